@@ -1,0 +1,86 @@
+/**
+ * Check results and findings: the public contract of reports, the API, waivers and metrics
+ * (`../shared/checks.md`, "Every finding carries").
+ */
+
+/** Severity of a check or finding (checks.md "Severity"). Ordered: info < warning < critical. */
+export type Severity = 'info' | 'warning' | 'critical';
+
+/** All severities, lowest first. */
+export const SEVERITIES: readonly Severity[] = ['info', 'warning', 'critical'];
+
+/** Numeric rank of a severity (info 0, warning 1, critical 2), for `--fail-on` and sorting. */
+export function severityRank(severity: Severity): number {
+  return SEVERITIES.indexOf(severity);
+}
+
+/** Kind of resource a finding is about. */
+export type ResourceKind =
+  | 'Account'
+  | 'Region'
+  | 'Cluster'
+  | 'Node'
+  | 'Service'
+  | 'LoadBalancer'
+  | 'VServerGroup'
+  | 'EcsInstance'
+  | 'VSwitch'
+  | 'RamRole';
+
+/**
+ * The resource a result is about. `id` is the cloud id (`lb-...`, `i-...`, cluster id) or, for
+ * Kubernetes objects, `namespace/name`.
+ */
+export interface ResourceRef {
+  kind: ResourceKind;
+  id: string;
+  accountId: string;
+  regionId: string;
+  clusterId?: string;
+  namespace?: string;
+  name?: string;
+}
+
+/** Measured figures of a result; quota checks set `used`, `limit` (counts) and `ratio` (0..1+). */
+export interface Figures {
+  used?: number;
+  limit?: number;
+  /** used / limit, a fraction (0.8 = 80 %). */
+  ratio?: number;
+  [key: string]: number | string | boolean | string[] | undefined;
+}
+
+/** Outcome of evaluating one check on one resource (STYLE.md F.28: never a silent pass). */
+export type ResultStatus = 'pass' | 'fail' | 'skipped';
+
+/** One evaluated (check, resource) pair. */
+export interface CheckResult {
+  checkId: string;
+  status: ResultStatus;
+  /** Severity of a failure (may depend on figures, e.g. warning at 80 %, critical at 95 %). */
+  severity: Severity;
+  resource: ResourceRef;
+  /** What was measured, with the figures, in one sentence. */
+  message: string;
+  /** For `skipped`: why the check could not be evaluated (which data was not read). */
+  reason?: string;
+  figures?: Figures;
+}
+
+/** A failed result, enriched for output: the JSON contract of `fleet-audit scan --format json`. */
+export interface Finding {
+  checkId: string;
+  severity: Severity;
+  resource: ResourceRef;
+  message: string;
+  remediation: string;
+  /** Citations: seed file, CCM source file, API doc. */
+  source: string;
+  /** Stable hash of check id + resource key (hex, 32 chars). */
+  fingerprint: string;
+  used?: number;
+  limit?: number;
+  ratio?: number;
+  /** Any further figures the check measured. */
+  figures?: Figures;
+}

@@ -1,0 +1,485 @@
+/**
+ * Pure mappers from wire shapes (WireFleet) to the normalised FleetSnapshot.
+ *
+ * Every list is sorted by its id so that the same fleet read offline or live (where API paging
+ * order may differ) gives a deep-equal snapshot.
+ */
+import type {
+  AccountSnapshot,
+  BackendServer,
+  BackendServerType,
+  Clb,
+  ClusterSnapshot,
+  CoverageEntry,
+  EcsInstance,
+  FleetSnapshot,
+  K8sEndpointSlice,
+  K8sEvent,
+  K8sNode,
+  K8sPod,
+  K8sService,
+  KubernetesSnapshot,
+  NetworkPlugin,
+  PortRange,
+  QuotaValue,
+  RamPolicy,
+  RamSnapshot,
+  RamStatement,
+  RegionSnapshot,
+  VSwitch,
+} from '../snapshot.types';
+import type { WireAccount, WireCluster, WireFleet, WireKubernetes, WireRam, WireRegion } from './wire-fleet.types';
+import type {
+  K8sEndpointSliceWire,
+  K8sEventWire,
+  K8sNodeWire,
+  K8sPodWire,
+  K8sServiceWire,
+  WireClusterDetail,
+  WireEcsInstance,
+  WireLoadBalancerAttribute,
+  WireVServerGroupAttribute,
+} from './wire.schemas';
+
+/** Kubernetes default `--service-node-port-range` (kube-apiserver docs; seed 000 "NodePort range"). */
+export const DEFAULT_NODE_PORT_RANGE: PortRange = { from: 30000, to: 32767 };
+
+const byKey =
+  <T>(key: (t: T) => string) =>
+  (a: T, b: T): number => {
+    const ka = key(a);
+    const kb = key(b);
+    return ka < kb ? -1 : ka > kb ? 1 : 0;
+  };
+
+/** Stable sort key of a coverage entry. */
+export function coverageKey(c: CoverageEntry): string {
+  return [c.accountId, c.regionId ?? '', c.clusterId ?? '', c.api].join('|');
+}
+
+/** Map a whole wire fleet to a FleetSnapshot (sorted, deterministic). */
+export function mapWireFleet(wire: WireFleet): FleetSnapshot {
+  return {
+    name: wire.name,
+    accounts: wire.accounts.map(mapAccount).sort(byKey((a) => a.accountId)),
+    coverage: [...wire.coverage].sort(byKey(coverageKey)),
+  };
+}
+
+function mapAccount(a: WireAccount): AccountSnapshot {
+  const accountId = a.account.accountId;
+  return {
+    accountId,
+    name: a.account.name || accountId,
+    regions: a.regions.map((r) => mapRegion(accountId, r)).sort(byKey((r) => r.regionId)),
+    ...(a.ram ? { ram: mapRam(a.ram) } : {}),
+  };
+}
+
+function toArray(v: unknown): string[] {
+  if (v === undefined || v === null) return [];
+  return (Array.isArray(v) ? v : [v]).map(String);
+}
+
+/**
+ * Parse a RAM policy document (JSON string). Grammar: alibabacloud.com/help/en/ram/policy-structure-and-syntax
+ * (Action/NotAction/Resource are a string or an array). An unparsable document yields no statements.
+ */
+export function parsePolicyDocument(doc: string): RamStatement[] {
+  let parsed: unknown;
+  try {
+    parsed = JSON.parse(doc);
+  } catch {
+    return [];
+  }
+  const stmts = (parsed as { Statement?: unknown })?.Statement;
+  const list = Array.isArray(stmts) ? stmts : stmts ? [stmts] : [];
+  return list.map((s: Record<string, unknown>) => ({
+    effect: s.Effect === 'Deny' ? 'Deny' : 'Allow',
+    actions: toArray(s.Action),
+    notActions: toArray(s.NotAction),
+    resources: toArray(s.Resource),
+  }));
+}
+
+function mapRam(r: WireRam): RamSnapshot {
+  const policies: RamPolicy[] = r.policies
+    .map((p) => ({
+      policyName: p.PolicyName,
+      policyType: p.PolicyType,
+      ...(p.DefaultVersion !== undefined ? { defaultVersion: p.DefaultVersion } : {}),
+      statements: parsePolicyDocument(p.PolicyDocument),
+    }))
+    .sort(byKey((p) => `${p.policyType}|${p.policyName}`));
+  const rolePolicies: RamSnapshot['rolePolicies'] = {};
+  for (const role of Object.keys(r.rolePolicies).sort()) {
+    rolePolicies[role] = r.rolePolicies[role]
+      .map((p) => ({ policyName: p.PolicyName, policyType: p.PolicyType }))
+      .sort(byKey((p) => `${p.policyType}|${p.policyName}`));
+  }
+  return {
+    roles: r.roles
+      .map((x) => ({
+        roleName: x.RoleName,
+        ...(x.RoleId !== undefined ? { roleId: x.RoleId } : {}),
+        ...(x.Arn !== undefined ? { arn: x.Arn } : {}),
+        ...(x.Description !== undefined ? { description: x.Description } : {}),
+      }))
+      .sort(byKey((x) => x.roleName)),
+    policies,
+    rolePolicies,
+  };
+}
+
+function mapRegion(accountId: string, r: WireRegion): RegionSnapshot {
+  const out: RegionSnapshot = {
+    accountId,
+    regionId: r.regionId,
+    clusters: r.clusters.map((c) => mapCluster(accountId, c)).sort(byKey((c) => c.clusterId)),
+  };
+  if (r.loadBalancers) out.loadBalancers = mapLoadBalancers(accountId, r.regionId, r.loadBalancers, r.vServerGroups ?? []);
+  if (r.ecsInstances) out.ecsInstances = r.ecsInstances.map((i) => mapEcs(r.regionId, i)).sort(byKey((i) => i.instanceId));
+  if (r.vSwitches)
+    out.vSwitches = r.vSwitches
+      .map(
+        (v): VSwitch => ({
+          vSwitchId: v.VSwitchId,
+          ...(v.VpcId !== undefined ? { vpcId: v.VpcId } : {}),
+          ...(v.ZoneId !== undefined ? { zoneId: v.ZoneId } : {}),
+          ...(v.CidrBlock !== undefined ? { cidrBlock: v.CidrBlock } : {}),
+          ...(v.AvailableIpAddressCount !== undefined ? { availableIpAddressCount: v.AvailableIpAddressCount } : {}),
+        }),
+      )
+      .sort(byKey((v) => v.vSwitchId));
+  if (r.quotas)
+    out.quotas = r.quotas
+      .map(
+        (q): QuotaValue => ({
+          quotaActionCode: q.QuotaActionCode,
+          totalQuota: q.TotalQuota,
+          ...(q.TotalUsage !== undefined ? { totalUsage: q.TotalUsage } : {}),
+          ...(q.Dimensions ? { dimensions: q.Dimensions } : {}),
+        }),
+      )
+      .sort(byKey((q) => q.quotaActionCode));
+  return out;
+}
+
+function tagMap(tags: { Tag: { TagKey: string; TagValue: string }[] } | undefined): Record<string, string> {
+  const out: Record<string, string> = {};
+  for (const t of tags?.Tag ?? []) out[t.TagKey] = t.TagValue;
+  return out;
+}
+
+function backendType(t: string | undefined): BackendServerType {
+  return t === 'eni' || t === 'eci' ? t : 'ecs';
+}
+
+function mapBackend(b: {
+  ServerId: string;
+  ServerIp?: string;
+  Port?: number;
+  Weight?: number;
+  Type?: string;
+  Description?: string;
+}): BackendServer {
+  return {
+    serverId: b.ServerId,
+    ...(b.ServerIp !== undefined ? { serverIp: b.ServerIp } : {}),
+    ...(b.Port !== undefined ? { port: b.Port } : {}),
+    weight: b.Weight ?? 100,
+    type: backendType(b.Type),
+    ...(b.Description !== undefined && b.Description !== '' ? { description: b.Description } : {}),
+  };
+}
+
+const backendKey = (b: BackendServer) => `${b.serverId}|${String(b.port ?? '').padStart(5, '0')}|${b.type}`;
+
+/** Join CLB attribute bodies with their vServer groups (by LoadBalancerId). */
+export function mapLoadBalancers(
+  accountId: string,
+  regionId: string,
+  lbs: WireLoadBalancerAttribute[],
+  groups: WireVServerGroupAttribute[],
+): Clb[] {
+  const groupsByLb = new Map<string, WireVServerGroupAttribute[]>();
+  for (const g of groups) {
+    const list = groupsByLb.get(g.LoadBalancerId);
+    if (list) list.push(g);
+    else groupsByLb.set(g.LoadBalancerId, [g]);
+  }
+  return lbs
+    .map((lb): Clb => {
+      const listeners = (lb.ListenerPortsAndProtocol?.ListenerPortAndProtocol ?? [])
+        .map((l) => ({
+          port: l.ListenerPort,
+          protocol: l.ListenerProtocol.toLowerCase(),
+          ...(l.Description !== undefined && l.Description !== '' ? { description: l.Description } : {}),
+          ...(l.VServerGroupId !== undefined ? { vServerGroupId: l.VServerGroupId } : {}),
+          ...(l.ForwardPort !== undefined ? { forwardPort: l.ForwardPort } : {}),
+        }))
+        .sort((a, b) => a.port - b.port || (a.protocol < b.protocol ? -1 : 1));
+      return {
+        loadBalancerId: lb.LoadBalancerId,
+        name: lb.LoadBalancerName ?? '',
+        accountId,
+        regionId: lb.RegionId ?? regionId,
+        addressType: lb.AddressType ?? 'internet',
+        ...(lb.Address !== undefined ? { address: lb.Address } : {}),
+        ...(lb.VpcId !== undefined && lb.VpcId !== '' ? { vpcId: lb.VpcId } : {}),
+        ...(lb.VSwitchId !== undefined && lb.VSwitchId !== '' ? { vSwitchId: lb.VSwitchId } : {}),
+        ...(lb.NetworkType !== undefined ? { networkType: lb.NetworkType } : {}),
+        ...(lb.LoadBalancerSpec !== undefined && lb.LoadBalancerSpec !== '' ? { spec: lb.LoadBalancerSpec } : {}),
+        ...(lb.InstanceChargeType !== undefined ? { instanceChargeType: lb.InstanceChargeType } : {}),
+        ...(lb.LoadBalancerStatus !== undefined ? { status: lb.LoadBalancerStatus } : {}),
+        ...(lb.CreateTime !== undefined ? { createTime: lb.CreateTime } : {}),
+        tags: tagMap(lb.Tags),
+        listeners,
+        defaultBackendServers: (lb.BackendServers?.BackendServer ?? []).map(mapBackend).sort(byKey(backendKey)),
+        vServerGroups: (groupsByLb.get(lb.LoadBalancerId) ?? [])
+          .map((g) => ({
+            vServerGroupId: g.VServerGroupId,
+            name: g.VServerGroupName,
+            backendServers: (g.BackendServers?.BackendServer ?? []).map(mapBackend).sort(byKey(backendKey)),
+          }))
+          .sort(byKey((g) => g.vServerGroupId)),
+      };
+    })
+    .sort(byKey((l) => l.loadBalancerId));
+}
+
+function mapEcs(regionId: string, i: WireEcsInstance): EcsInstance {
+  return {
+    instanceId: i.InstanceId,
+    ...(i.InstanceName !== undefined ? { name: i.InstanceName } : {}),
+    ...(i.HostName !== undefined ? { hostName: i.HostName } : {}),
+    regionId: i.RegionId ?? regionId,
+    ...(i.ZoneId !== undefined ? { zoneId: i.ZoneId } : {}),
+    ...(i.Status !== undefined ? { status: i.Status } : {}),
+    ...(i.InstanceType !== undefined ? { instanceType: i.InstanceType } : {}),
+    ...(i.VpcAttributes?.VpcId ? { vpcId: i.VpcAttributes.VpcId } : {}),
+    ...(i.VpcAttributes?.VSwitchId ? { vSwitchId: i.VpcAttributes.VSwitchId } : {}),
+    privateIps: [...(i.VpcAttributes?.PrivateIpAddress?.IpAddress ?? [])],
+    tags: tagMap(i.Tags),
+  };
+}
+
+/**
+ * Parse a port range written `30000-32767` (NodePort flag / node_port_range) or `32768 60999`
+ * / `32768\t60999` (what `sysctl -n net.ipv4.ip_local_port_range` prints). Undefined if malformed.
+ */
+export function parsePortRange(text: string | undefined): PortRange | undefined {
+  if (!text) return undefined;
+  const m = /^\s*(\d{1,5})\s*(?:-|\s)\s*(\d{1,5})\s*$/.exec(text);
+  if (!m) return undefined;
+  const from = Number(m[1]);
+  const to = Number(m[2]);
+  if (from < 1 || to > 65535 || from > to) return undefined;
+  return { from, to };
+}
+
+/**
+ * Network plugin from the add-on list: `flannel` -> flannel, `terway*` -> terway (ACK add-on names).
+ */
+export function networkPluginOf(addons: { name: string }[] | undefined): NetworkPlugin {
+  if (!addons) return 'unknown';
+  if (addons.some((a) => a.name === 'flannel')) return 'flannel';
+  if (addons.some((a) => a.name.startsWith('terway'))) return 'terway';
+  return 'unknown';
+}
+
+/**
+ * The cluster's NodePort range (fleet-format.md): `control_plane_config.node_port_range` (ACK Pro),
+ * else `--service-node-port-range` of the kube-apiserver Pods in kube-system, else 30000-32767.
+ */
+export function nodePortRangeOf(detail: WireClusterDetail, pods: K8sPod[] | undefined): ClusterSnapshot['nodePortRange'] {
+  const fromDetail = parsePortRange(detail.control_plane_config?.node_port_range);
+  if (fromDetail) return { ...fromDetail, source: 'control_plane_config' };
+  for (const pod of pods ?? []) {
+    if (pod.namespace !== 'kube-system' || !pod.name.startsWith('kube-apiserver')) continue;
+    for (const arg of pod.containerArgs ?? []) {
+      const m = /^--service-node-port-range=(.+)$/.exec(arg);
+      const r = m ? parsePortRange(m[1]) : undefined;
+      if (r) return { ...r, source: 'kube-apiserver-flag' };
+    }
+  }
+  return { ...DEFAULT_NODE_PORT_RANGE, source: 'default' };
+}
+
+function mapCluster(accountId: string, c: WireCluster): ClusterSnapshot {
+  const d = c.detail;
+  const kubernetes = c.kubernetes ? mapKubernetes(c.kubernetes) : undefined;
+  const addons = c.addons
+    ? c.addons.addons
+        .map((a) => ({ name: a.name, version: a.version, ...(a.state !== undefined ? { state: a.state } : {}) }))
+        .sort(byKey((a) => a.name))
+    : undefined;
+  const ccm = addons?.find((a) => a.name === 'cloud-controller-manager');
+  const out: ClusterSnapshot = {
+    clusterId: d.cluster_id,
+    name: d.name,
+    accountId,
+    regionId: d.region_id,
+    clusterType: d.cluster_type,
+    ...(d.cluster_spec !== undefined ? { clusterSpec: d.cluster_spec } : {}),
+    ...(d.state !== undefined ? { state: d.state } : {}),
+    ...(d.current_version !== undefined ? { currentVersion: d.current_version } : {}),
+    ...(d.created !== undefined ? { created: d.created } : {}),
+    ...(d.vpc_id !== undefined && d.vpc_id !== '' ? { vpcId: d.vpc_id } : {}),
+    ...(d.external_loadbalancer_id ? { apiServerLoadBalancerId: d.external_loadbalancer_id } : {}),
+    ...(addons ? { addons } : {}),
+    networkPlugin: networkPluginOf(addons),
+    ...(ccm?.version ? { ccmVersion: ccm.version } : {}),
+    nodePortRange: nodePortRangeOf(d, kubernetes?.pods),
+  };
+  if (c.resources)
+    out.ramRoleNames = c.resources
+      .filter((r) => r.resource_type === 'ALIYUN::RAM::Role')
+      .map((r) => r.instance_id)
+      .sort();
+  if (c.nodeSysctls) {
+    const ranges: Record<string, PortRange> = {};
+    for (const id of Object.keys(c.nodeSysctls).sort()) {
+      const r = parsePortRange(c.nodeSysctls[id]['net.ipv4.ip_local_port_range']);
+      if (r) ranges[id] = r;
+    }
+    out.nodeLocalPortRanges = ranges;
+  }
+  if (kubernetes) out.kubernetes = kubernetes;
+  return out;
+}
+
+function ts(v: string | Date | null | undefined): string | undefined {
+  if (v === undefined || v === null) return undefined;
+  const d = v instanceof Date ? v : new Date(v);
+  return Number.isNaN(d.getTime()) ? String(v) : d.toISOString().replace('.000Z', 'Z');
+}
+
+const nsName = (o: { namespace: string; name: string }) => `${o.namespace}/${o.name}`;
+
+/** ECS instance id from a node's providerID: the text after the first `.` (CCM backend.go). */
+export function ecsIdFromProviderId(providerId: string | undefined): string | undefined {
+  if (!providerId) return undefined;
+  const i = providerId.indexOf('.');
+  if (i < 0 || i === providerId.length - 1) return undefined;
+  return providerId.slice(i + 1);
+}
+
+function mapNode(n: K8sNodeWire): K8sNode {
+  const ready = n.status?.conditions?.find((c) => c.type === 'Ready');
+  const ip = n.status?.addresses?.find((a) => a.type === 'InternalIP');
+  const providerId = n.spec?.providerID ?? undefined;
+  const ecs = ecsIdFromProviderId(providerId);
+  return {
+    name: n.metadata.name,
+    ...(n.metadata.uid ? { uid: n.metadata.uid } : {}),
+    labels: { ...(n.metadata.labels ?? {}) },
+    ...(providerId ? { providerId } : {}),
+    ...(ecs ? { ecsInstanceId: ecs } : {}),
+    unschedulable: n.spec?.unschedulable === true,
+    ...(n.status?.conditions && n.status.conditions.length > 0 ? { ready: ready?.status === 'True' } : {}),
+    taints: (n.spec?.taints ?? []).map((t) => ({
+      key: t.key,
+      ...(t.value !== undefined ? { value: t.value } : {}),
+      effect: t.effect,
+    })),
+    ...(ip ? { internalIp: ip.address } : {}),
+  };
+}
+
+function mapService(s: K8sServiceWire): K8sService {
+  const c = ts(s.metadata.creationTimestamp);
+  const d = ts(s.metadata.deletionTimestamp);
+  return {
+    namespace: s.metadata.namespace,
+    name: s.metadata.name,
+    uid: s.metadata.uid ?? '',
+    type: s.spec.type,
+    labels: { ...(s.metadata.labels ?? {}) },
+    annotations: { ...(s.metadata.annotations ?? {}) },
+    finalizers: [...(s.metadata.finalizers ?? [])],
+    ...(s.spec.externalTrafficPolicy ? { externalTrafficPolicy: s.spec.externalTrafficPolicy } : {}),
+    ...(s.spec.loadBalancerClass ? { loadBalancerClass: s.spec.loadBalancerClass } : {}),
+    ...(s.spec.selector ? { selector: { ...s.spec.selector } } : {}),
+    ports: (s.spec.ports ?? []).map((p) => ({
+      ...(p.name ? { name: p.name } : {}),
+      protocol: p.protocol,
+      port: p.port,
+      ...(p.targetPort !== undefined && p.targetPort !== null ? { targetPort: p.targetPort } : {}),
+      ...(p.nodePort ? { nodePort: p.nodePort } : {}),
+    })),
+    ingress: (s.status?.loadBalancer?.ingress ?? []).map((i) => ({
+      ...(i.ip ? { ip: i.ip } : {}),
+      ...(i.hostname ? { hostname: i.hostname } : {}),
+    })),
+    ...(c ? { creationTimestamp: c } : {}),
+    ...(d ? { deletionTimestamp: d } : {}),
+  };
+}
+
+function mapPod(p: K8sPodWire): K8sPod {
+  const out: K8sPod = {
+    namespace: p.metadata.namespace,
+    name: p.metadata.name,
+    ...(p.spec?.nodeName ? { nodeName: p.spec.nodeName } : {}),
+    ...(p.status?.podIP ? { podIp: p.status.podIP } : {}),
+    ...(p.status?.phase ? { phase: p.status.phase } : {}),
+    labels: { ...(p.metadata.labels ?? {}) },
+  };
+  if (p.metadata.namespace === 'kube-system') {
+    out.containerArgs = (p.spec?.containers ?? []).flatMap((c) => [...(c.command ?? []), ...(c.args ?? [])]);
+  }
+  return out;
+}
+
+function mapEndpointSlice(e: K8sEndpointSliceWire): K8sEndpointSlice {
+  const svc = e.metadata.labels?.['kubernetes.io/service-name'];
+  return {
+    namespace: e.metadata.namespace,
+    name: e.metadata.name,
+    ...(svc ? { serviceName: svc } : {}),
+    ports: (e.ports ?? []).map((p) => ({
+      ...(p.name ? { name: p.name } : {}),
+      ...(p.port !== undefined && p.port !== null ? { port: p.port } : {}),
+      ...(p.protocol ? { protocol: p.protocol } : {}),
+    })),
+    endpoints: (e.endpoints ?? []).map((ep) => ({
+      addresses: [...ep.addresses],
+      // discovery.k8s.io/v1: a nil `ready` condition means ready (API reference, EndpointConditions).
+      ready: ep.conditions?.ready !== false,
+      terminating: ep.conditions?.terminating === true,
+      ...(ep.nodeName ? { nodeName: ep.nodeName } : {}),
+      ...(ep.targetRef?.name ? { targetRefName: ep.targetRef.name } : {}),
+    })),
+  };
+}
+
+function mapEvent(e: K8sEventWire): K8sEvent {
+  const last = ts(e.lastTimestamp) ?? ts(e.eventTime) ?? ts(e.firstTimestamp);
+  return {
+    namespace: e.metadata.namespace,
+    name: e.metadata.name,
+    type: e.type,
+    reason: e.reason,
+    message: e.message,
+    involvedObject: {
+      kind: e.involvedObject.kind,
+      ...(e.involvedObject.namespace ? { namespace: e.involvedObject.namespace } : {}),
+      name: e.involvedObject.name,
+      ...(e.involvedObject.uid ? { uid: e.involvedObject.uid } : {}),
+    },
+    count: e.count ?? 1,
+    ...(last ? { lastTimestamp: last } : {}),
+  };
+}
+
+/** Map one cluster's Kubernetes objects (sorted by namespace/name). */
+export function mapKubernetes(k: WireKubernetes): KubernetesSnapshot {
+  return {
+    nodes: k.nodes.map(mapNode).sort(byKey((n) => n.name)),
+    services: k.services.map(mapService).sort(byKey(nsName)),
+    pods: k.pods.map(mapPod).sort(byKey(nsName)),
+    endpointSlices: k.endpointSlices.map(mapEndpointSlice).sort(byKey(nsName)),
+    events: k.events.map(mapEvent).sort(byKey(nsName)),
+  };
+}
