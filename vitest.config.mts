@@ -13,6 +13,7 @@ export default defineConfig({
       '@app/collectors': here('./libs/collectors/src/index.ts'),
       '@app/store': here('./libs/store/src/index.ts'),
       '@app/telemetry': here('./libs/telemetry/src/index.ts'),
+      '@app/audit': here('./libs/audit/src/index.ts'),
       '@app/fleet-sim': here('./apps/fleet-sim/src/index.ts'),
       '@app/api': here('./apps/api/src/index.ts'),
       '@app/worker': here('./apps/worker/src/index.ts'),

@@ -1,0 +1,52 @@
+/**
+ * `fleet-audit`: the command-line entry point (scan, sim, demo, ...).
+ * Exit codes: 0 ok, 1 findings at/above --fail-on, 2 bad input or failed scan.
+ */
+import 'reflect-metadata';
+import { Command, CommanderError } from 'commander';
+import { EXIT_ERROR, reportError } from './cli-error';
+import { demoCommand } from './commands/demo.command';
+import { scanCommand } from './commands/scan.command';
+import { simCommand } from './commands/sim.command';
+
+/** Build the whole program; `run` receives each action's exit-code promise. */
+export function buildProgram(run: (p: Promise<number>) => void): Command {
+  const program = new Command('fleet-audit')
+    .description('Audit and capacity planning for Service type=LoadBalancer on Alibaba Cloud ACK fleets')
+    .version('0.1.0')
+    .showHelpAfterError()
+    .exitOverride();
+  for (const sub of [scanCommand(run), simCommand(run), demoCommand(run)]) {
+    sub.copyInheritedSettings(program);
+    program.addCommand(sub);
+  }
+  return program;
+}
+
+/** Parse argv, run the command, and exit with its code. Never prints a stack trace by default. */
+export async function main(argv: string[] = process.argv): Promise<void> {
+  let pending: Promise<number> | undefined;
+  const program = buildProgram((p) => {
+    pending = p;
+  });
+  try {
+    await program.parseAsync(argv);
+  } catch (e) {
+    if (e instanceof CommanderError) {
+      process.exit(e.exitCode === 0 ? 0 : EXIT_ERROR);
+    }
+    reportError(e);
+    process.exit(EXIT_ERROR);
+  }
+  if (!pending) return;
+  try {
+    process.exitCode = await pending;
+  } catch (e) {
+    reportError(e);
+    process.exitCode = EXIT_ERROR;
+  }
+  // Open handles (pools, timers) must not keep a finished command alive.
+  setImmediate(() => process.exit(process.exitCode ?? 0));
+}
+
+if (require.main === module) void main();

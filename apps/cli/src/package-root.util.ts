@@ -1,0 +1,29 @@
+import { existsSync, readFileSync } from 'node:fs';
+import { dirname, join } from 'node:path';
+
+/**
+ * The project root (the directory whose package.json is named `ack-fleet-audit`), found by
+ * walking up from this file; works from the sources and from `dist/`.
+ * @throws Error when not found (a broken install)
+ */
+export function packageRoot(): string {
+  let dir = __dirname;
+  for (;;) {
+    const pkg = join(dir, 'package.json');
+    if (existsSync(pkg)) {
+      try {
+        if ((JSON.parse(readFileSync(pkg, 'utf8')) as { name?: string }).name === 'ack-fleet-audit') return dir;
+      } catch {
+        // keep walking
+      }
+    }
+    const parent = dirname(dir);
+    if (parent === dir) throw new Error('cannot find the ack-fleet-audit package root');
+    dir = parent;
+  }
+}
+
+/** The bundled sample fleet directory (`examples/fleets/sample`). */
+export function sampleFleetDir(): string {
+  return join(packageRoot(), 'examples', 'fleets', 'sample');
+}

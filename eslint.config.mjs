@@ -1,0 +1,34 @@
+// ESLint flat config: typescript-eslint recommended, plus the dependency direction of
+// ARCHITECTURE.md: libs/domain and libs/checks stay pure (no NestJS, database, queue or cloud SDK).
+import js from '@eslint/js';
+import tseslint from 'typescript-eslint';
+
+const impure = ['@nestjs/*', 'pg', 'bullmq', 'ioredis', 'prom-client', '@alicloud/*', '@kubernetes/*', '@electric-sql/*', 'node:fs', 'node:http', 'node:net'];
+
+export default tseslint.config(
+  { ignores: ['dist/**', 'node_modules/**', 'coverage/**', 'bin/**', '**/*.mjs', 'examples/**'] },
+  js.configs.recommended,
+  ...tseslint.configs.recommended,
+  {
+    rules: {
+      '@typescript-eslint/no-explicit-any': 'error',
+      '@typescript-eslint/no-unused-vars': ['error', { argsIgnorePattern: '^_' }],
+      'no-restricted-imports': ['error', { patterns: [{ group: ['@app/*/src/*', '@app/*/src'], message: 'import a lib through its public entry (@app/<lib>)' }] }],
+    },
+  },
+  {
+    files: ['libs/domain/**/*.ts', 'libs/checks/**/*.ts'],
+    ignores: ['**/*.spec.ts', '**/test/**'],
+    rules: {
+      'no-restricted-imports': [
+        'error',
+        {
+          patterns: [
+            { group: impure, message: 'libs/domain and libs/checks are pure: no framework, database, queue, network or file I/O' },
+            { group: ['@app/collectors', '@app/store', '@app/audit', '@app/api', '@app/worker', '@app/fleet-sim', '@app/telemetry'], message: 'dependency direction: domain <- checks <- everything else' },
+          ],
+        },
+      ],
+    },
+  },
+);

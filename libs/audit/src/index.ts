@@ -1,0 +1,3 @@
+/** Public entry of libs/audit: the scan use case shared by CLI, API and worker. */
+export * from './scan-runner';
+export * from './local-scan-launcher';

@@ -1,0 +1,63 @@
+/**
+ * An in-process scan launcher (embedded mode, ARCHITECTURE.md "Running modes"): `POST /v1/scans`
+ * creates the scan row, answers at once, and runs the scan in the background in this process.
+ *
+ * Security: API callers cannot name arbitrary paths; a request may only pick one of the sources
+ * the operator configured (by default the first one).
+ */
+import { runScan, type ScanSource } from './scan-runner';
+import type { Store } from '@app/store';
+
+/** A request to start a scan: `source` names one of the configured sources (default: the first). */
+export interface LaunchRequest {
+  source?: string;
+}
+
+/** Thrown when a launch request names a source that is not configured. */
+export class UnknownScanSourceError extends Error {
+  override readonly name = 'UnknownScanSourceError';
+}
+
+/** Starts scans in the background of this process. */
+export class LocalScanLauncher {
+  private readonly running = new Set<Promise<unknown>>();
+
+  /**
+   * @param store where scans are written
+   * @param sources named sources a request may choose from (first = default)
+   * @param onError called with errors of background scans (they are also stored as failed scans)
+   */
+  constructor(
+    private readonly store: Store,
+    private readonly sources: ReadonlyArray<{ name: string; source: ScanSource }>,
+    private readonly onError: (e: unknown) => void = () => undefined,
+  ) {}
+
+  /** Names of the sources a request may pick. */
+  sourceNames(): string[] {
+    return this.sources.map((s) => s.name);
+  }
+
+  /**
+   * Create the scan row and start the scan in the background.
+   * @returns the new scan's id (status `running` until it ends)
+   * @throws UnknownScanSourceError when `request.source` is not configured
+   */
+  async launch(request: LaunchRequest): Promise<{ scanId: string }> {
+    const chosen = request.source === undefined ? this.sources[0] : this.sources.find((s) => s.name === request.source);
+    if (!chosen) throw new UnknownScanSourceError(`unknown scan source "${request.source ?? ''}"; configured: ${this.sourceNames().join(', ') || 'none'}`);
+    const src = chosen.source;
+    const fleetName = src.kind === 'live' ? src.config.name : chosen.name;
+    const { id } = await this.store.scans.create({ source: src.kind, fleetName, startedAt: new Date() });
+    const p = runScan({ source: src, scanId: id }, this.store)
+      .catch((e: unknown) => this.onError(e))
+      .finally(() => this.running.delete(p));
+    this.running.add(p);
+    return { scanId: id };
+  }
+
+  /** Wait for every background scan to end (graceful shutdown, tests). */
+  async drain(): Promise<void> {
+    await Promise.allSettled([...this.running]);
+  }
+}

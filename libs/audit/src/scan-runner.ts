@@ -1,0 +1,190 @@
+/**
+ * The scan use case, shared by the CLI, the API's POST /v1/scans and the worker:
+ * read a fleet (offline directory or live APIs) -> FleetSnapshot -> run every check ->
+ * findings + coverage -> (optionally) store them in one transaction.
+ *
+ * ARCHITECTURE.md "The one data flow": one analysis path for every source.
+ */
+import { randomUUID } from 'node:crypto';
+import { runAudit, type PartialAuditSettings } from '@app/checks';
+import { loadFleetDirectory, scanLive, type ScanConfig } from '@app/collectors';
+import type { CheckResult, CoverageEntry, FleetSnapshot, Finding, Severity } from '@app/domain';
+import type { Store } from '@app/store';
+
+/** Where a scan reads its fleet from. */
+export type ScanSource =
+  | { kind: 'offline'; fleetDir: string }
+  | { kind: 'live'; config: ScanConfig; configPath?: string };
+
+/** Progress of a scan, for progress bars: `done` of `total` targets (counts). */
+export interface ScanProgress {
+  phase: 'collect' | 'analyze' | 'store';
+  done: number;
+  total: number;
+  target?: string;
+}
+
+/** Inputs of one scan. */
+export interface ScanRequest {
+  source: ScanSource;
+  /** Clock for the analysis (frozen in tests). Default: now. */
+  now?: Date;
+  settings?: PartialAuditSettings;
+  onProgress?: (p: ScanProgress) => void;
+  /** Id of a scan row the caller already created (`store.scans.create`), e.g. to answer 202 first. */
+  scanId?: string;
+}
+
+/** Counts per severity and per check id. */
+export interface ScanSummary {
+  findings: number;
+  bySeverity: Record<Severity, number>;
+  byCheck: Record<string, number>;
+  /** Evaluated (check, resource) pairs by status. */
+  results: { pass: number; fail: number; skipped: number };
+  /** Coverage entries by status. */
+  coverage: { ok: number; failed: number; absent: number };
+  accounts: number;
+  clusters: number;
+  loadBalancers: number;
+}
+
+/** The scan record as printed by `scan --format json` and served by the API. */
+export interface ScanRecord {
+  id: string;
+  status: 'succeeded' | 'failed';
+  source: 'offline' | 'live';
+  fleetName: string;
+  startedAt: string;
+  finishedAt: string;
+  summary: ScanSummary;
+  coverage: CoverageEntry[];
+  error?: string;
+}
+
+/** Result of a scan: the record, its findings and every evaluated result. */
+export interface ScanOutcome {
+  scan: ScanRecord;
+  findings: Finding[];
+  results: CheckResult[];
+}
+
+/** A scan that could not complete (nothing usable was read, or an unexpected error). */
+export class ScanFailedError extends Error {
+  override readonly name = 'ScanFailedError';
+  constructor(
+    message: string,
+    readonly scanId: string,
+  ) {
+    super(message);
+  }
+}
+
+/** Summarise findings, results, coverage and snapshot size. */
+export function summarize(snapshot: FleetSnapshot, results: CheckResult[], findings: Finding[]): ScanSummary {
+  const bySeverity: Record<Severity, number> = { info: 0, warning: 0, critical: 0 };
+  const byCheck: Record<string, number> = {};
+  for (const f of findings) {
+    bySeverity[f.severity] += 1;
+    byCheck[f.checkId] = (byCheck[f.checkId] ?? 0) + 1;
+  }
+  const res = { pass: 0, fail: 0, skipped: 0 };
+  for (const r of results) res[r.status] += 1;
+  const cov = { ok: 0, failed: 0, absent: 0 };
+  for (const c of snapshot.coverage) cov[c.status] += 1;
+  let clusters = 0;
+  let lbs = 0;
+  for (const a of snapshot.accounts)
+    for (const r of a.regions) {
+      clusters += r.clusters.length;
+      lbs += r.loadBalancers?.length ?? 0;
+    }
+  return {
+    findings: findings.length,
+    bySeverity,
+    byCheck: Object.fromEntries(Object.entries(byCheck).sort(([a], [b]) => (a < b ? -1 : 1))),
+    results: res,
+    coverage: cov,
+    accounts: snapshot.accounts.length,
+    clusters,
+    loadBalancers: lbs,
+  };
+}
+
+/** A scan read nothing at all: every coverage entry failed. */
+function readNothing(snapshot: FleetSnapshot): boolean {
+  return snapshot.coverage.length > 0 && snapshot.coverage.every((c) => c.status === 'failed');
+}
+
+/**
+ * Run one scan end to end.
+ * @param request source, clock, settings, progress callback
+ * @param store when given, the scan and its findings are written (scan row first as `running`,
+ *   then findings, fingerprints and the final status in one transaction)
+ * @returns the scan record, findings and all results
+ * @throws FleetValidationError / ScanConfigError for bad input (nothing is written);
+ *   ScanFailedError when nothing could be read (the stored scan is marked failed)
+ */
+export async function runScan(request: ScanRequest, store?: Store): Promise<ScanOutcome> {
+  const startedAt = new Date();
+  const sourceKind = request.source.kind;
+  // Offline input is validated before a scan row exists: a malformed fleet writes nothing.
+  let snapshot: FleetSnapshot | undefined;
+  if (request.source.kind === 'offline') {
+    request.onProgress?.({ phase: 'collect', done: 0, total: 1, target: request.source.fleetDir });
+    snapshot = loadFleetDirectory(request.source.fleetDir);
+    request.onProgress?.({ phase: 'collect', done: 1, total: 1, target: request.source.fleetDir });
+  }
+  const fleetName = snapshot?.name ?? (request.source.kind === 'live' ? request.source.config.name : 'fleet');
+  const scanId =
+    request.scanId ?? (store ? (await store.scans.create({ source: sourceKind, fleetName, startedAt })).id : randomUUID());
+  try {
+    if (!snapshot && request.source.kind === 'live') {
+      const onProgress = request.onProgress;
+      snapshot = await scanLive(request.source.config, {
+        ...(onProgress
+          ? { onProgress: (e: { done: number; total: number; target: string }) => onProgress({ phase: 'collect', ...e }) }
+          : {}),
+      });
+    }
+    if (!snapshot) throw new Error('no fleet source');
+    if (readNothing(snapshot)) {
+      const first = snapshot.coverage[0];
+      throw new ScanFailedError(
+        `nothing could be read: ${first.api} on account ${first.accountId}${first.regionId ? `/${first.regionId}` : ''} failed with ${first.errorCode ?? 'an error'}: ${first.message ?? ''}`.trim(),
+        scanId,
+      );
+    }
+    request.onProgress?.({ phase: 'analyze', done: 0, total: 1 });
+    const { results, findings } = runAudit(snapshot, {
+      now: request.now ?? new Date(),
+      ...(request.settings ? { settings: request.settings } : {}),
+    });
+    request.onProgress?.({ phase: 'analyze', done: 1, total: 1 });
+    const summary = summarize(snapshot, results, findings);
+    const finishedAt = new Date();
+    if (store) {
+      request.onProgress?.({ phase: 'store', done: 0, total: 1 });
+      await store.scans.complete(scanId, { findings, coverage: snapshot.coverage, summary, finishedAt });
+      request.onProgress?.({ phase: 'store', done: 1, total: 1 });
+    }
+    return {
+      scan: {
+        id: scanId,
+        status: 'succeeded',
+        source: sourceKind,
+        fleetName: snapshot.name,
+        startedAt: startedAt.toISOString(),
+        finishedAt: finishedAt.toISOString(),
+        summary,
+        coverage: snapshot.coverage,
+      },
+      findings,
+      results,
+    };
+  } catch (e) {
+    if (store) await store.scans.fail(scanId, e instanceof Error ? e.message : String(e));
+    if (e instanceof ScanFailedError) throw e;
+    throw e;
+  }
+}
