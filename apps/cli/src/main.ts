@@ -7,6 +7,7 @@ import { Command, CommanderError } from 'commander';
 import { EXIT_ERROR, reportError } from './cli-error';
 import { demoCommand } from './commands/demo.command';
 import { scanCommand } from './commands/scan.command';
+import { serveCommand } from './commands/serve.command';
 import { simCommand } from './commands/sim.command';
 
 /** Build the whole program; `run` receives each action's exit-code promise. */
@@ -16,7 +17,7 @@ export function buildProgram(run: (p: Promise<number>) => void): Command {
     .version('0.1.0')
     .showHelpAfterError()
     .exitOverride();
-  for (const sub of [scanCommand(run), simCommand(run), demoCommand(run)]) {
+  for (const sub of [scanCommand(run), simCommand(run), demoCommand(run), serveCommand(run)]) {
     sub.copyInheritedSettings(program);
     program.addCommand(sub);
   }

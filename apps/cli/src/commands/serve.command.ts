@@ -1,0 +1,61 @@
+/**
+ * `fleet-audit serve`: the REST API on PostgreSQL (`DATABASE_URL`), protected by the bearer token in
+ * `API_TOKEN`. `POST /v1/scans` runs scans in this process on the sources given with `--fleet` /
+ * `--config` (callers pick one by name; they can never name a path).
+ */
+import { Command } from 'commander';
+import { basename } from 'node:path';
+import { LocalScanLauncher, type ScanSource } from '@app/audit';
+import { createApiApp } from '@app/api';
+import { loadScanConfig } from '@app/collectors';
+import { Store } from '@app/store';
+import { CliUsageError, EXIT_OK, reportError } from '../cli-error';
+import { parsePort } from './sim.command';
+import { untilInterrupted } from './signals.util';
+
+/** Options of `serve`. */
+export interface ServeOptions {
+  port: number;
+  host: string;
+  fleet: string[];
+  config: string[];
+  databaseUrl?: string;
+}
+
+const collect = (v: string, prev: string[]) => [...prev, v];
+
+/** Run the API until SIGINT/SIGTERM. @throws CliUsageError on missing settings */
+export async function runServeCommand(opts: ServeOptions): Promise<number> {
+  if (!opts.databaseUrl) throw new CliUsageError('DATABASE_URL (or --database-url) is required');
+  const token = process.env.API_TOKEN;
+  if (!token || token.length < 16) throw new CliUsageError('API_TOKEN must be set to a secret of at least 16 characters');
+  const sources: { name: string; source: ScanSource }[] = [
+    ...opts.config.map((p) => {
+      const config = loadScanConfig(p);
+      return { name: config.name, source: { kind: 'live' as const, config, configPath: p } };
+    }),
+    ...opts.fleet.map((d) => ({ name: basename(d), source: { kind: 'offline' as const, fleetDir: d } })),
+  ];
+  const store = await Store.open({ connectionString: opts.databaseUrl, migrate: true });
+  const launcher = new LocalScanLauncher(store, sources, reportError);
+  const app = await createApiApp({ store, token, scanLauncher: launcher });
+  await app.listen(opts.port, opts.host);
+  process.stderr.write(`fleet-audit: API on http://${opts.host}:${opts.port} (sources: ${launcher.sourceNames().join(', ') || 'none'})\n`);
+  await untilInterrupted();
+  await launcher.drain();
+  await app.close();
+  await store.close();
+  return EXIT_OK;
+}
+
+/** Build the `serve` subcommand. */
+export function serveCommand(run: (p: Promise<number>) => void): Command {
+  return new Command('serve')
+    .description('serve the REST API (needs DATABASE_URL and API_TOKEN)')
+    .option('--port <port>', 'port', parsePort, 3000)
+    .option('--host <host>', 'interface to bind', '127.0.0.1')
+    .option('--fleet <dir>', 'fleet directory POST /v1/scans may scan (repeatable)', collect, [])
+    .option('--config <file>', 'scan config POST /v1/scans may scan (repeatable)', collect, [])
+    .option('--database-url <url>', 'PostgreSQL URL', process.env.DATABASE_URL)
+    .action((o: ServeOptions) => run(runServeCommand(o)));
+}

@@ -1,0 +1,101 @@
+/**
+ * The fleet-audit command as users run it (the built binary): exit codes, one-line errors on bad
+ * input, JSON on stdout and nothing else, and offline vs live scans giving the same findings.
+ */
+import { describe, expect, it } from 'vitest';
+import { join } from 'node:path';
+import { readFileSync } from 'node:fs';
+import { ROOT, SAMPLE_FLEET, runCli, startCli } from './cli-run.util';
+
+interface JsonOutput {
+  scan: { id: string; status: string; source: string; summary: { findings: number }; coverage: { status: string }[] };
+  findings: { checkId: string; severity: string; fingerprint: string; resource: { kind: string; id: string; accountId: string; regionId: string }; message: string; remediation: string; source: string }[];
+}
+
+const TEN_CHECKS = [
+  'CLB_BACKEND_QUOTA',
+  'ECS_LB_ATTACHMENT_QUOTA',
+  'CLUSTER_MODE_BLOWUP',
+  'NODEPORT_EPHEMERAL_OVERLAP',
+  'NODEPORT_IN_EPHEMERAL_RANGE',
+  'LB_ORPHANED',
+  'LB_REUSE_OF_CCM_CREATED',
+  'LB_REUSE_CROSS_VPC',
+  'CCM_ANNOTATION_UNSUPPORTED',
+  'CCM_RAM_PERMISSION_GAP',
+];
+
+describe('fleet-audit scan --fleet (offline)', () => {
+  it('prints JSON only on stdout, with findings of all ten checks on the sample fleet', () => {
+    const r = runCli(['scan', '--fleet', SAMPLE_FLEET, '--format', 'json', '--now', '2026-11-22T00:00:00Z']);
+    expect(r.status, r.stderr).toBe(0);
+    const out = JSON.parse(r.stdout) as JsonOutput;
+    expect(out.scan.status).toBe('succeeded');
+    expect(out.scan.source).toBe('offline');
+    const ids = new Set(out.findings.map((f) => f.checkId));
+    for (const id of TEN_CHECKS) expect(ids, id).toContain(id);
+    for (const f of out.findings) {
+      expect(f.fingerprint).toMatch(/^[0-9a-f]{32}$/);
+      expect(f.remediation.length).toBeGreaterThan(10);
+      expect(f.source.length).toBeGreaterThan(3);
+      expect(f.resource.accountId).toMatch(/^\d+$/);
+    }
+  });
+
+  it('--fail-on sets exit code 1 when a finding at or above it exists', () => {
+    expect(runCli(['scan', '--fleet', SAMPLE_FLEET, '--format', 'json', '--fail-on', 'warning']).status).toBe(1);
+    expect(runCli(['scan', '--fleet', SAMPLE_FLEET, '--format', 'json', '--fail-on', 'none']).status).toBe(0);
+  });
+
+  it('prints a table by default', () => {
+    const r = runCli(['scan', '--fleet', SAMPLE_FLEET]);
+    expect(r.status, r.stderr).toBe(0);
+    expect(r.stdout).toContain('CLB_BACKEND_QUOTA');
+    expect(r.stdout).toMatch(/Findings: \d+ \(critical \d+, warning \d+, info \d+\)/);
+  });
+
+  it.each([
+    ['bad-json', /load-balancers\.json|\.json/],
+    ['missing-id', /\$\[\d+\]\.LoadBalancerId/],
+    ['wrong-type', /\$/],
+  ])('a malformed fleet (%s) gets one clear line and exit 2', (name, pattern) => {
+    const r = runCli(['scan', '--fleet', join(ROOT, 'examples', 'fleets', name), '--format', 'json']);
+    expect(r.status).toBe(2);
+    expect(r.stdout).toBe('');
+    const lines = r.stderr.trim().split('\n');
+    expect(lines).toHaveLength(1);
+    expect(lines[0]).toMatch(/^fleet-audit: error: invalid fleet directory: /);
+    expect(lines[0]).toMatch(pattern);
+    expect(r.stderr).not.toMatch(/\n\s+at /);
+  });
+
+  it('bad flags exit 2', () => {
+    expect(runCli(['scan']).status).toBe(2);
+    expect(runCli(['scan', '--fleet', SAMPLE_FLEET, '--format', 'xml']).status).toBe(2);
+    expect(runCli(['scan', '--fleet', '/nonexistent/fleet']).status).toBe(2);
+  });
+});
+
+describe('fleet-audit sim + scan --config (live, official clients)', () => {
+  it('reports exactly the offline findings for the same fleet', async () => {
+    const sim = await startCli(['sim', '--fleet', SAMPLE_FLEET, '--port', '0']);
+    try {
+      const ready = JSON.parse(sim.firstLine) as { endpoint: string; config: string };
+      expect(ready.endpoint).toMatch(/^127\.0\.0\.1:\d+$/);
+      expect(JSON.parse(readFileSync(ready.config, 'utf8'))).toHaveProperty('accounts');
+      const now = '2026-11-22T00:00:00Z';
+      const live = runCli(['scan', '--config', ready.config, '--format', 'json', '--now', now, '--no-progress']);
+      expect(live.status, live.stderr).toBe(0);
+      const offline = runCli(['scan', '--fleet', SAMPLE_FLEET, '--format', 'json', '--now', now]);
+      const liveOut = JSON.parse(live.stdout) as JsonOutput;
+      const offOut = JSON.parse(offline.stdout) as JsonOutput;
+      expect(liveOut.scan.source).toBe('live');
+      expect(liveOut.scan.coverage.filter((c) => c.status === 'failed')).toEqual([]);
+      const strip = (o: JsonOutput) => o.findings.map(({ ...f }) => f);
+      expect(strip(liveOut)).toEqual(strip(offOut));
+      expect(liveOut.scan.coverage).toEqual(offOut.scan.coverage);
+    } finally {
+      expect(await sim.stop()).toBe(0);
+    }
+  });
+});
