@@ -4,7 +4,8 @@
  * `{"endpoint": "127.0.0.1:P", "config": PATH}` where PATH is a ready-to-use scan config.
  */
 import { Command, InvalidArgumentError } from 'commander';
-import { readFleetDirectory } from '@app/collectors';
+import { generateFleet, generateSpecSchema, readFleetDirectory, writeFleetDirectory } from '@app/collectors';
+import { CliUsageError } from '../cli-error';
 import { simulatorReadyLine, startSimulator } from '@app/fleet-sim';
 import { EXIT_OK } from '../cli-error';
 import { untilInterrupted } from './signals.util';
@@ -26,11 +27,66 @@ export async function runSimCommand(opts: { fleet: string; port: number }): Prom
   return EXIT_OK;
 }
 
-/** Build the `sim` subcommand. */
+/** Options of `sim generate`. */
+export interface SimGenerateOptions {
+  out: string;
+  force?: boolean;
+  name?: string;
+  seed: number;
+  accounts: number;
+  regions: string;
+  clusters: number;
+  nodesPerCluster: number;
+  servicesPerCluster: number;
+}
+
+const int = (v: string): number => {
+  const n = Number(v);
+  if (!Number.isInteger(n) || n < 0) throw new InvalidArgumentError('expected a non-negative integer');
+  return n;
+};
+
+/** Write a generated fleet directory; prints its size as one JSON line. */
+export async function runSimGenerate(o: SimGenerateOptions): Promise<number> {
+  const parsed = generateSpecSchema.safeParse({
+    seed: o.seed,
+    accounts: o.accounts,
+    regions: o.regions.split(',').map((r) => r.trim()),
+    clusters: o.clusters,
+    nodesPerCluster: o.nodesPerCluster,
+    servicesPerCluster: o.servicesPerCluster,
+  });
+  if (!parsed.success) {
+    const i = parsed.error.issues[0];
+    throw new CliUsageError(`sim generate: ${i.path.join('.')}: ${i.message}`);
+  }
+  const g = generateFleet(parsed.data, o.name ?? `generated-seed-${o.seed}`);
+  writeFleetDirectory(g.fleet, o.out, { overwrite: o.force === true });
+  process.stdout.write(`${JSON.stringify({ out: o.out, backendEntries: g.backendEntries, planted: g.planted })}\n`);
+  return EXIT_OK;
+}
+
+/** Build the `sim` subcommand (and `sim generate`). */
 export function simCommand(run: (p: Promise<number>) => void): Command {
+  const generate = new Command('generate')
+    .description('write a deterministic generated fleet directory')
+    .requiredOption('--out <dir>', 'directory to write (must not exist unless --force)')
+    .option('--force', 'replace --out if it exists')
+    .option('--name <name>', 'fleet name')
+    .option('--seed <n>', 'seed', int, 1)
+    .option('--accounts <n>', 'accounts', int, 2)
+    .option('--regions <list>', 'comma-separated region ids', 'cn-hangzhou')
+    .option('--clusters <n>', 'clusters in the fleet', int, 4)
+    .option('--nodes-per-cluster <n>', 'nodes per cluster', int, 10)
+    .option('--services-per-cluster <n>', 'LoadBalancer Services per cluster', int, 5)
+    .action((o: SimGenerateOptions) => run(runSimGenerate(o)));
   return new Command('sim')
+    .addCommand(generate)
     .description('serve a fleet directory as Alibaba Cloud OpenAPI + Kubernetes APIs on 127.0.0.1 (for tests and demos)')
-    .requiredOption('--fleet <dir>', 'fleet directory to serve')
+    .option('--fleet <dir>', 'fleet directory to serve')
     .option('--port <port>', 'port on 127.0.0.1 (0 = any free port)', parsePort, 0)
-    .action((o: { fleet: string; port: number }) => run(runSimCommand(o)));
+    .action((o: { fleet?: string; port: number }) => {
+      if (!o.fleet) throw new CliUsageError('sim: --fleet DIR is required');
+      run(runSimCommand({ fleet: o.fleet, port: o.port }));
+    });
 }

@@ -38,6 +38,7 @@ import {
   type WireRegion,
 } from '@app/domain';
 import { z as zod } from 'zod';
+import { generateFleet, generateSpecSchema } from '../generate/fleet.generator';
 
 /** A fleet directory problem: which file, where in it (JSON path), and what was expected. */
 export class FleetValidationError extends Error {
@@ -291,6 +292,11 @@ export function readFleetDirectory(root: string): WireFleet {
   const fleetFile = join(root, 'fleet.yaml');
   if (!existsSync(fleetFile)) throw new FleetValidationError(r.rel(fleetFile), '$', 'a fleet.yaml with at least `name`');
   const fleet = r.yaml(fleetFile, fleetYamlSchema);
+  if (fleet.generate) {
+    // A generated fleet (fleet-format.md `generate:`): built in memory, deterministic per seed.
+    const spec = r.parse(fleetFile, generateSpecSchema, fleet.generate, ['generate']);
+    return generateFleet(spec, fleet.name).fleet;
+  }
   const coverage: CoverageEntry[] = [];
   const accounts = r.dirs(join(root, 'accounts')).map((id) => readAccount(r, join(root, 'accounts', id), id, coverage));
   return { name: fleet.name, ...(fleet.description ? { description: fleet.description } : {}), accounts, coverage };

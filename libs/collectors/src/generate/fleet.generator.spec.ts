@@ -1,0 +1,67 @@
+import { describe, expect, it } from 'vitest';
+import { mkdtempSync, rmSync, writeFileSync, mkdirSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { mapWireFleet } from '@app/domain';
+import { generateFleet, generateSpecSchema } from './fleet.generator';
+import { writeFleetDirectory } from '../offline/fleet-directory.writer';
+import { loadFleetDirectory } from '../offline/fleet-directory.loader';
+
+const spec = generateSpecSchema.parse({
+  seed: 7,
+  accounts: 3,
+  regions: ['cn-hangzhou', 'cn-beijing'],
+  clusters: 8,
+  nodesPerCluster: 12,
+  servicesPerCluster: 20,
+  shares: { orphaned: 0.1, reused: 0.1, misconfigured: 0.2 },
+});
+
+describe('generateFleet', () => {
+  it('is deterministic for a seed and differs across seeds', () => {
+    const a = generateFleet(spec);
+    const b = generateFleet(spec);
+    expect(JSON.stringify(a)).toBe(JSON.stringify(b));
+    const c = generateFleet({ ...spec, seed: 8 });
+    expect(JSON.stringify(c.fleet)).not.toBe(JSON.stringify(a.fleet));
+  });
+
+  it('plants the requested problems and sizes', () => {
+    const g = generateFleet(spec);
+    const snap = mapWireFleet(g.fleet);
+    const clusters = snap.accounts.flatMap((a) => a.regions.flatMap((r) => r.clusters));
+    expect(clusters).toHaveLength(8);
+    expect(clusters.every((c) => c.kubernetes?.nodes.length === 12)).toBe(true);
+    expect(clusters.every((c) => c.kubernetes?.services.length === 20)).toBe(true);
+    expect(g.planted.LB_ORPHANED).toBe(8 * 2);
+    expect(g.planted.LB_REUSE_OF_CCM_CREATED).toBeGreaterThan(0);
+    expect(g.planted.CCM_ANNOTATION_UNSUPPORTED).toBeGreaterThan(0);
+    const entries = snap.accounts.flatMap((a) => a.regions.flatMap((r) => r.loadBalancers ?? [])).reduce((n, lb) => n + lb.vServerGroups.reduce((m, g2) => m + g2.backendServers.length, 0), 0);
+    expect(entries).toBe(g.backendEntries);
+  });
+
+  it('round-trips through a fleet directory, and fleet.yaml `generate:` loads the same fleet', () => {
+    const dir = mkdtempSync(join(tmpdir(), 'gen-'));
+    try {
+      const g = generateFleet(spec, 'gen');
+      writeFleetDirectory(g.fleet, join(dir, 'written'));
+      const fromDisk = loadFleetDirectory(join(dir, 'written'));
+      expect(fromDisk).toEqual(mapWireFleet(g.fleet));
+      mkdirSync(join(dir, 'spec'));
+      writeFileSync(join(dir, 'spec', 'fleet.yaml'), `name: gen\ngenerate:\n  seed: 7\n  accounts: 3\n  regions: [cn-hangzhou, cn-beijing]\n  clusters: 8\n  nodesPerCluster: 12\n  servicesPerCluster: 20\n  shares: {orphaned: 0.1, reused: 0.1, misconfigured: 0.2}\n`);
+      expect(loadFleetDirectory(join(dir, 'spec'))).toEqual(fromDisk);
+    } finally {
+      rmSync(dir, { recursive: true, force: true });
+    }
+  });
+
+  it('rejects a bad generate block with file and path', () => {
+    const dir = mkdtempSync(join(tmpdir(), 'gen-'));
+    try {
+      writeFileSync(join(dir, 'fleet.yaml'), 'name: bad\ngenerate:\n  clusters: many\n');
+      expect(() => loadFleetDirectory(dir)).toThrow(/fleet\.yaml: \$\.generate\.clusters: expected number/);
+    } finally {
+      rmSync(dir, { recursive: true, force: true });
+    }
+  });
+});

@@ -1,0 +1,405 @@
+/**
+ * Deterministic generated fleets (fleet.yaml `generate:` block; `fleet-audit sim generate`).
+ *
+ * A seed and a few sizes build a whole WireFleet in memory, in the same native shapes a fleet
+ * directory holds, following how the real CCM names, tags and picks backends
+ * (`../shared/research/ccm-behaviour.md` sections 1-2), so the same checks find the problems
+ * planted in it. The generator records what it planted (`GeneratedFleet.planted`) so tests can
+ * assert that the checks find exactly that.
+ *
+ * Shapes: every CCM-created CLB carries `kubernetes.do.not.delete` = "a" + Service UID without
+ * dashes cut to 32 characters and `ack.aliyun.com` = cluster id (CCM `GetDefaultTags`), one
+ * listener per Service port described `k8s/{port}/{svc}/{ns}/{clusterId}` and one vServer group
+ * per port named `k8s/{nodePort}/{svc}/{ns}/{clusterId}` (ENI mode: targetPort), backends per
+ * mode: Cluster = every node on its NodePort, Local = nodes running ready endpoints with
+ * weight = pods on the node, ENI = pod IPs (CCM clbv1/vgroups.go).
+ */
+import { z } from 'zod';
+import type {
+  K8sEndpointSliceWire,
+  K8sNodeWire,
+  K8sPodWire,
+  K8sServiceWire,
+  WireAccount,
+  WireCluster,
+  WireEcsInstance,
+  WireFleet,
+  WireLoadBalancerAttribute,
+  WireRegion,
+  WireVServerGroupAttribute,
+} from '@app/domain';
+
+/** The `generate:` block of fleet.yaml. Counts are totals unless named "per". Shares are fractions 0..1. */
+export const generateSpecSchema = z.object({
+  seed: z.number().int().default(1),
+  accounts: z.number().int().min(1).max(1000).default(2),
+  regions: z.array(z.string().regex(/^[a-z]{2}(-[a-z0-9]+)+$/)).min(1).default(['cn-hangzhou']),
+  /** Clusters in the whole fleet, spread round-robin over accounts and regions. */
+  clusters: z.number().int().min(0).max(100_000).default(4),
+  nodesPerCluster: z.number().int().min(1).max(5_000).default(10),
+  /** LoadBalancer Services per cluster (one CLB each unless reused). */
+  servicesPerCluster: z.number().int().min(0).max(5_000).default(5),
+  /** Pods (replicas) behind each Service. */
+  podsPerService: z.number().int().min(1).max(1_000).default(3),
+  /** Mix of Service modes; ENI Services go to Terway clusters, the rest to Flannel clusters. */
+  trafficPolicy: z
+    .object({ cluster: z.number().min(0).default(0.5), local: z.number().min(0).default(0.3), eni: z.number().min(0).default(0.2) })
+    .default({ cluster: 0.5, local: 0.3, eni: 0.2 }),
+  /** CCM versions assigned round-robin to clusters (ACK image versions). */
+  ccmVersions: z.array(z.string().min(2)).min(1).default(['v2.12.3', 'v2.10.0', 'v1.9.3.313-g748f81e-aliyun']),
+  /** Shares of planted problems: orphaned CLBs (per cluster, of its Services), reuse of CCM-created CLBs, unsupported annotations. */
+  shares: z
+    .object({ orphaned: z.number().min(0).max(1).default(0.02), reused: z.number().min(0).max(1).default(0.02), misconfigured: z.number().min(0).max(1).default(0.02) })
+    .default({ orphaned: 0.02, reused: 0.02, misconfigured: 0.02 }),
+});
+
+/** A validated generate spec. */
+export type GenerateSpec = z.infer<typeof generateSpecSchema>;
+
+/** Counts of planted problems by check id (what a correct audit must find). */
+export type PlantedCounts = Record<'LB_ORPHANED' | 'LB_REUSE_OF_CCM_CREATED' | 'CCM_ANNOTATION_UNSUPPORTED', number>;
+
+/** A generated fleet and what was planted in it. */
+export interface GeneratedFleet {
+  fleet: WireFleet;
+  planted: PlantedCounts;
+  /** Backend-server entries over all CLBs (count). */
+  backendEntries: number;
+}
+
+/** mulberry32: a small, fast, deterministic PRNG (public domain algorithm). */
+function prng(seed: number): () => number {
+  let a = seed >>> 0;
+  return () => {
+    a = (a + 0x6d2b79f5) >>> 0;
+    let t = a;
+    t = Math.imul(t ^ (t >>> 15), t | 1);
+    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
+    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
+  };
+}
+
+const ALNUM = 'abcdefghijklmnopqrstuvwxyz0123456789';
+const HEX = '0123456789abcdef';
+
+class Ids {
+  constructor(private readonly rand: () => number) {}
+  chars(alphabet: string, n: number): string {
+    let s = '';
+    for (let i = 0; i < n; i++) s += alphabet[Math.floor(this.rand() * alphabet.length)];
+    return s;
+  }
+  uid(): string {
+    const h = this.chars(HEX, 32);
+    return `${h.slice(0, 8)}-${h.slice(8, 12)}-4${h.slice(13, 16)}-a${h.slice(17, 20)}-${h.slice(20)}`;
+  }
+  lb(): string {
+    return `lb-bp1${this.chars(ALNUM, 17)}`;
+  }
+  rsp(): string {
+    return `rsp-bp1${this.chars(ALNUM, 10)}`;
+  }
+  ecs(): string {
+    return `i-bp1${this.chars(ALNUM, 15)}`;
+  }
+  vpc(): string {
+    return `vpc-bp1${this.chars(ALNUM, 17)}`;
+  }
+  vsw(): string {
+    return `vsw-bp1${this.chars(ALNUM, 17)}`;
+  }
+  cluster(): string {
+    return `c${this.chars(HEX, 32)}`;
+  }
+}
+
+/** CCM default LB name (pkg/controller/service/reconcile/annotation/annotations.go GetDefaultLoadBalancerName). */
+function defaultLbName(uid: string): string {
+  return `a${uid.replace(/-/g, '')}`.slice(0, 32);
+}
+
+const PREFIX = 'service.beta.kubernetes.io/alibaba-cloud-loadbalancer-';
+
+/**
+ * Annotations planted as "misconfigured" with the CCM version that first supports them
+ * (ACK doc "Add annotations to the YAML file of a Service to configure CLB instances";
+ * research/ccm-behaviour.md 3b).
+ */
+const NEWER_ANNOTATIONS: ReadonlyArray<[string, string, [number, number, number, number]]> = [
+  ['connection-drain', 'on', [2, 0, 1, 0]],
+  ['ignore-weight-update', 'on', [2, 11, 1, 0]],
+  ['domain-extensions', '', [2, 13, 0, 0]],
+];
+
+/** Parse `v2.12.3` / `v1.9.3.313-g...-aliyun` to a comparable tuple. */
+function versionTuple(v: string): [number, number, number, number] {
+  const m = /^v?(\d+)\.(\d+)\.(\d+)(?:\.(\d+))?/.exec(v);
+  if (!m) return [0, 0, 0, 0];
+  return [Number(m[1]), Number(m[2]), Number(m[3]), Number(m[4] ?? 0)];
+}
+
+function lessThan(a: number[], b: number[]): boolean {
+  for (let i = 0; i < 4; i++) if (a[i] !== b[i]) return a[i] < b[i];
+  return false;
+}
+
+function tags(map: Record<string, string>): { Tag: { TagKey: string; TagValue: string }[] } {
+  return { Tag: Object.entries(map).map(([TagKey, TagValue]) => ({ TagKey, TagValue })) };
+}
+
+type Mode = 'cluster' | 'local' | 'eni';
+
+/**
+ * Generate a fleet from a spec (deterministic for a given spec).
+ * @param spec the `generate:` block (validated with `generateSpecSchema`)
+ * @param name fleet name
+ */
+export function generateFleet(spec: GenerateSpec, name = `generated-seed-${spec.seed}`): GeneratedFleet {
+  const rand = prng(spec.seed);
+  const ids = new Ids(rand);
+  const planted: PlantedCounts = { LB_ORPHANED: 0, LB_REUSE_OF_CCM_CREATED: 0, CCM_ANNOTATION_UNSUPPORTED: 0 };
+  let backendEntries = 0;
+  const accounts: WireAccount[] = [];
+  const regionsByKey = new Map<string, WireRegion>();
+  const vpcByKey = new Map<string, { vpcId: string; vSwitchId: string }>();
+  for (let a = 0; a < spec.accounts; a++) {
+    const accountId = String(1_000_000_000_000_000 + a * 7919 + spec.seed);
+    const regions: WireRegion[] = spec.regions.map((regionId) => {
+      const r: WireRegion = { regionId, loadBalancers: [], vServerGroups: [], ecsInstances: [], vSwitches: [], quotas: [], clusters: [] };
+      regionsByKey.set(`${accountId}|${regionId}`, r);
+      const vpcId = ids.vpc();
+      const vSwitchId = ids.vsw();
+      vpcByKey.set(`${accountId}|${regionId}`, { vpcId, vSwitchId });
+      r.vSwitches = [{ VSwitchId: vSwitchId, VpcId: vpcId, ZoneId: `${regionId}-h`, CidrBlock: '10.0.0.0/16', AvailableIpAddressCount: 60000 }];
+      return r;
+    });
+    accounts.push({
+      account: { accountId, name: `account-${a + 1}`, regions: [...spec.regions] },
+      ram: { roles: [], policies: [], rolePolicies: {} },
+      regions,
+    });
+  }
+  const mix = spec.trafficPolicy;
+  const eniShare = mix.eni / Math.max(mix.cluster + mix.local + mix.eni, 1e-9);
+  const localOfFlannel = mix.local / Math.max(mix.cluster + mix.local, 1e-9);
+  const slots = spec.accounts * spec.regions.length;
+  for (let c = 0; c < spec.clusters; c++) {
+    const slot = c % slots;
+    const account = accounts[Math.floor(slot / spec.regions.length)];
+    const regionId = spec.regions[slot % spec.regions.length];
+    const accountId = account.account.accountId;
+    const region = regionsByKey.get(`${accountId}|${regionId}`) as WireRegion;
+    const { vpcId, vSwitchId } = vpcByKey.get(`${accountId}|${regionId}`) as { vpcId: string; vSwitchId: string };
+    const clusterId = ids.cluster();
+    const terway = rand() < eniShare;
+    const ccmVersion = spec.ccmVersions[c % spec.ccmVersions.length];
+    const apiLb = ids.lb();
+    const cluster: WireCluster = {
+      detail: {
+        cluster_id: clusterId,
+        name: `cluster-${c + 1}`,
+        region_id: regionId,
+        cluster_type: 'ManagedKubernetes',
+        cluster_spec: 'ack.pro.small',
+        state: 'running',
+        current_version: '1.30.1-aliyun.1',
+        created: '2025-03-01T00:00:00Z',
+        vpc_id: vpcId,
+        external_loadbalancer_id: apiLb,
+      },
+      addons: {
+        addons: [
+          { name: 'cloud-controller-manager', version: ccmVersion, state: 'active' },
+          { name: terway ? 'terway-eniip' : 'flannel', version: terway ? 'v1.9.0' : 'v0.15.1.22-20a397e6-aliyun', state: 'active' },
+        ],
+      },
+      nodeSysctls: {},
+      kubernetes: { nodes: [], services: [], pods: [], endpointSlices: [], events: [] },
+    };
+    const k8s = cluster.kubernetes as NonNullable<WireCluster['kubernetes']>;
+    const lbs = region.loadBalancers as WireLoadBalancerAttribute[];
+    const groups = region.vServerGroups as WireVServerGroupAttribute[];
+    const ecsList = region.ecsInstances as WireEcsInstance[];
+    lbs.push({
+      LoadBalancerId: apiLb,
+      LoadBalancerName: `k8s-apiserver-${clusterId}`,
+      RegionId: regionId,
+      AddressType: 'intranet',
+      Address: `10.0.${c % 250}.1`,
+      VpcId: vpcId,
+      VSwitchId: vSwitchId,
+      NetworkType: 'vpc',
+      LoadBalancerSpec: 'slb.s1.small',
+      LoadBalancerStatus: 'active',
+      Tags: tags({ 'ack.aliyun.com': clusterId }),
+      ListenerPortsAndProtocol: { ListenerPortAndProtocol: [{ ListenerPort: 6443, ListenerProtocol: 'tcp' }] },
+      BackendServers: { BackendServer: [] },
+    });
+    // Nodes and their ECS instances.
+    const nodes: { name: string; ecsId: string; ip: string }[] = [];
+    for (let n = 0; n < spec.nodesPerCluster; n++) {
+      const ecsId = ids.ecs();
+      const ip = `10.${(c >> 8) & 255}.${c & 255}.${n % 250}`;
+      const name = `${regionId}.${ip}.${n}`;
+      nodes.push({ name, ecsId, ip });
+      const node: K8sNodeWire = {
+        kind: 'Node',
+        metadata: { name, uid: ids.uid(), labels: { 'kubernetes.io/hostname': name, 'kubernetes.io/os': 'linux' } },
+        spec: { providerID: `${regionId}.${ecsId}` },
+        status: { conditions: [{ type: 'Ready', status: 'True' }], addresses: [{ type: 'InternalIP', address: ip }] },
+      };
+      k8s.nodes.push(node);
+      ecsList.push({
+        InstanceId: ecsId,
+        InstanceName: name,
+        HostName: name,
+        RegionId: regionId,
+        ZoneId: `${regionId}-h`,
+        Status: 'Running',
+        InstanceType: 'ecs.g7.xlarge',
+        VpcAttributes: { VpcId: vpcId, VSwitchId: vSwitchId, PrivateIpAddress: { IpAddress: [ip] } },
+        Tags: tags({ 'ack.aliyun.com': clusterId }),
+      });
+      (cluster.nodeSysctls as Record<string, Record<string, string>>)[ecsId] = { 'net.ipv4.ip_local_port_range': '32768\t60999' };
+    }
+    // LoadBalancer Services, their Pods, EndpointSlices and CLBs.
+    const ccmTuple = versionTuple(ccmVersion);
+    const newer = NEWER_ANNOTATIONS.find(([, , min]) => lessThan(ccmTuple, min));
+    const createdLbs: string[] = [];
+    for (let s = 0; s < spec.servicesPerCluster; s++) {
+      const mode: Mode = terway ? 'eni' : rand() < localOfFlannel ? 'local' : 'cluster';
+      const uid = ids.uid();
+      const svcName = `svc-${s + 1}`;
+      const ns = `team-${(s % 5) + 1}`;
+      const nodePort = 30000 + ((c * 131 + s) % 2700);
+      const annotations: Record<string, string> = {};
+      if (mode === 'eni') annotations['service.beta.kubernetes.io/backend-type'] = 'eni';
+      const reuse = createdLbs.length > 0 && rand() < spec.shares.reused;
+      if (reuse) {
+        annotations[`${PREFIX}id`] = createdLbs[Math.floor(rand() * createdLbs.length)];
+        planted.LB_REUSE_OF_CCM_CREATED += 1;
+      }
+      if (newer && rand() < spec.shares.misconfigured) {
+        annotations[`${PREFIX}${newer[0]}`] = newer[1];
+        planted.CCM_ANNOTATION_UNSUPPORTED += 1;
+      }
+      const lbId = reuse ? annotations[`${PREFIX}id`] : ids.lb();
+      const svc: K8sServiceWire = {
+        kind: 'Service',
+        metadata: { name: svcName, namespace: ns, uid, annotations, labels: { app: svcName }, finalizers: ['service.k8s.alibaba/resources'] },
+        spec: {
+          type: 'LoadBalancer',
+          externalTrafficPolicy: mode === 'local' ? 'Local' : 'Cluster',
+          selector: { app: svcName },
+          ports: [{ name: 'http', protocol: 'TCP', port: 80, targetPort: 8080, nodePort }],
+        },
+        status: { loadBalancer: { ingress: [{ ip: `47.96.${c & 255}.${s % 250}` }] } },
+      };
+      k8s.services.push(svc);
+      if (reuse) {
+        // CCM refuses to reuse a CCM-created CLB (clbv1/model_applier.go isLoadBalancerReusable): no
+        // vServer group, no ingress, a Warning event instead.
+        svc.status = { loadBalancer: {} };
+        k8s.events.push({
+          kind: 'Event',
+          metadata: { name: `${svcName}.reuse`, namespace: ns },
+          type: 'Warning',
+          reason: 'SyncLoadBalancerFailed',
+          message: `Error syncing load balancer [${lbId}]: Message: alicloud: the loadbalancer ${lbId} can not be reused, can not reuse loadbalancer created by kubernetes.`,
+          count: 1,
+          involvedObject: { kind: 'Service', namespace: ns, name: svcName, uid },
+          lastTimestamp: '2026-11-01T00:00:00Z',
+        });
+      }
+      const podNodes: number[] = [];
+      const endpoints: NonNullable<K8sEndpointSliceWire['endpoints']> = [];
+      for (let p = 0; p < spec.podsPerService; p++) {
+        const ni = Math.floor(rand() * nodes.length);
+        podNodes.push(ni);
+        const podIp = `172.${16 + (c % 16)}.${s % 250}.${p % 250}`;
+        const podName = `${svcName}-${p}`;
+        const pod: K8sPodWire = {
+          kind: 'Pod',
+          metadata: { name: podName, namespace: ns, labels: { app: svcName } },
+          spec: { nodeName: nodes[ni].name, containers: [{ name: 'app' }] },
+          status: { phase: 'Running', podIP: podIp },
+        };
+        k8s.pods.push(pod);
+        endpoints.push({ addresses: [podIp], conditions: { ready: true }, nodeName: nodes[ni].name, targetRef: { kind: 'Pod', name: podName } });
+      }
+      k8s.endpointSlices.push({
+        kind: 'EndpointSlice',
+        metadata: { name: `${svcName}-abcde`, namespace: ns, labels: { 'kubernetes.io/service-name': svcName } },
+        addressType: 'IPv4',
+        ports: [{ name: 'http', port: 8080, protocol: 'TCP' }],
+        endpoints,
+      });
+      // Backends as CCM sets them.
+      const vgName = `k8s/${mode === 'eni' ? 8080 : nodePort}/${svcName}/${ns}/${clusterId}`;
+      let backends: NonNullable<WireVServerGroupAttribute['BackendServers']>['BackendServer'];
+      if (mode === 'cluster') {
+        backends = nodes.map((n) => ({ ServerId: n.ecsId, ServerIp: n.ip, Port: nodePort, Weight: 100, Type: 'ecs', Description: vgName }));
+      } else if (mode === 'local') {
+        const pods = new Map<number, number>();
+        for (const ni of podNodes) pods.set(ni, (pods.get(ni) ?? 0) + 1);
+        backends = [...pods.entries()]
+          .sort((x, y) => x[0] - y[0])
+          .map(([ni, count]) => ({ ServerId: nodes[ni].ecsId, ServerIp: nodes[ni].ip, Port: nodePort, Weight: count, Type: 'ecs', Description: vgName }));
+      } else {
+        backends = endpoints.map((e, i) => ({ ServerId: `eni-bp1${String(c).padStart(6, '0')}${String(s).padStart(5, '0')}${i}`, ServerIp: e.addresses[0], Port: 8080, Weight: 100, Type: 'eni', Description: vgName }));
+      }
+      if (reuse) continue;
+      backendEntries += backends.length;
+      groups.push({ VServerGroupId: ids.rsp(), VServerGroupName: vgName, LoadBalancerId: lbId, BackendServers: { BackendServer: backends } });
+      const listener = { ListenerPort: 80, ListenerProtocol: 'tcp', Description: `k8s/80/${svcName}/${ns}/${clusterId}` };
+      createdLbs.push(lbId);
+      lbs.push({
+        LoadBalancerId: lbId,
+        LoadBalancerName: defaultLbName(uid),
+        RegionId: regionId,
+        AddressType: 'internet',
+        Address: `47.96.${c & 255}.${s % 250}`,
+        NetworkType: 'vpc',
+        LoadBalancerSpec: 'slb.s1.small',
+        LoadBalancerStatus: 'active',
+        InstanceChargeType: 'PayBySpec',
+        Tags: tags({ 'kubernetes.do.not.delete': defaultLbName(uid), 'ack.aliyun.com': clusterId }),
+        ListenerPortsAndProtocol: { ListenerPortAndProtocol: [listener] },
+        BackendServers: { BackendServer: [] },
+      });
+    }
+    // Orphans: CCM-tagged CLBs whose Service UID no longer exists in the cluster.
+    const orphans = Math.round(spec.servicesPerCluster * spec.shares.orphaned);
+    for (let o = 0; o < orphans; o++) {
+      const goneUid = ids.uid();
+      lbs.push({
+        LoadBalancerId: ids.lb(),
+        LoadBalancerName: defaultLbName(goneUid),
+        RegionId: regionId,
+        AddressType: 'internet',
+        NetworkType: 'vpc',
+        LoadBalancerSpec: 'slb.s1.small',
+        LoadBalancerStatus: 'active',
+        Tags: tags({ 'kubernetes.do.not.delete': defaultLbName(goneUid), 'ack.aliyun.com': clusterId }),
+        ListenerPortsAndProtocol: { ListenerPortAndProtocol: [] },
+        BackendServers: { BackendServer: [] },
+      });
+      planted.LB_ORPHANED += 1;
+    }
+    region.clusters.push(cluster);
+  }
+  const coverage: WireFleet['coverage'] = [];
+  for (const acc of accounts) {
+    const accountId = acc.account.accountId;
+    coverage.push({ accountId, api: 'ram', status: 'ok' });
+    for (const r of acc.regions) {
+      for (const api of ['slb', 'ecs', 'vpc', 'quotas', 'cs'] as const) coverage.push({ accountId, regionId: r.regionId, api, status: 'ok' });
+      for (const cl of r.clusters)
+        for (const api of ['cluster', 'addons', 'sysctls', 'kubernetes'] as const)
+          coverage.push({ accountId, regionId: r.regionId, clusterId: cl.detail.cluster_id, api, status: 'ok' });
+      for (const cl of r.clusters)
+        coverage.push({ accountId, regionId: r.regionId, clusterId: cl.detail.cluster_id, api: 'resources', status: 'absent', message: 'not in the fleet directory' });
+    }
+  }
+  return { fleet: { name, accounts, coverage }, planted, backendEntries };
+}
