@@ -4,3 +4,4 @@ export * from './finding.types';
 export * from './wire/wire.schemas';
 export * from './wire/wire-fleet.types';
 export * from './wire/wire-mappers';
+export * from './ccm/index';

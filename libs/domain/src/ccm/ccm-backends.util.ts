@@ -1,0 +1,363 @@
+import type { K8sEndpointSlice, K8sNode, K8sService, K8sServicePort } from '../snapshot.types';
+import {
+  DEFAULT_SERVER_WEIGHT,
+  HYBRID_PROVIDER_ID_PREFIX,
+  LABEL_NODE_ROLE_MASTER,
+  LABEL_NODE_TYPE,
+  LB_ANNOTATION,
+  NODE_EXCLUDE_LABEL_KEYS,
+  NODE_TYPE_VIRTUAL_KUBELET,
+  TAINT_TO_BE_DELETED,
+} from './ccm.constants';
+import { getLbAnnotation } from './ccm-annotations.util';
+import { reusedLoadBalancerId, type TrafficPolicy } from './ccm-service.util';
+import { vServerGroupName } from './ccm-naming.util';
+
+/**
+ * Which nodes and pods CCM attaches to a CLB Service's vServer groups.
+ *
+ * Node selection: `GetNodes` + `needExcludeFromLB` (pkg/controller/service/reconcile/backend/backend.go)
+ * and `IsNodeExcludeFromLoadBalancer` (pkg/controller/helper/node_utils.go). Backends per mode:
+ * `buildClusterBackends`, `buildLocalBackends`, `buildENIBackends`, `setWeightBackends`
+ * (pkg/controller/service/clbv1/vgroups.go). Seed 004 "Load balancing update policies": Cluster mode
+ * attaches all nodes, Local mode only nodes with the Service's pods, masters never, cordoned nodes kept
+ * unless `remove-unscheduled-backend: "on"`. Research: research/ccm-behaviour.md 2.2-2.4.
+ */
+
+/** A parsed `backend-label` annotation (`k1=v1,k2=v2`, all must match). */
+export type BackendLabelSelector = readonly (readonly [string, string])[];
+
+/**
+ * Parses the `backend-label` annotation like CCM's `filterOutByLabel`: comma-separated `k=v`; an element
+ * without `=` is an error ("parse backend label: %s, [k1=v1,k2=v2]"). The value is the text after the
+ * first `=` up to the next `=` (CCM splits on `=` and uses parts 0 and 1).
+ *
+ * @returns the pairs, or `{ error }` for an unparsable value; an empty string gives `[]` (no filter)
+ */
+export function parseBackendLabel(text: string): { selector: BackendLabelSelector } | { error: string } {
+  if (text === '') return { selector: [] };
+  const pairs: (readonly [string, string])[] = [];
+  for (const element of text.split(',')) {
+    const parts = element.split('=');
+    if (parts.length < 2) return { error: `parse backend label: ${element}, [k1=v1,k2=v2]` };
+    pairs.push([parts[0] ?? '', parts[1] ?? '']);
+  }
+  return { selector: pairs };
+}
+
+/** Per-Service node selection options CCM reads from annotations. */
+export interface NodeSelectionOptions {
+  /** Parsed `backend-label`; empty = every node. */
+  backendLabel: BackendLabelSelector;
+  /** `remove-unscheduled-backend` is exactly `"on"`: cordoned nodes are dropped. */
+  removeUnscheduled: boolean;
+}
+
+/**
+ * The node selection options of a Service (`backend-label`, `remove-unscheduled-backend`), or `{ error }`
+ * when `backend-label` does not parse (CCM then fails the sync).
+ */
+export function nodeSelectionOptionsOf(
+  svc: Pick<K8sService, 'annotations'>,
+): { options: NodeSelectionOptions } | { error: string } {
+  const parsed = parseBackendLabel(getLbAnnotation(svc.annotations, LB_ANNOTATION.backendLabel) ?? '');
+  if ('error' in parsed) return parsed;
+  return {
+    options: {
+      backendLabel: parsed.selector,
+      removeUnscheduled: getLbAnnotation(svc.annotations, LB_ANNOTATION.removeUnscheduledBackend) === 'on',
+    },
+  };
+}
+
+/** A stable cache key of node selection options (same key => same eligible node set in one cluster). */
+export function nodeSelectionKey(options: NodeSelectionOptions): string {
+  return `${options.removeUnscheduled ? 'u' : '-'}|${options.backendLabel.map(([k, v]) => `${k}=${v}`).join(',')}`;
+}
+
+/** Why a node is not an ECS backend of a Service. */
+export type NodeExclusionReason =
+  | 'backend-label'
+  | 'master'
+  | 'to-be-deleted'
+  | 'unschedulable'
+  | 'not-ready'
+  | 'exclude-label'
+  | 'hybrid'
+  | 'virtual-kubelet'
+  | 'no-ecs-id';
+
+function isVirtualKubelet(node: K8sNode): boolean {
+  return node.labels[LABEL_NODE_TYPE] === NODE_TYPE_VIRTUAL_KUBELET;
+}
+
+/**
+ * Whether CCM's node list (`GetNodes`) keeps a node, in CCM's order: `backend-label`; master label
+ * `node-role.kubernetes.io/master` (only that key); taint `ToBeDeletedByClusterAutoscaler`;
+ * `spec.unschedulable` only with `remove-unscheduled-backend: "on"`; virtual-kubelet nodes kept
+ * regardless of conditions; else NodeReady must be True.
+ *
+ * @returns `undefined` when kept, else the reason it is dropped
+ */
+export function candidateNodeExclusion(node: K8sNode, options: NodeSelectionOptions): NodeExclusionReason | undefined {
+  for (const [k, v] of options.backendLabel) {
+    if (node.labels[k] !== v) return 'backend-label';
+  }
+  if (Object.prototype.hasOwnProperty.call(node.labels, LABEL_NODE_ROLE_MASTER)) return 'master';
+  if (node.taints.some((t) => t.key === TAINT_TO_BE_DELETED)) return 'to-be-deleted';
+  if (node.unschedulable && options.removeUnscheduled) return 'unschedulable';
+  if (isVirtualKubelet(node)) return undefined;
+  if (node.ready !== true) return 'not-ready';
+  return undefined;
+}
+
+/**
+ * Whether CCM drops a candidate node when building backends (`IsNodeExcludeFromLoadBalancer`): any of
+ * the exclude label keys (any value), or a hybrid node (`providerID` starting `ack-hybrid://`, ACK v2.12.1).
+ *
+ * @returns `undefined` when the node may be a backend
+ */
+export function backendNodeExclusion(node: K8sNode): 'exclude-label' | 'hybrid' | undefined {
+  for (const key of NODE_EXCLUDE_LABEL_KEYS) {
+    if (Object.prototype.hasOwnProperty.call(node.labels, key)) return 'exclude-label';
+  }
+  if (node.providerId?.startsWith(HYBRID_PROVIDER_ID_PREFIX)) return 'hybrid';
+  return undefined;
+}
+
+/**
+ * Whether a node is attached as an ECS backend in Cluster mode: a candidate, not virtual-kubelet (its
+ * pods join as ENI backends instead), not excluded, and with an ECS instance id from its providerID.
+ *
+ * @returns `undefined` when the node is an ECS backend, else the reason it is not
+ */
+export function ecsBackendNodeExclusion(node: K8sNode, options: NodeSelectionOptions): NodeExclusionReason | undefined {
+  const candidate = candidateNodeExclusion(node, options);
+  if (candidate) return candidate;
+  if (isVirtualKubelet(node)) return 'virtual-kubelet';
+  const excluded = backendNodeExclusion(node);
+  if (excluded) return excluded;
+  if (!node.ecsInstanceId) return 'no-ecs-id';
+  return undefined;
+}
+
+/** The nodes of a cluster that Cluster mode attaches, with counts of the others by reason. */
+export interface EligibleNodes {
+  /** Nodes attached as ECS backends (one backend per Service port each). */
+  nodes: K8sNode[];
+  /** Candidate nodes by name (CCM's node list, incl. virtual-kubelet nodes), for Local-mode lookups. */
+  candidatesByName: Map<string, K8sNode>;
+  /** Excluded node counts by reason. */
+  excluded: Partial<Record<NodeExclusionReason, number>>;
+}
+
+/**
+ * Selects the ECS backend nodes for one set of node selection options; linear in the node count.
+ */
+export function eligibleBackendNodes(nodes: readonly K8sNode[], options: NodeSelectionOptions): EligibleNodes {
+  const out: EligibleNodes = { nodes: [], candidatesByName: new Map(), excluded: {} };
+  for (const node of nodes) {
+    const candidate = candidateNodeExclusion(node, options);
+    if (candidate === undefined) out.candidatesByName.set(node.name, node);
+    const reason = candidate ?? ecsBackendNodeExclusion(node, options);
+    if (reason === undefined) out.nodes.push(node);
+    else out.excluded[reason] = (out.excluded[reason] ?? 0) + 1;
+  }
+  return out;
+}
+
+/** One ready endpoint address of a Service (deduplicated by IP, terminating ones dropped). */
+export interface ReadyEndpoint {
+  address: string;
+  nodeName?: string;
+  /** Backend port resolved for the Service port asked for, when one was given. */
+  port?: number;
+}
+
+/**
+ * The Service's ready, non-terminating endpoint addresses, deduplicated by IP, as CCM's
+ * `setBackendsFromEndpointSlices` reads them (not-ready pods behind CCM's readiness gate are not modelled).
+ * With `servicePort`, the backend port is resolved: an int `targetPort` as is (defaulting to `port`), a
+ * named one from the slice port whose name equals the Service port's name; slices without it are skipped.
+ */
+export function readyEndpoints(slices: readonly K8sEndpointSlice[], servicePort?: K8sServicePort): ReadyEndpoint[] {
+  const seen = new Set<string>();
+  const out: ReadyEndpoint[] = [];
+  for (const slice of slices) {
+    let port: number | undefined;
+    if (servicePort) {
+      const target = servicePort.targetPort ?? servicePort.port;
+      if (typeof target === 'number') port = target;
+      else {
+        port = slice.ports.find((p) => p.name !== undefined && p.name === servicePort.name)?.port;
+        if (!port) continue;
+      }
+    }
+    for (const ep of slice.endpoints) {
+      if (ep.terminating || !ep.ready) continue;
+      for (const address of ep.addresses) {
+        if (seen.has(address)) continue;
+        seen.add(address);
+        out.push({
+          address,
+          ...(ep.nodeName !== undefined ? { nodeName: ep.nodeName } : {}),
+          ...(port !== undefined ? { port } : {}),
+        });
+      }
+    }
+  }
+  return out;
+}
+
+/** A backend CCM would attach. */
+export interface ExpectedBackend {
+  /** ECS instance id (`ecs`) or pod IP (`eni`; CCM resolves it to the ENI id through ECS). */
+  serverId: string;
+  type: 'ecs' | 'eni';
+  /** NodePort (ecs) or target port (eni). */
+  port: number;
+  /** 0-100 in Cluster/ENI modes; pods on the node in Local mode (no cap). */
+  weight: number;
+  nodeName?: string;
+  /** Pod IP for `eni` backends. */
+  serverIp?: string;
+}
+
+/** The vServer group CCM builds for one Service port. */
+export interface ExpectedVServerGroup {
+  /** `k8s/{nodePort|targetPort}/{svc}/{ns}/{clusterId}`. */
+  name: string;
+  servicePort: K8sServicePort;
+  backends: ExpectedBackend[];
+}
+
+/** Inputs of `expectedVServerGroups`. */
+export interface ExpectedBackendsInput {
+  service: K8sService;
+  clusterId: string;
+  policy: TrafficPolicy;
+  /** Result of `eligibleBackendNodes` for the Service's node selection options. */
+  eligible: EligibleNodes;
+  /** The Service's EndpointSlices. */
+  endpointSlices: readonly K8sEndpointSlice[];
+}
+
+function parseWeight(text: string | undefined): number | undefined {
+  if (text === undefined || !/^\d+$/.test(text.trim())) return undefined;
+  const n = Number(text.trim());
+  return n >= 0 && n <= 100 ? n : undefined;
+}
+
+/**
+ * The `weight` annotation when CCM applies it: only on a reused LB with `vgroup-port` set (research
+ * ccm-behaviour.md 2.4); 0-100, else `undefined`.
+ */
+function vgroupWeightOf(svc: K8sService): number | undefined {
+  if (!reusedLoadBalancerId(svc)) return undefined;
+  if (!getLbAnnotation(svc.annotations, LB_ANNOTATION.vgroupPort)) return undefined;
+  return parseWeight(getLbAnnotation(svc.annotations, LB_ANNOTATION.weight));
+}
+
+/**
+ * Applies CCM's weights (`setWeightBackends`, clbv1/vgroups.go) in place.
+ * No `weight`: Cluster and ENI -> `defaultWeight`; Local -> pods of this Service on the ECS (seeds 000/001:
+ * "the weights of the ECS instances are 1, 2, and 3"). With `weight` W (`podPercentAlgorithm`): 0 -> all 0;
+ * Cluster/ENI -> max(1, floor(W / #backends)); Local -> max(1, floor(W * podsOnEcs / #pods)).
+ *
+ * @param backends one entry per pod in Local mode (before ECS deduplication)
+ */
+export function applyCcmWeights(
+  policy: TrafficPolicy,
+  backends: ExpectedBackend[],
+  weight: number | undefined,
+  defaultWeight: number = DEFAULT_SERVER_WEIGHT,
+): void {
+  if (backends.length === 0) return;
+  const podsByServer = new Map<string, number>();
+  if (policy === 'local') for (const b of backends) podsByServer.set(b.serverId, (podsByServer.get(b.serverId) ?? 0) + 1);
+  for (const b of backends) {
+    if (weight === undefined) {
+      b.weight = policy === 'local' ? (podsByServer.get(b.serverId) ?? 1) : defaultWeight;
+    } else if (weight === 0) {
+      b.weight = 0;
+    } else if (policy === 'local') {
+      b.weight = Math.max(1, Math.floor((weight * (podsByServer.get(b.serverId) ?? 1)) / backends.length));
+    } else {
+      b.weight = Math.max(1, Math.floor(weight / backends.length));
+    }
+  }
+}
+
+/**
+ * The vServer groups CCM would build for a CLB Service, one per Service port, with their backends:
+ * - Cluster: every eligible ECS node on the NodePort, plus ready pods on virtual-kubelet nodes as ENI;
+ * - Local: ECS nodes hosting ready endpoints (deduplicated, weight = pods), VK pods as ENI; endpoints
+ *   whose node is not a candidate are skipped; an endpoint without `nodeName` is an error (as in CCM);
+ * - ENI: every ready pod IP on the target port (node exclusions do not apply).
+ *
+ * @returns the groups, or `{ error }` when CCM would fail the sync
+ */
+export function expectedVServerGroups(
+  input: ExpectedBackendsInput,
+): { groups: ExpectedVServerGroup[] } | { error: string } {
+  const { service, clusterId, policy, eligible, endpointSlices } = input;
+  const vgroupWeight = vgroupWeightOf(service);
+  const defaultWeight =
+    parseWeight(getLbAnnotation(service.annotations, LB_ANNOTATION.defaultWeight)) ?? DEFAULT_SERVER_WEIGHT;
+  const groups: ExpectedVServerGroup[] = [];
+  for (const sp of service.ports) {
+    const target = sp.targetPort ?? sp.port;
+    const namePort = policy === 'eni' ? target : (sp.nodePort ?? 0);
+    const name = vServerGroupName(namePort, service.name, service.namespace, clusterId);
+    const endpoints = readyEndpoints(endpointSlices, sp);
+    const backends: ExpectedBackend[] = [];
+    if (policy === 'eni') {
+      for (const ep of endpoints) {
+        backends.push({ serverId: ep.address, serverIp: ep.address, type: 'eni', port: ep.port ?? 0, weight: 0 });
+      }
+    } else {
+      const nodePort = sp.nodePort ?? 0;
+      const vk: ExpectedBackend[] = [];
+      if (policy === 'cluster') {
+        for (const node of eligible.nodes) {
+          backends.push({ serverId: node.ecsInstanceId ?? '', type: 'ecs', port: nodePort, weight: 0, nodeName: node.name });
+        }
+      }
+      for (const ep of endpoints) {
+        if (ep.nodeName === undefined) {
+          return { error: `NodeName is nil for ip ${ep.address} of service ${service.namespace}/${service.name}` };
+        }
+        const node = eligible.candidatesByName.get(ep.nodeName);
+        if (!node) continue; // "can not find correspond node"
+        if (isVirtualKubelet(node)) {
+          vk.push({ serverId: ep.address, serverIp: ep.address, type: 'eni', port: ep.port ?? 0, weight: 0, nodeName: node.name });
+          continue;
+        }
+        if (policy !== 'local' || backendNodeExclusion(node) || !node.ecsInstanceId) continue;
+        backends.push({ serverId: node.ecsInstanceId, type: 'ecs', port: nodePort, weight: 0, nodeName: node.name });
+      }
+      backends.push(...vk);
+    }
+    applyCcmWeights(policy, backends, vgroupWeight, defaultWeight);
+    groups.push({ name, servicePort: sp, backends: policy === 'local' ? dedupeByServer(backends) : backends });
+  }
+  return { groups };
+}
+
+function dedupeByServer(backends: ExpectedBackend[]): ExpectedBackend[] {
+  const seen = new Set<string>();
+  return backends.filter((b) => (seen.has(b.serverId) ? false : (seen.add(b.serverId), true)));
+}
+
+/**
+ * Counts, per node name, the Service's ready endpoints (pods) on it; linear in the endpoints. Used to
+ * tell what Local mode would attach without materialising backends.
+ */
+export function readyEndpointsByNode(slices: readonly K8sEndpointSlice[]): Map<string, number> {
+  const out = new Map<string, number>();
+  for (const ep of readyEndpoints(slices)) {
+    if (ep.nodeName === undefined) continue;
+    out.set(ep.nodeName, (out.get(ep.nodeName) ?? 0) + 1);
+  }
+  return out;
+}

@@ -1,0 +1,114 @@
+import type { ClusterSnapshot, K8sService } from '../snapshot.types';
+import {
+  ANNOTATION_BACKEND_TYPE,
+  ANNOTATION_SERVICE_CLASS,
+  ANNOTATION_TUNNEL_TYPE,
+  LB_ANNOTATION,
+  NLB_LOAD_BALANCER_CLASS,
+  TERWAY_ENI_DEFAULT_SINCE,
+} from './ccm.constants';
+import { getLbAnnotation } from './ccm-annotations.util';
+
+/**
+ * Which Services CCM takes, how it names their LB, and which backends mode applies.
+ */
+
+/**
+ * The default LB name of a Service: `"a"` + the UID without dashes, cut to 32 characters.
+ * CCM finds its own LB by the tag `kubernetes.do.not.delete=<this>` and creates it under this name.
+ *
+ * Source: `GetDefaultLoadBalancerName`, pkg/controller/service/reconcile/annotation/annotations.go;
+ * test `TestGetDefaultLoadBalancerName` (UID `5e4dbfc9-c2ae-4642-b033-5607860aef6a` ->
+ * `a5e4dbfc9c2ae4642b0335607860aef6`); seed 000 "How to enable SLB renaming for older CCM versions"
+ * (`substr("a"$1$2$3$4$5,1,32)`).
+ */
+export function defaultLoadBalancerName(uid: string): string {
+  const name = `a${uid.replace(/-/g, '')}`;
+  return name.length > 32 ? name.slice(0, 32) : name;
+}
+
+/**
+ * Whether the CLB controller takes this Service: type LoadBalancer, no `spec.loadBalancerClass`, no
+ * `...-loadbalancer-tunnel-type` key, and an empty `service.beta.kubernetes.io/class`. (The
+ * `LoadBalancerTypeAnnotation` feature gate is off by default and is not modelled.)
+ * Source: `NeedCLB`, pkg/controller/helper/service_utils.go.
+ */
+export function needClb(svc: K8sService): boolean {
+  if (svc.type !== 'LoadBalancer') return false;
+  if (svc.loadBalancerClass !== undefined && svc.loadBalancerClass !== '') return false;
+  if (Object.prototype.hasOwnProperty.call(svc.annotations, ANNOTATION_TUNNEL_TYPE)) return false;
+  return (svc.annotations[ANNOTATION_SERVICE_CLASS] ?? '') === '';
+}
+
+/**
+ * Whether the NLB controller takes this Service: type LoadBalancer with
+ * `spec.loadBalancerClass: alibabacloud.com/nlb`. Source: `NeedNLB`, pkg/controller/helper/service_utils.go.
+ */
+export function needNlb(svc: K8sService): boolean {
+  return svc.type === 'LoadBalancer' && svc.loadBalancerClass === NLB_LOAD_BALANCER_CLASS;
+}
+
+/**
+ * The LB id a Service reuses (`...-loadbalancer-id` annotation, non-empty), or `undefined` when CCM
+ * creates and owns the LB. Source: `IsUserManaged` (model), annotations.go; seed 000 deletion policy.
+ */
+export function reusedLoadBalancerId(svc: K8sService): string | undefined {
+  const id = getLbAnnotation(svc.annotations, LB_ANNOTATION.id);
+  return id !== undefined && id.trim() !== '' ? id.trim() : undefined;
+}
+
+/** Backend mode of a CLB Service: pod IPs (`eni`), nodes with pods (`local`), every node (`cluster`). */
+export type TrafficPolicy = 'eni' | 'local' | 'cluster';
+
+/** A traffic policy with why it was chosen. */
+export interface TrafficPolicyDecision {
+  policy: TrafficPolicy;
+  /**
+   * `annotation` (`service.beta.kubernetes.io/backend-type`), `cluster-default` (Terway clusters created
+   * on/after 2020-08-10 default to ENI), or `external-traffic-policy`.
+   */
+  basis: 'annotation' | 'cluster-default' | 'external-traffic-policy';
+  /** True when the cluster default was assumed because the cluster's creation time is unknown. */
+  assumed?: boolean;
+}
+
+/**
+ * Whether a cluster defaults its CLB Services to ENI backends: Terway clusters created on or after
+ * 2020-08-10 (CLB annotation doc "backend-type"; release v1.9.3.313-g748f81e-aliyun). Flannel and older
+ * Terway clusters default to `ecs`.
+ *
+ * @returns `{ eni, assumed }`: `assumed` is true for a Terway cluster without a creation time (ENI assumed,
+ *   as every Terway cluster created since 2020 defaults to it)
+ */
+export function clusterDefaultsToEni(cluster: Pick<ClusterSnapshot, 'networkPlugin' | 'created'>): {
+  eni: boolean;
+  assumed: boolean;
+} {
+  if (cluster.networkPlugin !== 'terway') return { eni: false, assumed: false };
+  if (cluster.created === undefined) return { eni: true, assumed: true };
+  const created = Date.parse(cluster.created);
+  if (Number.isNaN(created)) return { eni: true, assumed: true };
+  return { eni: created >= Date.parse(TERWAY_ENI_DEFAULT_SINCE), assumed: false };
+}
+
+/**
+ * The backend mode CCM applies to a CLB Service.
+ * ENI when `service.beta.kubernetes.io/backend-type` is non-empty and `eni` (a non-empty other value
+ * means `ecs`), else when the cluster default is ENI; otherwise Local for `externalTrafficPolicy: Local`,
+ * else Cluster. Source: `GetServiceTrafficPolicy` / `IsENIBackendType`, pkg/controller/helper/service_utils.go
+ * (the cluster default is cloud-config `serviceBackendType`, which ACK sets per the rule above).
+ */
+export function serviceTrafficPolicy(
+  svc: Pick<K8sService, 'annotations' | 'externalTrafficPolicy'>,
+  cluster: Pick<ClusterSnapshot, 'networkPlugin' | 'created'>,
+): TrafficPolicyDecision {
+  const backendType = svc.annotations[ANNOTATION_BACKEND_TYPE] ?? '';
+  if (backendType !== '') {
+    if (backendType === 'eni') return { policy: 'eni', basis: 'annotation' };
+  } else {
+    const d = clusterDefaultsToEni(cluster);
+    if (d.eni) return { policy: 'eni', basis: 'cluster-default', ...(d.assumed ? { assumed: true } : {}) };
+  }
+  if (svc.externalTrafficPolicy === 'Local') return { policy: 'local', basis: 'external-traffic-policy' };
+  return { policy: 'cluster', basis: 'external-traffic-policy' };
+}

@@ -1,0 +1,42 @@
+/**
+ * CLB (SLB) quota codes of Quota Center (ProductCode `slb`) and their documented defaults, used when
+ * the account's Quota Center value was not read.
+ */
+
+/** A CLB quota: its Quota Center action code and the documented default value (a count). */
+export interface SlbQuotaDefinition {
+  quotaActionCode: string;
+  /** Documented default, count. */
+  defaultValue: number;
+  /** Where the default comes from. */
+  source: string;
+}
+
+/**
+ * Backend servers per CLB instance: 200 by default. Seed 002 error table ("The CLB instance has reached
+ * the 200-backend-server quota limit"), seed 003 ("By default, you can add up to 200 backend servers to
+ * each CLB instance"), seed 004 quota limits.
+ */
+export const SLB_QUOTA_BACKEND_SERVERS: SlbQuotaDefinition = {
+  quotaActionCode: 'slb_quota_backendservers_num',
+  defaultValue: 200,
+  source: 'seeds/002 error table; seeds/003 error table; seeds/004 "Quota limits"',
+};
+
+/**
+ * CLB instances one backend server (ECS) can be added to: 50 by default ("Number of CLB instances to
+ * which a backend server can be added"; research ccm-behaviour.md 7). Seed 004: Cluster mode "quickly
+ * consumes the quota".
+ */
+export const SLB_QUOTA_BACKEND_ATTACHED: SlbQuotaDefinition = {
+  quotaActionCode: 'slb_quota_backendserver_attached_num',
+  defaultValue: 50,
+  source: 'seeds/004 "Load balancing update policies" (Cluster mode quota); research/ccm-behaviour.md 7',
+};
+
+/** Listeners per CLB instance: 50 by default (seed 004 quota limits; research ccm-behaviour.md 7). */
+export const SLB_QUOTA_LISTENERS: SlbQuotaDefinition = {
+  quotaActionCode: 'slb_quota_listeners_num',
+  defaultValue: 50,
+  source: 'seeds/004 "Quota limits"; research/ccm-behaviour.md 7',
+};
