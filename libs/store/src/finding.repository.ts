@@ -1,0 +1,241 @@
+import type { Pool, PoolClient, QueryResultRow } from 'pg';
+import type { Figures, Finding, ResourceKind, ResourceRef, Severity } from '@app/domain';
+import { chunk, MAX_BIND_PARAMETERS, toIso, toNumber, toOptionalNumber, WhereBuilder } from './sql.util';
+import { StoreError } from './store.exception';
+import type { FindingPage, FindingQuery, StoredFinding } from './store.types';
+import { isUuid, resolvePage } from './page.util';
+
+/** Columns written per finding row, in VALUES order. */
+const INSERT_COLUMNS = [
+  'scan_id',
+  'fingerprint',
+  'check_id',
+  'severity',
+  'account_id',
+  'region_id',
+  'cluster_id',
+  'resource_kind',
+  'resource_id',
+  'namespace',
+  'name',
+  'message',
+  'remediation',
+  'source',
+  'used',
+  '"limit"',
+  'ratio',
+  'figures',
+] as const;
+
+/**
+ * Rows per INSERT: each row binds one parameter per column, and one statement may bind at most
+ * 65535 parameters (see MAX_BIND_PARAMETERS), so 18 columns allow 3640 rows per statement.
+ */
+export const FINDING_ROWS_PER_INSERT = Math.floor(MAX_BIND_PARAMETERS / INSERT_COLUMNS.length);
+
+/** The finding columns as read, with the fingerprint's first / last sighting. */
+interface FindingRow extends QueryResultRow {
+  fingerprint: string;
+  check_id: string;
+  severity: Severity;
+  account_id: string;
+  region_id: string;
+  cluster_id: string | null;
+  resource_kind: ResourceKind;
+  resource_id: string;
+  namespace: string | null;
+  name: string | null;
+  message: string;
+  remediation: string;
+  source: string;
+  used: string | number | null;
+  limit: string | number | null;
+  ratio: string | number | null;
+  figures: Figures | null;
+  first_seen_at: Date | string;
+  last_seen_at: Date | string;
+}
+
+const SELECT_FINDING = `
+  SELECT f.fingerprint, f.check_id, f.severity, f.account_id, f.region_id, f.cluster_id,
+         f.resource_kind, f.resource_id, f.namespace, f.name, f.message, f.remediation, f.source,
+         f.used, f."limit", f.ratio, f.figures, ff.first_seen_at, ff.last_seen_at
+    FROM findings f
+    JOIN finding_fingerprints ff ON ff.fingerprint = f.fingerprint`;
+
+/** Default order: most severe first, then by check and fingerprint (stable for paging). */
+const ORDER_FINDINGS = 'ORDER BY f.severity_rank DESC, f.check_id, f.fingerprint';
+
+/**
+ * Findings of scans: paged, filtered reads for the API and full reads for reports. Writes happen
+ * only inside `ScanRepository.complete` (one transaction per scan) through `replaceForScan`.
+ */
+export class FindingRepository {
+  /**
+   * @param pool the store's connection pool
+   * @param latestSucceededScanId resolves the default scan of `list`
+   */
+  constructor(
+    private readonly pool: Pool,
+    private readonly latestSucceededScanId: () => Promise<string | null>,
+  ) {}
+
+  /**
+   * One page of findings of one scan, filtered, most severe first.
+   * @param query `scanId` defaults to the latest succeeded scan; `limit` 1..1000 (default 100)
+   * @returns the page, the total matching (count) and the scan read (null: no succeeded scan yet)
+   * @throws StoreError NOT_FOUND when `scanId` names no scan; INVALID_ARGUMENT for bad paging
+   */
+  async list(query: FindingQuery = {}): Promise<FindingPage> {
+    const { limit, offset } = resolvePage(query);
+    const scanId = query.scanId ?? (await this.latestSucceededScanId());
+    if (scanId === null) return { items: [], total: 0, scanId: null };
+    await this.assertScanExists(scanId);
+    const where = new WhereBuilder()
+      .equals('f.scan_id', scanId)
+      .equals('f.check_id', query.checkId)
+      .equals('f.severity', query.severity)
+      .equals('f.account_id', query.accountId)
+      .equals('f.cluster_id', query.clusterId);
+    const countResult = await this.pool.query<{ total: string | number }>(
+      `SELECT count(*) AS total FROM findings f ${where.sql()}`,
+      where.params,
+    );
+    const limitParam = where.param(limit);
+    const offsetParam = where.param(offset);
+    const rows = await this.pool.query<FindingRow>(
+      `${SELECT_FINDING} ${where.sql()} ${ORDER_FINDINGS} LIMIT ${limitParam} OFFSET ${offsetParam}`,
+      where.params,
+    );
+    return { items: rows.rows.map(toStoredFinding), total: toNumber(countResult.rows[0].total), scanId };
+  }
+
+  /**
+   * Every finding of one scan, most severe first (reports, week-over-week diffs). Unpaged: the
+   * caller holds the whole scan in memory anyway.
+   * @throws StoreError NOT_FOUND when the scan does not exist
+   */
+  async forScan(scanId: string): Promise<StoredFinding[]> {
+    await this.assertScanExists(scanId);
+    const rows = await this.pool.query<FindingRow>(`${SELECT_FINDING} WHERE f.scan_id = $1 ${ORDER_FINDINGS}`, [scanId]);
+    return rows.rows.map(toStoredFinding);
+  }
+
+  /**
+   * Replace the findings of a scan and record their fingerprints' sightings. Must run inside the
+   * caller's transaction (`ScanRepository.complete`), on its client.
+   * @param client the transaction's client
+   * @param scanId the scan (row locked by the caller)
+   * @param observedAt the scan's start: the sighting time of its fingerprints
+   * @param findings the scan's findings; duplicates of one fingerprint keep the most severe
+   */
+  async replaceForScan(client: PoolClient, scanId: string, observedAt: Date, findings: readonly Finding[]): Promise<void> {
+    // Replace, not append: completing the same scan twice leaves exactly the second set.
+    await client.query('DELETE FROM findings WHERE scan_id = $1', [scanId]);
+    for (const rows of chunk(dedupeByFingerprint(findings), FINDING_ROWS_PER_INSERT)) {
+      const params: unknown[] = [];
+      const tuples = rows.map((f) => {
+        const base = params.length;
+        params.push(...findingValues(scanId, f));
+        return `(${INSERT_COLUMNS.map((_, i) => `$${base + i + 1}`).join(', ')})`;
+      });
+      await client.query(
+        `INSERT INTO findings (${INSERT_COLUMNS.join(', ')}) VALUES ${tuples.join(', ')}
+         ON CONFLICT (scan_id, fingerprint) DO NOTHING`,
+        params,
+      );
+    }
+    // Set-based from the rows just written: no bind-parameter limit, one statement per scan.
+    // Order-independent: scans completed out of order still yield the earliest first sighting
+    // and the latest last sighting.
+    await client.query(
+      `INSERT INTO finding_fingerprints AS ff (fingerprint, check_id, first_seen_at, last_seen_at, first_scan_id, last_scan_id)
+       SELECT f.fingerprint, f.check_id, $2, $2, $1, $1 FROM findings f WHERE f.scan_id = $1
+       ON CONFLICT (fingerprint) DO UPDATE SET
+         check_id      = EXCLUDED.check_id,
+         first_scan_id = CASE WHEN EXCLUDED.first_seen_at < ff.first_seen_at THEN EXCLUDED.first_scan_id ELSE ff.first_scan_id END,
+         first_seen_at = LEAST(ff.first_seen_at, EXCLUDED.first_seen_at),
+         last_scan_id  = CASE WHEN EXCLUDED.last_seen_at >= ff.last_seen_at THEN EXCLUDED.last_scan_id ELSE ff.last_scan_id END,
+         last_seen_at  = GREATEST(ff.last_seen_at, EXCLUDED.last_seen_at)`,
+      [scanId, observedAt],
+    );
+  }
+
+  private async assertScanExists(scanId: string): Promise<void> {
+    const found = isUuid(scanId) ? await this.pool.query('SELECT 1 FROM scans WHERE id = $1', [scanId]) : { rowCount: 0 };
+    if (!found.rowCount) throw new StoreError('NOT_FOUND', `scan ${scanId} not found`);
+  }
+}
+
+/** Keep one finding per fingerprint (the most severe; the first among equals). */
+function dedupeByFingerprint(findings: readonly Finding[]): Finding[] {
+  const rank: Record<Severity, number> = { info: 0, warning: 1, critical: 2 };
+  const byFingerprint = new Map<string, Finding>();
+  for (const f of findings) {
+    const seen = byFingerprint.get(f.fingerprint);
+    if (!seen || rank[f.severity] > rank[seen.severity]) byFingerprint.set(f.fingerprint, f);
+  }
+  return [...byFingerprint.values()];
+}
+
+/** A finite number or NULL: numeric accepts NaN / Infinity, but they mean nothing as a quota figure. */
+function finiteOrNull(n: number | undefined): number | null {
+  return n !== undefined && Number.isFinite(n) ? n : null;
+}
+
+/** Bind values of one finding, in INSERT_COLUMNS order. */
+function findingValues(scanId: string, f: Finding): unknown[] {
+  const r = f.resource;
+  return [
+    scanId,
+    f.fingerprint,
+    f.checkId,
+    f.severity,
+    r.accountId,
+    r.regionId,
+    r.clusterId ?? null,
+    r.kind,
+    r.id,
+    r.namespace ?? null,
+    r.name ?? null,
+    f.message,
+    f.remediation,
+    f.source,
+    finiteOrNull(f.used),
+    finiteOrNull(f.limit),
+    finiteOrNull(f.ratio),
+    // Stringified explicitly: pg would send a JS array as a Postgres array literal, not JSON.
+    f.figures === undefined ? null : JSON.stringify(f.figures),
+  ];
+}
+
+/** A row as a StoredFinding; NULL columns become absent optional fields. */
+function toStoredFinding(row: FindingRow): StoredFinding {
+  const resource: ResourceRef = {
+    kind: row.resource_kind,
+    id: row.resource_id,
+    accountId: row.account_id,
+    regionId: row.region_id,
+    ...(row.cluster_id !== null ? { clusterId: row.cluster_id } : {}),
+    ...(row.namespace !== null ? { namespace: row.namespace } : {}),
+    ...(row.name !== null ? { name: row.name } : {}),
+  };
+  const used = toOptionalNumber(row.used);
+  const limit = toOptionalNumber(row.limit);
+  const ratio = toOptionalNumber(row.ratio);
+  return {
+    checkId: row.check_id,
+    severity: row.severity,
+    resource,
+    message: row.message,
+    remediation: row.remediation,
+    source: row.source,
+    fingerprint: row.fingerprint,
+    ...(used !== undefined ? { used } : {}),
+    ...(limit !== undefined ? { limit } : {}),
+    ...(ratio !== undefined ? { ratio } : {}),
+    ...(row.figures !== null ? { figures: row.figures } : {}),
+    firstSeenAt: toIso(row.first_seen_at),
+    lastSeenAt: toIso(row.last_seen_at),
+  };
+}

@@ -1,0 +1,11 @@
+/** Public entry of libs/store: PostgreSQL access (pg), repositories, migrations, embedded PGlite. */
+export { Store, type StoreOptions } from './store';
+export { ScanRepository } from './scan.repository';
+export { FindingRepository, FINDING_ROWS_PER_INSERT } from './finding.repository';
+export { StoreError, redactConnectionString, type StoreErrorCode } from './store.exception';
+export { startEmbeddedPostgres, type EmbeddedPostgres, type EmbeddedPostgresOptions } from './embedded-postgres';
+export { findMigrationsDir, MIGRATIONS_TABLE } from './migrate.util';
+export { DEFAULT_PAGE_LIMIT, MAX_PAGE_LIMIT, isUuid } from './page.util';
+export { MAX_BIND_PARAMETERS } from './sql.util';
+export { summarizeFindings } from './summary.util';
+export * from './store.types';

@@ -1,0 +1,222 @@
+import { randomUUID } from 'node:crypto';
+import type { Pool, PoolClient, QueryResultRow } from 'pg';
+import type { CoverageEntry } from '@app/domain';
+import type { FindingRepository } from './finding.repository';
+import { isUuid, resolvePage } from './page.util';
+import { toIso, toIsoOrNull, toNumber } from './sql.util';
+import { StoreError } from './store.exception';
+import type {
+  CompleteScanInput,
+  CreateScanInput,
+  Page,
+  PageRequest,
+  ScanSource,
+  ScanStatus,
+  ScanSummary,
+  StoredScan,
+  StoredScanListItem,
+} from './store.types';
+import { summarizeFindings } from './summary.util';
+
+/** Longest stored error message (characters); longer ones are cut, the start says what failed. */
+const MAX_ERROR_LENGTH = 4000;
+
+interface ScanListRow extends QueryResultRow {
+  id: string;
+  status: ScanStatus;
+  source: ScanSource;
+  fleet_name: string | null;
+  started_at: Date | string;
+  finished_at: Date | string | null;
+  error: string | null;
+  summary: ScanSummary | null;
+}
+
+interface ScanRow extends ScanListRow {
+  coverage: CoverageEntry[] | null;
+  settings: Record<string, unknown>;
+}
+
+const LIST_COLUMNS = 'id, status, source, fleet_name, started_at, finished_at, error, summary';
+const ALL_COLUMNS = `${LIST_COLUMNS}, coverage, settings`;
+
+/**
+ * Scans: create (running), complete (succeeded, with findings, in one transaction), fail, read.
+ *
+ * State rules: `complete` is allowed on a running scan and again on a succeeded one (idempotent:
+ * it replaces the stored result); `fail` is allowed on a running or failed scan. Completing a
+ * failed scan or failing a succeeded one is a CONFLICT, so a late duplicate job can never flip
+ * a finished scan.
+ */
+export class ScanRepository {
+  /**
+   * @param pool the store's connection pool
+   * @param findings writes a scan's findings inside `complete`'s transaction
+   */
+  constructor(
+    private readonly pool: Pool,
+    private readonly findings: FindingRepository,
+  ) {}
+
+  /**
+   * Create a running scan. Idempotent for a caller-chosen `id`: the existing scan is returned.
+   * @throws StoreError INVALID_ARGUMENT when `id` is not a uuid
+   */
+  async create(input: CreateScanInput): Promise<StoredScan> {
+    const id = input.id ?? randomUUID();
+    if (!isUuid(id)) throw new StoreError('INVALID_ARGUMENT', `scan id must be a uuid, got "${id}"`);
+    const inserted = await this.pool.query<ScanRow>(
+      `INSERT INTO scans (id, status, source, fleet_name, started_at, settings)
+       VALUES ($1, 'running', $2, $3, $4, $5::jsonb)
+       ON CONFLICT (id) DO NOTHING
+       RETURNING ${ALL_COLUMNS}`,
+      [id, input.source, input.fleetName ?? null, input.startedAt ?? new Date(), JSON.stringify(input.settings ?? {})],
+    );
+    const row = inserted.rows[0] ?? (await this.getRow(this.pool, id));
+    if (!row) throw new StoreError('NOT_FOUND', `scan ${id} not found after create`);
+    return toStoredScan(row);
+  }
+
+  /**
+   * Mark a scan succeeded and store its findings, fingerprint sightings, coverage and summary,
+   * all in ONE transaction: readers see either the running scan without findings or the whole
+   * result, never a half-written one.
+   * @param id the scan
+   * @param input findings (any number; inserted in chunks), coverage, summary (default: counted
+   *   from findings), finishedAt (default: now)
+   * @returns the succeeded scan
+   * @throws StoreError NOT_FOUND (no such scan), CONFLICT (the scan failed)
+   */
+  async complete(id: string, input: CompleteScanInput): Promise<StoredScan> {
+    const summary = input.summary ?? summarizeFindings(input.findings);
+    return this.transaction(async (client) => {
+      const scan = await this.lockScan(client, id);
+      if (scan.status === 'failed') throw new StoreError('CONFLICT', `scan ${id} already failed; it cannot be completed`);
+      const observedAt = scan.started_at instanceof Date ? scan.started_at : new Date(scan.started_at);
+      await this.findings.replaceForScan(client, id, observedAt, input.findings);
+      const updated = await client.query<ScanRow>(
+        `UPDATE scans
+            SET status = 'succeeded', finished_at = $2, error = NULL, summary = $3::jsonb, coverage = $4::jsonb
+          WHERE id = $1
+      RETURNING ${ALL_COLUMNS}`,
+        [id, input.finishedAt ?? new Date(), JSON.stringify(summary), JSON.stringify(input.coverage)],
+      );
+      return toStoredScan(updated.rows[0]);
+    });
+  }
+
+  /**
+   * Mark a scan failed with a reason. Failing a failed scan again replaces the reason and keeps
+   * the first finish time.
+   * @param error one line saying why; must not contain credentials; cut to 4000 characters
+   * @throws StoreError NOT_FOUND (no such scan), CONFLICT (the scan already succeeded)
+   */
+  async fail(id: string, error: string): Promise<StoredScan> {
+    return this.transaction(async (client) => {
+      const scan = await this.lockScan(client, id);
+      if (scan.status === 'succeeded') throw new StoreError('CONFLICT', `scan ${id} already succeeded; it cannot fail`);
+      const updated = await client.query<ScanRow>(
+        `UPDATE scans SET status = 'failed', finished_at = COALESCE(finished_at, now()), error = $2
+          WHERE id = $1
+      RETURNING ${ALL_COLUMNS}`,
+        [id, error.slice(0, MAX_ERROR_LENGTH)],
+      );
+      return toStoredScan(updated.rows[0]);
+    });
+  }
+
+  /** One scan with coverage and settings, or null when no scan has this id (any string). */
+  async get(id: string): Promise<StoredScan | null> {
+    if (!isUuid(id)) return null;
+    const row = await this.getRow(this.pool, id);
+    return row ? toStoredScan(row) : null;
+  }
+
+  /**
+   * Scans, newest first, without coverage.
+   * @param page `limit` 1..1000 (default 100), `offset` (default 0)
+   * @throws StoreError INVALID_ARGUMENT for bad paging
+   */
+  async list(page: PageRequest = {}): Promise<Page<StoredScanListItem>> {
+    const { limit, offset } = resolvePage(page);
+    const rows = await this.pool.query<ScanListRow>(
+      `SELECT ${LIST_COLUMNS} FROM scans ORDER BY started_at DESC, id DESC LIMIT $1 OFFSET $2`,
+      [limit, offset],
+    );
+    const count = await this.pool.query<{ total: string | number }>('SELECT count(*) AS total FROM scans');
+    return { items: rows.rows.map(toStoredScanListItem), total: toNumber(count.rows[0].total) };
+  }
+
+  /** The succeeded scan that started last, or null when none succeeded yet. */
+  async latestSucceeded(): Promise<StoredScan | null> {
+    const rows = await this.pool.query<ScanRow>(
+      `SELECT ${ALL_COLUMNS} FROM scans WHERE status = 'succeeded' ORDER BY started_at DESC, id DESC LIMIT 1`,
+    );
+    return rows.rows[0] ? toStoredScan(rows.rows[0]) : null;
+  }
+
+  /** Id of the succeeded scan that started last, or null (the default scan of finding queries). */
+  async latestSucceededId(): Promise<string | null> {
+    const rows = await this.pool.query<{ id: string }>(
+      `SELECT id FROM scans WHERE status = 'succeeded' ORDER BY started_at DESC, id DESC LIMIT 1`,
+    );
+    return rows.rows[0]?.id ?? null;
+  }
+
+  private async getRow(db: Pool | PoolClient, id: string): Promise<ScanRow | undefined> {
+    const rows = await db.query<ScanRow>(`SELECT ${ALL_COLUMNS} FROM scans WHERE id = $1`, [id]);
+    return rows.rows[0];
+  }
+
+  /** Lock the scan row for this transaction (concurrent complete / fail calls serialise here). */
+  private async lockScan(client: PoolClient, id: string): Promise<{ status: ScanStatus; started_at: Date | string }> {
+    if (!isUuid(id)) throw new StoreError('NOT_FOUND', `scan ${id} not found`);
+    const rows = await client.query<{ status: ScanStatus; started_at: Date | string }>(
+      'SELECT status, started_at FROM scans WHERE id = $1 FOR UPDATE',
+      [id],
+    );
+    if (!rows.rows[0]) throw new StoreError('NOT_FOUND', `scan ${id} not found`);
+    return rows.rows[0];
+  }
+
+  /**
+   * Run `fn` in a transaction on one pooled client: COMMIT on success, ROLLBACK on any error.
+   * Everything inside must use `client` (with PGlite the pool has a single connection, so a
+   * query on the pool would wait for this transaction forever).
+   */
+  private async transaction<T>(fn: (client: PoolClient) => Promise<T>): Promise<T> {
+    const client = await this.pool.connect();
+    let broken: Error | undefined;
+    try {
+      await client.query('BEGIN');
+      const result = await fn(client);
+      await client.query('COMMIT');
+      return result;
+    } catch (e) {
+      await client.query('ROLLBACK').catch((rollbackError: Error) => {
+        broken = rollbackError;
+      });
+      throw e;
+    } finally {
+      // A connection that cannot even roll back is discarded, not returned to the pool.
+      client.release(broken);
+    }
+  }
+}
+
+function toStoredScanListItem(row: ScanListRow): StoredScanListItem {
+  return {
+    id: row.id,
+    status: row.status,
+    source: row.source,
+    fleetName: row.fleet_name,
+    startedAt: toIso(row.started_at),
+    finishedAt: toIsoOrNull(row.finished_at),
+    error: row.error,
+    summary: row.summary,
+  };
+}
+
+function toStoredScan(row: ScanRow): StoredScan {
+  return { ...toStoredScanListItem(row), coverage: row.coverage, settings: row.settings };
+}

@@ -1,0 +1,103 @@
+import { Pool } from 'pg';
+import { FindingRepository } from './finding.repository';
+import { findMigrationsDir, runMigrations } from './migrate.util';
+import { ScanRepository } from './scan.repository';
+import { redactConnectionString, StoreError } from './store.exception';
+
+/** Options of `Store.open`. */
+export interface StoreOptions {
+  /** `postgres://user[:password]@host:port/database`. Never logged; redacted in errors. */
+  connectionString: string;
+  /** Apply pending migrations before returning (default false). */
+  migrate?: boolean;
+  /**
+   * Most connections the pool opens (default 10). Use 1 for embedded PGlite: its socket server
+   * accepts a single connection (STACK.md pitfall 17; `startEmbeddedPostgres().poolMax`).
+   */
+  poolMax?: number;
+  /** Directory of the `.sql` migrations (default: `<package root>/migrations`). */
+  migrationsDir?: string;
+  /**
+   * Called with errors of idle pooled connections (e.g. the server restarted). Without a
+   * listener such an error would crash the process; the pool replaces the connection itself.
+   */
+  onIdleError?: (error: Error) => void;
+}
+
+/**
+ * PostgreSQL access for the whole application: a `pg` pool, the schema migrations and the
+ * repositories. One instance per process; share it.
+ */
+export class Store {
+  /** Scans: create, complete (with findings, one transaction), fail, get, list, latest. */
+  readonly scans: ScanRepository;
+  /** Findings: filtered pages for the API, full reads for reports. */
+  readonly findings: FindingRepository;
+
+  private constructor(
+    private readonly pool: Pool,
+    private readonly migrationsDir: string | undefined,
+  ) {
+    const latest = () => this.scans.latestSucceededId();
+    this.findings = new FindingRepository(pool, latest);
+    this.scans = new ScanRepository(pool, this.findings);
+  }
+
+  /**
+   * Connect (and optionally migrate).
+   * @throws StoreError UNAVAILABLE when PostgreSQL cannot be reached or a migration fails (the
+   *   message names host, port and database, never the password)
+   */
+  static async open(opts: StoreOptions): Promise<Store> {
+    const pool = new Pool({
+      connectionString: opts.connectionString,
+      max: opts.poolMax ?? 10,
+      application_name: 'ack-fleet-audit',
+    });
+    pool.on('error', (e) => opts.onIdleError?.(e));
+    const store = new Store(pool, opts.migrationsDir);
+    try {
+      await store.ping();
+      if (opts.migrate) await store.migrate();
+      return store;
+    } catch (e) {
+      await pool.end().catch(() => undefined);
+      if (e instanceof StoreError) throw e;
+      const reason = e instanceof Error ? e.message : String(e);
+      throw new StoreError('UNAVAILABLE', `cannot open PostgreSQL at ${redactConnectionString(opts.connectionString)}: ${reason}`, {
+        cause: e,
+      });
+    }
+  }
+
+  /**
+   * Apply pending migrations (idempotent; concurrent callers wait for each other).
+   * @returns names of the migrations applied now
+   * @throws StoreError UNAVAILABLE when a migration fails (none of the pending ones is applied)
+   */
+  async migrate(): Promise<string[]> {
+    const dir = this.migrationsDir ?? findMigrationsDir();
+    const client = await this.pool.connect();
+    try {
+      return await runMigrations(client, dir);
+    } catch (e) {
+      const reason = e instanceof Error ? e.message : String(e);
+      throw new StoreError('UNAVAILABLE', `database migration failed: ${reason}`, { cause: e });
+    } finally {
+      client.release();
+    }
+  }
+
+  /**
+   * Check that the database answers (health checks).
+   * @throws the driver's error when it does not
+   */
+  async ping(): Promise<void> {
+    await this.pool.query('SELECT 1');
+  }
+
+  /** Close every pooled connection; the store is unusable afterwards. */
+  async close(): Promise<void> {
+    await this.pool.end();
+  }
+}

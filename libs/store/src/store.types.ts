@@ -1,0 +1,117 @@
+/**
+ * Shapes the store reads and writes. Timestamps are ISO 8601 strings in UTC (what the API and the
+ * reports print); counts and figures are JS numbers (int8 / numeric normalised, STACK.md pitfall 18).
+ */
+import type { CoverageEntry, Finding, Severity } from '@app/domain';
+
+/** Lifecycle of a scan: `running` until `complete` (-> `succeeded`) or `fail` (-> `failed`). */
+export type ScanStatus = 'running' | 'succeeded' | 'failed';
+
+/** All scan statuses. */
+export const SCAN_STATUSES: readonly ScanStatus[] = ['running', 'succeeded', 'failed'];
+
+/**
+ * Where a scan read its fleet: an `offline` fleet directory, the `live` APIs from one process, or
+ * `distributed` crawl jobs on the worker fleet (ARCHITECTURE.md "Running modes").
+ */
+export type ScanSource = 'offline' | 'live' | 'distributed';
+
+/** All scan sources. */
+export const SCAN_SOURCES: readonly ScanSource[] = ['offline', 'live', 'distributed'];
+
+/**
+ * Counts of one scan (stored as jsonb). The analyzer may add more fields (result counts, coverage
+ * counts, fleet size); they are stored and returned as given.
+ */
+export interface ScanSummary {
+  /** Number of findings (failed results). */
+  findings: number;
+  /** Findings per severity (counts; every severity present, 0 when none). */
+  bySeverity: Record<Severity, number>;
+  /** Findings per check id (counts; only checks with findings). */
+  byCheck: Record<string, number>;
+}
+
+/** A scan row as listed (no coverage: it grows with the fleet, one entry per target and API). */
+export interface StoredScanListItem {
+  id: string;
+  status: ScanStatus;
+  source: ScanSource;
+  fleetName: string | null;
+  /** When the scan started; also the observation time of its findings (ISO 8601). */
+  startedAt: string;
+  /** When the scan succeeded or failed; null while running (ISO 8601). */
+  finishedAt: string | null;
+  /** Why the scan failed; null unless `failed`. Never contains credentials. */
+  error: string | null;
+  /** Null until the scan succeeded. */
+  summary: ScanSummary | null;
+}
+
+/** A scan row with its coverage and settings. */
+export interface StoredScan extends StoredScanListItem {
+  /** Which targets were read and which failed and why; null until the scan succeeded. */
+  coverage: CoverageEntry[] | null;
+  /** Effective audit settings the scan ran with (free-form JSON object). */
+  settings: Record<string, unknown>;
+}
+
+/** Input of `scans.create`. */
+export interface CreateScanInput {
+  source: ScanSource;
+  fleetName?: string;
+  /** Default: now. */
+  startedAt?: Date;
+  /** Audit settings to record with the scan (JSON-serialisable). */
+  settings?: Record<string, unknown>;
+  /**
+   * A caller-chosen id (uuid) for idempotent creation: creating the same id again returns the
+   * existing scan unchanged (duplicated jobs change nothing). Default: a random uuid.
+   */
+  id?: string;
+}
+
+/** Input of `scans.complete`: everything a succeeded scan stores, written in one transaction. */
+export interface CompleteScanInput {
+  findings: readonly Finding[];
+  coverage: readonly CoverageEntry[];
+  /** Default: computed from `findings` (`summarizeFindings`). */
+  summary?: ScanSummary;
+  /** Default: now. */
+  finishedAt?: Date;
+}
+
+/** A page request: `limit` rows (count) after skipping `offset` rows (count). */
+export interface PageRequest {
+  limit?: number;
+  offset?: number;
+}
+
+/** A page of rows and the total number of rows matching (count, ignoring limit/offset). */
+export interface Page<T> {
+  items: T[];
+  total: number;
+}
+
+/** A finding as stored: the domain Finding plus when its fingerprint was first and last seen. */
+export interface StoredFinding extends Finding {
+  /** Start of the first succeeded scan that reported this fingerprint (ISO 8601). */
+  firstSeenAt: string;
+  /** Start of the latest succeeded scan that reported this fingerprint (ISO 8601). */
+  lastSeenAt: string;
+}
+
+/** Filters and paging of `findings.list`. */
+export interface FindingQuery extends PageRequest {
+  /** Default: the latest succeeded scan. */
+  scanId?: string;
+  checkId?: string;
+  severity?: Severity;
+  accountId?: string;
+  clusterId?: string;
+}
+
+/** Result of `findings.list`: the page plus which scan it was read from (null: no scan yet). */
+export interface FindingPage extends Page<StoredFinding> {
+  scanId: string | null;
+}

@@ -1,0 +1,106 @@
+/**
+ * The embedded path (PGlite behind pglite-socket, one connection): migrations and every
+ * repository method work on it as on the PostgreSQL server, and a data directory persists.
+ */
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { FINDING_ROWS_PER_INSERT, Store, StoreError, startEmbeddedPostgres, type EmbeddedPostgres } from '@app/store';
+import { makeCoverage, makeFinding, makeFindings } from './finding.factory';
+
+describe('startEmbeddedPostgres (PGlite)', () => {
+  let pg: EmbeddedPostgres;
+  let store: Store;
+
+  beforeAll(async () => {
+    pg = await startEmbeddedPostgres();
+    store = await Store.open({ connectionString: pg.connectionString, migrate: true, poolMax: pg.poolMax });
+  });
+
+  afterAll(async () => {
+    await store?.close();
+    await pg?.close();
+  });
+
+  it('serves on loopback with a single-connection pool', () => {
+    expect(pg.connectionString).toMatch(/^postgres:\/\/postgres@127\.0\.0\.1:\d+\/postgres$/);
+    expect(pg.poolMax).toBe(1);
+  });
+
+  it('is migrated, and migrating again applies nothing', async () => {
+    expect(await store.migrate()).toEqual([]);
+  });
+
+  it('runs every repository method', async () => {
+    const t1 = new Date('2026-03-01T00:00:00Z');
+    const t2 = new Date('2026-03-08T00:00:00Z');
+    const a = await store.scans.create({ source: 'offline', fleetName: 'sample', startedAt: t1 });
+    const shared = makeFinding({ severity: 'critical', resource: { id: 'lb-shared' } });
+    await store.scans.complete(a.id, { findings: [shared, makeFinding({ resource: { id: 'lb-a' } })], coverage: [makeCoverage()] });
+    const b = await store.scans.create({ source: 'offline', fleetName: 'sample', startedAt: t2 });
+    const doneB = await store.scans.complete(b.id, {
+      findings: [shared, makeFinding({ checkId: 'nodeport-overlap', severity: 'info', resource: { id: 'c-beta', kind: 'Cluster', clusterId: 'c-beta' } })],
+      coverage: [makeCoverage()],
+    });
+    expect(doneB.summary).toEqual({ findings: 2, bySeverity: { info: 1, warning: 0, critical: 1 }, byCheck: { 'clb-backend-quota': 1, 'nodeport-overlap': 1 } });
+    // Re-completing is idempotent here too.
+    await store.scans.complete(b.id, { findings: [shared], coverage: [] });
+
+    const failed = await store.scans.create({ source: 'live', startedAt: new Date('2026-03-09T00:00:00Z') });
+    await store.scans.fail(failed.id, 'nothing could be read');
+
+    expect((await store.scans.latestSucceeded())?.id).toBe(b.id);
+    expect(await store.scans.get(failed.id)).toMatchObject({ status: 'failed', error: 'nothing could be read' });
+    const scans = await store.scans.list({ limit: 2 });
+    expect(scans.total).toBe(3);
+    expect(scans.items.map((s) => s.id)).toEqual([failed.id, b.id]);
+
+    const page = await store.findings.list();
+    expect(page).toMatchObject({ scanId: b.id, total: 1 });
+    expect(page.items[0]).toMatchObject({
+      fingerprint: shared.fingerprint,
+      ratio: 0.85,
+      used: 170,
+      limit: 200,
+      firstSeenAt: t1.toISOString(),
+      lastSeenAt: t2.toISOString(),
+    });
+    const filtered = await store.findings.list({ scanId: a.id, severity: 'warning', accountId: shared.resource.accountId, clusterId: 'c-alpha' });
+    expect(filtered.items.map((f) => f.resource.id)).toEqual(['lb-a']);
+    expect((await store.findings.list({ scanId: a.id, checkId: 'clb-backend-quota', limit: 1, offset: 1 })).items).toHaveLength(1);
+    expect(await store.findings.forScan(a.id)).toHaveLength(2);
+    await expect(store.scans.fail(b.id, 'late')).rejects.toBeInstanceOf(StoreError);
+  });
+
+  it('inserts in chunks over the single connection', async () => {
+    const n = FINDING_ROWS_PER_INSERT + 500;
+    const scan = await store.scans.create({ source: 'distributed' });
+    await store.scans.complete(scan.id, { findings: makeFindings(n), coverage: [] });
+    expect((await store.findings.list({ scanId: scan.id, limit: 1 })).total).toBe(n);
+  });
+
+  it('keeps data in a data directory across restarts', async () => {
+    const dataDir = mkdtempSync(join(tmpdir(), 'fleet-audit-pglite-'));
+    try {
+      const first = await startEmbeddedPostgres({ dataDir });
+      const s1 = await Store.open({ connectionString: first.connectionString, migrate: true, poolMax: first.poolMax });
+      const scan = await s1.scans.create({ source: 'offline', fleetName: 'persisted' });
+      await s1.scans.complete(scan.id, { findings: [makeFinding()], coverage: [] });
+      await s1.close();
+      await first.close();
+
+      const second = await startEmbeddedPostgres({ dataDir });
+      const s2 = await Store.open({ connectionString: second.connectionString, migrate: true, poolMax: second.poolMax });
+      try {
+        expect(await s2.scans.get(scan.id)).toMatchObject({ fleetName: 'persisted', status: 'succeeded' });
+        expect((await s2.findings.list()).total).toBe(1);
+      } finally {
+        await s2.close();
+        await second.close();
+      }
+    } finally {
+      rmSync(dataDir, { recursive: true, force: true });
+    }
+  });
+});

@@ -1,0 +1,293 @@
+/**
+ * libs/store on the real PostgreSQL at 127.0.0.1:5432: scans, findings, fingerprints, paging,
+ * transactions and chunking. The file has a database of its own (global state such as "latest
+ * succeeded scan" must not see other files' rows).
+ */
+import { Client } from 'pg';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import {
+  FINDING_ROWS_PER_INSERT,
+  MAX_BIND_PARAMETERS,
+  Store,
+  StoreError,
+  type StoredFinding,
+} from '@app/store';
+import type { Finding } from '@app/domain';
+import { createTestDatabase, type TestDatabase } from './test-database.util';
+import { makeCoverage, makeFinding, makeFindings } from './finding.factory';
+
+/** The stored form of a finding: the same fields plus first/last seen. */
+function withoutSeen(f: StoredFinding): Finding {
+  const copy: Finding & Partial<Pick<StoredFinding, 'firstSeenAt' | 'lastSeenAt'>> = { ...f };
+  delete copy.firstSeenAt;
+  delete copy.lastSeenAt;
+  return copy;
+}
+
+async function expectStoreError(p: Promise<unknown>, code: StoreError['code']): Promise<StoreError> {
+  const e: unknown = await p.then(
+    () => undefined,
+    (err: unknown) => err,
+  );
+  expect(e).toBeInstanceOf(StoreError);
+  expect((e as StoreError).code).toBe(code);
+  return e as StoreError;
+}
+
+describe('Store (PostgreSQL)', () => {
+  let db: TestDatabase;
+  let store: Store;
+
+  beforeAll(async () => {
+    db = await createTestDatabase();
+    store = await Store.open({ connectionString: db.url, migrate: true });
+  });
+
+  afterAll(async () => {
+    await store?.close();
+    await db?.drop();
+  });
+
+  it('migrates once: a second run applies nothing and the tables exist', async () => {
+    expect(await store.migrate()).toEqual([]);
+    const c = new Client({ connectionString: db.url });
+    await c.connect();
+    try {
+      const tables = await c.query<{ tablename: string }>(
+        `SELECT tablename FROM pg_tables WHERE schemaname = 'public' ORDER BY tablename`,
+      );
+      expect(tables.rows.map((r) => r.tablename)).toEqual(['finding_fingerprints', 'findings', 'pgmigrations', 'scans']);
+    } finally {
+      await c.end();
+    }
+  });
+
+  it('creates a running scan, completes it with findings, and reads it back', async () => {
+    const startedAt = new Date('2026-01-05T10:00:00.000Z');
+    const created = await store.scans.create({ source: 'offline', fleetName: 'demo', startedAt, settings: { warnAt: 0.8 } });
+    expect(created).toMatchObject({
+      status: 'running',
+      source: 'offline',
+      fleetName: 'demo',
+      startedAt: startedAt.toISOString(),
+      finishedAt: null,
+      error: null,
+      summary: null,
+      coverage: null,
+      settings: { warnAt: 0.8 },
+    });
+
+    const findings = [
+      makeFinding({ severity: 'critical', ratio: 0.975, used: 195, resource: { id: 'lb-crit' } }),
+      makeFinding({ resource: { id: 'lb-warn', namespace: 'web', name: 'frontend' }, figures: { services: 3, note: 'x' } }),
+      makeFinding({
+        checkId: 'ccm-version',
+        severity: 'info',
+        used: undefined,
+        limit: undefined,
+        ratio: undefined,
+        resource: { kind: 'Cluster', id: 'c-alpha', clusterId: 'c-alpha' },
+      }),
+    ];
+    const coverage = [makeCoverage(), makeCoverage({ api: 'ecs', status: 'failed', errorCode: 'Forbidden.RAM', message: 'no permission' })];
+    const finishedAt = new Date('2026-01-05T10:05:00.000Z');
+    const done = await store.scans.complete(created.id, { findings, coverage, finishedAt });
+
+    expect(done).toMatchObject({
+      id: created.id,
+      status: 'succeeded',
+      finishedAt: finishedAt.toISOString(),
+      coverage,
+      summary: { findings: 3, bySeverity: { info: 1, warning: 1, critical: 1 }, byCheck: { 'ccm-version': 1, 'clb-backend-quota': 2 } },
+    });
+    expect(await store.scans.get(created.id)).toEqual(done);
+    expect((await store.scans.latestSucceeded())?.id).toBe(created.id);
+
+    const page = await store.findings.list({ scanId: created.id });
+    expect(page.total).toBe(3);
+    expect(page.scanId).toBe(created.id);
+    // Most severe first; every field round-trips, numbers as JS numbers, optional ones absent.
+    expect(page.items.map((f) => f.severity)).toEqual(['critical', 'warning', 'info']);
+    expect(page.items.map(withoutSeen)).toEqual([findings[0], findings[1], findings[2]]);
+    expect(typeof page.items[0].ratio).toBe('number');
+    expect(page.items[0].ratio).toBe(0.975);
+    expect(page.items[2]).not.toHaveProperty('used');
+    expect(page.items.every((f) => f.firstSeenAt === startedAt.toISOString() && f.lastSeenAt === startedAt.toISOString())).toBe(true);
+
+    const listed = await store.scans.list({ limit: 10 });
+    expect(listed.items.find((s) => s.id === created.id)).toMatchObject({ status: 'succeeded', fleetName: 'demo' });
+    expect(listed.items[0]).not.toHaveProperty('coverage');
+  });
+
+  it('creates idempotently with a caller-chosen id', async () => {
+    const id = '6f1c1f2e-3b1a-4c59-9a57-6f3c2b7f0a11';
+    const first = await store.scans.create({ id, source: 'distributed', fleetName: 'first' });
+    const again = await store.scans.create({ id, source: 'live', fleetName: 'second' });
+    expect(again).toEqual(first);
+    await expectStoreError(store.scans.create({ id: 'not-a-uuid', source: 'live' }), 'INVALID_ARGUMENT');
+  });
+
+  it('re-completing a scan is idempotent and replaces its result', async () => {
+    const scan = await store.scans.create({ source: 'live', startedAt: new Date('2026-01-06T00:00:00Z') });
+    const findings = makeFindings(5);
+    await store.scans.complete(scan.id, { findings, coverage: [] });
+    const firstRead = await store.findings.list({ scanId: scan.id });
+    await store.scans.complete(scan.id, { findings, coverage: [] });
+    expect(await store.findings.list({ scanId: scan.id })).toEqual(firstRead);
+
+    // A retried analysis with a different result leaves exactly the new result.
+    await store.scans.complete(scan.id, { findings: findings.slice(0, 2), coverage: [] });
+    const after = await store.findings.list({ scanId: scan.id });
+    expect(after.total).toBe(2);
+    expect((await store.scans.get(scan.id))?.summary?.findings).toBe(2);
+  });
+
+  it('keeps one finding per fingerprint, the most severe', async () => {
+    const scan = await store.scans.create({ source: 'live' });
+    const base = makeFinding({ resource: { id: 'lb-dup' } });
+    await store.scans.complete(scan.id, {
+      findings: [base, { ...base, severity: 'critical', message: 'worse' }, { ...base, severity: 'info' }],
+      coverage: [],
+    });
+    const page = await store.findings.list({ scanId: scan.id });
+    expect(page.items).toHaveLength(1);
+    expect(page.items[0]).toMatchObject({ severity: 'critical', message: 'worse' });
+  });
+
+  it('tracks first and last sighting of fingerprints across scans, in any completion order', async () => {
+    const t1 = new Date('2026-02-01T00:00:00Z');
+    const t2 = new Date('2026-02-08T00:00:00Z');
+    const f1 = makeFinding({ checkId: 'seen-test', resource: { id: 'lb-s1' } });
+    const f2 = makeFinding({ checkId: 'seen-test', resource: { id: 'lb-s2' } });
+    const f3 = makeFinding({ checkId: 'seen-test', resource: { id: 'lb-s3' } });
+    const a = await store.scans.create({ source: 'live', startedAt: t1 });
+    const b = await store.scans.create({ source: 'live', startedAt: t2 });
+    // The later scan finishes first: sightings still follow the scans' start times.
+    await store.scans.complete(b.id, { findings: [f2, f3], coverage: [] });
+    await store.scans.complete(a.id, { findings: [f1, f2], coverage: [] });
+
+    const seen = (page: { items: StoredFinding[] }) =>
+      Object.fromEntries(page.items.map((f) => [f.resource.id, [f.firstSeenAt, f.lastSeenAt]]));
+    expect(seen(await store.findings.list({ scanId: b.id, checkId: 'seen-test' }))).toEqual({
+      'lb-s2': [t1.toISOString(), t2.toISOString()],
+      'lb-s3': [t2.toISOString(), t2.toISOString()],
+    });
+    expect(seen(await store.findings.list({ scanId: a.id, checkId: 'seen-test' }))).toEqual({
+      'lb-s1': [t1.toISOString(), t1.toISOString()],
+      'lb-s2': [t1.toISOString(), t2.toISOString()],
+    });
+    const c = new Client({ connectionString: db.url });
+    await c.connect();
+    try {
+      const row = await c.query<{ first_scan_id: string; last_scan_id: string }>(
+        'SELECT first_scan_id, last_scan_id FROM finding_fingerprints WHERE fingerprint = $1',
+        [f2.fingerprint],
+      );
+      expect(row.rows[0]).toEqual({ first_scan_id: a.id, last_scan_id: b.id });
+    } finally {
+      await c.end();
+    }
+  });
+
+  it('filters and pages findings; defaults to the latest succeeded scan', async () => {
+    const findings = makeFindings(30, (i) => ({
+      checkId: i % 3 === 0 ? 'nodeport-overlap' : 'clb-backend-quota',
+      severity: i % 5 === 0 ? 'critical' : 'warning',
+      resource: { accountId: i < 20 ? '111' : '222', clusterId: i % 2 === 0 ? 'c-even' : 'c-odd' },
+    }));
+    const latest = await store.scans.create({ source: 'offline', startedAt: new Date('2030-01-01T00:00:00Z') });
+    await store.scans.complete(latest.id, { findings, coverage: [] });
+    // A newer scan that is still running, and a newer one that failed, are not "latest succeeded".
+    await store.scans.create({ source: 'offline', startedAt: new Date('2030-02-01T00:00:00Z') });
+    const failed = await store.scans.create({ source: 'offline', startedAt: new Date('2030-03-01T00:00:00Z') });
+    await store.scans.fail(failed.id, 'boom');
+
+    const all = await store.findings.list();
+    expect(all.scanId).toBe(latest.id);
+    expect(all.total).toBe(30);
+
+    const count = (pred: (f: Finding) => boolean) => findings.filter(pred).length;
+    expect((await store.findings.list({ checkId: 'nodeport-overlap' })).total).toBe(count((f) => f.checkId === 'nodeport-overlap'));
+    expect((await store.findings.list({ severity: 'critical' })).total).toBe(count((f) => f.severity === 'critical'));
+    expect((await store.findings.list({ accountId: '222' })).total).toBe(10);
+    const combined = await store.findings.list({ clusterId: 'c-even', severity: 'critical', accountId: '111' });
+    expect(combined.total).toBe(count((f) => f.resource.clusterId === 'c-even' && f.severity === 'critical' && f.resource.accountId === '111'));
+    expect(combined.items.every((f) => f.resource.clusterId === 'c-even' && f.severity === 'critical')).toBe(true);
+    expect((await store.findings.list({ checkId: 'no-such-check' })).items).toEqual([]);
+
+    // Pages are disjoint, cover everything, and keep the order of the full listing.
+    const pages = [];
+    for (let offset = 0; offset < 30; offset += 7) pages.push(...(await store.findings.list({ limit: 7, offset })).items);
+    expect(pages.map((f) => f.fingerprint)).toEqual(all.items.map((f) => f.fingerprint));
+    const beyond = await store.findings.list({ limit: 10, offset: 100 });
+    expect(beyond).toMatchObject({ items: [], total: 30 });
+
+    await expectStoreError(store.findings.list({ limit: 1001 }), 'INVALID_ARGUMENT');
+    await expectStoreError(store.findings.list({ limit: 0 }), 'INVALID_ARGUMENT');
+    await expectStoreError(store.findings.list({ offset: -1 }), 'INVALID_ARGUMENT');
+    await expectStoreError(store.findings.list({ scanId: '00000000-0000-0000-0000-000000000000' }), 'NOT_FOUND');
+    await expectStoreError(store.findings.list({ scanId: 'nope' }), 'NOT_FOUND');
+    expect(await store.findings.forScan(latest.id)).toEqual((await store.findings.list({ limit: 1000 })).items);
+  });
+
+  it('pages scans newest first with a total', async () => {
+    const all = await store.scans.list({ limit: 1000 });
+    expect(all.total).toBe(all.items.length);
+    const starts = all.items.map((s) => s.startedAt);
+    expect([...starts].sort().reverse()).toEqual(starts);
+    const second = await store.scans.list({ limit: 2, offset: 2 });
+    expect(second.items.map((s) => s.id)).toEqual(all.items.slice(2, 4).map((s) => s.id));
+    expect(second.total).toBe(all.total);
+  });
+
+  it('records a failed scan and refuses contradicting transitions', async () => {
+    const scan = await store.scans.create({ source: 'live' });
+    const failed = await store.scans.fail(scan.id, 'Throttling.User on every region');
+    expect(failed).toMatchObject({ status: 'failed', error: 'Throttling.User on every region', summary: null });
+    expect(failed.finishedAt).not.toBeNull();
+    const again = await store.scans.fail(scan.id, 'second reason');
+    expect(again).toMatchObject({ error: 'second reason', finishedAt: failed.finishedAt });
+    await expectStoreError(store.scans.complete(scan.id, { findings: [makeFinding()], coverage: [] }), 'CONFLICT');
+    expect((await store.findings.list({ scanId: scan.id })).total).toBe(0);
+
+    const ok = await store.scans.create({ source: 'live' });
+    await store.scans.complete(ok.id, { findings: [], coverage: [] });
+    await expectStoreError(store.scans.fail(ok.id, 'late duplicate job'), 'CONFLICT');
+    expect((await store.scans.get(ok.id))?.status).toBe('succeeded');
+
+    await expectStoreError(store.scans.fail('00000000-0000-4000-8000-000000000000', 'x'), 'NOT_FOUND');
+    await expectStoreError(store.scans.complete('bogus', { findings: [], coverage: [] }), 'NOT_FOUND');
+    expect(await store.scans.get('00000000-0000-4000-8000-000000000000')).toBeNull();
+    expect(await store.scans.get('not-a-uuid')).toBeNull();
+  });
+
+  it('inserts more findings than one statement can bind, in chunks, in one transaction', async () => {
+    const n = 5_000; // 5000 rows x 18 columns = 90,000 parameters > 65,535
+    expect(n * 18).toBeGreaterThan(MAX_BIND_PARAMETERS);
+    expect(FINDING_ROWS_PER_INSERT * 18).toBeLessThanOrEqual(MAX_BIND_PARAMETERS);
+    const scan = await store.scans.create({ source: 'distributed' });
+    await store.scans.complete(scan.id, { findings: makeFindings(n), coverage: [] });
+    expect((await store.findings.list({ scanId: scan.id, limit: 1 })).total).toBe(n);
+    expect((await store.scans.get(scan.id))?.summary?.findings).toBe(n);
+  });
+
+  it('writes nothing when completing fails part-way (all or nothing)', async () => {
+    const scan = await store.scans.create({ source: 'distributed' });
+    const good = makeFindings(FINDING_ROWS_PER_INSERT + 10);
+    // The last row violates the severity CHECK: the second chunk fails after the first was written.
+    const bad = { ...makeFinding({ resource: { id: 'lb-bad' } }), severity: 'fatal' } as unknown as Finding;
+    await expect(store.scans.complete(scan.id, { findings: [...good, bad], coverage: [] })).rejects.toThrow(/severity/);
+    const after = await store.scans.get(scan.id);
+    expect(after).toMatchObject({ status: 'running', summary: null, coverage: null });
+    expect((await store.findings.list({ scanId: scan.id })).total).toBe(0);
+  });
+
+  it('reports an unreachable server as UNAVAILABLE without the password', async () => {
+    const e = await expectStoreError(
+      Store.open({ connectionString: 'postgres://postgres:s3cret-pw@127.0.0.1:1/nodb' }),
+      'UNAVAILABLE',
+    );
+    expect(e.message).toContain('127.0.0.1:1');
+    expect(e.message).not.toContain('s3cret-pw');
+  });
+});
