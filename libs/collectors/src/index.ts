@@ -4,3 +4,8 @@ export * from './offline/fleet-directory.loader';
 export * from './live/scan-config';
 export * from './offline/fleet-directory.writer';
 export * from './generate/fleet.generator';
+export * from './live/scan-config.loader';
+export * from './live/alibaba-clients.factory';
+export * from './live/collect-error.util';
+export { type CollectProgress } from './live/collect-scope.util';
+export * from './live/live-fleet.collector';

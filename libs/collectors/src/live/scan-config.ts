@@ -47,15 +47,63 @@ export const scanAccountSchema = z.object({
   auditRoleArn: z.string().regex(/^acs:ram::\d+:role\/.+$/, 'a RAM role ARN acs:ram::<uid>:role/<name>').optional(),
 });
 
+/** Page sizes the live collectors ask for, items per page (each within the API's documented maximum). */
+export const scanPageSizesSchema = z.object({
+  /** ECS DescribeInstances MaxResults: 10-100 (values outside are clamped by the API). */
+  ecs: z.number().int().min(10).max(100).default(100),
+  /** SLB DescribeLoadBalancers PageSize: 1-100. */
+  slb: z.number().int().min(1).max(100).default(100),
+  /** VPC DescribeVSwitches PageSize: 1-50. */
+  vpc: z.number().int().min(1).max(50).default(50),
+  /** Quota Center ListProductQuotas MaxResults: 1-100. */
+  quotas: z.number().int().min(1).max(100).default(100),
+  /** CS DescribeClustersV1 page_size: 1-100. */
+  cs: z.number().int().min(1).max(100).default(100),
+  /** RAM ListRoles MaxItems: 1-1000. */
+  ram: z.number().int().min(1).max(1000).default(100),
+  /** Kubernetes list `limit`: 1-5000 (kubectl's default chunk size is 500). */
+  kubernetes: z.number().int().min(1).max(5000).default(500),
+});
+
+/** How the live collectors pace and retry their calls. */
+export const collectorSettingsSchema = z.object({
+  /** Remote calls in flight per account, count. */
+  maxConcurrentPerAccount: z.number().int().positive().default(8),
+  /** Attempts per call including the first (throttling, 5xx and connection resets are retried), count. */
+  maxAttempts: z.number().int().min(1).max(10).default(4),
+  /** Base delay of the exponential backoff with full jitter, milliseconds. */
+  retryBaseDelayMs: z.number().int().min(0).default(200),
+  /** Cap of one backoff wait, milliseconds. */
+  retryMaxDelayMs: z.number().int().min(0).default(20_000),
+  /** Kubernetes API request timeout, milliseconds. */
+  kubernetesTimeoutMs: z.number().int().positive().default(30_000),
+  /** Read node sysctls through ECS Cloud Assistant (RunCommand `sysctl -n ...`); off by default. */
+  nodeSysctls: z.boolean().default(false),
+  /** Page sizes per API. */
+  pageSizes: scanPageSizesSchema.default({ ecs: 100, slb: 100, vpc: 50, quotas: 100, cs: 100, ram: 100, kubernetes: 500 }),
+});
+
 /** The whole scan config. */
 export const scanConfigSchema = z.object({
   name: z.string().min(1).default('fleet'),
   alibabaCloud: alibabaEndpointSchema.default({ protocol: 'https', readTimeoutMs: 10_000, connectTimeoutMs: 5_000 }),
   credentials: credentialsSchema.optional(),
   accounts: z.array(scanAccountSchema).min(1),
+  /** Pacing, retries and page sizes of the live collectors (all optional). */
+  collector: collectorSettingsSchema.default({
+    maxConcurrentPerAccount: 8,
+    maxAttempts: 4,
+    retryBaseDelayMs: 200,
+    retryMaxDelayMs: 20_000,
+    kubernetesTimeoutMs: 30_000,
+    nodeSysctls: false,
+    pageSizes: { ecs: 100, slb: 100, vpc: 50, quotas: 100, cs: 100, ram: 100, kubernetes: 500 },
+  }),
 });
 
 /** A validated scan config. */
 export type ScanConfig = z.infer<typeof scanConfigSchema>;
+/** Pacing and page sizes of the live collectors. */
+export type CollectorSettings = z.infer<typeof collectorSettingsSchema>;
 /** One account of a scan config. */
 export type ScanAccount = z.infer<typeof scanAccountSchema>;

@@ -1,0 +1,140 @@
+/**
+ * Reads one ACK cluster (CS 2015-12-15, ROA; research/alibaba-cloud-api.md section 2) and its
+ * Kubernetes objects. Datasets and their coverage, mirroring the offline loader's per-cluster
+ * entries:
+ *  - `cluster`: DescribeClusterDetail. If it fails the DescribeClustersV1 list item stands in for
+ *    the detail (same flat fields, no `control_plane_config`) and the coverage says `failed`;
+ *  - `addons`: ListClusterAddonInstances (`cloud-controller-manager` gives the CCM version);
+ *  - `resources`: DescribeClusterResources (`ALIYUN::RAM::Role` entries name the cluster's roles);
+ *  - `kubernetes`: DescribeClusterUserKubeconfig, then the Kubernetes API (kubernetes.collector);
+ *  - `sysctls`: node `net.ipv4.ip_local_port_range` via ECS Cloud Assistant when enabled
+ *    (node-sysctls.collector), else `absent` "not collected live yet".
+ * A 404 / `*NotFound` from an API is `absent` (nothing to read), as a missing file is offline.
+ */
+import {
+  DescribeClusterResourcesRequest,
+  DescribeClusterUserKubeconfigRequest,
+} from '@alicloud/cs20151215';
+import * as $dara from '@darabonba/typescript';
+import {
+  wireAddonsSchema,
+  wireClusterDetailSchema,
+  wireClusterResourcesSchema,
+  type WireCluster,
+  type WireClusterDetail,
+  type WireKubernetes,
+} from '@app/domain';
+import type { RegionClients } from './alibaba-clients.factory';
+import { Absent, aliCall, readDataset, type AccountScope } from './collect-scope.util';
+import { CollectError, ScanAbortedError } from './collect-error.util';
+import { loadKubeconfig, readKubernetes } from './kubernetes.collector';
+import { readNodeSysctls } from './node-sysctls.collector';
+import { stringAt, validateWire } from './wire-validate.util';
+
+const runtime = () => new $dara.RuntimeOptions({});
+
+/** Datasets recorded per cluster (for progress planning). */
+export const CLUSTER_DATASETS = 5;
+
+/** Message of the `sysctls` coverage entry while Cloud Assistant reads are off. */
+export const SYSCTLS_NOT_COLLECTED = 'not collected live yet';
+
+function absentOnNotFound<T>(read: () => Promise<T>): () => Promise<T | Absent> {
+  return async () => {
+    try {
+      return await read();
+    } catch (e) {
+      if (e instanceof CollectError && e.notFound) return new Absent(e.message);
+      throw e;
+    }
+  };
+}
+
+async function readKubernetesOf(scope: AccountScope, rc: RegionClients, clusterId: string): Promise<WireKubernetes | Absent> {
+  const target = `${scope.accountId}/${rc.regionId}/${clusterId}`;
+  let config: string | undefined;
+  try {
+    const resp = await aliCall(scope, 'DescribeClusterUserKubeconfig', target, () =>
+      rc.cs.describeClusterUserKubeconfigWithOptions(
+        clusterId,
+        new DescribeClusterUserKubeconfigRequest({ privateIpAddress: false, temporaryDurationMinutes: 60 }),
+        {},
+        runtime(),
+      ),
+    );
+    config = stringAt(resp.body?.toMap(), 'config');
+  } catch (e) {
+    if (e instanceof CollectError && e.notFound) return new Absent(e.message);
+    throw e;
+  }
+  if (!config) throw new CollectError('InvalidResponse', `DescribeClusterUserKubeconfig ${target}: malformed response at $.config: expected a kubeconfig string`);
+  const kc = loadKubeconfig(config, target);
+  try {
+    return await readKubernetes(kc, target, scope.kubeRunner, {
+      pageSize: scope.settings.pageSizes.kubernetes,
+      timeoutMs: scope.settings.kubernetesTimeoutMs,
+      ...(scope.signal ? { signal: scope.signal } : {}),
+    }, scope.clients.secrets);
+  } catch (e) {
+    if (e instanceof CollectError && e.notFound) return new Absent(e.message);
+    throw e;
+  }
+}
+
+/**
+ * Read one cluster's datasets and record their coverage.
+ * @param listed the cluster's DescribeClustersV1 item (validated)
+ * @param ecsInstanceIds the region's ECS instance ids (for Cloud Assistant), undefined if not read
+ * @returns the cluster, or undefined when DescribeClusterDetail says it no longer exists
+ */
+export async function readCluster(scope: AccountScope, rc: RegionClients, listed: WireClusterDetail): Promise<WireCluster | undefined> {
+  const clusterId = listed.cluster_id;
+  const key = { accountId: scope.accountId, regionId: rc.regionId, clusterId };
+  const target = `${scope.accountId}/${rc.regionId}/${clusterId}`;
+  let detail: WireClusterDetail | undefined;
+  try {
+    const resp = await aliCall(scope, 'DescribeClusterDetail', target, () => rc.cs.describeClusterDetailWithOptions(clusterId, {}, runtime()));
+    detail = validateWire(wireClusterDetailSchema, resp.body?.toMap() ?? {}, 'DescribeClusterDetail', target);
+    scope.coverage.record({ ...key, api: 'cluster' }, 'ok');
+  } catch (e) {
+    if (e instanceof ScanAbortedError || scope.signal?.aborted) throw new ScanAbortedError();
+    if (e instanceof CollectError && e.notFound) {
+      // Deleted between the list and the detail call: no longer part of the fleet, no coverage lines.
+      scope.coverage.unplan(CLUSTER_DATASETS);
+      return undefined;
+    }
+    const ce = e instanceof CollectError ? e : new CollectError('InternalError', `DescribeClusterDetail ${target}: ${String(e)}`);
+    scope.coverage.record({ ...key, api: 'cluster' }, 'failed', { errorCode: ce.errorCode, message: ce.message });
+  }
+  const out: WireCluster = { detail: detail ?? listed };
+  const [addons, resources, kubernetes] = await Promise.all([
+    readDataset(
+      scope,
+      { ...key, api: 'addons' },
+      absentOnNotFound(async () => {
+        const resp = await aliCall(scope, 'ListClusterAddonInstances', target, () => rc.cs.listClusterAddonInstancesWithOptions(clusterId, {}, runtime()));
+        return validateWire(wireAddonsSchema, resp.body?.toMap() ?? {}, 'ListClusterAddonInstances', target);
+      }),
+    ),
+    readDataset(
+      scope,
+      { ...key, api: 'resources' },
+      absentOnNotFound(async () => {
+        const resp = await aliCall(scope, 'DescribeClusterResources', target, () =>
+          rc.cs.describeClusterResourcesWithOptions(clusterId, new DescribeClusterResourcesRequest({}), {}, runtime()),
+        );
+        const body: unknown = $dara.toMap(resp.body) as unknown;
+        return validateWire(wireClusterResourcesSchema, body ?? [], 'DescribeClusterResources', target);
+      }),
+    ),
+    readDataset(scope, { ...key, api: 'kubernetes' }, () => readKubernetesOf(scope, rc, clusterId)),
+  ]);
+  if (addons) out.addons = addons;
+  if (resources) out.resources = resources;
+  if (kubernetes) out.kubernetes = kubernetes;
+  const sysctls = await readDataset(scope, { ...key, api: 'sysctls' }, async () =>
+    scope.settings.nodeSysctls ? readNodeSysctls(scope, rc, clusterId, kubernetes) : new Absent(SYSCTLS_NOT_COLLECTED),
+  );
+  if (sysctls) out.nodeSysctls = sysctls;
+  return out;
+}

@@ -1,0 +1,127 @@
+/**
+ * Shared plumbing of the live collectors: the coverage recorder (one entry per dataset read,
+ * mirroring the offline loader's entries: `ok` when read, `absent` when the API says there is
+ * nothing to read, `failed` with the API's error code when the read errored) with progress
+ * events, and the per-account scope every reader gets (clients, call runners, settings).
+ */
+import type { CoverageDataset, CoverageEntry } from '@app/domain';
+import type { AccountClients } from './alibaba-clients.factory';
+import type { CallRunner } from './call-runner.util';
+import { alibabaError, CollectError, redact, ScanAbortedError } from './collect-error.util';
+import type { CollectorSettings } from './scan-config';
+
+/** A progress event: `done` of `total` datasets read so far; `total` grows as clusters are found. */
+export interface CollectProgress {
+  done: number;
+  total: number;
+  /** The dataset just finished, `account/region/cluster/api`. */
+  target: string;
+}
+
+/** Which dataset of which target. */
+export interface DatasetKey {
+  accountId: string;
+  regionId?: string;
+  clusterId?: string;
+  api: CoverageDataset;
+}
+
+/** Returned by a reader when the API reports there is nothing to read (coverage `absent`). */
+export class Absent {
+  /** @param message why, one line (e.g. `ListClusterAddonInstances: 404 ErrorClusterNotFound`) */
+  constructor(readonly message: string) {}
+}
+
+/** `account/region/cluster/api` of a dataset key. */
+export function targetOf(key: Omit<DatasetKey, 'api'> & { api?: string }): string {
+  return [key.accountId, key.regionId, key.clusterId, key.api].filter((p) => p !== undefined).join('/');
+}
+
+/** Collects coverage entries in the offline loader's shape and reports progress. */
+export class CoverageRecorder {
+  readonly entries: CoverageEntry[] = [];
+  private done = 0;
+  private total = 0;
+
+  constructor(private readonly onProgress?: (e: CollectProgress) => void) {}
+
+  /** Announce `n` more datasets to read (for the progress total). */
+  plan(n: number): void {
+    this.total += n;
+  }
+
+  /** Withdraw `n` announced datasets (a target vanished while it was read). */
+  unplan(n: number): void {
+    this.total = Math.max(this.done, this.total - n);
+  }
+
+  /** Record one dataset's outcome. */
+  record(key: DatasetKey, status: CoverageEntry['status'], extra: { errorCode?: string; message?: string } = {}): void {
+    this.entries.push({
+      accountId: key.accountId,
+      ...(key.regionId !== undefined ? { regionId: key.regionId } : {}),
+      ...(key.clusterId !== undefined ? { clusterId: key.clusterId } : {}),
+      api: key.api,
+      status,
+      ...(extra.errorCode !== undefined ? { errorCode: extra.errorCode } : {}),
+      ...(extra.message !== undefined ? { message: extra.message } : {}),
+    });
+    this.done++;
+    if (this.done > this.total) this.total = this.done;
+    this.onProgress?.({ done: this.done, total: this.total, target: targetOf(key) });
+  }
+}
+
+/** What every reader of one account gets. */
+export interface AccountScope {
+  accountId: string;
+  clients: AccountClients;
+  /** Runner of Alibaba Cloud calls (one limiter per account). */
+  runner: CallRunner;
+  /** Runner of Kubernetes calls (separate limiter, so cluster reads do not starve cloud reads). */
+  kubeRunner: CallRunner;
+  settings: CollectorSettings;
+  coverage: CoverageRecorder;
+  signal?: AbortSignal;
+}
+
+/**
+ * Run one Alibaba Cloud SDK call through the account's runner; whatever it throws becomes a
+ * CollectError naming `api` and `target` (with credentials redacted).
+ */
+export function aliCall<T>(scope: AccountScope, api: string, target: string, fn: () => Promise<T>): Promise<T> {
+  return scope.runner.run(async () => {
+    try {
+      return await fn();
+    } catch (e) {
+      throw alibabaError(e, api, target, scope.clients.secrets);
+    }
+  });
+}
+
+/**
+ * Read one dataset and record its coverage: the value when read (`ok`), undefined when the
+ * reader returned Absent (`absent`) or threw (`failed`, with the CollectError's code; an
+ * unexpected error is recorded as `InternalError` so a bug never crashes the whole scan).
+ * @throws ScanAbortedError when the scan was cancelled
+ */
+export async function readDataset<T>(scope: AccountScope, key: DatasetKey, read: () => Promise<T | Absent>): Promise<T | undefined> {
+  try {
+    const v = await read();
+    if (v instanceof Absent) {
+      scope.coverage.record(key, 'absent', { message: v.message });
+      return undefined;
+    }
+    scope.coverage.record(key, 'ok');
+    return v;
+  } catch (e) {
+    if (e instanceof ScanAbortedError || scope.signal?.aborted) throw new ScanAbortedError();
+    if (e instanceof CollectError) scope.coverage.record(key, 'failed', { errorCode: e.errorCode, message: e.message });
+    else
+      scope.coverage.record(key, 'failed', {
+        errorCode: 'InternalError',
+        message: redact(`${targetOf(key)}: ${e instanceof Error ? `${e.name}: ${e.message.split('\n')[0]}` : String(e)}`, scope.clients.secrets),
+      });
+    return undefined;
+  }
+}

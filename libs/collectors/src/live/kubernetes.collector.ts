@@ -1,0 +1,151 @@
+/**
+ * Reads one cluster's Kubernetes objects through `@kubernetes/client-node` 2.x: Nodes, Services,
+ * Pods, EndpointSlices and Events of all namespaces, each list paged with `limit` + `continue` to
+ * the end (the Kubernetes API concepts "Retrieving large results sets in chunks").
+ *
+ * The client deserialises into typed models (Dates for timestamps); `toWireJson` turns them back
+ * into wire JSON (ISO strings) before the zod k8s schemas of `@app/domain` validate them, so the
+ * objects look as `kubectl get -o json` prints them and as the offline loader reads them.
+ *
+ * Pitfall (STACK.md 9): client-node refuses `http://` servers unless the kubeconfig's cluster
+ * entry has `insecure-skip-tls-verify: true`; the simulator's kubeconfig sets it.
+ */
+import { CoreV1Api, DiscoveryV1Api, KubeConfig, type ConfigurationOptions, type RequestContext } from '@kubernetes/client-node';
+import {
+  k8sEndpointSliceSchema,
+  k8sEventSchema,
+  k8sNodeSchema,
+  k8sPodSchema,
+  k8sServiceSchema,
+  type WireKubernetes,
+} from '@app/domain';
+import { z } from 'zod';
+import type { CallRunner } from './call-runner.util';
+import { CollectError, kubernetesError } from './collect-error.util';
+import { readAllByToken } from './paging.util';
+import { validateWire } from './wire-validate.util';
+
+/** A list response as client-node returns it (typed models, `metadata._continue`). */
+interface K8sList {
+  items: unknown[];
+  metadata?: { _continue?: string };
+}
+
+/** Settings of one cluster read. */
+export interface KubernetesReadOptions {
+  /** Items per list call (`limit`), count. */
+  pageSize: number;
+  /** Per-request timeout, milliseconds. */
+  timeoutMs: number;
+  /** The scan's cancellation. */
+  signal?: AbortSignal;
+}
+
+/**
+ * Parse a kubeconfig (from CS DescribeClusterUserKubeconfig) and check it names a server.
+ * @throws CollectError `InvalidKubeconfig` with a one-line reason
+ */
+export function loadKubeconfig(text: string, target: string): KubeConfig {
+  const kc = new KubeConfig();
+  try {
+    kc.loadFromString(text);
+  } catch (e) {
+    throw new CollectError('InvalidKubeconfig', `DescribeClusterUserKubeconfig ${target}: the kubeconfig cannot be parsed (${(e as Error).message.split('\n')[0]})`);
+  }
+  const cluster = kc.getCurrentCluster();
+  if (!cluster || !cluster.server)
+    throw new CollectError('InvalidKubeconfig', `DescribeClusterUserKubeconfig ${target}: the kubeconfig has no current context with a cluster server`);
+  if (cluster.server.startsWith('http://') && !cluster.skipTLSVerify)
+    throw new CollectError(
+      'InvalidKubeconfig',
+      `DescribeClusterUserKubeconfig ${target}: the kubeconfig points at plain-HTTP server ${cluster.server} without insecure-skip-tls-verify (client-node refuses it)`,
+    );
+  return kc;
+}
+
+/** Per-request options: a timeout and the scan's cancellation as the fetch AbortSignal. */
+function requestOptions(opts: KubernetesReadOptions): ConfigurationOptions {
+  const middleware = {
+    pre: (ctx: RequestContext): Promise<RequestContext> => {
+      const timeout = AbortSignal.timeout(opts.timeoutMs);
+      ctx.setSignal(opts.signal ? AbortSignal.any([timeout, opts.signal]) : timeout);
+      return Promise.resolve(ctx);
+    },
+    post: <R>(resp: R): Promise<R> => Promise.resolve(resp),
+  };
+  // client-node 2.0.1's object API types `options` with observable middleware, but its
+  // implementation wraps them as promise middleware (PromiseAPI.js `wrapOptions`).
+  return { middleware: [middleware], middlewareMergeStrategy: 'append' } as unknown as ConfigurationOptions;
+}
+
+/**
+ * Convert a client-node model object back to wire JSON: Dates become ISO strings, unset fields
+ * disappear. A JSON round trip is equivalent to client-node's `ObjectSerializer.serialize` for the
+ * kinds read here: their model property names equal the wire names (the generated models rename
+ * only `_continue`, `_from`, `_default`, `_int`, `$ref`-style fields, none of which occur in Node,
+ * Service, Pod, EndpointSlice or Event), and the serializer is not exported from the package root.
+ */
+export function toWireJson(obj: unknown): unknown {
+  return obj === undefined ? undefined : (JSON.parse(JSON.stringify(obj)) as unknown);
+}
+
+async function listAll(
+  runner: CallRunner,
+  api: string,
+  target: string,
+  opts: KubernetesReadOptions,
+  page: (limit: number, cont: string | undefined, options: ConfigurationOptions) => Promise<K8sList>,
+  secrets: readonly string[],
+): Promise<unknown[]> {
+  return readAllByToken(
+    async (cont) => {
+      const list = await runner.run(async () => {
+        try {
+          return await page(opts.pageSize, cont, requestOptions(opts));
+        } catch (e) {
+          throw kubernetesError(e, api, target, secrets);
+        }
+      });
+      return { items: list.items, nextToken: list.metadata?._continue };
+    },
+    `${api} ${target}`,
+  );
+}
+
+/**
+ * Read Nodes, Services, Pods, EndpointSlices and Events of all namespaces.
+ * @param kc the cluster's kubeconfig
+ * @param target `account/region/cluster` for messages
+ * @param runner the account's Kubernetes call runner (concurrency + retry)
+ * @throws CollectError on the first failed or malformed list (the dataset is then `failed`)
+ */
+export async function readKubernetes(kc: KubeConfig, target: string, runner: CallRunner, opts: KubernetesReadOptions, secrets: readonly string[] = []): Promise<WireKubernetes> {
+  let core: CoreV1Api;
+  let discovery: DiscoveryV1Api;
+  try {
+    core = kc.makeApiClient(CoreV1Api);
+    discovery = kc.makeApiClient(DiscoveryV1Api);
+  } catch (e) {
+    throw new CollectError('InvalidKubeconfig', `kubeconfig ${target}: ${(e as Error).message.split('\n')[0]}`);
+  }
+  const [nodes, services, pods, slices, events] = await Promise.all([
+    listAll(runner, 'list nodes', target, opts, (limit, _continue, o) => core.listNode({ limit, _continue }, o), secrets),
+    listAll(runner, 'list services', target, opts, (limit, _continue, o) => core.listServiceForAllNamespaces({ limit, _continue }, o), secrets),
+    listAll(runner, 'list pods', target, opts, (limit, _continue, o) => core.listPodForAllNamespaces({ limit, _continue }, o), secrets),
+    listAll(runner, 'list endpointslices', target, opts, (limit, _continue, o) => discovery.listEndpointSliceForAllNamespaces({ limit, _continue }, o), secrets),
+    listAll(runner, 'list events', target, opts, (limit, _continue, o) => core.listEventForAllNamespaces({ limit, _continue }, o), secrets),
+  ]);
+  return {
+    nodes: validateWire(z.array(k8sNodeSchema), nodes.map((n) => toWireJson(n)), 'list nodes', target, ['items']),
+    services: validateWire(z.array(k8sServiceSchema), services.map((s) => toWireJson(s)), 'list services', target, ['items']),
+    pods: validateWire(z.array(k8sPodSchema), pods.map((p) => toWireJson(p)), 'list pods', target, ['items']),
+    endpointSlices: validateWire(
+      z.array(k8sEndpointSliceSchema),
+      slices.map((s) => toWireJson(s)),
+      'list endpointslices',
+      target,
+      ['items'],
+    ),
+    events: validateWire(z.array(k8sEventSchema), events.map((e) => toWireJson(e)), 'list events', target, ['items']),
+  };
+}

@@ -1,0 +1,242 @@
+/**
+ * Reads the region-level datasets of one account: ECS instances, CLBs with their vServer groups,
+ * vSwitches, Quota Center SLB quotas and the ACK cluster list. Every list is paged to the end
+ * (research/alibaba-cloud-api.md section 8):
+ *  - ECS DescribeInstances: `MaxResults` + `NextToken` (TotalCount is meaningless with tokens);
+ *  - SLB DescribeLoadBalancers: `PageNumber` / `PageSize` (<= 100) / `TotalCount`, then per CLB
+ *    DescribeLoadBalancerAttribute (listeners, default server group) and DescribeVServerGroups
+ *    followed by DescribeVServerGroupAttribute per group (members are only in the attribute call);
+ *  - VPC DescribeVSwitches: `PageNumber` / `PageSize` (<= 50) / `TotalCount`;
+ *  - Quota Center ListProductQuotas `ProductCode=slb` with the region as `regionId` dimension:
+ *    `MaxResults` + `NextToken`, parameters in the form body;
+ *  - CS DescribeClustersV1: `page_number` / `page_size` / `page_info.total_count`, region filter.
+ * Product-SDK responses are turned back into wire names with the model's `toMap()`; generic-client
+ * (SLB, Quota Center) responses are already wire-shaped. Everything is validated with the wire
+ * schemas of `@app/domain`.
+ */
+import { DescribeClustersV1Request } from '@alicloud/cs20151215';
+import { DescribeInstancesRequest } from '@alicloud/ecs20140526';
+import { DescribeVSwitchesRequest } from '@alicloud/vpc20160428';
+import * as $dara from '@darabonba/typescript';
+import {
+  wireClusterDetailSchema,
+  wireEcsInstanceSchema,
+  wireLoadBalancerAttributeSchema,
+  wireQuotaSchema,
+  wireVServerGroupAttributeSchema,
+  wireVSwitchSchema,
+  type WireClusterDetail,
+  type WireEcsInstance,
+  type WireLoadBalancerAttribute,
+  type WireQuota,
+  type WireVServerGroupAttribute,
+  type WireVSwitch,
+} from '@app/domain';
+import { z } from 'zod';
+import { callQuotas, callSlb, type RegionClients } from './alibaba-clients.factory';
+import { Absent, aliCall, type AccountScope } from './collect-scope.util';
+import { CollectError } from './collect-error.util';
+import { readAllByPageNumber, readAllByToken } from './paging.util';
+import { listAt, numberAt, stringAt, validateWire } from './wire-validate.util';
+
+const runtime = () => new $dara.RuntimeOptions({});
+
+/** A response body without its `RequestId` (the fleet format stores bodies without it). */
+function withoutRequestId(body: Record<string, unknown>): Record<string, unknown> {
+  const { RequestId: _requestId, ...rest } = body;
+  return rest;
+}
+
+/** An API error that means "this action or product is not served here" (e.g. a partial simulator). */
+function notServed(e: unknown): e is CollectError {
+  return e instanceof CollectError && (e.notFound || /^(InvalidAction|InvalidApi|UnsupportedOperation|InvalidVersion)/.test(e.errorCode));
+}
+
+/**
+ * ECS DescribeInstances of a region, all pages.
+ * @throws CollectError on a failed call or malformed page
+ */
+export async function readEcsInstances(scope: AccountScope, rc: RegionClients): Promise<WireEcsInstance[]> {
+  const target = `${scope.accountId}/${rc.regionId}`;
+  const raw = await readAllByToken(async (token) => {
+    const resp = await aliCall(scope, 'DescribeInstances', target, () =>
+      rc.ecs.describeInstancesWithOptions(
+        new DescribeInstancesRequest({ regionId: rc.regionId, maxResults: scope.settings.pageSizes.ecs, ...(token ? { nextToken: token } : {}) }),
+        runtime(),
+      ),
+    );
+    const body = resp.body?.toMap() ?? {};
+    return { items: listAt(body, 'DescribeInstances', target, 'Instances', 'Instance'), nextToken: stringAt(body, 'NextToken') };
+  }, `DescribeInstances ${target}`);
+  return validateWire(z.array(wireEcsInstanceSchema), raw, 'DescribeInstances', target, ['Instances', 'Instance']);
+}
+
+/** CLBs of a region with their vServer groups (SLB 2014-05-15). */
+export interface SlbRegionData {
+  loadBalancers: WireLoadBalancerAttribute[];
+  vServerGroups: WireVServerGroupAttribute[];
+}
+
+async function readVServerGroups(scope: AccountScope, rc: RegionClients, lbId: string): Promise<WireVServerGroupAttribute[]> {
+  const target = `${scope.accountId}/${rc.regionId}/${lbId}`;
+  let body: Record<string, unknown>;
+  try {
+    body = await aliCall(scope, 'DescribeVServerGroups', target, () => callSlb(rc.slb, 'DescribeVServerGroups', { RegionId: rc.regionId, LoadBalancerId: lbId }));
+  } catch (e) {
+    if (e instanceof CollectError && e.notFound) return []; // the CLB was deleted while we read
+    throw e;
+  }
+  const ids = listAt(body, 'DescribeVServerGroups', target, 'VServerGroups', 'VServerGroup').map((g, i) => {
+    const id = stringAt(g, 'VServerGroupId');
+    if (!id) throw new CollectError('InvalidResponse', `DescribeVServerGroups ${target}: malformed response at $.VServerGroups.VServerGroup[${i}].VServerGroupId: expected a string`);
+    return id;
+  });
+  const groups = await Promise.all(
+    ids.map(async (groupId) => {
+      const gTarget = `${scope.accountId}/${rc.regionId}/${groupId}`;
+      try {
+        const attr = await aliCall(scope, 'DescribeVServerGroupAttribute', gTarget, () =>
+          callSlb(rc.slb, 'DescribeVServerGroupAttribute', { RegionId: rc.regionId, VServerGroupId: groupId }),
+        );
+        return validateWire(wireVServerGroupAttributeSchema, { LoadBalancerId: lbId, ...withoutRequestId(attr) }, 'DescribeVServerGroupAttribute', gTarget);
+      } catch (e) {
+        if (e instanceof CollectError && e.notFound) return undefined; // deleted while we read
+        throw e;
+      }
+    }),
+  );
+  return groups.filter((g): g is WireVServerGroupAttribute => g !== undefined);
+}
+
+/**
+ * SLB (CLB) instances of a region with listeners, default servers and vServer groups.
+ * A CLB or group deleted between the list and its attribute call (`*.NotFound`) is skipped.
+ * @throws CollectError on a failed call or malformed response
+ */
+export async function readSlb(scope: AccountScope, rc: RegionClients): Promise<SlbRegionData> {
+  const target = `${scope.accountId}/${rc.regionId}`;
+  const pageSize = scope.settings.pageSizes.slb;
+  const listed = await readAllByPageNumber(
+    async (page) => {
+      const body = await aliCall(scope, 'DescribeLoadBalancers', target, () =>
+        callSlb(rc.slb, 'DescribeLoadBalancers', { RegionId: rc.regionId, PageNumber: page, PageSize: pageSize }),
+      );
+      return { items: listAt(body, 'DescribeLoadBalancers', target, 'LoadBalancers', 'LoadBalancer'), totalCount: numberAt(body, 'TotalCount') };
+    },
+    pageSize,
+    `DescribeLoadBalancers ${target}`,
+  );
+  const ids = [
+    ...new Set(
+      listed.map((lb, i) => {
+        const id = stringAt(lb, 'LoadBalancerId');
+        if (!id) throw new CollectError('InvalidResponse', `DescribeLoadBalancers ${target}: malformed response at $.LoadBalancers.LoadBalancer[${i}].LoadBalancerId: expected a string`);
+        return id;
+      }),
+    ),
+  ];
+  const perLb = await Promise.all(
+    ids.map(async (lbId) => {
+      const lbTarget = `${scope.accountId}/${rc.regionId}/${lbId}`;
+      let attr: Record<string, unknown>;
+      try {
+        attr = await aliCall(scope, 'DescribeLoadBalancerAttribute', lbTarget, () =>
+          callSlb(rc.slb, 'DescribeLoadBalancerAttribute', { RegionId: rc.regionId, LoadBalancerId: lbId }),
+        );
+      } catch (e) {
+        if (e instanceof CollectError && e.notFound) return undefined;
+        throw e;
+      }
+      const lb = validateWire(wireLoadBalancerAttributeSchema, withoutRequestId(attr), 'DescribeLoadBalancerAttribute', lbTarget);
+      const groups = await readVServerGroups(scope, rc, lbId);
+      return { lb, groups };
+    }),
+  );
+  const loadBalancers: WireLoadBalancerAttribute[] = [];
+  const vServerGroups: WireVServerGroupAttribute[] = [];
+  for (const x of perLb) {
+    if (!x) continue;
+    loadBalancers.push(x.lb);
+    vServerGroups.push(...x.groups);
+  }
+  return { loadBalancers, vServerGroups };
+}
+
+/**
+ * VPC DescribeVSwitches of a region, all pages. Absent when the endpoint does not serve the
+ * action (a simulator without VPC) or reports it unknown.
+ */
+export async function readVSwitches(scope: AccountScope, rc: RegionClients): Promise<WireVSwitch[] | Absent> {
+  const target = `${scope.accountId}/${rc.regionId}`;
+  const pageSize = scope.settings.pageSizes.vpc;
+  let raw: unknown[];
+  try {
+    raw = await readAllByPageNumber(
+      async (page) => {
+        const resp = await aliCall(scope, 'DescribeVSwitches', target, () =>
+          rc.vpc.describeVSwitchesWithOptions(new DescribeVSwitchesRequest({ regionId: rc.regionId, pageNumber: page, pageSize }), runtime()),
+        );
+        const body = resp.body?.toMap() ?? {};
+        return { items: listAt(body, 'DescribeVSwitches', target, 'VSwitches', 'VSwitch'), totalCount: numberAt(body, 'TotalCount') };
+      },
+      pageSize,
+      `DescribeVSwitches ${target}`,
+    );
+  } catch (e) {
+    if (notServed(e)) return new Absent(`DescribeVSwitches is not served for ${target} (${e.errorCode})`);
+    throw e;
+  }
+  return validateWire(z.array(wireVSwitchSchema), raw, 'DescribeVSwitches', target, ['VSwitches', 'VSwitch']);
+}
+
+/**
+ * Quota Center ListProductQuotas for ProductCode `slb` in this region (dimension `regionId`), all
+ * pages. Absent when Quota Center reports no SLB quotas (the checks then use documented defaults).
+ */
+export async function readSlbQuotas(scope: AccountScope, rc: RegionClients): Promise<WireQuota[] | Absent> {
+  const target = `${scope.accountId}/${rc.regionId}`;
+  let raw: unknown[];
+  try {
+    raw = await readAllByToken(async (token) => {
+      const body = await aliCall(scope, 'ListProductQuotas', target, () =>
+        callQuotas(scope.clients.quotas, 'ListProductQuotas', {
+          ProductCode: 'slb',
+          Dimensions: [{ Key: 'regionId', Value: rc.regionId }],
+          MaxResults: scope.settings.pageSizes.quotas,
+          ...(token ? { NextToken: token } : {}),
+        }),
+      );
+      return { items: listAt(body, 'ListProductQuotas', target, 'Quotas'), nextToken: stringAt(body, 'NextToken') };
+    }, `ListProductQuotas ${target}`);
+  } catch (e) {
+    if (e instanceof CollectError && e.notFound) return new Absent(e.message);
+    throw e;
+  }
+  if (raw.length === 0) return new Absent(`ListProductQuotas ${target}: no quotas for ProductCode slb`);
+  return validateWire(z.array(wireQuotaSchema), raw, 'ListProductQuotas', target, ['Quotas']);
+}
+
+/**
+ * CS DescribeClustersV1 for this region, all pages. Each item is validated with the
+ * DescribeClusterDetail schema (the list carries the same flat fields) so it can stand in for the
+ * detail when DescribeClusterDetail fails.
+ */
+export async function readClusterList(scope: AccountScope, rc: RegionClients): Promise<WireClusterDetail[]> {
+  const target = `${scope.accountId}/${rc.regionId}`;
+  const pageSize = scope.settings.pageSizes.cs;
+  const raw = await readAllByPageNumber(
+    async (page) => {
+      const resp = await aliCall(scope, 'DescribeClustersV1', target, () =>
+        rc.cs.describeClustersV1WithOptions(new DescribeClustersV1Request({ regionId: rc.regionId, pageNumber: page, pageSize }), {}, runtime()),
+      );
+      const body = resp.body?.toMap() ?? {};
+      return { items: listAt(body, 'DescribeClustersV1', target, 'clusters'), totalCount: numberAt(body, 'page_info', 'total_count') };
+    },
+    pageSize,
+    `DescribeClustersV1 ${target}`,
+  );
+  const clusters = validateWire(z.array(wireClusterDetailSchema), raw, 'DescribeClustersV1', target, ['clusters']);
+  // The region filter is a request parameter; keep only this region's clusters in case a server ignores it.
+  const seen = new Set<string>();
+  return clusters.filter((c) => c.region_id === rc.regionId && !seen.has(c.cluster_id) && seen.add(c.cluster_id));
+}
