@@ -1,0 +1,37 @@
+/**
+ * The kubeconfig CS DescribeClusterUserKubeconfig hands out for a simulated cluster: the
+ * cluster's Kubernetes API at `http://<endpoint>/k8s/<clusterId>` with a bearer token.
+ * Layout follows what ACK returns (cluster `kubernetes`, user named by the account id, context
+ * `<user>-<clusterId>`), with a token instead of a client certificate.
+ */
+import { stringify } from 'yaml';
+
+/** Inputs of {@link buildKubeconfig}. */
+export interface KubeconfigInput {
+  clusterId: string;
+  /** `host:port` of the simulator. */
+  endpoint: string;
+  /** The cluster's bearer token. */
+  token: string;
+  /** kubeconfig user name (the account id, as ACK names it). */
+  userName: string;
+}
+
+/** Base URL of a simulated cluster's Kubernetes API. */
+export function kubernetesServerUrl(endpoint: string, clusterId: string): string {
+  return `http://${endpoint}/k8s/${clusterId}`;
+}
+
+/** Kubeconfig YAML for one simulated cluster. */
+export function buildKubeconfig(input: KubeconfigInput): string {
+  const context = `${input.userName}-${input.clusterId}`;
+  return stringify({
+    apiVersion: 'v1',
+    kind: 'Config',
+    clusters: [{ name: 'kubernetes', cluster: { server: kubernetesServerUrl(input.endpoint, input.clusterId), 'insecure-skip-tls-verify': true } }],
+    contexts: [{ name: context, context: { cluster: 'kubernetes', user: input.userName } }],
+    'current-context': context,
+    preferences: {},
+    users: [{ name: input.userName, user: { token: input.token } }],
+  });
+}

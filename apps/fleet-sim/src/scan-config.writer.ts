@@ -1,0 +1,47 @@
+/**
+ * Writes the ready-to-use scan config for a running simulator: the `fleet-audit scan --config`
+ * file (schema `libs/collectors/src/live/scan-config.ts`) pointing every product at the
+ * simulator over plain HTTP with the simulator's test AccessKey.
+ */
+import { mkdtempSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import type { AccountEntry } from './fleet/fleet-index.repository';
+
+/** File name of the written config inside the config directory. */
+export const SCAN_CONFIG_FILE = 'scan-config.json';
+
+/** The scan config (input form of `scanConfigSchema`) for a simulator. */
+export interface SimScanConfig {
+  name: string;
+  alibabaCloud: { endpoint: string; protocol: 'http' };
+  credentials: { accessKeyId: string; accessKeySecret: string };
+  accounts: { accountId: string; name: string; regions: string[] }[];
+}
+
+/**
+ * Build the config. Only accounts that have at least one region are listed (the scan config
+ * needs one).
+ */
+export function buildScanConfig(fleetName: string, endpoint: string, accessKeyId: string, accessKeySecret: string, accounts: readonly AccountEntry[]): SimScanConfig {
+  return {
+    name: fleetName,
+    alibabaCloud: { endpoint, protocol: 'http' },
+    credentials: { accessKeyId, accessKeySecret },
+    accounts: accounts
+      .filter((a) => a.regions.length > 0)
+      .map((a) => ({ accountId: a.accountId, name: a.wire.account.name, regions: a.regions.map((r) => r.regionId) })),
+  };
+}
+
+/**
+ * Write the config as JSON (mode 0600: it holds the simulator's AccessKey secret).
+ * @param configDir target directory; default a fresh `<tmpdir>/fleet-sim-XXXXXX`
+ * @returns the file's path
+ */
+export function writeScanConfig(config: SimScanConfig, configDir?: string): string {
+  const dir = configDir ?? mkdtempSync(join(tmpdir(), 'fleet-sim-'));
+  const path = join(dir, SCAN_CONFIG_FILE);
+  writeFileSync(path, `${JSON.stringify(config, null, 2)}\n`, { mode: 0o600 });
+  return path;
+}

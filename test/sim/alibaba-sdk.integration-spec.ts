@@ -1,0 +1,254 @@
+/**
+ * The simulator read through the official Alibaba Cloud SDKs (V3 signatures, the SDKs'
+ * default): models populated, paging to the end, errors with the right class and code.
+ */
+import { readFileSync } from 'node:fs';
+import * as $Cs from '@alicloud/cs20151215';
+import * as $Ecs from '@alicloud/ecs20140526';
+import { ClientError } from '@alicloud/openapi-core';
+import * as $Ram from '@alicloud/ram20150501';
+import { readFleetDirectory, scanConfigSchema } from '@app/collectors';
+import { simulatorReadyLine, startSimulator, type RunningSimulator } from '@app/fleet-sim';
+import { parse } from 'yaml';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { callRoa, callRpc, csClient, ecsClient, ramClient } from './sim-clients.util';
+import { SIM_FLEET_IDS as IDS, writeSimFleet } from './sim-fleet.factory';
+
+let sim: RunningSimulator;
+
+beforeAll(async () => {
+  sim = await startSimulator({ fleet: readFleetDirectory(writeSimFleet()) });
+});
+afterAll(async () => {
+  await sim.close();
+});
+
+describe('startSimulator', () => {
+  it('listens on loopback and writes a valid scan config', () => {
+    expect(sim.endpoint).toBe(`127.0.0.1:${sim.port}`);
+    expect(sim.accountId).toBe(IDS.accountId);
+    const config = scanConfigSchema.parse(JSON.parse(readFileSync(sim.configPath, 'utf8')));
+    expect(config.alibabaCloud).toMatchObject({ endpoint: sim.endpoint, protocol: 'http' });
+    expect(config.credentials).toEqual({ accessKeyId: 'sim-access-key', accessKeySecret: 'sim-access-secret' });
+    expect(config.accounts).toEqual([{ accountId: IDS.accountId, name: 'sim-prod', regions: [IDS.regionId] }]);
+    expect(JSON.parse(simulatorReadyLine(sim))).toEqual({ endpoint: sim.endpoint, config: sim.configPath });
+  });
+});
+
+describe('ECS DescribeInstances (@alicloud/ecs20140526)', () => {
+  it('pages with MaxResults/NextToken to the end and fills the models', async () => {
+    const ecs = ecsClient(sim);
+    const seen: string[] = [];
+    let token: string | undefined;
+    let pages = 0;
+    do {
+      const r = await ecs.describeInstances(new $Ecs.DescribeInstancesRequest({ regionId: IDS.regionId, maxResults: 10, ...(token ? { nextToken: token } : {}) }));
+      const items = r.body?.instances?.instance ?? [];
+      for (const i of items) seen.push(i.instanceId ?? '');
+      expect(r.body?.requestId).toMatch(/^[0-9A-F-]{36}$/);
+      if (pages === 0) expect(items[0]?.vpcAttributes?.vpcId).toBe(IDS.vpcId);
+      token = r.body?.nextToken || undefined;
+      pages++;
+    } while (token);
+    expect(pages).toBe(3);
+    expect(seen).toHaveLength(25);
+    expect(new Set(seen).size).toBe(25);
+  });
+
+  it('clamps MaxResults to 10..100 and filters by InstanceIds and VpcId', async () => {
+    const ecs = ecsClient(sim);
+    const small = await ecs.describeInstances(new $Ecs.DescribeInstancesRequest({ regionId: IDS.regionId, maxResults: 2 }));
+    expect(small.body?.instances?.instance).toHaveLength(10);
+    const big = await ecs.describeInstances(new $Ecs.DescribeInstancesRequest({ regionId: IDS.regionId, maxResults: 500 }));
+    expect(big.body?.instances?.instance).toHaveLength(25);
+    expect(big.body?.nextToken).toBe('');
+    const byIds = await ecs.describeInstances(new $Ecs.DescribeInstancesRequest({ regionId: IDS.regionId, instanceIds: JSON.stringify(['i-bp1simtest00000003', 'i-bp1simtest00000007']) }));
+    expect(byIds.body?.instances?.instance?.map((i) => i.instanceId)).toEqual(['i-bp1simtest00000003', 'i-bp1simtest00000007']);
+    const other = await ecs.describeInstances(new $Ecs.DescribeInstancesRequest({ regionId: IDS.regionId, vpcId: IDS.otherVpcId, maxResults: 100 }));
+    expect(other.body?.instances?.instance).toHaveLength(3);
+    const tagged = await ecs.describeInstances(
+      new $Ecs.DescribeInstancesRequest({ regionId: IDS.regionId, maxResults: 100, tag: [new $Ecs.DescribeInstancesRequestTag({ key: 'ack.aliyun.com', value: IDS.clusterId })] }),
+    );
+    expect(tagged.body?.instances?.instance).toHaveLength(25);
+  });
+
+  it('answers an empty list for a region the account has no data in', async () => {
+    const r = await ecsClient(sim).describeInstances(new $Ecs.DescribeInstancesRequest({ regionId: 'eu-central-1' }));
+    expect(r.body?.instances?.instance).toEqual([]);
+    expect(r.body?.totalCount).toBe(0);
+  });
+
+  it('rejects a request without RegionId with MissingParameter', async () => {
+    const err = await ecsClient(sim)
+      .describeInstances(new $Ecs.DescribeInstancesRequest({}))
+      .then(() => undefined, (e: unknown) => e);
+    expect(err).toBeInstanceOf(ClientError);
+    expect(err).toMatchObject({ code: 'MissingParameter', statusCode: 400 });
+  });
+});
+
+describe('SLB (generic callApi)', () => {
+  it('DescribeLoadBalancers pages with PageNumber/PageSize and reports TotalCount', async () => {
+    const p1 = await callRpc(sim, 'DescribeLoadBalancers', '2014-05-15', { RegionId: IDS.regionId, PageNumber: 1, PageSize: 1 });
+    const p2 = await callRpc(sim, 'DescribeLoadBalancers', '2014-05-15', { RegionId: IDS.regionId, PageNumber: 2, PageSize: 1 });
+    const p3 = await callRpc(sim, 'DescribeLoadBalancers', '2014-05-15', { RegionId: IDS.regionId, PageNumber: 3, PageSize: 1 });
+    const ids = (b: Record<string, unknown>) => ((b['LoadBalancers'] as { LoadBalancer: { LoadBalancerId: string }[] }).LoadBalancer ?? []).map((l) => l.LoadBalancerId);
+    expect(p1['TotalCount']).toBe(2);
+    expect([...ids(p1), ...ids(p2)]).toEqual([...IDS.lbIds]);
+    expect(ids(p3)).toEqual([]);
+    const item = (p1['LoadBalancers'] as { LoadBalancer: Record<string, unknown>[] }).LoadBalancer[0] as Record<string, unknown>;
+    expect(item['Tags']).toEqual({ Tag: expect.arrayContaining([{ TagKey: 'ack.aliyun.com', TagValue: IDS.clusterId }]) });
+    expect(item['InternetChargeType']).toBe('4');
+    expect(item['InternetChargeTypeAlias']).toBe('paybytraffic');
+    expect(item).not.toHaveProperty('BackendServers');
+    expect(p1).not.toHaveProperty('Code');
+  });
+
+  it('DescribeLoadBalancers filters by ServerId and by Tag', async () => {
+    const byServer = await callRpc(sim, 'DescribeLoadBalancers', '2014-05-15', { RegionId: IDS.regionId, ServerId: 'i-bp1simtest00000004' });
+    expect(byServer['TotalCount']).toBe(1);
+    const byTag = await callRpc(sim, 'DescribeLoadBalancers', '2014-05-15', { RegionId: IDS.regionId, Tag: [{ Key: 'kubernetes.do.not.delete', Value: 'a0000000000000000000000000000002' }] });
+    expect(byTag['TotalCount']).toBe(1);
+  });
+
+  it('DescribeLoadBalancers rejects PageSize over 100', async () => {
+    await expect(callRpc(sim, 'DescribeLoadBalancers', '2014-05-15', { RegionId: IDS.regionId, PageNumber: 1, PageSize: 101 })).rejects.toMatchObject({ code: 'InvalidParameter', statusCode: 400 });
+  });
+
+  it('DescribeLoadBalancerAttribute returns the stored body, and 400 InvalidLoadBalancerId.NotFound for an unknown id', async () => {
+    const body = await callRpc(sim, 'DescribeLoadBalancerAttribute', '2014-05-15', { RegionId: IDS.regionId, LoadBalancerId: IDS.lbIds[0] });
+    expect(body['LoadBalancerId']).toBe(IDS.lbIds[0]);
+    expect(body['RequestId']).toEqual(expect.any(String));
+    expect(body['ListenerPortsAndProtocol']).toEqual({ ListenerPortAndProtocol: [expect.objectContaining({ ListenerPort: 80, ListenerProtocol: 'tcp' })] });
+    const err = await callRpc(sim, 'DescribeLoadBalancerAttribute', '2014-05-15', { RegionId: IDS.regionId, LoadBalancerId: 'lb-nope' }).then(
+      () => undefined,
+      (e: unknown) => e,
+    );
+    expect(err).toBeInstanceOf(ClientError);
+    expect(err).toMatchObject({ code: 'InvalidLoadBalancerId.NotFound', statusCode: 400 });
+    expect((err as ClientError).data).toMatchObject({ Code: 'InvalidLoadBalancerId.NotFound', HostId: 'slb.aliyuncs.com', RequestId: expect.any(String), Recommend: expect.stringContaining('InvalidLoadBalancerId.NotFound') });
+  });
+
+  it('DescribeVServerGroups and DescribeVServerGroupAttribute', async () => {
+    const groups = await callRpc(sim, 'DescribeVServerGroups', '2014-05-15', { RegionId: IDS.regionId, LoadBalancerId: IDS.lbIds[0], IncludeListener: true });
+    const list = (groups['VServerGroups'] as { VServerGroup: Record<string, unknown>[] }).VServerGroup;
+    expect(list.map((g) => g['VServerGroupId'])).toEqual([IDS.vServerGroupIds[0], IDS.vServerGroupIds[1]]);
+    expect(list[0]).toMatchObject({ VServerGroupName: expect.stringContaining('k8s/30080'), AssociatedObjects: { Listeners: { Listener: [{ Port: 80, Protocol: 'tcp' }] } } });
+    const attr = await callRpc(sim, 'DescribeVServerGroupAttribute', '2014-05-15', { RegionId: IDS.regionId, VServerGroupId: IDS.vServerGroupIds[0] });
+    expect((attr['BackendServers'] as { BackendServer: unknown[] }).BackendServer).toHaveLength(3);
+    await expect(callRpc(sim, 'DescribeVServerGroupAttribute', '2014-05-15', { RegionId: IDS.regionId, VServerGroupId: 'rsp-nope' })).rejects.toMatchObject({
+      code: 'InvalidParameter',
+      statusCode: 400,
+    });
+  });
+
+  it('unknown action is 404 InvalidAction.NotFound, unknown version 400 InvalidVersion', async () => {
+    await expect(callRpc(sim, 'DescribeNothing', '2014-05-15', { RegionId: IDS.regionId })).rejects.toMatchObject({ code: 'InvalidAction.NotFound', statusCode: 404 });
+    await expect(callRpc(sim, 'DescribeLoadBalancers', '2099-01-01', { RegionId: IDS.regionId })).rejects.toMatchObject({ code: 'InvalidVersion', statusCode: 400 });
+  });
+});
+
+describe('Quota Center ListProductQuotas (form body)', () => {
+  it('pages with MaxResults/NextToken and filters by the regionId dimension', async () => {
+    const seen: string[] = [];
+    let token: string | undefined;
+    let pages = 0;
+    do {
+      const b = await callRpc(
+        sim,
+        'ListProductQuotas',
+        '2020-05-10',
+        { ProductCode: 'slb', MaxResults: 3, Dimensions: [{ Key: 'regionId', Value: IDS.regionId }], ...(token ? { NextToken: token } : {}) },
+        { inBody: true },
+      );
+      expect(Array.isArray(b['Quotas'])).toBe(true);
+      for (const q of b['Quotas'] as { QuotaActionCode: string; Dimensions: Record<string, string> }[]) {
+        seen.push(q.QuotaActionCode);
+        expect(q.Dimensions['regionId']).toBe(IDS.regionId);
+      }
+      expect(b['TotalCount']).toBe(4);
+      token = b['NextToken'] as string | undefined;
+      pages++;
+    } while (token);
+    expect(pages).toBe(2);
+    expect(seen).toContain('slb_quota_backendservers_num');
+    expect(seen).toHaveLength(4);
+  });
+
+  it('without a regionId dimension returns every region; other products are empty', async () => {
+    const all = await callRpc(sim, 'ListProductQuotas', '2020-05-10', { ProductCode: 'slb' }, { inBody: true });
+    expect(all['Quotas']).toHaveLength(4);
+    const ecsQuotas = await callRpc(sim, 'ListProductQuotas', '2020-05-10', { ProductCode: 'ecs' }, { inBody: true });
+    expect(ecsQuotas['Quotas']).toEqual([]);
+  });
+});
+
+describe('CS (@alicloud/cs20151215)', () => {
+  it('describeClustersV1 pages and filters by region', async () => {
+    const cs = csClient(sim);
+    const r = await cs.describeClustersV1(new $Cs.DescribeClustersV1Request({ regionId: IDS.regionId, pageNumber: 1, pageSize: 10 }));
+    expect(r.body?.clusters?.[0]?.clusterId).toBe(IDS.clusterId);
+    expect(r.body?.clusters?.[0]?.tags?.[0]?.key).toBe('team');
+    expect(r.body?.pageInfo?.totalCount).toBe(1);
+    const none = await cs.describeClustersV1(new $Cs.DescribeClustersV1Request({ regionId: 'cn-beijing' }));
+    expect(none.body?.clusters).toEqual([]);
+  });
+
+  it('describeClusterDetail, and 404 ErrorClusterNotFound for an unknown cluster', async () => {
+    const cs = csClient(sim);
+    const d = await cs.describeClusterDetail(IDS.clusterId);
+    expect(d.body?.controlPlaneConfig?.nodePortRange).toBe('30000-32767');
+    expect(d.body?.currentVersion).toBe('1.30.1-aliyun.1');
+    const err = await cs.describeClusterDetail('c00000000000000000000000000000000').then(
+      () => undefined,
+      (e: unknown) => e,
+    );
+    expect(err).toBeInstanceOf(ClientError);
+    expect(err).toMatchObject({ code: 'ErrorClusterNotFound', statusCode: 404 });
+  });
+
+  it('describeClusterUserKubeconfig returns a kubeconfig for the simulated API server', async () => {
+    const r = await csClient(sim).describeClusterUserKubeconfig(IDS.clusterId, new $Cs.DescribeClusterUserKubeconfigRequest({ temporaryDurationMinutes: 60 }));
+    const kc = parse(r.body?.config ?? '') as { clusters: { cluster: Record<string, unknown> }[]; users: { user: { token: string } }[] };
+    expect(kc.clusters[0]?.cluster).toEqual({ server: `http://${sim.endpoint}/k8s/${IDS.clusterId}`, 'insecure-skip-tls-verify': true });
+    expect(kc.users[0]?.user.token).toMatch(/^sim-/);
+    expect(Date.parse(r.body?.expiration ?? '')).toBeGreaterThan(Date.now());
+  });
+
+  it('listClusterAddonInstances gives the CCM version', async () => {
+    const r = await csClient(sim).listClusterAddonInstances(IDS.clusterId);
+    expect(r.body?.addons?.find((a) => a.name === 'cloud-controller-manager')?.version).toBe('v2.10.0');
+  });
+
+  it('generic ROA call answers lowercase error bodies', async () => {
+    const err = await callRoa(sim, 'DescribeClusterDetail', '/clusters/c00000000000000000000000000000000').then(
+      () => undefined,
+      (e: unknown) => e,
+    );
+    expect((err as ClientError).data).toMatchObject({ code: 'ErrorClusterNotFound', requestId: expect.any(String), message: expect.any(String) });
+  });
+});
+
+describe('RAM (@alicloud/ram20150501)', () => {
+  it('listRoles pages with Marker/MaxItems', async () => {
+    const ram = ramClient(sim);
+    const first = await ram.listRoles(new $Ram.ListRolesRequest({ maxItems: 2 }));
+    expect(first.body?.isTruncated).toBe(true);
+    expect(first.body?.roles?.role).toHaveLength(2);
+    const second = await ram.listRoles(new $Ram.ListRolesRequest({ maxItems: 2, marker: first.body?.marker }));
+    expect(second.body?.isTruncated).toBe(false);
+    expect(second.body?.roles?.role?.map((r) => r.roleName)).toEqual(['sim-role-2']);
+  });
+
+  it('listPoliciesForRole, getPolicy, getPolicyVersion', async () => {
+    const ram = ramClient(sim);
+    const refs = await ram.listPoliciesForRole(new $Ram.ListPoliciesForRoleRequest({ roleName: IDS.roleName }));
+    expect(refs.body?.policies?.policy?.[0]?.policyName).toBe(IDS.policyName);
+    const pol = await ram.getPolicy(new $Ram.GetPolicyRequest({ policyName: IDS.policyName, policyType: 'Custom' }));
+    expect(pol.body?.defaultPolicyVersion?.versionId).toBe('v2');
+    expect(JSON.parse(pol.body?.defaultPolicyVersion?.policyDocument ?? '{}')).toMatchObject({ Version: '1' });
+    const ver = await ram.getPolicyVersion(new $Ram.GetPolicyVersionRequest({ policyName: IDS.policyName, policyType: 'Custom', versionId: 'v2' }));
+    expect(ver.body?.policyVersion?.isDefaultVersion).toBe(true);
+    await expect(ram.listPoliciesForRole(new $Ram.ListPoliciesForRoleRequest({ roleName: 'nope' }))).rejects.toMatchObject({ code: 'EntityNotExist.Role', statusCode: 404 });
+  });
+});

@@ -1,0 +1,208 @@
+/**
+ * Test factory: writes a small fleet directory (`shared/fleet-format.md`) into a fresh temp dir:
+ * one account (management), one region, two CLBs with vServer groups, ECS instances (enough for
+ * several DescribeInstances pages), quotas, RAM roles/policies and one ACK cluster with nodes,
+ * services, pods, endpoint slices and events. Sizes are overridable.
+ */
+import { mkdirSync, mkdtempSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { stringify } from 'yaml';
+
+/** Ids the factory uses, for assertions. */
+export const SIM_FLEET_IDS = {
+  accountId: '1111222233334444',
+  regionId: 'cn-hangzhou',
+  clusterId: 'c0123456789abcdef0123456789abcdef',
+  vpcId: 'vpc-bp1simtestvpc0001',
+  otherVpcId: 'vpc-bp1simtestvpc0002',
+  lbIds: ['lb-bp1simtest00000001', 'lb-bp1simtest00000002'],
+  vServerGroupIds: ['rsp-bp1simtest0001', 'rsp-bp1simtest0002', 'rsp-bp1simtest0003'],
+  roleName: 'KubernetesMasterRole-sim',
+  policyName: 'k8sMasterRolePolicy-Ccm-sim',
+} as const;
+
+/** Sizes of the generated fleet. */
+export interface SimFleetSizes {
+  /** ECS instances in the region (default 25). */
+  ecs: number;
+  /** Kubernetes nodes (default 7; each backed by one of the first ECS instances). */
+  nodes: number;
+  /** RAM roles (default 3). */
+  roles: number;
+}
+
+const ecsId = (i: number): string => `i-bp1simtest${String(i).padStart(8, '0')}`;
+
+function write(file: string, data: unknown): void {
+  mkdirSync(join(file, '..'), { recursive: true });
+  writeFileSync(file, file.endsWith('.json') ? JSON.stringify(data, null, 2) : stringify(data));
+}
+
+/** Write the fleet; returns its root directory. */
+export function writeSimFleet(sizes: Partial<SimFleetSizes> = {}): string {
+  const s: SimFleetSizes = { ecs: 25, nodes: 7, roles: 3, ...sizes };
+  const ids = SIM_FLEET_IDS;
+  const root = mkdtempSync(join(tmpdir(), 'sim-fleet-'));
+  write(join(root, 'fleet.yaml'), { name: 'sim-test', description: 'fleet for simulator tests' });
+  const acc = join(root, 'accounts', ids.accountId);
+  write(join(acc, 'account.yaml'), { accountId: ids.accountId, name: 'sim-prod', regions: [ids.regionId], management: true });
+
+  const roles = Array.from({ length: s.roles }, (_, i) => ({
+    RoleName: i === 0 ? ids.roleName : `sim-role-${i}`,
+    RoleId: `30000000000000${i}`,
+    Arn: `acs:ram::${ids.accountId}:role/${i === 0 ? ids.roleName : `sim-role-${i}`}`,
+    Description: '',
+    CreateDate: '2021-01-01T00:00:00Z',
+  }));
+  write(join(acc, 'ram', 'roles.json'), roles);
+  const doc = JSON.stringify({ Version: '1', Statement: [{ Effect: 'Allow', Action: ['slb:Describe*', 'ecs:DescribeInstances'], Resource: '*' }] });
+  write(join(acc, 'ram', 'policies.json'), [{ PolicyName: ids.policyName, PolicyType: 'Custom', DefaultVersion: 'v2', Description: 'ccm', PolicyDocument: doc }]);
+  write(join(acc, 'ram', 'role-policies.json'), {
+    [ids.roleName]: [{ PolicyName: ids.policyName, PolicyType: 'Custom', DefaultVersion: 'v2', Description: 'ccm', AttachDate: '2021-01-01T00:00:00Z' }],
+  });
+
+  const reg = join(acc, 'regions', ids.regionId);
+  const ecs = Array.from({ length: s.ecs }, (_, i) => ({
+    InstanceId: ecsId(i),
+    InstanceName: `node-${i}`,
+    HostName: `node-${i}`,
+    RegionId: ids.regionId,
+    ZoneId: i % 2 === 0 ? 'cn-hangzhou-h' : 'cn-hangzhou-i',
+    Status: 'Running',
+    InstanceType: 'ecs.g6.xlarge',
+    Cpu: 4,
+    Memory: 16384,
+    VpcAttributes: {
+      VpcId: i < s.ecs - 3 ? ids.vpcId : ids.otherVpcId,
+      VSwitchId: 'vsw-bp1simtest0001',
+      NatIpAddress: '',
+      PrivateIpAddress: { IpAddress: [`192.168.0.${10 + i}`] },
+    },
+    NetworkInterfaces: { NetworkInterface: [{ NetworkInterfaceId: `eni-sim${i}`, Type: 'Primary', PrimaryIpAddress: `192.168.0.${10 + i}` }] },
+    SecurityGroupIds: { SecurityGroupId: ['sg-bp1simtest'] },
+    Tags: { Tag: [{ TagKey: 'ack.aliyun.com', TagValue: ids.clusterId }] },
+  }));
+  write(join(reg, 'ecs-instances.json'), ecs);
+  const lb = (id: string, name: string, vsg: string) => ({
+    LoadBalancerId: id,
+    LoadBalancerName: name,
+    RegionId: ids.regionId,
+    AddressType: 'internet',
+    Address: '47.0.0.1',
+    AddressIPVersion: 'ipv4',
+    NetworkType: 'vpc',
+    VpcId: ids.vpcId,
+    VSwitchId: 'vsw-bp1simtest0001',
+    LoadBalancerSpec: 'slb.s2.small',
+    InstanceChargeType: 'PayBySpec',
+    InternetChargeType: 'paybytraffic',
+    LoadBalancerStatus: 'active',
+    CreateTime: '2021-03-02T06:41:15Z',
+    Tags: { Tag: [{ TagKey: 'kubernetes.do.not.delete', TagValue: name }, { TagKey: 'ack.aliyun.com', TagValue: ids.clusterId }] },
+    ListenerPorts: { ListenerPort: [80] },
+    ListenerPortsAndProtocol: { ListenerPortAndProtocol: [{ ListenerPort: 80, ListenerProtocol: 'tcp', VServerGroupId: vsg }] },
+    BackendServers: { BackendServer: [] },
+  });
+  write(join(reg, 'load-balancers.json'), [lb(ids.lbIds[0], 'a0000000000000000000000000000001', ids.vServerGroupIds[0]), lb(ids.lbIds[1], 'a0000000000000000000000000000002', ids.vServerGroupIds[2])]);
+  const group = (id: string, lbId: string, port: number, members: number[]) => ({
+    VServerGroupId: id,
+    VServerGroupName: `k8s/${port}/svc/default/${ids.clusterId}`,
+    LoadBalancerId: lbId,
+    CreateTime: '2021-03-02T06:41:18Z',
+    BackendServers: { BackendServer: members.map((m) => ({ ServerId: ecsId(m), ServerIp: `192.168.0.${10 + m}`, Port: port, Weight: 100, Type: 'ecs' })) },
+  });
+  write(join(reg, 'vserver-groups.json'), [
+    group(ids.vServerGroupIds[0], ids.lbIds[0], 30080, [0, 1, 2]),
+    group(ids.vServerGroupIds[1], ids.lbIds[0], 30443, [0]),
+    group(ids.vServerGroupIds[2], ids.lbIds[1], 31000, [3, 4]),
+  ]);
+  write(
+    join(reg, 'quotas.json'),
+    ['slb_quota_instances_num', 'slb_quota_backendservers_num', 'slb_quota_listeners_num', 'slb_quota_backendserver_attached_num'].map((code, i) => ({
+      ProductCode: 'slb',
+      QuotaActionCode: code,
+      QuotaName: code,
+      TotalQuota: [60, 200, 50, 50][i],
+      TotalUsage: [2, 3, 1, 2][i],
+      Dimensions: { regionId: ids.regionId },
+    })),
+  );
+
+  const cl = join(reg, 'clusters', ids.clusterId);
+  write(join(cl, 'cluster.json'), {
+    cluster_id: ids.clusterId,
+    name: 'sim-cluster',
+    region_id: ids.regionId,
+    cluster_type: 'ManagedKubernetes',
+    cluster_spec: 'ack.pro.small',
+    state: 'running',
+    current_version: '1.30.1-aliyun.1',
+    created: '2021-03-01T00:00:00Z',
+    vpc_id: ids.vpcId,
+    external_loadbalancer_id: 'lb-bp1simapiserver001',
+    tags: [{ key: 'team', value: 'sim' }],
+    control_plane_config: { node_port_range: '30000-32767' },
+  });
+  write(join(cl, 'addons.json'), { addons: [{ name: 'cloud-controller-manager', version: 'v2.10.0', state: 'active' }] });
+  const nodes = Array.from({ length: s.nodes }, (_, i) => ({
+    apiVersion: 'v1',
+    kind: 'Node',
+    metadata: { name: `cn-hangzhou.192.168.0.${10 + i}`, labels: { 'kubernetes.io/os': 'linux', pool: i % 2 === 0 ? 'a' : 'b' }, creationTimestamp: '2021-03-01T00:00:00Z' },
+    spec: { providerID: `cn-hangzhou.${ecsId(i)}` },
+    status: { conditions: [{ type: 'Ready', status: 'True' }], addresses: [{ type: 'InternalIP', address: `192.168.0.${10 + i}` }], nodeInfo: { kubeletVersion: 'v1.30.1-aliyun.1' } },
+  }));
+  write(join(cl, 'kubernetes', 'nodes.yaml'), { apiVersion: 'v1', kind: 'List', items: nodes });
+  const svc = (name: string, ns: string, type: string, nodePort?: number) => ({
+    apiVersion: 'v1',
+    kind: 'Service',
+    metadata: { name, namespace: ns, creationTimestamp: '2021-03-02T00:00:00Z' },
+    spec: { type, externalTrafficPolicy: type === 'LoadBalancer' ? 'Cluster' : undefined, selector: { app: name }, clusterIP: '172.21.0.10', ports: [{ name: 'http', protocol: 'TCP', port: 80, targetPort: 8080, ...(nodePort ? { nodePort } : {}) }] },
+    status: type === 'LoadBalancer' ? { loadBalancer: { ingress: [{ ip: '47.0.0.1' }] } } : {},
+  });
+  write(join(cl, 'kubernetes', 'services.yaml'), {
+    apiVersion: 'v1',
+    kind: 'List',
+    items: [svc('web', 'default', 'LoadBalancer', 30080), svc('api', 'shop', 'LoadBalancer', 31000), svc('db', 'shop', 'ClusterIP'), svc('kube-dns', 'kube-system', 'ClusterIP')],
+  });
+  const pod = (name: string, ns: string, node: number) => ({
+    apiVersion: 'v1',
+    kind: 'Pod',
+    metadata: { name, namespace: ns, labels: { app: name.split('-')[0] as string }, creationTimestamp: '2021-03-02T00:00:00Z' },
+    spec: { nodeName: `cn-hangzhou.192.168.0.${10 + node}`, containers: [{ name: 'main' }] },
+    status: { phase: 'Running', podIP: `172.20.0.${node + 2}` },
+  });
+  write(join(cl, 'kubernetes', 'pods.yaml'), { apiVersion: 'v1', kind: 'List', items: [pod('web-1', 'default', 0), pod('web-2', 'default', 1), pod('api-1', 'shop', 2)] });
+  write(join(cl, 'kubernetes', 'endpointslices.yaml'), {
+    apiVersion: 'v1',
+    kind: 'List',
+    items: [
+      {
+        apiVersion: 'discovery.k8s.io/v1',
+        kind: 'EndpointSlice',
+        metadata: { name: 'web-abc12', namespace: 'default', labels: { 'kubernetes.io/service-name': 'web' } },
+        addressType: 'IPv4',
+        ports: [{ name: 'http', port: 8080, protocol: 'TCP' }],
+        endpoints: [{ addresses: ['172.20.0.2'], conditions: { ready: true }, nodeName: 'cn-hangzhou.192.168.0.10', targetRef: { kind: 'Pod', name: 'web-1' } }],
+      },
+    ],
+  });
+  write(join(cl, 'kubernetes', 'events.yaml'), {
+    apiVersion: 'v1',
+    kind: 'List',
+    items: [
+      {
+        apiVersion: 'v1',
+        kind: 'Event',
+        metadata: { name: 'web.17a', namespace: 'default' },
+        type: 'Warning',
+        reason: 'SyncLoadBalancerFailed',
+        message: 'quota exceeded',
+        count: 3,
+        involvedObject: { kind: 'Service', namespace: 'default', name: 'web' },
+        lastTimestamp: '2026-11-20T00:00:00Z',
+      },
+    ],
+  });
+  return root;
+}
