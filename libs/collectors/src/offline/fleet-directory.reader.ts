@@ -80,7 +80,9 @@ class Reader {
   }
 
   parse<S extends z.ZodType>(file: string, schema: S, data: unknown, basePath: readonly PropertyKey[] = []): z.output<S> {
-    const r = schema.safeParse(data);
+    // reportInput: zod 4 only puts the offending value on an issue when asked; describeIssue needs it
+    // to say "got string" rather than "got missing" for a present value of the wrong type.
+    const r = schema.safeParse(data, { reportInput: true });
     if (!r.success) {
       const issue = r.error.issues[0];
       throw new FleetValidationError(this.rel(file), jsonPathOf([...basePath, ...issue.path]), describeIssue(issue));
