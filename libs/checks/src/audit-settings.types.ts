@@ -1,0 +1,51 @@
+import type { Severity } from '@app/domain';
+
+/**
+ * Settings of an audit (STYLE.md F.26): quota thresholds, check-specific thresholds, and per-check
+ * enabled state and severity override. Defaults: `DEFAULT_AUDIT_SETTINGS`.
+ */
+export interface AuditSettings {
+  /**
+   * Quota thresholds as fractions of the effective quota (checks.md "Quota checks take thresholds from
+   * config (defaults: warning at 80 %, critical at 95 %)").
+   */
+  quota: {
+    /** Warning at or above this ratio (0..1), default 0.8. */
+    warningRatio: number;
+    /** Critical at or above this ratio (0..1), default 0.95; must be >= warningRatio. */
+    criticalRatio: number;
+  };
+  /** `CLUSTER_MODE_BLOWUP` thresholds. */
+  clusterModeBlowup: {
+    /** Fail when attached / Local-mode backends is at least this factor, default 2. */
+    minFactor: number;
+    /** ...and Cluster mode attaches at least this many extra backend entries (count), default 10. */
+    minExtraBackends: number;
+  };
+  /** CCM-related settings. */
+  ccm: {
+    /**
+     * Target CCM version of `CCM_RAM_PERMISSION_GAP` besides the installed one (default `v2.12.1`, the
+     * first version needing every permission seed 000 documents).
+     */
+    ramTargetVersion: string;
+  };
+  /** Per-check overrides by check id. */
+  checks: Record<string, CheckSettings>;
+}
+
+/** Per-check settings. */
+export interface CheckSettings {
+  /** `false` disables the check: no results at all. Default true. */
+  enabled?: boolean;
+  /** Replaces the severity of every result of the check. */
+  severity?: Severity;
+}
+
+/** Partial settings as callers pass them (CLI, API, config); merged over the defaults. */
+export interface PartialAuditSettings {
+  quota?: Partial<AuditSettings['quota']>;
+  clusterModeBlowup?: Partial<AuditSettings['clusterModeBlowup']>;
+  ccm?: Partial<AuditSettings['ccm']>;
+  checks?: Record<string, CheckSettings>;
+}

@@ -1,0 +1,92 @@
+import { severityRank, type CheckResult, type Finding, type FleetSnapshot } from '@app/domain';
+import type { PartialAuditSettings } from './audit-settings.types';
+import { resolveAuditSettings } from './audit-settings.util';
+import { CHECKS, CHECK_IDS } from './check.registry';
+import type { CheckContext } from './check.types';
+import { FleetIndex } from './fleet-index';
+import { fingerprintOf, resourceKeyOf } from './fingerprint.util';
+
+/** Options of `runAudit`. */
+export interface RunAuditOptions {
+  /** The analysis clock (frozen in tests). */
+  now: Date;
+  /** Overrides merged over `DEFAULT_AUDIT_SETTINGS`. */
+  settings?: PartialAuditSettings;
+}
+
+/** Output of `runAudit`. */
+export interface AuditOutput {
+  /** Every evaluated (check, resource) pair: pass, fail and skipped; sorted by check id, then resource key. */
+  results: CheckResult[];
+  /** Failed results enriched for output; sorted by severity (critical first), check id, resource id. */
+  findings: Finding[];
+}
+
+function compareStrings(a: string, b: string): number {
+  return a < b ? -1 : a > b ? 1 : 0;
+}
+
+/**
+ * Runs every enabled check over a snapshot: builds the index once, evaluates each check, applies the
+ * per-check severity override, and turns failures into findings (remediation, source, fingerprint,
+ * `used` / `limit` / `ratio` copied to the top level).
+ *
+ * A check that throws (a bug: rules must not) does not abort the audit: it yields one `skipped` result
+ * per account naming the error, so the gap is visible.
+ *
+ * @throws AuditSettingsError when `options.settings` is invalid
+ */
+export function runAudit(snapshot: FleetSnapshot, options: RunAuditOptions): AuditOutput {
+  const settings = resolveAuditSettings(options.settings, CHECK_IDS);
+  const index = FleetIndex.build(snapshot);
+  const ctx: CheckContext = { snapshot, index, now: options.now, settings };
+  const results: CheckResult[] = [];
+  const findings: Finding[] = [];
+  for (const check of CHECKS) {
+    const cs = settings.checks[check.id];
+    if (cs?.enabled === false) continue;
+    let checkResults: CheckResult[];
+    try {
+      checkResults = check.evaluate(ctx);
+    } catch (e) {
+      const message = e instanceof Error ? e.message : String(e);
+      checkResults = snapshot.accounts.map((a) => ({
+        checkId: check.id,
+        status: 'skipped' as const,
+        severity: check.defaultSeverity,
+        resource: { kind: 'Account' as const, id: a.accountId, accountId: a.accountId, regionId: '' },
+        message: `Not evaluated: check ${check.id} failed: ${message}`,
+        reason: `check ${check.id} failed: ${message}`,
+      }));
+    }
+    for (const res of checkResults) {
+      const result = cs?.severity ? { ...res, severity: cs.severity } : res;
+      results.push(result);
+      if (result.status !== 'fail') continue;
+      const f = result.figures;
+      findings.push({
+        checkId: result.checkId,
+        severity: result.severity,
+        resource: result.resource,
+        message: result.message,
+        remediation: check.remediation,
+        source: check.source,
+        fingerprint: fingerprintOf(result.checkId, result.resource),
+        ...(f?.used !== undefined ? { used: f.used } : {}),
+        ...(f?.limit !== undefined ? { limit: f.limit } : {}),
+        ...(f?.ratio !== undefined ? { ratio: f.ratio } : {}),
+        ...(f ? { figures: f } : {}),
+      });
+    }
+  }
+  const keyed = results.map((r) => ({ r, k: resourceKeyOf(r.resource) }));
+  keyed.sort((a, b) => compareStrings(a.r.checkId, b.r.checkId) || compareStrings(a.k, b.k));
+  findings.sort(
+    (a, b) =>
+      severityRank(b.severity) - severityRank(a.severity) ||
+      compareStrings(a.checkId, b.checkId) ||
+      compareStrings(a.resource.id, b.resource.id) ||
+      compareStrings(a.fingerprint, b.fingerprint),
+  );
+  return { results: keyed.map((x) => x.r), findings };
+}

@@ -1,0 +1,47 @@
+import type { CheckResult, FleetSnapshot, ResourceKind, Severity } from '@app/domain';
+import type { AuditSettings } from './audit-settings.types';
+import type { FleetIndex } from './fleet-index';
+
+/**
+ * Categories of checks (checks.md sections): quotas and capacity, ownership and reuse, CCM version and
+ * RAM permissions, Service configuration.
+ */
+export type CheckCategory = 'quota' | 'ownership' | 'version' | 'configuration';
+
+/** Everything a check may read: the snapshot, its index (built once), the frozen clock and settings. */
+export interface CheckContext {
+  snapshot: FleetSnapshot;
+  index: FleetIndex;
+  /** The analysis clock (STYLE.md F.25: no `Date.now()` in rules). */
+  now: Date;
+  /** Resolved settings (defaults merged with overrides). */
+  settings: AuditSettings;
+}
+
+/**
+ * A check: one small pure unit with fixed metadata (STYLE.md F.24). `id` is a public contract
+ * (reports, waivers, metrics labels, alerts): never rename or reuse one (checks.md).
+ */
+export interface CheckDefinition {
+  /** Stable id, `/^[A-Z][A-Z0-9_]+$/` (checks.md). */
+  id: string;
+  /** One line, at most 80 characters. */
+  title: string;
+  category: CheckCategory;
+  /** Kind of resource each result is about (region-level `skipped` results use `Region`). */
+  resourceKind: ResourceKind;
+  /** Severity of a failure unless the result says otherwise (figure-dependent) or settings override it. */
+  defaultSeverity: Severity;
+  /** What the check measures and why it matters. */
+  description: string;
+  /** What to do about a failure: text from the seed documents, plus the docs URL. */
+  remediation: string;
+  /** Citations: seed file + section, CCM source file, API doc. */
+  source: string;
+  /**
+   * Evaluates every resource in scope: one `pass`, `fail` or `skipped` result per resource (never a
+   * silent pass for data that was not read). Pure: no I/O, no clock other than `ctx.now`; never throws
+   * on odd input.
+   */
+  evaluate(ctx: CheckContext): CheckResult[];
+}

@@ -1,0 +1,23 @@
+/**
+ * Public entry of libs/checks: the check catalogue (one pure unit per check), its registry, the
+ * settings and the audit engine. No I/O, no framework (ARCHITECTURE.md "Dependency direction").
+ */
+export { runAudit, type RunAuditOptions, type AuditOutput } from './audit.engine';
+export { CHECKS, CHECK_IDS, getCheck } from './check.registry';
+export { fingerprintOf, resourceKeyOf } from './fingerprint.util';
+export { DEFAULT_AUDIT_SETTINGS } from './audit-settings.constants';
+export { resolveAuditSettings } from './audit-settings.util';
+export { AuditSettingsError, type AuditSettingsErrorCode } from './audit-settings.exception';
+export type { AuditSettings, CheckSettings, PartialAuditSettings } from './audit-settings.types';
+export type { CheckCategory, CheckContext, CheckDefinition } from './check.types';
+export {
+  FleetIndex,
+  type ClbEntry,
+  type ClusterEntry,
+  type EcsAttachment,
+  type EcsEntry,
+  type NodeEntry,
+  type RegionEntry,
+  type ServiceEntry,
+} from './fleet-index';
+export { DOC_URL, SEED } from './doc-links.constants';

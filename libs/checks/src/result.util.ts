@@ -1,0 +1,113 @@
+import type { CheckResult, Clb, ClusterSnapshot, Figures, ResourceRef, Severity } from '@app/domain';
+import type { ClusterEntry, RegionEntry, ServiceEntry } from './fleet-index';
+
+/** Helpers that build resource refs and results, so every rule shapes them the same way. */
+
+/** The ResourceRef of a CLB. */
+export function clbRef(clb: Clb): ResourceRef {
+  return { kind: 'LoadBalancer', id: clb.loadBalancerId, accountId: clb.accountId, regionId: clb.regionId, ...(clb.name ? { name: clb.name } : {}) };
+}
+
+/** The ResourceRef of a region (used by region-level `skipped` results). */
+export function regionRef(r: RegionEntry): ResourceRef {
+  return { kind: 'Region', id: r.region.regionId, accountId: r.account.accountId, regionId: r.region.regionId };
+}
+
+/** The ResourceRef of a cluster. */
+export function clusterRef(cluster: ClusterSnapshot): ResourceRef {
+  return {
+    kind: 'Cluster',
+    id: cluster.clusterId,
+    accountId: cluster.accountId,
+    regionId: cluster.regionId,
+    clusterId: cluster.clusterId,
+    name: cluster.name,
+  };
+}
+
+/** The ResourceRef of a Service (`id` = `namespace/name`). */
+export function serviceRef(se: ServiceEntry): ResourceRef {
+  const c = se.cluster.cluster;
+  return {
+    kind: 'Service',
+    id: `${se.service.namespace}/${se.service.name}`,
+    accountId: c.accountId,
+    regionId: c.regionId,
+    clusterId: c.clusterId,
+    namespace: se.service.namespace,
+    name: se.service.name,
+  };
+}
+
+/** The ResourceRef of an ECS instance. */
+export function ecsRef(instanceId: string, accountId: string, regionId: string, name?: string, clusterId?: string): ResourceRef {
+  return {
+    kind: 'EcsInstance',
+    id: instanceId,
+    accountId,
+    regionId,
+    ...(clusterId ? { clusterId } : {}),
+    ...(name ? { name } : {}),
+  };
+}
+
+/** A result factory bound to one check id and its default severity. */
+export interface ResultFactory {
+  pass(resource: ResourceRef, message: string, figures?: Figures): CheckResult;
+  fail(resource: ResourceRef, message: string, opts?: { severity?: Severity; figures?: Figures }): CheckResult;
+  skipped(resource: ResourceRef, reason: string, figures?: Figures): CheckResult;
+}
+
+/** Binds result builders to a check. `skipped` repeats the reason as the message. */
+export function resultsFor(checkId: string, defaultSeverity: Severity): ResultFactory {
+  return {
+    pass: (resource, message, figures) => ({
+      checkId,
+      status: 'pass',
+      severity: defaultSeverity,
+      resource,
+      message,
+      ...(figures ? { figures } : {}),
+    }),
+    fail: (resource, message, opts) => ({
+      checkId,
+      status: 'fail',
+      severity: opts?.severity ?? defaultSeverity,
+      resource,
+      message,
+      ...(opts?.figures ? { figures: opts.figures } : {}),
+    }),
+    skipped: (resource, reason, figures) => ({
+      checkId,
+      status: 'skipped',
+      severity: defaultSeverity,
+      resource,
+      message: `Not evaluated: ${reason}`,
+      reason,
+      ...(figures ? { figures } : {}),
+    }),
+  };
+}
+
+/** Severity of a quota use ratio, or `undefined` below the warning threshold (checks.md "Severity"). */
+export function quotaSeverity(ratio: number, thresholds: { warningRatio: number; criticalRatio: number }): Severity | undefined {
+  if (ratio >= thresholds.criticalRatio) return 'critical';
+  if (ratio >= thresholds.warningRatio) return 'warning';
+  return undefined;
+}
+
+/** `0.853` -> `85.3 %`. */
+export function pct(ratio: number): string {
+  return `${(Math.round(ratio * 1000) / 10).toString()} %`;
+}
+
+/** `a, b, c (+2 more)` for long lists in messages. */
+export function listSome(items: readonly string[], max = 5): string {
+  if (items.length <= max) return items.join(', ');
+  return `${items.slice(0, max).join(', ')} (+${items.length - max} more)`;
+}
+
+/** Why a cluster's Kubernetes objects are missing (coverage message when known). */
+export function kubernetesNotRead(entry: ClusterEntry, failedMessage?: string): string {
+  return `Kubernetes objects of cluster ${entry.cluster.clusterId} were not read${failedMessage ? ` (${failedMessage})` : ''}`;
+}

@@ -1,0 +1,75 @@
+import { needClb, needNlb, parseCcmVersion, unsupportedAnnotations, type CheckResult, type Severity } from '@app/domain';
+import type { CheckDefinition } from '../check.types';
+import { DOC_URL, SEED } from '../doc-links.constants';
+import { clusterRef, kubernetesNotRead, listSome, resultsFor, serviceRef } from '../result.util';
+
+const SEVERITY: Severity = 'warning';
+const ID = 'CCM_ANNOTATION_UNSUPPORTED';
+
+/**
+ * A LoadBalancer Service uses an annotation whose documented minimum CCM version (ACK annotation doc
+ * column, `CLB_ANNOTATION_MIN_VERSIONS` / `NLB_ANNOTATION_MIN_VERSIONS` in `@app/domain`) is newer than the
+ * cluster's CCM: the annotation silently does not take effect (seeds 000/001 "What to do if a service
+ * annotation does not take effect"). The cluster is skipped when its CCM version is unknown.
+ */
+export const ccmAnnotationUnsupportedRule: CheckDefinition = {
+  id: ID,
+  title: 'Service annotation needs a newer CCM than the cluster runs',
+  category: 'version',
+  resourceKind: 'Service',
+  defaultSeverity: SEVERITY,
+  description:
+    'Compares every CLB/NLB annotation of each LoadBalancer Service with the minimum CCM version the ACK ' +
+    'annotation documentation gives for it. Older CCM versions ignore annotations they do not know.',
+  remediation:
+    'Make sure that your CCM version meets the version requirements of the annotation: upgrade the ' +
+    'cloud-controller-manager component (Upgrade the CCM component), or remove the annotation. ' +
+    DOC_URL.clbAnnotations,
+  source:
+    `${SEED.serviceFaq} "What to do if a service annotation does not take effect"; ${SEED.serviceFaqOld} same ` +
+    'section; ACK doc "Add annotations to the YAML file of a Service to configure CLB instances" and "Configure NLB ' +
+    'using annotations" (research/ccm-behaviour.md 3b)',
+  evaluate(ctx) {
+    const r = resultsFor(ID, SEVERITY);
+    const out: CheckResult[] = [];
+    for (const ce of ctx.index.clusters) {
+      const { cluster } = ce;
+      if (!cluster.kubernetes) {
+        const failed = ctx.index.failedCoverage(cluster.accountId, cluster.regionId, cluster.clusterId, 'kubernetes');
+        out.push(r.skipped(clusterRef(cluster), kubernetesNotRead(ce, failed?.message)));
+        continue;
+      }
+      const version = cluster.ccmVersion;
+      if (!version || !parseCcmVersion(version)) {
+        const why = version
+          ? `CCM version "${version}" of cluster ${cluster.clusterId} does not parse`
+          : cluster.addons
+            ? `cluster ${cluster.clusterId} lists no cloud-controller-manager add-on version`
+            : `add-ons of cluster ${cluster.clusterId} were not read`;
+        out.push(r.skipped(clusterRef(cluster), `CCM version unknown: ${why}`));
+        continue;
+      }
+      for (const service of cluster.kubernetes.services) {
+        const controller = needClb(service) ? 'clb' : needNlb(service) ? 'nlb' : undefined;
+        if (!controller) continue;
+        const ref = serviceRef({ service, cluster: ce });
+        const missing = unsupportedAnnotations(service.annotations, version, controller) ?? [];
+        if (missing.length === 0) {
+          out.push(r.pass(ref, `${ref.id}: every annotation is supported by CCM ${version}`, { ccmVersion: version }));
+          continue;
+        }
+        const items = missing.map((m) => `${m.key} (needs ${m.minimumVersion})`);
+        out.push(
+          r.fail(ref, `${ref.id} uses ${missing.length} annotation(s) that CCM ${version} does not support: ${listSome(items, 3)}`, {
+            figures: {
+              ccmVersion: version,
+              annotations: missing.map((m) => m.key),
+              minimumVersions: missing.map((m) => m.minimumVersion),
+            },
+          }),
+        );
+      }
+    }
+    return out;
+  },
+};

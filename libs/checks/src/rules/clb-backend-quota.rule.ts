@@ -1,0 +1,74 @@
+import { SLB_QUOTA_BACKEND_SERVERS, effectiveQuota, type CheckResult, type Severity } from '@app/domain';
+import type { CheckDefinition } from '../check.types';
+import { DOC_URL, SEED } from '../doc-links.constants';
+import { clbRef, pct, quotaSeverity, regionRef, resultsFor } from '../result.util';
+
+const SEVERITY: Severity = 'warning';
+const ID = 'CLB_BACKEND_QUOTA';
+
+/**
+ * Backend servers on one CLB instance vs the per-instance quota. Entries are summed over the default
+ * server group and every vServer group, across all Services sharing the CLB (seed 003: "When multiple
+ * Services share one CLB instance, the number of backend servers is cumulative"); distinct servers are
+ * reported beside. Quota: Quota Center `slb_quota_backendservers_num` of the region, else 200 (seeds
+ * 002/003). Warning / critical at the configured ratios.
+ */
+export const clbBackendQuotaRule: CheckDefinition = {
+  id: ID,
+  title: 'CLB backend servers vs the per-instance backend quota',
+  category: 'quota',
+  resourceKind: 'LoadBalancer',
+  defaultSeverity: SEVERITY,
+  description:
+    'Counts the backend server entries of each CLB instance (default server group plus every vServer group; ' +
+    'Services sharing a CLB add up) against the backend-server quota of the instance. When the quota is reached, ' +
+    'CCM fails to sync with "The backend server number has reached to the quota limit of this load balancer".',
+  remediation:
+    'Request a quota increase on the SLB Quota Management page; set externalTrafficPolicy: Local to reduce backend ' +
+    'server consumption, or in Cluster mode limit the nodes with the ' +
+    'service.beta.kubernetes.io/alibaba-cloud-loadbalancer-backend-label annotation; create a new CLB instance ' +
+    `instead of sharing one across multiple Services (the number of backend servers is cumulative). ${DOC_URL.troubleshooting}`,
+  source:
+    `${SEED.troubleshooting} "Service error events and solutions" (200-backend-server quota); ` +
+    `${SEED.serviceFaqClb} "Service error messages and solutions" (cumulative when Services share a CLB); ` +
+    `${SEED.lbConsiderations} "Quota limits"; Quota Center quota slb_quota_backendservers_num; ` +
+    'CCM pkg/provider/vmock/slb.go (InstanceBackendServerNumberOverLimit above 200)',
+  evaluate(ctx) {
+    const r = resultsFor(ID, SEVERITY);
+    const out: CheckResult[] = [];
+    for (const re of ctx.index.regions) {
+      const lbs = re.region.loadBalancers;
+      if (!lbs) {
+        const failed = ctx.index.failedCoverage(re.account.accountId, re.region.regionId, undefined, 'slb');
+        out.push(r.skipped(regionRef(re), `CLB instances of ${re.region.regionId} were not read${failed?.message ? ` (${failed.message})` : ''}`));
+        continue;
+      }
+      const { limit, limitSource } = effectiveQuota(re.region.quotas, SLB_QUOTA_BACKEND_SERVERS);
+      for (const clb of lbs) {
+        let used = clb.defaultBackendServers.length;
+        const distinct = new Set<string>();
+        for (const s of clb.defaultBackendServers) distinct.add(s.serverId);
+        for (const g of clb.vServerGroups) {
+          used += g.backendServers.length;
+          for (const s of g.backendServers) distinct.add(s.serverId);
+        }
+        const ratio = used / limit;
+        const figures = {
+          used,
+          limit,
+          ratio,
+          distinctServers: distinct.size,
+          vServerGroups: clb.vServerGroups.length,
+          limitSource,
+        };
+        const text =
+          `CLB ${clb.loadBalancerId} has ${used} backend server entries (${distinct.size} distinct servers) in ` +
+          `${clb.vServerGroups.length} vServer groups and the default group: ${pct(ratio)} of its backend quota ${limit} ` +
+          `(${limitSource === 'quota-center' ? 'Quota Center' : 'documented default'})`;
+        const severity = quotaSeverity(ratio, ctx.settings.quota);
+        out.push(severity ? r.fail(clbRef(clb), text, { severity, figures }) : r.pass(clbRef(clb), text, figures));
+      }
+    }
+    return out;
+  },
+};

@@ -1,0 +1,147 @@
+import {
+  ANNOTATION_BACKEND_TYPE,
+  SLB_QUOTA_BACKEND_ATTACHED,
+  SLB_QUOTA_BACKEND_SERVERS,
+  backendNodeExclusion,
+  effectiveQuota,
+  needClb,
+  nodeSelectionOptionsOf,
+  readyEndpointsByNode,
+  serviceTrafficPolicy,
+  type CheckResult,
+  type Severity,
+} from '@app/domain';
+import type { CheckDefinition } from '../check.types';
+import { DOC_URL, SEED } from '../doc-links.constants';
+import { clusterRef, kubernetesNotRead, pct, resultsFor, serviceRef } from '../result.util';
+
+const SEVERITY: Severity = 'warning';
+const ID = 'CLUSTER_MODE_BLOWUP';
+
+/**
+ * A CLB Service in Cluster mode attaches every eligible node on each NodePort (seed 004: "Cluster mode
+ * ... CCM attaches all nodes to the SLB backend"), where Local mode would attach only the nodes running
+ * its ready endpoints. Measures attached = eligible nodes x ports vs Local = nodes with ready endpoints x
+ * ports, the blowup factor attached / Local, and the quota it burns. Fails when the factor >=
+ * `clusterModeBlowup.minFactor` and the extra entries >= `clusterModeBlowup.minExtraBackends`; critical
+ * when the Service's CLB, or the attachment count of one of its nodes, is at or above the critical quota
+ * ratio. Services in Local or ENI mode pass (they attach only where the pods are).
+ *
+ * Node eligibility and modes: CCM backend.go / vgroups.go via `@app/domain` (`eligibleBackendNodes`,
+ * `serviceTrafficPolicy`).
+ */
+export const clusterModeBlowupRule: CheckDefinition = {
+  id: ID,
+  title: 'Cluster-mode Service attaches every node where Local mode would attach a few',
+  category: 'quota',
+  resourceKind: 'Service',
+  defaultSeverity: SEVERITY,
+  description:
+    'For each CLB Service with ECS backends in Cluster mode (externalTrafficPolicy: Cluster on Flannel, or ' +
+    'backend-type ecs), compares the backends CCM attaches (every eligible node, per port) with what Local mode ' +
+    'would attach (the nodes running its ready pods). The difference burns the per-CLB backend quota and the ' +
+    'per-ECS attachment quota for nothing.',
+  remediation:
+    'Set externalTrafficPolicy: Local (CCM then adds only the nodes where the Service\'s pods run, reducing quota ' +
+    'consumption and keeping the client source IP), or keep Cluster mode and restrict the nodes with the ' +
+    'service.beta.kubernetes.io/alibaba-cloud-loadbalancer-backend-label annotation. On Terway, ENI mode ' +
+    `(service.beta.kubernetes.io/backend-type: eni) attaches pods directly. ${DOC_URL.lbConsiderations}`,
+  source:
+    `${SEED.lbConsiderations} "Load balancing update policies" (Cluster mode attaches all nodes; Local mode only ` +
+    `nodes with pods); ${SEED.troubleshooting} first error row (Local mode / backend-label to reduce backend ` +
+    'consumption); CCM pkg/controller/service/clbv1/vgroups.go buildClusterBackends / buildLocalBackends, ' +
+    'pkg/controller/service/reconcile/backend/backend.go',
+  evaluate(ctx) {
+    const r = resultsFor(ID, SEVERITY);
+    const out: CheckResult[] = [];
+    const { minFactor, minExtraBackends } = ctx.settings.clusterModeBlowup;
+    for (const ce of ctx.index.clusters) {
+      const { cluster } = ce;
+      const k8s = cluster.kubernetes;
+      if (!k8s) {
+        const failed = ctx.index.failedCoverage(cluster.accountId, cluster.regionId, cluster.clusterId, 'kubernetes');
+        out.push(r.skipped(clusterRef(cluster), kubernetesNotRead(ce, failed?.message)));
+        continue;
+      }
+      const backendLimit = effectiveQuota(ce.region.quotas, SLB_QUOTA_BACKEND_SERVERS).limit;
+      const attachLimit = effectiveQuota(ce.region.quotas, SLB_QUOTA_BACKEND_ATTACHED).limit;
+      for (const service of k8s.services) {
+        if (!needClb(service)) continue;
+        const se = { service, cluster: ce };
+        const ref = serviceRef(se);
+        if (cluster.addons === undefined && (service.annotations[ANNOTATION_BACKEND_TYPE] ?? '') === '') {
+          out.push(r.skipped(ref, `add-ons of cluster ${cluster.clusterId} were not read: network plugin (default backend type) unknown`));
+          continue;
+        }
+        const mode = serviceTrafficPolicy(service, cluster);
+        if (mode.policy !== 'cluster') {
+          out.push(
+            r.pass(ref, `${ref.id} uses ${mode.policy === 'eni' ? 'ENI' : 'Local'} mode: only pods or nodes with pods are attached`, {
+              mode: mode.policy,
+            }),
+          );
+          continue;
+        }
+        const sel = nodeSelectionOptionsOf(service);
+        if ('error' in sel) {
+          out.push(r.skipped(ref, `backend-label does not parse (${sel.error}); CCM cannot sync this Service`));
+          continue;
+        }
+        const ports = service.ports.filter((p) => p.nodePort !== undefined).length;
+        if (ports === 0) {
+          out.push(r.pass(ref, `${ref.id} has no NodePorts: no ECS backends are attached`, { mode: 'cluster', ports: 0 }));
+          continue;
+        }
+        const eligible = ctx.index.eligibleNodes(ce, sel.options);
+        const eligibleNodes = eligible.nodes.length;
+        let localNodes = 0;
+        for (const nodeName of readyEndpointsByNode(ctx.index.endpointSlicesOf(ce, service.namespace, service.name)).keys()) {
+          const node = eligible.candidatesByName.get(nodeName);
+          if (node && node.labels['type'] !== 'virtual-kubelet' && !backendNodeExclusion(node) && node.ecsInstanceId) localNodes++;
+        }
+        const attached = eligibleNodes * ports;
+        const localWould = localNodes * ports;
+        const extra = attached - localWould;
+        const factor = eligibleNodes / Math.max(localNodes, 1);
+
+        // Quota burn: the Service's CLB (all its entries) and the busiest attached node.
+        const clb = ctx.index.clbOfService(se)?.clb;
+        let clbEntries: number | undefined;
+        if (clb) clbEntries = clb.defaultBackendServers.length + clb.vServerGroups.reduce((n, g) => n + g.backendServers.length, 0);
+        const clbRatio = (clbEntries ?? attached) / backendLimit;
+        let maxAttach = 0;
+        const attachments = ce.region.loadBalancers ? ctx.index.ecsAttachments(ce.region) : undefined;
+        if (attachments) {
+          for (const n of eligible.nodes) maxAttach = Math.max(maxAttach, attachments.get(n.ecsInstanceId ?? '')?.loadBalancers ?? 0);
+        }
+        const attachRatio = maxAttach / attachLimit;
+        const burn = Math.max(clbRatio, attachRatio);
+        const figures = {
+          used: attached,
+          limit: backendLimit,
+          ratio: clbRatio,
+          mode: 'cluster',
+          ports,
+          eligibleNodes,
+          localNodes,
+          localModeBackends: localWould,
+          extraBackends: extra,
+          blowupFactor: Math.round(factor * 100) / 100,
+          maxNodeAttachmentRatio: attachRatio,
+          ...(clb ? { loadBalancerId: clb.loadBalancerId } : {}),
+        };
+        const text =
+          `${ref.id} in Cluster mode attaches ${attached} backends (${eligibleNodes} eligible nodes x ${ports} ports) where ` +
+          `Local mode would attach ${localWould} (${localNodes} nodes with ready pods): ${extra} extra, factor ` +
+          `${figures.blowupFactor}; ${clb ? `CLB ${clb.loadBalancerId} at ${pct(clbRatio)}` : `${pct(clbRatio)}`} of the backend quota ` +
+          `${backendLimit}, busiest node at ${pct(attachRatio)} of the attachment quota ${attachLimit}`;
+        if (factor >= minFactor && extra >= minExtraBackends) {
+          out.push(r.fail(ref, text, { severity: burn >= ctx.settings.quota.criticalRatio ? 'critical' : SEVERITY, figures }));
+        } else {
+          out.push(r.pass(ref, text, figures));
+        }
+      }
+    }
+    return out;
+  },
+};

@@ -1,0 +1,74 @@
+import { SLB_QUOTA_BACKEND_ATTACHED, effectiveQuota, type CheckResult, type Severity } from '@app/domain';
+import type { CheckDefinition } from '../check.types';
+import { DOC_URL, SEED } from '../doc-links.constants';
+import { ecsRef, listSome, pct, quotaSeverity, regionRef, resultsFor } from '../result.util';
+
+const SEVERITY: Severity = 'warning';
+const ID = 'ECS_LB_ATTACHMENT_QUOTA';
+
+/**
+ * Number of CLB instances one ECS instance is a backend of vs the per-server attachment quota
+ * (`slb_quota_backendserver_attached_num`, default 50). Seed 004: in Cluster mode CCM attaches all nodes,
+ * "SLB has a quota limit on how many SLB instances an ECS instance can be attached to. This method quickly
+ * consumes the quota. When the quota is exhausted, the service fails to reconcile."
+ * Evaluated per ECS instance of the region (listed instances plus any ECS id found among CLB backends).
+ */
+export const ecsLbAttachmentQuotaRule: CheckDefinition = {
+  id: ID,
+  title: 'CLB instances per ECS instance vs the attachment quota',
+  category: 'quota',
+  resourceKind: 'EcsInstance',
+  defaultSeverity: SEVERITY,
+  description:
+    'Counts, for each ECS instance, the CLB instances that list it as a backend server (any vServer group or the ' +
+    'default group) against the quota of CLB instances one server can be added to. Flannel Services in Cluster ' +
+    'mode attach every node to every CLB and exhaust it quickly; Services then fail to reconcile.',
+  remediation:
+    'Use Services in Local mode (externalTrafficPolicy: Local) so that only nodes running the pods are attached, ' +
+    'or limit the nodes of Cluster-mode Services with the ' +
+    'service.beta.kubernetes.io/alibaba-cloud-loadbalancer-backend-label annotation; request a quota increase for ' +
+    `slb_quota_backendserver_attached_num in Quota Center. ${DOC_URL.lbConsiderations}`,
+  source:
+    `${SEED.lbConsiderations} "Load balancing update policies" (Cluster mode quickly consumes the quota); ` +
+    'Quota Center quota slb_quota_backendserver_attached_num (default 50); research/ccm-behaviour.md 7, 9',
+  evaluate(ctx) {
+    const r = resultsFor(ID, SEVERITY);
+    const out: CheckResult[] = [];
+    for (const re of ctx.index.regions) {
+      const { account, region } = re;
+      if (!region.loadBalancers) {
+        const failed = ctx.index.failedCoverage(account.accountId, region.regionId, undefined, 'slb');
+        out.push(r.skipped(regionRef(re), `CLB instances of ${region.regionId} were not read${failed?.message ? ` (${failed.message})` : ''}`));
+        continue;
+      }
+      const { limit, limitSource } = effectiveQuota(region.quotas, SLB_QUOTA_BACKEND_ATTACHED);
+      const attachments = ctx.index.ecsAttachments(region);
+      const ids = new Set<string>();
+      for (const e of region.ecsInstances ?? []) ids.add(e.instanceId);
+      for (const id of attachments.keys()) ids.add(id);
+      for (const id of ids) {
+        const a = attachments.get(id);
+        const used = a?.loadBalancers ?? 0;
+        const ecs = ctx.index.ecsById.get(id)?.ecs;
+        const node = ctx.index.nodeByEcsId.get(id);
+        const ref = ecsRef(id, account.accountId, region.regionId, ecs?.name ?? node?.node.name, node?.cluster.cluster.clusterId);
+        const ratio = used / limit;
+        const figures = {
+          used,
+          limit,
+          ratio,
+          vServerGroups: a?.groups ?? 0,
+          limitSource,
+          ...(a ? { loadBalancerIds: a.sampleLoadBalancerIds } : {}),
+        };
+        const text =
+          `ECS ${id}${node ? ` (node ${node.node.name})` : ''} is a backend of ${used} CLB instances` +
+          `${a ? ` (${a.groups} server groups; e.g. ${listSome(a.sampleLoadBalancerIds)})` : ''}: ${pct(ratio)} of the ` +
+          `attachment quota ${limit} (${limitSource === 'quota-center' ? 'Quota Center' : 'documented default'})`;
+        const severity = quotaSeverity(ratio, ctx.settings.quota);
+        out.push(severity ? r.fail(ref, text, { severity, figures }) : r.pass(ref, text, figures));
+      }
+    }
+    return out;
+  },
+};

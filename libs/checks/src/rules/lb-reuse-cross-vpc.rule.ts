@@ -1,0 +1,76 @@
+import { needClb, reusedLoadBalancerId, type CheckResult, type Severity } from '@app/domain';
+import type { CheckDefinition } from '../check.types';
+import { DOC_URL, SEED } from '../doc-links.constants';
+import { resultsFor, serviceRef } from '../result.util';
+
+const SEVERITY: Severity = 'critical';
+const ID = 'LB_REUSE_CROSS_VPC';
+
+/**
+ * A Service reuses an internal-facing (intranet) CLB whose VPC differs from the cluster's VPC: the sync fails
+ * with `Status Code: 400 Code: NetworkConflict` (seeds 002/003). Internet-facing CLBs pass (the VPC does not
+ * matter); cross-VPC reuse is supported only for NLB (seed 004).
+ */
+export const lbReuseCrossVpcRule: CheckDefinition = {
+  id: ID,
+  title: 'Reused internal-facing CLB is in another VPC than the cluster',
+  category: 'ownership',
+  resourceKind: 'Service',
+  defaultSeverity: SEVERITY,
+  description:
+    'Checks every LoadBalancer Service that reuses an existing CLB: when the CLB is internal-facing, its VPC must be ' +
+    'the cluster\'s VPC, else CCM fails with NetworkConflict.',
+  remediation:
+    'Make sure that the CLB instance and the cluster are deployed in the same VPC: reuse an internal-facing CLB of ' +
+    `the cluster's VPC (or an NLB, which supports cross-VPC reuse). ${DOC_URL.troubleshooting}`,
+  source:
+    `${SEED.troubleshooting} "Status Code: 400 Code: NetworkConflict"; ${SEED.serviceFaqClb} "Why does reusing a CLB ` +
+    `instance fail?"; ${SEED.lbConsiderations} "Which load balancers can be reused?"`,
+  evaluate(ctx) {
+    const r = resultsFor(ID, SEVERITY);
+    const out: CheckResult[] = [];
+    for (const se of ctx.index.services) {
+      if (!needClb(se.service)) continue;
+      const lbId = reusedLoadBalancerId(se.service);
+      if (!lbId) continue;
+      const ref = serviceRef(se);
+      const entry = ctx.index.clbById.get(lbId);
+      if (!entry) {
+        const region = se.cluster.region;
+        out.push(
+          r.skipped(
+            ref,
+            region.loadBalancers
+              ? `CLB ${lbId} is not among the CLB instances of ${region.regionId} (see LB_NOT_FOUND_FOR_SERVICE)`
+              : `CLB instances of ${region.regionId} were not read`,
+            { loadBalancerId: lbId },
+          ),
+        );
+        continue;
+      }
+      const clb = entry.clb;
+      if (clb.addressType !== 'intranet') {
+        out.push(r.pass(ref, `${ref.id} reuses ${clb.addressType} CLB ${lbId}: the VPC does not matter`, { loadBalancerId: lbId, addressType: clb.addressType }));
+        continue;
+      }
+      const clusterVpc = se.cluster.cluster.vpcId;
+      if (!clb.vpcId || !clusterVpc) {
+        out.push(
+          r.skipped(ref, `${!clb.vpcId ? `VPC of CLB ${lbId}` : `VPC of cluster ${se.cluster.cluster.clusterId}`} is unknown`, { loadBalancerId: lbId }),
+        );
+        continue;
+      }
+      const figures = { loadBalancerId: lbId, loadBalancerVpcId: clb.vpcId, clusterVpcId: clusterVpc };
+      if (clb.vpcId !== clusterVpc) {
+        out.push(
+          r.fail(ref, `${ref.id} reuses internal-facing CLB ${lbId} in ${clb.vpcId}, but cluster ${se.cluster.cluster.clusterId} is in ${clusterVpc}: NetworkConflict`, {
+            figures,
+          }),
+        );
+      } else {
+        out.push(r.pass(ref, `${ref.id} reuses internal-facing CLB ${lbId} in the cluster's VPC ${clusterVpc}`, figures));
+      }
+    }
+    return out;
+  },
+};
