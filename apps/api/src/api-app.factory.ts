@@ -1,0 +1,48 @@
+import type { INestApplication, LogLevel } from '@nestjs/common';
+import { NestFactory } from '@nestjs/core';
+import type { NestExpressApplication } from '@nestjs/platform-express';
+import { ApiModule, type ApiModuleOptions } from './api.module';
+import { ApiExceptionFilter } from './common/api-exception.filter';
+import { mountOpenApi } from './openapi.util';
+
+/** Options of `createApiApp`. */
+export interface ApiAppOptions extends ApiModuleOptions {
+  /**
+   * Nest logging: `true` all levels (startup, routes), `false` none, default errors and warnings
+   * only (embedded use in the CLI). Request headers, hence the token, are never logged.
+   */
+  logger?: boolean;
+}
+
+/** Shortest accepted token (characters): shorter ones are guessable. */
+export const MIN_TOKEN_LENGTH = 16;
+
+function loggerLevels(logger: boolean | undefined): LogLevel[] | false {
+  if (logger === true) return ['log', 'error', 'warn', 'debug', 'verbose', 'fatal'];
+  if (logger === false) return false;
+  return ['error', 'warn', 'fatal'];
+}
+
+/**
+ * Build the REST API application (not listening yet). The caller listens on loopback only:
+ * `await app.listen(port, '127.0.0.1')` (or `app.init()` for supertest), and closes the app
+ * before the store.
+ * @throws Error when the token is shorter than 16 characters or contains whitespace (the
+ *   message never contains the token)
+ */
+export async function createApiApp(options: ApiAppOptions): Promise<INestApplication> {
+  if (options.token.length < MIN_TOKEN_LENGTH || /\s/.test(options.token)) {
+    throw new Error(`API token must be at least ${MIN_TOKEN_LENGTH} characters without whitespace`);
+  }
+  const app = await NestFactory.create<NestExpressApplication>(ApiModule.register(options), {
+    logger: loggerLevels(options.logger),
+    // Throw on bootstrap errors instead of process.abort(): this is a library factory.
+    abortOnError: false,
+  });
+  // Also registered globally outside DI, so errors raised before routing (unknown route,
+  // malformed JSON body) get the same JSON shape.
+  app.useGlobalFilters(new ApiExceptionFilter());
+  app.disable('x-powered-by');
+  mountOpenApi(app);
+  return app;
+}

@@ -1,0 +1,34 @@
+import { describe, expect, it } from 'vitest';
+import { ApiConfigError, loadApiConfig } from './api-config';
+
+const TOKEN = 'a-secret-token-of-some-length';
+
+describe(loadApiConfig.name, () => {
+  it('reads the variables into typed, namespaced config with the default port', () => {
+    expect(loadApiConfig({ DATABASE_URL: 'postgres://u@127.0.0.1:5432/db', API_TOKEN: TOKEN })).toEqual({
+      database: { url: 'postgres://u@127.0.0.1:5432/db' },
+      api: { token: TOKEN, port: 3000 },
+    });
+    expect(loadApiConfig({ DATABASE_URL: 'postgresql://u@h/db', API_TOKEN: TOKEN, API_PORT: '8081' }).api.port).toBe(8081);
+  });
+
+  it('fails fast naming every bad variable, never echoing a value', () => {
+    let error: unknown;
+    try {
+      loadApiConfig({ DATABASE_URL: 'mysql://x', API_TOKEN: 'short-secret', API_PORT: '70000' });
+    } catch (e) {
+      error = e;
+    }
+    expect(error).toBeInstanceOf(ApiConfigError);
+    const message = (error as Error).message;
+    expect(message).toContain('DATABASE_URL must be a postgres:// or postgresql:// URL');
+    expect(message).toContain('API_TOKEN must be at least 16 characters');
+    expect(message).toContain('API_PORT must be a port number from 1 to 65535');
+    expect(message).not.toContain('short-secret');
+    expect(message).not.toContain('mysql://x');
+  });
+
+  it('names missing required variables', () => {
+    expect(() => loadApiConfig({})).toThrow(/DATABASE_URL is required.*API_TOKEN is required/);
+  });
+});

@@ -1,0 +1,53 @@
+/**
+ * Configuration of the standalone API process (`main.ts`), declared once and validated at boot
+ * (STYLE.md C.10-12). Only `main.ts` passes `process.env` here; nothing else reads it.
+ */
+import { z } from 'zod';
+import { MIN_TOKEN_LENGTH } from './api-app.factory';
+
+/** Variables, with descriptions and sensitivity (sensitive values never appear in messages). */
+const apiEnvSchema = z.object({
+  /** PostgreSQL URL (`postgres://user[:password]@host:port/db`). Sensitive (may hold a password). */
+  DATABASE_URL: z
+    .string('is required (postgres://user@host:port/database)')
+    .regex(/^postgres(ql)?:\/\/\S+$/, 'must be a postgres:// or postgresql:// URL'),
+  /** Bearer token of `/v1`. Sensitive. */
+  API_TOKEN: z
+    .string('is required (a random secret of at least 16 characters)')
+    .min(MIN_TOKEN_LENGTH, `must be at least ${MIN_TOKEN_LENGTH} characters`)
+    .regex(/^\S+$/, 'must not contain whitespace'),
+  /** TCP port on 127.0.0.1. Default 3000. */
+  API_PORT: z
+    .string()
+    .regex(/^\d{1,5}$/, 'must be a port number from 1 to 65535')
+    .transform(Number)
+    .pipe(z.number().int().min(1, 'must be a port number from 1 to 65535').max(65_535, 'must be a port number from 1 to 65535'))
+    .optional()
+    .default(3000),
+});
+
+/** Validated configuration of the API process. */
+export interface ApiConfig {
+  database: { url: string };
+  api: { token: string; port: number };
+}
+
+/** Invalid or missing environment variables; the message names them and never shows values. */
+export class ApiConfigError extends Error {
+  override readonly name = 'ApiConfigError';
+}
+
+/**
+ * Validate the environment once, at boot.
+ * @param env the process environment (or a test double)
+ * @throws ApiConfigError listing every invalid variable and why
+ */
+export function loadApiConfig(env: Record<string, string | undefined>): ApiConfig {
+  const parsed = apiEnvSchema.safeParse({ DATABASE_URL: env.DATABASE_URL, API_TOKEN: env.API_TOKEN, API_PORT: env.API_PORT });
+  if (!parsed.success) {
+    const problems = parsed.error.issues.map((i) => `${i.path.join('.')} ${i.message}`);
+    throw new ApiConfigError(`invalid configuration: ${problems.join('; ')}`);
+  }
+  const c = parsed.data;
+  return { database: { url: c.DATABASE_URL }, api: { token: c.API_TOKEN, port: c.API_PORT } };
+}

@@ -1,0 +1,51 @@
+import { type DynamicModule, Module } from '@nestjs/common';
+import { APP_FILTER, APP_GUARD } from '@nestjs/core';
+import { FindingRepository, ScanRepository, Store } from '@app/store';
+import { API_TOKEN, SCAN_LAUNCHER } from './api.constants';
+import { ApiExceptionFilter } from './common/api-exception.filter';
+import { BearerAuthGuard } from './common/bearer-auth.guard';
+import { FindingsController } from './findings/findings.controller';
+import { FindingsService } from './findings/findings.service';
+import { HealthController } from './health/health.controller';
+import { HealthService } from './health/health.service';
+import type { ScanLauncher } from './scan-launcher.port';
+import { ScansController } from './scans/scans.controller';
+import { ScansService } from './scans/scans.service';
+
+/** What the API module is built from: adapters created by the caller (CLI, main.ts, tests). */
+export interface ApiModuleOptions {
+  /** An open store; the caller closes it after the app. */
+  store: Store;
+  /** The bearer token every `/v1` request must present (at least 16 characters). */
+  token: string;
+  /** Starts scans for `POST /v1/scans`. */
+  scanLauncher: ScanLauncher;
+}
+
+/**
+ * The REST API: `/v1/scans`, `/v1/findings`, `/healthz`. A dynamic module, so the composition
+ * root hands in the adapters (store, launcher, token) and tests can build it around real ones.
+ * Every route needs the bearer token except those marked `@Public()`.
+ */
+@Module({})
+export class ApiModule {
+  /** The module around the given adapters. */
+  static register(options: ApiModuleOptions): DynamicModule {
+    return {
+      module: ApiModule,
+      controllers: [ScansController, FindingsController, HealthController],
+      providers: [
+        { provide: Store, useValue: options.store },
+        { provide: ScanRepository, useValue: options.store.scans },
+        { provide: FindingRepository, useValue: options.store.findings },
+        { provide: API_TOKEN, useValue: options.token },
+        { provide: SCAN_LAUNCHER, useValue: options.scanLauncher },
+        { provide: APP_GUARD, useClass: BearerAuthGuard },
+        { provide: APP_FILTER, useClass: ApiExceptionFilter },
+        ScansService,
+        FindingsService,
+        HealthService,
+      ],
+    };
+  }
+}

@@ -1,0 +1,80 @@
+import { type ArgumentsHost, Catch, type ExceptionFilter, HttpException, Logger } from '@nestjs/common';
+import { StoreError, type StoreErrorCode } from '@app/store';
+import { ApiError, type ApiErrorCode } from './api.exception';
+import type { ErrorResponseDto } from './error-response.dto';
+
+/** The parts of Express's response the filter uses (no @types/express here). */
+interface HttpResponseLike {
+  headersSent?: boolean;
+  status(code: number): HttpResponseLike;
+  setHeader(name: string, value: string): unknown;
+  json(body: unknown): unknown;
+}
+
+/** HTTP status of an API-layer error code (exhaustive: a new code must be mapped here). */
+export function statusOfApiError(code: ApiErrorCode): number {
+  switch (code) {
+    case 'VALIDATION_FAILED':
+      return 400;
+    case 'UNAUTHENTICATED':
+      return 401;
+    case 'NOT_FOUND':
+      return 404;
+    case 'SCAN_LAUNCH_UNAVAILABLE':
+      return 503;
+  }
+}
+
+/** HTTP status of a store error code (exhaustive: a new code must be mapped here). */
+export function statusOfStoreError(code: StoreErrorCode): number {
+  switch (code) {
+    case 'NOT_FOUND':
+      return 404;
+    case 'CONFLICT':
+      return 409;
+    case 'INVALID_ARGUMENT':
+      return 400;
+    case 'UNAVAILABLE':
+      return 503;
+  }
+}
+
+/**
+ * The one exception filter of the REST transport (STYLE.md H.40): maps ApiError and StoreError
+ * codes to HTTP statuses and answers JSON `{statusCode, error, message, issues?}`. Anything
+ * unexpected becomes a 500 with a generic message; its details go to the log only.
+ */
+@Catch()
+export class ApiExceptionFilter implements ExceptionFilter {
+  private readonly logger = new Logger('ApiExceptionFilter');
+
+  catch(exception: unknown, host: ArgumentsHost): void {
+    const res = host.switchToHttp().getResponse<HttpResponseLike>();
+    const body = this.toBody(exception);
+    if (res.headersSent) return;
+    if (body.statusCode === 401) res.setHeader('WWW-Authenticate', 'Bearer realm="fleet-audit"');
+    res.status(body.statusCode).json(body);
+  }
+
+  private toBody(e: unknown): ErrorResponseDto {
+    if (e instanceof ApiError) {
+      return { statusCode: statusOfApiError(e.code), error: e.code, message: e.message, ...(e.issues ? { issues: e.issues } : {}) };
+    }
+    if (e instanceof StoreError) {
+      if (e.code === 'UNAVAILABLE') this.logger.error(e.message);
+      return { statusCode: statusOfStoreError(e.code), error: e.code, message: e.message };
+    }
+    if (e instanceof HttpException) {
+      // Nest's own: unknown route 404; body-parser and Express errors mapped by the adapter
+      // (malformed JSON -> 400 with the SyntaxError as cause, payload too large 413, ...).
+      const status = e.getStatus();
+      if (e.cause instanceof SyntaxError) {
+        return { statusCode: status, error: 'VALIDATION_FAILED', message: `Invalid body: not valid JSON (${e.message})` };
+      }
+      const error = status === 400 ? 'VALIDATION_FAILED' : status === 404 ? 'NOT_FOUND' : 'HTTP_ERROR';
+      return { statusCode: status, error, message: e.message };
+    }
+    this.logger.error(e instanceof Error ? (e.stack ?? e.message) : String(e));
+    return { statusCode: 500, error: 'INTERNAL', message: 'Internal server error' };
+  }
+}

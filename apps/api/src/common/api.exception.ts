@@ -1,0 +1,36 @@
+/** Errors raised by the API layer itself (the store raises `StoreError`). */
+
+/** Why a request was refused by the API layer. */
+export type ApiErrorCode =
+  /** Query, path or body failed validation (400). */
+  | 'VALIDATION_FAILED'
+  /** Missing or wrong bearer token (401). */
+  | 'UNAUTHENTICATED'
+  /** The addressed resource does not exist (404). */
+  | 'NOT_FOUND'
+  /** This API process has no way to start scans (standalone API without a launcher) (503). */
+  | 'SCAN_LAUNCH_UNAVAILABLE';
+
+/** One validation problem: where (`query.limit`, `body.source`) and what. */
+export interface ValidationIssue {
+  path: string;
+  message: string;
+}
+
+/** An API-layer error with a stable code; the exception filter maps it to an HTTP status. */
+export class ApiError extends Error {
+  override readonly name = 'ApiError';
+
+  /**
+   * @param code stable code (see ApiErrorCode)
+   * @param message one line for the client; never contains the token
+   * @param issues validation problems, for VALIDATION_FAILED
+   */
+  constructor(
+    readonly code: ApiErrorCode,
+    message: string,
+    readonly issues?: ValidationIssue[],
+  ) {
+    super(message);
+  }
+}

@@ -1,0 +1,28 @@
+import { ApiProperty, ApiPropertyOptional } from '@nestjs/swagger';
+
+/** One validation problem in an error response. */
+export class ValidationIssueDto {
+  @ApiProperty({ example: 'query.limit' })
+  path: string;
+
+  @ApiProperty({ example: 'must be an integer from 1 to 1000' })
+  message: string;
+}
+
+/** Body of every error response (4xx and 5xx). */
+export class ErrorResponseDto {
+  @ApiProperty({ example: 400, description: 'HTTP status code' })
+  statusCode: number;
+
+  @ApiProperty({
+    example: 'VALIDATION_FAILED',
+    description: 'Stable error code: VALIDATION_FAILED, UNAUTHENTICATED, NOT_FOUND, CONFLICT, INVALID_ARGUMENT, UNAVAILABLE, SCAN_LAUNCH_UNAVAILABLE, HTTP_ERROR, INTERNAL',
+  })
+  error: string;
+
+  @ApiProperty({ example: 'Invalid query: limit: must be an integer from 1 to 1000' })
+  message: string;
+
+  @ApiPropertyOptional({ type: [ValidationIssueDto] })
+  issues?: ValidationIssueDto[];
+}

@@ -1,0 +1,33 @@
+/**
+ * Zod schemas of request parts shared by the controllers. Query values arrive as strings (an
+ * array when a parameter repeats, which is rejected).
+ */
+import { DEFAULT_PAGE_LIMIT, MAX_PAGE_LIMIT } from '@app/store';
+import { z } from 'zod';
+
+/** A query integer in [min, max] given as decimal digits, with a default when absent. */
+function queryInt(min: number, max: number, fallback: number, description: string) {
+  const range = max === Number.MAX_SAFE_INTEGER ? `>= ${min}` : `from ${min} to ${max}`;
+  return z
+    .string()
+    .regex(/^\d{1,16}$/, `must be an integer ${range}`)
+    .transform(Number)
+    .pipe(z.number().int().min(min, `must be an integer ${range}`).max(max, `must be an integer ${range}`))
+    .optional()
+    .default(fallback)
+    .describe(description);
+}
+
+/** `limit` and `offset` of every paged listing. */
+export const pageQueryFields = {
+  limit: queryInt(1, MAX_PAGE_LIMIT, DEFAULT_PAGE_LIMIT, `Page size (rows), 1 to ${MAX_PAGE_LIMIT}`),
+  offset: queryInt(0, Number.MAX_SAFE_INTEGER, 0, 'Rows to skip'),
+};
+
+/** A scan id: a uuid in its textual form (any version). */
+export const scanIdSchema = z.guid('must be a uuid').describe('Scan id (uuid)');
+
+/** A non-empty identifier filter (check id, account id, cluster id). */
+export function idFilter(description: string) {
+  return z.string().min(1, 'must not be empty').max(256, 'must be at most 256 characters').optional().describe(description);
+}

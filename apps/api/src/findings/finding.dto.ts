@@ -1,0 +1,90 @@
+/**
+ * Response shapes of the findings endpoints (documented for OpenAPI). Optional domain fields
+ * are always present, as null when absent, so clients see one stable shape.
+ */
+import { ApiProperty } from '@nestjs/swagger';
+import type { ResourceKind, Severity } from '@app/domain';
+
+/** The resource a finding is about. */
+export class FindingResourceDto {
+  @ApiProperty({ example: 'LoadBalancer', description: 'Account, Region, Cluster, Node, Service, LoadBalancer, VServerGroup, EcsInstance, VSwitch or RamRole' })
+  kind: ResourceKind;
+
+  @ApiProperty({ example: 'lb-bp1abcdefgh', description: 'Cloud id, or namespace/name for Kubernetes objects' })
+  id: string;
+
+  @ApiProperty({ example: '1234567890123456' })
+  accountId: string;
+
+  @ApiProperty({ example: 'cn-hangzhou' })
+  regionId: string;
+
+  @ApiProperty({ type: String, nullable: true, example: 'c0123456789abcdef' })
+  clusterId: string | null;
+
+  @ApiProperty({ type: String, nullable: true })
+  namespace: string | null;
+
+  @ApiProperty({ type: String, nullable: true })
+  name: string | null;
+}
+
+/** One finding with its first and last sighting. */
+export class FindingDto {
+  @ApiProperty({ example: 'clb-backend-quota' })
+  checkId: string;
+
+  @ApiProperty({ enum: ['info', 'warning', 'critical'] })
+  severity: Severity;
+
+  @ApiProperty({ type: FindingResourceDto })
+  resource: FindingResourceDto;
+
+  @ApiProperty()
+  message: string;
+
+  @ApiProperty()
+  remediation: string;
+
+  @ApiProperty({ description: 'Citations: ACK doc, CCM source file, API reference' })
+  source: string;
+
+  @ApiProperty({ description: 'Stable hash of check id + resource key (32 hex chars)' })
+  fingerprint: string;
+
+  @ApiProperty({ type: Number, nullable: true, description: 'Measured use (count)' })
+  used: number | null;
+
+  @ApiProperty({ type: Number, nullable: true, description: 'Quota or limit (count)' })
+  limit: number | null;
+
+  @ApiProperty({ type: Number, nullable: true, description: 'used / limit as a fraction (0.8 = 80 %)' })
+  ratio: number | null;
+
+  @ApiProperty({ type: 'object', additionalProperties: true, nullable: true, description: 'Further measured figures' })
+  figures: Record<string, unknown> | null;
+
+  @ApiProperty({ format: 'date-time', description: 'Start of the first succeeded scan that reported this fingerprint' })
+  firstSeenAt: string;
+
+  @ApiProperty({ format: 'date-time', description: 'Start of the latest succeeded scan that reported this fingerprint' })
+  lastSeenAt: string;
+}
+
+/** A page of findings of one scan. */
+export class FindingPageDto {
+  @ApiProperty({ type: [FindingDto] })
+  items: FindingDto[];
+
+  @ApiProperty({ description: 'Findings matching the filters (count, all pages)' })
+  total: number;
+
+  @ApiProperty()
+  limit: number;
+
+  @ApiProperty()
+  offset: number;
+
+  @ApiProperty({ type: String, nullable: true, format: 'uuid', description: 'Scan read; null when no scan succeeded yet' })
+  scanId: string | null;
+}

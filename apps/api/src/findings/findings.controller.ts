@@ -1,0 +1,27 @@
+import { Controller, Get, Query } from '@nestjs/common';
+import { ApiBadRequestResponse, ApiBearerAuth, ApiNotFoundResponse, ApiOkResponse, ApiOperation, ApiTags, ApiUnauthorizedResponse } from '@nestjs/swagger';
+import { ErrorResponseDto } from '../common/error-response.dto';
+import { ApiZodQuery } from '../common/zod-openapi.util';
+import { ZodValidationPipe } from '../common/zod-validation.pipe';
+import { FindingPageDto } from './finding.dto';
+import { listFindingsQuerySchema, type ListFindingsQuery } from './findings.schemas';
+import { FindingsService } from './findings.service';
+
+/** `/v1/findings`: findings of a scan, filtered and paged. */
+@ApiTags('findings')
+@ApiBearerAuth('bearer')
+@ApiUnauthorizedResponse({ type: ErrorResponseDto, description: 'Missing or invalid bearer token' })
+@Controller('v1/findings')
+export class FindingsController {
+  constructor(private readonly findings: FindingsService) {}
+
+  @Get()
+  @ApiOperation({ summary: 'Findings of a scan (default: the latest succeeded scan), most severe first' })
+  @ApiZodQuery(listFindingsQuerySchema)
+  @ApiOkResponse({ type: FindingPageDto })
+  @ApiBadRequestResponse({ type: ErrorResponseDto, description: 'Invalid filter or paging' })
+  @ApiNotFoundResponse({ type: ErrorResponseDto, description: 'scanId names no scan' })
+  list(@Query(new ZodValidationPipe(listFindingsQuerySchema, 'query')) query: ListFindingsQuery): Promise<FindingPageDto> {
+    return this.findings.list(query);
+  }
+}

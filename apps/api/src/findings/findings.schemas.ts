@@ -1,0 +1,19 @@
+import type { Severity } from '@app/domain';
+import { z } from 'zod';
+import { idFilter, pageQueryFields, scanIdSchema } from '../common/request.schemas';
+
+/** Every severity, as a tuple for z.enum (the `satisfies` keeps it within the domain type). */
+const SEVERITY_VALUES = ['info', 'warning', 'critical'] as const satisfies readonly Severity[];
+
+/** Query of `GET /v1/findings`: filters (all optional, combined with AND) and paging. */
+export const listFindingsQuerySchema = z.strictObject({
+  scanId: scanIdSchema.optional().describe('Scan to read; default: the latest succeeded scan'),
+  checkId: idFilter('Only findings of this check id'),
+  severity: z.enum(SEVERITY_VALUES, `must be one of ${SEVERITY_VALUES.join(', ')}`).optional().describe('Only findings of this severity'),
+  accountId: idFilter('Only findings in this Alibaba Cloud account (UID)'),
+  clusterId: idFilter('Only findings in this ACK cluster'),
+  ...pageQueryFields,
+});
+
+/** Parsed query of `GET /v1/findings`. */
+export type ListFindingsQuery = z.output<typeof listFindingsQuerySchema>;

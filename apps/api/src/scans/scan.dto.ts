@@ -1,0 +1,109 @@
+/** Response shapes of the scans endpoints (documented for OpenAPI). */
+import { ApiProperty } from '@nestjs/swagger';
+import type { CoverageDataset, CoverageStatus } from '@app/domain';
+import type { ScanSource, ScanStatus } from '@app/store';
+
+/** Findings per severity (counts). */
+export class SeverityCountsDto {
+  @ApiProperty()
+  info: number;
+
+  @ApiProperty()
+  warning: number;
+
+  @ApiProperty()
+  critical: number;
+}
+
+/** Counts of a succeeded scan; the analyzer may add further counts. */
+export class ScanSummaryDto {
+  @ApiProperty({ description: 'Number of findings' })
+  findings: number;
+
+  @ApiProperty({ type: SeverityCountsDto })
+  bySeverity: SeverityCountsDto;
+
+  @ApiProperty({ type: 'object', additionalProperties: { type: 'integer' }, description: 'Findings per check id' })
+  byCheck: Record<string, number>;
+}
+
+/** Which target was read through which API, and whether it worked. */
+export class CoverageEntryDto {
+  @ApiProperty()
+  accountId: string;
+
+  @ApiProperty({ required: false })
+  regionId?: string;
+
+  @ApiProperty({ required: false })
+  clusterId?: string;
+
+  @ApiProperty({ enum: ['ram', 'slb', 'ecs', 'vpc', 'quotas', 'cs', 'cluster', 'addons', 'resources', 'sysctls', 'kubernetes'] })
+  api: CoverageDataset;
+
+  @ApiProperty({ enum: ['ok', 'failed', 'absent'] })
+  status: CoverageStatus;
+
+  @ApiProperty({ required: false, example: 'Forbidden.RAM' })
+  errorCode?: string;
+
+  @ApiProperty({ required: false })
+  message?: string;
+}
+
+/** A scan as listed (without coverage). */
+export class ScanListItemDto {
+  @ApiProperty({ format: 'uuid' })
+  id: string;
+
+  @ApiProperty({ enum: ['running', 'succeeded', 'failed'] })
+  status: ScanStatus;
+
+  @ApiProperty({ enum: ['offline', 'live', 'distributed'] })
+  source: ScanSource;
+
+  @ApiProperty({ type: String, nullable: true })
+  fleetName: string | null;
+
+  @ApiProperty({ format: 'date-time' })
+  startedAt: string;
+
+  @ApiProperty({ type: String, format: 'date-time', nullable: true })
+  finishedAt: string | null;
+
+  @ApiProperty({ type: String, nullable: true, description: 'Why the scan failed' })
+  error: string | null;
+
+  @ApiProperty({ type: ScanSummaryDto, nullable: true })
+  summary: ScanSummaryDto | null;
+}
+
+/** A scan with its coverage and settings. */
+export class ScanDto extends ScanListItemDto {
+  @ApiProperty({ type: [CoverageEntryDto], nullable: true, description: 'Null until the scan succeeded' })
+  coverage: CoverageEntryDto[] | null;
+
+  @ApiProperty({ type: 'object', additionalProperties: true, description: 'Audit settings the scan ran with' })
+  settings: Record<string, unknown>;
+}
+
+/** A page of scans, newest first. */
+export class ScanPageDto {
+  @ApiProperty({ type: [ScanListItemDto] })
+  items: ScanListItemDto[];
+
+  @ApiProperty({ description: 'Number of scans (all pages)' })
+  total: number;
+
+  @ApiProperty()
+  limit: number;
+
+  @ApiProperty()
+  offset: number;
+}
+
+/** Answer of `POST /v1/scans`. */
+export class LaunchScanResponseDto {
+  @ApiProperty({ format: 'uuid', description: 'Poll GET /v1/scans/{id} for its status' })
+  scanId: string;
+}

@@ -1,0 +1,63 @@
+import { Inject, Injectable } from '@nestjs/common';
+import { ScanRepository, type StoredScan, type StoredScanListItem } from '@app/store';
+import { SCAN_LAUNCHER } from '../api.constants';
+import { ApiError } from '../common/api.exception';
+import type { ScanLauncher } from '../scan-launcher.port';
+import type { LaunchScanResponseDto, ScanDto, ScanListItemDto, ScanPageDto } from './scan.dto';
+import type { LaunchScanBody, ListScansQuery } from './scans.schemas';
+
+/** Scans: list, read one, launch (through the ScanLauncher port). */
+@Injectable()
+export class ScansService {
+  constructor(
+    private readonly scans: ScanRepository,
+    @Inject(SCAN_LAUNCHER) private readonly launcher: ScanLauncher,
+  ) {}
+
+  /** A page of scans, newest first. */
+  async list(query: ListScansQuery): Promise<ScanPageDto> {
+    const page = await this.scans.list(query);
+    return { items: page.items.map(toScanListItemDto), total: page.total, limit: query.limit, offset: query.offset };
+  }
+
+  /**
+   * One scan with coverage.
+   * @throws ApiError NOT_FOUND when no scan has this id
+   */
+  async get(id: string): Promise<ScanDto> {
+    const scan = await this.scans.get(id);
+    if (!scan) throw new ApiError('NOT_FOUND', `scan ${id} not found`);
+    return toScanDto(scan);
+  }
+
+  /**
+   * Start a scan of a configured source.
+   * @throws ApiError VALIDATION_FAILED when the launcher lists its sources and this is not one
+   */
+  async launch(body: LaunchScanBody): Promise<LaunchScanResponseDto> {
+    const names = this.launcher.sourceNames?.();
+    if (body.source !== undefined && names && !names.includes(body.source)) {
+      const message = `unknown scan source "${body.source}"; configured: ${names.join(', ') || 'none'}`;
+      throw new ApiError('VALIDATION_FAILED', `Invalid body: body.source: ${message}`, [{ path: 'body.source', message }]);
+    }
+    const { scanId } = await this.launcher.launch(body.source === undefined ? {} : { source: body.source });
+    return { scanId };
+  }
+}
+
+function toScanListItemDto(s: StoredScanListItem): ScanListItemDto {
+  return {
+    id: s.id,
+    status: s.status,
+    source: s.source,
+    fleetName: s.fleetName,
+    startedAt: s.startedAt,
+    finishedAt: s.finishedAt,
+    error: s.error,
+    summary: s.summary,
+  };
+}
+
+function toScanDto(s: StoredScan): ScanDto {
+  return { ...toScanListItemDto(s), coverage: s.coverage, settings: s.settings };
+}
