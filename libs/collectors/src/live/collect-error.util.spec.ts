@@ -18,6 +18,14 @@ describe('alibabaError', () => {
     expect(e).toMatchObject({ errorCode: 'InvalidLoadBalancerId.NotFound', retryable: false, notFound: true });
   });
 
+  it('treats SLB InvalidParameter "does not exist" and RAM EntityNotExist as notFound', () => {
+    const gone = new ClientError({ code: 'InvalidParameter', statusCode: 400, data: { Message: 'The specified VServerGroupId does not exist.' } });
+    expect(alibabaError(gone, 'DescribeVServerGroupAttribute', 'rsp-1').notFound).toBe(true);
+    const bad = new ClientError({ code: 'InvalidParameter', statusCode: 400, data: { Message: 'The specified parameter "PageSize" is not valid.' } });
+    expect(alibabaError(bad, 'DescribeLoadBalancers', 't').notFound).toBe(false);
+    expect(alibabaError(new ClientError({ code: 'EntityNotExist.Role', statusCode: 404 }), 'ListPoliciesForRole', 'r').notFound).toBe(true);
+  });
+
   it('marks 5xx ServerErrors retryable', () => {
     expect(alibabaError(new ServerError({ code: 'ServiceUnavailable', statusCode: 503 }), 'X', 't').retryable).toBe(true);
   });
@@ -30,6 +38,7 @@ describe('alibabaError', () => {
       ['LTAIexample123', 'secret-value'],
     );
     expect(e.errorCode).toBe('InvalidAccessKeyId.NotFound');
+    expect(e.notFound).toBe(false);
     expect(e.message).not.toContain('LTAIexample123');
     expect(e.message).toContain('***');
   });

@@ -54,6 +54,8 @@ const NETWORK_CODES = new Set([
   'UND_ERR_HEADERS_TIMEOUT',
   'UND_ERR_BODY_TIMEOUT',
 ]);
+/** Gateway authentication errors: never "not found" even when sent with 404 (`InvalidAccessKeyId.NotFound`). */
+const AUTH_ERROR = /^(InvalidAccessKeyId|SignatureDoesNotMatch|IncompleteSignature|InvalidSecurityToken|MissingSecurityToken|InvalidTimeStamp)/;
 /** Codes worth retrying even though they are not `Throttling*` or 5xx. */
 const TRANSIENT_NETWORK = new Set(['ECONNRESET', 'ETIMEDOUT', 'EPIPE', 'EAI_AGAIN', 'UND_ERR_SOCKET', 'ReadTimeout', 'ConnectTimeout']);
 
@@ -114,7 +116,14 @@ export function alibabaError(err: unknown, api: string, target: string, secrets:
     const errorCode = code ?? (status !== undefined ? `HTTP${status}` : 'UnknownError');
     const what = apiMessage ?? str(prop(err, 'message')) ?? errorCode;
     const retryable = name === 'ThrottlingError' || errorCode.includes('Throttling') || (status !== undefined && status >= 500);
-    const notFound = status === 404 || /\.NotFound$|NotFound\./.test(errorCode) || errorCode.endsWith('NotExist');
+    // SLB answers an unknown vServer group with 400 InvalidParameter "... does not exist." (the
+    // wording the Terraform provider matches on); RAM uses EntityNotExist.*.
+    const notFound =
+      !AUTH_ERROR.test(errorCode) &&
+      (status === 404 ||
+      /\.NotFound$|NotFound\.|^EntityNotExist/.test(errorCode) ||
+      errorCode.endsWith('NotExist') ||
+        (errorCode === 'InvalidParameter' && /does not exist/i.test(apiMessage ?? '')));
     const msg = `${api} ${target}: ${errorCode}${status !== undefined ? ` (HTTP ${status})` : ''}: ${oneLine(what)}${requestId ? ` [RequestId ${requestId}]` : ''}`;
     return new CollectError(errorCode, redact(msg, secrets), retryable, notFound, retryAfter);
   }

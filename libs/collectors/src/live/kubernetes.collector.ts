@@ -10,7 +10,7 @@
  * Pitfall (STACK.md 9): client-node refuses `http://` servers unless the kubeconfig's cluster
  * entry has `insecure-skip-tls-verify: true`; the simulator's kubeconfig sets it.
  */
-import { CoreV1Api, DiscoveryV1Api, KubeConfig, type ConfigurationOptions, type RequestContext } from '@kubernetes/client-node';
+import { CoreV1Api, DiscoveryV1Api, KubeConfig, Observable, type ConfigurationOptions, type ObservableMiddleware, type RequestContext, type ResponseContext } from '@kubernetes/client-node';
 import {
   k8sEndpointSliceSchema,
   k8sEventSchema,
@@ -65,17 +65,17 @@ export function loadKubeconfig(text: string, target: string): KubeConfig {
 
 /** Per-request options: a timeout and the scan's cancellation as the fetch AbortSignal. */
 function requestOptions(opts: KubernetesReadOptions): ConfigurationOptions {
-  const middleware = {
-    pre: (ctx: RequestContext): Promise<RequestContext> => {
+  // The object API passes `options` straight to the observable API, so the middleware must
+  // return client-node's own Observable (its rxjs stub), not a Promise.
+  const middleware: ObservableMiddleware = {
+    pre: (ctx: RequestContext) => {
       const timeout = AbortSignal.timeout(opts.timeoutMs);
       ctx.setSignal(opts.signal ? AbortSignal.any([timeout, opts.signal]) : timeout);
-      return Promise.resolve(ctx);
+      return new Observable(Promise.resolve(ctx));
     },
-    post: <R>(resp: R): Promise<R> => Promise.resolve(resp),
+    post: (resp: ResponseContext) => new Observable(Promise.resolve(resp)),
   };
-  // client-node 2.0.1's object API types `options` with observable middleware, but its
-  // implementation wraps them as promise middleware (PromiseAPI.js `wrapOptions`).
-  return { middleware: [middleware], middlewareMergeStrategy: 'append' } as unknown as ConfigurationOptions;
+  return { middleware: [middleware], middlewareMergeStrategy: 'append' };
 }
 
 /**

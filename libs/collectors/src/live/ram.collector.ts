@@ -97,18 +97,33 @@ export async function readRam(scope: AccountScope): Promise<WireRam | Absent> {
   const roles = validateWire(z.array(wireRamRoleSchema), rawRoles, 'ListRoles', target, ['Roles', 'Role']);
   const attachments = await all(roles, async (role) => {
     const roleTarget = `${target}/role:${role.RoleName}`;
-    const resp = await aliCall(scope, 'ListPoliciesForRole', roleTarget, () =>
-      scope.clients.ram.listPoliciesForRoleWithOptions(new ListPoliciesForRoleRequest({ roleName: role.RoleName }), runtime()),
-    );
-    const raw = listAt(resp.body?.toMap(), 'ListPoliciesForRole', roleTarget, 'Policies', 'Policy');
-    return [role.RoleName, validateWire(z.array(wireRamPolicyRefSchema), raw, 'ListPoliciesForRole', roleTarget, ['Policies', 'Policy'])] as const;
+    try {
+      const resp = await aliCall(scope, 'ListPoliciesForRole', roleTarget, () =>
+        scope.clients.ram.listPoliciesForRoleWithOptions(new ListPoliciesForRoleRequest({ roleName: role.RoleName }), runtime()),
+      );
+      const raw = listAt(resp.body?.toMap(), 'ListPoliciesForRole', roleTarget, 'Policies', 'Policy');
+      return { role, refs: validateWire(z.array(wireRamPolicyRefSchema), raw, 'ListPoliciesForRole', roleTarget, ['Policies', 'Policy']) };
+    } catch (e) {
+      if (e instanceof CollectError && e.notFound) return undefined; // role deleted while we read
+      throw e;
+    }
   });
   const rolePolicies: Record<string, WireRamPolicyRef[]> = {};
   const custom = new Map<string, WireRamPolicyRef>();
-  for (const [roleName, refs] of attachments) {
-    rolePolicies[roleName] = refs;
-    for (const ref of refs) if (ref.PolicyType === 'Custom' && !custom.has(ref.PolicyName)) custom.set(ref.PolicyName, ref);
+  const liveRoles = [];
+  for (const a of attachments) {
+    if (!a) continue;
+    liveRoles.push(a.role);
+    rolePolicies[a.role.RoleName] = a.refs;
+    for (const ref of a.refs) if (ref.PolicyType === 'Custom' && !custom.has(ref.PolicyName)) custom.set(ref.PolicyName, ref);
   }
-  const policies = await all([...custom.values()], (ref) => readPolicy(scope, ref));
-  return { roles, policies, rolePolicies };
+  const policies = await all([...custom.values()], async (ref) => {
+    try {
+      return await readPolicy(scope, ref);
+    } catch (e) {
+      if (e instanceof CollectError && e.notFound) return undefined; // policy deleted while we read
+      throw e;
+    }
+  });
+  return { roles: liveRoles, policies: policies.filter((p): p is WireRamPolicy => p !== undefined), rolePolicies };
 }
