@@ -1,0 +1,200 @@
+/**
+ * Live collectors against the simulator when things go wrong: throttling and 5xx on every first
+ * attempt (retried), data the fleet does not hold (the simulator answers 403 as a missing
+ * permission), cancellation, and progress reporting.
+ */
+import { createServer, request, type Server } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { loadFleetDirectory, loadScanConfig, readFleetDirectory, scanLive, ScanAbortedError, type ScanConfig } from '@app/collectors';
+import type { CoverageEntry, FleetSnapshot } from '@app/domain';
+import { startSimulator, type RunningSimulator } from '@app/fleet-sim';
+import { writeFleet, type AccountSpec } from './fleet-builder.util';
+
+const fastRetries = (c: ScanConfig, endpoint?: string): ScanConfig => ({
+  ...c,
+  alibabaCloud: { ...c.alibabaCloud, ...(endpoint ? { endpoint } : {}) },
+  collector: { ...c.collector, retryBaseDelayMs: 1, retryMaxDelayMs: 5, pageSizes: { ...c.collector.pageSizes, ecs: 10, slb: 5, kubernetes: 5 } },
+});
+
+const key = (c: CoverageEntry) => [c.accountId, c.regionId ?? '', c.clusterId ?? '', c.api].join('|');
+const withoutCoverage = (s: FleetSnapshot) => ({ ...s, coverage: [] });
+const normalizeAbsent = (s: FleetSnapshot): FleetSnapshot => ({ ...s, coverage: s.coverage.map((c) => (c.status === 'absent' ? { ...c, message: '<absent>' } : c)) });
+
+const account = (id: string, extra: Partial<AccountSpec> = {}): AccountSpec => ({
+  accountId: id,
+  name: 'faults',
+  roles: 5,
+  regions: [{ regionId: 'cn-hangzhou', ecsInstances: 25, loadBalancers: 12, groupsPerLb: 2, quotas: 4, clusters: [{ nodes: 12, services: 4, podsPerNode: 1, events: 6 }] }],
+  ...extra,
+});
+
+/**
+ * A proxy in front of the simulator's Alibaba Cloud endpoint that answers the first attempt of
+ * every distinct request with a transient error: RPC `Throttling.User` (400, with
+ * `x-acs-retry-after`), CS ROA `ServiceUnavailable` (503). Retries (new nonce, same request)
+ * are forwarded unchanged, host header included, so signatures still verify.
+ */
+async function startFlakyProxy(target: string): Promise<{ endpoint: string; injected: () => number; close: () => Promise<void> }> {
+  const seen = new Set<string>();
+  let injected = 0;
+  const server: Server = createServer((req, res) => {
+    const chunks: Buffer[] = [];
+    req.on('data', (c: Buffer) => chunks.push(c));
+    req.on('end', () => {
+      const body = Buffer.concat(chunks);
+      const id = `${req.method} ${String(req.headers['x-acs-action'])} ${req.url} ${body.toString()}`;
+      if (!seen.has(id)) {
+        seen.add(id);
+        injected++;
+        const rpc = (req.url ?? '/').split('?')[0] === '/';
+        res.writeHead(rpc ? 400 : 503, { 'content-type': 'application/json', ...(rpc ? { 'x-acs-retry-after': '3' } : {}) });
+        res.end(
+          JSON.stringify(
+            rpc
+              ? { RequestId: 'INJECTED', Code: 'Throttling.User', Message: 'Request was denied due to user flow control.' }
+              : { requestId: 'INJECTED', code: 'ServiceUnavailable', message: 'The request has failed due to a temporary failure of the server.' },
+          ),
+        );
+        return;
+      }
+      const [host, port] = target.split(':');
+      const up = request({ host, port: Number(port), method: req.method, path: req.url, headers: req.headers }, (ur) => {
+        res.writeHead(ur.statusCode ?? 502, ur.headers);
+        ur.pipe(res);
+      });
+      up.on('error', () => {
+        res.writeHead(502);
+        res.end();
+      });
+      up.end(body);
+    });
+  });
+  await new Promise<void>((r) => server.listen(0, '127.0.0.1', r));
+  return {
+    endpoint: `127.0.0.1:${(server.address() as AddressInfo).port}`,
+    injected: () => injected,
+    close: () =>
+      new Promise<void>((r) => {
+        server.close(() => r());
+        server.closeAllConnections();
+      }),
+  };
+}
+
+describe('scanLive with throttling and 5xx on every first attempt', () => {
+  let root: string;
+  let sim: RunningSimulator;
+  let proxy: Awaited<ReturnType<typeof startFlakyProxy>>;
+
+  beforeAll(async () => {
+    root = writeFleet('flaky', [account('1000000000000003')]);
+    sim = await startSimulator({ fleet: readFleetDirectory(root) });
+    proxy = await startFlakyProxy(sim.endpoint);
+  });
+  afterAll(async () => {
+    await proxy?.close();
+    await sim?.close();
+  });
+
+  it('retries each call and still equals the offline snapshot', async () => {
+    const live = await scanLive(fastRetries(loadScanConfig(sim.configPath), proxy.endpoint));
+    expect(proxy.injected()).toBeGreaterThan(20);
+    expect(live.coverage.filter((c) => c.status === 'failed')).toEqual([]);
+    expect(normalizeAbsent(live)).toEqual(normalizeAbsent(loadFleetDirectory(root)));
+  });
+
+  it('records failed coverage (not a crash) when retries are exhausted', async () => {
+    const fresh = await startFlakyProxy(sim.endpoint);
+    const config = fastRetries(loadScanConfig(sim.configPath), fresh.endpoint);
+    const live = await scanLive({ ...config, collector: { ...config.collector, maxAttempts: 1 } }).finally(() => fresh.close());
+    const failed = live.coverage.filter((c) => c.status === 'failed');
+    expect(failed.map((c) => c.api).sort()).toEqual(['cs', 'ecs', 'quotas', 'ram', 'slb', 'vpc']);
+    expect(failed.find((c) => c.api === 'cs')).toMatchObject({ errorCode: 'ServiceUnavailable' });
+    expect(failed.find((c) => c.api === 'slb')).toMatchObject({ errorCode: 'Throttling.User' });
+    expect(failed.find((c) => c.api === 'slb')?.message).toMatch(/^DescribeLoadBalancers 1000000000000003\/cn-hangzhou: Throttling\.User \(HTTP 400\)/);
+  });
+});
+
+describe('scanLive on a fleet with absent files', () => {
+  let root: string;
+  let sim: RunningSimulator;
+
+  beforeAll(async () => {
+    root = writeFleet('absent', [
+      account('1000000000000004', {
+        omitRam: true,
+        regions: [
+          {
+            regionId: 'cn-hangzhou',
+            ecsInstances: 5,
+            loadBalancers: 3,
+            groupsPerLb: 1,
+            quotas: 2,
+            omit: ['quotas', 'load-balancers'],
+            clusters: [
+              { nodes: 3, services: 1, podsPerNode: 1, events: 1, omit: ['addons', 'resources', 'kubernetes'] },
+              { nodes: 3, services: 1, podsPerNode: 1, events: 1 },
+            ],
+          },
+        ],
+      }),
+    ]);
+    sim = await startSimulator({ fleet: readFleetDirectory(root) });
+  });
+  afterAll(async () => {
+    await sim?.close();
+  });
+
+  it('reads the same data, and reports the simulated missing permissions as failed where offline says absent', async () => {
+    const offline = loadFleetDirectory(root);
+    const live = await scanLive(fastRetries(loadScanConfig(sim.configPath)));
+    expect(withoutCoverage(live)).toEqual(withoutCoverage(offline));
+    const liveByKey = new Map(live.coverage.map((c) => [key(c), c]));
+    expect([...liveByKey.keys()].sort()).toEqual(offline.coverage.map(key).sort());
+    for (const c of offline.coverage) {
+      const l = liveByKey.get(key(c));
+      if (c.status === 'ok') expect(l?.status, key(c)).toBe('ok');
+      else if (c.api === 'vpc' || c.api === 'sysctls') expect(l?.status, key(c)).toBe('absent'); // not served by the simulator yet
+      else {
+        // The simulator answers data the fleet lacks with 403, as a live API does without permission.
+        expect(l?.status, key(c)).toBe('failed');
+        expect(['Forbidden.RAM', 'NoPermission', 'StatusForbidden', 'Forbidden'], key(c)).toContain(l?.errorCode);
+      }
+    }
+    expect(liveByKey.get('1000000000000004|||ram')?.message).toMatch(/^ListRoles 1000000000000004: NoPermission \(HTTP 403\)/);
+  });
+});
+
+describe('scanLive progress and cancellation', () => {
+  let sim: RunningSimulator;
+  let config: ScanConfig;
+
+  beforeAll(async () => {
+    sim = await startSimulator({ fleet: readFleetDirectory(writeFleet('progress', [account('1000000000000005')])) });
+    config = fastRetries(loadScanConfig(sim.configPath));
+  });
+  afterAll(async () => {
+    await sim?.close();
+  });
+
+  it('reports one progress event per dataset, ending at done = total', async () => {
+    const events: { done: number; total: number; target: string }[] = [];
+    const snap = await scanLive(config, { onProgress: (e) => events.push(e) });
+    expect(events).toHaveLength(snap.coverage.length);
+    expect(events.map((e) => e.done)).toEqual(events.map((_, i) => i + 1));
+    expect(events.every((e) => e.total >= e.done)).toBe(true);
+    expect(events.at(-1)).toMatchObject({ done: snap.coverage.length, total: snap.coverage.length });
+    expect(events.map((e) => e.target)).toContain('1000000000000005/cn-hangzhou/slb');
+  });
+
+  it('rejects with ScanAbortedError when the signal fires', async () => {
+    const ac = new AbortController();
+    const run = scanLive(config, { signal: ac.signal, onProgress: () => ac.abort() });
+    await expect(run).rejects.toBeInstanceOf(ScanAbortedError);
+  });
+
+  it('rejects at once for an already aborted signal', async () => {
+    await expect(scanLive(config, { signal: AbortSignal.abort() })).rejects.toBeInstanceOf(ScanAbortedError);
+  });
+});
