@@ -271,6 +271,24 @@ describe('Store (PostgreSQL)', () => {
     expect((await store.scans.get(scan.id))?.summary?.findings).toBe(n);
   });
 
+  it('completes scans concurrently that share fingerprints (no deadlock, sightings consistent)', async () => {
+    const shared = makeFindings(2_000, () => ({ checkId: 'concurrent-test' }));
+    // Each scan gets the findings in a different order (rotated, every other one reversed).
+    const shuffled = (i: number) => {
+      const rotated = [...shared.slice(i * 500), ...shared.slice(0, i * 500)];
+      return i % 2 === 0 ? rotated : rotated.reverse();
+    };
+    const scans = await Promise.all(
+      [0, 1, 2, 3].map((i) => store.scans.create({ source: 'distributed', startedAt: new Date(Date.UTC(2027, 0, 1 + i)) })),
+    );
+    await Promise.all(scans.map((s, i) => store.scans.complete(s.id, { findings: shuffled(i), coverage: [] })));
+    const page = await store.findings.list({ scanId: scans[3].id, checkId: 'concurrent-test', limit: 1000 });
+    expect(page.total).toBe(2_000);
+    expect(new Set(page.items.map((f) => `${f.firstSeenAt}|${f.lastSeenAt}`))).toEqual(
+      new Set([`${scans[0].startedAt}|${scans[3].startedAt}`]),
+    );
+  });
+
   it('writes nothing when completing fails part-way (all or nothing)', async () => {
     const scan = await store.scans.create({ source: 'distributed' });
     const good = makeFindings(FINDING_ROWS_PER_INSERT + 10);

@@ -147,10 +147,11 @@ export class FindingRepository {
     }
     // Set-based from the rows just written: no bind-parameter limit, one statement per scan.
     // Order-independent: scans completed out of order still yield the earliest first sighting
-    // and the latest last sighting.
+    // and the latest last sighting. ORDER BY fixes the row-lock order, so two scans completing
+    // at once with overlapping fingerprints wait for each other instead of deadlocking.
     await client.query(
       `INSERT INTO finding_fingerprints AS ff (fingerprint, check_id, first_seen_at, last_seen_at, first_scan_id, last_scan_id)
-       SELECT f.fingerprint, f.check_id, $2, $2, $1, $1 FROM findings f WHERE f.scan_id = $1
+       SELECT f.fingerprint, f.check_id, $2, $2, $1, $1 FROM findings f WHERE f.scan_id = $1 ORDER BY f.fingerprint
        ON CONFLICT (fingerprint) DO UPDATE SET
          check_id      = EXCLUDED.check_id,
          first_scan_id = CASE WHEN EXCLUDED.first_seen_at < ff.first_seen_at THEN EXCLUDED.first_scan_id ELSE ff.first_scan_id END,
