@@ -210,7 +210,7 @@ describe('CS (@alicloud/cs20151215)', () => {
   it('describeClusterUserKubeconfig returns a kubeconfig for the simulated API server', async () => {
     const r = await csClient(sim).describeClusterUserKubeconfig(IDS.clusterId, new $Cs.DescribeClusterUserKubeconfigRequest({ temporaryDurationMinutes: 60 }));
     const kc = parse(r.body?.config ?? '') as { clusters: { cluster: Record<string, unknown> }[]; users: { user: { token: string } }[] };
-    expect(kc.clusters[0]?.cluster).toEqual({ server: `http://${sim.endpoint}/k8s/${IDS.clusterId}`, 'insecure-skip-tls-verify': true });
+    expect(kc.clusters[0]?.cluster).toEqual({ server: `https://${sim.endpoint}/k8s/${IDS.clusterId}`, 'insecure-skip-tls-verify': true });
     expect(kc.users[0]?.user.token).toMatch(/^sim-/);
     expect(Date.parse(r.body?.expiration ?? '')).toBeGreaterThan(Date.now());
   });

@@ -7,9 +7,15 @@
  * - CS 2015-12-15 ROA paths (`/api/v1/clusters`, `/clusters/...`, `/k8s/<id>/user_config`);
  * - `/k8s/<clusterId>/...` : that cluster's Kubernetes API (bearer token from the kubeconfig).
  * The fleet is indexed once at start; handlers are map look-ups and slices.
+ *
+ * The port speaks plain HTTP and HTTPS (a TLS ClientHello starts with byte 0x16; the first byte
+ * of each connection picks the protocol). HTTPS uses a self-signed certificate made at start and
+ * exists for kubectl, which sends a kubeconfig's bearer token only to https servers; the
+ * kubeconfig says `insecure-skip-tls-verify: true`. The SDKs use plain HTTP.
  */
-import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
-import type { AddressInfo } from 'node:net';
+import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
+import { createServer as createHttpsServer } from 'node:https';
+import { createServer as createNetServer, type AddressInfo, type Socket } from 'node:net';
 import type { WireFleet } from '@app/domain';
 import { AlibabaGateway } from './alibaba/alibaba.gateway';
 import { CredentialStore } from './alibaba/credential.store';
@@ -20,6 +26,7 @@ import { ClusterTokenStore } from './kubernetes/cluster-token.store';
 import { KubernetesGateway } from './kubernetes/k8s.gateway';
 import { buildScanConfig, writeScanConfig } from './scan-config.writer';
 import type { SimContext } from './sim-context';
+import { generateSelfSignedCert } from './tls/self-signed-cert.util';
 
 /** Default AccessKey id the simulator accepts (a test key, not a secret). */
 export const DEFAULT_SIM_ACCESS_KEY_ID = 'sim-access-key';
@@ -125,7 +132,28 @@ export async function startSimulator(options: SimulatorOptions): Promise<Running
     }
   };
 
-  const server: Server = createServer((req, res) => void onRequest(req, res));
+  const handler = (req: IncomingMessage, res: ServerResponse): void => void onRequest(req, res);
+  const httpServer = createServer(handler);
+  const httpsServer = createHttpsServer(generateSelfSignedCert(), handler);
+  // One port, both protocols: look at the first byte, put it back, hand the socket over.
+  const onConnection = (socket: Socket): void => {
+    socket.on('error', () => socket.destroy());
+    socket.once('readable', function pick() {
+      const first = socket.read(1) as Buffer | null;
+      if (first === null) {
+        socket.once('readable', pick);
+        return;
+      }
+      socket.unshift(first);
+      (first[0] === 0x16 ? httpsServer : httpServer).emit('connection', socket);
+    });
+  };
+  const sockets = new Set<Socket>();
+  const server = createNetServer((socket) => {
+    sockets.add(socket);
+    socket.once('close', () => sockets.delete(socket));
+    onConnection(socket);
+  });
   await new Promise<void>((resolve, reject) => {
     server.once('error', reject);
     server.listen(options.port ?? 0, host, () => {
@@ -152,7 +180,9 @@ export async function startSimulator(options: SimulatorOptions): Promise<Running
     close: () => {
       closing ??= new Promise<void>((resolve) => {
         server.close(() => resolve());
-        server.closeAllConnections();
+        httpServer.closeAllConnections();
+        httpsServer.closeAllConnections();
+        for (const socket of sockets) socket.destroy();
       });
       return closing;
     },

@@ -1,6 +1,7 @@
 /**
  * The kubeconfig CS DescribeClusterUserKubeconfig hands out for a simulated cluster: the
- * cluster's Kubernetes API at `http://<endpoint>/k8s/<clusterId>` with a bearer token.
+ * cluster's Kubernetes API at `https://<endpoint>/k8s/<clusterId>` (self-signed certificate,
+ * `insecure-skip-tls-verify: true`) with a bearer token.
  * Layout follows what ACK returns (cluster `kubernetes`, user named by the account id, context
  * `<user>-<clusterId>`), with a token instead of a client certificate.
  */
@@ -17,9 +18,12 @@ export interface KubeconfigInput {
   userName: string;
 }
 
-/** Base URL of a simulated cluster's Kubernetes API. */
-export function kubernetesServerUrl(endpoint: string, clusterId: string): string {
-  return `http://${endpoint}/k8s/${clusterId}`;
+/**
+ * Base URL of a simulated cluster's Kubernetes API. The kubeconfig uses https because kubectl
+ * sends a bearer token only to https servers; the same URL over http also works (client-node).
+ */
+export function kubernetesServerUrl(endpoint: string, clusterId: string, scheme: 'https' | 'http' = 'https'): string {
+  return `${scheme}://${endpoint}/k8s/${clusterId}`;
 }
 
 /** Kubeconfig YAML for one simulated cluster. */
