@@ -398,6 +398,8 @@ describe('sample fleet: the deliberate faults are present', () => {
     expect(c.ramRoleNames).toEqual([pl.masterRole]);
     const ram = fleet.accounts.find((a) => a.accountId === c.accountId)?.ram;
     expect(ram?.roles.map((x) => x.roleName)).toContain(pl.masterRole);
+    // role-policies.json answers ListPoliciesForRole for every listed role, as a live scan reads it.
+    expect(Object.keys(ram?.rolePolicies ?? {}).sort()).toEqual(ram?.roles.map((x) => x.roleName).sort());
     const attached = ram?.rolePolicies[pl.masterRole ?? ''] ?? [];
     expect(attached.some((p) => p.policyName.startsWith('k8sMasterRolePolicy-Ccm-'))).toBe(true);
     const statements = attached.flatMap((ref) => ram?.policies.find((p) => p.policyName === ref.policyName)?.statements ?? []);

@@ -1381,7 +1381,11 @@ function ramOf(acc) {
     pol(workerPolicy, 'Worker RAM role policy of cluster payments-legacy', workerDoc, D('2020-09-14T03:27:47Z'), 1),
   ];
   const ref = (name, type, attach, description = '') => ({ PolicyName: name, PolicyType: type, DefaultVersion: type === 'Custom' ? 'v1' : 'v6', Description: description, AttachDate: iso(attach) });
+  // Every role's ListPoliciesForRole answer (a live scan asks for each role it lists).
   const rolePolicies = {
+    AliyunCSDefaultRole: [ref('AliyunCSDefaultRolePolicy', 'System', D('2019-11-04T07:12:44Z'), 'Policy of the Container Service default role')],
+    AliyunCSKubernetesAuditRole: [ref('AliyunCSKubernetesAuditRolePolicy', 'System', D('2020-09-14T03:20:02Z'), 'Policy of the Container Service Kubernetes audit role')],
+    AliyunCSManagedCsiRole: [ref('AliyunCSManagedCsiRolePolicy', 'System', D('2023-04-11T05:58:40Z'), 'Policy of the ACK managed clusters CSI role')],
     AliyunCSManagedKubernetesRole: [ref('AliyunCSManagedKubernetesRolePolicy', 'System', D('2020-09-14T03:20:03Z'), 'Policy of the ACK managed clusters service role')],
     [dedicated.masterRole]: [ref(ccmPolicy, 'Custom', D('2020-09-14T03:27:48Z')), ref(csiPolicy, 'Custom', D('2020-09-14T03:27:48Z'))],
     [dedicated.workerRole]: [ref(workerPolicy, 'Custom', D('2020-09-14T03:27:48Z'))],
