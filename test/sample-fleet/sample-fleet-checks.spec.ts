@@ -62,17 +62,22 @@ describe('sample fleet x check catalogue: every headline check fires', () => {
   });
 
   it('none of the ten checks skips anything on the sample fleet (the data they need is all there)', () => {
-    const skipped = results.filter((r) => (TEN_CHECKS as readonly string[]).includes(r.checkId) && r.status === 'skipped');
+    const skipped = results.filter(
+      (r) => (TEN_CHECKS as readonly string[]).includes(r.checkId) && r.status === 'skipped',
+    );
     expect(skipped.map((r) => `${r.checkId} ${r.resource.id}: ${r.reason ?? ''}`)).toEqual([]);
   });
 
   it('the findings are on the resources the README names', () => {
     const pl = ids['payments-legacy'];
-    const dp = ids['data-platform'];
-    expect(resourceIds('CLB_BACKEND_QUOTA')).toContain(pl.services['payments/checkout-gateway'].loadBalancerId);
+    expect(resourceIds('CLB_BACKEND_QUOTA')).toContain(
+      pl.services['payments/checkout-gateway'].loadBalancerId,
+    );
     expect(resourceIds('CLUSTER_MODE_BLOWUP')).toContain('payments/checkout-gateway');
     expect(resourceIds('NODEPORT_EPHEMERAL_OVERLAP')).toContain(pl.clusterId);
-    expect(resourceIds('NODEPORT_IN_EPHEMERAL_RANGE')).toEqual(expect.arrayContaining(['payments/ledger-api', 'kube-system/nginx-ingress-lb']));
+    expect(resourceIds('NODEPORT_IN_EPHEMERAL_RANGE')).toEqual(
+      expect.arrayContaining(['payments/ledger-api', 'kube-system/nginx-ingress-lb']),
+    );
     expect(resourceIds('CCM_ANNOTATION_UNSUPPORTED')).toContain('payments/ledger-api');
     expect(resourceIds('CCM_RAM_PERMISSION_GAP')).toContain(pl.clusterId);
     expect(resourceIds('LB_ORPHANED')).toContain(ids.storefront.orphanLoadBalancerId);
@@ -86,9 +91,16 @@ describe('sample fleet x check catalogue: every headline check fires', () => {
   });
 
   it('the quota findings carry the figures the README quotes', () => {
-    const clb = of('CLB_BACKEND_QUOTA').find((f) => f.resource.id === ids['payments-legacy'].services['payments/checkout-gateway'].loadBalancerId);
-    expect({ used: clb?.used, limit: clb?.limit, severity: clb?.severity }).toEqual({ used: 168, limit: 200, severity: 'warning' });
-    for (const f of of('ECS_LB_ATTACHMENT_QUOTA')) expect({ used: f.used, limit: f.limit }).toEqual({ used: 42, limit: 50 });
+    const clb = of('CLB_BACKEND_QUOTA').find(
+      (f) => f.resource.id === ids['payments-legacy'].services['payments/checkout-gateway'].loadBalancerId,
+    );
+    expect({ used: clb?.used, limit: clb?.limit, severity: clb?.severity }).toEqual({
+      used: 168,
+      limit: 200,
+      severity: 'warning',
+    });
+    for (const f of of('ECS_LB_ATTACHMENT_QUOTA'))
+      expect({ used: f.used, limit: f.limit }).toEqual({ used: 42, limit: 50 });
   });
 });
 
@@ -96,7 +108,9 @@ describe('sample fleet x check catalogue: the controls stay silent', () => {
   it('LB_ORPHANED: API server CLBs, the console-created CLB and the reused shared-services CLB are not orphans', () => {
     const orphans = resourceIds('LB_ORPHANED');
     const controls = [
-      ...(['payments-legacy', 'storefront', 'data-platform', 'preview-envs'] as const).map((c) => ids[c].apiServerLoadBalancerId),
+      ...(['payments-legacy', 'storefront', 'data-platform', 'preview-envs'] as const).map(
+        (c) => ids[c].apiServerLoadBalancerId,
+      ),
       ids.consoleLoadBalancer.loadBalancerId,
       ids.sharedServicesLoadBalancer.loadBalancerId,
     ];
@@ -106,24 +120,37 @@ describe('sample fleet x check catalogue: the controls stay silent', () => {
 
   it('CLUSTER_MODE_BLOWUP: Local-mode and ENI-mode Services, and the 3-node preview cluster, have no blowup', () => {
     const blown = resourceIds('CLUSTER_MODE_BLOWUP');
-    for (const s of ['payments/ledger-api', 'kube-system/nginx-ingress-lb', 'ingress-nginx/ingress-nginx-controller', 'analytics/superset']) expect(blown, s).not.toContain(s);
-    expect(of('CLUSTER_MODE_BLOWUP').filter((f) => f.resource.clusterId === ids['preview-envs'].clusterId)).toEqual([]);
+    for (const s of [
+      'payments/ledger-api',
+      'kube-system/nginx-ingress-lb',
+      'ingress-nginx/ingress-nginx-controller',
+      'analytics/superset',
+    ])
+      expect(blown, s).not.toContain(s);
+    expect(
+      of('CLUSTER_MODE_BLOWUP').filter((f) => f.resource.clusterId === ids['preview-envs'].clusterId),
+    ).toEqual([]);
   });
 
   it('CCM_RAM_PERMISSION_GAP: managed clusters (ACK Pro / Basic) have no RAM gap', () => {
-    for (const c of ['storefront', 'data-platform', 'preview-envs'] as const) expect(resourceIds('CCM_RAM_PERMISSION_GAP')).not.toContain(ids[c].clusterId);
+    for (const c of ['storefront', 'data-platform', 'preview-envs'] as const)
+      expect(resourceIds('CCM_RAM_PERMISSION_GAP')).not.toContain(ids[c].clusterId);
   });
 
   it('NodePort checks: clusters with the default range and Services with NodePorts below 32768 are clean', () => {
     for (const c of ['storefront', 'data-platform', 'preview-envs'] as const) {
       expect(resourceIds('NODEPORT_EPHEMERAL_OVERLAP')).not.toContain(ids[c].clusterId);
-      expect(of('NODEPORT_IN_EPHEMERAL_RANGE').filter((f) => f.resource.clusterId === ids[c].clusterId)).toEqual([]);
+      expect(
+        of('NODEPORT_IN_EPHEMERAL_RANGE').filter((f) => f.resource.clusterId === ids[c].clusterId),
+      ).toEqual([]);
     }
     expect(resourceIds('NODEPORT_IN_EPHEMERAL_RANGE')).not.toContain('payments/checkout-gateway');
   });
 
   it('quota checks: only the checkout-gateway CLB is near its backend quota; payments-legacy nodes are far from the attachment quota', () => {
-    expect(resourceIds('CLB_BACKEND_QUOTA')).toEqual([ids['payments-legacy'].services['payments/checkout-gateway'].loadBalancerId]);
+    expect(resourceIds('CLB_BACKEND_QUOTA')).toEqual([
+      ids['payments-legacy'].services['payments/checkout-gateway'].loadBalancerId,
+    ]);
     expect(of('ECS_LB_ATTACHMENT_QUOTA').filter((f) => f.resource.regionId === 'cn-hangzhou')).toEqual([]);
   });
 

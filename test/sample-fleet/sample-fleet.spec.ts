@@ -13,7 +13,14 @@ import { readFileSync, readdirSync, statSync } from 'node:fs';
 import { join } from 'node:path';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { FleetValidationError, loadFleetDirectory, readFleetDirectory } from '@app/collectors';
-import type { Clb, ClusterSnapshot, FleetSnapshot, K8sService, RamStatement, RegionSnapshot } from '@app/domain';
+import type {
+  Clb,
+  ClusterSnapshot,
+  FleetSnapshot,
+  K8sService,
+  RamStatement,
+  RegionSnapshot,
+} from '@app/domain';
 
 const FLEETS = join(__dirname, '..', '..', 'examples', 'fleets');
 const SAMPLE = join(FLEETS, 'sample');
@@ -49,7 +56,9 @@ const cluster = (name: string): ClusterSnapshot => {
   return c;
 };
 const regionOf = (c: Pick<ClusterSnapshot, 'accountId' | 'regionId'>): RegionSnapshot => {
-  const r = fleet.accounts.find((a) => a.accountId === c.accountId)?.regions.find((x) => x.regionId === c.regionId);
+  const r = fleet.accounts
+    .find((a) => a.accountId === c.accountId)
+    ?.regions.find((x) => x.regionId === c.regionId);
   if (!r) throw new Error(`no region ${c.accountId}/${c.regionId}`);
   return r;
 };
@@ -63,9 +72,11 @@ const k8s = (c: ClusterSnapshot) => {
   if (!c.kubernetes) throw new Error(`cluster ${c.name} has no Kubernetes objects`);
   return c.kubernetes;
 };
-const lbServices = (c: ClusterSnapshot): K8sService[] => k8s(c).services.filter((s) => s.type === 'LoadBalancer');
+const lbServices = (c: ClusterSnapshot): K8sService[] =>
+  k8s(c).services.filter((s) => s.type === 'LoadBalancer');
 const defaultLbName = (uid: string) => `a${uid.replace(/-/g, '')}`.slice(0, 32);
-const entries = (lb: Clb) => lb.defaultBackendServers.length + lb.vServerGroups.reduce((n, g) => n + g.backendServers.length, 0);
+const entries = (lb: Clb) =>
+  lb.defaultBackendServers.length + lb.vServerGroups.reduce((n, g) => n + g.backendServers.length, 0);
 const REUSE_ANNOTATION = 'service.beta.kubernetes.io/alibaba-cloud-loadbalancer-id';
 const ccmMajor = (c: ClusterSnapshot) => Number(/^v?(\d+)/.exec(c.ccmVersion ?? '')?.[1] ?? 0);
 
@@ -77,32 +88,62 @@ const isEni = (c: ClusterSnapshot, s: K8sService) => {
 };
 
 /** What CCM attaches for one port: `serverId|port|weight` rows (clbv1/vgroups.go). */
-function expectedBackends(c: ClusterSnapshot, s: K8sService, port: { nodePort?: number; targetPort?: number | string }): string[] {
+function expectedBackends(
+  c: ClusterSnapshot,
+  s: K8sService,
+  port: { nodePort?: number; targetPort?: number | string },
+): string[] {
   const { nodes, endpointSlices } = k8s(c);
-  const eps = endpointSlices.filter((e) => e.namespace === s.namespace && e.serviceName === s.name).flatMap((e) => e.endpoints.filter((p) => p.ready && !p.terminating));
+  const eps = endpointSlices
+    .filter((e) => e.namespace === s.namespace && e.serviceName === s.name)
+    .flatMap((e) => e.endpoints.filter((p) => p.ready && !p.terminating));
   const eligible = nodes.filter((n) => n.ready === true && !('node-role.kubernetes.io/master' in n.labels));
   if (isEni(c, s)) {
     const region = regionOf(c);
     const eniOfIp = new Map<string, string>();
-    const raw = JSON.parse(readFileSync(join(SAMPLE, 'accounts', c.accountId, 'regions', c.regionId, 'ecs-instances.json'), 'utf8')) as {
-      NetworkInterfaces?: { NetworkInterface: { NetworkInterfaceId: string; PrivateIpSets?: { PrivateIpSet: { PrivateIpAddress: string }[] } }[] };
+    const raw = JSON.parse(
+      readFileSync(
+        join(SAMPLE, 'accounts', c.accountId, 'regions', c.regionId, 'ecs-instances.json'),
+        'utf8',
+      ),
+    ) as {
+      NetworkInterfaces?: {
+        NetworkInterface: {
+          NetworkInterfaceId: string;
+          PrivateIpSets?: { PrivateIpSet: { PrivateIpAddress: string }[] };
+        }[];
+      };
     }[];
-    for (const i of raw) for (const eni of i.NetworkInterfaces?.NetworkInterface ?? []) for (const ip of eni.PrivateIpSets?.PrivateIpSet ?? []) eniOfIp.set(ip.PrivateIpAddress, eni.NetworkInterfaceId);
+    for (const i of raw)
+      for (const eni of i.NetworkInterfaces?.NetworkInterface ?? [])
+        for (const ip of eni.PrivateIpSets?.PrivateIpSet ?? [])
+          eniOfIp.set(ip.PrivateIpAddress, eni.NetworkInterfaceId);
     expect(region.ecsInstances?.length).toBeGreaterThan(0);
     return eps.map((e) => `${eniOfIp.get(e.addresses[0]) ?? 'no-eni'}|${String(port.targetPort)}|100`).sort();
   }
   if (s.externalTrafficPolicy === 'Local') {
     const perNode = new Map<string, number>();
     for (const e of eps) if (e.nodeName) perNode.set(e.nodeName, (perNode.get(e.nodeName) ?? 0) + 1);
-    return eligible.filter((n) => perNode.has(n.name)).map((n) => `${n.ecsInstanceId}|${port.nodePort}|${perNode.get(n.name)}`).sort();
+    return eligible
+      .filter((n) => perNode.has(n.name))
+      .map((n) => `${n.ecsInstanceId}|${port.nodePort}|${perNode.get(n.name)}`)
+      .sort();
   }
   return eligible.map((n) => `${n.ecsInstanceId}|${port.nodePort}|100`).sort();
 }
 
 /** Allowed by a set of RAM statements (wildcards `*`, `?`; explicit Deny wins). Independent of libs/domain. */
 function allowed(statements: RamStatement[], action: string): boolean {
-  const match = (p: string) => new RegExp(`^${p.replace(/[.+^${}()|[\]\\]/g, '\\$&').replace(/\*/g, '.*').replace(/\?/g, '.')}$`, 'i').test(action);
-  const covers = (s: RamStatement) => (s.actions.length ? s.actions.some(match) : s.notActions.length > 0 && !s.notActions.some(match));
+  const match = (p: string) =>
+    new RegExp(
+      `^${p
+        .replace(/[.+^${}()|[\]\\]/g, '\\$&')
+        .replace(/\*/g, '.*')
+        .replace(/\?/g, '.')}$`,
+      'i',
+    ).test(action);
+  const covers = (s: RamStatement) =>
+    s.actions.length ? s.actions.some(match) : s.notActions.length > 0 && !s.notActions.some(match);
   if (statements.some((s) => s.effect === 'Deny' && covers(s))) return false;
   return statements.some((s) => s.effect === 'Allow' && covers(s));
 }
@@ -123,9 +164,15 @@ describe('sample fleet: shape', () => {
   it('has two numeric accounts, each with cn-beijing and cn-hangzhou, and four ACK clusters', () => {
     expect(fleet.name).toBe('sample');
     expect(fleet.accounts.map((a) => a.accountId)).toEqual(['1234567890123456', '1987654321098765']);
-    for (const a of fleet.accounts) expect(a.regions.map((r) => r.regionId)).toEqual(['cn-beijing', 'cn-hangzhou']);
+    for (const a of fleet.accounts)
+      expect(a.regions.map((r) => r.regionId)).toEqual(['cn-beijing', 'cn-hangzhou']);
     const clusters = fleet.accounts.flatMap((a) => a.regions.flatMap((r) => r.clusters));
-    expect(clusters.map((c) => c.name).sort()).toEqual(['data-platform', 'payments-legacy', 'preview-envs', 'storefront']);
+    expect(clusters.map((c) => c.name).sort()).toEqual([
+      'data-platform',
+      'payments-legacy',
+      'preview-envs',
+      'storefront',
+    ]);
     for (const c of clusters) {
       expect(c.clusterId).toMatch(/^c[0-9a-f]{32}$/);
       expect(c.vpcId).toMatch(/^vpc-(bp1|2ze)[a-z0-9]{18}$/);
@@ -144,22 +191,62 @@ describe('sample fleet: shape', () => {
       range: `${c.nodePortRange.from}-${c.nodePortRange.to}`,
       rangeSource: c.nodePortRange.source,
     });
-    expect(pick(cluster('payments-legacy'))).toEqual({ type: 'Kubernetes', spec: undefined, plugin: 'flannel', ccm: 'v1.9.3.313-g748f81e-aliyun', range: '30000-40000', rangeSource: 'kube-apiserver-flag' });
-    expect(pick(cluster('storefront'))).toEqual({ type: 'ManagedKubernetes', spec: 'ack.pro.small', plugin: 'flannel', ccm: 'v2.10.0', range: '30000-32767', rangeSource: 'control_plane_config' });
-    expect(pick(cluster('data-platform'))).toEqual({ type: 'ManagedKubernetes', spec: 'ack.pro.small', plugin: 'terway', ccm: 'v2.12.3', range: '30000-32767', rangeSource: 'control_plane_config' });
-    expect(pick(cluster('preview-envs'))).toEqual({ type: 'ManagedKubernetes', spec: 'ack.standard', plugin: 'flannel', ccm: 'v2.11.4', range: '30000-32767', rangeSource: 'default' });
+    expect(pick(cluster('payments-legacy'))).toEqual({
+      type: 'Kubernetes',
+      spec: undefined,
+      plugin: 'flannel',
+      ccm: 'v1.9.3.313-g748f81e-aliyun',
+      range: '30000-40000',
+      rangeSource: 'kube-apiserver-flag',
+    });
+    expect(pick(cluster('storefront'))).toEqual({
+      type: 'ManagedKubernetes',
+      spec: 'ack.pro.small',
+      plugin: 'flannel',
+      ccm: 'v2.10.0',
+      range: '30000-32767',
+      rangeSource: 'control_plane_config',
+    });
+    expect(pick(cluster('data-platform'))).toEqual({
+      type: 'ManagedKubernetes',
+      spec: 'ack.pro.small',
+      plugin: 'terway',
+      ccm: 'v2.12.3',
+      range: '30000-32767',
+      rangeSource: 'control_plane_config',
+    });
+    expect(pick(cluster('preview-envs'))).toEqual({
+      type: 'ManagedKubernetes',
+      spec: 'ack.standard',
+      plugin: 'flannel',
+      ccm: 'v2.11.4',
+      range: '30000-32767',
+      rangeSource: 'default',
+    });
     expect(cluster('data-platform').created! > '2020-08-10').toBe(true);
   });
 
   it('has the expected counts of nodes, LoadBalancer Services and CLBs', () => {
-    const count = (name: string) => ({ nodes: k8s(cluster(name)).nodes.length, lbServices: lbServices(cluster(name)).length });
+    const count = (name: string) => ({
+      nodes: k8s(cluster(name)).nodes.length,
+      lbServices: lbServices(cluster(name)).length,
+    });
     expect(count('payments-legacy')).toEqual({ nodes: 88, lbServices: 3 });
     expect(count('storefront')).toEqual({ nodes: 6, lbServices: 1 });
     expect(count('data-platform')).toEqual({ nodes: 4, lbServices: 3 });
     expect(count('preview-envs')).toEqual({ nodes: 3, lbServices: 42 });
-    const lbCount = fleet.accounts.flatMap((a) => a.regions.map((r) => `${a.accountId}/${r.regionId}=${lbsOf(r).length}`));
-    expect(lbCount).toEqual(['1234567890123456/cn-beijing=4', '1234567890123456/cn-hangzhou=4', '1987654321098765/cn-beijing=43', '1987654321098765/cn-hangzhou=3']);
-    const masters = k8s(cluster('payments-legacy')).nodes.filter((n) => 'node-role.kubernetes.io/master' in n.labels);
+    const lbCount = fleet.accounts.flatMap((a) =>
+      a.regions.map((r) => `${a.accountId}/${r.regionId}=${lbsOf(r).length}`),
+    );
+    expect(lbCount).toEqual([
+      '1234567890123456/cn-beijing=4',
+      '1234567890123456/cn-hangzhou=4',
+      '1987654321098765/cn-beijing=43',
+      '1987654321098765/cn-hangzhou=3',
+    ]);
+    const masters = k8s(cluster('payments-legacy')).nodes.filter(
+      (n) => 'node-role.kubernetes.io/master' in n.labels,
+    );
     expect(masters).toHaveLength(3);
   });
 
@@ -190,7 +277,8 @@ describe('sample fleet: cloud and Kubernetes agree', () => {
         const known = new Set((r.ecsInstances ?? []).map((i) => i.instanceId));
         for (const lb of lbsOf(r))
           for (const b of [...lb.defaultBackendServers, ...lb.vServerGroups.flatMap((g) => g.backendServers)])
-            if (b.type === 'ecs') expect(known.has(b.serverId), `${lb.loadBalancerId} -> ${b.serverId}`).toBe(true);
+            if (b.type === 'ecs')
+              expect(known.has(b.serverId), `${lb.loadBalancerId} -> ${b.serverId}`).toBe(true);
             else expect(b.serverId).toMatch(/^eni-(bp1|2ze)[a-z0-9]{17}$/);
       }
   });
@@ -254,7 +342,10 @@ describe('sample fleet: cloud and Kubernetes agree', () => {
             expect(svc, g.name).toBeDefined();
             if (!c || !svc) continue;
             const eni = isEni(c, svc);
-            expect(svc.ports.some((p) => String(eni ? p.targetPort : p.nodePort) === m[1]), g.name).toBe(true);
+            expect(
+              svc.ports.some((p) => String(eni ? p.targetPort : p.nodePort) === m[1]),
+              g.name,
+            ).toBe(true);
             for (const b of g.backendServers) expect(b.description).toBe(g.name);
           }
           for (const l of lb.listeners) {
@@ -262,7 +353,10 @@ describe('sample fleet: cloud and Kubernetes agree', () => {
             if (!m) continue;
             const c = r.clusters.find((x) => x.clusterId === m[4]);
             const svc = c ? lbServices(c).find((s) => s.name === m[2] && s.namespace === m[3]) : undefined;
-            expect(svc?.ports.some((p) => p.port === Number(m[1]) && p.port === l.port), l.description).toBe(true);
+            expect(
+              svc?.ports.some((p) => p.port === Number(m[1]) && p.port === l.port),
+              l.description,
+            ).toBe(true);
           }
         }
   });
@@ -285,7 +379,9 @@ describe('sample fleet: cloud and Kubernetes agree', () => {
               const name = `k8s/${isEni(c, s) ? String(p.targetPort) : String(p.nodePort)}/${s.name}/${s.namespace}/${c.clusterId}`;
               const g = lb.vServerGroups.find((x) => x.name === name);
               expect(g, name).toBeDefined();
-              const actual = (g?.backendServers ?? []).map((b) => `${b.serverId}|${String(b.port)}|${b.weight}`).sort();
+              const actual = (g?.backendServers ?? [])
+                .map((b) => `${b.serverId}|${String(b.port)}|${b.weight}`)
+                .sort();
               expect(actual, name).toEqual(expectedBackends(c, s, p));
               expect(actual.length).toBeGreaterThan(0);
               checked += 1;
@@ -303,8 +399,14 @@ describe('sample fleet: cloud and Kubernetes agree', () => {
           for (const s of lbServices(c)) {
             const slice = endpointSlices.find((e) => e.namespace === s.namespace && e.serviceName === s.name);
             expect(slice, `${s.namespace}/${s.name}`).toBeDefined();
-            const selected = pods.filter((p) => p.namespace === s.namespace && Object.entries(s.selector ?? {}).every(([k, v]) => p.labels[k] === v));
-            expect(selected.map((p) => p.name).sort()).toEqual((slice?.endpoints ?? []).map((e) => e.targetRefName).sort());
+            const selected = pods.filter(
+              (p) =>
+                p.namespace === s.namespace &&
+                Object.entries(s.selector ?? {}).every(([k, v]) => p.labels[k] === v),
+            );
+            expect(selected.map((p) => p.name).sort()).toEqual(
+              (slice?.endpoints ?? []).map((e) => e.targetRefName).sort(),
+            );
             for (const e of slice?.endpoints ?? []) {
               expect(nodeNames.has(e.nodeName ?? '')).toBe(true);
               expect(selected.find((p) => p.name === e.targetRefName)?.podIp).toBe(e.addresses[0]);
@@ -331,22 +433,38 @@ describe('sample fleet: the deliberate faults are present', () => {
     const c = cluster('preview-envs');
     const r = regionOf(c);
     for (const n of k8s(c).nodes) {
-      const attached = lbsOf(r).filter((lb) => lb.vServerGroups.some((g) => g.backendServers.some((b) => b.serverId === n.ecsInstanceId)));
+      const attached = lbsOf(r).filter((lb) =>
+        lb.vServerGroups.some((g) => g.backendServers.some((b) => b.serverId === n.ecsInstanceId)),
+      );
       expect(attached, n.name).toHaveLength(42);
     }
     const q = Object.fromEntries((r.quotas ?? []).map((x) => [x.quotaActionCode, x.totalQuota]));
-    expect(q).toEqual({ slb_quota_backendserver_attached_num: 50, slb_quota_backendservers_num: 200, slb_quota_instances_num: 100, slb_quota_listeners_num: 50 });
+    expect(q).toEqual({
+      slb_quota_backendserver_attached_num: 50,
+      slb_quota_backendservers_num: 200,
+      slb_quota_instances_num: 100,
+      slb_quota_listeners_num: 50,
+    });
   });
 
   it('NodePort vs ephemeral ports: payments-legacy allows 30000-40000 while nodes use 32768-60999, and three NodePorts fall inside', () => {
     const c = cluster('payments-legacy');
-    const inside = lbServices(c).flatMap((s) => s.ports.filter((p) => (p.nodePort ?? 0) >= 32768).map((p) => `${s.namespace}/${s.name}:${p.nodePort}`));
-    expect(inside.sort()).toEqual(['kube-system/nginx-ingress-lb:34512', 'kube-system/nginx-ingress-lb:38790', 'payments/ledger-api:36218']);
-    const apiservers = k8s(c).pods.filter((p) => p.namespace === 'kube-system' && p.name.startsWith('kube-apiserver-'));
+    const inside = lbServices(c).flatMap((s) =>
+      s.ports.filter((p) => (p.nodePort ?? 0) >= 32768).map((p) => `${s.namespace}/${s.name}:${p.nodePort}`),
+    );
+    expect(inside.sort()).toEqual([
+      'kube-system/nginx-ingress-lb:34512',
+      'kube-system/nginx-ingress-lb:38790',
+      'payments/ledger-api:36218',
+    ]);
+    const apiservers = k8s(c).pods.filter(
+      (p) => p.namespace === 'kube-system' && p.name.startsWith('kube-apiserver-'),
+    );
     expect(apiservers).toHaveLength(3);
     for (const p of apiservers) expect(p.containerArgs).toContain('--service-node-port-range=30000-40000');
     for (const other of ['storefront', 'data-platform', 'preview-envs'])
-      for (const s of lbServices(cluster(other))) for (const p of s.ports) expect(p.nodePort ?? 0).toBeLessThan(32768);
+      for (const s of lbServices(cluster(other)))
+        for (const p of s.ports) expect(p.nodePort ?? 0).toBeLessThan(32768);
   });
 
   it('Cluster-mode blowup: Flannel Cluster-mode Services attach every eligible node while their pods run on few', () => {
@@ -355,7 +473,12 @@ describe('sample fleet: the deliberate faults are present', () => {
     const slice = k8s(c).endpointSlices.find((e) => e.serviceName === 'checkout-gateway');
     expect(svc && new Set(slice?.endpoints.map((e) => e.nodeName)).size).toBe(3);
     const local = ['payments/ledger-api', 'kube-system/nginx-ingress-lb'];
-    expect(lbServices(c).filter((s) => s.externalTrafficPolicy === 'Local').map((s) => `${s.namespace}/${s.name}`).sort()).toEqual(local.sort());
+    expect(
+      lbServices(c)
+        .filter((s) => s.externalTrafficPolicy === 'Local')
+        .map((s) => `${s.namespace}/${s.name}`)
+        .sort(),
+    ).toEqual(local.sort());
     expect(lbServices(cluster('storefront')).map((s) => s.externalTrafficPolicy)).toEqual(['Local']);
   });
 
@@ -383,12 +506,16 @@ describe('sample fleet: the deliberate faults are present', () => {
     expect(lb.vpcId).not.toBe(c.vpcId);
     expect(lb.tags['kubernetes.reused.by.user']).toBe('true');
     expect(lb.tags['kubernetes.do.not.delete']).toBeUndefined();
-    expect(k8s(c).events.find((e) => e.involvedObject.name === 'thanos-query')?.message).toContain('NetworkConflict');
+    expect(k8s(c).events.find((e) => e.involvedObject.name === 'thanos-query')?.message).toContain(
+      'NetworkConflict',
+    );
   });
 
   it('unsupported annotation: payments/ledger-api sets connection-drain on CCM v1.9.3.313 (supported from v2.0.1)', () => {
     const svc = lbServices(cluster('payments-legacy')).find((s) => s.name === 'ledger-api');
-    expect(svc?.annotations['service.beta.kubernetes.io/alibaba-cloud-loadbalancer-connection-drain']).toBe('on');
+    expect(svc?.annotations['service.beta.kubernetes.io/alibaba-cloud-loadbalancer-connection-drain']).toBe(
+      'on',
+    );
     expect(cluster('payments-legacy').ccmVersion).toBe('v1.9.3.313-g748f81e-aliyun');
   });
 
@@ -402,12 +529,16 @@ describe('sample fleet: the deliberate faults are present', () => {
     expect(Object.keys(ram?.rolePolicies ?? {}).sort()).toEqual(ram?.roles.map((x) => x.roleName).sort());
     const attached = ram?.rolePolicies[pl.masterRole ?? ''] ?? [];
     expect(attached.some((p) => p.policyName.startsWith('k8sMasterRolePolicy-Ccm-'))).toBe(true);
-    const statements = attached.flatMap((ref) => ram?.policies.find((p) => p.policyName === ref.policyName)?.statements ?? []);
+    const statements = attached.flatMap(
+      (ref) => ram?.policies.find((p) => p.policyName === ref.policyName)?.statements ?? [],
+    );
     expect(statements.length).toBeGreaterThan(0);
     expect(allowed(statements, 'vpc:CreateRouteEntry')).toBe(true);
     expect(allowed(statements, 'slb:DescribeLoadBalancers')).toBe(true);
-    for (const action of ['vpc:CreateRouteEntries', 'vpc:DeleteRouteEntries', 'nlb:ListAsynJobs']) expect(allowed(statements, action), action).toBe(false);
-    for (const name of ['storefront', 'data-platform', 'preview-envs']) expect(cluster(name).ramRoleNames).toEqual([]);
+    for (const action of ['vpc:CreateRouteEntries', 'vpc:DeleteRouteEntries', 'nlb:ListAsynJobs'])
+      expect(allowed(statements, action), action).toBe(false);
+    for (const name of ['storefront', 'data-platform', 'preview-envs'])
+      expect(cluster(name).ramRoleNames).toEqual([]);
     expect(fleet.accounts.find((a) => a.accountId === '1987654321098765')?.ram).toBeUndefined();
   });
 
@@ -416,7 +547,14 @@ describe('sample fleet: the deliberate faults are present', () => {
     const named: string[] = [];
     for (const v of Object.values(ids)) {
       const o = v as Partial<ClusterIds & LbIds>;
-      for (const k of ['clusterId', 'apiServerLoadBalancerId', 'orphanLoadBalancerId', 'loadBalancerId', 'masterRole'] as const) if (o[k]) named.push(o[k]);
+      for (const k of [
+        'clusterId',
+        'apiServerLoadBalancerId',
+        'orphanLoadBalancerId',
+        'loadBalancerId',
+        'masterRole',
+      ] as const)
+        if (o[k]) named.push(o[k]);
     }
     for (const c of ['payments-legacy', 'data-platform', 'storefront'])
       for (const s of lbServices(cluster(c))) {
@@ -462,6 +600,7 @@ describe('malformed fleets: validation names the file, the JSON path and the exp
   });
 
   it('loadFleetDirectory refuses them too (nothing half-loaded)', () => {
-    for (const name of ['bad-json', 'missing-id', 'wrong-type']) expect(() => loadFleetDirectory(join(FLEETS, name))).toThrow(FleetValidationError);
+    for (const name of ['bad-json', 'missing-id', 'wrong-type'])
+      expect(() => loadFleetDirectory(join(FLEETS, name))).toThrow(FleetValidationError);
   });
 });
