@@ -62,6 +62,8 @@ export interface ClusterEntry {
 export interface ServiceEntry {
   service: K8sService;
   cluster: ClusterEntry;
+  /** The Service's default LB name (`defaultLoadBalancerName(uid)`), `''` without a UID. */
+  defaultLbName: string;
 }
 
 /** A node with its cluster. */
@@ -78,6 +80,20 @@ export interface EcsAttachment {
   groups: number;
   /** Up to 5 of the CLB ids, for messages. */
   sampleLoadBalancerIds: string[];
+}
+
+/** Backend figures of one CLB. */
+export interface ClbBackendStats {
+  /** Backend server entries over the default group and every vServer group (count). */
+  entries: number;
+  /** Distinct server ids among them (count). */
+  distinctServers: number;
+  vServerGroups: number;
+}
+
+interface RegionBackendStats {
+  attachments: Map<string, EcsAttachment>;
+  clbs: Map<string, ClbBackendStats>;
 }
 
 function serviceKey(clusterId: string, namespace: string, name: string): string {
@@ -108,7 +124,7 @@ export class FleetIndex {
   private servicesByDefaultNameCache?: Map<string, ServiceEntry[]>;
   private readonly slicesByCluster = new Map<string, Map<string, K8sEndpointSlice[]>>();
   private readonly eligibleCache = new Map<string, EligibleNodes>();
-  private readonly attachmentsByRegion = new Map<RegionSnapshot, Map<string, EcsAttachment>>();
+  private readonly statsByRegion = new Map<RegionSnapshot, RegionBackendStats>();
 
   private constructor(readonly snapshot: FleetSnapshot) {}
 
@@ -134,7 +150,7 @@ export class FleetIndex {
           if (!k8s) continue;
           for (const node of k8s.nodes) if (node.ecsInstanceId) ix.nodeByEcsId.set(node.ecsInstanceId, { node, cluster: entry });
           for (const service of k8s.services) {
-            const se: ServiceEntry = { service, cluster: entry };
+            const se: ServiceEntry = { service, cluster: entry, defaultLbName: service.uid ? defaultLoadBalancerName(service.uid) : '' };
             ix.services.push(se);
             ix.serviceByKey.set(serviceKey(cluster.clusterId, service.namespace, service.name), se);
             if (service.uid) ix.serviceByUid.set(service.uid, se);
@@ -207,8 +223,8 @@ export class FleetIndex {
     if (!this.servicesByDefaultNameCache) {
       const m = new Map<string, ServiceEntry[]>();
       for (const se of this.services) {
-        if (!se.service.uid) continue;
-        const name = defaultLoadBalancerName(se.service.uid);
+        if (!se.defaultLbName) continue;
+        const name = se.defaultLbName;
         const list = m.get(name) ?? [];
         list.push(se);
         m.set(name, list);
@@ -231,8 +247,8 @@ export class FleetIndex {
       const e = this.clbById.get(labelled);
       if (e) return e;
     }
-    if (!se.service.uid) return undefined;
-    return this.clbsByOwnerTag().get(defaultLoadBalancerName(se.service.uid))?.[0];
+    if (!se.defaultLbName) return undefined;
+    return this.clbsByOwnerTag().get(se.defaultLbName)?.[0];
   }
 
   /** The EndpointSlices of a Service (by `kubernetes.io/service-name`), grouped once per cluster (lazy). */
@@ -268,41 +284,68 @@ export class FleetIndex {
 
   /**
    * Per ECS id, how many CLB instances of the region list it as an `ecs` backend (lazy, per region;
-   * linear in the region's backend entries).
+   * one pass over the region's backend entries, computed together with `clbBackendStats`).
    */
   ecsAttachments(region: RegionSnapshot): Map<string, EcsAttachment> {
-    let m = this.attachmentsByRegion.get(region);
-    if (m) return m;
-    m = new Map();
+    return this.regionBackendStats(region).attachments;
+  }
+
+  /**
+   * Per CLB id of the region: backend entries summed over the default group and every vServer group, and
+   * distinct server ids (lazy, shared with `ecsAttachments`).
+   */
+  clbBackendStats(region: RegionSnapshot): Map<string, ClbBackendStats> {
+    return this.regionBackendStats(region).clbs;
+  }
+
+  private regionBackendStats(region: RegionSnapshot): RegionBackendStats {
+    let stats = this.statsByRegion.get(region);
+    if (stats) return stats;
+    stats = { attachments: new Map(), clbs: new Map() };
+    // Stamps instead of per-group Sets: `lastLb` / `lastGroup` say whether a server was already counted
+    // on this CLB / in this group; `distinct` does the same for distinct servers per CLB. No allocation
+    // per group keeps this linear with a small constant on a million entries.
+    const seen = new Map<string, { lb: number; group: number }>();
+    const attachments = stats.attachments;
+    let group = 0;
+    let lbIndex = 0;
     for (const clb of region.loadBalancers ?? []) {
-      const seenOnLb = new Set<string>();
-      const add = (serverId: string, type: string) => {
-        if (type !== 'ecs') return;
-        let a = m!.get(serverId);
-        if (!a) {
-          a = { loadBalancers: 0, groups: 0, sampleLoadBalancerIds: [] };
-          m!.set(serverId, a);
-        }
-        a.groups++;
-        if (!seenOnLb.has(serverId)) {
-          seenOnLb.add(serverId);
-          a.loadBalancers++;
-          if (a.sampleLoadBalancerIds.length < 5) a.sampleLoadBalancerIds.push(clb.loadBalancerId);
-        }
-      };
-      // A server counts once per group it is in; duplicates within one group (several ports) count once.
-      const perGroup = (servers: readonly { serverId: string; type: string }[]) => {
-        const inGroup = new Set<string>();
+      lbIndex++;
+      let entries = 0;
+      let distinct = 0;
+      const groups = [clb.defaultBackendServers, ...clb.vServerGroups.map((g) => g.backendServers)];
+      for (const servers of groups) {
+        group++;
+        entries += servers.length;
         for (const s of servers) {
-          if (inGroup.has(s.serverId)) continue;
-          inGroup.add(s.serverId);
-          add(s.serverId, s.type);
+          let st = seen.get(s.serverId);
+          if (!st) {
+            st = { lb: 0, group: 0 };
+            seen.set(s.serverId, st);
+          }
+          if (st.group === group) continue;
+          st.group = group;
+          const firstOnLb = st.lb !== lbIndex;
+          if (firstOnLb) {
+            st.lb = lbIndex;
+            distinct++;
+          }
+          if (s.type !== 'ecs') continue;
+          let a = attachments.get(s.serverId);
+          if (!a) {
+            a = { loadBalancers: 0, groups: 0, sampleLoadBalancerIds: [] };
+            attachments.set(s.serverId, a);
+          }
+          a.groups++;
+          if (firstOnLb) {
+            a.loadBalancers++;
+            if (a.sampleLoadBalancerIds.length < 5) a.sampleLoadBalancerIds.push(clb.loadBalancerId);
+          }
         }
-      };
-      perGroup(clb.defaultBackendServers);
-      for (const g of clb.vServerGroups) perGroup(g.backendServers);
+      }
+      stats.clbs.set(clb.loadBalancerId, { entries, distinctServers: distinct, vServerGroups: clb.vServerGroups.length });
     }
-    this.attachmentsByRegion.set(region, m);
-    return m;
+    this.statsByRegion.set(region, stats);
+    return stats;
   }
 }

@@ -26,7 +26,7 @@ export function clusterRef(cluster: ClusterSnapshot): ResourceRef {
 }
 
 /** The ResourceRef of a Service (`id` = `namespace/name`). */
-export function serviceRef(se: ServiceEntry): ResourceRef {
+export function serviceRef(se: Pick<ServiceEntry, 'service' | 'cluster'>): ResourceRef {
   const c = se.cluster.cluster;
   return {
     kind: 'Service',

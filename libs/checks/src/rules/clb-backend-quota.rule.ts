@@ -45,24 +45,20 @@ export const clbBackendQuotaRule: CheckDefinition = {
       }
       const { limit, limitSource } = effectiveQuota(re.region.quotas, SLB_QUOTA_BACKEND_SERVERS);
       for (const clb of lbs) {
-        let used = clb.defaultBackendServers.length;
-        const distinct = new Set<string>();
-        for (const s of clb.defaultBackendServers) distinct.add(s.serverId);
-        for (const g of clb.vServerGroups) {
-          used += g.backendServers.length;
-          for (const s of g.backendServers) distinct.add(s.serverId);
-        }
+        const stats = ctx.index.clbBackendStats(re.region).get(clb.loadBalancerId);
+        const used = stats?.entries ?? 0;
+        const distinct = stats?.distinctServers ?? 0;
         const ratio = used / limit;
         const figures = {
           used,
           limit,
           ratio,
-          distinctServers: distinct.size,
+          distinctServers: distinct,
           vServerGroups: clb.vServerGroups.length,
           limitSource,
         };
         const text =
-          `CLB ${clb.loadBalancerId} has ${used} backend server entries (${distinct.size} distinct servers) in ` +
+          `CLB ${clb.loadBalancerId} has ${used} backend server entries (${distinct} distinct servers) in ` +
           `${clb.vServerGroups.length} vServer groups and the default group: ${pct(ratio)} of its backend quota ${limit} ` +
           `(${limitSource === 'quota-center' ? 'Quota Center' : 'documented default'})`;
         const severity = quotaSeverity(ratio, ctx.settings.quota);

@@ -9,6 +9,7 @@ import {
   readyEndpointsByNode,
   serviceTrafficPolicy,
   type CheckResult,
+  type EligibleNodes,
   type Severity,
 } from '@app/domain';
 import type { CheckDefinition } from '../check.types';
@@ -55,6 +56,7 @@ export const clusterModeBlowupRule: CheckDefinition = {
     const r = resultsFor(ID, SEVERITY);
     const out: CheckResult[] = [];
     const { minFactor, minExtraBackends } = ctx.settings.clusterModeBlowup;
+    const maxAttachByEligible = new WeakMap<EligibleNodes, number>();
     for (const ce of ctx.index.clusters) {
       const { cluster } = ce;
       const k8s = cluster.kubernetes;
@@ -67,7 +69,7 @@ export const clusterModeBlowupRule: CheckDefinition = {
       const attachLimit = effectiveQuota(ce.region.quotas, SLB_QUOTA_BACKEND_ATTACHED).limit;
       for (const service of k8s.services) {
         if (!needClb(service)) continue;
-        const se = { service, cluster: ce };
+        const se = ctx.index.service(cluster.clusterId, service.namespace, service.name) ?? { service, cluster: ce, defaultLbName: '' };
         const ref = serviceRef(se);
         if (cluster.addons === undefined && (service.annotations[ANNOTATION_BACKEND_TYPE] ?? '') === '') {
           out.push(r.skipped(ref, `add-ons of cluster ${cluster.clusterId} were not read: network plugin (default backend type) unknown`));
@@ -105,14 +107,20 @@ export const clusterModeBlowupRule: CheckDefinition = {
         const factor = eligibleNodes / Math.max(localNodes, 1);
 
         // Quota burn: the Service's CLB (all its entries) and the busiest attached node.
-        const clb = ctx.index.clbOfService(se)?.clb;
-        let clbEntries: number | undefined;
-        if (clb) clbEntries = clb.defaultBackendServers.length + clb.vServerGroups.reduce((n, g) => n + g.backendServers.length, 0);
+        const clbEntry = ctx.index.clbOfService(se);
+        const clb = clbEntry?.clb;
+        const clbEntries = clbEntry ? ctx.index.clbBackendStats(clbEntry.region).get(clbEntry.clb.loadBalancerId)?.entries : undefined;
         const clbRatio = (clbEntries ?? attached) / backendLimit;
         let maxAttach = 0;
-        const attachments = ce.region.loadBalancers ? ctx.index.ecsAttachments(ce.region) : undefined;
-        if (attachments) {
-          for (const n of eligible.nodes) maxAttach = Math.max(maxAttach, attachments.get(n.ecsInstanceId ?? '')?.loadBalancers ?? 0);
+        if (ce.region.loadBalancers) {
+          // Memoised per eligible node set: Services sharing node selection options share the answer.
+          const cached = maxAttachByEligible.get(eligible);
+          if (cached !== undefined) maxAttach = cached;
+          else {
+            const attachments = ctx.index.ecsAttachments(ce.region);
+            for (const n of eligible.nodes) maxAttach = Math.max(maxAttach, attachments.get(n.ecsInstanceId ?? '')?.loadBalancers ?? 0);
+            maxAttachByEligible.set(eligible, maxAttach);
+          }
         }
         const attachRatio = maxAttach / attachLimit;
         const burn = Math.max(clbRatio, attachRatio);

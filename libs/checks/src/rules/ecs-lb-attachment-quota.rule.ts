@@ -59,14 +59,14 @@ export const ecsLbAttachmentQuotaRule: CheckDefinition = {
           ratio,
           vServerGroups: a?.groups ?? 0,
           limitSource,
-          ...(a ? { loadBalancerIds: a.sampleLoadBalancerIds } : {}),
         };
         const text =
           `ECS ${id}${node ? ` (node ${node.node.name})` : ''} is a backend of ${used} CLB instances` +
           `${a ? ` (${a.groups} server groups; e.g. ${listSome(a.sampleLoadBalancerIds)})` : ''}: ${pct(ratio)} of the ` +
           `attachment quota ${limit} (${limitSource === 'quota-center' ? 'Quota Center' : 'documented default'})`;
         const severity = quotaSeverity(ratio, ctx.settings.quota);
-        out.push(severity ? r.fail(ref, text, { severity, figures }) : r.pass(ref, text, figures));
+        if (severity) out.push(r.fail(ref, text, { severity, figures: { ...figures, loadBalancerIds: [...(a?.sampleLoadBalancerIds ?? [])] } }));
+        else out.push(r.pass(ref, text, figures));
       }
     }
     return out;

@@ -1,7 +1,6 @@
 import {
   TAG_CCM_OWNER,
   TAG_CLUSTER_ID,
-  defaultLoadBalancerName,
   needClb,
   reusedLoadBalancerId,
   type CheckResult,
@@ -74,7 +73,7 @@ export const lbReuseOfCcmCreatedRule: CheckDefinition = {
       }
       let whose: string;
       let ownService = false;
-      if (owner !== undefined && service.uid && owner === defaultLoadBalancerName(service.uid)) {
+      if (owner !== undefined && se.defaultLbName !== '' && owner === se.defaultLbName) {
         ownService = true;
         whose = 'its own CCM-created CLB, edited to be "reused": deleting the Service will no longer delete the CLB';
       } else if (owner !== undefined) {

@@ -6,14 +6,26 @@ import { ANNOTATION_LEGACY_PREFIX, ANNOTATION_PREFIX } from './ccm.constants';
  * value), else the legacy `${ANNOTATION_LEGACY_PREFIX}-${suffix}`. Test: `TestGet` in annotations_test.go.
  */
 
+const KEYS = new Map<string, readonly [string, string]>();
+
+function keysOf(suffix: string): readonly [string, string] {
+  let k = KEYS.get(suffix);
+  if (!k) {
+    // Hot path (every Service, several suffixes): build each key string once.
+    k = [`${ANNOTATION_PREFIX}-${suffix}`, `${ANNOTATION_LEGACY_PREFIX}-${suffix}`] as const;
+    if (KEYS.size < 1000) KEYS.set(suffix, k);
+  }
+  return k;
+}
+
 /** Full annotation key of an LB annotation suffix under the current prefix. */
 export function lbAnnotationKey(suffix: string): string {
-  return `${ANNOTATION_PREFIX}-${suffix}`;
+  return keysOf(suffix)[0];
 }
 
 /** Full annotation key of an LB annotation suffix under the legacy `alicloud-` prefix. */
 export function legacyLbAnnotationKey(suffix: string): string {
-  return `${ANNOTATION_LEGACY_PREFIX}-${suffix}`;
+  return keysOf(suffix)[1];
 }
 
 /**
@@ -24,9 +36,10 @@ export function legacyLbAnnotationKey(suffix: string): string {
  * @returns the value, or `undefined` when neither key is present
  */
 export function getLbAnnotation(annotations: Record<string, string>, suffix: string): string | undefined {
-  const current = annotations[lbAnnotationKey(suffix)];
+  const [key, legacyKey] = keysOf(suffix);
+  const current = annotations[key];
   if (current !== undefined) return current;
-  return annotations[legacyLbAnnotationKey(suffix)];
+  return annotations[legacyKey];
 }
 
 /**
