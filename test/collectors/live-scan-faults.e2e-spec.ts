@@ -10,6 +10,7 @@ import { loadFleetDirectory, loadScanConfig, readFleetDirectory, scanLive, ScanA
 import type { CoverageEntry, FleetSnapshot } from '@app/domain';
 import { startSimulator, type RunningSimulator } from '@app/fleet-sim';
 import { writeFleet, type AccountSpec } from './fleet-builder.util';
+import { expectLiveEqualsOffline } from './snapshot-compare.util';
 
 const fastRetries = (c: ScanConfig, endpoint?: string): ScanConfig => ({
   ...c,
@@ -19,7 +20,6 @@ const fastRetries = (c: ScanConfig, endpoint?: string): ScanConfig => ({
 
 const key = (c: CoverageEntry) => [c.accountId, c.regionId ?? '', c.clusterId ?? '', c.api].join('|');
 const withoutCoverage = (s: FleetSnapshot) => ({ ...s, coverage: [] });
-const normalizeAbsent = (s: FleetSnapshot): FleetSnapshot => ({ ...s, coverage: s.coverage.map((c) => (c.status === 'absent' ? { ...c, message: '<absent>' } : c)) });
 
 const account = (id: string, extra: Partial<AccountSpec> = {}): AccountSpec => ({
   accountId: id,
@@ -101,7 +101,7 @@ describe('scanLive with throttling and 5xx on every first attempt', () => {
     const live = await scanLive(fastRetries(loadScanConfig(sim.configPath), proxy.endpoint));
     expect(proxy.injected()).toBeGreaterThan(20);
     expect(live.coverage.filter((c) => c.status === 'failed')).toEqual([]);
-    expect(normalizeAbsent(live)).toEqual(normalizeAbsent(loadFleetDirectory(root)));
+    expectLiveEqualsOffline(live, loadFleetDirectory(root));
   });
 
   it('records failed coverage (not a crash) when retries are exhausted', async () => {
@@ -163,6 +163,7 @@ describe('scanLive on a fleet with absent files', () => {
       }
     }
     expect(liveByKey.get('1000000000000004|||ram')?.message).toMatch(/^ListRoles 1000000000000004: NoPermission \(HTTP 403\)/);
+    expectLiveEqualsOffline(live, offline);
   });
 });
 

@@ -6,9 +6,10 @@
 import { readFileSync, writeFileSync } from 'node:fs';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { collectLiveFleet, loadFleetDirectory, loadScanConfig, readFleetDirectory, scanLive, type ScanConfig } from '@app/collectors';
-import type { CoverageEntry, FleetSnapshot } from '@app/domain';
+import type { CoverageEntry } from '@app/domain';
 import { startSimulator, type RunningSimulator } from '@app/fleet-sim';
 import { writeFleet } from './fleet-builder.util';
+import { expectLiveEqualsOffline } from './snapshot-compare.util';
 
 /** Small page sizes so every listing needs several pages. */
 const SMALL_PAGES = { ecs: 10, slb: 7, vpc: 4, quotas: 3, cs: 2, ram: 3, kubernetes: 50 };
@@ -73,20 +74,11 @@ describe('scanLive against the simulator (synthetic fleet with paging edge cases
   });
 
   it('produces the same snapshot as the offline loader, coverage included', async () => {
-    const offline = loadFleetDirectory(root);
-    const live = await scanLive(config);
-    const liveByKey = new Map(live.coverage.map((c) => [key(c), c]));
-    // Datasets the simulator does not serve yet (vpc: DescribeVSwitches; sysctls: Cloud Assistant) are
-    // `absent` on both sides for this fleet (no vswitches.json), with the live reason as message.
-    for (const c of offline.coverage) expect(liveByKey.get(key(c))?.status, key(c)).toBe(c.status);
-    expect(normalizeAbsentMessages(live)).toEqual(normalizeAbsentMessages(offline));
+    // vpc (DescribeVSwitches not simulated) and sysctls (not collected live) are `absent` on both
+    // sides: this fleet has no vswitches.json and no node-sysctls.json.
+    expectLiveEqualsOffline(await scanLive(config), loadFleetDirectory(root));
   });
 });
-
-/** The snapshot with the message of `absent` coverage entries blanked (the reason differs by source). */
-function normalizeAbsentMessages(s: FleetSnapshot): FleetSnapshot {
-  return { ...s, coverage: s.coverage.map((c) => (c.status === 'absent' ? { ...c, message: '<absent>' } : c)) };
-}
 
 describe('scanLive with an unknown AccessKey', () => {
   let sim: RunningSimulator;
