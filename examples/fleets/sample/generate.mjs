@@ -893,38 +893,26 @@ function nodeObj(cl, n) {
   const reg = cl.reg.id;
   const labels = {
     'ack.aliyun.com': cl.id,
-    'beta.kubernetes.io/arch': 'amd64',
-    'beta.kubernetes.io/instance-type': n.type,
-    'beta.kubernetes.io/os': 'linux',
-    'failure-domain.beta.kubernetes.io/region': reg,
-    'failure-domain.beta.kubernetes.io/zone': n.zone,
     'kubernetes.io/arch': 'amd64',
     'kubernetes.io/hostname': n.name,
     'kubernetes.io/os': 'linux',
     'node.kubernetes.io/instance-type': n.type,
-    'topology.diskplugin.csi.alibabacloud.com/zone': n.zone,
     'topology.kubernetes.io/region': reg,
     'topology.kubernetes.io/zone': n.zone,
   };
   if (n.nodepool) labels['alibabacloud.com/nodepool-id'] = n.nodepool.id;
   if (n.master) labels['node-role.kubernetes.io/master'] = '';
-  const annotations = { 'node.alpha.kubernetes.io/ttl': '0', 'volumes.kubernetes.io/controller-managed-attach-detach': 'true' };
-  if (cl.plugin === 'flannel') Object.assign(annotations, { 'flannel.alpha.coreos.com/backend-data': 'null', 'flannel.alpha.coreos.com/backend-type': '', 'flannel.alpha.coreos.com/kube-subnet-manager': 'true', 'flannel.alpha.coreos.com/public-ip': n.ip });
   const taints = [];
   if (n.master) taints.push({ effect: 'NoSchedule', key: 'node-role.kubernetes.io/master' });
   if (n.cordoned) taints.push({ effect: 'NoSchedule', key: 'node.kubernetes.io/unschedulable', timeAdded: '2026-11-19T14:02:11Z' });
   if (!n.ready) taints.push({ effect: 'NoSchedule', key: 'node.kubernetes.io/unreachable', timeAdded: '2026-11-21T06:48:40Z' }, { effect: 'NoExecute', key: 'node.kubernetes.io/unreachable', timeAdded: '2026-11-21T06:48:45Z' });
   const hb = iso(plus(NOW, -int(5, 50)));
-  const cond = (type, reason, message) =>
-    n.ready
-      ? { lastHeartbeatTime: hb, lastTransitionTime: iso(plus(n.created, 30)), message, reason, status: 'False', type }
-      : { lastHeartbeatTime: '2026-11-21T06:47:58Z', lastTransitionTime: '2026-11-21T06:48:40Z', message: 'Kubelet stopped posting node status.', reason: 'NodeStatusUnknown', status: 'Unknown', type };
   const [cpu, memKi] = { 'ecs.g6.xlarge': [4, 16132256], 'ecs.g6.2xlarge': [8, 32247008], 'ecs.g7.xlarge': [4, 16132256], 'ecs.g7.2xlarge': [8, 32247008], 'ecs.c7.xlarge': [4, 7869228] }[n.type];
   const kubelet = `v${cl.version}`;
   return {
     apiVersion: 'v1',
     kind: 'Node',
-    metadata: { annotations, creationTimestamp: iso(plus(n.created, 95)), labels, name: n.name, resourceVersion: resourceVersion(), uid: n.uid },
+    metadata: { creationTimestamp: iso(plus(n.created, 95)), labels, name: n.name, resourceVersion: resourceVersion(), uid: n.uid },
     spec: {
       ...(n.podCidr ? { podCIDR: n.podCidr, podCIDRs: [n.podCidr] } : {}),
       providerID: `${reg}.${n.ecsId}`,
@@ -936,26 +924,13 @@ function nodeObj(cl, n) {
         { address: n.ip, type: 'InternalIP' },
         { address: n.name, type: 'Hostname' },
       ],
-      allocatable: { cpu: `${cpu * 1000 - 100}m`, 'ephemeral-storage': '113850092838', memory: `${memKi - 1460000}Ki`, pods: cl.plugin === 'terway' ? '64' : '128' },
-      capacity: { cpu: String(cpu), 'ephemeral-storage': '123722704Ki', memory: `${memKi}Ki`, pods: cl.plugin === 'terway' ? '64' : '128' },
+      allocatable: { cpu: `${cpu * 1000 - 100}m`, memory: `${memKi - 1460000}Ki`, pods: cl.plugin === 'terway' ? '64' : '128' },
       conditions: [
-        cond('MemoryPressure', 'KubeletHasSufficientMemory', 'kubelet has sufficient memory available'),
-        cond('DiskPressure', 'KubeletHasNoDiskPressure', 'kubelet has no disk pressure'),
-        cond('PIDPressure', 'KubeletHasSufficientPID', 'kubelet has sufficient PID available'),
         n.ready
           ? { lastHeartbeatTime: hb, lastTransitionTime: iso(plus(n.created, 120)), message: 'kubelet is posting ready status', reason: 'KubeletReady', status: 'True', type: 'Ready' }
-          : cond('Ready'),
+          : { lastHeartbeatTime: '2026-11-21T06:47:58Z', lastTransitionTime: '2026-11-21T06:48:40Z', message: 'Kubelet stopped posting node status.', reason: 'NodeStatusUnknown', status: 'Unknown', type: 'Ready' },
       ],
-      daemonEndpoints: { kubeletEndpoint: { Port: 10250 } },
-      nodeInfo: {
-        architecture: 'amd64',
-        containerRuntimeVersion: cl.ccmMajor === 1 ? 'containerd://1.5.13' : 'containerd://1.6.38',
-        kernelVersion: '5.10.134-18.al8.x86_64',
-        kubeProxyVersion: kubelet,
-        kubeletVersion: kubelet,
-        operatingSystem: 'linux',
-        osImage: 'Alibaba Cloud Linux 3.2104 U11 (OpenAnolis Edition)',
-      },
+      nodeInfo: { containerRuntimeVersion: cl.ccmMajor === 1 ? 'containerd://1.5.13' : 'containerd://1.6.38', kubeletVersion: kubelet, osImage: 'Alibaba Cloud Linux 3.2104 U11 (OpenAnolis Edition)' },
     },
   };
 }
@@ -981,27 +956,16 @@ function podObj(p) {
           imagePullPolicy: 'IfNotPresent',
           name: p.containerName,
           ports: p.containerPorts.map((c) => ({ ...c, protocol: 'TCP' })),
-          resources: { requests: { cpu: '500m', memory: '512Mi' } },
         },
       ],
-      dnsPolicy: 'ClusterFirst',
       nodeName: p.node.name,
-      restartPolicy: 'Always',
-      schedulerName: 'default-scheduler',
-      serviceAccountName: 'default',
-      terminationGracePeriodSeconds: 30,
     },
     status: {
-      conditions: [
-        { lastProbeTime: null, lastTransitionTime: iso(plus(p.created, 2)), status: 'True', type: 'PodScheduled' },
-        { lastProbeTime: null, lastTransitionTime: iso(plus(p.created, 25)), status: 'True', type: 'Ready' },
-      ],
+      conditions: [{ lastProbeTime: null, lastTransitionTime: iso(plus(p.created, 25)), status: 'True', type: 'Ready' }],
       hostIP: p.node.ip,
       phase: 'Running',
       podIP: p.ip,
       podIPs: [{ ip: p.ip }],
-      qosClass: 'Burstable',
-      startTime: iso(plus(p.created, 2)),
     },
   };
 }
@@ -1061,14 +1025,11 @@ function sliceObj(cl, s) {
     })),
     kind: 'EndpointSlice',
     metadata: {
-      annotations: { 'endpoints.kubernetes.io/last-change-trigger-time': iso(plus(s.pods.at(-1)?.created ?? s.created, 25)) },
       creationTimestamp: iso(plus(s.created, 1)),
       generateName: `${s.name}-`,
-      generation: s.pods.length + 1,
       labels: { 'endpointslice.kubernetes.io/managed-by': 'endpointslice-controller.k8s.io', 'kubernetes.io/service-name': s.name },
       name,
       namespace: s.ns,
-      ownerReferences: [{ apiVersion: 'v1', blockOwnerDeletion: true, controller: true, kind: 'Service', name: s.name, uid: s.uid }],
       resourceVersion: resourceVersion(),
       uid: uuid(),
     },
