@@ -61,11 +61,13 @@ async function main(): Promise<number> {
     ...(values['access-key-secret'] !== undefined ? { accessKeySecret: values['access-key-secret'] } : {}),
     ...(values['config-dir'] !== undefined ? { configDir: values['config-dir'] } : {}),
   });
-  process.stdout.write(`${simulatorReadyLine(sim)}\n`);
-  await new Promise<void>((resolve) => {
+  // Handlers first, so a signal sent as soon as the ready line is read still shuts down cleanly.
+  const stopped = new Promise<void>((resolve) => {
     process.once('SIGINT', () => resolve());
     process.once('SIGTERM', () => resolve());
   });
+  process.stdout.write(`${simulatorReadyLine(sim)}\n`);
+  await stopped;
   await sim.close();
   return 0;
 }
