@@ -53,7 +53,15 @@ const write = (file: string, data: unknown) => {
 /** Cluster id number `n` of account index `a`: `c` + 32 hex characters. */
 export const clusterIdOf = (a: number, r: number, n: number) => `c${hex(a, 8)}${hex(r, 8)}${hex(n, 16)}`;
 
-function writeCluster(dir: string, accountIdx: number, regionIdx: number, n: number, spec: ClusterSpec, regionId: string, ecsIds: string[]): string {
+function writeCluster(
+  dir: string,
+  accountIdx: number,
+  regionIdx: number,
+  n: number,
+  spec: ClusterSpec,
+  regionId: string,
+  ecsIds: string[],
+): string {
   const clusterId = clusterIdOf(accountIdx, regionIdx, n);
   const cdir = join(dir, 'clusters', clusterId);
   write(join(cdir, 'cluster.json'), {
@@ -81,13 +89,26 @@ function writeCluster(dir: string, accountIdx: number, regionIdx: number, n: num
     });
   if (!omit.has('resources'))
     write(join(cdir, 'resources.json'), [
-      { resource_type: 'ALIYUN::RAM::Role', instance_id: `KubernetesMasterRole-${clusterId.slice(1, 9)}`, cluster_id: clusterId, state: 'CREATE_COMPLETE' },
-      { resource_type: 'ALIYUN::SLB::LoadBalancer', instance_id: `lb-api${hex(accountIdx, 4)}${hex(regionIdx, 4)}${hex(n, 4)}`, cluster_id: clusterId, state: 'CREATE_COMPLETE' },
+      {
+        resource_type: 'ALIYUN::RAM::Role',
+        instance_id: `KubernetesMasterRole-${clusterId.slice(1, 9)}`,
+        cluster_id: clusterId,
+        state: 'CREATE_COMPLETE',
+      },
+      {
+        resource_type: 'ALIYUN::SLB::LoadBalancer',
+        instance_id: `lb-api${hex(accountIdx, 4)}${hex(regionIdx, 4)}${hex(n, 4)}`,
+        cluster_id: clusterId,
+        state: 'CREATE_COMPLETE',
+      },
     ]);
   const nodeEcs = ecsIds.slice(0, spec.nodes);
   if (spec.sysctls) {
     const sysctls: Record<string, Record<string, string>> = {};
-    nodeEcs.forEach((id, i) => (sysctls[id] = { 'net.ipv4.ip_local_port_range': i % 5 === 0 ? '1024 65000' : '32768 60999' }));
+    nodeEcs.forEach(
+      (id, i) =>
+        (sysctls[id] = { 'net.ipv4.ip_local_port_range': i % 5 === 0 ? '1024 65000' : '32768 60999' }),
+    );
     write(join(cdir, 'node-sysctls.json'), sysctls);
   }
   if (!omit.has('kubernetes')) {
@@ -100,10 +121,21 @@ function writeCluster(dir: string, accountIdx: number, regionIdx: number, n: num
         metadata: {
           name: `${regionId}.10.${regionIdx}.${Math.floor(i / 250)}.${i % 250}`,
           uid: `node-uid-${clusterId}-${i}`,
-          labels: { 'kubernetes.io/os': 'linux', ...(i % 7 === 0 ? { 'node.kubernetes.io/exclude-from-external-load-balancers': 'true' } : {}) },
+          labels: {
+            'kubernetes.io/os': 'linux',
+            ...(i % 7 === 0 ? { 'node.kubernetes.io/exclude-from-external-load-balancers': 'true' } : {}),
+          },
           creationTimestamp: '2024-03-01T00:10:00Z',
         },
-        spec: { providerID: `${regionId}.${ecsId}`, ...(i % 11 === 0 ? { unschedulable: true, taints: [{ key: 'node.kubernetes.io/unschedulable', effect: 'NoSchedule' }] } : {}) },
+        spec: {
+          providerID: `${regionId}.${ecsId}`,
+          ...(i % 11 === 0
+            ? {
+                unschedulable: true,
+                taints: [{ key: 'node.kubernetes.io/unschedulable', effect: 'NoSchedule' }],
+              }
+            : {}),
+        },
         status: {
           conditions: [{ type: 'Ready', status: i % 13 === 0 ? 'False' : 'True' }],
           addresses: [{ type: 'InternalIP', address: `10.${regionIdx}.${Math.floor(i / 250)}.${i % 250}` }],
@@ -120,7 +152,8 @@ function writeCluster(dir: string, accountIdx: number, regionIdx: number, n: num
           namespace: s % 2 === 0 ? 'default' : 'shop',
           uid: `svc-uid-${clusterId}-${s}`,
           labels: { app: `app-${s}` },
-          annotations: s % 3 === 0 ? { 'service.beta.kubernetes.io/alibaba-cloud-loadbalancer-id': lbId } : {},
+          annotations:
+            s % 3 === 0 ? { 'service.beta.kubernetes.io/alibaba-cloud-loadbalancer-id': lbId } : {},
           finalizers: ['service.k8s.alibaba/resources'],
           creationTimestamp: '2024-04-01T12:00:00Z',
         },
@@ -138,12 +171,25 @@ function writeCluster(dir: string, accountIdx: number, regionIdx: number, n: num
       items.push({
         apiVersion: 'discovery.k8s.io/v1',
         kind: 'EndpointSlice',
-        metadata: { name: `svc-${s}-abcde`, namespace: s % 2 === 0 ? 'default' : 'shop', labels: { 'kubernetes.io/service-name': `svc-${s}` } },
+        metadata: {
+          name: `svc-${s}-abcde`,
+          namespace: s % 2 === 0 ? 'default' : 'shop',
+          labels: { 'kubernetes.io/service-name': `svc-${s}` },
+        },
         addressType: 'IPv4',
         ports: [{ name: 'http', port: 8080, protocol: 'TCP' }],
         endpoints: [
-          { addresses: [`172.16.${s % 250}.1`], conditions: { ready: true }, nodeName: `${regionId}.10.${regionIdx}.0.1`, targetRef: { kind: 'Pod', name: `pod-${s}-a` } },
-          { addresses: [`172.16.${s % 250}.2`], conditions: { ready: false, terminating: true }, nodeName: `${regionId}.10.${regionIdx}.0.2` },
+          {
+            addresses: [`172.16.${s % 250}.1`],
+            conditions: { ready: true },
+            nodeName: `${regionId}.10.${regionIdx}.0.1`,
+            targetRef: { kind: 'Pod', name: `pod-${s}-a` },
+          },
+          {
+            addresses: [`172.16.${s % 250}.2`],
+            conditions: { ready: false, terminating: true },
+            nodeName: `${regionId}.10.${regionIdx}.0.2`,
+          },
         ],
       });
     }
@@ -151,28 +197,56 @@ function writeCluster(dir: string, accountIdx: number, regionIdx: number, n: num
       items.push({
         apiVersion: 'v1',
         kind: 'Pod',
-        metadata: { name: `pod-${i}`, namespace: i % 2 === 0 ? 'default' : 'shop', labels: { app: `app-${i % Math.max(1, spec.services)}` } },
-        spec: { nodeName: `${regionId}.10.${regionIdx}.${Math.floor((i % spec.nodes) / 250)}.${(i % spec.nodes) % 250}`, containers: [{ name: 'app', args: ['--port=8080'] }] },
+        metadata: {
+          name: `pod-${i}`,
+          namespace: i % 2 === 0 ? 'default' : 'shop',
+          labels: { app: `app-${i % Math.max(1, spec.services)}` },
+        },
+        spec: {
+          nodeName: `${regionId}.10.${regionIdx}.${Math.floor((i % spec.nodes) / 250)}.${(i % spec.nodes) % 250}`,
+          containers: [{ name: 'app', args: ['--port=8080'] }],
+        },
         status: { phase: 'Running', podIP: `172.16.${Math.floor(i / 250) % 250}.${i % 250}` },
       });
     }
     items.push({
       apiVersion: 'v1',
       kind: 'Pod',
-      metadata: { name: 'kube-apiserver-master-1', namespace: 'kube-system', labels: { component: 'kube-apiserver' } },
-      spec: { nodeName: `${regionId}.10.${regionIdx}.0.0`, containers: [{ name: 'kube-apiserver', command: ['kube-apiserver', '--service-node-port-range=30000-32767', '--secure-port=6443'] }] },
+      metadata: {
+        name: 'kube-apiserver-master-1',
+        namespace: 'kube-system',
+        labels: { component: 'kube-apiserver' },
+      },
+      spec: {
+        nodeName: `${regionId}.10.${regionIdx}.0.0`,
+        containers: [
+          {
+            name: 'kube-apiserver',
+            command: ['kube-apiserver', '--service-node-port-range=30000-32767', '--secure-port=6443'],
+          },
+        ],
+      },
       status: { phase: 'Running', podIP: `10.${regionIdx}.0.0` },
     });
     for (let e = 0; e < spec.events; e++) {
       items.push({
         apiVersion: 'v1',
         kind: 'Event',
-        metadata: { name: `svc-${e % Math.max(1, spec.services)}.17a${hex(e, 6)}`, namespace: 'default', creationTimestamp: '2024-05-01T10:00:00Z' },
+        metadata: {
+          name: `svc-${e % Math.max(1, spec.services)}.17a${hex(e, 6)}`,
+          namespace: 'default',
+          creationTimestamp: '2024-05-01T10:00:00Z',
+        },
         type: e % 2 === 0 ? 'Warning' : 'Normal',
         reason: e % 2 === 0 ? 'SyncLoadBalancerFailed' : 'EnsuredLoadBalancer',
         message: e % 2 === 0 ? 'Error syncing load balancer: quota exceeded' : 'Ensured load balancer',
         count: e + 1,
-        involvedObject: { kind: 'Service', namespace: 'default', name: `svc-${e % Math.max(1, spec.services)}`, uid: `svc-uid-${clusterId}-${e}` },
+        involvedObject: {
+          kind: 'Service',
+          namespace: 'default',
+          name: `svc-${e % Math.max(1, spec.services)}`,
+          uid: `svc-uid-${clusterId}-${e}`,
+        },
         firstTimestamp: '2024-05-01T10:00:00Z',
         lastTimestamp: `2024-05-0${1 + (e % 9)}T11:00:00Z`,
       });
@@ -186,7 +260,10 @@ function writeRegion(dir: string, accountIdx: number, regionIdx: number, spec: R
   const rdir = join(dir, 'regions', spec.regionId);
   mkdirSync(rdir, { recursive: true });
   const omit = new Set(spec.omit ?? []);
-  const ecsIds = Array.from({ length: spec.ecsInstances }, (_, i) => `i-${hex(accountIdx, 4)}${hex(regionIdx, 4)}${hex(i, 12)}`);
+  const ecsIds = Array.from(
+    { length: spec.ecsInstances },
+    (_, i) => `i-${hex(accountIdx, 4)}${hex(regionIdx, 4)}${hex(i, 12)}`,
+  );
   if (!omit.has('ecs-instances'))
     write(
       join(rdir, 'ecs-instances.json'),
@@ -198,7 +275,11 @@ function writeRegion(dir: string, accountIdx: number, regionIdx: number, spec: R
         ZoneId: `${spec.regionId}-${i % 2 === 0 ? 'h' : 'i'}`,
         Status: i % 17 === 0 ? 'Stopped' : 'Running',
         InstanceType: 'ecs.g7.xlarge',
-        VpcAttributes: { VpcId: `vpc-${hex(accountIdx, 4)}${hex(regionIdx, 4)}`, VSwitchId: `vsw-${hex(i % 3, 8)}`, PrivateIpAddress: { IpAddress: [`10.${regionIdx}.${Math.floor(i / 250)}.${i % 250}`] } },
+        VpcAttributes: {
+          VpcId: `vpc-${hex(accountIdx, 4)}${hex(regionIdx, 4)}`,
+          VSwitchId: `vsw-${hex(i % 3, 8)}`,
+          PrivateIpAddress: { IpAddress: [`10.${regionIdx}.${Math.floor(i / 250)}.${i % 250}`] },
+        },
         Tags: { Tag: [{ TagKey: 'ack.aliyun.com', TagValue: clusterIdOf(accountIdx, regionIdx, 0) }] },
       })),
     );
@@ -207,7 +288,10 @@ function writeRegion(dir: string, accountIdx: number, regionIdx: number, spec: R
     const groups: unknown[] = [];
     for (let l = 0; l < spec.loadBalancers; l++) {
       const lbId = `lb-${hex(accountIdx, 4)}${hex(regionIdx, 4)}${hex(l, 8)}`;
-      const lbGroups = Array.from({ length: spec.groupsPerLb }, (_, g) => `rsp-${hex(accountIdx, 4)}${hex(regionIdx, 4)}${hex(l, 8)}${hex(g, 4)}`);
+      const lbGroups = Array.from(
+        { length: spec.groupsPerLb },
+        (_, g) => `rsp-${hex(accountIdx, 4)}${hex(regionIdx, 4)}${hex(l, 8)}${hex(g, 4)}`,
+      );
       lbs.push({
         LoadBalancerId: lbId,
         LoadBalancerName: `k8s-lb-${l}`,
@@ -221,16 +305,40 @@ function writeRegion(dir: string, accountIdx: number, regionIdx: number, spec: R
         InstanceChargeType: l % 5 === 0 ? 'PayByCLCU' : 'PayBySpec',
         LoadBalancerStatus: 'active',
         CreateTime: '2024-04-01T12:00:00Z',
-        Tags: { Tag: [{ TagKey: 'kubernetes.do.not.delete', TagValue: `svc-${l}` }, { TagKey: 'ack.aliyun.com', TagValue: clusterIdOf(accountIdx, regionIdx, 0) }] },
+        Tags: {
+          Tag: [
+            { TagKey: 'kubernetes.do.not.delete', TagValue: `svc-${l}` },
+            { TagKey: 'ack.aliyun.com', TagValue: clusterIdOf(accountIdx, regionIdx, 0) },
+          ],
+        },
         ListenerPorts: { ListenerPort: [80, 443] },
-        ListenerPortsAndProtocal: { ListenerPortAndProtocal: [{ ListenerPort: 80, ListenerProtocal: 'tcp' }] },
+        ListenerPortsAndProtocal: {
+          ListenerPortAndProtocal: [{ ListenerPort: 80, ListenerProtocal: 'tcp' }],
+        },
         ListenerPortsAndProtocol: {
           ListenerPortAndProtocol: [
-            { ListenerPort: 80, ListenerProtocol: 'tcp', Description: `k8s/80/svc-${l}/default/${clusterIdOf(accountIdx, regionIdx, 0)}`, VServerGroupId: lbGroups[0] },
+            {
+              ListenerPort: 80,
+              ListenerProtocol: 'tcp',
+              Description: `k8s/80/svc-${l}/default/${clusterIdOf(accountIdx, regionIdx, 0)}`,
+              VServerGroupId: lbGroups[0],
+            },
             { ListenerPort: 443, ListenerProtocol: 'tcp', Description: '' },
           ],
         },
-        BackendServers: { BackendServer: l % 3 === 0 ? [{ ServerId: ecsIds[l % Math.max(1, ecsIds.length)] ?? 'i-none', ServerIp: '10.0.0.1', Type: 'ecs', Weight: 100 }] : [] },
+        BackendServers: {
+          BackendServer:
+            l % 3 === 0
+              ? [
+                  {
+                    ServerId: ecsIds[l % Math.max(1, ecsIds.length)] ?? 'i-none',
+                    ServerIp: '10.0.0.1',
+                    Type: 'ecs',
+                    Weight: 100,
+                  },
+                ]
+              : [],
+        },
       });
       lbGroups.forEach((g, gi) =>
         groups.push({
@@ -258,7 +366,13 @@ function writeRegion(dir: string, accountIdx: number, regionIdx: number, spec: R
       join(rdir, 'quotas.json'),
       Array.from({ length: spec.quotas }, (_, q) => ({
         ProductCode: 'slb',
-        QuotaActionCode: ['slb_quota_instances_num', 'slb_quota_backendservers_num', 'slb_quota_listeners_num', 'slb_quota_backendserver_attached_num'][q % 4] + (q >= 4 ? `_${q}` : ''),
+        QuotaActionCode:
+          [
+            'slb_quota_instances_num',
+            'slb_quota_backendservers_num',
+            'slb_quota_listeners_num',
+            'slb_quota_backendserver_attached_num',
+          ][q % 4] + (q >= 4 ? `_${q}` : ''),
         QuotaName: `quota ${q}`,
         TotalQuota: 50 + q,
         TotalUsage: q,
@@ -281,7 +395,10 @@ function writeRegion(dir: string, accountIdx: number, regionIdx: number, spec: R
 
 function writeAccount(root: string, idx: number, spec: AccountSpec): void {
   const dir = join(root, 'accounts', spec.accountId);
-  write(join(dir, 'account.yaml'), `accountId: "${spec.accountId}"\nname: ${spec.name}\nregions: [${spec.regions.map((r) => r.regionId).join(', ')}]\n`);
+  write(
+    join(dir, 'account.yaml'),
+    `accountId: "${spec.accountId}"\nname: ${spec.name}\nregions: [${spec.regions.map((r) => r.regionId).join(', ')}]\n`,
+  );
   if (!spec.omitRam) {
     const roles = Array.from({ length: spec.roles }, (_, r) => ({
       RoleName: r === 0 ? 'AliyunCSManagedKubernetesRole' : `KubernetesMasterRole-${hex(r, 8)}`,
@@ -297,7 +414,11 @@ function writeAccount(root: string, idx: number, spec: AccountSpec): void {
         r % 4 === 3
           ? []
           : [
-              { PolicyName: r === 0 ? 'AliyunCSManagedKubernetesRolePolicy' : 'AliyunECSReadOnlyAccess', PolicyType: 'System', DefaultVersion: 'v1' },
+              {
+                PolicyName: r === 0 ? 'AliyunCSManagedKubernetesRolePolicy' : 'AliyunECSReadOnlyAccess',
+                PolicyType: 'System',
+                DefaultVersion: 'v1',
+              },
               ...(r === 0 ? [] : [{ PolicyName: custom, PolicyType: 'Custom', DefaultVersion: 'v2' }]),
             ];
       if (r !== 0 && r % 4 !== 3)
@@ -308,8 +429,14 @@ function writeAccount(root: string, idx: number, spec: AccountSpec): void {
           PolicyDocument: JSON.stringify({
             Version: '1',
             Statement: [
-              { Effect: 'Allow', Action: r % 2 === 0 ? ['slb:*', 'ecs:Describe*'] : 'slb:Describe*', Resource: '*' },
-              ...(r % 5 === 0 ? [{ Effect: 'Deny', NotAction: 'slb:Delete*', Resource: ['acs:slb:*:*:*'] }] : []),
+              {
+                Effect: 'Allow',
+                Action: r % 2 === 0 ? ['slb:*', 'ecs:Describe*'] : 'slb:Describe*',
+                Resource: '*',
+              },
+              ...(r % 5 === 0
+                ? [{ Effect: 'Deny', NotAction: 'slb:Delete*', Resource: ['acs:slb:*:*:*'] }]
+                : []),
             ],
           }),
         });
@@ -327,7 +454,10 @@ function writeAccount(root: string, idx: number, spec: AccountSpec): void {
  */
 export function writeFleet(name: string, accounts: AccountSpec[]): string {
   const root = mkdtempSync(join(tmpdir(), `fleet-${name}-`));
-  write(join(root, 'fleet.yaml'), `name: ${name}\ndescription: synthetic fleet for the live collector tests\n`);
+  write(
+    join(root, 'fleet.yaml'),
+    `name: ${name}\ndescription: synthetic fleet for the live collector tests\n`,
+  );
   accounts.forEach((a, i) => writeAccount(root, i, a));
   return root;
 }

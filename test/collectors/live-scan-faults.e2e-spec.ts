@@ -6,7 +6,14 @@
 import { createServer, request, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { loadFleetDirectory, loadScanConfig, readFleetDirectory, scanLive, ScanAbortedError, type ScanConfig } from '@app/collectors';
+import {
+  loadFleetDirectory,
+  loadScanConfig,
+  readFleetDirectory,
+  scanLive,
+  ScanAbortedError,
+  type ScanConfig,
+} from '@app/collectors';
 import type { CoverageEntry, FleetSnapshot } from '@app/domain';
 import { startSimulator, type RunningSimulator } from '@app/fleet-sim';
 import { writeFleet, type AccountSpec } from './fleet-builder.util';
@@ -15,7 +22,12 @@ import { expectLiveEqualsOffline } from './snapshot-compare.util';
 const fastRetries = (c: ScanConfig, endpoint?: string): ScanConfig => ({
   ...c,
   alibabaCloud: { ...c.alibabaCloud, ...(endpoint ? { endpoint } : {}) },
-  collector: { ...c.collector, retryBaseDelayMs: 1, retryMaxDelayMs: 5, pageSizes: { ...c.collector.pageSizes, ecs: 10, slb: 5, kubernetes: 5 } },
+  collector: {
+    ...c.collector,
+    retryBaseDelayMs: 1,
+    retryMaxDelayMs: 5,
+    pageSizes: { ...c.collector.pageSizes, ecs: 10, slb: 5, kubernetes: 5 },
+  },
 });
 
 const key = (c: CoverageEntry) => [c.accountId, c.regionId ?? '', c.clusterId ?? '', c.api].join('|');
@@ -25,7 +37,16 @@ const account = (id: string, extra: Partial<AccountSpec> = {}): AccountSpec => (
   accountId: id,
   name: 'faults',
   roles: 5,
-  regions: [{ regionId: 'cn-hangzhou', ecsInstances: 25, loadBalancers: 12, groupsPerLb: 2, quotas: 4, clusters: [{ nodes: 12, services: 4, podsPerNode: 1, events: 6 }] }],
+  regions: [
+    {
+      regionId: 'cn-hangzhou',
+      ecsInstances: 25,
+      loadBalancers: 12,
+      groupsPerLb: 2,
+      quotas: 4,
+      clusters: [{ nodes: 12, services: 4, podsPerNode: 1, events: 6 }],
+    },
+  ],
   ...extra,
 });
 
@@ -35,7 +56,9 @@ const account = (id: string, extra: Partial<AccountSpec> = {}): AccountSpec => (
  * `x-acs-retry-after`), CS ROA `ServiceUnavailable` (503). Retries (new nonce, same request)
  * are forwarded unchanged, host header included, so signatures still verify.
  */
-async function startFlakyProxy(target: string): Promise<{ endpoint: string; injected: () => number; close: () => Promise<void> }> {
+async function startFlakyProxy(
+  target: string,
+): Promise<{ endpoint: string; injected: () => number; close: () => Promise<void> }> {
   const seen = new Set<string>();
   let injected = 0;
   const server: Server = createServer((req, res) => {
@@ -48,21 +71,35 @@ async function startFlakyProxy(target: string): Promise<{ endpoint: string; inje
         seen.add(id);
         injected++;
         const rpc = (req.url ?? '/').split('?')[0] === '/';
-        res.writeHead(rpc ? 400 : 503, { 'content-type': 'application/json', ...(rpc ? { 'x-acs-retry-after': '3' } : {}) });
+        res.writeHead(rpc ? 400 : 503, {
+          'content-type': 'application/json',
+          ...(rpc ? { 'x-acs-retry-after': '3' } : {}),
+        });
         res.end(
           JSON.stringify(
             rpc
-              ? { RequestId: 'INJECTED', Code: 'Throttling.User', Message: 'Request was denied due to user flow control.' }
-              : { requestId: 'INJECTED', code: 'ServiceUnavailable', message: 'The request has failed due to a temporary failure of the server.' },
+              ? {
+                  RequestId: 'INJECTED',
+                  Code: 'Throttling.User',
+                  Message: 'Request was denied due to user flow control.',
+                }
+              : {
+                  requestId: 'INJECTED',
+                  code: 'ServiceUnavailable',
+                  message: 'The request has failed due to a temporary failure of the server.',
+                },
           ),
         );
         return;
       }
       const [host, port] = target.split(':');
-      const up = request({ host, port: Number(port), method: req.method, path: req.url, headers: req.headers }, (ur) => {
-        res.writeHead(ur.statusCode ?? 502, ur.headers);
-        ur.pipe(res);
-      });
+      const up = request(
+        { host, port: Number(port), method: req.method, path: req.url, headers: req.headers },
+        (ur) => {
+          res.writeHead(ur.statusCode ?? 502, ur.headers);
+          ur.pipe(res);
+        },
+      );
       up.on('error', () => {
         res.writeHead(502);
         res.end();
@@ -107,12 +144,16 @@ describe('scanLive with throttling and 5xx on every first attempt', () => {
   it('records failed coverage (not a crash) when retries are exhausted', async () => {
     const fresh = await startFlakyProxy(sim.endpoint);
     const config = fastRetries(loadScanConfig(sim.configPath), fresh.endpoint);
-    const live = await scanLive({ ...config, collector: { ...config.collector, maxAttempts: 1 } }).finally(() => fresh.close());
+    const live = await scanLive({ ...config, collector: { ...config.collector, maxAttempts: 1 } }).finally(
+      () => fresh.close(),
+    );
     const failed = live.coverage.filter((c) => c.status === 'failed');
     expect(failed.map((c) => c.api).sort()).toEqual(['cs', 'ecs', 'quotas', 'ram', 'slb', 'vpc']);
     expect(failed.find((c) => c.api === 'cs')).toMatchObject({ errorCode: 'ServiceUnavailable' });
     expect(failed.find((c) => c.api === 'slb')).toMatchObject({ errorCode: 'Throttling.User' });
-    expect(failed.find((c) => c.api === 'slb')?.message).toMatch(/^DescribeLoadBalancers 1000000000000003\/cn-hangzhou: Throttling\.User \(HTTP 400\)/);
+    expect(failed.find((c) => c.api === 'slb')?.message).toMatch(
+      /^DescribeLoadBalancers 1000000000000003\/cn-hangzhou: Throttling\.User \(HTTP 400\)/,
+    );
   });
 });
 
@@ -133,7 +174,13 @@ describe('scanLive on a fleet with absent files', () => {
             quotas: 2,
             omit: ['quotas', 'load-balancers'],
             clusters: [
-              { nodes: 3, services: 1, podsPerNode: 1, events: 1, omit: ['addons', 'resources', 'kubernetes'] },
+              {
+                nodes: 3,
+                services: 1,
+                podsPerNode: 1,
+                events: 1,
+                omit: ['addons', 'resources', 'kubernetes'],
+              },
               { nodes: 3, services: 1, podsPerNode: 1, events: 1 },
             ],
           },
@@ -155,14 +202,19 @@ describe('scanLive on a fleet with absent files', () => {
     for (const c of offline.coverage) {
       const l = liveByKey.get(key(c));
       if (c.status === 'ok') expect(l?.status, key(c)).toBe('ok');
-      else if (c.api === 'vpc' || c.api === 'sysctls') expect(l?.status, key(c)).toBe('absent'); // not served by the simulator yet
+      else if (c.api === 'vpc' || c.api === 'sysctls')
+        expect(l?.status, key(c)).toBe('absent'); // not served by the simulator yet
       else {
         // The simulator answers data the fleet lacks with 403, as a live API does without permission.
         expect(l?.status, key(c)).toBe('failed');
-        expect(['Forbidden.RAM', 'NoPermission', 'StatusForbidden', 'Forbidden'], key(c)).toContain(l?.errorCode);
+        expect(['Forbidden.RAM', 'NoPermission', 'StatusForbidden', 'Forbidden'], key(c)).toContain(
+          l?.errorCode,
+        );
       }
     }
-    expect(liveByKey.get('1000000000000004|||ram')?.message).toMatch(/^ListRoles 1000000000000004: NoPermission \(HTTP 403\)/);
+    expect(liveByKey.get('1000000000000004|||ram')?.message).toMatch(
+      /^ListRoles 1000000000000004: NoPermission \(HTTP 403\)/,
+    );
     expectLiveEqualsOffline(live, offline);
   });
 });
@@ -172,7 +224,9 @@ describe('scanLive progress and cancellation', () => {
   let config: ScanConfig;
 
   beforeAll(async () => {
-    sim = await startSimulator({ fleet: readFleetDirectory(writeFleet('progress', [account('1000000000000005')])) });
+    sim = await startSimulator({
+      fleet: readFleetDirectory(writeFleet('progress', [account('1000000000000005')])),
+    });
     config = fastRetries(loadScanConfig(sim.configPath));
   });
   afterAll(async () => {

@@ -5,7 +5,14 @@
  */
 import { readFileSync, writeFileSync } from 'node:fs';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { collectLiveFleet, loadFleetDirectory, loadScanConfig, readFleetDirectory, scanLive, type ScanConfig } from '@app/collectors';
+import {
+  collectLiveFleet,
+  loadFleetDirectory,
+  loadScanConfig,
+  readFleetDirectory,
+  scanLive,
+  type ScanConfig,
+} from '@app/collectors';
 import type { CoverageEntry } from '@app/domain';
 import { startSimulator, type RunningSimulator } from '@app/fleet-sim';
 import { writeFleet } from './fleet-builder.util';
@@ -14,8 +21,19 @@ import { expectLiveEqualsOffline } from './snapshot-compare.util';
 /** Small page sizes so every listing needs several pages. */
 const SMALL_PAGES = { ecs: 10, slb: 7, vpc: 4, quotas: 3, cs: 2, ram: 3, kubernetes: 50 };
 
-function withCollector(config: ScanConfig, pageSizes: Partial<ScanConfig['collector']['pageSizes']>): ScanConfig {
-  return { ...config, collector: { ...config.collector, retryBaseDelayMs: 1, retryMaxDelayMs: 5, pageSizes: { ...config.collector.pageSizes, ...pageSizes } } };
+function withCollector(
+  config: ScanConfig,
+  pageSizes: Partial<ScanConfig['collector']['pageSizes']>,
+): ScanConfig {
+  return {
+    ...config,
+    collector: {
+      ...config.collector,
+      retryBaseDelayMs: 1,
+      retryMaxDelayMs: 5,
+      pageSizes: { ...config.collector.pageSizes, ...pageSizes },
+    },
+  };
 }
 
 const key = (c: CoverageEntry) => [c.accountId, c.regionId ?? '', c.clusterId ?? '', c.api].join('|');
@@ -44,8 +62,22 @@ describe('scanLive against the simulator (synthetic fleet with paging edge cases
               { nodes: 3, services: 1, podsPerNode: 1, events: 1 },
             ],
           },
-          { regionId: 'cn-beijing', ecsInstances: 101, loadBalancers: 101, groupsPerLb: 1, quotas: 4, clusters: [{ nodes: 5, services: 2, podsPerNode: 1, events: 2 }] },
-          { regionId: 'cn-shanghai', ecsInstances: 0, loadBalancers: 0, groupsPerLb: 0, quotas: 1, clusters: [] },
+          {
+            regionId: 'cn-beijing',
+            ecsInstances: 101,
+            loadBalancers: 101,
+            groupsPerLb: 1,
+            quotas: 4,
+            clusters: [{ nodes: 5, services: 2, podsPerNode: 1, events: 2 }],
+          },
+          {
+            regionId: 'cn-shanghai',
+            ecsInstances: 0,
+            loadBalancers: 0,
+            groupsPerLb: 0,
+            quotas: 1,
+            clusters: [],
+          },
         ],
       },
     ]);
@@ -86,10 +118,26 @@ describe('scanLive with an unknown AccessKey', () => {
 
   beforeAll(async () => {
     const root = writeFleet('badkey', [
-      { accountId: '1000000000000002', name: 'a', roles: 2, regions: [{ regionId: 'cn-hangzhou', ecsInstances: 3, loadBalancers: 2, groupsPerLb: 1, quotas: 2, clusters: [{ nodes: 2, services: 1, podsPerNode: 1, events: 1 }] }] },
+      {
+        accountId: '1000000000000002',
+        name: 'a',
+        roles: 2,
+        regions: [
+          {
+            regionId: 'cn-hangzhou',
+            ecsInstances: 3,
+            loadBalancers: 2,
+            groupsPerLb: 1,
+            quotas: 2,
+            clusters: [{ nodes: 2, services: 1, podsPerNode: 1, events: 1 }],
+          },
+        ],
+      },
     ]);
     sim = await startSimulator({ fleet: readFleetDirectory(root) });
-    const raw = JSON.parse(readFileSync(sim.configPath, 'utf8')) as { credentials: { accessKeyId: string; accessKeySecret: string } };
+    const raw = JSON.parse(readFileSync(sim.configPath, 'utf8')) as {
+      credentials: { accessKeyId: string; accessKeySecret: string };
+    };
     raw.credentials = { accessKeyId: 'LTAI-unknown-key-0001', accessKeySecret: 'wrong-secret-0001' };
     writeFileSync(sim.configPath, JSON.stringify(raw));
     config = withCollector(loadScanConfig(sim.configPath), {});

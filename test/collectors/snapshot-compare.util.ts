@@ -17,12 +17,17 @@ import type { CoverageEntry, FleetSnapshot } from '@app/domain';
 export const SIMULATED_MISSING_DATA_CODES = ['Forbidden.RAM', 'NoPermission', 'StatusForbidden', 'Forbidden'];
 
 /** Stable key of a coverage entry. */
-export const coverageKeyOf = (c: CoverageEntry) => [c.accountId, c.regionId ?? '', c.clusterId ?? '', c.api].join('|');
+export const coverageKeyOf = (c: CoverageEntry) =>
+  [c.accountId, c.regionId ?? '', c.clusterId ?? '', c.api].join('|');
 
 /** The offline snapshot restricted to some accounts (the simulator serves one account per AccessKey). */
 export function onlyAccounts(s: FleetSnapshot, accountIds: readonly string[]): FleetSnapshot {
   const keep = new Set(accountIds);
-  return { ...s, accounts: s.accounts.filter((a) => keep.has(a.accountId)), coverage: s.coverage.filter((c) => keep.has(c.accountId)) };
+  return {
+    ...s,
+    accounts: s.accounts.filter((a) => keep.has(a.accountId)),
+    coverage: s.coverage.filter((c) => keep.has(c.accountId)),
+  };
 }
 
 /** Assert `live` equals `offline` (see the module comment for the two exceptions). */
@@ -32,7 +37,12 @@ export function expectLiveEqualsOffline(live: FleetSnapshot, offline: FleetSnaps
   const expectedCoverage = offline.coverage.map((o) => {
     const l = liveByKey.get(coverageKeyOf(o));
     if (o.status === 'absent' && l?.status === 'absent') return l;
-    if (o.status === 'absent' && l?.status === 'failed' && SIMULATED_MISSING_DATA_CODES.includes(l.errorCode ?? '')) return l;
+    if (
+      o.status === 'absent' &&
+      l?.status === 'failed' &&
+      SIMULATED_MISSING_DATA_CODES.includes(l.errorCode ?? '')
+    )
+      return l;
     return o;
   });
   expect(live).toEqual({ ...offline, coverage: expectedCoverage });

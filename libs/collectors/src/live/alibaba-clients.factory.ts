@@ -52,7 +52,10 @@ export class CredentialsConfigError extends Error {
  * @param env the environment to read named variables from (the caller's `process.env`)
  * @throws CredentialsConfigError when a named env variable is unset or empty
  */
-export function resolveBaseCredentials(config: Pick<ScanConfig, 'credentials'>, env: Record<string, string | undefined>): AccountCredentials {
+export function resolveBaseCredentials(
+  config: Pick<ScanConfig, 'credentials'>,
+  env: Record<string, string | undefined>,
+): AccountCredentials {
   const c = config.credentials;
   if (c?.accessKeyId !== undefined && c.accessKeySecret !== undefined)
     return { kind: 'static', accessKeyId: c.accessKeyId, accessKeySecret: c.accessKeySecret };
@@ -61,8 +64,14 @@ export function resolveBaseCredentials(config: Pick<ScanConfig, 'credentials'>, 
     const secretVar = c.accessKeySecretEnv ?? 'ALIBABA_CLOUD_ACCESS_KEY_SECRET';
     const id = env[idVar];
     const secret = env[secretVar];
-    if (!id) throw new CredentialsConfigError(`credentials.accessKeyIdEnv: the environment variable ${idVar} is not set`);
-    if (!secret) throw new CredentialsConfigError(`credentials.accessKeySecretEnv: the environment variable ${secretVar} is not set`);
+    if (!id)
+      throw new CredentialsConfigError(
+        `credentials.accessKeyIdEnv: the environment variable ${idVar} is not set`,
+      );
+    if (!secret)
+      throw new CredentialsConfigError(
+        `credentials.accessKeySecretEnv: the environment variable ${secretVar} is not set`,
+      );
     return { kind: 'static', accessKeyId: id, accessKeySecret: secret };
   }
   return { kind: 'default-chain' };
@@ -70,7 +79,9 @@ export function resolveBaseCredentials(config: Pick<ScanConfig, 'credentials'>, 
 
 /** Values that must never appear in a message (redacted by the error mappers). */
 export function credentialSecrets(c: AccountCredentials): string[] {
-  return c.kind === 'static' ? [c.accessKeyId, c.accessKeySecret, ...(c.securityToken ? [c.securityToken] : [])] : [];
+  return c.kind === 'static'
+    ? [c.accessKeyId, c.accessKeySecret, ...(c.securityToken ? [c.securityToken] : [])]
+    : [];
 }
 
 /** Transport settings of the clients (the scan config's `alibabaCloud` block). */
@@ -110,7 +121,12 @@ export interface AccountClients {
   secrets: string[];
 }
 
-function baseConfig(settings: AlibabaEndpointSettings, credentials: AccountCredentials, regionId: string, endpoint: string | undefined): $OpenApiUtil.Config {
+function baseConfig(
+  settings: AlibabaEndpointSettings,
+  credentials: AccountCredentials,
+  regionId: string,
+  endpoint: string | undefined,
+): $OpenApiUtil.Config {
   const common = {
     regionId,
     protocol: settings.protocol,
@@ -133,7 +149,10 @@ function baseConfig(settings: AlibabaEndpointSettings, credentials: AccountCrede
  * @param settings endpoint/protocol override and timeouts (ms)
  * @param credentials this account's credentials
  */
-export function createAccountClients(settings: AlibabaEndpointSettings, credentials: AccountCredentials): AccountClients {
+export function createAccountClients(
+  settings: AlibabaEndpointSettings,
+  credentials: AccountCredentials,
+): AccountClients {
   const override = settings.endpoint;
   const cache = new Map<string, RegionClients>();
   // RAM and Quota Center are central products; the region only matters for the signature scope.
@@ -145,7 +164,8 @@ export function createAccountClients(settings: AlibabaEndpointSettings, credenti
     region(regionId: string): RegionClients {
       const hit = cache.get(regionId);
       if (hit) return hit;
-      const slbEndpoint = override ?? (SLB_CENTRAL_REGIONS.has(regionId) ? 'slb.aliyuncs.com' : `slb.${regionId}.aliyuncs.com`);
+      const slbEndpoint =
+        override ?? (SLB_CENTRAL_REGIONS.has(regionId) ? 'slb.aliyuncs.com' : `slb.${regionId}.aliyuncs.com`);
       const made: RegionClients = {
         regionId,
         ecs: new Ecs(baseConfig(settings, credentials, regionId, override)),
@@ -178,7 +198,8 @@ function rpcParams(action: string, version: string): $OpenApiUtil.Params {
 }
 
 function asObject(body: unknown, action: string): JsonObject {
-  if (typeof body !== 'object' || body === null || Array.isArray(body)) throw new TypeError(`${action}: the response body is not a JSON object`);
+  if (typeof body !== 'object' || body === null || Array.isArray(body))
+    throw new TypeError(`${action}: the response body is not a JSON object`);
   return body as JsonObject;
 }
 
@@ -188,7 +209,11 @@ function asObject(body: unknown, action: string): JsonObject {
  * @returns the response body as on the wire (PascalCase)
  * @throws openapi-core's ClientError / ServerError / ThrottlingError
  */
-export async function callSlb(client: OpenApi, action: string, query: Record<string, unknown>): Promise<JsonObject> {
+export async function callSlb(
+  client: OpenApi,
+  action: string,
+  query: Record<string, unknown>,
+): Promise<JsonObject> {
   const req = new $OpenApiUtil.OpenApiRequest({ query: OpenApiUtil.query(query) });
   const resp = await client.callApi(rpcParams(action, '2014-05-15'), req, new $dara.RuntimeOptions({}));
   return asObject(resp.body, action);
@@ -199,7 +224,11 @@ export async function callSlb(client: OpenApi, action: string, query: Record<str
  * body (the generated SDK does the same; `Dimensions.1.Key=...` after `toForm`).
  * @returns the response body as on the wire (PascalCase)
  */
-export async function callQuotas(client: OpenApi, action: string, body: Record<string, unknown>): Promise<JsonObject> {
+export async function callQuotas(
+  client: OpenApi,
+  action: string,
+  body: Record<string, unknown>,
+): Promise<JsonObject> {
   const req = new $OpenApiUtil.OpenApiRequest({ body });
   const resp = await client.callApi(rpcParams(action, '2020-05-10'), req, new $dara.RuntimeOptions({}));
   return asObject(resp.body, action);

@@ -45,7 +45,10 @@ export class CallRunner {
       const exp = Math.min(options.retryMaxDelayMs, options.retryBaseDelayMs * 2 ** (ctx.attempt - 1));
       const jittered = Math.floor(random() * exp); // full jitter (AWS architecture blog, "Exponential Backoff And Jitter")
       const err = 'error' in ctx.result ? ctx.result.error : undefined;
-      const hint = err instanceof CollectError && err.retryAfterMs !== undefined ? Math.min(err.retryAfterMs, options.retryMaxDelayMs) : 0;
+      const hint =
+        err instanceof CollectError && err.retryAfterMs !== undefined
+          ? Math.min(err.retryAfterMs, options.retryMaxDelayMs)
+          : 0;
       return Math.max(jittered, hint);
     });
     this.policy = retry(

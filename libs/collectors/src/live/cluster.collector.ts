@@ -11,10 +11,7 @@
  *    (node-sysctls.collector), else `absent` "not collected live yet".
  * A 404 / `*NotFound` from an API is `absent` (nothing to read), as a missing file is offline.
  */
-import {
-  DescribeClusterResourcesRequest,
-  DescribeClusterUserKubeconfigRequest,
-} from '@alicloud/cs20151215';
+import { DescribeClusterResourcesRequest, DescribeClusterUserKubeconfigRequest } from '@alicloud/cs20151215';
 import * as $dara from '@darabonba/typescript';
 import {
   wireAddonsSchema,
@@ -50,7 +47,11 @@ function absentOnNotFound<T>(read: () => Promise<T>): () => Promise<T | Absent> 
   };
 }
 
-async function readKubernetesOf(scope: AccountScope, rc: RegionClients, clusterId: string): Promise<WireKubernetes | Absent> {
+async function readKubernetesOf(
+  scope: AccountScope,
+  rc: RegionClients,
+  clusterId: string,
+): Promise<WireKubernetes | Absent> {
   const target = `${scope.accountId}/${rc.regionId}/${clusterId}`;
   let config: string | undefined;
   try {
@@ -67,14 +68,24 @@ async function readKubernetesOf(scope: AccountScope, rc: RegionClients, clusterI
     if (e instanceof CollectError && e.notFound) return new Absent(e.message);
     throw e;
   }
-  if (!config) throw new CollectError('InvalidResponse', `DescribeClusterUserKubeconfig ${target}: malformed response at $.config: expected a kubeconfig string`);
+  if (!config)
+    throw new CollectError(
+      'InvalidResponse',
+      `DescribeClusterUserKubeconfig ${target}: malformed response at $.config: expected a kubeconfig string`,
+    );
   const kc = loadKubeconfig(config, target);
   try {
-    return await readKubernetes(kc, target, scope.kubeRunner, {
-      pageSize: scope.settings.pageSizes.kubernetes,
-      timeoutMs: scope.settings.kubernetesTimeoutMs,
-      ...(scope.signal ? { signal: scope.signal } : {}),
-    }, scope.clients.secrets);
+    return await readKubernetes(
+      kc,
+      target,
+      scope.kubeRunner,
+      {
+        pageSize: scope.settings.pageSizes.kubernetes,
+        timeoutMs: scope.settings.kubernetesTimeoutMs,
+        ...(scope.signal ? { signal: scope.signal } : {}),
+      },
+      scope.clients.secrets,
+    );
   } catch (e) {
     if (e instanceof CollectError && e.notFound) return new Absent(e.message);
     throw e;
@@ -87,13 +98,19 @@ async function readKubernetesOf(scope: AccountScope, rc: RegionClients, clusterI
  * @param ecsInstanceIds the region's ECS instance ids (for Cloud Assistant), undefined if not read
  * @returns the cluster, or undefined when DescribeClusterDetail says it no longer exists
  */
-export async function readCluster(scope: AccountScope, rc: RegionClients, listed: WireClusterDetail): Promise<WireCluster | undefined> {
+export async function readCluster(
+  scope: AccountScope,
+  rc: RegionClients,
+  listed: WireClusterDetail,
+): Promise<WireCluster | undefined> {
   const clusterId = listed.cluster_id;
   const key = { accountId: scope.accountId, regionId: rc.regionId, clusterId };
   const target = `${scope.accountId}/${rc.regionId}/${clusterId}`;
   let detail: WireClusterDetail | undefined;
   try {
-    const resp = await aliCall(scope, 'DescribeClusterDetail', target, () => rc.cs.describeClusterDetailWithOptions(clusterId, {}, runtime()));
+    const resp = await aliCall(scope, 'DescribeClusterDetail', target, () =>
+      rc.cs.describeClusterDetailWithOptions(clusterId, {}, runtime()),
+    );
     detail = validateWire(wireClusterDetailSchema, resp.body?.toMap() ?? {}, 'DescribeClusterDetail', target);
     scope.coverage.record({ ...key, api: 'cluster' }, 'ok');
   } catch (e) {
@@ -103,8 +120,14 @@ export async function readCluster(scope: AccountScope, rc: RegionClients, listed
       scope.coverage.unplan(CLUSTER_DATASETS);
       return undefined;
     }
-    const ce = e instanceof CollectError ? e : new CollectError('InternalError', `DescribeClusterDetail ${target}: ${String(e)}`);
-    scope.coverage.record({ ...key, api: 'cluster' }, 'failed', { errorCode: ce.errorCode, message: ce.message });
+    const ce =
+      e instanceof CollectError
+        ? e
+        : new CollectError('InternalError', `DescribeClusterDetail ${target}: ${String(e)}`);
+    scope.coverage.record({ ...key, api: 'cluster' }, 'failed', {
+      errorCode: ce.errorCode,
+      message: ce.message,
+    });
   }
   const out: WireCluster = { detail: detail ?? listed };
   const [addons, resources, kubernetes] = await Promise.all([
@@ -112,7 +135,9 @@ export async function readCluster(scope: AccountScope, rc: RegionClients, listed
       scope,
       { ...key, api: 'addons' },
       absentOnNotFound(async () => {
-        const resp = await aliCall(scope, 'ListClusterAddonInstances', target, () => rc.cs.listClusterAddonInstancesWithOptions(clusterId, {}, runtime()));
+        const resp = await aliCall(scope, 'ListClusterAddonInstances', target, () =>
+          rc.cs.listClusterAddonInstancesWithOptions(clusterId, {}, runtime()),
+        );
         return validateWire(wireAddonsSchema, resp.body?.toMap() ?? {}, 'ListClusterAddonInstances', target);
       }),
     ),
@@ -121,7 +146,12 @@ export async function readCluster(scope: AccountScope, rc: RegionClients, listed
       { ...key, api: 'resources' },
       absentOnNotFound(async () => {
         const resp = await aliCall(scope, 'DescribeClusterResources', target, () =>
-          rc.cs.describeClusterResourcesWithOptions(clusterId, new DescribeClusterResourcesRequest({}), {}, runtime()),
+          rc.cs.describeClusterResourcesWithOptions(
+            clusterId,
+            new DescribeClusterResourcesRequest({}),
+            {},
+            runtime(),
+          ),
         );
         const body: unknown = $dara.toMap(resp.body) as unknown;
         return validateWire(wireClusterResourcesSchema, body ?? [], 'DescribeClusterResources', target);
@@ -133,7 +163,9 @@ export async function readCluster(scope: AccountScope, rc: RegionClients, listed
   if (resources) out.resources = resources;
   if (kubernetes) out.kubernetes = kubernetes;
   const sysctls = await readDataset(scope, { ...key, api: 'sysctls' }, async () =>
-    scope.settings.nodeSysctls ? readNodeSysctls(scope, rc, clusterId, kubernetes) : new Absent(SYSCTLS_NOT_COLLECTED),
+    scope.settings.nodeSysctls
+      ? readNodeSysctls(scope, rc, clusterId, kubernetes)
+      : new Absent(SYSCTLS_NOT_COLLECTED),
   );
   if (sysctls) out.nodeSysctls = sysctls;
   return out;

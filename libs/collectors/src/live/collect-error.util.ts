@@ -55,9 +55,18 @@ const NETWORK_CODES = new Set([
   'UND_ERR_BODY_TIMEOUT',
 ]);
 /** Gateway authentication errors: never "not found" even when sent with 404 (`InvalidAccessKeyId.NotFound`). */
-const AUTH_ERROR = /^(InvalidAccessKeyId|SignatureDoesNotMatch|IncompleteSignature|InvalidSecurityToken|MissingSecurityToken|InvalidTimeStamp)/;
+const AUTH_ERROR =
+  /^(InvalidAccessKeyId|SignatureDoesNotMatch|IncompleteSignature|InvalidSecurityToken|MissingSecurityToken|InvalidTimeStamp)/;
 /** Codes worth retrying even though they are not `Throttling*` or 5xx. */
-const TRANSIENT_NETWORK = new Set(['ECONNRESET', 'ETIMEDOUT', 'EPIPE', 'EAI_AGAIN', 'UND_ERR_SOCKET', 'ReadTimeout', 'ConnectTimeout']);
+const TRANSIENT_NETWORK = new Set([
+  'ECONNRESET',
+  'ETIMEDOUT',
+  'EPIPE',
+  'EAI_AGAIN',
+  'UND_ERR_SOCKET',
+  'ReadTimeout',
+  'ConnectTimeout',
+]);
 
 function prop(o: unknown, key: string): unknown {
   return typeof o === 'object' && o !== null ? (o as Record<string, unknown>)[key] : undefined;
@@ -102,7 +111,12 @@ function causes(err: unknown): unknown[] {
  * @param target what was read, e.g. `lb-xxx` or `123/cn-hangzhou`
  * @param secrets values to redact from the message (AccessKey id/secret, token)
  */
-export function alibabaError(err: unknown, api: string, target: string, secrets: readonly string[] = []): CollectError {
+export function alibabaError(
+  err: unknown,
+  api: string,
+  target: string,
+  secrets: readonly string[] = [],
+): CollectError {
   if (err instanceof CollectError) return err;
   if (err instanceof ScanAbortedError) throw err;
   const name = str(prop(err, 'name'));
@@ -112,17 +126,25 @@ export function alibabaError(err: unknown, api: string, target: string, secrets:
   const apiMessage = str(prop(data, 'Message')) ?? str(prop(data, 'message'));
   const requestId = str(prop(err, 'requestId'));
   const retryAfter = num(prop(err, 'retryAfter'));
-  if (name === 'ThrottlingError' || name === 'ClientError' || name === 'ServerError' || status !== undefined) {
+  if (
+    name === 'ThrottlingError' ||
+    name === 'ClientError' ||
+    name === 'ServerError' ||
+    status !== undefined
+  ) {
     const errorCode = code ?? (status !== undefined ? `HTTP${status}` : 'UnknownError');
     const what = apiMessage ?? str(prop(err, 'message')) ?? errorCode;
-    const retryable = name === 'ThrottlingError' || errorCode.includes('Throttling') || (status !== undefined && status >= 500);
+    const retryable =
+      name === 'ThrottlingError' ||
+      errorCode.includes('Throttling') ||
+      (status !== undefined && status >= 500);
     // SLB answers an unknown vServer group with 400 InvalidParameter "... does not exist." (the
     // wording the Terraform provider matches on); RAM uses EntityNotExist.*.
     const notFound =
       !AUTH_ERROR.test(errorCode) &&
       (status === 404 ||
-      /\.NotFound$|NotFound\.|^EntityNotExist/.test(errorCode) ||
-      errorCode.endsWith('NotExist') ||
+        /\.NotFound$|NotFound\.|^EntityNotExist/.test(errorCode) ||
+        errorCode.endsWith('NotExist') ||
         (errorCode === 'InvalidParameter' && /does not exist/i.test(apiMessage ?? '')));
     const msg = `${api} ${target}: ${errorCode}${status !== undefined ? ` (HTTP ${status})` : ''}: ${oneLine(what)}${requestId ? ` [RequestId ${requestId}]` : ''}`;
     return new CollectError(errorCode, redact(msg, secrets), retryable, notFound, retryAfter);
@@ -138,14 +160,23 @@ export function alibabaError(err: unknown, api: string, target: string, secrets:
   const text = str(prop(err, 'message')) ?? String(err);
   const errorCode = code ?? (errName === 'Error' ? 'UnknownError' : errName);
   const msg = `${api} ${target}: ${errorCode}: ${oneLine(text)}`;
-  return new CollectError(errorCode, redact(msg, secrets), TRANSIENT_NETWORK.has(errorCode) || /timeout/i.test(errName));
+  return new CollectError(
+    errorCode,
+    redact(msg, secrets),
+    TRANSIENT_NETWORK.has(errorCode) || /timeout/i.test(errName),
+  );
 }
 
 /**
  * Turn anything thrown by `@kubernetes/client-node` into a CollectError.
  * `ApiException.code` is the HTTP status; `body` is a Status object (`reason`, `message`) or text.
  */
-export function kubernetesError(err: unknown, api: string, target: string, secrets: readonly string[] = []): CollectError {
+export function kubernetesError(
+  err: unknown,
+  api: string,
+  target: string,
+  secrets: readonly string[] = [],
+): CollectError {
   if (err instanceof CollectError) return err;
   if (err instanceof ScanAbortedError) throw err;
   const status = num(prop(err, 'code'));
@@ -159,7 +190,11 @@ export function kubernetesError(err: unknown, api: string, target: string, secre
       }
     }
     const reason = str(prop(body, 'reason'));
-    const text = str(prop(body, 'message')) ?? (typeof body === 'string' ? body : undefined) ?? str(prop(err, 'message')) ?? '';
+    const text =
+      str(prop(body, 'message')) ??
+      (typeof body === 'string' ? body : undefined) ??
+      str(prop(err, 'message')) ??
+      '';
     const errorCode = reason ?? `HTTP${status}`;
     const msg = `${api} ${target}: ${errorCode} (HTTP ${status}): ${oneLine(text)}`;
     return new CollectError(errorCode, redact(msg, secrets), status === 429 || status >= 500, status === 404);
@@ -173,7 +208,12 @@ export function kubernetesError(err: unknown, api: string, target: string, secre
   }
   const name = str(prop(err, 'name')) ?? 'Error';
   const text = str(prop(err, 'message')) ?? String(err);
-  const errorCode = name === 'TimeoutError' || name === 'AbortError' ? 'Timeout' : name === 'Error' || name === 'TypeError' ? 'KubernetesClientError' : name;
+  const errorCode =
+    name === 'TimeoutError' || name === 'AbortError'
+      ? 'Timeout'
+      : name === 'Error' || name === 'TypeError'
+        ? 'KubernetesClientError'
+        : name;
   const msg = `${api} ${target}: ${errorCode}: ${oneLine(text)}`;
   return new CollectError(errorCode, redact(msg, secrets), errorCode === 'Timeout');
 }

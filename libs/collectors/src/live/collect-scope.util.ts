@@ -56,7 +56,11 @@ export class CoverageRecorder {
   }
 
   /** Record one dataset's outcome. */
-  record(key: DatasetKey, status: CoverageEntry['status'], extra: { errorCode?: string; message?: string } = {}): void {
+  record(
+    key: DatasetKey,
+    status: CoverageEntry['status'],
+    extra: { errorCode?: string; message?: string } = {},
+  ): void {
     this.entries.push({
       accountId: key.accountId,
       ...(key.regionId !== undefined ? { regionId: key.regionId } : {}),
@@ -89,7 +93,12 @@ export interface AccountScope {
  * Run one Alibaba Cloud SDK call through the account's runner; whatever it throws becomes a
  * CollectError naming `api` and `target` (with credentials redacted).
  */
-export function aliCall<T>(scope: AccountScope, api: string, target: string, fn: () => Promise<T>): Promise<T> {
+export function aliCall<T>(
+  scope: AccountScope,
+  api: string,
+  target: string,
+  fn: () => Promise<T>,
+): Promise<T> {
   return scope.runner.run(async () => {
     try {
       return await fn();
@@ -105,7 +114,11 @@ export function aliCall<T>(scope: AccountScope, api: string, target: string, fn:
  * unexpected error is recorded as `InternalError` so a bug never crashes the whole scan).
  * @throws ScanAbortedError when the scan was cancelled
  */
-export async function readDataset<T>(scope: AccountScope, key: DatasetKey, read: () => Promise<T | Absent>): Promise<T | undefined> {
+export async function readDataset<T>(
+  scope: AccountScope,
+  key: DatasetKey,
+  read: () => Promise<T | Absent>,
+): Promise<T | undefined> {
   try {
     const v = await read();
     if (v instanceof Absent) {
@@ -116,11 +129,15 @@ export async function readDataset<T>(scope: AccountScope, key: DatasetKey, read:
     return v;
   } catch (e) {
     if (e instanceof ScanAbortedError || scope.signal?.aborted) throw new ScanAbortedError();
-    if (e instanceof CollectError) scope.coverage.record(key, 'failed', { errorCode: e.errorCode, message: e.message });
+    if (e instanceof CollectError)
+      scope.coverage.record(key, 'failed', { errorCode: e.errorCode, message: e.message });
     else
       scope.coverage.record(key, 'failed', {
         errorCode: 'InternalError',
-        message: redact(`${targetOf(key)}: ${e instanceof Error ? `${e.name}: ${e.message.split('\n')[0]}` : String(e)}`, scope.clients.secrets),
+        message: redact(
+          `${targetOf(key)}: ${e instanceof Error ? `${e.name}: ${e.message.split('\n')[0]}` : String(e)}`,
+          scope.clients.secrets,
+        ),
       });
     return undefined;
   }

@@ -10,7 +10,16 @@
  * Pitfall (STACK.md 9): client-node refuses `http://` servers unless the kubeconfig's cluster
  * entry has `insecure-skip-tls-verify: true`; the simulator's kubeconfig sets it.
  */
-import { CoreV1Api, DiscoveryV1Api, KubeConfig, Observable, type ConfigurationOptions, type ObservableMiddleware, type RequestContext, type ResponseContext } from '@kubernetes/client-node';
+import {
+  CoreV1Api,
+  DiscoveryV1Api,
+  KubeConfig,
+  Observable,
+  type ConfigurationOptions,
+  type ObservableMiddleware,
+  type RequestContext,
+  type ResponseContext,
+} from '@kubernetes/client-node';
 import {
   k8sEndpointSliceSchema,
   k8sEventSchema,
@@ -50,11 +59,17 @@ export function loadKubeconfig(text: string, target: string): KubeConfig {
   try {
     kc.loadFromString(text);
   } catch (e) {
-    throw new CollectError('InvalidKubeconfig', `DescribeClusterUserKubeconfig ${target}: the kubeconfig cannot be parsed (${(e as Error).message.split('\n')[0]})`);
+    throw new CollectError(
+      'InvalidKubeconfig',
+      `DescribeClusterUserKubeconfig ${target}: the kubeconfig cannot be parsed (${(e as Error).message.split('\n')[0]})`,
+    );
   }
   const cluster = kc.getCurrentCluster();
   if (!cluster || !cluster.server)
-    throw new CollectError('InvalidKubeconfig', `DescribeClusterUserKubeconfig ${target}: the kubeconfig has no current context with a cluster server`);
+    throw new CollectError(
+      'InvalidKubeconfig',
+      `DescribeClusterUserKubeconfig ${target}: the kubeconfig has no current context with a cluster server`,
+    );
   if (cluster.server.startsWith('http://') && !cluster.skipTLSVerify)
     throw new CollectError(
       'InvalidKubeconfig',
@@ -97,19 +112,16 @@ async function listAll(
   page: (limit: number, cont: string | undefined, options: ConfigurationOptions) => Promise<K8sList>,
   secrets: readonly string[],
 ): Promise<unknown[]> {
-  return readAllByToken(
-    async (cont) => {
-      const list = await runner.run(async () => {
-        try {
-          return await page(opts.pageSize, cont, requestOptions(opts));
-        } catch (e) {
-          throw kubernetesError(e, api, target, secrets);
-        }
-      });
-      return { items: list.items, nextToken: list.metadata?._continue };
-    },
-    `${api} ${target}`,
-  );
+  return readAllByToken(async (cont) => {
+    const list = await runner.run(async () => {
+      try {
+        return await page(opts.pageSize, cont, requestOptions(opts));
+      } catch (e) {
+        throw kubernetesError(e, api, target, secrets);
+      }
+    });
+    return { items: list.items, nextToken: list.metadata?._continue };
+  }, `${api} ${target}`);
 }
 
 /**
@@ -119,26 +131,88 @@ async function listAll(
  * @param runner the account's Kubernetes call runner (concurrency + retry)
  * @throws CollectError on the first failed or malformed list (the dataset is then `failed`)
  */
-export async function readKubernetes(kc: KubeConfig, target: string, runner: CallRunner, opts: KubernetesReadOptions, secrets: readonly string[] = []): Promise<WireKubernetes> {
+export async function readKubernetes(
+  kc: KubeConfig,
+  target: string,
+  runner: CallRunner,
+  opts: KubernetesReadOptions,
+  secrets: readonly string[] = [],
+): Promise<WireKubernetes> {
   let core: CoreV1Api;
   let discovery: DiscoveryV1Api;
   try {
     core = kc.makeApiClient(CoreV1Api);
     discovery = kc.makeApiClient(DiscoveryV1Api);
   } catch (e) {
-    throw new CollectError('InvalidKubeconfig', `kubeconfig ${target}: ${(e as Error).message.split('\n')[0]}`);
+    throw new CollectError(
+      'InvalidKubeconfig',
+      `kubeconfig ${target}: ${(e as Error).message.split('\n')[0]}`,
+    );
   }
   const [nodes, services, pods, slices, events] = await Promise.all([
-    listAll(runner, 'list nodes', target, opts, (limit, _continue, o) => core.listNode({ limit, _continue }, o), secrets),
-    listAll(runner, 'list services', target, opts, (limit, _continue, o) => core.listServiceForAllNamespaces({ limit, _continue }, o), secrets),
-    listAll(runner, 'list pods', target, opts, (limit, _continue, o) => core.listPodForAllNamespaces({ limit, _continue }, o), secrets),
-    listAll(runner, 'list endpointslices', target, opts, (limit, _continue, o) => discovery.listEndpointSliceForAllNamespaces({ limit, _continue }, o), secrets),
-    listAll(runner, 'list events', target, opts, (limit, _continue, o) => core.listEventForAllNamespaces({ limit, _continue }, o), secrets),
+    listAll(
+      runner,
+      'list nodes',
+      target,
+      opts,
+      (limit, _continue, o) => core.listNode({ limit, _continue }, o),
+      secrets,
+    ),
+    listAll(
+      runner,
+      'list services',
+      target,
+      opts,
+      (limit, _continue, o) => core.listServiceForAllNamespaces({ limit, _continue }, o),
+      secrets,
+    ),
+    listAll(
+      runner,
+      'list pods',
+      target,
+      opts,
+      (limit, _continue, o) => core.listPodForAllNamespaces({ limit, _continue }, o),
+      secrets,
+    ),
+    listAll(
+      runner,
+      'list endpointslices',
+      target,
+      opts,
+      (limit, _continue, o) => discovery.listEndpointSliceForAllNamespaces({ limit, _continue }, o),
+      secrets,
+    ),
+    listAll(
+      runner,
+      'list events',
+      target,
+      opts,
+      (limit, _continue, o) => core.listEventForAllNamespaces({ limit, _continue }, o),
+      secrets,
+    ),
   ]);
   return {
-    nodes: validateWire(z.array(k8sNodeSchema), nodes.map((n) => toWireJson(n)), 'list nodes', target, ['items']),
-    services: validateWire(z.array(k8sServiceSchema), services.map((s) => toWireJson(s)), 'list services', target, ['items']),
-    pods: validateWire(z.array(k8sPodSchema), pods.map((p) => toWireJson(p)), 'list pods', target, ['items']),
+    nodes: validateWire(
+      z.array(k8sNodeSchema),
+      nodes.map((n) => toWireJson(n)),
+      'list nodes',
+      target,
+      ['items'],
+    ),
+    services: validateWire(
+      z.array(k8sServiceSchema),
+      services.map((s) => toWireJson(s)),
+      'list services',
+      target,
+      ['items'],
+    ),
+    pods: validateWire(
+      z.array(k8sPodSchema),
+      pods.map((p) => toWireJson(p)),
+      'list pods',
+      target,
+      ['items'],
+    ),
     endpointSlices: validateWire(
       z.array(k8sEndpointSliceSchema),
       slices.map((s) => toWireJson(s)),
@@ -146,6 +220,12 @@ export async function readKubernetes(kc: KubeConfig, target: string, runner: Cal
       target,
       ['items'],
     ),
-    events: validateWire(z.array(k8sEventSchema), events.map((e) => toWireJson(e)), 'list events', target, ['items']),
+    events: validateWire(
+      z.array(k8sEventSchema),
+      events.map((e) => toWireJson(e)),
+      'list events',
+      target,
+      ['items'],
+    ),
   };
 }

@@ -13,8 +13,19 @@
  * (`collector.maxConcurrentPerAccount` each), retries of throttling / 5xx / connection resets with
  * exponential backoff and full jitter (`collector.maxAttempts`). Accounts are read in parallel.
  */
-import { mapWireFleet, type FleetSnapshot, type WireAccount, type WireCluster, type WireFleet, type WireRegion } from '@app/domain';
-import { createAccountClients, resolveBaseCredentials, type AccountCredentials } from './alibaba-clients.factory';
+import {
+  mapWireFleet,
+  type FleetSnapshot,
+  type WireAccount,
+  type WireCluster,
+  type WireFleet,
+  type WireRegion,
+} from '@app/domain';
+import {
+  createAccountClients,
+  resolveBaseCredentials,
+  type AccountCredentials,
+} from './alibaba-clients.factory';
 import { CallRunner } from './call-runner.util';
 import { CLUSTER_DATASETS, readCluster } from './cluster.collector';
 import { ScanAbortedError } from './collect-error.util';
@@ -68,9 +79,16 @@ async function collectRegion(scope: AccountScope, regionId: string): Promise<Wir
   return out;
 }
 
-async function collectAccount(config: ScanConfig, account: ScanAccount, options: LiveScanOptions, coverage: CoverageRecorder): Promise<WireAccount> {
+async function collectAccount(
+  config: ScanConfig,
+  account: ScanAccount,
+  options: LiveScanOptions,
+  coverage: CoverageRecorder,
+): Promise<WireAccount> {
   const settings = config.collector;
-  const credentials = options.credentialsFor ? await options.credentialsFor(account) : resolveBaseCredentials(config, options.env ?? process.env);
+  const credentials = options.credentialsFor
+    ? await options.credentialsFor(account)
+    : resolveBaseCredentials(config, options.env ?? process.env);
   const runnerOptions = {
     maxConcurrent: settings.maxConcurrentPerAccount,
     maxAttempts: settings.maxAttempts,
@@ -117,11 +135,16 @@ async function collectAccount(config: ScanConfig, account: ScanAccount, options:
  * @throws ScanAbortedError when `options.signal` fires; CredentialsConfigError when a named env
  *   variable is missing. API failures never throw: they are `failed` coverage entries.
  */
-export async function collectLiveFleet(config: ScanConfig, options: LiveScanOptions = {}): Promise<WireFleet> {
+export async function collectLiveFleet(
+  config: ScanConfig,
+  options: LiveScanOptions = {},
+): Promise<WireFleet> {
   if (options.signal?.aborted) throw new ScanAbortedError();
   const coverage = new CoverageRecorder(options.onProgress);
   for (const a of config.accounts) coverage.plan(1 + new Set(a.regions).size * REGION_DATASETS);
-  const accounts = await Promise.all(config.accounts.map((a) => collectAccount(config, a, options, coverage)));
+  const accounts = await Promise.all(
+    config.accounts.map((a) => collectAccount(config, a, options, coverage)),
+  );
   if (options.signal?.aborted) throw new ScanAbortedError();
   return { name: config.name, accounts, coverage: coverage.entries };
 }

@@ -26,7 +26,17 @@ export const PORT_RANGE_SYSCTL = 'net.ipv4.ip_local_port_range';
 /** Instances per RunCommand call (API limit `InstanceId.N`, N = 1-100). */
 const RUN_COMMAND_BATCH = 100;
 /** Per-instance statuses after which nothing changes (ECS InvocationStatus; research 4 notes the list is partly unverified). */
-const FINAL = new Set(['Success', 'Failed', 'Error', 'Timeout', 'Cancelled', 'Terminated', 'Invalid', 'Aborted', 'Stopped']);
+const FINAL = new Set([
+  'Success',
+  'Failed',
+  'Error',
+  'Timeout',
+  'Cancelled',
+  'Terminated',
+  'Invalid',
+  'Aborted',
+  'Stopped',
+]);
 /** Command timeout on the node, seconds. */
 const COMMAND_TIMEOUT_S = 30;
 /** Poll interval of DescribeInvocationResults, milliseconds (ECS throttling doc: poll at 1-2 s). */
@@ -50,7 +60,10 @@ function sleep(ms: number, signal?: AbortSignal): Promise<void> {
 }
 
 function notServed(e: unknown): e is CollectError {
-  return e instanceof CollectError && (e.notFound || /^(InvalidAction|InvalidApi|UnsupportedOperation|InvalidVersion)/.test(e.errorCode));
+  return (
+    e instanceof CollectError &&
+    (e.notFound || /^(InvalidAction|InvalidApi|UnsupportedOperation|InvalidVersion)/.test(e.errorCode))
+  );
 }
 
 /**
@@ -59,10 +72,25 @@ function notServed(e: unknown): e is CollectError {
  * @returns instance id -> {sysctl: value}; Absent when RunCommand is not served here
  * @throws CollectError when the nodes were not read or a call failed
  */
-export async function readNodeSysctls(scope: AccountScope, rc: RegionClients, clusterId: string, kubernetes: WireKubernetes | undefined): Promise<WireNodeSysctls | Absent> {
+export async function readNodeSysctls(
+  scope: AccountScope,
+  rc: RegionClients,
+  clusterId: string,
+  kubernetes: WireKubernetes | undefined,
+): Promise<WireNodeSysctls | Absent> {
   const target = `${scope.accountId}/${rc.regionId}/${clusterId}`;
-  if (!kubernetes) throw new CollectError('DependencyFailed', `RunCommand ${target}: the cluster's nodes were not read, so the ECS instances to ask are unknown`);
-  const ids = [...new Set(kubernetes.nodes.map((n) => ecsIdFromProviderId(n.spec?.providerID ?? undefined)).filter((id): id is string => id !== undefined))].sort();
+  if (!kubernetes)
+    throw new CollectError(
+      'DependencyFailed',
+      `RunCommand ${target}: the cluster's nodes were not read, so the ECS instances to ask are unknown`,
+    );
+  const ids = [
+    ...new Set(
+      kubernetes.nodes
+        .map((n) => ecsIdFromProviderId(n.spec?.providerID ?? undefined))
+        .filter((id): id is string => id !== undefined),
+    ),
+  ].sort();
   const out: WireNodeSysctls = {};
   for (let i = 0; i < ids.length; i += RUN_COMMAND_BATCH) {
     const batch = ids.slice(i, i + RUN_COMMAND_BATCH);
@@ -84,22 +112,40 @@ export async function readNodeSysctls(scope: AccountScope, rc: RegionClients, cl
       );
       invokeId = stringAt(resp.body?.toMap(), 'InvokeId');
     } catch (e) {
-      if (notServed(e)) return new Absent(`not collected live: RunCommand is not served for ${target} (${e.errorCode})`);
+      if (notServed(e))
+        return new Absent(`not collected live: RunCommand is not served for ${target} (${e.errorCode})`);
       throw e;
     }
-    if (!invokeId) throw new CollectError('InvalidResponse', `RunCommand ${target}: malformed response at $.InvokeId: expected a string`);
+    if (!invokeId)
+      throw new CollectError(
+        'InvalidResponse',
+        `RunCommand ${target}: malformed response at $.InvokeId: expected a string`,
+      );
     const deadline = Date.now() + POLL_DEADLINE_MS;
     for (;;) {
       const results = await readAllByToken(async (token) => {
         const resp = await aliCall(scope, 'DescribeInvocationResults', `${target}/${invokeId}`, () =>
           rc.ecs.describeInvocationResultsWithOptions(
-            new DescribeInvocationResultsRequest({ regionId: rc.regionId, invokeId, contentEncoding: 'PlainText', maxResults: 50, ...(token ? { nextToken: token } : {}) }),
+            new DescribeInvocationResultsRequest({
+              regionId: rc.regionId,
+              invokeId,
+              contentEncoding: 'PlainText',
+              maxResults: 50,
+              ...(token ? { nextToken: token } : {}),
+            }),
             runtime(),
           ),
         );
         const body = resp.body?.toMap() ?? {};
         return {
-          items: listAt(body, 'DescribeInvocationResults', target, 'Invocation', 'InvocationResults', 'InvocationResult'),
+          items: listAt(
+            body,
+            'DescribeInvocationResults',
+            target,
+            'Invocation',
+            'InvocationResults',
+            'InvocationResult',
+          ),
           nextToken: stringAt(body, 'Invocation', 'NextToken'),
         };
       }, `DescribeInvocationResults ${target}`);
@@ -108,7 +154,8 @@ export async function readNodeSysctls(scope: AccountScope, rc: RegionClients, cl
         for (const r of done) {
           const id = stringAt(r, 'InstanceId');
           const output = stringAt(r, 'Output')?.trim();
-          if (id && stringAt(r, 'InvocationStatus') === 'Success' && output) out[id] = { [PORT_RANGE_SYSCTL]: output };
+          if (id && stringAt(r, 'InvocationStatus') === 'Success' && output)
+            out[id] = { [PORT_RANGE_SYSCTL]: output };
         }
         break;
       }

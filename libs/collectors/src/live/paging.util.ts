@@ -28,7 +28,11 @@ export interface TokenPage<T> {
  * @param what `API target` for error messages
  * @throws CollectError `PagingLoop` when a token repeats or the page cap is hit
  */
-export async function readAllByToken<T>(fetchPage: (token: string | undefined) => Promise<TokenPage<T>>, what: string, maxPages = MAX_PAGES): Promise<T[]> {
+export async function readAllByToken<T>(
+  fetchPage: (token: string | undefined) => Promise<TokenPage<T>>,
+  what: string,
+  maxPages = MAX_PAGES,
+): Promise<T[]> {
   const out: T[] = [];
   const seen = new Set<string>();
   let token: string | undefined;
@@ -37,7 +41,8 @@ export async function readAllByToken<T>(fetchPage: (token: string | undefined) =
     out.push(...r.items);
     const next = r.nextToken ?? undefined;
     if (next === undefined || next === '') return out;
-    if (seen.has(next)) throw new CollectError('PagingLoop', `${what}: the server returned the paging token "${next}" twice`);
+    if (seen.has(next))
+      throw new CollectError('PagingLoop', `${what}: the server returned the paging token "${next}" twice`);
     seen.add(next);
     token = next;
   }
@@ -56,7 +61,12 @@ export interface NumberPage<T> {
  * read, or on a page shorter than `pageSize` (also an empty page), whichever comes first.
  * @throws CollectError `PagingLoop` when the page cap is hit
  */
-export async function readAllByPageNumber<T>(fetchPage: (pageNumber: number) => Promise<NumberPage<T>>, pageSize: number, what: string, maxPages = MAX_PAGES): Promise<T[]> {
+export async function readAllByPageNumber<T>(
+  fetchPage: (pageNumber: number) => Promise<NumberPage<T>>,
+  pageSize: number,
+  what: string,
+  maxPages = MAX_PAGES,
+): Promise<T[]> {
   const out: T[] = [];
   for (let page = 1; page <= maxPages; page++) {
     const r = await fetchPage(page);

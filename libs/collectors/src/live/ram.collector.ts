@@ -40,18 +40,34 @@ function all<T, R>(items: readonly T[], fn: (t: T) => Promise<R>): Promise<R[]> 
 async function readPolicy(scope: AccountScope, ref: WireRamPolicyRef): Promise<WireRamPolicy> {
   const target = `${scope.accountId}/${ref.PolicyType}:${ref.PolicyName}`;
   const resp = await aliCall(scope, 'GetPolicy', target, () =>
-    scope.clients.ram.getPolicyWithOptions(new GetPolicyRequest({ policyName: ref.PolicyName, policyType: ref.PolicyType }), runtime()),
+    scope.clients.ram.getPolicyWithOptions(
+      new GetPolicyRequest({ policyName: ref.PolicyName, policyType: ref.PolicyType }),
+      runtime(),
+    ),
   );
   const body = resp.body?.toMap() ?? {};
   const policy = dig(body, 'Policy');
-  if (policy === undefined) throw new CollectError('InvalidResponse', `GetPolicy ${target}: malformed response at $.Policy: expected an object`);
+  if (policy === undefined)
+    throw new CollectError(
+      'InvalidResponse',
+      `GetPolicy ${target}: malformed response at $.Policy: expected an object`,
+    );
   const defaultVersion = stringAt(policy, 'DefaultVersion') ?? ref.DefaultVersion;
-  let document = stringAt(body, 'DefaultPolicyVersion', 'PolicyDocument') ?? stringAt(policy, 'PolicyDocument');
+  let document =
+    stringAt(body, 'DefaultPolicyVersion', 'PolicyDocument') ?? stringAt(policy, 'PolicyDocument');
   if (document === undefined) {
-    if (defaultVersion === undefined) throw new CollectError('InvalidResponse', `GetPolicy ${target}: no DefaultVersion to read the document of`);
+    if (defaultVersion === undefined)
+      throw new CollectError(
+        'InvalidResponse',
+        `GetPolicy ${target}: no DefaultVersion to read the document of`,
+      );
     const v = await aliCall(scope, 'GetPolicyVersion', `${target}@${defaultVersion}`, () =>
       scope.clients.ram.getPolicyVersionWithOptions(
-        new GetPolicyVersionRequest({ policyName: ref.PolicyName, policyType: ref.PolicyType, versionId: defaultVersion }),
+        new GetPolicyVersionRequest({
+          policyName: ref.PolicyName,
+          policyType: ref.PolicyType,
+          versionId: defaultVersion,
+        }),
         runtime(),
       ),
     );
@@ -85,10 +101,16 @@ export async function readRam(scope: AccountScope): Promise<WireRam | Absent> {
   try {
     rawRoles = await readAllByToken(async (marker) => {
       const resp = await aliCall(scope, 'ListRoles', target, () =>
-        scope.clients.ram.listRolesWithOptions(new ListRolesRequest({ maxItems: pageSize, ...(marker ? { marker } : {}) }), runtime()),
+        scope.clients.ram.listRolesWithOptions(
+          new ListRolesRequest({ maxItems: pageSize, ...(marker ? { marker } : {}) }),
+          runtime(),
+        ),
       );
       const body = resp.body?.toMap() ?? {};
-      return { items: listAt(body, 'ListRoles', target, 'Roles', 'Role'), nextToken: dig(body, 'IsTruncated') === true ? stringAt(body, 'Marker') : undefined };
+      return {
+        items: listAt(body, 'ListRoles', target, 'Roles', 'Role'),
+        nextToken: dig(body, 'IsTruncated') === true ? stringAt(body, 'Marker') : undefined,
+      };
     }, `ListRoles ${target}`);
   } catch (e) {
     if (e instanceof CollectError && e.notFound) return new Absent(e.message);
@@ -99,10 +121,19 @@ export async function readRam(scope: AccountScope): Promise<WireRam | Absent> {
     const roleTarget = `${target}/role:${role.RoleName}`;
     try {
       const resp = await aliCall(scope, 'ListPoliciesForRole', roleTarget, () =>
-        scope.clients.ram.listPoliciesForRoleWithOptions(new ListPoliciesForRoleRequest({ roleName: role.RoleName }), runtime()),
+        scope.clients.ram.listPoliciesForRoleWithOptions(
+          new ListPoliciesForRoleRequest({ roleName: role.RoleName }),
+          runtime(),
+        ),
       );
       const raw = listAt(resp.body?.toMap(), 'ListPoliciesForRole', roleTarget, 'Policies', 'Policy');
-      return { role, refs: validateWire(z.array(wireRamPolicyRefSchema), raw, 'ListPoliciesForRole', roleTarget, ['Policies', 'Policy']) };
+      return {
+        role,
+        refs: validateWire(z.array(wireRamPolicyRefSchema), raw, 'ListPoliciesForRole', roleTarget, [
+          'Policies',
+          'Policy',
+        ]),
+      };
     } catch (e) {
       if (e instanceof CollectError && e.notFound) return undefined; // role deleted while we read
       throw e;
@@ -115,7 +146,8 @@ export async function readRam(scope: AccountScope): Promise<WireRam | Absent> {
     if (!a) continue;
     liveRoles.push(a.role);
     rolePolicies[a.role.RoleName] = a.refs;
-    for (const ref of a.refs) if (ref.PolicyType === 'Custom' && !custom.has(ref.PolicyName)) custom.set(ref.PolicyName, ref);
+    for (const ref of a.refs)
+      if (ref.PolicyType === 'Custom' && !custom.has(ref.PolicyName)) custom.set(ref.PolicyName, ref);
   }
   const policies = await all([...custom.values()], async (ref) => {
     try {
@@ -125,5 +157,9 @@ export async function readRam(scope: AccountScope): Promise<WireRam | Absent> {
       throw e;
     }
   });
-  return { roles: liveRoles, policies: policies.filter((p): p is WireRamPolicy => p !== undefined), rolePolicies };
+  return {
+    roles: liveRoles,
+    policies: policies.filter((p): p is WireRamPolicy => p !== undefined),
+    rolePolicies,
+  };
 }

@@ -43,13 +43,17 @@ const runtime = () => new $dara.RuntimeOptions({});
 
 /** A response body without its `RequestId` (the fleet format stores bodies without it). */
 function withoutRequestId(body: Record<string, unknown>): Record<string, unknown> {
-  const { RequestId: _requestId, ...rest } = body;
+  const rest = { ...body };
+  delete rest['RequestId'];
   return rest;
 }
 
 /** An API error that means "this action or product is not served here" (e.g. a partial simulator). */
 function notServed(e: unknown): e is CollectError {
-  return e instanceof CollectError && (e.notFound || /^(InvalidAction|InvalidApi|UnsupportedOperation|InvalidVersion)/.test(e.errorCode));
+  return (
+    e instanceof CollectError &&
+    (e.notFound || /^(InvalidAction|InvalidApi|UnsupportedOperation|InvalidVersion)/.test(e.errorCode))
+  );
 }
 
 /**
@@ -61,14 +65,24 @@ export async function readEcsInstances(scope: AccountScope, rc: RegionClients): 
   const raw = await readAllByToken(async (token) => {
     const resp = await aliCall(scope, 'DescribeInstances', target, () =>
       rc.ecs.describeInstancesWithOptions(
-        new DescribeInstancesRequest({ regionId: rc.regionId, maxResults: scope.settings.pageSizes.ecs, ...(token ? { nextToken: token } : {}) }),
+        new DescribeInstancesRequest({
+          regionId: rc.regionId,
+          maxResults: scope.settings.pageSizes.ecs,
+          ...(token ? { nextToken: token } : {}),
+        }),
         runtime(),
       ),
     );
     const body = resp.body?.toMap() ?? {};
-    return { items: listAt(body, 'DescribeInstances', target, 'Instances', 'Instance'), nextToken: stringAt(body, 'NextToken') };
+    return {
+      items: listAt(body, 'DescribeInstances', target, 'Instances', 'Instance'),
+      nextToken: stringAt(body, 'NextToken'),
+    };
   }, `DescribeInstances ${target}`);
-  return validateWire(z.array(wireEcsInstanceSchema), raw, 'DescribeInstances', target, ['Instances', 'Instance']);
+  return validateWire(z.array(wireEcsInstanceSchema), raw, 'DescribeInstances', target, [
+    'Instances',
+    'Instance',
+  ]);
 }
 
 /** CLBs of a region with their vServer groups (SLB 2014-05-15). */
@@ -77,18 +91,28 @@ export interface SlbRegionData {
   vServerGroups: WireVServerGroupAttribute[];
 }
 
-async function readVServerGroups(scope: AccountScope, rc: RegionClients, lbId: string): Promise<WireVServerGroupAttribute[]> {
+async function readVServerGroups(
+  scope: AccountScope,
+  rc: RegionClients,
+  lbId: string,
+): Promise<WireVServerGroupAttribute[]> {
   const target = `${scope.accountId}/${rc.regionId}/${lbId}`;
   let body: Record<string, unknown>;
   try {
-    body = await aliCall(scope, 'DescribeVServerGroups', target, () => callSlb(rc.slb, 'DescribeVServerGroups', { RegionId: rc.regionId, LoadBalancerId: lbId }));
+    body = await aliCall(scope, 'DescribeVServerGroups', target, () =>
+      callSlb(rc.slb, 'DescribeVServerGroups', { RegionId: rc.regionId, LoadBalancerId: lbId }),
+    );
   } catch (e) {
     if (e instanceof CollectError && e.notFound) return []; // the CLB was deleted while we read
     throw e;
   }
   const ids = listAt(body, 'DescribeVServerGroups', target, 'VServerGroups', 'VServerGroup').map((g, i) => {
     const id = stringAt(g, 'VServerGroupId');
-    if (!id) throw new CollectError('InvalidResponse', `DescribeVServerGroups ${target}: malformed response at $.VServerGroups.VServerGroup[${i}].VServerGroupId: expected a string`);
+    if (!id)
+      throw new CollectError(
+        'InvalidResponse',
+        `DescribeVServerGroups ${target}: malformed response at $.VServerGroups.VServerGroup[${i}].VServerGroupId: expected a string`,
+      );
     return id;
   });
   const groups = await Promise.all(
@@ -96,9 +120,17 @@ async function readVServerGroups(scope: AccountScope, rc: RegionClients, lbId: s
       const gTarget = `${scope.accountId}/${rc.regionId}/${groupId}`;
       try {
         const attr = await aliCall(scope, 'DescribeVServerGroupAttribute', gTarget, () =>
-          callSlb(rc.slb, 'DescribeVServerGroupAttribute', { RegionId: rc.regionId, VServerGroupId: groupId }),
+          callSlb(rc.slb, 'DescribeVServerGroupAttribute', {
+            RegionId: rc.regionId,
+            VServerGroupId: groupId,
+          }),
         );
-        return validateWire(wireVServerGroupAttributeSchema, { LoadBalancerId: lbId, ...withoutRequestId(attr) }, 'DescribeVServerGroupAttribute', gTarget);
+        return validateWire(
+          wireVServerGroupAttributeSchema,
+          { LoadBalancerId: lbId, ...withoutRequestId(attr) },
+          'DescribeVServerGroupAttribute',
+          gTarget,
+        );
       } catch (e) {
         if (e instanceof CollectError && e.notFound) return undefined; // deleted while we read
         throw e;
@@ -119,9 +151,16 @@ export async function readSlb(scope: AccountScope, rc: RegionClients): Promise<S
   const listed = await readAllByPageNumber(
     async (page) => {
       const body = await aliCall(scope, 'DescribeLoadBalancers', target, () =>
-        callSlb(rc.slb, 'DescribeLoadBalancers', { RegionId: rc.regionId, PageNumber: page, PageSize: pageSize }),
+        callSlb(rc.slb, 'DescribeLoadBalancers', {
+          RegionId: rc.regionId,
+          PageNumber: page,
+          PageSize: pageSize,
+        }),
       );
-      return { items: listAt(body, 'DescribeLoadBalancers', target, 'LoadBalancers', 'LoadBalancer'), totalCount: numberAt(body, 'TotalCount') };
+      return {
+        items: listAt(body, 'DescribeLoadBalancers', target, 'LoadBalancers', 'LoadBalancer'),
+        totalCount: numberAt(body, 'TotalCount'),
+      };
     },
     pageSize,
     `DescribeLoadBalancers ${target}`,
@@ -130,7 +169,11 @@ export async function readSlb(scope: AccountScope, rc: RegionClients): Promise<S
     ...new Set(
       listed.map((lb, i) => {
         const id = stringAt(lb, 'LoadBalancerId');
-        if (!id) throw new CollectError('InvalidResponse', `DescribeLoadBalancers ${target}: malformed response at $.LoadBalancers.LoadBalancer[${i}].LoadBalancerId: expected a string`);
+        if (!id)
+          throw new CollectError(
+            'InvalidResponse',
+            `DescribeLoadBalancers ${target}: malformed response at $.LoadBalancers.LoadBalancer[${i}].LoadBalancerId: expected a string`,
+          );
         return id;
       }),
     ),
@@ -147,7 +190,12 @@ export async function readSlb(scope: AccountScope, rc: RegionClients): Promise<S
         if (e instanceof CollectError && e.notFound) return undefined;
         throw e;
       }
-      const lb = validateWire(wireLoadBalancerAttributeSchema, withoutRequestId(attr), 'DescribeLoadBalancerAttribute', lbTarget);
+      const lb = validateWire(
+        wireLoadBalancerAttributeSchema,
+        withoutRequestId(attr),
+        'DescribeLoadBalancerAttribute',
+        lbTarget,
+      );
       const groups = await readVServerGroups(scope, rc, lbId);
       return { lb, groups };
     }),
@@ -174,10 +222,16 @@ export async function readVSwitches(scope: AccountScope, rc: RegionClients): Pro
     raw = await readAllByPageNumber(
       async (page) => {
         const resp = await aliCall(scope, 'DescribeVSwitches', target, () =>
-          rc.vpc.describeVSwitchesWithOptions(new DescribeVSwitchesRequest({ regionId: rc.regionId, pageNumber: page, pageSize }), runtime()),
+          rc.vpc.describeVSwitchesWithOptions(
+            new DescribeVSwitchesRequest({ regionId: rc.regionId, pageNumber: page, pageSize }),
+            runtime(),
+          ),
         );
         const body = resp.body?.toMap() ?? {};
-        return { items: listAt(body, 'DescribeVSwitches', target, 'VSwitches', 'VSwitch'), totalCount: numberAt(body, 'TotalCount') };
+        return {
+          items: listAt(body, 'DescribeVSwitches', target, 'VSwitches', 'VSwitch'),
+          totalCount: numberAt(body, 'TotalCount'),
+        };
       },
       pageSize,
       `DescribeVSwitches ${target}`,
@@ -206,7 +260,10 @@ export async function readSlbQuotas(scope: AccountScope, rc: RegionClients): Pro
           ...(token ? { NextToken: token } : {}),
         }),
       );
-      return { items: listAt(body, 'ListProductQuotas', target, 'Quotas'), nextToken: stringAt(body, 'NextToken') };
+      return {
+        items: listAt(body, 'ListProductQuotas', target, 'Quotas'),
+        nextToken: stringAt(body, 'NextToken'),
+      };
     }, `ListProductQuotas ${target}`);
   } catch (e) {
     if (e instanceof CollectError && e.notFound) return new Absent(e.message);
@@ -227,16 +284,27 @@ export async function readClusterList(scope: AccountScope, rc: RegionClients): P
   const raw = await readAllByPageNumber(
     async (page) => {
       const resp = await aliCall(scope, 'DescribeClustersV1', target, () =>
-        rc.cs.describeClustersV1WithOptions(new DescribeClustersV1Request({ regionId: rc.regionId, pageNumber: page, pageSize }), {}, runtime()),
+        rc.cs.describeClustersV1WithOptions(
+          new DescribeClustersV1Request({ regionId: rc.regionId, pageNumber: page, pageSize }),
+          {},
+          runtime(),
+        ),
       );
       const body = resp.body?.toMap() ?? {};
-      return { items: listAt(body, 'DescribeClustersV1', target, 'clusters'), totalCount: numberAt(body, 'page_info', 'total_count') };
+      return {
+        items: listAt(body, 'DescribeClustersV1', target, 'clusters'),
+        totalCount: numberAt(body, 'page_info', 'total_count'),
+      };
     },
     pageSize,
     `DescribeClustersV1 ${target}`,
   );
-  const clusters = validateWire(z.array(wireClusterDetailSchema), raw, 'DescribeClustersV1', target, ['clusters']);
+  const clusters = validateWire(z.array(wireClusterDetailSchema), raw, 'DescribeClustersV1', target, [
+    'clusters',
+  ]);
   // The region filter is a request parameter; keep only this region's clusters in case a server ignores it.
   const seen = new Set<string>();
-  return clusters.filter((c) => c.region_id === rc.regionId && !seen.has(c.cluster_id) && seen.add(c.cluster_id));
+  return clusters.filter(
+    (c) => c.region_id === rc.regionId && !seen.has(c.cluster_id) && seen.add(c.cluster_id),
+  );
 }

@@ -16,18 +16,39 @@ describe('loadScanConfig', () => {
     const c = loadScanConfig(
       write(
         'ok.yaml',
-        ['name: prod', 'alibabaCloud:', '  endpoint: 127.0.0.1:8080', '  protocol: http', 'accounts:', '  - accountId: 1234567890', '    regions: [cn-hangzhou]'].join('\n'),
+        [
+          'name: prod',
+          'alibabaCloud:',
+          '  endpoint: 127.0.0.1:8080',
+          '  protocol: http',
+          'accounts:',
+          '  - accountId: 1234567890',
+          '    regions: [cn-hangzhou]',
+        ].join('\n'),
       ),
     );
     expect(c.name).toBe('prod');
     expect(c.accounts[0].accountId).toBe('1234567890');
-    expect(c.alibabaCloud).toEqual({ endpoint: '127.0.0.1:8080', protocol: 'http', readTimeoutMs: 10_000, connectTimeoutMs: 5_000 });
+    expect(c.alibabaCloud).toEqual({
+      endpoint: '127.0.0.1:8080',
+      protocol: 'http',
+      readTimeoutMs: 10_000,
+      connectTimeoutMs: 5_000,
+    });
     expect(c.collector.maxConcurrentPerAccount).toBe(8);
     expect(c.collector.pageSizes.ecs).toBe(100);
   });
 
   it('reads JSON', () => {
-    const c = loadScanConfig(write('ok.json', JSON.stringify({ accounts: [{ accountId: '1', regions: ['cn-beijing'] }], collector: { pageSizes: { kubernetes: 7 } } })));
+    const c = loadScanConfig(
+      write(
+        'ok.json',
+        JSON.stringify({
+          accounts: [{ accountId: '1', regions: ['cn-beijing'] }],
+          collector: { pageSizes: { kubernetes: 7 } },
+        }),
+      ),
+    );
     expect(c.name).toBe('fleet');
     expect(c.collector.pageSizes).toMatchObject({ kubernetes: 7, ecs: 100 });
   });
@@ -42,19 +63,28 @@ describe('loadScanConfig', () => {
       }
     })();
     expect(err).toBeInstanceOf(ScanConfigError);
-    expect(err).toMatchObject({ file, jsonPath: '$.accounts[0].regions[0]', expected: 'a region id such as cn-hangzhou' });
+    expect(err).toMatchObject({
+      file,
+      jsonPath: '$.accounts[0].regions[0]',
+      expected: 'a region id such as cn-hangzhou',
+    });
   });
 
   it('reports a missing file, bad YAML and bad JSON', () => {
-    expect(() => loadScanConfig(join(dir, 'nope.yaml'))).toThrow(/nope\.yaml: \$: a readable file \(ENOENT\)/);
+    expect(() => loadScanConfig(join(dir, 'nope.yaml'))).toThrow(
+      /nope\.yaml: \$: a readable file \(ENOENT\)/,
+    );
     expect(() => parseScanConfig('accounts: [\n', 'x.yaml')).toThrow(ScanConfigError);
     expect(() => parseScanConfig('{', 'x.json')).toThrow(/x\.json: \$: valid JSON/);
     expect(() => parseScanConfig('', 'x.yaml')).toThrow(/a scan config object/);
   });
 
   it('rejects a half literal AccessKey', () => {
-    expect(() => parseScanConfig('credentials: {accessKeyId: AK}\naccounts: [{accountId: "1", regions: [cn-hangzhou]}]', 'c.yaml')).toThrow(
-      /c\.yaml: \$\.credentials: accessKeyId and accessKeySecret go together/,
-    );
+    expect(() =>
+      parseScanConfig(
+        'credentials: {accessKeyId: AK}\naccounts: [{accountId: "1", regions: [cn-hangzhou]}]',
+        'c.yaml',
+      ),
+    ).toThrow(/c\.yaml: \$\.credentials: accessKeyId and accessKeySecret go together/);
   });
 });

@@ -27,14 +27,27 @@ export class ScanConfigError extends Error {
 
 function jsonPathOf(path: readonly PropertyKey[]): string {
   let out = '$';
-  for (const p of path) out += typeof p === 'number' ? `[${p}]` : /^[A-Za-z_][\w]*$/.test(String(p)) ? `.${String(p)}` : `[${JSON.stringify(String(p))}]`;
+  for (const p of path)
+    out +=
+      typeof p === 'number'
+        ? `[${p}]`
+        : /^[A-Za-z_][\w]*$/.test(String(p))
+          ? `.${String(p)}`
+          : `[${JSON.stringify(String(p))}]`;
   return out;
 }
 
 function describeIssue(issue: z.core.$ZodIssue): string {
   if (issue.code === 'invalid_type') {
     const received = (issue as { input?: unknown }).input;
-    const got = received === undefined ? 'missing' : Array.isArray(received) ? 'array' : received === null ? 'null' : typeof received;
+    const got =
+      received === undefined
+        ? 'missing'
+        : Array.isArray(received)
+          ? 'array'
+          : received === null
+            ? 'null'
+            : typeof received;
     return `expected ${issue.expected}, got ${got}`;
   }
   if (issue.code === 'unrecognized_keys') return `unknown key(s) ${issue.keys.join(', ')}`;
@@ -60,11 +73,16 @@ export function parseScanConfig(text: string, file: string): ScanConfig {
     if (doc.errors.length > 0) {
       const err = doc.errors[0];
       const line = err.linePos?.[0]?.line;
-      throw new ScanConfigError(file, line ? `$ (line ${line})` : '$', `valid YAML (${err.message.split('\n')[0]})`);
+      throw new ScanConfigError(
+        file,
+        line ? `$ (line ${line})` : '$',
+        `valid YAML (${err.message.split('\n')[0]})`,
+      );
     }
     data = doc.toJS() as unknown;
   }
-  if (data === null || data === undefined) throw new ScanConfigError(file, '$', 'a scan config object (name, alibabaCloud, credentials, accounts)');
+  if (data === null || data === undefined)
+    throw new ScanConfigError(file, '$', 'a scan config object (name, alibabaCloud, credentials, accounts)');
   const r = scanConfigSchema.safeParse(data);
   if (!r.success) {
     const issue = r.error.issues[0];
@@ -83,7 +101,11 @@ export function loadScanConfig(path: string): ScanConfig {
   try {
     text = readFileSync(path, 'utf8');
   } catch (e) {
-    throw new ScanConfigError(path, '$', `a readable file (${(e as NodeJS.ErrnoException).code ?? 'read error'})`);
+    throw new ScanConfigError(
+      path,
+      '$',
+      `a readable file (${(e as NodeJS.ErrnoException).code ?? 'read error'})`,
+    );
   }
   return parseScanConfig(text, path);
 }

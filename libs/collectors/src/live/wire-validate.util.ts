@@ -9,7 +9,13 @@ import { CollectError } from './collect-error.util';
 
 function jsonPathOf(path: readonly PropertyKey[]): string {
   let out = '$';
-  for (const p of path) out += typeof p === 'number' ? `[${p}]` : /^[A-Za-z_][\w]*$/.test(String(p)) ? `.${String(p)}` : `[${JSON.stringify(String(p))}]`;
+  for (const p of path)
+    out +=
+      typeof p === 'number'
+        ? `[${p}]`
+        : /^[A-Za-z_][\w]*$/.test(String(p))
+          ? `.${String(p)}`
+          : `[${JSON.stringify(String(p))}]`;
   return out;
 }
 
@@ -20,11 +26,20 @@ function jsonPathOf(path: readonly PropertyKey[]): string {
  * @param basePath JSON path prefix of `data` inside the response (e.g. `['Instances', 'Instance', 3]`)
  * @throws CollectError `InvalidResponse` with the first issue's path and message
  */
-export function validateWire<S extends z.ZodType>(schema: S, data: unknown, api: string, target: string, basePath: readonly PropertyKey[] = []): z.output<S> {
+export function validateWire<S extends z.ZodType>(
+  schema: S,
+  data: unknown,
+  api: string,
+  target: string,
+  basePath: readonly PropertyKey[] = [],
+): z.output<S> {
   const r = schema.safeParse(data);
   if (r.success) return r.data;
   const issue = r.error.issues[0];
-  throw new CollectError('InvalidResponse', `${api} ${target}: malformed response at ${jsonPathOf([...basePath, ...issue.path])}: ${issue.message}`);
+  throw new CollectError(
+    'InvalidResponse',
+    `${api} ${target}: malformed response at ${jsonPathOf([...basePath, ...issue.path])}: ${issue.message}`,
+  );
 }
 
 /** Read `o[k1][k2]...`, undefined when any step is missing or not an object. */
@@ -44,7 +59,11 @@ export function dig(o: unknown, ...keys: string[]): unknown {
 export function listAt(o: unknown, api: string, target: string, ...keys: string[]): unknown[] {
   const v = dig(o, ...keys);
   if (v === undefined || v === null) return [];
-  if (!Array.isArray(v)) throw new CollectError('InvalidResponse', `${api} ${target}: malformed response at ${jsonPathOf(keys)}: expected an array`);
+  if (!Array.isArray(v))
+    throw new CollectError(
+      'InvalidResponse',
+      `${api} ${target}: malformed response at ${jsonPathOf(keys)}: expected an array`,
+    );
   return v;
 }
 
