@@ -5,8 +5,12 @@
  * Exit codes (issue "walking skeleton", CLI): 0 ok; 1 a finding at or above `--fail-on`;
  * 2 bad input (malformed fleet directory, bad config, bad flag) or a failed scan.
  */
-import { FleetValidationError, ScanConfigError } from '@app/collectors';
-import { ScanFailedError } from '@app/audit';
+import type { FleetValidationError, ScanConfigError } from '@app/collectors';
+import type { ScanFailedError } from '@app/audit';
+
+// Errors are recognised by name, not instanceof, so that this module (loaded by every command)
+// does not load the collectors, the SDKs and NestJS: `fleet-audit --help` stays fast.
+const isNamed = <T extends Error>(e: unknown, name: string): e is T => e instanceof Error && e.name === name;
 
 /** Exit code: success. */
 export const EXIT_OK = 0;
@@ -22,9 +26,9 @@ export class CliUsageError extends Error {
 
 /** One line describing an error for the user (file/path for validation errors). */
 export function describeError(e: unknown): string {
-  if (e instanceof FleetValidationError) return `invalid fleet directory: ${e.file}: ${e.jsonPath}: expected ${e.expected.replace(/^expected /, '')}`;
-  if (e instanceof ScanConfigError) return `invalid scan config: ${e.message}`;
-  if (e instanceof ScanFailedError) return `scan ${e.scanId} failed: ${e.message}`;
+  if (isNamed<FleetValidationError>(e, 'FleetValidationError')) return `invalid fleet directory: ${e.file}: ${e.jsonPath}: expected ${e.expected.replace(/^expected /, '')}`;
+  if (isNamed<ScanConfigError>(e, 'ScanConfigError')) return `invalid scan config: ${e.message}`;
+  if (isNamed<ScanFailedError>(e, 'ScanFailedError')) return `scan ${e.scanId} failed: ${e.message}`;
   if (e instanceof Error) return e.message.split('\n')[0];
   return String(e);
 }

@@ -5,12 +5,8 @@
  * serves the API on 127.0.0.1 until interrupted.
  */
 import { randomBytes } from 'node:crypto';
+import { loadApi, loadAudit, loadCollectors, loadFleetSim, loadStore } from '../lazy';
 import { Command } from 'commander';
-import { LocalScanLauncher, runScan } from '@app/audit';
-import { createApiApp } from '@app/api';
-import { loadScanConfig, readFleetDirectory } from '@app/collectors';
-import { startSimulator } from '@app/fleet-sim';
-import { Store, startEmbeddedPostgres } from '@app/store';
 import { EXIT_OK, reportError } from '../cli-error';
 import { renderTable } from '../output/scan-output.renderer';
 import { sampleFleetDir } from '../package-root.util';
@@ -28,6 +24,11 @@ export interface DemoOptions {
 
 /** Run the demo; returns the exit code. */
 export async function runDemoCommand(opts: DemoOptions): Promise<number> {
+  const { LocalScanLauncher, runScan } = loadAudit();
+  const { createApiApp } = loadApi();
+  const { loadScanConfig, readFleetDirectory } = loadCollectors();
+  const { startSimulator } = loadFleetSim();
+  const { Store, startEmbeddedPostgres } = loadStore();
   const fleetDir = opts.fleet ?? sampleFleetDir();
   const log = (s: string) => process.stderr.write(`${s}\n`);
   const fleet = readFleetDirectory(fleetDir);

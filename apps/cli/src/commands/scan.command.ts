@@ -2,11 +2,10 @@
  * `fleet-audit scan`: audit a fleet offline (`--fleet DIR`) or live (`--config FILE`), print the
  * findings as a table or JSON, and exit 1 when a finding at or above `--fail-on` exists.
  */
+import { loadAudit, loadCollectors, loadStore } from '../lazy';
 import { Command, Option } from 'commander';
-import { runScan, type ScanOutcome, type ScanSource } from '@app/audit';
-import { loadScanConfig } from '@app/collectors';
+import type { ScanOutcome, ScanSource } from '@app/audit';
 import { severityRank, type Severity } from '@app/domain';
-import { Store } from '@app/store';
 import { CliUsageError, EXIT_FINDINGS, EXIT_OK } from '../cli-error';
 import { renderJson, renderTable } from '../output/scan-output.renderer';
 import { createScanProgressBar } from '../progress';
@@ -30,22 +29,25 @@ export function exitCodeFor(outcome: ScanOutcome, failOn: Severity | 'none'): nu
 }
 
 /** Resolve `--fleet` / `--config` into a scan source. @throws CliUsageError, ScanConfigError */
-export function scanSourceOf(opts: Pick<ScanCommandOptions, 'fleet' | 'config'>): ScanSource {
+export async function scanSourceOf(opts: Pick<ScanCommandOptions, 'fleet' | 'config'>): Promise<ScanSource> {
   if ((opts.fleet === undefined) === (opts.config === undefined))
     throw new CliUsageError('give exactly one of --fleet DIR (offline) or --config FILE (live)');
   if (opts.fleet !== undefined) return { kind: 'offline', fleetDir: opts.fleet };
   const configPath = opts.config as string;
+  const { loadScanConfig } = loadCollectors();
   return { kind: 'live', config: loadScanConfig(configPath), configPath };
 }
 
 /** Run the scan command; returns the process exit code. */
 export async function runScanCommand(opts: ScanCommandOptions): Promise<number> {
-  const source = scanSourceOf(opts);
+  const source = await scanSourceOf(opts);
   let now: Date | undefined;
   if (opts.now !== undefined) {
     now = new Date(opts.now);
     if (Number.isNaN(now.getTime())) throw new CliUsageError(`--now: expected an ISO 8601 time, got "${opts.now}"`);
   }
+  const { runScan } = loadAudit();
+  const { Store } = loadStore();
   const store = opts.databaseUrl ? await Store.open({ connectionString: opts.databaseUrl, migrate: true }) : undefined;
   const bar = createScanProgressBar(opts.progress && process.stderr.isTTY === true);
   try {

@@ -3,12 +3,10 @@
  * `API_TOKEN`. `POST /v1/scans` runs scans in this process on the sources given with `--fleet` /
  * `--config` (callers pick one by name; they can never name a path).
  */
+import { loadApi, loadAudit, loadCollectors, loadStore } from '../lazy';
 import { Command } from 'commander';
 import { basename } from 'node:path';
-import { LocalScanLauncher, type ScanSource } from '@app/audit';
-import { createApiApp } from '@app/api';
-import { loadScanConfig } from '@app/collectors';
-import { Store } from '@app/store';
+import type { ScanSource } from '@app/audit';
 import { CliUsageError, EXIT_OK, reportError } from '../cli-error';
 import { parsePort } from './sim.command';
 import { untilInterrupted } from './signals.util';
@@ -29,6 +27,10 @@ export async function runServeCommand(opts: ServeOptions): Promise<number> {
   if (!opts.databaseUrl) throw new CliUsageError('DATABASE_URL (or --database-url) is required');
   const token = process.env.API_TOKEN;
   if (!token || token.length < 16) throw new CliUsageError('API_TOKEN must be set to a secret of at least 16 characters');
+  const { LocalScanLauncher } = loadAudit();
+  const { createApiApp } = loadApi();
+  const { loadScanConfig } = loadCollectors();
+  const { Store } = loadStore();
   const sources: { name: string; source: ScanSource }[] = [
     ...opts.config.map((p) => {
       const config = loadScanConfig(p);

@@ -3,11 +3,9 @@
  * Kubernetes API per cluster on 127.0.0.1:P. The first stdout line is one JSON object
  * `{"endpoint": "127.0.0.1:P", "config": PATH}` where PATH is a ready-to-use scan config.
  */
+import { loadCollectors, loadFleetSim } from '../lazy';
 import { Command, InvalidArgumentError } from 'commander';
-import { generateFleet, generateSpecSchema, readFleetDirectory, writeFleetDirectory } from '@app/collectors';
-import { CliUsageError } from '../cli-error';
-import { simulatorReadyLine, startSimulator } from '@app/fleet-sim';
-import { EXIT_OK } from '../cli-error';
+import { CliUsageError, EXIT_OK } from '../cli-error';
 import { untilInterrupted } from './signals.util';
 
 /** Parse a TCP port (0 = pick a free one). @throws InvalidArgumentError */
@@ -19,6 +17,8 @@ export function parsePort(value: string): number {
 
 /** Run the simulator until SIGINT/SIGTERM; returns the exit code. */
 export async function runSimCommand(opts: { fleet: string; port: number }): Promise<number> {
+  const { readFleetDirectory } = loadCollectors();
+  const { simulatorReadyLine, startSimulator } = loadFleetSim();
   const fleet = readFleetDirectory(opts.fleet);
   const sim = await startSimulator({ fleet, port: opts.port });
   process.stdout.write(`${simulatorReadyLine(sim)}\n`);
@@ -48,6 +48,7 @@ const int = (v: string): number => {
 
 /** Write a generated fleet directory; prints its size as one JSON line. */
 export async function runSimGenerate(o: SimGenerateOptions): Promise<number> {
+  const { generateFleet, generateSpecSchema, writeFleetDirectory } = loadCollectors();
   const parsed = generateSpecSchema.safeParse({
     seed: o.seed,
     accounts: o.accounts,

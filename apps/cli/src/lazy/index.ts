@@ -1,0 +1,14 @@
+/**
+ * Lazy access to the heavy libraries (NestJS, the cloud SDKs, client-node, pg, PGlite), so that
+ * `fleet-audit --help` and `scan --fleet` do not pay for what they do not use.
+ *
+ * `require` (not `import()`): the build rewrites path aliases only in static import/export
+ * declarations, which the `*.lazy.ts` re-export files provide; a plain relative `require` of them
+ * then resolves in the CommonJS build.
+ */
+/* eslint-disable @typescript-eslint/no-require-imports */
+export const loadAudit = (): typeof import('./audit.lazy') => require('./audit.lazy') as typeof import('./audit.lazy');
+export const loadApi = (): typeof import('./api.lazy') => require('./api.lazy') as typeof import('./api.lazy');
+export const loadCollectors = (): typeof import('./collectors.lazy') => require('./collectors.lazy') as typeof import('./collectors.lazy');
+export const loadFleetSim = (): typeof import('./fleet-sim.lazy') => require('./fleet-sim.lazy') as typeof import('./fleet-sim.lazy');
+export const loadStore = (): typeof import('./store.lazy') => require('./store.lazy') as typeof import('./store.lazy');
