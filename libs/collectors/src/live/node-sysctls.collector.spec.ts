@@ -1,0 +1,133 @@
+import { createServer, type Server } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import type { WireKubernetes } from '@app/domain';
+import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
+import { createAccountClients } from './alibaba-clients.factory';
+import { CallRunner } from './call-runner.util';
+import { Absent, CoverageRecorder, type AccountScope } from './collect-scope.util';
+import { PORT_RANGE_SYSCTL, readNodeSysctls } from './node-sysctls.collector';
+import { collectorSettingsSchema } from './scan-config';
+
+/** A fake ECS Cloud Assistant: RunCommand, then DescribeInvocationResults (Running once, then final). */
+let server: Server;
+let endpoint: string;
+let actions: string[] = [];
+let served = true;
+let polls = 0;
+let runQuery: URLSearchParams | undefined;
+let pollQuery: URLSearchParams | undefined;
+
+beforeAll(async () => {
+  server = createServer((req, res) => {
+    const action = String(req.headers['x-acs-action']);
+    const url = new URL(req.url ?? '/', 'http://x');
+    actions.push(action);
+    res.setHeader('content-type', 'application/json');
+    if (!served) {
+      res.writeHead(404);
+      res.end(
+        JSON.stringify({
+          RequestId: 'R',
+          Code: 'InvalidAction.NotFound',
+          Message: 'Specified api is not found',
+        }),
+      );
+      return;
+    }
+    if (action === 'RunCommand') {
+      runQuery = url.searchParams;
+      res.end(JSON.stringify({ RequestId: 'R', CommandId: 'c-1', InvokeId: 't-1' }));
+      return;
+    }
+    polls++;
+    pollQuery = url.searchParams;
+    const running = polls === 1;
+    res.end(
+      JSON.stringify({
+        RequestId: 'R',
+        Invocation: {
+          InvocationResults: {
+            InvocationResult: [
+              {
+                InstanceId: 'i-a',
+                InvocationStatus: running ? 'Running' : 'Success',
+                Output: running ? '' : '32768\t60999\n',
+              },
+              { InstanceId: 'i-b', InvocationStatus: 'Failed', Output: 'sysctl: permission denied' },
+            ],
+          },
+        },
+      }),
+    );
+  });
+  await new Promise<void>((r) => server.listen(0, '127.0.0.1', r));
+  endpoint = `127.0.0.1:${(server.address() as AddressInfo).port}`;
+});
+afterAll(() => new Promise<void>((r) => server.close(() => r())));
+beforeEach(() => {
+  actions = [];
+  polls = 0;
+  served = true;
+});
+
+function scope(): AccountScope {
+  const runner = new CallRunner({
+    maxConcurrent: 2,
+    maxAttempts: 1,
+    retryBaseDelayMs: 1,
+    retryMaxDelayMs: 1,
+  });
+  return {
+    accountId: '1',
+    clients: createAccountClients(
+      { endpoint, protocol: 'http', readTimeoutMs: 5000, connectTimeoutMs: 2000 },
+      { kind: 'static', accessKeyId: 'ak-test', accessKeySecret: 'sk-test' },
+    ),
+    runner,
+    kubeRunner: runner,
+    settings: collectorSettingsSchema.parse({}),
+    coverage: new CoverageRecorder(),
+  };
+}
+
+const nodes = (...providerIds: string[]): WireKubernetes => ({
+  nodes: providerIds.map((p, i) => ({ metadata: { name: `n${i}` }, spec: { providerID: p } })),
+  services: [],
+  pods: [],
+  endpointSlices: [],
+  events: [],
+});
+
+describe('readNodeSysctls', () => {
+  it('runs sysctl on the nodes and polls until every instance is final; failed nodes are left out', async () => {
+    const s = scope();
+    const out = await readNodeSysctls(
+      s,
+      s.clients.region('cn-hangzhou'),
+      'c1',
+      nodes('cn-hangzhou.i-a', 'cn-hangzhou.i-b'),
+    );
+    expect(out).toEqual({ 'i-a': { [PORT_RANGE_SYSCTL]: '32768\t60999' } });
+    expect(actions).toEqual(['RunCommand', 'DescribeInvocationResults', 'DescribeInvocationResults']);
+    expect(runQuery?.get('CommandContent')).toBe(`sysctl -n ${PORT_RANGE_SYSCTL}`);
+    expect(runQuery?.get('Type')).toBe('RunShellScript');
+    expect([runQuery?.get('InstanceId.1'), runQuery?.get('InstanceId.2')]).toEqual(['i-a', 'i-b']);
+    expect(pollQuery?.get('InvokeId')).toBe('t-1');
+    expect(pollQuery?.get('ContentEncoding')).toBe('PlainText');
+  });
+
+  it('is absent when Cloud Assistant is not served', async () => {
+    served = false;
+    const s = scope();
+    const out = await readNodeSysctls(s, s.clients.region('cn-hangzhou'), 'c1', nodes('cn-hangzhou.i-a'));
+    expect(out).toBeInstanceOf(Absent);
+    expect((out as Absent).message).toMatch(/RunCommand is not served/);
+  });
+
+  it('fails when the nodes were not read', async () => {
+    const s = scope();
+    await expect(readNodeSysctls(s, s.clients.region('cn-hangzhou'), 'c1', undefined)).rejects.toThrow(
+      /nodes were not read/,
+    );
+  });
+});
