@@ -1,0 +1,159 @@
+import { createHash } from 'node:crypto';
+import { describe, expect, it } from 'vitest';
+import {
+  AuditSettingsError,
+  CHECKS,
+  DEFAULT_AUDIT_SETTINGS,
+  fingerprintOf,
+  resolveAuditSettings,
+  runAudit,
+  CHECK_IDS,
+} from '@app/checks';
+import type { ResourceRef } from '@app/domain';
+import { CLUSTER_ID, FROZEN_NOW, P, factory, uid } from './factories';
+
+/** A fleet that fails several checks at once. */
+function busyFleet() {
+  const nodes = factory.nodes(30);
+  return factory.fleet([
+    factory.region({
+      loadBalancers: [
+        factory.clb({ loadBalancerId: 'lb-full', vServerGroups: [factory.vServerGroup({ backendServers: factory.backends(195) })] }),
+        factory.clb({ loadBalancerId: 'lb-warm', vServerGroups: [factory.vServerGroup({ backendServers: factory.backends(170) })] }),
+        factory.ccmClb({ loadBalancerId: 'lb-orphan', ownerName: 'a0000000000000000000000000000beef' }),
+      ],
+      clusters: [
+        factory.cluster({
+          nodeLocalPortRanges: { 'i-node0000': { from: 1024, to: 65000 } },
+          kubernetes: factory.kubernetes({
+            nodes,
+            services: [factory.service()],
+            endpointSlices: [factory.endpointSlice('web', [['172.20.0.9', 'node-1']])],
+          }),
+        }),
+      ],
+    }),
+  ]);
+}
+
+describe('runAudit', () => {
+  it('returns no results and no findings for the empty fleet', () => {
+    expect(runAudit(factory.snapshot(), { now: FROZEN_NOW })).toEqual({ results: [], findings: [] });
+  });
+
+  it('returns no findings for an account with an empty region', () => {
+    const out = runAudit(factory.fleet([factory.region({ loadBalancers: [], ecsInstances: [] })]), { now: FROZEN_NOW });
+    expect(out.findings).toEqual([]);
+    expect(out.results).toEqual([]);
+  });
+
+  it('is deterministic and independent of the wall clock', () => {
+    const a = runAudit(busyFleet(), { now: FROZEN_NOW });
+    const b = runAudit(busyFleet(), { now: new Date('2030-01-01T00:00:00Z') });
+    expect(b).toEqual(a);
+  });
+
+  it('sorts findings by severity (critical first), check id, resource id', () => {
+    const { findings } = runAudit(busyFleet(), { now: FROZEN_NOW });
+    expect(findings.length).toBeGreaterThan(3);
+    const keys = findings.map((f) => [2 - ['info', 'warning', 'critical'].indexOf(f.severity), f.checkId, f.resource.id].join('|'));
+    expect(keys).toEqual([...keys].sort());
+    expect(findings[0]).toMatchObject({ checkId: 'CLB_BACKEND_QUOTA', severity: 'critical', resource: { id: 'lb-full' } });
+  });
+
+  it('enriches findings: remediation, source, fingerprint, used/limit/ratio at top level', () => {
+    const { findings } = runAudit(busyFleet(), { now: FROZEN_NOW });
+    const f = findings.find((x) => x.resource.id === 'lb-warm');
+    const check = CHECKS.find((c) => c.id === 'CLB_BACKEND_QUOTA');
+    expect(f).toMatchObject({
+      checkId: 'CLB_BACKEND_QUOTA',
+      severity: 'warning',
+      used: 170,
+      limit: 200,
+      ratio: 0.85,
+      remediation: check?.remediation,
+      source: check?.source,
+      figures: { distinctServers: 170, limitSource: 'default' },
+    });
+    expect(f?.fingerprint).toBe(fingerprintOf('CLB_BACKEND_QUOTA', f!.resource));
+  });
+
+  it('sorts results by check id then resource key', () => {
+    const { results } = runAudit(busyFleet(), { now: FROZEN_NOW });
+    const ids = results.map((r) => r.checkId);
+    expect(ids).toEqual([...ids].sort());
+  });
+
+  it('applies per-check severity overrides and disabling', () => {
+    const out = runAudit(busyFleet(), {
+      now: FROZEN_NOW,
+      settings: { checks: { CLB_BACKEND_QUOTA: { severity: 'info' }, LB_ORPHANED: { enabled: false } } },
+    });
+    expect(out.results.some((r) => r.checkId === 'LB_ORPHANED')).toBe(false);
+    const quota = out.findings.filter((f) => f.checkId === 'CLB_BACKEND_QUOTA');
+    expect(quota.map((f) => f.severity)).toEqual(['info', 'info']);
+  });
+
+  it('takes quota thresholds from settings', () => {
+    const strict = runAudit(busyFleet(), { now: FROZEN_NOW, settings: { quota: { warningRatio: 0.5, criticalRatio: 0.8 } } });
+    const warm = strict.findings.find((f) => f.resource.id === 'lb-warm');
+    expect(warm?.severity).toBe('critical');
+  });
+
+  it('rejects invalid settings with a typed error', () => {
+    const bad = [
+      { quota: { warningRatio: 0.9, criticalRatio: 0.8 } },
+      { quota: { criticalRatio: 1.5 } },
+      { clusterModeBlowup: { minFactor: 0.5 } },
+      { ccm: { ramTargetVersion: 'latest' } },
+      { checks: { NOT_A_CHECK: { enabled: false } } },
+    ];
+    for (const settings of bad) {
+      expect(() => runAudit(factory.snapshot(), { now: FROZEN_NOW, settings })).toThrow(AuditSettingsError);
+    }
+    expect(() => resolveAuditSettings({ checks: { NOPE: {} } }, CHECK_IDS)).toThrow(
+      expect.objectContaining({ name: 'AuditSettingsError', code: 'UNKNOWN_CHECK' }),
+    );
+  });
+
+  it('has documented defaults', () => {
+    expect(DEFAULT_AUDIT_SETTINGS.quota).toEqual({ warningRatio: 0.8, criticalRatio: 0.95 });
+    expect(resolveAuditSettings(undefined, CHECK_IDS)).toEqual({
+      quota: { warningRatio: 0.8, criticalRatio: 0.95 },
+      clusterModeBlowup: { minFactor: 2, minExtraBackends: 10 },
+      ccm: { ramTargetVersion: 'v2.12.1' },
+      checks: {},
+    });
+  });
+
+  it('never reports a skipped result as a finding', () => {
+    const out = runAudit(factory.fleet([factory.region({ clusters: [factory.cluster()] })]), { now: FROZEN_NOW });
+    expect(out.results.filter((r) => r.status === 'skipped').length).toBeGreaterThan(0);
+    expect(out.findings).toEqual([]);
+  });
+
+  it('evaluates a whole service with many checks at once', () => {
+    const svc = factory.service({ uid: uid(), annotations: { [`${P}id`]: 'lb-full' } });
+    const snap = busyFleet();
+    snap.accounts[0]!.regions[0]!.clusters[0]!.kubernetes!.services.push(svc);
+    const out = runAudit(snap, { now: FROZEN_NOW });
+    expect(out.results.filter((r) => r.resource.id === 'default/web' && r.resource.clusterId === CLUSTER_ID).length).toBeGreaterThan(2);
+  });
+});
+
+describe('fingerprintOf', () => {
+  const ref: ResourceRef = { kind: 'LoadBalancer', id: 'lb-1', accountId: '1', regionId: 'cn-hangzhou' };
+
+  it('is the first 32 hex chars of sha256(check id + resource key)', () => {
+    const expected = createHash('sha256').update('LB_ORPHANED\u0000LoadBalancer|1|cn-hangzhou||lb-1').digest('hex').slice(0, 32);
+    expect(fingerprintOf('LB_ORPHANED', ref)).toBe(expected);
+  });
+
+  it('differs by check, account and region, and ignores the display name', () => {
+    const base = fingerprintOf('LB_ORPHANED', ref);
+    expect(fingerprintOf('CLB_BACKEND_QUOTA', ref)).not.toBe(base);
+    expect(fingerprintOf('LB_ORPHANED', { ...ref, accountId: '2' })).not.toBe(base);
+    expect(fingerprintOf('LB_ORPHANED', { ...ref, regionId: 'cn-beijing' })).not.toBe(base);
+    expect(fingerprintOf('LB_ORPHANED', { ...ref, name: 'renamed' })).toBe(base);
+  });
+});
