@@ -94,8 +94,8 @@ async function readKubernetesOf(
 
 /**
  * Read one cluster's datasets and record their coverage.
- * @param listed the cluster's DescribeClustersV1 item (validated)
- * @param ecsInstanceIds the region's ECS instance ids (for Cloud Assistant), undefined if not read
+ * @param listed the cluster's DescribeClustersV1 item (validated); stands in for the detail when
+ *   DescribeClusterDetail fails
  * @returns the cluster, or undefined when DescribeClusterDetail says it no longer exists
  */
 export async function readCluster(

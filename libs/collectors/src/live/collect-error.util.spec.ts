@@ -99,6 +99,16 @@ describe('alibabaError', () => {
     });
   });
 
+  it('names an exhausted default credentials chain', () => {
+    const e = alibabaError(
+      new Error('unable to get credentials from any of the providers in the chain: env: not set'),
+      'ListRoles',
+      '1',
+    );
+    expect(e.errorCode).toBe('CredentialsUnavailable');
+    expect(e.retryable).toBe(false);
+  });
+
   it('passes a CollectError through unchanged', () => {
     const c = new CollectError('InvalidResponse', 'x');
     expect(alibabaError(c, 'A', 't')).toBe(c);

@@ -158,7 +158,11 @@ export function alibabaError(
   }
   const errName = name ?? 'Error';
   const text = str(prop(err, 'message')) ?? String(err);
-  const errorCode = code ?? (errName === 'Error' ? 'UnknownError' : errName);
+  // `@alicloud/credentials` default chain: "unable to get credentials from any of the providers in the chain: ..."
+  const noCredentials = /unable to get credentials/i.test(text);
+  const errorCode = noCredentials
+    ? 'CredentialsUnavailable'
+    : (code ?? (errName === 'Error' ? 'UnknownError' : errName));
   const msg = `${api} ${target}: ${errorCode}: ${oneLine(text)}`;
   return new CollectError(
     errorCode,
