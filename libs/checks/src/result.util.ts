@@ -111,3 +111,8 @@ export function listSome(items: readonly string[], max = 5): string {
 export function kubernetesNotRead(entry: ClusterEntry, failedMessage?: string): string {
   return `Kubernetes objects of cluster ${entry.cluster.clusterId} were not read${failedMessage ? ` (${failedMessage})` : ''}`;
 }
+
+/** `1 node`, `3 nodes` (appends `s`; pass `plural` for irregular words). */
+export function count(n: number, singular: string, plural = `${singular}s`): string {
+  return `${n} ${n === 1 ? singular : plural}`;
+}

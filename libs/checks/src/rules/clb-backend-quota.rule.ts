@@ -1,7 +1,7 @@
 import { SLB_QUOTA_BACKEND_SERVERS, effectiveQuota, type CheckResult, type Severity } from '@app/domain';
 import type { CheckDefinition } from '../check.types';
 import { DOC_URL, SEED } from '../doc-links.constants';
-import { clbRef, pct, quotaSeverity, regionRef, resultsFor } from '../result.util';
+import { clbRef, count, pct, quotaSeverity, regionRef, resultsFor } from '../result.util';
 
 const SEVERITY: Severity = 'warning';
 const ID = 'CLB_BACKEND_QUOTA';
@@ -58,8 +58,8 @@ export const clbBackendQuotaRule: CheckDefinition = {
           limitSource,
         };
         const text =
-          `CLB ${clb.loadBalancerId} has ${used} backend server entries (${distinct} distinct servers) in ` +
-          `${clb.vServerGroups.length} vServer groups and the default group: ${pct(ratio)} of its backend quota ${limit} ` +
+          `CLB ${clb.loadBalancerId} has ${count(used, 'backend server entry', 'backend server entries')} (${count(distinct, 'distinct server')}) in ` +
+          `${count(clb.vServerGroups.length, 'vServer group')} and the default group: ${pct(ratio)} of its backend quota ${limit} ` +
           `(${limitSource === 'quota-center' ? 'Quota Center' : 'documented default'})`;
         const severity = quotaSeverity(ratio, ctx.settings.quota);
         out.push(severity ? r.fail(clbRef(clb), text, { severity, figures }) : r.pass(clbRef(clb), text, figures));

@@ -14,7 +14,7 @@ import {
 } from '@app/domain';
 import type { CheckDefinition } from '../check.types';
 import { DOC_URL, SEED } from '../doc-links.constants';
-import { clusterRef, kubernetesNotRead, pct, resultsFor, serviceRef } from '../result.util';
+import { clusterRef, count, kubernetesNotRead, pct, resultsFor, serviceRef } from '../result.util';
 
 const SEVERITY: Severity = 'warning';
 const ID = 'CLUSTER_MODE_BLOWUP';
@@ -139,8 +139,8 @@ export const clusterModeBlowupRule: CheckDefinition = {
           ...(clb ? { loadBalancerId: clb.loadBalancerId } : {}),
         };
         const text =
-          `${ref.id} in Cluster mode attaches ${attached} backends (${eligibleNodes} eligible nodes x ${ports} ports) where ` +
-          `Local mode would attach ${localWould} (${localNodes} nodes with ready pods): ${extra} extra, factor ` +
+          `${ref.id} in Cluster mode attaches ${count(attached, 'backend')} (${count(eligibleNodes, 'eligible node')} x ${count(ports, 'port')}) where ` +
+          `Local mode would attach ${localWould} (${count(localNodes, 'node')} with ready pods): ${extra} extra, factor ` +
           `${figures.blowupFactor}; ${clb ? `CLB ${clb.loadBalancerId} at ${pct(clbRatio)}` : `${pct(clbRatio)}`} of the backend quota ` +
           `${backendLimit}, busiest node at ${pct(attachRatio)} of the attachment quota ${attachLimit}`;
         if (factor >= minFactor && extra >= minExtraBackends) {

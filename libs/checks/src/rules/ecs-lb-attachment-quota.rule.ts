@@ -1,7 +1,7 @@
 import { SLB_QUOTA_BACKEND_ATTACHED, effectiveQuota, type CheckResult, type Severity } from '@app/domain';
 import type { CheckDefinition } from '../check.types';
 import { DOC_URL, SEED } from '../doc-links.constants';
-import { ecsRef, listSome, pct, quotaSeverity, regionRef, resultsFor } from '../result.util';
+import { count, ecsRef, listSome, pct, quotaSeverity, regionRef, resultsFor } from '../result.util';
 
 const SEVERITY: Severity = 'warning';
 const ID = 'ECS_LB_ATTACHMENT_QUOTA';
@@ -61,8 +61,8 @@ export const ecsLbAttachmentQuotaRule: CheckDefinition = {
           limitSource,
         };
         const text =
-          `ECS ${id}${node ? ` (node ${node.node.name})` : ''} is a backend of ${used} CLB instances` +
-          `${a ? ` (${a.groups} server groups; e.g. ${listSome(a.sampleLoadBalancerIds)})` : ''}: ${pct(ratio)} of the ` +
+          `ECS ${id}${node ? ` (node ${node.node.name})` : ''} is a backend of ${count(used, 'CLB instance')}` +
+          `${a ? ` (${count(a.groups, 'server group')}; e.g. ${listSome(a.sampleLoadBalancerIds)})` : ''}: ${pct(ratio)} of the ` +
           `attachment quota ${limit} (${limitSource === 'quota-center' ? 'Quota Center' : 'documented default'})`;
         const severity = quotaSeverity(ratio, ctx.settings.quota);
         if (severity) out.push(r.fail(ref, text, { severity, figures: { ...figures, loadBalancerIds: [...(a?.sampleLoadBalancerIds ?? [])] } }));

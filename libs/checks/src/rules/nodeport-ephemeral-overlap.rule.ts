@@ -2,7 +2,7 @@ import type { CheckResult, Severity } from '@app/domain';
 import type { CheckDefinition } from '../check.types';
 import { DOC_URL, SEED } from '../doc-links.constants';
 import { rangeText, rangesOverlap } from '../port-range.util';
-import { clusterRef, listSome, resultsFor } from '../result.util';
+import { clusterRef, count, listSome, resultsFor } from '../result.util';
 
 const SEVERITY: Severity = 'warning';
 const ID = 'NODEPORT_EPHEMERAL_OVERLAP';
@@ -63,12 +63,12 @@ export const nodeportEphemeralOverlapRule: CheckDefinition = {
           r.fail(
             ref,
             `NodePort range ${rangeText(npr)} (${npr.source}) of cluster ${cluster.clusterId} overlaps ip_local_port_range ` +
-              `${[...distinct].sort().join(', ')} on ${overlapping.length} of ${nodes} nodes (${listSome(overlapping)})`,
+              `${[...distinct].sort().join(', ')} on ${overlapping.length} of ${count(nodes, 'node')} (${listSome(overlapping)})`,
             { figures },
           ),
         );
       } else {
-        out.push(r.pass(ref, `NodePort range ${rangeText(npr)} does not overlap ip_local_port_range on any of ${nodes} nodes`, figures));
+        out.push(r.pass(ref, `NodePort range ${rangeText(npr)} does not overlap ip_local_port_range on any of ${count(nodes, 'node')}`, figures));
       }
     }
     return out;

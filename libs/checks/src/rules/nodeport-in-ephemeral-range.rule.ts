@@ -1,7 +1,7 @@
 import type { CheckResult, PortRange, Severity } from '@app/domain';
 import type { CheckDefinition } from '../check.types';
 import { DOC_URL, SEED } from '../doc-links.constants';
-import { clusterRef, kubernetesNotRead, resultsFor, serviceRef } from '../result.util';
+import { clusterRef, count, kubernetesNotRead, resultsFor, serviceRef } from '../result.util';
 import { rangeText } from '../port-range.util';
 
 const SEVERITY: Severity = 'critical';
@@ -74,7 +74,7 @@ export const nodeportInEphemeralRangeRule: CheckDefinition = {
             }
           }
           if (nodesHit > 0) {
-            inside.push(`${port} (in ${hitRanges.join(', ')} on ${nodesHit} nodes)`);
+            inside.push(`${port} (in ${hitRanges.join(', ')} on ${count(nodesHit, 'node')})`);
             maxNodes = Math.max(maxNodes, nodesHit);
           }
         }
