@@ -105,6 +105,12 @@ describe('scanLive against the simulator (synthetic fleet with paging edge cases
     expect(beijing?.loadBalancers).toHaveLength(101);
   });
 
+  it('reads the same fleet with the default (maximum) page sizes: 230 ECS and 130 CLBs need 3 and 2 pages', async () => {
+    const defaults = loadScanConfig(sim.configPath);
+    expect(defaults.collector.pageSizes).toMatchObject({ ecs: 100, slb: 100, kubernetes: 500 });
+    expectLiveEqualsOffline(await scanLive(defaults), loadFleetDirectory(root));
+  });
+
   it('produces the same snapshot as the offline loader, coverage included', async () => {
     // vpc (DescribeVSwitches not simulated) and sysctls (not collected live) are `absent` on both
     // sides: this fleet has no vswitches.json and no node-sysctls.json.
