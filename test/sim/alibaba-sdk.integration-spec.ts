@@ -7,11 +7,12 @@ import * as $Cs from '@alicloud/cs20151215';
 import * as $Ecs from '@alicloud/ecs20140526';
 import { ClientError } from '@alicloud/openapi-core';
 import * as $Ram from '@alicloud/ram20150501';
+import Vpc, * as $Vpc from '@alicloud/vpc20160428';
 import { readFleetDirectory, scanConfigSchema } from '@app/collectors';
 import { simulatorReadyLine, startSimulator, type RunningSimulator } from '@app/fleet-sim';
 import { parse } from 'yaml';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { callRoa, callRpc, csClient, ecsClient, ramClient } from './sim-clients.util';
+import { callRoa, callRpc, csClient, ecsClient, ramClient, simConfig } from './sim-clients.util';
 import { SIM_FLEET_IDS as IDS, writeSimFleet } from './sim-fleet.factory';
 
 let sim: RunningSimulator;
@@ -250,5 +251,44 @@ describe('RAM (@alicloud/ram20150501)', () => {
     const ver = await ram.getPolicyVersion(new $Ram.GetPolicyVersionRequest({ policyName: IDS.policyName, policyType: 'Custom', versionId: 'v2' }));
     expect(ver.body?.policyVersion?.isDefaultVersion).toBe(true);
     await expect(ram.listPoliciesForRole(new $Ram.ListPoliciesForRoleRequest({ roleName: 'nope' }))).rejects.toMatchObject({ code: 'EntityNotExist.Role', statusCode: 404 });
+  });
+});
+
+describe('VPC DescribeVSwitches (@alicloud/vpc20160428)', () => {
+  it('pages and filters by VpcId', async () => {
+    const vpc = new Vpc(simConfig(sim));
+    const all = await vpc.describeVSwitches(new $Vpc.DescribeVSwitchesRequest({ regionId: IDS.regionId, pageNumber: 1, pageSize: 50 }));
+    expect(all.body?.totalCount).toBe(2);
+    expect(all.body?.vSwitches?.vSwitch?.[0]?.vSwitchId).toBe('vsw-bp1simtest0001');
+    const other = await vpc.describeVSwitches(new $Vpc.DescribeVSwitchesRequest({ regionId: IDS.regionId, vpcId: IDS.otherVpcId }));
+    expect(other.body?.vSwitches?.vSwitch?.map((v) => v.availableIpAddressCount)).toEqual([3]);
+    await expect(vpc.describeVSwitches(new $Vpc.DescribeVSwitchesRequest({ regionId: IDS.regionId, pageSize: 51 }))).rejects.toMatchObject({ code: 'InvalidParameter' });
+  });
+});
+
+describe('ECS Cloud Assistant (RunCommand / DescribeInvocationResults)', () => {
+  it('answers sysctl reads from node-sysctls.json; unknown nodes fail', async () => {
+    const ecs = ecsClient(sim);
+    const ids = ['i-bp1simtest00000000', 'i-bp1simtest00000001', 'i-bp1simtest00000020'];
+    const run = await ecs.runCommand(
+      new $Ecs.RunCommandRequest({ regionId: IDS.regionId, type: 'RunShellScript', commandContent: 'sysctl -n net.ipv4.ip_local_port_range', contentEncoding: 'PlainText', instanceId: ids }),
+    );
+    expect(run.body?.invokeId).toMatch(/^t-/);
+    const plain = await ecs.describeInvocationResults(new $Ecs.DescribeInvocationResultsRequest({ regionId: IDS.regionId, invokeId: run.body?.invokeId, contentEncoding: 'PlainText', maxResults: 2 }));
+    const page1 = plain.body?.invocation?.invocationResults?.invocationResult ?? [];
+    expect(page1.map((r) => [r.instanceId, r.invocationStatus, r.output])).toEqual([
+      ['i-bp1simtest00000000', 'Success', '1024 65000\n'],
+      ['i-bp1simtest00000001', 'Success', '32768 60999\n'],
+    ]);
+    const page2 = await ecs.describeInvocationResults(
+      new $Ecs.DescribeInvocationResultsRequest({ regionId: IDS.regionId, invokeId: run.body?.invokeId, contentEncoding: 'PlainText', maxResults: 2, nextToken: plain.body?.invocation?.nextToken }),
+    );
+    expect(page2.body?.invocation?.invocationResults?.invocationResult?.map((r) => [r.instanceId, r.invocationStatus])).toEqual([['i-bp1simtest00000020', 'Failed']]);
+    expect(page2.body?.invocation?.nextToken).toBe('');
+    const b64 = await ecs.describeInvocationResults(new $Ecs.DescribeInvocationResultsRequest({ regionId: IDS.regionId, invokeId: run.body?.invokeId, instanceId: ids[0] }));
+    expect(Buffer.from(b64.body?.invocation?.invocationResults?.invocationResult?.[0]?.output ?? '', 'base64').toString()).toBe('1024 65000\n');
+    await expect(
+      ecs.runCommand(new $Ecs.RunCommandRequest({ regionId: IDS.regionId, type: 'RunShellScript', commandContent: 'true', instanceId: ['i-nope'] })),
+    ).rejects.toMatchObject({ code: 'InvalidInstance.NotFound' });
   });
 });

@@ -1,8 +1,9 @@
 /**
  * Test factory: writes a small fleet directory (`shared/fleet-format.md`) into a fresh temp dir:
  * one account (management), one region, two CLBs with vServer groups, ECS instances (enough for
- * several DescribeInstances pages), quotas, RAM roles/policies and one ACK cluster with nodes,
- * services, pods, endpoint slices and events. Sizes are overridable.
+ * several DescribeInstances pages), two vSwitches, quotas, RAM roles/policies and one ACK cluster
+ * with node sysctls (first five instances), nodes, services, pods, endpoint slices and events.
+ * Sizes are overridable.
  */
 import { mkdirSync, mkdtempSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -84,6 +85,10 @@ export function writeSimFleet(sizes: Partial<SimFleetSizes> = {}): string {
     Tags: { Tag: [{ TagKey: 'ack.aliyun.com', TagValue: ids.clusterId }] },
   }));
   write(join(reg, 'ecs-instances.json'), ecs);
+  write(join(reg, 'vswitches.json'), [
+    { VSwitchId: 'vsw-bp1simtest0001', VpcId: ids.vpcId, ZoneId: 'cn-hangzhou-h', CidrBlock: '192.168.0.0/24', AvailableIpAddressCount: 200 },
+    { VSwitchId: 'vsw-bp1simtest0002', VpcId: ids.otherVpcId, ZoneId: 'cn-hangzhou-i', CidrBlock: '192.168.1.0/24', AvailableIpAddressCount: 3 },
+  ]);
   const lb = (id: string, name: string, vsg: string) => ({
     LoadBalancerId: id,
     LoadBalancerName: name,
@@ -144,6 +149,10 @@ export function writeSimFleet(sizes: Partial<SimFleetSizes> = {}): string {
     tags: [{ key: 'team', value: 'sim' }],
     control_plane_config: { node_port_range: '30000-32767' },
   });
+  write(
+    join(cl, 'node-sysctls.json'),
+    Object.fromEntries(Array.from({ length: Math.min(5, s.ecs) }, (_, i) => [ecsId(i), { 'net.ipv4.ip_local_port_range': i === 0 ? '1024 65000' : '32768 60999' }])),
+  );
   write(join(cl, 'addons.json'), { addons: [{ name: 'cloud-controller-manager', version: 'v2.10.0', state: 'active' }] });
   const nodes = Array.from({ length: s.nodes }, (_, i) => ({
     apiVersion: 'v1',

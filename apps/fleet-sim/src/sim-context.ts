@@ -1,7 +1,8 @@
 /**
  * What every simulated API handler may read: the indexed fleet, the public endpoint, the cluster
- * bearer tokens and the clock.
+ * bearer tokens, the Cloud Assistant invocations and the clock.
  */
+import type { InvocationStore } from './alibaba/invocation.store';
 import type { FleetIndex } from './fleet/fleet-index.repository';
 import type { ClusterTokenStore } from './kubernetes/cluster-token.store';
 
@@ -11,5 +12,7 @@ export interface SimContext {
   /** `127.0.0.1:P`, the `host[:port]` clients use for every product and the Kubernetes API. */
   endpoint: string;
   clusterTokens: ClusterTokenStore;
+  /** Cloud Assistant invocations (the only state the API calls change). */
+  invocations: InvocationStore;
   now: () => Date;
 }

@@ -2,8 +2,8 @@
  * The fleet simulator: serves a WireFleet over plain HTTP on 127.0.0.1 so the official Alibaba
  * Cloud SDKs (ECS, SLB, CS, RAM, STS, Quota Center) and Kubernetes clients (kubectl,
  * `@kubernetes/client-node`) read it as if it were the real cloud. One port for everything:
- * - `/` : RPC products (ECS 2014-05-26, SLB 2014-05-15, RAM 2015-05-01, STS 2015-04-01,
- *   Quota Center 2020-05-10), signed V3 or V1;
+ * - `/` : RPC products (ECS 2014-05-26, SLB 2014-05-15, VPC 2016-04-28, RAM 2015-05-01,
+ *   STS 2015-04-01, Quota Center 2020-05-10), signed V3 or V1;
  * - CS 2015-12-15 ROA paths (`/api/v1/clusters`, `/clusters/...`, `/k8s/<id>/user_config`);
  * - `/k8s/<clusterId>/...` : that cluster's Kubernetes API (bearer token from the kubeconfig).
  * The fleet is indexed once at start; handlers are map look-ups and slices.
@@ -19,6 +19,7 @@ import { createServer as createNetServer, type AddressInfo, type Socket } from '
 import type { WireFleet } from '@app/domain';
 import { AlibabaGateway } from './alibaba/alibaba.gateway';
 import { CredentialStore } from './alibaba/credential.store';
+import { InvocationStore } from './alibaba/invocation.store';
 import { RequestAuthService } from './alibaba/request-auth.service';
 import { FleetIndex } from './fleet/fleet-index.repository';
 import { BodyTooLargeError, readBody, sendJson, splitUrl } from './http/http.util';
@@ -102,7 +103,7 @@ export async function startSimulator(options: SimulatorOptions): Promise<Running
   const credentials = new CredentialStore();
   credentials.add({ accessKeyId, accessKeySecret, accountId: served.accountId });
   const now = options.now ?? (() => new Date());
-  const ctx: SimContext = { fleet, endpoint: '', clusterTokens: new ClusterTokenStore(), now };
+  const ctx: SimContext = { fleet, endpoint: '', clusterTokens: new ClusterTokenStore(), invocations: new InvocationStore(), now };
   const alibaba = new AlibabaGateway(ctx, new RequestAuthService(credentials, now));
   const kubernetes = new KubernetesGateway(ctx);
 

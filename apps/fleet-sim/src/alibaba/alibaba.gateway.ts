@@ -24,10 +24,11 @@ import { RAM_PRODUCT } from './ram.handler';
 import type { RequestAuthService, SignedRequestParts } from './request-auth.service';
 import { SLB_PRODUCT } from './slb.handler';
 import { STS_PRODUCT } from './sts.handler';
+import { VPC_PRODUCT } from './vpc.handler';
 
 /** The RPC products the simulator serves, by API version (each version belongs to one product). */
 export const RPC_PRODUCTS: ReadonlyMap<string, RpcProduct> = new Map(
-  [ECS_PRODUCT, SLB_PRODUCT, RAM_PRODUCT, STS_PRODUCT, QUOTAS_PRODUCT].map((p) => [p.version, p]),
+  [ECS_PRODUCT, SLB_PRODUCT, VPC_PRODUCT, RAM_PRODUCT, STS_PRODUCT, QUOTAS_PRODUCT].map((p) => [p.version, p]),
 );
 
 /** Lowercase header map with repeated headers joined by `,`. */

@@ -1,5 +1,6 @@
 /**
- * ECS 2014-05-26 (RPC): DescribeInstances.
+ * ECS 2014-05-26 (RPC): DescribeInstances (Cloud Assistant RunCommand and
+ * DescribeInvocationResults are in `cloud-assistant.handler.ts`).
  *
  * Source: `research/alibaba-cloud-api.md` section 4 and the @alicloud/ecs20140526 7.11.6 models:
  * - `MaxResults` below 10 counts as 10, above 100 as 100 (default 10); `NextToken` paging, the
@@ -14,6 +15,7 @@
 import type { WireEcsInstance } from '@app/domain';
 import { AcsError } from './acs-error.exception';
 import type { AcsRequest, RpcHandler, RpcProduct } from './acs-request';
+import { describeInvocationResults, runCommand } from './cloud-assistant.handler';
 import { clamp, decodePageToken, encodePageToken } from './paging.util';
 
 /** ECS `MaxResults` bounds and default (SDK doc comment). */
@@ -102,5 +104,5 @@ export const ECS_PRODUCT: RpcProduct = {
   product: 'Ecs',
   version: '2014-05-26',
   hostId: 'ecs.aliyuncs.com',
-  actions: { DescribeInstances: describeInstances },
+  actions: { DescribeInstances: describeInstances, RunCommand: runCommand, DescribeInvocationResults: describeInvocationResults },
 };

@@ -17,6 +17,7 @@ import type {
   WireRamPolicyRef,
   WireRamRole,
   WireVServerGroupAttribute,
+  WireVSwitch,
 } from '@app/domain';
 
 /**
@@ -99,8 +100,14 @@ export interface RegionEntry {
   regionId: string;
   loadBalancers?: LoadBalancerEntry[];
   ecs?: EcsRegionEntry;
+  vSwitches?: WireVSwitch[];
   quotas?: WireQuota[];
   clusters: ClusterEntry[];
+  /**
+   * ECS instance id -> sysctl name -> value, merged from the `node-sysctls.json` of the
+   * region's clusters (what Cloud Assistant `sysctl -n` prints on that node).
+   */
+  sysctlsByInstance: Map<string, Record<string, string>>;
 }
 
 /** One ACK cluster. */
@@ -139,7 +146,7 @@ export interface AccountEntry {
 export const policyKey = (policyType: string, policyName: string): string => `${policyType}:${policyName}`;
 
 function indexRegion(accountId: string, wire: WireAccount['regions'][number], account: AccountEntry): RegionEntry {
-  const region: RegionEntry = { regionId: wire.regionId, clusters: [] };
+  const region: RegionEntry = { regionId: wire.regionId, clusters: [], sysctlsByInstance: new Map() };
   if (wire.loadBalancers) {
     const groupsByLb = new Map<string, WireVServerGroupAttribute[]>();
     for (const g of wire.vServerGroups ?? []) {
@@ -171,8 +178,11 @@ function indexRegion(accountId: string, wire: WireAccount['regions'][number], ac
     }
     region.ecs = { instances: wire.ecsInstances, byId, byVpc };
   }
+  if (wire.vSwitches) region.vSwitches = wire.vSwitches;
   if (wire.quotas) region.quotas = wire.quotas;
   for (const cluster of wire.clusters) {
+    for (const [instanceId, values] of Object.entries(cluster.nodeSysctls ?? {}))
+      region.sysctlsByInstance.set(instanceId, { ...region.sysctlsByInstance.get(instanceId), ...values });
     const entry: ClusterEntry = { clusterId: cluster.detail.cluster_id, accountId, regionId: wire.regionId, cluster };
     region.clusters.push(entry);
     account.clusters.push(entry);
