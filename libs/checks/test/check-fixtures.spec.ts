@@ -1,7 +1,7 @@
 /**
  * Fixture-driven check tests (STYLE.md G.34): `test/fixtures/<CHECK_ID>/{pass,fail,skipped}.<case>.json`.
  * One spec walks the directory, so adding a file adds a case. Run one check with
- * `CHECK=LB_ORPHANED npx vitest run libs/checks/test/check-fixtures.spec.ts`.
+ * `CHECK=LB_ORPHANED npx vitest run libs/checks/test/check-fixtures.spec.ts` (`RULE=` works too).
  *
  * File format: `{ "description", "settings"?, "expect"?: { "failures": [{ resourceId, severity?, used?, limit? }] },
  * "snapshot": FleetSnapshot }`. The file name's prefix is the expected outcome for the check:
@@ -24,7 +24,7 @@ interface FixtureFile {
 }
 
 const ROOT = join(__dirname, 'fixtures');
-const only = process.env['CHECK'];
+const only = process.env['CHECK'] ?? process.env['RULE'];
 const dirs = readdirSync(ROOT, { withFileTypes: true })
   .filter((d) => d.isDirectory())
   .map((d) => d.name)
