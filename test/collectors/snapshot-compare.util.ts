@@ -8,13 +8,14 @@
  *  - where the directory lacks a file, the simulator answers 403 as a live API does for a missing
  *    permission (`apps/fleet-sim/src/alibaba/acs-error.exception.ts` `forbidden`, RAM
  *    `NoPermission`, CS `StatusForbidden`, Kubernetes `Forbidden`), which the collectors rightly
- *    record as `failed`; such an entry must match an offline `absent` entry.
+ *    record as `failed`; such an entry must match an offline `absent` entry. Likewise a cluster
+ *    without `node-sysctls.json`: the simulated `sysctl` fails on every node (`CommandFailed`).
  */
 import { expect } from 'vitest';
 import type { CoverageEntry, FleetSnapshot } from '@app/domain';
 
 /** Error codes the simulator uses for data the fleet directory does not hold. */
-export const SIMULATED_MISSING_DATA_CODES = ['Forbidden.RAM', 'NoPermission', 'StatusForbidden', 'Forbidden'];
+export const SIMULATED_MISSING_DATA_CODES = ['Forbidden.RAM', 'NoPermission', 'StatusForbidden', 'Forbidden', 'CommandFailed'];
 
 /** Stable key of a coverage entry. */
 export const coverageKeyOf = (c: CoverageEntry) =>

@@ -19,6 +19,7 @@ import {
   wireClusterResourcesSchema,
   type WireCluster,
   type WireClusterDetail,
+  type WireEcsInstance,
   type WireKubernetes,
 } from '@app/domain';
 import type { RegionClients } from './alibaba-clients.factory';
@@ -96,12 +97,14 @@ async function readKubernetesOf(
  * Read one cluster's datasets and record their coverage.
  * @param listed the cluster's DescribeClustersV1 item (validated); stands in for the detail when
  *   DescribeClusterDetail fails
+ * @param ecsInstances the region's ECS instances when read (Cloud Assistant only asks known ones)
  * @returns the cluster, or undefined when DescribeClusterDetail says it no longer exists
  */
 export async function readCluster(
   scope: AccountScope,
   rc: RegionClients,
   listed: WireClusterDetail,
+  ecsInstances?: readonly WireEcsInstance[],
 ): Promise<WireCluster | undefined> {
   const clusterId = listed.cluster_id;
   const key = { accountId: scope.accountId, regionId: rc.regionId, clusterId };
@@ -164,7 +167,7 @@ export async function readCluster(
   if (kubernetes) out.kubernetes = kubernetes;
   const sysctls = await readDataset(scope, { ...key, api: 'sysctls' }, async () =>
     scope.settings.nodeSysctls
-      ? readNodeSysctls(scope, rc, clusterId, kubernetes)
+      ? readNodeSysctls(scope, rc, clusterId, kubernetes, ecsInstances)
       : new Absent(SYSCTLS_NOT_COLLECTED),
   );
   if (sysctls) out.nodeSysctls = sysctls;

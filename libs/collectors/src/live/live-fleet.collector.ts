@@ -74,7 +74,7 @@ async function collectRegion(scope: AccountScope, regionId: string): Promise<Wir
   if (ecs) out.ecsInstances = ecs;
   if (vpc) out.vSwitches = vpc;
   if (quotas) out.quotas = quotas;
-  const read = await Promise.all((clusters ?? []).map((c) => readCluster(scope, rc, c)));
+  const read = await Promise.all((clusters ?? []).map((c) => readCluster(scope, rc, c, ecs)));
   out.clusters = read.filter((c): c is WireCluster => c !== undefined);
   return out;
 }

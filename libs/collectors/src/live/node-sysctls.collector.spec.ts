@@ -15,6 +15,7 @@ let actions: string[] = [];
 let served = true;
 let polls = 0;
 let runQuery: URLSearchParams | undefined;
+let allFail = false;
 let pollQuery: URLSearchParams | undefined;
 
 beforeAll(async () => {
@@ -42,21 +43,29 @@ beforeAll(async () => {
     polls++;
     pollQuery = url.searchParams;
     const running = polls === 1;
+    const asked = [...(runQuery?.entries() ?? [])]
+      .filter(([k]) => k.startsWith('InstanceId.'))
+      .map(([, v]) => v);
+    const resultOf = (id: string) =>
+      allFail
+        ? {
+            InstanceId: id,
+            InvocationStatus: 'Failed',
+            ErrorCode: 'CommandFailed',
+            ErrorInfo: 'agent not installed',
+            Output: '',
+          }
+        : id === 'i-a'
+          ? {
+              InstanceId: id,
+              InvocationStatus: running ? 'Running' : 'Success',
+              Output: running ? '' : '32768\t60999\n',
+            }
+          : { InstanceId: id, InvocationStatus: 'Failed', Output: 'sysctl: permission denied' };
     res.end(
       JSON.stringify({
         RequestId: 'R',
-        Invocation: {
-          InvocationResults: {
-            InvocationResult: [
-              {
-                InstanceId: 'i-a',
-                InvocationStatus: running ? 'Running' : 'Success',
-                Output: running ? '' : '32768\t60999\n',
-              },
-              { InstanceId: 'i-b', InvocationStatus: 'Failed', Output: 'sysctl: permission denied' },
-            ],
-          },
-        },
+        Invocation: { InvocationResults: { InvocationResult: asked.map(resultOf) } },
       }),
     );
   });
@@ -68,6 +77,8 @@ beforeEach(() => {
   actions = [];
   polls = 0;
   served = true;
+  allFail = false;
+  runQuery = undefined;
 });
 
 function scope(): AccountScope {
@@ -114,6 +125,33 @@ describe('readNodeSysctls', () => {
     expect([runQuery?.get('InstanceId.1'), runQuery?.get('InstanceId.2')]).toEqual(['i-a', 'i-b']);
     expect(pollQuery?.get('InvokeId')).toBe('t-1');
     expect(pollQuery?.get('ContentEncoding')).toBe('PlainText');
+  });
+
+  it('fails (not an empty map) when the command failed on every node', async () => {
+    allFail = true;
+    const s = scope();
+    const err = await readNodeSysctls(
+      s,
+      s.clients.region('cn-hangzhou'),
+      'c1',
+      nodes('cn-hangzhou.i-a', 'cn-hangzhou.i-b'),
+    ).catch((e: unknown) => e);
+    expect(err).toMatchObject({ errorCode: 'CommandFailed' });
+    expect((err as Error).message).toMatch(/failed on all 2 node\(s\): agent not installed/);
+  });
+
+  it('asks only nodes whose ECS instance exists in the region', async () => {
+    const s = scope();
+    const out = await readNodeSysctls(
+      s,
+      s.clients.region('cn-hangzhou'),
+      'c1',
+      nodes('cn-hangzhou.i-a', 'cn-hangzhou.i-gone'),
+      [{ InstanceId: 'i-a' }],
+    );
+    expect(out).toEqual({ 'i-a': { [PORT_RANGE_SYSCTL]: '32768\t60999' } });
+    expect(runQuery?.get('InstanceId.1')).toBe('i-a');
+    expect(runQuery?.has('InstanceId.2')).toBe(false);
   });
 
   it('is absent when Cloud Assistant is not served', async () => {

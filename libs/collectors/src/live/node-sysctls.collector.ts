@@ -12,7 +12,12 @@
  */
 import { DescribeInvocationResultsRequest, RunCommandRequest } from '@alicloud/ecs20140526';
 import * as $dara from '@darabonba/typescript';
-import { ecsIdFromProviderId, type WireKubernetes, type WireNodeSysctls } from '@app/domain';
+import {
+  ecsIdFromProviderId,
+  type WireEcsInstance,
+  type WireKubernetes,
+  type WireNodeSysctls,
+} from '@app/domain';
 import type { RegionClients } from './alibaba-clients.factory';
 import { Absent, aliCall, type AccountScope } from './collect-scope.util';
 import { CollectError, ScanAbortedError } from './collect-error.util';
@@ -69,14 +74,19 @@ function notServed(e: unknown): e is CollectError {
 /**
  * Read the port range of every node of a cluster.
  * @param kubernetes the cluster's nodes (the instances to ask); undefined when they were not read
- * @returns instance id -> {sysctl: value}; Absent when RunCommand is not served here
- * @throws CollectError when the nodes were not read or a call failed
+ * @param ecsInstances the region's ECS instances when read: nodes whose instance is not listed
+ *   there are not asked (RunCommand rejects the whole call for one unknown instance id)
+ * @returns instance id -> {sysctl: value} for the nodes where the command succeeded; Absent when
+ *   RunCommand is not served here
+ * @throws CollectError when the nodes were not read, a call failed, or the command failed on
+ *   every node asked (e.g. no Cloud Assistant agent)
  */
 export async function readNodeSysctls(
   scope: AccountScope,
   rc: RegionClients,
   clusterId: string,
   kubernetes: WireKubernetes | undefined,
+  ecsInstances?: readonly WireEcsInstance[],
 ): Promise<WireNodeSysctls | Absent> {
   const target = `${scope.accountId}/${rc.regionId}/${clusterId}`;
   if (!kubernetes)
@@ -84,14 +94,16 @@ export async function readNodeSysctls(
       'DependencyFailed',
       `RunCommand ${target}: the cluster's nodes were not read, so the ECS instances to ask are unknown`,
     );
+  const known = ecsInstances ? new Set(ecsInstances.map((i) => i.InstanceId)) : undefined;
   const ids = [
     ...new Set(
       kubernetes.nodes
         .map((n) => ecsIdFromProviderId(n.spec?.providerID ?? undefined))
-        .filter((id): id is string => id !== undefined),
+        .filter((id): id is string => id !== undefined && (known === undefined || known.has(id))),
     ),
   ].sort();
   const out: WireNodeSysctls = {};
+  let firstFailure: { code: string; info: string } | undefined;
   for (let i = 0; i < ids.length; i += RUN_COMMAND_BATCH) {
     const batch = ids.slice(i, i + RUN_COMMAND_BATCH);
     let invokeId: string | undefined;
@@ -156,11 +168,21 @@ export async function readNodeSysctls(
           const output = stringAt(r, 'Output')?.trim();
           if (id && stringAt(r, 'InvocationStatus') === 'Success' && output)
             out[id] = { [PORT_RANGE_SYSCTL]: output };
+          else
+            firstFailure ??= {
+              code: stringAt(r, 'ErrorCode') || stringAt(r, 'InvocationStatus') || 'CommandFailed',
+              info: stringAt(r, 'ErrorInfo') || stringAt(r, 'Output')?.trim() || 'no output',
+            };
         }
         break;
       }
       await sleep(POLL_INTERVAL_MS, scope.signal);
     }
   }
+  if (ids.length > 0 && Object.keys(out).length === 0)
+    throw new CollectError(
+      firstFailure?.code ?? 'CommandFailed',
+      `RunCommand ${target}: sysctl -n ${PORT_RANGE_SYSCTL} failed on all ${ids.length} node(s): ${firstFailure?.info ?? 'no result'}`,
+    );
   return out;
 }
