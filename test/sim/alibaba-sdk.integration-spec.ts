@@ -30,8 +30,13 @@ describe('startSimulator', () => {
     expect(sim.accountId).toBe(IDS.accountId);
     const config = scanConfigSchema.parse(JSON.parse(readFileSync(sim.configPath, 'utf8')));
     expect(config.alibabaCloud).toMatchObject({ endpoint: sim.endpoint, protocol: 'http' });
-    expect(config.credentials).toEqual({ accessKeyId: 'sim-access-key', accessKeySecret: 'sim-access-secret' });
-    expect(config.accounts).toEqual([{ accountId: IDS.accountId, name: 'sim-prod', regions: [IDS.regionId] }]);
+    expect(config.credentials).toEqual({
+      accessKeyId: 'sim-access-key',
+      accessKeySecret: 'sim-access-secret',
+    });
+    expect(config.accounts).toEqual([
+      { accountId: IDS.accountId, name: 'sim-prod', regions: [IDS.regionId] },
+    ]);
     expect(JSON.parse(simulatorReadyLine(sim))).toEqual({ endpoint: sim.endpoint, config: sim.configPath });
   });
 });
@@ -43,7 +48,13 @@ describe('ECS DescribeInstances (@alicloud/ecs20140526)', () => {
     let token: string | undefined;
     let pages = 0;
     do {
-      const r = await ecs.describeInstances(new $Ecs.DescribeInstancesRequest({ regionId: IDS.regionId, maxResults: 10, ...(token ? { nextToken: token } : {}) }));
+      const r = await ecs.describeInstances(
+        new $Ecs.DescribeInstancesRequest({
+          regionId: IDS.regionId,
+          maxResults: 10,
+          ...(token ? { nextToken: token } : {}),
+        }),
+      );
       const items = r.body?.instances?.instance ?? [];
       for (const i of items) seen.push(i.instanceId ?? '');
       expect(r.body?.requestId).toMatch(/^[0-9A-F-]{36}$/);
@@ -58,23 +69,43 @@ describe('ECS DescribeInstances (@alicloud/ecs20140526)', () => {
 
   it('clamps MaxResults to 10..100 and filters by InstanceIds and VpcId', async () => {
     const ecs = ecsClient(sim);
-    const small = await ecs.describeInstances(new $Ecs.DescribeInstancesRequest({ regionId: IDS.regionId, maxResults: 2 }));
+    const small = await ecs.describeInstances(
+      new $Ecs.DescribeInstancesRequest({ regionId: IDS.regionId, maxResults: 2 }),
+    );
     expect(small.body?.instances?.instance).toHaveLength(10);
-    const big = await ecs.describeInstances(new $Ecs.DescribeInstancesRequest({ regionId: IDS.regionId, maxResults: 500 }));
+    const big = await ecs.describeInstances(
+      new $Ecs.DescribeInstancesRequest({ regionId: IDS.regionId, maxResults: 500 }),
+    );
     expect(big.body?.instances?.instance).toHaveLength(25);
     expect(big.body?.nextToken).toBe('');
-    const byIds = await ecs.describeInstances(new $Ecs.DescribeInstancesRequest({ regionId: IDS.regionId, instanceIds: JSON.stringify(['i-bp1simtest00000003', 'i-bp1simtest00000007']) }));
-    expect(byIds.body?.instances?.instance?.map((i) => i.instanceId)).toEqual(['i-bp1simtest00000003', 'i-bp1simtest00000007']);
-    const other = await ecs.describeInstances(new $Ecs.DescribeInstancesRequest({ regionId: IDS.regionId, vpcId: IDS.otherVpcId, maxResults: 100 }));
+    const byIds = await ecs.describeInstances(
+      new $Ecs.DescribeInstancesRequest({
+        regionId: IDS.regionId,
+        instanceIds: JSON.stringify(['i-bp1simtest00000003', 'i-bp1simtest00000007']),
+      }),
+    );
+    expect(byIds.body?.instances?.instance?.map((i) => i.instanceId)).toEqual([
+      'i-bp1simtest00000003',
+      'i-bp1simtest00000007',
+    ]);
+    const other = await ecs.describeInstances(
+      new $Ecs.DescribeInstancesRequest({ regionId: IDS.regionId, vpcId: IDS.otherVpcId, maxResults: 100 }),
+    );
     expect(other.body?.instances?.instance).toHaveLength(3);
     const tagged = await ecs.describeInstances(
-      new $Ecs.DescribeInstancesRequest({ regionId: IDS.regionId, maxResults: 100, tag: [new $Ecs.DescribeInstancesRequestTag({ key: 'ack.aliyun.com', value: IDS.clusterId })] }),
+      new $Ecs.DescribeInstancesRequest({
+        regionId: IDS.regionId,
+        maxResults: 100,
+        tag: [new $Ecs.DescribeInstancesRequestTag({ key: 'ack.aliyun.com', value: IDS.clusterId })],
+      }),
     );
     expect(tagged.body?.instances?.instance).toHaveLength(25);
   });
 
   it('answers an empty list for a region the account has no data in', async () => {
-    const r = await ecsClient(sim).describeInstances(new $Ecs.DescribeInstancesRequest({ regionId: 'eu-central-1' }));
+    const r = await ecsClient(sim).describeInstances(
+      new $Ecs.DescribeInstancesRequest({ regionId: 'eu-central-1' }),
+    );
     expect(r.body?.instances?.instance).toEqual([]);
     expect(r.body?.totalCount).toBe(0);
   });
@@ -82,7 +113,10 @@ describe('ECS DescribeInstances (@alicloud/ecs20140526)', () => {
   it('rejects a request without RegionId with MissingParameter', async () => {
     const err = await ecsClient(sim)
       .describeInstances(new $Ecs.DescribeInstancesRequest({}))
-      .then(() => undefined, (e: unknown) => e);
+      .then(
+        () => undefined,
+        (e: unknown) => e,
+      );
     expect(err).toBeInstanceOf(ClientError);
     expect(err).toMatchObject({ code: 'MissingParameter', statusCode: 400 });
   });
@@ -90,15 +124,33 @@ describe('ECS DescribeInstances (@alicloud/ecs20140526)', () => {
 
 describe('SLB (generic callApi)', () => {
   it('DescribeLoadBalancers pages with PageNumber/PageSize and reports TotalCount', async () => {
-    const p1 = await callRpc(sim, 'DescribeLoadBalancers', '2014-05-15', { RegionId: IDS.regionId, PageNumber: 1, PageSize: 1 });
-    const p2 = await callRpc(sim, 'DescribeLoadBalancers', '2014-05-15', { RegionId: IDS.regionId, PageNumber: 2, PageSize: 1 });
-    const p3 = await callRpc(sim, 'DescribeLoadBalancers', '2014-05-15', { RegionId: IDS.regionId, PageNumber: 3, PageSize: 1 });
-    const ids = (b: Record<string, unknown>) => ((b['LoadBalancers'] as { LoadBalancer: { LoadBalancerId: string }[] }).LoadBalancer ?? []).map((l) => l.LoadBalancerId);
+    const p1 = await callRpc(sim, 'DescribeLoadBalancers', '2014-05-15', {
+      RegionId: IDS.regionId,
+      PageNumber: 1,
+      PageSize: 1,
+    });
+    const p2 = await callRpc(sim, 'DescribeLoadBalancers', '2014-05-15', {
+      RegionId: IDS.regionId,
+      PageNumber: 2,
+      PageSize: 1,
+    });
+    const p3 = await callRpc(sim, 'DescribeLoadBalancers', '2014-05-15', {
+      RegionId: IDS.regionId,
+      PageNumber: 3,
+      PageSize: 1,
+    });
+    const ids = (b: Record<string, unknown>) =>
+      ((b['LoadBalancers'] as { LoadBalancer: { LoadBalancerId: string }[] }).LoadBalancer ?? []).map(
+        (l) => l.LoadBalancerId,
+      );
     expect(p1['TotalCount']).toBe(2);
     expect([...ids(p1), ...ids(p2)]).toEqual([...IDS.lbIds]);
     expect(ids(p3)).toEqual([]);
-    const item = (p1['LoadBalancers'] as { LoadBalancer: Record<string, unknown>[] }).LoadBalancer[0] as Record<string, unknown>;
-    expect(item['Tags']).toEqual({ Tag: expect.arrayContaining([{ TagKey: 'ack.aliyun.com', TagValue: IDS.clusterId }]) });
+    const item = (p1['LoadBalancers'] as { LoadBalancer: Record<string, unknown>[] })
+      .LoadBalancer[0] as Record<string, unknown>;
+    expect(item['Tags']).toEqual({
+      Tag: expect.arrayContaining([{ TagKey: 'ack.aliyun.com', TagValue: IDS.clusterId }]),
+    });
     expect(item['InternetChargeType']).toBe('4');
     expect(item['InternetChargeTypeAlias']).toBe('paybytraffic');
     expect(item).not.toHaveProperty('BackendServers');
@@ -106,46 +158,90 @@ describe('SLB (generic callApi)', () => {
   });
 
   it('DescribeLoadBalancers filters by ServerId and by Tag', async () => {
-    const byServer = await callRpc(sim, 'DescribeLoadBalancers', '2014-05-15', { RegionId: IDS.regionId, ServerId: 'i-bp1simtest00000004' });
+    const byServer = await callRpc(sim, 'DescribeLoadBalancers', '2014-05-15', {
+      RegionId: IDS.regionId,
+      ServerId: 'i-bp1simtest00000004',
+    });
     expect(byServer['TotalCount']).toBe(1);
-    const byTag = await callRpc(sim, 'DescribeLoadBalancers', '2014-05-15', { RegionId: IDS.regionId, Tag: [{ Key: 'kubernetes.do.not.delete', Value: 'a0000000000000000000000000000002' }] });
+    const byTag = await callRpc(sim, 'DescribeLoadBalancers', '2014-05-15', {
+      RegionId: IDS.regionId,
+      Tag: [{ Key: 'kubernetes.do.not.delete', Value: 'a0000000000000000000000000000002' }],
+    });
     expect(byTag['TotalCount']).toBe(1);
   });
 
   it('DescribeLoadBalancers rejects PageSize over 100', async () => {
-    await expect(callRpc(sim, 'DescribeLoadBalancers', '2014-05-15', { RegionId: IDS.regionId, PageNumber: 1, PageSize: 101 })).rejects.toMatchObject({ code: 'InvalidParameter', statusCode: 400 });
+    await expect(
+      callRpc(sim, 'DescribeLoadBalancers', '2014-05-15', {
+        RegionId: IDS.regionId,
+        PageNumber: 1,
+        PageSize: 101,
+      }),
+    ).rejects.toMatchObject({ code: 'InvalidParameter', statusCode: 400 });
   });
 
   it('DescribeLoadBalancerAttribute returns the stored body, and 400 InvalidLoadBalancerId.NotFound for an unknown id', async () => {
-    const body = await callRpc(sim, 'DescribeLoadBalancerAttribute', '2014-05-15', { RegionId: IDS.regionId, LoadBalancerId: IDS.lbIds[0] });
+    const body = await callRpc(sim, 'DescribeLoadBalancerAttribute', '2014-05-15', {
+      RegionId: IDS.regionId,
+      LoadBalancerId: IDS.lbIds[0],
+    });
     expect(body['LoadBalancerId']).toBe(IDS.lbIds[0]);
     expect(body['RequestId']).toEqual(expect.any(String));
-    expect(body['ListenerPortsAndProtocol']).toEqual({ ListenerPortAndProtocol: [expect.objectContaining({ ListenerPort: 80, ListenerProtocol: 'tcp' })] });
-    const err = await callRpc(sim, 'DescribeLoadBalancerAttribute', '2014-05-15', { RegionId: IDS.regionId, LoadBalancerId: 'lb-nope' }).then(
+    expect(body['ListenerPortsAndProtocol']).toEqual({
+      ListenerPortAndProtocol: [expect.objectContaining({ ListenerPort: 80, ListenerProtocol: 'tcp' })],
+    });
+    const err = await callRpc(sim, 'DescribeLoadBalancerAttribute', '2014-05-15', {
+      RegionId: IDS.regionId,
+      LoadBalancerId: 'lb-nope',
+    }).then(
       () => undefined,
       (e: unknown) => e,
     );
     expect(err).toBeInstanceOf(ClientError);
     expect(err).toMatchObject({ code: 'InvalidLoadBalancerId.NotFound', statusCode: 400 });
-    expect((err as ClientError).data).toMatchObject({ Code: 'InvalidLoadBalancerId.NotFound', HostId: 'slb.aliyuncs.com', RequestId: expect.any(String), Recommend: expect.stringContaining('InvalidLoadBalancerId.NotFound') });
+    expect((err as ClientError).data).toMatchObject({
+      Code: 'InvalidLoadBalancerId.NotFound',
+      HostId: 'slb.aliyuncs.com',
+      RequestId: expect.any(String),
+      Recommend: expect.stringContaining('InvalidLoadBalancerId.NotFound'),
+    });
   });
 
   it('DescribeVServerGroups and DescribeVServerGroupAttribute', async () => {
-    const groups = await callRpc(sim, 'DescribeVServerGroups', '2014-05-15', { RegionId: IDS.regionId, LoadBalancerId: IDS.lbIds[0], IncludeListener: true });
+    const groups = await callRpc(sim, 'DescribeVServerGroups', '2014-05-15', {
+      RegionId: IDS.regionId,
+      LoadBalancerId: IDS.lbIds[0],
+      IncludeListener: true,
+    });
     const list = (groups['VServerGroups'] as { VServerGroup: Record<string, unknown>[] }).VServerGroup;
     expect(list.map((g) => g['VServerGroupId'])).toEqual([IDS.vServerGroupIds[0], IDS.vServerGroupIds[1]]);
-    expect(list[0]).toMatchObject({ VServerGroupName: expect.stringContaining('k8s/30080'), AssociatedObjects: { Listeners: { Listener: [{ Port: 80, Protocol: 'tcp' }] } } });
-    const attr = await callRpc(sim, 'DescribeVServerGroupAttribute', '2014-05-15', { RegionId: IDS.regionId, VServerGroupId: IDS.vServerGroupIds[0] });
+    expect(list[0]).toMatchObject({
+      VServerGroupName: expect.stringContaining('k8s/30080'),
+      AssociatedObjects: { Listeners: { Listener: [{ Port: 80, Protocol: 'tcp' }] } },
+    });
+    const attr = await callRpc(sim, 'DescribeVServerGroupAttribute', '2014-05-15', {
+      RegionId: IDS.regionId,
+      VServerGroupId: IDS.vServerGroupIds[0],
+    });
     expect((attr['BackendServers'] as { BackendServer: unknown[] }).BackendServer).toHaveLength(3);
-    await expect(callRpc(sim, 'DescribeVServerGroupAttribute', '2014-05-15', { RegionId: IDS.regionId, VServerGroupId: 'rsp-nope' })).rejects.toMatchObject({
+    await expect(
+      callRpc(sim, 'DescribeVServerGroupAttribute', '2014-05-15', {
+        RegionId: IDS.regionId,
+        VServerGroupId: 'rsp-nope',
+      }),
+    ).rejects.toMatchObject({
       code: 'InvalidParameter',
       statusCode: 400,
     });
   });
 
   it('unknown action is 404 InvalidAction.NotFound, unknown version 400 InvalidVersion', async () => {
-    await expect(callRpc(sim, 'DescribeNothing', '2014-05-15', { RegionId: IDS.regionId })).rejects.toMatchObject({ code: 'InvalidAction.NotFound', statusCode: 404 });
-    await expect(callRpc(sim, 'DescribeLoadBalancers', '2099-01-01', { RegionId: IDS.regionId })).rejects.toMatchObject({ code: 'InvalidVersion', statusCode: 400 });
+    await expect(
+      callRpc(sim, 'DescribeNothing', '2014-05-15', { RegionId: IDS.regionId }),
+    ).rejects.toMatchObject({ code: 'InvalidAction.NotFound', statusCode: 404 });
+    await expect(
+      callRpc(sim, 'DescribeLoadBalancers', '2099-01-01', { RegionId: IDS.regionId }),
+    ).rejects.toMatchObject({ code: 'InvalidVersion', statusCode: 400 });
   });
 });
 
@@ -159,7 +255,12 @@ describe('Quota Center ListProductQuotas (form body)', () => {
         sim,
         'ListProductQuotas',
         '2020-05-10',
-        { ProductCode: 'slb', MaxResults: 3, Dimensions: [{ Key: 'regionId', Value: IDS.regionId }], ...(token ? { NextToken: token } : {}) },
+        {
+          ProductCode: 'slb',
+          MaxResults: 3,
+          Dimensions: [{ Key: 'regionId', Value: IDS.regionId }],
+          ...(token ? { NextToken: token } : {}),
+        },
         { inBody: true },
       );
       expect(Array.isArray(b['Quotas'])).toBe(true);
@@ -177,9 +278,21 @@ describe('Quota Center ListProductQuotas (form body)', () => {
   });
 
   it('without a regionId dimension returns every region; other products are empty', async () => {
-    const all = await callRpc(sim, 'ListProductQuotas', '2020-05-10', { ProductCode: 'slb' }, { inBody: true });
+    const all = await callRpc(
+      sim,
+      'ListProductQuotas',
+      '2020-05-10',
+      { ProductCode: 'slb' },
+      { inBody: true },
+    );
     expect(all['Quotas']).toHaveLength(4);
-    const ecsQuotas = await callRpc(sim, 'ListProductQuotas', '2020-05-10', { ProductCode: 'ecs' }, { inBody: true });
+    const ecsQuotas = await callRpc(
+      sim,
+      'ListProductQuotas',
+      '2020-05-10',
+      { ProductCode: 'ecs' },
+      { inBody: true },
+    );
     expect(ecsQuotas['Quotas']).toEqual([]);
   });
 });
@@ -187,7 +300,9 @@ describe('Quota Center ListProductQuotas (form body)', () => {
 describe('CS (@alicloud/cs20151215)', () => {
   it('describeClustersV1 pages and filters by region', async () => {
     const cs = csClient(sim);
-    const r = await cs.describeClustersV1(new $Cs.DescribeClustersV1Request({ regionId: IDS.regionId, pageNumber: 1, pageSize: 10 }));
+    const r = await cs.describeClustersV1(
+      new $Cs.DescribeClustersV1Request({ regionId: IDS.regionId, pageNumber: 1, pageSize: 10 }),
+    );
     expect(r.body?.clusters?.[0]?.clusterId).toBe(IDS.clusterId);
     expect(r.body?.clusters?.[0]?.tags?.[0]?.key).toBe('team');
     expect(r.body?.pageInfo?.totalCount).toBe(1);
@@ -209,9 +324,18 @@ describe('CS (@alicloud/cs20151215)', () => {
   });
 
   it('describeClusterUserKubeconfig returns a kubeconfig for the simulated API server', async () => {
-    const r = await csClient(sim).describeClusterUserKubeconfig(IDS.clusterId, new $Cs.DescribeClusterUserKubeconfigRequest({ temporaryDurationMinutes: 60 }));
-    const kc = parse(r.body?.config ?? '') as { clusters: { cluster: Record<string, unknown> }[]; users: { user: { token: string } }[] };
-    expect(kc.clusters[0]?.cluster).toEqual({ server: `https://${sim.endpoint}/k8s/${IDS.clusterId}`, 'insecure-skip-tls-verify': true });
+    const r = await csClient(sim).describeClusterUserKubeconfig(
+      IDS.clusterId,
+      new $Cs.DescribeClusterUserKubeconfigRequest({ temporaryDurationMinutes: 60 }),
+    );
+    const kc = parse(r.body?.config ?? '') as {
+      clusters: { cluster: Record<string, unknown> }[];
+      users: { user: { token: string } }[];
+    };
+    expect(kc.clusters[0]?.cluster).toEqual({
+      server: `https://${sim.endpoint}/k8s/${IDS.clusterId}`,
+      'insecure-skip-tls-verify': true,
+    });
     expect(kc.users[0]?.user.token).toMatch(/^sim-/);
     expect(Date.parse(r.body?.expiration ?? '')).toBeGreaterThan(Date.now());
   });
@@ -222,11 +346,19 @@ describe('CS (@alicloud/cs20151215)', () => {
   });
 
   it('generic ROA call answers lowercase error bodies', async () => {
-    const err = await callRoa(sim, 'DescribeClusterDetail', '/clusters/c00000000000000000000000000000000').then(
+    const err = await callRoa(
+      sim,
+      'DescribeClusterDetail',
+      '/clusters/c00000000000000000000000000000000',
+    ).then(
       () => undefined,
       (e: unknown) => e,
     );
-    expect((err as ClientError).data).toMatchObject({ code: 'ErrorClusterNotFound', requestId: expect.any(String), message: expect.any(String) });
+    expect((err as ClientError).data).toMatchObject({
+      code: 'ErrorClusterNotFound',
+      requestId: expect.any(String),
+      message: expect.any(String),
+    });
   });
 });
 
@@ -236,33 +368,51 @@ describe('RAM (@alicloud/ram20150501)', () => {
     const first = await ram.listRoles(new $Ram.ListRolesRequest({ maxItems: 2 }));
     expect(first.body?.isTruncated).toBe(true);
     expect(first.body?.roles?.role).toHaveLength(2);
-    const second = await ram.listRoles(new $Ram.ListRolesRequest({ maxItems: 2, marker: first.body?.marker }));
+    const second = await ram.listRoles(
+      new $Ram.ListRolesRequest({ maxItems: 2, marker: first.body?.marker }),
+    );
     expect(second.body?.isTruncated).toBe(false);
     expect(second.body?.roles?.role?.map((r) => r.roleName)).toEqual(['sim-role-2']);
   });
 
   it('listPoliciesForRole, getPolicy, getPolicyVersion', async () => {
     const ram = ramClient(sim);
-    const refs = await ram.listPoliciesForRole(new $Ram.ListPoliciesForRoleRequest({ roleName: IDS.roleName }));
+    const refs = await ram.listPoliciesForRole(
+      new $Ram.ListPoliciesForRoleRequest({ roleName: IDS.roleName }),
+    );
     expect(refs.body?.policies?.policy?.[0]?.policyName).toBe(IDS.policyName);
-    const pol = await ram.getPolicy(new $Ram.GetPolicyRequest({ policyName: IDS.policyName, policyType: 'Custom' }));
+    const pol = await ram.getPolicy(
+      new $Ram.GetPolicyRequest({ policyName: IDS.policyName, policyType: 'Custom' }),
+    );
     expect(pol.body?.defaultPolicyVersion?.versionId).toBe('v2');
-    expect(JSON.parse(pol.body?.defaultPolicyVersion?.policyDocument ?? '{}')).toMatchObject({ Version: '1' });
-    const ver = await ram.getPolicyVersion(new $Ram.GetPolicyVersionRequest({ policyName: IDS.policyName, policyType: 'Custom', versionId: 'v2' }));
+    expect(JSON.parse(pol.body?.defaultPolicyVersion?.policyDocument ?? '{}')).toMatchObject({
+      Version: '1',
+    });
+    const ver = await ram.getPolicyVersion(
+      new $Ram.GetPolicyVersionRequest({ policyName: IDS.policyName, policyType: 'Custom', versionId: 'v2' }),
+    );
     expect(ver.body?.policyVersion?.isDefaultVersion).toBe(true);
-    await expect(ram.listPoliciesForRole(new $Ram.ListPoliciesForRoleRequest({ roleName: 'nope' }))).rejects.toMatchObject({ code: 'EntityNotExist.Role', statusCode: 404 });
+    await expect(
+      ram.listPoliciesForRole(new $Ram.ListPoliciesForRoleRequest({ roleName: 'nope' })),
+    ).rejects.toMatchObject({ code: 'EntityNotExist.Role', statusCode: 404 });
   });
 });
 
 describe('VPC DescribeVSwitches (@alicloud/vpc20160428)', () => {
   it('pages and filters by VpcId', async () => {
     const vpc = new Vpc(simConfig(sim));
-    const all = await vpc.describeVSwitches(new $Vpc.DescribeVSwitchesRequest({ regionId: IDS.regionId, pageNumber: 1, pageSize: 50 }));
+    const all = await vpc.describeVSwitches(
+      new $Vpc.DescribeVSwitchesRequest({ regionId: IDS.regionId, pageNumber: 1, pageSize: 50 }),
+    );
     expect(all.body?.totalCount).toBe(2);
     expect(all.body?.vSwitches?.vSwitch?.[0]?.vSwitchId).toBe('vsw-bp1simtest0001');
-    const other = await vpc.describeVSwitches(new $Vpc.DescribeVSwitchesRequest({ regionId: IDS.regionId, vpcId: IDS.otherVpcId }));
+    const other = await vpc.describeVSwitches(
+      new $Vpc.DescribeVSwitchesRequest({ regionId: IDS.regionId, vpcId: IDS.otherVpcId }),
+    );
     expect(other.body?.vSwitches?.vSwitch?.map((v) => v.availableIpAddressCount)).toEqual([3]);
-    await expect(vpc.describeVSwitches(new $Vpc.DescribeVSwitchesRequest({ regionId: IDS.regionId, pageSize: 51 }))).rejects.toMatchObject({ code: 'InvalidParameter' });
+    await expect(
+      vpc.describeVSwitches(new $Vpc.DescribeVSwitchesRequest({ regionId: IDS.regionId, pageSize: 51 })),
+    ).rejects.toMatchObject({ code: 'InvalidParameter' });
   });
 });
 
@@ -271,24 +421,66 @@ describe('ECS Cloud Assistant (RunCommand / DescribeInvocationResults)', () => {
     const ecs = ecsClient(sim);
     const ids = ['i-bp1simtest00000000', 'i-bp1simtest00000001', 'i-bp1simtest00000020'];
     const run = await ecs.runCommand(
-      new $Ecs.RunCommandRequest({ regionId: IDS.regionId, type: 'RunShellScript', commandContent: 'sysctl -n net.ipv4.ip_local_port_range', contentEncoding: 'PlainText', instanceId: ids }),
+      new $Ecs.RunCommandRequest({
+        regionId: IDS.regionId,
+        type: 'RunShellScript',
+        commandContent: 'sysctl -n net.ipv4.ip_local_port_range',
+        contentEncoding: 'PlainText',
+        instanceId: ids,
+      }),
     );
     expect(run.body?.invokeId).toMatch(/^t-/);
-    const plain = await ecs.describeInvocationResults(new $Ecs.DescribeInvocationResultsRequest({ regionId: IDS.regionId, invokeId: run.body?.invokeId, contentEncoding: 'PlainText', maxResults: 2 }));
+    const plain = await ecs.describeInvocationResults(
+      new $Ecs.DescribeInvocationResultsRequest({
+        regionId: IDS.regionId,
+        invokeId: run.body?.invokeId,
+        contentEncoding: 'PlainText',
+        maxResults: 2,
+      }),
+    );
     const page1 = plain.body?.invocation?.invocationResults?.invocationResult ?? [];
     expect(page1.map((r) => [r.instanceId, r.invocationStatus, r.output])).toEqual([
       ['i-bp1simtest00000000', 'Success', '1024 65000\n'],
       ['i-bp1simtest00000001', 'Success', '32768 60999\n'],
     ]);
     const page2 = await ecs.describeInvocationResults(
-      new $Ecs.DescribeInvocationResultsRequest({ regionId: IDS.regionId, invokeId: run.body?.invokeId, contentEncoding: 'PlainText', maxResults: 2, nextToken: plain.body?.invocation?.nextToken }),
+      new $Ecs.DescribeInvocationResultsRequest({
+        regionId: IDS.regionId,
+        invokeId: run.body?.invokeId,
+        contentEncoding: 'PlainText',
+        maxResults: 2,
+        nextToken: plain.body?.invocation?.nextToken,
+      }),
     );
-    expect(page2.body?.invocation?.invocationResults?.invocationResult?.map((r) => [r.instanceId, r.invocationStatus])).toEqual([['i-bp1simtest00000020', 'Failed']]);
+    expect(
+      page2.body?.invocation?.invocationResults?.invocationResult?.map((r) => [
+        r.instanceId,
+        r.invocationStatus,
+      ]),
+    ).toEqual([['i-bp1simtest00000020', 'Failed']]);
     expect(page2.body?.invocation?.nextToken).toBe('');
-    const b64 = await ecs.describeInvocationResults(new $Ecs.DescribeInvocationResultsRequest({ regionId: IDS.regionId, invokeId: run.body?.invokeId, instanceId: ids[0] }));
-    expect(Buffer.from(b64.body?.invocation?.invocationResults?.invocationResult?.[0]?.output ?? '', 'base64').toString()).toBe('1024 65000\n');
+    const b64 = await ecs.describeInvocationResults(
+      new $Ecs.DescribeInvocationResultsRequest({
+        regionId: IDS.regionId,
+        invokeId: run.body?.invokeId,
+        instanceId: ids[0],
+      }),
+    );
+    expect(
+      Buffer.from(
+        b64.body?.invocation?.invocationResults?.invocationResult?.[0]?.output ?? '',
+        'base64',
+      ).toString(),
+    ).toBe('1024 65000\n');
     await expect(
-      ecs.runCommand(new $Ecs.RunCommandRequest({ regionId: IDS.regionId, type: 'RunShellScript', commandContent: 'true', instanceId: ['i-nope'] })),
+      ecs.runCommand(
+        new $Ecs.RunCommandRequest({
+          regionId: IDS.regionId,
+          type: 'RunShellScript',
+          commandContent: 'true',
+          instanceId: ['i-nope'],
+        }),
+      ),
     ).rejects.toMatchObject({ code: 'InvalidInstance.NotFound' });
   });
 });

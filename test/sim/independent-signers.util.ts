@@ -26,23 +26,38 @@ export interface RawRequest {
 }
 
 /** Send a raw request to 127.0.0.1:port; resolves status, headers and parsed JSON body. */
-export function send(endpoint: string, r: RawRequest): Promise<{ status: number; body: Record<string, unknown> }> {
+export function send(
+  endpoint: string,
+  r: RawRequest,
+): Promise<{ status: number; body: Record<string, unknown> }> {
   const [host, port] = endpoint.split(':') as [string, string];
   const qs = Object.entries(r.query)
     .map(([k, v]) => `${encodeURIComponent(k)}=${encodeURIComponent(v)}`)
     .join('&');
   return new Promise((resolve, reject) => {
-    const req = request({ host, port: Number(port), method: r.method, path: qs ? `${r.path}?${qs}` : r.path, headers: r.headers }, (res) => {
-      const chunks: Buffer[] = [];
-      res.on('data', (c: Buffer) => chunks.push(c));
-      res.on('end', () => {
-        try {
-          resolve({ status: res.statusCode ?? 0, body: JSON.parse(Buffer.concat(chunks).toString('utf8')) as Record<string, unknown> });
-        } catch (e) {
-          reject(e as Error);
-        }
-      });
-    });
+    const req = request(
+      {
+        host,
+        port: Number(port),
+        method: r.method,
+        path: qs ? `${r.path}?${qs}` : r.path,
+        headers: r.headers,
+      },
+      (res) => {
+        const chunks: Buffer[] = [];
+        res.on('data', (c: Buffer) => chunks.push(c));
+        res.on('end', () => {
+          try {
+            resolve({
+              status: res.statusCode ?? 0,
+              body: JSON.parse(Buffer.concat(chunks).toString('utf8')) as Record<string, unknown>,
+            });
+          } catch (e) {
+            reject(e as Error);
+          }
+        });
+      },
+    );
     req.on('error', reject);
     if (r.body !== undefined) req.write(r.body);
     req.end();
@@ -54,7 +69,16 @@ export function signV3(
   endpoint: string,
   ak: string,
   secret: string,
-  r: { method: string; path: string; query: Record<string, string>; action: string; version: string; body?: string; contentType?: string; date?: Date },
+  r: {
+    method: string;
+    path: string;
+    query: Record<string, string>;
+    action: string;
+    version: string;
+    body?: string;
+    contentType?: string;
+    date?: Date;
+  },
 ): RawRequest {
   const body = r.body ?? '';
   const headers: Record<string, string> = {
@@ -72,15 +96,33 @@ export function signV3(
     .map((k) => `${k}=${pct(r.query[k] as string)}`)
     .join('&');
   const canonicalHeaders = signed.map((h) => `${h}:${(headers[h] as string).trim()}\n`).join('');
-  const canonicalRequest = [r.method, r.path, canonicalQuery, canonicalHeaders, signed.join(';'), headers['x-acs-content-sha256']].join('\n');
+  const canonicalRequest = [
+    r.method,
+    r.path,
+    canonicalQuery,
+    canonicalHeaders,
+    signed.join(';'),
+    headers['x-acs-content-sha256'],
+  ].join('\n');
   const stringToSign = `ACS3-HMAC-SHA256\n${createHash('sha256').update(canonicalRequest).digest('hex')}`;
   const signature = createHmac('sha256', secret).update(stringToSign).digest('hex');
-  headers['authorization'] = `ACS3-HMAC-SHA256 Credential=${ak},SignedHeaders=${signed.join(';')},Signature=${signature}`;
-  return { method: r.method, path: r.path, query: r.query, headers, ...(r.body !== undefined ? { body: r.body } : {}) };
+  headers['authorization'] =
+    `ACS3-HMAC-SHA256 Credential=${ak},SignedHeaders=${signed.join(';')},Signature=${signature}`;
+  return {
+    method: r.method,
+    path: r.path,
+    query: r.query,
+    headers,
+    ...(r.body !== undefined ? { body: r.body } : {}),
+  };
 }
 
 /** Sign an RPC request with V1 HMAC-SHA1 (all parameters in the query). */
-export function signRpcV1(ak: string, secret: string, r: { method: string; action: string; version: string; params: Record<string, string>; timestamp?: Date }): RawRequest {
+export function signRpcV1(
+  ak: string,
+  secret: string,
+  r: { method: string; action: string; version: string; params: Record<string, string>; timestamp?: Date },
+): RawRequest {
   const query: Record<string, string> = {
     Action: r.action,
     Version: r.version,
@@ -102,7 +144,12 @@ export function signRpcV1(ak: string, secret: string, r: { method: string; actio
 }
 
 /** Sign a ROA request with V1 HMAC-SHA1 (`authorization: acs AK:sig`). */
-export function signRoaV1(endpoint: string, ak: string, secret: string, r: { method: string; path: string; query: Record<string, string>; action: string }): RawRequest {
+export function signRoaV1(
+  endpoint: string,
+  ak: string,
+  secret: string,
+  r: { method: string; path: string; query: Record<string, string>; action: string },
+): RawRequest {
   const headers: Record<string, string> = {
     host: endpoint,
     accept: 'application/json',
@@ -119,7 +166,9 @@ export function signRoaV1(endpoint: string, ak: string, secret: string, r: { met
     .map((k) => `${k}:${headers[k] as string}\n`)
     .join('');
   const keys = Object.keys(r.query).sort();
-  const resource = keys.length ? `${r.path}?${keys.map((k) => `${k}=${r.query[k] as string}`).join('&')}` : r.path;
+  const resource = keys.length
+    ? `${r.path}?${keys.map((k) => `${k}=${r.query[k] as string}`).join('&')}`
+    : r.path;
   const stringToSign = `${r.method}\napplication/json\n\n\n${headers['date'] as string}\n${acs}${resource}`;
   headers['authorization'] = `acs ${ak}:${createHmac('sha1', secret).update(stringToSign).digest('base64')}`;
   return { method: r.method, path: r.path, query: r.query, headers };

@@ -25,7 +25,10 @@ let cacheDir: string;
 
 beforeAll(async () => {
   sim = await startSimulator({ fleet: readFleetDirectory(writeSimFleet({ nodes: 7 })) });
-  const r = await csClient(sim).describeClusterUserKubeconfig(IDS.clusterId, new $Cs.DescribeClusterUserKubeconfigRequest({}));
+  const r = await csClient(sim).describeClusterUserKubeconfig(
+    IDS.clusterId,
+    new $Cs.DescribeClusterUserKubeconfigRequest({}),
+  );
   kubeconfig = r.body?.config ?? '';
   const dir = mkdtempSync(join(tmpdir(), 'sim-kube-'));
   kubeconfigFile = join(dir, 'kubeconfig');
@@ -36,7 +39,12 @@ afterAll(async () => {
   await sim.close();
 });
 
-const kubectl = async (...args: string[]): Promise<string> => (await run(KUBECTL, ['--kubeconfig', kubeconfigFile, '--cache-dir', cacheDir, ...args], { timeout: 60_000 })).stdout;
+const kubectl = async (...args: string[]): Promise<string> =>
+  (
+    await run(KUBECTL, ['--kubeconfig', kubeconfigFile, '--cache-dir', cacheDir, ...args], {
+      timeout: 60_000,
+    })
+  ).stdout;
 
 function api<T extends CoreV1Api | DiscoveryV1Api>(cls: new (...a: never[]) => T, config = kubeconfig): T {
   const kc = new KubeConfig();
@@ -67,7 +75,12 @@ describe('@kubernetes/client-node', () => {
   it('lists services, pods and events in all namespaces and per namespace; reads one object', async () => {
     const core = api(CoreV1Api);
     const svcs = await core.listServiceForAllNamespaces();
-    expect(svcs.items.map((s) => `${s.metadata?.namespace}/${s.metadata?.name}`)).toEqual(['default/web', 'kube-system/kube-dns', 'shop/api', 'shop/db']);
+    expect(svcs.items.map((s) => `${s.metadata?.namespace}/${s.metadata?.name}`)).toEqual([
+      'default/web',
+      'kube-system/kube-dns',
+      'shop/api',
+      'shop/db',
+    ]);
     expect(svcs.items[0]?.apiVersion).toBe('v1');
     expect(svcs.items[0]?.kind).toBe('Service');
     const shopPods = await core.listNamespacedPod({ namespace: 'shop' });
@@ -90,14 +103,22 @@ describe('@kubernetes/client-node', () => {
     const core = api(CoreV1Api);
     expect((await core.listNode({ labelSelector: 'pool=a' })).items).toHaveLength(4);
     expect((await core.listNode({ labelSelector: 'pool in (b)' })).items).toHaveLength(3);
-    expect((await core.listPodForAllNamespaces({ fieldSelector: 'spec.nodeName=cn-hangzhou.192.168.0.11' })).items.map((p) => p.metadata?.name)).toEqual(['web-2']);
-    await expect(core.listPodForAllNamespaces({ fieldSelector: 'spec.bogus=1' })).rejects.toMatchObject({ code: 400 });
+    expect(
+      (
+        await core.listPodForAllNamespaces({ fieldSelector: 'spec.nodeName=cn-hangzhou.192.168.0.11' })
+      ).items.map((p) => p.metadata?.name),
+    ).toEqual(['web-2']);
+    await expect(core.listPodForAllNamespaces({ fieldSelector: 'spec.bogus=1' })).rejects.toMatchObject({
+      code: 400,
+    });
   });
 
   it('401 without the cluster token, 404 for an unknown object', async () => {
     const bad = kubeconfig.replace(/token: sim-[0-9a-f]+/, 'token: sim-wrong');
     await expect(api(CoreV1Api, bad).listNode()).rejects.toMatchObject({ code: 401 });
-    await expect(api(CoreV1Api).readNamespacedPod({ name: 'nope', namespace: 'default' })).rejects.toMatchObject({ code: 404 });
+    await expect(
+      api(CoreV1Api).readNamespacedPod({ name: 'nope', namespace: 'default' }),
+    ).rejects.toMatchObject({ code: 404 });
   });
 });
 
@@ -105,40 +126,72 @@ describe('raw HTTP errors are Status objects', () => {
   it('unknown cluster 404, missing token 401, write 405', async () => {
     const base = `http://${sim.endpoint}/k8s`;
     const token = /token: (\S+)/.exec(kubeconfig)?.[1] ?? '';
-    const unknown = await fetch(`${base}/c00000000000000000000000000000000/api/v1/nodes`, { headers: { authorization: `Bearer ${token}` } });
+    const unknown = await fetch(`${base}/c00000000000000000000000000000000/api/v1/nodes`, {
+      headers: { authorization: `Bearer ${token}` },
+    });
     expect(unknown.status).toBe(404);
-    expect(await unknown.json()).toMatchObject({ kind: 'Status', status: 'Failure', reason: 'NotFound', code: 404 });
+    expect(await unknown.json()).toMatchObject({
+      kind: 'Status',
+      status: 'Failure',
+      reason: 'NotFound',
+      code: 404,
+    });
     const anon = await fetch(`${base}/${IDS.clusterId}/api/v1/nodes`);
     expect(anon.status).toBe(401);
     expect(await anon.json()).toMatchObject({ kind: 'Status', reason: 'Unauthorized', code: 401 });
-    const del = await fetch(`${base}/${IDS.clusterId}/api/v1/namespaces/default/pods/web-1`, { method: 'DELETE', headers: { authorization: `Bearer ${token}` } });
+    const del = await fetch(`${base}/${IDS.clusterId}/api/v1/namespaces/default/pods/web-1`, {
+      method: 'DELETE',
+      headers: { authorization: `Bearer ${token}` },
+    });
     expect(del.status).toBe(405);
-    const badContinue = await fetch(`${base}/${IDS.clusterId}/api/v1/nodes?limit=2&continue=garbage`, { headers: { authorization: `Bearer ${token}` } });
+    const badContinue = await fetch(`${base}/${IDS.clusterId}/api/v1/nodes?limit=2&continue=garbage`, {
+      headers: { authorization: `Bearer ${token}` },
+    });
     expect(badContinue.status).toBe(400);
   });
 });
 
 describe('kubectl', () => {
   it('get nodes,svc -A -o json lists every node and service', async () => {
-    const out = JSON.parse(await kubectl('get', 'nodes,svc', '-A', '-o', 'json')) as { kind: string; items: { kind: string; metadata: { name: string } }[] };
+    const out = JSON.parse(await kubectl('get', 'nodes,svc', '-A', '-o', 'json')) as {
+      kind: string;
+      items: { kind: string; metadata: { name: string } }[];
+    };
     expect(out.kind).toBe('List');
     expect(out.items.filter((i) => i.kind === 'Node')).toHaveLength(7);
-    expect(out.items.filter((i) => i.kind === 'Service').map((i) => i.metadata.name)).toEqual(['web', 'kube-dns', 'api', 'db']);
+    expect(out.items.filter((i) => i.kind === 'Service').map((i) => i.metadata.name)).toEqual([
+      'web',
+      'kube-dns',
+      'api',
+      'db',
+    ]);
   });
 
   it('get pods -n shop, endpointslices -A, events -A, namespaces', async () => {
-    const pods = JSON.parse(await kubectl('get', 'pods', '-n', 'shop', '-o', 'json')) as { items: { metadata: { name: string } }[] };
+    const pods = JSON.parse(await kubectl('get', 'pods', '-n', 'shop', '-o', 'json')) as {
+      items: { metadata: { name: string } }[];
+    };
     expect(pods.items.map((p) => p.metadata.name)).toEqual(['api-1']);
-    const slices = JSON.parse(await kubectl('get', 'endpointslices', '-A', '-o', 'json')) as { items: unknown[] };
+    const slices = JSON.parse(await kubectl('get', 'endpointslices', '-A', '-o', 'json')) as {
+      items: unknown[];
+    };
     expect(slices.items).toHaveLength(1);
-    const events = JSON.parse(await kubectl('get', 'events', '-A', '-o', 'json')) as { items: { reason: string }[] };
+    const events = JSON.parse(await kubectl('get', 'events', '-A', '-o', 'json')) as {
+      items: { reason: string }[];
+    };
     expect(events.items[0]?.reason).toBe('SyncLoadBalancerFailed');
-    const ns = JSON.parse(await kubectl('get', 'namespaces', '-o', 'json')) as { items: { metadata: { name: string } }[] };
-    expect(ns.items.map((n) => n.metadata.name)).toEqual(expect.arrayContaining(['default', 'kube-system', 'shop']));
+    const ns = JSON.parse(await kubectl('get', 'namespaces', '-o', 'json')) as {
+      items: { metadata: { name: string } }[];
+    };
+    expect(ns.items.map((n) => n.metadata.name)).toEqual(
+      expect.arrayContaining(['default', 'kube-system', 'shop']),
+    );
   });
 
   it('pages with --chunk-size and prints server-side tables', async () => {
-    const chunked = JSON.parse(await kubectl('get', 'nodes', '--chunk-size=2', '-o', 'json')) as { items: unknown[] };
+    const chunked = JSON.parse(await kubectl('get', 'nodes', '--chunk-size=2', '-o', 'json')) as {
+      items: unknown[];
+    };
     expect(chunked.items).toHaveLength(7);
     const table = await kubectl('get', 'svc', '-A');
     expect(table).toMatch(/NAMESPACE\s+NAME\s+TYPE\s+CLUSTER-IP\s+EXTERNAL-IP\s+PORT\(S\)\s+AGE/);
@@ -148,7 +201,9 @@ describe('kubectl', () => {
   });
 
   it('version reports the cluster version', async () => {
-    const out = JSON.parse(await kubectl('version', '-o', 'json')) as { serverVersion: { gitVersion: string } };
+    const out = JSON.parse(await kubectl('version', '-o', 'json')) as {
+      serverVersion: { gitVersion: string };
+    };
     expect(out.serverVersion.gitVersion).toBe('v1.30.1-aliyun.1');
   });
 });

@@ -30,7 +30,8 @@ afterAll(async () => {
 });
 
 const strip = (b: Record<string, unknown>): Record<string, unknown> => {
-  const { RequestId: _r, ...rest } = b;
+  const rest = { ...b };
+  delete rest['RequestId'];
   return rest;
 };
 
@@ -44,21 +45,42 @@ describe('sample fleet round trip', () => {
     for (const region of account.regions) {
       const ids: string[] = [];
       for (let page = 1; ; page++) {
-        const b = await callRpc(sim, 'DescribeLoadBalancers', '2014-05-15', { RegionId: region.regionId, PageNumber: page, PageSize: 2 });
+        const b = await callRpc(sim, 'DescribeLoadBalancers', '2014-05-15', {
+          RegionId: region.regionId,
+          PageNumber: page,
+          PageSize: 2,
+        });
         const items = (b['LoadBalancers'] as { LoadBalancer: { LoadBalancerId: string }[] }).LoadBalancer;
         ids.push(...items.map((l) => l.LoadBalancerId));
         if (page * 2 >= (b['TotalCount'] as number)) break;
       }
       expect(ids).toEqual((region.loadBalancers ?? []).map((l) => l.LoadBalancerId));
       for (const lb of region.loadBalancers ?? []) {
-        const attr = await callRpc(sim, 'DescribeLoadBalancerAttribute', '2014-05-15', { RegionId: region.regionId, LoadBalancerId: lb.LoadBalancerId });
+        const attr = await callRpc(sim, 'DescribeLoadBalancerAttribute', '2014-05-15', {
+          RegionId: region.regionId,
+          LoadBalancerId: lb.LoadBalancerId,
+        });
         expect(strip(attr)).toEqual(JSON.parse(JSON.stringify(lb)));
-        const groups = await callRpc(sim, 'DescribeVServerGroups', '2014-05-15', { RegionId: region.regionId, LoadBalancerId: lb.LoadBalancerId });
-        const groupIds = (groups['VServerGroups'] as { VServerGroup: { VServerGroupId: string }[] }).VServerGroup.map((g) => g.VServerGroupId);
-        expect(groupIds).toEqual((region.vServerGroups ?? []).filter((g) => g.LoadBalancerId === lb.LoadBalancerId).map((g) => g.VServerGroupId));
+        const groups = await callRpc(sim, 'DescribeVServerGroups', '2014-05-15', {
+          RegionId: region.regionId,
+          LoadBalancerId: lb.LoadBalancerId,
+        });
+        const groupIds = (
+          groups['VServerGroups'] as { VServerGroup: { VServerGroupId: string }[] }
+        ).VServerGroup.map((g) => g.VServerGroupId);
+        expect(groupIds).toEqual(
+          (region.vServerGroups ?? [])
+            .filter((g) => g.LoadBalancerId === lb.LoadBalancerId)
+            .map((g) => g.VServerGroupId),
+        );
         for (const id of groupIds) {
-          const g = await callRpc(sim, 'DescribeVServerGroupAttribute', '2014-05-15', { RegionId: region.regionId, VServerGroupId: id });
-          expect(strip(g)).toEqual(JSON.parse(JSON.stringify((region.vServerGroups ?? []).find((x) => x.VServerGroupId === id))));
+          const g = await callRpc(sim, 'DescribeVServerGroupAttribute', '2014-05-15', {
+            RegionId: region.regionId,
+            VServerGroupId: id,
+          });
+          expect(strip(g)).toEqual(
+            JSON.parse(JSON.stringify((region.vServerGroups ?? []).find((x) => x.VServerGroupId === id))),
+          );
         }
       }
     }
@@ -69,7 +91,11 @@ describe('sample fleet round trip', () => {
       const got: unknown[] = [];
       let token: string | undefined;
       do {
-        const b = await callRpc(sim, 'DescribeInstances', '2014-05-26', { RegionId: region.regionId, MaxResults: 10, ...(token ? { NextToken: token } : {}) });
+        const b = await callRpc(sim, 'DescribeInstances', '2014-05-26', {
+          RegionId: region.regionId,
+          MaxResults: 10,
+          ...(token ? { NextToken: token } : {}),
+        });
         got.push(...(b['Instances'] as { Instance: unknown[] }).Instance);
         token = (b['NextToken'] as string) || undefined;
       } while (token);
@@ -79,22 +105,35 @@ describe('sample fleet round trip', () => {
         expect(detail).toEqual(JSON.parse(JSON.stringify(c.detail)));
       }
     }
-    const listed = await csClient(sim).describeClustersV1(new $Cs.DescribeClustersV1Request({ pageSize: 100 }));
-    expect(listed.body?.clusters?.map((c) => c.clusterId)).toEqual(account.regions.flatMap((r) => r.clusters.map((c) => c.detail.cluster_id)));
+    const listed = await csClient(sim).describeClustersV1(
+      new $Cs.DescribeClustersV1Request({ pageSize: 100 }),
+    );
+    expect(listed.body?.clusters?.map((c) => c.clusterId)).toEqual(
+      account.regions.flatMap((r) => r.clusters.map((c) => c.detail.cluster_id)),
+    );
   });
 
   it('a region without quotas.json answers 403, as a missing permission would', async () => {
     const withoutQuotas = account.regions.find((r) => r.quotas === undefined);
     if (!withoutQuotas) throw new Error('the sample fleet is expected to have a region without quotas.json');
     await expect(
-      callRpc(sim, 'ListProductQuotas', '2020-05-10', { ProductCode: 'slb', Dimensions: [{ Key: 'regionId', Value: withoutQuotas.regionId }] }, { inBody: true }),
+      callRpc(
+        sim,
+        'ListProductQuotas',
+        '2020-05-10',
+        { ProductCode: 'slb', Dimensions: [{ Key: 'regionId', Value: withoutQuotas.regionId }] },
+        { inBody: true },
+      ),
     ).rejects.toMatchObject({ statusCode: 403, code: 'Forbidden.RAM' });
   });
 
   it('HTTP and HTTPS share the port under 120 concurrent requests', async () => {
     const cluster = account.regions.flatMap((r) => r.clusters).find((c) => c.kubernetes !== undefined);
     if (!cluster) throw new Error('sample fleet has no cluster with Kubernetes objects');
-    const kc = await csClient(sim).describeClusterUserKubeconfig(cluster.detail.cluster_id, new $Cs.DescribeClusterUserKubeconfigRequest({}));
+    const kc = await csClient(sim).describeClusterUserKubeconfig(
+      cluster.detail.cluster_id,
+      new $Cs.DescribeClusterUserKubeconfigRequest({}),
+    );
     const config = new KubeConfig();
     config.loadFromString(kc.body?.config ?? '');
     const core = config.makeApiClient(CoreV1Api);
@@ -104,7 +143,9 @@ describe('sample fleet round trip', () => {
     const calls = Array.from({ length: 120 }, (_, i) =>
       i % 2 === 0
         ? core.listNode().then((l) => expect(l.items).toHaveLength(nodes))
-        : ecs.describeInstances(new $Ecs.DescribeInstancesRequest({ regionId: region, maxResults: 10 })).then((r) => expect(r.body?.requestId).toBeTruthy()),
+        : ecs
+            .describeInstances(new $Ecs.DescribeInstancesRequest({ regionId: region, maxResults: 10 }))
+            .then((r) => expect(r.body?.requestId).toBeTruthy()),
     );
     await Promise.all(calls);
   });

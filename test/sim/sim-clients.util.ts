@@ -9,7 +9,10 @@ import * as $dara from '@darabonba/typescript';
 import type { RunningSimulator } from '@app/fleet-sim';
 
 /** SDK config for the simulator. */
-export function simConfig(sim: Pick<RunningSimulator, 'endpoint'>, overrides: Record<string, unknown> = {}): $OpenApiUtil.Config {
+export function simConfig(
+  sim: Pick<RunningSimulator, 'endpoint'>,
+  overrides: Record<string, unknown> = {},
+): $OpenApiUtil.Config {
   return new $OpenApiUtil.Config({
     accessKeyId: 'sim-access-key',
     accessKeySecret: 'sim-access-secret',
@@ -36,16 +39,48 @@ export async function callRpc(
   opts: { inBody?: boolean; config?: Record<string, unknown> } = {},
 ): Promise<Record<string, unknown>> {
   const client = new OpenApi(simConfig(sim, opts.config));
-  const p = new $OpenApiUtil.Params({ action, version, protocol: 'HTTPS', pathname: '/', method: 'POST', authType: 'AK', style: 'RPC', reqBodyType: 'formData', bodyType: 'json' });
-  const req = new $OpenApiUtil.OpenApiRequest(opts.inBody ? { body: params } : { query: OpenApiUtil.query(params) });
+  const p = new $OpenApiUtil.Params({
+    action,
+    version,
+    protocol: 'HTTPS',
+    pathname: '/',
+    method: 'POST',
+    authType: 'AK',
+    style: 'RPC',
+    reqBodyType: 'formData',
+    bodyType: 'json',
+  });
+  const req = new $OpenApiUtil.OpenApiRequest(
+    opts.inBody ? { body: params } : { query: OpenApiUtil.query(params) },
+  );
   const resp = await client.callApi(p, req, new $dara.RuntimeOptions({}));
   return resp['body'] as Record<string, unknown>;
 }
 
 /** Generic ROA GET (CS). */
-export async function callRoa(sim: RunningSimulator, action: string, pathname: string, query: Record<string, string> = {}, config?: Record<string, unknown>): Promise<unknown> {
+export async function callRoa(
+  sim: RunningSimulator,
+  action: string,
+  pathname: string,
+  query: Record<string, string> = {},
+  config?: Record<string, unknown>,
+): Promise<unknown> {
   const client = new OpenApi(simConfig(sim, config));
-  const p = new $OpenApiUtil.Params({ action, version: '2015-12-15', protocol: 'HTTPS', pathname, method: 'GET', authType: 'AK', style: 'ROA', reqBodyType: 'json', bodyType: 'json' });
-  const resp = await client.callApi(p, new $OpenApiUtil.OpenApiRequest({ query }), new $dara.RuntimeOptions({}));
+  const p = new $OpenApiUtil.Params({
+    action,
+    version: '2015-12-15',
+    protocol: 'HTTPS',
+    pathname,
+    method: 'GET',
+    authType: 'AK',
+    style: 'ROA',
+    reqBodyType: 'json',
+    bodyType: 'json',
+  });
+  const resp = await client.callApi(
+    p,
+    new $OpenApiUtil.OpenApiRequest({ query }),
+    new $dara.RuntimeOptions({}),
+  );
   return resp['body'];
 }

@@ -47,7 +47,12 @@ export function writeSimFleet(sizes: Partial<SimFleetSizes> = {}): string {
   const root = mkdtempSync(join(tmpdir(), 'sim-fleet-'));
   write(join(root, 'fleet.yaml'), { name: 'sim-test', description: 'fleet for simulator tests' });
   const acc = join(root, 'accounts', ids.accountId);
-  write(join(acc, 'account.yaml'), { accountId: ids.accountId, name: 'sim-prod', regions: [ids.regionId], management: true });
+  write(join(acc, 'account.yaml'), {
+    accountId: ids.accountId,
+    name: 'sim-prod',
+    regions: [ids.regionId],
+    management: true,
+  });
 
   const roles = Array.from({ length: s.roles }, (_, i) => ({
     RoleName: i === 0 ? ids.roleName : `sim-role-${i}`,
@@ -57,10 +62,29 @@ export function writeSimFleet(sizes: Partial<SimFleetSizes> = {}): string {
     CreateDate: '2021-01-01T00:00:00Z',
   }));
   write(join(acc, 'ram', 'roles.json'), roles);
-  const doc = JSON.stringify({ Version: '1', Statement: [{ Effect: 'Allow', Action: ['slb:Describe*', 'ecs:DescribeInstances'], Resource: '*' }] });
-  write(join(acc, 'ram', 'policies.json'), [{ PolicyName: ids.policyName, PolicyType: 'Custom', DefaultVersion: 'v2', Description: 'ccm', PolicyDocument: doc }]);
+  const doc = JSON.stringify({
+    Version: '1',
+    Statement: [{ Effect: 'Allow', Action: ['slb:Describe*', 'ecs:DescribeInstances'], Resource: '*' }],
+  });
+  write(join(acc, 'ram', 'policies.json'), [
+    {
+      PolicyName: ids.policyName,
+      PolicyType: 'Custom',
+      DefaultVersion: 'v2',
+      Description: 'ccm',
+      PolicyDocument: doc,
+    },
+  ]);
   write(join(acc, 'ram', 'role-policies.json'), {
-    [ids.roleName]: [{ PolicyName: ids.policyName, PolicyType: 'Custom', DefaultVersion: 'v2', Description: 'ccm', AttachDate: '2021-01-01T00:00:00Z' }],
+    [ids.roleName]: [
+      {
+        PolicyName: ids.policyName,
+        PolicyType: 'Custom',
+        DefaultVersion: 'v2',
+        Description: 'ccm',
+        AttachDate: '2021-01-01T00:00:00Z',
+      },
+    ],
   });
 
   const reg = join(acc, 'regions', ids.regionId);
@@ -80,14 +104,30 @@ export function writeSimFleet(sizes: Partial<SimFleetSizes> = {}): string {
       NatIpAddress: '',
       PrivateIpAddress: { IpAddress: [`192.168.0.${10 + i}`] },
     },
-    NetworkInterfaces: { NetworkInterface: [{ NetworkInterfaceId: `eni-sim${i}`, Type: 'Primary', PrimaryIpAddress: `192.168.0.${10 + i}` }] },
+    NetworkInterfaces: {
+      NetworkInterface: [
+        { NetworkInterfaceId: `eni-sim${i}`, Type: 'Primary', PrimaryIpAddress: `192.168.0.${10 + i}` },
+      ],
+    },
     SecurityGroupIds: { SecurityGroupId: ['sg-bp1simtest'] },
     Tags: { Tag: [{ TagKey: 'ack.aliyun.com', TagValue: ids.clusterId }] },
   }));
   write(join(reg, 'ecs-instances.json'), ecs);
   write(join(reg, 'vswitches.json'), [
-    { VSwitchId: 'vsw-bp1simtest0001', VpcId: ids.vpcId, ZoneId: 'cn-hangzhou-h', CidrBlock: '192.168.0.0/24', AvailableIpAddressCount: 200 },
-    { VSwitchId: 'vsw-bp1simtest0002', VpcId: ids.otherVpcId, ZoneId: 'cn-hangzhou-i', CidrBlock: '192.168.1.0/24', AvailableIpAddressCount: 3 },
+    {
+      VSwitchId: 'vsw-bp1simtest0001',
+      VpcId: ids.vpcId,
+      ZoneId: 'cn-hangzhou-h',
+      CidrBlock: '192.168.0.0/24',
+      AvailableIpAddressCount: 200,
+    },
+    {
+      VSwitchId: 'vsw-bp1simtest0002',
+      VpcId: ids.otherVpcId,
+      ZoneId: 'cn-hangzhou-i',
+      CidrBlock: '192.168.1.0/24',
+      AvailableIpAddressCount: 3,
+    },
   ]);
   const lb = (id: string, name: string, vsg: string) => ({
     LoadBalancerId: id,
@@ -104,18 +144,36 @@ export function writeSimFleet(sizes: Partial<SimFleetSizes> = {}): string {
     InternetChargeType: 'paybytraffic',
     LoadBalancerStatus: 'active',
     CreateTime: '2021-03-02T06:41:15Z',
-    Tags: { Tag: [{ TagKey: 'kubernetes.do.not.delete', TagValue: name }, { TagKey: 'ack.aliyun.com', TagValue: ids.clusterId }] },
+    Tags: {
+      Tag: [
+        { TagKey: 'kubernetes.do.not.delete', TagValue: name },
+        { TagKey: 'ack.aliyun.com', TagValue: ids.clusterId },
+      ],
+    },
     ListenerPorts: { ListenerPort: [80] },
-    ListenerPortsAndProtocol: { ListenerPortAndProtocol: [{ ListenerPort: 80, ListenerProtocol: 'tcp', VServerGroupId: vsg }] },
+    ListenerPortsAndProtocol: {
+      ListenerPortAndProtocol: [{ ListenerPort: 80, ListenerProtocol: 'tcp', VServerGroupId: vsg }],
+    },
     BackendServers: { BackendServer: [] },
   });
-  write(join(reg, 'load-balancers.json'), [lb(ids.lbIds[0], 'a0000000000000000000000000000001', ids.vServerGroupIds[0]), lb(ids.lbIds[1], 'a0000000000000000000000000000002', ids.vServerGroupIds[2])]);
+  write(join(reg, 'load-balancers.json'), [
+    lb(ids.lbIds[0], 'a0000000000000000000000000000001', ids.vServerGroupIds[0]),
+    lb(ids.lbIds[1], 'a0000000000000000000000000000002', ids.vServerGroupIds[2]),
+  ]);
   const group = (id: string, lbId: string, port: number, members: number[]) => ({
     VServerGroupId: id,
     VServerGroupName: `k8s/${port}/svc/default/${ids.clusterId}`,
     LoadBalancerId: lbId,
     CreateTime: '2021-03-02T06:41:18Z',
-    BackendServers: { BackendServer: members.map((m) => ({ ServerId: ecsId(m), ServerIp: `192.168.0.${10 + m}`, Port: port, Weight: 100, Type: 'ecs' })) },
+    BackendServers: {
+      BackendServer: members.map((m) => ({
+        ServerId: ecsId(m),
+        ServerIp: `192.168.0.${10 + m}`,
+        Port: port,
+        Weight: 100,
+        Type: 'ecs',
+      })),
+    },
   });
   write(join(reg, 'vserver-groups.json'), [
     group(ids.vServerGroupIds[0], ids.lbIds[0], 30080, [0, 1, 2]),
@@ -124,7 +182,12 @@ export function writeSimFleet(sizes: Partial<SimFleetSizes> = {}): string {
   ]);
   write(
     join(reg, 'quotas.json'),
-    ['slb_quota_instances_num', 'slb_quota_backendservers_num', 'slb_quota_listeners_num', 'slb_quota_backendserver_attached_num'].map((code, i) => ({
+    [
+      'slb_quota_instances_num',
+      'slb_quota_backendservers_num',
+      'slb_quota_listeners_num',
+      'slb_quota_backendserver_attached_num',
+    ].map((code, i) => ({
       ProductCode: 'slb',
       QuotaActionCode: code,
       QuotaName: code,
@@ -151,37 +214,74 @@ export function writeSimFleet(sizes: Partial<SimFleetSizes> = {}): string {
   });
   write(
     join(cl, 'node-sysctls.json'),
-    Object.fromEntries(Array.from({ length: Math.min(5, s.ecs) }, (_, i) => [ecsId(i), { 'net.ipv4.ip_local_port_range': i === 0 ? '1024 65000' : '32768 60999' }])),
+    Object.fromEntries(
+      Array.from({ length: Math.min(5, s.ecs) }, (_, i) => [
+        ecsId(i),
+        { 'net.ipv4.ip_local_port_range': i === 0 ? '1024 65000' : '32768 60999' },
+      ]),
+    ),
   );
-  write(join(cl, 'addons.json'), { addons: [{ name: 'cloud-controller-manager', version: 'v2.10.0', state: 'active' }] });
+  write(join(cl, 'addons.json'), {
+    addons: [{ name: 'cloud-controller-manager', version: 'v2.10.0', state: 'active' }],
+  });
   const nodes = Array.from({ length: s.nodes }, (_, i) => ({
     apiVersion: 'v1',
     kind: 'Node',
-    metadata: { name: `cn-hangzhou.192.168.0.${10 + i}`, labels: { 'kubernetes.io/os': 'linux', pool: i % 2 === 0 ? 'a' : 'b' }, creationTimestamp: '2021-03-01T00:00:00Z' },
+    metadata: {
+      name: `cn-hangzhou.192.168.0.${10 + i}`,
+      labels: { 'kubernetes.io/os': 'linux', pool: i % 2 === 0 ? 'a' : 'b' },
+      creationTimestamp: '2021-03-01T00:00:00Z',
+    },
     spec: { providerID: `cn-hangzhou.${ecsId(i)}` },
-    status: { conditions: [{ type: 'Ready', status: 'True' }], addresses: [{ type: 'InternalIP', address: `192.168.0.${10 + i}` }], nodeInfo: { kubeletVersion: 'v1.30.1-aliyun.1' } },
+    status: {
+      conditions: [{ type: 'Ready', status: 'True' }],
+      addresses: [{ type: 'InternalIP', address: `192.168.0.${10 + i}` }],
+      nodeInfo: { kubeletVersion: 'v1.30.1-aliyun.1' },
+    },
   }));
   write(join(cl, 'kubernetes', 'nodes.yaml'), { apiVersion: 'v1', kind: 'List', items: nodes });
   const svc = (name: string, ns: string, type: string, nodePort?: number) => ({
     apiVersion: 'v1',
     kind: 'Service',
     metadata: { name, namespace: ns, creationTimestamp: '2021-03-02T00:00:00Z' },
-    spec: { type, externalTrafficPolicy: type === 'LoadBalancer' ? 'Cluster' : undefined, selector: { app: name }, clusterIP: '172.21.0.10', ports: [{ name: 'http', protocol: 'TCP', port: 80, targetPort: 8080, ...(nodePort ? { nodePort } : {}) }] },
+    spec: {
+      type,
+      externalTrafficPolicy: type === 'LoadBalancer' ? 'Cluster' : undefined,
+      selector: { app: name },
+      clusterIP: '172.21.0.10',
+      ports: [
+        { name: 'http', protocol: 'TCP', port: 80, targetPort: 8080, ...(nodePort ? { nodePort } : {}) },
+      ],
+    },
     status: type === 'LoadBalancer' ? { loadBalancer: { ingress: [{ ip: '47.0.0.1' }] } } : {},
   });
   write(join(cl, 'kubernetes', 'services.yaml'), {
     apiVersion: 'v1',
     kind: 'List',
-    items: [svc('web', 'default', 'LoadBalancer', 30080), svc('api', 'shop', 'LoadBalancer', 31000), svc('db', 'shop', 'ClusterIP'), svc('kube-dns', 'kube-system', 'ClusterIP')],
+    items: [
+      svc('web', 'default', 'LoadBalancer', 30080),
+      svc('api', 'shop', 'LoadBalancer', 31000),
+      svc('db', 'shop', 'ClusterIP'),
+      svc('kube-dns', 'kube-system', 'ClusterIP'),
+    ],
   });
   const pod = (name: string, ns: string, node: number) => ({
     apiVersion: 'v1',
     kind: 'Pod',
-    metadata: { name, namespace: ns, labels: { app: name.split('-')[0] as string }, creationTimestamp: '2021-03-02T00:00:00Z' },
+    metadata: {
+      name,
+      namespace: ns,
+      labels: { app: name.split('-')[0] as string },
+      creationTimestamp: '2021-03-02T00:00:00Z',
+    },
     spec: { nodeName: `cn-hangzhou.192.168.0.${10 + node}`, containers: [{ name: 'main' }] },
     status: { phase: 'Running', podIP: `172.20.0.${node + 2}` },
   });
-  write(join(cl, 'kubernetes', 'pods.yaml'), { apiVersion: 'v1', kind: 'List', items: [pod('web-1', 'default', 0), pod('web-2', 'default', 1), pod('api-1', 'shop', 2)] });
+  write(join(cl, 'kubernetes', 'pods.yaml'), {
+    apiVersion: 'v1',
+    kind: 'List',
+    items: [pod('web-1', 'default', 0), pod('web-2', 'default', 1), pod('api-1', 'shop', 2)],
+  });
   write(join(cl, 'kubernetes', 'endpointslices.yaml'), {
     apiVersion: 'v1',
     kind: 'List',
@@ -189,10 +289,21 @@ export function writeSimFleet(sizes: Partial<SimFleetSizes> = {}): string {
       {
         apiVersion: 'discovery.k8s.io/v1',
         kind: 'EndpointSlice',
-        metadata: { name: 'web-abc12', namespace: 'default', labels: { 'kubernetes.io/service-name': 'web' } },
+        metadata: {
+          name: 'web-abc12',
+          namespace: 'default',
+          labels: { 'kubernetes.io/service-name': 'web' },
+        },
         addressType: 'IPv4',
         ports: [{ name: 'http', port: 8080, protocol: 'TCP' }],
-        endpoints: [{ addresses: ['172.20.0.2'], conditions: { ready: true }, nodeName: 'cn-hangzhou.192.168.0.10', targetRef: { kind: 'Pod', name: 'web-1' } }],
+        endpoints: [
+          {
+            addresses: ['172.20.0.2'],
+            conditions: { ready: true },
+            nodeName: 'cn-hangzhou.192.168.0.10',
+            targetRef: { kind: 'Pod', name: 'web-1' },
+          },
+        ],
       },
     ],
   });

@@ -10,10 +10,18 @@ import { parseArgs } from 'node:util';
 import { readFleetDirectory } from '@app/collectors';
 import { simulatorReadyLine, startSimulator } from './sim.server';
 
-const USAGE = 'usage: fleet-sim --fleet DIR [--port P] [--access-key-id ID --access-key-secret SECRET] [--config-dir DIR]';
+const USAGE =
+  'usage: fleet-sim --fleet DIR [--port P] [--access-key-id ID --access-key-secret SECRET] [--config-dir DIR]';
 
 async function main(): Promise<number> {
-  let values: { fleet?: string; port?: string; 'access-key-id'?: string; 'access-key-secret'?: string; 'config-dir'?: string; help?: boolean };
+  let values: {
+    fleet?: string;
+    port?: string;
+    'access-key-id'?: string;
+    'access-key-secret'?: string;
+    'config-dir'?: string;
+    help?: boolean;
+  };
   try {
     ({ values } = parseArgs({
       options: {

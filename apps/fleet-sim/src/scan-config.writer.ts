@@ -23,14 +23,24 @@ export interface SimScanConfig {
  * Build the config. Only accounts that have at least one region are listed (the scan config
  * needs one).
  */
-export function buildScanConfig(fleetName: string, endpoint: string, accessKeyId: string, accessKeySecret: string, accounts: readonly AccountEntry[]): SimScanConfig {
+export function buildScanConfig(
+  fleetName: string,
+  endpoint: string,
+  accessKeyId: string,
+  accessKeySecret: string,
+  accounts: readonly AccountEntry[],
+): SimScanConfig {
   return {
     name: fleetName,
     alibabaCloud: { endpoint, protocol: 'http' },
     credentials: { accessKeyId, accessKeySecret },
     accounts: accounts
       .filter((a) => a.regions.length > 0)
-      .map((a) => ({ accountId: a.accountId, name: a.wire.account.name, regions: a.regions.map((r) => r.regionId) })),
+      .map((a) => ({
+        accountId: a.accountId,
+        name: a.wire.account.name,
+        regions: a.regions.map((r) => r.regionId),
+      })),
   };
 }
 

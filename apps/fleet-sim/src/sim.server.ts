@@ -84,8 +84,20 @@ function internalError(res: ServerResponse, kubernetes: boolean): void {
     return;
   }
   if (kubernetes)
-    sendJson(res, 500, { kind: 'Status', apiVersion: 'v1', metadata: {}, status: 'Failure', message: 'internal error in the fleet simulator', reason: 'InternalError', code: 500 });
-  else sendJson(res, 500, { Code: 'InternalError', Message: 'The request processing has failed due to some unknown error.' });
+    sendJson(res, 500, {
+      kind: 'Status',
+      apiVersion: 'v1',
+      metadata: {},
+      status: 'Failure',
+      message: 'internal error in the fleet simulator',
+      reason: 'InternalError',
+      code: 500,
+    });
+  else
+    sendJson(res, 500, {
+      Code: 'InternalError',
+      Message: 'The request processing has failed due to some unknown error.',
+    });
 }
 
 /**
@@ -103,7 +115,13 @@ export async function startSimulator(options: SimulatorOptions): Promise<Running
   const credentials = new CredentialStore();
   credentials.add({ accessKeyId, accessKeySecret, accountId: served.accountId });
   const now = options.now ?? (() => new Date());
-  const ctx: SimContext = { fleet, endpoint: '', clusterTokens: new ClusterTokenStore(), invocations: new InvocationStore(), now };
+  const ctx: SimContext = {
+    fleet,
+    endpoint: '',
+    clusterTokens: new ClusterTokenStore(),
+    invocations: new InvocationStore(),
+    now,
+  };
   const alibaba = new AlibabaGateway(ctx, new RequestAuthService(credentials, now));
   const kubernetes = new KubernetesGateway(ctx);
 
@@ -114,9 +132,21 @@ export async function startSimulator(options: SimulatorOptions): Promise<Running
       if (isK8s) {
         let segments: string[];
         try {
-          segments = rawPath.split('/').filter((s) => s !== '').slice(1).map((s) => decodeURIComponent(s));
+          segments = rawPath
+            .split('/')
+            .filter((s) => s !== '')
+            .slice(1)
+            .map((s) => decodeURIComponent(s));
         } catch {
-          sendJson(res, 400, { kind: 'Status', apiVersion: 'v1', metadata: {}, status: 'Failure', message: 'malformed path', reason: 'BadRequest', code: 400 });
+          sendJson(res, 400, {
+            kind: 'Status',
+            apiVersion: 'v1',
+            metadata: {},
+            status: 'Failure',
+            message: 'malformed path',
+            reason: 'BadRequest',
+            code: 400,
+          });
           return;
         }
         kubernetes.handle(req, res, segments, new URLSearchParams(rawQuery));
@@ -166,7 +196,10 @@ export async function startSimulator(options: SimulatorOptions): Promise<Running
   ctx.endpoint = `${host}:${port}`;
   let configPath: string;
   try {
-    configPath = writeScanConfig(buildScanConfig(options.fleet.name, ctx.endpoint, accessKeyId, accessKeySecret, [served]), options.configDir);
+    configPath = writeScanConfig(
+      buildScanConfig(options.fleet.name, ctx.endpoint, accessKeyId, accessKeySecret, [served]),
+      options.configDir,
+    );
   } catch (e) {
     server.close();
     throw e;

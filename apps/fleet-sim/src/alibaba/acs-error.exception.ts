@@ -29,12 +29,20 @@ export class AcsError extends Error {
 
   /** `MissingParameter` 400: a mandatory parameter is absent (POP gateway wording). */
   static missingParameter(name: string): AcsError {
-    return new AcsError(400, 'MissingParameter', `The input parameter "${name}" that is mandatory for processing this request is not supplied.`);
+    return new AcsError(
+      400,
+      'MissingParameter',
+      `The input parameter "${name}" that is mandatory for processing this request is not supplied.`,
+    );
   }
 
   /** `InvalidParameter` 400: a parameter has an invalid value. */
   static invalidParameter(name: string, reason?: string): AcsError {
-    return new AcsError(400, 'InvalidParameter', `The specified parameter "${name}" is not valid.${reason ? ` ${reason}` : ''}`);
+    return new AcsError(
+      400,
+      'InvalidParameter',
+      `The specified parameter "${name}" is not valid.${reason ? ` ${reason}` : ''}`,
+    );
   }
 
   /**
@@ -43,7 +51,11 @@ export class AcsError extends Error {
    * RPC code `Forbidden.RAM` (ECS/SLB "not authorized" wording); CS uses `ErrorRamPolicyConfig`.
    */
   static forbidden(product: string, what: string): AcsError {
-    return new AcsError(403, 'Forbidden.RAM', `User not authorized to operate on the specified resource, or this API doesn't support RAM. (${product}: ${what} is not in the simulated fleet)`);
+    return new AcsError(
+      403,
+      'Forbidden.RAM',
+      `User not authorized to operate on the specified resource, or this API doesn't support RAM. (${product}: ${what} is not in the simulated fleet)`,
+    );
   }
 }
 
@@ -55,7 +67,13 @@ export type AcsErrorStyle = 'rpc' | 'roa';
  * @param hostId the product's host (`ecs.aliyuncs.com`, ...), RPC only
  * @param product the product name used in `Recommend` (`Ecs`, `Slb`, ...), RPC only
  */
-export function renderAcsError(err: AcsError, style: AcsErrorStyle, requestId: string, hostId: string, product: string): Record<string, unknown> {
+export function renderAcsError(
+  err: AcsError,
+  style: AcsErrorStyle,
+  requestId: string,
+  hostId: string,
+  product: string,
+): Record<string, unknown> {
   if (style === 'roa') return { code: err.code, message: err.message, requestId };
   return {
     RequestId: requestId,

@@ -28,13 +28,17 @@ import { VPC_PRODUCT } from './vpc.handler';
 
 /** The RPC products the simulator serves, by API version (each version belongs to one product). */
 export const RPC_PRODUCTS: ReadonlyMap<string, RpcProduct> = new Map(
-  [ECS_PRODUCT, SLB_PRODUCT, VPC_PRODUCT, RAM_PRODUCT, STS_PRODUCT, QUOTAS_PRODUCT].map((p) => [p.version, p]),
+  [ECS_PRODUCT, SLB_PRODUCT, VPC_PRODUCT, RAM_PRODUCT, STS_PRODUCT, QUOTAS_PRODUCT].map((p) => [
+    p.version,
+    p,
+  ]),
 );
 
 /** Lowercase header map with repeated headers joined by `,`. */
 function flatHeaders(req: IncomingMessage): Record<string, string> {
   const out: Record<string, string> = {};
-  for (const [k, v] of Object.entries(req.headers)) if (v !== undefined) out[k] = Array.isArray(v) ? v.join(',') : v;
+  for (const [k, v] of Object.entries(req.headers))
+    if (v !== undefined) out[k] = Array.isArray(v) ? v.join(',') : v;
   return out;
 }
 
@@ -56,11 +60,15 @@ export class AlibabaGateway {
     const headers = flatHeaders(req);
     const method = (req.method ?? 'GET').toUpperCase();
     const query = parseFlatParams(rawQuery);
-    const form = (headers['content-type'] ?? '').startsWith('application/x-www-form-urlencoded') ? parseFlatParams(body.toString('utf8')) : {};
+    const form = (headers['content-type'] ?? '').startsWith('application/x-www-form-urlencoded')
+      ? parseFlatParams(body.toString('utf8'))
+      : {};
     const signed: SignedRequestParts = { method, rawPath, query, form, headers, body };
     const isRpc = rawPath === '/' || rawPath === '';
     let style: AcsErrorStyle = isRpc ? 'rpc' : 'roa';
-    let product: { product: string; hostId: string } = isRpc ? { product: 'pop', hostId: 'pop.aliyuncs.com' } : { product: 'CS', hostId: 'cs.aliyuncs.com' };
+    let product: { product: string; hostId: string } = isRpc
+      ? { product: 'pop', hostId: 'pop.aliyuncs.com' }
+      : { product: 'CS', hostId: 'cs.aliyuncs.com' };
     try {
       if (isRpc) {
         const action = headers['x-acs-action'] ?? query['Action'] ?? form['Action'];
@@ -71,9 +79,23 @@ export class AlibabaGateway {
         if (!rpc) throw new AcsError(400, 'InvalidVersion', 'Specified parameter Version is not valid.');
         product = rpc;
         const handler = rpc.actions[action];
-        if (!handler) throw new AcsError(404, 'InvalidAction.NotFound', 'Specified api is not found, please check your url and method.');
-        if (method !== 'GET' && method !== 'POST') throw new AcsError(405, 'UnsupportedHTTPMethod', `HTTP method ${method} is not supported.`);
-        const acsReq = this.authenticate(signed, requestId, method, action, version, { ...query, ...form }, {});
+        if (!handler)
+          throw new AcsError(
+            404,
+            'InvalidAction.NotFound',
+            'Specified api is not found, please check your url and method.',
+          );
+        if (method !== 'GET' && method !== 'POST')
+          throw new AcsError(405, 'UnsupportedHTTPMethod', `HTTP method ${method} is not supported.`);
+        const acsReq = this.authenticate(
+          signed,
+          requestId,
+          method,
+          action,
+          version,
+          { ...query, ...form },
+          {},
+        );
         const out = handler(acsReq, this.ctx);
         sendJson(res, 200, { RequestId: requestId, ...out }, { 'x-acs-request-id': requestId });
         return;
@@ -81,18 +103,42 @@ export class AlibabaGateway {
       style = 'roa';
       let segments: string[];
       try {
-        segments = rawPath.split('/').filter((s) => s !== '').map((s) => decodeURIComponent(s));
+        segments = rawPath
+          .split('/')
+          .filter((s) => s !== '')
+          .map((s) => decodeURIComponent(s));
       } catch {
         throw new AcsError(400, 'InvalidParameter', 'The request path is not valid.');
       }
       const match = matchCsRoute(method, segments);
-      if (match === undefined) throw new AcsError(404, 'InvalidAction.NotFound', 'Specified api is not found, please check your url and method.');
-      if (match === 'methodMismatch') throw new AcsError(405, 'UnsupportedHTTPMethod', `HTTP method ${method} is not supported for this path.`);
-      const acsReq = this.authenticate(signed, requestId, method, match.route.action, headers['x-acs-version'] ?? CS_VERSION, query, match.pathParams);
+      if (match === undefined)
+        throw new AcsError(
+          404,
+          'InvalidAction.NotFound',
+          'Specified api is not found, please check your url and method.',
+        );
+      if (match === 'methodMismatch')
+        throw new AcsError(
+          405,
+          'UnsupportedHTTPMethod',
+          `HTTP method ${method} is not supported for this path.`,
+        );
+      const acsReq = this.authenticate(
+        signed,
+        requestId,
+        method,
+        match.route.action,
+        headers['x-acs-version'] ?? CS_VERSION,
+        query,
+        match.pathParams,
+      );
       sendJson(res, 200, match.route.handler(acsReq, this.ctx) ?? {}, { 'x-acs-request-id': requestId });
     } catch (e) {
       if (!(e instanceof AcsError)) throw e;
-      sendJson(res, e.status, renderAcsError(e, style, requestId, product.hostId, product.product), { 'x-acs-request-id': requestId, ...e.headers });
+      sendJson(res, e.status, renderAcsError(e, style, requestId, product.hostId, product.product), {
+        'x-acs-request-id': requestId,
+        ...e.headers,
+      });
     }
   }
 
@@ -107,13 +153,22 @@ export class AlibabaGateway {
   ): AcsRequest {
     const caller = this.auth.verify(signed);
     const account = this.ctx.fleet.account(caller.credential.accountId);
-    if (!account) throw new AcsError(403, 'Forbidden.AccountNotFound', 'The account of this AccessKey is not in the simulated fleet.');
+    if (!account)
+      throw new AcsError(
+        403,
+        'Forbidden.AccountNotFound',
+        'The account of this AccessKey is not in the simulated fleet.',
+      );
     return {
       requestId,
       method,
       action,
       version,
-      params: new RpcParams(params, (name, reason) => AcsError.invalidParameter(name, reason), (name) => AcsError.missingParameter(name)),
+      params: new RpcParams(
+        params,
+        (name, reason) => AcsError.invalidParameter(name, reason),
+        (name) => AcsError.missingParameter(name),
+      ),
       pathParams,
       caller,
       account,

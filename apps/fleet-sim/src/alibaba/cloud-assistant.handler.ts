@@ -40,10 +40,24 @@ function execute(command: string, region: RegionEntry, instanceId: string): Invo
   const base = { InstanceId: instanceId, ErrorCode: '', ErrorInfo: '' };
   const status = region.ecs?.byId.get(instanceId)?.Status;
   if (status !== undefined && status !== 'Running')
-    return { ...base, InvocationStatus: 'Failed', ExitCode: 0, Output: '', ErrorCode: 'InstanceNotRunning', ErrorInfo: `the instance is ${status}` };
+    return {
+      ...base,
+      InvocationStatus: 'Failed',
+      ExitCode: 0,
+      Output: '',
+      ErrorCode: 'InstanceNotRunning',
+      ErrorInfo: `the instance is ${status}`,
+    };
   const words = command.trim().split(/\s+/);
   if (words[0] !== 'sysctl' || words.length < 2)
-    return { ...base, InvocationStatus: 'Failed', ExitCode: 127, Output: `sh: ${words[0] ?? ''}: command not supported by the fleet simulator\n`, ErrorCode: 'CommandFailed', ErrorInfo: 'command not supported' };
+    return {
+      ...base,
+      InvocationStatus: 'Failed',
+      ExitCode: 127,
+      Output: `sh: ${words[0] ?? ''}: command not supported by the fleet simulator\n`,
+      ErrorCode: 'CommandFailed',
+      ErrorInfo: 'command not supported',
+    };
   const valuesOnly = words.includes('-n');
   const keys = words.slice(1).filter((w) => !w.startsWith('-'));
   const known = region.sysctlsByInstance.get(instanceId) ?? {};
@@ -57,7 +71,9 @@ function execute(command: string, region: RegionEntry, instanceId: string): Invo
       ErrorCode: 'CommandFailed',
       ErrorInfo: `the simulated fleet has no value of ${missing.join(', ')} for this instance`,
     };
-  const output = keys.map((k) => (valuesOnly ? (known[k] as string) : `${k} = ${known[k] as string}`)).join('\n');
+  const output = keys
+    .map((k) => (valuesOnly ? (known[k] as string) : `${k} = ${known[k] as string}`))
+    .join('\n');
   return { ...base, InvocationStatus: 'Success', ExitCode: 0, Output: `${output}\n` };
 }
 
@@ -68,16 +84,24 @@ export const runCommand: RpcHandler = (req, ctx) => {
   const p = req.params;
   const regionId = p.required('RegionId');
   const type = p.required('Type');
-  if (!SCRIPT_TYPES.has(type)) throw AcsError.invalidParameter('Type', 'It must be RunShellScript, RunBatScript or RunPowerShellScript.');
+  if (!SCRIPT_TYPES.has(type))
+    throw AcsError.invalidParameter(
+      'Type',
+      'It must be RunShellScript, RunBatScript or RunPowerShellScript.',
+    );
   const content = p.required('CommandContent');
   const encoding = p.str('ContentEncoding') ?? 'PlainText';
-  if (encoding !== 'PlainText' && encoding !== 'Base64') throw AcsError.invalidParameter('ContentEncoding', 'It must be PlainText or Base64.');
+  if (encoding !== 'PlainText' && encoding !== 'Base64')
+    throw AcsError.invalidParameter('ContentEncoding', 'It must be PlainText or Base64.');
   const command = encoding === 'Base64' ? Buffer.from(content, 'base64').toString('utf8') : content;
   const instanceIds = p.repeated('InstanceId');
   if (instanceIds.length === 0) throw AcsError.missingParameter('InstanceId.1');
-  if (instanceIds.length > 100) throw AcsError.invalidParameter('InstanceId', 'At most 100 instances are allowed.');
+  if (instanceIds.length > 100)
+    throw AcsError.invalidParameter('InstanceId', 'At most 100 instances are allowed.');
   const region = ecsRegion(req, regionId);
-  for (const id of instanceIds) if (!region.ecs?.byId.has(id)) throw new AcsError(404, 'InvalidInstance.NotFound', 'The specified instance does not exist.');
+  for (const id of instanceIds)
+    if (!region.ecs?.byId.has(id))
+      throw new AcsError(404, 'InvalidInstance.NotFound', 'The specified instance does not exist.');
   const invokeId = `t-sim${randomBytes(10).toString('hex')}`;
   const commandId = `c-sim${randomBytes(10).toString('hex')}`;
   ctx.invocations.add({
@@ -97,18 +121,27 @@ export const describeInvocationResults: RpcHandler = (req, ctx) => {
   const regionId = p.required('RegionId');
   const encoding = p.str('ContentEncoding') ?? 'Base64';
   const maxResults = p.int('MaxResults') ?? 10;
-  if (maxResults < 1 || maxResults > 50) throw AcsError.invalidParameter('MaxResults', 'It must be between 1 and 50.');
+  if (maxResults < 1 || maxResults > 50)
+    throw AcsError.invalidParameter('MaxResults', 'It must be between 1 and 50.');
   const invokeId = p.str('InvokeId');
   const instanceId = p.str('InstanceId');
   const commandId = p.str('CommandId');
   const recordStatus = p.str('InvokeRecordStatus');
-  const invocations = invokeId !== undefined ? [ctx.invocations.get(req.account.accountId, invokeId)].filter((i) => i?.regionId === regionId) : ctx.invocations.list(req.account.accountId, regionId);
+  const invocations =
+    invokeId !== undefined
+      ? [ctx.invocations.get(req.account.accountId, invokeId)].filter((i) => i?.regionId === regionId)
+      : ctx.invocations.list(req.account.accountId, regionId);
   const all = invocations.flatMap((inv) =>
     inv === undefined || (commandId !== undefined && inv.commandId !== commandId)
       ? []
       : inv.results
           .filter((r) => instanceId === undefined || r.InstanceId === instanceId)
-          .filter((r) => recordStatus === undefined || recordStatus === 'Finished' || recordStatus === r.InvocationStatus)
+          .filter(
+            (r) =>
+              recordStatus === undefined ||
+              recordStatus === 'Finished' ||
+              recordStatus === r.InvocationStatus,
+          )
           .map((r) => ({
             CommandId: inv.commandId,
             InvokeId: inv.invokeId,

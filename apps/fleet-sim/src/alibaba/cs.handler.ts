@@ -23,7 +23,15 @@ import type { AcsRequest, RoaHandler } from './acs-request';
 import { clamp } from './paging.util';
 
 /** DescribeClusterDetail fields that DescribeClustersV1 items do not carry (model diff). */
-const DETAIL_ONLY_FIELDS = new Set(['auto_mode', 'control_plane_config', 'control_plane_endpoints_config', 'extra_sans', 'node_cidr_mask', 'parameters', 'rrsa_config']);
+const DETAIL_ONLY_FIELDS = new Set([
+  'auto_mode',
+  'control_plane_config',
+  'control_plane_endpoints_config',
+  'extra_sans',
+  'node_cidr_mask',
+  'parameters',
+  'rrsa_config',
+]);
 
 function listItem(c: ClusterEntry): Record<string, unknown> {
   const out: Record<string, unknown> = {};
@@ -44,7 +52,8 @@ function filteredClusters(req: AcsRequest): ClusterEntry[] {
   return preds.length === 0 ? clusters : clusters.filter((c) => preds.every((f) => f(c)));
 }
 
-const forbidden = (what: string) => new AcsError(403, 'StatusForbidden', `Forbidden: ${what} is not in the simulated fleet.`);
+const forbidden = (what: string) =>
+  new AcsError(403, 'StatusForbidden', `Forbidden: ${what} is not in the simulated fleet.`);
 
 function cluster(req: AcsRequest): ClusterEntry {
   const id = req.pathParams['ClusterId'] ?? '';
@@ -58,7 +67,10 @@ const describeClustersV1: RoaHandler = (req) => {
   const pageSize = clamp(req.params.int('page_size') ?? 10, 1, 100);
   const all = filteredClusters(req);
   const items = all.slice((pageNumber - 1) * pageSize, pageNumber * pageSize).map(listItem);
-  return { clusters: items, page_info: { page_number: pageNumber, page_size: pageSize, total_count: all.length } };
+  return {
+    clusters: items,
+    page_info: { page_number: pageNumber, page_size: pageSize, total_count: all.length },
+  };
 };
 
 const describeClusters: RoaHandler = (req) => filteredClusters(req).map(listItem);
@@ -71,9 +83,17 @@ const DEFAULT_KUBECONFIG_LIFETIME_MS = 3 * 365 * 24 * 3600 * 1000;
 const describeClusterUserKubeconfig: RoaHandler = (req, ctx) => {
   const c = cluster(req);
   const minutes = req.params.int('TemporaryDurationMinutes');
-  if (minutes !== undefined && (minutes < 15 || minutes > 4320)) throw AcsError.invalidParameter('TemporaryDurationMinutes', 'It must be between 15 and 4320.');
-  const expires = new Date(ctx.now().getTime() + (minutes !== undefined ? minutes * 60_000 : DEFAULT_KUBECONFIG_LIFETIME_MS));
-  const config = buildKubeconfig({ clusterId: c.clusterId, endpoint: ctx.endpoint, token: ctx.clusterTokens.tokenFor(c.clusterId), userName: c.accountId });
+  if (minutes !== undefined && (minutes < 15 || minutes > 4320))
+    throw AcsError.invalidParameter('TemporaryDurationMinutes', 'It must be between 15 and 4320.');
+  const expires = new Date(
+    ctx.now().getTime() + (minutes !== undefined ? minutes * 60_000 : DEFAULT_KUBECONFIG_LIFETIME_MS),
+  );
+  const config = buildKubeconfig({
+    clusterId: c.clusterId,
+    endpoint: ctx.endpoint,
+    token: ctx.clusterTokens.tokenFor(c.clusterId),
+    userName: c.accountId,
+  });
   return { config, expiration: expires.toISOString().replace(/\.\d{3}Z$/, 'Z') };
 };
 
@@ -122,9 +142,24 @@ export const CS_ROUTES: readonly CsRoute[] = [
   route('GET', '/api/v1/clusters', 'DescribeClustersV1', describeClustersV1),
   route('GET', '/clusters', 'DescribeClusters', describeClusters),
   route('GET', '/clusters/{ClusterId}', 'DescribeClusterDetail', describeClusterDetail),
-  route('GET', '/k8s/{ClusterId}/user_config', 'DescribeClusterUserKubeconfig', describeClusterUserKubeconfig),
-  route('GET', '/clusters/{ClusterId}/addon_instances', 'ListClusterAddonInstances', listClusterAddonInstances),
-  route('GET', '/clusters/{ClusterId}/addon_instances/{instanceName}', 'GetClusterAddonInstance', getClusterAddonInstance),
+  route(
+    'GET',
+    '/k8s/{ClusterId}/user_config',
+    'DescribeClusterUserKubeconfig',
+    describeClusterUserKubeconfig,
+  ),
+  route(
+    'GET',
+    '/clusters/{ClusterId}/addon_instances',
+    'ListClusterAddonInstances',
+    listClusterAddonInstances,
+  ),
+  route(
+    'GET',
+    '/clusters/{ClusterId}/addon_instances/{instanceName}',
+    'GetClusterAddonInstance',
+    getClusterAddonInstance,
+  ),
   route('GET', '/clusters/{ClusterId}/resources', 'DescribeClusterResources', describeClusterResources),
 ];
 
@@ -132,7 +167,10 @@ export const CS_ROUTES: readonly CsRoute[] = [
  * Match a decoded path against the CS routes.
  * @returns the route and its path parameters, `methodMismatch` when only the method differs, or `undefined`
  */
-export function matchCsRoute(method: string, segments: readonly string[]): { route: CsRoute; pathParams: Record<string, string> } | 'methodMismatch' | undefined {
+export function matchCsRoute(
+  method: string,
+  segments: readonly string[],
+): { route: CsRoute; pathParams: Record<string, string> } | 'methodMismatch' | undefined {
   let pathMatched = false;
   for (const r of CS_ROUTES) {
     if (r.segments.length !== segments.length) continue;

@@ -33,7 +33,8 @@ function selectInstances(req: AcsRequest): WireEcsInstance[] {
   if (!region.ecs) throw AcsError.forbidden('Ecs', `ECS instances of ${regionId}`);
   const ecs = region.ecs;
   const ids = p.jsonStringArray('InstanceIds');
-  if (ids && ids.length > 100) throw AcsError.invalidParameter('InstanceIds', 'At most 100 instance ids are allowed.');
+  if (ids && ids.length > 100)
+    throw AcsError.invalidParameter('InstanceIds', 'At most 100 instance ids are allowed.');
   const vpcId = p.str('VpcId');
   let list: WireEcsInstance[];
   if (ids) {
@@ -61,14 +62,31 @@ function selectInstances(req: AcsRequest): WireEcsInstance[] {
     preds.push((i) => (i.VpcAttributes?.PrivateIpAddress?.IpAddress ?? []).some((ip) => wanted.has(ip)));
   }
   for (const tag of p.keyValues('Tag'))
-    preds.push((i) => tagsOf(i).some((t) => t.TagKey === tag.key && (tag.value === undefined || t.TagValue === tag.value)));
+    preds.push((i) =>
+      tagsOf(i).some((t) => t.TagKey === tag.key && (tag.value === undefined || t.TagValue === tag.value)),
+    );
   return preds.length === 0 ? list : list.filter((i) => preds.every((f) => f(i)));
 }
 
 /** Scope of a NextToken: the filters (not the paging parameters) of the request. */
 function tokenScope(req: AcsRequest): string {
   const f = { ...req.params.flat };
-  for (const k of ['NextToken', 'MaxResults', 'PageNumber', 'PageSize', 'Action', 'Version', 'Timestamp', 'SignatureNonce', 'Signature', 'AccessKeyId', 'SecurityToken', 'SignatureMethod', 'SignatureVersion', 'Format'])
+  for (const k of [
+    'NextToken',
+    'MaxResults',
+    'PageNumber',
+    'PageSize',
+    'Action',
+    'Version',
+    'Timestamp',
+    'SignatureNonce',
+    'Signature',
+    'AccessKeyId',
+    'SecurityToken',
+    'SignatureMethod',
+    'SignatureVersion',
+    'Format',
+  ])
     delete f[k];
   return `ecs:DescribeInstances:${req.account.accountId}:${JSON.stringify(Object.entries(f).sort())}`;
 }
@@ -80,11 +98,21 @@ const describeInstances: RpcHandler = (req) => {
   const maxResults = p.int('MaxResults');
   const pageNumber = p.int('PageNumber');
   const pageSize = p.int('PageSize');
-  if (nextToken === undefined && maxResults === undefined && (pageNumber !== undefined || pageSize !== undefined)) {
+  if (
+    nextToken === undefined &&
+    maxResults === undefined &&
+    (pageNumber !== undefined || pageSize !== undefined)
+  ) {
     const size = clamp(pageSize ?? 10, 1, 100);
     const page = Math.max(1, pageNumber ?? 1);
     const items = all.slice((page - 1) * size, page * size);
-    return { TotalCount: all.length, PageSize: size, PageNumber: page, NextToken: '', Instances: { Instance: items } };
+    return {
+      TotalCount: all.length,
+      PageSize: size,
+      PageNumber: page,
+      NextToken: '',
+      Instances: { Instance: items },
+    };
   }
   const size = clamp(maxResults ?? MAX_RESULTS.default, MAX_RESULTS.min, MAX_RESULTS.max);
   const scope = tokenScope(req);
@@ -104,5 +132,9 @@ export const ECS_PRODUCT: RpcProduct = {
   product: 'Ecs',
   version: '2014-05-26',
   hostId: 'ecs.aliyuncs.com',
-  actions: { DescribeInstances: describeInstances, RunCommand: runCommand, DescribeInvocationResults: describeInvocationResults },
+  actions: {
+    DescribeInstances: describeInstances,
+    RunCommand: runCommand,
+    DescribeInvocationResults: describeInvocationResults,
+  },
 };

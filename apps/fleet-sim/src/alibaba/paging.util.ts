@@ -22,7 +22,8 @@ export function decodePageToken(token: string, scope: string, paramName: string)
   } catch {
     throw AcsError.invalidParameter(paramName, 'The token is malformed.');
   }
-  if (typeof parsed !== 'object' || parsed === null) throw AcsError.invalidParameter(paramName, 'The token is malformed.');
+  if (typeof parsed !== 'object' || parsed === null)
+    throw AcsError.invalidParameter(paramName, 'The token is malformed.');
   const { o, s } = parsed as { o?: unknown; s?: unknown };
   if (typeof o !== 'number' || !Number.isInteger(o) || o < 0 || s !== scope)
     throw AcsError.invalidParameter(paramName, 'The token does not belong to this request.');

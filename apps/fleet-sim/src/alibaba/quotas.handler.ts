@@ -48,23 +48,31 @@ const listProductQuotas: RpcHandler = (req) => {
   const p = req.params;
   const productCode = p.required('ProductCode');
   const maxResults = p.int('MaxResults') ?? 30;
-  if (maxResults < 1 || maxResults > 100) throw AcsError.invalidParameter('MaxResults', 'It must be between 1 and 100.');
+  if (maxResults < 1 || maxResults > 100)
+    throw AcsError.invalidParameter('MaxResults', 'It must be between 1 and 100.');
   const category = p.str('QuotaCategory') ?? 'CommonQuota';
   const dims = p.keyValues('Dimensions');
   const regionId = dims.find((d) => d.key === 'regionId')?.value;
   const otherDims = dims.filter((d) => d.key !== 'regionId');
   const actionCode = p.str('QuotaActionCode');
 
-  let all: Record<string, unknown>[] = productCode === 'slb' && category === 'CommonQuota' ? quotasOf(req, regionId) : [];
+  let all: Record<string, unknown>[] =
+    productCode === 'slb' && category === 'CommonQuota' ? quotasOf(req, regionId) : [];
   if (actionCode !== undefined) all = all.filter((q) => q['QuotaActionCode'] === actionCode);
-  for (const d of otherDims) all = all.filter((q) => (q['Dimensions'] as Record<string, unknown>)[d.key] === d.value);
+  for (const d of otherDims)
+    all = all.filter((q) => (q['Dimensions'] as Record<string, unknown>)[d.key] === d.value);
 
   const scope = `quotas:${req.account.accountId}:${productCode}:${category}:${actionCode ?? ''}:${JSON.stringify(dims)}`;
   const token = p.str('NextToken');
   const start = token === undefined ? 0 : decodePageToken(token, scope, 'NextToken');
   const items = all.slice(start, start + maxResults);
   const end = start + items.length;
-  return { TotalCount: all.length, MaxResults: maxResults, ...(end < all.length ? { NextToken: encodePageToken(end, scope) } : {}), Quotas: items };
+  return {
+    TotalCount: all.length,
+    MaxResults: maxResults,
+    ...(end < all.length ? { NextToken: encodePageToken(end, scope) } : {}),
+    Quotas: items,
+  };
 };
 
 /** The simulated Quota Center product. */

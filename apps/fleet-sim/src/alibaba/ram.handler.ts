@@ -18,26 +18,37 @@ import { decodePageToken, encodePageToken } from './paging.util';
 
 function ram(req: AcsRequest): RamEntry {
   const r = req.account.ram;
-  if (!r) throw new AcsError(403, 'NoPermission', 'You are not authorized to do this action. You should be authorized by RAM. (RAM data is not in the simulated fleet)');
+  if (!r)
+    throw new AcsError(
+      403,
+      'NoPermission',
+      'You are not authorized to do this action. You should be authorized by RAM. (RAM data is not in the simulated fleet)',
+    );
   return r;
 }
 
 const listRoles: RpcHandler = (req) => {
   const r = ram(req);
   const maxItems = req.params.int('MaxItems') ?? 100;
-  if (maxItems < 1 || maxItems > 1000) throw AcsError.invalidParameter('MaxItems', 'It must be between 1 and 1000.');
+  if (maxItems < 1 || maxItems > 1000)
+    throw AcsError.invalidParameter('MaxItems', 'It must be between 1 and 1000.');
   const scope = `ram:ListRoles:${req.account.accountId}`;
   const marker = req.params.str('Marker');
   const start = marker === undefined ? 0 : decodePageToken(marker, scope, 'Marker');
   const items = r.roles.slice(start, start + maxItems);
   const end = start + items.length;
   const truncated = end < r.roles.length;
-  return { IsTruncated: truncated, ...(truncated ? { Marker: encodePageToken(end, scope) } : {}), Roles: { Role: items } };
+  return {
+    IsTruncated: truncated,
+    ...(truncated ? { Marker: encodePageToken(end, scope) } : {}),
+    Roles: { Role: items },
+  };
 };
 
 function findRoleName(req: AcsRequest, r: RamEntry): string {
   const name = req.params.required('RoleName');
-  if (!r.roleByName.has(name)) throw new AcsError(404, 'EntityNotExist.Role', `The role does not exist: ${name}.`);
+  if (!r.roleByName.has(name))
+    throw new AcsError(404, 'EntityNotExist.Role', `The role does not exist: ${name}.`);
   return name;
 }
 
@@ -56,7 +67,8 @@ function findPolicy(req: AcsRequest): WireRamPolicy {
   const r = ram(req);
   const name = req.params.required('PolicyName');
   const type = req.params.required('PolicyType');
-  if (type !== 'System' && type !== 'Custom') throw AcsError.invalidParameter('PolicyType', 'It must be System or Custom.');
+  if (type !== 'System' && type !== 'Custom')
+    throw AcsError.invalidParameter('PolicyType', 'It must be System or Custom.');
   const policy = r.policies.get(policyKey(type, name));
   if (!policy) throw new AcsError(404, 'EntityNotExist.Policy', `The policy does not exist: ${name}.`);
   return policy;
@@ -74,7 +86,10 @@ function defaultVersion(policy: WireRamPolicy): Record<string, unknown> {
 
 const getPolicy: RpcHandler = (req) => {
   const policy = findPolicy(req);
-  return { Policy: { ...policy, DefaultVersion: policy.DefaultVersion ?? 'v1' }, DefaultPolicyVersion: defaultVersion(policy) };
+  return {
+    Policy: { ...policy, DefaultVersion: policy.DefaultVersion ?? 'v1' },
+    DefaultPolicyVersion: defaultVersion(policy),
+  };
 };
 
 const getPolicyVersion: RpcHandler = (req) => {
@@ -82,7 +97,11 @@ const getPolicyVersion: RpcHandler = (req) => {
   const versionId = req.params.required('VersionId');
   const version = defaultVersion(policy);
   if (versionId !== version['VersionId'])
-    throw new AcsError(404, 'EntityNotExist.PolicyVersion', `The policy version does not exist: ${policy.PolicyName} ${versionId}.`);
+    throw new AcsError(
+      404,
+      'EntityNotExist.PolicyVersion',
+      `The policy version does not exist: ${policy.PolicyName} ${versionId}.`,
+    );
   return { PolicyVersion: version };
 };
 

@@ -16,7 +16,13 @@ const stamp = (d: Date) => d.toISOString().replace(/\.\d{3}Z$/, 'Z');
 function store(): CredentialStore {
   const s = new CredentialStore();
   s.add({ accessKeyId: 'AK', accessKeySecret: 'SK', accountId: '1' });
-  s.add({ accessKeyId: 'STS.AK', accessKeySecret: 'STS-SK', accountId: '2', securityToken: 'TOKEN', expiresAt: new Date(NOW.getTime() + 3600_000) });
+  s.add({
+    accessKeyId: 'STS.AK',
+    accessKeySecret: 'STS-SK',
+    accountId: '2',
+    securityToken: 'TOKEN',
+    expiresAt: new Date(NOW.getTime() + 3600_000),
+  });
   return s;
 }
 
@@ -37,8 +43,21 @@ function v3(ak: string, sk: string, extra: Record<string, string> = {}, date = N
   request.pathname = '/';
   request.query = { RegionId: 'cn-hangzhou' };
   request.headers = headers;
-  headers['authorization'] = OpenApiUtil.getAuthorization(request, 'ACS3-HMAC-SHA256', headers['x-acs-content-sha256'] as string, ak, sk);
-  return { method: 'POST', rawPath: '/', query: { RegionId: 'cn-hangzhou' }, form: { ProductCode: 'slb' }, headers, body };
+  headers['authorization'] = OpenApiUtil.getAuthorization(
+    request,
+    'ACS3-HMAC-SHA256',
+    headers['x-acs-content-sha256'] as string,
+    ak,
+    sk,
+  );
+  return {
+    method: 'POST',
+    rawPath: '/',
+    query: { RegionId: 'cn-hangzhou' },
+    form: { ProductCode: 'slb' },
+    headers,
+    body,
+  };
 }
 
 const codeOf = (f: () => unknown): string | undefined => {
@@ -58,19 +77,35 @@ describe(RequestAuthService.name, () => {
   });
 
   it('checks the STS token and expiry of temporary keys', () => {
-    expect(sut.verify(v3('STS.AK', 'STS-SK', { 'x-acs-accesskey-id': 'STS.AK', 'x-acs-security-token': 'TOKEN' })).credential.accountId).toBe('2');
+    expect(
+      sut.verify(v3('STS.AK', 'STS-SK', { 'x-acs-accesskey-id': 'STS.AK', 'x-acs-security-token': 'TOKEN' }))
+        .credential.accountId,
+    ).toBe('2');
     expect(codeOf(() => sut.verify(v3('STS.AK', 'STS-SK')))).toBe('MissingSecurityToken');
-    expect(codeOf(() => sut.verify(v3('STS.AK', 'STS-SK', { 'x-acs-security-token': 'OTHER' })))).toBe('InvalidSecurityToken.MismatchWithAccessKey');
+    expect(codeOf(() => sut.verify(v3('STS.AK', 'STS-SK', { 'x-acs-security-token': 'OTHER' })))).toBe(
+      'InvalidSecurityToken.MismatchWithAccessKey',
+    );
     const later = new RequestAuthService(store(), () => new Date(NOW.getTime() + 2 * 3600_000));
-    expect(codeOf(() => later.verify(v3('STS.AK', 'STS-SK', { 'x-acs-security-token': 'TOKEN' }, new Date(NOW.getTime() + 2 * 3600_000))))).toBe('InvalidSecurityToken.Expired');
+    expect(
+      codeOf(() =>
+        later.verify(
+          v3('STS.AK', 'STS-SK', { 'x-acs-security-token': 'TOKEN' }, new Date(NOW.getTime() + 2 * 3600_000)),
+        ),
+      ),
+    ).toBe('InvalidSecurityToken.Expired');
   });
 
   it('rejects a stale date, an unknown key, a wrong signature and an unsupported algorithm', () => {
-    expect(codeOf(() => sut.verify(v3('AK', 'SK', {}, new Date(NOW.getTime() - 16 * 60_000))))).toBe('InvalidTimeStamp.Expired');
+    expect(codeOf(() => sut.verify(v3('AK', 'SK', {}, new Date(NOW.getTime() - 16 * 60_000))))).toBe(
+      'InvalidTimeStamp.Expired',
+    );
     expect(codeOf(() => sut.verify(v3('NOPE', 'SK')))).toBe('InvalidAccessKeyId.NotFound');
     expect(codeOf(() => sut.verify(v3('AK', 'WRONG')))).toBe('SignatureDoesNotMatch');
     const sm3 = v3('AK', 'SK');
-    sm3.headers = { ...sm3.headers, authorization: (sm3.headers['authorization'] as string).replace('ACS3-HMAC-SHA256', 'ACS3-HMAC-SM3') };
+    sm3.headers = {
+      ...sm3.headers,
+      authorization: (sm3.headers['authorization'] as string).replace('ACS3-HMAC-SHA256', 'ACS3-HMAC-SM3'),
+    };
     expect(codeOf(() => sut.verify(sm3))).toBe('IncompleteSignature');
   });
 
@@ -87,9 +122,18 @@ describe(RequestAuthService.name, () => {
     };
     const form = { ProductCode: 'slb', 'Dimensions.1.Key': 'regionId', 'Dimensions.1.Value': 'cn-hangzhou' };
     query['Signature'] = OpenApiUtil.getRPCSignature({ ...query, ...form }, 'POST', 'SK');
-    const req: SignedRequestParts = { method: 'POST', rawPath: '/', query, form, headers: {}, body: Buffer.from('') };
+    const req: SignedRequestParts = {
+      method: 'POST',
+      rawPath: '/',
+      query,
+      form,
+      headers: {},
+      body: Buffer.from(''),
+    };
     expect(sut.verify(req).signature).toBe('rpc-v1');
-    expect(codeOf(() => sut.verify({ ...req, form: { ...form, ProductCode: 'ecs' } }))).toBe('SignatureDoesNotMatch');
+    expect(codeOf(() => sut.verify({ ...req, form: { ...form, ProductCode: 'ecs' } }))).toBe(
+      'SignatureDoesNotMatch',
+    );
   });
 
   it('accepts V1 ROA (`acs AK:sig`) over method, headers and the sorted raw query', () => {
@@ -107,9 +151,19 @@ describe(RequestAuthService.name, () => {
       'x-acs-version': '2015-12-15',
       'x-acs-action': 'DescribeClustersV1',
     };
-    request.headers['authorization'] = `acs AK:${OpenApiUtil.getROASignature(OpenApiUtil.getStringToSign(request), 'SK')}`;
-    const req: SignedRequestParts = { method: 'GET', rawPath: request.pathname, query: request.query, form: {}, headers: request.headers, body: Buffer.from('') };
+    request.headers['authorization'] =
+      `acs AK:${OpenApiUtil.getROASignature(OpenApiUtil.getStringToSign(request), 'SK')}`;
+    const req: SignedRequestParts = {
+      method: 'GET',
+      rawPath: request.pathname,
+      query: request.query,
+      form: {},
+      headers: request.headers,
+      body: Buffer.from(''),
+    };
     expect(sut.verify(req).signature).toBe('roa-v1');
-    expect(codeOf(() => sut.verify({ ...req, query: { ...request.query, region_id: 'cn-beijing' } }))).toBe('SignatureDoesNotMatch');
+    expect(codeOf(() => sut.verify({ ...req, query: { ...request.query, region_id: 'cn-beijing' } }))).toBe(
+      'SignatureDoesNotMatch',
+    );
   });
 });

@@ -15,7 +15,15 @@
  */
 import { AcsError } from './acs-error.exception';
 import type { CredentialStore, SimCredential } from './credential.store';
-import { roaV1Signature, roaV1StringToSign, rpcV1Signature, safeEqual, sha256Hex, v3CanonicalRequest, v3Signature } from './signature.util';
+import {
+  roaV1Signature,
+  roaV1StringToSign,
+  rpcV1Signature,
+  safeEqual,
+  sha256Hex,
+  v3CanonicalRequest,
+  v3Signature,
+} from './signature.util';
 
 /** The parts of a request that signatures cover. */
 export interface SignedRequestParts {
@@ -43,8 +51,14 @@ export interface AcsCaller {
 /** Largest accepted clock difference between the caller's timestamp and ours, milliseconds. */
 export const MAX_CLOCK_SKEW_MS = 15 * 60 * 1000;
 
-const incomplete = (detail: string) => new AcsError(400, 'IncompleteSignature', `The request signature does not conform to Aliyun standards. ${detail}`);
-const mismatch = () => new AcsError(400, 'SignatureDoesNotMatch', 'Specified signature is not matched with our calculation.');
+const incomplete = (detail: string) =>
+  new AcsError(
+    400,
+    'IncompleteSignature',
+    `The request signature does not conform to Aliyun standards. ${detail}`,
+  );
+const mismatch = () =>
+  new AcsError(400, 'SignatureDoesNotMatch', 'Specified signature is not matched with our calculation.');
 
 /** Verifies request signatures against a {@link CredentialStore}. */
 export class RequestAuthService {
@@ -66,14 +80,19 @@ export class RequestAuthService {
     const auth = req.headers['authorization'] ?? '';
     if (auth.startsWith('ACS3-')) return this.verifyV3(req, auth);
     if (auth.startsWith('acs ')) return this.verifyRoaV1(req, auth);
-    if (req.query['Signature'] !== undefined || req.query['AccessKeyId'] !== undefined || req.form['Signature'] !== undefined)
+    if (
+      req.query['Signature'] !== undefined ||
+      req.query['AccessKeyId'] !== undefined ||
+      req.form['Signature'] !== undefined
+    )
       return this.verifyRpcV1(req);
     throw incomplete('No signature was sent (authorization header or Signature parameter).');
   }
 
   private lookup(accessKeyId: string): SimCredential {
     const credential = this.credentials.get(accessKeyId);
-    if (!credential) throw new AcsError(404, 'InvalidAccessKeyId.NotFound', 'Specified access key is not found.');
+    if (!credential)
+      throw new AcsError(404, 'InvalidAccessKeyId.NotFound', 'Specified access key is not found.');
     if (credential.expiresAt && credential.expiresAt.getTime() <= this.now().getTime())
       throw new AcsError(400, 'InvalidSecurityToken.Expired', 'Specified SecurityToken is expired.');
     return credential;
@@ -81,15 +100,21 @@ export class RequestAuthService {
 
   private checkToken(credential: SimCredential, sent: string | undefined): void {
     if (credential.securityToken === undefined) return;
-    if (sent === undefined || sent === '') throw new AcsError(400, 'MissingSecurityToken', 'SecurityToken is mandatory for this AccessKey.');
+    if (sent === undefined || sent === '')
+      throw new AcsError(400, 'MissingSecurityToken', 'SecurityToken is mandatory for this AccessKey.');
     if (!safeEqual(sent, credential.securityToken))
-      throw new AcsError(400, 'InvalidSecurityToken.MismatchWithAccessKey', 'Specified SecurityToken mismatch with the AccessKey.');
+      throw new AcsError(
+        400,
+        'InvalidSecurityToken.MismatchWithAccessKey',
+        'Specified SecurityToken mismatch with the AccessKey.',
+      );
   }
 
   private checkClock(stamp: string | undefined, what: string): void {
     if (stamp === undefined || stamp === '') throw incomplete(`${what} is missing.`);
     const t = Date.parse(stamp);
-    if (Number.isNaN(t)) throw new AcsError(400, 'InvalidTimeStamp.Format', `Specified ${what} is not valid.`);
+    if (Number.isNaN(t))
+      throw new AcsError(400, 'InvalidTimeStamp.Format', `Specified ${what} is not valid.`);
     if (Math.abs(this.now().getTime() - t) > MAX_CLOCK_SKEW_MS)
       throw new AcsError(400, 'InvalidTimeStamp.Expired', `Specified time stamp or date value is expired.`);
   }
@@ -106,8 +131,12 @@ export class RequestAuthService {
     const accessKeyId = fields.get('Credential');
     const signedHeaders = fields.get('SignedHeaders');
     const signature = fields.get('Signature');
-    if (!accessKeyId || signedHeaders === undefined || !signature) throw incomplete('Credential, SignedHeaders and Signature are required.');
-    const names = signedHeaders.split(';').map((h) => h.trim().toLowerCase()).filter((h) => h !== '');
+    if (!accessKeyId || signedHeaders === undefined || !signature)
+      throw incomplete('Credential, SignedHeaders and Signature are required.');
+    const names = signedHeaders
+      .split(';')
+      .map((h) => h.trim().toLowerCase())
+      .filter((h) => h !== '');
     for (const name of Object.keys(req.headers))
       if ((name.startsWith('x-acs-') || name === 'host' || name === 'content-type') && !names.includes(name))
         throw incomplete(`Header ${name} must be signed.`);
@@ -131,11 +160,13 @@ export class RequestAuthService {
     const signature = params['Signature'];
     const accessKeyId = params['AccessKeyId'];
     if (!signature || !accessKeyId) throw incomplete('AccessKeyId and Signature are required.');
-    if ((params['SignatureMethod'] ?? 'HMAC-SHA1') !== 'HMAC-SHA1') throw incomplete(`Unsupported SignatureMethod ${params['SignatureMethod']}.`);
+    if ((params['SignatureMethod'] ?? 'HMAC-SHA1') !== 'HMAC-SHA1')
+      throw incomplete(`Unsupported SignatureMethod ${params['SignatureMethod']}.`);
     const credential = this.lookup(accessKeyId);
     this.checkClock(params['Timestamp'], 'Timestamp');
     delete params['Signature'];
-    if (!safeEqual(rpcV1Signature(req.method, params, credential.accessKeySecret), signature)) throw mismatch();
+    if (!safeEqual(rpcV1Signature(req.method, params, credential.accessKeySecret), signature))
+      throw mismatch();
     this.checkToken(credential, params['SecurityToken']);
     return { credential, signature: 'rpc-v1' };
   }

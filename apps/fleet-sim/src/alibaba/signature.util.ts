@@ -9,7 +9,10 @@ import { createHash, createHmac, timingSafeEqual } from 'node:crypto';
 
 /** `encodeURIComponent` plus `! ' ( ) *` -> `%21 %27 %28 %29 %2A` (the SDKs' `encode`). */
 export function acsPercentEncode(value: string): string {
-  return encodeURIComponent(value).replace(/[!'()*]/g, (c) => `%${c.charCodeAt(0).toString(16).toUpperCase()}`);
+  return encodeURIComponent(value).replace(
+    /[!'()*]/g,
+    (c) => `%${c.charCodeAt(0).toString(16).toUpperCase()}`,
+  );
 }
 
 /** Hex SHA-256 of a body (V3 `x-acs-content-sha256`, the last line of the canonical request). */
@@ -57,7 +60,11 @@ export function v3Signature(canonicalRequest: string, secret: string): string {
  * `METHOD&%2F&enc(sorted enc(k)=enc(v) joined by &)`. `params` are every query and form
  * parameter except `Signature`.
  */
-export function rpcV1Signature(method: string, params: Readonly<Record<string, string>>, secret: string): string {
+export function rpcV1Signature(
+  method: string,
+  params: Readonly<Record<string, string>>,
+  secret: string,
+): string {
   const canonical = Object.keys(params)
     .sort()
     .map((k) => `${acsPercentEncode(k)}=${acsPercentEncode(params[k] ?? '')}`)
@@ -84,7 +91,8 @@ export function roaV1StringToSign(
     .map((k) => `${k}:${(headers[k] ?? '').replace(/[\t\n\r\f]/g, ' ').trim()}\n`)
     .join('');
   const keys = Object.keys(query).sort();
-  const resource = keys.length === 0 ? pathname : `${pathname}?${keys.map((k) => `${k}=${query[k] ?? ''}`).join('&')}`;
+  const resource =
+    keys.length === 0 ? pathname : `${pathname}?${keys.map((k) => `${k}=${query[k] ?? ''}`).join('&')}`;
   return `${method}\n${h('accept')}\n${h('content-md5')}\n${h('content-type')}\n${h('date')}\n${acs}${resource}`;
 }
 

@@ -18,7 +18,8 @@ import type { LoadBalancerEntry } from '../fleet/fleet-index.repository';
 import { AcsError } from './acs-error.exception';
 import type { AcsRequest, RpcHandler, RpcProduct } from './acs-request';
 
-const lbNotFound = () => new AcsError(400, 'InvalidLoadBalancerId.NotFound', 'The specified LoadBalancerId does not exist.');
+const lbNotFound = () =>
+  new AcsError(400, 'InvalidLoadBalancerId.NotFound', 'The specified LoadBalancerId does not exist.');
 
 function regionLoadBalancers(req: AcsRequest, regionId: string): LoadBalancerEntry[] {
   const region = req.account.regionById.get(regionId);
@@ -49,7 +50,8 @@ const describeLoadBalancers: RpcHandler = (req) => {
   const pageNumber = p.int('PageNumber') ?? 1;
   const pageSize = p.int('PageSize') ?? 10;
   if (pageNumber < 1) throw AcsError.invalidParameter('PageNumber', 'It must be at least 1.');
-  if (pageSize < 1 || pageSize > 100) throw AcsError.invalidParameter('PageSize', 'It must be between 1 and 100.');
+  if (pageSize < 1 || pageSize > 100)
+    throw AcsError.invalidParameter('PageSize', 'It must be between 1 and 100.');
 
   const preds: ((e: LoadBalancerEntry) => boolean)[] = [];
   const ids = p.str('LoadBalancerId');
@@ -64,20 +66,42 @@ const describeLoadBalancers: RpcHandler = (req) => {
   }
   const serverId = p.str('ServerId');
   if (serverId !== undefined) preds.push((e) => e.serverIds.has(serverId));
-  for (const field of ['VpcId', 'VSwitchId', 'AddressType', 'NetworkType', 'Address', 'LoadBalancerStatus', 'ResourceGroupId', 'MasterZoneId', 'SlaveZoneId', 'PayType', 'AddressIPVersion'] as const) {
+  for (const field of [
+    'VpcId',
+    'VSwitchId',
+    'AddressType',
+    'NetworkType',
+    'Address',
+    'LoadBalancerStatus',
+    'ResourceGroupId',
+    'MasterZoneId',
+    'SlaveZoneId',
+    'PayType',
+    'AddressIPVersion',
+  ] as const) {
     const v = p.str(field);
     if (v !== undefined) preds.push((e) => e.listItem[field] === v);
   }
   const tagFilters: { key: string; value: string | undefined }[] = p.keyValues('Tag');
   const tagsJson = p.str('Tags');
-  if (tagsJson !== undefined) for (const t of parseTagsJson(tagsJson)) tagFilters.push({ key: t.TagKey, value: t.TagValue });
+  if (tagsJson !== undefined)
+    for (const t of parseTagsJson(tagsJson)) tagFilters.push({ key: t.TagKey, value: t.TagValue });
   for (const tag of tagFilters)
-    preds.push((e) => (e.attribute.Tags?.Tag ?? []).some((t) => t.TagKey === tag.key && (tag.value === undefined || t.TagValue === tag.value)));
+    preds.push((e) =>
+      (e.attribute.Tags?.Tag ?? []).some(
+        (t) => t.TagKey === tag.key && (tag.value === undefined || t.TagValue === tag.value),
+      ),
+    );
 
   const region = regionLoadBalancers(req, regionId);
   const all = preds.length === 0 ? region : region.filter((e) => preds.every((f) => f(e)));
   const items = all.slice((pageNumber - 1) * pageSize, pageNumber * pageSize).map((e) => e.listItem);
-  return { PageNumber: pageNumber, PageSize: pageSize, TotalCount: all.length, LoadBalancers: { LoadBalancer: items } };
+  return {
+    PageNumber: pageNumber,
+    PageSize: pageSize,
+    TotalCount: all.length,
+    LoadBalancers: { LoadBalancer: items },
+  };
 };
 
 function findLoadBalancer(req: AcsRequest): LoadBalancerEntry {
@@ -89,12 +113,22 @@ function findLoadBalancer(req: AcsRequest): LoadBalancerEntry {
   throw lbNotFound();
 }
 
-const describeLoadBalancerAttribute: RpcHandler = (req) => {
-  const { RequestId: _stored, ...body } = findLoadBalancer(req).attribute as Record<string, unknown>;
-  return body;
-};
+/** A shallow copy of a stored body without the given keys (a stored `RequestId` is replaced by ours). */
+function without(body: Record<string, unknown>, ...keys: string[]): Record<string, unknown> {
+  const out = { ...body };
+  for (const k of keys) delete out[k];
+  return out;
+}
 
-function associatedObjects(lb: LoadBalancerEntry, group: WireVServerGroupAttribute, includeListener: boolean, includeRule: boolean): Record<string, unknown> | undefined {
+const describeLoadBalancerAttribute: RpcHandler = (req) =>
+  without(findLoadBalancer(req).attribute, 'RequestId');
+
+function associatedObjects(
+  lb: LoadBalancerEntry,
+  group: WireVServerGroupAttribute,
+  includeListener: boolean,
+  includeRule: boolean,
+): Record<string, unknown> | undefined {
   const stored = (group as Record<string, unknown>)['AssociatedObjects'];
   if (stored !== undefined) return stored as Record<string, unknown>;
   if (!includeListener && !includeRule) return undefined;
@@ -115,8 +149,12 @@ const describeVServerGroups: RpcHandler = (req) => {
   const includeRule = req.params.bool('IncludeRule') ?? false;
   const groups = lb.vServerGroups.map((g) => {
     const src: Record<string, unknown> = g;
-    const item: Record<string, unknown> = { VServerGroupId: g.VServerGroupId, VServerGroupName: g.VServerGroupName };
-    for (const f of ['CreateTime', 'ServerCount', 'Tags'] as const) if (src[f] !== undefined) item[f] = src[f];
+    const item: Record<string, unknown> = {
+      VServerGroupId: g.VServerGroupId,
+      VServerGroupName: g.VServerGroupName,
+    };
+    for (const f of ['CreateTime', 'ServerCount', 'Tags'] as const)
+      if (src[f] !== undefined) item[f] = src[f];
     const assoc = associatedObjects(lb, g, includeListener, includeRule);
     if (assoc !== undefined) item['AssociatedObjects'] = assoc;
     return item;
@@ -132,8 +170,7 @@ const describeVServerGroupAttribute: RpcHandler = (req) => {
     if (regionId !== undefined) regionLoadBalancers(req, regionId);
     throw new AcsError(400, 'InvalidParameter', 'The specified VServerGroupId does not exist.');
   }
-  const { RequestId: _stored, AssociatedObjects: _assoc, ...body } = found.group as Record<string, unknown>;
-  return body;
+  return without(found.group, 'RequestId', 'AssociatedObjects');
 };
 
 /** The simulated SLB product. */

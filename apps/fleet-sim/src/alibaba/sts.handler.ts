@@ -10,7 +10,9 @@ const getCallerIdentity: RpcHandler = (req) => {
   const sts = req.caller.credential.securityToken !== undefined;
   return {
     AccountId: accountId,
-    Arn: sts ? `acs:ram::${accountId}:assumed-role/sim/${req.caller.credential.accessKeyId}` : `acs:ram::${accountId}:root`,
+    Arn: sts
+      ? `acs:ram::${accountId}:assumed-role/sim/${req.caller.credential.accessKeyId}`
+      : `acs:ram::${accountId}:root`,
     IdentityType: sts ? 'AssumedRoleUser' : 'Account',
     PrincipalId: accountId,
     UserId: accountId,

@@ -16,7 +16,8 @@ const describeVSwitches: RpcHandler = (req) => {
   const pageNumber = p.int('PageNumber') ?? 1;
   const pageSize = p.int('PageSize') ?? 10;
   if (pageNumber < 1) throw AcsError.invalidParameter('PageNumber', 'It must be at least 1.');
-  if (pageSize < 1 || pageSize > 50) throw AcsError.invalidParameter('PageSize', 'It must be between 1 and 50.');
+  if (pageSize < 1 || pageSize > 50)
+    throw AcsError.invalidParameter('PageSize', 'It must be between 1 and 50.');
   const region = req.account.regionById.get(regionId);
   let all: WireVSwitch[] = [];
   if (region) {
@@ -27,11 +28,17 @@ const describeVSwitches: RpcHandler = (req) => {
       if (value !== undefined) preds.push((v) => (v as Record<string, unknown>)[field] === value);
     }
     const isDefault = p.bool('IsDefault');
-    if (isDefault !== undefined) preds.push((v) => ((v as Record<string, unknown>)['IsDefault'] ?? false) === isDefault);
+    if (isDefault !== undefined)
+      preds.push((v) => ((v as Record<string, unknown>)['IsDefault'] ?? false) === isDefault);
     all = preds.length === 0 ? region.vSwitches : region.vSwitches.filter((v) => preds.every((f) => f(v)));
   }
   const items = all.slice((pageNumber - 1) * pageSize, pageNumber * pageSize);
-  return { TotalCount: all.length, PageNumber: pageNumber, PageSize: pageSize, VSwitches: { VSwitch: items } };
+  return {
+    TotalCount: all.length,
+    PageNumber: pageNumber,
+    PageSize: pageSize,
+    VSwitches: { VSwitch: items },
+  };
 };
 
 /** The simulated VPC product. */

@@ -62,7 +62,10 @@ export const LOAD_BALANCER_LIST_FIELDS = [
 const INTERNET_CHARGE_CODES: Readonly<Record<string, string>> = { paybybandwidth: '3', paybytraffic: '4' };
 
 /** Project a DescribeLoadBalancerAttribute body to a DescribeLoadBalancers list item. */
-export function loadBalancerListItem(attribute: WireLoadBalancerAttribute, regionId: string): Record<string, unknown> {
+export function loadBalancerListItem(
+  attribute: WireLoadBalancerAttribute,
+  regionId: string,
+): Record<string, unknown> {
   const src: Record<string, unknown> = attribute;
   const out: Record<string, unknown> = {};
   for (const f of LOAD_BALANCER_LIST_FIELDS) if (src[f] !== undefined) out[f] = src[f];
@@ -145,7 +148,11 @@ export interface AccountEntry {
 /** Map key of a RAM policy. */
 export const policyKey = (policyType: string, policyName: string): string => `${policyType}:${policyName}`;
 
-function indexRegion(accountId: string, wire: WireAccount['regions'][number], account: AccountEntry): RegionEntry {
+function indexRegion(
+  accountId: string,
+  wire: WireAccount['regions'][number],
+  account: AccountEntry,
+): RegionEntry {
   const region: RegionEntry = { regionId: wire.regionId, clusters: [], sysctlsByInstance: new Map() };
   if (wire.loadBalancers) {
     const groupsByLb = new Map<string, WireVServerGroupAttribute[]>();
@@ -159,8 +166,15 @@ function indexRegion(accountId: string, wire: WireAccount['regions'][number], ac
       const vServerGroups = groupsByLb.get(attribute.LoadBalancerId) ?? [];
       const serverIds = new Set<string>();
       for (const s of attribute.BackendServers?.BackendServer ?? []) serverIds.add(s.ServerId);
-      for (const g of vServerGroups) for (const s of g.BackendServers?.BackendServer ?? []) serverIds.add(s.ServerId);
-      const entry: LoadBalancerEntry = { regionId: wire.regionId, attribute, listItem: loadBalancerListItem(attribute, wire.regionId), vServerGroups, serverIds };
+      for (const g of vServerGroups)
+        for (const s of g.BackendServers?.BackendServer ?? []) serverIds.add(s.ServerId);
+      const entry: LoadBalancerEntry = {
+        regionId: wire.regionId,
+        attribute,
+        listItem: loadBalancerListItem(attribute, wire.regionId),
+        vServerGroups,
+        serverIds,
+      };
       account.loadBalancers.set(attribute.LoadBalancerId, entry);
       return entry;
     });
@@ -183,7 +197,12 @@ function indexRegion(accountId: string, wire: WireAccount['regions'][number], ac
   for (const cluster of wire.clusters) {
     for (const [instanceId, values] of Object.entries(cluster.nodeSysctls ?? {}))
       region.sysctlsByInstance.set(instanceId, { ...region.sysctlsByInstance.get(instanceId), ...values });
-    const entry: ClusterEntry = { clusterId: cluster.detail.cluster_id, accountId, regionId: wire.regionId, cluster };
+    const entry: ClusterEntry = {
+      clusterId: cluster.detail.cluster_id,
+      accountId,
+      regionId: wire.regionId,
+      cluster,
+    };
     region.clusters.push(entry);
     account.clusters.push(entry);
     account.clusterById.set(entry.clusterId, entry);

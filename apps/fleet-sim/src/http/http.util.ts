@@ -60,7 +60,12 @@ export function header(req: IncomingMessage, name: string): string | undefined {
  * Write a JSON response. `body` may be a pre-serialised JSON string (used for large Kubernetes
  * lists assembled from cached item JSON).
  */
-export function sendJson(res: ServerResponse, status: number, body: unknown, headers: Record<string, string> = {}): void {
+export function sendJson(
+  res: ServerResponse,
+  status: number,
+  body: unknown,
+  headers: Record<string, string> = {},
+): void {
   const text = typeof body === 'string' ? body : JSON.stringify(body);
   res.writeHead(status, {
     'content-type': 'application/json;charset=utf-8',

@@ -36,7 +36,15 @@ describe(unflattenParams.name, () => {
 
 describe(RpcParams.name, () => {
   it('reads typed values and treats empty strings as absent', () => {
-    const p = params({ MaxResults: '20', DryRun: 'TRUE', Empty: '', InstanceIds: '["i-1","i-2"]', 'Dimensions.1.Key': 'regionId', 'Dimensions.1.Value': 'cn-beijing', 'InstanceId.1': 'i-9' });
+    const p = params({
+      MaxResults: '20',
+      DryRun: 'TRUE',
+      Empty: '',
+      InstanceIds: '["i-1","i-2"]',
+      'Dimensions.1.Key': 'regionId',
+      'Dimensions.1.Value': 'cn-beijing',
+      'InstanceId.1': 'i-9',
+    });
     expect(p.int('MaxResults')).toBe(20);
     expect(p.bool('DryRun')).toBe(true);
     expect(p.str('Empty')).toBeUndefined();

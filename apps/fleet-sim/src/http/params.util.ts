@@ -120,7 +120,8 @@ export class RpcParams {
     } catch {
       throw this.invalid(name, 'expected a JSON array of strings');
     }
-    if (!Array.isArray(parsed) || !parsed.every((x) => typeof x === 'string')) throw this.invalid(name, 'expected a JSON array of strings');
+    if (!Array.isArray(parsed) || !parsed.every((x) => typeof x === 'string'))
+      throw this.invalid(name, 'expected a JSON array of strings');
     return parsed;
   }
 

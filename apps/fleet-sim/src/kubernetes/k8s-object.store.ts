@@ -68,11 +68,17 @@ export class K8sObjectStore {
   private rawObjects(resource: K8sResource): Record<string, unknown>[] {
     const kube = this.kube;
     if (!kube) return [];
-    if (resource.source !== 'namespaces') return kube[resource.source] as unknown as Record<string, unknown>[];
+    if (resource.source !== 'namespaces')
+      return kube[resource.source] as unknown as Record<string, unknown>[];
     const names = new Set(BUILTIN_NAMESPACES);
-    for (const list of [kube.services, kube.pods, kube.endpointSlices, kube.events]) for (const o of list) names.add(o.metadata.namespace);
+    for (const list of [kube.services, kube.pods, kube.endpointSlices, kube.events])
+      for (const o of list) names.add(o.metadata.namespace);
     return [...names].map((name) => ({
-      metadata: { name, labels: { 'kubernetes.io/metadata.name': name }, ...(this.createdAt ? { creationTimestamp: this.createdAt } : {}) },
+      metadata: {
+        name,
+        labels: { 'kubernetes.io/metadata.name': name },
+        ...(this.createdAt ? { creationTimestamp: this.createdAt } : {}),
+      },
       spec: { finalizers: ['kubernetes'] },
       status: { phase: 'Active' },
     }));
@@ -81,12 +87,25 @@ export class K8sObjectStore {
   private build(resource: K8sResource): ResourceIndex {
     const apiVersion = apiVersionOf(resource);
     const all: StoredObject[] = this.rawObjects(resource).map((raw) => {
-      const { apiVersion: _v, kind: _k, ...rest } = raw;
       const meta = metaOf(raw);
       const namespace = resource.namespaced ? String(meta['namespace'] ?? 'default') : '';
-      return { namespace, name: String(meta['name'] ?? ''), obj: { apiVersion, kind: resource.kind, ...rest } };
+      // apiVersion and kind first, as the API server prints them (re-set after the spread in case the file had others).
+      const obj: Record<string, unknown> = { apiVersion, kind: resource.kind, ...raw };
+      obj['apiVersion'] = apiVersion;
+      obj['kind'] = resource.kind;
+      return { namespace, name: String(meta['name'] ?? ''), obj };
     });
-    all.sort((a, b) => (a.namespace === b.namespace ? (a.name < b.name ? -1 : a.name > b.name ? 1 : 0) : a.namespace < b.namespace ? -1 : 1));
+    all.sort((a, b) =>
+      a.namespace === b.namespace
+        ? a.name < b.name
+          ? -1
+          : a.name > b.name
+            ? 1
+            : 0
+        : a.namespace < b.namespace
+          ? -1
+          : 1,
+    );
     const byNamespace = new Map<string, StoredObject[]>();
     const byKey = new Map<string, StoredObject>();
     for (const o of all) {

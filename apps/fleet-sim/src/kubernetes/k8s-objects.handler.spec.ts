@@ -26,7 +26,9 @@ describe('listObjects', () => {
 
   it('sorts by namespace then name, adds apiVersion/kind, and pages with limit/continue', () => {
     const services = resource('v1', 'services');
-    const first = JSON.parse(listObjects(store, { resource: services, query: new URLSearchParams('limit=2') })) as {
+    const first = JSON.parse(
+      listObjects(store, { resource: services, query: new URLSearchParams('limit=2') }),
+    ) as {
       kind: string;
       metadata: { continue?: string; remainingItemCount?: number; resourceVersion: string };
       items: { apiVersion: string; kind: string; metadata: { namespace: string; name: string } }[];
@@ -35,7 +37,12 @@ describe('listObjects', () => {
     expect(first.metadata).toMatchObject({ resourceVersion: '7', remainingItemCount: 1 });
     expect(first.items.map((i) => `${i.metadata.namespace}/${i.metadata.name}`)).toEqual(['x/a', 'x/b']);
     expect(first.items[0]).toMatchObject({ apiVersion: 'v1', kind: 'Service' });
-    const second = JSON.parse(listObjects(store, { resource: services, query: new URLSearchParams({ limit: '2', continue: first.metadata.continue ?? '' }) })) as {
+    const second = JSON.parse(
+      listObjects(store, {
+        resource: services,
+        query: new URLSearchParams({ limit: '2', continue: first.metadata.continue ?? '' }),
+      }),
+    ) as {
       metadata: { continue?: string };
       items: { metadata: { name: string } }[];
     };
@@ -46,19 +53,48 @@ describe('listObjects', () => {
   it('rejects a continue token of another list (400) or another resourceVersion (410)', () => {
     const nodes = resource('v1', 'nodes');
     const services = resource('v1', 'services');
-    const page = JSON.parse(listObjects(store, { resource: nodes, query: new URLSearchParams('limit=1') })) as { metadata: { continue: string } };
-    expect(() => listObjects(store, { resource: services, query: new URLSearchParams({ continue: page.metadata.continue }) })).toThrow(expect.objectContaining({ code: 400 }));
+    const page = JSON.parse(
+      listObjects(store, { resource: nodes, query: new URLSearchParams('limit=1') }),
+    ) as { metadata: { continue: string } };
+    expect(() =>
+      listObjects(store, {
+        resource: services,
+        query: new URLSearchParams({ continue: page.metadata.continue }),
+      }),
+    ).toThrow(expect.objectContaining({ code: 400 }));
     const restarted = new K8sObjectStore(kube(), '8', undefined);
-    expect(() => listObjects(restarted, { resource: nodes, query: new URLSearchParams({ continue: page.metadata.continue }) })).toThrow(expect.objectContaining({ code: 410, reason: 'Expired' }));
+    expect(() =>
+      listObjects(restarted, {
+        resource: nodes,
+        query: new URLSearchParams({ continue: page.metadata.continue }),
+      }),
+    ).toThrow(expect.objectContaining({ code: 410, reason: 'Expired' }));
   });
 
   it('lists one namespace, synthesises namespaces, and gets single objects', () => {
     const services = resource('v1', 'services');
-    const y = JSON.parse(listObjects(store, { resource: services, namespace: 'y', query: new URLSearchParams() })) as { items: unknown[] };
+    const y = JSON.parse(
+      listObjects(store, { resource: services, namespace: 'y', query: new URLSearchParams() }),
+    ) as { items: unknown[] };
     expect(y.items).toHaveLength(1);
-    const ns = JSON.parse(listObjects(store, { resource: resource('v1', 'namespaces'), query: new URLSearchParams() })) as { items: { metadata: { name: string } }[] };
-    expect(ns.items.map((n) => n.metadata.name)).toEqual(['default', 'kube-node-lease', 'kube-public', 'kube-system', 'x', 'y']);
-    expect(JSON.parse(getObject(store, { resource: resource('v1', 'nodes'), name: 'n2', query: new URLSearchParams() }))).toMatchObject({ kind: 'Node', metadata: { name: 'n2' } });
-    expect(() => getObject(store, { resource: services, namespace: 'x', name: 'zz', query: new URLSearchParams() })).toThrow('services "zz" not found');
+    const ns = JSON.parse(
+      listObjects(store, { resource: resource('v1', 'namespaces'), query: new URLSearchParams() }),
+    ) as { items: { metadata: { name: string } }[] };
+    expect(ns.items.map((n) => n.metadata.name)).toEqual([
+      'default',
+      'kube-node-lease',
+      'kube-public',
+      'kube-system',
+      'x',
+      'y',
+    ]);
+    expect(
+      JSON.parse(
+        getObject(store, { resource: resource('v1', 'nodes'), name: 'n2', query: new URLSearchParams() }),
+      ),
+    ).toMatchObject({ kind: 'Node', metadata: { name: 'n2' } });
+    expect(() =>
+      getObject(store, { resource: services, namespace: 'x', name: 'zz', query: new URLSearchParams() }),
+    ).toThrow('services "zz" not found');
   });
 });

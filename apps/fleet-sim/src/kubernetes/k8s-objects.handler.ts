@@ -25,7 +25,12 @@ export interface K8sObjectRequest {
 }
 
 function continueScope(req: K8sObjectRequest): string {
-  return JSON.stringify([req.resource.name, req.namespace ?? '', req.query.get('labelSelector') ?? '', req.query.get('fieldSelector') ?? '']);
+  return JSON.stringify([
+    req.resource.name,
+    req.namespace ?? '',
+    req.query.get('labelSelector') ?? '',
+    req.query.get('fieldSelector') ?? '',
+  ]);
 }
 
 function encodeContinue(offset: number, rv: string, scope: string): string {
@@ -39,11 +44,23 @@ function decodeContinue(token: string, rv: string, scope: string): number {
   } catch {
     throw new K8sStatusError(400, 'BadRequest', 'continue key is not valid: not a simulator continue token');
   }
-  const t = (typeof parsed === 'object' && parsed !== null ? parsed : {}) as { rv?: unknown; o?: unknown; q?: unknown };
+  const t = (typeof parsed === 'object' && parsed !== null ? parsed : {}) as {
+    rv?: unknown;
+    o?: unknown;
+    q?: unknown;
+  };
   if (typeof t.o !== 'number' || !Number.isInteger(t.o) || t.o < 0 || t.q !== scope)
-    throw new K8sStatusError(400, 'BadRequest', 'continue key is not valid: it belongs to another list request');
+    throw new K8sStatusError(
+      400,
+      'BadRequest',
+      'continue key is not valid: it belongs to another list request',
+    );
   if (t.rv !== rv)
-    throw new K8sStatusError(410, 'Expired', 'The provided continue parameter is too old to display a consistent list result. You can start a new list without the continue parameter.');
+    throw new K8sStatusError(
+      410,
+      'Expired',
+      'The provided continue parameter is too old to display a consistent list result. You can start a new list without the continue parameter.',
+    );
   return t.o;
 }
 
@@ -58,7 +75,8 @@ export function findResource(groupVersion: string, plural: string): K8sResource 
  */
 export function listObjects(store: K8sObjectStore, req: K8sObjectRequest): string {
   const q = req.query;
-  if (q.get('watch') === 'true' || q.get('watch') === '1') throw new K8sStatusError(400, 'BadRequest', 'watch is not supported by the fleet simulator');
+  if (q.get('watch') === 'true' || q.get('watch') === '1')
+    throw new K8sStatusError(400, 'BadRequest', 'watch is not supported by the fleet simulator');
   const limitRaw = q.get('limit');
   let limit = 0;
   if (limitRaw !== null && limitRaw !== '') {
@@ -66,7 +84,8 @@ export function listObjects(store: K8sObjectStore, req: K8sObjectRequest): strin
     limit = Number(limitRaw);
   }
   const index = store.index(req.resource);
-  let items: StoredObject[] = req.namespace === undefined ? index.all : (index.byNamespace.get(req.namespace) ?? []);
+  let items: StoredObject[] =
+    req.namespace === undefined ? index.all : (index.byNamespace.get(req.namespace) ?? []);
   const labelSelector = q.get('labelSelector');
   const fieldSelector = q.get('fieldSelector');
   if (labelSelector) {
@@ -99,10 +118,15 @@ export function listObjects(store: K8sObjectStore, req: K8sObjectRequest): strin
 export function getObject(store: K8sObjectStore, req: K8sObjectRequest): string {
   const found = store.index(req.resource).byKey.get(`${req.namespace ?? ''}/${req.name ?? ''}`);
   if (!found)
-    throw new K8sStatusError(404, 'NotFound', `${req.resource.name}${req.resource.group ? `.${req.resource.group}` : ''} "${req.name ?? ''}" not found`, {
-      name: req.name,
-      ...(req.resource.group ? { group: req.resource.group } : {}),
-      kind: req.resource.name,
-    });
+    throw new K8sStatusError(
+      404,
+      'NotFound',
+      `${req.resource.name}${req.resource.group ? `.${req.resource.group}` : ''} "${req.name ?? ''}" not found`,
+      {
+        name: req.name,
+        ...(req.resource.group ? { group: req.resource.group } : {}),
+        kind: req.resource.name,
+      },
+    );
   return store.json(found);
 }

@@ -25,13 +25,47 @@ export interface K8sResource {
 }
 
 /** `apiVersion` of a resource's objects. */
-export const apiVersionOf = (r: K8sResource): string => (r.group === '' ? r.version : `${r.group}/${r.version}`);
+export const apiVersionOf = (r: K8sResource): string =>
+  r.group === '' ? r.version : `${r.group}/${r.version}`;
 
 /** Every served resource. */
 export const K8S_RESOURCES: readonly K8sResource[] = [
-  { name: 'nodes', singularName: 'node', kind: 'Node', group: '', version: 'v1', namespaced: false, shortNames: ['no'], categories: [], source: 'nodes', fieldLabels: ['spec.unschedulable'] },
-  { name: 'namespaces', singularName: 'namespace', kind: 'Namespace', group: '', version: 'v1', namespaced: false, shortNames: ['ns'], categories: [], source: 'namespaces', fieldLabels: ['status.phase'] },
-  { name: 'services', singularName: 'service', kind: 'Service', group: '', version: 'v1', namespaced: true, shortNames: ['svc'], categories: ['all'], source: 'services', fieldLabels: ['spec.clusterIP', 'spec.type'] },
+  {
+    name: 'nodes',
+    singularName: 'node',
+    kind: 'Node',
+    group: '',
+    version: 'v1',
+    namespaced: false,
+    shortNames: ['no'],
+    categories: [],
+    source: 'nodes',
+    fieldLabels: ['spec.unschedulable'],
+  },
+  {
+    name: 'namespaces',
+    singularName: 'namespace',
+    kind: 'Namespace',
+    group: '',
+    version: 'v1',
+    namespaced: false,
+    shortNames: ['ns'],
+    categories: [],
+    source: 'namespaces',
+    fieldLabels: ['status.phase'],
+  },
+  {
+    name: 'services',
+    singularName: 'service',
+    kind: 'Service',
+    group: '',
+    version: 'v1',
+    namespaced: true,
+    shortNames: ['svc'],
+    categories: ['all'],
+    source: 'services',
+    fieldLabels: ['spec.clusterIP', 'spec.type'],
+  },
   {
     name: 'pods',
     singularName: 'pod',
@@ -42,7 +76,16 @@ export const K8S_RESOURCES: readonly K8sResource[] = [
     shortNames: ['po'],
     categories: ['all'],
     source: 'pods',
-    fieldLabels: ['spec.nodeName', 'spec.restartPolicy', 'spec.schedulerName', 'spec.serviceAccountName', 'spec.hostNetwork', 'status.phase', 'status.podIP', 'status.nominatedNodeName'],
+    fieldLabels: [
+      'spec.nodeName',
+      'spec.restartPolicy',
+      'spec.schedulerName',
+      'spec.serviceAccountName',
+      'spec.hostNetwork',
+      'status.phase',
+      'status.podIP',
+      'status.nominatedNodeName',
+    ],
   },
   {
     name: 'events',
@@ -68,7 +111,18 @@ export const K8S_RESOURCES: readonly K8sResource[] = [
       'type',
     ],
   },
-  { name: 'endpointslices', singularName: 'endpointslice', kind: 'EndpointSlice', group: 'discovery.k8s.io', version: 'v1', namespaced: true, shortNames: [], categories: [], source: 'endpointSlices', fieldLabels: [] },
+  {
+    name: 'endpointslices',
+    singularName: 'endpointslice',
+    kind: 'EndpointSlice',
+    group: 'discovery.k8s.io',
+    version: 'v1',
+    namespaced: true,
+    shortNames: [],
+    categories: [],
+    source: 'endpointSlices',
+    fieldLabels: [],
+  },
 ];
 
 /** Resources by `group/version` then plural name. */
@@ -113,11 +167,17 @@ const DISCOVERY_GROUP = {
 export const API_GROUP_LIST = { kind: 'APIGroupList', apiVersion: 'v1', groups: [DISCOVERY_GROUP] };
 
 /** `GET /apis/<group>`: APIGroup, by group name. */
-export const API_GROUPS: ReadonlyMap<string, Record<string, unknown>> = new Map([[DISCOVERY_GROUP.name, { kind: 'APIGroup', apiVersion: 'v1', ...DISCOVERY_GROUP }]]);
+export const API_GROUPS: ReadonlyMap<string, Record<string, unknown>> = new Map([
+  [DISCOVERY_GROUP.name, { kind: 'APIGroup', apiVersion: 'v1', ...DISCOVERY_GROUP }],
+]);
 
 /** `GET /api`: APIVersions. */
 export function apiVersions(serverAddress: string): Record<string, unknown> {
-  return { kind: 'APIVersions', versions: ['v1'], serverAddressByClientCIDRs: [{ clientCIDR: '0.0.0.0/0', serverAddress }] };
+  return {
+    kind: 'APIVersions',
+    versions: ['v1'],
+    serverAddressByClientCIDRs: [{ clientCIDR: '0.0.0.0/0', serverAddress }],
+  };
 }
 
 /**

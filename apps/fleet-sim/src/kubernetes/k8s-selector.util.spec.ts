@@ -3,7 +3,10 @@ import { K8S_RESOURCES } from './k8s-resources.constants';
 import { parseFieldSelector, parseLabelSelector } from './k8s-selector.util';
 import { K8sStatusError } from './k8s-status.util';
 
-const obj = (labels: Record<string, string>, extra: Record<string, unknown> = {}) => ({ metadata: { name: 'x', namespace: 'ns', labels }, ...extra });
+const obj = (labels: Record<string, string>, extra: Record<string, unknown> = {}) => ({
+  metadata: { name: 'x', namespace: 'ns', labels },
+  ...extra,
+});
 const pods = K8S_RESOURCES.find((r) => r.name === 'pods');
 
 describe(parseLabelSelector.name, () => {
@@ -33,6 +36,8 @@ describe(parseFieldSelector.name, () => {
     const pod = obj({}, { spec: { nodeName: 'n1' }, status: { phase: 'Running' } });
     expect(parseFieldSelector('spec.nodeName=n1,status.phase!=Failed', pods)(pod)).toBe(true);
     expect(parseFieldSelector('metadata.namespace=other', pods)(pod)).toBe(false);
-    expect(() => parseFieldSelector('spec.containers=x', pods)).toThrow('field label not supported: spec.containers');
+    expect(() => parseFieldSelector('spec.containers=x', pods)).toThrow(
+      'field label not supported: spec.containers',
+    );
   });
 });

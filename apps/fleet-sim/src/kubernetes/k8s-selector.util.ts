@@ -31,7 +31,8 @@ function splitTerms(s: string): string[] {
 
 function labelsOf(obj: Record<string, unknown>): Record<string, string> {
   const meta = obj['metadata'];
-  const labels = typeof meta === 'object' && meta !== null ? (meta as Record<string, unknown>)['labels'] : undefined;
+  const labels =
+    typeof meta === 'object' && meta !== null ? (meta as Record<string, unknown>)['labels'] : undefined;
   return typeof labels === 'object' && labels !== null ? (labels as Record<string, string>) : {};
 }
 
@@ -46,7 +47,11 @@ export function parseLabelSelector(selector: string): ObjectPredicate {
     if ((m = /^([\w./-]+)\s+(in|notin)\s+\(([^)]*)\)$/.exec(term))) {
       const [, key, op, list] = m as unknown as [string, string, string, string];
       const values = new Set(list.split(',').map((v) => v.trim()));
-      preds.push(op === 'in' ? (l) => l[key] !== undefined && values.has(l[key]) : (l) => l[key] === undefined || !values.has(l[key]));
+      preds.push(
+        op === 'in'
+          ? (l) => l[key] !== undefined && values.has(l[key])
+          : (l) => l[key] === undefined || !values.has(l[key]),
+      );
     } else if ((m = /^([\w./-]+)\s*(==|=|!=)\s*([\w.-]*)$/.exec(term))) {
       const [, key, op, value] = m as unknown as [string, string, string, string];
       preds.push(op === '!=' ? (l) => l[key] !== value : (l) => l[key] === value);

@@ -4,7 +4,8 @@
  */
 
 /** Standard reasons used by the simulator. */
-export type K8sStatusReason = 'BadRequest' | 'Unauthorized' | 'Forbidden' | 'NotFound' | 'MethodNotAllowed' | 'Expired' | 'NotAcceptable';
+export type K8sStatusReason =
+  'BadRequest' | 'Unauthorized' | 'Forbidden' | 'NotFound' | 'MethodNotAllowed' | 'Expired' | 'NotAcceptable';
 
 /** A Kubernetes error to answer with. */
 export class K8sStatusError extends Error {

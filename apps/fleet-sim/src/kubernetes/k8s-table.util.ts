@@ -21,7 +21,8 @@ const get = (o: unknown, path: string): unknown => {
   }
   return cur;
 };
-const str = (v: unknown, dflt = '<none>'): string => (v === undefined || v === null || v === '' ? dflt : String(v));
+const str = (v: unknown, dflt = '<none>'): string =>
+  v === undefined || v === null || v === '' ? dflt : String(v);
 const arr = (v: unknown): unknown[] => (Array.isArray(v) ? v : []);
 
 /** Kubernetes `duration.HumanDuration`-like age: 45s, 12m, 5h, 3d, 2y. */
@@ -46,17 +47,26 @@ interface Column {
   cell: (o: Obj, now: Date) => string | number;
 }
 
-const age: Column = { name: 'Age', priority: 0, cell: (o, now) => humanAge(get(o, 'metadata.creationTimestamp'), now) };
+const age: Column = {
+  name: 'Age',
+  priority: 0,
+  cell: (o, now) => humanAge(get(o, 'metadata.creationTimestamp'), now),
+};
 const name: Column = { name: 'Name', priority: 0, cell: (o) => str(get(o, 'metadata.name'), '') };
 
 const servicePorts = (o: Obj): string =>
   arr(get(o, 'spec.ports'))
-    .map((p) => `${str(get(p, 'port'), '')}${get(p, 'nodePort') ? `:${String(get(p, 'nodePort'))}` : ''}/${str(get(p, 'protocol'), 'TCP')}`)
+    .map(
+      (p) =>
+        `${str(get(p, 'port'), '')}${get(p, 'nodePort') ? `:${String(get(p, 'nodePort'))}` : ''}/${str(get(p, 'protocol'), 'TCP')}`,
+    )
     .join(',') || '<none>';
 
 const externalIp = (o: Obj): string => {
   const type = get(o, 'spec.type');
-  const ingress = arr(get(o, 'status.loadBalancer.ingress')).map((i) => str(get(i, 'ip') ?? get(i, 'hostname'), ''));
+  const ingress = arr(get(o, 'status.loadBalancer.ingress')).map((i) =>
+    str(get(i, 'ip') ?? get(i, 'hostname'), ''),
+  );
   if (type === 'LoadBalancer') return ingress.filter((x) => x !== '').join(',') || '<pending>';
   return arr(get(o, 'spec.externalIPs')).map(String).join(',') || '<none>';
 };
@@ -81,7 +91,11 @@ const podReady = (o: Obj): string => {
   return `${ready}/${containers}`;
 };
 
-const podRestarts = (o: Obj): number => arr(get(o, 'status.containerStatuses')).reduce<number>((n, c) => n + Number(get(c, 'restartCount') ?? 0), 0);
+const podRestarts = (o: Obj): number =>
+  arr(get(o, 'status.containerStatuses')).reduce<number>(
+    (n, c) => n + Number(get(c, 'restartCount') ?? 0),
+    0,
+  );
 
 const COLUMNS: Readonly<Record<string, Column[]>> = {
   Node: [
@@ -90,7 +104,17 @@ const COLUMNS: Readonly<Record<string, Column[]>> = {
     { name: 'Roles', priority: 0, cell: nodeRoles },
     age,
     { name: 'Version', priority: 0, cell: (o) => str(get(o, 'status.nodeInfo.kubeletVersion'), '') },
-    { name: 'Internal-IP', priority: 1, cell: (o) => str(get(arr(get(o, 'status.addresses')).find((a) => get(a, 'type') === 'InternalIP'), 'address')) },
+    {
+      name: 'Internal-IP',
+      priority: 1,
+      cell: (o) =>
+        str(
+          get(
+            arr(get(o, 'status.addresses')).find((a) => get(a, 'type') === 'InternalIP'),
+            'address',
+          ),
+        ),
+    },
   ],
   Namespace: [name, { name: 'Status', priority: 0, cell: (o) => str(get(o, 'status.phase'), '') }, age],
   Service: [
@@ -100,7 +124,14 @@ const COLUMNS: Readonly<Record<string, Column[]>> = {
     { name: 'External-IP', priority: 0, cell: externalIp },
     { name: 'Port(s)', priority: 0, cell: servicePorts },
     age,
-    { name: 'Selector', priority: 1, cell: (o) => Object.entries((get(o, 'spec.selector') ?? {}) as Record<string, string>).map(([k, v]) => `${k}=${v}`).join(',') || '<none>' },
+    {
+      name: 'Selector',
+      priority: 1,
+      cell: (o) =>
+        Object.entries((get(o, 'spec.selector') ?? {}) as Record<string, string>)
+          .map(([k, v]) => `${k}=${v}`)
+          .join(',') || '<none>',
+    },
   ],
   Pod: [
     name,
@@ -114,15 +145,40 @@ const COLUMNS: Readonly<Record<string, Column[]>> = {
   EndpointSlice: [
     name,
     { name: 'AddressType', priority: 0, cell: (o) => str(get(o, 'addressType'), '') },
-    { name: 'Ports', priority: 0, cell: (o) => arr(get(o, 'ports')).map((p) => str(get(p, 'port'), '')).join(',') || '<unset>' },
-    { name: 'Endpoints', priority: 0, cell: (o) => arr(get(o, 'endpoints')).flatMap((e) => arr(get(e, 'addresses')).map(String)).slice(0, 3).join(',') || '<unset>' },
+    {
+      name: 'Ports',
+      priority: 0,
+      cell: (o) =>
+        arr(get(o, 'ports'))
+          .map((p) => str(get(p, 'port'), ''))
+          .join(',') || '<unset>',
+    },
+    {
+      name: 'Endpoints',
+      priority: 0,
+      cell: (o) =>
+        arr(get(o, 'endpoints'))
+          .flatMap((e) => arr(get(e, 'addresses')).map(String))
+          .slice(0, 3)
+          .join(',') || '<unset>',
+    },
     age,
   ],
   Event: [
-    { name: 'Last Seen', priority: 0, cell: (o, now) => humanAge(get(o, 'lastTimestamp') ?? get(o, 'eventTime') ?? get(o, 'metadata.creationTimestamp'), now) },
+    {
+      name: 'Last Seen',
+      priority: 0,
+      cell: (o, now) =>
+        humanAge(get(o, 'lastTimestamp') ?? get(o, 'eventTime') ?? get(o, 'metadata.creationTimestamp'), now),
+    },
     { name: 'Type', priority: 0, cell: (o) => str(get(o, 'type'), '') },
     { name: 'Reason', priority: 0, cell: (o) => str(get(o, 'reason'), '') },
-    { name: 'Object', priority: 0, cell: (o) => `${String(get(o, 'involvedObject.kind') ?? '').toLowerCase()}/${str(get(o, 'involvedObject.name'), '')}` },
+    {
+      name: 'Object',
+      priority: 0,
+      cell: (o) =>
+        `${String(get(o, 'involvedObject.kind') ?? '').toLowerCase()}/${str(get(o, 'involvedObject.name'), '')}`,
+    },
     { name: 'Message', priority: 0, cell: (o) => str(get(o, 'message'), '') },
   ],
 };
@@ -148,7 +204,11 @@ export function tableFor(resource: K8sResource, list: Obj, now: Date = new Date(
       const o = item as Obj;
       return {
         cells: columns.map((c) => c.cell(o, now)),
-        object: { kind: 'PartialObjectMetadata', apiVersion: 'meta.k8s.io/v1', metadata: o['metadata'] ?? {} },
+        object: {
+          kind: 'PartialObjectMetadata',
+          apiVersion: 'meta.k8s.io/v1',
+          metadata: o['metadata'] ?? {},
+        },
       };
     }),
   };

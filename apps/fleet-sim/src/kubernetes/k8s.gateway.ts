@@ -12,7 +12,14 @@
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import { header, sendJson } from '../http/http.util';
 import type { SimContext } from '../sim-context';
-import { API_GROUP_LIST, API_GROUPS, apiResourceList, apiVersions, versionInfo, type K8sResource } from './k8s-resources.constants';
+import {
+  API_GROUP_LIST,
+  API_GROUPS,
+  apiResourceList,
+  apiVersions,
+  versionInfo,
+  type K8sResource,
+} from './k8s-resources.constants';
 import { K8sObjectStore } from './k8s-object.store';
 import { findResource, getObject, listObjects, type K8sObjectRequest } from './k8s-objects.handler';
 import { K8sStatusError } from './k8s-status.util';
@@ -54,12 +61,19 @@ export class KubernetesGateway {
   private route(req: IncomingMessage, segments: string[], query: URLSearchParams): unknown {
     const [clusterId = '', ...rest] = segments;
     const cluster = this.ctx.fleet.cluster(clusterId);
-    if (!cluster) throw new K8sStatusError(404, 'NotFound', `cluster "${clusterId}" is not in the simulated fleet`);
+    if (!cluster)
+      throw new K8sStatusError(404, 'NotFound', `cluster "${clusterId}" is not in the simulated fleet`);
     const auth = header(req, 'authorization') ?? '';
     const token = /^Bearer\s+(.+)$/i.exec(auth)?.[1]?.trim();
-    if (!token || !this.ctx.clusterTokens.accepts(clusterId, token)) throw new K8sStatusError(401, 'Unauthorized', 'Unauthorized');
+    if (!token || !this.ctx.clusterTokens.accepts(clusterId, token))
+      throw new K8sStatusError(401, 'Unauthorized', 'Unauthorized');
     const method = (req.method ?? 'GET').toUpperCase();
-    if (method !== 'GET') throw new K8sStatusError(405, 'MethodNotAllowed', `the server does not allow this method on the requested resource (${method}); the fleet simulator is read-only`);
+    if (method !== 'GET')
+      throw new K8sStatusError(
+        405,
+        'MethodNotAllowed',
+        `the server does not allow this method on the requested resource (${method}); the fleet simulator is read-only`,
+      );
 
     const path = rest.join('/');
     if (path === 'version') return versionInfo(cluster.cluster.detail.current_version);
@@ -75,17 +89,25 @@ export class KubernetesGateway {
       if (list) return list;
     }
     const objReq = this.objectRequest(rest, query);
-    if (!objReq) throw new K8sStatusError(404, 'NotFound', 'the server could not find the requested resource', {});
+    if (!objReq)
+      throw new K8sStatusError(404, 'NotFound', 'the server could not find the requested resource', {});
     const store = this.store(clusterId) as K8sObjectStore;
     if (!store.kube) {
       const verb = objReq.name === undefined ? 'list' : 'get';
-      throw new K8sStatusError(403, 'Forbidden', `${objReq.resource.name} is forbidden: User "sim" cannot ${verb} resource "${objReq.resource.name}" in API group "${objReq.resource.group}" (the Kubernetes objects of this cluster are not in the simulated fleet)`, {
-        kind: objReq.resource.name,
-      });
+      throw new K8sStatusError(
+        403,
+        'Forbidden',
+        `${objReq.resource.name} is forbidden: User "sim" cannot ${verb} resource "${objReq.resource.name}" in API group "${objReq.resource.group}" (the Kubernetes objects of this cluster are not in the simulated fleet)`,
+        {
+          kind: objReq.resource.name,
+        },
+      );
     }
     if (objReq.name !== undefined) return getObject(store, objReq);
     const listJson = listObjects(store, objReq);
-    return wantsTable(header(req, 'accept')) ? tableFor(objReq.resource, JSON.parse(listJson) as Record<string, unknown>, this.ctx.now()) : listJson;
+    return wantsTable(header(req, 'accept'))
+      ? tableFor(objReq.resource, JSON.parse(listJson) as Record<string, unknown>, this.ctx.now())
+      : listJson;
   }
 
   /** Parse `api/v1/...` or `apis/<group>/<version>/...` object paths. */
@@ -99,17 +121,24 @@ export class KubernetesGateway {
       gv = `${rest[1]}/${rest[2]}`;
       tail = rest.slice(3);
     } else return undefined;
-    const resolve = (plural: string | undefined): K8sResource | undefined => (plural === undefined ? undefined : findResource(gv, plural));
+    const resolve = (plural: string | undefined): K8sResource | undefined =>
+      plural === undefined ? undefined : findResource(gv, plural);
     // namespaces/<ns>/<resource>[/<name>]
     if (tail[0] === 'namespaces' && tail.length >= 3) {
       const resource = resolve(tail[2]);
       if (!resource || !resource.namespaced || tail.length > 4) return undefined;
-      return { resource, namespace: tail[1] as string, ...(tail.length === 4 ? { name: tail[3] as string } : {}), query };
+      return {
+        resource,
+        namespace: tail[1] as string,
+        ...(tail.length === 4 ? { name: tail[3] as string } : {}),
+        query,
+      };
     }
     // <resource>[/<name>]
     const resource = resolve(tail[0]);
     if (!resource || tail.length > 2) return undefined;
-    if (tail.length === 2) return resource.namespaced ? undefined : { resource, name: tail[1] as string, query };
+    if (tail.length === 2)
+      return resource.namespaced ? undefined : { resource, name: tail[1] as string, query };
     return { resource, query };
   }
 }

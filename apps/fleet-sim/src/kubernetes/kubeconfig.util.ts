@@ -22,7 +22,11 @@ export interface KubeconfigInput {
  * Base URL of a simulated cluster's Kubernetes API. The kubeconfig uses https because kubectl
  * sends a bearer token only to https servers; the same URL over http also works (client-node).
  */
-export function kubernetesServerUrl(endpoint: string, clusterId: string, scheme: 'https' | 'http' = 'https'): string {
+export function kubernetesServerUrl(
+  endpoint: string,
+  clusterId: string,
+  scheme: 'https' | 'http' = 'https',
+): string {
   return `${scheme}://${endpoint}/k8s/${clusterId}`;
 }
 
@@ -32,7 +36,15 @@ export function buildKubeconfig(input: KubeconfigInput): string {
   return stringify({
     apiVersion: 'v1',
     kind: 'Config',
-    clusters: [{ name: 'kubernetes', cluster: { server: kubernetesServerUrl(input.endpoint, input.clusterId), 'insecure-skip-tls-verify': true } }],
+    clusters: [
+      {
+        name: 'kubernetes',
+        cluster: {
+          server: kubernetesServerUrl(input.endpoint, input.clusterId),
+          'insecure-skip-tls-verify': true,
+        },
+      },
+    ],
     contexts: [{ name: context, context: { cluster: 'kubernetes', user: input.userName } }],
     'current-context': context,
     preferences: {},

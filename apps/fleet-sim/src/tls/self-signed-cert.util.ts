@@ -23,7 +23,8 @@ function derLength(n: number): Buffer {
   return Buffer.from([0x80 | bytes.length, ...bytes]);
 }
 
-const tlv = (tag: number, content: Buffer): Buffer => Buffer.concat([Buffer.from([tag]), derLength(content.length), content]);
+const tlv = (tag: number, content: Buffer): Buffer =>
+  Buffer.concat([Buffer.from([tag]), derLength(content.length), content]);
 const seq = (...items: Buffer[]): Buffer => tlv(0x30, Buffer.concat(items));
 const set = (...items: Buffer[]): Buffer => tlv(0x31, Buffer.concat(items));
 
@@ -69,10 +70,22 @@ export function generateSelfSignedCert(commonName = 'fleet-sim', days = 825): Se
   const notAfter = new Date(notBefore.getTime() + days * 24 * 3600 * 1000);
   const san = seq(tlv(0x87, Buffer.from([127, 0, 0, 1])), tlv(0x82, Buffer.from('localhost', 'ascii')));
   const extensions = tlv(0xa3, seq(seq(derOid(SUBJECT_ALT_NAME), tlv(0x04, san))));
-  const tbs = seq(tlv(0xa0, derInteger(Buffer.from([2]))), derInteger(serial), algorithm, name, seq(derUtcTime(notBefore), derUtcTime(notAfter)), name, spki, extensions);
+  const tbs = seq(
+    tlv(0xa0, derInteger(Buffer.from([2]))),
+    derInteger(serial),
+    algorithm,
+    name,
+    seq(derUtcTime(notBefore), derUtcTime(notAfter)),
+    name,
+    spki,
+    extensions,
+  );
   const signature = sign('sha256', tbs, privateKey);
   const der = seq(tbs, algorithm, tlv(0x03, Buffer.concat([Buffer.from([0]), signature])));
-  const b64 = der.toString('base64').replace(/(.{64})/g, '$1\n').replace(/\n$/, '');
+  const b64 = der
+    .toString('base64')
+    .replace(/(.{64})/g, '$1\n')
+    .replace(/\n$/, '');
   return {
     key: privateKey.export({ type: 'pkcs8', format: 'pem' }).toString(),
     cert: `-----BEGIN CERTIFICATE-----\n${b64}\n-----END CERTIFICATE-----\n`,
