@@ -34,6 +34,9 @@ export const DEFAULT_SIM_ACCESS_KEY_ID = 'sim-access-key';
 /** Default AccessKey secret the simulator accepts (a test key, not a secret). */
 export const DEFAULT_SIM_ACCESS_KEY_SECRET = 'sim-access-secret';
 
+/** How long a new connection may stay silent before it is dropped, milliseconds. */
+const FIRST_BYTE_TIMEOUT_MS = 60_000;
+
 /** Options of {@link startSimulator}. */
 export interface SimulatorOptions {
   /** The fleet to serve (`readFleetDirectory(dir)`). */
@@ -169,12 +172,15 @@ export async function startSimulator(options: SimulatorOptions): Promise<Running
   // One port, both protocols: look at the first byte, put it back, hand the socket over.
   const onConnection = (socket: Socket): void => {
     socket.on('error', () => socket.destroy());
+    // A connection that never sends a byte is dropped; after the hand-over the servers' own timeouts apply.
+    socket.setTimeout(FIRST_BYTE_TIMEOUT_MS, () => socket.destroy());
     socket.once('readable', function pick() {
       const first = socket.read(1) as Buffer | null;
       if (first === null) {
         socket.once('readable', pick);
         return;
       }
+      socket.setTimeout(0);
       socket.unshift(first);
       (first[0] === 0x16 ? httpsServer : httpServer).emit('connection', socket);
     });
