@@ -1,5 +1,6 @@
 /** Codes of invalid audit settings. */
-export type AuditSettingsErrorCode = 'INVALID_THRESHOLD' | 'UNKNOWN_CHECK' | 'INVALID_SEVERITY' | 'INVALID_VERSION';
+export type AuditSettingsErrorCode =
+  'INVALID_THRESHOLD' | 'UNKNOWN_CHECK' | 'INVALID_SEVERITY' | 'INVALID_VERSION';
 
 /**
  * Thrown by `runAudit` / `resolveAuditSettings` when settings are invalid (a threshold out of range, an

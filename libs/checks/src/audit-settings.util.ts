@@ -33,7 +33,10 @@ export function resolveAuditSettings(
   }
   const clusterModeBlowup = { ...d.clusterModeBlowup, ...partial?.clusterModeBlowup };
   if (!Number.isFinite(clusterModeBlowup.minFactor) || clusterModeBlowup.minFactor < 1) {
-    throw new AuditSettingsError('INVALID_THRESHOLD', `clusterModeBlowup.minFactor must be >= 1, got ${clusterModeBlowup.minFactor}`);
+    throw new AuditSettingsError(
+      'INVALID_THRESHOLD',
+      `clusterModeBlowup.minFactor must be >= 1, got ${clusterModeBlowup.minFactor}`,
+    );
   }
   if (!Number.isInteger(clusterModeBlowup.minExtraBackends) || clusterModeBlowup.minExtraBackends < 0) {
     throw new AuditSettingsError(
@@ -43,13 +46,20 @@ export function resolveAuditSettings(
   }
   const ccm = { ...d.ccm, ...partial?.ccm };
   if (!parseCcmVersion(ccm.ramTargetVersion)) {
-    throw new AuditSettingsError('INVALID_VERSION', `ccm.ramTargetVersion is not a CCM version: ${ccm.ramTargetVersion}`);
+    throw new AuditSettingsError(
+      'INVALID_VERSION',
+      `ccm.ramTargetVersion is not a CCM version: ${ccm.ramTargetVersion}`,
+    );
   }
   const checks: Record<string, CheckSettings> = {};
   for (const [id, s] of Object.entries(partial?.checks ?? {})) {
-    if (!knownCheckIds.has(id)) throw new AuditSettingsError('UNKNOWN_CHECK', `unknown check id in settings: ${id}`);
+    if (!knownCheckIds.has(id))
+      throw new AuditSettingsError('UNKNOWN_CHECK', `unknown check id in settings: ${id}`);
     if (s.severity !== undefined && !SEVERITIES.includes(s.severity as Severity)) {
-      throw new AuditSettingsError('INVALID_SEVERITY', `checks.${id}.severity must be one of ${SEVERITIES.join(', ')}`);
+      throw new AuditSettingsError(
+        'INVALID_SEVERITY',
+        `checks.${id}.severity must be one of ${SEVERITIES.join(', ')}`,
+      );
     }
     checks[id] = { ...s };
   }

@@ -6,7 +6,8 @@ export const DOC_URL = {
   /** Seeds 000/001/003: "Service FAQ". */
   serviceFaq: 'https://www.alibabacloud.com/help/en/ack/ack-managed-and-ack-dedicated/user-guide/service-faq',
   /** Seed 002: "Troubleshoot LoadBalancer services" (Service error events and solutions). */
-  troubleshooting: 'https://www.alibabacloud.com/help/en/ack/ack-managed-and-ack-dedicated/user-guide/service-troubleshooting-2',
+  troubleshooting:
+    'https://www.alibabacloud.com/help/en/ack/ack-managed-and-ack-dedicated/user-guide/service-troubleshooting-2',
   /** Seed 004: "Notes on service load balancing configuration and CCM resource update policies". */
   lbConsiderations:
     'https://www.alibabacloud.com/help/en/ack/ack-managed-and-ack-dedicated/user-guide/considerations-for-configuring-a-loadbalancer-type-service-1',

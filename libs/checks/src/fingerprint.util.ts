@@ -6,7 +6,9 @@ import type { ResourceRef } from '@app/domain';
  * Two results about the same resource in two scans have the same key.
  */
 export function resourceKeyOf(resource: ResourceRef): string {
-  return [resource.kind, resource.accountId, resource.regionId, resource.clusterId ?? '', resource.id].join('|');
+  return [resource.kind, resource.accountId, resource.regionId, resource.clusterId ?? '', resource.id].join(
+    '|',
+  );
 }
 
 /**
@@ -15,5 +17,8 @@ export function resourceKeyOf(resource: ResourceRef): string {
  * (ARCHITECTURE.md "Findings carry a fingerprint").
  */
 export function fingerprintOf(checkId: string, resource: ResourceRef): string {
-  return createHash('sha256').update(`${checkId}\u0000${resourceKeyOf(resource)}`).digest('hex').slice(0, 32);
+  return createHash('sha256')
+    .update(`${checkId}\u0000${resourceKeyOf(resource)}`)
+    .digest('hex')
+    .slice(0, 32);
 }

@@ -131,11 +131,13 @@ export class FleetIndex {
   /** Builds the eager maps in one pass over the snapshot. */
   static build(snapshot: FleetSnapshot): FleetIndex {
     const ix = new FleetIndex(snapshot);
-    for (const c of snapshot.coverage) ix.coverage.set(FleetIndex.coverageKey(c.accountId, c.regionId, c.clusterId, c.api), c);
+    for (const c of snapshot.coverage)
+      ix.coverage.set(FleetIndex.coverageKey(c.accountId, c.regionId, c.clusterId, c.api), c);
     for (const account of snapshot.accounts) {
       for (const region of account.regions) {
         ix.regions.push({ account, region });
-        for (const clb of region.loadBalancers ?? []) ix.clbById.set(clb.loadBalancerId, { clb, account, region });
+        for (const clb of region.loadBalancers ?? [])
+          ix.clbById.set(clb.loadBalancerId, { clb, account, region });
         for (const ecs of region.ecsInstances ?? []) ix.ecsById.set(ecs.instanceId, { ecs, account, region });
         for (const cluster of region.clusters) {
           const entry: ClusterEntry = { cluster, account, region };
@@ -148,9 +150,14 @@ export class FleetIndex {
           }
           const k8s = cluster.kubernetes;
           if (!k8s) continue;
-          for (const node of k8s.nodes) if (node.ecsInstanceId) ix.nodeByEcsId.set(node.ecsInstanceId, { node, cluster: entry });
+          for (const node of k8s.nodes)
+            if (node.ecsInstanceId) ix.nodeByEcsId.set(node.ecsInstanceId, { node, cluster: entry });
           for (const service of k8s.services) {
-            const se: ServiceEntry = { service, cluster: entry, defaultLbName: service.uid ? defaultLoadBalancerName(service.uid) : '' };
+            const se: ServiceEntry = {
+              service,
+              cluster: entry,
+              defaultLbName: service.uid ? defaultLoadBalancerName(service.uid) : '',
+            };
             ix.services.push(se);
             ix.serviceByKey.set(serviceKey(cluster.clusterId, service.namespace, service.name), se);
             if (service.uid) ix.serviceByUid.set(service.uid, se);
@@ -167,7 +174,12 @@ export class FleetIndex {
     return ix;
   }
 
-  private static coverageKey(accountId: string, regionId: string | undefined, clusterId: string | undefined, api: string): string {
+  private static coverageKey(
+    accountId: string,
+    regionId: string | undefined,
+    clusterId: string | undefined,
+    api: string,
+  ): string {
     return `${accountId}|${regionId ?? ''}|${clusterId ?? ''}|${api}`;
   }
 
@@ -175,7 +187,12 @@ export class FleetIndex {
    * The failed coverage entry for a dataset at the most specific level given, or at an enclosing level
    * (cluster -> region -> account), or `undefined` when nothing failed.
    */
-  failedCoverage(accountId: string, regionId: string | undefined, clusterId: string | undefined, api: CoverageDataset): CoverageEntry | undefined {
+  failedCoverage(
+    accountId: string,
+    regionId: string | undefined,
+    clusterId: string | undefined,
+    api: CoverageDataset,
+  ): CoverageEntry | undefined {
     const keys = [
       FleetIndex.coverageKey(accountId, regionId, clusterId, api),
       FleetIndex.coverageKey(accountId, regionId, undefined, api),
@@ -343,7 +360,11 @@ export class FleetIndex {
           }
         }
       }
-      stats.clbs.set(clb.loadBalancerId, { entries, distinctServers: distinct, vServerGroups: clb.vServerGroups.length });
+      stats.clbs.set(clb.loadBalancerId, {
+        entries,
+        distinctServers: distinct,
+        vServerGroups: clb.vServerGroups.length,
+      });
     }
     this.statsByRegion.set(region, stats);
     return stats;

@@ -5,12 +5,23 @@ import type { ClusterEntry, RegionEntry, ServiceEntry } from './fleet-index';
 
 /** The ResourceRef of a CLB. */
 export function clbRef(clb: Clb): ResourceRef {
-  return { kind: 'LoadBalancer', id: clb.loadBalancerId, accountId: clb.accountId, regionId: clb.regionId, ...(clb.name ? { name: clb.name } : {}) };
+  return {
+    kind: 'LoadBalancer',
+    id: clb.loadBalancerId,
+    accountId: clb.accountId,
+    regionId: clb.regionId,
+    ...(clb.name ? { name: clb.name } : {}),
+  };
 }
 
 /** The ResourceRef of a region (used by region-level `skipped` results). */
 export function regionRef(r: RegionEntry): ResourceRef {
-  return { kind: 'Region', id: r.region.regionId, accountId: r.account.accountId, regionId: r.region.regionId };
+  return {
+    kind: 'Region',
+    id: r.region.regionId,
+    accountId: r.account.accountId,
+    regionId: r.region.regionId,
+  };
 }
 
 /** The ResourceRef of a cluster. */
@@ -40,7 +51,13 @@ export function serviceRef(se: Pick<ServiceEntry, 'service' | 'cluster'>): Resou
 }
 
 /** The ResourceRef of an ECS instance. */
-export function ecsRef(instanceId: string, accountId: string, regionId: string, name?: string, clusterId?: string): ResourceRef {
+export function ecsRef(
+  instanceId: string,
+  accountId: string,
+  regionId: string,
+  name?: string,
+  clusterId?: string,
+): ResourceRef {
   return {
     kind: 'EcsInstance',
     id: instanceId,
@@ -54,7 +71,11 @@ export function ecsRef(instanceId: string, accountId: string, regionId: string, 
 /** A result factory bound to one check id and its default severity. */
 export interface ResultFactory {
   pass(resource: ResourceRef, message: string, figures?: Figures): CheckResult;
-  fail(resource: ResourceRef, message: string, opts?: { severity?: Severity; figures?: Figures }): CheckResult;
+  fail(
+    resource: ResourceRef,
+    message: string,
+    opts?: { severity?: Severity; figures?: Figures },
+  ): CheckResult;
   skipped(resource: ResourceRef, reason: string, figures?: Figures): CheckResult;
 }
 
@@ -90,7 +111,10 @@ export function resultsFor(checkId: string, defaultSeverity: Severity): ResultFa
 }
 
 /** Severity of a quota use ratio, or `undefined` below the warning threshold (checks.md "Severity"). */
-export function quotaSeverity(ratio: number, thresholds: { warningRatio: number; criticalRatio: number }): Severity | undefined {
+export function quotaSeverity(
+  ratio: number,
+  thresholds: { warningRatio: number; criticalRatio: number },
+): Severity | undefined {
   if (ratio >= thresholds.criticalRatio) return 'critical';
   if (ratio >= thresholds.warningRatio) return 'warning';
   return undefined;

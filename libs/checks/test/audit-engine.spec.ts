@@ -18,8 +18,14 @@ function busyFleet() {
   return factory.fleet([
     factory.region({
       loadBalancers: [
-        factory.clb({ loadBalancerId: 'lb-full', vServerGroups: [factory.vServerGroup({ backendServers: factory.backends(195) })] }),
-        factory.clb({ loadBalancerId: 'lb-warm', vServerGroups: [factory.vServerGroup({ backendServers: factory.backends(170) })] }),
+        factory.clb({
+          loadBalancerId: 'lb-full',
+          vServerGroups: [factory.vServerGroup({ backendServers: factory.backends(195) })],
+        }),
+        factory.clb({
+          loadBalancerId: 'lb-warm',
+          vServerGroups: [factory.vServerGroup({ backendServers: factory.backends(170) })],
+        }),
         factory.ccmClb({ loadBalancerId: 'lb-orphan', ownerName: 'a0000000000000000000000000000beef' }),
       ],
       clusters: [
@@ -42,7 +48,9 @@ describe('runAudit', () => {
   });
 
   it('returns no findings for an account with an empty region', () => {
-    const out = runAudit(factory.fleet([factory.region({ loadBalancers: [], ecsInstances: [] })]), { now: FROZEN_NOW });
+    const out = runAudit(factory.fleet([factory.region({ loadBalancers: [], ecsInstances: [] })]), {
+      now: FROZEN_NOW,
+    });
     expect(out.findings).toEqual([]);
     expect(out.results).toEqual([]);
   });
@@ -56,9 +64,15 @@ describe('runAudit', () => {
   it('sorts findings by severity (critical first), check id, resource id', () => {
     const { findings } = runAudit(busyFleet(), { now: FROZEN_NOW });
     expect(findings.length).toBeGreaterThan(3);
-    const keys = findings.map((f) => [2 - ['info', 'warning', 'critical'].indexOf(f.severity), f.checkId, f.resource.id].join('|'));
+    const keys = findings.map((f) =>
+      [2 - ['info', 'warning', 'critical'].indexOf(f.severity), f.checkId, f.resource.id].join('|'),
+    );
     expect(keys).toEqual([...keys].sort());
-    expect(findings[0]).toMatchObject({ checkId: 'CLB_BACKEND_QUOTA', severity: 'critical', resource: { id: 'lb-full' } });
+    expect(findings[0]).toMatchObject({
+      checkId: 'CLB_BACKEND_QUOTA',
+      severity: 'critical',
+      resource: { id: 'lb-full' },
+    });
   });
 
   it('enriches findings: remediation, source, fingerprint, used/limit/ratio at top level', () => {
@@ -95,7 +109,10 @@ describe('runAudit', () => {
   });
 
   it('takes quota thresholds from settings', () => {
-    const strict = runAudit(busyFleet(), { now: FROZEN_NOW, settings: { quota: { warningRatio: 0.5, criticalRatio: 0.8 } } });
+    const strict = runAudit(busyFleet(), {
+      now: FROZEN_NOW,
+      settings: { quota: { warningRatio: 0.5, criticalRatio: 0.8 } },
+    });
     const warm = strict.findings.find((f) => f.resource.id === 'lb-warm');
     expect(warm?.severity).toBe('critical');
   });
@@ -127,7 +144,9 @@ describe('runAudit', () => {
   });
 
   it('never reports a skipped result as a finding', () => {
-    const out = runAudit(factory.fleet([factory.region({ clusters: [factory.cluster()] })]), { now: FROZEN_NOW });
+    const out = runAudit(factory.fleet([factory.region({ clusters: [factory.cluster()] })]), {
+      now: FROZEN_NOW,
+    });
     expect(out.results.filter((r) => r.status === 'skipped').length).toBeGreaterThan(0);
     expect(out.findings).toEqual([]);
   });
@@ -137,7 +156,10 @@ describe('runAudit', () => {
     const snap = busyFleet();
     snap.accounts[0]!.regions[0]!.clusters[0]!.kubernetes!.services.push(svc);
     const out = runAudit(snap, { now: FROZEN_NOW });
-    expect(out.results.filter((r) => r.resource.id === 'default/web' && r.resource.clusterId === CLUSTER_ID).length).toBeGreaterThan(2);
+    expect(
+      out.results.filter((r) => r.resource.id === 'default/web' && r.resource.clusterId === CLUSTER_ID)
+        .length,
+    ).toBeGreaterThan(2);
   });
 });
 
@@ -145,7 +167,10 @@ describe('fingerprintOf', () => {
   const ref: ResourceRef = { kind: 'LoadBalancer', id: 'lb-1', accountId: '1', regionId: 'cn-hangzhou' };
 
   it('is the first 32 hex chars of sha256(check id + resource key)', () => {
-    const expected = createHash('sha256').update('LB_ORPHANED\u0000LoadBalancer|1|cn-hangzhou||lb-1').digest('hex').slice(0, 32);
+    const expected = createHash('sha256')
+      .update('LB_ORPHANED\u0000LoadBalancer|1|cn-hangzhou||lb-1')
+      .digest('hex')
+      .slice(0, 32);
     expect(fingerprintOf('LB_ORPHANED', ref)).toBe(expected);
   });
 

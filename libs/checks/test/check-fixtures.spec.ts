@@ -42,9 +42,18 @@ describe('check fixtures', () => {
     expect(dirs).toEqual(CHECKS.map((c) => c.id).sort());
     for (const id of dirs) {
       const files = readdirSync(join(ROOT, id));
-      expect(files.some((f) => f.startsWith('pass.')), `${id} has a pass fixture`).toBe(true);
-      expect(files.some((f) => f.startsWith('fail.')), `${id} has a fail fixture`).toBe(true);
-      for (const f of files) expect(f, `${id}/${f} is named {pass,fail,skipped}.<case>.json`).toMatch(/^(pass|fail|skipped)\.[a-z0-9-]+\.json$/);
+      expect(
+        files.some((f) => f.startsWith('pass.')),
+        `${id} has a pass fixture`,
+      ).toBe(true);
+      expect(
+        files.some((f) => f.startsWith('fail.')),
+        `${id} has a fail fixture`,
+      ).toBe(true);
+      for (const f of files)
+        expect(f, `${id}/${f} is named {pass,fail,skipped}.<case>.json`).toMatch(
+          /^(pass|fail|skipped)\.[a-z0-9-]+\.json$/,
+        );
     }
   });
 

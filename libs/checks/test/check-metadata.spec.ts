@@ -7,7 +7,18 @@ import { SEVERITIES } from '@app/domain';
 import { CHECKS, CHECK_IDS, getCheck } from '@app/checks';
 
 const CATEGORIES = ['quota', 'ownership', 'version', 'configuration'];
-const RESOURCE_KINDS = ['Account', 'Region', 'Cluster', 'Node', 'Service', 'LoadBalancer', 'VServerGroup', 'EcsInstance', 'VSwitch', 'RamRole'];
+const RESOURCE_KINDS = [
+  'Account',
+  'Region',
+  'Cluster',
+  'Node',
+  'Service',
+  'LoadBalancer',
+  'VServerGroup',
+  'EcsInstance',
+  'VSwitch',
+  'RamRole',
+];
 /** The ids of the walking-skeleton issue, which must stay registered (checks.md: never rename). */
 const REQUIRED_IDS = [
   'CLB_BACKEND_QUOTA',

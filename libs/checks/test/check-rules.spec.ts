@@ -23,7 +23,12 @@ function one(results: CheckResult[], id?: string): CheckResult {
 describe('CLB_BACKEND_QUOTA', () => {
   const withEntries = (n: number, extra: Partial<Parameters<typeof factory.region>[0]> = {}) =>
     factory.fleet([
-      factory.region({ loadBalancers: [factory.clb({ vServerGroups: [factory.vServerGroup({ backendServers: factory.backends(n) })] })], ...extra }),
+      factory.region({
+        loadBalancers: [
+          factory.clb({ vServerGroups: [factory.vServerGroup({ backendServers: factory.backends(n) })] }),
+        ],
+        ...extra,
+      }),
     ]);
 
   it.each([
@@ -47,17 +52,29 @@ describe('CLB_BACKEND_QUOTA', () => {
             defaultBackendServers: factory.backends(5),
             vServerGroups: [
               factory.vServerGroup({ vServerGroupId: 'rsp-1', backendServers: factory.backends(5) }),
-              factory.vServerGroup({ vServerGroupId: 'rsp-2', backendServers: factory.backends(5, 'i-b', 30081) }),
+              factory.vServerGroup({
+                vServerGroupId: 'rsp-2',
+                backendServers: factory.backends(5, 'i-b', 30081),
+              }),
             ],
           }),
         ],
       }),
     ]);
-    expect(one(run('CLB_BACKEND_QUOTA', snap)).figures).toMatchObject({ used: 15, distinctServers: 5, vServerGroups: 2 });
+    expect(one(run('CLB_BACKEND_QUOTA', snap)).figures).toMatchObject({
+      used: 15,
+      distinctServers: 5,
+      vServerGroups: 2,
+    });
   });
 
   it('ignores Quota Center entries of other quotas and falls back to 200', () => {
-    const r = one(run('CLB_BACKEND_QUOTA', withEntries(10, { quotas: [{ quotaActionCode: 'slb_quota_listeners_num', totalQuota: 5 }] })));
+    const r = one(
+      run(
+        'CLB_BACKEND_QUOTA',
+        withEntries(10, { quotas: [{ quotaActionCode: 'slb_quota_listeners_num', totalQuota: 5 }] }),
+      ),
+    );
     expect(r.figures).toMatchObject({ limit: 200, limitSource: 'default' });
   });
 });
@@ -71,12 +88,23 @@ describe('ECS_LB_ATTACHMENT_QUOTA', () => {
           factory.clb({
             loadBalancerId: 'lb-a',
             vServerGroups: [
-              factory.vServerGroup({ vServerGroupId: 'rsp-1', backendServers: [factory.backend('i-node0001')] }),
-              factory.vServerGroup({ vServerGroupId: 'rsp-2', backendServers: [factory.backend('i-node0001', { port: 30081 })] }),
+              factory.vServerGroup({
+                vServerGroupId: 'rsp-1',
+                backendServers: [factory.backend('i-node0001')],
+              }),
+              factory.vServerGroup({
+                vServerGroupId: 'rsp-2',
+                backendServers: [factory.backend('i-node0001', { port: 30081 })],
+              }),
             ],
           }),
           factory.clb({ loadBalancerId: 'lb-b', defaultBackendServers: [factory.backend('i-node0001')] }),
-          factory.clb({ loadBalancerId: 'lb-c', vServerGroups: [factory.vServerGroup({ backendServers: [factory.backend('eni-1', { type: 'eni' })] })] }),
+          factory.clb({
+            loadBalancerId: 'lb-c',
+            vServerGroups: [
+              factory.vServerGroup({ backendServers: [factory.backend('eni-1', { type: 'eni' })] }),
+            ],
+          }),
         ],
       }),
     ]);
@@ -92,14 +120,26 @@ describe('ECS_LB_ATTACHMENT_QUOTA', () => {
         clusters: [factory.cluster({ kubernetes: factory.kubernetes({ nodes: factory.nodes(5) }) })],
       }),
     ]);
-    expect(one(run('ECS_LB_ATTACHMENT_QUOTA', snap)).resource).toMatchObject({ id: 'i-node0003', name: 'node-3', clusterId: CLUSTER_ID });
+    expect(one(run('ECS_LB_ATTACHMENT_QUOTA', snap)).resource).toMatchObject({
+      id: 'i-node0003',
+      name: 'node-3',
+      clusterId: CLUSTER_ID,
+    });
   });
 });
 
 describe('CLUSTER_MODE_BLOWUP', () => {
-  const clusterWith = (svc = factory.service(), nodes = factory.nodes(30), over: Parameters<typeof factory.cluster>[0] = {}) =>
+  const clusterWith = (
+    svc = factory.service(),
+    nodes = factory.nodes(30),
+    over: Parameters<typeof factory.cluster>[0] = {},
+  ) =>
     factory.cluster({
-      kubernetes: factory.kubernetes({ nodes, services: [svc], endpointSlices: [factory.endpointSlice(svc.name, [['172.20.0.9', 'node-1']])] }),
+      kubernetes: factory.kubernetes({
+        nodes,
+        services: [svc],
+        endpointSlices: [factory.endpointSlice(svc.name, [['172.20.0.9', 'node-1']])],
+      }),
       ...over,
     });
 
@@ -110,111 +150,207 @@ describe('CLUSTER_MODE_BLOWUP', () => {
         { name: 'https', protocol: 'TCP', port: 443, targetPort: 8443, nodePort: 30443 },
       ],
     });
-    const r = one(run('CLUSTER_MODE_BLOWUP', factory.fleet([factory.region({ clusters: [clusterWith(svc)] })])));
+    const r = one(
+      run('CLUSTER_MODE_BLOWUP', factory.fleet([factory.region({ clusters: [clusterWith(svc)] })])),
+    );
     expect(r.figures).toMatchObject({ used: 60, localModeBackends: 2, extraBackends: 58, ports: 2 });
   });
 
   it('keeps cordoned nodes unless remove-unscheduled-backend is "on" (seed 004)', () => {
-    const nodes = [...factory.nodes(12), ...Array.from({ length: 8 }, (_, i) => factory.node(100 + i, { unschedulable: true }))];
-    const keep = one(run('CLUSTER_MODE_BLOWUP', factory.fleet([factory.region({ clusters: [clusterWith(factory.service(), nodes)] })])));
+    const nodes = [
+      ...factory.nodes(12),
+      ...Array.from({ length: 8 }, (_, i) => factory.node(100 + i, { unschedulable: true })),
+    ];
+    const keep = one(
+      run(
+        'CLUSTER_MODE_BLOWUP',
+        factory.fleet([factory.region({ clusters: [clusterWith(factory.service(), nodes)] })]),
+      ),
+    );
     expect(keep.figures?.['eligibleNodes']).toBe(20);
     const drop = one(
       run(
         'CLUSTER_MODE_BLOWUP',
         factory.fleet([
-          factory.region({ clusters: [clusterWith(factory.service({ annotations: { [`${P}remove-unscheduled-backend`]: 'on' } }), nodes)] }),
+          factory.region({
+            clusters: [
+              clusterWith(
+                factory.service({ annotations: { [`${P}remove-unscheduled-backend`]: 'on' } }),
+                nodes,
+              ),
+            ],
+          }),
         ]),
       ),
     );
     expect(drop.figures?.['eligibleNodes']).toBe(12);
   });
 
-  it('is critical when the Service\'s CLB is at the critical quota ratio', () => {
+  it("is critical when the Service's CLB is at the critical quota ratio", () => {
     const snap = factory.fleet([
       factory.region({
-        loadBalancers: [factory.ccmClb({ vServerGroups: [factory.vServerGroup({ backendServers: factory.backends(195) })] })],
+        loadBalancers: [
+          factory.ccmClb({
+            vServerGroups: [factory.vServerGroup({ backendServers: factory.backends(195) })],
+          }),
+        ],
         clusters: [clusterWith()],
       }),
     ]);
     const r = one(run('CLUSTER_MODE_BLOWUP', snap));
-    expect(r).toMatchObject({ status: 'fail', severity: 'critical', figures: { loadBalancerId: 'lb-1', ratio: 0.975 } });
+    expect(r).toMatchObject({
+      status: 'fail',
+      severity: 'critical',
+      figures: { loadBalancerId: 'lb-1', ratio: 0.975 },
+    });
   });
 
   it('honours the configured thresholds', () => {
     const snap = factory.fleet([factory.region({ clusters: [clusterWith()] })]);
     expect(one(run('CLUSTER_MODE_BLOWUP', snap)).status).toBe('fail');
-    expect(one(run('CLUSTER_MODE_BLOWUP', snap, { clusterModeBlowup: { minExtraBackends: 50 } })).status).toBe('pass');
-    expect(one(run('CLUSTER_MODE_BLOWUP', snap, { clusterModeBlowup: { minFactor: 40 } })).status).toBe('pass');
+    expect(
+      one(run('CLUSTER_MODE_BLOWUP', snap, { clusterModeBlowup: { minExtraBackends: 50 } })).status,
+    ).toBe('pass');
+    expect(one(run('CLUSTER_MODE_BLOWUP', snap, { clusterModeBlowup: { minFactor: 40 } })).status).toBe(
+      'pass',
+    );
   });
 
   it('treats a Service without ready pods as pure waste (factor = eligible nodes)', () => {
     const svc = factory.service();
-    const c = factory.cluster({ kubernetes: factory.kubernetes({ nodes: factory.nodes(30), services: [svc] }) });
-    expect(one(run('CLUSTER_MODE_BLOWUP', factory.fleet([factory.region({ clusters: [c] })]))).figures).toMatchObject({
+    const c = factory.cluster({
+      kubernetes: factory.kubernetes({ nodes: factory.nodes(30), services: [svc] }),
+    });
+    expect(
+      one(run('CLUSTER_MODE_BLOWUP', factory.fleet([factory.region({ clusters: [c] })]))).figures,
+    ).toMatchObject({
       localNodes: 0,
       blowupFactor: 30,
     });
   });
 
   it.each([
-    ['NLB Services (not taken by the CLB controller)', factory.service({ loadBalancerClass: 'alibabacloud.com/nlb' }), 0],
+    [
+      'NLB Services (not taken by the CLB controller)',
+      factory.service({ loadBalancerClass: 'alibabacloud.com/nlb' }),
+      0,
+    ],
     ['NodePort Services', factory.service({ type: 'NodePort' }), 0],
-    ['LoadBalancer Services with a tunnel-type key', factory.service({ annotations: { [`${P}tunnel-type`]: '' } }), 0],
+    [
+      'LoadBalancer Services with a tunnel-type key',
+      factory.service({ annotations: { [`${P}tunnel-type`]: '' } }),
+      0,
+    ],
   ])('ignores %s', (_name, svc, n) => {
-    expect(run('CLUSTER_MODE_BLOWUP', factory.fleet([factory.region({ clusters: [clusterWith(svc)] })]))).toHaveLength(n);
+    expect(
+      run('CLUSTER_MODE_BLOWUP', factory.fleet([factory.region({ clusters: [clusterWith(svc)] })])),
+    ).toHaveLength(n);
   });
 
   it('skips a Service when the add-ons (network plugin) were not read, unless backend-type is explicit', () => {
-    const noAddons = clusterWith(factory.service(), factory.nodes(30), { addons: undefined, networkPlugin: 'unknown' });
-    expect(one(run('CLUSTER_MODE_BLOWUP', factory.fleet([factory.region({ clusters: [noAddons] })]))).status).toBe('skipped');
-    const explicit = clusterWith(factory.service({ annotations: { 'service.beta.kubernetes.io/backend-type': 'ecs' } }), factory.nodes(30), {
+    const noAddons = clusterWith(factory.service(), factory.nodes(30), {
       addons: undefined,
       networkPlugin: 'unknown',
     });
-    expect(one(run('CLUSTER_MODE_BLOWUP', factory.fleet([factory.region({ clusters: [explicit] })]))).status).toBe('fail');
+    expect(
+      one(run('CLUSTER_MODE_BLOWUP', factory.fleet([factory.region({ clusters: [noAddons] })]))).status,
+    ).toBe('skipped');
+    const explicit = clusterWith(
+      factory.service({ annotations: { 'service.beta.kubernetes.io/backend-type': 'ecs' } }),
+      factory.nodes(30),
+      {
+        addons: undefined,
+        networkPlugin: 'unknown',
+      },
+    );
+    expect(
+      one(run('CLUSTER_MODE_BLOWUP', factory.fleet([factory.region({ clusters: [explicit] })]))).status,
+    ).toBe('fail');
   });
 
   it('skips a Service whose backend-label does not parse', () => {
     const c = clusterWith(factory.service({ annotations: { [`${P}backend-label`]: 'pool' } }));
-    expect(one(run('CLUSTER_MODE_BLOWUP', factory.fleet([factory.region({ clusters: [c] })]))).reason).toContain('parse backend label');
+    expect(
+      one(run('CLUSTER_MODE_BLOWUP', factory.fleet([factory.region({ clusters: [c] })]))).reason,
+    ).toContain('parse backend label');
   });
 });
 
 describe('NODEPORT_IN_EPHEMERAL_RANGE', () => {
   it('gives no result for Services without NodePorts and reports nodes per range', () => {
     const c = factory.cluster({
-      nodeLocalPortRanges: { 'i-node0000': { from: 30000, to: 60999 }, 'i-node0001': { from: 30000, to: 60999 }, 'i-node0002': { from: 32768, to: 60999 } },
+      nodeLocalPortRanges: {
+        'i-node0000': { from: 30000, to: 60999 },
+        'i-node0001': { from: 30000, to: 60999 },
+        'i-node0002': { from: 32768, to: 60999 },
+      },
       kubernetes: factory.kubernetes({
-        services: [factory.service(), factory.service({ name: 'internal', uid: uid(), type: 'ClusterIP', ports: [{ protocol: 'TCP', port: 80 }] })],
+        services: [
+          factory.service(),
+          factory.service({
+            name: 'internal',
+            uid: uid(),
+            type: 'ClusterIP',
+            ports: [{ protocol: 'TCP', port: 80 }],
+          }),
+        ],
       }),
     });
     const r = one(run('NODEPORT_IN_EPHEMERAL_RANGE', factory.fleet([factory.region({ clusters: [c] })])));
-    expect(r).toMatchObject({ status: 'fail', resource: { id: 'default/web' }, figures: { nodesAffected: 2 } });
+    expect(r).toMatchObject({
+      status: 'fail',
+      resource: { id: 'default/web' },
+      figures: { nodesAffected: 2 },
+    });
   });
 });
 
 describe('LB_ORPHANED', () => {
   it('skips a CLB tagged for an unknown cluster when the cluster list failed', () => {
-    const snap = factory.fleet([factory.region({ loadBalancers: [factory.ccmClb({ clusterId: 'cgone' })] })], {
-      coverage: [{ accountId: '1234567890123456', regionId: 'cn-hangzhou', api: 'cs', status: 'failed', message: 'Throttling' }],
+    const snap = factory.fleet(
+      [factory.region({ loadBalancers: [factory.ccmClb({ clusterId: 'cgone' })] })],
+      {
+        coverage: [
+          {
+            accountId: '1234567890123456',
+            regionId: 'cn-hangzhou',
+            api: 'cs',
+            status: 'failed',
+            message: 'Throttling',
+          },
+        ],
+      },
+    );
+    expect(one(run('LB_ORPHANED', snap))).toMatchObject({
+      status: 'skipped',
+      reason: expect.stringContaining('Throttling'),
     });
-    expect(one(run('LB_ORPHANED', snap))).toMatchObject({ status: 'skipped', reason: expect.stringContaining('Throttling') });
   });
 
   it('does not match a Service of another cluster with the same name (UIDs differ)', () => {
     const snap = factory.fleet([
       factory.region({
         loadBalancers: [factory.ccmClb({ ownerName: FIXTURE_DEFAULT_LB_NAME })],
-        clusters: [factory.cluster({ kubernetes: factory.kubernetes({ services: [factory.service({ uid: uid() })] }) })],
+        clusters: [
+          factory.cluster({
+            kubernetes: factory.kubernetes({ services: [factory.service({ uid: uid() })] }),
+          }),
+        ],
       }),
     ]);
-    expect(one(run('LB_ORPHANED', snap))).toMatchObject({ status: 'fail', figures: { orphanReason: 'service-gone' } });
+    expect(one(run('LB_ORPHANED', snap))).toMatchObject({
+      status: 'fail',
+      figures: { orphanReason: 'service-gone' },
+    });
   });
 
   it('ignores CLBs without the kubernetes.do.not.delete tag, including the usual API server CLB', () => {
     const snap = factory.fleet([
       factory.region({
-        loadBalancers: [factory.clb({ loadBalancerId: 'lb-api', tags: { 'ack.aliyun.com': CLUSTER_ID } }), factory.clb({ loadBalancerId: 'lb-console' })],
+        loadBalancers: [
+          factory.clb({ loadBalancerId: 'lb-api', tags: { 'ack.aliyun.com': CLUSTER_ID } }),
+          factory.clb({ loadBalancerId: 'lb-console' }),
+        ],
         clusters: [factory.cluster({ apiServerLoadBalancerId: 'lb-api', kubernetes: factory.kubernetes() })],
       }),
     ]);
@@ -232,7 +368,12 @@ describe('LB_REUSE_OF_CCM_CREATED / LB_REUSE_OF_APISERVER', () => {
 
   it('reads the legacy alicloud- prefix too', () => {
     const snap = factory.fleet([
-      factory.region({ loadBalancers: [factory.ccmClb({ loadBalancerId: 'lb-web' })], clusters: [factory.cluster({ kubernetes: factory.kubernetes({ services: [reuse('lb-web', true)] }) })] }),
+      factory.region({
+        loadBalancers: [factory.ccmClb({ loadBalancerId: 'lb-web' })],
+        clusters: [
+          factory.cluster({ kubernetes: factory.kubernetes({ services: [reuse('lb-web', true)] }) }),
+        ],
+      }),
     ]);
     expect(one(run('LB_REUSE_OF_CCM_CREATED', snap)).status).toBe('fail');
   });
@@ -244,19 +385,33 @@ describe('LB_REUSE_OF_CCM_CREATED / LB_REUSE_OF_APISERVER', () => {
         clusters: [factory.cluster({ kubernetes: factory.kubernetes({ services: [reuse('lb-ack')] }) })],
       }),
     ]);
-    expect(one(run('LB_REUSE_OF_CCM_CREATED', snap))).toMatchObject({ status: 'fail', figures: { clusterTag: 'cother' } });
+    expect(one(run('LB_REUSE_OF_CCM_CREATED', snap))).toMatchObject({
+      status: 'fail',
+      figures: { clusterTag: 'cother' },
+    });
   });
 
   it('leaves the API server CLB to LB_REUSE_OF_APISERVER, which also fails without CLB data', () => {
     const snap = factory.fleet([
-      factory.region({ clusters: [factory.cluster({ apiServerLoadBalancerId: 'lb-api', kubernetes: factory.kubernetes({ services: [reuse('lb-api')] }) })] }),
+      factory.region({
+        clusters: [
+          factory.cluster({
+            apiServerLoadBalancerId: 'lb-api',
+            kubernetes: factory.kubernetes({ services: [reuse('lb-api')] }),
+          }),
+        ],
+      }),
     ]);
     expect(one(run('LB_REUSE_OF_CCM_CREATED', snap)).status).toBe('skipped');
     expect(one(run('LB_REUSE_OF_APISERVER', snap)).status).toBe('fail');
   });
 
-  it('skips when the region\'s CLBs were not read', () => {
-    const snap = factory.fleet([factory.region({ clusters: [factory.cluster({ kubernetes: factory.kubernetes({ services: [reuse('lb-x')] }) })] })]);
+  it("skips when the region's CLBs were not read", () => {
+    const snap = factory.fleet([
+      factory.region({
+        clusters: [factory.cluster({ kubernetes: factory.kubernetes({ services: [reuse('lb-x')] }) })],
+      }),
+    ]);
     expect(one(run('LB_REUSE_OF_CCM_CREATED', snap)).reason).toContain('were not read');
     expect(one(run('LB_REUSE_CROSS_VPC', snap)).status).toBe('skipped');
   });
@@ -264,26 +419,57 @@ describe('LB_REUSE_OF_CCM_CREATED / LB_REUSE_OF_APISERVER', () => {
 
 describe('CCM_ANNOTATION_UNSUPPORTED', () => {
   const clusterWith = (ccmVersion: string, svc = factory.service()) =>
-    factory.fleet([factory.region({ clusters: [factory.cluster({ ccmVersion, kubernetes: factory.kubernetes({ services: [svc] }) })] })]);
+    factory.fleet([
+      factory.region({
+        clusters: [factory.cluster({ ccmVersion, kubernetes: factory.kubernetes({ services: [svc] }) })],
+      }),
+    ]);
 
   it.each([
-    ['legacy prefix counts', 'v1.9.3.276-g372aa98-aliyun', { 'service.beta.kubernetes.io/alicloud-loadbalancer-delete-protection': 'on' }, 'fail'],
-    ['boundary version supports it', 'v1.9.3.313-g748f81e-aliyun', { [`${P}delete-protection`]: 'on' }, 'pass'],
-    ['backend-type needs v1.9.3.164', 'v1.9.3.105-gfd4e547-aliyun', { 'service.beta.kubernetes.io/backend-type': 'eni' }, 'fail'],
+    [
+      'legacy prefix counts',
+      'v1.9.3.276-g372aa98-aliyun',
+      { 'service.beta.kubernetes.io/alicloud-loadbalancer-delete-protection': 'on' },
+      'fail',
+    ],
+    [
+      'boundary version supports it',
+      'v1.9.3.313-g748f81e-aliyun',
+      { [`${P}delete-protection`]: 'on' },
+      'pass',
+    ],
+    [
+      'backend-type needs v1.9.3.164',
+      'v1.9.3.105-gfd4e547-aliyun',
+      { 'service.beta.kubernetes.io/backend-type': 'eni' },
+      'fail',
+    ],
     ['unknown annotations are not judged', 'v1.9.3', { [`${P}made-up`]: 'x', 'example.com/x': 'y' }, 'pass'],
-    ['dev builds compare by commits after the tag', 'v2.10.0-5-gabc1234', { [`${P}preserve-lb-on-delete`]: 'true' }, 'pass'],
+    [
+      'dev builds compare by commits after the tag',
+      'v2.10.0-5-gabc1234',
+      { [`${P}preserve-lb-on-delete`]: 'true' },
+      'pass',
+    ],
   ])('%s', (_name, version, annotations, status) => {
-    expect(one(run('CCM_ANNOTATION_UNSUPPORTED', clusterWith(version, factory.service({ annotations })))).status).toBe(status);
+    expect(
+      one(run('CCM_ANNOTATION_UNSUPPORTED', clusterWith(version, factory.service({ annotations })))).status,
+    ).toBe(status);
   });
 
   it('judges NLB Services against the NLB table (v2.5.0 minimum)', () => {
-    const nlb = factory.service({ loadBalancerClass: 'alibabacloud.com/nlb', annotations: { [`${P}zone-maps`]: 'cn-hangzhou-k:vsw-1' } });
+    const nlb = factory.service({
+      loadBalancerClass: 'alibabacloud.com/nlb',
+      annotations: { [`${P}zone-maps`]: 'cn-hangzhou-k:vsw-1' },
+    });
     expect(one(run('CCM_ANNOTATION_UNSUPPORTED', clusterWith('v2.4.4', nlb))).status).toBe('fail');
     expect(one(run('CCM_ANNOTATION_UNSUPPORTED', clusterWith('v2.5.1', nlb))).status).toBe('pass');
   });
 
   it('skips a cluster whose CCM version does not parse', () => {
-    expect(one(run('CCM_ANNOTATION_UNSUPPORTED', clusterWith('custom-build'))).reason).toContain('does not parse');
+    expect(one(run('CCM_ANNOTATION_UNSUPPORTED', clusterWith('custom-build'))).reason).toContain(
+      'does not parse',
+    );
   });
 });
 
@@ -294,46 +480,89 @@ describe('CCM_RAM_PERMISSION_GAP', () => {
 
   it('honours an explicit Deny over a wildcard Allow', () => {
     const ram = factory.ram([factory.ramPolicy('k8sMasterRolePolicy-Ccm-0a1b', ['*'], ['nlb:List*'])]);
-    const r = one(run('CCM_RAM_PERMISSION_GAP', factory.fleet([factory.region({ clusters: [dedicated()] })], { ram })));
-    expect(r).toMatchObject({ status: 'fail', severity: 'critical', figures: { missingActions: ['nlb:ListAsynJobs'] } });
+    const r = one(
+      run('CCM_RAM_PERMISSION_GAP', factory.fleet([factory.region({ clusters: [dedicated()] })], { ram })),
+    );
+    expect(r).toMatchObject({
+      status: 'fail',
+      severity: 'critical',
+      figures: { missingActions: ['nlb:ListAsynJobs'] },
+    });
   });
 
   it('accepts NotAction allows', () => {
     const ram = factory.ram([
-      { policyName: 'k8sMasterRolePolicy-0a1b', policyType: 'Custom', statements: [{ effect: 'Allow', actions: [], notActions: ['ram:*'], resources: ['*'] }] },
+      {
+        policyName: 'k8sMasterRolePolicy-0a1b',
+        policyType: 'Custom',
+        statements: [{ effect: 'Allow', actions: [], notActions: ['ram:*'], resources: ['*'] }],
+      },
     ]);
-    expect(one(run('CCM_RAM_PERMISSION_GAP', factory.fleet([factory.region({ clusters: [dedicated()] })], { ram }))).status).toBe('pass');
+    expect(
+      one(
+        run('CCM_RAM_PERMISSION_GAP', factory.fleet([factory.region({ clusters: [dedicated()] })], { ram })),
+      ).status,
+    ).toBe('pass');
   });
 
   it('finds the role by naming convention when cluster resources were not read', () => {
     const ram = factory.ram([factory.ramPolicy('k8sMasterRolePolicy-Ccm-0a1b', ALL)]);
-    const r = one(run('CCM_RAM_PERMISSION_GAP', factory.fleet([factory.region({ clusters: [dedicated({ ramRoleNames: undefined })] })], { ram })));
-    expect(r).toMatchObject({ status: 'pass', figures: { roleBasis: 'naming-convention', roles: ['KubernetesMasterRole-0a1b'] } });
+    const r = one(
+      run(
+        'CCM_RAM_PERMISSION_GAP',
+        factory.fleet([factory.region({ clusters: [dedicated({ ramRoleNames: undefined })] })], { ram }),
+      ),
+    );
+    expect(r).toMatchObject({
+      status: 'pass',
+      figures: { roleBasis: 'naming-convention', roles: ['KubernetesMasterRole-0a1b'] },
+    });
   });
 
   it('skips when no master role can be found', () => {
     const ram = { roles: [], policies: [], rolePolicies: {} };
-    const r = one(run('CCM_RAM_PERMISSION_GAP', factory.fleet([factory.region({ clusters: [dedicated({ ramRoleNames: undefined })] })], { ram })));
+    const r = one(
+      run(
+        'CCM_RAM_PERMISSION_GAP',
+        factory.fleet([factory.region({ clusters: [dedicated({ ramRoleNames: undefined })] })], { ram }),
+      ),
+    );
     expect(r).toMatchObject({ status: 'skipped', reason: expect.stringContaining('no master RAM role') });
   });
 
   it('skips when an attached policy document was not read and something looks missing', () => {
     const ram = factory.ram([factory.ramPolicy('k8sMasterRolePolicy-Ccm-0a1b', ['slb:*'])]);
-    ram.rolePolicies['KubernetesMasterRole-0a1b']!.push({ policyName: 'AliyunVPCFullAccess', policyType: 'System' });
-    const r = one(run('CCM_RAM_PERMISSION_GAP', factory.fleet([factory.region({ clusters: [dedicated()] })], { ram })));
+    ram.rolePolicies['KubernetesMasterRole-0a1b']!.push({
+      policyName: 'AliyunVPCFullAccess',
+      policyType: 'System',
+    });
+    const r = one(
+      run('CCM_RAM_PERMISSION_GAP', factory.fleet([factory.region({ clusters: [dedicated()] })], { ram })),
+    );
     expect(r).toMatchObject({ status: 'skipped', reason: expect.stringContaining('AliyunVPCFullAccess') });
   });
 
   it('takes the target version from settings', () => {
-    const ram = factory.ram([factory.ramPolicy('k8sMasterRolePolicy-Ccm-0a1b', ['slb:*', 'ecs:DescribeInstances', 'vpc:*'])]);
-    const snap = factory.fleet([factory.region({ clusters: [dedicated({ ccmVersion: 'v2.10.0' })] })], { ram });
+    const ram = factory.ram([
+      factory.ramPolicy('k8sMasterRolePolicy-Ccm-0a1b', ['slb:*', 'ecs:DescribeInstances', 'vpc:*']),
+    ]);
+    const snap = factory.fleet([factory.region({ clusters: [dedicated({ ccmVersion: 'v2.10.0' })] })], {
+      ram,
+    });
     expect(one(run('CCM_RAM_PERMISSION_GAP', snap)).status).toBe('fail');
-    expect(one(run('CCM_RAM_PERMISSION_GAP', snap, { ccm: { ramTargetVersion: 'v2.11.4' } })).status).toBe('pass');
+    expect(one(run('CCM_RAM_PERMISSION_GAP', snap, { ccm: { ramTargetVersion: 'v2.11.4' } })).status).toBe(
+      'pass',
+    );
   });
 
   it('evaluates only the target when the installed version is unknown', () => {
-    const ram = factory.ram([factory.ramPolicy('k8sMasterRolePolicy-Ccm-0a1b', ['slb:*', 'ecs:DescribeInstances', 'vpc:*'])]);
-    const snap = factory.fleet([factory.region({ clusters: [dedicated({ ccmVersion: undefined, addons: [] })] })], { ram });
+    const ram = factory.ram([
+      factory.ramPolicy('k8sMasterRolePolicy-Ccm-0a1b', ['slb:*', 'ecs:DescribeInstances', 'vpc:*']),
+    ]);
+    const snap = factory.fleet(
+      [factory.region({ clusters: [dedicated({ ccmVersion: undefined, addons: [] })] })],
+      { ram },
+    );
     expect(one(run('CCM_RAM_PERMISSION_GAP', snap))).toMatchObject({ status: 'fail', severity: 'warning' });
   });
 });

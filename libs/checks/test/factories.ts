@@ -67,13 +67,22 @@ function service(over: Partial<K8sService> = {}): K8sService {
 }
 
 /** An EndpointSlice of a Service with ready endpoints `[ip, nodeName]`. */
-function endpointSlice(serviceName: string, endpoints: [string, string][], over: Partial<K8sEndpointSlice> = {}): K8sEndpointSlice {
+function endpointSlice(
+  serviceName: string,
+  endpoints: [string, string][],
+  over: Partial<K8sEndpointSlice> = {},
+): K8sEndpointSlice {
   return {
     namespace: 'default',
     name: `${serviceName}-x1`,
     serviceName,
     ports: [{ name: 'http', port: 8080, protocol: 'TCP' }],
-    endpoints: endpoints.map(([ip, nodeName]) => ({ addresses: [ip], ready: true, terminating: false, nodeName })),
+    endpoints: endpoints.map(([ip, nodeName]) => ({
+      addresses: [ip],
+      ready: true,
+      terminating: false,
+      nodeName,
+    })),
     ...over,
   };
 }
@@ -114,7 +123,12 @@ function backends(n: number, prefix = 'i-b', port = 30080): BackendServer[] {
 }
 
 function vServerGroup(over: Partial<VServerGroup> = {}): VServerGroup {
-  return { vServerGroupId: 'rsp-1', name: `k8s/30080/web/default/${CLUSTER_ID}`, backendServers: [], ...over };
+  return {
+    vServerGroupId: 'rsp-1',
+    name: `k8s/30080/web/default/${CLUSTER_ID}`,
+    backendServers: [],
+    ...over,
+  };
 }
 
 function clb(over: Partial<Clb> = {}): Clb {
@@ -140,7 +154,13 @@ function ccmClb(over: Partial<Clb> & { ownerName?: string; clusterId?: string } 
 }
 
 function ecs(i: number, over: Partial<EcsInstance> = {}): EcsInstance {
-  return { instanceId: `i-node${String(i).padStart(4, '0')}`, regionId: REGION_ID, privateIps: [], tags: {}, ...over };
+  return {
+    instanceId: `i-node${String(i).padStart(4, '0')}`,
+    regionId: REGION_ID,
+    privateIps: [],
+    tags: {},
+    ...over,
+  };
 }
 
 function region(over: Partial<RegionSnapshot> = {}): RegionSnapshot {
@@ -156,7 +176,10 @@ function snapshot(over: Partial<FleetSnapshot> = {}): FleetSnapshot {
 }
 
 /** A snapshot of one account with the given regions (default: one region). */
-function fleet(regions: RegionSnapshot[], opts: { ram?: RamSnapshot; coverage?: FleetSnapshot['coverage'] } = {}): FleetSnapshot {
+function fleet(
+  regions: RegionSnapshot[],
+  opts: { ram?: RamSnapshot; coverage?: FleetSnapshot['coverage'] } = {},
+): FleetSnapshot {
   return snapshot({
     accounts: [account({ regions, ...(opts.ram ? { ram: opts.ram } : {}) })],
     coverage: opts.coverage ?? [],
@@ -180,7 +203,9 @@ function ram(policies: RamPolicy[], roleName = 'KubernetesMasterRole-0a1b'): Ram
   return {
     roles: [{ roleName }],
     policies,
-    rolePolicies: { [roleName]: policies.map((p) => ({ policyName: p.policyName, policyType: p.policyType })) },
+    rolePolicies: {
+      [roleName]: policies.map((p) => ({ policyName: p.policyName, policyType: p.policyType })),
+    },
   };
 }
 

@@ -1,4 +1,11 @@
-import { needClb, needNlb, parseCcmVersion, unsupportedAnnotations, type CheckResult, type Severity } from '@app/domain';
+import {
+  needClb,
+  needNlb,
+  parseCcmVersion,
+  unsupportedAnnotations,
+  type CheckResult,
+  type Severity,
+} from '@app/domain';
 import type { CheckDefinition } from '../check.types';
 import { DOC_URL, SEED } from '../doc-links.constants';
 import { clusterRef, kubernetesNotRead, listSome, resultsFor, serviceRef } from '../result.util';
@@ -35,7 +42,12 @@ export const ccmAnnotationUnsupportedRule: CheckDefinition = {
     for (const ce of ctx.index.clusters) {
       const { cluster } = ce;
       if (!cluster.kubernetes) {
-        const failed = ctx.index.failedCoverage(cluster.accountId, cluster.regionId, cluster.clusterId, 'kubernetes');
+        const failed = ctx.index.failedCoverage(
+          cluster.accountId,
+          cluster.regionId,
+          cluster.clusterId,
+          'kubernetes',
+        );
         out.push(r.skipped(clusterRef(cluster), kubernetesNotRead(ce, failed?.message)));
         continue;
       }
@@ -55,18 +67,26 @@ export const ccmAnnotationUnsupportedRule: CheckDefinition = {
         const ref = serviceRef({ service, cluster: ce });
         const missing = unsupportedAnnotations(service.annotations, version, controller) ?? [];
         if (missing.length === 0) {
-          out.push(r.pass(ref, `${ref.id}: every annotation is supported by CCM ${version}`, { ccmVersion: version }));
+          out.push(
+            r.pass(ref, `${ref.id}: every annotation is supported by CCM ${version}`, {
+              ccmVersion: version,
+            }),
+          );
           continue;
         }
         const items = missing.map((m) => `${m.key} (needs ${m.minimumVersion})`);
         out.push(
-          r.fail(ref, `${ref.id} uses ${missing.length} annotation(s) that CCM ${version} does not support: ${listSome(items, 3)}`, {
-            figures: {
-              ccmVersion: version,
-              annotations: missing.map((m) => m.key),
-              minimumVersions: missing.map((m) => m.minimumVersion),
+          r.fail(
+            ref,
+            `${ref.id} uses ${missing.length} annotation(s) that CCM ${version} does not support: ${listSome(items, 3)}`,
+            {
+              figures: {
+                ccmVersion: version,
+                annotations: missing.map((m) => m.key),
+                minimumVersions: missing.map((m) => m.minimumVersion),
+              },
             },
-          }),
+          ),
         );
       }
     }

@@ -21,9 +21,7 @@ const ID = 'CCM_RAM_PERMISSION_GAP';
 
 /** Outcome of evaluating one role. */
 type RoleVerdict =
-  | { kind: 'ok' }
-  | { kind: 'missing'; now: string[]; target: string[] }
-  | { kind: 'unknown'; reason: string };
+  { kind: 'ok' } | { kind: 'missing'; now: string[]; target: string[] } | { kind: 'unknown'; reason: string };
 
 function evaluateRole(
   ram: RamSnapshot,
@@ -49,7 +47,10 @@ function evaluateRole(
   if (now.length === 0 && target.length === 0) return { kind: 'ok' };
   // A policy document we could not read may grant what looks missing (or deny more): cannot tell.
   if (unread.length > 0) {
-    return { kind: 'unknown', reason: `documents of policies ${unread.join(', ')} attached to ${roleName} were not read` };
+    return {
+      kind: 'unknown',
+      reason: `documents of policies ${unread.join(', ')} attached to ${roleName} were not read`,
+    };
   }
   return { kind: 'missing', now, target };
 }
@@ -103,7 +104,12 @@ export const ccmRamPermissionGapRule: CheckDefinition = {
       const ram = account.ram;
       if (!ram) {
         const failed = ctx.index.failedCoverage(account.accountId, undefined, undefined, 'ram');
-        out.push(r.skipped(ref, `RAM roles and policies of account ${account.accountId} were not read${failed?.message ? ` (${failed.message})` : ''}`));
+        out.push(
+          r.skipped(
+            ref,
+            `RAM roles and policies of account ${account.accountId} were not read${failed?.message ? ` (${failed.message})` : ''}`,
+          ),
+        );
         continue;
       }
       let policiesByName = policyMaps.get(ram);
@@ -111,9 +117,13 @@ export const ccmRamPermissionGapRule: CheckDefinition = {
         policiesByName = new Map(ram.policies.map((p) => [p.policyName, p]));
         policyMaps.set(ram, policiesByName);
       }
-      const installed = cluster.ccmVersion && parseCcmVersion(cluster.ccmVersion) ? cluster.ccmVersion : undefined;
-      const target = newerCcmVersion(installed, ctx.settings.ccm.ramTargetVersion) ?? ctx.settings.ccm.ramTargetVersion;
-      const installedActions = installed ? (ccmRamRequirements(installed, cluster.networkPlugin) ?? []).map((q) => q.action) : [];
+      const installed =
+        cluster.ccmVersion && parseCcmVersion(cluster.ccmVersion) ? cluster.ccmVersion : undefined;
+      const target =
+        newerCcmVersion(installed, ctx.settings.ccm.ramTargetVersion) ?? ctx.settings.ccm.ramTargetVersion;
+      const installedActions = installed
+        ? (ccmRamRequirements(installed, cluster.networkPlugin) ?? []).map((q) => q.action)
+        : [];
       const targetActions = (ccmRamRequirements(target, cluster.networkPlugin) ?? []).map((q) => q.action);
       const roles = masterRoleCandidates(cluster, ram);
       if (roles.roleNames.length === 0) {
@@ -126,7 +136,10 @@ export const ccmRamPermissionGapRule: CheckDefinition = {
         );
         continue;
       }
-      const verdicts = roles.roleNames.map((name) => ({ name, v: evaluateRole(ram, policiesByName!, name, installedActions, targetActions) }));
+      const verdicts = roles.roleNames.map((name) => ({
+        name,
+        v: evaluateRole(ram, policiesByName!, name, installedActions, targetActions),
+      }));
       const figuresBase = {
         roles: roles.roleNames,
         roleBasis: roles.basis,
@@ -157,7 +170,10 @@ export const ccmRamPermissionGapRule: CheckDefinition = {
         v.now.forEach((a) => missingNow.add(a));
         v.target.forEach((a) => missingTarget.add(a));
       }
-      const pluginNote = cluster.networkPlugin === 'unknown' ? ' (network plugin unknown: Flannel route actions not checked)' : '';
+      const pluginNote =
+        cluster.networkPlugin === 'unknown'
+          ? ' (network plugin unknown: Flannel route actions not checked)'
+          : '';
       const versionNote = installed ? `installed CCM ${installed}` : 'installed CCM version unknown';
       if (missingNow.size === 0 && missingTarget.size === 0) {
         out.push(
@@ -173,10 +189,18 @@ export const ccmRamPermissionGapRule: CheckDefinition = {
       if (missingNow.size) parts.push(`${versionNote} needs ${[...missingNow].join(', ')}`);
       if (missingTarget.size) parts.push(`CCM ${target} also needs ${[...missingTarget].join(', ')}`);
       out.push(
-        r.fail(ref, `master role ${roles.roleNames.join(', ')} of cluster ${cluster.clusterId} lacks RAM actions: ${parts.join('; ')}${pluginNote}`, {
-          severity: missingNow.size ? 'critical' : 'warning',
-          figures: { ...figuresBase, missingActions: [...missingNow], missingForTarget: [...missingTarget] },
-        }),
+        r.fail(
+          ref,
+          `master role ${roles.roleNames.join(', ')} of cluster ${cluster.clusterId} lacks RAM actions: ${parts.join('; ')}${pluginNote}`,
+          {
+            severity: missingNow.size ? 'critical' : 'warning',
+            figures: {
+              ...figuresBase,
+              missingActions: [...missingNow],
+              missingForTarget: [...missingTarget],
+            },
+          },
+        ),
       );
     }
     return out;

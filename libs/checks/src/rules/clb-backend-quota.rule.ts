@@ -40,7 +40,12 @@ export const clbBackendQuotaRule: CheckDefinition = {
       const lbs = re.region.loadBalancers;
       if (!lbs) {
         const failed = ctx.index.failedCoverage(re.account.accountId, re.region.regionId, undefined, 'slb');
-        out.push(r.skipped(regionRef(re), `CLB instances of ${re.region.regionId} were not read${failed?.message ? ` (${failed.message})` : ''}`));
+        out.push(
+          r.skipped(
+            regionRef(re),
+            `CLB instances of ${re.region.regionId} were not read${failed?.message ? ` (${failed.message})` : ''}`,
+          ),
+        );
         continue;
       }
       const { limit, limitSource } = effectiveQuota(re.region.quotas, SLB_QUOTA_BACKEND_SERVERS);
@@ -62,7 +67,9 @@ export const clbBackendQuotaRule: CheckDefinition = {
           `${count(clb.vServerGroups.length, 'vServer group')} and the default group: ${pct(ratio)} of its backend quota ${limit} ` +
           `(${limitSource === 'quota-center' ? 'Quota Center' : 'documented default'})`;
         const severity = quotaSeverity(ratio, ctx.settings.quota);
-        out.push(severity ? r.fail(clbRef(clb), text, { severity, figures }) : r.pass(clbRef(clb), text, figures));
+        out.push(
+          severity ? r.fail(clbRef(clb), text, { severity, figures }) : r.pass(clbRef(clb), text, figures),
+        );
       }
     }
     return out;

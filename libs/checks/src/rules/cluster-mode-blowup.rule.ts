@@ -43,7 +43,7 @@ export const clusterModeBlowupRule: CheckDefinition = {
     'would attach (the nodes running its ready pods). The difference burns the per-CLB backend quota and the ' +
     'per-ECS attachment quota for nothing.',
   remediation:
-    'Set externalTrafficPolicy: Local (CCM then adds only the nodes where the Service\'s pods run, reducing quota ' +
+    "Set externalTrafficPolicy: Local (CCM then adds only the nodes where the Service's pods run, reducing quota " +
     'consumption and keeping the client source IP), or keep Cluster mode and restrict the nodes with the ' +
     'service.beta.kubernetes.io/alibaba-cloud-loadbalancer-backend-label annotation. On Terway, ENI mode ' +
     `(service.beta.kubernetes.io/backend-type: eni) attaches pods directly. ${DOC_URL.lbConsiderations}`,
@@ -61,7 +61,12 @@ export const clusterModeBlowupRule: CheckDefinition = {
       const { cluster } = ce;
       const k8s = cluster.kubernetes;
       if (!k8s) {
-        const failed = ctx.index.failedCoverage(cluster.accountId, cluster.regionId, cluster.clusterId, 'kubernetes');
+        const failed = ctx.index.failedCoverage(
+          cluster.accountId,
+          cluster.regionId,
+          cluster.clusterId,
+          'kubernetes',
+        );
         out.push(r.skipped(clusterRef(cluster), kubernetesNotRead(ce, failed?.message)));
         continue;
       }
@@ -69,37 +74,65 @@ export const clusterModeBlowupRule: CheckDefinition = {
       const attachLimit = effectiveQuota(ce.region.quotas, SLB_QUOTA_BACKEND_ATTACHED).limit;
       for (const service of k8s.services) {
         if (!needClb(service)) continue;
-        const se = ctx.index.service(cluster.clusterId, service.namespace, service.name) ?? { service, cluster: ce, defaultLbName: '' };
+        const se = ctx.index.service(cluster.clusterId, service.namespace, service.name) ?? {
+          service,
+          cluster: ce,
+          defaultLbName: '',
+        };
         const ref = serviceRef(se);
         if (cluster.addons === undefined && (service.annotations[ANNOTATION_BACKEND_TYPE] ?? '') === '') {
-          out.push(r.skipped(ref, `add-ons of cluster ${cluster.clusterId} were not read: network plugin (default backend type) unknown`));
+          out.push(
+            r.skipped(
+              ref,
+              `add-ons of cluster ${cluster.clusterId} were not read: network plugin (default backend type) unknown`,
+            ),
+          );
           continue;
         }
         const mode = serviceTrafficPolicy(service, cluster);
         if (mode.policy !== 'cluster') {
           out.push(
-            r.pass(ref, `${ref.id} uses ${mode.policy === 'eni' ? 'ENI' : 'Local'} mode: only pods or nodes with pods are attached`, {
-              mode: mode.policy,
-            }),
+            r.pass(
+              ref,
+              `${ref.id} uses ${mode.policy === 'eni' ? 'ENI' : 'Local'} mode: only pods or nodes with pods are attached`,
+              {
+                mode: mode.policy,
+              },
+            ),
           );
           continue;
         }
         const sel = nodeSelectionOptionsOf(service);
         if ('error' in sel) {
-          out.push(r.skipped(ref, `backend-label does not parse (${sel.error}); CCM cannot sync this Service`));
+          out.push(
+            r.skipped(ref, `backend-label does not parse (${sel.error}); CCM cannot sync this Service`),
+          );
           continue;
         }
         const ports = service.ports.filter((p) => p.nodePort !== undefined).length;
         if (ports === 0) {
-          out.push(r.pass(ref, `${ref.id} has no NodePorts: no ECS backends are attached`, { mode: 'cluster', ports: 0 }));
+          out.push(
+            r.pass(ref, `${ref.id} has no NodePorts: no ECS backends are attached`, {
+              mode: 'cluster',
+              ports: 0,
+            }),
+          );
           continue;
         }
         const eligible = ctx.index.eligibleNodes(ce, sel.options);
         const eligibleNodes = eligible.nodes.length;
         let localNodes = 0;
-        for (const nodeName of readyEndpointsByNode(ctx.index.endpointSlicesOf(ce, service.namespace, service.name)).keys()) {
+        for (const nodeName of readyEndpointsByNode(
+          ctx.index.endpointSlicesOf(ce, service.namespace, service.name),
+        ).keys()) {
           const node = eligible.candidatesByName.get(nodeName);
-          if (node && node.labels['type'] !== 'virtual-kubelet' && !backendNodeExclusion(node) && node.ecsInstanceId) localNodes++;
+          if (
+            node &&
+            node.labels['type'] !== 'virtual-kubelet' &&
+            !backendNodeExclusion(node) &&
+            node.ecsInstanceId
+          )
+            localNodes++;
         }
         const attached = eligibleNodes * ports;
         const localWould = localNodes * ports;
@@ -109,7 +142,9 @@ export const clusterModeBlowupRule: CheckDefinition = {
         // Quota burn: the Service's CLB (all its entries) and the busiest attached node.
         const clbEntry = ctx.index.clbOfService(se);
         const clb = clbEntry?.clb;
-        const clbEntries = clbEntry ? ctx.index.clbBackendStats(clbEntry.region).get(clbEntry.clb.loadBalancerId)?.entries : undefined;
+        const clbEntries = clbEntry
+          ? ctx.index.clbBackendStats(clbEntry.region).get(clbEntry.clb.loadBalancerId)?.entries
+          : undefined;
         const clbRatio = (clbEntries ?? attached) / backendLimit;
         let maxAttach = 0;
         if (ce.region.loadBalancers) {
@@ -118,7 +153,8 @@ export const clusterModeBlowupRule: CheckDefinition = {
           if (cached !== undefined) maxAttach = cached;
           else {
             const attachments = ctx.index.ecsAttachments(ce.region);
-            for (const n of eligible.nodes) maxAttach = Math.max(maxAttach, attachments.get(n.ecsInstanceId ?? '')?.loadBalancers ?? 0);
+            for (const n of eligible.nodes)
+              maxAttach = Math.max(maxAttach, attachments.get(n.ecsInstanceId ?? '')?.loadBalancers ?? 0);
             maxAttachByEligible.set(eligible, maxAttach);
           }
         }
@@ -144,7 +180,12 @@ export const clusterModeBlowupRule: CheckDefinition = {
           `${figures.blowupFactor}; ${clb ? `CLB ${clb.loadBalancerId} at ${pct(clbRatio)}` : `${pct(clbRatio)}`} of the backend quota ` +
           `${backendLimit}, busiest node at ${pct(attachRatio)} of the attachment quota ${attachLimit}`;
         if (factor >= minFactor && extra >= minExtraBackends) {
-          out.push(r.fail(ref, text, { severity: burn >= ctx.settings.quota.criticalRatio ? 'critical' : SEVERITY, figures }));
+          out.push(
+            r.fail(ref, text, {
+              severity: burn >= ctx.settings.quota.criticalRatio ? 'critical' : SEVERITY,
+              figures,
+            }),
+          );
         } else {
           out.push(r.pass(ref, text, figures));
         }

@@ -38,7 +38,12 @@ export const ecsLbAttachmentQuotaRule: CheckDefinition = {
       const { account, region } = re;
       if (!region.loadBalancers) {
         const failed = ctx.index.failedCoverage(account.accountId, region.regionId, undefined, 'slb');
-        out.push(r.skipped(regionRef(re), `CLB instances of ${region.regionId} were not read${failed?.message ? ` (${failed.message})` : ''}`));
+        out.push(
+          r.skipped(
+            regionRef(re),
+            `CLB instances of ${region.regionId} were not read${failed?.message ? ` (${failed.message})` : ''}`,
+          ),
+        );
         continue;
       }
       const { limit, limitSource } = effectiveQuota(region.quotas, SLB_QUOTA_BACKEND_ATTACHED);
@@ -51,7 +56,13 @@ export const ecsLbAttachmentQuotaRule: CheckDefinition = {
         const used = a?.loadBalancers ?? 0;
         const ecs = ctx.index.ecsById.get(id)?.ecs;
         const node = ctx.index.nodeByEcsId.get(id);
-        const ref = ecsRef(id, account.accountId, region.regionId, ecs?.name ?? node?.node.name, node?.cluster.cluster.clusterId);
+        const ref = ecsRef(
+          id,
+          account.accountId,
+          region.regionId,
+          ecs?.name ?? node?.node.name,
+          node?.cluster.cluster.clusterId,
+        );
         const ratio = used / limit;
         const figures = {
           used,
@@ -65,7 +76,13 @@ export const ecsLbAttachmentQuotaRule: CheckDefinition = {
           `${a ? ` (${count(a.groups, 'server group')}; e.g. ${listSome(a.sampleLoadBalancerIds)})` : ''}: ${pct(ratio)} of the ` +
           `attachment quota ${limit} (${limitSource === 'quota-center' ? 'Quota Center' : 'documented default'})`;
         const severity = quotaSeverity(ratio, ctx.settings.quota);
-        if (severity) out.push(r.fail(ref, text, { severity, figures: { ...figures, loadBalancerIds: [...(a?.sampleLoadBalancerIds ?? [])] } }));
+        if (severity)
+          out.push(
+            r.fail(ref, text, {
+              severity,
+              figures: { ...figures, loadBalancerIds: [...(a?.sampleLoadBalancerIds ?? [])] },
+            }),
+          );
         else out.push(r.pass(ref, text, figures));
       }
     }

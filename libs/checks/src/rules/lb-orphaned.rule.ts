@@ -30,7 +30,8 @@ function formerServiceOf(clb: Clb): string | undefined {
 /** Why the clusters of a region cannot all be searched for the Service, or `undefined` when they can. */
 function regionNotFullyRead(index: FleetIndex, re: RegionEntry): string | undefined {
   const failed = index.failedCoverage(re.account.accountId, re.region.regionId, undefined, 'cs');
-  if (failed) return `the cluster list of ${re.region.regionId} was not read${failed.message ? ` (${failed.message})` : ''}`;
+  if (failed)
+    return `the cluster list of ${re.region.regionId} was not read${failed.message ? ` (${failed.message})` : ''}`;
   const unread = re.region.clusters.filter((c) => !c.kubernetes).map((c) => c.clusterId);
   if (unread.length > 0) return `Kubernetes objects of clusters ${unread.join(', ')} were not read`;
   return undefined;
@@ -76,7 +77,12 @@ export const lbOrphanedRule: CheckDefinition = {
       const lbs = re.region.loadBalancers;
       if (!lbs) {
         const failed = ctx.index.failedCoverage(re.account.accountId, re.region.regionId, undefined, 'slb');
-        out.push(r.skipped(regionRef(re), `CLB instances of ${re.region.regionId} were not read${failed?.message ? ` (${failed.message})` : ''}`));
+        out.push(
+          r.skipped(
+            regionRef(re),
+            `CLB instances of ${re.region.regionId} were not read${failed?.message ? ` (${failed.message})` : ''}`,
+          ),
+        );
         continue;
       }
       let regionReason: string | undefined | null = null; // computed once per region on demand
@@ -86,41 +92,86 @@ export const lbOrphanedRule: CheckDefinition = {
         const ref = clbRef(clb);
         const apiServerOf = ctx.index.apiServerClusters.get(clb.loadBalancerId);
         if (apiServerOf) {
-          out.push(r.pass(ref, `CLB ${clb.loadBalancerId} is the API server CLB of cluster ${apiServerOf[0]?.cluster.clusterId}: never an orphan`));
+          out.push(
+            r.pass(
+              ref,
+              `CLB ${clb.loadBalancerId} is the API server CLB of cluster ${apiServerOf[0]?.cluster.clusterId}: never an orphan`,
+            ),
+          );
           continue;
         }
         const clusterId = clb.tags[TAG_CLUSTER_ID];
         const former = formerServiceOf(clb);
-        const figures = { ownerTag: owner, ...(clusterId ? { clusterId } : {}), ...(former ? { formerService: former } : {}) };
+        const figures = {
+          ownerTag: owner,
+          ...(clusterId ? { clusterId } : {}),
+          ...(former ? { formerService: former } : {}),
+        };
         const candidates = byName.get(owner) ?? [];
         let match: ServiceEntry | undefined;
         if (clusterId !== undefined) {
           const ce: ClusterEntry | undefined = ctx.index.clusterById.get(clusterId);
           if (!ce) {
-            const failed = ctx.index.failedCoverage(re.account.accountId, re.region.regionId, undefined, 'cs');
+            const failed = ctx.index.failedCoverage(
+              re.account.accountId,
+              re.region.regionId,
+              undefined,
+              'cs',
+            );
             if (failed) {
-              out.push(r.skipped(ref, `the cluster list of ${re.region.regionId} was not read${failed.message ? ` (${failed.message})` : ''}`, figures));
+              out.push(
+                r.skipped(
+                  ref,
+                  `the cluster list of ${re.region.regionId} was not read${failed.message ? ` (${failed.message})` : ''}`,
+                  figures,
+                ),
+              );
             } else {
               out.push(
-                r.fail(ref, `CLB ${clb.loadBalancerId} was created by CCM for cluster ${clusterId}, which no longer exists${former ? ` (last served ${former})` : ''}`, {
-                  figures: { ...figures, orphanReason: 'cluster-gone' },
-                }),
+                r.fail(
+                  ref,
+                  `CLB ${clb.loadBalancerId} was created by CCM for cluster ${clusterId}, which no longer exists${former ? ` (last served ${former})` : ''}`,
+                  {
+                    figures: { ...figures, orphanReason: 'cluster-gone' },
+                  },
+                ),
               );
             }
             continue;
           }
           if (!ce.cluster.kubernetes) {
-            const failed = ctx.index.failedCoverage(ce.account.accountId, ce.region.regionId, clusterId, 'kubernetes');
-            out.push(r.skipped(ref, `Kubernetes objects of cluster ${clusterId} were not read${failed?.message ? ` (${failed.message})` : ''}`, figures));
+            const failed = ctx.index.failedCoverage(
+              ce.account.accountId,
+              ce.region.regionId,
+              clusterId,
+              'kubernetes',
+            );
+            out.push(
+              r.skipped(
+                ref,
+                `Kubernetes objects of cluster ${clusterId} were not read${failed?.message ? ` (${failed.message})` : ''}`,
+                figures,
+              ),
+            );
             continue;
           }
           match = candidates.find((s) => s.cluster.cluster.clusterId === clusterId);
         } else {
-          match = candidates.find((s) => s.cluster.account.accountId === re.account.accountId && s.cluster.region.regionId === re.region.regionId);
+          match = candidates.find(
+            (s) =>
+              s.cluster.account.accountId === re.account.accountId &&
+              s.cluster.region.regionId === re.region.regionId,
+          );
           if (!match) {
             if (regionReason === null) regionReason = regionNotFullyRead(ctx.index, re);
             if (regionReason) {
-              out.push(r.skipped(ref, `cannot search every cluster for the owner of ${owner}: ${regionReason}`, figures));
+              out.push(
+                r.skipped(
+                  ref,
+                  `cannot search every cluster for the owner of ${owner}: ${regionReason}`,
+                  figures,
+                ),
+              );
               continue;
             }
           }
@@ -139,16 +190,26 @@ export const lbOrphanedRule: CheckDefinition = {
         const svcId = `${match.service.namespace}/${match.service.name}`;
         if (match.service.type !== 'LoadBalancer') {
           out.push(
-            r.fail(ref, `CLB ${clb.loadBalancerId} was created by CCM for Service ${svcId}, which is now type ${match.service.type}`, {
-              figures: { ...figures, orphanReason: 'service-not-loadbalancer', service: svcId },
-            }),
+            r.fail(
+              ref,
+              `CLB ${clb.loadBalancerId} was created by CCM for Service ${svcId}, which is now type ${match.service.type}`,
+              {
+                figures: { ...figures, orphanReason: 'service-not-loadbalancer', service: svcId },
+              },
+            ),
           );
           continue;
         }
-        out.push(r.pass(ref, `CLB ${clb.loadBalancerId} belongs to LoadBalancer Service ${svcId} in cluster ${match.cluster.cluster.clusterId}`, {
-          ...figures,
-          service: svcId,
-        }));
+        out.push(
+          r.pass(
+            ref,
+            `CLB ${clb.loadBalancerId} belongs to LoadBalancer Service ${svcId} in cluster ${match.cluster.cluster.clusterId}`,
+            {
+              ...figures,
+              service: svcId,
+            },
+          ),
+        );
       }
     }
     return out;

@@ -19,7 +19,7 @@ export const lbReuseCrossVpcRule: CheckDefinition = {
   defaultSeverity: SEVERITY,
   description:
     'Checks every LoadBalancer Service that reuses an existing CLB: when the CLB is internal-facing, its VPC must be ' +
-    'the cluster\'s VPC, else CCM fails with NetworkConflict.',
+    "the cluster's VPC, else CCM fails with NetworkConflict.",
   remediation:
     'Make sure that the CLB instance and the cluster are deployed in the same VPC: reuse an internal-facing CLB of ' +
     `the cluster's VPC (or an NLB, which supports cross-VPC reuse). ${DOC_URL.troubleshooting}`,
@@ -50,25 +50,44 @@ export const lbReuseCrossVpcRule: CheckDefinition = {
       }
       const clb = entry.clb;
       if (clb.addressType !== 'intranet') {
-        out.push(r.pass(ref, `${ref.id} reuses ${clb.addressType} CLB ${lbId}: the VPC does not matter`, { loadBalancerId: lbId, addressType: clb.addressType }));
+        out.push(
+          r.pass(ref, `${ref.id} reuses ${clb.addressType} CLB ${lbId}: the VPC does not matter`, {
+            loadBalancerId: lbId,
+            addressType: clb.addressType,
+          }),
+        );
         continue;
       }
       const clusterVpc = se.cluster.cluster.vpcId;
       if (!clb.vpcId || !clusterVpc) {
         out.push(
-          r.skipped(ref, `${!clb.vpcId ? `VPC of CLB ${lbId}` : `VPC of cluster ${se.cluster.cluster.clusterId}`} is unknown`, { loadBalancerId: lbId }),
+          r.skipped(
+            ref,
+            `${!clb.vpcId ? `VPC of CLB ${lbId}` : `VPC of cluster ${se.cluster.cluster.clusterId}`} is unknown`,
+            { loadBalancerId: lbId },
+          ),
         );
         continue;
       }
       const figures = { loadBalancerId: lbId, loadBalancerVpcId: clb.vpcId, clusterVpcId: clusterVpc };
       if (clb.vpcId !== clusterVpc) {
         out.push(
-          r.fail(ref, `${ref.id} reuses internal-facing CLB ${lbId} in ${clb.vpcId}, but cluster ${se.cluster.cluster.clusterId} is in ${clusterVpc}: NetworkConflict`, {
-            figures,
-          }),
+          r.fail(
+            ref,
+            `${ref.id} reuses internal-facing CLB ${lbId} in ${clb.vpcId}, but cluster ${se.cluster.cluster.clusterId} is in ${clusterVpc}: NetworkConflict`,
+            {
+              figures,
+            },
+          ),
         );
       } else {
-        out.push(r.pass(ref, `${ref.id} reuses internal-facing CLB ${lbId} in the cluster's VPC ${clusterVpc}`, figures));
+        out.push(
+          r.pass(
+            ref,
+            `${ref.id} reuses internal-facing CLB ${lbId} in the cluster's VPC ${clusterVpc}`,
+            figures,
+          ),
+        );
       }
     }
     return out;

@@ -46,7 +46,11 @@ export const lbReuseOfApiserverRule: CheckDefinition = {
           }),
         );
       } else {
-        out.push(r.pass(ref, `${ref.id} reuses CLB ${lbId}, which is no cluster's API server CLB`, { loadBalancerId: lbId }));
+        out.push(
+          r.pass(ref, `${ref.id} reuses CLB ${lbId}, which is no cluster's API server CLB`, {
+            loadBalancerId: lbId,
+          }),
+        );
       }
     }
     return out;

@@ -52,7 +52,11 @@ export const lbReuseOfCcmCreatedRule: CheckDefinition = {
       if (!lbId) continue;
       const ref = serviceRef(se);
       if (ctx.index.apiServerClusters.has(lbId)) {
-        out.push(r.skipped(ref, `CLB ${lbId} is an API server CLB: reported by LB_REUSE_OF_APISERVER`, { loadBalancerId: lbId }));
+        out.push(
+          r.skipped(ref, `CLB ${lbId} is an API server CLB: reported by LB_REUSE_OF_APISERVER`, {
+            loadBalancerId: lbId,
+          }),
+        );
         continue;
       }
       const entry = ctx.index.clbById.get(lbId);
@@ -68,14 +72,19 @@ export const lbReuseOfCcmCreatedRule: CheckDefinition = {
       const owner = tags[TAG_CCM_OWNER];
       const clusterTag = tags[TAG_CLUSTER_ID];
       if (owner === undefined && clusterTag === undefined) {
-        out.push(r.pass(ref, `${ref.id} reuses CLB ${lbId}, which carries no CCM ownership tag`, { loadBalancerId: lbId }));
+        out.push(
+          r.pass(ref, `${ref.id} reuses CLB ${lbId}, which carries no CCM ownership tag`, {
+            loadBalancerId: lbId,
+          }),
+        );
         continue;
       }
       let whose: string;
       let ownService = false;
       if (owner !== undefined && se.defaultLbName !== '' && owner === se.defaultLbName) {
         ownService = true;
-        whose = 'its own CCM-created CLB, edited to be "reused": deleting the Service will no longer delete the CLB';
+        whose =
+          'its own CCM-created CLB, edited to be "reused": deleting the Service will no longer delete the CLB';
       } else if (owner !== undefined) {
         const o = byName.get(owner)?.[0];
         whose = o
@@ -85,14 +94,18 @@ export const lbReuseOfCcmCreatedRule: CheckDefinition = {
         whose = `managed by ACK for cluster ${clusterTag} (ack.aliyun.com)`;
       }
       out.push(
-        r.fail(ref, `${ref.id} reuses CLB ${lbId}, ${whose}; CCM refuses: "can not reuse loadbalancer created by kubernetes"`, {
-          figures: {
-            loadBalancerId: lbId,
-            ownServiceClb: ownService,
-            ...(owner !== undefined ? { ownerTag: owner } : {}),
-            ...(clusterTag !== undefined ? { clusterTag } : {}),
+        r.fail(
+          ref,
+          `${ref.id} reuses CLB ${lbId}, ${whose}; CCM refuses: "can not reuse loadbalancer created by kubernetes"`,
+          {
+            figures: {
+              loadBalancerId: lbId,
+              ownServiceClb: ownService,
+              ...(owner !== undefined ? { ownerTag: owner } : {}),
+              ...(clusterTag !== undefined ? { clusterTag } : {}),
+            },
           },
-        }),
+        ),
       );
     }
     return out;

@@ -15,12 +15,12 @@ const ID = 'NODEPORT_EPHEMERAL_OVERLAP';
  */
 export const nodeportEphemeralOverlapRule: CheckDefinition = {
   id: ID,
-  title: 'NodePort range overlaps a node\'s ip_local_port_range',
+  title: "NodePort range overlaps a node's ip_local_port_range",
   category: 'configuration',
   resourceKind: 'Cluster',
   defaultSeverity: SEVERITY,
   description:
-    'Compares the cluster\'s ServiceNodePortRange with net.ipv4.ip_local_port_range on every node. When they ' +
+    "Compares the cluster's ServiceNodePortRange with net.ipv4.ip_local_port_range on every node. When they " +
     'overlap, the kernel can pick a NodePort as an ephemeral source port, which causes sporadic network errors.',
   remediation:
     'Restore the default values (NodePort range 30000-32767, ip_local_port_range 32768-60999) or adjust both ' +
@@ -37,8 +37,18 @@ export const nodeportEphemeralOverlapRule: CheckDefinition = {
       const ref = clusterRef(cluster);
       const ranges = cluster.nodeLocalPortRanges;
       if (!ranges) {
-        const failed = ctx.index.failedCoverage(cluster.accountId, cluster.regionId, cluster.clusterId, 'sysctls');
-        out.push(r.skipped(ref, `node ip_local_port_range of cluster ${cluster.clusterId} was not read${failed?.message ? ` (${failed.message})` : ''}`));
+        const failed = ctx.index.failedCoverage(
+          cluster.accountId,
+          cluster.regionId,
+          cluster.clusterId,
+          'sysctls',
+        );
+        out.push(
+          r.skipped(
+            ref,
+            `node ip_local_port_range of cluster ${cluster.clusterId} was not read${failed?.message ? ` (${failed.message})` : ''}`,
+          ),
+        );
         continue;
       }
       const npr = cluster.nodePortRange;
@@ -56,7 +66,9 @@ export const nodeportEphemeralOverlapRule: CheckDefinition = {
         nodePortRangeSource: npr.source,
         nodesRead: nodes,
         overlappingNodes: overlapping.length,
-        ...(overlapping.length ? { localPortRanges: [...distinct].sort(), nodeIds: overlapping.slice(0, 20) } : {}),
+        ...(overlapping.length
+          ? { localPortRanges: [...distinct].sort(), nodeIds: overlapping.slice(0, 20) }
+          : {}),
       };
       if (overlapping.length > 0) {
         out.push(
@@ -68,7 +80,13 @@ export const nodeportEphemeralOverlapRule: CheckDefinition = {
           ),
         );
       } else {
-        out.push(r.pass(ref, `NodePort range ${rangeText(npr)} does not overlap ip_local_port_range on any of ${count(nodes, 'node')}`, figures));
+        out.push(
+          r.pass(
+            ref,
+            `NodePort range ${rangeText(npr)} does not overlap ip_local_port_range on any of ${count(nodes, 'node')}`,
+            figures,
+          ),
+        );
       }
     }
     return out;

@@ -16,12 +16,12 @@ const ID = 'NODEPORT_IN_EPHEMERAL_RANGE';
  */
 export const nodeportInEphemeralRangeRule: CheckDefinition = {
   id: ID,
-  title: 'Service nodePort inside a node\'s ip_local_port_range',
+  title: "Service nodePort inside a node's ip_local_port_range",
   category: 'configuration',
   resourceKind: 'Service',
   defaultSeverity: SEVERITY,
   description:
-    'Checks every NodePort and LoadBalancer Service port against the ephemeral port range of the cluster\'s ' +
+    "Checks every NodePort and LoadBalancer Service port against the ephemeral port range of the cluster's " +
     'nodes. A NodePort inside that range can collide with source ports of outgoing connections, causing sporadic ' +
     'network errors and failed health checks.',
   remediation:
@@ -35,12 +35,22 @@ export const nodeportInEphemeralRangeRule: CheckDefinition = {
     for (const ce of ctx.index.clusters) {
       const { cluster } = ce;
       if (!cluster.kubernetes) {
-        const failed = ctx.index.failedCoverage(cluster.accountId, cluster.regionId, cluster.clusterId, 'kubernetes');
+        const failed = ctx.index.failedCoverage(
+          cluster.accountId,
+          cluster.regionId,
+          cluster.clusterId,
+          'kubernetes',
+        );
         out.push(r.skipped(clusterRef(cluster), kubernetesNotRead(ce, failed?.message)));
         continue;
       }
       if (!cluster.nodeLocalPortRanges) {
-        const failed = ctx.index.failedCoverage(cluster.accountId, cluster.regionId, cluster.clusterId, 'sysctls');
+        const failed = ctx.index.failedCoverage(
+          cluster.accountId,
+          cluster.regionId,
+          cluster.clusterId,
+          'sysctls',
+        );
         out.push(
           r.skipped(
             clusterRef(cluster),
@@ -78,11 +88,25 @@ export const nodeportInEphemeralRangeRule: CheckDefinition = {
             maxNodes = Math.max(maxNodes, nodesHit);
           }
         }
-        const figures = { nodePorts: nodePorts.map(String), portsInside: inside.length, nodesAffected: maxNodes };
+        const figures = {
+          nodePorts: nodePorts.map(String),
+          portsInside: inside.length,
+          nodesAffected: maxNodes,
+        };
         if (inside.length > 0) {
-          out.push(r.fail(ref, `${ref.id} uses NodePort ${inside.join('; ')} inside ip_local_port_range`, { figures }));
+          out.push(
+            r.fail(ref, `${ref.id} uses NodePort ${inside.join('; ')} inside ip_local_port_range`, {
+              figures,
+            }),
+          );
         } else {
-          out.push(r.pass(ref, `${ref.id} NodePorts ${nodePorts.join(', ')} are outside every node's ip_local_port_range`, figures));
+          out.push(
+            r.pass(
+              ref,
+              `${ref.id} NodePorts ${nodePorts.join(', ')} are outside every node's ip_local_port_range`,
+              figures,
+            ),
+          );
         }
       }
     }

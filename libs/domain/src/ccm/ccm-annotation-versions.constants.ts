@@ -19,7 +19,8 @@ export interface AnnotationMinimumVersion {
   source: string;
 }
 
-const CLB_DOC = 'ACK doc "Add annotations to the YAML file of a Service to configure CLB instances" (research/ccm-behaviour.md 3b)';
+const CLB_DOC =
+  'ACK doc "Add annotations to the YAML file of a Service to configure CLB instances" (research/ccm-behaviour.md 3b)';
 const NLB_DOC = 'ACK doc "Configure NLB using annotations" (research/ccm-behaviour.md 3b)';
 
 function rows(minimumVersion: string, source: string, suffixes: string[]): AnnotationMinimumVersion[] {
@@ -29,11 +30,29 @@ function rows(minimumVersion: string, source: string, suffixes: string[]): Annot
 /** Minimum CCM version of each CLB annotation suffix (ACK doc column). */
 export const CLB_ANNOTATION_MIN_VERSIONS: readonly AnnotationMinimumVersion[] = [
   ...rows('v1.9.3', CLB_DOC, [
-    'address-type', 'spec', 'charge-type', 'vswitch-id', 'additional-resource-tags', 'persistence-timeout',
-    'sticky-session', 'sticky-session-type', 'cookie-timeout', 'cookie', 'protocol-port', 'scheduler',
-    'health-check-type', 'health-check-connect-timeout', 'healthy-threshold', 'unhealthy-threshold',
-    'health-check-interval', 'health-check-flag', 'health-check-uri', 'health-check-httpcode',
-    'health-check-domain', 'health-check-timeout', 'backend-label',
+    'address-type',
+    'spec',
+    'charge-type',
+    'vswitch-id',
+    'additional-resource-tags',
+    'persistence-timeout',
+    'sticky-session',
+    'sticky-session-type',
+    'cookie-timeout',
+    'cookie',
+    'protocol-port',
+    'scheduler',
+    'health-check-type',
+    'health-check-connect-timeout',
+    'healthy-threshold',
+    'unhealthy-threshold',
+    'health-check-interval',
+    'health-check-flag',
+    'health-check-uri',
+    'health-check-httpcode',
+    'health-check-domain',
+    'health-check-timeout',
+    'backend-label',
   ]),
   ...rows('v1.9.3.10-gfb99107-aliyun', CLB_DOC, ['master-zoneid', 'slave-zoneid', 'bandwidth']),
   // The annotation doc says v1.9.3.81-gca19cd4-aliyun for `id`; seeds 000/003 ("Why does reusing an existing
@@ -41,10 +60,20 @@ export const CLB_ANNOTATION_MIN_VERSIONS: readonly AnnotationMinimumVersion[] = 
   ...rows('v1.9.3.105-gfd4e547-aliyun', 'seeds/000 "FAQ about reusing an existing SLB instance"', ['id']),
   ...rows('v1.9.3.81-gca19cd4-aliyun', CLB_DOC, ['force-override-listeners']),
   ...rows('v1.9.3.164-g2105d2e-aliyun', CLB_DOC, [
-    'acl-status', 'acl-id', 'acl-type', 'cert-id', 'forward-port', 'remove-unscheduled-backend',
+    'acl-status',
+    'acl-id',
+    'acl-type',
+    'cert-id',
+    'forward-port',
+    'remove-unscheduled-backend',
   ]),
   ...rows('v1.9.3.220-g24b1885-aliyun', CLB_DOC, ['ip-version']),
-  ...rows('v1.9.3.313-g748f81e-aliyun', CLB_DOC, ['delete-protection', 'modification-protection', 'name', 'resource-group-id']),
+  ...rows('v1.9.3.313-g748f81e-aliyun', CLB_DOC, [
+    'delete-protection',
+    'modification-protection',
+    'name',
+    'resource-group-id',
+  ]),
   ...rows('v2.0.1', CLB_DOC, ['connection-drain', 'connection-drain-timeout']),
   ...rows('v2.0.1', 'CCM release notes v2.0.1 (research/ccm-behaviour.md 3b)', ['vgroup-port', 'weight']),
   ...rows('v2.1.0', CLB_DOC, ['xforwardedfor-proto', 'idle-timeout', 'http2-enabled']),
@@ -77,8 +106,14 @@ export const NLB_ANNOTATION_MIN_VERSIONS: readonly AnnotationMinimumVersion[] = 
   ...rows('v2.6.0', NLB_DOC, ['security-group-ids']),
   ...rows('v2.8.0', NLB_DOC, ['server-group-type']),
   ...rows('v2.9.1', NLB_DOC, [
-    'bandwidth-package-id', 'ipv6-address-type', 'ppv2-pvl-ep-id-enabled', 'ppv2-pvl-eps-id-enabled',
-    'ppv2-pvl-vpc-id-enabled', 'vgroup-port', 'weight', 'backend-ip-version',
+    'bandwidth-package-id',
+    'ipv6-address-type',
+    'ppv2-pvl-ep-id-enabled',
+    'ppv2-pvl-eps-id-enabled',
+    'ppv2-pvl-vpc-id-enabled',
+    'vgroup-port',
+    'weight',
+    'backend-ip-version',
   ]),
   ...rows('v2.10.0', NLB_DOC, ['preserve-lb-on-delete', 'alpn', 'alpn-policy']),
   ...rows('v2.11.1', NLB_DOC, ['ignore-weight-update']),

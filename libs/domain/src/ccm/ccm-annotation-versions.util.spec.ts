@@ -21,7 +21,9 @@ describe('annotation minimum versions (ACK doc column, research 3b)', () => {
 
   it('does not judge keys it does not know', () => {
     expect(annotationMinimumVersion(`${P}made-up`, 'clb')).toBeUndefined();
-    expect(annotationMinimumVersion('kubectl.kubernetes.io/last-applied-configuration', 'clb')).toBeUndefined();
+    expect(
+      annotationMinimumVersion('kubectl.kubernetes.io/last-applied-configuration', 'clb'),
+    ).toBeUndefined();
   });
 
   it('lists what an old CCM does not support', () => {
@@ -31,11 +33,9 @@ describe('annotation minimum versions (ACK doc column, research 3b)', () => {
       [`${P}address-type`]: 'intranet',
       [`${P}preserve-lb-on-delete`]: 'true',
     };
-    expect(unsupportedAnnotations(annotations, 'v1.9.3.380-gd6d0962-aliyun', 'clb')?.map((a) => a.key)).toEqual([
-      `${P}connection-drain`,
-      `${P}connection-drain-timeout`,
-      `${P}preserve-lb-on-delete`,
-    ]);
+    expect(
+      unsupportedAnnotations(annotations, 'v1.9.3.380-gd6d0962-aliyun', 'clb')?.map((a) => a.key),
+    ).toEqual([`${P}connection-drain`, `${P}connection-drain-timeout`, `${P}preserve-lb-on-delete`]);
     expect(unsupportedAnnotations(annotations, 'v2.10.0', 'clb')).toEqual([]);
     expect(unsupportedAnnotations(annotations, 'unknown', 'clb')).toBeUndefined();
   });

@@ -25,7 +25,10 @@ export interface UnsupportedAnnotation {
  * tables do not list (unknown or unversioned keys are not judged).
  * NLB: any LB annotation needs at least v2.5.0 (the NLB controller's minimum), newer ones as listed.
  */
-export function annotationMinimumVersion(key: string, controller: 'clb' | 'nlb'): AnnotationMinimumVersion | undefined {
+export function annotationMinimumVersion(
+  key: string,
+  controller: 'clb' | 'nlb',
+): AnnotationMinimumVersion | undefined {
   if (key === ANNOTATION_BACKEND_TYPE) return controller === 'clb' ? BACKEND_TYPE_MIN_VERSION : undefined;
   const parsed = lbAnnotationSuffixOf(key);
   if (!parsed) return undefined;

@@ -11,7 +11,9 @@ describe('getLbAnnotation (annotations_test.go TestGet)', () => {
   });
 
   it('falls back to the legacy prefix, and a present-but-empty new key still wins', () => {
-    expect(getLbAnnotation({ 'service.beta.kubernetes.io/alicloud-loadbalancer-spec': 'x' }, 'spec')).toBe('x');
+    expect(getLbAnnotation({ 'service.beta.kubernetes.io/alicloud-loadbalancer-spec': 'x' }, 'spec')).toBe(
+      'x',
+    );
     expect(
       getLbAnnotation(
         {

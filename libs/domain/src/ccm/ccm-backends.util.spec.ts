@@ -39,7 +39,9 @@ function svc(over: Partial<K8sService> = {}): K8sService {
   };
 }
 
-function slice(endpoints: { ip: string; node?: string; ready?: boolean; terminating?: boolean }[]): K8sEndpointSlice {
+function slice(
+  endpoints: { ip: string; node?: string; ready?: boolean; terminating?: boolean }[],
+): K8sEndpointSlice {
   return {
     namespace: 'default',
     name: 'nginx-abc',
@@ -61,7 +63,12 @@ describe('node eligibility (backend.go GetNodes/needExcludeFromLB, node_utils.go
     ['a Ready worker', node('a'), noOptions, undefined],
     ['master label', node('a', { labels: { 'node-role.kubernetes.io/master': '' } }), noOptions, 'master'],
     // research 2.2: control-plane label is NOT checked by CCM.
-    ['control-plane label only', node('a', { labels: { 'node-role.kubernetes.io/control-plane': '' } }), noOptions, undefined],
+    [
+      'control-plane label only',
+      node('a', { labels: { 'node-role.kubernetes.io/control-plane': '' } }),
+      noOptions,
+      undefined,
+    ],
     [
       'ToBeDeletedByClusterAutoscaler taint',
       node('a', { taints: [{ key: 'ToBeDeletedByClusterAutoscaler', effect: 'NoSchedule' }] }),
@@ -71,17 +78,42 @@ describe('node eligibility (backend.go GetNodes/needExcludeFromLB, node_utils.go
     ['NotReady', node('a', { ready: false }), noOptions, 'not-ready'],
     ['no conditions', node('a', { ready: undefined }), noOptions, 'not-ready'],
     ['cordoned, default (seed 004: kept)', node('a', { unschedulable: true }), noOptions, undefined],
-    ['cordoned with remove-unscheduled-backend on', node('a', { unschedulable: true }), { backendLabel: [], removeUnscheduled: true }, 'unschedulable'],
+    [
+      'cordoned with remove-unscheduled-backend on',
+      node('a', { unschedulable: true }),
+      { backendLabel: [], removeUnscheduled: true },
+      'unschedulable',
+    ],
     ...[
       'node.kubernetes.io/exclude-from-external-load-balancers',
       'alpha.service-controller.kubernetes.io/exclude-balancer',
       'service.beta.kubernetes.io/exclude-node',
       'service.alibabacloud.com/exclude-node',
-    ].map((key): [string, K8sNode, NodeSelectionOptions, string] => [`label ${key}`, node('a', { labels: { [key]: 'x' } }), noOptions, 'exclude-label']),
+    ].map((key): [string, K8sNode, NodeSelectionOptions, string] => [
+      `label ${key}`,
+      node('a', { labels: { [key]: 'x' } }),
+      noOptions,
+      'exclude-label',
+    ]),
     ['hybrid node', node('a', { providerId: 'ack-hybrid://idc-1' }), noOptions, 'hybrid'],
-    ['backend-label mismatch', node('a', { labels: { app: 'other' } }), { backendLabel: [['app', 'nginx']], removeUnscheduled: false }, 'backend-label'],
-    ['backend-label match', node('a', { labels: { app: 'nginx' } }), { backendLabel: [['app', 'nginx']], removeUnscheduled: false }, undefined],
-    ['virtual-kubelet node (pods join as ENI)', node('vk', { labels: { type: 'virtual-kubelet' }, ready: false }), noOptions, 'virtual-kubelet'],
+    [
+      'backend-label mismatch',
+      node('a', { labels: { app: 'other' } }),
+      { backendLabel: [['app', 'nginx']], removeUnscheduled: false },
+      'backend-label',
+    ],
+    [
+      'backend-label match',
+      node('a', { labels: { app: 'nginx' } }),
+      { backendLabel: [['app', 'nginx']], removeUnscheduled: false },
+      undefined,
+    ],
+    [
+      'virtual-kubelet node (pods join as ENI)',
+      node('vk', { labels: { type: 'virtual-kubelet' }, ready: false }),
+      noOptions,
+      'virtual-kubelet',
+    ],
   ])('%s', (_name, n, options, reason) => {
     const result = eligibleBackendNodes([n], options);
     if (reason === undefined) expect(result.nodes).toEqual([n]);
@@ -89,7 +121,12 @@ describe('node eligibility (backend.go GetNodes/needExcludeFromLB, node_utils.go
   });
 
   it('parses backend-label like filterOutByLabel, rejecting elements without "="', () => {
-    expect(parseBackendLabel('app=nginx,tier=web')).toEqual({ selector: [['app', 'nginx'], ['tier', 'web']] });
+    expect(parseBackendLabel('app=nginx,tier=web')).toEqual({
+      selector: [
+        ['app', 'nginx'],
+        ['tier', 'web'],
+      ],
+    });
     expect(parseBackendLabel('app')).toEqual({ error: 'parse backend label: app, [k1=v1,k2=v2]' });
     expect(
       nodeSelectionOptionsOf({
@@ -140,7 +177,12 @@ describe('weights (vgroups.go setWeightBackends; seeds 000/001 Local-mode weight
 });
 
 describe('expectedVServerGroups', () => {
-  const nodes = [node('a'), node('b'), node('c'), node('m', { labels: { 'node-role.kubernetes.io/master': '' } })];
+  const nodes = [
+    node('a'),
+    node('b'),
+    node('c'),
+    node('m', { labels: { 'node-role.kubernetes.io/master': '' } }),
+  ];
   const eligible = eligibleBackendNodes(nodes, noOptions);
   const slices = [
     slice([
@@ -154,12 +196,24 @@ describe('expectedVServerGroups', () => {
   ];
 
   it('Cluster mode attaches every eligible node on the NodePort', () => {
-    const out = expectedVServerGroups({ service: svc(), clusterId: 'c1', policy: 'cluster', eligible, endpointSlices: slices });
+    const out = expectedVServerGroups({
+      service: svc(),
+      clusterId: 'c1',
+      policy: 'cluster',
+      eligible,
+      endpointSlices: slices,
+    });
     expect('groups' in out && out.groups).toEqual([
       {
         name: 'k8s/30080/nginx/default/c1',
         servicePort: svc().ports[0],
-        backends: ['a', 'b', 'c'].map((n) => ({ serverId: `i-${n}`, type: 'ecs', port: 30080, weight: 100, nodeName: n })),
+        backends: ['a', 'b', 'c'].map((n) => ({
+          serverId: `i-${n}`,
+          type: 'ecs',
+          port: 30080,
+          weight: 100,
+          nodeName: n,
+        })),
       },
     ]);
   });
@@ -179,7 +233,13 @@ describe('expectedVServerGroups', () => {
   });
 
   it('ENI mode attaches pod IPs on the target port and names the group by targetPort', () => {
-    const out = expectedVServerGroups({ service: svc(), clusterId: 'c1', policy: 'eni', eligible, endpointSlices: slices });
+    const out = expectedVServerGroups({
+      service: svc(),
+      clusterId: 'c1',
+      policy: 'eni',
+      eligible,
+      endpointSlices: slices,
+    });
     expect('groups' in out && out.groups[0]).toMatchObject({
       name: 'k8s/8080/nginx/default/c1',
       backends: [
@@ -191,8 +251,16 @@ describe('expectedVServerGroups', () => {
   });
 
   it('ENI mode with a named targetPort resolves the port from the EndpointSlice (k8s/tcp/... name)', () => {
-    const named = svc({ ports: [{ name: 'http', protocol: 'TCP', port: 80, targetPort: 'tcp', nodePort: 30080 }] });
-    const out = expectedVServerGroups({ service: named, clusterId: 'clusterid', policy: 'eni', eligible, endpointSlices: slices });
+    const named = svc({
+      ports: [{ name: 'http', protocol: 'TCP', port: 80, targetPort: 'tcp', nodePort: 30080 }],
+    });
+    const out = expectedVServerGroups({
+      service: named,
+      clusterId: 'clusterid',
+      policy: 'eni',
+      eligible,
+      endpointSlices: slices,
+    });
     expect('groups' in out && out.groups[0]?.name).toBe('k8s/tcp/nginx/default/clusterid');
     expect('groups' in out && out.groups[0]?.backends[0]?.port).toBe(8080);
   });
@@ -226,6 +294,11 @@ describe('expectedVServerGroups', () => {
   });
 
   it('counts ready endpoints per node', () => {
-    expect(readyEndpointsByNode(slices)).toEqual(new Map([['a', 2], ['b', 1]]));
+    expect(readyEndpointsByNode(slices)).toEqual(
+      new Map([
+        ['a', 2],
+        ['b', 1],
+      ]),
+    );
   });
 });

@@ -99,7 +99,10 @@ function isVirtualKubelet(node: K8sNode): boolean {
  *
  * @returns `undefined` when kept, else the reason it is dropped
  */
-export function candidateNodeExclusion(node: K8sNode, options: NodeSelectionOptions): NodeExclusionReason | undefined {
+export function candidateNodeExclusion(
+  node: K8sNode,
+  options: NodeSelectionOptions,
+): NodeExclusionReason | undefined {
   for (const [k, v] of options.backendLabel) {
     if (node.labels[k] !== v) return 'backend-label';
   }
@@ -131,7 +134,10 @@ export function backendNodeExclusion(node: K8sNode): 'exclude-label' | 'hybrid' 
  *
  * @returns `undefined` when the node is an ECS backend, else the reason it is not
  */
-export function ecsBackendNodeExclusion(node: K8sNode, options: NodeSelectionOptions): NodeExclusionReason | undefined {
+export function ecsBackendNodeExclusion(
+  node: K8sNode,
+  options: NodeSelectionOptions,
+): NodeExclusionReason | undefined {
   const candidate = candidateNodeExclusion(node, options);
   if (candidate) return candidate;
   if (isVirtualKubelet(node)) return 'virtual-kubelet';
@@ -154,7 +160,10 @@ export interface EligibleNodes {
 /**
  * Selects the ECS backend nodes for one set of node selection options; linear in the node count.
  */
-export function eligibleBackendNodes(nodes: readonly K8sNode[], options: NodeSelectionOptions): EligibleNodes {
+export function eligibleBackendNodes(
+  nodes: readonly K8sNode[],
+  options: NodeSelectionOptions,
+): EligibleNodes {
   const out: EligibleNodes = { nodes: [], candidatesByName: new Map(), excluded: {} };
   for (const node of nodes) {
     const candidate = candidateNodeExclusion(node, options);
@@ -180,7 +189,10 @@ export interface ReadyEndpoint {
  * With `servicePort`, the backend port is resolved: an int `targetPort` as is (defaulting to `port`), a
  * named one from the slice port whose name equals the Service port's name; slices without it are skipped.
  */
-export function readyEndpoints(slices: readonly K8sEndpointSlice[], servicePort?: K8sServicePort): ReadyEndpoint[] {
+export function readyEndpoints(
+  slices: readonly K8sEndpointSlice[],
+  servicePort?: K8sServicePort,
+): ReadyEndpoint[] {
   const seen = new Set<string>();
   const out: ReadyEndpoint[] = [];
   for (const slice of slices) {
@@ -274,7 +286,8 @@ export function applyCcmWeights(
 ): void {
   if (backends.length === 0) return;
   const podsByServer = new Map<string, number>();
-  if (policy === 'local') for (const b of backends) podsByServer.set(b.serverId, (podsByServer.get(b.serverId) ?? 0) + 1);
+  if (policy === 'local')
+    for (const b of backends) podsByServer.set(b.serverId, (podsByServer.get(b.serverId) ?? 0) + 1);
   for (const b of backends) {
     if (weight === undefined) {
       b.weight = policy === 'local' ? (podsByServer.get(b.serverId) ?? 1) : defaultWeight;
@@ -313,33 +326,64 @@ export function expectedVServerGroups(
     const backends: ExpectedBackend[] = [];
     if (policy === 'eni') {
       for (const ep of endpoints) {
-        backends.push({ serverId: ep.address, serverIp: ep.address, type: 'eni', port: ep.port ?? 0, weight: 0 });
+        backends.push({
+          serverId: ep.address,
+          serverIp: ep.address,
+          type: 'eni',
+          port: ep.port ?? 0,
+          weight: 0,
+        });
       }
     } else {
       const nodePort = sp.nodePort ?? 0;
       const vk: ExpectedBackend[] = [];
       if (policy === 'cluster') {
         for (const node of eligible.nodes) {
-          backends.push({ serverId: node.ecsInstanceId ?? '', type: 'ecs', port: nodePort, weight: 0, nodeName: node.name });
+          backends.push({
+            serverId: node.ecsInstanceId ?? '',
+            type: 'ecs',
+            port: nodePort,
+            weight: 0,
+            nodeName: node.name,
+          });
         }
       }
       for (const ep of endpoints) {
         if (ep.nodeName === undefined) {
-          return { error: `NodeName is nil for ip ${ep.address} of service ${service.namespace}/${service.name}` };
+          return {
+            error: `NodeName is nil for ip ${ep.address} of service ${service.namespace}/${service.name}`,
+          };
         }
         const node = eligible.candidatesByName.get(ep.nodeName);
         if (!node) continue; // "can not find correspond node"
         if (isVirtualKubelet(node)) {
-          vk.push({ serverId: ep.address, serverIp: ep.address, type: 'eni', port: ep.port ?? 0, weight: 0, nodeName: node.name });
+          vk.push({
+            serverId: ep.address,
+            serverIp: ep.address,
+            type: 'eni',
+            port: ep.port ?? 0,
+            weight: 0,
+            nodeName: node.name,
+          });
           continue;
         }
         if (policy !== 'local' || backendNodeExclusion(node) || !node.ecsInstanceId) continue;
-        backends.push({ serverId: node.ecsInstanceId, type: 'ecs', port: nodePort, weight: 0, nodeName: node.name });
+        backends.push({
+          serverId: node.ecsInstanceId,
+          type: 'ecs',
+          port: nodePort,
+          weight: 0,
+          nodeName: node.name,
+        });
       }
       backends.push(...vk);
     }
     applyCcmWeights(policy, backends, vgroupWeight, defaultWeight);
-    groups.push({ name, servicePort: sp, backends: policy === 'local' ? dedupeByServer(backends) : backends });
+    groups.push({
+      name,
+      servicePort: sp,
+      backends: policy === 'local' ? dedupeByServer(backends) : backends,
+    });
   }
   return { groups };
 }

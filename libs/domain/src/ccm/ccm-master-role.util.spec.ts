@@ -18,14 +18,19 @@ const ram: RamSnapshot = {
 
 describe('masterRoleCandidates (fleet-format.md; seed 000)', () => {
   it('uses the role named by the cluster resources', () => {
-    expect(masterRoleCandidates({ ramRoleNames: ['KubernetesMasterRole-bbb', 'KubernetesWorkerRole-aaa'] }, ram)).toEqual({
+    expect(
+      masterRoleCandidates({ ramRoleNames: ['KubernetesMasterRole-bbb', 'KubernetesWorkerRole-aaa'] }, ram),
+    ).toEqual({
       roleNames: ['KubernetesMasterRole-bbb'],
       basis: 'cluster-resources',
     });
   });
 
   it('falls back to KubernetesMasterRole-* with a k8sMasterRolePolicy-* policy', () => {
-    expect(masterRoleCandidates({}, ram)).toEqual({ roleNames: ['KubernetesMasterRole-aaa'], basis: 'naming-convention' });
+    expect(masterRoleCandidates({}, ram)).toEqual({
+      roleNames: ['KubernetesMasterRole-aaa'],
+      basis: 'naming-convention',
+    });
     expect(masterRoleCandidates({ ramRoleNames: [] }, ram).basis).toBe('naming-convention');
   });
 });

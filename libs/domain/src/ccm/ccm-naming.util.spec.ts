@@ -16,10 +16,14 @@ describe('vServer group / listener names', () => {
     expect(parseCcmNamedKey('k8s/30080/web/default/c123')?.port).toBe('30080');
   });
 
-  it.each(['', 'my-vgroup', 'k8s/80/web/default', 'k8s/80/web/default/c1/extra', 'x8s/80/web/default/c1', 'k8s//web/default/c1'])(
-    'treats %j as user-managed',
-    (text) => {
-      expect(parseCcmNamedKey(text)).toBeUndefined();
-    },
-  );
+  it.each([
+    '',
+    'my-vgroup',
+    'k8s/80/web/default',
+    'k8s/80/web/default/c1/extra',
+    'x8s/80/web/default/c1',
+    'k8s//web/default/c1',
+  ])('treats %j as user-managed', (text) => {
+    expect(parseCcmNamedKey(text)).toBeUndefined();
+  });
 });

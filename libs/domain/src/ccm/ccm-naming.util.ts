@@ -24,7 +24,12 @@ export interface CcmNamedKey {
 export const CCM_NAME_PREFIX = 'k8s';
 
 /** `k8s/{port}/{svc}/{ns}/{clusterId}`: a vServer group name or listener description. */
-export function ccmNamedKey(port: number | string, serviceName: string, namespace: string, clusterId: string): string {
+export function ccmNamedKey(
+  port: number | string,
+  serviceName: string,
+  namespace: string,
+  clusterId: string,
+): string {
   return `${CCM_NAME_PREFIX}/${port}/${serviceName}/${namespace}/${clusterId}`;
 }
 

@@ -29,7 +29,13 @@ const SEED_SOURCE =
   'seeds/000 and seeds/003 "How to add required permissions when you upgrade the CCM component ... in an ACK dedicated cluster"';
 
 function baseline(purpose: string, appliesTo: 'all' | 'flannel', actions: string[]): CcmRamRequirement[] {
-  return actions.map((action) => ({ action, sinceVersion: 'v1.9.3', appliesTo, purpose, source: BASELINE_SOURCE }));
+  return actions.map((action) => ({
+    action,
+    sinceVersion: 'v1.9.3',
+    appliesTo,
+    purpose,
+    source: BASELINE_SOURCE,
+  }));
 }
 
 /** The table, oldest first. */

@@ -7,7 +7,9 @@ const actions = (version: string, plugin: 'flannel' | 'terway') =>
 describe('ccmRamRequirements (seed 000: v2.11.2 Flannel routes, v2.12.1 NLB batch)', () => {
   it('adds vpc:CreateRouteEntries / vpc:DeleteRouteEntries from v2.11.2 on Flannel only', () => {
     expect(actions('v2.11.1', 'flannel')).not.toContain('vpc:CreateRouteEntries');
-    expect(actions('v2.11.2', 'flannel')).toEqual(expect.arrayContaining(['vpc:CreateRouteEntries', 'vpc:DeleteRouteEntries']));
+    expect(actions('v2.11.2', 'flannel')).toEqual(
+      expect.arrayContaining(['vpc:CreateRouteEntries', 'vpc:DeleteRouteEntries']),
+    );
     expect(actions('v2.11.2', 'terway')).not.toContain('vpc:CreateRouteEntries');
   });
 

@@ -9,7 +9,10 @@ import { compareCcmVersions, parseCcmVersion } from './ccm-version.util';
  * @param version CCM version text
  * @returns the requirements, or `undefined` when the version does not parse
  */
-export function ccmRamRequirements(version: string, networkPlugin: NetworkPlugin): CcmRamRequirement[] | undefined {
+export function ccmRamRequirements(
+  version: string,
+  networkPlugin: NetworkPlugin,
+): CcmRamRequirement[] | undefined {
   const v = parseCcmVersion(version);
   if (!v) return undefined;
   return CCM_RAM_REQUIREMENTS.filter((r) => {

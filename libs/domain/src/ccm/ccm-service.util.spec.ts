@@ -26,7 +26,9 @@ function svc(over: Partial<K8sService> = {}): K8sService {
 
 describe('defaultLoadBalancerName', () => {
   it('matches the CCM fixture (annotations_test.go TestGetDefaultLoadBalancerName, seed 000 recipe)', () => {
-    expect(defaultLoadBalancerName('5e4dbfc9-c2ae-4642-b033-5607860aef6a')).toBe('a5e4dbfc9c2ae4642b0335607860aef6');
+    expect(defaultLoadBalancerName('5e4dbfc9-c2ae-4642-b033-5607860aef6a')).toBe(
+      'a5e4dbfc9c2ae4642b0335607860aef6',
+    );
   });
 
   it('keeps short UIDs whole', () => {
@@ -40,7 +42,12 @@ describe('needClb / needNlb (helper.NeedCLB, NeedNLB)', () => {
     ['NodePort', { type: 'NodePort' }, false, false],
     ['NLB class', { loadBalancerClass: 'alibabacloud.com/nlb' }, false, true],
     ['other class', { loadBalancerClass: 'example.com/lb' }, false, false],
-    ['service.beta.kubernetes.io/class set', { annotations: { 'service.beta.kubernetes.io/class': 'other' } }, false, false],
+    [
+      'service.beta.kubernetes.io/class set',
+      { annotations: { 'service.beta.kubernetes.io/class': 'other' } },
+      false,
+      false,
+    ],
     ['empty service class', { annotations: { 'service.beta.kubernetes.io/class': '' } }, true, false],
     // TestIsTunnelTypeService: key presence even with an empty value.
     [
@@ -59,13 +66,19 @@ describe('reusedLoadBalancerId', () => {
   it('reads the new prefix, then the legacy one, ignoring blanks', () => {
     expect(reusedLoadBalancerId(svc())).toBeUndefined();
     expect(
-      reusedLoadBalancerId(svc({ annotations: { 'service.beta.kubernetes.io/alibaba-cloud-loadbalancer-id': 'lb-1' } })),
+      reusedLoadBalancerId(
+        svc({ annotations: { 'service.beta.kubernetes.io/alibaba-cloud-loadbalancer-id': 'lb-1' } }),
+      ),
     ).toBe('lb-1');
     expect(
-      reusedLoadBalancerId(svc({ annotations: { 'service.beta.kubernetes.io/alicloud-loadbalancer-id': 'lb-old' } })),
+      reusedLoadBalancerId(
+        svc({ annotations: { 'service.beta.kubernetes.io/alicloud-loadbalancer-id': 'lb-old' } }),
+      ),
     ).toBe('lb-old');
     expect(
-      reusedLoadBalancerId(svc({ annotations: { 'service.beta.kubernetes.io/alibaba-cloud-loadbalancer-id': ' ' } })),
+      reusedLoadBalancerId(
+        svc({ annotations: { 'service.beta.kubernetes.io/alibaba-cloud-loadbalancer-id': ' ' } }),
+      ),
     ).toBeUndefined();
   });
 });
@@ -78,7 +91,12 @@ describe('serviceTrafficPolicy (GetServiceTrafficPolicy)', () => {
   it.each<[string, Partial<K8sService>, { networkPlugin: 'flannel' | 'terway'; created?: string }, string]>([
     ['Flannel default Cluster', {}, flannel, 'cluster'],
     ['Flannel Local', { externalTrafficPolicy: 'Local' }, flannel, 'local'],
-    ['eni annotation wins', { annotations: { 'service.beta.kubernetes.io/backend-type': 'eni' } }, flannel, 'eni'],
+    [
+      'eni annotation wins',
+      { annotations: { 'service.beta.kubernetes.io/backend-type': 'eni' } },
+      flannel,
+      'eni',
+    ],
     ['new Terway defaults to ENI', { externalTrafficPolicy: 'Local' }, newTerway, 'eni'],
     ['old Terway keeps ecs', { externalTrafficPolicy: 'Local' }, oldTerway, 'local'],
     [

@@ -4,12 +4,21 @@ import { ccmVersionAtLeast, compareCcmVersions, newerCcmVersion, parseCcmVersion
 describe('parseCcmVersion', () => {
   it.each([
     // Formats from research/ccm-behaviour.md 4 and seeds 000/001.
-    ['v1.9.3.276-g372aa98-aliyun', { major: 1, minor: 9, patch: 3, build: 276, commit: '372aa98', suffix: 'aliyun' }],
-    ['v1.9.3.10-gfb99107-aliyun', { major: 1, minor: 9, patch: 3, build: 10, commit: 'fb99107', suffix: 'aliyun' }],
+    [
+      'v1.9.3.276-g372aa98-aliyun',
+      { major: 1, minor: 9, patch: 3, build: 276, commit: '372aa98', suffix: 'aliyun' },
+    ],
+    [
+      'v1.9.3.10-gfb99107-aliyun',
+      { major: 1, minor: 9, patch: 3, build: 10, commit: 'fb99107', suffix: 'aliyun' },
+    ],
     ['v2.11.2', { major: 2, minor: 11, patch: 2, build: 0 }],
     ['v2.12.1-3-gabc', { major: 2, minor: 12, patch: 1, build: 3, commit: 'abc' }],
     // One ACK doc writes the describe form of v1.9.3.164.
-    ['v1.9.3-164-g2105d2e-aliyun', { major: 1, minor: 9, patch: 3, build: 164, commit: '2105d2e', suffix: 'aliyun' }],
+    [
+      'v1.9.3-164-g2105d2e-aliyun',
+      { major: 1, minor: 9, patch: 3, build: 164, commit: '2105d2e', suffix: 'aliyun' },
+    ],
     ['2.14.0', { major: 2, minor: 14, patch: 0, build: 0 }],
     [' v1.9.3 ', { major: 1, minor: 9, patch: 3, build: 0 }],
   ])('parses %s', (text, expected) => {
@@ -25,7 +34,8 @@ describe('parseCcmVersion', () => {
 });
 
 describe('compareCcmVersions', () => {
-  const cmp = (a: string, b: string) => Math.sign(compareCcmVersions(parseCcmVersion(a)!, parseCcmVersion(b)!));
+  const cmp = (a: string, b: string) =>
+    Math.sign(compareCcmVersions(parseCcmVersion(a)!, parseCcmVersion(b)!));
 
   it.each([
     ['v1.9.3.276-g372aa98-aliyun', 'v1.9.3.164-g2105d2e-aliyun', 1],

@@ -33,7 +33,9 @@ describe('ramActionMatches', () => {
 describe('evaluateRamAction', () => {
   it('allows through a matching Allow and implicitly denies otherwise', () => {
     expect(evaluateRamAction([allow(['vpc:*'])], 'vpc:CreateRouteEntries')).toBe('allow');
-    expect(evaluateRamAction([allow(['vpc:CreateRouteEntry'])], 'vpc:CreateRouteEntries')).toBe('implicit-deny');
+    expect(evaluateRamAction([allow(['vpc:CreateRouteEntry'])], 'vpc:CreateRouteEntries')).toBe(
+      'implicit-deny',
+    );
     expect(evaluateRamAction([], 'nlb:ListAsynJobs')).toBe('implicit-deny');
   });
 
@@ -51,11 +53,10 @@ describe('evaluateRamAction', () => {
 
   it('lists the missing actions with their decision', () => {
     expect(
-      missingRamActions([allow(['vpc:*']), deny(['vpc:DeleteRouteEntries'])], [
-        'vpc:CreateRouteEntries',
-        'vpc:DeleteRouteEntries',
-        'nlb:ListAsynJobs',
-      ]),
+      missingRamActions(
+        [allow(['vpc:*']), deny(['vpc:DeleteRouteEntries'])],
+        ['vpc:CreateRouteEntries', 'vpc:DeleteRouteEntries', 'nlb:ListAsynJobs'],
+      ),
     ).toEqual([
       { action: 'vpc:DeleteRouteEntries', decision: 'explicit-deny' },
       { action: 'nlb:ListAsynJobs', decision: 'implicit-deny' },

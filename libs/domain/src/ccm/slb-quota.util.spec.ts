@@ -4,7 +4,10 @@ import { effectiveQuota } from './slb-quota.util';
 
 describe('effectiveQuota', () => {
   it('uses the documented defaults (200 backends per CLB, 50 CLBs per server) when quotas were not read', () => {
-    expect(effectiveQuota(undefined, SLB_QUOTA_BACKEND_SERVERS)).toEqual({ limit: 200, limitSource: 'default' });
+    expect(effectiveQuota(undefined, SLB_QUOTA_BACKEND_SERVERS)).toEqual({
+      limit: 200,
+      limitSource: 'default',
+    });
     expect(effectiveQuota([], SLB_QUOTA_BACKEND_ATTACHED)).toEqual({ limit: 50, limitSource: 'default' });
   });
 
@@ -12,7 +15,11 @@ describe('effectiveQuota', () => {
     expect(
       effectiveQuota(
         [
-          { quotaActionCode: 'slb_quota_backendservers_num', totalQuota: 300, dimensions: { instanceId: 'lb-1' } },
+          {
+            quotaActionCode: 'slb_quota_backendservers_num',
+            totalQuota: 300,
+            dimensions: { instanceId: 'lb-1' },
+          },
           { quotaActionCode: 'slb_quota_backendservers_num', totalQuota: 500 },
         ],
         SLB_QUOTA_BACKEND_SERVERS,
@@ -21,7 +28,12 @@ describe('effectiveQuota', () => {
   });
 
   it('ignores non-positive values', () => {
-    expect(effectiveQuota([{ quotaActionCode: 'slb_quota_backendservers_num', totalQuota: 0 }], SLB_QUOTA_BACKEND_SERVERS)).toEqual({
+    expect(
+      effectiveQuota(
+        [{ quotaActionCode: 'slb_quota_backendservers_num', totalQuota: 0 }],
+        SLB_QUOTA_BACKEND_SERVERS,
+      ),
+    ).toEqual({
       limit: 200,
       limitSource: 'default',
     });

@@ -8,7 +8,9 @@ import type { SlbQuotaDefinition } from './slb-quota.constants';
  * @returns the limit (count) and whether it came from Quota Center or the documented default
  */
 export function effectiveQuota(
-  quotas: readonly { quotaActionCode: string; totalQuota: number; dimensions?: Record<string, string> }[] | undefined,
+  quotas:
+    | readonly { quotaActionCode: string; totalQuota: number; dimensions?: Record<string, string> }[]
+    | undefined,
   definition: SlbQuotaDefinition,
 ): { limit: number; limitSource: 'quota-center' | 'default' } {
   if (quotas) {
