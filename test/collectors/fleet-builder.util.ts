@@ -15,6 +15,7 @@ export interface RegionSpec {
   /** vServer groups per CLB. */
   groupsPerLb: number;
   quotas: number;
+  /** vSwitches (default 3). */
   vSwitches?: number;
   clusters: ClusterSpec[];
   /** Leave these files out (to exercise `absent` coverage). */
@@ -30,7 +31,7 @@ export interface ClusterSpec {
   /** `control_plane_config.node_port_range`. */
   nodePortRange?: string;
   omit?: ('addons' | 'resources' | 'kubernetes')[];
-  /** Write `node-sysctls.json` (Cloud Assistant data); off by default. */
+  /** Write `node-sysctls.json` (Cloud Assistant data) for the nodes on Running instances (default true). */
   sysctls?: boolean;
 }
 
@@ -102,13 +103,15 @@ function writeCluster(
         state: 'CREATE_COMPLETE',
       },
     ]);
-  const nodeEcs = ecsIds.slice(0, spec.nodes);
-  if (spec.sysctls) {
+  // ecsIds: the instances of this cluster's nodes (disjoint between clusters), missing ones padded below.
+  const nodeEcs = ecsIds;
+  if (spec.sysctls !== false) {
     const sysctls: Record<string, Record<string, string>> = {};
-    nodeEcs.forEach(
-      (id, i) =>
-        (sysctls[id] = { 'net.ipv4.ip_local_port_range': i % 5 === 0 ? '1024 65000' : '32768 60999' }),
-    );
+    // Only Running instances answer Cloud Assistant (every 17th instance is Stopped, see writeRegion).
+    nodeEcs.forEach((id, i) => {
+      if (parseInt(id.slice(-12), 16) % 17 !== 0)
+        sysctls[id] = { 'net.ipv4.ip_local_port_range': i % 5 === 0 ? '1024 65000' : '32768 60999' };
+    });
     write(join(cdir, 'node-sysctls.json'), sysctls);
   }
   if (!omit.has('kubernetes')) {
@@ -264,6 +267,14 @@ function writeRegion(dir: string, accountIdx: number, regionIdx: number, spec: R
     { length: spec.ecsInstances },
     (_, i) => `i-${hex(accountIdx, 4)}${hex(regionIdx, 4)}${hex(i, 12)}`,
   );
+  // Nodes take the region's instances in cluster order: cluster n owns ecsIds[offsets[n] .. + nodes).
+  const offsets: number[] = [];
+  const owner: (number | undefined)[] = [];
+  spec.clusters.reduce((at, c, n) => {
+    offsets.push(at);
+    for (let i = at; i < Math.min(at + c.nodes, ecsIds.length); i++) owner[i] = n;
+    return at + c.nodes;
+  }, 0);
   if (!omit.has('ecs-instances'))
     write(
       join(rdir, 'ecs-instances.json'),
@@ -280,7 +291,12 @@ function writeRegion(dir: string, accountIdx: number, regionIdx: number, spec: R
           VSwitchId: `vsw-${hex(i % 3, 8)}`,
           PrivateIpAddress: { IpAddress: [`10.${regionIdx}.${Math.floor(i / 250)}.${i % 250}`] },
         },
-        Tags: { Tag: [{ TagKey: 'ack.aliyun.com', TagValue: clusterIdOf(accountIdx, regionIdx, 0) }] },
+        Tags: {
+          Tag:
+            owner[i] === undefined
+              ? []
+              : [{ TagKey: 'ack.aliyun.com', TagValue: clusterIdOf(accountIdx, regionIdx, owner[i]) }],
+        },
       })),
     );
   if (!omit.has('load-balancers')) {
@@ -379,10 +395,10 @@ function writeRegion(dir: string, accountIdx: number, regionIdx: number, spec: R
         Dimensions: { regionId: spec.regionId },
       })),
     );
-  if (spec.vSwitches !== undefined && !omit.has('vswitches'))
+  if (!omit.has('vswitches'))
     write(
       join(rdir, 'vswitches.json'),
-      Array.from({ length: spec.vSwitches }, (_, v) => ({
+      Array.from({ length: spec.vSwitches ?? 3 }, (_, v) => ({
         VSwitchId: `vsw-${hex(v, 8)}`,
         VpcId: `vpc-${hex(accountIdx, 4)}${hex(regionIdx, 4)}`,
         ZoneId: `${spec.regionId}-h`,
@@ -390,7 +406,17 @@ function writeRegion(dir: string, accountIdx: number, regionIdx: number, spec: R
         AvailableIpAddressCount: 200 - v,
       })),
     );
-  spec.clusters.forEach((c, n) => writeCluster(rdir, accountIdx, regionIdx, n, c, spec.regionId, ecsIds));
+  spec.clusters.forEach((c, n) =>
+    writeCluster(
+      rdir,
+      accountIdx,
+      regionIdx,
+      n,
+      c,
+      spec.regionId,
+      ecsIds.slice(offsets[n], offsets[n] + c.nodes),
+    ),
+  );
 }
 
 function writeAccount(root: string, idx: number, spec: AccountSpec): void {

@@ -15,7 +15,13 @@ import { expect } from 'vitest';
 import type { CoverageEntry, FleetSnapshot } from '@app/domain';
 
 /** Error codes the simulator uses for data the fleet directory does not hold. */
-export const SIMULATED_MISSING_DATA_CODES = ['Forbidden.RAM', 'NoPermission', 'StatusForbidden', 'Forbidden', 'CommandFailed'];
+export const SIMULATED_MISSING_DATA_CODES = [
+  'Forbidden.RAM',
+  'NoPermission',
+  'StatusForbidden',
+  'Forbidden',
+  'CommandFailed',
+];
 
 /** Stable key of a coverage entry. */
 export const coverageKeyOf = (c: CoverageEntry) =>

@@ -7,8 +7,8 @@
  *  - `addons`: ListClusterAddonInstances (`cloud-controller-manager` gives the CCM version);
  *  - `resources`: DescribeClusterResources (`ALIYUN::RAM::Role` entries name the cluster's roles);
  *  - `kubernetes`: DescribeClusterUserKubeconfig, then the Kubernetes API (kubernetes.collector);
- *  - `sysctls`: node `net.ipv4.ip_local_port_range` via ECS Cloud Assistant when enabled
- *    (node-sysctls.collector), else `absent` "not collected live yet".
+ *  - `sysctls`: node `net.ipv4.ip_local_port_range` via ECS Cloud Assistant (node-sysctls.collector)
+ *    unless `collector.nodeSysctls` is false, then `absent`.
  * A 404 / `*NotFound` from an API is `absent` (nothing to read), as a missing file is offline.
  */
 import { DescribeClusterResourcesRequest, DescribeClusterUserKubeconfigRequest } from '@alicloud/cs20151215';
@@ -34,8 +34,8 @@ const runtime = () => new $dara.RuntimeOptions({});
 /** Datasets recorded per cluster (for progress planning). */
 export const CLUSTER_DATASETS = 5;
 
-/** Message of the `sysctls` coverage entry while Cloud Assistant reads are off. */
-export const SYSCTLS_NOT_COLLECTED = 'not collected live yet';
+/** Message of the `sysctls` coverage entry when Cloud Assistant reads are off (`collector.nodeSysctls: false`). */
+export const SYSCTLS_NOT_COLLECTED = 'not collected live (collector.nodeSysctls is false)';
 
 function absentOnNotFound<T>(read: () => Promise<T>): () => Promise<T | Absent> {
   return async () => {

@@ -137,7 +137,9 @@ describe('readNodeSysctls', () => {
       nodes('cn-hangzhou.i-a', 'cn-hangzhou.i-b'),
     ).catch((e: unknown) => e);
     expect(err).toMatchObject({ errorCode: 'CommandFailed' });
-    expect((err as Error).message).toMatch(/failed on all 2 node\(s\): agent not installed/);
+    expect((err as Error).message).toMatch(
+      /failed on all 2 node\(s\): CommandFailed on 2 \(agent not installed\)/,
+    );
   });
 
   it('asks only nodes whose ECS instance exists in the region', async () => {
@@ -162,10 +164,25 @@ describe('readNodeSysctls', () => {
     expect((out as Absent).message).toMatch(/RunCommand is not served/);
   });
 
-  it('fails when the nodes were not read', async () => {
+  it('falls back to the instances tagged with the cluster id when the nodes were not read', async () => {
+    const s = scope();
+    const tagged = (id: string, cluster: string) => ({
+      InstanceId: id,
+      Tags: { Tag: [{ TagKey: 'ack.aliyun.com', TagValue: cluster }] },
+    });
+    const out = await readNodeSysctls(s, s.clients.region('cn-hangzhou'), 'c1', undefined, [
+      tagged('i-a', 'c1'),
+      tagged('i-x', 'c2'),
+    ]);
+    expect(out).toEqual({ 'i-a': { [PORT_RANGE_SYSCTL]: '32768\t60999' } });
+    expect(runQuery?.get('InstanceId.1')).toBe('i-a');
+    expect(runQuery?.has('InstanceId.2')).toBe(false);
+  });
+
+  it('fails when neither nodes nor ECS instances were read', async () => {
     const s = scope();
     await expect(readNodeSysctls(s, s.clients.region('cn-hangzhou'), 'c1', undefined)).rejects.toThrow(
-      /nodes were not read/,
+      /neither the cluster's nodes nor the region's ECS instances were read/,
     );
   });
 });

@@ -5,10 +5,11 @@
  *  - DescribeInvocationResults `InvokeId`, `ContentEncoding=PlainText` (Base64 otherwise),
  *    `MaxResults` <= 50 + `NextToken`, polled until every instance reached a final status.
  * The instances are the cluster's nodes (ECS id = text after the first `.` of `spec.providerID`,
- * CCM's rule). Output is what `sysctl -n` prints (`32768\t60999`), stored as in
+ * CCM's rule), else the instances ACK tagged with the cluster id. Output is what `sysctl -n` prints (`32768\t60999`), stored as in
  * `node-sysctls.json`. Nodes whose command did not succeed are left out (their range is unknown).
- * Off by default (`collector.nodeSysctls`): RunCommand executes on customer nodes and needs
- * `ecs:RunCommand`, a write permission an audit role may not have.
+ * On by default; `collector.nodeSysctls: false` turns it off where the audit role must not run
+ * commands on nodes (RunCommand needs `ecs:RunCommand`, beyond read-only policies; without it the
+ * dataset is `failed` with the API's Forbidden code).
  */
 import { DescribeInvocationResultsRequest, RunCommandRequest } from '@alicloud/ecs20140526';
 import * as $dara from '@darabonba/typescript';
@@ -71,14 +72,45 @@ function notServed(e: unknown): e is CollectError {
   );
 }
 
+/** ACK's tag on the ECS instances of a cluster's nodes (value: the cluster id). */
+export const ACK_CLUSTER_TAG = 'ack.aliyun.com';
+
+/**
+ * The ECS instances to ask: the nodes' instances (`spec.providerID`) that exist in the region's
+ * instance list; when the nodes were not read, the region's instances tagged `ack.aliyun.com` with
+ * the cluster id. Undefined when neither source was read.
+ */
+export function instancesToAsk(
+  clusterId: string,
+  kubernetes: WireKubernetes | undefined,
+  ecsInstances: readonly WireEcsInstance[] | undefined,
+): string[] | undefined {
+  if (kubernetes) {
+    const known = ecsInstances ? new Set(ecsInstances.map((i) => i.InstanceId)) : undefined;
+    const ids = kubernetes.nodes
+      .map((n) => ecsIdFromProviderId(n.spec?.providerID ?? undefined))
+      .filter((id): id is string => id !== undefined && (known === undefined || known.has(id)));
+    return [...new Set(ids)].sort();
+  }
+  if (ecsInstances)
+    return ecsInstances
+      .filter((i) =>
+        (i.Tags?.Tag ?? []).some((t) => t.TagKey === ACK_CLUSTER_TAG && t.TagValue === clusterId),
+      )
+      .map((i) => i.InstanceId)
+      .sort();
+  return undefined;
+}
+
 /**
  * Read the port range of every node of a cluster.
  * @param kubernetes the cluster's nodes (the instances to ask); undefined when they were not read
  * @param ecsInstances the region's ECS instances when read: nodes whose instance is not listed
- *   there are not asked (RunCommand rejects the whole call for one unknown instance id)
+ *   there are not asked (RunCommand rejects the whole call for one unknown instance id); without
+ *   nodes, the instances tagged with the cluster id are asked
  * @returns instance id -> {sysctl: value} for the nodes where the command succeeded; Absent when
  *   RunCommand is not served here
- * @throws CollectError when the nodes were not read, a call failed, or the command failed on
+ * @throws CollectError when no instance list was read, a call failed, or the command failed on
  *   every node asked (e.g. no Cloud Assistant agent)
  */
 export async function readNodeSysctls(
@@ -89,21 +121,15 @@ export async function readNodeSysctls(
   ecsInstances?: readonly WireEcsInstance[],
 ): Promise<WireNodeSysctls | Absent> {
   const target = `${scope.accountId}/${rc.regionId}/${clusterId}`;
-  if (!kubernetes)
+  const ids = instancesToAsk(clusterId, kubernetes, ecsInstances);
+  if (ids === undefined)
     throw new CollectError(
       'DependencyFailed',
-      `RunCommand ${target}: the cluster's nodes were not read, so the ECS instances to ask are unknown`,
+      `RunCommand ${target}: neither the cluster's nodes nor the region's ECS instances were read, so the instances to ask are unknown`,
     );
-  const known = ecsInstances ? new Set(ecsInstances.map((i) => i.InstanceId)) : undefined;
-  const ids = [
-    ...new Set(
-      kubernetes.nodes
-        .map((n) => ecsIdFromProviderId(n.spec?.providerID ?? undefined))
-        .filter((id): id is string => id !== undefined && (known === undefined || known.has(id))),
-    ),
-  ].sort();
   const out: WireNodeSysctls = {};
-  let firstFailure: { code: string; info: string } | undefined;
+  /** Failed instances by error code: count and the first ErrorInfo seen. */
+  const failures = new Map<string, { count: number; info: string }>();
   for (let i = 0; i < ids.length; i += RUN_COMMAND_BATCH) {
     const batch = ids.slice(i, i + RUN_COMMAND_BATCH);
     let invokeId: string | undefined;
@@ -168,21 +194,29 @@ export async function readNodeSysctls(
           const output = stringAt(r, 'Output')?.trim();
           if (id && stringAt(r, 'InvocationStatus') === 'Success' && output)
             out[id] = { [PORT_RANGE_SYSCTL]: output };
-          else
-            firstFailure ??= {
-              code: stringAt(r, 'ErrorCode') || stringAt(r, 'InvocationStatus') || 'CommandFailed',
+          else {
+            const code = stringAt(r, 'ErrorCode') || stringAt(r, 'InvocationStatus') || 'CommandFailed';
+            const f = failures.get(code) ?? {
+              count: 0,
               info: stringAt(r, 'ErrorInfo') || stringAt(r, 'Output')?.trim() || 'no output',
             };
+            f.count++;
+            failures.set(code, f);
+          }
         }
         break;
       }
       await sleep(POLL_INTERVAL_MS, scope.signal);
     }
   }
-  if (ids.length > 0 && Object.keys(out).length === 0)
+  if (ids.length > 0 && Object.keys(out).length === 0) {
+    // Report the most frequent failure (ties: alphabetical), then the others with their counts.
+    const ranked = [...failures.entries()].sort((a, b) => b[1].count - a[1].count || (a[0] < b[0] ? -1 : 1));
+    const detail = ranked.map(([code, f]) => `${code} on ${f.count} (${f.info})`).join('; ');
     throw new CollectError(
-      firstFailure?.code ?? 'CommandFailed',
-      `RunCommand ${target}: sysctl -n ${PORT_RANGE_SYSCTL} failed on all ${ids.length} node(s): ${firstFailure?.info ?? 'no result'}`,
+      ranked[0]?.[0] ?? 'CommandFailed',
+      `RunCommand ${target}: sysctl -n ${PORT_RANGE_SYSCTL} failed on all ${ids.length} node(s): ${detail || 'no result'}`,
     );
+  }
   return out;
 }

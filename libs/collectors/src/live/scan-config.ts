@@ -77,8 +77,13 @@ export const collectorSettingsSchema = z.object({
   retryMaxDelayMs: z.number().int().min(0).default(20_000),
   /** Kubernetes API request timeout, milliseconds. */
   kubernetesTimeoutMs: z.number().int().positive().default(30_000),
-  /** Read node sysctls through ECS Cloud Assistant (RunCommand `sysctl -n ...`); off by default. */
-  nodeSysctls: z.boolean().default(false),
+  /**
+   * Read each node's `net.ipv4.ip_local_port_range` through ECS Cloud Assistant (RunCommand
+   * `sysctl -n ...`, a read-only command; needs `ecs:RunCommand` + `ecs:DescribeInvocationResults`).
+   * Set false where the audit role must not run commands on nodes: the `sysctls` dataset is then
+   * `absent` ("not collected live") and the port-range check is skipped.
+   */
+  nodeSysctls: z.boolean().default(true),
   /** Page sizes per API. */
   pageSizes: scanPageSizesSchema.default({ ecs: 100, slb: 100, vpc: 50, quotas: 100, cs: 100, ram: 100, kubernetes: 500 }),
 });
@@ -96,7 +101,7 @@ export const scanConfigSchema = z.object({
     retryBaseDelayMs: 200,
     retryMaxDelayMs: 20_000,
     kubernetesTimeoutMs: 30_000,
-    nodeSysctls: false,
+    nodeSysctls: true,
     pageSizes: { ecs: 100, slb: 100, vpc: 50, quotas: 100, cs: 100, ram: 100, kubernetes: 500 },
   }),
 });
