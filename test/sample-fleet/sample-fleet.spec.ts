@@ -539,7 +539,10 @@ describe('sample fleet: the deliberate faults are present', () => {
       expect(allowed(statements, action), action).toBe(false);
     for (const name of ['storefront', 'data-platform', 'preview-envs'])
       expect(cluster(name).ramRoleNames).toEqual([]);
-    expect(fleet.accounts.find((a) => a.accountId === '1987654321098765')?.ram).toBeUndefined();
+    // The managed-only account has ACK's service roles and the audit role, and no master role.
+    const ramB = fleet.accounts.find((a) => a.accountId === '1987654321098765')?.ram;
+    expect(ramB?.roles.map((r) => r.roleName).sort()).toEqual(['AliyunCSDefaultRole', 'AliyunCSManagedKubernetesRole', 'fleet-audit-readonly']);
+    expect(ramB?.roles.some((r) => r.roleName.startsWith('KubernetesMasterRole-'))).toBe(false);
   });
 
   it('the README names every resource it maps to a finding or a control', () => {

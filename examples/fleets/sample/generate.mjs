@@ -1242,7 +1242,7 @@ function resourcesBody(cl) {
 // ---------------------------------------------------------------------------------------------
 function ramOf(acc) {
   const dedicated = Object.values(acc.regions).flatMap((r) => r.clusters).find((c) => c.type === 'Kubernetes');
-  if (!dedicated) return undefined;
+  if (!dedicated) return managedOnlyRamOf(acc);
   const arn = (name) => `acs:ram::${acc.id}:role/${name.toLowerCase()}`;
   const roleId = () => String(300_000_000_000_000_000n + BigInt(int(1, 999_999_999)) * 1_000_000_000n + BigInt(int(1, 999_999_999)));
   const role = (name, description, created) => ({ RoleId: roleId(), RoleName: name, Arn: arn(name), Description: description, CreateDate: iso(created), UpdateDate: iso(created), MaxSessionDuration: 3600 });
@@ -1353,6 +1353,28 @@ function ramOf(acc) {
     'fleet-audit-readonly': ['AliyunCSReadOnlyAccess', 'AliyunSLBReadOnlyAccess', 'AliyunECSReadOnlyAccess', 'AliyunVPCReadOnlyAccess', 'AliyunRAMReadOnlyAccess', 'AliyunQuotasReadOnlyAccess'].map((p) => ref(p, 'System', D('2026-08-03T09:01:00Z'))),
   };
   return { roles, policies, rolePolicies };
+}
+
+// RAM of an account with managed clusters only: ACK's service roles with their system policies
+// (CCM runs under AliyunCSManagedKubernetesRole there, so there is no master role to audit) and
+// the audit role. Role ids are derived from the account id (no random draws: the ids of the
+// other account's objects stay as they were).
+function managedOnlyRamOf(acc) {
+  const arn = (name) => `acs:ram::${acc.id}:role/${name.toLowerCase()}`;
+  let n = 0;
+  const role = (name, description, created) => ({ RoleId: `3${acc.id.slice(-9)}${String(++n).padStart(9, '0')}`, RoleName: name, Arn: arn(name), Description: description, CreateDate: iso(created), UpdateDate: iso(created), MaxSessionDuration: 3600 });
+  const roles = [
+    role('AliyunCSDefaultRole', 'Container Service default role', D('2021-03-02T02:10:11Z')),
+    role('AliyunCSManagedKubernetesRole', 'Role used by ACK managed clusters (CCM, ...) to access ECS, VPC, SLB and ACR', D('2021-03-02T02:10:12Z')),
+    role('fleet-audit-readonly', 'Assumed by ack-fleet-audit: read-only access to CS, SLB, ECS, VPC, RAM and Quota Center', D('2026-08-03T09:00:00Z')),
+  ];
+  const ref = (name, attach, description = '') => ({ PolicyName: name, PolicyType: 'System', DefaultVersion: 'v6', Description: description, AttachDate: iso(attach) });
+  const rolePolicies = {
+    AliyunCSDefaultRole: [ref('AliyunCSDefaultRolePolicy', D('2021-03-02T02:10:11Z'), 'Policy of the Container Service default role')],
+    AliyunCSManagedKubernetesRole: [ref('AliyunCSManagedKubernetesRolePolicy', D('2021-03-02T02:10:12Z'), 'Policy of the ACK managed clusters service role')],
+    'fleet-audit-readonly': ['AliyunCSReadOnlyAccess', 'AliyunSLBReadOnlyAccess', 'AliyunECSReadOnlyAccess', 'AliyunVPCReadOnlyAccess', 'AliyunRAMReadOnlyAccess', 'AliyunQuotasReadOnlyAccess'].map((p) => ref(p, D('2026-08-03T09:01:00Z'))),
+  };
+  return { roles, policies: [], rolePolicies };
 }
 
 // ---------------------------------------------------------------------------------------------
