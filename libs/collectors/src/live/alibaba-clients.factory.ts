@@ -13,7 +13,7 @@
  * `config.protocol || params.protocol`). That is how the collectors read the simulator.
  *
  * Credentials are per account (`AccountCredentials`): a static AccessKey (optionally with an STS
- * token: a later issue obtains per-account tokens with STS AssumeRole) or the
+ * token, from AssumeRole of the account's `auditRoleArn`: account-credentials.service.ts) or the
  * `@alicloud/credentials` default chain (env, profile, ECS RAM role). They are handed to the
  * SDK config only; nothing here logs or stores them.
  */
@@ -34,6 +34,8 @@ export type AccountCredentials =
       accessKeySecret: string;
       /** STS token when the keys are temporary (`STS.` AccessKey). */
       securityToken?: string;
+      /** When temporary keys expire, epoch milliseconds (STS `Expiration`). */
+      expiresAt?: number;
     }
   | {
       /** `@alicloud/credentials` default chain (`new Credential()`): env, profile, ECS RAM role. */
@@ -142,6 +144,14 @@ function baseConfig(
       ...(credentials.securityToken ? { securityToken: credentials.securityToken } : {}),
     });
   return new $OpenApiUtil.Config({ ...common, credential: new Credential() });
+}
+
+/**
+ * SDK config of the STS 2015-04-01 client that assumes the audit roles: the base credentials,
+ * the config's endpoint override (else the central `sts.aliyuncs.com`) and protocol.
+ */
+export function stsConfig(settings: AlibabaEndpointSettings, base: AccountCredentials): $OpenApiUtil.Config {
+  return baseConfig(settings, base, 'cn-hangzhou', settings.endpoint ?? 'sts.aliyuncs.com');
 }
 
 /**

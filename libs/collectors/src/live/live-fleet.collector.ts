@@ -21,14 +21,11 @@ import {
   type WireFleet,
   type WireRegion,
 } from '@app/domain';
-import {
-  createAccountClients,
-  resolveBaseCredentials,
-  type AccountCredentials,
-} from './alibaba-clients.factory';
+import { AccountCredentialsResolver, type CredentialsFor } from './account-credentials.service';
+import { createAccountClients, type AccountCredentials } from './alibaba-clients.factory';
 import { CallRunner } from './call-runner.util';
 import { CLUSTER_DATASETS, readCluster } from './cluster.collector';
-import { ScanAbortedError } from './collect-error.util';
+import { CollectError, ScanAbortedError } from './collect-error.util';
 import { CoverageRecorder, readDataset, type AccountScope, type CollectProgress } from './collect-scope.util';
 import { readRam } from './ram.collector';
 import { readClusterList, readEcsInstances, readSlb, readSlbQuotas, readVSwitches } from './region.collector';
@@ -41,10 +38,11 @@ export interface LiveScanOptions {
   /** Cancels the scan: in-flight calls are abandoned and the promise rejects with ScanAbortedError. */
   signal?: AbortSignal;
   /**
-   * Credentials per account; default: the config's base credentials for every account
-   * (`resolveBaseCredentials`). A later issue fills this from STS AssumeRole of `auditRoleArn`.
+   * Credentials per account; default: the config's base credentials, or for an account with
+   * `auditRoleArn` STS credentials of that role (`AccountCredentialsResolver`, cached until 5
+   * minutes before expiry). A CollectError thrown here makes every dataset of the account `failed`.
    */
-  credentialsFor?: (account: ScanAccount) => AccountCredentials | Promise<AccountCredentials>;
+  credentialsFor?: CredentialsFor;
   /** Environment for `credentials.*Env` (default `process.env`). */
   env?: Record<string, string | undefined>;
 }
@@ -84,11 +82,34 @@ async function collectAccount(
   account: ScanAccount,
   options: LiveScanOptions,
   coverage: CoverageRecorder,
+  credentialsFor: CredentialsFor,
 ): Promise<WireAccount> {
   const settings = config.collector;
-  const credentials = options.credentialsFor
-    ? await options.credentialsFor(account)
-    : resolveBaseCredentials(config, options.env ?? process.env);
+  const regions = [...new Set(account.regions)].sort();
+  const out: WireAccount = {
+    account: {
+      accountId: account.accountId,
+      name: account.name ?? '',
+      regions,
+      ...(account.auditRoleArn !== undefined ? { auditRoleArn: account.auditRoleArn } : {}),
+    },
+    regions: [],
+  };
+  let credentials: AccountCredentials;
+  try {
+    credentials = await credentialsFor(account);
+  } catch (e) {
+    if (!(e instanceof CollectError)) throw e;
+    // No credentials for this account: every dataset of it is failed with the STS code.
+    const failed = { errorCode: e.errorCode, message: e.message };
+    coverage.record({ accountId: account.accountId, api: 'ram' }, 'failed', failed);
+    for (const regionId of regions) {
+      for (const api of ['slb', 'ecs', 'vpc', 'quotas', 'cs'] as const)
+        coverage.record({ accountId: account.accountId, regionId, api }, 'failed', failed);
+      out.regions.push({ regionId, clusters: [] });
+    }
+    return out;
+  }
   const runnerOptions = {
     maxConcurrent: settings.maxConcurrentPerAccount,
     maxAttempts: settings.maxAttempts,
@@ -104,16 +125,6 @@ async function collectAccount(
     settings,
     coverage,
     ...(options.signal ? { signal: options.signal } : {}),
-  };
-  const regions = [...new Set(account.regions)].sort();
-  const out: WireAccount = {
-    account: {
-      accountId: account.accountId,
-      name: account.name ?? '',
-      regions,
-      ...(account.auditRoleArn !== undefined ? { auditRoleArn: account.auditRoleArn } : {}),
-    },
-    regions: [],
   };
   try {
     const [ram, perRegion] = await Promise.all([
@@ -142,9 +153,21 @@ export async function collectLiveFleet(
   if (options.signal?.aborted) throw new ScanAbortedError();
   const coverage = new CoverageRecorder(options.onProgress);
   for (const a of config.accounts) coverage.plan(1 + new Set(a.regions).size * REGION_DATASETS);
+  const stsRunner = new CallRunner({
+    maxConcurrent: config.collector.maxConcurrentPerAccount,
+    maxAttempts: config.collector.maxAttempts,
+    retryBaseDelayMs: config.collector.retryBaseDelayMs,
+    retryMaxDelayMs: config.collector.retryMaxDelayMs,
+    ...(options.signal ? { signal: options.signal } : {}),
+  });
+  const resolver = new AccountCredentialsResolver(config, {
+    ...(options.env ? { env: options.env } : {}),
+    run: (_api, fn) => stsRunner.run(fn),
+  });
+  const credentialsFor: CredentialsFor = options.credentialsFor ?? ((a) => resolver.credentialsFor(a));
   const accounts = await Promise.all(
-    config.accounts.map((a) => collectAccount(config, a, options, coverage)),
-  );
+    config.accounts.map((a) => collectAccount(config, a, options, coverage, credentialsFor)),
+  ).finally(() => stsRunner.close());
   if (options.signal?.aborted) throw new ScanAbortedError();
   return { name: config.name, accounts, coverage: coverage.entries };
 }
