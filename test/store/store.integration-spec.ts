@@ -56,7 +56,7 @@ describe('Store (PostgreSQL)', () => {
       const tables = await c.query<{ tablename: string }>(
         `SELECT tablename FROM pg_tables WHERE schemaname = 'public' ORDER BY tablename`,
       );
-      expect(tables.rows.map((r) => r.tablename)).toEqual(['finding_fingerprints', 'findings', 'pgmigrations', 'scans']);
+      expect(tables.rows.map((r) => r.tablename)).toEqual(['finding_fingerprints', 'findings', 'pgmigrations', 'scan_targets', 'scans']);
     } finally {
       await c.end();
     }

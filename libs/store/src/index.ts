@@ -1,6 +1,14 @@
 /** Public entry of libs/store: PostgreSQL access (pg), repositories, migrations, embedded PGlite. */
 export { Store, type StoreOptions } from './store';
 export { ScanRepository } from './scan.repository';
+export {
+  ScanTargetRepository,
+  type ScanTargetRef,
+  type ScanTargetStatus,
+  type StoredScanTarget,
+  type ScanTargetProgress,
+  type RunningScanRef,
+} from './scan-target.repository';
 export { FindingRepository, FINDING_ROWS_PER_INSERT } from './finding.repository';
 export { StoreError, redactConnectionString, type StoreErrorCode } from './store.exception';
 export { startEmbeddedPostgres, type EmbeddedPostgres, type EmbeddedPostgresOptions } from './embedded-postgres';

@@ -2,6 +2,7 @@ import { Pool } from 'pg';
 import { FindingRepository } from './finding.repository';
 import { findMigrationsDir, runMigrations } from './migrate.util';
 import { ScanRepository } from './scan.repository';
+import { ScanTargetRepository } from './scan-target.repository';
 import { redactConnectionString, StoreError } from './store.exception';
 
 /** Options of `Store.open`. */
@@ -33,6 +34,8 @@ export class Store {
   readonly scans: ScanRepository;
   /** Findings: filtered pages for the API, full reads for reports. */
   readonly findings: FindingRepository;
+  /** Per-target state of distributed scans: crawled slices, failures, progress counts. */
+  readonly scanTargets: ScanTargetRepository;
 
   private constructor(
     private readonly pool: Pool,
@@ -41,6 +44,7 @@ export class Store {
     const latest = () => this.scans.latestSucceededId();
     this.findings = new FindingRepository(pool, latest);
     this.scans = new ScanRepository(pool, this.findings);
+    this.scanTargets = new ScanTargetRepository(pool);
   }
 
   /**

@@ -1,0 +1,247 @@
+import type { Pool, QueryResultRow } from 'pg';
+import { isUuid } from './page.util';
+import { chunk, MAX_BIND_PARAMETERS, toIso, toNumber } from './sql.util';
+import { StoreError } from './store.exception';
+
+/** State of one crawl target of a distributed scan. */
+export type ScanTargetStatus = 'pending' | 'ok' | 'failed';
+
+/**
+ * A crawl target as stored: the account, (account, region) or cluster one crawl job reads.
+ * Structurally the `CrawlTarget` of libs/collectors (the store does not depend on collectors).
+ */
+export interface ScanTargetRef {
+  kind: 'account' | 'region' | 'cluster';
+  accountId: string;
+  regionId?: string;
+  clusterId?: string;
+}
+
+/** One row of `scan_targets`. */
+export interface StoredScanTarget {
+  scanId: string;
+  /** Stable key of the target (`account/<uid>`, `region/<uid>/<region>`, `cluster/<uid>/<region>/<id>`). */
+  targetKey: string;
+  target: ScanTargetRef;
+  status: ScanTargetStatus;
+  /** The crawled slice (JSON as written); null unless `ok`. */
+  slice: unknown;
+  /** Why the target failed; null unless `failed`. */
+  error: string | null;
+  /** Last change (ISO 8601). */
+  updatedAt: string;
+}
+
+/** Counts of a scan's targets by state; `total` = done + failed + pending. */
+export interface ScanTargetProgress {
+  /** Targets known so far (count; grows while region crawls discover clusters). */
+  total: number;
+  /** Targets read (count). */
+  done: number;
+  /** Targets that could not be read (count). */
+  failed: number;
+  /** Targets not read yet (count). */
+  pending: number;
+}
+
+/** A running distributed scan (what the worker's reconciler looks at). */
+export interface RunningScanRef {
+  id: string;
+  fleetName: string | null;
+  /** ISO 8601. */
+  startedAt: string;
+  settings: Record<string, unknown>;
+}
+
+interface TargetRow extends QueryResultRow {
+  scan_id: string;
+  target_key: string;
+  target: ScanTargetRef;
+  status: ScanTargetStatus;
+  slice: unknown;
+  error: string | null;
+  updated_at: Date | string;
+}
+
+/** Longest stored error message (characters). */
+const MAX_ERROR_LENGTH = 4000;
+
+/**
+ * Rows per INSERT of `ensurePending`: 3 bind parameters per row, at most 65535 per statement
+ * (MAX_BIND_PARAMETERS), so a fleet of thousands of clusters is written in a few statements.
+ */
+const PENDING_ROWS_PER_INSERT = Math.floor(MAX_BIND_PARAMETERS / 3);
+
+/**
+ * Per-target state of distributed scans: the crawl jobs' slices and the progress counts. Every
+ * method is scoped by scan id; every write is an idempotent upsert, so a retried or duplicated
+ * job changes nothing (ARCHITECTURE.md "Jobs are idempotent"). An `ok` row is never downgraded.
+ */
+export class ScanTargetRepository {
+  /** @param pool the store's connection pool */
+  constructor(private readonly pool: Pool) {}
+
+  /**
+   * Record targets as `pending` (those already present keep their state).
+   * @param scanId the scan (must exist)
+   * @param targets targets with their keys; any number (inserted in chunks)
+   * @returns how many rows were new (count)
+   * @throws StoreError NOT_FOUND when the scan does not exist
+   */
+  async ensurePending(scanId: string, targets: ReadonlyArray<{ key: string; target: ScanTargetRef }>): Promise<number> {
+    this.assertScanId(scanId);
+    let inserted = 0;
+    for (const rows of chunk(dedupeByKey(targets), PENDING_ROWS_PER_INSERT)) {
+      const params: unknown[] = [scanId];
+      const tuples = rows.map((t) => {
+        params.push(t.key, JSON.stringify(t.target));
+        return `($1, $${params.length - 1}, $${params.length}::jsonb)`;
+      });
+      const result = await this.pool
+        .query(
+          `INSERT INTO scan_targets (scan_id, target_key, target) VALUES ${tuples.join(', ')}
+           ON CONFLICT (scan_id, target_key) DO NOTHING`,
+          params,
+        )
+        .catch((e: unknown) => this.rethrow(scanId, e));
+      inserted += result.rowCount ?? 0;
+    }
+    return inserted;
+  }
+
+  /**
+   * Store the slice a crawl read for a target and mark it `ok` (replacing an earlier slice of the
+   * same scan and target: writing twice leaves exactly one row).
+   * @param slice JSON-serialisable slice (libs/collectors `TargetSlice`)
+   * @throws StoreError NOT_FOUND when the scan does not exist
+   */
+  async saveSlice(scanId: string, key: string, target: ScanTargetRef, slice: unknown): Promise<void> {
+    this.assertScanId(scanId);
+    await this.pool
+      .query(
+        `INSERT INTO scan_targets (scan_id, target_key, target, status, slice, error, updated_at)
+         VALUES ($1, $2, $3::jsonb, 'ok', $4::jsonb, NULL, now())
+         ON CONFLICT (scan_id, target_key) DO UPDATE
+           SET status = 'ok', slice = EXCLUDED.slice, error = NULL, updated_at = now()`,
+        [scanId, key, JSON.stringify(target), JSON.stringify(slice)],
+      )
+      .catch((e: unknown) => this.rethrow(scanId, e));
+  }
+
+  /**
+   * Mark targets `failed` with a reason, unless they were read (`ok` stays `ok`: a late failure of
+   * a duplicate job never hides data that arrived).
+   * @param failures targets and one-line reasons (no credentials; cut to 4000 characters)
+   * @throws StoreError NOT_FOUND when the scan does not exist
+   */
+  async markFailed(
+    scanId: string,
+    failures: ReadonlyArray<{ key: string; target: ScanTargetRef; error: string }>,
+  ): Promise<void> {
+    this.assertScanId(scanId);
+    for (const f of failures) {
+      await this.pool
+        .query(
+          `INSERT INTO scan_targets (scan_id, target_key, target, status, error, updated_at)
+           VALUES ($1, $2, $3::jsonb, 'failed', $4, now())
+           ON CONFLICT (scan_id, target_key) DO UPDATE
+             SET status = 'failed', error = EXCLUDED.error, updated_at = now()
+             WHERE scan_targets.status <> 'ok'`,
+          [scanId, f.key, JSON.stringify(f.target), f.error.slice(0, MAX_ERROR_LENGTH)],
+        )
+        .catch((e: unknown) => this.rethrow(scanId, e));
+    }
+  }
+
+  /** One target of a scan, or null when the scan has no such target (or no such scan). */
+  async get(scanId: string, key: string): Promise<StoredScanTarget | null> {
+    if (!isUuid(scanId)) return null;
+    const rows = await this.pool.query<TargetRow>(
+      'SELECT scan_id, target_key, target, status, slice, error, updated_at FROM scan_targets WHERE scan_id = $1 AND target_key = $2',
+      [scanId, key],
+    );
+    return rows.rows[0] ? toStoredTarget(rows.rows[0]) : null;
+  }
+
+  /**
+   * Every target of a scan with its slice, ordered by key (the analyze job's input; unpaged: the
+   * analysis holds the whole fleet in memory anyway).
+   */
+  async listForScan(scanId: string): Promise<StoredScanTarget[]> {
+    if (!isUuid(scanId)) return [];
+    const rows = await this.pool.query<TargetRow>(
+      `SELECT scan_id, target_key, target, status, slice, error, updated_at
+         FROM scan_targets WHERE scan_id = $1 ORDER BY target_key`,
+      [scanId],
+    );
+    return rows.rows.map(toStoredTarget);
+  }
+
+  /** Counts of a scan's targets by state (all 0 for a scan without targets or no such scan). */
+  async progress(scanId: string): Promise<ScanTargetProgress> {
+    const out: ScanTargetProgress = { total: 0, done: 0, failed: 0, pending: 0 };
+    if (!isUuid(scanId)) return out;
+    const rows = await this.pool.query<{ status: ScanTargetStatus; n: string | number }>(
+      'SELECT status, count(*) AS n FROM scan_targets WHERE scan_id = $1 GROUP BY status',
+      [scanId],
+    );
+    for (const r of rows.rows) {
+      const n = toNumber(r.n);
+      out.total += n;
+      if (r.status === 'ok') out.done += n;
+      else if (r.status === 'failed') out.failed += n;
+      else out.pending += n;
+    }
+    return out;
+  }
+
+  /**
+   * Distributed scans still `running` that started before `startedBefore`, oldest first (at most
+   * `limit`, default 100): the candidates of the worker's lost-job reconciler.
+   */
+  async listRunningDistributed(startedBefore: Date, limit = 100): Promise<RunningScanRef[]> {
+    const rows = await this.pool.query<{
+      id: string;
+      fleet_name: string | null;
+      started_at: Date | string;
+      settings: Record<string, unknown>;
+    }>(
+      `SELECT id, fleet_name, started_at, settings FROM scans
+        WHERE status = 'running' AND source = 'distributed' AND started_at < $1
+        ORDER BY started_at, id LIMIT $2`,
+      [startedBefore, limit],
+    );
+    return rows.rows.map((r) => ({ id: r.id, fleetName: r.fleet_name, startedAt: toIso(r.started_at), settings: r.settings }));
+  }
+
+  private assertScanId(scanId: string): void {
+    if (!isUuid(scanId)) throw new StoreError('NOT_FOUND', `scan ${scanId} not found`);
+  }
+
+  /** A foreign-key violation means the scan does not exist; anything else is rethrown as is. */
+  private rethrow(scanId: string, e: unknown): never {
+    if (typeof e === 'object' && e !== null && (e as { code?: unknown }).code === '23503') {
+      throw new StoreError('NOT_FOUND', `scan ${scanId} not found`, { cause: e });
+    }
+    throw e;
+  }
+}
+
+/** Keep the first of each key (one INSERT may not touch a row twice). */
+function dedupeByKey<T extends { key: string }>(items: readonly T[]): T[] {
+  const seen = new Map<string, T>();
+  for (const i of items) if (!seen.has(i.key)) seen.set(i.key, i);
+  return [...seen.values()];
+}
+
+function toStoredTarget(row: TargetRow): StoredScanTarget {
+  return {
+    scanId: row.scan_id,
+    targetKey: row.target_key,
+    target: row.target,
+    status: row.status,
+    slice: row.slice,
+    error: row.error,
+    updatedAt: toIso(row.updated_at),
+  };
+}

@@ -1,0 +1,83 @@
+/**
+ * libs/store ScanTargetRepository on the real PostgreSQL: the per-target state of distributed
+ * scans (pending -> ok | failed), idempotent upserts, progress counts and the reconciler's query.
+ */
+import { randomUUID } from 'node:crypto';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { Store, StoreError, type ScanTargetRef } from '@app/store';
+import { createTestDatabase, type TestDatabase } from '../store/test-database.util';
+
+const account = (accountId: string): { key: string; target: ScanTargetRef } => ({
+  key: `account/${accountId}`,
+  target: { kind: 'account', accountId },
+});
+const region = (accountId: string, regionId: string): { key: string; target: ScanTargetRef } => ({
+  key: `region/${accountId}/${regionId}`,
+  target: { kind: 'region', accountId, regionId },
+});
+
+describe('ScanTargetRepository (PostgreSQL)', () => {
+  let db: TestDatabase;
+  let store: Store;
+
+  beforeAll(async () => {
+    db = await createTestDatabase();
+    store = await Store.open({ connectionString: db.url, migrate: true });
+  });
+
+  afterAll(async () => {
+    await store?.close();
+    await db?.drop();
+  });
+
+  async function newScan(): Promise<string> {
+    return (await store.scans.create({ source: 'distributed', fleetName: 'f' })).id;
+  }
+
+  it('records pending targets once, then slices and failures; an ok target is never downgraded', async () => {
+    const scanId = await newScan();
+    const a = account('1001');
+    const r1 = region('1001', 'cn-hangzhou');
+    const r2 = region('1001', 'cn-beijing');
+    expect(await store.scanTargets.ensurePending(scanId, [a, r1, r2, r1])).toBe(3);
+    expect(await store.scanTargets.ensurePending(scanId, [a, r1])).toBe(0);
+    expect(await store.scanTargets.progress(scanId)).toEqual({ total: 3, done: 0, failed: 0, pending: 3 });
+
+    await store.scanTargets.saveSlice(scanId, r1.key, r1.target, { target: r1.target, coverage: [] });
+    await store.scanTargets.saveSlice(scanId, r1.key, r1.target, { target: r1.target, coverage: [], again: true });
+    await store.scanTargets.markFailed(scanId, [
+      { key: r1.key, target: r1.target, error: 'late duplicate failed' },
+      { key: r2.key, target: r2.target, error: 'Throttling.User' },
+    ]);
+
+    expect(await store.scanTargets.progress(scanId)).toEqual({ total: 3, done: 1, failed: 1, pending: 1 });
+    const rows = await store.scanTargets.listForScan(scanId);
+    expect(rows.map((r) => [r.targetKey, r.status, r.error])).toEqual([
+      ['account/1001', 'pending', null],
+      ['region/1001/cn-beijing', 'failed', 'Throttling.User'],
+      ['region/1001/cn-hangzhou', 'ok', null],
+    ]);
+    expect((await store.scanTargets.get(scanId, r1.key))?.slice).toEqual({ target: r1.target, coverage: [], again: true });
+    expect(await store.scanTargets.get(scanId, 'account/none')).toBeNull();
+  });
+
+  it('names a missing scan NOT_FOUND and reads nothing for it', async () => {
+    const missing = randomUUID();
+    await expect(store.scanTargets.ensurePending(missing, [account('1')])).rejects.toSatisfy(
+      (e: unknown) => e instanceof StoreError && e.code === 'NOT_FOUND',
+    );
+    await expect(store.scanTargets.saveSlice('not-a-uuid', 'k', account('1').target, {})).rejects.toBeInstanceOf(StoreError);
+    expect(await store.scanTargets.listForScan(missing)).toEqual([]);
+    expect(await store.scanTargets.progress(missing)).toEqual({ total: 0, done: 0, failed: 0, pending: 0 });
+  });
+
+  it('lists running distributed scans started before a time, oldest first', async () => {
+    const old = await store.scans.create({ source: 'distributed', fleetName: 'old', startedAt: new Date('2020-01-01T00:00:00Z') });
+    const done = await store.scans.create({ source: 'distributed', fleetName: 'done', startedAt: new Date('2020-01-02T00:00:00Z') });
+    await store.scans.complete(done.id, { findings: [], coverage: [] });
+    await store.scans.create({ source: 'live', fleetName: 'local', startedAt: new Date('2020-01-03T00:00:00Z') });
+    const running = await store.scanTargets.listRunningDistributed(new Date('2021-01-01T00:00:00Z'));
+    expect(running.map((s) => s.id)).toEqual([old.id]);
+    expect(running[0]).toMatchObject({ fleetName: 'old', startedAt: '2020-01-01T00:00:00.000Z', settings: {} });
+  });
+});
