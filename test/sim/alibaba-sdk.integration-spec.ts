@@ -35,8 +35,14 @@ describe('startSimulator', () => {
       accessKeySecret: 'sim-access-secret',
     });
     expect(config.accounts).toEqual([
-      { accountId: IDS.accountId, name: 'sim-prod', regions: [IDS.regionId] },
+      {
+        accountId: IDS.accountId,
+        name: 'sim-prod',
+        regions: [IDS.regionId],
+        auditRoleArn: `acs:ram::${IDS.accountId}:role/fleet-audit-readonly`,
+      },
     ]);
+    expect(sim.accountIds).toEqual([IDS.accountId]);
     expect(JSON.parse(simulatorReadyLine(sim))).toEqual({ endpoint: sim.endpoint, config: sim.configPath });
   });
 });

@@ -5,6 +5,7 @@ import Cs from '@alicloud/cs20151215';
 import Ecs from '@alicloud/ecs20140526';
 import OpenApi, { $OpenApiUtil, OpenApiUtil } from '@alicloud/openapi-core';
 import Ram from '@alicloud/ram20150501';
+import Sts from '@alicloud/sts20150401';
 import * as $dara from '@darabonba/typescript';
 import type { RunningSimulator } from '@app/fleet-sim';
 
@@ -29,6 +30,7 @@ export function simConfig(
 export const ecsClient = (sim: RunningSimulator, o?: Record<string, unknown>) => new Ecs(simConfig(sim, o));
 export const csClient = (sim: RunningSimulator, o?: Record<string, unknown>) => new Cs(simConfig(sim, o));
 export const ramClient = (sim: RunningSimulator, o?: Record<string, unknown>) => new Ram(simConfig(sim, o));
+export const stsClient = (sim: RunningSimulator, o?: Record<string, unknown>) => new Sts(simConfig(sim, o));
 
 /** Generic RPC call (SLB, Quota Center: no npm SDK; research 1.6). */
 export async function callRpc(

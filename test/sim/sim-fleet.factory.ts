@@ -326,3 +326,81 @@ export function writeSimFleet(sizes: Partial<SimFleetSizes> = {}): string {
   });
   return root;
 }
+
+/** Ids of the accounts {@link addOtherAccounts} writes. */
+export const OTHER_ACCOUNT_IDS = {
+  /** Second account: RAM roles, a custom audit role, one CLB and one cluster in cn-beijing. */
+  dataAccountId: '5555666677778888',
+  dataRegionId: 'cn-beijing',
+  dataLbId: 'lb-2zesimdata00000001',
+  dataClusterId: 'cda7a0000000000000000000000000001',
+  dataRoleName: 'app-role',
+  dataAuditRoleArn: 'acs:ram::5555666677778888:role/custom-audit',
+  /** Third account: only an account.yaml (no RAM data, no region files). */
+  bareAccountId: '9999000011112222',
+} as const;
+
+/**
+ * Add two more accounts to a fleet written by {@link writeSimFleet}: a data account (RAM roles
+ * without the audit role, `auditRoleArn` set to a custom role, one CLB and one cluster with two
+ * nodes in cn-beijing) and a bare account (account.yaml only, region cn-shanghai).
+ */
+export function addOtherAccounts(root: string): void {
+  const o = OTHER_ACCOUNT_IDS;
+  const acc = join(root, 'accounts', o.dataAccountId);
+  write(join(acc, 'account.yaml'), {
+    accountId: o.dataAccountId,
+    name: 'sim-data',
+    regions: [o.dataRegionId],
+    auditRoleArn: o.dataAuditRoleArn,
+  });
+  write(join(acc, 'ram', 'roles.json'), [
+    {
+      RoleName: o.dataRoleName,
+      RoleId: '300000000000000999',
+      Arn: `acs:ram::${o.dataAccountId}:role/${o.dataRoleName}`,
+      MaxSessionDuration: 7200,
+    },
+  ]);
+  const reg = join(acc, 'regions', o.dataRegionId);
+  write(join(reg, 'load-balancers.json'), [
+    {
+      LoadBalancerId: o.dataLbId,
+      LoadBalancerName: 'data-lb',
+      RegionId: o.dataRegionId,
+      AddressType: 'intranet',
+      Address: '10.0.0.5',
+      NetworkType: 'vpc',
+      VpcId: 'vpc-2zesimdata',
+      LoadBalancerStatus: 'active',
+      ListenerPortsAndProtocol: { ListenerPortAndProtocol: [{ ListenerPort: 443, ListenerProtocol: 'tcp' }] },
+      BackendServers: { BackendServer: [] },
+    },
+  ]);
+  write(join(reg, 'ecs-instances.json'), []);
+  const cl = join(reg, 'clusters', o.dataClusterId);
+  write(join(cl, 'cluster.json'), {
+    cluster_id: o.dataClusterId,
+    name: 'data-cluster',
+    region_id: o.dataRegionId,
+    cluster_type: 'ManagedKubernetes',
+    state: 'running',
+    current_version: '1.31.1-aliyun.1',
+    created: '2022-01-01T00:00:00Z',
+  });
+  write(join(cl, 'kubernetes', 'nodes.yaml'), {
+    apiVersion: 'v1',
+    kind: 'List',
+    items: [0, 1].map((i) => ({
+      apiVersion: 'v1',
+      kind: 'Node',
+      metadata: { name: `cn-beijing.10.0.0.${i + 10}` },
+      spec: { providerID: `cn-beijing.i-2zesimdata${i}` },
+    })),
+  });
+  write(join(root, 'accounts', o.bareAccountId, 'account.yaml'), {
+    accountId: o.bareAccountId,
+    name: 'sim-bare',
+    regions: ['cn-shanghai'],
+  });
+}

@@ -1,11 +1,15 @@
 /**
  * Writes the ready-to-use scan config for a running simulator: the `fleet-audit scan --config`
  * file (schema `libs/collectors/src/live/scan-config.ts`) pointing every product at the
- * simulator over plain HTTP with the simulator's test AccessKey.
+ * simulator over plain HTTP with the simulator's test AccessKey (which belongs to the fleet's
+ * management account). Every account of the fleet is listed with the audit role to assume through
+ * STS (`auditRoleArn`: the account's own from `account.yaml`, else
+ * `acs:ram::<accountId>:role/fleet-audit-readonly`), which the simulator always accepts.
  */
 import { mkdtempSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { auditRoleArnOf } from './alibaba/sts.handler';
 import type { AccountEntry } from './fleet/fleet-index.repository';
 
 /** File name of the written config inside the config directory. */
@@ -16,12 +20,12 @@ export interface SimScanConfig {
   name: string;
   alibabaCloud: { endpoint: string; protocol: 'http' };
   credentials: { accessKeyId: string; accessKeySecret: string };
-  accounts: { accountId: string; name: string; regions: string[] }[];
+  accounts: { accountId: string; name: string; regions: string[]; auditRoleArn: string }[];
 }
 
 /**
- * Build the config. Only accounts that have at least one region are listed (the scan config
- * needs one).
+ * Build the config: every account in fleet order, each with its audit role. An account without
+ * any region is left out (the scan config schema needs at least one region per account).
  */
 export function buildScanConfig(
   fleetName: string,
@@ -40,6 +44,7 @@ export function buildScanConfig(
         accountId: a.accountId,
         name: a.wire.account.name,
         regions: a.regions.map((r) => r.regionId),
+        auditRoleArn: auditRoleArnOf(a),
       })),
   };
 }

@@ -17,17 +17,23 @@ import { createServer, type IncomingMessage, type ServerResponse } from 'node:ht
 import { createServer as createHttpsServer } from 'node:https';
 import { createServer as createNetServer, type AddressInfo, type Socket } from 'node:net';
 import type { WireFleet } from '@app/domain';
-import { AlibabaGateway } from './alibaba/alibaba.gateway';
+import { AlibabaGateway, type ThrottlingStatus } from './alibaba/alibaba.gateway';
 import { CredentialStore } from './alibaba/credential.store';
 import { InvocationStore } from './alibaba/invocation.store';
 import { RequestAuthService } from './alibaba/request-auth.service';
 import { FleetIndex } from './fleet/fleet-index.repository';
 import { BodyTooLargeError, readBody, sendJson, splitUrl } from './http/http.util';
+import { DEFAULT_TIMEOUT_HOLD_MS, ResponseWriter } from './http/response-writer.service';
 import { ClusterTokenStore } from './kubernetes/cluster-token.store';
 import { KubernetesGateway } from './kubernetes/k8s.gateway';
 import { buildScanConfig, writeScanConfig } from './scan-config.writer';
 import type { SimContext } from './sim-context';
 import { generateSelfSignedCert } from './tls/self-signed-cert.util';
+import { CallStats, type SimStats } from './traffic/call-stats.service';
+import { FaultInjector } from './traffic/fault-injector.service';
+import { parseFaultSpec, validateFaultRates, type FaultRates } from './traffic/fault-spec.util';
+import { RateLimiter, type QpsLimits } from './traffic/rate-limiter.service';
+import { TrafficPolicy } from './traffic/traffic-policy.service';
 
 /** Default AccessKey id the simulator accepts (a test key, not a secret). */
 export const DEFAULT_SIM_ACCESS_KEY_ID = 'sim-access-key';
@@ -37,6 +43,9 @@ export const DEFAULT_SIM_ACCESS_KEY_SECRET = 'sim-access-secret';
 /** How long a new connection may stay silent before it is dropped, milliseconds. */
 const FIRST_BYTE_TIMEOUT_MS = 60_000;
 
+/** Default delay range of the `slow` fault, milliseconds. */
+export const DEFAULT_SLOW_DELAY_MS = { min: 200, max: 1000 } as const;
+
 /** Options of {@link startSimulator}. */
 export interface SimulatorOptions {
   /** The fleet to serve (`readFleetDirectory(dir)`). */
@@ -45,14 +54,34 @@ export interface SimulatorOptions {
   port?: number;
   /** Listen address; only loopback is allowed. */
   host?: '127.0.0.1';
-  /** Base AccessKey id accepted (default {@link DEFAULT_SIM_ACCESS_KEY_ID}). */
+  /** Base AccessKey id accepted (default {@link DEFAULT_SIM_ACCESS_KEY_ID}); it reads the management account. */
   accessKeyId?: string;
   /** Base AccessKey secret (default {@link DEFAULT_SIM_ACCESS_KEY_SECRET}). */
   accessKeySecret?: string;
   /** Where to write the scan config; default a fresh `<tmpdir>/fleet-sim-XXXXXX`. */
   configDir?: string;
-  /** Clock (tests); default `new Date()`. */
+  /** Clock (tests): STS expiry, signature timestamps, QPS windows; default `new Date()`. */
   now?: () => Date;
+  /**
+   * OpenAPI rate limits per account and action, calls per second in fixed one-second windows;
+   * absent = unlimited. Over-limit calls get `Throttling.User` with `x-acs-retry-after` (ms).
+   * Kubernetes API calls are not limited.
+   */
+  qps?: QpsLimits;
+  /** HTTP status of `Throttling.User` answers (QPS limits and the `throttle` fault): 400 (default) or 429. */
+  throttlingStatus?: ThrottlingStatus;
+  /**
+   * Injected faults: a spec such as `throttle=0.3,server-error=0.05,timeout=0.01,truncate=0.01,
+   * slow=0.05,non-json=0.01,expire-continue=0.05` (probability per call) or the parsed rates.
+   * Deterministic per {@link SimulatorOptions.seed}. Absent = none.
+   */
+  faults?: string | FaultRates;
+  /** Seed of the fault draws (any integer; default 0). */
+  seed?: number;
+  /** How long the `timeout` fault holds a connection before dropping it, milliseconds (default 30,000). */
+  timeoutHoldMs?: number;
+  /** Delay range of the `slow` fault, milliseconds inclusive (default 200-1000). */
+  slowDelayMs?: { min: number; max: number };
 }
 
 /** A running simulator. */
@@ -65,8 +94,19 @@ export interface RunningSimulator {
   configPath: string;
   /** The fleet account the base AccessKey reads (the `management: true` account, else the first). */
   accountId: string;
-  /** Stop listening and drop open connections. */
+  /** Every account of the fleet, in fleet order. */
+  accountIds: string[];
+  /** Call counters since start (or the last {@link RunningSimulator.resetStats}). */
+  stats(): SimStats;
+  /** Zero the call counters (QPS windows and fault draws are not affected). */
+  resetStats(): void;
+  /** Stop listening, drop open connections and held (`timeout`) requests. */
   close(): Promise<void>;
+}
+
+/** An invalid {@link SimulatorOptions} value. */
+export class SimulatorOptionsError extends Error {
+  override readonly name = 'SimulatorOptionsError';
 }
 
 /** The line `fleet-sim` and `fleet-audit sim` print first on stdout: `{"endpoint":"127.0.0.1:P","config":"<path>"}`. */
@@ -103,13 +143,55 @@ function internalError(res: ServerResponse, kubernetes: boolean): void {
     });
 }
 
+function nonNegativeInt(name: string, v: number | undefined, fallback: number): number {
+  if (v === undefined) return fallback;
+  if (!Number.isInteger(v) || v < 0)
+    throw new SimulatorOptionsError(
+      `${name} must be a non-negative integer (milliseconds), got ${String(v)}`,
+    );
+  return v;
+}
+
+/** Build the traffic policy (stats, QPS limits, faults) from the options. */
+function buildTraffic(
+  options: SimulatorOptions,
+  now: () => Date,
+): { policy: TrafficPolicy; stats: CallStats } {
+  const stats = new CallStats();
+  const limiter = options.qps ? new RateLimiter(options.qps) : undefined;
+  let faults: FaultInjector | undefined;
+  if (options.faults !== undefined) {
+    const rates =
+      typeof options.faults === 'string'
+        ? parseFaultSpec(options.faults)
+        : validateFaultRates(options.faults);
+    const seed = options.seed ?? 0;
+    if (!Number.isSafeInteger(seed))
+      throw new SimulatorOptionsError(`seed must be an integer, got ${String(seed)}`);
+    const slow = options.slowDelayMs ?? DEFAULT_SLOW_DELAY_MS;
+    const min = nonNegativeInt('slowDelayMs.min', slow.min, DEFAULT_SLOW_DELAY_MS.min);
+    const max = nonNegativeInt('slowDelayMs.max', slow.max, DEFAULT_SLOW_DELAY_MS.max);
+    if (max < min) throw new SimulatorOptionsError('slowDelayMs.max must not be below slowDelayMs.min');
+    faults = new FaultInjector(rates, seed, { min, max });
+  }
+  return { policy: new TrafficPolicy(stats, now, limiter, faults), stats };
+}
+
 /**
  * Start a simulator for a fleet and write its scan config.
+ * @throws FaultSpecError for an invalid `faults` spec, QpsLimitsError for invalid `qps`,
+ *   SimulatorOptionsError for other invalid options
  * @throws Error when the fleet has no account, or the port cannot be bound (e.g. EADDRINUSE)
  */
 export async function startSimulator(options: SimulatorOptions): Promise<RunningSimulator> {
   const host = options.host ?? '127.0.0.1';
   if (host !== '127.0.0.1') throw new Error('the fleet simulator listens on 127.0.0.1 only');
+  const throttlingStatus = options.throttlingStatus ?? 400;
+  if (throttlingStatus !== 400 && throttlingStatus !== 429)
+    throw new SimulatorOptionsError(`throttlingStatus must be 400 or 429, got ${String(throttlingStatus)}`);
+  const timeoutHoldMs = nonNegativeInt('timeoutHoldMs', options.timeoutHoldMs, DEFAULT_TIMEOUT_HOLD_MS);
+  const now = options.now ?? (() => new Date());
+  const traffic = buildTraffic(options, now);
   const fleet = FleetIndex.build(options.fleet);
   const served = fleet.managementAccount();
   if (!served) throw new Error(`fleet "${options.fleet.name}" has no account to serve`);
@@ -117,16 +199,22 @@ export async function startSimulator(options: SimulatorOptions): Promise<Running
   const accessKeySecret = options.accessKeySecret ?? DEFAULT_SIM_ACCESS_KEY_SECRET;
   const credentials = new CredentialStore();
   credentials.add({ accessKeyId, accessKeySecret, accountId: served.accountId });
-  const now = options.now ?? (() => new Date());
   const ctx: SimContext = {
     fleet,
     endpoint: '',
     clusterTokens: new ClusterTokenStore(),
+    credentials,
     invocations: new InvocationStore(),
     now,
   };
-  const alibaba = new AlibabaGateway(ctx, new RequestAuthService(credentials, now));
-  const kubernetes = new KubernetesGateway(ctx);
+  const alibaba = new AlibabaGateway(
+    ctx,
+    new RequestAuthService(credentials, now),
+    traffic.policy,
+    throttlingStatus,
+  );
+  const kubernetes = new KubernetesGateway(ctx, traffic.policy);
+  const writer = new ResponseWriter(timeoutHoldMs);
 
   const onRequest = async (req: IncomingMessage, res: ServerResponse): Promise<void> => {
     const { rawPath, rawQuery } = splitUrl(req.url);
@@ -152,11 +240,11 @@ export async function startSimulator(options: SimulatorOptions): Promise<Running
           });
           return;
         }
-        kubernetes.handle(req, res, segments, new URLSearchParams(rawQuery));
+        writer.send(res, kubernetes.handle(req, rawPath, segments, new URLSearchParams(rawQuery)));
         return;
       }
       const body = await readBody(req);
-      alibaba.handle(req, res, rawPath, rawQuery, body);
+      writer.send(res, alibaba.handle(req, rawPath, rawQuery, body));
     } catch (e) {
       if (e instanceof BodyTooLargeError) {
         sendJson(res, 413, { Code: 'RequestEntityTooLarge', Message: e.message });
@@ -203,7 +291,7 @@ export async function startSimulator(options: SimulatorOptions): Promise<Running
   let configPath: string;
   try {
     configPath = writeScanConfig(
-      buildScanConfig(options.fleet.name, ctx.endpoint, accessKeyId, accessKeySecret, [served]),
+      buildScanConfig(options.fleet.name, ctx.endpoint, accessKeyId, accessKeySecret, fleet.accounts),
       options.configDir,
     );
   } catch (e) {
@@ -217,8 +305,12 @@ export async function startSimulator(options: SimulatorOptions): Promise<Running
     endpoint: ctx.endpoint,
     configPath,
     accountId: served.accountId,
+    accountIds: fleet.accounts.map((a) => a.accountId),
+    stats: () => traffic.stats.snapshot(),
+    resetStats: () => traffic.stats.reset(),
     close: () => {
       closing ??= new Promise<void>((resolve) => {
+        writer.close();
         server.close(() => resolve());
         httpServer.closeAllConnections();
         httpsServer.closeAllConnections();

@@ -7,14 +7,17 @@
  *   body (the body wins), un-flattened on access (`Tag.1.Key`, `Dimensions.1.Value`).
  * - any other path: CS ROA, by method and path (`cs.handler.ts`).
  * Then the signature is verified (`request-auth.service.ts`) and the caller's AccessKey picks the
- * fleet account whose data is served. Success bodies are JSON with `RequestId` first (RPC) and
- * never a top-level `Code`; errors are JSON in the product's shape with the real HTTP status.
+ * fleet account whose data is served. Then the traffic policy counts the call, applies the QPS
+ * limits and may inject a fault (`traffic/`). Success bodies are JSON with `RequestId` first (RPC)
+ * and never a top-level `Code`; errors are JSON in the product's shape with the real HTTP status.
  */
 import { randomUUID } from 'node:crypto';
-import type { IncomingMessage, ServerResponse } from 'node:http';
-import { parseFlatParams, sendJson } from '../http/http.util';
+import type { IncomingMessage } from 'node:http';
+import { parseFlatParams } from '../http/http.util';
 import { RpcParams } from '../http/params.util';
+import type { SimResponse, TransportFault } from '../http/response-writer.service';
 import type { SimContext } from '../sim-context';
+import type { TrafficPolicy } from '../traffic/traffic-policy.service';
 import { AcsError, renderAcsError, type AcsErrorStyle } from './acs-error.exception';
 import type { AcsRequest, RpcProduct } from './acs-request';
 import { CS_VERSION, matchCsRoute } from './cs.handler';
@@ -44,18 +47,34 @@ function flatHeaders(req: IncomingMessage): Record<string, string> {
 
 const newRequestId = (): string => randomUUID().toUpperCase();
 
+/** HTTP status of throttling answers: 400 (what SDK error reports show) or 429 (what some products document). */
+export type ThrottlingStatus = 400 | 429;
+
+/**
+ * The body a gateway in front of the API sends with a 502 (fault `non-json`): HTML, which
+ * openapi-core cannot parse as JSON.
+ */
+export const BAD_GATEWAY_HTML =
+  '<html>\r\n<head><title>502 Bad Gateway</title></head>\r\n<body>\r\n<center><h1>502 Bad Gateway</h1></center>\r\n<hr><center>Tengine</center>\r\n</body>\r\n</html>\r\n';
+
 /** Serves the Alibaba Cloud OpenAPI part of the simulator. */
 export class AlibabaGateway {
+  /**
+   * @param traffic counts calls, applies QPS limits and faults
+   * @param throttlingStatus HTTP status of `Throttling.User` answers
+   */
   constructor(
     private readonly ctx: SimContext,
     private readonly auth: RequestAuthService,
+    private readonly traffic: TrafficPolicy,
+    private readonly throttlingStatus: ThrottlingStatus = 400,
   ) {}
 
   /**
    * Answer one request.
    * @param rawPath path as sent (percent-encoded); @param rawQuery query string without `?`
    */
-  handle(req: IncomingMessage, res: ServerResponse, rawPath: string, rawQuery: string, body: Buffer): void {
+  handle(req: IncomingMessage, rawPath: string, rawQuery: string, body: Buffer): SimResponse {
     const requestId = newRequestId();
     const headers = flatHeaders(req);
     const method = (req.method ?? 'GET').toUpperCase();
@@ -96,9 +115,15 @@ export class AlibabaGateway {
           { ...query, ...form },
           {},
         );
+        const verdict = this.admit(acsReq);
+        if (verdict.early) return verdict.early;
         const out = handler(acsReq, this.ctx);
-        sendJson(res, 200, { RequestId: requestId, ...out }, { 'x-acs-request-id': requestId });
-        return;
+        return {
+          status: 200,
+          body: { RequestId: requestId, ...out },
+          headers: { 'x-acs-request-id': requestId },
+          ...verdict.transport,
+        };
       }
       style = 'roa';
       let segments: string[];
@@ -132,13 +157,66 @@ export class AlibabaGateway {
         query,
         match.pathParams,
       );
-      sendJson(res, 200, match.route.handler(acsReq, this.ctx) ?? {}, { 'x-acs-request-id': requestId });
+      const verdict = this.admit(acsReq);
+      if (verdict.early) return verdict.early;
+      return {
+        status: 200,
+        body: match.route.handler(acsReq, this.ctx) ?? {},
+        headers: { 'x-acs-request-id': requestId },
+        ...verdict.transport,
+      };
     } catch (e) {
       if (!(e instanceof AcsError)) throw e;
-      sendJson(res, e.status, renderAcsError(e, style, requestId, product.hostId, product.product), {
-        'x-acs-request-id': requestId,
-        ...e.headers,
-      });
+      return {
+        status: e.status,
+        body: renderAcsError(e, style, requestId, product.hostId, product.product),
+        headers: { 'x-acs-request-id': requestId, ...e.headers },
+      };
+    }
+  }
+
+  /**
+   * Apply the traffic policy to an authenticated call.
+   * @returns `early`: answer this instead of running the handler (timeout, 502); `transport`: to
+   *   spread into the handler's answer (a fault applied while sending it)
+   * @throws AcsError `Throttling.User` (over a QPS limit or the `throttle` fault) or 503
+   *   `ServiceUnavailable` (the `server-error` fault)
+   */
+  private admit(acsReq: AcsRequest): { early?: SimResponse; transport?: { transport: TransportFault } } {
+    const v = this.traffic.admitOpenApi(acsReq.account.accountId, acsReq.action);
+    if (v.kind === 'pass') return {};
+    if (v.kind === 'throttle')
+      throw new AcsError(
+        this.throttlingStatus,
+        'Throttling.User',
+        'Request was denied due to user flow control.',
+        {
+          'x-acs-retry-after': String(v.retryAfterMs),
+        },
+      );
+    switch (v.fault) {
+      case 'server-error':
+        throw new AcsError(
+          503,
+          'ServiceUnavailable',
+          'The request has failed due to a temporary failure of the server.',
+        );
+      case 'non-json':
+        return {
+          early: {
+            status: 502,
+            body: BAD_GATEWAY_HTML,
+            headers: { 'content-type': 'text/html', 'x-acs-request-id': acsReq.requestId },
+          },
+        };
+      case 'timeout':
+        return { early: { status: 0, body: '', transport: { kind: 'timeout' } } };
+      case 'slow':
+        return { transport: { transport: { kind: 'slow', delayMs: v.delayMs } } };
+      case 'truncate':
+        return { transport: { transport: { kind: 'truncate' } } };
+      case 'expire-continue':
+        return {};
     }
   }
 

@@ -24,6 +24,10 @@ export interface K8sObjectRequest {
   query: URLSearchParams;
 }
 
+/** Message of a 410 `Expired` answer to a stale `continue` token (kube-apiserver's wording). */
+export const EXPIRED_CONTINUE_MESSAGE =
+  'The provided continue parameter is too old to display a consistent list result. You can start a new list without the continue parameter.';
+
 function continueScope(req: K8sObjectRequest): string {
   return JSON.stringify([
     req.resource.name,
@@ -55,12 +59,7 @@ function decodeContinue(token: string, rv: string, scope: string): number {
       'BadRequest',
       'continue key is not valid: it belongs to another list request',
     );
-  if (t.rv !== rv)
-    throw new K8sStatusError(
-      410,
-      'Expired',
-      'The provided continue parameter is too old to display a consistent list result. You can start a new list without the continue parameter.',
-    );
+  if (t.rv !== rv) throw new K8sStatusError(410, 'Expired', EXPIRED_CONTINUE_MESSAGE);
   return t.o;
 }
 

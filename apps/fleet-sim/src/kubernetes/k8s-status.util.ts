@@ -5,7 +5,15 @@
 
 /** Standard reasons used by the simulator. */
 export type K8sStatusReason =
-  'BadRequest' | 'Unauthorized' | 'Forbidden' | 'NotFound' | 'MethodNotAllowed' | 'Expired' | 'NotAcceptable';
+  | 'BadRequest'
+  | 'Unauthorized'
+  | 'Forbidden'
+  | 'NotFound'
+  | 'MethodNotAllowed'
+  | 'Expired'
+  | 'NotAcceptable'
+  | 'TooManyRequests'
+  | 'ServiceUnavailable';
 
 /** A Kubernetes error to answer with. */
 export class K8sStatusError extends Error {
@@ -14,12 +22,14 @@ export class K8sStatusError extends Error {
    * @param code HTTP status
    * @param reason apimachinery reason
    * @param details optional `{name, group, kind}` of the object concerned
+   * @param headers extra response headers (`retry-after` for 429)
    */
   constructor(
     readonly code: number,
     readonly reason: K8sStatusReason,
     message: string,
     readonly details?: Record<string, unknown>,
+    readonly headers?: Record<string, string>,
   ) {
     super(message);
   }

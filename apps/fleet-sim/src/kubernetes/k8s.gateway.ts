@@ -8,10 +8,20 @@
  * (kubectl get does not need it). Every request needs `authorization: Bearer <token>` of that
  * cluster (401 otherwise); an unknown cluster is 404; a cluster whose `kubernetes/` directory is
  * absent in the fleet answers 403 on lists and gets. Errors are `kind: Status` objects.
+ *
+ * Authenticated calls go through the traffic policy (counted as `k8s:list:<resource>`,
+ * `k8s:get:<resource>` or `k8s:discovery`; no QPS limit; injected faults keyed by the request
+ * path): `throttle` -> 429 `TooManyRequests` with `Retry-After` (seconds), `server-error` -> 503
+ * `ServiceUnavailable`, `non-json` -> 502 HTML, `expire-continue` (lists with a `continue` token)
+ * -> 410 `Expired`, `timeout` / `slow` / `truncate` applied while sending.
  */
-import type { IncomingMessage, ServerResponse } from 'node:http';
-import { header, sendJson } from '../http/http.util';
+import type { IncomingMessage } from 'node:http';
+import { BAD_GATEWAY_HTML } from '../alibaba/alibaba.gateway';
+import { header } from '../http/http.util';
+import type { SimResponse } from '../http/response-writer.service';
+import type { ClusterEntry } from '../fleet/fleet-index.repository';
 import type { SimContext } from '../sim-context';
+import type { TrafficPolicy } from '../traffic/traffic-policy.service';
 import {
   API_GROUP_LIST,
   API_GROUPS,
@@ -21,7 +31,13 @@ import {
   type K8sResource,
 } from './k8s-resources.constants';
 import { K8sObjectStore } from './k8s-object.store';
-import { findResource, getObject, listObjects, type K8sObjectRequest } from './k8s-objects.handler';
+import {
+  EXPIRED_CONTINUE_MESSAGE,
+  findResource,
+  getObject,
+  listObjects,
+  type K8sObjectRequest,
+} from './k8s-objects.handler';
 import { K8sStatusError } from './k8s-status.util';
 import { tableFor, wantsTable } from './k8s-table.util';
 
@@ -32,18 +48,23 @@ export const SIM_RESOURCE_VERSION = '1000';
 export class KubernetesGateway {
   private readonly stores = new Map<string, K8sObjectStore>();
 
-  constructor(private readonly ctx: SimContext) {}
+  /** @param traffic counts calls and applies faults */
+  constructor(
+    private readonly ctx: SimContext,
+    private readonly traffic: TrafficPolicy,
+  ) {}
 
   /**
    * Answer one request whose path starts with `/k8s/`.
+   * @param rawPath the request path as sent (the fault draw's key)
    * @param segments decoded path segments after `k8s` (first one the cluster id)
    */
-  handle(req: IncomingMessage, res: ServerResponse, segments: string[], query: URLSearchParams): void {
+  handle(req: IncomingMessage, rawPath: string, segments: string[], query: URLSearchParams): SimResponse {
     try {
-      sendJson(res, 200, this.route(req, segments, query));
+      return this.route(req, rawPath, segments, query);
     } catch (e) {
       if (!(e instanceof K8sStatusError)) throw e;
-      sendJson(res, e.code, e.toStatus());
+      return { status: e.code, body: e.toStatus(), ...(e.headers ? { headers: e.headers } : {}) };
     }
   }
 
@@ -58,7 +79,12 @@ export class KubernetesGateway {
     return s;
   }
 
-  private route(req: IncomingMessage, segments: string[], query: URLSearchParams): unknown {
+  private route(
+    req: IncomingMessage,
+    rawPath: string,
+    segments: string[],
+    query: URLSearchParams,
+  ): SimResponse {
     const [clusterId = '', ...rest] = segments;
     const cluster = this.ctx.fleet.cluster(clusterId);
     if (!cluster)
@@ -74,7 +100,66 @@ export class KubernetesGateway {
         'MethodNotAllowed',
         `the server does not allow this method on the requested resource (${method}); the fleet simulator is read-only`,
       );
+    const objReq = this.objectRequest(rest, query);
+    const action = objReq
+      ? `k8s:${objReq.name === undefined ? 'list' : 'get'}:${objReq.resource.name}`
+      : 'k8s:discovery';
+    const continueList =
+      objReq !== undefined && objReq.name === undefined && (query.get('continue') ?? '') !== '';
+    const verdict = this.traffic.admitKubernetes(cluster.accountId, action, rawPath, continueList);
+    if (verdict.kind === 'throttle')
+      throw new K8sStatusError(
+        429,
+        'TooManyRequests',
+        'Too many requests, please try again later.',
+        undefined,
+        {
+          'retry-after': String(Math.max(1, Math.ceil(verdict.retryAfterMs / 1000))),
+        },
+      );
+    if (verdict.kind === 'fault') {
+      switch (verdict.fault) {
+        case 'server-error':
+          throw new K8sStatusError(
+            503,
+            'ServiceUnavailable',
+            'the server is currently unable to handle the request',
+          );
+        case 'expire-continue':
+          throw new K8sStatusError(410, 'Expired', EXPIRED_CONTINUE_MESSAGE);
+        case 'non-json':
+          return { status: 502, body: BAD_GATEWAY_HTML, headers: { 'content-type': 'text/html' } };
+        case 'timeout':
+          return { status: 0, body: '', transport: { kind: 'timeout' } };
+        case 'slow':
+          return {
+            ...this.answer(req, cluster, rest, objReq),
+            transport: { kind: 'slow', delayMs: verdict.delayMs },
+          };
+        case 'truncate':
+          return { ...this.answer(req, cluster, rest, objReq), transport: { kind: 'truncate' } };
+      }
+    }
+    return this.answer(req, cluster, rest, objReq);
+  }
 
+  /** The 200 answer (or a thrown `Status`) of an admitted request. */
+  private answer(
+    req: IncomingMessage,
+    cluster: ClusterEntry,
+    rest: string[],
+    objReq: K8sObjectRequest | undefined,
+  ): SimResponse {
+    return { status: 200, body: this.content(req, cluster, rest, objReq) };
+  }
+
+  private content(
+    req: IncomingMessage,
+    cluster: ClusterEntry,
+    rest: string[],
+    objReq: K8sObjectRequest | undefined,
+  ): unknown {
+    const clusterId = cluster.clusterId;
     const path = rest.join('/');
     if (path === 'version') return versionInfo(cluster.cluster.detail.current_version);
     if (path === 'api') return apiVersions(this.ctx.endpoint);
@@ -88,7 +173,6 @@ export class KubernetesGateway {
       const list = apiResourceList(`${rest[1]}/${rest[2]}`);
       if (list) return list;
     }
-    const objReq = this.objectRequest(rest, query);
     if (!objReq)
       throw new K8sStatusError(404, 'NotFound', 'the server could not find the requested resource', {});
     const store = this.store(clusterId) as K8sObjectStore;
