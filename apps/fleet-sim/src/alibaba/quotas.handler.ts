@@ -6,10 +6,11 @@
  * `MaxResults` 1-100 (default 30), `NextToken` paging.
  *
  * Region choice (the fleet keeps quotas per region, `regions/<regionId>/quotas.json`):
- * - `Dimensions.N.Key=regionId` picks that region; a region the account has no data for answers
- *   an empty list, a region whose `quotas.json` is absent answers 403;
+ * - `Dimensions.N.Key=regionId` picks that region; a region the account has no data for, or whose
+ *   `quotas.json` is absent, answers an empty `Quotas` list (the real Quota Center answers a
+ *   query it has no quotas for with an empty list, never with 403);
  * - without a `regionId` dimension the quotas of every region of the account that has a
- *   `quotas.json` are returned in region order (403 when none has one).
+ *   `quotas.json` are returned in region order (an empty list when none has one).
  * Every returned quota carries `Dimensions.regionId` (filled in when the file lacks it),
  * `ProductCode` and `QuotaCategory` (`CommonQuota`). Only `ProductCode=slb` has data; other
  * products, and `QuotaCategory` FlowControl / WhiteListLabel, answer an empty list.
@@ -31,16 +32,9 @@ function withRegion(q: WireQuota, regionId: string): Record<string, unknown> {
 }
 
 function quotasOf(req: AcsRequest, regionId: string | undefined): Record<string, unknown>[] {
-  const regions: RegionEntry[] = [];
-  if (regionId !== undefined) {
-    const region = req.account.regionById.get(regionId);
-    if (!region) return [];
-    if (!region.quotas) throw AcsError.forbidden('Quotas', `quotas of ${regionId}`);
-    regions.push(region);
-  } else {
-    regions.push(...req.account.regions.filter((r) => r.quotas !== undefined));
-    if (regions.length === 0) throw AcsError.forbidden('Quotas', 'quotas');
-  }
+  const region = regionId === undefined ? undefined : req.account.regionById.get(regionId);
+  const regions: RegionEntry[] =
+    regionId === undefined ? req.account.regions : region !== undefined ? [region] : [];
   return regions.flatMap((r) => (r.quotas ?? []).map((q) => withRegion(q, r.regionId)));
 }
 
