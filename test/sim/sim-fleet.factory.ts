@@ -31,6 +31,8 @@ export interface SimFleetSizes {
   nodes: number;
   /** RAM roles (default 3). */
   roles: number;
+  /** Kubernetes events (default 1: a SyncLoadBalancerFailed warning in `default`; more go to `shop`). */
+  events: number;
 }
 
 const ecsId = (i: number): string => `i-bp1simtest${String(i).padStart(8, '0')}`;
@@ -42,7 +44,7 @@ function write(file: string, data: unknown): void {
 
 /** Write the fleet; returns its root directory. */
 export function writeSimFleet(sizes: Partial<SimFleetSizes> = {}): string {
-  const s: SimFleetSizes = { ecs: 25, nodes: 7, roles: 3, ...sizes };
+  const s: SimFleetSizes = { ecs: 25, nodes: 7, roles: 3, events: 1, ...sizes };
   const ids = SIM_FLEET_IDS;
   const root = mkdtempSync(join(tmpdir(), 'sim-fleet-'));
   write(join(root, 'fleet.yaml'), { name: 'sim-test', description: 'fleet for simulator tests' });
@@ -129,7 +131,15 @@ export function writeSimFleet(sizes: Partial<SimFleetSizes> = {}): string {
       AvailableIpAddressCount: 3,
     },
   ]);
-  const lb = (id: string, name: string, vsg: string) => ({
+  type Listener = Record<string, string | number>;
+  type TagPair = { TagKey: string; TagValue: string };
+  const lb = (
+    id: string,
+    name: string,
+    vsg: string,
+    moreListeners: Listener[] = [],
+    moreTags: TagPair[] = [],
+  ) => ({
     LoadBalancerId: id,
     LoadBalancerName: name,
     RegionId: ids.regionId,
@@ -148,20 +158,40 @@ export function writeSimFleet(sizes: Partial<SimFleetSizes> = {}): string {
       Tag: [
         { TagKey: 'kubernetes.do.not.delete', TagValue: name },
         { TagKey: 'ack.aliyun.com', TagValue: ids.clusterId },
+        ...moreTags,
       ],
     },
-    ListenerPorts: { ListenerPort: [80] },
+    ListenerPorts: { ListenerPort: [80, ...moreListeners.map((l) => Number(l['ListenerPort']))] },
     ListenerPortsAndProtocol: {
-      ListenerPortAndProtocol: [{ ListenerPort: 80, ListenerProtocol: 'tcp', VServerGroupId: vsg }],
+      ListenerPortAndProtocol: [
+        { ListenerPort: 80, ListenerProtocol: 'tcp', VServerGroupId: vsg },
+        ...moreListeners,
+      ],
     },
     BackendServers: { BackendServer: [] },
   });
   write(join(reg, 'load-balancers.json'), [
     lb(ids.lbIds[0], 'a0000000000000000000000000000001', ids.vServerGroupIds[0]),
-    lb(ids.lbIds[1], 'a0000000000000000000000000000002', ids.vServerGroupIds[2]),
+    lb(
+      ids.lbIds[1],
+      'a0000000000000000000000000000002',
+      ids.vServerGroupIds[2],
+      [
+        {
+          ListenerPort: 8080,
+          ListenerProtocol: 'http',
+          ListenerForward: 'on',
+          ForwardPort: 443,
+          Description: 'redirect',
+        },
+        { ListenerPort: 53, ListenerProtocol: 'udp', Description: 'dns' },
+      ],
+      [{ TagKey: 'team', TagValue: 'shop' }],
+    ),
   ]);
-  const group = (id: string, lbId: string, port: number, members: number[]) => ({
+  const group = (id: string, lbId: string, port: number, members: number[], tags: TagPair[] = []) => ({
     VServerGroupId: id,
+    ...(tags.length > 0 ? { Tags: { Tag: tags } } : {}),
     VServerGroupName: `k8s/${port}/svc/default/${ids.clusterId}`,
     LoadBalancerId: lbId,
     CreateTime: '2021-03-02T06:41:18Z',
@@ -178,7 +208,7 @@ export function writeSimFleet(sizes: Partial<SimFleetSizes> = {}): string {
   write(join(reg, 'vserver-groups.json'), [
     group(ids.vServerGroupIds[0], ids.lbIds[0], 30080, [0, 1, 2]),
     group(ids.vServerGroupIds[1], ids.lbIds[0], 30443, [0]),
-    group(ids.vServerGroupIds[2], ids.lbIds[1], 31000, [3, 4]),
+    group(ids.vServerGroupIds[2], ids.lbIds[1], 31000, [3, 4], [{ TagKey: 'team', TagValue: 'shop' }]),
   ]);
   write(
     join(reg, 'quotas.json'),
@@ -221,6 +251,25 @@ export function writeSimFleet(sizes: Partial<SimFleetSizes> = {}): string {
       ]),
     ),
   );
+  write(join(cl, 'resources.json'), [
+    {
+      cluster_id: ids.clusterId,
+      created: '2021-03-01T00:00:00Z',
+      instance_id: 'KubernetesMasterRole-sim',
+      resource_info: '{}',
+      resource_type: 'ALIYUN::RAM::Role',
+      state: 'CREATE_COMPLETE',
+      auto_create: 1,
+    },
+    {
+      cluster_id: ids.clusterId,
+      created: '2021-03-01T00:00:00Z',
+      instance_id: 'lb-bp1simapiserver001',
+      resource_type: 'ALIYUN::SLB::LoadBalancer',
+      state: 'CREATE_COMPLETE',
+      auto_create: 1,
+    },
+  ]);
   write(join(cl, 'addons.json'), {
     addons: [{ name: 'cloud-controller-manager', version: 'v2.10.0', state: 'active' }],
   });
@@ -322,6 +371,17 @@ export function writeSimFleet(sizes: Partial<SimFleetSizes> = {}): string {
         involvedObject: { kind: 'Service', namespace: 'default', name: 'web' },
         lastTimestamp: '2026-11-20T00:00:00Z',
       },
+      ...Array.from({ length: Math.max(0, s.events - 1) }, (_, i) => ({
+        apiVersion: 'v1',
+        kind: 'Event',
+        metadata: { name: `api.${String(i).padStart(4, '0')}`, namespace: 'shop' },
+        type: 'Normal',
+        reason: 'EnsuredLoadBalancer',
+        message: 'Ensured load balancer',
+        count: 1,
+        involvedObject: { kind: 'Service', namespace: 'shop', name: 'api' },
+        lastTimestamp: '2026-11-20T00:00:00Z',
+      })),
     ],
   });
   return root;

@@ -1,6 +1,7 @@
 /**
  * SLB (CLB) 2014-05-15 (RPC): DescribeLoadBalancers, DescribeLoadBalancerAttribute,
- * DescribeVServerGroups, DescribeVServerGroupAttribute.
+ * DescribeVServerGroups, DescribeVServerGroupAttribute; DescribeLoadBalancerListeners
+ * (`slb-listeners.handler.ts`), DescribeTags and ListTagResources (`slb-tags.handler.ts`).
  *
  * Source: `research/alibaba-cloud-api.md` section 3, `research/sdk-model-shapes.txt`
  * (slb-20140515 models) and the API metadata samples in `fixtures/alibaba-api-samples/`:
@@ -17,6 +18,8 @@ import type { WireVServerGroupAttribute } from '@app/domain';
 import type { LoadBalancerEntry } from '../fleet/fleet-index.repository';
 import { AcsError } from './acs-error.exception';
 import type { AcsRequest, RpcHandler, RpcProduct } from './acs-request';
+import { describeLoadBalancerListeners } from './slb-listeners.handler';
+import { describeTags, listTagResources } from './slb-tags.handler';
 
 const lbNotFound = () =>
   new AcsError(400, 'InvalidLoadBalancerId.NotFound', 'The specified LoadBalancerId does not exist.');
@@ -183,5 +186,8 @@ export const SLB_PRODUCT: RpcProduct = {
     DescribeLoadBalancerAttribute: describeLoadBalancerAttribute,
     DescribeVServerGroups: describeVServerGroups,
     DescribeVServerGroupAttribute: describeVServerGroupAttribute,
+    DescribeLoadBalancerListeners: describeLoadBalancerListeners,
+    DescribeTags: describeTags,
+    ListTagResources: listTagResources,
   },
 };
