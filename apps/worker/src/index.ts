@@ -1,0 +1,12 @@
+/**
+ * Public entry of apps/worker (`@app/worker`): start a worker in-process (`startWorker`), its
+ * options and environment config, and the services tests reach through the app context.
+ */
+export { startWorker, type RunningWorker } from './worker-app.factory';
+export { DEFAULT_SCAN_SCHEDULE, resolveWorkerOptions, type WorkerOptions, type ResolvedWorkerOptions } from './worker.options';
+export { loadWorkerConfig, WorkerConfigError, type WorkerConfig } from './worker-config';
+export { WorkerModule, type WorkerModuleAdapters } from './worker.module';
+export { ScanSchedulerService, type ScheduleTickResult } from './schedule/scan-scheduler.service';
+export { ScanReconcilerService, type ReconcileAction } from './schedule/scan-reconciler.service';
+export { SCAN_SCHEDULE_CRON } from './schedule/scan-schedule.cron';
+export { CRAWL_FAILED_CODE } from './scan/analyze-scan.service';

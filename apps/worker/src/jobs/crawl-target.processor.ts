@@ -1,0 +1,46 @@
+import { Injectable } from '@nestjs/common';
+import { UnrecoverableError, type Job } from 'bullmq';
+import { targetKeyOf, type JobName, type JobResults } from '@app/queue';
+import { Store } from '@app/store';
+import { CrawlTargetService } from '../scan/crawl-target.service';
+import { CrawlTargetCommand } from './scan-job.commands';
+
+/**
+ * Errors of libs/collectors `crawlTarget` that no retry can fix: a target the config does not
+ * name, a credentials env variable that is not set.
+ */
+const PERMANENT_ERRORS = new Set(['CrawlTargetError', 'CredentialsConfigError']);
+
+/**
+ * `crawl-target` jobs: parse the payload, crawl the target (STYLE.md E.19: thin). When the last
+ * attempt fails, the target is marked `failed` with the reason, so progress shows it at once (the
+ * analysis also learns it from BullMQ's ignored child failures).
+ */
+@Injectable()
+export class CrawlTargetProcessor {
+  constructor(
+    private readonly service: CrawlTargetService,
+    private readonly store: Store,
+  ) {}
+
+  /** @throws UnrecoverableError for an invalid payload; the crawl's error (retried) */
+  async process(job: Job, signal?: AbortSignal): Promise<JobResults[JobName.CrawlTarget]> {
+    const cmd = CrawlTargetCommand.create(job.data);
+    try {
+      return await this.service.crawl(cmd, signal).catch((e: unknown) => {
+        // Configuration mistakes do not heal by retrying.
+        if (e instanceof Error && PERMANENT_ERRORS.has(e.name)) throw new UnrecoverableError(`${e.name}: ${e.message}`);
+        throw e;
+      });
+    } catch (e) {
+      const last = e instanceof UnrecoverableError || job.attemptsMade + 1 >= (job.opts.attempts ?? 1);
+      if (last && !signal?.aborted) {
+        const reason = e instanceof Error ? e.message : String(e);
+        await this.store.scanTargets
+          .markFailed(cmd.scanId, [{ key: targetKeyOf(cmd.target), target: cmd.target, error: reason }])
+          .catch(() => undefined);
+      }
+      throw e;
+    }
+  }
+}

@@ -1,0 +1,16 @@
+import { Injectable } from '@nestjs/common';
+import type { Job } from 'bullmq';
+import type { JobName, JobResults } from '@app/queue';
+import { PlanScanService } from '../scan/plan-scan.service';
+import { PlanScanCommand } from './scan-job.commands';
+
+/** `plan-scan` jobs: parse the payload, plan the scan (STYLE.md E.19: thin). */
+@Injectable()
+export class PlanScanProcessor {
+  constructor(private readonly service: PlanScanService) {}
+
+  /** @throws UnrecoverableError for an invalid payload; Redis / Postgres errors (retried) */
+  process(job: Job): Promise<JobResults[JobName.PlanScan]> {
+    return this.service.plan(PlanScanCommand.create(job.data));
+  }
+}

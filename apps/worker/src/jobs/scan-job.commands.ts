@@ -1,0 +1,138 @@
+/**
+ * Worker inputs validated as command objects before any logic runs (STYLE.md B.9, after novu's
+ * `*.command.ts`): a job whose payload does not parse fails at once and for good
+ * (`UnrecoverableError`: retrying an invalid payload cannot help).
+ */
+import { UnrecoverableError } from 'bullmq';
+import { z } from 'zod';
+import { CHECK_IDS, resolveAuditSettings, type PartialAuditSettings } from '@app/checks';
+import { scanConfigSchema, type CrawlTarget, type ScanConfig } from '@app/collectors';
+import type { AnalyzeScanPayload, CrawlTargetPayload, PlanScanPayload } from '@app/queue';
+
+const uuid = z.string().regex(/^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i, 'a uuid');
+const id = z.string().min(1);
+
+/** A crawl target as a job carries it. */
+const crawlTargetSchema = z.discriminatedUnion('kind', [
+  z.object({ kind: z.literal('account'), accountId: id }),
+  z.object({ kind: z.literal('region'), accountId: id, regionId: id }),
+  z.object({ kind: z.literal('cluster'), accountId: id, regionId: id, clusterId: id }),
+]);
+
+const runOptionsSchema = z.object({
+  now: z.iso.datetime({ offset: true }).optional(),
+  settings: z.record(z.string(), z.unknown()).optional(),
+  scope: z.string().min(1).optional(),
+});
+
+/**
+ * Parse `data` with `schema`, throwing UnrecoverableError naming the job and the first problems.
+ * @throws UnrecoverableError when the payload is invalid
+ */
+function parsePayload<S extends z.ZodType>(job: string, schema: S, data: unknown): z.output<S> {
+  const parsed = schema.safeParse(data);
+  if (!parsed.success) {
+    const problems = parsed.error.issues
+      .slice(0, 5)
+      .map((i) => `${i.path.join('.') || '(payload)'}: ${i.message}`)
+      .join('; ');
+    throw new UnrecoverableError(`invalid ${job} payload: ${problems}`);
+  }
+  return parsed.data;
+}
+
+/** Validate audit settings now, so a bad one fails the job before the scan does any work. */
+function checkedSettings(settings: Record<string, unknown> | undefined): PartialAuditSettings | undefined {
+  if (settings === undefined) return undefined;
+  try {
+    resolveAuditSettings(settings as PartialAuditSettings, CHECK_IDS);
+  } catch (e) {
+    throw new UnrecoverableError(`invalid audit settings: ${e instanceof Error ? e.message : String(e)}`);
+  }
+  return settings as PartialAuditSettings;
+}
+
+/** A validated `plan-scan` job. */
+export class PlanScanCommand {
+  private constructor(
+    readonly scanId: string,
+    readonly config: ScanConfig,
+    readonly now: string | undefined,
+    readonly settings: PartialAuditSettings | undefined,
+    readonly scope: string | undefined,
+  ) {}
+
+  /** @throws UnrecoverableError when the payload is invalid */
+  static create(data: unknown): PlanScanCommand {
+    const p = parsePayload('plan-scan', runOptionsSchema.extend({ scanId: uuid, config: scanConfigSchema }), data);
+    return new PlanScanCommand(p.scanId, p.config, p.now, checkedSettings(p.settings), p.scope);
+  }
+
+  /** The payload again (to re-plan). */
+  toPayload(): PlanScanPayload {
+    return {
+      scanId: this.scanId,
+      config: this.config,
+      ...(this.now !== undefined ? { now: this.now } : {}),
+      ...(this.settings !== undefined ? { settings: this.settings } : {}),
+      ...(this.scope !== undefined ? { scope: this.scope } : {}),
+    };
+  }
+}
+
+/** A validated `crawl-target` job. */
+export class CrawlTargetCommand {
+  private constructor(
+    readonly scanId: string,
+    readonly target: CrawlTarget,
+    readonly config: ScanConfig,
+  ) {}
+
+  /** @throws UnrecoverableError when the payload is invalid or the config lacks the target's account */
+  static create(data: unknown): CrawlTargetCommand {
+    const p = parsePayload('crawl-target', z.object({ scanId: uuid, target: crawlTargetSchema, config: scanConfigSchema }), data);
+    if (!p.config.accounts.some((a) => a.accountId === p.target.accountId)) {
+      throw new UnrecoverableError(`invalid crawl-target payload: the config does not list account ${p.target.accountId}`);
+    }
+    return new CrawlTargetCommand(p.scanId, p.target, p.config);
+  }
+}
+
+/** A validated `analyze-scan` job. */
+export class AnalyzeScanCommand {
+  private constructor(
+    readonly scanId: string,
+    readonly config: ScanConfig,
+    readonly now: string | undefined,
+    readonly settings: PartialAuditSettings | undefined,
+    readonly scope: string | undefined,
+  ) {}
+
+  /** @throws UnrecoverableError when the payload is invalid */
+  static create(data: unknown): AnalyzeScanCommand {
+    const p = parsePayload('analyze-scan', runOptionsSchema.extend({ scanId: uuid, config: scanConfigSchema }), data);
+    return new AnalyzeScanCommand(p.scanId, p.config, p.now, checkedSettings(p.settings), p.scope);
+  }
+}
+
+/** Payload builders (the plan job's children), typed by libs/queue. */
+export const payloads = {
+  crawl(scanId: string, target: CrawlTarget, config: ScanConfig): CrawlTargetPayload {
+    return { scanId, target, config: narrowToAccount(config, target.accountId) };
+  },
+  analyze(plan: PlanScanCommand): AnalyzeScanPayload {
+    const { credentials: _credentials, ...withoutCredentials } = plan.config;
+    return {
+      scanId: plan.scanId,
+      config: withoutCredentials,
+      ...(plan.now !== undefined ? { now: plan.now } : {}),
+      ...(plan.settings !== undefined ? { settings: plan.settings } : {}),
+      ...(plan.scope !== undefined ? { scope: plan.scope } : {}),
+    };
+  },
+};
+
+/** The config with only one account (what one crawl job needs). */
+export function narrowToAccount(config: ScanConfig, accountId: string): ScanConfig {
+  return { ...config, accounts: config.accounts.filter((a) => a.accountId === accountId) };
+}

@@ -1,0 +1,88 @@
+import { Inject, Injectable, Logger, type BeforeApplicationShutdown, type OnApplicationBootstrap } from '@nestjs/common';
+import { WaitingError, Worker, type Job } from 'bullmq';
+import { QueueName } from '@app/queue';
+import type { ResolvedWorkerOptions } from '../worker.options';
+import { WORKER_OPTIONS } from '../worker.constants';
+import { AnalyzeScanProcessor } from './analyze-scan.processor';
+import { CrawlTargetProcessor } from './crawl-target.processor';
+import { PlanScanProcessor } from './plan-scan.processor';
+
+/**
+ * Hosts the BullMQ workers of this process: one per scan queue, each with its concurrency, and
+ * routes jobs to the thin processors.
+ *
+ * Crash safety: a job's lock is renewed while it runs; if the process dies, the lock expires
+ * after `lockDurationMs` and another worker's stalled check retakes the job (at most
+ * `maxStalledCount` times, then it fails and the analysis reports the target as a gap).
+ *
+ * Graceful shutdown (SIGTERM -> app.close()): stop taking jobs, let in-flight jobs finish for
+ * `shutdownGraceMs`, then cancel the rest; a cancelled job is moved back to `wait` (no attempt
+ * used) for another worker to take.
+ */
+@Injectable()
+export class ScanWorkersHost implements OnApplicationBootstrap, BeforeApplicationShutdown {
+  private readonly logger = new Logger(ScanWorkersHost.name);
+  private readonly workers: Worker[] = [];
+  private stopping = false;
+
+  constructor(
+    @Inject(WORKER_OPTIONS) private readonly options: ResolvedWorkerOptions,
+    private readonly plan: PlanScanProcessor,
+    private readonly crawl: CrawlTargetProcessor,
+    private readonly analyze: AnalyzeScanProcessor,
+  ) {}
+
+  /** Start consuming the three queues. */
+  onApplicationBootstrap(): void {
+    this.workers.push(
+      this.start(QueueName.ScanPlan, this.options.concurrency.plan, (job) => this.plan.process(job)),
+      this.start(QueueName.ScanCrawl, this.options.concurrency.crawl, (job, signal) => this.crawl.process(job, signal)),
+      this.start(QueueName.ScanAnalyze, this.options.concurrency.analyze, (job) => this.analyze.process(job)),
+    );
+  }
+
+  /** Stop taking jobs; finish or return the in-flight ones (see the class comment). */
+  async beforeApplicationShutdown(): Promise<void> {
+    this.stopping = true;
+    const closing = Promise.all(this.workers.map((w) => w.close()));
+    const grace = new Promise<'timeout'>((resolve) => setTimeout(() => resolve('timeout'), this.options.shutdownGraceMs).unref());
+    if ((await Promise.race([closing.then(() => 'closed' as const), grace])) === 'timeout') {
+      this.logger.warn(`jobs still running after ${this.options.shutdownGraceMs} ms: returning them to the queue`);
+      for (const w of this.workers) w.cancelAllJobs('worker shutting down');
+      await closing;
+    }
+  }
+
+  private start(queue: QueueName, concurrency: number, handle: (job: Job, signal?: AbortSignal) => Promise<unknown>): Worker {
+    const o = this.options;
+    // Three parameters: BullMQ passes an AbortSignal only to processors that declare it.
+    const processor = async (job: Job, token?: string, signal?: AbortSignal): Promise<unknown> => {
+      try {
+        return await handle(job, signal);
+      } catch (e) {
+        if (this.stopping && signal?.aborted && token) {
+          // Cancelled by shutdown: hand the job back untouched instead of failing an attempt.
+          await job.moveToWait(token);
+          throw new WaitingError();
+        }
+        throw e;
+      }
+    };
+    const worker = new Worker(queue, processor, {
+      connection: { url: o.redisUrl },
+      ...(o.prefix !== undefined ? { prefix: o.prefix } : {}),
+      concurrency,
+      lockDuration: o.lockDurationMs,
+      stalledInterval: o.stalledIntervalMs,
+      maxStalledCount: o.maxStalledCount,
+      ...(o.name !== undefined ? { name: o.name } : {}),
+    });
+    worker.on('failed', (job, err) => {
+      const attempts = job ? `${job.attemptsMade}/${job.opts.attempts ?? 1}` : '?';
+      this.logger.warn(`${queue} job ${job?.id ?? '?'} failed (attempt ${attempts}): ${err.message}`);
+    });
+    // Redis errors (e.g. restarting) are retried by the client; log, never crash.
+    worker.on('error', (err) => this.logger.error(`${queue} worker: ${err.message}`));
+    return worker;
+  }
+}

@@ -1,0 +1,84 @@
+import { Inject, Injectable } from '@nestjs/common';
+import { crawlTarget, type CrawlTarget, type ScanConfig, type TargetSlice } from '@app/collectors';
+import { targetKeyOf, type JobName, type JobResults, type ScanJobQueue } from '@app/queue';
+import { Store } from '@app/store';
+import { payloads, type CrawlTargetCommand } from '../jobs/scan-job.commands';
+import { SCAN_JOB_QUEUE, SCAN_RATE_LIMITER } from '../worker.constants';
+import type { RateLimiterFactory } from './rate-limiter.factory';
+
+/**
+ * Crawls one target of a scan and upserts its slice (libs/collectors `crawlTarget`). A region's
+ * crawl also records the clusters it found as pending targets and adds their crawl jobs to the
+ * scan's flow, before its own job completes (so the analysis cannot start without them).
+ *
+ * Idempotent: a target already read is not read again (its slice stays); a region already read
+ * still (re-)adds its clusters' jobs, which are no-ops when they exist (deterministic ids). That
+ * makes a re-planned scan (Redis lost its jobs) resume where it stopped.
+ */
+@Injectable()
+export class CrawlTargetService {
+  constructor(
+    private readonly store: Store,
+    @Inject(SCAN_JOB_QUEUE) private readonly queue: ScanJobQueue,
+    @Inject(SCAN_RATE_LIMITER) private readonly rateLimiterFor: RateLimiterFactory,
+  ) {}
+
+  /**
+   * Crawl one target.
+   * @param signal aborts the crawl (worker shutdown); the promise then rejects
+   * @returns `done`, or `skipped` when the scan ended or the target was read already
+   * @throws what `crawlTarget` throws (abort, credentials configuration); Redis / Postgres errors
+   */
+  async crawl(cmd: CrawlTargetCommand, signal?: AbortSignal): Promise<JobResults[JobName.CrawlTarget]> {
+    const targetKey = targetKeyOf(cmd.target);
+    const scan = await this.store.scans.get(cmd.scanId);
+    if (!scan) return { status: 'skipped', reason: `scan ${cmd.scanId} does not exist` };
+    if (scan.status !== 'running') return { status: 'skipped', reason: `scan ${cmd.scanId} already ${scan.status}` };
+
+    const existing = await this.store.scanTargets.get(cmd.scanId, targetKey);
+    if (existing?.status === 'ok') {
+      // The slice arrived earlier (retry, duplicate, re-plan): keep it, but make sure the
+      // clusters it found have their jobs in this flow.
+      await this.addClusters(cmd.scanId, cmd.config, cmd.target, sliceOf(existing.slice));
+      return { status: 'skipped', reason: `target ${targetKey} already read` };
+    }
+
+    const slice = await crawlTarget(cmd.config, cmd.target, {
+      rateLimiter: this.rateLimiterFor(cmd.config),
+      ...(signal ? { signal } : {}),
+    });
+    const clusters = await this.addClusters(cmd.scanId, cmd.config, cmd.target, slice);
+    await this.store.scanTargets.saveSlice(cmd.scanId, targetKey, cmd.target, slice);
+    return { status: 'done', targetKey, ...(cmd.target.kind === 'region' ? { clusters } : {}) };
+  }
+
+  /** Record a region's clusters as pending targets and add their crawl jobs; returns how many. */
+  private async addClusters(scanId: string, config: ScanConfig, target: CrawlTarget, slice: TargetSlice): Promise<number> {
+    if (target.kind !== 'region') return 0;
+    const clusters: CrawlTarget[] = (slice.clusterIds ?? []).map((clusterId) => ({
+      kind: 'cluster',
+      accountId: target.accountId,
+      regionId: target.regionId,
+      clusterId,
+    }));
+    if (clusters.length === 0) return 0;
+    await this.store.scanTargets.ensurePending(
+      scanId,
+      clusters.map((t) => ({ key: targetKeyOf(t), target: t })),
+    );
+    await this.queue.addCrawlChildren(
+      scanId,
+      clusters.map((t) => payloads.crawl(scanId, t, config)),
+    );
+    return clusters.length;
+  }
+}
+
+/**
+ * A stored slice as the collectors' type. The store keeps it as JSON exactly as this service wrote
+ * it (`saveSlice` above), so it is trusted rather than re-validated (a cluster slice can hold
+ * thousands of Kubernetes objects).
+ */
+function sliceOf(stored: unknown): TargetSlice {
+  return stored as TargetSlice;
+}

@@ -1,0 +1,13 @@
+import { rateLimiterOptionsOf, type ApiRateLimiter, type ScanConfig } from '@app/collectors';
+import type { RateLimiterOptions } from '@app/collectors';
+
+/** The API budget limiter a crawl of a scan config uses (per-account budgets from `config.collector`). */
+export type RateLimiterFactory = (config: ScanConfig) => ApiRateLimiter;
+
+/**
+ * A factory over a budget-keyed limiter source (the Redis pool, or a test wrapper around it).
+ * @param forBudget gives the limiter of a budget (`RedisRateLimiterPool.forBudget`)
+ */
+export function rateLimiterFactory(forBudget: (budget: RateLimiterOptions) => ApiRateLimiter): RateLimiterFactory {
+  return (config) => forBudget(rateLimiterOptionsOf(config.collector));
+}

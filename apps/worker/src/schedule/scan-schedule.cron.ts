@@ -1,0 +1,51 @@
+import { Inject, Injectable, Logger, type OnApplicationBootstrap, type OnModuleDestroy } from '@nestjs/common';
+import { SchedulerRegistry } from '@nestjs/schedule';
+import { CronJob } from 'cron';
+import type { ResolvedWorkerOptions } from '../worker.options';
+import { WORKER_OPTIONS } from '../worker.constants';
+import { ScanSchedulerService } from './scan-scheduler.service';
+
+/** Name of the schedule in @nestjs/schedule's registry. */
+export const SCAN_SCHEDULE_CRON = 'scan-schedule';
+
+/**
+ * The configurable scan schedule: a dynamic cron registered in @nestjs/schedule's
+ * `SchedulerRegistry` (the expression comes from configuration, so the static `@Cron()` decorator
+ * cannot carry it; NestJS docs "Task scheduling: dynamic cron jobs"). Each tick asks the scheduler
+ * service to start the configured sources' scans; a tick is skipped while the previous one still
+ * runs (`waitForCompletion`).
+ */
+@Injectable()
+export class ScanScheduleCron implements OnApplicationBootstrap, OnModuleDestroy {
+  private readonly logger = new Logger(ScanScheduleCron.name);
+
+  constructor(
+    @Inject(WORKER_OPTIONS) private readonly options: ResolvedWorkerOptions,
+    private readonly registry: SchedulerRegistry,
+    private readonly scheduler: ScanSchedulerService,
+  ) {}
+
+  /**
+   * Register and start the cron when a schedule and at least one source are configured.
+   * @throws Error for an invalid cron expression
+   */
+  onApplicationBootstrap(): void {
+    if (this.options.schedule === false || this.options.sources.length === 0) return;
+    const job = CronJob.from({
+      cronTime: this.options.schedule,
+      onTick: async () => {
+        await this.scheduler.tickAll(new Date());
+      },
+      waitForCompletion: true,
+      errorHandler: (e: unknown) => this.logger.error(`scan schedule tick failed: ${e instanceof Error ? e.message : String(e)}`),
+      start: false,
+    });
+    this.registry.addCronJob(SCAN_SCHEDULE_CRON, job);
+    job.start();
+  }
+
+  /** Stop the cron first thing on shutdown (no tick while the workers drain). */
+  onModuleDestroy(): void {
+    if (this.registry.doesExist('cron', SCAN_SCHEDULE_CRON)) this.registry.deleteCronJob(SCAN_SCHEDULE_CRON);
+  }
+}

@@ -1,0 +1,61 @@
+import type { INestApplicationContext } from '@nestjs/common';
+import { NestFactory } from '@nestjs/core';
+import { BullScanJobQueue, DistributedScanClient, RedisRateLimiterPool, ScanScopeLock } from '@app/queue';
+import { Store } from '@app/store';
+import { rateLimiterFactory } from './scan/rate-limiter.factory';
+import { WorkerModule } from './worker.module';
+import { resolveWorkerOptions, type WorkerOptions } from './worker.options';
+
+/** A started worker. */
+export interface RunningWorker {
+  /** The Nest application context (tests reach services through it). */
+  app: INestApplicationContext;
+  /**
+   * Graceful stop: no new jobs, in-flight jobs finish within `shutdownGraceMs` or go back to the
+   * queue, then every connection closes. Idempotent.
+   */
+  close(): Promise<void>;
+}
+
+/**
+ * Start a worker in this process: opens (and migrates) the store, connects to Redis, and starts
+ * consuming the scan queues, the schedule and the reconciler.
+ * @throws StoreError UNAVAILABLE when PostgreSQL cannot be reached; RangeError for bad options;
+ *   Error for an invalid cron expression
+ */
+export async function startWorker(options: WorkerOptions): Promise<RunningWorker> {
+  const o = resolveWorkerOptions(options);
+  const redis = { redisUrl: o.redisUrl, ...(o.prefix !== undefined ? { prefix: o.prefix } : {}) };
+  const store = await Store.open({ connectionString: o.databaseUrl, migrate: o.migrate, onIdleError: () => undefined });
+  const queue = new BullScanJobQueue({ ...redis, policies: o.policies });
+  const limiters = o.rateLimiterFor ? undefined : new RedisRateLimiterPool(redis);
+  const forBudget = o.rateLimiterFor ?? ((budget) => (limiters as RedisRateLimiterPool).forBudget(budget));
+  const scopes = new ScanScopeLock(redis);
+  const client = new DistributedScanClient(store, queue);
+  const closeAdapters = async () => {
+    await Promise.allSettled([queue.close(), limiters?.close(), scopes.close()]);
+    await store.close();
+  };
+  let app: INestApplicationContext;
+  try {
+    app = await NestFactory.createApplicationContext(
+      WorkerModule.register({ options: o, store, queue, rateLimiterFor: rateLimiterFactory(forBudget), scopes, client }),
+      { logger: o.logger, abortOnError: false },
+    );
+    await app.init();
+  } catch (e) {
+    await closeAdapters();
+    throw e;
+  }
+  let closing: Promise<void> | undefined;
+  return {
+    app,
+    close: () => {
+      closing ??= (async () => {
+        await app.close();
+        await closeAdapters();
+      })();
+      return closing;
+    },
+  };
+}

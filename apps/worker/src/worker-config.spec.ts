@@ -1,0 +1,59 @@
+import { describe, expect, it } from 'vitest';
+import type { ScanConfig } from '@app/collectors';
+import { loadWorkerConfig, WorkerConfigError, workerOptionsFromConfig } from './worker-config';
+
+const required = { REDIS_URL: 'redis://127.0.0.1:6379', DATABASE_URL: 'postgres://postgres@127.0.0.1:5432/db' };
+
+describe(loadWorkerConfig.name, () => {
+  it('needs REDIS_URL and DATABASE_URL and names what is wrong without showing values', () => {
+    expect(() => loadWorkerConfig({})).toThrow(WorkerConfigError);
+    const e = (() => {
+      try {
+        loadWorkerConfig({ REDIS_URL: 'http://secret@host', DATABASE_URL: required.DATABASE_URL, WORKER_CONCURRENCY: '0' });
+      } catch (err) {
+        return err as Error;
+      }
+      return undefined;
+    })();
+    expect(e?.message).toContain('REDIS_URL must be a redis:// or rediss:// URL');
+    expect(e?.message).toContain('WORKER_CONCURRENCY must be a positive integer');
+    expect(e?.message).not.toContain('secret');
+  });
+
+  it('reads every variable; empty ones count as unset', () => {
+    const c = loadWorkerConfig({
+      ...required,
+      FLEET_AUDIT_QUEUE_PREFIX: 'fa-1',
+      WORKER_CONCURRENCY: '8',
+      WORKER_ANALYZE_CONCURRENCY: '2',
+      WORKER_LOCK_DURATION_MS: '5000',
+      WORKER_STALLED_INTERVAL_MS: '1000',
+      WORKER_SHUTDOWN_GRACE_MS: '2000',
+      SCAN_CONFIGS: ' a.yaml, b.json ,',
+      SCAN_SCHEDULE: '*/5 * * * * *',
+      SCAN_RECONCILE_INTERVAL_MS: '',
+    });
+    expect(c).toEqual({
+      database: { url: required.DATABASE_URL },
+      redis: { url: required.REDIS_URL, prefix: 'fa-1' },
+      queues: { crawlConcurrency: 8, analyzeConcurrency: 2, lockDurationMs: 5000, stalledIntervalMs: 1000, shutdownGraceMs: 2000 },
+      schedule: { configPaths: ['a.yaml', 'b.json'], cron: '*/5 * * * * *' },
+    });
+  });
+});
+
+describe(workerOptionsFromConfig.name, () => {
+  it('loads the scheduled configs by path and lets flags override the environment', () => {
+    const config = loadWorkerConfig({ ...required, SCAN_CONFIGS: 'env.yaml', WORKER_CONCURRENCY: '3' });
+    const load = (path: string) => ({ name: `fleet-of-${path}` }) as ScanConfig;
+    expect(workerOptionsFromConfig(config, load)).toMatchObject({
+      sources: [{ name: 'fleet-of-env.yaml' }],
+      concurrency: { crawl: 3 },
+    });
+    expect(workerOptionsFromConfig(config, load, { configPaths: ['flag.yaml'], concurrency: 9, schedule: false })).toMatchObject({
+      sources: [{ name: 'fleet-of-flag.yaml' }],
+      concurrency: { crawl: 9 },
+      schedule: false,
+    });
+  });
+});

@@ -1,0 +1,12 @@
+/** Dependency-injection tokens of the worker module (interfaces and functions have no class token). */
+
+/** The resolved `WorkerOptions`. */
+export const WORKER_OPTIONS = Symbol('WORKER_OPTIONS');
+/** The `ScanJobQueue` port (libs/queue BullScanJobQueue). */
+export const SCAN_JOB_QUEUE = Symbol('SCAN_JOB_QUEUE');
+/** The `RateLimiterFactory` of crawls (per-account API budgets shared through Redis). */
+export const SCAN_RATE_LIMITER = Symbol('SCAN_RATE_LIMITER');
+/** The `ScanScopeLock` of scheduled scans. */
+export const SCAN_SCOPE_LOCK = Symbol('SCAN_SCOPE_LOCK');
+/** The `DistributedScanClient` (submits scheduled and re-planned scans). */
+export const SCAN_CLIENT = Symbol('SCAN_CLIENT');

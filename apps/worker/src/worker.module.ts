@@ -1,0 +1,61 @@
+import { type DynamicModule, Module } from '@nestjs/common';
+import { ScheduleModule } from '@nestjs/schedule';
+import type { DistributedScanClient, ScanJobQueue, ScanScopeLock } from '@app/queue';
+import { Store } from '@app/store';
+import { AnalyzeScanProcessor } from './jobs/analyze-scan.processor';
+import { CrawlTargetProcessor } from './jobs/crawl-target.processor';
+import { PlanScanProcessor } from './jobs/plan-scan.processor';
+import { ScanWorkersHost } from './jobs/scan-workers.host';
+import { AnalyzeScanService } from './scan/analyze-scan.service';
+import { CrawlTargetService } from './scan/crawl-target.service';
+import { PlanScanService } from './scan/plan-scan.service';
+import type { RateLimiterFactory } from './scan/rate-limiter.factory';
+import { ScanReconcilerService } from './schedule/scan-reconciler.service';
+import { ScanScheduleCron } from './schedule/scan-schedule.cron';
+import { ScanSchedulerService } from './schedule/scan-scheduler.service';
+import { SCAN_CLIENT, SCAN_JOB_QUEUE, SCAN_RATE_LIMITER, SCAN_SCOPE_LOCK, WORKER_OPTIONS } from './worker.constants';
+import type { ResolvedWorkerOptions } from './worker.options';
+
+/** The adapters a worker module is built around (created and closed by `startWorker`). */
+export interface WorkerModuleAdapters {
+  options: ResolvedWorkerOptions;
+  store: Store;
+  queue: ScanJobQueue;
+  rateLimiterFor: RateLimiterFactory;
+  scopes: ScanScopeLock;
+  client: DistributedScanClient;
+}
+
+/**
+ * The worker: BullMQ processors of the plan, crawl and analyze queues, the scan schedule
+ * (@nestjs/schedule) and the lost-job reconciler. A dynamic module: the composition root hands in
+ * the adapters (store, queue, limiter, locks), so tests build it around real ones.
+ */
+@Module({})
+export class WorkerModule {
+  /** The module around the given adapters. */
+  static register(adapters: WorkerModuleAdapters): DynamicModule {
+    return {
+      module: WorkerModule,
+      imports: [ScheduleModule.forRoot()],
+      providers: [
+        { provide: WORKER_OPTIONS, useValue: adapters.options },
+        { provide: Store, useValue: adapters.store },
+        { provide: SCAN_JOB_QUEUE, useValue: adapters.queue },
+        { provide: SCAN_RATE_LIMITER, useValue: adapters.rateLimiterFor },
+        { provide: SCAN_SCOPE_LOCK, useValue: adapters.scopes },
+        { provide: SCAN_CLIENT, useValue: adapters.client },
+        PlanScanService,
+        CrawlTargetService,
+        AnalyzeScanService,
+        PlanScanProcessor,
+        CrawlTargetProcessor,
+        AnalyzeScanProcessor,
+        ScanWorkersHost,
+        ScanSchedulerService,
+        ScanScheduleCron,
+        ScanReconcilerService,
+      ],
+    };
+  }
+}

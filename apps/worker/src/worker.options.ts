@@ -1,0 +1,128 @@
+/**
+ * What a worker process is built from, with every default in one place. `startWorker` takes
+ * these; the env-based `WorkerConfig` (worker-config.ts) and the CLI flags map onto them.
+ */
+import type { LogLevel } from '@nestjs/common';
+import type { PartialAuditSettings } from '@app/checks';
+import type { ApiRateLimiter, RateLimiterOptions } from '@app/collectors';
+import type { DistributedScanSource, JobName, ScanJobPolicy } from '@app/queue';
+
+/** Hourly, on the hour (cron with seconds: `s m h dom mon dow`). */
+export const DEFAULT_SCAN_SCHEDULE = '0 0 * * * *';
+
+/** Options of `startWorker`. */
+export interface WorkerOptions {
+  /** PostgreSQL URL (sensitive: never logged). */
+  databaseUrl: string;
+  /** Redis URL (sensitive: never logged). */
+  redisUrl: string;
+  /** Redis key prefix of queues, locks and limiters (default `fleet-audit`). */
+  prefix?: string;
+  /** Apply pending migrations at start (default true). */
+  migrate?: boolean;
+  /** Jobs in flight per process, per queue (counts; defaults crawl 4, analyze 1, plan 2). */
+  concurrency?: { crawl?: number; analyze?: number; plan?: number };
+  /** Job lock duration, milliseconds (default 30000): a killed worker's jobs are retaken after it. */
+  lockDurationMs?: number;
+  /** Stalled-job check interval, milliseconds (default 30000). */
+  stalledIntervalMs?: number;
+  /** Times a job may stall (its worker died) and be retaken before it fails (count, default 2). */
+  maxStalledCount?: number;
+  /**
+   * On shutdown, how long in-flight jobs may run on before they are cancelled and returned to
+   * the queue (milliseconds, default 25000: inside Docker's and Kubernetes' default 30 s grace).
+   */
+  shutdownGraceMs?: number;
+  /** Retries per job kind (libs/queue DEFAULT_JOB_POLICIES otherwise). */
+  policies?: Partial<Record<JobName, ScanJobPolicy>>;
+  /**
+   * Scan configs this worker knows by name (the fleet name): scheduled by `schedule`, and planned
+   * again by the reconciler when Redis lost one of their running scans.
+   */
+  sources?: DistributedScanSource[];
+  /**
+   * Cron (with seconds) that starts a scan of every source; default hourly. `false`: no schedule.
+   * A source whose scan is still running is not started again (scope lock).
+   */
+  schedule?: string | false;
+  /** Longest a scope lock holds without being released (milliseconds, default 6 hours). */
+  scopeLockTtlMs?: number;
+  /** Audit settings of scheduled scans. */
+  settings?: PartialAuditSettings;
+  /**
+   * Lost-job reconciler: how often running scans are checked (`intervalMs`, default 30000), how old
+   * a scan must be to be checked (`graceMs`, default 10000), how long a scan of an unknown source
+   * may stay lost before it is failed (`failLostAfterMs`, default 120000). `false`: off.
+   */
+  reconcile?: { intervalMs?: number; graceMs?: number; failLostAfterMs?: number } | false;
+  /**
+   * The per-account API budget limiter for a scan's budget; default: the Redis-backed one shared by
+   * every worker (libs/queue RedisRateLimiterPool). Tests may wrap it.
+   */
+  rateLimiterFor?: (budget: RateLimiterOptions) => ApiRateLimiter;
+  /** Nest log levels (default errors and warnings; `false` silent). */
+  logger?: LogLevel[] | false;
+  /** Name of this worker in BullMQ (shown on the jobs it processes). */
+  name?: string;
+}
+
+/** Options with every default applied. */
+export interface ResolvedWorkerOptions
+  extends Required<
+    Omit<WorkerOptions, 'prefix' | 'settings' | 'rateLimiterFor' | 'name' | 'concurrency' | 'reconcile' | 'policies'>
+  > {
+  prefix?: string;
+  settings?: PartialAuditSettings;
+  rateLimiterFor?: (budget: RateLimiterOptions) => ApiRateLimiter;
+  name?: string;
+  policies: Partial<Record<JobName, ScanJobPolicy>>;
+  concurrency: { crawl: number; analyze: number; plan: number };
+  reconcile: { intervalMs: number; graceMs: number; failLostAfterMs: number } | false;
+}
+
+/**
+ * Apply the defaults.
+ * @throws RangeError for a non-positive concurrency or duration
+ */
+export function resolveWorkerOptions(o: WorkerOptions): ResolvedWorkerOptions {
+  const resolved: ResolvedWorkerOptions = {
+    databaseUrl: o.databaseUrl,
+    redisUrl: o.redisUrl,
+    migrate: o.migrate ?? true,
+    concurrency: { crawl: o.concurrency?.crawl ?? 4, analyze: o.concurrency?.analyze ?? 1, plan: o.concurrency?.plan ?? 2 },
+    lockDurationMs: o.lockDurationMs ?? 30_000,
+    stalledIntervalMs: o.stalledIntervalMs ?? 30_000,
+    maxStalledCount: o.maxStalledCount ?? 2,
+    shutdownGraceMs: o.shutdownGraceMs ?? 25_000,
+    policies: o.policies ?? {},
+    sources: o.sources ?? [],
+    schedule: o.schedule ?? DEFAULT_SCAN_SCHEDULE,
+    scopeLockTtlMs: o.scopeLockTtlMs ?? 6 * 3_600_000,
+    reconcile:
+      o.reconcile === false
+        ? false
+        : {
+            intervalMs: o.reconcile?.intervalMs ?? 30_000,
+            graceMs: o.reconcile?.graceMs ?? 10_000,
+            failLostAfterMs: o.reconcile?.failLostAfterMs ?? 120_000,
+          },
+    logger: o.logger ?? ['error', 'warn', 'fatal'],
+    ...(o.prefix !== undefined ? { prefix: o.prefix } : {}),
+    ...(o.settings !== undefined ? { settings: o.settings } : {}),
+    ...(o.rateLimiterFor !== undefined ? { rateLimiterFor: o.rateLimiterFor } : {}),
+    ...(o.name !== undefined ? { name: o.name } : {}),
+  };
+  const positive: [string, number][] = [
+    ['concurrency.crawl', resolved.concurrency.crawl],
+    ['concurrency.analyze', resolved.concurrency.analyze],
+    ['concurrency.plan', resolved.concurrency.plan],
+    ['lockDurationMs', resolved.lockDurationMs],
+    ['stalledIntervalMs', resolved.stalledIntervalMs],
+    ['maxStalledCount', resolved.maxStalledCount],
+    ['scopeLockTtlMs', resolved.scopeLockTtlMs],
+  ];
+  for (const [name, n] of positive) {
+    if (!Number.isInteger(n) || n < 1) throw new RangeError(`${name} must be a positive integer, got ${n}`);
+  }
+  return resolved;
+}

@@ -1,0 +1,228 @@
+/**
+ * Starting and following distributed scans from outside the worker fleet (CLI `scan
+ * --distributed`, the API's launcher, tests): create the scan row, enqueue its plan job, wait for
+ * the workers to finish it, and read the result back as the same `ScanOutcome` a local scan gives.
+ */
+import { randomUUID } from 'node:crypto';
+import { ScanFailedError, type ScanOutcome, type ScanProgress, type ScanSummary } from '@app/audit';
+import type { PartialAuditSettings } from '@app/checks';
+import type { ScanConfig } from '@app/collectors';
+import { severityRank, type Finding } from '@app/domain';
+import type { Store, StoredFinding, StoredScan } from '@app/store';
+import type { ScanJobQueue } from './scan-job.queue';
+import { judgeScanJobs } from './scan-jobs.verdict';
+import type { PlanScanPayload } from './scan-jobs.constants';
+
+/** A scan to start. */
+export interface SubmitScanRequest {
+  config: ScanConfig;
+  /** Default: a random uuid. */
+  scanId?: string;
+  /** Analysis clock; default: the scan's start time. */
+  now?: Date;
+  settings?: PartialAuditSettings;
+  /** Scope lock the scan holds (schedules), released when it ends. */
+  scope?: string;
+}
+
+/** Options of {@link DistributedScanClient.waitFor}. */
+export interface WaitForScanOptions {
+  /** How often the scan row and its jobs are read, milliseconds (default 500). */
+  pollIntervalMs?: number;
+  /** Give up after this long, milliseconds (default: never). */
+  timeoutMs?: number;
+  /** Stop waiting (the scan goes on on the workers). */
+  signal?: AbortSignal;
+  /** Called after each poll with targets done / total (phase `collect`). */
+  onProgress?: (p: ScanProgress) => void;
+  /**
+   * How long the queue must hold none of the scan's jobs before the scan is planned again,
+   * milliseconds (default 2000): rides over Redis restarting empty mid-scan.
+   */
+  lostAfterMs?: number;
+}
+
+/** Thrown when waiting for a scan timed out or was aborted (the scan itself goes on). */
+export class ScanWaitError extends Error {
+  override readonly name = 'ScanWaitError';
+  constructor(
+    message: string,
+    readonly scanId: string,
+  ) {
+    super(message);
+  }
+}
+
+/** Starts distributed scans and follows them to the end. */
+export class DistributedScanClient {
+  /**
+   * @param store where scans, targets and findings live (the workers' database)
+   * @param queue the scan queues (the workers' Redis and prefix)
+   */
+  constructor(
+    private readonly store: Store,
+    private readonly queue: ScanJobQueue,
+  ) {}
+
+  /**
+   * Create the scan row (`running`, source `distributed`) and enqueue its plan job.
+   * @returns the plan payload (keep it: `waitFor` re-enqueues it if Redis loses the scan)
+   * @throws StoreError when the row cannot be written; the queue's error when Redis is down (the
+   *   scan is then marked failed, so it never stays `running`)
+   */
+  async submit(request: SubmitScanRequest): Promise<PlanScanPayload> {
+    const scanId = request.scanId ?? randomUUID();
+    const payload: PlanScanPayload = {
+      scanId,
+      config: request.config,
+      ...(request.now ? { now: request.now.toISOString() } : {}),
+      ...(request.settings ? { settings: request.settings } : {}),
+      ...(request.scope ? { scope: request.scope } : {}),
+    };
+    await this.store.scans.create({
+      id: scanId,
+      source: 'distributed',
+      fleetName: request.config.name,
+      startedAt: new Date(),
+      settings: settingsRecord(request.settings),
+    });
+    try {
+      await this.queue.enqueuePlan(payload);
+    } catch (e) {
+      const reason = e instanceof Error ? e.message : String(e);
+      await this.store.scans.fail(scanId, `could not enqueue the scan: ${reason}`).catch(() => undefined);
+      throw e;
+    }
+    return payload;
+  }
+
+  /**
+   * Wait until the scan succeeded or failed. While it runs, a scan whose jobs vanished from Redis
+   * (restarted empty) is planned again from `payload`; the crawl jobs skip targets already read.
+   * @returns the finished scan row
+   * @throws ScanWaitError on timeout or abort (the scan goes on)
+   */
+  async waitFor(payload: PlanScanPayload, options: WaitForScanOptions = {}): Promise<StoredScan> {
+    const poll = options.pollIntervalMs ?? 500;
+    const lostAfter = options.lostAfterMs ?? 2_000;
+    const deadline = options.timeoutMs === undefined ? Infinity : Date.now() + options.timeoutMs;
+    let lostSince: number | undefined;
+    for (;;) {
+      const scan = await this.store.scans.get(payload.scanId);
+      if (!scan) throw new ScanWaitError(`scan ${payload.scanId} does not exist`, payload.scanId);
+      if (scan.status !== 'running') return scan;
+      if (options.onProgress) {
+        const p = await this.store.scanTargets.progress(payload.scanId);
+        options.onProgress({ phase: 'collect', done: p.done + p.failed, total: p.total });
+      }
+      const verdict = await this.queue
+        .scanJobsState(payload.scanId)
+        .then(judgeScanJobs)
+        // Redis unreachable right now: no verdict; try again next poll.
+        .catch(() => ({ kind: 'alive' as const }));
+      if (verdict.kind === 'failed') {
+        await this.store.scans.fail(payload.scanId, verdict.reason).catch(() => undefined);
+      } else if (verdict.kind === 'lost') {
+        lostSince ??= Date.now();
+        // Re-read the row first: the analysis may have completed the scan and left the queue.
+        const again = await this.store.scans.get(payload.scanId);
+        if (again?.status === 'running' && Date.now() - lostSince >= lostAfter) {
+          await this.queue.enqueuePlan(payload).catch(() => undefined);
+          lostSince = undefined;
+        }
+      } else {
+        lostSince = undefined;
+      }
+      if (options.signal?.aborted) throw new ScanWaitError(`stopped waiting for scan ${payload.scanId}`, payload.scanId);
+      if (Date.now() >= deadline) throw new ScanWaitError(`scan ${payload.scanId} did not finish in time`, payload.scanId);
+      await delay(poll, options.signal);
+    }
+  }
+
+  /**
+   * The outcome of a finished scan in the shape of a local scan (`runScan`): the record, the
+   * findings in the engine's order, and no per-result list (the store keeps findings and the
+   * counts of every result in the summary, not each passing result).
+   * @throws ScanFailedError when the scan failed (with its stored reason)
+   */
+  async outcomeOf(scan: StoredScan): Promise<ScanOutcome> {
+    if (scan.status === 'failed') throw new ScanFailedError(scan.error ?? 'the distributed scan failed', scan.id);
+    if (scan.status !== 'succeeded') throw new ScanFailedError(`scan ${scan.id} is still ${scan.status}`, scan.id);
+    const findings = (await this.store.findings.forScan(scan.id)).map(withoutSightings).sort(compareFindings);
+    return {
+      scan: {
+        id: scan.id,
+        status: 'succeeded',
+        // The data came from the live APIs; the stored row says `distributed`.
+        source: 'live',
+        fleetName: scan.fleetName ?? '',
+        startedAt: scan.startedAt,
+        finishedAt: scan.finishedAt ?? scan.startedAt,
+        summary: auditSummaryOf(scan),
+        coverage: scan.coverage ?? [],
+      },
+      findings,
+      results: [],
+    };
+  }
+
+  /**
+   * Submit a scan, wait for it, and return its outcome (`submit` + `waitFor` + `outcomeOf`).
+   * @throws ScanFailedError when the scan failed; ScanWaitError on timeout or abort
+   */
+  async run(request: SubmitScanRequest, options: WaitForScanOptions = {}): Promise<ScanOutcome> {
+    const payload = await this.submit(request);
+    return this.outcomeOf(await this.waitFor(payload, options));
+  }
+}
+
+/** The audit settings as the scan row's JSON object. */
+function settingsRecord(settings: PartialAuditSettings | undefined): Record<string, unknown> {
+  return settings ? (JSON.parse(JSON.stringify(settings)) as Record<string, unknown>) : {};
+}
+
+function withoutSightings(f: StoredFinding): Finding {
+  const copy: Finding & Partial<Pick<StoredFinding, 'firstSeenAt' | 'lastSeenAt'>> = { ...f };
+  delete copy.firstSeenAt;
+  delete copy.lastSeenAt;
+  return copy;
+}
+
+const compareStrings = (a: string, b: string) => (a < b ? -1 : a > b ? 1 : 0);
+
+/** The order of libs/checks `runAudit`: most severe first, then check id, resource id, fingerprint. */
+function compareFindings(a: Finding, b: Finding): number {
+  return (
+    severityRank(b.severity) - severityRank(a.severity) ||
+    compareStrings(a.checkId, b.checkId) ||
+    compareStrings(a.resource.id, b.resource.id) ||
+    compareStrings(a.fingerprint, b.fingerprint)
+  );
+}
+
+/** The analyzer's summary (it stores the full audit summary); zero counts for fields it lacks. */
+function auditSummaryOf(scan: StoredScan): ScanSummary {
+  const s: Partial<ScanSummary> = (scan.summary ?? {}) as Partial<ScanSummary>;
+  return {
+    findings: s.findings ?? 0,
+    bySeverity: s.bySeverity ?? { info: 0, warning: 0, critical: 0 },
+    byCheck: s.byCheck ?? {},
+    results: s.results ?? { pass: 0, fail: 0, skipped: 0 },
+    coverage: s.coverage ?? { ok: 0, failed: 0, absent: 0 },
+    accounts: s.accounts ?? 0,
+    clusters: s.clusters ?? 0,
+    loadBalancers: s.loadBalancers ?? 0,
+  };
+}
+
+function delay(ms: number, signal?: AbortSignal): Promise<void> {
+  return new Promise((resolve) => {
+    const t = setTimeout(done, ms);
+    function done() {
+      clearTimeout(t);
+      signal?.removeEventListener('abort', done);
+      resolve();
+    }
+    signal?.addEventListener('abort', done, { once: true });
+  });
+}

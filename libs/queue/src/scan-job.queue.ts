@@ -1,0 +1,163 @@
+/**
+ * The producer side of distributed scans: a small port (`ScanJobQueue`) that producers and
+ * processors call instead of raw BullMQ queues (STYLE.md E.18, E.23), and its BullMQ adapter.
+ */
+import { FlowProducer, Queue, type FlowJobNode, type JobState } from 'bullmq';
+import type { CrawlTarget } from '@app/collectors';
+import {
+  analyzeJobId,
+  crawlJobId,
+  JOB_QUEUE,
+  JobName,
+  planJobId,
+  QueueName,
+  type AnalyzeScanPayload,
+  type CrawlTargetPayload,
+  type PlanScanPayload,
+} from './scan-jobs.constants';
+import {
+  connectionOptionsOf,
+  jobOptionsFor,
+  prefixOf,
+  type QueueConnectionConfig,
+  type ScanJobPolicy,
+} from './queue-options';
+
+/** State of one job of a scan: a BullMQ state, or `missing` when Redis holds no such job. */
+export interface ScanJobState {
+  state: JobState | 'missing';
+  /** Why it failed (BullMQ `failedReason`), when `failed`. */
+  failedReason?: string;
+}
+
+/** States of the two jobs that carry a scan forward: its plan job and its analyze job (flow parent). */
+export interface ScanJobsState {
+  plan: ScanJobState;
+  analyze: ScanJobState;
+}
+
+/** What producers and processors may do with the scan queues. */
+export interface ScanJobQueue {
+  /** Add the plan job of a scan (a no-op while a job with its id exists). */
+  enqueuePlan(payload: PlanScanPayload): Promise<void>;
+  /**
+   * Add a scan's flow: the analyze job with the crawl jobs as children. Children fail alone
+   * (`ignoreDependencyOnFailure`): the analyze job runs when all ended and sees the failures.
+   */
+  addScanFlow(analyze: AnalyzeScanPayload, crawls: readonly CrawlTargetPayload[]): Promise<void>;
+  /**
+   * Add crawl jobs as further children of the scan's analyze job (clusters a region crawl found).
+   * Must be called while the caller's own crawl job is still a pending child, so the parent cannot
+   * have started yet.
+   * @throws Error from BullMQ when the parent job does not exist (e.g. Redis lost it)
+   */
+  addCrawlChildren(scanId: string, crawls: readonly CrawlTargetPayload[]): Promise<void>;
+  /** States of the scan's plan and analyze jobs. */
+  scanJobsState(scanId: string): Promise<ScanJobsState>;
+}
+
+/** Options of {@link BullScanJobQueue}. */
+export interface BullScanJobQueueOptions extends QueueConnectionConfig {
+  /** Retries per job kind (defaults: DEFAULT_JOB_POLICIES). */
+  policies?: Partial<Record<JobName, ScanJobPolicy>>;
+}
+
+/** The BullMQ adapter of {@link ScanJobQueue}: one Queue per scan queue and one FlowProducer. */
+export class BullScanJobQueue implements ScanJobQueue {
+  private readonly queues: Record<QueueName, Queue>;
+  private readonly flows: FlowProducer;
+  private readonly prefix: string;
+  private readonly policies: Partial<Record<JobName, ScanJobPolicy>>;
+
+  /** Opens the Redis connections lazily (BullMQ connects on first use). */
+  constructor(options: BullScanJobQueueOptions) {
+    this.prefix = prefixOf(options);
+    this.policies = options.policies ?? {};
+    const connection = connectionOptionsOf(options);
+    const queue = (name: QueueName) => new Queue(name, { connection, prefix: this.prefix });
+    this.queues = {
+      [QueueName.ScanPlan]: queue(QueueName.ScanPlan),
+      [QueueName.ScanCrawl]: queue(QueueName.ScanCrawl),
+      [QueueName.ScanAnalyze]: queue(QueueName.ScanAnalyze),
+    };
+    this.flows = new FlowProducer({ connection, prefix: this.prefix });
+    // Connection errors are retried by ioredis; callers see failed commands. Without a listener
+    // an 'error' event would crash the process.
+    for (const q of Object.values(this.queues)) q.on('error', () => undefined);
+    this.flows.on('error', () => undefined);
+  }
+
+  async enqueuePlan(payload: PlanScanPayload): Promise<void> {
+    await this.queues[QueueName.ScanPlan].add(
+      JobName.PlanScan,
+      payload,
+      jobOptionsFor(JobName.PlanScan, planJobId(payload.scanId), this.policies),
+    );
+  }
+
+  async addScanFlow(analyze: AnalyzeScanPayload, crawls: readonly CrawlTargetPayload[]): Promise<void> {
+    await this.flows.add({
+      name: JobName.AnalyzeScan,
+      queueName: JOB_QUEUE[JobName.AnalyzeScan],
+      data: analyze,
+      opts: jobOptionsFor(JobName.AnalyzeScan, analyzeJobId(analyze.scanId), this.policies),
+      children: crawls.map((c) => this.crawlChild(c)),
+    });
+  }
+
+  async addCrawlChildren(scanId: string, crawls: readonly CrawlTargetPayload[]): Promise<void> {
+    if (crawls.length === 0) return;
+    const parent = { id: analyzeJobId(scanId), queue: `${this.prefix}:${QueueName.ScanAnalyze}` };
+    await this.queues[QueueName.ScanCrawl].addBulk(
+      crawls.map((c) => ({
+        name: JobName.CrawlTarget,
+        data: c,
+        opts: { ...this.crawlOptions(c.scanId, c.target), parent },
+      })),
+    );
+  }
+
+  async scanJobsState(scanId: string): Promise<ScanJobsState> {
+    const [plan, analyze] = await Promise.all([
+      this.jobState(QueueName.ScanPlan, planJobId(scanId)),
+      this.jobState(QueueName.ScanAnalyze, analyzeJobId(scanId)),
+    ]);
+    return { plan, analyze };
+  }
+
+  /** The queue of a name (workers' tests and dashboards). */
+  queue(name: QueueName): Queue {
+    return this.queues[name];
+  }
+
+  /** Close every connection. */
+  async close(): Promise<void> {
+    await Promise.all([...Object.values(this.queues).map((q) => q.close()), this.flows.close()]);
+  }
+
+  private async jobState(queue: QueueName, jobId: string): Promise<ScanJobState> {
+    const job = await this.queues[queue].getJob(jobId);
+    if (!job) return { state: 'missing' };
+    const state = await job.getState();
+    if (state === 'unknown') return { state: 'missing' };
+    return state === 'failed' ? { state, failedReason: job.failedReason } : { state };
+  }
+
+  private crawlChild(c: CrawlTargetPayload): FlowJobNode {
+    return {
+      name: JobName.CrawlTarget,
+      queueName: JOB_QUEUE[JobName.CrawlTarget],
+      data: c,
+      opts: this.crawlOptions(c.scanId, c.target),
+    };
+  }
+
+  private crawlOptions(scanId: string, target: CrawlTarget) {
+    return {
+      ...jobOptionsFor(JobName.CrawlTarget, crawlJobId(scanId, target), this.policies),
+      // A crawl that fails for good must not fail the scan: the analyze job still runs and
+      // reports the target as a coverage gap (getIgnoredChildrenFailures).
+      ignoreDependencyOnFailure: true,
+    };
+  }
+}

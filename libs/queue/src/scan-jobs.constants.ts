@@ -1,0 +1,142 @@
+/**
+ * The ONE place that names the queues and jobs of distributed scans and types their payloads and
+ * results (STYLE.md E.18, after immich `JobName`/`QueueName`/`JOBS_TO_QUEUE`). Producers and
+ * processors import these; nobody spells a queue or job name anywhere else.
+ *
+ * Flow of one scan (ARCHITECTURE.md "The one data flow"):
+ *
+ * ```
+ * plan-scan (scan-plan)                     enumerates accounts and regions from the config
+ *   -> analyze-scan (scan-analyze)          flow parent; runs when every child ended, failed ones included
+ *        <- crawl-target (scan-crawl)       one per account (RAM), per (account, region), per cluster;
+ *                                           region crawls add their clusters' crawls as further children
+ * ```
+ *
+ * Job ids derive from (scan id, target) (STYLE.md E.21), so a duplicated add is a no-op and a retried
+ * job rewrites the same rows. BullMQ forbids `:` in custom ids; ours use `.` and `/`.
+ */
+import type { PartialAuditSettings } from '@app/checks';
+import type { CrawlTarget, ScanConfig } from '@app/collectors';
+
+/** BullMQ queues of distributed scans (separate queues: separate concurrency per kind of work). */
+export enum QueueName {
+  /** Short jobs that create the scan row and its flow. */
+  ScanPlan = 'scan-plan',
+  /** Network-bound crawls of one target each; scaled by worker count and concurrency. */
+  ScanCrawl = 'scan-crawl',
+  /** CPU-bound analysis of a whole scan; one at a time per worker by default. */
+  ScanAnalyze = 'scan-analyze',
+}
+
+/** Job names (one per queue today; the name still says what the job does in dashboards). */
+export enum JobName {
+  PlanScan = 'plan-scan',
+  CrawlTarget = 'crawl-target',
+  AnalyzeScan = 'analyze-scan',
+}
+
+/** The queue each job runs on. */
+export const JOB_QUEUE = {
+  [JobName.PlanScan]: QueueName.ScanPlan,
+  [JobName.CrawlTarget]: QueueName.ScanCrawl,
+  [JobName.AnalyzeScan]: QueueName.ScanAnalyze,
+} as const satisfies Record<JobName, QueueName>;
+
+/** Options of one scan that travel from the trigger to the analysis. */
+export interface ScanRunOptions {
+  /** Analysis clock (ISO 8601); default: the scan's start time, so a retried analysis is identical. */
+  now?: string;
+  /** Audit settings merged over the defaults (libs/checks). */
+  settings?: PartialAuditSettings;
+  /**
+   * Scope lock held for this scan (schedules: one running scan per scope), released when the scan
+   * ends. Absent for scans started by hand.
+   */
+  scope?: string;
+}
+
+/**
+ * `plan-scan`: create the scan row (idempotent by id), record its account and region targets as
+ * pending, and add the flow. Carries the whole scan config, credentials block included (env variable
+ * names, or the simulator's test keys): it never goes to Postgres or logs.
+ */
+export interface PlanScanPayload extends ScanRunOptions {
+  /** The scan (uuid), chosen by the producer. */
+  scanId: string;
+  /** A validated scan config (libs/collectors `ScanConfig`). */
+  config: ScanConfig;
+}
+
+/**
+ * `crawl-target`: read one target and upsert its slice. The config is narrowed to the target's
+ * account, so a fleet of a thousand accounts does not copy the whole config into every job.
+ */
+export interface CrawlTargetPayload {
+  scanId: string;
+  target: CrawlTarget;
+  /** The scan config with `accounts` = [the target's account]. */
+  config: ScanConfig;
+}
+
+/**
+ * `analyze-scan`: assemble the slices, run every check, complete the scan. The config has no
+ * credentials block (the analysis calls no API).
+ */
+export interface AnalyzeScanPayload extends ScanRunOptions {
+  scanId: string;
+  config: ScanConfig;
+}
+
+/** Payload type of each job. */
+export interface JobPayloads {
+  [JobName.PlanScan]: PlanScanPayload;
+  [JobName.CrawlTarget]: CrawlTargetPayload;
+  [JobName.AnalyzeScan]: AnalyzeScanPayload;
+}
+
+/**
+ * Explicit outcome of a job (STYLE.md E.20): `done`, or `skipped` with a reason ("scan already
+ * finished", "target already read"). Jobs throw only for failures worth a retry.
+ */
+export type JobOutcome<T extends object = Record<never, never>> =
+  | ({ status: 'done' } & T)
+  | { status: 'skipped'; reason: string };
+
+/** Result type of each job (stored by BullMQ as the job's return value). */
+export interface JobResults {
+  [JobName.PlanScan]: JobOutcome<{ targets: number }>;
+  [JobName.CrawlTarget]: JobOutcome<{ targetKey: string; clusters?: number }>;
+  [JobName.AnalyzeScan]: JobOutcome<{ findings: number; failedTargets: number }>;
+}
+
+/**
+ * Stable key of a crawl target (also the `scan_targets.target_key`): `account/<uid>`,
+ * `region/<uid>/<region>`, `cluster/<uid>/<region>/<cluster>`. Segments are URI-encoded, so no id
+ * can forge a separator.
+ */
+export function targetKeyOf(target: CrawlTarget): string {
+  const e = encodeURIComponent;
+  switch (target.kind) {
+    case 'account':
+      return `account/${e(target.accountId)}`;
+    case 'region':
+      return `region/${e(target.accountId)}/${e(target.regionId)}`;
+    case 'cluster':
+      return `cluster/${e(target.accountId)}/${e(target.regionId)}/${e(target.clusterId)}`;
+  }
+}
+
+/** Id of a scan's plan job. */
+export function planJobId(scanId: string): string {
+  return `plan.${scanId}`;
+}
+
+/** Id of a scan's analyze job (the flow parent). */
+export function analyzeJobId(scanId: string): string {
+  return `analyze.${scanId}`;
+}
+
+/** Id of the crawl job of one target of a scan. */
+export function crawlJobId(scanId: string, target: CrawlTarget): string {
+  return `crawl.${scanId}.${targetKeyOf(target)}`;
+}

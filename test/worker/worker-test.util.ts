@@ -1,0 +1,223 @@
+/**
+ * Helpers of the distributed-scan suites: a generated multi-account fleet served by the simulator,
+ * unique Redis prefixes (the shared Redis on 6379 is never flushed, only our prefix's keys are
+ * deleted), a private redis-server for restart tests, worker processes, and comparisons.
+ */
+import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
+import { randomBytes } from 'node:crypto';
+import { existsSync } from 'node:fs';
+import { createServer } from 'node:net';
+import { join } from 'node:path';
+import IORedis from 'ioredis';
+import { runScan } from '@app/audit';
+import { generateFleet, loadScanConfig, type ScanConfig } from '@app/collectors';
+import type { Finding } from '@app/domain';
+import { startSimulator, type RunningSimulator, type SimulatorOptions } from '@app/fleet-sim';
+
+/** The shared Redis of the machine (never flushed: tests use a unique prefix each). */
+export const SHARED_REDIS_URL = process.env.TEST_REDIS_URL ?? 'redis://127.0.0.1:6379';
+
+/** Repository root. */
+export const ROOT = join(__dirname, '..', '..');
+
+/** A unique Redis key prefix for one test. */
+export function uniquePrefix(label: string): string {
+  return `test-${label}-${randomBytes(4).toString('hex')}`;
+}
+
+/**
+ * Delete every key of a prefix: BullMQ's (`<prefix>:*`) and Bottleneck's (`b_<prefix>:*`).
+ * Best effort (the Redis may be gone in restart tests).
+ */
+export async function deletePrefix(redisUrl: string, prefix: string): Promise<void> {
+  const redis = new IORedis(redisUrl, { maxRetriesPerRequest: 1, lazyConnect: true });
+  redis.on('error', () => undefined);
+  try {
+    await redis.connect();
+    for (const pattern of [`${prefix}:*`, `b_${prefix}:*`]) {
+      let cursor = '0';
+      do {
+        const [next, keys] = await redis.scan(cursor, 'MATCH', pattern, 'COUNT', 500);
+        cursor = next;
+        if (keys.length > 0) await redis.del(...keys);
+      } while (cursor !== '0');
+    }
+  } catch {
+    // gone already
+  } finally {
+    redis.disconnect();
+  }
+}
+
+/** A simulated fleet and its scan config. */
+export interface TestFleet {
+  sim: RunningSimulator;
+  config: ScanConfig;
+  close(): Promise<void>;
+}
+
+/**
+ * Generate a multi-account fleet, serve it, and load the simulator's scan config with the given
+ * collector settings (budgets, fast retries).
+ */
+export async function startTestFleet(
+  spec: { seed: number; accounts: number; regions: string[]; clusters: number; nodesPerCluster?: number; servicesPerCluster?: number },
+  collector: Partial<ScanConfig['collector']> = {},
+  sim: Omit<SimulatorOptions, 'fleet'> = {},
+): Promise<TestFleet> {
+  const { fleet } = generateFleet({
+    seed: spec.seed,
+    accounts: spec.accounts,
+    regions: spec.regions,
+    clusters: spec.clusters,
+    nodesPerCluster: spec.nodesPerCluster ?? 4,
+    servicesPerCluster: spec.servicesPerCluster ?? 3,
+    podsPerService: 2,
+    trafficPolicy: { cluster: 0.5, local: 0.3, eni: 0.2 },
+    ccmVersions: ['v2.12.3', 'v2.10.0', 'v1.9.3.313-g748f81e-aliyun'],
+    shares: { orphaned: 0.2, reused: 0.2, misconfigured: 0.2 },
+  });
+  const running = await startSimulator({ fleet, ...sim });
+  const base = loadScanConfig(running.configPath);
+  const config: ScanConfig = {
+    ...base,
+    collector: { ...base.collector, retryBaseDelayMs: 10, retryMaxDelayMs: 200, ...collector },
+  };
+  return { sim: running, config, close: () => running.close() };
+}
+
+/** A local (in-process) scan of the same config: the reference the distributed scans must equal. */
+export async function localFindings(config: ScanConfig, now: Date): Promise<Finding[]> {
+  const outcome = await runScan({ source: { kind: 'live', config }, now });
+  return outcome.findings;
+}
+
+/** Sorted fingerprints of findings. */
+export function fingerprintsOf(findings: readonly Finding[]): string[] {
+  return findings.map((f) => f.fingerprint).sort();
+}
+
+/** A free TCP port on 127.0.0.1. */
+export function freePort(): Promise<number> {
+  return new Promise((resolve, reject) => {
+    const srv = createServer();
+    srv.once('error', reject);
+    srv.listen(0, '127.0.0.1', () => {
+      const addr = srv.address();
+      const port = typeof addr === 'object' && addr ? addr.port : 0;
+      srv.close(() => resolve(port));
+    });
+  });
+}
+
+/** A redis-server of our own (restart tests), on loopback, without persistence. */
+export interface PrivateRedis {
+  url: string;
+  port: number;
+  /** `redis-cli shutdown nosave`: every key is lost. */
+  shutdownNoSave(): void;
+  /** Start it again on the same port (empty). */
+  start(): Promise<void>;
+  /** Stop it for good. */
+  stop(): Promise<void>;
+}
+
+/** Start a private redis-server on a free port. */
+export async function startPrivateRedis(): Promise<PrivateRedis> {
+  const port = await freePort();
+  let child: ChildProcess | undefined;
+  const start = async () => {
+    child = spawn('redis-server', ['--port', String(port), '--bind', '127.0.0.1', '--save', '', '--appendonly', 'no'], {
+      stdio: 'ignore',
+    });
+    const deadline = Date.now() + 10_000;
+    for (;;) {
+      const r = spawnSync('redis-cli', ['-p', String(port), 'ping'], { encoding: 'utf8' });
+      if (r.stdout.trim() === 'PONG') return;
+      if (Date.now() > deadline) throw new Error(`redis-server on ${port} did not start`);
+      await new Promise((res) => setTimeout(res, 100));
+    }
+  };
+  await start();
+  return {
+    url: `redis://127.0.0.1:${port}`,
+    port,
+    shutdownNoSave: () => {
+      spawnSync('redis-cli', ['-p', String(port), 'shutdown', 'nosave'], { encoding: 'utf8' });
+    },
+    start,
+    stop: async () => {
+      spawnSync('redis-cli', ['-p', String(port), 'shutdown', 'nosave'], { encoding: 'utf8' });
+      if (child && child.exitCode === null) {
+        await new Promise<void>((res) => {
+          child?.once('exit', () => res());
+          setTimeout(() => {
+            if (child?.exitCode === null) child.kill('SIGKILL');
+            res();
+          }, 3_000);
+        });
+      }
+    },
+  };
+}
+
+/** Entry of the built worker app (`nest build worker`). */
+export const WORKER_MAIN = join(ROOT, 'dist', 'apps', 'worker', 'apps', 'worker', 'src', 'main.js');
+
+/** Build the worker app (`npx nest build worker`) so worker processes run the current code. */
+export function buildWorkerApp(): void {
+  const r = spawnSync('npx', ['nest', 'build', 'worker'], { cwd: ROOT, encoding: 'utf8', timeout: 300_000 });
+  if (r.status !== 0 || !existsSync(WORKER_MAIN)) throw new Error(`nest build worker failed: ${r.stdout}\n${r.stderr}`);
+}
+
+/** A worker process. */
+export interface WorkerProcess {
+  child: ChildProcess;
+  pid: number;
+  /** Output so far (stdout + stderr), for failure messages. */
+  output(): string;
+  /** Resolves with the exit code (or signal name). */
+  exited: Promise<number | string>;
+}
+
+/** Start `node dist/.../worker/main.js` with the given environment and wait for its ready line. */
+export async function startWorkerProcess(env: Record<string, string>): Promise<WorkerProcess> {
+  const child = spawn(process.execPath, [WORKER_MAIN], {
+    env: { PATH: process.env.PATH ?? '', ...env },
+    stdio: ['ignore', 'pipe', 'pipe'],
+  });
+  let out = '';
+  child.stdout?.on('data', (d: Buffer) => (out += d.toString()));
+  child.stderr?.on('data', (d: Buffer) => (out += d.toString()));
+  const exited = new Promise<number | string>((resolve) => child.once('exit', (code, signal) => resolve(code ?? signal ?? -1)));
+  await new Promise<void>((resolve, reject) => {
+    const timer = setTimeout(() => reject(new Error(`worker did not get ready: ${out}`)), 60_000);
+    const onData = () => {
+      if (out.includes('"worker":"ready"')) {
+        clearTimeout(timer);
+        child.stdout?.off('data', onData);
+        resolve();
+      }
+    };
+    child.stdout?.on('data', onData);
+    void exited.then((code) => {
+      clearTimeout(timer);
+      reject(new Error(`worker exited (${code}) before ready: ${out}`));
+    });
+  }).catch((e: unknown) => {
+    child.kill('SIGKILL');
+    throw e;
+  });
+  return { child, pid: child.pid ?? -1, output: () => out, exited };
+}
+
+/** Poll `fn` until it returns a truthy value (or time out). */
+export async function eventually<T>(fn: () => Promise<T | undefined | null | false>, timeoutMs: number, what: string): Promise<T> {
+  const deadline = Date.now() + timeoutMs;
+  for (;;) {
+    const v = await fn();
+    if (v) return v;
+    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
+    await new Promise((r) => setTimeout(r, 100));
+  }
+}
