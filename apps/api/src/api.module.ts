@@ -1,6 +1,6 @@
 import { type DynamicModule, Module } from '@nestjs/common';
 import { APP_FILTER, APP_GUARD } from '@nestjs/core';
-import { FindingRepository, ScanRepository, Store } from '@app/store';
+import { FindingRepository, ScanRepository, ScanTargetRepository, Store } from '@app/store';
 import { API_TOKEN, SCAN_LAUNCHER } from './api.constants';
 import { ApiExceptionFilter } from './common/api-exception.filter';
 import { BearerAuthGuard } from './common/bearer-auth.guard';
@@ -38,6 +38,7 @@ export class ApiModule {
         { provide: Store, useValue: options.store },
         { provide: ScanRepository, useValue: options.store.scans },
         { provide: FindingRepository, useValue: options.store.findings },
+        { provide: ScanTargetRepository, useValue: options.store.scanTargets },
         { provide: API_TOKEN, useValue: options.token },
         { provide: SCAN_LAUNCHER, useValue: options.scanLauncher },
         { provide: APP_GUARD, useClass: BearerAuthGuard },

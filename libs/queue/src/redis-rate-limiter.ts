@@ -22,6 +22,13 @@ export interface RedisRateLimiterPoolOptions extends QueueConnectionConfig {
   idleTtlMs?: number;
   /** Called with Redis / limiter errors (they also reject the calls concerned). */
   onError?: (error: Error) => void;
+  /**
+   * Share of each budget actually used, 0 < headroom <= 1 (default 0.9). Servers count calls by
+   * arrival in one-second windows; starts spaced exactly 1/QPS apart can still land QPS + 1 in one
+   * window when network or event-loop delays (several busy processes per core) shift one across
+   * the window edge. Spacing starts 1/(0.9 QPS) apart absorbs up to ~0.1 s of such drift.
+   */
+  headroom?: number;
 }
 
 interface PooledLimiter {
@@ -41,12 +48,18 @@ export class RedisRateLimiterPool {
   private readonly prefix: string;
   private readonly idleTtlMs: number;
   private readonly onError: (error: Error) => void;
+  private readonly headroom: number;
 
-  /** Connects to Redis (one client and one subscriber for every limiter of the pool). */
+  /**
+   * Connects to Redis (one client and one subscriber for every limiter of the pool).
+   * @throws RangeError for a headroom outside (0, 1]
+   */
   constructor(options: RedisRateLimiterPoolOptions) {
     this.prefix = prefixOf(options);
     this.idleTtlMs = options.idleTtlMs ?? 15 * 60_000;
     this.onError = options.onError ?? (() => undefined);
+    this.headroom = options.headroom ?? 0.9;
+    if (!(this.headroom > 0 && this.headroom <= 1)) throw new RangeError(`headroom must be in (0, 1], got ${this.headroom}`);
     const client = new IORedis(options.redisUrl, { lazyConnect: false });
     this.connection = new Bottleneck.IORedisConnection({ client, Redis: IORedis });
     this.connection.on('error', (e: Error) => this.onError(e));
@@ -79,7 +92,7 @@ export class RedisRateLimiterPool {
       throw new RangeError(`maxConcurrentPerAccount must be positive, got ${budget.maxConcurrentPerAccount}`);
     }
     const key = own !== undefined ? `${accountId}:${api}` : accountId;
-    const minTime = minTimeOf(qps);
+    const minTime = minTimeOf(qps * this.headroom);
     const maxConcurrent = budget.maxConcurrentPerAccount;
     const pooled = this.limiters.get(key);
     if (pooled) {

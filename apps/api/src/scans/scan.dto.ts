@@ -78,6 +78,21 @@ export class ScanListItemDto {
   summary: ScanSummaryDto | null;
 }
 
+/** Targets of a distributed scan by state (counts; the total grows while regions list their clusters). */
+export class ScanProgressDto {
+  @ApiProperty({ description: 'Targets known so far (accounts, regions, clusters)' })
+  total: number;
+
+  @ApiProperty({ description: 'Targets read' })
+  done: number;
+
+  @ApiProperty({ description: 'Targets that could not be read (coverage gaps)' })
+  failed: number;
+
+  @ApiProperty({ description: 'Targets not read yet' })
+  pending: number;
+}
+
 /** A scan with its coverage and settings. */
 export class ScanDto extends ScanListItemDto {
   @ApiProperty({ type: [CoverageEntryDto], nullable: true, description: 'Null until the scan succeeded' })
@@ -85,6 +100,9 @@ export class ScanDto extends ScanListItemDto {
 
   @ApiProperty({ type: 'object', additionalProperties: true, description: 'Audit settings the scan ran with' })
   settings: Record<string, unknown>;
+
+  @ApiProperty({ type: ScanProgressDto, required: false, description: 'Crawl progress; distributed scans only' })
+  progress?: ScanProgressDto;
 }
 
 /** A page of scans, newest first. */

@@ -1,5 +1,5 @@
 import { Inject, Injectable } from '@nestjs/common';
-import { ScanRepository, type StoredScan, type StoredScanListItem } from '@app/store';
+import { ScanRepository, ScanTargetRepository, type ScanTargetProgress, type StoredScan, type StoredScanListItem } from '@app/store';
 import { SCAN_LAUNCHER } from '../api.constants';
 import { ApiError } from '../common/api.exception';
 import type { ScanLauncher } from '../scan-launcher.port';
@@ -11,6 +11,7 @@ import type { LaunchScanBody, ListScansQuery } from './scans.schemas';
 export class ScansService {
   constructor(
     private readonly scans: ScanRepository,
+    private readonly targets: ScanTargetRepository,
     @Inject(SCAN_LAUNCHER) private readonly launcher: ScanLauncher,
   ) {}
 
@@ -27,7 +28,7 @@ export class ScansService {
   async get(id: string): Promise<ScanDto> {
     const scan = await this.scans.get(id);
     if (!scan) throw new ApiError('NOT_FOUND', `scan ${id} not found`);
-    return toScanDto(scan);
+    return toScanDto(scan, scan.source === 'distributed' ? await this.targets.progress(scan.id) : undefined);
   }
 
   /**
@@ -58,6 +59,6 @@ function toScanListItemDto(s: StoredScanListItem): ScanListItemDto {
   };
 }
 
-function toScanDto(s: StoredScan): ScanDto {
-  return { ...toScanListItemDto(s), coverage: s.coverage, settings: s.settings };
+function toScanDto(s: StoredScan, progress?: ScanTargetProgress): ScanDto {
+  return { ...toScanListItemDto(s), coverage: s.coverage, settings: s.settings, ...(progress ? { progress } : {}) };
 }
