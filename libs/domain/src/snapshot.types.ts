@@ -181,6 +181,8 @@ export interface Clb {
   /** `slb.s1.small` etc; absent or empty for shared-resource / PayByCLCU instances. */
   spec?: string;
   instanceChargeType?: string;
+  /** Resource group (`ResourceGroupId`); CCM cannot change it once created. */
+  resourceGroupId?: string;
   status?: string;
   /** Creation time, ISO 8601. */
   createTime?: string;

@@ -73,6 +73,17 @@ export const LB_ANNOTATION = {
   weight: 'weight',
   defaultWeight: 'default-weight',
   spec: 'spec',
+  name: 'name',
+  protocolPort: 'protocol-port',
+  certId: 'cert-id',
+  connectionDrain: 'connection-drain',
+  connectionDrainTimeout: 'connection-drain-timeout',
+  resourceGroupId: 'resource-group-id',
+  instanceChargeType: 'instance-charge-type',
+  vswitchId: 'vswitch-id',
+  hostname: 'hostname',
+  externalIpType: 'external-ip-type',
+  ignoreWeightUpdate: 'ignore-weight-update',
 } as const;
 
 /** Node label: CCM never adds master-labelled nodes (only this key, not `control-plane`). Source: helper/node_utils.go. */

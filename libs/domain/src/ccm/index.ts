@@ -13,3 +13,8 @@ export * from './ccm-master-role.util';
 export * from './ram-policy.util';
 export * from './slb-quota.constants';
 export * from './slb-quota.util';
+export * from './ccm-features.constants';
+export * from './ccm-listeners.util';
+export * from './ccm-vgroup-diff.util';
+export * from './ccm-error-events.constants';
+export * from './ccm-error-events.util';

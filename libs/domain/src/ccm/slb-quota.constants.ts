@@ -40,3 +40,15 @@ export const SLB_QUOTA_LISTENERS: SlbQuotaDefinition = {
   defaultValue: 50,
   source: 'seeds/004 "Quota limits"; research/ccm-behaviour.md 7',
 };
+
+/**
+ * CLB instances per account and region. The documented defaults conflict: 30 (international docs) and
+ * 60 (newer / China-site docs) (research/ccm-behaviour.md 7; seed 004 "Quota limits" names the quota without
+ * the figure). The lower value is the default, so an audit without Quota Center data warns early; the
+ * Quota Center value of the account wins when read.
+ */
+export const SLB_QUOTA_INSTANCES: SlbQuotaDefinition = {
+  quotaActionCode: 'slb_quota_instances_num',
+  defaultValue: 30,
+  source: 'seeds/004 "Quota limits"; research/ccm-behaviour.md 7 (30 intl vs 60 newer docs: 30 assumed)',
+};

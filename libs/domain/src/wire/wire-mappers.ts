@@ -28,7 +28,14 @@ import type {
   RegionSnapshot,
   VSwitch,
 } from '../snapshot.types';
-import type { WireAccount, WireCluster, WireFleet, WireKubernetes, WireRam, WireRegion } from './wire-fleet.types';
+import type {
+  WireAccount,
+  WireCluster,
+  WireFleet,
+  WireKubernetes,
+  WireRam,
+  WireRegion,
+} from './wire-fleet.types';
 import type {
   K8sEndpointSliceWire,
   K8sEventWire,
@@ -137,30 +144,30 @@ function mapRegion(accountId: string, r: WireRegion): RegionSnapshot {
     regionId: r.regionId,
     clusters: r.clusters.map((c) => mapCluster(accountId, c)).sort(byKey((c) => c.clusterId)),
   };
-  if (r.loadBalancers) out.loadBalancers = mapLoadBalancers(accountId, r.regionId, r.loadBalancers, r.vServerGroups ?? []);
-  if (r.ecsInstances) out.ecsInstances = r.ecsInstances.map((i) => mapEcs(r.regionId, i)).sort(byKey((i) => i.instanceId));
+  if (r.loadBalancers)
+    out.loadBalancers = mapLoadBalancers(accountId, r.regionId, r.loadBalancers, r.vServerGroups ?? []);
+  if (r.ecsInstances)
+    out.ecsInstances = r.ecsInstances.map((i) => mapEcs(r.regionId, i)).sort(byKey((i) => i.instanceId));
   if (r.vSwitches)
     out.vSwitches = r.vSwitches
-      .map(
-        (v): VSwitch => ({
-          vSwitchId: v.VSwitchId,
-          ...(v.VpcId !== undefined ? { vpcId: v.VpcId } : {}),
-          ...(v.ZoneId !== undefined ? { zoneId: v.ZoneId } : {}),
-          ...(v.CidrBlock !== undefined ? { cidrBlock: v.CidrBlock } : {}),
-          ...(v.AvailableIpAddressCount !== undefined ? { availableIpAddressCount: v.AvailableIpAddressCount } : {}),
-        }),
-      )
+      .map((v): VSwitch => ({
+        vSwitchId: v.VSwitchId,
+        ...(v.VpcId !== undefined ? { vpcId: v.VpcId } : {}),
+        ...(v.ZoneId !== undefined ? { zoneId: v.ZoneId } : {}),
+        ...(v.CidrBlock !== undefined ? { cidrBlock: v.CidrBlock } : {}),
+        ...(v.AvailableIpAddressCount !== undefined
+          ? { availableIpAddressCount: v.AvailableIpAddressCount }
+          : {}),
+      }))
       .sort(byKey((v) => v.vSwitchId));
   if (r.quotas)
     out.quotas = r.quotas
-      .map(
-        (q): QuotaValue => ({
-          quotaActionCode: q.QuotaActionCode,
-          totalQuota: q.TotalQuota,
-          ...(q.TotalUsage !== undefined ? { totalUsage: q.TotalUsage } : {}),
-          ...(q.Dimensions ? { dimensions: q.Dimensions } : {}),
-        }),
-      )
+      .map((q): QuotaValue => ({
+        quotaActionCode: q.QuotaActionCode,
+        totalQuota: q.TotalQuota,
+        ...(q.TotalUsage !== undefined ? { totalUsage: q.TotalUsage } : {}),
+        ...(q.Dimensions ? { dimensions: q.Dimensions } : {}),
+      }))
       .sort(byKey((q) => q.quotaActionCode));
   return out;
 }
@@ -229,13 +236,20 @@ export function mapLoadBalancers(
         ...(lb.VpcId !== undefined && lb.VpcId !== '' ? { vpcId: lb.VpcId } : {}),
         ...(lb.VSwitchId !== undefined && lb.VSwitchId !== '' ? { vSwitchId: lb.VSwitchId } : {}),
         ...(lb.NetworkType !== undefined ? { networkType: lb.NetworkType } : {}),
-        ...(lb.LoadBalancerSpec !== undefined && lb.LoadBalancerSpec !== '' ? { spec: lb.LoadBalancerSpec } : {}),
+        ...(lb.LoadBalancerSpec !== undefined && lb.LoadBalancerSpec !== ''
+          ? { spec: lb.LoadBalancerSpec }
+          : {}),
         ...(lb.InstanceChargeType !== undefined ? { instanceChargeType: lb.InstanceChargeType } : {}),
+        ...(lb.ResourceGroupId !== undefined && lb.ResourceGroupId !== ''
+          ? { resourceGroupId: lb.ResourceGroupId }
+          : {}),
         ...(lb.LoadBalancerStatus !== undefined ? { status: lb.LoadBalancerStatus } : {}),
         ...(lb.CreateTime !== undefined ? { createTime: lb.CreateTime } : {}),
         tags: tagMap(lb.Tags),
         listeners,
-        defaultBackendServers: (lb.BackendServers?.BackendServer ?? []).map(mapBackend).sort(byKey(backendKey)),
+        defaultBackendServers: (lb.BackendServers?.BackendServer ?? [])
+          .map(mapBackend)
+          .sort(byKey(backendKey)),
         vServerGroups: (groupsByLb.get(lb.LoadBalancerId) ?? [])
           .map((g) => ({
             vServerGroupId: g.VServerGroupId,
@@ -292,7 +306,10 @@ export function networkPluginOf(addons: { name: string }[] | undefined): Network
  * The cluster's NodePort range (fleet-format.md): `control_plane_config.node_port_range` (ACK Pro),
  * else `--service-node-port-range` of the kube-apiserver Pods in kube-system, else 30000-32767.
  */
-export function nodePortRangeOf(detail: WireClusterDetail, pods: K8sPod[] | undefined): ClusterSnapshot['nodePortRange'] {
+export function nodePortRangeOf(
+  detail: WireClusterDetail,
+  pods: K8sPod[] | undefined,
+): ClusterSnapshot['nodePortRange'] {
   const fromDetail = parsePortRange(detail.control_plane_config?.node_port_range);
   if (fromDetail) return { ...fromDetail, source: 'control_plane_config' };
   for (const pod of pods ?? []) {
@@ -311,7 +328,11 @@ function mapCluster(accountId: string, c: WireCluster): ClusterSnapshot {
   const kubernetes = c.kubernetes ? mapKubernetes(c.kubernetes) : undefined;
   const addons = c.addons
     ? c.addons.addons
-        .map((a) => ({ name: a.name, version: a.version, ...(a.state !== undefined ? { state: a.state } : {}) }))
+        .map((a) => ({
+          name: a.name,
+          version: a.version,
+          ...(a.state !== undefined ? { state: a.state } : {}),
+        }))
         .sort(byKey((a) => a.name))
     : undefined;
   const ccm = addons?.find((a) => a.name === 'cloud-controller-manager');

@@ -16,7 +16,9 @@ const numLike = z.union([z.number(), z.string().regex(/^-?\d+(\.\d+)?$/, 'a numb
 
 /** `Tags: {Tag: [{TagKey, TagValue}]}` as CLB and ECS responses carry it. */
 export const wireTagsSchema = z
-  .looseObject({ Tag: z.array(z.looseObject({ TagKey: str, TagValue: z.string().optional().default('') })).default([]) })
+  .looseObject({
+    Tag: z.array(z.looseObject({ TagKey: str, TagValue: z.string().optional().default('') })).default([]),
+  })
   .optional();
 
 /** A CLB backend server (DescribeLoadBalancerAttribute / DescribeVServerGroupAttribute BackendServers.BackendServer[]). */
@@ -41,6 +43,7 @@ export const wireLoadBalancerAttributeSchema = z.looseObject({
   NetworkType: optStr,
   LoadBalancerSpec: optStr,
   InstanceChargeType: optStr,
+  ResourceGroupId: optStr,
   LoadBalancerStatus: optStr,
   CreateTime: optStr,
   Tags: wireTagsSchema,
@@ -115,7 +118,12 @@ export const wireQuotaSchema = z.looseObject({
 export type WireQuota = z.infer<typeof wireQuotaSchema>;
 
 /** RAM ListRoles -> Roles.Role[] item. */
-export const wireRamRoleSchema = z.looseObject({ RoleName: str, RoleId: optStr, Arn: optStr, Description: optStr });
+export const wireRamRoleSchema = z.looseObject({
+  RoleName: str,
+  RoleId: optStr,
+  Arn: optStr,
+  Description: optStr,
+});
 export type WireRamRole = z.infer<typeof wireRamRoleSchema>;
 
 /** RAM policy as in `ram/policies.json` (GetPolicy + GetPolicyVersion; PolicyDocument is the JSON string). */
@@ -129,7 +137,11 @@ export const wireRamPolicySchema = z.looseObject({
 export type WireRamPolicy = z.infer<typeof wireRamPolicySchema>;
 
 /** RAM ListPoliciesForRole -> Policies.Policy[] item. */
-export const wireRamPolicyRefSchema = z.looseObject({ PolicyName: str, PolicyType: str, DefaultVersion: optStr });
+export const wireRamPolicyRefSchema = z.looseObject({
+  PolicyName: str,
+  PolicyType: str,
+  DefaultVersion: optStr,
+});
 export type WireRamPolicyRef = z.infer<typeof wireRamPolicyRefSchema>;
 
 /** `ram/role-policies.json`: role name -> attached policies. */
@@ -180,9 +192,14 @@ export type FleetYaml = z.infer<typeof fleetYamlSchema>;
 
 /** `accounts/<accountId>/account.yaml`. */
 export const accountYamlSchema = z.looseObject({
-  accountId: z.union([z.string(), z.number()]).transform(String).pipe(z.string().regex(/^\d+$/, 'a numeric account id')),
+  accountId: z
+    .union([z.string(), z.number()])
+    .transform(String)
+    .pipe(z.string().regex(/^\d+$/, 'a numeric account id')),
   name: z.string().default(''),
-  regions: z.array(z.string().regex(/^[a-z]{2}(-[a-z0-9]+)+$/, 'a region id such as cn-hangzhou')).default([]),
+  regions: z
+    .array(z.string().regex(/^[a-z]{2}(-[a-z0-9]+)+$/, 'a region id such as cn-hangzhou'))
+    .default([]),
   auditRoleArn: optStr,
   management: z.boolean().optional(),
 });
@@ -279,7 +296,11 @@ export const k8sEndpointSliceSchema = z.looseObject({
       z.looseObject({
         addresses: z.array(str),
         conditions: z
-          .looseObject({ ready: z.boolean().nullish(), serving: z.boolean().nullish(), terminating: z.boolean().nullish() })
+          .looseObject({
+            ready: z.boolean().nullish(),
+            serving: z.boolean().nullish(),
+            terminating: z.boolean().nullish(),
+          })
           .nullish(),
         nodeName: optStr,
         targetRef: z.looseObject({ kind: optStr, name: optStr }).nullish(),

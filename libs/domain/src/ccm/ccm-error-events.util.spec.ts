@@ -1,0 +1,84 @@
+import { describe, expect, it } from 'vitest';
+import type { K8sEvent } from '../snapshot.types';
+import { CCM_ERROR_ROWS } from './ccm-error-events.constants';
+import {
+  diagnoseServiceEvents,
+  isCcmErrorEvent,
+  loadBalancerIdOfEventMessage,
+  matchCcmErrorRow,
+} from './ccm-error-events.util';
+
+function event(over: Partial<K8sEvent>): K8sEvent {
+  return {
+    namespace: 'default',
+    name: 'web.1',
+    type: 'Warning',
+    reason: 'SyncLoadBalancerFailed',
+    message: '',
+    involvedObject: { kind: 'Service', namespace: 'default', name: 'web' },
+    count: 1,
+    ...over,
+  };
+}
+
+describe('CCM_ERROR_ROWS (seeds 001/002/003 error tables)', () => {
+  it('has unique ids', () => {
+    const ids = CCM_ERROR_ROWS.map((r) => r.id);
+    expect(new Set(ids).size).toBe(ids.length);
+  });
+
+  describe.each(CCM_ERROR_ROWS.map((r) => [r.id, r] as const))('%s', (id, row) => {
+    it('matches its own seed message and other wordings, and no other row matches first', () => {
+      for (const text of [row.message, ...row.otherWordings])
+        expect(matchCcmErrorRow(text)?.id, text).toBe(id);
+    });
+
+    it('cites a seed file', () => {
+      expect(row.source).toMatch(/seeds\/00[1-3]_[0-9a-f]{16}\.txt/);
+      expect(row.cause.length).toBeGreaterThan(10);
+      expect(row.solution.length).toBeGreaterThan(10);
+    });
+  });
+
+  it('matches nothing for unrelated text', () => {
+    expect(matchCcmErrorRow('Ensured load balancer [lb-1]')).toBeUndefined();
+  });
+});
+
+describe('events', () => {
+  it('reads the CLB id of a wrapped message', () => {
+    expect(loadBalancerIdOfEventMessage('Error syncing load balancer [lb-bp1abc]: Message: x')).toBe(
+      'lb-bp1abc',
+    );
+    expect(loadBalancerIdOfEventMessage('Ensured load balancer')).toBeUndefined();
+  });
+
+  it.each([
+    ['Warning SyncLoadBalancerFailed', event({}), true],
+    [
+      'Normal UnAvailableLoadBalancer (CCM v2)',
+      event({ type: 'Normal', reason: 'UnAvailableLoadBalancer' }),
+      true,
+    ],
+    ['Normal EnsuredLoadBalancer', event({ type: 'Normal', reason: 'EnsuredLoadBalancer' }), false],
+    ['Warning PreservedOnDelete', event({ reason: 'PreservedOnDelete' }), false],
+    [
+      'Warning of another controller with a table text',
+      event({ reason: 'Other', message: 'Code: NetworkConflict' }),
+      true,
+    ],
+    ['Warning of another controller', event({ reason: 'BackOff', message: 'Back-off restarting' }), false],
+  ])('%s -> %s', (_n, e, want) => {
+    expect(isCcmErrorEvent(e)).toBe(want);
+  });
+
+  it('treats errors older than the last EnsuredLoadBalancer as resolved', () => {
+    const d = diagnoseServiceEvents([
+      event({ message: 'Code: NetworkConflict', lastTimestamp: '2026-01-01T00:00:00Z' }),
+      event({ type: 'Normal', reason: 'EnsuredLoadBalancer', lastTimestamp: '2026-01-02T00:00:00Z' }),
+      event({ message: 'Code: Throttling.User', lastTimestamp: '2026-01-03T00:00:00Z' }),
+    ]);
+    expect(d.resolved).toBe(1);
+    expect(d.current.map((c) => c.row?.id)).toEqual(['throttling']);
+  });
+});

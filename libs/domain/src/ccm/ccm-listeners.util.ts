@@ -1,0 +1,130 @@
+import type { K8sService, K8sServicePort } from '../snapshot.types';
+import { LB_ANNOTATION } from './ccm.constants';
+import { getLbAnnotation } from './ccm-annotations.util';
+import { listenerDescription } from './ccm-naming.util';
+import { reusedLoadBalancerId } from './ccm-service.util';
+
+/**
+ * The CLB listeners CCM builds for a Service, as `buildListenerFromServicePort` and `protocol`
+ * (pkg/controller/service/clbv1/listeners.go) do: one listener per Service port on `port`, described
+ * `k8s/{port}/{svc}/{ns}/{clusterId}`, its protocol from the `protocol-port` annotation
+ * (`https:443,http:80`), else the Service port's protocol lower-cased.
+ */
+
+/** CLB listener protocols CCM accepts in `protocol-port` (`model.HTTP|HTTPS|TCP|UDP`). */
+export type ListenerProtocol = 'tcp' | 'udp' | 'http' | 'https';
+
+const PROTOCOLS: ReadonlySet<string> = new Set(['tcp', 'udp', 'http', 'https']);
+
+/** One `protocol:port` element of the `protocol-port` annotation. */
+export interface ProtocolPortEntry {
+  protocol: ListenerProtocol;
+  /** The listener (Service) port, as written (CCM compares the text with the port number). */
+  port: string;
+}
+
+/**
+ * Parses the `protocol-port` annotation like CCM's `protocol()`: comma-separated `proto:port`; an element
+ * without `:` or with another protocol is an error (CCM fails the sync with the same texts).
+ *
+ * @returns the entries, or `{ error }`; an empty or absent annotation gives `[]`
+ */
+export function parseProtocolPort(
+  text: string | undefined,
+): { entries: ProtocolPortEntry[] } | { error: string } {
+  if (text === undefined || text === '') return { entries: [] };
+  const entries: ProtocolPortEntry[] = [];
+  for (const v of text.split(',')) {
+    const pp = v.split(':');
+    if (pp.length < 2)
+      return {
+        error: `port and protocol format must be like 'https:443' with colon separated. got=[${pp.join(' ')}]`,
+      };
+    const protocol = pp[0] ?? '';
+    if (!PROTOCOLS.has(protocol))
+      return {
+        error: `port protocol format must be either [http|https|tcp|udp], protocol not supported wit [${protocol}]`,
+      };
+    entries.push({ protocol: protocol as ListenerProtocol, port: pp[1] ?? '' });
+  }
+  return { entries };
+}
+
+/**
+ * The listener protocol of one Service port: the first `protocol-port` entry whose port text equals the
+ * port number, else the Service port's protocol lower-cased (`TCP` -> `tcp`).
+ */
+export function listenerProtocolOf(entries: readonly ProtocolPortEntry[], port: K8sServicePort): string {
+  const text = String(port.port);
+  for (const e of entries) if (e.port === text) return e.protocol;
+  return port.protocol.toLowerCase();
+}
+
+/** The transport a listener protocol occupies on the CLB: `udp`, or `tcp` for tcp/http/https. */
+export function listenerTransport(protocol: string): 'tcp' | 'udp' {
+  return protocol.toLowerCase() === 'udp' ? 'udp' : 'tcp';
+}
+
+/** A listener CCM would create for one Service port. */
+export interface ExpectedListener {
+  port: number;
+  protocol: string;
+  /** `k8s/{port}/{svc}/{ns}/{clusterId}`. */
+  description: string;
+  servicePort: K8sServicePort;
+}
+
+/**
+ * The listeners CCM builds for a Service in a cluster, one per Service port.
+ *
+ * @returns the listeners, or `{ error }` when `protocol-port` does not parse (CCM fails the sync)
+ */
+export function expectedListeners(
+  service: K8sService,
+  clusterId: string,
+): { listeners: ExpectedListener[] } | { error: string } {
+  const parsed = parseProtocolPort(getLbAnnotation(service.annotations, LB_ANNOTATION.protocolPort));
+  if ('error' in parsed) return parsed;
+  return {
+    listeners: service.ports.map((sp) => ({
+      port: sp.port,
+      protocol: listenerProtocolOf(parsed.entries, sp),
+      description: listenerDescription(sp.port, service.name, service.namespace, clusterId),
+      servicePort: sp,
+    })),
+  };
+}
+
+/**
+ * Whether CCM manages the listeners of the Service's CLB: always for a CLB it created; for a reused CLB only
+ * with `force-override-listeners` exactly `"true"` (`IsForceOverride`; model_applier.go "listener override is
+ * false, skip reconcile listeners"; seeds 000/001/003 "Why is a listener not configured when I reuse an
+ * existing SLB instance?").
+ */
+export function ccmManagesListeners(service: K8sService): boolean {
+  if (!reusedLoadBalancerId(service)) return true;
+  return getLbAnnotation(service.annotations, LB_ANNOTATION.forceOverrideListeners) === 'true';
+}
+
+/**
+ * Parses the `vgroup-port` annotation (`rsp-xxx:443,rsp-yyy:80`): Service port text -> user vServer group
+ * id. CCM reads it only on a reused CLB (`vgroup()` in clbv1/listeners.go; "vgroupid and protocol format
+ * must be like 'vsp-xxx:443'").
+ *
+ * @returns the map, or `{ error }` for an element without `:`
+ */
+export function parseVGroupPort(
+  text: string | undefined,
+): { byPort: Map<string, string> } | { error: string } {
+  const byPort = new Map<string, string>();
+  if (text === undefined || text.trim() === '') return { byPort };
+  for (const v of text.split(',')) {
+    const parts = v.split(':');
+    if (parts.length !== 2 || !parts[0] || !parts[1])
+      return {
+        error: `vgroupid and protocol format must be like 'vsp-xxx:443' with colon separated. got=[${v}]`,
+      };
+    byPort.set(parts[1].trim(), parts[0].trim());
+  }
+  return { byPort };
+}

@@ -1,0 +1,82 @@
+import { describe, expect, it } from 'vitest';
+import type { BackendServer } from '../snapshot.types';
+import type { ExpectedVServerGroup } from './ccm-backends.util';
+import { diffVServerGroupBackends, isBackendOfOwner } from './ccm-vgroup-diff.util';
+
+const NAME = 'k8s/30080/nginx/default/c1';
+const owner = { serviceName: 'nginx', namespace: 'default', clusterId: 'c1' };
+
+function group(backends: ExpectedVServerGroup['backends']): ExpectedVServerGroup {
+  return { name: NAME, servicePort: { protocol: 'TCP', port: 80, nodePort: 30080 }, backends };
+}
+
+const ecs = (id: string, weight = 100, port = 30080) => ({
+  serverId: id,
+  type: 'ecs' as const,
+  port,
+  weight,
+});
+const remote = (id: string, over: Partial<BackendServer> = {}): BackendServer => ({
+  serverId: id,
+  port: 30080,
+  weight: 100,
+  type: 'ecs',
+  description: NAME,
+  ...over,
+});
+
+describe('diffVServerGroupBackends (CCM clbv1/vgroups.go diff)', () => {
+  it('finds nothing when the group is what CCM would set', () => {
+    const d = diffVServerGroupBackends(
+      group([ecs('i-1'), ecs('i-2')]),
+      [remote('i-2'), remote('i-1')],
+      owner,
+    );
+    expect(d).toMatchObject({ add: 0, remove: 0, update: 0, userManaged: 0 });
+  });
+
+  it('adds missing backends, removes CCM-described extra ones, leaves user-managed ones', () => {
+    const d = diffVServerGroupBackends(
+      group([ecs('i-1'), ecs('i-2')]),
+      [remote('i-1'), remote('i-9'), remote('i-console', { description: undefined })],
+      owner,
+    );
+    expect(d).toMatchObject({ add: 1, remove: 1, update: 0, userManaged: 1 });
+    expect(d.addSamples.map((b) => b.serverId)).toEqual(['i-2']);
+    expect(d.removeSamples.map((b) => b.serverId)).toEqual(['i-9']);
+  });
+
+  it('rewrites weights unless ignore-weight-update, and descriptions', () => {
+    const exp = group([ecs('i-1', 2), ecs('i-2', 1)]);
+    const rem = [
+      remote('i-1', { weight: 100 }),
+      remote('i-2', { weight: 1, description: 'k8s/31000/nginx/default/c1' }),
+    ];
+    const d = diffVServerGroupBackends(exp, rem, owner);
+    expect(d.update).toBe(2);
+    expect(d.updateSamples.map((u) => u.fields)).toEqual([['weight'], ['description']]);
+    expect(diffVServerGroupBackends(exp, rem, owner, { ignoreWeightUpdate: true }).update).toBe(1);
+  });
+
+  it('treats a port change as remove + add (CCM matches server and port)', () => {
+    const d = diffVServerGroupBackends(group([ecs('i-1')]), [remote('i-1', { port: 31111 })], owner);
+    expect(d).toMatchObject({ add: 1, remove: 1 });
+  });
+
+  it('matches ENI backends by IP (remote ids are ENI ids)', () => {
+    const exp = group([{ serverId: '10.0.0.5', serverIp: '10.0.0.5', type: 'eni', port: 8080, weight: 100 }]);
+    const d = diffVServerGroupBackends(
+      exp,
+      [remote('eni-abc', { type: 'eni', serverIp: '10.0.0.5', port: 8080 })],
+      owner,
+    );
+    expect(d).toMatchObject({ add: 0, remove: 0, update: 0 });
+  });
+
+  it('recognises backends of the owner by parsed description only', () => {
+    expect(isBackendOfOwner('k8s/31000/nginx/default/c1', owner)).toBe(true);
+    expect(isBackendOfOwner('k8s/31000/nginx/other/c1', owner)).toBe(false);
+    expect(isBackendOfOwner('hand-made', owner)).toBe(false);
+    expect(isBackendOfOwner(undefined, owner)).toBe(false);
+  });
+});

@@ -1,0 +1,120 @@
+import type { BackendServer } from '../snapshot.types';
+import type { ExpectedBackend, ExpectedVServerGroup } from './ccm-backends.util';
+import { parseCcmNamedKey } from './ccm-naming.util';
+
+/**
+ * What CCM would change in one vServer group at its next reconcile: the same comparison as CCM's `diff`
+ * and `isBackendManagedByMyService` (pkg/controller/service/clbv1/vgroups.go):
+ * - a remote backend whose description does not parse to this Service (namespace, name, cluster id) is
+ *   user-managed: CCM never removes it (and treats the group as user-managed);
+ * - remove: CCM-managed remote backends with no expected backend of the same server and port;
+ * - add: expected backends with no remote backend of the same server and port (managed or not);
+ * - update: matched pairs whose weight (unless `ignore-weight-update: on`) or description differs.
+ * ENI backends are matched by IP and port (CCM resolves pod IPs to ENI ids before comparing; the snapshot
+ * has the ENI's IP). Seeds 000/003 "Why was the configuration of my SLB instance modified?": CCM is
+ * declarative and overwrites console edits.
+ */
+
+/** The Service a vServer group belongs to. */
+export interface VServerGroupOwner {
+  serviceName: string;
+  namespace: string;
+  clusterId: string;
+}
+
+/** A matched backend whose attributes CCM would rewrite. */
+export interface BackendUpdate {
+  expected: ExpectedBackend;
+  actual: BackendServer;
+  /** What differs. */
+  fields: ('weight' | 'description')[];
+}
+
+/** The differences between the backends CCM would set and the remote ones (samples capped at `maxSamples`). */
+export interface VServerGroupBackendDiff {
+  /** Expected backends missing remotely (count), and samples. */
+  add: number;
+  addSamples: ExpectedBackend[];
+  /** CCM-managed remote backends CCM would remove (count), and samples. */
+  remove: number;
+  removeSamples: BackendServer[];
+  /** Matched backends CCM would rewrite (count), and samples. */
+  update: number;
+  updateSamples: BackendUpdate[];
+  /** Remote backends CCM leaves alone (description not this Service's), count. */
+  userManaged: number;
+}
+
+/** Whether a backend description names this owner (CCM `isBackendManagedByMyService`). */
+export function isBackendOfOwner(description: string | undefined, owner: VServerGroupOwner): boolean {
+  const k = parseCcmNamedKey(description);
+  return (
+    k !== undefined &&
+    k.serviceName === owner.serviceName &&
+    k.namespace === owner.namespace &&
+    k.clusterId === owner.clusterId
+  );
+}
+
+/**
+ * Compares one expected vServer group with the remote backends of the group of the same name. Linear in
+ * the number of backends.
+ *
+ * @param expected from `expectedVServerGroups`
+ * @param remote the remote group's backends
+ * @param owner the Service the group belongs to
+ * @param options `ignoreWeightUpdate`: the Service's `ignore-weight-update` is `on`; `maxSamples` (default 5)
+ */
+export function diffVServerGroupBackends(
+  expected: ExpectedVServerGroup,
+  remote: readonly BackendServer[],
+  owner: VServerGroupOwner,
+  options: { ignoreWeightUpdate?: boolean; maxSamples?: number } = {},
+): VServerGroupBackendDiff {
+  const max = options.maxSamples ?? 5;
+  const out: VServerGroupBackendDiff = {
+    add: 0,
+    addSamples: [],
+    remove: 0,
+    removeSamples: [],
+    update: 0,
+    updateSamples: [],
+    userManaged: 0,
+  };
+  const ecsById = new Map<string, number>();
+  const eniByIp = new Map<string, number>();
+  const backends = expected.backends;
+  for (let i = 0; i < backends.length; i++) {
+    const b = backends[i]!;
+    if (b.type === 'eni') eniByIp.set(b.serverIp ?? b.serverId, i);
+    else ecsById.set(b.serverId, i);
+  }
+  const matched = new Uint8Array(backends.length);
+  for (const r of remote) {
+    const managed = r.description === expected.name || isBackendOfOwner(r.description, owner);
+    if (!managed) out.userManaged++;
+    const idx = r.type === 'ecs' ? ecsById.get(r.serverId) : eniByIp.get(r.serverIp ?? '');
+    const exp = idx === undefined ? undefined : backends[idx];
+    if (idx === undefined || !exp || exp.port !== r.port) {
+      if (managed) {
+        out.remove++;
+        if (out.removeSamples.length < max) out.removeSamples.push(r);
+      }
+      continue;
+    }
+    matched[idx] = 1;
+    const fields: BackendUpdate['fields'] = [];
+    if (!options.ignoreWeightUpdate && exp.weight !== r.weight) fields.push('weight');
+    if ((r.description ?? '') !== expected.name) fields.push('description');
+    if (fields.length > 0) {
+      out.update++;
+      if (out.updateSamples.length < max) out.updateSamples.push({ expected: exp, actual: r, fields });
+    }
+  }
+  for (let i = 0; i < backends.length; i++) {
+    if (matched[i]) continue;
+    out.add++;
+    if (out.addSamples.length < max) out.addSamples.push(backends[i]!);
+  }
+  return out;
+}
