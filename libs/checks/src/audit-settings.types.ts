@@ -22,6 +22,24 @@ export interface AuditSettings {
     /** ...and Cluster mode attaches at least this many extra backend entries (count), default 10. */
     minExtraBackends: number;
   };
+  /** `VSWITCH_IP_EXHAUSTION` thresholds: free IP addresses left in a vSwitch (counts). */
+  vSwitchIps: {
+    /** Warning at or below this many free IPs, default 32. */
+    warningFreeIps: number;
+    /** Critical at or below this many free IPs, default 0 (the next CLB or ENI pod fails); <= warningFreeIps. */
+    criticalFreeIps: number;
+  };
+  /** `CCM_LARGE_SCALE_RISK` thresholds per cluster (counts). */
+  ccmScale: {
+    /** Fail at or above this many LoadBalancer Services in one cluster, default 200. */
+    maxLoadBalancerServices: number;
+    /** Fail at or above this many backend entries CCM keeps in sync for one cluster, default 10,000. */
+    maxBackends: number;
+  };
+  /** `SERVICE_LB_PENDING`: a Service younger than this (seconds) may still be provisioning, default 300. */
+  servicePending: {
+    graceSeconds: number;
+  };
   /** CCM-related settings. */
   ccm: {
     /**
@@ -46,6 +64,9 @@ export interface CheckSettings {
 export interface PartialAuditSettings {
   quota?: Partial<AuditSettings['quota']>;
   clusterModeBlowup?: Partial<AuditSettings['clusterModeBlowup']>;
+  vSwitchIps?: Partial<AuditSettings['vSwitchIps']>;
+  ccmScale?: Partial<AuditSettings['ccmScale']>;
+  servicePending?: Partial<AuditSettings['servicePending']>;
   ccm?: Partial<AuditSettings['ccm']>;
   checks?: Record<string, CheckSettings>;
 }

@@ -10,12 +10,19 @@ function ratio(name: string, v: number): number {
   return v;
 }
 
+function count(name: string, v: number, min = 0): number {
+  if (!Number.isInteger(v) || v < min) {
+    throw new AuditSettingsError('INVALID_THRESHOLD', `${name} must be an integer >= ${min}, got ${v}`);
+  }
+  return v;
+}
+
 /**
  * Merges partial settings over `DEFAULT_AUDIT_SETTINGS` and validates them.
  *
  * @param knownCheckIds ids of registered checks; per-check settings for other ids are rejected
  * @throws AuditSettingsError on a ratio outside (0, 1], warning > critical, a factor < 1, a negative
- *   count, an unknown check id, a severity outside the enum, or an unparseable target version
+ *   or fractional count, critical free IPs above warning free IPs, an unknown check id, a severity outside the enum, or an unparseable target version
  */
 export function resolveAuditSettings(
   partial: PartialAuditSettings | undefined,
@@ -44,6 +51,20 @@ export function resolveAuditSettings(
       `clusterModeBlowup.minExtraBackends must be a non-negative integer, got ${clusterModeBlowup.minExtraBackends}`,
     );
   }
+  const vSwitchIps = { ...d.vSwitchIps, ...partial?.vSwitchIps };
+  count('vSwitchIps.warningFreeIps', vSwitchIps.warningFreeIps);
+  count('vSwitchIps.criticalFreeIps', vSwitchIps.criticalFreeIps);
+  if (vSwitchIps.criticalFreeIps > vSwitchIps.warningFreeIps) {
+    throw new AuditSettingsError(
+      'INVALID_THRESHOLD',
+      `vSwitchIps.criticalFreeIps (${vSwitchIps.criticalFreeIps}) must not exceed vSwitchIps.warningFreeIps (${vSwitchIps.warningFreeIps})`,
+    );
+  }
+  const ccmScale = { ...d.ccmScale, ...partial?.ccmScale };
+  count('ccmScale.maxLoadBalancerServices', ccmScale.maxLoadBalancerServices, 1);
+  count('ccmScale.maxBackends', ccmScale.maxBackends, 1);
+  const servicePending = { ...d.servicePending, ...partial?.servicePending };
+  count('servicePending.graceSeconds', servicePending.graceSeconds);
   const ccm = { ...d.ccm, ...partial?.ccm };
   if (!parseCcmVersion(ccm.ramTargetVersion)) {
     throw new AuditSettingsError(
@@ -63,5 +84,5 @@ export function resolveAuditSettings(
     }
     checks[id] = { ...s };
   }
-  return { quota, clusterModeBlowup, ccm, checks };
+  return { quota, clusterModeBlowup, vSwitchIps, ccmScale, servicePending, ccm, checks };
 }

@@ -40,7 +40,7 @@ export function runAudit(snapshot: FleetSnapshot, options: RunAuditOptions): Aud
   const settings = resolveAuditSettings(options.settings, CHECK_IDS);
   const index = FleetIndex.build(snapshot);
   const ctx: CheckContext = { snapshot, index, now: options.now, settings };
-  const results: CheckResult[] = [];
+  const perCheck: { id: string; results: CheckResult[] }[] = [];
   const findings: Finding[] = [];
   for (const check of CHECKS) {
     const cs = settings.checks[check.id];
@@ -59,6 +59,8 @@ export function runAudit(snapshot: FleetSnapshot, options: RunAuditOptions): Aud
         reason: `check ${check.id} failed: ${message}`,
       }));
     }
+    const results: CheckResult[] = [];
+    perCheck.push({ id: check.id, results });
     for (const res of checkResults) {
       const result = cs?.severity ? { ...res, severity: cs.severity } : res;
       results.push(result);
@@ -79,8 +81,15 @@ export function runAudit(snapshot: FleetSnapshot, options: RunAuditOptions): Aud
       });
     }
   }
-  const keyed = results.map((r) => ({ r, k: resourceKeyOf(r.resource) }));
-  keyed.sort((a, b) => compareStrings(a.r.checkId, b.r.checkId) || compareStrings(a.k, b.k));
+  // Sort per check (results of a check share its id), then concatenate in check-id order: the same order as
+  // one sort by (check id, resource key), with smaller sorts and each key computed once.
+  perCheck.sort((a, b) => compareStrings(a.id, b.id));
+  const results: CheckResult[] = [];
+  for (const { results: list } of perCheck) {
+    const keyed = list.map((r) => ({ r, k: resourceKeyOf(r.resource) }));
+    keyed.sort((a, b) => compareStrings(a.k, b.k));
+    for (const x of keyed) results.push(x.r);
+  }
   findings.sort(
     (a, b) =>
       severityRank(b.severity) - severityRank(a.severity) ||
@@ -88,5 +97,5 @@ export function runAudit(snapshot: FleetSnapshot, options: RunAuditOptions): Aud
       compareStrings(a.resource.id, b.resource.id) ||
       compareStrings(a.fingerprint, b.fingerprint),
   );
-  return { results: keyed.map((x) => x.r), findings };
+  return { results, findings };
 }

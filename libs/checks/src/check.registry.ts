@@ -1,35 +1,87 @@
 import type { CheckDefinition } from './check.types';
 import { ccmAnnotationUnsupportedRule } from './rules/ccm-annotation-unsupported.rule';
+import { ccmFinalizerMissingRule } from './rules/ccm-finalizer-missing.rule';
+import { ccmLargeScaleRiskRule } from './rules/ccm-large-scale-risk.rule';
 import { ccmRamPermissionGapRule } from './rules/ccm-ram-permission-gap.rule';
+import { ccmVersionBehaviourGapRule } from './rules/ccm-version-behaviour-gap.rule';
 import { clbBackendQuotaRule } from './rules/clb-backend-quota.rule';
+import { clbInstanceQuotaRule } from './rules/clb-instance-quota.rule';
+import { clbListenerQuotaRule } from './rules/clb-listener-quota.rule';
 import { clusterModeBlowupRule } from './rules/cluster-mode-blowup.rule';
 import { ecsLbAttachmentQuotaRule } from './rules/ecs-lb-attachment-quota.rule';
+import { lbCcmCreatedMarkedReusedRule } from './rules/lb-ccm-created-marked-reused.rule';
+import { lbConfigDriftRule } from './rules/lb-config-drift.rule';
+import { lbListenerPortConflictRule } from './rules/lb-listener-port-conflict.rule';
+import { lbNoBackendsRule } from './rules/lb-no-backends.rule';
+import { lbNotFoundForServiceRule } from './rules/lb-not-found-for-service.rule';
 import { lbOrphanedRule } from './rules/lb-orphaned.rule';
+import { lbRenameTagMissingRule } from './rules/lb-rename-tag-missing.rule';
+import { lbReuseAddressTypeMismatchRule } from './rules/lb-reuse-address-type-mismatch.rule';
 import { lbReuseCrossVpcRule } from './rules/lb-reuse-cross-vpc.rule';
+import { lbReuseListenersNotManagedRule } from './rules/lb-reuse-listeners-not-managed.rule';
+import { lbReuseNameCollisionRule } from './rules/lb-reuse-name-collision.rule';
 import { lbReuseOfApiserverRule } from './rules/lb-reuse-of-apiserver.rule';
 import { lbReuseOfCcmCreatedRule } from './rules/lb-reuse-of-ccm-created.rule';
+import { lbSharedSpecDiscontinuedRule } from './rules/lb-shared-spec-discontinued.rule';
 import { nodeportEphemeralOverlapRule } from './rules/nodeport-ephemeral-overlap.rule';
 import { nodeportInEphemeralRangeRule } from './rules/nodeport-in-ephemeral-range.rule';
+import { nodeportRangeExhaustionRule } from './rules/nodeport-range-exhaustion.rule';
+import { serviceEniOnFlannelRule } from './rules/service-eni-on-flannel.rule';
+import { serviceEniStringTargetportRule } from './rules/service-eni-string-targetport.rule';
+import { serviceEventErrorRule } from './rules/service-event-error.rule';
+import { serviceHttpsToHttpsPortRule } from './rules/service-https-to-https-port.rule';
+import { serviceImmutableChangeRule } from './rules/service-immutable-change.rule';
+import { serviceLbPendingRule } from './rules/service-lb-pending.rule';
+import { serviceLocalInClusterAccessRule } from './rules/service-local-in-cluster-access.rule';
+import { serviceNoConnectionDrainRule } from './rules/service-no-connection-drain.rule';
+import { vswitchIpExhaustionRule } from './rules/vswitch-ip-exhaustion.rule';
 
 /**
- * Every registered check, in catalogue order (checks.md). The one place checks are registered
- * (STYLE.md F.27): the engine, the API's check listing and generated docs all read this list.
+ * Every registered check, in catalogue order (`../shared/checks.md` sections and rows). The one place checks are
+ * registered (STYLE.md F.27): the engine, the CLI's `checks` listing, the API's check listing and the generated
+ * `docs/checks.md` all read this list.
  */
 export const CHECKS: readonly CheckDefinition[] = Object.freeze([
   // Quotas and capacity
   clbBackendQuotaRule,
   ecsLbAttachmentQuotaRule,
+  clbListenerQuotaRule,
+  clbInstanceQuotaRule,
+  vswitchIpExhaustionRule,
   clusterModeBlowupRule,
   nodeportEphemeralOverlapRule,
   nodeportInEphemeralRangeRule,
+  nodeportRangeExhaustionRule,
+  ccmLargeScaleRiskRule,
   // Ownership and reuse
   lbOrphanedRule,
+  lbNotFoundForServiceRule,
   lbReuseOfCcmCreatedRule,
   lbReuseOfApiserverRule,
   lbReuseCrossVpcRule,
+  lbReuseAddressTypeMismatchRule,
+  lbListenerPortConflictRule,
+  lbReuseNameCollisionRule,
+  lbReuseListenersNotManagedRule,
+  lbCcmCreatedMarkedReusedRule,
+  lbRenameTagMissingRule,
+  lbSharedSpecDiscontinuedRule,
+  lbNoBackendsRule,
+  lbConfigDriftRule,
+  serviceLbPendingRule,
   // CCM version and RAM permissions
   ccmAnnotationUnsupportedRule,
+  ccmVersionBehaviourGapRule,
   ccmRamPermissionGapRule,
+  ccmFinalizerMissingRule,
+  // Service configuration
+  serviceEniOnFlannelRule,
+  serviceEniStringTargetportRule,
+  serviceHttpsToHttpsPortRule,
+  serviceImmutableChangeRule,
+  serviceNoConnectionDrainRule,
+  serviceLocalInClusterAccessRule,
+  serviceEventErrorRule,
 ]);
 
 const BY_ID = new Map(CHECKS.map((c) => [c.id, c]));

@@ -3,8 +3,9 @@ import type { AuditSettings } from './audit-settings.types';
 import type { FleetIndex } from './fleet-index';
 
 /**
- * Categories of checks (checks.md sections): quotas and capacity, ownership and reuse, CCM version and
- * RAM permissions, Service configuration.
+ * Categories of checks, one per section of the catalogue (checks.md): `quota` "Quotas and capacity",
+ * `ownership` "Ownership and reuse", `version` "CCM version and RAM permissions", `configuration` "Service
+ * configuration". A check's category is the section checks.md lists it in.
  */
 export type CheckCategory = 'quota' | 'ownership' | 'version' | 'configuration';
 

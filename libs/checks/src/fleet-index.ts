@@ -3,6 +3,7 @@ import {
   TAG_CCM_OWNER,
   defaultLoadBalancerName,
   eligibleBackendNodes,
+  needClb,
   nodeSelectionKey,
   parseCcmNamedKey,
   reusedLoadBalancerId,
@@ -15,10 +16,12 @@ import {
   type EligibleNodes,
   type FleetSnapshot,
   type K8sEndpointSlice,
+  type K8sEvent,
   type K8sNode,
   type K8sService,
   type NodeSelectionOptions,
   type RegionSnapshot,
+  type VServerGroup,
 } from '@app/domain';
 
 /**
@@ -125,6 +128,12 @@ export class FleetIndex {
   private readonly slicesByCluster = new Map<string, Map<string, K8sEndpointSlice[]>>();
   private readonly eligibleCache = new Map<string, EligibleNodes>();
   private readonly statsByRegion = new Map<RegionSnapshot, RegionBackendStats>();
+  private readonly clbOfServiceCache = new Map<ServiceEntry, ClbEntry | null>();
+  private readonly clbsByNameCache = new Map<RegionSnapshot, Map<string, ClbEntry[]>>();
+  private readonly eventsByCluster = new Map<string, Map<string, K8sEvent[]>>();
+  private readonly groupsByClb = new Map<Clb, Map<string, VServerGroup>>();
+  private servicesByClbCache?: Map<string, ServiceEntry[]>;
+  private readonly nodeNamesByCluster = new Map<string, Set<string>>();
 
   private constructor(readonly snapshot: FleetSnapshot) {}
 
@@ -257,6 +266,14 @@ export class FleetIndex {
    * `kubernetes.do.not.delete=<default name>`. `undefined` when none is in the snapshot.
    */
   clbOfService(se: ServiceEntry): ClbEntry | undefined {
+    const cached = this.clbOfServiceCache.get(se);
+    if (cached !== undefined) return cached ?? undefined;
+    const found = this.findClbOfService(se);
+    this.clbOfServiceCache.set(se, found ?? null);
+    return found;
+  }
+
+  private findClbOfService(se: ServiceEntry): ClbEntry | undefined {
     const reused = reusedLoadBalancerId(se.service);
     if (reused) return this.clbById.get(reused);
     const labelled = se.service.labels[LABEL_SERVICE_LOADBALANCER_ID];
@@ -266,6 +283,106 @@ export class FleetIndex {
     }
     if (!se.defaultLbName) return undefined;
     return this.clbsByOwnerTag().get(se.defaultLbName)?.[0];
+  }
+
+  /**
+   * The CLB CCM's `FindLoadBalancer` (pkg/provider/alibaba/slb/loadbalancer.go) would find for a CLB
+   * Service, in CCM's order: the `loadbalancer-id` annotation; the CLB tagged `kubernetes.do.not.delete` =
+   * the default LB name; the CLB named the default LB name (CLBs created by CCM <= v1.9.3.10 carry no tag).
+   * Tag and name searches are limited to the Service's account and region, as CCM's API calls are.
+   *
+   * @returns the entry and how it was found; `entry` is undefined when nothing matched
+   */
+  ccmFindClb(se: ServiceEntry): { entry?: ClbEntry; by: 'id' | 'tag' | 'name' | 'none' } {
+    const { account, region } = se.cluster;
+    const local = (e: ClbEntry | undefined) =>
+      e && e.account.accountId === account.accountId && e.region.regionId === region.regionId ? e : undefined;
+    const reused = reusedLoadBalancerId(se.service);
+    if (reused) {
+      const e = local(this.clbById.get(reused));
+      return e ? { entry: e, by: 'id' } : { by: 'none' };
+    }
+    if (!se.defaultLbName) return { by: 'none' };
+    const tagged = (this.clbsByOwnerTag().get(se.defaultLbName) ?? []).find((e) => local(e));
+    if (tagged) return { entry: tagged, by: 'tag' };
+    const named = this.clbsByName(region).get(se.defaultLbName)?.[0];
+    return named ? { entry: named, by: 'name' } : { by: 'none' };
+  }
+
+  /** The CLBs of a region by `LoadBalancerName` (lazy, per region). */
+  clbsByName(region: RegionSnapshot): Map<string, ClbEntry[]> {
+    let m = this.clbsByNameCache.get(region);
+    if (!m) {
+      m = new Map();
+      for (const clb of region.loadBalancers ?? []) {
+        const e = this.clbById.get(clb.loadBalancerId);
+        if (!e) continue;
+        const list = m.get(clb.name);
+        if (list) list.push(e);
+        else m.set(clb.name, [e]);
+      }
+      this.clbsByNameCache.set(region, m);
+    }
+    return m;
+  }
+
+  /**
+   * CLB id -> the CLB Services (`needClb`) that use it (`clbOfService`), in snapshot order (lazy, one pass
+   * over the Services).
+   */
+  servicesByClb(): Map<string, ServiceEntry[]> {
+    if (!this.servicesByClbCache) {
+      const m = new Map<string, ServiceEntry[]>();
+      for (const se of this.services) {
+        if (!needClb(se.service)) continue;
+        const e = this.clbOfService(se);
+        if (!e) continue;
+        const id = e.clb.loadBalancerId;
+        const list = m.get(id);
+        if (list) list.push(se);
+        else m.set(id, [se]);
+      }
+      this.servicesByClbCache = m;
+    }
+    return this.servicesByClbCache;
+  }
+
+  /** The events whose involved object is the Service `namespace/name` of a cluster (lazy, per cluster). */
+  eventsOfService(cluster: ClusterEntry, namespace: string, name: string): K8sEvent[] {
+    let byService = this.eventsByCluster.get(cluster.cluster.clusterId);
+    if (!byService) {
+      byService = new Map();
+      for (const e of cluster.cluster.kubernetes?.events ?? []) {
+        if (e.involvedObject.kind !== 'Service') continue;
+        const k = `${e.involvedObject.namespace ?? e.namespace}/${e.involvedObject.name}`;
+        const list = byService.get(k);
+        if (list) list.push(e);
+        else byService.set(k, [e]);
+      }
+      this.eventsByCluster.set(cluster.cluster.clusterId, byService);
+    }
+    return byService.get(`${namespace}/${name}`) ?? [];
+  }
+
+  /** The node names of a cluster (lazy, per cluster). */
+  nodeNames(cluster: ClusterEntry): ReadonlySet<string> {
+    let s = this.nodeNamesByCluster.get(cluster.cluster.clusterId);
+    if (!s) {
+      s = new Set((cluster.cluster.kubernetes?.nodes ?? []).map((n) => n.name));
+      this.nodeNamesByCluster.set(cluster.cluster.clusterId, s);
+    }
+    return s;
+  }
+
+  /** The vServer groups of a CLB by name (lazy, per CLB; the first group wins for duplicate names). */
+  vServerGroupsByName(clb: Clb): Map<string, VServerGroup> {
+    let m = this.groupsByClb.get(clb);
+    if (!m) {
+      m = new Map();
+      for (const g of clb.vServerGroups) if (!m.has(g.name)) m.set(g.name, g);
+      this.groupsByClb.set(clb, m);
+    }
+    return m;
   }
 
   /** The EndpointSlices of a Service (by `kubernetes.io/service-name`), grouped once per cluster (lazy). */

@@ -1,5 +1,13 @@
-import type { CheckResult, Clb, ClusterSnapshot, Figures, ResourceRef, Severity } from '@app/domain';
-import type { ClusterEntry, RegionEntry, ServiceEntry } from './fleet-index';
+import type {
+  CheckResult,
+  Clb,
+  ClusterSnapshot,
+  CoverageDataset,
+  Figures,
+  ResourceRef,
+  Severity,
+} from '@app/domain';
+import type { ClusterEntry, FleetIndex, RegionEntry, ServiceEntry } from './fleet-index';
 
 /** Helpers that build resource refs and results, so every rule shapes them the same way. */
 
@@ -139,4 +147,83 @@ export function kubernetesNotRead(entry: ClusterEntry, failedMessage?: string): 
 /** `1 node`, `3 nodes` (appends `s`; pass `plural` for irregular words). */
 export function count(n: number, singular: string, plural = `${singular}s`): string {
   return `${n} ${n === 1 ? singular : plural}`;
+}
+
+/**
+ * Why a dataset is missing: `<what> were not read`, with the failed coverage entry's message when the scan
+ * recorded one (cluster -> region -> account).
+ */
+export function notReadReason(
+  index: FleetIndex,
+  what: string,
+  api: CoverageDataset,
+  accountId: string,
+  regionId?: string,
+  clusterId?: string,
+): string {
+  const failed = index.failedCoverage(accountId, regionId, clusterId, api);
+  return `${what} were not read${failed?.message ? ` (${failed.message})` : ''}`;
+}
+
+/**
+ * Pushes one `skipped` result per cluster whose Kubernetes objects were not read (the Services of such a
+ * cluster are unknown, so every Service-level check skips the whole cluster).
+ */
+export function skipUnreadClusters(index: FleetIndex, r: ResultFactory, out: CheckResult[]): void {
+  for (const ce of index.clusters) {
+    const c = ce.cluster;
+    if (c.kubernetes) continue;
+    out.push(
+      r.skipped(
+        clusterRef(c),
+        notReadReason(
+          index,
+          `Kubernetes objects of cluster ${c.clusterId}`,
+          'kubernetes',
+          c.accountId,
+          c.regionId,
+          c.clusterId,
+        ),
+      ),
+    );
+  }
+}
+
+/** Pushes a `skipped` region result when its CLB instances were not read; returns whether it did. */
+export function skipUnreadSlb(
+  index: FleetIndex,
+  re: RegionEntry,
+  r: ResultFactory,
+  out: CheckResult[],
+): boolean {
+  if (re.region.loadBalancers) return false;
+  out.push(
+    r.skipped(
+      regionRef(re),
+      notReadReason(
+        index,
+        `CLB instances of ${re.region.regionId}`,
+        'slb',
+        re.account.accountId,
+        re.region.regionId,
+      ),
+    ),
+  );
+  return true;
+}
+
+/** Seconds between an ISO 8601 time and `now`, or `undefined` when the time does not parse. */
+export function ageSeconds(iso: string | undefined, now: Date): number | undefined {
+  if (!iso) return undefined;
+  const t = Date.parse(iso);
+  return Number.isNaN(t) ? undefined : Math.round((now.getTime() - t) / 1000);
+}
+
+/** A duration in seconds as `45 s`, `12 min`, `5 h` or `228 d` (rounded down), for messages. */
+export function humanDuration(seconds: number): string {
+  const s = Math.max(0, Math.floor(seconds));
+  if (s < 120) return `${s} s`;
+  if (s < 2 * 3600) return `${Math.floor(s / 60)} min`;
+  if (s < 48 * 3600) return `${Math.floor(s / 3600)} h`;
+  return `${Math.floor(s / 86400)} d`;
 }

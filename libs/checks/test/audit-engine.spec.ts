@@ -47,12 +47,24 @@ describe('runAudit', () => {
     expect(runAudit(factory.snapshot(), { now: FROZEN_NOW })).toEqual({ results: [], findings: [] });
   });
 
-  it('returns no findings for an account with an empty region', () => {
-    const out = runAudit(factory.fleet([factory.region({ loadBalancers: [], ecsInstances: [] })]), {
-      now: FROZEN_NOW,
-    });
+  it('returns no findings for an account with an empty region (only region-level passes)', () => {
+    const out = runAudit(
+      factory.fleet([factory.region({ loadBalancers: [], ecsInstances: [], vSwitches: [] })]),
+      {
+        now: FROZEN_NOW,
+      },
+    );
     expect(out.findings).toEqual([]);
-    expect(out.results).toEqual([]);
+    expect(out.results.map((r) => [r.checkId, r.status, r.resource.kind])).toEqual([
+      ['CLB_INSTANCE_QUOTA', 'pass', 'Region'],
+    ]);
+  });
+
+  it('gives every check no result or only passes on an empty fleet with a frozen clock', () => {
+    for (const now of [FROZEN_NOW, new Date(0)]) {
+      const out = runAudit(factory.snapshot(), { now });
+      expect(out).toEqual({ results: [], findings: [] });
+    }
   });
 
   it('is deterministic and independent of the wall clock', () => {
@@ -122,6 +134,11 @@ describe('runAudit', () => {
       { quota: { warningRatio: 0.9, criticalRatio: 0.8 } },
       { quota: { criticalRatio: 1.5 } },
       { clusterModeBlowup: { minFactor: 0.5 } },
+      { vSwitchIps: { warningFreeIps: 4, criticalFreeIps: 8 } },
+      { vSwitchIps: { warningFreeIps: -1 } },
+      { ccmScale: { maxLoadBalancerServices: 0 } },
+      { ccmScale: { maxBackends: 1.5 } },
+      { servicePending: { graceSeconds: -5 } },
       { ccm: { ramTargetVersion: 'latest' } },
       { checks: { NOT_A_CHECK: { enabled: false } } },
     ];
@@ -138,6 +155,9 @@ describe('runAudit', () => {
     expect(resolveAuditSettings(undefined, CHECK_IDS)).toEqual({
       quota: { warningRatio: 0.8, criticalRatio: 0.95 },
       clusterModeBlowup: { minFactor: 2, minExtraBackends: 10 },
+      vSwitchIps: { warningFreeIps: 32, criticalFreeIps: 0 },
+      ccmScale: { maxLoadBalancerServices: 200, maxBackends: 10_000 },
+      servicePending: { graceSeconds: 300 },
       ccm: { ramTargetVersion: 'v2.12.1' },
       checks: {},
     });

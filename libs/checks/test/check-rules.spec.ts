@@ -4,8 +4,8 @@
  */
 import { describe, expect, it } from 'vitest';
 import { CHECKS, runAudit, type PartialAuditSettings } from '@app/checks';
-import type { CheckResult, FleetSnapshot } from '@app/domain';
-import { CLUSTER_ID, FIXTURE_DEFAULT_LB_NAME, FROZEN_NOW, P, factory, uid } from './factories';
+import { CCM_ERROR_ROWS, type CheckResult, type FleetSnapshot } from '@app/domain';
+import { CLUSTER_ID, FIXTURE_DEFAULT_LB_NAME, FIXTURE_UID, FROZEN_NOW, P, factory, uid } from './factories';
 
 /** Runs one check and returns its results. */
 function run(checkId: string, snapshot: FleetSnapshot, settings: PartialAuditSettings = {}): CheckResult[] {
@@ -564,5 +564,133 @@ describe('CCM_RAM_PERMISSION_GAP', () => {
       { ram },
     );
     expect(one(run('CCM_RAM_PERMISSION_GAP', snap))).toMatchObject({ status: 'fail', severity: 'warning' });
+  });
+});
+
+describe('SERVICE_EVENT_ERROR: one case per row of the seed error table (seeds 001/002/003)', () => {
+  const LB = 'lb-bp1web000000000000';
+  const wrap = (text: string) => `Error syncing load balancer [${LB}]: Message: ${text}`;
+  const rid = 'request id: 5A5F4B0C-0D7E-4C62-9C3A-1F2E3D4C5B6A';
+  /** A realistic event per row: CCM wraps SDK errors as `Error syncing load balancer [<lbId>]: Message: ...`. */
+  const EVENTS: Record<string, { message: string; type?: string; reason?: string }> = {
+    'backend-quota': {
+      message: wrap(
+        `code: 400, The backend server number has reached to the quota limit of this load balancer. ${rid}`,
+      ),
+    },
+    'eni-on-shared-clb': {
+      message: wrap(`code: 400, The loadbalancer does not support backend servers of eni type. ${rid}`),
+    },
+    'no-available-nodes': {
+      type: 'Normal',
+      reason: 'UnAvailableLoadBalancer',
+      message: 'There are no available nodes for LoadBalancer',
+    },
+    'lb-not-found': {
+      message:
+        "Error syncing load balancer []: Message: alicloud: can not find loadbalancer, but it's defined in service [47.96.10.20] this may happen when you delete the loadbalancer",
+    },
+    'account-arrearage': {
+      message: wrap(
+        `create slb error: code: 400, ErrorCode: ORDER.ARREARAGE Message: The account is arrearage. ${rid}`,
+      ),
+    },
+    'insufficient-balance': {
+      message: wrap(
+        `create slb error: code: 400, ErrorCode: PAY.INSUFFICIENT_BALANCE Message: Your account does not have enough balance. ${rid}`,
+      ),
+    },
+    throttling: {
+      message: wrap(
+        `code: 400, Status Code: 400 Code: Throttling.User Message: Request was denied due to user flow control. ${rid}`,
+      ),
+    },
+    'rspool-vip-exist': {
+      message: wrap(
+        `code: 400, Status Code: 400 Code: RspoolVipExist Message: there are vips associating with this vServer group. ${rid}`,
+      ),
+    },
+    'network-conflict': {
+      message: wrap(
+        `AddVServerGroupBackendServers: code: 400, Status Code: 400 Code: NetworkConflict ${rid}`,
+      ),
+    },
+    'vswitch-no-ip': {
+      message: wrap(
+        `create slb error: code: 400, Status Code: 400 Code: VSwitchAvailableIpNotExist Message: The specified VSwitch has no available ip. ${rid}`,
+      ),
+    },
+    'vswitch-not-exist': {
+      message: wrap(`create slb error: code: 404, Message:The specified VSwitch does not exist. ${rid}`),
+    },
+    'string-target-port': {
+      message: wrap(`code: 400, The specified Port must be between 1 and 65535. ${rid}`),
+    },
+    'shared-clb-discontinued': {
+      message: wrap(
+        `create slb error: code: 400, Status Code: 400 Code: ShareSlbHaltSales Message: The share instance has been discontinued. ${rid}`,
+      ),
+    },
+    'resource-group-immutable': { message: wrap('alicloud: can not change ResourceGroupId once created') },
+    'eni-id-not-found': {
+      message: wrap('can not find eniid for ip 172.20.1.15 in vpc vpc-bp1main0000000000000'),
+    },
+    'pay-by-clcu-spec': {
+      message: wrap(
+        `ModifyLoadBalancerInstanceSpec: code: 400, The operation is not allowed because the instanceChargeType of loadbalancer is PayByCLCU. ${rid}`,
+      ),
+    },
+    'reuse-ccm-created': {
+      message: wrap(
+        'alicloud: the loadbalancer lb-bp1other000000000 can not be reused, can not reuse loadbalancer created by kubernetes.',
+      ),
+    },
+    'address-type-immutable': {
+      message: wrap('alicloud: can not change LoadBalancer AddressType once created. delete and retry'),
+    },
+    'rebind-different-lb': {
+      message: wrap(
+        'the loadbalancer lb-bp1other000000000 can not be reused, service has been associated with ip [47.96.10.20], cannot be bound to ip [47.96.10.99]',
+      ),
+    },
+  };
+
+  it('has a case for every row of CCM_ERROR_ROWS', () => {
+    expect(Object.keys(EVENTS).sort()).toEqual(CCM_ERROR_ROWS.map((r) => r.id).sort());
+  });
+
+  it.each(CCM_ERROR_ROWS.map((row) => [row.id, row] as const))('%s', (id, row) => {
+    const e = EVENTS[id]!;
+    const snap = factory.fleet([
+      factory.region({
+        clusters: [
+          factory.cluster({
+            kubernetes: factory.kubernetes({
+              services: [factory.service()],
+              events: [
+                {
+                  namespace: 'default',
+                  name: 'web.17f3a2b4c5d6e7f8',
+                  type: e.type ?? 'Warning',
+                  reason: e.reason ?? 'SyncLoadBalancerFailed',
+                  message: e.message,
+                  involvedObject: { kind: 'Service', namespace: 'default', name: 'web', uid: FIXTURE_UID },
+                  count: 4,
+                  lastTimestamp: '2026-01-15T07:45:00Z',
+                },
+              ],
+            }),
+          }),
+        ],
+      }),
+    ]);
+    const r = one(run('SERVICE_EVENT_ERROR', snap));
+    expect(r).toMatchObject({
+      status: 'fail',
+      severity: row.severity,
+      resource: { id: 'default/web' },
+      figures: { row: id, cause: row.cause, solution: row.solution, ageSeconds: 900 },
+    });
+    expect(r.message).toContain(row.cause);
   });
 });

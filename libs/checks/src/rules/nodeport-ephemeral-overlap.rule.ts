@@ -16,7 +16,7 @@ const ID = 'NODEPORT_EPHEMERAL_OVERLAP';
 export const nodeportEphemeralOverlapRule: CheckDefinition = {
   id: ID,
   title: "NodePort range overlaps a node's ip_local_port_range",
-  category: 'configuration',
+  category: 'quota',
   resourceKind: 'Cluster',
   defaultSeverity: SEVERITY,
   description:

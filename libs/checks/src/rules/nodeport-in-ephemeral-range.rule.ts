@@ -17,7 +17,7 @@ const ID = 'NODEPORT_IN_EPHEMERAL_RANGE';
 export const nodeportInEphemeralRangeRule: CheckDefinition = {
   id: ID,
   title: "Service nodePort inside a node's ip_local_port_range",
-  category: 'configuration',
+  category: 'quota',
   resourceKind: 'Service',
   defaultSeverity: SEVERITY,
   description:

@@ -1,0 +1,114 @@
+import {
+  needClb,
+  needNlb,
+  nodeSelectionOptionsOf,
+  readyEndpoints,
+  readyEndpointsByNode,
+  serviceTrafficPolicy,
+  type CheckResult,
+  type Severity,
+} from '@app/domain';
+import type { CheckDefinition } from '../check.types';
+import { DOC_URL, SEED } from '../doc-links.constants';
+import { clusterRef, count, resultsFor, skipUnreadClusters } from '../result.util';
+
+const SEVERITY: Severity = 'warning';
+const ID = 'CCM_LARGE_SCALE_RISK';
+
+/** Backends per batch API call (`--sg-batch-size` default 40, pkg/config/controller_config.go). */
+const CCM_BATCH_SIZE = 40;
+/** Service syncs per second CCM's workqueue lets through (global bucket 10 qps, clbv1/service_controller.go). */
+const CCM_WORKQUEUE_QPS = 10;
+
+/**
+ * The scale CCM keeps in sync per cluster: LoadBalancer Services and the backend entries of their vServer
+ * groups (modelled: Cluster mode = eligible nodes x ports, Local = nodes with ready pods x ports, ENI = ready
+ * pods x ports). Seed 004 "Notes on managing large-scale load balancing in a single cluster with CCM": "CCM has a
+ * limited capacity for processing Service events ... perform capacity assessments and stress testing in
+ * advance". CCM processes Services through a workqueue of 10 syncs/s with 3 concurrent syncs and adds backends
+ * in batches of 40 (research/ccm-behaviour.md 7), so a node change that re-syncs every Cluster-mode Service takes
+ * at least Services / 10 seconds. Fails at `ccmScale.maxLoadBalancerServices` Services or `ccmScale.maxBackends`
+ * backend entries; the figures feed a what-if forecast (add nodes, add Services, batch changes).
+ */
+export const ccmLargeScaleRiskRule: CheckDefinition = {
+  id: ID,
+  title: 'Cluster has more LoadBalancer Services x backends than CCM syncs quickly',
+  category: 'quota',
+  resourceKind: 'Cluster',
+  defaultSeverity: SEVERITY,
+  description:
+    'Counts, per cluster, the LoadBalancer Services and the backend entries CCM keeps in sync, with the batch API ' +
+    'calls and the minimum time of a full re-sync (workqueue 10 syncs/s, batches of 40 backends). Above the ' +
+    'thresholds, node changes and batch Service changes take CCM minutes to apply: capacity-test before scaling.',
+  remediation:
+    'Perform capacity assessments and stress testing in advance of large batch changes (creating or deleting many ' +
+    'Services, changing many endpoints, adding or removing nodes); forecast the change first. Reduce the load CCM ' +
+    'syncs: Local mode or backend-label instead of Cluster mode, ENI backends on Terway, fewer LoadBalancer Services ' +
+    `(share an Ingress), or split the workload over more clusters. ${DOC_URL.lbConsiderations}`,
+  source:
+    `${SEED.lbConsiderations} "Notes on managing large-scale load balancing in a single cluster with CCM"; CCM ` +
+    'pkg/config/controller_config.go (--sg-batch-size 40, --concurrent-service-syncs 3), ' +
+    'pkg/controller/service/clbv1/service_controller.go (workqueue rate limit 10 qps)',
+  evaluate(ctx) {
+    const r = resultsFor(ID, SEVERITY);
+    const out: CheckResult[] = [];
+    const { maxLoadBalancerServices, maxBackends } = ctx.settings.ccmScale;
+    skipUnreadClusters(ctx.index, r, out);
+    for (const ce of ctx.index.clusters) {
+      const { cluster } = ce;
+      const k8s = cluster.kubernetes;
+      if (!k8s) continue;
+      let services = 0;
+      let backends = 0;
+      let batchCalls = 0;
+      let clusterMode = 0;
+      for (const svc of k8s.services) {
+        const clb = needClb(svc);
+        if (!clb && !needNlb(svc)) continue;
+        services++;
+        const mode = serviceTrafficPolicy(svc, cluster).policy;
+        let perPort: number;
+        if (mode === 'cluster') {
+          clusterMode++;
+          const sel = nodeSelectionOptionsOf(svc);
+          perPort = 'error' in sel ? 0 : ctx.index.eligibleNodes(ce, sel.options).nodes.length;
+        } else {
+          const slices = ctx.index.endpointSlicesOf(ce, svc.namespace, svc.name);
+          perPort = mode === 'local' ? readyEndpointsByNode(slices).size : readyEndpoints(slices).length;
+        }
+        const entries = perPort * svc.ports.length;
+        backends += entries;
+        batchCalls += Math.ceil(entries / CCM_BATCH_SIZE);
+      }
+      const minResyncSeconds = Math.ceil(services / CCM_WORKQUEUE_QPS);
+      const figures = {
+        loadBalancerServices: services,
+        clusterModeServices: clusterMode,
+        backendEntries: backends,
+        batchCalls,
+        minResyncSeconds,
+        maxLoadBalancerServices,
+        maxBackends,
+      };
+      const text =
+        `Cluster ${cluster.clusterId} has ${count(services, 'LoadBalancer Service')} with ${count(backends, 'backend entry', 'backend entries')} ` +
+        `(${count(batchCalls, 'batch call')} of ${CCM_BATCH_SIZE}); a full re-sync takes at least ${minResyncSeconds} s`;
+      if (services >= maxLoadBalancerServices || backends >= maxBackends) {
+        const over = [
+          ...(services >= maxLoadBalancerServices
+            ? [`${services} >= ${maxLoadBalancerServices} Services`]
+            : []),
+          ...(backends >= maxBackends ? [`${backends} >= ${maxBackends} backend entries`] : []),
+        ];
+        out.push(
+          r.fail(clusterRef(cluster), `${text}: above the CCM scale threshold (${over.join(', ')})`, {
+            figures,
+          }),
+        );
+      } else {
+        out.push(r.pass(clusterRef(cluster), text, figures));
+      }
+    }
+    return out;
+  },
+};

@@ -1,0 +1,60 @@
+import { SLB_QUOTA_INSTANCES, effectiveQuota, type CheckResult, type Severity } from '@app/domain';
+import type { CheckDefinition } from '../check.types';
+import { DOC_URL, SEED } from '../doc-links.constants';
+import { count, pct, quotaSeverity, regionRef, resultsFor, skipUnreadSlb } from '../result.util';
+
+const SEVERITY: Severity = 'warning';
+const ID = 'CLB_INSTANCE_QUOTA';
+
+/**
+ * CLB instances of one account in one region vs the instance quota (`slb_quota_instances_num`). The documented
+ * defaults conflict (30 vs 60): the Quota Center value wins when read, else 30 (`SLB_QUOTA_INSTANCES`). Every
+ * LoadBalancer Service that does not reuse a CLB makes CCM create one (seed 004 "Load balancing update
+ * policies"), so a fleet of small Services runs into this quota. One result per region.
+ */
+export const clbInstanceQuotaRule: CheckDefinition = {
+  id: ID,
+  title: 'CLB instances per account and region vs the instance quota',
+  category: 'quota',
+  resourceKind: 'Region',
+  defaultSeverity: SEVERITY,
+  description:
+    'Counts the CLB instances of each account and region against the CLB instance quota (Quota Center ' +
+    'slb_quota_instances_num; documented defaults are 30 or 60, 30 is assumed when Quota Center was not read). ' +
+    'When it is reached, CCM cannot create the CLB of a new LoadBalancer Service and the Service stays Pending.',
+  remediation:
+    'Request a higher slb_quota_instances_num on the SLB Quota Management page (Quota Center), release orphaned ' +
+    'CLB instances (see LB_ORPHANED), or expose several Services through one Ingress or a reused CLB. ' +
+    DOC_URL.lbConsiderations,
+  source:
+    `${SEED.lbConsiderations} "Quota limits" and "Load balancing update policies" (CCM creates a CLB per Service); ` +
+    'Quota Center quota slb_quota_instances_num (30 intl vs 60 newer docs, research/ccm-behaviour.md 7)',
+  evaluate(ctx) {
+    const r = resultsFor(ID, SEVERITY);
+    const out: CheckResult[] = [];
+    for (const re of ctx.index.regions) {
+      if (skipUnreadSlb(ctx.index, re, r, out)) continue;
+      const { limit, limitSource } = effectiveQuota(re.region.quotas, SLB_QUOTA_INSTANCES);
+      const used = re.region.loadBalancers?.length ?? 0;
+      const reported = re.region.quotas?.find(
+        (q) => q.quotaActionCode === SLB_QUOTA_INSTANCES.quotaActionCode,
+      );
+      const ratio = used / limit;
+      const figures = {
+        used,
+        limit,
+        ratio,
+        limitSource,
+        ...(reported?.totalUsage !== undefined ? { quotaCenterUsage: reported.totalUsage } : {}),
+      };
+      const text =
+        `Account ${re.account.accountId} has ${count(used, 'CLB instance')} in ${re.region.regionId}: ${pct(ratio)} of ` +
+        `the instance quota ${limit} (${limitSource === 'quota-center' ? 'Quota Center' : 'documented default, 30 of the conflicting 30/60'})`;
+      const severity = quotaSeverity(ratio, ctx.settings.quota);
+      out.push(
+        severity ? r.fail(regionRef(re), text, { severity, figures }) : r.pass(regionRef(re), text, figures),
+      );
+    }
+    return out;
+  },
+};

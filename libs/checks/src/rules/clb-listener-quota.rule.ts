@@ -1,0 +1,52 @@
+import { SLB_QUOTA_LISTENERS, effectiveQuota, type CheckResult, type Severity } from '@app/domain';
+import type { CheckDefinition } from '../check.types';
+import { DOC_URL, SEED } from '../doc-links.constants';
+import { clbRef, count, pct, quotaSeverity, resultsFor, skipUnreadSlb } from '../result.util';
+
+const SEVERITY: Severity = 'warning';
+const ID = 'CLB_LISTENER_QUOTA';
+
+/**
+ * Listeners on one CLB instance vs the per-instance listener quota (`slb_quota_listeners_num`, Quota Center
+ * value of the region, else the documented default 50; seed 004 "Quota limits"). CCM creates one listener per
+ * Service port, and Services sharing a reused CLB add up. Warning / critical at the configured ratios.
+ */
+export const clbListenerQuotaRule: CheckDefinition = {
+  id: ID,
+  title: 'CLB listeners vs the per-instance listener quota',
+  category: 'quota',
+  resourceKind: 'LoadBalancer',
+  defaultSeverity: SEVERITY,
+  description:
+    'Counts the listeners of each CLB instance (CCM creates one per Service port; Services reusing one CLB add ' +
+    'up) against the listener quota of the instance. When it is reached, CCM cannot create the listener of a new ' +
+    'Service port and the sync fails.',
+  remediation:
+    'Check your CLB quotas on the SLB Quota Management page (Quota Center, slb_quota_listeners_num) and request ' +
+    'an increase, or spread the Services over more CLB instances instead of reusing one for many Services. ' +
+    DOC_URL.lbConsiderations,
+  source:
+    `${SEED.lbConsiderations} "Quota limits"; ${SEED.troubleshooting} Throttling row ("Check your CLB quota on the ` +
+    'SLB Quota Management page"); Quota Center quota slb_quota_listeners_num (default 50, research/ccm-behaviour.md 7)',
+  evaluate(ctx) {
+    const r = resultsFor(ID, SEVERITY);
+    const out: CheckResult[] = [];
+    for (const re of ctx.index.regions) {
+      if (skipUnreadSlb(ctx.index, re, r, out)) continue;
+      const { limit, limitSource } = effectiveQuota(re.region.quotas, SLB_QUOTA_LISTENERS);
+      for (const clb of re.region.loadBalancers ?? []) {
+        const used = clb.listeners.length;
+        const ratio = used / limit;
+        const figures = { used, limit, ratio, limitSource };
+        const text =
+          `CLB ${clb.loadBalancerId} has ${count(used, 'listener')}: ${pct(ratio)} of its listener quota ${limit} ` +
+          `(${limitSource === 'quota-center' ? 'Quota Center' : 'documented default'})`;
+        const severity = quotaSeverity(ratio, ctx.settings.quota);
+        out.push(
+          severity ? r.fail(clbRef(clb), text, { severity, figures }) : r.pass(clbRef(clb), text, figures),
+        );
+      }
+    }
+    return out;
+  },
+};

@@ -1,0 +1,290 @@
+import {
+  ANNOTATION_BACKEND_TYPE,
+  LB_ANNOTATION,
+  TAG_CCM_OWNER,
+  TAG_CLUSTER_ID,
+  ccmManagesListeners,
+  diffVServerGroupBackends,
+  expectedListeners,
+  expectedVServerGroups,
+  getLbAnnotation,
+  needClb,
+  nodeSelectionOptionsOf,
+  parseCcmNamedKey,
+  parseVGroupPort,
+  reusedLoadBalancerId,
+  serviceTrafficPolicy,
+  type CheckResult,
+  type Severity,
+  type VServerGroup,
+  type VServerGroupOwner,
+} from '@app/domain';
+import type { CheckDefinition } from '../check.types';
+import { DOC_URL, SEED } from '../doc-links.constants';
+import { count, listSome, notReadReason, resultsFor, serviceRef, skipUnreadClusters } from '../result.util';
+
+const SEVERITY: Severity = 'warning';
+const ID = 'LB_CONFIG_DRIFT';
+
+/**
+ * A CCM-managed CLB whose listeners, vServer groups or backends differ from what CCM would set for the Service:
+ * a console edit (or a reconcile CCM has not done yet) that CCM will overwrite. Seeds 000/001/003 "Why was the
+ * configuration of my SLB instance modified?": "CCM uses a declarative API ... Any configurations that you modify
+ * in the SLB console are at risk of being overwritten"; seed 004 "Do not manually modify any configuration of an
+ * SLB instance created and maintained by ACK".
+ *
+ * Compared, the way CCM reconciles (pkg/controller/service/clbv1/):
+ * - vServer groups (`expectedVServerGroups`; vgroups.go `diff`, `isBackendManagedByMyService`): missing groups,
+ *   backends CCM would add, CCM-described backends it would remove, weights (unless `ignore-weight-update: on`)
+ *   and descriptions it would rewrite; CCM-named groups of the Service that no port needs (CCM deletes them);
+ * - listeners, when CCM manages them (not reused, or `force-override-listeners: "true"`; listeners.go): a listener
+ *   per Service port with the protocol of `protocol-port`, and the Service's own listeners no port needs;
+ * - the CLB name (`name` annotation) and, on a pay-by-spec CLB, the `spec` annotation (loadbalancer.go Update).
+ * Skipped: no CLB found, CCM refuses the reuse, the backend mode is unknown (add-ons not read), CCM cannot build
+ * the model (backend-label or vgroup-port does not parse, endpoint without node).
+ */
+export const lbConfigDriftRule: CheckDefinition = {
+  id: ID,
+  title: 'CCM-managed CLB differs from its Service: console edits CCM will overwrite',
+  category: 'ownership',
+  resourceKind: 'Service',
+  defaultSeverity: SEVERITY,
+  description:
+    'Rebuilds, for every CLB Service, the listeners, vServer groups and backends CCM would set (same node ' +
+    'selection, modes, weights and names as CCM) and compares them with the CLB. Differences are edits made in the ' +
+    'SLB console (or syncs CCM has not done): CCM overwrites them at the next reconcile.',
+  remediation:
+    'Do not manually modify the configuration of a CLB instance created and maintained by CCM in the SLB console: ' +
+    'configure it with Service annotations (weights: weight / default-weight / ignore-weight-update; backends: ' +
+    'backend-label; listeners: protocol-port and the listener annotations) so that CCM applies it. Put listeners ' +
+    'or backends you manage yourself on a CLB you reuse without force-override-listeners. ' +
+    DOC_URL.serviceFaq,
+  source:
+    `${SEED.serviceFaq} "Why was the configuration of my SLB instance modified?"; ${SEED.serviceFaqOld} "Why is the ` +
+    `configuration of an SLB instance modified?"; ${SEED.lbConsiderations} "Notes on CCM-managed load balancers"; CCM ` +
+    'pkg/controller/service/clbv1/vgroups.go (diff), listeners.go, loadbalancer.go',
+  evaluate(ctx) {
+    const r = resultsFor(ID, SEVERITY);
+    const out: CheckResult[] = [];
+    skipUnreadClusters(ctx.index, r, out);
+    for (const se of ctx.index.services) {
+      const { service } = se;
+      if (!needClb(service) || service.deletionTimestamp) continue;
+      const ref = serviceRef(se);
+      const { account, region, cluster } = se.cluster;
+      if (!region.loadBalancers) {
+        out.push(
+          r.skipped(
+            ref,
+            notReadReason(
+              ctx.index,
+              `CLB instances of ${region.regionId}`,
+              'slb',
+              account.accountId,
+              region.regionId,
+            ),
+          ),
+        );
+        continue;
+      }
+      const found = ctx.index.ccmFindClb(se);
+      if (!found.entry) {
+        out.push(
+          r.skipped(
+            ref,
+            `${ref.id} has no CLB to compare (see LB_NOT_FOUND_FOR_SERVICE, SERVICE_LB_PENDING)`,
+          ),
+        );
+        continue;
+      }
+      const clb = found.entry.clb;
+      const reused = reusedLoadBalancerId(service);
+      if (reused && (clb.tags[TAG_CCM_OWNER] !== undefined || clb.tags[TAG_CLUSTER_ID] !== undefined)) {
+        out.push(
+          r.skipped(
+            ref,
+            `CCM refuses to reuse CLB ${clb.loadBalancerId} and changes nothing on it (see LB_REUSE_OF_CCM_CREATED)`,
+          ),
+        );
+        continue;
+      }
+      if (cluster.addons === undefined && (service.annotations[ANNOTATION_BACKEND_TYPE] ?? '') === '') {
+        out.push(
+          r.skipped(ref, `add-ons of cluster ${cluster.clusterId} were not read: backend mode unknown`),
+        );
+        continue;
+      }
+      const sel = nodeSelectionOptionsOf(service);
+      if ('error' in sel) {
+        out.push(r.skipped(ref, `backend-label does not parse (${sel.error}); CCM cannot sync this Service`));
+        continue;
+      }
+      const policy = serviceTrafficPolicy(service, cluster).policy;
+      const model = expectedVServerGroups({
+        service,
+        clusterId: cluster.clusterId,
+        policy,
+        eligible: ctx.index.eligibleNodes(se.cluster, sel.options),
+        endpointSlices: ctx.index.endpointSlicesOf(se.cluster, service.namespace, service.name),
+      });
+      if ('error' in model) {
+        out.push(r.skipped(ref, `CCM cannot build the backends: ${model.error}`));
+        continue;
+      }
+      const vgp = reused
+        ? parseVGroupPort(getLbAnnotation(service.annotations, LB_ANNOTATION.vgroupPort))
+        : undefined;
+      if (vgp && 'error' in vgp) {
+        out.push(r.skipped(ref, `vgroup-port does not parse (${vgp.error}); CCM cannot sync this Service`));
+        continue;
+      }
+      const owner: VServerGroupOwner = {
+        serviceName: service.name,
+        namespace: service.namespace,
+        clusterId: cluster.clusterId,
+      };
+      const ignoreWeightUpdate =
+        (getLbAnnotation(service.annotations, LB_ANNOTATION.ignoreWeightUpdate) ?? '').toLowerCase() === 'on';
+      const byName = ctx.index.vServerGroupsByName(clb);
+      const drift: string[] = [];
+      let add = 0;
+      let remove = 0;
+      let update = 0;
+      let compared = 0;
+      const samples: string[] = [];
+      const missingGroups: string[] = [];
+      const groupIdByPort = new Map<number, string>();
+      const expectedNames = new Set<string>();
+      for (const g of model.groups) {
+        expectedNames.add(g.name);
+        const userGroupId = vgp?.byPort.get(String(g.servicePort.port));
+        const remote: VServerGroup | undefined = userGroupId
+          ? clb.vServerGroups.find((x) => x.vServerGroupId === userGroupId)
+          : byName.get(g.name);
+        if (!remote) {
+          missingGroups.push(userGroupId ?? g.name);
+          continue;
+        }
+        groupIdByPort.set(g.servicePort.port, remote.vServerGroupId);
+        compared += remote.backendServers.length;
+        const d = diffVServerGroupBackends(g, remote.backendServers, owner, {
+          ignoreWeightUpdate,
+          maxSamples: 2,
+        });
+        add += d.add;
+        remove += d.remove;
+        update += d.update;
+        if (samples.length < 4) {
+          for (const b of d.addSamples)
+            samples.push(`+${b.serverIp && b.type === 'eni' ? b.serverIp : b.serverId}:${b.port}`);
+          for (const b of d.removeSamples) samples.push(`-${b.serverId}:${b.port ?? ''}`);
+          for (const u of d.updateSamples)
+            samples.push(
+              `~${u.actual.serverId} ${u.fields.includes('weight') ? `weight ${u.actual.weight}->${u.expected.weight}` : 'description'}`,
+            );
+        }
+      }
+      if (missingGroups.length)
+        drift.push(`${count(missingGroups.length, 'vServer group')} missing (${listSome(missingGroups, 2)})`);
+      if (add) drift.push(`${count(add, 'backend')} to add`);
+      if (remove) drift.push(`${count(remove, 'backend')} to remove`);
+      if (update) drift.push(`${count(update, 'backend')} to rewrite (weight or description)`);
+      const staleGroups = clb.vServerGroups
+        .filter((g) => !expectedNames.has(g.name))
+        .filter((g) => {
+          const k = parseCcmNamedKey(g.name);
+          return (
+            k !== undefined &&
+            k.serviceName === owner.serviceName &&
+            k.namespace === owner.namespace &&
+            k.clusterId === owner.clusterId
+          );
+        })
+        .map((g) => g.name);
+      if (staleGroups.length)
+        drift.push(
+          `${count(staleGroups.length, 'stale vServer group')} to delete (${listSome(staleGroups, 2)})`,
+        );
+
+      let listenerNote = '';
+      if (ccmManagesListeners(service)) {
+        const exp = expectedListeners(service, cluster.clusterId);
+        if ('error' in exp) listenerNote = `listeners not compared: ${exp.error}`;
+        else {
+          const missing: string[] = [];
+          const changed: string[] = [];
+          const misrouted: string[] = [];
+          const wanted = new Set<string>();
+          for (const l of exp.listeners) {
+            wanted.add(`${l.protocol}/${l.port}`);
+            const remote = clb.listeners.find((x) => x.port === l.port && x.protocol === l.protocol);
+            if (!remote) {
+              const other = clb.listeners.find((x) => x.port === l.port);
+              if (other) changed.push(`${l.port} is ${other.protocol}, CCM sets ${l.protocol}`);
+              else missing.push(`${l.protocol}/${l.port}`);
+              continue;
+            }
+            const gid = groupIdByPort.get(l.port);
+            if (remote.vServerGroupId && gid && remote.vServerGroupId !== gid)
+              misrouted.push(`${l.protocol}/${l.port} -> ${remote.vServerGroupId}`);
+          }
+          const extra = clb.listeners
+            .filter((x) => !wanted.has(`${x.protocol}/${x.port}`))
+            .filter((x) => {
+              const k = parseCcmNamedKey(x.description);
+              return (
+                k !== undefined &&
+                k.serviceName === owner.serviceName &&
+                k.namespace === owner.namespace &&
+                k.clusterId === owner.clusterId
+              );
+            })
+            .map((x) => `${x.protocol}/${x.port}`);
+          if (missing.length) drift.push(`listener ${listSome(missing, 3)} missing`);
+          if (changed.length) drift.push(`listener ${listSome(changed, 3)}`);
+          if (misrouted.length)
+            drift.push(`listener ${listSome(misrouted, 2)} forwards to another vServer group`);
+          if (extra.length) drift.push(`listener ${listSome(extra, 3)} to delete`);
+        }
+      }
+      const wantedName = getLbAnnotation(service.annotations, LB_ANNOTATION.name);
+      if (wantedName && wantedName !== clb.name) drift.push(`name "${clb.name}" -> "${wantedName}"`);
+      const wantedSpec = getLbAnnotation(service.annotations, LB_ANNOTATION.spec);
+      const payBySpec =
+        clb.instanceChargeType === 'PayBySpec' || (clb.instanceChargeType === undefined && !!clb.spec);
+      if (wantedSpec && payBySpec && wantedSpec !== clb.spec)
+        drift.push(`spec ${clb.spec ?? 'none'} -> ${wantedSpec}`);
+
+      const figures = {
+        loadBalancerId: clb.loadBalancerId,
+        mode: policy,
+        vServerGroups: model.groups.length,
+        backendsCompared: compared,
+        backendsToAdd: add,
+        backendsToRemove: remove,
+        backendsToRewrite: update,
+        ...(listenerNote ? { note: listenerNote } : {}),
+      };
+      if (drift.length === 0) {
+        out.push(
+          r.pass(
+            ref,
+            `CLB ${clb.loadBalancerId} of ${ref.id} matches what CCM would set (${count(model.groups.length, 'vServer group')}, ` +
+              `${count(compared, 'backend')})${listenerNote ? `; ${listenerNote}` : ''}`,
+            figures,
+          ),
+        );
+        continue;
+      }
+      out.push(
+        r.fail(
+          ref,
+          `CLB ${clb.loadBalancerId} of ${ref.id} differs from what CCM would set: ${drift.join('; ')}` +
+            `${samples.length ? ` (e.g. ${samples.slice(0, 4).join(', ')})` : ''}; CCM overwrites this at the next reconcile`,
+          { figures: { ...figures, differences: drift } },
+        ),
+      );
+    }
+    return out;
+  },
+};

@@ -1,0 +1,67 @@
+import { ANNOTATION_BACKEND_TYPE, needClb, needNlb, type CheckResult, type Severity } from '@app/domain';
+import type { CheckDefinition } from '../check.types';
+import { DOC_URL, SEED } from '../doc-links.constants';
+import { resultsFor, serviceRef, skipUnreadClusters } from '../result.util';
+
+const SEVERITY: Severity = 'critical';
+const ID = 'SERVICE_ENI_ON_FLANNEL';
+
+/**
+ * A LoadBalancer Service annotated `service.beta.kubernetes.io/backend-type: eni` in a Flannel cluster: Flannel
+ * pod IPs are not ENI addresses, so CCM fails with "can not find eniid for ip x.x.x.x in vpc vpc-xxxx"
+ * (seed 002; `updateVServerGroupENIBackendID`, pkg/controller/service/clbv1/vgroups.go). Scope: Services with the
+ * annotation set to `eni`; Terway clusters pass; skipped when the network plugin is unknown.
+ */
+export const serviceEniOnFlannelRule: CheckDefinition = {
+  id: ID,
+  title: 'backend-type eni on a Flannel cluster',
+  category: 'configuration',
+  resourceKind: 'Service',
+  defaultSeverity: SEVERITY,
+  description:
+    'Checks every LoadBalancer Service annotated service.beta.kubernetes.io/backend-type: eni against the network ' +
+    'plugin of its cluster. Flannel does not support ENI mode: CCM cannot find an ENI for the pod IPs and the ' +
+    'Service never gets backends.',
+  remediation:
+    'Remove the service.beta.kubernetes.io/backend-type: eni annotation from the Service (Flannel clusters use ' +
+    `ECS backends: Local or Cluster mode). ${DOC_URL.troubleshooting}`,
+  source:
+    `${SEED.troubleshooting} "can not find eniid for ip x.x.x.x in vpc vpc-xxxx"; ${SEED.serviceFaqClb} same row; ` +
+    'CCM pkg/controller/service/clbv1/vgroups.go updateVServerGroupENIBackendID',
+  evaluate(ctx) {
+    const r = resultsFor(ID, SEVERITY);
+    const out: CheckResult[] = [];
+    skipUnreadClusters(ctx.index, r, out);
+    for (const se of ctx.index.services) {
+      const { service } = se;
+      if (!needClb(service) && !needNlb(service)) continue;
+      if (service.annotations[ANNOTATION_BACKEND_TYPE] !== 'eni') continue;
+      const ref = serviceRef(se);
+      const { cluster } = se.cluster;
+      const plugin = cluster.networkPlugin;
+      if (plugin === 'unknown') {
+        out.push(
+          r.skipped(
+            ref,
+            `network plugin of cluster ${cluster.clusterId} is unknown${cluster.addons ? '' : ' (add-ons were not read)'}`,
+          ),
+        );
+      } else if (plugin === 'flannel') {
+        out.push(
+          r.fail(
+            ref,
+            `${ref.id} asks for ENI backends but cluster ${cluster.clusterId} uses Flannel: CCM fails with "can not find eniid for ip"`,
+            {
+              figures: { networkPlugin: plugin },
+            },
+          ),
+        );
+      } else {
+        out.push(
+          r.pass(ref, `${ref.id} uses ENI backends on a ${plugin} cluster`, { networkPlugin: plugin }),
+        );
+      }
+    }
+    return out;
+  },
+};
