@@ -10,6 +10,7 @@ export {
   type RunningSimulator,
 } from './sim.server';
 export { SCAN_CONFIG_FILE, type SimScanConfig } from './scan-config.writer';
+export { simulatorOptionsFromFlags, type SimulatorTrafficFlags } from './sim-flags.util';
 export { kubernetesServerUrl } from './kubernetes/kubeconfig.util';
 export { FLEET_AUDIT_ROLE_NAME, STS_DURATION_SECONDS } from './alibaba/sts.handler';
 export type { ThrottlingStatus } from './alibaba/alibaba.gateway';
