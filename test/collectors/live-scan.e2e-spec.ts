@@ -16,6 +16,7 @@ import {
 import type { CoverageEntry } from '@app/domain';
 import { startSimulator, type RunningSimulator } from '@app/fleet-sim';
 import { writeFleet } from './fleet-builder.util';
+import { testConfig } from './scan-config.util';
 import { expectLiveEqualsOffline } from './snapshot-compare.util';
 
 /** Small page sizes so every listing needs several pages. */
@@ -25,15 +26,7 @@ function withCollector(
   config: ScanConfig,
   pageSizes: Partial<ScanConfig['collector']['pageSizes']>,
 ): ScanConfig {
-  return {
-    ...config,
-    collector: {
-      ...config.collector,
-      retryBaseDelayMs: 1,
-      retryMaxDelayMs: 5,
-      pageSizes: { ...config.collector.pageSizes, ...pageSizes },
-    },
-  };
+  return testConfig(config, { pageSizes });
 }
 
 const key = (c: CoverageEntry) => [c.accountId, c.regionId ?? '', c.clusterId ?? '', c.api].join('|');
@@ -108,7 +101,7 @@ describe('scanLive against the simulator (synthetic fleet with paging edge cases
   });
 
   it('reads the same fleet with the default (maximum) page sizes: 560 ECS and 130 CLBs need 6 and 2 pages', async () => {
-    const defaults = loadScanConfig(sim.configPath);
+    const defaults = testConfig(loadScanConfig(sim.configPath));
     expect(defaults.collector.pageSizes).toMatchObject({ ecs: 100, slb: 100, kubernetes: 500 });
     expectLiveEqualsOffline(await scanLive(defaults), loadFleetDirectory(root));
   });

@@ -9,3 +9,21 @@ export * from './live/alibaba-clients.factory';
 export * from './live/collect-error.util';
 export { type CollectProgress } from './live/collect-scope.util';
 export * from './live/live-fleet.collector';
+export * from './live/account-credentials.service';
+export * from './live/api-rate-limiter.util';
+export {
+  type CrawlTarget,
+  type TargetSlice,
+  type CrawlTargetOptions,
+  type CrawlFleetOptions,
+  crawlTarget,
+  assembleWireFleet,
+  crawlFleetTargets,
+  defaultCredentialsFor,
+  targetKey,
+  CrawlTargetError,
+  NOT_CRAWLED,
+  ACCOUNT_DATASETS,
+  REGION_DATASETS,
+  CLUSTER_TARGET_DATASETS,
+} from './live/crawl-targets';

@@ -1,7 +1,11 @@
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
-import { AccountCredentialsResolver, REFRESH_BEFORE_EXPIRY_MS, ROLE_SESSION_NAME } from './account-credentials.service';
+import {
+  AccountCredentialsResolver,
+  REFRESH_BEFORE_EXPIRY_MS,
+  ROLE_SESSION_NAME,
+} from './account-credentials.service';
 import { CollectError } from './collect-error.util';
 import { parseScanConfig } from './scan-config.loader';
 

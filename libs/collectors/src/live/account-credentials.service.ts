@@ -97,7 +97,8 @@ export class AccountCredentialsResolver {
     this.cache.set(key, entry);
     entry.promise.then(
       (c) => {
-        entry.refreshAt = (c.kind === 'static' ? (c.expiresAt ?? Infinity) : Infinity) - REFRESH_BEFORE_EXPIRY_MS;
+        entry.refreshAt =
+          (c.kind === 'static' ? (c.expiresAt ?? Infinity) : Infinity) - REFRESH_BEFORE_EXPIRY_MS;
       },
       () => {
         if (this.cache.get(key) === entry) this.cache.delete(key); // the next target asks again

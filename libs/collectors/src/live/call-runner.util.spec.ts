@@ -1,14 +1,16 @@
 import { describe, expect, it, vi } from 'vitest';
-import { CallRunner } from './call-runner.util';
+import Bottleneck from 'bottleneck';
+import { CallRunner, type CallScheduler } from './call-runner.util';
 import { CollectError, ScanAbortedError } from './collect-error.util';
 
-const fast = { maxConcurrent: 2, maxAttempts: 4, retryBaseDelayMs: 1, retryMaxDelayMs: 5, random: () => 0.5 };
+const direct: CallScheduler = (_api, fn) => fn();
+const fast = { schedule: direct, maxAttempts: 4, retryBaseDelayMs: 1, retryMaxDelayMs: 5, random: () => 0.5 };
 
 describe(CallRunner.name, () => {
   it('retries a retryable CollectError and returns the later success', async () => {
     const sut = new CallRunner(fast);
     let calls = 0;
-    const v = await sut.run(async () => {
+    const v = await sut.run('Api', async () => {
       calls++;
       if (calls < 3) throw new CollectError('Throttling.User', 'throttled', true);
       return 'ok';
@@ -22,7 +24,7 @@ describe(CallRunner.name, () => {
     const sut = new CallRunner(fast);
     let calls = 0;
     const err = await sut
-      .run(async () => {
+      .run('Api', async () => {
         calls++;
         throw new CollectError('ServiceUnavailable', 'down', true);
       })
@@ -35,7 +37,7 @@ describe(CallRunner.name, () => {
     const sut = new CallRunner(fast);
     let calls = 0;
     await expect(
-      sut.run(async () => {
+      sut.run('Api', async () => {
         calls++;
         throw new CollectError('Forbidden.RAM', 'no', false);
       }),
@@ -43,14 +45,22 @@ describe(CallRunner.name, () => {
     expect(calls).toBe(1);
   });
 
-  it('keeps at most maxConcurrent calls in flight', async () => {
-    const sut = new CallRunner({ ...fast, maxConcurrent: 3 });
+  it('runs every attempt through the scheduler (here a 3-slot Bottleneck)', async () => {
+    const limiter = new Bottleneck({ maxConcurrent: 3 });
+    const apis: string[] = [];
+    const sut = new CallRunner({
+      ...fast,
+      schedule: (api, fn) => {
+        apis.push(api);
+        return limiter.schedule(fn);
+      },
+    });
     let started = 0;
     let release: () => void = () => undefined;
     const gate = new Promise<void>((r) => (release = r));
     const all = Promise.all(
       Array.from({ length: 8 }, () =>
-        sut.run(async () => {
+        sut.run('Api', async () => {
           started++;
           await gate;
         }),
@@ -62,12 +72,13 @@ describe(CallRunner.name, () => {
     release();
     await all;
     expect(started).toBe(8);
+    expect(new Set(apis)).toEqual(new Set(['Api']));
   });
 
   it('rejects with ScanAbortedError once the signal fired', async () => {
     const ac = new AbortController();
     const sut = new CallRunner({ ...fast, signal: ac.signal });
     ac.abort();
-    await expect(sut.run(async () => 1)).rejects.toBeInstanceOf(ScanAbortedError);
+    await expect(sut.run('Api', async () => 1)).rejects.toBeInstanceOf(ScanAbortedError);
   });
 });

@@ -1,24 +1,29 @@
 /**
- * Runs every remote call of one account: bounded concurrency (one `bottleneck` limiter per
- * account, `maxConcurrent` calls in flight) and retries of transient failures (throttling, 5xx,
- * connection resets) with exponential backoff and full jitter (`cockatiel` retry policy).
+ * Runs remote calls with pacing and retries: each attempt goes through a scheduler (the account's
+ * `ApiRateLimiter` for OpenAPI calls, a per-cluster concurrency bound for Kubernetes calls), and
+ * transient failures (`Throttling*`, 5xx, timeouts, connection resets, truncated or non-JSON
+ * bodies: `CollectError.retryable`) are retried with exponential backoff and full jitter
+ * (`cockatiel` retry policy; AWS Architecture Blog "Exponential Backoff And Jitter").
  *
  * Why retries live here and not in the SDK: openapi-core does not retry unless `retryOptions` is
  * set, and then only per its own rules (research/alibaba-cloud-api.md 1.5); the Kubernetes client
  * does not retry at all. One policy for both keeps behaviour and tests in one place.
  *
- * A retry waits outside the limiter, so a backing-off call never holds a concurrency slot. The
- * server's `x-acs-retry-after` hint (milliseconds, as openapi-core reads it) is honoured as a
- * lower bound of the wait. A later issue adds per-account QPS budgets (bottleneck reservoirs).
+ * A retry waits outside the scheduler, so a backing-off call never holds a slot or budget. The
+ * server's retry hint (`x-acs-retry-after` milliseconds as openapi-core reads it, Kubernetes
+ * `Retry-After`) is honoured as a lower bound of the wait, capped at `retryMaxDelayMs`. After the
+ * last attempt the CollectError is thrown: the dataset is then `failed` with its code.
  */
-import Bottleneck from 'bottleneck';
 import { DelegateBackoff, handleWhen, retry, type IRetryBackoffContext, type RetryPolicy } from 'cockatiel';
 import { CollectError, ScanAbortedError } from './collect-error.util';
 
+/** Runs one attempt of a call when the budget allows (`ApiRateLimiter.schedule` bound to an account). */
+export type CallScheduler = <T>(api: string, fn: () => Promise<T>) => Promise<T>;
+
 /** Tuning of a CallRunner. */
 export interface CallRunnerOptions {
-  /** Calls in flight at once, count. */
-  maxConcurrent: number;
+  /** Pacing of each attempt. */
+  schedule: CallScheduler;
   /** Attempts per call including the first, count (1 = no retry). */
   maxAttempts: number;
   /** Base of the exponential backoff, milliseconds. */
@@ -31,19 +36,17 @@ export interface CallRunnerOptions {
   random?: () => number;
 }
 
-/** Bounded, retrying executor of remote calls. */
+/** Paced, retrying executor of remote calls. */
 export class CallRunner {
-  private readonly limiter: Bottleneck;
   private readonly policy: RetryPolicy;
   /** Retries performed so far, count (for reporting and tests). */
   retries = 0;
 
   constructor(private readonly options: CallRunnerOptions) {
-    this.limiter = new Bottleneck({ maxConcurrent: options.maxConcurrent });
     const random = options.random ?? Math.random;
     const backoff = new DelegateBackoff<IRetryBackoffContext<unknown>>((ctx) => {
       const exp = Math.min(options.retryMaxDelayMs, options.retryBaseDelayMs * 2 ** (ctx.attempt - 1));
-      const jittered = Math.floor(random() * exp); // full jitter (AWS architecture blog, "Exponential Backoff And Jitter")
+      const jittered = Math.floor(random() * exp); // full jitter
       const err = 'error' in ctx.result ? ctx.result.error : undefined;
       const hint =
         err instanceof CollectError && err.retryAfterMs !== undefined
@@ -66,16 +69,17 @@ export class CallRunner {
   }
 
   /**
-   * Run one call with the limiter and retry policy.
+   * Run one call with pacing and the retry policy.
+   * @param api the API action, for the scheduler (`DescribeInstances`, `list pods`)
    * @param fn the call; it must throw a CollectError (with `retryable`) on failure
    * @throws CollectError after the last attempt; ScanAbortedError when cancelled
    */
-  async run<T>(fn: () => Promise<T>): Promise<T> {
+  async run<T>(api: string, fn: () => Promise<T>): Promise<T> {
     this.checkAborted();
     try {
       return await this.policy.execute(async () => {
         this.checkAborted();
-        return this.limiter.schedule(async () => {
+        return this.options.schedule(api, async () => {
           this.checkAborted();
           return fn();
         });
@@ -84,10 +88,5 @@ export class CallRunner {
       if (this.options.signal?.aborted) throw new ScanAbortedError();
       throw e;
     }
-  }
-
-  /** Stop the limiter (drops nothing in flight). */
-  async close(): Promise<void> {
-    await this.limiter.stop({ dropWaitingJobs: false });
   }
 }

@@ -1,9 +1,10 @@
 /**
  * Reads one ACK cluster (CS 2015-12-15, ROA; research/alibaba-cloud-api.md section 2) and its
- * Kubernetes objects. Datasets and their coverage, mirroring the offline loader's per-cluster
- * entries:
- *  - `cluster`: DescribeClusterDetail. If it fails the DescribeClustersV1 list item stands in for
- *    the detail (same flat fields, no `control_plane_config`) and the coverage says `failed`;
+ * Kubernetes objects: the `cluster` crawl target. Datasets and their coverage, mirroring the
+ * offline loader's per-cluster entries:
+ *  - `cluster`: DescribeClusterDetail. If it fails the cluster's DescribeClustersV1 item (filtered
+ *    by `cluster_id`) stands in for the detail (same flat fields, no `control_plane_config`) and
+ *    the coverage says `failed`;
  *  - `addons`: ListClusterAddonInstances (`cloud-controller-manager` gives the CCM version);
  *  - `resources`: DescribeClusterResources (`ALIYUN::RAM::Role` entries name the cluster's roles);
  *  - `kubernetes`: DescribeClusterUserKubeconfig, then the Kubernetes API (kubernetes.collector);
@@ -11,7 +12,11 @@
  *    unless `collector.nodeSysctls` is false, then `absent`.
  * A 404 / `*NotFound` from an API is `absent` (nothing to read), as a missing file is offline.
  */
-import { DescribeClusterResourcesRequest, DescribeClusterUserKubeconfigRequest } from '@alicloud/cs20151215';
+import {
+  DescribeClusterResourcesRequest,
+  DescribeClustersV1Request,
+  DescribeClusterUserKubeconfigRequest,
+} from '@alicloud/cs20151215';
 import * as $dara from '@darabonba/typescript';
 import {
   wireAddonsSchema,
@@ -19,15 +24,15 @@ import {
   wireClusterResourcesSchema,
   type WireCluster,
   type WireClusterDetail,
-  type WireEcsInstance,
   type WireKubernetes,
 } from '@app/domain';
+import { z } from 'zod';
 import type { RegionClients } from './alibaba-clients.factory';
 import { Absent, aliCall, readDataset, type AccountScope } from './collect-scope.util';
 import { CollectError, ScanAbortedError } from './collect-error.util';
 import { loadKubeconfig, readKubernetes } from './kubernetes.collector';
 import { readNodeSysctls } from './node-sysctls.collector';
-import { stringAt, validateWire } from './wire-validate.util';
+import { listAt, stringAt, validateWire } from './wire-validate.util';
 
 const runtime = () => new $dara.RuntimeOptions({});
 
@@ -83,6 +88,7 @@ async function readKubernetesOf(
       {
         pageSize: scope.settings.pageSizes.kubernetes,
         timeoutMs: scope.settings.kubernetesTimeoutMs,
+        maxRestarts: scope.settings.maxListRestarts,
         ...(scope.signal ? { signal: scope.signal } : {}),
       },
       scope.clients.secrets,
@@ -94,19 +100,54 @@ async function readKubernetesOf(
 }
 
 /**
+ * The stand-in detail of a cluster whose DescribeClusterDetail and list item could not be read
+ * (its `cluster` coverage entry is `failed`): only the id and region are known, so the cluster
+ * stays in the fleet (a CLB tagged with it is not taken for an orphan) with unknown type and name.
+ */
+export function placeholderDetail(clusterId: string, regionId: string): WireClusterDetail {
+  return { cluster_id: clusterId, name: '', region_id: regionId, cluster_type: '' };
+}
+
+/** CS DescribeClustersV1 filtered to one cluster id: its list item, or undefined when not listed. */
+async function listedCluster(
+  scope: AccountScope,
+  rc: RegionClients,
+  clusterId: string,
+): Promise<WireClusterDetail | undefined> {
+  const target = `${scope.accountId}/${rc.regionId}/${clusterId}`;
+  const resp = await aliCall(scope, 'DescribeClustersV1', target, () =>
+    rc.cs.describeClustersV1WithOptions(
+      new DescribeClustersV1Request({ regionId: rc.regionId, clusterId, pageNumber: 1, pageSize: 10 }),
+      {},
+      runtime(),
+    ),
+  );
+  const items = validateWire(
+    z.array(wireClusterDetailSchema),
+    listAt(resp.body?.toMap(), 'DescribeClustersV1', target, 'clusters'),
+    'DescribeClustersV1',
+    target,
+    ['clusters'],
+  );
+  return items.find((c) => c.cluster_id === clusterId);
+}
+
+/**
  * Read one cluster's datasets and record their coverage.
- * @param listed the cluster's DescribeClustersV1 item (validated); stands in for the detail when
- *   DescribeClusterDetail fails
- * @param ecsInstances the region's ECS instances when read (Cloud Assistant only asks known ones)
- * @returns the cluster, or undefined when DescribeClusterDetail says it no longer exists
+ *
+ * DescribeClusterDetail first. When it fails (after retries) the DescribeClustersV1 item of the
+ * cluster (same flat fields, no `control_plane_config`) stands in for the detail, else
+ * {@link placeholderDetail}; the `cluster` coverage entry is `failed` with the detail's error either
+ * way, and the other datasets are still read.
+ * @returns the cluster, or undefined when CS says it no longer exists (404: deleted since it was
+ *   listed; no coverage entries then)
+ * @throws ScanAbortedError when cancelled
  */
 export async function readCluster(
   scope: AccountScope,
   rc: RegionClients,
-  listed: WireClusterDetail,
-  ecsInstances?: readonly WireEcsInstance[],
+  clusterId: string,
 ): Promise<WireCluster | undefined> {
-  const clusterId = listed.cluster_id;
   const key = { accountId: scope.accountId, regionId: rc.regionId, clusterId };
   const target = `${scope.accountId}/${rc.regionId}/${clusterId}`;
   let detail: WireClusterDetail | undefined;
@@ -127,12 +168,18 @@ export async function readCluster(
       e instanceof CollectError
         ? e
         : new CollectError('InternalError', `DescribeClusterDetail ${target}: ${String(e)}`);
+    try {
+      detail = await listedCluster(scope, rc, clusterId);
+    } catch (e2) {
+      if (e2 instanceof ScanAbortedError || scope.signal?.aborted) throw new ScanAbortedError();
+      detail = undefined; // the detail's own error is what the coverage reports
+    }
     scope.coverage.record({ ...key, api: 'cluster' }, 'failed', {
       errorCode: ce.errorCode,
       message: ce.message,
     });
   }
-  const out: WireCluster = { detail: detail ?? listed };
+  const out: WireCluster = { detail: detail ?? placeholderDetail(clusterId, rc.regionId) };
   const [addons, resources, kubernetes] = await Promise.all([
     readDataset(
       scope,
@@ -167,7 +214,7 @@ export async function readCluster(
   if (kubernetes) out.kubernetes = kubernetes;
   const sysctls = await readDataset(scope, { ...key, api: 'sysctls' }, async () =>
     scope.settings.nodeSysctls
-      ? readNodeSysctls(scope, rc, clusterId, kubernetes, ecsInstances)
+      ? readNodeSysctls(scope, rc, clusterId, kubernetes)
       : new Absent(SYSCTLS_NOT_COLLECTED),
   );
   if (sysctls) out.nodeSysctls = sysctls;

@@ -57,6 +57,9 @@ const NETWORK_CODES = new Set([
 /** Gateway authentication errors: never "not found" even when sent with 404 (`InvalidAccessKeyId.NotFound`). */
 const AUTH_ERROR =
   /^(InvalidAccessKeyId|SignatureDoesNotMatch|IncompleteSignature|InvalidSecurityToken|MissingSecurityToken|InvalidTimeStamp)/;
+/** Error code of a response body that is not JSON (an HTML error page, a body cut short); retried. */
+export const INVALID_JSON = 'InvalidJson';
+
 /** Codes worth retrying even though they are not `Throttling*` or 5xx. */
 const TRANSIENT_NETWORK = new Set([
   'ECONNRESET',
@@ -64,6 +67,8 @@ const TRANSIENT_NETWORK = new Set([
   'EPIPE',
   'EAI_AGAIN',
   'UND_ERR_SOCKET',
+  'UND_ERR_HEADERS_TIMEOUT',
+  'UND_ERR_BODY_TIMEOUT',
   'ReadTimeout',
   'ConnectTimeout',
 ]);
@@ -160,14 +165,20 @@ export function alibabaError(
   const text = str(prop(err, 'message')) ?? String(err);
   // `@alicloud/credentials` default chain: "unable to get credentials from any of the providers in the chain: ..."
   const noCredentials = /unable to get credentials/i.test(text);
+  // darabonba's RequestTimeoutError: "ReadTimeout(10000). POST http://... failed."
+  const timeout = /^(ReadTimeout|ConnectTimeout)\b/.exec(text)?.[1];
+  // A body that is not JSON (a gateway's HTML error page) or was cut short: JSON.parse's SyntaxError.
+  const notJson = errName === 'SyntaxError';
   const errorCode = noCredentials
     ? 'CredentialsUnavailable'
-    : (code ?? (errName === 'Error' ? 'UnknownError' : errName));
+    : notJson
+      ? INVALID_JSON
+      : (timeout ?? code ?? (errName === 'Error' ? 'UnknownError' : errName));
   const msg = `${api} ${target}: ${errorCode}: ${oneLine(text)}`;
   return new CollectError(
     errorCode,
     redact(msg, secrets),
-    TRANSIENT_NETWORK.has(errorCode) || /timeout/i.test(errName),
+    notJson || TRANSIENT_NETWORK.has(errorCode) || /timeout/i.test(errName),
   );
 }
 
@@ -201,7 +212,14 @@ export function kubernetesError(
       '';
     const errorCode = reason ?? `HTTP${status}`;
     const msg = `${api} ${target}: ${errorCode} (HTTP ${status}): ${oneLine(text)}`;
-    return new CollectError(errorCode, redact(msg, secrets), status === 429 || status >= 500, status === 404);
+    const retryAfterS = Number(headerOf(prop(err, 'headers'), 'retry-after'));
+    return new CollectError(
+      errorCode,
+      redact(msg, secrets),
+      status === 429 || status >= 500,
+      status === 404,
+      Number.isFinite(retryAfterS) && retryAfterS > 0 ? retryAfterS * 1000 : undefined,
+    );
   }
   for (const c of causes(err)) {
     const cc = str(prop(c, 'code'));
@@ -215,9 +233,21 @@ export function kubernetesError(
   const errorCode =
     name === 'TimeoutError' || name === 'AbortError'
       ? 'Timeout'
-      : name === 'Error' || name === 'TypeError'
-        ? 'KubernetesClientError'
-        : name;
+      : name === 'SyntaxError'
+        ? INVALID_JSON
+        : name === 'Error' || name === 'TypeError'
+          ? 'KubernetesClientError'
+          : name;
   const msg = `${api} ${target}: ${errorCode}: ${oneLine(text)}`;
-  return new CollectError(errorCode, redact(msg, secrets), errorCode === 'Timeout');
+  return new CollectError(
+    errorCode,
+    redact(msg, secrets),
+    errorCode === 'Timeout' || errorCode === INVALID_JSON || /terminated|aborted|socket/i.test(text),
+  );
+}
+
+/** A header of client-node's ApiException `headers` (a plain object with lower-case names). */
+function headerOf(headers: unknown, name: string): string | undefined {
+  const v = prop(headers, name);
+  return typeof v === 'string' ? v : Array.isArray(v) && typeof v[0] === 'string' ? v[0] : undefined;
 }

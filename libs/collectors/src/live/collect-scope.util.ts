@@ -2,7 +2,7 @@
  * Shared plumbing of the live collectors: the coverage recorder (one entry per dataset read,
  * mirroring the offline loader's entries: `ok` when read, `absent` when the API says there is
  * nothing to read, `failed` with the API's error code when the read errored) with progress
- * events, and the per-account scope every reader gets (clients, call runners, settings).
+ * events, and the per-target scope every reader gets (clients, call runners, settings).
  */
 import type { CoverageDataset, CoverageEntry } from '@app/domain';
 import type { AccountClients } from './alibaba-clients.factory';
@@ -37,9 +37,11 @@ export function targetOf(key: Omit<DatasetKey, 'api'> & { api?: string }): strin
   return [key.accountId, key.regionId, key.clusterId, key.api].filter((p) => p !== undefined).join('/');
 }
 
-/** Collects coverage entries in the offline loader's shape and reports progress. */
-export class CoverageRecorder {
-  readonly entries: CoverageEntry[] = [];
+/**
+ * Counts datasets planned and done over a whole scan (or one target) and reports progress. One
+ * counter may be shared by the coverage recorders of many targets.
+ */
+export class ProgressCounter {
   private done = 0;
   private total = 0;
 
@@ -53,6 +55,34 @@ export class CoverageRecorder {
   /** Withdraw `n` announced datasets (a target vanished while it was read). */
   unplan(n: number): void {
     this.total = Math.max(this.done, this.total - n);
+  }
+
+  /** One dataset finished. */
+  tick(target: string): void {
+    this.done++;
+    if (this.done > this.total) this.total = this.done;
+    this.onProgress?.({ done: this.done, total: this.total, target });
+  }
+}
+
+/** Collects coverage entries in the offline loader's shape and reports progress. */
+export class CoverageRecorder {
+  readonly entries: CoverageEntry[] = [];
+  readonly progress: ProgressCounter;
+
+  /** @param progress a shared counter, or a progress callback for a counter of this recorder alone */
+  constructor(progress?: ProgressCounter | ((e: CollectProgress) => void)) {
+    this.progress = progress instanceof ProgressCounter ? progress : new ProgressCounter(progress);
+  }
+
+  /** Announce `n` more datasets to read (for the progress total). */
+  plan(n: number): void {
+    this.progress.plan(n);
+  }
+
+  /** Withdraw `n` announced datasets (a target vanished while it was read). */
+  unplan(n: number): void {
+    this.progress.unplan(n);
   }
 
   /** Record one dataset's outcome. */
@@ -70,9 +100,7 @@ export class CoverageRecorder {
       ...(extra.errorCode !== undefined ? { errorCode: extra.errorCode } : {}),
       ...(extra.message !== undefined ? { message: extra.message } : {}),
     });
-    this.done++;
-    if (this.done > this.total) this.total = this.done;
-    this.onProgress?.({ done: this.done, total: this.total, target: targetOf(key) });
+    this.progress.tick(targetOf(key));
   }
 }
 
@@ -80,9 +108,9 @@ export class CoverageRecorder {
 export interface AccountScope {
   accountId: string;
   clients: AccountClients;
-  /** Runner of Alibaba Cloud calls (one limiter per account). */
+  /** Runner of Alibaba Cloud calls (paced by the account's budget in the ApiRateLimiter, retried). */
   runner: CallRunner;
-  /** Runner of Kubernetes calls (separate limiter, so cluster reads do not starve cloud reads). */
+  /** Runner of Kubernetes calls (paced per cluster: `maxConcurrentPerCluster`, retried). */
   kubeRunner: CallRunner;
   settings: CollectorSettings;
   coverage: CoverageRecorder;
@@ -99,7 +127,7 @@ export function aliCall<T>(
   target: string,
   fn: () => Promise<T>,
 ): Promise<T> {
-  return scope.runner.run(async () => {
+  return scope.runner.run(api, async () => {
     try {
       return await fn();
     } catch (e) {

@@ -23,7 +23,7 @@ const kubeconfig = (server: string, skipTls: boolean) =>
   ].join('\n');
 
 const runner = () =>
-  new CallRunner({ maxConcurrent: 2, maxAttempts: 2, retryBaseDelayMs: 1, retryMaxDelayMs: 2 });
+  new CallRunner({ schedule: (_api, fn) => fn(), maxAttempts: 2, retryBaseDelayMs: 1, retryMaxDelayMs: 2 });
 
 async function closedPort(): Promise<number> {
   const srv = createServer();

@@ -1,7 +1,8 @@
 /**
  * Reads one cluster's Kubernetes objects through `@kubernetes/client-node` 2.x: Nodes, Services,
  * Pods, EndpointSlices and Events of all namespaces, each list paged with `limit` + `continue` to
- * the end (the Kubernetes API concepts "Retrieving large results sets in chunks").
+ * the end (the Kubernetes API concepts "Retrieving large results sets in chunks"); a list whose
+ * `continue` token expired (410 Expired) is read again from its first page (bounded).
  *
  * The client deserialises into typed models (Dates for timestamps); `toWireJson` turns them back
  * into wire JSON (ISO strings) before the zod k8s schemas of `@app/domain` validate them, so the
@@ -48,6 +49,8 @@ export interface KubernetesReadOptions {
   timeoutMs: number;
   /** The scan's cancellation. */
   signal?: AbortSignal;
+  /** Restarts of a list whose `continue` token expired (410), count; default 0. */
+  maxRestarts?: number;
 }
 
 /**
@@ -104,6 +107,20 @@ export function toWireJson(obj: unknown): unknown {
   return obj === undefined ? undefined : (JSON.parse(JSON.stringify(obj)) as unknown);
 }
 
+/** Kubernetes' answer to a `continue` token that is too old (HTTP 410, reason `Expired`). */
+function isExpiredContinue(e: unknown): boolean {
+  return (
+    e instanceof CollectError &&
+    (e.errorCode === 'Expired' || e.errorCode === 'Gone' || e.errorCode === 'HTTP410')
+  );
+}
+
+/**
+ * Read one list to the end, page by page. When a `continue` token has expired (410 Expired: the
+ * server compacted the resourceVersion the token pins), the list is read again from the first
+ * page, as the Kubernetes API concepts page says clients must ("Retrieving large results sets in
+ * chunks"), at most `maxRestarts` times; then the 410 is the dataset's error.
+ */
 async function listAll(
   runner: CallRunner,
   api: string,
@@ -112,16 +129,22 @@ async function listAll(
   page: (limit: number, cont: string | undefined, options: ConfigurationOptions) => Promise<K8sList>,
   secrets: readonly string[],
 ): Promise<unknown[]> {
-  return readAllByToken(async (cont) => {
-    const list = await runner.run(async () => {
-      try {
-        return await page(opts.pageSize, cont, requestOptions(opts));
-      } catch (e) {
-        throw kubernetesError(e, api, target, secrets);
-      }
-    });
-    return { items: list.items, nextToken: list.metadata?._continue };
-  }, `${api} ${target}`);
+  for (let restart = 0; ; restart++) {
+    try {
+      return await readAllByToken(async (cont) => {
+        const list = await runner.run(api, async () => {
+          try {
+            return await page(opts.pageSize, cont, requestOptions(opts));
+          } catch (e) {
+            throw kubernetesError(e, api, target, secrets);
+          }
+        });
+        return { items: list.items, nextToken: list.metadata?._continue };
+      }, `${api} ${target}`);
+    } catch (e) {
+      if (!isExpiredContinue(e) || restart >= (opts.maxRestarts ?? 0)) throw e;
+    }
+  }
 }
 
 /**

@@ -8,7 +8,11 @@ import { Absent, CoverageRecorder, type AccountScope } from './collect-scope.uti
 import { PORT_RANGE_SYSCTL, readNodeSysctls } from './node-sysctls.collector';
 import { collectorSettingsSchema } from './scan-config';
 
-/** A fake ECS Cloud Assistant: RunCommand, then DescribeInvocationResults (Running once, then final). */
+/**
+ * A fake ECS: RunCommand (refused whole with 404 InvalidInstance.NotFound when an id is not in
+ * `known`), DescribeInvocationResults (Running once, then final), DescribeInstances (filters
+ * `InstanceIds` and `Tag.1.*` over `known`).
+ */
 let server: Server;
 let endpoint: string;
 let actions: string[] = [];
@@ -17,6 +21,9 @@ let polls = 0;
 let runQuery: URLSearchParams | undefined;
 let allFail = false;
 let pollQuery: URLSearchParams | undefined;
+let describeQueries: URLSearchParams[] = [];
+/** Instances that exist, with their `ack.aliyun.com` tag. */
+const known: Record<string, string> = { 'i-a': 'c1', 'i-b': 'c1', 'i-x': 'c2' };
 
 beforeAll(async () => {
   server = createServer((req, res) => {
@@ -35,8 +42,34 @@ beforeAll(async () => {
       );
       return;
     }
+    if (action === 'DescribeInstances') {
+      describeQueries.push(url.searchParams);
+      const ids = url.searchParams.get('InstanceIds');
+      const tag = url.searchParams.get('Tag.1.Value');
+      const list = Object.entries(known)
+        .filter(
+          ([id, c]) => (ids ? (JSON.parse(ids) as string[]).includes(id) : true) && (tag ? c === tag : true),
+        )
+        .map(([id, c]) => ({ InstanceId: id, Tags: { Tag: [{ TagKey: 'ack.aliyun.com', TagValue: c }] } }));
+      res.end(JSON.stringify({ RequestId: 'R', NextToken: '', Instances: { Instance: list } }));
+      return;
+    }
     if (action === 'RunCommand') {
       runQuery = url.searchParams;
+      const asked = [...url.searchParams.entries()]
+        .filter(([k]) => k.startsWith('InstanceId.'))
+        .map(([, v]) => v);
+      if (asked.some((id) => !(id in known))) {
+        res.writeHead(404);
+        res.end(
+          JSON.stringify({
+            RequestId: 'R',
+            Code: 'InvalidInstance.NotFound',
+            Message: 'The specified instance does not exist.',
+          }),
+        );
+        return;
+      }
       res.end(JSON.stringify({ RequestId: 'R', CommandId: 'c-1', InvokeId: 't-1' }));
       return;
     }
@@ -79,11 +112,12 @@ beforeEach(() => {
   served = true;
   allFail = false;
   runQuery = undefined;
+  describeQueries = [];
 });
 
 function scope(): AccountScope {
   const runner = new CallRunner({
-    maxConcurrent: 2,
+    schedule: (_api, fn) => fn(),
     maxAttempts: 1,
     retryBaseDelayMs: 1,
     retryMaxDelayMs: 1,
@@ -142,16 +176,17 @@ describe('readNodeSysctls', () => {
     );
   });
 
-  it('asks only nodes whose ECS instance exists in the region', async () => {
+  it('asks again with the existing instances only when RunCommand refuses an unknown one', async () => {
     const s = scope();
     const out = await readNodeSysctls(
       s,
       s.clients.region('cn-hangzhou'),
       'c1',
       nodes('cn-hangzhou.i-a', 'cn-hangzhou.i-gone'),
-      [{ InstanceId: 'i-a' }],
     );
     expect(out).toEqual({ 'i-a': { [PORT_RANGE_SYSCTL]: '32768\t60999' } });
+    expect(actions.slice(0, 3)).toEqual(['RunCommand', 'DescribeInstances', 'RunCommand']);
+    expect(JSON.parse(describeQueries[0].get('InstanceIds') ?? '[]')).toEqual(['i-a', 'i-gone']);
     expect(runQuery?.get('InstanceId.1')).toBe('i-a');
     expect(runQuery?.has('InstanceId.2')).toBe(false);
   });
@@ -166,23 +201,10 @@ describe('readNodeSysctls', () => {
 
   it('falls back to the instances tagged with the cluster id when the nodes were not read', async () => {
     const s = scope();
-    const tagged = (id: string, cluster: string) => ({
-      InstanceId: id,
-      Tags: { Tag: [{ TagKey: 'ack.aliyun.com', TagValue: cluster }] },
-    });
-    const out = await readNodeSysctls(s, s.clients.region('cn-hangzhou'), 'c1', undefined, [
-      tagged('i-a', 'c1'),
-      tagged('i-x', 'c2'),
-    ]);
+    const out = await readNodeSysctls(s, s.clients.region('cn-hangzhou'), 'c1', undefined);
     expect(out).toEqual({ 'i-a': { [PORT_RANGE_SYSCTL]: '32768\t60999' } });
-    expect(runQuery?.get('InstanceId.1')).toBe('i-a');
-    expect(runQuery?.has('InstanceId.2')).toBe(false);
-  });
-
-  it('fails when neither nodes nor ECS instances were read', async () => {
-    const s = scope();
-    await expect(readNodeSysctls(s, s.clients.region('cn-hangzhou'), 'c1', undefined)).rejects.toThrow(
-      /neither the cluster's nodes nor the region's ECS instances were read/,
-    );
+    expect(describeQueries[0].get('Tag.1.Key')).toBe('ack.aliyun.com');
+    expect(describeQueries[0].get('Tag.1.Value')).toBe('c1');
+    expect([runQuery?.get('InstanceId.1'), runQuery?.get('InstanceId.2')]).toEqual(['i-a', 'i-b']);
   });
 });

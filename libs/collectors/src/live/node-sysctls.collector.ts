@@ -11,14 +11,14 @@
  * commands on nodes (RunCommand needs `ecs:RunCommand`, beyond read-only policies; without it the
  * dataset is `failed` with the API's Forbidden code).
  */
-import { DescribeInvocationResultsRequest, RunCommandRequest } from '@alicloud/ecs20140526';
-import * as $dara from '@darabonba/typescript';
 import {
-  ecsIdFromProviderId,
-  type WireEcsInstance,
-  type WireKubernetes,
-  type WireNodeSysctls,
-} from '@app/domain';
+  DescribeInstancesRequest,
+  DescribeInstancesRequestTag,
+  DescribeInvocationResultsRequest,
+  RunCommandRequest,
+} from '@alicloud/ecs20140526';
+import * as $dara from '@darabonba/typescript';
+import { ecsIdFromProviderId, type WireKubernetes, type WireNodeSysctls } from '@app/domain';
 import type { RegionClients } from './alibaba-clients.factory';
 import { Absent, aliCall, type AccountScope } from './collect-scope.util';
 import { CollectError, ScanAbortedError } from './collect-error.util';
@@ -75,85 +75,114 @@ function notServed(e: unknown): e is CollectError {
 /** ACK's tag on the ECS instances of a cluster's nodes (value: the cluster id). */
 export const ACK_CLUSTER_TAG = 'ack.aliyun.com';
 
-/**
- * The ECS instances to ask: the nodes' instances (`spec.providerID`) that exist in the region's
- * instance list; when the nodes were not read, the region's instances tagged `ack.aliyun.com` with
- * the cluster id. Undefined when neither source was read.
- */
-export function instancesToAsk(
-  clusterId: string,
-  kubernetes: WireKubernetes | undefined,
-  ecsInstances: readonly WireEcsInstance[] | undefined,
-): string[] | undefined {
-  if (kubernetes) {
-    const known = ecsInstances ? new Set(ecsInstances.map((i) => i.InstanceId)) : undefined;
-    const ids = kubernetes.nodes
-      .map((n) => ecsIdFromProviderId(n.spec?.providerID ?? undefined))
-      .filter((id): id is string => id !== undefined && (known === undefined || known.has(id)));
-    return [...new Set(ids)].sort();
-  }
-  if (ecsInstances)
-    return ecsInstances
-      .filter((i) =>
-        (i.Tags?.Tag ?? []).some((t) => t.TagKey === ACK_CLUSTER_TAG && t.TagValue === clusterId),
-      )
-      .map((i) => i.InstanceId)
-      .sort();
-  return undefined;
+/** The ECS instance ids of a cluster's nodes (`spec.providerID`, CCM's rule), sorted, unique. */
+export function nodeInstanceIds(kubernetes: WireKubernetes): string[] {
+  const ids = kubernetes.nodes
+    .map((n) => ecsIdFromProviderId(n.spec?.providerID ?? undefined))
+    .filter((id): id is string => id !== undefined);
+  return [...new Set(ids)].sort();
+}
+
+/** ECS DescribeInstances with filters, all pages; returns the instance ids. */
+async function describeInstanceIds(
+  scope: AccountScope,
+  rc: RegionClients,
+  target: string,
+  filter: { instanceIds?: string[]; tag?: { key: string; value: string } },
+): Promise<string[]> {
+  const items = await readAllByToken(async (token) => {
+    const resp = await aliCall(scope, 'DescribeInstances', target, () =>
+      rc.ecs.describeInstancesWithOptions(
+        new DescribeInstancesRequest({
+          regionId: rc.regionId,
+          maxResults: 100,
+          ...(filter.instanceIds ? { instanceIds: JSON.stringify(filter.instanceIds) } : {}),
+          ...(filter.tag ? { tag: [new DescribeInstancesRequestTag(filter.tag)] } : {}),
+          ...(token ? { nextToken: token } : {}),
+        }),
+        runtime(),
+      ),
+    );
+    const body = resp.body?.toMap() ?? {};
+    return {
+      items: listAt(body, 'DescribeInstances', target, 'Instances', 'Instance'),
+      nextToken: stringAt(body, 'NextToken'),
+    };
+  }, `DescribeInstances ${target}`);
+  return items
+    .map((i) => stringAt(i, 'InstanceId'))
+    .filter((id): id is string => id !== undefined)
+    .sort();
+}
+
+/** RunCommand's answer when one of the instance ids does not exist (the whole call is refused). */
+function unknownInstance(e: unknown): boolean {
+  return e instanceof CollectError && /^InvalidInstance(Id)?\.NotFound/.test(e.errorCode);
 }
 
 /**
  * Read the port range of every node of a cluster.
- * @param kubernetes the cluster's nodes (the instances to ask); undefined when they were not read
- * @param ecsInstances the region's ECS instances when read: nodes whose instance is not listed
- *   there are not asked (RunCommand rejects the whole call for one unknown instance id); without
- *   nodes, the instances tagged with the cluster id are asked
+ *
+ * Instances asked: the nodes' instances (`spec.providerID`); when the nodes were not read, the
+ * region's instances tagged `ack.aliyun.com` = cluster id (DescribeInstances with a tag filter).
+ * RunCommand refuses the whole call when one instance id is unknown (`InvalidInstance.NotFound`,
+ * e.g. a node whose instance was released): then DescribeInstances with those ids tells which
+ * exist, and RunCommand is sent again for those only. So the usual plan is one RunCommand per 100
+ * nodes and one DescribeInvocationResults per 50 nodes per poll, with no ECS listing.
+ * @param kubernetes the cluster's nodes; undefined when they were not read
  * @returns instance id -> {sysctl: value} for the nodes where the command succeeded; Absent when
  *   RunCommand is not served here
- * @throws CollectError when no instance list was read, a call failed, or the command failed on
- *   every node asked (e.g. no Cloud Assistant agent)
+ * @throws CollectError when a call failed, or the command failed on every node asked (e.g. no
+ *   Cloud Assistant agent)
  */
 export async function readNodeSysctls(
   scope: AccountScope,
   rc: RegionClients,
   clusterId: string,
   kubernetes: WireKubernetes | undefined,
-  ecsInstances?: readonly WireEcsInstance[],
 ): Promise<WireNodeSysctls | Absent> {
   const target = `${scope.accountId}/${rc.regionId}/${clusterId}`;
-  const ids = instancesToAsk(clusterId, kubernetes, ecsInstances);
-  if (ids === undefined)
-    throw new CollectError(
-      'DependencyFailed',
-      `RunCommand ${target}: neither the cluster's nodes nor the region's ECS instances were read, so the instances to ask are unknown`,
-    );
+  const ids = kubernetes
+    ? nodeInstanceIds(kubernetes)
+    : await describeInstanceIds(scope, rc, target, { tag: { key: ACK_CLUSTER_TAG, value: clusterId } });
   const out: WireNodeSysctls = {};
   /** Failed instances by error code: count and the first ErrorInfo seen. */
   const failures = new Map<string, { count: number; info: string }>();
+  let asked = 0;
   for (let i = 0; i < ids.length; i += RUN_COMMAND_BATCH) {
-    const batch = ids.slice(i, i + RUN_COMMAND_BATCH);
+    let batch = ids.slice(i, i + RUN_COMMAND_BATCH);
     let invokeId: string | undefined;
-    try {
-      const resp = await aliCall(scope, 'RunCommand', target, () =>
-        rc.ecs.runCommandWithOptions(
-          new RunCommandRequest({
-            regionId: rc.regionId,
-            type: 'RunShellScript',
-            commandContent: `sysctl -n ${PORT_RANGE_SYSCTL}`,
-            contentEncoding: 'PlainText',
-            instanceId: batch,
-            timeout: COMMAND_TIMEOUT_S,
-            name: 'fleet-audit-read-port-range',
-          }),
-          runtime(),
-        ),
-      );
-      invokeId = stringAt(resp.body?.toMap(), 'InvokeId');
-    } catch (e) {
-      if (notServed(e))
-        return new Absent(`not collected live: RunCommand is not served for ${target} (${e.errorCode})`);
-      throw e;
+    for (let attempt = 0; ; attempt++) {
+      try {
+        const resp = await aliCall(scope, 'RunCommand', target, () =>
+          rc.ecs.runCommandWithOptions(
+            new RunCommandRequest({
+              regionId: rc.regionId,
+              type: 'RunShellScript',
+              commandContent: `sysctl -n ${PORT_RANGE_SYSCTL}`,
+              contentEncoding: 'PlainText',
+              instanceId: batch,
+              timeout: COMMAND_TIMEOUT_S,
+              name: 'fleet-audit-read-port-range',
+            }),
+            runtime(),
+          ),
+        );
+        invokeId = stringAt(resp.body?.toMap(), 'InvokeId');
+        break;
+      } catch (e) {
+        if (attempt === 0 && unknownInstance(e)) {
+          batch = await describeInstanceIds(scope, rc, target, { instanceIds: batch });
+          if (batch.length === 0) break;
+          continue;
+        }
+        if (notServed(e))
+          return new Absent(`not collected live: RunCommand is not served for ${target} (${e.errorCode})`);
+        throw e;
+      }
     }
+    if (batch.length === 0) continue;
+    asked += batch.length;
     if (!invokeId)
       throw new CollectError(
         'InvalidResponse',
@@ -209,13 +238,13 @@ export async function readNodeSysctls(
       await sleep(POLL_INTERVAL_MS, scope.signal);
     }
   }
-  if (ids.length > 0 && Object.keys(out).length === 0) {
+  if (asked > 0 && Object.keys(out).length === 0) {
     // Report the most frequent failure (ties: alphabetical), then the others with their counts.
     const ranked = [...failures.entries()].sort((a, b) => b[1].count - a[1].count || (a[0] < b[0] ? -1 : 1));
     const detail = ranked.map(([code, f]) => `${code} on ${f.count} (${f.info})`).join('; ');
     throw new CollectError(
       ranked[0]?.[0] ?? 'CommandFailed',
-      `RunCommand ${target}: sysctl -n ${PORT_RANGE_SYSCTL} failed on all ${ids.length} node(s): ${detail || 'no result'}`,
+      `RunCommand ${target}: sysctl -n ${PORT_RANGE_SYSCTL} failed on all ${asked} node(s): ${detail || 'no result'}`,
     );
   }
   return out;

@@ -40,11 +40,17 @@ export const credentialsSchema = z
 
 /** One account to audit. */
 export const scanAccountSchema = z.object({
-  accountId: z.union([z.string(), z.number()]).transform(String).pipe(z.string().regex(/^\d+$/, 'a numeric account id')),
+  accountId: z
+    .union([z.string(), z.number()])
+    .transform(String)
+    .pipe(z.string().regex(/^\d+$/, 'a numeric account id')),
   name: z.string().optional(),
   regions: z.array(z.string().regex(/^[a-z]{2}(-[a-z0-9]+)+$/, 'a region id such as cn-hangzhou')).min(1),
   /** RAM role to assume for this account (`acs:ram::<uid>:role/<name>`); unset = use base credentials. */
-  auditRoleArn: z.string().regex(/^acs:ram::\d+:role\/.+$/, 'a RAM role ARN acs:ram::<uid>:role/<name>').optional(),
+  auditRoleArn: z
+    .string()
+    .regex(/^acs:ram::\d+:role\/.+$/, 'a RAM role ARN acs:ram::<uid>:role/<name>')
+    .optional(),
 });
 
 /** Page sizes the live collectors ask for, items per page (each within the API's documented maximum). */
@@ -67,10 +73,27 @@ export const scanPageSizesSchema = z.object({
 
 /** How the live collectors pace and retry their calls. */
 export const collectorSettingsSchema = z.object({
-  /** Remote calls in flight per account, count. */
+  /**
+   * OpenAPI calls per second per account, over every API without its own `qpsPerApi` budget
+   * (api-rate-limiter.util.ts explains the budget model). 20 keeps well under the per-API limits
+   * Alibaba Cloud applies per account and leaves room for the account's own controllers (CCM).
+   */
+  qpsPerAccount: z.number().positive().default(20),
+  /** APIs paced by their own budget per account instead, calls per second by action name. */
+  qpsPerApi: z
+    .record(z.string().regex(/^[A-Z][A-Za-z0-9]+$/, 'an API action name'), z.number().positive())
+    .default({}),
+  /** OpenAPI calls in flight per account, count. */
   maxConcurrentPerAccount: z.number().int().positive().default(8),
-  /** Attempts per call including the first (throttling, 5xx and connection resets are retried), count. */
-  maxAttempts: z.number().int().min(1).max(10).default(4),
+  /** Kubernetes API calls in flight per cluster, count. */
+  maxConcurrentPerCluster: z.number().int().positive().default(4),
+  /** Restarts of a Kubernetes list whose `continue` token expired (410 Expired), count. */
+  maxListRestarts: z.number().int().min(0).max(10).default(3),
+  /**
+   * Attempts per call including the first, count. Retried: `Throttling*`, HTTP 5xx, timeouts,
+   * connection resets, truncated and non-JSON bodies (collect-error.util.ts `retryable`).
+   */
+  maxAttempts: z.number().int().min(1).max(10).default(6),
   /** Base delay of the exponential backoff with full jitter, milliseconds. */
   retryBaseDelayMs: z.number().int().min(0).default(200),
   /** Cap of one backoff wait, milliseconds. */
@@ -85,19 +108,35 @@ export const collectorSettingsSchema = z.object({
    */
   nodeSysctls: z.boolean().default(true),
   /** Page sizes per API. */
-  pageSizes: scanPageSizesSchema.default({ ecs: 100, slb: 100, vpc: 50, quotas: 100, cs: 100, ram: 100, kubernetes: 500 }),
+  pageSizes: scanPageSizesSchema.default({
+    ecs: 100,
+    slb: 100,
+    vpc: 50,
+    quotas: 100,
+    cs: 100,
+    ram: 100,
+    kubernetes: 500,
+  }),
 });
 
 /** The whole scan config. */
 export const scanConfigSchema = z.object({
   name: z.string().min(1).default('fleet'),
-  alibabaCloud: alibabaEndpointSchema.default({ protocol: 'https', readTimeoutMs: 10_000, connectTimeoutMs: 5_000 }),
+  alibabaCloud: alibabaEndpointSchema.default({
+    protocol: 'https',
+    readTimeoutMs: 10_000,
+    connectTimeoutMs: 5_000,
+  }),
   credentials: credentialsSchema.optional(),
   accounts: z.array(scanAccountSchema).min(1),
   /** Pacing, retries and page sizes of the live collectors (all optional). */
   collector: collectorSettingsSchema.default({
+    qpsPerAccount: 20,
+    qpsPerApi: {},
     maxConcurrentPerAccount: 8,
-    maxAttempts: 4,
+    maxConcurrentPerCluster: 4,
+    maxListRestarts: 3,
+    maxAttempts: 6,
     retryBaseDelayMs: 200,
     retryMaxDelayMs: 20_000,
     kubernetesTimeoutMs: 30_000,

@@ -1,0 +1,522 @@
+/**
+ * Target-level crawl: the unit of work of a live scan, local or distributed.
+ *
+ * A fleet is crawled as independent targets: one `account` target per account (RAM), one
+ * `region` target per account and region (CLBs with vServer groups, ECS, vSwitches, quotas and the
+ * ids of the ACK clusters listed there), and one `cluster` target per listed cluster (detail,
+ * add-ons, resources, Kubernetes objects, node sysctls). `crawlTarget` reads one target into a
+ * JSON-serialisable TargetSlice (data + coverage); `assembleWireFleet` joins slices, in any order,
+ * into the same WireFleet the offline loader reads. `collectLiveFleet` does exactly this in one
+ * process; the distributed worker runs targets as jobs and assembles their slices.
+ *
+ * Pacing is per account through an `ApiRateLimiter` (api-rate-limiter.util.ts): pass one limiter
+ * to every target of a scan (the worker passes a Redis-backed one) so budgets hold across targets.
+ * Credentials: base credentials, or STS AssumeRole of the account's `auditRoleArn`, cached until 5
+ * minutes before expiry (account-credentials.service.ts).
+ */
+import {
+  coverageKey,
+  type CoverageDataset,
+  type CoverageEntry,
+  type WireAccount,
+  type WireCluster,
+  type WireFleet,
+  type WireRam,
+  type WireRegion,
+} from '@app/domain';
+import Bottleneck from 'bottleneck';
+import { AccountCredentialsResolver, type CredentialsFor } from './account-credentials.service';
+import {
+  createAccountClients,
+  type AccountClients,
+  type AccountCredentials,
+} from './alibaba-clients.factory';
+import {
+  createInMemoryRateLimiter,
+  rateLimiterOptionsOf,
+  type ApiRateLimiter,
+} from './api-rate-limiter.util';
+import { CallRunner } from './call-runner.util';
+import { CLUSTER_DATASETS, placeholderDetail, readCluster } from './cluster.collector';
+import { CollectError, ScanAbortedError } from './collect-error.util';
+import {
+  CoverageRecorder,
+  ProgressCounter,
+  readDataset,
+  type AccountScope,
+  type CollectProgress,
+} from './collect-scope.util';
+import { readRam } from './ram.collector';
+import { readClusterList, readEcsInstances, readSlb, readSlbQuotas, readVSwitches } from './region.collector';
+import type { ScanAccount, ScanConfig } from './scan-config';
+
+export {
+  createBottleneckRateLimiter,
+  createInMemoryRateLimiter,
+  type ApiRateLimiter,
+  type ClosableApiRateLimiter,
+  type RateLimiterOptions,
+} from './api-rate-limiter.util';
+
+/** One unit of crawl work. */
+export type CrawlTarget =
+  | { kind: 'account'; accountId: string }
+  | { kind: 'region'; accountId: string; regionId: string }
+  | { kind: 'cluster'; accountId: string; regionId: string; clusterId: string };
+
+/**
+ * What one target read (JSON-serialisable). Which fields are set depends on the target kind:
+ * `account` -> `ram` (when read); `region` -> `region` (the datasets read) and `clusterIds`
+ * (undefined when the cluster list failed); `cluster` -> `cluster` (undefined only when CS says
+ * the cluster no longer exists: it is then left out of the fleet). `coverage` has one entry per
+ * dataset of the target (none for a vanished cluster).
+ */
+export interface TargetSlice {
+  target: CrawlTarget;
+  ram?: WireRam;
+  region?: Omit<WireRegion, 'clusters'>;
+  clusterIds?: string[];
+  cluster?: WireCluster;
+  coverage: CoverageEntry[];
+}
+
+/** Options of {@link crawlTarget}. */
+export interface CrawlTargetOptions {
+  /**
+   * Credentials per account; default: a resolver shared by every crawl of the same config object
+   * (base credentials, or AssumeRole of `auditRoleArn`, cached until 5 minutes before expiry).
+   */
+  credentialsFor?: CredentialsFor;
+  /** Pacing per account; default: an in-memory limiter shared by every crawl of the same config object. */
+  rateLimiter?: ApiRateLimiter;
+  /** Cancels the crawl: the promise rejects with ScanAbortedError. */
+  signal?: AbortSignal;
+  /** Called after every dataset of this target; `total` counts this target's datasets. */
+  onProgress?: (event: CollectProgress) => void;
+}
+
+/** A target the config does not name (not an API error: a caller's mistake). */
+export class CrawlTargetError extends Error {
+  override readonly name = 'CrawlTargetError';
+}
+
+/** Datasets of an account target (ram). */
+export const ACCOUNT_DATASETS: readonly CoverageDataset[] = ['ram'];
+/** Datasets of a region target. */
+export const REGION_DATASETS: readonly CoverageDataset[] = ['slb', 'ecs', 'vpc', 'quotas', 'cs'];
+/** Datasets of a cluster target. */
+export const CLUSTER_TARGET_DATASETS: readonly CoverageDataset[] = [
+  'cluster',
+  'addons',
+  'resources',
+  'kubernetes',
+  'sysctls',
+];
+
+/** Error code of the coverage entries of a cluster the region listed but no slice was given for. */
+export const NOT_CRAWLED = 'NotCrawled';
+
+/** Internal hooks of {@link crawlTargetWith} (collectLiveFleet starts cluster crawls early). */
+interface CrawlContext {
+  credentialsFor: CredentialsFor;
+  rateLimiter: ApiRateLimiter;
+  signal?: AbortSignal;
+  progress: ProgressCounter;
+  /** Region targets: called with the listed cluster ids as soon as the cluster list is read. */
+  onClusterIds?: (ids: string[]) => void;
+}
+
+const defaultResolvers = new WeakMap<ScanConfig, AccountCredentialsResolver>();
+const defaultLimiters = new WeakMap<ScanConfig, ApiRateLimiter>();
+const clientsByCredentials = new WeakMap<AccountCredentials, Map<string, AccountClients>>();
+
+/** Retry settings of a config as CallRunner options (without the scheduler). */
+function retryOptions(config: ScanConfig, signal?: AbortSignal) {
+  return {
+    maxAttempts: config.collector.maxAttempts,
+    retryBaseDelayMs: config.collector.retryBaseDelayMs,
+    retryMaxDelayMs: config.collector.retryMaxDelayMs,
+    ...(signal ? { signal } : {}),
+  };
+}
+
+/**
+ * The default credentials resolver of a config: AssumeRole retried with the config's retry
+ * settings (not paced: STS is called with the base credentials, outside the accounts' budgets).
+ */
+export function defaultCredentialsFor(
+  config: ScanConfig,
+  env: Record<string, string | undefined> = process.env,
+): CredentialsFor {
+  let resolver = defaultResolvers.get(config);
+  if (!resolver) {
+    const runner = new CallRunner({ ...retryOptions(config), schedule: (_api, fn) => fn() });
+    resolver = new AccountCredentialsResolver(config, { env, run: (api, fn) => runner.run(api, fn) });
+    defaultResolvers.set(config, resolver);
+  }
+  const r = resolver;
+  return (account) => r.credentialsFor(account);
+}
+
+function defaultRateLimiter(config: ScanConfig): ApiRateLimiter {
+  let l = defaultLimiters.get(config);
+  if (!l) {
+    l = createInMemoryRateLimiter(rateLimiterOptionsOf(config.collector));
+    defaultLimiters.set(config, l);
+  }
+  return l;
+}
+
+/** The clients of one set of credentials (cached while the credentials object lives). */
+function clientsFor(config: ScanConfig, credentials: AccountCredentials): AccountClients {
+  let byEndpoint = clientsByCredentials.get(credentials);
+  if (!byEndpoint) {
+    byEndpoint = new Map();
+    clientsByCredentials.set(credentials, byEndpoint);
+  }
+  const key = JSON.stringify(config.alibabaCloud);
+  let clients = byEndpoint.get(key);
+  if (!clients) {
+    clients = createAccountClients(config.alibabaCloud, credentials);
+    byEndpoint.set(key, clients);
+  }
+  return clients;
+}
+
+function accountOf(config: ScanConfig, target: CrawlTarget): ScanAccount {
+  const account = config.accounts.find((a) => a.accountId === target.accountId);
+  if (!account) throw new CrawlTargetError(`account ${target.accountId} is not in the scan config`);
+  if (target.kind !== 'account' && !account.regions.includes(target.regionId))
+    throw new CrawlTargetError(`region ${target.regionId} is not configured for account ${target.accountId}`);
+  return account;
+}
+
+/** `account[/region[/cluster]]` of a target. */
+export function targetKey(target: CrawlTarget): string {
+  return target.kind === 'account'
+    ? target.accountId
+    : target.kind === 'region'
+      ? `${target.accountId}/${target.regionId}`
+      : `${target.accountId}/${target.regionId}/${target.clusterId}`;
+}
+
+function datasetsOf(target: CrawlTarget): readonly CoverageDataset[] {
+  return target.kind === 'account'
+    ? ACCOUNT_DATASETS
+    : target.kind === 'region'
+      ? REGION_DATASETS
+      : CLUSTER_TARGET_DATASETS;
+}
+
+/** Coverage entries `failed` with one code for every dataset of a target. */
+function failedEntries(target: CrawlTarget, errorCode: string, message: string): CoverageEntry[] {
+  return datasetsOf(target).map((api) => ({
+    accountId: target.accountId,
+    ...(target.kind !== 'account' ? { regionId: target.regionId } : {}),
+    ...(target.kind === 'cluster' ? { clusterId: target.clusterId } : {}),
+    api,
+    status: 'failed' as const,
+    errorCode,
+    message,
+  }));
+}
+
+async function crawlRegion(
+  scope: AccountScope,
+  target: Extract<CrawlTarget, { kind: 'region' }>,
+  ctx: CrawlContext,
+): Promise<TargetSlice> {
+  const rc = scope.clients.region(target.regionId);
+  const key = { accountId: target.accountId, regionId: target.regionId };
+  const [slb, ecs, vpc, quotas, clusters] = await Promise.all([
+    readDataset(scope, { ...key, api: 'slb' }, () => readSlb(scope, rc)),
+    readDataset(scope, { ...key, api: 'ecs' }, () => readEcsInstances(scope, rc)),
+    readDataset(scope, { ...key, api: 'vpc' }, () => readVSwitches(scope, rc)),
+    readDataset(scope, { ...key, api: 'quotas' }, () => readSlbQuotas(scope, rc)),
+    readDataset(scope, { ...key, api: 'cs' }, async () => {
+      const ids = (await readClusterList(scope, rc)).map((c) => c.cluster_id);
+      ctx.onClusterIds?.(ids);
+      return ids;
+    }),
+  ]);
+  const region: Omit<WireRegion, 'clusters'> = { regionId: target.regionId };
+  if (slb) {
+    region.loadBalancers = slb.loadBalancers;
+    region.vServerGroups = slb.vServerGroups;
+  }
+  if (ecs) region.ecsInstances = ecs;
+  if (vpc) region.vSwitches = vpc;
+  if (quotas) region.quotas = quotas;
+  return {
+    target,
+    region,
+    ...(clusters ? { clusterIds: clusters } : {}),
+    coverage: scope.coverage.entries,
+  };
+}
+
+async function crawlCluster(
+  scope: AccountScope,
+  target: Extract<CrawlTarget, { kind: 'cluster' }>,
+  config: ScanConfig,
+  signal: AbortSignal | undefined,
+): Promise<TargetSlice> {
+  const kube = new Bottleneck({ maxConcurrent: config.collector.maxConcurrentPerCluster });
+  const clusterScope: AccountScope = {
+    ...scope,
+    kubeRunner: new CallRunner({
+      ...retryOptions(config, signal),
+      schedule: (_api, fn) => kube.schedule(fn),
+    }),
+  };
+  try {
+    const cluster = await readCluster(clusterScope, scope.clients.region(target.regionId), target.clusterId);
+    return { target, ...(cluster ? { cluster } : {}), coverage: scope.coverage.entries };
+  } finally {
+    await kube.disconnect();
+  }
+}
+
+/** crawlTarget with internal hooks (shared progress, early cluster ids). */
+async function crawlTargetWith(
+  config: ScanConfig,
+  target: CrawlTarget,
+  ctx: CrawlContext,
+): Promise<TargetSlice> {
+  if (ctx.signal?.aborted) throw new ScanAbortedError();
+  const account = accountOf(config, target);
+  const coverage = new CoverageRecorder(ctx.progress);
+  let credentials: AccountCredentials;
+  try {
+    credentials = await ctx.credentialsFor(account);
+  } catch (e) {
+    if (e instanceof ScanAbortedError || ctx.signal?.aborted) throw new ScanAbortedError();
+    if (!(e instanceof CollectError)) throw e;
+    // No credentials for this account: every dataset of the target is failed with the STS code.
+    const entries = failedEntries(target, e.errorCode, e.message);
+    for (const entry of entries) ctx.progress.tick(targetKey(target) + '/' + entry.api);
+    return {
+      target,
+      ...(target.kind === 'region' ? { region: { regionId: target.regionId } } : {}),
+      ...(target.kind === 'cluster'
+        ? { cluster: { detail: placeholderDetail(target.clusterId, target.regionId) } }
+        : {}),
+      coverage: entries,
+    };
+  }
+  const scope: AccountScope = {
+    accountId: account.accountId,
+    clients: clientsFor(config, credentials),
+    runner: new CallRunner({
+      ...retryOptions(config, ctx.signal),
+      schedule: (api, fn) => ctx.rateLimiter.schedule(account.accountId, api, fn),
+    }),
+    // Replaced per cluster target (crawlCluster); account and region targets make no Kubernetes calls.
+    kubeRunner: new CallRunner({ ...retryOptions(config, ctx.signal), schedule: (_api, fn) => fn() }),
+    settings: config.collector,
+    coverage,
+    ...(ctx.signal ? { signal: ctx.signal } : {}),
+  };
+  let slice: TargetSlice;
+  if (target.kind === 'account') {
+    const ram = await readDataset(scope, { accountId: account.accountId, api: 'ram' }, () => readRam(scope));
+    slice = { target, ...(ram ? { ram } : {}), coverage: coverage.entries };
+  } else if (target.kind === 'region') slice = await crawlRegion(scope, target, ctx);
+  else slice = await crawlCluster(scope, target, config, ctx.signal);
+  if (ctx.signal?.aborted) throw new ScanAbortedError();
+  return slice;
+}
+
+/**
+ * Crawl one target.
+ * @param config a validated scan config; the target's account (and region) must be in it
+ * @param target what to read
+ * @returns the target's data and coverage; API failures (AssumeRole included) are `failed`
+ *   coverage entries, never exceptions
+ * @throws ScanAbortedError when `options.signal` fires; CrawlTargetError for a target the config
+ *   does not name; CredentialsConfigError when a named credentials env variable is unset
+ */
+export async function crawlTarget(
+  config: ScanConfig,
+  target: CrawlTarget,
+  options: CrawlTargetOptions = {},
+): Promise<TargetSlice> {
+  const progress = new ProgressCounter(options.onProgress);
+  progress.plan(target.kind === 'cluster' ? CLUSTER_DATASETS : datasetsOf(target).length);
+  return crawlTargetWith(config, target, {
+    credentialsFor: options.credentialsFor ?? defaultCredentialsFor(config),
+    rateLimiter: options.rateLimiter ?? defaultRateLimiter(config),
+    ...(options.signal ? { signal: options.signal } : {}),
+    progress,
+  });
+}
+
+/** Count of failed coverage entries (fewer = a better duplicate). */
+const failures = (s: TargetSlice) => s.coverage.filter((c) => c.status === 'failed').length;
+
+/** Pick one slice per target: fewest failures, then the smallest JSON (deterministic). */
+function bestSlices(slices: readonly TargetSlice[]): Map<string, TargetSlice> {
+  const out = new Map<string, TargetSlice>();
+  const json = new Map<TargetSlice, string>();
+  const jsonOf = (s: TargetSlice) => {
+    let j = json.get(s);
+    if (j === undefined) {
+      j = JSON.stringify(s);
+      json.set(s, j);
+    }
+    return j;
+  };
+  for (const s of slices) {
+    const key = `${s.target.kind}:${targetKey(s.target)}`;
+    const had = out.get(key);
+    if (!had || failures(s) < failures(had) || (failures(s) === failures(had) && jsonOf(s) < jsonOf(had)))
+      out.set(key, s);
+  }
+  return out;
+}
+
+/**
+ * Join target slices into a WireFleet, deterministically whatever the slice order.
+ *
+ * Accounts in config order (each once), regions sorted, clusters sorted by id; coverage sorted
+ * (`coverageKey`). Missing slices are reported, never guessed: an account or region without its
+ * slice gets `failed` `NotCrawled` entries for its datasets; a cluster the region listed without a
+ * cluster slice keeps its place with a placeholder detail and `failed` `NotCrawled` entries for
+ * its datasets (`cluster`, `addons`, `resources`, `kubernetes`, `sysctls`); a cluster slice
+ * without `cluster` (CS said it no longer exists) drops the cluster. Cluster slices the region did
+ * not list, and slices of targets outside the config, are ignored. Duplicate slices of one target:
+ * the one with the fewest failed entries wins (ties: the smallest JSON).
+ */
+export function assembleWireFleet(config: ScanConfig, slices: readonly TargetSlice[]): WireFleet {
+  const best = bestSlices(slices);
+  const coverage: CoverageEntry[] = [];
+  const notCrawled = (target: CrawlTarget) =>
+    coverage.push(
+      ...failedEntries(target, NOT_CRAWLED, `${targetKey(target)}: no crawl result for this target`),
+    );
+  const accounts: WireAccount[] = [];
+  const seen = new Set<string>();
+  for (const a of config.accounts) {
+    if (seen.has(a.accountId)) continue;
+    seen.add(a.accountId);
+    const regions = [...new Set(a.regions)].sort();
+    const out: WireAccount = {
+      account: {
+        accountId: a.accountId,
+        name: a.name ?? '',
+        regions,
+        ...(a.auditRoleArn !== undefined ? { auditRoleArn: a.auditRoleArn } : {}),
+      },
+      regions: [],
+    };
+    const accountTarget: CrawlTarget = { kind: 'account', accountId: a.accountId };
+    const acc = best.get(`account:${targetKey(accountTarget)}`);
+    if (acc) {
+      if (acc.ram) out.ram = acc.ram;
+      coverage.push(...acc.coverage);
+    } else notCrawled(accountTarget);
+    for (const regionId of regions) {
+      const regionTarget: CrawlTarget = { kind: 'region', accountId: a.accountId, regionId };
+      const rs = best.get(`region:${targetKey(regionTarget)}`);
+      const region: WireRegion = { ...(rs?.region ?? {}), regionId, clusters: [] };
+      if (rs) coverage.push(...rs.coverage);
+      else notCrawled(regionTarget);
+      for (const clusterId of [...new Set(rs?.clusterIds ?? [])].sort()) {
+        const clusterTarget: CrawlTarget = { kind: 'cluster', accountId: a.accountId, regionId, clusterId };
+        const cs = best.get(`cluster:${targetKey(clusterTarget)}`);
+        if (!cs) {
+          region.clusters.push({ detail: placeholderDetail(clusterId, regionId) });
+          notCrawled(clusterTarget);
+          continue;
+        }
+        coverage.push(...cs.coverage);
+        if (cs.cluster) region.clusters.push(cs.cluster);
+      }
+      out.regions.push(region);
+    }
+    accounts.push(out);
+  }
+  return {
+    name: config.name,
+    accounts,
+    coverage: coverage.sort((x, y) =>
+      coverageKey(x) < coverageKey(y) ? -1 : coverageKey(x) > coverageKey(y) ? 1 : 0,
+    ),
+  };
+}
+
+/** Options of {@link crawlFleetTargets}. */
+export interface CrawlFleetOptions {
+  credentialsFor?: CredentialsFor;
+  rateLimiter?: ApiRateLimiter;
+  signal?: AbortSignal;
+  onProgress?: (event: CollectProgress) => void;
+}
+
+/**
+ * Crawl every target of a config in this process: account and region targets at once, each
+ * cluster target as soon as its region's cluster list is read. Progress counts every dataset of
+ * the scan (`total` grows as clusters are found).
+ * @returns every slice (pass them to assembleWireFleet)
+ * @throws as crawlTarget
+ */
+export async function crawlFleetTargets(
+  config: ScanConfig,
+  options: CrawlFleetOptions,
+): Promise<TargetSlice[]> {
+  if (options.signal?.aborted) throw new ScanAbortedError();
+  const progress = new ProgressCounter(options.onProgress);
+  const base = {
+    credentialsFor: options.credentialsFor ?? defaultCredentialsFor(config),
+    rateLimiter: options.rateLimiter ?? defaultRateLimiter(config),
+    ...(options.signal ? { signal: options.signal } : {}),
+    progress,
+  };
+  const accounts = [...new Map(config.accounts.map((a) => [a.accountId, a])).values()];
+  for (const a of accounts)
+    progress.plan(ACCOUNT_DATASETS.length + new Set(a.regions).size * REGION_DATASETS.length);
+  const slices: TargetSlice[] = [];
+  const work: Promise<void>[] = [];
+  for (const a of accounts) {
+    work.push(
+      crawlTargetWith(config, { kind: 'account', accountId: a.accountId }, base).then((s) => {
+        slices.push(s);
+      }),
+    );
+    for (const regionId of [...new Set(a.regions)].sort()) {
+      work.push(
+        (async () => {
+          const clusterWork: Promise<void>[] = [];
+          const slice = await crawlTargetWith(
+            config,
+            { kind: 'region', accountId: a.accountId, regionId },
+            {
+              ...base,
+              onClusterIds: (ids) => {
+                progress.plan(ids.length * CLUSTER_DATASETS);
+                for (const clusterId of ids) {
+                  const p = crawlTargetWith(
+                    config,
+                    { kind: 'cluster', accountId: a.accountId, regionId, clusterId },
+                    base,
+                  ).then((s) => {
+                    slices.push(s);
+                  });
+                  p.catch(() => undefined); // observed below, once the region slice is done
+                  clusterWork.push(p);
+                }
+              },
+            },
+          );
+          slices.push(slice);
+          await Promise.all(clusterWork);
+        })(),
+      );
+    }
+  }
+  const results = await Promise.allSettled(work);
+  const rejected = results.find((r): r is PromiseRejectedResult => r.status === 'rejected');
+  if (rejected) throw rejected.reason;
+  if (options.signal?.aborted) throw new ScanAbortedError();
+  return slices;
+}
