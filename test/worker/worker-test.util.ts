@@ -11,7 +11,7 @@ import { join } from 'node:path';
 import IORedis from 'ioredis';
 import { runScan } from '@app/audit';
 import { generateFleet, loadScanConfig, type ScanConfig } from '@app/collectors';
-import type { Finding } from '@app/domain';
+import type { CoverageEntry, Finding } from '@app/domain';
 import { startSimulator, type RunningSimulator, type SimulatorOptions } from '@app/fleet-sim';
 
 /** The shared Redis of the machine (never flushed: tests use a unique prefix each). */
@@ -87,9 +87,14 @@ export async function startTestFleet(
 }
 
 /** A local (in-process) scan of the same config: the reference the distributed scans must equal. */
-export async function localFindings(config: ScanConfig, now: Date): Promise<Finding[]> {
+export async function localScan(config: ScanConfig, now: Date): Promise<{ findings: Finding[]; coverage: CoverageEntry[] }> {
   const outcome = await runScan({ source: { kind: 'live', config }, now });
-  return outcome.findings;
+  return { findings: outcome.findings, coverage: outcome.scan.coverage };
+}
+
+/** The findings of a local scan. */
+export async function localFindings(config: ScanConfig, now: Date): Promise<Finding[]> {
+  return (await localScan(config, now)).findings;
 }
 
 /** Sorted fingerprints of findings. */
@@ -220,4 +225,9 @@ export async function eventually<T>(fn: () => Promise<T | undefined | null | fal
     if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
     await new Promise((r) => setTimeout(r, 100));
   }
+}
+
+/** Coverage without its messages (they carry per-request ids): target, dataset, status, code. */
+export function coverageShape(coverage: readonly CoverageEntry[]): string[] {
+  return coverage.map((c) => [c.accountId, c.regionId ?? '', c.clusterId ?? '', c.api, c.status, c.errorCode ?? ''].join('|')).sort();
 }

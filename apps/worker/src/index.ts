@@ -4,9 +4,13 @@
  */
 export { startWorker, type RunningWorker } from './worker-app.factory';
 export { DEFAULT_SCAN_SCHEDULE, resolveWorkerOptions, type WorkerOptions, type ResolvedWorkerOptions } from './worker.options';
-export { loadWorkerConfig, WorkerConfigError, type WorkerConfig } from './worker-config';
+export { loadWorkerConfig, workerOptionsFromConfig, WorkerConfigError, type WorkerConfig, type WorkerConfigOverrides } from './worker-config';
 export { WorkerModule, type WorkerModuleAdapters } from './worker.module';
 export { ScanSchedulerService, type ScheduleTickResult } from './schedule/scan-scheduler.service';
 export { ScanReconcilerService, type ReconcileAction } from './schedule/scan-reconciler.service';
 export { SCAN_SCHEDULE_CRON } from './schedule/scan-schedule.cron';
 export { CRAWL_FAILED_CODE } from './scan/analyze-scan.service';
+export { PlanScanService, planTargets } from './scan/plan-scan.service';
+export { CrawlTargetService } from './scan/crawl-target.service';
+export { AnalyzeScanService } from './scan/analyze-scan.service';
+export { PlanScanCommand, CrawlTargetCommand, AnalyzeScanCommand } from './jobs/scan-job.commands';

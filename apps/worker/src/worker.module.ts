@@ -7,6 +7,7 @@ import { CrawlTargetProcessor } from './jobs/crawl-target.processor';
 import { PlanScanProcessor } from './jobs/plan-scan.processor';
 import { ScanWorkersHost } from './jobs/scan-workers.host';
 import { AnalyzeScanService } from './scan/analyze-scan.service';
+import { CrawlCredentialsProvider } from './scan/crawl-credentials.provider';
 import { CrawlTargetService } from './scan/crawl-target.service';
 import { PlanScanService } from './scan/plan-scan.service';
 import type { RateLimiterFactory } from './scan/rate-limiter.factory';
@@ -45,6 +46,7 @@ export class WorkerModule {
         { provide: SCAN_RATE_LIMITER, useValue: adapters.rateLimiterFor },
         { provide: SCAN_SCOPE_LOCK, useValue: adapters.scopes },
         { provide: SCAN_CLIENT, useValue: adapters.client },
+        CrawlCredentialsProvider,
         PlanScanService,
         CrawlTargetService,
         AnalyzeScanService,

@@ -76,6 +76,11 @@ export interface CrawlTargetPayload {
   target: CrawlTarget;
   /** The scan config with `accounts` = [the target's account]. */
   config: ScanConfig;
+  /**
+   * The account the config's base credentials belong to (STS GetCallerIdentity, asked once by the
+   * plan job): AssumeRole calls draw from its API budget. Absent when it could not be told.
+   */
+  baseAccountId?: string;
 }
 
 /**

@@ -12,3 +12,5 @@ export const loadApi = (): typeof import('./api.lazy') => require('./api.lazy') 
 export const loadCollectors = (): typeof import('./collectors.lazy') => require('./collectors.lazy') as typeof import('./collectors.lazy');
 export const loadFleetSim = (): typeof import('./fleet-sim.lazy') => require('./fleet-sim.lazy') as typeof import('./fleet-sim.lazy');
 export const loadStore = (): typeof import('./store.lazy') => require('./store.lazy') as typeof import('./store.lazy');
+export const loadQueue = (): typeof import('./queue.lazy') => require('./queue.lazy') as typeof import('./queue.lazy');
+export const loadWorker = (): typeof import('./worker.lazy') => require('./worker.lazy') as typeof import('./worker.lazy');

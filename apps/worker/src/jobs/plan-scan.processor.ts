@@ -1,5 +1,5 @@
 import { Injectable } from '@nestjs/common';
-import type { Job } from 'bullmq';
+import { UnrecoverableError, type Job } from 'bullmq';
 import type { JobName, JobResults } from '@app/queue';
 import { PlanScanService } from '../scan/plan-scan.service';
 import { PlanScanCommand } from './scan-job.commands';
@@ -9,8 +9,14 @@ import { PlanScanCommand } from './scan-job.commands';
 export class PlanScanProcessor {
   constructor(private readonly service: PlanScanService) {}
 
-  /** @throws UnrecoverableError for an invalid payload; Redis / Postgres errors (retried) */
+  /**
+   * @throws UnrecoverableError for an invalid payload or an unset credentials env variable (no
+   *   retry can fix either); Redis / Postgres errors (retried)
+   */
   process(job: Job): Promise<JobResults[JobName.PlanScan]> {
-    return this.service.plan(PlanScanCommand.create(job.data));
+    return this.service.plan(PlanScanCommand.create(job.data)).catch((e: unknown) => {
+      if (e instanceof Error && e.name === 'CredentialsConfigError') throw new UnrecoverableError(`${e.name}: ${e.message}`);
+      throw e;
+    });
   }
 }

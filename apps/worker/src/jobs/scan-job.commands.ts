@@ -86,15 +86,20 @@ export class CrawlTargetCommand {
     readonly scanId: string,
     readonly target: CrawlTarget,
     readonly config: ScanConfig,
+    readonly baseAccountId: string | undefined,
   ) {}
 
   /** @throws UnrecoverableError when the payload is invalid or the config lacks the target's account */
   static create(data: unknown): CrawlTargetCommand {
-    const p = parsePayload('crawl-target', z.object({ scanId: uuid, target: crawlTargetSchema, config: scanConfigSchema }), data);
+    const p = parsePayload(
+      'crawl-target',
+      z.object({ scanId: uuid, target: crawlTargetSchema, config: scanConfigSchema, baseAccountId: z.string().regex(/^\d+$/).optional() }),
+      data,
+    );
     if (!p.config.accounts.some((a) => a.accountId === p.target.accountId)) {
       throw new UnrecoverableError(`invalid crawl-target payload: the config does not list account ${p.target.accountId}`);
     }
-    return new CrawlTargetCommand(p.scanId, p.target, p.config);
+    return new CrawlTargetCommand(p.scanId, p.target, p.config, p.baseAccountId);
   }
 }
 
@@ -117,8 +122,8 @@ export class AnalyzeScanCommand {
 
 /** Payload builders (the plan job's children), typed by libs/queue. */
 export const payloads = {
-  crawl(scanId: string, target: CrawlTarget, config: ScanConfig): CrawlTargetPayload {
-    return { scanId, target, config: narrowToAccount(config, target.accountId) };
+  crawl(scanId: string, target: CrawlTarget, config: ScanConfig, baseAccountId?: string): CrawlTargetPayload {
+    return { scanId, target, config: narrowToAccount(config, target.accountId), ...(baseAccountId ? { baseAccountId } : {}) };
   },
   analyze(plan: PlanScanCommand): AnalyzeScanPayload {
     const { credentials: _credentials, ...withoutCredentials } = plan.config;

@@ -1,9 +1,10 @@
 import { Inject, Injectable } from '@nestjs/common';
-import { crawlTarget, type CrawlTarget, type ScanConfig, type TargetSlice } from '@app/collectors';
+import { crawlTarget, type CrawlTarget, type TargetSlice } from '@app/collectors';
 import { targetKeyOf, type JobName, type JobResults, type ScanJobQueue } from '@app/queue';
 import { Store } from '@app/store';
 import { payloads, type CrawlTargetCommand } from '../jobs/scan-job.commands';
 import { SCAN_JOB_QUEUE, SCAN_RATE_LIMITER } from '../worker.constants';
+import { CrawlCredentialsProvider } from './crawl-credentials.provider';
 import type { RateLimiterFactory } from './rate-limiter.factory';
 
 /**
@@ -21,6 +22,7 @@ export class CrawlTargetService {
     private readonly store: Store,
     @Inject(SCAN_JOB_QUEUE) private readonly queue: ScanJobQueue,
     @Inject(SCAN_RATE_LIMITER) private readonly rateLimiterFor: RateLimiterFactory,
+    private readonly credentials: CrawlCredentialsProvider,
   ) {}
 
   /**
@@ -39,21 +41,23 @@ export class CrawlTargetService {
     if (existing?.status === 'ok') {
       // The slice arrived earlier (retry, duplicate, re-plan): keep it, but make sure the
       // clusters it found have their jobs in this flow.
-      await this.addClusters(cmd.scanId, cmd.config, cmd.target, sliceOf(existing.slice));
+      await this.addClusters(cmd, sliceOf(existing.slice));
       return { status: 'skipped', reason: `target ${targetKey} already read` };
     }
 
     const slice = await crawlTarget(cmd.config, cmd.target, {
       rateLimiter: this.rateLimiterFor(cmd.config),
+      credentialsFor: this.credentials.credentialsFor(cmd.config, cmd.baseAccountId),
       ...(signal ? { signal } : {}),
     });
-    const clusters = await this.addClusters(cmd.scanId, cmd.config, cmd.target, slice);
+    const clusters = await this.addClusters(cmd, slice);
     await this.store.scanTargets.saveSlice(cmd.scanId, targetKey, cmd.target, slice);
     return { status: 'done', targetKey, ...(cmd.target.kind === 'region' ? { clusters } : {}) };
   }
 
   /** Record a region's clusters as pending targets and add their crawl jobs; returns how many. */
-  private async addClusters(scanId: string, config: ScanConfig, target: CrawlTarget, slice: TargetSlice): Promise<number> {
+  private async addClusters(cmd: CrawlTargetCommand, slice: TargetSlice): Promise<number> {
+    const { scanId, config, target } = cmd;
     if (target.kind !== 'region') return 0;
     const clusters: CrawlTarget[] = (slice.clusterIds ?? []).map((clusterId) => ({
       kind: 'cluster',
@@ -68,7 +72,7 @@ export class CrawlTargetService {
     );
     await this.queue.addCrawlChildren(
       scanId,
-      clusters.map((t) => payloads.crawl(scanId, t, config)),
+      clusters.map((t) => payloads.crawl(scanId, t, config, cmd.baseAccountId)),
     );
     return clusters.length;
   }

@@ -4,6 +4,7 @@ import { targetKeyOf, type JobResults, type JobName, type ScanJobQueue } from '@
 import { Store } from '@app/store';
 import { payloads, type PlanScanCommand } from '../jobs/scan-job.commands';
 import { SCAN_JOB_QUEUE } from '../worker.constants';
+import { CrawlCredentialsProvider } from './crawl-credentials.provider';
 
 /**
  * Plans a scan: creates its row (idempotent by id), records its account and (account, region)
@@ -18,9 +19,14 @@ export class PlanScanService {
   constructor(
     private readonly store: Store,
     @Inject(SCAN_JOB_QUEUE) private readonly queue: ScanJobQueue,
+    private readonly credentials: CrawlCredentialsProvider,
   ) {}
 
-  /** Plan one scan; `skipped` when the scan already ended. */
+  /**
+   * Plan one scan; `skipped` when the scan already ended.
+   * @throws UnrecoverableError (CredentialsConfigError) when a credentials env variable is unset;
+   *   Redis / Postgres errors (retried)
+   */
   async plan(cmd: PlanScanCommand): Promise<JobResults[JobName.PlanScan]> {
     const scan = await this.store.scans.create({
       id: cmd.scanId,
@@ -34,9 +40,10 @@ export class PlanScanService {
       cmd.scanId,
       targets.map((target) => ({ key: targetKeyOf(target), target })),
     );
+    const baseAccountId = await this.credentials.baseAccountOf(cmd.config);
     await this.queue.addScanFlow(
       payloads.analyze(cmd),
-      targets.map((t) => payloads.crawl(cmd.scanId, t, cmd.config)),
+      targets.map((t) => payloads.crawl(cmd.scanId, t, cmd.config, baseAccountId)),
     );
     return { status: 'done', targets: targets.length };
   }

@@ -1,0 +1,90 @@
+/**
+ * `fleet-audit worker`: a distributed-scan worker (ARCHITECTURE.md "Running modes"): consumes the
+ * plan, crawl and analyze queues on REDIS_URL, writes to DATABASE_URL, runs the scan schedule of
+ * the configs given with `--config` (default hourly), and drains gracefully on SIGTERM/SIGINT
+ * (in-flight jobs finish, or go back to the queue after WORKER_SHUTDOWN_GRACE_MS).
+ *
+ * Environment (apps/worker `worker-config.ts`): REDIS_URL, DATABASE_URL (required),
+ * FLEET_AUDIT_QUEUE_PREFIX, WORKER_CONCURRENCY, WORKER_ANALYZE_CONCURRENCY, WORKER_LOCK_DURATION_MS,
+ * WORKER_STALLED_INTERVAL_MS, WORKER_SHUTDOWN_GRACE_MS, SCAN_CONFIGS, SCAN_SCHEDULE,
+ * SCAN_RECONCILE_INTERVAL_MS. Flags override them.
+ */
+import { loadCollectors, loadWorker } from '../lazy';
+import { Command } from 'commander';
+import { CliUsageError, EXIT_OK } from '../cli-error';
+import { untilInterrupted } from './signals.util';
+
+/** Options of `worker` after parsing. */
+export interface WorkerCommandOptions {
+  redisUrl?: string;
+  databaseUrl?: string;
+  concurrency?: number;
+  config: string[];
+  schedule?: string;
+  /** `--no-schedule` sets this false. */
+  scheduleEnabled: boolean;
+}
+
+const collect = (v: string, prev: string[]) => [...prev, v];
+
+function parseConcurrency(v: string): number {
+  const n = Number(v);
+  if (!/^\d+$/.test(v) || n < 1) throw new CliUsageError(`--concurrency: expected a positive integer, got "${v}"`);
+  return n;
+}
+
+/**
+ * Run a worker until SIGINT/SIGTERM, then drain it.
+ * @throws CliUsageError for missing or invalid settings; ScanConfigError for a bad --config;
+ *   StoreError when PostgreSQL is unreachable
+ */
+export async function runWorkerCommand(opts: WorkerCommandOptions, env: NodeJS.ProcessEnv = process.env): Promise<number> {
+  const { loadWorkerConfig, workerOptionsFromConfig, startWorker } = loadWorker();
+  const { loadScanConfig } = loadCollectors();
+  let config: ReturnType<typeof loadWorkerConfig>;
+  try {
+    config = loadWorkerConfig({
+      ...env,
+      ...(opts.redisUrl ? { REDIS_URL: opts.redisUrl } : {}),
+      ...(opts.databaseUrl ? { DATABASE_URL: opts.databaseUrl } : {}),
+    });
+  } catch (e) {
+    throw new CliUsageError(e instanceof Error ? e.message : String(e));
+  }
+  const options = workerOptionsFromConfig(config, loadScanConfig, {
+    ...(opts.concurrency !== undefined ? { concurrency: opts.concurrency } : {}),
+    configPaths: opts.config,
+    ...(opts.scheduleEnabled === false ? { schedule: false as const } : opts.schedule !== undefined ? { schedule: opts.schedule } : {}),
+  });
+  const worker = await startWorker({ ...options, name: `worker-${process.pid}`, logger: ['log', 'error', 'warn', 'fatal'] });
+  const scheduled = options.sources?.map((s) => s.name).join(', ') || 'none';
+  process.stderr.write(`fleet-audit: worker ${process.pid} ready (scheduled sources: ${scheduled})\n`);
+  const signal = await untilInterrupted();
+  process.stderr.write(`fleet-audit: worker ${process.pid}: ${signal}: draining\n`);
+  await worker.close();
+  return EXIT_OK;
+}
+
+/** Build the `worker` subcommand; `run` receives the exit-code promise. */
+export function workerCommand(run: (p: Promise<number>) => void): Command {
+  return new Command('worker')
+    .description('run a distributed-scan worker (needs REDIS_URL and DATABASE_URL)')
+    .option('--redis-url <url>', 'Redis of the queues (default: REDIS_URL)')
+    .option('--database-url <url>', 'PostgreSQL URL (default: DATABASE_URL)')
+    .option('--concurrency <n>', 'crawl jobs in flight in this process (default: WORKER_CONCURRENCY or 4)', parseConcurrency)
+    .option('--config <file>', 'scan config to scan on the schedule (repeatable; default: SCAN_CONFIGS)', collect, [])
+    .option('--schedule <cron>', 'cron with seconds for scheduled scans (default: SCAN_SCHEDULE or hourly "0 0 * * * *")')
+    .option('--no-schedule', 'do not run the scan schedule')
+    .action((o: { redisUrl?: string; databaseUrl?: string; concurrency?: number; config: string[]; schedule?: string | false }) =>
+      run(
+        runWorkerCommand({
+          config: o.config,
+          scheduleEnabled: o.schedule !== false,
+          ...(o.redisUrl !== undefined ? { redisUrl: o.redisUrl } : {}),
+          ...(o.databaseUrl !== undefined ? { databaseUrl: o.databaseUrl } : {}),
+          ...(o.concurrency !== undefined ? { concurrency: o.concurrency } : {}),
+          ...(typeof o.schedule === 'string' ? { schedule: o.schedule } : {}),
+        }),
+      ),
+    );
+}

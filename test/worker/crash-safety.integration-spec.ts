@@ -1,0 +1,160 @@
+/**
+ * Crash safety with real worker processes (the built `apps/worker` main): a worker SIGKILLed in
+ * the middle of a scan leaves jobs whose locks expire; another worker's stalled check retakes them.
+ * A worker stopped with SIGTERM drains: jobs it could not finish in its grace period go back to
+ * the queue without failing. Either way the scan ends (never stuck `running`) with the local scan's
+ * findings or an explicit coverage gap, and no finding twice.
+ */
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import type { Finding } from '@app/domain';
+import { BullScanJobQueue, DistributedScanClient, QueueName, type PlanScanPayload } from '@app/queue';
+import { Store, type StoredScan } from '@app/store';
+import { createTestDatabase, type TestDatabase } from '../store/test-database.util';
+import {
+  buildWorkerApp,
+  deletePrefix,
+  eventually,
+  fingerprintsOf,
+  localFindings,
+  SHARED_REDIS_URL,
+  startTestFleet,
+  startWorkerProcess,
+  uniquePrefix,
+  type TestFleet,
+  type WorkerProcess,
+} from './worker-test.util';
+
+const NOW = new Date('2026-06-01T00:00:00.000Z');
+
+describe('worker processes: SIGKILL and SIGTERM mid-scan', () => {
+  let fleet: TestFleet;
+  let db: TestDatabase;
+  let store: Store;
+  let expected: Finding[];
+  const processes: WorkerProcess[] = [];
+
+  beforeAll(async () => {
+    buildWorkerApp();
+    // A low budget makes the scan last several seconds, so the kill lands mid-scan.
+    fleet = await startTestFleet(
+      { seed: 23, accounts: 2, regions: ['cn-hangzhou', 'cn-shanghai'], clusters: 6 },
+      { qpsPerAccount: 6, maxConcurrentPerAccount: 3 },
+    );
+    db = await createTestDatabase();
+    store = await Store.open({ connectionString: db.url, migrate: true });
+    expected = await localFindings(fleet.config, NOW);
+  });
+
+  afterAll(async () => {
+    for (const p of processes) if (p.child.exitCode === null) p.child.kill('SIGKILL');
+    await store?.close();
+    await fleet?.close();
+    await db?.drop();
+  });
+
+  function envFor(prefix: string, extra: Record<string, string> = {}): Record<string, string> {
+    return {
+      REDIS_URL: SHARED_REDIS_URL,
+      DATABASE_URL: db.url,
+      FLEET_AUDIT_QUEUE_PREFIX: prefix,
+      WORKER_CONCURRENCY: '3',
+      WORKER_LOCK_DURATION_MS: '2000',
+      WORKER_STALLED_INTERVAL_MS: '1000',
+      SCAN_RECONCILE_INTERVAL_MS: '1000',
+      ...extra,
+    };
+  }
+
+  async function start(prefix: string, extra?: Record<string, string>): Promise<WorkerProcess> {
+    const p = await startWorkerProcess(envFor(prefix, extra));
+    processes.push(p);
+    return p;
+  }
+
+  /** Wait until `worker` holds an active crawl job and some targets are read. */
+  async function untilBusy(queue: BullScanJobQueue, scanId: string, worker: WorkerProcess): Promise<void> {
+    await eventually(
+      async () => {
+        const active = await queue.queue(QueueName.ScanCrawl).getActive();
+        const progress = await store.scanTargets.progress(scanId);
+        return active.some((j) => j.processedBy === `worker-${worker.pid}`) && progress.done >= 2 && progress.pending > 0;
+      },
+      60_000,
+      `worker ${worker.pid} busy mid-scan`,
+    );
+  }
+
+  /** The scan ended; its findings are the local ones, or a subset with the gap named in coverage. */
+  async function expectSameOrExplicitGap(client: DistributedScanClient, scan: StoredScan): Promise<void> {
+    expect(scan.status).toBe('succeeded');
+    const stored = await store.findings.forScan(scan.id);
+    expect(new Set(stored.map((f) => f.fingerprint)).size).toBe(stored.length);
+    const progress = await store.scanTargets.progress(scan.id);
+    expect(progress.pending).toBe(0);
+    const outcome = await client.outcomeOf(scan);
+    const gaps = outcome.scan.coverage.filter((c) => c.status === 'failed');
+    if (gaps.length === 0) {
+      expect(outcome.findings).toEqual(expected);
+    } else {
+      for (const g of gaps) expect(g.message ?? '').not.toBe('');
+      const known = new Set(fingerprintsOf(expected));
+      for (const f of outcome.findings) expect(known.has(f.fingerprint), f.fingerprint).toBe(true);
+    }
+  }
+
+  async function scanWith(prefix: string, during: (queue: BullScanJobQueue, payload: PlanScanPayload) => Promise<void>): Promise<void> {
+    const queue = new BullScanJobQueue({ redisUrl: SHARED_REDIS_URL, prefix });
+    try {
+      const client = new DistributedScanClient(store, queue);
+      const payload = await client.submit({ config: fleet.config, now: NOW });
+      await during(queue, payload);
+      const scan = await client.waitFor(payload, { timeoutMs: 150_000 });
+      await expectSameOrExplicitGap(client, scan);
+    } finally {
+      await queue.close();
+    }
+  }
+
+  it('SIGKILL: the dead worker\'s jobs are retaken after their lock expires; the scan ends complete', async () => {
+    const prefix = uniquePrefix('kill');
+    const victim = await start(prefix);
+    const survivor = await start(prefix);
+    try {
+      await scanWith(prefix, async (queue, payload) => {
+        await untilBusy(queue, payload.scanId, victim);
+        victim.child.kill('SIGKILL');
+        expect(await victim.exited).toBe('SIGKILL');
+      });
+      // The survivor drains and exits cleanly on SIGTERM.
+      survivor.child.kill('SIGTERM');
+      expect(await survivor.exited).toBe(0);
+    } finally {
+      await deletePrefix(SHARED_REDIS_URL, prefix);
+    }
+  });
+
+  it('SIGTERM: jobs past the grace period go back to the queue (none fails) and another worker finishes', async () => {
+    const prefix = uniquePrefix('term');
+    const leaving = await start(prefix, { WORKER_SHUTDOWN_GRACE_MS: '200' });
+    let staying: WorkerProcess | undefined;
+    try {
+      await scanWith(prefix, async (queue, payload) => {
+        await untilBusy(queue, payload.scanId, leaving);
+        leaving.child.kill('SIGTERM');
+        expect(await leaving.exited).toBe(0);
+        expect(leaving.output()).toContain('returning them to the queue');
+        staying = await start(prefix);
+      });
+      const queue = new BullScanJobQueue({ redisUrl: SHARED_REDIS_URL, prefix });
+      try {
+        expect(await queue.queue(QueueName.ScanCrawl).getJobCountByTypes('failed')).toBe(0);
+      } finally {
+        await queue.close();
+      }
+    } finally {
+      staying?.child.kill('SIGTERM');
+      if (staying) await staying.exited;
+      await deletePrefix(SHARED_REDIS_URL, prefix);
+    }
+  });
+});
