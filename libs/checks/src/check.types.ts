@@ -40,6 +40,11 @@ export interface CheckDefinition {
   /** Citations: seed file + section, CCM source file, API doc. */
   source: string;
   /**
+   * Paths of the `AuditSettings` values the check reads besides `checks.<id>` (e.g. `quota.warningRatio`);
+   * the generated catalogue lists them with their defaults.
+   */
+  settings?: readonly string[];
+  /**
    * Evaluates every resource in scope: one `pass`, `fail` or `skipped` result per resource (never a
    * silent pass for data that was not read). Pure: no I/O, no clock other than `ctx.now`; never throws
    * on odd input.

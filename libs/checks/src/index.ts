@@ -21,3 +21,11 @@ export {
   type ServiceEntry,
 } from './fleet-index';
 export { DOC_URL, SEED } from './doc-links.constants';
+export {
+  CHECK_CATEGORY_TITLES,
+  DOCS_CHECKS_COMMAND,
+  checkCatalogue,
+  defaultSettingText,
+  renderCheckCatalogueMarkdown,
+  type CheckSummary,
+} from './check-catalogue.renderer';

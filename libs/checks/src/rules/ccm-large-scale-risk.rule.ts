@@ -49,6 +49,7 @@ export const ccmLargeScaleRiskRule: CheckDefinition = {
     `${SEED.lbConsiderations} "Notes on managing large-scale load balancing in a single cluster with CCM"; CCM ` +
     'pkg/config/controller_config.go (--sg-batch-size 40, --concurrent-service-syncs 3), ' +
     'pkg/controller/service/clbv1/service_controller.go (workqueue rate limit 10 qps)',
+  settings: ['ccmScale.maxLoadBalancerServices', 'ccmScale.maxBackends'],
   evaluate(ctx) {
     const r = resultsFor(ID, SEVERITY);
     const out: CheckResult[] = [];

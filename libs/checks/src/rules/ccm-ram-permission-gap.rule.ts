@@ -83,6 +83,7 @@ export const ccmRamPermissionGapRule: CheckDefinition = {
     `${SEED.serviceFaq} "How to add required permissions when you upgrade the CCM component to a later version in ` +
     `an ACK dedicated cluster"; ${SEED.serviceFaqClb} same section; CCM docs/examples/master.policy and ` +
     'pkg/provider/alibaba/* API calls (research/ccm-behaviour.md 5); RAM policy language (Action/NotAction, Effect)',
+  settings: ['ccm.ramTargetVersion'],
   evaluate(ctx) {
     const r = resultsFor(ID, SEVERITY);
     const out: CheckResult[] = [];

@@ -33,6 +33,7 @@ export const clbBackendQuotaRule: CheckDefinition = {
     `${SEED.serviceFaqClb} "Service error messages and solutions" (cumulative when Services share a CLB); ` +
     `${SEED.lbConsiderations} "Quota limits"; Quota Center quota slb_quota_backendservers_num; ` +
     'CCM pkg/provider/vmock/slb.go (InstanceBackendServerNumberOverLimit above 200)',
+  settings: ['quota.warningRatio', 'quota.criticalRatio'],
   evaluate(ctx) {
     const r = resultsFor(ID, SEVERITY);
     const out: CheckResult[] = [];

@@ -29,6 +29,7 @@ export const clbInstanceQuotaRule: CheckDefinition = {
   source:
     `${SEED.lbConsiderations} "Quota limits" and "Load balancing update policies" (CCM creates a CLB per Service); ` +
     'Quota Center quota slb_quota_instances_num (30 intl vs 60 newer docs, research/ccm-behaviour.md 7)',
+  settings: ['quota.warningRatio', 'quota.criticalRatio'],
   evaluate(ctx) {
     const r = resultsFor(ID, SEVERITY);
     const out: CheckResult[] = [];

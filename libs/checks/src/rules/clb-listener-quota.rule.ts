@@ -28,6 +28,7 @@ export const clbListenerQuotaRule: CheckDefinition = {
   source:
     `${SEED.lbConsiderations} "Quota limits"; ${SEED.troubleshooting} Throttling row ("Check your CLB quota on the ` +
     'SLB Quota Management page"); Quota Center quota slb_quota_listeners_num (default 50, research/ccm-behaviour.md 7)',
+  settings: ['quota.warningRatio', 'quota.criticalRatio'],
   evaluate(ctx) {
     const r = resultsFor(ID, SEVERITY);
     const out: CheckResult[] = [];

@@ -52,6 +52,7 @@ export const clusterModeBlowupRule: CheckDefinition = {
     `nodes with pods); ${SEED.troubleshooting} first error row (Local mode / backend-label to reduce backend ` +
     'consumption); CCM pkg/controller/service/clbv1/vgroups.go buildClusterBackends / buildLocalBackends, ' +
     'pkg/controller/service/reconcile/backend/backend.go',
+  settings: ['clusterModeBlowup.minFactor', 'clusterModeBlowup.minExtraBackends', 'quota.criticalRatio'],
   evaluate(ctx) {
     const r = resultsFor(ID, SEVERITY);
     const out: CheckResult[] = [];

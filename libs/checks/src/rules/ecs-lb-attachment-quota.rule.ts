@@ -31,6 +31,7 @@ export const ecsLbAttachmentQuotaRule: CheckDefinition = {
   source:
     `${SEED.lbConsiderations} "Load balancing update policies" (Cluster mode quickly consumes the quota); ` +
     'Quota Center quota slb_quota_backendserver_attached_num (default 50); research/ccm-behaviour.md 7, 9',
+  settings: ['quota.warningRatio', 'quota.criticalRatio'],
   evaluate(ctx) {
     const r = resultsFor(ID, SEVERITY);
     const out: CheckResult[] = [];

@@ -32,6 +32,7 @@ export const nodeportRangeExhaustionRule: CheckDefinition = {
   source:
     `${SEED.serviceFaq} "How to correctly configure the NodePort range"; ${SEED.serviceFaqClb} "How do I configure ` +
     'the NodePort range?" (default 30000-32767)',
+  settings: ['quota.warningRatio', 'quota.criticalRatio'],
   evaluate(ctx) {
     const r = resultsFor(ID, SEVERITY);
     const out: CheckResult[] = [];

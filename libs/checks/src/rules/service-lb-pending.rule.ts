@@ -41,6 +41,7 @@ export const serviceLbPendingRule: CheckDefinition = {
     `${SEED.serviceFaq} "What to do if an SLB instance remains in the Pending state during creation" and "Why are ` +
     `events ... not visible?"; ${SEED.troubleshooting} "Diagnostic process"; ${SEED.serviceFaqClb} "CLB instance ` +
     'stuck in Pending state"',
+  settings: ['servicePending.graceSeconds'],
   evaluate(ctx) {
     const r = resultsFor(ID, SEVERITY);
     const out: CheckResult[] = [];

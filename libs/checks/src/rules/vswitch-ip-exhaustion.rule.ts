@@ -67,6 +67,7 @@ export const vswitchIpExhaustionRule: CheckDefinition = {
     `${SEED.troubleshooting} "Status Code: 400 Code: VSwitchAvailableIpNotExist"; ${SEED.serviceFaqClb} ` +
     '"VSwitchAvailableIpNotExist" and "The specified VSwitch does not exist"; VPC API DescribeVSwitches ' +
     '(AvailableIpAddressCount); CCM clbv1/loadbalancer.go setModelDefaultValue (default vSwitch)',
+  settings: ['vSwitchIps.warningFreeIps', 'vSwitchIps.criticalFreeIps'],
   evaluate(ctx) {
     const r = resultsFor(ID, SEVERITY);
     const out: CheckResult[] = [];
