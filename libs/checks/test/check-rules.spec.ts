@@ -694,3 +694,55 @@ describe('SERVICE_EVENT_ERROR: one case per row of the seed error table (seeds 0
     expect(r.message).toContain(row.cause);
   });
 });
+
+describe('LB_CONFIG_DRIFT', () => {
+  const group = `k8s/30080/web/default/${CLUSTER_ID}`;
+  const snap = (events: Parameters<typeof factory.kubernetes>[0]['events'] = []) =>
+    factory.fleet([
+      factory.region({
+        loadBalancers: [
+          factory.ccmClb({
+            listeners: [{ port: 80, protocol: 'tcp', description: `k8s/80/web/default/${CLUSTER_ID}` }],
+            vServerGroups: [factory.vServerGroup({ name: group, backendServers: [] })],
+          }),
+        ],
+        clusters: [
+          factory.cluster({
+            kubernetes: factory.kubernetes({
+              nodes: factory.nodes(2),
+              services: [factory.service()],
+              events,
+            }),
+          }),
+        ],
+      }),
+    ]);
+
+  it('says the CLB will be overwritten when CCM syncs succeed', () => {
+    const r = one(run('LB_CONFIG_DRIFT', snap()));
+    expect(r).toMatchObject({ status: 'fail', figures: { backendsToAdd: 2, ccmSyncFailing: false } });
+    expect(r.message).toContain('CCM overwrites this at the next reconcile');
+  });
+
+  it('blames the failing sync, not a console edit, when the Service has a current CCM error event', () => {
+    const r = one(
+      run(
+        'LB_CONFIG_DRIFT',
+        snap([
+          {
+            namespace: 'default',
+            name: 'web.1',
+            type: 'Warning',
+            reason: 'SyncLoadBalancerFailed',
+            message:
+              'Error syncing load balancer [lb-1]: Message: code: 400, Status Code: 400 Code: Throttling.User',
+            involvedObject: { kind: 'Service', namespace: 'default', name: 'web' },
+            count: 2,
+          },
+        ]),
+      ),
+    );
+    expect(r).toMatchObject({ status: 'fail', figures: { ccmSyncFailing: true } });
+    expect(r.message).toContain('may be the failed sync');
+  });
+});

@@ -1,9 +1,12 @@
 import {
   ANNOTATION_BACKEND_TYPE,
+  CCM_FEATURES,
   LB_ANNOTATION,
   TAG_CCM_OWNER,
   TAG_CLUSTER_ID,
   ccmManagesListeners,
+  ccmVersionAtLeast,
+  diagnoseServiceEvents,
   diffVServerGroupBackends,
   expectedListeners,
   expectedVServerGroups,
@@ -143,7 +146,12 @@ export const lbConfigDriftRule: CheckDefinition = {
         namespace: service.namespace,
         clusterId: cluster.clusterId,
       };
+      // CCM before v1.9.3.276 weighted Local-mode nodes differently (100 each, or 16/33/50 percentages; seeds
+      // 000/001): the model's pod-count weights would be false drift there, so weights are not compared.
+      const oldWeights =
+        ccmVersionAtLeast(cluster.ccmVersion, CCM_FEATURES.podCountWeights.sinceVersion) === false;
       const ignoreWeightUpdate =
+        oldWeights ||
         (getLbAnnotation(service.annotations, LB_ANNOTATION.ignoreWeightUpdate) ?? '').toLowerCase() === 'on';
       const byName = ctx.index.vServerGroupsByName(clb);
       const drift: string[] = [];
@@ -264,6 +272,7 @@ export const lbConfigDriftRule: CheckDefinition = {
         backendsToRemove: remove,
         backendsToRewrite: update,
         ...(listenerNote ? { note: listenerNote } : {}),
+        ...(oldWeights ? { weightsCompared: false } : {}),
       };
       if (drift.length === 0) {
         out.push(
@@ -276,12 +285,20 @@ export const lbConfigDriftRule: CheckDefinition = {
         );
         continue;
       }
+      // When CCM's syncs of this Service currently fail, the difference is more likely the failed sync than a
+      // console edit: say so (SERVICE_EVENT_ERROR reports the error itself).
+      const failing = diagnoseServiceEvents(
+        ctx.index.eventsOfService(se.cluster, service.namespace, service.name),
+      ).current;
       out.push(
         r.fail(
           ref,
           `CLB ${clb.loadBalancerId} of ${ref.id} differs from what CCM would set: ${drift.join('; ')}` +
-            `${samples.length ? ` (e.g. ${samples.slice(0, 4).join(', ')})` : ''}; CCM overwrites this at the next reconcile`,
-          { figures: { ...figures, differences: drift } },
+            `${samples.length ? ` (e.g. ${samples.slice(0, 4).join(', ')})` : ''}` +
+            (failing.length
+              ? `; CCM's syncs of this Service currently fail (${failing[0]!.event.reason}, see SERVICE_EVENT_ERROR), so this may be the failed sync rather than a console edit`
+              : '; CCM overwrites this at the next reconcile'),
+          { figures: { ...figures, differences: drift, ccmSyncFailing: failing.length > 0 } },
         ),
       );
     }
