@@ -4,7 +4,7 @@
  */
 import { describe, expect, it } from 'vitest';
 import { CHECKS, runAudit, type PartialAuditSettings } from '@app/checks';
-import { CCM_ERROR_ROWS, type CheckResult, type FleetSnapshot } from '@app/domain';
+import { CCM_ERROR_ROWS, type CheckResult, type FleetSnapshot, type K8sEvent } from '@app/domain';
 import { CLUSTER_ID, FIXTURE_DEFAULT_LB_NAME, FIXTURE_UID, FROZEN_NOW, P, factory, uid } from './factories';
 
 /** Runs one check and returns its results. */
@@ -697,7 +697,7 @@ describe('SERVICE_EVENT_ERROR: one case per row of the seed error table (seeds 0
 
 describe('LB_CONFIG_DRIFT', () => {
   const group = `k8s/30080/web/default/${CLUSTER_ID}`;
-  const snap = (events: Parameters<typeof factory.kubernetes>[0]['events'] = []) =>
+  const snap = (events: K8sEvent[] = []) =>
     factory.fleet([
       factory.region({
         loadBalancers: [
