@@ -30,10 +30,20 @@ export interface CallRunnerOptions {
   retryBaseDelayMs: number;
   /** Cap of one backoff wait, milliseconds. */
   retryMaxDelayMs: number;
-  /** The caller's cancellation. */
+  /** The caller's cancellation (the whole scan: ScanAbortedError). */
   signal?: AbortSignal;
+  /** Cancellation of one dataset (its first failure): further calls throw DatasetCancelledError. */
+  cancelled?: AbortSignal;
   /** Random source in [0, 1) for the jitter (tests pass a fixed one). */
   random?: () => number;
+}
+
+/** A call skipped because its dataset already failed (never recorded: the first error is). */
+export class DatasetCancelledError extends Error {
+  override readonly name = 'DatasetCancelledError';
+  constructor() {
+    super('the dataset was cancelled after an earlier failure');
+  }
 }
 
 /** Paced, retrying executor of remote calls. */
@@ -63,9 +73,17 @@ export class CallRunner {
     });
   }
 
-  /** Throw ScanAbortedError if the caller cancelled. */
+  /** The same runner, whose calls also stop once `cancelled` fires (DatasetCancelledError). */
+  withCancel(cancelled: AbortSignal): CallRunner {
+    const r = new CallRunner({ ...this.options, cancelled });
+    r.retries = 0;
+    return r;
+  }
+
+  /** Throw ScanAbortedError if the caller cancelled, DatasetCancelledError if the dataset was. */
   checkAborted(): void {
     if (this.options.signal?.aborted) throw new ScanAbortedError();
+    if (this.options.cancelled?.aborted) throw new DatasetCancelledError();
   }
 
   /**

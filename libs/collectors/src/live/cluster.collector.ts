@@ -42,10 +42,12 @@ export const CLUSTER_DATASETS = 5;
 /** Message of the `sysctls` coverage entry when Cloud Assistant reads are off (`collector.nodeSysctls: false`). */
 export const SYSCTLS_NOT_COLLECTED = 'not collected live (collector.nodeSysctls is false)';
 
-function absentOnNotFound<T>(read: () => Promise<T>): () => Promise<T | Absent> {
-  return async () => {
+function absentOnNotFound<T>(
+  read: (s: AccountScope) => Promise<T>,
+): (s: AccountScope) => Promise<T | Absent> {
+  return async (s) => {
     try {
-      return await read();
+      return await read(s);
     } catch (e) {
       if (e instanceof CollectError && e.notFound) return new Absent(e.message);
       throw e;
@@ -184,8 +186,8 @@ export async function readCluster(
     readDataset(
       scope,
       { ...key, api: 'addons' },
-      absentOnNotFound(async () => {
-        const resp = await aliCall(scope, 'ListClusterAddonInstances', target, () =>
+      absentOnNotFound(async (s) => {
+        const resp = await aliCall(s, 'ListClusterAddonInstances', target, () =>
           rc.cs.listClusterAddonInstancesWithOptions(clusterId, {}, runtime()),
         );
         return validateWire(wireAddonsSchema, resp.body?.toMap() ?? {}, 'ListClusterAddonInstances', target);
@@ -194,8 +196,8 @@ export async function readCluster(
     readDataset(
       scope,
       { ...key, api: 'resources' },
-      absentOnNotFound(async () => {
-        const resp = await aliCall(scope, 'DescribeClusterResources', target, () =>
+      absentOnNotFound(async (s) => {
+        const resp = await aliCall(s, 'DescribeClusterResources', target, () =>
           rc.cs.describeClusterResourcesWithOptions(
             clusterId,
             new DescribeClusterResourcesRequest({}),
@@ -207,14 +209,14 @@ export async function readCluster(
         return validateWire(wireClusterResourcesSchema, body ?? [], 'DescribeClusterResources', target);
       }),
     ),
-    readDataset(scope, { ...key, api: 'kubernetes' }, () => readKubernetesOf(scope, rc, clusterId)),
+    readDataset(scope, { ...key, api: 'kubernetes' }, (s) => readKubernetesOf(s, rc, clusterId)),
   ]);
   if (addons) out.addons = addons;
   if (resources) out.resources = resources;
   if (kubernetes) out.kubernetes = kubernetes;
-  const sysctls = await readDataset(scope, { ...key, api: 'sysctls' }, async () =>
-    scope.settings.nodeSysctls
-      ? readNodeSysctls(scope, rc, clusterId, kubernetes)
+  const sysctls = await readDataset(scope, { ...key, api: 'sysctls' }, async (s) =>
+    s.settings.nodeSysctls
+      ? readNodeSysctls(s, rc, clusterId, kubernetes)
       : new Absent(SYSCTLS_NOT_COLLECTED),
   );
   if (sysctls) out.nodeSysctls = sysctls;

@@ -140,15 +140,25 @@ export function aliCall<T>(
  * Read one dataset and record its coverage: the value when read (`ok`), undefined when the
  * reader returned Absent (`absent`) or threw (`failed`, with the CollectError's code; an
  * unexpected error is recorded as `InternalError` so a bug never crashes the whole scan).
+ *
+ * The reader gets a scope whose runners belong to this dataset: at its first failure the dataset
+ * is cancelled, so sibling calls still queued (the other CLBs of a region, the other lists of a
+ * cluster) are dropped instead of running on after the dataset was recorded `failed`.
  * @throws ScanAbortedError when the scan was cancelled
  */
 export async function readDataset<T>(
   scope: AccountScope,
   key: DatasetKey,
-  read: () => Promise<T | Absent>,
+  read: (scope: AccountScope) => Promise<T | Absent>,
 ): Promise<T | undefined> {
+  const cancel = new AbortController();
+  const own: AccountScope = {
+    ...scope,
+    runner: scope.runner.withCancel(cancel.signal),
+    kubeRunner: scope.kubeRunner.withCancel(cancel.signal),
+  };
   try {
-    const v = await read();
+    const v = await read(own);
     if (v instanceof Absent) {
       scope.coverage.record(key, 'absent', { message: v.message });
       return undefined;
@@ -156,6 +166,7 @@ export async function readDataset<T>(
     scope.coverage.record(key, 'ok');
     return v;
   } catch (e) {
+    cancel.abort();
     if (e instanceof ScanAbortedError || scope.signal?.aborted) throw new ScanAbortedError();
     if (e instanceof CollectError)
       scope.coverage.record(key, 'failed', { errorCode: e.errorCode, message: e.message });

@@ -229,12 +229,12 @@ async function crawlRegion(
   const rc = scope.clients.region(target.regionId);
   const key = { accountId: target.accountId, regionId: target.regionId };
   const [slb, ecs, vpc, quotas, clusters] = await Promise.all([
-    readDataset(scope, { ...key, api: 'slb' }, () => readSlb(scope, rc)),
-    readDataset(scope, { ...key, api: 'ecs' }, () => readEcsInstances(scope, rc)),
-    readDataset(scope, { ...key, api: 'vpc' }, () => readVSwitches(scope, rc)),
-    readDataset(scope, { ...key, api: 'quotas' }, () => readSlbQuotas(scope, rc)),
-    readDataset(scope, { ...key, api: 'cs' }, async () => {
-      const ids = (await readClusterList(scope, rc)).map((c) => c.cluster_id);
+    readDataset(scope, { ...key, api: 'slb' }, (s) => readSlb(s, rc)),
+    readDataset(scope, { ...key, api: 'ecs' }, (s) => readEcsInstances(s, rc)),
+    readDataset(scope, { ...key, api: 'vpc' }, (s) => readVSwitches(s, rc)),
+    readDataset(scope, { ...key, api: 'quotas' }, (s) => readSlbQuotas(s, rc)),
+    readDataset(scope, { ...key, api: 'cs' }, async (s) => {
+      const ids = (await readClusterList(s, rc)).map((c) => c.cluster_id);
       ctx.onClusterIds?.(ids);
       return ids;
     }),
@@ -319,7 +319,7 @@ async function crawlTargetWith(
   };
   let slice: TargetSlice;
   if (target.kind === 'account') {
-    const ram = await readDataset(scope, { accountId: account.accountId, api: 'ram' }, () => readRam(scope));
+    const ram = await readDataset(scope, { accountId: account.accountId, api: 'ram' }, (s) => readRam(s));
     slice = { target, ...(ram ? { ram } : {}), coverage: coverage.entries };
   } else if (target.kind === 'region') slice = await crawlRegion(scope, target, ctx);
   else slice = await crawlCluster(scope, target, config, ctx.signal);

@@ -1,0 +1,156 @@
+/**
+ * The collectors follow the minimal call plan of `libs/collectors/src/live/CALL-PLAN.md`: a clean
+ * live scan makes exactly the documented calls per account, region, CLB and cluster (counted by
+ * the simulator, `sim.stats()`), and keeps to its QPS budget per account: under the simulator's
+ * per-account per-API limits it is never throttled.
+ */
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { collectLiveFleet, loadScanConfig, readFleetDirectory, type ScanConfig } from '@app/collectors';
+import type { WireFleet } from '@app/domain';
+import { startSimulator, type RunningSimulator } from '@app/fleet-sim';
+import { writeFleet } from './fleet-builder.util';
+import { testConfig } from './scan-config.util';
+
+const ACCOUNT = '1000000000000021';
+const ceil = (n: number, page: number) => Math.max(1, Math.ceil(n / page));
+
+/** The calls CALL-PLAN.md predicts for a fleet (default page sizes, one account). */
+function plannedCalls(fleet: WireFleet, accountId: string): Record<string, number> {
+  const a = fleet.accounts.find((x) => x.account.accountId === accountId);
+  if (!a) throw new Error(`no account ${accountId}`);
+  const out: Record<string, number> = {};
+  const add = (api: string, n: number) => {
+    if (n > 0) out[api] = (out[api] ?? 0) + n;
+  };
+  const roles = a.ram?.roles ?? [];
+  const custom = new Set(
+    Object.values(a.ram?.rolePolicies ?? {})
+      .flat()
+      .filter((p) => p.PolicyType === 'Custom')
+      .map((p) => p.PolicyName),
+  );
+  add('AssumeRole', 1);
+  add('ListRoles', ceil(roles.length, 100));
+  add('ListPoliciesForRole', roles.length);
+  add('GetPolicy', custom.size);
+  for (const r of a.regions) {
+    const lbs = r.loadBalancers ?? [];
+    add('DescribeLoadBalancers', ceil(lbs.length, 100));
+    add('DescribeLoadBalancerAttribute', lbs.length);
+    add('DescribeVServerGroups', lbs.length);
+    add('DescribeVServerGroupAttribute', (r.vServerGroups ?? []).length);
+    add('DescribeInstances', ceil((r.ecsInstances ?? []).length, 100));
+    add('DescribeVSwitches', ceil((r.vSwitches ?? []).length, 50));
+    add('ListProductQuotas', ceil((r.quotas ?? []).length, 100));
+    add('DescribeClustersV1', ceil(r.clusters.length, 100));
+    for (const c of r.clusters) {
+      const k = c.kubernetes;
+      const nodes = k?.nodes.length ?? 0;
+      for (const api of [
+        'DescribeClusterDetail',
+        'ListClusterAddonInstances',
+        'DescribeClusterResources',
+        'DescribeClusterUserKubeconfig',
+      ])
+        add(api, 1);
+      add('RunCommand', Math.ceil(nodes / 100));
+      add('DescribeInvocationResults', Math.ceil(nodes / 50));
+      if (k) {
+        add('k8s:list:nodes', ceil(k.nodes.length, 500));
+        add('k8s:list:services', ceil(k.services.length, 500));
+        add('k8s:list:pods', ceil(k.pods.length, 500));
+        add('k8s:list:endpointslices', ceil(k.endpointSlices.length, 500));
+        add('k8s:list:events', ceil(k.events.length, 500));
+      }
+    }
+  }
+  return out;
+}
+
+describe('the live crawl follows the minimal call plan (CALL-PLAN.md)', () => {
+  let sim: RunningSimulator;
+  let fleet: WireFleet;
+  let config: ScanConfig;
+  let limited: RunningSimulator;
+
+  beforeAll(async () => {
+    const root = writeFleet('callplan', [
+      {
+        accountId: ACCOUNT,
+        name: 'plan',
+        roles: 4,
+        regions: [
+          {
+            regionId: 'cn-hangzhou',
+            ecsInstances: 130,
+            loadBalancers: 120,
+            groupsPerLb: 2,
+            quotas: 3,
+            clusters: [
+              { nodes: 120, services: 4, podsPerNode: 1, events: 7 },
+              { nodes: 6, services: 2, podsPerNode: 2, events: 1 },
+            ],
+          },
+          {
+            regionId: 'cn-beijing',
+            ecsInstances: 5,
+            loadBalancers: 1,
+            groupsPerLb: 3,
+            quotas: 0,
+            clusters: [],
+          },
+        ],
+      },
+    ]);
+    fleet = readFleetDirectory(root);
+    sim = await startSimulator({ fleet });
+    config = loadScanConfig(sim.configPath);
+    const small = writeFleet('budget', [
+      {
+        accountId: ACCOUNT,
+        name: 'budget',
+        roles: 2,
+        regions: [
+          {
+            regionId: 'cn-hangzhou',
+            ecsInstances: 12,
+            loadBalancers: 40,
+            groupsPerLb: 1,
+            quotas: 2,
+            clusters: [{ nodes: 6, services: 2, podsPerNode: 1, events: 1 }],
+          },
+        ],
+      },
+    ]);
+    limited = await startSimulator({ fleet: readFleetDirectory(small), qps: { default: 20 } });
+  });
+  afterAll(async () => {
+    await sim?.close();
+    await limited?.close();
+  });
+
+  it('makes exactly the planned calls with the default page sizes', async () => {
+    sim.resetStats();
+    const wire = await collectLiveFleet(testConfig(config, { collector: { qpsPerAccount: 1000 } }));
+    expect(wire.coverage.filter((c) => c.status === 'failed')).toEqual([]);
+    const stats = sim.stats();
+    expect(stats.calls[ACCOUNT]).toEqual(plannedCalls(fleet, ACCOUNT));
+    // 120 CLBs with 2 groups each: 2 + 2 calls per CLB.
+    expect(stats.calls[ACCOUNT]?.['DescribeVServerGroupAttribute']).toBe(120 * 2 + 3);
+  });
+
+  it('keeps to qpsPerAccount: never throttled by per-API limits of twice the budget', async () => {
+    const base = loadScanConfig(limited.configPath);
+    const budget: ScanConfig = {
+      ...base,
+      collector: { ...base.collector, qpsPerAccount: 10, retryBaseDelayMs: 1, retryMaxDelayMs: 5 },
+    };
+    const wire = await collectLiveFleet(budget);
+    expect(wire.coverage.filter((c) => c.status === 'failed')).toEqual([]);
+    const stats = limited.stats();
+    expect(stats.calls[ACCOUNT]?.['DescribeLoadBalancerAttribute']).toBe(40);
+    expect(stats.throttled).toBe(0);
+    // Calls start on a 100 ms grid; a one-second window can catch 11 of them when one is late.
+    expect(stats.maxObservedQps[ACCOUNT]).toBeLessThanOrEqual(11);
+  });
+});
