@@ -1,26 +1,34 @@
 /**
- * `npm run bench:analyze`: time the analysis (index + every check) on generated fleets of about
- * 500,000 and 1,000,000 backend-server entries (500 clusters of 100 nodes with 10 or 20
+ * `npm run bench:analyze`: time the analysis (index + every registered check, all enabled) on generated
+ * fleets of about 500,000 and 1,000,000 backend-server entries (500 clusters of 100 nodes with 10 or 20
  * Cluster-mode Services each: every Service's vServer group holds every node).
  *
- * Each size runs in its own child process, so its peak RSS is its own. Prints one line per size
- * and, as the last line, one JSON object:
- * `{"backends": {"500k": n, "1m": n}, "seconds": {"500k": s, "1m": s}, "scaling": s1m/s500k, "peakRssMiB": max}`.
+ * Each size runs in its own child process, so its peak RSS is its own. Prints one line per size and, as
+ * the last line, one JSON object:
+ * `{"backends": {"500k": n, "1m": n}, "seconds": {"500k": s, "1m": s}, "cpuSeconds": {...}, "scaling":
+ * s1m/s500k, "peakRssMiB": max, "checks": n, "loadAvg1m": x}`.
+ * `seconds` is wall time of `runAudit`; `cpuSeconds` is the process CPU time (user + system) over the same
+ * span, which stays meaningful when other processes compete for the cores (`loadAvg1m` says how busy the
+ * machine was). `--per-check` adds each check's CPU time (one extra audit per check, after the timed run).
  */
 import { fork } from 'node:child_process';
+import { loadavg } from 'node:os';
 import { mapWireFleet } from '@app/domain';
 import { generateFleet, generateSpecSchema } from '@app/collectors';
-import { runAudit } from '@app/checks';
+import { CHECKS, runAudit } from '@app/checks';
 
 interface SizeResult {
   backends: number;
   seconds: number;
+  cpuSeconds: number;
   findings: number;
   results: number;
+  checksWithResults: number;
   peakRssMiB: number;
+  perCheckMs?: Record<string, number>;
 }
 
-function measure(servicesPerCluster: number): SizeResult {
+function measure(servicesPerCluster: number, perCheck: boolean): SizeResult {
   const spec = generateSpecSchema.parse({
     seed: 42,
     accounts: 10,
@@ -33,47 +41,103 @@ function measure(servicesPerCluster: number): SizeResult {
     ccmVersions: ['v2.12.3'],
     shares: { orphaned: 0, reused: 0, misconfigured: 0 },
   });
-  let snapshot = mapWireFleet(generateFleet(spec, 'bench').fleet);
+  const snapshot = mapWireFleet(generateFleet(spec, 'bench').fleet);
   const backends = snapshot.accounts.reduce(
-    (n, a) => n + a.regions.reduce((m, r) => m + (r.loadBalancers ?? []).reduce((k, lb) => k + lb.defaultBackendServers.length + lb.vServerGroups.reduce((j, g) => j + g.backendServers.length, 0), 0), 0),
+    (n, a) =>
+      n +
+      a.regions.reduce(
+        (m, r) =>
+          m +
+          (r.loadBalancers ?? []).reduce(
+            (k, lb) =>
+              k +
+              lb.defaultBackendServers.length +
+              lb.vServerGroups.reduce((j, g) => j + g.backendServers.length, 0),
+            0,
+          ),
+        0,
+      ),
     0,
   );
   global.gc?.();
   const now = new Date('2026-11-22T00:00:00Z');
-  // One warm-up run on a small slice would distort nothing here; the figure is a single cold run, as a scan does.
+  // A single cold run, as a scan does (no warm-up): default settings enable every registered check.
+  const c0 = process.cpuUsage();
   const t0 = process.hrtime.bigint();
   const out = runAudit(snapshot, { now });
   const seconds = Number(process.hrtime.bigint() - t0) / 1e9;
-  const res = { backends, seconds, findings: out.findings.length, results: out.results.length, peakRssMiB: process.resourceUsage().maxRSS / 1024 };
-  snapshot = undefined as never;
+  const cpu = process.cpuUsage(c0);
+  const res: SizeResult = {
+    backends,
+    seconds,
+    cpuSeconds: (cpu.user + cpu.system) / 1e6,
+    findings: out.findings.length,
+    results: out.results.length,
+    checksWithResults: new Set(out.results.map((r) => r.checkId)).size,
+    peakRssMiB: process.resourceUsage().maxRSS / 1024,
+  };
+  if (perCheck) {
+    res.perCheckMs = {};
+    for (const c of CHECKS) {
+      const checks = Object.fromEntries(
+        CHECKS.filter((x) => x.id !== c.id).map((x) => [x.id, { enabled: false }]),
+      );
+      const c1 = process.cpuUsage();
+      runAudit(snapshot, { now, settings: { checks } });
+      const u = process.cpuUsage(c1);
+      res.perCheckMs[c.id] = Math.round((u.user + u.system) / 1000);
+    }
+  }
   return res;
 }
 
-async function runChild(services: number): Promise<SizeResult> {
+async function runChild(services: number, perCheck: boolean): Promise<SizeResult> {
   return new Promise((resolve, reject) => {
-    const child = fork(__filename, ['--child', String(services)], { execArgv: ['--max-old-space-size=4096', '--expose-gc'] });
+    const child = fork(__filename, ['--child', String(services), ...(perCheck ? ['--per-check'] : [])], {
+      execArgv: ['--max-old-space-size=4096', '--expose-gc'],
+    });
     child.once('message', (m) => resolve(m as SizeResult));
-    child.once('exit', (code) => (code === 0 ? undefined : reject(new Error(`bench child exited with ${code}`))));
+    child.once('exit', (code) =>
+      code === 0 ? undefined : reject(new Error(`bench child exited with ${code}`)),
+    );
   });
 }
 
+function line(label: string, r: SizeResult): string {
+  return (
+    `${label} ${r.backends} backend entries analysed in ${r.seconds.toFixed(3)} s wall, ${r.cpuSeconds.toFixed(3)} s CPU ` +
+    `(${r.results} results from ${r.checksWithResults} checks, ${r.findings} findings), peak RSS ${r.peakRssMiB.toFixed(0)} MiB`
+  );
+}
+
 async function main(): Promise<void> {
+  const perCheck = process.argv.includes('--per-check');
   const i = process.argv.indexOf('--child');
   if (i >= 0) {
-    const r = measure(Number(process.argv[i + 1]));
+    const r = measure(Number(process.argv[i + 1]), perCheck);
     process.send?.(r);
     return;
   }
-  const half = await runChild(10);
-  console.log(`500k: ${half.backends} backend entries analysed in ${half.seconds.toFixed(3)} s (${half.results} results, ${half.findings} findings), peak RSS ${half.peakRssMiB.toFixed(0)} MiB`);
-  const full = await runChild(20);
-  console.log(`1m:   ${full.backends} backend entries analysed in ${full.seconds.toFixed(3)} s (${full.results} results, ${full.findings} findings), peak RSS ${full.peakRssMiB.toFixed(0)} MiB`);
+  const load = loadavg()[0] ?? 0;
+  console.log(`${CHECKS.length} checks registered, all enabled; load average (1 min) ${load.toFixed(2)}`);
+  const half = await runChild(10, perCheck);
+  console.log(line('500k:', half));
+  const full = await runChild(20, perCheck);
+  console.log(line('1m:  ', full));
+  if (full.perCheckMs) {
+    const rows = Object.entries(full.perCheckMs).sort((a, b) => b[1] - a[1]);
+    console.log('CPU ms per check on 1m (each alone, index build included):');
+    for (const [id, ms] of rows) console.log(`  ${id.padEnd(34)} ${String(ms).padStart(6)}`);
+  }
   console.log(
     JSON.stringify({
       backends: { '500k': half.backends, '1m': full.backends },
       seconds: { '500k': Number(half.seconds.toFixed(3)), '1m': Number(full.seconds.toFixed(3)) },
+      cpuSeconds: { '500k': Number(half.cpuSeconds.toFixed(3)), '1m': Number(full.cpuSeconds.toFixed(3)) },
       scaling: Number((full.seconds / half.seconds).toFixed(3)),
       peakRssMiB: Math.round(Math.max(half.peakRssMiB, full.peakRssMiB)),
+      checks: CHECKS.length,
+      loadAvg1m: Number(load.toFixed(2)),
     }),
   );
 }

@@ -86,9 +86,16 @@ export function runAudit(snapshot: FleetSnapshot, options: RunAuditOptions): Aud
   perCheck.sort((a, b) => compareStrings(a.id, b.id));
   const results: CheckResult[] = [];
   for (const { results: list } of perCheck) {
-    const keyed = list.map((r) => ({ r, k: resourceKeyOf(r.resource) }));
-    keyed.sort((a, b) => compareStrings(a.k, b.k));
-    for (const x of keyed) results.push(x.r);
+    const keys = list.map((r) => resourceKeyOf(r.resource));
+    // Most checks emit in snapshot order, which the mappers sort by id: skip the sort when already sorted.
+    let sorted = true;
+    for (let i = 1; i < keys.length && sorted; i++) sorted = keys[i - 1]! <= keys[i]!;
+    if (sorted) {
+      for (const r of list) results.push(r);
+      continue;
+    }
+    const order = keys.map((_, i) => i).sort((a, b) => compareStrings(keys[a]!, keys[b]!) || a - b);
+    for (const i of order) results.push(list[i]!);
   }
   findings.sort(
     (a, b) =>

@@ -436,10 +436,10 @@ export class FleetIndex {
     let stats = this.statsByRegion.get(region);
     if (stats) return stats;
     stats = { attachments: new Map(), clbs: new Map() };
-    // Stamps instead of per-group Sets: `lastLb` / `lastGroup` say whether a server was already counted
-    // on this CLB / in this group; `distinct` does the same for distinct servers per CLB. No allocation
-    // per group keeps this linear with a small constant on a million entries.
-    const seen = new Map<string, { lb: number; group: number }>();
+    // Stamps instead of per-group Sets: `lb` / `group` say whether a server was already counted on this CLB
+    // / in this group, and the server's attachment record hangs off the same entry, so each backend entry
+    // costs one map lookup and no allocation per group: linear with a small constant on a million entries.
+    const seen = new Map<string, { lb: number; group: number; attachment?: EcsAttachment }>();
     const attachments = stats.attachments;
     let group = 0;
     let lbIndex = 0;
@@ -447,8 +447,9 @@ export class FleetIndex {
       lbIndex++;
       let entries = 0;
       let distinct = 0;
-      const groups = [clb.defaultBackendServers, ...clb.vServerGroups.map((g) => g.backendServers)];
-      for (const servers of groups) {
+      const groupCount = clb.vServerGroups.length;
+      for (let gi = -1; gi < groupCount; gi++) {
+        const servers = gi < 0 ? clb.defaultBackendServers : clb.vServerGroups[gi]!.backendServers;
         group++;
         entries += servers.length;
         for (const s of servers) {
@@ -465,9 +466,10 @@ export class FleetIndex {
             distinct++;
           }
           if (s.type !== 'ecs') continue;
-          let a = attachments.get(s.serverId);
+          let a = st.attachment;
           if (!a) {
             a = { loadBalancers: 0, groups: 0, sampleLoadBalancerIds: [] };
+            st.attachment = a;
             attachments.set(s.serverId, a);
           }
           a.groups++;
@@ -480,7 +482,7 @@ export class FleetIndex {
       stats.clbs.set(clb.loadBalancerId, {
         entries,
         distinctServers: distinct,
-        vServerGroups: clb.vServerGroups.length,
+        vServerGroups: groupCount,
       });
     }
     this.statsByRegion.set(region, stats);

@@ -72,11 +72,12 @@ export const ecsLbAttachmentQuotaRule: CheckDefinition = {
           vServerGroups: a?.groups ?? 0,
           limitSource,
         };
+        const severity = quotaSeverity(ratio, ctx.settings.quota);
+        // The CLB list only where it helps (failures): a fleet has tens of thousands of passing ECS instances.
         const text =
           `ECS ${id}${node ? ` (node ${node.node.name})` : ''} is a backend of ${count(used, 'CLB instance')}` +
-          `${a ? ` (${count(a.groups, 'server group')}; e.g. ${listSome(a.sampleLoadBalancerIds)})` : ''}: ${pct(ratio)} of the ` +
+          `${a && severity ? ` (${count(a.groups, 'server group')}; e.g. ${listSome(a.sampleLoadBalancerIds)})` : ''}: ${pct(ratio)} of the ` +
           `attachment quota ${limit} (${limitSource === 'quota-center' ? 'Quota Center' : 'documented default'})`;
-        const severity = quotaSeverity(ratio, ctx.settings.quota);
         if (severity)
           out.push(
             r.fail(ref, text, {

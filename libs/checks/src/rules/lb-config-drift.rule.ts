@@ -18,6 +18,7 @@ import {
   reusedLoadBalancerId,
   serviceTrafficPolicy,
   type CheckResult,
+  type EligibleNodes,
   type Severity,
   type VServerGroup,
   type VServerGroupOwner,
@@ -28,6 +29,23 @@ import { count, listSome, notReadReason, resultsFor, serviceRef, skipUnreadClust
 
 const SEVERITY: Severity = 'warning';
 const ID = 'LB_CONFIG_DRIFT';
+
+const ECS_INDEX = new WeakMap<EligibleNodes, Map<string, number>>();
+
+/**
+ * ECS id -> position of the eligible nodes: in Cluster mode `expectedVServerGroups` lists them first and in
+ * this order, so the index serves every Cluster-mode Service sharing the node set (memoised per set).
+ */
+function ecsIndexOf(eligible: EligibleNodes): Map<string, number> {
+  let m = ECS_INDEX.get(eligible);
+  if (!m) {
+    const index = new Map<string, number>();
+    eligible.nodes.forEach((n, i) => index.set(n.ecsInstanceId ?? '', i));
+    ECS_INDEX.set(eligible, index);
+    m = index;
+  }
+  return m;
+}
 
 /**
  * A CCM-managed CLB whose listeners, vServer groups or backends differ from what CCM would set for the Service:
@@ -123,11 +141,12 @@ export const lbConfigDriftRule: CheckDefinition = {
         continue;
       }
       const policy = serviceTrafficPolicy(service, cluster).policy;
+      const eligible = ctx.index.eligibleNodes(se.cluster, sel.options);
       const model = expectedVServerGroups({
         service,
         clusterId: cluster.clusterId,
         policy,
-        eligible: ctx.index.eligibleNodes(se.cluster, sel.options),
+        eligible,
         endpointSlices: ctx.index.endpointSlicesOf(se.cluster, service.namespace, service.name),
       });
       if ('error' in model) {
@@ -178,6 +197,8 @@ export const lbConfigDriftRule: CheckDefinition = {
         const d = diffVServerGroupBackends(g, remote.backendServers, owner, {
           ignoreWeightUpdate,
           maxSamples: 2,
+          // Cluster mode lists the eligible nodes first, in order: one shared index per node set.
+          ...(policy === 'cluster' ? { ecsIndex: ecsIndexOf(eligible) } : {}),
         });
         add += d.add;
         remove += d.remove;

@@ -73,6 +73,20 @@ describe('diffVServerGroupBackends (CCM clbv1/vgroups.go diff)', () => {
     expect(d).toMatchObject({ add: 0, remove: 0, update: 0 });
   });
 
+  it('gives the same answer with a prebuilt ECS index (shared by Cluster-mode groups of one node set)', () => {
+    const exp = group([ecs('i-1'), ecs('i-2'), ecs('i-3')]);
+    const rem = [remote('i-1'), remote('i-3', { weight: 5 }), remote('i-9')];
+    const ecsIndex = new Map([
+      ['i-1', 0],
+      ['i-2', 1],
+      ['i-3', 2],
+    ]);
+    const a = diffVServerGroupBackends(exp, rem, owner);
+    const b = diffVServerGroupBackends(exp, rem, owner, { ecsIndex });
+    expect(b).toEqual(a);
+    expect(b).toMatchObject({ add: 1, remove: 1, update: 1 });
+  });
+
   it('recognises backends of the owner by parsed description only', () => {
     expect(isBackendOfOwner('k8s/31000/nginx/default/c1', owner)).toBe(true);
     expect(isBackendOfOwner('k8s/31000/nginx/other/c1', owner)).toBe(false);

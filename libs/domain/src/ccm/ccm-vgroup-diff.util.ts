@@ -63,13 +63,15 @@ export function isBackendOfOwner(description: string | undefined, owner: VServer
  * @param expected from `expectedVServerGroups`
  * @param remote the remote group's backends
  * @param owner the Service the group belongs to
- * @param options `ignoreWeightUpdate`: the Service's `ignore-weight-update` is `on`; `maxSamples` (default 5)
+ * @param options `ignoreWeightUpdate`: the Service's `ignore-weight-update` is `on`; `maxSamples` (default 5);
+ *   `ecsIndex`: a prebuilt ECS id -> position in `expected.backends` map for the group's `ecs` backends (e.g.
+ *   one per set of eligible nodes, shared by every Cluster-mode Service of a cluster); built here when absent
  */
 export function diffVServerGroupBackends(
   expected: ExpectedVServerGroup,
   remote: readonly BackendServer[],
   owner: VServerGroupOwner,
-  options: { ignoreWeightUpdate?: boolean; maxSamples?: number } = {},
+  options: { ignoreWeightUpdate?: boolean; maxSamples?: number; ecsIndex?: ReadonlyMap<string, number> } = {},
 ): VServerGroupBackendDiff {
   const max = options.maxSamples ?? 5;
   const out: VServerGroupBackendDiff = {
@@ -81,21 +83,27 @@ export function diffVServerGroupBackends(
     updateSamples: [],
     userManaged: 0,
   };
-  const ecsById = new Map<string, number>();
-  const eniByIp = new Map<string, number>();
   const backends = expected.backends;
+  const name = expected.name;
+  let ecsById = options.ecsIndex;
+  const ownEcs = ecsById === undefined ? new Map<string, number>() : undefined;
+  let eniByIp: Map<string, number> | undefined;
   for (let i = 0; i < backends.length; i++) {
     const b = backends[i]!;
-    if (b.type === 'eni') eniByIp.set(b.serverIp ?? b.serverId, i);
-    else ecsById.set(b.serverId, i);
+    if (b.type === 'eni') (eniByIp ??= new Map()).set(b.serverIp ?? b.serverId, i);
+    else if (ownEcs) ownEcs.set(b.serverId, i);
   }
+  if (ownEcs) ecsById = ownEcs;
+  const ignoreWeight = options.ignoreWeightUpdate === true;
   const matched = new Uint8Array(backends.length);
   for (const r of remote) {
-    const managed = r.description === expected.name || isBackendOfOwner(r.description, owner);
+    // One string comparison per backend: CCM writes the group name as the description of its backends.
+    const sameName = r.description === name;
+    const managed = sameName || isBackendOfOwner(r.description, owner);
     if (!managed) out.userManaged++;
-    const idx = r.type === 'ecs' ? ecsById.get(r.serverId) : eniByIp.get(r.serverIp ?? '');
+    const idx = r.type === 'ecs' ? ecsById!.get(r.serverId) : eniByIp?.get(r.serverIp ?? '');
     const exp = idx === undefined ? undefined : backends[idx];
-    if (idx === undefined || !exp || exp.port !== r.port) {
+    if (idx === undefined || exp === undefined || exp.type !== r.type || exp.port !== r.port) {
       if (managed) {
         out.remove++;
         if (out.removeSamples.length < max) out.removeSamples.push(r);
@@ -103,12 +111,15 @@ export function diffVServerGroupBackends(
       continue;
     }
     matched[idx] = 1;
-    const fields: BackendUpdate['fields'] = [];
-    if (!options.ignoreWeightUpdate && exp.weight !== r.weight) fields.push('weight');
-    if ((r.description ?? '') !== expected.name) fields.push('description');
-    if (fields.length > 0) {
+    const weightDiffers = !ignoreWeight && exp.weight !== r.weight;
+    if (weightDiffers || !sameName) {
       out.update++;
-      if (out.updateSamples.length < max) out.updateSamples.push({ expected: exp, actual: r, fields });
+      if (out.updateSamples.length < max) {
+        const fields: BackendUpdate['fields'] = [];
+        if (weightDiffers) fields.push('weight');
+        if (!sameName) fields.push('description');
+        out.updateSamples.push({ expected: exp, actual: r, fields });
+      }
     }
   }
   for (let i = 0; i < backends.length; i++) {
