@@ -38,7 +38,7 @@ function runOnly(checkId: string, doc: FixtureFile) {
 }
 
 describe('check fixtures', () => {
-  it('has a fixture folder per registered check, each with pass and fail cases, and no stray folders', () => {
+  it('has a fixture folder per registered check, each with pass, fail and skipped cases, and no stray folders', () => {
     expect(dirs).toEqual(CHECKS.map((c) => c.id).sort());
     for (const id of dirs) {
       const files = readdirSync(join(ROOT, id));
@@ -49,6 +49,10 @@ describe('check fixtures', () => {
       expect(
         files.some((f) => f.startsWith('fail.')),
         `${id} has a fail fixture`,
+      ).toBe(true);
+      expect(
+        files.some((f) => f.startsWith('skipped.')),
+        `${id} has a skipped fixture (data not read is never a silent pass)`,
       ).toBe(true);
       for (const f of files)
         expect(f, `${id}/${f} is named {pass,fail,skipped}.<case>.json`).toMatch(

@@ -1,7 +1,7 @@
 import { needClb, reusedLoadBalancerId, type CheckResult, type Severity } from '@app/domain';
 import type { CheckDefinition } from '../check.types';
 import { DOC_URL, SEED } from '../doc-links.constants';
-import { resultsFor, serviceRef } from '../result.util';
+import { resultsFor, serviceRef, skipUnreadClusters } from '../result.util';
 
 const SEVERITY: Severity = 'critical';
 const ID = 'LB_REUSE_CROSS_VPC';
@@ -29,6 +29,8 @@ export const lbReuseCrossVpcRule: CheckDefinition = {
   evaluate(ctx) {
     const r = resultsFor(ID, SEVERITY);
     const out: CheckResult[] = [];
+    // The Services of a cluster whose Kubernetes objects were not read are unknown: say so per cluster.
+    skipUnreadClusters(ctx.index, r, out);
     for (const se of ctx.index.services) {
       if (!needClb(se.service)) continue;
       const lbId = reusedLoadBalancerId(se.service);

@@ -8,7 +8,7 @@ import {
 } from '@app/domain';
 import type { CheckDefinition } from '../check.types';
 import { DOC_URL, SEED } from '../doc-links.constants';
-import { resultsFor, serviceRef } from '../result.util';
+import { resultsFor, serviceRef, skipUnreadClusters } from '../result.util';
 
 const SEVERITY: Severity = 'critical';
 const ID = 'LB_REUSE_OF_CCM_CREATED';
@@ -44,6 +44,8 @@ export const lbReuseOfCcmCreatedRule: CheckDefinition = {
   evaluate(ctx) {
     const r = resultsFor(ID, SEVERITY);
     const out: CheckResult[] = [];
+    // The Services of a cluster whose Kubernetes objects were not read are unknown: say so per cluster.
+    skipUnreadClusters(ctx.index, r, out);
     const byName = ctx.index.servicesByDefaultLbName();
     for (const se of ctx.index.services) {
       const { service } = se;
