@@ -81,6 +81,9 @@ export async function startTestFleet(
   const base = loadScanConfig(running.configPath);
   const config: ScanConfig = {
     ...base,
+    // Short timeouts: the simulator answers at once; they also bound how long a killed worker's
+    // API-budget slots stay taken (RedisRateLimiterPool: connect + read timeout + 5 s).
+    alibabaCloud: { ...base.alibabaCloud, connectTimeoutMs: 1_000, readTimeoutMs: 4_000 },
     collector: { ...base.collector, retryBaseDelayMs: 10, retryMaxDelayMs: 200, ...collector },
   };
   return { sim: running, config, close: () => running.close() };
@@ -230,4 +233,28 @@ export async function eventually<T>(fn: () => Promise<T | undefined | null | fal
 /** Coverage without its messages (they carry per-request ids): target, dataset, status, code. */
 export function coverageShape(coverage: readonly CoverageEntry[]): string[] {
   return coverage.map((c) => [c.accountId, c.regionId ?? '', c.clusterId ?? '', c.api, c.status, c.errorCode ?? ''].join('|')).sort();
+}
+
+/**
+ * Compare a scan that survived a crash or a Redis restart with the local scan: either the same
+ * coverage and findings, or extra `failed` coverage entries (an explicit gap, each with a message)
+ * and no finding the local scan does not have.
+ * @returns how many extra gaps there were
+ */
+export function expectSameOrExplicitGap(
+  actual: { findings: readonly Finding[]; coverage: readonly CoverageEntry[] },
+  local: { findings: readonly Finding[]; coverage: readonly CoverageEntry[] },
+  expectFn: (value: unknown, message?: string) => { toEqual(v: unknown): void; toBe(v: unknown): void },
+): number {
+  const localShape = new Set(coverageShape(local.coverage));
+  const extra = actual.coverage.filter((c) => c.status === 'failed' && !localShape.has(coverageShape([c])[0]));
+  if (extra.length === 0) {
+    expectFn(coverageShape(actual.coverage)).toEqual(coverageShape(local.coverage));
+    expectFn(actual.findings).toEqual(local.findings);
+  } else {
+    for (const g of extra) expectFn((g.message ?? '').length > 0, `gap ${coverageShape([g])[0]} names its cause`).toBe(true);
+    const known = new Set(local.findings.map((f) => f.fingerprint));
+    for (const f of actual.findings) expectFn(known.has(f.fingerprint), `finding ${f.fingerprint} is one of the local scan's`).toBe(true);
+  }
+  return extra.length;
 }

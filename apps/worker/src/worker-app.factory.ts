@@ -1,5 +1,6 @@
 import type { INestApplicationContext } from '@nestjs/common';
 import { NestFactory } from '@nestjs/core';
+import type { RateLimiterOptions } from '@app/collectors';
 import { BullScanJobQueue, DistributedScanClient, RedisRateLimiterPool, ScanScopeLock } from '@app/queue';
 import { Store } from '@app/store';
 import { rateLimiterFactory } from './scan/rate-limiter.factory';
@@ -29,7 +30,8 @@ export async function startWorker(options: WorkerOptions): Promise<RunningWorker
   const store = await Store.open({ connectionString: o.databaseUrl, migrate: o.migrate, onIdleError: () => undefined });
   const queue = new BullScanJobQueue({ ...redis, policies: o.policies });
   const limiters = o.rateLimiterFor ? undefined : new RedisRateLimiterPool(redis);
-  const forBudget = o.rateLimiterFor ?? ((budget) => (limiters as RedisRateLimiterPool).forBudget(budget));
+  const forBudget =
+    o.rateLimiterFor ?? ((budget: RateLimiterOptions, callTimeoutMs: number) => (limiters as RedisRateLimiterPool).forBudget(budget, callTimeoutMs));
   const scopes = new ScanScopeLock(redis);
   const client = new DistributedScanClient(store, queue);
   const closeAdapters = async () => {
@@ -39,7 +41,15 @@ export async function startWorker(options: WorkerOptions): Promise<RunningWorker
   let app: INestApplicationContext;
   try {
     app = await NestFactory.createApplicationContext(
-      WorkerModule.register({ options: o, store, queue, rateLimiterFor: rateLimiterFactory(forBudget), scopes, client }),
+      WorkerModule.register({
+        options: o,
+        store,
+        queue,
+        rateLimiterFor: rateLimiterFactory(forBudget),
+        rateLimiterControl: { dropWaiting: () => limiters?.dropWaiting() ?? Promise.resolve() },
+        scopes,
+        client,
+      }),
       { logger: o.logger, abortOnError: false },
     );
     await app.init();

@@ -10,3 +10,5 @@ export const SCAN_RATE_LIMITER = Symbol('SCAN_RATE_LIMITER');
 export const SCAN_SCOPE_LOCK = Symbol('SCAN_SCOPE_LOCK');
 /** The `DistributedScanClient` (submits scheduled and re-planned scans). */
 export const SCAN_CLIENT = Symbol('SCAN_CLIENT');
+/** `{ dropWaiting(): Promise<void> }`: rejects calls waiting for API budget (shutdown past its grace). */
+export const SCAN_RATE_LIMITER_CONTROL = Symbol('SCAN_RATE_LIMITER_CONTROL');

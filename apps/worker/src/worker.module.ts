@@ -14,7 +14,14 @@ import type { RateLimiterFactory } from './scan/rate-limiter.factory';
 import { ScanReconcilerService } from './schedule/scan-reconciler.service';
 import { ScanScheduleCron } from './schedule/scan-schedule.cron';
 import { ScanSchedulerService } from './schedule/scan-scheduler.service';
-import { SCAN_CLIENT, SCAN_JOB_QUEUE, SCAN_RATE_LIMITER, SCAN_SCOPE_LOCK, WORKER_OPTIONS } from './worker.constants';
+import {
+  SCAN_CLIENT,
+  SCAN_JOB_QUEUE,
+  SCAN_RATE_LIMITER,
+  SCAN_RATE_LIMITER_CONTROL,
+  SCAN_SCOPE_LOCK,
+  WORKER_OPTIONS,
+} from './worker.constants';
 import type { ResolvedWorkerOptions } from './worker.options';
 
 /** The adapters a worker module is built around (created and closed by `startWorker`). */
@@ -23,6 +30,8 @@ export interface WorkerModuleAdapters {
   store: Store;
   queue: ScanJobQueue;
   rateLimiterFor: RateLimiterFactory;
+  /** Rejects calls waiting for API budget (used when a shutdown outlasts its grace period). */
+  rateLimiterControl: { dropWaiting(): Promise<void> };
   scopes: ScanScopeLock;
   client: DistributedScanClient;
 }
@@ -44,6 +53,7 @@ export class WorkerModule {
         { provide: Store, useValue: adapters.store },
         { provide: SCAN_JOB_QUEUE, useValue: adapters.queue },
         { provide: SCAN_RATE_LIMITER, useValue: adapters.rateLimiterFor },
+        { provide: SCAN_RATE_LIMITER_CONTROL, useValue: adapters.rateLimiterControl },
         { provide: SCAN_SCOPE_LOCK, useValue: adapters.scopes },
         { provide: SCAN_CLIENT, useValue: adapters.client },
         CrawlCredentialsProvider,

@@ -1,8 +1,8 @@
 import { Inject, Injectable, Logger, type BeforeApplicationShutdown, type OnApplicationBootstrap } from '@nestjs/common';
 import { WaitingError, Worker, type Job } from 'bullmq';
-import { QueueName } from '@app/queue';
+import { prefixOf, QueueName } from '@app/queue';
 import type { ResolvedWorkerOptions } from '../worker.options';
-import { WORKER_OPTIONS } from '../worker.constants';
+import { SCAN_RATE_LIMITER_CONTROL, WORKER_OPTIONS } from '../worker.constants';
 import { AnalyzeScanProcessor } from './analyze-scan.processor';
 import { CrawlTargetProcessor } from './crawl-target.processor';
 import { PlanScanProcessor } from './plan-scan.processor';
@@ -16,8 +16,8 @@ import { PlanScanProcessor } from './plan-scan.processor';
  * `maxStalledCount` times, then it fails and the analysis reports the target as a gap).
  *
  * Graceful shutdown (SIGTERM -> app.close()): stop taking jobs, let in-flight jobs finish for
- * `shutdownGraceMs`, then cancel the rest; a cancelled job is moved back to `wait` (no attempt
- * used) for another worker to take.
+ * `shutdownGraceMs`, then cancel the rest (and drop their calls waiting for API budget); a
+ * cancelled job is moved back to `wait` (no attempt used) for another worker to take.
  */
 @Injectable()
 export class ScanWorkersHost implements OnApplicationBootstrap, BeforeApplicationShutdown {
@@ -27,6 +27,7 @@ export class ScanWorkersHost implements OnApplicationBootstrap, BeforeApplicatio
 
   constructor(
     @Inject(WORKER_OPTIONS) private readonly options: ResolvedWorkerOptions,
+    @Inject(SCAN_RATE_LIMITER_CONTROL) private readonly limiters: { dropWaiting(): Promise<void> },
     private readonly plan: PlanScanProcessor,
     private readonly crawl: CrawlTargetProcessor,
     private readonly analyze: AnalyzeScanProcessor,
@@ -49,6 +50,9 @@ export class ScanWorkersHost implements OnApplicationBootstrap, BeforeApplicatio
     if ((await Promise.race([closing.then(() => 'closed' as const), grace])) === 'timeout') {
       this.logger.warn(`jobs still running after ${this.options.shutdownGraceMs} ms: returning them to the queue`);
       for (const w of this.workers) w.cancelAllJobs('worker shutting down');
+      // A crawl waiting for API budget only notices the cancellation after its call: reject
+      // the waiting calls so every cancelled job returns now.
+      await this.limiters.dropWaiting();
       await closing;
     }
   }
@@ -70,7 +74,8 @@ export class ScanWorkersHost implements OnApplicationBootstrap, BeforeApplicatio
     };
     const worker = new Worker(queue, processor, {
       connection: { url: o.redisUrl },
-      ...(o.prefix !== undefined ? { prefix: o.prefix } : {}),
+      // The same prefix as every producer (libs/queue default `fleet-audit`, not BullMQ's `bull`).
+      prefix: prefixOf({ redisUrl: o.redisUrl, ...(o.prefix !== undefined ? { prefix: o.prefix } : {}) }),
       concurrency,
       lockDuration: o.lockDurationMs,
       stalledInterval: o.stalledIntervalMs,

@@ -6,8 +6,12 @@ export type RateLimiterFactory = (config: ScanConfig) => ApiRateLimiter;
 
 /**
  * A factory over a budget-keyed limiter source (the Redis pool, or a test wrapper around it).
- * @param forBudget gives the limiter of a budget (`RedisRateLimiterPool.forBudget`)
+ * @param forBudget gives the limiter of a budget (`RedisRateLimiterPool.forBudget`) and the
+ *   longest one call may take (connect + read timeout, milliseconds)
  */
-export function rateLimiterFactory(forBudget: (budget: RateLimiterOptions) => ApiRateLimiter): RateLimiterFactory {
-  return (config) => forBudget(rateLimiterOptionsOf(config.collector));
+export function rateLimiterFactory(
+  forBudget: (budget: RateLimiterOptions, callTimeoutMs: number) => ApiRateLimiter,
+): RateLimiterFactory {
+  return (config) =>
+    forBudget(rateLimiterOptionsOf(config.collector), config.alibabaCloud.connectTimeoutMs + config.alibabaCloud.readTimeoutMs);
 }
