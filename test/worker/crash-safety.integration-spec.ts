@@ -77,7 +77,11 @@ describe('worker processes: SIGKILL and SIGTERM mid-scan', () => {
       async () => {
         const active = await queue.queue(QueueName.ScanCrawl).getActive();
         const progress = await store.scanTargets.progress(scanId);
-        return active.some((j) => j.processedBy === `worker-${worker.pid}`) && progress.done >= 2 && progress.pending > 0;
+        return (
+          active.some((j) => j.processedBy === `worker-${worker.pid}`) &&
+          progress.done >= 2 &&
+          progress.pending > 0
+        );
       },
       60_000,
       `worker ${worker.pid} busy mid-scan`,
@@ -91,11 +95,20 @@ describe('worker processes: SIGKILL and SIGTERM mid-scan', () => {
     expect(new Set(stored.map((f) => f.fingerprint)).size).toBe(stored.length);
     expect((await store.scanTargets.progress(scan.id)).pending).toBe(0);
     const outcome = await client.outcomeOf(scan);
-    const extra = expectSameOrExplicitGap({ findings: outcome.findings, coverage: outcome.scan.coverage }, local, expect);
-    process.stderr.write(`${label}: ${extra} extra coverage gaps, ${outcome.findings.length}/${local.findings.length} findings\n`);
+    const extra = expectSameOrExplicitGap(
+      { findings: outcome.findings, coverage: outcome.scan.coverage },
+      local,
+      expect,
+    );
+    process.stderr.write(
+      `${label}: ${extra} extra coverage gaps, ${outcome.findings.length}/${local.findings.length} findings\n`,
+    );
   }
 
-  async function scanWith(prefix: string, during: (queue: BullScanJobQueue, payload: PlanScanPayload) => Promise<void>): Promise<void> {
+  async function scanWith(
+    prefix: string,
+    during: (queue: BullScanJobQueue, payload: PlanScanPayload) => Promise<void>,
+  ): Promise<void> {
     const queue = new BullScanJobQueue({ redisUrl: SHARED_REDIS_URL, prefix });
     try {
       const client = new DistributedScanClient(store, queue);
@@ -108,7 +121,7 @@ describe('worker processes: SIGKILL and SIGTERM mid-scan', () => {
     }
   }
 
-  it('SIGKILL: the dead worker\'s jobs are retaken after their lock expires; the scan ends complete', async () => {
+  it("SIGKILL: the dead worker's jobs are retaken after their lock expires; the scan ends complete", async () => {
     const prefix = uniquePrefix('kill');
     const victim = await start(prefix);
     const survivor = await start(prefix);

@@ -81,7 +81,10 @@ describe('distributed scan (BullMQ flow, Redis budgets, PostgreSQL slices)', () 
     );
   }
 
-  async function withClient<T>(prefix: string, fn: (client: DistributedScanClient, queue: BullScanJobQueue) => Promise<T>): Promise<T> {
+  async function withClient<T>(
+    prefix: string,
+    fn: (client: DistributedScanClient, queue: BullScanJobQueue) => Promise<T>,
+  ): Promise<T> {
     const queue = new BullScanJobQueue({ redisUrl: SHARED_REDIS_URL, prefix });
     try {
       return await fn(new DistributedScanClient(store, queue), queue);
@@ -95,35 +98,43 @@ describe('distributed scan (BullMQ flow, Redis budgets, PostgreSQL slices)', () 
     expect(new Set(stored.map((f) => f.fingerprint)).size).toBe(stored.length);
   }
 
-  it.each([1, 3])('%i worker(s): the same findings as a local scan, every target read, budgets held', async (n) => {
-    const prefix = uniquePrefix(`dist${n}`);
-    const running = await workers(n, prefix);
-    fleet.sim.resetStats();
-    try {
-      const outcome = await withClient(prefix, (client) => client.run({ config: fleet.config, now: NOW }, { timeoutMs: 180_000 }));
-      expect(outcome.scan.status).toBe('succeeded');
-      expect(fingerprintsOf(outcome.findings)).toEqual(fingerprintsOf(expected));
-      expect(outcome.findings).toEqual(expected);
-      // The same coverage, the simulated fleet's own gaps (403 where it has no data) included.
-      expect(coverageShape(outcome.scan.coverage)).toEqual(coverageShape(expectedCoverage));
-      await expectNoDuplicateFindings(outcome.scan.id);
+  it.each([1, 3])(
+    '%i worker(s): the same findings as a local scan, every target read, budgets held',
+    async (n) => {
+      const prefix = uniquePrefix(`dist${n}`);
+      const running = await workers(n, prefix);
+      fleet.sim.resetStats();
+      try {
+        const outcome = await withClient(prefix, (client) =>
+          client.run({ config: fleet.config, now: NOW }, { timeoutMs: 180_000 }),
+        );
+        expect(outcome.scan.status).toBe('succeeded');
+        expect(fingerprintsOf(outcome.findings)).toEqual(fingerprintsOf(expected));
+        expect(outcome.findings).toEqual(expected);
+        // The same coverage, the simulated fleet's own gaps (403 where it has no data) included.
+        expect(coverageShape(outcome.scan.coverage)).toEqual(coverageShape(expectedCoverage));
+        await expectNoDuplicateFindings(outcome.scan.id);
 
-      const progress = await store.scanTargets.progress(outcome.scan.id);
-      expect(progress.pending + progress.failed).toBe(0);
-      // accounts + (account, region) pairs + clusters
-      expect(progress.total).toBe(3 + 3 * 2 + outcome.scan.summary.clusters);
+        const progress = await store.scanTargets.progress(outcome.scan.id);
+        expect(progress.pending + progress.failed).toBe(0);
+        // accounts + (account, region) pairs + clusters
+        expect(progress.total).toBe(3 + 3 * 2 + outcome.scan.summary.clusters);
 
-      const stats = fleet.sim.stats();
-      for (const account of fleet.config.accounts) {
-        expect(stats.calls[account.accountId], `calls of ${account.accountId}`).toBeDefined();
-        expect(stats.maxObservedQps[account.accountId] ?? 0, `busiest second of ${account.accountId}`).toBeLessThanOrEqual(QPS);
+        const stats = fleet.sim.stats();
+        for (const account of fleet.config.accounts) {
+          expect(stats.calls[account.accountId], `calls of ${account.accountId}`).toBeDefined();
+          expect(
+            stats.maxObservedQps[account.accountId] ?? 0,
+            `busiest second of ${account.accountId}`,
+          ).toBeLessThanOrEqual(QPS);
+        }
+        expect(stats.throttled).toBe(0);
+      } finally {
+        await Promise.all(running.map((w) => w.close()));
+        await deletePrefix(SHARED_REDIS_URL, prefix);
       }
-      expect(stats.throttled).toBe(0);
-    } finally {
-      await Promise.all(running.map((w) => w.close()));
-      await deletePrefix(SHARED_REDIS_URL, prefix);
-    }
-  });
+    },
+  );
 
   it('control: with a limiter per process instead of the shared one, 3 workers overrun the budget', async () => {
     const prefix = uniquePrefix('ctrl');
@@ -149,7 +160,9 @@ describe('distributed scan (BullMQ flow, Redis budgets, PostgreSQL slices)', () 
     );
     fleet.sim.resetStats();
     try {
-      const outcome = await withClient(prefix, (client) => client.run({ config: fleet.config, now: NOW }, { timeoutMs: 180_000 }));
+      const outcome = await withClient(prefix, (client) =>
+        client.run({ config: fleet.config, now: NOW }, { timeoutMs: 180_000 }),
+      );
       expect(outcome.findings).toEqual(expected);
       const peaks = Object.values(fleet.sim.stats().maxObservedQps);
       // What the shared limiter prevents in the tests above.
@@ -178,22 +191,34 @@ describe('distributed scan (BullMQ flow, Redis budgets, PostgreSQL slices)', () 
 
         // Retries of every kind of job after the scan ended: explicit `skipped`, no write.
         const app = worker.app;
-        expect(await app.get(PlanScanService).plan(PlanScanCommand.create(payload))).toMatchObject({ status: 'skipped' });
+        expect(await app.get(PlanScanService).plan(PlanScanCommand.create(payload))).toMatchObject({
+          status: 'skipped',
+        });
         const target = planTargets({ config: fleet.config })[1];
         expect(targetsBefore.find((t) => t.targetKey === targetKeyOf(target))?.status).toBe('ok');
         const crawl = CrawlTargetCommand.create({ scanId: payload.scanId, target, config: fleet.config });
         expect(await app.get(CrawlTargetService).crawl(crawl)).toMatchObject({ status: 'skipped' });
-        const analyze = AnalyzeScanCommand.create({ scanId: payload.scanId, config: fleet.config, now: NOW.toISOString() });
-        expect(await app.get(AnalyzeScanService).analyze(analyze, new Map())).toMatchObject({ status: 'skipped' });
+        const analyze = AnalyzeScanCommand.create({
+          scanId: payload.scanId,
+          config: fleet.config,
+          now: NOW.toISOString(),
+        });
+        expect(await app.get(AnalyzeScanService).analyze(analyze, new Map())).toMatchObject({
+          status: 'skipped',
+        });
         // And a duplicated flow: the analyze job id exists (completed), the crawls are no-ops.
-        await queue.addCrawlChildren(payload.scanId, [{ scanId: payload.scanId, target, config: fleet.config }]).catch(() => undefined);
+        await queue
+          .addCrawlChildren(payload.scanId, [{ scanId: payload.scanId, target, config: fleet.config }])
+          .catch(() => undefined);
 
         const after = await store.scans.get(payload.scanId);
         expect(after).toEqual(first);
         expect(await store.scanTargets.listForScan(payload.scanId)).toEqual(targetsBefore);
         const stored = await store.findings.forScan(payload.scanId);
         expect(fingerprintsOf(stored)).toEqual(fingerprintsOf(expected));
-        expect(await queue.queue(QueueName.ScanAnalyze).getJobCounts('completed', 'failed', 'waiting')).toEqual({
+        expect(
+          await queue.queue(QueueName.ScanAnalyze).getJobCounts('completed', 'failed', 'waiting'),
+        ).toEqual({
           completed: 1,
           failed: 0,
           waiting: 0,

@@ -6,7 +6,13 @@
 import { afterAll, describe, expect, it } from 'vitest';
 import type { RateLimiterOptions } from '@app/collectors';
 import { RedisRateLimiterPool } from '@app/queue';
-import { deletePrefix, SHARED_REDIS_URL, startPrivateRedis, uniquePrefix, type PrivateRedis } from './worker-test.util';
+import {
+  deletePrefix,
+  SHARED_REDIS_URL,
+  startPrivateRedis,
+  uniquePrefix,
+  type PrivateRedis,
+} from './worker-test.util';
 
 const BUDGET: RateLimiterOptions = { qpsPerAccount: 10, maxConcurrentPerAccount: 4 };
 
@@ -36,8 +42,14 @@ describe('RedisRateLimiterPool', () => {
       };
       const t0 = Date.now();
       await Promise.all([
-        ...pools.flatMap((p) => Array.from({ length: 12 }, () => p.forBudget(BUDGET).schedule('1001', 'DescribeInstances', call(starts)))),
-        ...Array.from({ length: 6 }, () => pools[0].forBudget(BUDGET).schedule('2002', 'DescribeInstances', call(other))),
+        ...pools.flatMap((p) =>
+          Array.from({ length: 12 }, () =>
+            p.forBudget(BUDGET).schedule('1001', 'DescribeInstances', call(starts)),
+          ),
+        ),
+        ...Array.from({ length: 6 }, () =>
+          pools[0].forBudget(BUDGET).schedule('2002', 'DescribeInstances', call(other)),
+        ),
       ]);
       expect(starts).toHaveLength(24);
       expect(busiestSecond(starts)).toBeLessThanOrEqual(BUDGET.qpsPerAccount);

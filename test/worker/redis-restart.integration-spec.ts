@@ -79,7 +79,9 @@ describe('Redis restarts empty mid-scan', () => {
         60_000,
         'a scan half done',
       );
-      const readBefore = (await store.scanTargets.listForScan(payload.scanId)).filter((t) => t.status === 'ok');
+      const readBefore = (await store.scanTargets.listForScan(payload.scanId)).filter(
+        (t) => t.status === 'ok',
+      );
 
       redis.shutdownNoSave();
       await new Promise((r) => setTimeout(r, 1_000));
@@ -97,8 +99,14 @@ describe('Redis restarts empty mid-scan', () => {
       for (const t of readBefore) expect(after.find((a) => a.targetKey === t.targetKey)).toEqual(t);
 
       const outcome = await client.outcomeOf(scan);
-      const extraGaps = expectSameOrExplicitGap({ findings: outcome.findings, coverage: outcome.scan.coverage }, local, expect);
-      process.stderr.write(`redis restart: ${extraGaps} extra coverage gaps, ${outcome.findings.length}/${local.findings.length} findings\n`);
+      const extraGaps = expectSameOrExplicitGap(
+        { findings: outcome.findings, coverage: outcome.scan.coverage },
+        local,
+        expect,
+      );
+      process.stderr.write(
+        `redis restart: ${extraGaps} extra coverage gaps, ${outcome.findings.length}/${local.findings.length} findings\n`,
+      );
     } finally {
       await queue.close();
       await Promise.all(workers.map((w) => w.close()));

@@ -40,6 +40,8 @@ describe('ScanScopeLock (Redis)', () => {
     expect(scheduledScanId('fleet', t)).toBe(scheduledScanId('fleet', new Date(t)));
     expect(scheduledScanId('fleet', t)).not.toBe(scheduledScanId('fleet', new Date(t.getTime() + 1000)));
     expect(scheduledScanId('fleet', t)).not.toBe(scheduledScanId('other', t));
-    expect(scheduledScanId('fleet', t)).toMatch(/^[0-9a-f]{8}-[0-9a-f]{4}-5[0-9a-f]{3}-[89ab][0-9a-f]{3}-[0-9a-f]{12}$/);
+    expect(scheduledScanId('fleet', t)).toMatch(
+      /^[0-9a-f]{8}-[0-9a-f]{4}-5[0-9a-f]{3}-[89ab][0-9a-f]{3}-[0-9a-f]{12}$/,
+    );
   });
 });

@@ -44,7 +44,11 @@ describe('ScanTargetRepository (PostgreSQL)', () => {
     expect(await store.scanTargets.progress(scanId)).toEqual({ total: 3, done: 0, failed: 0, pending: 3 });
 
     await store.scanTargets.saveSlice(scanId, r1.key, r1.target, { target: r1.target, coverage: [] });
-    await store.scanTargets.saveSlice(scanId, r1.key, r1.target, { target: r1.target, coverage: [], again: true });
+    await store.scanTargets.saveSlice(scanId, r1.key, r1.target, {
+      target: r1.target,
+      coverage: [],
+      again: true,
+    });
     await store.scanTargets.markFailed(scanId, [
       { key: r1.key, target: r1.target, error: 'late duplicate failed' },
       { key: r2.key, target: r2.target, error: 'Throttling.User' },
@@ -57,7 +61,11 @@ describe('ScanTargetRepository (PostgreSQL)', () => {
       ['region/1001/cn-beijing', 'failed', 'Throttling.User'],
       ['region/1001/cn-hangzhou', 'ok', null],
     ]);
-    expect((await store.scanTargets.get(scanId, r1.key))?.slice).toEqual({ target: r1.target, coverage: [], again: true });
+    expect((await store.scanTargets.get(scanId, r1.key))?.slice).toEqual({
+      target: r1.target,
+      coverage: [],
+      again: true,
+    });
     expect(await store.scanTargets.get(scanId, 'account/none')).toBeNull();
   });
 
@@ -66,18 +74,36 @@ describe('ScanTargetRepository (PostgreSQL)', () => {
     await expect(store.scanTargets.ensurePending(missing, [account('1')])).rejects.toSatisfy(
       (e: unknown) => e instanceof StoreError && e.code === 'NOT_FOUND',
     );
-    await expect(store.scanTargets.saveSlice('not-a-uuid', 'k', account('1').target, {})).rejects.toBeInstanceOf(StoreError);
+    await expect(
+      store.scanTargets.saveSlice('not-a-uuid', 'k', account('1').target, {}),
+    ).rejects.toBeInstanceOf(StoreError);
     expect(await store.scanTargets.listForScan(missing)).toEqual([]);
     expect(await store.scanTargets.progress(missing)).toEqual({ total: 0, done: 0, failed: 0, pending: 0 });
   });
 
   it('lists running distributed scans started before a time, oldest first', async () => {
-    const old = await store.scans.create({ source: 'distributed', fleetName: 'old', startedAt: new Date('2020-01-01T00:00:00Z') });
-    const done = await store.scans.create({ source: 'distributed', fleetName: 'done', startedAt: new Date('2020-01-02T00:00:00Z') });
+    const old = await store.scans.create({
+      source: 'distributed',
+      fleetName: 'old',
+      startedAt: new Date('2020-01-01T00:00:00Z'),
+    });
+    const done = await store.scans.create({
+      source: 'distributed',
+      fleetName: 'done',
+      startedAt: new Date('2020-01-02T00:00:00Z'),
+    });
     await store.scans.complete(done.id, { findings: [], coverage: [] });
-    await store.scans.create({ source: 'live', fleetName: 'local', startedAt: new Date('2020-01-03T00:00:00Z') });
+    await store.scans.create({
+      source: 'live',
+      fleetName: 'local',
+      startedAt: new Date('2020-01-03T00:00:00Z'),
+    });
     const running = await store.scanTargets.listRunningDistributed(new Date('2021-01-01T00:00:00Z'));
     expect(running.map((s) => s.id)).toEqual([old.id]);
-    expect(running[0]).toMatchObject({ fleetName: 'old', startedAt: '2020-01-01T00:00:00.000Z', settings: {} });
+    expect(running[0]).toMatchObject({
+      fleetName: 'old',
+      startedAt: '2020-01-01T00:00:00.000Z',
+      settings: {},
+    });
   });
 });

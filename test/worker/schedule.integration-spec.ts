@@ -8,7 +8,14 @@ import { scheduledScanId } from '@app/queue';
 import { Store, type StoredScanListItem } from '@app/store';
 import { ScanSchedulerService, startWorker, type RunningWorker } from '@app/worker';
 import { createTestDatabase, type TestDatabase } from '../store/test-database.util';
-import { deletePrefix, eventually, SHARED_REDIS_URL, startTestFleet, uniquePrefix, type TestFleet } from './worker-test.util';
+import {
+  deletePrefix,
+  eventually,
+  SHARED_REDIS_URL,
+  startTestFleet,
+  uniquePrefix,
+  type TestFleet,
+} from './worker-test.util';
 
 describe('scan schedule', () => {
   let fleet: TestFleet;
@@ -17,7 +24,10 @@ describe('scan schedule', () => {
 
   beforeAll(async () => {
     // Slow enough (low budget) that a scan spans several one-second ticks.
-    fleet = await startTestFleet({ seed: 41, accounts: 1, regions: ['cn-hangzhou'], clusters: 2 }, { qpsPerAccount: 5 });
+    fleet = await startTestFleet(
+      { seed: 41, accounts: 1, regions: ['cn-hangzhou'], clusters: 2 },
+      { qpsPerAccount: 5 },
+    );
     db = await createTestDatabase();
     store = await Store.open({ connectionString: db.url, migrate: true });
   });
@@ -29,7 +39,9 @@ describe('scan schedule', () => {
   });
 
   const scansOf = async (fleetName: string): Promise<StoredScanListItem[]> =>
-    (await store.scans.list({ limit: 1000 })).items.filter((s) => s.fleetName === fleetName).sort((a, b) => (a.startedAt < b.startedAt ? -1 : 1));
+    (await store.scans.list({ limit: 1000 })).items
+      .filter((s) => s.fleetName === fleetName)
+      .sort((a, b) => (a.startedAt < b.startedAt ? -1 : 1));
 
   it('enqueues scans every second, one per tick, never two of one source at once', async () => {
     const prefix = uniquePrefix('cron');
@@ -70,7 +82,9 @@ describe('scan schedule', () => {
       // Each id derives from (source, tick second): both workers' ticks collapsed into one scan.
       for (const s of scans) {
         const tick = new Date(Math.floor(new Date(s.startedAt).getTime() / 1000) * 1000);
-        const candidates = [-1, 0].map((d) => scheduledScanId(source.name, new Date(tick.getTime() + d * 1000)));
+        const candidates = [-1, 0].map((d) =>
+          scheduledScanId(source.name, new Date(tick.getTime() + d * 1000)),
+        );
         expect(candidates).toContain(s.id);
       }
     } finally {
@@ -83,7 +97,15 @@ describe('scan schedule', () => {
     const prefix = uniquePrefix('tick');
     const workers = await Promise.all(
       [0, 1].map(() =>
-        startWorker({ databaseUrl: db.url, redisUrl: SHARED_REDIS_URL, prefix, schedule: false, reconcile: false, logger: false, shutdownGraceMs: 1_000 }),
+        startWorker({
+          databaseUrl: db.url,
+          redisUrl: SHARED_REDIS_URL,
+          prefix,
+          schedule: false,
+          reconcile: false,
+          logger: false,
+          shutdownGraceMs: 1_000,
+        }),
       ),
     );
     const source = { name: 'manual-scope', config: { ...fleet.config, name: 'manual-scope' } };
@@ -91,7 +113,9 @@ describe('scan schedule', () => {
       const at = new Date();
       const [a, b] = await Promise.all(workers.map((w) => w.app.get(ScanSchedulerService).tick(source, at)));
       expect([a.status, b.status].sort()).toEqual(['skipped', 'started']);
-      const later = await workers[0].app.get(ScanSchedulerService).tick(source, new Date(at.getTime() + 5_000));
+      const later = await workers[0].app
+        .get(ScanSchedulerService)
+        .tick(source, new Date(at.getTime() + 5_000));
       expect(later).toMatchObject({ status: 'skipped', reason: expect.stringContaining('still running') });
       const started = a.status === 'started' ? a : b;
       if (started.status !== 'started') throw new Error('unreachable');
@@ -105,7 +129,9 @@ describe('scan schedule', () => {
       );
       expect(done.status).toBe('succeeded');
       // The scope was released at the end: the next tick starts a new scan.
-      const next = await workers[1].app.get(ScanSchedulerService).tick(source, new Date(at.getTime() + 600_000));
+      const next = await workers[1].app
+        .get(ScanSchedulerService)
+        .tick(source, new Date(at.getTime() + 600_000));
       expect(next.status).toBe('started');
     } finally {
       await Promise.all(workers.map((w) => w.close()));

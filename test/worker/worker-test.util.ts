@@ -61,7 +61,14 @@ export interface TestFleet {
  * collector settings (budgets, fast retries).
  */
 export async function startTestFleet(
-  spec: { seed: number; accounts: number; regions: string[]; clusters: number; nodesPerCluster?: number; servicesPerCluster?: number },
+  spec: {
+    seed: number;
+    accounts: number;
+    regions: string[];
+    clusters: number;
+    nodesPerCluster?: number;
+    servicesPerCluster?: number;
+  },
   collector: Partial<ScanConfig['collector']> = {},
   sim: Omit<SimulatorOptions, 'fleet'> = {},
 ): Promise<TestFleet> {
@@ -90,7 +97,10 @@ export async function startTestFleet(
 }
 
 /** A local (in-process) scan of the same config: the reference the distributed scans must equal. */
-export async function localScan(config: ScanConfig, now: Date): Promise<{ findings: Finding[]; coverage: CoverageEntry[] }> {
+export async function localScan(
+  config: ScanConfig,
+  now: Date,
+): Promise<{ findings: Finding[]; coverage: CoverageEntry[] }> {
   const outcome = await runScan({ source: { kind: 'live', config }, now });
   return { findings: outcome.findings, coverage: outcome.scan.coverage };
 }
@@ -135,9 +145,13 @@ export async function startPrivateRedis(): Promise<PrivateRedis> {
   const port = await freePort();
   let child: ChildProcess | undefined;
   const start = async () => {
-    child = spawn('redis-server', ['--port', String(port), '--bind', '127.0.0.1', '--save', '', '--appendonly', 'no'], {
-      stdio: 'ignore',
-    });
+    child = spawn(
+      'redis-server',
+      ['--port', String(port), '--bind', '127.0.0.1', '--save', '', '--appendonly', 'no'],
+      {
+        stdio: 'ignore',
+      },
+    );
     const deadline = Date.now() + 10_000;
     for (;;) {
       const r = spawnSync('redis-cli', ['-p', String(port), 'ping'], { encoding: 'utf8' });
@@ -175,7 +189,8 @@ export const WORKER_MAIN = join(ROOT, 'dist', 'apps', 'worker', 'apps', 'worker'
 /** Build the worker app (`npx nest build worker`) so worker processes run the current code. */
 export function buildWorkerApp(): void {
   const r = spawnSync('npx', ['nest', 'build', 'worker'], { cwd: ROOT, encoding: 'utf8', timeout: 300_000 });
-  if (r.status !== 0 || !existsSync(WORKER_MAIN)) throw new Error(`nest build worker failed: ${r.stdout}\n${r.stderr}`);
+  if (r.status !== 0 || !existsSync(WORKER_MAIN))
+    throw new Error(`nest build worker failed: ${r.stdout}\n${r.stderr}`);
 }
 
 /** A worker process. */
@@ -197,7 +212,9 @@ export async function startWorkerProcess(env: Record<string, string>): Promise<W
   let out = '';
   child.stdout?.on('data', (d: Buffer) => (out += d.toString()));
   child.stderr?.on('data', (d: Buffer) => (out += d.toString()));
-  const exited = new Promise<number | string>((resolve) => child.once('exit', (code, signal) => resolve(code ?? signal ?? -1)));
+  const exited = new Promise<number | string>((resolve) =>
+    child.once('exit', (code, signal) => resolve(code ?? signal ?? -1)),
+  );
   await new Promise<void>((resolve, reject) => {
     const timer = setTimeout(() => reject(new Error(`worker did not get ready: ${out}`)), 60_000);
     const onData = () => {
@@ -220,7 +237,11 @@ export async function startWorkerProcess(env: Record<string, string>): Promise<W
 }
 
 /** Poll `fn` until it returns a truthy value (or time out). */
-export async function eventually<T>(fn: () => Promise<T | undefined | null | false>, timeoutMs: number, what: string): Promise<T> {
+export async function eventually<T>(
+  fn: () => Promise<T | undefined | null | false>,
+  timeoutMs: number,
+  what: string,
+): Promise<T> {
   const deadline = Date.now() + timeoutMs;
   for (;;) {
     const v = await fn();
@@ -232,7 +253,11 @@ export async function eventually<T>(fn: () => Promise<T | undefined | null | fal
 
 /** Coverage without its messages (they carry per-request ids): target, dataset, status, code. */
 export function coverageShape(coverage: readonly CoverageEntry[]): string[] {
-  return coverage.map((c) => [c.accountId, c.regionId ?? '', c.clusterId ?? '', c.api, c.status, c.errorCode ?? ''].join('|')).sort();
+  return coverage
+    .map((c) =>
+      [c.accountId, c.regionId ?? '', c.clusterId ?? '', c.api, c.status, c.errorCode ?? ''].join('|'),
+    )
+    .sort();
 }
 
 /**
@@ -247,14 +272,18 @@ export function expectSameOrExplicitGap(
   expectFn: (value: unknown, message?: string) => { toEqual(v: unknown): void; toBe(v: unknown): void },
 ): number {
   const localShape = new Set(coverageShape(local.coverage));
-  const extra = actual.coverage.filter((c) => c.status === 'failed' && !localShape.has(coverageShape([c])[0]));
+  const extra = actual.coverage.filter(
+    (c) => c.status === 'failed' && !localShape.has(coverageShape([c])[0]),
+  );
   if (extra.length === 0) {
     expectFn(coverageShape(actual.coverage)).toEqual(coverageShape(local.coverage));
     expectFn(actual.findings).toEqual(local.findings);
   } else {
-    for (const g of extra) expectFn((g.message ?? '').length > 0, `gap ${coverageShape([g])[0]} names its cause`).toBe(true);
+    for (const g of extra)
+      expectFn((g.message ?? '').length > 0, `gap ${coverageShape([g])[0]} names its cause`).toBe(true);
     const known = new Set(local.findings.map((f) => f.fingerprint));
-    for (const f of actual.findings) expectFn(known.has(f.fingerprint), `finding ${f.fingerprint} is one of the local scan's`).toBe(true);
+    for (const f of actual.findings)
+      expectFn(known.has(f.fingerprint), `finding ${f.fingerprint} is one of the local scan's`).toBe(true);
   }
   return extra.length;
 }

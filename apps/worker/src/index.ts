@@ -3,8 +3,19 @@
  * options and environment config, and the services tests reach through the app context.
  */
 export { startWorker, type RunningWorker } from './worker-app.factory';
-export { DEFAULT_SCAN_SCHEDULE, resolveWorkerOptions, type WorkerOptions, type ResolvedWorkerOptions } from './worker.options';
-export { loadWorkerConfig, workerOptionsFromConfig, WorkerConfigError, type WorkerConfig, type WorkerConfigOverrides } from './worker-config';
+export {
+  DEFAULT_SCAN_SCHEDULE,
+  resolveWorkerOptions,
+  type WorkerOptions,
+  type ResolvedWorkerOptions,
+} from './worker.options';
+export {
+  loadWorkerConfig,
+  workerOptionsFromConfig,
+  WorkerConfigError,
+  type WorkerConfig,
+  type WorkerConfigOverrides,
+} from './worker-config';
 export { WorkerModule, type WorkerModuleAdapters } from './worker.module';
 export { ScanSchedulerService, type ScheduleTickResult } from './schedule/scan-scheduler.service';
 export { ScanReconcilerService, type ReconcileAction } from './schedule/scan-reconciler.service';

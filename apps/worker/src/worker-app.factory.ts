@@ -27,11 +27,17 @@ export interface RunningWorker {
 export async function startWorker(options: WorkerOptions): Promise<RunningWorker> {
   const o = resolveWorkerOptions(options);
   const redis = { redisUrl: o.redisUrl, ...(o.prefix !== undefined ? { prefix: o.prefix } : {}) };
-  const store = await Store.open({ connectionString: o.databaseUrl, migrate: o.migrate, onIdleError: () => undefined });
+  const store = await Store.open({
+    connectionString: o.databaseUrl,
+    migrate: o.migrate,
+    onIdleError: () => undefined,
+  });
   const queue = new BullScanJobQueue({ ...redis, policies: o.policies });
   const limiters = o.rateLimiterFor ? undefined : new RedisRateLimiterPool(redis);
   const forBudget =
-    o.rateLimiterFor ?? ((budget: RateLimiterOptions, callTimeoutMs: number) => (limiters as RedisRateLimiterPool).forBudget(budget, callTimeoutMs));
+    o.rateLimiterFor ??
+    ((budget: RateLimiterOptions, callTimeoutMs: number) =>
+      (limiters as RedisRateLimiterPool).forBudget(budget, callTimeoutMs));
   const scopes = new ScanScopeLock(redis);
   const client = new DistributedScanClient(store, queue);
   const closeAdapters = async () => {

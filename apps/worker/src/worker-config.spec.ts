@@ -2,14 +2,21 @@ import { describe, expect, it } from 'vitest';
 import type { ScanConfig } from '@app/collectors';
 import { loadWorkerConfig, WorkerConfigError, workerOptionsFromConfig } from './worker-config';
 
-const required = { REDIS_URL: 'redis://127.0.0.1:6379', DATABASE_URL: 'postgres://postgres@127.0.0.1:5432/db' };
+const required = {
+  REDIS_URL: 'redis://127.0.0.1:6379',
+  DATABASE_URL: 'postgres://postgres@127.0.0.1:5432/db',
+};
 
 describe(loadWorkerConfig.name, () => {
   it('needs REDIS_URL and DATABASE_URL and names what is wrong without showing values', () => {
     expect(() => loadWorkerConfig({})).toThrow(WorkerConfigError);
     const e = (() => {
       try {
-        loadWorkerConfig({ REDIS_URL: 'http://secret@host', DATABASE_URL: required.DATABASE_URL, WORKER_CONCURRENCY: '0' });
+        loadWorkerConfig({
+          REDIS_URL: 'http://secret@host',
+          DATABASE_URL: required.DATABASE_URL,
+          WORKER_CONCURRENCY: '0',
+        });
       } catch (err) {
         return err as Error;
       }
@@ -36,7 +43,13 @@ describe(loadWorkerConfig.name, () => {
     expect(c).toEqual({
       database: { url: required.DATABASE_URL },
       redis: { url: required.REDIS_URL, prefix: 'fa-1' },
-      queues: { crawlConcurrency: 8, analyzeConcurrency: 2, lockDurationMs: 5000, stalledIntervalMs: 1000, shutdownGraceMs: 2000 },
+      queues: {
+        crawlConcurrency: 8,
+        analyzeConcurrency: 2,
+        lockDurationMs: 5000,
+        stalledIntervalMs: 1000,
+        shutdownGraceMs: 2000,
+      },
       schedule: { configPaths: ['a.yaml', 'b.json'], cron: '*/5 * * * * *' },
     });
   });
@@ -50,7 +63,9 @@ describe(workerOptionsFromConfig.name, () => {
       sources: [{ name: 'fleet-of-env.yaml' }],
       concurrency: { crawl: 3 },
     });
-    expect(workerOptionsFromConfig(config, load, { configPaths: ['flag.yaml'], concurrency: 9, schedule: false })).toMatchObject({
+    expect(
+      workerOptionsFromConfig(config, load, { configPaths: ['flag.yaml'], concurrency: 9, schedule: false }),
+    ).toMatchObject({
       sources: [{ name: 'fleet-of-flag.yaml' }],
       concurrency: { crawl: 9 },
       schedule: false,

@@ -29,7 +29,9 @@ const positiveInt = (what: string) =>
 
 /** Variables, with descriptions (see the module comment); sensitive values never appear in messages. */
 const workerEnvSchema = z.object({
-  REDIS_URL: z.string('is required (redis://host:port)').regex(/^rediss?:\/\/\S+$/, 'must be a redis:// or rediss:// URL'),
+  REDIS_URL: z
+    .string('is required (redis://host:port)')
+    .regex(/^rediss?:\/\/\S+$/, 'must be a redis:// or rediss:// URL'),
   DATABASE_URL: z
     .string('is required (postgres://user@host:port/database)')
     .regex(/^postgres(ql)?:\/\/\S+$/, 'must be a postgres:// or postgresql:// URL'),
@@ -76,7 +78,9 @@ export class WorkerConfigError extends Error {
  */
 export function loadWorkerConfig(env: Record<string, string | undefined>): WorkerConfig {
   const keys = Object.keys(workerEnvSchema.shape) as (keyof typeof workerEnvSchema.shape)[];
-  const parsed = workerEnvSchema.safeParse(Object.fromEntries(keys.map((k) => [k, env[k] === '' ? undefined : env[k]])));
+  const parsed = workerEnvSchema.safeParse(
+    Object.fromEntries(keys.map((k) => [k, env[k] === '' ? undefined : env[k]])),
+  );
   if (!parsed.success) {
     const problems = parsed.error.issues.map((i) => `${i.path.join('.')} ${i.message}`);
     throw new WorkerConfigError(`invalid configuration: ${problems.join('; ')}`);
@@ -123,7 +127,10 @@ export function workerOptionsFromConfig(
   loadConfig: (path: string) => ScanConfig,
   overrides: WorkerConfigOverrides = {},
 ): WorkerOptions {
-  const paths = overrides.configPaths && overrides.configPaths.length > 0 ? overrides.configPaths : config.schedule.configPaths;
+  const paths =
+    overrides.configPaths && overrides.configPaths.length > 0
+      ? overrides.configPaths
+      : config.schedule.configPaths;
   const sources = paths.map((p) => {
     const c = loadConfig(p);
     return { name: c.name, config: c };
@@ -144,6 +151,8 @@ export function workerOptionsFromConfig(
     ...(q.shutdownGraceMs !== undefined ? { shutdownGraceMs: q.shutdownGraceMs } : {}),
     sources,
     ...(schedule !== undefined ? { schedule } : {}),
-    ...(config.schedule.reconcileIntervalMs !== undefined ? { reconcile: { intervalMs: config.schedule.reconcileIntervalMs } } : {}),
+    ...(config.schedule.reconcileIntervalMs !== undefined
+      ? { reconcile: { intervalMs: config.schedule.reconcileIntervalMs } }
+      : {}),
   };
 }

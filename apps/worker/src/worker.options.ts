@@ -67,10 +67,12 @@ export interface WorkerOptions {
 }
 
 /** Options with every default applied. */
-export interface ResolvedWorkerOptions
-  extends Required<
-    Omit<WorkerOptions, 'prefix' | 'settings' | 'rateLimiterFor' | 'name' | 'concurrency' | 'reconcile' | 'policies'>
-  > {
+export interface ResolvedWorkerOptions extends Required<
+  Omit<
+    WorkerOptions,
+    'prefix' | 'settings' | 'rateLimiterFor' | 'name' | 'concurrency' | 'reconcile' | 'policies'
+  >
+> {
   prefix?: string;
   settings?: PartialAuditSettings;
   rateLimiterFor?: (budget: RateLimiterOptions) => ApiRateLimiter;
@@ -89,7 +91,11 @@ export function resolveWorkerOptions(o: WorkerOptions): ResolvedWorkerOptions {
     databaseUrl: o.databaseUrl,
     redisUrl: o.redisUrl,
     migrate: o.migrate ?? true,
-    concurrency: { crawl: o.concurrency?.crawl ?? 4, analyze: o.concurrency?.analyze ?? 1, plan: o.concurrency?.plan ?? 2 },
+    concurrency: {
+      crawl: o.concurrency?.crawl ?? 4,
+      analyze: o.concurrency?.analyze ?? 1,
+      plan: o.concurrency?.plan ?? 2,
+    },
     lockDurationMs: o.lockDurationMs ?? 30_000,
     stalledIntervalMs: o.stalledIntervalMs ?? 30_000,
     maxStalledCount: o.maxStalledCount ?? 2,

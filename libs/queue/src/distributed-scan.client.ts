@@ -133,8 +133,10 @@ export class DistributedScanClient {
       } else {
         lostSince = undefined;
       }
-      if (options.signal?.aborted) throw new ScanWaitError(`stopped waiting for scan ${payload.scanId}`, payload.scanId);
-      if (Date.now() >= deadline) throw new ScanWaitError(`scan ${payload.scanId} did not finish in time`, payload.scanId);
+      if (options.signal?.aborted)
+        throw new ScanWaitError(`stopped waiting for scan ${payload.scanId}`, payload.scanId);
+      if (Date.now() >= deadline)
+        throw new ScanWaitError(`scan ${payload.scanId} did not finish in time`, payload.scanId);
       await delay(poll, options.signal);
     }
   }
@@ -146,8 +148,10 @@ export class DistributedScanClient {
    * @throws ScanFailedError when the scan failed (with its stored reason)
    */
   async outcomeOf(scan: StoredScan): Promise<ScanOutcome> {
-    if (scan.status === 'failed') throw new ScanFailedError(scan.error ?? 'the distributed scan failed', scan.id);
-    if (scan.status !== 'succeeded') throw new ScanFailedError(`scan ${scan.id} is still ${scan.status}`, scan.id);
+    if (scan.status === 'failed')
+      throw new ScanFailedError(scan.error ?? 'the distributed scan failed', scan.id);
+    if (scan.status !== 'succeeded')
+      throw new ScanFailedError(`scan ${scan.id} is still ${scan.status}`, scan.id);
     const findings = (await this.store.findings.forScan(scan.id)).map(withoutSightings).sort(compareFindings);
     return {
       scan: {

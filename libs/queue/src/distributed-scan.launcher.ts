@@ -41,13 +41,17 @@ export class DistributedScanLauncher {
    *   Redis is unreachable (the scan row is then marked failed)
    */
   async launch(request: { source?: string }): Promise<{ scanId: string }> {
-    const chosen = request.source === undefined ? this.sources[0] : this.sources.find((s) => s.name === request.source);
+    const chosen =
+      request.source === undefined ? this.sources[0] : this.sources.find((s) => s.name === request.source);
     if (!chosen) {
       throw new UnknownScanSourceError(
         `unknown scan source "${request.source ?? ''}"; configured: ${this.sourceNames().join(', ') || 'none'}`,
       );
     }
-    const payload = await this.client.submit({ config: chosen.config, ...(this.settings ? { settings: this.settings } : {}) });
+    const payload = await this.client.submit({
+      config: chosen.config,
+      ...(this.settings ? { settings: this.settings } : {}),
+    });
     return { scanId: payload.scanId };
   }
 }

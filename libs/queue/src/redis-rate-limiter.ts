@@ -84,7 +84,8 @@ export class RedisRateLimiterPool {
     this.idleTtlMs = options.idleTtlMs ?? 15 * 60_000;
     this.onError = options.onError ?? (() => undefined);
     this.headroom = options.headroom ?? 0.9;
-    if (!(this.headroom > 0 && this.headroom <= 1)) throw new RangeError(`headroom must be in (0, 1], got ${this.headroom}`);
+    if (!(this.headroom > 0 && this.headroom <= 1))
+      throw new RangeError(`headroom must be in (0, 1], got ${this.headroom}`);
     this.outageToleranceMs = options.outageToleranceMs ?? 60_000;
     const client = new IORedis(options.redisUrl, { lazyConnect: false });
     this.connection = new Bottleneck.IORedisConnection({ client, Redis: IORedis });
@@ -124,7 +125,9 @@ export class RedisRateLimiterPool {
     this.closed = true;
     await Promise.all(
       [...this.limiters.values()].map((l) =>
-        l.limiter.stop({ dropWaitingJobs: true, dropErrorMessage: 'the worker is shutting down' }).catch(() => undefined),
+        l.limiter
+          .stop({ dropWaitingJobs: true, dropErrorMessage: 'the worker is shutting down' })
+          .catch(() => undefined),
       ),
     );
   }
@@ -172,7 +175,9 @@ export class RedisRateLimiterPool {
   private replace(old: PooledLimiter): void {
     if (this.closed || this.limiters.get(old.key) !== old) return;
     this.limiters.set(old.key, { ...old, limiter: this.newLimiter(old.key, old.minTime, old.maxConcurrent) });
-    void old.limiter.stop({ dropWaitingJobs: true, dropErrorMessage: 'SETTINGS_KEY_NOT_FOUND' }).catch(() => undefined);
+    void old.limiter
+      .stop({ dropWaitingJobs: true, dropErrorMessage: 'SETTINGS_KEY_NOT_FOUND' })
+      .catch(() => undefined);
   }
 
   /** Replace the limiters whose settings key vanished (Redis restarted empty); wake the rest. */
@@ -192,18 +197,19 @@ export class RedisRateLimiterPool {
       if (onlyQueued && l.limiter.queued() === 0) continue;
       // In clustering mode updateSettings runs the update_settings script, which ends with a
       // capacity broadcast, waking every process waiting for this limiter.
-      void Promise.resolve(l.limiter.updateSettings({ minTime: l.minTime, maxConcurrent: l.maxConcurrent })).catch(
-        (e: unknown) => {
-          if (lostState(e)) this.replace(l);
-        },
-      );
+      void Promise.resolve(
+        l.limiter.updateSettings({ minTime: l.minTime, maxConcurrent: l.maxConcurrent }),
+      ).catch((e: unknown) => {
+        if (lostState(e)) this.replace(l);
+      });
     }
   }
 
   private limiterFor(accountId: string, api: string, budget: RateLimiterOptions): PooledLimiter {
     const own = budget.qpsPerApi?.[api];
     const qps = own ?? budget.qpsPerAccount;
-    if (!(qps > 0) || !Number.isFinite(qps)) throw new RangeError(`QPS budget must be a positive number, got ${qps}`);
+    if (!(qps > 0) || !Number.isFinite(qps))
+      throw new RangeError(`QPS budget must be a positive number, got ${qps}`);
     if (!(budget.maxConcurrentPerAccount > 0)) {
       throw new RangeError(`maxConcurrentPerAccount must be positive, got ${budget.maxConcurrentPerAccount}`);
     }
@@ -221,7 +227,12 @@ export class RedisRateLimiterPool {
       }
       return pooled;
     }
-    const created: PooledLimiter = { key, limiter: this.newLimiter(key, minTime, maxConcurrent), minTime, maxConcurrent };
+    const created: PooledLimiter = {
+      key,
+      limiter: this.newLimiter(key, minTime, maxConcurrent),
+      minTime,
+      maxConcurrent,
+    };
     this.limiters.set(key, created);
     return created;
   }

@@ -104,8 +104,7 @@ export interface JobPayloads {
  * finished", "target already read"). Jobs throw only for failures worth a retry.
  */
 export type JobOutcome<T extends object = Record<never, never>> =
-  | ({ status: 'done' } & T)
-  | { status: 'skipped'; reason: string };
+  ({ status: 'done' } & T) | { status: 'skipped'; reason: string };
 
 /** Result type of each job (stored by BullMQ as the job's return value). */
 export interface JobResults {

@@ -2,7 +2,10 @@ import { describe, expect, it } from 'vitest';
 import type { ScanJobState } from './scan-job.queue';
 import { judgeScanJobs } from './scan-jobs.verdict';
 
-const s = (state: ScanJobState['state'], failedReason?: string): ScanJobState => ({ state, ...(failedReason ? { failedReason } : {}) });
+const s = (state: ScanJobState['state'], failedReason?: string): ScanJobState => ({
+  state,
+  ...(failedReason ? { failedReason } : {}),
+});
 
 describe(judgeScanJobs.name, () => {
   it.each([
@@ -19,7 +22,9 @@ describe(judgeScanJobs.name, () => {
   });
 
   it('reports the analysis failure, else the planning failure, with the reason', () => {
-    expect(judgeScanJobs({ plan: s('completed'), analyze: s('failed', 'job stalled more than allowable limit') })).toEqual({
+    expect(
+      judgeScanJobs({ plan: s('completed'), analyze: s('failed', 'job stalled more than allowable limit') }),
+    ).toEqual({
       kind: 'failed',
       reason: 'analysis failed: job stalled more than allowable limit',
     });

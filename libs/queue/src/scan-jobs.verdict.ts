@@ -17,9 +17,11 @@ export type ScanJobsVerdict =
 /** Judge a running scan by the states of its plan and analyze jobs. */
 export function judgeScanJobs(state: ScanJobsState): ScanJobsVerdict {
   const { plan, analyze } = state;
-  if (analyze.state === 'failed') return { kind: 'failed', reason: `analysis failed: ${analyze.failedReason ?? 'unknown error'}` };
+  if (analyze.state === 'failed')
+    return { kind: 'failed', reason: `analysis failed: ${analyze.failedReason ?? 'unknown error'}` };
   if (analyze.state !== 'missing') return { kind: 'alive' };
-  if (plan.state === 'failed') return { kind: 'failed', reason: `planning failed: ${plan.failedReason ?? 'unknown error'}` };
+  if (plan.state === 'failed')
+    return { kind: 'failed', reason: `planning failed: ${plan.failedReason ?? 'unknown error'}` };
   // A completed plan job without its analyze job means the flow was lost after planning.
   if (plan.state !== 'missing' && plan.state !== 'completed') return { kind: 'alive' };
   return { kind: 'lost' };

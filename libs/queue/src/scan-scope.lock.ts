@@ -37,7 +37,8 @@ export class ScanScopeLock {
   async acquire(scope: string, scanId: string, ttlMs: number): Promise<ScopeLockResult> {
     // Twice at most: the holder may release between our SET and GET.
     for (let attempt = 0; ; attempt += 1) {
-      if ((await this.redis.set(this.key(scope), scanId, 'PX', ttlMs, 'NX')) === 'OK') return { acquired: true };
+      if ((await this.redis.set(this.key(scope), scanId, 'PX', ttlMs, 'NX')) === 'OK')
+        return { acquired: true };
       const holder = await this.redis.get(this.key(scope));
       if (holder !== null || attempt > 0) return { acquired: false, holder: holder ?? '' };
     }

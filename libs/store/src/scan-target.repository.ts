@@ -88,7 +88,10 @@ export class ScanTargetRepository {
    * @returns how many rows were new (count)
    * @throws StoreError NOT_FOUND when the scan does not exist
    */
-  async ensurePending(scanId: string, targets: ReadonlyArray<{ key: string; target: ScanTargetRef }>): Promise<number> {
+  async ensurePending(
+    scanId: string,
+    targets: ReadonlyArray<{ key: string; target: ScanTargetRef }>,
+  ): Promise<number> {
     this.assertScanId(scanId);
     let inserted = 0;
     for (const rows of chunk(dedupeByKey(targets), PENDING_ROWS_PER_INSERT)) {
@@ -211,7 +214,12 @@ export class ScanTargetRepository {
         ORDER BY started_at, id LIMIT $2`,
       [startedBefore, limit],
     );
-    return rows.rows.map((r) => ({ id: r.id, fleetName: r.fleet_name, startedAt: toIso(r.started_at), settings: r.settings }));
+    return rows.rows.map((r) => ({
+      id: r.id,
+      fleetName: r.fleet_name,
+      startedAt: toIso(r.started_at),
+      settings: r.settings,
+    }));
   }
 
   private assertScanId(scanId: string): void {

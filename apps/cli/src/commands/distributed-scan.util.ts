@@ -45,16 +45,26 @@ export interface DistributedScanOptions {
  *   PostgreSQL is unreachable
  */
 export async function runDistributedScan(opts: DistributedScanOptions): Promise<ScanOutcome> {
-  if (!opts.redisUrl) throw new CliUsageError('--distributed needs REDIS_URL (the worker fleet\'s Redis)');
-  if (!opts.databaseUrl) throw new CliUsageError('--distributed needs DATABASE_URL or --database-url (the worker fleet\'s PostgreSQL)');
+  if (!opts.redisUrl) throw new CliUsageError("--distributed needs REDIS_URL (the worker fleet's Redis)");
+  if (!opts.databaseUrl)
+    throw new CliUsageError(
+      "--distributed needs DATABASE_URL or --database-url (the worker fleet's PostgreSQL)",
+    );
   const { BullScanJobQueue, DistributedScanClient } = loadQueue();
   const { Store } = loadStore();
   const store = await Store.open({ connectionString: opts.databaseUrl, migrate: true });
-  const queue = new BullScanJobQueue({ redisUrl: opts.redisUrl, ...(opts.prefix ? { prefix: opts.prefix } : {}) });
+  const queue = new BullScanJobQueue({
+    redisUrl: opts.redisUrl,
+    ...(opts.prefix ? { prefix: opts.prefix } : {}),
+  });
   try {
     const client = new DistributedScanClient(store, queue);
     return await client.run(
-      { config: opts.config, ...(opts.now ? { now: opts.now } : {}), ...(opts.settings ? { settings: opts.settings } : {}) },
+      {
+        config: opts.config,
+        ...(opts.now ? { now: opts.now } : {}),
+        ...(opts.settings ? { settings: opts.settings } : {}),
+      },
       {
         ...(opts.onProgress ? { onProgress: opts.onProgress } : {}),
         ...(opts.timeoutMs !== undefined ? { timeoutMs: opts.timeoutMs } : {}),
@@ -89,7 +99,14 @@ export function createDistributedScanLauncher(opts: {
   settings?: PartialAuditSettings;
 }): DistributedLauncherHandle {
   const { BullScanJobQueue, DistributedScanClient, DistributedScanLauncher } = loadQueue();
-  const queue = new BullScanJobQueue({ redisUrl: opts.redisUrl, ...(opts.prefix ? { prefix: opts.prefix } : {}) });
-  const launcher = new DistributedScanLauncher(new DistributedScanClient(opts.store, queue), opts.configs, opts.settings);
+  const queue = new BullScanJobQueue({
+    redisUrl: opts.redisUrl,
+    ...(opts.prefix ? { prefix: opts.prefix } : {}),
+  });
+  const launcher = new DistributedScanLauncher(
+    new DistributedScanClient(opts.store, queue),
+    opts.configs,
+    opts.settings,
+  );
   return { launcher, close: () => queue.close() };
 }

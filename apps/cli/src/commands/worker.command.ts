@@ -29,7 +29,8 @@ const collect = (v: string, prev: string[]) => [...prev, v];
 
 function parseConcurrency(v: string): number {
   const n = Number(v);
-  if (!/^\d+$/.test(v) || n < 1) throw new CliUsageError(`--concurrency: expected a positive integer, got "${v}"`);
+  if (!/^\d+$/.test(v) || n < 1)
+    throw new CliUsageError(`--concurrency: expected a positive integer, got "${v}"`);
   return n;
 }
 
@@ -38,7 +39,10 @@ function parseConcurrency(v: string): number {
  * @throws CliUsageError for missing or invalid settings; ScanConfigError for a bad --config;
  *   StoreError when PostgreSQL is unreachable
  */
-export async function runWorkerCommand(opts: WorkerCommandOptions, env: NodeJS.ProcessEnv = process.env): Promise<number> {
+export async function runWorkerCommand(
+  opts: WorkerCommandOptions,
+  env: NodeJS.ProcessEnv = process.env,
+): Promise<number> {
   const { loadWorkerConfig, workerOptionsFromConfig, startWorker } = loadWorker();
   const { loadScanConfig } = loadCollectors();
   let config: ReturnType<typeof loadWorkerConfig>;
@@ -54,9 +58,17 @@ export async function runWorkerCommand(opts: WorkerCommandOptions, env: NodeJS.P
   const options = workerOptionsFromConfig(config, loadScanConfig, {
     ...(opts.concurrency !== undefined ? { concurrency: opts.concurrency } : {}),
     configPaths: opts.config,
-    ...(opts.scheduleEnabled === false ? { schedule: false as const } : opts.schedule !== undefined ? { schedule: opts.schedule } : {}),
+    ...(opts.scheduleEnabled === false
+      ? { schedule: false as const }
+      : opts.schedule !== undefined
+        ? { schedule: opts.schedule }
+        : {}),
   });
-  const worker = await startWorker({ ...options, name: `worker-${process.pid}`, logger: ['log', 'error', 'warn', 'fatal'] });
+  const worker = await startWorker({
+    ...options,
+    name: `worker-${process.pid}`,
+    logger: ['log', 'error', 'warn', 'fatal'],
+  });
   const scheduled = options.sources?.map((s) => s.name).join(', ') || 'none';
   process.stderr.write(`fleet-audit: worker ${process.pid} ready (scheduled sources: ${scheduled})\n`);
   const signal = await untilInterrupted();
@@ -71,20 +83,39 @@ export function workerCommand(run: (p: Promise<number>) => void): Command {
     .description('run a distributed-scan worker (needs REDIS_URL and DATABASE_URL)')
     .option('--redis-url <url>', 'Redis of the queues (default: REDIS_URL)')
     .option('--database-url <url>', 'PostgreSQL URL (default: DATABASE_URL)')
-    .option('--concurrency <n>', 'crawl jobs in flight in this process (default: WORKER_CONCURRENCY or 4)', parseConcurrency)
-    .option('--config <file>', 'scan config to scan on the schedule (repeatable; default: SCAN_CONFIGS)', collect, [])
-    .option('--schedule <cron>', 'cron with seconds for scheduled scans (default: SCAN_SCHEDULE or hourly "0 0 * * * *")')
+    .option(
+      '--concurrency <n>',
+      'crawl jobs in flight in this process (default: WORKER_CONCURRENCY or 4)',
+      parseConcurrency,
+    )
+    .option(
+      '--config <file>',
+      'scan config to scan on the schedule (repeatable; default: SCAN_CONFIGS)',
+      collect,
+      [],
+    )
+    .option(
+      '--schedule <cron>',
+      'cron with seconds for scheduled scans (default: SCAN_SCHEDULE or hourly "0 0 * * * *")',
+    )
     .option('--no-schedule', 'do not run the scan schedule')
-    .action((o: { redisUrl?: string; databaseUrl?: string; concurrency?: number; config: string[]; schedule?: string | false }) =>
-      run(
-        runWorkerCommand({
-          config: o.config,
-          scheduleEnabled: o.schedule !== false,
-          ...(o.redisUrl !== undefined ? { redisUrl: o.redisUrl } : {}),
-          ...(o.databaseUrl !== undefined ? { databaseUrl: o.databaseUrl } : {}),
-          ...(o.concurrency !== undefined ? { concurrency: o.concurrency } : {}),
-          ...(typeof o.schedule === 'string' ? { schedule: o.schedule } : {}),
-        }),
-      ),
+    .action(
+      (o: {
+        redisUrl?: string;
+        databaseUrl?: string;
+        concurrency?: number;
+        config: string[];
+        schedule?: string | false;
+      }) =>
+        run(
+          runWorkerCommand({
+            config: o.config,
+            scheduleEnabled: o.schedule !== false,
+            ...(o.redisUrl !== undefined ? { redisUrl: o.redisUrl } : {}),
+            ...(o.databaseUrl !== undefined ? { databaseUrl: o.databaseUrl } : {}),
+            ...(o.concurrency !== undefined ? { concurrency: o.concurrency } : {}),
+            ...(typeof o.schedule === 'string' ? { schedule: o.schedule } : {}),
+          }),
+        ),
     );
 }

@@ -29,7 +29,8 @@ export class CrawlTargetProcessor {
     try {
       return await this.service.crawl(cmd, signal).catch((e: unknown) => {
         // Configuration mistakes do not heal by retrying.
-        if (e instanceof Error && PERMANENT_ERRORS.has(e.name)) throw new UnrecoverableError(`${e.name}: ${e.message}`);
+        if (e instanceof Error && PERMANENT_ERRORS.has(e.name))
+          throw new UnrecoverableError(`${e.name}: ${e.message}`);
         throw e;
       });
     } catch (e) {

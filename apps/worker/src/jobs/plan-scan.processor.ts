@@ -15,7 +15,8 @@ export class PlanScanProcessor {
    */
   process(job: Job): Promise<JobResults[JobName.PlanScan]> {
     return this.service.plan(PlanScanCommand.create(job.data)).catch((e: unknown) => {
-      if (e instanceof Error && e.name === 'CredentialsConfigError') throw new UnrecoverableError(`${e.name}: ${e.message}`);
+      if (e instanceof Error && e.name === 'CredentialsConfigError')
+        throw new UnrecoverableError(`${e.name}: ${e.message}`);
       throw e;
     });
   }

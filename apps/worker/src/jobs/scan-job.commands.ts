@@ -64,7 +64,11 @@ export class PlanScanCommand {
 
   /** @throws UnrecoverableError when the payload is invalid */
   static create(data: unknown): PlanScanCommand {
-    const p = parsePayload('plan-scan', runOptionsSchema.extend({ scanId: uuid, config: scanConfigSchema }), data);
+    const p = parsePayload(
+      'plan-scan',
+      runOptionsSchema.extend({ scanId: uuid, config: scanConfigSchema }),
+      data,
+    );
     return new PlanScanCommand(p.scanId, p.config, p.now, checkedSettings(p.settings), p.scope);
   }
 
@@ -93,11 +97,18 @@ export class CrawlTargetCommand {
   static create(data: unknown): CrawlTargetCommand {
     const p = parsePayload(
       'crawl-target',
-      z.object({ scanId: uuid, target: crawlTargetSchema, config: scanConfigSchema, baseAccountId: z.string().regex(/^\d+$/).optional() }),
+      z.object({
+        scanId: uuid,
+        target: crawlTargetSchema,
+        config: scanConfigSchema,
+        baseAccountId: z.string().regex(/^\d+$/).optional(),
+      }),
       data,
     );
     if (!p.config.accounts.some((a) => a.accountId === p.target.accountId)) {
-      throw new UnrecoverableError(`invalid crawl-target payload: the config does not list account ${p.target.accountId}`);
+      throw new UnrecoverableError(
+        `invalid crawl-target payload: the config does not list account ${p.target.accountId}`,
+      );
     }
     return new CrawlTargetCommand(p.scanId, p.target, p.config, p.baseAccountId);
   }
@@ -115,7 +126,11 @@ export class AnalyzeScanCommand {
 
   /** @throws UnrecoverableError when the payload is invalid */
   static create(data: unknown): AnalyzeScanCommand {
-    const p = parsePayload('analyze-scan', runOptionsSchema.extend({ scanId: uuid, config: scanConfigSchema }), data);
+    const p = parsePayload(
+      'analyze-scan',
+      runOptionsSchema.extend({ scanId: uuid, config: scanConfigSchema }),
+      data,
+    );
     return new AnalyzeScanCommand(p.scanId, p.config, p.now, checkedSettings(p.settings), p.scope);
   }
 }
@@ -123,10 +138,16 @@ export class AnalyzeScanCommand {
 /** Payload builders (the plan job's children), typed by libs/queue. */
 export const payloads = {
   crawl(scanId: string, target: CrawlTarget, config: ScanConfig, baseAccountId?: string): CrawlTargetPayload {
-    return { scanId, target, config: narrowToAccount(config, target.accountId), ...(baseAccountId ? { baseAccountId } : {}) };
+    return {
+      scanId,
+      target,
+      config: narrowToAccount(config, target.accountId),
+      ...(baseAccountId ? { baseAccountId } : {}),
+    };
   },
   analyze(plan: PlanScanCommand): AnalyzeScanPayload {
-    const { credentials: _credentials, ...withoutCredentials } = plan.config;
+    const withoutCredentials: ScanConfig = { ...plan.config };
+    delete withoutCredentials.credentials;
     return {
       scanId: plan.scanId,
       config: withoutCredentials,

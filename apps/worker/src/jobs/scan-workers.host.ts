@@ -1,4 +1,10 @@
-import { Inject, Injectable, Logger, type BeforeApplicationShutdown, type OnApplicationBootstrap } from '@nestjs/common';
+import {
+  Inject,
+  Injectable,
+  Logger,
+  type BeforeApplicationShutdown,
+  type OnApplicationBootstrap,
+} from '@nestjs/common';
 import { WaitingError, Worker, type Job } from 'bullmq';
 import { prefixOf, QueueName } from '@app/queue';
 import type { ResolvedWorkerOptions } from '../worker.options';
@@ -37,7 +43,9 @@ export class ScanWorkersHost implements OnApplicationBootstrap, BeforeApplicatio
   onApplicationBootstrap(): void {
     this.workers.push(
       this.start(QueueName.ScanPlan, this.options.concurrency.plan, (job) => this.plan.process(job)),
-      this.start(QueueName.ScanCrawl, this.options.concurrency.crawl, (job, signal) => this.crawl.process(job, signal)),
+      this.start(QueueName.ScanCrawl, this.options.concurrency.crawl, (job, signal) =>
+        this.crawl.process(job, signal),
+      ),
       this.start(QueueName.ScanAnalyze, this.options.concurrency.analyze, (job) => this.analyze.process(job)),
     );
   }
@@ -46,9 +54,13 @@ export class ScanWorkersHost implements OnApplicationBootstrap, BeforeApplicatio
   async beforeApplicationShutdown(): Promise<void> {
     this.stopping = true;
     const closing = Promise.all(this.workers.map((w) => w.close()));
-    const grace = new Promise<'timeout'>((resolve) => setTimeout(() => resolve('timeout'), this.options.shutdownGraceMs).unref());
+    const grace = new Promise<'timeout'>((resolve) =>
+      setTimeout(() => resolve('timeout'), this.options.shutdownGraceMs).unref(),
+    );
     if ((await Promise.race([closing.then(() => 'closed' as const), grace])) === 'timeout') {
-      this.logger.warn(`jobs still running after ${this.options.shutdownGraceMs} ms: returning them to the queue`);
+      this.logger.warn(
+        `jobs still running after ${this.options.shutdownGraceMs} ms: returning them to the queue`,
+      );
       for (const w of this.workers) w.cancelAllJobs('worker shutting down');
       // A crawl waiting for API budget only notices the cancellation after its call: reject
       // the waiting calls so every cancelled job returns now.
@@ -57,7 +69,11 @@ export class ScanWorkersHost implements OnApplicationBootstrap, BeforeApplicatio
     }
   }
 
-  private start(queue: QueueName, concurrency: number, handle: (job: Job, signal?: AbortSignal) => Promise<unknown>): Worker {
+  private start(
+    queue: QueueName,
+    concurrency: number,
+    handle: (job: Job, signal?: AbortSignal) => Promise<unknown>,
+  ): Worker {
     const o = this.options;
     // Three parameters: BullMQ passes an AbortSignal only to processors that declare it.
     const processor = async (job: Job, token?: string, signal?: AbortSignal): Promise<unknown> => {

@@ -36,7 +36,10 @@ export class AnalyzeScanService {
    * @returns `done`, or `skipped` when the scan already ended or read nothing (then it is failed)
    * @throws Postgres errors (retried)
    */
-  async analyze(cmd: AnalyzeScanCommand, crawlFailures: ReadonlyMap<string, string>): Promise<JobResults[JobName.AnalyzeScan]> {
+  async analyze(
+    cmd: AnalyzeScanCommand,
+    crawlFailures: ReadonlyMap<string, string>,
+  ): Promise<JobResults[JobName.AnalyzeScan]> {
     const scan = await this.store.scans.get(cmd.scanId);
     if (!scan) return { status: 'skipped', reason: `scan ${cmd.scanId} does not exist` };
     if (scan.status !== 'running') {
@@ -54,7 +57,9 @@ export class AnalyzeScanService {
         continue;
       }
       const reason =
-        crawlFailures.get(crawlJobId(cmd.scanId, toCrawlTarget(row.target))) ?? row.error ?? 'its crawl job never finished';
+        crawlFailures.get(crawlJobId(cmd.scanId, toCrawlTarget(row.target))) ??
+        row.error ??
+        'its crawl job never finished';
       failed.push({ row, reason });
     }
     await this.store.scanTargets.markFailed(
@@ -65,16 +70,20 @@ export class AnalyzeScanService {
     // assembleWireFleet reports every target without a slice as `failed` NotCrawled coverage;
     // name the reason where the crawl job told it.
     const wire = assembleWireFleet(cmd.config, slices);
-    const reasons = new Map(failed.map((f) => [coverageTargetKey(f.row.target), `crawl of ${f.row.targetKey} failed: ${f.reason}`]));
+    const reasons = new Map(
+      failed.map((f) => [coverageTargetKey(f.row.target), `crawl of ${f.row.targetKey} failed: ${f.reason}`]),
+    );
     const coverage = wire.coverage.map((c): CoverageEntry => {
-      const reason = c.status === 'failed' && c.errorCode === NOT_CRAWLED ? reasons.get(coverageTargetKey(c)) : undefined;
+      const reason =
+        c.status === 'failed' && c.errorCode === NOT_CRAWLED ? reasons.get(coverageTargetKey(c)) : undefined;
       return reason === undefined ? c : { ...c, errorCode: CRAWL_FAILED_CODE, message: reason };
     });
     const snapshot = mapWireFleet({ ...wire, coverage });
 
     if (readNothing(snapshot)) {
       const first = snapshot.coverage[0];
-      const reason = `nothing could be read: ${first.api} on account ${first.accountId}${first.regionId ? `/${first.regionId}` : ''} failed with ${first.errorCode ?? 'an error'}: ${first.message ?? ''}`.trim();
+      const reason =
+        `nothing could be read: ${first.api} on account ${first.accountId}${first.regionId ? `/${first.regionId}` : ''} failed with ${first.errorCode ?? 'an error'}: ${first.message ?? ''}`.trim();
       await this.store.scans.fail(cmd.scanId, reason);
       await this.releaseScope(cmd);
       return { status: 'skipped', reason };
@@ -85,7 +94,12 @@ export class AnalyzeScanService {
       ...(cmd.settings ? { settings: cmd.settings } : {}),
     });
     const summary = summarize(snapshot, results, findings);
-    await this.store.scans.complete(cmd.scanId, { findings, coverage: snapshot.coverage, summary, finishedAt: new Date() });
+    await this.store.scans.complete(cmd.scanId, {
+      findings,
+      coverage: snapshot.coverage,
+      summary,
+      finishedAt: new Date(),
+    });
     await this.releaseScope(cmd);
     this.logger.log(`scan ${cmd.scanId}: ${findings.length} findings, ${failed.length} targets not read`);
     return { status: 'done', findings: findings.length, failedTargets: failed.length };
@@ -98,7 +112,13 @@ export class AnalyzeScanService {
 
 /** A stored target as the collectors' CrawlTarget (the store keeps the same fields). */
 function toCrawlTarget(t: ScanTargetRef): Parameters<typeof crawlJobId>[1] {
-  if (t.kind === 'cluster') return { kind: 'cluster', accountId: t.accountId, regionId: t.regionId ?? '', clusterId: t.clusterId ?? '' };
+  if (t.kind === 'cluster')
+    return {
+      kind: 'cluster',
+      accountId: t.accountId,
+      regionId: t.regionId ?? '',
+      clusterId: t.clusterId ?? '',
+    };
   if (t.kind === 'region') return { kind: 'region', accountId: t.accountId, regionId: t.regionId ?? '' };
   return { kind: 'account', accountId: t.accountId };
 }

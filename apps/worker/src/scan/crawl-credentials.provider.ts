@@ -65,7 +65,10 @@ export class CrawlCredentialsProvider {
             } catch (e) {
               if (!(e instanceof CollectError && e.retryable) || attempt >= settings.maxAttempts) throw e;
               const cap = Math.min(settings.retryMaxDelayMs, settings.retryBaseDelayMs * 2 ** (attempt - 1));
-              const wait = Math.max(Math.floor(Math.random() * cap), Math.min(e.retryAfterMs ?? 0, settings.retryMaxDelayMs));
+              const wait = Math.max(
+                Math.floor(Math.random() * cap),
+                Math.min(e.retryAfterMs ?? 0, settings.retryMaxDelayMs),
+              );
               await new Promise((r) => setTimeout(r, wait));
             }
           }

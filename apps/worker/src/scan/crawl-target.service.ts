@@ -35,7 +35,8 @@ export class CrawlTargetService {
     const targetKey = targetKeyOf(cmd.target);
     const scan = await this.store.scans.get(cmd.scanId);
     if (!scan) return { status: 'skipped', reason: `scan ${cmd.scanId} does not exist` };
-    if (scan.status !== 'running') return { status: 'skipped', reason: `scan ${cmd.scanId} already ${scan.status}` };
+    if (scan.status !== 'running')
+      return { status: 'skipped', reason: `scan ${cmd.scanId} already ${scan.status}` };
 
     const existing = await this.store.scanTargets.get(cmd.scanId, targetKey);
     if (existing?.status === 'ok') {

@@ -34,7 +34,8 @@ export class PlanScanService {
       fleetName: cmd.config.name,
       settings: cmd.settings ? (JSON.parse(JSON.stringify(cmd.settings)) as Record<string, unknown>) : {},
     });
-    if (scan.status !== 'running') return { status: 'skipped', reason: `scan ${cmd.scanId} already ${scan.status}` };
+    if (scan.status !== 'running')
+      return { status: 'skipped', reason: `scan ${cmd.scanId} already ${scan.status}` };
     const targets = planTargets(cmd);
     await this.store.scanTargets.ensurePending(
       cmd.scanId,
@@ -58,7 +59,8 @@ export function planTargets(cmd: Pick<PlanScanCommand, 'config'>): CrawlTarget[]
   };
   for (const a of cmd.config.accounts) {
     add({ kind: 'account', accountId: a.accountId });
-    for (const regionId of [...new Set(a.regions)].sort()) add({ kind: 'region', accountId: a.accountId, regionId });
+    for (const regionId of [...new Set(a.regions)].sort())
+      add({ kind: 'region', accountId: a.accountId, regionId });
   }
   return [...out.values()];
 }

@@ -13,5 +13,8 @@ export function rateLimiterFactory(
   forBudget: (budget: RateLimiterOptions, callTimeoutMs: number) => ApiRateLimiter,
 ): RateLimiterFactory {
   return (config) =>
-    forBudget(rateLimiterOptionsOf(config.collector), config.alibabaCloud.connectTimeoutMs + config.alibabaCloud.readTimeoutMs);
+    forBudget(
+      rateLimiterOptionsOf(config.collector),
+      config.alibabaCloud.connectTimeoutMs + config.alibabaCloud.readTimeoutMs,
+    );
 }

@@ -1,4 +1,10 @@
-import { Inject, Injectable, Logger, type OnApplicationBootstrap, type OnModuleDestroy } from '@nestjs/common';
+import {
+  Inject,
+  Injectable,
+  Logger,
+  type OnApplicationBootstrap,
+  type OnModuleDestroy,
+} from '@nestjs/common';
 import { SchedulerRegistry } from '@nestjs/schedule';
 import type { PartialAuditSettings } from '@app/checks';
 import { judgeScanJobs, type ScanJobQueue, type ScanScopeLock } from '@app/queue';
@@ -49,7 +55,9 @@ export class ScanReconcilerService implements OnApplicationBootstrap, OnModuleDe
     const handle = setInterval(() => {
       if (this.running) return;
       this.running = this.reconcileOnce()
-        .catch((e: unknown) => this.logger.warn(`reconcile pass failed: ${e instanceof Error ? e.message : String(e)}`))
+        .catch((e: unknown) =>
+          this.logger.warn(`reconcile pass failed: ${e instanceof Error ? e.message : String(e)}`),
+        )
         .finally(() => (this.running = undefined));
     }, r.intervalMs);
     handle.unref();
@@ -58,7 +66,8 @@ export class ScanReconcilerService implements OnApplicationBootstrap, OnModuleDe
 
   /** Stop the interval and wait for a pass in progress. */
   async onModuleDestroy(): Promise<void> {
-    if (this.registry.doesExist('interval', SCAN_RECONCILE_INTERVAL)) this.registry.deleteInterval(SCAN_RECONCILE_INTERVAL);
+    if (this.registry.doesExist('interval', SCAN_RECONCILE_INTERVAL))
+      this.registry.deleteInterval(SCAN_RECONCILE_INTERVAL);
     await this.running;
   }
 
@@ -79,7 +88,11 @@ export class ScanReconcilerService implements OnApplicationBootstrap, OnModuleDe
     return actions;
   }
 
-  private async reconcileScan(scan: RunningScanRef, now: number, failLostAfterMs: number): Promise<ReconcileAction> {
+  private async reconcileScan(
+    scan: RunningScanRef,
+    now: number,
+    failLostAfterMs: number,
+  ): Promise<ReconcileAction> {
     const verdict = judgeScanJobs(await this.queue.scanJobsState(scan.id));
     if (verdict.kind === 'alive') {
       this.lostSince.delete(scan.id);

@@ -1,4 +1,10 @@
-import { Inject, Injectable, Logger, type OnApplicationBootstrap, type OnModuleDestroy } from '@nestjs/common';
+import {
+  Inject,
+  Injectable,
+  Logger,
+  type OnApplicationBootstrap,
+  type OnModuleDestroy,
+} from '@nestjs/common';
 import { SchedulerRegistry } from '@nestjs/schedule';
 import { CronJob } from 'cron';
 import type { ResolvedWorkerOptions } from '../worker.options';
@@ -37,7 +43,8 @@ export class ScanScheduleCron implements OnApplicationBootstrap, OnModuleDestroy
         await this.scheduler.tickAll(new Date());
       },
       waitForCompletion: true,
-      errorHandler: (e: unknown) => this.logger.error(`scan schedule tick failed: ${e instanceof Error ? e.message : String(e)}`),
+      errorHandler: (e: unknown) =>
+        this.logger.error(`scan schedule tick failed: ${e instanceof Error ? e.message : String(e)}`),
       start: false,
     });
     this.registry.addCronJob(SCAN_SCHEDULE_CRON, job);

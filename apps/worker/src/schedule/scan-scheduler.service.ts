@@ -1,13 +1,17 @@
 import { Inject, Injectable, Logger } from '@nestjs/common';
-import { scheduledScanId, type DistributedScanClient, type DistributedScanSource, type ScanScopeLock } from '@app/queue';
+import {
+  scheduledScanId,
+  type DistributedScanClient,
+  type DistributedScanSource,
+  type ScanScopeLock,
+} from '@app/queue';
 import { Store } from '@app/store';
 import type { ResolvedWorkerOptions } from '../worker.options';
 import { SCAN_CLIENT, SCAN_SCOPE_LOCK, WORKER_OPTIONS } from '../worker.constants';
 
 /** What one scheduled tick did for one source. */
 export type ScheduleTickResult =
-  | { status: 'started'; scanId: string }
-  | { status: 'skipped'; reason: string };
+  { status: 'started'; scanId: string } | { status: 'skipped'; reason: string };
 
 /**
  * Starts scheduled scans (STYLE.md E.22: the cron only enqueues; the plan job fans out per target).
@@ -52,7 +56,8 @@ export class ScanSchedulerService {
     if (!lock.acquired) {
       if (lock.holder === scanId) return { status: 'skipped', reason: 'another worker started this tick' };
       const holder = lock.holder ? await this.store.scans.get(lock.holder) : null;
-      if (holder?.status === 'running') return { status: 'skipped', reason: `scan ${holder.id} of ${source.name} is still running` };
+      if (holder?.status === 'running')
+        return { status: 'skipped', reason: `scan ${holder.id} of ${source.name} is still running` };
       // The holder ended without releasing (or never got its row): take the scope over.
       if (!(await this.scopes.takeOver(source.name, lock.holder, scanId, ttl))) {
         return { status: 'skipped', reason: 'another worker took the scope' };
