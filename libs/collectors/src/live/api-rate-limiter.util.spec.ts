@@ -1,5 +1,5 @@
 import { describe, expect, it, vi } from 'vitest';
-import { createInMemoryRateLimiter, priorityOf } from './api-rate-limiter.util';
+import { createInMemoryRateLimiter, priorityOf, SlidingWindowGate } from './api-rate-limiter.util';
 
 describe('createInMemoryRateLimiter', () => {
   it('starts the calls of one account 1000 / qpsPerAccount ms apart (simulated clock)', async () => {
@@ -82,5 +82,56 @@ describe('createInMemoryRateLimiter', () => {
   it('runs calls that unlock more work before leaf reads', () => {
     expect(priorityOf('DescribeLoadBalancers')).toBeLessThan(priorityOf('DescribeVServerGroupAttribute'));
     expect(priorityOf('DescribeVServerGroups')).toBeLessThan(priorityOf('DescribeLoadBalancerAttribute'));
+  });
+});
+
+describe(SlidingWindowGate.name, () => {
+  it('admits at most capacity starts in any window, in FIFO order (simulated clock)', async () => {
+    let now = 0;
+    vi.useFakeTimers({ now: 0 });
+    try {
+      const gate = new SlidingWindowGate(3, 1000, () => now);
+      const order: number[] = [];
+      const all = Array.from({ length: 7 }, (_, i) => gate.acquire().then(() => order.push(i)));
+      await vi.advanceTimersByTimeAsync(0);
+      expect(order).toEqual([0, 1, 2]);
+      now = 999;
+      await vi.advanceTimersByTimeAsync(999);
+      expect(order).toEqual([0, 1, 2]);
+      now = 1000;
+      await vi.advanceTimersByTimeAsync(1);
+      expect(order).toEqual([0, 1, 2, 3, 4, 5]);
+      now = 2000;
+      await vi.advanceTimersByTimeAsync(1000);
+      await Promise.all(all);
+      expect(order).toEqual([0, 1, 2, 3, 4, 5, 6]);
+    } finally {
+      vi.useRealTimers();
+    }
+  });
+
+  it('turns a QPS budget into a window: 20 QPS = 20 per 1000 ms, 0.5 QPS = 1 per 2000 ms', async () => {
+    let now = 0;
+    const fast = SlidingWindowGate.forQps(20, () => now);
+    for (let i = 0; i < 20; i++) await fast.acquire();
+    let twentyFirst = false;
+    void fast.acquire().then(() => (twentyFirst = true));
+    await Promise.resolve();
+    expect(twentyFirst).toBe(false);
+    const slow = SlidingWindowGate.forQps(0.5, () => now);
+    await slow.acquire();
+    let second = false;
+    vi.useFakeTimers({ now: 0 });
+    try {
+      void slow.acquire().then(() => (second = true));
+      now = 1999;
+      await vi.advanceTimersByTimeAsync(1999);
+      expect(second).toBe(false);
+      now = 2000;
+      await vi.advanceTimersByTimeAsync(10);
+      expect(second).toBe(true);
+    } finally {
+      vi.useRealTimers();
+    }
   });
 });

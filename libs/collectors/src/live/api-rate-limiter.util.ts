@@ -14,8 +14,11 @@
  * and over (account, API in qpsPerApi) of (calls / that budget): the crawl benchmark's bound.
  *
  * Implementation: `bottleneck` limiters (one per account and one per overridden API of an
- * account), `minTime` = 1000 / QPS ms between call starts: calls start on an even grid, never in
- * bursts, so a server counting calls per one-second window sees at most QPS of them. Calls that
+ * account), `minTime` = 1000 / QPS ms between call starts: calls start on an even grid. Bottleneck
+ * schedules each call ahead with a timer; when the event loop was busy, late timers fire together.
+ * A sliding window in front of each call (at most QPS starts in any 1000 ms, in this process)
+ * turns such a burst back into the budget: a server counting calls per one-second window never
+ * sees more than QPS of them, and a short stall is made up within the next second. Calls that
  * unlock further work (list pages, DescribeVServerGroups, kubeconfigs, the cluster list) get a
  * higher priority than leaf reads, so the queue of leaf reads never runs dry while lists are
  * still paging. Bottleneck's `datastore: 'ioredis'` (with `bottleneckOptions`) shares the same
@@ -48,6 +51,60 @@ export interface RateLimiterOptions {
 export interface ClosableApiRateLimiter extends ApiRateLimiter {
   /** Stop every limiter (queued calls still run). */
   close(): Promise<void>;
+}
+
+/**
+ * At most `capacity` starts in any `windowMs` milliseconds; callers wait in FIFO order. The hard
+ * cap behind the Bottleneck grid (see the module comment).
+ */
+export class SlidingWindowGate {
+  private readonly starts: number[] = [];
+  private readonly waiters: (() => void)[] = [];
+  private timer: NodeJS.Timeout | undefined;
+
+  /**
+   * @param capacity starts allowed per window, count (>= 1)
+   * @param windowMs window length, milliseconds
+   * @param now clock, epoch milliseconds (tests)
+   */
+  constructor(
+    private readonly capacity: number,
+    private readonly windowMs: number,
+    private readonly now: () => number = Date.now,
+  ) {}
+
+  /** The gate of a QPS budget: floor(qps) starts per 1000 ms (1 start per 1000 / qps ms below 1 QPS). */
+  static forQps(qps: number, now?: () => number): SlidingWindowGate {
+    const capacity = Math.max(1, Math.floor(qps));
+    return new SlidingWindowGate(capacity, (capacity * 1000) / qps, now);
+  }
+
+  /** Resolves when a start is allowed (and records it). */
+  acquire(): Promise<void> {
+    if (this.waiters.length === 0 && this.tryTake()) return Promise.resolve();
+    return new Promise<void>((resolve) => {
+      this.waiters.push(resolve);
+      this.pump();
+    });
+  }
+
+  private tryTake(): boolean {
+    const t = this.now();
+    while (this.starts.length > 0 && (this.starts[0] ?? 0) <= t - this.windowMs) this.starts.shift();
+    if (this.starts.length >= this.capacity) return false;
+    this.starts.push(t);
+    return true;
+  }
+
+  private pump(): void {
+    while (this.waiters.length > 0 && this.tryTake()) this.waiters.shift()?.();
+    if (this.waiters.length === 0 || this.timer) return;
+    const wait = Math.max(1, (this.starts[0] ?? this.now()) + this.windowMs - this.now());
+    this.timer = setTimeout(() => {
+      this.timer = undefined;
+      this.pump();
+    }, wait);
+  }
 }
 
 /** APIs whose answer unlocks further calls: run before leaf reads (Bottleneck priority, lower first). */
@@ -90,28 +147,36 @@ export function createBottleneckRateLimiter(
   check('qpsPerAccount', options.qpsPerAccount);
   check('maxConcurrentPerAccount', options.maxConcurrentPerAccount);
   for (const [api, qps] of Object.entries(options.qpsPerApi ?? {})) check(`qpsPerApi.${api}`, qps);
-  const limiters = new Map<string, Bottleneck>();
-  const limiterFor = (accountId: string, api: string): Bottleneck => {
+  const limiters = new Map<string, { limiter: Bottleneck; gate: SlidingWindowGate }>();
+  const limiterFor = (accountId: string, api: string) => {
     const own = options.qpsPerApi?.[api];
     const key = own !== undefined ? `${accountId}:${api}` : accountId;
     let l = limiters.get(key);
     if (!l) {
-      l = new Bottleneck({
-        ...bottleneckOptions,
-        id: `fleet-audit:${key}`,
-        maxConcurrent: options.maxConcurrentPerAccount,
-        minTime: minTimeOf(own ?? options.qpsPerAccount),
-      });
+      const qps = own ?? options.qpsPerAccount;
+      l = {
+        limiter: new Bottleneck({
+          ...bottleneckOptions,
+          id: `fleet-audit:${key}`,
+          maxConcurrent: options.maxConcurrentPerAccount,
+          minTime: minTimeOf(qps),
+        }),
+        gate: SlidingWindowGate.forQps(qps),
+      };
       limiters.set(key, l);
     }
     return l;
   };
   return {
     schedule<T>(accountId: string, api: string, fn: () => Promise<T>): Promise<T> {
-      return limiterFor(accountId, api).schedule({ priority: priorityOf(api) }, fn);
+      const { limiter, gate } = limiterFor(accountId, api);
+      return limiter.schedule({ priority: priorityOf(api) }, async () => {
+        await gate.acquire();
+        return fn();
+      });
     },
     async close(): Promise<void> {
-      await Promise.all([...limiters.values()].map((l) => l.disconnect()));
+      await Promise.all([...limiters.values()].map((l) => l.limiter.disconnect()));
     },
   };
 }

@@ -127,6 +127,17 @@ interface CrawlContext {
 }
 
 const defaultResolvers = new WeakMap<ScanConfig, AccountCredentialsResolver>();
+/** Kubernetes calls in flight per process and config (`collector.maxConcurrentKubernetes`). */
+const kubernetesSlots = new WeakMap<ScanConfig, Bottleneck>();
+
+function kubernetesSlotsOf(config: ScanConfig): Bottleneck {
+  let l = kubernetesSlots.get(config);
+  if (!l) {
+    l = new Bottleneck({ maxConcurrent: config.collector.maxConcurrentKubernetes });
+    kubernetesSlots.set(config, l);
+  }
+  return l;
+}
 const defaultLimiters = new WeakMap<ScanConfig, ApiRateLimiter>();
 const clientsByCredentials = new WeakMap<AccountCredentials, Map<string, AccountClients>>();
 
@@ -262,11 +273,12 @@ async function crawlCluster(
   signal: AbortSignal | undefined,
 ): Promise<TargetSlice> {
   const kube = new Bottleneck({ maxConcurrent: config.collector.maxConcurrentPerCluster });
+  const slots = kubernetesSlotsOf(config);
   const clusterScope: AccountScope = {
     ...scope,
     kubeRunner: new CallRunner({
       ...retryOptions(config, signal),
-      schedule: (_api, fn) => kube.schedule(fn),
+      schedule: (_api, fn) => kube.schedule(() => slots.schedule(fn)),
     }),
   };
   try {

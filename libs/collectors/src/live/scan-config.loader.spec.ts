@@ -35,7 +35,15 @@ describe('loadScanConfig', () => {
       readTimeoutMs: 10_000,
       connectTimeoutMs: 5_000,
     });
-    expect(c.collector.maxConcurrentPerAccount).toBe(8);
+    expect(c.collector).toMatchObject({
+      qpsPerAccount: 20,
+      qpsPerApi: {},
+      maxConcurrentPerAccount: 16,
+      maxConcurrentPerCluster: 4,
+      maxConcurrentKubernetes: 8,
+      maxAttempts: 6,
+      maxListRestarts: 3,
+    });
     expect(c.collector.pageSizes.ecs).toBe(100);
   });
 

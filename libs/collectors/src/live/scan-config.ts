@@ -84,9 +84,16 @@ export const collectorSettingsSchema = z.object({
     .record(z.string().regex(/^[A-Z][A-Za-z0-9]+$/, 'an API action name'), z.number().positive())
     .default({}),
   /** OpenAPI calls in flight per account, count. */
-  maxConcurrentPerAccount: z.number().int().positive().default(8),
+  maxConcurrentPerAccount: z.number().int().positive().default(16),
   /** Kubernetes API calls in flight per cluster, count. */
   maxConcurrentPerCluster: z.number().int().positive().default(4),
+  /**
+   * Kubernetes API calls in flight per scanning process over all clusters, count. Kubernetes
+   * reads are not paced by the OpenAPI budget, but parsing their lists is the heaviest CPU work of
+   * a crawl: unbounded, hundreds of clusters read at once stall the event loop and with it the
+   * even pacing of the OpenAPI calls. Spread over the crawl they cost nothing in wall time.
+   */
+  maxConcurrentKubernetes: z.number().int().positive().default(8),
   /** Restarts of a Kubernetes list whose `continue` token expired (410 Expired), count. */
   maxListRestarts: z.number().int().min(0).max(10).default(3),
   /**
@@ -133,8 +140,9 @@ export const scanConfigSchema = z.object({
   collector: collectorSettingsSchema.default({
     qpsPerAccount: 20,
     qpsPerApi: {},
-    maxConcurrentPerAccount: 8,
+    maxConcurrentPerAccount: 16,
     maxConcurrentPerCluster: 4,
+    maxConcurrentKubernetes: 8,
     maxListRestarts: 3,
     maxAttempts: 6,
     retryBaseDelayMs: 200,
