@@ -12,6 +12,7 @@ import type { Store, StoredFinding, StoredScan } from '@app/store';
 import type { ScanJobQueue } from './scan-job.queue';
 import { judgeScanJobs } from './scan-jobs.verdict';
 import type { PlanScanPayload } from './scan-jobs.constants';
+import { scanRowSettings } from './scan-row-settings.util';
 
 /** A scan to start. */
 export interface SubmitScanRequest {
@@ -84,7 +85,7 @@ export class DistributedScanClient {
       source: 'distributed',
       fleetName: request.config.name,
       startedAt: new Date(),
-      settings: settingsRecord(request.settings),
+      settings: scanRowSettings(request.settings, payload.now),
     });
     try {
       await this.queue.enqueuePlan(payload);
@@ -178,11 +179,6 @@ export class DistributedScanClient {
     const payload = await this.submit(request);
     return this.outcomeOf(await this.waitFor(payload, options));
   }
-}
-
-/** The audit settings as the scan row's JSON object. */
-function settingsRecord(settings: PartialAuditSettings | undefined): Record<string, unknown> {
-  return settings ? (JSON.parse(JSON.stringify(settings)) as Record<string, unknown>) : {};
 }
 
 function withoutSightings(f: StoredFinding): Finding {

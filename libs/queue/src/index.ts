@@ -11,3 +11,4 @@ export * from './redis-rate-limiter';
 export * from './scan-scope.lock';
 export * from './distributed-scan.client';
 export * from './distributed-scan.launcher';
+export * from './scan-row-settings.util';

@@ -1,6 +1,6 @@
 import { Inject, Injectable } from '@nestjs/common';
 import type { CrawlTarget } from '@app/collectors';
-import { targetKeyOf, type JobResults, type JobName, type ScanJobQueue } from '@app/queue';
+import { scanRowSettings, targetKeyOf, type JobResults, type JobName, type ScanJobQueue } from '@app/queue';
 import { Store } from '@app/store';
 import { payloads, type PlanScanCommand } from '../jobs/scan-job.commands';
 import { SCAN_JOB_QUEUE } from '../worker.constants';
@@ -32,7 +32,7 @@ export class PlanScanService {
       id: cmd.scanId,
       source: 'distributed',
       fleetName: cmd.config.name,
-      settings: cmd.settings ? (JSON.parse(JSON.stringify(cmd.settings)) as Record<string, unknown>) : {},
+      settings: scanRowSettings(cmd.settings, cmd.now),
     });
     if (scan.status !== 'running')
       return { status: 'skipped', reason: `scan ${cmd.scanId} already ${scan.status}` };

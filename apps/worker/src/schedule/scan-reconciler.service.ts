@@ -6,8 +6,7 @@ import {
   type OnModuleDestroy,
 } from '@nestjs/common';
 import { SchedulerRegistry } from '@nestjs/schedule';
-import type { PartialAuditSettings } from '@app/checks';
-import { judgeScanJobs, type ScanJobQueue, type ScanScopeLock } from '@app/queue';
+import { judgeScanJobs, runOptionsOfScanRow, type ScanJobQueue, type ScanScopeLock } from '@app/queue';
 import { Store, StoreError, type RunningScanRef } from '@app/store';
 import type { ResolvedWorkerOptions } from '../worker.options';
 import { SCAN_JOB_QUEUE, SCAN_SCOPE_LOCK, WORKER_OPTIONS } from '../worker.constants';
@@ -108,8 +107,8 @@ export class ScanReconcilerService implements OnApplicationBootstrap, OnModuleDe
       await this.queue.enqueuePlan({
         scanId: scan.id,
         config: source.config,
-        // The scan row keeps the audit settings it was started with (validated again by the plan job).
-        ...(Object.keys(scan.settings).length > 0 ? { settings: scan.settings as PartialAuditSettings } : {}),
+        // The clock and audit settings the scan was started with (kept in its row).
+        ...runOptionsOfScanRow(scan.settings),
         ...(holdsScope ? { scope: source.name } : {}),
       });
       this.lostSince.delete(scan.id);
