@@ -134,7 +134,9 @@ export function minTimeOf(qps: number): number {
  * A Bottleneck-based limiter with the given budgets.
  * @param bottleneckOptions extra options for every Bottleneck (e.g. `{ datastore: 'ioredis',
  *   clientOptions: {...}, clearDatastore: false }` to share budgets between processes; each
- *   limiter's `id` is `fleet-audit:<accountId>[:<api>]`)
+ *   limiter's `id` is `<id or "fleet-audit">:<accountId>[:<api>]`, so every process using the
+ *   same id prefix and Redis shares each account's budget and concurrency; the sliding-window cap
+ *   stays per process)
  * @throws RangeError for a non-positive QPS or concurrency
  */
 export function createBottleneckRateLimiter(
@@ -157,7 +159,7 @@ export function createBottleneckRateLimiter(
       l = {
         limiter: new Bottleneck({
           ...bottleneckOptions,
-          id: `fleet-audit:${key}`,
+          id: `${bottleneckOptions.id ?? 'fleet-audit'}:${key}`,
           maxConcurrent: options.maxConcurrentPerAccount,
           minTime: minTimeOf(qps),
         }),

@@ -1,3 +1,4 @@
+import { createServer as createHttpServer } from 'node:http';
 import { createServer } from 'node:net';
 import { describe, expect, it } from 'vitest';
 import { CallRunner } from './call-runner.util';
@@ -77,6 +78,103 @@ describe('readKubernetes', () => {
     expect((err as CollectError).message).toMatch(
       /a\/r\/c1: ECONNREFUSED: the Kubernetes API server is unreachable/,
     );
+  });
+});
+
+/**
+ * A fake API server: every list has 3 items in pages of `limit`; the `continue` token of the
+ * first `expireFirst` continued node-list requests answers 410 Expired.
+ */
+async function fakeApiServer(
+  expireFirst: number,
+): Promise<{ url: string; nodeLists: string[]; close: () => Promise<void> }> {
+  const nodeLists: string[] = [];
+  let expired = 0;
+  const srv = createHttpServer((req, res) => {
+    const url = new URL(req.url ?? '/', 'http://x');
+    const cont = url.searchParams.get('continue');
+    const limit = Number(url.searchParams.get('limit') ?? '500');
+    const kind = url.pathname.split('/').pop() ?? '';
+    if (kind === 'nodes') nodeLists.push(cont ?? 'first');
+    res.setHeader('content-type', 'application/json');
+    if (kind === 'nodes' && cont && expired < expireFirst) {
+      expired++;
+      res.writeHead(410);
+      res.end(
+        JSON.stringify({
+          kind: 'Status',
+          apiVersion: 'v1',
+          status: 'Failure',
+          reason: 'Expired',
+          message: 'The provided continue parameter is too old',
+          code: 410,
+        }),
+      );
+      return;
+    }
+    const start = cont ? Number(cont) : 0;
+    const names = ['a', 'b', 'c'].slice(start, start + limit);
+    const next = start + limit < 3 ? String(start + limit) : undefined;
+    const item = (n: string) =>
+      kind === 'nodes'
+        ? { metadata: { name: n }, spec: {} }
+        : kind === 'events'
+          ? { metadata: { name: n, namespace: 'd' }, involvedObject: { kind: 'Pod', name: n } }
+          : kind === 'endpointslices'
+            ? { metadata: { name: n, namespace: 'd' }, addressType: 'IPv4', endpoints: [] }
+            : { metadata: { name: n, namespace: 'd' }, spec: {} };
+    res.end(
+      JSON.stringify({
+        kind: 'List',
+        apiVersion: 'v1',
+        metadata: next ? { continue: next } : {},
+        items: names.map(item),
+      }),
+    );
+  });
+  await new Promise<void>((r) => srv.listen(0, '127.0.0.1', r));
+  return {
+    url: `http://127.0.0.1:${(srv.address() as { port: number }).port}`,
+    nodeLists,
+    close: () =>
+      new Promise<void>((r) => {
+        srv.close(() => r());
+        srv.closeAllConnections();
+      }),
+  };
+}
+
+describe('readKubernetes with an expired continue token (410)', () => {
+  it('reads the list again from its first page', async () => {
+    const api = await fakeApiServer(1);
+    try {
+      const kc = loadKubeconfig(kubeconfig(api.url, true), 'a/r/c1');
+      const k = await readKubernetes(kc, 'a/r/c1', runner(), {
+        pageSize: 2,
+        timeoutMs: 2000,
+        maxRestarts: 3,
+      });
+      expect(k.nodes.map((n) => n.metadata?.name)).toEqual(['a', 'b', 'c']);
+      expect(api.nodeLists).toEqual(['first', '2', 'first', '2']);
+    } finally {
+      await api.close();
+    }
+  });
+
+  it('fails with Expired after maxRestarts restarts', async () => {
+    const api = await fakeApiServer(100);
+    try {
+      const kc = loadKubeconfig(kubeconfig(api.url, true), 'a/r/c1');
+      const err = await readKubernetes(kc, 'a/r/c1', runner(), {
+        pageSize: 2,
+        timeoutMs: 2000,
+        maxRestarts: 2,
+      }).catch((e: unknown) => e);
+      expect(err).toMatchObject({ errorCode: 'Expired' });
+      expect(api.nodeLists.filter((c) => c === 'first')).toHaveLength(3);
+    } finally {
+      await api.close();
+    }
   });
 });
 
