@@ -19,6 +19,7 @@
  * the target is <= 1.15).
  */
 import { fork, type ChildProcess } from 'node:child_process';
+import { writeFileSync } from 'node:fs';
 import { monitorEventLoopDelay } from 'node:perf_hooks';
 import {
   CollectError,
@@ -206,6 +207,15 @@ async function main(): Promise<void> {
       );
     if (busiest) {
       const t = starts.get(busiest[0]) ?? [];
+      // BENCH_TRACE=file: the busiest account's call starts per second of the scan, for analysis.
+      if (process.env['BENCH_TRACE']) {
+        const perSecond: number[] = [];
+        for (const x of t) {
+          const i = Math.floor((x - t0) / 1000);
+          perSecond[i] = (perSecond[i] ?? 0) + 1;
+        }
+        writeFileSync(process.env['BENCH_TRACE'], JSON.stringify(Array.from(perSecond, (n) => n ?? 0)));
+      }
       const span = ((t.at(-1) ?? t0) - (t[0] ?? t0)) / 1000;
       console.log(
         `busiest account's paced calls: ${t.length}, first at ${(((t[0] ?? t0) - t0) / 1000).toFixed(1)} s, last at ${(((t.at(-1) ?? t0) - t0) / 1000).toFixed(1)} s: ` +
