@@ -1,17 +1,22 @@
 /**
- * Crash safety with real worker processes (the built `apps/worker` main): a worker SIGKILLed in
+ * Worker processes (the built `apps/worker` main) and the CLI's distributed scan (the built
+ * `runDistributedScan`). Crash safety: a worker SIGKILLed in
  * the middle of a scan leaves jobs whose locks expire; another worker's stalled check retakes them.
  * A worker stopped with SIGTERM drains: jobs it could not finish in its grace period go back to
  * the queue without failing. Either way the scan ends (never stuck `running`) with the local scan's
  * findings or an explicit coverage gap, and no finding twice.
  */
+import { spawn } from 'node:child_process';
+import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import type { ScanSummary } from '@app/audit';
 import type { CoverageEntry, Finding } from '@app/domain';
 import { BullScanJobQueue, DistributedScanClient, QueueName, type PlanScanPayload } from '@app/queue';
 import { Store, type StoredScan } from '@app/store';
 import { createTestDatabase, type TestDatabase } from '../store/test-database.util';
 import {
   buildWorkerApp,
+  coverageShape,
   deletePrefix,
   eventually,
   expectSameOrExplicitGap,
@@ -20,6 +25,7 @@ import {
   startTestFleet,
   startWorkerProcess,
   uniquePrefix,
+  WORKER_DIST,
   type TestFleet,
   type WorkerProcess,
 } from './worker-test.util';
@@ -30,7 +36,8 @@ describe('worker processes: SIGKILL and SIGTERM mid-scan', () => {
   let fleet: TestFleet;
   let db: TestDatabase;
   let store: Store;
-  let local: { findings: Finding[]; coverage: CoverageEntry[] };
+  let local: { findings: Finding[]; coverage: CoverageEntry[]; summary: ScanSummary };
+  let localSummary: ScanSummary;
   const processes: WorkerProcess[] = [];
 
   beforeAll(async () => {
@@ -43,6 +50,7 @@ describe('worker processes: SIGKILL and SIGTERM mid-scan', () => {
     db = await createTestDatabase();
     store = await Store.open({ connectionString: db.url, migrate: true });
     local = await localScan(fleet.config, NOW);
+    localSummary = local.summary;
   }, 300_000);
 
   afterAll(async () => {
@@ -160,6 +168,52 @@ describe('worker processes: SIGKILL and SIGTERM mid-scan', () => {
     } finally {
       staying?.child.kill('SIGTERM');
       if (staying) await staying.exited;
+      await deletePrefix(SHARED_REDIS_URL, prefix);
+    }
+  }, 240_000);
+
+  it('fleet-audit scan --distributed (runDistributedScan, built): the same JSON as a local scan', async () => {
+    const prefix = uniquePrefix('cli');
+    const worker = await start(prefix);
+    try {
+      const script = `
+        const { runDistributedScan } = require(${JSON.stringify(join(WORKER_DIST, 'apps/cli/src/commands/distributed-scan.util.js'))});
+        const { renderJson } = require(${JSON.stringify(join(WORKER_DIST, 'apps/cli/src/output/scan-output.renderer.js'))});
+        runDistributedScan({
+          config: JSON.parse(process.env.SCAN_CONFIG_JSON),
+          redisUrl: process.env.REDIS_URL,
+          databaseUrl: process.env.DATABASE_URL,
+          prefix: process.env.FLEET_AUDIT_QUEUE_PREFIX,
+          now: new Date(process.env.SCAN_NOW),
+          timeoutMs: 150000,
+        }).then((o) => { process.stdout.write(renderJson(o)); process.exit(0); }, (e) => { process.stderr.write(String(e)); process.exit(2); });`;
+      // Asynchronously: the simulator runs in this process and must keep answering.
+      const child = spawn(process.execPath, ['-e', script], {
+        env: {
+          PATH: process.env.PATH ?? '',
+          ...envFor(prefix),
+          SCAN_CONFIG_JSON: JSON.stringify(fleet.config),
+          SCAN_NOW: NOW.toISOString(),
+        },
+        stdio: ['ignore', 'pipe', 'pipe'],
+      });
+      const run = { stdout: '', stderr: '', status: null as number | null };
+      child.stdout.on('data', (d: Buffer) => (run.stdout += d.toString()));
+      child.stderr.on('data', (d: Buffer) => (run.stderr += d.toString()));
+      run.status = await new Promise<number | null>((resolve) => child.once('exit', (code) => resolve(code)));
+      expect(run.stderr).toBe('');
+      expect(run.status).toBe(0);
+      const printed = JSON.parse(run.stdout) as {
+        scan: { status: string; summary: unknown; coverage: CoverageEntry[] };
+        findings: Finding[];
+      };
+      expect(printed.scan.status).toBe('succeeded');
+      expect(printed.findings).toEqual(local.findings);
+      expect(coverageShape(printed.scan.coverage)).toEqual(coverageShape(local.coverage));
+      expect(printed.scan.summary).toEqual(localSummary);
+    } finally {
+      worker.child.kill('SIGTERM');
+      await worker.exited;
       await deletePrefix(SHARED_REDIS_URL, prefix);
     }
   }, 240_000);

@@ -9,7 +9,7 @@ import { existsSync } from 'node:fs';
 import { createServer } from 'node:net';
 import { join } from 'node:path';
 import IORedis from 'ioredis';
-import { runScan } from '@app/audit';
+import { runScan, type ScanSummary } from '@app/audit';
 import { generateFleet, loadScanConfig, type ScanConfig } from '@app/collectors';
 import type { CoverageEntry, Finding } from '@app/domain';
 import { startSimulator, type RunningSimulator, type SimulatorOptions } from '@app/fleet-sim';
@@ -100,9 +100,9 @@ export async function startTestFleet(
 export async function localScan(
   config: ScanConfig,
   now: Date,
-): Promise<{ findings: Finding[]; coverage: CoverageEntry[] }> {
+): Promise<{ findings: Finding[]; coverage: CoverageEntry[]; summary: ScanSummary }> {
   const outcome = await runScan({ source: { kind: 'live', config }, now });
-  return { findings: outcome.findings, coverage: outcome.scan.coverage };
+  return { findings: outcome.findings, coverage: outcome.scan.coverage, summary: outcome.scan.summary };
 }
 
 /** The findings of a local scan. */
@@ -183,8 +183,10 @@ export async function startPrivateRedis(): Promise<PrivateRedis> {
   };
 }
 
-/** Entry of the built worker app (`nest build worker`). */
-export const WORKER_MAIN = join(ROOT, 'dist', 'apps', 'worker', 'apps', 'worker', 'src', 'main.js');
+/** Output root of `nest build worker` (it compiles every app and lib, the CLI's files included). */
+export const WORKER_DIST = join(ROOT, 'dist', 'apps', 'worker');
+/** Entry of the built worker app. */
+export const WORKER_MAIN = join(WORKER_DIST, 'apps', 'worker', 'src', 'main.js');
 
 /** Build the worker app (`npx nest build worker`) so worker processes run the current code. */
 export function buildWorkerApp(): void {

@@ -24,6 +24,13 @@ export interface WorkerOptions {
   concurrency?: { crawl?: number; analyze?: number; plan?: number };
   /** Job lock duration, milliseconds (default 30000): a killed worker's jobs are retaken after it. */
   lockDurationMs?: number;
+  /**
+   * Job lock of analyze jobs, milliseconds (default 300000). The analysis of a large fleet is one
+   * CPU-bound stretch that keeps the event loop from renewing the lock; a lock shorter than it
+   * would let a second worker start the same analysis (harmless, the result is identical, but
+   * wasted). A dead worker's analysis is retaken after this long.
+   */
+  analyzeLockDurationMs?: number;
   /** Stalled-job check interval, milliseconds (default 30000). */
   stalledIntervalMs?: number;
   /** Times a job may stall (its worker died) and be retaken before it fails (count, default 2). */
@@ -97,6 +104,7 @@ export function resolveWorkerOptions(o: WorkerOptions): ResolvedWorkerOptions {
       plan: o.concurrency?.plan ?? 2,
     },
     lockDurationMs: o.lockDurationMs ?? 30_000,
+    analyzeLockDurationMs: o.analyzeLockDurationMs ?? 300_000,
     stalledIntervalMs: o.stalledIntervalMs ?? 30_000,
     maxStalledCount: o.maxStalledCount ?? 2,
     shutdownGraceMs: o.shutdownGraceMs ?? 25_000,
@@ -123,6 +131,7 @@ export function resolveWorkerOptions(o: WorkerOptions): ResolvedWorkerOptions {
     ['concurrency.analyze', resolved.concurrency.analyze],
     ['concurrency.plan', resolved.concurrency.plan],
     ['lockDurationMs', resolved.lockDurationMs],
+    ['analyzeLockDurationMs', resolved.analyzeLockDurationMs],
     ['stalledIntervalMs', resolved.stalledIntervalMs],
     ['maxStalledCount', resolved.maxStalledCount],
     ['scopeLockTtlMs', resolved.scopeLockTtlMs],

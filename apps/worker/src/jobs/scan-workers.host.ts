@@ -41,12 +41,15 @@ export class ScanWorkersHost implements OnApplicationBootstrap, BeforeApplicatio
 
   /** Start consuming the three queues. */
   onApplicationBootstrap(): void {
+    const o = this.options;
     this.workers.push(
-      this.start(QueueName.ScanPlan, this.options.concurrency.plan, (job) => this.plan.process(job)),
-      this.start(QueueName.ScanCrawl, this.options.concurrency.crawl, (job, signal) =>
+      this.start(QueueName.ScanPlan, o.concurrency.plan, o.lockDurationMs, (job) => this.plan.process(job)),
+      this.start(QueueName.ScanCrawl, o.concurrency.crawl, o.lockDurationMs, (job, signal) =>
         this.crawl.process(job, signal),
       ),
-      this.start(QueueName.ScanAnalyze, this.options.concurrency.analyze, (job) => this.analyze.process(job)),
+      this.start(QueueName.ScanAnalyze, o.concurrency.analyze, o.analyzeLockDurationMs, (job) =>
+        this.analyze.process(job),
+      ),
     );
   }
 
@@ -72,6 +75,7 @@ export class ScanWorkersHost implements OnApplicationBootstrap, BeforeApplicatio
   private start(
     queue: QueueName,
     concurrency: number,
+    lockDuration: number,
     handle: (job: Job, signal?: AbortSignal) => Promise<unknown>,
   ): Worker {
     const o = this.options;
@@ -93,7 +97,7 @@ export class ScanWorkersHost implements OnApplicationBootstrap, BeforeApplicatio
       // The same prefix as every producer (libs/queue default `fleet-audit`, not BullMQ's `bull`).
       prefix: prefixOf({ redisUrl: o.redisUrl, ...(o.prefix !== undefined ? { prefix: o.prefix } : {}) }),
       concurrency,
-      lockDuration: o.lockDurationMs,
+      lockDuration,
       stalledInterval: o.stalledIntervalMs,
       maxStalledCount: o.maxStalledCount,
       ...(o.name !== undefined ? { name: o.name } : {}),
