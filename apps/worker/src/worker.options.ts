@@ -37,7 +37,8 @@ export interface WorkerOptions {
   maxStalledCount?: number;
   /**
    * On shutdown, how long in-flight jobs may run on before they are cancelled and returned to
-   * the queue (milliseconds, default 25000: inside Docker's and Kubernetes' default 30 s grace).
+   * the queue (milliseconds, default 25000: inside Kubernetes' default 30 s termination grace; under
+   * Docker Compose set `stop_grace_period` above it, Docker's default is 10 s).
    */
   shutdownGraceMs?: number;
   /** Retries per job kind (libs/queue DEFAULT_JOB_POLICIES otherwise). */
