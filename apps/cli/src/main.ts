@@ -8,6 +8,8 @@ import { EXIT_ERROR, reportError } from './cli-error';
 import { demoCommand } from './commands/demo.command';
 import { scanCommand } from './commands/scan.command';
 import { serveCommand } from './commands/serve.command';
+import { checksCommand } from './commands/checks.command';
+import { workerCommand } from './commands/worker.command';
 import { simCommand } from './commands/sim.command';
 
 /** Build the whole program; `run` receives each action's exit-code promise. */
@@ -17,7 +19,7 @@ export function buildProgram(run: (p: Promise<number>) => void): Command {
     .version('0.1.0')
     .showHelpAfterError()
     .exitOverride();
-  for (const sub of [scanCommand(run), simCommand(run), demoCommand(run), serveCommand(run)]) {
+  for (const sub of [scanCommand(run), simCommand(run), demoCommand(run), serveCommand(run), workerCommand(run), checksCommand(run)]) {
     sub.copyInheritedSettings(program);
     program.addCommand(sub);
   }

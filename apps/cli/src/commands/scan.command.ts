@@ -9,6 +9,7 @@ import { severityRank, type Severity } from '@app/domain';
 import { CliUsageError, EXIT_FINDINGS, EXIT_OK } from '../cli-error';
 import { renderJson, renderTable } from '../output/scan-output.renderer';
 import { createScanProgressBar } from '../progress';
+import { runDistributedScan } from './distributed-scan.util';
 
 /** Options of `scan` after parsing. */
 export interface ScanCommandOptions {
@@ -19,6 +20,8 @@ export interface ScanCommandOptions {
   databaseUrl?: string;
   now?: string;
   progress: boolean;
+  distributed?: boolean;
+  redisUrl?: string;
 }
 
 /** Exit code for an outcome: 1 when a finding at or above `failOn` exists, else 0. */
@@ -48,10 +51,23 @@ export async function runScanCommand(opts: ScanCommandOptions): Promise<number> 
   }
   const { runScan } = loadAudit();
   const { Store } = loadStore();
-  const store = opts.databaseUrl ? await Store.open({ connectionString: opts.databaseUrl, migrate: true }) : undefined;
+  const store = opts.databaseUrl && !opts.distributed ? await Store.open({ connectionString: opts.databaseUrl, migrate: true }) : undefined;
   const bar = createScanProgressBar(opts.progress && process.stderr.isTTY === true);
   try {
-    const outcome = await runScan({ source, ...(now ? { now } : {}), onProgress: (p) => bar.update(p) }, store);
+    let outcome: ScanOutcome;
+    if (opts.distributed) {
+      if (source.kind !== 'live') throw new CliUsageError('--distributed needs --config');
+      outcome = await runDistributedScan({
+        config: source.config,
+        redisUrl: opts.redisUrl,
+        databaseUrl: opts.databaseUrl,
+        ...(process.env.FLEET_AUDIT_QUEUE_PREFIX ? { prefix: process.env.FLEET_AUDIT_QUEUE_PREFIX } : {}),
+        ...(now ? { now } : {}),
+        onProgress: (p) => bar.update(p),
+      });
+    } else {
+      outcome = await runScan({ source, ...(now ? { now } : {}), onProgress: (p) => bar.update(p) }, store);
+    }
     bar.stop();
     process.stdout.write(opts.format === 'json' ? renderJson(outcome) : renderTable(outcome));
     return exitCodeFor(outcome, opts.failOn);
@@ -76,5 +92,7 @@ export function scanCommand(run: (p: Promise<number>) => void): Command {
     .addOption(new Option('--database-url <url>', 'store the scan in this PostgreSQL database').env('DATABASE_URL'))
     .option('--now <iso-time>', 'analysis clock (default: now)')
     .option('--no-progress', 'no progress bar on stderr')
+    .option('--distributed', 'enqueue the scan on the BullMQ workers (REDIS_URL, DATABASE_URL) and wait for it')
+    .addOption(new Option('--redis-url <url>', 'Redis for --distributed').env('REDIS_URL'))
     .action((o: ScanCommandOptions) => run(runScanCommand(o)));
 }
