@@ -16,11 +16,16 @@ export function parsePort(value: string): number {
 }
 
 /** Run the simulator until SIGINT/SIGTERM; returns the exit code. */
-export async function runSimCommand(opts: { fleet: string; port: number }): Promise<number> {
+export async function runSimCommand(opts: { fleet: string; port: number; qps?: string; faults?: string; seed?: string }): Promise<number> {
   const { readFleetDirectory } = loadCollectors();
-  const { simulatorReadyLine, startSimulator } = loadFleetSim();
+  const { simulatorOptionsFromFlags, simulatorReadyLine, startSimulator } = loadFleetSim();
+  const traffic = simulatorOptionsFromFlags({
+    ...(opts.qps !== undefined ? { qps: opts.qps } : {}),
+    ...(opts.faults !== undefined ? { faults: opts.faults } : {}),
+    ...(opts.seed !== undefined ? { seed: opts.seed } : {}),
+  });
   const fleet = readFleetDirectory(opts.fleet);
-  const sim = await startSimulator({ fleet, port: opts.port });
+  const sim = await startSimulator({ ...traffic, fleet, port: opts.port });
   process.stdout.write(`${simulatorReadyLine(sim)}\n`);
   await untilInterrupted();
   await sim.close();
@@ -86,8 +91,11 @@ export function simCommand(run: (p: Promise<number>) => void): Command {
     .description('serve a fleet directory as Alibaba Cloud OpenAPI + Kubernetes APIs on 127.0.0.1 (for tests and demos)')
     .option('--fleet <dir>', 'fleet directory to serve')
     .option('--port <port>', 'port on 127.0.0.1 (0 = any free port)', parsePort, 0)
-    .action((o: { fleet?: string; port: number }) => {
+    .option('--qps <n>', 'calls per second per account and API (over it: Throttling.User)')
+    .option('--faults <spec>', 'inject faults, e.g. throttle=0.3,server-error=0.05,timeout=0.01,truncate=0.01')
+    .option('--seed <n>', 'seed of the fault draws (deterministic per seed)')
+    .action((o: { fleet?: string; port: number; qps?: string; faults?: string; seed?: string }) => {
       if (!o.fleet) throw new CliUsageError('sim: --fleet DIR is required');
-      run(runSimCommand({ fleet: o.fleet, port: o.port }));
+      run(runSimCommand({ ...o, fleet: o.fleet }));
     });
 }
