@@ -60,6 +60,11 @@ export class ApiExceptionFilter implements ExceptionFilter {
     if (e instanceof ApiError) {
       return { statusCode: statusOfApiError(e.code), error: e.code, message: e.message, ...(e.issues ? { issues: e.issues } : {}) };
     }
+    // The launchers (libs/audit, libs/queue) reject a source name that is not configured; matched
+    // by name so the API does not depend on the launcher libraries.
+    if (e instanceof Error && e.name === 'UnknownScanSourceError') {
+      return { statusCode: 400, error: 'INVALID_ARGUMENT', message: e.message };
+    }
     if (e instanceof StoreError) {
       if (e.code === 'UNAVAILABLE') this.logger.error(e.message);
       return { statusCode: statusOfStoreError(e.code), error: e.code, message: e.message };

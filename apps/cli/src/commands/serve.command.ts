@@ -9,6 +9,7 @@ import { basename } from 'node:path';
 import type { ScanSource } from '@app/audit';
 import { CliUsageError, EXIT_OK, reportError } from '../cli-error';
 import { parsePort } from './sim.command';
+import { createDistributedScanLauncher } from './distributed-scan.util';
 import { untilInterrupted } from './signals.util';
 
 /** Options of `serve`. */
@@ -39,13 +40,24 @@ export async function runServeCommand(opts: ServeOptions): Promise<number> {
     ...opts.fleet.map((d) => ({ name: basename(d), source: { kind: 'offline' as const, fleetDir: d } })),
   ];
   const store = await Store.open({ connectionString: opts.databaseUrl, migrate: true });
-  const launcher = new LocalScanLauncher(store, sources, reportError);
+  // With REDIS_URL the API enqueues scans on the BullMQ workers; without it, scans run in this process.
+  const redisUrl = process.env.REDIS_URL;
+  const distributed = redisUrl
+    ? createDistributedScanLauncher({
+        store,
+        redisUrl,
+        ...(process.env.FLEET_AUDIT_QUEUE_PREFIX ? { prefix: process.env.FLEET_AUDIT_QUEUE_PREFIX } : {}),
+        configs: sources.flatMap((s) => (s.source.kind === 'live' ? [{ name: s.name, config: s.source.config }] : [])),
+      })
+    : undefined;
+  const launcher = distributed?.launcher ?? new LocalScanLauncher(store, sources, reportError);
   const app = await createApiApp({ store, token, scanLauncher: launcher });
   await app.listen(opts.port, opts.host);
   process.stderr.write(`fleet-audit: API on http://${opts.host}:${opts.port} (sources: ${launcher.sourceNames().join(', ') || 'none'})\n`);
   await untilInterrupted();
-  await launcher.drain();
+  if (launcher instanceof LocalScanLauncher) await launcher.drain();
   await app.close();
+  await distributed?.close();
   await store.close();
   return EXIT_OK;
 }
