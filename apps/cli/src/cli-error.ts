@@ -27,7 +27,7 @@ export class CliUsageError extends Error {
 /** One line describing an error for the user (file/path for validation errors). */
 export function describeError(e: unknown): string {
   if (isNamed<FleetValidationError>(e, 'FleetValidationError')) return `invalid fleet directory: ${e.file}: ${e.jsonPath}: expected ${e.expected.replace(/^expected /, '')}`;
-  if (isNamed<ScanConfigError>(e, 'ScanConfigError')) return `invalid scan config: ${e.message}`;
+  if (isNamed<ScanConfigError>(e, 'ScanConfigError')) return `invalid config file: ${e.message}`;
   if (isNamed<ScanFailedError>(e, 'ScanFailedError')) return `scan ${e.scanId} failed: ${e.message}`;
   if (e instanceof Error) return e.message.split('\n')[0];
   return String(e);

@@ -18,6 +18,7 @@
  */
 import { z } from 'zod';
 import type { ScanConfig } from '@app/collectors';
+import type { PartialAuditSettings } from '@app/checks';
 import type { WorkerOptions } from './worker.options';
 
 const positiveInt = (what: string) =>
@@ -114,6 +115,8 @@ export interface WorkerConfigOverrides {
   concurrency?: number;
   configPaths?: string[];
   schedule?: string | false;
+  /** Audit settings of the scheduled scans (from `--settings FILE`, validated by the caller). */
+  settings?: PartialAuditSettings;
 }
 
 /**
@@ -150,6 +153,7 @@ export function workerOptionsFromConfig(
     ...(q.stalledIntervalMs !== undefined ? { stalledIntervalMs: q.stalledIntervalMs } : {}),
     ...(q.shutdownGraceMs !== undefined ? { shutdownGraceMs: q.shutdownGraceMs } : {}),
     sources,
+    ...(overrides.settings !== undefined ? { settings: overrides.settings } : {}),
     ...(schedule !== undefined ? { schedule } : {}),
     ...(config.schedule.reconcileIntervalMs !== undefined
       ? { reconcile: { intervalMs: config.schedule.reconcileIntervalMs } }

@@ -6,6 +6,7 @@
  * the operator configured (by default the first one).
  */
 import { runScan, type ScanSource } from './scan-runner';
+import type { PartialAuditSettings } from '@app/checks';
 import type { Store } from '@app/store';
 
 /** A request to start a scan: `source` names one of the configured sources (default: the first). */
@@ -26,11 +27,13 @@ export class LocalScanLauncher {
    * @param store where scans are written
    * @param sources named sources a request may choose from (first = default)
    * @param onError called with errors of background scans (they are also stored as failed scans)
+   * @param settings audit settings of every scan launched here (default: the built-in defaults)
    */
   constructor(
     private readonly store: Store,
     private readonly sources: ReadonlyArray<{ name: string; source: ScanSource }>,
     private readonly onError: (e: unknown) => void = () => undefined,
+    private readonly settings?: PartialAuditSettings,
   ) {}
 
   /** Names of the sources a request may pick. */
@@ -49,7 +52,7 @@ export class LocalScanLauncher {
     const src = chosen.source;
     const fleetName = src.kind === 'live' ? src.config.name : chosen.name;
     const { id } = await this.store.scans.create({ source: src.kind, fleetName, startedAt: new Date() });
-    const p = runScan({ source: src, scanId: id }, this.store)
+    const p = runScan({ source: src, scanId: id, ...(this.settings ? { settings: this.settings } : {}) }, this.store)
       .catch((e: unknown) => this.onError(e))
       .finally(() => this.running.delete(p));
     this.running.add(p);

@@ -7,6 +7,7 @@ export { CHECKS, CHECK_IDS, getCheck } from './check.registry';
 export { fingerprintOf, resourceKeyOf } from './fingerprint.util';
 export { DEFAULT_AUDIT_SETTINGS } from './audit-settings.constants';
 export { resolveAuditSettings } from './audit-settings.util';
+export { partialAuditSettingsSchema } from './audit-settings.schema';
 export { AuditSettingsError, type AuditSettingsErrorCode } from './audit-settings.exception';
 export type { AuditSettings, CheckSettings, PartialAuditSettings } from './audit-settings.types';
 export type { CheckCategory, CheckContext, CheckDefinition } from './check.types';

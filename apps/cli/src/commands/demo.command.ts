@@ -5,6 +5,7 @@
  * serves the API on 127.0.0.1 until interrupted.
  */
 import { randomBytes } from 'node:crypto';
+import { join } from 'node:path';
 import { loadApi, loadAudit, loadCollectors, loadFleetSim, loadStore } from '../lazy';
 import { Command } from 'commander';
 import { EXIT_OK, reportError } from '../cli-error';
@@ -20,19 +21,27 @@ export interface DemoOptions {
   port: number;
   /** Exit after the first scan instead of serving (for tests). */
   once?: boolean;
+  /** Audit settings file; default: the sample fleet's `audit-settings.yaml` when the sample is simulated. */
+  settings?: string;
 }
+
+/** The audit settings the bundled sample fleet is shown with (examples/fleets/sample/README.md). */
+export const SAMPLE_SETTINGS_FILE = 'audit-settings.yaml';
 
 /** Run the demo; returns the exit code. */
 export async function runDemoCommand(opts: DemoOptions): Promise<number> {
-  const { LocalScanLauncher, runScan } = loadAudit();
+  const { LocalScanLauncher, loadAuditSettings, runScan } = loadAudit();
   const { createApiApp } = loadApi();
   const { loadScanConfig, readFleetDirectory } = loadCollectors();
   const { startSimulator } = loadFleetSim();
   const { Store, startEmbeddedPostgres } = loadStore();
   const fleetDir = opts.fleet ?? sampleFleetDir();
+  const settingsFile = opts.settings ?? (opts.fleet === undefined ? join(fleetDir, SAMPLE_SETTINGS_FILE) : undefined);
+  const settings = settingsFile !== undefined ? loadAuditSettings(settingsFile) : undefined;
   const log = (s: string) => process.stderr.write(`${s}\n`);
   const fleet = readFleetDirectory(fleetDir);
   const sim = await startSimulator({ fleet, port: 0 });
+  if (settingsFile !== undefined) log(`settings: ${settingsFile}`);
   log(`simulator: Alibaba Cloud + Kubernetes APIs for fleet "${fleet.name}" on http://${sim.endpoint}`);
   const pg = await startEmbeddedPostgres();
   const store = await Store.open({ connectionString: pg.connectionString, migrate: true, poolMax: pg.poolMax });
@@ -40,12 +49,15 @@ export async function runDemoCommand(opts: DemoOptions): Promise<number> {
   try {
     const config = loadScanConfig(sim.configPath);
     const bar = createScanProgressBar();
-    const outcome = await runScan({ source: { kind: 'live', config, configPath: sim.configPath }, onProgress: (p) => bar.update(p) }, store);
+    const outcome = await runScan(
+      { source: { kind: 'live', config, configPath: sim.configPath }, ...(settings ? { settings } : {}), onProgress: (p) => bar.update(p) },
+      store,
+    );
     bar.stop();
     process.stdout.write(renderTable(outcome));
     if (opts.once) return EXIT_OK;
     const token = randomBytes(24).toString('base64url');
-    const launcher = new LocalScanLauncher(store, [{ name: 'sample', source: { kind: 'live', config, configPath: sim.configPath } }], reportError);
+    const launcher = new LocalScanLauncher(store, [{ name: 'sample', source: { kind: 'live', config, configPath: sim.configPath } }], reportError, settings);
     const app = await createApiApp({ store, token, scanLauncher: launcher });
     await app.listen(opts.port, '127.0.0.1');
     const url = `http://127.0.0.1:${opts.port}`;
@@ -77,5 +89,6 @@ export function demoCommand(run: (p: Promise<number>) => void): Command {
     .option('--fleet <dir>', 'fleet directory to simulate (default: the bundled sample fleet)')
     .option('--port <port>', 'API port on 127.0.0.1', parsePort, 3000)
     .option('--once', 'exit after the scan instead of serving the API')
+    .option('--settings <file>', 'audit settings (YAML/JSON); default: the sample fleet\'s audit-settings.yaml')
     .action((o: DemoOptions) => run(runDemoCommand(o)));
 }

@@ -22,6 +22,8 @@ export interface ScanCommandOptions {
   progress: boolean;
   distributed?: boolean;
   redisUrl?: string;
+  /** Audit settings file (YAML/JSON): thresholds, per-check enabled/severity. */
+  settings?: string;
 }
 
 /** Exit code for an outcome: 1 when a finding at or above `failOn` exists, else 0. */
@@ -49,7 +51,8 @@ export async function runScanCommand(opts: ScanCommandOptions): Promise<number> 
     now = new Date(opts.now);
     if (Number.isNaN(now.getTime())) throw new CliUsageError(`--now: expected an ISO 8601 time, got "${opts.now}"`);
   }
-  const { runScan } = loadAudit();
+  const { runScan, loadAuditSettings } = loadAudit();
+  const settings = opts.settings !== undefined ? loadAuditSettings(opts.settings) : undefined;
   const { Store } = loadStore();
   const store = opts.databaseUrl && !opts.distributed ? await Store.open({ connectionString: opts.databaseUrl, migrate: true }) : undefined;
   const bar = createScanProgressBar(opts.progress && process.stderr.isTTY === true);
@@ -63,10 +66,14 @@ export async function runScanCommand(opts: ScanCommandOptions): Promise<number> 
         databaseUrl: opts.databaseUrl,
         ...(process.env.FLEET_AUDIT_QUEUE_PREFIX ? { prefix: process.env.FLEET_AUDIT_QUEUE_PREFIX } : {}),
         ...(now ? { now } : {}),
+        ...(settings ? { settings } : {}),
         onProgress: (p) => bar.update(p),
       });
     } else {
-      outcome = await runScan({ source, ...(now ? { now } : {}), onProgress: (p) => bar.update(p) }, store);
+      outcome = await runScan(
+        { source, ...(now ? { now } : {}), ...(settings ? { settings } : {}), onProgress: (p) => bar.update(p) },
+        store,
+      );
     }
     bar.stop();
     process.stdout.write(opts.format === 'json' ? renderJson(outcome) : renderTable(outcome));
@@ -91,6 +98,7 @@ export function scanCommand(run: (p: Promise<number>) => void): Command {
     )
     .addOption(new Option('--database-url <url>', 'store the scan in this PostgreSQL database').env('DATABASE_URL'))
     .option('--now <iso-time>', 'analysis clock (default: now)')
+    .option('--settings <file>', 'audit settings (YAML/JSON): thresholds, per-check enabled and severity; see docs/checks.md')
     .option('--no-progress', 'no progress bar on stderr')
     .option('--distributed', 'enqueue the scan on the BullMQ workers (REDIS_URL, DATABASE_URL) and wait for it')
     .addOption(new Option('--redis-url <url>', 'Redis for --distributed').env('REDIS_URL'))

@@ -19,6 +19,8 @@ export interface ServeOptions {
   fleet: string[];
   config: string[];
   databaseUrl?: string;
+  /** Audit settings file of every scan this API starts. */
+  settings?: string;
 }
 
 const collect = (v: string, prev: string[]) => [...prev, v];
@@ -28,7 +30,8 @@ export async function runServeCommand(opts: ServeOptions): Promise<number> {
   if (!opts.databaseUrl) throw new CliUsageError('DATABASE_URL (or --database-url) is required');
   const token = process.env.API_TOKEN;
   if (!token || token.length < 16) throw new CliUsageError('API_TOKEN must be set to a secret of at least 16 characters');
-  const { LocalScanLauncher } = loadAudit();
+  const { LocalScanLauncher, loadAuditSettings } = loadAudit();
+  const settings = opts.settings !== undefined ? loadAuditSettings(opts.settings) : undefined;
   const { createApiApp } = loadApi();
   const { loadScanConfig } = loadCollectors();
   const { Store } = loadStore();
@@ -47,10 +50,11 @@ export async function runServeCommand(opts: ServeOptions): Promise<number> {
         store,
         redisUrl,
         ...(process.env.FLEET_AUDIT_QUEUE_PREFIX ? { prefix: process.env.FLEET_AUDIT_QUEUE_PREFIX } : {}),
+        ...(settings ? { settings } : {}),
         configs: sources.flatMap((s) => (s.source.kind === 'live' ? [{ name: s.name, config: s.source.config }] : [])),
       })
     : undefined;
-  const launcher = distributed?.launcher ?? new LocalScanLauncher(store, sources, reportError);
+  const launcher = distributed?.launcher ?? new LocalScanLauncher(store, sources, reportError, settings);
   const app = await createApiApp({ store, token, scanLauncher: launcher });
   await app.listen(opts.port, opts.host);
   process.stderr.write(`fleet-audit: API on http://${opts.host}:${opts.port} (sources: ${launcher.sourceNames().join(', ') || 'none'})\n`);
@@ -71,5 +75,6 @@ export function serveCommand(run: (p: Promise<number>) => void): Command {
     .option('--fleet <dir>', 'fleet directory POST /v1/scans may scan (repeatable)', collect, [])
     .option('--config <file>', 'scan config POST /v1/scans may scan (repeatable)', collect, [])
     .option('--database-url <url>', 'PostgreSQL URL', process.env.DATABASE_URL)
+    .option('--settings <file>', 'audit settings (YAML/JSON) of every scan started through the API')
     .action((o: ServeOptions) => run(runServeCommand(o)));
 }

@@ -9,7 +9,7 @@
  * WORKER_STALLED_INTERVAL_MS, WORKER_SHUTDOWN_GRACE_MS, SCAN_CONFIGS, SCAN_SCHEDULE,
  * SCAN_RECONCILE_INTERVAL_MS. Flags override them.
  */
-import { loadCollectors, loadWorker } from '../lazy';
+import { loadAudit, loadCollectors, loadWorker } from '../lazy';
 import { Command } from 'commander';
 import { CliUsageError, EXIT_OK } from '../cli-error';
 import { untilInterrupted } from './signals.util';
@@ -23,6 +23,8 @@ export interface WorkerCommandOptions {
   schedule?: string;
   /** `--no-schedule` sets this false. */
   scheduleEnabled: boolean;
+  /** Audit settings file of the scheduled scans. */
+  settings?: string;
 }
 
 const collect = (v: string, prev: string[]) => [...prev, v];
@@ -55,7 +57,9 @@ export async function runWorkerCommand(
   } catch (e) {
     throw new CliUsageError(e instanceof Error ? e.message : String(e));
   }
+  const settings = opts.settings !== undefined ? loadAudit().loadAuditSettings(opts.settings) : undefined;
   const options = workerOptionsFromConfig(config, loadScanConfig, {
+    ...(settings ? { settings } : {}),
     ...(opts.concurrency !== undefined ? { concurrency: opts.concurrency } : {}),
     configPaths: opts.config,
     ...(opts.scheduleEnabled === false
@@ -99,6 +103,7 @@ export function workerCommand(run: (p: Promise<number>) => void): Command {
       'cron with seconds for scheduled scans (default: SCAN_SCHEDULE or hourly "0 0 * * * *")',
     )
     .option('--no-schedule', 'do not run the scan schedule')
+    .option('--settings <file>', 'audit settings (YAML/JSON) of the scheduled scans')
     .action(
       (o: {
         redisUrl?: string;
@@ -106,12 +111,14 @@ export function workerCommand(run: (p: Promise<number>) => void): Command {
         concurrency?: number;
         config: string[];
         schedule?: string | false;
+        settings?: string;
       }) =>
         run(
           runWorkerCommand({
             config: o.config,
             scheduleEnabled: o.schedule !== false,
             ...(o.redisUrl !== undefined ? { redisUrl: o.redisUrl } : {}),
+            ...(o.settings !== undefined ? { settings: o.settings } : {}),
             ...(o.databaseUrl !== undefined ? { databaseUrl: o.databaseUrl } : {}),
             ...(o.concurrency !== undefined ? { concurrency: o.concurrency } : {}),
             ...(typeof o.schedule === 'string' ? { schedule: o.schedule } : {}),

@@ -48,19 +48,23 @@ function describeIssue(issue: z.core.$ZodIssue): string {
           : received === null
             ? 'null'
             : typeof received;
-    return `expected ${issue.expected}, got ${got}`;
+    const expected = issue.expected === 'int' ? 'an integer' : issue.expected;
+    return `expected ${expected}, got ${received === undefined || typeof received !== 'number' ? got : String(received)}`;
   }
   if (issue.code === 'unrecognized_keys') return `unknown key(s) ${issue.keys.join(', ')}`;
   return issue.message;
 }
 
 /**
- * Parse and validate a scan config from text.
+ * Parse a YAML or JSON document (strict JSON when `file` ends in `.json`) and validate it with a zod
+ * schema. Shared by the scan config and the audit settings file, so both report errors the same way.
  * @param text the file content
  * @param file the name used in errors
- * @throws ScanConfigError
+ * @param schema the boundary schema
+ * @param whatExpected what an empty document should have been, e.g. "a scan config object (...)"
+ * @throws ScanConfigError naming the file, the JSON path of the first problem and what was expected
  */
-export function parseScanConfig(text: string, file: string): ScanConfig {
+export function parseConfigDocument<T>(text: string, file: string, schema: z.ZodType<T>, whatExpected: string): T {
   let data: unknown;
   if (file.endsWith('.json')) {
     try {
@@ -81,9 +85,8 @@ export function parseScanConfig(text: string, file: string): ScanConfig {
     }
     data = doc.toJS() as unknown;
   }
-  if (data === null || data === undefined)
-    throw new ScanConfigError(file, '$', 'a scan config object (name, alibabaCloud, credentials, accounts)');
-  const r = scanConfigSchema.safeParse(data);
+  if (data === null || data === undefined) throw new ScanConfigError(file, '$', whatExpected);
+  const r = schema.safeParse(data, { reportInput: true });
   if (!r.success) {
     const issue = r.error.issues[0];
     throw new ScanConfigError(file, jsonPathOf(issue.path), describeIssue(issue));
@@ -92,20 +95,37 @@ export function parseScanConfig(text: string, file: string): ScanConfig {
 }
 
 /**
+ * Read a config file's text.
+ * @throws ScanConfigError when the file cannot be read (names the errno code)
+ */
+export function readConfigFile(path: string): string {
+  try {
+    return readFileSync(path, 'utf8');
+  } catch (e) {
+    throw new ScanConfigError(path, '$', `a readable file (${(e as NodeJS.ErrnoException).code ?? 'read error'})`);
+  }
+}
+
+/**
+ * Parse and validate a scan config from text.
+ * @param text the file content
+ * @param file the name used in errors
+ * @throws ScanConfigError
+ */
+export function parseScanConfig(text: string, file: string): ScanConfig {
+  return parseConfigDocument(
+    text,
+    file,
+    scanConfigSchema,
+    'a scan config object (name, alibabaCloud, credentials, accounts)',
+  );
+}
+
+/**
  * Read, parse and validate a scan config file (YAML or JSON).
  * @param path the config file
  * @throws ScanConfigError naming the file, the JSON path and what was expected
  */
 export function loadScanConfig(path: string): ScanConfig {
-  let text: string;
-  try {
-    text = readFileSync(path, 'utf8');
-  } catch (e) {
-    throw new ScanConfigError(
-      path,
-      '$',
-      `a readable file (${(e as NodeJS.ErrnoException).code ?? 'read error'})`,
-    );
-  }
-  return parseScanConfig(text, path);
+  return parseScanConfig(readConfigFile(path), path);
 }
