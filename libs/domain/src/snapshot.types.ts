@@ -336,6 +336,11 @@ export interface K8sService {
   loadBalancerClass?: string;
   selector?: Record<string, string>;
   ports: K8sServicePort[];
+  /**
+   * `spec.healthCheckNodePort`: allocated from the NodePort range for a LoadBalancer Service with
+   * `externalTrafficPolicy: Local` (kube-proxy serves the Local health check on it).
+   */
+  healthCheckNodePort?: number;
   /** status.loadBalancer.ingress. */
   ingress: { ip?: string; hostname?: string }[];
   creationTimestamp?: string;

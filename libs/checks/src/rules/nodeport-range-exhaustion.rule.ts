@@ -10,7 +10,8 @@ const ID = 'NODEPORT_RANGE_EXHAUSTION';
 /**
  * NodePorts allocated in a cluster vs the size of its NodePort range (`--service-node-port-range`, default
  * 30000-32767: 2768 ports). Every port of a NodePort or LoadBalancer Service takes one NodePort; when the range
- * is full the API server rejects new Services, and widening the range risks the ephemeral-port overlap seeds
+ * is full the API server rejects new Services (a LoadBalancer Service with `externalTrafficPolicy: Local` also
+ * holds its `healthCheckNodePort` from the range: Kubernetes docs "Service" > "externalTrafficPolicy"), and widening the range risks the ephemeral-port overlap seeds
  * 000/003 warn about ("How to correctly configure the NodePort range"). Distinct NodePorts inside the range are
  * counted; warning / critical at the configured quota ratios.
  */
@@ -21,7 +22,8 @@ export const nodeportRangeExhaustionRule: CheckDefinition = {
   resourceKind: 'Cluster',
   defaultSeverity: SEVERITY,
   description:
-    "Counts the distinct NodePorts the cluster's Services hold inside its NodePort range against the size of the " +
+    "Counts the distinct NodePorts (and Local-mode health check NodePorts) the cluster's Services hold inside its " +
+    'NodePort range against the size of the ' +
     'range. A full range makes new NodePort and LoadBalancer Services fail; widening it must not make it overlap ' +
     'net.ipv4.ip_local_port_range on the nodes.',
   remediation:
@@ -48,10 +50,13 @@ export const nodeportRangeExhaustionRule: CheckDefinition = {
       let services = 0;
       for (const svc of k8s.services) {
         let has = false;
-        for (const p of svc.ports) {
-          if (p.nodePort === undefined) continue;
+        const ports = svc.ports.map((p) => p.nodePort);
+        // The Local-mode health check port is allocated from the same range (kube-apiserver allocator).
+        if (svc.healthCheckNodePort !== undefined) ports.push(svc.healthCheckNodePort);
+        for (const np of ports) {
+          if (np === undefined) continue;
           has = true;
-          if (p.nodePort >= npr.from && p.nodePort <= npr.to) inside.add(p.nodePort);
+          if (np >= npr.from && np <= npr.to) inside.add(np);
           else outside++;
         }
         if (has) services++;

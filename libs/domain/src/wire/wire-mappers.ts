@@ -429,6 +429,7 @@ function mapService(s: K8sServiceWire): K8sService {
       ...(p.targetPort !== undefined && p.targetPort !== null ? { targetPort: p.targetPort } : {}),
       ...(p.nodePort ? { nodePort: p.nodePort } : {}),
     })),
+    ...(s.spec.healthCheckNodePort ? { healthCheckNodePort: s.spec.healthCheckNodePort } : {}),
     ingress: (s.status?.loadBalancer?.ingress ?? []).map((i) => ({
       ...(i.ip ? { ip: i.ip } : {}),
       ...(i.hostname ? { hostname: i.hostname } : {}),

@@ -244,6 +244,7 @@ export const k8sServiceSchema = z.looseObject({
     type: z.string().default('ClusterIP'),
     externalTrafficPolicy: optStr,
     loadBalancerClass: optStr,
+    healthCheckNodePort: z.number().int().nullish(),
     selector: z.record(z.string(), z.string()).nullish(),
     ports: z
       .array(
