@@ -4,7 +4,8 @@
  */
 import { describe, expect, it } from 'vitest';
 import { join } from 'node:path';
-import { readFileSync } from 'node:fs';
+import { mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
 import { ROOT, SAMPLE_FLEET, runCli, startCli } from './cli-run.util';
 
 interface JsonOutput {
@@ -40,6 +41,42 @@ describe('fleet-audit scan --fleet (offline)', () => {
       expect(f.source.length).toBeGreaterThan(3);
       expect(f.resource.accountId).toMatch(/^\d+$/);
     }
+  });
+
+  it('writes all of a large output to a pipe before exiting (more than the 128 KiB a premature exit left)', () => {
+    const r = runCli(['scan', '--fleet', SAMPLE_FLEET, '--format', 'json', '--now', '2026-11-22T00:00:00Z']);
+    expect(Buffer.byteLength(r.stdout)).toBeGreaterThan(128 * 1024);
+    expect(() => JSON.parse(r.stdout) as unknown).not.toThrow();
+  });
+
+  it('--settings applies a settings file: thresholds, disabled checks, severity overrides', () => {
+    const base = ['scan', '--fleet', SAMPLE_FLEET, '--format', 'json', '--now', '2026-11-22T00:00:00Z'];
+    const plain = JSON.parse(runCli(base).stdout) as JsonOutput;
+    const r = runCli([...base, '--settings', join(SAMPLE_FLEET, 'audit-settings.yaml')]);
+    expect(r.status, r.stderr).toBe(0);
+    const tuned = JSON.parse(r.stdout) as JsonOutput;
+    expect(plain.findings.filter((f) => f.checkId === 'CCM_LARGE_SCALE_RISK')).toEqual([]);
+    expect(tuned.findings.filter((f) => f.checkId === 'CCM_LARGE_SCALE_RISK').map((f) => f.resource.id)).toEqual([
+      'cf2781b2a1cfd954dddfdbe0be9ab915b',
+    ]);
+    const dir = mkdtempSync(join(tmpdir(), 'fleet-audit-settings-'));
+    const file = join(dir, 'settings.json');
+    writeFileSync(file, JSON.stringify({ checks: { SERVICE_NO_CONNECTION_DRAIN: { enabled: false }, LB_ORPHANED: { severity: 'critical' } } }));
+    const custom = JSON.parse(runCli([...base, '--settings', file]).stdout) as JsonOutput;
+    expect(custom.findings.some((f) => f.checkId === 'SERVICE_NO_CONNECTION_DRAIN')).toBe(false);
+    expect(custom.findings.filter((f) => f.checkId === 'LB_ORPHANED').map((f) => f.severity)).toEqual(['critical']);
+  });
+
+  it('a bad settings file gets one line naming the file and the JSON path, and exit 2', () => {
+    const dir = mkdtempSync(join(tmpdir(), 'fleet-audit-settings-'));
+    const file = join(dir, 'settings.yaml');
+    writeFileSync(file, 'quota:\n  warningRatio: 0.9\n  criticalRatio: 0.85\n');
+    const r = runCli(['scan', '--fleet', SAMPLE_FLEET, '--settings', file]);
+    expect(r.status).toBe(2);
+    expect(r.stdout).toBe('');
+    expect(r.stderr.trim().split('\n')).toEqual([
+      `fleet-audit: error: invalid config file: ${file}: $.quota.warningRatio: quota.warningRatio (0.9) must not exceed quota.criticalRatio (0.85)`,
+    ]);
   });
 
   it('--fail-on sets exit code 1 when a finding at or above it exists', () => {

@@ -26,7 +26,7 @@ describe('scanLive on the sample fleet', () => {
     const live = await scanLive(testConfig(loadScanConfig(sim.configPath)));
     expect(live.accounts.map((a) => a.accountId)).toEqual(['1234567890123456', '1987654321098765']);
     const clusters = live.accounts.flatMap((a) => a.regions.flatMap((r) => r.clusters));
-    expect(clusters.length).toBe(4);
+    expect(clusters.length).toBe(6);
     expect(clusters.every((c) => c.kubernetes && c.nodeLocalPortRanges && c.addons)).toBe(true);
     expectLiveEqualsOffline(live, loadFleetDirectory(SAMPLE));
   });

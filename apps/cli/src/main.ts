@@ -48,8 +48,20 @@ export async function main(argv: string[] = process.argv): Promise<void> {
     reportError(e);
     process.exitCode = EXIT_ERROR;
   }
-  // Open handles (pools, timers) must not keep a finished command alive.
-  setImmediate(() => process.exit(process.exitCode ?? 0));
+  // Open handles (pools, timers) must not keep a finished command alive, but stdout and stderr must be
+  // flushed first: on a pipe (`fleet-audit scan | less`) writes are asynchronous, and exiting at once
+  // cut the output at 128 KiB.
+  await flushed(process.stdout);
+  await flushed(process.stderr);
+  process.exit(process.exitCode ?? 0);
+}
+
+/** Resolves once everything written to `stream` so far has been handed to the OS (or the stream failed). */
+function flushed(stream: NodeJS.WriteStream): Promise<void> {
+  return new Promise((resolve) => {
+    if (stream.destroyed || !stream.writable) return resolve();
+    stream.write('', () => resolve());
+  });
 }
 
 if (require.main === module) void main();

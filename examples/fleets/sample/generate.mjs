@@ -179,6 +179,7 @@ function clb(reg, o) {
     vsw: o.addressType === 'intranet' ? o.vsw : '',
     spec: o.spec,
     charge: o.charge ?? 'PayBySpec',
+    shared: !!o.shared,
     created: o.created,
     tags: o.tags ?? [],
     listeners: [],
@@ -206,7 +207,7 @@ function clbBody(lb) {
     VSwitchId: lb.vsw,
     MasterZoneId: lb.zones[0],
     SlaveZoneId: lb.zones[1],
-    ...(lb.charge === 'PayBySpec' ? { LoadBalancerSpec: lb.spec ?? 'slb.s1.small' } : {}),
+    ...(lb.charge === 'PayBySpec' && !lb.shared ? { LoadBalancerSpec: lb.spec ?? 'slb.s1.small' } : {}),
     InstanceChargeType: lb.charge,
     PayType: 'PayOnDemand',
     InternetChargeType: 'paybytraffic',
@@ -357,6 +358,7 @@ function service(cl, o) {
   const svc = {
     ns: o.ns,
     name: o.name,
+    type: o.type ?? 'LoadBalancer',
     uid: o.uid ?? uuid(),
     created: o.created,
     annotations: o.annotations ?? {},
@@ -402,7 +404,7 @@ function backendsFor(cl, svc, port, name) {
   if (svc.policy === 'Local') {
     return [...endpointsByNode(svc)]
       .filter(([node]) => !node.master && node.ready)
-      .map(([node, pods]) => ({ ServerId: node.ecsId, ServerIp: node.ip, Port: port.nodePort, Weight: pods.length, Type: 'ecs', Description: name }));
+      .map(([node, pods]) => ({ ServerId: node.ecsId, ServerIp: node.ip, Port: port.nodePort, Weight: svc.percentWeights ? Math.floor((100 * pods.length) / svc.pods.length) : pods.length, Type: 'ecs', Description: name }));
   }
   return eligibleNodes(cl).map((n) => ({ ServerId: n.ecsId, ServerIp: n.ip, Port: port.nodePort, Weight: 100, Type: 'ecs', Description: name }));
 }
@@ -711,7 +713,7 @@ function event(cl, svc, o) {
   const nodeVsw = [vswitch(reg, vpc, zones[0], '10.20.0.0/22', 'data-nodes-h', 981), vswitch(reg, vpc, zones[1], '10.20.4.0/22', 'data-nodes-i', 990)];
   vswitch(reg, vpc, zones[0], '10.20.64.0/19', 'data-pods-h', 8101);
   vswitch(reg, vpc, zones[1], '10.20.96.0/19', 'data-pods-i', 8122);
-  const sharedVsw = vswitch(reg, sharedVpc, zones[0], '172.31.0.0/24', 'shared-services-h', 231);
+  const sharedVsw = vswitch(reg, sharedVpc, zones[0], '172.31.0.0/24', 'shared-services-h', 12);
   const cl = cluster(reg, {
     id: clusterId(),
     name: 'data-platform',
@@ -855,7 +857,7 @@ function event(cl, svc, o) {
   apiServerClb(cl, [0, 1].map((i) => ({ ServerId: cloudId('eni', reg.id), ServerIp: `10.30.15.${250 + i}`, Weight: 100, Type: 'eni' })));
   // Quota Center values for this region: the CLB instance quota was raised to 100 for the previews.
   reg.quotas = [
-    quota(reg, 'slb_quota_instances_num', 'Maximum number of CLB instances', 100, reg.lbs.length, [60, 500]),
+    quota(reg, 'slb_quota_instances_num', 'Maximum number of CLB instances', 50, reg.lbs.length, [30, 500]),
     quota(reg, 'slb_quota_backendservers_num', 'Maximum number of backend servers that can be added to a CLB instance', 200, undefined, [200, 1000]),
     quota(reg, 'slb_quota_backendserver_attached_num', 'Maximum number of CLB instances to which a backend server can be added', 50, undefined, [50, 200]),
     quota(reg, 'slb_quota_listeners_num', 'Maximum number of listeners that can be added to a CLB instance', 50, undefined, [50, 100]),
@@ -881,6 +883,248 @@ function quota(reg, code, name, total, usage, range) {
     GlobalQuota: false,
     Dimensions: { regionId: reg.id },
   };
+}
+
+// =============================================================================================
+// Additions for the whole check catalogue (ack-fleet-audit checks.md). Drawn from their own PRNG
+// stream so that every id above stays as it was (only emitter-level values after them shift).
+// =============================================================================================
+{
+  const savedState = state;
+  state = 0x20270101;
+  const H = (n) => chars(HEX, n);
+  const A2 = {
+    protocolPort: 'service.beta.kubernetes.io/alibaba-cloud-loadbalancer-protocol-port',
+    certId: 'service.beta.kubernetes.io/alibaba-cloud-loadbalancer-cert-id',
+    resourceGroup: 'service.beta.kubernetes.io/alibaba-cloud-loadbalancer-resource-group-id',
+    backendType: 'service.beta.kubernetes.io/backend-type',
+  };
+
+  // ------------------------------------------------------------------------------------------
+  // acme-prod / cn-beijing, cluster storefront (ACK Pro, Flannel, CCM v2.10.0): six more Services
+  // ------------------------------------------------------------------------------------------
+  const bj = region(ACCOUNT_A, 'cn-beijing');
+  const sf = bj.clusters.find((c) => c.name === 'storefront');
+  const sfNode = (i) => sf.nodes[i % sf.nodes.length];
+
+  // search: backend-type eni on Flannel -> "can not find eniid for ip" (seed 002), never gets a CLB.
+  {
+    const pods = deploy(sf, { ns: 'storefront', app: 'search', on: [sfNode(0), sfNode(3)], created: D('2026-11-19T08:10:00Z'), image: 'registry-vpc.cn-beijing.aliyuncs.com/acme/search:1.4.0', containerPorts: [{ containerPort: 9200, name: 'http' }] });
+    const svc = service(sf, { ns: 'storefront', name: 'search', created: D('2026-11-19T08:11:02Z'), annotations: { [A2.backendType]: 'eni' }, ports: [{ name: 'http', port: 80, targetPort: 9200, nodePort: 31380, protocol: 'TCP' }], pods });
+    event(sf, svc, { type: 'Warning', reason: 'SyncLoadBalancerFailed', message: `Error syncing load balancer []: Message: can not find eniid for ip ${pods[0].ip} in vpc ${sf.vpc}`, count: 61, first: D('2026-11-19T08:11:03Z'), last: D('2026-11-21T09:14:40Z') });
+  }
+
+  // legacy-api: its CLB was released in the SLB console; the Service still shows the old address.
+  {
+    const pods = deploy(sf, { ns: 'storefront', app: 'legacy-api', on: [sfNode(1)], created: D('2026-08-01T02:00:00Z'), image: 'registry-vpc.cn-beijing.aliyuncs.com/acme/legacy-api:0.9.7', containerPorts: [{ containerPort: 8080, name: 'http' }] });
+    const svc = service(sf, { ns: 'storefront', name: 'legacy-api', created: D('2024-02-07T03:30:00Z'), ports: [{ name: 'http', port: 80, targetPort: 8080, nodePort: 30641, protocol: 'TCP' }], pods });
+    svc.ingressIp = publicIp(bj.id);
+    svc.labels['service.k8s.alibaba/loadbalancer-id'] = cloudId('lb', bj.id);
+    event(sf, svc, { type: 'Warning', reason: 'SyncLoadBalancerFailed', message: `Error syncing load balancer []: Message: alicloud: can not find loadbalancer, but it's defined in service [${svc.ingressIp}] this may happen when you delete the loadbalancer`, count: 340, first: D('2026-11-02T06:20:11Z'), last: D('2026-11-21T09:20:02Z') });
+  }
+
+  // catalog: its own CCM-created CLB was pasted into the loadbalancer-id annotation (seeds 000/003: do not).
+  {
+    const pods = deploy(sf, { ns: 'storefront', app: 'catalog', on: [sfNode(2), sfNode(5)], created: D('2026-10-01T01:00:00Z'), image: 'registry-vpc.cn-beijing.aliyuncs.com/acme/catalog:3.2.1', containerPorts: [{ containerPort: 8080, name: 'http' }] });
+    const svc = service(sf, { ns: 'storefront', name: 'catalog', created: D('2025-05-20T04:00:00Z'), ports: [{ name: 'http', port: 80, targetPort: 8080, nodePort: 31811, protocol: 'TCP' }], pods });
+    const lb = ccmClb(sf, svc);
+    svc.annotations[A.id] = lb.id;
+    event(sf, svc, { type: 'Warning', reason: 'SyncLoadBalancerFailed', message: `Error syncing load balancer [${lb.id}]: Message: alicloud: the loadbalancer ${lb.id} can not be reused, can not reuse loadbalancer created by kubernetes.`, count: 22, first: D('2026-11-20T10:02:00Z'), last: D('2026-11-21T09:12:31Z') });
+  }
+
+  // shop-api: HTTPS listener (certificate on the CLB) forwarding to the pods' TLS port 8443 (seed 002).
+  {
+    const pods = deploy(sf, { ns: 'storefront', app: 'shop-api', on: [sfNode(1), sfNode(4)], created: D('2026-11-10T03:00:00Z'), image: 'registry-vpc.cn-beijing.aliyuncs.com/acme/shop-api:5.0.3', containerPorts: [{ containerPort: 8080, name: 'http' }, { containerPort: 8443, name: 'https' }] });
+    const svc = service(sf, {
+      ns: 'storefront',
+      name: 'shop-api',
+      created: D('2026-11-10T02:58:40Z'),
+      annotations: { [A2.protocolPort]: 'https:443', [A2.certId]: `${int(1000000, 9999999)}-cn-beijing` },
+      ports: [
+        { name: 'http', port: 80, targetPort: 8080, nodePort: 30907, protocol: 'TCP' },
+        { name: 'https', port: 443, targetPort: 8443, nodePort: 31943, protocol: 'TCP', lbProtocol: 'https' },
+      ],
+      pods,
+    });
+    ccmClb(sf, svc);
+  }
+
+  // reviews: resource-group-id changed after CCM created the CLB -> "can not change ResourceGroupId once created".
+  {
+    const pods = deploy(sf, { ns: 'storefront', app: 'reviews', on: [sfNode(0)], created: D('2026-09-15T02:00:00Z'), image: 'registry-vpc.cn-beijing.aliyuncs.com/acme/reviews:2.3.0', containerPorts: [{ containerPort: 8080, name: 'http' }] });
+    const svc = service(sf, { ns: 'storefront', name: 'reviews', created: D('2025-02-11T06:00:00Z'), ports: [{ name: 'http', port: 80, targetPort: 8080, nodePort: 32011, protocol: 'TCP' }], pods });
+    const lb = ccmClb(sf, svc);
+    svc.annotations[A2.resourceGroup] = `rg-aek${chars(ALNUM, 12)}`;
+    event(sf, svc, { type: 'Warning', reason: 'SyncLoadBalancerFailed', message: `Error syncing load balancer [${lb.id}]: Message: alicloud: can not change ResourceGroupId once created`, count: 9, first: D('2026-11-21T07:40:10Z'), last: D('2026-11-21T09:01:55Z') });
+  }
+
+  // partner-api: reuses the console CLB partner-gateway (internet) but asks for intranet, without
+  // force-override-listeners: CCM tags the CLB as reused, then fails on the address type.
+  const partnerLb = clb(bj, {
+    name: 'partner-gateway',
+    created: D('2023-11-02T09:15:00Z'),
+    spec: 'slb.s2.small',
+    deleteProtection: 'on',
+    modProtection: ['NonProtection', ''],
+    tags: [['owner', 'partner-integrations'], ['kubernetes.reused.by.user', 'true']],
+  });
+  partnerLb.listeners.push({ port: 443, protocol: 'https', description: 'partner portal' });
+  {
+    const pods = deploy(sf, { ns: 'partners', app: 'partner-api', on: [sfNode(3)], created: D('2026-11-18T05:00:00Z'), image: 'registry-vpc.cn-beijing.aliyuncs.com/acme/partner-api:1.0.0', containerPorts: [{ containerPort: 8080, name: 'http' }] });
+    const svc = service(sf, { ns: 'partners', name: 'partner-api', created: D('2026-11-18T05:02:10Z'), annotations: { [A.id]: partnerLb.id, [A.addressType]: 'intranet' }, ports: [{ name: 'http', port: 8080, targetPort: 8080, nodePort: 30218, protocol: 'TCP' }], pods });
+    event(sf, svc, { type: 'Warning', reason: 'SyncLoadBalancerFailed', message: `Error syncing load balancer [${partnerLb.id}]: Message: alicloud: can not change LoadBalancer AddressType once created. delete and retry`, count: 118, first: D('2026-11-18T05:02:11Z'), last: D('2026-11-21T09:18:09Z') });
+  }
+
+  // status-edge: the company status CLB (console-created), reused by storefront and by arena below.
+  const statusLb = clb(bj, { name: 'status-edge', created: D('2024-06-12T01:00:00Z'), spec: 'slb.s1.small', modProtection: ['NonProtection', ''], tags: [['owner', 'sre'], ['kubernetes.reused.by.user', 'true']] });
+  const statusSvc = (cl, name, port, nodePort, nodes) => {
+    const pods = deploy(cl, { ns: 'default', app: name, on: nodes, created: D('2026-10-07T02:00:00Z'), image: 'registry-vpc.cn-beijing.aliyuncs.com/acme/statuspage:2.1.0', containerPorts: [{ containerPort: 8080, name: 'http' }] });
+    const svc = service(cl, { ns: 'default', name, created: D('2026-10-07T02:01:00Z'), annotations: { [A.id]: statusLb.id, [A.force]: 'true' }, ports: [{ name: 'http', port, targetPort: 8080, nodePort, protocol: 'TCP' }], pods });
+    attach(cl, svc, statusLb, D('2026-10-07T02:01:20Z'));
+    return svc;
+  };
+  statusSvc(sf, 'status-page', 80, 31180, [sfNode(2)]);
+
+  // ------------------------------------------------------------------------------------------
+  // acme-prod / cn-beijing, new ACK Pro cluster "arena" (game servers): NodePort range narrowed to
+  // 30100-30199 to match a security-group rule; a 41-port matchmaker and a 42-port NodePort Service.
+  // ------------------------------------------------------------------------------------------
+  {
+    const vpc = cloudId('vpc', bj.id);
+    const zones = REGIONS[bj.id].zones;
+    const nodeVsw = [vswitch(bj, vpc, zones[2], '10.40.0.0/20', 'arena-k', 3921)];
+    const cl = cluster(bj, {
+      id: clusterId(),
+      name: 'arena',
+      type: 'ManagedKubernetes',
+      spec: 'ack.pro.small',
+      createdAt: D('2025-09-08T03:12:00Z'),
+      version: '1.33.3-aliyun.1',
+      initVersion: '1.33.3-aliyun.1',
+      plugin: 'flannel',
+      ccm: 'v2.12.3',
+      ccmMajor: 2,
+      vpc,
+      nodeVsw,
+      sg: cloudId('sg', bj.id),
+      podBase: '172.24',
+      containerCidr: '172.24.0.0/16',
+      serviceCidr: '192.168.0.0/16',
+      serviceNet: '192.168',
+      nodePortRange: '30100-30199',
+    });
+    const np = { id: `np${H(32)}`, asg: cloudId('asg', bj.id) };
+    for (let w = 0; w < 2; w++) addNode(cl, { ip: `10.40.${int(0, 3)}.${int(10, 240)}`, vsw: nodeVsw[0], type: 'ecs.c7.xlarge', created: plus(D('2026-09-01T01:00:00Z'), w * 300), nodepool: np });
+    const gamePorts = (first, n, nodePort0) => Array.from({ length: n }, (_, i) => ({ name: `game-${first + i}`, port: first + i, targetPort: first + i, nodePort: nodePort0 + i, protocol: 'TCP' }));
+    const mmPods = deploy(cl, { ns: 'arena', app: 'matchmaker', on: [cl.nodes[0], cl.nodes[1]], created: D('2026-11-14T06:00:00Z'), image: 'registry-vpc.cn-beijing.aliyuncs.com/arena/matchmaker:7.3.0', containerPorts: gamePorts(7000, 41, 0).map((p) => ({ containerPort: p.port, name: p.name })) });
+    const mm = service(cl, { ns: 'arena', name: 'matchmaker', created: D('2025-09-20T08:00:00Z'), policy: 'Local', healthCheckNodePort: 30199, ports: gamePorts(7000, 41, 30100), pods: mmPods });
+    ccmClb(cl, mm);
+    const gsPods = deploy(cl, { ns: 'arena', app: 'game-sessions', on: [cl.nodes[0], cl.nodes[1]], created: D('2026-11-14T06:00:00Z'), image: 'registry-vpc.cn-beijing.aliyuncs.com/arena/session-host:7.3.0', containerPorts: gamePorts(7100, 42, 0).map((p) => ({ containerPort: p.port, name: p.name })) });
+    service(cl, { ns: 'arena', name: 'game-sessions', type: 'NodePort', created: D('2025-09-20T08:00:00Z'), ports: gamePorts(7100, 42, 30141), pods: gsPods });
+    // The same status-page chart as storefront's (same namespace/name), and a status API on port 80.
+    statusSvc(cl, 'status-page', 8080, 30183, [cl.nodes[0]]);
+    statusSvc(cl, 'status-api', 80, 30184, [cl.nodes[1]]);
+    apiServerClb(cl, [0, 1].map((i) => ({ ServerId: cloudId('eni', bj.id), ServerIp: `10.40.15.${250 + i}`, Weight: 100, Type: 'eni' })));
+  }
+
+  // ------------------------------------------------------------------------------------------
+  // acme-prod / cn-hangzhou, new cluster "batch-legacy": ACK managed, Terway (created 2018, so ECS
+  // backends by default), CCM never upgraded past v1.9.3.220-g24b1885-aliyun.
+  // ------------------------------------------------------------------------------------------
+  {
+    const hz = region(ACCOUNT_A, 'cn-hangzhou');
+    const vpc = cloudId('vpc', hz.id);
+    const zones = REGIONS[hz.id].zones;
+    const nodeVsw = [vswitch(hz, vpc, zones[0], '10.60.0.0/22', 'batch-nodes-h', 970), vswitch(hz, vpc, zones[1], '10.60.4.0/22', 'batch-nodes-i', 981)];
+    vswitch(hz, vpc, zones[0], '10.60.64.0/19', 'batch-pods-h', 8150);
+    const cl = cluster(hz, {
+      id: clusterId(),
+      name: 'batch-legacy',
+      type: 'ManagedKubernetes',
+      createdAt: D('2018-07-20T02:40:00Z'),
+      version: '1.20.11-aliyun.1',
+      initVersion: '1.10.4',
+      plugin: 'terway',
+      ccm: 'v1.9.3.220-g24b1885-aliyun',
+      ccmMajor: 1,
+      vpc,
+      nodeVsw,
+      sg: cloudId('sg', hz.id),
+      podNet: '10.60',
+      podThird: 64,
+      containerCidr: '',
+      serviceCidr: '172.23.0.0/20',
+      serviceNet: '172.23',
+    });
+    const np = { id: `np${H(32)}`, asg: cloudId('asg', hz.id) };
+    for (let w = 0; w < 3; w++) addNode(cl, { ip: `10.60.${(w % 2) * 4 + int(0, 3)}.${int(10, 240)}`, vsw: nodeVsw[w % 2], type: 'ecs.g6.xlarge', created: plus(D('2024-03-04T01:00:00Z'), w * 600), nodepool: np });
+
+    // exporter: its CLB dates from CCM v1.9.3.10 (2018): default name, no tag, shared-resource
+    // (no specification). Local mode, weights as CCM v1.9.3.220 sets them (100 x pods / total).
+    const ePods = deploy(cl, { ns: 'reports', app: 'exporter', on: [cl.nodes[0], cl.nodes[0], cl.nodes[1]], created: D('2026-11-02T01:00:00Z'), image: 'registry-vpc.cn-hangzhou.aliyuncs.com/acme/report-exporter:1.12.0', containerPorts: [{ containerPort: 9100, name: 'http' }] });
+    const exporter = service(cl, { ns: 'reports', name: 'exporter', created: D('2018-08-01T03:00:00Z'), policy: 'Local', healthCheckNodePort: 31866, ports: [{ name: 'http', port: 80, targetPort: 9100, nodePort: 31865, protocol: 'TCP' }], pods: ePods });
+    exporter.percentWeights = true;
+    const old = clb(hz, { name: defaultLbName(exporter.uid), created: D('2018-08-01T03:00:06Z'), shared: true, tags: [] });
+    attach(cl, exporter, old, D('2018-08-01T03:00:09Z'));
+
+    // api: created in 2020 by v1.9.3.220: tagged kubernetes.do.not.delete (no ack.aliyun.com on an old cluster).
+    const aPods = deploy(cl, { ns: 'reports', app: 'api', on: [cl.nodes[2]], created: D('2026-11-02T01:00:00Z'), image: 'registry-vpc.cn-hangzhou.aliyuncs.com/acme/report-api:3.4.1', containerPorts: [{ containerPort: 8080, name: 'http' }] });
+    const api = service(cl, { ns: 'reports', name: 'api', created: D('2020-02-18T05:00:00Z'), ports: [{ name: 'http', port: 80, targetPort: 8080, nodePort: 30488, protocol: 'TCP' }], pods: aPods });
+    const apiLb = clb(hz, { name: defaultLbName(api.uid), created: D('2020-02-18T05:00:07Z'), spec: 'slb.s1.small', tags: [['kubernetes.do.not.delete', defaultLbName(api.uid)]] });
+    attach(cl, api, apiLb, D('2020-02-18T05:00:10Z'));
+
+    // renderer: ENI mode with a named targetPort on CCM v1.9.3.220: "The specified Port must be between 1
+    // and 65535." (seed 002) -- this CCM records no events, so the Service is just Pending.
+    const rPods = deploy(cl, { ns: 'reports', app: 'renderer', on: [cl.nodes[1]], created: D('2026-11-16T02:00:00Z'), image: 'registry-vpc.cn-hangzhou.aliyuncs.com/acme/report-renderer:0.8.0', containerPorts: [{ containerPort: 3000, name: 'http' }] });
+    service(cl, { ns: 'reports', name: 'renderer', created: D('2026-11-16T02:01:00Z'), annotations: { [A2.backendType]: 'eni' }, ports: [{ name: 'http', port: 80, targetPort: 'http', nodePort: 32190, protocol: 'TCP' }], pods: rPods });
+
+    apiServerClb(cl, [0, 1].map((i) => ({ ServerId: cloudId('eni', hz.id), ServerIp: `10.60.${i * 4}.${250 + i}`, Weight: 100, Type: 'eni' })));
+  }
+
+  // grafana (arena): the API server CLB's id was copied from the SLB console into loadbalancer-id.
+  // CCM refuses (the CLB carries ack.aliyun.com, research/ccm-behaviour.md 1.6); seed 000: "You cannot
+  // reuse the SLB instance for the API Server". Drawn last so the ids above stay as they were.
+  {
+    const arena = bj.clusters.find((c) => c.name === 'arena');
+    const gPods = deploy(arena, { ns: 'ops', app: 'grafana', on: [arena.nodes[0]], created: D('2026-11-20T03:00:00Z'), image: 'registry-vpc.cn-beijing.aliyuncs.com/arena/grafana:11.3.1', containerPorts: [{ containerPort: 3000, name: 'http' }] });
+    const g = service(arena, { ns: 'ops', name: 'grafana', created: D('2026-11-20T03:01:15Z'), annotations: { [A.id]: arena.apiLb.id, [A.force]: 'true' }, ports: [{ name: 'http', port: 80, targetPort: 3000, nodePort: 30185, protocol: 'TCP' }], pods: gPods });
+    event(arena, g, { type: 'Warning', reason: 'SyncLoadBalancerFailed', message: `Error syncing load balancer [${arena.apiLb.id}]: Message: alicloud: the loadbalancer ${arena.apiLb.id} can not be reused, can not reuse loadbalancer created by kubernetes.`, count: 57, first: D('2026-11-20T03:01:16Z'), last: D('2026-11-21T09:11:48Z') });
+  }
+
+  // Controls drawn last (ids above unchanged). storefront/web: an HTTPS listener done right (443 -> the
+  // pods' plain HTTP port 8080), the control of SERVICE_HTTPS_TO_HTTPS_PORT.
+  {
+    const sfc = bj.clusters.find((c) => c.name === 'storefront');
+    const wPods = deploy(sfc, { ns: 'storefront', app: 'web', on: [sfc.nodes[1], sfc.nodes[2]], created: D('2026-11-12T02:00:00Z'), image: 'registry-vpc.cn-beijing.aliyuncs.com/acme/web:9.1.0', containerPorts: [{ containerPort: 8080, name: 'http' }] });
+    const web = service(sfc, {
+      ns: 'storefront',
+      name: 'web',
+      created: D('2025-03-03T03:00:00Z'),
+      annotations: { [A2.protocolPort]: 'https:443,http:80', [A2.certId]: `${int(1000000, 9999999)}-cn-beijing` },
+      ports: [
+        { name: 'http', port: 80, targetPort: 8080, nodePort: 30080, protocol: 'TCP', lbProtocol: 'http' },
+        { name: 'https', port: 443, targetPort: 8080, nodePort: 30443, protocol: 'TCP', lbProtocol: 'https' },
+      ],
+      pods: wPods,
+    });
+    ccmClb(sfc, web);
+  }
+  // tools-edge: a console CLB reused by storefront tools/wiki (80) and arena tools/dashboard (8080): two
+  // clusters, distinct namespace/names and listener ports: the control of LB_REUSE_NAME_COLLISION and
+  // LB_LISTENER_PORT_CONFLICT.
+  {
+    const toolsLb = clb(bj, { name: 'tools-edge', created: D('2025-01-15T01:00:00Z'), spec: 'slb.s1.small', modProtection: ['NonProtection', ''], tags: [['owner', 'platform'], ['kubernetes.reused.by.user', 'true']] });
+    const toolSvc = (cl, ns, name, port, nodePort, node) => {
+      const pods = deploy(cl, { ns, app: name, on: [node], created: D('2026-10-20T02:00:00Z'), image: `registry-vpc.cn-beijing.aliyuncs.com/acme/${name}:1.0.0`, containerPorts: [{ containerPort: 8080, name: 'http' }] });
+      const svc = service(cl, { ns, name, created: D('2025-01-15T01:10:00Z'), annotations: { [A.id]: toolsLb.id, [A.force]: 'true' }, ports: [{ name: 'http', port, targetPort: 8080, nodePort, protocol: 'TCP' }], pods });
+      attach(cl, svc, toolsLb, D('2025-01-15T01:10:20Z'));
+    };
+    const sfc = bj.clusters.find((c) => c.name === 'storefront');
+    const arena = bj.clusters.find((c) => c.name === 'arena');
+    toolSvc(sfc, 'tools', 'wiki', 80, 31280, sfc.nodes[4]);
+    toolSvc(arena, 'tools', 'dashboard', 8080, 30186, arena.nodes[1]);
+  }
+  state = savedState;
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -990,7 +1234,7 @@ function serviceObj(cl, s) {
       uid: s.uid,
     },
     spec: {
-      allocateLoadBalancerNodePorts: true,
+      ...(s.type === 'LoadBalancer' ? { allocateLoadBalancerNodePorts: true } : {}),
       clusterIP: s.clusterIp,
       clusterIPs: [s.clusterIp],
       externalTrafficPolicy: s.policy,
@@ -1001,7 +1245,7 @@ function serviceObj(cl, s) {
       ports,
       selector: s.selector,
       sessionAffinity: 'None',
-      type: 'LoadBalancer',
+      type: s.type,
     },
     status: { loadBalancer: s.ingressIp ? { ingress: [{ ip: s.ingressIp, ...(modern ? { ipMode: 'VIP' } : {}) }] } : {} },
   };
@@ -1206,7 +1450,7 @@ function clusterDetail(cl) {
     timezone: 'Asia/Shanghai',
     cluster_domain: 'cluster.local',
     ...(cl.type === 'Kubernetes' ? { worker_ram_role_name: cl.workerRole } : { worker_ram_role_name: `KubernetesWorkerRole-${uuid()}` }),
-    tags: [{ key: 'team', value: { 'payments-legacy': 'payments', storefront: 'web', 'data-platform': 'data', 'preview-envs': 'web' }[cl.name] }],
+    tags: [{ key: 'team', value: { 'payments-legacy': 'payments', storefront: 'web', 'data-platform': 'data', 'preview-envs': 'web', arena: 'games', 'batch-legacy': 'data' }[cl.name] }],
     maintenance_window: { enable: pro, maintenance_time: '2026-01-01T03:00:00+08:00', duration: '3h', weekly_period: 'Thursday', recurrence: '' },
     operation_policy: { cluster_auto_upgrade: { enabled: false, channel: '' } },
     ...(cl.nodePortRange ? { control_plane_config: { node_port_range: cl.nodePortRange } } : {}),
@@ -1395,7 +1639,7 @@ write(
   'fleet.yaml',
   yaml(['Bundled sample fleet of ack-fleet-audit: what `fleet-audit demo` serves and scans. See README.md.'], {
     name: 'sample',
-    description: 'Two accounts, two regions, four ACK clusters (dedicated Flannel, Pro Flannel, Pro Terway, Basic Flannel): every file in the native API shape, built so that ten checks fire and their controls stay silent.',
+    description: 'Two accounts, two regions, six ACK clusters (dedicated Flannel, Pro Flannel x2, Pro Terway, Basic Flannel, managed Terway on CCM v1.9.3): every file in the native API shape, built so that every check of the catalogue fires and its controls stay silent.',
   }),
 );
 

@@ -124,7 +124,9 @@ export const lbConfigDriftRule: CheckDefinition = {
         out.push(
           r.skipped(
             ref,
-            `CCM refuses to reuse CLB ${clb.loadBalancerId} and changes nothing on it (see LB_REUSE_OF_CCM_CREATED)`,
+            `CCM refuses to reuse CLB ${clb.loadBalancerId} and changes nothing on it (see ${
+              ctx.index.apiServerClusters.has(clb.loadBalancerId) ? 'LB_REUSE_OF_APISERVER' : 'LB_REUSE_OF_CCM_CREATED'
+            })`,
           ),
         );
         continue;
