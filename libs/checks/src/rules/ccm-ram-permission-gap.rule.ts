@@ -91,6 +91,12 @@ export const ccmRamPermissionGapRule: CheckDefinition = {
     for (const ce of ctx.index.clusters) {
       const { cluster, account } = ce;
       const ref = clusterRef(cluster);
+      if (cluster.clusterType === '') {
+        // The cluster's detail could not be read (collector placeholder): its type, so whether CCM runs under a
+        // master RAM role, is unknown. Never a silent pass.
+        out.push(r.skipped(ref, `cluster ${cluster.clusterId}: its detail (cluster type) was not read`));
+        continue;
+      }
       if (cluster.clusterType !== CLUSTER_TYPE_DEDICATED) {
         out.push(
           r.pass(
