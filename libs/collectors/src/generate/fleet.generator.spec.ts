@@ -38,6 +38,9 @@ describe('generateFleet', () => {
     expect(g.planted.CCM_ANNOTATION_UNSUPPORTED).toBeGreaterThan(0);
     const entries = snap.accounts.flatMap((a) => a.regions.flatMap((r) => r.loadBalancers ?? [])).reduce((n, lb) => n + lb.vServerGroups.reduce((m, g2) => m + g2.backendServers.length, 0), 0);
     expect(entries).toBe(g.backendEntries);
+    // Every dataset of a generated fleet is there (resources.json included), so live crawls of it read everything.
+    expect(snap.coverage.filter((c) => c.status !== 'ok')).toEqual([]);
+    expect(clusters.every((c) => c.ramRoleNames !== undefined)).toBe(true);
   });
 
   it('round-trips through a fleet directory, and fleet.yaml `generate:` loads the same fleet', () => {

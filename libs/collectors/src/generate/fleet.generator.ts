@@ -213,6 +213,18 @@ export function generateFleet(spec: GenerateSpec, name = `generated-seed-${spec.
           { name: terway ? 'terway-eniip' : 'flannel', version: terway ? 'v1.9.0' : 'v0.15.1.22-20a397e6-aliyun', state: 'active' },
         ],
       },
+      // DescribeClusterResources: what ACK created with the cluster (a managed cluster names no RAM role).
+      resources: [
+        {
+          cluster_id: clusterId,
+          created: '2025-03-01T08:00:00+08:00',
+          instance_id: apiLb,
+          resource_info: '',
+          resource_type: 'ALIYUN::SLB::LoadBalancer',
+          state: 'CREATE_COMPLETE',
+          auto_create: 1,
+        },
+      ],
       nodeSysctls: {},
       kubernetes: { nodes: [], services: [], pods: [], endpointSlices: [], events: [] },
     };
@@ -395,10 +407,8 @@ export function generateFleet(spec: GenerateSpec, name = `generated-seed-${spec.
     for (const r of acc.regions) {
       for (const api of ['slb', 'ecs', 'vpc', 'quotas', 'cs'] as const) coverage.push({ accountId, regionId: r.regionId, api, status: 'ok' });
       for (const cl of r.clusters)
-        for (const api of ['cluster', 'addons', 'sysctls', 'kubernetes'] as const)
+        for (const api of ['cluster', 'addons', 'resources', 'sysctls', 'kubernetes'] as const)
           coverage.push({ accountId, regionId: r.regionId, clusterId: cl.detail.cluster_id, api, status: 'ok' });
-      for (const cl of r.clusters)
-        coverage.push({ accountId, regionId: r.regionId, clusterId: cl.detail.cluster_id, api: 'resources', status: 'absent', message: 'not in the fleet directory' });
     }
   }
   return { fleet: { name, accounts, coverage }, planted, backendEntries };
