@@ -1,7 +1,11 @@
 /**
  * `npm run bench:analyze`: time the analysis (index + every registered check, all enabled) on generated
- * fleets of about 500,000 and 1,000,000 backend-server entries (500 clusters of 100 nodes with 10 or 20
- * Cluster-mode Services each: every Service's vServer group holds every node).
+ * fleets of about 500,000 and 1,000,000 backend-server entries: 500 clusters of 100 nodes with 11 or 22
+ * LoadBalancer Services each, mostly Cluster mode (every Service's vServer group holds every node), with a
+ * realistic share of Local-mode Services, two CCM versions, orphaned CLBs, reuse of CCM-created and of
+ * console-created CLBs and misconfigured Services, so that the checks have work, not just the index. The
+ * backend counts are printed as generated (11 and 22 Services instead of 10 and 20 make up for the
+ * Local-mode Services, refused reuses and ENI-on-Flannel Services, which attach few or no backends).
  *
  * Each size runs in its own child process, so its peak RSS is its own. Prints one line per size and, as
  * the last line, one JSON object:
@@ -24,6 +28,8 @@ interface SizeResult {
   findings: number;
   results: number;
   checksWithResults: number;
+  /** Registered checks that produced no result at all on this fleet (nothing in scope). */
+  checksWithoutResults: string[];
   peakRssMiB: number;
   perCheckMs?: Record<string, number>;
 }
@@ -37,9 +43,9 @@ function measure(servicesPerCluster: number, perCheck: boolean): SizeResult {
     nodesPerCluster: 100,
     servicesPerCluster,
     podsPerService: 3,
-    trafficPolicy: { cluster: 1, local: 0, eni: 0 },
-    ccmVersions: ['v2.12.3'],
-    shares: { orphaned: 0, reused: 0, misconfigured: 0 },
+    trafficPolicy: { cluster: 0.95, local: 0.05, eni: 0 },
+    ccmVersions: ['v2.12.3', 'v1.9.3.313-g748f81e-aliyun'],
+    shares: { orphaned: 0.02, reused: 0.02, misconfigured: 0.05, consoleReused: 0.05 },
   });
   const snapshot = mapWireFleet(generateFleet(spec, 'bench').fleet);
   const backends = snapshot.accounts.reduce(
@@ -74,6 +80,7 @@ function measure(servicesPerCluster: number, perCheck: boolean): SizeResult {
     findings: out.findings.length,
     results: out.results.length,
     checksWithResults: new Set(out.results.map((r) => r.checkId)).size,
+    checksWithoutResults: CHECKS.map((c) => c.id).filter((id) => !out.results.some((r) => r.checkId === id)),
     peakRssMiB: process.resourceUsage().maxRSS / 1024,
   };
   if (perCheck) {
@@ -120,10 +127,11 @@ async function main(): Promise<void> {
   }
   const load = loadavg()[0] ?? 0;
   console.log(`${CHECKS.length} checks registered, all enabled; load average (1 min) ${load.toFixed(2)}`);
-  const half = await runChild(10, perCheck);
+  const half = await runChild(11, perCheck);
   console.log(line('500k:', half));
-  const full = await runChild(20, perCheck);
+  const full = await runChild(22, perCheck);
   console.log(line('1m:  ', full));
+  console.log(`checks without results (nothing in scope on this fleet): ${full.checksWithoutResults.join(', ') || 'none'}`);
   if (full.perCheckMs) {
     const rows = Object.entries(full.perCheckMs).sort((a, b) => b[1] - a[1]);
     console.log('CPU ms per check on 1m (each alone, index build included):');

@@ -82,7 +82,7 @@ export async function startTestFleet(
     podsPerService: 2,
     trafficPolicy: { cluster: 0.5, local: 0.3, eni: 0.2 },
     ccmVersions: ['v2.12.3', 'v2.10.0', 'v1.9.3.313-g748f81e-aliyun'],
-    shares: { orphaned: 0.2, reused: 0.2, misconfigured: 0.2 },
+    shares: { orphaned: 0.2, reused: 0.2, misconfigured: 0.2, consoleReused: 0.1 },
   });
   const running = await startSimulator({ fleet, ...sim });
   const base = loadScanConfig(running.configPath);

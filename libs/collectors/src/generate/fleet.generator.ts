@@ -47,17 +47,35 @@ export const generateSpecSchema = z.object({
     .default({ cluster: 0.5, local: 0.3, eni: 0.2 }),
   /** CCM versions assigned round-robin to clusters (ACK image versions). */
   ccmVersions: z.array(z.string().min(2)).min(1).default(['v2.12.3', 'v2.10.0', 'v1.9.3.313-g748f81e-aliyun']),
-  /** Shares of planted problems: orphaned CLBs (per cluster, of its Services), reuse of CCM-created CLBs, unsupported annotations. */
+  /**
+   * Shares of planted problems: orphaned CLBs (per cluster, of its Services), reuse of CCM-created CLBs,
+   * misconfigured Services (in turn: an annotation the CCM is too old for, `backend-type: eni` on a Flannel
+   * cluster, an HTTPS listener forwarding to the pods' TLS port), and Services reusing a console-created CLB
+   * shared by two clusters of an account and region (`consoleReused`, default 0: same names and ports in both
+   * clusters, so the reuse checks have collisions to find).
+   */
   shares: z
-    .object({ orphaned: z.number().min(0).max(1).default(0.02), reused: z.number().min(0).max(1).default(0.02), misconfigured: z.number().min(0).max(1).default(0.02) })
-    .default({ orphaned: 0.02, reused: 0.02, misconfigured: 0.02 }),
+    .object({
+      orphaned: z.number().min(0).max(1).default(0.02),
+      reused: z.number().min(0).max(1).default(0.02),
+      misconfigured: z.number().min(0).max(1).default(0.02),
+      consoleReused: z.number().min(0).max(1).default(0),
+    })
+    .default({ orphaned: 0.02, reused: 0.02, misconfigured: 0.02, consoleReused: 0 }),
 });
 
 /** A validated generate spec. */
 export type GenerateSpec = z.infer<typeof generateSpecSchema>;
 
 /** Counts of planted problems by check id (what a correct audit must find). */
-export type PlantedCounts = Record<'LB_ORPHANED' | 'LB_REUSE_OF_CCM_CREATED' | 'CCM_ANNOTATION_UNSUPPORTED', number>;
+export type PlantedCounts = Record<
+  | 'LB_ORPHANED'
+  | 'LB_REUSE_OF_CCM_CREATED'
+  | 'CCM_ANNOTATION_UNSUPPORTED'
+  | 'SERVICE_ENI_ON_FLANNEL'
+  | 'SERVICE_HTTPS_TO_HTTPS_PORT',
+  number
+>;
 
 /** A generated fleet and what was planted in it. */
 export interface GeneratedFleet {
@@ -157,7 +175,16 @@ type Mode = 'cluster' | 'local' | 'eni';
 export function generateFleet(spec: GenerateSpec, name = `generated-seed-${spec.seed}`): GeneratedFleet {
   const rand = prng(spec.seed);
   const ids = new Ids(rand);
-  const planted: PlantedCounts = { LB_ORPHANED: 0, LB_REUSE_OF_CCM_CREATED: 0, CCM_ANNOTATION_UNSUPPORTED: 0 };
+  const planted: PlantedCounts = {
+    LB_ORPHANED: 0,
+    LB_REUSE_OF_CCM_CREATED: 0,
+    CCM_ANNOTATION_UNSUPPORTED: 0,
+    SERVICE_ENI_ON_FLANNEL: 0,
+    SERVICE_HTTPS_TO_HTTPS_PORT: 0,
+  };
+  let misconfiguredCount = 0;
+  /** Console-created CLBs reused by Services, one per pair of clusters in an account and region. */
+  const consoleLbs = new Map<string, WireLoadBalancerAttribute>();
   let backendEntries = 0;
   const accounts: WireAccount[] = [];
   const regionsByKey = new Map<string, WireRegion>();
@@ -279,7 +306,7 @@ export function generateFleet(spec: GenerateSpec, name = `generated-seed-${spec.
     const newer = NEWER_ANNOTATIONS.find(([, , min]) => lessThan(ccmTuple, min));
     const createdLbs: string[] = [];
     for (let s = 0; s < spec.servicesPerCluster; s++) {
-      const mode: Mode = terway ? 'eni' : rand() < localOfFlannel ? 'local' : 'cluster';
+      let mode: Mode = terway ? 'eni' : rand() < localOfFlannel ? 'local' : 'cluster';
       const uid = ids.uid();
       const svcName = `svc-${s + 1}`;
       const ns = `team-${(s % 5) + 1}`;
@@ -291,11 +318,56 @@ export function generateFleet(spec: GenerateSpec, name = `generated-seed-${spec.
         annotations[`${PREFIX}id`] = createdLbs[Math.floor(rand() * createdLbs.length)];
         planted.LB_REUSE_OF_CCM_CREATED += 1;
       }
+      let misconfig: 'annotation' | 'eniOnFlannel' | 'https' | undefined;
       if (newer && rand() < spec.shares.misconfigured) {
+        const turn = misconfiguredCount++ % 3;
+        misconfig = turn === 1 && !terway && !reuse ? 'eniOnFlannel' : turn === 2 && !reuse ? 'https' : 'annotation';
+      }
+      if (misconfig === 'annotation' && newer) {
         annotations[`${PREFIX}${newer[0]}`] = newer[1];
         planted.CCM_ANNOTATION_UNSUPPORTED += 1;
+      } else if (misconfig === 'eniOnFlannel') {
+        // seed 002: "can not find eniid for ip": ENI backends need Terway; CCM creates nothing.
+        annotations['service.beta.kubernetes.io/backend-type'] = 'eni';
+        mode = 'eni';
+        planted.SERVICE_ENI_ON_FLANNEL += 1;
+      } else if (misconfig === 'https') {
+        // seed 002 "The plain HTTP request was sent to HTTPS port": HTTPS listener -> the pods' TLS port.
+        annotations[`${PREFIX}protocol-port`] = 'https:443';
+        annotations[`${PREFIX}cert-id`] = `${1000000 + c}-${regionId}`;
+        planted.SERVICE_HTTPS_TO_HTTPS_PORT += 1;
       }
-      const lbId = reuse ? annotations[`${PREFIX}id`] : ids.lb();
+      const consoleReuse = !reuse && misconfig === undefined && spec.shares.consoleReused > 0 && rand() < spec.shares.consoleReused;
+      let consoleLb: WireLoadBalancerAttribute | undefined;
+      if (consoleReuse) {
+        const pair = `${accountId}|${regionId}|${Math.floor(c / (slots * 2))}`;
+        consoleLb = consoleLbs.get(pair);
+        if (!consoleLb) {
+          consoleLb = {
+            LoadBalancerId: ids.lb(),
+            LoadBalancerName: `shared-edge-${consoleLbs.size + 1}`,
+            RegionId: regionId,
+            AddressType: 'internet',
+            Address: `47.97.${consoleLbs.size & 255}.${(consoleLbs.size >> 8) & 255}`,
+            NetworkType: 'vpc',
+            LoadBalancerSpec: 'slb.s2.small',
+            LoadBalancerStatus: 'active',
+            InstanceChargeType: 'PayBySpec',
+            Tags: tags({ 'kubernetes.reused.by.user': 'true' }),
+            ListenerPortsAndProtocol: { ListenerPortAndProtocol: [] },
+            BackendServers: { BackendServer: [] },
+          };
+          consoleLbs.set(pair, consoleLb);
+          lbs.push(consoleLb);
+        }
+        annotations[`${PREFIX}id`] = consoleLb.LoadBalancerId;
+        annotations[`${PREFIX}force-override-listeners`] = 'true';
+      }
+      const https = misconfig === 'https';
+      const eniOnFlannel = misconfig === 'eniOnFlannel';
+      const servicePort = https ? 443 : consoleLb ? 8000 + s : 80;
+      const targetPort = https ? 8443 : 8080;
+      const lbId = reuse ? annotations[`${PREFIX}id`] : consoleLb ? consoleLb.LoadBalancerId : ids.lb();
       const svc: K8sServiceWire = {
         kind: 'Service',
         metadata: { name: svcName, namespace: ns, uid, annotations, labels: { app: svcName }, finalizers: ['service.k8s.alibaba/resources'] },
@@ -303,11 +375,24 @@ export function generateFleet(spec: GenerateSpec, name = `generated-seed-${spec.
           type: 'LoadBalancer',
           externalTrafficPolicy: mode === 'local' ? 'Local' : 'Cluster',
           selector: { app: svcName },
-          ports: [{ name: 'http', protocol: 'TCP', port: 80, targetPort: 8080, nodePort }],
+          ports: [{ name: https ? 'https' : 'http', protocol: 'TCP', port: servicePort, targetPort, nodePort }],
         },
-        status: { loadBalancer: { ingress: [{ ip: `47.96.${c & 255}.${s % 250}` }] } },
+        status: { loadBalancer: { ingress: [{ ip: consoleLb?.Address ?? `47.96.${c & 255}.${s % 250}` }] } },
       };
       k8s.services.push(svc);
+      if (eniOnFlannel) {
+        svc.status = { loadBalancer: {} };
+        k8s.events.push({
+          kind: 'Event',
+          metadata: { name: `${svcName}.eni`, namespace: ns },
+          type: 'Warning',
+          reason: 'SyncLoadBalancerFailed',
+          message: `Error syncing load balancer []: Message: can not find eniid for ip 172.${16 + (c % 16)}.${s % 250}.0 in vpc ${vpcId}`,
+          count: 1,
+          involvedObject: { kind: 'Service', namespace: ns, name: svcName, uid },
+          lastTimestamp: '2026-11-01T00:00:00Z',
+        });
+      }
       if (reuse) {
         // CCM refuses to reuse a CCM-created CLB (clbv1/model_applier.go isLoadBalancerReusable): no
         // vServer group, no ingress, a Warning event instead.
@@ -343,11 +428,12 @@ export function generateFleet(spec: GenerateSpec, name = `generated-seed-${spec.
         kind: 'EndpointSlice',
         metadata: { name: `${svcName}-abcde`, namespace: ns, labels: { 'kubernetes.io/service-name': svcName } },
         addressType: 'IPv4',
-        ports: [{ name: 'http', port: 8080, protocol: 'TCP' }],
+        ports: [{ name: https ? 'https' : 'http', port: targetPort, protocol: 'TCP' }],
         endpoints,
       });
+      if (eniOnFlannel) continue;
       // Backends as CCM sets them.
-      const vgName = `k8s/${mode === 'eni' ? 8080 : nodePort}/${svcName}/${ns}/${clusterId}`;
+      const vgName = `k8s/${mode === 'eni' ? targetPort : nodePort}/${svcName}/${ns}/${clusterId}`;
       let backends: NonNullable<WireVServerGroupAttribute['BackendServers']>['BackendServer'];
       if (mode === 'cluster') {
         backends = nodes.map((n) => ({ ServerId: n.ecsId, ServerIp: n.ip, Port: nodePort, Weight: 100, Type: 'ecs', Description: vgName }));
@@ -363,7 +449,15 @@ export function generateFleet(spec: GenerateSpec, name = `generated-seed-${spec.
       if (reuse) continue;
       backendEntries += backends.length;
       groups.push({ VServerGroupId: ids.rsp(), VServerGroupName: vgName, LoadBalancerId: lbId, BackendServers: { BackendServer: backends } });
-      const listener = { ListenerPort: 80, ListenerProtocol: 'tcp', Description: `k8s/80/${svcName}/${ns}/${clusterId}` };
+      const listener = {
+        ListenerPort: servicePort,
+        ListenerProtocol: https ? 'https' : 'tcp',
+        Description: `k8s/${servicePort}/${svcName}/${ns}/${clusterId}`,
+      };
+      if (consoleLb) {
+        consoleLb.ListenerPortsAndProtocol?.ListenerPortAndProtocol?.push(listener);
+        continue;
+      }
       createdLbs.push(lbId);
       lbs.push({
         LoadBalancerId: lbId,
