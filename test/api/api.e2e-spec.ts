@@ -60,6 +60,13 @@ describe('REST API /v1 (e2e)', () => {
     latest = await store.scans.complete(latest.id, {
       findings: latestFindings,
       coverage: [makeCoverage(), makeCoverage({ api: 'ram', regionId: undefined, status: 'failed', errorCode: 'Forbidden.RAM', message: 'no permission' })],
+      skipped: [
+        {
+          checkId: 'CCM_RAM_PERMISSION_GAP',
+          resource: { kind: 'Cluster', id: 'c-even', accountId: '1111', regionId: 'cn-hangzhou', clusterId: 'c-even' },
+          reason: 'RAM of account 1111 was not read (Forbidden.RAM)',
+        },
+      ],
     });
     failed = await store.scans.create({ source: 'live', startedAt: new Date('2026-04-09T00:00:00Z') });
     failed = await store.scans.fail(failed.id, 'nothing could be read');
@@ -169,6 +176,13 @@ describe('REST API /v1 (e2e)', () => {
         error: null,
         summary: latest.summary,
         coverage: latest.coverage,
+        skipped: [
+          {
+            checkId: 'CCM_RAM_PERMISSION_GAP',
+            resource: { kind: 'Cluster', id: 'c-even', accountId: '1111', regionId: 'cn-hangzhou', clusterId: 'c-even', namespace: null, name: null },
+            reason: 'RAM of account 1111 was not read (Forbidden.RAM)',
+          },
+        ],
         settings: {},
       });
       const f = await http().get(`/v1/scans/${failed.id}`).set(auth);

@@ -9,7 +9,14 @@ import { tmpdir } from 'node:os';
 import { ROOT, SAMPLE_FLEET, runCli, startCli } from './cli-run.util';
 
 interface JsonOutput {
-  scan: { id: string; status: string; source: string; summary: { findings: number }; coverage: ({ status: string } & Record<string, unknown>)[] };
+  scan: {
+    id: string;
+    status: string;
+    source: string;
+    summary: { findings: number; byCheckStatus: Record<string, { pass: number; fail: number; skipped: number }> };
+    coverage: ({ status: string } & Record<string, unknown>)[];
+    skipped: { checkId: string; resource: { id: string }; reason: string }[];
+  };
   findings: { checkId: string; severity: string; fingerprint: string; resource: { kind: string; id: string; accountId: string; regionId: string }; message: string; remediation: string; source: string }[];
 }
 
@@ -35,6 +42,15 @@ describe('fleet-audit scan --fleet (offline)', () => {
     expect(out.scan.source).toBe('offline');
     const ids = new Set(out.findings.map((f) => f.checkId));
     for (const id of TEN_CHECKS) expect(ids, id).toContain(id);
+    // What the scan makes no claim about is printed with it: every skipped (check, resource) and why.
+    expect(out.scan.skipped.length).toBeGreaterThan(0);
+    for (const k of out.scan.skipped) {
+      expect(k.checkId).toMatch(/^[A-Z_]+$/);
+      expect(k.reason.length).toBeGreaterThan(10);
+    }
+    const statuses = Object.values(out.scan.summary.byCheckStatus);
+    expect(statuses.reduce((n, c) => n + c.skipped, 0)).toBe(out.scan.skipped.length);
+    expect(statuses.reduce((n, c) => n + c.fail, 0)).toBe(out.findings.length);
     for (const f of out.findings) {
       expect(f.fingerprint).toMatch(/^[0-9a-f]{32}$/);
       expect(f.remediation.length).toBeGreaterThan(10);
@@ -89,6 +105,7 @@ describe('fleet-audit scan --fleet (offline)', () => {
     expect(r.status, r.stderr).toBe(0);
     expect(r.stdout).toContain('CLB_BACKEND_QUOTA');
     expect(r.stdout).toMatch(/Findings: \d+ \(critical \d+, warning \d+, info \d+\)/);
+    expect(r.stdout).toMatch(/Not evaluated \(skipped, no claim made\): \d+ results/);
   });
 
   it.each([

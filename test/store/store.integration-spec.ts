@@ -74,6 +74,7 @@ describe('Store (PostgreSQL)', () => {
       error: null,
       summary: null,
       coverage: null,
+      skipped: null,
       settings: { warnAt: 0.8 },
     });
 
@@ -91,13 +92,21 @@ describe('Store (PostgreSQL)', () => {
     ];
     const coverage = [makeCoverage(), makeCoverage({ api: 'ecs', status: 'failed', errorCode: 'Forbidden.RAM', message: 'no permission' })];
     const finishedAt = new Date('2026-01-05T10:05:00.000Z');
-    const done = await store.scans.complete(created.id, { findings, coverage, finishedAt });
+    const skipped = [
+      {
+        checkId: 'CCM_RAM_PERMISSION_GAP',
+        resource: { kind: 'Cluster' as const, id: 'c-beta', accountId: '1234567890123456', regionId: 'cn-hangzhou', clusterId: 'c-beta' },
+        reason: 'RAM of account 1234567890123456 was not read (Forbidden.RAM)',
+      },
+    ];
+    const done = await store.scans.complete(created.id, { findings, coverage, skipped, finishedAt });
 
     expect(done).toMatchObject({
       id: created.id,
       status: 'succeeded',
       finishedAt: finishedAt.toISOString(),
       coverage,
+      skipped,
       summary: { findings: 3, bySeverity: { info: 1, warning: 1, critical: 1 }, byCheck: { 'ccm-version': 1, 'clb-backend-quota': 2 } },
     });
     expect(await store.scans.get(created.id)).toEqual(done);

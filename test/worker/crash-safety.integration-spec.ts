@@ -36,7 +36,7 @@ describe('worker processes: SIGKILL and SIGTERM mid-scan', () => {
   let fleet: TestFleet;
   let db: TestDatabase;
   let store: Store;
-  let local: { findings: Finding[]; coverage: CoverageEntry[]; summary: ScanSummary };
+  let local: Awaited<ReturnType<typeof localScan>>;
   let localSummary: ScanSummary;
   const processes: WorkerProcess[] = [];
 
@@ -204,13 +204,14 @@ describe('worker processes: SIGKILL and SIGTERM mid-scan', () => {
       expect(run.stderr).toBe('');
       expect(run.status).toBe(0);
       const printed = JSON.parse(run.stdout) as {
-        scan: { status: string; summary: unknown; coverage: CoverageEntry[] };
+        scan: { status: string; summary: unknown; coverage: CoverageEntry[]; skipped: unknown[] };
         findings: Finding[];
       };
       expect(printed.scan.status).toBe('succeeded');
       expect(printed.findings).toEqual(local.findings);
       expect(coverageShape(printed.scan.coverage)).toEqual(coverageShape(local.coverage));
       expect(printed.scan.summary).toEqual(localSummary);
+      expect(printed.scan.skipped).toEqual(local.skipped);
     } finally {
       worker.child.kill('SIGTERM');
       await worker.exited;

@@ -11,7 +11,7 @@ import { join } from 'node:path';
 import IORedis from 'ioredis';
 import { runScan, type ScanSummary } from '@app/audit';
 import { generateFleet, loadScanConfig, type ScanConfig } from '@app/collectors';
-import type { CoverageEntry, Finding } from '@app/domain';
+import type { CoverageEntry, Finding, SkippedResult } from '@app/domain';
 import { startSimulator, type RunningSimulator, type SimulatorOptions } from '@app/fleet-sim';
 
 /** The shared Redis of the machine (never flushed: tests use a unique prefix each). */
@@ -100,9 +100,14 @@ export async function startTestFleet(
 export async function localScan(
   config: ScanConfig,
   now: Date,
-): Promise<{ findings: Finding[]; coverage: CoverageEntry[]; summary: ScanSummary }> {
+): Promise<{ findings: Finding[]; coverage: CoverageEntry[]; summary: ScanSummary; skipped: SkippedResult[] }> {
   const outcome = await runScan({ source: { kind: 'live', config }, now });
-  return { findings: outcome.findings, coverage: outcome.scan.coverage, summary: outcome.scan.summary };
+  return {
+    findings: outcome.findings,
+    coverage: outcome.scan.coverage,
+    summary: outcome.scan.summary,
+    skipped: outcome.scan.skipped,
+  };
 }
 
 /** The findings of a local scan. */

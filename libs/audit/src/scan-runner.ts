@@ -8,7 +8,7 @@
 import { randomUUID } from 'node:crypto';
 import { runAudit, type PartialAuditSettings } from '@app/checks';
 import { loadFleetDirectory, scanLive, type ScanConfig } from '@app/collectors';
-import type { CheckResult, CoverageEntry, FleetSnapshot, Finding, Severity } from '@app/domain';
+import { skippedResultsOf, type CheckResult, type CoverageEntry, type FleetSnapshot, type Finding, type Severity, type SkippedResult } from '@app/domain';
 import type { Store } from '@app/store';
 
 /** Where a scan reads its fleet from. */
@@ -42,6 +42,8 @@ export interface ScanSummary {
   byCheck: Record<string, number>;
   /** Evaluated (check, resource) pairs by status. */
   results: { pass: number; fail: number; skipped: number };
+  /** The same per check id (every check that produced a result), sorted by id. */
+  byCheckStatus: Record<string, { pass: number; fail: number; skipped: number }>;
   /** Coverage entries by status. */
   coverage: { ok: number; failed: number; absent: number };
   accounts: number;
@@ -59,6 +61,8 @@ export interface ScanRecord {
   finishedAt: string;
   summary: ScanSummary;
   coverage: CoverageEntry[];
+  /** The (check, resource) pairs not evaluated, with the reason: what the scan makes no claim about. */
+  skipped: SkippedResult[];
   error?: string;
 }
 
@@ -89,7 +93,13 @@ export function summarize(snapshot: FleetSnapshot, results: CheckResult[], findi
     byCheck[f.checkId] = (byCheck[f.checkId] ?? 0) + 1;
   }
   const res = { pass: 0, fail: 0, skipped: 0 };
-  for (const r of results) res[r.status] += 1;
+  const perCheck = new Map<string, { pass: number; fail: number; skipped: number }>();
+  for (const r of results) {
+    res[r.status] += 1;
+    let c = perCheck.get(r.checkId);
+    if (!c) perCheck.set(r.checkId, (c = { pass: 0, fail: 0, skipped: 0 }));
+    c[r.status] += 1;
+  }
   const cov = { ok: 0, failed: 0, absent: 0 };
   for (const c of snapshot.coverage) cov[c.status] += 1;
   let clusters = 0;
@@ -104,6 +114,7 @@ export function summarize(snapshot: FleetSnapshot, results: CheckResult[], findi
     bySeverity,
     byCheck: Object.fromEntries(Object.entries(byCheck).sort(([a], [b]) => (a < b ? -1 : 1))),
     results: res,
+    byCheckStatus: Object.fromEntries([...perCheck.entries()].sort(([a], [b]) => (a < b ? -1 : 1))),
     coverage: cov,
     accounts: snapshot.accounts.length,
     clusters,
@@ -162,10 +173,11 @@ export async function runScan(request: ScanRequest, store?: Store): Promise<Scan
     });
     request.onProgress?.({ phase: 'analyze', done: 1, total: 1 });
     const summary = summarize(snapshot, results, findings);
+    const skipped = skippedResultsOf(results);
     const finishedAt = new Date();
     if (store) {
       request.onProgress?.({ phase: 'store', done: 0, total: 1 });
-      await store.scans.complete(scanId, { findings, coverage: snapshot.coverage, summary, finishedAt });
+      await store.scans.complete(scanId, { findings, coverage: snapshot.coverage, skipped, summary, finishedAt });
       request.onProgress?.({ phase: 'store', done: 1, total: 1 });
     }
     return {
@@ -178,6 +190,7 @@ export async function runScan(request: ScanRequest, store?: Store): Promise<Scan
         finishedAt: finishedAt.toISOString(),
         summary,
         coverage: snapshot.coverage,
+        skipped,
       },
       findings,
       results,

@@ -84,3 +84,25 @@ export interface Finding {
   /** Any further figures the check measured. */
   figures?: Figures;
 }
+
+/**
+ * A (check, resource) pair that was not evaluated, and why (which data was not read, or which other
+ * check reports the resource). Stored with the scan and printed with it: what the scan makes no claim
+ * about (STYLE.md F.28).
+ */
+export interface SkippedResult {
+  checkId: string;
+  resource: ResourceRef;
+  reason: string;
+}
+
+/**
+ * The skipped results of an audit, in result order.
+ * @param results every evaluated (check, resource) pair
+ */
+export function skippedResultsOf(results: readonly CheckResult[]): SkippedResult[] {
+  const out: SkippedResult[] = [];
+  for (const r of results)
+    if (r.status === 'skipped') out.push({ checkId: r.checkId, resource: r.resource, reason: r.reason ?? r.message });
+  return out;
+}

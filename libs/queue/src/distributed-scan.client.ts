@@ -165,8 +165,10 @@ export class DistributedScanClient {
         finishedAt: scan.finishedAt ?? scan.startedAt,
         summary: auditSummaryOf(scan),
         coverage: scan.coverage ?? [],
+        skipped: scan.skipped ?? [],
       },
       findings,
+      // Pass results are not stored (one per check and resource); failures are the findings, skips are above.
       results: [],
     };
   }
@@ -208,6 +210,7 @@ function auditSummaryOf(scan: StoredScan): ScanSummary {
     bySeverity: s.bySeverity ?? { info: 0, warning: 0, critical: 0 },
     byCheck: s.byCheck ?? {},
     results: s.results ?? { pass: 0, fail: 0, skipped: 0 },
+    byCheckStatus: s.byCheckStatus ?? {},
     coverage: s.coverage ?? { ok: 0, failed: 0, absent: 0 },
     accounts: s.accounts ?? 0,
     clusters: s.clusters ?? 0,

@@ -1,6 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import type { Pool, PoolClient, QueryResultRow } from 'pg';
-import type { CoverageEntry } from '@app/domain';
+import type { CoverageEntry, SkippedResult } from '@app/domain';
 import type { FindingRepository } from './finding.repository';
 import { isUuid, resolvePage } from './page.util';
 import { toIso, toIsoOrNull, toNumber } from './sql.util';
@@ -34,11 +34,12 @@ interface ScanListRow extends QueryResultRow {
 
 interface ScanRow extends ScanListRow {
   coverage: CoverageEntry[] | null;
+  skipped: SkippedResult[] | null;
   settings: Record<string, unknown>;
 }
 
 const LIST_COLUMNS = 'id, status, source, fleet_name, started_at, finished_at, error, summary';
-const ALL_COLUMNS = `${LIST_COLUMNS}, coverage, settings`;
+const ALL_COLUMNS = `${LIST_COLUMNS}, coverage, skipped, settings`;
 
 /**
  * Scans: create (running), complete (succeeded, with findings, in one transaction), fail, read.
@@ -78,7 +79,7 @@ export class ScanRepository {
   }
 
   /**
-   * Mark a scan succeeded and store its findings, fingerprint sightings, coverage and summary,
+   * Mark a scan succeeded and store its findings, fingerprint sightings, coverage, skipped results and summary,
    * all in ONE transaction: readers see either the running scan without findings or the whole
    * result, never a half-written one.
    * @param id the scan
@@ -96,10 +97,11 @@ export class ScanRepository {
       await this.findings.replaceForScan(client, id, observedAt, input.findings);
       const updated = await client.query<ScanRow>(
         `UPDATE scans
-            SET status = 'succeeded', finished_at = $2, error = NULL, summary = $3::jsonb, coverage = $4::jsonb
+            SET status = 'succeeded', finished_at = $2, error = NULL, summary = $3::jsonb, coverage = $4::jsonb,
+                skipped = $5::jsonb
           WHERE id = $1
       RETURNING ${ALL_COLUMNS}`,
-        [id, input.finishedAt ?? new Date(), JSON.stringify(summary), JSON.stringify(input.coverage)],
+        [id, input.finishedAt ?? new Date(), JSON.stringify(summary), JSON.stringify(input.coverage), JSON.stringify(input.skipped ?? [])],
       );
       return toStoredScan(updated.rows[0]);
     });
@@ -218,5 +220,5 @@ function toStoredScanListItem(row: ScanListRow): StoredScanListItem {
 }
 
 function toStoredScan(row: ScanRow): StoredScan {
-  return { ...toStoredScanListItem(row), coverage: row.coverage, settings: row.settings };
+  return { ...toStoredScanListItem(row), coverage: row.coverage, skipped: row.skipped, settings: row.settings };
 }

@@ -2,7 +2,7 @@
  * Shapes the store reads and writes. Timestamps are ISO 8601 strings in UTC (what the API and the
  * reports print); counts and figures are JS numbers (int8 / numeric normalised, STACK.md pitfall 18).
  */
-import type { CoverageEntry, Finding, Severity } from '@app/domain';
+import type { CoverageEntry, Finding, Severity, SkippedResult } from '@app/domain';
 
 /** Lifecycle of a scan: `running` until `complete` (-> `succeeded`) or `fail` (-> `failed`). */
 export type ScanStatus = 'running' | 'succeeded' | 'failed';
@@ -48,10 +48,15 @@ export interface StoredScanListItem {
   summary: ScanSummary | null;
 }
 
-/** A scan row with its coverage and settings. */
+/** A scan row with its coverage, skipped results and settings. */
 export interface StoredScan extends StoredScanListItem {
   /** Which targets were read and which failed and why; null until the scan succeeded. */
   coverage: CoverageEntry[] | null;
+  /**
+   * The (check, resource) pairs the scan could not evaluate, with the reason; null until the scan
+   * succeeded (and for scans stored before skipped results were kept).
+   */
+  skipped: SkippedResult[] | null;
   /** Effective audit settings the scan ran with (free-form JSON object). */
   settings: Record<string, unknown>;
 }
@@ -75,6 +80,8 @@ export interface CreateScanInput {
 export interface CompleteScanInput {
   findings: readonly Finding[];
   coverage: readonly CoverageEntry[];
+  /** Results that were not evaluated, with the reason. Default: none. */
+  skipped?: readonly SkippedResult[];
   /** Default: computed from `findings` (`summarizeFindings`). */
   summary?: ScanSummary;
   /** Default: now. */

@@ -1,6 +1,7 @@
 import { Injectable } from '@nestjs/common';
 import { FindingRepository, type StoredFinding } from '@app/store';
-import type { FindingDto, FindingPageDto } from './finding.dto';
+import type { ResourceRef } from '@app/domain';
+import type { FindingDto, FindingPageDto, FindingResourceDto } from './finding.dto';
 import type { ListFindingsQuery } from './findings.schemas';
 
 /** Findings of a scan, filtered and paged. */
@@ -18,20 +19,25 @@ export class FindingsService {
   }
 }
 
+/** The response shape of a resource reference: absent optional fields become null. */
+export function toResourceDto(r: ResourceRef): FindingResourceDto {
+  return {
+    kind: r.kind,
+    id: r.id,
+    accountId: r.accountId,
+    regionId: r.regionId,
+    clusterId: r.clusterId ?? null,
+    namespace: r.namespace ?? null,
+    name: r.name ?? null,
+  };
+}
+
 /** The response shape of a stored finding: absent optional fields become null. */
 export function toFindingDto(f: StoredFinding): FindingDto {
   return {
     checkId: f.checkId,
     severity: f.severity,
-    resource: {
-      kind: f.resource.kind,
-      id: f.resource.id,
-      accountId: f.resource.accountId,
-      regionId: f.resource.regionId,
-      clusterId: f.resource.clusterId ?? null,
-      namespace: f.resource.namespace ?? null,
-      name: f.resource.name ?? null,
-    },
+    resource: toResourceDto(f.resource),
     message: f.message,
     remediation: f.remediation,
     source: f.source,

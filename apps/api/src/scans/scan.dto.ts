@@ -2,6 +2,7 @@
 import { ApiProperty } from '@nestjs/swagger';
 import type { CoverageDataset, CoverageStatus } from '@app/domain';
 import type { ScanSource, ScanStatus } from '@app/store';
+import { FindingResourceDto } from '../findings/finding.dto';
 
 /** Findings per severity (counts). */
 export class SeverityCountsDto {
@@ -93,10 +94,29 @@ export class ScanProgressDto {
   pending: number;
 }
 
-/** A scan with its coverage and settings. */
+/** A (check, resource) pair the scan could not evaluate, and why. */
+export class SkippedResultDto {
+  @ApiProperty({ example: 'CCM_RAM_PERMISSION_GAP' })
+  checkId: string;
+
+  @ApiProperty({ type: FindingResourceDto })
+  resource: FindingResourceDto;
+
+  @ApiProperty({ description: 'Which data was not read, or which other check reports the resource' })
+  reason: string;
+}
+
+/** A scan with its coverage, skipped results and settings. */
 export class ScanDto extends ScanListItemDto {
   @ApiProperty({ type: [CoverageEntryDto], nullable: true, description: 'Null until the scan succeeded' })
   coverage: CoverageEntryDto[] | null;
+
+  @ApiProperty({
+    type: [SkippedResultDto],
+    nullable: true,
+    description: 'What the scan makes no claim about: (check, resource) pairs not evaluated, with the reason. Null until the scan succeeded',
+  })
+  skipped: SkippedResultDto[] | null;
 
   @ApiProperty({ type: 'object', additionalProperties: true, description: 'Audit settings the scan ran with' })
   settings: Record<string, unknown>;

@@ -5,6 +5,7 @@ import { ApiError } from '../common/api.exception';
 import type { ScanLauncher } from '../scan-launcher.port';
 import type { LaunchScanResponseDto, ScanDto, ScanListItemDto, ScanPageDto } from './scan.dto';
 import type { LaunchScanBody, ListScansQuery } from './scans.schemas';
+import { toResourceDto } from '../findings/findings.service';
 
 /** Scans: list, read one, launch (through the ScanLauncher port). */
 @Injectable()
@@ -60,5 +61,11 @@ function toScanListItemDto(s: StoredScanListItem): ScanListItemDto {
 }
 
 function toScanDto(s: StoredScan, progress?: ScanTargetProgress): ScanDto {
-  return { ...toScanListItemDto(s), coverage: s.coverage, settings: s.settings, ...(progress ? { progress } : {}) };
+  return {
+    ...toScanListItemDto(s),
+    coverage: s.coverage,
+    skipped: s.skipped?.map((k) => ({ checkId: k.checkId, resource: toResourceDto(k.resource), reason: k.reason })) ?? null,
+    settings: s.settings,
+    ...(progress ? { progress } : {}),
+  };
 }

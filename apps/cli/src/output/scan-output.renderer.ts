@@ -4,12 +4,14 @@
  */
 import Table from 'cli-table3';
 import type { ScanOutcome } from '@app/audit';
-import type { Finding } from '@app/domain';
+import type { Finding, SkippedResult } from '@app/domain';
 
 /**
  * The JSON document printed by `scan --format json`: `{"scan": {...}, "findings": [...]}` where each
  * finding has checkId, severity, resource {kind,id,accountId,regionId,clusterId,namespace,name},
- * message, remediation, source, fingerprint and the figures (used, limit, ratio, ...).
+ * message, remediation, source, fingerprint and the figures (used, limit, ratio, ...). `scan` carries
+ * the summary (counts per severity, per check and per result status), the coverage and `skipped`: the
+ * (check, resource) pairs not evaluated, with the reason.
  */
 export function renderJson(outcome: ScanOutcome): string {
   return `${JSON.stringify({ scan: outcome.scan, findings: outcome.findings }, null, 2)}\n`;
@@ -57,5 +59,22 @@ export function renderTable(outcome: ScanOutcome, width = process.stdout.columns
   } else {
     lines.push(`Coverage: ${s.coverage.ok} datasets read, ${s.coverage.absent} absent, none failed.`);
   }
+  lines.push(...skippedLines(outcome.scan.skipped));
   return `${lines.join('\n')}\n`;
+}
+
+/** The skipped results grouped by reason (one line per reason, naming its checks), at most 20 lines. */
+function skippedLines(skipped: readonly SkippedResult[]): string[] {
+  if (skipped.length === 0) return [];
+  const byReason = new Map<string, Set<string>>();
+  for (const k of skipped) {
+    const checks = byReason.get(k.reason) ?? new Set<string>();
+    checks.add(k.checkId);
+    byReason.set(k.reason, checks);
+  }
+  const out = [`Not evaluated (skipped, no claim made): ${skipped.length} results, ${byReason.size} reasons`];
+  for (const [reason, checks] of [...byReason.entries()].slice(0, 20))
+    out.push(`  - ${[...checks].sort().join(', ')}: ${reason}`);
+  if (byReason.size > 20) out.push(`  ... and ${byReason.size - 20} more reasons (see --format json: scan.skipped)`);
+  return out;
 }

@@ -2,7 +2,7 @@ import { Inject, Injectable, Logger } from '@nestjs/common';
 import { summarize } from '@app/audit';
 import { runAudit } from '@app/checks';
 import { assembleWireFleet, NOT_CRAWLED, type TargetSlice } from '@app/collectors';
-import { mapWireFleet, type CoverageEntry, type FleetSnapshot } from '@app/domain';
+import { mapWireFleet, skippedResultsOf, type CoverageEntry, type FleetSnapshot } from '@app/domain';
 import { crawlJobId, type JobName, type JobResults, type ScanScopeLock } from '@app/queue';
 import { Store, type ScanTargetRef, type StoredScanTarget } from '@app/store';
 import type { AnalyzeScanCommand } from '../jobs/scan-job.commands';
@@ -97,6 +97,7 @@ export class AnalyzeScanService {
     await this.store.scans.complete(cmd.scanId, {
       findings,
       coverage: snapshot.coverage,
+      skipped: skippedResultsOf(results),
       summary,
       finishedAt: new Date(),
     });
