@@ -94,6 +94,10 @@ export function renderCheckCatalogueMarkdown(checks: readonly CheckDefinition[] 
       'checks: warning from `quota.warningRatio`, critical from `quota.criticalRatio`). Every check can be disabled ' +
       'or given another severity with the settings `checks.<ID>.enabled` and `checks.<ID>.severity`.',
     '',
+    'Settings are given in a YAML or JSON file passed with `--settings FILE` to `scan`, `demo`, `serve` and ' +
+      '`worker`, by their dotted paths: `ccmScale.maxLoadBalancerServices: 40` is `ccmScale: { maxLoadBalancerServices: 40 }`. ' +
+      'An unknown key, an out-of-range value or an unknown check id is refused, naming the file and the path.',
+    '',
     'Ids are a public contract (reports, waivers, metrics labels, alerts): they are never renamed.',
   );
   const categories = Object.keys(CHECK_CATEGORY_TITLES) as CheckCategory[];
