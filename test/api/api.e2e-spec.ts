@@ -67,6 +67,10 @@ describe('REST API /v1 (e2e)', () => {
           reason: 'RAM of account 1111 was not read (Forbidden.RAM)',
         },
       ],
+      quotaUsage: [
+        { checkId: 'CLB_BACKEND_QUOTA', resource: { kind: 'LoadBalancer', id: 'lb-hot', accountId: '1111', regionId: 'cn-hangzhou' }, used: 196, limit: 200, ratio: 0.98 },
+        { checkId: 'CLB_BACKEND_QUOTA', resource: { kind: 'LoadBalancer', id: 'lb-cold', accountId: '1111', regionId: 'cn-hangzhou' }, used: 4, limit: 200, ratio: 0.02 },
+      ],
     });
     failed = await store.scans.create({ source: 'live', startedAt: new Date('2026-04-09T00:00:00Z') });
     failed = await store.scans.fail(failed.id, 'nothing could be read');
@@ -159,6 +163,28 @@ describe('REST API /v1 (e2e)', () => {
       }
       const res = await http().get('/v1/scans?limit=1001').set(auth);
       expect(res.body.message).toBe('Invalid query: query.limit: must be an integer from 1 to 1000');
+    });
+  });
+
+  describe('GET /metrics', () => {
+    it('needs the bearer token', async () => {
+      expect((await http().get('/metrics')).status).toBe(401);
+    });
+
+    it('exports the latest succeeded scan for Prometheus: findings, quota usage from 50 %, scan health', async () => {
+      const res = await http().get('/metrics').set(auth);
+      expect(res.status).toBe(200);
+      expect(res.headers['content-type']).toMatch(/^text\/plain; version=0\.0\.4/);
+      const text = res.text;
+      const critical = latestFindings.filter((f) => f.checkId === 'ccm-version').length;
+      expect(text).toContain(`fleet_audit_findings{check_id="ccm-version",severity="info"} ${critical}`);
+      expect(text).toMatch(/fleet_audit_quota_usage_ratio\{check_id="CLB_BACKEND_QUOTA",resource_kind="LoadBalancer",resource_id="lb-hot",account_id="1111",region_id="cn-hangzhou",cluster_id=""\} 0\.98/);
+      expect(text).not.toContain('resource_id="lb-cold"');
+      expect(text).toContain('fleet_audit_quota_max_usage_ratio{check_id="CLB_BACKEND_QUOTA"} 0.98');
+      expect(text).toContain(`fleet_audit_last_successful_scan_timestamp_seconds ${Date.parse(latest.startedAt) / 1000}`);
+      // The failed scan started after the latest succeeded one.
+      expect(text).toContain('fleet_audit_last_scan_failed 1');
+      expect(text).toContain('fleet_audit_coverage_datasets{status="failed"} 1');
     });
   });
 
@@ -335,7 +361,7 @@ describe('REST API /v1 (e2e)', () => {
         components: { securitySchemes: Record<string, { type: string; scheme: string }>; schemas: Record<string, unknown> };
       };
       expect(doc.openapi).toMatch(/^3\./);
-      expect(Object.keys(doc.paths).sort()).toEqual(['/healthz', '/v1/findings', '/v1/scans', '/v1/scans/{id}']);
+      expect(Object.keys(doc.paths).sort()).toEqual(['/healthz', '/metrics', '/v1/findings', '/v1/scans', '/v1/scans/{id}']);
       expect(doc.components.securitySchemes.bearer).toMatchObject({ type: 'http', scheme: 'bearer' });
       for (const op of [doc.paths['/v1/scans'].get, doc.paths['/v1/scans'].post, doc.paths['/v1/scans/{id}'].get, doc.paths['/v1/findings'].get]) {
         expect(op.security).toEqual([{ bearer: [] }]);

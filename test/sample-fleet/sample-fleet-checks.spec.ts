@@ -8,10 +8,10 @@
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { beforeAll, describe, expect, it } from 'vitest';
-import { CHECKS, runAudit } from '@app/checks';
+import { CHECKS, QUOTA_USAGE_CHECK_IDS, runAudit } from '@app/checks';
 import { loadFleetDirectory } from '@app/collectors';
 import { loadAuditSettings } from '@app/audit';
-import type { CheckResult, Finding, FleetSnapshot } from '@app/domain';
+import { quotaUsageOf, type CheckResult, type Finding, type FleetSnapshot } from '@app/domain';
 
 const SAMPLE = join(__dirname, '..', '..', 'examples', 'fleets', 'sample');
 const NOW = new Date('2026-11-22T00:00:00Z');
@@ -218,6 +218,15 @@ describe('sample fleet x the whole check catalogue', () => {
       expect(drained.has(s), s).toBe(true);
     // storefront/web has HTTP and HTTPS listeners only: connection draining applies to TCP/UDP listeners.
     expect(drained.has('storefront/web')).toBe(false);
+  });
+
+  it('quota usage samples (metrics, alerts): every quota check measures every resource in scope, pass or fail', () => {
+    const samples = quotaUsageOf(results, QUOTA_USAGE_CHECK_IDS);
+    expect(new Set(samples.map((q) => q.checkId))).toEqual(QUOTA_USAGE_CHECK_IDS);
+    const clbs = snapshot.accounts.flatMap((a) => a.regions.flatMap((r) => r.loadBalancers ?? []));
+    expect(samples.filter((q) => q.checkId === 'CLB_BACKEND_QUOTA')).toHaveLength(clbs.length);
+    expect(samples.find((q) => q.resource.id === 'lb-bp1i0hoxo5qje4vllnxj' && q.checkId === 'CLB_BACKEND_QUOTA')).toMatchObject({ used: 168, limit: 200, ratio: 0.84 });
+    for (const q of samples) expect(q.ratio).toBeCloseTo(q.used / q.limit, 12);
   });
 
   it('every check has a pass result somewhere on the sample, or nothing to evaluate: controls exist', () => {

@@ -56,7 +56,7 @@ describe('Store (PostgreSQL)', () => {
       const tables = await c.query<{ tablename: string }>(
         `SELECT tablename FROM pg_tables WHERE schemaname = 'public' ORDER BY tablename`,
       );
-      expect(tables.rows.map((r) => r.tablename)).toEqual(['finding_fingerprints', 'findings', 'pgmigrations', 'scan_targets', 'scans']);
+      expect(tables.rows.map((r) => r.tablename)).toEqual(['finding_fingerprints', 'findings', 'pgmigrations', 'quota_usage', 'scan_targets', 'scans']);
     } finally {
       await c.end();
     }
@@ -99,7 +99,21 @@ describe('Store (PostgreSQL)', () => {
         reason: 'RAM of account 1234567890123456 was not read (Forbidden.RAM)',
       },
     ];
-    const done = await store.scans.complete(created.id, { findings, coverage, skipped, finishedAt });
+    const lb = (id: string) => ({ kind: 'LoadBalancer' as const, id, accountId: '1234567890123456', regionId: 'cn-hangzhou' });
+    const quotaUsage = [
+      { checkId: 'CLB_BACKEND_QUOTA', resource: lb('lb-crit'), used: 195, limit: 200, ratio: 0.975 },
+      { checkId: 'CLB_BACKEND_QUOTA', resource: lb('lb-low'), used: 12, limit: 200, ratio: 0.06 },
+      { checkId: 'ECS_LB_ATTACHMENT_QUOTA', resource: { ...lb('i-node1'), kind: 'EcsInstance' as const, clusterId: 'c-alpha' }, used: 42, limit: 50, ratio: 0.84 },
+    ];
+    const done = await store.scans.complete(created.id, { findings, coverage, skipped, quotaUsage, finishedAt });
+    // Quota samples round-trip (numbers as numbers), highest ratio first, filtered by a floor.
+    expect(await store.quotaUsage.forScan(created.id)).toEqual([quotaUsage[0], quotaUsage[2], quotaUsage[1]]);
+    expect((await store.quotaUsage.forScan(created.id, 0.5)).map((q) => q.resource.id)).toEqual(['lb-crit', 'i-node1']);
+    expect(await store.findings.countsByCheckAndSeverity(created.id)).toEqual([
+      { checkId: 'ccm-version', severity: 'info', count: 1 },
+      { checkId: 'clb-backend-quota', severity: 'critical', count: 1 },
+      { checkId: 'clb-backend-quota', severity: 'warning', count: 1 },
+    ]);
 
     expect(done).toMatchObject({
       id: created.id,

@@ -8,3 +8,12 @@ export const SCAN_LAUNCHER = Symbol('SCAN_LAUNCHER');
 
 /** Metadata key marking a route as public (no bearer token), see `Public()`. */
 export const IS_PUBLIC_ROUTE = 'fleetAudit:isPublicRoute';
+
+/** `MetricsOptions` of `GET /metrics`. */
+export const METRICS_OPTIONS = Symbol('METRICS_OPTIONS');
+
+/** Options of `GET /metrics`. */
+export interface MetricsOptions {
+  /** Per-resource quota gauges only at or above this usage ratio (0..1); default 0.5 (libs/telemetry). */
+  quotaMinRatio?: number;
+}

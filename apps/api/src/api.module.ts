@@ -1,13 +1,15 @@
 import { type DynamicModule, Module } from '@nestjs/common';
 import { APP_FILTER, APP_GUARD } from '@nestjs/core';
 import { FindingRepository, ScanRepository, ScanTargetRepository, Store } from '@app/store';
-import { API_TOKEN, SCAN_LAUNCHER } from './api.constants';
+import { API_TOKEN, METRICS_OPTIONS, SCAN_LAUNCHER, type MetricsOptions } from './api.constants';
 import { ApiExceptionFilter } from './common/api-exception.filter';
 import { BearerAuthGuard } from './common/bearer-auth.guard';
 import { FindingsController } from './findings/findings.controller';
 import { FindingsService } from './findings/findings.service';
 import { HealthController } from './health/health.controller';
 import { HealthService } from './health/health.service';
+import { MetricsController } from './metrics/metrics.controller';
+import { MetricsService } from './metrics/metrics.service';
 import type { ScanLauncher } from './scan-launcher.port';
 import { ScansController } from './scans/scans.controller';
 import { ScansService } from './scans/scans.service';
@@ -20,10 +22,12 @@ export interface ApiModuleOptions {
   token: string;
   /** Starts scans for `POST /v1/scans`. */
   scanLauncher: ScanLauncher;
+  /** Options of `GET /metrics` (default: per-resource quota gauges from 50 % usage). */
+  metrics?: MetricsOptions;
 }
 
 /**
- * The REST API: `/v1/scans`, `/v1/findings`, `/healthz`. A dynamic module, so the composition
+ * The REST API: `/v1/scans`, `/v1/findings`, `/metrics` (Prometheus), `/healthz`. A dynamic module, so the composition
  * root hands in the adapters (store, launcher, token) and tests can build it around real ones.
  * Every route needs the bearer token except those marked `@Public()`.
  */
@@ -33,7 +37,7 @@ export class ApiModule {
   static register(options: ApiModuleOptions): DynamicModule {
     return {
       module: ApiModule,
-      controllers: [ScansController, FindingsController, HealthController],
+      controllers: [ScansController, FindingsController, MetricsController, HealthController],
       providers: [
         { provide: Store, useValue: options.store },
         { provide: ScanRepository, useValue: options.store.scans },
@@ -41,11 +45,13 @@ export class ApiModule {
         { provide: ScanTargetRepository, useValue: options.store.scanTargets },
         { provide: API_TOKEN, useValue: options.token },
         { provide: SCAN_LAUNCHER, useValue: options.scanLauncher },
+        { provide: METRICS_OPTIONS, useValue: options.metrics ?? {} },
         { provide: APP_GUARD, useClass: BearerAuthGuard },
         { provide: APP_FILTER, useClass: ApiExceptionFilter },
         ScansService,
         FindingsService,
         HealthService,
+        MetricsService,
       ],
     };
   }

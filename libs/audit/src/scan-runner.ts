@@ -6,9 +6,9 @@
  * ARCHITECTURE.md "The one data flow": one analysis path for every source.
  */
 import { randomUUID } from 'node:crypto';
-import { runAudit, type PartialAuditSettings } from '@app/checks';
+import { QUOTA_USAGE_CHECK_IDS, runAudit, type PartialAuditSettings } from '@app/checks';
 import { loadFleetDirectory, scanLive, type ScanConfig } from '@app/collectors';
-import { skippedResultsOf, type CheckResult, type CoverageEntry, type FleetSnapshot, type Finding, type Severity, type SkippedResult } from '@app/domain';
+import { quotaUsageOf, skippedResultsOf, type CheckResult, type CoverageEntry, type FleetSnapshot, type Finding, type Severity, type SkippedResult } from '@app/domain';
 import type { Store } from '@app/store';
 
 /** Where a scan reads its fleet from. */
@@ -177,7 +177,14 @@ export async function runScan(request: ScanRequest, store?: Store): Promise<Scan
     const finishedAt = new Date();
     if (store) {
       request.onProgress?.({ phase: 'store', done: 0, total: 1 });
-      await store.scans.complete(scanId, { findings, coverage: snapshot.coverage, skipped, summary, finishedAt });
+      await store.scans.complete(scanId, {
+        findings,
+        coverage: snapshot.coverage,
+        skipped,
+        quotaUsage: quotaUsageOf(results, QUOTA_USAGE_CHECK_IDS),
+        summary,
+        finishedAt,
+      });
       request.onProgress?.({ phase: 'store', done: 1, total: 1 });
     }
     return {

@@ -93,3 +93,17 @@ export function getCheck(id: string): CheckDefinition | undefined {
 
 /** The ids of all registered checks. */
 export const CHECK_IDS: ReadonlySet<string> = new Set(BY_ID.keys());
+
+/**
+ * The checks whose results measure a quota or capacity in `used` / `limit` figures (counts), pass or fail:
+ * what `quotaUsageOf` samples for metrics, alerts and forecasts. CLUSTER_MODE_BLOWUP quotes its CLB's backend
+ * quota but does not own it (CLB_BACKEND_QUOTA does), so it is not here.
+ */
+export const QUOTA_USAGE_CHECK_IDS: ReadonlySet<string> = new Set([
+  'CLB_BACKEND_QUOTA',
+  'ECS_LB_ATTACHMENT_QUOTA',
+  'CLB_LISTENER_QUOTA',
+  'CLB_INSTANCE_QUOTA',
+  'VSWITCH_IP_EXHAUSTION',
+  'NODEPORT_RANGE_EXHAUSTION',
+]);

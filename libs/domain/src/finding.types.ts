@@ -106,3 +106,39 @@ export function skippedResultsOf(results: readonly CheckResult[]): SkippedResult
     if (r.status === 'skipped') out.push({ checkId: r.checkId, resource: r.resource, reason: r.reason ?? r.message });
   return out;
 }
+
+/**
+ * One quota measurement of a scan: a (check, resource) result whose figures carry `used` and `limit`
+ * (counts) — CLB backend servers, CLB listeners, CLB instances per region, CLBs per ECS instance,
+ * NodePorts per cluster, CCM scale — whether it passed or failed. Stored per scan for metrics, alerts and
+ * forecasts (ARCHITECTURE.md "The one data flow": "findings, quota usage samples").
+ */
+export interface QuotaUsageSample {
+  checkId: string;
+  resource: ResourceRef;
+  /** Units of the quota in use (count). */
+  used: number;
+  /** The effective quota (count, > 0). */
+  limit: number;
+  /** used / limit (fraction; 0.84 = 84 %). */
+  ratio: number;
+}
+
+/**
+ * The quota samples of an audit: every result (pass or fail) of the given checks with finite numeric
+ * `used` and a positive `limit` in its figures, in result order.
+ * @param results every evaluated (check, resource) pair
+ * @param checkIds the checks that measure a quota (libs/checks `QUOTA_USAGE_CHECK_IDS`); other checks may
+ *   quote a quota in their figures (CLUSTER_MODE_BLOWUP quotes its CLB's backend quota) without owning it
+ */
+export function quotaUsageOf(results: readonly CheckResult[], checkIds: ReadonlySet<string>): QuotaUsageSample[] {
+  const out: QuotaUsageSample[] = [];
+  for (const r of results) {
+    if (r.status === 'skipped' || !checkIds.has(r.checkId)) continue;
+    const used = r.figures?.used;
+    const limit = r.figures?.limit;
+    if (typeof used !== 'number' || typeof limit !== 'number' || !Number.isFinite(used) || !(limit > 0)) continue;
+    out.push({ checkId: r.checkId, resource: r.resource, used, limit, ratio: used / limit });
+  }
+  return out;
+}

@@ -122,6 +122,20 @@ export class FindingRepository {
   }
 
   /**
+   * Findings of one scan counted per (check id, severity), sorted by check id then severity.
+   * @throws StoreError NOT_FOUND when the scan does not exist
+   */
+  async countsByCheckAndSeverity(scanId: string): Promise<{ checkId: string; severity: Severity; count: number }[]> {
+    await this.assertScanExists(scanId);
+    const rows = await this.pool.query<{ check_id: string; severity: Severity; n: string | number }>(
+      `SELECT check_id, severity, count(*) AS n FROM findings WHERE scan_id = $1
+        GROUP BY check_id, severity ORDER BY check_id, severity`,
+      [scanId],
+    );
+    return rows.rows.map((r) => ({ checkId: r.check_id, severity: r.severity, count: toNumber(r.n) }));
+  }
+
+  /**
    * Replace the findings of a scan and record their fingerprints' sightings. Must run inside the
    * caller's transaction (`ScanRepository.complete`), on its client.
    * @param client the transaction's client

@@ -10,6 +10,7 @@ export {
   type RunningScanRef,
 } from './scan-target.repository';
 export { FindingRepository, FINDING_ROWS_PER_INSERT } from './finding.repository';
+export { QuotaUsageRepository, QUOTA_ROWS_PER_INSERT } from './quota-usage.repository';
 export { StoreError, redactConnectionString, type StoreErrorCode } from './store.exception';
 export { startEmbeddedPostgres, type EmbeddedPostgres, type EmbeddedPostgresOptions } from './embedded-postgres';
 export { findMigrationsDir, MIGRATIONS_TABLE } from './migrate.util';

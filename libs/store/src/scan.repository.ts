@@ -2,6 +2,7 @@ import { randomUUID } from 'node:crypto';
 import type { Pool, PoolClient, QueryResultRow } from 'pg';
 import type { CoverageEntry, SkippedResult } from '@app/domain';
 import type { FindingRepository } from './finding.repository';
+import type { QuotaUsageRepository } from './quota-usage.repository';
 import { isUuid, resolvePage } from './page.util';
 import { toIso, toIsoOrNull, toNumber } from './sql.util';
 import { StoreError } from './store.exception';
@@ -53,10 +54,12 @@ export class ScanRepository {
   /**
    * @param pool the store's connection pool
    * @param findings writes a scan's findings inside `complete`'s transaction
+   * @param quotaUsage writes a scan's quota usage samples inside `complete`'s transaction
    */
   constructor(
     private readonly pool: Pool,
     private readonly findings: FindingRepository,
+    private readonly quotaUsage: QuotaUsageRepository,
   ) {}
 
   /**
@@ -95,6 +98,7 @@ export class ScanRepository {
       if (scan.status === 'failed') throw new StoreError('CONFLICT', `scan ${id} already failed; it cannot be completed`);
       const observedAt = scan.started_at instanceof Date ? scan.started_at : new Date(scan.started_at);
       await this.findings.replaceForScan(client, id, observedAt, input.findings);
+      await this.quotaUsage.replaceForScan(client, id, input.quotaUsage ?? []);
       const updated = await client.query<ScanRow>(
         `UPDATE scans
             SET status = 'succeeded', finished_at = $2, error = NULL, summary = $3::jsonb, coverage = $4::jsonb,
@@ -155,6 +159,14 @@ export class ScanRepository {
       `SELECT ${ALL_COLUMNS} FROM scans WHERE status = 'succeeded' ORDER BY started_at DESC, id DESC LIMIT 1`,
     );
     return rows.rows[0] ? toStoredScan(rows.rows[0]) : null;
+  }
+
+  /** The scan that started last among those that ended (succeeded or failed), or null. */
+  async latestFinished(): Promise<StoredScanListItem | null> {
+    const rows = await this.pool.query<ScanRow>(
+      `SELECT ${LIST_COLUMNS} FROM scans WHERE status IN ('succeeded', 'failed') ORDER BY started_at DESC, id DESC LIMIT 1`,
+    );
+    return rows.rows[0] ? toStoredScanListItem(rows.rows[0]) : null;
   }
 
   /** Id of the succeeded scan that started last, or null (the default scan of finding queries). */

@@ -1,6 +1,7 @@
 import { Pool } from 'pg';
 import { FindingRepository } from './finding.repository';
 import { findMigrationsDir, runMigrations } from './migrate.util';
+import { QuotaUsageRepository } from './quota-usage.repository';
 import { ScanRepository } from './scan.repository';
 import { ScanTargetRepository } from './scan-target.repository';
 import { redactConnectionString, StoreError } from './store.exception';
@@ -36,6 +37,8 @@ export class Store {
   readonly findings: FindingRepository;
   /** Per-target state of distributed scans: crawled slices, failures, progress counts. */
   readonly scanTargets: ScanTargetRepository;
+  /** Quota usage samples per scan (metrics, alerts, forecasts). */
+  readonly quotaUsage: QuotaUsageRepository;
 
   private constructor(
     private readonly pool: Pool,
@@ -43,7 +46,8 @@ export class Store {
   ) {
     const latest = () => this.scans.latestSucceededId();
     this.findings = new FindingRepository(pool, latest);
-    this.scans = new ScanRepository(pool, this.findings);
+    this.quotaUsage = new QuotaUsageRepository(pool);
+    this.scans = new ScanRepository(pool, this.findings, this.quotaUsage);
     this.scanTargets = new ScanTargetRepository(pool);
   }
 

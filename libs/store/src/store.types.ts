@@ -2,7 +2,7 @@
  * Shapes the store reads and writes. Timestamps are ISO 8601 strings in UTC (what the API and the
  * reports print); counts and figures are JS numbers (int8 / numeric normalised, STACK.md pitfall 18).
  */
-import type { CoverageEntry, Finding, Severity, SkippedResult } from '@app/domain';
+import type { CoverageEntry, Finding, QuotaUsageSample, Severity, SkippedResult } from '@app/domain';
 
 /** Lifecycle of a scan: `running` until `complete` (-> `succeeded`) or `fail` (-> `failed`). */
 export type ScanStatus = 'running' | 'succeeded' | 'failed';
@@ -82,6 +82,8 @@ export interface CompleteScanInput {
   coverage: readonly CoverageEntry[];
   /** Results that were not evaluated, with the reason. Default: none. */
   skipped?: readonly SkippedResult[];
+  /** Quota usage samples (results with used and limit). Default: none. */
+  quotaUsage?: readonly QuotaUsageSample[];
   /** Default: computed from `findings` (`summarizeFindings`). */
   summary?: ScanSummary;
   /** Default: now. */

@@ -1,8 +1,8 @@
 import { Inject, Injectable, Logger } from '@nestjs/common';
 import { summarize } from '@app/audit';
-import { runAudit } from '@app/checks';
+import { QUOTA_USAGE_CHECK_IDS, runAudit } from '@app/checks';
 import { assembleWireFleet, NOT_CRAWLED, type TargetSlice } from '@app/collectors';
-import { mapWireFleet, skippedResultsOf, type CoverageEntry, type FleetSnapshot } from '@app/domain';
+import { mapWireFleet, quotaUsageOf, skippedResultsOf, type CoverageEntry, type FleetSnapshot } from '@app/domain';
 import { crawlJobId, type JobName, type JobResults, type ScanScopeLock } from '@app/queue';
 import { Store, type ScanTargetRef, type StoredScanTarget } from '@app/store';
 import type { AnalyzeScanCommand } from '../jobs/scan-job.commands';
@@ -98,6 +98,7 @@ export class AnalyzeScanService {
       findings,
       coverage: snapshot.coverage,
       skipped: skippedResultsOf(results),
+      quotaUsage: quotaUsageOf(results, QUOTA_USAGE_CHECK_IDS),
       summary,
       finishedAt: new Date(),
     });

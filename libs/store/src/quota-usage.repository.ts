@@ -1,0 +1,99 @@
+import type { Pool, PoolClient, QueryResultRow } from 'pg';
+import type { QuotaUsageSample, ResourceKind } from '@app/domain';
+import { chunk, MAX_BIND_PARAMETERS, toNumber } from './sql.util';
+
+/** Columns written per sample row, in VALUES order. */
+const INSERT_COLUMNS = [
+  'scan_id',
+  'check_id',
+  'account_id',
+  'region_id',
+  'cluster_id',
+  'resource_kind',
+  'resource_id',
+  'used',
+  '"limit"',
+  'ratio',
+] as const;
+
+/** Rows per INSERT: one statement binds at most 65535 parameters (10 per row: 6553 rows). */
+export const QUOTA_ROWS_PER_INSERT = Math.floor(MAX_BIND_PARAMETERS / INSERT_COLUMNS.length);
+
+interface QuotaUsageRow extends QueryResultRow {
+  check_id: string;
+  account_id: string;
+  region_id: string;
+  cluster_id: string | null;
+  resource_kind: ResourceKind;
+  resource_id: string;
+  used: string | number;
+  limit: string | number;
+  ratio: string | number;
+}
+
+/**
+ * Quota usage samples of scans (table `quota_usage`). Writes happen only inside
+ * `ScanRepository.complete` (one transaction per scan) through `replaceForScan`.
+ */
+export class QuotaUsageRepository {
+  /** @param pool the store's connection pool */
+  constructor(private readonly pool: Pool) {}
+
+  /**
+   * Replace a scan's samples (completing a scan again leaves exactly the second set). Duplicate
+   * (check, account, region, kind, resource) keys keep the first sample.
+   * @param client the transaction's client
+   */
+  async replaceForScan(client: PoolClient, scanId: string, samples: readonly QuotaUsageSample[]): Promise<void> {
+    await client.query('DELETE FROM quota_usage WHERE scan_id = $1', [scanId]);
+    for (const rows of chunk(samples, QUOTA_ROWS_PER_INSERT)) {
+      const params: unknown[] = [];
+      const tuples = rows.map((s) => {
+        const base = params.length;
+        params.push(
+          scanId,
+          s.checkId,
+          s.resource.accountId,
+          s.resource.regionId,
+          s.resource.clusterId ?? null,
+          s.resource.kind,
+          s.resource.id,
+          s.used,
+          s.limit,
+          s.ratio,
+        );
+        return `(${INSERT_COLUMNS.map((_, i) => `$${base + i + 1}`).join(', ')})`;
+      });
+      await client.query(
+        `INSERT INTO quota_usage (${INSERT_COLUMNS.join(', ')}) VALUES ${tuples.join(', ')} ON CONFLICT DO NOTHING`,
+        params,
+      );
+    }
+  }
+
+  /**
+   * The samples of one scan, at or above `minRatio`, highest ratio first.
+   * @param minRatio fraction 0..1 (default 0: all)
+   */
+  async forScan(scanId: string, minRatio = 0): Promise<QuotaUsageSample[]> {
+    const { rows } = await this.pool.query<QuotaUsageRow>(
+      `SELECT check_id, account_id, region_id, cluster_id, resource_kind, resource_id, used, "limit", ratio
+         FROM quota_usage WHERE scan_id = $1 AND ratio >= $2
+        ORDER BY ratio DESC, check_id, account_id, region_id, resource_id`,
+      [scanId, minRatio],
+    );
+    return rows.map((r) => ({
+      checkId: r.check_id,
+      resource: {
+        kind: r.resource_kind,
+        id: r.resource_id,
+        accountId: r.account_id,
+        regionId: r.region_id,
+        ...(r.cluster_id !== null ? { clusterId: r.cluster_id } : {}),
+      },
+      used: toNumber(r.used),
+      limit: toNumber(r.limit),
+      ratio: toNumber(r.ratio),
+    }));
+  }
+}

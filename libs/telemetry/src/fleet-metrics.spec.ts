@@ -1,0 +1,84 @@
+import { describe, expect, it } from 'vitest';
+import type { QuotaUsageSample } from '@app/domain';
+import { FLEET_METRIC_NAMES, renderFleetMetrics } from './fleet-metrics';
+
+/** `name{labels} value` lines of an exposition, comments dropped. */
+const samples = (text: string) => text.split('\n').filter((l) => l !== '' && !l.startsWith('#'));
+const value = (text: string, prefix: string) => {
+  const line = samples(text).find((l) => l.startsWith(prefix));
+  return line === undefined ? undefined : Number(line.slice(line.lastIndexOf(' ') + 1));
+};
+
+const sample = (id: string, used: number, limit: number, checkId = 'CLB_BACKEND_QUOTA'): QuotaUsageSample => ({
+  checkId,
+  resource: { kind: 'LoadBalancer', id, accountId: '1234567890123456', regionId: 'cn-hangzhou' },
+  used,
+  limit,
+  ratio: used / limit,
+});
+
+describe('renderFleetMetrics', () => {
+  it('exports findings, results, coverage, quota usage and scan health of the latest scans', async () => {
+    const text = await renderFleetMetrics({
+      latest: {
+        startedAt: '2026-11-22T00:00:00.000Z',
+        finishedAt: '2026-11-22T00:00:42.500Z',
+        findings: [
+          { checkId: 'CLB_BACKEND_QUOTA', severity: 'warning', count: 1 },
+          { checkId: 'LB_ORPHANED', severity: 'warning', count: 3 },
+        ],
+        byCheckStatus: { CLB_BACKEND_QUOTA: { pass: 2, fail: 1, skipped: 0 } },
+        coverage: [
+          { accountId: '1234567890123456', regionId: 'cn-hangzhou', api: 'slb', status: 'ok' },
+          { accountId: '1234567890123456', api: 'ram', status: 'failed', errorCode: 'Forbidden.RAM', message: 'no permission' },
+        ],
+        quotaUsage: [sample('lb-a', 168, 200), sample('lb-b', 20, 200), sample('lb-c', 100, 200)],
+      },
+      lastFinished: { status: 'failed', startedAt: '2026-11-22T01:00:00.000Z', finishedAt: '2026-11-22T01:00:03.000Z' },
+    });
+    expect(value(text, 'fleet_audit_last_successful_scan_timestamp_seconds')).toBe(Date.parse('2026-11-22T00:00:00Z') / 1000);
+    expect(value(text, 'fleet_audit_last_scan_duration_seconds')).toBe(42.5);
+    expect(value(text, 'fleet_audit_last_scan_failed')).toBe(1);
+    expect(value(text, 'fleet_audit_findings{check_id="LB_ORPHANED",severity="warning"}')).toBe(3);
+    expect(value(text, 'fleet_audit_check_results{check_id="CLB_BACKEND_QUOTA",status="pass"}')).toBe(2);
+    expect(value(text, 'fleet_audit_coverage_datasets{status="failed"}')).toBe(1);
+    expect(value(text, 'fleet_audit_coverage_failed{account_id="1234567890123456",region_id="",cluster_id="",dataset="ram",error_code="Forbidden.RAM"}')).toBe(1);
+    // Per-resource gauges from 50 % (default floor): lb-a (84 %) and lb-c (50 %), not lb-b (10 %).
+    const ratios = samples(text).filter((l) => l.startsWith('fleet_audit_quota_usage_ratio{'));
+    expect(ratios.map((l) => /resource_id="([^"]+)"/.exec(l)?.[1]).sort()).toEqual(['lb-a', 'lb-c']);
+    expect(value(text, 'fleet_audit_quota_used{check_id="CLB_BACKEND_QUOTA",resource_kind="LoadBalancer",resource_id="lb-a"')).toBe(168);
+    expect(value(text, 'fleet_audit_quota_limit{check_id="CLB_BACKEND_QUOTA",resource_kind="LoadBalancer",resource_id="lb-a"')).toBe(200);
+    expect(value(text, 'fleet_audit_quota_max_usage_ratio{check_id="CLB_BACKEND_QUOTA"}')).toBe(0.84);
+    expect(value(text, 'fleet_audit_quota_resources{check_id="CLB_BACKEND_QUOTA"}')).toBe(3);
+    // Every exported metric is a documented name.
+    const names = new Set(samples(text).map((l) => /^[a-z_]+/.exec(l)?.[0]));
+    for (const n of names) expect(FLEET_METRIC_NAMES as readonly (string | undefined)[]).toContain(n);
+  });
+
+  it('a lower floor exports more series; the floor never hides the per-check maximum', async () => {
+    const text = await renderFleetMetrics({
+      latest: {
+        startedAt: '2026-11-22T00:00:00.000Z',
+        finishedAt: null,
+        findings: [],
+        byCheckStatus: {},
+        coverage: [],
+        quotaUsage: [sample('lb-b', 20, 200)],
+      },
+      lastFinished: null,
+      quotaMinRatio: 0,
+    });
+    expect(samples(text).filter((l) => l.startsWith('fleet_audit_quota_usage_ratio{'))).toHaveLength(1);
+    expect(value(text, 'fleet_audit_quota_max_usage_ratio{check_id="CLB_BACKEND_QUOTA"}')).toBe(0.1);
+    // A gauge without labels always has a sample; unknown is 0.
+    expect(value(text, 'fleet_audit_last_scan_duration_seconds')).toBe(0);
+  });
+
+  it('before any scan succeeded: only the health gauges, no findings or quota series', async () => {
+    const text = await renderFleetMetrics({ latest: null, lastFinished: { status: 'failed', startedAt: '2026-11-22T00:00:00Z', finishedAt: null } });
+    expect(value(text, 'fleet_audit_last_scan_failed')).toBe(1);
+    expect(samples(text).some((l) => l.startsWith('fleet_audit_findings') || l.startsWith('fleet_audit_quota'))).toBe(false);
+    // 0 (1970): FleetAuditScanStale fires until a scan succeeds.
+    expect(value(text, 'fleet_audit_last_successful_scan_timestamp_seconds')).toBe(0);
+  });
+});

@@ -1,0 +1,125 @@
+/**
+ * Prometheus metrics of the fleet audit (ARCHITECTURE.md "The one data flow": analyze -> metrics): what
+ * the latest succeeded scan found, how much of each quota is used, what could not be read, and whether
+ * scans keep succeeding. Rendered from stored scan data at scrape time (any API replica answers the
+ * same), on a fresh prom-client Registry per scrape, so series of resources that left the fleet vanish.
+ *
+ * Names follow Prometheus conventions (`fleet_audit_` prefix, `_seconds` / `_timestamp_seconds` units,
+ * ratios as 0..1). Labels use the check ids of checks.md, a public contract. The alert rules in
+ * `deploy/prometheus/fleet-audit.rules.yml` are written against these names.
+ */
+import { Gauge, Registry } from 'prom-client';
+import type { CoverageEntry, QuotaUsageSample, Severity } from '@app/domain';
+
+/** Names of every metric `renderFleetMetrics` can export (the alert rules test reads this list). */
+export const FLEET_METRIC_NAMES = [
+  'fleet_audit_last_successful_scan_timestamp_seconds',
+  'fleet_audit_last_scan_duration_seconds',
+  'fleet_audit_last_scan_failed',
+  'fleet_audit_findings',
+  'fleet_audit_check_results',
+  'fleet_audit_coverage_datasets',
+  'fleet_audit_coverage_failed',
+  'fleet_audit_quota_used',
+  'fleet_audit_quota_limit',
+  'fleet_audit_quota_usage_ratio',
+  'fleet_audit_quota_max_usage_ratio',
+  'fleet_audit_quota_resources',
+] as const;
+
+/** The data a scrape renders (read from the store by the caller). */
+export interface FleetMetricsInput {
+  /** The latest succeeded scan, or null when none has succeeded yet (only the scan gauges are set). */
+  latest: {
+    startedAt: string;
+    finishedAt: string | null;
+    /** Findings per (check id, severity) (counts). */
+    findings: ReadonlyArray<{ checkId: string; severity: Severity; count: number }>;
+    /** Evaluated (check, resource) pairs per check id and status (counts). */
+    byCheckStatus: Readonly<Record<string, { pass: number; fail: number; skipped: number }>>;
+    coverage: readonly CoverageEntry[];
+    /** Every quota sample of the scan (the per-resource gauges keep those at or above `quotaMinRatio`). */
+    quotaUsage: readonly QuotaUsageSample[];
+  } | null;
+  /** The most recently started scan that ended (succeeded or failed), or null. */
+  lastFinished: { status: 'succeeded' | 'failed'; startedAt: string; finishedAt: string | null } | null;
+  /**
+   * Per-resource quota gauges only for samples at or above this ratio (0..1, default 0.5): a fleet of
+   * 50,000 ECS instances must not become 150,000 series; per-check maxima and counts cover the rest.
+   */
+  quotaMinRatio?: number;
+}
+
+/** Content type of the Prometheus text exposition format. */
+export const METRICS_CONTENT_TYPE = new Registry().contentType;
+
+const seconds = (iso: string) => Date.parse(iso) / 1000;
+
+/**
+ * Render the metrics in the Prometheus text format.
+ * @returns the exposition text (ends with a newline)
+ */
+export async function renderFleetMetrics(input: FleetMetricsInput): Promise<string> {
+  const registry = new Registry();
+  const gauge = <L extends string>(name: (typeof FLEET_METRIC_NAMES)[number], help: string, labelNames: readonly L[] = []) =>
+    new Gauge<L>({ name, help, labelNames, registers: [registry] });
+
+  const lastSuccess = gauge('fleet_audit_last_successful_scan_timestamp_seconds', 'Start time of the latest succeeded scan (Unix seconds; 0 when none succeeded yet); its findings are the ones exported.');
+  const duration = gauge('fleet_audit_last_scan_duration_seconds', 'Duration of the latest succeeded scan (seconds; 0 when unknown).');
+  const failed = gauge('fleet_audit_last_scan_failed', '1 when the most recently started finished scan failed, else 0.');
+  const findings = gauge('fleet_audit_findings', 'Findings of the latest succeeded scan per check and severity (count).', ['check_id', 'severity']);
+  const results = gauge('fleet_audit_check_results', 'Evaluated (check, resource) pairs of the latest succeeded scan per check and status (count).', ['check_id', 'status']);
+  const datasets = gauge('fleet_audit_coverage_datasets', 'Datasets of the latest succeeded scan by read status (count): ok, absent, failed.', ['status']);
+  const gap = gauge('fleet_audit_coverage_failed', 'A dataset the latest succeeded scan could not read (1 per target and API); no claim is made about it.', ['account_id', 'region_id', 'cluster_id', 'dataset', 'error_code']);
+  const quotaLabels = ['check_id', 'resource_kind', 'resource_id', 'account_id', 'region_id', 'cluster_id'] as const;
+  const used = gauge('fleet_audit_quota_used', 'Quota units in use (count), per check and resource, at or above the export floor.', quotaLabels);
+  const limit = gauge('fleet_audit_quota_limit', 'Effective quota (count: Quota Center value, else the documented default), per check and resource.', quotaLabels);
+  const ratio = gauge('fleet_audit_quota_usage_ratio', 'Quota used / quota (0..1), per check and resource, at or above the export floor.', quotaLabels);
+  const maxRatio = gauge('fleet_audit_quota_max_usage_ratio', 'Highest quota usage ratio (0..1) over all resources of a check.', ['check_id']);
+  const sampled = gauge('fleet_audit_quota_resources', 'Resources with a quota measurement per check (count).', ['check_id']);
+
+  if (input.lastFinished) failed.set(input.lastFinished.status === 'failed' ? 1 : 0);
+  const l = input.latest;
+  if (l) {
+    lastSuccess.set(seconds(l.startedAt));
+    if (l.finishedAt) duration.set(Math.max(0, seconds(l.finishedAt) - seconds(l.startedAt)));
+    for (const f of l.findings) findings.set({ check_id: f.checkId, severity: f.severity }, f.count);
+    for (const [checkId, c] of Object.entries(l.byCheckStatus))
+      for (const status of ['pass', 'fail', 'skipped'] as const) results.set({ check_id: checkId, status }, c[status]);
+    const byStatus = { ok: 0, absent: 0, failed: 0 };
+    for (const c of l.coverage) {
+      byStatus[c.status] += 1;
+      if (c.status === 'failed')
+        gap.set(
+          { account_id: c.accountId, region_id: c.regionId ?? '', cluster_id: c.clusterId ?? '', dataset: c.api, error_code: c.errorCode ?? '' },
+          1,
+        );
+    }
+    for (const [status, n] of Object.entries(byStatus)) datasets.set({ status }, n);
+    const floor = input.quotaMinRatio ?? 0.5;
+    const perCheck = new Map<string, { max: number; n: number }>();
+    for (const s of l.quotaUsage) {
+      const p = perCheck.get(s.checkId) ?? { max: 0, n: 0 };
+      p.max = Math.max(p.max, s.ratio);
+      p.n += 1;
+      perCheck.set(s.checkId, p);
+      if (s.ratio < floor) continue;
+      const labels = {
+        check_id: s.checkId,
+        resource_kind: s.resource.kind,
+        resource_id: s.resource.id,
+        account_id: s.resource.accountId,
+        region_id: s.resource.regionId,
+        cluster_id: s.resource.clusterId ?? '',
+      };
+      used.set(labels, s.used);
+      limit.set(labels, s.limit);
+      ratio.set(labels, s.ratio);
+    }
+    for (const [checkId, p] of perCheck) {
+      maxRatio.set({ check_id: checkId }, p.max);
+      sampled.set({ check_id: checkId }, p.n);
+    }
+  }
+  return registry.metrics();
+}
