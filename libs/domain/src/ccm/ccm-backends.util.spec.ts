@@ -265,6 +265,48 @@ describe('expectedVServerGroups', () => {
     expect('groups' in out && out.groups[0]?.backends[0]?.port).toBe(8080);
   });
 
+  // CCM clbv1/vgroups.go setBackendsFromEndpointSlices: a named targetPort is resolved from the slice port
+  // with `*p.Name == ServicePort.Name`; the EndpointSlice controller writes name "" for an unnamed Service
+  // port, so an unnamed Service port with a named targetPort resolves (the snapshot stores "" as absent).
+  it.each(['eni', 'local'] as const)(
+    '%s mode resolves a named targetPort of an unnamed Service port (vgroups.go: "" == "")',
+    (policy) => {
+      const unnamed = svc({ ports: [{ protocol: 'TCP', port: 80, targetPort: 'web', nodePort: 30080 }] });
+      const unnamedSlice: K8sEndpointSlice = {
+        ...slice([{ ip: '10.0.0.1', node: 'a' }]),
+        ports: [{ port: 8080, protocol: 'TCP' }],
+      };
+      const out = expectedVServerGroups({
+        service: unnamed,
+        clusterId: 'c1',
+        policy,
+        eligible,
+        endpointSlices: [unnamedSlice],
+      });
+      const backends = 'groups' in out ? (out.groups[0]?.backends ?? []) : [];
+      expect(backends).toHaveLength(1);
+      expect(backends[0]?.port).toBe(policy === 'eni' ? 8080 : 30080);
+    },
+  );
+
+  it("a named targetPort still needs a slice port of the Service port's name (vgroups.go: skipped otherwise)", () => {
+    const named = svc({
+      ports: [{ name: 'http', protocol: 'TCP', port: 80, targetPort: 'web', nodePort: 30080 }],
+    });
+    const otherSlice: K8sEndpointSlice = {
+      ...slice([{ ip: '10.0.0.1', node: 'a' }]),
+      ports: [{ port: 8080, protocol: 'TCP' }],
+    };
+    const out = expectedVServerGroups({
+      service: named,
+      clusterId: 'c1',
+      policy: 'eni',
+      eligible,
+      endpointSlices: [otherSlice],
+    });
+    expect('groups' in out && out.groups[0]?.backends).toEqual([]);
+  });
+
   it('Local mode fails like CCM when an endpoint has no nodeName', () => {
     const out = expectedVServerGroups({
       service: svc(),

@@ -187,7 +187,10 @@ export interface ReadyEndpoint {
  * The Service's ready, non-terminating endpoint addresses, deduplicated by IP, as CCM's
  * `setBackendsFromEndpointSlices` reads them (not-ready pods behind CCM's readiness gate are not modelled).
  * With `servicePort`, the backend port is resolved: an int `targetPort` as is (defaulting to `port`), a
- * named one from the slice port whose name equals the Service port's name; slices without it are skipped.
+ * named one from the first slice port whose name equals the Service port's name; slices without it are
+ * skipped. An absent name counts as `""` on both sides: the EndpointSlice controller writes `name: ""` for
+ * an unnamed Service port, and CCM compares `*p.Name == ServicePort.Name` (clbv1/vgroups.go), so an
+ * unnamed single-port Service with a named targetPort still resolves.
  */
 export function readyEndpoints(
   slices: readonly K8sEndpointSlice[],
@@ -201,7 +204,8 @@ export function readyEndpoints(
       const target = servicePort.targetPort ?? servicePort.port;
       if (typeof target === 'number') port = target;
       else {
-        port = slice.ports.find((p) => p.name !== undefined && p.name === servicePort.name)?.port;
+        const wanted = servicePort.name ?? '';
+        port = slice.ports.find((p) => (p.name ?? '') === wanted)?.port;
         if (!port) continue;
       }
     }

@@ -43,14 +43,16 @@ export const CCM_FEATURES = {
   },
   /**
    * Seeds 000/001/003 "How are node weights automatically set in Local mode?": from v1.9.3.276-g372aa98-aliyun
-   * the weight of a node is the number of pods on it; between v1.9.3.164 and v1.9.3.276 a percentage
-   * (16/33/50), before v1.9.3.164 every node 100.
+   * the weight of a node is the number of pods on it; between v1.9.3.164 and v1.9.3.276 a percentage of the
+   * Service's pods truncated to an integer, floor(100 x podsOnNode / totalPods) (1, 2 and 3 of 6 pods give
+   * 16, 33 and 50: seed 001 "How does CCM calculate node weights in Local mode?"), before v1.9.3.164 every
+   * node 100.
    */
   podCountWeights: {
     sinceVersion: 'v1.9.3.276-g372aa98-aliyun',
     behaviour: 'weights Local-mode nodes by the number of pods on them (1:2:3)',
     olderBehaviour:
-      'Local-mode weights are 100 per node (< v1.9.3.164) or rounded percentages (16/33/50): uneven load on pods',
+      'Local-mode weights are 100 per node (< v1.9.3.164) or truncated percentages (16/33/50): uneven load on pods',
     source: 'seeds/000, 001, 003 "How are node weights automatically set in Local mode?"',
   },
   /**

@@ -91,11 +91,29 @@ describe('ccmManagesListeners (force-override-listeners must be exactly "true")'
 
 describe('parseVGroupPort', () => {
   it('maps Service ports to user vServer groups', () => {
-    const out = parseVGroupPort('rsp-a:80, rsp-b:443');
+    const out = parseVGroupPort('rsp-a:80,rsp-b:443');
     expect('byPort' in out && [...out.byPort.entries()]).toEqual([
       ['80', 'rsp-a'],
       ['443', 'rsp-b'],
     ]);
     expect(parseVGroupPort('rsp-a')).toMatchObject({ error: expect.stringContaining("'vsp-xxx:443'") });
+  });
+
+  // CCM clbv1/listeners.go `vgroup()`: strings.Split on "," and ":" without TrimSpace; the first element whose
+  // part 1 equals the port wins; part 0 "" means no user vgroup. getVGroupIDs (clbv1/vgroups.go) only
+  // rejects an element with fewer than 2 parts.
+  it('reads vgroup-port like CCM vgroup(): first match wins, no trimming, empty id = none (listeners.go)', () => {
+    const first = parseVGroupPort('rsp-a:443,rsp-b:443');
+    expect('byPort' in first && first.byPort.get('443')).toBe('rsp-a');
+    const spaced = parseVGroupPort('rsp-a:80, rsp-b:443');
+    expect('byPort' in spaced && [...spaced.byPort.entries()]).toEqual([
+      ['80', 'rsp-a'],
+      ['443', ' rsp-b'],
+    ]);
+    const emptyId = parseVGroupPort(':443,rsp-b:443');
+    expect('byPort' in emptyId && emptyId.byPort.size).toBe(0);
+    const extra = parseVGroupPort('rsp-a:443:x');
+    expect('byPort' in extra && extra.byPort.get('443')).toBe('rsp-a');
+    expect(parseVGroupPort('rsp-a:80,')).toMatchObject({ error: expect.stringContaining("'vsp-xxx:443'") });
   });
 });

@@ -108,23 +108,30 @@ export function ccmManagesListeners(service: K8sService): boolean {
 
 /**
  * Parses the `vgroup-port` annotation (`rsp-xxx:443,rsp-yyy:80`): Service port text -> user vServer group
- * id. CCM reads it only on a reused CLB (`vgroup()` in clbv1/listeners.go; "vgroupid and protocol format
- * must be like 'vsp-xxx:443'").
+ * id, the way CCM reads it (only on a reused CLB): `vgroup()` in clbv1/listeners.go splits on `,` then `:`
+ * without trimming, and for a Service port takes the id (part 0) of the FIRST element whose part 1 equals
+ * the port number; an empty id means no user group for that port. `getVGroupIDs` (clbv1/vgroups.go) fails
+ * the sync when any element has fewer than two `:`-separated parts ("vgroupid and protocol format must be
+ * like 'vsp-xxx:443'"). Text around the id is kept as written: `rsp-a:80, rsp-b:443` binds port 443 to
+ * `" rsp-b"`, which CCM then cannot find ("can not find vgroupId ... in lb ...").
  *
- * @returns the map, or `{ error }` for an element without `:`
+ * @returns the map (ports with an empty id left out), or `{ error }` for an element without `:`
  */
 export function parseVGroupPort(
   text: string | undefined,
 ): { byPort: Map<string, string> } | { error: string } {
-  const byPort = new Map<string, string>();
-  if (text === undefined || text.trim() === '') return { byPort };
+  const first = new Map<string, string>();
+  if (text === undefined || text === '') return { byPort: first };
   for (const v of text.split(',')) {
     const parts = v.split(':');
-    if (parts.length !== 2 || !parts[0] || !parts[1])
+    if (parts.length < 2)
       return {
-        error: `vgroupid and protocol format must be like 'vsp-xxx:443' with colon separated. got=[${v}]`,
+        error: `vgroupid and protocol format must be like 'vsp-xxx:443' with colon separated. got=[${parts.join(' ')}]`,
       };
-    byPort.set(parts[1].trim(), parts[0].trim());
+    const port = parts[1] ?? '';
+    if (!first.has(port)) first.set(port, parts[0] ?? '');
   }
+  const byPort = new Map<string, string>();
+  for (const [port, id] of first) if (id !== '') byPort.set(port, id);
   return { byPort };
 }
