@@ -181,6 +181,8 @@ describe('REST API /v1 (e2e)', () => {
       expect(text).toMatch(/fleet_audit_quota_usage_ratio\{check_id="CLB_BACKEND_QUOTA",resource_kind="LoadBalancer",resource_id="lb-hot",account_id="1111",region_id="cn-hangzhou",cluster_id=""\} 0\.98/);
       expect(text).not.toContain('resource_id="lb-cold"');
       expect(text).toContain('fleet_audit_quota_max_usage_ratio{check_id="CLB_BACKEND_QUOTA"} 0.98');
+      // Counted over every sample, also those under the export floor (computed in SQL).
+      expect(text).toContain('fleet_audit_quota_resources{check_id="CLB_BACKEND_QUOTA"} 2');
       expect(text).toContain(`fleet_audit_last_successful_scan_timestamp_seconds ${Date.parse(latest.startedAt) / 1000}`);
       // The failed scan started after the latest succeeded one.
       expect(text).toContain('fleet_audit_last_scan_failed 1');

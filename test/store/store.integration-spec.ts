@@ -109,6 +109,10 @@ describe('Store (PostgreSQL)', () => {
     // Quota samples round-trip (numbers as numbers), highest ratio first, filtered by a floor.
     expect(await store.quotaUsage.forScan(created.id)).toEqual([quotaUsage[0], quotaUsage[2], quotaUsage[1]]);
     expect((await store.quotaUsage.forScan(created.id, 0.5)).map((q) => q.resource.id)).toEqual(['lb-crit', 'i-node1']);
+    expect(await store.quotaUsage.statsByCheck(created.id)).toEqual([
+      { checkId: 'CLB_BACKEND_QUOTA', resources: 2, maxRatio: 0.975 },
+      { checkId: 'ECS_LB_ATTACHMENT_QUOTA', resources: 1, maxRatio: 0.84 },
+    ]);
     expect(await store.findings.countsByCheckAndSeverity(created.id)).toEqual([
       { checkId: 'ccm-version', severity: 'info', count: 1 },
       { checkId: 'clb-backend-quota', severity: 'critical', count: 1 },

@@ -72,6 +72,19 @@ export class QuotaUsageRepository {
   }
 
   /**
+   * Per check of one scan: how many resources were measured and the highest usage ratio (one row per
+   * check id, sorted by id). Computed in SQL, so a scrape of a large fleet does not load every sample.
+   */
+  async statsByCheck(scanId: string): Promise<{ checkId: string; resources: number; maxRatio: number }[]> {
+    const { rows } = await this.pool.query<{ check_id: string; n: string | number; max_ratio: string | number }>(
+      `SELECT check_id, count(*) AS n, max(ratio) AS max_ratio FROM quota_usage WHERE scan_id = $1
+        GROUP BY check_id ORDER BY check_id`,
+      [scanId],
+    );
+    return rows.map((r) => ({ checkId: r.check_id, resources: toNumber(r.n), maxRatio: toNumber(r.max_ratio) }));
+  }
+
+  /**
    * The samples of one scan, at or above `minRatio`, highest ratio first.
    * @param minRatio fraction 0..1 (default 0: all)
    */

@@ -38,8 +38,13 @@ export interface FleetMetricsInput {
     /** Evaluated (check, resource) pairs per check id and status (counts). */
     byCheckStatus: Readonly<Record<string, { pass: number; fail: number; skipped: number }>>;
     coverage: readonly CoverageEntry[];
-    /** Every quota sample of the scan (the per-resource gauges keep those at or above `quotaMinRatio`). */
+    /** Quota samples of the scan (the per-resource gauges keep those at or above `quotaMinRatio`). */
     quotaUsage: readonly QuotaUsageSample[];
+    /**
+     * Per check: resources measured and the highest ratio, over ALL samples (when the caller loaded only
+     * those above the floor). Default: computed from `quotaUsage`.
+     */
+    quotaStats?: ReadonlyArray<{ checkId: string; resources: number; maxRatio: number }>;
   } | null;
   /** The most recently started scan that ended (succeeded or failed), or null. */
   lastFinished: { status: 'succeeded' | 'failed'; startedAt: string; finishedAt: string | null } | null;
@@ -49,6 +54,9 @@ export interface FleetMetricsInput {
    */
   quotaMinRatio?: number;
 }
+
+/** Default export floor of the per-resource quota gauges (usage ratio 0..1). */
+export const DEFAULT_QUOTA_MIN_RATIO = 0.5;
 
 /** Content type of the Prometheus text exposition format. */
 export const METRICS_CONTENT_TYPE = new Registry().contentType;
@@ -96,7 +104,7 @@ export async function renderFleetMetrics(input: FleetMetricsInput): Promise<stri
         );
     }
     for (const [status, n] of Object.entries(byStatus)) datasets.set({ status }, n);
-    const floor = input.quotaMinRatio ?? 0.5;
+    const floor = input.quotaMinRatio ?? DEFAULT_QUOTA_MIN_RATIO;
     const perCheck = new Map<string, { max: number; n: number }>();
     for (const s of l.quotaUsage) {
       const p = perCheck.get(s.checkId) ?? { max: 0, n: 0 };
@@ -116,9 +124,10 @@ export async function renderFleetMetrics(input: FleetMetricsInput): Promise<stri
       limit.set(labels, s.limit);
       ratio.set(labels, s.ratio);
     }
-    for (const [checkId, p] of perCheck) {
-      maxRatio.set({ check_id: checkId }, p.max);
-      sampled.set({ check_id: checkId }, p.n);
+    const stats = l.quotaStats ?? [...perCheck].map(([checkId, p]) => ({ checkId, resources: p.n, maxRatio: p.max }));
+    for (const st of stats) {
+      maxRatio.set({ check_id: st.checkId }, st.maxRatio);
+      sampled.set({ check_id: st.checkId }, st.resources);
     }
   }
   return registry.metrics();

@@ -1,6 +1,6 @@
 import { Inject, Injectable } from '@nestjs/common';
 import { Store } from '@app/store';
-import { renderFleetMetrics } from '@app/telemetry';
+import { DEFAULT_QUOTA_MIN_RATIO, renderFleetMetrics } from '@app/telemetry';
 import { METRICS_OPTIONS, type MetricsOptions } from '../api.constants';
 
 /** Reads the latest scans from the store and renders them as Prometheus metrics (libs/telemetry). */
@@ -18,6 +18,7 @@ export class MetricsService {
   async render(): Promise<string> {
     const [latest, lastFinished] = await Promise.all([this.store.scans.latestSucceeded(), this.store.scans.latestFinished()]);
     const summary = (latest?.summary ?? {}) as { byCheckStatus?: Record<string, { pass: number; fail: number; skipped: number }> };
+    const floor = this.options.quotaMinRatio ?? DEFAULT_QUOTA_MIN_RATIO;
     return renderFleetMetrics({
       latest: latest
         ? {
@@ -26,13 +27,15 @@ export class MetricsService {
             findings: await this.store.findings.countsByCheckAndSeverity(latest.id),
             byCheckStatus: summary.byCheckStatus ?? {},
             coverage: latest.coverage ?? [],
-            quotaUsage: await this.store.quotaUsage.forScan(latest.id),
+            // Only the samples above the floor are loaded; counts and maxima come from SQL over all of them.
+            quotaUsage: await this.store.quotaUsage.forScan(latest.id, floor),
+            quotaStats: await this.store.quotaUsage.statsByCheck(latest.id),
           }
         : null,
       lastFinished: lastFinished && lastFinished.status !== 'running'
         ? { status: lastFinished.status, startedAt: lastFinished.startedAt, finishedAt: lastFinished.finishedAt }
         : null,
-      ...(this.options.quotaMinRatio !== undefined ? { quotaMinRatio: this.options.quotaMinRatio } : {}),
+      quotaMinRatio: floor,
     });
   }
 }
