@@ -71,7 +71,7 @@ export const ccmLargeScaleRiskRule: CheckDefinition = {
         let perPort: number;
         if (mode === 'cluster') {
           clusterMode++;
-          const sel = nodeSelectionOptionsOf(svc);
+          const sel = nodeSelectionOptionsOf(svc, cluster.ccmVersion);
           perPort = 'error' in sel ? 0 : ctx.index.eligibleNodes(ce, sel.options).nodes.length;
         } else {
           const slices = ctx.index.endpointSlicesOf(ce, svc.namespace, svc.name);

@@ -103,7 +103,7 @@ export const clusterModeBlowupRule: CheckDefinition = {
           );
           continue;
         }
-        const sel = nodeSelectionOptionsOf(service);
+        const sel = nodeSelectionOptionsOf(service, cluster.ccmVersion);
         if ('error' in sel) {
           out.push(
             r.skipped(ref, `backend-label does not parse (${sel.error}); CCM cannot sync this Service`),

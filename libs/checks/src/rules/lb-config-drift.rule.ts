@@ -137,7 +137,7 @@ export const lbConfigDriftRule: CheckDefinition = {
         );
         continue;
       }
-      const sel = nodeSelectionOptionsOf(service);
+      const sel = nodeSelectionOptionsOf(service, cluster.ccmVersion);
       if ('error' in sel) {
         out.push(r.skipped(ref, `backend-label does not parse (${sel.error}); CCM cannot sync this Service`));
         continue;

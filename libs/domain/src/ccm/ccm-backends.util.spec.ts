@@ -137,6 +137,23 @@ describe('node eligibility (backend.go GetNodes/needExcludeFromLB, node_utils.go
       }),
     ).toEqual({ options: { backendLabel: [['app', 'nginx']], removeUnscheduled: true } });
   });
+
+  it('cordoned nodes: kept by default since v1.9.3.164-g2105d2e-aliyun, dropped by default before (research 2 step 4; seed 004)', () => {
+    const plain = { annotations: {} };
+    const on = { annotations: { 'service.beta.kubernetes.io/alibaba-cloud-loadbalancer-remove-unscheduled-backend': 'on' } };
+    const removes = (svc: { annotations: Record<string, string> }, v?: string) => {
+      const r = nodeSelectionOptionsOf(svc, v);
+      return 'options' in r ? r.options.removeUnscheduled : undefined;
+    };
+    expect(removes(plain, 'v1.9.3.59-ge3bc999-aliyun')).toBe(true);
+    expect(removes(plain, 'v1.9.3.164-g2105d2e-aliyun')).toBe(false);
+    expect(removes(plain, 'v2.12.3')).toBe(false);
+    // Unknown version: the current behaviour (keep), never a guess that drops nodes.
+    expect(removes(plain, undefined)).toBe(false);
+    expect(removes(on, 'v2.12.3')).toBe(true);
+    // "off" or any other value is not "on".
+    expect(removes({ annotations: { 'service.beta.kubernetes.io/alibaba-cloud-loadbalancer-remove-unscheduled-backend': 'true' } }, 'v2.12.3')).toBe(false);
+  });
 });
 
 describe('weights (vgroups.go setWeightBackends; seeds 000/001 Local-mode weights)', () => {

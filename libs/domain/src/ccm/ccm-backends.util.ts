@@ -12,6 +12,8 @@ import {
 import { getLbAnnotation } from './ccm-annotations.util';
 import { reusedLoadBalancerId, type TrafficPolicy } from './ccm-service.util';
 import { vServerGroupName } from './ccm-naming.util';
+import { ccmVersionAtLeast } from './ccm-version.util';
+import { CCM_FEATURES } from './ccm-features.constants';
 
 /**
  * Which nodes and pods CCM attaches to a CLB Service's vServer groups.
@@ -56,16 +58,21 @@ export interface NodeSelectionOptions {
 /**
  * The node selection options of a Service (`backend-label`, `remove-unscheduled-backend`), or `{ error }`
  * when `backend-label` does not parse (CCM then fails the sync).
+ * @param ccmVersion the cluster's CCM version when known: CCM before v1.9.3.164-g2105d2e-aliyun dropped
+ *   cordoned nodes by default (`CCM_FEATURES.keepUnschedulableNodes`); unknown = the current behaviour
  */
 export function nodeSelectionOptionsOf(
   svc: Pick<K8sService, 'annotations'>,
+  ccmVersion?: string,
 ): { options: NodeSelectionOptions } | { error: string } {
   const parsed = parseBackendLabel(getLbAnnotation(svc.annotations, LB_ANNOTATION.backendLabel) ?? '');
   if ('error' in parsed) return parsed;
+  const removeOn = getLbAnnotation(svc.annotations, LB_ANNOTATION.removeUnscheduledBackend) === 'on';
+  const oldDefault = ccmVersionAtLeast(ccmVersion, CCM_FEATURES.keepUnschedulableNodes.sinceVersion) === false;
   return {
     options: {
       backendLabel: parsed.selector,
-      removeUnscheduled: getLbAnnotation(svc.annotations, LB_ANNOTATION.removeUnscheduledBackend) === 'on',
+      removeUnscheduled: removeOn || oldDefault,
     },
   };
 }

@@ -56,6 +56,18 @@ export const CCM_FEATURES = {
     source: 'seeds/000, 001, 003 "How are node weights automatically set in Local mode?"',
   },
   /**
+   * Cordoned (unschedulable) nodes stay backends unless `remove-unscheduled-backend: "on"`; research/ccm-behaviour.md
+   * 2 step 4 ("DOC: CCM < v1.9.3.164-g2105d2e-aliyun removed them by default"), seed 004 "CCM does not, by default,
+   * remove nodes that are drained ... or have scheduling disabled"; the annotation itself exists since
+   * v1.9.3.164 (research/ccm-behaviour.md 3b).
+   */
+  keepUnschedulableNodes: {
+    sinceVersion: 'v1.9.3.164-g2105d2e-aliyun',
+    behaviour: 'keeps cordoned (unschedulable) nodes as backends unless remove-unscheduled-backend is "on"',
+    olderBehaviour: 'removes cordoned (unschedulable) nodes from the backends',
+    source: 'research/ccm-behaviour.md 2 step 4; seeds/004 "update policies for backend server groups"',
+  },
+  /**
    * Finalizer `service.k8s.alibaba/resources`: release notes v2.0.1 (research/ccm-behaviour.md 3c "v2.0.1
    * (2021-09-02, vgroup-port, weight, drain, finalizer)"; first open-source tag with it v2.1.0). Seed 004
    * "Do not manually delete or modify the service.k8s.alibaba/resources or service.k8s.alibaba/nlb Finalizer".
