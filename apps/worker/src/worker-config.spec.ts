@@ -71,4 +71,12 @@ describe(workerOptionsFromConfig.name, () => {
       schedule: false,
     });
   });
+
+  it('passes the audit settings of `--settings` to the scheduled scans, and none by default', () => {
+    const config = loadWorkerConfig({ ...required, SCAN_CONFIGS: 'env.yaml' });
+    const load = (path: string) => ({ name: `fleet-of-${path}` }) as ScanConfig;
+    expect(workerOptionsFromConfig(config, load)).not.toHaveProperty('settings');
+    const settings = { ccmScale: { maxLoadBalancerServices: 40 }, checks: { LB_ORPHANED: { severity: 'critical' as const } } };
+    expect(workerOptionsFromConfig(config, load, { settings }).settings).toEqual(settings);
+  });
 });
