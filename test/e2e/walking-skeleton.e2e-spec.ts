@@ -72,4 +72,21 @@ describe('walking skeleton: simulator -> official clients -> store -> REST', () 
     expect(scan.status).toBe(200);
     expect(scan.body).toMatchObject({ id: live.scan.id, status: 'succeeded', source: 'live' });
   });
+
+  it('a launcher given audit settings (serve --settings) runs POST /v1/scans with them', async () => {
+    const tuned = new LocalScanLauncher(store, [{ name: 'sample', source: { kind: 'offline', fleetDir: SAMPLE } }], undefined, {
+      checks: { SERVICE_NO_CONNECTION_DRAIN: { enabled: false } },
+      ccmScale: { maxLoadBalancerServices: 40 },
+    });
+    const { scanId } = await tuned.launch({});
+    await tuned.drain();
+    const stored = await store.scans.get(scanId);
+    expect(stored?.status).toBe('succeeded');
+    const byCheck = (stored?.summary?.byCheck ?? {}) as Record<string, number>;
+    expect(byCheck.SERVICE_NO_CONNECTION_DRAIN).toBeUndefined();
+    expect(byCheck.CCM_LARGE_SCALE_RISK).toBe(1);
+    // The default launcher above runs with the defaults: draining findings, no large-scale finding.
+    expect(live.scan.summary.byCheck.SERVICE_NO_CONNECTION_DRAIN).toBeGreaterThan(0);
+    expect(live.scan.summary.byCheck.CCM_LARGE_SCALE_RISK).toBeUndefined();
+  });
 });
