@@ -10,12 +10,15 @@
  * Each size runs in its own child process, so its peak RSS is its own. Prints one line per size and, as
  * the last line, one JSON object:
  * `{"backends": {"500k": n, "1m": n}, "seconds": {"500k": s, "1m": s}, "cpuSeconds": {...}, "scaling":
- * s1m/s500k, "peakRssMiB": max, "checks": n, "loadAvg1m": x}`.
+ * s1m/s500k, "peakRssMiB": max, "checks": n, "loadAvg1m": x, "digest": {"500k": sha256, "1m": sha256}}`.
+ * `digest` is the sha256 of the audit output (findings and every result) as JSON, taken after the timed span:
+ * a change that must not alter behaviour keeps it (test/golden/README.md).
  * `seconds` is wall time of `runAudit`; `cpuSeconds` is the process CPU time (user + system) over the same
  * span, which stays meaningful when other processes compete for the cores (`loadAvg1m` says how busy the
  * machine was). `--per-check` adds each check's CPU time (one extra audit per check, after the timed run).
  */
 import { fork } from 'node:child_process';
+import { createHash } from 'node:crypto';
 import { loadavg } from 'node:os';
 import { mapWireFleet } from '@app/domain';
 import { generateFleet, generateSpecSchema } from '@app/collectors';
@@ -32,6 +35,8 @@ interface SizeResult {
   checksWithoutResults: string[];
   peakRssMiB: number;
   perCheckMs?: Record<string, number>;
+  /** sha256 (hex) of the audit output as JSON: proves a refactoring left findings, skips and passes byte-identical. */
+  digest: string;
 }
 
 function measure(servicesPerCluster: number, perCheck: boolean): SizeResult {
@@ -82,6 +87,7 @@ function measure(servicesPerCluster: number, perCheck: boolean): SizeResult {
     checksWithResults: new Set(out.results.map((r) => r.checkId)).size,
     checksWithoutResults: CHECKS.map((c) => c.id).filter((id) => !out.results.some((r) => r.checkId === id)),
     peakRssMiB: process.resourceUsage().maxRSS / 1024,
+    digest: createHash('sha256').update(JSON.stringify(out)).digest('hex'),
   };
   if (perCheck) {
     res.perCheckMs = {};
@@ -146,6 +152,7 @@ async function main(): Promise<void> {
       peakRssMiB: Math.round(Math.max(half.peakRssMiB, full.peakRssMiB)),
       checks: CHECKS.length,
       loadAvg1m: Number(load.toFixed(2)),
+      digest: { '500k': half.digest, '1m': full.digest },
     }),
   );
 }
