@@ -1,7 +1,306 @@
-/** Public entry of libs/domain: pure types and models (no I/O, no framework). */
-export * from './snapshot.types';
-export * from './finding.types';
-export * from './wire/wire.schemas';
-export * from './wire/wire-fleet.types';
-export * from './wire/wire-mappers';
-export * from './ccm/index';
+/**
+ * Public entry of libs/domain: pure types and models (no I/O, no framework). Exports by name, grouped by
+ * file, so that what the library offers is read here; a new export is added to its file's list.
+ */
+export type {
+  AccountSnapshot,
+  BackendServer,
+  BackendServerType,
+  Clb,
+  ClbListener,
+  ClusterAddon,
+  ClusterSnapshot,
+  CoverageDataset,
+  CoverageEntry,
+  CoverageStatus,
+  EcsInstance,
+  FleetSnapshot,
+  K8sEndpoint,
+  K8sEndpointSlice,
+  K8sEvent,
+  K8sNode,
+  K8sPod,
+  K8sService,
+  K8sServicePort,
+  K8sTaint,
+  KubernetesSnapshot,
+  NetworkPlugin,
+  PortRange,
+  QuotaValue,
+  RamPolicy,
+  RamPolicyRef,
+  RamRole,
+  RamSnapshot,
+  RamStatement,
+  RegionSnapshot,
+  VServerGroup,
+  VSwitch,
+} from './snapshot.types';
+export {
+  SEVERITIES,
+  quotaUsageOf,
+  severityRank,
+  skippedResultsOf,
+} from './finding.types';
+export type {
+  CheckResult,
+  Figures,
+  Finding,
+  QuotaUsageSample,
+  ResourceKind,
+  ResourceRef,
+  ResultStatus,
+  Severity,
+  SkippedResult,
+} from './finding.types';
+export {
+  accountYamlSchema,
+  fleetYamlSchema,
+  k8sEndpointSliceSchema,
+  k8sEventSchema,
+  k8sNodeSchema,
+  k8sPodSchema,
+  k8sServiceSchema,
+  wireAddonsSchema,
+  wireBackendServerSchema,
+  wireClusterDetailSchema,
+  wireClusterResourcesSchema,
+  wireEcsInstanceSchema,
+  wireLoadBalancerAttributeSchema,
+  wireNodeSysctlsSchema,
+  wireQuotaSchema,
+  wireRamPolicyRefSchema,
+  wireRamPolicySchema,
+  wireRamRoleSchema,
+  wireRolePoliciesSchema,
+  wireTagsSchema,
+  wireVServerGroupAttributeSchema,
+  wireVSwitchSchema,
+} from './wire/wire.schemas';
+export type {
+  AccountYaml,
+  FleetYaml,
+  K8sEndpointSliceWire,
+  K8sEventWire,
+  K8sNodeWire,
+  K8sPodWire,
+  K8sServiceWire,
+  WireAddons,
+  WireClusterDetail,
+  WireClusterResources,
+  WireEcsInstance,
+  WireLoadBalancerAttribute,
+  WireNodeSysctls,
+  WireQuota,
+  WireRamPolicy,
+  WireRamPolicyRef,
+  WireRamRole,
+  WireVServerGroupAttribute,
+  WireVSwitch,
+} from './wire/wire.schemas';
+export type {
+  WireAccount,
+  WireCluster,
+  WireFleet,
+  WireKubernetes,
+  WireRam,
+  WireRegion,
+} from './wire/wire-fleet.types';
+export {
+  DEFAULT_NODE_PORT_RANGE,
+  coverageKey,
+  ecsIdFromProviderId,
+  mapKubernetes,
+  mapLoadBalancers,
+  mapWireFleet,
+  networkPluginOf,
+  nodePortRangeOf,
+  parsePolicyDocument,
+  parsePortRange,
+} from './wire/wire-mappers';
+export {
+  ANNOTATION_BACKEND_TYPE,
+  ANNOTATION_LEGACY_PREFIX,
+  ANNOTATION_PREFIX,
+  ANNOTATION_SERVICE_CLASS,
+  ANNOTATION_TUNNEL_TYPE,
+  CLUSTER_TYPE_DEDICATED,
+  DEFAULT_SERVER_WEIGHT,
+  FINALIZER_CLB,
+  FINALIZER_NLB,
+  HYBRID_PROVIDER_ID_PREFIX,
+  LABEL_NODE_ROLE_MASTER,
+  LABEL_NODE_TYPE,
+  LABEL_SERVICE_LOADBALANCER_ID,
+  LB_ANNOTATION,
+  MANAGED_CLUSTER_CCM_ROLE,
+  MASTER_POLICY_PREFIX,
+  MASTER_ROLE_PREFIX,
+  NLB_LOAD_BALANCER_CLASS,
+  NODE_EXCLUDE_LABEL_KEYS,
+  NODE_TYPE_VIRTUAL_KUBELET,
+  TAG_CCM_OWNER,
+  TAG_CLUSTER_ID,
+  TAG_REUSED_BY_USER,
+  TAINT_TO_BE_DELETED,
+  TERWAY_ENI_DEFAULT_SINCE,
+} from './ccm/ccm.constants';
+export {
+  ccmVersionAtLeast,
+  compareCcmVersions,
+  newerCcmVersion,
+  parseCcmVersion,
+} from './ccm/version.model';
+export type {
+  CcmVersion,
+} from './ccm/version.model';
+export {
+  getLbAnnotation,
+  lbAnnotationKey,
+  lbAnnotationSuffixOf,
+  legacyLbAnnotationKey,
+} from './ccm/annotations.model';
+export {
+  clusterDefaultsToEni,
+  defaultLoadBalancerName,
+  needClb,
+  needNlb,
+  reusedLoadBalancerId,
+  serviceTrafficPolicy,
+} from './ccm/service.model';
+export type {
+  TrafficPolicy,
+  TrafficPolicyDecision,
+} from './ccm/service.model';
+export {
+  CCM_NAME_PREFIX,
+  ccmNamedKey,
+  listenerDescription,
+  parseCcmNamedKey,
+  vServerGroupName,
+} from './ccm/naming.model';
+export type {
+  CcmNamedKey,
+} from './ccm/naming.model';
+export {
+  applyCcmWeights,
+  backendNodeExclusion,
+  candidateNodeExclusion,
+  ecsBackendNodeExclusion,
+  eligibleBackendNodes,
+  expectedVServerGroups,
+  nodeSelectionKey,
+  nodeSelectionOptionsOf,
+  parseBackendLabel,
+  readyEndpoints,
+  readyEndpointsByNode,
+} from './ccm/backends.model';
+export type {
+  BackendLabelSelector,
+  EligibleNodes,
+  ExpectedBackend,
+  ExpectedBackendsInput,
+  ExpectedVServerGroup,
+  NodeExclusionReason,
+  NodeSelectionOptions,
+  ReadyEndpoint,
+} from './ccm/backends.model';
+export {
+  BACKEND_TYPE_MIN_VERSION,
+  CLB_ANNOTATION_MIN_VERSIONS,
+  NLB_ANNOTATION_MIN_VERSIONS,
+  NLB_MIN_VERSION,
+} from './ccm/annotation-versions.constants';
+export type {
+  AnnotationMinimumVersion,
+} from './ccm/annotation-versions.constants';
+export {
+  annotationMinimumVersion,
+  unsupportedAnnotations,
+} from './ccm/annotation-versions.model';
+export type {
+  UnsupportedAnnotation,
+} from './ccm/annotation-versions.model';
+export {
+  CCM_RAM_REQUIREMENTS,
+  CCM_RAM_TARGET_VERSION,
+} from './ccm/ram-actions.constants';
+export type {
+  CcmRamRequirement,
+} from './ccm/ram-actions.constants';
+export {
+  ccmRamRequirements,
+} from './ccm/ram-actions.model';
+export {
+  masterRoleCandidates,
+} from './ccm/master-role.model';
+export type {
+  MasterRoleCandidates,
+} from './ccm/master-role.model';
+export {
+  evaluateRamAction,
+  missingRamActions,
+  ramActionMatches,
+} from './ccm/ram-policy.model';
+export type {
+  RamDecision,
+} from './ccm/ram-policy.model';
+export {
+  SLB_QUOTA_BACKEND_ATTACHED,
+  SLB_QUOTA_BACKEND_SERVERS,
+  SLB_QUOTA_INSTANCES,
+  SLB_QUOTA_LISTENERS,
+} from './ccm/slb-quota.constants';
+export type {
+  SlbQuotaDefinition,
+} from './ccm/slb-quota.constants';
+export {
+  effectiveQuota,
+} from './ccm/slb-quota.model';
+export {
+  CCM_FEATURES,
+} from './ccm/features.constants';
+export type {
+  CcmFeature,
+  CcmFeatureKey,
+} from './ccm/features.constants';
+export {
+  ccmManagesListeners,
+  expectedListeners,
+  listenerProtocolOf,
+  listenerTransport,
+  parseProtocolPort,
+  parseVGroupPort,
+} from './ccm/listeners.model';
+export type {
+  ExpectedListener,
+  ListenerProtocol,
+  ProtocolPortEntry,
+} from './ccm/listeners.model';
+export {
+  diffVServerGroupBackends,
+  isBackendOfOwner,
+} from './ccm/vgroup-diff.model';
+export type {
+  BackendUpdate,
+  VServerGroupBackendDiff,
+  VServerGroupOwner,
+} from './ccm/vgroup-diff.model';
+export {
+  CCM_ERROR_ROWS,
+  CCM_EVENT_ENSURED,
+  CCM_SERVICE_EVENT_REASONS,
+} from './ccm/error-events.constants';
+export type {
+  CcmErrorRow,
+} from './ccm/error-events.constants';
+export {
+  diagnoseServiceEvents,
+  isCcmErrorEvent,
+  loadBalancerIdOfEventMessage,
+  matchCcmErrorRow,
+} from './ccm/error-events.model';
+export type {
+  CcmErrorEvent,
+  ServiceEventDiagnosis,
+} from './ccm/error-events.model';

@@ -1,12 +1,12 @@
 import { describe, expect, it } from 'vitest';
 import type { K8sEvent } from '../snapshot.types';
-import { CCM_ERROR_ROWS } from './ccm-error-events.constants';
+import { CCM_ERROR_ROWS } from './error-events.constants';
 import {
   diagnoseServiceEvents,
   isCcmErrorEvent,
   loadBalancerIdOfEventMessage,
   matchCcmErrorRow,
-} from './ccm-error-events.util';
+} from './error-events.model';
 
 function event(over: Partial<K8sEvent>): K8sEvent {
   return {

@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import type { BackendServer } from '../snapshot.types';
-import type { ExpectedVServerGroup } from './ccm-backends.util';
-import { diffVServerGroupBackends, isBackendOfOwner } from './ccm-vgroup-diff.util';
+import type { ExpectedVServerGroup } from './backends.model';
+import { diffVServerGroupBackends, isBackendOfOwner } from './vgroup-diff.model';
 
 const NAME = 'k8s/30080/nginx/default/c1';
 const owner = { serviceName: 'nginx', namespace: 'default', clusterId: 'c1' };

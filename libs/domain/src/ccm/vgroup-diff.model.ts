@@ -1,6 +1,6 @@
 import type { BackendServer } from '../snapshot.types';
-import type { ExpectedBackend, ExpectedVServerGroup } from './ccm-backends.util';
-import { parseCcmNamedKey } from './ccm-naming.util';
+import type { ExpectedBackend, ExpectedVServerGroup } from './backends.model';
+import { parseCcmNamedKey } from './naming.model';
 
 /**
  * What CCM would change in one vServer group at its next reconcile: the same comparison as CCM's `diff`

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { SLB_QUOTA_BACKEND_ATTACHED, SLB_QUOTA_BACKEND_SERVERS } from './slb-quota.constants';
-import { effectiveQuota } from './slb-quota.util';
+import { effectiveQuota } from './slb-quota.model';
 
 describe('effectiveQuota', () => {
   it('uses the documented defaults (200 backends per CLB, 50 CLBs per server) when quotas were not read', () => {

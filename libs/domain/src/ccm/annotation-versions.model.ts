@@ -1,13 +1,13 @@
 import { ANNOTATION_BACKEND_TYPE } from './ccm.constants';
-import { lbAnnotationSuffixOf } from './ccm-annotations.util';
+import { lbAnnotationSuffixOf } from './annotations.model';
 import {
   BACKEND_TYPE_MIN_VERSION,
   CLB_ANNOTATION_MIN_VERSIONS,
   NLB_ANNOTATION_MIN_VERSIONS,
   NLB_MIN_VERSION,
   type AnnotationMinimumVersion,
-} from './ccm-annotation-versions.constants';
-import { compareCcmVersions, parseCcmVersion } from './ccm-version.util';
+} from './annotation-versions.constants';
+import { compareCcmVersions, parseCcmVersion } from './version.model';
 
 const CLB_BY_SUFFIX = new Map(CLB_ANNOTATION_MIN_VERSIONS.map((r) => [r.suffix, r]));
 const NLB_BY_SUFFIX = new Map(NLB_ANNOTATION_MIN_VERSIONS.map((r) => [r.suffix, r]));

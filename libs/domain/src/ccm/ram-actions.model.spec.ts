@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { ccmRamRequirements } from './ccm-ram-actions.util';
+import { ccmRamRequirements } from './ram-actions.model';
 
 const actions = (version: string, plugin: 'flannel' | 'terway') =>
   (ccmRamRequirements(version, plugin) ?? []).map((r) => r.action);

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { annotationMinimumVersion, unsupportedAnnotations } from './ccm-annotation-versions.util';
+import { annotationMinimumVersion, unsupportedAnnotations } from './annotation-versions.model';
 
 const P = 'service.beta.kubernetes.io/alibaba-cloud-loadbalancer-';
 

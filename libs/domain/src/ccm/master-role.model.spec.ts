@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import type { RamSnapshot } from '../snapshot.types';
-import { masterRoleCandidates } from './ccm-master-role.util';
+import { masterRoleCandidates } from './master-role.model';
 
 const ram: RamSnapshot = {
   roles: [

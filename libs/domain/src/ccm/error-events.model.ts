@@ -4,7 +4,7 @@ import {
   CCM_EVENT_ENSURED,
   CCM_SERVICE_EVENT_REASONS,
   type CcmErrorRow,
-} from './ccm-error-events.constants';
+} from './error-events.constants';
 
 /**
  * Reading CCM's Service events against the seed error table (`CCM_ERROR_ROWS`).

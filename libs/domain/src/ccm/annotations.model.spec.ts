@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { getLbAnnotation, lbAnnotationKey, lbAnnotationSuffixOf } from './ccm-annotations.util';
+import { getLbAnnotation, lbAnnotationKey, lbAnnotationSuffixOf } from './annotations.model';
 
 describe('getLbAnnotation (annotations_test.go TestGet)', () => {
   it('prefers the new prefix over the legacy alicloud- prefix', () => {

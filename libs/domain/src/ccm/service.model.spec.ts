@@ -7,7 +7,7 @@ import {
   needNlb,
   reusedLoadBalancerId,
   serviceTrafficPolicy,
-} from './ccm-service.util';
+} from './service.model';
 
 function svc(over: Partial<K8sService> = {}): K8sService {
   return {

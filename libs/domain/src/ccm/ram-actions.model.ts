@@ -1,6 +1,6 @@
 import type { NetworkPlugin } from '../snapshot.types';
-import { CCM_RAM_REQUIREMENTS, type CcmRamRequirement } from './ccm-ram-actions.constants';
-import { compareCcmVersions, parseCcmVersion } from './ccm-version.util';
+import { CCM_RAM_REQUIREMENTS, type CcmRamRequirement } from './ram-actions.constants';
+import { compareCcmVersions, parseCcmVersion } from './version.model';
 
 /**
  * The RAM actions a CCM version needs in a cluster with the given network plugin (rows of

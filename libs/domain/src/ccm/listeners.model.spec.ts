@@ -7,7 +7,7 @@ import {
   listenerTransport,
   parseProtocolPort,
   parseVGroupPort,
-} from './ccm-listeners.util';
+} from './listeners.model';
 
 const P = 'service.beta.kubernetes.io/alibaba-cloud-loadbalancer-';
 

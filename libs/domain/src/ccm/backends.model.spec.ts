@@ -9,7 +9,7 @@ import {
   readyEndpointsByNode,
   type ExpectedBackend,
   type NodeSelectionOptions,
-} from './ccm-backends.util';
+} from './backends.model';
 
 function node(name: string, over: Partial<K8sNode> = {}): K8sNode {
   return {

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { CCM_FEATURES } from './ccm-features.constants';
+import { CCM_FEATURES } from './features.constants';
 
 describe('CCM_FEATURES.podCountWeights', () => {
   // Seed 001 "How does CCM calculate node weights in Local mode?" (and seeds 000/003): between

@@ -1,8 +1,8 @@
 import type { K8sService, K8sServicePort } from '../snapshot.types';
 import { LB_ANNOTATION } from './ccm.constants';
-import { getLbAnnotation } from './ccm-annotations.util';
-import { listenerDescription } from './ccm-naming.util';
-import { reusedLoadBalancerId } from './ccm-service.util';
+import { getLbAnnotation } from './annotations.model';
+import { listenerDescription } from './naming.model';
+import { reusedLoadBalancerId } from './service.model';
 
 /**
  * The CLB listeners CCM builds for a Service, as `buildListenerFromServicePort` and `protocol`

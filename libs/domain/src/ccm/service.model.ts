@@ -7,7 +7,7 @@ import {
   NLB_LOAD_BALANCER_CLASS,
   TERWAY_ENI_DEFAULT_SINCE,
 } from './ccm.constants';
-import { getLbAnnotation } from './ccm-annotations.util';
+import { getLbAnnotation } from './annotations.model';
 
 /**
  * Which Services CCM takes, how it names their LB, and which backends mode applies.

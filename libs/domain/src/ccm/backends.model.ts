@@ -9,11 +9,11 @@ import {
   NODE_TYPE_VIRTUAL_KUBELET,
   TAINT_TO_BE_DELETED,
 } from './ccm.constants';
-import { getLbAnnotation } from './ccm-annotations.util';
-import { reusedLoadBalancerId, type TrafficPolicy } from './ccm-service.util';
-import { vServerGroupName } from './ccm-naming.util';
-import { ccmVersionAtLeast } from './ccm-version.util';
-import { CCM_FEATURES } from './ccm-features.constants';
+import { getLbAnnotation } from './annotations.model';
+import { reusedLoadBalancerId, type TrafficPolicy } from './service.model';
+import { vServerGroupName } from './naming.model';
+import { ccmVersionAtLeast } from './version.model';
+import { CCM_FEATURES } from './features.constants';
 
 /**
  * Which nodes and pods CCM attaches to a CLB Service's vServer groups.

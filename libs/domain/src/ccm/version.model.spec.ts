@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { ccmVersionAtLeast, compareCcmVersions, newerCcmVersion, parseCcmVersion } from './ccm-version.util';
+import { ccmVersionAtLeast, compareCcmVersions, newerCcmVersion, parseCcmVersion } from './version.model';
 
 describe('parseCcmVersion', () => {
   it.each([

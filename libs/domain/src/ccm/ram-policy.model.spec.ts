@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import type { RamStatement } from '../snapshot.types';
-import { evaluateRamAction, missingRamActions, ramActionMatches } from './ram-policy.util';
+import { evaluateRamAction, missingRamActions, ramActionMatches } from './ram-policy.model';
 
 const allow = (actions: string[], notActions: string[] = []): RamStatement => ({
   effect: 'Allow',

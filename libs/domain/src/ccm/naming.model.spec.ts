@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { parseCcmNamedKey, vServerGroupName } from './ccm-naming.util';
+import { parseCcmNamedKey, vServerGroupName } from './naming.model';
 
 describe('vServer group / listener names', () => {
   it('builds k8s/{port}/{svc}/{ns}/{clusterId}', () => {
