@@ -17,3 +17,6 @@ export interface MetricsOptions {
   /** Per-resource quota gauges only at or above this usage ratio (0..1); default 0.5 (libs/telemetry). */
   quotaMinRatio?: number;
 }
+
+/** Lease of running scans `{ leaseMs?, intervalMs? }` (libs/store scan-lease; defaults 30 s / 5 s). */
+export const SCAN_LEASE = Symbol('SCAN_LEASE');

@@ -1,7 +1,7 @@
 import { type DynamicModule, Module } from '@nestjs/common';
 import { APP_FILTER, APP_GUARD } from '@nestjs/core';
 import { FindingRepository, ScanRepository, ScanTargetRepository, Store } from '@app/store';
-import { API_TOKEN, METRICS_OPTIONS, SCAN_LAUNCHER, type MetricsOptions } from './api.constants';
+import { API_TOKEN, METRICS_OPTIONS, SCAN_LAUNCHER, SCAN_LEASE, type MetricsOptions } from './api.constants';
 import { ApiExceptionFilter } from './common/api-exception.filter';
 import { BearerAuthGuard } from './common/bearer-auth.guard';
 import { FindingsController } from './findings/findings.controller';
@@ -13,6 +13,7 @@ import { MetricsService } from './metrics/metrics.service';
 import type { ScanLauncher } from './scan-launcher.port';
 import { ScansController } from './scans/scans.controller';
 import { ScansService } from './scans/scans.service';
+import { ScanReaperService } from './scans/scan-reaper.service';
 
 /** What the API module is built from: adapters created by the caller (CLI, main.ts, tests). */
 export interface ApiModuleOptions {
@@ -24,6 +25,11 @@ export interface ApiModuleOptions {
   scanLauncher: ScanLauncher;
   /** Options of `GET /metrics` (default: per-resource quota gauges from 50 % usage). */
   metrics?: MetricsOptions;
+  /**
+   * Lease of running scans: a running scan without a heartbeat for `leaseMs` is marked failed
+   * (`interrupted: ...`) by this process's reaper, swept every `intervalMs` (defaults 30 s / 5 s).
+   */
+  scanLease?: { leaseMs?: number; intervalMs?: number };
 }
 
 /**
@@ -46,6 +52,8 @@ export class ApiModule {
         { provide: API_TOKEN, useValue: options.token },
         { provide: SCAN_LAUNCHER, useValue: options.scanLauncher },
         { provide: METRICS_OPTIONS, useValue: options.metrics ?? {} },
+        { provide: SCAN_LEASE, useValue: options.scanLease ?? {} },
+        ScanReaperService,
         { provide: APP_GUARD, useClass: BearerAuthGuard },
         { provide: APP_FILTER, useClass: ApiExceptionFilter },
         ScansService,

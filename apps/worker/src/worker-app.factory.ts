@@ -2,7 +2,7 @@ import type { INestApplicationContext } from '@nestjs/common';
 import { NestFactory } from '@nestjs/core';
 import type { RateLimiterOptions } from '@app/collectors';
 import { BullScanJobQueue, DistributedScanClient, RedisRateLimiterPool, ScanScopeLock } from '@app/queue';
-import { Store } from '@app/store';
+import { Store, startScanReaper } from '@app/store';
 import { rateLimiterFactory } from './scan/rate-limiter.factory';
 import { WorkerModule } from './worker.module';
 import { resolveWorkerOptions, type WorkerOptions } from './worker.options';
@@ -63,11 +63,14 @@ export async function startWorker(options: WorkerOptions): Promise<RunningWorker
     await closeAdapters();
     throw e;
   }
+  // Fails offline/live scans whose owner died (e.g. `serve` SIGKILLed mid-scan), also when no API runs.
+  const stopReaper = startScanReaper(store.scans, { ...(options.scanLease ?? {}), onError: () => undefined });
   let closing: Promise<void> | undefined;
   return {
     app,
     close: () => {
       closing ??= (async () => {
+        stopReaper();
         await app.close();
         await closeAdapters();
       })();

@@ -20,6 +20,11 @@ export interface WorkerOptions {
   prefix?: string;
   /** Apply pending migrations at start (default true). */
   migrate?: boolean;
+  /**
+   * Lease of running offline/live scans (libs/store scan-lease): this worker's reaper marks failed
+   * a running scan without a heartbeat for `leaseMs`, swept every `intervalMs` (defaults 30 s / 5 s).
+   */
+  scanLease?: { leaseMs?: number; intervalMs?: number };
   /** Jobs in flight per process, per queue (counts; defaults crawl 4, analyze 1, plan 2). */
   concurrency?: { crawl?: number; analyze?: number; plan?: number };
   /** Job lock duration, milliseconds (default 30000): a killed worker's jobs are retaken after it. */
@@ -78,9 +83,10 @@ export interface WorkerOptions {
 export interface ResolvedWorkerOptions extends Required<
   Omit<
     WorkerOptions,
-    'prefix' | 'settings' | 'rateLimiterFor' | 'name' | 'concurrency' | 'reconcile' | 'policies'
+    'prefix' | 'settings' | 'rateLimiterFor' | 'name' | 'concurrency' | 'reconcile' | 'policies' | 'scanLease'
   >
 > {
+  scanLease?: { leaseMs?: number; intervalMs?: number };
   prefix?: string;
   settings?: PartialAuditSettings;
   rateLimiterFor?: (budget: RateLimiterOptions) => ApiRateLimiter;

@@ -9,7 +9,7 @@ import { randomUUID } from 'node:crypto';
 import { QUOTA_USAGE_CHECK_IDS, runAudit, type PartialAuditSettings } from '@app/checks';
 import { loadFleetDirectory, scanLive, type ScanConfig } from '@app/collectors';
 import { quotaUsageOf, skippedResultsOf, type CheckResult, type CoverageEntry, type FleetSnapshot, type Finding, type Severity, type SkippedResult } from '@app/domain';
-import type { Store } from '@app/store';
+import { startScanHeartbeat, type Store } from '@app/store';
 
 /** Where a scan reads its fleet from. */
 export type ScanSource =
@@ -139,17 +139,24 @@ function readNothing(snapshot: FleetSnapshot): boolean {
 export async function runScan(request: ScanRequest, store?: Store): Promise<ScanOutcome> {
   const startedAt = new Date();
   const sourceKind = request.source.kind;
-  // Offline input is validated before a scan row exists: a malformed fleet writes nothing.
+  // Offline input is validated before a scan row exists: a malformed fleet writes nothing. When the
+  // caller already created the row (POST /v1/scans), loading happens inside the error handling
+  // below, so a fleet that became invalid fails that row instead of leaving it running.
   let snapshot: FleetSnapshot | undefined;
-  if (request.source.kind === 'offline') {
-    request.onProgress?.({ phase: 'collect', done: 0, total: 1, target: request.source.fleetDir });
-    snapshot = loadFleetDirectory(request.source.fleetDir);
-    request.onProgress?.({ phase: 'collect', done: 1, total: 1, target: request.source.fleetDir });
-  }
+  const loadOffline = (fleetDir: string) => {
+    request.onProgress?.({ phase: 'collect', done: 0, total: 1, target: fleetDir });
+    snapshot = loadFleetDirectory(fleetDir);
+    request.onProgress?.({ phase: 'collect', done: 1, total: 1, target: fleetDir });
+  };
+  if (request.source.kind === 'offline' && request.scanId === undefined) loadOffline(request.source.fleetDir);
   const fleetName = snapshot?.name ?? (request.source.kind === 'live' ? request.source.config.name : 'fleet');
   const scanId =
     request.scanId ?? (store ? (await store.scans.create({ source: sourceKind, fleetName, startedAt })).id : randomUUID());
+  // The lease: while this process runs the scan it renews the heartbeat; if it dies, a reaper in
+  // the API or worker fails the row (libs/store scan-lease).
+  const stopHeartbeat = store ? startScanHeartbeat(store.scans, scanId) : () => undefined;
   try {
+    if (!snapshot && request.source.kind === 'offline') loadOffline(request.source.fleetDir);
     if (!snapshot && request.source.kind === 'live') {
       const onProgress = request.onProgress;
       snapshot = await scanLive(request.source.config, {
@@ -203,8 +210,23 @@ export async function runScan(request: ScanRequest, store?: Store): Promise<Scan
       results,
     };
   } catch (e) {
-    if (store) await store.scans.fail(scanId, e instanceof Error ? e.message : String(e));
-    if (e instanceof ScanFailedError) throw e;
+    if (store) {
+      // Retried while the connection is lost; if it stays lost the lease expires and a reaper
+      // fails the row. The scan's own error is what the caller needs to see either way.
+      await store.scans.fail(scanId, oneLineReason(e)).catch(() => undefined);
+    }
     throw e;
+  } finally {
+    stopHeartbeat();
   }
+}
+
+/** The first line of an error's message (stored as the scan's failure reason). */
+function oneLineReason(e: unknown): string {
+  if (e instanceof Error) {
+    const file = (e as { file?: unknown }).file;
+    const first = e.message.split('\n')[0];
+    return e.name === 'FleetValidationError' && typeof file === 'string' && !first.includes(file) ? `${file}: ${first}` : first;
+  }
+  return String(e);
 }

@@ -88,7 +88,9 @@ export class DistributedScanClient {
       settings: scanRowSettings(request.settings, payload.now),
     });
     try {
-      await this.queue.enqueuePlan(payload);
+      // With Redis down BullMQ keeps retrying the connection and the add would wait silently;
+      // bound it so the scan fails with a reason instead of hanging `running`.
+      await withTimeout(this.queue.enqueuePlan(payload), ENQUEUE_TIMEOUT_MS, `Redis did not accept the job within ${ENQUEUE_TIMEOUT_MS / 1000} s (is it running?)`);
     } catch (e) {
       const reason = e instanceof Error ? e.message : String(e);
       await this.store.scans.fail(scanId, `could not enqueue the scan: ${reason}`).catch(() => undefined);
@@ -228,4 +230,17 @@ function delay(ms: number, signal?: AbortSignal): Promise<void> {
     }
     signal?.addEventListener('abort', done, { once: true });
   });
+}
+
+/** Longest wait for Redis to accept a scan's plan job, milliseconds. */
+export const ENQUEUE_TIMEOUT_MS = 10_000;
+
+/** `p`, or a rejection with `message` after `ms` milliseconds (the timer never keeps the process alive). */
+function withTimeout<T>(p: Promise<T>, ms: number, message: string): Promise<T> {
+  let timer: NodeJS.Timeout | undefined;
+  const timeout = new Promise<never>((_, reject) => {
+    timer = setTimeout(() => reject(new Error(message)), ms);
+    timer.unref();
+  });
+  return Promise.race([p, timeout]).finally(() => clearTimeout(timer));
 }

@@ -11,6 +11,7 @@ export {
 } from './scan-target.repository';
 export { FindingRepository, FINDING_ROWS_PER_INSERT } from './finding.repository';
 export { QuotaUsageRepository, QUOTA_ROWS_PER_INSERT } from './quota-usage.repository';
+export { isConnectionLoss, withStoreRetry, type StoreRetryOptions } from './store-retry.util';
 export { StoreError, redactConnectionString, type StoreErrorCode } from './store.exception';
 export { startEmbeddedPostgres, type EmbeddedPostgres, type EmbeddedPostgresOptions } from './embedded-postgres';
 export { findMigrationsDir, MIGRATIONS_TABLE } from './migrate.util';
@@ -18,3 +19,4 @@ export { DEFAULT_PAGE_LIMIT, MAX_PAGE_LIMIT, isUuid } from './page.util';
 export { MAX_BIND_PARAMETERS } from './sql.util';
 export { summarizeFindings } from './summary.util';
 export * from './store.types';
+export { SCAN_HEARTBEAT_MS, SCAN_LEASE_MS, startScanHeartbeat, startScanReaper, type ScanReaperOptions } from './scan-lease';

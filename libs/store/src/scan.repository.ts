@@ -6,6 +6,7 @@ import type { QuotaUsageRepository } from './quota-usage.repository';
 import { isUuid, resolvePage } from './page.util';
 import { toIso, toIsoOrNull, toNumber } from './sql.util';
 import { StoreError } from './store.exception';
+import { withStoreRetry } from './store-retry.util';
 import type {
   CompleteScanInput,
   CreateScanInput,
@@ -70,8 +71,8 @@ export class ScanRepository {
     const id = input.id ?? randomUUID();
     if (!isUuid(id)) throw new StoreError('INVALID_ARGUMENT', `scan id must be a uuid, got "${id}"`);
     const inserted = await this.pool.query<ScanRow>(
-      `INSERT INTO scans (id, status, source, fleet_name, started_at, settings)
-       VALUES ($1, 'running', $2, $3, $4, $5::jsonb)
+      `INSERT INTO scans (id, status, source, fleet_name, started_at, settings, heartbeat_at)
+       VALUES ($1, 'running', $2, $3, $4, $5::jsonb, CASE WHEN $2 = 'distributed' THEN NULL ELSE now() END)
        ON CONFLICT (id) DO NOTHING
        RETURNING ${ALL_COLUMNS}`,
       [id, input.source, input.fleetName ?? null, input.startedAt ?? new Date(), JSON.stringify(input.settings ?? {})],
@@ -89,10 +90,17 @@ export class ScanRepository {
    * @param input findings (any number; inserted in chunks), coverage, summary (default: counted
    *   from findings), finishedAt (default: now)
    * @returns the succeeded scan
-   * @throws StoreError NOT_FOUND (no such scan), CONFLICT (the scan failed)
+   * Retried with backoff while the connection is lost (a PostgreSQL restart): the transaction is
+   * all-or-nothing and completing a succeeded scan again replaces its result, so a retry is safe.
+   * @throws StoreError NOT_FOUND (no such scan), CONFLICT (the scan failed), UNAVAILABLE (the
+   *   connection stayed lost through every retry)
    */
   async complete(id: string, input: CompleteScanInput): Promise<StoredScan> {
     const summary = input.summary ?? summarizeFindings(input.findings);
+    return withStoreRetry(`cannot store scan ${id}`, () => this.completeOnce(id, input, summary));
+  }
+
+  private async completeOnce(id: string, input: CompleteScanInput, summary: ScanSummary): Promise<StoredScan> {
     return this.transaction(async (client) => {
       const scan = await this.lockScan(client, id);
       if (scan.status === 'failed') throw new StoreError('CONFLICT', `scan ${id} already failed; it cannot be completed`);
@@ -115,9 +123,14 @@ export class ScanRepository {
    * Mark a scan failed with a reason. Failing a failed scan again replaces the reason and keeps
    * the first finish time.
    * @param error one line saying why; must not contain credentials; cut to 4000 characters
-   * @throws StoreError NOT_FOUND (no such scan), CONFLICT (the scan already succeeded)
+   * Retried with backoff while the connection is lost (idempotent).
+   * @throws StoreError NOT_FOUND (no such scan), CONFLICT (the scan already succeeded), UNAVAILABLE
    */
   async fail(id: string, error: string): Promise<StoredScan> {
+    return withStoreRetry(`cannot mark scan ${id} failed`, () => this.failOnce(id, error));
+  }
+
+  private async failOnce(id: string, error: string): Promise<StoredScan> {
     return this.transaction(async (client) => {
       const scan = await this.lockScan(client, id);
       if (scan.status === 'succeeded') throw new StoreError('CONFLICT', `scan ${id} already succeeded; it cannot fail`);
@@ -129,6 +142,36 @@ export class ScanRepository {
       );
       return toStoredScan(updated.rows[0]);
     });
+  }
+
+  /**
+   * Renew the lease of a running scan (the process running it is alive). Does nothing once the
+   * scan ended.
+   * @throws the driver's error when PostgreSQL cannot be reached (callers log and go on)
+   */
+  async heartbeat(id: string): Promise<void> {
+    if (!isUuid(id)) return;
+    await this.pool.query(`UPDATE scans SET heartbeat_at = now() WHERE id = $1 AND status = 'running'`, [id]);
+  }
+
+  /**
+   * Mark failed every leased running scan whose heartbeat is older than `leaseMs`: its owner died
+   * (SIGKILL, crash, lost its database for longer than the lease). The reason starts with
+   * `interrupted:` so operators and alerts see why. Scans without a lease (distributed) are left
+   * to their own reaper.
+   * @param leaseMs lease length, milliseconds (> the heartbeat interval; see SCAN_LEASE_MS)
+   * @returns ids of the scans marked failed now
+   */
+  async reapExpired(leaseMs: number): Promise<string[]> {
+    const rows = await this.pool.query<{ id: string }>(
+      `UPDATE scans
+          SET status = 'failed', finished_at = now(),
+              error = 'interrupted: the process running this scan stopped (no heartbeat for ' || $1::int / 1000 || ' s)'
+        WHERE status = 'running' AND heartbeat_at IS NOT NULL AND heartbeat_at < now() - make_interval(secs => $1::int / 1000.0)
+    RETURNING id`,
+      [Math.round(leaseMs)],
+    );
+    return rows.rows.map((r) => r.id);
   }
 
   /** One scan with coverage and settings, or null when no scan has this id (any string). */
@@ -201,6 +244,12 @@ export class ScanRepository {
   private async transaction<T>(fn: (client: PoolClient) => Promise<T>): Promise<T> {
     const client = await this.pool.connect();
     let broken: Error | undefined;
+    // A checked-out client emits 'error' when its connection dies (PostgreSQL restarts); without a
+    // listener that event would crash the process. The query in flight rejects on its own.
+    const onError = (e: Error) => {
+      broken = e;
+    };
+    client.on('error', onError);
     try {
       await client.query('BEGIN');
       const result = await fn(client);
@@ -213,6 +262,7 @@ export class ScanRepository {
       throw e;
     } finally {
       // A connection that cannot even roll back is discarded, not returned to the pool.
+      client.removeListener('error', onError);
       client.release(broken);
     }
   }

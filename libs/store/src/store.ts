@@ -86,12 +86,16 @@ export class Store {
   async migrate(): Promise<string[]> {
     const dir = this.migrationsDir ?? findMigrationsDir();
     const client = await this.pool.connect();
+    // Without a listener, a connection dying while checked out would crash the process.
+    const onError = () => undefined;
+    client.on('error', onError);
     try {
       return await runMigrations(client, dir);
     } catch (e) {
       const reason = e instanceof Error ? e.message : String(e);
       throw new StoreError('UNAVAILABLE', `database migration failed: ${reason}`, { cause: e });
     } finally {
+      client.removeListener('error', onError);
       client.release();
     }
   }

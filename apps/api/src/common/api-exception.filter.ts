@@ -1,5 +1,5 @@
 import { type ArgumentsHost, Catch, type ExceptionFilter, HttpException, Logger } from '@nestjs/common';
-import { StoreError, type StoreErrorCode } from '@app/store';
+import { isConnectionLoss, StoreError, type StoreErrorCode } from '@app/store';
 import { ApiError, type ApiErrorCode } from './api.exception';
 import type { ErrorResponseDto } from './error-response.dto';
 
@@ -10,6 +10,9 @@ interface HttpResponseLike {
   setHeader(name: string, value: string): unknown;
   json(body: unknown): unknown;
 }
+
+/** `Retry-After` (seconds) of 503 and 429 answers: about how long a PostgreSQL restart takes. */
+export const RETRY_AFTER_SECONDS = 5;
 
 /** HTTP status of an API-layer error code (exhaustive: a new code must be mapped here). */
 export function statusOfApiError(code: ApiErrorCode): number {
@@ -53,6 +56,7 @@ export class ApiExceptionFilter implements ExceptionFilter {
     const body = this.toBody(exception);
     if (res.headersSent) return;
     if (body.statusCode === 401) res.setHeader('WWW-Authenticate', 'Bearer realm="fleet-audit"');
+    if (body.statusCode === 503 || body.statusCode === 429) res.setHeader('Retry-After', String(RETRY_AFTER_SECONDS));
     res.status(body.statusCode).json(body);
   }
 
@@ -68,6 +72,11 @@ export class ApiExceptionFilter implements ExceptionFilter {
     if (e instanceof StoreError) {
       if (e.code === 'UNAVAILABLE') this.logger.error(e.message);
       return { statusCode: statusOfStoreError(e.code), error: e.code, message: e.message };
+    }
+    // The database connection was lost (PostgreSQL restarting): a transient outage, not a bug.
+    if (isConnectionLoss(e)) {
+      this.logger.warn(`database unavailable: ${e instanceof Error ? e.message.split('\n')[0] : String(e)}`);
+      return { statusCode: 503, error: 'UNAVAILABLE', message: 'The database is unavailable; retry later' };
     }
     if (e instanceof HttpException) {
       // Nest's own: unknown route 404; body-parser and Express errors mapped by the adapter
