@@ -227,3 +227,12 @@ export function humanDuration(seconds: number): string {
   if (s < 48 * 3600) return `${Math.floor(s / 3600)} h`;
   return `${Math.floor(s / 86400)} d`;
 }
+
+/**
+ * The `skipped` reason for a Service whose sync CCM fails before it changes any vServer group: CCM's own
+ * message, and no predicted change (issue 15: sync-failure semantics; CCM pkg/controller/service/clbv1/
+ * vgroups.go buildVGroupForServicePort, reconcile/backend/backend.go).
+ */
+export function ccmSyncFails(serviceId: string, message: string): string {
+  return `CCM fails the sync of ${serviceId} before touching its vServer groups ("${message}"): nothing is predicted`;
+}

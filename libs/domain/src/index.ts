@@ -185,7 +185,12 @@ export type {
 export {
   applyCcmWeights,
   backendNodeExclusion,
+  backendSyncError,
   candidateNodeExclusion,
+  ccmHasFeature,
+  ccmWeightSettings,
+  nodeReadyForCcm,
+  parseCcmWeight,
   ecsBackendNodeExclusion,
   eligibleBackendNodes,
   expectedVServerGroups,
@@ -197,6 +202,7 @@ export {
 } from './ccm/backends.model';
 export type {
   BackendLabelSelector,
+  CcmWeightSettings,
   EligibleNodes,
   ExpectedBackend,
   ExpectedBackendsInput,

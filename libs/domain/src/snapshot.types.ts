@@ -308,8 +308,17 @@ export interface K8sNode {
   /** ECS instance id: text after the first `.` of providerID (CCM's rule); undefined if unparsable. */
   ecsInstanceId?: string;
   unschedulable: boolean;
-  /** NodeReady condition is True; undefined when the node has no conditions. */
+  /**
+   * NodeReady condition is True (`true`) or not (`false`); undefined when the node has no condition of type
+   * `Ready` (no conditions at all, or see `readyConditionMissing`).
+   */
   ready?: boolean;
+  /**
+   * The node has conditions but none of type `Ready`. CCM keeps such a node as a backend (it drops only nodes
+   * with no conditions or a Ready condition that is not True: `needExcludeFromLB`,
+   * pkg/controller/service/reconcile/backend/backend.go).
+   */
+  readyConditionMissing?: true;
   taints: K8sTaint[];
   internalIp?: string;
 }
@@ -362,7 +371,13 @@ export interface K8sPod {
 /** One endpoint of an EndpointSlice. */
 export interface K8sEndpoint {
   addresses: string[];
+  /** `conditions.ready` is not false (the API reads an unset condition as ready). */
   ready: boolean;
+  /**
+   * `conditions.ready` is unset. CCM adds an address only when the condition is set and true
+   * (`setBackendsFromEndpointSlices`, pkg/controller/service/clbv1/vgroups.go).
+   */
+  readyUnset?: true;
   terminating: boolean;
   nodeName?: string;
   targetRefName?: string;

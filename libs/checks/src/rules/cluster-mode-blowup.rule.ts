@@ -3,6 +3,7 @@ import {
   SLB_QUOTA_BACKEND_ATTACHED,
   SLB_QUOTA_BACKEND_SERVERS,
   backendNodeExclusion,
+  backendSyncError,
   effectiveQuota,
   needClb,
   nodeSelectionOptionsOf,
@@ -14,7 +15,7 @@ import {
 } from '@app/domain';
 import type { CheckDefinition } from '../check.types';
 import { DOC_URL, SEED } from '../doc-links.constants';
-import { clusterRef, count, kubernetesNotRead, pct, resultsFor, serviceRef } from '../result.util';
+import { ccmSyncFails, clusterRef, count, kubernetesNotRead, pct, resultsFor, serviceRef } from '../result.util';
 
 const SEVERITY: Severity = 'warning';
 const ID = 'CLUSTER_MODE_BLOWUP';
@@ -105,9 +106,7 @@ export const clusterModeBlowupRule: CheckDefinition = {
         }
         const sel = nodeSelectionOptionsOf(service, cluster.ccmVersion);
         if ('error' in sel) {
-          out.push(
-            r.skipped(ref, `backend-label does not parse (${sel.error}); CCM cannot sync this Service`),
-          );
+          out.push(r.skipped(ref, ccmSyncFails(ref.id, sel.error)));
           continue;
         }
         const ports = service.ports.filter((p) => p.nodePort !== undefined).length;
@@ -121,16 +120,28 @@ export const clusterModeBlowupRule: CheckDefinition = {
           continue;
         }
         const eligible = ctx.index.eligibleNodes(ce, sel.options);
+        const slices = ctx.index.endpointSlicesOf(ce, service.namespace, service.name);
+        // CCM fails the sync before attaching anything (invalid weight annotations, a node whose providerID does
+        // not parse, an endpoint without nodeName): no blowup is predicted (CCM vgroups.go buildVGroupForServicePort).
+        const syncError = backendSyncError({
+          service,
+          policy: 'cluster',
+          eligible,
+          endpointSlices: slices,
+          ...(cluster.ccmVersion !== undefined ? { ccmVersion: cluster.ccmVersion } : {}),
+        });
+        if (syncError) {
+          out.push(r.skipped(ref, ccmSyncFails(ref.id, syncError)));
+          continue;
+        }
         const eligibleNodes = eligible.nodes.length;
         let localNodes = 0;
-        for (const nodeName of readyEndpointsByNode(
-          ctx.index.endpointSlicesOf(ce, service.namespace, service.name),
-        ).keys()) {
+        for (const nodeName of readyEndpointsByNode(slices).keys()) {
           const node = eligible.candidatesByName.get(nodeName);
           if (
             node &&
             node.labels['type'] !== 'virtual-kubelet' &&
-            !backendNodeExclusion(node) &&
+            !backendNodeExclusion(node, sel.options) &&
             node.ecsInstanceId
           )
             localNodes++;

@@ -5,6 +5,7 @@ import {
   TAG_CCM_OWNER,
   TAG_CLUSTER_ID,
   ccmManagesListeners,
+  ccmHasFeature,
   ccmVersionAtLeast,
   diagnoseServiceEvents,
   diffVServerGroupBackends,
@@ -25,7 +26,15 @@ import {
 } from '@app/domain';
 import type { CheckDefinition } from '../check.types';
 import { DOC_URL, SEED } from '../doc-links.constants';
-import { count, listSome, notReadReason, resultsFor, serviceRef, skipUnreadClusters } from '../result.util';
+import {
+  ccmSyncFails,
+  count,
+  listSome,
+  notReadReason,
+  resultsFor,
+  serviceRef,
+  skipUnreadClusters,
+} from '../result.util';
 
 const SEVERITY: Severity = 'warning';
 const ID = 'LB_CONFIG_DRIFT';
@@ -139,7 +148,7 @@ export const lbConfigDriftRule: CheckDefinition = {
       }
       const sel = nodeSelectionOptionsOf(service, cluster.ccmVersion);
       if ('error' in sel) {
-        out.push(r.skipped(ref, `backend-label does not parse (${sel.error}); CCM cannot sync this Service`));
+        out.push(r.skipped(ref, ccmSyncFails(ref.id, sel.error)));
         continue;
       }
       const policy = serviceTrafficPolicy(service, cluster).policy;
@@ -150,16 +159,17 @@ export const lbConfigDriftRule: CheckDefinition = {
         policy,
         eligible,
         endpointSlices: ctx.index.endpointSlicesOf(se.cluster, service.namespace, service.name),
+        ...(cluster.ccmVersion !== undefined ? { ccmVersion: cluster.ccmVersion } : {}),
       });
       if ('error' in model) {
-        out.push(r.skipped(ref, `CCM cannot build the backends: ${model.error}`));
+        out.push(r.skipped(ref, ccmSyncFails(ref.id, model.error)));
         continue;
       }
       const vgp = reused
         ? parseVGroupPort(getLbAnnotation(service.annotations, LB_ANNOTATION.vgroupPort))
         : undefined;
       if (vgp && 'error' in vgp) {
-        out.push(r.skipped(ref, `vgroup-port does not parse (${vgp.error}); CCM cannot sync this Service`));
+        out.push(r.skipped(ref, ccmSyncFails(ref.id, `vgroupid parse error: ${vgp.error}`)));
         continue;
       }
       const owner: VServerGroupOwner = {
@@ -171,9 +181,11 @@ export const lbConfigDriftRule: CheckDefinition = {
       // 000/001): the model's pod-count weights would be false drift there, so weights are not compared.
       const oldWeights =
         ccmVersionAtLeast(cluster.ccmVersion, CCM_FEATURES.podCountWeights.sinceVersion) === false;
+      // `ignore-weight-update` is read from CCM v2.11.1 on (CCM_FEATURES.ignoreWeightUpdate), case-insensitively.
       const ignoreWeightUpdate =
         oldWeights ||
-        (getLbAnnotation(service.annotations, LB_ANNOTATION.ignoreWeightUpdate) ?? '').toLowerCase() === 'on';
+        ((getLbAnnotation(service.annotations, LB_ANNOTATION.ignoreWeightUpdate) ?? '').toLowerCase() === 'on' &&
+          ccmHasFeature(cluster.ccmVersion, 'ignoreWeightUpdate'));
       const byName = ctx.index.vServerGroupsByName(clb);
       const drift: string[] = [];
       let add = 0;

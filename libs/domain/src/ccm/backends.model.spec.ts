@@ -361,3 +361,40 @@ describe('expectedVServerGroups', () => {
     );
   });
 });
+
+describe('issue 15: three discrepancies with CCM (model changed)', () => {
+  const pm = (annotations: Record<string, string>, ccmVersion?: string) =>
+    expectedVServerGroups({
+      service: svc({ annotations }),
+      clusterId: 'c1',
+      policy: 'cluster',
+      eligible: eligibleBackendNodes([node('a')], noOptions),
+      endpointSlices: [],
+      ...(ccmVersion ? { ccmVersion } : {}),
+    });
+  const DW = 'service.beta.kubernetes.io/alibaba-cloud-loadbalancer-default-weight';
+
+  // CCM vgroups_test.go TestBuildVGroupForServicePort_InvalidDefaultWeight_{NotInteger,TooLarge,Negative} (v2.14.0).
+  it.each(['abc', '150', '-1', ' 50'])('an invalid default-weight %j fails the sync (no weight change)', (v) => {
+    expect(pm({ [DW]: v })).toEqual({ error: `default weight must be integer in range [0,100] , got [${v}]` });
+  });
+
+  // research/ccm-behaviour.md 3a: default-weight first appears in tag v2.14.0.
+  it('applies default-weight only from CCM v2.14.0', () => {
+    const weightOf = (r: ReturnType<typeof pm>) => ('groups' in r ? r.groups[0]!.backends[0]!.weight : r.error);
+    expect(weightOf(pm({ [DW]: '30' }, 'v2.14.0'))).toBe(30);
+    expect(weightOf(pm({ [DW]: '30' }, 'v2.13.0'))).toBe(100);
+    expect(weightOf(pm({ [DW]: 'abc' }, 'v2.13.0'))).toBe(100);
+  });
+
+  // CCM reconcile/backend/backend.go needExcludeFromLB: only no conditions or Ready != True drop a node.
+  it('keeps a node whose conditions include none of type Ready; drops one with no conditions', () => {
+    const kept = node('k', { readyConditionMissing: true });
+    delete (kept as { ready?: boolean }).ready;
+    const none = node('n');
+    delete (none as { ready?: boolean }).ready;
+    const e = eligibleBackendNodes([kept, none], noOptions);
+    expect(e.nodes.map((n) => n.name)).toEqual(['k']);
+    expect(e.excluded['not-ready']).toBe(1);
+  });
+});

@@ -13,7 +13,7 @@ import { getLbAnnotation } from './annotations.model';
 import { reusedLoadBalancerId, type TrafficPolicy } from './service.model';
 import { vServerGroupName } from './naming.model';
 import { ccmVersionAtLeast } from './version.model';
-import { CCM_FEATURES } from './features.constants';
+import { CCM_FEATURES, type CcmFeatureKey } from './features.constants';
 
 /**
  * Which nodes and pods CCM attaches to a CLB Service's vServer groups.
@@ -53,6 +53,17 @@ export interface NodeSelectionOptions {
   backendLabel: BackendLabelSelector;
   /** `remove-unscheduled-backend` is exactly `"on"`: cordoned nodes are dropped. */
   removeUnscheduled: boolean;
+  /**
+   * The cluster's CCM version, when known: node rules that arrived in a later CCM (`CCM_FEATURES`
+   * `dropToBeDeletedNodes`, `excludeFromExternalLbLabel`, `excludeHybridNodes`) apply only from their
+   * version. Absent or unparsable = the current CCM.
+   */
+  ccmVersion?: string;
+}
+
+/** Whether the CCM version has a behaviour of `CCM_FEATURES`; an unknown version counts as the current CCM. */
+export function ccmHasFeature(ccmVersion: string | undefined, feature: CcmFeatureKey): boolean {
+  return ccmVersionAtLeast(ccmVersion, CCM_FEATURES[feature].sinceVersion) !== false;
 }
 
 /**
@@ -73,13 +84,14 @@ export function nodeSelectionOptionsOf(
     options: {
       backendLabel: parsed.selector,
       removeUnscheduled: removeOn || oldDefault,
+      ...(ccmVersion !== undefined ? { ccmVersion } : {}),
     },
   };
 }
 
 /** A stable cache key of node selection options (same key => same eligible node set in one cluster). */
 export function nodeSelectionKey(options: NodeSelectionOptions): string {
-  return `${options.removeUnscheduled ? 'u' : '-'}|${options.backendLabel.map(([k, v]) => `${k}=${v}`).join(',')}`;
+  return `${options.removeUnscheduled ? 'u' : '-'}|${options.ccmVersion ?? ''}|${options.backendLabel.map(([k, v]) => `${k}=${v}`).join(',')}`;
 }
 
 /** Why a node is not an ECS backend of a Service. */
@@ -93,6 +105,18 @@ export type NodeExclusionReason =
   | 'hybrid'
   | 'virtual-kubelet'
   | 'no-ecs-id';
+
+/**
+ * Whether a node is schedulable-ready in CCM's sense (`needExcludeFromLB`, reconcile/backend/backend.go): a
+ * node with no conditions at all is dropped ("If we have no info, don't accept"); otherwise only a condition
+ * of type `Ready` whose status is not `True` drops it, so a node whose conditions include none of type
+ * `Ready` is kept.
+ */
+export function nodeReadyForCcm(node: Pick<K8sNode, 'ready' | 'readyConditionMissing'>): boolean {
+  if (node.ready === true) return true;
+  if (node.ready === false) return false;
+  return node.readyConditionMissing === true;
+}
 
 function isVirtualKubelet(node: K8sNode): boolean {
   return node.labels[LABEL_NODE_TYPE] === NODE_TYPE_VIRTUAL_KUBELET;
@@ -114,10 +138,14 @@ export function candidateNodeExclusion(
     if (node.labels[k] !== v) return 'backend-label';
   }
   if (Object.prototype.hasOwnProperty.call(node.labels, LABEL_NODE_ROLE_MASTER)) return 'master';
-  if (node.taints.some((t) => t.key === TAINT_TO_BE_DELETED)) return 'to-be-deleted';
+  if (
+    node.taints.some((t) => t.key === TAINT_TO_BE_DELETED) &&
+    ccmHasFeature(options.ccmVersion, 'dropToBeDeletedNodes')
+  )
+    return 'to-be-deleted';
   if (node.unschedulable && options.removeUnscheduled) return 'unschedulable';
   if (isVirtualKubelet(node)) return undefined;
-  if (node.ready !== true) return 'not-ready';
+  if (!nodeReadyForCcm(node)) return 'not-ready';
   return undefined;
 }
 
@@ -127,13 +155,25 @@ export function candidateNodeExclusion(
  *
  * @returns `undefined` when the node may be a backend
  */
-export function backendNodeExclusion(node: K8sNode): 'exclude-label' | 'hybrid' | undefined {
+export function backendNodeExclusion(
+  node: K8sNode,
+  options: Pick<NodeSelectionOptions, 'ccmVersion'> = {},
+): 'exclude-label' | 'hybrid' | undefined {
   for (const key of NODE_EXCLUDE_LABEL_KEYS) {
-    if (Object.prototype.hasOwnProperty.call(node.labels, key)) return 'exclude-label';
+    if (!Object.prototype.hasOwnProperty.call(node.labels, key)) continue;
+    if (key === LABEL_EXCLUDE_FROM_EXTERNAL_LB && !ccmHasFeature(options.ccmVersion, 'excludeFromExternalLbLabel'))
+      continue;
+    return 'exclude-label';
   }
-  if (node.providerId?.startsWith(HYBRID_PROVIDER_ID_PREFIX)) return 'hybrid';
+  if (
+    node.providerId?.startsWith(HYBRID_PROVIDER_ID_PREFIX) &&
+    ccmHasFeature(options.ccmVersion, 'excludeHybridNodes')
+  )
+    return 'hybrid';
   return undefined;
 }
+
+const LABEL_EXCLUDE_FROM_EXTERNAL_LB = 'node.kubernetes.io/exclude-from-external-load-balancers';
 
 /**
  * Whether a node is attached as an ECS backend in Cluster mode: a candidate, not virtual-kubelet (its
@@ -148,7 +188,7 @@ export function ecsBackendNodeExclusion(
   const candidate = candidateNodeExclusion(node, options);
   if (candidate) return candidate;
   if (isVirtualKubelet(node)) return 'virtual-kubelet';
-  const excluded = backendNodeExclusion(node);
+  const excluded = backendNodeExclusion(node, options);
   if (excluded) return excluded;
   if (!node.ecsInstanceId) return 'no-ecs-id';
   return undefined;
@@ -162,6 +202,12 @@ export interface EligibleNodes {
   candidatesByName: Map<string, K8sNode>;
   /** Excluded node counts by reason. */
   excluded: Partial<Record<NodeExclusionReason, number>>;
+  /**
+   * Candidate, not excluded nodes whose providerID names no ECS instance (`no-ecs-id`): CCM's Cluster mode
+   * cannot parse them and fails the sync of every Cluster-mode Service of the cluster
+   * (`buildClusterBackends`, "normal parse providerid: ... expected: ${regionid}.${nodeid}").
+   */
+  unparsableProviderIds: K8sNode[];
 }
 
 /**
@@ -171,13 +217,14 @@ export function eligibleBackendNodes(
   nodes: readonly K8sNode[],
   options: NodeSelectionOptions,
 ): EligibleNodes {
-  const out: EligibleNodes = { nodes: [], candidatesByName: new Map(), excluded: {} };
+  const out: EligibleNodes = { nodes: [], candidatesByName: new Map(), excluded: {}, unparsableProviderIds: [] };
   for (const node of nodes) {
     const candidate = candidateNodeExclusion(node, options);
     if (candidate === undefined) out.candidatesByName.set(node.name, node);
     const reason = candidate ?? ecsBackendNodeExclusion(node, options);
     if (reason === undefined) out.nodes.push(node);
     else out.excluded[reason] = (out.excluded[reason] ?? 0) + 1;
+    if (reason === 'no-ecs-id') out.unparsableProviderIds.push(node);
   }
   return out;
 }
@@ -217,7 +264,9 @@ export function readyEndpoints(
       }
     }
     for (const ep of slice.endpoints) {
-      if (ep.terminating || !ep.ready) continue;
+      // CCM adds an address only when `conditions.ready` is set and true (`Ready != nil && *Ready`); an
+      // unset condition counts as not ready there (unless CCM's readiness gate applies, not modelled).
+      if (ep.terminating || !ep.ready || ep.readyUnset) continue;
       for (const address of ep.addresses) {
         if (seen.has(address)) continue;
         seen.add(address);
@@ -263,22 +312,72 @@ export interface ExpectedBackendsInput {
   eligible: EligibleNodes;
   /** The Service's EndpointSlices. */
   endpointSlices: readonly K8sEndpointSlice[];
-}
-
-function parseWeight(text: string | undefined): number | undefined {
-  if (text === undefined || !/^\d+$/.test(text.trim())) return undefined;
-  const n = Number(text.trim());
-  return n >= 0 && n <= 100 ? n : undefined;
+  /** The cluster's CCM version (version-dependent behaviours, `CCM_FEATURES`); unknown = the current CCM. */
+  ccmVersion?: string;
 }
 
 /**
- * The `weight` annotation when CCM applies it: only on a reused LB with `vgroup-port` set (research
- * ccm-behaviour.md 2.4); 0-100, else `undefined`.
+ * Parses a weight annotation like CCM (`strconv.Atoi`, then 0..100): an optional sign and decimal digits, no
+ * spaces. Returns `undefined` for anything else.
  */
-function vgroupWeightOf(svc: K8sService): number | undefined {
-  if (!reusedLoadBalancerId(svc)) return undefined;
-  if (!getLbAnnotation(svc.annotations, LB_ANNOTATION.vgroupPort)) return undefined;
-  return parseWeight(getLbAnnotation(svc.annotations, LB_ANNOTATION.weight));
+export function parseCcmWeight(text: string): number | undefined {
+  if (!/^[+-]?\d+$/.test(text)) return undefined;
+  const n = Number(text);
+  return n >= 0 && n <= 100 ? n : undefined;
+}
+
+/** The weight settings CCM reads from a Service, or the sync error an invalid one causes. */
+export interface CcmWeightSettings {
+  /** `weight` (reused CLB with `vgroup-port` only), spread over the backends. */
+  weight?: number;
+  /** `default-weight` (CCM v2.14.0+), else 100. */
+  defaultWeight: number;
+}
+
+/**
+ * Reads `weight` and `default-weight` as CCM's `buildVGroupForServicePort` (pkg/controller/service/clbv1/
+ * vgroups.go) does:
+ * - `weight` only when the CLB is reused and `vgroup-port` is set (`CCM_FEATURES.vgroupPortWeight`); a
+ *   non-empty value that is not an integer in 0..100 fails the sync: "weight must be integer in range
+ *   [0,100] , got [<value>]";
+ * - `default-weight` only from CCM v2.14.0 (`CCM_FEATURES.defaultWeight`; older CCMs ignore it); a non-empty
+ *   invalid value fails the sync: "default weight must be integer in range [0,100] , got [<value>]"
+ *   (vgroups_test.go TestBuildVGroupForServicePort_InvalidDefaultWeight_*: "abc", "150", "-1").
+ *
+ * @param ccmVersion the cluster's CCM version; unknown = the current CCM
+ * @returns the settings, or `{ error }` with CCM's message when the sync fails
+ */
+export function ccmWeightSettings(
+  svc: Pick<K8sService, 'annotations'>,
+  ccmVersion?: string,
+): CcmWeightSettings | { error: string } {
+  const out: CcmWeightSettings = { defaultWeight: DEFAULT_SERVER_WEIGHT };
+  if (reusedLoadBalancerId(svc as K8sService) && getLbAnnotation(svc.annotations, LB_ANNOTATION.vgroupPort)) {
+    const text = getLbAnnotation(svc.annotations, LB_ANNOTATION.weight) ?? '';
+    if (text !== '') {
+      const w = parseCcmWeight(text);
+      if (w === undefined) return { error: `weight must be integer in range [0,100] , got [${text}]` };
+      out.weight = w;
+    }
+  }
+  if (ccmHasFeature(ccmVersion, 'defaultWeight')) {
+    const text = getLbAnnotation(svc.annotations, LB_ANNOTATION.defaultWeight) ?? '';
+    if (text !== '') {
+      const w = parseCcmWeight(text);
+      if (w === undefined) return { error: `default weight must be integer in range [0,100] , got [${text}]` };
+      out.defaultWeight = w;
+    }
+  }
+  return out;
+}
+
+/** CCM's error text for a node whose providerID does not parse (`helper.NodeFromProviderID`). */
+function providerIdError(prefix: string, providerId: string | undefined): string {
+  const pid = providerId ?? '';
+  return (
+    `${prefix}parse providerid: ${pid}. expected: \${regionid}.\${nodeid}, alicloud: unable to split instanceid ` +
+    `and region from providerID, error unexpected providerID=${pid}`
+  );
 }
 
 /**
@@ -313,6 +412,48 @@ export function applyCcmWeights(
 }
 
 /**
+ * The error CCM's Cluster mode fails with before building any backend (`buildClusterBackends`): a candidate,
+ * not excluded node whose providerID names no ECS instance ("normal parse providerid: ..."), when the Service
+ * has a port. `undefined` when there is none or the mode is not Cluster.
+ */
+function clusterModeSyncError(
+  service: Pick<K8sService, 'ports'>,
+  policy: TrafficPolicy,
+  eligible: EligibleNodes,
+): string | undefined {
+  if (policy !== 'cluster' || service.ports.length === 0) return undefined;
+  const bad = eligible.unparsableProviderIds[0];
+  return bad ? providerIdError('normal ', bad.providerId) : undefined;
+}
+
+/**
+ * Why CCM would fail the sync of a Service's backends, without building them (cheap enough for quota and
+ * blowup checks): an invalid `weight` / `default-weight` (`ccmWeightSettings`), in Cluster mode a node whose
+ * providerID does not parse, and in Cluster or Local mode a ready endpoint without `nodeName` ("NodeName is
+ * nil", `buildClusterBackends` / `buildLocalBackends`). Local-mode providerID errors depend on where the pods
+ * run and are reported by `expectedVServerGroups`.
+ *
+ * @returns CCM's error message, or `undefined` when this part of the sync succeeds
+ */
+export function backendSyncError(
+  input: Omit<ExpectedBackendsInput, 'clusterId'>,
+): string | undefined {
+  const weights = ccmWeightSettings(input.service, input.ccmVersion);
+  if ('error' in weights) return weights.error;
+  const clusterError = clusterModeSyncError(input.service, input.policy, input.eligible);
+  if (clusterError) return clusterError;
+  if (input.policy === 'eni' || input.service.ports.length === 0) return undefined;
+  for (const ep of readyEndpoints(input.endpointSlices)) {
+    if (ep.nodeName === undefined) return nodeNameNilError(input.service, ep.address);
+  }
+  return undefined;
+}
+
+function nodeNameNilError(service: Pick<K8sService, 'namespace' | 'name'>, address: string): string {
+  return `add ecs backends for service[${service.namespace}/${service.name}] error, NodeName is nil for ip ${address}`;
+}
+
+/**
  * The vServer groups CCM would build for a CLB Service, one per Service port, with their backends:
  * - Cluster: every eligible ECS node on the NodePort, plus ready pods on virtual-kubelet nodes as ENI;
  * - Local: ECS nodes hosting ready endpoints (deduplicated, weight = pods), VK pods as ENI; endpoints
@@ -325,9 +466,12 @@ export function expectedVServerGroups(
   input: ExpectedBackendsInput,
 ): { groups: ExpectedVServerGroup[] } | { error: string } {
   const { service, clusterId, policy, eligible, endpointSlices } = input;
-  const vgroupWeight = vgroupWeightOf(service);
-  const defaultWeight =
-    parseWeight(getLbAnnotation(service.annotations, LB_ANNOTATION.defaultWeight)) ?? DEFAULT_SERVER_WEIGHT;
+  const weights = ccmWeightSettings(service, input.ccmVersion);
+  if ('error' in weights) return weights;
+  const vgroupWeight = weights.weight;
+  const defaultWeight = weights.defaultWeight;
+  const clusterError = clusterModeSyncError(service, policy, eligible);
+  if (clusterError) return { error: clusterError };
   const groups: ExpectedVServerGroup[] = [];
   for (const sp of service.ports) {
     const target = sp.targetPort ?? sp.port;
@@ -361,9 +505,7 @@ export function expectedVServerGroups(
       }
       for (const ep of endpoints) {
         if (ep.nodeName === undefined) {
-          return {
-            error: `NodeName is nil for ip ${ep.address} of service ${service.namespace}/${service.name}`,
-          };
+          return { error: nodeNameNilError(service, ep.address) };
         }
         const node = eligible.candidatesByName.get(ep.nodeName);
         if (!node) continue; // "can not find correspond node"
@@ -378,7 +520,8 @@ export function expectedVServerGroups(
           });
           continue;
         }
-        if (policy !== 'local' || backendNodeExclusion(node) || !node.ecsInstanceId) continue;
+        if (policy !== 'local' || backendNodeExclusion(node, { ccmVersion: input.ccmVersion })) continue;
+        if (!node.ecsInstanceId) return { error: providerIdError('', node.providerId) };
         backends.push({
           serverId: node.ecsInstanceId,
           type: 'ecs',

@@ -13,6 +13,13 @@ export interface CcmFeature {
   /** What a cluster running an older CCM gets instead. */
   olderBehaviour: string;
   source: string;
+  /**
+   * First open-source git tag of kubernetes/cloud-provider-alibaba-cloud whose code has the behaviour, when
+   * known (ACK image versions are finer than the tags; `sinceVersion` is the one the model compares).
+   */
+  firstTag?: string;
+  /** Model areas the behaviour belongs to (acceptance cases are counted per behaviour key). */
+  area: 'nodes' | 'endpoints' | 'weights' | 'naming' | 'sync' | 'events' | 'lifecycle' | 'listeners';
 }
 
 /**
@@ -25,6 +32,7 @@ export const CCM_FEATURES = {
    * "Versions earlier than v1.9.3.276-g372aa98-aliyun: The CCM component does not display events".
    */
   syncEvents: {
+    area: 'events',
     sinceVersion: 'v1.9.3.276-g372aa98-aliyun',
     behaviour: 'records Service events for load balancer synchronisation (SyncLoadBalancerFailed, ...)',
     olderBehaviour: 'no events: sync errors are invisible in kubectl describe svc',
@@ -36,6 +44,7 @@ export const CCM_FEATURES = {
    * v1.9.3.105-gfd4e547-aliyun do not support reusing SLB instances".
    */
   reuse: {
+    area: 'lifecycle',
     sinceVersion: 'v1.9.3.105-gfd4e547-aliyun',
     behaviour: 'reuses an existing CLB named by the loadbalancer-id annotation',
     olderBehaviour: 'the loadbalancer-id annotation is not supported: reuse fails',
@@ -49,6 +58,7 @@ export const CCM_FEATURES = {
    * node 100.
    */
   podCountWeights: {
+    area: 'weights',
     sinceVersion: 'v1.9.3.276-g372aa98-aliyun',
     behaviour: 'weights Local-mode nodes by the number of pods on them (1:2:3)',
     olderBehaviour:
@@ -62,6 +72,7 @@ export const CCM_FEATURES = {
    * v1.9.3.164 (research/ccm-behaviour.md 3b).
    */
   keepUnschedulableNodes: {
+    area: 'nodes',
     sinceVersion: 'v1.9.3.164-g2105d2e-aliyun',
     behaviour: 'keeps cordoned (unschedulable) nodes as backends unless remove-unscheduled-backend is "on"',
     olderBehaviour: 'removes cordoned (unschedulable) nodes from the backends',
@@ -73,6 +84,7 @@ export const CCM_FEATURES = {
    * "Do not manually delete or modify the service.k8s.alibaba/resources or service.k8s.alibaba/nlb Finalizer".
    */
   finalizer: {
+    area: 'lifecycle',
     sinceVersion: 'v2.0.1',
     behaviour:
       'adds the finalizer service.k8s.alibaba/resources and releases the CLB before the Service is deleted',
@@ -87,6 +99,7 @@ export const CCM_FEATURES = {
    * TestSyncVGroups, named targetPort in ENI mode), so the first v2 release, v2.0.1, is taken as the fix.
    */
   namedTargetPortEni: {
+    area: 'endpoints',
     sinceVersion: 'v2.0.1',
     behaviour: 'resolves a named (string) targetPort to the pod port in ENI mode',
     olderBehaviour: 'sends port 0 for a string targetPort: "The specified Port must be between 1 and 65535."',
@@ -100,12 +113,102 @@ export const CCM_FEATURES = {
    * before, a `spec` annotation was applied to any CLB, which fails on a PayByCLCU instance.
    */
   payBySpecOnlySpecUpdates: {
+    area: 'listeners',
     sinceVersion: 'v2.4.0',
     behaviour: 'applies the spec annotation only to pay-by-spec CLBs',
     olderBehaviour: 'applies the spec annotation to every CLB: fails on pay-by-CLCU instances',
     source:
       'ACK annotation doc (instance-charge-type, v2.4.0; research/ccm-behaviour.md 3b); CCM ' +
       'pkg/controller/service/clbv1/loadbalancer.go updateInstanceChargeTypeAndInstanceSpec',
+  },
+  /**
+   * `default-weight` (0-100, default 100) for Cluster- and ENI-mode backends; an invalid value (not an integer,
+   * out of range) makes `buildVGroupForServicePort` return an error before any vServer group is built, so the
+   * sync fails and no weight changes. First tag with the annotation: v2.14.0 (research/ccm-behaviour.md 3a);
+   * CCM release notes v2.14.0 (3b). Tests: pkg/controller/service/clbv1/vgroups_test.go
+   * TestBuildVGroupForServicePort_InvalidDefaultWeight_{NotInteger,TooLarge,Negative},
+   * TestSetWeightBackends_NilWeightWithCustomDefault_UsesCustomDefaultWeight,
+   * TestPodNumberAlgorithm_{ENIMode,ClusterMode}_AppliesCustomDefaultWeight, TestPodNumberAlgorithm_LocalMode_WeightByPodCount.
+   */
+  defaultWeight: {
+    area: 'weights',
+    sinceVersion: 'v2.14.0',
+    firstTag: 'v2.14.0',
+    behaviour:
+      'applies default-weight to Cluster- and ENI-mode backends; an invalid default-weight fails the sync ("default weight must be integer in range [0,100]")',
+    olderBehaviour: 'ignores default-weight: Cluster- and ENI-mode backends weigh 100, whatever the annotation says',
+    source:
+      'CCM pkg/controller/service/clbv1/vgroups_test.go TestBuildVGroupForServicePort_InvalidDefaultWeight_*, ' +
+      'TestPodNumberAlgorithm_*_AppliesCustomDefaultWeight (tag v2.14.0); research/ccm-behaviour.md 3a, 3b',
+  },
+  /**
+   * Nodes tainted `ToBeDeletedByClusterAutoscaler` are dropped from the node list (`needExcludeFromLB`,
+   * pkg/controller/service/reconcile/backend/backend.go); research/ccm-behaviour.md 2.2 step 3 ("since tag
+   * v2.4.0 / ACK v2.4.0"), e2e test/e2e/testcase/service/clbv1/backend.go (ToBeDeleted taint).
+   */
+  dropToBeDeletedNodes: {
+    area: 'nodes',
+    sinceVersion: 'v2.4.0',
+    firstTag: 'v2.4.0',
+    behaviour: 'drops nodes tainted ToBeDeletedByClusterAutoscaler from the backends',
+    olderBehaviour: 'keeps nodes the cluster autoscaler is deleting as backends until they are gone',
+    source: 'CCM pkg/controller/service/reconcile/backend/backend.go needExcludeFromLB; research/ccm-behaviour.md 2.2 step 3',
+  },
+  /**
+   * The well-known label `node.kubernetes.io/exclude-from-external-load-balancers` (any value) excludes a node
+   * (`IsNodeExcludeFromLoadBalancer`, pkg/controller/helper/node_utils.go); research/ccm-behaviour.md 2.2
+   * ("CLB/NLB since ACK v2.6.0"; first tag with the string v2.6.0, section 3a "Other markers").
+   */
+  excludeFromExternalLbLabel: {
+    area: 'nodes',
+    sinceVersion: 'v2.6.0',
+    firstTag: 'v2.6.0',
+    behaviour: 'excludes nodes labelled node.kubernetes.io/exclude-from-external-load-balancers',
+    olderBehaviour: 'ignores node.kubernetes.io/exclude-from-external-load-balancers: such nodes stay backends',
+    source:
+      'CCM pkg/controller/helper/node_utils.go IsNodeExcludeFromLoadBalancer; research/ccm-behaviour.md 2.2, 3a',
+  },
+  /**
+   * Hybrid nodes (`spec.providerID` starting `ack-hybrid://`) are excluded (`IsNodeExcludeFromLoadBalancer`);
+   * research/ccm-behaviour.md 2.2 ("hybrid nodes, ACK v2.12.1"), first tag with the prefix v2.12.4 (3a).
+   */
+  excludeHybridNodes: {
+    area: 'nodes',
+    sinceVersion: 'v2.12.1',
+    firstTag: 'v2.12.4',
+    behaviour: 'excludes hybrid nodes (providerID ack-hybrid://...) from the backends',
+    olderBehaviour: 'treats hybrid nodes like ECS nodes (their providerID does not name an ECS instance: the sync fails)',
+    source: 'CCM pkg/controller/helper/node_utils.go IsNodeExcludeFromLoadBalancer; research/ccm-behaviour.md 2.2, 3a',
+  },
+  /**
+   * `ignore-weight-update: on` (case-insensitive, `strings.EqualFold`) makes `diff` ignore weight differences
+   * (pkg/controller/service/clbv1/vgroups.go buildVGroupForServicePort, diff). ACK annotation doc: v2.11.1
+   * (research/ccm-behaviour.md 3b); first tag with the string v2.11.2 (3a).
+   */
+  ignoreWeightUpdate: {
+    area: 'weights',
+    sinceVersion: 'v2.11.1',
+    firstTag: 'v2.11.2',
+    behaviour: 'leaves backend weights alone when ignore-weight-update is "on"',
+    olderBehaviour: 'ignores ignore-weight-update: weights edited in the console are overwritten',
+    source:
+      'CCM pkg/controller/service/clbv1/vgroups.go buildVGroupForServicePort, diff; ACK CLB annotation doc (research/ccm-behaviour.md 3b)',
+  },
+  /**
+   * `weight` is read only on a reused CLB with `vgroup-port` set; 0-100 spread over the backends
+   * (`podPercentAlgorithm`); anything else fails the sync with "weight must be integer in range [0,100] , got
+   * [...]" (pkg/controller/service/clbv1/vgroups.go buildVGroupForServicePort; vgroups_test.go
+   * TestPodPercentAlgorithm). Release notes v2.0.1 (research/ccm-behaviour.md 3b); first tag v2.1.0 (3a).
+   */
+  vgroupPortWeight: {
+    area: 'weights',
+    sinceVersion: 'v2.0.1',
+    firstTag: 'v2.1.0',
+    behaviour:
+      'spreads the weight annotation over the backends of a reused CLB with vgroup-port; an invalid weight fails the sync',
+    olderBehaviour: 'no weight or vgroup-port annotations: backends weigh 100 (Local mode: see podCountWeights)',
+    source:
+      'CCM pkg/controller/service/clbv1/vgroups.go buildVGroupForServicePort, podPercentAlgorithm; vgroups_test.go TestPodPercentAlgorithm',
   },
 } as const satisfies Record<string, CcmFeature>;
 

@@ -398,7 +398,11 @@ function mapNode(n: K8sNodeWire): K8sNode {
     ...(providerId ? { providerId } : {}),
     ...(ecs ? { ecsInstanceId: ecs } : {}),
     unschedulable: n.spec?.unschedulable === true,
-    ...(n.status?.conditions && n.status.conditions.length > 0 ? { ready: ready?.status === 'True' } : {}),
+    ...(n.status?.conditions && n.status.conditions.length > 0
+      ? ready
+        ? { ready: ready.status === 'True' }
+        : { readyConditionMissing: true as const }
+      : {}),
     taints: (n.spec?.taints ?? []).map((t) => ({
       key: t.key,
       ...(t.value !== undefined ? { value: t.value } : {}),
@@ -469,6 +473,7 @@ function mapEndpointSlice(e: K8sEndpointSliceWire): K8sEndpointSlice {
       addresses: [...ep.addresses],
       // discovery.k8s.io/v1: a nil `ready` condition means ready (API reference, EndpointConditions).
       ready: ep.conditions?.ready !== false,
+      ...(ep.conditions?.ready === undefined || ep.conditions.ready === null ? { readyUnset: true as const } : {}),
       terminating: ep.conditions?.terminating === true,
       ...(ep.nodeName ? { nodeName: ep.nodeName } : {}),
       ...(ep.targetRef?.name ? { targetRefName: ep.targetRef.name } : {}),
