@@ -31,4 +31,19 @@ export default tseslint.config(
       ],
     },
   },
+  {
+    files: ['libs/forecast/**/*.ts'],
+    ignores: ['**/*.spec.ts', '**/test/**'],
+    rules: {
+      'no-restricted-imports': [
+        'error',
+        {
+          patterns: [
+            { group: impure, message: 'libs/forecast is pure: no framework, database, queue, network or file I/O' },
+            { group: ['@app/collectors', '@app/store', '@app/audit', '@app/api', '@app/worker', '@app/fleet-sim', '@app/telemetry'], message: 'dependency direction: domain <- checks <- forecast <- everything else' },
+          ],
+        },
+      ],
+    },
+  },
 );

@@ -14,6 +14,7 @@ export default defineConfig({
       '@app/store': here('./libs/store/src/index.ts'),
       '@app/telemetry': here('./libs/telemetry/src/index.ts'),
       '@app/audit': here('./libs/audit/src/index.ts'),
+      '@app/forecast': here('./libs/forecast/src/index.ts'),
       '@app/queue': here('./libs/queue/src/index.ts'),
       '@app/fleet-sim': here('./apps/fleet-sim/src/index.ts'),
       '@app/api': here('./apps/api/src/index.ts'),

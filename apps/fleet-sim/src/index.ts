@@ -24,5 +24,5 @@ export {
   type FaultKind,
   type FaultRates,
 } from './traffic/fault-spec.util';
-export { QpsLimitsError, validateQpsLimits, type QpsLimits } from './traffic/rate-limiter.service';
+export { QpsLimitsError, RateLimiter, validateQpsLimits, type QpsLimits } from './traffic/rate-limiter.service';
 export { FAULT_RETRY_AFTER_MS } from './traffic/traffic-policy.service';

@@ -1,0 +1,273 @@
+/**
+ * Structural headroom per cluster: how many more nodes, Cluster-mode LoadBalancer Services and Local-mode
+ * ones fit before the first quota goes over its limit (used > limit), computed from the CCM model, not from
+ * statistics (research/next-features-anchors.md F2). Each answer names the quota and resource that limits it;
+ * a resource the added thing would use that is already over its limit is reported as `alreadyOver`.
+ *
+ * What one more of each uses (CCM model, libs/domain `expectedVServerGroups`; seed 004 "Load balancing update
+ * policies"; research/ccm-behaviour.md §2, §7):
+ * - a node (copied from an existing eligible worker, optionally with extra labels): one backend entry per port
+ *   of every Cluster-mode Service whose node selection takes it, on that Service's CLB (Services sharing a CLB
+ *   add up: CLB_BACKEND_QUOTA); one attachment per such distinct CLB on its own ECS instance
+ *   (ECS_LB_ATTACHMENT_QUOTA); one IP of its vSwitch (VSWITCH_IP_EXHAUSTION). Local-mode Services do not
+ *   attach a node without pods.
+ * - a Cluster-mode Service (ports given, default one): one CLB instance (CLB_INSTANCE_QUOTA); on its new CLB
+ *   every eligible node per port (CLB_BACKEND_QUOTA) and one listener per port (CLB_LISTENER_QUOTA); one
+ *   attachment on every eligible node; one NodePort per port (NODEPORT_RANGE_EXHAUSTION).
+ * - a Local-mode Service with `podsPerService` pods: as above, but only the nodes running its pods are
+ *   attached (pods spread one per node over the least-attached workers, as the what-if places them), and one
+ *   more NodePort for the health check. The attachment limit is then: the largest k with
+ *   sum_i min(c_i, k) >= k * m, c_i = the free attachments of worker i, m = nodes per Service.
+ * On clusters whose Services default to ENI backends (Terway), a new Service attaches pods (pods x ports
+ * entries on its CLB, no node attachments).
+ */
+import { FleetIndex, resourceKeyOf } from '@app/checks';
+import {
+  LABEL_NODE_ROLE_MASTER,
+  LABEL_NODE_TYPE,
+  NODE_TYPE_VIRTUAL_KUBELET,
+  SLB_QUOTA_BACKEND_ATTACHED,
+  SLB_QUOTA_BACKEND_SERVERS,
+  SLB_QUOTA_LISTENERS,
+  ecsBackendNodeExclusion,
+  effectiveQuota,
+  needClb,
+  nodeSelectionOptionsOf,
+  serviceTrafficPolicy,
+  type FleetSnapshot,
+  type K8sNode,
+  type QuotaUsageSample,
+  type ResourceRef,
+} from '@app/domain';
+
+/** The quota and resource that limit an answer. */
+export interface QuotaRef {
+  checkId: string;
+  resource: ResourceRef;
+}
+
+/** A resource already over its limit (counts). */
+export interface OverQuota extends QuotaRef {
+  used: number;
+  limit: number;
+}
+
+/**
+ * One headroom answer: `headroom` more fit (count; null = no modelled quota limits it) and what limits it,
+ * or the resources that are already over their limit.
+ */
+export type HeadroomAnswer = { headroom: number | null; limitedBy: QuotaRef | null } | { alreadyOver: OverQuota[] };
+
+/** Headroom of one cluster: the JSON contract of `forecast headroom` (`{"headroom": [...]}`). */
+export interface HeadroomEntry {
+  clusterId: string;
+  nodes: HeadroomAnswer;
+  clusterModeServices: HeadroomAnswer;
+  localServices: HeadroomAnswer;
+}
+
+/** Options of the headroom questions. */
+export interface HeadroomOptions {
+  /** Node to copy for new nodes (default: the first ready, schedulable worker with an ECS id). */
+  like?: string;
+  /** Labels set on the new nodes (e.g. a node pool label), over the copied ones. */
+  labels?: Record<string, string>;
+  /** Ports of each new Service (default [80]). */
+  ports?: number;
+  /** Pods of each new Local-mode Service (default 2). */
+  podsPerService?: number;
+  /** Only these clusters (default: all with Kubernetes data). */
+  clusterIds?: readonly string[];
+}
+
+const NEW_CLB = '(new CLB)';
+
+/** Index of quota samples by check + resource key. */
+export class QuotaSampleIndex {
+  private readonly byKey = new Map<string, QuotaUsageSample>();
+  constructor(samples: readonly QuotaUsageSample[]) {
+    for (const s of samples) this.byKey.set(`${s.checkId}\u0000${resourceKeyOf(s.resource)}`, s);
+  }
+  /** The sample of a check on a resource (cluster id ignored for non-cluster kinds when absent). */
+  get(checkId: string, resource: ResourceRef): QuotaUsageSample | undefined {
+    return (
+      this.byKey.get(`${checkId}\u0000${resourceKeyOf(resource)}`) ??
+      this.byKey.get(`${checkId}\u0000${resourceKeyOf({ ...resource, clusterId: undefined })}`)
+    );
+  }
+  /** Every sample. */
+  all(): IterableIterator<QuotaUsageSample> {
+    return this.byKey.values();
+  }
+}
+
+/** Collects caps (how many more fit per resource) and over-limit resources; the answer is the smallest cap. */
+class Caps {
+  private best: { cap: number; ref: QuotaRef } | undefined;
+  readonly over: OverQuota[] = [];
+  private readonly overKeys = new Set<string>();
+
+  add(cap: number, ref: QuotaRef): void {
+    const c = Math.max(0, Math.floor(cap));
+    if (!this.best || c < this.best.cap || (c === this.best.cap && refKey(ref) < refKey(this.best.ref))) this.best = { cap: c, ref };
+  }
+
+  /** A resource the added thing uses: over its limit already -> reported; else `perUnit` more per item. */
+  use(sample: { used: number; limit: number } | undefined, ref: QuotaRef, perUnit: number): void {
+    if (!sample || perUnit <= 0) return;
+    if (sample.used > sample.limit) {
+      const k = refKey(ref);
+      if (!this.overKeys.has(k)) {
+        this.overKeys.add(k);
+        this.over.push({ ...ref, used: sample.used, limit: sample.limit });
+      }
+      return;
+    }
+    this.add((sample.limit - sample.used) / perUnit, ref);
+  }
+
+  answer(): HeadroomAnswer {
+    if (this.over.length > 0) return { alreadyOver: this.over.sort((a, b) => (refKey(a) < refKey(b) ? -1 : 1)) };
+    return this.best ? { headroom: this.best.cap, limitedBy: this.best.ref } : { headroom: null, limitedBy: null };
+  }
+}
+
+function refKey(r: QuotaRef): string {
+  return `${r.checkId}\u0000${resourceKeyOf(r.resource)}`;
+}
+
+function isWorker(n: K8sNode): boolean {
+  return (
+    !Object.prototype.hasOwnProperty.call(n.labels, LABEL_NODE_ROLE_MASTER) &&
+    n.labels[LABEL_NODE_TYPE] !== NODE_TYPE_VIRTUAL_KUBELET &&
+    !n.unschedulable &&
+    n.ready === true
+  );
+}
+
+/**
+ * Headroom of every cluster (sorted by cluster id).
+ * @param snapshot the fleet
+ * @param samples the quota samples of an audit of that snapshot (`quotaUsageOf(runAudit(...).results)`)
+ * @throws Error when `options.like` names no node of a requested cluster
+ */
+export function computeHeadroom(
+  snapshot: FleetSnapshot,
+  samples: readonly QuotaUsageSample[],
+  options: HeadroomOptions = {},
+): HeadroomEntry[] {
+  const index = FleetIndex.build(snapshot);
+  const q = new QuotaSampleIndex(samples);
+  const ports = options.ports ?? 1;
+  const pods = options.podsPerService ?? 2;
+  const wanted = options.clusterIds ? new Set(options.clusterIds) : undefined;
+  const out: HeadroomEntry[] = [];
+  for (const ce of index.clusters) {
+    const { cluster, region, account } = ce;
+    if (wanted && !wanted.has(cluster.clusterId)) continue;
+    const k8s = cluster.kubernetes;
+    if (!k8s) continue;
+    const acct = account.accountId;
+    const reg = region.regionId;
+    const attachLimit = effectiveQuota(region.quotas, SLB_QUOTA_BACKEND_ATTACHED).limit;
+    const backendLimit = effectiveQuota(region.quotas, SLB_QUOTA_BACKEND_SERVERS).limit;
+    const listenerLimit = effectiveQuota(region.quotas, SLB_QUOTA_LISTENERS).limit;
+    const ecsRes = (id: string): ResourceRef => ({ kind: 'EcsInstance', id, accountId: acct, regionId: reg, clusterId: cluster.clusterId });
+    const attachSample = (ecsId: string) =>
+      q.get('ECS_LB_ATTACHMENT_QUOTA', ecsRes(ecsId)) ?? { used: index.ecsAttachments(region).get(ecsId)?.loadBalancers ?? 0, limit: attachLimit };
+    const newClb: ResourceRef = { kind: 'LoadBalancer', id: NEW_CLB, accountId: acct, regionId: reg };
+    const regionRes: ResourceRef = { kind: 'Region', id: reg, accountId: acct, regionId: reg };
+    const clusterRes: ResourceRef = { kind: 'Cluster', id: cluster.clusterId, accountId: acct, regionId: reg, clusterId: cluster.clusterId };
+
+    // --- nodes
+    const nodeCaps = new Caps();
+    const template =
+      options.like !== undefined ? k8s.nodes.find((n) => n.name === options.like) : k8s.nodes.find((n) => isWorker(n) && n.ecsInstanceId);
+    if (options.like !== undefined && !template) throw new Error(`--like: unknown node "${options.like}" in cluster ${cluster.clusterId}`);
+    if (template) {
+      const newNode: K8sNode = {
+        ...template,
+        name: '(new node)',
+        labels: { ...template.labels, ...(options.labels ?? {}) },
+        unschedulable: false,
+        ready: true,
+        taints: template.taints.filter((t) => t.key !== 'ToBeDeletedByClusterAutoscaler'),
+        ecsInstanceId: 'i-new',
+      };
+      const perClb = new Map<string, number>();
+      for (const svc of k8s.services) {
+        if (!needClb(svc)) continue;
+        if (serviceTrafficPolicy(svc, cluster).policy !== 'cluster') continue;
+        const sel = nodeSelectionOptionsOf(svc, cluster.ccmVersion);
+        if ('error' in sel || ecsBackendNodeExclusion(newNode, sel.options) !== undefined) continue;
+        const se = index.service(cluster.clusterId, svc.namespace, svc.name);
+        const clb = se ? index.clbOfService(se) : undefined;
+        if (!clb) continue;
+        perClb.set(clb.clb.loadBalancerId, (perClb.get(clb.clb.loadBalancerId) ?? 0) + svc.ports.length);
+      }
+      for (const [lbId, per] of [...perClb.entries()].sort()) {
+        const res: ResourceRef = { kind: 'LoadBalancer', id: lbId, accountId: acct, regionId: reg };
+        nodeCaps.use(q.get('CLB_BACKEND_QUOTA', res), { checkId: 'CLB_BACKEND_QUOTA', resource: res }, per);
+      }
+      // The new node's own attachments: one per distinct CLB; the same for every new node.
+      if (perClb.size > attachLimit) nodeCaps.add(0, { checkId: 'ECS_LB_ATTACHMENT_QUOTA', resource: ecsRes(`(new node like ${template.name})`) });
+      const ecs = template.ecsInstanceId ? index.ecsById.get(template.ecsInstanceId)?.ecs : undefined;
+      if (ecs?.vSwitchId && region.ecsInstances) {
+        const res: ResourceRef = { kind: 'VSwitch', id: ecs.vSwitchId, accountId: acct, regionId: reg };
+        nodeCaps.use(q.get('VSWITCH_IP_EXHAUSTION', res), { checkId: 'VSWITCH_IP_EXHAUSTION', resource: res }, 1);
+      }
+    }
+
+    // --- Services
+    const serviceAnswer = (trafficPolicy: 'Cluster' | 'Local'): HeadroomAnswer => {
+      const caps = new Caps();
+      const mode = serviceTrafficPolicy({ annotations: {}, externalTrafficPolicy: trafficPolicy }, cluster).policy;
+      caps.use(q.get('CLB_INSTANCE_QUOTA', regionRes), { checkId: 'CLB_INSTANCE_QUOTA', resource: regionRes }, 1);
+      caps.use(q.get('NODEPORT_RANGE_EXHAUSTION', clusterRes), { checkId: 'NODEPORT_RANGE_EXHAUSTION', resource: clusterRes }, ports + (trafficPolicy === 'Local' ? 1 : 0));
+      if (ports > listenerLimit) caps.add(0, { checkId: 'CLB_LISTENER_QUOTA', resource: newClb });
+      const sel = nodeSelectionOptionsOf({ annotations: {} }, cluster.ccmVersion);
+      const eligible = 'error' in sel ? [] : index.eligibleNodes(ce, sel.options).nodes;
+      if (mode === 'cluster') {
+        if (eligible.length * ports > backendLimit) caps.add(0, { checkId: 'CLB_BACKEND_QUOTA', resource: newClb });
+        for (const n of eligible) {
+          const id = n.ecsInstanceId!;
+          caps.use(attachSample(id), { checkId: 'ECS_LB_ATTACHMENT_QUOTA', resource: ecsRes(id) }, 1);
+        }
+      } else if (mode === 'local') {
+        const workers = k8s.nodes.filter((n) => isWorker(n) && n.ecsInstanceId);
+        const m = Math.min(pods, workers.length);
+        if (m * ports > backendLimit) caps.add(0, { checkId: 'CLB_BACKEND_QUOTA', resource: newClb });
+        if (m > 0) {
+          const free: { c: number; id: string; s: { used: number; limit: number } }[] = [];
+          for (const n of workers) {
+            const s = attachSample(n.ecsInstanceId!);
+            free.push({ c: s.limit - s.used, id: n.ecsInstanceId!, s });
+          }
+          const over = free.filter((f) => f.c < 0);
+          // Over-limit workers are skipped by placement only if enough others exist; report them when they would be used.
+          const usable = free.filter((f) => f.c >= 0);
+          if (usable.length < m) for (const f of over) caps.use(f.s, { checkId: 'ECS_LB_ATTACHMENT_QUOTA', resource: ecsRes(f.id) }, 1);
+          // Largest k with sum min(c_i, k) >= k * m (binary search; feasible(k) is monotone).
+          const feasible = (k: number) => usable.reduce((sum, f) => sum + Math.min(f.c, k), 0) >= k * m;
+          let lo = 0;
+          let hi = usable.reduce((sum, f) => sum + f.c, 0);
+          while (lo < hi) {
+            const mid = Math.ceil((lo + hi) / 2);
+            if (feasible(mid)) lo = mid;
+            else hi = mid - 1;
+          }
+          const fullest = usable.sort((a, b) => a.c - b.c || (a.id < b.id ? -1 : 1))[0];
+          if (fullest) caps.add(lo, { checkId: 'ECS_LB_ATTACHMENT_QUOTA', resource: ecsRes(fullest.id) });
+        }
+      } else if (pods * ports > backendLimit) caps.add(0, { checkId: 'CLB_BACKEND_QUOTA', resource: newClb });
+      return caps.answer();
+    };
+    out.push({
+      clusterId: cluster.clusterId,
+      nodes: nodeCaps.answer(),
+      clusterModeServices: serviceAnswer('Cluster'),
+      localServices: serviceAnswer('Local'),
+    });
+  }
+  return out.sort((a, b) => (a.clusterId < b.clusterId ? -1 : a.clusterId > b.clusterId ? 1 : 0));
+}

@@ -1,0 +1,13 @@
+/**
+ * Public entry of libs/forecast: capacity planning over FleetSnapshots and quota samples (pure: no I/O, no
+ * framework, `now` passed in). Trends (time to exhaustion), structural headroom from the CCM model, what-if
+ * scenarios and the CCM convergence estimate. Models and sources: libs/forecast/README.md.
+ */
+export * from './trend.model';
+export * from './trends';
+export * from './headroom.model';
+export * from './scenario.schema';
+export { ScenarioApplier, findCluster, type AppliedChange, type ServiceChange, type ClusterLocation } from './scenario.apply';
+export * from './whatif.runner';
+export * from './convergence.model';
+export * from './backtest.util';

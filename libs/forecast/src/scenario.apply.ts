@@ -1,0 +1,563 @@
+/**
+ * Applies scenario steps to a (copied) FleetSnapshot the way the cluster and CCM would: the Kubernetes objects
+ * change as the step says, then CCM's model (`expectedVServerGroups`, libs/domain) is re-run for every CLB
+ * Service of the cluster and, where its answer changed, the Service's vServer groups and listeners on its CLB
+ * are rewritten (new Services get a new CLB as CCM creates one: tags `kubernetes.do.not.delete` = default LB
+ * name and `ack.aliyun.com` = cluster id, CCM `GetDefaultTags`; seed 004 "Load balancing update policies").
+ * Everything else the checks read follows from that (ECS attachments and backend counts are counted from the
+ * CLBs). Deterministic: generated names and ids come from the step number and a counter.
+ *
+ * Placement of new pods (addServices, scalePods, pods of removed nodes): on schedulable, ready, non-master
+ * worker nodes, one pod per node first, nodes with the fewest pods of the Service first, then the fewest CLB
+ * attachments (the water-filling the headroom model assumes), then by name.
+ */
+import {
+  ANNOTATION_PREFIX,
+  FINALIZER_CLB,
+  LABEL_NODE_ROLE_MASTER,
+  LABEL_NODE_TYPE,
+  LABEL_SERVICE_LOADBALANCER_ID,
+  NODE_TYPE_VIRTUAL_KUBELET,
+  TAG_CCM_OWNER,
+  TAG_CLUSTER_ID,
+  defaultLoadBalancerName,
+  eligibleBackendNodes,
+  expectedVServerGroups,
+  listenerDescription,
+  needClb,
+  nodeSelectionOptionsOf,
+  reusedLoadBalancerId,
+  serviceTrafficPolicy,
+  type BackendServer,
+  type Clb,
+  type ClusterSnapshot,
+  type EcsInstance,
+  type FleetSnapshot,
+  type K8sEndpointSlice,
+  type K8sNode,
+  type K8sService,
+  type RegionSnapshot,
+} from '@app/domain';
+import { createHash } from 'node:crypto';
+import { ScenarioError, type ScenarioStep } from './scenario.schema';
+
+/** A cluster of a snapshot with its region. */
+export interface ClusterLocation {
+  cluster: ClusterSnapshot;
+  region: RegionSnapshot;
+}
+
+/** Finds a cluster by id. */
+export function findCluster(snapshot: FleetSnapshot, clusterId: string): ClusterLocation | undefined {
+  for (const a of snapshot.accounts)
+    for (const r of a.regions)
+      for (const c of r.clusters) if (c.clusterId === clusterId) return { cluster: c, region: r };
+  return undefined;
+}
+
+/** What one applied step changed, for the convergence estimate (counts per changed Service). */
+export interface AppliedChange {
+  /** Services whose CLB changed, with what CCM has to do for each. */
+  services: ServiceChange[];
+}
+
+/** The CCM work of one changed Service (counts). */
+export interface ServiceChange {
+  service: string;
+  /** CCM creates the CLB (new Service without reuse). */
+  createsLoadBalancer: boolean;
+  /** vServer groups created. */
+  groupsCreated: number;
+  /** vServer groups whose backends changed. */
+  groupsUpdated: number;
+  /** Listeners created. */
+  listenersCreated: number;
+  /** Backends added / removed / re-weighted, per changed group. */
+  backendsAdded: number[];
+  backendsRemoved: number[];
+  backendsUpdated: number[];
+}
+
+function fail(step: ScenarioStep, field: string, message: string): never {
+  throw new ScenarioError(`step ${step.index} (${step.kind}) field ${step.kind}.${field}: ${message}`, step.index, `${step.kind}.${field}`);
+}
+
+function k8sOf(step: ScenarioStep, loc: ClusterLocation) {
+  const k8s = loc.cluster.kubernetes;
+  if (!k8s) fail(step, 'cluster', `the Kubernetes objects of cluster ${loc.cluster.clusterId} were not read: nothing to change`);
+  return k8s;
+}
+
+function isWorker(n: K8sNode): boolean {
+  return (
+    !Object.prototype.hasOwnProperty.call(n.labels, LABEL_NODE_ROLE_MASTER) &&
+    n.labels[LABEL_NODE_TYPE] !== NODE_TYPE_VIRTUAL_KUBELET &&
+    !n.unschedulable &&
+    n.ready === true
+  );
+}
+
+/** Per ECS id: how many distinct CLBs of the region list it as an `ecs` backend. */
+function attachmentsOf(region: RegionSnapshot): Map<string, number> {
+  const out = new Map<string, number>();
+  for (const clb of region.loadBalancers ?? []) {
+    const seen = new Set<string>();
+    for (const g of [clb.defaultBackendServers, ...clb.vServerGroups.map((v) => v.backendServers)])
+      for (const b of g) if (b.type === 'ecs' && !seen.has(b.serverId)) seen.add(b.serverId);
+    for (const id of seen) out.set(id, (out.get(id) ?? 0) + 1);
+  }
+  return out;
+}
+
+/** Glob (`*` = any run) to a RegExp matched against `namespace/name`. */
+function globToRegExp(glob: string): RegExp {
+  return new RegExp(`^${glob.split('*').map((p) => p.replace(/[.+?^${}()|[\]\\]/g, '\\$&')).join('.*')}$`);
+}
+
+/** Mutable state of one scenario run: counters for deterministic names. */
+export class ScenarioApplier {
+  private seq = 0;
+  /**
+   * Per cluster id: NodePorts asked for beyond a full NodePort range (the API server refuses those Services;
+   * the what-if adds them to the range's usage so the breach shows).
+   */
+  readonly nodePortOverflow = new Map<string, number>();
+
+  /** @param snapshot the copy to change in place */
+  constructor(private readonly snapshot: FleetSnapshot) {}
+
+  /** The next counter value for which `taken` is false (generated names never collide with existing ones). */
+  private next(taken: (n: string) => boolean = () => false): string {
+    for (;;) {
+      this.seq++;
+      const n = this.seq.toString(16).padStart(6, '0');
+      if (!taken(n)) return n;
+    }
+  }
+
+  /**
+   * Applies one step and re-runs the CCM model on its cluster.
+   * @throws ScenarioError naming the step and field for an unknown cluster, node, Service or CLB
+   */
+  apply(step: ScenarioStep): AppliedChange {
+    const loc = findCluster(this.snapshot, step.args.cluster);
+    if (!loc) fail(step, 'cluster', `unknown cluster "${step.args.cluster}"`);
+    const before = this.modelOf(loc);
+    const created = new Set<string>();
+    switch (step.kind) {
+      case 'addNodes':
+        this.addNodes(step, loc);
+        break;
+      case 'removeNodes':
+        this.removeNodes(step, loc);
+        break;
+      case 'addServices':
+        for (const key of this.addServices(step, loc)) created.add(key);
+        break;
+      case 'setTrafficPolicy':
+        this.setTrafficPolicy(step, loc);
+        break;
+      case 'upgradeCcm':
+        loc.cluster.ccmVersion = step.args.version;
+        for (const a of loc.cluster.addons ?? []) if (a.name === 'cloud-controller-manager') a.version = step.args.version;
+        break;
+      case 'scalePods':
+        this.scalePods(step, loc);
+        break;
+    }
+    return this.reconcile(step, loc, before, created);
+  }
+
+  /** The CCM model's vServer groups of every CLB Service of a cluster, as a comparable signature per Service. */
+  private modelOf(loc: ClusterLocation): Map<string, string> {
+    const out = new Map<string, string>();
+    const k8s = loc.cluster.kubernetes;
+    if (!k8s) return out;
+    const slices = slicesByService(k8s.endpointSlices);
+    for (const svc of k8s.services) {
+      if (!needClb(svc)) continue;
+      const groups = this.expected(loc, svc, slices);
+      out.set(`${svc.namespace}/${svc.name}`, JSON.stringify(groups ?? null));
+    }
+    return out;
+  }
+
+  private expected(loc: ClusterLocation, svc: K8sService, slices: Map<string, K8sEndpointSlice[]>) {
+    const sel = nodeSelectionOptionsOf(svc, loc.cluster.ccmVersion);
+    if ('error' in sel) return undefined;
+    const policy = serviceTrafficPolicy(svc, loc.cluster).policy;
+    const eligible = eligibleBackendNodes(loc.cluster.kubernetes?.nodes ?? [], sel.options);
+    const r = expectedVServerGroups({
+      service: svc,
+      clusterId: loc.cluster.clusterId,
+      policy,
+      eligible,
+      endpointSlices: slices.get(`${svc.namespace}/${svc.name}`) ?? [],
+    });
+    if ('error' in r) return undefined;
+    return r.groups.map((g) => ({
+      name: g.name,
+      port: g.servicePort.port,
+      protocol: g.servicePort.protocol,
+      backends: g.backends.map((b) => ({ serverId: b.serverId, type: b.type, port: b.port, weight: b.weight, ...(b.serverIp ? { serverIp: b.serverIp } : {}) })),
+    }));
+  }
+
+  /** Rewrites the CLB of every Service whose model answer changed (or that is new). */
+  private reconcile(step: ScenarioStep, loc: ClusterLocation, before: Map<string, string>, created: Set<string>): AppliedChange {
+    const k8s = loc.cluster.kubernetes;
+    const changes: ServiceChange[] = [];
+    if (!k8s) return { services: changes };
+    const slices = slicesByService(k8s.endpointSlices);
+    const lbs = (loc.region.loadBalancers ??= []);
+    const byId = new Map(lbs.map((l) => [l.loadBalancerId, l]));
+    const byOwner = new Map<string, Clb>();
+    for (const l of lbs) {
+      const owner = l.tags[TAG_CCM_OWNER];
+      if (owner && !byOwner.has(owner)) byOwner.set(owner, l);
+    }
+    for (const svc of k8s.services) {
+      if (!needClb(svc)) continue;
+      const key = `${svc.namespace}/${svc.name}`;
+      const groups = this.expected(loc, svc, slices);
+      const sig = JSON.stringify(groups ?? null);
+      const isNew = created.has(key);
+      if (!isNew && before.get(key) === sig) continue;
+      if (!groups) continue; // CCM would fail this Service's sync: nothing changes on the CLB
+      const reused = reusedLoadBalancerId(svc);
+      let clb = reused ? byId.get(reused) : (byId.get(svc.labels[LABEL_SERVICE_LOADBALANCER_ID] ?? '') ?? byOwner.get(defaultLoadBalancerName(svc.uid)));
+      const change: ServiceChange = {
+        service: key,
+        createsLoadBalancer: false,
+        groupsCreated: 0,
+        groupsUpdated: 0,
+        listenersCreated: 0,
+        backendsAdded: [],
+        backendsRemoved: [],
+        backendsUpdated: [],
+      };
+      if (!clb) {
+        if (reused) fail(step, 'reuseLoadBalancer', `CLB ${reused} is not in region ${loc.region.regionId}`);
+        // An existing Service without a CLB (pending, failing): the step does not change why; leave it.
+        if (!isNew) continue;
+        const n = this.next((x) => byId.has(`lb-whatif${x}`));
+        clb = {
+          loadBalancerId: `lb-whatif${n}`,
+          name: defaultLoadBalancerName(svc.uid),
+          accountId: loc.cluster.accountId,
+          regionId: loc.cluster.regionId,
+          addressType: 'internet',
+          address: `198.18.${parseInt(n, 16) >> 8 & 255}.${parseInt(n, 16) & 255}`,
+          networkType: 'vpc',
+          ...(loc.cluster.vpcId ? { vpcId: loc.cluster.vpcId } : {}),
+          spec: 'slb.s1.small',
+          instanceChargeType: 'PayBySpec',
+          status: 'active',
+          tags: { [TAG_CCM_OWNER]: defaultLoadBalancerName(svc.uid), [TAG_CLUSTER_ID]: loc.cluster.clusterId },
+          listeners: [],
+          defaultBackendServers: [],
+          vServerGroups: [],
+        };
+        lbs.push(clb);
+        byId.set(clb.loadBalancerId, clb);
+        byOwner.set(clb.tags[TAG_CCM_OWNER]!, clb);
+        change.createsLoadBalancer = true;
+        if (svc.ingress.length === 0 && clb.address) svc.ingress = [{ ip: clb.address }];
+      }
+      for (const g of groups) {
+        const servers: BackendServer[] = g.backends.map((b) => ({
+          serverId: b.serverId,
+          ...(b.serverIp ? { serverIp: b.serverIp } : {}),
+          port: b.port,
+          weight: b.weight,
+          type: b.type,
+          description: g.name,
+        }));
+        let vg = clb.vServerGroups.find((v) => v.name === g.name);
+        if (!vg) {
+          vg = { vServerGroupId: `rsp-whatif${this.next()}`, name: g.name, backendServers: [] };
+          clb.vServerGroups.push(vg);
+          change.groupsCreated++;
+        } else change.groupsUpdated++;
+        const old = new Map(vg.backendServers.map((b) => [`${b.serverId}|${b.port ?? ''}`, b]));
+        let added = 0;
+        let updated = 0;
+        for (const s of servers) {
+          const o = old.get(`${s.serverId}|${s.port ?? ''}`);
+          if (!o) added++;
+          else if (o.weight !== s.weight) updated++;
+          old.delete(`${s.serverId}|${s.port ?? ''}`);
+        }
+        change.backendsAdded.push(added);
+        change.backendsRemoved.push(old.size);
+        change.backendsUpdated.push(updated);
+        vg.backendServers = servers;
+        const desc = listenerDescription(g.port, svc.name, svc.namespace, loc.cluster.clusterId);
+        let listener = clb.listeners.find((l) => l.port === g.port && l.protocol === g.protocol.toLowerCase());
+        if (!listener) {
+          listener = { port: g.port, protocol: g.protocol.toLowerCase(), description: desc };
+          clb.listeners.push(listener);
+          change.listenersCreated++;
+        }
+        listener.vServerGroupId = vg.vServerGroupId;
+      }
+      clb.vServerGroups.sort((a, b) => (a.vServerGroupId < b.vServerGroupId ? -1 : a.vServerGroupId > b.vServerGroupId ? 1 : 0));
+      changes.push(change);
+    }
+    lbs.sort((a, b) => (a.loadBalancerId < b.loadBalancerId ? -1 : a.loadBalancerId > b.loadBalancerId ? 1 : 0));
+    return { services: changes };
+  }
+
+  private addNodes(step: Extract<ScenarioStep, { kind: 'addNodes' }>, loc: ClusterLocation): void {
+    const k8s = k8sOf(step, loc);
+    const { like, labels, count } = step.args;
+    const template = like !== undefined ? k8s.nodes.find((n) => n.name === like) : k8s.nodes.find((n) => isWorker(n) && n.ecsInstanceId);
+    if (!template) {
+      if (like !== undefined) fail(step, 'like', `unknown node "${like}" in cluster ${loc.cluster.clusterId}`);
+      fail(step, 'like', `cluster ${loc.cluster.clusterId} has no ready worker node to copy: name one with like`);
+    }
+    const ecsTemplate = loc.region.ecsInstances?.find((e) => e.instanceId === template.ecsInstanceId);
+    for (let i = 0; i < count; i++) {
+      const n = this.next((x) => k8s.nodes.some((node) => node.name === `${loc.cluster.regionId}.whatif-${x}`));
+      const ecsId = `i-whatif${n}`;
+      const ip = `198.19.${parseInt(n, 16) >> 8 & 255}.${parseInt(n, 16) & 255}`;
+      const name = `${loc.cluster.regionId}.whatif-${n}`;
+      k8s.nodes.push({
+        name,
+        labels: { ...template.labels, ...(labels ?? {}), 'kubernetes.io/hostname': name },
+        providerId: `${loc.cluster.regionId}.${ecsId}`,
+        ecsInstanceId: ecsId,
+        unschedulable: false,
+        ready: true,
+        taints: template.taints.filter((t) => t.key !== 'ToBeDeletedByClusterAutoscaler'),
+        internalIp: ip,
+      });
+      if (loc.region.ecsInstances) {
+        const ecs: EcsInstance = {
+          ...(ecsTemplate ?? { regionId: loc.region.regionId, tags: {} }),
+          instanceId: ecsId,
+          name,
+          hostName: name,
+          privateIps: [ip],
+          status: 'Running',
+          tags: { ...(ecsTemplate?.tags ?? {}) },
+        };
+        loc.region.ecsInstances.push(ecs);
+        const vsw = loc.region.vSwitches?.find((v) => v.vSwitchId === ecs.vSwitchId);
+        if (vsw && vsw.availableIpAddressCount !== undefined) vsw.availableIpAddressCount -= 1;
+      }
+      if (loc.cluster.nodeLocalPortRanges && template.ecsInstanceId) {
+        const r = loc.cluster.nodeLocalPortRanges[template.ecsInstanceId];
+        if (r) loc.cluster.nodeLocalPortRanges[ecsId] = { ...r };
+      }
+    }
+  }
+
+  private removeNodes(step: Extract<ScenarioStep, { kind: 'removeNodes' }>, loc: ClusterLocation): void {
+    const k8s = k8sOf(step, loc);
+    const names = new Set(step.args.names);
+    step.args.names.forEach((name, i) => {
+      if (!k8s.nodes.some((n) => n.name === name)) fail(step, `names.${i}`, `unknown node "${name}" in cluster ${loc.cluster.clusterId}`);
+    });
+    const removed = k8s.nodes.filter((n) => names.has(n.name));
+    k8s.nodes = k8s.nodes.filter((n) => !names.has(n.name));
+    const ecsIds = new Set(removed.map((n) => n.ecsInstanceId).filter((x): x is string => !!x));
+    // The ECS instances are released with their nodes: they leave every CLB of the region.
+    for (const clb of loc.region.loadBalancers ?? []) {
+      clb.defaultBackendServers = clb.defaultBackendServers.filter((b) => !ecsIds.has(b.serverId));
+      for (const g of clb.vServerGroups) g.backendServers = g.backendServers.filter((b) => !ecsIds.has(b.serverId));
+    }
+    if (loc.region.ecsInstances) {
+      for (const e of loc.region.ecsInstances) {
+        if (!ecsIds.has(e.instanceId)) continue;
+        const vsw = loc.region.vSwitches?.find((v) => v.vSwitchId === e.vSwitchId);
+        if (vsw && vsw.availableIpAddressCount !== undefined) vsw.availableIpAddressCount += 1;
+      }
+      loc.region.ecsInstances = loc.region.ecsInstances.filter((e) => !ecsIds.has(e.instanceId));
+    }
+    for (const id of ecsIds) if (loc.cluster.nodeLocalPortRanges) delete loc.cluster.nodeLocalPortRanges[id];
+    // Their pods are rescheduled on the remaining nodes.
+    const attachments = attachmentsOf(loc.region);
+    for (const slice of k8s.endpointSlices) {
+      for (const ep of slice.endpoints) {
+        if (ep.nodeName === undefined || !names.has(ep.nodeName)) continue;
+        const key = `${slice.namespace}/${slice.serviceName ?? ''}`;
+        const target = this.placePods(k8s.nodes, k8s.endpointSlices.filter((s) => `${s.namespace}/${s.serviceName ?? ''}` === key), attachments, 1)[0];
+        if (target) ep.nodeName = target;
+        else ep.ready = false;
+      }
+    }
+    for (const pod of k8s.pods) if (pod.nodeName !== undefined && names.has(pod.nodeName)) delete pod.nodeName;
+  }
+
+  /** Node names for `count` new pods of one Service (see the file comment for the order). */
+  private placePods(nodes: readonly K8sNode[], slices: readonly K8sEndpointSlice[], attachments: Map<string, number>, count: number): string[] {
+    const candidates = nodes.filter(isWorker);
+    if (candidates.length === 0) return [];
+    const pods = new Map<string, number>();
+    for (const s of slices) for (const ep of s.endpoints) if (ep.nodeName) pods.set(ep.nodeName, (pods.get(ep.nodeName) ?? 0) + 1);
+    const out: string[] = [];
+    for (let i = 0; i < count; i++) {
+      let best: K8sNode | undefined;
+      let bestKey: [number, number, string] | undefined;
+      for (const n of candidates) {
+        const key: [number, number, string] = [pods.get(n.name) ?? 0, attachments.get(n.ecsInstanceId ?? '') ?? 0, n.name];
+        if (!bestKey || key[0] < bestKey[0] || (key[0] === bestKey[0] && (key[1] < bestKey[1] || (key[1] === bestKey[1] && key[2] < bestKey[2])))) {
+          best = n;
+          bestKey = key;
+        }
+      }
+      out.push(best!.name);
+      pods.set(best!.name, (pods.get(best!.name) ?? 0) + 1);
+    }
+    return out;
+  }
+
+  private addServices(step: Extract<ScenarioStep, { kind: 'addServices' }>, loc: ClusterLocation): string[] {
+    const k8s = k8sOf(step, loc);
+    const a = step.args;
+    if (a.reuseLoadBalancer !== undefined && !(loc.region.loadBalancers ?? []).some((l) => l.loadBalancerId === a.reuseLoadBalancer))
+      fail(step, 'reuseLoadBalancer', `unknown CLB "${a.reuseLoadBalancer}" in ${loc.cluster.accountId}/${loc.region.regionId}`);
+    const used = usedNodePorts(k8s.services);
+    const range = loc.cluster.nodePortRange;
+    let cursor = range.from;
+    const allocate = (): number => {
+      while (used.has(cursor) && cursor <= range.to) cursor++;
+      // Past the range the API server refuses the Service: the port is counted as over the range.
+      if (cursor > range.to) {
+        this.nodePortOverflow.set(loc.cluster.clusterId, (this.nodePortOverflow.get(loc.cluster.clusterId) ?? 0) + 1);
+        return 0;
+      }
+      const p = cursor;
+      used.add(p);
+      cursor++;
+      return p;
+    };
+    const attachments = attachmentsOf(loc.region);
+    const keys: string[] = [];
+    const prefix = a.namePrefix ?? 'whatif';
+    for (let i = 0; i < a.count; i++) {
+      const n = this.next((x) => k8s.services.some((s) => s.namespace === a.namespace && s.name === `${prefix}-s${step.index}-${x}`));
+      const name = `${prefix}-s${step.index}-${n}`;
+      // A UUID-shaped uid derived from the cluster and name: deterministic and unique per Service.
+      const h = createHash('sha256').update(`${loc.cluster.clusterId}/${a.namespace}/${name}`).digest('hex');
+      const uid = `${h.slice(0, 8)}-${h.slice(8, 12)}-4${h.slice(13, 16)}-8${h.slice(17, 20)}-${h.slice(20, 32)}`;
+      const svc: K8sService = {
+        namespace: a.namespace,
+        name,
+        uid,
+        type: 'LoadBalancer',
+        labels: {},
+        annotations: a.reuseLoadBalancer
+          ? { [`${ANNOTATION_PREFIX}-id`]: a.reuseLoadBalancer, [`${ANNOTATION_PREFIX}-force-override-listeners`]: 'true' }
+          : {},
+        finalizers: [FINALIZER_CLB],
+        externalTrafficPolicy: a.externalTrafficPolicy,
+        selector: { app: name },
+        ports: a.ports.map((port) => {
+          const nodePort = allocate();
+          return { name: `p${port}`, protocol: 'TCP', port, targetPort: 8080, ...(nodePort ? { nodePort } : {}) };
+        }),
+        ...(a.externalTrafficPolicy === 'Local' ? ((hc: number) => (hc ? { healthCheckNodePort: hc } : {}))(allocate()) : {}),
+        ingress: [],
+      };
+      k8s.services.push(svc);
+      const slice: K8sEndpointSlice = { namespace: a.namespace, name: `${name}-whatif`, serviceName: name, ports: a.ports.map((port) => ({ name: `p${port}`, port: 8080, protocol: 'TCP' })), endpoints: [] };
+      const nodes = this.placePods(k8s.nodes, [], attachments, a.podsPerService);
+      nodes.forEach((nodeName, j) => {
+        const ip = `100.64.${parseInt(n, 16) >> 8 & 255}.${(parseInt(n, 16) & 255) ^ j}`;
+        const podName = `${name}-${j}`;
+        slice.endpoints.push({ addresses: [ip], ready: true, terminating: false, nodeName, targetRefName: podName });
+        k8s.pods.push({ namespace: a.namespace, name: podName, nodeName, podIp: ip, phase: 'Running', labels: { app: name } });
+      });
+      k8s.endpointSlices.push(slice);
+      keys.push(`${a.namespace}/${name}`);
+      // The new Service's nodes count for the next placement (Local mode attaches exactly them).
+      if (a.externalTrafficPolicy === 'Local' && !a.reuseLoadBalancer)
+        for (const nodeName of new Set(nodes)) {
+          const ecs = k8s.nodes.find((x) => x.name === nodeName)?.ecsInstanceId;
+          if (ecs) attachments.set(ecs, (attachments.get(ecs) ?? 0) + 1);
+        }
+    }
+    return keys;
+  }
+
+  private setTrafficPolicy(step: Extract<ScenarioStep, { kind: 'setTrafficPolicy' }>, loc: ClusterLocation): void {
+    const k8s = k8sOf(step, loc);
+    const used = usedNodePorts(k8s.services);
+    const range = loc.cluster.nodePortRange;
+    step.args.services.forEach((pattern, i) => {
+      const re = globToRegExp(pattern);
+      const matched = k8s.services.filter((s) => s.type === 'LoadBalancer' && re.test(`${s.namespace}/${s.name}`));
+      if (matched.length === 0) fail(step, `services.${i}`, `no LoadBalancer Service matches "${pattern}" in cluster ${loc.cluster.clusterId}`);
+      for (const s of matched) {
+        s.externalTrafficPolicy = step.args.policy;
+        if (step.args.policy === 'Local' && s.healthCheckNodePort === undefined) {
+          let p = range.from;
+          while (used.has(p)) p++;
+          used.add(p);
+          s.healthCheckNodePort = p;
+        } else if (step.args.policy === 'Cluster' && s.healthCheckNodePort !== undefined) {
+          used.delete(s.healthCheckNodePort);
+          delete s.healthCheckNodePort;
+        }
+      }
+    });
+  }
+
+  private scalePods(step: Extract<ScenarioStep, { kind: 'scalePods' }>, loc: ClusterLocation): void {
+    const k8s = k8sOf(step, loc);
+    const [ns, name] = step.args.service.includes('/') ? step.args.service.split('/', 2) : ['default', step.args.service];
+    const svc = k8s.services.find((s) => s.namespace === ns && s.name === name);
+    if (!svc) fail(step, 'service', `unknown Service "${step.args.service}" in cluster ${loc.cluster.clusterId}`);
+    let slices = k8s.endpointSlices.filter((s) => s.namespace === ns && s.serviceName === name);
+    if (slices.length === 0) {
+      const slice: K8sEndpointSlice = {
+        namespace: ns!,
+        name: `${name}-whatif`,
+        serviceName: name,
+        ports: svc.ports.map((p) => ({ ...(p.name ? { name: p.name } : {}), port: typeof p.targetPort === 'number' ? p.targetPort : p.port, protocol: p.protocol })),
+        endpoints: [],
+      };
+      k8s.endpointSlices.push(slice);
+      slices = [slice];
+    }
+    const ready = slices.flatMap((s) => s.endpoints.filter((e) => e.ready && !e.terminating).map((e) => ({ s, e })));
+    const want = step.args.replicas;
+    if (ready.length > want) {
+      const drop = new Set(ready.slice(want).map((x) => x.e));
+      for (const s of slices) s.endpoints = s.endpoints.filter((e) => !drop.has(e));
+    } else if (ready.length < want) {
+      const attachments = attachmentsOf(loc.region);
+      const nodes = this.placePods(k8s.nodes, slices, attachments, want - ready.length);
+      const last = slices[slices.length - 1]!;
+      nodes.forEach((nodeName, j) => {
+        const n = this.next();
+        const ip = `100.65.${parseInt(n, 16) >> 8 & 255}.${(parseInt(n, 16) & 255) ^ j}`;
+        last.endpoints.push({ addresses: [ip], ready: true, terminating: false, nodeName, targetRefName: `${name}-whatif-${n}` });
+        k8s.pods.push({ namespace: ns!, name: `${name}-whatif-${n}`, nodeName, podIp: ip, phase: 'Running', labels: { ...(svc.selector ?? {}) } });
+      });
+    }
+  }
+}
+
+function usedNodePorts(services: readonly K8sService[]): Set<number> {
+  const used = new Set<number>();
+  for (const s of services) {
+    for (const p of s.ports) if (p.nodePort !== undefined) used.add(p.nodePort);
+    if (s.healthCheckNodePort !== undefined) used.add(s.healthCheckNodePort);
+  }
+  return used;
+}
+
+function slicesByService(slices: readonly K8sEndpointSlice[]): Map<string, K8sEndpointSlice[]> {
+  const m = new Map<string, K8sEndpointSlice[]>();
+  for (const s of slices) {
+    if (!s.serviceName) continue;
+    const k = `${s.namespace}/${s.serviceName}`;
+    const list = m.get(k);
+    if (list) list.push(s);
+    else m.set(k, [s]);
+  }
+  return m;
+}

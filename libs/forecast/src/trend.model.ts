@@ -1,0 +1,303 @@
+/**
+ * Time-to-exhaustion forecasts of quota series: a Theil-Sen slope (median of the pairwise slopes) over a
+ * window of samples, with an 80 % interval from Sen's (1968) distribution-free confidence interval of the
+ * slope plus the 10th / 90th percentiles of the residuals, turned into p10 / p50 / p90 times to exhaustion.
+ *
+ * Why Theil-Sen: quota usage moves in steps and single scans can be wrong (a half-read region, a transient
+ * burst); the median of pairwise slopes tolerates up to 29.3 % corrupted points, where OLS (Prometheus
+ * `predict_linear`) follows every outlier (research/next-features-anchors.md §1 "Method notes", citing
+ * scikit-learn's Theil-Sen example). Why Sen's interval rather than a bootstrap: it is exact for the
+ * median of pairwise slopes under independent errors, deterministic (same series -> same bytes, no random
+ * seed to carry) and needs only two more order statistics of the slopes already computed
+ * (P. K. Sen, "Estimates of the regression coefficient based on Kendall's tau", JASA 63 (1968) 1379-1389;
+ * the same interval as R `mblm`/`zyp` and SciPy `stats.theilslopes(alpha=...)`). The README gives the
+ * backtest coverage of the resulting p10-p90 interval.
+ *
+ * Pure: `now` is passed in, no I/O.
+ */
+
+/** Status of one series' forecast. */
+export type TrendStatus = 'ok' | 'insufficient_data' | 'flat' | 'decreasing' | 'exhausted';
+
+/** All statuses, for validation and docs. */
+export const TREND_STATUSES: readonly TrendStatus[] = ['ok', 'insufficient_data', 'flat', 'decreasing', 'exhausted'];
+
+/** Settings of the trend model (all optional; defaults in `DEFAULT_TREND_SETTINGS`). */
+export interface TrendSettings {
+  /** Samples older than `now - windowDays` are ignored (days, default 14). */
+  windowDays: number;
+  /** Fewer samples in the window than this -> `insufficient_data` (count, default 4). */
+  minSamples: number;
+  /** Window samples spanning less than this -> `insufficient_data` (hours, default 48). */
+  minSpanHours: number;
+  /**
+   * A slope whose change over this horizon is under one quota unit is `flat` (days, default 365): quota
+   * counts are integers, so less than one unit a year is no trend.
+   */
+  flatHorizonDays: number;
+  /**
+   * Nominal two-sided coverage of Sen's slope interval and of the residual band used for p10 / p90 (fraction,
+   * default 0.99). Calibrated, not 0.8: quota usage is a step process whose deviations grow with the horizon,
+   * so the nominal 80 % interval held only 48 % of held-out scans in the backtest; 0.99 holds 74-78 % (of which
+   * 5 % are deliberately half-read outlier scans no band should cover). Figures: libs/forecast/README.md.
+   */
+  intervalCoverage: number;
+}
+
+/** The defaults (research/next-features-anchors.md F1: >= 4 scans spanning >= 48 h, window 14 d). */
+export const DEFAULT_TREND_SETTINGS: TrendSettings = {
+  windowDays: 14,
+  minSamples: 4,
+  minSpanHours: 48,
+  flatHorizonDays: 365,
+  intervalCoverage: 0.99,
+};
+
+/** One observation of a quota: when (epoch ms), units used and the limit in force then (counts). */
+export interface QuotaObservation {
+  at: number;
+  used: number;
+  limit: number;
+}
+
+/** Three quantiles of one answer. */
+export interface Quantiles<T> {
+  p10: T;
+  p50: T;
+  p90: T;
+}
+
+/** The forecast of one series (units: counts, counts per day, seconds, ISO 8601 times). */
+export interface TrendForecast {
+  status: TrendStatus;
+  /** Latest observed usage (count). */
+  used: number;
+  /** Latest limit (count): Quota Center raises change it, the latest one counts. */
+  limit: number;
+  /** Theil-Sen slope, units per day; null when there were too few samples to fit one. */
+  slopePerDay: number | null;
+  /** Samples in the window (count). */
+  samples: number;
+  /**
+   * Seconds from `now` until usage reaches the limit: p10 (early, fast growth), p50, p90 (late). 0 when
+   * exhausted; null where the status has no answer (flat, decreasing, insufficient data) or, for p90 only,
+   * when the lower end of the slope interval is not positive (the data does not rule out no growth).
+   */
+  secondsToExhaustion: Quantiles<number | null>;
+  /** `now + secondsToExhaustion`, ISO 8601 (null where the seconds are null). */
+  exhaustsAt: Quantiles<string | null>;
+}
+
+/** The standard normal quantile for probability `p` (Acklam's rational approximation, |error| < 1.2e-9). */
+export function normalQuantile(p: number): number {
+  if (!(p > 0 && p < 1)) throw new RangeError(`normalQuantile: p must be in (0, 1), got ${p}`);
+  const a = [-39.69683028665376, 220.9460984245205, -275.9285104469687, 138.357751867269, -30.66479806614716, 2.506628277459239];
+  const b = [-54.47609879822406, 161.5858368580409, -155.6989798598866, 66.80131188771972, -13.28068155288572];
+  const c = [-0.007784894002430293, -0.3223964580411365, -2.400758277161838, -2.549732539343734, 4.374664141464968, 2.938163982698783];
+  const d = [0.007784695709041462, 0.3224671290700398, 2.445134137142996, 3.754408661907416];
+  const lo = 0.02425;
+  if (p < lo) {
+    const q = Math.sqrt(-2 * Math.log(p));
+    return (((((c[0]! * q + c[1]!) * q + c[2]!) * q + c[3]!) * q + c[4]!) * q + c[5]!) / ((((d[0]! * q + d[1]!) * q + d[2]!) * q + d[3]!) * q + 1);
+  }
+  if (p > 1 - lo) return -normalQuantile(1 - p);
+  const q = p - 0.5;
+  const r = q * q;
+  return ((((((a[0]! * r + a[1]!) * r + a[2]!) * r + a[3]!) * r + a[4]!) * r + a[5]!) * q) /
+    (((((b[0]! * r + b[1]!) * r + b[2]!) * r + b[3]!) * r + b[4]!) * r + 1);
+}
+
+/**
+ * The k-th smallest (0-based) of `a[from..to]` by in-place quickselect (Hoare partition, median-of-three
+ * pivot); linear on average. Reorders the range.
+ */
+function select(a: Float64Array, from: number, to: number, k: number): number {
+  let lo = from;
+  let hi = to;
+  while (hi > lo) {
+    const mid = (lo + hi) >>> 1;
+    // median of three to the middle
+    if (a[mid]! < a[lo]!) swap(a, mid, lo);
+    if (a[hi]! < a[lo]!) swap(a, hi, lo);
+    if (a[hi]! < a[mid]!) swap(a, hi, mid);
+    const pivot = a[mid]!;
+    let i = lo;
+    let j = hi;
+    while (i <= j) {
+      while (a[i]! < pivot) i++;
+      while (a[j]! > pivot) j--;
+      if (i <= j) {
+        swap(a, i, j);
+        i++;
+        j--;
+      }
+    }
+    if (k <= j) hi = j;
+    else if (k >= i) lo = i;
+    else return a[k]!;
+  }
+  return a[k]!;
+}
+
+function swap(a: Float64Array, i: number, j: number): void {
+  const t = a[i]!;
+  a[i] = a[j]!;
+  a[j] = t;
+}
+
+/** Reusable scratch buffers (one forecast at a time; the functions are synchronous). */
+let slopeBuf = new Float64Array(2048);
+let residBuf = new Float64Array(128);
+
+/** A Theil-Sen fit: slope (units per time unit of `t`), its interval, and the residual spread. */
+export interface TheilSenFit {
+  slope: number;
+  slopeLow: number;
+  slopeHigh: number;
+  /** Median of `y - slope * t` (the line's value at t = 0). */
+  intercept: number;
+  /** Lower / upper residual quantiles at the interval's coverage (residual = y - fitted). */
+  residualLow: number;
+  residualHigh: number;
+}
+
+/**
+ * Fits a Theil-Sen line to points `(t[i], y[i])`, i < n. Pairs with equal `t` are skipped. The slope
+ * interval is Sen's: with N pairwise slopes sorted and C = z * sqrt(n(n-1)(2n+5)/18) (z the normal quantile
+ * of (1 + coverage) / 2; the variance of Kendall's S without tie correction), the bounds are the slopes of
+ * rank round((N - C) / 2) and round((N + C) / 2) (clamped to the range). O(n^2) pairs, selected in linear time.
+ *
+ * @returns undefined when fewer than two distinct times exist
+ */
+export function theilSen(t: ArrayLike<number>, y: ArrayLike<number>, n: number, coverage: number): TheilSenFit | undefined {
+  const pairs = (n * (n - 1)) / 2;
+  if (slopeBuf.length < pairs) slopeBuf = new Float64Array(Math.max(pairs, slopeBuf.length * 2));
+  let m = 0;
+  for (let i = 0; i < n; i++) {
+    const ti = t[i]!;
+    const yi = y[i]!;
+    for (let j = i + 1; j < n; j++) {
+      const dt = t[j]! - ti;
+      if (dt === 0) continue;
+      slopeBuf[m++] = (y[j]! - yi) / dt;
+    }
+  }
+  if (m === 0) return undefined;
+  const mid = (m - 1) / 2;
+  const slope =
+    Number.isInteger(mid) ? select(slopeBuf, 0, m - 1, mid) : (select(slopeBuf, 0, m - 1, Math.floor(mid)) + select(slopeBuf, Math.ceil(mid), m - 1, Math.ceil(mid))) / 2;
+  // After selecting the median, [0, floor(mid)] holds the smaller half and [ceil(mid), m) the larger half.
+  const z = normalQuantile((1 + coverage) / 2);
+  const c = z * Math.sqrt((n * (n - 1) * (2 * n + 5)) / 18);
+  const lowRank = Math.min(Math.max(Math.round((m - c) / 2) - 1, 0), m - 1);
+  const highRank = Math.min(Math.max(Math.round((m + c) / 2), 0), m - 1);
+  const half = Math.floor(mid);
+  const slopeLow = lowRank <= half ? select(slopeBuf, 0, half, lowRank) : select(slopeBuf, 0, m - 1, lowRank);
+  const slopeHigh = highRank >= Math.ceil(mid) ? select(slopeBuf, Math.ceil(mid), m - 1, highRank) : select(slopeBuf, 0, m - 1, highRank);
+  if (residBuf.length < n) residBuf = new Float64Array(Math.max(n, residBuf.length * 2));
+  for (let i = 0; i < n; i++) residBuf[i] = y[i]! - slope * t[i]!;
+  const intercept = quantileOf(residBuf, n, 0.5);
+  for (let i = 0; i < n; i++) residBuf[i] = residBuf[i]! - intercept;
+  const tail = (1 - coverage) / 2;
+  const residualLow = quantileOf(residBuf, n, tail);
+  const residualHigh = quantileOf(residBuf, n, 1 - tail);
+  return { slope, slopeLow, slopeHigh, intercept, residualLow, residualHigh };
+}
+
+/** Quantile `q` of `a[0..n)` with linear interpolation between order statistics (type 7). Reorders `a`. */
+function quantileOf(a: Float64Array, n: number, q: number): number {
+  const pos = (n - 1) * q;
+  const lo = Math.floor(pos);
+  const v = select(a, 0, n - 1, lo);
+  if (pos === lo) return v;
+  const w = select(a, lo + 1, n - 1, lo + 1);
+  return v + (w - v) * (pos - lo);
+}
+
+const DAY_MS = 86_400_000;
+
+function iso(ms: number | null): string | null {
+  return ms === null ? null : new Date(ms).toISOString();
+}
+
+const NONE: Quantiles<null> = { p10: null, p50: null, p90: null };
+
+/**
+ * Forecasts one quota series.
+ *
+ * Status rules, in order: `exhausted` when the latest `used >= limit`; `insufficient_data` with fewer than
+ * `minSamples` samples in the window or a span under `minSpanHours`; `flat` when |slope| x `flatHorizonDays`
+ * < 1 unit; `decreasing` when the slope is negative; else `ok`. Times to exhaustion (seconds from `now`) for
+ * `ok`: p50 = (limit - level) / slope where level is the fitted line at the latest sample (robust to one bad
+ * latest scan); p10 = (limit - (level + upper residual)) / upper slope; p90 = (limit - (level + lower
+ * residual)) / lower slope, or null when the lower slope is not positive. Each is counted from the latest
+ * sample and clamped at 0.
+ *
+ * @param observations the series' samples in any order (epoch ms, counts)
+ * @param now the forecast clock (epoch ms)
+ * @param settings partial overrides of `DEFAULT_TREND_SETTINGS`
+ */
+export function forecastTrend(
+  observations: readonly QuotaObservation[],
+  now: number,
+  settings: Partial<TrendSettings> = {},
+): TrendForecast {
+  const s = { ...DEFAULT_TREND_SETTINGS, ...settings };
+  const from = now - s.windowDays * DAY_MS;
+  const inWindow = observations.filter((o) => o.at >= from && o.at <= now).sort((a, b) => a.at - b.at);
+  const latest = inWindow[inWindow.length - 1] ?? [...observations].sort((a, b) => a.at - b.at)[observations.length - 1];
+  const used = latest?.used ?? 0;
+  const limit = latest?.limit ?? 0;
+  const n = inWindow.length;
+  const base = { used, limit, samples: n };
+  if (latest && used >= limit) {
+    return {
+      status: 'exhausted',
+      ...base,
+      slopePerDay: null,
+      secondsToExhaustion: { p10: 0, p50: 0, p90: 0 },
+      exhaustsAt: { p10: iso(now), p50: iso(now), p90: iso(now) },
+    };
+  }
+  const span = n > 0 ? inWindow[n - 1]!.at - inWindow[0]!.at : 0;
+  const t0 = n > 0 ? inWindow[n - 1]!.at : now;
+  const t = new Float64Array(n);
+  const y = new Float64Array(n);
+  for (let i = 0; i < n; i++) {
+    t[i] = (inWindow[i]!.at - t0) / DAY_MS; // days relative to the latest sample (<= 0)
+    y[i] = inWindow[i]!.used;
+  }
+  const fit = n >= 2 ? theilSen(t, y, n, s.intervalCoverage) : undefined;
+  const slopePerDay = fit ? fit.slope : null;
+  if (n < s.minSamples || span < s.minSpanHours * 3_600_000 || !fit) {
+    return { status: 'insufficient_data', ...base, slopePerDay, secondsToExhaustion: NONE, exhaustsAt: NONE };
+  }
+  if (Math.abs(fit.slope) * s.flatHorizonDays < 1) {
+    return { status: 'flat', ...base, slopePerDay: fit.slope, secondsToExhaustion: NONE, exhaustsAt: NONE };
+  }
+  if (fit.slope < 0) {
+    return { status: 'decreasing', ...base, slopePerDay: fit.slope, secondsToExhaustion: NONE, exhaustsAt: NONE };
+  }
+  const level = fit.intercept; // fitted value at t = 0 (the latest sample)
+  const lag = (now - t0) / 1000;
+  const seconds = (gap: number, slope: number): number | null => {
+    if (!(slope > 0)) return null;
+    return Math.max(0, (gap / slope) * 86_400 - lag);
+  };
+  const p50 = seconds(limit - level, fit.slope);
+  const p10 = seconds(limit - (level + fit.residualHigh), Math.max(fit.slopeHigh, fit.slope));
+  const p90 = seconds(limit - (level + fit.residualLow), Math.min(fit.slopeLow, fit.slope));
+  const at = (sec: number | null) => (sec === null ? null : now + Math.round(sec * 1000));
+  const secondsToExhaustion = { p10: round(p10), p50: round(p50), p90: round(p90) };
+  return {
+    status: 'ok',
+    ...base,
+    slopePerDay: fit.slope,
+    secondsToExhaustion,
+    exhaustsAt: { p10: iso(at(secondsToExhaustion.p10)), p50: iso(at(secondsToExhaustion.p50)), p90: iso(at(secondsToExhaustion.p90)) },
+  };
+}
+
+function round(x: number | null): number | null {
+  return x === null ? null : Math.round(x);
+}

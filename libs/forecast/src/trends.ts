@@ -1,0 +1,69 @@
+import type { ResourceKind } from '@app/domain';
+import { forecastTrend, type QuotaObservation, type TrendForecast, type TrendSettings } from './trend.model';
+
+/** The resource of a quota series (the `quota_usage` key: check + account + region + kind + id). */
+export interface SeriesResource {
+  kind: ResourceKind;
+  id: string;
+  accountId: string;
+  regionId: string;
+  /** null when the resource is not in a cluster (a CLB, a region). */
+  clusterId: string | null;
+}
+
+/** One quota series: the check measuring it, its resource and its samples (epoch ms, counts). */
+export interface QuotaSeries {
+  checkId: string;
+  resource: SeriesResource;
+  observations: readonly QuotaObservation[];
+}
+
+/**
+ * One trend entry: the JSON contract of `forecast trends --format json` (`{"trends": [...]}`) and
+ * `GET /v1/forecasts/trends`. Units: counts, counts per day, seconds from `now`, ISO 8601 times.
+ */
+export interface TrendEntry extends TrendForecast {
+  checkId: string;
+  resource: SeriesResource;
+}
+
+function cmp(a: string, b: string): number {
+  return a < b ? -1 : a > b ? 1 : 0;
+}
+
+const STATUS_ORDER: Record<TrendEntry['status'], number> = {
+  exhausted: 0,
+  ok: 1,
+  decreasing: 2,
+  flat: 3,
+  insufficient_data: 4,
+};
+
+/**
+ * Forecasts every series and sorts the entries: exhausted first, then `ok` by p10 time to exhaustion
+ * (soonest first), then decreasing, flat and insufficient data; ties by check id and resource.
+ *
+ * @param now the forecast clock (epoch ms)
+ */
+export function forecastTrends(
+  series: readonly QuotaSeries[],
+  now: number,
+  settings: Partial<TrendSettings> = {},
+): TrendEntry[] {
+  const out: TrendEntry[] = series.map((s) => ({
+    checkId: s.checkId,
+    resource: s.resource,
+    ...forecastTrend(s.observations, now, settings),
+  }));
+  out.sort(
+    (a, b) =>
+      STATUS_ORDER[a.status] - STATUS_ORDER[b.status] ||
+      (a.secondsToExhaustion.p10 ?? Infinity) - (b.secondsToExhaustion.p10 ?? Infinity) ||
+      cmp(a.checkId, b.checkId) ||
+      cmp(a.resource.accountId, b.resource.accountId) ||
+      cmp(a.resource.regionId, b.resource.regionId) ||
+      cmp(a.resource.kind, b.resource.kind) ||
+      cmp(a.resource.id, b.resource.id),
+  );
+  return out;
+}

@@ -1,0 +1,133 @@
+import { describe, expect, it } from 'vitest';
+import { forecastTrend, forecastTrends, theilSen, type QuotaObservation } from '@app/forecast';
+
+const DAY = 86_400_000;
+const NOW = Date.parse('2026-11-20T00:00:00Z');
+
+/** `n` daily samples ending at NOW: used = start + slope * day (+ noise[i]). */
+function series(n: number, start: number, slope: number, limit: number, noise: (i: number) => number = () => 0): QuotaObservation[] {
+  return Array.from({ length: n }, (_, i) => ({ at: NOW - (n - 1 - i) * DAY, used: start + slope * i + noise(i), limit }));
+}
+
+/** Deterministic pseudo-random in [-1, 1) (LCG), so the noisy fixtures are fixed. */
+function lcg(seed: number): () => number {
+  let x = seed >>> 0;
+  return () => {
+    x = (Math.imul(x, 1664525) + 1013904223) >>> 0;
+    return x / 2 ** 31 - 1;
+  };
+}
+
+describe('theilSen', () => {
+  it('recovers an exact line and brackets it', () => {
+    const t = [0, 1, 2, 3, 4, 5];
+    const y = t.map((x) => 3 + 2 * x);
+    const fit = theilSen(t, y, t.length, 0.8)!;
+    expect(fit.slope).toBe(2);
+    expect(fit.intercept).toBe(3);
+    expect(fit.slopeLow).toBe(2);
+    expect(fit.slopeHigh).toBe(2);
+  });
+
+  it('is not moved by one outlier where least squares is', () => {
+    const t = Array.from({ length: 10 }, (_, i) => i);
+    const y = t.map((x) => 10 + x);
+    y[9] = 200; // one bad scan at the end
+    const fit = theilSen(t, y, t.length, 0.8)!;
+    expect(fit.slope).toBe(1);
+    // OLS slope of the same points, for contrast.
+    const mt = 4.5;
+    const my = y.reduce((a, b) => a + b, 0) / 10;
+    const ols = t.reduce((s, x, i) => s + (x - mt) * (y[i]! - my), 0) / t.reduce((s, x) => s + (x - mt) ** 2, 0);
+    expect(ols).toBeGreaterThan(10);
+  });
+});
+
+describe('forecastTrend', () => {
+  it('a steady climb: p50 time to exhaustion from the slope, p10 <= p50 <= p90', () => {
+    const f = forecastTrend(series(10, 100, 5, 200), NOW);
+    expect(f.status).toBe('ok');
+    expect(f.slopePerDay).toBe(5);
+    expect(f.used).toBe(145);
+    expect(f.samples).toBe(10);
+    // (200 - 145) / 5 = 11 days
+    expect(f.secondsToExhaustion.p50).toBe(11 * 86_400);
+    expect(f.exhaustsAt.p50).toBe('2026-12-01T00:00:00.000Z');
+    expect(f.secondsToExhaustion.p10).toBe(11 * 86_400);
+    expect(f.secondsToExhaustion.p90).toBe(11 * 86_400);
+  });
+
+  it('steps (quota counts move in jumps) give a slope and an interval around it', () => {
+    // +20 every 3 days
+    const obs = series(12, 0, 0, 300).map((o, i) => ({ ...o, used: 100 + 20 * Math.floor(i / 3) }));
+    const f = forecastTrend(obs, NOW);
+    expect(f.status).toBe('ok');
+    expect(f.slopePerDay!).toBeGreaterThan(5);
+    expect(f.slopePerDay!).toBeLessThan(8);
+    expect(f.secondsToExhaustion.p10!).toBeLessThanOrEqual(f.secondsToExhaustion.p50!);
+    expect(f.secondsToExhaustion.p50!).toBeLessThanOrEqual(f.secondsToExhaustion.p90!);
+  });
+
+  it('one outlier scan does not move the answer', () => {
+    const clean = forecastTrend(series(14, 50, 2, 200), NOW);
+    const spiked = forecastTrend(series(14, 50, 2, 200, (i) => (i === 6 ? 120 : 0)), NOW);
+    expect(spiked.slopePerDay).toBe(clean.slopePerDay);
+    expect(spiked.secondsToExhaustion.p50).toBe(clean.secondsToExhaustion.p50);
+  });
+
+  it('noise with 20 % spikes: p50 slope within 10 % of the truth, and the interval widens', () => {
+    const r = lcg(7);
+    const obs = series(40, 100, 3, 1000, (i) => r() * 4 + (i % 5 === 0 ? 40 : 0)).map((o) => ({ ...o, at: o.at }));
+    const f = forecastTrend(obs, NOW, { windowDays: 60 });
+    expect(f.status).toBe('ok');
+    expect(Math.abs(f.slopePerDay! - 3) / 3).toBeLessThan(0.1);
+    expect(f.secondsToExhaustion.p10!).toBeLessThan(f.secondsToExhaustion.p50!);
+    expect(f.secondsToExhaustion.p90!).toBeGreaterThan(f.secondsToExhaustion.p50!);
+  });
+
+  it('a raised limit: the latest limit counts', () => {
+    const obs = series(10, 100, 5, 200).map((o, i) => ({ ...o, limit: i < 8 ? 150 : 400 }));
+    const f = forecastTrend(obs, NOW);
+    expect(f.limit).toBe(400);
+    expect(f.status).toBe('ok');
+    expect(f.secondsToExhaustion.p50).toBe(((400 - 145) / 5) * 86_400);
+  });
+
+  it('insufficient data: fewer than 4 samples, or a span under 48 h', () => {
+    expect(forecastTrend(series(3, 100, 5, 200), NOW).status).toBe('insufficient_data');
+    const dense = Array.from({ length: 10 }, (_, i) => ({ at: NOW - i * 3_600_000, used: 100 + i, limit: 200 }));
+    const f = forecastTrend(dense, NOW);
+    expect(f.status).toBe('insufficient_data');
+    expect(f.secondsToExhaustion).toEqual({ p10: null, p50: null, p90: null });
+    expect(forecastTrend(series(3, 100, 5, 200), NOW, { minSamples: 3 }).status).toBe('ok');
+  });
+
+  it('the window drops old samples (default 14 days)', () => {
+    const old = series(30, 0, 10, 1000); // 30 days
+    const f = forecastTrend(old, NOW);
+    expect(f.samples).toBe(15);
+    expect(forecastTrend(old, NOW, { windowDays: 40 }).samples).toBe(30);
+  });
+
+  it('exhausted, flat and decreasing', () => {
+    expect(forecastTrend(series(5, 200, 1, 200), NOW)).toMatchObject({ status: 'exhausted', secondsToExhaustion: { p10: 0, p50: 0, p90: 0 } });
+    expect(forecastTrend(series(6, 120, 0, 200), NOW)).toMatchObject({ status: 'flat', slopePerDay: 0, exhaustsAt: { p50: null } });
+    expect(forecastTrend(series(6, 120, -2, 200), NOW)).toMatchObject({ status: 'decreasing', slopePerDay: -2 });
+  });
+});
+
+describe('forecastTrends', () => {
+  it('sorts exhausted first, then the soonest p10', () => {
+    const res = (id: string) => ({ kind: 'LoadBalancer' as const, id, accountId: 'a', regionId: 'r', clusterId: null });
+    const out = forecastTrends(
+      [
+        { checkId: 'CLB_BACKEND_QUOTA', resource: res('lb-slow'), observations: series(10, 0, 1, 200) },
+        { checkId: 'CLB_BACKEND_QUOTA', resource: res('lb-full'), observations: series(10, 200, 1, 200) },
+        { checkId: 'CLB_BACKEND_QUOTA', resource: res('lb-fast'), observations: series(10, 0, 10, 200) },
+        { checkId: 'CLB_BACKEND_QUOTA', resource: res('lb-new'), observations: series(2, 0, 10, 200) },
+      ],
+      NOW,
+    );
+    expect(out.map((e) => `${e.resource.id}:${e.status}`)).toEqual(['lb-full:exhausted', 'lb-fast:ok', 'lb-slow:ok', 'lb-new:insufficient_data']);
+  });
+});
