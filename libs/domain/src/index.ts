@@ -310,3 +310,4 @@ export type {
   CcmErrorEvent,
   ServiceEventDiagnosis,
 } from './ccm/error-events.model';
+export { BAD_SURROGATE_MARKER, NUL_MARKER, hasUnstorableText, sanitizeDeep, sanitizeText } from './text.util';

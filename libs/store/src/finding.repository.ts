@@ -1,6 +1,6 @@
 import type { Pool, PoolClient, QueryResultRow } from 'pg';
 import type { Figures, Finding, ResourceKind, ResourceRef, Severity } from '@app/domain';
-import { chunk, MAX_BIND_PARAMETERS, toIso, toNumber, toOptionalNumber, WhereBuilder } from './sql.util';
+import { chunk, MAX_BIND_PARAMETERS, storableJson, storableText, toIso, toNumber, toOptionalNumber, WhereBuilder } from './sql.util';
 import { StoreError } from './store.exception';
 import type { FindingPage, FindingQuery, StoredFinding } from './store.types';
 import { isUuid, resolvePage } from './page.util';
@@ -206,21 +206,22 @@ function findingValues(scanId: string, f: Finding): unknown[] {
     f.fingerprint,
     f.checkId,
     f.severity,
-    r.accountId,
-    r.regionId,
-    r.clusterId ?? null,
+    // Text from the fleet is sanitised (NUL, lone surrogates) so one odd string cannot fail the store.
+    storableText(r.accountId),
+    storableText(r.regionId),
+    storableText(r.clusterId),
     r.kind,
-    r.id,
-    r.namespace ?? null,
-    r.name ?? null,
-    f.message,
-    f.remediation,
+    storableText(r.id),
+    storableText(r.namespace),
+    storableText(r.name),
+    storableText(f.message),
+    storableText(f.remediation),
     f.source,
     finiteOrNull(f.used),
     finiteOrNull(f.limit),
     finiteOrNull(f.ratio),
     // Stringified explicitly: pg would send a JS array as a Postgres array literal, not JSON.
-    f.figures === undefined ? null : JSON.stringify(f.figures),
+    f.figures === undefined ? null : storableJson(f.figures),
   ];
 }
 

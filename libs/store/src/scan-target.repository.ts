@@ -1,6 +1,6 @@
 import type { Pool, QueryResultRow } from 'pg';
 import { isUuid } from './page.util';
-import { chunk, MAX_BIND_PARAMETERS, toIso, toNumber } from './sql.util';
+import { chunk, MAX_BIND_PARAMETERS, storableJson, storableText, toIso, toNumber } from './sql.util';
 import { StoreError } from './store.exception';
 
 /** State of one crawl target of a distributed scan. */
@@ -97,7 +97,7 @@ export class ScanTargetRepository {
     for (const rows of chunk(dedupeByKey(targets), PENDING_ROWS_PER_INSERT)) {
       const params: unknown[] = [scanId];
       const tuples = rows.map((t) => {
-        params.push(t.key, JSON.stringify(t.target));
+        params.push(t.key, storableJson(t.target));
         return `($1, $${params.length - 1}, $${params.length}::jsonb)`;
       });
       const result = await this.pool
@@ -126,7 +126,7 @@ export class ScanTargetRepository {
          VALUES ($1, $2, $3::jsonb, 'ok', $4::jsonb, NULL, now())
          ON CONFLICT (scan_id, target_key) DO UPDATE
            SET status = 'ok', slice = EXCLUDED.slice, error = NULL, updated_at = now()`,
-        [scanId, key, JSON.stringify(target), JSON.stringify(slice)],
+        [scanId, key, storableJson(target), storableJson(slice)],
       )
       .catch((e: unknown) => this.rethrow(scanId, e));
   }
@@ -150,7 +150,7 @@ export class ScanTargetRepository {
            ON CONFLICT (scan_id, target_key) DO UPDATE
              SET status = 'failed', error = EXCLUDED.error, updated_at = now()
              WHERE scan_targets.status <> 'ok'`,
-          [scanId, f.key, JSON.stringify(f.target), f.error.slice(0, MAX_ERROR_LENGTH)],
+          [scanId, f.key, storableJson(f.target), storableText(f.error.slice(0, MAX_ERROR_LENGTH))],
         )
         .catch((e: unknown) => this.rethrow(scanId, e));
     }

@@ -4,7 +4,7 @@ import type { CoverageEntry, SkippedResult } from '@app/domain';
 import type { FindingRepository } from './finding.repository';
 import type { QuotaUsageRepository } from './quota-usage.repository';
 import { isUuid, resolvePage } from './page.util';
-import { toIso, toIsoOrNull, toNumber } from './sql.util';
+import { storableJson, storableText, toIso, toIsoOrNull, toNumber } from './sql.util';
 import { StoreError } from './store.exception';
 import { withStoreRetry } from './store-retry.util';
 import type {
@@ -75,7 +75,7 @@ export class ScanRepository {
        VALUES ($1, 'running', $2, $3, $4, $5::jsonb, CASE WHEN $2 = 'distributed' THEN NULL ELSE now() END)
        ON CONFLICT (id) DO NOTHING
        RETURNING ${ALL_COLUMNS}`,
-      [id, input.source, input.fleetName ?? null, input.startedAt ?? new Date(), JSON.stringify(input.settings ?? {})],
+      [id, input.source, storableText(input.fleetName), input.startedAt ?? new Date(), storableJson(input.settings ?? {})],
     );
     const row = inserted.rows[0] ?? (await this.getRow(this.pool, id));
     if (!row) throw new StoreError('NOT_FOUND', `scan ${id} not found after create`);
@@ -113,7 +113,7 @@ export class ScanRepository {
                 skipped = $5::jsonb
           WHERE id = $1
       RETURNING ${ALL_COLUMNS}`,
-        [id, input.finishedAt ?? new Date(), JSON.stringify(summary), JSON.stringify(input.coverage), JSON.stringify(input.skipped ?? [])],
+        [id, input.finishedAt ?? new Date(), storableJson(summary), storableJson(input.coverage), storableJson(input.skipped ?? [])],
       );
       return toStoredScan(updated.rows[0]);
     });
@@ -138,7 +138,7 @@ export class ScanRepository {
         `UPDATE scans SET status = 'failed', finished_at = COALESCE(finished_at, now()), error = $2
           WHERE id = $1
       RETURNING ${ALL_COLUMNS}`,
-        [id, error.slice(0, MAX_ERROR_LENGTH)],
+        [id, storableText(error.slice(0, MAX_ERROR_LENGTH))],
       );
       return toStoredScan(updated.rows[0]);
     });

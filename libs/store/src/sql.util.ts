@@ -2,6 +2,7 @@
  * Small helpers shared by the repositories: value normalisation between PostgreSQL back ends and
  * parameter chunking.
  */
+import { sanitizeText } from '@app/domain';
 
 /**
  * PostgreSQL's wire protocol carries the number of bind parameters of one statement in an Int16,
@@ -72,4 +73,18 @@ export class WhereBuilder {
   sql(): string {
     return this.conditions.length === 0 ? '' : `WHERE ${this.conditions.join(' AND ')}`;
   }
+}
+
+/**
+ * JSON text for a `jsonb` parameter with every string sanitised ({@link sanitizeText}: NUL ->
+ * U+2400, lone surrogates -> U+FFFD), since jsonb refuses `\u0000` and unpaired surrogates: one
+ * odd Event message must not fail a whole scan's store.
+ */
+export function storableJson(value: unknown): string {
+  return JSON.stringify(value, (_key, v: unknown) => (typeof v === 'string' ? sanitizeText(v) : v));
+}
+
+/** A text parameter PostgreSQL accepts ({@link sanitizeText}); null and undefined become null. */
+export function storableText(value: string | null | undefined): string | null {
+  return value === null || value === undefined ? null : sanitizeText(value);
 }

@@ -73,6 +73,11 @@ export class ApiExceptionFilter implements ExceptionFilter {
       if (e.code === 'UNAVAILABLE') this.logger.error(e.message);
       return { statusCode: statusOfStoreError(e.code), error: e.code, message: e.message };
     }
+    // Text PostgreSQL refuses (NUL: 22021 character_not_in_repertoire / invalid byte sequence,
+    // 22P05 untranslatable_character) that reached a query: the request's fault, not a bug.
+    if (e instanceof Error && ['22021', '22P05'].includes(String((e as { code?: unknown }).code))) {
+      return { statusCode: 400, error: 'VALIDATION_FAILED', message: 'Invalid request: text contains a character PostgreSQL cannot store (NUL or invalid UTF-8)' };
+    }
     // The database connection was lost (PostgreSQL restarting): a transient outage, not a bug.
     if (isConnectionLoss(e)) {
       this.logger.warn(`database unavailable: ${e instanceof Error ? e.message.split('\n')[0] : String(e)}`);

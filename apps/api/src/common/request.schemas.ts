@@ -29,5 +29,12 @@ export const scanIdSchema = z.guid('must be a uuid').describe('Scan id (uuid)');
 
 /** A non-empty identifier filter (check id, account id, cluster id). */
 export function idFilter(description: string) {
-  return z.string().min(1, 'must not be empty').max(256, 'must be at most 256 characters').optional().describe(description);
+  return z
+    .string()
+    .min(1, 'must not be empty')
+    .max(256, 'must be at most 256 characters')
+    // PostgreSQL cannot hold a NUL in text (22021): refused here with 400 instead of a 500 later.
+    .refine((s) => !s.includes('\u0000'), 'must not contain a NUL character')
+    .optional()
+    .describe(description);
 }

@@ -20,7 +20,7 @@
  * retries of throttling / 5xx / timeouts / resets / bad bodies with exponential backoff and full
  * jitter (`collector.maxAttempts`).
  */
-import { mapWireFleet, type FleetSnapshot, type WireFleet } from '@app/domain';
+import { mapWireFleet, sanitizeDeep, type FleetSnapshot, type WireFleet } from '@app/domain';
 import type { CredentialsFor } from './account-credentials.service';
 import {
   createInMemoryRateLimiter,
@@ -85,5 +85,6 @@ export async function collectLiveFleet(
  * @throws as collectLiveFleet
  */
 export async function scanLive(config: ScanConfig, options: LiveScanOptions = {}): Promise<FleetSnapshot> {
-  return mapWireFleet(await collectLiveFleet(config, options));
+  // NUL and lone surrogates in API answers become visible markers here, at the boundary.
+  return mapWireFleet(sanitizeDeep(await collectLiveFleet(config, options)));
 }

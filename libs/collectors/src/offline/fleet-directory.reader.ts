@@ -5,6 +5,7 @@
  * a partly valid fleet is never half-loaded. The first problem found is thrown as a
  * FleetValidationError naming the file, the JSON path and what was expected.
  */
+import { sanitizeDeep } from '@app/domain';
 import { existsSync, readdirSync, readFileSync, statSync } from 'node:fs';
 import { join, relative } from 'node:path';
 import { parseAllDocuments } from 'yaml';
@@ -101,7 +102,8 @@ class Reader {
   json<S extends z.ZodType>(file: string, schema: S): z.output<S> {
     let data: unknown;
     try {
-      data = JSON.parse(this.text(file));
+      // NUL and lone surrogates become visible markers here, at the boundary (libs/domain text.util).
+      data = sanitizeDeep(JSON.parse(this.text(file)));
     } catch (e) {
       if (e instanceof FleetValidationError) throw e;
       throw new FleetValidationError(this.rel(file), '$', `valid JSON (${(e as Error).message})`);
@@ -122,7 +124,7 @@ class Reader {
         const line = err.linePos?.[0]?.line;
         throw new FleetValidationError(this.rel(file), `$ (document ${i + 1}${line ? `, line ${line}` : ''})`, `valid YAML (${err.message.split('\n')[0]})`);
       }
-      const v: unknown = doc.toJS();
+      const v: unknown = sanitizeDeep(doc.toJS());
       if (v !== null && v !== undefined) out.push(v);
     }
     return out;

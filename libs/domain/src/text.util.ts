@@ -1,0 +1,63 @@
+/**
+ * Text that PostgreSQL refuses (issue 14 "text that Postgres refuses"): a NUL character is not
+ * allowed in `text` nor as `\u0000` in `jsonb`, and a lone UTF-16 surrogate cannot be encoded as
+ * UTF-8 (PostgreSQL docs 8.3 "Character Types": "the character with code zero cannot be stored";
+ * 8.14.1 "JSON Input and Output Syntax": `\u0000` is disallowed in jsonb). One such character in
+ * a Service name or an Event message must not fail a whole fleet's scan, so every boundary where
+ * fleet text enters (fleet directory reader, live collectors, the store) replaces them with a
+ * visible marker instead.
+ */
+
+/** What a NUL character becomes: U+2400 SYMBOL FOR NULL (visible, valid everywhere). */
+export const NUL_MARKER = '\u2400';
+
+/** What a lone surrogate becomes: U+FFFD REPLACEMENT CHARACTER (as `String.prototype.toWellFormed`). */
+export const BAD_SURROGATE_MARKER = '\uFFFD';
+
+// eslint-disable-next-line no-control-regex
+const NEEDS_FIX = /[\u0000\uD800-\uDFFF]/;
+/** A high surrogate not followed by a low one, or a low one not preceded by a high one. */
+const LONE_SURROGATE = /[\uD800-\uDBFF](?![\uDC00-\uDFFF])|(?<![\uD800-\uDBFF])[\uDC00-\uDFFF]/g;
+
+/**
+ * `s` with every NUL replaced by U+2400 and every lone surrogate by U+FFFD; the same string
+ * (no copy) when it has neither. Pairs of surrogates (emoji...) are kept.
+ */
+export function sanitizeText(s: string): string {
+  if (!NEEDS_FIX.test(s)) return s;
+  return s.replaceAll('\u0000', NUL_MARKER).replace(LONE_SURROGATE, BAD_SURROGATE_MARKER);
+}
+
+/** Whether `s` holds a NUL or a lone surrogate (text PostgreSQL would refuse). */
+export function hasUnstorableText(s: string): boolean {
+  return NEEDS_FIX.test(s) && sanitizeText(s) !== s;
+}
+
+/**
+ * `value` with {@link sanitizeText} applied to every string and object key inside it (plain
+ * objects and arrays, walked recursively; other values kept). Objects and arrays are changed in
+ * place; the result is `value` itself unless `value` is a string.
+ */
+export function sanitizeDeep<T>(value: T): T {
+  if (typeof value === 'string') return sanitizeText(value) as T;
+  if (Array.isArray(value)) {
+    for (let i = 0; i < value.length; i += 1) {
+      const v: unknown = value[i];
+      if (typeof v === 'string' || (typeof v === 'object' && v !== null)) value[i] = sanitizeDeep(v);
+    }
+    return value;
+  }
+  if (typeof value === 'object' && value !== null && (Object.getPrototypeOf(value) === Object.prototype || Object.getPrototypeOf(value) === null)) {
+    const obj = value as Record<string, unknown>;
+    for (const key of Object.keys(obj)) {
+      const v = obj[key];
+      const fixed = typeof v === 'string' || (typeof v === 'object' && v !== null) ? sanitizeDeep(v) : v;
+      const fixedKey = sanitizeText(key);
+      if (fixedKey !== key) {
+        delete obj[key];
+        obj[fixedKey] = fixed;
+      } else if (fixed !== v) obj[key] = fixed;
+    }
+  }
+  return value;
+}
