@@ -311,3 +311,37 @@ export type {
   ServiceEventDiagnosis,
 } from './ccm/error-events.model';
 export { BAD_SURROGATE_MARKER, NUL_MARKER, hasUnstorableText, sanitizeDeep, sanitizeText } from './text.util';
+export {
+  DAY_MS,
+  DEFAULT_WAIVER_DAYS,
+  EXPORTED_WAIVER_STATES,
+  MAX_WAIVER_DAYS,
+  MIN_WAIVER_REASON_LENGTH,
+  WAIVER_CATEGORIES,
+  WAIVER_EXPIRING_DAYS,
+  WAIVER_STALE_SCANS,
+  WaiverMatcher,
+  appliedWaiverOf,
+  compileResourcePattern,
+  waiverCovers,
+  waiverState,
+  waiverTimeState,
+} from './waiver.model';
+export type {
+  AppliedWaiver,
+  FindingWaiverStatus,
+  WaivedFinding,
+  Waiver,
+  WaiverCategory,
+  WaiverScope,
+  WaiverState,
+} from './waiver.model';
+export {
+  WaiverValidationError,
+  resolveWaiverExpiry,
+  resolveWaiverInput,
+  resolveWaiverUpdate,
+  waiverInputSchema,
+  waiverUpdateSchema,
+} from './waiver.schemas';
+export type { ResolvedWaiverInput, WaiverInput, WaiverUpdateInput } from './waiver.schemas';

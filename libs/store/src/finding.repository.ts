@@ -136,6 +136,32 @@ export class FindingRepository {
   }
 
   /**
+   * The (check, resource) of every finding of one scan whose check id is in `checkIds` (waiver matching:
+   * which waivers matched a scan). Reads only the key columns.
+   * @throws StoreError NOT_FOUND when the scan does not exist
+   */
+  async keysForChecks(scanId: string, checkIds: readonly string[]): Promise<{ checkId: string; severity: Severity; resource: ResourceRef }[]> {
+    await this.assertScanExists(scanId);
+    if (checkIds.length === 0) return [];
+    const rows = await this.pool.query<Pick<FindingRow, 'check_id' | 'severity' | 'account_id' | 'region_id' | 'cluster_id' | 'resource_kind' | 'resource_id'>>(
+      `SELECT check_id, severity, account_id, region_id, cluster_id, resource_kind, resource_id FROM findings
+        WHERE scan_id = $1 AND check_id = ANY($2::text[])`,
+      [scanId, checkIds],
+    );
+    return rows.rows.map((r) => ({
+      checkId: r.check_id,
+      severity: r.severity,
+      resource: {
+        kind: r.resource_kind,
+        id: r.resource_id,
+        accountId: r.account_id,
+        regionId: r.region_id,
+        ...(r.cluster_id !== null ? { clusterId: r.cluster_id } : {}),
+      },
+    }));
+  }
+
+  /**
    * Replace the findings of a scan and record their fingerprints' sightings. Must run inside the
    * caller's transaction (`ScanRepository.complete`), on its client.
    * @param client the transaction's client

@@ -18,5 +18,7 @@ export { findMigrationsDir, MIGRATIONS_TABLE } from './migrate.util';
 export { DEFAULT_PAGE_LIMIT, MAX_PAGE_LIMIT, isUuid } from './page.util';
 export { MAX_BIND_PARAMETERS } from './sql.util';
 export { summarizeFindings } from './summary.util';
+export { WaiverRepository, type CreateWaiverInput, type WaiverChanges, type WaiverHistoryEntry } from './waiver.repository';
+export { WaiverService, type WaiverWithState } from './waiver.service';
 export * from './store.types';
 export { SCAN_HEARTBEAT_MS, SCAN_LEASE_MS, startScanHeartbeat, startScanReaper, type ScanReaperOptions } from './scan-lease';

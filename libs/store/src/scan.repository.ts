@@ -204,6 +204,20 @@ export class ScanRepository {
     return rows.rows[0] ? toStoredScan(rows.rows[0]) : null;
   }
 
+  /**
+   * Succeeded scans started in [`from`, `until`] (either bound optional), newest first, at most `limit`
+   * (reports: the scan ending a period, the previous period's last scan, the weekly trend; waiver staleness).
+   */
+  async succeededBetween(opts: { from?: Date; until?: Date; limit: number }): Promise<StoredScanListItem[]> {
+    const rows = await this.pool.query<ScanListRow>(
+      `SELECT ${LIST_COLUMNS} FROM scans WHERE status = 'succeeded'
+          AND ($1::timestamptz IS NULL OR started_at >= $1) AND ($2::timestamptz IS NULL OR started_at <= $2)
+        ORDER BY started_at DESC, id DESC LIMIT $3`,
+      [opts.from ?? null, opts.until ?? null, opts.limit],
+    );
+    return rows.rows.map(toStoredScanListItem);
+  }
+
   /** The scan that started last among those that ended (succeeded or failed), or null. */
   async latestFinished(): Promise<StoredScanListItem | null> {
     const rows = await this.pool.query<ScanRow>(

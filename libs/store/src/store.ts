@@ -5,6 +5,8 @@ import { QuotaUsageRepository } from './quota-usage.repository';
 import { ScanRepository } from './scan.repository';
 import { ScanTargetRepository } from './scan-target.repository';
 import { redactConnectionString, StoreError } from './store.exception';
+import { WaiverRepository } from './waiver.repository';
+import { WaiverService } from './waiver.service';
 
 /** Options of `Store.open`. */
 export interface StoreOptions {
@@ -39,6 +41,10 @@ export class Store {
   readonly scanTargets: ScanTargetRepository;
   /** Quota usage samples per scan (metrics, alerts, forecasts). */
   readonly quotaUsage: QuotaUsageRepository;
+  /** Waivers: owned, expiring exceptions applied when findings are read, with their history. */
+  readonly waivers: WaiverRepository;
+  /** Waiver use cases: validated changes, states (active, expiring, expired, stale), matching. */
+  readonly waiverService: WaiverService;
 
   private constructor(
     private readonly pool: Pool,
@@ -49,6 +55,8 @@ export class Store {
     this.quotaUsage = new QuotaUsageRepository(pool);
     this.scans = new ScanRepository(pool, this.findings, this.quotaUsage);
     this.scanTargets = new ScanTargetRepository(pool);
+    this.waivers = new WaiverRepository(pool);
+    this.waiverService = new WaiverService(this.waivers, this.scans, this.findings);
   }
 
   /**

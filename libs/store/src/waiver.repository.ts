@@ -1,0 +1,233 @@
+import type { Pool, PoolClient, QueryResultRow } from 'pg';
+import type { ResolvedWaiverInput, Waiver, WaiverCategory } from '@app/domain';
+import { isUuid } from './page.util';
+import { toIso, toIsoOrNull } from './sql.util';
+import { StoreError } from './store.exception';
+
+/** One entry of a waiver's append-only history. */
+export interface WaiverHistoryEntry {
+  /** Version of the waiver this change produced (1 = created). */
+  version: number;
+  action: 'created' | 'updated' | 'revoked';
+  /** Who made the change (user name, token name, `cli`). */
+  actor: string;
+  /** ISO 8601 UTC. */
+  at: string;
+  /** The waiver as it was after the change. */
+  waiver: Waiver;
+}
+
+/** Input of `waivers.create`: a validated waiver (libs/domain resolveWaiverInput) and who creates it. */
+export interface CreateWaiverInput extends ResolvedWaiverInput {
+  createdBy: string;
+  /** Default: now. */
+  createdAt?: Date;
+  /** A caller-chosen uuid (idempotent imports); default a random one. */
+  id?: string;
+}
+
+/** Fields a change may set (scope never changes; a different scope is a different waiver). */
+export type WaiverChanges = Partial<Pick<ResolvedWaiverInput, 'owner' | 'reason' | 'category' | 'ticket' | 'expiresAt'>>;
+
+interface WaiverRow extends QueryResultRow {
+  id: string;
+  check_id: string;
+  account_id: string;
+  region_id: string | null;
+  cluster_id: string | null;
+  resource: string;
+  owner: string;
+  reason: string;
+  category: WaiverCategory;
+  ticket: string | null;
+  created_by: string;
+  created_at: Date | string;
+  expires_at: Date | string;
+  revoked_at: Date | string | null;
+  revoked_by: string | null;
+  version: number;
+}
+
+const COLUMNS = `id, check_id, account_id, region_id, cluster_id, resource, owner, reason, category, ticket,
+  created_by, created_at, expires_at, revoked_at, revoked_by, version`;
+
+/**
+ * Waivers (tables `waivers`, `waiver_history`): create, change, revoke, read. Every change writes the
+ * waiver row and one history row in the same transaction; the history is append-only (a trigger refuses
+ * UPDATE and DELETE). Waivers are never deleted: a revoked waiver stays readable with its history.
+ */
+export class WaiverRepository {
+  /** @param pool the store's connection pool */
+  constructor(private readonly pool: Pool) {}
+
+  /**
+   * Store a new waiver and its `created` history entry.
+   * @throws StoreError INVALID_ARGUMENT when `id` is not a uuid or a table rule is broken; CONFLICT when the id exists
+   */
+  async create(input: CreateWaiverInput): Promise<Waiver> {
+    if (input.id !== undefined && !isUuid(input.id)) throw new StoreError('INVALID_ARGUMENT', `waiver id must be a uuid, got "${input.id}"`);
+    return this.transaction(async (client) => {
+      const rows = await client
+        .query<WaiverRow>(
+          `INSERT INTO waivers (id, check_id, account_id, region_id, cluster_id, resource, owner, reason, category, ticket,
+                                created_by, created_at, expires_at)
+           VALUES (COALESCE($1::uuid, gen_random_uuid()), $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13)
+           RETURNING ${COLUMNS}`,
+          [
+            input.id ?? null,
+            input.checkId,
+            input.accountId,
+            input.regionId ?? null,
+            input.clusterId ?? null,
+            input.resource,
+            input.owner,
+            input.reason,
+            input.category,
+            input.ticket ?? null,
+            input.createdBy,
+            input.createdAt ?? new Date(),
+            input.expiresAt,
+          ],
+        )
+        .catch(rethrowConstraint);
+      const waiver = toWaiver(rows.rows[0]);
+      await this.appendHistory(client, waiver, 1, 'created', input.createdBy, waiver.createdAt);
+      return waiver;
+    });
+  }
+
+  /** One waiver (revoked ones too), or null. */
+  async get(id: string): Promise<Waiver | null> {
+    if (!isUuid(id)) return null;
+    const rows = await this.pool.query<WaiverRow>(`SELECT ${COLUMNS} FROM waivers WHERE id = $1`, [id]);
+    return rows.rows[0] ? toWaiver(rows.rows[0]) : null;
+  }
+
+  /**
+   * Every waiver, oldest first (waivers are few: hundreds, not millions).
+   * @param opts.includeRevoked also revoked ones (default false)
+   */
+  async list(opts: { includeRevoked?: boolean } = {}): Promise<Waiver[]> {
+    const rows = await this.pool.query<WaiverRow>(
+      `SELECT ${COLUMNS} FROM waivers ${opts.includeRevoked ? '' : 'WHERE revoked_at IS NULL'} ORDER BY created_at, id`,
+    );
+    return rows.rows.map(toWaiver);
+  }
+
+  /**
+   * Change owner, reason, category, ticket or expiry (a renewal); appends an `updated` history entry.
+   * @throws StoreError NOT_FOUND (no such waiver), CONFLICT (revoked: create a new one instead)
+   */
+  async update(id: string, changes: WaiverChanges, actor: string, at: Date = new Date()): Promise<Waiver> {
+    return this.transaction(async (client) => {
+      const current = await this.lock(client, id);
+      if (current.revoked_at !== null) throw new StoreError('CONFLICT', `waiver ${id} is revoked; create a new waiver instead`);
+      const rows = await client
+        .query<WaiverRow>(
+          `UPDATE waivers SET owner = COALESCE($2, owner), reason = COALESCE($3, reason), category = COALESCE($4, category),
+                  ticket = COALESCE($5, ticket), expires_at = COALESCE($6, expires_at), version = version + 1
+            WHERE id = $1 RETURNING ${COLUMNS}`,
+          [id, changes.owner ?? null, changes.reason ?? null, changes.category ?? null, changes.ticket ?? null, changes.expiresAt ?? null],
+        )
+        .catch(rethrowConstraint);
+      const waiver = toWaiver(rows.rows[0]);
+      await this.appendHistory(client, waiver, rows.rows[0].version, 'updated', actor, at.toISOString());
+      return waiver;
+    });
+  }
+
+  /**
+   * Revoke a waiver: its findings count again at once; appends a `revoked` history entry.
+   * @throws StoreError NOT_FOUND, CONFLICT (already revoked)
+   */
+  async revoke(id: string, actor: string, at: Date = new Date()): Promise<Waiver> {
+    return this.transaction(async (client) => {
+      const current = await this.lock(client, id);
+      if (current.revoked_at !== null) throw new StoreError('CONFLICT', `waiver ${id} is already revoked`);
+      const rows = await client.query<WaiverRow>(
+        `UPDATE waivers SET revoked_at = $2, revoked_by = $3, version = version + 1 WHERE id = $1 RETURNING ${COLUMNS}`,
+        [id, at, actor],
+      );
+      const waiver = toWaiver(rows.rows[0]);
+      await this.appendHistory(client, waiver, rows.rows[0].version, 'revoked', actor, at.toISOString());
+      return waiver;
+    });
+  }
+
+  /**
+   * The history of one waiver, oldest first.
+   * @throws StoreError NOT_FOUND when the waiver does not exist
+   */
+  async history(id: string): Promise<WaiverHistoryEntry[]> {
+    if (!(await this.get(id))) throw new StoreError('NOT_FOUND', `waiver ${id} not found`);
+    const rows = await this.pool.query<{ version: number; action: WaiverHistoryEntry['action']; actor: string; at: Date | string; waiver: Waiver }>(
+      'SELECT version, action, actor, at, waiver FROM waiver_history WHERE waiver_id = $1 ORDER BY version',
+      [id],
+    );
+    return rows.rows.map((r) => ({ version: r.version, action: r.action, actor: r.actor, at: toIso(r.at), waiver: r.waiver }));
+  }
+
+  private async appendHistory(client: PoolClient, waiver: Waiver, version: number, action: WaiverHistoryEntry['action'], actor: string, at: string): Promise<void> {
+    await client.query('INSERT INTO waiver_history (waiver_id, version, action, actor, at, waiver) VALUES ($1, $2, $3, $4, $5, $6::jsonb)', [
+      waiver.id,
+      version,
+      action,
+      actor,
+      at,
+      JSON.stringify(waiver),
+    ]);
+  }
+
+  private async lock(client: PoolClient, id: string): Promise<WaiverRow> {
+    const rows = isUuid(id) ? await client.query<WaiverRow>(`SELECT ${COLUMNS} FROM waivers WHERE id = $1 FOR UPDATE`, [id]) : { rows: [] as WaiverRow[] };
+    if (!rows.rows[0]) throw new StoreError('NOT_FOUND', `waiver ${id} not found`);
+    return rows.rows[0];
+  }
+
+  /** Run `fn` in one transaction on one pooled client (COMMIT on success, ROLLBACK on error). */
+  private async transaction<T>(fn: (client: PoolClient) => Promise<T>): Promise<T> {
+    const client = await this.pool.connect();
+    let broken: Error | undefined;
+    try {
+      await client.query('BEGIN');
+      const result = await fn(client);
+      await client.query('COMMIT');
+      return result;
+    } catch (e) {
+      await client.query('ROLLBACK').catch((rollbackError: Error) => {
+        broken = rollbackError;
+      });
+      throw e;
+    } finally {
+      client.release(broken);
+    }
+  }
+}
+
+/** Table rule violations (check, unique) as INVALID_ARGUMENT / CONFLICT; anything else unchanged. */
+function rethrowConstraint(e: unknown): never {
+  const code = (e as { code?: string }).code;
+  if (code === '23514') throw new StoreError('INVALID_ARGUMENT', `waiver breaks a rule: ${(e as Error).message}`, { cause: e });
+  if (code === '23505') throw new StoreError('CONFLICT', 'a waiver with this id exists', { cause: e });
+  throw e;
+}
+
+function toWaiver(r: WaiverRow): Waiver {
+  return {
+    id: r.id,
+    checkId: r.check_id,
+    accountId: r.account_id,
+    ...(r.region_id !== null ? { regionId: r.region_id } : {}),
+    ...(r.cluster_id !== null ? { clusterId: r.cluster_id } : {}),
+    resource: r.resource,
+    owner: r.owner,
+    reason: r.reason,
+    category: r.category,
+    ...(r.ticket !== null ? { ticket: r.ticket } : {}),
+    createdBy: r.created_by,
+    createdAt: toIso(r.created_at),
+    expiresAt: toIso(r.expires_at),
+    ...(r.revoked_at !== null ? { revokedAt: toIsoOrNull(r.revoked_at) as string } : {}),
+    ...(r.revoked_by !== null ? { revokedBy: r.revoked_by } : {}),
+  };
+}
