@@ -7,6 +7,7 @@ import {
   waiverState,
   type Waiver,
   type WaiverState,
+  type Severity,
 } from '@app/domain';
 import type { FindingRepository } from './finding.repository';
 import type { ScanRepository } from './scan.repository';
@@ -94,6 +95,24 @@ export class WaiverService {
       const matchedRecently = matches.length < WAIVER_STALE_SCANS ? undefined : matches.some((m) => m.findings > 0);
       return { ...w, state: waiverState(w, now, matchedRecently), matches };
     });
+  }
+
+  /**
+   * Findings of one scan an active waiver covers at `now`, per (check id, severity), sorted (metrics).
+   * Reads only the keys of findings of checks that have waivers.
+   * @throws StoreError NOT_FOUND when the scan does not exist
+   */
+  async waivedCounts(scanId: string, now: Date = new Date()): Promise<{ checkId: string; severity: Severity; count: number }[]> {
+    const matcher = await this.matcher(now);
+    const counts = new Map<string, { checkId: string; severity: Severity; count: number }>();
+    for (const k of await this.findings.keysForChecks(scanId, matcher.checkIds())) {
+      if (matcher.statusOf(k.checkId, k.resource).status !== 'waived') continue;
+      const key = `${k.checkId}\u0000${k.severity}`;
+      const c = counts.get(key) ?? { checkId: k.checkId, severity: k.severity, count: 0 };
+      c.count += 1;
+      counts.set(key, c);
+    }
+    return [...counts.values()].sort((a, b) => (a.checkId < b.checkId ? -1 : a.checkId > b.checkId ? 1 : a.severity < b.severity ? -1 : 1));
   }
 
   /** Unrevoked waivers per exported state (`fleet_audit_waivers{state}`); every state present. */

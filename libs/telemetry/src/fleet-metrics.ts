@@ -25,6 +25,11 @@ export const FLEET_METRIC_NAMES = [
   'fleet_audit_quota_usage_ratio',
   'fleet_audit_quota_max_usage_ratio',
   'fleet_audit_quota_resources',
+  'fleet_audit_findings_waived',
+  'fleet_audit_waivers',
+  'fleet_audit_reports',
+  'fleet_audit_report_deliveries_failed',
+  'fleet_audit_last_report_timestamp_seconds',
 ] as const;
 
 /** The data a scrape renders (read from the store by the caller). */
@@ -33,8 +38,13 @@ export interface FleetMetricsInput {
   latest: {
     startedAt: string;
     finishedAt: string | null;
-    /** Findings per (check id, severity) (counts). */
+    /** Findings per (check id, severity) (counts), waived ones included. */
     findings: ReadonlyArray<{ checkId: string; severity: Severity; count: number }>;
+    /**
+     * Of those, the findings an active waiver covers at scrape time, per (check id, severity) (counts).
+     * `fleet_audit_findings` exports findings minus waived ones (what alerts fire on); default none.
+     */
+    waived?: ReadonlyArray<{ checkId: string; severity: Severity; count: number }>;
     /** Evaluated (check, resource) pairs per check id and status (counts). */
     byCheckStatus: Readonly<Record<string, { pass: number; fail: number; skipped: number }>>;
     coverage: readonly CoverageEntry[];
@@ -46,6 +56,10 @@ export interface FleetMetricsInput {
      */
     quotaStats?: ReadonlyArray<{ checkId: string; resources: number; maxRatio: number }>;
   } | null;
+  /** Unrevoked waivers per state (counts) at scrape time; absent: not exported. */
+  waivers?: Readonly<Record<'active' | 'expiring' | 'expired' | 'stale', number>>;
+  /** Stored weekly reports: counts per delivery status, and when the latest was built (ISO 8601); absent: not exported. */
+  reports?: { byDelivery: Readonly<Record<string, number>>; latestCreatedAt: string | null };
   /** The most recently started scan that ended (succeeded or failed), or null. */
   lastFinished: { status: 'succeeded' | 'failed'; startedAt: string; finishedAt: string | null } | null;
   /**
@@ -85,13 +99,23 @@ export async function renderFleetMetrics(input: FleetMetricsInput): Promise<stri
   const ratio = gauge('fleet_audit_quota_usage_ratio', 'Quota used / quota (0..1), per check and resource, at or above the export floor.', quotaLabels);
   const maxRatio = gauge('fleet_audit_quota_max_usage_ratio', 'Highest quota usage ratio (0..1) over all resources of a check.', ['check_id']);
   const sampled = gauge('fleet_audit_quota_resources', 'Resources with a quota measurement per check (count).', ['check_id']);
+  const waivedFindings = gauge('fleet_audit_findings_waived', 'Findings of the latest succeeded scan covered by an active waiver at scrape time, per check and severity (count); not in fleet_audit_findings.', ['check_id', 'severity']);
+  const waivers = gauge('fleet_audit_waivers', 'Unrevoked waivers by state (count): active, expiring (within 14 days), expired, stale (matched nothing in the last 2 scans).', ['state']);
+  const reports = gauge('fleet_audit_reports', 'Stored weekly reports by webhook delivery status (count): none, pending, delivered, failed.', ['delivery']);
+  const deliveriesFailed = gauge('fleet_audit_report_deliveries_failed', 'Stored weekly reports whose webhook delivery failed after every retry (count).');
+  const lastReport = gauge('fleet_audit_last_report_timestamp_seconds', 'When the latest weekly report was built (Unix seconds; 0 when none).');
 
   if (input.lastFinished) failed.set(input.lastFinished.status === 'failed' ? 1 : 0);
   const l = input.latest;
   if (l) {
     lastSuccess.set(seconds(l.startedAt));
     if (l.finishedAt) duration.set(Math.max(0, seconds(l.finishedAt) - seconds(l.startedAt)));
-    for (const f of l.findings) findings.set({ check_id: f.checkId, severity: f.severity }, f.count);
+    const waivedBy = new Map((l.waived ?? []).map((w) => [`${w.checkId}\u0000${w.severity}`, w.count]));
+    for (const f of l.findings) {
+      const waived = waivedBy.get(`${f.checkId}\u0000${f.severity}`) ?? 0;
+      findings.set({ check_id: f.checkId, severity: f.severity }, f.count - waived);
+      if (waived > 0) waivedFindings.set({ check_id: f.checkId, severity: f.severity }, waived);
+    }
     for (const [checkId, c] of Object.entries(l.byCheckStatus))
       for (const status of ['pass', 'fail', 'skipped'] as const) results.set({ check_id: checkId, status }, c[status]);
     const byStatus = { ok: 0, absent: 0, failed: 0 };
@@ -129,6 +153,12 @@ export async function renderFleetMetrics(input: FleetMetricsInput): Promise<stri
       maxRatio.set({ check_id: st.checkId }, st.maxRatio);
       sampled.set({ check_id: st.checkId }, st.resources);
     }
+  }
+  if (input.waivers) for (const [state, n] of Object.entries(input.waivers)) waivers.set({ state }, n);
+  if (input.reports) {
+    for (const [delivery, n] of Object.entries(input.reports.byDelivery)) reports.set({ delivery }, n);
+    deliveriesFailed.set(input.reports.byDelivery.failed ?? 0);
+    lastReport.set(input.reports.latestCreatedAt ? seconds(input.reports.latestCreatedAt) : 0);
   }
   return registry.metrics();
 }

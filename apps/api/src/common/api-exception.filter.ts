@@ -69,6 +69,11 @@ export class ApiExceptionFilter implements ExceptionFilter {
     if (e instanceof Error && e.name === 'UnknownScanSourceError') {
       return { statusCode: 400, error: 'INVALID_ARGUMENT', message: e.message };
     }
+    // Waiver rules (libs/domain WaiverValidationError): the field and the rule broken.
+    if (e instanceof Error && e.name === 'WaiverValidationError') {
+      const path = (e as Error & { path?: string }).path ?? 'body';
+      return { statusCode: 400, error: 'VALIDATION_FAILED', message: `Invalid waiver: ${e.message}`, issues: [{ path: `body.${path}`, message: e.message }] };
+    }
     if (e instanceof StoreError) {
       if (e.code === 'UNAVAILABLE') this.logger.error(e.message);
       return { statusCode: statusOfStoreError(e.code), error: e.code, message: e.message };

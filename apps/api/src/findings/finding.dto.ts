@@ -3,7 +3,28 @@
  * are always present, as null when absent, so clients see one stable shape.
  */
 import { ApiProperty } from '@nestjs/swagger';
-import type { ResourceKind, Severity } from '@app/domain';
+import type { FindingWaiverStatus, ResourceKind, Severity, WaiverCategory } from '@app/domain';
+
+/** The waiver shown with a waived finding (or with one whose waiver expired). */
+export class AppliedWaiverDto {
+  @ApiProperty({ format: 'uuid' })
+  id: string;
+
+  @ApiProperty({ description: 'Person or team answerable for the accepted risk' })
+  owner: string;
+
+  @ApiProperty()
+  reason: string;
+
+  @ApiProperty({ enum: ['accepted-risk', 'mitigated', 'false-positive'] })
+  category: WaiverCategory;
+
+  @ApiProperty({ type: String, nullable: true })
+  ticket: string | null;
+
+  @ApiProperty({ format: 'date-time' })
+  expiresAt: string;
+}
 
 /** The resource a finding is about. */
 export class FindingResourceDto {
@@ -69,6 +90,15 @@ export class FindingDto {
 
   @ApiProperty({ format: 'date-time', description: 'Start of the latest succeeded scan that reported this fingerprint' })
   lastSeenAt: string;
+
+  @ApiProperty({
+    enum: ['open', 'waived', 'waiver-expired'],
+    description: 'Waivers applied at read time: waived (an active waiver covers it; severity unchanged), waiver-expired (its waiver expired: it counts again), open',
+  })
+  status: FindingWaiverStatus;
+
+  @ApiProperty({ type: AppliedWaiverDto, nullable: true, description: 'The active (or latest expired) waiver covering the finding' })
+  waiver: AppliedWaiverDto | null;
 }
 
 /** A page of findings of one scan. */

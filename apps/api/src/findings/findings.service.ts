@@ -1,21 +1,32 @@
 import { Injectable } from '@nestjs/common';
-import { FindingRepository, type StoredFinding } from '@app/store';
-import type { ResourceRef } from '@app/domain';
+import { FindingRepository, Store, type StoredFinding } from '@app/store';
+import type { ResourceRef, WaivedFinding } from '@app/domain';
 import type { FindingDto, FindingPageDto, FindingResourceDto } from './finding.dto';
 import type { ListFindingsQuery } from './findings.schemas';
 
 /** Findings of a scan, filtered and paged. */
 @Injectable()
 export class FindingsService {
-  constructor(private readonly findings: FindingRepository) {}
+  constructor(
+    private readonly findings: FindingRepository,
+    private readonly store: Store,
+  ) {}
 
   /**
-   * A page of findings (default scan: the latest succeeded one).
+   * A page of findings (default scan: the latest succeeded one), with the waivers in force now applied:
+   * each finding shows `status` (open, waived, waiver-expired) and its waiver.
    * @throws StoreError NOT_FOUND when `scanId` names no scan
    */
   async list(query: ListFindingsQuery): Promise<FindingPageDto> {
     const page = await this.findings.list(query);
-    return { items: page.items.map(toFindingDto), total: page.total, limit: query.limit, offset: query.offset, scanId: page.scanId };
+    const matcher = await this.store.waiverService.matcher(new Date());
+    return {
+      items: page.items.map((f) => toFindingDto(matcher.apply(f))),
+      total: page.total,
+      limit: query.limit,
+      offset: query.offset,
+      scanId: page.scanId,
+    };
   }
 }
 
@@ -32,8 +43,9 @@ export function toResourceDto(r: ResourceRef): FindingResourceDto {
   };
 }
 
-/** The response shape of a stored finding: absent optional fields become null. */
-export function toFindingDto(f: StoredFinding): FindingDto {
+/** The response shape of a stored finding: absent optional fields become null; no waiver data: `open`. */
+export function toFindingDto(f: StoredFinding | WaivedFinding<StoredFinding>): FindingDto {
+  const w = 'waiver' in f ? f.waiver : undefined;
   return {
     checkId: f.checkId,
     severity: f.severity,
@@ -48,5 +60,7 @@ export function toFindingDto(f: StoredFinding): FindingDto {
     figures: f.figures ?? null,
     firstSeenAt: f.firstSeenAt,
     lastSeenAt: f.lastSeenAt,
+    status: 'status' in f ? f.status : 'open',
+    waiver: w ? { id: w.id, owner: w.owner, reason: w.reason, category: w.category, ticket: w.ticket ?? null, expiresAt: w.expiresAt } : null,
   };
 }

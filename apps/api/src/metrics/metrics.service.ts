@@ -19,12 +19,15 @@ export class MetricsService {
     const [latest, lastFinished] = await Promise.all([this.store.scans.latestSucceeded(), this.store.scans.latestFinished()]);
     const summary = (latest?.summary ?? {}) as { byCheckStatus?: Record<string, { pass: number; fail: number; skipped: number }> };
     const floor = this.options.quotaMinRatio ?? DEFAULT_QUOTA_MIN_RATIO;
+    // Waivers apply at read time: a waiver created, revoked or expired changes the next scrape.
+    const now = new Date();
     return renderFleetMetrics({
       latest: latest
         ? {
             startedAt: latest.startedAt,
             finishedAt: latest.finishedAt,
             findings: await this.store.findings.countsByCheckAndSeverity(latest.id),
+            waived: await this.store.waiverService.waivedCounts(latest.id, now),
             byCheckStatus: summary.byCheckStatus ?? {},
             coverage: latest.coverage ?? [],
             // Only the samples above the floor are loaded; counts and maxima come from SQL over all of them.
@@ -36,6 +39,7 @@ export class MetricsService {
         ? { status: lastFinished.status, startedAt: lastFinished.startedAt, finishedAt: lastFinished.finishedAt }
         : null,
       quotaMinRatio: floor,
+      waivers: await this.store.waiverService.stateCounts(now),
     });
   }
 }

@@ -1,0 +1,34 @@
+import { waiverInputSchema, waiverUpdateSchema } from '@app/domain';
+import { z } from 'zod';
+
+/** Who made a change, recorded in the history (the shared bearer token names nobody). */
+const actor = z.string().trim().min(1, 'must not be empty').max(128, 'must be at most 128 characters');
+
+/** Body of `POST /v1/waivers`: the waiver fields plus who asks. */
+export const createWaiverBodySchema = waiverInputSchema.extend({
+  createdBy: actor.optional().describe('Who creates the waiver (recorded in its history); default "api"'),
+});
+
+/** Body of `PATCH /v1/waivers/{id}`. */
+export const updateWaiverBodySchema = waiverUpdateSchema.extend({
+  updatedBy: actor.optional().describe('Who changes the waiver (recorded in its history); default "api"'),
+});
+
+/** Query of `DELETE /v1/waivers/{id}` (revoke). */
+export const revokeWaiverQuerySchema = z.strictObject({
+  by: actor.optional().describe('Who revokes (recorded in the history); default "api"'),
+});
+
+/** Query of `GET /v1/waivers`. */
+export const listWaiversQuerySchema = z.strictObject({
+  state: z.enum(['active', 'expiring', 'expired', 'stale', 'revoked'], 'must be one of active, expiring, expired, stale, revoked').optional().describe('Only waivers in this state'),
+  includeRevoked: z.enum(['true', 'false'], 'must be true or false').optional().describe('Also list revoked waivers (default false)'),
+});
+
+/** A waiver id in the path. */
+export const waiverIdSchema = z.guid('must be a uuid');
+
+export type CreateWaiverBody = z.output<typeof createWaiverBodySchema>;
+export type UpdateWaiverBody = z.output<typeof updateWaiverBodySchema>;
+export type RevokeWaiverQuery = z.output<typeof revokeWaiverQuerySchema>;
+export type ListWaiversQuery = z.output<typeof listWaiversQuerySchema>;
