@@ -11,6 +11,7 @@ import { serveCommand } from './commands/serve.command';
 import { checksCommand } from './commands/checks.command';
 import { workerCommand } from './commands/worker.command';
 import { simCommand } from './commands/sim.command';
+import { waiverCommand } from './commands/waiver.command';
 
 /** Build the whole program; `run` receives each action's exit-code promise. */
 export function buildProgram(run: (p: Promise<number>) => void): Command {
@@ -19,8 +20,10 @@ export function buildProgram(run: (p: Promise<number>) => void): Command {
     .version('0.1.0')
     .showHelpAfterError()
     .exitOverride();
-  for (const sub of [scanCommand(run), simCommand(run), demoCommand(run), serveCommand(run), workerCommand(run), checksCommand(run)]) {
+  for (const sub of [scanCommand(run), simCommand(run), demoCommand(run), serveCommand(run), workerCommand(run), checksCommand(run), waiverCommand(run)]) {
     sub.copyInheritedSettings(program);
+    // Nested subcommands (`waiver add`) too: exit codes and error output like every other command.
+    for (const nested of sub.commands) nested.copyInheritedSettings(sub);
     program.addCommand(sub);
   }
   return program;

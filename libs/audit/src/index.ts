@@ -2,3 +2,4 @@
 export * from './scan-runner';
 export * from './local-scan-launcher';
 export * from './audit-settings.loader';
+export * from './waivers-file.loader';

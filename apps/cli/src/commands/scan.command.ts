@@ -5,7 +5,7 @@
 import { loadAudit, loadCollectors, loadStore } from '../lazy';
 import { Command, Option } from 'commander';
 import type { ScanOutcome, ScanSource } from '@app/audit';
-import { severityRank, type Severity } from '@app/domain';
+import { severityRank, WaiverMatcher, type Severity, type Waiver } from '@app/domain';
 import { CliUsageError, EXIT_FINDINGS, EXIT_OK } from '../cli-error';
 import { renderJson, renderTable } from '../output/scan-output.renderer';
 import { createScanProgressBar } from '../progress';
@@ -24,13 +24,29 @@ export interface ScanCommandOptions {
   redisUrl?: string;
   /** Audit settings file (YAML/JSON): thresholds, per-check enabled/severity. */
   settings?: string;
+  /** Waivers file (YAML/JSON) applied to the findings (output, --fail-on). */
+  waivers?: string;
 }
 
-/** Exit code for an outcome: 1 when a finding at or above `failOn` exists, else 0. */
-export function exitCodeFor(outcome: ScanOutcome, failOn: Severity | 'none'): number {
+/**
+ * Exit code for an outcome: 1 when a finding at or above `failOn` exists that no active waiver covers
+ * (waived findings keep their severity but never fail the build), else 0.
+ * @param matcher the waivers in force (default: none)
+ */
+export function exitCodeFor(outcome: ScanOutcome, failOn: Severity | 'none', matcher?: WaiverMatcher): number {
   if (failOn === 'none') return EXIT_OK;
   const min = severityRank(failOn);
-  return outcome.findings.some((f) => severityRank(f.severity) >= min) ? EXIT_FINDINGS : EXIT_OK;
+  const counts = (f: ScanOutcome['findings'][number]) => severityRank(f.severity) >= min && matcher?.statusOf(f.checkId, f.resource).status !== 'waived';
+  return outcome.findings.some(counts) ? EXIT_FINDINGS : EXIT_OK;
+}
+
+/**
+ * The waivers of a scan command: from `--waivers FILE` and, with a database, the stored ones.
+ * @throws ScanConfigError for an invalid file
+ */
+async function waiversOf(opts: ScanCommandOptions, now: Date, store: { waivers: { list(): Promise<Waiver[]> } } | undefined): Promise<Waiver[]> {
+  const fromFile = opts.waivers !== undefined ? loadAudit().loadWaiversFile(opts.waivers, now) : [];
+  return [...fromFile, ...(store ? await store.waivers.list() : [])];
 }
 
 /** Resolve `--fleet` / `--config` into a scan source. @throws CliUsageError, ScanConfigError */
@@ -76,8 +92,25 @@ export async function runScanCommand(opts: ScanCommandOptions): Promise<number> 
       );
     }
     bar.stop();
-    process.stdout.write(opts.format === 'json' ? renderJson(outcome) : renderTable(outcome));
-    return exitCodeFor(outcome, opts.failOn);
+    const clock = now ?? new Date();
+    const waivers = await waiversOf(opts, clock, store);
+    const matcher = waivers.length > 0 ? new WaiverMatcher(waivers, clock) : undefined;
+    if (!matcher) {
+      process.stdout.write(opts.format === 'json' ? renderJson(outcome) : renderTable(outcome));
+      return exitCodeFor(outcome, opts.failOn);
+    }
+    // Waived findings stay in the output with their severity, marked `waived` with the waiver.
+    const shown = { ...outcome, findings: outcome.findings.map((f) => matcher.apply(f)) };
+    if (opts.format === 'json') process.stdout.write(renderJson(shown));
+    else {
+      process.stdout.write(renderTable(outcome));
+      const waived = shown.findings.filter((f) => f.status === 'waived');
+      const expired = shown.findings.filter((f) => f.status === 'waiver-expired');
+      process.stdout.write(`Waivers: ${waived.length} finding(s) waived (not counted by --fail-on), ${expired.length} with an expired waiver.\n`);
+      for (const f of waived) process.stdout.write(`  waived  ${f.checkId}  ${f.resource.id}  owner ${f.waiver?.owner}  until ${f.waiver?.expiresAt.slice(0, 10)}\n`);
+      for (const f of expired) process.stdout.write(`  waiver expired  ${f.checkId}  ${f.resource.id}  owner ${f.waiver?.owner}  expired ${f.waiver?.expiresAt.slice(0, 10)}\n`);
+    }
+    return exitCodeFor(outcome, opts.failOn, matcher);
   } finally {
     bar.stop();
     await store?.close();
@@ -99,6 +132,7 @@ export function scanCommand(run: (p: Promise<number>) => void): Command {
     .addOption(new Option('--database-url <url>', 'store the scan in this PostgreSQL database').env('DATABASE_URL'))
     .option('--now <iso-time>', 'analysis clock (default: now)')
     .option('--settings <file>', 'audit settings (YAML/JSON): thresholds, per-check enabled and severity; see docs/checks.md')
+    .option('--waivers <file>', 'waivers file (YAML/JSON): waived findings are shown as waived and ignored by --fail-on; see README "Waivers"')
     .option('--no-progress', 'no progress bar on stderr')
     .option('--distributed', 'enqueue the scan on the BullMQ workers (REDIS_URL, DATABASE_URL) and wait for it')
     .addOption(new Option('--redis-url <url>', 'Redis for --distributed').env('REDIS_URL'))

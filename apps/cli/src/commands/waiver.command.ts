@@ -1,0 +1,160 @@
+/**
+ * `fleet-audit waiver add|list|revoke`: owned, expiring exceptions stored in PostgreSQL (issue 12).
+ * Waivers apply when findings are read (API, /metrics, reports, `scan --database-url --fail-on`), so
+ * a change shows at once, with no rescan. For offline scans in CI use a waivers file instead
+ * (`scan --waivers FILE`).
+ */
+import Table from 'cli-table3';
+import { Command, Option } from 'commander';
+import { WAIVER_CATEGORIES } from '@app/domain';
+import { loadStore } from '../lazy';
+import { CliUsageError, EXIT_OK } from '../cli-error';
+
+/** Options shared by the waiver subcommands. */
+interface WaiverDbOptions {
+  databaseUrl?: string;
+}
+
+/** Options of `waiver add`. */
+export interface WaiverAddOptions extends WaiverDbOptions {
+  check: string;
+  account: string;
+  region?: string;
+  cluster?: string;
+  resource: string;
+  owner: string;
+  reason: string;
+  category: string;
+  ticket?: string;
+  expires?: string;
+  by: string;
+  format: 'text' | 'json';
+}
+
+async function withStore<T>(opts: WaiverDbOptions, fn: (store: import('@app/store').Store) => Promise<T>): Promise<T> {
+  if (!opts.databaseUrl) throw new CliUsageError('--database-url URL (or DATABASE_URL) is required: waivers live in PostgreSQL; offline scans take --waivers FILE');
+  const { Store } = loadStore();
+  const store = await Store.open({ connectionString: opts.databaseUrl, migrate: true });
+  try {
+    return await fn(store);
+  } finally {
+    await store.close();
+  }
+}
+
+/** Turn a waiver validation error into a usage error (exit 2, one line naming the flag). */
+function asUsage(e: unknown): never {
+  if (e instanceof Error && e.name === 'WaiverValidationError') throw new CliUsageError(`invalid waiver: ${e.message}`);
+  throw e;
+}
+
+/** `waiver add`: validate and store; prints the waiver id. */
+export async function runWaiverAdd(opts: WaiverAddOptions): Promise<number> {
+  return withStore(opts, async (store) => {
+    const w = await store.waiverService
+      .create(
+        {
+          checkId: opts.check,
+          accountId: opts.account,
+          ...(opts.region !== undefined ? { regionId: opts.region } : {}),
+          ...(opts.cluster !== undefined ? { clusterId: opts.cluster } : {}),
+          resource: opts.resource,
+          owner: opts.owner,
+          reason: opts.reason,
+          category: opts.category,
+          ...(opts.ticket !== undefined ? { ticket: opts.ticket } : {}),
+          ...(opts.expires !== undefined ? { expiresAt: opts.expires } : {}),
+        },
+        opts.by,
+      )
+      .catch(asUsage);
+    process.stdout.write(opts.format === 'json' ? `${JSON.stringify(w, null, 2)}\n` : `waiver ${w.id} created: ${w.checkId} ${w.accountId} ${w.resource}, owner ${w.owner}, expires ${w.expiresAt}\n`);
+    return EXIT_OK;
+  });
+}
+
+/** `waiver list`: every waiver with its state (table or JSON). */
+export async function runWaiverList(opts: WaiverDbOptions & { all?: boolean; format: 'table' | 'json' }): Promise<number> {
+  return withStore(opts, async (store) => {
+    const waivers = await store.waiverService.listWithState(new Date(), { includeRevoked: opts.all ?? false });
+    if (opts.format === 'json') {
+      process.stdout.write(`${JSON.stringify(waivers, null, 2)}\n`);
+      return EXIT_OK;
+    }
+    const table = new Table({ head: ['ID', 'STATE', 'CHECK', 'SCOPE', 'RESOURCE', 'OWNER', 'CATEGORY', 'EXPIRES', 'MATCHED'], style: { head: [], border: [] } });
+    for (const w of waivers)
+      table.push([
+        w.id,
+        w.state,
+        w.checkId,
+        [w.accountId, w.regionId, w.clusterId].filter(Boolean).join('/'),
+        w.resource,
+        w.owner,
+        w.category,
+        w.expiresAt.slice(0, 10),
+        w.matches.map((m) => m.findings).join(', ') || '-',
+      ]);
+    process.stdout.write(`${table.toString()}\n${waivers.length} waiver(s)\n`);
+    return EXIT_OK;
+  });
+}
+
+/** `waiver revoke ID`. */
+export async function runWaiverRevoke(id: string, opts: WaiverDbOptions & { by: string }): Promise<number> {
+  return withStore(opts, async (store) => {
+    const w = await store.waiverService.revoke(id, opts.by).catch((e: unknown) => {
+      if (e instanceof Error && e.name === 'StoreError') throw new CliUsageError(e.message);
+      throw e;
+    });
+    process.stdout.write(`waiver ${w.id} revoked by ${w.revokedBy}: its findings count again\n`);
+    return EXIT_OK;
+  });
+}
+
+const dbOption = () => new Option('--database-url <url>', 'PostgreSQL holding the waivers').env('DATABASE_URL');
+const byOption = () => new Option('--by <name>', 'who makes the change (recorded in the waiver history)').env('USER').default('cli');
+
+/** Build the `waiver` command with its subcommands. */
+export function waiverCommand(run: (p: Promise<number>) => void): Command {
+  const cmd = new Command('waiver').description('owned, expiring waivers of findings (stored in PostgreSQL, applied when findings are read)').addHelpText(
+    'after',
+    `
+Examples:
+  fleet-audit waiver add --check CLB_BACKEND_QUOTA --account 1234567890123456 --resource 'lb-bp1*' \\
+      --owner team-network --reason "NLB migration planned for Q3" --category accepted-risk --ticket NET-42
+  fleet-audit waiver list --all
+  fleet-audit waiver revoke 5f0c...`,
+  );
+  cmd
+    .command('add')
+    .description('create a waiver (reason >= 10 characters; expiry default 90 days, at most 180)')
+    .requiredOption('--check <id>', 'check id, e.g. CLB_BACKEND_QUOTA')
+    .requiredOption('--account <uid>', 'Alibaba Cloud account UID')
+    .option('--region <id>', 'only this region')
+    .option('--cluster <id>', 'only this ACK cluster')
+    .requiredOption('--resource <id-or-glob>', "resource id or glob ('*' every resource, 'lb-bp1*')")
+    .requiredOption('--owner <name>', 'person or team answerable for the accepted risk')
+    .requiredOption('--reason <text>', 'why (at least 10 characters)')
+    .addOption(new Option('--category <category>', 'why it is acceptable').choices([...WAIVER_CATEGORIES]).makeOptionMandatory())
+    .option('--ticket <ref>', 'ticket or change reference')
+    .option('--expires <iso-date>', 'expiry (default 90 days from now; at most 180)')
+    .addOption(byOption())
+    .addOption(new Option('--format <format>', 'output').choices(['text', 'json']).default('text'))
+    .addOption(dbOption())
+    .action((o: WaiverAddOptions) => run(runWaiverAdd(o)));
+  cmd
+    .command('list')
+    .description('waivers with their state: active, expiring (<= 14 days), expired, stale (matched nothing in the last 2 scans)')
+    .option('--all', 'also revoked waivers')
+    .addOption(new Option('--format <format>', 'output').choices(['table', 'json']).default('table'))
+    .addOption(dbOption())
+    .action((o: WaiverDbOptions & { all?: boolean; format: 'table' | 'json' }) => run(runWaiverList(o)));
+  cmd
+    .command('revoke')
+    .description('revoke a waiver: its findings count again at once (the waiver and its history stay)')
+    .argument('<id>', 'waiver id (uuid)')
+    .addOption(byOption())
+    .addOption(dbOption())
+    .action((id: string, o: WaiverDbOptions & { by: string }) => run(runWaiverRevoke(id, o)));
+  return cmd;
+}
