@@ -56,7 +56,11 @@ describe('Store (PostgreSQL)', () => {
       const tables = await c.query<{ tablename: string }>(
         `SELECT tablename FROM pg_tables WHERE schemaname = 'public' ORDER BY tablename`,
       );
-      expect(tables.rows.map((r) => r.tablename)).toEqual(['finding_fingerprints', 'findings', 'pgmigrations', 'quota_usage', 'scan_targets', 'scans']);
+      // Later migrations add tables of their own (tokens, waivers, reports, ...): this asserts the core
+      // ones exist, and `migrate()` returning [] above asserts every migration file was applied.
+      expect(tables.rows.map((r) => r.tablename)).toEqual(
+        expect.arrayContaining(['finding_fingerprints', 'findings', 'pgmigrations', 'quota_usage', 'scan_targets', 'scans']),
+      );
     } finally {
       await c.end();
     }
