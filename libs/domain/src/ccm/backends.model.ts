@@ -386,6 +386,10 @@ function providerIdError(prefix: string, providerId: string | undefined): string
  * "the weights of the ECS instances are 1, 2, and 3"). With `weight` W (`podPercentAlgorithm`): 0 -> all 0;
  * Cluster/ENI -> max(1, floor(W / #backends)); Local -> max(1, floor(W * podsOnEcs / #pods)).
  *
+ * Local mode counts pods per backend server id. With `localEniIdsDeferred` (CCM_FEATURES.localEniBackendsMerged),
+ * the virtual-kubelet (ECI) backends have no server id yet when CCM weighs and deduplicates them (the ENI ids are
+ * resolved afterwards, `updateVServerGroupENIBackendID`), so they all count under one empty id.
+ *
  * @param backends one entry per pod in Local mode (before ECS deduplication)
  */
 export function applyCcmWeights(
@@ -393,18 +397,20 @@ export function applyCcmWeights(
   backends: ExpectedBackend[],
   weight: number | undefined,
   defaultWeight: number = DEFAULT_SERVER_WEIGHT,
+  localEniIdsDeferred = false,
 ): void {
   if (backends.length === 0) return;
+  const keyOf = localServerKey(localEniIdsDeferred);
   const podsByServer = new Map<string, number>();
   if (policy === 'local')
-    for (const b of backends) podsByServer.set(b.serverId, (podsByServer.get(b.serverId) ?? 0) + 1);
+    for (const b of backends) podsByServer.set(keyOf(b), (podsByServer.get(keyOf(b)) ?? 0) + 1);
   for (const b of backends) {
     if (weight === undefined) {
-      b.weight = policy === 'local' ? (podsByServer.get(b.serverId) ?? 1) : defaultWeight;
+      b.weight = policy === 'local' ? (podsByServer.get(keyOf(b)) ?? 1) : defaultWeight;
     } else if (weight === 0) {
       b.weight = 0;
     } else if (policy === 'local') {
-      b.weight = Math.max(1, Math.floor((weight * (podsByServer.get(b.serverId) ?? 1)) / backends.length));
+      b.weight = Math.max(1, Math.floor((weight * (podsByServer.get(keyOf(b)) ?? 1)) / backends.length));
     } else {
       b.weight = Math.max(1, Math.floor(weight / backends.length));
     }
@@ -532,19 +538,27 @@ export function expectedVServerGroups(
       }
       backends.push(...vk);
     }
-    applyCcmWeights(policy, backends, vgroupWeight, defaultWeight);
+    const deferred = ccmHasFeature(input.ccmVersion, 'localEniBackendsMerged');
+    applyCcmWeights(policy, backends, vgroupWeight, defaultWeight, deferred);
     groups.push({
       name,
       servicePort: sp,
-      backends: policy === 'local' ? dedupeByServer(backends) : backends,
+      backends: policy === 'local' ? dedupeByServer(backends, deferred) : backends,
     });
   }
   return { groups };
 }
 
-function dedupeByServer(backends: ExpectedBackend[]): ExpectedBackend[] {
+/** CCM's `removeDuplicatedECS`: the first backend of each server id (see `localServerKey`) is kept. */
+function dedupeByServer(backends: ExpectedBackend[], localEniIdsDeferred: boolean): ExpectedBackend[] {
+  const keyOf = localServerKey(localEniIdsDeferred);
   const seen = new Set<string>();
-  return backends.filter((b) => (seen.has(b.serverId) ? false : (seen.add(b.serverId), true)));
+  return backends.filter((b) => (seen.has(keyOf(b)) ? false : (seen.add(keyOf(b)), true)));
+}
+
+/** The server id CCM's Local mode sees for a backend: ECI (ENI) backends have none yet when ids are deferred. */
+function localServerKey(localEniIdsDeferred: boolean): (b: ExpectedBackend) => string {
+  return (b) => (localEniIdsDeferred && b.type === 'eni' ? '' : b.serverId);
 }
 
 /**

@@ -210,6 +210,26 @@ export const CCM_FEATURES = {
     source:
       'CCM pkg/controller/service/clbv1/vgroups.go buildVGroupForServicePort, podPercentAlgorithm; vgroups_test.go TestPodPercentAlgorithm',
   },
+  /**
+   * Local mode with pods on virtual-kubelet (ECI) nodes: the current code resolves ENI ids only after weighing
+   * and deduplicating (`buildLocalBackends` -> `setWeightBackends` -> `removeDuplicatedECS`, then
+   * `BuildLocalModel` -> `updateVServerGroupENIBackendID`, pkg/controller/service/clbv1/vgroups.go), so every ECI
+   * backend has the same empty server id at that point: only the first ECI pod is kept, with weight = the number
+   * of ECI pods. Older code resolved the ENI id of each pod first (`updateENIBackends` calling
+   * DescribeNetworkInterfaces), so each ECI pod was its own backend with weight 1. The first tag with deferred
+   * ids was not pinned down: v2.14.0 is the tag read (research snapshot), so older versions get the older code.
+   */
+  localEniBackendsMerged: {
+    area: 'weights',
+    sinceVersion: 'v2.14.0',
+    firstTag: 'v2.14.0 (upper bound: first tag not pinned down)',
+    behaviour:
+      'Local mode keeps only the first virtual-kubelet (ECI) pod as an ENI backend, weighted by the number of ECI pods',
+    olderBehaviour: 'Local mode adds every ECI pod as its own ENI backend with weight 1',
+    source:
+      'CCM pkg/controller/service/clbv1/vgroups.go buildLocalBackends, removeDuplicatedECS, BuildLocalModel / ' +
+      'updateVServerGroupENIBackendID (deferred ENI ids) vs older updateENIBackends (DescribeNetworkInterfaces first)',
+  },
 } as const satisfies Record<string, CcmFeature>;
 
 /** Keys of `CCM_FEATURES`. */
