@@ -43,7 +43,8 @@ export const CASE_UID = '5e4dbfc9-c2ae-4642-b033-5607860aef6a';
  */
 export const BASELINE_BEHAVIOURS = {
   clusterAllNodes: 'Cluster mode: every candidate node is an ECS backend on the NodePort, weight 100',
-  masterLabel: 'nodes labelled node-role.kubernetes.io/master are dropped (only that key; control-plane is not checked)',
+  masterLabel:
+    'nodes labelled node-role.kubernetes.io/master are dropped (only that key; control-plane is not checked)',
   nodeReadiness: 'nodes with no conditions or a Ready condition that is not True are dropped; others kept',
   excludeLabels: 'exclude labels (any value) and their legacy keys drop a node from the backends',
   backendLabel: 'backend-label k1=v1,k2=v2 keeps only nodes carrying every pair',
@@ -51,7 +52,8 @@ export const BASELINE_BEHAVIOURS = {
   localMode: 'Local mode: only nodes running ready endpoints, weight = pods on the node, one backend per ECS',
   virtualKubelet: 'virtual-kubelet nodes: kept whatever their conditions; their pods join as ENI backends',
   eniMode: 'ENI mode: every ready pod IP on the target port; node rules do not apply',
-  endpointConditions: 'EndpointSlice: only addresses with ready set and true, not terminating, deduplicated by IP',
+  endpointConditions:
+    'EndpointSlice: only addresses with ready set and true, not terminating, deduplicated by IP',
   namedTargetPort: 'a named targetPort is resolved from the EndpointSlice port of the same name',
   naming: 'vServer group name k8s/{NodePort|targetPort}/{svc}/{ns}/{cluster}, one per Service port',
   annotationPrefix: 'annotations: the alibaba-cloud- prefix wins over the legacy alicloud- prefix',
@@ -164,7 +166,9 @@ export function loadCases(dir: string = CASES_DIR): CcmCase[] {
   const out: CcmCase[] = [];
   const ids = new Set<string>();
   const behaviours = new Set<string>([...Object.keys(BASELINE_BEHAVIOURS), ...Object.keys(CCM_FEATURES)]);
-  for (const file of readdirSync(dir).filter((f) => f.endsWith('.yaml')).sort()) {
+  for (const file of readdirSync(dir)
+    .filter((f) => f.endsWith('.yaml'))
+    .sort()) {
     const raw: unknown = parse(readFileSync(join(dir, file), 'utf8'));
     const list = z.array(z.unknown()).parse(raw);
     list.forEach((item, i) => {
@@ -174,7 +178,8 @@ export function loadCases(dir: string = CASES_DIR): CcmCase[] {
         throw new Error(`${file} case ${i + 1}: ${issue.path.join('.')}: ${issue.message}`);
       }
       if (ids.has(r.data.id)) throw new Error(`${file}: duplicate case id ${r.data.id}`);
-      if (!behaviours.has(r.data.behaviour)) throw new Error(`${file}: ${r.data.id}: unknown behaviour ${r.data.behaviour}`);
+      if (!behaviours.has(r.data.behaviour))
+        throw new Error(`${file}: ${r.data.id}: unknown behaviour ${r.data.behaviour}`);
       ids.add(r.data.id);
       out.push({ ...r.data, file });
     });
@@ -244,9 +249,7 @@ export function caseKubernetes(c: CcmCase): KubernetesSnapshot {
 }
 
 /** What the model says for a case, in the cases' terms. */
-export type ModelOutcome =
-  | { groups: { name: string; backends: CaseBackend[] }[] }
-  | { syncError: string };
+export type ModelOutcome = { groups: { name: string; backends: CaseBackend[] }[] } | { syncError: string };
 
 /**
  * Runs one case through the product's CCM model: node selection (`nodeSelectionOptionsOf`,
@@ -258,7 +261,10 @@ export function runModel(c: CcmCase): ModelOutcome {
   const service = k8s.services[0]!;
   const sel = nodeSelectionOptionsOf(service, c.ccmVersion);
   if ('error' in sel) return { syncError: sel.error };
-  const policy = serviceTrafficPolicy(service, { networkPlugin: 'flannel', created: '2023-05-01T00:00:00Z' }).policy;
+  const policy = serviceTrafficPolicy(service, {
+    networkPlugin: 'flannel',
+    created: '2023-05-01T00:00:00Z',
+  }).policy;
   const model = expectedVServerGroups({
     service,
     clusterId: CASE_CLUSTER_ID,

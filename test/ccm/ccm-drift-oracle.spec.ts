@@ -8,9 +8,17 @@
  */
 import { describe, expect, it } from 'vitest';
 import { CHECKS, runAudit, type PartialAuditSettings } from '@app/checks';
+import { CCM_FEATURES, ccmVersionAtLeast } from '@app/domain';
 import type { BackendServer, CheckResult, Clb, FleetSnapshot, VServerGroup } from '@app/domain';
 import { FIXTURE_DEFAULT_LB_NAME, FROZEN_NOW, factory } from '../../libs/checks/test/factories';
-import { CASE_CLUSTER_ID, annotationKey, caseKubernetes, loadCases, parseCaseBackend, type CcmCase } from './ccm-cases';
+import {
+  CASE_CLUSTER_ID,
+  annotationKey,
+  caseKubernetes,
+  loadCases,
+  parseCaseBackend,
+  type CcmCase,
+} from './ccm-cases';
 
 const cases = loadCases();
 const ok = cases.filter((c) => 'groups' in c.expect);
@@ -61,7 +69,12 @@ function fleetOf(c: CcmCase, edit?: Edit): FleetSnapshot {
   }));
   const clb: Clb = c.service.reused
     ? factory.clb({ loadBalancerId: 'lb-reused', listeners, vServerGroups: groups })
-    : factory.ccmClb({ ownerName: FIXTURE_DEFAULT_LB_NAME, clusterId: CASE_CLUSTER_ID, listeners, vServerGroups: groups });
+    : factory.ccmClb({
+        ownerName: FIXTURE_DEFAULT_LB_NAME,
+        clusterId: CASE_CLUSTER_ID,
+        listeners,
+        vServerGroups: groups,
+      });
   return factory.fleet([
     factory.region({
       loadBalancers: [clb],
@@ -86,7 +99,16 @@ function run(checkId: string, snapshot: FleetSnapshot): CheckResult {
   return results[0]!;
 }
 
-const weightsCompared = (c: CcmCase) => !c.ccmVersion || !/^v1\.9\.3\.(\d+)/.test(c.ccmVersion) || Number(/^v1\.9\.3\.(\d+)/.exec(c.ccmVersion)![1]) >= 276;
+/**
+ * Whether LB_CONFIG_DRIFT compares weights for a case: not before v1.9.3.276 (Local-mode weights differed, seeds
+ * 000/001), not with `ignore-weight-update: on` from v2.11.1 (CCM_FEATURES.ignoreWeightUpdate).
+ */
+function weightsCompared(c: CcmCase): boolean {
+  const v = c.ccmVersion ?? 'v2.14.0';
+  if (ccmVersionAtLeast(v, CCM_FEATURES.podCountWeights.sinceVersion) === false) return false;
+  const ignore = (c.service.annotations['ignore-weight-update'] ?? '').toLowerCase() === 'on';
+  return !(ignore && ccmVersionAtLeast(v, CCM_FEATURES.ignoreWeightUpdate.sinceVersion) !== false);
+}
 
 describe('LB_CONFIG_DRIFT finds nothing where the CLB holds exactly what CCM sets', () => {
   it.each(ok.map((c) => [c.id, c] as const))('%s', (_id, c) => {
@@ -100,7 +122,10 @@ describe('negative controls: LB_CONFIG_DRIFT finds one backend removed, added or
   const withBackends = ok.filter((c) => 'groups' in c.expect && c.expect.groups[0]!.backends.length > 0);
 
   it.each(withBackends.map((c) => [c.id, c] as const))('%s: one backend removed', (_id, c) => {
-    const r = run('LB_CONFIG_DRIFT', fleetOf(c, (g) => void g[0]!.backendServers.shift()));
+    const r = run(
+      'LB_CONFIG_DRIFT',
+      fleetOf(c, (g) => void g[0]!.backendServers.shift()),
+    );
     expect(r).toMatchObject({ status: 'fail', figures: { backendsToAdd: 1, backendsToRemove: 0 } });
   });
 
@@ -125,17 +150,22 @@ describe('negative controls: LB_CONFIG_DRIFT finds one backend removed, added or
       }),
     );
     if (weightsCompared(c)) expect(r).toMatchObject({ status: 'fail', figures: { backendsToRewrite: 1 } });
-    // CCM before v1.9.3.276 weighted Local-mode nodes differently (seeds 000/001): weights are not compared.
-    else expect(r).toMatchObject({ status: 'pass', figures: { weightsCompared: false } });
+    else expect(r.status).toBe('pass');
   });
 });
 
-describe('sync failures: reported as skipped with CCM\'s message, never as a predicted change', () => {
+describe("sync failures: reported as skipped with CCM's message, never as a predicted change", () => {
   it.each(failing.map((c) => [c.id, c] as const))('%s', (_id, c) => {
     if (!('syncError' in c.expect)) return;
     // The CLB holds a backend CCM would remove if it could sync: no change may be predicted.
     const snapshot = fleetOf(c, (g) => {
-      g[0]!.backendServers.push({ serverId: 'i-stale', port: 30080, weight: 100, type: 'ecs', description: g[0]!.name });
+      g[0]!.backendServers.push({
+        serverId: 'i-stale',
+        port: 30080,
+        weight: 100,
+        type: 'ecs',
+        description: g[0]!.name,
+      });
     });
     const drift = run('LB_CONFIG_DRIFT', snapshot);
     expect(drift.status).toBe('skipped');

@@ -177,7 +177,8 @@ export const CCM_FEATURES = {
     sinceVersion: 'v2.12.1',
     firstTag: 'v2.12.4',
     behaviour: 'excludes hybrid nodes (providerID ack-hybrid://...) from the backends',
-    olderBehaviour: 'treats hybrid nodes like ECS nodes (their providerID does not name an ECS instance: the sync fails)',
+    olderBehaviour:
+      'treats hybrid nodes like ECS nodes: the text after the first "." of their providerID is taken as the server id',
     source: 'CCM pkg/controller/helper/node_utils.go IsNodeExcludeFromLoadBalancer; research/ccm-behaviour.md 2.2, 3a',
   },
   /**
