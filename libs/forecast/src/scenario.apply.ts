@@ -193,6 +193,8 @@ export class ScenarioApplier {
       policy,
       eligible,
       endpointSlices: slices.get(`${svc.namespace}/${svc.name}`) ?? [],
+      // Version-dependent behaviours (CCM_FEATURES: default-weight, node rules, ECI backends) follow upgradeCcm.
+      ...(loc.cluster.ccmVersion !== undefined ? { ccmVersion: loc.cluster.ccmVersion } : {}),
     });
     if ('error' in r) return undefined;
     return r.groups.map((g) => ({
