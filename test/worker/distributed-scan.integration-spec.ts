@@ -6,8 +6,8 @@
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createInMemoryRateLimiter, type ClosableApiRateLimiter } from '@app/collectors';
-import type { CoverageEntry, Finding } from '@app/domain';
-import { BullScanJobQueue, DistributedScanClient, QueueName, targetKeyOf } from '@app/queue';
+import { targetKey, type CoverageEntry, type Finding } from '@app/domain';
+import { BullScanJobQueue, DistributedScanClient, QueueName } from '@app/queue';
 import { Store } from '@app/store';
 import {
   AnalyzeScanCommand,
@@ -195,7 +195,7 @@ describe('distributed scan (BullMQ flow, Redis budgets, PostgreSQL slices)', () 
           status: 'skipped',
         });
         const target = planTargets({ config: fleet.config })[1];
-        expect(targetsBefore.find((t) => t.targetKey === targetKeyOf(target))?.status).toBe('ok');
+        expect(targetsBefore.find((t) => t.targetKey === targetKey(target))?.status).toBe('ok');
         const crawl = CrawlTargetCommand.create({ scanId: payload.scanId, target, config: fleet.config });
         expect(await app.get(CrawlTargetService).crawl(crawl)).toMatchObject({ status: 'skipped' });
         const analyze = AnalyzeScanCommand.create({

@@ -1,4 +1,5 @@
 /** Public entry of libs/audit: the scan use case shared by CLI, API and worker. */
+export * from './analyze-and-store';
 export * from './scan-runner';
 export * from './local-scan-launcher';
 export * from './audit-settings.loader';

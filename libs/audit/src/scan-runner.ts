@@ -1,15 +1,16 @@
 /**
  * The scan use case, shared by the CLI, the API's POST /v1/scans and the worker:
- * read a fleet (offline directory or live APIs) -> FleetSnapshot -> run every check ->
- * findings + coverage -> (optionally) store them in one transaction.
+ * read a fleet (offline directory or live APIs) -> FleetSnapshot -> `analyzeAndStore` (every check ->
+ * findings + coverage -> optionally stored in one transaction, the same step as the worker's analyze job).
  *
  * ARCHITECTURE.md "The one data flow": one analysis path for every source.
  */
 import { randomUUID } from 'node:crypto';
-import { QUOTA_USAGE_CHECK_IDS, runAudit, type PartialAuditSettings } from '@app/checks';
+import type { PartialAuditSettings } from '@app/checks';
 import { loadFleetDirectory, scanLive, type ScanConfig } from '@app/collectors';
-import { quotaUsageOf, skippedResultsOf, type CheckResult, type CoverageEntry, type FleetSnapshot, type Finding, type Severity, type SkippedResult } from '@app/domain';
+import type { CheckResult, CoverageEntry, FleetSnapshot, Finding, SkippedResult } from '@app/domain';
 import { startScanHeartbeat, type Store } from '@app/store';
+import { analyzeAndStore, type ScanSummary } from './analyze-and-store';
 
 /** Where a scan reads its fleet from. */
 export type ScanSource =
@@ -35,22 +36,6 @@ export interface ScanRequest {
   scanId?: string;
 }
 
-/** Counts per severity and per check id. */
-export interface ScanSummary {
-  findings: number;
-  bySeverity: Record<Severity, number>;
-  byCheck: Record<string, number>;
-  /** Evaluated (check, resource) pairs by status. */
-  results: { pass: number; fail: number; skipped: number };
-  /** The same per check id (every check that produced a result), sorted by id. */
-  byCheckStatus: Record<string, { pass: number; fail: number; skipped: number }>;
-  /** Coverage entries by status. */
-  coverage: { ok: number; failed: number; absent: number };
-  accounts: number;
-  clusters: number;
-  loadBalancers: number;
-}
-
 /** The scan record as printed by `scan --format json` and served by the API. */
 export interface ScanRecord {
   id: string;
@@ -71,60 +56,6 @@ export interface ScanOutcome {
   scan: ScanRecord;
   findings: Finding[];
   results: CheckResult[];
-}
-
-/** A scan that could not complete (nothing usable was read, or an unexpected error). */
-export class ScanFailedError extends Error {
-  override readonly name = 'ScanFailedError';
-  constructor(
-    message: string,
-    readonly scanId: string,
-  ) {
-    super(message);
-  }
-}
-
-/** Summarise findings, results, coverage and snapshot size. */
-export function summarize(snapshot: FleetSnapshot, results: CheckResult[], findings: Finding[]): ScanSummary {
-  const bySeverity: Record<Severity, number> = { info: 0, warning: 0, critical: 0 };
-  const byCheck: Record<string, number> = {};
-  for (const f of findings) {
-    bySeverity[f.severity] += 1;
-    byCheck[f.checkId] = (byCheck[f.checkId] ?? 0) + 1;
-  }
-  const res = { pass: 0, fail: 0, skipped: 0 };
-  const perCheck = new Map<string, { pass: number; fail: number; skipped: number }>();
-  for (const r of results) {
-    res[r.status] += 1;
-    let c = perCheck.get(r.checkId);
-    if (!c) perCheck.set(r.checkId, (c = { pass: 0, fail: 0, skipped: 0 }));
-    c[r.status] += 1;
-  }
-  const cov = { ok: 0, failed: 0, absent: 0 };
-  for (const c of snapshot.coverage) cov[c.status] += 1;
-  let clusters = 0;
-  let lbs = 0;
-  for (const a of snapshot.accounts)
-    for (const r of a.regions) {
-      clusters += r.clusters.length;
-      lbs += r.loadBalancers?.length ?? 0;
-    }
-  return {
-    findings: findings.length,
-    bySeverity,
-    byCheck: Object.fromEntries(Object.entries(byCheck).sort(([a], [b]) => (a < b ? -1 : 1))),
-    results: res,
-    byCheckStatus: Object.fromEntries([...perCheck.entries()].sort(([a], [b]) => (a < b ? -1 : 1))),
-    coverage: cov,
-    accounts: snapshot.accounts.length,
-    clusters,
-    loadBalancers: lbs,
-  };
-}
-
-/** A scan read nothing at all: every coverage entry failed. */
-function readNothing(snapshot: FleetSnapshot): boolean {
-  return snapshot.coverage.length > 0 && snapshot.coverage.every((c) => c.status === 'failed');
 }
 
 /**
@@ -166,34 +97,14 @@ export async function runScan(request: ScanRequest, store?: Store): Promise<Scan
       });
     }
     if (!snapshot) throw new Error('no fleet source');
-    if (readNothing(snapshot)) {
-      const first = snapshot.coverage[0];
-      throw new ScanFailedError(
-        `nothing could be read: ${first.api} on account ${first.accountId}${first.regionId ? `/${first.regionId}` : ''} failed with ${first.errorCode ?? 'an error'}: ${first.message ?? ''}`.trim(),
-        scanId,
-      );
-    }
-    request.onProgress?.({ phase: 'analyze', done: 0, total: 1 });
-    const { results, findings } = runAudit(snapshot, {
+    const onProgress = request.onProgress;
+    const { results, findings, skipped, summary, finishedAt } = await analyzeAndStore(snapshot, {
+      scanId,
       now: request.now ?? new Date(),
       ...(request.settings ? { settings: request.settings } : {}),
+      ...(store ? { store } : {}),
+      ...(onProgress ? { onPhase: (phase: 'analyze' | 'store', done: 0 | 1) => onProgress({ phase, done, total: 1 }) } : {}),
     });
-    request.onProgress?.({ phase: 'analyze', done: 1, total: 1 });
-    const summary = summarize(snapshot, results, findings);
-    const skipped = skippedResultsOf(results);
-    const finishedAt = new Date();
-    if (store) {
-      request.onProgress?.({ phase: 'store', done: 0, total: 1 });
-      await store.scans.complete(scanId, {
-        findings,
-        coverage: snapshot.coverage,
-        skipped,
-        quotaUsage: quotaUsageOf(results, QUOTA_USAGE_CHECK_IDS),
-        summary,
-        finishedAt,
-      });
-      request.onProgress?.({ phase: 'store', done: 1, total: 1 });
-    }
     return {
       scan: {
         id: scanId,

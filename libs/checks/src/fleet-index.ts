@@ -1,5 +1,6 @@
 import {
   LABEL_SERVICE_LOADBALANCER_ID,
+  coverageKey,
   TAG_CCM_OWNER,
   defaultLoadBalancerName,
   eligibleBackendNodes,
@@ -141,7 +142,7 @@ export class FleetIndex {
   static build(snapshot: FleetSnapshot): FleetIndex {
     const ix = new FleetIndex(snapshot);
     for (const c of snapshot.coverage)
-      ix.coverage.set(FleetIndex.coverageKey(c.accountId, c.regionId, c.clusterId, c.api), c);
+      ix.coverage.set(coverageKey(c), c);
     for (const account of snapshot.accounts) {
       for (const region of account.regions) {
         ix.regions.push({ account, region });
@@ -183,15 +184,6 @@ export class FleetIndex {
     return ix;
   }
 
-  private static coverageKey(
-    accountId: string,
-    regionId: string | undefined,
-    clusterId: string | undefined,
-    api: string,
-  ): string {
-    return `${accountId}|${regionId ?? ''}|${clusterId ?? ''}|${api}`;
-  }
-
   /**
    * The failed coverage entry for a dataset at the most specific level given, or at an enclosing level
    * (cluster -> region -> account), or `undefined` when nothing failed.
@@ -203,9 +195,9 @@ export class FleetIndex {
     api: CoverageDataset,
   ): CoverageEntry | undefined {
     const keys = [
-      FleetIndex.coverageKey(accountId, regionId, clusterId, api),
-      FleetIndex.coverageKey(accountId, regionId, undefined, api),
-      FleetIndex.coverageKey(accountId, undefined, undefined, api),
+      coverageKey({ accountId, regionId, clusterId, api }),
+      coverageKey({ accountId, regionId, api }),
+      coverageKey({ accountId, api }),
     ];
     for (const k of keys) {
       const c = this.coverage.get(k);

@@ -20,7 +20,6 @@ export {
   assembleWireFleet,
   crawlFleetTargets,
   defaultCredentialsFor,
-  targetKey,
   CrawlTargetError,
   NOT_CRAWLED,
   ACCOUNT_DATASETS,

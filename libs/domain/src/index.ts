@@ -36,6 +36,8 @@ export type {
   VServerGroup,
   VSwitch,
 } from './snapshot.types';
+export { coverageKey, targetKey, targetLabel } from './scan-target';
+export type { CrawlTarget, TargetPlace } from './scan-target';
 export {
   SEVERITIES,
   quotaUsageOf,
@@ -108,7 +110,6 @@ export type {
 } from './wire/wire-fleet.types';
 export {
   DEFAULT_NODE_PORT_RANGE,
-  coverageKey,
   ecsIdFromProviderId,
   mapKubernetes,
   mapLoadBalancers,

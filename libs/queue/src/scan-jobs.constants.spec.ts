@@ -6,22 +6,11 @@ import {
   JobName,
   planJobId,
   QueueName,
-  targetKeyOf,
 } from './scan-jobs.constants';
 
 const scanId = '4b3c2d1e-0000-4000-8000-000000000001';
 
 describe('scan job names and ids', () => {
-  it('keys targets by kind and ids, encoding separators so no id can forge another key', () => {
-    expect(targetKeyOf({ kind: 'account', accountId: '1001' })).toBe('account/1001');
-    expect(targetKeyOf({ kind: 'region', accountId: '1001', regionId: 'cn-hangzhou' })).toBe(
-      'region/1001/cn-hangzhou',
-    );
-    expect(
-      targetKeyOf({ kind: 'cluster', accountId: '1001', regionId: 'cn-hangzhou', clusterId: 'c/x:1' }),
-    ).toBe('cluster/1001/cn-hangzhou/c%2Fx%3A1');
-  });
-
   it('derives job ids from (scan, target) without ":" (BullMQ rejects it in custom ids)', () => {
     const ids = [
       planJobId(scanId),

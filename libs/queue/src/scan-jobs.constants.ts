@@ -16,7 +16,8 @@
  * job rewrites the same rows. BullMQ forbids `:` in custom ids; ours use `.` and `/`.
  */
 import type { PartialAuditSettings } from '@app/checks';
-import type { CrawlTarget, ScanConfig } from '@app/collectors';
+import type { ScanConfig } from '@app/collectors';
+import { targetKey, type CrawlTarget, type TargetPlace } from '@app/domain';
 
 /** BullMQ queues of distributed scans (separate queues: separate concurrency per kind of work). */
 export enum QueueName {
@@ -113,23 +114,6 @@ export interface JobResults {
   [JobName.AnalyzeScan]: JobOutcome<{ findings: number; failedTargets: number }>;
 }
 
-/**
- * Stable key of a crawl target (also the `scan_targets.target_key`): `account/<uid>`,
- * `region/<uid>/<region>`, `cluster/<uid>/<region>/<cluster>`. Segments are URI-encoded, so no id
- * can forge a separator.
- */
-export function targetKeyOf(target: CrawlTarget): string {
-  const e = encodeURIComponent;
-  switch (target.kind) {
-    case 'account':
-      return `account/${e(target.accountId)}`;
-    case 'region':
-      return `region/${e(target.accountId)}/${e(target.regionId)}`;
-    case 'cluster':
-      return `cluster/${e(target.accountId)}/${e(target.regionId)}/${e(target.clusterId)}`;
-  }
-}
-
 /** Id of a scan's plan job. */
 export function planJobId(scanId: string): string {
   return `plan.${scanId}`;
@@ -141,6 +125,6 @@ export function analyzeJobId(scanId: string): string {
 }
 
 /** Id of the crawl job of one target of a scan. */
-export function crawlJobId(scanId: string, target: CrawlTarget): string {
-  return `crawl.${scanId}.${targetKeyOf(target)}`;
+export function crawlJobId(scanId: string, target: TargetPlace): string {
+  return `crawl.${scanId}.${targetKey(target)}`;
 }

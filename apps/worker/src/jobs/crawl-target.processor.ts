@@ -1,6 +1,7 @@
+import { targetKey } from '@app/domain';
 import { Injectable } from '@nestjs/common';
 import { UnrecoverableError, type Job } from 'bullmq';
-import { targetKeyOf, type JobName, type JobResults } from '@app/queue';
+import { type JobName, type JobResults } from '@app/queue';
 import { Store } from '@app/store';
 import { CrawlTargetService } from '../scan/crawl-target.service';
 import { CrawlTargetCommand } from './scan-job.commands';
@@ -38,7 +39,7 @@ export class CrawlTargetProcessor {
       if (last && !signal?.aborted) {
         const reason = e instanceof Error ? e.message : String(e);
         await this.store.scanTargets
-          .markFailed(cmd.scanId, [{ key: targetKeyOf(cmd.target), target: cmd.target, error: reason }])
+          .markFailed(cmd.scanId, [{ key: targetKey(cmd.target), target: cmd.target, error: reason }])
           .catch(() => undefined);
       }
       throw e;

@@ -1,10 +1,9 @@
 import { Inject, Injectable, Logger } from '@nestjs/common';
-import { summarize } from '@app/audit';
-import { QUOTA_USAGE_CHECK_IDS, runAudit } from '@app/checks';
+import { analyzeAndStore, ScanFailedError } from '@app/audit';
 import { assembleWireFleet, NOT_CRAWLED, type TargetSlice } from '@app/collectors';
-import { mapWireFleet, quotaUsageOf, skippedResultsOf, type CoverageEntry, type FleetSnapshot } from '@app/domain';
+import { mapWireFleet, targetKey, type CoverageEntry } from '@app/domain';
 import { crawlJobId, type JobName, type JobResults, type ScanScopeLock } from '@app/queue';
-import { Store, type ScanTargetRef, type StoredScanTarget } from '@app/store';
+import { Store, type StoredScanTarget } from '@app/store';
 import type { AnalyzeScanCommand } from '../jobs/scan-job.commands';
 import { SCAN_SCOPE_LOCK } from '../worker.constants';
 
@@ -13,8 +12,8 @@ export const CRAWL_FAILED_CODE = 'CrawlJobFailed';
 
 /**
  * Analyzes a scan once every crawl ended: loads the slices, assembles the WireFleet
- * (`assembleWireFleet`), maps it (`mapWireFleet`), runs every check (`runAudit`) and completes the
- * scan in one transaction (`store.scans.complete`). A target without a slice (its crawl failed
+ * (`assembleWireFleet`), maps it (`mapWireFleet`) and hands it to libs/audit `analyzeAndStore` (the
+ * same step as a local scan: every check, then the scan completed in one transaction). A target without a slice (its crawl failed
  * for good, or never ran) is `failed` coverage (assembleWireFleet's `NotCrawled`, here renamed
  * `CrawlJobFailed` with the job's reason), so it is never reported as healthy.
  *
@@ -57,7 +56,7 @@ export class AnalyzeScanService {
         continue;
       }
       const reason =
-        crawlFailures.get(crawlJobId(cmd.scanId, toCrawlTarget(row.target))) ??
+        crawlFailures.get(crawlJobId(cmd.scanId, row.target)) ??
         row.error ??
         'its crawl job never finished';
       failed.push({ row, reason });
@@ -71,66 +70,36 @@ export class AnalyzeScanService {
     // name the reason where the crawl job told it.
     const wire = assembleWireFleet(cmd.config, slices);
     const reasons = new Map(
-      failed.map((f) => [coverageTargetKey(f.row.target), `crawl of ${f.row.targetKey} failed: ${f.reason}`]),
+      failed.map((f) => [f.row.targetKey, `crawl of ${f.row.targetKey} failed: ${f.reason}`]),
     );
     const coverage = wire.coverage.map((c): CoverageEntry => {
       const reason =
-        c.status === 'failed' && c.errorCode === NOT_CRAWLED ? reasons.get(coverageTargetKey(c)) : undefined;
+        c.status === 'failed' && c.errorCode === NOT_CRAWLED ? reasons.get(targetKey(c)) : undefined;
       return reason === undefined ? c : { ...c, errorCode: CRAWL_FAILED_CODE, message: reason };
     });
     const snapshot = mapWireFleet({ ...wire, coverage });
 
-    if (readNothing(snapshot)) {
-      const first = snapshot.coverage[0];
-      const reason =
-        `nothing could be read: ${first.api} on account ${first.accountId}${first.regionId ? `/${first.regionId}` : ''} failed with ${first.errorCode ?? 'an error'}: ${first.message ?? ''}`.trim();
-      await this.store.scans.fail(cmd.scanId, reason);
+    let findings: number;
+    try {
+      const analysis = await analyzeAndStore(snapshot, {
+        scanId: cmd.scanId,
+        now: new Date(cmd.now ?? scan.startedAt),
+        ...(cmd.settings ? { settings: cmd.settings } : {}),
+        store: this.store,
+      });
+      findings = analysis.findings.length;
+    } catch (e) {
+      if (!(e instanceof ScanFailedError)) throw e;
+      await this.store.scans.fail(cmd.scanId, e.message);
       await this.releaseScope(cmd);
-      return { status: 'skipped', reason };
+      return { status: 'skipped', reason: e.message };
     }
-
-    const { results, findings } = runAudit(snapshot, {
-      now: new Date(cmd.now ?? scan.startedAt),
-      ...(cmd.settings ? { settings: cmd.settings } : {}),
-    });
-    const summary = summarize(snapshot, results, findings);
-    await this.store.scans.complete(cmd.scanId, {
-      findings,
-      coverage: snapshot.coverage,
-      skipped: skippedResultsOf(results),
-      quotaUsage: quotaUsageOf(results, QUOTA_USAGE_CHECK_IDS),
-      summary,
-      finishedAt: new Date(),
-    });
     await this.releaseScope(cmd);
-    this.logger.log(`scan ${cmd.scanId}: ${findings.length} findings, ${failed.length} targets not read`);
-    return { status: 'done', findings: findings.length, failedTargets: failed.length };
+    this.logger.log(`scan ${cmd.scanId}: ${findings} findings, ${failed.length} targets not read`);
+    return { status: 'done', findings, failedTargets: failed.length };
   }
 
   private async releaseScope(cmd: AnalyzeScanCommand): Promise<void> {
     if (cmd.scope) await this.scopes.release(cmd.scope, cmd.scanId).catch(() => undefined);
   }
-}
-
-/** A stored target as the collectors' CrawlTarget (the store keeps the same fields). */
-function toCrawlTarget(t: ScanTargetRef): Parameters<typeof crawlJobId>[1] {
-  if (t.kind === 'cluster')
-    return {
-      kind: 'cluster',
-      accountId: t.accountId,
-      regionId: t.regionId ?? '',
-      clusterId: t.clusterId ?? '',
-    };
-  if (t.kind === 'region') return { kind: 'region', accountId: t.accountId, regionId: t.regionId ?? '' };
-  return { kind: 'account', accountId: t.accountId };
-}
-
-/** The target part of a coverage entry or stored target (account, region, cluster). */
-function coverageTargetKey(t: { accountId: string; regionId?: string; clusterId?: string }): string {
-  return [t.accountId, t.regionId ?? '', t.clusterId ?? ''].join('|');
-}
-
-/** Every coverage entry failed: the scan read nothing (libs/audit `runScan` fails such a scan too). */
-function readNothing(snapshot: FleetSnapshot): boolean {
-  return snapshot.coverage.length > 0 && snapshot.coverage.every((c) => c.status === 'failed');
 }

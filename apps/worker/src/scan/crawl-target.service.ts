@@ -1,6 +1,7 @@
+import { targetKey } from '@app/domain';
 import { Inject, Injectable } from '@nestjs/common';
 import { crawlTarget, type CrawlTarget, type TargetSlice } from '@app/collectors';
-import { targetKeyOf, type JobName, type JobResults, type ScanJobQueue } from '@app/queue';
+import { type JobName, type JobResults, type ScanJobQueue } from '@app/queue';
 import { Store } from '@app/store';
 import { payloads, type CrawlTargetCommand } from '../jobs/scan-job.commands';
 import { SCAN_JOB_QUEUE, SCAN_RATE_LIMITER } from '../worker.constants';
@@ -32,18 +33,18 @@ export class CrawlTargetService {
    * @throws what `crawlTarget` throws (abort, credentials configuration); Redis / Postgres errors
    */
   async crawl(cmd: CrawlTargetCommand, signal?: AbortSignal): Promise<JobResults[JobName.CrawlTarget]> {
-    const targetKey = targetKeyOf(cmd.target);
+    const key = targetKey(cmd.target);
     const scan = await this.store.scans.get(cmd.scanId);
     if (!scan) return { status: 'skipped', reason: `scan ${cmd.scanId} does not exist` };
     if (scan.status !== 'running')
       return { status: 'skipped', reason: `scan ${cmd.scanId} already ${scan.status}` };
 
-    const existing = await this.store.scanTargets.get(cmd.scanId, targetKey);
+    const existing = await this.store.scanTargets.get(cmd.scanId, key);
     if (existing?.status === 'ok') {
       // The slice arrived earlier (retry, duplicate, re-plan): keep it, but make sure the
       // clusters it found have their jobs in this flow.
       await this.addClusters(cmd, sliceOf(existing.slice));
-      return { status: 'skipped', reason: `target ${targetKey} already read` };
+      return { status: 'skipped', reason: `target ${key} already read` };
     }
 
     const slice = await crawlTarget(cmd.config, cmd.target, {
@@ -52,8 +53,8 @@ export class CrawlTargetService {
       ...(signal ? { signal } : {}),
     });
     const clusters = await this.addClusters(cmd, slice);
-    await this.store.scanTargets.saveSlice(cmd.scanId, targetKey, cmd.target, slice);
-    return { status: 'done', targetKey, ...(cmd.target.kind === 'region' ? { clusters } : {}) };
+    await this.store.scanTargets.saveSlice(cmd.scanId, key, cmd.target, slice);
+    return { status: 'done', targetKey: key, ...(cmd.target.kind === 'region' ? { clusters } : {}) };
   }
 
   /** Record a region's clusters as pending targets and add their crawl jobs; returns how many. */
@@ -69,7 +70,7 @@ export class CrawlTargetService {
     if (clusters.length === 0) return 0;
     await this.store.scanTargets.ensurePending(
       scanId,
-      clusters.map((t) => ({ key: targetKeyOf(t), target: t })),
+      clusters.map((t) => ({ key: targetKey(t), target: t })),
     );
     await this.queue.addCrawlChildren(
       scanId,

@@ -1,6 +1,7 @@
+import { targetKey } from '@app/domain';
 import { Inject, Injectable } from '@nestjs/common';
 import type { CrawlTarget } from '@app/collectors';
-import { scanRowSettings, targetKeyOf, type JobResults, type JobName, type ScanJobQueue } from '@app/queue';
+import { scanRowSettings, type JobResults, type JobName, type ScanJobQueue } from '@app/queue';
 import { Store } from '@app/store';
 import { payloads, type PlanScanCommand } from '../jobs/scan-job.commands';
 import { SCAN_JOB_QUEUE } from '../worker.constants';
@@ -39,7 +40,7 @@ export class PlanScanService {
     const targets = planTargets(cmd);
     await this.store.scanTargets.ensurePending(
       cmd.scanId,
-      targets.map((target) => ({ key: targetKeyOf(target), target })),
+      targets.map((target) => ({ key: targetKey(target), target })),
     );
     const baseAccountId = await this.credentials.baseAccountOf(cmd.config);
     await this.queue.addScanFlow(
@@ -55,7 +56,7 @@ export function planTargets(cmd: Pick<PlanScanCommand, 'config'>): CrawlTarget[]
   // Keyed: an account listed twice yields its targets once (one job id, one row each).
   const out = new Map<string, CrawlTarget>();
   const add = (t: CrawlTarget) => {
-    if (!out.has(targetKeyOf(t))) out.set(targetKeyOf(t), t);
+    if (!out.has(targetKey(t))) out.set(targetKey(t), t);
   };
   for (const a of cmd.config.accounts) {
     add({ kind: 'account', accountId: a.accountId });

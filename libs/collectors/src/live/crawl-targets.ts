@@ -16,6 +16,9 @@
  */
 import {
   coverageKey,
+  targetKey,
+  targetLabel,
+  type CrawlTarget,
   type CoverageDataset,
   type CoverageEntry,
   type WireAccount,
@@ -58,11 +61,8 @@ export {
   type RateLimiterOptions,
 } from './api-rate-limiter.util';
 
-/** One unit of crawl work. */
-export type CrawlTarget =
-  | { kind: 'account'; accountId: string }
-  | { kind: 'region'; accountId: string; regionId: string }
-  | { kind: 'cluster'; accountId: string; regionId: string; clusterId: string };
+/** One unit of crawl work (libs/domain `CrawlTarget`; keyed by `targetKey`). */
+export type { CrawlTarget } from '@app/domain';
 
 /**
  * What one target read (JSON-serialisable). Which fields are set depends on the target kind:
@@ -202,14 +202,6 @@ function accountOf(config: ScanConfig, target: CrawlTarget): ScanAccount {
   return account;
 }
 
-/** `account[/region[/cluster]]` of a target. */
-export function targetKey(target: CrawlTarget): string {
-  return target.kind === 'account'
-    ? target.accountId
-    : target.kind === 'region'
-      ? `${target.accountId}/${target.regionId}`
-      : `${target.accountId}/${target.regionId}/${target.clusterId}`;
-}
 
 function datasetsOf(target: CrawlTarget): readonly CoverageDataset[] {
   return target.kind === 'account'
@@ -306,7 +298,7 @@ async function crawlTargetWith(
     if (!(e instanceof CollectError)) throw e;
     // No credentials for this account: every dataset of the target is failed with the STS code.
     const entries = failedEntries(target, e.errorCode, e.message);
-    for (const entry of entries) ctx.progress.tick(targetKey(target) + '/' + entry.api);
+    for (const entry of entries) ctx.progress.tick(targetLabel(target) + '/' + entry.api);
     return {
       target,
       ...(target.kind === 'region' ? { region: { regionId: target.regionId } } : {}),
@@ -379,7 +371,7 @@ function bestSlices(slices: readonly TargetSlice[]): Map<string, TargetSlice> {
     return j;
   };
   for (const s of slices) {
-    const key = `${s.target.kind}:${targetKey(s.target)}`;
+    const key = targetKey(s.target);
     const had = out.get(key);
     if (!had || failures(s) < failures(had) || (failures(s) === failures(had) && jsonOf(s) < jsonOf(had)))
       out.set(key, s);
@@ -404,7 +396,7 @@ export function assembleWireFleet(config: ScanConfig, slices: readonly TargetSli
   const coverage: CoverageEntry[] = [];
   const notCrawled = (target: CrawlTarget) =>
     coverage.push(
-      ...failedEntries(target, NOT_CRAWLED, `${targetKey(target)}: no crawl result for this target`),
+      ...failedEntries(target, NOT_CRAWLED, `${targetLabel(target)}: no crawl result for this target`),
     );
   const accounts: WireAccount[] = [];
   const seen = new Set<string>();
@@ -422,20 +414,20 @@ export function assembleWireFleet(config: ScanConfig, slices: readonly TargetSli
       regions: [],
     };
     const accountTarget: CrawlTarget = { kind: 'account', accountId: a.accountId };
-    const acc = best.get(`account:${targetKey(accountTarget)}`);
+    const acc = best.get(targetKey(accountTarget));
     if (acc) {
       if (acc.ram) out.ram = acc.ram;
       coverage.push(...acc.coverage);
     } else notCrawled(accountTarget);
     for (const regionId of regions) {
       const regionTarget: CrawlTarget = { kind: 'region', accountId: a.accountId, regionId };
-      const rs = best.get(`region:${targetKey(regionTarget)}`);
+      const rs = best.get(targetKey(regionTarget));
       const region: WireRegion = { ...(rs?.region ?? {}), regionId, clusters: [] };
       if (rs) coverage.push(...rs.coverage);
       else notCrawled(regionTarget);
       for (const clusterId of [...new Set(rs?.clusterIds ?? [])].sort()) {
         const clusterTarget: CrawlTarget = { kind: 'cluster', accountId: a.accountId, regionId, clusterId };
-        const cs = best.get(`cluster:${targetKey(clusterTarget)}`);
+        const cs = best.get(targetKey(clusterTarget));
         if (!cs) {
           region.clusters.push({ detail: placeholderDetail(clusterId, regionId) });
           notCrawled(clusterTarget);

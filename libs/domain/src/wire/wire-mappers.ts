@@ -10,7 +10,6 @@ import type {
   BackendServerType,
   Clb,
   ClusterSnapshot,
-  CoverageEntry,
   EcsInstance,
   FleetSnapshot,
   K8sEndpointSlice,
@@ -28,6 +27,7 @@ import type {
   RegionSnapshot,
   VSwitch,
 } from '../snapshot.types';
+import { coverageKey } from '../scan-target';
 import type {
   WireAccount,
   WireCluster,
@@ -59,10 +59,6 @@ const byKey =
     return ka < kb ? -1 : ka > kb ? 1 : 0;
   };
 
-/** Stable sort key of a coverage entry. */
-export function coverageKey(c: CoverageEntry): string {
-  return [c.accountId, c.regionId ?? '', c.clusterId ?? '', c.api].join('|');
-}
 
 /** Map a whole wire fleet to a FleetSnapshot (sorted, deterministic). */
 export function mapWireFleet(wire: WireFleet): FleetSnapshot {

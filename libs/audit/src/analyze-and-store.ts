@@ -1,0 +1,148 @@
+/**
+ * Analyze and store: the one step every scan ends with, whichever way its snapshot was read (the local
+ * `runScan` of the CLI and the API, and the worker's analyze job after the distributed crawl).
+ *
+ * ARCHITECTURE.md "The one data flow": snapshot -> index -> every check -> findings, skipped results,
+ * quota usage samples, summary -> stored with the coverage in one transaction (`store.scans.complete`).
+ */
+import { QUOTA_USAGE_CHECK_IDS, runAudit, type PartialAuditSettings } from '@app/checks';
+import {
+  quotaUsageOf,
+  skippedResultsOf,
+  type CheckResult,
+  type FleetSnapshot,
+  type Finding,
+  type Severity,
+  type SkippedResult,
+} from '@app/domain';
+import type { Store } from '@app/store';
+
+/** Counts per severity and per check id. */
+export interface ScanSummary {
+  findings: number;
+  bySeverity: Record<Severity, number>;
+  byCheck: Record<string, number>;
+  /** Evaluated (check, resource) pairs by status. */
+  results: { pass: number; fail: number; skipped: number };
+  /** The same per check id (every check that produced a result), sorted by id. */
+  byCheckStatus: Record<string, { pass: number; fail: number; skipped: number }>;
+  /** Coverage entries by status. */
+  coverage: { ok: number; failed: number; absent: number };
+  accounts: number;
+  clusters: number;
+  loadBalancers: number;
+}
+
+/** A scan that could not complete (nothing usable was read, or an unexpected error). */
+export class ScanFailedError extends Error {
+  override readonly name = 'ScanFailedError';
+  constructor(
+    message: string,
+    readonly scanId: string,
+  ) {
+    super(message);
+  }
+}
+
+/** What the analysis of one snapshot produced. */
+export interface ScanAnalysis {
+  results: CheckResult[];
+  findings: Finding[];
+  /** The (check, resource) pairs not evaluated, with the reason. */
+  skipped: SkippedResult[];
+  summary: ScanSummary;
+  /** When the analysis (and the store step) ended: the scan's `finishedAt`. */
+  finishedAt: Date;
+}
+
+/** Inputs of `analyzeAndStore`. */
+export interface AnalyzeAndStoreRequest {
+  /** The scan's id (its row when `store` is given). */
+  scanId: string;
+  /** Analysis clock. */
+  now: Date;
+  settings?: PartialAuditSettings;
+  /** When given, the scan is completed in it: findings, coverage, skipped, quota usage and summary in one transaction. */
+  store?: Store;
+  /** Called before and after the analysis and the store step (progress bars). */
+  onPhase?: (phase: 'analyze' | 'store', done: 0 | 1) => void;
+}
+
+/** Summarise findings, results, coverage and snapshot size. */
+export function summarize(snapshot: FleetSnapshot, results: CheckResult[], findings: Finding[]): ScanSummary {
+  const bySeverity: Record<Severity, number> = { info: 0, warning: 0, critical: 0 };
+  const byCheck: Record<string, number> = {};
+  for (const f of findings) {
+    bySeverity[f.severity] += 1;
+    byCheck[f.checkId] = (byCheck[f.checkId] ?? 0) + 1;
+  }
+  const res = { pass: 0, fail: 0, skipped: 0 };
+  const perCheck = new Map<string, { pass: number; fail: number; skipped: number }>();
+  for (const r of results) {
+    res[r.status] += 1;
+    let c = perCheck.get(r.checkId);
+    if (!c) perCheck.set(r.checkId, (c = { pass: 0, fail: 0, skipped: 0 }));
+    c[r.status] += 1;
+  }
+  const cov = { ok: 0, failed: 0, absent: 0 };
+  for (const c of snapshot.coverage) cov[c.status] += 1;
+  let clusters = 0;
+  let lbs = 0;
+  for (const a of snapshot.accounts)
+    for (const r of a.regions) {
+      clusters += r.clusters.length;
+      lbs += r.loadBalancers?.length ?? 0;
+    }
+  return {
+    findings: findings.length,
+    bySeverity,
+    byCheck: Object.fromEntries(Object.entries(byCheck).sort(([a], [b]) => (a < b ? -1 : 1))),
+    results: res,
+    byCheckStatus: Object.fromEntries([...perCheck.entries()].sort(([a], [b]) => (a < b ? -1 : 1))),
+    coverage: cov,
+    accounts: snapshot.accounts.length,
+    clusters,
+    loadBalancers: lbs,
+  };
+}
+
+/**
+ * Why a snapshot cannot be analyzed: every coverage entry failed (the scan read nothing), naming the
+ * first failure; `undefined` when something was read. A scan that read nothing is failed, never
+ * reported as a healthy empty fleet.
+ */
+export function nothingReadReason(snapshot: FleetSnapshot): string | undefined {
+  if (snapshot.coverage.length === 0 || !snapshot.coverage.every((c) => c.status === 'failed')) return undefined;
+  const first = snapshot.coverage[0];
+  return `nothing could be read: ${first.api} on account ${first.accountId}${first.regionId ? `/${first.regionId}` : ''} failed with ${first.errorCode ?? 'an error'}: ${first.message ?? ''}`.trim();
+}
+
+/**
+ * Analyze a snapshot (every enabled check) and, with a store, complete the scan with the outcome.
+ * @returns results, findings, skipped results and the summary
+ * @throws ScanFailedError when the scan read nothing (`nothingReadReason`; nothing is written: the
+ *   caller fails the scan row); Postgres errors from the store
+ */
+export async function analyzeAndStore(snapshot: FleetSnapshot, req: AnalyzeAndStoreRequest): Promise<ScanAnalysis> {
+  const nothing = nothingReadReason(snapshot);
+  if (nothing !== undefined) throw new ScanFailedError(nothing, req.scanId);
+  req.onPhase?.('analyze', 0);
+  const { results, findings } = runAudit(snapshot, { now: req.now, ...(req.settings ? { settings: req.settings } : {}) });
+  req.onPhase?.('analyze', 1);
+  const summary = summarize(snapshot, results, findings);
+  const skipped = skippedResultsOf(results);
+  const finishedAt = new Date();
+  if (req.store) {
+    req.onPhase?.('store', 0);
+    await req.store.scans.complete(req.scanId, {
+      findings,
+      coverage: snapshot.coverage,
+      skipped,
+      quotaUsage: quotaUsageOf(results, QUOTA_USAGE_CHECK_IDS),
+      summary,
+      finishedAt,
+    });
+    req.onPhase?.('store', 1);
+  }
+  return { results, findings, skipped, summary, finishedAt };
+}
