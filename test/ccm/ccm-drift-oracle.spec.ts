@@ -178,3 +178,19 @@ describe("sync failures: reported as skipped with CCM's message, never as a pred
     }
   });
 });
+
+describe('vgroup-port that CCM cannot use: skipped with CCM\'s message (clbv1/vgroups.go buildVGroupForServicePort)', () => {
+  const base = cases.find((c) => c.id === 'weight-cluster-four-nodes')!;
+
+  it('a vgroup-port id the CLB does not have: "can not find vgroupId"', () => {
+    const r = run('LB_CONFIG_DRIFT', fleetOf(base, (g) => (g[0]!.vServerGroupId = 'rsp-other')));
+    expect(r.status).toBe('skipped');
+    expect(r.message).toContain('can not find vgroupId rsp-user in lb lb-reused');
+  });
+
+  it('a vgroup-port id of a CCM-named group: "cannot reuse a ccm created vgroup"', () => {
+    const r = run('LB_CONFIG_DRIFT', fleetOf(base, (g) => (g[0]!.name = groupName(base, 0))));
+    expect(r.status).toBe('skipped');
+    expect(r.message).toContain('cannot reuse a ccm created vgroup rsp-user for slb lb-reused');
+  });
+});

@@ -194,6 +194,23 @@ export const lbConfigDriftRule: CheckDefinition = {
       let compared = 0;
       const samples: string[] = [];
       const missingGroups: string[] = [];
+      // vgroup-port must name an existing user vServer group of the CLB; otherwise CCM fails the sync before it
+      // changes any group (clbv1/vgroups.go buildVGroupForServicePort: "can not find vgroupId %s in lb %s",
+      // "cannot reuse a ccm created vgroup %s for slb %s"; a CCM-named group is not user-managed).
+      let vgroupPortError: string | undefined;
+      for (const g of vgp ? model.groups : []) {
+        const id = vgp!.byPort.get(String(g.servicePort.port));
+        if (!id) continue;
+        const bound = clb.vServerGroups.find((x) => x.vServerGroupId === id);
+        if (!bound) vgroupPortError = `can not find vgroupId ${id} in lb ${clb.loadBalancerId}`;
+        else if (parseCcmNamedKey(bound.name))
+          vgroupPortError = `cannot reuse a ccm created vgroup ${id} for slb ${clb.loadBalancerId}`;
+        if (vgroupPortError) break;
+      }
+      if (vgroupPortError) {
+        out.push(r.skipped(ref, ccmSyncFails(ref.id, vgroupPortError)));
+        continue;
+      }
       const groupIdByPort = new Map<number, string>();
       const expectedNames = new Set<string>();
       for (const g of model.groups) {
