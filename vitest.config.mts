@@ -15,6 +15,7 @@ export default defineConfig({
       '@app/telemetry': here('./libs/telemetry/src/index.ts'),
       '@app/audit': here('./libs/audit/src/index.ts'),
       '@app/forecast': here('./libs/forecast/src/index.ts'),
+      '@app/reports': here('./libs/reports/src/index.ts'),
       '@app/queue': here('./libs/queue/src/index.ts'),
       '@app/fleet-sim': here('./apps/fleet-sim/src/index.ts'),
       '@app/api': here('./apps/api/src/index.ts'),

@@ -122,15 +122,17 @@ export class FindingRepository {
   }
 
   /**
-   * Findings of one scan counted per (check id, severity), sorted by check id then severity.
+   * Findings of one scan counted per (check id, severity), sorted by check id then severity; with
+   * `accounts`, only those accounts' findings (report scopes).
    * @throws StoreError NOT_FOUND when the scan does not exist
    */
-  async countsByCheckAndSeverity(scanId: string): Promise<{ checkId: string; severity: Severity; count: number }[]> {
+  async countsByCheckAndSeverity(scanId: string, accounts?: readonly string[]): Promise<{ checkId: string; severity: Severity; count: number }[]> {
     await this.assertScanExists(scanId);
+    const scoped = accounts !== undefined && accounts.length > 0;
     const rows = await this.pool.query<{ check_id: string; severity: Severity; n: string | number }>(
-      `SELECT check_id, severity, count(*) AS n FROM findings WHERE scan_id = $1
+      `SELECT check_id, severity, count(*) AS n FROM findings WHERE scan_id = $1 ${scoped ? 'AND account_id = ANY($2::text[])' : ''}
         GROUP BY check_id, severity ORDER BY check_id, severity`,
-      [scanId],
+      scoped ? [scanId, accounts] : [scanId],
     );
     return rows.rows.map((r) => ({ checkId: r.check_id, severity: r.severity, count: toNumber(r.n) }));
   }

@@ -109,4 +109,34 @@ export class QuotaUsageRepository {
       ratio: toNumber(r.ratio),
     }));
   }
+
+  /**
+   * The history of the quotas that stand at or above `minRatio` in scan `latestScanId`: their samples in
+   * every scan of `scanIds`, with the scan's start time (epoch ms), oldest first (report forecasts).
+   */
+  async historyOfHighest(latestScanId: string, scanIds: readonly string[], minRatio: number): Promise<(QuotaUsageSample & { at: number })[]> {
+    const { rows } = await this.pool.query<QuotaUsageRow & { started_at: Date | string }>(
+      `SELECT q.check_id, q.account_id, q.region_id, q.cluster_id, q.resource_kind, q.resource_id, q.used, q."limit", q.ratio, s.started_at
+         FROM quota_usage q JOIN scans s ON s.id = q.scan_id
+        WHERE q.scan_id = ANY($2::uuid[])
+          AND (q.check_id, q.account_id, q.region_id, q.resource_kind, q.resource_id) IN (
+              SELECT check_id, account_id, region_id, resource_kind, resource_id FROM quota_usage WHERE scan_id = $1 AND ratio >= $3)
+        ORDER BY s.started_at, q.check_id, q.account_id, q.region_id, q.resource_kind, q.resource_id`,
+      [latestScanId, scanIds, minRatio],
+    );
+    return rows.map((r) => ({
+      checkId: r.check_id,
+      resource: {
+        kind: r.resource_kind,
+        id: r.resource_id,
+        accountId: r.account_id,
+        regionId: r.region_id,
+        ...(r.cluster_id !== null ? { clusterId: r.cluster_id } : {}),
+      },
+      used: toNumber(r.used),
+      limit: toNumber(r.limit),
+      ratio: toNumber(r.ratio),
+      at: (r.started_at instanceof Date ? r.started_at : new Date(r.started_at)).getTime(),
+    }));
+  }
 }

@@ -1,0 +1,5 @@
+/** Public entry of libs/reports: the weekly report model, its builder and sources, and the renderers. */
+export * from './report.model';
+export * from './report.builder';
+export * from './report.source';
+export * from './render/index';

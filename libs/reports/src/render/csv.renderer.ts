@@ -1,0 +1,63 @@
+/**
+ * The report as CSV (RFC 4180: comma-separated, CRLF line ends, fields with comma, quote or line break
+ * quoted, quotes doubled): one row per finding of the report's scan with its status (new, persisting,
+ * waived) and one per resolved finding. Cells starting with = + - @ get a leading apostrophe so that a
+ * spreadsheet never evaluates a finding message as a formula (OWASP "CSV injection").
+ */
+import type { ReportDocument, ReportFinding } from '../report.model';
+
+/** Columns, in order. */
+export const REPORT_CSV_COLUMNS = [
+  'status',
+  'severity_changed',
+  'check_id',
+  'severity',
+  'previous_severity',
+  'fingerprint',
+  'account_id',
+  'region_id',
+  'cluster_id',
+  'resource_kind',
+  'resource_id',
+  'waiver_expired',
+  'waiver_id',
+  'waiver_owner',
+  'waiver_expires_at',
+  'message',
+] as const;
+
+function field(v: string | number | boolean | null): string {
+  let s = v === null ? '' : String(v);
+  if (/^[=+\-@]/.test(s)) s = `'${s}`;
+  return /[",\r\n]/.test(s) ? `"${s.replace(/"/g, '""')}"` : s;
+}
+
+function row(f: ReportFinding): string {
+  return [
+    f.status,
+    f.previousSeverity !== null && f.previousSeverity !== f.severity && f.status !== 'resolved',
+    f.checkId,
+    f.severity,
+    f.previousSeverity,
+    f.fingerprint,
+    f.resource.accountId,
+    f.resource.regionId,
+    f.resource.clusterId,
+    f.resource.kind,
+    f.resource.id,
+    f.waiverExpired,
+    f.waiver?.id ?? null,
+    f.waiver?.owner ?? null,
+    f.waiver?.expiresAt ?? null,
+    f.message,
+  ]
+    .map(field)
+    .join(',');
+}
+
+/** Render the CSV (header row first; waived, new, persisting, then resolved rows). */
+export function renderReportCsv(doc: ReportDocument): string {
+  const lines = [REPORT_CSV_COLUMNS.join(',')];
+  for (const list of [doc.waived, doc.new, doc.persisting, doc.resolved]) for (const f of list) lines.push(row(f));
+  return `${lines.join('\r\n')}\r\n`;
+}
