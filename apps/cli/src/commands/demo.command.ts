@@ -6,7 +6,10 @@
  */
 import { randomBytes } from 'node:crypto';
 import { join } from 'node:path';
-import { loadApi, loadAudit, loadCollectors, loadFleetSim, loadStore } from '../lazy';
+import { mkdirSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { loadApi, loadAudit, loadCollectors, loadFleetSim, loadReports, loadStore } from '../lazy';
+import { writeAtomically } from './report.command';
 import { Command } from 'commander';
 import { EXIT_OK, reportError } from '../cli-error';
 import { renderTable } from '../output/scan-output.renderer';
@@ -55,6 +58,12 @@ export async function runDemoCommand(opts: DemoOptions): Promise<number> {
     );
     bar.stop();
     process.stdout.write(renderTable(outcome));
+    // The weekly report of what was just scanned (libs/reports), as one self-contained HTML file.
+    const { buildReport, loadReportInput, renderReport } = loadReports();
+    const reportDir = join(tmpdir(), 'ack-fleet-audit-demo');
+    mkdirSync(reportDir, { recursive: true });
+    const reportPath = writeAtomically(join(reportDir, 'weekly-report.html'), renderReport(buildReport(await loadReportInput(store)), 'html'));
+    process.stdout.write(`Report: ${reportPath}\n`);
     if (opts.once) return EXIT_OK;
     const token = randomBytes(24).toString('base64url');
     const launcher = new LocalScanLauncher(store, [{ name: 'sample', source: { kind: 'live', config, configPath: sim.configPath } }], reportError, settings);

@@ -13,4 +13,5 @@ export const loadCollectors = (): typeof import('./collectors.lazy') => require(
 export const loadFleetSim = (): typeof import('./fleet-sim.lazy') => require('./fleet-sim.lazy') as typeof import('./fleet-sim.lazy');
 export const loadStore = (): typeof import('./store.lazy') => require('./store.lazy') as typeof import('./store.lazy');
 export const loadQueue = (): typeof import('./queue.lazy') => require('./queue.lazy') as typeof import('./queue.lazy');
+export const loadReports = (): typeof import('./reports.lazy') => require('./reports.lazy') as typeof import('./reports.lazy');
 export const loadWorker = (): typeof import('./worker.lazy') => require('./worker.lazy') as typeof import('./worker.lazy');
