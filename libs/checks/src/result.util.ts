@@ -160,9 +160,10 @@ export function notReadReason(
   accountId: string,
   regionId?: string,
   clusterId?: string,
+  verb: 'were' | 'was' = 'were',
 ): string {
   const failed = index.failedCoverage(accountId, regionId, clusterId, api);
-  return `${what} were not read${failed?.message ? ` (${failed.message})` : ''}`;
+  return `${what} ${verb} not read${failed?.message ? ` (${failed.message})` : ''}`;
 }
 
 /**

@@ -5,12 +5,11 @@ import {
   ccmVersionAtLeast,
   needClb,
   needNlb,
-  type CheckResult,
   type Severity,
 } from '@app/domain';
-import type { CheckDefinition } from '../check.types';
+import { scopedCheck } from '../check-scope';
 import { DOC_URL, SEED } from '../doc-links.constants';
-import { resultsFor, serviceRef, skipUnreadClusters } from '../result.util';
+import { serviceRef } from '../result.util';
 
 const SEVERITY: Severity = 'warning';
 const ID = 'CCM_FINALIZER_MISSING';
@@ -23,7 +22,7 @@ const ID = 'CCM_FINALIZER_MISSING';
  * finalizers (v2.0.1+) or its version is unknown (removed by hand, or never reconciled); info when the CCM predates
  * finalizers (the leak risk is the same, the remedy is an upgrade).
  */
-export const ccmFinalizerMissingRule: CheckDefinition = {
+export const ccmFinalizerMissingRule = scopedCheck({
   id: ID,
   title: 'LoadBalancer Service without the CCM finalizer: its CLB may leak',
   category: 'version',
@@ -40,40 +39,36 @@ export const ccmFinalizerMissingRule: CheckDefinition = {
   source:
     `${SEED.lbConsiderations} "Notes on CCM-managed load balancers" (finalizers); CCM ` +
     'pkg/controller/helper/service_utils.go (ServiceFinalizer, NLBFinalizer); research/ccm-behaviour.md 3c (v2.0.1)',
-  evaluate(ctx) {
-    const r = resultsFor(ID, SEVERITY);
-    const out: CheckResult[] = [];
-    skipUnreadClusters(ctx.index, r, out);
-    for (const se of ctx.index.services) {
-      const { service } = se;
-      const clb = needClb(service);
-      if (!clb && !needNlb(service)) continue;
-      const ref = serviceRef(se);
-      const finalizer = clb ? FINALIZER_CLB : FINALIZER_NLB;
-      if (service.finalizers.includes(finalizer)) {
-        out.push(r.pass(ref, `${ref.id} carries the finalizer ${finalizer}`, { finalizer }));
-        continue;
-      }
-      const version = se.cluster.cluster.ccmVersion;
-      const predates = ccmVersionAtLeast(version, CCM_FEATURES.finalizer.sinceVersion) === false;
-      out.push(
-        r.fail(
-          ref,
-          `${ref.id} has no ${finalizer} finalizer` +
-            (predates
-              ? `: CCM ${version} predates finalizers (${CCM_FEATURES.finalizer.sinceVersion}), a Service deleted while CCM is down or lagging leaves its CLB behind`
-              : `${service.deletionTimestamp ? ' and is being deleted' : ''}: deleting it may leave its load balancer behind`),
-          {
-            severity: predates ? 'info' : SEVERITY,
-            figures: {
-              finalizer,
-              ...(version ? { ccmVersion: version } : {}),
-              ccmPredatesFinalizer: predates,
-            },
-          },
-        ),
-      );
+  scope: 'service',
+  needs: ['kubernetes'],
+  check(se, out, r) {
+    const { service } = se;
+    const clb = needClb(service);
+    if (!clb && !needNlb(service)) return;
+    const ref = serviceRef(se);
+    const finalizer = clb ? FINALIZER_CLB : FINALIZER_NLB;
+    if (service.finalizers.includes(finalizer)) {
+      out.push(r.pass(ref, `${ref.id} carries the finalizer ${finalizer}`, { finalizer }));
+      return;
     }
-    return out;
+    const version = se.cluster.cluster.ccmVersion;
+    const predates = ccmVersionAtLeast(version, CCM_FEATURES.finalizer.sinceVersion) === false;
+    out.push(
+      r.fail(
+        ref,
+        `${ref.id} has no ${finalizer} finalizer` +
+          (predates
+            ? `: CCM ${version} predates finalizers (${CCM_FEATURES.finalizer.sinceVersion}), a Service deleted while CCM is down or lagging leaves its CLB behind`
+            : `${service.deletionTimestamp ? ' and is being deleted' : ''}: deleting it may leave its load balancer behind`),
+        {
+          severity: predates ? 'info' : SEVERITY,
+          figures: {
+            finalizer,
+            ...(version ? { ccmVersion: version } : {}),
+            ccmPredatesFinalizer: predates,
+          },
+        },
+      ),
+    );
   },
-};
+});

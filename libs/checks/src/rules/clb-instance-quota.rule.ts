@@ -1,7 +1,7 @@
-import { SLB_QUOTA_INSTANCES, effectiveQuota, type CheckResult, type Severity } from '@app/domain';
-import type { CheckDefinition } from '../check.types';
+import { SLB_QUOTA_INSTANCES, effectiveQuota, type Severity } from '@app/domain';
+import { scopedCheck } from '../check-scope';
 import { DOC_URL, SEED } from '../doc-links.constants';
-import { count, pct, quotaSeverity, regionRef, resultsFor, skipUnreadSlb } from '../result.util';
+import { count, pct, quotaSeverity, regionRef } from '../result.util';
 
 const SEVERITY: Severity = 'warning';
 const ID = 'CLB_INSTANCE_QUOTA';
@@ -12,7 +12,7 @@ const ID = 'CLB_INSTANCE_QUOTA';
  * LoadBalancer Service that does not reuse a CLB makes CCM create one (seed 004 "Load balancing update
  * policies"), so a fleet of small Services runs into this quota. One result per region.
  */
-export const clbInstanceQuotaRule: CheckDefinition = {
+export const clbInstanceQuotaRule = scopedCheck({
   id: ID,
   title: 'CLB instances per account and region vs the instance quota',
   category: 'quota',
@@ -30,32 +30,26 @@ export const clbInstanceQuotaRule: CheckDefinition = {
     `${SEED.lbConsiderations} "Quota limits" and "Load balancing update policies" (CCM creates a CLB per Service); ` +
     'Quota Center quota slb_quota_instances_num (30 intl vs 60 newer docs, research/ccm-behaviour.md 7)',
   settings: ['quota.warningRatio', 'quota.criticalRatio'],
-  evaluate(ctx) {
-    const r = resultsFor(ID, SEVERITY);
-    const out: CheckResult[] = [];
-    for (const re of ctx.index.regions) {
-      if (skipUnreadSlb(ctx.index, re, r, out)) continue;
-      const { limit, limitSource } = effectiveQuota(re.region.quotas, SLB_QUOTA_INSTANCES);
-      const used = re.region.loadBalancers?.length ?? 0;
-      const reported = re.region.quotas?.find(
-        (q) => q.quotaActionCode === SLB_QUOTA_INSTANCES.quotaActionCode,
-      );
-      const ratio = used / limit;
-      const figures = {
-        used,
-        limit,
-        ratio,
-        limitSource,
-        ...(reported?.totalUsage !== undefined ? { quotaCenterUsage: reported.totalUsage } : {}),
-      };
-      const text =
-        `Account ${re.account.accountId} has ${count(used, 'CLB instance')} in ${re.region.regionId}: ${pct(ratio)} of ` +
-        `the instance quota ${limit} (${limitSource === 'quota-center' ? 'Quota Center' : 'documented default, 30 of the conflicting 30/60'})`;
-      const severity = quotaSeverity(ratio, ctx.settings.quota);
-      out.push(
-        severity ? r.fail(regionRef(re), text, { severity, figures }) : r.pass(regionRef(re), text, figures),
-      );
-    }
-    return out;
+  scope: 'region',
+  needs: ['slb'],
+  check(re, out, r, ctx) {
+    const { limit, limitSource } = effectiveQuota(re.region.quotas, SLB_QUOTA_INSTANCES);
+    const used = re.region.loadBalancers?.length ?? 0;
+    const reported = re.region.quotas?.find((q) => q.quotaActionCode === SLB_QUOTA_INSTANCES.quotaActionCode);
+    const ratio = used / limit;
+    const figures = {
+      used,
+      limit,
+      ratio,
+      limitSource,
+      ...(reported?.totalUsage !== undefined ? { quotaCenterUsage: reported.totalUsage } : {}),
+    };
+    const text =
+      `Account ${re.account.accountId} has ${count(used, 'CLB instance')} in ${re.region.regionId}: ${pct(ratio)} of ` +
+      `the instance quota ${limit} (${limitSource === 'quota-center' ? 'Quota Center' : 'documented default, 30 of the conflicting 30/60'})`;
+    const severity = quotaSeverity(ratio, ctx.settings.quota);
+    out.push(
+      severity ? r.fail(regionRef(re), text, { severity, figures }) : r.pass(regionRef(re), text, figures),
+    );
   },
-};
+});

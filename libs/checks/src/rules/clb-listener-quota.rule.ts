@@ -1,7 +1,7 @@
-import { SLB_QUOTA_LISTENERS, effectiveQuota, type CheckResult, type Severity } from '@app/domain';
-import type { CheckDefinition } from '../check.types';
+import { SLB_QUOTA_LISTENERS, effectiveQuota, type Severity } from '@app/domain';
+import { scopedCheck } from '../check-scope';
 import { DOC_URL, SEED } from '../doc-links.constants';
-import { clbRef, count, pct, quotaSeverity, resultsFor, skipUnreadSlb } from '../result.util';
+import { clbRef, count, pct, quotaSeverity } from '../result.util';
 
 const SEVERITY: Severity = 'warning';
 const ID = 'CLB_LISTENER_QUOTA';
@@ -11,7 +11,7 @@ const ID = 'CLB_LISTENER_QUOTA';
  * value of the region, else the documented default 50; seed 004 "Quota limits"). CCM creates one listener per
  * Service port, and Services sharing a reused CLB add up. Warning / critical at the configured ratios.
  */
-export const clbListenerQuotaRule: CheckDefinition = {
+export const clbListenerQuotaRule = scopedCheck({
   id: ID,
   title: 'CLB listeners vs the per-instance listener quota',
   category: 'quota',
@@ -29,25 +29,21 @@ export const clbListenerQuotaRule: CheckDefinition = {
     `${SEED.lbConsiderations} "Quota limits"; ${SEED.troubleshooting} Throttling row ("Check your CLB quota on the ` +
     'SLB Quota Management page"); Quota Center quota slb_quota_listeners_num (default 50, research/ccm-behaviour.md 7)',
   settings: ['quota.warningRatio', 'quota.criticalRatio'],
-  evaluate(ctx) {
-    const r = resultsFor(ID, SEVERITY);
-    const out: CheckResult[] = [];
-    for (const re of ctx.index.regions) {
-      if (skipUnreadSlb(ctx.index, re, r, out)) continue;
-      const { limit, limitSource } = effectiveQuota(re.region.quotas, SLB_QUOTA_LISTENERS);
-      for (const clb of re.region.loadBalancers ?? []) {
-        const used = clb.listeners.length;
-        const ratio = used / limit;
-        const figures = { used, limit, ratio, limitSource };
-        const text =
-          `CLB ${clb.loadBalancerId} has ${count(used, 'listener')}: ${pct(ratio)} of its listener quota ${limit} ` +
-          `(${limitSource === 'quota-center' ? 'Quota Center' : 'documented default'})`;
-        const severity = quotaSeverity(ratio, ctx.settings.quota);
-        out.push(
-          severity ? r.fail(clbRef(clb), text, { severity, figures }) : r.pass(clbRef(clb), text, figures),
-        );
-      }
+  scope: 'region',
+  needs: ['slb'],
+  check(re, out, r, ctx) {
+    const { limit, limitSource } = effectiveQuota(re.region.quotas, SLB_QUOTA_LISTENERS);
+    for (const clb of re.region.loadBalancers ?? []) {
+      const used = clb.listeners.length;
+      const ratio = used / limit;
+      const figures = { used, limit, ratio, limitSource };
+      const text =
+        `CLB ${clb.loadBalancerId} has ${count(used, 'listener')}: ${pct(ratio)} of its listener quota ${limit} ` +
+        `(${limitSource === 'quota-center' ? 'Quota Center' : 'documented default'})`;
+      const severity = quotaSeverity(ratio, ctx.settings.quota);
+      out.push(
+        severity ? r.fail(clbRef(clb), text, { severity, figures }) : r.pass(clbRef(clb), text, figures),
+      );
     }
-    return out;
   },
-};
+});

@@ -15,7 +15,15 @@ import {
 } from '@app/domain';
 import type { CheckDefinition } from '../check.types';
 import { DOC_URL, SEED } from '../doc-links.constants';
-import { ccmSyncFails, clusterRef, count, kubernetesNotRead, pct, resultsFor, serviceRef } from '../result.util';
+import {
+  ccmSyncFails,
+  clusterRef,
+  count,
+  kubernetesNotRead,
+  pct,
+  resultsFor,
+  serviceRef,
+} from '../result.util';
 
 const SEVERITY: Severity = 'warning';
 const ID = 'CLUSTER_MODE_BLOWUP';

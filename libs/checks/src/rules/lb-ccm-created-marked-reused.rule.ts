@@ -1,8 +1,8 @@
-import { TAG_CCM_OWNER, needClb, type CheckResult, type Severity } from '@app/domain';
-import type { CheckDefinition } from '../check.types';
+import { TAG_CCM_OWNER, needClb, type Severity } from '@app/domain';
+import { scopedCheck } from '../check-scope';
 import { DOC_URL, SEED } from '../doc-links.constants';
 import { reusedClbOf } from '../reuse.util';
-import { resultsFor, serviceRef, skipUnreadClusters } from '../result.util';
+import { serviceRef } from '../result.util';
 
 const SEVERITY: Severity = 'warning';
 const ID = 'LB_CCM_CREATED_MARKED_REUSED';
@@ -16,7 +16,7 @@ const ID = 'LB_CCM_CREATED_MARKED_REUSED';
  * (LB_REUSE_OF_CCM_CREATED reports the sync failure); this check reports the lifecycle damage. Skipped when the
  * CLB was not read or does not exist.
  */
-export const lbCcmCreatedMarkedReusedRule: CheckDefinition = {
+export const lbCcmCreatedMarkedReusedRule = scopedCheck({
   id: ID,
   title: 'Service marks its own CCM-created CLB as reused',
   category: 'ownership',
@@ -34,48 +34,44 @@ export const lbCcmCreatedMarkedReusedRule: CheckDefinition = {
     `${SEED.serviceFaq} "Does deleting a service also delete the SLB instance?"; ${SEED.serviceFaqClb} "Service ` +
     `deletion and CLB instances"; ${SEED.troubleshooting} reuse row (delete the annotation when the IP matches); ` +
     'CCM pkg/controller/service/reconcile/annotation/annotations.go GetDefaultLoadBalancerName',
-  evaluate(ctx) {
-    const r = resultsFor(ID, SEVERITY);
-    const out: CheckResult[] = [];
-    skipUnreadClusters(ctx.index, r, out);
-    for (const se of ctx.index.services) {
-      if (!needClb(se.service)) continue;
-      const reused = reusedClbOf(ctx.index, se);
-      if (!reused) continue;
-      const ref = serviceRef(se);
-      if (!reused.entry) {
-        out.push(r.skipped(ref, reused.skipReason, { loadBalancerId: reused.lbId }));
-        continue;
-      }
-      const clb = reused.entry.clb;
-      const owner = clb.tags[TAG_CCM_OWNER];
-      const own =
-        se.defaultLbName !== '' &&
-        (owner === se.defaultLbName || (owner === undefined && clb.name === se.defaultLbName));
-      const figures = {
-        loadBalancerId: clb.loadBalancerId,
-        defaultLbName: se.defaultLbName,
-        ...(owner ? { ownerTag: owner } : {}),
-      };
-      if (own) {
-        out.push(
-          r.fail(
-            ref,
-            `${ref.id} names its own CCM-created CLB ${clb.loadBalancerId} (${owner === se.defaultLbName ? `tag ${TAG_CCM_OWNER}` : 'name'} = ` +
-              `${se.defaultLbName}) as reused: deleting the Service will no longer delete the CLB`,
-            { figures },
-          ),
-        );
-      } else {
-        out.push(
-          r.pass(
-            ref,
-            `${ref.id} reuses CLB ${clb.loadBalancerId}, which CCM did not create for this Service`,
-            figures,
-          ),
-        );
-      }
+  scope: 'service',
+  needs: ['kubernetes'],
+  applies: (se) => needClb(se.service),
+  check(se, out, r, ctx) {
+    const reused = reusedClbOf(ctx.index, se);
+    if (!reused) return;
+    const ref = serviceRef(se);
+    if (!reused.entry) {
+      out.push(r.skipped(ref, reused.skipReason, { loadBalancerId: reused.lbId }));
+      return;
     }
-    return out;
+    const clb = reused.entry.clb;
+    const owner = clb.tags[TAG_CCM_OWNER];
+    const own =
+      se.defaultLbName !== '' &&
+      (owner === se.defaultLbName || (owner === undefined && clb.name === se.defaultLbName));
+    const figures = {
+      loadBalancerId: clb.loadBalancerId,
+      defaultLbName: se.defaultLbName,
+      ...(owner ? { ownerTag: owner } : {}),
+    };
+    if (own) {
+      out.push(
+        r.fail(
+          ref,
+          `${ref.id} names its own CCM-created CLB ${clb.loadBalancerId} (${owner === se.defaultLbName ? `tag ${TAG_CCM_OWNER}` : 'name'} = ` +
+            `${se.defaultLbName}) as reused: deleting the Service will no longer delete the CLB`,
+          { figures },
+        ),
+      );
+    } else {
+      out.push(
+        r.pass(
+          ref,
+          `${ref.id} reuses CLB ${clb.loadBalancerId}, which CCM did not create for this Service`,
+          figures,
+        ),
+      );
+    }
   },
-};
+});

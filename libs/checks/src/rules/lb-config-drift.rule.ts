@@ -134,7 +134,9 @@ export const lbConfigDriftRule: CheckDefinition = {
           r.skipped(
             ref,
             `CCM refuses to reuse CLB ${clb.loadBalancerId} and changes nothing on it (see ${
-              ctx.index.apiServerClusters.has(clb.loadBalancerId) ? 'LB_REUSE_OF_APISERVER' : 'LB_REUSE_OF_CCM_CREATED'
+              ctx.index.apiServerClusters.has(clb.loadBalancerId)
+                ? 'LB_REUSE_OF_APISERVER'
+                : 'LB_REUSE_OF_CCM_CREATED'
             })`,
           ),
         );
@@ -184,7 +186,8 @@ export const lbConfigDriftRule: CheckDefinition = {
       // `ignore-weight-update` is read from CCM v2.11.1 on (CCM_FEATURES.ignoreWeightUpdate), case-insensitively.
       const ignoreWeightUpdate =
         oldWeights ||
-        ((getLbAnnotation(service.annotations, LB_ANNOTATION.ignoreWeightUpdate) ?? '').toLowerCase() === 'on' &&
+        ((getLbAnnotation(service.annotations, LB_ANNOTATION.ignoreWeightUpdate) ?? '').toLowerCase() ===
+          'on' &&
           ccmHasFeature(cluster.ccmVersion, 'ignoreWeightUpdate'));
       const byName = ctx.index.vServerGroupsByName(clb);
       const drift: string[] = [];

@@ -78,7 +78,7 @@ export const lbRenameTagMissingRule: CheckDefinition = {
             `CLB ${clb.loadBalancerId} is named ${clb.name}, a CCM default LB name` +
               `${svc ? ` (Service ${svc.service.namespace}/${svc.service.name} in cluster ${svc.cluster.cluster.clusterId})` : ' (no Service with that UID was found)'}, ` +
               `but has no ${TAG_CCM_OWNER} tag: renaming it makes CCM lose it (add tag ${TAG_CCM_OWNER}=${clb.name}, ` +
-              'what the seed\'s kubectl | awk command prints for the Service UID)',
+              "what the seed's kubectl | awk command prints for the Service UID)",
             {
               figures: {
                 name: clb.name,

@@ -1,8 +1,8 @@
-import { LB_ANNOTATION, getLbAnnotation, needClb, type CheckResult, type Severity } from '@app/domain';
-import type { CheckDefinition } from '../check.types';
+import { LB_ANNOTATION, getLbAnnotation, needClb, type Severity } from '@app/domain';
+import { scopedCheck } from '../check-scope';
 import { DOC_URL, SEED } from '../doc-links.constants';
 import { reusedClbOf } from '../reuse.util';
-import { resultsFor, serviceRef, skipUnreadClusters } from '../result.util';
+import { serviceRef } from '../result.util';
 
 const SEVERITY: Severity = 'critical';
 const ID = 'LB_REUSE_ADDRESS_TYPE_MISMATCH';
@@ -15,7 +15,7 @@ const ID = 'LB_REUSE_ADDRESS_TYPE_MISMATCH';
  * "alicloud: can not change LoadBalancer AddressType once created. delete and retry" (seed 002). Without the
  * annotation CCM keeps the CLB's type: pass, with the type in the figures.
  */
-export const lbReuseAddressTypeMismatchRule: CheckDefinition = {
+export const lbReuseAddressTypeMismatchRule = scopedCheck({
   id: ID,
   title: "Reused CLB's address type differs from the Service's address-type",
   category: 'ownership',
@@ -32,53 +32,49 @@ export const lbReuseAddressTypeMismatchRule: CheckDefinition = {
   source:
     `${SEED.lbConsiderations} "Which load balancers can be reused?"; ${SEED.troubleshooting} "alicloud: can not ` +
     'change LoadBalancer AddressType once created. delete and retry"; CCM pkg/controller/service/clbv1/loadbalancer.go Update',
-  evaluate(ctx) {
-    const r = resultsFor(ID, SEVERITY);
-    const out: CheckResult[] = [];
-    skipUnreadClusters(ctx.index, r, out);
-    for (const se of ctx.index.services) {
-      if (!needClb(se.service)) continue;
-      const reused = reusedClbOf(ctx.index, se);
-      if (!reused) continue;
-      const ref = serviceRef(se);
-      if (!reused.entry) {
-        out.push(r.skipped(ref, reused.skipReason, { loadBalancerId: reused.lbId }));
-        continue;
-      }
-      const clb = reused.entry.clb;
-      const wanted = getLbAnnotation(se.service.annotations, LB_ANNOTATION.addressType);
-      const figures = {
-        loadBalancerId: clb.loadBalancerId,
-        loadBalancerAddressType: clb.addressType,
-        ...(wanted ? { serviceAddressType: wanted } : {}),
-      };
-      if (!wanted) {
-        out.push(
-          r.pass(
-            ref,
-            `${ref.id} reuses ${clb.addressType} CLB ${clb.loadBalancerId} without an address-type annotation: CCM keeps the CLB's type`,
-            figures,
-          ),
-        );
-      } else if (wanted !== clb.addressType) {
-        out.push(
-          r.fail(
-            ref,
-            `${ref.id} asks for address-type ${wanted} but reuses ${clb.addressType} CLB ${clb.loadBalancerId}: CCM fails with ` +
-              '"can not change LoadBalancer AddressType once created"',
-            { figures },
-          ),
-        );
-      } else {
-        out.push(
-          r.pass(
-            ref,
-            `${ref.id} reuses ${clb.addressType} CLB ${clb.loadBalancerId}, as its address-type asks`,
-            figures,
-          ),
-        );
-      }
+  scope: 'service',
+  needs: ['kubernetes'],
+  applies: (se) => needClb(se.service),
+  check(se, out, r, ctx) {
+    const reused = reusedClbOf(ctx.index, se);
+    if (!reused) return;
+    const ref = serviceRef(se);
+    if (!reused.entry) {
+      out.push(r.skipped(ref, reused.skipReason, { loadBalancerId: reused.lbId }));
+      return;
     }
-    return out;
+    const clb = reused.entry.clb;
+    const wanted = getLbAnnotation(se.service.annotations, LB_ANNOTATION.addressType);
+    const figures = {
+      loadBalancerId: clb.loadBalancerId,
+      loadBalancerAddressType: clb.addressType,
+      ...(wanted ? { serviceAddressType: wanted } : {}),
+    };
+    if (!wanted) {
+      out.push(
+        r.pass(
+          ref,
+          `${ref.id} reuses ${clb.addressType} CLB ${clb.loadBalancerId} without an address-type annotation: CCM keeps the CLB's type`,
+          figures,
+        ),
+      );
+    } else if (wanted !== clb.addressType) {
+      out.push(
+        r.fail(
+          ref,
+          `${ref.id} asks for address-type ${wanted} but reuses ${clb.addressType} CLB ${clb.loadBalancerId}: CCM fails with ` +
+            '"can not change LoadBalancer AddressType once created"',
+          { figures },
+        ),
+      );
+    } else {
+      out.push(
+        r.pass(
+          ref,
+          `${ref.id} reuses ${clb.addressType} CLB ${clb.loadBalancerId}, as its address-type asks`,
+          figures,
+        ),
+      );
+    }
   },
-};
+});

@@ -1,7 +1,7 @@
-import { needClb, reusedLoadBalancerId, type CheckResult, type Severity } from '@app/domain';
-import type { CheckDefinition } from '../check.types';
+import { needClb, reusedLoadBalancerId, type Severity } from '@app/domain';
+import { scopedCheck } from '../check-scope';
 import { DOC_URL, SEED } from '../doc-links.constants';
-import { resultsFor, serviceRef, skipUnreadClusters } from '../result.util';
+import { serviceRef } from '../result.util';
 
 const SEVERITY: Severity = 'critical';
 const ID = 'LB_REUSE_CROSS_VPC';
@@ -11,7 +11,7 @@ const ID = 'LB_REUSE_CROSS_VPC';
  * with `Status Code: 400 Code: NetworkConflict` (seeds 002/003). Internet-facing CLBs pass (the VPC does not
  * matter); cross-VPC reuse is supported only for NLB (seed 004).
  */
-export const lbReuseCrossVpcRule: CheckDefinition = {
+export const lbReuseCrossVpcRule = scopedCheck({
   id: ID,
   title: 'Reused internal-facing CLB is in another VPC than the cluster',
   category: 'ownership',
@@ -26,72 +26,67 @@ export const lbReuseCrossVpcRule: CheckDefinition = {
   source:
     `${SEED.troubleshooting} "Status Code: 400 Code: NetworkConflict"; ${SEED.serviceFaqClb} "Why does reusing a CLB ` +
     `instance fail?"; ${SEED.lbConsiderations} "Which load balancers can be reused?"`,
-  evaluate(ctx) {
-    const r = resultsFor(ID, SEVERITY);
-    const out: CheckResult[] = [];
-    // The Services of a cluster whose Kubernetes objects were not read are unknown: say so per cluster.
-    skipUnreadClusters(ctx.index, r, out);
-    for (const se of ctx.index.services) {
-      if (!needClb(se.service)) continue;
-      const lbId = reusedLoadBalancerId(se.service);
-      if (!lbId) continue;
-      const ref = serviceRef(se);
-      const entry = ctx.index.clbById.get(lbId);
-      if (!entry) {
-        const region = se.cluster.region;
-        out.push(
-          r.skipped(
-            ref,
-            region.loadBalancers
-              ? `CLB ${lbId} is not among the CLB instances of ${region.regionId} (see LB_NOT_FOUND_FOR_SERVICE)`
-              : `CLB instances of ${region.regionId} were not read`,
-            { loadBalancerId: lbId },
-          ),
-        );
-        continue;
-      }
-      const clb = entry.clb;
-      if (clb.addressType !== 'intranet') {
-        out.push(
-          r.pass(ref, `${ref.id} reuses ${clb.addressType} CLB ${lbId}: the VPC does not matter`, {
-            loadBalancerId: lbId,
-            addressType: clb.addressType,
-          }),
-        );
-        continue;
-      }
-      const clusterVpc = se.cluster.cluster.vpcId;
-      if (!clb.vpcId || !clusterVpc) {
-        out.push(
-          r.skipped(
-            ref,
-            `${!clb.vpcId ? `VPC of CLB ${lbId}` : `VPC of cluster ${se.cluster.cluster.clusterId}`} is unknown`,
-            { loadBalancerId: lbId },
-          ),
-        );
-        continue;
-      }
-      const figures = { loadBalancerId: lbId, loadBalancerVpcId: clb.vpcId, clusterVpcId: clusterVpc };
-      if (clb.vpcId !== clusterVpc) {
-        out.push(
-          r.fail(
-            ref,
-            `${ref.id} reuses internal-facing CLB ${lbId} in ${clb.vpcId}, but cluster ${se.cluster.cluster.clusterId} is in ${clusterVpc}: NetworkConflict`,
-            {
-              figures,
-            },
-          ),
-        );
-      } else {
-        out.push(
-          r.pass(
-            ref,
-            `${ref.id} reuses internal-facing CLB ${lbId} in the cluster's VPC ${clusterVpc}`,
-            figures,
-          ),
-        );
-      }
+  scope: 'service',
+  needs: ['kubernetes'],
+  applies: (se) => needClb(se.service),
+  check(se, out, r, ctx) {
+    const lbId = reusedLoadBalancerId(se.service);
+    if (!lbId) return;
+    const ref = serviceRef(se);
+    const entry = ctx.index.clbById.get(lbId);
+    if (!entry) {
+      const region = se.cluster.region;
+      out.push(
+        r.skipped(
+          ref,
+          region.loadBalancers
+            ? `CLB ${lbId} is not among the CLB instances of ${region.regionId} (see LB_NOT_FOUND_FOR_SERVICE)`
+            : `CLB instances of ${region.regionId} were not read`,
+          { loadBalancerId: lbId },
+        ),
+      );
+      return;
     }
-    return out;
+    const clb = entry.clb;
+    if (clb.addressType !== 'intranet') {
+      out.push(
+        r.pass(ref, `${ref.id} reuses ${clb.addressType} CLB ${lbId}: the VPC does not matter`, {
+          loadBalancerId: lbId,
+          addressType: clb.addressType,
+        }),
+      );
+      return;
+    }
+    const clusterVpc = se.cluster.cluster.vpcId;
+    if (!clb.vpcId || !clusterVpc) {
+      out.push(
+        r.skipped(
+          ref,
+          `${!clb.vpcId ? `VPC of CLB ${lbId}` : `VPC of cluster ${se.cluster.cluster.clusterId}`} is unknown`,
+          { loadBalancerId: lbId },
+        ),
+      );
+      return;
+    }
+    const figures = { loadBalancerId: lbId, loadBalancerVpcId: clb.vpcId, clusterVpcId: clusterVpc };
+    if (clb.vpcId !== clusterVpc) {
+      out.push(
+        r.fail(
+          ref,
+          `${ref.id} reuses internal-facing CLB ${lbId} in ${clb.vpcId}, but cluster ${se.cluster.cluster.clusterId} is in ${clusterVpc}: NetworkConflict`,
+          {
+            figures,
+          },
+        ),
+      );
+    } else {
+      out.push(
+        r.pass(
+          ref,
+          `${ref.id} reuses internal-facing CLB ${lbId} in the cluster's VPC ${clusterVpc}`,
+          figures,
+        ),
+      );
+    }
   },
-};
+});

@@ -1,7 +1,7 @@
-import { needClb, reusedLoadBalancerId, type CheckResult, type Severity } from '@app/domain';
-import type { CheckDefinition } from '../check.types';
+import { needClb, reusedLoadBalancerId, type Severity } from '@app/domain';
+import { scopedCheck } from '../check-scope';
 import { DOC_URL, SEED } from '../doc-links.constants';
-import { resultsFor, serviceRef, skipUnreadClusters } from '../result.util';
+import { serviceRef } from '../result.util';
 
 const SEVERITY: Severity = 'critical';
 const ID = 'LB_REUSE_OF_APISERVER';
@@ -12,7 +12,7 @@ const ID = 'LB_REUSE_OF_APISERVER';
  * listeners on it risks the cluster's only API endpoint (seed 000: a deleted API Server SLB "cannot be
  * recovered. You must recreate the cluster").
  */
-export const lbReuseOfApiserverRule: CheckDefinition = {
+export const lbReuseOfApiserverRule = scopedCheck({
   id: ID,
   title: 'Service reuses the API server CLB',
   category: 'ownership',
@@ -29,32 +29,27 @@ export const lbReuseOfApiserverRule: CheckDefinition = {
     `${SEED.serviceFaq} "FAQ about reusing an existing SLB instance" (cannot reuse the API Server SLB) and "What to ` +
     `do if I accidentally delete an SLB instance"; ${SEED.lbConsiderations} "Which load balancers can be reused?"; ` +
     'CCM pkg/controller/service/clbv1/model_applier.go isLoadBalancerReusable (ack.aliyun.com tag)',
-  evaluate(ctx) {
-    const r = resultsFor(ID, SEVERITY);
-    const out: CheckResult[] = [];
-    // The Services of a cluster whose Kubernetes objects were not read are unknown: say so per cluster.
-    skipUnreadClusters(ctx.index, r, out);
-    for (const se of ctx.index.services) {
-      if (!needClb(se.service)) continue;
-      const lbId = reusedLoadBalancerId(se.service);
-      if (!lbId) continue;
-      const ref = serviceRef(se);
-      const clusters = ctx.index.apiServerClusters.get(lbId);
-      if (clusters) {
-        const ids = clusters.map((c) => c.cluster.clusterId);
-        out.push(
-          r.fail(ref, `${ref.id} reuses CLB ${lbId}, the API server CLB of cluster ${ids.join(', ')}`, {
-            figures: { loadBalancerId: lbId, apiServerOf: ids },
-          }),
-        );
-      } else {
-        out.push(
-          r.pass(ref, `${ref.id} reuses CLB ${lbId}, which is no cluster's API server CLB`, {
-            loadBalancerId: lbId,
-          }),
-        );
-      }
+  scope: 'service',
+  needs: ['kubernetes'],
+  applies: (se) => needClb(se.service),
+  check(se, out, r, ctx) {
+    const lbId = reusedLoadBalancerId(se.service);
+    if (!lbId) return;
+    const ref = serviceRef(se);
+    const clusters = ctx.index.apiServerClusters.get(lbId);
+    if (clusters) {
+      const ids = clusters.map((c) => c.cluster.clusterId);
+      out.push(
+        r.fail(ref, `${ref.id} reuses CLB ${lbId}, the API server CLB of cluster ${ids.join(', ')}`, {
+          figures: { loadBalancerId: lbId, apiServerOf: ids },
+        }),
+      );
+    } else {
+      out.push(
+        r.pass(ref, `${ref.id} reuses CLB ${lbId}, which is no cluster's API server CLB`, {
+          loadBalancerId: lbId,
+        }),
+      );
     }
-    return out;
   },
-};
+});

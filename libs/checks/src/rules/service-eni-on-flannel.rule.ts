@@ -1,7 +1,7 @@
-import { ANNOTATION_BACKEND_TYPE, needClb, needNlb, type CheckResult, type Severity } from '@app/domain';
-import type { CheckDefinition } from '../check.types';
+import { ANNOTATION_BACKEND_TYPE, needClb, needNlb, type Severity } from '@app/domain';
+import { scopedCheck } from '../check-scope';
 import { DOC_URL, SEED } from '../doc-links.constants';
-import { resultsFor, serviceRef, skipUnreadClusters } from '../result.util';
+import { serviceRef } from '../result.util';
 
 const SEVERITY: Severity = 'critical';
 const ID = 'SERVICE_ENI_ON_FLANNEL';
@@ -12,7 +12,7 @@ const ID = 'SERVICE_ENI_ON_FLANNEL';
  * (seed 002; `updateVServerGroupENIBackendID`, pkg/controller/service/clbv1/vgroups.go). Scope: Services with the
  * annotation set to `eni`; Terway clusters pass; skipped when the network plugin is unknown.
  */
-export const serviceEniOnFlannelRule: CheckDefinition = {
+export const serviceEniOnFlannelRule = scopedCheck({
   id: ID,
   title: 'backend-type eni on a Flannel cluster',
   category: 'configuration',
@@ -28,40 +28,33 @@ export const serviceEniOnFlannelRule: CheckDefinition = {
   source:
     `${SEED.troubleshooting} "can not find eniid for ip x.x.x.x in vpc vpc-xxxx"; ${SEED.serviceFaqClb} same row; ` +
     'CCM pkg/controller/service/clbv1/vgroups.go updateVServerGroupENIBackendID',
-  evaluate(ctx) {
-    const r = resultsFor(ID, SEVERITY);
-    const out: CheckResult[] = [];
-    skipUnreadClusters(ctx.index, r, out);
-    for (const se of ctx.index.services) {
-      const { service } = se;
-      if (!needClb(service) && !needNlb(service)) continue;
-      if (service.annotations[ANNOTATION_BACKEND_TYPE] !== 'eni') continue;
-      const ref = serviceRef(se);
-      const { cluster } = se.cluster;
-      const plugin = cluster.networkPlugin;
-      if (plugin === 'unknown') {
-        out.push(
-          r.skipped(
-            ref,
-            `network plugin of cluster ${cluster.clusterId} is unknown${cluster.addons ? '' : ' (add-ons were not read)'}`,
-          ),
-        );
-      } else if (plugin === 'flannel') {
-        out.push(
-          r.fail(
-            ref,
-            `${ref.id} asks for ENI backends but cluster ${cluster.clusterId} uses Flannel: CCM fails with "can not find eniid for ip"`,
-            {
-              figures: { networkPlugin: plugin },
-            },
-          ),
-        );
-      } else {
-        out.push(
-          r.pass(ref, `${ref.id} uses ENI backends on a ${plugin} cluster`, { networkPlugin: plugin }),
-        );
-      }
+  scope: 'service',
+  needs: ['kubernetes'],
+  applies: ({ service }) =>
+    (needClb(service) || needNlb(service)) && service.annotations[ANNOTATION_BACKEND_TYPE] === 'eni',
+  check(se, out, r) {
+    const ref = serviceRef(se);
+    const { cluster } = se.cluster;
+    const plugin = cluster.networkPlugin;
+    if (plugin === 'unknown') {
+      out.push(
+        r.skipped(
+          ref,
+          `network plugin of cluster ${cluster.clusterId} is unknown${cluster.addons ? '' : ' (add-ons were not read)'}`,
+        ),
+      );
+    } else if (plugin === 'flannel') {
+      out.push(
+        r.fail(
+          ref,
+          `${ref.id} asks for ENI backends but cluster ${cluster.clusterId} uses Flannel: CCM fails with "can not find eniid for ip"`,
+          {
+            figures: { networkPlugin: plugin },
+          },
+        ),
+      );
+    } else {
+      out.push(r.pass(ref, `${ref.id} uses ENI backends on a ${plugin} cluster`, { networkPlugin: plugin }));
     }
-    return out;
   },
-};
+});

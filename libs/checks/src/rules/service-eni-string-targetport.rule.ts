@@ -4,12 +4,11 @@ import {
   ccmVersionAtLeast,
   needClb,
   serviceTrafficPolicy,
-  type CheckResult,
   type Severity,
 } from '@app/domain';
-import type { CheckDefinition } from '../check.types';
+import { scopedCheck } from '../check-scope';
 import { DOC_URL, SEED } from '../doc-links.constants';
-import { resultsFor, serviceRef, skipUnreadClusters } from '../result.util';
+import { serviceRef } from '../result.util';
 
 const SEVERITY: Severity = 'critical';
 const ID = 'SERVICE_ENI_STRING_TARGETPORT';
@@ -21,7 +20,7 @@ const ID = 'SERVICE_ENI_STRING_TARGETPORT';
  * v2.0.1). Scope: CLB Services with a string targetPort. ECS modes pass (backends use the NodePort); skipped when the
  * backend mode (add-ons) or the CCM version is unknown.
  */
-export const serviceEniStringTargetportRule: CheckDefinition = {
+export const serviceEniStringTargetportRule = scopedCheck({
   id: ID,
   title: 'ENI-mode Service with a string targetPort on a CCM that rejects it',
   category: 'configuration',
@@ -36,64 +35,58 @@ export const serviceEniStringTargetportRule: CheckDefinition = {
   source:
     `${SEED.troubleshooting} "The specified Port must be between 1 and 65535."; ${SEED.serviceFaqOld} and ` +
     `${SEED.serviceFaqClb} same row; ${CCM_FEATURES.namedTargetPortEni.source}`,
-  evaluate(ctx) {
-    const r = resultsFor(ID, SEVERITY);
-    const out: CheckResult[] = [];
-    skipUnreadClusters(ctx.index, r, out);
-    for (const se of ctx.index.services) {
-      const { service } = se;
-      if (!needClb(service)) continue;
-      const named = service.ports
-        .filter((p) => typeof p.targetPort === 'string')
-        .map((p) => `${p.port}->${String(p.targetPort)}`);
-      if (named.length === 0) continue;
-      const ref = serviceRef(se);
-      const { cluster } = se.cluster;
-      if (cluster.addons === undefined && (service.annotations[ANNOTATION_BACKEND_TYPE] ?? '') === '') {
-        out.push(
-          r.skipped(ref, `add-ons of cluster ${cluster.clusterId} were not read: backend mode unknown`),
-        );
-        continue;
-      }
-      const mode = serviceTrafficPolicy(service, cluster).policy;
-      const figures = { mode, namedTargetPorts: named };
-      if (mode !== 'eni') {
-        out.push(
-          r.pass(
-            ref,
-            `${ref.id} uses named target ports in ${mode} mode: ECS backends use the NodePort`,
-            figures,
-          ),
-        );
-        continue;
-      }
-      const ok = ccmVersionAtLeast(cluster.ccmVersion, CCM_FEATURES.namedTargetPortEni.sinceVersion);
-      if (ok === undefined) {
-        out.push(
-          r.skipped(
-            ref,
-            `CCM version of cluster ${cluster.clusterId} is unknown: cannot tell whether it resolves named target ports`,
-            figures,
-          ),
-        );
-      } else if (ok) {
-        out.push(
-          r.pass(
-            ref,
-            `${ref.id} uses named target ports in ENI mode; CCM ${cluster.ccmVersion} resolves them`,
-            figures,
-          ),
-        );
-      } else {
-        out.push(
-          r.fail(
-            ref,
-            `${ref.id} uses named target ports (${named.join(', ')}) in ENI mode on CCM ${cluster.ccmVersion}: "The specified Port must be between 1 and 65535."`,
-            { figures: { ...figures, ccmVersion: cluster.ccmVersion ?? '' } },
-          ),
-        );
-      }
+  scope: 'service',
+  needs: ['kubernetes'],
+  applies: ({ service }) => needClb(service),
+  check(se, out, r) {
+    const { service } = se;
+    const named = service.ports
+      .filter((p) => typeof p.targetPort === 'string')
+      .map((p) => `${p.port}->${String(p.targetPort)}`);
+    if (named.length === 0) return;
+    const ref = serviceRef(se);
+    const { cluster } = se.cluster;
+    if (cluster.addons === undefined && (service.annotations[ANNOTATION_BACKEND_TYPE] ?? '') === '') {
+      out.push(r.skipped(ref, `add-ons of cluster ${cluster.clusterId} were not read: backend mode unknown`));
+      return;
     }
-    return out;
+    const mode = serviceTrafficPolicy(service, cluster).policy;
+    const figures = { mode, namedTargetPorts: named };
+    if (mode !== 'eni') {
+      out.push(
+        r.pass(
+          ref,
+          `${ref.id} uses named target ports in ${mode} mode: ECS backends use the NodePort`,
+          figures,
+        ),
+      );
+      return;
+    }
+    const ok = ccmVersionAtLeast(cluster.ccmVersion, CCM_FEATURES.namedTargetPortEni.sinceVersion);
+    if (ok === undefined) {
+      out.push(
+        r.skipped(
+          ref,
+          `CCM version of cluster ${cluster.clusterId} is unknown: cannot tell whether it resolves named target ports`,
+          figures,
+        ),
+      );
+    } else if (ok) {
+      out.push(
+        r.pass(
+          ref,
+          `${ref.id} uses named target ports in ENI mode; CCM ${cluster.ccmVersion} resolves them`,
+          figures,
+        ),
+      );
+    } else {
+      out.push(
+        r.fail(
+          ref,
+          `${ref.id} uses named target ports (${named.join(', ')}) in ENI mode on CCM ${cluster.ccmVersion}: "The specified Port must be between 1 and 65535."`,
+          { figures: { ...figures, ccmVersion: cluster.ccmVersion ?? '' } },
+        ),
+      );
+    }
   },
-};
+});

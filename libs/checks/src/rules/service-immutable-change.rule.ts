@@ -5,12 +5,11 @@ import {
   getLbAnnotation,
   needClb,
   reusedLoadBalancerId,
-  type CheckResult,
   type Severity,
 } from '@app/domain';
-import type { CheckDefinition } from '../check.types';
+import { scopedCheck } from '../check-scope';
 import { DOC_URL, SEED } from '../doc-links.constants';
-import { notReadReason, resultsFor, serviceRef, skipUnreadClusters } from '../result.util';
+import { notReadReason, serviceRef } from '../result.util';
 
 const SEVERITY: Severity = 'critical';
 const ID = 'SERVICE_IMMUTABLE_CHANGE';
@@ -28,7 +27,7 @@ const ID = 'SERVICE_IMMUTABLE_CHANGE';
  *   been associated with ip [x], cannot be bound to ip [y]"; not checked with `external-ip-type: eip`).
  * Scope: CLB Services with one of these annotations. Skipped when the CLB is unknown or a fact cannot be told.
  */
-export const serviceImmutableChangeRule: CheckDefinition = {
+export const serviceImmutableChangeRule = scopedCheck({
   id: ID,
   title: 'Service annotation asks to change what cannot change on its CLB',
   category: 'configuration',
@@ -47,101 +46,96 @@ export const serviceImmutableChangeRule: CheckDefinition = {
     'is PayByCLCU", "can not change LoadBalancer AddressType once created", "service has been associated with ip"; ' +
     `${SEED.lbConsiderations} "How to replace the SLB instance for a service"; CCM ` +
     'pkg/controller/service/clbv1/loadbalancer.go Update, model_applier.go isLoadBalancerReusable',
-  evaluate(ctx) {
-    const r = resultsFor(ID, SEVERITY);
-    const out: CheckResult[] = [];
-    skipUnreadClusters(ctx.index, r, out);
-    for (const se of ctx.index.services) {
-      const { service } = se;
-      if (!needClb(service) || service.deletionTimestamp) continue;
-      const a = service.annotations;
-      const addressType = getLbAnnotation(a, LB_ANNOTATION.addressType);
-      const resourceGroup = getLbAnnotation(a, LB_ANNOTATION.resourceGroupId);
-      const spec = getLbAnnotation(a, LB_ANNOTATION.spec);
-      const chargeType = getLbAnnotation(a, LB_ANNOTATION.instanceChargeType);
-      const reused = reusedLoadBalancerId(service);
-      if (!addressType && !resourceGroup && !spec && !chargeType && !reused) continue;
-      const ref = serviceRef(se);
-      const { account, region, cluster } = se.cluster;
-      if (!region.loadBalancers) {
-        out.push(
-          r.skipped(
-            ref,
-            notReadReason(
-              ctx.index,
-              `CLB instances of ${region.regionId}`,
-              'slb',
-              account.accountId,
-              region.regionId,
-            ),
+  scope: 'service',
+  needs: ['kubernetes'],
+  applies: ({ service }) => needClb(service) && !service.deletionTimestamp,
+  check(se, out, r, ctx) {
+    const { service } = se;
+    const a = service.annotations;
+    const addressType = getLbAnnotation(a, LB_ANNOTATION.addressType);
+    const resourceGroup = getLbAnnotation(a, LB_ANNOTATION.resourceGroupId);
+    const spec = getLbAnnotation(a, LB_ANNOTATION.spec);
+    const chargeType = getLbAnnotation(a, LB_ANNOTATION.instanceChargeType);
+    const reused = reusedLoadBalancerId(service);
+    if (!addressType && !resourceGroup && !spec && !chargeType && !reused) return;
+    const ref = serviceRef(se);
+    const { account, region, cluster } = se.cluster;
+    if (!region.loadBalancers) {
+      out.push(
+        r.skipped(
+          ref,
+          notReadReason(
+            ctx.index,
+            `CLB instances of ${region.regionId}`,
+            'slb',
+            account.accountId,
+            region.regionId,
           ),
-        );
-        continue;
-      }
-      const found = ctx.index.ccmFindClb(se);
-      if (!found.entry) {
-        out.push(
-          r.skipped(
-            ref,
-            `${ref.id} has no CLB yet: nothing to compare (see LB_NOT_FOUND_FOR_SERVICE, SERVICE_LB_PENDING)`,
-          ),
-        );
-        continue;
-      }
-      const clb = found.entry.clb;
-      const items: string[] = [];
-      const unknown: string[] = [];
-      if (addressType && !reused && addressType !== clb.addressType)
+        ),
+      );
+      return;
+    }
+    const found = ctx.index.ccmFindClb(se);
+    if (!found.entry) {
+      out.push(
+        r.skipped(
+          ref,
+          `${ref.id} has no CLB yet: nothing to compare (see LB_NOT_FOUND_FOR_SERVICE, SERVICE_LB_PENDING)`,
+        ),
+      );
+      return;
+    }
+    const clb = found.entry.clb;
+    const items: string[] = [];
+    const unknown: string[] = [];
+    if (addressType && !reused && addressType !== clb.addressType)
+      items.push(
+        `address-type ${addressType} on ${clb.addressType} CLB: "can not change LoadBalancer AddressType once created"`,
+      );
+    if (resourceGroup) {
+      if (!clb.resourceGroupId) unknown.push(`the resource group of CLB ${clb.loadBalancerId} was not read`);
+      else if (resourceGroup !== clb.resourceGroupId)
         items.push(
-          `address-type ${addressType} on ${clb.addressType} CLB: "can not change LoadBalancer AddressType once created"`,
-        );
-      if (resourceGroup) {
-        if (!clb.resourceGroupId)
-          unknown.push(`the resource group of CLB ${clb.loadBalancerId} was not read`);
-        else if (resourceGroup !== clb.resourceGroupId)
-          items.push(
-            `resource-group-id ${resourceGroup} on a CLB in ${clb.resourceGroupId}: "can not change ResourceGroupId once created"`,
-          );
-      }
-      if (clb.instanceChargeType === 'PayByCLCU') {
-        if (chargeType === 'PayBySpec')
-          items.push(
-            'instance-charge-type PayBySpec on a PayByCLCU CLB: "User does not have permission modify InstanceChargeType to spec"',
-          );
-        else if (spec && !chargeType) {
-          const modern = ccmVersionAtLeast(
-            cluster.ccmVersion,
-            CCM_FEATURES.payBySpecOnlySpecUpdates.sinceVersion,
-          );
-          if (modern === false)
-            items.push(
-              `spec ${spec} on a PayByCLCU CLB with CCM ${cluster.ccmVersion}: "instanceChargeType of loadbalancer is PayByCLCU"`,
-            );
-          else if (modern === undefined)
-            unknown.push('the CCM version is unknown (spec on a PayByCLCU CLB fails before v2.4.0)');
-        }
-      }
-      const externalIpType = getLbAnnotation(a, LB_ANNOTATION.externalIpType);
-      if (reused && found.by === 'id' && externalIpType !== 'eip') {
-        const ips = service.ingress.map((i) => i.ip).filter((ip): ip is string => !!ip);
-        if (ips.length > 0 && clb.address && !ips.includes(clb.address))
-          items.push(
-            `loadbalancer-id ${reused} (address ${clb.address}) but the Service is bound to ${ips.join(', ')}: "cannot be bound to ip"`,
-          );
-      }
-      const figures = {
-        loadBalancerId: clb.loadBalancerId,
-        ...(clb.instanceChargeType ? { instanceChargeType: clb.instanceChargeType } : {}),
-        immutableChanges: items.length,
-      };
-      if (items.length > 0)
-        out.push(r.fail(ref, `${ref.id} on CLB ${clb.loadBalancerId}: ${items.join('; ')}`, { figures }));
-      else if (unknown.length > 0) out.push(r.skipped(ref, unknown.join('; '), figures));
-      else
-        out.push(
-          r.pass(ref, `${ref.id}: its annotations match what CLB ${clb.loadBalancerId} can keep`, figures),
+          `resource-group-id ${resourceGroup} on a CLB in ${clb.resourceGroupId}: "can not change ResourceGroupId once created"`,
         );
     }
-    return out;
+    if (clb.instanceChargeType === 'PayByCLCU') {
+      if (chargeType === 'PayBySpec')
+        items.push(
+          'instance-charge-type PayBySpec on a PayByCLCU CLB: "User does not have permission modify InstanceChargeType to spec"',
+        );
+      else if (spec && !chargeType) {
+        const modern = ccmVersionAtLeast(
+          cluster.ccmVersion,
+          CCM_FEATURES.payBySpecOnlySpecUpdates.sinceVersion,
+        );
+        if (modern === false)
+          items.push(
+            `spec ${spec} on a PayByCLCU CLB with CCM ${cluster.ccmVersion}: "instanceChargeType of loadbalancer is PayByCLCU"`,
+          );
+        else if (modern === undefined)
+          unknown.push('the CCM version is unknown (spec on a PayByCLCU CLB fails before v2.4.0)');
+      }
+    }
+    const externalIpType = getLbAnnotation(a, LB_ANNOTATION.externalIpType);
+    if (reused && found.by === 'id' && externalIpType !== 'eip') {
+      const ips = service.ingress.map((i) => i.ip).filter((ip): ip is string => !!ip);
+      if (ips.length > 0 && clb.address && !ips.includes(clb.address))
+        items.push(
+          `loadbalancer-id ${reused} (address ${clb.address}) but the Service is bound to ${ips.join(', ')}: "cannot be bound to ip"`,
+        );
+    }
+    const figures = {
+      loadBalancerId: clb.loadBalancerId,
+      ...(clb.instanceChargeType ? { instanceChargeType: clb.instanceChargeType } : {}),
+      immutableChanges: items.length,
+    };
+    if (items.length > 0)
+      out.push(r.fail(ref, `${ref.id} on CLB ${clb.loadBalancerId}: ${items.join('; ')}`, { figures }));
+    else if (unknown.length > 0) out.push(r.skipped(ref, unknown.join('; '), figures));
+    else
+      out.push(
+        r.pass(ref, `${ref.id}: its annotations match what CLB ${clb.loadBalancerId} can keep`, figures),
+      );
   },
-};
+});

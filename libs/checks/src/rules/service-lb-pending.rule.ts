@@ -4,12 +4,11 @@ import {
   diagnoseServiceEvents,
   needClb,
   needNlb,
-  type CheckResult,
   type Severity,
 } from '@app/domain';
-import type { CheckDefinition } from '../check.types';
+import { scopedCheck } from '../check-scope';
 import { DOC_URL, SEED } from '../doc-links.constants';
-import { ageSeconds, humanDuration, resultsFor, serviceRef, skipUnreadClusters } from '../result.util';
+import { ageSeconds, humanDuration, serviceRef } from '../result.util';
 
 const SEVERITY: Severity = 'critical';
 const ID = 'SERVICE_LB_PENDING';
@@ -22,7 +21,7 @@ const ID = 'SERVICE_LB_PENDING';
  * default) and CCM's logs or a ticket are next. Services younger than `servicePending.graceSeconds` (by the
  * analysis clock) pass: CCM may still be creating the CLB. Services being deleted are out of scope.
  */
-export const serviceLbPendingRule: CheckDefinition = {
+export const serviceLbPendingRule = scopedCheck({
   id: ID,
   title: 'LoadBalancer Service has no external address (Pending)',
   category: 'ownership',
@@ -42,70 +41,63 @@ export const serviceLbPendingRule: CheckDefinition = {
     `events ... not visible?"; ${SEED.troubleshooting} "Diagnostic process"; ${SEED.serviceFaqClb} "CLB instance ` +
     'stuck in Pending state"',
   settings: ['servicePending.graceSeconds'],
-  evaluate(ctx) {
-    const r = resultsFor(ID, SEVERITY);
-    const out: CheckResult[] = [];
+  scope: 'service',
+  needs: ['kubernetes'],
+  applies: ({ service }) => (needClb(service) || needNlb(service)) && !service.deletionTimestamp,
+  check(se, out, r, ctx) {
+    const { service } = se;
     const grace = ctx.settings.servicePending.graceSeconds;
-    skipUnreadClusters(ctx.index, r, out);
-    for (const se of ctx.index.services) {
-      const { service } = se;
-      if (!needClb(service) && !needNlb(service)) continue;
-      if (service.deletionTimestamp) continue;
-      const ref = serviceRef(se);
-      const addresses = service.ingress.map((i) => i.ip ?? i.hostname).filter((a): a is string => !!a);
-      if (addresses.length > 0) {
-        out.push(
-          r.pass(ref, `${ref.id} has the load balancer address ${addresses.join(', ')}`, { addresses }),
-        );
-        continue;
-      }
-      const age = ageSeconds(service.creationTimestamp, ctx.now);
-      if (age !== undefined && age < grace) {
-        out.push(
-          r.pass(
-            ref,
-            `${ref.id} has no address yet but was created ${humanDuration(age)} ago (grace ${grace} s): CCM may still be creating it`,
-            {
-              ageSeconds: age,
-            },
-          ),
-        );
-        continue;
-      }
-      const d = diagnoseServiceEvents(ctx.index.eventsOfService(se.cluster, service.namespace, service.name));
-      const top = d.current[0];
-      const version = se.cluster.cluster.ccmVersion;
-      let diagnosis: string;
-      let basis: string;
-      if (top?.row) {
-        diagnosis = `event ${top.event.reason} matches "${top.row.message}": ${top.row.cause} Solution: ${top.row.solution}`;
-        basis = top.row.id;
-      } else if (top) {
-        diagnosis = `event ${top.event.reason}: "${top.event.message.slice(0, 200)}" (not in the ACK error table)`;
-        basis = 'unmatched-event';
-      } else if (ccmVersionAtLeast(version, CCM_FEATURES.syncEvents.sinceVersion) === false) {
-        diagnosis = `no events: CCM ${version} is older than ${CCM_FEATURES.syncEvents.sinceVersion} and records none; upgrade CCM`;
-        basis = 'ccm-without-events';
-      } else {
-        diagnosis =
-          'no CCM error event (events expire after 1 h by default): check the CCM logs or submit a ticket';
-        basis = 'no-events';
-      }
+    const ref = serviceRef(se);
+    const addresses = service.ingress.map((i) => i.ip ?? i.hostname).filter((a): a is string => !!a);
+    if (addresses.length > 0) {
+      out.push(r.pass(ref, `${ref.id} has the load balancer address ${addresses.join(', ')}`, { addresses }));
+      return;
+    }
+    const age = ageSeconds(service.creationTimestamp, ctx.now);
+    if (age !== undefined && age < grace) {
       out.push(
-        r.fail(
+        r.pass(
           ref,
-          `${ref.id} has no load balancer address${age !== undefined ? ` ${humanDuration(age)} after creation` : ''}; ${diagnosis}`,
+          `${ref.id} has no address yet but was created ${humanDuration(age)} ago (grace ${grace} s): CCM may still be creating it`,
           {
-            figures: {
-              diagnosis: basis,
-              ...(age !== undefined ? { ageSeconds: age } : {}),
-              ...(top?.row ? { cause: top.row.cause, solution: top.row.solution } : {}),
-              ...(version ? { ccmVersion: version } : {}),
-            },
+            ageSeconds: age,
           },
         ),
       );
+      return;
     }
-    return out;
+    const d = diagnoseServiceEvents(ctx.index.eventsOfService(se.cluster, service.namespace, service.name));
+    const top = d.current[0];
+    const version = se.cluster.cluster.ccmVersion;
+    let diagnosis: string;
+    let basis: string;
+    if (top?.row) {
+      diagnosis = `event ${top.event.reason} matches "${top.row.message}": ${top.row.cause} Solution: ${top.row.solution}`;
+      basis = top.row.id;
+    } else if (top) {
+      diagnosis = `event ${top.event.reason}: "${top.event.message.slice(0, 200)}" (not in the ACK error table)`;
+      basis = 'unmatched-event';
+    } else if (ccmVersionAtLeast(version, CCM_FEATURES.syncEvents.sinceVersion) === false) {
+      diagnosis = `no events: CCM ${version} is older than ${CCM_FEATURES.syncEvents.sinceVersion} and records none; upgrade CCM`;
+      basis = 'ccm-without-events';
+    } else {
+      diagnosis =
+        'no CCM error event (events expire after 1 h by default): check the CCM logs or submit a ticket';
+      basis = 'no-events';
+    }
+    out.push(
+      r.fail(
+        ref,
+        `${ref.id} has no load balancer address${age !== undefined ? ` ${humanDuration(age)} after creation` : ''}; ${diagnosis}`,
+        {
+          figures: {
+            diagnosis: basis,
+            ...(age !== undefined ? { ageSeconds: age } : {}),
+            ...(top?.row ? { cause: top.row.cause, solution: top.row.solution } : {}),
+            ...(version ? { ccmVersion: version } : {}),
+          },
+        },
+      ),
+    );
   },
-};
+});

@@ -7,12 +7,11 @@ import {
   listenerProtocolOf,
   needClb,
   parseProtocolPort,
-  type CheckResult,
   type Severity,
 } from '@app/domain';
-import type { CheckDefinition } from '../check.types';
+import { scopedCheck } from '../check-scope';
 import { DOC_URL, SEED } from '../doc-links.constants';
-import { count, resultsFor, serviceRef, skipUnreadClusters } from '../result.util';
+import { count, serviceRef } from '../result.util';
 
 const SEVERITY: Severity = 'info';
 const ID = 'SERVICE_NO_CONNECTION_DRAIN';
@@ -25,7 +24,7 @@ const ID = 'SERVICE_NO_CONNECTION_DRAIN';
  * TCP/UDP listeners only (`Is4LayerProtocol`, pkg/controller/service/clbv1/listeners.go). Info: best practice;
  * the remediation adds that CCM v2.0.1 is needed for the annotation.
  */
-export const serviceNoConnectionDrainRule: CheckDefinition = {
+export const serviceNoConnectionDrainRule = scopedCheck({
   id: ID,
   title: 'No connection draining on a Service whose pods roll: 503s during updates',
   category: 'configuration',
@@ -44,51 +43,47 @@ export const serviceNoConnectionDrainRule: CheckDefinition = {
     `${SEED.troubleshooting} "503 error during application updates"; ${SEED.serviceFaq} "How to ensure that a ` +
     'LoadBalancer can gracefully close existing connections ..."; CCM pkg/controller/service/clbv1/listeners.go ' +
     '(connection drain on layer-4 listeners)',
-  evaluate(ctx) {
-    const r = resultsFor(ID, SEVERITY);
-    const out: CheckResult[] = [];
-    skipUnreadClusters(ctx.index, r, out);
-    for (const se of ctx.index.services) {
-      const { service } = se;
-      if (!needClb(service)) continue;
-      if (!service.selector || Object.keys(service.selector).length === 0) continue;
-      const parsed = parseProtocolPort(getLbAnnotation(service.annotations, LB_ANNOTATION.protocolPort));
-      const entries = 'error' in parsed ? [] : parsed.entries;
-      const layer4 = service.ports.filter((p) => {
-        const proto = listenerProtocolOf(entries, p);
-        return proto === 'tcp' || proto === 'udp';
-      });
-      if (layer4.length === 0) continue;
-      const ref = serviceRef(se);
-      const drain = getLbAnnotation(service.annotations, LB_ANNOTATION.connectionDrain);
-      const timeout = getLbAnnotation(service.annotations, LB_ANNOTATION.connectionDrainTimeout);
-      if (drain === 'on') {
-        out.push(
-          r.pass(
-            ref,
-            `${ref.id} drains connections on its TCP/UDP listeners${timeout ? ` (${timeout} s)` : ''}`,
-            {
-              connectionDrain: 'on',
-            },
-          ),
-        );
-        continue;
-      }
-      const version = se.cluster.cluster.ccmVersion;
-      const minimum =
-        annotationMinimumVersion(lbAnnotationKey(LB_ANNOTATION.connectionDrain), 'clb')?.minimumVersion ??
-        'v2.0.1';
-      const supported = ccmVersionAtLeast(version, minimum);
+  scope: 'service',
+  needs: ['kubernetes'],
+  applies: ({ service }) =>
+    needClb(service) && service.selector !== undefined && Object.keys(service.selector).length > 0,
+  check(se, out, r) {
+    const { service } = se;
+    const parsed = parseProtocolPort(getLbAnnotation(service.annotations, LB_ANNOTATION.protocolPort));
+    const entries = 'error' in parsed ? [] : parsed.entries;
+    const layer4 = service.ports.filter((p) => {
+      const proto = listenerProtocolOf(entries, p);
+      return proto === 'tcp' || proto === 'udp';
+    });
+    if (layer4.length === 0) return;
+    const ref = serviceRef(se);
+    const drain = getLbAnnotation(service.annotations, LB_ANNOTATION.connectionDrain);
+    const timeout = getLbAnnotation(service.annotations, LB_ANNOTATION.connectionDrainTimeout);
+    if (drain === 'on') {
       out.push(
-        r.fail(
+        r.pass(
           ref,
-          `${ref.id} rolls pods behind ${count(layer4.length, 'TCP/UDP listener')} without connection draining` +
-            `${drain ? ` (connection-drain is "${drain}")` : ''}: clients get 503s and resets during updates` +
-            (supported === false ? `; CCM ${version} needs ${minimum} for the annotation` : ''),
-          { figures: { layer4Listeners: layer4.length, ...(version ? { ccmVersion: version } : {}) } },
+          `${ref.id} drains connections on its TCP/UDP listeners${timeout ? ` (${timeout} s)` : ''}`,
+          {
+            connectionDrain: 'on',
+          },
         ),
       );
+      return;
     }
-    return out;
+    const version = se.cluster.cluster.ccmVersion;
+    const minimum =
+      annotationMinimumVersion(lbAnnotationKey(LB_ANNOTATION.connectionDrain), 'clb')?.minimumVersion ??
+      'v2.0.1';
+    const supported = ccmVersionAtLeast(version, minimum);
+    out.push(
+      r.fail(
+        ref,
+        `${ref.id} rolls pods behind ${count(layer4.length, 'TCP/UDP listener')} without connection draining` +
+          `${drain ? ` (connection-drain is "${drain}")` : ''}: clients get 503s and resets during updates` +
+          (supported === false ? `; CCM ${version} needs ${minimum} for the annotation` : ''),
+        { figures: { layer4Listeners: layer4.length, ...(version ? { ccmVersion: version } : {}) } },
+      ),
+    );
   },
-};
+});
