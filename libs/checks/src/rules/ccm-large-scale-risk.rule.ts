@@ -5,12 +5,11 @@ import {
   readyEndpoints,
   readyEndpointsByNode,
   serviceTrafficPolicy,
-  type CheckResult,
   type Severity,
 } from '@app/domain';
-import type { CheckDefinition } from '../check.types';
+import { scopedCheck } from '../check-scope';
 import { DOC_URL, SEED } from '../doc-links.constants';
-import { clusterRef, count, resultsFor, skipUnreadClusters } from '../result.util';
+import { clusterRef, count } from '../result.util';
 
 const SEVERITY: Severity = 'warning';
 const ID = 'CCM_LARGE_SCALE_RISK';
@@ -30,7 +29,7 @@ const CCM_WORKQUEUE_QPS = 10;
  * at least Services / 10 seconds. Fails at `ccmScale.maxLoadBalancerServices` Services or `ccmScale.maxBackends`
  * backend entries; the figures feed a what-if forecast (add nodes, add Services, batch changes).
  */
-export const ccmLargeScaleRiskRule: CheckDefinition = {
+export const ccmLargeScaleRiskRule = scopedCheck({
   id: ID,
   title: 'Cluster has more LoadBalancer Services x backends than CCM syncs quickly',
   category: 'quota',
@@ -50,66 +49,61 @@ export const ccmLargeScaleRiskRule: CheckDefinition = {
     'pkg/config/controller_config.go (--sg-batch-size 40, --concurrent-service-syncs 3), ' +
     'pkg/controller/service/clbv1/service_controller.go (workqueue rate limit 10 qps)',
   settings: ['ccmScale.maxLoadBalancerServices', 'ccmScale.maxBackends'],
-  evaluate(ctx) {
-    const r = resultsFor(ID, SEVERITY);
-    const out: CheckResult[] = [];
+  scope: 'cluster',
+  needs: ['kubernetes'],
+  check(ce, out, r, ctx) {
+    const { cluster } = ce;
+    const k8s = cluster.kubernetes!;
     const { maxLoadBalancerServices, maxBackends } = ctx.settings.ccmScale;
-    skipUnreadClusters(ctx.index, r, out);
-    for (const ce of ctx.index.clusters) {
-      const { cluster } = ce;
-      const k8s = cluster.kubernetes;
-      if (!k8s) continue;
-      let services = 0;
-      let backends = 0;
-      let batchCalls = 0;
-      let clusterMode = 0;
-      for (const svc of k8s.services) {
-        const clb = needClb(svc);
-        if (!clb && !needNlb(svc)) continue;
-        services++;
-        const mode = serviceTrafficPolicy(svc, cluster).policy;
-        let perPort: number;
-        if (mode === 'cluster') {
-          clusterMode++;
-          const sel = nodeSelectionOptionsOf(svc, cluster.ccmVersion);
-          perPort = 'error' in sel ? 0 : ctx.index.eligibleNodes(ce, sel.options).nodes.length;
-        } else {
-          const slices = ctx.index.endpointSlicesOf(ce, svc.namespace, svc.name);
-          perPort = mode === 'local' ? readyEndpointsByNode(slices).size : readyEndpoints(slices).length;
-        }
-        const entries = perPort * svc.ports.length;
-        backends += entries;
-        batchCalls += Math.ceil(entries / CCM_BATCH_SIZE);
-      }
-      const minResyncSeconds = Math.ceil(services / CCM_WORKQUEUE_QPS);
-      const figures = {
-        loadBalancerServices: services,
-        clusterModeServices: clusterMode,
-        backendEntries: backends,
-        batchCalls,
-        minResyncSeconds,
-        maxLoadBalancerServices,
-        maxBackends,
-      };
-      const text =
-        `Cluster ${cluster.clusterId} has ${count(services, 'LoadBalancer Service')} with ${count(backends, 'backend entry', 'backend entries')} ` +
-        `(${count(batchCalls, 'batch call')} of ${CCM_BATCH_SIZE}); a full re-sync takes at least ${minResyncSeconds} s`;
-      if (services >= maxLoadBalancerServices || backends >= maxBackends) {
-        const over = [
-          ...(services >= maxLoadBalancerServices
-            ? [`${services} >= ${maxLoadBalancerServices} Services`]
-            : []),
-          ...(backends >= maxBackends ? [`${backends} >= ${maxBackends} backend entries`] : []),
-        ];
-        out.push(
-          r.fail(clusterRef(cluster), `${text}: above the CCM scale threshold (${over.join(', ')})`, {
-            figures,
-          }),
-        );
+    let services = 0;
+    let backends = 0;
+    let batchCalls = 0;
+    let clusterMode = 0;
+    for (const svc of k8s.services) {
+      const clb = needClb(svc);
+      if (!clb && !needNlb(svc)) continue;
+      services++;
+      const mode = serviceTrafficPolicy(svc, cluster).policy;
+      let perPort: number;
+      if (mode === 'cluster') {
+        clusterMode++;
+        const sel = nodeSelectionOptionsOf(svc, cluster.ccmVersion);
+        perPort = 'error' in sel ? 0 : ctx.index.eligibleNodes(ce, sel.options).nodes.length;
       } else {
-        out.push(r.pass(clusterRef(cluster), text, figures));
+        const slices = ctx.index.endpointSlicesOf(ce, svc.namespace, svc.name);
+        perPort = mode === 'local' ? readyEndpointsByNode(slices).size : readyEndpoints(slices).length;
       }
+      const entries = perPort * svc.ports.length;
+      backends += entries;
+      batchCalls += Math.ceil(entries / CCM_BATCH_SIZE);
     }
-    return out;
+    const minResyncSeconds = Math.ceil(services / CCM_WORKQUEUE_QPS);
+    const figures = {
+      loadBalancerServices: services,
+      clusterModeServices: clusterMode,
+      backendEntries: backends,
+      batchCalls,
+      minResyncSeconds,
+      maxLoadBalancerServices,
+      maxBackends,
+    };
+    const text =
+      `Cluster ${cluster.clusterId} has ${count(services, 'LoadBalancer Service')} with ${count(backends, 'backend entry', 'backend entries')} ` +
+      `(${count(batchCalls, 'batch call')} of ${CCM_BATCH_SIZE}); a full re-sync takes at least ${minResyncSeconds} s`;
+    if (services >= maxLoadBalancerServices || backends >= maxBackends) {
+      const over = [
+        ...(services >= maxLoadBalancerServices
+          ? [`${services} >= ${maxLoadBalancerServices} Services`]
+          : []),
+        ...(backends >= maxBackends ? [`${backends} >= ${maxBackends} backend entries`] : []),
+      ];
+      out.push(
+        r.fail(clusterRef(cluster), `${text}: above the CCM scale threshold (${over.join(', ')})`, {
+          figures,
+        }),
+      );
+    } else {
+      out.push(r.pass(clusterRef(cluster), text, figures));
+    }
   },
-};
+});

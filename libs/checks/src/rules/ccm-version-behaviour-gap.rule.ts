@@ -8,12 +8,11 @@ import {
   parseCcmVersion,
   reusedLoadBalancerId,
   serviceTrafficPolicy,
-  type CheckResult,
   type Severity,
 } from '@app/domain';
-import type { CheckDefinition } from '../check.types';
+import { scopedCheck } from '../check-scope';
 import { DOC_URL, SEED } from '../doc-links.constants';
-import { clusterRef, listSome, resultsFor, skipUnreadClusters } from '../result.util';
+import { clusterRef, listSome } from '../result.util';
 
 const SEVERITY: Severity = 'warning';
 const ID = 'CCM_VERSION_BEHAVIOUR_GAP';
@@ -31,7 +30,7 @@ const V2 = 'v2.0.1';
  *   new ones fail with ShareSlbHaltSales.
  * One result per cluster; skipped when the CCM version or the Kubernetes objects are unknown.
  */
-export const ccmVersionBehaviourGapRule: CheckDefinition = {
+export const ccmVersionBehaviourGapRule = scopedCheck({
   id: ID,
   title: 'Installed CCM lacks behaviour the cluster relies on',
   category: 'version',
@@ -50,89 +49,82 @@ export const ccmVersionBehaviourGapRule: CheckDefinition = {
     `${SEED.serviceFaq} "Why are events ... not visible?", "Why does reusing an existing SLB instance fail?", "How ` +
     `are node weights automatically set in Local mode?"; ${SEED.serviceFaqOld} same sections; ${SEED.troubleshooting} ` +
     '"ShareSlbHaltSales" row',
-  evaluate(ctx) {
-    const r = resultsFor(ID, SEVERITY);
-    const out: CheckResult[] = [];
-    skipUnreadClusters(ctx.index, r, out);
-    for (const ce of ctx.index.clusters) {
-      const { cluster } = ce;
-      const k8s = cluster.kubernetes;
-      if (!k8s) continue;
-      const ref = clusterRef(cluster);
-      const version = cluster.ccmVersion;
-      if (!version || !parseCcmVersion(version)) {
-        out.push(
-          r.skipped(
-            ref,
-            `CCM version unknown: ${version ? `"${version}" does not parse` : cluster.addons ? 'no cloud-controller-manager add-on listed' : 'add-ons were not read'}`,
-          ),
-        );
-        continue;
+  scope: 'cluster',
+  needs: ['kubernetes'],
+  check(ce, out, r, ctx) {
+    const { cluster } = ce;
+    const k8s = cluster.kubernetes!;
+    const ref = clusterRef(cluster);
+    const version = cluster.ccmVersion;
+    if (!version || !parseCcmVersion(version)) {
+      out.push(
+        r.skipped(
+          ref,
+          `CCM version unknown: ${version ? `"${version}" does not parse` : cluster.addons ? 'no cloud-controller-manager add-on listed' : 'add-ons were not read'}`,
+        ),
+      );
+      return;
+    }
+    const clbServices = k8s.services.filter(needClb);
+    const gaps: string[] = [];
+    const keys: string[] = [];
+    const older = (key: keyof typeof CCM_FEATURES) =>
+      ccmVersionAtLeast(version, CCM_FEATURES[key].sinceVersion) === false;
+    if (clbServices.length > 0 && older('syncEvents')) {
+      keys.push('syncEvents');
+      gaps.push(`${CCM_FEATURES.syncEvents.olderBehaviour} (needs ${CCM_FEATURES.syncEvents.sinceVersion})`);
+    }
+    const reusers = clbServices.filter((s) => reusedLoadBalancerId(s) !== undefined);
+    if (reusers.length > 0 && older('reuse')) {
+      keys.push('reuse');
+      gaps.push(
+        `${listSome(
+          reusers.map((s) => `${s.namespace}/${s.name}`),
+          3,
+        )} reuse a CLB: ${CCM_FEATURES.reuse.olderBehaviour} (needs ${CCM_FEATURES.reuse.sinceVersion})`,
+      );
+    }
+    const local = clbServices.filter((s) => serviceTrafficPolicy(s, cluster).policy === 'local');
+    if (local.length > 0 && older('podCountWeights')) {
+      keys.push('podCountWeights');
+      gaps.push(
+        `${local.length} Local-mode Service(s): ${CCM_FEATURES.podCountWeights.olderBehaviour} (needs ${CCM_FEATURES.podCountWeights.sinceVersion})`,
+      );
+    }
+    if (ccmVersionAtLeast(version, V2) === false && ce.region.loadBalancers) {
+      const shared: string[] = [];
+      for (const s of clbServices) {
+        if (reusedLoadBalancerId(s) || getLbAnnotation(s.annotations, LB_ANNOTATION.spec)) continue;
+        const se = ctx.index.service(cluster.clusterId, s.namespace, s.name);
+        // CCM's own lookup (tag, then default name): CLBs of CCM <= v1.9.3.10 carry no tag.
+        const e = se ? ctx.index.ccmFindClb(se).entry : undefined;
+        if (!e || e.clb.spec || !e.clb.instanceChargeType || e.clb.instanceChargeType === 'PayByCLCU')
+          continue;
+        if (e.clb.tags[TAG_CLUSTER_ID] !== undefined && e.clb.tags[TAG_CLUSTER_ID] !== cluster.clusterId)
+          continue;
+        shared.push(e.clb.loadBalancerId);
       }
-      const clbServices = k8s.services.filter(needClb);
-      const gaps: string[] = [];
-      const keys: string[] = [];
-      const older = (key: keyof typeof CCM_FEATURES) =>
-        ccmVersionAtLeast(version, CCM_FEATURES[key].sinceVersion) === false;
-      if (clbServices.length > 0 && older('syncEvents')) {
-        keys.push('syncEvents');
+      if (shared.length > 0) {
+        keys.push('sharedDefault');
         gaps.push(
-          `${CCM_FEATURES.syncEvents.olderBehaviour} (needs ${CCM_FEATURES.syncEvents.sinceVersion})`,
-        );
-      }
-      const reusers = clbServices.filter((s) => reusedLoadBalancerId(s) !== undefined);
-      if (reusers.length > 0 && older('reuse')) {
-        keys.push('reuse');
-        gaps.push(
-          `${listSome(
-            reusers.map((s) => `${s.namespace}/${s.name}`),
-            3,
-          )} reuse a CLB: ${CCM_FEATURES.reuse.olderBehaviour} (needs ${CCM_FEATURES.reuse.sinceVersion})`,
-        );
-      }
-      const local = clbServices.filter((s) => serviceTrafficPolicy(s, cluster).policy === 'local');
-      if (local.length > 0 && older('podCountWeights')) {
-        keys.push('podCountWeights');
-        gaps.push(
-          `${local.length} Local-mode Service(s): ${CCM_FEATURES.podCountWeights.olderBehaviour} (needs ${CCM_FEATURES.podCountWeights.sinceVersion})`,
-        );
-      }
-      if (ccmVersionAtLeast(version, V2) === false && ce.region.loadBalancers) {
-        const shared: string[] = [];
-        for (const s of clbServices) {
-          if (reusedLoadBalancerId(s) || getLbAnnotation(s.annotations, LB_ANNOTATION.spec)) continue;
-          const se = ctx.index.service(cluster.clusterId, s.namespace, s.name);
-          // CCM's own lookup (tag, then default name): CLBs of CCM <= v1.9.3.10 carry no tag.
-          const e = se ? ctx.index.ccmFindClb(se).entry : undefined;
-          if (!e || e.clb.spec || !e.clb.instanceChargeType || e.clb.instanceChargeType === 'PayByCLCU')
-            continue;
-          if (e.clb.tags[TAG_CLUSTER_ID] !== undefined && e.clb.tags[TAG_CLUSTER_ID] !== cluster.clusterId)
-            continue;
-          shared.push(e.clb.loadBalancerId);
-        }
-        if (shared.length > 0) {
-          keys.push('sharedDefault');
-          gaps.push(
-            `it created shared-resource CLB(s) ${listSome(shared, 3)} for Services without a spec annotation: new Services ` +
-              'get the same and fail with ShareSlbHaltSales',
-          );
-        }
-      }
-      const figures = { ccmVersion: version, loadBalancerServices: clbServices.length, gaps: keys };
-      if (gaps.length === 0) {
-        out.push(
-          r.pass(
-            ref,
-            `CCM ${version} of cluster ${cluster.clusterId} has the behaviour its Services rely on`,
-            figures,
-          ),
-        );
-      } else {
-        out.push(
-          r.fail(ref, `CCM ${version} of cluster ${cluster.clusterId}: ${gaps.join('; ')}`, { figures }),
+          `it created shared-resource CLB(s) ${listSome(shared, 3)} for Services without a spec annotation: new Services ` +
+            'get the same and fail with ShareSlbHaltSales',
         );
       }
     }
-    return out;
+    const figures = { ccmVersion: version, loadBalancerServices: clbServices.length, gaps: keys };
+    if (gaps.length === 0) {
+      out.push(
+        r.pass(
+          ref,
+          `CCM ${version} of cluster ${cluster.clusterId} has the behaviour its Services rely on`,
+          figures,
+        ),
+      );
+    } else {
+      out.push(
+        r.fail(ref, `CCM ${version} of cluster ${cluster.clusterId}: ${gaps.join('; ')}`, { figures }),
+      );
+    }
   },
-};
+});

@@ -1,7 +1,7 @@
-import { parseCcmNamedKey, type CheckResult, type Severity } from '@app/domain';
-import type { CheckDefinition } from '../check.types';
+import { parseCcmNamedKey, type Severity } from '@app/domain';
+import { scopedCheck } from '../check-scope';
 import { DOC_URL, SEED } from '../doc-links.constants';
-import { clbRef, count, listSome, resultsFor, skipUnreadSlb } from '../result.util';
+import { clbRef, count, listSome } from '../result.util';
 
 const SEVERITY: Severity = 'warning';
 const ID = 'LB_NO_BACKENDS';
@@ -15,7 +15,7 @@ const ID = 'LB_NO_BACKENDS';
  * empty group a failed reuse left behind). API server CLBs are out of scope (their backends are the control
  * plane, not CCM's).
  */
-export const lbNoBackendsRule: CheckDefinition = {
+export const lbNoBackendsRule = scopedCheck({
   id: ID,
   title: 'CLB or one of its vServer groups has no backend servers',
   category: 'ownership',
@@ -34,64 +34,60 @@ export const lbNoBackendsRule: CheckDefinition = {
   source:
     `${SEED.troubleshooting} "There are no available nodes for LoadBalancer" and "CLB inaccessible from outside the ` +
     'cluster"; CCM pkg/controller/service/clbv1/vgroups.go (UnAvailableLoadBalancer)',
-  evaluate(ctx) {
-    const r = resultsFor(ID, SEVERITY);
-    const out: CheckResult[] = [];
-    for (const re of ctx.index.regions) {
-      if (skipUnreadSlb(ctx.index, re, r, out)) continue;
-      const stats = ctx.index.clbBackendStats(re.region);
-      for (const clb of re.region.loadBalancers ?? []) {
-        if (ctx.index.apiServerClusters.has(clb.loadBalancerId)) continue;
-        const ref = clbRef(clb);
-        const entries = stats.get(clb.loadBalancerId)?.entries ?? 0;
-        const listened = new Set<string>();
-        for (const l of clb.listeners) if (l.vServerGroupId) listened.add(l.vServerGroupId);
-        const empty = clb.vServerGroups.filter((g) => g.backendServers.length === 0);
-        const figures = {
-          backendEntries: entries,
-          listeners: clb.listeners.length,
-          vServerGroups: clb.vServerGroups.length,
-          emptyVServerGroups: empty.length,
-        };
-        if (entries === 0) {
-          out.push(
-            r.fail(
-              ref,
-              `CLB ${clb.loadBalancerId} has no backend server${clb.listeners.length ? ` behind its ${count(clb.listeners.length, 'listener')}` : ''}` +
-                `${clb.vServerGroups.length ? ` (${count(clb.vServerGroups.length, 'vServer group')}, all empty)` : ''}`,
-              { severity: clb.listeners.length > 0 ? 'critical' : SEVERITY, figures },
-            ),
-          );
-          continue;
-        }
-        if (empty.length === 0) {
-          out.push(
-            r.pass(
-              ref,
-              `CLB ${clb.loadBalancerId} has ${count(entries, 'backend server entry', 'backend server entries')}, in no empty vServer group`,
-              figures,
-            ),
-          );
-          continue;
-        }
-        const names = empty.map((g) => {
-          const k = parseCcmNamedKey(g.name);
-          return `${g.vServerGroupId} (${k ? `Service ${k.namespace}/${k.serviceName}` : g.name || 'unnamed'})`;
-        });
-        const served = empty.some((g) => listened.has(g.vServerGroupId));
+  scope: 'region',
+  needs: ['slb'],
+  check(re, out, r, ctx) {
+    const stats = ctx.index.clbBackendStats(re.region);
+    for (const clb of re.region.loadBalancers ?? []) {
+      if (ctx.index.apiServerClusters.has(clb.loadBalancerId)) continue;
+      const ref = clbRef(clb);
+      const entries = stats.get(clb.loadBalancerId)?.entries ?? 0;
+      const listened = new Set<string>();
+      for (const l of clb.listeners) if (l.vServerGroupId) listened.add(l.vServerGroupId);
+      const empty = clb.vServerGroups.filter((g) => g.backendServers.length === 0);
+      const figures = {
+        backendEntries: entries,
+        listeners: clb.listeners.length,
+        vServerGroups: clb.vServerGroups.length,
+        emptyVServerGroups: empty.length,
+      };
+      if (entries === 0) {
         out.push(
           r.fail(
             ref,
-            `CLB ${clb.loadBalancerId} has ${count(empty.length, 'empty vServer group')}: ${listSome(names, 3)}` +
-              (served ? '; a listener forwards to one of them' : ''),
-            {
-              severity: served ? 'critical' : SEVERITY,
-              figures: { ...figures, emptyGroupIds: empty.map((g) => g.vServerGroupId) },
-            },
+            `CLB ${clb.loadBalancerId} has no backend server${clb.listeners.length ? ` behind its ${count(clb.listeners.length, 'listener')}` : ''}` +
+              `${clb.vServerGroups.length ? ` (${count(clb.vServerGroups.length, 'vServer group')}, all empty)` : ''}`,
+            { severity: clb.listeners.length > 0 ? 'critical' : SEVERITY, figures },
           ),
         );
+        continue;
       }
+      if (empty.length === 0) {
+        out.push(
+          r.pass(
+            ref,
+            `CLB ${clb.loadBalancerId} has ${count(entries, 'backend server entry', 'backend server entries')}, in no empty vServer group`,
+            figures,
+          ),
+        );
+        continue;
+      }
+      const names = empty.map((g) => {
+        const k = parseCcmNamedKey(g.name);
+        return `${g.vServerGroupId} (${k ? `Service ${k.namespace}/${k.serviceName}` : g.name || 'unnamed'})`;
+      });
+      const served = empty.some((g) => listened.has(g.vServerGroupId));
+      out.push(
+        r.fail(
+          ref,
+          `CLB ${clb.loadBalancerId} has ${count(empty.length, 'empty vServer group')}: ${listSome(names, 3)}` +
+            (served ? '; a listener forwards to one of them' : ''),
+          {
+            severity: served ? 'critical' : SEVERITY,
+            figures: { ...figures, emptyGroupIds: empty.map((g) => g.vServerGroupId) },
+          },
+        ),
+      );
     }
-    return out;
   },
-};
+});

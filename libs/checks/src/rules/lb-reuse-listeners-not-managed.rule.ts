@@ -8,13 +8,12 @@ import {
   parseProtocolPort,
   parseVGroupPort,
   vServerGroupName,
-  type CheckResult,
   type Severity,
 } from '@app/domain';
-import type { CheckDefinition } from '../check.types';
+import { scopedCheck } from '../check-scope';
 import { DOC_URL, SEED } from '../doc-links.constants';
 import { reusedClbOf } from '../reuse.util';
-import { listSome, resultsFor, serviceRef, skipUnreadClusters } from '../result.util';
+import { listSome, serviceRef } from '../result.util';
 
 const SEVERITY: Severity = 'warning';
 const ID = 'LB_REUSE_LISTENERS_NOT_MANAGED';
@@ -27,7 +26,7 @@ const ID = 'LB_REUSE_LISTENERS_NOT_MANAGED';
  * reaches the pods). Passes with override on, or when listeners made in the console serve every port. Skipped
  * when the CLB was not read or does not exist.
  */
-export const lbReuseListenersNotManagedRule: CheckDefinition = {
+export const lbReuseListenersNotManagedRule = scopedCheck({
   id: ID,
   title: 'Reused CLB without force-override-listeners: Service ports lack a listener',
   category: 'ownership',
@@ -46,92 +45,88 @@ export const lbReuseListenersNotManagedRule: CheckDefinition = {
     `${SEED.serviceFaq} "Why is a listener not configured when I reuse an existing SLB instance?"; ${SEED.serviceFaqOld} ` +
     `"Why is no listener created when I reuse an existing SLB instance?"; ${SEED.lbConsiderations} "Load balancing ` +
     'update policies" (Listener); CCM pkg/controller/service/clbv1/model_applier.go',
-  evaluate(ctx) {
-    const r = resultsFor(ID, SEVERITY);
-    const out: CheckResult[] = [];
-    skipUnreadClusters(ctx.index, r, out);
-    for (const se of ctx.index.services) {
-      const { service } = se;
-      if (!needClb(service)) continue;
-      const reused = reusedClbOf(ctx.index, se);
-      if (!reused) continue;
-      const ref = serviceRef(se);
-      if (!reused.entry) {
-        out.push(r.skipped(ref, reused.skipReason, { loadBalancerId: reused.lbId }));
-        continue;
-      }
-      const clb = reused.entry.clb;
-      if (ccmManagesListeners(service)) {
-        out.push(
-          r.pass(
-            ref,
-            `${ref.id} reuses CLB ${clb.loadBalancerId} with force-override-listeners "true": CCM manages its listeners`,
-            {
-              loadBalancerId: clb.loadBalancerId,
-              forceOverride: true,
-            },
-          ),
-        );
-        continue;
-      }
-      const parsed = parseProtocolPort(getLbAnnotation(service.annotations, LB_ANNOTATION.protocolPort));
-      const entries = 'error' in parsed ? [] : parsed.entries;
-      const vgp = parseVGroupPort(getLbAnnotation(service.annotations, LB_ANNOTATION.vgroupPort));
-      const reusedGroups = 'error' in vgp ? new Map<string, string>() : vgp.byPort;
-      const groups = ctx.index.vServerGroupsByName(clb);
-      const clusterId = se.cluster.cluster.clusterId;
-      const missing: string[] = [];
-      const misrouted: string[] = [];
-      for (const sp of service.ports) {
-        const transport = listenerTransport(listenerProtocolOf(entries, sp));
-        const listener = clb.listeners.find(
-          (l) => l.port === sp.port && listenerTransport(l.protocol) === transport,
-        );
-        if (!listener) {
-          missing.push(`${transport}/${sp.port}`);
-          continue;
-        }
-        if (!listener.vServerGroupId) continue;
-        const own = new Set<string>();
-        const userGroup = reusedGroups.get(String(sp.port));
-        if (userGroup) own.add(userGroup);
-        for (const port of [sp.nodePort, sp.targetPort ?? sp.port]) {
-          if (port === undefined) continue;
-          const g = groups.get(vServerGroupName(port, service.name, service.namespace, clusterId));
-          if (g) own.add(g.vServerGroupId);
-        }
-        if (!own.has(listener.vServerGroupId))
-          misrouted.push(`${transport}/${sp.port} -> ${listener.vServerGroupId}`);
-      }
-      const figures = {
-        loadBalancerId: clb.loadBalancerId,
-        forceOverride: false,
-        ports: service.ports.length,
-        portsWithoutListener: missing.length,
-        portsForwardedElsewhere: misrouted.length,
-      };
-      if (missing.length === 0 && misrouted.length === 0) {
-        out.push(
-          r.pass(
-            ref,
-            `${ref.id} reuses CLB ${clb.loadBalancerId} without force-override-listeners; every port has a listener (made outside CCM)`,
-            figures,
-          ),
-        );
-        continue;
-      }
-      const parts = [
-        ...(missing.length ? [`no listener on ${listSome(missing, 4)}`] : []),
-        ...(misrouted.length ? [`listeners forward to other vServer groups: ${listSome(misrouted, 3)}`] : []),
-      ];
+  scope: 'service',
+  needs: ['kubernetes'],
+  applies: ({ service }) => needClb(service),
+  check(se, out, r, ctx) {
+    const { service } = se;
+    const reused = reusedClbOf(ctx.index, se);
+    if (!reused) return;
+    const ref = serviceRef(se);
+    if (!reused.entry) {
+      out.push(r.skipped(ref, reused.skipReason, { loadBalancerId: reused.lbId }));
+      return;
+    }
+    const clb = reused.entry.clb;
+    if (ccmManagesListeners(service)) {
       out.push(
-        r.fail(
+        r.pass(
           ref,
-          `${ref.id} reuses CLB ${clb.loadBalancerId} without force-override-listeners "true", so CCM creates no listener: ${parts.join('; ')}`,
-          { figures: { ...figures, missingListeners: missing, misroutedListeners: misrouted } },
+          `${ref.id} reuses CLB ${clb.loadBalancerId} with force-override-listeners "true": CCM manages its listeners`,
+          {
+            loadBalancerId: clb.loadBalancerId,
+            forceOverride: true,
+          },
         ),
       );
+      return;
     }
-    return out;
+    const parsed = parseProtocolPort(getLbAnnotation(service.annotations, LB_ANNOTATION.protocolPort));
+    const entries = 'error' in parsed ? [] : parsed.entries;
+    const vgp = parseVGroupPort(getLbAnnotation(service.annotations, LB_ANNOTATION.vgroupPort));
+    const reusedGroups = 'error' in vgp ? new Map<string, string>() : vgp.byPort;
+    const groups = ctx.index.vServerGroupsByName(clb);
+    const clusterId = se.cluster.cluster.clusterId;
+    const missing: string[] = [];
+    const misrouted: string[] = [];
+    for (const sp of service.ports) {
+      const transport = listenerTransport(listenerProtocolOf(entries, sp));
+      const listener = clb.listeners.find(
+        (l) => l.port === sp.port && listenerTransport(l.protocol) === transport,
+      );
+      if (!listener) {
+        missing.push(`${transport}/${sp.port}`);
+        continue;
+      }
+      if (!listener.vServerGroupId) continue;
+      const own = new Set<string>();
+      const userGroup = reusedGroups.get(String(sp.port));
+      if (userGroup) own.add(userGroup);
+      for (const port of [sp.nodePort, sp.targetPort ?? sp.port]) {
+        if (port === undefined) continue;
+        const g = groups.get(vServerGroupName(port, service.name, service.namespace, clusterId));
+        if (g) own.add(g.vServerGroupId);
+      }
+      if (!own.has(listener.vServerGroupId))
+        misrouted.push(`${transport}/${sp.port} -> ${listener.vServerGroupId}`);
+    }
+    const figures = {
+      loadBalancerId: clb.loadBalancerId,
+      forceOverride: false,
+      ports: service.ports.length,
+      portsWithoutListener: missing.length,
+      portsForwardedElsewhere: misrouted.length,
+    };
+    if (missing.length === 0 && misrouted.length === 0) {
+      out.push(
+        r.pass(
+          ref,
+          `${ref.id} reuses CLB ${clb.loadBalancerId} without force-override-listeners; every port has a listener (made outside CCM)`,
+          figures,
+        ),
+      );
+      return;
+    }
+    const parts = [
+      ...(missing.length ? [`no listener on ${listSome(missing, 4)}`] : []),
+      ...(misrouted.length ? [`listeners forward to other vServer groups: ${listSome(misrouted, 3)}`] : []),
+    ];
+    out.push(
+      r.fail(
+        ref,
+        `${ref.id} reuses CLB ${clb.loadBalancerId} without force-override-listeners "true", so CCM creates no listener: ${parts.join('; ')}`,
+        { figures: { ...figures, missingListeners: missing, misroutedListeners: misrouted } },
+      ),
+    );
   },
-};
+});

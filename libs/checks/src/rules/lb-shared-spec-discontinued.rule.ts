@@ -1,7 +1,7 @@
-import { serviceTrafficPolicy, type CheckResult, type Severity } from '@app/domain';
-import type { CheckDefinition } from '../check.types';
+import { serviceTrafficPolicy, type Severity } from '@app/domain';
+import { scopedCheck } from '../check-scope';
 import { DOC_URL, SEED } from '../doc-links.constants';
-import { clbRef, listSome, resultsFor, skipUnreadSlb } from '../result.util';
+import { clbRef, listSome } from '../result.util';
 
 const SEVERITY: Severity = 'warning';
 const ID = 'LB_SHARED_SPEC_DISCONTINUED';
@@ -13,7 +13,7 @@ const ID = 'LB_SHARED_SPEC_DISCONTINUED';
  * backends". Critical when a Service using the CLB is in ENI mode (its backends cannot be added now), warning
  * otherwise. Skipped when the instance charge type is unknown (shared cannot be told from PayByCLCU).
  */
-export const lbSharedSpecDiscontinuedRule: CheckDefinition = {
+export const lbSharedSpecDiscontinuedRule = scopedCheck({
   id: ID,
   title: 'Shared-resource CLB: discontinued, and cannot take ENI backends',
   category: 'ownership',
@@ -31,54 +31,50 @@ export const lbSharedSpecDiscontinuedRule: CheckDefinition = {
     `${SEED.troubleshooting} rows "The loadbalancer does not support backend servers of eni type" and ` +
     `"ShareSlbHaltSales"; ${SEED.serviceFaqOld} same rows; SLB API DescribeLoadBalancerAttribute ` +
     '(LoadBalancerSpec, InstanceChargeType)',
-  evaluate(ctx) {
-    const r = resultsFor(ID, SEVERITY);
-    const out: CheckResult[] = [];
-    for (const re of ctx.index.regions) {
-      if (skipUnreadSlb(ctx.index, re, r, out)) continue;
-      for (const clb of re.region.loadBalancers ?? []) {
-        const ref = clbRef(clb);
-        if (clb.spec) {
-          out.push(
-            r.pass(ref, `CLB ${clb.loadBalancerId} has the specification ${clb.spec}`, { spec: clb.spec }),
-          );
-          continue;
-        }
-        if (clb.instanceChargeType === 'PayByCLCU') {
-          out.push(
-            r.pass(ref, `CLB ${clb.loadBalancerId} is pay-by-CLCU (no specification, not shared)`, {
-              instanceChargeType: 'PayByCLCU',
-            }),
-          );
-          continue;
-        }
-        if (!clb.instanceChargeType) {
-          out.push(
-            r.skipped(
-              ref,
-              `CLB ${clb.loadBalancerId} has no specification and no InstanceChargeType: shared-resource or pay-by-CLCU cannot be told apart`,
-            ),
-          );
-          continue;
-        }
-        const eniUsers = (ctx.index.servicesByClb().get(clb.loadBalancerId) ?? [])
-          .filter((se) => serviceTrafficPolicy(se.service, se.cluster.cluster).policy === 'eni')
-          .map((se) => `${se.service.namespace}/${se.service.name}`);
+  scope: 'region',
+  needs: ['slb'],
+  check(re, out, r, ctx) {
+    for (const clb of re.region.loadBalancers ?? []) {
+      const ref = clbRef(clb);
+      if (clb.spec) {
         out.push(
-          r.fail(
+          r.pass(ref, `CLB ${clb.loadBalancerId} has the specification ${clb.spec}`, { spec: clb.spec }),
+        );
+        continue;
+      }
+      if (clb.instanceChargeType === 'PayByCLCU') {
+        out.push(
+          r.pass(ref, `CLB ${clb.loadBalancerId} is pay-by-CLCU (no specification, not shared)`, {
+            instanceChargeType: 'PayByCLCU',
+          }),
+        );
+        continue;
+      }
+      if (!clb.instanceChargeType) {
+        out.push(
+          r.skipped(
             ref,
-            `CLB ${clb.loadBalancerId} is a shared-resource instance (no specification, ${clb.instanceChargeType}): discontinued` +
-              (eniUsers.length
-                ? `, and ENI-mode Services ${listSome(eniUsers, 3)} cannot add their pod backends to it`
-                : ''),
-            {
-              severity: eniUsers.length ? 'critical' : SEVERITY,
-              figures: { instanceChargeType: clb.instanceChargeType, eniServices: eniUsers },
-            },
+            `CLB ${clb.loadBalancerId} has no specification and no InstanceChargeType: shared-resource or pay-by-CLCU cannot be told apart`,
           ),
         );
+        continue;
       }
+      const eniUsers = (ctx.index.servicesByClb().get(clb.loadBalancerId) ?? [])
+        .filter((se) => serviceTrafficPolicy(se.service, se.cluster.cluster).policy === 'eni')
+        .map((se) => `${se.service.namespace}/${se.service.name}`);
+      out.push(
+        r.fail(
+          ref,
+          `CLB ${clb.loadBalancerId} is a shared-resource instance (no specification, ${clb.instanceChargeType}): discontinued` +
+            (eniUsers.length
+              ? `, and ENI-mode Services ${listSome(eniUsers, 3)} cannot add their pod backends to it`
+              : ''),
+          {
+            severity: eniUsers.length ? 'critical' : SEVERITY,
+            figures: { instanceChargeType: clb.instanceChargeType, eniServices: eniUsers },
+          },
+        ),
+      );
     }
-    return out;
   },
-};
+});

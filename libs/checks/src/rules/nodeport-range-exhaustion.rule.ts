@@ -1,8 +1,8 @@
-import type { CheckResult, Severity } from '@app/domain';
-import type { CheckDefinition } from '../check.types';
+import type { Severity } from '@app/domain';
+import { scopedCheck } from '../check-scope';
 import { DOC_URL, SEED } from '../doc-links.constants';
 import { rangeText } from '../port-range.util';
-import { clusterRef, count, pct, quotaSeverity, resultsFor, skipUnreadClusters } from '../result.util';
+import { clusterRef, count, pct, quotaSeverity } from '../result.util';
 
 const SEVERITY: Severity = 'warning';
 const ID = 'NODEPORT_RANGE_EXHAUSTION';
@@ -15,7 +15,7 @@ const ID = 'NODEPORT_RANGE_EXHAUSTION';
  * 000/003 warn about ("How to correctly configure the NodePort range"). Distinct NodePorts inside the range are
  * counted; warning / critical at the configured quota ratios.
  */
-export const nodeportRangeExhaustionRule: CheckDefinition = {
+export const nodeportRangeExhaustionRule = scopedCheck({
   id: ID,
   title: "NodePorts allocated vs the size of the cluster's NodePort range",
   category: 'quota',
@@ -35,53 +35,48 @@ export const nodeportRangeExhaustionRule: CheckDefinition = {
     `${SEED.serviceFaq} "How to correctly configure the NodePort range"; ${SEED.serviceFaqClb} "How do I configure ` +
     'the NodePort range?" (default 30000-32767)',
   settings: ['quota.warningRatio', 'quota.criticalRatio'],
-  evaluate(ctx) {
-    const r = resultsFor(ID, SEVERITY);
-    const out: CheckResult[] = [];
-    skipUnreadClusters(ctx.index, r, out);
-    for (const ce of ctx.index.clusters) {
-      const { cluster } = ce;
-      const k8s = cluster.kubernetes;
-      if (!k8s) continue;
-      const npr = cluster.nodePortRange;
-      const limit = npr.to - npr.from + 1;
-      const inside = new Set<number>();
-      let outside = 0;
-      let services = 0;
-      for (const svc of k8s.services) {
-        let has = false;
-        const ports = svc.ports.map((p) => p.nodePort);
-        // The Local-mode health check port is allocated from the same range (kube-apiserver allocator).
-        if (svc.healthCheckNodePort !== undefined) ports.push(svc.healthCheckNodePort);
-        for (const np of ports) {
-          if (np === undefined) continue;
-          has = true;
-          if (np >= npr.from && np <= npr.to) inside.add(np);
-          else outside++;
-        }
-        if (has) services++;
+  scope: 'cluster',
+  needs: ['kubernetes'],
+  check(ce, out, r, ctx) {
+    const { cluster } = ce;
+    const k8s = cluster.kubernetes!;
+    const npr = cluster.nodePortRange;
+    const limit = npr.to - npr.from + 1;
+    const inside = new Set<number>();
+    let outside = 0;
+    let services = 0;
+    for (const svc of k8s.services) {
+      let has = false;
+      const ports = svc.ports.map((p) => p.nodePort);
+      // The Local-mode health check port is allocated from the same range (kube-apiserver allocator).
+      if (svc.healthCheckNodePort !== undefined) ports.push(svc.healthCheckNodePort);
+      for (const np of ports) {
+        if (np === undefined) continue;
+        has = true;
+        if (np >= npr.from && np <= npr.to) inside.add(np);
+        else outside++;
       }
-      const used = inside.size;
-      const ratio = limit > 0 ? used / limit : 1;
-      const figures = {
-        used,
-        limit,
-        ratio,
-        nodePortRange: rangeText(npr),
-        nodePortRangeSource: npr.source,
-        servicesWithNodePorts: services,
-        ...(outside > 0 ? { nodePortsOutsideRange: outside } : {}),
-      };
-      const text =
-        `Cluster ${cluster.clusterId} holds ${count(used, 'NodePort')} of ${limit} in its range ${rangeText(npr)} ` +
-        `(${npr.source}): ${pct(ratio)}, over ${count(services, 'Service')}`;
-      const severity = quotaSeverity(ratio, ctx.settings.quota);
-      out.push(
-        severity
-          ? r.fail(clusterRef(cluster), text, { severity, figures })
-          : r.pass(clusterRef(cluster), text, figures),
-      );
+      if (has) services++;
     }
-    return out;
+    const used = inside.size;
+    const ratio = limit > 0 ? used / limit : 1;
+    const figures = {
+      used,
+      limit,
+      ratio,
+      nodePortRange: rangeText(npr),
+      nodePortRangeSource: npr.source,
+      servicesWithNodePorts: services,
+      ...(outside > 0 ? { nodePortsOutsideRange: outside } : {}),
+    };
+    const text =
+      `Cluster ${cluster.clusterId} holds ${count(used, 'NodePort')} of ${limit} in its range ${rangeText(npr)} ` +
+      `(${npr.source}): ${pct(ratio)}, over ${count(services, 'Service')}`;
+    const severity = quotaSeverity(ratio, ctx.settings.quota);
+    out.push(
+      severity
+        ? r.fail(clusterRef(cluster), text, { severity, figures })
+        : r.pass(clusterRef(cluster), text, figures),
+    );
   },
-};
+});

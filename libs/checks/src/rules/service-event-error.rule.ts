@@ -4,12 +4,11 @@ import {
   needClb,
   needNlb,
   severityRank,
-  type CheckResult,
   type Severity,
 } from '@app/domain';
-import type { CheckDefinition } from '../check.types';
+import { scopedCheck } from '../check-scope';
 import { DOC_URL, SEED } from '../doc-links.constants';
-import { ageSeconds, count, humanDuration, resultsFor, serviceRef, skipUnreadClusters } from '../result.util';
+import { ageSeconds, count, humanDuration, serviceRef } from '../result.util';
 
 const SEVERITY: Severity = 'warning';
 const ID = 'SERVICE_EVENT_ERROR';
@@ -25,7 +24,7 @@ const MAX_QUOTE = 240;
  * no row explains is a warning. The diagnostic process of seed 002: "Check whether the service has error events.
  * If error events exist, match the error message in Service error events and solutions."
  */
-export const serviceEventErrorRule: CheckDefinition = {
+export const serviceEventErrorRule = scopedCheck({
   id: ID,
   title: 'Service has a CCM error event (matched to the ACK error table)',
   category: 'configuration',
@@ -43,74 +42,68 @@ export const serviceEventErrorRule: CheckDefinition = {
     `${SEED.troubleshooting} "Diagnostic process" and "Service error events and solutions" (every row); ` +
     `${SEED.serviceFaqOld} "Error messages reported for Services and solutions"; ${SEED.serviceFaqClb} "Service ` +
     'error messages and solutions"; CCM pkg/controller/helper/event.go (event reasons)',
-  evaluate(ctx) {
-    const r = resultsFor(ID, SEVERITY);
-    const out: CheckResult[] = [];
-    skipUnreadClusters(ctx.index, r, out);
-    for (const se of ctx.index.services) {
-      const { service } = se;
-      if (!needClb(service) && !needNlb(service)) continue;
-      const ref = serviceRef(se);
-      const events = ctx.index.eventsOfService(se.cluster, service.namespace, service.name);
-      const d = diagnoseServiceEvents(events);
-      if (d.current.length === 0) {
-        out.push(
-          r.pass(
-            ref,
-            `${ref.id} has no current CCM error event` +
-              (d.resolved
-                ? ` (${count(d.resolved, 'older error')} resolved by a later successful sync)`
-                : ''),
-            { events: events.length, resolvedErrors: d.resolved },
-          ),
-        );
-        continue;
-      }
-      const top = d.current[0]!;
-      let worst: Severity = top.row?.severity ?? SEVERITY;
-      for (const c of d.current) {
-        const s = c.row?.severity ?? SEVERITY;
-        if (severityRank(s) > severityRank(worst)) worst = s;
-      }
-      const rowIds = [...new Set(d.current.map((c) => c.row?.id ?? 'unmatched'))];
-      const quote =
-        top.event.message.length > MAX_QUOTE
-          ? `${top.event.message.slice(0, MAX_QUOTE)}...`
-          : top.event.message;
-      const age = ageSeconds(top.event.lastTimestamp, ctx.now);
-      const lbId = loadBalancerIdOfEventMessage(top.event.message);
-      const explained = top.row
-        ? `cause: ${top.row.cause} Solution: ${top.row.solution}`
-        : 'not in the ACK error table: follow the diagnostic process of the troubleshooting guide';
+  scope: 'service',
+  needs: ['kubernetes'],
+  applies: ({ service }) => needClb(service) || needNlb(service),
+  check(se, out, r, ctx) {
+    const { service } = se;
+    const ref = serviceRef(se);
+    const events = ctx.index.eventsOfService(se.cluster, service.namespace, service.name);
+    const d = diagnoseServiceEvents(events);
+    if (d.current.length === 0) {
       out.push(
-        r.fail(
+        r.pass(
           ref,
-          `${ref.id}: ${top.event.type} ${top.event.reason} (x${top.event.count}${age !== undefined ? `, ${humanDuration(age)} ago` : ''}) ` +
-            `"${quote}"; ${explained}` +
-            (d.current.length > 1 ? ` (+${count(d.current.length - 1, 'more error event')})` : ''),
-          {
-            severity: worst,
-            figures: {
-              rows: rowIds,
-              errorEvents: d.current.length,
-              reason: top.event.reason,
-              eventCount: top.event.count,
-              ...(age !== undefined ? { ageSeconds: age } : {}),
-              ...(lbId ? { loadBalancerId: lbId } : {}),
-              ...(top.row
-                ? {
-                    row: top.row.id,
-                    cause: top.row.cause,
-                    solution: top.row.solution,
-                    rowSource: top.row.source,
-                    ...(top.row.relatedCheck ? { relatedCheck: top.row.relatedCheck } : {}),
-                  }
-                : {}),
-            },
-          },
+          `${ref.id} has no current CCM error event` +
+            (d.resolved ? ` (${count(d.resolved, 'older error')} resolved by a later successful sync)` : ''),
+          { events: events.length, resolvedErrors: d.resolved },
         ),
       );
+      return;
     }
-    return out;
+    const top = d.current[0]!;
+    let worst: Severity = top.row?.severity ?? SEVERITY;
+    for (const c of d.current) {
+      const s = c.row?.severity ?? SEVERITY;
+      if (severityRank(s) > severityRank(worst)) worst = s;
+    }
+    const rowIds = [...new Set(d.current.map((c) => c.row?.id ?? 'unmatched'))];
+    const quote =
+      top.event.message.length > MAX_QUOTE
+        ? `${top.event.message.slice(0, MAX_QUOTE)}...`
+        : top.event.message;
+    const age = ageSeconds(top.event.lastTimestamp, ctx.now);
+    const lbId = loadBalancerIdOfEventMessage(top.event.message);
+    const explained = top.row
+      ? `cause: ${top.row.cause} Solution: ${top.row.solution}`
+      : 'not in the ACK error table: follow the diagnostic process of the troubleshooting guide';
+    out.push(
+      r.fail(
+        ref,
+        `${ref.id}: ${top.event.type} ${top.event.reason} (x${top.event.count}${age !== undefined ? `, ${humanDuration(age)} ago` : ''}) ` +
+          `"${quote}"; ${explained}` +
+          (d.current.length > 1 ? ` (+${count(d.current.length - 1, 'more error event')})` : ''),
+        {
+          severity: worst,
+          figures: {
+            rows: rowIds,
+            errorEvents: d.current.length,
+            reason: top.event.reason,
+            eventCount: top.event.count,
+            ...(age !== undefined ? { ageSeconds: age } : {}),
+            ...(lbId ? { loadBalancerId: lbId } : {}),
+            ...(top.row
+              ? {
+                  row: top.row.id,
+                  cause: top.row.cause,
+                  solution: top.row.solution,
+                  rowSource: top.row.source,
+                  ...(top.row.relatedCheck ? { relatedCheck: top.row.relatedCheck } : {}),
+                }
+              : {}),
+          },
+        },
+      ),
+    );
   },
-};
+});

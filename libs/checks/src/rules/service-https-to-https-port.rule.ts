@@ -1,14 +1,7 @@
-import {
-  LB_ANNOTATION,
-  getLbAnnotation,
-  needClb,
-  parseProtocolPort,
-  type CheckResult,
-  type Severity,
-} from '@app/domain';
-import type { CheckDefinition } from '../check.types';
+import { LB_ANNOTATION, getLbAnnotation, needClb, parseProtocolPort, type Severity } from '@app/domain';
+import { scopedCheck } from '../check-scope';
 import { DOC_URL, SEED } from '../doc-links.constants';
-import { listSome, resultsFor, serviceRef, skipUnreadClusters } from '../result.util';
+import { listSome, serviceRef } from '../result.util';
 
 const SEVERITY: Severity = 'warning';
 const ID = 'SERVICE_HTTPS_TO_HTTPS_PORT';
@@ -26,7 +19,7 @@ const HTTPS_NAME = /https|tls|ssl/i;
  * https/tls/ssl (resolved through the EndpointSlices for named targetPorts). Scope: CLB Services with an HTTPS
  * listener.
  */
-export const serviceHttpsToHttpsPortRule: CheckDefinition = {
+export const serviceHttpsToHttpsPortRule = scopedCheck({
   id: ID,
   title: 'HTTPS listener forwards to an HTTPS targetPort (plain HTTP to HTTPS port)',
   category: 'configuration',
@@ -42,57 +35,53 @@ export const serviceHttpsToHttpsPortRule: CheckDefinition = {
   source:
     `${SEED.troubleshooting} "Cannot connect to the backend HTTPS service" ("The plain HTTP request was sent to HTTPS ` +
     'port"); CCM pkg/controller/service/clbv1/listeners.go protocol()',
-  evaluate(ctx) {
-    const r = resultsFor(ID, SEVERITY);
-    const out: CheckResult[] = [];
-    skipUnreadClusters(ctx.index, r, out);
-    for (const se of ctx.index.services) {
-      const { service } = se;
-      if (!needClb(service)) continue;
-      const parsed = parseProtocolPort(getLbAnnotation(service.annotations, LB_ANNOTATION.protocolPort));
-      if ('error' in parsed) continue;
-      const httpsPorts = new Set(parsed.entries.filter((e) => e.protocol === 'https').map((e) => e.port));
-      if (httpsPorts.size === 0) continue;
-      const ref = serviceRef(se);
-      const hasCert = !!getLbAnnotation(service.annotations, LB_ANNOTATION.certId);
-      const bad: string[] = [];
-      const checked: string[] = [];
-      for (const sp of service.ports) {
-        if (!httpsPorts.has(String(sp.port))) continue;
-        const target = sp.targetPort ?? sp.port;
-        let resolved: number | undefined = typeof target === 'number' ? target : undefined;
-        if (typeof target === 'string') {
-          for (const slice of ctx.index.endpointSlicesOf(se.cluster, service.namespace, service.name)) {
-            const p = slice.ports.find((x) => x.name !== undefined && x.name === sp.name);
-            if (p?.port !== undefined) {
-              resolved = p.port;
-              break;
-            }
+  scope: 'service',
+  needs: ['kubernetes'],
+  applies: ({ service }) => needClb(service),
+  check(se, out, r, ctx) {
+    const { service } = se;
+    const parsed = parseProtocolPort(getLbAnnotation(service.annotations, LB_ANNOTATION.protocolPort));
+    if ('error' in parsed) return;
+    const httpsPorts = new Set(parsed.entries.filter((e) => e.protocol === 'https').map((e) => e.port));
+    if (httpsPorts.size === 0) return;
+    const ref = serviceRef(se);
+    const hasCert = !!getLbAnnotation(service.annotations, LB_ANNOTATION.certId);
+    const bad: string[] = [];
+    const checked: string[] = [];
+    for (const sp of service.ports) {
+      if (!httpsPorts.has(String(sp.port))) continue;
+      const target = sp.targetPort ?? sp.port;
+      let resolved: number | undefined = typeof target === 'number' ? target : undefined;
+      if (typeof target === 'string') {
+        for (const slice of ctx.index.endpointSlicesOf(se.cluster, service.namespace, service.name)) {
+          const p = slice.ports.find((x) => x.name !== undefined && x.name === sp.name);
+          if (p?.port !== undefined) {
+            resolved = p.port;
+            break;
           }
         }
-        const text = `https:${sp.port} -> ${String(target)}${typeof target === 'string' && resolved !== undefined ? ` (${resolved})` : ''}`;
-        checked.push(text);
-        const tls =
-          (resolved !== undefined && HTTPS_PORTS.has(resolved)) ||
-          (typeof target === 'string' && HTTPS_NAME.test(target));
-        if (tls) bad.push(text);
       }
-      const figures = { httpsListeners: checked, certId: hasCert };
-      if (bad.length > 0) {
-        out.push(
-          r.fail(
-            ref,
-            `${ref.id}: the HTTPS listener decrypts TLS but forwards to the TLS port ${listSome(bad, 3)}: the pod answers ` +
-              '"The plain HTTP request was sent to HTTPS port"',
-            { figures: { ...figures, tlsTargets: bad } },
-          ),
-        );
-      } else {
-        out.push(
-          r.pass(ref, `${ref.id}: HTTPS listeners forward to plain ports (${listSome(checked, 3)})`, figures),
-        );
-      }
+      const text = `https:${sp.port} -> ${String(target)}${typeof target === 'string' && resolved !== undefined ? ` (${resolved})` : ''}`;
+      checked.push(text);
+      const tls =
+        (resolved !== undefined && HTTPS_PORTS.has(resolved)) ||
+        (typeof target === 'string' && HTTPS_NAME.test(target));
+      if (tls) bad.push(text);
     }
-    return out;
+    const figures = { httpsListeners: checked, certId: hasCert };
+    if (bad.length > 0) {
+      out.push(
+        r.fail(
+          ref,
+          `${ref.id}: the HTTPS listener decrypts TLS but forwards to the TLS port ${listSome(bad, 3)}: the pod answers ` +
+            '"The plain HTTP request was sent to HTTPS port"',
+          { figures: { ...figures, tlsTargets: bad } },
+        ),
+      );
+    } else {
+      out.push(
+        r.pass(ref, `${ref.id}: HTTPS listeners forward to plain ports (${listSome(checked, 3)})`, figures),
+      );
+    }
   },
-};
+});

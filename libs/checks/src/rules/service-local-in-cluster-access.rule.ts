@@ -4,12 +4,11 @@ import {
   needClb,
   needNlb,
   readyEndpointsByNode,
-  type CheckResult,
   type Severity,
 } from '@app/domain';
-import type { CheckDefinition } from '../check.types';
+import { scopedCheck } from '../check-scope';
 import { DOC_URL, SEED } from '../doc-links.constants';
-import { count, resultsFor, serviceRef, skipUnreadClusters } from '../result.util';
+import { count, serviceRef } from '../result.util';
 
 const SEVERITY: Severity = 'info';
 const ID = 'SERVICE_LOCAL_IN_CLUSTER_ACCESS';
@@ -22,7 +21,7 @@ const ID = 'SERVICE_LOCAL_IN_CLUSTER_ACCESS';
  * cluster"). Informational: the audit cannot see whether the address is used from inside the cluster. Passes with
  * the `hostname` annotation (the status then holds a name, not the IP) or when every node runs a pod.
  */
-export const serviceLocalInClusterAccessRule: CheckDefinition = {
+export const serviceLocalInClusterAccessRule = scopedCheck({
   id: ID,
   title: 'Local-mode Service address fails from nodes without its pods',
   category: 'configuration',
@@ -42,58 +41,54 @@ export const serviceLocalInClusterAccessRule: CheckDefinition = {
     `issue where the SLB address exposed by a LoadBalancer service is inaccessible from within a Kubernetes ` +
     `cluster?"; ${SEED.serviceFaqClb} same sections; ${SEED.lbConsiderations} "Notes on accessing the external IP of ` +
     'a LoadBalancer service from within a cluster"',
-  evaluate(ctx) {
-    const r = resultsFor(ID, SEVERITY);
-    const out: CheckResult[] = [];
-    skipUnreadClusters(ctx.index, r, out);
-    for (const se of ctx.index.services) {
-      const { service } = se;
-      if (!needClb(service) && !needNlb(service)) continue;
-      if (service.externalTrafficPolicy !== 'Local') continue;
-      const ref = serviceRef(se);
-      const hostname = getLbAnnotation(service.annotations, LB_ANNOTATION.hostname);
-      const ips = service.ingress.map((i) => i.ip).filter((ip): ip is string => !!ip);
-      if (hostname || ips.length === 0) {
-        out.push(
-          r.pass(
-            ref,
-            `${ref.id} publishes ${hostname ? `the hostname ${hostname}` : 'no IP'}: kube-proxy does not intercept it`,
-            {
-              ...(hostname ? { hostname } : {}),
-            },
-          ),
-        );
-        continue;
-      }
-      // Any node can host a client pod: every node of the cluster counts, not only backend candidates.
-      const nodes = ctx.index.nodeNames(se.cluster);
-      const withPods = readyEndpointsByNode(
-        ctx.index.endpointSlicesOf(se.cluster, service.namespace, service.name),
+  scope: 'service',
+  needs: ['kubernetes'],
+  applies: ({ service }) =>
+    (needClb(service) || needNlb(service)) && service.externalTrafficPolicy === 'Local',
+  check(se, out, r, ctx) {
+    const { service } = se;
+    const ref = serviceRef(se);
+    const hostname = getLbAnnotation(service.annotations, LB_ANNOTATION.hostname);
+    const ips = service.ingress.map((i) => i.ip).filter((ip): ip is string => !!ip);
+    if (hostname || ips.length === 0) {
+      out.push(
+        r.pass(
+          ref,
+          `${ref.id} publishes ${hostname ? `the hostname ${hostname}` : 'no IP'}: kube-proxy does not intercept it`,
+          {
+            ...(hostname ? { hostname } : {}),
+          },
+        ),
       );
-      const total = nodes.size;
-      let covered = 0;
-      for (const name of withPods.keys()) if (nodes.has(name)) covered++;
-      const without = Math.max(total - covered, 0);
-      const figures = { addresses: ips, nodes: total, nodesWithPods: covered, nodesWithoutPods: without };
-      if (without === 0) {
-        out.push(
-          r.pass(
-            ref,
-            `${ref.id} runs a ready pod on every node: its address ${ips.join(', ')} works from inside the cluster`,
-            figures,
-          ),
-        );
-      } else {
-        out.push(
-          r.fail(
-            ref,
-            `${ref.id} (externalTrafficPolicy: Local) has ready pods on ${covered} of ${count(total, 'node')}: from the other ${without} ` +
-              `in-cluster access to ${ips.join(', ')} fails (kube-proxy forwards it to local pods only)`,
-            { figures },
-          ),
-        );
-      }
+      return;
     }
-    return out;
+    // Any node can host a client pod: every node of the cluster counts, not only backend candidates.
+    const nodes = ctx.index.nodeNames(se.cluster);
+    const withPods = readyEndpointsByNode(
+      ctx.index.endpointSlicesOf(se.cluster, service.namespace, service.name),
+    );
+    const total = nodes.size;
+    let covered = 0;
+    for (const name of withPods.keys()) if (nodes.has(name)) covered++;
+    const without = Math.max(total - covered, 0);
+    const figures = { addresses: ips, nodes: total, nodesWithPods: covered, nodesWithoutPods: without };
+    if (without === 0) {
+      out.push(
+        r.pass(
+          ref,
+          `${ref.id} runs a ready pod on every node: its address ${ips.join(', ')} works from inside the cluster`,
+          figures,
+        ),
+      );
+    } else {
+      out.push(
+        r.fail(
+          ref,
+          `${ref.id} (externalTrafficPolicy: Local) has ready pods on ${covered} of ${count(total, 'node')}: from the other ${without} ` +
+            `in-cluster access to ${ips.join(', ')} fails (kube-proxy forwards it to local pods only)`,
+          { figures },
+        ),
+      );
+    }
   },
-};
+});
