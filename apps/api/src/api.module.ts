@@ -15,6 +15,7 @@ import { ScansController } from './scans/scans.controller';
 import { ScansService } from './scans/scans.service';
 import { ScanReaperService } from './scans/scan-reaper.service';
 import { WaiversController } from './waivers/waivers.controller';
+import { ReportsController } from './reports/reports.controller';
 
 /** What the API module is built from: adapters created by the caller (CLI, main.ts, tests). */
 export interface ApiModuleOptions {
@@ -34,7 +35,7 @@ export interface ApiModuleOptions {
 }
 
 /**
- * The REST API: `/v1/scans`, `/v1/findings`, `/v1/waivers`, `/metrics` (Prometheus), `/healthz`. A dynamic module, so the composition
+ * The REST API: `/v1/scans`, `/v1/findings`, `/v1/waivers`, `/v1/reports`, `/metrics` (Prometheus), `/healthz`. A dynamic module, so the composition
  * root hands in the adapters (store, launcher, token) and tests can build it around real ones.
  * Every route needs the bearer token except those marked `@Public()`.
  */
@@ -44,7 +45,7 @@ export class ApiModule {
   static register(options: ApiModuleOptions): DynamicModule {
     return {
       module: ApiModule,
-      controllers: [ScansController, FindingsController, WaiversController, MetricsController, HealthController],
+      controllers: [ScansController, FindingsController, WaiversController, ReportsController, MetricsController, HealthController],
       providers: [
         { provide: Store, useValue: options.store },
         { provide: ScanRepository, useValue: options.store.scans },

@@ -39,6 +39,9 @@ describe(loadWorkerConfig.name, () => {
       SCAN_CONFIGS: ' a.yaml, b.json ,',
       SCAN_SCHEDULE: '*/5 * * * * *',
       SCAN_RECONCILE_INTERVAL_MS: '',
+      REPORT_SCHEDULE: 'off',
+      REPORT_WEBHOOK_URL: 'https://hooks.example.com/weekly',
+      REPORT_LINK_BASE: 'https://audit.example.com',
     });
     expect(c).toEqual({
       database: { url: required.DATABASE_URL },
@@ -51,7 +54,11 @@ describe(loadWorkerConfig.name, () => {
         shutdownGraceMs: 2000,
       },
       schedule: { configPaths: ['a.yaml', 'b.json'], cron: '*/5 * * * * *' },
+      reports: { cron: false, webhookUrl: 'https://hooks.example.com/weekly', linkBase: 'https://audit.example.com' },
     });
+    expect(() => loadWorkerConfig({ ...required, REPORT_SCHEDULE: 'mondays' })).toThrow(/REPORT_SCHEDULE must be a cron expression/);
+    const hooked = workerOptionsFromConfig(loadWorkerConfig({ ...required, REPORT_WEBHOOK_URL: 'http://127.0.0.1:9/h' }), () => ({}) as ScanConfig);
+    expect(hooked.reports).toEqual({ webhook: { url: 'http://127.0.0.1:9/h' } });
   });
 });
 

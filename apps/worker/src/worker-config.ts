@@ -14,6 +14,9 @@
  * | `WORKER_SHUTDOWN_GRACE_MS`    | 25000              | SIGTERM: wait this long for jobs, then return them to wait |
  * | `SCAN_CONFIGS`                | none               | comma-separated scan config files scheduled by this worker |
  * | `SCAN_SCHEDULE`               | `0 0 * * * *`      | cron (with seconds) of scheduled scans: hourly             |
+ * | `REPORT_SCHEDULE`             | `0 0 6 * * 1`      | cron (with seconds, UTC) of the weekly report; `off`: none |
+ * | `REPORT_WEBHOOK_URL` (sensitive) | none            | POST each weekly report here (retried with backoff)        |
+ * | `REPORT_LINK_BASE`            | none               | base URL of the report link sent to the webhook            |
  * | `SCAN_RECONCILE_INTERVAL_MS`  | 30000              | how often running scans are checked for lost jobs          |
  */
 import { z } from 'zod';
@@ -51,6 +54,12 @@ const workerEnvSchema = z.object({
     .regex(/^\S+( \S+){4,5}$/, 'must be a cron expression of 5 or 6 fields')
     .optional(),
   SCAN_RECONCILE_INTERVAL_MS: positiveInt('milliseconds').optional(),
+  REPORT_SCHEDULE: z
+    .string()
+    .regex(/^(off|\S+( \S+){4,5})$/, 'must be a cron expression of 5 or 6 fields, or off')
+    .optional(),
+  REPORT_WEBHOOK_URL: z.string().regex(/^https?:\/\/\S+$/, 'must be an http:// or https:// URL').optional(),
+  REPORT_LINK_BASE: z.string().regex(/^https?:\/\/\S+$/, 'must be an http:// or https:// URL').optional(),
 });
 
 /** Validated configuration of a worker process. */
@@ -65,6 +74,8 @@ export interface WorkerConfig {
     shutdownGraceMs?: number;
   };
   schedule: { configPaths: string[]; cron?: string; reconcileIntervalMs?: number };
+  /** Weekly report: cron (`false`: off), webhook and link base. */
+  reports: { cron?: string | false; webhookUrl?: string; linkBase?: string };
 }
 
 /** Invalid or missing environment variables; the message names them and never shows values. */
@@ -106,6 +117,11 @@ export function loadWorkerConfig(env: Record<string, string | undefined>): Worke
         .filter((p) => p !== ''),
       cron: c.SCAN_SCHEDULE,
       reconcileIntervalMs: c.SCAN_RECONCILE_INTERVAL_MS,
+    }),
+    reports: defined({
+      cron: c.REPORT_SCHEDULE === 'off' ? (false as const) : c.REPORT_SCHEDULE,
+      webhookUrl: c.REPORT_WEBHOOK_URL,
+      linkBase: c.REPORT_LINK_BASE,
     }),
   };
 }
@@ -158,5 +174,11 @@ export function workerOptionsFromConfig(
     ...(config.schedule.reconcileIntervalMs !== undefined
       ? { reconcile: { intervalMs: config.schedule.reconcileIntervalMs } }
       : {}),
+    reports: {
+      ...(config.reports.cron !== undefined ? { schedule: config.reports.cron } : {}),
+      ...(config.reports.webhookUrl !== undefined
+        ? { webhook: { url: config.reports.webhookUrl, ...(config.reports.linkBase !== undefined ? { linkBase: config.reports.linkBase } : {}) } }
+        : {}),
+    },
   };
 }

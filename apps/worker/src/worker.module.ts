@@ -13,6 +13,7 @@ import { PlanScanService } from './scan/plan-scan.service';
 import type { RateLimiterFactory } from './scan/rate-limiter.factory';
 import { ScanReconcilerService } from './schedule/scan-reconciler.service';
 import { ScanScheduleCron } from './schedule/scan-schedule.cron';
+import { ReportScheduleCron } from './schedule/report-schedule.cron';
 import { ScanSchedulerService } from './schedule/scan-scheduler.service';
 import {
   SCAN_CLIENT,
@@ -66,6 +67,7 @@ export class WorkerModule {
         ScanWorkersHost,
         ScanSchedulerService,
         ScanScheduleCron,
+        ReportScheduleCron,
         ScanReconcilerService,
       ],
     };

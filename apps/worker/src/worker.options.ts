@@ -3,12 +3,26 @@
  * these; the env-based `WorkerConfig` (worker-config.ts) and the CLI flags map onto them.
  */
 import type { LogLevel } from '@nestjs/common';
+import type { ReportWebhookOptions } from '@app/reports';
 import type { PartialAuditSettings } from '@app/checks';
 import type { ApiRateLimiter, RateLimiterOptions } from '@app/collectors';
 import type { DistributedScanSource, JobName, ScanJobPolicy } from '@app/queue';
 
 /** Hourly, on the hour (cron with seconds: `s m h dom mon dow`). */
 export const DEFAULT_SCAN_SCHEDULE = '0 0 * * * *';
+
+/** Monday 06:00 UTC (cron with seconds): the weekly report's default schedule. */
+export const DEFAULT_REPORT_SCHEDULE = '0 0 6 * * 1';
+
+/** Weekly report schedule and delivery of a worker. */
+export interface WorkerReportOptions {
+  /** Cron with seconds, evaluated in UTC (default Monday 06:00); `false`: no scheduled reports. */
+  schedule?: string | false;
+  /** Limit the scheduled report to these accounts (default all). */
+  accounts?: string[];
+  /** Webhook to POST each report to (JSON with a link and the Markdown summary), retried with backoff. */
+  webhook?: ReportWebhookOptions;
+}
 
 /** Options of `startWorker`. */
 export interface WorkerOptions {
@@ -73,6 +87,8 @@ export interface WorkerOptions {
    * every worker (libs/queue RedisRateLimiterPool). Tests may wrap it.
    */
   rateLimiterFor?: (budget: RateLimiterOptions) => ApiRateLimiter;
+  /** Weekly compliance report: schedule (default Monday 06:00 UTC), scope and webhook (libs/reports). */
+  reports?: WorkerReportOptions;
   /** Nest log levels (default errors and warnings; `false` silent). */
   logger?: LogLevel[] | false;
   /** Name of this worker in BullMQ (shown on the jobs it processes). */
@@ -83,9 +99,10 @@ export interface WorkerOptions {
 export interface ResolvedWorkerOptions extends Required<
   Omit<
     WorkerOptions,
-    'prefix' | 'settings' | 'rateLimiterFor' | 'name' | 'concurrency' | 'reconcile' | 'policies' | 'scanLease'
+    'prefix' | 'settings' | 'rateLimiterFor' | 'name' | 'concurrency' | 'reconcile' | 'policies' | 'scanLease' | 'reports'
   >
 > {
+  reports: { schedule: string | false; accounts?: string[]; webhook?: ReportWebhookOptions };
   scanLease?: { leaseMs?: number; intervalMs?: number };
   prefix?: string;
   settings?: PartialAuditSettings;
@@ -118,6 +135,11 @@ export function resolveWorkerOptions(o: WorkerOptions): ResolvedWorkerOptions {
     policies: o.policies ?? {},
     sources: o.sources ?? [],
     schedule: o.schedule ?? DEFAULT_SCAN_SCHEDULE,
+    reports: {
+      schedule: o.reports?.schedule ?? DEFAULT_REPORT_SCHEDULE,
+      ...(o.reports?.accounts ? { accounts: o.reports.accounts } : {}),
+      ...(o.reports?.webhook ? { webhook: o.reports.webhook } : {}),
+    },
     scopeLockTtlMs: o.scopeLockTtlMs ?? 6 * 3_600_000,
     reconcile:
       o.reconcile === false

@@ -2,4 +2,5 @@
 export * from './report.model';
 export * from './report.builder';
 export * from './report.source';
+export * from './report.service';
 export * from './render/index';

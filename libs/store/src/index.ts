@@ -20,5 +20,6 @@ export { MAX_BIND_PARAMETERS } from './sql.util';
 export { summarizeFindings } from './summary.util';
 export { WaiverRepository, type CreateWaiverInput, type WaiverChanges, type WaiverHistoryEntry } from './waiver.repository';
 export { WaiverService, type WaiverWithState } from './waiver.service';
+export { ReportRepository, type ReportDeliveryStatus, type StoredReport, type StoredReportListItem } from './report.repository';
 export * from './store.types';
 export { SCAN_HEARTBEAT_MS, SCAN_LEASE_MS, startScanHeartbeat, startScanReaper, type ScanReaperOptions } from './scan-lease';

@@ -6,6 +6,7 @@ import { ScanRepository } from './scan.repository';
 import { ScanTargetRepository } from './scan-target.repository';
 import { redactConnectionString, StoreError } from './store.exception';
 import { WaiverRepository } from './waiver.repository';
+import { ReportRepository } from './report.repository';
 import { WaiverService } from './waiver.service';
 
 /** Options of `Store.open`. */
@@ -45,6 +46,8 @@ export class Store {
   readonly waivers: WaiverRepository;
   /** Waiver use cases: validated changes, states (active, expiring, expired, stale), matching. */
   readonly waiverService: WaiverService;
+  /** Stored weekly reports (one per period and scope) and their webhook delivery state. */
+  readonly reports: ReportRepository;
 
   private constructor(
     private readonly pool: Pool,
@@ -57,6 +60,7 @@ export class Store {
     this.scanTargets = new ScanTargetRepository(pool);
     this.waivers = new WaiverRepository(pool);
     this.waiverService = new WaiverService(this.waivers, this.scans, this.findings);
+    this.reports = new ReportRepository(pool);
   }
 
   /**

@@ -40,6 +40,7 @@ export class MetricsService {
         : null,
       quotaMinRatio: floor,
       waivers: await this.store.waiverService.stateCounts(now),
+      reports: await this.store.reports.deliveryStats(),
     });
   }
 }

@@ -1,0 +1,69 @@
+import { Inject, Injectable, Logger, type OnApplicationBootstrap, type OnModuleDestroy } from '@nestjs/common';
+import { SchedulerRegistry } from '@nestjs/schedule';
+import { CronJob } from 'cron';
+import { WeeklyReportService, type WeeklyReportResult } from '@app/reports';
+import { Store } from '@app/store';
+import type { ResolvedWorkerOptions } from '../worker.options';
+import { WORKER_OPTIONS } from '../worker.constants';
+
+/** Name of the weekly report cron in @nestjs/schedule's registry. */
+export const REPORT_SCHEDULE_CRON = 'weekly-report';
+
+/** The period key of a tick: its time truncated to the minute (every worker firing the tick agrees on it). */
+export function reportPeriodKey(tick: Date): string {
+  return new Date(Math.floor(tick.getTime() / 60_000) * 60_000).toISOString();
+}
+
+/**
+ * The weekly compliance report (issue 12): a dynamic cron in @nestjs/schedule's registry (the expression
+ * comes from configuration; default Monday 06:00, in UTC). Every worker runs it; the report row of the
+ * tick's period is claimed in PostgreSQL first, so exactly one worker builds, stores and delivers it.
+ */
+@Injectable()
+export class ReportScheduleCron implements OnApplicationBootstrap, OnModuleDestroy {
+  private readonly logger = new Logger(ReportScheduleCron.name);
+  private readonly service: WeeklyReportService;
+
+  constructor(
+    @Inject(WORKER_OPTIONS) private readonly options: ResolvedWorkerOptions,
+    private readonly registry: SchedulerRegistry,
+    store: Store,
+  ) {
+    this.service = new WeeklyReportService(store, (m) => this.logger.warn(m));
+  }
+
+  /** Register and start the cron unless disabled. @throws Error for an invalid cron expression */
+  onApplicationBootstrap(): void {
+    const schedule = this.options.reports.schedule;
+    if (schedule === false) return;
+    const job = CronJob.from({
+      cronTime: schedule,
+      timeZone: 'UTC',
+      onTick: async () => {
+        await this.runTick(new Date());
+      },
+      waitForCompletion: true,
+      errorHandler: (e: unknown) => this.logger.error(`weekly report tick failed: ${e instanceof Error ? e.message : String(e)}`),
+      start: false,
+    });
+    this.registry.addCronJob(REPORT_SCHEDULE_CRON, job);
+    job.start();
+  }
+
+  /** One tick: build (if this worker claims the period), store and deliver. */
+  async runTick(at: Date): Promise<WeeklyReportResult> {
+    const r = this.options.reports;
+    const result = await this.service.runForPeriod(reportPeriodKey(at), {
+      now: at,
+      ...(r.accounts ? { accounts: r.accounts } : {}),
+      ...(r.webhook ? { webhook: r.webhook } : {}),
+    });
+    if (result.status === 'built') this.logger.log(`weekly report ${result.reportId} built (delivery: ${result.delivery})`);
+    return result;
+  }
+
+  /** Stop the cron on shutdown. */
+  onModuleDestroy(): void {
+    if (this.registry.doesExist('cron', REPORT_SCHEDULE_CRON)) this.registry.deleteCronJob(REPORT_SCHEDULE_CRON);
+  }
+}
