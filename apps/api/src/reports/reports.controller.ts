@@ -14,7 +14,6 @@ export const listReportsQuerySchema = z.strictObject({ ...pageQueryFields });
 export const getReportQuerySchema = z.strictObject({
   format: z.enum(['json', 'html', 'md', 'csv'], 'must be one of json, html, md, csv').optional().default('json').describe('Rendering (default json: the document)'),
 });
-const reportIdSchema = z.guid('must be a uuid');
 
 /** The parts of Express's response used to send a rendering. */
 interface RawResponse {
@@ -51,7 +50,7 @@ export class ReportsController {
   @ApiOkResponse({ description: 'The rendering' })
   @ApiNotFoundResponse({ type: ErrorResponseDto, description: 'No such report, or not built (yet)' })
   async get(
-    @Param('id', new ZodValidationPipe(reportIdSchema, 'path.id')) id: string,
+    @Param('id', new ZodValidationPipe(z.guid('must be a uuid'), 'path.id')) id: string,
     @Query(new ZodValidationPipe(getReportQuerySchema, 'query')) q: z.output<typeof getReportQuerySchema>,
     @Res() res: RawResponse,
   ): Promise<void> {
