@@ -136,6 +136,12 @@ describe('kubernetesError', () => {
     expect(kubernetesError({ code: 404, body: '' }, 'a', 't').notFound).toBe(true);
   });
 
+  it('maps a DOMException TimeoutError (legacy code 23) to a retryable Timeout, not HTTP23', () => {
+    const e = kubernetesError(new DOMException('The operation was aborted due to timeout', 'TimeoutError'), 'pods', 'c1');
+    expect(e.errorCode).toBe('Timeout');
+    expect(e.retryable).toBe(true);
+  });
+
   it('names an unreachable API server', () => {
     const e = kubernetesError(
       Object.assign(new TypeError('fetch failed'), {

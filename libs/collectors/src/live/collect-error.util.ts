@@ -195,7 +195,9 @@ export function kubernetesError(
   if (err instanceof CollectError) return err;
   if (err instanceof ScanAbortedError) throw err;
   const status = num(prop(err, 'code'));
-  if (status !== undefined && str(prop(err, 'name')) !== 'TypeError') {
+  // `code` is the HTTP status only on an ApiException: a DOMException (TimeoutError, AbortError) carries a
+  // legacy numeric `code` too (23 for TimeoutError), which is no HTTP status.
+  if (status !== undefined && status >= 100 && status <= 599 && str(prop(err, 'name')) !== 'TypeError') {
     let body: unknown = prop(err, 'body');
     if (typeof body === 'string') {
       try {
