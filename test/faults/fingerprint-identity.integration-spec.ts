@@ -12,7 +12,7 @@ import { afterAll, describe, expect, it } from 'vitest';
 import { fingerprintOf, REGION_SCOPED_KINDS, runAudit } from '@app/checks';
 import { loadFleetDirectory } from '@app/collectors';
 import type { Finding } from '@app/domain';
-import { findMigrationsDir, Store } from '@app/store';
+import { findMigrationsDir, Store, SYSTEM_PRINCIPAL } from '@app/store';
 import { makeCoverage, makeFinding } from '../store/finding.factory';
 import { createTestDatabase, type TestDatabase } from '../store/test-database.util';
 
@@ -100,17 +100,17 @@ describe('migration 1796500000001 rewrites stored fingerprints and merges their 
     try {
       const expected = fingerprintOf('ECS_CHECK', { kind: 'EcsInstance', id: 'i-1', accountId: '1000000000000001', regionId: 'cn-hangzhou' });
       for (const s of [s1, s2]) {
-        const fs = await after.findings.forScan(s.id);
+        const fs = await after.findings.forScan(s.id, SYSTEM_PRINCIPAL);
         expect(fs.map((f) => f.fingerprint).sort()).toEqual([expected, svcOld.fingerprint].sort());
       }
-      const [third, ...rest] = await after.findings.forScan(s3.id);
+      const [third, ...rest] = await after.findings.forScan(s3.id, SYSTEM_PRINCIPAL);
       expect(rest).toEqual([]);
       expect(third.fingerprint).toBe(expected);
       expect(third.severity).toBe('critical');
       expect(third.firstSeenAt).toBe('2026-01-01T00:00:00.000Z');
       expect(third.lastSeenAt).toBe('2026-03-01T00:00:00.000Z');
       // The Service (cluster-scoped) keeps its fingerprint and history.
-      const svcAfter = (await after.findings.forScan(s2.id)).find((f) => f.checkId === 'SVC_CHECK');
+      const svcAfter = (await after.findings.forScan(s2.id, SYSTEM_PRINCIPAL)).find((f) => f.checkId === 'SVC_CHECK');
       expect(svcAfter?.firstSeenAt).toBe('2026-01-01T00:00:00.000Z');
       expect(svcAfter?.lastSeenAt).toBe('2026-02-01T00:00:00.000Z');
     } finally {

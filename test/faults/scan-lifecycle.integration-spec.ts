@@ -15,7 +15,7 @@ import { join } from 'node:path';
 import { Client } from 'pg';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { LocalScanLauncher } from '@app/audit';
-import { Store, StoreError } from '@app/store';
+import { Store, StoreError, SYSTEM_PRINCIPAL } from '@app/store';
 import { makeCoverage, makeFindings } from '../store/finding.factory';
 import { eventually } from '../worker/worker-test.util';
 import { startPrivatePostgres, type PrivatePostgres } from './private-postgres.util';
@@ -43,7 +43,7 @@ describe('no scan left running', () => {
     pg.restart();
     const done = await completing;
     expect(done.status).toBe('succeeded');
-    const page = await store.findings.list({ scanId: scan.id, limit: 1 });
+    const page = await store.findings.list({ scanId: scan.id, limit: 1 }, SYSTEM_PRINCIPAL);
     expect(page.total).toBe(30_000);
   });
 

@@ -12,7 +12,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createApiApp, UnavailableScanLauncher } from '@app/api';
 import { runScan } from '@app/audit';
 import { BAD_SURROGATE_MARKER, NUL_MARKER, sanitizeText } from '@app/domain';
-import { Store } from '@app/store';
+import { Store, SYSTEM_PRINCIPAL } from '@app/store';
 import { makeCoverage, makeFinding } from '../store/finding.factory';
 import { createTestDatabase, type TestDatabase } from '../store/test-database.util';
 
@@ -64,7 +64,7 @@ describe('NUL and lone surrogates in a fleet', () => {
     expect(outcome.scan.status).toBe('succeeded');
     const stored = await store.scans.get(outcome.scan.id);
     expect(stored?.status).toBe('succeeded');
-    const findings = await store.findings.forScan(outcome.scan.id);
+    const findings = await store.findings.forScan(outcome.scan.id, SYSTEM_PRINCIPAL);
     expect(findings.length).toBe(new Set(outcome.findings.map((f) => f.fingerprint)).size);
     const text = JSON.stringify(findings);
     expect(text).toContain(NUL_MARKER);
@@ -78,7 +78,7 @@ describe('NUL and lone surrogates in a fleet', () => {
       coverage: [makeCoverage({ message: 'cov\u0000' })],
     });
     expect(done.status).toBe('succeeded');
-    const [f] = await store.findings.forScan(scan.id);
+    const [f] = await store.findings.forScan(scan.id, SYSTEM_PRINCIPAL);
     expect(f.message).toBe(`bad${NUL_MARKER}message${BAD_SURROGATE_MARKER}`);
     expect(f.resource.name).toBe(`svc${NUL_MARKER}`);
     const failed = await store.scans.fail((await store.scans.create({ source: 'live' })).id, 'reason with \u0000 inside');

@@ -6,7 +6,7 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { FINDING_ROWS_PER_INSERT, Store, StoreError, startEmbeddedPostgres, type EmbeddedPostgres } from '@app/store';
+import { FINDING_ROWS_PER_INSERT, Store, StoreError, startEmbeddedPostgres, type EmbeddedPostgres, SYSTEM_PRINCIPAL } from '@app/store';
 import { makeCoverage, makeFinding, makeFindings } from './finding.factory';
 
 describe('startEmbeddedPostgres (PGlite)', () => {
@@ -50,13 +50,13 @@ describe('startEmbeddedPostgres (PGlite)', () => {
     const failed = await store.scans.create({ source: 'live', startedAt: new Date('2026-03-09T00:00:00Z') });
     await store.scans.fail(failed.id, 'nothing could be read');
 
-    expect((await store.scans.latestSucceeded())?.id).toBe(b.id);
+    expect((await store.scans.latestSucceeded(SYSTEM_PRINCIPAL))?.id).toBe(b.id);
     expect(await store.scans.get(failed.id)).toMatchObject({ status: 'failed', error: 'nothing could be read' });
-    const scans = await store.scans.list({ limit: 2 });
+    const scans = await store.scans.list({ limit: 2 }, SYSTEM_PRINCIPAL);
     expect(scans.total).toBe(3);
     expect(scans.items.map((s) => s.id)).toEqual([failed.id, b.id]);
 
-    const page = await store.findings.list();
+    const page = await store.findings.list({}, SYSTEM_PRINCIPAL);
     expect(page).toMatchObject({ scanId: b.id, total: 1 });
     expect(page.items[0]).toMatchObject({
       fingerprint: shared.fingerprint,
@@ -66,10 +66,10 @@ describe('startEmbeddedPostgres (PGlite)', () => {
       firstSeenAt: t1.toISOString(),
       lastSeenAt: t2.toISOString(),
     });
-    const filtered = await store.findings.list({ scanId: a.id, severity: 'warning', accountId: shared.resource.accountId, clusterId: 'c-alpha' });
+    const filtered = await store.findings.list({ scanId: a.id, severity: 'warning', accountId: shared.resource.accountId, clusterId: 'c-alpha' }, SYSTEM_PRINCIPAL);
     expect(filtered.items.map((f) => f.resource.id)).toEqual(['lb-a']);
-    expect((await store.findings.list({ scanId: a.id, checkId: 'clb-backend-quota', limit: 1, offset: 1 })).items).toHaveLength(1);
-    expect(await store.findings.forScan(a.id)).toHaveLength(2);
+    expect((await store.findings.list({ scanId: a.id, checkId: 'clb-backend-quota', limit: 1, offset: 1 }, SYSTEM_PRINCIPAL)).items).toHaveLength(1);
+    expect(await store.findings.forScan(a.id, SYSTEM_PRINCIPAL)).toHaveLength(2);
     await expect(store.scans.fail(b.id, 'late')).rejects.toBeInstanceOf(StoreError);
   });
 
@@ -77,7 +77,7 @@ describe('startEmbeddedPostgres (PGlite)', () => {
     const n = FINDING_ROWS_PER_INSERT + 500;
     const scan = await store.scans.create({ source: 'distributed' });
     await store.scans.complete(scan.id, { findings: makeFindings(n), coverage: [] });
-    expect((await store.findings.list({ scanId: scan.id, limit: 1 })).total).toBe(n);
+    expect((await store.findings.list({ scanId: scan.id, limit: 1 }, SYSTEM_PRINCIPAL)).total).toBe(n);
   });
 
   it('keeps data in a data directory across restarts', async () => {
@@ -94,7 +94,7 @@ describe('startEmbeddedPostgres (PGlite)', () => {
       const s2 = await Store.open({ connectionString: second.connectionString, migrate: true, poolMax: second.poolMax });
       try {
         expect(await s2.scans.get(scan.id)).toMatchObject({ fleetName: 'persisted', status: 'succeeded' });
-        expect((await s2.findings.list()).total).toBe(1);
+        expect((await s2.findings.list({}, SYSTEM_PRINCIPAL)).total).toBe(1);
       } finally {
         await s2.close();
         await second.close();

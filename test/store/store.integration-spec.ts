@@ -11,6 +11,7 @@ import {
   Store,
   StoreError,
   type StoredFinding,
+  SYSTEM_PRINCIPAL,
 } from '@app/store';
 import type { Finding } from '@app/domain';
 import { createTestDatabase, type TestDatabase } from './test-database.util';
@@ -59,7 +60,7 @@ describe('Store (PostgreSQL)', () => {
       // Later migrations add tables of their own (tokens, waivers, reports, ...): this asserts the core
       // ones exist, and `migrate()` returning [] above asserts every migration file was applied.
       expect(tables.rows.map((r) => r.tablename)).toEqual(
-        expect.arrayContaining(['finding_fingerprints', 'findings', 'pgmigrations', 'quota_usage', 'scan_targets', 'scans']),
+        expect.arrayContaining(['api_token_events', 'api_tokens', 'finding_fingerprints', 'findings', 'pgmigrations', 'quota_usage', 'scan_targets', 'scans']),
       );
     } finally {
       await c.end();
@@ -111,13 +112,13 @@ describe('Store (PostgreSQL)', () => {
     ];
     const done = await store.scans.complete(created.id, { findings, coverage, skipped, quotaUsage, finishedAt });
     // Quota samples round-trip (numbers as numbers), highest ratio first, filtered by a floor.
-    expect(await store.quotaUsage.forScan(created.id)).toEqual([quotaUsage[0], quotaUsage[2], quotaUsage[1]]);
-    expect((await store.quotaUsage.forScan(created.id, 0.5)).map((q) => q.resource.id)).toEqual(['lb-crit', 'i-node1']);
-    expect(await store.quotaUsage.statsByCheck(created.id)).toEqual([
+    expect(await store.quotaUsage.forScan(created.id, SYSTEM_PRINCIPAL)).toEqual([quotaUsage[0], quotaUsage[2], quotaUsage[1]]);
+    expect((await store.quotaUsage.forScan(created.id, SYSTEM_PRINCIPAL, 0.5)).map((q) => q.resource.id)).toEqual(['lb-crit', 'i-node1']);
+    expect(await store.quotaUsage.statsByCheck(created.id, SYSTEM_PRINCIPAL)).toEqual([
       { checkId: 'CLB_BACKEND_QUOTA', resources: 2, maxRatio: 0.975 },
       { checkId: 'ECS_LB_ATTACHMENT_QUOTA', resources: 1, maxRatio: 0.84 },
     ]);
-    expect(await store.findings.countsByCheckAndSeverity(created.id)).toEqual([
+    expect(await store.findings.countsByCheckAndSeverity(created.id, SYSTEM_PRINCIPAL)).toEqual([
       { checkId: 'ccm-version', severity: 'info', count: 1 },
       { checkId: 'clb-backend-quota', severity: 'critical', count: 1 },
       { checkId: 'clb-backend-quota', severity: 'warning', count: 1 },
@@ -132,9 +133,9 @@ describe('Store (PostgreSQL)', () => {
       summary: { findings: 3, bySeverity: { info: 1, warning: 1, critical: 1 }, byCheck: { 'ccm-version': 1, 'clb-backend-quota': 2 } },
     });
     expect(await store.scans.get(created.id)).toEqual(done);
-    expect((await store.scans.latestSucceeded())?.id).toBe(created.id);
+    expect((await store.scans.latestSucceeded(SYSTEM_PRINCIPAL))?.id).toBe(created.id);
 
-    const page = await store.findings.list({ scanId: created.id });
+    const page = await store.findings.list({ scanId: created.id }, SYSTEM_PRINCIPAL);
     expect(page.total).toBe(3);
     expect(page.scanId).toBe(created.id);
     // Most severe first; every field round-trips, numbers as JS numbers, optional ones absent.
@@ -145,7 +146,7 @@ describe('Store (PostgreSQL)', () => {
     expect(page.items[2]).not.toHaveProperty('used');
     expect(page.items.every((f) => f.firstSeenAt === startedAt.toISOString() && f.lastSeenAt === startedAt.toISOString())).toBe(true);
 
-    const listed = await store.scans.list({ limit: 10 });
+    const listed = await store.scans.list({ limit: 10 }, SYSTEM_PRINCIPAL);
     expect(listed.items.find((s) => s.id === created.id)).toMatchObject({ status: 'succeeded', fleetName: 'demo' });
     expect(listed.items[0]).not.toHaveProperty('coverage');
   });
@@ -162,13 +163,13 @@ describe('Store (PostgreSQL)', () => {
     const scan = await store.scans.create({ source: 'live', startedAt: new Date('2026-01-06T00:00:00Z') });
     const findings = makeFindings(5);
     await store.scans.complete(scan.id, { findings, coverage: [] });
-    const firstRead = await store.findings.list({ scanId: scan.id });
+    const firstRead = await store.findings.list({ scanId: scan.id }, SYSTEM_PRINCIPAL);
     await store.scans.complete(scan.id, { findings, coverage: [] });
-    expect(await store.findings.list({ scanId: scan.id })).toEqual(firstRead);
+    expect(await store.findings.list({ scanId: scan.id }, SYSTEM_PRINCIPAL)).toEqual(firstRead);
 
     // A retried analysis with a different result leaves exactly the new result.
     await store.scans.complete(scan.id, { findings: findings.slice(0, 2), coverage: [] });
-    const after = await store.findings.list({ scanId: scan.id });
+    const after = await store.findings.list({ scanId: scan.id }, SYSTEM_PRINCIPAL);
     expect(after.total).toBe(2);
     expect((await store.scans.get(scan.id))?.summary?.findings).toBe(2);
   });
@@ -180,7 +181,7 @@ describe('Store (PostgreSQL)', () => {
       findings: [base, { ...base, severity: 'critical', message: 'worse' }, { ...base, severity: 'info' }],
       coverage: [],
     });
-    const page = await store.findings.list({ scanId: scan.id });
+    const page = await store.findings.list({ scanId: scan.id }, SYSTEM_PRINCIPAL);
     expect(page.items).toHaveLength(1);
     expect(page.items[0]).toMatchObject({ severity: 'critical', message: 'worse' });
   });
@@ -199,11 +200,11 @@ describe('Store (PostgreSQL)', () => {
 
     const seen = (page: { items: StoredFinding[] }) =>
       Object.fromEntries(page.items.map((f) => [f.resource.id, [f.firstSeenAt, f.lastSeenAt]]));
-    expect(seen(await store.findings.list({ scanId: b.id, checkId: 'seen-test' }))).toEqual({
+    expect(seen(await store.findings.list({ scanId: b.id, checkId: 'seen-test' }, SYSTEM_PRINCIPAL))).toEqual({
       'lb-s2': [t1.toISOString(), t2.toISOString()],
       'lb-s3': [t2.toISOString(), t2.toISOString()],
     });
-    expect(seen(await store.findings.list({ scanId: a.id, checkId: 'seen-test' }))).toEqual({
+    expect(seen(await store.findings.list({ scanId: a.id, checkId: 'seen-test' }, SYSTEM_PRINCIPAL))).toEqual({
       'lb-s1': [t1.toISOString(), t1.toISOString()],
       'lb-s2': [t1.toISOString(), t2.toISOString()],
     });
@@ -233,40 +234,40 @@ describe('Store (PostgreSQL)', () => {
     const failed = await store.scans.create({ source: 'offline', startedAt: new Date('2030-03-01T00:00:00Z') });
     await store.scans.fail(failed.id, 'boom');
 
-    const all = await store.findings.list();
+    const all = await store.findings.list({}, SYSTEM_PRINCIPAL);
     expect(all.scanId).toBe(latest.id);
     expect(all.total).toBe(30);
 
     const count = (pred: (f: Finding) => boolean) => findings.filter(pred).length;
-    expect((await store.findings.list({ checkId: 'nodeport-overlap' })).total).toBe(count((f) => f.checkId === 'nodeport-overlap'));
-    expect((await store.findings.list({ severity: 'critical' })).total).toBe(count((f) => f.severity === 'critical'));
-    expect((await store.findings.list({ accountId: '222' })).total).toBe(10);
-    const combined = await store.findings.list({ clusterId: 'c-even', severity: 'critical', accountId: '111' });
+    expect((await store.findings.list({ checkId: 'nodeport-overlap' }, SYSTEM_PRINCIPAL)).total).toBe(count((f) => f.checkId === 'nodeport-overlap'));
+    expect((await store.findings.list({ severity: 'critical' }, SYSTEM_PRINCIPAL)).total).toBe(count((f) => f.severity === 'critical'));
+    expect((await store.findings.list({ accountId: '222' }, SYSTEM_PRINCIPAL)).total).toBe(10);
+    const combined = await store.findings.list({ clusterId: 'c-even', severity: 'critical', accountId: '111' }, SYSTEM_PRINCIPAL);
     expect(combined.total).toBe(count((f) => f.resource.clusterId === 'c-even' && f.severity === 'critical' && f.resource.accountId === '111'));
     expect(combined.items.every((f) => f.resource.clusterId === 'c-even' && f.severity === 'critical')).toBe(true);
-    expect((await store.findings.list({ checkId: 'no-such-check' })).items).toEqual([]);
+    expect((await store.findings.list({ checkId: 'no-such-check' }, SYSTEM_PRINCIPAL)).items).toEqual([]);
 
     // Pages are disjoint, cover everything, and keep the order of the full listing.
     const pages = [];
-    for (let offset = 0; offset < 30; offset += 7) pages.push(...(await store.findings.list({ limit: 7, offset })).items);
+    for (let offset = 0; offset < 30; offset += 7) pages.push(...(await store.findings.list({ limit: 7, offset }, SYSTEM_PRINCIPAL)).items);
     expect(pages.map((f) => f.fingerprint)).toEqual(all.items.map((f) => f.fingerprint));
-    const beyond = await store.findings.list({ limit: 10, offset: 100 });
+    const beyond = await store.findings.list({ limit: 10, offset: 100 }, SYSTEM_PRINCIPAL);
     expect(beyond).toMatchObject({ items: [], total: 30 });
 
-    await expectStoreError(store.findings.list({ limit: 1001 }), 'INVALID_ARGUMENT');
-    await expectStoreError(store.findings.list({ limit: 0 }), 'INVALID_ARGUMENT');
-    await expectStoreError(store.findings.list({ offset: -1 }), 'INVALID_ARGUMENT');
-    await expectStoreError(store.findings.list({ scanId: '00000000-0000-0000-0000-000000000000' }), 'NOT_FOUND');
-    await expectStoreError(store.findings.list({ scanId: 'nope' }), 'NOT_FOUND');
-    expect(await store.findings.forScan(latest.id)).toEqual((await store.findings.list({ limit: 1000 })).items);
+    await expectStoreError(store.findings.list({ limit: 1001 }, SYSTEM_PRINCIPAL), 'INVALID_ARGUMENT');
+    await expectStoreError(store.findings.list({ limit: 0 }, SYSTEM_PRINCIPAL), 'INVALID_ARGUMENT');
+    await expectStoreError(store.findings.list({ offset: -1 }, SYSTEM_PRINCIPAL), 'INVALID_ARGUMENT');
+    await expectStoreError(store.findings.list({ scanId: '00000000-0000-0000-0000-000000000000' }, SYSTEM_PRINCIPAL), 'NOT_FOUND');
+    await expectStoreError(store.findings.list({ scanId: 'nope' }, SYSTEM_PRINCIPAL), 'NOT_FOUND');
+    expect(await store.findings.forScan(latest.id, SYSTEM_PRINCIPAL)).toEqual((await store.findings.list({ limit: 1000 }, SYSTEM_PRINCIPAL)).items);
   });
 
   it('pages scans newest first with a total', async () => {
-    const all = await store.scans.list({ limit: 1000 });
+    const all = await store.scans.list({ limit: 1000 }, SYSTEM_PRINCIPAL);
     expect(all.total).toBe(all.items.length);
     const starts = all.items.map((s) => s.startedAt);
     expect([...starts].sort().reverse()).toEqual(starts);
-    const second = await store.scans.list({ limit: 2, offset: 2 });
+    const second = await store.scans.list({ limit: 2, offset: 2 }, SYSTEM_PRINCIPAL);
     expect(second.items.map((s) => s.id)).toEqual(all.items.slice(2, 4).map((s) => s.id));
     expect(second.total).toBe(all.total);
   });
@@ -279,7 +280,7 @@ describe('Store (PostgreSQL)', () => {
     const again = await store.scans.fail(scan.id, 'second reason');
     expect(again).toMatchObject({ error: 'second reason', finishedAt: failed.finishedAt });
     await expectStoreError(store.scans.complete(scan.id, { findings: [makeFinding()], coverage: [] }), 'CONFLICT');
-    expect((await store.findings.list({ scanId: scan.id })).total).toBe(0);
+    expect((await store.findings.list({ scanId: scan.id }, SYSTEM_PRINCIPAL)).total).toBe(0);
 
     const ok = await store.scans.create({ source: 'live' });
     await store.scans.complete(ok.id, { findings: [], coverage: [] });
@@ -298,7 +299,7 @@ describe('Store (PostgreSQL)', () => {
     expect(FINDING_ROWS_PER_INSERT * 18).toBeLessThanOrEqual(MAX_BIND_PARAMETERS);
     const scan = await store.scans.create({ source: 'distributed' });
     await store.scans.complete(scan.id, { findings: makeFindings(n), coverage: [] });
-    expect((await store.findings.list({ scanId: scan.id, limit: 1 })).total).toBe(n);
+    expect((await store.findings.list({ scanId: scan.id, limit: 1 }, SYSTEM_PRINCIPAL)).total).toBe(n);
     expect((await store.scans.get(scan.id))?.summary?.findings).toBe(n);
   });
 
@@ -313,7 +314,7 @@ describe('Store (PostgreSQL)', () => {
       [0, 1, 2, 3].map((i) => store.scans.create({ source: 'distributed', startedAt: new Date(Date.UTC(2027, 0, 1 + i)) })),
     );
     await Promise.all(scans.map((s, i) => store.scans.complete(s.id, { findings: shuffled(i), coverage: [] })));
-    const page = await store.findings.list({ scanId: scans[3].id, checkId: 'concurrent-test', limit: 1000 });
+    const page = await store.findings.list({ scanId: scans[3].id, checkId: 'concurrent-test', limit: 1000 }, SYSTEM_PRINCIPAL);
     expect(page.total).toBe(2_000);
     expect(new Set(page.items.map((f) => `${f.firstSeenAt}|${f.lastSeenAt}`))).toEqual(
       new Set([`${scans[0].startedAt}|${scans[3].startedAt}`]),
@@ -328,7 +329,7 @@ describe('Store (PostgreSQL)', () => {
     await expect(store.scans.complete(scan.id, { findings: [...good, bad], coverage: [] })).rejects.toThrow(/severity/);
     const after = await store.scans.get(scan.id);
     expect(after).toMatchObject({ status: 'running', summary: null, coverage: null });
-    expect((await store.findings.list({ scanId: scan.id })).total).toBe(0);
+    expect((await store.findings.list({ scanId: scan.id }, SYSTEM_PRINCIPAL)).total).toBe(0);
   });
 
   it('reports an unreachable server as UNAVAILABLE without the password', async () => {

@@ -12,7 +12,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { ScanSummary } from '@app/audit';
 import type { CoverageEntry, Finding } from '@app/domain';
 import { BullScanJobQueue, DistributedScanClient, QueueName, type PlanScanPayload } from '@app/queue';
-import { Store, type StoredScan } from '@app/store';
+import { Store, type StoredScan, SYSTEM_PRINCIPAL } from '@app/store';
 import { createTestDatabase, type TestDatabase } from '../store/test-database.util';
 import {
   buildWorkerApp,
@@ -99,7 +99,7 @@ describe('worker processes: SIGKILL and SIGTERM mid-scan', () => {
   /** The scan ended; the same result as the local scan or an explicit gap; no finding twice. */
   async function expectEnded(client: DistributedScanClient, scan: StoredScan, label: string): Promise<void> {
     expect(scan.status).toBe('succeeded');
-    const stored = await store.findings.forScan(scan.id);
+    const stored = await store.findings.forScan(scan.id, SYSTEM_PRINCIPAL);
     expect(new Set(stored.map((f) => f.fingerprint)).size).toBe(stored.length);
     expect((await store.scanTargets.progress(scan.id)).pending).toBe(0);
     const outcome = await client.outcomeOf(scan);

@@ -8,7 +8,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createInMemoryRateLimiter, type ClosableApiRateLimiter } from '@app/collectors';
 import { targetKey, type CoverageEntry, type Finding } from '@app/domain';
 import { BullScanJobQueue, DistributedScanClient, QueueName } from '@app/queue';
-import { Store } from '@app/store';
+import { Store, SYSTEM_PRINCIPAL } from '@app/store';
 import {
   AnalyzeScanCommand,
   AnalyzeScanService,
@@ -94,7 +94,7 @@ describe('distributed scan (BullMQ flow, Redis budgets, PostgreSQL slices)', () 
   }
 
   async function expectNoDuplicateFindings(scanId: string): Promise<void> {
-    const stored = await store.findings.forScan(scanId);
+    const stored = await store.findings.forScan(scanId, SYSTEM_PRINCIPAL);
     expect(new Set(stored.map((f) => f.fingerprint)).size).toBe(stored.length);
   }
 
@@ -214,7 +214,7 @@ describe('distributed scan (BullMQ flow, Redis budgets, PostgreSQL slices)', () 
         const after = await store.scans.get(payload.scanId);
         expect(after).toEqual(first);
         expect(await store.scanTargets.listForScan(payload.scanId)).toEqual(targetsBefore);
-        const stored = await store.findings.forScan(payload.scanId);
+        const stored = await store.findings.forScan(payload.scanId, SYSTEM_PRINCIPAL);
         expect(fingerprintsOf(stored)).toEqual(fingerprintsOf(expected));
         expect(
           await queue.queue(QueueName.ScanAnalyze).getJobCounts('completed', 'failed', 'waiting'),

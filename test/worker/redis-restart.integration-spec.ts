@@ -9,7 +9,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { CoverageEntry, Finding } from '@app/domain';
 import { BullScanJobQueue, DistributedScanClient } from '@app/queue';
-import { Store } from '@app/store';
+import { Store, SYSTEM_PRINCIPAL } from '@app/store';
 import { startWorker, type RunningWorker } from '@app/worker';
 import { createTestDatabase, type TestDatabase } from '../store/test-database.util';
 import {
@@ -91,7 +91,7 @@ describe('Redis restarts empty mid-scan', () => {
       expect(scan.status).toBe('succeeded');
       expect(before.done).toBeGreaterThanOrEqual(2);
 
-      const stored = await store.findings.forScan(scan.id);
+      const stored = await store.findings.forScan(scan.id, SYSTEM_PRINCIPAL);
       expect(new Set(stored.map((f) => f.fingerprint)).size).toBe(stored.length);
       const after = await store.scanTargets.listForScan(payload.scanId);
       expect(after.filter((t) => t.status === 'pending')).toEqual([]);

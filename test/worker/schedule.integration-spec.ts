@@ -5,7 +5,7 @@
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { scheduledScanId } from '@app/queue';
-import { Store, type StoredScanListItem } from '@app/store';
+import { Store, type StoredScanListItem, SYSTEM_PRINCIPAL } from '@app/store';
 import { ScanSchedulerService, startWorker, type RunningWorker } from '@app/worker';
 import { createTestDatabase, type TestDatabase } from '../store/test-database.util';
 import {
@@ -39,7 +39,7 @@ describe('scan schedule', () => {
   });
 
   const scansOf = async (fleetName: string): Promise<StoredScanListItem[]> =>
-    (await store.scans.list({ limit: 1000 })).items
+    (await store.scans.list({ limit: 1000 }, SYSTEM_PRINCIPAL)).items
       .filter((s) => s.fleetName === fleetName)
       .sort((a, b) => (a.startedAt < b.startedAt ? -1 : 1));
 

@@ -16,6 +16,11 @@ const apiEnvSchema = z.object({
     .string('is required (a random secret of at least 16 characters)')
     .min(MIN_TOKEN_LENGTH, `must be at least ${MIN_TOKEN_LENGTH} characters`)
     .regex(/^\S+$/, 'must not contain whitespace'),
+  /**
+   * Server key of scoped-token hashes (HMAC-SHA-256), at least 32 characters; the same value for
+   * `fleet-audit token create`. Optional: without it only API_TOKEN works. Sensitive.
+   */
+  TOKEN_HASH_KEY: z.string().min(32, 'must be at least 32 characters').regex(/^\S+$/, 'must not contain whitespace').optional(),
   /** TCP port on 127.0.0.1. Default 3000. */
   API_PORT: z
     .string()
@@ -29,7 +34,7 @@ const apiEnvSchema = z.object({
 /** Validated configuration of the API process. */
 export interface ApiConfig {
   database: { url: string };
-  api: { token: string; port: number };
+  api: { token: string; port: number; tokenHashKey?: string };
 }
 
 /** Invalid or missing environment variables; the message names them and never shows values. */
@@ -43,11 +48,11 @@ export class ApiConfigError extends Error {
  * @throws ApiConfigError listing every invalid variable and why
  */
 export function loadApiConfig(env: Record<string, string | undefined>): ApiConfig {
-  const parsed = apiEnvSchema.safeParse({ DATABASE_URL: env.DATABASE_URL, API_TOKEN: env.API_TOKEN, API_PORT: env.API_PORT });
+  const parsed = apiEnvSchema.safeParse({ DATABASE_URL: env.DATABASE_URL, API_TOKEN: env.API_TOKEN, API_PORT: env.API_PORT, TOKEN_HASH_KEY: env.TOKEN_HASH_KEY });
   if (!parsed.success) {
     const problems = parsed.error.issues.map((i) => `${i.path.join('.')} ${i.message}`);
     throw new ApiConfigError(`invalid configuration: ${problems.join('; ')}`);
   }
   const c = parsed.data;
-  return { database: { url: c.DATABASE_URL }, api: { token: c.API_TOKEN, port: c.API_PORT } };
+  return { database: { url: c.DATABASE_URL }, api: { token: c.API_TOKEN, port: c.API_PORT, ...(c.TOKEN_HASH_KEY ? { tokenHashKey: c.TOKEN_HASH_KEY } : {}) } };
 }

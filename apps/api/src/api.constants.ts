@@ -9,6 +9,9 @@ export const SCAN_LAUNCHER = Symbol('SCAN_LAUNCHER');
 /** Metadata key marking a route as public (no bearer token), see `Public()`. */
 export const IS_PUBLIC_ROUTE = 'fleetAudit:isPublicRoute';
 
+/** Metadata key of the lowest role a route needs, see `RequireRole()`. */
+export const REQUIRED_ROLE = 'fleetAudit:requiredRole';
+
 /** `MetricsOptions` of `GET /metrics`. */
 export const METRICS_OPTIONS = Symbol('METRICS_OPTIONS');
 

@@ -1,6 +1,7 @@
 import { type DynamicModule, Module } from '@nestjs/common';
 import { APP_FILTER, APP_GUARD } from '@nestjs/core';
-import { FindingRepository, ScanRepository, ScanTargetRepository, Store } from '@app/store';
+import { ApiTokenRepository, FindingRepository, ScanRepository, ScanTargetRepository, Store } from '@app/store';
+import { type AuthOptions, TokenAuthenticator } from './auth/token-authenticator';
 import { API_TOKEN, METRICS_OPTIONS, SCAN_LAUNCHER, SCAN_LEASE, type MetricsOptions } from './api.constants';
 import { ApiExceptionFilter } from './common/api-exception.filter';
 import { BearerAuthGuard } from './common/bearer-auth.guard';
@@ -16,6 +17,7 @@ import { ScansService } from './scans/scans.service';
 import { ScanReaperService } from './scans/scan-reaper.service';
 import { WaiversController } from './waivers/waivers.controller';
 import { ReportsController } from './reports/reports.controller';
+import { TokensController } from './tokens/tokens.controller';
 
 /** What the API module is built from: adapters created by the caller (CLI, main.ts, tests). */
 export interface ApiModuleOptions {
@@ -32,6 +34,8 @@ export interface ApiModuleOptions {
    * (`interrupted: ...`) by this process's reaper, swept every `intervalMs` (defaults 30 s / 5 s).
    */
   scanLease?: { leaseMs?: number; intervalMs?: number };
+  /** Token cache and failed-authentication rate limit (defaults: 2 s cache, 20 failures per minute per address). */
+  auth?: AuthOptions;
 }
 
 /**
@@ -45,13 +49,15 @@ export class ApiModule {
   static register(options: ApiModuleOptions): DynamicModule {
     return {
       module: ApiModule,
-      controllers: [ScansController, FindingsController, WaiversController, ReportsController, MetricsController, HealthController],
+      controllers: [ScansController, FindingsController, WaiversController, ReportsController, MetricsController, HealthController, TokensController],
       providers: [
         { provide: Store, useValue: options.store },
         { provide: ScanRepository, useValue: options.store.scans },
         { provide: FindingRepository, useValue: options.store.findings },
         { provide: ScanTargetRepository, useValue: options.store.scanTargets },
         { provide: API_TOKEN, useValue: options.token },
+        { provide: ApiTokenRepository, useValue: options.store.apiTokens },
+        { provide: TokenAuthenticator, useValue: new TokenAuthenticator(options.token, options.store.apiTokens, options.auth) },
         { provide: SCAN_LAUNCHER, useValue: options.scanLauncher },
         { provide: METRICS_OPTIONS, useValue: options.metrics ?? {} },
         { provide: SCAN_LEASE, useValue: options.scanLease ?? {} },

@@ -9,3 +9,4 @@ export { toFindingDto } from './findings/findings.service';
 export type { FindingDto, FindingPageDto, FindingResourceDto } from './findings/finding.dto';
 export type { ScanDto, ScanListItemDto, ScanPageDto, LaunchScanResponseDto } from './scans/scan.dto';
 export type { ErrorResponseDto } from './common/error-response.dto';
+export { TokenAuthenticator, BOOTSTRAP_PRINCIPAL, type AuthOptions } from './auth/token-authenticator';

@@ -11,7 +11,11 @@ import { UnavailableScanLauncher } from './unavailable-scan-launcher';
 
 async function bootstrap(): Promise<void> {
   const config = loadApiConfig(process.env);
-  const store = await Store.open({ connectionString: config.database.url, migrate: true });
+  const store = await Store.open({
+    connectionString: config.database.url,
+    migrate: true,
+    ...(config.api.tokenHashKey ? { tokenHashKey: config.api.tokenHashKey } : {}),
+  });
   const app = await createApiApp({ store, token: config.api.token, scanLauncher: new UnavailableScanLauncher(), logger: true });
   await app.listen(config.api.port, '127.0.0.1');
   process.stderr.write(`api: listening on http://127.0.0.1:${config.api.port} (OpenAPI: /openapi.json)\n`);

@@ -13,6 +13,7 @@ import { workerCommand } from './commands/worker.command';
 import { simCommand } from './commands/sim.command';
 import { waiverCommand } from './commands/waiver.command';
 import { reportCommand } from './commands/report.command';
+import { tokenCommand } from './commands/token.command';
 
 /** Build the whole program; `run` receives each action's exit-code promise. */
 export function buildProgram(run: (p: Promise<number>) => void): Command {
@@ -21,7 +22,7 @@ export function buildProgram(run: (p: Promise<number>) => void): Command {
     .version('0.1.0')
     .showHelpAfterError()
     .exitOverride();
-  for (const sub of [scanCommand(run), simCommand(run), demoCommand(run), serveCommand(run), workerCommand(run), checksCommand(run), waiverCommand(run), reportCommand(run)]) {
+  for (const sub of [scanCommand(run), simCommand(run), demoCommand(run), serveCommand(run), workerCommand(run), checksCommand(run), waiverCommand(run), reportCommand(run), tokenCommand(run)]) {
     sub.copyInheritedSettings(program);
     // Nested subcommands (`waiver add`) too: exit codes and error output like every other command.
     for (const nested of sub.commands) nested.copyInheritedSettings(sub);

@@ -8,7 +8,7 @@ import { ScanFailedError, type ScanOutcome, type ScanProgress, type ScanSummary 
 import type { PartialAuditSettings } from '@app/checks';
 import type { ScanConfig } from '@app/collectors';
 import { severityRank, type Finding } from '@app/domain';
-import type { Store, StoredFinding, StoredScan } from '@app/store';
+import { SYSTEM_PRINCIPAL, type Store, type StoredFinding, type StoredScan } from '@app/store';
 import type { ScanJobQueue } from './scan-job.queue';
 import { judgeScanJobs } from './scan-jobs.verdict';
 import type { PlanScanPayload } from './scan-jobs.constants';
@@ -155,7 +155,7 @@ export class DistributedScanClient {
       throw new ScanFailedError(scan.error ?? 'the distributed scan failed', scan.id);
     if (scan.status !== 'succeeded')
       throw new ScanFailedError(`scan ${scan.id} is still ${scan.status}`, scan.id);
-    const findings = (await this.store.findings.forScan(scan.id)).map(withoutSightings).sort(compareFindings);
+    const findings = (await this.store.findings.forScan(scan.id, SYSTEM_PRINCIPAL)).map(withoutSightings).sort(compareFindings);
     return {
       scan: {
         id: scan.id,

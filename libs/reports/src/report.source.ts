@@ -13,7 +13,7 @@ import {
   type Waiver,
 } from '@app/domain';
 import { DEFAULT_TREND_SETTINGS, forecastTrends, type QuotaSeries } from '@app/forecast';
-import type { Store } from '@app/store';
+import { SYSTEM_PRINCIPAL, type Store } from '@app/store';
 import { REPORT_PERIOD_DAYS, REPORT_TREND_WEEKS, type QuotaForecastInput, type ReportInput } from './report.builder';
 
 /** A writable copy of a readonly array type. */
@@ -62,16 +62,16 @@ export async function loadReportInput(store: Store, opts: StoreReportOptions = {
     const scan = await store.scans.get(endScan.id);
     current = {
       scan: { id: endScan.id, startedAt: endScan.startedAt, fleetName: endScan.fleetName },
-      findings: await store.findings.forScan(endScan.id),
+      findings: await store.findings.forScan(endScan.id, SYSTEM_PRINCIPAL),
       coverage: scan?.coverage ?? [],
-      quotaUsage: await store.quotaUsage.forScan(endScan.id),
+      quotaUsage: await store.quotaUsage.forScan(endScan.id, SYSTEM_PRINCIPAL),
     };
   }
   const trend: Mutable<ReportInput['trend']> = [];
   for (let k = REPORT_TREND_WEEKS - 1; k >= 0; k--) {
     const weekEnding = new Date(end.getTime() - k * 7 * DAY_MS);
     const [scan] = await store.scans.succeededBetween({ from: new Date(weekEnding.getTime() - 7 * DAY_MS + 1), until: weekEnding, limit: 1 });
-    trend.push({ weekEnding, scanId: scan?.id ?? null, counts: scan ? await store.findings.countsByCheckAndSeverity(scan.id, accounts) : null });
+    trend.push({ weekEnding, scanId: scan?.id ?? null, counts: scan ? await store.findings.countsByCheckAndSeverity(scan.id, SYSTEM_PRINCIPAL, accounts) : null });
   }
   if (endScan) {
     // Every succeeded scan of the forecast window (libs/forecast DEFAULT_TREND_SETTINGS.windowDays), not only the weekly ones.
@@ -84,7 +84,7 @@ export async function loadReportInput(store: Store, opts: StoreReportOptions = {
     period: { start, end },
     ...(accounts ? { accounts } : {}),
     current,
-    previous: prev ? { scan: { id: prev.id, startedAt: prev.startedAt }, findings: await store.findings.forScan(prev.id) } : null,
+    previous: prev ? { scan: { id: prev.id, startedAt: prev.startedAt }, findings: await store.findings.forScan(prev.id, SYSTEM_PRINCIPAL) } : null,
     waivers: await store.waiverService.listWithState(now),
     trend,
     forecasts,

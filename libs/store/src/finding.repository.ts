@@ -4,6 +4,7 @@ import { chunk, MAX_BIND_PARAMETERS, storableJson, storableText, toIso, toNumber
 import { StoreError } from './store.exception';
 import type { FindingPage, FindingQuery, StoredFinding } from './store.types';
 import { isUuid, resolvePage } from './page.util';
+import { scopeCondition, SYSTEM_PRINCIPAL, type Scoped } from './principal';
 
 /** Columns written per finding row, in VALUES order. */
 const INSERT_COLUMNS = [
@@ -84,9 +85,10 @@ export class FindingRepository {
    * One page of findings of one scan, filtered, most severe first.
    * @param query `scanId` defaults to the latest succeeded scan; `limit` 1..1000 (default 100)
    * @returns the page, the total matching (count) and the scan read (null: no succeeded scan yet)
+   * @param scope the caller's principal: only findings of its accounts are listed and counted (in SQL)
    * @throws StoreError NOT_FOUND when `scanId` names no scan; INVALID_ARGUMENT for bad paging
    */
-  async list(query: FindingQuery = {}): Promise<FindingPage> {
+  async list(query: FindingQuery, scope: Scoped): Promise<FindingPage> {
     const { limit, offset } = resolvePage(query);
     const scanId = query.scanId ?? (await this.latestSucceededScanId());
     if (scanId === null) return { items: [], total: 0, scanId: null };
@@ -96,7 +98,8 @@ export class FindingRepository {
       .equals('f.check_id', query.checkId)
       .equals('f.severity', query.severity)
       .equals('f.account_id', query.accountId)
-      .equals('f.cluster_id', query.clusterId);
+      .equals('f.cluster_id', query.clusterId)
+      .inScope('f.account_id', scope);
     const countResult = await this.pool.query<{ total: string | number }>(
       `SELECT count(*) AS total FROM findings f ${where.sql()}`,
       where.params,
@@ -113,26 +116,34 @@ export class FindingRepository {
   /**
    * Every finding of one scan, most severe first (reports, week-over-week diffs). Unpaged: the
    * caller holds the whole scan in memory anyway.
+   * @param scope the caller's principal (`SYSTEM_PRINCIPAL` for in-process jobs)
    * @throws StoreError NOT_FOUND when the scan does not exist
    */
-  async forScan(scanId: string): Promise<StoredFinding[]> {
+  async forScan(scanId: string, scope: Scoped): Promise<StoredFinding[]> {
     await this.assertScanExists(scanId);
-    const rows = await this.pool.query<FindingRow>(`${SELECT_FINDING} WHERE f.scan_id = $1 ${ORDER_FINDINGS}`, [scanId]);
+    const where = new WhereBuilder().equals('f.scan_id', scanId).inScope('f.account_id', scope);
+    const rows = await this.pool.query<FindingRow>(`${SELECT_FINDING} ${where.sql()} ${ORDER_FINDINGS}`, where.params);
     return rows.rows.map(toStoredFinding);
   }
 
   /**
    * Findings of one scan counted per (check id, severity), sorted by check id then severity; with
-   * `accounts`, only those accounts' findings (report scopes).
+   * `accounts`, only those accounts' findings (report scopes), always within the principal's scope.
+   * @param scope the caller's principal: counts cover only its accounts
    * @throws StoreError NOT_FOUND when the scan does not exist
    */
-  async countsByCheckAndSeverity(scanId: string, accounts?: readonly string[]): Promise<{ checkId: string; severity: Severity; count: number }[]> {
+  async countsByCheckAndSeverity(
+    scanId: string,
+    scope: Scoped,
+    accounts?: readonly string[],
+  ): Promise<{ checkId: string; severity: Severity; count: number }[]> {
     await this.assertScanExists(scanId);
-    const scoped = accounts !== undefined && accounts.length > 0;
+    const where = new WhereBuilder().equals('scan_id', scanId).inScope('account_id', scope);
+    if (accounts !== undefined && accounts.length > 0) where.where(`account_id = ANY(${where.param([...accounts])}::text[])`);
     const rows = await this.pool.query<{ check_id: string; severity: Severity; n: string | number }>(
-      `SELECT check_id, severity, count(*) AS n FROM findings WHERE scan_id = $1 ${scoped ? 'AND account_id = ANY($2::text[])' : ''}
+      `SELECT check_id, severity, count(*) AS n FROM findings ${where.sql()}
         GROUP BY check_id, severity ORDER BY check_id, severity`,
-      scoped ? [scanId, accounts] : [scanId],
+      where.params,
     );
     return rows.rows.map((r) => ({ checkId: r.check_id, severity: r.severity, count: toNumber(r.n) }));
   }
@@ -142,13 +153,18 @@ export class FindingRepository {
    * which waivers matched a scan). Reads only the key columns.
    * @throws StoreError NOT_FOUND when the scan does not exist
    */
-  async keysForChecks(scanId: string, checkIds: readonly string[]): Promise<{ checkId: string; severity: Severity; resource: ResourceRef }[]> {
+  async keysForChecks(
+    scanId: string,
+    checkIds: readonly string[],
+    scope: Scoped = SYSTEM_PRINCIPAL,
+  ): Promise<{ checkId: string; severity: Severity; resource: ResourceRef }[]> {
     await this.assertScanExists(scanId);
     if (checkIds.length === 0) return [];
+    const inScope = scope.accountScope.all ? '' : ` AND ${scopeCondition('account_id', scope, () => '$3')}`;
     const rows = await this.pool.query<Pick<FindingRow, 'check_id' | 'severity' | 'account_id' | 'region_id' | 'cluster_id' | 'resource_kind' | 'resource_id'>>(
       `SELECT check_id, severity, account_id, region_id, cluster_id, resource_kind, resource_id FROM findings
-        WHERE scan_id = $1 AND check_id = ANY($2::text[])`,
-      [scanId, checkIds],
+        WHERE scan_id = $1 AND check_id = ANY($2::text[])${inScope}`,
+      scope.accountScope.all ? [scanId, checkIds] : [scanId, checkIds, [...scope.accountScope.accountIds]],
     );
     return rows.rows.map((r) => ({
       checkId: r.check_id,

@@ -23,3 +23,37 @@ export { WaiverService, type WaiverWithState } from './waiver.service';
 export { ReportRepository, type ReportDeliveryStatus, type StoredReport, type StoredReportListItem } from './report.repository';
 export * from './store.types';
 export { SCAN_HEARTBEAT_MS, SCAN_LEASE_MS, startScanHeartbeat, startScanReaper, type ScanReaperOptions } from './scan-lease';
+export {
+  ALL_ACCOUNTS,
+  ROLES,
+  SYSTEM_PRINCIPAL,
+  accountsScope,
+  roleAllows,
+  scopeCondition,
+  scopeIncludes,
+  type AccountScope,
+  type Principal,
+  type Role,
+  type Scoped,
+} from './principal';
+export {
+  ApiTokenRepository,
+  scopeOfToken,
+  type ApiTokenEvent,
+  type CreateApiTokenInput,
+  type StoredApiToken,
+  type TokenDenialReason,
+} from './api-token.repository';
+export {
+  DEFAULT_TOKEN_TTL_DAYS,
+  MAX_TOKEN_TTL_DAYS,
+  MIN_TOKEN_HASH_KEY_LENGTH,
+  TOKEN_PREFIX,
+  composeToken,
+  generateToken,
+  hashTokenSecret,
+  looksLikeToken,
+  parseToken,
+  parseTokenTtl,
+} from './api-token.util';
+export { SCOPED_ERROR_TEXT } from './scan.repository';

@@ -1,6 +1,7 @@
 import type { Pool, PoolClient, QueryResultRow } from 'pg';
 import type { QuotaUsageSample, ResourceKind } from '@app/domain';
-import { chunk, MAX_BIND_PARAMETERS, toNumber } from './sql.util';
+import { chunk, MAX_BIND_PARAMETERS, toNumber, WhereBuilder } from './sql.util';
+import type { Scoped } from './principal';
 
 /** Columns written per sample row, in VALUES order. */
 const INSERT_COLUMNS = [
@@ -74,26 +75,31 @@ export class QuotaUsageRepository {
   /**
    * Per check of one scan: how many resources were measured and the highest usage ratio (one row per
    * check id, sorted by id). Computed in SQL, so a scrape of a large fleet does not load every sample.
+   * @param scope the caller's principal: only samples of its accounts are counted
    */
-  async statsByCheck(scanId: string): Promise<{ checkId: string; resources: number; maxRatio: number }[]> {
+  async statsByCheck(scanId: string, scope: Scoped): Promise<{ checkId: string; resources: number; maxRatio: number }[]> {
+    const where = new WhereBuilder().equals('scan_id', scanId).inScope('account_id', scope);
     const { rows } = await this.pool.query<{ check_id: string; n: string | number; max_ratio: string | number }>(
-      `SELECT check_id, count(*) AS n, max(ratio) AS max_ratio FROM quota_usage WHERE scan_id = $1
+      `SELECT check_id, count(*) AS n, max(ratio) AS max_ratio FROM quota_usage ${where.sql()}
         GROUP BY check_id ORDER BY check_id`,
-      [scanId],
+      where.params,
     );
     return rows.map((r) => ({ checkId: r.check_id, resources: toNumber(r.n), maxRatio: toNumber(r.max_ratio) }));
   }
 
   /**
    * The samples of one scan, at or above `minRatio`, highest ratio first.
+   * @param scope the caller's principal: only samples of its accounts
    * @param minRatio fraction 0..1 (default 0: all)
    */
-  async forScan(scanId: string, minRatio = 0): Promise<QuotaUsageSample[]> {
+  async forScan(scanId: string, scope: Scoped, minRatio = 0): Promise<QuotaUsageSample[]> {
+    const where = new WhereBuilder().equals('scan_id', scanId).inScope('account_id', scope);
+    where.where(`ratio >= ${where.param(minRatio)}`);
     const { rows } = await this.pool.query<QuotaUsageRow>(
       `SELECT check_id, account_id, region_id, cluster_id, resource_kind, resource_id, used, "limit", ratio
-         FROM quota_usage WHERE scan_id = $1 AND ratio >= $2
+         FROM quota_usage ${where.sql()}
         ORDER BY ratio DESC, check_id, account_id, region_id, resource_id`,
-      [scanId, minRatio],
+      where.params,
     );
     return rows.map((r) => ({
       checkId: r.check_id,

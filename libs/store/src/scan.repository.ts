@@ -4,6 +4,7 @@ import type { CoverageEntry, SkippedResult } from '@app/domain';
 import type { FindingRepository } from './finding.repository';
 import type { QuotaUsageRepository } from './quota-usage.repository';
 import { isUuid, resolvePage } from './page.util';
+import type { Scoped } from './principal';
 import { storableJson, storableText, toIso, toIsoOrNull, toNumber } from './sql.util';
 import { StoreError } from './store.exception';
 import { withStoreRetry } from './store-retry.util';
@@ -42,6 +43,33 @@ interface ScanRow extends ScanListRow {
 
 const LIST_COLUMNS = 'id, status, source, fleet_name, started_at, finished_at, error, summary';
 const ALL_COLUMNS = `${LIST_COLUMNS}, coverage, skipped, settings`;
+
+/** What a principal scoped to some accounts reads instead of a failed scan's reason (it may name other accounts). */
+export const SCOPED_ERROR_TEXT = 'scan failed (the reason is shown to tokens of every account)';
+
+/**
+ * The scan columns as a principal scoped to the accounts in bind parameter `accounts` (a text[])
+ * sees them, computed in SQL: summary counts over its findings only (the analyzer's fleet-wide
+ * extras are dropped), coverage and skipped results of its accounts only, the failure reason hidden.
+ */
+function scopedColumns(accounts: string, withDetail: boolean): string {
+  const mine = `f.scan_id = s.id AND f.account_id = ANY(${accounts}::text[])`;
+  const summary = `CASE WHEN s.summary IS NULL THEN NULL ELSE jsonb_build_object(
+      'findings', (SELECT count(*) FROM findings f WHERE ${mine}),
+      'bySeverity', (SELECT jsonb_build_object(
+          'info', count(*) FILTER (WHERE f.severity = 'info'),
+          'warning', count(*) FILTER (WHERE f.severity = 'warning'),
+          'critical', count(*) FILTER (WHERE f.severity = 'critical')) FROM findings f WHERE ${mine}),
+      'byCheck', COALESCE((SELECT jsonb_object_agg(c.check_id, c.n ORDER BY c.check_id)
+          FROM (SELECT f.check_id, count(*) AS n FROM findings f WHERE ${mine} GROUP BY f.check_id) c), '{}'::jsonb)) END AS summary`;
+  const list = `s.id, s.status, s.source, s.fleet_name, s.started_at, s.finished_at,
+      CASE WHEN s.error IS NULL THEN NULL ELSE '${SCOPED_ERROR_TEXT}' END AS error, ${summary}`;
+  if (!withDetail) return list;
+  const filtered = (column: string, path: string) =>
+    `CASE WHEN s.${column} IS NULL THEN NULL ELSE COALESCE((SELECT jsonb_agg(e ORDER BY o) FROM jsonb_array_elements(s.${column}) WITH ORDINALITY AS x(e, o)
+        WHERE e${path} = ANY(${accounts}::text[])), '[]'::jsonb) END AS ${column}`;
+  return `${list}, ${filtered('coverage', "->>'accountId'")}, ${filtered('skipped', "->'resource'->>'accountId'")}, s.settings`;
+}
 
 /**
  * Scans: create (running), complete (succeeded, with findings, in one transaction), fail, read.
@@ -174,7 +202,21 @@ export class ScanRepository {
     return rows.rows.map((r) => r.id);
   }
 
-  /** One scan with coverage and settings, or null when no scan has this id (any string). */
+  /**
+   * One scan as the principal sees it (summary, coverage and skipped results of its accounts only,
+   * computed in SQL), or null when no scan has this id (any string).
+   */
+  async getScoped(id: string, scope: Scoped): Promise<StoredScan | null> {
+    if (scope.accountScope.all) return this.get(id);
+    if (!isUuid(id)) return null;
+    const rows = await this.pool.query<ScanRow>(`SELECT ${scopedColumns('$2', true)} FROM scans s WHERE s.id = $1`, [
+      id,
+      [...scope.accountScope.accountIds],
+    ]);
+    return rows.rows[0] ? toStoredScan(rows.rows[0]) : null;
+  }
+
+  /** One scan with coverage and settings, unscoped (in-process jobs), or null when no scan has this id (any string). */
   async get(id: string): Promise<StoredScan | null> {
     if (!isUuid(id)) return null;
     const row = await this.getRow(this.pool, id);
@@ -184,24 +226,28 @@ export class ScanRepository {
   /**
    * Scans, newest first, without coverage.
    * @param page `limit` 1..1000 (default 100), `offset` (default 0)
+   * @param scope the caller's principal: summaries count only its accounts' findings (in SQL)
    * @throws StoreError INVALID_ARGUMENT for bad paging
    */
-  async list(page: PageRequest = {}): Promise<Page<StoredScanListItem>> {
+  async list(page: PageRequest, scope: Scoped): Promise<Page<StoredScanListItem>> {
     const { limit, offset } = resolvePage(page);
-    const rows = await this.pool.query<ScanListRow>(
-      `SELECT ${LIST_COLUMNS} FROM scans ORDER BY started_at DESC, id DESC LIMIT $1 OFFSET $2`,
-      [limit, offset],
-    );
+    const rows = scope.accountScope.all
+      ? await this.pool.query<ScanListRow>(`SELECT ${LIST_COLUMNS} FROM scans ORDER BY started_at DESC, id DESC LIMIT $1 OFFSET $2`, [
+          limit,
+          offset,
+        ])
+      : await this.pool.query<ScanListRow>(
+          `SELECT ${scopedColumns('$3', false)} FROM scans s ORDER BY s.started_at DESC, s.id DESC LIMIT $1 OFFSET $2`,
+          [limit, offset, [...scope.accountScope.accountIds]],
+        );
     const count = await this.pool.query<{ total: string | number }>('SELECT count(*) AS total FROM scans');
     return { items: rows.rows.map(toStoredScanListItem), total: toNumber(count.rows[0].total) };
   }
 
-  /** The succeeded scan that started last, or null when none succeeded yet. */
-  async latestSucceeded(): Promise<StoredScan | null> {
-    const rows = await this.pool.query<ScanRow>(
-      `SELECT ${ALL_COLUMNS} FROM scans WHERE status = 'succeeded' ORDER BY started_at DESC, id DESC LIMIT 1`,
-    );
-    return rows.rows[0] ? toStoredScan(rows.rows[0]) : null;
+  /** The succeeded scan that started last as the principal sees it (see `getScoped`), or null when none succeeded yet. */
+  async latestSucceeded(scope: Scoped): Promise<StoredScan | null> {
+    const id = await this.latestSucceededId();
+    return id === null ? null : this.getScoped(id, scope);
   }
 
   /**

@@ -1,3 +1,5 @@
+import { scopeCondition, type Scoped } from './principal';
+
 /**
  * Small helpers shared by the repositories: value normalisation between PostgreSQL back ends and
  * parameter chunking.
@@ -60,6 +62,21 @@ export class WhereBuilder {
   /** Add `<expression> = $n` for a defined value; skip undefined (filter not set). */
   equals(expression: string, value: string | undefined): this {
     if (value !== undefined) this.conditions.push(`${expression} = ${this.param(value)}`);
+    return this;
+  }
+
+  /**
+   * Restrict an account id column to the principal's scope (the one policy layer, principal.ts):
+   * nothing for every account, `column = ANY($n)` otherwise.
+   */
+  inScope(column: string, scoped: Scoped): this {
+    if (!scoped.accountScope.all) this.conditions.push(scopeCondition(column, scoped, (v) => this.param(v)));
+    return this;
+  }
+
+  /** Add a raw condition built from code (never from input), e.g. a keyset predicate. */
+  where(condition: string): this {
+    this.conditions.push(condition);
     return this;
   }
 

@@ -1,4 +1,6 @@
 import { Pool } from 'pg';
+import { ApiTokenRepository } from './api-token.repository';
+import { MIN_TOKEN_HASH_KEY_LENGTH } from './api-token.util';
 import { FindingRepository } from './finding.repository';
 import { findMigrationsDir, runMigrations } from './migrate.util';
 import { QuotaUsageRepository } from './quota-usage.repository';
@@ -27,6 +29,11 @@ export interface StoreOptions {
    * listener such an error would crash the process; the pool replaces the connection itself.
    */
   onIdleError?: (error: Error) => void;
+  /**
+   * Server key of API token hashes (TOKEN_HASH_KEY, at least 32 characters). Without it tokens
+   * can be listed and revoked but not created or verified. Never stored in the database.
+   */
+  tokenHashKey?: string;
 }
 
 /**
@@ -48,10 +55,13 @@ export class Store {
   readonly waiverService: WaiverService;
   /** Stored weekly reports (one per period and scope) and their webhook delivery state. */
   readonly reports: ReportRepository;
+  /** Scoped API tokens and their audit events. */
+  readonly apiTokens: ApiTokenRepository;
 
   private constructor(
     private readonly pool: Pool,
     private readonly migrationsDir: string | undefined,
+    tokenHashKey: string | undefined,
   ) {
     const latest = () => this.scans.latestSucceededId();
     this.findings = new FindingRepository(pool, latest);
@@ -61,6 +71,7 @@ export class Store {
     this.waivers = new WaiverRepository(pool);
     this.waiverService = new WaiverService(this.waivers, this.scans, this.findings);
     this.reports = new ReportRepository(pool);
+    this.apiTokens = new ApiTokenRepository(pool, tokenHashKey);
   }
 
   /**
@@ -75,7 +86,11 @@ export class Store {
       application_name: 'ack-fleet-audit',
     });
     pool.on('error', (e) => opts.onIdleError?.(e));
-    const store = new Store(pool, opts.migrationsDir);
+    if (opts.tokenHashKey !== undefined && opts.tokenHashKey.length < MIN_TOKEN_HASH_KEY_LENGTH) {
+      await pool.end();
+      throw new StoreError('INVALID_ARGUMENT', `token hash key must be at least ${MIN_TOKEN_HASH_KEY_LENGTH} characters`);
+    }
+    const store = new Store(pool, opts.migrationsDir, opts.tokenHashKey);
     try {
       await store.ping();
       if (opts.migrate) await store.migrate();

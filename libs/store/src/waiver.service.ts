@@ -12,6 +12,7 @@ import {
 import type { FindingRepository } from './finding.repository';
 import type { ScanRepository } from './scan.repository';
 import type { WaiverHistoryEntry, WaiverRepository } from './waiver.repository';
+import type { Scoped } from './principal';
 
 /** A waiver with its state now and how many findings it covered in each of the latest scans. */
 export interface WaiverWithState extends Waiver {
@@ -100,12 +101,13 @@ export class WaiverService {
   /**
    * Findings of one scan an active waiver covers at `now`, per (check id, severity), sorted (metrics).
    * Reads only the keys of findings of checks that have waivers.
+   * @param scope the caller's principal: only findings of its accounts are counted (in SQL)
    * @throws StoreError NOT_FOUND when the scan does not exist
    */
-  async waivedCounts(scanId: string, now: Date = new Date()): Promise<{ checkId: string; severity: Severity; count: number }[]> {
+  async waivedCounts(scanId: string, scope: Scoped, now: Date = new Date()): Promise<{ checkId: string; severity: Severity; count: number }[]> {
     const matcher = await this.matcher(now);
     const counts = new Map<string, { checkId: string; severity: Severity; count: number }>();
-    for (const k of await this.findings.keysForChecks(scanId, matcher.checkIds())) {
+    for (const k of await this.findings.keysForChecks(scanId, matcher.checkIds(), scope)) {
       if (matcher.statusOf(k.checkId, k.resource).status !== 'waived') continue;
       const key = `${k.checkId}\u0000${k.severity}`;
       const c = counts.get(key) ?? { checkId: k.checkId, severity: k.severity, count: 0 };

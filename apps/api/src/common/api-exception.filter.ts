@@ -21,9 +21,14 @@ export function statusOfApiError(code: ApiErrorCode): number {
       return 400;
     case 'UNAUTHENTICATED':
       return 401;
+    case 'FORBIDDEN':
+      return 403;
+    case 'RATE_LIMITED':
+      return 429;
     case 'NOT_FOUND':
       return 404;
     case 'SCAN_LAUNCH_UNAVAILABLE':
+    case 'TOKENS_DISABLED':
       return 503;
   }
 }

@@ -6,10 +6,16 @@ export type ApiErrorCode =
   | 'VALIDATION_FAILED'
   /** Missing or wrong bearer token (401). */
   | 'UNAUTHENTICATED'
+  /** The token is valid but its role does not allow this operation (403). */
+  | 'FORBIDDEN'
+  /** Too many failed authentications from this client address (429). */
+  | 'RATE_LIMITED'
   /** The addressed resource does not exist (404). */
   | 'NOT_FOUND'
   /** This API process has no way to start scans (standalone API without a launcher) (503). */
-  | 'SCAN_LAUNCH_UNAVAILABLE';
+  | 'SCAN_LAUNCH_UNAVAILABLE'
+  /** This API process has no TOKEN_HASH_KEY, so it cannot create scoped tokens (503). */
+  | 'TOKENS_DISABLED';
 
 /** One validation problem: where (`query.limit`, `body.source`) and what. */
 export interface ValidationIssue {

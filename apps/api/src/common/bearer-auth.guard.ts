@@ -1,45 +1,58 @@
-import { createHash, timingSafeEqual } from 'node:crypto';
 import { type CanActivate, type ExecutionContext, Inject, Injectable, SetMetadata } from '@nestjs/common';
 import { Reflector } from '@nestjs/core';
-import { API_TOKEN, IS_PUBLIC_ROUTE } from '../api.constants';
+import { roleAllows, type Principal, type Role } from '@app/store';
+import { IS_PUBLIC_ROUTE, REQUIRED_ROLE } from '../api.constants';
+import { TokenAuthenticator } from '../auth/token-authenticator';
 import { ApiError } from './api.exception';
 
 /** Mark a controller or route as reachable without a token (health check). */
 export const Public = (): MethodDecorator & ClassDecorator => SetMetadata(IS_PUBLIC_ROUTE, true);
 
-/** The parts of Express's request the guard reads. */
-interface HttpRequestLike {
+/** The lowest role a controller or route needs (default `viewer`: every valid token). */
+export const RequireRole = (role: Role): MethodDecorator & ClassDecorator => SetMetadata(REQUIRED_ROLE, role);
+
+/** The parts of Express's request the guard reads and writes. */
+export interface HttpRequestLike {
   headers: Record<string, string | string[] | undefined>;
+  ip?: string;
+  socket?: { remoteAddress?: string };
+  /** Set by the guard: who is asking. */
+  principal?: Principal;
 }
 
-/** SHA-256 of a string: equal-length inputs for `timingSafeEqual` whatever the token lengths. */
-function digest(s: string): Buffer {
-  return createHash('sha256').update(s, 'utf8').digest();
+/** The client address of a request (Express `req.ip`; the socket peer when absent). */
+export function clientAddressOf(req: HttpRequestLike): string {
+  return req.ip ?? req.socket?.remoteAddress ?? 'unknown';
 }
 
 /**
- * Global guard: every route needs `Authorization: Bearer <token>` unless marked `@Public()`.
- * The comparison is constant-time (hashes compared with `timingSafeEqual`), so response timing
- * does not reveal how much of a guess was right. The token is never logged or echoed.
+ * Global guard: every route needs `Authorization: Bearer <token>` unless marked `@Public()`: the
+ * bootstrap API_TOKEN or a scoped `fa_` token (TokenAuthenticator). Sets `request.principal`,
+ * which controllers read with `@CurrentPrincipal()` and hand to every service / repository read,
+ * and refuses (403) a role below the route's `@RequireRole`. Tokens are never logged or echoed.
  */
 @Injectable()
 export class BearerAuthGuard implements CanActivate {
-  private readonly expected: Buffer;
-
   constructor(
     private readonly reflector: Reflector,
-    @Inject(API_TOKEN) token: string,
-  ) {
-    this.expected = digest(token);
-  }
+    @Inject(TokenAuthenticator) private readonly auth: TokenAuthenticator,
+  ) {}
 
-  canActivate(context: ExecutionContext): boolean {
-    const isPublic = this.reflector.getAllAndOverride<boolean | undefined>(IS_PUBLIC_ROUTE, [context.getHandler(), context.getClass()]);
-    if (isPublic) return true;
-    const header = context.switchToHttp().getRequest<HttpRequestLike>().headers.authorization;
-    const match = typeof header === 'string' ? /^Bearer[ ]+(\S+)\s*$/i.exec(header) : null;
-    if (!match) throw new ApiError('UNAUTHENTICATED', 'Missing bearer token: send "Authorization: Bearer <token>"');
-    if (!timingSafeEqual(digest(match[1]), this.expected)) throw new ApiError('UNAUTHENTICATED', 'Invalid bearer token');
+  async canActivate(context: ExecutionContext): Promise<boolean> {
+    // GraphQL requests authenticate in the GraphQL context (same authenticator).
+    if (context.getType<string>() !== 'http') return true;
+    const targets = [context.getHandler(), context.getClass()];
+    if (this.reflector.getAllAndOverride<boolean | undefined>(IS_PUBLIC_ROUTE, targets)) return true;
+    const req = context.switchToHttp().getRequest<HttpRequestLike>();
+    const header = req.headers.authorization;
+    const address = clientAddressOf(req);
+    const principal = await this.auth.authenticate(typeof header === 'string' ? header : undefined, address);
+    req.principal = principal;
+    const required = this.reflector.getAllAndOverride<Role | undefined>(REQUIRED_ROLE, targets) ?? 'viewer';
+    if (!roleAllows(principal.role, required)) {
+      await this.auth.forbidden(principal, address, `${context.getClass().name}.${context.getHandler().name}`);
+      throw new ApiError('FORBIDDEN', `This operation needs the ${required} role; the token has ${principal.role}`);
+    }
     return true;
   }
 }

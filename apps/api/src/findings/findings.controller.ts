@@ -1,5 +1,7 @@
 import { Controller, Get, Query } from '@nestjs/common';
 import { ApiBadRequestResponse, ApiBearerAuth, ApiNotFoundResponse, ApiOkResponse, ApiOperation, ApiTags, ApiUnauthorizedResponse } from '@nestjs/swagger';
+import type { Principal } from '@app/store';
+import { CurrentPrincipal } from '../auth/current-principal.decorator';
 import { ErrorResponseDto } from '../common/error-response.dto';
 import { ApiZodQuery } from '../common/zod-openapi.util';
 import { ZodValidationPipe } from '../common/zod-validation.pipe';
@@ -16,12 +18,15 @@ export class FindingsController {
   constructor(private readonly findings: FindingsService) {}
 
   @Get()
-  @ApiOperation({ summary: 'Findings of a scan (default: the latest succeeded scan), most severe first' })
+  @ApiOperation({ summary: 'Findings of a scan (default: the latest succeeded scan), most severe first; only accounts in the token\'s scope' })
   @ApiZodQuery(listFindingsQuerySchema)
   @ApiOkResponse({ type: FindingPageDto })
   @ApiBadRequestResponse({ type: ErrorResponseDto, description: 'Invalid filter or paging' })
   @ApiNotFoundResponse({ type: ErrorResponseDto, description: 'scanId names no scan' })
-  list(@Query(new ZodValidationPipe(listFindingsQuerySchema, 'query')) query: ListFindingsQuery): Promise<FindingPageDto> {
-    return this.findings.list(query);
+  list(
+    @Query(new ZodValidationPipe(listFindingsQuerySchema, 'query')) query: ListFindingsQuery,
+    @CurrentPrincipal() principal: Principal,
+  ): Promise<FindingPageDto> {
+    return this.findings.list(query, principal);
   }
 }

@@ -1,5 +1,5 @@
 import { Injectable } from '@nestjs/common';
-import { FindingRepository, Store, type StoredFinding } from '@app/store';
+import { FindingRepository, Store, type Principal, type StoredFinding } from '@app/store';
 import type { ResourceRef, WaivedFinding } from '@app/domain';
 import type { FindingDto, FindingPageDto, FindingResourceDto } from './finding.dto';
 import type { ListFindingsQuery } from './findings.schemas';
@@ -15,10 +15,11 @@ export class FindingsService {
   /**
    * A page of findings (default scan: the latest succeeded one), with the waivers in force now applied:
    * each finding shows `status` (open, waived, waiver-expired) and its waiver.
+   * Only findings of the principal's accounts are listed and counted (in SQL).
    * @throws StoreError NOT_FOUND when `scanId` names no scan
    */
-  async list(query: ListFindingsQuery): Promise<FindingPageDto> {
-    const page = await this.findings.list(query);
+  async list(query: ListFindingsQuery, principal: Principal): Promise<FindingPageDto> {
+    const page = await this.findings.list(query, principal);
     const matcher = await this.store.waiverService.matcher(new Date());
     return {
       items: page.items.map((f) => toFindingDto(matcher.apply(f))),

@@ -1,6 +1,8 @@
 import { Controller, Get, Header } from '@nestjs/common';
 import { ApiBearerAuth, ApiOkResponse, ApiOperation, ApiProduces, ApiTags, ApiUnauthorizedResponse } from '@nestjs/swagger';
 import { METRICS_CONTENT_TYPE } from '@app/telemetry';
+import type { Principal } from '@app/store';
+import { CurrentPrincipal } from '../auth/current-principal.decorator';
 import { ErrorResponseDto } from '../common/error-response.dto';
 import { MetricsService } from './metrics.service';
 
@@ -21,7 +23,7 @@ export class MetricsController {
   @ApiOperation({ summary: 'Findings, quota usage, coverage and scan health of the latest scans, for Prometheus' })
   @ApiProduces('text/plain')
   @ApiOkResponse({ description: 'Prometheus text exposition format', schema: { type: 'string' } })
-  get(): Promise<string> {
-    return this.metrics.render();
+  get(@CurrentPrincipal() principal: Principal): Promise<string> {
+    return this.metrics.render(principal);
   }
 }

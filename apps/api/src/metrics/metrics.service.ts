@@ -1,5 +1,5 @@
 import { Inject, Injectable } from '@nestjs/common';
-import { Store } from '@app/store';
+import { Store, type Principal } from '@app/store';
 import { DEFAULT_QUOTA_MIN_RATIO, renderFleetMetrics } from '@app/telemetry';
 import { METRICS_OPTIONS, type MetricsOptions } from '../api.constants';
 
@@ -12,11 +12,11 @@ export class MetricsService {
   ) {}
 
   /**
-   * The exposition text of one scrape.
+   * The exposition text of one scrape, over the principal's accounts only (every count and series filtered in SQL).
    * @throws StoreError UNAVAILABLE when PostgreSQL does not answer (the filter maps it to 503)
    */
-  async render(): Promise<string> {
-    const [latest, lastFinished] = await Promise.all([this.store.scans.latestSucceeded(), this.store.scans.latestFinished()]);
+  async render(principal: Principal): Promise<string> {
+    const [latest, lastFinished] = await Promise.all([this.store.scans.latestSucceeded(principal), this.store.scans.latestFinished()]);
     const summary = (latest?.summary ?? {}) as { byCheckStatus?: Record<string, { pass: number; fail: number; skipped: number }> };
     const floor = this.options.quotaMinRatio ?? DEFAULT_QUOTA_MIN_RATIO;
     // Waivers apply at read time: a waiver created, revoked or expired changes the next scrape.
@@ -26,13 +26,13 @@ export class MetricsService {
         ? {
             startedAt: latest.startedAt,
             finishedAt: latest.finishedAt,
-            findings: await this.store.findings.countsByCheckAndSeverity(latest.id),
-            waived: await this.store.waiverService.waivedCounts(latest.id, now),
+            findings: await this.store.findings.countsByCheckAndSeverity(latest.id, principal),
+            waived: await this.store.waiverService.waivedCounts(latest.id, principal, now),
             byCheckStatus: summary.byCheckStatus ?? {},
             coverage: latest.coverage ?? [],
             // Only the samples above the floor are loaded; counts and maxima come from SQL over all of them.
-            quotaUsage: await this.store.quotaUsage.forScan(latest.id, floor),
-            quotaStats: await this.store.quotaUsage.statsByCheck(latest.id),
+            quotaUsage: await this.store.quotaUsage.forScan(latest.id, principal, floor),
+            quotaStats: await this.store.quotaUsage.statsByCheck(latest.id, principal),
           }
         : null,
       lastFinished: lastFinished && lastFinished.status !== 'running'

@@ -3,6 +3,7 @@ import {
   ApiAcceptedResponse,
   ApiBadRequestResponse,
   ApiBearerAuth,
+  ApiForbiddenResponse,
   ApiNotFoundResponse,
   ApiOkResponse,
   ApiOperation,
@@ -11,6 +12,9 @@ import {
   ApiTags,
   ApiUnauthorizedResponse,
 } from '@nestjs/swagger';
+import type { Principal } from '@app/store';
+import { CurrentPrincipal } from '../auth/current-principal.decorator';
+import { RequireRole } from '../common/bearer-auth.guard';
 import { ErrorResponseDto } from '../common/error-response.dto';
 import { scanIdSchema } from '../common/request.schemas';
 import { ApiZodBody, ApiZodQuery } from '../common/zod-openapi.util';
@@ -32,22 +36,27 @@ export class ScansController {
   @ApiOperation({ summary: 'List scans, newest first' })
   @ApiZodQuery(listScansQuerySchema)
   @ApiOkResponse({ type: ScanPageDto })
-  list(@Query(new ZodValidationPipe(listScansQuerySchema, 'query')) query: ListScansQuery): Promise<ScanPageDto> {
-    return this.scans.list(query);
+  list(
+    @Query(new ZodValidationPipe(listScansQuerySchema, 'query')) query: ListScansQuery,
+    @CurrentPrincipal() principal: Principal,
+  ): Promise<ScanPageDto> {
+    return this.scans.list(query, principal);
   }
 
   @Get(':id')
-  @ApiOperation({ summary: 'One scan with its coverage' })
+  @ApiOperation({ summary: 'One scan with its coverage; summary, coverage and skipped results cover only the token\'s accounts' })
   @ApiParam({ name: 'id', schema: { type: 'string', format: 'uuid' } })
   @ApiOkResponse({ type: ScanDto })
   @ApiNotFoundResponse({ type: ErrorResponseDto })
-  get(@Param('id', new ZodValidationPipe(scanIdSchema, 'path.id')) id: string): Promise<ScanDto> {
-    return this.scans.get(id);
+  get(@Param('id', new ZodValidationPipe(scanIdSchema, 'path.id')) id: string, @CurrentPrincipal() principal: Principal): Promise<ScanDto> {
+    return this.scans.get(id, principal);
   }
 
   @Post()
   @HttpCode(202)
-  @ApiOperation({ summary: 'Start a scan of a configured source; answers before the scan ends' })
+  @RequireRole('operator')
+  @ApiForbiddenResponse({ type: ErrorResponseDto, description: 'The token\'s role is below operator' })
+  @ApiOperation({ summary: 'Start a scan of a configured source; answers before the scan ends (role operator or admin)' })
   @ApiZodBody(launchScanBodySchema)
   @ApiAcceptedResponse({ type: LaunchScanResponseDto })
   @ApiServiceUnavailableResponse({ type: ErrorResponseDto, description: 'This API process cannot start scans' })

@@ -1,5 +1,5 @@
 import { Inject, Injectable } from '@nestjs/common';
-import { ScanRepository, ScanTargetRepository, type ScanTargetProgress, type StoredScan, type StoredScanListItem } from '@app/store';
+import { ScanRepository, ScanTargetRepository, type Principal, type ScanTargetProgress, type StoredScan, type StoredScanListItem } from '@app/store';
 import { SCAN_LAUNCHER } from '../api.constants';
 import { ApiError } from '../common/api.exception';
 import type { ScanLauncher } from '../scan-launcher.port';
@@ -16,18 +16,18 @@ export class ScansService {
     @Inject(SCAN_LAUNCHER) private readonly launcher: ScanLauncher,
   ) {}
 
-  /** A page of scans, newest first. */
-  async list(query: ListScansQuery): Promise<ScanPageDto> {
-    const page = await this.scans.list(query);
+  /** A page of scans, newest first; summaries count only the principal's accounts. */
+  async list(query: ListScansQuery, principal: Principal): Promise<ScanPageDto> {
+    const page = await this.scans.list(query, principal);
     return { items: page.items.map(toScanListItemDto), total: page.total, limit: query.limit, offset: query.offset };
   }
 
   /**
-   * One scan with coverage.
+   * One scan with coverage, as the principal sees it (its accounts only).
    * @throws ApiError NOT_FOUND when no scan has this id
    */
-  async get(id: string): Promise<ScanDto> {
-    const scan = await this.scans.get(id);
+  async get(id: string, principal: Principal): Promise<ScanDto> {
+    const scan = await this.scans.getScoped(id, principal);
     if (!scan) throw new ApiError('NOT_FOUND', `scan ${id} not found`);
     return toScanDto(scan, scan.source === 'distributed' ? await this.targets.progress(scan.id) : undefined);
   }

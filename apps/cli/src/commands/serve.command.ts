@@ -42,7 +42,9 @@ export async function runServeCommand(opts: ServeOptions): Promise<number> {
     }),
     ...opts.fleet.map((d) => ({ name: basename(d), source: { kind: 'offline' as const, fleetDir: d } })),
   ];
-  const store = await Store.open({ connectionString: opts.databaseUrl, migrate: true });
+  // TOKEN_HASH_KEY enables scoped fa_ tokens (fleet-audit token create); API_TOKEN stays the bootstrap admin.
+  const tokenHashKey = process.env.TOKEN_HASH_KEY;
+  const store = await Store.open({ connectionString: opts.databaseUrl, migrate: true, ...(tokenHashKey ? { tokenHashKey } : {}) });
   // With REDIS_URL the API enqueues scans on the BullMQ workers; without it, scans run in this process.
   const redisUrl = process.env.REDIS_URL;
   const distributed = redisUrl
@@ -69,7 +71,7 @@ export async function runServeCommand(opts: ServeOptions): Promise<number> {
 /** Build the `serve` subcommand. */
 export function serveCommand(run: (p: Promise<number>) => void): Command {
   return new Command('serve')
-    .description('serve the REST API (needs DATABASE_URL and API_TOKEN)')
+    .description('serve the REST API (needs DATABASE_URL and API_TOKEN; TOKEN_HASH_KEY enables scoped tokens)')
     .option('--port <port>', 'port', parsePort, 3000)
     .option('--host <host>', 'interface to bind', '127.0.0.1')
     .option('--fleet <dir>', 'fleet directory POST /v1/scans may scan (repeatable)', collect, [])

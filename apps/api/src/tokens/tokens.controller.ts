@@ -1,0 +1,85 @@
+import { Body, Controller, Delete, Get, HttpCode, Inject, Param, Post } from '@nestjs/common';
+import {
+  ApiBadRequestResponse,
+  ApiBearerAuth,
+  ApiCreatedResponse,
+  ApiForbiddenResponse,
+  ApiNotFoundResponse,
+  ApiOkResponse,
+  ApiOperation,
+  ApiParam,
+  ApiTags,
+  ApiUnauthorizedResponse,
+} from '@nestjs/swagger';
+import { ApiTokenRepository, type Principal } from '@app/store';
+import { CurrentPrincipal } from '../auth/current-principal.decorator';
+import { TokenAuthenticator } from '../auth/token-authenticator';
+import { ApiError } from '../common/api.exception';
+import { RequireRole } from '../common/bearer-auth.guard';
+import { ErrorResponseDto } from '../common/error-response.dto';
+import { ApiZodBody } from '../common/zod-openapi.util';
+import { ZodValidationPipe } from '../common/zod-validation.pipe';
+import { CreatedTokenDto, TokenDto, TokenListDto } from './token.dto';
+import { createTokenBodySchema, tokenIdSchema, type CreateTokenBody } from './tokens.schemas';
+
+/** Who acted, for the audit table: the token id, or `bootstrap`. */
+export function actorOf(p: Principal): string {
+  return p.tokenId ?? p.kind;
+}
+
+/** `/v1/tokens` (admin): create, list and revoke scoped API tokens. */
+@ApiTags('tokens')
+@ApiBearerAuth('bearer')
+@ApiUnauthorizedResponse({ type: ErrorResponseDto, description: 'Missing or invalid bearer token' })
+@ApiForbiddenResponse({ type: ErrorResponseDto, description: 'The token is not an admin token' })
+@RequireRole('admin')
+@Controller('v1/tokens')
+export class TokensController {
+  constructor(
+    private readonly tokens: ApiTokenRepository,
+    @Inject(TokenAuthenticator) private readonly auth: TokenAuthenticator,
+  ) {}
+
+  @Get()
+  @ApiOperation({ summary: 'Every token, newest first (never secrets)' })
+  @ApiOkResponse({ type: TokenListDto })
+  async list(): Promise<TokenListDto> {
+    return { items: await this.tokens.list() };
+  }
+
+  @Post()
+  @ApiOperation({ summary: 'Create a token; the plaintext token is in this response only' })
+  @ApiZodBody(createTokenBodySchema)
+  @ApiCreatedResponse({ type: CreatedTokenDto })
+  @ApiBadRequestResponse({ type: ErrorResponseDto, description: 'Invalid role, accounts or expiry' })
+  async create(
+    @Body(new ZodValidationPipe(createTokenBodySchema, 'body')) body: CreateTokenBody,
+    @CurrentPrincipal() principal: Principal,
+  ): Promise<CreatedTokenDto> {
+    if (!this.tokens.hasKey) throw new ApiError('TOKENS_DISABLED', 'TOKEN_HASH_KEY is not configured: this server cannot create tokens');
+    const { token, stored } = await this.tokens.create({
+      role: body.role,
+      accounts: body.accounts ?? null,
+      ttlMs: body.expiresInDays * 86_400_000,
+      ...(body.name !== undefined ? { name: body.name } : {}),
+      createdBy: actorOf(principal),
+    });
+    return { ...stored, token };
+  }
+
+  @Delete(':id')
+  @HttpCode(200)
+  @ApiOperation({ summary: 'Revoke a token (idempotent); every API replica refuses it within 5 s' })
+  @ApiParam({ name: 'id', schema: { type: 'string', pattern: '^[0-9a-z]{12}$' } })
+  @ApiOkResponse({ type: TokenDto })
+  @ApiNotFoundResponse({ type: ErrorResponseDto })
+  async revoke(
+    @Param('id', new ZodValidationPipe(tokenIdSchema, 'path.id')) id: string,
+    @CurrentPrincipal() principal: Principal,
+  ): Promise<TokenDto> {
+    const revoked = await this.tokens.revoke(id, actorOf(principal));
+    if (!revoked) throw new ApiError('NOT_FOUND', `token ${id} not found`);
+    this.auth.forget(id);
+    return revoked;
+  }
+}

@@ -1,0 +1,134 @@
+/**
+ * `fleet-audit token create|list|revoke`: scoped API tokens in PostgreSQL (`DATABASE_URL` or
+ * `--database-url`). Creating needs the server key `TOKEN_HASH_KEY` (the same value the API runs
+ * with): only HMAC-SHA-256(key, secret) is stored, and the token is printed once.
+ */
+import { Command } from 'commander';
+import { loadStore } from '../lazy';
+import { CliUsageError, EXIT_OK } from '../cli-error';
+
+/** Options shared by the token subcommands. */
+interface TokenDbOptions {
+  databaseUrl?: string;
+}
+
+/** Options of `token create`. */
+export interface TokenCreateOptions extends TokenDbOptions {
+  role: string;
+  accounts?: string;
+  expiresIn: string;
+  name?: string;
+  format: 'text' | 'json';
+}
+
+async function withStore<T>(opts: TokenDbOptions, needKey: boolean, fn: (store: import('@app/store').Store) => Promise<T>): Promise<T> {
+  if (!opts.databaseUrl) throw new CliUsageError('DATABASE_URL (or --database-url) is required');
+  const key = process.env.TOKEN_HASH_KEY;
+  const { Store, MIN_TOKEN_HASH_KEY_LENGTH } = loadStore();
+  if (needKey && (!key || key.length < MIN_TOKEN_HASH_KEY_LENGTH)) {
+    throw new CliUsageError(`TOKEN_HASH_KEY must be set to the API's token key (at least ${MIN_TOKEN_HASH_KEY_LENGTH} characters)`);
+  }
+  const store = await Store.open({ connectionString: opts.databaseUrl, migrate: true, ...(key && key.length >= MIN_TOKEN_HASH_KEY_LENGTH ? { tokenHashKey: key } : {}) });
+  try {
+    return await fn(store);
+  } finally {
+    await store.close();
+  }
+}
+
+/** `token create`: print the new token once (text) or `{"id","token","role","accounts","expiresAt"}` (json). */
+export async function runTokenCreate(opts: TokenCreateOptions): Promise<number> {
+  const { ROLES, parseTokenTtl } = loadStore();
+  if (!(ROLES as readonly string[]).includes(opts.role)) throw new CliUsageError(`--role must be one of ${ROLES.join(', ')}, got "${opts.role}"`);
+  let ttlMs: number;
+  try {
+    ttlMs = parseTokenTtl(opts.expiresIn);
+  } catch (e) {
+    throw new CliUsageError(`--expires-in: ${(e as Error).message}`);
+  }
+  const accounts = opts.accounts === undefined ? null : opts.accounts.split(',').map((a) => a.trim()).filter((a) => a !== '');
+  if (accounts !== null && accounts.length === 0) throw new CliUsageError('--accounts must list at least one account id (omit it for every account)');
+  return withStore(opts, true, async (store) => {
+    const { token, stored } = await store.apiTokens.create({
+      role: opts.role as 'viewer',
+      accounts,
+      ttlMs,
+      ...(opts.name !== undefined ? { name: opts.name } : {}),
+      createdBy: 'cli',
+    });
+    if (opts.format === 'json') {
+      process.stdout.write(`${JSON.stringify({ id: stored.id, token, role: stored.role, accounts: stored.accounts, expiresAt: stored.expiresAt })}\n`);
+    } else {
+      process.stdout.write(
+        `${token}\n` +
+          `id ${stored.id}, role ${stored.role}, accounts ${stored.accounts?.join(',') ?? 'all'}, expires ${stored.expiresAt}\n` +
+          'This is the only time the token is shown: store it now.\n',
+      );
+    }
+    return EXIT_OK;
+  });
+}
+
+/** `token list`: one line per token (or JSON lines with --format json); never secrets. */
+export async function runTokenList(opts: TokenDbOptions & { format: 'text' | 'json' }): Promise<number> {
+  return withStore(opts, false, async (store) => {
+    const tokens = await store.apiTokens.list();
+    if (opts.format === 'json') process.stdout.write(`${JSON.stringify(tokens)}\n`);
+    else {
+      const now = Date.now();
+      for (const t of tokens) {
+        const state = t.revokedAt ? 'revoked' : new Date(t.expiresAt).getTime() <= now ? 'expired' : 'active';
+        process.stdout.write(
+          `${t.id}  ${t.role.padEnd(8)} ${state.padEnd(7)} accounts=${t.accounts?.join(',') ?? 'all'} expires=${t.expiresAt} lastUsed=${t.lastUsedAt ?? '-'} ${t.name}\n`,
+        );
+      }
+      if (tokens.length === 0) process.stdout.write('no tokens\n');
+    }
+    return EXIT_OK;
+  });
+}
+
+/** `token revoke ID`. @throws CliUsageError when no token has this id */
+export async function runTokenRevoke(id: string, opts: TokenDbOptions): Promise<number> {
+  if (!/^[0-9a-z]{12}$/.test(id)) throw new CliUsageError(`token id "${id.slice(0, 40)}" is malformed (12 lowercase letters and digits; see "token list")`);
+  return withStore(opts, false, async (store) => {
+    const revoked = await store.apiTokens.revoke(id, 'cli');
+    if (!revoked) throw new CliUsageError(`token ${id} not found`);
+    process.stdout.write(`revoked ${id} (every API replica refuses it within 5 s)\n`);
+    return EXIT_OK;
+  });
+}
+
+/** Build the `token` command group. */
+export function tokenCommand(run: (p: Promise<number>) => void): Command {
+  const db = (c: Command) => c.option('--database-url <url>', 'PostgreSQL URL', process.env.DATABASE_URL);
+  const group = new Command('token').description('create, list and revoke scoped API tokens (roles viewer|operator|admin, account scope, expiry)');
+  group.addCommand(
+    db(new Command('create'))
+      .description('create a token and print it once (needs TOKEN_HASH_KEY, the key the API hashes tokens with)')
+      .requiredOption('--role <role>', 'viewer (read) | operator (+ start scans, what-ifs) | admin (+ manage tokens)')
+      .option('--accounts <ids>', 'comma-separated Alibaba Cloud account ids the token may read (default: all accounts)')
+      .option('--expires-in <ttl>', 'lifetime: 90d, 12h, 30m (at most 365d)', '90d')
+      .option('--name <text>', 'what the token is for')
+      .option('--format <format>', 'text | json', 'text')
+      .addHelpText(
+        'after',
+        '\nExamples:\n  TOKEN_HASH_KEY=... fleet-audit token create --role viewer --accounts 1234567890123456 --expires-in 30d --name team-a\n  fleet-audit token create --role admin --format json',
+      )
+      .action((o: TokenCreateOptions) => run(runTokenCreate(o))),
+  );
+  group.addCommand(
+    db(new Command('list'))
+      .description('list tokens (id, role, state, accounts, expiry, last use); never secrets')
+      .option('--format <format>', 'text | json', 'text')
+      .action((o: TokenDbOptions & { format: 'text' | 'json' }) => run(runTokenList(o))),
+  );
+  group.addCommand(
+    db(new Command('revoke'))
+      .description('revoke a token by id (effective on every API replica within 5 s)')
+      .argument('<id>', 'token id (see "token list")')
+      .addHelpText('after', '\nExample:\n  fleet-audit token revoke k3v9x0q2m7ab')
+      .action((id: string, o: TokenDbOptions) => run(runTokenRevoke(id, o))),
+  );
+  return group;
+}

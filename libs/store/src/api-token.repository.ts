@@ -1,0 +1,233 @@
+import type { Pool, QueryResultRow } from 'pg';
+import { DEFAULT_TOKEN_TTL_DAYS, generateToken, hashesEqual, hashTokenSecret, MAX_TOKEN_TTL_DAYS } from './api-token.util';
+import { accountsScope, ALL_ACCOUNTS, type AccountScope, type Role, ROLES } from './principal';
+import { toIso, toIsoOrNull } from './sql.util';
+import { StoreError } from './store.exception';
+
+/** A stored token as listed (never the secret nor its hash). */
+export interface StoredApiToken {
+  id: string;
+  name: string;
+  role: Role;
+  /** Account ids the token may read, or null for every account. */
+  accounts: string[] | null;
+  createdAt: string;
+  expiresAt: string;
+  lastUsedAt: string | null;
+  revokedAt: string | null;
+  createdBy: string;
+}
+
+/** Input of `apiTokens.create`. */
+export interface CreateApiTokenInput {
+  role: Role;
+  /** Explicit account ids (at least one), or null/absent for every account. */
+  accounts?: readonly string[] | null;
+  /** Lifetime in milliseconds (default 90 days; at most 365 days). */
+  ttlMs?: number;
+  name?: string;
+  /** Who creates it: a token id, `bootstrap` or `cli`. */
+  createdBy: string;
+  /** Default now (tests). */
+  now?: Date;
+}
+
+/** A token event of the audit table. */
+export interface ApiTokenEvent {
+  id: number;
+  at: string;
+  event: 'created' | 'revoked' | 'denied';
+  tokenId: string | null;
+  actor: string | null;
+  clientAddress: string | null;
+  reason: string | null;
+}
+
+/** Why a token use was denied (audit `reason`). */
+export type TokenDenialReason = 'unknown' | 'bad-secret' | 'expired' | 'revoked' | 'forbidden';
+
+interface TokenRow extends QueryResultRow {
+  id: string;
+  name: string;
+  role: Role;
+  account_ids: string[] | null;
+  secret_hash: Buffer;
+  created_at: Date | string;
+  expires_at: Date | string;
+  last_used_at: Date | string | null;
+  revoked_at: Date | string | null;
+  created_by: string;
+}
+
+const TOKEN_COLUMNS = 'id, name, role, account_ids, secret_hash, created_at, expires_at, last_used_at, revoked_at, created_by';
+const ACCOUNT_ID = /^[0-9A-Za-z_.-]{1,64}$/;
+const DAY_MS = 86_400_000;
+
+/**
+ * Scoped API tokens and their audit trail (migration 1796200000000). Secrets are hashed with the
+ * server key passed to the constructor; tokens can only be created when a key is configured.
+ */
+export class ApiTokenRepository {
+  /**
+   * @param pool the store's connection pool
+   * @param hashKey the server key (TOKEN_HASH_KEY); absent: tokens can be listed and revoked, not created or verified
+   */
+  constructor(
+    private readonly pool: Pool,
+    private readonly hashKey: string | undefined,
+  ) {}
+
+  /** Whether a server key is configured (tokens can be created and verified). */
+  get hasKey(): boolean {
+    return this.hashKey !== undefined;
+  }
+
+  /**
+   * Create a token; writes the row and a `created` audit event in one transaction.
+   * @returns the stored token and the plaintext `token` (shown once, never stored)
+   * @throws StoreError INVALID_ARGUMENT for an unknown role, empty or malformed account list,
+   *   or a lifetime not in (0, 365 days]; UNAVAILABLE when no server key is configured
+   */
+  async create(input: CreateApiTokenInput): Promise<{ token: string; stored: StoredApiToken }> {
+    if (this.hashKey === undefined) throw new StoreError('UNAVAILABLE', 'TOKEN_HASH_KEY is not configured: tokens cannot be created');
+    if (!ROLES.includes(input.role)) throw new StoreError('INVALID_ARGUMENT', `role must be one of ${ROLES.join(', ')}, got "${input.role}"`);
+    const accounts = input.accounts ?? null;
+    if (accounts !== null) {
+      if (accounts.length === 0) throw new StoreError('INVALID_ARGUMENT', 'accounts must list at least one account id (or be omitted for all)');
+      const bad = accounts.find((a) => !ACCOUNT_ID.test(a));
+      if (bad !== undefined) throw new StoreError('INVALID_ARGUMENT', `account id "${bad.slice(0, 80)}" is malformed`);
+    }
+    const ttlMs = input.ttlMs ?? DEFAULT_TOKEN_TTL_DAYS * DAY_MS;
+    if (!Number.isFinite(ttlMs) || ttlMs <= 0 || ttlMs > MAX_TOKEN_TTL_DAYS * DAY_MS) {
+      throw new StoreError('INVALID_ARGUMENT', `expiry must be more than 0 and at most ${MAX_TOKEN_TTL_DAYS} days`);
+    }
+    const name = (input.name ?? '').slice(0, 200);
+    const now = input.now ?? new Date();
+    const generated = generateToken();
+    const hash = hashTokenSecret(this.hashKey, generated.id, generated.secret);
+    const client = await this.pool.connect();
+    try {
+      await client.query('BEGIN');
+      const row = await client.query<TokenRow>(
+        `INSERT INTO api_tokens (id, name, role, account_ids, secret_hash, created_at, expires_at, created_by)
+         VALUES ($1, $2, $3, $4::text[], $5, $6, $7, $8) RETURNING ${TOKEN_COLUMNS}`,
+        [generated.id, name, input.role, accounts ? [...new Set(accounts)].sort() : null, hash, now, new Date(now.getTime() + ttlMs), input.createdBy],
+      );
+      await client.query(`INSERT INTO api_token_events (at, event, token_id, actor) VALUES ($1, 'created', $2, $3)`, [now, generated.id, input.createdBy]);
+      await client.query('COMMIT');
+      return { token: generated.token, stored: toStoredToken(row.rows[0]) };
+    } catch (e) {
+      await client.query('ROLLBACK').catch(() => undefined);
+      throw e;
+    } finally {
+      client.release();
+    }
+  }
+
+  /**
+   * Verify a parsed token against its row: one primary-key read.
+   * @returns the token when id and secret match and it is neither revoked nor expired, else the denial reason
+   * @throws StoreError UNAVAILABLE when no server key is configured
+   */
+  async verify(id: string, secret: string, now = new Date()): Promise<{ ok: true; token: StoredApiToken } | { ok: false; reason: TokenDenialReason }> {
+    if (this.hashKey === undefined) throw new StoreError('UNAVAILABLE', 'TOKEN_HASH_KEY is not configured: tokens cannot be verified');
+    const rows = await this.pool.query<TokenRow>(`SELECT ${TOKEN_COLUMNS} FROM api_tokens WHERE id = $1`, [id]);
+    const row = rows.rows[0];
+    // Hash anyway when the id is unknown, so timing does not tell known ids from unknown ones.
+    const presented = hashTokenSecret(this.hashKey, id, secret);
+    if (!row) return { ok: false, reason: 'unknown' };
+    if (!hashesEqual(Buffer.from(row.secret_hash), presented)) return { ok: false, reason: 'bad-secret' };
+    if (row.revoked_at !== null) return { ok: false, reason: 'revoked' };
+    if (new Date(row.expires_at).getTime() <= now.getTime()) return { ok: false, reason: 'expired' };
+    return { ok: true, token: toStoredToken(row) };
+  }
+
+  /** Record a use: sets `last_used_at` unless it was set less than a minute ago (bounded writes). */
+  async touch(id: string, now = new Date()): Promise<void> {
+    await this.pool.query(
+      `UPDATE api_tokens SET last_used_at = $2::timestamptz
+        WHERE id = $1 AND (last_used_at IS NULL OR last_used_at < $2::timestamptz - interval '1 minute')`,
+      [id, now],
+    );
+  }
+
+  /** One token (without hash), or null. */
+  async get(id: string): Promise<StoredApiToken | null> {
+    const rows = await this.pool.query<TokenRow>(`SELECT ${TOKEN_COLUMNS} FROM api_tokens WHERE id = $1`, [id]);
+    return rows.rows[0] ? toStoredToken(rows.rows[0]) : null;
+  }
+
+  /** Every token, newest first (admins; bounded by how many an organisation creates). */
+  async list(): Promise<StoredApiToken[]> {
+    const rows = await this.pool.query<TokenRow>(`SELECT ${TOKEN_COLUMNS} FROM api_tokens ORDER BY created_at DESC, id DESC`);
+    return rows.rows.map(toStoredToken);
+  }
+
+  /**
+   * Revoke a token (idempotent: revoking again keeps the first time) and record a `revoked` event.
+   * @returns the token, or null when no token has this id
+   */
+  async revoke(id: string, actor: string): Promise<StoredApiToken | null> {
+    const rows = await this.pool.query<TokenRow>(
+      `WITH r AS (UPDATE api_tokens SET revoked_at = COALESCE(revoked_at, now()) WHERE id = $1 RETURNING ${TOKEN_COLUMNS}),
+            e AS (INSERT INTO api_token_events (event, token_id, actor) SELECT 'revoked', id, $2 FROM r)
+       SELECT * FROM r`,
+      [id, actor],
+    );
+    return rows.rows[0] ? toStoredToken(rows.rows[0]) : null;
+  }
+
+  /** Record a denied use (never the presented secret). */
+  async recordDenied(tokenId: string | null, clientAddress: string | null, reason: TokenDenialReason): Promise<void> {
+    await this.pool.query(`INSERT INTO api_token_events (event, token_id, client_address, reason) VALUES ('denied', $1, $2, $3)`, [
+      tokenId,
+      clientAddress,
+      reason,
+    ]);
+  }
+
+  /** Audit events, newest first, optionally of one token; at most `limit` (default 100). */
+  async events(tokenId?: string, limit = 100): Promise<ApiTokenEvent[]> {
+    const rows = await this.pool.query<{
+      id: string | number;
+      at: Date;
+      event: ApiTokenEvent['event'];
+      token_id: string | null;
+      actor: string | null;
+      client_address: string | null;
+      reason: string | null;
+    }>(
+      `SELECT id, at, event, token_id, actor, client_address, reason FROM api_token_events
+        WHERE ($1::text IS NULL OR token_id = $1) ORDER BY id DESC LIMIT $2`,
+      [tokenId ?? null, limit],
+    );
+    return rows.rows.map((r) => ({
+      id: Number(r.id),
+      at: toIso(r.at),
+      event: r.event,
+      tokenId: r.token_id,
+      actor: r.actor,
+      clientAddress: r.client_address,
+      reason: r.reason,
+    }));
+  }
+}
+
+/** The account scope of a stored token. */
+export function scopeOfToken(t: Pick<StoredApiToken, 'accounts'>): AccountScope {
+  return t.accounts === null ? ALL_ACCOUNTS : accountsScope(t.accounts);
+}
+
+function toStoredToken(r: TokenRow): StoredApiToken {
+  return {
+    id: r.id,
+    name: r.name,
+    role: r.role,
+    accounts: r.account_ids,
+    createdAt: toIso(r.created_at),
+    expiresAt: toIso(r.expires_at),
+    lastUsedAt: toIsoOrNull(r.last_used_at),
+    revokedAt: toIsoOrNull(r.revoked_at),
+    createdBy: r.created_by,
+  };
+}

@@ -1,0 +1,64 @@
+/**
+ * The one policy layer (issue 11): who is asking (`Principal`: role + account scope) and the SQL
+ * filter every read applies for it. REST, GraphQL, `/metrics` and later readers (reports,
+ * forecasts) pass the request's principal to the repositories, which filter INSIDE SQL (counts
+ * and aggregates included), never after the fact. See README "Scoped tokens: using the scope".
+ */
+
+/** Roles, weakest first: viewer reads; operator also starts scans and runs what-ifs; admin also manages tokens and others' waivers. */
+export type Role = 'viewer' | 'operator' | 'admin';
+
+/** Every role, weakest first. */
+export const ROLES: readonly Role[] = ['viewer', 'operator', 'admin'];
+
+/** Which Alibaba Cloud accounts (UIDs) a principal may see: all, or an explicit list (possibly empty). */
+export type AccountScope = { readonly all: true } | { readonly all: false; readonly accountIds: readonly string[] };
+
+/** The scope of every account. */
+export const ALL_ACCOUNTS: AccountScope = Object.freeze({ all: true });
+
+/** The scope of exactly these accounts (deduplicated, sorted). */
+export function accountsScope(accountIds: readonly string[]): AccountScope {
+  return Object.freeze({ all: false, accountIds: Object.freeze([...new Set(accountIds)].sort()) });
+}
+
+/** Anything that carries an account scope (a Principal, or the scope alone in internal code). */
+export interface Scoped {
+  readonly accountScope: AccountScope;
+}
+
+/**
+ * Who is asking: the request's authenticated token (or the bootstrap `API_TOKEN`, or the process
+ * itself for internal jobs), its role and account scope.
+ */
+export interface Principal extends Scoped {
+  readonly role: Role;
+  /** `token`: an `fa_...` token; `bootstrap`: the API_TOKEN admin; `system`: in-process callers (CLI, worker). */
+  readonly kind: 'token' | 'bootstrap' | 'system';
+  /** The token id (`kind: 'token'`), else null. */
+  readonly tokenId: string | null;
+}
+
+/** In-process callers (CLI, worker, reports job): admin over every account. Never given to a request. */
+export const SYSTEM_PRINCIPAL: Principal = Object.freeze({ role: 'admin', kind: 'system', tokenId: null, accountScope: ALL_ACCOUNTS });
+
+/** Whether `role` is at least `required` (viewer < operator < admin). */
+export function roleAllows(role: Role, required: Role): boolean {
+  return ROLES.indexOf(role) >= ROLES.indexOf(required);
+}
+
+/** Whether the scope includes `accountId`. */
+export function scopeIncludes(scope: AccountScope, accountId: string): boolean {
+  return scope.all || scope.accountIds.includes(accountId);
+}
+
+/**
+ * The SQL condition restricting `column` (an account id column, from code, never input) to the
+ * scope, registering the bind parameter through `param`: `TRUE` for every account,
+ * `column = ANY($n::text[])` otherwise (an empty list matches nothing).
+ */
+export function scopeCondition(column: string, scoped: Scoped, param: (value: unknown) => string): string {
+  const scope = scoped.accountScope;
+  if (scope.all) return 'TRUE';
+  return `${column} = ANY(${param([...scope.accountIds])}::text[])`;
+}

@@ -1,0 +1,266 @@
+/**
+ * Scoped API tokens end to end on a real PostgreSQL: format and checksum, hash-only storage,
+ * roles, account scope on every read (findings, scans, /metrics), expiry, revocation (also across
+ * replicas within the cache TTL), audit rows, failed-auth logging and rate limiting, the CLI.
+ */
+import type { INestApplication } from '@nestjs/common';
+import { Logger } from '@nestjs/common';
+import { Client } from 'pg';
+import request from 'supertest';
+import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
+import { createApiApp, TokenAuthenticator, type LaunchScanRequest, type ScanLauncher } from '@app/api';
+import { composeToken, generateToken, parseToken, Store, type StoredScan } from '@app/store';
+import { makeCoverage, makeFindings } from '../store/finding.factory';
+import { createTestDatabase, type TestDatabase } from '../store/test-database.util';
+import { runCli } from '../cli/cli-run.util';
+
+const BOOTSTRAP = 'tokens-e2e-bootstrap-token-0123456789';
+const KEY = 'tokens-e2e-hash-key-0123456789abcdef-0123456789';
+
+class RecordingLauncher implements ScanLauncher {
+  readonly requests: LaunchScanRequest[] = [];
+  constructor(private readonly store: Store) {}
+  async launch(r: LaunchScanRequest): Promise<{ scanId: string }> {
+    this.requests.push(r);
+    return { scanId: (await this.store.scans.create({ source: 'offline' })).id };
+  }
+}
+
+describe('scoped API tokens (e2e)', () => {
+  let db: TestDatabase;
+  let store: Store;
+  let app: INestApplication;
+  let scan: StoredScan;
+  const http = () => request(app.getHttpServer());
+  const bearer = (t: string) => ({ Authorization: `Bearer ${t}` });
+
+  async function create(body: Record<string, unknown>, as = BOOTSTRAP): Promise<{ id: string; token: string; expiresAt: string }> {
+    const res = await http().post('/v1/tokens').set(bearer(as)).send(body);
+    expect(res.status, JSON.stringify(res.body)).toBe(201);
+    return res.body as { id: string; token: string; expiresAt: string };
+  }
+
+  beforeAll(async () => {
+    db = await createTestDatabase();
+    store = await Store.open({ connectionString: db.url, migrate: true, tokenHashKey: KEY });
+    scan = await store.scans.create({ source: 'offline', startedAt: new Date('2026-05-01T00:00:00Z') });
+    scan = await store.scans.complete(scan.id, {
+      // 12 findings of account 1111 (4 critical), 8 of account 2222.
+      findings: makeFindings(20, (i) => ({
+        checkId: i % 2 === 0 ? 'CLB_BACKEND_QUOTA' : 'NODEPORT_OVERLAP',
+        severity: i < 12 && i % 3 === 0 ? 'critical' : 'warning',
+        resource: { accountId: i < 12 ? '1111' : '2222' },
+      })),
+      coverage: [makeCoverage({ accountId: '1111' }), makeCoverage({ accountId: '2222', status: 'failed', errorCode: 'Forbidden.RAM', message: 'no permission on 2222' })],
+      quotaUsage: [
+        { checkId: 'CLB_BACKEND_QUOTA', resource: { kind: 'LoadBalancer', id: 'lb-a', accountId: '1111', regionId: 'cn-hangzhou' }, used: 190, limit: 200, ratio: 0.95 },
+        { checkId: 'CLB_BACKEND_QUOTA', resource: { kind: 'LoadBalancer', id: 'lb-b', accountId: '2222', regionId: 'cn-hangzhou' }, used: 199, limit: 200, ratio: 0.995 },
+      ],
+    });
+    app = await createApiApp({ store, token: BOOTSTRAP, scanLauncher: new RecordingLauncher(store), logger: false, auth: { maxFailures: 1000 } });
+    await app.init();
+  });
+
+  afterAll(async () => {
+    await app?.close();
+    await store?.close();
+    await db?.drop();
+  });
+
+  it('creates a token shown once; the database holds only a keyed hash of its secret', async () => {
+    const created = await create({ role: 'viewer', accounts: ['1111'], name: 'team-a' });
+    expect(created.token).toMatch(/^fa_[0-9a-z]{12}_[0-9A-Za-z]{38}$/);
+    expect(parseToken(created.token)?.id).toBe(created.id);
+    const secret = created.token.split('_')[2];
+    const c = new Client({ connectionString: db.url });
+    await c.connect();
+    try {
+      const dump = await c.query<{ row: string }>(`SELECT row_to_json(t)::text AS row FROM api_tokens t UNION ALL SELECT row_to_json(e)::text FROM api_token_events e`);
+      const text = dump.rows.map((r) => r.row).join('\n');
+      expect(text).toContain(created.id);
+      expect(text).not.toContain(secret);
+      expect(text).not.toContain(secret.slice(0, 16));
+      const hash = await c.query<{ h: Buffer }>('SELECT secret_hash AS h FROM api_tokens WHERE id = $1', [created.id]);
+      expect(hash.rows[0].h).toHaveLength(32);
+      expect(hash.rows[0].h.toString('latin1')).not.toContain(secret);
+    } finally {
+      await c.end();
+    }
+    const listed = await http().get('/v1/tokens').set(bearer(BOOTSTRAP));
+    expect(JSON.stringify(listed.body)).not.toContain(secret);
+    expect(listed.body.items[0]).toMatchObject({ id: created.id, role: 'viewer', accounts: ['1111'], name: 'team-a', createdBy: 'bootstrap', revokedAt: null });
+  });
+
+  it('defaults the expiry to 90 days and refuses more than 365', async () => {
+    const created = await create({ role: 'viewer' });
+    const days = (new Date(created.expiresAt).getTime() - Date.now()) / 86_400_000;
+    expect(days).toBeGreaterThan(89.9);
+    expect(days).toBeLessThanOrEqual(90);
+    const res = await http().post('/v1/tokens').set(bearer(BOOTSTRAP)).send({ role: 'viewer', expiresInDays: 366 });
+    expect(res.status).toBe(400);
+    expect(res.body.message).toContain('body.expiresInDays');
+    expect((await http().post('/v1/tokens').set(bearer(BOOTSTRAP)).send({ role: 'root' })).status).toBe(400);
+    expect((await http().post('/v1/tokens').set(bearer(BOOTSTRAP)).send({ role: 'viewer', accounts: [] })).status).toBe(400);
+  });
+
+  it('refuses a malformed or mistyped token without reading the database', async () => {
+    // A second replica on a closed store: any database read would fail with a 5xx.
+    const closed = await Store.open({ connectionString: db.url, tokenHashKey: KEY });
+    const replica = await createApiApp({ store: closed, token: BOOTSTRAP, scanLauncher: new RecordingLauncher(closed), logger: false });
+    await replica.init();
+    await closed.close();
+    try {
+      const good = generateToken().token;
+      const flipped = good.slice(0, -1) + (good.endsWith('A') ? 'B' : 'A');
+      for (const bad of [flipped, 'fa_short_x', `${good}x`, good.replace('fa_', 'fa_X')]) {
+        const res = await request(replica.getHttpServer()).get('/v1/findings').set(bearer(bad));
+        expect(res.status, bad).toBe(401);
+        expect(res.body.message).toMatch(/not a well-formed fa_ token/);
+      }
+      // A well-formed token needs the database: the closed store answers 503, proving the others never got there.
+      expect((await request(replica.getHttpServer()).get('/v1/findings').set(bearer(good))).status).toBe(503);
+    } finally {
+      await replica.close();
+    }
+  });
+
+  it('scopes every read to the token accounts: findings, counts, scan summary and coverage, metrics', async () => {
+    const { token } = await create({ role: 'viewer', accounts: ['1111'] });
+    const findings = await http().get('/v1/findings?limit=1000').set(bearer(token));
+    expect(findings.status).toBe(200);
+    expect(findings.body.total).toBe(12);
+    expect(new Set(findings.body.items.map((f: { resource: { accountId: string } }) => f.resource.accountId))).toEqual(new Set(['1111']));
+    expect((await http().get('/v1/findings?accountId=2222').set(bearer(token))).body.total).toBe(0);
+
+    const one = await http().get(`/v1/scans/${scan.id}`).set(bearer(token));
+    expect(one.body.summary).toEqual({ findings: 12, bySeverity: { info: 0, warning: 8, critical: 4 }, byCheck: { CLB_BACKEND_QUOTA: 6, NODEPORT_OVERLAP: 6 } });
+    expect(one.body.coverage.map((c: { accountId: string }) => c.accountId)).toEqual(['1111']);
+    expect(JSON.stringify(one.body)).not.toContain('2222');
+    const list = await http().get('/v1/scans').set(bearer(token));
+    expect(list.body.items[0].summary.findings).toBe(12);
+
+    const metrics = await http().get('/metrics').set(bearer(token));
+    expect(metrics.status).toBe(200);
+    expect(metrics.text).toContain('lb-a');
+    expect(metrics.text).not.toContain('lb-b');
+    expect(metrics.text).not.toContain('2222');
+
+    // The bootstrap token sees everything.
+    expect((await http().get('/v1/findings').set(bearer(BOOTSTRAP))).body.total).toBe(20);
+    expect((await http().get(`/v1/scans/${scan.id}`).set(bearer(BOOTSTRAP))).body.summary.findings).toBe(20);
+  });
+
+  it('enforces roles: viewer reads, operator starts scans, admin manages tokens; refusals are audited', async () => {
+    const viewer = await create({ role: 'viewer' });
+    const operator = await create({ role: 'operator' });
+    const admin = await create({ role: 'admin' });
+    expect((await http().post('/v1/scans').set(bearer(viewer.token)).send({})).status).toBe(403);
+    expect((await http().post('/v1/scans').set(bearer(operator.token)).send({})).status).toBe(202);
+    expect((await http().get('/v1/tokens').set(bearer(operator.token))).status).toBe(403);
+    expect((await http().post('/v1/tokens').set(bearer(viewer.token)).send({ role: 'admin' })).status).toBe(403);
+    const made = await create({ role: 'viewer' }, admin.token);
+    expect((await store.apiTokens.get(made.id))?.createdBy).toBe(admin.id);
+    const events = await store.apiTokens.events(viewer.id);
+    expect(events.filter((e) => e.event === 'denied').map((e) => e.reason)).toEqual(['forbidden', 'forbidden']);
+    expect(events.some((e) => e.event === 'created')).toBe(true);
+  });
+
+  it('refuses expired and revoked tokens, records last use, and audits each event', async () => {
+    const expired = await store.apiTokens.create({ role: 'viewer', ttlMs: 60_000, createdBy: 'test', now: new Date(Date.now() - 120_000) });
+    const res = await http().get('/v1/findings').set(bearer(expired.token));
+    expect(res.status).toBe(401);
+    expect(res.body.message).toContain('token expired');
+
+    const live = await create({ role: 'viewer' });
+    expect((await http().get('/v1/findings').set(bearer(live.token))).status).toBe(200);
+    await vi.waitFor(async () => expect((await store.apiTokens.get(live.id))?.lastUsedAt).not.toBeNull());
+    const revoked = await http().delete(`/v1/tokens/${live.id}`).set(bearer(BOOTSTRAP));
+    expect(revoked.status).toBe(200);
+    expect(revoked.body.revokedAt).not.toBeNull();
+    const after = await http().get('/v1/findings').set(bearer(live.token));
+    expect(after.status).toBe(401);
+    expect(after.body.message).toContain('token revoked');
+    expect((await http().delete('/v1/tokens/zzzzzzzzzzzz').set(bearer(BOOTSTRAP))).status).toBe(404);
+
+    const events = await store.apiTokens.events(live.id);
+    expect(events.map((e) => [e.event, e.reason, e.actor])).toEqual([
+      ['denied', 'revoked', null],
+      ['revoked', null, 'bootstrap'],
+      ['created', null, 'bootstrap'],
+    ]);
+    expect(events[0].clientAddress).toMatch(/127\.0\.0\.1|::1/);
+    expect((await store.apiTokens.events(expired.stored.id))[0]).toMatchObject({ event: 'denied', reason: 'expired' });
+  });
+
+  it('a revocation through another replica holds once the cache TTL (2 s, under 5 s) has passed', async () => {
+    let clock = Date.now();
+    const replica = new TokenAuthenticator(BOOTSTRAP, store.apiTokens, {}, () => clock);
+    const { token, id } = await create({ role: 'viewer' });
+    expect((await replica.authenticate(`Bearer ${token}`, '10.0.0.1')).tokenId).toBe(id);
+    await store.apiTokens.revoke(id, 'cli');
+    clock += 1_000;
+    expect((await replica.authenticate(`Bearer ${token}`, '10.0.0.1')).tokenId).toBe(id); // still cached
+    clock += 1_100;
+    await expect(replica.authenticate(`Bearer ${token}`, '10.0.0.1')).rejects.toMatchObject({ code: 'UNAUTHENTICATED' });
+  });
+
+  it('logs failed authentications without the secret and rate-limits the client address', async () => {
+    const warn = vi.spyOn(Logger.prototype, 'warn');
+    try {
+      const limited = new TokenAuthenticator(BOOTSTRAP, store.apiTokens, { maxFailures: 3, failureWindowMs: 60_000 });
+      const { token, id } = await create({ role: 'viewer' });
+      // The right id with a guessed secret and a valid checksum: reaches the database, fails the hash.
+      const guess = composeToken(id, 'A'.repeat(32)).token;
+      for (let i = 0; i < 3; i++) await expect(limited.authenticate(`Bearer ${guess}`, '10.9.9.9')).rejects.toMatchObject({ code: 'UNAUTHENTICATED' });
+      await expect(limited.authenticate(`Bearer ${token}`, '10.9.9.9')).rejects.toMatchObject({ code: 'RATE_LIMITED' });
+      expect((await limited.authenticate(`Bearer ${token}`, '10.9.9.10')).tokenId).toBe(id);
+      const logged = warn.mock.calls.map((c) => String(c[0])).join('\n');
+      expect(logged).toContain('auth denied');
+      expect(logged).toContain('10.9.9.9');
+      expect(logged).not.toContain(token.split('_')[2]);
+      expect(logged).not.toContain(guess.split('_')[2]);
+      expect((await store.apiTokens.events(id)).filter((e) => e.event === 'denied').map((e) => [e.reason, e.clientAddress])).toEqual([
+        ['bad-secret', '10.9.9.9'],
+        ['bad-secret', '10.9.9.9'],
+        ['bad-secret', '10.9.9.9'],
+      ]);
+    } finally {
+      warn.mockRestore();
+    }
+    // Through HTTP: 429 after the limit, as JSON.
+    const strict = await createApiApp({ store, token: BOOTSTRAP, scanLauncher: new RecordingLauncher(store), logger: false, auth: { maxFailures: 2 } });
+    await strict.init();
+    try {
+      for (let i = 0; i < 2; i++) expect((await request(strict.getHttpServer()).get('/v1/scans').set(bearer('wrong-token-wrong-token'))).status).toBe(401);
+      const res = await request(strict.getHttpServer()).get('/v1/scans').set(bearer(BOOTSTRAP));
+      expect(res.status).toBe(429);
+      expect(res.body.error).toBe('RATE_LIMITED');
+    } finally {
+      await strict.close();
+    }
+  });
+
+  it('fleet-audit token create|list|revoke work against DATABASE_URL (create --format json)', async () => {
+    const env = { DATABASE_URL: db.url, TOKEN_HASH_KEY: KEY };
+    const made = runCli(['token', 'create', '--role', 'operator', '--accounts', '1111,3333', '--expires-in', '30d', '--name', 'cli-made', '--format', 'json'], env);
+    expect(made.stderr).toBe('');
+    expect(made.status).toBe(0);
+    const body = JSON.parse(made.stdout) as { id: string; token: string; role: string; accounts: string[]; expiresAt: string };
+    expect(Object.keys(body).sort()).toEqual(['accounts', 'expiresAt', 'id', 'role', 'token']);
+    expect(body).toMatchObject({ role: 'operator', accounts: ['1111', '3333'] });
+    expect((await http().get('/v1/findings').set(bearer(body.token))).body.total).toBe(12);
+    const listed = runCli(['token', 'list'], env);
+    expect(listed.status).toBe(0);
+    expect(listed.stdout).toMatch(new RegExp(`${body.id}\\s+operator\\s+active`));
+    expect(listed.stdout).not.toContain(body.token);
+    expect(runCli(['token', 'revoke', body.id], env).status).toBe(0);
+    expect(runCli(['token', 'list'], env).stdout).toMatch(new RegExp(`${body.id}\\s+operator\\s+revoked`));
+    const noKey = runCli(['token', 'create', '--role', 'viewer'], { DATABASE_URL: db.url });
+    expect(noKey.status).toBe(2);
+    expect(noKey.stderr).toMatch(/TOKEN_HASH_KEY must be set/);
+    const badTtl = runCli(['token', 'create', '--role', 'viewer', '--expires-in', '400d'], env);
+    expect(badTtl.status).toBe(2);
+    expect(badTtl.stderr).toMatch(/--expires-in: .*maximum of 365d/);
+    expect(runCli(['token', 'revoke', 'nope'], env).status).toBe(2);
+  });
+});
