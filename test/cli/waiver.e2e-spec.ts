@@ -73,7 +73,7 @@ describe('fleet-audit waivers (e2e)', () => {
     const far = join(dir, 'far.yaml');
     writeFileSync(far, fileFor(critical.slice(0, 1), '2027-06-01'));
     expect(runCli(['scan', '--fleet', SAMPLE_FLEET, '--now', NOW, '--waivers', far]).stderr).toContain('at most 180 days');
-  });
+  }, 120_000);
 
   it('waiver add|list|revoke on PostgreSQL; scan --database-url --fail-on applies stored waivers', () => {
     const env = { DATABASE_URL: db.url };
