@@ -125,7 +125,12 @@ export class ScanRepository {
    */
   async complete(id: string, input: CompleteScanInput): Promise<StoredScan> {
     const summary = input.summary ?? summarizeFindings(input.findings);
-    return withStoreRetry(`cannot store scan ${id}`, () => this.completeOnce(id, input, summary));
+    const done = await withStoreRetry(`cannot store scan ${id}`, () => this.completeOnce(id, input, summary));
+    // Fresh statistics for the tables just written, so finding pages keep using the scan's index
+    // instead of a hash join over every row planned from stale counts (issue 14 item 6). Best
+    // effort: the scan is stored either way.
+    await this.pool.query('ANALYZE findings, finding_fingerprints').catch(() => undefined);
+    return done;
   }
 
   private async completeOnce(id: string, input: CompleteScanInput, summary: ScanSummary): Promise<StoredScan> {

@@ -1,0 +1,98 @@
+/**
+ * Throwaway PostgreSQL 15 servers for the fault suite and `npm run chaos`: `initdb` into a temp
+ * directory, `pg_ctl start` on a free port, restart / stop at will, delete everything at the end.
+ * Never the shared server on 5432. When run as root the server runs as the `postgres` system user
+ * (PostgreSQL refuses to run as root).
+ */
+import { spawn, spawnSync } from 'node:child_process';
+import { chmodSync, chownSync, mkdtempSync, rmSync } from 'node:fs';
+import { createServer } from 'node:net';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+
+/** PostgreSQL binaries (Debian layout); override with PG_BIN. */
+const PG_BIN = process.env.PG_BIN ?? '/usr/lib/postgresql/15/bin';
+
+/** A free TCP port on 127.0.0.1. */
+export function freeTcpPort(): Promise<number> {
+  return new Promise((resolve, reject) => {
+    const srv = createServer();
+    srv.once('error', reject);
+    srv.listen(0, '127.0.0.1', () => {
+      const addr = srv.address();
+      const port = typeof addr === 'object' && addr ? addr.port : 0;
+      srv.close(() => resolve(port));
+    });
+  });
+}
+
+/** A private PostgreSQL server. */
+export interface PrivatePostgres {
+  /** URL of its `postgres` database (user postgres, trust auth, 127.0.0.1). */
+  url: string;
+  port: number;
+  /** Stop fast (connections are terminated: SQLSTATE 57P01). */
+  stop(): void;
+  /** Start again on the same port and data directory. */
+  start(): void;
+  /** Stop and start (`pg_ctl restart -m fast`), blocking. */
+  restart(): void;
+  /** The same without blocking this process's event loop (the restart runs in a child). */
+  restartAsync(): Promise<void>;
+  /** Stop and delete the data directory. */
+  destroy(): void;
+}
+
+function argvOf(args: string[]): [string, string[]] {
+  return process.getuid?.() === 0 ? ['runuser', ['-u', 'postgres', '--', ...args]] : [args[0], args.slice(1)];
+}
+
+function run(args: string[]): void {
+  const [cmd, argv] = argvOf(args);
+  const r = spawnSync(cmd, argv, { encoding: 'utf8', timeout: 60_000 });
+  if (r.status !== 0) throw new Error(`${args.slice(0, 2).join(' ')} failed: ${(r.stderr || r.stdout || '').trim().split('\n').slice(-2).join(' ')}`);
+}
+
+function runAsync(args: string[]): Promise<void> {
+  const [cmd, argv] = argvOf(args);
+  return new Promise((resolve, reject) => {
+    const child = spawn(cmd, argv, { stdio: 'ignore' });
+    child.once('error', reject);
+    child.once('exit', (code) => (code === 0 ? resolve() : reject(new Error(`${args.slice(0, 2).join(' ')} exited ${code}`))));
+  });
+}
+
+/** Create and start a private PostgreSQL server (about 2 s). */
+export async function startPrivatePostgres(): Promise<PrivatePostgres> {
+  const port = await freeTcpPort();
+  const dir = mkdtempSync(join(tmpdir(), 'fleet-audit-pg-'));
+  const data = join(dir, 'data');
+  chmodSync(dir, 0o755);
+  if (process.getuid?.() === 0) {
+    const uid = spawnSync('id', ['-u', 'postgres'], { encoding: 'utf8' });
+    const gid = spawnSync('id', ['-g', 'postgres'], { encoding: 'utf8' });
+    chownSync(dir, Number(uid.stdout.trim()), Number(gid.stdout.trim()));
+  }
+  run([join(PG_BIN, 'initdb'), '-D', data, '-U', 'postgres', '-A', 'trust', '--no-sync', '-E', 'UTF8']);
+  const opts = `-p ${port} -k ${dir} -h 127.0.0.1 -c fsync=off -c max_connections=100`;
+  const ctl = (...a: string[]) => [join(PG_BIN, 'pg_ctl'), '-D', data, ...a];
+  const start = () => run(ctl('-o', opts, '-l', join(dir, 'log'), '-w', 'start'));
+  const stop = () => run(ctl('-m', 'fast', '-w', 'stop'));
+  start();
+  return {
+    url: `postgres://postgres@127.0.0.1:${port}/postgres`,
+    port,
+    start,
+    stop,
+    restart: () => run(ctl('-o', opts, '-l', join(dir, 'log'), '-m', 'fast', '-w', 'restart')),
+    restartAsync: () => runAsync(ctl('-o', opts, '-l', join(dir, 'log'), '-m', 'fast', '-w', 'restart')),
+    destroy: () => {
+      try {
+        stop();
+      } catch {
+        // already stopped
+      }
+      rmSync(dir, { recursive: true, force: true });
+    },
+  };
+}
