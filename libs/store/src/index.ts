@@ -57,3 +57,4 @@ export {
   parseTokenTtl,
 } from './api-token.util';
 export { SCOPED_ERROR_TEXT } from './scan.repository';
+export { decodeCursor, encodeCursor, keysetAfter, keysetOrderBy, type KeysetColumn, type KeysetValue } from './keyset-cursor.util';
