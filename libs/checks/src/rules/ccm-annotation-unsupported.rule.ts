@@ -1,14 +1,8 @@
-import {
-  needClb,
-  needNlb,
-  parseCcmVersion,
-  unsupportedAnnotations,
-  type CheckResult,
-  type Severity,
-} from '@app/domain';
-import type { CheckDefinition } from '../check.types';
+import {} from '../result.util';
+import { needClb, needNlb, parseCcmVersion, unsupportedAnnotations, type Severity } from '@app/domain';
+import { scopedCheck } from '../check-scope';
 import { DOC_URL, SEED } from '../doc-links.constants';
-import { clusterRef, kubernetesNotRead, listSome, resultsFor, serviceRef } from '../result.util';
+import { clusterRef, listSome, serviceRef } from '../result.util';
 
 const SEVERITY: Severity = 'warning';
 const ID = 'CCM_ANNOTATION_UNSUPPORTED';
@@ -19,7 +13,7 @@ const ID = 'CCM_ANNOTATION_UNSUPPORTED';
  * cluster's CCM: the annotation silently does not take effect (seeds 000/001 "What to do if a service
  * annotation does not take effect"). The cluster is skipped when its CCM version is unknown.
  */
-export const ccmAnnotationUnsupportedRule: CheckDefinition = {
+export const ccmAnnotationUnsupportedRule = scopedCheck({
   id: ID,
   title: 'Service annotation needs a newer CCM than the cluster runs',
   category: 'version',
@@ -36,60 +30,48 @@ export const ccmAnnotationUnsupportedRule: CheckDefinition = {
     `${SEED.serviceFaq} "What to do if a service annotation does not take effect"; ${SEED.serviceFaqOld} same ` +
     'section; ACK doc "Add annotations to the YAML file of a Service to configure CLB instances" and "Configure NLB ' +
     'using annotations" (research/ccm-behaviour.md 3b)',
-  evaluate(ctx) {
-    const r = resultsFor(ID, SEVERITY);
-    const out: CheckResult[] = [];
-    for (const ce of ctx.index.clusters) {
-      const { cluster } = ce;
-      if (!cluster.kubernetes) {
-        const failed = ctx.index.failedCoverage(
-          cluster.accountId,
-          cluster.regionId,
-          cluster.clusterId,
-          'kubernetes',
-        );
-        out.push(r.skipped(clusterRef(cluster), kubernetesNotRead(ce, failed?.message)));
-        continue;
-      }
-      const version = cluster.ccmVersion;
-      if (!version || !parseCcmVersion(version)) {
-        const why = version
-          ? `CCM version "${version}" of cluster ${cluster.clusterId} does not parse`
-          : cluster.addons
-            ? `cluster ${cluster.clusterId} lists no cloud-controller-manager add-on version`
-            : `add-ons of cluster ${cluster.clusterId} were not read`;
-        out.push(r.skipped(clusterRef(cluster), `CCM version unknown: ${why}`));
-        continue;
-      }
-      for (const service of cluster.kubernetes.services) {
-        const controller = needClb(service) ? 'clb' : needNlb(service) ? 'nlb' : undefined;
-        if (!controller) continue;
-        const ref = serviceRef({ service, cluster: ce });
-        const missing = unsupportedAnnotations(service.annotations, version, controller) ?? [];
-        if (missing.length === 0) {
-          out.push(
-            r.pass(ref, `${ref.id}: every annotation is supported by CCM ${version}`, {
-              ccmVersion: version,
-            }),
-          );
-          continue;
-        }
-        const items = missing.map((m) => `${m.key} (needs ${m.minimumVersion})`);
-        out.push(
-          r.fail(
-            ref,
-            `${ref.id} uses ${missing.length} annotation(s) that CCM ${version} does not support: ${listSome(items, 3)}`,
-            {
-              figures: {
-                ccmVersion: version,
-                annotations: missing.map((m) => m.key),
-                minimumVersions: missing.map((m) => m.minimumVersion),
-              },
-            },
-          ),
-        );
-      }
+  scope: 'cluster',
+  needs: ['kubernetes'],
+  check(ce, out, r) {
+    const { cluster } = ce;
+    const k8s = cluster.kubernetes!;
+    const version = cluster.ccmVersion;
+    if (!version || !parseCcmVersion(version)) {
+      const why = version
+        ? `CCM version "${version}" of cluster ${cluster.clusterId} does not parse`
+        : cluster.addons
+          ? `cluster ${cluster.clusterId} lists no cloud-controller-manager add-on version`
+          : `add-ons of cluster ${cluster.clusterId} were not read`;
+      out.push(r.skipped(clusterRef(cluster), `CCM version unknown: ${why}`));
+      return;
     }
-    return out;
+    for (const service of k8s.services) {
+      const controller = needClb(service) ? 'clb' : needNlb(service) ? 'nlb' : undefined;
+      if (!controller) continue;
+      const ref = serviceRef({ service, cluster: ce });
+      const missing = unsupportedAnnotations(service.annotations, version, controller) ?? [];
+      if (missing.length === 0) {
+        out.push(
+          r.pass(ref, `${ref.id}: every annotation is supported by CCM ${version}`, {
+            ccmVersion: version,
+          }),
+        );
+        continue;
+      }
+      const items = missing.map((m) => `${m.key} (needs ${m.minimumVersion})`);
+      out.push(
+        r.fail(
+          ref,
+          `${ref.id} uses ${missing.length} annotation(s) that CCM ${version} does not support: ${listSome(items, 3)}`,
+          {
+            figures: {
+              ccmVersion: version,
+              annotations: missing.map((m) => m.key),
+              minimumVersions: missing.map((m) => m.minimumVersion),
+            },
+          },
+        ),
+      );
+    }
   },
-};
+});

@@ -1,8 +1,8 @@
-import type { CheckResult, Severity } from '@app/domain';
-import type { CheckDefinition } from '../check.types';
+import type { Severity } from '@app/domain';
+import { scopedCheck } from '../check-scope';
 import { DOC_URL, SEED } from '../doc-links.constants';
 import { rangeText, rangesOverlap } from '../port-range.util';
-import { clusterRef, count, listSome, resultsFor } from '../result.util';
+import { clusterRef, count, listSome } from '../result.util';
 
 const SEVERITY: Severity = 'warning';
 const ID = 'NODEPORT_EPHEMERAL_OVERLAP';
@@ -13,7 +13,7 @@ const ID = 'NODEPORT_EPHEMERAL_OVERLAP';
  * the NodePort range": overlapping ranges cause sporadic network exceptions, failed health checks and
  * nodes going offline. One result per cluster; skipped when node sysctls were not read.
  */
-export const nodeportEphemeralOverlapRule: CheckDefinition = {
+export const nodeportEphemeralOverlapRule = scopedCheck({
   id: ID,
   title: "NodePort range overlaps a node's ip_local_port_range",
   category: 'quota',
@@ -29,66 +29,48 @@ export const nodeportEphemeralOverlapRule: CheckDefinition = {
   source:
     `${SEED.serviceFaq} "How to correctly configure the NodePort range"; ${SEED.serviceFaqClb} "How do I configure ` +
     'the NodePort range?"; research/ccm-behaviour.md 7 (defaults 30000-32767 and 32768-60999)',
-  evaluate(ctx) {
-    const r = resultsFor(ID, SEVERITY);
-    const out: CheckResult[] = [];
-    for (const ce of ctx.index.clusters) {
-      const { cluster } = ce;
-      const ref = clusterRef(cluster);
-      const ranges = cluster.nodeLocalPortRanges;
-      if (!ranges) {
-        const failed = ctx.index.failedCoverage(
-          cluster.accountId,
-          cluster.regionId,
-          cluster.clusterId,
-          'sysctls',
-        );
-        out.push(
-          r.skipped(
-            ref,
-            `node ip_local_port_range of cluster ${cluster.clusterId} was not read${failed?.message ? ` (${failed.message})` : ''}`,
-          ),
-        );
-        continue;
-      }
-      const npr = cluster.nodePortRange;
-      const overlapping: string[] = [];
-      const distinct = new Set<string>();
-      let nodes = 0;
-      for (const [ecsId, range] of Object.entries(ranges)) {
-        nodes++;
-        if (!rangesOverlap(npr, range)) continue;
-        overlapping.push(ecsId);
-        distinct.add(rangeText(range));
-      }
-      const figures = {
-        nodePortRange: rangeText(npr),
-        nodePortRangeSource: npr.source,
-        nodesRead: nodes,
-        overlappingNodes: overlapping.length,
-        ...(overlapping.length
-          ? { localPortRanges: [...distinct].sort(), nodeIds: overlapping.slice(0, 20) }
-          : {}),
-      };
-      if (overlapping.length > 0) {
-        out.push(
-          r.fail(
-            ref,
-            `NodePort range ${rangeText(npr)} (${npr.source}) of cluster ${cluster.clusterId} overlaps ip_local_port_range ` +
-              `${[...distinct].sort().join(', ')} on ${overlapping.length} of ${count(nodes, 'node')} (${listSome(overlapping)})`,
-            { figures },
-          ),
-        );
-      } else {
-        out.push(
-          r.pass(
-            ref,
-            `NodePort range ${rangeText(npr)} does not overlap ip_local_port_range on any of ${count(nodes, 'node')}`,
-            figures,
-          ),
-        );
-      }
+  scope: 'cluster',
+  needs: ['sysctls'],
+  check(ce, out, r) {
+    const { cluster } = ce;
+    const ref = clusterRef(cluster);
+    const ranges = cluster.nodeLocalPortRanges!;
+    const npr = cluster.nodePortRange;
+    const overlapping: string[] = [];
+    const distinct = new Set<string>();
+    let nodes = 0;
+    for (const [ecsId, range] of Object.entries(ranges)) {
+      nodes++;
+      if (!rangesOverlap(npr, range)) continue;
+      overlapping.push(ecsId);
+      distinct.add(rangeText(range));
     }
-    return out;
+    const figures = {
+      nodePortRange: rangeText(npr),
+      nodePortRangeSource: npr.source,
+      nodesRead: nodes,
+      overlappingNodes: overlapping.length,
+      ...(overlapping.length
+        ? { localPortRanges: [...distinct].sort(), nodeIds: overlapping.slice(0, 20) }
+        : {}),
+    };
+    if (overlapping.length > 0) {
+      out.push(
+        r.fail(
+          ref,
+          `NodePort range ${rangeText(npr)} (${npr.source}) of cluster ${cluster.clusterId} overlaps ip_local_port_range ` +
+            `${[...distinct].sort().join(', ')} on ${overlapping.length} of ${count(nodes, 'node')} (${listSome(overlapping)})`,
+          { figures },
+        ),
+      );
+    } else {
+      out.push(
+        r.pass(
+          ref,
+          `NodePort range ${rangeText(npr)} does not overlap ip_local_port_range on any of ${count(nodes, 'node')}`,
+          figures,
+        ),
+      );
+    }
   },
-};
+});

@@ -1,7 +1,8 @@
-import type { CheckResult, PortRange, Severity } from '@app/domain';
-import type { CheckDefinition } from '../check.types';
+import type { PortRange, Severity } from '@app/domain';
+import { scopedCheck } from '../check-scope';
+import {} from '../result.util';
 import { DOC_URL, SEED } from '../doc-links.constants';
-import { clusterRef, count, kubernetesNotRead, resultsFor, serviceRef } from '../result.util';
+import { count, serviceRef } from '../result.util';
 import { rangeText } from '../port-range.util';
 
 const SEVERITY: Severity = 'critical';
@@ -14,7 +15,7 @@ const ID = 'NODEPORT_IN_EPHEMERAL_RANGE';
  * NodePorts; the cluster is skipped when its Kubernetes objects or node sysctls were not read.
  * Severity critical: the port can be taken as a source port by any outgoing connection now.
  */
-export const nodeportInEphemeralRangeRule: CheckDefinition = {
+export const nodeportInEphemeralRangeRule = scopedCheck({
   id: ID,
   title: "Service nodePort inside a node's ip_local_port_range",
   category: 'quota',
@@ -29,87 +30,61 @@ export const nodeportInEphemeralRangeRule: CheckDefinition = {
     '(kubectl edit <service-name>), and make the NodePort range and ip_local_port_range not overlap. ' +
     DOC_URL.serviceFaq,
   source: `${SEED.serviceFaq} "How to correctly configure the NodePort range"; ${SEED.serviceFaqClb} "How do I configure the NodePort range?"`,
-  evaluate(ctx) {
-    const r = resultsFor(ID, SEVERITY);
-    const out: CheckResult[] = [];
-    for (const ce of ctx.index.clusters) {
-      const { cluster } = ce;
-      if (!cluster.kubernetes) {
-        const failed = ctx.index.failedCoverage(
-          cluster.accountId,
-          cluster.regionId,
-          cluster.clusterId,
-          'kubernetes',
-        );
-        out.push(r.skipped(clusterRef(cluster), kubernetesNotRead(ce, failed?.message)));
-        continue;
+  scope: 'cluster',
+  needs: ['kubernetes', 'sysctls'],
+  check(ce, out, r) {
+    const { cluster } = ce;
+    const k8s = cluster.kubernetes!;
+    const localRanges = cluster.nodeLocalPortRanges!;
+    // Distinct ranges with how many nodes use each: Services x ports x (few distinct ranges).
+    const byRange = new Map<string, { range: PortRange; nodes: number }>();
+    for (const range of Object.values(localRanges)) {
+      const k = rangeText(range);
+      const e = byRange.get(k);
+      if (e) e.nodes++;
+      else byRange.set(k, { range, nodes: 1 });
+    }
+    const ranges = [...byRange.values()];
+    for (const service of k8s.services) {
+      const nodePorts = service.ports.map((p) => p.nodePort).filter((p): p is number => p !== undefined);
+      if (nodePorts.length === 0) continue;
+      const ref = serviceRef({ service, cluster: ce });
+      const inside: string[] = [];
+      let maxNodes = 0;
+      for (const port of nodePorts) {
+        let nodesHit = 0;
+        const hitRanges: string[] = [];
+        for (const { range, nodes } of ranges) {
+          if (port >= range.from && port <= range.to) {
+            nodesHit += nodes;
+            hitRanges.push(rangeText(range));
+          }
+        }
+        if (nodesHit > 0) {
+          inside.push(`${port} (in ${hitRanges.join(', ')} on ${count(nodesHit, 'node')})`);
+          maxNodes = Math.max(maxNodes, nodesHit);
+        }
       }
-      if (!cluster.nodeLocalPortRanges) {
-        const failed = ctx.index.failedCoverage(
-          cluster.accountId,
-          cluster.regionId,
-          cluster.clusterId,
-          'sysctls',
-        );
+      const figures = {
+        nodePorts: nodePorts.map(String),
+        portsInside: inside.length,
+        nodesAffected: maxNodes,
+      };
+      if (inside.length > 0) {
         out.push(
-          r.skipped(
-            clusterRef(cluster),
-            `node ip_local_port_range of cluster ${cluster.clusterId} was not read${failed?.message ? ` (${failed.message})` : ''}`,
+          r.fail(ref, `${ref.id} uses NodePort ${inside.join('; ')} inside ip_local_port_range`, {
+            figures,
+          }),
+        );
+      } else {
+        out.push(
+          r.pass(
+            ref,
+            `${ref.id} NodePorts ${nodePorts.join(', ')} are outside every node's ip_local_port_range`,
+            figures,
           ),
         );
-        continue;
-      }
-      // Distinct ranges with how many nodes use each: Services x ports x (few distinct ranges).
-      const byRange = new Map<string, { range: PortRange; nodes: number }>();
-      for (const range of Object.values(cluster.nodeLocalPortRanges)) {
-        const k = rangeText(range);
-        const e = byRange.get(k);
-        if (e) e.nodes++;
-        else byRange.set(k, { range, nodes: 1 });
-      }
-      const ranges = [...byRange.values()];
-      for (const service of cluster.kubernetes.services) {
-        const nodePorts = service.ports.map((p) => p.nodePort).filter((p): p is number => p !== undefined);
-        if (nodePorts.length === 0) continue;
-        const ref = serviceRef({ service, cluster: ce });
-        const inside: string[] = [];
-        let maxNodes = 0;
-        for (const port of nodePorts) {
-          let nodesHit = 0;
-          const hitRanges: string[] = [];
-          for (const { range, nodes } of ranges) {
-            if (port >= range.from && port <= range.to) {
-              nodesHit += nodes;
-              hitRanges.push(rangeText(range));
-            }
-          }
-          if (nodesHit > 0) {
-            inside.push(`${port} (in ${hitRanges.join(', ')} on ${count(nodesHit, 'node')})`);
-            maxNodes = Math.max(maxNodes, nodesHit);
-          }
-        }
-        const figures = {
-          nodePorts: nodePorts.map(String),
-          portsInside: inside.length,
-          nodesAffected: maxNodes,
-        };
-        if (inside.length > 0) {
-          out.push(
-            r.fail(ref, `${ref.id} uses NodePort ${inside.join('; ')} inside ip_local_port_range`, {
-              figures,
-            }),
-          );
-        } else {
-          out.push(
-            r.pass(
-              ref,
-              `${ref.id} NodePorts ${nodePorts.join(', ')} are outside every node's ip_local_port_range`,
-              figures,
-            ),
-          );
-        }
       }
     }
-    return out;
   },
-};
+});
