@@ -15,13 +15,60 @@ import { waiverCommand } from './commands/waiver.command';
 import { reportCommand } from './commands/report.command';
 import { tokenCommand } from './commands/token.command';
 
+/** Examples and exit codes printed after `fleet-audit --help`. */
+export const PROGRAM_HELP_FOOTER = `
+Examples:
+  fleet-audit demo                                   # simulated fleet, live scan, API on :3000
+  fleet-audit scan --fleet examples/fleets/sample    # offline audit of a fleet directory
+  fleet-audit scan --config scan.yaml --format sarif -o fleet-audit.sarif
+  fleet-audit checks                                 # the check catalogue
+
+Exit codes:
+  0    ok
+  1    scan: a finding at or above --fail-on
+  2    bad input (flag, file, config) or a failed scan
+  130  interrupted (Ctrl+C)
+
+Environment variables are listed with the options that read them, as "(env: NAME)".
+Set NO_COLOR=1 for uncoloured output and FLEET_AUDIT_DEBUG=1 for stack traces.`;
+
+/** Exit code after Ctrl+C / SIGINT (128 + signal 2, the shell convention). */
+export const EXIT_INTERRUPTED = 130;
+
+/**
+ * Process-wide terminal behaviour of the CLI:
+ * - EPIPE on stdout (`fleet-audit scan | head`): the reader is gone, so stop quietly with exit 0;
+ * - SIGINT (Ctrl+C) with no command-specific handler: one line on stderr, exit 130 (a command that
+ *   shuts down gracefully, such as `serve`, installs its own and this one steps aside).
+ */
+export function installTerminalHandlers(): void {
+  process.stdout.on('error', (e: NodeJS.ErrnoException) => {
+    if (e.code === 'EPIPE') process.exit(0);
+    reportError(e);
+    process.exit(EXIT_ERROR);
+  });
+  const onSigint = () => {
+    if (process.listenerCount('SIGINT') > 1) return;
+    if (process.stderr.isTTY) process.stderr.write('\u001b[?25h\n');
+    process.stderr.write('fleet-audit: interrupted\n');
+    process.exit(EXIT_INTERRUPTED);
+  };
+  process.on('SIGINT', onSigint);
+}
+
 /** Build the whole program; `run` receives each action's exit-code promise. */
 export function buildProgram(run: (p: Promise<number>) => void): Command {
   const program = new Command('fleet-audit')
     .description('Audit and capacity planning for Service type=LoadBalancer on Alibaba Cloud ACK fleets')
     .version('0.1.0')
-    .showHelpAfterError()
-    .exitOverride();
+    .showHelpAfterError('(run "fleet-audit --help" or "fleet-audit <command> --help" for usage)')
+    .exitOverride()
+    // One line per error ("fleet-audit: error: unknown option '--formt' (Did you mean --format?)"),
+    // then the hint above; never the whole help.
+    .configureOutput({
+      outputError: (str, write) => write(str.startsWith('error: ') ? `fleet-audit: ${str.replace(/\n(?=\(Did you mean)/, ' ')}` : str),
+    })
+    .addHelpText('after', PROGRAM_HELP_FOOTER);
   for (const sub of [scanCommand(run), simCommand(run), demoCommand(run), serveCommand(run), workerCommand(run), checksCommand(run), waiverCommand(run), reportCommand(run), tokenCommand(run)]) {
     sub.copyInheritedSettings(program);
     // Nested subcommands (`waiver add`) too: exit codes and error output like every other command.
@@ -33,6 +80,7 @@ export function buildProgram(run: (p: Promise<number>) => void): Command {
 
 /** Parse argv, run the command, and exit with its code. Never prints a stack trace by default. */
 export async function main(argv: string[] = process.argv): Promise<void> {
+  installTerminalHandlers();
   let pending: Promise<number> | undefined;
   const program = buildProgram((p) => {
     pending = p;

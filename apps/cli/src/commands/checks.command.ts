@@ -6,6 +6,7 @@
  * `@app/checks` is imported directly: it depends only on `@app/domain` (no NestJS, SDKs or database), so it
  * does not slow down `fleet-audit --help`.
  */
+import { helpFooter } from './help-text.util';
 import { Command, Option } from 'commander';
 import {
   CHECK_CATEGORY_TITLES,
@@ -74,5 +75,6 @@ export function checksCommand(run: (p: Promise<number>) => void): Command {
         Object.keys(CHECK_CATEGORY_TITLES),
       ),
     )
+    .addHelpText('after', helpFooter(['fleet-audit checks', 'fleet-audit checks --category quota', 'fleet-audit checks --format json | jq \'.[].id\'']))
     .action((o: ChecksCommandOptions) => run(runChecksCommand(o)));
 }

@@ -4,6 +4,7 @@
  * SDKs and @kubernetes/client-node into an embedded PostgreSQL (PGlite), prints the findings, then
  * serves the API on 127.0.0.1 until interrupted.
  */
+import { helpFooter } from './help-text.util';
 import { randomBytes } from 'node:crypto';
 import { join } from 'node:path';
 import { mkdirSync } from 'node:fs';
@@ -12,7 +13,7 @@ import { loadApi, loadAudit, loadCollectors, loadFleetSim, loadReports, loadStor
 import { writeAtomically } from './report.command';
 import { Command } from 'commander';
 import { EXIT_OK, reportError } from '../cli-error';
-import { renderTable } from '../output/scan-output.renderer';
+import { colourWanted, renderTable } from '../output/scan-output.renderer';
 import { sampleFleetDir } from '../package-root.util';
 import { createScanProgressBar } from '../progress';
 import { parsePort } from './sim.command';
@@ -57,7 +58,7 @@ export async function runDemoCommand(opts: DemoOptions): Promise<number> {
       store,
     );
     bar.stop();
-    process.stdout.write(renderTable(outcome));
+    process.stdout.write(renderTable(outcome, { color: colourWanted(process.stdout) }));
     // The weekly report of what was just scanned (libs/reports), as one self-contained HTML file.
     const { buildReport, loadReportInput, renderReport } = loadReports();
     const reportDir = join(tmpdir(), 'ack-fleet-audit-demo');
@@ -99,5 +100,6 @@ export function demoCommand(run: (p: Promise<number>) => void): Command {
     .option('--port <port>', 'API port on 127.0.0.1', parsePort, 3000)
     .option('--once', 'exit after the scan instead of serving the API')
     .option('--settings <file>', 'audit settings (YAML/JSON); default: the sample fleet\'s audit-settings.yaml')
+    .addHelpText('after', helpFooter(['fleet-audit demo', 'fleet-audit demo --once --port 3100', 'fleet-audit demo --fleet ./my-fleet']))
     .action((o: DemoOptions) => run(runDemoCommand(o)));
 }

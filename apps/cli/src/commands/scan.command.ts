@@ -7,15 +7,60 @@ import { Command, Option } from 'commander';
 import type { ScanOutcome, ScanSource } from '@app/audit';
 import { severityRank, WaiverMatcher, type Severity, type Waiver } from '@app/domain';
 import { CliUsageError, EXIT_FINDINGS, EXIT_OK } from '../cli-error';
-import { renderJson, renderTable } from '../output/scan-output.renderer';
+import { colourWanted, findingsAtOrAbove, renderJson, renderTable } from '../output/scan-output.renderer';
+import { renderCsv, renderHtml, renderJunit, renderMarkdown, renderSarif } from '../output/report-formats.renderer';
+import { writeOutput } from '../output/output-file.util';
 import { createScanProgressBar } from '../progress';
 import { runDistributedScan } from './distributed-scan.util';
+
+/** Output formats of `scan --format`. */
+export const SCAN_FORMATS = ['table', 'json', 'csv', 'markdown', 'html', 'sarif', 'junit'] as const;
+/** One of `SCAN_FORMATS`. */
+export type ScanFormat = (typeof SCAN_FORMATS)[number];
+
+/**
+ * The report text of an outcome in a format. `--severity` filters the findings shown in table, json, csv,
+ * markdown, html and sarif; junit always lists every evaluated result (it is a test report).
+ * @throws CliUsageError for `--summary` with a format other than table or json
+ */
+export function renderScanReport(
+  outcome: ScanOutcome,
+  opts: Pick<ScanCommandOptions, 'format' | 'severity' | 'summary' | 'fleet' | 'config'>,
+  tty: { width?: number; color?: boolean } = {},
+): string {
+  if (opts.summary && opts.format !== 'table' && opts.format !== 'json')
+    throw new CliUsageError(`--summary works with --format table or json, not ${opts.format}`);
+  const shown = findingsAtOrAbove(outcome.findings, opts.severity);
+  const filtered: ScanOutcome = { ...outcome, findings: shown };
+  switch (opts.format) {
+    case 'json':
+      return opts.summary ? `${JSON.stringify({ scan: outcome.scan }, null, 2)}\n` : renderJson(filtered);
+    case 'csv':
+      return renderCsv(shown);
+    case 'markdown':
+      return renderMarkdown(outcome, shown);
+    case 'html':
+      return renderHtml(outcome, shown);
+    case 'sarif':
+      return renderSarif(filtered, { inputUri: opts.fleet ?? opts.config });
+    case 'junit':
+      return renderJunit(outcome);
+    default:
+      return renderTable(outcome, { ...tty, minSeverity: opts.severity, summaryOnly: opts.summary });
+  }
+}
 
 /** Options of `scan` after parsing. */
 export interface ScanCommandOptions {
   fleet?: string;
   config?: string;
-  format: 'table' | 'json';
+  format: ScanFormat;
+  /** Write the report to this file (atomically) instead of stdout. */
+  output?: string;
+  /** Display filter: only findings at or above this severity (exit code and counts are unaffected). */
+  severity?: Severity;
+  /** Counts only (table: no findings table; json: only `scan`). */
+  summary?: boolean;
   failOn: Severity | 'none';
   databaseUrl?: string;
   now?: string;
@@ -95,21 +140,22 @@ export async function runScanCommand(opts: ScanCommandOptions): Promise<number> 
     const clock = now ?? new Date();
     const waivers = await waiversOf(opts, clock, store);
     const matcher = waivers.length > 0 ? new WaiverMatcher(waivers, clock) : undefined;
-    if (!matcher) {
-      process.stdout.write(opts.format === 'json' ? renderJson(outcome) : renderTable(outcome));
-      return exitCodeFor(outcome, opts.failOn);
-    }
     // Waived findings stay in the output with their severity, marked `waived` with the waiver.
-    const shown = { ...outcome, findings: outcome.findings.map((f) => matcher.apply(f)) };
-    if (opts.format === 'json') process.stdout.write(renderJson(shown));
-    else {
-      process.stdout.write(renderTable(outcome));
+    const shown = matcher ? { ...outcome, findings: outcome.findings.map((f) => matcher.apply(f)) } : outcome;
+    const toTerminal = opts.output === undefined;
+    let report = renderScanReport(opts.format === 'table' ? outcome : shown, opts, {
+      ...(toTerminal && process.stdout.columns ? { width: process.stdout.columns } : { width: 120 }),
+      color: toTerminal && colourWanted(process.stdout),
+    });
+    if (matcher && opts.format === 'table') {
       const waived = shown.findings.filter((f) => f.status === 'waived');
       const expired = shown.findings.filter((f) => f.status === 'waiver-expired');
-      process.stdout.write(`Waivers: ${waived.length} finding(s) waived (not counted by --fail-on), ${expired.length} with an expired waiver.\n`);
-      for (const f of waived) process.stdout.write(`  waived  ${f.checkId}  ${f.resource.id}  owner ${f.waiver?.owner}  until ${f.waiver?.expiresAt.slice(0, 10)}\n`);
-      for (const f of expired) process.stdout.write(`  waiver expired  ${f.checkId}  ${f.resource.id}  owner ${f.waiver?.owner}  expired ${f.waiver?.expiresAt.slice(0, 10)}\n`);
+      report += `Waivers: ${waived.length} finding(s) waived (not counted by --fail-on), ${expired.length} with an expired waiver.\n`;
+      for (const f of waived) report += `  waived  ${f.checkId}  ${f.resource.id}  owner ${f.waiver?.owner}  until ${f.waiver?.expiresAt.slice(0, 10)}\n`;
+      for (const f of expired) report += `  waiver expired  ${f.checkId}  ${f.resource.id}  owner ${f.waiver?.owner}  expired ${f.waiver?.expiresAt.slice(0, 10)}\n`;
     }
+    if (opts.output !== undefined) writeOutput(opts.output, report);
+    else process.stdout.write(report);
     return exitCodeFor(outcome, opts.failOn, matcher);
   } finally {
     bar.stop();
@@ -121,9 +167,18 @@ export async function runScanCommand(opts: ScanCommandOptions): Promise<number> 
 export function scanCommand(run: (p: Promise<number>) => void): Command {
   return new Command('scan')
     .description('audit a fleet: offline from a fleet directory, or live through the Alibaba Cloud and Kubernetes APIs')
-    .option('--fleet <dir>', 'fleet directory to audit offline (see docs: fleet format)')
-    .option('--config <file>', 'scan config (YAML/JSON) for a live scan')
-    .addOption(new Option('--format <format>', 'output format').choices(['table', 'json']).default('table'))
+    .option('--fleet <dir>', 'fleet directory to audit offline (docs/fleet-format.md)')
+    .option('--config <file>', 'scan config (YAML/JSON) for a live scan (docs/schemas/scan-config.schema.json)')
+    .addOption(new Option('--format <format>', 'report format').choices([...SCAN_FORMATS]).default('table'))
+    .option('-o, --output <file>', 'write the report to FILE instead of stdout (replaced atomically)')
+    .addOption(
+      new Option('--severity <severity>', 'show only findings at or above this severity (display filter)').choices([
+        'info',
+        'warning',
+        'critical',
+      ]),
+    )
+    .option('--summary', 'counts only (table: no findings table; json: only "scan")')
     .addOption(
       new Option('--fail-on <severity>', 'exit 1 when a finding at or above this severity exists')
         .choices(['info', 'warning', 'critical', 'none'])
@@ -134,7 +189,25 @@ export function scanCommand(run: (p: Promise<number>) => void): Command {
     .option('--settings <file>', 'audit settings (YAML/JSON): thresholds, per-check enabled and severity; see docs/checks.md')
     .option('--waivers <file>', 'waivers file (YAML/JSON): waived findings are shown as waived and ignored by --fail-on; see README "Waivers"')
     .option('--no-progress', 'no progress bar on stderr')
-    .option('--distributed', 'enqueue the scan on the BullMQ workers (REDIS_URL, DATABASE_URL) and wait for it')
+    .option('--distributed', 'enqueue the scan on the BullMQ workers (needs --redis-url and --database-url) and wait for it')
     .addOption(new Option('--redis-url <url>', 'Redis for --distributed').env('REDIS_URL'))
+    .addHelpText(
+      'after',
+      `
+Examples:
+  fleet-audit scan --fleet examples/fleets/sample
+  fleet-audit scan --fleet examples/fleets/sample --severity warning
+  fleet-audit scan --config scan.yaml --format sarif -o fleet-audit.sarif --fail-on critical
+  fleet-audit scan --config scan.yaml --format junit -o junit.xml
+  fleet-audit scan --fleet DIR --format json | jq '.findings[].checkId'
+
+Colour: on a terminal only; set NO_COLOR=1 to turn it off.
+
+Exit codes:
+  0  no finding at or above --fail-on (or --fail-on none)
+  1  a finding at or above --fail-on
+  2  bad input (flag, file, config) or a failed scan
+  130 interrupted (Ctrl+C)`,
+    )
     .action((o: ScanCommandOptions) => run(runScanCommand(o)));
 }

@@ -3,8 +3,9 @@
  * `API_TOKEN`. `POST /v1/scans` runs scans in this process on the sources given with `--fleet` /
  * `--config` (callers pick one by name; they can never name a path).
  */
+import { helpFooter } from './help-text.util';
 import { loadApi, loadAudit, loadCollectors, loadStore } from '../lazy';
-import { Command } from 'commander';
+import { Command, Option } from 'commander';
 import { basename } from 'node:path';
 import type { ScanSource } from '@app/audit';
 import { CliUsageError, EXIT_OK, reportError } from '../cli-error';
@@ -76,7 +77,14 @@ export function serveCommand(run: (p: Promise<number>) => void): Command {
     .option('--host <host>', 'interface to bind', '127.0.0.1')
     .option('--fleet <dir>', 'fleet directory POST /v1/scans may scan (repeatable)', collect, [])
     .option('--config <file>', 'scan config POST /v1/scans may scan (repeatable)', collect, [])
-    .option('--database-url <url>', 'PostgreSQL URL', process.env.DATABASE_URL)
+    .addOption(new Option('--database-url <url>', 'PostgreSQL URL').env('DATABASE_URL'))
     .option('--settings <file>', 'audit settings (YAML/JSON) of every scan started through the API')
+    .addHelpText(
+      'after',
+      helpFooter(
+        ['API_TOKEN=$(openssl rand -hex 24) fleet-audit serve --database-url postgres://... --config scan.yaml', 'curl -H "Authorization: Bearer $API_TOKEN" http://127.0.0.1:3000/v1/scans', 'open http://127.0.0.1:3000/docs   # Swagger UI'],
+        ['API_TOKEN  bearer token of the API (required, >= 16 characters)', 'REDIS_URL  enqueue API scans on the BullMQ workers instead of running them in-process'],
+      ),
+    )
     .action((o: ServeOptions) => run(runServeCommand(o)));
 }

@@ -3,6 +3,7 @@
  * Kubernetes API per cluster on 127.0.0.1:P. The first stdout line is one JSON object
  * `{"endpoint": "127.0.0.1:P", "config": PATH}` where PATH is a ready-to-use scan config.
  */
+import { helpFooter } from './help-text.util';
 import { loadCollectors, loadFleetSim } from '../lazy';
 import { Command, InvalidArgumentError } from 'commander';
 import { CliUsageError, EXIT_OK } from '../cli-error';
@@ -85,6 +86,7 @@ export function simCommand(run: (p: Promise<number>) => void): Command {
     .option('--clusters <n>', 'clusters in the fleet', int, 4)
     .option('--nodes-per-cluster <n>', 'nodes per cluster', int, 10)
     .option('--services-per-cluster <n>', 'LoadBalancer Services per cluster', int, 5)
+    .addHelpText('after', helpFooter(['fleet-audit sim generate --out /tmp/fleet --accounts 3 --clusters 20', 'fleet-audit sim generate --out /tmp/fleet --force --seed 7']))
     .action((o: SimGenerateOptions) => run(runSimGenerate(o)));
   return new Command('sim')
     .addCommand(generate)
@@ -94,6 +96,7 @@ export function simCommand(run: (p: Promise<number>) => void): Command {
     .option('--qps <n>', 'calls per second per account and API (over it: Throttling.User)')
     .option('--faults <spec>', 'inject faults, e.g. throttle=0.3,server-error=0.05,timeout=0.01,truncate=0.01')
     .option('--seed <n>', 'seed of the fault draws (deterministic per seed)')
+    .addHelpText('after', helpFooter(['fleet-audit sim --fleet examples/fleets/sample --port 8443', 'fleet-audit sim --fleet DIR --faults throttle=0.3,server-error=0.05 --seed 1']))
     .action((o: { fleet?: string; port: number; qps?: string; faults?: string; seed?: string }) => {
       if (!o.fleet) throw new CliUsageError('sim: --fleet DIR is required');
       run(runSimCommand({ ...o, fleet: o.fleet }));

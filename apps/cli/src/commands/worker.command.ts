@@ -9,6 +9,7 @@
  * WORKER_STALLED_INTERVAL_MS, WORKER_SHUTDOWN_GRACE_MS, SCAN_CONFIGS, SCAN_SCHEDULE,
  * SCAN_RECONCILE_INTERVAL_MS. Flags override them.
  */
+import { helpFooter } from './help-text.util';
 import { loadAudit, loadCollectors, loadWorker } from '../lazy';
 import { Command } from 'commander';
 import { CliUsageError, EXIT_OK } from '../cli-error';
@@ -104,6 +105,13 @@ export function workerCommand(run: (p: Promise<number>) => void): Command {
     )
     .option('--no-schedule', 'do not run the scan schedule')
     .option('--settings <file>', 'audit settings (YAML/JSON) of the scheduled scans')
+    .addHelpText(
+      'after',
+      helpFooter(
+        ['fleet-audit worker --redis-url redis://127.0.0.1:6379 --database-url postgres://... --config scan.yaml', 'fleet-audit worker --no-schedule --concurrency 8'],
+        ['REDIS_URL, DATABASE_URL  defaults of --redis-url, --database-url', 'WORKER_CONCURRENCY, SCAN_CONFIGS, SCAN_SCHEDULE  defaults of --concurrency, --config, --schedule'],
+      ),
+    )
     .action(
       (o: {
         redisUrl?: string;

@@ -2,9 +2,9 @@
  * Renderers of a scan outcome for the CLI: JSON (the contract of `scan --format json`) and a
  * human table. Pure functions returning strings; the caller writes them.
  */
-import Table from 'cli-table3';
 import type { ScanOutcome } from '@app/audit';
-import type { Finding, SkippedResult } from '@app/domain';
+import { severityRank, type Finding, type Severity, type SkippedResult } from '@app/domain';
+import { boxTable, wrapText } from './text-wrap.util';
 
 /**
  * The JSON document printed by `scan --format json`: `{"scan": {...}, "findings": [...]}` where each
@@ -23,44 +23,96 @@ function resourceLabel(f: Finding): string {
   return `${r.kind} ${r.id}\n${where}`;
 }
 
+/** How `renderTable` lays out and colours its output. */
+export interface TableRenderOptions {
+  /** Terminal width in columns; every line of the output fits in it (minimum 40). Default: stdout's, else 120. */
+  width?: number;
+  /** Colour the severity cells (ANSI). Default false; the CLI turns it on for a TTY without NO_COLOR. */
+  color?: boolean;
+  /** Show only findings at or above this severity (display filter; the counts still cover every finding). */
+  minSeverity?: Severity;
+  /** Counts only: no findings table. */
+  summaryOnly?: boolean;
+}
+
+const SEVERITY_COLOUR: Record<Severity, string> = { critical: '\u001b[31m', warning: '\u001b[33m', info: '\u001b[36m' };
+
+/**
+ * Whether to colour output written to a stream: only a TTY, and never when `NO_COLOR` is set to a
+ * non-empty value (https://no-color.org).
+ */
+export function colourWanted(stream: { isTTY?: boolean }, env: NodeJS.ProcessEnv = process.env): boolean {
+  return stream.isTTY === true && !(env.NO_COLOR !== undefined && env.NO_COLOR !== '');
+}
+
+/** Findings at or above `min` (all when unset). */
+export function findingsAtOrAbove(findings: readonly Finding[], min?: Severity): Finding[] {
+  if (!min) return [...findings];
+  const r = severityRank(min);
+  return findings.filter((f) => severityRank(f.severity) >= r);
+}
+
+/**
+ * Content widths of the four columns (severity, check, resource, message) for a terminal `width`:
+ * the borders and padding take 13 columns (boxTable), severity 8, and the rest is shared so that the message
+ * column gets what check ids (up to 27) and resource labels (up to 40) leave.
+ */
+function columnWidths(width: number): [number, number, number, number] {
+  const rest = Math.max(27, width - 13 - 8);
+  const check = Math.min(27, Math.max(8, Math.floor(rest * 0.28)));
+  const resource = Math.min(40, Math.max(8, Math.floor(rest * 0.3)));
+  return [8, check, resource, Math.max(8, rest - check - resource)];
+}
+
 /**
  * A table of findings (severity, check, resource, message) followed by a summary line per
- * severity and the coverage gaps (targets that could not be read).
- * @param width terminal width in columns (message column wraps to fit)
+ * severity and the coverage gaps (targets that could not be read). Every line fits in `width`
+ * columns: cells wrap on word boundaries (check ids after `_`), summary lines wrap too.
  */
-export function renderTable(outcome: ScanOutcome, width = process.stdout.columns ?? 160): string {
-  const msgWidth = Math.max(40, Math.min(100, width - 80));
-  const table = new Table({
-    head: ['severity', 'check', 'resource', 'message'],
-    colWidths: [10, 30, 38, msgWidth],
-    wordWrap: true,
-    wrapOnWordBoundary: false,
-    style: { head: [], border: [] },
-  });
-  for (const f of outcome.findings) table.push([f.severity, f.checkId, resourceLabel(f), f.message]);
+export function renderTable(outcome: ScanOutcome, opts: TableRenderOptions = {}): string {
+  const width = Math.max(40, Math.floor(opts.width ?? process.stdout.columns ?? 120));
+  const [sevW, checkW, resW, msgW] = columnWidths(width);
+  const shown = findingsAtOrAbove(outcome.findings, opts.minSeverity);
+  const rows = shown.map((f) => [
+    [opts.color ? `${SEVERITY_COLOUR[f.severity]}${f.severity}\u001b[39m` : f.severity],
+    wrapText(f.checkId, checkW),
+    resourceLabel(f)
+      .split('\n')
+      .flatMap((l) => wrapText(l, resW)),
+    wrapText(f.message, msgW),
+  ]);
   const s = outcome.scan.summary;
   const lines: string[] = [];
   lines.push(`Scan ${outcome.scan.id} of fleet "${outcome.scan.fleetName}" (${outcome.scan.source}): ${s.accounts} accounts, ${s.clusters} clusters, ${s.loadBalancers} CLB instances.`);
-  if (outcome.findings.length > 0) lines.push(table.toString());
-  lines.push(
+  const body: string[] = [];
+  if (!opts.summaryOnly && shown.length > 0) body.push(boxTable(['severity', 'check', 'resource', 'message'], rows, [sevW, checkW, resW, msgW]));
+  if (!opts.summaryOnly && opts.minSeverity && shown.length < outcome.findings.length)
+    lines.push(`Showing ${shown.length} of ${outcome.findings.length} findings (--severity ${opts.minSeverity}).`);
+  const tail: string[] = [];
+  tail.push(
     `Findings: ${s.findings} (critical ${s.bySeverity.critical}, warning ${s.bySeverity.warning}, info ${s.bySeverity.info}); ` +
       `checks evaluated: ${s.results.pass} pass, ${s.results.fail} fail, ${s.results.skipped} skipped.`,
   );
   const byCheck = Object.entries(s.byCheck)
     .map(([id, n]) => `${id} ${n}`)
     .join(', ');
-  if (byCheck) lines.push(`By check: ${byCheck}.`);
+  if (byCheck) tail.push(`By check: ${byCheck}.`);
   const gaps = outcome.scan.coverage.filter((c) => c.status === 'failed');
   if (gaps.length > 0) {
-    lines.push(`Coverage gaps (not read, no claim made about them): ${gaps.length}`);
+    tail.push(`Coverage gaps (not read, no claim made about them): ${gaps.length}`);
     for (const g of gaps.slice(0, 20))
-      lines.push(`  - ${[g.accountId, g.regionId, g.clusterId].filter(Boolean).join('/')} ${g.api}: ${g.errorCode ?? 'error'} ${g.message ?? ''}`.trimEnd());
-    if (gaps.length > 20) lines.push(`  ... and ${gaps.length - 20} more`);
+      tail.push(`  - ${[g.accountId, g.regionId, g.clusterId].filter(Boolean).join('/')} ${g.api}: ${g.errorCode ?? 'error'} ${g.message ?? ''}`.trimEnd());
+    if (gaps.length > 20) tail.push(`  ... and ${gaps.length - 20} more`);
   } else {
-    lines.push(`Coverage: ${s.coverage.ok} datasets read, ${s.coverage.absent} absent, none failed.`);
+    tail.push(`Coverage: ${s.coverage.ok} datasets read, ${s.coverage.absent} absent, none failed.`);
   }
-  lines.push(...skippedLines(outcome.scan.skipped));
-  return `${lines.join('\n')}\n`;
+  tail.push(...skippedLines(outcome.scan.skipped));
+  const fit = (l: string): string[] => {
+    const indent = /^ */.exec(l)?.[0] ?? '';
+    const cont = indent ? `${indent}  ` : '  ';
+    return wrapText(l.slice(indent.length), width - cont.length).map((x, i) => (i === 0 ? indent : cont) + x);
+  };
+  return `${[...lines.flatMap(fit), ...body, ...tail.flatMap(fit)].join('\n')}\n`;
 }
 
 /** The skipped results grouped by reason (one line per reason, naming its checks), at most 20 lines. */

@@ -96,3 +96,38 @@ describe('loadScanConfig', () => {
     ).toThrow(/c\.yaml: \$\.credentials: accessKeyId and accessKeySecret go together/);
   });
 });
+
+describe('strict scan config (unknown keys)', () => {
+  const base = ['accounts:', '  - accountId: 1234567890', '    regions: [cn-hangzhou]'];
+  const refuse = (text: string) => {
+    try {
+      parseScanConfig(text, 'scan.yaml');
+    } catch (e) {
+      expect(e).toBeInstanceOf(ScanConfigError);
+      return e as ScanConfigError;
+    }
+    throw new Error('accepted');
+  };
+
+  it('refuses a typo at the top level and names the nearest valid key', () => {
+    const e = refuse([...base, 'collecter:', '  qpsPerAccount: 100'].join('\n'));
+    expect(e.file).toBe('scan.yaml');
+    expect(e.jsonPath).toBe('$');
+    expect(e.expected).toMatch(/^unknown key\(s\) collecter; did you mean "collector" for "collecter"\?/);
+  });
+
+  it('refuses a nested typo with its JSON path (array, nested default objects)', () => {
+    expect(refuse([...base, 'collector:', '  pageSizes: { ecss: 50 }'].join('\n')).jsonPath).toBe('$.collector.pageSizes');
+    const e = refuse(['accounts:', '  - accountId: 1', '    regions: [cn-hangzhou]', '    auditRoleArm: x'].join('\n'));
+    expect(e.jsonPath).toBe('$.accounts[0]');
+    expect(e.expected).toContain('did you mean "auditRoleArn"');
+    expect(refuse([...base, 'credentials: { accessKeyIdenv: X }'].join('\n')).expected).toContain('"accessKeyIdEnv"');
+  });
+
+  it('gives no suggestion for a key nothing resembles, but lists the valid keys', () => {
+    const e = refuse([...base, 'alibabaCloud: { zzzzzzzz: 1 }'].join('\n'));
+    expect(e.jsonPath).toBe('$.alibabaCloud');
+    expect(e.expected).not.toContain('did you mean');
+    expect(e.expected).toContain('valid keys here: endpoint, protocol, readTimeoutMs, connectTimeoutMs');
+  });
+});

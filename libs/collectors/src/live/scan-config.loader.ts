@@ -5,6 +5,7 @@
  */
 import { readFileSync } from 'node:fs';
 import { parseDocument } from 'yaml';
+import { closest, distance } from 'fastest-levenshtein';
 import type { z } from 'zod';
 import { scanConfigSchema, type ScanConfig } from './scan-config';
 
@@ -37,7 +38,58 @@ function jsonPathOf(path: readonly PropertyKey[]): string {
   return out;
 }
 
-function describeIssue(issue: z.core.$ZodIssue): string {
+/** The zod definition behind a schema (zod 4 keeps it in `_zod.def`). */
+interface ZodDefLike {
+  type: string;
+  shape?: Record<string, unknown>;
+  innerType?: unknown;
+  in?: unknown;
+  element?: unknown;
+  valueType?: unknown;
+  options?: unknown[];
+}
+
+function defOf(schema: unknown): ZodDefLike | undefined {
+  return (schema as { _zod?: { def?: ZodDefLike } } | undefined)?._zod?.def;
+}
+
+/**
+ * The keys an object schema accepts at `path` inside `schema` (through defaults, optionals, pipes,
+ * arrays, records and unions); empty when the path does not lead to an object.
+ */
+export function knownKeysAt(schema: unknown, path: readonly PropertyKey[]): string[] {
+  let def = defOf(schema);
+  let i = 0;
+  for (let guard = 0; def && guard < 100; guard++) {
+    if (['default', 'optional', 'nullable', 'prefault', 'readonly', 'catch', 'nonoptional'].includes(def.type)) def = defOf(def.innerType);
+    else if (def.type === 'pipe') def = defOf(def.in);
+    else if (def.type === 'union') def = defOf(def.options?.find((o) => ['object', 'default', 'optional'].includes(defOf(o)?.type ?? '')));
+    else if (i === path.length) return def.type === 'object' ? Object.keys(def.shape ?? {}) : [];
+    else if (def.type === 'object') def = defOf(def.shape?.[String(path[i++])]);
+    else if (def.type === 'array') {
+      i++;
+      def = defOf(def.element);
+    } else if (def.type === 'record') {
+      i++;
+      def = defOf(def.valueType);
+    } else return [];
+  }
+  return [];
+}
+
+/**
+ * "did you mean" for an unknown key: the nearest valid key by Levenshtein distance, when it is close
+ * enough to be a typo (at most a third of the key's length, minimum 2, or a case-only difference).
+ */
+export function nearestKey(key: string, valid: readonly string[]): string | undefined {
+  if (valid.length === 0) return undefined;
+  const ci = valid.find((v) => v.toLowerCase() === key.toLowerCase());
+  if (ci) return ci;
+  const best = closest(key, [...valid]);
+  return distance(key, best) <= Math.max(2, Math.floor(key.length / 3)) ? best : undefined;
+}
+
+function describeIssue(issue: z.core.$ZodIssue, schema?: unknown): string {
   if (issue.code === 'invalid_type') {
     const received = (issue as { input?: unknown }).input;
     const got =
@@ -51,7 +103,13 @@ function describeIssue(issue: z.core.$ZodIssue): string {
     const expected = issue.expected === 'int' ? 'an integer' : issue.expected;
     return `expected ${expected}, got ${received === undefined || typeof received !== 'number' ? got : String(received)}`;
   }
-  if (issue.code === 'unrecognized_keys') return `unknown key(s) ${issue.keys.join(', ')}`;
+  if (issue.code === 'unrecognized_keys') {
+    const valid = knownKeysAt(schema, issue.path);
+    const hints = issue.keys.map((k) => [k, nearestKey(k, valid)] as const).filter(([, n]) => n !== undefined);
+    const mean = hints.length > 0 ? `; did you mean ${hints.map(([k, n]) => `"${n}" for "${k}"`).join(', ')}?` : '';
+    const list = valid.length > 0 ? `; valid keys here: ${valid.join(', ')}` : '';
+    return `unknown key(s) ${issue.keys.join(', ')}${mean}${list}`;
+  }
   return issue.message;
 }
 
@@ -89,7 +147,7 @@ export function parseConfigDocument<T>(text: string, file: string, schema: z.Zod
   const r = schema.safeParse(data, { reportInput: true });
   if (!r.success) {
     const issue = r.error.issues[0];
-    throw new ScanConfigError(file, jsonPathOf(issue.path), describeIssue(issue));
+    throw new ScanConfigError(file, jsonPathOf(issue.path), describeIssue(issue, schema));
   }
   return r.data;
 }

@@ -11,7 +11,7 @@
 import { z } from 'zod';
 
 /** How to reach the Alibaba Cloud OpenAPI. */
-export const alibabaEndpointSchema = z.object({
+export const alibabaEndpointSchema = z.strictObject({
   /** `host[:port]` for every product (simulator: `127.0.0.1:P`); unset = the real regional endpoints. */
   endpoint: z.string().min(1).optional(),
   /** `https` (default) or `http` (simulator). */
@@ -24,7 +24,7 @@ export const alibabaEndpointSchema = z.object({
 
 /** Where the base AccessKey comes from. */
 export const credentialsSchema = z
-  .object({
+  .strictObject({
     /** Literal AccessKey id (simulator test keys). */
     accessKeyId: z.string().min(1).optional(),
     /** Literal AccessKey secret (simulator test keys). */
@@ -39,7 +39,7 @@ export const credentialsSchema = z
   });
 
 /** One account to audit. */
-export const scanAccountSchema = z.object({
+export const scanAccountSchema = z.strictObject({
   accountId: z
     .union([z.string(), z.number()])
     .transform(String)
@@ -54,7 +54,7 @@ export const scanAccountSchema = z.object({
 });
 
 /** Page sizes the live collectors ask for, items per page (each within the API's documented maximum). */
-export const scanPageSizesSchema = z.object({
+export const scanPageSizesSchema = z.strictObject({
   /** ECS DescribeInstances MaxResults: 10-100 (values outside are clamped by the API). */
   ecs: z.number().int().min(10).max(100).default(100),
   /** SLB DescribeLoadBalancers PageSize: 1-100. */
@@ -72,7 +72,7 @@ export const scanPageSizesSchema = z.object({
 });
 
 /** How the live collectors pace and retry their calls. */
-export const collectorSettingsSchema = z.object({
+export const collectorSettingsSchema = z.strictObject({
   /**
    * OpenAPI calls per second per account, over every API without its own `qpsPerApi` budget
    * (api-rate-limiter.util.ts explains the budget model). 20 keeps well under the per-API limits
@@ -126,8 +126,12 @@ export const collectorSettingsSchema = z.object({
   }),
 });
 
-/** The whole scan config. */
-export const scanConfigSchema = z.object({
+/**
+ * The whole scan config. Every object is strict: an unknown key (a typo such as `collecter:`, which
+ * would otherwise silently fall back to the default API budget) is refused with the file, the JSON
+ * path and the nearest valid key (scan-config.loader.ts). JSON Schema: docs/schemas/scan-config.schema.json.
+ */
+export const scanConfigSchema = z.strictObject({
   name: z.string().min(1).default('fleet'),
   alibabaCloud: alibabaEndpointSchema.default({
     protocol: 'https',
