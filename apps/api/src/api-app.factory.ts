@@ -1,6 +1,10 @@
 import type { INestApplication, LogLevel } from '@nestjs/common';
 import { NestFactory } from '@nestjs/core';
 import type { NestExpressApplication } from '@nestjs/platform-express';
+import { Logger } from 'nestjs-pino';
+import type { IncomingMessage, ServerResponse } from 'node:http';
+import type { ProcessMetrics } from '@app/telemetry';
+import { PROCESS_METRICS } from './api.constants';
 import { ApiModule, type ApiModuleOptions } from './api.module';
 import { ApiExceptionFilter } from './common/api-exception.filter';
 import { mountOpenApi } from './openapi.util';
@@ -35,7 +39,7 @@ export async function createApiApp(options: ApiAppOptions): Promise<INestApplica
     throw new Error(`API token must be at least ${MIN_TOKEN_LENGTH} characters without whitespace`);
   }
   const app = await NestFactory.create<NestExpressApplication>(ApiModule.register(options), {
-    logger: loggerLevels(options.logger),
+    ...(options.log ? { bufferLogs: true } : { logger: loggerLevels(options.logger) }),
     // Throw on bootstrap errors instead of process.abort(): this is a library factory.
     abortOnError: false,
   });
@@ -43,6 +47,18 @@ export async function createApiApp(options: ApiAppOptions): Promise<INestApplica
   // malformed JSON body) get the same JSON shape.
   app.useGlobalFilters(new ApiExceptionFilter());
   app.disable('x-powered-by');
+  if (options.log) app.useLogger(app.get(Logger));
+  // http_request_duration_seconds: labelled by the route template (`/v1/scans/:id`), never the raw URL,
+  // so the series stay bounded; unmatched paths share one label.
+  const httpDuration = app.get<ProcessMetrics>(PROCESS_METRICS).httpDuration;
+  app.use((req: IncomingMessage & { baseUrl?: string; route?: { path?: string } }, res: ServerResponse, next: () => void) => {
+    const end = httpDuration.startTimer();
+    res.on('finish', () => {
+      const route = req.route?.path;
+      end({ method: req.method ?? 'GET', route: route ? `${req.baseUrl ?? ''}${route}` : 'unmatched', status_code: String(res.statusCode) });
+    });
+    next();
+  });
   mountOpenApi(app);
   return app;
 }

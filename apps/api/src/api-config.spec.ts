@@ -7,7 +7,8 @@ describe(loadApiConfig.name, () => {
   it('reads the variables into typed, namespaced config with the default port', () => {
     expect(loadApiConfig({ DATABASE_URL: 'postgres://u@127.0.0.1:5432/db', API_TOKEN: TOKEN })).toEqual({
       database: { url: 'postgres://u@127.0.0.1:5432/db' },
-      api: { token: TOKEN, port: 3000 },
+      api: { token: TOKEN, port: 3000, host: '127.0.0.1' },
+      log: { level: 'info' },
     });
     expect(loadApiConfig({ DATABASE_URL: 'postgresql://u@h/db', API_TOKEN: TOKEN, API_PORT: '8081' }).api.port).toBe(8081);
   });

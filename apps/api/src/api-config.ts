@@ -3,6 +3,7 @@
  * (STYLE.md C.10-12). Only `main.ts` passes `process.env` here; nothing else reads it.
  */
 import { z } from 'zod';
+import { LOG_LEVELS, type LogLevelName } from '@app/telemetry';
 import { MIN_TOKEN_LENGTH } from './api-app.factory';
 
 /** Variables, with descriptions and sensitivity (sensitive values never appear in messages). */
@@ -29,12 +30,17 @@ const apiEnvSchema = z.object({
     .pipe(z.number().int().min(1, 'must be a port number from 1 to 65535').max(65_535, 'must be a port number from 1 to 65535'))
     .optional()
     .default(3000),
+  /** Interface to bind: 127.0.0.1 by default; 0.0.0.0 in a container (the image sets it). */
+  API_HOST: z.string().regex(/^[\w.:-]+$/, 'must be an IP address or host name').optional().default('127.0.0.1'),
+  /** Minimum log level of the JSON logs: trace, debug, info, warn, error, fatal or silent. Default info. */
+  LOG_LEVEL: z.enum(LOG_LEVELS, `must be one of ${LOG_LEVELS.join(', ')}`).optional().default('info'),
 });
 
 /** Validated configuration of the API process. */
 export interface ApiConfig {
   database: { url: string };
-  api: { token: string; port: number; tokenHashKey?: string };
+  api: { token: string; port: number; host: string; tokenHashKey?: string };
+  log: { level: LogLevelName };
 }
 
 /** Invalid or missing environment variables; the message names them and never shows values. */
@@ -48,11 +54,15 @@ export class ApiConfigError extends Error {
  * @throws ApiConfigError listing every invalid variable and why
  */
 export function loadApiConfig(env: Record<string, string | undefined>): ApiConfig {
-  const parsed = apiEnvSchema.safeParse({ DATABASE_URL: env.DATABASE_URL, API_TOKEN: env.API_TOKEN, API_PORT: env.API_PORT, TOKEN_HASH_KEY: env.TOKEN_HASH_KEY });
+  const parsed = apiEnvSchema.safeParse({ DATABASE_URL: env.DATABASE_URL, API_TOKEN: env.API_TOKEN, API_PORT: env.API_PORT, TOKEN_HASH_KEY: env.TOKEN_HASH_KEY, API_HOST: env.API_HOST, LOG_LEVEL: env.LOG_LEVEL?.toLowerCase() });
   if (!parsed.success) {
     const problems = parsed.error.issues.map((i) => `${i.path.join('.')} ${i.message}`);
     throw new ApiConfigError(`invalid configuration: ${problems.join('; ')}`);
   }
   const c = parsed.data;
-  return { database: { url: c.DATABASE_URL }, api: { token: c.API_TOKEN, port: c.API_PORT, ...(c.TOKEN_HASH_KEY ? { tokenHashKey: c.TOKEN_HASH_KEY } : {}) } };
+  return {
+    database: { url: c.DATABASE_URL },
+    api: { token: c.API_TOKEN, port: c.API_PORT, host: c.API_HOST, ...(c.TOKEN_HASH_KEY ? { tokenHashKey: c.TOKEN_HASH_KEY } : {}) },
+    log: { level: c.LOG_LEVEL },
+  };
 }

@@ -23,3 +23,15 @@ export interface MetricsOptions {
 
 /** Lease of running scans `{ leaseMs?, intervalMs? }` (libs/store scan-lease; defaults 30 s / 5 s). */
 export const SCAN_LEASE = Symbol('SCAN_LEASE');
+
+/** `ReadinessProbes` of `GET /readyz`. */
+export const READINESS_PROBES = Symbol('READINESS_PROBES');
+
+/** Extra dependencies `/readyz` checks besides PostgreSQL and the migrations. */
+export interface ReadinessProbes {
+  /** Resolves when Redis answers (e.g. `() => redis.ping()`); unset = Redis not configured. */
+  redis?: () => Promise<unknown>;
+}
+
+/** The process metrics (`ProcessMetrics` of libs/telemetry) appended to `GET /metrics`. */
+export const PROCESS_METRICS = Symbol('PROCESS_METRICS');

@@ -2,7 +2,22 @@ import { type DynamicModule, Module } from '@nestjs/common';
 import { APP_FILTER, APP_GUARD } from '@nestjs/core';
 import { ApiTokenRepository, FindingRepository, ScanRepository, ScanTargetRepository, Store } from '@app/store';
 import { type AuthOptions, TokenAuthenticator } from './auth/token-authenticator';
-import { API_TOKEN, METRICS_OPTIONS, SCAN_LAUNCHER, SCAN_LEASE, type MetricsOptions } from './api.constants';
+import { randomUUID } from 'node:crypto';
+import type { IncomingMessage, ServerResponse } from 'node:http';
+import { LoggerModule } from 'nestjs-pino';
+import type { DestinationStream } from 'pino';
+import { createProcessMetrics, logDestination, loggerOptions, type LogLevelName, type ProcessMetrics } from '@app/telemetry';
+import {
+  API_TOKEN,
+  METRICS_OPTIONS,
+  PROCESS_METRICS,
+  READINESS_PROBES,
+  SCAN_LAUNCHER,
+  SCAN_LEASE,
+  type MetricsOptions,
+  type ReadinessProbes,
+} from './api.constants';
+import { ReadyController } from './health/ready.controller';
 import { ApiExceptionFilter } from './common/api-exception.filter';
 import { BearerAuthGuard } from './common/bearer-auth.guard';
 import { FindingsController } from './findings/findings.controller';
@@ -36,6 +51,60 @@ export interface ApiModuleOptions {
   scanLease?: { leaseMs?: number; intervalMs?: number };
   /** Token cache and failed-authentication rate limit (defaults: 2 s cache, 20 failures per minute per address). */
   auth?: AuthOptions;
+  /** Dependencies `/readyz` checks besides PostgreSQL and the migrations (Redis). */
+  readiness?: ReadinessProbes;
+  /** Process, runtime and HTTP metrics appended to `/metrics` (default: a new set for this app). */
+  processMetrics?: ProcessMetrics;
+  /**
+   * Structured logs through nestjs-pino (JSON lines, redacted, a request log with id and latency).
+   * Unset: Nest's default logger (embedded use in the CLI).
+   */
+  log?: ApiLogOptions;
+}
+
+/** Logging of the API (nestjs-pino + pino-http). */
+export interface ApiLogOptions {
+  /** Minimum level (`LOG_LEVEL`). */
+  level: LogLevelName;
+  /** Pretty-print (default: only on a TTY stdout without `destination`). */
+  pretty?: boolean;
+  /** Where lines go (default stdout); tests read them back from a stream. */
+  destination?: DestinationStream;
+}
+
+/** A request id from the client's `X-Request-Id` when it is a safe token (<= 128 of `[A-Za-z0-9._-]`), else a UUID. */
+export function requestIdOf(req: IncomingMessage, res: ServerResponse): string {
+  const given = req.headers['x-request-id'];
+  const id = typeof given === 'string' && /^[\w.-]{1,128}$/.test(given) ? given : randomUUID();
+  res.setHeader('X-Request-Id', id);
+  return id;
+}
+
+/** The nestjs-pino module: request log (id, method, url, status, `responseTime` ms), probes at debug. */
+function loggerModule(log: ApiLogOptions): DynamicModule {
+  return LoggerModule.forRoot({
+    pinoHttp: [
+      {
+        ...loggerOptions({ level: log.level, name: 'api' }),
+        genReqId: requestIdOf,
+        customLogLevel: (req, res, err) => {
+          if (err || res.statusCode >= 500) return 'error';
+          if (res.statusCode >= 400) return 'warn';
+          return /^\/(healthz|readyz|metrics)\b/.test(req.url ?? '') ? 'debug' : 'info';
+        },
+        serializers: {
+          req: (req: { id: unknown; method: string; url: string; headers: Record<string, unknown>; remoteAddress?: string }) => ({
+            id: req.id,
+            method: req.method,
+            url: req.url,
+            headers: { 'user-agent': req.headers['user-agent'], authorization: req.headers.authorization },
+          }),
+          res: (res: { statusCode: number }) => ({ statusCode: res.statusCode }),
+        },
+      },
+      logDestination({ ...(log.pretty !== undefined ? { pretty: log.pretty } : {}), ...(log.destination ? { destination: log.destination } : {}) }),
+    ],
+  });
 }
 
 /**
@@ -49,7 +118,8 @@ export class ApiModule {
   static register(options: ApiModuleOptions): DynamicModule {
     return {
       module: ApiModule,
-      controllers: [ScansController, FindingsController, WaiversController, ReportsController, MetricsController, HealthController, TokensController],
+      imports: options.log ? [loggerModule(options.log)] : [],
+      controllers: [ScansController, FindingsController, WaiversController, ReportsController, MetricsController, HealthController, TokensController, ReadyController],
       providers: [
         { provide: Store, useValue: options.store },
         { provide: ScanRepository, useValue: options.store.scans },
@@ -62,6 +132,8 @@ export class ApiModule {
         { provide: METRICS_OPTIONS, useValue: options.metrics ?? {} },
         { provide: SCAN_LEASE, useValue: options.scanLease ?? {} },
         ScanReaperService,
+        { provide: READINESS_PROBES, useValue: options.readiness ?? {} },
+        { provide: PROCESS_METRICS, useValue: options.processMetrics ?? createProcessMetrics() },
         { provide: APP_GUARD, useClass: BearerAuthGuard },
         { provide: APP_FILTER, useClass: ApiExceptionFilter },
         ScansService,

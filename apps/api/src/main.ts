@@ -16,9 +16,10 @@ async function bootstrap(): Promise<void> {
     migrate: true,
     ...(config.api.tokenHashKey ? { tokenHashKey: config.api.tokenHashKey } : {}),
   });
-  const app = await createApiApp({ store, token: config.api.token, scanLauncher: new UnavailableScanLauncher(), logger: true });
-  await app.listen(config.api.port, '127.0.0.1');
-  process.stderr.write(`api: listening on http://127.0.0.1:${config.api.port} (OpenAPI: /openapi.json)\n`);
+  const app = await createApiApp({ store, token: config.api.token, scanLauncher: new UnavailableScanLauncher(), log: { level: config.log.level } });
+  const host = config.api.host;
+  await app.listen(config.api.port, host);
+  process.stderr.write(`api: listening on http://${host}:${config.api.port} (OpenAPI: /openapi.json, Swagger UI: /docs)\n`);
   const shutdown = async () => {
     await app.close();
     await store.close();

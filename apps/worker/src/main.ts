@@ -8,6 +8,7 @@
  */
 import 'reflect-metadata';
 import { loadScanConfig } from '@app/collectors';
+import { parseLogLevel } from '@app/telemetry';
 import { startWorker } from './worker-app.factory';
 import { loadWorkerConfig, workerOptionsFromConfig } from './worker-config';
 
@@ -15,7 +16,8 @@ async function bootstrap(): Promise<void> {
   const config = loadWorkerConfig(process.env);
   const worker = await startWorker({
     ...workerOptionsFromConfig(config, loadScanConfig),
-    logger: ['log', 'error', 'warn', 'fatal'],
+    // LOG_LEVEL: JSON log lines on stdout (pretty on a TTY). TODO(i9 config): move into the config declaration.
+    log: { level: parseLogLevel(process.env.LOG_LEVEL) },
     name: `worker-${process.pid}`,
   });
   process.stdout.write(`${JSON.stringify({ worker: 'ready', pid: process.pid })}\n`);

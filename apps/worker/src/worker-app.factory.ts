@@ -1,5 +1,7 @@
 import type { INestApplicationContext } from '@nestjs/common';
 import { NestFactory } from '@nestjs/core';
+import { Logger as PinoNestLogger, LoggerModule } from 'nestjs-pino';
+import { logDestination, loggerOptions } from '@app/telemetry';
 import type { RateLimiterOptions } from '@app/collectors';
 import { BullScanJobQueue, DistributedScanClient, RedisRateLimiterPool, ScanScopeLock } from '@app/queue';
 import { Store, startScanReaper } from '@app/store';
@@ -46,8 +48,7 @@ export async function startWorker(options: WorkerOptions): Promise<RunningWorker
   };
   let app: INestApplicationContext;
   try {
-    app = await NestFactory.createApplicationContext(
-      WorkerModule.register({
+    const module = WorkerModule.register({
         options: o,
         store,
         queue,
@@ -55,9 +56,21 @@ export async function startWorker(options: WorkerOptions): Promise<RunningWorker
         rateLimiterControl: { dropWaiting: () => limiters?.dropWaiting() ?? Promise.resolve() },
         scopes,
         client,
-      }),
-      { logger: o.logger, abortOnError: false },
-    );
+      });
+    if (o.log) {
+      const log = o.log;
+      module.imports = [
+        ...(module.imports ?? []),
+        LoggerModule.forRoot({
+          pinoHttp: [
+            loggerOptions({ level: log.level, name: 'worker' }),
+            logDestination({ ...(log.pretty !== undefined ? { pretty: log.pretty } : {}), ...(log.destination ? { destination: log.destination } : {}) }),
+          ],
+        }),
+      ];
+    }
+    app = await NestFactory.createApplicationContext(module, o.log ? { bufferLogs: true, abortOnError: false } : { logger: o.logger, abortOnError: false });
+    if (o.log) app.useLogger(app.get(PinoNestLogger));
     await app.init();
   } catch (e) {
     await closeAdapters();

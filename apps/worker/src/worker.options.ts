@@ -2,6 +2,8 @@
  * What a worker process is built from, with every default in one place. `startWorker` takes
  * these; the env-based `WorkerConfig` (worker-config.ts) and the CLI flags map onto them.
  */
+import type { DestinationStream } from 'pino';
+import type { LogLevelName } from '@app/telemetry';
 import type { LogLevel } from '@nestjs/common';
 import type { ReportWebhookOptions } from '@app/reports';
 import type { PartialAuditSettings } from '@app/checks';
@@ -89,8 +91,13 @@ export interface WorkerOptions {
   rateLimiterFor?: (budget: RateLimiterOptions) => ApiRateLimiter;
   /** Weekly compliance report: schedule (default Monday 06:00 UTC), scope and webhook (libs/reports). */
   reports?: WorkerReportOptions;
-  /** Nest log levels (default errors and warnings; `false` silent). */
+  /** Nest log levels (default errors and warnings; `false` silent). Ignored when `log` is set. */
   logger?: LogLevel[] | false;
+  /**
+   * Structured JSON logs through nestjs-pino instead (level from `LOG_LEVEL`, redacted, pretty only
+   * on a TTY); scan lifecycle events (`scan.started`, `scan.target_failed`, `scan.completed`) go there.
+   */
+  log?: { level: LogLevelName; pretty?: boolean; destination?: DestinationStream };
   /** Name of this worker in BullMQ (shown on the jobs it processes). */
   name?: string;
 }
@@ -99,11 +106,12 @@ export interface WorkerOptions {
 export interface ResolvedWorkerOptions extends Required<
   Omit<
     WorkerOptions,
-    'prefix' | 'settings' | 'rateLimiterFor' | 'name' | 'concurrency' | 'reconcile' | 'policies' | 'scanLease' | 'reports'
+    'prefix' | 'settings' | 'rateLimiterFor' | 'name' | 'concurrency' | 'reconcile' | 'policies' | 'scanLease' | 'reports' | 'log'
   >
 > {
   reports: { schedule: string | false; accounts?: string[]; webhook?: ReportWebhookOptions };
   scanLease?: { leaseMs?: number; intervalMs?: number };
+  log?: WorkerOptions['log'];
   prefix?: string;
   settings?: PartialAuditSettings;
   rateLimiterFor?: (budget: RateLimiterOptions) => ApiRateLimiter;
@@ -154,6 +162,7 @@ export function resolveWorkerOptions(o: WorkerOptions): ResolvedWorkerOptions {
     ...(o.settings !== undefined ? { settings: o.settings } : {}),
     ...(o.rateLimiterFor !== undefined ? { rateLimiterFor: o.rateLimiterFor } : {}),
     ...(o.name !== undefined ? { name: o.name } : {}),
+    ...(o.log !== undefined ? { log: o.log } : {}),
   };
   const positive: [string, number][] = [
     ['concurrency.crawl', resolved.concurrency.crawl],

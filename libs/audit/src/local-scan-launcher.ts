@@ -8,6 +8,7 @@
 import { runScan, type ScanSource } from './scan-runner';
 import type { PartialAuditSettings } from '@app/checks';
 import type { Store } from '@app/store';
+import { logScanCompleted, logScanFailed, logScanStarted, type ScanEventSink } from '@app/telemetry';
 
 /** A request to start a scan: `source` names one of the configured sources (default: the first). */
 export interface LaunchRequest {
@@ -28,12 +29,14 @@ export class LocalScanLauncher {
    * @param sources named sources a request may choose from (first = default)
    * @param onError called with errors of background scans (they are also stored as failed scans)
    * @param settings audit settings of every scan launched here (default: the built-in defaults)
+   * @param events where scan lifecycle events go (libs/telemetry scan-events.ts); none by default
    */
   constructor(
     private readonly store: Store,
     private readonly sources: ReadonlyArray<{ name: string; source: ScanSource }>,
     private readonly onError: (e: unknown) => void = () => undefined,
     private readonly settings?: PartialAuditSettings,
+    private readonly events?: ScanEventSink,
   ) {}
 
   /** Names of the sources a request may pick. */
@@ -52,8 +55,25 @@ export class LocalScanLauncher {
     const src = chosen.source;
     const fleetName = src.kind === 'live' ? src.config.name : chosen.name;
     const { id } = await this.store.scans.create({ source: src.kind, fleetName, startedAt: new Date() });
+    const events = this.events;
+    if (events) logScanStarted(events, { scanId: id, fleet: fleetName, source: src.kind });
     const p = runScan({ source: src, scanId: id, ...(this.settings ? { settings: this.settings } : {}) }, this.store)
-      .catch((e: unknown) => this.onError(e))
+      .then((o) => {
+        if (events)
+          logScanCompleted(events, {
+            scanId: id,
+            fleet: fleetName,
+            startedAt: o.scan.startedAt,
+            finishedAt: o.scan.finishedAt,
+            findings: o.scan.summary.findings,
+            bySeverity: o.scan.summary.bySeverity,
+            coverage: o.scan.coverage,
+          });
+      })
+      .catch((e: unknown) => {
+        if (events) logScanFailed(events, { scanId: id, reason: e instanceof Error ? e.message : String(e) });
+        this.onError(e);
+      })
       .finally(() => this.running.delete(p));
     this.running.add(p);
     return { scanId: id };

@@ -2,7 +2,8 @@ import { Pool } from 'pg';
 import { ApiTokenRepository } from './api-token.repository';
 import { MIN_TOKEN_HASH_KEY_LENGTH } from './api-token.util';
 import { FindingRepository } from './finding.repository';
-import { findMigrationsDir, runMigrations } from './migrate.util';
+import { readdirSync } from 'node:fs';
+import { findMigrationsDir, MIGRATIONS_TABLE, runMigrations } from './migrate.util';
 import { QuotaUsageRepository } from './quota-usage.repository';
 import { ScanRepository } from './scan.repository';
 import { ScanTargetRepository } from './scan-target.repository';
@@ -125,6 +126,23 @@ export class Store {
       client.removeListener('error', onError);
       client.release();
     }
+  }
+
+  /**
+   * Migrations in the migrations directory that the database has not applied (readiness: `/readyz`).
+   * @returns their names (`<timestamp>_<name>`, without `.sql`), empty when up to date
+   * @throws the driver's error when the database does not answer
+   */
+  async pendingMigrations(): Promise<string[]> {
+    const dir = this.migrationsDir ?? findMigrationsDir();
+    const files = readdirSync(dir)
+      .filter((f) => f.endsWith('.sql'))
+      .map((f) => f.slice(0, -'.sql'.length));
+    const exists = await this.pool.query<{ t: string | null }>('SELECT to_regclass($1) AS t', [MIGRATIONS_TABLE]);
+    if (!exists.rows[0]?.t) return files.sort();
+    const applied = await this.pool.query<{ name: string }>(`SELECT name FROM ${MIGRATIONS_TABLE}`);
+    const done = new Set(applied.rows.map((r) => r.name));
+    return files.filter((f) => !done.has(f)).sort();
   }
 
   /**

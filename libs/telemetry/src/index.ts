@@ -1,2 +1,5 @@
-/** Public entry of libs/telemetry: Prometheus metrics of the fleet audit (prom-client). */
+/** Public entry of libs/telemetry: Prometheus metrics of the fleet audit (prom-client) and structured logs (pino). */
 export * from './fleet-metrics';
+export * from './logger';
+export * from './process-metrics';
+export * from './scan-events';

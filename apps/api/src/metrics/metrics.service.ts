@@ -1,7 +1,8 @@
 import { Inject, Injectable } from '@nestjs/common';
 import { Store, type Principal } from '@app/store';
 import { DEFAULT_QUOTA_MIN_RATIO, renderFleetMetrics } from '@app/telemetry';
-import { METRICS_OPTIONS, type MetricsOptions } from '../api.constants';
+import type { ProcessMetrics } from '@app/telemetry';
+import { METRICS_OPTIONS, PROCESS_METRICS, type MetricsOptions } from '../api.constants';
 
 /** Reads the latest scans from the store and renders them as Prometheus metrics (libs/telemetry). */
 @Injectable()
@@ -9,13 +10,21 @@ export class MetricsService {
   constructor(
     private readonly store: Store,
     @Inject(METRICS_OPTIONS) private readonly options: MetricsOptions,
+    @Inject(PROCESS_METRICS) private readonly process: ProcessMetrics,
   ) {}
 
   /**
-   * The exposition text of one scrape, over the principal's accounts only (every count and series filtered in SQL).
+   * The exposition text of one scrape, over the principal's accounts only (every count and series
+   * filtered in SQL), then the process, runtime and HTTP request metrics of this API process.
    * @throws StoreError UNAVAILABLE when PostgreSQL does not answer (the filter maps it to 503)
    */
   async render(principal: Principal): Promise<string> {
+    const [fleet, proc] = await Promise.all([this.renderFleet(principal), this.process.render()]);
+    return `${fleet.trimEnd()}\n${proc}`;
+  }
+
+  /** The fleet metrics of the latest scans the principal may see (libs/telemetry `renderFleetMetrics`). */
+  private async renderFleet(principal: Principal): Promise<string> {
     const [latest, lastFinished] = await Promise.all([this.store.scans.latestSucceeded(principal), this.store.scans.latestFinished()]);
     const summary = (latest?.summary ?? {}) as { byCheckStatus?: Record<string, { pass: number; fail: number; skipped: number }> };
     const floor = this.options.quotaMinRatio ?? DEFAULT_QUOTA_MIN_RATIO;

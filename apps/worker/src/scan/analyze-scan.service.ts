@@ -1,5 +1,6 @@
 import { Inject, Injectable, Logger } from '@nestjs/common';
 import { analyzeAndStore, ScanFailedError } from '@app/audit';
+import { logScanCompleted, nestScanEventSink } from '@app/telemetry';
 import { assembleWireFleet, NOT_CRAWLED, type TargetSlice } from '@app/collectors';
 import { mapWireFleet, targetKey, type CoverageEntry } from '@app/domain';
 import { crawlJobId, type JobName, type JobResults, type ScanScopeLock } from '@app/queue';
@@ -80,8 +81,9 @@ export class AnalyzeScanService {
     const snapshot = mapWireFleet({ ...wire, coverage });
 
     let findings: number;
+    let analysis: Awaited<ReturnType<typeof analyzeAndStore>>;
     try {
-      const analysis = await analyzeAndStore(snapshot, {
+      analysis = await analyzeAndStore(snapshot, {
         scanId: cmd.scanId,
         now: new Date(cmd.now ?? scan.startedAt),
         ...(cmd.settings ? { settings: cmd.settings } : {}),
@@ -95,7 +97,15 @@ export class AnalyzeScanService {
       return { status: 'skipped', reason: e.message };
     }
     await this.releaseScope(cmd);
-    this.logger.log(`scan ${cmd.scanId}: ${findings} findings, ${failed.length} targets not read`);
+    logScanCompleted(nestScanEventSink(this.logger), {
+      scanId: cmd.scanId,
+      fleet: scan.fleetName ?? cmd.scanId,
+      startedAt: scan.startedAt,
+      finishedAt: analysis.finishedAt,
+      findings,
+      bySeverity: analysis.summary.bySeverity,
+      coverage: snapshot.coverage,
+    });
     return { status: 'done', findings, failedTargets: failed.length };
   }
 

@@ -1,5 +1,6 @@
 import { targetKey } from '@app/domain';
-import { Inject, Injectable } from '@nestjs/common';
+import { Inject, Injectable, Logger } from '@nestjs/common';
+import { logScanStarted, nestScanEventSink } from '@app/telemetry';
 import type { CrawlTarget } from '@app/collectors';
 import { scanRowSettings, type JobResults, type JobName, type ScanJobQueue } from '@app/queue';
 import { Store } from '@app/store';
@@ -17,6 +18,8 @@ import { CrawlCredentialsProvider } from './crawl-credentials.provider';
  */
 @Injectable()
 export class PlanScanService {
+  private readonly logger = new Logger(PlanScanService.name);
+
   constructor(
     private readonly store: Store,
     @Inject(SCAN_JOB_QUEUE) private readonly queue: ScanJobQueue,
@@ -47,6 +50,7 @@ export class PlanScanService {
       payloads.analyze(cmd),
       targets.map((t) => payloads.crawl(cmd.scanId, t, cmd.config, baseAccountId)),
     );
+    logScanStarted(nestScanEventSink(this.logger), { scanId: cmd.scanId, fleet: cmd.config.name, source: 'distributed' });
     return { status: 'done', targets: targets.length };
   }
 }

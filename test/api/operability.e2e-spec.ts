@@ -1,0 +1,127 @@
+/**
+ * Operability of the API (issue 13): JSON request logs through nestjs-pino with a request id and the
+ * latency, secrets redacted by path, `/readyz` (database, migrations, Redis when configured), and
+ * `/metrics` carrying process/runtime metrics and the HTTP request duration histogram (linted by
+ * promtool when available, see test/telemetry/promtool.spec.ts).
+ */
+import { Writable } from 'node:stream';
+import type { INestApplication } from '@nestjs/common';
+import request from 'supertest';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { createApiApp, UnavailableScanLauncher } from '@app/api';
+import { Store } from '@app/store';
+import { createLogger, REDACTED } from '@app/telemetry';
+import { createTestDatabase, type TestDatabase } from '../store/test-database.util';
+
+const TOKEN = 'ops-e2e-token-0f3c9a7b21d4e8c6';
+
+/** A destination that keeps every JSON line. */
+function memoryStream(): { stream: Writable; lines: () => Record<string, unknown>[] } {
+  let buf = '';
+  const stream = new Writable({
+    write(chunk: Buffer, _enc, cb) {
+      buf += chunk.toString();
+      cb();
+    },
+  });
+  return { stream, lines: () => buf.split('\n').filter(Boolean).map((l) => JSON.parse(l) as Record<string, unknown>) };
+}
+
+describe('API logs, readiness and process metrics (e2e)', () => {
+  let db: TestDatabase;
+  let store: Store;
+  let app: INestApplication;
+  const logs = memoryStream();
+  let redisUp = true;
+
+  beforeAll(async () => {
+    db = await createTestDatabase();
+    store = await Store.open({ connectionString: db.url, migrate: true });
+    app = await createApiApp({
+      store,
+      token: TOKEN,
+      scanLauncher: new UnavailableScanLauncher(),
+      log: { level: 'info', destination: logs.stream },
+      readiness: { redis: async () => (redisUp ? 'PONG' : Promise.reject(new Error('ECONNREFUSED'))) },
+    });
+    await app.init();
+  });
+
+  afterAll(async () => {
+    await app?.close();
+    await store?.close();
+    await db?.drop();
+  });
+
+  it('logs one JSON line per request with the request id, status and latency; the token is redacted', async () => {
+    const res = await request(app.getHttpServer()).get('/v1/scans').set('Authorization', `Bearer ${TOKEN}`).set('X-Request-Id', 'req-abc.123');
+    expect(res.status).toBe(200);
+    expect(res.headers['x-request-id']).toBe('req-abc.123');
+    const line = logs.lines().find((l) => (l.req as { id?: string } | undefined)?.id === 'req-abc.123');
+    expect(line, JSON.stringify(logs.lines())).toBeDefined();
+    expect(line).toMatchObject({ level: 'info', name: 'api', req: { method: 'GET', url: '/v1/scans' }, res: { statusCode: 200 } });
+    expect(typeof line!.responseTime).toBe('number');
+    expect(typeof line!.time).toBe('string');
+    expect((line!.req as { headers: Record<string, unknown> }).headers.authorization).toBe(REDACTED);
+    const all = JSON.stringify(logs.lines());
+    expect(all).not.toContain(TOKEN);
+    // No ANSI colour codes in non-TTY output.
+    expect(all).not.toMatch(/\\u001b\[/);
+  });
+
+  it('generates a request id when none (or an unsafe one) is given', async () => {
+    const res = await request(app.getHttpServer()).get('/healthz').set('X-Request-Id', 'bad id with spaces');
+    expect(res.headers['x-request-id']).toMatch(/^[0-9a-f-]{36}$/);
+  });
+
+  it('redacts secrets by path in application logs (AccessKey secret, password, token, nested)', () => {
+    const mem = memoryStream();
+    const log = createLogger({ destination: mem.stream, name: 'test' });
+    log.info({ credentials: { accessKeyId: 'LTAI-id', accessKeySecret: 'very-secret' }, password: 'pw', db: { connectionString: 'postgres://u:pw@h/db' }, deep: { a: { token: 't0k' } } }, 'configured');
+    log.flush();
+    const [line] = mem.lines();
+    expect(line).toMatchObject({
+      msg: 'configured',
+      level: 'info',
+      credentials: { accessKeyId: 'LTAI-id', accessKeySecret: REDACTED },
+      password: REDACTED,
+      db: { connectionString: REDACTED },
+      deep: { a: { token: REDACTED } },
+    });
+    expect(JSON.stringify(line)).not.toMatch(/very-secret|t0k|u:pw/);
+  });
+
+  it('/readyz: 200 when the database answers, migrations are applied and Redis answers; 503 naming Redis when it does not', async () => {
+    const ok = await request(app.getHttpServer()).get('/readyz');
+    expect(ok.status).toBe(200);
+    expect(ok.body).toEqual({ status: 'ready', database: 'up', migrations: 'applied', redis: 'up' });
+    redisUp = false;
+    const down = await request(app.getHttpServer()).get('/readyz');
+    redisUp = true;
+    expect(down.status).toBe(503);
+    expect(down.body).toMatchObject({ status: 'not_ready', database: 'up', redis: 'down' });
+  });
+
+  it('/readyz: 503 with the pending migrations when the database is behind the code', async () => {
+    const { Client } = await import('pg');
+    const c = new Client({ connectionString: db.url });
+    await c.connect();
+    await c.query('DELETE FROM pgmigrations WHERE name = (SELECT max(name) FROM pgmigrations)');
+    await c.end();
+    const res = await request(app.getHttpServer()).get('/readyz');
+    expect(res.status).toBe(503);
+    expect(res.body.migrations).toBe('pending');
+    expect(res.body.pendingMigrations).toHaveLength(1);
+  });
+
+  it('/metrics carries process/runtime metrics and the HTTP request duration histogram by route template', async () => {
+    await request(app.getHttpServer()).get('/v1/scans/00000000-0000-4000-8000-000000000000').set('Authorization', `Bearer ${TOKEN}`);
+    const res = await request(app.getHttpServer()).get('/metrics').set('Authorization', `Bearer ${TOKEN}`);
+    expect(res.status).toBe(200);
+    expect(res.text).toContain('# TYPE process_cpu_seconds_total counter');
+    expect(res.text).toContain('# TYPE nodejs_eventloop_lag_seconds gauge');
+    expect(res.text).toContain('# TYPE http_request_duration_seconds histogram');
+    expect(res.text).toMatch(/http_request_duration_seconds_count\{method="GET",route="\/v1\/scans\/:id",status_code="404"\} 1/);
+    expect(res.text).not.toMatch(/nodejs_active_handles_total/);
+  });
+});
