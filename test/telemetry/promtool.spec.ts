@@ -9,7 +9,7 @@ import { mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { renderFleetMetrics } from '@app/telemetry';
+import { createProcessMetrics, renderFleetMetrics } from '@app/telemetry';
 
 const DIR = join(__dirname, '..', '..', 'deploy', 'prometheus');
 
@@ -68,7 +68,10 @@ describe('promtool', () => {
         },
         lastFinished: { status: 'succeeded', startedAt: '2026-11-22T00:00:00Z', finishedAt: '2026-11-22T00:01:00Z' },
       });
-      const r = run(['check', 'metrics'], text);
+      // The API appends its process/runtime metrics and the HTTP histogram (MetricsService.render).
+      const proc = createProcessMetrics();
+      proc.httpDuration.observe({ method: 'GET', route: '/v1/scans', status_code: '200' }, 0.012);
+      const r = run(['check', 'metrics'], `${text.trimEnd()}\n${await proc.render()}`);
       expect(r.status, r.stdout + r.stderr).toBe(0);
       expect((r.stdout + r.stderr).trim()).toBe('');
     });

@@ -141,15 +141,16 @@ export async function runScanCommand(opts: ScanCommandOptions): Promise<number> 
     const waivers = await waiversOf(opts, clock, store);
     const matcher = waivers.length > 0 ? new WaiverMatcher(waivers, clock) : undefined;
     // Waived findings stay in the output with their severity, marked `waived` with the waiver.
-    const shown = matcher ? { ...outcome, findings: outcome.findings.map((f) => matcher.apply(f)) } : outcome;
+    const applied = matcher ? outcome.findings.map((f) => matcher.apply(f)) : [];
+    const shown: ScanOutcome = matcher ? { ...outcome, findings: applied } : outcome;
     const toTerminal = opts.output === undefined;
     let report = renderScanReport(opts.format === 'table' ? outcome : shown, opts, {
       ...(toTerminal && process.stdout.columns ? { width: process.stdout.columns } : { width: 120 }),
       color: toTerminal && colourWanted(process.stdout),
     });
     if (matcher && opts.format === 'table') {
-      const waived = shown.findings.filter((f) => f.status === 'waived');
-      const expired = shown.findings.filter((f) => f.status === 'waiver-expired');
+      const waived = applied.filter((f) => f.status === 'waived');
+      const expired = applied.filter((f) => f.status === 'waiver-expired');
       report += `Waivers: ${waived.length} finding(s) waived (not counted by --fail-on), ${expired.length} with an expired waiver.\n`;
       for (const f of waived) report += `  waived  ${f.checkId}  ${f.resource.id}  owner ${f.waiver?.owner}  until ${f.waiver?.expiresAt.slice(0, 10)}\n`;
       for (const f of expired) report += `  waiver expired  ${f.checkId}  ${f.resource.id}  owner ${f.waiver?.owner}  expired ${f.waiver?.expiresAt.slice(0, 10)}\n`;

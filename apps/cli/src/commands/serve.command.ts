@@ -22,6 +22,8 @@ export interface ServeOptions {
   databaseUrl?: string;
   /** Audit settings file of every scan this API starts. */
   settings?: string;
+  /** JSON log level (LOG_LEVEL): request log, scan lifecycle events. */
+  logLevel?: string;
 }
 
 const collect = (v: string, prev: string[]) => [...prev, v];
@@ -57,8 +59,15 @@ export async function runServeCommand(opts: ServeOptions): Promise<number> {
         configs: sources.flatMap((s) => (s.source.kind === 'live' ? [{ name: s.name, config: s.source.config }] : [])),
       })
     : undefined;
-  const launcher = distributed?.launcher ?? new LocalScanLauncher(store, sources, reportError, settings);
-  const app = await createApiApp({ store, token, scanLauncher: launcher });
+  const { parseLogLevel, createLogger } = await import('@app/telemetry');
+  let level: ReturnType<typeof parseLogLevel>;
+  try {
+    level = parseLogLevel(opts.logLevel);
+  } catch (e) {
+    throw new CliUsageError((e as Error).message);
+  }
+  const launcher = distributed?.launcher ?? new LocalScanLauncher(store, sources, reportError, settings, createLogger({ level, name: 'api' }));
+  const app = await createApiApp({ store, token, scanLauncher: launcher, log: { level } });
   await app.listen(opts.port, opts.host);
   process.stderr.write(`fleet-audit: API on http://${opts.host}:${opts.port} (sources: ${launcher.sourceNames().join(', ') || 'none'})\n`);
   await untilInterrupted();
@@ -79,6 +88,7 @@ export function serveCommand(run: (p: Promise<number>) => void): Command {
     .option('--config <file>', 'scan config POST /v1/scans may scan (repeatable)', collect, [])
     .addOption(new Option('--database-url <url>', 'PostgreSQL URL').env('DATABASE_URL'))
     .option('--settings <file>', 'audit settings (YAML/JSON) of every scan started through the API')
+    .addOption(new Option('--log-level <level>', 'JSON log level: trace, debug, info, warn, error, fatal, silent').env('LOG_LEVEL').default('info'))
     .addHelpText(
       'after',
       helpFooter(
