@@ -8,10 +8,13 @@ import { mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
 import { createServer, type Socket } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { describe, expect, it } from 'vitest';
+import { describe, expect, it, vi } from 'vitest';
 import { ROOT, SAMPLE_FLEET, runCli } from './cli-run.util';
 
 const BIN = join(ROOT, 'bin', 'fleet-audit.js');
+
+// Each case spawns the built CLI (1-4 times); on a loaded 2-core machine one run can take 15 s.
+vi.setConfig({ testTimeout: 180_000 });
 
 describe('fleet-audit in pipes and at the terminal', () => {
   it('EPIPE: a reader that goes away (`| head -c 1`) ends the scan quietly with exit 0', async () => {
@@ -64,7 +67,7 @@ describe('fleet-audit in pipes and at the terminal', () => {
     expect(r.stderr).not.toContain('Options:');
   });
 
-  it.each([[['--help']], [['scan', '--help']], [['sim', '--help']], [['sim', 'generate', '--help']], [['demo', '--help']], [['serve', '--help']], [['worker', '--help']], [['checks', '--help']]])(
+  it.each([[['--help']], [['scan', '--help']], [['sim', '--help']], [['sim', 'generate', '--help']], [['demo', '--help']], [['serve', '--help']], [['worker', '--help']], [['checks', '--help']], [['migrate', '--help']], [['iam-policy', '--help']], [['waiver', '--help']]])(
     '%j shows examples and exit codes',
     (args) => {
       const r = runCli(args);
@@ -89,7 +92,7 @@ describe('fleet-audit in pipes and at the terminal', () => {
     expect(bad.status).toBe(2);
     expect(bad.stderr.trim()).toMatch(/^fleet-audit: error: --output .*: cannot write \(ENOENT\)$/);
     expect(runCli(['scan', '--fleet', SAMPLE_FLEET, '--format', 'csv', '--summary']).stderr).toContain('--summary works with --format table or json');
-  });
+  }, 240_000);
 
   it('a typo in a scan config is refused with the file, the JSON path and the nearest key', () => {
     const dir = mkdtempSync(join(tmpdir(), 'fa-strict-'));

@@ -13,6 +13,7 @@
  * exists for kubectl, which sends a kubeconfig's bearer token only to https servers; the
  * kubeconfig says `insecure-skip-tls-verify: true`. The SDKs use plain HTTP.
  */
+import type { RamPolicyDocument } from '@app/collectors';
 import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
 import { createServer as createHttpsServer } from 'node:https';
 import { createServer as createNetServer, type AddressInfo, type Socket } from 'node:net';
@@ -78,6 +79,12 @@ export interface SimulatorOptions {
   faults?: string | FaultRates;
   /** Seed of the fault draws (any integer; default 0). */
   seed?: number;
+  /**
+   * A RAM policy the simulated caller holds (`fleet-audit iam-policy` output): an OpenAPI call whose
+   * `service:Action` it does not allow is refused with 403 `Forbidden.RAM` naming the action. STS
+   * `AssumeRole` is not checked (the base identity's grant). Absent = everything allowed.
+   */
+  ramPolicy?: RamPolicyDocument;
   /** How long the `timeout` fault holds a connection before dropping it, milliseconds (default 30,000). */
   timeoutHoldMs?: number;
   /** Delay range of the `slow` fault, milliseconds inclusive (default 200-1000). */
@@ -212,6 +219,7 @@ export async function startSimulator(options: SimulatorOptions): Promise<Running
     new RequestAuthService(credentials, now),
     traffic.policy,
     throttlingStatus,
+    options.ramPolicy,
   );
   const kubernetes = new KubernetesGateway(ctx, traffic.policy);
   const writer = new ResponseWriter(timeoutHoldMs);

@@ -26,3 +26,4 @@ export {
   REGION_DATASETS,
   CLUSTER_TARGET_DATASETS,
 } from './live/crawl-targets';
+export * from './live/ram-actions';

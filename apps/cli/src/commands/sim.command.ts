@@ -3,6 +3,8 @@
  * Kubernetes API per cluster on 127.0.0.1:P. The first stdout line is one JSON object
  * `{"endpoint": "127.0.0.1:P", "config": PATH}` where PATH is a ready-to-use scan config.
  */
+import { readFileSync } from 'node:fs';
+import type { RamPolicyDocument } from '@app/collectors';
 import { helpFooter } from './help-text.util';
 import { loadCollectors, loadFleetSim } from '../lazy';
 import { Command, InvalidArgumentError } from 'commander';
@@ -17,7 +19,7 @@ export function parsePort(value: string): number {
 }
 
 /** Run the simulator until SIGINT/SIGTERM; returns the exit code. */
-export async function runSimCommand(opts: { fleet: string; port: number; qps?: string; faults?: string; seed?: string }): Promise<number> {
+export async function runSimCommand(opts: { fleet: string; port: number; qps?: string; faults?: string; seed?: string; policy?: string }): Promise<number> {
   const { readFleetDirectory } = loadCollectors();
   const { simulatorOptionsFromFlags, simulatorReadyLine, startSimulator } = loadFleetSim();
   const traffic = simulatorOptionsFromFlags({
@@ -26,7 +28,16 @@ export async function runSimCommand(opts: { fleet: string; port: number; qps?: s
     ...(opts.seed !== undefined ? { seed: opts.seed } : {}),
   });
   const fleet = readFleetDirectory(opts.fleet);
-  const sim = await startSimulator({ ...traffic, fleet, port: opts.port });
+  let ramPolicy: RamPolicyDocument | undefined;
+  if (opts.policy !== undefined) {
+    try {
+      ramPolicy = JSON.parse(readFileSync(opts.policy, 'utf8')) as RamPolicyDocument;
+      if (!Array.isArray(ramPolicy.Statement)) throw new Error('no Statement array');
+    } catch (e) {
+      throw new CliUsageError(`--policy ${opts.policy}: expected a RAM policy JSON document (${(e as Error).message.split('\n')[0]})`);
+    }
+  }
+  const sim = await startSimulator({ ...traffic, fleet, port: opts.port, ...(ramPolicy ? { ramPolicy } : {}) });
   process.stdout.write(`${simulatorReadyLine(sim)}\n`);
   await untilInterrupted();
   await sim.close();
@@ -96,8 +107,9 @@ export function simCommand(run: (p: Promise<number>) => void): Command {
     .option('--qps <n>', 'calls per second per account and API (over it: Throttling.User)')
     .option('--faults <spec>', 'inject faults, e.g. throttle=0.3,server-error=0.05,timeout=0.01,truncate=0.01')
     .option('--seed <n>', 'seed of the fault draws (deterministic per seed)')
-    .addHelpText('after', helpFooter(['fleet-audit sim --fleet examples/fleets/sample --port 8443', 'fleet-audit sim --fleet DIR --faults throttle=0.3,server-error=0.05 --seed 1']))
-    .action((o: { fleet?: string; port: number; qps?: string; faults?: string; seed?: string }) => {
+    .option('--policy <file>', 'enforce this RAM policy (JSON, e.g. from fleet-audit iam-policy): other actions get Forbidden.RAM')
+    .addHelpText('after', helpFooter(['fleet-audit sim --fleet examples/fleets/sample --port 8443', 'fleet-audit sim --fleet DIR --faults throttle=0.3,server-error=0.05 --seed 1', 'fleet-audit iam-policy > policy.json && fleet-audit sim --fleet DIR --policy policy.json']))
+    .action((o: { fleet?: string; port: number; qps?: string; faults?: string; seed?: string; policy?: string }) => {
       if (!o.fleet) throw new CliUsageError('sim: --fleet DIR is required');
       run(runSimCommand({ ...o, fleet: o.fleet }));
     });

@@ -123,7 +123,12 @@ Examples:
   fleet-audit waiver add --check CLB_BACKEND_QUOTA --account 1234567890123456 --resource 'lb-bp1*' \\
       --owner team-network --reason "NLB migration planned for Q3" --category accepted-risk --ticket NET-42
   fleet-audit waiver list --all
-  fleet-audit waiver revoke 5f0c...`,
+  fleet-audit waiver revoke 5f0c...
+
+Exit codes:
+  0    ok
+  2    bad input (flag, file, waiver) or a failure
+  130  interrupted (Ctrl+C)`,
   );
   cmd
     .command('add')

@@ -11,6 +11,7 @@
  * limits and may inject a fault (`traffic/`). Success bodies are JSON with `RequestId` first (RPC)
  * and never a top-level `Code`; errors are JSON in the product's shape with the real HTTP status.
  */
+import { policyAllows, type RamPolicyDocument } from '@app/collectors';
 import { randomUUID } from 'node:crypto';
 import type { IncomingMessage } from 'node:http';
 import { parseFlatParams } from '../http/http.util';
@@ -68,7 +69,20 @@ export class AlibabaGateway {
     private readonly auth: RequestAuthService,
     private readonly traffic: TrafficPolicy,
     private readonly throttlingStatus: ThrottlingStatus = 400,
+    private readonly ramPolicy?: RamPolicyDocument,
   ) {}
+
+  /**
+   * Enforce the simulated caller's RAM policy: 403 `Forbidden.RAM` naming `service:Action` (the real
+   * RAM error says which action is missing: "You are not authorized to do this action ... Action: ...").
+   * @param product the product name of the handler table (`Slb`, `Ecs`, ..., `cs` for ROA)
+   */
+  private authorize(product: string, action: string): void {
+    if (!this.ramPolicy || product.toLowerCase() === 'sts') return;
+    const ramAction = `${product.toLowerCase()}:${action}`;
+    if (!policyAllows(this.ramPolicy, ramAction))
+      throw new AcsError(403, 'Forbidden.RAM', `You are not authorized to do this action. Resource: * Action: ${ramAction}`);
+  }
 
   /**
    * Answer one request.
@@ -115,6 +129,7 @@ export class AlibabaGateway {
           { ...query, ...form },
           {},
         );
+        this.authorize(rpc.product, action);
         const verdict = this.admit(acsReq);
         if (verdict.early) return verdict.early;
         const out = handler(acsReq, this.ctx);
@@ -157,6 +172,7 @@ export class AlibabaGateway {
         query,
         match.pathParams,
       );
+      this.authorize('cs', match.route.action);
       const verdict = this.admit(acsReq);
       if (verdict.early) return verdict.early;
       return {

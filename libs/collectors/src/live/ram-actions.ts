@@ -1,0 +1,93 @@
+/**
+ * The Alibaba Cloud OpenAPI actions the live collectors call (CALL-PLAN.md), as RAM actions
+ * (`<service>:<Action>`, the RAM policy language: https://www.alibabacloud.com/help/en/ram/user-guide/policy-elements),
+ * and the least-privilege policy a scan config needs: `fleet-audit iam-policy [--config FILE]`.
+ *
+ * test/collectors/iam-policy.e2e-spec.ts keeps this list honest: a scan through the simulator enforcing
+ * exactly this policy reads everything, and with any one action removed the coverage names that action.
+ */
+import type { CoverageDataset } from '@app/domain';
+import type { ScanConfig } from './scan-config';
+
+/** RAM service code of each OpenAPI product the collectors call. */
+export type RamService = 'slb' | 'ecs' | 'vpc' | 'quotas' | 'cs' | 'ram';
+
+/** One OpenAPI action the collectors call. */
+export interface CollectorCall {
+  service: RamService;
+  /** API action name (`DescribeLoadBalancers`). */
+  action: string;
+  /** The dataset (coverage entry) that cannot be read without it. */
+  dataset: CoverageDataset;
+  /** Only called when the scan config's `collector.nodeSysctls` is on (ECS Cloud Assistant). */
+  onlyWithNodeSysctls?: true;
+}
+
+/**
+ * Every OpenAPI action of a live crawl, by product (CALL-PLAN.md tables "Per account", "Per region",
+ * "Per CLB", "Per cluster"). STS `AssumeRole` is not here: it is granted to the base identity on the
+ * audit roles, not to the audit role itself (see `assumeRoleStatement`).
+ */
+export const COLLECTOR_CALLS: readonly CollectorCall[] = [
+  { service: 'ram', action: 'ListRoles', dataset: 'ram' },
+  { service: 'ram', action: 'ListPoliciesForRole', dataset: 'ram' },
+  { service: 'ram', action: 'GetPolicy', dataset: 'ram' },
+  { service: 'ram', action: 'GetPolicyVersion', dataset: 'ram' },
+  { service: 'slb', action: 'DescribeLoadBalancers', dataset: 'slb' },
+  { service: 'slb', action: 'DescribeLoadBalancerAttribute', dataset: 'slb' },
+  { service: 'slb', action: 'DescribeVServerGroups', dataset: 'slb' },
+  { service: 'slb', action: 'DescribeVServerGroupAttribute', dataset: 'slb' },
+  { service: 'ecs', action: 'DescribeInstances', dataset: 'ecs' },
+  { service: 'vpc', action: 'DescribeVSwitches', dataset: 'vpc' },
+  { service: 'quotas', action: 'ListProductQuotas', dataset: 'quotas' },
+  { service: 'cs', action: 'DescribeClustersV1', dataset: 'cs' },
+  { service: 'cs', action: 'DescribeClusterDetail', dataset: 'cluster' },
+  { service: 'cs', action: 'DescribeClusterUserKubeconfig', dataset: 'kubernetes' },
+  { service: 'cs', action: 'ListClusterAddonInstances', dataset: 'addons' },
+  { service: 'cs', action: 'DescribeClusterResources', dataset: 'resources' },
+  { service: 'ecs', action: 'RunCommand', dataset: 'sysctls', onlyWithNodeSysctls: true },
+  { service: 'ecs', action: 'DescribeInvocationResults', dataset: 'sysctls', onlyWithNodeSysctls: true },
+];
+
+/** `service:Action` of a call. */
+export function ramActionOf(call: Pick<CollectorCall, 'service' | 'action'>): string {
+  return `${call.service}:${call.action}`;
+}
+
+/** A RAM policy document (the subset the tool writes and the simulator enforces). */
+export interface RamPolicyDocument {
+  Version: '1';
+  Statement: { Effect: 'Allow' | 'Deny'; Action: string | string[]; Resource: string | string[] }[];
+}
+
+/**
+ * The least-privilege policy of the audit role for a scan config: every action the collectors call,
+ * read-only, sorted; without the Cloud Assistant actions when `collector.nodeSysctls` is false.
+ * @param config the scan config (default: the defaults, `nodeSysctls` on)
+ */
+export function leastPrivilegePolicy(config?: Pick<ScanConfig, 'collector'>): RamPolicyDocument {
+  const sysctls = config?.collector?.nodeSysctls ?? true;
+  const actions = [...new Set(COLLECTOR_CALLS.filter((c) => sysctls || !c.onlyWithNodeSysctls).map(ramActionOf))].sort();
+  return { Version: '1', Statement: [{ Effect: 'Allow', Action: actions, Resource: '*' }] };
+}
+
+/** The statement the base identity needs to assume the configured audit roles (none without `auditRoleArn`). */
+export function assumeRoleStatement(config: Pick<ScanConfig, 'accounts'>): RamPolicyDocument | undefined {
+  const arns = [...new Set(config.accounts.flatMap((a) => (a.auditRoleArn ? [a.auditRoleArn] : [])))].sort();
+  return arns.length === 0 ? undefined : { Version: '1', Statement: [{ Effect: 'Allow', Action: ['sts:AssumeRole'], Resource: arns }] };
+}
+
+/**
+ * Whether a policy allows `service:Action` (Allow statements with exact names, `service:*`, `*` or a
+ * trailing-`*` prefix; an explicit Deny wins). Used by the simulator to enforce a policy.
+ */
+export function policyAllows(policy: RamPolicyDocument, ramAction: string): boolean {
+  const matches = (pattern: string) => {
+    const p = pattern.toLowerCase();
+    const a = ramAction.toLowerCase();
+    return p === '*' || p === a || (p.endsWith('*') && a.startsWith(p.slice(0, -1)));
+  };
+  const list = (x: string | string[]) => (Array.isArray(x) ? x : [x]);
+  if (policy.Statement.some((s) => s.Effect === 'Deny' && list(s.Action).some(matches))) return false;
+  return policy.Statement.some((s) => s.Effect === 'Allow' && list(s.Action).some(matches));
+}
