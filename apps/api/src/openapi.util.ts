@@ -17,7 +17,12 @@ export function buildOpenApiDocument(app: INestApplication): OpenAPIObject {
         'Every /v1 route needs "Authorization: Bearer <token>".',
     )
     .setVersion('1')
-    .addBearerAuth({ type: 'http', scheme: 'bearer', description: 'The API token given to the server (API_TOKEN)' }, 'bearer')
+    .addBearerAuth(
+      { type: 'http', scheme: 'bearer', bearerFormat: 'opaque', description: 'The opaque API token given to the server (API_TOKEN), sent as is' },
+      'bearer',
+    )
+    .setLicense('Apache-2.0', 'https://www.apache.org/licenses/LICENSE-2.0')
+    .addServer('/', 'this server')
     .build();
   return SwaggerModule.createDocument(app, config);
 }

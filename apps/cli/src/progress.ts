@@ -18,20 +18,34 @@ export function createScanProgressBar(enabled = process.stderr.isTTY === true): 
     { stream: process.stderr, format: ' {phase} [{bar}] {value}/{total} {target}', hideCursor: true, clearOnComplete: true },
     Presets.shades_classic,
   );
+  // A spinner until targets are planned (total known and > 1), then a bar whose total never shrinks
+  // (targets are discovered while crawling: the total only grows).
   let started = false;
+  let total = 0;
+  let spin = 0;
+  let spinnerShown = false;
+  const FRAMES = ['|', '/', '-', '\\'];
   return {
     update(p) {
       const payload = { phase: p.phase.padEnd(7), target: (p.target ?? '').slice(0, 60) };
+      if (!started && p.total <= 1) {
+        process.stderr.write(`\r ${FRAMES[spin++ % FRAMES.length]} ${p.phase} ${(p.target ?? '').slice(0, 60)}\u001b[K`);
+        spinnerShown = true;
+        return;
+      }
+      total = Math.max(total, p.total, 1);
       if (!started) {
-        bar.start(Math.max(p.total, 1), p.done, payload);
+        if (spinnerShown) process.stderr.write('\r\u001b[K');
+        bar.start(total, Math.min(p.done, total), payload);
         started = true;
       } else {
-        bar.setTotal(Math.max(p.total, 1));
-        bar.update(p.done, payload);
+        bar.setTotal(total);
+        bar.update(Math.min(p.done, total), payload);
       }
     },
     stop() {
       if (started) bar.stop();
+      else if (spinnerShown) process.stderr.write('\r\u001b[K');
     },
   };
 }

@@ -2,6 +2,7 @@
  * Response shapes of the findings endpoints (documented for OpenAPI). Optional domain fields
  * are always present, as null when absent, so clients see one stable shape.
  */
+import { CHECK_IDS } from '@app/checks';
 import { ApiProperty } from '@nestjs/swagger';
 import type { FindingWaiverStatus, ResourceKind, Severity, WaiverCategory } from '@app/domain';
 
@@ -52,7 +53,7 @@ export class FindingResourceDto {
 
 /** One finding with its first and last sighting. */
 export class FindingDto {
-  @ApiProperty({ example: 'clb-backend-quota' })
+  @ApiProperty({ enum: CHECK_IDS, example: 'CLB_BACKEND_QUOTA', description: 'Check id (docs/checks.md)' })
   checkId: string;
 
   @ApiProperty({ enum: ['info', 'warning', 'critical'] })

@@ -12,7 +12,7 @@ import { tmpdir } from 'node:os';
 import { loadApi, loadAudit, loadCollectors, loadFleetSim, loadReports, loadStore } from '../lazy';
 import { writeAtomically } from './report.command';
 import { Command } from 'commander';
-import { EXIT_OK, reportError } from '../cli-error';
+import { CliUsageError, EXIT_OK, reportError } from '../cli-error';
 import { colourWanted, renderTable } from '../output/scan-output.renderer';
 import { sampleFleetDir } from '../package-root.util';
 import { createScanProgressBar } from '../progress';
@@ -29,6 +29,24 @@ export interface DemoOptions {
   settings?: string;
 }
 
+/** Per-account OpenAPI budget of the demo's scans of its own local simulator (calls/s). */
+export const DEMO_QPS_PER_ACCOUNT = 1000;
+
+/**
+ * Resolve when `port` can be bound on 127.0.0.1.
+ * @throws CliUsageError naming the port and `--port` when it is in use
+ */
+export async function assertPortFree(port: number): Promise<void> {
+  const { createServer } = await import('node:net');
+  await new Promise<void>((resolve, reject) => {
+    const srv = createServer();
+    srv.once('error', (e: NodeJS.ErrnoException) =>
+      reject(new CliUsageError(`port ${port} on 127.0.0.1 is ${e.code === 'EADDRINUSE' ? 'in use' : `not usable (${e.code ?? e.message})`}: choose another with --port`)),
+    );
+    srv.listen(port, '127.0.0.1', () => srv.close(() => resolve()));
+  });
+}
+
 /** The audit settings the bundled sample fleet is shown with (examples/fleets/sample/README.md). */
 export const SAMPLE_SETTINGS_FILE = 'audit-settings.yaml';
 
@@ -43,15 +61,22 @@ export async function runDemoCommand(opts: DemoOptions): Promise<number> {
   const settingsFile = opts.settings ?? (opts.fleet === undefined ? join(fleetDir, SAMPLE_SETTINGS_FILE) : undefined);
   const settings = settingsFile !== undefined ? loadAuditSettings(settingsFile) : undefined;
   const log = (s: string) => process.stderr.write(`${s}\n`);
+  // Fail before any work when the API port is taken (not after a scan the user waited for).
+  if (!opts.once) await assertPortFree(opts.port);
   const fleet = readFleetDirectory(fleetDir);
   const sim = await startSimulator({ fleet, port: 0 });
   if (settingsFile !== undefined) log(`settings: ${settingsFile}`);
   log(`simulator: Alibaba Cloud + Kubernetes APIs for fleet "${fleet.name}" on http://${sim.endpoint}`);
+  log('store: starting embedded PostgreSQL (PGlite) ...');
   const pg = await startEmbeddedPostgres();
   const store = await Store.open({ connectionString: pg.connectionString, migrate: true, poolMax: pg.poolMax });
   log('store: embedded PostgreSQL (PGlite), schema migrated');
   try {
-    const config = loadScanConfig(sim.configPath);
+    // The simulator is local and unlimited: lift the per-account API budget (20 calls/s by default,
+    // sized for the real cloud) so the demo does not wait on its own pacing. Real scans keep the defaults.
+    const simConfig = loadScanConfig(sim.configPath);
+    const config = { ...simConfig, collector: { ...simConfig.collector, qpsPerAccount: DEMO_QPS_PER_ACCOUNT, maxConcurrentPerAccount: 32 } };
+    log(`scan: live, through the official SDKs (API budget ${DEMO_QPS_PER_ACCOUNT} calls/s per account: local simulator)`);
     const bar = createScanProgressBar();
     const outcome = await runScan(
       { source: { kind: 'live', config, configPath: sim.configPath }, ...(settings ? { settings } : {}), onProgress: (p) => bar.update(p) },

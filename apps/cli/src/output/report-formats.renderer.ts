@@ -126,6 +126,7 @@ export function renderSarif(outcome: ScanOutcome, ctx: ReportContext = {}): stri
 /** Escape text for XML/HTML content and attribute values; drops characters XML 1.0 forbids. */
 export function escapeXml(text: string): string {
   return text
+  // eslint-disable-next-line no-control-regex -- XML 1.0 allows tab, LF and CR only among the controls
     .replace(/[^\u0009\u000A\u000D\u0020-\uD7FF\uE000-\uFFFD\u{10000}-\u{10FFFF}]/gu, '')
     .replace(/&/g, '&amp;')
     .replace(/</g, '&lt;')

@@ -1,0 +1,48 @@
+/**
+ * The OpenAPI document of the API lints clean with Redocly's `recommended` ruleset (@redocly/openapi-core,
+ * 0 errors), uses real check ids and enums in its examples, and describes the bearer token as opaque.
+ */
+import type { INestApplication } from '@nestjs/common';
+import { createConfig, lintFromString } from '@redocly/openapi-core';
+import request from 'supertest';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { createApiApp, UnavailableScanLauncher } from '@app/api';
+import { CHECK_IDS } from '@app/checks';
+import { Store } from '@app/store';
+import { createTestDatabase, type TestDatabase } from '../store/test-database.util';
+
+describe('OpenAPI document', () => {
+  let db: TestDatabase;
+  let store: Store;
+  let app: INestApplication;
+  let doc: Record<string, unknown>;
+
+  beforeAll(async () => {
+    db = await createTestDatabase();
+    store = await Store.open({ connectionString: db.url, migrate: true });
+    app = await createApiApp({ store, token: 'openapi-lint-token-0123456789', scanLauncher: new UnavailableScanLauncher() });
+    await app.init();
+    doc = (await request(app.getHttpServer()).get('/openapi.json')).body as Record<string, unknown>;
+  });
+  afterAll(async () => {
+    await app?.close();
+    await store?.close();
+    await db?.drop();
+  });
+
+  it('lints with 0 errors (Redocly recommended)', async () => {
+    const config = await createConfig({ extends: ['recommended'] });
+    const problems = await lintFromString({ source: JSON.stringify(doc), absoluteRef: '/openapi.json', config });
+    const errors = problems.filter((p) => p.severity === 'error');
+    expect(errors.map((e) => `${e.ruleId}: ${e.message} at ${e.location[0]?.pointer ?? ''}`)).toEqual([]);
+  });
+
+  it('uses real check ids (an enum) and an opaque bearer token', () => {
+    const schemas = (doc.components as { schemas: Record<string, { properties: Record<string, { enum?: string[]; example?: unknown }> }>; securitySchemes: Record<string, Record<string, string>> });
+    const checkId = schemas.schemas.FindingDto.properties.checkId;
+    expect(checkId.enum).toEqual([...CHECK_IDS]);
+    expect(CHECK_IDS).toContain(checkId.example);
+    expect(schemas.securitySchemes.bearer).toMatchObject({ type: 'http', scheme: 'bearer', bearerFormat: 'opaque' });
+    expect(JSON.stringify(doc)).not.toContain('JWT');
+  });
+});
