@@ -53,7 +53,7 @@ export class FindingResourceDto {
 
 /** One finding with its first and last sighting. */
 export class FindingDto {
-  @ApiProperty({ enum: CHECK_IDS, example: 'CLB_BACKEND_QUOTA', description: 'Check id (docs/checks.md)' })
+  @ApiProperty({ enum: [...CHECK_IDS], example: 'CLB_BACKEND_QUOTA', description: 'Check id (docs/checks.md)' })
   checkId: string;
 
   @ApiProperty({ enum: ['info', 'warning', 'critical'] })

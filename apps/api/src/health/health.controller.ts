@@ -1,5 +1,5 @@
 import { Controller, Get, Res } from '@nestjs/common';
-import { ApiOkResponse, ApiProperty, ApiServiceUnavailableResponse, ApiTags } from '@nestjs/swagger';
+import { ApiOkResponse, ApiOperation, ApiProperty, ApiServiceUnavailableResponse, ApiTags } from '@nestjs/swagger';
 import { Public } from '../common/bearer-auth.guard';
 import { type Health, HealthService } from './health.service';
 
@@ -25,6 +25,7 @@ export class HealthController {
   constructor(private readonly health: HealthService) {}
 
   @Get()
+  @ApiOperation({ summary: 'Liveness: the database answers' })
   @ApiOkResponse({ type: HealthDto })
   @ApiServiceUnavailableResponse({ type: HealthDto })
   async get(@Res({ passthrough: true }) res: StatusSettable): Promise<HealthDto> {
