@@ -48,8 +48,10 @@ export class MetricsService {
         ? { status: lastFinished.status, startedAt: lastFinished.startedAt, finishedAt: lastFinished.finishedAt }
         : null,
       quotaMinRatio: floor,
-      waivers: await this.store.waiverService.stateCounts(now),
-      reports: await this.store.reports.deliveryStats(),
+      // Waiver states and report deliveries span every account (not yet filtered by scope in SQL):
+      // a token scoped to some accounts does not get them.
+      waivers: principal.accountScope.all ? await this.store.waiverService.stateCounts(now) : undefined,
+      reports: principal.accountScope.all ? await this.store.reports.deliveryStats() : undefined,
     });
   }
 }

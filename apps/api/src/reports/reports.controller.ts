@@ -1,6 +1,7 @@
 import { Controller, Get, Param, Query, Res } from '@nestjs/common';
 import { ApiBearerAuth, ApiNotFoundResponse, ApiOkResponse, ApiOperation, ApiParam, ApiProduces, ApiTags, ApiUnauthorizedResponse } from '@nestjs/swagger';
 import { REPORT_CONTENT_TYPES, renderReport, type ReportDocument, type ReportFormat } from '@app/reports';
+import { RequireAllAccounts } from '../common/bearer-auth.guard';
 import { Store, StoreError, type StoredReportListItem } from '@app/store';
 import { z } from 'zod';
 import { ErrorResponseDto } from '../common/error-response.dto';
@@ -29,6 +30,7 @@ interface RawResponse {
 @ApiTags('reports')
 @ApiBearerAuth('bearer')
 @ApiUnauthorizedResponse({ type: ErrorResponseDto, description: 'Missing or invalid bearer token' })
+@RequireAllAccounts()
 @Controller('v1/reports')
 export class ReportsController {
   constructor(private readonly store: Store) {}

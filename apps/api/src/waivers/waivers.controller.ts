@@ -12,6 +12,7 @@ import {
   ApiUnauthorizedResponse,
 } from '@nestjs/swagger';
 import type { Waiver } from '@app/domain';
+import { RequireAllAccounts, RequireRole } from '../common/bearer-auth.guard';
 import { Store, StoreError, type WaiverWithState } from '@app/store';
 import { ErrorResponseDto } from '../common/error-response.dto';
 import { ApiZodBody, ApiZodQuery } from '../common/zod-openapi.util';
@@ -38,6 +39,7 @@ import {
 @ApiBearerAuth('bearer')
 @ApiUnauthorizedResponse({ type: ErrorResponseDto, description: 'Missing or invalid bearer token' })
 @ApiBadRequestResponse({ type: ErrorResponseDto, description: 'Invalid query, path or body (the field and the rule)' })
+@RequireAllAccounts()
 @Controller('v1/waivers')
 export class WaiversController {
   constructor(private readonly store: Store) {}
@@ -53,6 +55,7 @@ export class WaiversController {
   }
 
   @Post()
+  @RequireRole('operator')
   @ApiOperation({ summary: 'Create a waiver (reason >= 10 characters; expiry default 90 days, at most 180)' })
   @ApiZodBody(createWaiverBodySchema)
   @ApiCreatedResponse({ type: WaiverDto })
@@ -75,6 +78,7 @@ export class WaiversController {
   }
 
   @Patch(':id')
+  @RequireRole('operator')
   @ApiOperation({ summary: 'Change owner, reason, category, ticket or expiry (renewal: at most 180 days from now)' })
   @ApiParam({ name: 'id', schema: { type: 'string', format: 'uuid' } })
   @ApiZodBody(updateWaiverBodySchema)
@@ -90,6 +94,7 @@ export class WaiversController {
   }
 
   @Delete(':id')
+  @RequireRole('operator')
   @HttpCode(200)
   @ApiOperation({ summary: 'Revoke a waiver: its findings count again at once; the waiver and history stay readable' })
   @ApiParam({ name: 'id', schema: { type: 'string', format: 'uuid' } })
