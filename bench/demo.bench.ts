@@ -8,7 +8,7 @@
 import { spawn } from 'node:child_process';
 import { join } from 'node:path';
 
-const ROOT = join(__dirname, '..', '..', '..');
+const ROOT = join(__dirname, '..', '..', '..', '..');
 const BIN = join(ROOT, 'bin', 'fleet-audit.js');
 /** The target: first findings on screen within 8 s. */
 const TARGET_MS = 8_000;
