@@ -22,6 +22,8 @@ import { ApiExceptionFilter } from './common/api-exception.filter';
 import { BearerAuthGuard } from './common/bearer-auth.guard';
 import { FindingsController } from './findings/findings.controller';
 import { FindingsService } from './findings/findings.service';
+import { ForecastsController } from './forecasts/forecasts.controller';
+import { ForecastsService } from './forecasts/forecasts.service';
 import { HealthController } from './health/health.controller';
 import { HealthService } from './health/health.service';
 import { MetricsController } from './metrics/metrics.controller';
@@ -119,7 +121,7 @@ export class ApiModule {
     return {
       module: ApiModule,
       imports: options.log ? [loggerModule(options.log)] : [],
-      controllers: [ScansController, FindingsController, WaiversController, ReportsController, MetricsController, HealthController, TokensController, ReadyController],
+      controllers: [ScansController, FindingsController, WaiversController, ReportsController, ForecastsController, MetricsController, HealthController, TokensController, ReadyController],
       providers: [
         { provide: Store, useValue: options.store },
         { provide: ScanRepository, useValue: options.store.scans },
@@ -138,6 +140,7 @@ export class ApiModule {
         { provide: APP_FILTER, useClass: ApiExceptionFilter },
         ScansService,
         FindingsService,
+        ForecastsService,
         HealthService,
         MetricsService,
       ],

@@ -62,7 +62,7 @@ export interface AnalyzeAndStoreRequest {
   /** Analysis clock. */
   now: Date;
   settings?: PartialAuditSettings;
-  /** When given, the scan is completed in it: findings, coverage, skipped, quota usage and summary in one transaction. */
+  /** When given, the scan is completed in it: findings, coverage, skipped, quota usage, the snapshot and summary in one transaction. */
   store?: Store;
   /** Called before and after the analysis and the store step (progress bars). */
   onPhase?: (phase: 'analyze' | 'store', done: 0 | 1) => void;
@@ -139,6 +139,8 @@ export async function analyzeAndStore(snapshot: FleetSnapshot, req: AnalyzeAndSt
       coverage: snapshot.coverage,
       skipped,
       quotaUsage: quotaUsageOf(results, QUOTA_USAGE_CHECK_IDS),
+      // Kept for what-if and headroom forecasts on the database (libs/forecast).
+      snapshot,
       summary,
       finishedAt,
     });

@@ -4,3 +4,4 @@ export * from './scan-runner';
 export * from './local-scan-launcher';
 export * from './audit-settings.loader';
 export * from './waivers-file.loader';
+export * from './forecast-runner';

@@ -30,6 +30,11 @@ export interface ScanRequest {
   source: ScanSource;
   /** Clock for the analysis (frozen in tests). Default: now. */
   now?: Date;
+  /**
+   * When the fleet was observed: the stored scan's start time and so the time of its findings and quota
+   * samples (`scan --now` on a dated dump backfills history for forecasts). Default: now.
+   */
+  observedAt?: Date;
   settings?: PartialAuditSettings;
   onProgress?: (p: ScanProgress) => void;
   /** Id of a scan row the caller already created (`store.scans.create`), e.g. to answer 202 first. */
@@ -68,7 +73,7 @@ export interface ScanOutcome {
  *   ScanFailedError when nothing could be read (the stored scan is marked failed)
  */
 export async function runScan(request: ScanRequest, store?: Store): Promise<ScanOutcome> {
-  const startedAt = new Date();
+  const startedAt = request.observedAt ?? new Date();
   const sourceKind = request.source.kind;
   // Offline input is validated before a scan row exists: a malformed fleet writes nothing. When the
   // caller already created the row (POST /v1/scans), loading happens inside the error handling

@@ -21,7 +21,7 @@
  * On clusters whose Services default to ENI backends (Terway), a new Service attaches pods (pods x ports
  * entries on its CLB, no node attachments).
  */
-import { FleetIndex, resourceKeyOf } from '@app/checks';
+import { FleetIndex, QUOTA_USAGE_CHECK_IDS, resourceKeyOf, runAudit, type PartialAuditSettings } from '@app/checks';
 import {
   LABEL_NODE_ROLE_MASTER,
   LABEL_NODE_TYPE,
@@ -33,6 +33,7 @@ import {
   effectiveQuota,
   needClb,
   nodeSelectionOptionsOf,
+  quotaUsageOf,
   serviceTrafficPolicy,
   type FleetSnapshot,
   type K8sNode,
@@ -270,4 +271,17 @@ export function computeHeadroom(
     });
   }
   return out.sort((a, b) => (a.clusterId < b.clusterId ? -1 : a.clusterId > b.clusterId ? 1 : 0));
+}
+
+/**
+ * Audits a snapshot (the whole catalogue, for its quota samples) and computes the headroom of its clusters.
+ * @throws AuditSettingsError for invalid settings; Error for an unknown `like` node
+ */
+export function headroomOfSnapshot(
+  snapshot: FleetSnapshot,
+  options: HeadroomOptions & { now: Date; settings?: PartialAuditSettings },
+): HeadroomEntry[] {
+  const { now, settings, ...rest } = options;
+  const samples = quotaUsageOf(runAudit(snapshot, { now, ...(settings ? { settings } : {}) }).results, QUOTA_USAGE_CHECK_IDS);
+  return computeHeadroom(snapshot, samples, rest);
 }

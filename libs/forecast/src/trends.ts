@@ -50,11 +50,21 @@ export function forecastTrends(
   now: number,
   settings: Partial<TrendSettings> = {},
 ): TrendEntry[] {
-  const out: TrendEntry[] = series.map((s) => ({
-    checkId: s.checkId,
-    resource: s.resource,
-    ...forecastTrend(s.observations, now, settings),
-  }));
+  const out: TrendEntry[] = series.map((s) => {
+    const f = forecastTrend(s.observations, now, settings);
+    // Key order is the documented JSON contract.
+    return {
+      checkId: s.checkId,
+      resource: { kind: s.resource.kind, id: s.resource.id, accountId: s.resource.accountId, regionId: s.resource.regionId, clusterId: s.resource.clusterId },
+      status: f.status,
+      used: f.used,
+      limit: f.limit,
+      slopePerDay: f.slopePerDay,
+      samples: f.samples,
+      secondsToExhaustion: f.secondsToExhaustion,
+      exhaustsAt: f.exhaustsAt,
+    };
+  });
   out.sort(
     (a, b) =>
       STATUS_ORDER[a.status] - STATUS_ORDER[b.status] ||

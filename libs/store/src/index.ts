@@ -10,7 +10,8 @@ export {
   type RunningScanRef,
 } from './scan-target.repository';
 export { FindingRepository, FINDING_ROWS_PER_INSERT } from './finding.repository';
-export { QuotaUsageRepository, QUOTA_ROWS_PER_INSERT } from './quota-usage.repository';
+export { QuotaUsageRepository, QUOTA_ROWS_PER_INSERT, type QuotaHistoryQuery, type QuotaHistorySeries } from './quota-usage.repository';
+export { ScanSnapshotRepository, type StoredSnapshot } from './scan-snapshot.repository';
 export { isConnectionLoss, withStoreRetry, type StoreRetryOptions } from './store-retry.util';
 export { StoreError, redactConnectionString, type StoreErrorCode } from './store.exception';
 export { startEmbeddedPostgres, type EmbeddedPostgres, type EmbeddedPostgresOptions } from './embedded-postgres';

@@ -145,4 +145,68 @@ export class QuotaUsageRepository {
       at: (r.started_at instanceof Date ? r.started_at : new Date(r.started_at)).getTime(),
     }));
   }
+
+  /**
+   * The history of quota series over succeeded scans observed in `[since, until]` (the scans' start times:
+   * `scan --now` backfills set them), grouped per series (check + account + region + kind + resource), the
+   * samples in time order. Filters narrow the series (equality). Series sorted by key.
+   */
+  async history(query: QuotaHistoryQuery): Promise<QuotaHistorySeries[]> {
+    const where = ["s.status = 'succeeded'", 's.started_at >= $1', 's.started_at <= $2'];
+    const params: unknown[] = [query.since, query.until];
+    const eq = (column: string, value: string | undefined) => {
+      if (value === undefined) return;
+      params.push(value);
+      where.push(`${column} = $${params.length}`);
+    };
+    eq('q.check_id', query.checkId);
+    eq('q.account_id', query.accountId);
+    eq('q.region_id', query.regionId);
+    eq('q.cluster_id', query.clusterId);
+    eq('q.resource_kind', query.resourceKind);
+    const { rows } = await this.pool.query<QuotaUsageRow & { started_at: Date | string }>(
+      `SELECT q.check_id, q.account_id, q.region_id, q.cluster_id, q.resource_kind, q.resource_id, q.used, q."limit", q.ratio,
+              s.started_at
+         FROM quota_usage q JOIN scans s ON s.id = q.scan_id
+        WHERE ${where.join(' AND ')}
+        ORDER BY q.check_id, q.account_id, q.region_id, q.resource_kind, q.resource_id, s.started_at`,
+      params,
+    );
+    const out: QuotaHistorySeries[] = [];
+    let key = '';
+    let cur: QuotaHistorySeries | undefined;
+    for (const r of rows) {
+      const k = `${r.check_id}\u0000${r.account_id}\u0000${r.region_id}\u0000${r.resource_kind}\u0000${r.resource_id}`;
+      if (k !== key || !cur) {
+        key = k;
+        cur = {
+          checkId: r.check_id,
+          resource: { kind: r.resource_kind, id: r.resource_id, accountId: r.account_id, regionId: r.region_id, clusterId: r.cluster_id },
+          observations: [],
+        };
+        out.push(cur);
+      } else if (r.cluster_id !== null) cur.resource.clusterId = r.cluster_id;
+      const at = r.started_at instanceof Date ? r.started_at.getTime() : Date.parse(r.started_at);
+      cur.observations.push({ at, used: toNumber(r.used), limit: toNumber(r.limit) });
+    }
+    return out;
+  }
+}
+
+/** Filters of `QuotaUsageRepository.history` (times inclusive). */
+export interface QuotaHistoryQuery {
+  since: Date;
+  until: Date;
+  checkId?: string;
+  accountId?: string;
+  regionId?: string;
+  clusterId?: string;
+  resourceKind?: ResourceKind;
+}
+
+/** One quota series: its samples over succeeded scans (epoch ms of the scan start, counts). */
+export interface QuotaHistorySeries {
+  checkId: string;
+  resource: { kind: ResourceKind; id: string; accountId: string; regionId: string; clusterId: string | null };
+  observations: { at: number; used: number; limit: number }[];
 }

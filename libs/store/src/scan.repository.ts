@@ -3,6 +3,7 @@ import type { Pool, PoolClient, QueryResultRow } from 'pg';
 import type { CoverageEntry, SkippedResult } from '@app/domain';
 import type { FindingRepository } from './finding.repository';
 import type { QuotaUsageRepository } from './quota-usage.repository';
+import type { ScanSnapshotRepository } from './scan-snapshot.repository';
 import { isUuid, resolvePage } from './page.util';
 import type { Scoped } from './principal';
 import { storableJson, storableText, toIso, toIsoOrNull, toNumber } from './sql.util';
@@ -89,6 +90,7 @@ export class ScanRepository {
     private readonly pool: Pool,
     private readonly findings: FindingRepository,
     private readonly quotaUsage: QuotaUsageRepository,
+    private readonly snapshots?: ScanSnapshotRepository,
   ) {}
 
   /**
@@ -140,6 +142,7 @@ export class ScanRepository {
       const observedAt = scan.started_at instanceof Date ? scan.started_at : new Date(scan.started_at);
       await this.findings.replaceForScan(client, id, observedAt, input.findings);
       await this.quotaUsage.replaceForScan(client, id, input.quotaUsage ?? []);
+      if (input.snapshot) await this.snapshots?.replaceForScan(client, id, input.snapshot);
       const updated = await client.query<ScanRow>(
         `UPDATE scans
             SET status = 'succeeded', finished_at = $2, error = NULL, summary = $3::jsonb, coverage = $4::jsonb,

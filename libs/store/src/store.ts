@@ -5,6 +5,7 @@ import { FindingRepository } from './finding.repository';
 import { readdirSync } from 'node:fs';
 import { findMigrationsDir, MIGRATIONS_TABLE, runMigrations } from './migrate.util';
 import { QuotaUsageRepository } from './quota-usage.repository';
+import { ScanSnapshotRepository } from './scan-snapshot.repository';
 import { ScanRepository } from './scan.repository';
 import { ScanTargetRepository } from './scan-target.repository';
 import { redactConnectionString, StoreError } from './store.exception';
@@ -58,6 +59,8 @@ export class Store {
   readonly reports: ReportRepository;
   /** Scoped API tokens and their audit events. */
   readonly apiTokens: ApiTokenRepository;
+  /** Fleet snapshots of succeeded scans (what-if and headroom forecasts). */
+  readonly snapshots: ScanSnapshotRepository;
 
   private constructor(
     private readonly pool: Pool,
@@ -67,7 +70,8 @@ export class Store {
     const latest = () => this.scans.latestSucceededId();
     this.findings = new FindingRepository(pool, latest);
     this.quotaUsage = new QuotaUsageRepository(pool);
-    this.scans = new ScanRepository(pool, this.findings, this.quotaUsage);
+    this.snapshots = new ScanSnapshotRepository(pool);
+    this.scans = new ScanRepository(pool, this.findings, this.quotaUsage, this.snapshots);
     this.scanTargets = new ScanTargetRepository(pool);
     this.waivers = new WaiverRepository(pool);
     this.waiverService = new WaiverService(this.waivers, this.scans, this.findings);

@@ -132,7 +132,7 @@ export async function runScanCommand(opts: ScanCommandOptions): Promise<number> 
       });
     } else {
       outcome = await runScan(
-        { source, ...(now ? { now } : {}), ...(settings ? { settings } : {}), onProgress: (p) => bar.update(p) },
+        { source, ...(now ? { now, observedAt: now } : {}), ...(settings ? { settings } : {}), onProgress: (p) => bar.update(p) },
         store,
       );
     }
@@ -186,7 +186,7 @@ export function scanCommand(run: (p: Promise<number>) => void): Command {
         .default('none'),
     )
     .addOption(new Option('--database-url <url>', 'store the scan in this PostgreSQL database').env('DATABASE_URL'))
-    .option('--now <iso-time>', 'analysis clock (default: now)')
+    .option('--now <iso-time>', 'analysis clock and observation time of the stored scan (default: now); backfill history from dated dumps: scan --fleet DIR --now 2026-11-01T00:00:00Z --database-url URL')
     .option('--settings <file>', 'audit settings (YAML/JSON): thresholds, per-check enabled and severity; see docs/checks.md')
     .option('--waivers <file>', 'waivers file (YAML/JSON): waived findings are shown as waived and ignored by --fail-on; see README "Waivers"')
     .option('--no-progress', 'no progress bar on stderr')

@@ -15,3 +15,4 @@ export const loadStore = (): typeof import('./store.lazy') => require('./store.l
 export const loadQueue = (): typeof import('./queue.lazy') => require('./queue.lazy') as typeof import('./queue.lazy');
 export const loadReports = (): typeof import('./reports.lazy') => require('./reports.lazy') as typeof import('./reports.lazy');
 export const loadWorker = (): typeof import('./worker.lazy') => require('./worker.lazy') as typeof import('./worker.lazy');
+export const loadForecast = (): typeof import('./forecast.lazy') => require('./forecast.lazy') as typeof import('./forecast.lazy');

@@ -1,0 +1,94 @@
+import { Body, Controller, Get, HttpCode, Post, Query } from '@nestjs/common';
+import {
+  ApiBadRequestResponse,
+  ApiBearerAuth,
+  ApiBody,
+  ApiNotFoundResponse,
+  ApiOkResponse,
+  ApiOperation,
+  ApiTags,
+  ApiUnauthorizedResponse,
+} from '@nestjs/swagger';
+import type { HeadroomEntry, TrendEntry, WhatIfResult } from '@app/forecast';
+import { ErrorResponseDto } from '../common/error-response.dto';
+import { ApiZodQuery } from '../common/zod-openapi.util';
+import { ZodValidationPipe } from '../common/zod-validation.pipe';
+import { headroomQuerySchema, trendsQuerySchema, type HeadroomQuery, type TrendsQuery } from './forecasts.schemas';
+import { ForecastsService } from './forecasts.service';
+
+const quantiles = (type: string) => ({
+  type: 'object',
+  properties: { p10: { type, nullable: true }, p50: { type, nullable: true }, p90: { type, nullable: true } },
+});
+
+/** `/v1/forecasts`: capacity planning (libs/forecast): trends, headroom, what-if scenarios. */
+@ApiTags('forecasts')
+@ApiBearerAuth('bearer')
+@ApiUnauthorizedResponse({ type: ErrorResponseDto, description: 'Missing or invalid bearer token' })
+@Controller('v1/forecasts')
+export class ForecastsController {
+  constructor(private readonly forecasts: ForecastsService) {}
+
+  @Get('trends')
+  @ApiOperation({ summary: 'Time to exhaustion (p10/p50/p90) of every stored quota series, soonest first' })
+  @ApiZodQuery(trendsQuerySchema)
+  @ApiOkResponse({
+    description: '`{trends: [...]}`; each entry: checkId, resource, status, used, limit, slopePerDay, samples, secondsToExhaustion, exhaustsAt',
+    schema: {
+      type: 'object',
+      properties: {
+        trends: {
+          type: 'array',
+          items: {
+            type: 'object',
+            properties: {
+              checkId: { type: 'string' },
+              resource: { type: 'object' },
+              status: { type: 'string', enum: ['ok', 'insufficient_data', 'flat', 'decreasing', 'exhausted'] },
+              used: { type: 'number' },
+              limit: { type: 'number' },
+              slopePerDay: { type: 'number', nullable: true },
+              samples: { type: 'integer' },
+              secondsToExhaustion: quantiles('number'),
+              exhaustsAt: quantiles('string'),
+            },
+          },
+        },
+      },
+    },
+  })
+  @ApiBadRequestResponse({ type: ErrorResponseDto, description: 'Invalid filter' })
+  trends(@Query(new ZodValidationPipe(trendsQuerySchema, 'query')) query: TrendsQuery): Promise<{ trends: TrendEntry[] }> {
+    return this.forecasts.trends(query);
+  }
+
+  @Get('headroom')
+  @ApiOperation({ summary: 'How many more nodes / Cluster-mode / Local Services fit before the first quota breach (latest stored scan)' })
+  @ApiZodQuery(headroomQuerySchema)
+  @ApiOkResponse({
+    description: '`{scanId, headroom: [{clusterId, nodes, clusterModeServices, localServices}]}`; each answer `{headroom, limitedBy}` or `{alreadyOver}`',
+    schema: { type: 'object', properties: { scanId: { type: 'string' }, headroom: { type: 'array', items: { type: 'object' } } } },
+  })
+  @ApiBadRequestResponse({ type: ErrorResponseDto, description: 'Invalid query' })
+  @ApiNotFoundResponse({ type: ErrorResponseDto, description: 'No succeeded scan stored a snapshot' })
+  headroom(@Query(new ZodValidationPipe(headroomQuerySchema, 'query')) query: HeadroomQuery): Promise<{ scanId: string; headroom: HeadroomEntry[] }> {
+    return this.forecasts.headroom(query);
+  }
+
+  @Post('whatif')
+  @HttpCode(200)
+  @ApiOperation({ summary: 'Run a what-if scenario (apiVersion fleet-audit/v1) on the latest stored scan' })
+  @ApiBody({
+    description: 'A scenario: `{apiVersion: "fleet-audit/v1", kind: "Scenario", name, steps: [{addNodes: {...}} ...]}`',
+    schema: { type: 'object', required: ['apiVersion', 'kind', 'name', 'steps'], properties: { apiVersion: { type: 'string', enum: ['fleet-audit/v1'] }, kind: { type: 'string', enum: ['Scenario'] }, name: { type: 'string' }, steps: { type: 'array', items: { type: 'object' } } } },
+  })
+  @ApiOkResponse({
+    description: '`{scanId, scenario, steps: [{name, quotas, firstBreach, findings: {appeared, resolved, severityChanged}, headroom}], convergence}`',
+    schema: { type: 'object', properties: { scanId: { type: 'string' }, scenario: { type: 'string' }, steps: { type: 'array', items: { type: 'object' } }, convergence: { type: 'object' } } },
+  })
+  @ApiBadRequestResponse({ type: ErrorResponseDto, description: 'Invalid scenario: the message names the step and the field' })
+  @ApiNotFoundResponse({ type: ErrorResponseDto, description: 'No succeeded scan stored a snapshot' })
+  whatIf(@Body() body: unknown): Promise<{ scanId: string } & WhatIfResult> {
+    return this.forecasts.whatIf(body);
+  }
+}

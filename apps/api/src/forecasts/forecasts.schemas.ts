@@ -1,0 +1,48 @@
+import { z } from 'zod';
+import { idFilter } from '../common/request.schemas';
+
+const STATUS_VALUES = ['ok', 'insufficient_data', 'flat', 'decreasing', 'exhausted'] as const;
+
+/** A positive decimal number given in the query. */
+function queryNumber(description: string) {
+  return z
+    .string()
+    .regex(/^\d+(\.\d+)?$/, 'must be a positive number')
+    .transform(Number)
+    .pipe(z.number().positive('must be a positive number'))
+    .optional()
+    .describe(description);
+}
+
+/** An ISO 8601 time given in the query. */
+const isoTime = z
+  .string()
+  .refine((s) => !Number.isNaN(Date.parse(s)), 'must be an ISO 8601 time')
+  .transform((s) => new Date(s))
+  .optional();
+
+/** Query of `GET /v1/forecasts/trends`: filters like /v1/findings plus the model's window settings. */
+export const trendsQuerySchema = z.strictObject({
+  checkId: idFilter('Only series of this check id'),
+  accountId: idFilter('Only series in this Alibaba Cloud account (UID)'),
+  clusterId: idFilter('Only series in this ACK cluster'),
+  status: z.enum(STATUS_VALUES, `must be one of ${STATUS_VALUES.join(', ')}`).optional().describe('Only entries with this status'),
+  now: isoTime.describe('Forecast clock (default: now)'),
+  windowDays: queryNumber('History window in days (default 14)'),
+  minSamples: queryNumber('Fewer samples -> insufficient_data (default 4)'),
+  minSpanHours: queryNumber('Shorter span -> insufficient_data (default 48)'),
+});
+
+/** Parsed query of `GET /v1/forecasts/trends`. */
+export type TrendsQuery = z.output<typeof trendsQuerySchema>;
+
+/** Query of `GET /v1/forecasts/headroom`. */
+export const headroomQuerySchema = z.strictObject({
+  clusterId: idFilter('Only this ACK cluster'),
+  like: idFilter('New nodes copy this node (default: the first ready worker)'),
+  ports: queryNumber('Ports per new Service (default 1)'),
+  podsPerService: queryNumber('Pods per new Local Service (default 2)'),
+});
+
+/** Parsed query of `GET /v1/forecasts/headroom`. */
+export type HeadroomQuery = z.output<typeof headroomQuerySchema>;

@@ -1,0 +1,291 @@
+/**
+ * `fleet-audit forecast trends|headroom|whatif`: capacity planning (libs/forecast). Trends read the quota
+ * history of stored scans; headroom and what-if run on a fleet directory, a live scan or the latest stored
+ * snapshot. JSON contracts: libs/forecast/README.md and the README section "Capacity planning".
+ */
+import { readFileSync } from 'node:fs';
+import Table from 'cli-table3';
+import { Command, Option } from 'commander';
+import type { FleetSnapshot } from '@app/domain';
+import type { HeadroomAnswer, HeadroomEntry, TrendEntry, WhatIfResult } from '@app/forecast';
+import { CliUsageError, EXIT_OK } from '../cli-error';
+import { loadAudit, loadCollectors, loadForecast, loadStore } from '../lazy';
+
+type Format = 'table' | 'json';
+
+function parseNow(text: string | undefined): Date | undefined {
+  if (text === undefined) return undefined;
+  const d = new Date(text);
+  if (Number.isNaN(d.getTime())) throw new CliUsageError(`--now: expected an ISO 8601 time, got "${text}"`);
+  return d;
+}
+
+function positiveInt(flag: string) {
+  return (text: string): number => {
+    const n = Number(text);
+    if (!Number.isInteger(n) || n < 1) throw new CliUsageError(`${flag}: expected a positive integer, got "${text}"`);
+    return n;
+  };
+}
+
+function positiveNumber(flag: string) {
+  return (text: string): number => {
+    const n = Number(text);
+    if (!(n > 0)) throw new CliUsageError(`${flag}: expected a positive number, got "${text}"`);
+    return n;
+  };
+}
+
+function parseLabels(text: string): Record<string, string> {
+  const out: Record<string, string> = {};
+  for (const part of text.split(',')) {
+    const i = part.indexOf('=');
+    if (i <= 0) throw new CliUsageError(`--labels: expected k=v[,k=v], got "${text}"`);
+    out[part.slice(0, i)] = part.slice(i + 1);
+  }
+  return out;
+}
+
+async function withStore<T>(url: string | undefined, fn: (store: import('@app/store').Store) => Promise<T>): Promise<T> {
+  if (!url) throw new CliUsageError('--database-url URL (or DATABASE_URL) is required');
+  const { Store } = loadStore();
+  const store = await Store.open({ connectionString: url, migrate: true });
+  try {
+    return await fn(store);
+  } finally {
+    await store.close();
+  }
+}
+
+/** Reads the snapshot of `--fleet DIR` or `--config FILE` (live). */
+async function snapshotOf(opts: { fleet?: string; config?: string }): Promise<FleetSnapshot> {
+  const { loadFleetDirectory, loadScanConfig, scanLive } = loadCollectors();
+  if (opts.fleet !== undefined) return loadFleetDirectory(opts.fleet);
+  return scanLive(loadScanConfig(opts.config as string));
+}
+
+function one(opts: { fleet?: string; config?: string; databaseUrl?: string }, allowed: ('fleet' | 'config' | 'databaseUrl')[]): void {
+  const given = allowed.filter((k) => opts[k] !== undefined);
+  const names = { fleet: '--fleet DIR', config: '--config FILE', databaseUrl: '--database-url URL' };
+  if (given.length !== 1) throw new CliUsageError(`give exactly one of ${allowed.map((k) => names[k]).join(', ')}`);
+}
+
+const days = (s: number | null) => (s === null ? '-' : `${(s / 86_400).toFixed(1)} d`);
+
+function renderTrends(entries: TrendEntry[]): string {
+  if (entries.length === 0) return 'No quota series in the window (store scans with --database-url; backfill with scan --now).\n';
+  const t = new Table({ head: ['status', 'check', 'resource', 'used/limit', 'slope/day', 'samples', 'exhausts in p10 / p50 / p90', 'p50 date'] });
+  for (const e of entries)
+    t.push([
+      e.status,
+      e.checkId,
+      `${e.resource.kind} ${e.resource.id}`,
+      `${e.used}/${e.limit}`,
+      e.slopePerDay === null ? '-' : e.slopePerDay.toFixed(2),
+      String(e.samples),
+      `${days(e.secondsToExhaustion.p10)} / ${days(e.secondsToExhaustion.p50)} / ${days(e.secondsToExhaustion.p90)}`,
+      e.exhaustsAt.p50?.slice(0, 10) ?? '-',
+    ]);
+  return `${t.toString()}\nRead: p10 = could run out this soon (fast pace), p50 = at the median pace, p90 = late; "-" = no answer for the status.\n`;
+}
+
+function answerText(a: HeadroomAnswer): string {
+  if ('alreadyOver' in a) {
+    const shown = a.alreadyOver.slice(0, 2).map((o) => `${o.checkId} ${o.resource.id} ${o.used}/${o.limit}`);
+    return `ALREADY OVER: ${shown.join('; ')}${a.alreadyOver.length > 2 ? ` (+${a.alreadyOver.length - 2} more)` : ''}`;
+  }
+  if (a.headroom === null) return 'not limited by a modelled quota';
+  return `${a.headroom} more (then ${a.limitedBy?.checkId} on ${a.limitedBy?.resource.kind} ${a.limitedBy?.resource.id})`;
+}
+
+function renderHeadroom(entries: HeadroomEntry[]): string {
+  const t = new Table({ head: ['cluster', 'nodes', 'Cluster-mode Services', 'Local Services'] });
+  for (const e of entries) t.push([e.clusterId, answerText(e.nodes), answerText(e.clusterModeServices), answerText(e.localServices)]);
+  return `${t.toString()}\n`;
+}
+
+function renderWhatIf(r: WhatIfResult): string {
+  const t = new Table({ head: ['step', 'quotas changed', 'first breach', 'findings +/-/severity', 'headroom after'] });
+  for (const s of r.steps) {
+    const b = s.firstBreach;
+    t.push([
+      s.name,
+      String(s.quotas.length),
+      b ? `${b.checkId} ${b.resource.kind} ${b.resource.id}: ${b.before.used} -> ${b.after.used} of ${b.after.limit}` : 'none',
+      `+${s.findings.appeared.length} / -${s.findings.resolved.length} / ${s.findings.severityChanged.length}`,
+      s.headroom.map((h) => `nodes: ${answerText(h.nodes)}`).join('\n'),
+    ]);
+  }
+  const c = r.convergence;
+  return (
+    `Scenario ${r.scenario}\n${t.toString()}\n` +
+    `CCM convergence: ${c.services} Services, ${c.calls} OpenAPI calls; wall time p50 ${c.wallSeconds.p50} s, p95 ${c.wallSeconds.p95} s (bound by ${c.boundBy}).\n`
+  );
+}
+
+function print(format: Format, json: unknown, table: () => string): void {
+  process.stdout.write(format === 'json' ? `${JSON.stringify(json, null, 2)}\n` : table());
+}
+
+interface TrendsOptions {
+  databaseUrl?: string;
+  now?: string;
+  format: Format;
+  windowDays?: number;
+  minSamples?: number;
+  minSpanHours?: number;
+  check?: string;
+  account?: string;
+  cluster?: string;
+  status?: TrendEntry['status'];
+}
+
+async function runTrends(o: TrendsOptions): Promise<number> {
+  const { trendsFromStore } = loadAudit();
+  const now = parseNow(o.now) ?? new Date();
+  const trends = await withStore(o.databaseUrl, (store) =>
+    trendsFromStore(store, {
+      now,
+      settings: {
+        ...(o.windowDays ? { windowDays: o.windowDays } : {}),
+        ...(o.minSamples ? { minSamples: o.minSamples } : {}),
+        ...(o.minSpanHours ? { minSpanHours: o.minSpanHours } : {}),
+      },
+      ...(o.check ? { checkId: o.check } : {}),
+      ...(o.account ? { accountId: o.account } : {}),
+      ...(o.cluster ? { clusterId: o.cluster } : {}),
+      ...(o.status ? { status: o.status } : {}),
+    }),
+  );
+  print(o.format, { trends }, () => renderTrends(trends));
+  return EXIT_OK;
+}
+
+interface HeadroomCliOptions {
+  fleet?: string;
+  config?: string;
+  databaseUrl?: string;
+  cluster?: string;
+  like?: string;
+  labels?: Record<string, string>;
+  ports?: number;
+  pods?: number;
+  settings?: string;
+  now?: string;
+  format: Format;
+}
+
+async function runHeadroom(o: HeadroomCliOptions): Promise<number> {
+  one(o, ['fleet', 'config', 'databaseUrl']);
+  const { headroomFromStore, loadAuditSettings } = loadAudit();
+  const { headroomOfSnapshot } = loadForecast();
+  const settings = o.settings !== undefined ? loadAuditSettings(o.settings) : undefined;
+  const now = parseNow(o.now);
+  const options = {
+    ...(o.cluster ? { clusterIds: [o.cluster] } : {}),
+    ...(o.like ? { like: o.like } : {}),
+    ...(o.labels ? { labels: o.labels } : {}),
+    ...(o.ports ? { ports: o.ports } : {}),
+    ...(o.pods ? { podsPerService: o.pods } : {}),
+    ...(settings ? { settings } : {}),
+  };
+  const headroom =
+    o.databaseUrl !== undefined
+      ? (await withStore(o.databaseUrl, (store) => headroomFromStore(store, { ...options, ...(now ? { now } : {}) }))).headroom
+      : headroomOfSnapshot(await snapshotOf(o), { ...options, now: now ?? new Date() });
+  if (o.cluster && headroom.length === 0) throw new CliUsageError(`--cluster: no cluster "${o.cluster}" with Kubernetes data in the fleet`);
+  print(o.format, { headroom }, () => renderHeadroom(headroom));
+  return EXIT_OK;
+}
+
+interface WhatIfCliOptions {
+  fleet?: string;
+  databaseUrl?: string;
+  scenario: string;
+  settings?: string;
+  now?: string;
+  qps?: number;
+  format: Format;
+}
+
+async function runWhatIfCommand(o: WhatIfCliOptions): Promise<number> {
+  one(o, ['fleet', 'databaseUrl']);
+  const { whatIfFromStore, loadAuditSettings } = loadAudit();
+  const { parseScenarioText, runWhatIf } = loadForecast();
+  let text: string;
+  try {
+    text = readFileSync(o.scenario, 'utf8');
+  } catch (e) {
+    throw new CliUsageError(`--scenario: cannot read ${o.scenario}: ${(e as NodeJS.ErrnoException).code ?? String(e)}`);
+  }
+  const scenario = parseScenarioText(text, o.scenario);
+  const settings = o.settings !== undefined ? loadAuditSettings(o.settings) : undefined;
+  const now = parseNow(o.now);
+  const convergence = o.qps ? { qps: { default: o.qps } } : undefined;
+  const result =
+    o.databaseUrl !== undefined
+      ? (await withStore(o.databaseUrl, (store) => whatIfFromStore(store, scenario, { ...(now ? { now } : {}), ...(settings ? { settings } : {}), ...(convergence ? { convergence } : {}) }))).result
+      : runWhatIf(await snapshotOf(o), scenario, { now: now ?? new Date(), ...(settings ? { settings } : {}), ...(convergence ? { convergence } : {}) });
+  print(o.format, result, () => renderWhatIf(result));
+  return EXIT_OK;
+}
+
+const formatOption = () => new Option('--format <format>', 'output format').choices(['table', 'json']).default('table');
+const dbOption = () => new Option('--database-url <url>', 'PostgreSQL with stored scans').env('DATABASE_URL');
+
+/** Build the `forecast` command and its subcommands. */
+export function forecastCommand(run: (p: Promise<number>) => void): Command {
+  const forecast = new Command('forecast').description(
+    'capacity planning: quota trends (time to exhaustion), headroom from the CCM model, what-if scenarios',
+  );
+  forecast.addCommand(
+    new Command('trends')
+      .description('time to exhaustion of every stored quota series (Theil-Sen slope, p10/p50/p90)')
+      .addOption(dbOption())
+      .option('--now <iso-time>', 'forecast clock (default: now)')
+      .option('--window-days <n>', 'history window (default 14)', positiveNumber('--window-days'))
+      .option('--min-samples <n>', 'fewer samples -> insufficient_data (default 4)', positiveInt('--min-samples'))
+      .option('--min-span-hours <n>', 'shorter span -> insufficient_data (default 48)', positiveNumber('--min-span-hours'))
+      .option('--check <id>', 'only this check (e.g. CLB_BACKEND_QUOTA)')
+      .option('--account <id>', 'only this account')
+      .option('--cluster <id>', 'only this cluster')
+      .addOption(new Option('--status <status>', 'only this status').choices(['ok', 'insufficient_data', 'flat', 'decreasing', 'exhausted']))
+      .addOption(formatOption())
+      .addHelpText('after', '\nExamples:\n  fleet-audit forecast trends --database-url postgres://localhost/audit\n  fleet-audit forecast trends --status ok --format json\n')
+      .action((o: TrendsOptions) => run(runTrends(o))),
+  );
+  forecast.addCommand(
+    new Command('headroom')
+      .description('how many more nodes / Cluster-mode / Local Services fit before the first quota breach (exact, CCM model)')
+      .option('--fleet <dir>', 'fleet directory')
+      .option('--config <file>', 'scan config (live)')
+      .addOption(dbOption())
+      .option('--cluster <id>', 'only this cluster')
+      .option('--like <node>', 'new nodes copy this node (default: the first ready worker)')
+      .option('--labels <k=v,...>', 'labels of the new nodes (e.g. a node pool)', parseLabels)
+      .option('--ports <n>', 'ports per new Service (default 1)', positiveInt('--ports'))
+      .option('--pods <n>', 'pods per new Local Service (default 2)', positiveInt('--pods'))
+      .option('--settings <file>', 'audit settings (YAML/JSON)')
+      .option('--now <iso-time>', 'analysis clock')
+      .addOption(formatOption())
+      .addHelpText('after', '\nExamples:\n  fleet-audit forecast headroom --fleet examples/fleets/sample\n  fleet-audit forecast headroom --database-url $DATABASE_URL --cluster c123 --format json\n')
+      .action((o: HeadroomCliOptions) => run(runHeadroom(o))),
+  );
+  forecast.addCommand(
+    new Command('whatif')
+      .description('apply a scenario (apiVersion: fleet-audit/v1) step by step: quotas, first breach, findings, headroom, CCM convergence')
+      .option('--fleet <dir>', 'fleet directory')
+      .addOption(dbOption())
+      .requiredOption('--scenario <file>', 'scenario file (YAML or JSON)')
+      .option('--settings <file>', 'audit settings (YAML/JSON)')
+      .option('--now <iso-time>', 'analysis clock (default: the stored scan\'s time with --database-url, else now); pin it for byte-identical output')
+      .option('--qps <n>', 'account API rate limit per API for the convergence estimate (default 20)', positiveInt('--qps'))
+      .addOption(formatOption())
+      .addHelpText(
+        'after',
+        '\nExamples:\n  fleet-audit forecast whatif --fleet examples/fleets/sample --scenario examples/scenarios/black-friday.yaml\n  fleet-audit forecast whatif --database-url $DATABASE_URL --scenario bf.yaml --format json\n',
+      )
+      .action((o: WhatIfCliOptions) => run(runWhatIfCommand(o))),
+  );
+  return forecast;
+}

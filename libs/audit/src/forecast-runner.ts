@@ -1,0 +1,77 @@
+/**
+ * Forecast use cases over the store, shared by the CLI (`fleet-audit forecast ...`) and the API
+ * (`/v1/forecasts/...`): read the quota history or the latest stored snapshot, run the pure models of
+ * libs/forecast, return their JSON contracts.
+ */
+import type { PartialAuditSettings } from '@app/checks';
+import {
+  forecastTrends,
+  headroomOfSnapshot,
+  runWhatIf,
+  type ConvergenceSettings,
+  type HeadroomEntry,
+  type HeadroomOptions,
+  type Scenario,
+  type TrendEntry,
+  type TrendSettings,
+  type WhatIfResult,
+} from '@app/forecast';
+import type { QuotaHistoryQuery, Store, StoredSnapshot } from '@app/store';
+
+/** A forecast that cannot run on what is stored (no scans yet, no snapshot). */
+export class ForecastUnavailableError extends Error {
+  override readonly name = 'ForecastUnavailableError';
+}
+
+/** Filters and settings of `trendsFromStore`. */
+export interface TrendsRequest extends Omit<QuotaHistoryQuery, 'since' | 'until'> {
+  now: Date;
+  settings?: Partial<TrendSettings>;
+  /** Only entries with this status. */
+  status?: TrendEntry['status'];
+}
+
+/** Trends of every stored quota series in the window ending at `now`. */
+export async function trendsFromStore(store: Store, request: TrendsRequest): Promise<TrendEntry[]> {
+  const { now, settings, status, ...filters } = request;
+  const windowDays = settings?.windowDays ?? 14;
+  const series = await store.quotaUsage.history({ ...filters, since: new Date(now.getTime() - windowDays * 86_400_000), until: now });
+  const out = forecastTrends(series, now.getTime(), settings ?? {});
+  return status ? out.filter((e) => e.status === status) : out;
+}
+
+/**
+ * The snapshot of the latest succeeded scan that stored one.
+ * @throws ForecastUnavailableError when there is none
+ */
+export async function latestSnapshot(store: Store): Promise<StoredSnapshot> {
+  const s = await store.snapshots.latest();
+  if (!s) throw new ForecastUnavailableError('no succeeded scan with a stored snapshot: run fleet-audit scan --database-url URL first');
+  return s;
+}
+
+/** Headroom on the latest stored snapshot (the analysis clock is the scan's observation time unless given). */
+export async function headroomFromStore(
+  store: Store,
+  options: HeadroomOptions & { now?: Date; settings?: PartialAuditSettings },
+): Promise<{ scanId: string; headroom: HeadroomEntry[] }> {
+  const s = await latestSnapshot(store);
+  return { scanId: s.scanId, headroom: headroomOfSnapshot(s.snapshot, { ...options, now: options.now ?? new Date(s.observedAt) }) };
+}
+
+/** A what-if on the latest stored snapshot (clock: the scan's observation time unless given). */
+export async function whatIfFromStore(
+  store: Store,
+  scenario: Scenario,
+  options: { now?: Date; settings?: PartialAuditSettings; convergence?: Partial<ConvergenceSettings> } = {},
+): Promise<{ scanId: string; result: WhatIfResult }> {
+  const s = await latestSnapshot(store);
+  return {
+    scanId: s.scanId,
+    result: runWhatIf(s.snapshot, scenario, {
+      now: options.now ?? new Date(s.observedAt),
+      ...(options.settings ? { settings: options.settings } : {}),
+      ...(options.convergence ? { convergence: options.convergence } : {}),
+    }),
+  };
+}
