@@ -55,6 +55,31 @@ describe('renderFleetMetrics', () => {
     for (const n of names) expect(FLEET_METRIC_NAMES as readonly (string | undefined)[]).toContain(n);
   });
 
+  it('exports quota exhaustion forecasts per quantile (null answers left out)', async () => {
+    const text = await renderFleetMetrics({
+      latest: {
+        startedAt: '2026-11-22T00:00:00.000Z',
+        finishedAt: '2026-11-22T00:00:01.000Z',
+        findings: [],
+        byCheckStatus: {},
+        coverage: [],
+        quotaUsage: [sample('lb-a', 168, 200)],
+        exhaustion: [
+          {
+            checkId: 'CLB_BACKEND_QUOTA',
+            resource: { kind: 'LoadBalancer', id: 'lb-a', accountId: '1234567890123456', regionId: 'cn-hangzhou', clusterId: null },
+            secondsToExhaustion: { p10: 432000, p50: 691200, p90: null },
+          },
+        ],
+      },
+      lastFinished: null,
+    });
+    const lines = samples(text).filter((l) => l.startsWith('fleet_audit_quota_exhaustion_seconds{'));
+    expect(lines).toHaveLength(2);
+    expect(value(text, 'fleet_audit_quota_exhaustion_seconds{quantile="0.1",check_id="CLB_BACKEND_QUOTA",resource_kind="LoadBalancer",resource_id="lb-a"')).toBe(432000);
+    expect(value(text, 'fleet_audit_quota_exhaustion_seconds{quantile="0.5",check_id="CLB_BACKEND_QUOTA"')).toBe(691200);
+  });
+
   it('a lower floor exports more series; the floor never hides the per-check maximum', async () => {
     const text = await renderFleetMetrics({
       latest: {

@@ -25,6 +25,7 @@ export const FLEET_METRIC_NAMES = [
   'fleet_audit_quota_usage_ratio',
   'fleet_audit_quota_max_usage_ratio',
   'fleet_audit_quota_resources',
+  'fleet_audit_quota_exhaustion_seconds',
   'fleet_audit_findings_waived',
   'fleet_audit_waivers',
   'fleet_audit_reports',
@@ -55,6 +56,15 @@ export interface FleetMetricsInput {
      * those above the floor). Default: computed from `quotaUsage`.
      */
     quotaStats?: ReadonlyArray<{ checkId: string; resources: number; maxRatio: number }>;
+    /**
+     * Quota trend forecasts (libs/forecast `forecastTrends` over the stored history): seconds from the scrape
+     * until the quota runs out, p10 / p50 / p90 (null = no answer). Only series with a forecast are exported.
+     */
+    exhaustion?: ReadonlyArray<{
+      checkId: string;
+      resource: { kind: string; id: string; accountId: string; regionId: string; clusterId?: string | null };
+      secondsToExhaustion: { p10: number | null; p50: number | null; p90: number | null };
+    }>;
   } | null;
   /** Unrevoked waivers per state (counts) at scrape time; absent: not exported. */
   waivers?: Readonly<Record<'active' | 'expiring' | 'expired' | 'stale', number>>;
@@ -98,6 +108,11 @@ export async function renderFleetMetrics(input: FleetMetricsInput): Promise<stri
   const limit = gauge('fleet_audit_quota_limit', 'Effective quota (count: Quota Center value, else the documented default), per check and resource.', quotaLabels);
   const ratio = gauge('fleet_audit_quota_usage_ratio', 'Quota used / quota (0..1), per check and resource, at or above the export floor.', quotaLabels);
   const maxRatio = gauge('fleet_audit_quota_max_usage_ratio', 'Highest quota usage ratio (0..1) over all resources of a check.', ['check_id']);
+  const exhaustion = gauge(
+    'fleet_audit_quota_exhaustion_seconds',
+    'Forecast seconds until the quota runs out at the current pace (Theil-Sen trend of the stored scans; quantile 0.1 = early, 0.5, 0.9 = late), per check and resource with a forecast; `fleet-audit forecast trends`.',
+    ['quantile', ...quotaLabels],
+  );
   const sampled = gauge('fleet_audit_quota_resources', 'Resources with a quota measurement per check (count).', ['check_id']);
   const waivedFindings = gauge('fleet_audit_findings_waived', 'Findings of the latest succeeded scan covered by an active waiver at scrape time, per check and severity (count); not in fleet_audit_findings.', ['check_id', 'severity']);
   const waivers = gauge('fleet_audit_waivers', 'Unrevoked waivers by state (count): active, expiring (within 14 days), expired, stale (matched nothing in the last 2 scans).', ['state']);
@@ -147,6 +162,18 @@ export async function renderFleetMetrics(input: FleetMetricsInput): Promise<stri
       used.set(labels, s.used);
       limit.set(labels, s.limit);
       ratio.set(labels, s.ratio);
+    }
+    for (const e of l.exhaustion ?? []) {
+      const labels = {
+        check_id: e.checkId,
+        resource_kind: e.resource.kind,
+        resource_id: e.resource.id,
+        account_id: e.resource.accountId,
+        region_id: e.resource.regionId,
+        cluster_id: e.resource.clusterId ?? '',
+      };
+      for (const [quantile, v] of [['0.1', e.secondsToExhaustion.p10], ['0.5', e.secondsToExhaustion.p50], ['0.9', e.secondsToExhaustion.p90]] as const)
+        if (v !== null) exhaustion.set({ quantile, ...labels }, v);
     }
     const stats = l.quotaStats ?? [...perCheck].map(([checkId, p]) => ({ checkId, resources: p.n, maxRatio: p.max }));
     for (const st of stats) {

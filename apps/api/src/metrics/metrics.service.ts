@@ -1,5 +1,9 @@
 import { Inject, Injectable } from '@nestjs/common';
-import { Store, type Principal } from '@app/store';
+import { trendsFromStore } from '@app/audit';
+import { Store, scopeIncludes, type Principal } from '@app/store';
+
+/** Exhaustion forecasts are exported for series that may run out within 90 days (p10; research F1 horizon). */
+const EXPORT_HORIZON_SECONDS = 90 * 86_400;
 import { DEFAULT_QUOTA_MIN_RATIO, renderFleetMetrics } from '@app/telemetry';
 import type { ProcessMetrics } from '@app/telemetry';
 import { METRICS_OPTIONS, PROCESS_METRICS, type MetricsOptions } from '../api.constants';
@@ -42,6 +46,14 @@ export class MetricsService {
             // Only the samples above the floor are loaded; counts and maxima come from SQL over all of them.
             quotaUsage: await this.store.quotaUsage.forScan(latest.id, principal, floor),
             quotaStats: await this.store.quotaUsage.statsByCheck(latest.id, principal),
+            // Series with a forecast (ok, or already exhausted) and an early answer within 90 days, in the principal's accounts.
+            exhaustion: (await trendsFromStore(this.store, { now })).filter(
+              (t) =>
+                scopeIncludes(principal.accountScope, t.resource.accountId) &&
+                (t.status === 'ok' || t.status === 'exhausted') &&
+                t.secondsToExhaustion.p10 !== null &&
+                t.secondsToExhaustion.p10 <= EXPORT_HORIZON_SECONDS,
+            ),
           }
         : null,
       lastFinished: lastFinished && lastFinished.status !== 'running'
