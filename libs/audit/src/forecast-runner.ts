@@ -4,9 +4,13 @@
  * libs/forecast, return their JSON contracts.
  */
 import type { PartialAuditSettings } from '@app/checks';
+import type { FleetSnapshot } from '@app/domain';
 import {
+  ScenarioApplier,
+  findCluster,
   forecastTrends,
   headroomOfSnapshot,
+  parseScenario,
   runWhatIf,
   type ConvergenceSettings,
   type HeadroomEntry,
@@ -17,6 +21,7 @@ import {
   type WhatIfResult,
 } from '@app/forecast';
 import type { QuotaHistoryQuery, Store, StoredSnapshot } from '@app/store';
+import { analyzeAndStore } from './analyze-and-store';
 
 /** A forecast that cannot run on what is stored (no scans yet, no snapshot). */
 export class ForecastUnavailableError extends Error {
@@ -74,4 +79,43 @@ export async function whatIfFromStore(
       ...(options.convergence ? { convergence: options.convergence } : {}),
     }),
   };
+}
+
+/** Options of `backfillGrowthHistory`. */
+export interface GrowthHistoryOptions {
+  /** The cluster that "grew": the earlier scans see it with fewer nodes. */
+  clusterId: string;
+  /** Earlier daily scans to store (count). */
+  days: number;
+  /** Nodes the cluster gained per day (count). */
+  nodesPerDay: number;
+  /** The latest (real) observation; the history ends one day before it. */
+  now: Date;
+  settings?: PartialAuditSettings;
+}
+
+/**
+ * Stores a short dated history for a demo: `days` earlier daily scans of `snapshot`, each with the cluster
+ * `nodesPerDay` nodes a day smaller (the newest workers removed through the CCM model: their ECS instances
+ * leave every CLB), so `forecast trends` has a growth to extrapolate. Clearly a generated history: the
+ * scans' fleet name says so.
+ * @throws ScenarioError when the cluster is unknown or has too few nodes
+ */
+export async function backfillGrowthHistory(store: Store, snapshot: FleetSnapshot, o: GrowthHistoryOptions): Promise<string[]> {
+  const ids: string[] = [];
+  const loc = findCluster(snapshot, o.clusterId);
+  const workers = (loc?.cluster.kubernetes?.nodes ?? []).filter((n) => !Object.prototype.hasOwnProperty.call(n.labels, 'node-role.kubernetes.io/master')).map((n) => n.name);
+  for (let k = o.days; k >= 1; k--) {
+    const copy = structuredClone(snapshot);
+    const names = workers.slice(Math.max(0, workers.length - k * o.nodesPerDay));
+    if (names.length > 0) {
+      const scenario = parseScenario({ apiVersion: 'fleet-audit/v1', kind: 'Scenario', name: 'history', steps: [{ removeNodes: { cluster: o.clusterId, names } }] });
+      new ScenarioApplier(copy).apply(scenario.steps[0]!);
+    }
+    const observedAt = new Date(o.now.getTime() - k * 86_400_000);
+    const scan = await store.scans.create({ source: 'offline', fleetName: `${snapshot.name} (generated history)`, startedAt: observedAt });
+    await analyzeAndStore(copy, { scanId: scan.id, now: observedAt, store, ...(o.settings ? { settings: o.settings } : {}) });
+    ids.push(scan.id);
+  }
+  return ids;
 }

@@ -9,8 +9,12 @@ import { randomBytes } from 'node:crypto';
 import { join } from 'node:path';
 import { mkdirSync } from 'node:fs';
 import { tmpdir } from 'node:os';
-import { loadApi, loadAudit, loadCollectors, loadFleetSim, loadReports, loadStore } from '../lazy';
+import { loadApi, loadAudit, loadCollectors, loadFleetSim, loadForecast, loadReports, loadStore } from '../lazy';
 import { writeAtomically } from './report.command';
+import { readFileSync } from 'node:fs';
+import type { PartialAuditSettings } from '@app/checks';
+import type { Store } from '@app/store';
+import { renderHeadroom, renderTrends, renderWhatIf } from './forecast.command';
 import { Command } from 'commander';
 import { CliUsageError, EXIT_OK, reportError } from '../cli-error';
 import { colourWanted, renderTable } from '../output/scan-output.renderer';
@@ -84,6 +88,7 @@ export async function runDemoCommand(opts: DemoOptions): Promise<number> {
     );
     bar.stop();
     process.stdout.write(renderTable(outcome, { color: colourWanted(process.stdout) }));
+    if (opts.fleet === undefined) await showCapacityPlanning(store, fleetDir, new Date(outcome.scan.startedAt), settings);
     // The weekly report of what was just scanned (libs/reports), as one self-contained HTML file.
     const { buildReport, loadReportInput, renderReport } = loadReports();
     const reportDir = join(tmpdir(), 'ack-fleet-audit-demo');
@@ -127,4 +132,28 @@ export function demoCommand(run: (p: Promise<number>) => void): Command {
     .option('--settings <file>', 'audit settings (YAML/JSON); default: the sample fleet\'s audit-settings.yaml')
     .addHelpText('after', helpFooter(['fleet-audit demo', 'fleet-audit demo --once --port 3100', 'fleet-audit demo --fleet ./my-fleet']))
     .action((o: DemoOptions) => run(runDemoCommand(o)));
+}
+
+/** The sample cluster the demo's generated history grows (payments-legacy: Flannel, Cluster-mode Services). */
+export const DEMO_GROWTH_CLUSTER = 'c1e64668d4e11407d7227bc187533f952';
+
+/**
+ * Capacity planning on the sample: stores a generated 6-day history (payments-legacy grew by 2 nodes a
+ * day), then prints the trends, the cluster's headroom and the bundled black-friday what-if.
+ */
+async function showCapacityPlanning(store: Store, fleetDir: string, now: Date, settings: PartialAuditSettings | undefined): Promise<void> {
+  const { backfillGrowthHistory, trendsFromStore, headroomFromStore, whatIfFromStore } = loadAudit();
+  const { loadFleetDirectory } = loadCollectors();
+  const { parseScenarioText } = loadForecast();
+  await backfillGrowthHistory(store, loadFleetDirectory(fleetDir), { clusterId: DEMO_GROWTH_CLUSTER, days: 6, nodesPerDay: 2, now, ...(settings ? { settings } : {}) });
+  const trends = (await trendsFromStore(store, { now })).filter((t) => t.status === 'ok' || t.status === 'exhausted').slice(0, 8);
+  process.stdout.write(
+    '\nCapacity planning (a generated 6-day history is stored: payments-legacy grew by 2 nodes a day)\n' +
+      `Trends, soonest first (fleet-audit forecast trends):\n${renderTrends(trends)}`,
+  );
+  const { headroom } = await headroomFromStore(store, { clusterIds: [DEMO_GROWTH_CLUSTER], now });
+  process.stdout.write(`Headroom (fleet-audit forecast headroom):\n${renderHeadroom(headroom)}`);
+  const scenarioPath = join(fleetDir, '..', '..', 'scenarios', 'black-friday.yaml');
+  const { result } = await whatIfFromStore(store, parseScenarioText(readFileSync(scenarioPath, 'utf8'), scenarioPath), { now, ...(settings ? { settings } : {}) });
+  process.stdout.write(`What-if ${scenarioPath} (fleet-audit forecast whatif):\n${renderWhatIf(result)}`);
 }

@@ -72,7 +72,8 @@ function one(opts: { fleet?: string; config?: string; databaseUrl?: string }, al
 
 const days = (s: number | null) => (s === null ? '-' : `${(s / 86_400).toFixed(1)} d`);
 
-function renderTrends(entries: TrendEntry[]): string {
+/** Table rendering (also used by `demo`). */
+export function renderTrends(entries: TrendEntry[]): string {
   if (entries.length === 0) return 'No quota series in the window (store scans with --database-url; backfill with scan --now).\n';
   const t = new Table({ head: ['status', 'check', 'resource', 'used/limit', 'slope/day', 'samples', 'exhausts in p10 / p50 / p90', 'p50 date'] });
   for (const e of entries)
@@ -98,13 +99,15 @@ function answerText(a: HeadroomAnswer): string {
   return `${a.headroom} more (then ${a.limitedBy?.checkId} on ${a.limitedBy?.resource.kind} ${a.limitedBy?.resource.id})`;
 }
 
-function renderHeadroom(entries: HeadroomEntry[]): string {
+/** Table rendering (also used by `demo`). */
+export function renderHeadroom(entries: HeadroomEntry[]): string {
   const t = new Table({ head: ['cluster', 'nodes', 'Cluster-mode Services', 'Local Services'] });
   for (const e of entries) t.push([e.clusterId, answerText(e.nodes), answerText(e.clusterModeServices), answerText(e.localServices)]);
   return `${t.toString()}\n`;
 }
 
-function renderWhatIf(r: WhatIfResult): string {
+/** Table rendering (also used by `demo`). */
+export function renderWhatIf(r: WhatIfResult): string {
   const t = new Table({ head: ['step', 'quotas changed', 'first breach', 'findings +/-/severity', 'headroom after'] });
   for (const s of r.steps) {
     const b = s.firstBreach;
