@@ -9,7 +9,7 @@ import request from 'supertest';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { UnavailableScanLauncher, createApiApp } from '@app/api';
 import type { TrendEntry } from '@app/forecast';
-import { Store } from '@app/store';
+import { SYSTEM_PRINCIPAL, Store } from '@app/store';
 import { ROOT, runCli } from '../cli/cli-run.util';
 import { createTestDatabase, type TestDatabase } from '../store/test-database.util';
 import { GROWING_CLUSTER, writeDatedDumps } from './dated-dumps.util';
@@ -45,7 +45,7 @@ describe('forecast history (CLI backfill -> Postgres -> CLI and REST)', () => {
   });
 
   it('stores each backfilled scan at its observation time', async () => {
-    const { items } = await store.scans.list({ limit: 10 });
+    const { items } = await store.scans.list({ limit: 10 }, SYSTEM_PRINCIPAL);
     expect(items.map((s) => s.startedAt).sort()).toEqual(Array.from({ length: 7 }, (_, i) => new Date(DAY0 + i * 86_400_000).toISOString()));
   });
 

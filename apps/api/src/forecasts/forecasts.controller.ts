@@ -10,6 +10,9 @@ import {
   ApiUnauthorizedResponse,
 } from '@nestjs/swagger';
 import type { HeadroomEntry, TrendEntry, WhatIfResult } from '@app/forecast';
+import type { Principal } from '@app/store';
+import { CurrentPrincipal } from '../auth/current-principal.decorator';
+import { RequireRole } from '../common/bearer-auth.guard';
 import { ErrorResponseDto } from '../common/error-response.dto';
 import { ApiZodQuery } from '../common/zod-openapi.util';
 import { ZodValidationPipe } from '../common/zod-validation.pipe';
@@ -58,8 +61,11 @@ export class ForecastsController {
     },
   })
   @ApiBadRequestResponse({ type: ErrorResponseDto, description: 'Invalid filter' })
-  trends(@Query(new ZodValidationPipe(trendsQuerySchema, 'query')) query: TrendsQuery): Promise<{ trends: TrendEntry[] }> {
-    return this.forecasts.trends(query);
+  trends(
+    @Query(new ZodValidationPipe(trendsQuerySchema, 'query')) query: TrendsQuery,
+    @CurrentPrincipal() principal: Principal,
+  ): Promise<{ trends: TrendEntry[] }> {
+    return this.forecasts.trends(query, principal);
   }
 
   @Get('headroom')
@@ -71,11 +77,15 @@ export class ForecastsController {
   })
   @ApiBadRequestResponse({ type: ErrorResponseDto, description: 'Invalid query' })
   @ApiNotFoundResponse({ type: ErrorResponseDto, description: 'No succeeded scan stored a snapshot' })
-  headroom(@Query(new ZodValidationPipe(headroomQuerySchema, 'query')) query: HeadroomQuery): Promise<{ scanId: string; headroom: HeadroomEntry[] }> {
-    return this.forecasts.headroom(query);
+  headroom(
+    @Query(new ZodValidationPipe(headroomQuerySchema, 'query')) query: HeadroomQuery,
+    @CurrentPrincipal() principal: Principal,
+  ): Promise<{ scanId: string; headroom: HeadroomEntry[] }> {
+    return this.forecasts.headroom(query, principal);
   }
 
   @Post('whatif')
+  @RequireRole('operator')
   @HttpCode(200)
   @ApiOperation({ summary: 'Run a what-if scenario (apiVersion fleet-audit/v1) on the latest stored scan' })
   @ApiBody({
@@ -88,7 +98,7 @@ export class ForecastsController {
   })
   @ApiBadRequestResponse({ type: ErrorResponseDto, description: 'Invalid scenario: the message names the step and the field' })
   @ApiNotFoundResponse({ type: ErrorResponseDto, description: 'No succeeded scan stored a snapshot' })
-  whatIf(@Body() body: unknown): Promise<{ scanId: string } & WhatIfResult> {
-    return this.forecasts.whatIf(body);
+  whatIf(@Body() body: unknown, @CurrentPrincipal() principal: Principal): Promise<{ scanId: string } & WhatIfResult> {
+    return this.forecasts.whatIf(body, principal);
   }
 }

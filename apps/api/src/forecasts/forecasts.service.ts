@@ -1,7 +1,7 @@
 import { Injectable } from '@nestjs/common';
 import { ForecastUnavailableError, headroomFromStore, trendsFromStore, whatIfFromStore } from '@app/audit';
 import { ScenarioError, parseScenario, type HeadroomEntry, type TrendEntry, type WhatIfResult } from '@app/forecast';
-import { Store } from '@app/store';
+import { Store, scopeIncludes, type Principal } from '@app/store';
 import { ApiError } from '../common/api.exception';
 import type { HeadroomQuery, TrendsQuery } from './forecasts.schemas';
 
@@ -11,7 +11,7 @@ export class ForecastsService {
   constructor(private readonly store: Store) {}
 
   /** Trends of the stored quota series (JSON contract: libs/forecast README). */
-  async trends(q: TrendsQuery): Promise<{ trends: TrendEntry[] }> {
+  async trends(q: TrendsQuery, principal: Principal): Promise<{ trends: TrendEntry[] }> {
     const trends = await trendsFromStore(this.store, {
       now: q.now ?? new Date(),
       settings: {
@@ -24,14 +24,24 @@ export class ForecastsService {
       ...(q.clusterId ? { clusterId: q.clusterId } : {}),
       ...(q.status ? { status: q.status } : {}),
     });
-    return { trends };
+    return { trends: trends.filter((t) => scopeIncludes(principal.accountScope, t.resource.accountId)) };
+  }
+
+  /**
+   * Headroom and what-ifs read the whole stored snapshot (every account of the fleet): only principals over
+   * every account may run them.
+   * @throws ApiError FORBIDDEN for an account-scoped principal
+   */
+  private requireAllAccounts(principal: Principal): void {
+    if (!principal.accountScope.all) throw new ApiError('FORBIDDEN', 'headroom and what-if read the whole fleet snapshot: they need a token scoped to all accounts');
   }
 
   /**
    * Headroom on the latest stored snapshot.
    * @throws ApiError NOT_FOUND when no scan stored a snapshot; VALIDATION_FAILED for an unknown `like` node
    */
-  async headroom(q: HeadroomQuery): Promise<{ scanId: string; headroom: HeadroomEntry[] }> {
+  async headroom(q: HeadroomQuery, principal: Principal): Promise<{ scanId: string; headroom: HeadroomEntry[] }> {
+    this.requireAllAccounts(principal);
     try {
       return await headroomFromStore(this.store, {
         ...(q.clusterId ? { clusterIds: [q.clusterId] } : {}),
@@ -51,7 +61,8 @@ export class ForecastsService {
    * A what-if scenario on the latest stored snapshot.
    * @throws ApiError VALIDATION_FAILED naming the step and field; NOT_FOUND when no scan stored a snapshot
    */
-  async whatIf(body: unknown): Promise<{ scanId: string } & WhatIfResult> {
+  async whatIf(body: unknown, principal: Principal): Promise<{ scanId: string } & WhatIfResult> {
+    this.requireAllAccounts(principal);
     try {
       const scenario = parseScenario(body);
       const { scanId, result } = await whatIfFromStore(this.store, scenario);
