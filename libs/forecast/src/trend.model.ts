@@ -148,6 +148,8 @@ function swap(a: Float64Array, i: number, j: number): void {
 /** Reusable scratch buffers (one forecast at a time; the functions are synchronous). */
 let slopeBuf = new Float64Array(2048);
 let residBuf = new Float64Array(128);
+let tBuf = new Float64Array(128);
+let yBuf = new Float64Array(128);
 
 /** A Theil-Sen fit: slope (units per time unit of `t`), its interval, and the residual spread. */
 export interface TheilSenFit {
@@ -172,6 +174,7 @@ export interface TheilSenFit {
 export function theilSen(t: ArrayLike<number>, y: ArrayLike<number>, n: number, coverage: number): TheilSenFit | undefined {
   const pairs = (n * (n - 1)) / 2;
   if (slopeBuf.length < pairs) slopeBuf = new Float64Array(Math.max(pairs, slopeBuf.length * 2));
+  const buf = slopeBuf; // local alias: the hot loop must not reload the module binding
   let m = 0;
   for (let i = 0; i < n; i++) {
     const ti = t[i]!;
@@ -179,29 +182,82 @@ export function theilSen(t: ArrayLike<number>, y: ArrayLike<number>, n: number, 
     for (let j = i + 1; j < n; j++) {
       const dt = t[j]! - ti;
       if (dt === 0) continue;
-      slopeBuf[m++] = (y[j]! - yi) / dt;
+      buf[m++] = (y[j]! - yi) / dt;
     }
   }
   if (m === 0) return undefined;
   const mid = (m - 1) / 2;
-  const slope =
-    Number.isInteger(mid) ? select(slopeBuf, 0, m - 1, mid) : (select(slopeBuf, 0, m - 1, Math.floor(mid)) + select(slopeBuf, Math.ceil(mid), m - 1, Math.ceil(mid))) / 2;
-  // After selecting the median, [0, floor(mid)] holds the smaller half and [ceil(mid), m) the larger half.
+  const midLo = Math.floor(mid);
+  const midHi = Math.ceil(mid);
   const z = normalQuantile((1 + coverage) / 2);
   const c = z * Math.sqrt((n * (n - 1) * (2 * n + 5)) / 18);
   const lowRank = Math.min(Math.max(Math.round((m - c) / 2) - 1, 0), m - 1);
   const highRank = Math.min(Math.max(Math.round((m + c) / 2), 0), m - 1);
-  const half = Math.floor(mid);
-  const slopeLow = lowRank <= half ? select(slopeBuf, 0, half, lowRank) : select(slopeBuf, 0, m - 1, lowRank);
-  const slopeHigh = highRank >= Math.ceil(mid) ? select(slopeBuf, Math.ceil(mid), m - 1, highRank) : select(slopeBuf, 0, m - 1, highRank);
+  // One selection pass for all four order statistics (ascending ranks, duplicates allowed).
+  // lowRank <= midLo <= midHi <= highRank always holds (c >= 0, round half up), so the ranks ascend.
+  ranks[0] = lowRank;
+  ranks[1] = midLo;
+  ranks[2] = midHi;
+  ranks[3] = highRank;
+  multiSelect(buf, 0, m - 1, 0, 3);
+  const slope = (buf[midLo]! + buf[midHi]!) / 2;
+  const slopeLow = buf[lowRank]!;
+  const slopeHigh = buf[highRank]!;
   if (residBuf.length < n) residBuf = new Float64Array(Math.max(n, residBuf.length * 2));
-  for (let i = 0; i < n; i++) residBuf[i] = y[i]! - slope * t[i]!;
-  const intercept = quantileOf(residBuf, n, 0.5);
-  for (let i = 0; i < n; i++) residBuf[i] = residBuf[i]! - intercept;
+  const r = residBuf;
+  for (let i = 0; i < n; i++) r[i] = y[i]! - slope * t[i]!;
+  const intercept = quantileOf(r, n, 0.5);
+  for (let i = 0; i < n; i++) r[i] = r[i]! - intercept;
   const tail = (1 - coverage) / 2;
-  const residualLow = quantileOf(residBuf, n, tail);
-  const residualHigh = quantileOf(residBuf, n, 1 - tail);
+  const residualLow = quantileOf(r, n, tail);
+  const residualHigh = quantileOf(r, n, 1 - tail);
   return { slope, slopeLow, slopeHigh, intercept, residualLow, residualHigh };
+}
+
+/** The ranks `multiSelect` places (ascending); reused, no allocation per fit. */
+const ranks = new Int32Array(4);
+
+/**
+ * Places the order statistics of ranks `ranks[rFrom..rTo]` (ascending, 0-based) of `a[from..to]` at their
+ * sorted positions in one recursive partitioning (Hoare partition, median-of-three pivot, as `select`):
+ * each partition step serves every requested rank at once, so four ranks cost about one and a half
+ * quickselects instead of four. Reorders the range.
+ */
+function multiSelect(a: Float64Array, from: number, to: number, rFrom: number, rTo: number): void {
+  let lo = from;
+  const hi = to;
+  while (rFrom <= rTo && hi > lo) {
+    if (rFrom === rTo) {
+      select(a, lo, hi, ranks[rFrom]!);
+      return;
+    }
+    const mid = (lo + hi) >>> 1;
+    if (a[mid]! < a[lo]!) swap(a, mid, lo);
+    if (a[hi]! < a[lo]!) swap(a, hi, lo);
+    if (a[hi]! < a[mid]!) swap(a, hi, mid);
+    const pivot = a[mid]!;
+    let i = lo;
+    let j = hi;
+    while (i <= j) {
+      while (a[i]! < pivot) i++;
+      while (a[j]! > pivot) j--;
+      if (i <= j) {
+        const x = a[i]!;
+        a[i] = a[j]!;
+        a[j] = x;
+        i++;
+        j--;
+      }
+    }
+    // [lo, j] <= pivot, (j, i) == pivot, [i, hi] >= pivot. Ranks in the gap are already in place.
+    let leftEnd = rFrom - 1;
+    while (leftEnd < rTo && ranks[leftEnd + 1]! <= j) leftEnd++;
+    let rightStart = leftEnd + 1;
+    while (rightStart <= rTo && ranks[rightStart]! < i) rightStart++;
+    if (leftEnd >= rFrom) multiSelect(a, lo, j, rFrom, leftEnd);
+    rFrom = rightStart;
+    lo = i;
+  }
 }
 
 /** Quantile `q` of `a[0..n)` with linear interpolation between order statistics (type 7). Reorders `a`. */
@@ -244,11 +300,23 @@ export function forecastTrend(
 ): TrendForecast {
   const s = { ...DEFAULT_TREND_SETTINGS, ...settings };
   const from = now - s.windowDays * DAY_MS;
-  const inWindow = observations.filter((o) => o.at >= from && o.at <= now).sort((a, b) => a.at - b.at);
-  const latest = inWindow[inWindow.length - 1] ?? [...observations].sort((a, b) => a.at - b.at)[observations.length - 1];
+  // Fast path (the store returns series ordered by time): no copy, no sort. Otherwise filter and sort.
+  let sorted = true;
+  for (let i = 1; i < observations.length; i++) {
+    if (observations[i]!.at < observations[i - 1]!.at) {
+      sorted = false;
+      break;
+    }
+  }
+  const ordered = sorted ? observations : [...observations].sort((a, b) => a.at - b.at);
+  let first = 0;
+  while (first < ordered.length && ordered[first]!.at < from) first++;
+  let end = first;
+  while (end < ordered.length && ordered[end]!.at <= now) end++;
+  const n = end - first;
+  const latest = n > 0 ? ordered[end - 1] : ordered[ordered.length - 1];
   const used = latest?.used ?? 0;
   const limit = latest?.limit ?? 0;
-  const n = inWindow.length;
   const base = { used, limit, samples: n };
   if (latest && used >= limit) {
     return {
@@ -259,13 +327,18 @@ export function forecastTrend(
       exhaustsAt: { p10: iso(now), p50: iso(now), p90: iso(now) },
     };
   }
-  const span = n > 0 ? inWindow[n - 1]!.at - inWindow[0]!.at : 0;
-  const t0 = n > 0 ? inWindow[n - 1]!.at : now;
-  const t = new Float64Array(n);
-  const y = new Float64Array(n);
+  const span = n > 0 ? ordered[end - 1]!.at - ordered[first]!.at : 0;
+  const t0 = n > 0 ? ordered[end - 1]!.at : now;
+  if (tBuf.length < n) {
+    tBuf = new Float64Array(Math.max(n, tBuf.length * 2));
+    yBuf = new Float64Array(tBuf.length);
+  }
+  const t = tBuf;
+  const y = yBuf;
   for (let i = 0; i < n; i++) {
-    t[i] = (inWindow[i]!.at - t0) / DAY_MS; // days relative to the latest sample (<= 0)
-    y[i] = inWindow[i]!.used;
+    const o = ordered[first + i]!;
+    t[i] = (o.at - t0) / DAY_MS; // days relative to the latest sample (<= 0)
+    y[i] = o.used;
   }
   const fit = n >= 2 ? theilSen(t, y, n, s.intervalCoverage) : undefined;
   const slopePerDay = fit ? fit.slope : null;
