@@ -19,7 +19,8 @@ export interface AuditSettings {
   clusterModeBlowup: {
     /** Fail when attached / Local-mode backends is at least this factor, default 2. */
     minFactor: number;
-    /** ...and Cluster mode attaches at least this many extra backend entries (count), default 10. */
+    /** ...and Cluster mode attaches at least this many extra backend entries (count), default 10, at the default
+     * quotas; scaled down with the smaller of CLB backend-server quota / 200 and ECS attachment quota / 50. */
     minExtraBackends: number;
   };
   /** `VSWITCH_IP_EXHAUSTION` thresholds: free IP addresses left in a vSwitch (counts). */

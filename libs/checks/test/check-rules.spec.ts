@@ -205,6 +205,72 @@ describe('CLUSTER_MODE_BLOWUP', () => {
     });
   });
 
+  describe('on a small cluster (issue 10 item 6: floors scale with the quota in play)', () => {
+    // 4 nodes, the Service's pods on node-1 only: Cluster mode attaches 3 extra backends, under the absolute
+    // floor of 10. Every node is also in 3 other CLBs, so with the Service's CLB each holds 4 attachments.
+    const nodeIds = ['i-node0001', 'i-node0002', 'i-node0003', 'i-node0004'];
+    const smallCluster = (attachQuota?: number) =>
+      factory.fleet([
+        factory.region({
+          ...(attachQuota !== undefined
+            ? {
+                quotas: [
+                  { quotaActionCode: 'slb_quota_backendserver_attached_num', totalQuota: attachQuota },
+                ],
+              }
+            : {}),
+          loadBalancers: [
+            factory.ccmClb({
+              vServerGroups: [
+                factory.vServerGroup({ backendServers: nodeIds.map((id) => factory.backend(id)) }),
+              ],
+            }),
+            ...['lb-o1', 'lb-o2', 'lb-o3'].map((id) =>
+              factory.clb({
+                loadBalancerId: id,
+                name: id,
+                defaultBackendServers: nodeIds.map((n) => factory.backend(n)),
+              }),
+            ),
+          ],
+          clusters: [clusterWith(factory.service(), factory.nodes(4))],
+        }),
+      ]);
+
+    it('names the burnt attachments when the attachment quota is lowered to 5 (4 of 5 used: warning)', () => {
+      const r = one(run('CLUSTER_MODE_BLOWUP', smallCluster(5)));
+      expect(r).toMatchObject({
+        status: 'fail',
+        severity: 'warning',
+        figures: {
+          eligibleNodes: 4,
+          localNodes: 1,
+          extraBackends: 3,
+          minExtraBackends: 1,
+          maxExtraNodeAttachmentRatio: 0.8,
+          loadBalancerId: 'lb-1',
+        },
+      });
+      expect(r.message).toContain(
+        'the ECS attachment quota of a node attached only by Cluster mode (4/5, 80',
+      );
+    });
+
+    it('reports a blowup that pushes the attachment quota to warning even above the scaled floor', () => {
+      const r = one(run('CLUSTER_MODE_BLOWUP', smallCluster(5), { clusterModeBlowup: { minFactor: 40 } }));
+      expect(r.status).toBe('fail');
+      expect(r.message).toContain('attached only by Cluster mode (4/5');
+    });
+
+    it('stays silent on the same cluster with the default attachment quota of 50 (4 of 50 used)', () => {
+      const r = one(run('CLUSTER_MODE_BLOWUP', smallCluster()));
+      expect(r).toMatchObject({
+        status: 'pass',
+        figures: { extraBackends: 3, minExtraBackends: 10, maxExtraNodeAttachmentRatio: 0.08 },
+      });
+    });
+  });
+
   it('honours the configured thresholds', () => {
     const snap = factory.fleet([factory.region({ clusters: [clusterWith()] })]);
     expect(one(run('CLUSTER_MODE_BLOWUP', snap)).status).toBe('fail');

@@ -33,9 +33,17 @@ const ID = 'CLUSTER_MODE_BLOWUP';
  * ... CCM attaches all nodes to the SLB backend"), where Local mode would attach only the nodes running
  * its ready endpoints. Measures attached = eligible nodes x ports vs Local = nodes with ready endpoints x
  * ports, the blowup factor attached / Local, and the quota it burns. Fails when the factor >=
- * `clusterModeBlowup.minFactor` and the extra entries >= `clusterModeBlowup.minExtraBackends`; critical
- * when the Service's CLB, or the attachment count of one of its nodes, is at or above the critical quota
- * ratio. Services in Local or ENI mode pass (they attach only where the pods are).
+ * `clusterModeBlowup.minFactor` and the extra entries >= the floor, or, whatever the factor and floor, when
+ * the blowup helps push a quota to warning: the Service has extra entries and its CLB's backend entries, or
+ * the attachments of a node it attaches only because of Cluster mode, are at or above `quota.warningRatio`.
+ * Critical when that burn (CLB ratio, or the busiest eligible node's attachment ratio) is at or above
+ * `quota.criticalRatio`. Services in Local or ENI mode pass (they attach only where the pods are).
+ *
+ * The floor scales with the quota in play (issue 10 item 6): `clusterModeBlowup.minExtraBackends` x the
+ * smallest of 1, CLB backend-server quota / its default 200 and ECS attachment quota / its default 50
+ * (`SLB_QUOTA_BACKEND_SERVERS`, `SLB_QUOTA_BACKEND_ATTACHED`: seed 004 quota limits), rounded up, at least 1.
+ * At the default quotas the floor is the configured one; on a small cluster whose attachment quota was
+ * lowered to 5 it is 1, so the burnt attachments are named.
  *
  * Node eligibility and modes: CCM backend.go / vgroups.go via `@app/domain` (`eligibleBackendNodes`,
  * `serviceTrafficPolicy`).
@@ -61,11 +69,17 @@ export const clusterModeBlowupRule: CheckDefinition = {
     `nodes with pods); ${SEED.troubleshooting} first error row (Local mode / backend-label to reduce backend ` +
     'consumption); CCM pkg/controller/service/clbv1/vgroups.go buildClusterBackends / buildLocalBackends, ' +
     'pkg/controller/service/reconcile/backend/backend.go',
-  settings: ['clusterModeBlowup.minFactor', 'clusterModeBlowup.minExtraBackends', 'quota.criticalRatio'],
+  settings: [
+    'clusterModeBlowup.minFactor',
+    'clusterModeBlowup.minExtraBackends',
+    'quota.warningRatio',
+    'quota.criticalRatio',
+  ],
   evaluate(ctx) {
     const r = resultsFor(ID, SEVERITY);
     const out: CheckResult[] = [];
     const { minFactor, minExtraBackends } = ctx.settings.clusterModeBlowup;
+    const { warningRatio, criticalRatio } = ctx.settings.quota;
     const maxAttachByEligible = new WeakMap<EligibleNodes, number>();
     for (const ce of ctx.index.clusters) {
       const { cluster } = ce;
@@ -144,6 +158,7 @@ export const clusterModeBlowupRule: CheckDefinition = {
         }
         const eligibleNodes = eligible.nodes.length;
         let localNodes = 0;
+        const localNames = new Set<string>();
         for (const nodeName of readyEndpointsByNode(slices).keys()) {
           const node = eligible.candidatesByName.get(nodeName);
           if (
@@ -151,8 +166,10 @@ export const clusterModeBlowupRule: CheckDefinition = {
             node.labels['type'] !== 'virtual-kubelet' &&
             !backendNodeExclusion(node, sel.options) &&
             node.ecsInstanceId
-          )
+          ) {
             localNodes++;
+            localNames.add(node.name);
+          }
         }
         const attached = eligibleNodes * ports;
         const localWould = localNodes * ports;
@@ -180,6 +197,26 @@ export const clusterModeBlowupRule: CheckDefinition = {
         }
         const attachRatio = maxAttach / attachLimit;
         const burn = Math.max(clbRatio, attachRatio);
+        // Attachments burnt only because of Cluster mode: eligible nodes without ready pods of this Service.
+        let maxExtraAttach = 0;
+        if (ce.region.loadBalancers && extra > 0) {
+          const attachments = ctx.index.ecsAttachments(ce.region);
+          for (const n of eligible.nodes)
+            if (!localNames.has(n.name))
+              maxExtraAttach = Math.max(
+                maxExtraAttach,
+                attachments.get(n.ecsInstanceId ?? '')?.loadBalancers ?? 0,
+              );
+        }
+        const extraAttachRatio = maxExtraAttach / attachLimit;
+        // The configured floor holds at the default quotas and shrinks with the smaller limit's share of its default.
+        const quotaScale = Math.min(
+          1,
+          backendLimit / SLB_QUOTA_BACKEND_SERVERS.defaultValue,
+          attachLimit / SLB_QUOTA_BACKEND_ATTACHED.defaultValue,
+        );
+        const floor = minExtraBackends === 0 ? 0 : Math.max(1, Math.ceil(minExtraBackends * quotaScale));
+        const pushesQuota = extra > 0 && (clbRatio >= warningRatio || extraAttachRatio >= warningRatio);
         const figures = {
           used: attached,
           limit: backendLimit,
@@ -192,6 +229,8 @@ export const clusterModeBlowupRule: CheckDefinition = {
           extraBackends: extra,
           blowupFactor: Math.round(factor * 100) / 100,
           maxNodeAttachmentRatio: attachRatio,
+          maxExtraNodeAttachmentRatio: extraAttachRatio,
+          minExtraBackends: floor,
           ...(clb ? { loadBalancerId: clb.loadBalancerId } : {}),
         };
         const text =
@@ -199,10 +238,18 @@ export const clusterModeBlowupRule: CheckDefinition = {
           `Local mode would attach ${localWould} (${count(localNodes, 'node')} with ready pods): ${extra} extra, factor ` +
           `${figures.blowupFactor}; ${clb ? `CLB ${clb.loadBalancerId} at ${pct(clbRatio)}` : `${pct(clbRatio)}`} of the backend quota ` +
           `${backendLimit}, busiest node at ${pct(attachRatio)} of the attachment quota ${attachLimit}`;
-        if (factor >= minFactor && extra >= minExtraBackends) {
+        if ((factor >= minFactor && extra >= floor) || pushesQuota) {
+          const pushed: string[] = [];
+          if (pushesQuota && clbRatio >= warningRatio)
+            pushed.push(`the CLB backend quota (${pct(clbRatio)})`);
+          if (pushesQuota && extraAttachRatio >= warningRatio)
+            pushed.push(
+              `the ECS attachment quota of a node attached only by Cluster mode (${maxExtraAttach}/${attachLimit}, ${pct(extraAttachRatio)})`,
+            );
+          const why = pushed.length > 0 ? `; the extra entries count toward ${pushed.join(' and ')}` : '';
           out.push(
-            r.fail(ref, text, {
-              severity: burn >= ctx.settings.quota.criticalRatio ? 'critical' : SEVERITY,
+            r.fail(ref, text + why, {
+              severity: burn >= criticalRatio ? 'critical' : SEVERITY,
               figures,
             }),
           );
