@@ -16,6 +16,15 @@ export const DOC_URL = {
     'https://www.alibabacloud.com/help/en/ack/ack-managed-and-ack-dedicated/user-guide/add-annotations-to-the-yaml-file-of-a-service-to-configure-clb-instances',
 } as const;
 
+/**
+ * Remediation pointer of the quota checks (the series stored per scan, `QUOTA_USAGE_CHECK_IDS`) to the
+ * capacity-planning commands of `fleet-audit forecast` (apps/cli forecast.command.ts, libs/forecast).
+ */
+export const FORECAST_HINT =
+  'To plan ahead: `fleet-audit forecast trends` gives when this quota runs out (p10/p50/p90 from the stored ' +
+  'scans), `fleet-audit forecast headroom` how many nodes or Services still fit, and `fleet-audit forecast whatif ' +
+  '--scenario FILE` what a planned change does to it.';
+
 /** Seed file names, as cited in `source` fields. */
 export const SEED = {
   serviceFaq: 'seeds/000_863d74d63b550245.txt',

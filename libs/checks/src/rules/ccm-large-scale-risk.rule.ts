@@ -41,7 +41,9 @@ export const ccmLargeScaleRiskRule = scopedCheck({
     'thresholds, node changes and batch Service changes take CCM minutes to apply: capacity-test before scaling.',
   remediation:
     'Perform capacity assessments and stress testing in advance of large batch changes (creating or deleting many ' +
-    'Services, changing many endpoints, adding or removing nodes); forecast the change first. Reduce the load CCM ' +
+    'Services, changing many endpoints, adding or removing nodes); forecast the change first (`fleet-audit forecast ' +
+    'whatif --scenario FILE` reports the quotas and findings a batch change moves, `fleet-audit forecast headroom` ' +
+    'what still fits, `fleet-audit forecast trends` when a quota runs out). Reduce the load CCM ' +
     'syncs: Local mode or backend-label instead of Cluster mode, ENI backends on Terway, fewer LoadBalancer Services ' +
     `(share an Ingress), or split the workload over more clusters. ${DOC_URL.lbConsiderations}`,
   source:

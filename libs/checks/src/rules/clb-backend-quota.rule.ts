@@ -1,6 +1,6 @@
 import { SLB_QUOTA_BACKEND_SERVERS, effectiveQuota, type CheckResult, type Severity } from '@app/domain';
 import type { CheckDefinition } from '../check.types';
-import { DOC_URL, SEED } from '../doc-links.constants';
+import { DOC_URL, FORECAST_HINT, SEED } from '../doc-links.constants';
 import { clbRef, count, pct, quotaSeverity, regionRef, resultsFor } from '../result.util';
 
 const SEVERITY: Severity = 'warning';
@@ -27,7 +27,7 @@ export const clbBackendQuotaRule: CheckDefinition = {
     'Request a quota increase on the SLB Quota Management page; set externalTrafficPolicy: Local to reduce backend ' +
     'server consumption, or in Cluster mode limit the nodes with the ' +
     'service.beta.kubernetes.io/alibaba-cloud-loadbalancer-backend-label annotation; create a new CLB instance ' +
-    `instead of sharing one across multiple Services (the number of backend servers is cumulative). ${DOC_URL.troubleshooting}`,
+    `instead of sharing one across multiple Services (the number of backend servers is cumulative). ${FORECAST_HINT} ${DOC_URL.troubleshooting}`,
   source:
     `${SEED.troubleshooting} "Service error events and solutions" (200-backend-server quota); ` +
     `${SEED.serviceFaqClb} "Service error messages and solutions" (cumulative when Services share a CLB); ` +

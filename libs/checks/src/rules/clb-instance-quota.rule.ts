@@ -1,6 +1,6 @@
 import { SLB_QUOTA_INSTANCES, effectiveQuota, type Severity } from '@app/domain';
 import { scopedCheck } from '../check-scope';
-import { DOC_URL, SEED } from '../doc-links.constants';
+import { DOC_URL, FORECAST_HINT, SEED } from '../doc-links.constants';
 import { count, pct, quotaSeverity, regionRef } from '../result.util';
 
 const SEVERITY: Severity = 'warning';
@@ -25,7 +25,7 @@ export const clbInstanceQuotaRule = scopedCheck({
   remediation:
     'Request a higher slb_quota_instances_num on the SLB Quota Management page (Quota Center), release orphaned ' +
     'CLB instances (see LB_ORPHANED), or expose several Services through one Ingress or a reused CLB. ' +
-    DOC_URL.lbConsiderations,
+    `${FORECAST_HINT} ${DOC_URL.lbConsiderations}`,
   source:
     `${SEED.lbConsiderations} "Quota limits" and "Load balancing update policies" (CCM creates a CLB per Service); ` +
     'Quota Center quota slb_quota_instances_num (30 intl vs 60 newer docs, research/ccm-behaviour.md 7)',

@@ -1,6 +1,6 @@
 import { SLB_QUOTA_LISTENERS, effectiveQuota, type Severity } from '@app/domain';
 import { scopedCheck } from '../check-scope';
-import { DOC_URL, SEED } from '../doc-links.constants';
+import { DOC_URL, FORECAST_HINT, SEED } from '../doc-links.constants';
 import { clbRef, count, pct, quotaSeverity } from '../result.util';
 
 const SEVERITY: Severity = 'warning';
@@ -24,7 +24,7 @@ export const clbListenerQuotaRule = scopedCheck({
   remediation:
     'Check your CLB quotas on the SLB Quota Management page (Quota Center, slb_quota_listeners_num) and request ' +
     'an increase, or spread the Services over more CLB instances instead of reusing one for many Services. ' +
-    DOC_URL.lbConsiderations,
+    `${FORECAST_HINT} ${DOC_URL.lbConsiderations}`,
   source:
     `${SEED.lbConsiderations} "Quota limits"; ${SEED.troubleshooting} Throttling row ("Check your CLB quota on the ` +
     'SLB Quota Management page"); Quota Center quota slb_quota_listeners_num (default 50, research/ccm-behaviour.md 7)',

@@ -1,6 +1,6 @@
 import { SLB_QUOTA_BACKEND_ATTACHED, effectiveQuota, type CheckResult, type Severity } from '@app/domain';
 import type { CheckDefinition } from '../check.types';
-import { DOC_URL, SEED } from '../doc-links.constants';
+import { DOC_URL, FORECAST_HINT, SEED } from '../doc-links.constants';
 import { count, ecsRef, listSome, pct, quotaSeverity, regionRef, resultsFor } from '../result.util';
 
 const SEVERITY: Severity = 'warning';
@@ -27,7 +27,7 @@ export const ecsLbAttachmentQuotaRule: CheckDefinition = {
     'Use Services in Local mode (externalTrafficPolicy: Local) so that only nodes running the pods are attached, ' +
     'or limit the nodes of Cluster-mode Services with the ' +
     'service.beta.kubernetes.io/alibaba-cloud-loadbalancer-backend-label annotation; request a quota increase for ' +
-    `slb_quota_backendserver_attached_num in Quota Center. ${DOC_URL.lbConsiderations}`,
+    `slb_quota_backendserver_attached_num in Quota Center. ${FORECAST_HINT} ${DOC_URL.lbConsiderations}`,
   source:
     `${SEED.lbConsiderations} "Load balancing update policies" (Cluster mode quickly consumes the quota); ` +
     'Quota Center quota slb_quota_backendserver_attached_num (default 50); research/ccm-behaviour.md 7, 9',

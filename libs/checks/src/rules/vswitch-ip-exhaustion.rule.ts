@@ -8,7 +8,7 @@ import {
   type VSwitch,
 } from '@app/domain';
 import type { CheckDefinition } from '../check.types';
-import { DOC_URL, SEED } from '../doc-links.constants';
+import { DOC_URL, FORECAST_HINT, SEED } from '../doc-links.constants';
 import type { RegionEntry } from '../fleet-index';
 import { count, listSome, notReadReason, regionRef, resultsFor } from '../result.util';
 
@@ -62,7 +62,7 @@ export const vswitchIpExhaustionRule: CheckDefinition = {
     'Add the annotation service.beta.kubernetes.io/alibaba-cloud-loadbalancer-vswitch-id: "${YOUR_VSWITCH_ID}" to ' +
     'specify a different vSwitch in the same VPC (one with free addresses), or add vSwitches to the cluster or ' +
     'Terway configuration. If a Service names a vSwitch that does not exist, point the annotation at an existing ' +
-    `vSwitch. ${DOC_URL.troubleshooting}`,
+    `vSwitch. ${FORECAST_HINT} ${DOC_URL.troubleshooting}`,
   source:
     `${SEED.troubleshooting} "Status Code: 400 Code: VSwitchAvailableIpNotExist"; ${SEED.serviceFaqClb} ` +
     '"VSwitchAvailableIpNotExist" and "The specified VSwitch does not exist"; VPC API DescribeVSwitches ' +
