@@ -12,8 +12,6 @@ export const IS_PUBLIC_ROUTE = 'fleetAudit:isPublicRoute';
 /** Metadata key of the lowest role a route needs, see `RequireRole()`. */
 export const REQUIRED_ROLE = 'fleetAudit:requiredRole';
 
-/** Metadata key marking a route whose data is not yet filtered by account scope, see `RequireAllAccounts()`. */
-export const REQUIRES_ALL_ACCOUNTS = 'fleetAudit:requiresAllAccounts';
 
 /** `MetricsOptions` of `GET /metrics`. */
 export const METRICS_OPTIONS = Symbol('METRICS_OPTIONS');

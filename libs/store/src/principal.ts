@@ -62,3 +62,25 @@ export function scopeCondition(column: string, scoped: Scoped, param: (value: un
   if (scope.all) return 'TRUE';
   return `${column} = ANY(${param([...scope.accountIds])}::text[])`;
 }
+
+/**
+ * The SQL condition for rows that cover a SET of accounts (`column`: a `text[]` of account ids, NULL
+ * meaning every account; from code, never input): `TRUE` for an all-accounts scope, otherwise the row's
+ * accounts must all lie within the scope (`column IS NOT NULL AND column <@ $n::text[]`), so a row over
+ * every account, or over any account outside the scope, is never shown to a scoped principal.
+ */
+export function scopeCoversCondition(column: string, scoped: Scoped, param: (value: unknown) => string): string {
+  const scope = scoped.accountScope;
+  if (scope.all) return 'TRUE';
+  return `(${column} IS NOT NULL AND ${column} <@ ${param([...scope.accountIds])}::text[])`;
+}
+
+/**
+ * Whether `principal` may change or revoke a record created by token `createdByToken` (null: the
+ * bootstrap API_TOKEN, the CLI or legacy rows): admins may manage anyone's, viewers and operators only
+ * what their own `fa_` token created (issue 11: "admin (+ manage tokens and waivers of others)").
+ */
+export function mayManage(principal: Principal, createdByToken: string | null): boolean {
+  if (roleAllows(principal.role, 'admin')) return true;
+  return principal.kind === 'token' && principal.tokenId !== null && principal.tokenId === createdByToken;
+}

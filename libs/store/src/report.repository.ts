@@ -1,5 +1,6 @@
 import type { Pool, QueryResultRow } from 'pg';
 import { isUuid, resolvePage } from './page.util';
+import { scopeCoversCondition, SYSTEM_PRINCIPAL, type Scoped } from './principal';
 import { toIso, toIsoOrNull, toNumber } from './sql.util';
 import { StoreError } from './store.exception';
 import type { Page, PageRequest } from './store.types';
@@ -58,6 +59,12 @@ const MAX_ERROR = 2000;
 /**
  * Stored weekly reports (table `reports`). `claim` is the once-per-period gate: the (period, scope) row
  * is unique, so of several workers firing the same tick exactly one gets the row and builds the report.
+ *
+ * Scope (issue 11): a report is built for a scope (every account, or a list of accounts: column
+ * `account_ids`, derived from `scope_key`). Reads take the caller's scope and filter in SQL: a caller
+ * sees a report only when every account it covers is within its scope (`scopeCoversCondition`), so a
+ * report over every account is for all-accounts tokens only, and a team token sees the reports made for
+ * its accounts (or a subset). A report out of scope does not exist for the caller (NOT_FOUND / absent).
  */
 export class ReportRepository {
   /** @param pool the store's connection pool */
@@ -100,26 +107,46 @@ export class ReportRepository {
     ]);
   }
 
-  /** One report with its document, or null. */
-  async get(id: string): Promise<StoredReport | null> {
+  /**
+   * One report with its document, or null (absent, or not wholly within the scope).
+   * @param scope the caller (default every account)
+   */
+  async get(id: string, scope: Scoped = SYSTEM_PRINCIPAL): Promise<StoredReport | null> {
     if (!isUuid(id)) return null;
-    const rows = await this.pool.query<ReportRow>(`SELECT ${LIST_COLUMNS}, document FROM reports WHERE id = $1`, [id]);
+    const params: unknown[] = [id];
+    const inScope = scopeCoversCondition('account_ids', scope, (v) => `$${params.push(v)}`);
+    const rows = await this.pool.query<ReportRow>(`SELECT ${LIST_COLUMNS}, document FROM reports WHERE id = $1 AND ${inScope}`, params);
     const r = rows.rows[0];
     return r ? { ...toItem(r), document: r.document ?? null } : null;
   }
 
-  /** Reports, newest first (no documents). @throws StoreError INVALID_ARGUMENT for bad paging */
-  async list(page: PageRequest = {}): Promise<Page<StoredReportListItem>> {
+  /**
+   * Reports within the scope, newest first (no documents); `total` counts them in SQL over the scope.
+   * @param scope the caller (default every account)
+   * @throws StoreError INVALID_ARGUMENT for bad paging
+   */
+  async list(page: PageRequest = {}, scope: Scoped = SYSTEM_PRINCIPAL): Promise<Page<StoredReportListItem>> {
     const { limit, offset } = resolvePage(page);
-    const rows = await this.pool.query<ReportRow>(`SELECT ${LIST_COLUMNS} FROM reports ORDER BY created_at DESC, id DESC LIMIT $1 OFFSET $2`, [limit, offset]);
-    const count = await this.pool.query<{ n: string | number }>('SELECT count(*) AS n FROM reports');
+    const params: unknown[] = [];
+    const inScope = scopeCoversCondition('account_ids', scope, (v) => `$${params.push(v)}`);
+    const count = await this.pool.query<{ n: string | number }>(`SELECT count(*) AS n FROM reports WHERE ${inScope}`, params);
+    const rows = await this.pool.query<ReportRow>(
+      `SELECT ${LIST_COLUMNS} FROM reports WHERE ${inScope} ORDER BY created_at DESC, id DESC LIMIT $${params.length + 1} OFFSET $${params.length + 2}`,
+      [...params, limit, offset],
+    );
     return { items: rows.rows.map(toItem), total: toNumber(count.rows[0].n) };
   }
 
-  /** Reports per delivery status and the latest creation time (metrics). */
-  async deliveryStats(): Promise<{ byDelivery: Record<ReportDeliveryStatus, number>; latestCreatedAt: string | null }> {
+  /**
+   * Reports within the scope per delivery status and their latest creation time (metrics).
+   * @param scope the caller (default every account)
+   */
+  async deliveryStats(scope: Scoped = SYSTEM_PRINCIPAL): Promise<{ byDelivery: Record<ReportDeliveryStatus, number>; latestCreatedAt: string | null }> {
+    const params: unknown[] = [];
+    const inScope = scopeCoversCondition('account_ids', scope, (v) => `$${params.push(v)}`);
     const rows = await this.pool.query<{ delivery_status: ReportDeliveryStatus; n: string | number; latest: Date | string | null }>(
-      'SELECT delivery_status, count(*) AS n, max(created_at) AS latest FROM reports GROUP BY delivery_status',
+      `SELECT delivery_status, count(*) AS n, max(created_at) AS latest FROM reports WHERE ${inScope} GROUP BY delivery_status`,
+      params,
     );
     const byDelivery: Record<ReportDeliveryStatus, number> = { none: 0, pending: 0, delivered: 0, failed: 0 };
     let latest: string | null = null;

@@ -1,6 +1,6 @@
 /**
  * Typed errors of the store (STYLE.md H.40): each transport maps `code` to its own status
- * (the API's exception filter: NOT_FOUND 404, CONFLICT 409, INVALID_ARGUMENT 400, UNAVAILABLE 503).
+ * (the API's exception filter: NOT_FOUND 404, CONFLICT 409, INVALID_ARGUMENT 400, FORBIDDEN 403, UNAVAILABLE 503).
  */
 
 /** Why a store operation failed. */
@@ -11,6 +11,8 @@ export type StoreErrorCode =
   | 'CONFLICT'
   /** An argument is out of range (e.g. `limit` above 1000). */
   | 'INVALID_ARGUMENT'
+  /** The caller may see the row but not change it (e.g. another token's waiver, and not admin). */
+  | 'FORBIDDEN'
   /** PostgreSQL cannot be reached or the schema cannot be migrated. */
   | 'UNAVAILABLE';
 

@@ -1,8 +1,17 @@
 import type { Pool, PoolClient, QueryResultRow } from 'pg';
 import type { ResolvedWaiverInput, Waiver, WaiverCategory } from '@app/domain';
 import { isUuid } from './page.util';
+import { mayManage, scopeCondition, SYSTEM_PRINCIPAL, type Principal, type Scoped } from './principal';
 import { toIso, toIsoOrNull } from './sql.util';
 import { StoreError } from './store.exception';
+
+/**
+ * A stored waiver: the domain waiver plus the id of the `fa_` token that created it (null: created by
+ * the bootstrap API_TOKEN, the CLI, or before tokens existed). Non-admin tokens manage only their own.
+ */
+export interface StoredWaiver extends Waiver {
+  createdByToken: string | null;
+}
 
 /** One entry of a waiver's append-only history. */
 export interface WaiverHistoryEntry {
@@ -24,6 +33,8 @@ export interface CreateWaiverInput extends ResolvedWaiverInput {
   createdAt?: Date;
   /** A caller-chosen uuid (idempotent imports); default a random one. */
   id?: string;
+  /** The id of the `fa_` token creating it (ownership); null/absent for API_TOKEN, CLI, imports. */
+  createdByToken?: string | null;
 }
 
 /** Fields a change may set (scope never changes; a different scope is a different waiver). */
@@ -46,15 +57,22 @@ interface WaiverRow extends QueryResultRow {
   revoked_at: Date | string | null;
   revoked_by: string | null;
   version: number;
+  created_by_token: string | null;
 }
 
 const COLUMNS = `id, check_id, account_id, region_id, cluster_id, resource, owner, reason, category, ticket,
-  created_by, created_at, expires_at, revoked_at, revoked_by, version`;
+  created_by, created_at, expires_at, revoked_at, revoked_by, version, created_by_token`;
 
 /**
  * Waivers (tables `waivers`, `waiver_history`): create, change, revoke, read. Every change writes the
  * waiver row and one history row in the same transaction; the history is append-only (a trigger refuses
  * UPDATE and DELETE). Waivers are never deleted: a revoked waiver stays readable with its history.
+ *
+ * Every read and change takes the caller's scope (a Principal; SYSTEM_PRINCIPAL for in-process
+ * callers) and filters on `account_id` inside SQL: a waiver of an account outside the scope does not
+ * exist for the caller (NOT_FOUND, never FORBIDDEN, so its existence does not leak). A waiver names
+ * exactly one account, so no waiver spans scopes. Changes also need `mayManage` (admins: anyone's;
+ * others: only waivers their own token created), else FORBIDDEN.
  */
 export class WaiverRepository {
   /** @param pool the store's connection pool */
@@ -64,14 +82,14 @@ export class WaiverRepository {
    * Store a new waiver and its `created` history entry.
    * @throws StoreError INVALID_ARGUMENT when `id` is not a uuid or a table rule is broken; CONFLICT when the id exists
    */
-  async create(input: CreateWaiverInput): Promise<Waiver> {
+  async create(input: CreateWaiverInput): Promise<StoredWaiver> {
     if (input.id !== undefined && !isUuid(input.id)) throw new StoreError('INVALID_ARGUMENT', `waiver id must be a uuid, got "${input.id}"`);
     return this.transaction(async (client) => {
       const rows = await client
         .query<WaiverRow>(
           `INSERT INTO waivers (id, check_id, account_id, region_id, cluster_id, resource, owner, reason, category, ticket,
-                                created_by, created_at, expires_at)
-           VALUES (COALESCE($1::uuid, gen_random_uuid()), $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13)
+                                created_by, created_at, expires_at, created_by_token)
+           VALUES (COALESCE($1::uuid, gen_random_uuid()), $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14)
            RETURNING ${COLUMNS}`,
           [
             input.id ?? null,
@@ -87,6 +105,7 @@ export class WaiverRepository {
             input.createdBy,
             input.createdAt ?? new Date(),
             input.expiresAt,
+            input.createdByToken ?? null,
           ],
         )
         .catch(rethrowConstraint);
@@ -96,31 +115,40 @@ export class WaiverRepository {
     });
   }
 
-  /** One waiver (revoked ones too), or null. */
-  async get(id: string): Promise<Waiver | null> {
+  /**
+   * One waiver (revoked ones too) of an account in the scope, or null (also when out of scope).
+   * @param scope the caller (default SYSTEM_PRINCIPAL: every account)
+   */
+  async get(id: string, scope: Scoped = SYSTEM_PRINCIPAL): Promise<StoredWaiver | null> {
     if (!isUuid(id)) return null;
-    const rows = await this.pool.query<WaiverRow>(`SELECT ${COLUMNS} FROM waivers WHERE id = $1`, [id]);
+    const params: unknown[] = [id];
+    const inScope = scopeCondition('account_id', scope, (v) => `$${params.push(v)}`);
+    const rows = await this.pool.query<WaiverRow>(`SELECT ${COLUMNS} FROM waivers WHERE id = $1 AND ${inScope}`, params);
     return rows.rows[0] ? toWaiver(rows.rows[0]) : null;
   }
 
   /**
-   * Every waiver, oldest first (waivers are few: hundreds, not millions).
+   * Every waiver of the scope's accounts, oldest first (waivers are few: hundreds, not millions).
    * @param opts.includeRevoked also revoked ones (default false)
+   * @param opts.scope the caller: only waivers of its accounts, filtered in SQL (default every account)
    */
-  async list(opts: { includeRevoked?: boolean } = {}): Promise<Waiver[]> {
-    const rows = await this.pool.query<WaiverRow>(
-      `SELECT ${COLUMNS} FROM waivers ${opts.includeRevoked ? '' : 'WHERE revoked_at IS NULL'} ORDER BY created_at, id`,
-    );
+  async list(opts: { includeRevoked?: boolean; scope?: Scoped } = {}): Promise<StoredWaiver[]> {
+    const params: unknown[] = [];
+    const where = [scopeCondition('account_id', opts.scope ?? SYSTEM_PRINCIPAL, (v) => `$${params.push(v)}`)];
+    if (!opts.includeRevoked) where.push('revoked_at IS NULL');
+    const rows = await this.pool.query<WaiverRow>(`SELECT ${COLUMNS} FROM waivers WHERE ${where.join(' AND ')} ORDER BY created_at, id`, params);
     return rows.rows.map(toWaiver);
   }
 
   /**
    * Change owner, reason, category, ticket or expiry (a renewal); appends an `updated` history entry.
-   * @throws StoreError NOT_FOUND (no such waiver), CONFLICT (revoked: create a new one instead)
+   * @param by who asks (default SYSTEM_PRINCIPAL): the waiver must be in its scope and its to manage
+   * @throws StoreError NOT_FOUND (no such waiver in the scope), FORBIDDEN (another token's waiver and
+   *   `by` is not admin), CONFLICT (revoked: create a new one instead)
    */
-  async update(id: string, changes: WaiverChanges, actor: string, at: Date = new Date()): Promise<Waiver> {
+  async update(id: string, changes: WaiverChanges, actor: string, at: Date = new Date(), by: Principal = SYSTEM_PRINCIPAL): Promise<StoredWaiver> {
     return this.transaction(async (client) => {
-      const current = await this.lock(client, id);
+      const current = await this.lock(client, id, by);
       if (current.revoked_at !== null) throw new StoreError('CONFLICT', `waiver ${id} is revoked; create a new waiver instead`);
       const rows = await client
         .query<WaiverRow>(
@@ -138,11 +166,13 @@ export class WaiverRepository {
 
   /**
    * Revoke a waiver: its findings count again at once; appends a `revoked` history entry.
-   * @throws StoreError NOT_FOUND, CONFLICT (already revoked)
+   * @param by who asks (default SYSTEM_PRINCIPAL): the waiver must be in its scope and its to manage
+   * @throws StoreError NOT_FOUND (no such waiver in the scope), FORBIDDEN (another token's waiver and
+   *   `by` is not admin), CONFLICT (already revoked)
    */
-  async revoke(id: string, actor: string, at: Date = new Date()): Promise<Waiver> {
+  async revoke(id: string, actor: string, at: Date = new Date(), by: Principal = SYSTEM_PRINCIPAL): Promise<StoredWaiver> {
     return this.transaction(async (client) => {
-      const current = await this.lock(client, id);
+      const current = await this.lock(client, id, by);
       if (current.revoked_at !== null) throw new StoreError('CONFLICT', `waiver ${id} is already revoked`);
       const rows = await client.query<WaiverRow>(
         `UPDATE waivers SET revoked_at = $2, revoked_by = $3, version = version + 1 WHERE id = $1 RETURNING ${COLUMNS}`,
@@ -156,10 +186,11 @@ export class WaiverRepository {
 
   /**
    * The history of one waiver, oldest first.
-   * @throws StoreError NOT_FOUND when the waiver does not exist
+   * @param scope the caller (default every account)
+   * @throws StoreError NOT_FOUND when the waiver does not exist in the scope
    */
-  async history(id: string): Promise<WaiverHistoryEntry[]> {
-    if (!(await this.get(id))) throw new StoreError('NOT_FOUND', `waiver ${id} not found`);
+  async history(id: string, scope: Scoped = SYSTEM_PRINCIPAL): Promise<WaiverHistoryEntry[]> {
+    if (!(await this.get(id, scope))) throw new StoreError('NOT_FOUND', `waiver ${id} not found`);
     const rows = await this.pool.query<{ version: number; action: WaiverHistoryEntry['action']; actor: string; at: Date | string; waiver: Waiver }>(
       'SELECT version, action, actor, at, waiver FROM waiver_history WHERE waiver_id = $1 ORDER BY version',
       [id],
@@ -167,7 +198,7 @@ export class WaiverRepository {
     return rows.rows.map((r) => ({ version: r.version, action: r.action, actor: r.actor, at: toIso(r.at), waiver: r.waiver }));
   }
 
-  private async appendHistory(client: PoolClient, waiver: Waiver, version: number, action: WaiverHistoryEntry['action'], actor: string, at: string): Promise<void> {
+  private async appendHistory(client: PoolClient, waiver: StoredWaiver, version: number, action: WaiverHistoryEntry['action'], actor: string, at: string): Promise<void> {
     await client.query('INSERT INTO waiver_history (waiver_id, version, action, actor, at, waiver) VALUES ($1, $2, $3, $4, $5, $6::jsonb)', [
       waiver.id,
       version,
@@ -178,10 +209,17 @@ export class WaiverRepository {
     ]);
   }
 
-  private async lock(client: PoolClient, id: string): Promise<WaiverRow> {
-    const rows = isUuid(id) ? await client.query<WaiverRow>(`SELECT ${COLUMNS} FROM waivers WHERE id = $1 FOR UPDATE`, [id]) : { rows: [] as WaiverRow[] };
-    if (!rows.rows[0]) throw new StoreError('NOT_FOUND', `waiver ${id} not found`);
-    return rows.rows[0];
+  /** Lock the waiver row for a change by `by`: in its scope (SQL) and its to manage. */
+  private async lock(client: PoolClient, id: string, by: Principal): Promise<WaiverRow> {
+    const params: unknown[] = [id];
+    const inScope = scopeCondition('account_id', by, (v) => `$${params.push(v)}`);
+    const rows = isUuid(id) ? await client.query<WaiverRow>(`SELECT ${COLUMNS} FROM waivers WHERE id = $1 AND ${inScope} FOR UPDATE`, params) : { rows: [] as WaiverRow[] };
+    const row = rows.rows[0];
+    if (!row) throw new StoreError('NOT_FOUND', `waiver ${id} not found`);
+    if (!mayManage(by, row.created_by_token)) {
+      throw new StoreError('FORBIDDEN', `waiver ${id} was created by another token; only an admin may change or revoke it`);
+    }
+    return row;
   }
 
   /** Run `fn` in one transaction on one pooled client (COMMIT on success, ROLLBACK on error). */
@@ -212,7 +250,7 @@ function rethrowConstraint(e: unknown): never {
   throw e;
 }
 
-function toWaiver(r: WaiverRow): Waiver {
+function toWaiver(r: WaiverRow): StoredWaiver {
   return {
     id: r.id,
     checkId: r.check_id,
@@ -229,5 +267,6 @@ function toWaiver(r: WaiverRow): Waiver {
     expiresAt: toIso(r.expires_at),
     ...(r.revoked_at !== null ? { revokedAt: toIsoOrNull(r.revoked_at) as string } : {}),
     ...(r.revoked_by !== null ? { revokedBy: r.revoked_by } : {}),
+    createdByToken: r.created_by_token,
   };
 }

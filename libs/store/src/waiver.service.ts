@@ -5,17 +5,17 @@ import {
   WAIVER_STALE_SCANS,
   WaiverMatcher,
   waiverState,
-  type Waiver,
   type WaiverState,
   type Severity,
 } from '@app/domain';
 import type { FindingRepository } from './finding.repository';
 import type { ScanRepository } from './scan.repository';
-import type { WaiverHistoryEntry, WaiverRepository } from './waiver.repository';
-import type { Scoped } from './principal';
+import type { StoredWaiver, WaiverHistoryEntry, WaiverRepository } from './waiver.repository';
+import { scopeIncludes, SYSTEM_PRINCIPAL, type Principal, type Scoped } from './principal';
+import { StoreError } from './store.exception';
 
 /** A waiver with its state now and how many findings it covered in each of the latest scans. */
-export interface WaiverWithState extends Waiver {
+export interface WaiverWithState extends StoredWaiver {
   state: WaiverState;
   /**
    * Findings it covers per latest succeeded scan (newest first; at most WAIVER_STALE_SCANS entries):
@@ -28,6 +28,12 @@ export interface WaiverWithState extends Waiver {
  * The waiver use cases shared by the API, the CLI, the metrics and the reports: validate and store
  * changes (with history), and evaluate states (including `stale`, which needs the latest scans).
  * Applying waivers to findings is `matcher(now).apply(finding)` (libs/domain WaiverMatcher).
+ *
+ * Scope (issue 11): every method takes the caller (a Principal or its scope; default SYSTEM_PRINCIPAL,
+ * every account, for in-process callers) and reads only waivers of its accounts, in SQL. A waiver names
+ * one account, so it is either wholly inside a scope or invisible. Creating needs the account in scope
+ * (FORBIDDEN otherwise: the caller named it, nothing leaks); changing and revoking need the waiver in
+ * scope (NOT_FOUND otherwise) and to be the caller's own unless it is admin (FORBIDDEN).
  */
 export class WaiverService {
   /**
@@ -45,48 +51,71 @@ export class WaiverService {
    * Validate and store a new waiver.
    * @param input raw fields (libs/domain waiverInputSchema)
    * @param actor who creates it (stored as created_by and in the history)
-   * @throws WaiverValidationError naming the bad field; StoreError
+   * @param by who asks (default SYSTEM_PRINCIPAL): the waiver's account must be in its scope; an `fa_`
+   *   token is recorded as the waiver's creator (only it, or an admin, may change it later)
+   * @throws WaiverValidationError naming the bad field; StoreError FORBIDDEN (account outside the scope)
    */
-  async create(input: unknown, actor: string, now: Date = new Date()): Promise<Waiver> {
+  async create(input: unknown, actor: string, now: Date = new Date(), by: Principal = SYSTEM_PRINCIPAL): Promise<StoredWaiver> {
     const resolved = resolveWaiverInput(input, now);
-    return this.waivers.create({ ...resolved, createdBy: actor, createdAt: now });
+    if (!scopeIncludes(by.accountScope, resolved.accountId)) {
+      throw new StoreError('FORBIDDEN', `account ${resolved.accountId} is outside the token's account scope`);
+    }
+    return this.waivers.create({ ...resolved, createdBy: actor, createdAt: now, createdByToken: by.kind === 'token' ? by.tokenId : null });
   }
 
   /**
    * Validate and apply a change (owner, reason, category, ticket, expiry: at most 180 days from now).
-   * @throws WaiverValidationError; StoreError NOT_FOUND / CONFLICT (revoked)
+   * @param by who asks (default SYSTEM_PRINCIPAL)
+   * @throws WaiverValidationError; StoreError NOT_FOUND (not in scope) / FORBIDDEN (not its own, not admin) / CONFLICT (revoked)
    */
-  async update(id: string, input: unknown, actor: string, now: Date = new Date()): Promise<Waiver> {
-    return this.waivers.update(id, resolveWaiverUpdate(input, now), actor, now);
+  async update(id: string, input: unknown, actor: string, now: Date = new Date(), by: Principal = SYSTEM_PRINCIPAL): Promise<StoredWaiver> {
+    return this.waivers.update(id, resolveWaiverUpdate(input, now), actor, now, by);
   }
 
-  /** Revoke. @throws StoreError NOT_FOUND / CONFLICT (already revoked) */
-  revoke(id: string, actor: string, now: Date = new Date()): Promise<Waiver> {
-    return this.waivers.revoke(id, actor, now);
+  /** Revoke. @throws StoreError NOT_FOUND (not in scope) / FORBIDDEN (not its own, not admin) / CONFLICT (already revoked) */
+  revoke(id: string, actor: string, now: Date = new Date(), by: Principal = SYSTEM_PRINCIPAL): Promise<StoredWaiver> {
+    return this.waivers.revoke(id, actor, now, by);
   }
 
-  /** History of one waiver. @throws StoreError NOT_FOUND */
-  history(id: string): Promise<WaiverHistoryEntry[]> {
-    return this.waivers.history(id);
-  }
-
-  /** A matcher over every unrevoked waiver, for applying them to findings read now. */
-  async matcher(now: Date = new Date()): Promise<WaiverMatcher> {
-    return new WaiverMatcher(await this.waivers.list(), now);
+  /** History of one waiver in the scope. @throws StoreError NOT_FOUND */
+  history(id: string, scope: Scoped = SYSTEM_PRINCIPAL): Promise<WaiverHistoryEntry[]> {
+    return this.waivers.history(id, scope);
   }
 
   /**
-   * Every waiver with its state at `now` (revoked ones only with `includeRevoked`), oldest first.
-   * Staleness is judged on the WAIVER_STALE_SCANS latest succeeded scans started at or before `now`.
+   * A matcher over the unrevoked waivers of the scope, for applying them to findings read now (a waiver
+   * only ever matches findings of its own account, so scoping changes no result, only the work).
    */
-  async listWithState(now: Date = new Date(), opts: { includeRevoked?: boolean } = {}): Promise<WaiverWithState[]> {
-    const all = await this.waivers.list({ includeRevoked: opts.includeRevoked ?? false });
+  async matcher(now: Date = new Date(), scope: Scoped = SYSTEM_PRINCIPAL): Promise<WaiverMatcher> {
+    return new WaiverMatcher(await this.waivers.list({ scope }), now);
+  }
+
+  /**
+   * One waiver of the scope with its state at `now`, or null (absent or outside the scope).
+   */
+  async getWithState(id: string, now: Date = new Date(), scope: Scoped = SYSTEM_PRINCIPAL): Promise<WaiverWithState | null> {
+    const w = await this.waivers.get(id, scope);
+    return w ? (await this.withStates([w], now, scope))[0] : null;
+  }
+
+  /**
+   * Every waiver of the scope with its state at `now` (revoked ones only with `includeRevoked`), oldest
+   * first. Staleness is judged on the WAIVER_STALE_SCANS latest succeeded scans started at or before `now`.
+   * @param opts.scope the caller (default every account): waivers and matched findings of its accounts only
+   */
+  async listWithState(now: Date = new Date(), opts: { includeRevoked?: boolean; scope?: Scoped } = {}): Promise<WaiverWithState[]> {
+    const scope = opts.scope ?? SYSTEM_PRINCIPAL;
+    return this.withStates(await this.waivers.list({ includeRevoked: opts.includeRevoked ?? false, scope }), now, scope);
+  }
+
+  /** `all` with their states: match counts over the latest scans (findings of the scope only). */
+  private async withStates(all: StoredWaiver[], now: Date, scope: Scoped): Promise<WaiverWithState[]> {
     const live = all.filter((w) => w.revokedAt === undefined);
     const matcher = new WaiverMatcher(live, now);
     const scans = await this.scans.succeededBetween({ until: now, limit: WAIVER_STALE_SCANS });
     const perScan: { scanId: string; counts: Map<string, number> }[] = [];
     for (const scan of scans) {
-      const keys = await this.findings.keysForChecks(scan.id, matcher.checkIds());
+      const keys = await this.findings.keysForChecks(scan.id, matcher.checkIds(), scope);
       const counts = new Map<string, number>();
       for (const k of keys) for (const id of matcher.matchedIds([k])) counts.set(id, (counts.get(id) ?? 0) + 1);
       perScan.push({ scanId: scan.id, counts });
@@ -105,7 +134,7 @@ export class WaiverService {
    * @throws StoreError NOT_FOUND when the scan does not exist
    */
   async waivedCounts(scanId: string, scope: Scoped, now: Date = new Date()): Promise<{ checkId: string; severity: Severity; count: number }[]> {
-    const matcher = await this.matcher(now);
+    const matcher = await this.matcher(now, scope);
     const counts = new Map<string, { checkId: string; severity: Severity; count: number }>();
     for (const k of await this.findings.keysForChecks(scanId, matcher.checkIds(), scope)) {
       if (matcher.statusOf(k.checkId, k.resource).status !== 'waived') continue;
@@ -117,10 +146,13 @@ export class WaiverService {
     return [...counts.values()].sort((a, b) => (a.checkId < b.checkId ? -1 : a.checkId > b.checkId ? 1 : a.severity < b.severity ? -1 : 1));
   }
 
-  /** Unrevoked waivers per exported state (`fleet_audit_waivers{state}`); every state present. */
-  async stateCounts(now: Date = new Date()): Promise<Record<(typeof EXPORTED_WAIVER_STATES)[number], number>> {
+  /**
+   * Unrevoked waivers of the scope per exported state (`fleet_audit_waivers{state}`); every state present.
+   * @param scope the caller (default every account)
+   */
+  async stateCounts(now: Date = new Date(), scope: Scoped = SYSTEM_PRINCIPAL): Promise<Record<(typeof EXPORTED_WAIVER_STATES)[number], number>> {
     const counts = { active: 0, expiring: 0, expired: 0, stale: 0 };
-    for (const w of await this.listWithState(now)) if (w.state !== 'revoked') counts[w.state] += 1;
+    for (const w of await this.listWithState(now, { scope })) if (w.state !== 'revoked') counts[w.state] += 1;
     return counts;
   }
 }

@@ -31,6 +31,7 @@ describe(ApiExceptionFilter.name, () => {
     ['NOT_FOUND', 404],
     ['CONFLICT', 409],
     ['INVALID_ARGUMENT', 400],
+    ['FORBIDDEN', 403],
     ['UNAVAILABLE', 503],
   ])('maps StoreError %s to %i', (code, status) => {
     expect(statusOfStoreError(code)).toBe(status);

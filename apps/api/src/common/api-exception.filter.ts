@@ -42,6 +42,8 @@ export function statusOfStoreError(code: StoreErrorCode): number {
       return 409;
     case 'INVALID_ARGUMENT':
       return 400;
+    case 'FORBIDDEN':
+      return 403;
     case 'UNAVAILABLE':
       return 503;
   }

@@ -1,7 +1,7 @@
 import { type CanActivate, type ExecutionContext, Inject, Injectable, SetMetadata } from '@nestjs/common';
 import { Reflector } from '@nestjs/core';
 import { roleAllows, type Principal, type Role } from '@app/store';
-import { IS_PUBLIC_ROUTE, REQUIRED_ROLE, REQUIRES_ALL_ACCOUNTS } from '../api.constants';
+import { IS_PUBLIC_ROUTE, REQUIRED_ROLE } from '../api.constants';
 import { TokenAuthenticator } from '../auth/token-authenticator';
 import { ApiError } from './api.exception';
 
@@ -10,13 +10,6 @@ export const Public = (): MethodDecorator & ClassDecorator => SetMetadata(IS_PUB
 
 /** The lowest role a controller or route needs (default `viewer`: every valid token). */
 export const RequireRole = (role: Role): MethodDecorator & ClassDecorator => SetMetadata(REQUIRED_ROLE, role);
-
-/**
- * Mark a controller or route whose reads are not (yet) filtered by account scope inside SQL
- * (waivers, stored reports): a token scoped to some accounts is refused with 403 there rather than
- * shown other accounts' data. Tokens over every account (and API_TOKEN) pass.
- */
-export const RequireAllAccounts = (): MethodDecorator & ClassDecorator => SetMetadata(REQUIRES_ALL_ACCOUNTS, true);
 
 /** The parts of Express's request the guard reads and writes. */
 export interface HttpRequestLike {
@@ -59,10 +52,6 @@ export class BearerAuthGuard implements CanActivate {
     if (!roleAllows(principal.role, required)) {
       await this.auth.forbidden(principal, address, `${context.getClass().name}.${context.getHandler().name}`);
       throw new ApiError('FORBIDDEN', `This operation needs the ${required} role; the token has ${principal.role}`);
-    }
-    if (!principal.accountScope.all && this.reflector.getAllAndOverride<boolean | undefined>(REQUIRES_ALL_ACCOUNTS, targets)) {
-      await this.auth.forbidden(principal, address, `${context.getClass().name}.${context.getHandler().name}`);
-      throw new ApiError('FORBIDDEN', 'This resource spans every account; a token scoped to some accounts cannot read it');
     }
     return true;
   }

@@ -20,7 +20,7 @@ export class FindingsService {
    */
   async list(query: ListFindingsQuery, principal: Principal): Promise<FindingPageDto> {
     const page = await this.findings.list(query, principal);
-    const matcher = await this.store.waiverService.matcher(new Date());
+    const matcher = await this.store.waiverService.matcher(new Date(), principal);
     return {
       items: page.items.map((f) => toFindingDto(matcher.apply(f))),
       total: page.total,

@@ -60,10 +60,10 @@ export class MetricsService {
         ? { status: lastFinished.status, startedAt: lastFinished.startedAt, finishedAt: lastFinished.finishedAt }
         : null,
       quotaMinRatio: floor,
-      // Waiver states and report deliveries span every account (not yet filtered by scope in SQL):
-      // a token scoped to some accounts does not get them.
-      waivers: principal.accountScope.all ? await this.store.waiverService.stateCounts(now) : undefined,
-      reports: principal.accountScope.all ? await this.store.reports.deliveryStats() : undefined,
+      // Waiver states and report deliveries over the principal's scope (filtered in SQL): waivers of its
+      // accounts, reports wholly within its accounts.
+      waivers: await this.store.waiverService.stateCounts(now, principal),
+      reports: await this.store.reports.deliveryStats(principal),
     });
   }
 }

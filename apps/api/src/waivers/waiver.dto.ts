@@ -46,6 +46,14 @@ export class WaiverDto {
   @ApiProperty()
   createdBy: string;
 
+  @ApiProperty({
+    type: String,
+    nullable: true,
+    example: 'k3j9x0a1b2c3',
+    description: 'Id of the fa_ token that created the waiver (only it, or an admin, may change or revoke it); null: API_TOKEN, CLI or older waivers',
+  })
+  createdByToken: string | null;
+
   @ApiProperty({ format: 'date-time' })
   createdAt: string;
 

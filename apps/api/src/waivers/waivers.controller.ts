@@ -4,6 +4,7 @@ import {
   ApiBearerAuth,
   ApiConflictResponse,
   ApiCreatedResponse,
+  ApiForbiddenResponse,
   ApiNotFoundResponse,
   ApiOkResponse,
   ApiOperation,
@@ -11,9 +12,9 @@ import {
   ApiTags,
   ApiUnauthorizedResponse,
 } from '@nestjs/swagger';
-import type { Waiver } from '@app/domain';
-import { RequireAllAccounts, RequireRole } from '../common/bearer-auth.guard';
-import { Store, StoreError, type WaiverWithState } from '@app/store';
+import { RequireRole } from '../common/bearer-auth.guard';
+import { Store, StoreError, type Principal, type StoredWaiver, type WaiverWithState } from '@app/store';
+import { CurrentPrincipal } from '../auth/current-principal.decorator';
 import { ErrorResponseDto } from '../common/error-response.dto';
 import { ApiZodBody, ApiZodQuery } from '../common/zod-openapi.util';
 import { ZodValidationPipe } from '../common/zod-validation.pipe';
@@ -34,46 +35,60 @@ import {
  * `/v1/waivers`: owned, expiring exceptions to a check (issue 12). Waivers apply when findings are read,
  * so a change here shows at once in `/v1/findings`, `/metrics` and reports. DELETE revokes (the waiver
  * and its history stay readable). Needs the API bearer token like every `/v1` route.
+ *
+ * Scope (issue 11): a token sees only waivers of its accounts (filtered in SQL; a waiver of another
+ * account answers 404 as if absent) and may create waivers only for its accounts (403). Creating,
+ * changing and revoking need the operator role; a non-admin token may change or revoke only the waivers
+ * it created itself (403 otherwise), an admin any waiver in its scope.
  */
 @ApiTags('waivers')
 @ApiBearerAuth('bearer')
 @ApiUnauthorizedResponse({ type: ErrorResponseDto, description: 'Missing or invalid bearer token' })
 @ApiBadRequestResponse({ type: ErrorResponseDto, description: 'Invalid query, path or body (the field and the rule)' })
-@RequireAllAccounts()
 @Controller('v1/waivers')
 export class WaiversController {
   constructor(private readonly store: Store) {}
 
   @Get()
-  @ApiOperation({ summary: 'Waivers with their state now (active, expiring, expired, stale; revoked on request), oldest first' })
+  @ApiOperation({ summary: "Waivers of the token's accounts with their state now (active, expiring, expired, stale; revoked on request), oldest first" })
   @ApiZodQuery(listWaiversQuerySchema)
   @ApiOkResponse({ type: WaiverListDto })
-  async list(@Query(new ZodValidationPipe(listWaiversQuerySchema, 'query')) query: ListWaiversQuery): Promise<WaiverListDto> {
-    const all = await this.store.waiverService.listWithState(new Date(), { includeRevoked: query.includeRevoked === 'true' || query.state === 'revoked' });
+  async list(
+    @Query(new ZodValidationPipe(listWaiversQuerySchema, 'query')) query: ListWaiversQuery,
+    @CurrentPrincipal() principal: Principal,
+  ): Promise<WaiverListDto> {
+    const all = await this.store.waiverService.listWithState(new Date(), {
+      includeRevoked: query.includeRevoked === 'true' || query.state === 'revoked',
+      scope: principal,
+    });
     const items = all.filter((w) => query.state === undefined || w.state === query.state).map(toWaiverDto);
     return { items, total: items.length };
   }
 
   @Post()
   @RequireRole('operator')
-  @ApiOperation({ summary: 'Create a waiver (reason >= 10 characters; expiry default 90 days, at most 180)' })
+  @ApiOperation({ summary: "Create a waiver for one of the token's accounts (operator; reason >= 10 characters; expiry default 90 days, at most 180)" })
   @ApiZodBody(createWaiverBodySchema)
   @ApiCreatedResponse({ type: WaiverDto })
-  async create(@Body(new ZodValidationPipe(createWaiverBodySchema, 'body')) body: CreateWaiverBody): Promise<WaiverDto> {
+  @ApiForbiddenResponse({ type: ErrorResponseDto, description: "Role below operator, or the account is outside the token's scope" })
+  async create(
+    @Body(new ZodValidationPipe(createWaiverBodySchema, 'body')) body: CreateWaiverBody,
+    @CurrentPrincipal() principal: Principal,
+  ): Promise<WaiverDto> {
     const { createdBy, ...input } = body;
-    const waiver = await this.store.waiverService.create(input, createdBy ?? 'api');
-    return this.withState(waiver);
+    const waiver = await this.store.waiverService.create(input, createdBy ?? actorOf(principal), new Date(), principal);
+    return this.withState(waiver, principal);
   }
 
   @Get(':id')
   @ApiOperation({ summary: 'One waiver with its state and its append-only history' })
   @ApiParam({ name: 'id', schema: { type: 'string', format: 'uuid' } })
   @ApiOkResponse({ type: WaiverDetailDto })
-  @ApiNotFoundResponse({ type: ErrorResponseDto })
-  async get(@Param('id', new ZodValidationPipe(waiverIdSchema, 'path.id')) id: string): Promise<WaiverDetailDto> {
-    const found = (await this.store.waiverService.listWithState(new Date(), { includeRevoked: true })).find((w) => w.id === id);
+  @ApiNotFoundResponse({ type: ErrorResponseDto, description: "No such waiver in the token's accounts" })
+  async get(@Param('id', new ZodValidationPipe(waiverIdSchema, 'path.id')) id: string, @CurrentPrincipal() principal: Principal): Promise<WaiverDetailDto> {
+    const found = await this.store.waiverService.getWithState(id, new Date(), principal);
     if (!found) throw new StoreError('NOT_FOUND', `waiver ${id} not found`);
-    const history = await this.store.waiverService.history(id);
+    const history = await this.store.waiverService.history(id, principal);
     return { ...toWaiverDto(found), history: history.map((h) => ({ ...h, waiver: { ...h.waiver } })) };
   }
 
@@ -83,14 +98,16 @@ export class WaiversController {
   @ApiParam({ name: 'id', schema: { type: 'string', format: 'uuid' } })
   @ApiZodBody(updateWaiverBodySchema)
   @ApiOkResponse({ type: WaiverDto })
-  @ApiNotFoundResponse({ type: ErrorResponseDto })
+  @ApiNotFoundResponse({ type: ErrorResponseDto, description: "No such waiver in the token's accounts" })
+  @ApiForbiddenResponse({ type: ErrorResponseDto, description: 'Role below operator, or another token created the waiver and this one is not admin' })
   @ApiConflictResponse({ type: ErrorResponseDto, description: 'The waiver is revoked' })
   async update(
     @Param('id', new ZodValidationPipe(waiverIdSchema, 'path.id')) id: string,
     @Body(new ZodValidationPipe(updateWaiverBodySchema, 'body')) body: UpdateWaiverBody,
+    @CurrentPrincipal() principal: Principal,
   ): Promise<WaiverDto> {
     const { updatedBy, ...changes } = body;
-    return this.withState(await this.store.waiverService.update(id, changes, updatedBy ?? 'api'));
+    return this.withState(await this.store.waiverService.update(id, changes, updatedBy ?? actorOf(principal), new Date(), principal), principal);
   }
 
   @Delete(':id')
@@ -100,19 +117,26 @@ export class WaiversController {
   @ApiParam({ name: 'id', schema: { type: 'string', format: 'uuid' } })
   @ApiZodQuery(revokeWaiverQuerySchema)
   @ApiOkResponse({ type: WaiverDto })
-  @ApiNotFoundResponse({ type: ErrorResponseDto })
+  @ApiNotFoundResponse({ type: ErrorResponseDto, description: "No such waiver in the token's accounts" })
+  @ApiForbiddenResponse({ type: ErrorResponseDto, description: 'Role below operator, or another token created the waiver and this one is not admin' })
   @ApiConflictResponse({ type: ErrorResponseDto, description: 'Already revoked' })
   async revoke(
     @Param('id', new ZodValidationPipe(waiverIdSchema, 'path.id')) id: string,
     @Query(new ZodValidationPipe(revokeWaiverQuerySchema, 'query')) query: RevokeWaiverQuery,
+    @CurrentPrincipal() principal: Principal,
   ): Promise<WaiverDto> {
-    return this.withState(await this.store.waiverService.revoke(id, query.by ?? 'api'));
+    return this.withState(await this.store.waiverService.revoke(id, query.by ?? actorOf(principal), new Date(), principal), principal);
   }
 
-  private async withState(w: Waiver): Promise<WaiverDto> {
-    const found = (await this.store.waiverService.listWithState(new Date(), { includeRevoked: true })).find((x) => x.id === w.id);
+  private async withState(w: StoredWaiver, principal: Principal): Promise<WaiverDto> {
+    const found = await this.store.waiverService.getWithState(w.id, new Date(), principal);
     return toWaiverDto(found ?? { ...w, state: 'active', matches: [] });
   }
+}
+
+/** Default actor recorded in a waiver's history: `token:<id>` for an `fa_` token, else `api`. */
+function actorOf(principal: Principal): string {
+  return principal.kind === 'token' && principal.tokenId ? `token:${principal.tokenId}` : 'api';
 }
 
 /** Response shape: absent optional fields as null. */
@@ -133,6 +157,7 @@ export function toWaiverDto(w: WaiverWithState): WaiverDto {
     expiresAt: w.expiresAt,
     revokedAt: w.revokedAt ?? null,
     revokedBy: w.revokedBy ?? null,
+    createdByToken: w.createdByToken,
     state: w.state,
     matches: w.matches,
   };
