@@ -60,4 +60,13 @@ export {
   parseTokenTtl,
 } from './api-token.util';
 export { SCOPED_ERROR_TEXT } from './scan.repository';
+export {
+  FINDING_CHANGES,
+  MAX_DIFF_PAGE,
+  ScanDiffRepository,
+  type FindingChange,
+  type ScanDiffItem,
+  type ScanDiffPage,
+  type ScanDiffQuery,
+} from './scan-diff.repository';
 export { decodeCursor, encodeCursor, keysetAfter, keysetOrderBy, type KeysetColumn, type KeysetValue } from './keyset-cursor.util';

@@ -11,6 +11,7 @@ import { ScanTargetRepository } from './scan-target.repository';
 import { redactConnectionString, StoreError } from './store.exception';
 import { WaiverRepository } from './waiver.repository';
 import { ReportRepository } from './report.repository';
+import { ScanDiffRepository } from './scan-diff.repository';
 import { WaiverService } from './waiver.service';
 
 /** Options of `Store.open`. */
@@ -61,6 +62,8 @@ export class Store {
   readonly apiTokens: ApiTokenRepository;
   /** Fleet snapshots of succeeded scans (what-if and headroom forecasts). */
   readonly snapshots: ScanSnapshotRepository;
+  /** Differences between the findings of two scans by fingerprint (new, resolved, persisting, severity changed). */
+  readonly scanDiffs: ScanDiffRepository;
 
   private constructor(
     private readonly pool: Pool,
@@ -77,6 +80,7 @@ export class Store {
     this.waiverService = new WaiverService(this.waivers, this.scans, this.findings);
     this.reports = new ReportRepository(pool);
     this.apiTokens = new ApiTokenRepository(pool, tokenHashKey);
+    this.scanDiffs = new ScanDiffRepository(pool);
   }
 
   /**

@@ -38,3 +38,18 @@ export function idFilter(description: string) {
     .optional()
     .describe(description);
 }
+
+/**
+ * `limit` and `after` of keyset-paged listings: `after` is the opaque `nextCursor` of the previous page
+ * (stable under concurrent inserts; libs/store keyset-cursor.util.ts).
+ */
+export const cursorPageQueryFields = {
+  limit: queryInt(1, MAX_PAGE_LIMIT, DEFAULT_PAGE_LIMIT, `Page size (rows), 1 to ${MAX_PAGE_LIMIT}`),
+  after: z
+    .string()
+    .min(1, 'must not be empty')
+    .max(512, 'must be at most 512 characters')
+    .regex(/^[A-Za-z0-9_-]+$/, 'must be a cursor returned by this listing (nextCursor)')
+    .optional()
+    .describe('Opaque cursor: the nextCursor of the previous page (omit for the first page)'),
+};

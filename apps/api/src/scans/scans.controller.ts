@@ -12,7 +12,7 @@ import {
   ApiTags,
   ApiUnauthorizedResponse,
 } from '@nestjs/swagger';
-import type { Principal } from '@app/store';
+import { Store, type Principal } from '@app/store';
 import { CurrentPrincipal } from '../auth/current-principal.decorator';
 import { RequireRole } from '../common/bearer-auth.guard';
 import { ErrorResponseDto } from '../common/error-response.dto';
@@ -20,7 +20,9 @@ import { scanIdSchema } from '../common/request.schemas';
 import { ApiZodBody, ApiZodQuery } from '../common/zod-openapi.util';
 import { ZodValidationPipe } from '../common/zod-validation.pipe';
 import { LaunchScanResponseDto, ScanDto, ScanPageDto } from './scan.dto';
-import { launchScanBodySchema, listScansQuerySchema, type LaunchScanBody, type ListScansQuery } from './scans.schemas';
+import { launchScanBodySchema, listScansQuerySchema, scanDiffQuerySchema, type LaunchScanBody, type ListScansQuery, type ScanDiffQueryParams } from './scans.schemas';
+import { ScanDiffPageDto } from './scan-diff.dto';
+import { toResourceDto } from '../findings/findings.service';
 import { ScansService } from './scans.service';
 
 /** `/v1/scans`: list, read and launch scans. */
@@ -30,7 +32,10 @@ import { ScansService } from './scans.service';
 @ApiBadRequestResponse({ type: ErrorResponseDto, description: 'Invalid query, path or body' })
 @Controller('v1/scans')
 export class ScansController {
-  constructor(private readonly scans: ScansService) {}
+  constructor(
+    private readonly scans: ScansService,
+    private readonly store: Store,
+  ) {}
 
   @Get()
   @ApiOperation({ summary: 'List scans, newest first' })
@@ -50,6 +55,24 @@ export class ScansController {
   @ApiNotFoundResponse({ type: ErrorResponseDto })
   get(@Param('id', new ZodValidationPipe(scanIdSchema, 'path.id')) id: string, @CurrentPrincipal() principal: Principal): Promise<ScanDto> {
     return this.scans.get(id, principal);
+  }
+
+  @Get(':id/diff')
+  @ApiOperation({
+    summary:
+      "How scan {id} differs from scan `against` by finding fingerprint: new, resolved, persisting (same severity), severityChanged; counts and items cover only the token's accounts",
+  })
+  @ApiParam({ name: 'id', schema: { type: 'string', format: 'uuid' }, description: 'The scan (newer side)' })
+  @ApiZodQuery(scanDiffQuerySchema)
+  @ApiOkResponse({ type: ScanDiffPageDto })
+  @ApiNotFoundResponse({ type: ErrorResponseDto, description: 'Either scan does not exist' })
+  async diff(
+    @Param('id', new ZodValidationPipe(scanIdSchema, 'path.id')) id: string,
+    @Query(new ZodValidationPipe(scanDiffQuerySchema, 'query')) q: ScanDiffQueryParams,
+    @CurrentPrincipal() principal: Principal,
+  ): Promise<ScanDiffPageDto> {
+    const page = await this.store.scanDiffs.diff({ ...q, scanId: id, againstScanId: q.against }, principal);
+    return { scanId: id, againstScanId: q.against, counts: page.counts, items: page.items.map((i) => ({ ...i, resource: toResourceDto(i.resource) })), nextCursor: page.nextCursor };
   }
 
   @Post()

@@ -1,5 +1,6 @@
+import { FINDING_CHANGES, type FindingChange } from '@app/store';
 import { z } from 'zod';
-import { pageQueryFields } from '../common/request.schemas';
+import { cursorPageQueryFields, idFilter, pageQueryFields, scanIdSchema } from '../common/request.schemas';
 
 /** Query of `GET /v1/scans`. */
 export const listScansQuerySchema = z.strictObject({ ...pageQueryFields });
@@ -22,3 +23,19 @@ export const launchScanBodySchema = z
 
 /** Parsed body of `POST /v1/scans`. */
 export type LaunchScanBody = z.output<typeof launchScanBodySchema>;
+
+/** Query of `GET /v1/scans/{id}/diff`: the baseline scan, filters (each side) and keyset paging. */
+export const scanDiffQuerySchema = z.strictObject({
+  against: scanIdSchema.describe('Baseline scan id (uuid): the diff says how scan {id} differs from it'),
+  change: z
+    .enum(FINDING_CHANGES as [FindingChange, ...FindingChange[]], `must be one of ${FINDING_CHANGES.join(', ')}`)
+    .optional()
+    .describe('Only items of this change (counts always cover every change)'),
+  checkId: idFilter('Only findings of this check id (both scans)'),
+  accountId: idFilter('Only findings in this Alibaba Cloud account (both scans)'),
+  clusterId: idFilter('Only findings in this ACK cluster (both scans)'),
+  ...cursorPageQueryFields,
+});
+
+/** Parsed query of `GET /v1/scans/{id}/diff`. */
+export type ScanDiffQueryParams = z.output<typeof scanDiffQuerySchema>;

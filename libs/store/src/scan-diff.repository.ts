@@ -1,0 +1,180 @@
+import type { Pool, QueryResultRow } from 'pg';
+import type { ResourceKind, ResourceRef, Severity } from '@app/domain';
+import { decodeCursor, encodeCursor } from './keyset-cursor.util';
+import { isUuid } from './page.util';
+import { scopeCondition, type Scoped } from './principal';
+import { toNumber } from './sql.util';
+import { StoreError } from './store.exception';
+
+/**
+ * How a fingerprint changed between a baseline scan (`against`) and a scan. Exclusive: `new` (only in the
+ * scan), `resolved` (only in the baseline), `severityChanged` (in both, another severity), `persisting`
+ * (in both, same severity). Fingerprints are stable across scans (libs/checks fingerprint.util.ts), so
+ * they are the identity the diff joins on.
+ */
+export type FindingChange = 'new' | 'resolved' | 'persisting' | 'severityChanged';
+
+/** Every change kind, in the order they are counted. */
+export const FINDING_CHANGES: readonly FindingChange[] = ['new', 'resolved', 'persisting', 'severityChanged'];
+
+/** One fingerprint of a diff. */
+export interface ScanDiffItem {
+  fingerprint: string;
+  change: FindingChange;
+  checkId: string;
+  /** Severity in the scan; null when resolved. */
+  severity: Severity | null;
+  /** Severity in the baseline; null when new. */
+  previousSeverity: Severity | null;
+  /** The resource (as in the scan; as in the baseline when resolved). */
+  resource: ResourceRef;
+  /** The finding's message (as in the scan; as in the baseline when resolved). */
+  message: string;
+}
+
+/** Filters and keyset paging of a diff. */
+export interface ScanDiffQuery {
+  /** The newer scan. */
+  scanId: string;
+  /** The baseline scan. */
+  againstScanId: string;
+  /** Only items of this change kind (counts are not narrowed by it). */
+  change?: FindingChange;
+  checkId?: string;
+  accountId?: string;
+  clusterId?: string;
+  /** Page size, 1..1000. */
+  limit: number;
+  /** Opaque cursor (`nextCursor` of the previous page): items after it in fingerprint order. */
+  after?: string;
+}
+
+/** A page of a diff with its counts (over the whole diff within the scope and filters). */
+export interface ScanDiffPage {
+  counts: Record<FindingChange, number>;
+  items: ScanDiffItem[];
+  /** Cursor of the next page; null on the last page. */
+  nextCursor: string | null;
+}
+
+interface DiffRow extends QueryResultRow {
+  fingerprint: string;
+  change: FindingChange;
+  check_id: string;
+  severity: Severity | null;
+  previous_severity: Severity | null;
+  account_id: string;
+  region_id: string;
+  cluster_id: string | null;
+  resource_kind: ResourceKind;
+  resource_id: string;
+  namespace: string | null;
+  name: string | null;
+  message: string;
+}
+
+/** Largest page (items). */
+export const MAX_DIFF_PAGE = 1000;
+
+/**
+ * The difference between the findings of two scans by fingerprint (REST `/v1/scans/{id}/diff`, GraphQL
+ * `scanDiff`), computed in SQL: a FULL OUTER JOIN of the two scans' findings on `fingerprint`, each side
+ * restricted to the caller's accounts and the filters first, so counts are computed over the scope (never
+ * filtered afterwards) and a page is an index range of `findings (scan_id, fingerprint)` on both sides.
+ */
+export class ScanDiffRepository {
+  /** @param pool the store's connection pool */
+  constructor(private readonly pool: Pool) {}
+
+  /**
+   * One page of the diff, in fingerprint order, with the counts of every change kind.
+   * @param scope the caller: only findings of its accounts, on both sides
+   * @throws StoreError NOT_FOUND when either scan does not exist; INVALID_ARGUMENT for a bad limit or cursor
+   */
+  async diff(query: ScanDiffQuery, scope: Scoped): Promise<ScanDiffPage> {
+    if (!Number.isInteger(query.limit) || query.limit < 1 || query.limit > MAX_DIFF_PAGE) {
+      throw new StoreError('INVALID_ARGUMENT', `limit must be an integer from 1 to ${MAX_DIFF_PAGE}, got ${query.limit}`);
+    }
+    const after = query.after === undefined ? undefined : decodeCursor(query.after, 1)[0];
+    if (after !== undefined && typeof after !== 'string') throw new StoreError('INVALID_ARGUMENT', 'cursor is malformed (use nextCursor of this listing)');
+    for (const id of [query.scanId, query.againstScanId]) {
+      const found = isUuid(id) ? await this.pool.query('SELECT 1 FROM scans WHERE id = $1', [id]) : { rowCount: 0 };
+      if (!found.rowCount) throw new StoreError('NOT_FOUND', `scan ${id} not found`);
+    }
+    const counts = await this.counts(query, scope);
+    const params: unknown[] = [];
+    const p = (v: unknown) => `$${params.push(v)}`;
+    const sides = this.sides(query, scope, p, after);
+    const change = query.change === undefined ? '' : `WHERE change = ${p(query.change)}`;
+    const { rows } = await this.pool.query<DiffRow>(
+      `${sides}
+       SELECT * FROM (
+         SELECT COALESCE(a.fingerprint, b.fingerprint) AS fingerprint, ${CHANGE_SQL} AS change,
+                COALESCE(a.check_id, b.check_id) AS check_id, a.severity, b.severity AS previous_severity,
+                COALESCE(a.account_id, b.account_id) AS account_id, COALESCE(a.region_id, b.region_id) AS region_id,
+                CASE WHEN a.fingerprint IS NULL THEN b.cluster_id ELSE a.cluster_id END AS cluster_id,
+                COALESCE(a.resource_kind, b.resource_kind) AS resource_kind, COALESCE(a.resource_id, b.resource_id) AS resource_id,
+                CASE WHEN a.fingerprint IS NULL THEN b.namespace ELSE a.namespace END AS namespace,
+                CASE WHEN a.fingerprint IS NULL THEN b.name ELSE a.name END AS name,
+                COALESCE(a.message, b.message) AS message
+           FROM a FULL OUTER JOIN b ON a.fingerprint = b.fingerprint) d
+       ${change}
+       ORDER BY fingerprint LIMIT ${p(query.limit + 1)}`,
+      params,
+    );
+    const more = rows.length > query.limit;
+    const kept = more ? rows.slice(0, query.limit) : rows;
+    return { counts, items: kept.map(toItem), nextCursor: more ? encodeCursor([kept[kept.length - 1].fingerprint]) : null };
+  }
+
+  /** Counts per change kind over the scope and filters (one aggregate statement). */
+  private async counts(query: ScanDiffQuery, scope: Scoped): Promise<Record<FindingChange, number>> {
+    const params: unknown[] = [];
+    const sides = this.sides(query, scope, (v) => `$${params.push(v)}`, undefined);
+    const { rows } = await this.pool.query<{ change: FindingChange; n: string | number }>(
+      `${sides} SELECT ${CHANGE_SQL} AS change, count(*) AS n FROM a FULL OUTER JOIN b ON a.fingerprint = b.fingerprint GROUP BY 1`,
+      params,
+    );
+    const counts: Record<FindingChange, number> = { new: 0, resolved: 0, persisting: 0, severityChanged: 0 };
+    for (const r of rows) counts[r.change] = toNumber(r.n);
+    return counts;
+  }
+
+  /** The `WITH a AS (scan), b AS (baseline)` clause: each side's findings in scope, filtered, after the cursor. */
+  private sides(query: ScanDiffQuery, scope: Scoped, p: (v: unknown) => string, after: string | undefined): string {
+    const side = (scanId: string) => {
+      const where = [`scan_id = ${p(scanId)}`, scopeCondition('account_id', scope, p)];
+      if (query.checkId !== undefined) where.push(`check_id = ${p(query.checkId)}`);
+      if (query.accountId !== undefined) where.push(`account_id = ${p(query.accountId)}`);
+      if (query.clusterId !== undefined) where.push(`cluster_id = ${p(query.clusterId)}`);
+      if (after !== undefined) where.push(`fingerprint > ${p(after)}`);
+      return `SELECT fingerprint, check_id, severity, account_id, region_id, cluster_id, resource_kind, resource_id, namespace, name, message
+                FROM findings WHERE ${where.join(' AND ')}`;
+    };
+    return `WITH a AS (${side(query.scanId)}), b AS (${side(query.againstScanId)})`;
+  }
+}
+
+/** The change kind of a joined row (a: the scan, b: the baseline). */
+const CHANGE_SQL = `CASE WHEN b.fingerprint IS NULL THEN 'new' WHEN a.fingerprint IS NULL THEN 'resolved'
+  WHEN a.severity <> b.severity THEN 'severityChanged' ELSE 'persisting' END`;
+
+function toItem(r: DiffRow): ScanDiffItem {
+  return {
+    fingerprint: r.fingerprint,
+    change: r.change,
+    checkId: r.check_id,
+    severity: r.severity,
+    previousSeverity: r.previous_severity,
+    resource: {
+      kind: r.resource_kind,
+      id: r.resource_id,
+      accountId: r.account_id,
+      regionId: r.region_id,
+      ...(r.cluster_id !== null ? { clusterId: r.cluster_id } : {}),
+      ...(r.namespace !== null ? { namespace: r.namespace } : {}),
+      ...(r.name !== null ? { name: r.name } : {}),
+    },
+    message: r.message,
+  };
+}
