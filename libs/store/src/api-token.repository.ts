@@ -1,6 +1,6 @@
 import type { Pool, QueryResultRow } from 'pg';
 import { DEFAULT_TOKEN_TTL_DAYS, generateToken, hashesEqual, hashTokenSecret, MAX_TOKEN_TTL_DAYS } from './api-token.util';
-import { accountsScope, ALL_ACCOUNTS, type AccountScope, type Role, ROLES } from './principal';
+import { accountsScope, ALL_ACCOUNTS, scopeCoversCondition, SYSTEM_PRINCIPAL, type AccountScope, type Role, ROLES, type Scoped } from './principal';
 import { toIso, toIsoOrNull } from './sql.util';
 import { StoreError } from './store.exception';
 
@@ -157,22 +157,32 @@ export class ApiTokenRepository {
     return rows.rows[0] ? toStoredToken(rows.rows[0]) : null;
   }
 
-  /** Every token, newest first (admins; bounded by how many an organisation creates). */
-  async list(): Promise<StoredApiToken[]> {
-    const rows = await this.pool.query<TokenRow>(`SELECT ${TOKEN_COLUMNS} FROM api_tokens ORDER BY created_at DESC, id DESC`);
+  /**
+   * Every token whose accounts lie within the scope, newest first (admins; bounded by how many an
+   * organisation creates). An admin scoped to some accounts sees only tokens over a subset of them
+   * (never all-accounts tokens), filtered in SQL.
+   * @param scope the caller (default every account: CLI)
+   */
+  async list(scope: Scoped = SYSTEM_PRINCIPAL): Promise<StoredApiToken[]> {
+    const params: unknown[] = [];
+    const inScope = scopeCoversCondition('account_ids', scope, (v) => `$${params.push(v)}`);
+    const rows = await this.pool.query<TokenRow>(`SELECT ${TOKEN_COLUMNS} FROM api_tokens WHERE ${inScope} ORDER BY created_at DESC, id DESC`, params);
     return rows.rows.map(toStoredToken);
   }
 
   /**
    * Revoke a token (idempotent: revoking again keeps the first time) and record a `revoked` event.
-   * @returns the token, or null when no token has this id
+   * @param scope the caller (default every account): only tokens whose accounts lie within it
+   * @returns the token, or null when no token in the scope has this id
    */
-  async revoke(id: string, actor: string): Promise<StoredApiToken | null> {
+  async revoke(id: string, actor: string, scope: Scoped = SYSTEM_PRINCIPAL): Promise<StoredApiToken | null> {
+    const params: unknown[] = [id, actor];
+    const inScope = scopeCoversCondition('account_ids', scope, (v) => `$${params.push(v)}`);
     const rows = await this.pool.query<TokenRow>(
-      `WITH r AS (UPDATE api_tokens SET revoked_at = COALESCE(revoked_at, now()) WHERE id = $1 RETURNING ${TOKEN_COLUMNS}),
+      `WITH r AS (UPDATE api_tokens SET revoked_at = COALESCE(revoked_at, now()) WHERE id = $1 AND ${inScope} RETURNING ${TOKEN_COLUMNS}),
             e AS (INSERT INTO api_token_events (event, token_id, actor) SELECT 'revoked', id, $2 FROM r)
        SELECT * FROM r`,
-      [id, actor],
+      params,
     );
     return rows.rows[0] ? toStoredToken(rows.rows[0]) : null;
   }

@@ -27,7 +27,12 @@ export function actorOf(p: Principal): string {
   return p.tokenId ?? p.kind;
 }
 
-/** `/v1/tokens` (admin): create, list and revoke scoped API tokens. */
+/**
+ * `/v1/tokens` (admin): create, list and revoke scoped API tokens. An admin token scoped to some
+ * accounts cannot escalate: it creates tokens only over accounts within its scope (403 otherwise, and
+ * for an all-accounts token), and lists and revokes only tokens whose accounts lie within its scope
+ * (others answer 404 as if absent).
+ */
 @ApiTags('tokens')
 @ApiBearerAuth('bearer')
 @ApiUnauthorizedResponse({ type: ErrorResponseDto, description: 'Missing or invalid bearer token' })
@@ -41,10 +46,10 @@ export class TokensController {
   ) {}
 
   @Get()
-  @ApiOperation({ summary: 'Every token, newest first (never secrets)' })
+  @ApiOperation({ summary: "Every token over accounts within this token's scope, newest first (never secrets)" })
   @ApiOkResponse({ type: TokenListDto })
-  async list(): Promise<TokenListDto> {
-    return { items: await this.tokens.list() };
+  async list(@CurrentPrincipal() principal: Principal): Promise<TokenListDto> {
+    return { items: await this.tokens.list(principal) };
   }
 
   @Post()
@@ -52,11 +57,20 @@ export class TokensController {
   @ApiZodBody(createTokenBodySchema)
   @ApiCreatedResponse({ type: CreatedTokenDto })
   @ApiBadRequestResponse({ type: ErrorResponseDto, description: 'Invalid role, accounts or expiry' })
+  @ApiForbiddenResponse({ type: ErrorResponseDto, description: "Not an admin token, or accounts outside the token's scope (a scoped admin cannot create an all-accounts token)" })
   async create(
     @Body(new ZodValidationPipe(createTokenBodySchema, 'body')) body: CreateTokenBody,
     @CurrentPrincipal() principal: Principal,
   ): Promise<CreatedTokenDto> {
     if (!this.tokens.hasKey) throw new ApiError('TOKENS_DISABLED', 'TOKEN_HASH_KEY is not configured: this server cannot create tokens');
+    const scope = principal.accountScope;
+    if (!scope.all) {
+      if (body.accounts === undefined) {
+        throw new ApiError('FORBIDDEN', 'a token scoped to some accounts cannot create an all-accounts token: list the accounts (within its scope)');
+      }
+      const outside = body.accounts.filter((a) => !scope.accountIds.includes(a));
+      if (outside.length > 0) throw new ApiError('FORBIDDEN', `accounts ${outside.join(', ')} are outside the token's account scope`);
+    }
     const { token, stored } = await this.tokens.create({
       role: body.role,
       accounts: body.accounts ?? null,
@@ -77,7 +91,7 @@ export class TokensController {
     @Param('id', new ZodValidationPipe(tokenIdSchema, 'path.id')) id: string,
     @CurrentPrincipal() principal: Principal,
   ): Promise<TokenDto> {
-    const revoked = await this.tokens.revoke(id, actorOf(principal));
+    const revoked = await this.tokens.revoke(id, actorOf(principal), principal);
     if (!revoked) throw new ApiError('NOT_FOUND', `token ${id} not found`);
     this.auth.forget(id);
     return revoked;
