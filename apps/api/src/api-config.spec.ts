@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { ApiConfigError, loadApiConfig } from './api-config';
+import { ApiConfigError, loadApiConfig, parseScanQueueDepth } from './api-config';
 
 const TOKEN = 'a-secret-token-of-some-length';
 
@@ -9,6 +9,7 @@ describe(loadApiConfig.name, () => {
       database: { url: 'postgres://u@127.0.0.1:5432/db' },
       api: { token: TOKEN, port: 3000, host: '127.0.0.1' },
       log: { level: 'info' },
+      scans: { queueDepth: 4 },
     });
     expect(loadApiConfig({ DATABASE_URL: 'postgresql://u@h/db', API_TOKEN: TOKEN, API_PORT: '8081' }).api.port).toBe(8081);
   });
@@ -31,5 +32,15 @@ describe(loadApiConfig.name, () => {
 
   it('names missing required variables', () => {
     expect(() => loadApiConfig({})).toThrow(/DATABASE_URL is required.*API_TOKEN is required/);
+  });
+
+  it('reads SCAN_QUEUE_DEPTH (default 4, 0 allowed) and names it when it is not an integer from 0 to 1000', () => {
+    const base = { DATABASE_URL: 'postgres://u@h/db', API_TOKEN: TOKEN };
+    expect(loadApiConfig({ ...base, SCAN_QUEUE_DEPTH: '0' }).scans.queueDepth).toBe(0);
+    expect(parseScanQueueDepth(undefined)).toBe(4);
+    expect(parseScanQueueDepth('12')).toBe(12);
+    expect(() => loadApiConfig({ ...base, SCAN_QUEUE_DEPTH: '-1' })).toThrow('SCAN_QUEUE_DEPTH must be an integer from 0 to 1000');
+    expect(() => parseScanQueueDepth('1001')).toThrow('invalid configuration: SCAN_QUEUE_DEPTH must be an integer from 0 to 1000');
+    expect(() => parseScanQueueDepth('four')).toThrow(ApiConfigError);
   });
 });

@@ -34,13 +34,42 @@ const apiEnvSchema = z.object({
   API_HOST: z.string().regex(/^[\w.:-]+$/, 'must be an IP address or host name').optional().default('127.0.0.1'),
   /** Minimum log level of the JSON logs: trace, debug, info, warn, error, fatal or silent. Default info. */
   LOG_LEVEL: z.enum(LOG_LEVELS, `must be one of ${LOG_LEVELS.join(', ')}`).optional().default('info'),
+  /**
+   * Scans that may wait behind the running one in the API's in-process scan queue (no Redis):
+   * `POST /v1/scans` answers 429 past it. Default 4 (libs/audit DEFAULT_SCAN_QUEUE_DEPTH).
+   */
+  SCAN_QUEUE_DEPTH: scanQueueDepthSchema(),
 });
+
+/** `SCAN_QUEUE_DEPTH`: an integer from 0 to 1000, default 4 (kept equal to libs/audit DEFAULT_SCAN_QUEUE_DEPTH). */
+function scanQueueDepthSchema() {
+  return z
+    .string()
+    .regex(/^\d{1,4}$/, 'must be an integer from 0 to 1000')
+    .transform(Number)
+    .pipe(z.number().int().min(0, 'must be an integer from 0 to 1000').max(1000, 'must be an integer from 0 to 1000'))
+    .optional()
+    .default(4);
+}
+
+/**
+ * Validate `SCAN_QUEUE_DEPTH` alone (`fleet-audit serve`, which reads the rest from its flags).
+ * @param value the variable's value (unset: the default 4)
+ * @throws ApiConfigError naming the variable and the rule, never echoing other variables
+ */
+export function parseScanQueueDepth(value: string | undefined): number {
+  const parsed = scanQueueDepthSchema().safeParse(value);
+  if (!parsed.success) throw new ApiConfigError(`invalid configuration: SCAN_QUEUE_DEPTH ${parsed.error.issues[0]?.message ?? 'is invalid'}`);
+  return parsed.data;
+}
 
 /** Validated configuration of the API process. */
 export interface ApiConfig {
   database: { url: string };
   api: { token: string; port: number; host: string; tokenHashKey?: string };
   log: { level: LogLevelName };
+  /** The in-process scan queue: scans that may wait behind the running one. */
+  scans: { queueDepth: number };
 }
 
 /** Invalid or missing environment variables; the message names them and never shows values. */
@@ -54,7 +83,7 @@ export class ApiConfigError extends Error {
  * @throws ApiConfigError listing every invalid variable and why
  */
 export function loadApiConfig(env: Record<string, string | undefined>): ApiConfig {
-  const parsed = apiEnvSchema.safeParse({ DATABASE_URL: env.DATABASE_URL, API_TOKEN: env.API_TOKEN, API_PORT: env.API_PORT, TOKEN_HASH_KEY: env.TOKEN_HASH_KEY, API_HOST: env.API_HOST, LOG_LEVEL: env.LOG_LEVEL?.toLowerCase() });
+  const parsed = apiEnvSchema.safeParse({ DATABASE_URL: env.DATABASE_URL, API_TOKEN: env.API_TOKEN, API_PORT: env.API_PORT, TOKEN_HASH_KEY: env.TOKEN_HASH_KEY, API_HOST: env.API_HOST, LOG_LEVEL: env.LOG_LEVEL?.toLowerCase(), SCAN_QUEUE_DEPTH: env.SCAN_QUEUE_DEPTH });
   if (!parsed.success) {
     const problems = parsed.error.issues.map((i) => `${i.path.join('.')} ${i.message}`);
     throw new ApiConfigError(`invalid configuration: ${problems.join('; ')}`);
@@ -64,5 +93,6 @@ export function loadApiConfig(env: Record<string, string | undefined>): ApiConfi
     database: { url: c.DATABASE_URL },
     api: { token: c.API_TOKEN, port: c.API_PORT, host: c.API_HOST, ...(c.TOKEN_HASH_KEY ? { tokenHashKey: c.TOKEN_HASH_KEY } : {}) },
     log: { level: c.LOG_LEVEL },
+    scans: { queueDepth: c.SCAN_QUEUE_DEPTH },
   };
 }

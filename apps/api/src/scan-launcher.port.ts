@@ -1,7 +1,8 @@
 /**
- * The port through which `POST /v1/scans` starts a scan. The API does not scan itself: the
- * embedded mode plugs in an in-process launcher (libs/audit `LocalScanLauncher`), the
- * distributed mode one that enqueues a plan job (apps/worker).
+ * The port through which `POST /v1/scans` starts a scan. The API does not scan on its event loop:
+ * `serve` without Redis plugs in a bounded queue that runs one scan at a time in a child process
+ * (libs/audit `QueuedScanLauncher`), with Redis one that enqueues a plan job on the BullMQ workers
+ * (libs/queue `DistributedScanLauncher`).
  */
 
 /**
@@ -20,7 +21,9 @@ export interface ScanLauncher {
    * Create the scan (status `running`) and start it in the background; resolve once the scan
    * row exists, not when the scan ends.
    * @returns the new scan's id (poll `GET /v1/scans/{id}`)
-   * @throws any error when the scan cannot be started (mapped to 500 unless it is a StoreError)
+   * @throws any error when the scan cannot be started (mapped to 500 unless it is a StoreError or
+   *   one the exception filter knows by name: UnknownScanSourceError 400, ScanQueueFullError 429
+   *   with its `retryAfterSeconds`, ScanQueueClosedError 503)
    */
   launch(request: LaunchScanRequest): Promise<{ scanId: string }>;
   /**

@@ -2,6 +2,8 @@
 export * from './analyze-and-store';
 export * from './scan-runner';
 export * from './local-scan-launcher';
+export * from './queued-scan-launcher';
+export type * from './scan-child.protocol';
 export * from './audit-settings.loader';
 export * from './waivers-file.loader';
 export * from './forecast-runner';

@@ -137,8 +137,11 @@ export async function runScan(request: ScanRequest, store?: Store): Promise<Scan
   }
 }
 
-/** The first line of an error's message (stored as the scan's failure reason). */
-function oneLineReason(e: unknown): string {
+/**
+ * The first line of an error's message, prefixed with the file for fleet validation errors: what a
+ * failed scan stores as its reason (never a stack trace).
+ */
+export function oneLineReason(e: unknown): string {
   if (e instanceof Error) {
     const file = (e as { file?: unknown }).file;
     const first = e.message.split('\n')[0];

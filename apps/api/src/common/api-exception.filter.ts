@@ -14,6 +14,12 @@ interface HttpResponseLike {
 /** `Retry-After` (seconds) of 503 and 429 answers: about how long a PostgreSQL restart takes. */
 export const RETRY_AFTER_SECONDS = 5;
 
+/** The `retryAfterSeconds` an error carries (ScanQueueFullError: the last scan's duration), if any. */
+function retryAfterOf(e: unknown): number | undefined {
+  const v = e instanceof Error ? (e as { retryAfterSeconds?: unknown }).retryAfterSeconds : undefined;
+  return typeof v === 'number' && Number.isInteger(v) && v > 0 ? v : undefined;
+}
+
 /** HTTP status of an API-layer error code (exhaustive: a new code must be mapped here). */
 export function statusOfApiError(code: ApiErrorCode): number {
   switch (code) {
@@ -63,7 +69,7 @@ export class ApiExceptionFilter implements ExceptionFilter {
     const body = this.toBody(exception);
     if (res.headersSent) return;
     if (body.statusCode === 401) res.setHeader('WWW-Authenticate', 'Bearer realm="fleet-audit"');
-    if (body.statusCode === 503 || body.statusCode === 429) res.setHeader('Retry-After', String(RETRY_AFTER_SECONDS));
+    if (body.statusCode === 503 || body.statusCode === 429) res.setHeader('Retry-After', String(retryAfterOf(exception) ?? RETRY_AFTER_SECONDS));
     res.status(body.statusCode).json(body);
   }
 
@@ -75,6 +81,13 @@ export class ApiExceptionFilter implements ExceptionFilter {
     // by name so the API does not depend on the launcher libraries.
     if (e instanceof Error && e.name === 'UnknownScanSourceError') {
       return { statusCode: 400, error: 'INVALID_ARGUMENT', message: e.message };
+    }
+    // The in-process scan queue (libs/audit QueuedScanLauncher): full (429) or shutting down (503).
+    if (e instanceof Error && e.name === 'ScanQueueFullError') {
+      return { statusCode: 429, error: 'SCAN_QUEUE_FULL', message: e.message };
+    }
+    if (e instanceof Error && e.name === 'ScanQueueClosedError') {
+      return { statusCode: 503, error: 'UNAVAILABLE', message: e.message };
     }
     // Waiver rules (libs/domain WaiverValidationError): the field and the rule broken.
     if (e instanceof Error && e.name === 'WaiverValidationError') {

@@ -1,4 +1,4 @@
-import { Body, Controller, Get, HttpCode, Param, Post, Query } from '@nestjs/common';
+import { Body, Controller, Get, HttpCode, Param, Post, Query, Res } from '@nestjs/common';
 import {
   ApiAcceptedResponse,
   ApiBadRequestResponse,
@@ -10,6 +10,7 @@ import {
   ApiParam,
   ApiServiceUnavailableResponse,
   ApiTags,
+  ApiTooManyRequestsResponse,
   ApiUnauthorizedResponse,
 } from '@nestjs/swagger';
 import { Store, type Principal } from '@app/store';
@@ -79,11 +80,30 @@ export class ScansController {
   @HttpCode(202)
   @RequireRole('operator')
   @ApiForbiddenResponse({ type: ErrorResponseDto, description: 'The token\'s role is below operator' })
-  @ApiOperation({ summary: 'Start a scan of a configured source; answers before the scan ends (role operator or admin)' })
+  @ApiOperation({
+    summary: 'Queue a scan of a configured source; answers 202 at once, before the scan runs (role operator or admin)',
+    description:
+      'The scan row is created with status `running` and the scan is queued: on the BullMQ workers when Redis is configured, ' +
+      'otherwise in this API process\'s own queue, which runs one scan at a time in a child process (never on the request path). ' +
+      'Poll the `Location` (GET /v1/scans/{id}) until the status is `succeeded` or `failed`.',
+  })
   @ApiZodBody(launchScanBodySchema)
-  @ApiAcceptedResponse({ type: LaunchScanResponseDto })
-  @ApiServiceUnavailableResponse({ type: ErrorResponseDto, description: 'This API process cannot start scans' })
-  launch(@Body(new ZodValidationPipe(launchScanBodySchema, 'body')) body: LaunchScanBody): Promise<LaunchScanResponseDto> {
-    return this.scans.launch(body);
+  @ApiAcceptedResponse({
+    type: LaunchScanResponseDto,
+    headers: { Location: { description: 'The queued scan: /v1/scans/{id}', schema: { type: 'string' } } },
+  })
+  @ApiTooManyRequestsResponse({
+    type: ErrorResponseDto,
+    description: 'SCAN_QUEUE_FULL: SCAN_QUEUE_DEPTH scans already wait behind the running one',
+    headers: { 'Retry-After': { description: 'Seconds until a slot is likely free', schema: { type: 'integer' } } },
+  })
+  @ApiServiceUnavailableResponse({ type: ErrorResponseDto, description: 'This API process cannot start scans, or is shutting down' })
+  async launch(
+    @Body(new ZodValidationPipe(launchScanBodySchema, 'body')) body: LaunchScanBody,
+    @Res({ passthrough: true }) res: { setHeader(name: string, value: string): unknown },
+  ): Promise<LaunchScanResponseDto> {
+    const launched = await this.scans.launch(body);
+    res.setHeader('Location', `/v1/scans/${launched.scanId}`);
+    return launched;
   }
 }

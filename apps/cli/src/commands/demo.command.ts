@@ -56,7 +56,7 @@ export const SAMPLE_SETTINGS_FILE = 'audit-settings.yaml';
 
 /** Run the demo; returns the exit code. */
 export async function runDemoCommand(opts: DemoOptions): Promise<number> {
-  const { LocalScanLauncher, loadAuditSettings, runScan } = loadAudit();
+  const { QueuedScanLauncher, loadAuditSettings, runScan } = loadAudit();
   const { createApiApp } = loadApi();
   const { loadScanConfig, readFleetDirectory } = loadCollectors();
   const { startSimulator } = loadFleetSim();
@@ -97,7 +97,14 @@ export async function runDemoCommand(opts: DemoOptions): Promise<number> {
     process.stdout.write(`Report: ${reportPath}\n`);
     if (opts.once) return EXIT_OK;
     const token = randomBytes(24).toString('base64url');
-    const launcher = new LocalScanLauncher(store, [{ name: 'sample', source: { kind: 'live', config, configPath: sim.configPath } }], reportError, settings);
+    // Scans of POST /v1/scans run one at a time in a child process; this process stores them
+    // (PGlite serves one connection, in this process).
+    const launcher = new QueuedScanLauncher({
+      store,
+      sources: [{ name: 'sample', source: { kind: 'live', config, configPath: sim.configPath } }],
+      onError: reportError,
+      ...(settings ? { settings } : {}),
+    });
     const app = await createApiApp({ store, token, scanLauncher: launcher });
     await app.listen(opts.port, '127.0.0.1');
     const url = `http://127.0.0.1:${opts.port}`;
@@ -112,7 +119,7 @@ export async function runDemoCommand(opts: DemoOptions): Promise<number> {
       ].join('\n'),
     );
     await untilInterrupted();
-    await launcher.drain();
+    await launcher.close();
     await app.close();
     return EXIT_OK;
   } finally {

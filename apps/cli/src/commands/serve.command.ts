@@ -1,7 +1,9 @@
 /**
  * `fleet-audit serve`: the REST API on PostgreSQL (`DATABASE_URL`), protected by the bearer token in
- * `API_TOKEN`. `POST /v1/scans` runs scans in this process on the sources given with `--fleet` /
- * `--config` (callers pick one by name; they can never name a path).
+ * `API_TOKEN`. `POST /v1/scans` queues scans of the sources given with `--fleet` / `--config`
+ * (callers pick one by name; they can never name a path): on the BullMQ workers with `REDIS_URL`,
+ * else in a bounded in-process queue (`SCAN_QUEUE_DEPTH`) that runs one scan at a time in a child
+ * process, off the API's event loop (libs/audit QueuedScanLauncher).
  */
 import { helpFooter } from './help-text.util';
 import { loadApi, loadAudit, loadCollectors, loadStore } from '../lazy';
@@ -33,9 +35,15 @@ export async function runServeCommand(opts: ServeOptions): Promise<number> {
   if (!opts.databaseUrl) throw new CliUsageError('DATABASE_URL (or --database-url) is required');
   const token = process.env.API_TOKEN;
   if (!token || token.length < 16) throw new CliUsageError('API_TOKEN must be set to a secret of at least 16 characters');
-  const { LocalScanLauncher, loadAuditSettings } = loadAudit();
+  const { QueuedScanLauncher, loadAuditSettings } = loadAudit();
   const settings = opts.settings !== undefined ? loadAuditSettings(opts.settings) : undefined;
-  const { createApiApp } = loadApi();
+  const { createApiApp, parseScanQueueDepth } = loadApi();
+  let queueDepth: number;
+  try {
+    queueDepth = parseScanQueueDepth(process.env.SCAN_QUEUE_DEPTH);
+  } catch (e) {
+    throw new CliUsageError((e as Error).message);
+  }
   const { loadScanConfig } = loadCollectors();
   const { Store } = loadStore();
   const sources: { name: string; source: ScanSource }[] = [
@@ -66,12 +74,24 @@ export async function runServeCommand(opts: ServeOptions): Promise<number> {
   } catch (e) {
     throw new CliUsageError((e as Error).message);
   }
-  const launcher = distributed?.launcher ?? new LocalScanLauncher(store, sources, reportError, settings, createLogger({ level, name: 'api' }));
+  let queued: InstanceType<typeof QueuedScanLauncher> | undefined;
+  const launcher =
+    distributed?.launcher ??
+    (queued = new QueuedScanLauncher({
+      store,
+      sources,
+      onError: reportError,
+      ...(settings ? { settings } : {}),
+      events: createLogger({ level, name: 'api' }),
+      queueDepth,
+      databaseUrl: opts.databaseUrl,
+    }));
   const app = await createApiApp({ store, token, scanLauncher: launcher, log: { level } });
   await app.listen(opts.port, opts.host);
   process.stderr.write(`fleet-audit: API on http://${opts.host}:${opts.port} (sources: ${launcher.sourceNames().join(', ') || 'none'})\n`);
   await untilInterrupted();
-  if (launcher instanceof LocalScanLauncher) await launcher.drain();
+  // Waiting scans end `interrupted`; the running one gets 10 s to finish.
+  await queued?.close();
   await app.close();
   await distributed?.close();
   await store.close();
@@ -93,7 +113,11 @@ export function serveCommand(run: (p: Promise<number>) => void): Command {
       'after',
       helpFooter(
         ['API_TOKEN=$(openssl rand -hex 24) fleet-audit serve --database-url postgres://... --config scan.yaml', 'curl -H "Authorization: Bearer $API_TOKEN" http://127.0.0.1:3000/v1/scans', 'open http://127.0.0.1:3000/docs   # Swagger UI'],
-        ['API_TOKEN  bearer token of the API (required, >= 16 characters)', 'REDIS_URL  enqueue API scans on the BullMQ workers instead of running them in-process'],
+        [
+          'API_TOKEN  bearer token of the API (required, >= 16 characters)',
+          'REDIS_URL  enqueue API scans on the BullMQ workers instead of the in-process queue',
+          'SCAN_QUEUE_DEPTH  scans that may wait behind the running one without Redis (default 4; past it POST /v1/scans answers 429)',
+        ],
       ),
     )
     .action((o: ServeOptions) => run(runServeCommand(o)));

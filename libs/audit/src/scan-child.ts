@@ -1,0 +1,84 @@
+/**
+ * The scan child process of the API's in-process scan queue (`QueuedScanLauncher`, issue 14 item 4
+ * "scans off the API's event loop"): forked once per scan from the built file
+ * (`dist/apps/cli/libs/audit/src/scan-child.js`), it reads the fleet, analyses it and (with a
+ * database URL) stores it through its own connection pool, so the API process only waits on an
+ * IPC message while the CPU-heavy work runs here.
+ *
+ * Protocol (scan-child.protocol.ts): one `ScanChildRequest` in, one `ScanChildResult` out, exit.
+ * Failures are answered as `{kind: 'failed', reason}` with one line (never a stack trace). The
+ * child exits when the parent goes away (IPC `disconnect`), so a SIGKILLed API leaves no scan
+ * process behind; the row is then failed by a reaper (libs/store scan-lease).
+ */
+import { QUOTA_USAGE_CHECK_IDS } from '@app/checks';
+import { loadFleetDirectory, scanLive } from '@app/collectors';
+import { quotaUsageOf, type FleetSnapshot } from '@app/domain';
+import { Store } from '@app/store';
+import { analyzeAndStore } from './analyze-and-store';
+import type { ScanChildRequest, ScanChildResult } from './scan-child.protocol';
+import { oneLineReason, runScan } from './scan-runner';
+
+/**
+ * Run one request and return the answer (never throws: failures become `failed`).
+ * @param req the scan to run; `databaseUrl` decides who stores (see ScanChildRequest)
+ */
+export async function runScanChildRequest(req: ScanChildRequest): Promise<ScanChildResult> {
+  try {
+    if (req.databaseUrl !== undefined) {
+      // A small pool: one connection for the heartbeat and one for the completing transaction.
+      const store = await Store.open({ connectionString: req.databaseUrl, poolMax: 2, onIdleError: () => undefined });
+      try {
+        const o = await runScan({ source: req.source, scanId: req.scanId, ...(req.settings ? { settings: req.settings } : {}) }, store);
+        return {
+          kind: 'stored',
+          startedAt: new Date(o.scan.startedAt),
+          finishedAt: new Date(o.scan.finishedAt),
+          findings: o.scan.summary.findings,
+          bySeverity: o.scan.summary.bySeverity,
+          coverage: o.scan.coverage,
+        };
+      } finally {
+        await store.close().catch(() => undefined);
+      }
+    }
+    const startedAt = new Date();
+    const snapshot: FleetSnapshot =
+      req.source.kind === 'offline' ? loadFleetDirectory(req.source.fleetDir) : await scanLive(req.source.config);
+    const a = await analyzeAndStore(snapshot, { scanId: req.scanId, now: new Date(), ...(req.settings ? { settings: req.settings } : {}) });
+    return {
+      kind: 'analyzed',
+      complete: {
+        findings: a.findings,
+        coverage: snapshot.coverage,
+        skipped: a.skipped,
+        quotaUsage: quotaUsageOf(a.results, QUOTA_USAGE_CHECK_IDS),
+        snapshot,
+        summary: a.summary,
+        finishedAt: a.finishedAt,
+      },
+      startedAt,
+      finishedAt: a.finishedAt,
+      findings: a.summary.findings,
+      bySeverity: a.summary.bySeverity,
+      coverage: snapshot.coverage,
+    };
+  } catch (e) {
+    return { kind: 'failed', reason: oneLineReason(e) };
+  }
+}
+
+/** Serve one request from the parent over IPC, answer, and exit. */
+function serveParent(): void {
+  // The parent died or closed the channel: nobody would read the answer.
+  process.once('disconnect', () => process.exit(0));
+  // Ctrl+C reaches the whole process group; the parent decides when this scan stops (close()).
+  process.on('SIGINT', () => undefined);
+  process.once('message', (msg: ScanChildRequest) => {
+    void runScanChildRequest(msg).then((result) => {
+      process.send?.(result, () => process.exit(0));
+    });
+  });
+}
+
+// Only as a forked child (an IPC channel exists); importing this module does nothing.
+if (require.main === module && process.send) serveParent();

@@ -1,0 +1,209 @@
+/**
+ * Issue 14 item 4 "scans off the API's event loop": `POST /v1/scans` without Redis goes to the
+ * bounded in-process queue (libs/audit QueuedScanLauncher), which runs one scan at a time in a child
+ * process (the built `dist/apps/cli/libs/audit/src/scan-child.js`; built here when missing).
+ * The real app (createApiApp) on a real PostgreSQL database, through HTTP with supertest; fleets
+ * are the bundled sample, a broken copy of it and a generated 30-cluster fleet (bench/scan-load.fleet.ts).
+ *
+ * No timing is asserted: "off the event loop" is shown by `/healthz` answering while the scan is
+ * still running, and speed figures are in `npm run bench:scan-load`.
+ */
+import { spawnSync } from 'node:child_process';
+import { cpSync, existsSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import type { INestApplication } from '@nestjs/common';
+import request from 'supertest';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { createApiApp } from '@app/api';
+import { defaultScanChildEntry, QueuedScanLauncher, runScan, type QueuedScanLauncherOptions } from '@app/audit';
+import { Store, SYSTEM_PRINCIPAL } from '@app/store';
+import type { ScanEventSink } from '@app/telemetry';
+import { writeScanLoadFleet } from '../../bench/scan-load.fleet';
+import { createTestDatabase, type TestDatabase } from '../store/test-database.util';
+import { eventually } from '../worker/worker-test.util';
+
+const ROOT = join(__dirname, '..', '..');
+const SAMPLE = join(ROOT, 'examples', 'fleets', 'sample');
+const TOKEN = 'scan-queue-e2e-token-5c1d9e0a7b';
+const auth = { Authorization: `Bearer ${TOKEN}` };
+
+/** Events of the scan lifecycle, in order: `started:<id>`, `completed:<id>`, `failed:<id>`. */
+function recordingSink(into: string[]): ScanEventSink {
+  const push = (fields: Record<string, unknown>) => {
+    const kind = String(fields.event).replace(/^scan\./, '');
+    if (['started', 'completed', 'failed'].includes(kind)) into.push(`${kind}:${String(fields.scanId)}`);
+  };
+  return { info: push, warn: push, error: push };
+}
+
+// Each scan forks a Node.js process that loads the libraries: seconds on a loaded machine.
+describe('POST /v1/scans through the in-process scan queue (e2e)', { timeout: 300_000 }, () => {
+  let db: TestDatabase;
+  let store: Store;
+  let work: string;
+  let big: string;
+  let broken: string;
+  const apps: INestApplication[] = [];
+  const launchers: QueuedScanLauncher[] = [];
+
+  /** An app around a new queue with the sources sample, big and broken. */
+  async function start(opts: Partial<QueuedScanLauncherOptions> = {}): Promise<{ app: INestApplication; launcher: QueuedScanLauncher; errors: unknown[] }> {
+    const errors: unknown[] = [];
+    const launcher = new QueuedScanLauncher({
+      store,
+      databaseUrl: db.url,
+      sources: [
+        { name: 'sample', source: { kind: 'offline', fleetDir: SAMPLE } },
+        { name: 'big', source: { kind: 'offline', fleetDir: big } },
+        { name: 'broken', source: { kind: 'offline', fleetDir: broken } },
+      ],
+      onError: (e) => errors.push(e),
+      ...opts,
+    });
+    const app = await createApiApp({ store, token: TOKEN, scanLauncher: launcher, logger: false });
+    await app.init();
+    apps.push(app);
+    launchers.push(launcher);
+    return { app, launcher, errors };
+  }
+
+  beforeAll(async () => {
+    if (!existsSync(defaultScanChildEntry())) {
+      const r = spawnSync('npx', ['nest', 'build', 'cli'], { cwd: ROOT, encoding: 'utf8', timeout: 600_000 });
+      if (r.status !== 0) throw new Error(`nest build cli failed: ${r.stderr || r.stdout}`);
+    }
+    db = await createTestDatabase();
+    store = await Store.open({ connectionString: db.url, migrate: true });
+    work = mkdtempSync(join(tmpdir(), 'scan-queue-'));
+    big = join(work, 'big');
+    writeScanLoadFleet(big, { clusters: 30, nodesPerCluster: 30, servicesPerCluster: 12 });
+    broken = join(work, 'broken');
+    cpSync(SAMPLE, broken, { recursive: true });
+    writeFileSync(join(broken, 'fleet.yaml'), 'name: [unclosed\n');
+  }, 600_000);
+
+  afterAll(async () => {
+    for (const l of launchers) await l.close(0);
+    for (const a of apps) await a.close();
+    await store?.close();
+    await db?.drop();
+    if (work) rmSync(work, { recursive: true, force: true });
+  });
+
+  const scanOf = async (id: string) => (await store.scans.get(id))!;
+  const ended = (id: string, timeoutMs = 120_000) =>
+    eventually(async () => {
+      const s = await scanOf(id);
+      return s.status !== 'running' ? s : undefined;
+    }, timeoutMs, `scan ${id} to end`);
+
+  it('answers 202 at once with the scan id and its Location; the child stores what an in-process scan finds', async () => {
+    const { app, launcher } = await start();
+    const res = await request(app.getHttpServer()).post('/v1/scans').set(auth).send({ source: 'sample' });
+    expect(res.status).toBe(202);
+    expect(res.body).toEqual({ scanId: expect.stringMatching(/^[0-9a-f-]{36}$/) });
+    expect(res.headers.location).toBe(`/v1/scans/${res.body.scanId}`);
+    // Answered before the scan ran: the row is still running and held by the queue.
+    expect((await scanOf(res.body.scanId)).status).toBe('running');
+    const s = await ended(res.body.scanId);
+    expect(s.status).toBe('succeeded');
+    const reference = await runScan({ source: { kind: 'offline', fleetDir: SAMPLE } });
+    expect(s.summary?.findings).toBe(reference.scan.summary.findings);
+    expect(s.summary?.findings).toBeGreaterThan(0);
+    const findings = await request(app.getHttpServer()).get(`/v1/findings?scanId=${s.id}&limit=1000`).set(auth);
+    expect(findings.body.total).toBe(reference.findings.length);
+    expect(launcher.status()).toEqual({ waiting: [] });
+  });
+
+  it('runs scans one at a time, in launch order', async () => {
+    const events: string[] = [];
+    const { app } = await start({ events: recordingSink(events) });
+    const ids: string[] = [];
+    for (let i = 0; i < 3; i++) ids.push((await request(app.getHttpServer()).post('/v1/scans').set(auth).send({ source: 'sample' })).body.scanId);
+    for (const id of ids) expect((await ended(id)).status).toBe('succeeded');
+    // The child stores the row, then the queue logs `scan.completed` once the child has answered.
+    await eventually(async () => events.length === 6, 60_000, 'the last scan.completed event');
+    expect(events).toEqual(ids.flatMap((id) => [`started:${id}`, `completed:${id}`]));
+    const finished = await Promise.all(ids.map(async (id) => (await scanOf(id)).finishedAt!));
+    expect([...finished].sort()).toEqual(finished);
+  });
+
+  it('refuses with 429, Retry-After and an error body past the queue depth, creating no row; shutdown ends held scans interrupted', async () => {
+    const { app, launcher } = await start({ queueDepth: 1 });
+    const http = () => request(app.getHttpServer());
+    const running = (await http().post('/v1/scans').set(auth).send({ source: 'big' })).body.scanId as string;
+    const waiting = await http().post('/v1/scans').set(auth).send({ source: 'sample' });
+    expect(waiting.status).toBe(202);
+    const before = (await store.scans.list({ limit: 1 }, SYSTEM_PRINCIPAL)).total;
+    const refused = await http().post('/v1/scans').set(auth).send({ source: 'sample' });
+    expect(refused.status).toBe(429);
+    expect(refused.headers['retry-after']).toMatch(/^[1-9]\d*$/);
+    expect(refused.body).toEqual({
+      statusCode: 429,
+      error: 'SCAN_QUEUE_FULL',
+      message: 'scan queue full: 1 scan running and 1 waiting (SCAN_QUEUE_DEPTH=1); retry later',
+    });
+    expect((await store.scans.list({ limit: 1 }, SYSTEM_PRINCIPAL)).total).toBe(before);
+    expect(launcher.status()).toMatchObject({ running: { scanId: running }, waiting: [waiting.body.scanId] });
+
+    await launcher.close(0);
+    expect((await scanOf(waiting.body.scanId)).error).toBe('interrupted: the API shut down before this scan started');
+    const r = await scanOf(running);
+    expect(r.status).toBe('failed');
+    expect(r.error).toBe('interrupted: the API shut down while this scan ran');
+    const late = await http().post('/v1/scans').set(auth).send({ source: 'sample' });
+    expect(late.status).toBe(503);
+    expect(late.body.error).toBe('UNAVAILABLE');
+  });
+
+  it('a scan that fails in the child ends failed with its one-line reason', async () => {
+    const { app, errors } = await start();
+    const id = (await request(app.getHttpServer()).post('/v1/scans').set(auth).send({ source: 'broken' })).body.scanId as string;
+    const s = await ended(id);
+    expect(s.status).toBe('failed');
+    expect(s.error).toContain('fleet.yaml');
+    expect(s.error).not.toContain('\n');
+    // The child fails the row itself; the queue then reports it (onError: serve's stderr line).
+    await eventually(async () => errors.length === 1, 30_000, 'the failure to be reported');
+  });
+
+  it('a child that crashes (SIGKILL) ends its scan failed, and the queue goes on with the next one', async () => {
+    const { app, launcher } = await start();
+    const http = () => request(app.getHttpServer());
+    const victim = (await http().post('/v1/scans').set(auth).send({ source: 'big' })).body.scanId as string;
+    const next = (await http().post('/v1/scans').set(auth).send({ source: 'sample' })).body.scanId as string;
+    const pid = await eventually(async () => launcher.status().running?.pid, 30_000, 'the scan child to start');
+    process.kill(pid, 'SIGKILL');
+    const s = await ended(victim);
+    expect(s.status).toBe('failed');
+    expect(s.error).toBe('interrupted: the scan process stopped (signal SIGKILL) before it finished');
+    expect((await ended(next)).status).toBe('succeeded');
+  });
+
+  it('/healthz and reads answer while a big scan runs in the child', async () => {
+    const { app, launcher } = await start();
+    const http = () => request(app.getHttpServer());
+    const id = (await http().post('/v1/scans').set(auth).send({ source: 'big' })).body.scanId as string;
+    await eventually(async () => launcher.status().running?.pid, 30_000, 'the scan child to start');
+    for (let i = 0; i < 5; i++) {
+      expect((await http().get('/healthz')).status).toBe(200);
+      expect((await http().get(`/v1/scans/${id}`).set(auth)).body.status).toBe('running');
+    }
+    // Answered before the scan finished: the same scan is still the running one.
+    expect(launcher.status().running?.scanId).toBe(id);
+    const s = await ended(id, 240_000);
+    expect(s.status).toBe('succeeded');
+    expect(s.summary).toMatchObject({ clusters: 30 });
+  });
+
+  it('without a database URL the child analyses and this process stores (embedded PGlite, demo)', async () => {
+    const { app } = await start({ databaseUrl: undefined });
+    const id = (await request(app.getHttpServer()).post('/v1/scans').set(auth).send({ source: 'sample' })).body.scanId as string;
+    const s = await ended(id);
+    expect(s.status).toBe('succeeded');
+    const reference = await runScan({ source: { kind: 'offline', fleetDir: SAMPLE } });
+    expect(s.summary?.findings).toBe(reference.scan.summary.findings);
+    expect(s.coverage).toEqual(reference.scan.coverage);
+  });
+});
