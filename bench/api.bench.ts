@@ -1,0 +1,233 @@
+/**
+ * `npm run bench:api`: latency of the API under load (issue 11 "Done when"). A fresh database is seeded
+ * with a generated fleet of 100 accounts whose latest scan holds BENCH_API_FINDINGS findings (default
+ * 100,000; an older scan of the same fleet is stored too, so first/last sightings and diffs are real) and
+ * quota samples; the API (createApiApp, the production module) is started in a CHILD process on a random
+ * port, so the load generator does not share its event loop. autocannon (50 connections, 30 s each, both
+ * overridable) then drives:
+ *  - `rest_findings_all`: GET /v1/findings (latest scan, default page of 100) with the bootstrap token;
+ *  - `rest_findings_scoped`: the same with a viewer token scoped to 10 of the 100 accounts;
+ *  - `graphql_nested`: a representative nested GraphQL query, when the build serves /graphql (else skipped).
+ * Latency percentiles are computed from every response time (autocannon's `response` event; autocannon's
+ * own summary has no p95). Errors = connection errors + timeouts + non-2xx responses. Target: p95 <= 50 ms,
+ * zero errors. Prints one JSON line last; load average before/after is included (the machine is shared).
+ *
+ * The database is created next to BENCH_DATABASE_URL (default postgres://postgres@127.0.0.1:5432/postgres)
+ * as `fleet_audit_bench_<random>` and dropped at the end. Seeding is not timed.
+ */
+import { fork, type ChildProcess } from 'node:child_process';
+import { createHash, randomBytes } from 'node:crypto';
+import { loadavg } from 'node:os';
+import autocannon from 'autocannon';
+import { Client } from 'pg';
+import type { Finding, QuotaUsageSample, Severity } from '@app/domain';
+import { createApiApp, UnavailableScanLauncher } from '@app/api';
+import { Store } from '@app/store';
+
+const ACCOUNTS = 100;
+const CLUSTERS_PER_ACCOUNT = 10;
+const FINDINGS = Number(process.env.BENCH_API_FINDINGS ?? 100_000);
+const CONNECTIONS = Number(process.env.BENCH_API_CONNECTIONS ?? 50);
+const DURATION_S = Number(process.env.BENCH_API_DURATION_S ?? 30);
+const BOOTSTRAP = `bench-api-bootstrap-${randomBytes(12).toString('hex')}`;
+const HASH_KEY = randomBytes(32).toString('hex');
+const CHECKS = ['CLB_BACKEND_QUOTA', 'LB_ORPHANED', 'LB_NO_BACKENDS', 'SERVICE_NO_CONNECTION_DRAIN', 'NODEPORT_RANGE_EXHAUSTION', 'CLUSTER_MODE_BLOWUP', 'SERVICE_EVENT_ERROR', 'LB_CONFIG_DRIFT'];
+const SEVERITIES: Severity[] = ['info', 'warning', 'critical'];
+const DAY = 86_400_000;
+
+/** A representative nested query (accounts -> regions -> clusters -> services -> loadBalancer), for builds serving /graphql. */
+const GRAPHQL_QUERY = `query Bench {
+  accounts(first: 5) { edges { node { accountId regions(first: 2) { edges { node { regionId clusters(first: 5) { edges { node {
+    clusterId services(first: 10) { edges { node { namespace name loadBalancer { loadBalancerId backendEntries } } } } } } } } } } } } } }`;
+
+function account(i: number): string {
+  return String(1_000_000_000_000_000 + i);
+}
+
+/** Finding k of the fleet in scan `w` (0 older, 1 latest): 5 % churn between the scans, 1 % severity drift. */
+function finding(k: number, w: number): Finding {
+  const a = k % ACCOUNTS;
+  const c = Math.floor(k / ACCOUNTS) % CLUSTERS_PER_ACCOUNT;
+  const checkId = CHECKS[k % CHECKS.length];
+  const id = `lb-${k.toString(36).padStart(8, '0')}`;
+  return {
+    checkId,
+    severity: SEVERITIES[(k + (k % 100 === 0 ? w : 0)) % 3],
+    resource: { kind: 'LoadBalancer', id, accountId: account(a), regionId: a % 2 === 0 ? 'cn-hangzhou' : 'cn-beijing', clusterId: `c-${a}-${c}` },
+    message: `CLB ${id} uses 170 of 200 backend servers (85 %)`,
+    remediation: 'Raise the quota or split Services across CLBs.',
+    source: 'seeds/001_clb_quotas.txt',
+    fingerprint: createHash('sha256').update(`${checkId}\0${id}`).digest('hex').slice(0, 32),
+    used: 170,
+    limit: 200,
+    ratio: 0.85,
+  };
+}
+
+function quotaSamples(w: number): QuotaUsageSample[] {
+  return Array.from({ length: 5000 }, (_, i) => ({
+    checkId: 'CLB_BACKEND_QUOTA',
+    resource: { kind: 'LoadBalancer' as const, id: `lb-q${i}`, accountId: account(i % ACCOUNTS), regionId: 'cn-hangzhou', clusterId: `c-${i % ACCOUNTS}-0` },
+    used: Math.min(200, 80 + (i % 100) + w * 3),
+    limit: 200,
+    ratio: Math.min(200, 80 + (i % 100) + w * 3) / 200,
+  }));
+}
+
+/** Percentile (nearest rank) of sorted values, ms rounded to 0.1. */
+function percentile(sorted: number[], p: number): number | null {
+  if (sorted.length === 0) return null;
+  const i = Math.min(sorted.length - 1, Math.max(0, Math.ceil((p / 100) * sorted.length) - 1));
+  return Math.round(sorted[i] * 10) / 10;
+}
+
+interface LoadResult {
+  requests: number;
+  rps: number;
+  p50Ms: number | null;
+  p95Ms: number | null;
+  p99Ms: number | null;
+  maxMs: number | null;
+  errors: number;
+  non2xx: number;
+  timeouts: number;
+}
+
+/** Drive one request shape with autocannon; every response time is kept for exact percentiles. */
+async function load(url: string, opts: { method?: 'GET' | 'POST'; headers: Record<string, string>; body?: string }): Promise<LoadResult> {
+  const times: number[] = [];
+  const result = await new Promise<autocannon.Result>((resolve, reject) => {
+    const instance = autocannon(
+      { url, connections: CONNECTIONS, duration: DURATION_S, method: opts.method ?? 'GET', headers: opts.headers, ...(opts.body ? { body: opts.body } : {}) },
+      (err, res) => (err ? reject(err instanceof Error ? err : new Error(String(err))) : resolve(res)),
+    );
+    instance.on('response', (_client, _status, _bytes, responseTime) => times.push(responseTime));
+  });
+  times.sort((a, b) => a - b);
+  return {
+    requests: times.length,
+    rps: Math.round((times.length / DURATION_S) * 10) / 10,
+    p50Ms: percentile(times, 50),
+    p95Ms: percentile(times, 95),
+    p99Ms: percentile(times, 99),
+    maxMs: times.length ? Math.round(times[times.length - 1] * 10) / 10 : null,
+    errors: result.errors + result.timeouts + result.non2xx,
+    non2xx: result.non2xx,
+    timeouts: result.timeouts,
+  };
+}
+
+/** Child: serve the API on a random port over the seeded database; tells the parent the port. */
+async function serve(): Promise<void> {
+  const store = await Store.open({ connectionString: process.env.BENCH_API_DB_URL as string, tokenHashKey: process.env.BENCH_API_HASH_KEY as string, poolMax: 20 });
+  const app = await createApiApp({ store, token: process.env.BENCH_API_BOOTSTRAP as string, scanLauncher: new UnavailableScanLauncher(), logger: false, auth: { maxFailures: 1_000_000 } });
+  await app.listen(0, '127.0.0.1');
+  const address = app.getHttpServer().address() as { port: number };
+  process.send?.({ port: address.port });
+  process.on('message', (m: unknown) => {
+    if (m === 'stop') void app.close().then(() => store.close()).then(() => process.exit(0));
+  });
+}
+
+async function main(): Promise<void> {
+  const base = new URL(process.env.BENCH_DATABASE_URL ?? 'postgres://postgres@127.0.0.1:5432/postgres');
+  const name = `fleet_audit_bench_${randomBytes(4).toString('hex')}`;
+  const admin = async (sql: string) => {
+    const c = new Client({ connectionString: base.toString() });
+    await c.connect();
+    try {
+      await c.query(sql);
+    } finally {
+      await c.end();
+    }
+  };
+  await admin(`CREATE DATABASE "${name}"`);
+  const url = new URL(base);
+  url.pathname = `/${name}`;
+  let child: ChildProcess | undefined;
+  const loadBefore = Math.round(loadavg()[0] * 100) / 100;
+  try {
+    const store = await Store.open({ connectionString: url.toString(), migrate: true, tokenHashKey: HASH_KEY });
+    const seedStart = Date.now();
+    const now = Date.now();
+    for (const w of [0, 1]) {
+      const start = w * Math.floor(FINDINGS * 0.05);
+      const scan = await store.scans.create({ source: 'offline', fleetName: 'bench-api', startedAt: new Date(now - (1 - w) * 7 * DAY - 3_600_000) });
+      await store.scans.complete(scan.id, {
+        findings: Array.from({ length: FINDINGS }, (_, i) => finding(start + i, w)),
+        coverage: Array.from({ length: ACCOUNTS }, (_, a) => ({ accountId: account(a), regionId: 'cn-hangzhou', api: 'slb' as const, status: 'ok' as const })),
+        quotaUsage: quotaSamples(w),
+      });
+    }
+    const scoped = await store.apiTokens.create({ role: 'viewer', accounts: Array.from({ length: 10 }, (_, i) => account(i * 10)), createdBy: 'bench', name: 'bench-scoped' });
+    const stored = new Client({ connectionString: url.toString() });
+    await stored.connect();
+    const findingRows = Number((await stored.query<{ n: string }>('SELECT count(*) AS n FROM findings')).rows[0].n);
+    await stored.query('ANALYZE');
+    await stored.end();
+    await store.close();
+    const seedSeconds = Math.round((Date.now() - seedStart) / 100) / 10;
+
+    child = fork(__filename, ['--serve'], {
+      env: { ...process.env, BENCH_API_DB_URL: url.toString(), BENCH_API_BOOTSTRAP: BOOTSTRAP, BENCH_API_HASH_KEY: HASH_KEY },
+      stdio: ['ignore', 'inherit', 'inherit', 'ipc'],
+    });
+    const port = await new Promise<number>((resolve, reject) => {
+      child!.once('message', (m: { port: number }) => resolve(m.port));
+      child!.once('exit', (code) => reject(new Error(`the API child exited early (code ${code})`)));
+    });
+    const origin = `http://127.0.0.1:${port}`;
+    const bootstrap = { authorization: `Bearer ${BOOTSTRAP}` };
+    // Warm-up (JIT, pool, plans), not measured.
+    for (let i = 0; i < 20; i++) await fetch(`${origin}/v1/findings`, { headers: bootstrap }).then((r) => r.arrayBuffer());
+    const probe = await fetch(`${origin}/v1/findings`, { headers: bootstrap }).then((r) => r.json() as Promise<{ total: number; items: unknown[] }>);
+
+    const results: Record<string, unknown> = {};
+    results.rest_findings_all = await load(`${origin}/v1/findings`, { headers: bootstrap });
+    results.rest_findings_scoped = await load(`${origin}/v1/findings`, { headers: { authorization: `Bearer ${scoped.token}` } });
+    const gql = await fetch(`${origin}/graphql`, { method: 'POST', headers: { ...bootstrap, 'content-type': 'application/json' }, body: JSON.stringify({ query: GRAPHQL_QUERY }) });
+    const gqlBody = await gql.text();
+    if (gql.status === 404) results.graphql_nested = { skipped: 'this build serves no /graphql' };
+    else if (gql.status !== 200 || gqlBody.includes('"errors"')) results.graphql_nested = { skipped: `probe answered ${gql.status}: ${gqlBody.slice(0, 200)}` };
+    else {
+      results.graphql_nested = await load(`${origin}/graphql`, {
+        method: 'POST',
+        headers: { ...bootstrap, 'content-type': 'application/json' },
+        body: JSON.stringify({ query: GRAPHQL_QUERY }),
+      });
+    }
+    process.stdout.write(
+      `${JSON.stringify({
+        bench: 'api',
+        storedFindings: findingRows,
+        latestScanFindings: probe.total,
+        pageSize: probe.items.length,
+        connections: CONNECTIONS,
+        durationSeconds: DURATION_S,
+        seedSeconds,
+        targetP95Ms: 50,
+        ...results,
+        loadAvg1mBefore: loadBefore,
+        loadAvg1mAfter: Math.round(loadavg()[0] * 100) / 100,
+      })}\n`,
+    );
+  } finally {
+    if (child && child.exitCode === null) {
+      child.send('stop');
+      await new Promise((r) => child!.once('exit', r));
+    }
+    await admin(`DROP DATABASE IF EXISTS "${name}" WITH (FORCE)`);
+  }
+}
+
+if (process.argv.includes('--serve')) {
+  serve().catch((e: unknown) => {
+    process.stderr.write(`bench:api server: ${e instanceof Error ? e.message : String(e)}\n`);
+    process.exit(1);
+  });
+} else {
+  main().catch((e: unknown) => {
+    process.stderr.write(`bench:api: ${e instanceof Error ? e.message : String(e)}\n`);
+    process.exit(1);
+  });
+}
