@@ -189,20 +189,26 @@ export function theilSen(t: ArrayLike<number>, y: ArrayLike<number>, n: number, 
   const mid = (m - 1) / 2;
   const midLo = Math.floor(mid);
   const midHi = Math.ceil(mid);
-  const z = normalQuantile((1 + coverage) / 2);
+  const z = zOf(coverage);
   const c = z * Math.sqrt((n * (n - 1) * (2 * n + 5)) / 18);
   const lowRank = Math.min(Math.max(Math.round((m - c) / 2) - 1, 0), m - 1);
   const highRank = Math.min(Math.max(Math.round((m + c) / 2), 0), m - 1);
   // One selection pass for all four order statistics (ascending ranks, duplicates allowed).
   // lowRank <= midLo <= midHi <= highRank always holds (c >= 0, round half up), so the ranks ascend.
-  ranks[0] = lowRank;
-  ranks[1] = midLo;
-  ranks[2] = midHi;
-  ranks[3] = highRank;
-  multiSelect(buf, 0, m - 1, 0, 3);
-  const slope = (buf[midLo]! + buf[midHi]!) / 2;
-  const slopeLow = buf[lowRank]!;
-  const slopeHigh = buf[highRank]!;
+  // Narrow the selection to a band of slopes that holds ranks lowRank..highRank (see `bandAround`); the
+  // four order statistics are then selected within the band, shifted by the count of slopes below it.
+  const below = m >= BAND_MIN_SLOPES ? bandAround(buf, m, lowRank, highRank) : -1;
+  const sel = below >= 0 ? bandBuf : buf;
+  const shift = below >= 0 ? below : 0;
+  const last = below >= 0 ? bandSize - 1 : m - 1;
+  ranks[0] = lowRank - shift;
+  ranks[1] = midLo - shift;
+  ranks[2] = midHi - shift;
+  ranks[3] = highRank - shift;
+  multiSelect(sel, 0, last, 0, 3);
+  const slope = (sel[midLo - shift]! + sel[midHi - shift]!) / 2;
+  const slopeLow = sel[lowRank - shift]!;
+  const slopeHigh = sel[highRank - shift]!;
   if (residBuf.length < n) residBuf = new Float64Array(Math.max(n, residBuf.length * 2));
   const r = residBuf;
   for (let i = 0; i < n; i++) r[i] = y[i]! - slope * t[i]!;
@@ -212,6 +218,63 @@ export function theilSen(t: ArrayLike<number>, y: ArrayLike<number>, n: number, 
   const residualLow = quantileOf(r, n, tail);
   const residualHigh = quantileOf(r, n, 1 - tail);
   return { slope, slopeLow, slopeHigh, intercept, residualLow, residualHigh };
+}
+
+let zCoverage = NaN;
+let zValue = NaN;
+/** `normalQuantile((1 + coverage) / 2)`, memoised for the last coverage (one setting per run). */
+function zOf(coverage: number): number {
+  if (coverage !== zCoverage) {
+    zValue = normalQuantile((1 + coverage) / 2);
+    zCoverage = coverage;
+  }
+  return zValue;
+}
+
+/** Below this many pairwise slopes the band pre-filter does not pay; select in the whole buffer. */
+const BAND_MIN_SLOPES = 256;
+/** Slopes sampled (evenly strided) to place the band's bounds. */
+const BAND_SAMPLE = 256;
+/** Half-width margin of the band around the sampled quantiles, in binomial standard deviations of the sample. */
+const BAND_MARGIN_SD = 2.5;
+let bandBuf = new Float64Array(2048);
+let bandSize = 0;
+const sampleBuf = new Float64Array(BAND_SAMPLE);
+
+/**
+ * Floyd-Rivest style pre-filter (R. W. Floyd, R. L. Rivest, "Expected time bounds for selection", CACM 18
+ * (1975) 165-172): estimates from an evenly strided sample of the `m` slopes two bounds whose ranks bracket
+ * `lowRank..highRank` with a margin of `BAND_MARGIN_SD` standard deviations, then copies the slopes between
+ * the bounds into `bandBuf` (branch-free, one pass) and counts those below. Selecting four ranks among the
+ * ~40 % of slopes in the band costs about half of selecting them among all (most of the cost of a fit is
+ * the mispredicted branches of partitioning; issue 10 bench:forecast).
+ *
+ * @returns the count of slopes below the band when the band provably holds every requested rank
+ *   (`bandBuf[0..bandSize)`), or -1 when the sample missed (rare; then select in `buf` as before).
+ *   Exact either way: the order statistics are the same values.
+ */
+function bandAround(buf: Float64Array, m: number, lowRank: number, highRank: number): number {
+  const s = BAND_SAMPLE;
+  const stride = m / s;
+  for (let i = 0; i < s; i++) sampleBuf[i] = buf[Math.floor(i * stride)]!;
+  const margin = BAND_MARGIN_SD * Math.sqrt(s * 0.25);
+  const sLow = Math.floor((lowRank / m) * s - margin);
+  const sHigh = Math.ceil(((highRank + 1) / m) * s + margin);
+  const lowBound = sLow <= 0 ? -Infinity : select(sampleBuf, 0, s - 1, sLow);
+  const highBound = sHigh >= s - 1 ? Infinity : select(sampleBuf, Math.max(sLow, 0), s - 1, sHigh);
+  if (bandBuf.length < m) bandBuf = new Float64Array(Math.max(m, bandBuf.length * 2));
+  const band = bandBuf;
+  let nb = 0;
+  let below = 0;
+  for (let i = 0; i < m; i++) {
+    const x = buf[i]!;
+    band[nb] = x;
+    nb += +(x >= lowBound) & +(x <= highBound);
+    below += +(x < lowBound);
+  }
+  if (below > lowRank || below + nb <= highRank) return -1;
+  bandSize = nb;
+  return below;
 }
 
 /** The ranks `multiSelect` places (ascending); reused, no allocation per fit. */
@@ -298,7 +361,16 @@ export function forecastTrend(
   now: number,
   settings: Partial<TrendSettings> = {},
 ): TrendForecast {
-  const s = { ...DEFAULT_TREND_SETTINGS, ...settings };
+  return forecastTrendWith(observations, now, resolveTrendSettings(settings));
+}
+
+/** `DEFAULT_TREND_SETTINGS` with `settings` applied (resolve once per run, not per series). */
+export function resolveTrendSettings(settings: Partial<TrendSettings> = {}): TrendSettings {
+  return { ...DEFAULT_TREND_SETTINGS, ...settings };
+}
+
+/** `forecastTrend` with settings already resolved (`resolveTrendSettings`); the per-series hot path. */
+export function forecastTrendWith(observations: readonly QuotaObservation[], now: number, s: TrendSettings): TrendForecast {
   const from = now - s.windowDays * DAY_MS;
   // Fast path (the store returns series ordered by time): no copy, no sort. Otherwise filter and sort.
   let sorted = true;

@@ -1,5 +1,5 @@
 import type { ResourceKind } from '@app/domain';
-import { forecastTrend, type QuotaObservation, type TrendForecast, type TrendSettings } from './trend.model';
+import { forecastTrendWith, resolveTrendSettings, type QuotaObservation, type TrendForecast, type TrendSettings } from './trend.model';
 
 /** The resource of a quota series (the `quota_usage` key: check + account + region + kind + id). */
 export interface SeriesResource {
@@ -50,8 +50,9 @@ export function forecastTrends(
   now: number,
   settings: Partial<TrendSettings> = {},
 ): TrendEntry[] {
+  const resolved = resolveTrendSettings(settings);
   const out: TrendEntry[] = series.map((s) => {
-    const f = forecastTrend(s.observations, now, settings);
+    const f = forecastTrendWith(s.observations, now, resolved);
     // Key order is the documented JSON contract.
     return {
       checkId: s.checkId,
