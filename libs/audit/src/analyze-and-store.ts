@@ -5,7 +5,7 @@
  * ARCHITECTURE.md "The one data flow": snapshot -> index -> every check -> findings, skipped results,
  * quota usage samples, summary -> stored with the coverage in one transaction (`store.scans.complete`).
  */
-import { QUOTA_USAGE_CHECK_IDS, runAudit, type PartialAuditSettings } from '@app/checks';
+import { buildFleetGraph, FleetIndex, QUOTA_USAGE_CHECK_IDS, runAudit, type PartialAuditSettings } from '@app/checks';
 import {
   quotaUsageOf,
   skippedResultsOf,
@@ -127,7 +127,9 @@ export async function analyzeAndStore(snapshot: FleetSnapshot, req: AnalyzeAndSt
   const nothing = nothingReadReason(snapshot);
   if (nothing !== undefined) throw new ScanFailedError(nothing, req.scanId);
   req.onPhase?.('analyze', 0);
-  const { results, findings } = runAudit(snapshot, { now: req.now, ...(req.settings ? { settings: req.settings } : {}) });
+  // One index for the audit and the stored fleet graph (its lazy backend statistics are computed once).
+  const index = req.store ? FleetIndex.build(snapshot) : undefined;
+  const { results, findings } = runAudit(snapshot, { now: req.now, ...(req.settings ? { settings: req.settings } : {}), ...(index ? { index } : {}) });
   req.onPhase?.('analyze', 1);
   const summary = summarize(snapshot, results, findings);
   const skipped = skippedResultsOf(results);
@@ -141,6 +143,8 @@ export async function analyzeAndStore(snapshot: FleetSnapshot, req: AnalyzeAndSt
       quotaUsage: quotaUsageOf(results, QUOTA_USAGE_CHECK_IDS),
       // Kept for what-if and headroom forecasts on the database (libs/forecast).
       snapshot,
+      // What the API serves as a graph (GraphQL, /v1/clusters, /v1/load-balancers/{id}, ...).
+      graph: buildFleetGraph(snapshot, index),
       summary,
       finishedAt,
     });

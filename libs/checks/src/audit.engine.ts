@@ -12,6 +12,8 @@ export interface RunAuditOptions {
   now: Date;
   /** Overrides merged over `DEFAULT_AUDIT_SETTINGS`. */
   settings?: PartialAuditSettings;
+  /** The snapshot's index when the caller built one already (it is shared, e.g. with `buildFleetGraph`); built here otherwise. */
+  index?: FleetIndex;
 }
 
 /** Output of `runAudit`. */
@@ -38,7 +40,7 @@ function compareStrings(a: string, b: string): number {
  */
 export function runAudit(snapshot: FleetSnapshot, options: RunAuditOptions): AuditOutput {
   const settings = resolveAuditSettings(options.settings, CHECK_IDS);
-  const index = FleetIndex.build(snapshot);
+  const index = options.index ?? FleetIndex.build(snapshot);
   const ctx: CheckContext = { snapshot, index, now: options.now, settings };
   const perCheck: { id: string; results: CheckResult[] }[] = [];
   const findings: Finding[] = [];

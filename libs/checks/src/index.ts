@@ -21,6 +21,7 @@ export {
   type RegionEntry,
   type ServiceEntry,
 } from './fleet-index';
+export { buildFleetGraph } from './fleet-graph';
 export { DOC_URL, SEED } from './doc-links.constants';
 export {
   CHECK_CATEGORY_TITLES,

@@ -36,6 +36,20 @@ export type {
   VServerGroup,
   VSwitch,
 } from './snapshot.types';
+export type {
+  FleetGraph,
+  GraphBackend,
+  GraphCluster,
+  GraphEcsInstance,
+  GraphLbOwner,
+  GraphListener,
+  GraphLoadBalancer,
+  GraphRegion,
+  GraphServerGroup,
+  GraphService,
+  GraphServiceLbMatch,
+  GraphServicePort,
+} from './fleet-graph.types';
 export { coverageKey, targetKey, targetLabel } from './scan-target';
 export type { CrawlTarget, TargetPlace } from './scan-target';
 export {

@@ -12,6 +12,14 @@ export {
 export { FindingRepository, FINDING_ROWS_PER_INSERT } from './finding.repository';
 export { QuotaUsageRepository, QUOTA_ROWS_PER_INSERT, type QuotaHistoryQuery, type QuotaHistorySeries } from './quota-usage.repository';
 export { ScanSnapshotRepository, type StoredSnapshot } from './scan-snapshot.repository';
+export {
+  FleetGraphRepository,
+  MAX_GRAPH_PAGE,
+  type GraphAccount,
+  type GraphEdge,
+  type GraphPage,
+  type GraphPageArgs,
+} from './fleet-graph.repository';
 export { isConnectionLoss, withStoreRetry, type StoreRetryOptions } from './store-retry.util';
 export { StoreError, redactConnectionString, type StoreErrorCode } from './store.exception';
 export { startEmbeddedPostgres, type EmbeddedPostgres, type EmbeddedPostgresOptions } from './embedded-postgres';

@@ -4,6 +4,7 @@ import type { CoverageEntry, SkippedResult } from '@app/domain';
 import type { FindingRepository } from './finding.repository';
 import type { QuotaUsageRepository } from './quota-usage.repository';
 import type { ScanSnapshotRepository } from './scan-snapshot.repository';
+import type { FleetGraphRepository } from './fleet-graph.repository';
 import { isUuid, resolvePage } from './page.util';
 import type { Scoped } from './principal';
 import { storableJson, storableText, toIso, toIsoOrNull, toNumber } from './sql.util';
@@ -85,12 +86,15 @@ export class ScanRepository {
    * @param pool the store's connection pool
    * @param findings writes a scan's findings inside `complete`'s transaction
    * @param quotaUsage writes a scan's quota usage samples inside `complete`'s transaction
+   * @param snapshots writes a scan's fleet snapshot inside `complete`'s transaction
+   * @param graph writes a scan's fleet graph (tables `graph_*`) inside `complete`'s transaction
    */
   constructor(
     private readonly pool: Pool,
     private readonly findings: FindingRepository,
     private readonly quotaUsage: QuotaUsageRepository,
     private readonly snapshots?: ScanSnapshotRepository,
+    private readonly graph?: FleetGraphRepository,
   ) {}
 
   /**
@@ -143,6 +147,7 @@ export class ScanRepository {
       await this.findings.replaceForScan(client, id, observedAt, input.findings);
       await this.quotaUsage.replaceForScan(client, id, input.quotaUsage ?? []);
       if (input.snapshot) await this.snapshots?.replaceForScan(client, id, input.snapshot);
+      if (input.graph) await this.graph?.replaceForScan(client, id, input.graph);
       const updated = await client.query<ScanRow>(
         `UPDATE scans
             SET status = 'succeeded', finished_at = $2, error = NULL, summary = $3::jsonb, coverage = $4::jsonb,

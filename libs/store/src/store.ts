@@ -6,6 +6,7 @@ import { readdirSync } from 'node:fs';
 import { findMigrationsDir, MIGRATIONS_TABLE, runMigrations } from './migrate.util';
 import { QuotaUsageRepository } from './quota-usage.repository';
 import { ScanSnapshotRepository } from './scan-snapshot.repository';
+import { FleetGraphRepository } from './fleet-graph.repository';
 import { ScanRepository } from './scan.repository';
 import { ScanTargetRepository } from './scan-target.repository';
 import { redactConnectionString, StoreError } from './store.exception';
@@ -64,6 +65,8 @@ export class Store {
   readonly snapshots: ScanSnapshotRepository;
   /** Differences between the findings of two scans by fingerprint (new, resolved, persisting, severity changed). */
   readonly scanDiffs: ScanDiffRepository;
+  /** The fleet graph of succeeded scans (clusters, Services, CLBs, server groups, ECS) and quota pages for the API. */
+  readonly graph: FleetGraphRepository;
 
   private constructor(
     private readonly pool: Pool,
@@ -74,7 +77,8 @@ export class Store {
     this.findings = new FindingRepository(pool, latest);
     this.quotaUsage = new QuotaUsageRepository(pool);
     this.snapshots = new ScanSnapshotRepository(pool);
-    this.scans = new ScanRepository(pool, this.findings, this.quotaUsage, this.snapshots);
+    this.graph = new FleetGraphRepository(pool);
+    this.scans = new ScanRepository(pool, this.findings, this.quotaUsage, this.snapshots, this.graph);
     this.scanTargets = new ScanTargetRepository(pool);
     this.waivers = new WaiverRepository(pool);
     this.waiverService = new WaiverService(this.waivers, this.scans, this.findings);

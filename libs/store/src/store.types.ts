@@ -2,7 +2,7 @@
  * Shapes the store reads and writes. Timestamps are ISO 8601 strings in UTC (what the API and the
  * reports print); counts and figures are JS numbers (int8 / numeric normalised, STACK.md pitfall 18).
  */
-import type { CoverageEntry, Finding, FleetSnapshot, QuotaUsageSample, Severity, SkippedResult } from '@app/domain';
+import type { CoverageEntry, Finding, FleetGraph, FleetSnapshot, QuotaUsageSample, Severity, SkippedResult } from '@app/domain';
 
 /** Lifecycle of a scan: `running` until `complete` (-> `succeeded`) or `fail` (-> `failed`). */
 export type ScanStatus = 'running' | 'succeeded' | 'failed';
@@ -86,6 +86,8 @@ export interface CompleteScanInput {
   quotaUsage?: readonly QuotaUsageSample[];
   /** The fleet snapshot the scan analysed, kept for what-if and headroom forecasts. Default: not kept. */
   snapshot?: FleetSnapshot;
+  /** The scan's fleet graph (libs/checks `buildFleetGraph`), served by the API. Default: not stored. */
+  graph?: FleetGraph;
   /** Default: computed from `findings` (`summarizeFindings`). */
   summary?: ScanSummary;
   /** Default: now. */

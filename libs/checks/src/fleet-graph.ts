@@ -1,0 +1,216 @@
+/**
+ * The fleet graph of a snapshot (issue 11 item 3): the relational rows the API serves, derived once per
+ * scan from the FleetSnapshot and its FleetIndex, stored with the scan's findings (libs/store
+ * FleetGraphRepository). Pure: no I/O.
+ */
+import {
+  LABEL_SERVICE_LOADBALANCER_ID,
+  TAG_CCM_OWNER,
+  TAG_REUSED_BY_USER,
+  needClb,
+  reusedLoadBalancerId,
+  serviceTrafficPolicy,
+  type FleetGraph,
+  type FleetSnapshot,
+  type GraphEcsInstance,
+  type GraphLoadBalancer,
+  type GraphServerGroup,
+  type GraphService,
+  type GraphServiceLbMatch,
+} from '@app/domain';
+import { FleetIndex, type ClbEntry, type ServiceEntry } from './fleet-index';
+
+function byKey<T>(key: (t: T) => string): (a: T, b: T) => number {
+  return (a, b) => {
+    const x = key(a);
+    const y = key(b);
+    return x < y ? -1 : x > y ? 1 : 0;
+  };
+}
+
+/**
+ * The CLB a CLB Service uses as the checks see it (`FleetIndex.clbOfService`: id annotation, id label, owner
+ * tag), kept only when it is in the Service's own account and region (CCM only looks there), with how it was
+ * found.
+ */
+function clbOf(ix: FleetIndex, se: ServiceEntry): { entry: ClbEntry; match: GraphServiceLbMatch } | undefined {
+  const entry = ix.clbOfService(se);
+  if (!entry) return undefined;
+  if (entry.account.accountId !== se.cluster.account.accountId || entry.region.regionId !== se.cluster.region.regionId) return undefined;
+  const id = entry.clb.loadBalancerId;
+  const match: GraphServiceLbMatch =
+    reusedLoadBalancerId(se.service) === id ? 'annotation' : se.service.labels[LABEL_SERVICE_LOADBALANCER_ID] === id ? 'label' : 'tag';
+  return { entry, match };
+}
+
+/**
+ * Build the fleet graph of a snapshot.
+ * @param snapshot the scan's snapshot
+ * @param index its index when the caller already built one (the audit's), else built here
+ * @returns every list sorted by its key (byte order, as the store's `COLLATE "C"` keys)
+ */
+export function buildFleetGraph(snapshot: FleetSnapshot, index?: FleetIndex): FleetGraph {
+  const ix = index ?? FleetIndex.build(snapshot);
+  const graph: FleetGraph = { regions: [], clusters: [], services: [], loadBalancers: [], serverGroups: [], ecsInstances: [] };
+  const servicesByLb = new Map<string, GraphService[]>();
+  for (const { account, region } of ix.regions) {
+    graph.regions.push({
+      accountId: account.accountId,
+      regionId: region.regionId,
+      accountName: account.name,
+      clusterCount: region.clusters.length,
+      loadBalancerCount: region.loadBalancers ? region.loadBalancers.length : null,
+      ecsInstanceCount: region.ecsInstances ? region.ecsInstances.length : null,
+    });
+  }
+  for (const { cluster, account, region } of ix.clusters) {
+    const k8s = cluster.kubernetes;
+    graph.clusters.push({
+      clusterId: cluster.clusterId,
+      accountId: account.accountId,
+      regionId: region.regionId,
+      name: cluster.name,
+      clusterType: cluster.clusterType,
+      clusterSpec: cluster.clusterSpec ?? null,
+      state: cluster.state ?? null,
+      currentVersion: cluster.currentVersion ?? null,
+      ccmVersion: cluster.ccmVersion ?? null,
+      networkPlugin: cluster.networkPlugin,
+      vpcId: cluster.vpcId ?? null,
+      apiServerLoadBalancerId: cluster.apiServerLoadBalancerId ?? null,
+      nodeCount: k8s ? k8s.nodes.length : null,
+      serviceCount: k8s ? k8s.services.filter((s) => s.type === 'LoadBalancer').length : null,
+    });
+  }
+  for (const se of ix.services) {
+    const svc = se.service;
+    if (svc.type !== 'LoadBalancer') continue;
+    const clb = needClb(svc);
+    const found = clb ? clbOf(ix, se) : undefined;
+    const row: GraphService = {
+      clusterId: se.cluster.cluster.clusterId,
+      namespace: svc.namespace,
+      name: svc.name,
+      accountId: se.cluster.account.accountId,
+      regionId: se.cluster.region.regionId,
+      uid: svc.uid,
+      loadBalancerClass: svc.loadBalancerClass ?? null,
+      mode: clb ? serviceTrafficPolicy(svc, se.cluster.cluster).policy : null,
+      externalTrafficPolicy: svc.externalTrafficPolicy ?? null,
+      ports: svc.ports.map((p) => ({
+        name: p.name ?? null,
+        protocol: p.protocol,
+        port: p.port,
+        nodePort: p.nodePort ?? null,
+        targetPort: p.targetPort === undefined ? null : String(p.targetPort),
+      })),
+      ingress: svc.ingress.map((i) => i.ip ?? i.hostname ?? '').filter((s) => s !== ''),
+      loadBalancerId: found ? found.entry.clb.loadBalancerId : null,
+      loadBalancerMatch: found ? found.match : null,
+    };
+    graph.services.push(row);
+    if (row.loadBalancerId !== null) {
+      const list = servicesByLb.get(row.loadBalancerId);
+      if (list) list.push(row);
+      else servicesByLb.set(row.loadBalancerId, [row]);
+    }
+  }
+  for (const { account, region } of ix.regions) {
+    const stats = ix.clbBackendStats(region);
+    // ECS id -> its CLBs (distinct, in CLB order) and server groups: one pass over the region's entries.
+    const attached = new Map<string, { lbs: string[]; groups: number; lastGroup: number }>();
+    let groupNo = 0;
+    for (const clb of region.loadBalancers ?? []) {
+      const id = clb.loadBalancerId;
+      const groups: GraphServerGroup[] = [
+        { loadBalancerId: id, vServerGroupId: '', isDefault: true, name: '', accountId: account.accountId, regionId: region.regionId, backends: [] },
+        ...clb.vServerGroups.map((g) => ({
+          loadBalancerId: id,
+          vServerGroupId: g.vServerGroupId,
+          isDefault: false,
+          name: g.name,
+          accountId: account.accountId,
+          regionId: region.regionId,
+          backends: [],
+        })),
+      ];
+      for (let gi = 0; gi < groups.length; gi++) {
+        const servers = gi === 0 ? clb.defaultBackendServers : clb.vServerGroups[gi - 1]!.backendServers;
+        groupNo++;
+        const out = groups[gi]!.backends;
+        for (const s of servers) {
+          out.push({ serverId: s.serverId, serverIp: s.serverIp ?? null, port: s.port ?? null, weight: s.weight, type: s.type });
+          if (s.type !== 'ecs') continue;
+          let a = attached.get(s.serverId);
+          if (!a) attached.set(s.serverId, (a = { lbs: [], groups: 0, lastGroup: 0 }));
+          if (a.lastGroup !== groupNo) {
+            a.lastGroup = groupNo;
+            a.groups++;
+          }
+          if (a.lbs[a.lbs.length - 1] !== id) a.lbs.push(id);
+        }
+      }
+      // The default server group is stored only when it has backends (CCM's Services use vServer groups).
+      graph.serverGroups.push(...(groups[0]!.backends.length > 0 ? groups : groups.slice(1)));
+      const st = stats.get(id);
+      const users = servicesByLb.get(id) ?? [];
+      const tags = clb.tags;
+      const owner: GraphLoadBalancer['owner'] =
+        tags[TAG_CCM_OWNER] !== undefined ? 'ccm' : ix.reusersByLbId.has(id) || tags[TAG_REUSED_BY_USER] !== undefined ? 'reused' : 'console';
+      graph.loadBalancers.push({
+        loadBalancerId: id,
+        accountId: account.accountId,
+        regionId: region.regionId,
+        name: clb.name,
+        addressType: clb.addressType,
+        address: clb.address ?? null,
+        vpcId: clb.vpcId ?? null,
+        spec: clb.spec ?? null,
+        status: clb.status ?? null,
+        createTime: clb.createTime ?? null,
+        owner,
+        apiServerClusterId: ix.apiServerClusters.get(id)?.[0]?.cluster.clusterId ?? null,
+        listeners: clb.listeners.map((l) => ({
+          port: l.port,
+          protocol: l.protocol,
+          vServerGroupId: l.vServerGroupId ?? null,
+          forwardPort: l.forwardPort ?? null,
+          description: l.description ?? null,
+        })),
+        listenerCount: clb.listeners.length,
+        vServerGroupCount: clb.vServerGroups.length,
+        backendEntries: st?.entries ?? 0,
+        distinctBackends: st?.distinctServers ?? 0,
+        serviceCount: users.length,
+        clusterIds: [...new Set(users.map((u) => u.clusterId))].sort(),
+      });
+    }
+    for (const ecs of region.ecsInstances ?? []) {
+      const a = attached.get(ecs.instanceId);
+      const node = ix.nodeByEcsId.get(ecs.instanceId);
+      const row: GraphEcsInstance = {
+        instanceId: ecs.instanceId,
+        accountId: account.accountId,
+        regionId: region.regionId,
+        name: ecs.name ?? null,
+        zoneId: ecs.zoneId ?? null,
+        status: ecs.status ?? null,
+        instanceType: ecs.instanceType ?? null,
+        vpcId: ecs.vpcId ?? null,
+        privateIps: ecs.privateIps,
+        clusterId: node ? node.cluster.cluster.clusterId : null,
+        nodeName: node ? node.node.name : null,
+        loadBalancerIds: a ? [...a.lbs].sort() : [],
+        serverGroupCount: a ? a.groups : 0,
+      };
+      graph.ecsInstances.push(row);
+    }
+  }
+  graph.regions.sort(byKey((r) => `${r.accountId}\u0000${r.regionId}`));
+  graph.clusters.sort(byKey((c) => c.clusterId));
+  graph.services.sort(byKey((s) => `${s.clusterId}\u0000${s.namespace}\u0000${s.name}`));
+  graph.loadBalancers.sort(byKey((l) => l.loadBalancerId));
+  graph.serverGroups.sort(byKey((g) => `${g.loadBalancerId}\u0000${g.vServerGroupId}`));
+  graph.ecsInstances.sort(byKey((e) => e.instanceId));
+  return graph;
+}

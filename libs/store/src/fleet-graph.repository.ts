@@ -1,0 +1,770 @@
+import type { Pool, PoolClient, QueryResultRow } from 'pg';
+import type {
+  FleetGraph,
+  GraphCluster,
+  GraphEcsInstance,
+  GraphLoadBalancer,
+  GraphRegion,
+  GraphServerGroup,
+  GraphService,
+  QuotaUsageSample,
+  ResourceKind,
+} from '@app/domain';
+import { decodeCursor, encodeCursor, keysetAfter, keysetOrderBy, type KeysetColumn, type KeysetValue } from './keyset-cursor.util';
+import { isUuid } from './page.util';
+import { scopeCondition, type Scoped } from './principal';
+import { chunk, MAX_BIND_PARAMETERS, storableJson, storableText, toNumber } from './sql.util';
+import { StoreError } from './store.exception';
+
+/**
+ * Relay-style paging arguments (relay.dev/graphql/connections.htm): `first` (optionally `after`) pages
+ * forward, `last` (optionally `before`) pages backward; exactly one of `first` / `last`, 1..`MAX_GRAPH_PAGE`
+ * (the GraphQL layer narrows it to 1..100, as GitHub's API does). Cursors are opaque strings returned in edges.
+ */
+export interface GraphPageArgs {
+  first?: number;
+  after?: string;
+  last?: number;
+  before?: string;
+}
+
+/** One row of a page with its opaque cursor (keyset: the row's sort-key values). */
+export interface GraphEdge<T> {
+  cursor: string;
+  node: T;
+}
+
+/**
+ * A page of rows in key order (also when paging backward). `hasNextPage` is exact when paging forward,
+ * `hasPreviousPage` exact when paging backward; the other one is true when a cursor was given (rows of a
+ * stored scan never change, so rows exist beyond the cursor row), else false.
+ */
+export interface GraphPage<T> {
+  edges: GraphEdge<T>[];
+  hasNextPage: boolean;
+  hasPreviousPage: boolean;
+}
+
+/** An account of a scan's graph: its name and how many of its regions were scanned. */
+export interface GraphAccount {
+  accountId: string;
+  accountName: string;
+  regionCount: number;
+}
+
+/** Largest `first` / `last` the repository accepts (rows). */
+export const MAX_GRAPH_PAGE = 1000;
+
+/** Rows per INSERT statement (one jsonb parameter per statement); server groups carry their backends, so fewer. */
+const ROWS_PER_INSERT = 5000;
+const SERVER_GROUPS_PER_INSERT = 1000;
+
+/**
+ * How a column is sent: `text` / `integer` / `boolean` as values; `jsonb` as JSON text cast on insert;
+ * `json` as JSON text stored as is (a `text` column); `text[]` as one string joined by U+001F (ids and IPs
+ * never contain it) split on insert.
+ */
+type ColumnKind = 'text' | 'integer' | 'boolean' | 'jsonb' | 'json' | 'text[]';
+
+type ColumnSpec<T> = readonly (readonly [column: string, kind: ColumnKind, value: (row: T) => unknown])[];
+
+/** Separator of `text[]` columns on the wire (ASCII unit separator). */
+const ARRAY_SEPARATOR = '\u001f';
+
+const REGION_COLUMNS: ColumnSpec<GraphRegion> = [
+  ['account_id', 'text', (r) => r.accountId],
+  ['region_id', 'text', (r) => r.regionId],
+  ['account_name', 'text', (r) => r.accountName],
+  ['cluster_count', 'integer', (r) => r.clusterCount],
+  ['load_balancer_count', 'integer', (r) => r.loadBalancerCount],
+  ['ecs_instance_count', 'integer', (r) => r.ecsInstanceCount],
+];
+
+const CLUSTER_COLUMNS: ColumnSpec<GraphCluster> = [
+  ['cluster_id', 'text', (r) => r.clusterId],
+  ['account_id', 'text', (r) => r.accountId],
+  ['region_id', 'text', (r) => r.regionId],
+  ['name', 'text', (r) => r.name],
+  ['cluster_type', 'text', (r) => r.clusterType],
+  ['cluster_spec', 'text', (r) => r.clusterSpec],
+  ['state', 'text', (r) => r.state],
+  ['current_version', 'text', (r) => r.currentVersion],
+  ['ccm_version', 'text', (r) => r.ccmVersion],
+  ['network_plugin', 'text', (r) => r.networkPlugin],
+  ['vpc_id', 'text', (r) => r.vpcId],
+  ['api_server_load_balancer_id', 'text', (r) => r.apiServerLoadBalancerId],
+  ['node_count', 'integer', (r) => r.nodeCount],
+  ['service_count', 'integer', (r) => r.serviceCount],
+];
+
+const SERVICE_COLUMNS: ColumnSpec<GraphService> = [
+  ['cluster_id', 'text', (r) => r.clusterId],
+  ['namespace', 'text', (r) => r.namespace],
+  ['name', 'text', (r) => r.name],
+  ['account_id', 'text', (r) => r.accountId],
+  ['region_id', 'text', (r) => r.regionId],
+  ['uid', 'text', (r) => r.uid],
+  ['load_balancer_class', 'text', (r) => r.loadBalancerClass],
+  ['mode', 'text', (r) => r.mode],
+  ['external_traffic_policy', 'text', (r) => r.externalTrafficPolicy],
+  ['ports', 'jsonb', (r) => r.ports],
+  ['ingress', 'text[]', (r) => r.ingress],
+  ['load_balancer_id', 'text', (r) => r.loadBalancerId],
+  ['load_balancer_match', 'text', (r) => r.loadBalancerMatch],
+];
+
+const LOAD_BALANCER_COLUMNS: ColumnSpec<GraphLoadBalancer> = [
+  ['load_balancer_id', 'text', (r) => r.loadBalancerId],
+  ['account_id', 'text', (r) => r.accountId],
+  ['region_id', 'text', (r) => r.regionId],
+  ['name', 'text', (r) => r.name],
+  ['address_type', 'text', (r) => r.addressType],
+  ['address', 'text', (r) => r.address],
+  ['vpc_id', 'text', (r) => r.vpcId],
+  ['spec', 'text', (r) => r.spec],
+  ['status', 'text', (r) => r.status],
+  ['create_time', 'text', (r) => r.createTime],
+  ['owner', 'text', (r) => r.owner],
+  ['api_server_cluster_id', 'text', (r) => r.apiServerClusterId],
+  ['listeners', 'jsonb', (r) => r.listeners],
+  ['listener_count', 'integer', (r) => r.listenerCount],
+  ['vserver_group_count', 'integer', (r) => r.vServerGroupCount],
+  ['backend_entries', 'integer', (r) => r.backendEntries],
+  ['distinct_backends', 'integer', (r) => r.distinctBackends],
+  ['service_count', 'integer', (r) => r.serviceCount],
+  ['cluster_ids', 'text[]', (r) => r.clusterIds],
+];
+
+const SERVER_GROUP_COLUMNS: ColumnSpec<GraphServerGroup> = [
+  ['load_balancer_id', 'text', (r) => r.loadBalancerId],
+  ['vserver_group_id', 'text', (r) => r.vServerGroupId],
+  ['is_default', 'boolean', (r) => r.isDefault],
+  ['name', 'text', (r) => r.name],
+  ['account_id', 'text', (r) => r.accountId],
+  ['region_id', 'text', (r) => r.regionId],
+  ['backend_count', 'integer', (r) => r.backends.length],
+  // JSON.stringify escapes control characters and lone surrogates, so the text is always storable.
+  ['backends', 'json', (r) => JSON.stringify(r.backends.map((b) => [b.serverId, b.serverIp, b.port, b.weight, b.type]))],
+];
+
+const ECS_COLUMNS: ColumnSpec<GraphEcsInstance> = [
+  ['instance_id', 'text', (r) => r.instanceId],
+  ['account_id', 'text', (r) => r.accountId],
+  ['region_id', 'text', (r) => r.regionId],
+  ['name', 'text', (r) => r.name],
+  ['zone_id', 'text', (r) => r.zoneId],
+  ['status', 'text', (r) => r.status],
+  ['instance_type', 'text', (r) => r.instanceType],
+  ['vpc_id', 'text', (r) => r.vpcId],
+  ['private_ips', 'text[]', (r) => r.privateIps],
+  ['cluster_id', 'text', (r) => r.clusterId],
+  ['node_name', 'text', (r) => r.nodeName],
+  ['load_balancer_ids', 'text[]', (r) => r.loadBalancerIds],
+  ['server_group_count', 'integer', (r) => r.serverGroupCount],
+];
+
+/** A listing: table, its sort key (ascending, unique within a scan) and its row mapper. */
+interface Listing<T> {
+  table: string;
+  keys: readonly KeysetColumn[];
+  /** The key values of a row (what its cursor carries). */
+  keyOf: (row: T) => KeysetValue[];
+  map: (row: QueryResultRow) => T;
+}
+
+const asc = (expr: string): KeysetColumn => ({ expr, dir: 'asc' });
+
+const REGIONS: Listing<GraphRegion> = {
+  table: 'graph_regions',
+  keys: [asc('g.account_id'), asc('g.region_id')],
+  keyOf: (r) => [r.accountId, r.regionId],
+  map: (r) => ({
+    accountId: r.account_id,
+    regionId: r.region_id,
+    accountName: r.account_name,
+    clusterCount: r.cluster_count,
+    loadBalancerCount: r.load_balancer_count,
+    ecsInstanceCount: r.ecs_instance_count,
+  }),
+};
+
+const CLUSTERS: Listing<GraphCluster> = {
+  table: 'graph_clusters',
+  keys: [asc('g.cluster_id')],
+  keyOf: (r) => [r.clusterId],
+  map: (r) => ({
+    clusterId: r.cluster_id,
+    accountId: r.account_id,
+    regionId: r.region_id,
+    name: r.name,
+    clusterType: r.cluster_type,
+    clusterSpec: r.cluster_spec,
+    state: r.state,
+    currentVersion: r.current_version,
+    ccmVersion: r.ccm_version,
+    networkPlugin: r.network_plugin,
+    vpcId: r.vpc_id,
+    apiServerLoadBalancerId: r.api_server_load_balancer_id,
+    nodeCount: r.node_count,
+    serviceCount: r.service_count,
+  }),
+};
+
+const SERVICES: Listing<GraphService> = {
+  table: 'graph_services',
+  keys: [asc('g.cluster_id'), asc('g.namespace'), asc('g.name')],
+  keyOf: (r) => [r.clusterId, r.namespace, r.name],
+  map: (r) => ({
+    clusterId: r.cluster_id,
+    namespace: r.namespace,
+    name: r.name,
+    accountId: r.account_id,
+    regionId: r.region_id,
+    uid: r.uid,
+    loadBalancerClass: r.load_balancer_class,
+    mode: r.mode,
+    externalTrafficPolicy: r.external_traffic_policy,
+    ports: r.ports,
+    ingress: r.ingress,
+    loadBalancerId: r.load_balancer_id,
+    loadBalancerMatch: r.load_balancer_match,
+  }),
+};
+
+const LOAD_BALANCERS: Listing<GraphLoadBalancer> = {
+  table: 'graph_load_balancers',
+  keys: [asc('g.load_balancer_id')],
+  keyOf: (r) => [r.loadBalancerId],
+  map: (r) => ({
+    loadBalancerId: r.load_balancer_id,
+    accountId: r.account_id,
+    regionId: r.region_id,
+    name: r.name,
+    addressType: r.address_type,
+    address: r.address,
+    vpcId: r.vpc_id,
+    spec: r.spec,
+    status: r.status,
+    createTime: r.create_time,
+    owner: r.owner,
+    apiServerClusterId: r.api_server_cluster_id,
+    listeners: r.listeners,
+    listenerCount: r.listener_count,
+    vServerGroupCount: r.vserver_group_count,
+    backendEntries: r.backend_entries,
+    distinctBackends: r.distinct_backends,
+    serviceCount: r.service_count,
+    clusterIds: r.cluster_ids,
+  }),
+};
+
+const SERVER_GROUPS: Listing<GraphServerGroup> = {
+  table: 'graph_server_groups',
+  keys: [asc('g.load_balancer_id'), asc('g.vserver_group_id')],
+  keyOf: (r) => [r.loadBalancerId, r.vServerGroupId],
+  map: (r) => {
+    const backends = JSON.parse(r.backends as string) as [string, string | null, number | null, number, string][];
+    return {
+      loadBalancerId: r.load_balancer_id,
+      vServerGroupId: r.vserver_group_id,
+      isDefault: r.is_default,
+      name: r.name,
+      accountId: r.account_id,
+      regionId: r.region_id,
+      backends: backends.map(([serverId, serverIp, port, weight, type]) => ({ serverId, serverIp, port, weight, type })),
+    };
+  },
+};
+
+const ECS_INSTANCES: Listing<GraphEcsInstance> = {
+  table: 'graph_ecs_instances',
+  keys: [asc('g.instance_id')],
+  keyOf: (r) => [r.instanceId],
+  map: (r) => ({
+    instanceId: r.instance_id,
+    accountId: r.account_id,
+    regionId: r.region_id,
+    name: r.name,
+    zoneId: r.zone_id,
+    status: r.status,
+    instanceType: r.instance_type,
+    vpcId: r.vpc_id,
+    privateIps: r.private_ips,
+    clusterId: r.cluster_id,
+    nodeName: r.node_name,
+    loadBalancerIds: r.load_balancer_ids,
+    serverGroupCount: r.server_group_count,
+  }),
+};
+
+interface QuotaRow extends QueryResultRow {
+  check_id: string;
+  account_id: string;
+  region_id: string;
+  cluster_id: string | null;
+  resource_kind: ResourceKind;
+  resource_id: string;
+  used: string | number;
+  limit: string | number;
+  ratio: string | number;
+}
+
+const QUOTAS: Listing<QuotaUsageSample> = {
+  table: 'quota_usage',
+  keys: [asc('g.check_id'), asc('g.account_id'), asc('g.region_id'), asc('g.resource_kind'), asc('g.resource_id')],
+  keyOf: (q) => [q.checkId, q.resource.accountId, q.resource.regionId, q.resource.kind, q.resource.id],
+  map: (row) => {
+    const r = row as QuotaRow;
+    return {
+      checkId: r.check_id,
+      resource: {
+        kind: r.resource_kind,
+        id: r.resource_id,
+        accountId: r.account_id,
+        regionId: r.region_id,
+        ...(r.cluster_id !== null ? { clusterId: r.cluster_id } : {}),
+      },
+      used: toNumber(r.used),
+      limit: toNumber(r.limit),
+      ratio: toNumber(r.ratio),
+    };
+  },
+};
+
+/** Equality filters of a listing: SQL column (from code) -> value (undefined: not filtered). */
+type Filters = Record<string, string | undefined>;
+
+/** Collects bind parameters, numbering placeholders. */
+class Params {
+  readonly values: unknown[] = [];
+  add = (v: unknown): string => {
+    this.values.push(v);
+    return `$${this.values.length}`;
+  };
+}
+
+/**
+ * The stored fleet graph of each succeeded scan (tables `graph_*`, migration 1797300000000) and the quota
+ * usage rows (`quota_usage`) as the API reads them: keyset pages with opaque cursors, and batch reads made for
+ * DataLoaders (one SQL statement per batch of parent ids, whatever their number). Writes happen only inside
+ * `ScanRepository.complete` (one transaction per scan) through `replaceForScan`.
+ *
+ * Every read takes the caller's principal (`Scoped`) and filters `account_id` in SQL (principal.ts: the one
+ * policy layer), so a scoped token never reads a row of another account, also when it follows an id it found
+ * elsewhere. Reads of a scan without a stored graph (completed before this table existed) return nothing.
+ * `scanId` must be a uuid (callers resolve "latest" first); another string matches nothing.
+ */
+export class FleetGraphRepository {
+  /** @param pool the store's connection pool */
+  constructor(private readonly pool: Pool) {}
+
+  /**
+   * Replace the graph of a scan (completing a scan again leaves exactly the second graph). Rows are written
+   * with multi-row `INSERT ... VALUES` per table and chunk (at most 65,535 parameters; 1,000 server
+   * groups), so a 1M-backend fleet costs tens of statements. Duplicate keys keep the first row.
+   * @param client the transaction's client (`ScanRepository.complete`)
+   */
+  async replaceForScan(client: PoolClient, scanId: string, graph: FleetGraph): Promise<void> {
+    for (const t of ['graph_regions', 'graph_clusters', 'graph_services', 'graph_load_balancers', 'graph_server_groups', 'graph_ecs_instances']) {
+      await client.query(`DELETE FROM ${t} WHERE scan_id = $1`, [scanId]);
+    }
+    await insertRows(client, 'graph_regions', REGION_COLUMNS, scanId, graph.regions, ROWS_PER_INSERT);
+    await insertRows(client, 'graph_clusters', CLUSTER_COLUMNS, scanId, graph.clusters, ROWS_PER_INSERT);
+    await insertRows(client, 'graph_services', SERVICE_COLUMNS, scanId, graph.services, ROWS_PER_INSERT);
+    await insertRows(client, 'graph_load_balancers', LOAD_BALANCER_COLUMNS, scanId, graph.loadBalancers, ROWS_PER_INSERT);
+    await insertRows(client, 'graph_server_groups', SERVER_GROUP_COLUMNS, scanId, graph.serverGroups, SERVER_GROUPS_PER_INSERT);
+    await insertRows(client, 'graph_ecs_instances', ECS_COLUMNS, scanId, graph.ecsInstances, ROWS_PER_INSERT);
+  }
+
+  /** Whether the scan has a stored graph (scans completed before migration 1797300000000 have none). */
+  async hasGraph(scanId: string): Promise<boolean> {
+    if (!isUuid(scanId)) return false;
+    const { rows } = await this.pool.query('SELECT 1 FROM graph_regions WHERE scan_id = $1 LIMIT 1', [scanId]);
+    return rows.length > 0;
+  }
+
+  // ---- accounts and regions -------------------------------------------------------------------------
+
+  /**
+   * A page of the scan's accounts (from its regions), by account id.
+   * @throws StoreError INVALID_ARGUMENT for bad paging or a malformed cursor
+   */
+  async accountsPage(scanId: string, scope: Scoped, args: GraphPageArgs): Promise<GraphPage<GraphAccount>> {
+    const p = new Params();
+    const { limit, backward, conditions, order } = pagingSql([asc('a.account_id')], args, p.add);
+    const scanParam = p.add(scanId);
+    const where = [`g.scan_id = ${scanParam}`, scopeCondition('g.account_id', scope, p.add)];
+    const sql = `SELECT * FROM (SELECT g.account_id, min(g.account_name) AS account_name, count(*) AS region_count
+        FROM graph_regions g WHERE ${where.join(' AND ')} GROUP BY g.account_id) a
+      WHERE ${conditions.length ? conditions.join(' AND ') : 'TRUE'} ${order} LIMIT ${p.add(limit + 1)}`;
+    if (!isUuid(scanId)) return emptyPage();
+    const { rows } = await this.pool.query(sql, p.values);
+    const mapped = rows.map((r) => ({ accountId: r.account_id as string, accountName: r.account_name as string, regionCount: toNumber(r.region_count) }));
+    return toPage(mapped, (a) => [a.accountId], limit, backward, args);
+  }
+
+  /** How many accounts the scan's graph holds within the scope. */
+  async countAccounts(scanId: string, scope: Scoped): Promise<number> {
+    if (!isUuid(scanId)) return 0;
+    const p = new Params();
+    const { rows } = await this.pool.query(
+      `SELECT count(DISTINCT g.account_id) AS n FROM graph_regions g WHERE g.scan_id = ${p.add(scanId)} AND ${scopeCondition('g.account_id', scope, p.add)}`,
+      p.values,
+    );
+    return toNumber(rows[0].n);
+  }
+
+  /**
+   * Pages of regions per account (the same paging arguments for each account), one SQL statement.
+   * @returns account id -> page (accounts outside the scope or the scan get an empty page)
+   */
+  async regionPagesByAccountIds(scanId: string, accountIds: readonly string[], args: GraphPageArgs, scope: Scoped): Promise<Map<string, GraphPage<GraphRegion>>> {
+    const pages = await this.pagesByParent(REGIONS, scanId, ['account_id'], accountIds.map((a) => [a]), args, scope);
+    return new Map(accountIds.map((a, i) => [a, pages[i]!]));
+  }
+
+  /** Regions by (account id, region id) keys `accountId/regionId`, within the scope. */
+  async regionsByKeys(scanId: string, keys: readonly { accountId: string; regionId: string }[], scope: Scoped): Promise<GraphRegion[]> {
+    return this.byTuples(REGIONS, scanId, ['account_id', 'region_id'], keys.map((k) => [k.accountId, k.regionId]), scope);
+  }
+
+  // ---- clusters --------------------------------------------------------------------------------------
+
+  /**
+   * A page of the scan's clusters by cluster id, optionally of one account and/or region.
+   * @throws StoreError INVALID_ARGUMENT for bad paging or a malformed cursor
+   */
+  clustersPage(scanId: string, scope: Scoped, args: GraphPageArgs, filter: { accountId?: string; regionId?: string } = {}): Promise<GraphPage<GraphCluster>> {
+    return this.page(CLUSTERS, scanId, scope, args, { 'g.account_id': filter.accountId, 'g.region_id': filter.regionId });
+  }
+
+  /** How many clusters match (same filters as `clustersPage`). */
+  countClusters(scanId: string, scope: Scoped, filter: { accountId?: string; regionId?: string } = {}): Promise<number> {
+    return this.count(CLUSTERS, scanId, scope, { 'g.account_id': filter.accountId, 'g.region_id': filter.regionId });
+  }
+
+  /** Pages of clusters per region (same paging arguments for each), one SQL statement; result in input order. */
+  clusterPagesByRegions(scanId: string, regions: readonly { accountId: string; regionId: string }[], args: GraphPageArgs, scope: Scoped): Promise<GraphPage<GraphCluster>[]> {
+    return this.pagesByParent(CLUSTERS, scanId, ['account_id', 'region_id'], regions.map((r) => [r.accountId, r.regionId]), args, scope);
+  }
+
+  /** Clusters by id (missing and out-of-scope ids are absent), one SQL statement. */
+  clustersByIds(scanId: string, ids: readonly string[], scope: Scoped): Promise<GraphCluster[]> {
+    return this.byTuples(CLUSTERS, scanId, ['cluster_id'], ids.map((i) => [i]), scope);
+  }
+
+  // ---- services ----------------------------------------------------------------------------------------
+
+  /** A page of LoadBalancer Services by (cluster, namespace, name), optionally of one cluster / account / CLB. */
+  servicesPage(
+    scanId: string,
+    scope: Scoped,
+    args: GraphPageArgs,
+    filter: { accountId?: string; clusterId?: string; loadBalancerId?: string } = {},
+  ): Promise<GraphPage<GraphService>> {
+    return this.page(SERVICES, scanId, scope, args, {
+      'g.account_id': filter.accountId,
+      'g.cluster_id': filter.clusterId,
+      'g.load_balancer_id': filter.loadBalancerId,
+    });
+  }
+
+  /** Pages of Services per cluster id (same paging arguments for each), one SQL statement; result in input order. */
+  servicePagesByClusterIds(scanId: string, clusterIds: readonly string[], args: GraphPageArgs, scope: Scoped): Promise<GraphPage<GraphService>[]> {
+    return this.pagesByParent(SERVICES, scanId, ['cluster_id'], clusterIds.map((c) => [c]), args, scope);
+  }
+
+  /** Pages of the Services sharing each CLB (same paging arguments for each), one SQL statement; result in input order. */
+  servicePagesByLoadBalancerIds(scanId: string, loadBalancerIds: readonly string[], args: GraphPageArgs, scope: Scoped): Promise<GraphPage<GraphService>[]> {
+    return this.pagesByParent(SERVICES, scanId, ['load_balancer_id'], loadBalancerIds.map((c) => [c]), args, scope);
+  }
+
+  /** Every Service of each cluster (unpaged: REST detail views), one SQL statement. */
+  async servicesByClusterIds(scanId: string, clusterIds: readonly string[], scope: Scoped): Promise<Map<string, GraphService[]>> {
+    return groupBy(await this.byTuples(SERVICES, scanId, ['cluster_id'], clusterIds.map((c) => [c]), scope), (s) => s.clusterId, clusterIds);
+  }
+
+  /** Every Service using each CLB (unpaged; a CLB has few), one SQL statement. */
+  async servicesByLoadBalancerIds(scanId: string, loadBalancerIds: readonly string[], scope: Scoped): Promise<Map<string, GraphService[]>> {
+    const rows = await this.byTuples(SERVICES, scanId, ['load_balancer_id'], loadBalancerIds.map((c) => [c]), scope);
+    return groupBy(rows, (s) => s.loadBalancerId ?? '', loadBalancerIds);
+  }
+
+  // ---- load balancers ----------------------------------------------------------------------------------
+
+  /** A page of CLB instances by id, optionally of one account / region / owner. */
+  loadBalancersPage(
+    scanId: string,
+    scope: Scoped,
+    args: GraphPageArgs,
+    filter: { accountId?: string; regionId?: string; owner?: string } = {},
+  ): Promise<GraphPage<GraphLoadBalancer>> {
+    return this.page(LOAD_BALANCERS, scanId, scope, args, { 'g.account_id': filter.accountId, 'g.region_id': filter.regionId, 'g.owner': filter.owner });
+  }
+
+  /** How many CLB instances match (same filters as `loadBalancersPage`). */
+  countLoadBalancers(scanId: string, scope: Scoped, filter: { accountId?: string; regionId?: string; owner?: string } = {}): Promise<number> {
+    return this.count(LOAD_BALANCERS, scanId, scope, { 'g.account_id': filter.accountId, 'g.region_id': filter.regionId, 'g.owner': filter.owner });
+  }
+
+  /** CLB instances by id (missing and out-of-scope ids are absent), one SQL statement. */
+  loadBalancersByIds(scanId: string, ids: readonly string[], scope: Scoped): Promise<GraphLoadBalancer[]> {
+    return this.byTuples(LOAD_BALANCERS, scanId, ['load_balancer_id'], ids.map((i) => [i]), scope);
+  }
+
+  /**
+   * The server groups (default group first when it has backends, then vServer groups by id) of each CLB,
+   * with their backends in the CLB's order, one SQL statement. This is where backend servers are read.
+   */
+  async serverGroupsByLoadBalancerIds(scanId: string, loadBalancerIds: readonly string[], scope: Scoped): Promise<Map<string, GraphServerGroup[]>> {
+    const rows = await this.byTuples(SERVER_GROUPS, scanId, ['load_balancer_id'], loadBalancerIds.map((i) => [i]), scope);
+    return groupBy(rows, (g) => g.loadBalancerId, loadBalancerIds);
+  }
+
+  /** The CLBs each ECS instance is an `ecs` backend of (by CLB id), one SQL statement. */
+  async loadBalancersByEcsIds(scanId: string, ecsIds: readonly string[], scope: Scoped): Promise<Map<string, GraphLoadBalancer[]>> {
+    const out = new Map<string, GraphLoadBalancer[]>(ecsIds.map((i) => [i, []]));
+    if (!isUuid(scanId) || ecsIds.length === 0) return out;
+    const p = new Params();
+    const { rows } = await this.pool.query(
+      `SELECT e.instance_id AS ecs_instance_id, g.* FROM graph_ecs_instances e
+         CROSS JOIN LATERAL unnest(e.load_balancer_ids) AS l(id)
+         JOIN graph_load_balancers g ON g.scan_id = e.scan_id AND g.load_balancer_id = l.id
+        WHERE e.scan_id = ${p.add(scanId)} AND e.instance_id = ANY(${p.add([...ecsIds])}::text[])
+          AND ${scopeCondition('e.account_id', scope, p.add)} AND ${scopeCondition('g.account_id', scope, p.add)}
+        ORDER BY e.instance_id, g.load_balancer_id`,
+      p.values,
+    );
+    for (const r of rows) out.get(r.ecs_instance_id as string)?.push(LOAD_BALANCERS.map(r));
+    return out;
+  }
+
+  // ---- ECS instances ----------------------------------------------------------------------------------
+
+  /** A page of ECS instances by id, optionally of one account / region / cluster (the cluster of the node it backs). */
+  ecsInstancesPage(
+    scanId: string,
+    scope: Scoped,
+    args: GraphPageArgs,
+    filter: { accountId?: string; regionId?: string; clusterId?: string } = {},
+  ): Promise<GraphPage<GraphEcsInstance>> {
+    return this.page(ECS_INSTANCES, scanId, scope, args, { 'g.account_id': filter.accountId, 'g.region_id': filter.regionId, 'g.cluster_id': filter.clusterId });
+  }
+
+  /** How many ECS instances match (same filters as `ecsInstancesPage`). */
+  countEcsInstances(scanId: string, scope: Scoped, filter: { accountId?: string; regionId?: string; clusterId?: string } = {}): Promise<number> {
+    return this.count(ECS_INSTANCES, scanId, scope, { 'g.account_id': filter.accountId, 'g.region_id': filter.regionId, 'g.cluster_id': filter.clusterId });
+  }
+
+  /** ECS instances by id (missing, not-read and out-of-scope ids are absent), one SQL statement. */
+  ecsInstancesByIds(scanId: string, ids: readonly string[], scope: Scoped): Promise<GraphEcsInstance[]> {
+    return this.byTuples(ECS_INSTANCES, scanId, ['instance_id'], ids.map((i) => [i]), scope);
+  }
+
+  // ---- quotas (quota_usage) ---------------------------------------------------------------------------
+
+  /**
+   * A page of the scan's quota usage samples (used / limit / ratio per check and resource) in key order
+   * (check id, account, region, resource kind, resource id), optionally filtered; `minRatio` 0..1+.
+   */
+  quotasPage(
+    scanId: string,
+    scope: Scoped,
+    args: GraphPageArgs,
+    filter: { checkId?: string; accountId?: string; regionId?: string; clusterId?: string; resourceKind?: string; resourceId?: string; minRatio?: number } = {},
+  ): Promise<GraphPage<QuotaUsageSample>> {
+    return this.page(QUOTAS, scanId, scope, args, quotaFilters(filter), filter.minRatio);
+  }
+
+  /** How many quota samples match (same filters as `quotasPage`). */
+  countQuotas(
+    scanId: string,
+    scope: Scoped,
+    filter: { checkId?: string; accountId?: string; regionId?: string; clusterId?: string; resourceKind?: string; resourceId?: string; minRatio?: number } = {},
+  ): Promise<number> {
+    return this.count(QUOTAS, scanId, scope, quotaFilters(filter), filter.minRatio);
+  }
+
+  /**
+   * The quota samples of each resource (`kind` + `id`), e.g. a CLB's listener and backend quotas, one SQL
+   * statement. @returns key `${kind}/${id}` -> samples by check id
+   */
+  async quotasByResources(scanId: string, resources: readonly { kind: ResourceKind; id: string }[], scope: Scoped): Promise<Map<string, QuotaUsageSample[]>> {
+    const rows = await this.byTuples(QUOTAS, scanId, ['resource_kind', 'resource_id'], resources.map((r) => [r.kind, r.id]), scope);
+    return groupBy(rows, (q) => `${q.resource.kind}/${q.resource.id}`, resources.map((r) => `${r.kind}/${r.id}`));
+  }
+
+  // ---- generic ------------------------------------------------------------------------------------------
+
+  private async page<T>(listing: Listing<T>, scanId: string, scope: Scoped, args: GraphPageArgs, filters: Filters, minRatio?: number): Promise<GraphPage<T>> {
+    const p = new Params();
+    const { limit, backward, conditions, order } = pagingSql(listing.keys, args, p.add);
+    if (!isUuid(scanId)) return emptyPage();
+    const where = [`g.scan_id = ${p.add(scanId)}`, scopeCondition('g.account_id', scope, p.add), ...filterConditions(filters, p.add), ...conditions];
+    if (minRatio !== undefined) where.push(`g.ratio >= ${p.add(minRatio)}`);
+    const { rows } = await this.pool.query(`SELECT g.* FROM ${listing.table} g WHERE ${where.join(' AND ')} ${order} LIMIT ${p.add(limit + 1)}`, p.values);
+    return toPage(rows.map(listing.map), listing.keyOf, limit, backward, args);
+  }
+
+  private async count<T>(listing: Listing<T>, scanId: string, scope: Scoped, filters: Filters, minRatio?: number): Promise<number> {
+    if (!isUuid(scanId)) return 0;
+    const p = new Params();
+    const where = [`g.scan_id = ${p.add(scanId)}`, scopeCondition('g.account_id', scope, p.add), ...filterConditions(filters, p.add)];
+    if (minRatio !== undefined) where.push(`g.ratio >= ${p.add(minRatio)}`);
+    const { rows } = await this.pool.query(`SELECT count(*) AS n FROM ${listing.table} g WHERE ${where.join(' AND ')}`, p.values);
+    return toNumber(rows[0].n);
+  }
+
+  /**
+   * One page per parent key tuple in ONE statement: `unnest(parent keys) WITH ORDINALITY` joined LATERAL to the
+   * keyset page of each parent (each parent's LIMIT is its own). Result in input order.
+   */
+  private async pagesByParent<T>(
+    listing: Listing<T>,
+    scanId: string,
+    parentColumns: readonly string[],
+    parents: readonly string[][],
+    args: GraphPageArgs,
+    scope: Scoped,
+  ): Promise<GraphPage<T>[]> {
+    const p = new Params();
+    const { limit, backward, conditions, order } = pagingSql(listing.keys, args, p.add);
+    if (!isUuid(scanId) || parents.length === 0) return parents.map(() => emptyPage<T>());
+    const arrays = parentColumns.map((_, i) => `${p.add(parents.map((t) => t[i]))}::text[]`);
+    const keys = parentColumns.map((_, i) => `k${i}`);
+    const where = [
+      `g.scan_id = ${p.add(scanId)}`,
+      ...parentColumns.map((c, i) => `g.${c} = p.k${i}`),
+      scopeCondition('g.account_id', scope, p.add),
+      ...conditions,
+    ];
+    const { rows } = await this.pool.query(
+      `SELECT p.ord, x.* FROM unnest(${arrays.join(', ')}) WITH ORDINALITY AS p(${keys.join(', ')}, ord)
+         CROSS JOIN LATERAL (SELECT g.* FROM ${listing.table} g WHERE ${where.join(' AND ')} ${order} LIMIT ${p.add(limit + 1)}) x
+        ORDER BY p.ord`,
+      p.values,
+    );
+    const perParent: T[][] = parents.map(() => []);
+    for (const r of rows) perParent[toNumber(r.ord) - 1]!.push(listing.map(r));
+    return perParent.map((items) => toPage(items, listing.keyOf, limit, backward, args));
+  }
+
+  /** Rows whose key columns equal one of the tuples (scope-filtered), in key order, one statement. */
+  private async byTuples<T>(listing: Listing<T>, scanId: string, columns: readonly string[], tuples: readonly string[][], scope: Scoped): Promise<T[]> {
+    if (!isUuid(scanId) || tuples.length === 0) return [];
+    const p = new Params();
+    const arrays = columns.map((_, i) => `${p.add(tuples.map((t) => t[i]))}::text[]`);
+    const match =
+      columns.length === 1
+        ? `g.${columns[0]} = ANY(${arrays[0]})`
+        : `(${columns.map((c) => `g.${c}`).join(', ')}) IN (SELECT * FROM unnest(${arrays.join(', ')}))`;
+    const { rows } = await this.pool.query(
+      `SELECT g.* FROM ${listing.table} g WHERE g.scan_id = ${p.add(scanId)} AND ${match} AND ${scopeCondition('g.account_id', scope, p.add)} ${keysetOrderBy(listing.keys)}`,
+      p.values,
+    );
+    return rows.map(listing.map);
+  }
+}
+
+function quotaFilters(filter: { checkId?: string; accountId?: string; regionId?: string; clusterId?: string; resourceKind?: string; resourceId?: string }): Filters {
+  return {
+    'g.check_id': filter.checkId,
+    'g.account_id': filter.accountId,
+    'g.region_id': filter.regionId,
+    'g.cluster_id': filter.clusterId,
+    'g.resource_kind': filter.resourceKind,
+    'g.resource_id': filter.resourceId,
+  };
+}
+
+function filterConditions(filters: Filters, add: (v: unknown) => string): string[] {
+  return Object.entries(filters)
+    .filter(([, v]) => v !== undefined)
+    .map(([column, v]) => `${column} = ${add(v)}`);
+}
+
+function emptyPage<T>(): GraphPage<T> {
+  return { edges: [], hasNextPage: false, hasPreviousPage: false };
+}
+
+/**
+ * Check the paging arguments and build the keyset conditions and order.
+ * @throws StoreError INVALID_ARGUMENT naming the bad argument
+ */
+function pagingSql(
+  keys: readonly KeysetColumn[],
+  args: GraphPageArgs,
+  add: (v: unknown) => string,
+): { limit: number; backward: boolean; conditions: string[]; order: string } {
+  const { first, last } = args;
+  if ((first === undefined) === (last === undefined)) {
+    throw new StoreError('INVALID_ARGUMENT', 'exactly one of `first` and `last` is required');
+  }
+  const limit = (first ?? last)!;
+  if (!Number.isInteger(limit) || limit < 1 || limit > MAX_GRAPH_PAGE) {
+    throw new StoreError('INVALID_ARGUMENT', `\`${first !== undefined ? 'first' : 'last'}\` must be an integer from 1 to ${MAX_GRAPH_PAGE}, got ${limit}`);
+  }
+  const reversed = keys.map((k) => ({ expr: k.expr, dir: k.dir === 'asc' ? 'desc' : 'asc' }) as KeysetColumn);
+  const conditions: string[] = [];
+  if (args.after !== undefined) conditions.push(keysetAfter(keys, decodeCursor(args.after, keys.length), add));
+  if (args.before !== undefined) conditions.push(keysetAfter(reversed, decodeCursor(args.before, keys.length), add));
+  const backward = last !== undefined;
+  return { limit, backward, conditions, order: keysetOrderBy(backward ? reversed : keys) };
+}
+
+function toPage<T>(rows: T[], keyOf: (row: T) => KeysetValue[], limit: number, backward: boolean, args: GraphPageArgs): GraphPage<T> {
+  const more = rows.length > limit;
+  const kept = more ? rows.slice(0, limit) : rows;
+  if (backward) kept.reverse();
+  const edges = kept.map((node) => ({ cursor: encodeCursor(keyOf(node)), node }));
+  return backward
+    ? { edges, hasPreviousPage: more, hasNextPage: args.before !== undefined }
+    : { edges, hasNextPage: more, hasPreviousPage: args.after !== undefined };
+}
+
+function groupBy<T>(rows: readonly T[], key: (row: T) => string, keys: readonly string[]): Map<string, T[]> {
+  const out = new Map<string, T[]>(keys.map((k) => [k, []]));
+  for (const r of rows) out.get(key(r))?.push(r);
+  return out;
+}
+
+/**
+ * Insert rows with multi-row `INSERT ... VALUES` statements, one bind parameter per value (sent as is: no
+ * array-literal escaping of large values), at most 65,535 parameters per statement (MAX_BIND_PARAMETERS).
+ */
+async function insertRows<T>(client: PoolClient, table: string, columns: ColumnSpec<T>, scanId: string, rows: readonly T[], perInsert: number): Promise<void> {
+  const names = columns.map(([c]) => c);
+  const cast: Record<ColumnKind, (placeholder: string) => string> = {
+    text: (x) => x,
+    integer: (x) => `${x}::int`,
+    boolean: (x) => `${x}::bool`,
+    jsonb: (x) => `${x}::jsonb`,
+    json: (x) => x,
+    'text[]': (x) => `string_to_array(${x}, E'\\x1F')`,
+  };
+  const rowsPerInsert = Math.min(perInsert, Math.floor((MAX_BIND_PARAMETERS - 1) / columns.length));
+  for (const part of chunk(rows, rowsPerInsert)) {
+    const params: unknown[] = [scanId];
+    const tuples: string[] = [];
+    for (const r of part) {
+      const placeholders = ['$1'];
+      for (const [, kind, value] of columns) {
+        const v = value(r);
+        params.push(
+          v === null || v === undefined
+            ? null
+            : kind === 'text'
+              ? storableText(v as string)
+              : kind === 'jsonb'
+                ? storableJson(v)
+                : kind === 'text[]'
+                  ? (v as string[]).map((x) => storableText(x)).join(ARRAY_SEPARATOR)
+                  : v,
+        );
+        placeholders.push(cast[kind](`$${params.length}`));
+      }
+      tuples.push(`(${placeholders.join(', ')})`);
+    }
+    await client.query(`INSERT INTO ${table} (scan_id, ${names.join(', ')}) VALUES ${tuples.join(', ')} ON CONFLICT DO NOTHING`, params);
+  }
+}
