@@ -150,4 +150,53 @@ describe('REST breadth: scan diff and quotas (e2e)', () => {
       expect((await http().get(`/v1/scans/${after.id}/diff?against=${before.id}`)).status).toBe(401);
     });
   });
+
+  describe('GET /v1/quotas', () => {
+    const key = (q: { checkId: string; resource: { accountId: string; regionId: string; kind: string; id: string } }) =>
+      `${q.checkId}/${q.resource.accountId}/${q.resource.regionId}/${q.resource.kind}/${q.resource.id}`;
+    /** The expected order: ratio desc, then the key columns. */
+    const sorted = (xs: QuotaUsageSample[]) =>
+      [...xs].sort((x, y) => y.ratio - x.ratio || (key(x) < key(y) ? -1 : key(x) > key(y) ? 1 : 0));
+
+    it('pages every sample of the latest scan, highest ratio first, with used / limit / ratio and the total', async () => {
+      const { items, pages, first } = await all('/v1/quotas?limit=6', BOOTSTRAP);
+      expect(first).toMatchObject({ scanId: after.id, total: samples.length, limit: 6 });
+      expect(pages).toBe(Math.ceil(samples.length / 6));
+      expect(items.map((i) => key(i as never))).toEqual(sorted(samples).map(key));
+      const top = sorted(samples)[0];
+      expect(items[0]).toEqual({ checkId: top.checkId, resource: { ...top.resource, clusterId: 'c-one' }, used: top.used, limit: top.limit, ratio: top.ratio });
+    });
+
+    it('filters (AND) and counts within the token accounts only; older scans by scanId', async () => {
+      const inA = samples.filter((q) => q.resource.accountId === A);
+      const { items, first } = await all('/v1/quotas?limit=1000', viewerA);
+      expect(first.total).toBe(inA.length);
+      expect(items.map((i) => key(i as never))).toEqual(sorted(inA).map(key));
+      expect(JSON.stringify(items)).not.toContain(B);
+      const outside = await http().get(`/v1/quotas?accountId=${B}`).set(bearer(viewerA));
+      expect(outside.body).toMatchObject({ total: 0, items: [] });
+
+      const want = samples.filter((q) => q.checkId === 'CLB_BACKEND_QUOTA' && q.resource.regionId === 'cn-beijing' && q.ratio >= 0.8);
+      const res = await http().get('/v1/quotas?checkId=CLB_BACKEND_QUOTA&regionId=cn-beijing&minRatio=0.8&limit=1000').set(bearer(BOOTSTRAP));
+      expect(res.body.total).toBe(want.length);
+      expect(res.body.items.map(key)).toEqual(sorted(want).map(key));
+      const one = await http().get('/v1/quotas?resourceKind=LoadBalancer&resourceId=lb-0003').set(bearer(BOOTSTRAP));
+      expect(one.body.items.map(key)).toEqual(samples.filter((q) => q.resource.id === 'lb-0003').map(key));
+
+      const older = await http().get(`/v1/quotas?scanId=${before.id}&limit=1000`).set(bearer(BOOTSTRAP));
+      expect(older.body.total).toBe(10);
+      expect(older.body.scanId).toBe(before.id);
+    });
+
+    it('answers 400 for bad filters or cursors and 404 for an unknown scan', async () => {
+      expect((await http().get('/v1/quotas?minRatio=high').set(bearer(BOOTSTRAP))).status).toBe(400);
+      expect((await http().get('/v1/quotas?resourceKind=Pod').set(bearer(BOOTSTRAP))).status).toBe(400);
+      expect((await http().get('/v1/quotas?limit=1001').set(bearer(BOOTSTRAP))).status).toBe(400);
+      const bad = await http().get('/v1/quotas?after=WyJ4Il0').set(bearer(BOOTSTRAP));
+      expect(bad.status).toBe(400);
+      expect(bad.body.message).toContain('cursor');
+      expect((await http().get('/v1/quotas?scanId=00000000-0000-4000-8000-000000000000').set(bearer(BOOTSTRAP))).status).toBe(404);
+      expect((await http().get('/v1/quotas')).status).toBe(401);
+    });
+  });
 });

@@ -264,6 +264,27 @@ describe('randomized scope matrix: every REST route x every kind of token (e2e)'
         };
       },
     },
+    {
+      name: 'GET /v1/quotas',
+      role: 'viewer',
+      call: (t, pick, acct) => {
+        const filtered = pick % 2 === 0;
+        // Latest scan: 2 samples per account.
+        const expectedTotal = 2 * ACCTS.filter((x) => inScope(t, x) && (!filtered || x === acct)).length;
+        return {
+          method: 'get',
+          path: `/v1/quotas?limit=1000${filtered ? `&accountId=${ACCOUNTS[acct]}` : ''}`,
+          echo: filtered ? [ACCOUNTS[acct]] : [],
+          outcome: {
+            expected: 200,
+            check: (body) => {
+              expect((body as { total: number }).total).toBe(expectedTotal);
+              expect(items(body)).toHaveLength(expectedTotal);
+            },
+          },
+        };
+      },
+    },
     { name: 'GET /v1/forecasts/trends', role: 'viewer', call: () => ({ method: 'get', path: '/v1/forecasts/trends', outcome: { expected: 200 } }) },
     {
       name: 'GET /v1/forecasts/headroom',

@@ -35,6 +35,7 @@ import { ScanReaperService } from './scans/scan-reaper.service';
 import { WaiversController } from './waivers/waivers.controller';
 import { ReportsController } from './reports/reports.controller';
 import { TokensController } from './tokens/tokens.controller';
+import { QuotasController } from './quotas/quotas.controller';
 
 /** What the API module is built from: adapters created by the caller (CLI, main.ts, tests). */
 export interface ApiModuleOptions {
@@ -121,7 +122,7 @@ export class ApiModule {
     return {
       module: ApiModule,
       imports: options.log ? [loggerModule(options.log)] : [],
-      controllers: [ScansController, FindingsController, WaiversController, ReportsController, ForecastsController, MetricsController, HealthController, TokensController, ReadyController],
+      controllers: [ScansController, FindingsController, QuotasController, WaiversController, ReportsController, ForecastsController, MetricsController, HealthController, TokensController, ReadyController],
       providers: [
         { provide: Store, useValue: options.store },
         { provide: ScanRepository, useValue: options.store.scans },
