@@ -8,7 +8,9 @@
  * Prints one JSON line:
  * `{"bench":"api-scan-load","clusters":100,"healthz":{"requests":n,"p50Ms":x,"p99Ms":x,"maxMs":x,"non2xx":n,"errors":n},
  *   "idleHealthz":{...},"scan":{"status":"succeeded","seconds":s,"findings":n},"targetP99Ms":100,"withinTarget":bool,"loadAvg1m":x}`.
- * `idleHealthz` is the same load for 3 s before the scan (the baseline); `scan.seconds` is the
+ * `idleHealthz` is the same load for 3 s before the scan (the baseline); `eventLoopDuringScan` is
+ * the API process's own event-loop delay (p99, max) over the scan, from its `/metrics`, which machine load
+ * distorts less than request latency; `scan.seconds` is the
  * scan row's `finishedAt - startedAt` (enqueue to stored). `loadAvg1m` says how busy the machine
  * was (the figures are latencies under whatever else runs).
  *
@@ -82,6 +84,19 @@ async function hammer(url: string, until: Promise<unknown>): Promise<HealthzFigu
   return { requests: r.requests.total, p50Ms: r.latency.p50, p99Ms: r.latency.p99, maxMs: r.latency.max, non2xx: r.non2xx, errors: r.errors };
 }
 
+/**
+ * The API process's event-loop delay since the previous read, milliseconds: `nodejs_eventloop_lag_p99_seconds`
+ * and `_max_seconds` of its `/metrics` (prom-client over `monitorEventLoopDelay`, reset at each read).
+ */
+async function eventLoopDelay(url: string, headers: Record<string, string>): Promise<{ p99Ms: number | null; maxMs: number | null }> {
+  const text = await (await fetch(`${url}/metrics`, { headers })).text();
+  const ms = (name: string) => {
+    const m = new RegExp(`^${name} ([\\d.e+-]+)$`, 'm').exec(text);
+    return m ? Math.round(Number(m[1]) * 1000 * 10) / 10 : null;
+  };
+  return { p99Ms: ms('nodejs_eventloop_lag_p99_seconds'), maxMs: ms('nodejs_eventloop_lag_max_seconds') };
+}
+
 async function main(): Promise<void> {
   const clusters = Number(process.env.BENCH_CLUSTERS ?? SCAN_LOAD_FLEET.clusters);
   const dbName = `fleet_audit_bench_scan_load_${process.pid}`;
@@ -98,6 +113,8 @@ async function main(): Promise<void> {
     const { url } = started;
     const headers = { Authorization: `Bearer ${TOKEN}`, 'Content-Type': 'application/json' };
     const idleHealthz = await hammer(url, new Promise((r) => setTimeout(r, 3_000)));
+    // Reading /metrics resets the API's event-loop delay histogram (prom-client); read again after the scan.
+    await eventLoopDelay(url, headers);
     const post = await fetch(`${url}/v1/scans`, { method: 'POST', headers, body: JSON.stringify({ source: basename(fleetDir) }) });
     if (post.status !== 202) throw new Error(`POST /v1/scans answered ${post.status}: ${await post.text()}`);
     const { scanId } = (await post.json()) as { scanId: string };
@@ -111,6 +128,7 @@ async function main(): Promise<void> {
       }
     })();
     const healthz = await hammer(url, scanEnded);
+    const eventLoopDuringScan = await eventLoopDelay(url, headers);
     const seconds = scan?.finishedAt ? (Date.parse(scan.finishedAt) - Date.parse(scan.startedAt)) / 1000 : null;
     const out = {
       bench: 'api-scan-load',
@@ -118,6 +136,7 @@ async function main(): Promise<void> {
       clusters,
       healthz,
       idleHealthz,
+      eventLoopDuringScan,
       scan: { status: scan?.status, seconds, findings: scan?.summary?.findings ?? null },
       targetP99Ms: TARGET_P99_MS,
       withinTarget: healthz.p99Ms < TARGET_P99_MS && healthz.non2xx === 0 && healthz.errors === 0,

@@ -6,7 +6,7 @@
  * process, off the API's event loop (libs/audit QueuedScanLauncher).
  */
 import { helpFooter } from './help-text.util';
-import { loadApi, loadAudit, loadCollectors, loadStore } from '../lazy';
+import { loadApi, loadAudit, loadCollectors, loadStore, loadTelemetry } from '../lazy';
 import { Command, Option } from 'commander';
 import { basename } from 'node:path';
 import type { ScanSource } from '@app/audit';
@@ -67,7 +67,8 @@ export async function runServeCommand(opts: ServeOptions): Promise<number> {
         configs: sources.flatMap((s) => (s.source.kind === 'live' ? [{ name: s.name, config: s.source.config }] : [])),
       })
     : undefined;
-  const { parseLogLevel, createLogger } = await import('@app/telemetry');
+  // Through the lazy re-export: a dynamic import('@app/...') keeps its alias in the build and fails.
+  const { parseLogLevel, createLogger } = loadTelemetry();
   let level: ReturnType<typeof parseLogLevel>;
   try {
     level = parseLogLevel(opts.logLevel);

@@ -16,3 +16,4 @@ export const loadQueue = (): typeof import('./queue.lazy') => require('./queue.l
 export const loadReports = (): typeof import('./reports.lazy') => require('./reports.lazy') as typeof import('./reports.lazy');
 export const loadWorker = (): typeof import('./worker.lazy') => require('./worker.lazy') as typeof import('./worker.lazy');
 export const loadForecast = (): typeof import('./forecast.lazy') => require('./forecast.lazy') as typeof import('./forecast.lazy');
+export const loadTelemetry = (): typeof import('./telemetry.lazy') => require('./telemetry.lazy') as typeof import('./telemetry.lazy');
