@@ -6,10 +6,11 @@
  */
 import type { INestApplication } from '@nestjs/common';
 import request from 'supertest';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { UnavailableScanLauncher, createApiApp } from '@app/api';
 import type { TrendEntry } from '@app/forecast';
-import { SYSTEM_PRINCIPAL, Store } from '@app/store';
+import { SYSTEM_PRINCIPAL, Store, accountsScope, type Principal } from '@app/store';
+import { ExhaustionForecasts } from '../../apps/api/src/metrics/metrics.service';
 import { ROOT, runCli } from '../cli/cli-run.util';
 import { createTestDatabase, type TestDatabase } from '../store/test-database.util';
 import { GROWING_CLUSTER, writeDatedDumps } from './dated-dumps.util';
@@ -64,6 +65,24 @@ describe('forecast history (CLI backfill -> Postgres -> CLI and REST)', () => {
     const table = runCli(['forecast', 'trends', '--database-url', db.url, '--now', NOW, '--check', 'CLB_BACKEND_QUOTA']);
     expect(table.stdout).toContain(CLB);
   }, 120_000);
+
+  it('/metrics exhaustion forecasts: fitted once per scan, seconds re-derived per scrape, filtered by scope', async () => {
+    const forecasts = new ExhaustionForecasts(store);
+    const history = vi.spyOn(store.quotaUsage, 'history');
+    const first = await forecasts.at(new Date(NOW), SYSTEM_PRINCIPAL);
+    const clb = first.find((e) => e.checkId === 'CLB_BACKEND_QUOTA' && e.resource.id === CLB)!;
+    expect(clb.secondsToExhaustion.p50).toBe(8 * 86_400 - 12 * 3_600);
+    // An hour later, same scan: no refit, every quantile one hour closer.
+    const later = await forecasts.at(new Date(Date.parse(NOW) + 3_600_000), SYSTEM_PRINCIPAL);
+    const clbLater = later.find((e) => e.checkId === 'CLB_BACKEND_QUOTA' && e.resource.id === CLB)!;
+    expect(clbLater.secondsToExhaustion.p50).toBe(clb.secondsToExhaustion.p50! - 3_600);
+    expect(clbLater.secondsToExhaustion.p10).toBe(clb.secondsToExhaustion.p10! - 3_600);
+    expect(history).toHaveBeenCalledTimes(1);
+    // A token scoped to another account sees none of them.
+    const other: Principal = { role: 'viewer', kind: 'token', tokenId: 't', accountScope: accountsScope(['999999']) };
+    expect(await forecasts.at(new Date(NOW), other)).toEqual([]);
+    history.mockRestore();
+  });
 
   it('GET /v1/forecasts/trends returns the same entries, with filters', async () => {
     const res = await request(app.getHttpServer())

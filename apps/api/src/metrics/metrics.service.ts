@@ -1,12 +1,56 @@
 import { Inject, Injectable } from '@nestjs/common';
 import { trendsFromStore } from '@app/audit';
+import type { TrendEntry } from '@app/forecast';
 import { Store, scopeIncludes, type Principal } from '@app/store';
-
-/** Exhaustion forecasts are exported for series that may run out within 90 days (p10; research F1 horizon). */
-const EXPORT_HORIZON_SECONDS = 90 * 86_400;
 import { DEFAULT_QUOTA_MIN_RATIO, renderFleetMetrics } from '@app/telemetry';
 import type { ProcessMetrics } from '@app/telemetry';
 import { METRICS_OPTIONS, PROCESS_METRICS, type MetricsOptions } from '../api.constants';
+
+/** Exhaustion forecasts are exported for series that may run out within 90 days (p10; research F1 horizon). */
+const EXPORT_HORIZON_SECONDS = 90 * 86_400;
+/** The exported forecasts are refitted at least this often even without a new scan (window drift), ms. */
+const EXHAUSTION_REFIT_MS = 15 * 60_000;
+
+/** One quantile set of an exported exhaustion forecast (the shape `renderFleetMetrics` takes). */
+type Exhaustion = Pick<TrendEntry, 'checkId' | 'resource' | 'secondsToExhaustion'>;
+
+/**
+ * The fleet's exhaustion forecasts, fitted once per succeeded scan instead of once per scrape: a trend
+ * changes only when a scan adds samples, and its predicted times (`exhaustsAt`) are absolute, so a scrape
+ * only re-derives "seconds from now" from them (`max(0, exhaustsAt - now)`). Refitted when the latest
+ * succeeded scan changes or `EXHAUSTION_REFIT_MS` of wall time after the last fit (samples leaving the 14-day window). Concurrent
+ * scrapes share one fit. Holds every account's series; each scrape filters them by its principal's scope.
+ */
+export class ExhaustionForecasts {
+  private key: string | null = null;
+  private fittedAt = 0;
+  private fit: Promise<TrendEntry[]> | null = null;
+
+  constructor(private readonly store: Store) {}
+
+  /** The series with a forecast (ok or exhausted) whose p10 falls within the export horizon, seconds from `now`. */
+  async at(now: Date, principal: Principal): Promise<Exhaustion[]> {
+    const latestId = await this.store.scans.latestSucceededId();
+    if (this.fit === null || latestId !== this.key || Date.now() - this.fittedAt > EXHAUSTION_REFIT_MS) {
+      this.key = latestId;
+      this.fittedAt = Date.now();
+      const fit = trendsFromStore(this.store, { now }).then((all) => all.filter((t) => t.status === 'ok' || t.status === 'exhausted'));
+      // A failed fit (store outage) is not cached: the next scrape tries again.
+      fit.catch(() => {
+        if (this.fit === fit) this.fit = null;
+      });
+      this.fit = fit;
+    }
+    const seconds = (at: string | null): number | null => (at === null ? null : Math.max(0, Math.round((Date.parse(at) - now.getTime()) / 1000)));
+    const out: Exhaustion[] = [];
+    for (const t of await this.fit) {
+      if (!scopeIncludes(principal.accountScope, t.resource.accountId)) continue;
+      const s = { p10: seconds(t.exhaustsAt.p10), p50: seconds(t.exhaustsAt.p50), p90: seconds(t.exhaustsAt.p90) };
+      if (s.p10 !== null && s.p10 <= EXPORT_HORIZON_SECONDS) out.push({ checkId: t.checkId, resource: t.resource, secondsToExhaustion: s });
+    }
+    return out;
+  }
+}
 
 /** Reads the latest scans from the store and renders them as Prometheus metrics (libs/telemetry). */
 @Injectable()
@@ -15,7 +59,11 @@ export class MetricsService {
     private readonly store: Store,
     @Inject(METRICS_OPTIONS) private readonly options: MetricsOptions,
     @Inject(PROCESS_METRICS) private readonly process: ProcessMetrics,
-  ) {}
+  ) {
+    this.exhaustion = new ExhaustionForecasts(store);
+  }
+
+  private readonly exhaustion: ExhaustionForecasts;
 
   /**
    * The exposition text of one scrape, over the principal's accounts only (every count and series
@@ -47,13 +95,7 @@ export class MetricsService {
             quotaUsage: await this.store.quotaUsage.forScan(latest.id, principal, floor),
             quotaStats: await this.store.quotaUsage.statsByCheck(latest.id, principal),
             // Series with a forecast (ok, or already exhausted) and an early answer within 90 days, in the principal's accounts.
-            exhaustion: (await trendsFromStore(this.store, { now })).filter(
-              (t) =>
-                scopeIncludes(principal.accountScope, t.resource.accountId) &&
-                (t.status === 'ok' || t.status === 'exhausted') &&
-                t.secondsToExhaustion.p10 !== null &&
-                t.secondsToExhaustion.p10 <= EXPORT_HORIZON_SECONDS,
-            ),
+            exhaustion: await this.exhaustion.at(now, principal),
           }
         : null,
       lastFinished: lastFinished && lastFinished.status !== 'running'

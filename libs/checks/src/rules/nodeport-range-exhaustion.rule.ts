@@ -1,6 +1,6 @@
 import type { Severity } from '@app/domain';
 import { scopedCheck } from '../check-scope';
-import { DOC_URL, SEED } from '../doc-links.constants';
+import { DOC_URL, FORECAST_HINT, SEED } from '../doc-links.constants';
 import { rangeText } from '../port-range.util';
 import { clusterRef, count, pct, quotaSeverity } from '../result.util';
 
@@ -30,7 +30,7 @@ export const nodeportRangeExhaustionRule = scopedCheck({
     'Delete unused NodePort / LoadBalancer Services, use ENI mode (pods as backends) or an Ingress for HTTP ' +
     'Services, or widen the NodePort range of the ACK Pro cluster (customise control plane parameters) while ' +
     'keeping it clear of net.ipv4.ip_local_port_range (default 32768-60999) so that the two ranges do not ' +
-    `overlap. ${DOC_URL.serviceFaq}`,
+    `overlap. ${FORECAST_HINT} ${DOC_URL.serviceFaq}`,
   source:
     `${SEED.serviceFaq} "How to correctly configure the NodePort range"; ${SEED.serviceFaqClb} "How do I configure ` +
     'the NodePort range?" (default 30000-32767)',
