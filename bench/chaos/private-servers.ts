@@ -1,10 +1,16 @@
 /**
- * Throwaway PostgreSQL 15 servers for the fault suite and `npm run chaos`: `initdb` into a temp
- * directory, `pg_ctl start` on a free port, restart / stop at will, delete everything at the end.
- * Never the shared server on 5432. When run as root the server runs as the `postgres` system user
- * (PostgreSQL refuses to run as root).
+ * Throwaway PostgreSQL 15 and Redis servers for the test suites (test/faults, test/worker) and
+ * `npm run chaos`: the ONE starter of private servers (it lives under bench/ because `nest build
+ * cli` compiles bench/ but not test/; the tests import it from here).
+ *
+ * - PostgreSQL: `initdb` into a temp directory, `pg_ctl start` on a free port, restart / stop at
+ *   will, delete everything at the end. When run as root the server runs as the `postgres` system
+ *   user (PostgreSQL refuses to run as root).
+ * - Redis: `redis-server` on a free loopback port without persistence, so a shutdown loses every key.
+ *
+ * Never the shared servers on 5432 / 6379.
  */
-import { spawn, spawnSync } from 'node:child_process';
+import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
 import { chmodSync, chownSync, mkdtempSync, rmSync } from 'node:fs';
 import { createServer } from 'node:net';
 import { tmpdir } from 'node:os';
@@ -93,6 +99,64 @@ export async function startPrivatePostgres(): Promise<PrivatePostgres> {
         // already stopped
       }
       rmSync(dir, { recursive: true, force: true });
+    },
+  };
+}
+
+/** A redis-server of our own (restart tests), on loopback, without persistence. */
+export interface PrivateRedis {
+  url: string;
+  port: number;
+  /** `redis-cli shutdown nosave`: every key is lost. */
+  shutdownNoSave(): void;
+  /** Start it again on the same port (empty). */
+  start(): Promise<void>;
+  /** Stop it for good. */
+  stop(): Promise<void>;
+}
+
+/**
+ * Start a private redis-server on a free port (needs `redis-server` and `redis-cli` on PATH).
+ * @throws Error when it does not answer PING within 10 s
+ */
+export async function startPrivateRedis(): Promise<PrivateRedis> {
+  const port = await freeTcpPort();
+  let child: ChildProcess | undefined;
+  const ping = () => spawnSync('redis-cli', ['-p', String(port), 'ping'], { encoding: 'utf8' }).stdout?.trim() === 'PONG';
+  const start = async () => {
+    child = spawn('redis-server', ['--port', String(port), '--bind', '127.0.0.1', '--save', '', '--appendonly', 'no'], {
+      stdio: 'ignore',
+    });
+    const deadline = Date.now() + 10_000;
+    while (!ping()) {
+      if (Date.now() > deadline) throw new Error(`redis-server on ${port} did not start`);
+      await new Promise((res) => setTimeout(res, 100));
+    }
+  };
+  const shutdownNoSave = () => {
+    spawnSync('redis-cli', ['-p', String(port), 'shutdown', 'nosave'], { encoding: 'utf8' });
+  };
+  await start();
+  return {
+    url: `redis://127.0.0.1:${port}`,
+    port,
+    shutdownNoSave,
+    start,
+    stop: async () => {
+      shutdownNoSave();
+      const c = child;
+      if (c && c.exitCode === null && c.signalCode === null) {
+        await new Promise<void>((res) => {
+          const t = setTimeout(() => {
+            c.kill('SIGKILL');
+            res();
+          }, 3_000);
+          c.once('exit', () => {
+            clearTimeout(t);
+            res();
+          });
+        });
+      }
     },
   };
 }

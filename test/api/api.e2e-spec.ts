@@ -295,6 +295,31 @@ describe('REST API /v1 (e2e)', () => {
       expect(seen).toEqual(all.map((f) => f.fingerprint));
     });
 
+    it('pages by cursor: every finding once in order, total on the first page only, 400 for a bad cursor', async () => {
+      const all = (await http().get('/v1/findings?limit=1000').set(auth)).body.items as FindingDto[];
+      const seen: string[] = [];
+      let cursor: string | null = null;
+      let pages = 0;
+      do {
+        const res = await http()
+          .get(`/v1/findings?limit=10${cursor ? `&cursor=${cursor}` : ''}`)
+          .set(auth);
+        expect(res.status).toBe(200);
+        expect(res.body).toMatchObject({ limit: 10, scanId: latest.id, total: pages === 0 ? 26 : null });
+        seen.push(...(res.body.items as FindingDto[]).map((f) => f.fingerprint));
+        cursor = res.body.nextCursor as string | null;
+        pages += 1;
+      } while (cursor);
+      expect(pages).toBe(3);
+      expect(seen).toEqual(all.map((f) => f.fingerprint));
+      const bad = await http().get('/v1/findings?cursor=bm90LWEtY3Vyc29y').set(auth);
+      expect(bad.status).toBe(400);
+      expect(bad.body.message).toContain('is malformed');
+      const first = await http().get('/v1/findings?limit=10').set(auth);
+      const both = await http().get(`/v1/findings?limit=10&offset=10&cursor=${first.body.nextCursor as string}`).set(auth);
+      expect(both.status).toBe(400);
+    });
+
     it('rejects invalid filters with 400 and names the parameter', async () => {
       const cases: [string, string][] = [
         ['severity=fatal', 'query.severity: must be one of info, warning, critical'],
@@ -373,7 +398,7 @@ describe('REST API /v1 (e2e)', () => {
       }
       expect(doc.paths['/healthz'].get.security).toBeUndefined();
       const params = doc.paths['/v1/findings'].get.parameters ?? [];
-      expect(params.map((p) => p.name).sort()).toEqual(['accountId', 'checkId', 'clusterId', 'limit', 'offset', 'scanId', 'severity']);
+      expect(params.map((p) => p.name).sort()).toEqual(['accountId', 'checkId', 'clusterId', 'cursor', 'limit', 'offset', 'scanId', 'severity']);
       expect(params.every((p) => p.in === 'query' && p.required === false)).toBe(true);
       expect(Object.keys(doc.components.schemas)).toEqual(expect.arrayContaining(['FindingDto', 'FindingPageDto', 'ScanDto', 'ScanPageDto', 'ErrorResponseDto']));
       // The document itself must not reveal the token.
@@ -411,7 +436,7 @@ describe('REST API without a scan launcher (standalone main.ts)', () => {
     expect(res.status).toBe(503);
     expect(res.body).toMatchObject({ error: 'SCAN_LAUNCH_UNAVAILABLE' });
     const findings = await request(app.getHttpServer()).get('/v1/findings').set(auth);
-    expect(findings.body).toEqual({ items: [], total: 0, limit: 100, offset: 0, scanId: null });
+    expect(findings.body).toEqual({ items: [], total: 0, limit: 100, offset: 0, scanId: null, nextCursor: null });
   });
 
   it('reports the database down on /healthz after the store closed', async () => {

@@ -4,7 +4,9 @@
  */
 import { describe, expect, it } from 'vitest';
 import { join } from 'node:path';
-import { mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
+import { spawn } from 'node:child_process';
+import { dirname } from 'node:path';
 import { tmpdir } from 'node:os';
 import { ROOT, SAMPLE_FLEET, runCli, startCli } from './cli-run.util';
 
@@ -151,5 +153,32 @@ describe('fleet-audit sim + scan --config (live, official clients)', () => {
     } finally {
       expect(await sim.stop()).toBe(0);
     }
+  });
+});
+
+describe('fleet-audit sim removes its temporary scan config (it holds the AccessKey)', () => {
+  it.each(['SIGTERM', 'SIGINT'] as const)('on %s: the config file and its temporary directory are gone, exit 0', async (signal) => {
+    const child = spawn(process.execPath, [join(ROOT, 'bin/fleet-audit.js'), 'sim', '--fleet', SAMPLE_FLEET, '--port', '0'], {
+      stdio: ['ignore', 'pipe', 'pipe'],
+    });
+    let out = '';
+    let err = '';
+    child.stderr.on('data', (d: Buffer) => (err += d.toString()));
+    const exited = new Promise<number | null>((res) => child.once('exit', (code) => res(code)));
+    const line = await new Promise<string>((resolve, reject) => {
+      child.stdout.on('data', (d: Buffer) => {
+        out += d.toString();
+        if (out.includes('\n')) resolve(out.slice(0, out.indexOf('\n')));
+      });
+      void exited.then((code) => reject(new Error(`sim exited ${code} before its ready line: ${err}`)));
+    });
+    const { config } = JSON.parse(line) as { config: string };
+    expect(existsSync(config)).toBe(true);
+    expect(readFileSync(config, 'utf8')).toContain('accessKeySecret');
+    child.kill(signal);
+    expect(await exited).toBe(0);
+    expect(existsSync(config)).toBe(false);
+    expect(existsSync(dirname(config))).toBe(false);
+    expect(err).toBe('');
   });
 });

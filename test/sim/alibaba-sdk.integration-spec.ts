@@ -2,7 +2,9 @@
  * The simulator read through the official Alibaba Cloud SDKs (V3 signatures, the SDKs'
  * default): models populated, paging to the end, errors with the right class and code.
  */
-import { readFileSync } from 'node:fs';
+import { existsSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { dirname, join } from 'node:path';
 import * as $Cs from '@alicloud/cs20151215';
 import * as $Ecs from '@alicloud/ecs20140526';
 import { ClientError } from '@alicloud/openapi-core';
@@ -25,6 +27,27 @@ afterAll(async () => {
 });
 
 describe('startSimulator', () => {
+  it('close() removes the scan config it wrote: its own temporary directory whole, only the file in a given one', async () => {
+    const fleet = readFleetDirectory(writeSimFleet());
+    const own = await startSimulator({ fleet });
+    expect(existsSync(own.configPath)).toBe(true);
+    await own.close();
+    expect(existsSync(own.configPath)).toBe(false);
+    expect(existsSync(dirname(own.configPath))).toBe(false);
+    own.removeConfig(); // idempotent
+
+    const given = mkdtempSync(join(tmpdir(), 'sim-config-dir-'));
+    try {
+      const inGiven = await startSimulator({ fleet, configDir: given });
+      expect(dirname(inGiven.configPath)).toBe(given);
+      await inGiven.close();
+      expect(existsSync(inGiven.configPath)).toBe(false);
+      expect(existsSync(given)).toBe(true);
+    } finally {
+      rmSync(given, { recursive: true, force: true });
+    }
+  });
+
   it('listens on loopback and writes a valid scan config', () => {
     expect(sim.endpoint).toBe(`127.0.0.1:${sim.port}`);
     expect(sim.accountId).toBe(IDS.accountId);

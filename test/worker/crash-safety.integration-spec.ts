@@ -10,6 +10,7 @@ import { spawn } from 'node:child_process';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { ScanSummary } from '@app/audit';
+import type { ScanConfig } from '@app/collectors';
 import type { CoverageEntry, Finding } from '@app/domain';
 import { BullScanJobQueue, DistributedScanClient, QueueName, type PlanScanPayload } from '@app/queue';
 import { Store, type StoredScan, SYSTEM_PRINCIPAL } from '@app/store';
@@ -51,7 +52,7 @@ describe('worker processes: SIGKILL and SIGTERM mid-scan', () => {
     store = await Store.open({ connectionString: db.url, migrate: true });
     local = await localScan(fleet.config, NOW);
     localSummary = local.summary;
-  }, 300_000);
+  }, 900_000);
 
   afterAll(async () => {
     for (const p of processes) if (p.child.exitCode === null) p.child.kill('SIGKILL');
@@ -60,8 +61,18 @@ describe('worker processes: SIGKILL and SIGTERM mid-scan', () => {
     await db?.drop();
   });
 
+  /**
+   * The config the distributed scans submit: the simulator's AccessKey named by env variables
+   * (the jobs carry the names; each worker process reads the values from its own environment).
+   */
+  function distributedConfig(): ScanConfig {
+    return { ...fleet.config, credentials: { accessKeyIdEnv: 'FA_TEST_ACCESS_KEY_ID', accessKeySecretEnv: 'FA_TEST_ACCESS_KEY_SECRET' } };
+  }
+
   function envFor(prefix: string, extra: Record<string, string> = {}): Record<string, string> {
     return {
+      FA_TEST_ACCESS_KEY_ID: fleet.config.credentials?.accessKeyId ?? '',
+      FA_TEST_ACCESS_KEY_SECRET: fleet.config.credentials?.accessKeySecret ?? '',
       REDIS_URL: SHARED_REDIS_URL,
       DATABASE_URL: db.url,
       FLEET_AUDIT_QUEUE_PREFIX: prefix,
@@ -120,7 +131,7 @@ describe('worker processes: SIGKILL and SIGTERM mid-scan', () => {
     const queue = new BullScanJobQueue({ redisUrl: SHARED_REDIS_URL, prefix });
     try {
       const client = new DistributedScanClient(store, queue);
-      const payload = await client.submit({ config: fleet.config, now: NOW });
+      const payload = await client.submit({ config: distributedConfig(), now: NOW });
       await during(queue, payload);
       const scan = await client.waitFor(payload, { timeoutMs: 150_000 });
       await expectEnded(client, scan, prefix);
@@ -192,7 +203,7 @@ describe('worker processes: SIGKILL and SIGTERM mid-scan', () => {
         env: {
           PATH: process.env.PATH ?? '',
           ...envFor(prefix),
-          SCAN_CONFIG_JSON: JSON.stringify(fleet.config),
+          SCAN_CONFIG_JSON: JSON.stringify(distributedConfig()),
           SCAN_NOW: NOW.toISOString(),
         },
         stdio: ['ignore', 'pipe', 'pipe'],

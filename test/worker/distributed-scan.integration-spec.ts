@@ -76,6 +76,9 @@ describe('distributed scan (BullMQ flow, Redis budgets, PostgreSQL slices)', () 
           logger: false,
           shutdownGraceMs: 1_000,
           name: `${prefix}-w${i}`,
+          // The simulator's config has a literal AccessKey: jobs name the config, the workers
+          // take the key from their own copy (libs/queue queued-credentials.ts).
+          sources: [{ name: fleet.config.name, config: fleet.config }],
         }),
       ),
     );
@@ -150,6 +153,7 @@ describe('distributed scan (BullMQ flow, Redis budgets, PostgreSQL slices)', () 
           reconcile: false,
           logger: false,
           shutdownGraceMs: 1_000,
+          sources: [{ name: fleet.config.name, config: fleet.config }],
           rateLimiterFor: (budget) => {
             const l = createInMemoryRateLimiter(budget);
             own.push(l);

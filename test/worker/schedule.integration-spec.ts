@@ -95,6 +95,7 @@ describe('scan schedule', () => {
 
   it('two workers firing the same tick start one scan; a tick during a running scan starts none', async () => {
     const prefix = uniquePrefix('tick');
+    const source = { name: 'manual-scope', config: { ...fleet.config, name: 'manual-scope' } };
     const workers = await Promise.all(
       [0, 1].map(() =>
         startWorker({
@@ -105,10 +106,11 @@ describe('scan schedule', () => {
           reconcile: false,
           logger: false,
           shutdownGraceMs: 1_000,
+          // Known by name (not scheduled): the jobs name the config, the workers hold its AccessKey.
+          sources: [source],
         }),
       ),
     );
-    const source = { name: 'manual-scope', config: { ...fleet.config, name: 'manual-scope' } };
     try {
       const at = new Date();
       const [a, b] = await Promise.all(workers.map((w) => w.app.get(ScanSchedulerService).tick(source, at)));

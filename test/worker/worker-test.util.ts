@@ -1,18 +1,22 @@
 /**
  * Helpers of the distributed-scan suites: a generated multi-account fleet served by the simulator,
  * unique Redis prefixes (the shared Redis on 6379 is never flushed, only our prefix's keys are
- * deleted), a private redis-server for restart tests, worker processes, and comparisons.
+ * deleted), worker processes, and comparisons. Private redis-server / PostgreSQL servers come from
+ * the shared starter bench/chaos/private-servers.ts (re-exported here).
  */
 import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
 import { existsSync } from 'node:fs';
-import { createServer } from 'node:net';
 import { join } from 'node:path';
 import IORedis from 'ioredis';
 import { runScan, type ScanSummary } from '@app/audit';
 import { generateFleet, loadScanConfig, type ScanConfig } from '@app/collectors';
 import type { CoverageEntry, Finding, SkippedResult } from '@app/domain';
 import { startSimulator, type RunningSimulator, type SimulatorOptions } from '@app/fleet-sim';
+import { freeTcpPort } from '../../bench/chaos/private-servers';
+
+/** Private redis-server / PostgreSQL starters: one implementation, shared with `npm run chaos`. */
+export { startPrivateRedis, startPrivatePostgres, type PrivateRedis, type PrivatePostgres } from '../../bench/chaos/private-servers';
 
 /** The shared Redis of the machine (never flushed: tests use a unique prefix each). */
 export const SHARED_REDIS_URL = process.env.TEST_REDIS_URL ?? 'redis://127.0.0.1:6379';
@@ -120,73 +124,8 @@ export function fingerprintsOf(findings: readonly Finding[]): string[] {
   return findings.map((f) => f.fingerprint).sort();
 }
 
-/** A free TCP port on 127.0.0.1. */
-export function freePort(): Promise<number> {
-  return new Promise((resolve, reject) => {
-    const srv = createServer();
-    srv.once('error', reject);
-    srv.listen(0, '127.0.0.1', () => {
-      const addr = srv.address();
-      const port = typeof addr === 'object' && addr ? addr.port : 0;
-      srv.close(() => resolve(port));
-    });
-  });
-}
-
-/** A redis-server of our own (restart tests), on loopback, without persistence. */
-export interface PrivateRedis {
-  url: string;
-  port: number;
-  /** `redis-cli shutdown nosave`: every key is lost. */
-  shutdownNoSave(): void;
-  /** Start it again on the same port (empty). */
-  start(): Promise<void>;
-  /** Stop it for good. */
-  stop(): Promise<void>;
-}
-
-/** Start a private redis-server on a free port. */
-export async function startPrivateRedis(): Promise<PrivateRedis> {
-  const port = await freePort();
-  let child: ChildProcess | undefined;
-  const start = async () => {
-    child = spawn(
-      'redis-server',
-      ['--port', String(port), '--bind', '127.0.0.1', '--save', '', '--appendonly', 'no'],
-      {
-        stdio: 'ignore',
-      },
-    );
-    const deadline = Date.now() + 10_000;
-    for (;;) {
-      const r = spawnSync('redis-cli', ['-p', String(port), 'ping'], { encoding: 'utf8' });
-      if (r.stdout.trim() === 'PONG') return;
-      if (Date.now() > deadline) throw new Error(`redis-server on ${port} did not start`);
-      await new Promise((res) => setTimeout(res, 100));
-    }
-  };
-  await start();
-  return {
-    url: `redis://127.0.0.1:${port}`,
-    port,
-    shutdownNoSave: () => {
-      spawnSync('redis-cli', ['-p', String(port), 'shutdown', 'nosave'], { encoding: 'utf8' });
-    },
-    start,
-    stop: async () => {
-      spawnSync('redis-cli', ['-p', String(port), 'shutdown', 'nosave'], { encoding: 'utf8' });
-      if (child && child.exitCode === null) {
-        await new Promise<void>((res) => {
-          child?.once('exit', () => res());
-          setTimeout(() => {
-            if (child?.exitCode === null) child.kill('SIGKILL');
-            res();
-          }, 3_000);
-        });
-      }
-    },
-  };
-}
+/** A free TCP port on 127.0.0.1 (the shared starter's). */
+export const freePort = freeTcpPort;
 
 /** Output root of `nest build worker` (it compiles every app and lib, the CLI's files included). */
 export const WORKER_DIST = join(ROOT, 'dist', 'apps', 'worker');
@@ -195,7 +134,7 @@ export const WORKER_MAIN = join(WORKER_DIST, 'apps', 'worker', 'src', 'main.js')
 
 /** Build the worker app (`npx nest build worker`) so worker processes run the current code. */
 export function buildWorkerApp(): void {
-  const r = spawnSync('npx', ['nest', 'build', 'worker'], { cwd: ROOT, encoding: 'utf8', timeout: 300_000 });
+  const r = spawnSync('npx', ['nest', 'build', 'worker'], { cwd: ROOT, encoding: 'utf8', timeout: 900_000 });
   if (r.status !== 0 || !existsSync(WORKER_MAIN))
     throw new Error(`nest build worker failed: ${r.stdout}\n${r.stderr}`);
 }

@@ -109,6 +109,8 @@ async function main(): Promise<number> {
     ...(values['access-key-secret'] !== undefined ? { accessKeySecret: values['access-key-secret'] } : {}),
     ...(values['config-dir'] !== undefined ? { configDir: values['config-dir'] } : {}),
   });
+  // The config holds the AccessKey: removed by close() and, whatever else ends the process, here.
+  process.once('exit', sim.removeConfig);
   // Handlers first, so a signal sent as soon as the ready line is read still shuts down cleanly.
   const stopped = new Promise<void>((resolve) => {
     process.once('SIGINT', () => resolve());

@@ -6,9 +6,9 @@
  * STS (`auditRoleArn`: the account's own from `account.yaml`, else
  * `acs:ram::<accountId>:role/fleet-audit-readonly`), which the simulator always accepts.
  */
-import { mkdtempSync, writeFileSync } from 'node:fs';
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
-import { join } from 'node:path';
+import { dirname, join } from 'node:path';
 import { auditRoleArnOf } from './alibaba/sts.handler';
 import type { AccountEntry } from './fleet/fleet-index.repository';
 
@@ -59,4 +59,20 @@ export function writeScanConfig(config: SimScanConfig, configDir?: string): stri
   const path = join(dir, SCAN_CONFIG_FILE);
   writeFileSync(path, `${JSON.stringify(config, null, 2)}\n`, { mode: 0o600 });
   return path;
+}
+
+/**
+ * Remove a config written by {@link writeScanConfig}: the file, and its directory too when the
+ * simulator created that directory (`ownDir`). Synchronous (it runs in `process.on('exit')`),
+ * idempotent, never throws (a file already gone is fine).
+ * @param path the file's path
+ * @param ownDir whether the directory was the simulator's own temporary one
+ */
+export function removeScanConfig(path: string, ownDir: boolean): void {
+  try {
+    if (ownDir) rmSync(dirname(path), { recursive: true, force: true });
+    else rmSync(path, { force: true });
+  } catch {
+    // best effort: the operating system's temp cleaning takes what is left
+  }
 }

@@ -27,7 +27,7 @@ import { BodyTooLargeError, readBody, sendJson, splitUrl } from './http/http.uti
 import { DEFAULT_TIMEOUT_HOLD_MS, ResponseWriter } from './http/response-writer.service';
 import { ClusterTokenStore } from './kubernetes/cluster-token.store';
 import { KubernetesGateway } from './kubernetes/k8s.gateway';
-import { buildScanConfig, writeScanConfig } from './scan-config.writer';
+import { buildScanConfig, removeScanConfig, writeScanConfig } from './scan-config.writer';
 import type { SimContext } from './sim-context';
 import { generateSelfSignedCert } from './tls/self-signed-cert.util';
 import { CallStats, type SimStats } from './traffic/call-stats.service';
@@ -59,7 +59,11 @@ export interface SimulatorOptions {
   accessKeyId?: string;
   /** Base AccessKey secret (default {@link DEFAULT_SIM_ACCESS_KEY_SECRET}). */
   accessKeySecret?: string;
-  /** Where to write the scan config; default a fresh `<tmpdir>/fleet-sim-XXXXXX`. */
+  /**
+   * Where to write the scan config; default a fresh `<tmpdir>/fleet-sim-XXXXXX`. The config (it
+   * holds the simulator's AccessKey) is removed by `close()` / `removeConfig()`: the file, and the
+   * directory too when it was the default temporary one.
+   */
   configDir?: string;
   /** Clock (tests): STS expiry, signature timestamps, QPS windows; default `new Date()`. */
   now?: () => Date;
@@ -97,7 +101,7 @@ export interface RunningSimulator {
   port: number;
   /** `127.0.0.1:P`: the `endpoint` for SDK configs and the scan config. */
   endpoint: string;
-  /** Path of the written scan config (JSON). */
+  /** Path of the written scan config (JSON); removed by `close()` and `removeConfig()`. */
   configPath: string;
   /** The fleet account the base AccessKey reads (the `management: true` account, else the first). */
   accountId: string;
@@ -107,8 +111,16 @@ export interface RunningSimulator {
   stats(): SimStats;
   /** Zero the call counters (QPS windows and fault draws are not affected). */
   resetStats(): void;
-  /** Stop listening, drop open connections and held (`timeout`) requests. */
+  /**
+   * Stop listening, drop open connections and held (`timeout`) requests, and remove the written
+   * scan config (`removeConfig`).
+   */
   close(): Promise<void>;
+  /**
+   * Remove the written scan config now (synchronous, idempotent: for `process.on('exit')` hooks of
+   * the `sim` commands, so it goes whichever way the process ends).
+   */
+  removeConfig(): void;
 }
 
 /** An invalid {@link SimulatorOptions} value. */
@@ -307,6 +319,7 @@ export async function startSimulator(options: SimulatorOptions): Promise<Running
     throw e;
   }
 
+  const removeConfig = () => removeScanConfig(configPath, options.configDir === undefined);
   let closing: Promise<void> | undefined;
   return {
     port,
@@ -316,8 +329,10 @@ export async function startSimulator(options: SimulatorOptions): Promise<Running
     accountIds: fleet.accounts.map((a) => a.accountId),
     stats: () => traffic.stats.snapshot(),
     resetStats: () => traffic.stats.reset(),
+    removeConfig,
     close: () => {
       closing ??= new Promise<void>((resolve) => {
+        removeConfig();
         writer.close();
         server.close(() => resolve());
         httpServer.closeAllConnections();

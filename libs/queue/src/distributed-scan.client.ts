@@ -13,9 +13,15 @@ import type { ScanJobQueue } from './scan-job.queue';
 import { judgeScanJobs } from './scan-jobs.verdict';
 import type { PlanScanPayload } from './scan-jobs.constants';
 import { scanRowSettings } from './scan-row-settings.util';
+import { queuedScanConfig } from './queued-credentials';
 
 /** A scan to start. */
 export interface SubmitScanRequest {
+  /**
+   * The scan config. A literal AccessKey in its `credentials` block is not sent: the job names the
+   * config instead and each worker takes the AccessKey from its own copy of the config of that
+   * name (queued-credentials.ts); env variable names and the default chain resolve on the worker.
+   */
   config: ScanConfig;
   /** Default: a random uuid. */
   scanId?: string;
@@ -66,8 +72,11 @@ export class DistributedScanClient {
   ) {}
 
   /**
-   * Create the scan row (`running`, source `distributed`) and enqueue its plan job.
-   * @returns the plan payload (keep it: `waitFor` re-enqueues it if Redis loses the scan)
+   * Create the scan row (`running`, source `distributed`) and enqueue its plan job. The job holds
+   * no secret: a literal AccessKey of the config becomes `credentialsSource` (the config's name),
+   * resolved by the worker from its own copy of that config; if no worker has it, the scan fails
+   * with a reason naming the config and its accounts.
+   * @returns the plan payload, without secret material (keep it: `waitFor` re-enqueues it if Redis loses the scan)
    * @throws StoreError when the row cannot be written; the queue's error when Redis is down (the
    *   scan is then marked failed, so it never stays `running`)
    */
@@ -75,7 +84,7 @@ export class DistributedScanClient {
     const scanId = request.scanId ?? randomUUID();
     const payload: PlanScanPayload = {
       scanId,
-      config: request.config,
+      ...queuedScanConfig(request.config),
       ...(request.now ? { now: request.now.toISOString() } : {}),
       ...(request.settings ? { settings: request.settings } : {}),
       ...(request.scope ? { scope: request.scope } : {}),

@@ -12,3 +12,4 @@ export * from './scan-scope.lock';
 export * from './distributed-scan.client';
 export * from './distributed-scan.launcher';
 export * from './scan-row-settings.util';
+export * from './queued-credentials';

@@ -22,6 +22,7 @@ import {
   type QueueConnectionConfig,
   type ScanJobPolicy,
 } from './queue-options';
+import { withoutCredentials, withQueuedCredentials } from './queued-credentials';
 
 /** State of one job of a scan: a BullMQ state, or `missing` when Redis holds no such job. */
 export interface ScanJobState {
@@ -62,7 +63,11 @@ export interface BullScanJobQueueOptions extends QueueConnectionConfig {
   policies?: Partial<Record<JobName, ScanJobPolicy>>;
 }
 
-/** The BullMQ adapter of {@link ScanJobQueue}: one Queue per scan queue and one FlowProducer. */
+/**
+ * The BullMQ adapter of {@link ScanJobQueue}: one Queue per scan queue and one FlowProducer.
+ * Every payload passes through queued-credentials.ts on its way in: a literal AccessKey never
+ * reaches Redis, whoever the producer is.
+ */
 export class BullScanJobQueue implements ScanJobQueue {
   private readonly queues: Record<QueueName, Queue>;
   private readonly flows: FlowProducer;
@@ -90,7 +95,7 @@ export class BullScanJobQueue implements ScanJobQueue {
   async enqueuePlan(payload: PlanScanPayload): Promise<void> {
     await this.queues[QueueName.ScanPlan].add(
       JobName.PlanScan,
-      payload,
+      withQueuedCredentials(payload),
       jobOptionsFor(JobName.PlanScan, planJobId(payload.scanId), this.policies),
     );
   }
@@ -99,7 +104,7 @@ export class BullScanJobQueue implements ScanJobQueue {
     await this.flows.add({
       name: JobName.AnalyzeScan,
       queueName: JOB_QUEUE[JobName.AnalyzeScan],
-      data: analyze,
+      data: { ...analyze, config: withoutCredentials(analyze.config) },
       opts: jobOptionsFor(JobName.AnalyzeScan, analyzeJobId(analyze.scanId), this.policies),
       children: crawls.map((c) => this.crawlChild(c)),
     });
@@ -111,7 +116,7 @@ export class BullScanJobQueue implements ScanJobQueue {
     await this.queues[QueueName.ScanCrawl].addBulk(
       crawls.map((c) => ({
         name: JobName.CrawlTarget,
-        data: c,
+        data: withQueuedCredentials(c),
         opts: { ...this.crawlOptions(c.scanId, c.target), parent },
       })),
     );
@@ -147,7 +152,7 @@ export class BullScanJobQueue implements ScanJobQueue {
     return {
       name: JobName.CrawlTarget,
       queueName: JOB_QUEUE[JobName.CrawlTarget],
-      data: c,
+      data: withQueuedCredentials(c),
       opts: this.crawlOptions(c.scanId, c.target),
     };
   }

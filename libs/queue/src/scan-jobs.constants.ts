@@ -58,14 +58,20 @@ export interface ScanRunOptions {
 
 /**
  * `plan-scan`: create the scan row (idempotent by id), record its account and region targets as
- * pending, and add the flow. Carries the whole scan config, credentials block included (env variable
- * names, or the simulator's test keys): it never goes to Postgres or logs.
+ * pending, and add the flow. Carries the scan config without secret material: env variable names
+ * stay, a literal AccessKey is replaced by `credentialsSource` (queued-credentials.ts). Neither
+ * goes to Postgres or logs.
  */
 export interface PlanScanPayload extends ScanRunOptions {
   /** The scan (uuid), chosen by the producer. */
   scanId: string;
-  /** A validated scan config (libs/collectors `ScanConfig`). */
+  /** A validated scan config (libs/collectors `ScanConfig`); on the queue never with a literal AccessKey. */
   config: ScanConfig;
+  /**
+   * The worker takes the `credentials` block of its own scan config of this name (set when the
+   * submitted config held a literal AccessKey; queued-credentials.ts).
+   */
+  credentialsSource?: string;
 }
 
 /**
@@ -75,8 +81,10 @@ export interface PlanScanPayload extends ScanRunOptions {
 export interface CrawlTargetPayload {
   scanId: string;
   target: CrawlTarget;
-  /** The scan config with `accounts` = [the target's account]. */
+  /** The scan config with `accounts` = [the target's account]; never with a literal AccessKey. */
   config: ScanConfig;
+  /** As in {@link PlanScanPayload.credentialsSource}. */
+  credentialsSource?: string;
   /**
    * The account the config's base credentials belong to (STS GetCallerIdentity, asked once by the
    * plan job): AssumeRole calls draw from its API budget. Absent when it could not be told.

@@ -4,6 +4,7 @@ import { chunk, MAX_BIND_PARAMETERS, storableJson, storableText, toIso, toNumber
 import { StoreError } from './store.exception';
 import type { FindingPage, FindingQuery, StoredFinding } from './store.types';
 import { isUuid, resolvePage } from './page.util';
+import { decodeCursor, encodeCursor, keysetAfter, keysetOrderBy, type KeysetColumn } from './keyset-cursor.util';
 import { scopeCondition, SYSTEM_PRINCIPAL, type Scoped } from './principal';
 
 /** Columns written per finding row, in VALUES order. */
@@ -55,17 +56,32 @@ interface FindingRow extends QueryResultRow {
   figures: Figures | null;
   first_seen_at: Date | string;
   last_seen_at: Date | string;
+  /** 0 info, 1 warning, 2 critical (generated column; the listing's first sort key). */
+  severity_rank: number;
 }
 
 const SELECT_FINDING = `
   SELECT f.fingerprint, f.check_id, f.severity, f.account_id, f.region_id, f.cluster_id,
          f.resource_kind, f.resource_id, f.namespace, f.name, f.message, f.remediation, f.source,
-         f.used, f."limit", f.ratio, f.figures, ff.first_seen_at, ff.last_seen_at
+         f.used, f."limit", f.ratio, f.figures, ff.first_seen_at, ff.last_seen_at, f.severity_rank
     FROM findings f
     JOIN finding_fingerprints ff ON ff.fingerprint = f.fingerprint`;
 
-/** Default order: most severe first, then by check and fingerprint (stable for paging). */
-const ORDER_FINDINGS = 'ORDER BY f.severity_rank DESC, f.check_id, f.fingerprint';
+/**
+ * The listing order: most severe first, then check id, then fingerprint (unique within a scan, so
+ * the order is total and stable for paging). The rank is negated so every column ascends: the
+ * keyset condition is then one row comparison, served as a range scan by findings_scan_keyset_idx
+ * `(scan_id, (-severity_rank), check_id, fingerprint)` (migration 1797000000000).
+ */
+const FINDING_ORDER: KeysetColumn[] = [
+  { expr: '-f.severity_rank', dir: 'asc' },
+  { expr: 'f.check_id', dir: 'asc' },
+  { expr: 'f.fingerprint', dir: 'asc' },
+];
+const ORDER_FINDINGS = keysetOrderBy(FINDING_ORDER);
+
+/** A findings cursor: the scan it pages, then the sort key of the last row read. */
+type FindingCursor = [scanId: string, negRank: number, checkId: string, fingerprint: string];
 
 /**
  * Findings of scans: paged, filtered reads for the API and full reads for reports. Writes happen
@@ -82,35 +98,81 @@ export class FindingRepository {
   ) {}
 
   /**
-   * One page of findings of one scan, filtered, most severe first.
-   * @param query `scanId` defaults to the latest succeeded scan; `limit` 1..1000 (default 100)
-   * @returns the page, the total matching (count) and the scan read (null: no succeeded scan yet)
+   * One page of findings of one scan, filtered, most severe first, in ONE SQL statement: the scan
+   * (given, or the latest succeeded one), the page, and on the first page the count.
+   *
+   * Paging is keyset ("seek"): `nextCursor` holds the scan id and the sort key of the page's last
+   * row; the next page is the rows after it in findings_scan_keyset_idx order, so a page costs its
+   * own rows (not the rows before it) and paging is stable while other scans are stored (the cursor
+   * keeps its scan, even when the default "latest succeeded scan" moves on). `offset` still works
+   * (it reads and skips the rows before it; deprecated) but not together with a cursor.
+   *
+   * `total` is counted only without a cursor (the first page, or offset paging): it is the one part
+   * whose cost grows with the scan's size, and a client that follows cursors already has it.
+   * @param query `scanId` defaults to the latest succeeded scan (or the cursor's scan); `limit`
+   *   1..1000 (default 100); `cursor` a `nextCursor` of an earlier page with the same filters
    * @param scope the caller's principal: only findings of its accounts are listed and counted (in SQL)
-   * @throws StoreError NOT_FOUND when `scanId` names no scan; INVALID_ARGUMENT for bad paging
+   * @returns the page, `total` (null with a cursor), the scan read (null: no succeeded scan yet)
+   *   and `nextCursor` (null on the last page)
+   * @throws StoreError NOT_FOUND when `scanId` names no scan; INVALID_ARGUMENT for bad paging, a
+   *   malformed cursor, a cursor with an offset, or a cursor of another scan than `scanId`
    */
   async list(query: FindingQuery, scope: Scoped): Promise<FindingPage> {
     const { limit, offset } = resolvePage(query);
-    const scanId = query.scanId ?? (await this.latestSucceededScanId());
-    if (scanId === null) return { items: [], total: 0, scanId: null };
-    await this.assertScanExists(scanId);
-    const where = new WhereBuilder()
-      .equals('f.scan_id', scanId)
+    let cursor: FindingCursor | undefined;
+    if (query.cursor !== undefined) {
+      if (offset !== 0) throw new StoreError('INVALID_ARGUMENT', 'cursor and offset cannot be combined (a cursor already says where the page starts)');
+      const [scanId, negRank, checkId, fingerprint] = decodeCursor(query.cursor, 4);
+      if (typeof scanId !== 'string' || !isUuid(scanId) || typeof negRank !== 'number' || typeof checkId !== 'string' || typeof fingerprint !== 'string')
+        throw new StoreError('INVALID_ARGUMENT', `cursor "${query.cursor.slice(0, 40)}" is malformed (use a cursor returned by this listing)`);
+      if (query.scanId !== undefined && query.scanId.toLowerCase() !== scanId.toLowerCase())
+        throw new StoreError('INVALID_ARGUMENT', `cursor belongs to scan ${scanId}, not to scanId ${query.scanId}`);
+      cursor = [scanId, negRank, checkId, fingerprint];
+    }
+    const scanId = cursor?.[0] ?? query.scanId;
+    if (scanId !== undefined && !isUuid(scanId)) throw new StoreError('NOT_FOUND', `scan ${scanId} not found`);
+
+    const where = new WhereBuilder();
+    const target =
+      scanId !== undefined
+        ? `SELECT id FROM scans WHERE id = ${where.param(scanId)}`
+        : `SELECT id FROM scans WHERE status = 'succeeded' ORDER BY started_at DESC, id DESC LIMIT 1`;
+    where
+      .where('f.scan_id = t.id')
       .equals('f.check_id', query.checkId)
       .equals('f.severity', query.severity)
       .equals('f.account_id', query.accountId)
       .equals('f.cluster_id', query.clusterId)
       .inScope('f.account_id', scope);
-    const countResult = await this.pool.query<{ total: string | number }>(
-      `SELECT count(*) AS total FROM findings f ${where.sql()}`,
+    const filters = where.sql();
+    if (cursor) where.where(keysetAfter(FINDING_ORDER, cursor.slice(1) as [number, string, string], (v) => where.param(v)));
+    const total = cursor ? 'NULL::bigint' : `(SELECT count(*) FROM findings f ${filters})`;
+    // One more row than asked: whether a next page exists, without a count.
+    const page = `${SELECT_FINDING} ${where.sql()} ${ORDER_FINDINGS} LIMIT ${where.param(limit + 1)}${offset > 0 ? ` OFFSET ${where.param(offset)}` : ''}`;
+    const rows = await this.pool.query<FindingRow & { page_scan_id: string; page_total: string | number | null }>(
+      `WITH t AS (${target})
+       SELECT t.id AS page_scan_id, ${total} AS page_total, p.*
+         FROM t LEFT JOIN LATERAL (${page}) p ON true
+        ORDER BY -p.severity_rank, p.check_id, p.fingerprint`,
       where.params,
     );
-    const limitParam = where.param(limit);
-    const offsetParam = where.param(offset);
-    const rows = await this.pool.query<FindingRow>(
-      `${SELECT_FINDING} ${where.sql()} ${ORDER_FINDINGS} LIMIT ${limitParam} OFFSET ${offsetParam}`,
-      where.params,
-    );
-    return { items: rows.rows.map(toStoredFinding), total: toNumber(countResult.rows[0].total), scanId };
+    const head = rows.rows[0];
+    if (!head) {
+      if (scanId !== undefined) throw new StoreError('NOT_FOUND', `scan ${scanId} not found`);
+      return { items: [], total: 0, scanId: null, nextCursor: null };
+    }
+    const found = rows.rows.filter((r) => r.fingerprint !== null);
+    const items = found.slice(0, limit);
+    const last = items.at(-1);
+    return {
+      items: items.map(toStoredFinding),
+      total: head.page_total === null ? null : toNumber(head.page_total),
+      scanId: head.page_scan_id,
+      nextCursor:
+        found.length > limit && last
+          ? encodeCursor([head.page_scan_id, -last.severity_rank, last.check_id, last.fingerprint])
+          : null,
+    };
   }
 
   /**

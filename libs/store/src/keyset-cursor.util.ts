@@ -40,13 +40,20 @@ export function decodeCursor(cursor: string, arity: number): KeysetValue[] {
 }
 
 /**
- * The SQL condition "row comes after the cursor row" for the given order (mixed directions
- * allowed): `(c1 > v1) OR (c1 = v1 AND c2 < v2) OR ...`, registering values through `param`.
+ * The SQL condition "row comes after the cursor row" for the given order, registering values
+ * through `param`. One direction for every column: a row comparison `(c1, c2) > (v1, v2)`, which
+ * PostgreSQL serves as one index range scan starting at the cursor (a B-tree on the same columns in
+ * the same order; PostgreSQL docs 9.24.5 "Row Constructor Comparison", 11.3 "Multicolumn Indexes").
+ * Mixed directions: `(c1 > v1) OR (c1 = v1 AND c2 < v2) OR ...` (correct, but the index can then
+ * only stop early, not seek: prefer an expression such as `-rank` to make directions uniform).
  * @throws RangeError when the number of values differs from the number of columns
  */
 export function keysetAfter(columns: readonly KeysetColumn[], values: readonly KeysetValue[], param: (v: unknown) => string): string {
   if (columns.length !== values.length || columns.length === 0) throw new RangeError('keyset columns and cursor values differ in number');
   const placeholders = values.map((v) => param(v));
+  if (columns.every((c) => c.dir === columns[0].dir)) {
+    return `((${columns.map((c) => c.expr).join(', ')}) ${columns[0].dir === 'asc' ? '>' : '<'} (${placeholders.join(', ')}))`;
+  }
   const terms = columns.map((c, i) => {
     const equal = columns.slice(0, i).map((p, j) => `${p.expr} = ${placeholders[j]}`);
     const step = `${c.expr} ${c.dir === 'asc' ? '>' : '<'} ${placeholders[i]}`;

@@ -133,9 +133,11 @@ export class ScanRepository {
     const summary = input.summary ?? summarizeFindings(input.findings);
     const done = await withStoreRetry(`cannot store scan ${id}`, () => this.completeOnce(id, input, summary));
     // Fresh statistics for the tables just written, so finding pages keep using the scan's index
-    // instead of a hash join over every row planned from stale counts (issue 14 item 6). Best
-    // effort: the scan is stored either way.
-    await this.pool.query('ANALYZE findings, finding_fingerprints').catch(() => undefined);
+    // instead of a hash join over every row planned from stale counts (issue 14 item 6), and the
+    // quota history reads (forecasts) theirs. ANALYZE samples a bounded number of pages
+    // (300 x default_statistics_target rows; PostgreSQL docs "ANALYZE"), so its cost does not grow
+    // with the tables. Best effort: the scan is stored either way.
+    await this.pool.query('ANALYZE findings, finding_fingerprints, quota_usage').catch(() => undefined);
     return done;
   }
 

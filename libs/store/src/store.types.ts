@@ -116,6 +116,8 @@ export interface StoredFinding extends Finding {
 
 /** Filters and paging of `findings.list`. */
 export interface FindingQuery extends PageRequest {
+  /** `nextCursor` of the previous page (keyset paging; not with `offset`). */
+  cursor?: string;
   /** Default: the latest succeeded scan. */
   scanId?: string;
   checkId?: string;
@@ -124,7 +126,14 @@ export interface FindingQuery extends PageRequest {
   clusterId?: string;
 }
 
-/** Result of `findings.list`: the page plus which scan it was read from (null: no scan yet). */
-export interface FindingPage extends Page<StoredFinding> {
+/**
+ * Result of `findings.list`: the page, which scan it was read from (null: no scan yet), the
+ * cursor of the next page, and the count of matching findings on pages read without a cursor.
+ */
+export interface FindingPage extends Omit<Page<StoredFinding>, 'total'> {
+  /** Findings matching the filters over all pages; null on pages read with a cursor (not counted again). */
+  total: number | null;
   scanId: string | null;
+  /** Opaque cursor of the next page (same filters); null on the last page. */
+  nextCursor: string | null;
 }

@@ -107,8 +107,12 @@ export class FindingPageDto {
   @ApiProperty({ type: [FindingDto] })
   items: FindingDto[];
 
-  @ApiProperty({ description: 'Findings matching the filters (count, all pages)' })
-  total: number;
+  @ApiProperty({
+    type: Number,
+    nullable: true,
+    description: 'Findings matching the filters (count, all pages); counted on pages read without a cursor, null on pages read with one (the first page had it)',
+  })
+  total: number | null;
 
   @ApiProperty()
   limit: number;
@@ -118,4 +122,11 @@ export class FindingPageDto {
 
   @ApiProperty({ type: String, nullable: true, format: 'uuid', description: 'Scan read; null when no scan succeeded yet' })
   scanId: string | null;
+
+  @ApiProperty({
+    type: String,
+    nullable: true,
+    description: 'Pass as `cursor` (with the same filters) for the next page; null on the last page',
+  })
+  nextCursor: string | null;
 }

@@ -12,7 +12,15 @@ export const listFindingsQuerySchema = z.strictObject({
   severity: z.enum(SEVERITY_VALUES, `must be one of ${SEVERITY_VALUES.join(', ')}`).optional().describe('Only findings of this severity'),
   accountId: idFilter('Only findings in this Alibaba Cloud account (UID)'),
   clusterId: idFilter('Only findings in this ACK cluster'),
-  ...pageQueryFields,
+  cursor: z
+    .string()
+    .min(1, 'must not be empty')
+    .max(512, 'must be at most 512 characters')
+    .regex(/^[A-Za-z0-9_-]+$/, 'must be a nextCursor returned by this listing')
+    .optional()
+    .describe('`nextCursor` of the previous page (keyset paging: stable while scans are stored, cost per page independent of depth). Keep the same filters; not with offset. The cursor keeps its scan.'),
+  limit: pageQueryFields.limit,
+  offset: pageQueryFields.offset.describe('Rows to skip (deprecated: reads every skipped row; follow nextCursor instead). Not with cursor.'),
 });
 
 /** Parsed query of `GET /v1/findings`. */

@@ -15,8 +15,10 @@ export class FindingsService {
   /**
    * A page of findings (default scan: the latest succeeded one), with the waivers in force now applied:
    * each finding shows `status` (open, waived, waiver-expired) and its waiver.
-   * Only findings of the principal's accounts are listed and counted (in SQL).
-   * @throws StoreError NOT_FOUND when `scanId` names no scan
+   * Only findings of the principal's accounts are listed and counted (in SQL). Two statements
+   * per page: the page itself (FindingRepository.list: scan, rows and, without a cursor, the
+   * count) and the waivers in force.
+   * @throws StoreError NOT_FOUND when `scanId` names no scan; INVALID_ARGUMENT for a bad cursor
    */
   async list(query: ListFindingsQuery, principal: Principal): Promise<FindingPageDto> {
     const page = await this.findings.list(query, principal);
@@ -27,6 +29,7 @@ export class FindingsService {
       limit: query.limit,
       offset: query.offset,
       scanId: page.scanId,
+      nextCursor: page.nextCursor,
     };
   }
 }

@@ -18,7 +18,10 @@ export function parsePort(value: string): number {
   return n;
 }
 
-/** Run the simulator until SIGINT/SIGTERM; returns the exit code. */
+/**
+ * Run the simulator until SIGINT/SIGTERM; returns the exit code. The scan config it wrote is
+ * removed when it stops (signal, error or normal exit).
+ */
 export async function runSimCommand(opts: { fleet: string; port: number; qps?: string; faults?: string; seed?: string; policy?: string }): Promise<number> {
   const { readFleetDirectory } = loadCollectors();
   const { simulatorOptionsFromFlags, simulatorReadyLine, startSimulator } = loadFleetSim();
@@ -38,8 +41,12 @@ export async function runSimCommand(opts: { fleet: string; port: number; qps?: s
     }
   }
   const sim = await startSimulator({ ...traffic, fleet, port: opts.port, ...(ramPolicy ? { ramPolicy } : {}) });
+  // The config holds the simulator's AccessKey: removed on SIGINT/SIGTERM (close) and on any
+  // other way out of the process (an exit hook; only SIGKILL leaves it, in the temp directory).
+  process.once('exit', sim.removeConfig);
+  const interrupted = untilInterrupted();
   process.stdout.write(`${simulatorReadyLine(sim)}\n`);
-  await untilInterrupted();
+  await interrupted;
   await sim.close();
   return EXIT_OK;
 }

@@ -19,6 +19,9 @@ const crawlTargetSchema = z.discriminatedUnion('kind', [
   z.object({ kind: z.literal('cluster'), accountId: id, regionId: id, clusterId: id }),
 ]);
 
+/** Name of the worker's own scan config whose credentials a job uses (libs/queue queued-credentials.ts). */
+const credentialsSourceSchema = z.string().min(1).optional();
+
 const runOptionsSchema = z.object({
   now: z.iso.datetime({ offset: true }).optional(),
   settings: z.record(z.string(), z.unknown()).optional(),
@@ -60,16 +63,18 @@ export class PlanScanCommand {
     readonly now: string | undefined,
     readonly settings: PartialAuditSettings | undefined,
     readonly scope: string | undefined,
+    /** The worker's own scan config whose credentials to use (the job carries no AccessKey). */
+    readonly credentialsSource: string | undefined,
   ) {}
 
   /** @throws UnrecoverableError when the payload is invalid */
   static create(data: unknown): PlanScanCommand {
     const p = parsePayload(
       'plan-scan',
-      runOptionsSchema.extend({ scanId: uuid, config: scanConfigSchema }),
+      runOptionsSchema.extend({ scanId: uuid, config: scanConfigSchema, credentialsSource: credentialsSourceSchema }),
       data,
     );
-    return new PlanScanCommand(p.scanId, p.config, p.now, checkedSettings(p.settings), p.scope);
+    return new PlanScanCommand(p.scanId, p.config, p.now, checkedSettings(p.settings), p.scope, p.credentialsSource);
   }
 
   /** The payload again (to re-plan). */
@@ -80,6 +85,7 @@ export class PlanScanCommand {
       ...(this.now !== undefined ? { now: this.now } : {}),
       ...(this.settings !== undefined ? { settings: this.settings } : {}),
       ...(this.scope !== undefined ? { scope: this.scope } : {}),
+      ...(this.credentialsSource !== undefined ? { credentialsSource: this.credentialsSource } : {}),
     };
   }
 }
@@ -91,6 +97,8 @@ export class CrawlTargetCommand {
     readonly target: CrawlTarget,
     readonly config: ScanConfig,
     readonly baseAccountId: string | undefined,
+    /** The worker's own scan config whose credentials to use (the job carries no AccessKey). */
+    readonly credentialsSource: string | undefined,
   ) {}
 
   /** @throws UnrecoverableError when the payload is invalid or the config lacks the target's account */
@@ -102,6 +110,7 @@ export class CrawlTargetCommand {
         target: crawlTargetSchema,
         config: scanConfigSchema,
         baseAccountId: z.string().regex(/^\d+$/).optional(),
+        credentialsSource: credentialsSourceSchema,
       }),
       data,
     );
@@ -110,7 +119,7 @@ export class CrawlTargetCommand {
         `invalid crawl-target payload: the config does not list account ${p.target.accountId}`,
       );
     }
-    return new CrawlTargetCommand(p.scanId, p.target, p.config, p.baseAccountId);
+    return new CrawlTargetCommand(p.scanId, p.target, p.config, p.baseAccountId, p.credentialsSource);
   }
 }
 
@@ -137,12 +146,19 @@ export class AnalyzeScanCommand {
 
 /** Payload builders (the plan job's children), typed by libs/queue. */
 export const payloads = {
-  crawl(scanId: string, target: CrawlTarget, config: ScanConfig, baseAccountId?: string): CrawlTargetPayload {
+  crawl(
+    scanId: string,
+    target: CrawlTarget,
+    config: ScanConfig,
+    baseAccountId?: string,
+    credentialsSource?: string,
+  ): CrawlTargetPayload {
     return {
       scanId,
       target,
       config: narrowToAccount(config, target.accountId),
       ...(baseAccountId ? { baseAccountId } : {}),
+      ...(credentialsSource !== undefined ? { credentialsSource } : {}),
     };
   },
   analyze(plan: PlanScanCommand): AnalyzeScanPayload {

@@ -49,7 +49,7 @@ export class CrawlTargetService {
 
     const slice = await crawlTarget(cmd.config, cmd.target, {
       rateLimiter: this.rateLimiterFor(cmd.config),
-      credentialsFor: this.credentials.credentialsFor(cmd.config, cmd.baseAccountId),
+      credentialsFor: this.credentials.credentialsFor(cmd.config, cmd.baseAccountId, cmd.credentialsSource),
       ...(signal ? { signal } : {}),
     });
     const clusters = await this.addClusters(cmd, slice);
@@ -74,7 +74,7 @@ export class CrawlTargetService {
     );
     await this.queue.addCrawlChildren(
       scanId,
-      clusters.map((t) => payloads.crawl(scanId, t, config, cmd.baseAccountId)),
+      clusters.map((t) => payloads.crawl(scanId, t, config, cmd.baseAccountId, cmd.credentialsSource)),
     );
     return clusters.length;
   }

@@ -28,7 +28,8 @@ export class PlanScanService {
 
   /**
    * Plan one scan; `skipped` when the scan already ended.
-   * @throws UnrecoverableError (CredentialsConfigError) when a credentials env variable is unset;
+   * @throws CredentialsConfigError when a credentials env variable is unset or the job names a
+   *   credentials source this worker does not have (the processor makes it unrecoverable);
    *   Redis / Postgres errors (retried)
    */
   async plan(cmd: PlanScanCommand): Promise<JobResults[JobName.PlanScan]> {
@@ -45,10 +46,10 @@ export class PlanScanService {
       cmd.scanId,
       targets.map((target) => ({ key: targetKey(target), target })),
     );
-    const baseAccountId = await this.credentials.baseAccountOf(cmd.config);
+    const baseAccountId = await this.credentials.baseAccountOf(cmd.config, cmd.credentialsSource);
     await this.queue.addScanFlow(
       payloads.analyze(cmd),
-      targets.map((t) => payloads.crawl(cmd.scanId, t, cmd.config, baseAccountId)),
+      targets.map((t) => payloads.crawl(cmd.scanId, t, cmd.config, baseAccountId, cmd.credentialsSource)),
     );
     logScanStarted(nestScanEventSink(this.logger), { scanId: cmd.scanId, fleet: cmd.config.name, source: 'distributed' });
     return { status: 'done', targets: targets.length };

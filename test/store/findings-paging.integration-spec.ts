@@ -1,0 +1,189 @@
+/**
+ * Issue 14 item 6, paging that scales, on real PostgreSQL:
+ * - every page of `findings.list` is ONE SQL statement (counted on the store's real pool by
+ *   wrapping `pg.Client#query`, which every pooled query goes through), the first page included
+ *   (scan, rows and count), with or without an explicit scan id;
+ * - paging by cursor over the latest scan while new scans are stored (and become "the latest")
+ *   visits every finding of the first scan exactly once, in the listing order;
+ * - the cursor page is served by findings_scan_keyset_idx as an index range (EXPLAIN), and a
+ *   completed scan leaves fresh statistics (ANALYZE) on the tables it wrote;
+ * - bad cursors are refused (INVALID_ARGUMENT).
+ */
+import pg from 'pg';
+import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
+import type { Finding, Severity } from '@app/domain';
+import { Store, StoreError, SYSTEM_PRINCIPAL } from '@app/store';
+import { makeCoverage, makeFindings } from './finding.factory';
+import { createTestDatabase, type TestDatabase } from './test-database.util';
+
+const SEVERITIES: Severity[] = ['info', 'warning', 'critical'];
+
+/** `n` findings over three severities and four checks (so the order has ties on its first keys). */
+function findings(n: number, tag: string): Finding[] {
+  return makeFindings(n, (i) => ({
+    severity: SEVERITIES[i % 3],
+    checkId: `check-${(i * 7) % 4}`,
+    resource: { id: `lb-${tag}-${String(i).padStart(5, '0')}` },
+  }));
+}
+
+describe('findings paging (keyset, one statement per page)', () => {
+  let db: TestDatabase;
+  let store: Store;
+  let first: string;
+  let firstFindings: Finding[];
+
+  beforeAll(async () => {
+    db = await createTestDatabase();
+    store = await Store.open({ connectionString: db.url, migrate: true });
+    const scan = await store.scans.create({ source: 'offline', fleetName: 'paging', startedAt: new Date('2026-01-01T00:00:00Z') });
+    firstFindings = findings(257, 'a');
+    await store.scans.complete(scan.id, { findings: firstFindings, coverage: [makeCoverage()] });
+    first = scan.id;
+  });
+
+  afterAll(async () => {
+    vi.restoreAllMocks();
+    await store?.close();
+    await db?.drop();
+  });
+
+  /** Run `fn` and count the SQL statements sent on any pg client meanwhile. */
+  async function statements<T>(fn: () => Promise<T>): Promise<{ result: T; sql: string[] }> {
+    const sql: string[] = [];
+    const original = pg.Client.prototype.query;
+    const spy = vi.spyOn(pg.Client.prototype, 'query').mockImplementation(function (this: pg.Client, ...args: unknown[]) {
+      const q = args[0];
+      sql.push(typeof q === 'string' ? q : String((q as { text?: string }).text));
+      return (original as (...a: unknown[]) => unknown).apply(this, args);
+    } as typeof original);
+    try {
+      return { result: await fn(), sql };
+    } finally {
+      spy.mockRestore();
+    }
+  }
+
+  it('one statement per page: the first page (scan, rows, count), cursor pages, the default scan', async () => {
+    const firstPage = await statements(() => store.findings.list({ scanId: first, limit: 50 }, SYSTEM_PRINCIPAL));
+    expect(firstPage.sql).toHaveLength(1);
+    expect(firstPage.result.total).toBe(257);
+    expect(firstPage.result.items).toHaveLength(50);
+    expect(firstPage.result.nextCursor).toEqual(expect.any(String));
+
+    const next = await statements(() =>
+      store.findings.list({ limit: 50, cursor: firstPage.result.nextCursor ?? '' }, SYSTEM_PRINCIPAL),
+    );
+    expect(next.sql).toHaveLength(1);
+    expect(next.result.total).toBeNull();
+    expect(next.result.scanId).toBe(first);
+    expect(next.result.items).toHaveLength(50);
+
+    const latest = await statements(() => store.findings.list({ limit: 10, severity: 'critical' }, SYSTEM_PRINCIPAL));
+    expect(latest.sql).toHaveLength(1);
+    expect(latest.result.scanId).toBe(first);
+    expect(latest.result.total).toBe(firstFindings.filter((f) => f.severity === 'critical').length);
+    expect(latest.result.items.every((f) => f.severity === 'critical')).toBe(true);
+
+    const missing = await statements(() =>
+      store.findings.list({ scanId: '00000000-0000-4000-8000-000000000000' }, SYSTEM_PRINCIPAL).catch((e: unknown) => e),
+    );
+    expect(missing.sql).toHaveLength(1);
+    expect(missing.result).toBeInstanceOf(StoreError);
+    expect((missing.result as StoreError).code).toBe('NOT_FOUND');
+  });
+
+  it('cursor paging over the latest scan while new scans are stored: every finding once, in order', async () => {
+    const expected = (await store.findings.forScan(first, SYSTEM_PRINCIPAL)).map((f) => f.fingerprint);
+    expect(expected).toHaveLength(257);
+    const seen: string[] = [];
+    let cursor: string | undefined;
+    let pages = 0;
+    do {
+      const page = await store.findings.list({ limit: 20, ...(cursor ? { cursor } : {}) }, SYSTEM_PRINCIPAL);
+      expect(page.scanId).toBe(first);
+      seen.push(...page.items.map((f) => f.fingerprint));
+      cursor = page.nextCursor ?? undefined;
+      pages += 1;
+      if (pages === 3 || pages === 7) {
+        // A newer scan succeeds between pages: it becomes the default scan, with findings that
+        // sort before and among the first scan's (critical, same checks).
+        const newer = await store.scans.create({ source: 'offline', fleetName: 'paging', startedAt: new Date(Date.now() + pages) });
+        await store.scans.complete(newer.id, { findings: findings(40 + pages, `n${pages}`), coverage: [makeCoverage()] });
+      }
+    } while (cursor);
+    expect(pages).toBe(13);
+    expect(new Set(seen).size).toBe(seen.length);
+    expect(seen).toEqual(expected);
+    // The default scan did move on meanwhile: without the cursor a first page reads the newest.
+    expect((await store.findings.list({ limit: 1 }, SYSTEM_PRINCIPAL)).scanId).not.toBe(first);
+  });
+
+  it('a cursor page is one index range scan of findings_scan_keyset_idx', async () => {
+    const page = await store.findings.list({ scanId: first, limit: 100 }, SYSTEM_PRINCIPAL);
+    const c = new pg.Client({ connectionString: db.url });
+    await c.connect();
+    try {
+      // Plan the statement `list` sends for the next page (captured), with its own parameters.
+      let captured: { text: string; values: unknown[] } | undefined;
+      const original = pg.Client.prototype.query;
+      const spy = vi.spyOn(pg.Client.prototype, 'query').mockImplementation(function (this: pg.Client, ...args: unknown[]) {
+        if (typeof args[0] === 'string' && Array.isArray(args[1])) captured = { text: args[0], values: args[1] as unknown[] };
+        return (original as (...a: unknown[]) => unknown).apply(this, args);
+      } as typeof original);
+      try {
+        await store.findings.list({ limit: 100, cursor: page.nextCursor ?? '' }, SYSTEM_PRINCIPAL);
+      } finally {
+        spy.mockRestore();
+      }
+      expect(captured).toBeDefined();
+      // 257 rows fit in a few pages, where a sequential scan is cheaper: ask which index path the
+      // planner has for the statement (at scale it is the only cheap one).
+      await c.query('SET enable_seqscan = off');
+      const plan = await c.query<{ 'QUERY PLAN': string }>(`EXPLAIN ${captured?.text ?? ''}`, captured?.values);
+      const text = plan.rows.map((r) => r['QUERY PLAN']).join('\n');
+      expect(text).toContain('findings_scan_keyset_idx');
+      // The cursor condition is part of the index condition (a range start), not a filter.
+      expect(text).toMatch(/findings_scan_keyset_idx[^\n]*\n\s*Index Cond: \(\(scan_id = [^)]+\) AND \(ROW\(\(- severity_rank\), check_id, fingerprint\) > ROW\(/);
+    } finally {
+      await c.end();
+    }
+  });
+
+  it('a completed scan leaves fresh statistics on the tables it wrote', async () => {
+    const c = new pg.Client({ connectionString: db.url });
+    await c.connect();
+    try {
+      const stats = async () =>
+        (
+          await c.query<{ relname: string; n: string }>(
+            `SELECT relname, analyze_count::text AS n FROM pg_stat_user_tables WHERE relname IN ('findings', 'finding_fingerprints', 'quota_usage') ORDER BY relname`,
+          )
+        ).rows.map((r) => [r.relname, Number(r.n)] as const);
+      const before = await stats();
+      const scan = await store.scans.create({ source: 'offline', fleetName: 'analyze' });
+      await store.scans.complete(scan.id, { findings: findings(5, 'z'), coverage: [makeCoverage()] });
+      // The statistics collector reports with a short delay.
+      let after = await stats();
+      for (let i = 0; i < 50 && after.some(([, n], k) => n <= before[k][1]); i++) {
+        await new Promise((r) => setTimeout(r, 100));
+        after = await stats();
+      }
+      expect(after.map(([t]) => t)).toEqual(['finding_fingerprints', 'findings', 'quota_usage']);
+      for (const [k, [table, n]] of after.entries()) expect(n, table).toBeGreaterThan(before[k][1]);
+    } finally {
+      await c.end();
+    }
+  });
+
+  it('refuses malformed cursors, a cursor with an offset, and a cursor of another scan', async () => {
+    const page = await store.findings.list({ scanId: first, limit: 5 }, SYSTEM_PRINCIPAL);
+    const cursor = page.nextCursor ?? '';
+    const code = (p: Promise<unknown>) => p.then(() => 'ok', (e: unknown) => (e instanceof StoreError ? e.code : 'other'));
+    expect(await code(store.findings.list({ cursor: 'not-a-cursor' }, SYSTEM_PRINCIPAL))).toBe('INVALID_ARGUMENT');
+    expect(await code(store.findings.list({ cursor: Buffer.from('[1,2,3,4]').toString('base64url') }, SYSTEM_PRINCIPAL))).toBe('INVALID_ARGUMENT');
+    expect(await code(store.findings.list({ cursor, offset: 5 }, SYSTEM_PRINCIPAL))).toBe('INVALID_ARGUMENT');
+    expect(await code(store.findings.list({ cursor, scanId: '00000000-0000-4000-8000-000000000000' }, SYSTEM_PRINCIPAL))).toBe('INVALID_ARGUMENT');
+    expect(await code(store.findings.list({ cursor, scanId: first }, SYSTEM_PRINCIPAL))).toBe('ok');
+  });
+});
