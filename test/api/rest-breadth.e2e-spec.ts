@@ -154,11 +154,10 @@ describe('REST breadth: scan diff and quotas (e2e)', () => {
   describe('GET /v1/quotas', () => {
     const key = (q: { checkId: string; resource: { accountId: string; regionId: string; kind: string; id: string } }) =>
       `${q.checkId}/${q.resource.accountId}/${q.resource.regionId}/${q.resource.kind}/${q.resource.id}`;
-    /** The expected order: ratio desc, then the key columns. */
-    const sorted = (xs: QuotaUsageSample[]) =>
-      [...xs].sort((x, y) => y.ratio - x.ratio || (key(x) < key(y) ? -1 : key(x) > key(y) ? 1 : 0));
+    /** The expected order: the key columns (check, account, region, resource kind, resource id). */
+    const sorted = (xs: QuotaUsageSample[]) => [...xs].sort((x, y) => (key(x) < key(y) ? -1 : key(x) > key(y) ? 1 : 0));
 
-    it('pages every sample of the latest scan, highest ratio first, with used / limit / ratio and the total', async () => {
+    it('pages every sample of the latest scan in key order, with used / limit / ratio and the total', async () => {
       const { items, pages, first } = await all('/v1/quotas?limit=6', BOOTSTRAP);
       expect(first).toMatchObject({ scanId: after.id, total: samples.length, limit: 6 });
       expect(pages).toBe(Math.ceil(samples.length / 6));

@@ -17,7 +17,7 @@ import type { INestApplication } from '@nestjs/common';
 import fc from 'fast-check';
 import request from 'supertest';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import type { Finding, QuotaUsageSample } from '@app/domain';
+import type { Finding, FleetGraph, QuotaUsageSample } from '@app/domain';
 import { createApiApp, type LaunchScanRequest, type ScanLauncher } from '@app/api';
 import { generateToken, Store, type Role, type StoredScan } from '@app/store';
 import { makeCoverage, makeFinding } from '../store/finding.factory';
@@ -91,6 +91,22 @@ function sampleOf(a: Acct, i: number): QuotaUsageSample {
   };
 }
 
+/** A small stored fleet graph: per account one region, cluster, Service, CLB (with a vServer group) and ECS instance. */
+function graphOf(): FleetGraph {
+  const g: FleetGraph = { regions: [], clusters: [], services: [], loadBalancers: [], serverGroups: [], ecsInstances: [] };
+  for (const x of ACCTS) {
+    const base = { accountId: ACCOUNTS[x], regionId: 'cn-hangzhou' };
+    const lb = `lb-acct${x}-000`;
+    g.regions.push({ ...base, accountName: `name-acct${x}`, clusterCount: 1, loadBalancerCount: 1, ecsInstanceCount: 1 });
+    g.clusters.push({ ...base, clusterId: `c-acct${x}`, name: `cluster-acct${x}`, clusterType: 'ManagedKubernetes', clusterSpec: null, state: 'running', currentVersion: null, ccmVersion: null, networkPlugin: 'terway', vpcId: null, apiServerLoadBalancerId: null, nodeCount: 1, serviceCount: 1 });
+    g.services.push({ ...base, clusterId: `c-acct${x}`, namespace: `ns-acct${x}`, name: `svc-acct${x}`, uid: `uid-acct${x}`, loadBalancerClass: null, mode: 'local', externalTrafficPolicy: 'Local', ports: [{ name: null, protocol: 'TCP', port: 80, nodePort: 30080, targetPort: '8080' }], ingress: [], loadBalancerId: lb, loadBalancerMatch: 'annotation' });
+    g.loadBalancers.push({ ...base, loadBalancerId: lb, name: `k8s-acct${x}`, addressType: 'intranet', address: null, vpcId: null, spec: null, status: 'active', createTime: null, owner: 'ccm', apiServerClusterId: null, listeners: [], listenerCount: 0, vServerGroupCount: 1, backendEntries: 1, distinctBackends: 1, serviceCount: 1, clusterIds: [`c-acct${x}`] });
+    g.serverGroups.push({ ...base, loadBalancerId: lb, vServerGroupId: `rsp-acct${x}`, isDefault: false, name: `sg-acct${x}`, backends: [{ serverId: `i-acct${x}`, serverIp: null, port: 30080, weight: 100, type: 'ecs' }] });
+    g.ecsInstances.push({ ...base, instanceId: `i-acct${x}`, name: null, zoneId: null, status: 'Running', instanceType: null, vpcId: null, privateIps: [], clusterId: `c-acct${x}`, nodeName: `node-acct${x}`, loadBalancerIds: [lb], serverGroupCount: 1 });
+  }
+  return g;
+}
+
 describe('randomized scope matrix: every REST route x every kind of token (e2e)', () => {
   let db: TestDatabase;
   let store: Store;
@@ -128,7 +144,7 @@ describe('randomized scope matrix: every REST route x every kind of token (e2e)'
     scans.latest = await store.scans.create({ source: 'offline', startedAt: new Date(Date.now() - 86_400_000) });
     const latest = ACCTS.flatMap((x) => Array.from({ length: counts[x] }, (_, i) => findingOf(x, i + 1, i % 3 === 0 ? 'critical' : 'warning')));
     for (const x of ACCTS) latestFindings[x] = counts[x];
-    scans.latest = await store.scans.complete(scans.latest.id, { findings: latest, coverage, quotaUsage: ACCTS.flatMap((x) => [sampleOf(x, 1), sampleOf(x, 2)]) });
+    scans.latest = await store.scans.complete(scans.latest.id, { findings: latest, coverage, quotaUsage: ACCTS.flatMap((x) => [sampleOf(x, 1), sampleOf(x, 2)]), graph: graphOf() });
     scans.failed = await store.scans.create({ source: 'offline', startedAt: new Date(Date.now() - 3_600_000) });
     scans.failed = await store.scans.fail(scans.failed.id, `AccessDenied on account ${ACCOUNTS.b} (role acctb-auditor)`);
 
@@ -285,6 +301,47 @@ describe('randomized scope matrix: every REST route x every kind of token (e2e)'
         };
       },
     },
+    {
+      name: 'GET /v1/clusters',
+      role: 'viewer',
+      call: (t) => ({
+        method: 'get',
+        path: '/v1/clusters?limit=1000',
+        outcome: {
+          expected: 200,
+          check: (body) => {
+            const want = ACCTS.filter((x) => inScope(t, x)).map((x) => `c-acct${x}`);
+            expect(items(body).map((c) => c.clusterId)).toEqual(want);
+            expect((body as { total: number }).total).toBe(want.length);
+          },
+        },
+      }),
+    },
+    ...(
+      [
+        ['load-balancers', (x: Acct) => `lb-acct${x}-000`, 'load balancer'],
+        ['ecs-instances', (x: Acct) => `i-acct${x}`, 'ECS instance'],
+      ] as const
+    ).map(
+      ([path, idOf, noun]): Route => ({
+        name: `GET /v1/${path}/{id}`,
+        role: 'viewer',
+        call: (t, pick, acct) => {
+          const missing = pick % 4 === 0;
+          const id = missing ? `${idOf(acct)}-gone` : idOf(acct);
+          const visible = !missing && inScope(t, acct);
+          return {
+            method: 'get',
+            path: `/v1/${path}/${id}`,
+            echo: [id],
+            outcome: {
+              expected: visible ? 200 : 404,
+              check: (body) => (visible ? expect(JSON.stringify(body)).toContain(idOf(acct)) : expect((body as { message: string }).message).toBe(`${noun} ${id} not found`)),
+            },
+          };
+        },
+      }),
+    ),
     { name: 'GET /v1/forecasts/trends', role: 'viewer', call: () => ({ method: 'get', path: '/v1/forecasts/trends', outcome: { expected: 200 } }) },
     {
       name: 'GET /v1/forecasts/headroom',

@@ -36,6 +36,7 @@ import { WaiversController } from './waivers/waivers.controller';
 import { ReportsController } from './reports/reports.controller';
 import { TokensController } from './tokens/tokens.controller';
 import { QuotasController } from './quotas/quotas.controller';
+import { FleetController } from './fleet/fleet.controller';
 
 /** What the API module is built from: adapters created by the caller (CLI, main.ts, tests). */
 export interface ApiModuleOptions {
@@ -122,7 +123,7 @@ export class ApiModule {
     return {
       module: ApiModule,
       imports: options.log ? [loggerModule(options.log)] : [],
-      controllers: [ScansController, FindingsController, QuotasController, WaiversController, ReportsController, ForecastsController, MetricsController, HealthController, TokensController, ReadyController],
+      controllers: [ScansController, FindingsController, QuotasController, FleetController, WaiversController, ReportsController, ForecastsController, MetricsController, HealthController, TokensController, ReadyController],
       providers: [
         { provide: Store, useValue: options.store },
         { provide: ScanRepository, useValue: options.store.scans },

@@ -10,7 +10,7 @@ export {
   type RunningScanRef,
 } from './scan-target.repository';
 export { FindingRepository, FINDING_ROWS_PER_INSERT } from './finding.repository';
-export { QuotaUsageRepository, QUOTA_ROWS_PER_INSERT, MAX_QUOTA_PAGE, type QuotaHistoryQuery, type QuotaHistorySeries, type QuotaPage, type QuotaPageQuery } from './quota-usage.repository';
+export { QuotaUsageRepository, QUOTA_ROWS_PER_INSERT, type QuotaHistoryQuery, type QuotaHistorySeries } from './quota-usage.repository';
 export { ScanSnapshotRepository, type StoredSnapshot } from './scan-snapshot.repository';
 export {
   FleetGraphRepository,

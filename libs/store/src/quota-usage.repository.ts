@@ -1,48 +1,7 @@
 import type { Pool, PoolClient, QueryResultRow } from 'pg';
 import type { QuotaUsageSample, ResourceKind } from '@app/domain';
-import { decodeCursor, encodeCursor, keysetAfter, keysetOrderBy, type KeysetColumn } from './keyset-cursor.util';
-import { isUuid } from './page.util';
 import { chunk, MAX_BIND_PARAMETERS, toNumber, WhereBuilder } from './sql.util';
 import type { Scoped } from './principal';
-import { StoreError } from './store.exception';
-
-/** Filters and keyset paging of `QuotaUsageRepository.page` (equality filters, AND-ed). */
-export interface QuotaPageQuery {
-  scanId: string;
-  checkId?: string;
-  accountId?: string;
-  regionId?: string;
-  clusterId?: string;
-  resourceKind?: ResourceKind;
-  resourceId?: string;
-  /** Only samples with ratio >= this fraction (0.8 = 80 %). */
-  minRatio?: number;
-  /** Page size, 1..1000. */
-  limit: number;
-  /** Opaque cursor (`nextCursor` of the previous page). */
-  after?: string;
-}
-
-/** A page of quota samples: highest ratio first; `total` counts every match (scope and filters, in SQL). */
-export interface QuotaPage {
-  items: QuotaUsageSample[];
-  total: number;
-  /** Cursor of the next page; null on the last page. */
-  nextCursor: string | null;
-}
-
-/** Order of quota pages: highest ratio first, then the sample's key (unique per scan: the table's primary key). */
-const QUOTA_ORDER: readonly KeysetColumn[] = [
-  { expr: 'ratio', dir: 'desc' },
-  { expr: 'check_id', dir: 'asc' },
-  { expr: 'account_id', dir: 'asc' },
-  { expr: 'region_id', dir: 'asc' },
-  { expr: 'resource_kind', dir: 'asc' },
-  { expr: 'resource_id', dir: 'asc' },
-];
-
-/** Largest quota page (rows). */
-export const MAX_QUOTA_PAGE = 1000;
 
 /** Columns written per sample row, in VALUES order. */
 const INSERT_COLUMNS = [
@@ -126,48 +85,6 @@ export class QuotaUsageRepository {
       where.params,
     );
     return rows.map((r) => ({ checkId: r.check_id, resources: toNumber(r.n), maxRatio: toNumber(r.max_ratio) }));
-  }
-
-  /**
-   * One page of a scan's quota samples (used / limit / ratio per check and resource), highest ratio first,
-   * keyset-paged (stable while rows are added: the cursor holds the last row's sort key), with the total
-   * of matching samples. Only samples of the scope's accounts are listed and counted (in SQL).
-   * @param scope the caller's principal
-   * @throws StoreError NOT_FOUND when the scan does not exist; INVALID_ARGUMENT for a bad limit or cursor
-   */
-  async page(query: QuotaPageQuery, scope: Scoped): Promise<QuotaPage> {
-    if (!Number.isInteger(query.limit) || query.limit < 1 || query.limit > MAX_QUOTA_PAGE) {
-      throw new StoreError('INVALID_ARGUMENT', `limit must be an integer from 1 to ${MAX_QUOTA_PAGE}, got ${query.limit}`);
-    }
-    const cursor = query.after === undefined ? undefined : decodeCursor(query.after, QUOTA_ORDER.length);
-    const found = isUuid(query.scanId) ? await this.pool.query('SELECT 1 FROM scans WHERE id = $1', [query.scanId]) : { rowCount: 0 };
-    if (!found.rowCount) throw new StoreError('NOT_FOUND', `scan ${query.scanId} not found`);
-    const where = new WhereBuilder()
-      .equals('scan_id', query.scanId)
-      .equals('check_id', query.checkId)
-      .equals('account_id', query.accountId)
-      .equals('region_id', query.regionId)
-      .equals('cluster_id', query.clusterId)
-      .equals('resource_kind', query.resourceKind)
-      .equals('resource_id', query.resourceId)
-      .inScope('account_id', scope);
-    if (query.minRatio !== undefined) where.where(`ratio >= ${where.param(query.minRatio)}`);
-    const count = await this.pool.query<{ n: string | number }>(`SELECT count(*) AS n FROM quota_usage ${where.sql()}`, where.params);
-    // Ratio travels in the cursor as text (numeric, exact); the rest are text columns.
-    if (cursor !== undefined) where.where(keysetAfter(QUOTA_ORDER, cursor, (v) => where.param(v)));
-    const { rows } = await this.pool.query<QuotaUsageRow & { ratio_text: string }>(
-      `SELECT check_id, account_id, region_id, cluster_id, resource_kind, resource_id, used, "limit", ratio, ratio::text AS ratio_text
-         FROM quota_usage ${where.sql()} ${keysetOrderBy(QUOTA_ORDER)} LIMIT ${where.param(query.limit + 1)}`,
-      where.params,
-    );
-    const more = rows.length > query.limit;
-    const kept = more ? rows.slice(0, query.limit) : rows;
-    const last = kept[kept.length - 1];
-    return {
-      items: kept.map(toSample),
-      total: toNumber(count.rows[0].n),
-      nextCursor: more && last ? encodeCursor([last.ratio_text, last.check_id, last.account_id, last.region_id, last.resource_kind, last.resource_id]) : null,
-    };
   }
 
   /**

@@ -38,7 +38,7 @@ export class QuotaDto {
   ratio: number;
 }
 
-/** A page of quota samples, highest ratio first. */
+/** A page of quota samples in key order (check, account, region, resource kind, resource id). */
 export class QuotaPageDto {
   @ApiProperty({ type: [QuotaDto] })
   items: QuotaDto[];
@@ -49,7 +49,7 @@ export class QuotaPageDto {
   @ApiProperty({ example: 100 })
   limit: number;
 
-  @ApiProperty({ type: String, nullable: true, example: 'WyIwLjk1IiwiQ0xCX0JBQ0tFTkRfUVVPVEEiXQ', description: 'Pass as `after` for the next page; null on the last page' })
+  @ApiProperty({ type: String, nullable: true, example: 'WyJDTEJfQkFDS0VORF9RVU9UQSJd', description: 'Pass as `after` for the next page; null on the last page' })
   nextCursor: string | null;
 
   @ApiProperty({ type: String, nullable: true, format: 'uuid', description: 'Scan read; null when no scan succeeded yet' })
