@@ -17,6 +17,18 @@ export default tseslint.config(
     },
   },
   {
+    // One configuration (issue 9): environment variables are declared and validated in libs/config
+    // (env.declaration.ts), whose processEnvironment() is the only reader of process.env
+    // (no-restricted-properties also catches `const { env } = process`).
+    // Allowed exceptions: the config lib itself, tests (their own knobs, e.g. TEST_DATABASE_URL,
+    // CHECK) and bench scripts (BENCH_*, CHAOS_*, PG_BIN: measurement knobs, not product settings).
+    files: ['**/*.ts'],
+    ignores: ['libs/config/src/**', 'test/**', 'bench/**', '**/test/**', '**/*.spec.ts', '**/*.integration-spec.ts', '**/*.e2e-spec.ts'],
+    rules: {
+      'no-restricted-properties': ['error', { object: 'process', property: 'env', message: 'read configuration through @app/config (declare the variable in libs/config/src/env.declaration.ts)' }],
+    },
+  },
+  {
     files: ['libs/domain/**/*.ts', 'libs/checks/**/*.ts'],
     ignores: ['**/*.spec.ts', '**/test/**'],
     rules: {

@@ -17,6 +17,7 @@ export default defineConfig({
       '@app/forecast': here('./libs/forecast/src/index.ts'),
       '@app/reports': here('./libs/reports/src/index.ts'),
       '@app/queue': here('./libs/queue/src/index.ts'),
+      '@app/config': here('./libs/config/src/index.ts'),
       '@app/fleet-sim': here('./apps/fleet-sim/src/index.ts'),
       '@app/api': here('./apps/api/src/index.ts'),
       '@app/worker': here('./apps/worker/src/index.ts'),

@@ -3,6 +3,7 @@ import { NestFactory } from '@nestjs/core';
 import type { NestExpressApplication } from '@nestjs/platform-express';
 import { Logger } from 'nestjs-pino';
 import type { IncomingMessage, ServerResponse } from 'node:http';
+import { MIN_API_TOKEN_LENGTH } from '@app/config';
 import type { ProcessMetrics } from '@app/telemetry';
 import { PROCESS_METRICS } from './api.constants';
 import { ApiModule, type ApiModuleOptions } from './api.module';
@@ -18,8 +19,8 @@ export interface ApiAppOptions extends ApiModuleOptions {
   logger?: boolean;
 }
 
-/** Shortest accepted token (characters): shorter ones are guessable. */
-export const MIN_TOKEN_LENGTH = 16;
+/** Shortest accepted token (characters): shorter ones are guessable (declared with API_TOKEN in libs/config). */
+export const MIN_TOKEN_LENGTH = MIN_API_TOKEN_LENGTH;
 
 function loggerLevels(logger: boolean | undefined): LogLevel[] | false {
   if (logger === true) return ['log', 'error', 'warn', 'debug', 'verbose', 'fatal'];

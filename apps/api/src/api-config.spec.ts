@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import { ApiConfigError, loadApiConfig, parseScanQueueDepth } from './api-config';
+import { ConfigError } from '@app/config';
+import { loadApiConfig } from './api-config';
 
 const TOKEN = 'a-secret-token-of-some-length';
 
@@ -21,7 +22,7 @@ describe(loadApiConfig.name, () => {
     } catch (e) {
       error = e;
     }
-    expect(error).toBeInstanceOf(ApiConfigError);
+    expect(error).toBeInstanceOf(ConfigError);
     const message = (error as Error).message;
     expect(message).toContain('DATABASE_URL must be a postgres:// or postgresql:// URL');
     expect(message).toContain('API_TOKEN must be at least 16 characters');
@@ -37,10 +38,9 @@ describe(loadApiConfig.name, () => {
   it('reads SCAN_QUEUE_DEPTH (default 4, 0 allowed) and names it when it is not an integer from 0 to 1000', () => {
     const base = { DATABASE_URL: 'postgres://u@h/db', API_TOKEN: TOKEN };
     expect(loadApiConfig({ ...base, SCAN_QUEUE_DEPTH: '0' }).scans.queueDepth).toBe(0);
-    expect(parseScanQueueDepth(undefined)).toBe(4);
-    expect(parseScanQueueDepth('12')).toBe(12);
-    expect(() => loadApiConfig({ ...base, SCAN_QUEUE_DEPTH: '-1' })).toThrow('SCAN_QUEUE_DEPTH must be an integer from 0 to 1000');
-    expect(() => parseScanQueueDepth('1001')).toThrow('invalid configuration: SCAN_QUEUE_DEPTH must be an integer from 0 to 1000');
-    expect(() => parseScanQueueDepth('four')).toThrow(ApiConfigError);
+    expect(loadApiConfig({ ...base, SCAN_QUEUE_DEPTH: '12' }).scans.queueDepth).toBe(12);
+    for (const bad of ['-1', '1001', 'four']) {
+      expect(() => loadApiConfig({ ...base, SCAN_QUEUE_DEPTH: bad })).toThrow('invalid configuration: SCAN_QUEUE_DEPTH must be an integer from 0 to 1000');
+    }
   });
 });

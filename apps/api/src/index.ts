@@ -3,7 +3,7 @@ export { createApiApp, MIN_TOKEN_LENGTH, type ApiAppOptions } from './api-app.fa
 export { ApiModule, type ApiModuleOptions } from './api.module';
 export type { LaunchScanRequest, ScanLauncher } from './scan-launcher.port';
 export { buildOpenApiDocument, OPENAPI_JSON_PATH, SWAGGER_UI_PATH } from './openapi.util';
-export { loadApiConfig, parseScanQueueDepth, ApiConfigError, type ApiConfig } from './api-config';
+export { loadApiConfig, type ApiConfig } from './api-config';
 export { UnavailableScanLauncher } from './unavailable-scan-launcher';
 export { toFindingDto } from './findings/findings.service';
 export type { FindingDto, FindingPageDto, FindingResourceDto } from './findings/finding.dto';

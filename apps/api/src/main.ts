@@ -4,13 +4,14 @@
  * the database, and serves on 127.0.0.1 only. Scans are started elsewhere (CLI, worker), so
  * `POST /v1/scans` answers 503 here.
  */
+import { processEnvironment } from '@app/config';
 import { Store } from '@app/store';
 import { createApiApp } from './api-app.factory';
 import { loadApiConfig } from './api-config';
 import { UnavailableScanLauncher } from './unavailable-scan-launcher';
 
 async function bootstrap(): Promise<void> {
-  const config = loadApiConfig(process.env);
+  const config = loadApiConfig(processEnvironment());
   const store = await Store.open({
     connectionString: config.database.url,
     migrate: true,

@@ -7,6 +7,7 @@
  */
 import type { FleetValidationError, ScanConfigError } from '@app/collectors';
 import type { ScanFailedError } from '@app/audit';
+import { debugWanted } from './cli-config';
 
 // Errors are recognised by name, not instanceof, so that this module (loaded by every command)
 // does not load the collectors, the SDKs and NestJS: `fleet-audit --help` stays fast.
@@ -36,5 +37,5 @@ export function describeError(e: unknown): string {
 /** Print an error line to stderr (with the stack only when FLEET_AUDIT_DEBUG=1). */
 export function reportError(e: unknown): void {
   process.stderr.write(`fleet-audit: error: ${describeError(e)}\n`);
-  if (process.env.FLEET_AUDIT_DEBUG === '1' && e instanceof Error && e.stack) process.stderr.write(`${e.stack}\n`);
+  if (e instanceof Error && debugWanted() && e.stack) process.stderr.write(`${e.stack}\n`);
 }

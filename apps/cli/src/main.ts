@@ -5,6 +5,7 @@
 import 'reflect-metadata';
 import { Command, CommanderError } from 'commander';
 import { EXIT_ERROR, reportError } from './cli-error';
+import { cliConfig } from './cli-config';
 import { demoCommand } from './commands/demo.command';
 import { scanCommand } from './commands/scan.command';
 import { serveCommand } from './commands/serve.command';
@@ -84,6 +85,14 @@ export function buildProgram(run: (p: Promise<number>) => void): Command {
 /** Parse argv, run the command, and exit with its code. Never prints a stack trace by default. */
 export async function main(argv: string[] = process.argv): Promise<void> {
   installTerminalHandlers();
+  try {
+    // Every declared variable the CLI reads, validated once at boot (libs/config): a bad one is
+    // one line naming it and the expected shape, exit 2.
+    cliConfig();
+  } catch (e) {
+    reportError(e);
+    process.exit(EXIT_ERROR);
+  }
   let pending: Promise<number> | undefined;
   const program = buildProgram((p) => {
     pending = p;

@@ -12,7 +12,6 @@ export {
 export {
   loadWorkerConfig,
   workerOptionsFromConfig,
-  WorkerConfigError,
   type WorkerConfig,
   type WorkerConfigOverrides,
 } from './worker-config';

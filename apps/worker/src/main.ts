@@ -8,16 +8,16 @@
  */
 import 'reflect-metadata';
 import { loadScanConfig } from '@app/collectors';
-import { parseLogLevel } from '@app/telemetry';
+import { processEnvironment } from '@app/config';
 import { startWorker } from './worker-app.factory';
 import { loadWorkerConfig, workerOptionsFromConfig } from './worker-config';
 
 async function bootstrap(): Promise<void> {
-  const config = loadWorkerConfig(process.env);
+  const config = loadWorkerConfig(processEnvironment());
   const worker = await startWorker({
     ...workerOptionsFromConfig(config, loadScanConfig),
-    // LOG_LEVEL: JSON log lines on stdout (pretty on a TTY). TODO(i9 config): move into the config declaration.
-    log: { level: parseLogLevel(process.env.LOG_LEVEL) },
+    // LOG_LEVEL: JSON log lines on stdout (pretty on a TTY).
+    log: { level: config.log.level },
     name: `worker-${process.pid}`,
   });
   process.stdout.write(`${JSON.stringify({ worker: 'ready', pid: process.pid })}\n`);

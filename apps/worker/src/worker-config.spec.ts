@@ -1,6 +1,9 @@
 import { describe, expect, it } from 'vitest';
 import type { ScanConfig } from '@app/collectors';
-import { loadWorkerConfig, WorkerConfigError, workerOptionsFromConfig } from './worker-config';
+import { ConfigError } from '@app/config';
+import { DEFAULT_QUEUE_PREFIX } from '@app/queue';
+import { resolveWorkerOptions } from './worker.options';
+import { loadWorkerConfig, workerOptionsFromConfig } from './worker-config';
 
 const required = {
   REDIS_URL: 'redis://127.0.0.1:6379',
@@ -9,7 +12,7 @@ const required = {
 
 describe(loadWorkerConfig.name, () => {
   it('needs REDIS_URL and DATABASE_URL and names what is wrong without showing values', () => {
-    expect(() => loadWorkerConfig({})).toThrow(WorkerConfigError);
+    expect(() => loadWorkerConfig({})).toThrow(ConfigError);
     const e = (() => {
       try {
         loadWorkerConfig({
@@ -53,12 +56,13 @@ describe(loadWorkerConfig.name, () => {
         stalledIntervalMs: 1000,
         shutdownGraceMs: 2000,
       },
-      schedule: { configPaths: ['a.yaml', 'b.json'], cron: '*/5 * * * * *' },
+      schedule: { configPaths: ['a.yaml', 'b.json'], cron: '*/5 * * * * *', reconcileIntervalMs: 30_000 },
       reports: { cron: false, webhookUrl: 'https://hooks.example.com/weekly', linkBase: 'https://audit.example.com' },
+      log: { level: 'info' },
     });
     expect(() => loadWorkerConfig({ ...required, REPORT_SCHEDULE: 'mondays' })).toThrow(/REPORT_SCHEDULE must be a cron expression/);
     const hooked = workerOptionsFromConfig(loadWorkerConfig({ ...required, REPORT_WEBHOOK_URL: 'http://127.0.0.1:9/h' }), () => ({}) as ScanConfig);
-    expect(hooked.reports).toEqual({ webhook: { url: 'http://127.0.0.1:9/h' } });
+    expect(hooked.reports).toEqual({ schedule: '0 0 6 * * 1', webhook: { url: 'http://127.0.0.1:9/h' } });
   });
 });
 
@@ -85,5 +89,13 @@ describe(workerOptionsFromConfig.name, () => {
     expect(workerOptionsFromConfig(config, load)).not.toHaveProperty('settings');
     const settings = { ccmScale: { maxLoadBalancerServices: 40 }, checks: { LB_ORPHANED: { severity: 'critical' as const } } };
     expect(workerOptionsFromConfig(config, load, { settings }).settings).toEqual(settings);
+  });
+});
+
+describe('declared defaults (libs/config) and the worker options defaults', () => {
+  it('agree, so an unset variable and an option left out run the same worker', () => {
+    const fromEnv = resolveWorkerOptions(workerOptionsFromConfig(loadWorkerConfig(required), () => ({}) as ScanConfig));
+    const programmatic = resolveWorkerOptions({ databaseUrl: required.DATABASE_URL, redisUrl: required.REDIS_URL, prefix: DEFAULT_QUEUE_PREFIX });
+    expect(fromEnv).toEqual(programmatic);
   });
 });

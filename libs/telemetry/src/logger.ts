@@ -5,11 +5,10 @@
  * codes. Secrets are removed by path before anything is written (`LOG_REDACT_PATHS`).
  */
 import pino, { type DestinationStream, type Logger, type LoggerOptions } from 'pino';
+import { LOG_LEVELS, type LogLevelName } from '@app/config';
 
-/** Accepted `LOG_LEVEL` values (pino's), lowest first; `silent` turns logging off. */
-export const LOG_LEVELS = ['trace', 'debug', 'info', 'warn', 'error', 'fatal', 'silent'] as const;
-/** One of `LOG_LEVELS`. */
-export type LogLevelName = (typeof LOG_LEVELS)[number];
+/** Accepted `LOG_LEVEL` values (pino's, declared with the variable in libs/config), lowest first. */
+export { LOG_LEVELS, type LogLevelName };
 
 /** Value written in place of a redacted field. */
 export const REDACTED = '[Redacted]';

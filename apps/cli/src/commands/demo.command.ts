@@ -17,6 +17,7 @@ import type { Store } from '@app/store';
 import { renderHeadroom, renderTrends, renderWhatIf } from './forecast.command';
 import { Command } from 'commander';
 import { CliUsageError, EXIT_OK, reportError } from '../cli-error';
+import { cliConfig } from '../cli-config';
 import { colourWanted, renderTable } from '../output/scan-output.renderer';
 import { sampleFleetDir } from '../package-root.util';
 import { createScanProgressBar } from '../progress';
@@ -87,7 +88,7 @@ export async function runDemoCommand(opts: DemoOptions): Promise<number> {
       store,
     );
     bar.stop();
-    process.stdout.write(renderTable(outcome, { color: colourWanted(process.stdout) }));
+    process.stdout.write(renderTable(outcome, { color: colourWanted(process.stdout, cliConfig().cli.noColor) }));
     if (opts.fleet === undefined) await showCapacityPlanning(store, fleetDir, new Date(outcome.scan.startedAt), settings);
     // The weekly report of what was just scanned (libs/reports), as one self-contained HTML file.
     const { buildReport, loadReportInput, renderReport } = loadReports();

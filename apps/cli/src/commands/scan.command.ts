@@ -7,6 +7,7 @@ import { Command, Option } from 'commander';
 import type { ScanOutcome, ScanSource } from '@app/audit';
 import { severityRank, WaiverMatcher, type Severity, type Waiver } from '@app/domain';
 import { CliUsageError, EXIT_FINDINGS, EXIT_OK } from '../cli-error';
+import { cliConfig } from '../cli-config';
 import { colourWanted, findingsAtOrAbove, renderJson, renderTable } from '../output/scan-output.renderer';
 import { renderCsv, renderHtml, renderJunit, renderMarkdown, renderSarif } from '../output/report-formats.renderer';
 import { writeOutput } from '../output/output-file.util';
@@ -125,7 +126,7 @@ export async function runScanCommand(opts: ScanCommandOptions): Promise<number> 
         config: source.config,
         redisUrl: opts.redisUrl,
         databaseUrl: opts.databaseUrl,
-        ...(process.env.FLEET_AUDIT_QUEUE_PREFIX ? { prefix: process.env.FLEET_AUDIT_QUEUE_PREFIX } : {}),
+        prefix: cliConfig().redis.prefix,
         ...(now ? { now } : {}),
         ...(settings ? { settings } : {}),
         onProgress: (p) => bar.update(p),
@@ -146,7 +147,7 @@ export async function runScanCommand(opts: ScanCommandOptions): Promise<number> 
     const toTerminal = opts.output === undefined;
     let report = renderScanReport(opts.format === 'table' ? outcome : shown, opts, {
       ...(toTerminal && process.stdout.columns ? { width: process.stdout.columns } : { width: 120 }),
-      color: toTerminal && colourWanted(process.stdout),
+      color: toTerminal && colourWanted(process.stdout, cliConfig().cli.noColor),
     });
     if (matcher && opts.format === 'table') {
       const waived = applied.filter((f) => f.status === 'waived');

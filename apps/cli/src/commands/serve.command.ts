@@ -11,6 +11,7 @@ import { Command, Option } from 'commander';
 import { basename } from 'node:path';
 import type { ScanSource } from '@app/audit';
 import { CliUsageError, EXIT_OK, reportError } from '../cli-error';
+import { cliConfig } from '../cli-config';
 import { parsePort } from './sim.command';
 import { createDistributedScanLauncher } from './distributed-scan.util';
 import { untilInterrupted } from './signals.util';
@@ -33,17 +34,15 @@ const collect = (v: string, prev: string[]) => [...prev, v];
 /** Run the API until SIGINT/SIGTERM. @throws CliUsageError on missing settings */
 export async function runServeCommand(opts: ServeOptions): Promise<number> {
   if (!opts.databaseUrl) throw new CliUsageError('DATABASE_URL (or --database-url) is required');
-  const token = process.env.API_TOKEN;
-  if (!token || token.length < 16) throw new CliUsageError('API_TOKEN must be set to a secret of at least 16 characters');
+  const config = cliConfig();
+  // API_TOKEN's length and shape were validated at boot (libs/config); here it must be set.
+  const token = config.api.token;
+  if (!token) throw new CliUsageError('API_TOKEN must be set to a secret of at least 16 characters');
   const { QueuedScanLauncher, loadAuditSettings } = loadAudit();
   const settings = opts.settings !== undefined ? loadAuditSettings(opts.settings) : undefined;
-  const { createApiApp, parseScanQueueDepth } = loadApi();
-  let queueDepth: number;
-  try {
-    queueDepth = parseScanQueueDepth(process.env.SCAN_QUEUE_DEPTH);
-  } catch (e) {
-    throw new CliUsageError((e as Error).message);
-  }
+  const { createApiApp } = loadApi();
+  // SCAN_QUEUE_DEPTH: validated at boot (libs/config), default 4.
+  const queueDepth = config.scans.queueDepth;
   const { loadScanConfig } = loadCollectors();
   const { Store } = loadStore();
   const sources: { name: string; source: ScanSource }[] = [
@@ -54,15 +53,15 @@ export async function runServeCommand(opts: ServeOptions): Promise<number> {
     ...opts.fleet.map((d) => ({ name: basename(d), source: { kind: 'offline' as const, fleetDir: d } })),
   ];
   // TOKEN_HASH_KEY enables scoped fa_ tokens (fleet-audit token create); API_TOKEN stays the bootstrap admin.
-  const tokenHashKey = process.env.TOKEN_HASH_KEY;
+  const tokenHashKey = config.api.tokenHashKey;
   const store = await Store.open({ connectionString: opts.databaseUrl, migrate: true, ...(tokenHashKey ? { tokenHashKey } : {}) });
   // With REDIS_URL the API enqueues scans on the BullMQ workers; without it, scans run in this process.
-  const redisUrl = process.env.REDIS_URL;
+  const redisUrl = config.redis.url;
   const distributed = redisUrl
     ? createDistributedScanLauncher({
         store,
         redisUrl,
-        ...(process.env.FLEET_AUDIT_QUEUE_PREFIX ? { prefix: process.env.FLEET_AUDIT_QUEUE_PREFIX } : {}),
+        prefix: config.redis.prefix,
         ...(settings ? { settings } : {}),
         configs: sources.flatMap((s) => (s.source.kind === 'live' ? [{ name: s.name, config: s.source.config }] : [])),
       })

@@ -3,9 +3,10 @@
  * `--database-url`). Creating needs the server key `TOKEN_HASH_KEY` (the same value the API runs
  * with): only HMAC-SHA-256(key, secret) is stored, and the token is printed once.
  */
-import { Command } from 'commander';
+import { Command, Option } from 'commander';
 import { loadStore } from '../lazy';
 import { CliUsageError, EXIT_OK } from '../cli-error';
+import { cliConfig } from '../cli-config';
 
 /** Options shared by the token subcommands. */
 interface TokenDbOptions {
@@ -23,7 +24,8 @@ export interface TokenCreateOptions extends TokenDbOptions {
 
 async function withStore<T>(opts: TokenDbOptions, needKey: boolean, fn: (store: import('@app/store').Store) => Promise<T>): Promise<T> {
   if (!opts.databaseUrl) throw new CliUsageError('DATABASE_URL (or --database-url) is required');
-  const key = process.env.TOKEN_HASH_KEY;
+  // TOKEN_HASH_KEY's length and shape were validated at boot (libs/config); `create` needs it set.
+  const key = cliConfig().api.tokenHashKey;
   const { Store, MIN_TOKEN_HASH_KEY_LENGTH } = loadStore();
   if (needKey && (!key || key.length < MIN_TOKEN_HASH_KEY_LENGTH)) {
     throw new CliUsageError(`TOKEN_HASH_KEY must be set to the API's token key (at least ${MIN_TOKEN_HASH_KEY_LENGTH} characters)`);
@@ -101,7 +103,7 @@ export async function runTokenRevoke(id: string, opts: TokenDbOptions): Promise<
 
 /** Build the `token` command group. */
 export function tokenCommand(run: (p: Promise<number>) => void): Command {
-  const db = (c: Command) => c.option('--database-url <url>', 'PostgreSQL URL', process.env.DATABASE_URL);
+  const db = (c: Command) => c.addOption(new Option('--database-url <url>', 'PostgreSQL URL').env('DATABASE_URL'));
   const group = new Command('token').description('create, list and revoke scoped API tokens (roles viewer|operator|admin, account scope, expiry)');
   group.addCommand(
     db(new Command('create'))

@@ -4,7 +4,7 @@
  * the configs given with `--config` (default hourly), and drains gracefully on SIGTERM/SIGINT
  * (in-flight jobs finish, or go back to the queue after WORKER_SHUTDOWN_GRACE_MS).
  *
- * Environment (apps/worker `worker-config.ts`): REDIS_URL, DATABASE_URL (required),
+ * Environment (declared in libs/config, viewed by apps/worker `worker-config.ts`): REDIS_URL, DATABASE_URL (required),
  * FLEET_AUDIT_QUEUE_PREFIX, WORKER_CONCURRENCY, WORKER_ANALYZE_CONCURRENCY, WORKER_LOCK_DURATION_MS,
  * WORKER_STALLED_INTERVAL_MS, WORKER_SHUTDOWN_GRACE_MS, SCAN_CONFIGS, SCAN_SCHEDULE,
  * SCAN_RECONCILE_INTERVAL_MS. Flags override them.
@@ -12,6 +12,7 @@
 import { helpFooter } from './help-text.util';
 import { loadAudit, loadCollectors, loadWorker } from '../lazy';
 import { Command } from 'commander';
+import { processEnvironment, type Environment } from '@app/config';
 import { CliUsageError, EXIT_OK } from '../cli-error';
 import { untilInterrupted } from './signals.util';
 
@@ -44,7 +45,7 @@ function parseConcurrency(v: string): number {
  */
 export async function runWorkerCommand(
   opts: WorkerCommandOptions,
-  env: NodeJS.ProcessEnv = process.env,
+  env: Environment = processEnvironment(),
 ): Promise<number> {
   const { loadWorkerConfig, workerOptionsFromConfig, startWorker } = loadWorker();
   const { loadScanConfig } = loadCollectors();

@@ -134,9 +134,9 @@ describe('terminal table', () => {
   it('colours severities only when asked, and colour is off for NO_COLOR and non-TTYs', () => {
     expect(renderTable(outcome, { width: 120 })).not.toMatch(ANSI);
     expect(renderTable(outcome, { width: 120, color: true })).toMatch(ANSI);
-    expect(colourWanted({ isTTY: true }, {})).toBe(true);
-    expect(colourWanted({ isTTY: true }, { NO_COLOR: '1' })).toBe(false);
-    expect(colourWanted({ isTTY: false }, {})).toBe(false);
+    expect(colourWanted({ isTTY: true }, false)).toBe(true);
+    expect(colourWanted({ isTTY: true }, true)).toBe(false);
+    expect(colourWanted({ isTTY: false }, false)).toBe(false);
   });
 
   it('--severity filters the rows, --summary drops the table', () => {

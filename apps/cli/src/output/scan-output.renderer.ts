@@ -40,9 +40,10 @@ const SEVERITY_COLOUR: Record<Severity, string> = { critical: '\u001b[31m', warn
 /**
  * Whether to colour output written to a stream: only a TTY, and never when `NO_COLOR` is set to a
  * non-empty value (https://no-color.org).
+ * @param noColor the validated `NO_COLOR` (libs/config `cli.noColor`; the CLI passes `cliConfig().cli.noColor`)
  */
-export function colourWanted(stream: { isTTY?: boolean }, env: NodeJS.ProcessEnv = process.env): boolean {
-  return stream.isTTY === true && !(env.NO_COLOR !== undefined && env.NO_COLOR !== '');
+export function colourWanted(stream: { isTTY?: boolean }, noColor: boolean): boolean {
+  return stream.isTTY === true && !noColor;
 }
 
 /** Findings at or above `min` (all when unset). */

@@ -12,6 +12,7 @@ import {
 } from '@app/collectors';
 import { SCAN_RATE_LIMITER, WORKER_OPTIONS } from '../worker.constants';
 import type { ResolvedWorkerOptions } from '../worker.options';
+import { processEnvironment } from '@app/config';
 import type { RateLimiterFactory } from './rate-limiter.factory';
 
 /**
@@ -81,7 +82,7 @@ export class CrawlCredentialsProvider {
    */
   async baseAccountOf(config: ScanConfig, credentialsSource?: string): Promise<string | undefined> {
     config = this.withCredentials(config, credentialsSource);
-    const base = resolveBaseCredentials(config, process.env);
+    const base = resolveBaseCredentials(config, processEnvironment());
     const sts = new Sts(stsConfig(config.alibabaCloud, base));
     try {
       const resp = await sts.getCallerIdentityWithOptions(new $dara.RuntimeOptions({}));

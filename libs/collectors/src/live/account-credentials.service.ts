@@ -27,6 +27,7 @@ import {
 } from './alibaba-clients.factory';
 import { alibabaError, CollectError } from './collect-error.util';
 import type { ScanAccount, ScanConfig } from './scan-config';
+import { processEnvironment } from '@app/config';
 
 /** RoleSessionName of every AssumeRole call (2-64 chars `[A-Za-z0-9.@_-]`; it shows in the account's ActionTrail). */
 export const ROLE_SESSION_NAME = 'fleet-audit';
@@ -43,7 +44,7 @@ export type RemoteCallRunner = <T>(api: string, fn: () => Promise<T>) => Promise
 
 /** Options of {@link AccountCredentialsResolver}. */
 export interface AccountCredentialsResolverOptions {
-  /** Environment for `credentials.*Env` (default `process.env`). */
+  /** Environment for `credentials.*Env` (default libs/config `processEnvironment()`). */
   env?: Record<string, string | undefined>;
   /** Clock, epoch milliseconds (tests). */
   now?: () => number;
@@ -76,7 +77,7 @@ export class AccountCredentialsResolver {
    * @throws CredentialsConfigError when a named env variable is unset
    */
   baseCredentials(): AccountCredentials {
-    this.base ??= resolveBaseCredentials(this.config, this.options.env ?? process.env);
+    this.base ??= resolveBaseCredentials(this.config, this.options.env ?? processEnvironment());
     return this.base;
   }
 

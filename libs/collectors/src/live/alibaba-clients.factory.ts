@@ -51,7 +51,8 @@ export class CredentialsConfigError extends Error {
  * The base credentials of a scan: the literal AccessKey of the config (simulator test keys), else
  * the env variables the config names, else the default chain.
  * @param config the scan config
- * @param env the environment to read named variables from (the caller's `process.env`)
+ * @param env the environment to read named variables from (libs/config `processEnvironment()`:
+ *   the names come from the scan config, so they cannot be declared there)
  * @throws CredentialsConfigError when a named env variable is unset or empty
  */
 export function resolveBaseCredentials(

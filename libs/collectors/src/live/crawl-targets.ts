@@ -52,6 +52,7 @@ import {
 import { readRam } from './ram.collector';
 import { readClusterList, readEcsInstances, readSlb, readSlbQuotas, readVSwitches } from './region.collector';
 import type { ScanAccount, ScanConfig } from './scan-config';
+import { processEnvironment, type Environment } from '@app/config';
 
 export {
   createBottleneckRateLimiter,
@@ -157,7 +158,7 @@ function retryOptions(config: ScanConfig, signal?: AbortSignal) {
  */
 export function defaultCredentialsFor(
   config: ScanConfig,
-  env: Record<string, string | undefined> = process.env,
+  env: Environment = processEnvironment(),
 ): CredentialsFor {
   let resolver = defaultResolvers.get(config);
   if (!resolver) {

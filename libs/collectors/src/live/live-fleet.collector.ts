@@ -32,6 +32,7 @@ import { ScanAbortedError } from './collect-error.util';
 import type { CollectProgress } from './collect-scope.util';
 import { assembleWireFleet, crawlFleetTargets, defaultCredentialsFor } from './crawl-targets';
 import type { ScanConfig } from './scan-config';
+import { processEnvironment } from '@app/config';
 
 /** Options of a live scan. */
 export interface LiveScanOptions {
@@ -47,7 +48,7 @@ export interface LiveScanOptions {
   credentialsFor?: CredentialsFor;
   /** Pacing per account; default: a new in-memory limiter from the config's budgets. */
   rateLimiter?: ApiRateLimiter;
-  /** Environment for `credentials.*Env` (default `process.env`). */
+  /** Environment for `credentials.*Env` (default libs/config `processEnvironment()`). */
   env?: Record<string, string | undefined>;
 }
 
@@ -68,7 +69,7 @@ export async function collectLiveFleet(
     options.rateLimiter ?? (own = createInMemoryRateLimiter(rateLimiterOptionsOf(config.collector)));
   try {
     const slices = await crawlFleetTargets(config, {
-      credentialsFor: options.credentialsFor ?? defaultCredentialsFor(config, options.env ?? process.env),
+      credentialsFor: options.credentialsFor ?? defaultCredentialsFor(config, options.env ?? processEnvironment()),
       rateLimiter,
       ...(options.signal ? { signal: options.signal } : {}),
       ...(options.onProgress ? { onProgress: options.onProgress } : {}),

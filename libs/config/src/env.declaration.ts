@@ -1,0 +1,337 @@
+/**
+ * Every environment variable of ack-fleet-audit, declared once: namespace, description, default,
+ * whether it is secret, which processes read it, and its schema (zod). `loadConfig` validates them
+ * at boot and maps them into the namespaced `FleetAuditConfig`; `renderConfigTable` writes the
+ * README's configuration table from this list (`npm run docs:config`; test/config checks it is current).
+ *
+ * Model: immich `server/src/repositories/config.repository.ts` (one env schema for every process,
+ * mapped into namespaced config: `database`, `redis`, `bull`, ...).
+ *
+ * Schemas take the raw, non-empty string (an empty variable counts as unset) and give the typed
+ * value; their messages state the expected shape and never include the value.
+ */
+import { z } from 'zod';
+
+/** A process that reads configuration (the simulator `fleet-sim` reads none: its knobs are flags). */
+export type ProcessName = 'api' | 'worker' | 'cli';
+
+/** Namespaces of `FleetAuditConfig`, one per concern. */
+export type ConfigNamespace = 'database' | 'redis' | 'queues' | 'schedule' | 'reports' | 'api' | 'scans' | 'log' | 'cli' | 'collector';
+
+/** Accepted `LOG_LEVEL` values (pino's), lowest first; `silent` turns logging off. */
+export const LOG_LEVELS = ['trace', 'debug', 'info', 'warn', 'error', 'fatal', 'silent'] as const;
+/** One of `LOG_LEVELS`. */
+export type LogLevelName = (typeof LOG_LEVELS)[number];
+
+/** Minimum length of `API_TOKEN` (characters). */
+export const MIN_API_TOKEN_LENGTH = 16;
+/** Minimum length of `TOKEN_HASH_KEY` (characters; HMAC-SHA-256 key of scoped-token hashes). */
+export const MIN_TOKEN_HASH_KEY_LENGTH = 32;
+
+/** One declared variable. */
+export interface EnvVarSpec<T = unknown> {
+  /** Where its value lands in `FleetAuditConfig`. */
+  namespace: ConfigNamespace;
+  /** What it does (one sentence; the README table shows it). */
+  description: string;
+  /** The expected shape in words: shown in the "is required" error and the README. */
+  shape: string;
+  /** Raw default applied when unset or empty (as the variable would hold it); none: stays unset. */
+  default?: string;
+  /** What happens when unset and there is no default (README). */
+  whenUnset?: string;
+  /** Never printed: config dumps and error messages show `[redacted]`. */
+  secret: boolean;
+  /** Processes that read it. */
+  usedBy: readonly ProcessName[];
+  /** Processes that refuse to start without it. */
+  requiredBy?: readonly ProcessName[];
+  /** Raw string -> typed value; messages say what is expected, never the value. */
+  schema: z.ZodType<T, string>;
+}
+
+const positiveInt = (what: string) =>
+  z
+    .string()
+    .regex(/^\d+$/, `must be a positive integer (${what})`)
+    .transform(Number)
+    .pipe(z.number().int().min(1, `must be a positive integer (${what})`));
+
+const postgresUrl = z.string().regex(/^postgres(ql)?:\/\/\S+$/, 'must be a postgres:// or postgresql:// URL');
+const redisUrl = z.string().regex(/^rediss?:\/\/\S+$/, 'must be a redis:// or rediss:// URL');
+const httpUrl = z.string().regex(/^https?:\/\/\S+$/, 'must be an http:// or https:// URL');
+const cron = z.string().regex(/^\S+( \S+){4,5}$/, 'must be a cron expression of 5 or 6 fields');
+/** Set to any non-empty value: true (the variable is only read when non-empty). */
+const flag = z.string().transform(() => true);
+
+/** Helper keeping each entry's schema output type. */
+const declare = <T>(spec: EnvVarSpec<T>): EnvVarSpec<T> => spec;
+
+/**
+ * The declaration, in README order. Names are the variables; see `FleetAuditConfig` for the
+ * typed, namespaced result.
+ */
+export const ENV_VARS = {
+  DATABASE_URL: declare({
+    namespace: 'database',
+    description: 'PostgreSQL of scans, findings, waivers and tokens; the CLI flag `--database-url` defaults to it',
+    shape: 'postgres://user@host:port/database',
+    whenUnset: '`scan` does not store; `demo` uses embedded PGlite',
+    secret: true,
+    usedBy: ['api', 'worker', 'cli'],
+    requiredBy: ['api', 'worker'],
+    schema: postgresUrl,
+  }),
+  REDIS_URL: declare({
+    namespace: 'redis',
+    description: 'Redis of the scan queues, API budgets and scope locks (`scan --distributed`, `serve` enqueues on workers)',
+    shape: 'redis://host:port',
+    whenUnset: 'no queue: the CLI and `serve` scan in-process',
+    secret: true,
+    usedBy: ['worker', 'cli'],
+    requiredBy: ['worker'],
+    schema: redisUrl,
+  }),
+  FLEET_AUDIT_QUEUE_PREFIX: declare({
+    namespace: 'redis',
+    description: 'Redis key prefix of queues, locks and limiters (several installations on one Redis)',
+    shape: 'letters, digits, _ . or -',
+    default: 'fleet-audit',
+    secret: false,
+    usedBy: ['worker', 'cli'],
+    schema: z.string().regex(/^[A-Za-z0-9_.-]+$/, 'must be letters, digits, _ . or -'),
+  }),
+  WORKER_CONCURRENCY: declare({
+    namespace: 'queues',
+    description: 'crawl jobs in flight per worker process',
+    shape: 'a positive integer',
+    default: '4',
+    secret: false,
+    usedBy: ['worker', 'cli'],
+    schema: positiveInt('crawl jobs per process'),
+  }),
+  WORKER_ANALYZE_CONCURRENCY: declare({
+    namespace: 'queues',
+    description: 'analyze jobs in flight per worker process (CPU-bound)',
+    shape: 'a positive integer',
+    default: '1',
+    secret: false,
+    usedBy: ['worker', 'cli'],
+    schema: positiveInt('analyze jobs per process'),
+  }),
+  WORKER_LOCK_DURATION_MS: declare({
+    namespace: 'queues',
+    description: "job lock, milliseconds: a dead worker's jobs are retaken after it expires",
+    shape: 'a positive integer (milliseconds)',
+    default: '30000',
+    secret: false,
+    usedBy: ['worker', 'cli'],
+    schema: positiveInt('milliseconds'),
+  }),
+  WORKER_STALLED_INTERVAL_MS: declare({
+    namespace: 'queues',
+    description: 'how often stalled jobs are looked for, milliseconds',
+    shape: 'a positive integer (milliseconds)',
+    default: '30000',
+    secret: false,
+    usedBy: ['worker', 'cli'],
+    schema: positiveInt('milliseconds'),
+  }),
+  WORKER_SHUTDOWN_GRACE_MS: declare({
+    namespace: 'queues',
+    description: 'on SIGTERM, wait this long (milliseconds) for jobs, then return them to the queue',
+    shape: 'a positive integer (milliseconds)',
+    default: '25000',
+    secret: false,
+    usedBy: ['worker', 'cli'],
+    schema: positiveInt('milliseconds'),
+  }),
+  SCAN_CONFIGS: declare({
+    namespace: 'schedule',
+    description: 'scan config files scheduled by this worker (`fleet-audit worker --config` overrides)',
+    shape: 'comma-separated file paths',
+    whenUnset: 'no scheduled sources',
+    secret: false,
+    usedBy: ['worker', 'cli'],
+    schema: z.string().transform((s) =>
+      s
+        .split(',')
+        .map((p) => p.trim())
+        .filter((p) => p !== ''),
+    ),
+  }),
+  SCAN_SCHEDULE: declare({
+    namespace: 'schedule',
+    description: 'cron (with seconds, UTC) of scheduled scans: hourly by default',
+    shape: 'a cron expression of 5 or 6 fields',
+    default: '0 0 * * * *',
+    secret: false,
+    usedBy: ['worker', 'cli'],
+    schema: cron,
+  }),
+  SCAN_RECONCILE_INTERVAL_MS: declare({
+    namespace: 'schedule',
+    description: 'how often running scans are checked for lost jobs, milliseconds',
+    shape: 'a positive integer (milliseconds)',
+    default: '30000',
+    secret: false,
+    usedBy: ['worker', 'cli'],
+    schema: positiveInt('milliseconds'),
+  }),
+  REPORT_SCHEDULE: declare({
+    namespace: 'reports',
+    description: 'cron (with seconds, UTC) of the weekly compliance report (Monday 06:00); `off`: none',
+    shape: 'a cron expression of 5 or 6 fields, or off',
+    default: '0 0 6 * * 1',
+    secret: false,
+    usedBy: ['worker', 'cli'],
+    schema: z
+      .string()
+      .regex(/^(off|\S+( \S+){4,5})$/, 'must be a cron expression of 5 or 6 fields, or off')
+      .transform((s): string | false => (s === 'off' ? false : s)),
+  }),
+  REPORT_WEBHOOK_URL: declare({
+    namespace: 'reports',
+    description: 'POST each weekly report here (retried with backoff); may embed a token',
+    shape: 'an http:// or https:// URL',
+    whenUnset: 'no webhook',
+    secret: true,
+    usedBy: ['worker', 'cli'],
+    schema: httpUrl,
+  }),
+  REPORT_LINK_BASE: declare({
+    namespace: 'reports',
+    description: 'base URL of the report link sent to the webhook',
+    shape: 'an http:// or https:// URL',
+    whenUnset: 'no link',
+    secret: false,
+    usedBy: ['worker', 'cli'],
+    schema: httpUrl,
+  }),
+  API_TOKEN: declare({
+    namespace: 'api',
+    description: 'bearer token of `/v1`: the bootstrap admin token',
+    shape: `a random secret of at least ${MIN_API_TOKEN_LENGTH} characters`,
+    whenUnset: 'the API and `serve` refuse to start',
+    secret: true,
+    usedBy: ['api', 'cli'],
+    requiredBy: ['api'],
+    schema: z
+      .string()
+      .min(MIN_API_TOKEN_LENGTH, `must be at least ${MIN_API_TOKEN_LENGTH} characters`)
+      .regex(/^\S+$/, 'must not contain whitespace'),
+  }),
+  TOKEN_HASH_KEY: declare({
+    namespace: 'api',
+    description: 'server key (HMAC-SHA-256) of scoped `fa_` token hashes; the same value for the API and `fleet-audit token create`',
+    shape: `at least ${MIN_TOKEN_HASH_KEY_LENGTH} characters, no whitespace`,
+    whenUnset: 'only `API_TOKEN` works',
+    secret: true,
+    usedBy: ['api', 'cli'],
+    schema: z
+      .string()
+      .min(MIN_TOKEN_HASH_KEY_LENGTH, `must be at least ${MIN_TOKEN_HASH_KEY_LENGTH} characters`)
+      .regex(/^\S+$/, 'must not contain whitespace'),
+  }),
+  API_PORT: declare({
+    namespace: 'api',
+    description: 'TCP port of the standalone API process (`serve` and `demo` take `--port`)',
+    shape: 'a port number from 1 to 65535',
+    default: '3000',
+    secret: false,
+    usedBy: ['api'],
+    schema: z
+      .string()
+      .regex(/^\d{1,5}$/, 'must be a port number from 1 to 65535')
+      .transform(Number)
+      .pipe(z.number().int().min(1, 'must be a port number from 1 to 65535').max(65_535, 'must be a port number from 1 to 65535')),
+  }),
+  API_HOST: declare({
+    namespace: 'api',
+    description: 'interface the standalone API binds; 0.0.0.0 in a container (the image sets it)',
+    shape: 'an IP address or host name',
+    default: '127.0.0.1',
+    secret: false,
+    usedBy: ['api'],
+    schema: z.string().regex(/^[\w.:-]+$/, 'must be an IP address or host name'),
+  }),
+  SCAN_QUEUE_DEPTH: declare({
+    namespace: 'scans',
+    description:
+      'scans that may wait behind the running one in the in-process scan queue of `serve` without Redis; past it `POST /v1/scans` answers 429 (kept equal to libs/audit DEFAULT_SCAN_QUEUE_DEPTH)',
+    shape: 'an integer from 0 to 1000',
+    default: '4',
+    secret: false,
+    usedBy: ['api', 'cli'],
+    schema: z
+      .string()
+      .regex(/^\d{1,4}$/, 'must be an integer from 0 to 1000')
+      .transform(Number)
+      .pipe(z.number().int().min(0, 'must be an integer from 0 to 1000').max(1000, 'must be an integer from 0 to 1000')),
+  }),
+  LOG_LEVEL: declare({
+    namespace: 'log',
+    description: 'minimum level of the JSON logs (pretty only on a TTY); `serve --log-level` defaults to it',
+    shape: LOG_LEVELS.join(', '),
+    default: 'info',
+    secret: false,
+    usedBy: ['api', 'worker', 'cli'],
+    schema: z
+      .string()
+      .transform((s) => s.toLowerCase())
+      .pipe(z.enum(LOG_LEVELS, `must be one of ${LOG_LEVELS.join(', ')}`)),
+  }),
+  NO_COLOR: declare({
+    namespace: 'cli',
+    description: 'any non-empty value turns off coloured CLI output (https://no-color.org)',
+    shape: 'any non-empty value',
+    whenUnset: 'colour on a terminal only',
+    secret: false,
+    usedBy: ['cli'],
+    schema: flag,
+  }),
+  FLEET_AUDIT_DEBUG: declare({
+    namespace: 'cli',
+    description: '`1`: the CLI prints the stack trace after an error line',
+    shape: '1 or 0',
+    default: '0',
+    secret: false,
+    usedBy: ['cli'],
+    schema: z.enum(['0', '1'], 'must be 1 or 0').transform((s) => s === '1'),
+  }),
+  USER: declare({
+    namespace: 'cli',
+    description: 'login name (set by the shell) recorded as the author of waiver changes: the default of `waiver --by`',
+    shape: 'a name',
+    whenUnset: '`cli`',
+    secret: false,
+    usedBy: ['cli'],
+    schema: z.string(),
+  }),
+  ALIBABA_CLOUD_ACCESS_KEY_ID: declare({
+    namespace: 'collector',
+    description:
+      'AccessKey ID read when a scan config sets `credentials.accessKeySecretEnv` alone (the default name of `credentials.accessKeyIdEnv`); also read by the `@alicloud/credentials` default chain',
+    shape: 'an AccessKey ID',
+    whenUnset: 'the scan config names another variable, or the default chain (profile, ECS RAM role) is used',
+    secret: true,
+    usedBy: ['worker', 'cli'],
+    schema: z.string(),
+  }),
+  ALIBABA_CLOUD_ACCESS_KEY_SECRET: declare({
+    namespace: 'collector',
+    description:
+      'AccessKey secret read when a scan config sets `credentials.accessKeyIdEnv` alone (the default name of `credentials.accessKeySecretEnv`); also read by the `@alicloud/credentials` default chain',
+    shape: 'an AccessKey secret',
+    whenUnset: 'as for ALIBABA_CLOUD_ACCESS_KEY_ID',
+    secret: true,
+    usedBy: ['worker', 'cli'],
+    schema: z.string(),
+  }),
+} as const satisfies Record<string, EnvVarSpec<never> | EnvVarSpec<unknown>>;
+
+/** A declared variable name. */
+export type EnvVarName = keyof typeof ENV_VARS;
+
+/** The typed value of one declared variable. */
+export type EnvValue<K extends EnvVarName> = (typeof ENV_VARS)[K] extends EnvVarSpec<infer T> ? T : never;
