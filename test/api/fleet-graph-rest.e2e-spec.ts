@@ -59,7 +59,7 @@ describe('fleet graph REST: clusters, load balancers, ECS instances (e2e)', () =
   async function allClusters(token: string, query = ''): Promise<{ items: { clusterId: string; accountId: string }[]; total: number }> {
     const items: { clusterId: string; accountId: string }[] = [];
     let after: string | null = null;
-    let total = -1;
+    let total: number;
     do {
       const res: request.Response = await http().get(`/v1/clusters?limit=2${query}${after ? `&after=${after}` : ''}`).set(bearer(token));
       expect(res.status, JSON.stringify(res.body)).toBe(200);
