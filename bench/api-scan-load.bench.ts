@@ -9,8 +9,8 @@
  * `{"bench":"api-scan-load","clusters":100,"healthz":{"requests":n,"p50Ms":x,"p99Ms":x,"maxMs":x,"non2xx":n,"errors":n},
  *   "idleHealthz":{...},"scan":{"status":"succeeded","seconds":s,"findings":n},"targetP99Ms":100,"withinTarget":bool,"loadAvg1m":x}`.
  * `idleHealthz` is the same load for 3 s before the scan (the baseline); `eventLoopDuringScan` is
- * the API process's own event-loop delay (p99, max) over the scan, from its `/metrics`, which machine load
- * distorts less than request latency; `scan.seconds` is the
+ * the API process's own event-loop delay (p99, max) over the scan, from its `/metrics` (`eventLoopIdle`:
+ * over the idle phase), which says whether the API's own work or the machine's load delays it; `scan.seconds` is the
  * scan row's `finishedAt - startedAt` (enqueue to stored). `loadAvg1m` says how busy the machine
  * was (the figures are latencies under whatever else runs).
  *
@@ -112,9 +112,10 @@ async function main(): Promise<void> {
     serve = started.child;
     const { url } = started;
     const headers = { Authorization: `Bearer ${TOKEN}`, 'Content-Type': 'application/json' };
-    const idleHealthz = await hammer(url, new Promise((r) => setTimeout(r, 3_000)));
-    // Reading /metrics resets the API's event-loop delay histogram (prom-client); read again after the scan.
+    // Reading /metrics resets the API's event-loop delay histogram (prom-client): read before and after each phase.
     await eventLoopDelay(url, headers);
+    const idleHealthz = await hammer(url, new Promise((r) => setTimeout(r, 3_000)));
+    const eventLoopIdle = await eventLoopDelay(url, headers);
     const post = await fetch(`${url}/v1/scans`, { method: 'POST', headers, body: JSON.stringify({ source: basename(fleetDir) }) });
     if (post.status !== 202) throw new Error(`POST /v1/scans answered ${post.status}: ${await post.text()}`);
     const { scanId } = (await post.json()) as { scanId: string };
@@ -136,6 +137,7 @@ async function main(): Promise<void> {
       clusters,
       healthz,
       idleHealthz,
+      eventLoopIdle,
       eventLoopDuringScan,
       scan: { status: scan?.status, seconds, findings: scan?.summary?.findings ?? null },
       targetP99Ms: TARGET_P99_MS,
