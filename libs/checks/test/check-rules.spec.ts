@@ -608,6 +608,19 @@ describe('CCM_RAM_PERMISSION_GAP', () => {
     expect(r).toMatchObject({ status: 'skipped', reason: expect.stringContaining('AliyunVPCFullAccess') });
   });
 
+  it('skips (not fails) when an attached policy document could not be parsed, saying which and why', () => {
+    const ram = factory.ram([factory.ramPolicy('k8sMasterRolePolicy-Ccm-0a1b', ['slb:*'])]);
+    ram.policies.push({ policyName: 'k8sMasterRolePolicy-Extra', policyType: 'Custom', statements: [], documentError: 'the policy document is not valid JSON' });
+    ram.rolePolicies['KubernetesMasterRole-0a1b']!.push({ policyName: 'k8sMasterRolePolicy-Extra', policyType: 'Custom' });
+    const r = one(
+      run('CCM_RAM_PERMISSION_GAP', factory.fleet([factory.region({ clusters: [dedicated()] })], { ram })),
+    );
+    expect(r).toMatchObject({
+      status: 'skipped',
+      reason: 'documents of policies k8sMasterRolePolicy-Extra (the policy document is not valid JSON) attached to KubernetesMasterRole-0a1b could not be parsed',
+    });
+  });
+
   it('takes the target version from settings', () => {
     const ram = factory.ram([
       factory.ramPolicy('k8sMasterRolePolicy-Ccm-0a1b', ['slb:*', 'ecs:DescribeInstances', 'vpc:*']),

@@ -131,6 +131,7 @@ export {
   networkPluginOf,
   nodePortRangeOf,
   parsePolicyDocument,
+  parsePolicyDocumentChecked,
   parsePortRange,
 } from './wire/wire-mappers';
 export {

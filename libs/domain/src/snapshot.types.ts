@@ -106,6 +106,11 @@ export interface RamPolicy {
   defaultVersion?: string;
   /** Parsed statements of the default version (RAM policy grammar: Action/NotAction string or array). */
   statements: RamStatement[];
+  /**
+   * Why the default version's document could not be parsed (then `statements` is empty and says
+   * nothing about what the policy allows or denies). Absent when it parsed.
+   */
+  documentError?: string;
 }
 
 /** One statement of a RAM policy document, with Action/Resource normalised to arrays. */

@@ -34,9 +34,11 @@ function evaluateRole(
   if (!attached) return { kind: 'unknown', reason: `policies attached to role ${roleName} were not read` };
   const statements: RamStatement[] = [];
   const unread: string[] = [];
+  const unparsable: string[] = [];
   for (const ref of attached) {
     const p = policiesByName.get(ref.policyName);
-    if (p) statements.push(...p.statements);
+    if (p?.documentError !== undefined) unparsable.push(`${ref.policyName} (${p.documentError})`);
+    else if (p) statements.push(...p.statements);
     else unread.push(ref.policyName);
   }
   const now = missingRamActions(statements, installedActions).map((m) => m.action);
@@ -50,6 +52,13 @@ function evaluateRole(
     return {
       kind: 'unknown',
       reason: `documents of policies ${unread.join(', ')} attached to ${roleName} were not read`,
+    };
+  }
+  // Same for a document that could not be parsed: its statements are unknown, not empty.
+  if (unparsable.length > 0) {
+    return {
+      kind: 'unknown',
+      reason: `documents of policies ${unparsable.join(', ')} attached to ${roleName} could not be parsed`,
     };
   }
   return { kind: 'missing', now, target };

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { ecsIdFromProviderId, mapLoadBalancers, nodePortRangeOf, parsePolicyDocument, parsePortRange } from './wire-mappers';
+import { ecsIdFromProviderId, mapLoadBalancers, nodePortRangeOf, parsePolicyDocument, parsePolicyDocumentChecked, parsePortRange } from './wire-mappers';
 import { wireClusterDetailSchema, wireLoadBalancerAttributeSchema, wireVServerGroupAttributeSchema } from './wire.schemas';
 import { readFileSync } from 'node:fs';
 
@@ -58,6 +58,12 @@ describe('parsePolicyDocument', () => {
     ]);
   });
   it('yields nothing for a malformed document', () => expect(parsePolicyDocument('{')).toEqual([]));
+  it('says why a document cannot be parsed, without its text', () => {
+    expect(parsePolicyDocumentChecked('{"Statement": [')).toEqual({ statements: [], error: 'the policy document is not valid JSON' });
+    expect(parsePolicyDocumentChecked('[1]').error).toBe('the policy document is not a JSON object');
+    expect(parsePolicyDocumentChecked('{"Statement": ["slb:*"]}').error).toBe("the policy document's Statement is not an object or a list of objects");
+    expect(parsePolicyDocumentChecked('{"Version": "1", "Statement": []}')).toEqual({ statements: [] });
+  });
 });
 
 describe('mapLoadBalancers on the documented API samples', () => {

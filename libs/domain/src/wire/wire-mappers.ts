@@ -89,30 +89,50 @@ function toArray(v: unknown): string[] {
  * (Action/NotAction/Resource are a string or an array). An unparsable document yields no statements.
  */
 export function parsePolicyDocument(doc: string): RamStatement[] {
+  return parsePolicyDocumentChecked(doc).statements;
+}
+
+const isObject = (v: unknown): v is Record<string, unknown> => typeof v === 'object' && v !== null && !Array.isArray(v);
+
+/**
+ * Parse a RAM policy document and say why when it cannot be: not JSON, not a JSON object, or a
+ * `Statement` that is not an object or a list of objects. `statements` is then empty and the
+ * caller must not read it as "allows nothing" (CCM_RAM_PERMISSION_GAP skips instead of failing).
+ * @returns the statements, and `error` (one line, without the document's text) when unparsable
+ */
+export function parsePolicyDocumentChecked(doc: string): { statements: RamStatement[]; error?: string } {
   let parsed: unknown;
   try {
     parsed = JSON.parse(doc);
   } catch {
-    return [];
+    return { statements: [], error: 'the policy document is not valid JSON' };
   }
-  const stmts = (parsed as { Statement?: unknown })?.Statement;
-  const list = Array.isArray(stmts) ? stmts : stmts ? [stmts] : [];
-  return list.map((s: Record<string, unknown>) => ({
-    effect: s.Effect === 'Deny' ? 'Deny' : 'Allow',
-    actions: toArray(s.Action),
-    notActions: toArray(s.NotAction),
-    resources: toArray(s.Resource),
-  }));
+  if (!isObject(parsed)) return { statements: [], error: 'the policy document is not a JSON object' };
+  const stmts = parsed.Statement;
+  const list: unknown[] = Array.isArray(stmts) ? stmts : stmts ? [stmts] : [];
+  if (!list.every(isObject)) return { statements: [], error: 'the policy document\'s Statement is not an object or a list of objects' };
+  return {
+    statements: (list as Record<string, unknown>[]).map((s) => ({
+      effect: s.Effect === 'Deny' ? 'Deny' : 'Allow',
+      actions: toArray(s.Action),
+      notActions: toArray(s.NotAction),
+      resources: toArray(s.Resource),
+    })),
+  };
 }
 
 function mapRam(r: WireRam): RamSnapshot {
   const policies: RamPolicy[] = r.policies
-    .map((p) => ({
-      policyName: p.PolicyName,
-      policyType: p.PolicyType,
-      ...(p.DefaultVersion !== undefined ? { defaultVersion: p.DefaultVersion } : {}),
-      statements: parsePolicyDocument(p.PolicyDocument),
-    }))
+    .map((p) => {
+      const doc = parsePolicyDocumentChecked(p.PolicyDocument);
+      return {
+        policyName: p.PolicyName,
+        policyType: p.PolicyType,
+        ...(p.DefaultVersion !== undefined ? { defaultVersion: p.DefaultVersion } : {}),
+        statements: doc.statements,
+        ...(doc.error !== undefined ? { documentError: doc.error } : {}),
+      };
+    })
     .sort(byKey((p) => `${p.policyType}|${p.policyName}`));
   const rolePolicies: RamSnapshot['rolePolicies'] = {};
   for (const role of Object.keys(r.rolePolicies).sort()) {
