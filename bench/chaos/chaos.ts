@@ -8,13 +8,21 @@
  *    (every answer must be 200 / 503, never 500);
  * 3. parallel POSTs: 20 POST /v1/scans at once on the in-process launcher;
  * 4. SIGKILL of `fleet-audit serve` mid-scan, then the reaper (a short lease) ends the row;
- * 5. fuzzed fleets (fast-check, seeded: CHAOS_SEED, CHAOS_FUZZ_RUNS).
- * Then: scans left running (after one reaper sweep), and the API token (a secret) searched for in
- * every PostgreSQL row, every HTTP answer and the serve process's output.
+ * 5. fuzzed fleets (fast-check, seeded: CHAOS_SEED, CHAOS_FUZZ_RUNS);
+ * 6. `fleet-audit scan --database-url` with nothing listening, and with the private PostgreSQL
+ *    stopped while the scan runs: exit 2 with exactly one stderr line each;
+ * 7. distributed scans (bench/chaos/distributed-chaos.ts, a private redis-server): Redis restarting
+ *    empty mid-scan, a `fleet-audit worker` SIGKILLed mid-scan, then every Redis key searched for the
+ *    simulator's AccessKey secret and id.
+ * Then: scans left running (after one reaper sweep, as every `serve` and `worker` runs), and the
+ * API token (a secret) searched for in every PostgreSQL row, every HTTP answer and the serve
+ * process's output.
  *
- * Prints one JSON line: {"scansRun", "faultsInjected", "scansLeftRunning", "http": {status: count},
- * "http500", "secretsFound", "fuzz": {"seed", "cases", "endings"}, "exitCodes": {...}, "seconds"}.
- * Exit code 0 when scansLeftRunning, http500, secretsFound and fuzz crashes are all 0, else 1.
+ * Prints one JSON line: {"scansRun", "faultsInjected", "scansLeftRunning", "scanEndings",
+ * "storedScans", "http": {status: count}, "http500", "secretsFound", "redis": {"keysByType",
+ * "secretHits"}, "cliStoreFailure": [{"case", "exit", "stderrLines"}], "fuzz": {"seed", "cases",
+ * "endings"}, "seconds"}. Exit code 0 when scansLeftRunning, http500, secretsFound and fuzz crashes
+ * are all 0 and every store failure exited 2 with one line, else 1.
  */
 import { spawn } from 'node:child_process';
 import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
@@ -25,6 +33,7 @@ import { createApiApp, UnavailableScanLauncher } from '@app/api';
 import { LocalScanLauncher, runScan } from '@app/audit';
 import { Store } from '@app/store';
 import { fuzzFleets } from './fleet-fuzz';
+import { distributedChaos } from './distributed-chaos';
 import { freeTcpPort, startPrivatePostgres } from './private-servers';
 
 const ROOT = join(__dirname, '../../../../..');
@@ -149,6 +158,57 @@ async function main(): Promise<number> {
     const fuzz = await fuzzFleets(SAMPLE, Number(process.env.CHAOS_FUZZ_RUNS ?? 60), seed);
     if (fuzz.failure) process.stderr.write(`fuzz crash (replay with CHAOS_SEED=${seed}): ${JSON.stringify(fuzz.failure)}\n`);
 
+    phase('CLI store failure');
+    // 6. the CLI on a store failure: exit 2, one line on stderr, never a stack trace or exit 1
+    const cliStoreFailure: { case: string; exit: number | null; stderrLines: number; line: string }[] = [];
+    const runCli = (args: string[], during?: (child: ReturnType<typeof spawn>) => Promise<void>) =>
+      new Promise<{ exit: number | null; stderr: string }>((resolve) => {
+        const c = spawn(process.execPath, [CLI, ...args], { stdio: ['ignore', 'ignore', 'pipe'] });
+        let stderr = '';
+        c.stderr.on('data', (d: Buffer) => (stderr += d.toString()));
+        c.once('exit', (code) => resolve({ exit: code, stderr }));
+        void during?.(c);
+      });
+    const record = (name: string, r: { exit: number | null; stderr: string }) => {
+      const lines = r.stderr.split('\n').filter((l) => l.trim() !== '');
+      cliStoreFailure.push({ case: name, exit: r.exit, stderrLines: lines.length, line: lines[0] ?? '' });
+      count(scanEndings, `cli:${name}:exit-${r.exit}`);
+    };
+    const deadPort = await freeTcpPort();
+    record('nothing listening', await runCli(['scan', '--fleet', fleet, '--format', 'json', '--database-url', `postgres://postgres@127.0.0.1:${deadPort}/fleet`]));
+    faults += 1;
+    scansRun += 1;
+    const watcher = new Client({ connectionString: pg.url });
+    await watcher.connect();
+    const before = await watcher.query<{ n: string }>(`SELECT count(*) AS n FROM scans`);
+    record(
+      'PostgreSQL stopped mid-scan',
+      await runCli(['scan', '--fleet', big, '--format', 'json', '--database-url', pg.url], async () => {
+        for (let i = 0; i < 600; i++) {
+          const now = await watcher.query<{ n: string }>(`SELECT count(*) AS n FROM scans`);
+          if (Number(now.rows[0].n) > Number(before.rows[0].n)) break;
+          await sleep(100);
+        }
+        await watcher.end().catch(() => undefined);
+        // Down until the CLI gave up (its store retries ride over a short restart: phase 1).
+        pg.stop();
+        faults += 1;
+      }),
+    );
+    pg.start();
+    scansRun += 1;
+
+    // 7. distributed scans: Redis restart, worker SIGKILL, secrets in Redis
+    const dist = await distributedChaos(store, pg.url, CLI, phase);
+    scansRun += dist.scansRun;
+    faults += dist.faultsInjected;
+    for (const [k, n] of Object.entries(dist.endings)) scanEndings[`distributed:${k}`] = (scanEndings[`distributed:${k}`] ?? 0) + n;
+
+    // The reaper sweep every `serve` and `worker` runs: leased scans whose owner died end `failed`.
+    await sleep(1_200);
+    const swept = await store.scans.reapExpired(1_000);
+    if (swept.length > 0) scanEndings['reaped:interrupted'] = (scanEndings['reaped:interrupted'] ?? 0) + swept.length;
+
     // Verdicts
     const admin = new Client({ connectionString: pg.url });
     await admin.connect();
@@ -158,7 +218,8 @@ async function main(): Promise<number> {
     );
     const statuses = await admin.query<{ status: string; n: string }>(`SELECT status, count(*) AS n FROM scans GROUP BY status ORDER BY status`);
     await admin.end();
-    const secretsFound = [dump.rows[0]?.t ?? '', bodies.join('\n'), serveOutput].filter((t) => t.includes(TOKEN)).length;
+    const secretsFound =
+      [dump.rows[0]?.t ?? '', bodies.join('\n'), serveOutput].filter((t) => t.includes(TOKEN)).length + dist.redisSecretHits;
     const summary = {
       scansRun,
       faultsInjected: faults,
@@ -168,11 +229,14 @@ async function main(): Promise<number> {
       http,
       http500: http['500'] ?? 0,
       secretsFound,
+      redis: { keysByType: dist.redisKeysByType, secretHits: dist.redisSecretHits },
+      cliStoreFailure,
       fuzz: { seed: fuzz.seed, cases: fuzz.cases, endings: fuzz.endings },
       seconds: Math.round((Date.now() - t0) / 1000),
     };
     process.stdout.write(`${JSON.stringify(summary)}\n`);
-    return summary.scansLeftRunning === 0 && summary.http500 === 0 && secretsFound === 0 && fuzz.endings.crash === 0 ? 0 : 1;
+    const cliOk = cliStoreFailure.every((c) => c.exit === 2 && c.stderrLines === 1);
+    return summary.scansLeftRunning === 0 && summary.http500 === 0 && secretsFound === 0 && fuzz.endings.crash === 0 && cliOk ? 0 : 1;
   } finally {
     await store?.close().catch(() => undefined);
     pg.destroy();

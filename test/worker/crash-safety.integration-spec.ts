@@ -156,7 +156,7 @@ describe('worker processes: SIGKILL and SIGTERM mid-scan', () => {
     } finally {
       await deletePrefix(SHARED_REDIS_URL, prefix);
     }
-  }, 240_000);
+  }, 480_000);
 
   it('SIGTERM: jobs past the grace period go back to the queue (none fails) and another worker finishes', async () => {
     const prefix = uniquePrefix('term');
@@ -181,7 +181,7 @@ describe('worker processes: SIGKILL and SIGTERM mid-scan', () => {
       if (staying) await staying.exited;
       await deletePrefix(SHARED_REDIS_URL, prefix);
     }
-  }, 240_000);
+  }, 480_000);
 
   it('fleet-audit scan --distributed (runDistributedScan, built): the same JSON as a local scan', async () => {
     const prefix = uniquePrefix('cli');
@@ -228,5 +228,5 @@ describe('worker processes: SIGKILL and SIGTERM mid-scan', () => {
       await worker.exited;
       await deletePrefix(SHARED_REDIS_URL, prefix);
     }
-  }, 240_000);
+  }, 480_000);
 });

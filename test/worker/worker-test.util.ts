@@ -162,7 +162,8 @@ export async function startWorkerProcess(env: Record<string, string>): Promise<W
     child.once('exit', (code, signal) => resolve(code ?? signal ?? -1)),
   );
   await new Promise<void>((resolve, reject) => {
-    const timer = setTimeout(() => reject(new Error(`worker did not get ready: ${out}`)), 60_000);
+    // Generous: on a loaded machine a Nest worker takes tens of seconds to boot.
+    const timer = setTimeout(() => reject(new Error(`worker did not get ready: ${out}`)), 180_000);
     const onData = () => {
       if (out.includes('"worker":"ready"')) {
         clearTimeout(timer);
