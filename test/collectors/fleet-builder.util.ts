@@ -18,7 +18,7 @@ export interface RegionSpec {
   /** vSwitches (default 3). */
   vSwitches?: number;
   clusters: ClusterSpec[];
-  /** Leave these files out (to exercise `absent` coverage). */
+  /** Leave these files out (to exercise coverage gaps: `failed`, or `absent` for quotas). */
   omit?: ('load-balancers' | 'ecs-instances' | 'quotas' | 'vswitches')[];
 }
 
@@ -254,7 +254,10 @@ function writeCluster(
         lastTimestamp: `2024-05-0${1 + (e % 9)}T11:00:00Z`,
       });
     }
-    write(join(cdir, 'kubernetes', 'objects.json'), { apiVersion: 'v1', kind: 'List', items });
+    // One v1 List per kind, each in its own file (docs/fleet-format.md: a kind's completeness rests on its file).
+    const fileOfKind = { Node: 'nodes', Service: 'services', Pod: 'pods', EndpointSlice: 'endpointslices', Event: 'events' };
+    for (const [kind, file] of Object.entries(fileOfKind))
+      write(join(cdir, 'kubernetes', `${file}.yaml`), { apiVersion: 'v1', kind: 'List', items: items.filter((i) => (i as { kind: string }).kind === kind) });
   }
   return clusterId;
 }

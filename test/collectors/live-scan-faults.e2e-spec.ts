@@ -188,25 +188,33 @@ describe('scanLive on a fleet with absent files', () => {
     await sim?.close();
   });
 
-  it('reads the same data, and reports the simulated missing permissions as failed where offline says absent', async () => {
+  it('reads the same data, and reports the simulated missing permissions as failed where offline names the missing file', async () => {
     const offline = loadFleetDirectory(root);
     const live = await scanLive(fastRetries(loadScanConfig(sim.configPath)));
     expect(withoutCoverage(live)).toEqual(withoutCoverage(offline));
     const liveByKey = new Map(live.coverage.map((c) => [key(c), c]));
-    const absent = offline.coverage
-      .filter((c) => c.status === 'absent')
-      .map(key)
-      .sort();
-    expect(absent).toEqual([
-      '1000000000000004|cn-hangzhou|c00000000000000000000000000000000|addons',
-      '1000000000000004|cn-hangzhou|c00000000000000000000000000000000|kubernetes',
-      '1000000000000004|cn-hangzhou|c00000000000000000000000000000000|resources',
-      '1000000000000004|cn-hangzhou|c00000000000000000000000000000000|sysctls',
-      '1000000000000004|cn-hangzhou||quotas',
-      '1000000000000004|cn-hangzhou||slb',
-      '1000000000000004|cn-hangzhou||vpc',
-      '1000000000000004|||ram',
+    // Offline: a required file that is missing is a gap (`failed`, ENOENT, naming the file); only
+    // quotas.json may be absent (docs/fleet-format.md).
+    const notRead = offline.coverage
+      .filter((c) => c.status !== 'ok')
+      .map((c) => [key(c), c.status, c.errorCode])
+      .sort((a, b) => (String(a[0]) < String(b[0]) ? -1 : 1));
+    expect(notRead).toEqual([
+      ['1000000000000004|cn-hangzhou|c00000000000000000000000000000000|addons', 'failed', 'ENOENT'],
+      ['1000000000000004|cn-hangzhou|c00000000000000000000000000000000|kubernetes', 'failed', 'ENOENT'],
+      ['1000000000000004|cn-hangzhou|c00000000000000000000000000000000|resources', 'failed', 'ENOENT'],
+      ['1000000000000004|cn-hangzhou|c00000000000000000000000000000000|sysctls', 'failed', 'ENOENT'],
+      ['1000000000000004|cn-hangzhou||quotas', 'absent', undefined],
+      ['1000000000000004|cn-hangzhou||slb', 'failed', 'ENOENT'],
+      ['1000000000000004|cn-hangzhou||vpc', 'failed', 'ENOENT'],
+      ['1000000000000004|||ram', 'failed', 'ENOENT'],
     ]);
+    const offlineByKey = new Map(offline.coverage.map((c) => [key(c), c]));
+    expect(offlineByKey.get('1000000000000004|cn-hangzhou||slb')?.message).toBe(
+      'accounts/1000000000000004/regions/cn-hangzhou/load-balancers.json: missing, required by the fleet format (ENOENT); ' +
+        'accounts/1000000000000004/regions/cn-hangzhou/vserver-groups.json: missing, required by the fleet format (ENOENT)',
+    );
+    const absent = notRead.map((x) => String(x[0]));
     // The simulator answers data the fleet lacks with 403 (as a live API does without permission),
     // except quotas (an empty list, as Quota Center answers a region without SLB quotas); the
     // sysctls of the cluster without nodes are asked on its tagged instances and fail there.

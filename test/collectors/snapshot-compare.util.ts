@@ -8,8 +8,9 @@
  *  - where the directory lacks a file, the simulator answers 403 as a live API does for a missing
  *    permission (`apps/fleet-sim/src/alibaba/acs-error.exception.ts` `forbidden`, RAM
  *    `NoPermission`, CS `StatusForbidden`, Kubernetes `Forbidden`), which the collectors rightly
- *    record as `failed`; such an entry must match an offline `absent` entry. Likewise a cluster
- *    without `node-sysctls.json`: the simulated `sysctl` fails on every node (`CommandFailed`).
+ *    record as `failed`; such an entry must match an offline `absent` entry, or an offline `failed`
+ *    one with `ENOENT` (a required file missing: docs/fleet-format.md). Likewise a cluster without
+ *    `node-sysctls.json`: the simulated `sysctl` fails on every node (`CommandFailed`).
  */
 import { expect } from 'vitest';
 import type { CoverageEntry, FleetSnapshot } from '@app/domain';
@@ -45,7 +46,7 @@ export function expectLiveEqualsOffline(live: FleetSnapshot, offline: FleetSnaps
     const l = liveByKey.get(coverageKeyOf(o));
     if (o.status === 'absent' && l?.status === 'absent') return l;
     if (
-      o.status === 'absent' &&
+      (o.status === 'absent' || (o.status === 'failed' && o.errorCode === 'ENOENT')) &&
       l?.status === 'failed' &&
       SIMULATED_MISSING_DATA_CODES.includes(l.errorCode ?? '')
     )

@@ -422,7 +422,12 @@ export function addOtherAccounts(root: string): void {
       MaxSessionDuration: 7200,
     },
   ]);
+  // The other RAM files, vServer groups and Kubernetes kinds are required by the format (docs/fleet-format.md):
+  // written empty, as the APIs answer for an account / CLB / cluster without any.
+  write(join(acc, 'ram', 'policies.json'), []);
+  write(join(acc, 'ram', 'role-policies.json'), {});
   const reg = join(acc, 'regions', o.dataRegionId);
+  write(join(reg, 'vserver-groups.json'), []);
   write(join(reg, 'load-balancers.json'), [
     {
       LoadBalancerId: o.dataLbId,
@@ -458,6 +463,7 @@ export function addOtherAccounts(root: string): void {
       spec: { providerID: `cn-beijing.i-2zesimdata${i}` },
     })),
   });
+  for (const kind of ['services', 'pods', 'endpointslices']) write(join(cl, 'kubernetes', `${kind}.yaml`), { apiVersion: 'v1', kind: 'List', items: [] });
   write(join(root, 'accounts', o.bareAccountId, 'account.yaml'), {
     accountId: o.bareAccountId,
     name: 'sim-bare',

@@ -1678,12 +1678,26 @@ for (const acc of Object.values(accounts)) {
       const kb = `${cb}/kubernetes`;
       const who = `cluster ${cl.name} (${cl.id})`;
       write(`${kb}/nodes.yaml`, yaml([`kubectl get nodes -o yaml, ${who}`], list(cl.nodes.map((n) => nodeObj(cl, n)))));
-      const plain = cl.services.filter((s) => !s.header);
-      if (plain.length) write(`${kb}/services.yaml`, yaml([`kubectl get services -A -o yaml (LoadBalancer Services), ${who}`], list(plain.map((s) => serviceObj(cl, s)))));
-      for (const s of cl.services.filter((x) => x.header)) write(`${kb}/${s.name}.yaml`, yaml([...s.header, `Cluster: ${who}`], serviceObj(cl, s)));
-      write(`${kb}/pods.yaml`, yaml([`kubectl get pods -A -o yaml (the Services' backends), ${who}`], list(cl.pods.map(podObj))));
+      // One file per kind (docs/fleet-format.md: each kind's completeness rests on its own file). Services with
+      // a provenance header (copied from upstream manifests) come first, with their header kept as a comment;
+      // kube-system Pods come before the others. Objects are built in the order that numbers their
+      // resourceVersions (plain Services, headed Services, Pods, kube-system Pods).
+      const headed = cl.services.filter((x) => x.header);
+      const plainObjs = cl.services.filter((s) => !s.header).map((s) => serviceObj(cl, s));
+      const headedObjs = headed.map((s) => serviceObj(cl, s));
+      const podObjs = cl.pods.map(podObj);
       const sys = kubeSystemObjs(cl);
-      if (sys.length) write(`${kb}/kube-system.yaml`, yaml([`kubectl -n kube-system get pods -o yaml (control plane static Pods and CCM), ${who}`], list(sys)));
+      write(
+        `${kb}/services.yaml`,
+        yaml(
+          [`kubectl get services -A -o yaml (LoadBalancer Services), ${who}`, ...headed.flatMap((s) => ['', `${s.ns}/${s.name}:`, ...s.header])],
+          list([...headedObjs, ...plainObjs]),
+        ),
+      );
+      write(
+        `${kb}/pods.yaml`,
+        yaml([`kubectl get pods -A -o yaml (${sys.length ? 'control plane static Pods and CCM in kube-system, then ' : ''}the Services' backends), ${who}`], list([...sys, ...podObjs])),
+      );
       write(`${kb}/endpointslices.yaml`, yaml([`kubectl get endpointslices -A -o yaml, ${who}`], list(cl.services.map((s) => sliceObj(cl, s)))));
       if (cl.events.length) write(`${kb}/events.yaml`, yaml([`kubectl get events -A --field-selector involvedObject.kind=Service -o yaml, ${who}`], list(cl.events.map(eventObj))));
     }

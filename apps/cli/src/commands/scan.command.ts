@@ -6,7 +6,7 @@ import { loadAudit, loadCollectors, loadStore } from '../lazy';
 import { Command, Option } from 'commander';
 import type { ScanOutcome, ScanSource } from '@app/audit';
 import { severityRank, WaiverMatcher, type Severity, type Waiver } from '@app/domain';
-import { CliUsageError, EXIT_FINDINGS, EXIT_OK } from '../cli-error';
+import { CliUsageError, EXIT_ERROR, EXIT_FINDINGS, EXIT_OK } from '../cli-error';
 import { cliConfig } from '../cli-config';
 import { colourWanted, findingsAtOrAbove, renderJson, renderTable } from '../output/scan-output.renderer';
 import { renderCsv, renderHtml, renderJunit, renderMarkdown, renderSarif } from '../output/report-formats.renderer';
@@ -72,6 +72,25 @@ export interface ScanCommandOptions {
   settings?: string;
   /** Waivers file (YAML/JSON) applied to the findings (output, --fail-on). */
   waivers?: string;
+  /** Exit 2 when a dataset could not be read (a coverage gap), after printing the report. */
+  failOnGaps?: boolean;
+}
+
+/**
+ * The stderr warning of an outcome with coverage gaps (datasets not read: a partial fleet directory, a
+ * failed API), or `undefined` when every dataset was read. One line, whatever the report format, so a gap
+ * shows even with `--format json -o FILE`: how many, and the first one with its reason (issue 14 item 3).
+ */
+export function coverageGapWarning(outcome: ScanOutcome): string | undefined {
+  const gaps = outcome.scan.coverage.filter((c) => c.status === 'failed');
+  if (gaps.length === 0) return undefined;
+  const g = gaps[0];
+  const where = [g.accountId, g.regionId, g.clusterId].filter(Boolean).join('/');
+  return (
+    `fleet-audit: warning: ${gaps.length} coverage gap${gaps.length === 1 ? '' : 's'} (datasets not read; their checks are skipped, no claim made): ` +
+    `${where} ${g.api}: ${g.errorCode ?? 'error'} ${g.message ?? ''}`.trimEnd() +
+    (gaps.length > 1 ? ` (and ${gaps.length - 1} more: see the report's coverage)` : '')
+  );
 }
 
 /**
@@ -158,6 +177,9 @@ export async function runScanCommand(opts: ScanCommandOptions): Promise<number> 
     }
     if (opts.output !== undefined) writeOutput(opts.output, report);
     else process.stdout.write(report);
+    const gapWarning = coverageGapWarning(outcome);
+    if (gapWarning) process.stderr.write(`${gapWarning}\n`);
+    if (gapWarning && opts.failOnGaps) return EXIT_ERROR;
     return exitCodeFor(outcome, opts.failOn, matcher);
   } finally {
     bar.stop();
@@ -186,6 +208,7 @@ export function scanCommand(run: (p: Promise<number>) => void): Command {
         .choices(['info', 'warning', 'critical', 'none'])
         .default('none'),
     )
+    .option('--fail-on-gaps', 'exit 2 when a dataset could not be read (coverage gap: a partial fleet directory, a failed API call)')
     .addOption(new Option('--database-url <url>', 'store the scan in this PostgreSQL database').env('DATABASE_URL'))
     .option('--now <iso-time>', 'analysis clock and observation time of the stored scan (default: now); backfill history from dated dumps: scan --fleet DIR --now 2026-11-01T00:00:00Z --database-url URL')
     .option('--settings <file>', 'audit settings (YAML/JSON): thresholds, per-check enabled and severity; see docs/checks.md')
@@ -208,7 +231,8 @@ Colour: on a terminal only; set NO_COLOR=1 to turn it off.
 Exit codes:
   0  no finding at or above --fail-on (or --fail-on none)
   1  a finding at or above --fail-on
-  2  bad input (flag, file, config) or a failed scan
+  2  bad input (flag, file, config) or a failed scan; with --fail-on-gaps, also a scan
+     with coverage gaps (datasets not read; a warning on stderr names the first)
   130 interrupted (Ctrl+C)`,
     )
     .action((o: ScanCommandOptions) => run(runScanCommand(o)));

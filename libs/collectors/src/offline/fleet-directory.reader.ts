@@ -1,12 +1,16 @@
 /**
- * Reads and validates a fleet directory (`../shared/fleet-format.md`) into a WireFleet.
+ * Reads and validates a fleet directory (docs/fleet-format.md) into a WireFleet.
  *
- * Validation is all-or-nothing: every file is parsed and checked before anything is returned, so
- * a partly valid fleet is never half-loaded. The first problem found is thrown as a
+ * Which files must be there is declared once, in `fleet-layout.ts` (FLEET_FILES); a required file that is
+ * missing or any file that cannot be read as a regular file is a coverage gap of its dataset, not an empty
+ * dataset (issue 14 item 3, "absence is not health").
+ *
+ * Validation of what is read is all-or-nothing: every file is parsed and checked before anything is
+ * returned, so a partly valid fleet is never half-loaded. The first problem found is thrown as a
  * FleetValidationError naming the file, the JSON path and what was expected.
  */
 import { sanitizeDeep } from '@app/domain';
-import { existsSync, readdirSync, readFileSync, statSync } from 'node:fs';
+import { closeSync, constants as fsConstants, fstatSync, lstatSync, openSync, readdirSync, readFileSync, statSync, type Stats } from 'node:fs';
 import { join, relative } from 'node:path';
 import { parseAllDocuments } from 'yaml';
 import type { z } from 'zod';
@@ -40,6 +44,7 @@ import {
 } from '@app/domain';
 import { z as zod } from 'zod';
 import { generateFleet, generateSpecSchema } from '../generate/fleet.generator';
+import { datasetsAt, fleetFilesAt, type FleetFileSpec, type FleetLevel, type KubernetesKind } from './fleet-layout';
 
 /** A fleet directory problem: which file, where in it (JSON path), and what was expected. */
 export class FleetValidationError extends Error {
@@ -73,6 +78,44 @@ function describeIssue(issue: z.core.$ZodIssue): string {
   return issue.message;
 }
 
+/**
+ * Why a path of the format could not be read as a regular file: the errno-style code (`ENOENT`, `EACCES`,
+ * `ELOOP`, `EISDIR`, `ENOTDIR`, `ENOTREG` for a FIFO, socket or device) and a few words. `missing` is true
+ * only when nothing at all is at the path (the one case an optional file may be in).
+ */
+interface FileGap {
+  file: string;
+  code: string;
+  what: string;
+  missing: boolean;
+}
+
+/** The kind of a non-regular, non-directory file, for messages. */
+function fileTypeOf(st: Stats): string {
+  if (st.isFIFO()) return 'a FIFO (named pipe)';
+  if (st.isSocket()) return 'a socket';
+  if (st.isCharacterDevice()) return 'a character device';
+  if (st.isBlockDevice()) return 'a block device';
+  return 'not a regular file';
+}
+
+/** Few words for an errno code met while reading. */
+function errnoWhat(code: string | undefined): string {
+  switch (code) {
+    case 'EACCES':
+    case 'EPERM':
+      return 'permission denied';
+    case 'ELOOP':
+      return 'a symbolic link loop';
+    case 'ENOTDIR':
+      return 'a parent is not a directory';
+    case 'ENAMETOOLONG':
+      return 'path too long';
+    default:
+      return 'cannot be read';
+  }
+}
+
 class Reader {
   constructor(readonly root: string) {}
 
@@ -91,32 +134,85 @@ class Reader {
     return r.data;
   }
 
-  text(file: string): string {
+  /**
+   * What is at `file`, without opening it: `undefined` for a regular file (symbolic links followed), else the
+   * gap. `stat` never opens the file, so a FIFO is classified, not read (opening one blocks until a writer
+   * comes).
+   */
+  probe(file: string): FileGap | undefined {
+    let st: Stats;
     try {
-      return readFileSync(file, 'utf8');
+      st = statSync(file);
     } catch (e) {
-      throw new FleetValidationError(this.rel(file), '$', `a readable file (${(e as NodeJS.ErrnoException).code ?? 'read error'})`);
+      const code = (e as NodeJS.ErrnoException).code ?? 'EIO';
+      if (code === 'ENOENT') {
+        // A dangling symbolic link is something broken, not nothing.
+        let link: boolean;
+        try {
+          link = lstatSync(file).isSymbolicLink();
+        } catch {
+          link = false;
+        }
+        return link ? { file, code, what: 'a symbolic link to nothing', missing: false } : { file, code, what: 'missing', missing: true };
+      }
+      return { file, code, what: errnoWhat(code), missing: false };
+    }
+    if (st.isDirectory()) return { file, code: 'EISDIR', what: 'a directory, not a file', missing: false };
+    if (!st.isFile()) return { file, code: 'ENOTREG', what: `${fileTypeOf(st)}, not a regular file`, missing: false };
+    return undefined;
+  }
+
+  /**
+   * The text of a regular file, or why it cannot be read. Probed first (never opens a non-regular file); the
+   * open is non-blocking and the opened file is checked again, so a file swapped for a FIFO after the probe
+   * cannot hang the read either.
+   */
+  readText(file: string): { text: string } | FileGap {
+    const gap = this.probe(file);
+    if (gap) return gap;
+    let fd: number;
+    try {
+      fd = openSync(file, fsConstants.O_RDONLY | fsConstants.O_NONBLOCK);
+    } catch (e) {
+      const code = (e as NodeJS.ErrnoException).code ?? 'EIO';
+      return { file, code, what: errnoWhat(code), missing: code === 'ENOENT' };
+    }
+    try {
+      const st = fstatSync(fd);
+      if (!st.isFile()) return { file, code: 'ENOTREG', what: `${fileTypeOf(st)}, not a regular file`, missing: false };
+      return { text: readFileSync(fd, 'utf8') };
+    } catch (e) {
+      const code = (e as NodeJS.ErrnoException).code ?? 'EIO';
+      return { file, code, what: errnoWhat(code), missing: false };
+    } finally {
+      closeSync(fd);
     }
   }
 
-  json<S extends z.ZodType>(file: string, schema: S): z.output<S> {
+  /**
+   * The text of a configuration file (`fleet.yaml`, `account.yaml`), which must be there.
+   * @param expected what the file should be, for the error when it is missing
+   * @throws FleetValidationError when it is missing or cannot be read as a regular file
+   */
+  configText(file: string, expected: string): string {
+    const got = this.readText(file);
+    if ('text' in got) return got.text;
+    throw new FleetValidationError(this.rel(file), '$', got.missing ? expected : `a readable regular file, got ${got.what} (${got.code})`);
+  }
+
+  parseJson<S extends z.ZodType>(file: string, text: string, schema: S): z.output<S> {
     let data: unknown;
     try {
       // NUL and lone surrogates become visible markers here, at the boundary (libs/domain text.util).
-      data = sanitizeDeep(JSON.parse(this.text(file)));
+      data = sanitizeDeep(JSON.parse(text));
     } catch (e) {
-      if (e instanceof FleetValidationError) throw e;
       throw new FleetValidationError(this.rel(file), '$', `valid JSON (${(e as Error).message})`);
     }
     return this.parse(file, schema, data);
   }
 
-  optionalJson<S extends z.ZodType>(file: string, schema: S): z.output<S> | undefined {
-    return existsSync(file) ? this.json(file, schema) : undefined;
-  }
-
-  yamlDocs(file: string): unknown[] {
-    const docs = parseAllDocuments(this.text(file));
+  yamlDocs(file: string, text: string): unknown[] {
+    const docs = parseAllDocuments(text);
     const out: unknown[] = [];
     for (const [i, doc] of docs.entries()) {
       if (doc.errors.length > 0) {
@@ -130,21 +226,123 @@ class Reader {
     return out;
   }
 
-  yaml<S extends z.ZodType>(file: string, schema: S): z.output<S> {
-    const docs = this.yamlDocs(file);
+  yaml<S extends z.ZodType>(file: string, text: string, schema: S): z.output<S> {
+    const docs = this.yamlDocs(file, text);
     if (docs.length !== 1) throw new FleetValidationError(this.rel(file), '$', 'exactly one YAML document');
     return this.parse(file, schema, docs[0]);
   }
 
-  dirs(dir: string): string[] {
-    if (!existsSync(dir)) return [];
-    return readdirSync(dir)
-      .filter((d) => !d.startsWith('.') && statSync(join(dir, d)).isDirectory())
-      .sort();
+  /**
+   * The entries of a directory of accounts, regions or clusters, sorted: every name except dot-files and
+   * regular files (stray notes are ignored). Entries that cannot be stat'ed (a symbolic link loop, a dangling
+   * link, permission denied) or are not directories (a FIFO, a socket) are kept: reading them yields the
+   * gaps that say what is wrong. `problem` is set when the directory itself cannot be listed (its absence is
+   * an empty list).
+   */
+  entries(dir: string): { names: string[]; problem?: FileGap } {
+    let names: string[];
+    try {
+      names = readdirSync(dir);
+    } catch (e) {
+      const code = (e as NodeJS.ErrnoException).code ?? 'EIO';
+      if (code === 'ENOENT') return { names: [] };
+      return { names: [], problem: { file: dir, code, what: code === 'ENOTDIR' ? 'not a directory' : errnoWhat(code), missing: false } };
+    }
+    return {
+      names: names
+        .filter((d) => {
+          if (d.startsWith('.')) return false;
+          try {
+            return !statSync(join(dir, d)).isFile();
+          } catch {
+            return true;
+          }
+        })
+        .sort(),
+    };
   }
 }
 
 const listOf = <S extends z.ZodType>(s: S) => zod.array(s);
+
+/** One dataset of one place as read: its files' texts, or the gap (`failed`), or `absent`. */
+type DatasetRead =
+  | { status: 'ok'; texts: Map<string, { file: string; text: string }> }
+  | { status: 'absent' }
+  | { status: 'failed'; errorCode: string; message: string; texts?: Map<string, { file: string; text: string }> };
+
+/**
+ * Read every file of one dataset of one place, as FLEET_FILES declares them: `failed` when a required file
+ * is missing or any file is there but unreadable / looping / not a regular file (the message names every
+ * such file, relative to the fleet root); `absent` when the dataset has only optional files and none is
+ * there; else `ok` with the texts of the files that are there.
+ */
+function readDataset(r: Reader, dir: string, files: readonly FleetFileSpec[]): DatasetRead {
+  const texts = new Map<string, { file: string; text: string }>();
+  const gaps: FileGap[] = [];
+  for (const spec of files) {
+    const file = join(dir, ...spec.path.split('/'));
+    const got = r.readText(file);
+    if ('text' in got) texts.set(spec.path, { file, text: got.text });
+    else if (!got.missing || spec.presence !== 'optional') gaps.push(got);
+  }
+  if (gaps.length > 0)
+    return {
+      status: 'failed',
+      errorCode: gaps[0].code,
+      message: gaps.map((g) => `${r.rel(g.file)}: ${g.missing ? 'missing, required by the fleet format' : g.what} (${g.code})`).join('; '),
+      texts,
+    };
+  if (texts.size === 0) return { status: 'absent' };
+  return { status: 'ok', texts };
+}
+
+/** Reads the datasets of one place and records their coverage. */
+class PlaceReader {
+  constructor(
+    private readonly r: Reader,
+    private readonly dir: string,
+    private readonly level: FleetLevel,
+    private readonly place: { accountId: string; regionId?: string; clusterId?: string },
+    private readonly coverage: CoverageEntry[],
+  ) {}
+
+  /**
+   * Read one dataset and record its coverage (`ok`, `absent` with "not in the fleet directory", or `failed`
+   * with the code and the files).
+   * @returns `ok` (the dataset was read in full) and the texts of its files that could be read: the caller
+   *   validates them even when the dataset is a gap (a malformed file is refused whatever its siblings are)
+   *   but keeps their data only when `ok`
+   */
+  read(dataset: CoverageDataset): { ok: boolean; texts: Map<string, { file: string; text: string }> } {
+    const got = this.readOnly(dataset);
+    this.record(dataset, got);
+    return { ok: got.status === 'ok', texts: (got.status === 'absent' ? undefined : got.texts) ?? new Map() };
+  }
+
+  /** Read one dataset without recording coverage. */
+  readOnly(dataset: CoverageDataset): DatasetRead {
+    const files = datasetsAt(this.level).find((d) => d.dataset === dataset)?.files ?? [];
+    return readDataset(this.r, this.dir, files);
+  }
+
+  /** Record the coverage of a dataset read. */
+  record(api: CoverageDataset, got: DatasetRead): void {
+    this.coverage.push({
+      ...this.place,
+      api,
+      status: got.status,
+      ...(got.status === 'failed' ? { errorCode: got.errorCode, message: got.message } : {}),
+      ...(got.status === 'absent' ? { message: 'not in the fleet directory' } : {}),
+    });
+  }
+
+  /** Parse one declared JSON file of a dataset read, or `undefined` when it was absent (optional). */
+  json<S extends z.ZodType>(texts: Map<string, { file: string; text: string }>, path: string, schema: S): z.output<S> | undefined {
+    const t = texts.get(path);
+    return t ? this.r.parseJson(t.file, t.text, schema) : undefined;
+  }
+}
 
 const K8S_KINDS = {
   Node: ['nodes', k8sNodeSchema],
@@ -152,16 +350,22 @@ const K8S_KINDS = {
   Pod: ['pods', k8sPodSchema],
   EndpointSlice: ['endpointSlices', k8sEndpointSliceSchema],
   Event: ['events', k8sEventSchema],
-} as const;
+} as const satisfies Record<KubernetesKind, readonly [keyof WireKubernetes, z.ZodType]>;
 
-function readKubernetes(r: Reader, dir: string): WireKubernetes {
+/**
+ * Parse the Kubernetes files of a cluster: each declared file lists its one kind (a v1 `List`, a typed
+ * `<Kind>List` or multi-document YAML, as `kubectl get -o yaml` prints). Objects of kinds the audit does not
+ * read are skipped; an audited kind in another kind's file is refused (each kind's completeness rests on its
+ * own file), and so is any other file under `kubernetes/`.
+ * @throws FleetValidationError naming the file and JSON path
+ */
+function parseKubernetes(r: Reader, kdir: string, texts: Map<string, { file: string; text: string }>): WireKubernetes {
   const out: WireKubernetes = { nodes: [], services: [], pods: [], endpointSlices: [], events: [] };
-  const files = readdirSync(dir)
-    .filter((f) => /\.ya?ml$/.test(f) || f.endsWith('.json'))
-    .sort();
-  for (const f of files) {
-    const file = join(dir, f);
-    const docs = f.endsWith('.json') ? [r.json(file, zod.unknown())] : r.yamlDocs(file);
+  for (const spec of fleetFilesAt('cluster')) {
+    const t = spec.kind ? texts.get(spec.path) : undefined;
+    if (!spec.kind || !t) continue;
+    const { file, text } = t;
+    const docs = r.yamlDocs(file, text);
     docs.forEach((doc, di) => {
       const base: PropertyKey[] = docs.length > 1 ? [`document ${di + 1}`] : [];
       const obj = r.parse(file, zod.looseObject({ kind: zod.string(), items: zod.array(zod.unknown()).optional() }), doc, base);
@@ -171,9 +375,12 @@ function readKubernetes(r: Reader, dir: string): WireKubernetes {
           : [{ item: doc, path: base }];
       for (const { item, path } of items) {
         const kind = r.parse(file, zod.looseObject({ kind: zod.string() }), item, path).kind;
-        const entry = (K8S_KINDS as Record<string, readonly [keyof WireKubernetes, z.ZodType]>)[kind];
-        if (!entry) continue; // Deployments, ConfigMaps, ...: not used by the audit
-        const [key, schema] = entry;
+        if (kind !== spec.kind) {
+          if (kind in K8S_KINDS)
+            throw new FleetValidationError(r.rel(file), jsonPathOf([...path, 'kind']), `${spec.kind} (${spec.path} holds \`${spec.holds}\`), got ${kind}`);
+          continue; // Deployments, ConfigMaps, ...: not used by the audit
+        }
+        const [key, schema] = K8S_KINDS[spec.kind];
         (out[key] as unknown[]).push(r.parse(file, schema, item, path));
       }
     });
@@ -181,101 +388,108 @@ function readKubernetes(r: Reader, dir: string): WireKubernetes {
   return out;
 }
 
-function readCluster(r: Reader, dir: string, clusterDirName: string, accountId: string, regionId: string, coverage: CoverageEntry[]): WireCluster {
-  const detailFile = join(dir, 'cluster.json');
-  if (!existsSync(detailFile)) throw new FleetValidationError(r.rel(dir), '$', 'a cluster.json (DescribeClusterDetail body)');
-  const detail = r.json(detailFile, wireClusterDetailSchema);
+/** Refuse files under `kubernetes/` that the format does not declare (their objects would be silently partial). */
+function checkKubernetesFiles(r: Reader, kdir: string): void {
+  const declared = new Set(fleetFilesAt('cluster').flatMap((f) => (f.kind ? [f.path.slice('kubernetes/'.length)] : [])));
+  let names: string[];
+  try {
+    names = readdirSync(kdir);
+  } catch {
+    return; // missing or unreadable: the declared files' reads say so
+  }
+  for (const n of names.sort())
+    if (!n.startsWith('.') && !declared.has(n))
+      throw new FleetValidationError(r.rel(join(kdir, n)), '$', `a file of the format: kubernetes/ holds ${[...declared].join(', ')} (one kind each)`);
+}
+
+/** Read one cluster; `undefined` (with `cluster` failed) when its `cluster.json` cannot be read. */
+function readCluster(r: Reader, dir: string, clusterDirName: string, accountId: string, regionId: string, coverage: CoverageEntry[]): WireCluster | undefined {
+  const pr = new PlaceReader(r, dir, 'cluster', { accountId, regionId, clusterId: clusterDirName }, coverage);
+  const detailRead = pr.readOnly('cluster');
+  if (detailRead.status !== 'ok') {
+    pr.record('cluster', detailRead); // cluster.json is required: never `absent`
+    return undefined;
+  }
+  const detail = pr.json(detailRead.texts, 'cluster.json', wireClusterDetailSchema)!;
   if (detail.cluster_id !== clusterDirName)
-    throw new FleetValidationError(r.rel(detailFile), '$.cluster_id', `"${clusterDirName}" (the directory name), got "${detail.cluster_id}"`);
-  const clusterId = detail.cluster_id;
-  const cov = (api: CoverageDataset, present: boolean) =>
-    coverage.push({
-      accountId,
-      regionId,
-      clusterId,
-      api,
-      status: present ? 'ok' : 'absent',
-      ...(present ? {} : { message: `not in the fleet directory` }),
-    });
-  cov('cluster', true);
+    throw new FleetValidationError(r.rel(join(dir, 'cluster.json')), '$.cluster_id', `"${clusterDirName}" (the directory name), got "${detail.cluster_id}"`);
+  pr.record('cluster', detailRead);
   const out: WireCluster = { detail };
-  const addons = r.optionalJson(join(dir, 'addons.json'), wireAddonsSchema);
-  cov('addons', addons !== undefined);
-  if (addons) out.addons = addons;
-  const resources = r.optionalJson(join(dir, 'resources.json'), wireClusterResourcesSchema);
-  cov('resources', resources !== undefined);
-  if (resources) out.resources = resources;
-  const sysctls = r.optionalJson(join(dir, 'node-sysctls.json'), wireNodeSysctlsSchema);
-  cov('sysctls', sysctls !== undefined);
-  if (sysctls) out.nodeSysctls = sysctls;
+  const addons = pr.read('addons');
+  const addonsData = pr.json(addons.texts, 'addons.json', wireAddonsSchema);
+  if (addons.ok) out.addons = addonsData;
+  const resources = pr.read('resources');
+  const resourcesData = pr.json(resources.texts, 'resources.json', wireClusterResourcesSchema);
+  if (resources.ok) out.resources = resourcesData;
+  const sysctls = pr.read('sysctls');
+  const sysctlsData = pr.json(sysctls.texts, 'node-sysctls.json', wireNodeSysctlsSchema);
+  if (sysctls.ok) out.nodeSysctls = sysctlsData;
   const kdir = join(dir, 'kubernetes');
-  const hasK8s = existsSync(kdir);
-  cov('kubernetes', hasK8s);
-  if (hasK8s) out.kubernetes = readKubernetes(r, kdir);
+  checkKubernetesFiles(r, kdir);
+  const k8s = pr.read('kubernetes');
+  const k8sData = parseKubernetes(r, kdir, k8s.texts);
+  if (k8s.ok) out.kubernetes = k8sData;
   return out;
 }
 
 function readRegion(r: Reader, dir: string, accountId: string, regionId: string, coverage: CoverageEntry[]): WireRegion {
-  const cov = (api: CoverageDataset, present: boolean) =>
-    coverage.push({
-      accountId,
-      regionId,
-      api,
-      status: present ? 'ok' : 'absent',
-      ...(present ? {} : { message: 'not in the fleet directory' }),
-    });
+  const pr = new PlaceReader(r, dir, 'region', { accountId, regionId }, coverage);
   const out: WireRegion = { regionId, clusters: [] };
-  const lbs = r.optionalJson(join(dir, 'load-balancers.json'), listOf(wireLoadBalancerAttributeSchema));
-  const groups = r.optionalJson(join(dir, 'vserver-groups.json'), listOf(wireVServerGroupAttributeSchema));
-  cov('slb', lbs !== undefined);
-  if (lbs) {
+  const slb = pr.read('slb');
+  const lbs = pr.json(slb.texts, 'load-balancers.json', listOf(wireLoadBalancerAttributeSchema));
+  const groups = pr.json(slb.texts, 'vserver-groups.json', listOf(wireVServerGroupAttributeSchema));
+  if (slb.ok && lbs && groups) {
     out.loadBalancers = lbs;
-    out.vServerGroups = groups ?? [];
+    out.vServerGroups = groups;
     const known = new Set(lbs.map((l) => l.LoadBalancerId));
-    (groups ?? []).forEach((g, i) => {
+    groups.forEach((g, i) => {
       if (!known.has(g.LoadBalancerId))
         throw new FleetValidationError(r.rel(join(dir, 'vserver-groups.json')), `$[${i}].LoadBalancerId`, `a CLB listed in load-balancers.json, got "${g.LoadBalancerId}"`);
     });
   }
-  const ecs = r.optionalJson(join(dir, 'ecs-instances.json'), listOf(wireEcsInstanceSchema));
-  cov('ecs', ecs !== undefined);
-  if (ecs) out.ecsInstances = ecs;
-  const vsw = r.optionalJson(join(dir, 'vswitches.json'), listOf(wireVSwitchSchema));
-  cov('vpc', vsw !== undefined);
-  if (vsw) out.vSwitches = vsw;
-  const quotas = r.optionalJson(join(dir, 'quotas.json'), listOf(wireQuotaSchema));
-  cov('quotas', quotas !== undefined);
-  if (quotas) out.quotas = quotas;
-  cov('cs', true);
-  for (const c of r.dirs(join(dir, 'clusters'))) {
-    out.clusters.push(readCluster(r, join(dir, 'clusters', c), c, accountId, regionId, coverage));
+  const ecs = pr.read('ecs');
+  const ecsData = pr.json(ecs.texts, 'ecs-instances.json', listOf(wireEcsInstanceSchema));
+  if (ecs.ok) out.ecsInstances = ecsData;
+  const vpc = pr.read('vpc');
+  const vpcData = pr.json(vpc.texts, 'vswitches.json', listOf(wireVSwitchSchema));
+  if (vpc.ok) out.vSwitches = vpcData;
+  const quotas = pr.read('quotas');
+  const quotasData = pr.json(quotas.texts, 'quotas.json', listOf(wireQuotaSchema));
+  if (quotas.ok) out.quotas = quotasData;
+  // The cluster list (`cs`): the directories under clusters/ (none: the region has no ACK cluster). A cluster
+  // whose cluster.json cannot be read is left out, and the list is then incomplete: a gap.
+  const listing = r.entries(join(dir, 'clusters'));
+  const lost: string[] = listing.problem ? [`${r.rel(listing.problem.file)}: ${listing.problem.what} (${listing.problem.code})`] : [];
+  let lostCode = listing.problem?.code;
+  for (const c of listing.names) {
+    const cluster = readCluster(r, join(dir, 'clusters', c), c, accountId, regionId, coverage);
+    if (cluster) out.clusters.push(cluster);
+    else {
+      const failed = coverage[coverage.length - 1];
+      lost.push(`cluster ${c} left out: ${failed.message ?? ''}`);
+      lostCode ??= failed.errorCode;
+    }
   }
+  pr.record('cs', lost.length > 0 ? { status: 'failed', errorCode: lostCode ?? 'EIO', message: lost.join('; ') } : { status: 'ok', texts: new Map() });
   return out;
 }
 
 function readAccount(r: Reader, dir: string, dirName: string, coverage: CoverageEntry[]): WireAccount {
   const accountFile = join(dir, 'account.yaml');
-  if (!existsSync(accountFile)) throw new FleetValidationError(r.rel(dir), '$', 'an account.yaml (accountId, name, regions)');
-  const account = r.yaml(accountFile, accountYamlSchema);
+  const account = r.yaml(accountFile, r.configText(accountFile, 'an account.yaml (accountId, name, regions)'), accountYamlSchema);
   if (account.accountId !== dirName)
     throw new FleetValidationError(r.rel(accountFile), '$.accountId', `"${dirName}" (the directory name), got "${account.accountId}"`);
   const out: WireAccount = { account, regions: [] };
-  const rolesFile = join(dir, 'ram', 'roles.json');
-  if (existsSync(rolesFile)) {
-    out.ram = {
-      roles: r.json(rolesFile, listOf(wireRamRoleSchema)),
-      policies: r.optionalJson(join(dir, 'ram', 'policies.json'), listOf(wireRamPolicySchema)) ?? [],
-      rolePolicies: r.optionalJson(join(dir, 'ram', 'role-policies.json'), wireRolePoliciesSchema) ?? {},
-    };
-  }
-  coverage.push({
-    accountId: account.accountId,
-    api: 'ram',
-    status: out.ram ? 'ok' : 'absent',
-    ...(out.ram ? {} : { message: 'not in the fleet directory' }),
-  });
-  const regionDirs = r.dirs(join(dir, 'regions'));
-  const regions = [...new Set([...account.regions, ...regionDirs])].sort();
+  const pr = new PlaceReader(r, dir, 'account', { accountId: account.accountId }, coverage);
+  const ram = pr.read('ram');
+  const roles = pr.json(ram.texts, 'ram/roles.json', listOf(wireRamRoleSchema));
+  const policies = pr.json(ram.texts, 'ram/policies.json', listOf(wireRamPolicySchema));
+  const rolePolicies = pr.json(ram.texts, 'ram/role-policies.json', wireRolePoliciesSchema);
+  if (ram.ok && roles && policies && rolePolicies) out.ram = { roles, policies, rolePolicies };
+  const listing = r.entries(join(dir, 'regions'));
+  if (listing.problem)
+    throw new FleetValidationError(r.rel(listing.problem.file), '$', `a directory of regions, got ${listing.problem.what} (${listing.problem.code})`);
+  const regions = [...new Set([...account.regions, ...listing.names])].sort();
   account.regions = regions;
   for (const regionId of regions) {
     if (!/^[a-z]{2}(-[a-z0-9]+)+$/.test(regionId))
@@ -286,22 +500,35 @@ function readAccount(r: Reader, dir: string, dirName: string, coverage: Coverage
 }
 
 /**
- * Read a fleet directory into a WireFleet.
+ * Read a fleet directory into a WireFleet. Which files must be there follows FLEET_FILES (fleet-layout.ts):
+ * a required file that is missing, and any file that is there but cannot be read as a regular file (permission
+ * denied, a symbolic link loop, a directory, a FIFO / socket / device: classified by `stat`, never opened), is a
+ * coverage gap of its dataset (`failed`, with the errno code and the file's path), never an error and never
+ * an empty dataset.
  * @param root path of the fleet directory (holds `fleet.yaml` and `accounts/`)
- * @throws FleetValidationError on the first invalid or missing file (nothing partial is returned)
+ * @throws FleetValidationError on the first invalid file, or a missing / unreadable configuration file
+ *   (`fleet.yaml`, `account.yaml`); nothing partial is returned
  */
 export function readFleetDirectory(root: string): WireFleet {
   const r = new Reader(root);
-  if (!existsSync(root) || !statSync(root).isDirectory()) throw new FleetValidationError(root, '$', 'a fleet directory');
+  let rootIsDir: boolean;
+  try {
+    rootIsDir = statSync(root).isDirectory();
+  } catch {
+    rootIsDir = false;
+  }
+  if (!rootIsDir) throw new FleetValidationError(root, '$', 'a fleet directory');
   const fleetFile = join(root, 'fleet.yaml');
-  if (!existsSync(fleetFile)) throw new FleetValidationError(r.rel(fleetFile), '$', 'a fleet.yaml with at least `name`');
-  const fleet = r.yaml(fleetFile, fleetYamlSchema);
+  const fleet = r.yaml(fleetFile, r.configText(fleetFile, 'a fleet.yaml with at least `name`'), fleetYamlSchema);
   if (fleet.generate) {
     // A generated fleet (fleet-format.md `generate:`): built in memory, deterministic per seed.
     const spec = r.parse(fleetFile, generateSpecSchema, fleet.generate, ['generate']);
     return generateFleet(spec, fleet.name).fleet;
   }
   const coverage: CoverageEntry[] = [];
-  const accounts = r.dirs(join(root, 'accounts')).map((id) => readAccount(r, join(root, 'accounts', id), id, coverage));
+  const listing = r.entries(join(root, 'accounts'));
+  if (listing.problem)
+    throw new FleetValidationError(r.rel(listing.problem.file), '$', `a directory of accounts, got ${listing.problem.what} (${listing.problem.code})`);
+  const accounts = listing.names.map((id) => readAccount(r, join(root, 'accounts', id), id, coverage));
   return { name: fleet.name, ...(fleet.description ? { description: fleet.description } : {}), accounts, coverage };
 }
