@@ -37,6 +37,8 @@ import { ReportsController } from './reports/reports.controller';
 import { TokensController } from './tokens/tokens.controller';
 import { QuotasController } from './quotas/quotas.controller';
 import { FleetController } from './fleet/fleet.controller';
+import { graphqlModule, type GraphqlOptions } from './graphql/graphql.options';
+import { GRAPHQL_RESOLVERS } from './graphql/graphql.resolvers';
 
 /** What the API module is built from: adapters created by the caller (CLI, main.ts, tests). */
 export interface ApiModuleOptions {
@@ -64,6 +66,8 @@ export interface ApiModuleOptions {
    * Unset: Nest's default logger (embedded use in the CLI).
    */
   log?: ApiLogOptions;
+  /** The GraphQL endpoint `/graphql` (default: served, sandbox off); `false` serves none. */
+  graphql?: GraphqlOptions | false;
 }
 
 /** Logging of the API (nestjs-pino + pino-http). */
@@ -120,9 +124,12 @@ function loggerModule(log: ApiLogOptions): DynamicModule {
 export class ApiModule {
   /** The module around the given adapters. */
   static register(options: ApiModuleOptions): DynamicModule {
+    // One authenticator for REST and GraphQL: the same token cache, rate limit and audit rows.
+    const authenticator = new TokenAuthenticator(options.token, options.store.apiTokens, options.auth);
+    const graphql = options.graphql === false ? [] : [graphqlModule(options.graphql ?? {}, options.store, authenticator)];
     return {
       module: ApiModule,
-      imports: options.log ? [loggerModule(options.log)] : [],
+      imports: [...(options.log ? [loggerModule(options.log)] : []), ...graphql],
       controllers: [ScansController, FindingsController, QuotasController, FleetController, WaiversController, ReportsController, ForecastsController, MetricsController, HealthController, TokensController, ReadyController],
       providers: [
         { provide: Store, useValue: options.store },
@@ -131,7 +138,7 @@ export class ApiModule {
         { provide: ScanTargetRepository, useValue: options.store.scanTargets },
         { provide: API_TOKEN, useValue: options.token },
         { provide: ApiTokenRepository, useValue: options.store.apiTokens },
-        { provide: TokenAuthenticator, useValue: new TokenAuthenticator(options.token, options.store.apiTokens, options.auth) },
+        { provide: TokenAuthenticator, useValue: authenticator },
         { provide: SCAN_LAUNCHER, useValue: options.scanLauncher },
         { provide: METRICS_OPTIONS, useValue: options.metrics ?? {} },
         { provide: SCAN_LEASE, useValue: options.scanLease ?? {} },
@@ -145,6 +152,7 @@ export class ApiModule {
         ForecastsService,
         HealthService,
         MetricsService,
+        ...(options.graphql === false ? [] : GRAPHQL_RESOLVERS),
       ],
     };
   }

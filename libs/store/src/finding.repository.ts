@@ -6,6 +6,7 @@ import type { FindingPage, FindingQuery, StoredFinding } from './store.types';
 import { isUuid, resolvePage } from './page.util';
 import { decodeCursor, encodeCursor, keysetAfter, keysetOrderBy, type KeysetColumn } from './keyset-cursor.util';
 import { scopeCondition, SYSTEM_PRINCIPAL, type Scoped } from './principal';
+import { pagingSql, toPage, type GraphPage, type GraphPageArgs } from './fleet-graph.repository';
 
 /** Columns written per finding row, in VALUES order. */
 const INSERT_COLUMNS = [
@@ -280,6 +281,62 @@ export class FindingRepository {
          last_seen_at  = GREATEST(ff.last_seen_at, EXCLUDED.last_seen_at)`,
       [scanId, observedAt],
     );
+  }
+
+  /**
+   * A keyset page of findings of one scan (GraphQL `findings`), filtered like `list`, in the same order (most
+   * severe first, then check id, fingerprint); cursors carry (severity rank, check id, fingerprint).
+   * @param query filters; `scanId` defaults to the latest succeeded scan
+   * @param args Relay paging (`first`/`after` or `last`/`before`, 1..1000)
+   * @param scope the caller's principal: only its accounts' findings
+   * @returns the page and the scan read (null: no succeeded scan yet)
+   * @throws StoreError NOT_FOUND when `scanId` names no scan; INVALID_ARGUMENT for bad paging or cursor
+   */
+  async page(
+    query: Omit<FindingQuery, 'limit' | 'offset'>,
+    args: GraphPageArgs,
+    scope: Scoped,
+  ): Promise<{ page: GraphPage<StoredFinding>; scanId: string | null }> {
+    const where = new WhereBuilder();
+    const keys = [
+      { expr: 'f.severity_rank', dir: 'desc' as const },
+      { expr: 'f.check_id', dir: 'asc' as const },
+      { expr: 'f.fingerprint', dir: 'asc' as const },
+    ];
+    const { limit, backward, conditions, order } = pagingSql(keys, args, (v) => where.param(v));
+    const scanId = query.scanId ?? (await this.latestSucceededScanId());
+    if (scanId === null) return { page: { edges: [], hasNextPage: false, hasPreviousPage: false }, scanId: null };
+    await this.assertScanExists(scanId);
+    where
+      .equals('f.scan_id', scanId)
+      .equals('f.check_id', query.checkId)
+      .equals('f.severity', query.severity)
+      .equals('f.account_id', query.accountId)
+      .equals('f.cluster_id', query.clusterId)
+      .inScope('f.account_id', scope);
+    for (const c of conditions) where.where(c);
+    const rows = await this.pool.query<FindingRow & { severity_rank: number }>(
+      `${SELECT_FINDING.replace('SELECT f.fingerprint,', 'SELECT f.severity_rank, f.fingerprint,')} ${where.sql()} ${order} LIMIT ${where.param(limit + 1)}`,
+      where.params,
+    );
+    const ranked = rows.rows.map((r) => ({ rank: toNumber(r.severity_rank), finding: toStoredFinding(r) }));
+    const page = toPage(ranked, (x) => [x.rank, x.finding.checkId, x.finding.fingerprint], limit, backward, args);
+    return { page: { ...page, edges: page.edges.map((e) => ({ cursor: e.cursor, node: e.node.finding })) }, scanId };
+  }
+
+  /** How many findings match (filters of `page`, over the scope); 0 when no scan succeeded yet. */
+  async count(query: Omit<FindingQuery, 'limit' | 'offset'>, scope: Scoped): Promise<number> {
+    const scanId = query.scanId ?? (await this.latestSucceededScanId());
+    if (scanId === null || !isUuid(scanId)) return 0;
+    const where = new WhereBuilder()
+      .equals('f.scan_id', scanId)
+      .equals('f.check_id', query.checkId)
+      .equals('f.severity', query.severity)
+      .equals('f.account_id', query.accountId)
+      .equals('f.cluster_id', query.clusterId)
+      .inScope('f.account_id', scope);
+    const r = await this.pool.query<{ total: string | number }>(`SELECT count(*) AS total FROM findings f ${where.sql()}`, where.params);
+    return toNumber(r.rows[0].total);
   }
 
   private async assertScanExists(scanId: string): Promise<void> {

@@ -688,10 +688,12 @@ function emptyPage<T>(): GraphPage<T> {
 }
 
 /**
- * Check the paging arguments and build the keyset conditions and order.
+ * Check Relay paging arguments and build the keyset conditions and order for `keys` (any listing of any
+ * repository: graph tables, findings, scans).
+ * @returns `limit` (fetch `limit + 1` rows), whether the order is reversed (`last`), the conditions and `ORDER BY`
  * @throws StoreError INVALID_ARGUMENT naming the bad argument
  */
-function pagingSql(
+export function pagingSql(
   keys: readonly KeysetColumn[],
   args: GraphPageArgs,
   add: (v: unknown) => string,
@@ -712,7 +714,8 @@ function pagingSql(
   return { limit, backward, conditions, order: keysetOrderBy(backward ? reversed : keys) };
 }
 
-function toPage<T>(rows: T[], keyOf: (row: T) => KeysetValue[], limit: number, backward: boolean, args: GraphPageArgs): GraphPage<T> {
+/** The page of rows fetched with `pagingSql` (`limit + 1` rows at most; reversed ones are put back in key order). */
+export function toPage<T>(rows: T[], keyOf: (row: T) => KeysetValue[], limit: number, backward: boolean, args: GraphPageArgs): GraphPage<T> {
   const more = rows.length > limit;
   const kept = more ? rows.slice(0, limit) : rows;
   if (backward) kept.reverse();

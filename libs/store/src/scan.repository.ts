@@ -4,7 +4,7 @@ import type { CoverageEntry, SkippedResult } from '@app/domain';
 import type { FindingRepository } from './finding.repository';
 import type { QuotaUsageRepository } from './quota-usage.repository';
 import type { ScanSnapshotRepository } from './scan-snapshot.repository';
-import type { FleetGraphRepository } from './fleet-graph.repository';
+import { pagingSql, toPage, type FleetGraphRepository, type GraphPage, type GraphPageArgs } from './fleet-graph.repository';
 import { isUuid, resolvePage } from './page.util';
 import type { Scoped } from './principal';
 import { storableJson, storableText, toIso, toIsoOrNull, toNumber } from './sql.util';
@@ -257,6 +257,33 @@ export class ScanRepository {
         );
     const count = await this.pool.query<{ total: string | number }>('SELECT count(*) AS total FROM scans');
     return { items: rows.rows.map(toStoredScanListItem), total: toNumber(count.rows[0].total) };
+  }
+
+  /**
+   * A keyset page of scans, newest first (started_at, id descending), as the principal sees them (GraphQL
+   * `scans`); cursors carry (start time, id), so scans created while paging never shift a page.
+   * @throws StoreError INVALID_ARGUMENT for bad paging or cursor
+   */
+  async page(args: GraphPageArgs, scope: Scoped): Promise<GraphPage<StoredScanListItem>> {
+    const params: unknown[] = [];
+    const p = (v: unknown) => `$${params.push(v)}`;
+    const keys = [
+      { expr: 's.started_at', dir: 'desc' as const },
+      { expr: 's.id', dir: 'desc' as const },
+    ];
+    const { limit, backward, conditions, order } = pagingSql(keys, args, p);
+    const columns = scope.accountScope.all ? LIST_COLUMNS.split(', ').map((c) => `s.${c}`).join(', ') : scopedColumns(p([...scope.accountScope.accountIds]), false);
+    const rows = await this.pool.query<ScanListRow>(
+      `SELECT ${columns} FROM scans s ${conditions.length ? `WHERE ${conditions.join(' AND ')}` : ''} ${order} LIMIT ${p(limit + 1)}`,
+      params,
+    );
+    return toPage(rows.rows.map(toStoredScanListItem), (s) => [s.startedAt, s.id], limit, backward, args);
+  }
+
+  /** How many scans there are (every scan is visible to every principal; summaries are scoped). */
+  async count(): Promise<number> {
+    const r = await this.pool.query<{ total: string | number }>('SELECT count(*) AS total FROM scans');
+    return toNumber(r.rows[0].total);
   }
 
   /** The succeeded scan that started last as the principal sees it (see `getScoped`), or null when none succeeded yet. */

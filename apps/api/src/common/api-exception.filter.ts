@@ -1,4 +1,5 @@
 import { type ArgumentsHost, Catch, type ExceptionFilter, HttpException, Logger } from '@nestjs/common';
+import { toGraphqlError } from '../graphql/graphql.options';
 import { isConnectionLoss, StoreError, type StoreErrorCode } from '@app/store';
 import { ApiError, type ApiErrorCode } from './api.exception';
 import type { ErrorResponseDto } from './error-response.dto';
@@ -65,6 +66,8 @@ export class ApiExceptionFilter implements ExceptionFilter {
   private readonly logger = new Logger('ApiExceptionFilter');
 
   catch(exception: unknown, host: ArgumentsHost): void {
+    // GraphQL resolvers: errors go into the GraphQL response (`errors[].extensions.code`), not an HTTP body.
+    if (host.getType<string>() === 'graphql') throw toGraphqlError(exception);
     const res = host.switchToHttp().getResponse<HttpResponseLike>();
     const body = this.toBody(exception);
     if (res.headersSent) return;

@@ -106,7 +106,8 @@ export async function runDemoCommand(opts: DemoOptions): Promise<number> {
       onError: reportError,
       ...(settings ? { settings } : {}),
     });
-    const app = await createApiApp({ store, token, scanLauncher: launcher });
+    // The demo serves the GraphQL sandbox page (GET /graphql); production keeps it off (GRAPHQL_SANDBOX).
+    const app = await createApiApp({ store, token, scanLauncher: launcher, graphql: { sandbox: true } });
     await app.listen(opts.port, '127.0.0.1');
     const url = `http://127.0.0.1:${opts.port}`;
     process.stdout.write(

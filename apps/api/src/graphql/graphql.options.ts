@@ -1,0 +1,109 @@
+/**
+ * The GraphQL endpoint at `/graphql`: NestJS code-first with the Apollo driver (Apollo Server 5 on Express 5 through
+ * @as-integrations/express5). Authentication is the REST one (TokenAuthenticator: bootstrap API_TOKEN or scoped
+ * `fa_` tokens, failed attempts rate-limited and audited) done once per request in the context factory; the
+ * context carries the principal and the request's DataLoaders. Cost and depth are limited before execution
+ * (graphql-cost.plugin.ts). The Apollo Sandbox landing page is served only when enabled.
+ */
+import { ApolloDriver, type ApolloDriverConfig } from '@nestjs/apollo';
+import type { DynamicModule } from '@nestjs/common';
+import { GraphQLModule } from '@nestjs/graphql';
+import { ApolloServerPluginLandingPageDisabled } from '@apollo/server/plugin/disabled';
+import { ApolloServerPluginLandingPageLocalDefault } from '@apollo/server/plugin/landingPage/default';
+import { GraphQLError, type GraphQLFormattedError } from 'graphql/index.js';
+import { StoreError, type Store } from '@app/store';
+import { ApiError } from '../common/api.exception';
+import { clientAddressOf, type HttpRequestLike } from '../common/bearer-auth.guard';
+import type { TokenAuthenticator } from '../auth/token-authenticator';
+import { costLimitPlugin, DEFAULT_GRAPHQL_LIMITS, type GraphqlLimits } from './graphql-cost.plugin';
+import { GraphLoaders } from './graphql.loaders';
+import type { GqlContext } from './graphql.resolvers';
+import { JSONScalar } from './graphql.types';
+
+/** Settings of the GraphQL endpoint (API config GRAPHQL_*; `serve` / `demo` flags). */
+export interface GraphqlOptions {
+  /** Serve the Apollo Sandbox page on GET /graphql (default false; `demo` turns it on). */
+  sandbox?: boolean;
+  /** Largest query cost (default 1,000). */
+  maxCost?: number;
+  /** Deepest query (default 8). */
+  maxDepth?: number;
+  /** Also write the schema SDL to this file at startup (development; the committed copy is apps/api/schema.gql). */
+  schemaFile?: string;
+}
+
+const STORE_CODES: Record<string, string> = {
+  INVALID_ARGUMENT: 'BAD_USER_INPUT',
+  NOT_FOUND: 'NOT_FOUND',
+  FORBIDDEN: 'FORBIDDEN',
+  CONFLICT: 'CONFLICT',
+  UNAVAILABLE: 'SERVICE_UNAVAILABLE',
+};
+
+const API_CODES: Record<string, { code: string; status?: number }> = {
+  VALIDATION_FAILED: { code: 'BAD_USER_INPUT' },
+  UNAUTHENTICATED: { code: 'UNAUTHENTICATED', status: 401 },
+  FORBIDDEN: { code: 'FORBIDDEN' },
+  RATE_LIMITED: { code: 'RATE_LIMITED', status: 429 },
+  NOT_FOUND: { code: 'NOT_FOUND' },
+};
+
+/**
+ * The GraphQL error for an error of our layers (ApiError, StoreError): its message and a stable
+ * `extensions.code`; GraphQL errors pass unchanged; anything else becomes INTERNAL_SERVER_ERROR with a generic
+ * message (details stay in the server log).
+ */
+export function toGraphqlError(e: unknown): GraphQLError {
+  if (e instanceof GraphQLError) return e;
+  if (e instanceof ApiError) {
+    const m = API_CODES[e.code] ?? { code: e.code };
+    return new GraphQLError(e.message, { extensions: { code: m.code, ...(m.status ? { http: { status: m.status } } : {}) } });
+  }
+  if (e instanceof StoreError) return new GraphQLError(e.message, { extensions: { code: STORE_CODES[e.code] ?? e.code } });
+  return new GraphQLError('Internal server error', { extensions: { code: 'INTERNAL_SERVER_ERROR' } });
+}
+
+/** The response shape of an error: our codes as they are; unexpected errors masked. */
+function formatError(formatted: GraphQLFormattedError, error: unknown): GraphQLFormattedError {
+  const original = (error as { originalError?: unknown })?.originalError;
+  if (original instanceof ApiError || original instanceof StoreError) {
+    const g = toGraphqlError(original);
+    return { ...formatted, message: g.message, extensions: { ...formatted.extensions, ...g.extensions } };
+  }
+  if (formatted.extensions?.code === 'INTERNAL_SERVER_ERROR' && original !== undefined && !(original instanceof GraphQLError)) {
+    return { ...formatted, message: 'Internal server error' };
+  }
+  return formatted;
+}
+
+/**
+ * The GraphQL module of the API.
+ * @param store the API's store (graph reads)
+ * @param auth the API's authenticator (the same instance REST uses)
+ */
+export function graphqlModule(options: GraphqlOptions, store: Store, auth: TokenAuthenticator): DynamicModule {
+  const limits: GraphqlLimits = { maxCost: options.maxCost ?? DEFAULT_GRAPHQL_LIMITS.maxCost, maxDepth: options.maxDepth ?? DEFAULT_GRAPHQL_LIMITS.maxDepth };
+  return GraphQLModule.forRoot<ApolloDriverConfig>({
+    driver: ApolloDriver,
+    path: '/graphql',
+    autoSchemaFile: options.schemaFile ?? true,
+    sortSchema: true,
+    playground: false,
+    introspection: true,
+    resolvers: { JSON: JSONScalar },
+    // The driver's types come from Apollo's ESM build, the plugins from its CJS build: same runtime objects.
+    plugins: [costLimitPlugin(limits), options.sandbox ? ApolloServerPluginLandingPageLocalDefault({ embed: true }) : ApolloServerPluginLandingPageDisabled()] as unknown as ApolloDriverConfig['plugins'],
+    formatError,
+    context: async ({ req }: { req: HttpRequestLike }): Promise<GqlContext & { req: HttpRequestLike }> => {
+      const header = req.headers.authorization;
+      const clientAddress = clientAddressOf(req);
+      try {
+        const principal = await auth.authenticate(typeof header === 'string' ? header : undefined, clientAddress);
+        req.principal = principal;
+        return { req, principal, clientAddress, loaders: new GraphLoaders(store, principal) };
+      } catch (e) {
+        throw toGraphqlError(e);
+      }
+    },
+  });
+}

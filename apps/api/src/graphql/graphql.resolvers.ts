@@ -1,0 +1,477 @@
+/**
+ * GraphQL resolvers (code-first): the same use cases and the same policy layer as REST. Every read passes the
+ * request's principal (account scope) to the store, which filters in SQL; nested fields go through the
+ * request's DataLoaders (graphql.loaders.ts). Mutations check the role like `@RequireRole` does for REST.
+ */
+import { Args, Context, ID, Float, Int, Mutation, Parent, Query, ResolveField, Resolver } from '@nestjs/graphql';
+import { Inject } from '@nestjs/common';
+import { GraphQLError } from 'graphql/index.js';
+import type { GraphCluster, GraphEcsInstance, GraphLoadBalancer, GraphRegion, GraphServerGroup, GraphService, QuotaUsageSample, ResourceRef } from '@app/domain';
+import { encodeCursor, decodeCursor, roleAllows, Store, type GraphPage, type GraphPageArgs, type Principal, type Role, type StoredScanListItem } from '@app/store';
+import { TokenAuthenticator } from '../auth/token-authenticator';
+import { toFindingDto } from '../findings/findings.service';
+import { ForecastsService } from '../forecasts/forecasts.service';
+import { ScansService } from '../scans/scans.service';
+import type { GraphLoaders } from './graphql.loaders';
+import {
+  Account,
+  AccountConnection,
+  Backend,
+  BackendConnection,
+  Cluster,
+  ClusterConnection,
+  connectionComplexity,
+  ConnectionArgs,
+  type ConnectionValue,
+  DiffItemConnection,
+  EcsInstance,
+  EcsInstanceConnection,
+  FindingChangeValue,
+  FindingConnection,
+  JSONScalar,
+  LoadBalancer,
+  LoadBalancerConnection,
+  MAX_GRAPHQL_PAGE,
+  Quota,
+  QuotaConnection,
+  Region,
+  RegionConnection,
+  Scan,
+  ScanConnection,
+  ScanDiff,
+  ServerGroup,
+  ServerGroupConnection,
+  Service,
+  ServiceConnection,
+  SeverityValue,
+  StartScanPayload,
+} from './graphql.types';
+
+/** What every resolver finds in the GraphQL context (built per request in graphql.options.ts). */
+export interface GqlContext {
+  principal: Principal;
+  loaders: GraphLoaders;
+  clientAddress: string;
+}
+
+const CONNECTION = { complexity: connectionComplexity, nullable: false } as const;
+
+/**
+ * Check Relay paging arguments: exactly one of `first` / `last`, 1..100 (GitHub's rule).
+ * @throws GraphQLError BAD_USER_INPUT naming the argument
+ */
+export function pageArgs(args: ConnectionArgs): GraphPageArgs {
+  const { first, last } = args;
+  if ((first === undefined || first === null) === (last === undefined || last === null)) {
+    throw new GraphQLError('You must provide exactly one of `first` or `last` (1..100) to page this connection', { extensions: { code: 'BAD_USER_INPUT' } });
+  }
+  for (const [name, v] of [['first', first], ['last', last]] as const) {
+    if (v !== undefined && v !== null && (v < 1 || v > MAX_GRAPHQL_PAGE)) {
+      throw new GraphQLError(`\`${name}\` must be from 1 to ${MAX_GRAPHQL_PAGE}, got ${v}`, { extensions: { code: 'BAD_USER_INPUT' } });
+    }
+  }
+  return {
+    ...(first !== undefined && first !== null ? { first } : {}),
+    ...(last !== undefined && last !== null ? { last } : {}),
+    ...(args.after ? { after: args.after } : {}),
+    ...(args.before ? { before: args.before } : {}),
+  };
+}
+
+/** A store page as a connection value, mapping each node. */
+function connection<T, U>(page: GraphPage<T>, map: (t: T) => U, totalCount?: () => Promise<number | null> | number | null): ConnectionValue<U> {
+  const edges = page.edges.map((e) => ({ cursor: e.cursor, node: map(e.node) }));
+  return withLazyCount(
+    {
+      edges,
+      nodes: edges.map((e) => e.node),
+      pageInfo: {
+        hasNextPage: page.hasNextPage,
+        hasPreviousPage: page.hasPreviousPage,
+        startCursor: edges[0]?.cursor ?? null,
+        endCursor: edges[edges.length - 1]?.cursor ?? null,
+      },
+    },
+    totalCount,
+  );
+}
+
+/** Attach `totalCount` as a getter: the count runs only when a query selects it. */
+function withLazyCount<T>(value: Omit<ConnectionValue<T>, 'totalCount'>, count?: () => Promise<number | null> | number | null): ConnectionValue<T> {
+  Object.defineProperty(value, 'totalCount', { get: () => (count ? count() : null), enumerable: false });
+  return value as ConnectionValue<T>;
+}
+
+/**
+ * Page an in-memory list already in key order (a node's bounded children: a CLB's server groups, a group's
+ * backends, an ECS instance's CLBs) with the same cursor rules as the store: keyset on `keyOf`.
+ */
+export function sliceConnection<T>(items: readonly T[], keyOf: (t: T) => string | number, args: GraphPageArgs): GraphPage<T> {
+  const key = (c: string) => decodeCursor(c, 1)[0]!;
+  let from = 0;
+  let to = items.length;
+  if (args.after !== undefined) {
+    const k = key(args.after);
+    from = items.findIndex((t) => keyOf(t) > k);
+    if (from < 0) from = items.length;
+  }
+  if (args.before !== undefined) {
+    const k = key(args.before);
+    const i = items.findIndex((t) => keyOf(t) >= k);
+    to = i < 0 ? items.length : i;
+  }
+  const window = items.slice(from, Math.max(from, to));
+  const n = args.first ?? args.last ?? window.length;
+  const kept = args.first !== undefined ? window.slice(0, n) : window.slice(Math.max(0, window.length - n));
+  const edges = kept.map((node) => ({ cursor: encodeCursor([keyOf(node)]), node }));
+  return args.first !== undefined
+    ? { edges, hasNextPage: window.length > n, hasPreviousPage: args.after !== undefined }
+    : { edges, hasPreviousPage: window.length > n, hasNextPage: args.before !== undefined };
+}
+
+/**
+ * Refuse a principal below `required` (same rule and audit row as REST's RequireRole).
+ * @throws GraphQLError FORBIDDEN
+ */
+async function requireRole(ctx: GqlContext, auth: TokenAuthenticator, required: Role, what: string): Promise<void> {
+  if (roleAllows(ctx.principal.role, required)) return;
+  await auth.forbidden(ctx.principal, ctx.clientAddress, `graphql.${what}`);
+  throw new GraphQLError(`This operation needs the ${required} role; the token has ${ctx.principal.role}`, { extensions: { code: 'FORBIDDEN', http: { status: 403 } } });
+}
+
+const withScan = <T>(scanId: string) => (row: T) => ({ ...row, scanId });
+
+function resourceRef(r: ResourceRef) {
+  return { kind: r.kind, id: r.id, accountId: r.accountId, regionId: r.regionId, clusterId: r.clusterId ?? null, namespace: r.namespace ?? null, name: r.name ?? null };
+}
+
+function quotaOf(q: QuotaUsageSample): Quota {
+  return { checkId: q.checkId, resource: resourceRef(q.resource), used: q.used, limit: q.limit, ratio: q.ratio };
+}
+
+function scanOf(s: StoredScanListItem): Scan {
+  return { id: s.id, status: s.status, source: s.source, fleetName: s.fleetName, startedAt: s.startedAt, finishedAt: s.finishedAt, error: s.error, summary: s.summary };
+}
+
+/** An empty connection (no scan succeeded yet). */
+function none<T>(): ConnectionValue<T> {
+  return connection<T, T>({ edges: [], hasNextPage: false, hasPreviousPage: false }, (t) => t, () => 0);
+}
+
+/** Top-level queries and the mutations. */
+@Resolver()
+export class RootResolver {
+  constructor(
+    private readonly store: Store,
+    private readonly scans: ScansService,
+    private readonly forecasts: ForecastsService,
+    @Inject(TokenAuthenticator) private readonly auth: TokenAuthenticator,
+  ) {}
+
+  @Query(() => ScanConnection, { name: 'scans', description: 'Scans, newest first (summaries over your accounts)', ...CONNECTION })
+  async scansPage(@Args() args: ConnectionArgs, @Context() ctx: GqlContext): Promise<ConnectionValue<Scan>> {
+    const page = await this.store.scans.page(pageArgs(args), ctx.principal);
+    return connection(page, scanOf, () => this.store.scans.count());
+  }
+
+  @Query(() => Scan, { nullable: true, description: 'One scan as you see it, or null' })
+  async scan(@Args('id', { type: () => ID }) id: string, @Context() ctx: GqlContext): Promise<Scan | null> {
+    const s = await this.store.scans.getScoped(id, ctx.principal);
+    return s ? scanOf(s) : null;
+  }
+
+  @Query(() => FindingConnection, { description: 'Findings of a scan (default: the latest succeeded), filters as REST /v1/findings, most severe first', ...CONNECTION })
+  async findings(
+    @Args() args: ConnectionArgs,
+    @Context() ctx: GqlContext,
+    @Args('scanId', { type: () => ID, nullable: true }) scanId?: string,
+    @Args('checkId', { nullable: true }) checkId?: string,
+    @Args('severity', { type: () => SeverityValue, nullable: true }) severity?: SeverityValue,
+    @Args('accountId', { nullable: true }) accountId?: string,
+    @Args('clusterId', { nullable: true }) clusterId?: string,
+  ): Promise<ConnectionValue<unknown>> {
+    const filters = { ...(scanId ? { scanId } : {}), ...(checkId ? { checkId } : {}), ...(severity ? { severity } : {}), ...(accountId ? { accountId } : {}), ...(clusterId ? { clusterId } : {}) };
+    const { page } = await this.store.findings.page(filters, pageArgs(args), ctx.principal);
+    const matcher = await this.store.waiverService.matcher(new Date(), ctx.principal);
+    return connection(
+      page,
+      (f) => {
+        const dto = toFindingDto(matcher.apply(f));
+        return { ...dto, resource: dto.resource, waiverId: dto.waiver ? String((dto.waiver as { id?: unknown }).id ?? '') || null : null };
+      },
+      () => this.store.findings.count(filters, ctx.principal),
+    );
+  }
+
+  @Query(() => AccountConnection, { description: 'Accounts of a scan’s fleet graph (default: the latest succeeded scan), by id', ...CONNECTION })
+  async accounts(@Args() args: ConnectionArgs, @Context() ctx: GqlContext, @Args('scanId', { type: () => ID, nullable: true }) scanId?: string): Promise<ConnectionValue<Account>> {
+    const a = pageArgs(args);
+    const id = await ctx.loaders.scanId(scanId);
+    if (!id) return none();
+    return connection(await this.store.graph.accountsPage(id, ctx.principal, a), withScan(id), () => this.store.graph.countAccounts(id, ctx.principal));
+  }
+
+  @Query(() => ClusterConnection, { description: 'Clusters of a scan (default: the latest succeeded), by id', ...CONNECTION })
+  async clusters(
+    @Args() args: ConnectionArgs,
+    @Context() ctx: GqlContext,
+    @Args('scanId', { type: () => ID, nullable: true }) scanId?: string,
+    @Args('accountId', { nullable: true }) accountId?: string,
+    @Args('regionId', { nullable: true }) regionId?: string,
+  ): Promise<ConnectionValue<Cluster>> {
+    const a = pageArgs(args);
+    const id = await ctx.loaders.scanId(scanId);
+    if (!id) return none();
+    const filter = { ...(accountId ? { accountId } : {}), ...(regionId ? { regionId } : {}) };
+    return connection(await this.store.graph.clustersPage(id, ctx.principal, a, filter), withScan(id), () => this.store.graph.countClusters(id, ctx.principal, filter));
+  }
+
+  @Query(() => LoadBalancerConnection, { description: 'CLB instances of a scan (default: the latest succeeded), by id', ...CONNECTION })
+  async loadBalancers(
+    @Args() args: ConnectionArgs,
+    @Context() ctx: GqlContext,
+    @Args('scanId', { type: () => ID, nullable: true }) scanId?: string,
+    @Args('accountId', { nullable: true }) accountId?: string,
+    @Args('regionId', { nullable: true }) regionId?: string,
+    @Args('owner', { nullable: true, description: 'ccm | reused | console' }) owner?: string,
+  ): Promise<ConnectionValue<LoadBalancer>> {
+    const a = pageArgs(args);
+    const id = await ctx.loaders.scanId(scanId);
+    if (!id) return none();
+    const filter = { ...(accountId ? { accountId } : {}), ...(regionId ? { regionId } : {}), ...(owner ? { owner } : {}) };
+    return connection(await this.store.graph.loadBalancersPage(id, ctx.principal, a, filter), withScan(id), () => this.store.graph.countLoadBalancers(id, ctx.principal, filter));
+  }
+
+  @Query(() => LoadBalancer, { nullable: true, description: 'One CLB of a scan (default: the latest succeeded), or null' })
+  async loadBalancer(@Args('id', { type: () => ID }) lbId: string, @Context() ctx: GqlContext, @Args('scanId', { type: () => ID, nullable: true }) scanId?: string): Promise<LoadBalancer | null> {
+    const id = await ctx.loaders.scanId(scanId);
+    const lb = id ? await ctx.loaders.loadBalancer(id, lbId) : null;
+    return lb && id ? { ...lb, scanId: id } : null;
+  }
+
+  @Query(() => EcsInstanceConnection, { description: 'ECS instances of a scan (default: the latest succeeded), by id', ...CONNECTION })
+  async ecsInstances(
+    @Args() args: ConnectionArgs,
+    @Context() ctx: GqlContext,
+    @Args('scanId', { type: () => ID, nullable: true }) scanId?: string,
+    @Args('accountId', { nullable: true }) accountId?: string,
+    @Args('regionId', { nullable: true }) regionId?: string,
+    @Args('clusterId', { nullable: true }) clusterId?: string,
+  ): Promise<ConnectionValue<EcsInstance>> {
+    const a = pageArgs(args);
+    const id = await ctx.loaders.scanId(scanId);
+    if (!id) return none();
+    const filter = { ...(accountId ? { accountId } : {}), ...(regionId ? { regionId } : {}), ...(clusterId ? { clusterId } : {}) };
+    return connection(await this.store.graph.ecsInstancesPage(id, ctx.principal, a, filter), withScan(id), () => this.store.graph.countEcsInstances(id, ctx.principal, filter));
+  }
+
+  @Query(() => QuotaConnection, { description: 'Quota usage (used / limit / ratio) of a scan (default: the latest succeeded), by check and resource', ...CONNECTION })
+  async quotas(
+    @Args() args: ConnectionArgs,
+    @Context() ctx: GqlContext,
+    @Args('scanId', { type: () => ID, nullable: true }) scanId?: string,
+    @Args('checkId', { nullable: true }) checkId?: string,
+    @Args('accountId', { nullable: true }) accountId?: string,
+    @Args('regionId', { nullable: true }) regionId?: string,
+    @Args('resourceKind', { nullable: true }) resourceKind?: string,
+    @Args('minRatio', { type: () => Float, nullable: true, description: 'Only samples at or above this ratio (0..1)' }) minRatio?: number,
+  ): Promise<ConnectionValue<Quota>> {
+    const a = pageArgs(args);
+    const id = await ctx.loaders.scanId(scanId);
+    if (!id) return none();
+    const filter = { ...(checkId ? { checkId } : {}), ...(accountId ? { accountId } : {}), ...(regionId ? { regionId } : {}), ...(resourceKind ? { resourceKind } : {}), ...(minRatio !== undefined && minRatio !== null ? { minRatio } : {}) };
+    return connection(await this.store.graph.quotasPage(id, ctx.principal, a, filter), quotaOf, () => this.store.graph.countQuotas(id, ctx.principal, filter));
+  }
+
+  @Query(() => ScanDiff, { description: 'Findings of `scanId` against the baseline `against`, by fingerprint (counts over your accounts)' })
+  async scanDiff(
+    @Args('scanId', { type: () => ID }) scanId: string,
+    @Args('against', { type: () => ID }) against: string,
+    @Context() ctx: GqlContext,
+    @Args('checkId', { nullable: true }) checkId?: string,
+    @Args('accountId', { nullable: true }) accountId?: string,
+    @Args('clusterId', { nullable: true }) clusterId?: string,
+  ): Promise<ScanDiff & { filters: Record<string, string> }> {
+    const filters = { ...(checkId ? { checkId } : {}), ...(accountId ? { accountId } : {}), ...(clusterId ? { clusterId } : {}) };
+    const first = await this.store.scanDiffs.diff({ scanId, againstScanId: against, limit: 1, ...filters }, ctx.principal);
+    return { scanId, againstScanId: against, counts: first.counts, filters };
+  }
+
+  @Query(() => JSONScalar, { description: 'Quota trends (GET /v1/forecasts/trends JSON), series of your accounts only' })
+  async quotaTrends(
+    @Context() ctx: GqlContext,
+    @Args('checkId', { nullable: true }) checkId?: string,
+    @Args('accountId', { nullable: true }) accountId?: string,
+    @Args('clusterId', { nullable: true }) clusterId?: string,
+    @Args('windowDays', { type: () => Float, nullable: true }) windowDays?: number,
+  ): Promise<unknown> {
+    return this.forecasts.trends({ ...(checkId ? { checkId } : {}), ...(accountId ? { accountId } : {}), ...(clusterId ? { clusterId } : {}), ...(windowDays ? { windowDays } : {}) }, ctx.principal);
+  }
+
+  @Query(() => JSONScalar, { description: 'Headroom on the latest stored snapshot (GET /v1/forecasts/headroom JSON); tokens of every account only' })
+  async headroom(
+    @Context() ctx: GqlContext,
+    @Args('clusterId', { nullable: true }) clusterId?: string,
+    @Args('like', { nullable: true }) like?: string,
+    @Args('ports', { type: () => Int, nullable: true }) ports?: number,
+    @Args('podsPerService', { type: () => Int, nullable: true }) podsPerService?: number,
+  ): Promise<unknown> {
+    return this.forecasts.headroom({ ...(clusterId ? { clusterId } : {}), ...(like ? { like } : {}), ...(ports ? { ports } : {}), ...(podsPerService ? { podsPerService } : {}) }, ctx.principal);
+  }
+
+  @Mutation(() => JSONScalar, { description: 'Run a what-if scenario (POST /v1/forecasts/whatif body and result); operator role' })
+  async whatIf(@Args('scenario', { type: () => JSONScalar }) scenario: unknown, @Context() ctx: GqlContext): Promise<unknown> {
+    await requireRole(ctx, this.auth, 'operator', 'whatIf');
+    return this.forecasts.whatIf(scenario, ctx.principal);
+  }
+
+  @Mutation(() => StartScanPayload, { description: 'Start a scan (POST /v1/scans); operator role' })
+  async startScan(@Context() ctx: GqlContext, @Args('source', { nullable: true }) source?: string): Promise<StartScanPayload> {
+    await requireRole(ctx, this.auth, 'operator', 'startScan');
+    return this.scans.launch(source ? { source } : {});
+  }
+}
+
+@Resolver(() => ScanDiff)
+export class ScanDiffResolver {
+  constructor(private readonly store: Store) {}
+
+  @ResolveField(() => DiffItemConnection, { description: 'Items in fingerprint order (paged forward only: `first` / `after`)', ...CONNECTION })
+  async items(
+    @Parent() d: ScanDiff & { filters: Record<string, string> },
+    @Args() args: ConnectionArgs,
+    @Context() ctx: GqlContext,
+    @Args('change', { type: () => FindingChangeValue, nullable: true }) change?: FindingChangeValue,
+  ): Promise<ConnectionValue<unknown>> {
+    const a = pageArgs(args);
+    if (a.first === undefined) throw new GraphQLError('scanDiff items page forward only: use `first` (and `after`)', { extensions: { code: 'BAD_USER_INPUT' } });
+    const page = await this.store.scanDiffs.diff({ scanId: d.scanId, againstScanId: d.againstScanId, limit: a.first, ...(a.after ? { after: a.after } : {}), ...(change ? { change } : {}), ...d.filters }, ctx.principal);
+    const edges = page.items.map((i) => ({ cursor: encodeCursor([i.fingerprint]), node: { ...i, resource: resourceRef(i.resource) } }));
+    return withLazyCount(
+      {
+        edges,
+        nodes: edges.map((e) => e.node),
+        pageInfo: { hasNextPage: page.nextCursor !== null, hasPreviousPage: a.after !== undefined, startCursor: edges[0]?.cursor ?? null, endCursor: edges.at(-1)?.cursor ?? null },
+      },
+      () => (change ? page.counts[change] : Object.values(page.counts).reduce((x, y) => x + y, 0)),
+    );
+  }
+}
+
+@Resolver(() => Account)
+export class AccountResolver {
+  @ResolveField(() => RegionConnection, CONNECTION)
+  async regions(@Parent() a: Account, @Args() args: ConnectionArgs, @Context() ctx: GqlContext): Promise<ConnectionValue<Region>> {
+    return connection(await ctx.loaders.regionsOfAccount(a.scanId, a.accountId, pageArgs(args)), withScan<GraphRegion>(a.scanId), () => a.regionCount);
+  }
+}
+
+@Resolver(() => Region)
+export class RegionResolver {
+  @ResolveField(() => ClusterConnection, CONNECTION)
+  async clusters(@Parent() r: Region, @Args() args: ConnectionArgs, @Context() ctx: GqlContext): Promise<ConnectionValue<Cluster>> {
+    return connection(await ctx.loaders.clustersOfRegion(r.scanId, r.accountId, r.regionId, pageArgs(args)), withScan<GraphCluster>(r.scanId), () => r.clusterCount);
+  }
+}
+
+@Resolver(() => Cluster)
+export class ClusterResolver {
+  @ResolveField(() => ServiceConnection, { description: 'Its Services of type LoadBalancer, by namespace and name', ...CONNECTION })
+  async services(@Parent() c: Cluster, @Args() args: ConnectionArgs, @Context() ctx: GqlContext): Promise<ConnectionValue<Service>> {
+    return connection(await ctx.loaders.servicesOfCluster(c.scanId, c.clusterId, pageArgs(args)), withScan<GraphService>(c.scanId), () => c.serviceCount);
+  }
+}
+
+@Resolver(() => Service)
+export class ServiceResolver {
+  @ResolveField(() => Cluster, { nullable: true })
+  async cluster(@Parent() s: Service, @Context() ctx: GqlContext): Promise<Cluster | null> {
+    const c = await ctx.loaders.cluster(s.scanId, s.clusterId);
+    return c ? { ...c, scanId: s.scanId } : null;
+  }
+
+  @ResolveField(() => LoadBalancer, { nullable: true, description: 'The CLB it uses (null: none found in the scan)' })
+  async loadBalancer(@Parent() s: Service, @Context() ctx: GqlContext): Promise<LoadBalancer | null> {
+    if (!s.loadBalancerId) return null;
+    const lb = await ctx.loaders.loadBalancer(s.scanId, s.loadBalancerId);
+    return lb ? { ...lb, scanId: s.scanId } : null;
+  }
+}
+
+@Resolver(() => LoadBalancer)
+export class LoadBalancerResolver {
+  @ResolveField(() => ServiceConnection, { description: 'The Services sharing this CLB', ...CONNECTION })
+  async services(@Parent() l: LoadBalancer, @Args() args: ConnectionArgs, @Context() ctx: GqlContext): Promise<ConnectionValue<Service>> {
+    return connection(await ctx.loaders.servicesOfLoadBalancer(l.scanId, l.loadBalancerId, pageArgs(args)), withScan<GraphService>(l.scanId), () => l.serviceCount);
+  }
+
+  @ResolveField(() => ClusterConnection, { description: 'The clusters of those Services', ...CONNECTION })
+  async clusters(@Parent() l: LoadBalancer, @Args() args: ConnectionArgs, @Context() ctx: GqlContext): Promise<ConnectionValue<Cluster>> {
+    const page = sliceConnection(l.clusterIds, (id) => id, pageArgs(args));
+    const found = await Promise.all(page.edges.map((e) => ctx.loaders.cluster(l.scanId, e.node)));
+    const edges = page.edges.flatMap((e, i) => (found[i] ? [{ cursor: e.cursor, node: { ...found[i]!, scanId: l.scanId } }] : []));
+    return connection({ ...page, edges }, (c: Cluster) => c, () => l.clusterIds.length);
+  }
+
+  @ResolveField(() => ServerGroupConnection, { description: 'The default server group (when it has backends) and the vServer groups', ...CONNECTION })
+  async vServerGroups(@Parent() l: LoadBalancer, @Args() args: ConnectionArgs, @Context() ctx: GqlContext): Promise<ConnectionValue<ServerGroup>> {
+    const groups = await ctx.loaders.serverGroupsOf(l.scanId, l.loadBalancerId);
+    const page = sliceConnection(groups, (g) => g.vServerGroupId, pageArgs(args));
+    return connection(page, (g: GraphServerGroup): ServerGroup => ({ ...g, backends: g.backends.map((b, position) => ({ ...b, position, scanId: l.scanId })), backendCount: g.backends.length, scanId: l.scanId }), () => groups.length);
+  }
+
+  @ResolveField(() => QuotaConnection, { description: 'Quota usage of this CLB (listeners, backends, ...)', ...CONNECTION })
+  async quotas(@Parent() l: LoadBalancer, @Args() args: ConnectionArgs, @Context() ctx: GqlContext): Promise<ConnectionValue<Quota>> {
+    const samples = await ctx.loaders.quotasOf(l.scanId, 'LoadBalancer', l.loadBalancerId);
+    return connection(sliceConnection(samples, (q) => q.checkId, pageArgs(args)), quotaOf, () => samples.length);
+  }
+}
+
+@Resolver(() => ServerGroup)
+export class ServerGroupResolver {
+  @ResolveField(() => BackendConnection, { description: 'Backend servers in the CLB’s order', ...CONNECTION })
+  backends(@Parent() g: ServerGroup, @Args() args: ConnectionArgs): ConnectionValue<Backend> {
+    const items = g.backends;
+    return connection(sliceConnection(items, (b) => b.position, pageArgs(args)), (b: Backend) => b, () => items.length);
+  }
+}
+
+@Resolver(() => Backend)
+export class BackendResolver {
+  @ResolveField(() => EcsInstance, { nullable: true, description: 'The ECS instance (null for ENI / ECI backends and instances not read)' })
+  async ecsInstance(@Parent() b: Backend, @Context() ctx: GqlContext): Promise<EcsInstance | null> {
+    if (b.type !== 'ecs') return null;
+    const e = await ctx.loaders.ecsInstance(b.scanId, b.serverId);
+    return e ? { ...e, scanId: b.scanId } : null;
+  }
+}
+
+@Resolver(() => EcsInstance)
+export class EcsInstanceResolver {
+  @ResolveField(() => LoadBalancerConnection, { description: 'The CLBs listing it as an ecs backend', ...CONNECTION })
+  async loadBalancers(@Parent() e: EcsInstance, @Args() args: ConnectionArgs, @Context() ctx: GqlContext): Promise<ConnectionValue<LoadBalancer>> {
+    const lbs = await ctx.loaders.loadBalancersOfEcs(e.scanId, e.instanceId);
+    return connection(sliceConnection(lbs, (l) => l.loadBalancerId, pageArgs(args)), withScan<GraphLoadBalancer>(e.scanId), () => lbs.length);
+  }
+
+  @ResolveField(() => Cluster, { nullable: true, description: 'The cluster of the Kubernetes node it backs' })
+  async cluster(@Parent() e: EcsInstance & GraphEcsInstance, @Context() ctx: GqlContext): Promise<Cluster | null> {
+    if (!e.clusterId) return null;
+    const c = await ctx.loaders.cluster(e.scanId, e.clusterId);
+    return c ? { ...c, scanId: e.scanId } : null;
+  }
+}
+
+/** Every resolver class (providers of the API module). */
+export const GRAPHQL_RESOLVERS = [
+  RootResolver,
+  ScanDiffResolver,
+  AccountResolver,
+  RegionResolver,
+  ClusterResolver,
+  ServiceResolver,
+  LoadBalancerResolver,
+  ServerGroupResolver,
+  BackendResolver,
+  EcsInstanceResolver,
+];
