@@ -10,48 +10,106 @@
  * Scopes and what the check is called with:
  * - `service`: every LoadBalancer-type Service of a cluster whose Kubernetes objects were read (`ServiceEntry`);
  *   clusters whose Kubernetes objects were not read get one `skipped` result each (the Services are unknown).
+ *   Needing `slb` skips each Service `applies` accepts whose region's CLBs were not read (its CLB is unknown).
+ * - `reusedClb`: every Service as above that `applies` accepts and that reuses a CLB (`loadbalancer-id`), with
+ *   that CLB (`ReusedClbEntry`, found by `FleetIndex.reusedClb`: the Service's account and region, as CCM looks);
+ *   the Service is skipped, with the `loadBalancerId` figure, when its region's CLBs were not read or the CLB is
+ *   not there. The loop head of the `LB_REUSE_*` checks; `reuseLookup: 'fleet'` finds the CLB by id anywhere in
+ *   the fleet instead (`FleetIndex.reusedClb`).
  * - `cluster`: every cluster (`ClusterEntry`).
  * - `region`: every (account, region) (`RegionEntry`).
+ * - `account`: every account (`AccountSnapshot`); needing `ram` skips an account whose RAM data was not read.
  * - `clb`: every CLB of a region whose CLBs were read (`ClbEntry`); a region whose CLBs were not read gets one
  *   `skipped` result (the CLBs are unknown).
- * Checks that judge a set of resources together (e.g. the CLBs several Services share) keep a plain `evaluate`.
+ * - `sharedClb`: every CLB two or more CLB Services use (`SharedClbEntry`, `FleetIndex.servicesByClb`) that
+ *   `applies` accepts; a CLB id reused by Services of a region whose CLBs were not read gets one `skipped` result
+ *   when `applies` accepts its reusers (the CLB is unknown, the Services are not).
+ * - `ecs`: every ECS instance of a region whose CLBs were read (`EcsScopeEntry`, `FleetIndex.ecsOf`: listed
+ *   instances and ECS ids among CLB backends); a region whose CLBs were not read gets one `skipped` result.
  */
-import type { CheckResult, CoverageDataset } from '@app/domain';
+import type { AccountSnapshot, CheckResult, CoverageDataset, ResourceRef } from '@app/domain';
 import type { CheckContext, CheckDefinition } from './check.types';
-import type { ClbEntry, ClusterEntry, FleetIndex, RegionEntry, ServiceEntry } from './fleet-index';
-import { clusterRef, notReadReason, regionRef, resultsFor, type ResultFactory } from './result.util';
+import type {
+  ClbEntry,
+  ClusterEntry,
+  EcsScopeEntry,
+  FleetIndex,
+  RegionEntry,
+  ServiceEntry,
+} from './fleet-index';
+import {
+  clusterRef,
+  notReadReason,
+  regionRef,
+  resultsFor,
+  serviceRef,
+  type ResultFactory,
+} from './result.util';
 
 /** What a check judges, one resource at a time. */
-export type CheckScope = 'service' | 'cluster' | 'region' | 'clb';
+export type CheckScope =
+  'service' | 'reusedClb' | 'cluster' | 'region' | 'account' | 'clb' | 'sharedClb' | 'ecs';
+
+/** A Service that reuses a CLB, with that CLB (`reusedClb` scope). */
+export interface ReusedClbEntry {
+  service: ServiceEntry;
+  clb: ClbEntry;
+}
+
+/** A CLB with the CLB Services that use it, two or more (`sharedClb` scope). */
+export interface SharedClbEntry {
+  lbId: string;
+  clb: ClbEntry;
+  services: ServiceEntry[];
+}
 
 /** The entry a check of each scope is called with. */
 export interface ScopeEntries {
   service: ServiceEntry;
+  reusedClb: ReusedClbEntry;
   cluster: ClusterEntry;
   region: RegionEntry;
+  account: AccountSnapshot;
   clb: ClbEntry;
+  sharedClb: SharedClbEntry;
+  ecs: EcsScopeEntry;
+}
+
+/**
+ * What `applies` is asked about: the entry, except for `reusedClb` (the Service, before its CLB is looked up)
+ * and `sharedClb` (the CLB id and its Services, also asked of CLBs that were not read).
+ */
+export interface ScopeSubjects extends Omit<ScopeEntries, 'reusedClb' | 'sharedClb'> {
+  reusedClb: ServiceEntry;
+  sharedClb: Pick<SharedClbEntry, 'lbId' | 'services'>;
 }
 
 /**
  * Datasets a scoped check can need, each with where it lives and the standard skip wording:
  * `kubernetes` (a cluster's Kubernetes objects), `sysctls` (its nodes' ip_local_port_range), `slb` (a
- * region's CLB instances).
+ * region's CLB instances), `ram` (an account's RAM roles and policies).
  */
-export type ScopeDataset = 'kubernetes' | 'sysctls' | 'slb';
+export type ScopeDataset = 'kubernetes' | 'sysctls' | 'slb' | 'ram';
 
-/** Datasets read per cluster (the others per region). */
+/** Datasets read per cluster (the others per region or account). */
 const CLUSTER_DATASETS: ReadonlySet<ScopeDataset> = new Set(['kubernetes', 'sysctls']);
 
 /** Which datasets each scope may declare: the ones of its resource or of an enclosing place. */
-type NeedsOf<S extends CheckScope> = S extends 'region' | 'clb' ? readonly 'slb'[] : readonly ScopeDataset[];
+type NeedsOf<S extends CheckScope> = S extends 'region' | 'clb' | 'sharedClb' | 'ecs'
+  ? readonly 'slb'[]
+  : S extends 'account'
+    ? readonly 'ram'[]
+    : readonly Exclude<ScopeDataset, 'ram'>[];
 
 /** A check that judges one resource of its scope at a time (see the file comment). */
 export interface ScopedCheckDefinition<S extends CheckScope> extends Omit<CheckDefinition, 'evaluate'> {
   scope: S;
   /** Datasets without which the check makes no claim: each unread one gives the standard `skipped` result. */
   needs: NeedsOf<S>;
+  /** `reusedClb` scope: where the reused CLB is looked up (`FleetIndex.reusedClb`; default `local`). */
+  reuseLookup?: S extends 'reusedClb' ? 'local' | 'fleet' : never;
   /** Which resources of the scope the check is about (default: all). */
-  applies?(entry: ScopeEntries[S], ctx: CheckContext): boolean;
+  applies?(subject: ScopeSubjects[S], ctx: CheckContext): boolean;
   /**
    * Judge one resource: push its results (usually one) to `out`.
    * @param r the check's result factory (its id and default severity)
@@ -84,15 +142,10 @@ function clusterNotRead(index: FleetIndex, ce: ClusterEntry, d: ScopeDataset): s
   );
 }
 
-/** The standard reason of a region's CLB instances not read. */
-function slbNotRead(index: FleetIndex, re: RegionEntry): string {
-  return notReadReason(
-    index,
-    `CLB instances of ${re.region.regionId}`,
-    'slb',
-    re.account.accountId,
-    re.region.regionId,
-  );
+/** The ResourceRef of a CLB known only by its id (a reused CLB of a region whose CLBs were not read). */
+function unreadClbRef(lbId: string, se: ServiceEntry): ResourceRef {
+  const { account, region } = se.cluster;
+  return { kind: 'LoadBalancer', id: lbId, accountId: account.accountId, regionId: region.regionId };
 }
 
 /**
@@ -102,59 +155,125 @@ function slbNotRead(index: FleetIndex, re: RegionEntry): string {
 export function scopedCheck<S extends CheckScope>(
   def: ScopedCheckDefinition<S>,
 ): CheckDefinition & { scope: S; needs: NeedsOf<S> } {
-  const { check, applies, ...meta } = def;
+  const { check, applies, reuseLookup, ...meta } = def;
   const needs = def.needs as readonly ScopeDataset[];
   return {
     ...meta,
     evaluate(ctx: CheckContext): CheckResult[] {
       const r = resultsFor(def.id, def.defaultSeverity);
       const out: CheckResult[] = [];
-      const { index } = ctx;
-      const call = (entry: ScopeEntries[S]) => {
-        if (!applies || applies(entry, ctx)) check(entry, out, r, ctx);
-      };
-      switch (def.scope) {
-        case 'service': {
-          // Services come from the Kubernetes objects: a cluster not read has unknown Services.
-          const clusterNeeds = needs.filter((d) => CLUSTER_DATASETS.has(d));
-          if (!clusterNeeds.includes('kubernetes')) clusterNeeds.unshift('kubernetes');
-          const skippedClusters = new Set<ClusterEntry>();
-          for (const ce of index.clusters)
-            for (const d of clusterNeeds)
-              if (!clusterRead(ce, d)) {
-                out.push(r.skipped(clusterRef(ce.cluster), clusterNotRead(index, ce, d)));
-                skippedClusters.add(ce);
-                break;
-              }
-          for (const se of index.services) if (!skippedClusters.has(se.cluster)) call(se as ScopeEntries[S]);
-          return out;
-        }
-        case 'cluster':
-          for (const ce of index.clusters) {
-            const unread = needs.find((d) => CLUSTER_DATASETS.has(d) && !clusterRead(ce, d));
-            if (unread) out.push(r.skipped(clusterRef(ce.cluster), clusterNotRead(index, ce, unread)));
-            else call(ce as ScopeEntries[S]);
-          }
-          return out;
-        case 'region':
-          for (const re of index.regions) {
-            if (needs.includes('slb') && !re.region.loadBalancers)
-              out.push(r.skipped(regionRef(re), slbNotRead(index, re)));
-            else call(re as ScopeEntries[S]);
-          }
-          return out;
-        case 'clb':
-          for (const re of index.regions) {
-            const lbs = re.region.loadBalancers;
-            if (!lbs) {
-              out.push(r.skipped(regionRef(re), slbNotRead(index, re)));
-              continue;
-            }
-            for (const clb of lbs) call({ clb, account: re.account, region: re.region } as ScopeEntries[S]);
-          }
-          return out;
-      }
+      const accepts = (subject: ScopeSubjects[S]) => !applies || applies(subject, ctx);
+      const call = (entry: ScopeEntries[S]) => check(entry, out, r, ctx);
+      iterate(def.scope, needs, reuseLookup ?? 'local', ctx.index, r, out, accepts as never, call as never);
       return out;
     },
   };
+}
+
+/** The scope loops (see the file comment): skip what was not read, call `check` on what `accepts`. */
+function iterate(
+  scope: CheckScope,
+  needs: readonly ScopeDataset[],
+  reuseLookup: 'local' | 'fleet',
+  index: FleetIndex,
+  r: ResultFactory,
+  out: CheckResult[],
+  accepts: (subject: ScopeSubjects[CheckScope]) => boolean,
+  call: (entry: ScopeEntries[CheckScope]) => void,
+): void {
+  switch (scope) {
+    case 'service':
+    case 'reusedClb': {
+      // Services come from the Kubernetes objects: a cluster not read has unknown Services.
+      const clusterNeeds = needs.filter((d) => CLUSTER_DATASETS.has(d));
+      if (!clusterNeeds.includes('kubernetes')) clusterNeeds.unshift('kubernetes');
+      const skippedClusters = new Set<ClusterEntry>();
+      for (const ce of index.clusters)
+        for (const d of clusterNeeds)
+          if (!clusterRead(ce, d)) {
+            out.push(r.skipped(clusterRef(ce.cluster), clusterNotRead(index, ce, d)));
+            skippedClusters.add(ce);
+            break;
+          }
+      const needsSlb = needs.includes('slb');
+      for (const se of index.services) {
+        if (skippedClusters.has(se.cluster) || !accepts(se)) continue;
+        const { account, region } = se.cluster;
+        if (scope === 'service') {
+          if (needsSlb && !region.loadBalancers)
+            out.push(r.skipped(serviceRef(se), index.slbNotReadReason(account, region)));
+          else call(se);
+          continue;
+        }
+        const reused = index.reusedClb(se, reuseLookup);
+        if (!reused) continue;
+        if (reused.entry) call({ service: se, clb: reused.entry });
+        else out.push(r.skipped(serviceRef(se), reused.skipReason, { loadBalancerId: reused.lbId }));
+      }
+      return;
+    }
+    case 'cluster':
+      for (const ce of index.clusters) {
+        const unread = needs.find((d) => CLUSTER_DATASETS.has(d) && !clusterRead(ce, d));
+        if (unread) out.push(r.skipped(clusterRef(ce.cluster), clusterNotRead(index, ce, unread)));
+        else if (accepts(ce)) call(ce);
+      }
+      return;
+    case 'account':
+      for (const account of index.snapshot.accounts) {
+        if (needs.includes('ram') && !account.ram)
+          out.push(
+            r.skipped(
+              { kind: 'Account', id: account.accountId, accountId: account.accountId, regionId: '' },
+              notReadReason(
+                index,
+                `RAM roles and policies of account ${account.accountId}`,
+                'ram',
+                account.accountId,
+              ),
+            ),
+          );
+        else if (accepts(account)) call(account);
+      }
+      return;
+    case 'region':
+      for (const re of index.regions) {
+        if (needs.includes('slb') && !re.region.loadBalancers)
+          out.push(r.skipped(regionRef(re), index.slbNotReadReason(re.account, re.region)));
+        else if (accepts(re)) call(re);
+      }
+      return;
+    case 'clb':
+    case 'ecs':
+      for (const re of index.regions) {
+        const lbs = re.region.loadBalancers;
+        if (!lbs) {
+          out.push(r.skipped(regionRef(re), index.slbNotReadReason(re.account, re.region)));
+          continue;
+        }
+        if (scope === 'ecs') {
+          for (const e of index.ecsOf(re)) if (accepts(e)) call(e);
+          continue;
+        }
+        for (const clb of lbs) {
+          const e = index.clbById.get(clb.loadBalancerId) ?? { clb, account: re.account, region: re.region };
+          if (accepts(e)) call(e);
+        }
+      }
+      return;
+    case 'sharedClb':
+      for (const [lbId, services] of index.servicesByClb()) {
+        const clb = index.clbById.get(lbId);
+        if (!clb || services.length < 2 || !accepts({ lbId, services })) continue;
+        call({ lbId, clb, services });
+      }
+      // CLB ids reused in a region whose CLBs were not read: the CLB is unknown, its reusers are not.
+      for (const [lbId, reusers] of index.reusersByLbId) {
+        if (reusers.length < 2 || index.clbById.has(lbId)) continue;
+        const { account, region } = reusers[0]!.cluster;
+        if (region.loadBalancers || !accepts({ lbId, services: reusers })) continue;
+        out.push(r.skipped(unreadClbRef(lbId, reusers[0]!), index.slbNotReadReason(account, region)));
+      }
+      return;
+  }
 }

@@ -1,5 +1,4 @@
 import {
-  LABEL_SERVICE_LOADBALANCER_ID,
   coverageKey,
   TAG_CCM_OWNER,
   defaultLoadBalancerName,
@@ -8,6 +7,7 @@ import {
   nodeSelectionKey,
   parseCcmNamedKey,
   reusedLoadBalancerId,
+  effectiveQuota,
   type AccountSnapshot,
   type Clb,
   type ClusterSnapshot,
@@ -21,9 +21,13 @@ import {
   type K8sNode,
   type K8sService,
   type NodeSelectionOptions,
+  type RamPolicy,
+  type RamSnapshot,
   type RegionSnapshot,
+  type SlbQuotaDefinition,
   type VServerGroup,
 } from '@app/domain';
+import { notReadReason } from './result.util';
 
 /**
  * The lookup structure every check reads, built ONCE per snapshot (STYLE.md F.30: "Rules that look
@@ -68,6 +72,30 @@ export interface ServiceEntry {
   cluster: ClusterEntry;
   /** The Service's default LB name (`defaultLoadBalancerName(uid)`), `''` without a UID. */
   defaultLbName: string;
+}
+
+/**
+ * How a Service's CLB was found (`FleetIndex.clbOf`): by the `loadbalancer-id` annotation (`id`), the
+ * `kubernetes.do.not.delete` tag (`tag`) or the default LB name (`name`); `entry` is undefined for `none`.
+ */
+export interface ClbLookup {
+  entry?: ClbEntry;
+  by: 'id' | 'tag' | 'name' | 'none';
+}
+
+/** The CLB a Service reuses (`FleetIndex.reusedClb`), or why it cannot be judged. */
+export type ReusedClb =
+  { lbId: string; entry: ClbEntry } | { lbId: string; entry?: undefined; skipReason: string };
+
+/** An ECS instance of a region as the `ecs` scope sees it: listed by ECS, or only named among CLB backends. */
+export interface EcsScopeEntry {
+  instanceId: string;
+  account: AccountSnapshot;
+  region: RegionSnapshot;
+  /** The DescribeInstances record, when the instance was listed. */
+  ecs?: EcsInstance;
+  /** The Kubernetes node backed by the instance, when one is. */
+  node?: NodeEntry;
 }
 
 /** A node with its cluster. */
@@ -129,7 +157,18 @@ export class FleetIndex {
   private readonly slicesByCluster = new Map<string, Map<string, K8sEndpointSlice[]>>();
   private readonly eligibleCache = new Map<string, EligibleNodes>();
   private readonly statsByRegion = new Map<RegionSnapshot, RegionBackendStats>();
-  private readonly clbOfServiceCache = new Map<ServiceEntry, ClbEntry | null>();
+  private readonly clbOfCache = new Map<ServiceEntry, ClbLookup>();
+  private readonly reusedClbCache = new Map<ServiceEntry, ReusedClb | null>();
+  private readonly reusedClbFleetCache = new Map<ServiceEntry, ReusedClb | null>();
+  private readonly ramPoliciesCache = new Map<RamSnapshot, Map<string, RamPolicy>>();
+  private readonly ecsPositionCache = new Map<EligibleNodes, Map<string, number>>();
+  private readonly busiestAttachmentCache = new Map<EligibleNodes, number>();
+  private readonly quotaCache = new Map<
+    RegionSnapshot,
+    Map<string, { limit: number; limitSource: 'quota-center' | 'default' }>
+  >();
+  private clustersByRegionCache?: Map<RegionSnapshot, ClusterEntry[]>;
+  private readonly clustersNotAllReadCache = new Map<RegionSnapshot, string | null>();
   private readonly clbsByNameCache = new Map<RegionSnapshot, Map<string, ClbEntry[]>>();
   private readonly eventsByCluster = new Map<string, Map<string, K8sEvent[]>>();
   private readonly groupsByClb = new Map<Clb, Map<string, VServerGroup>>();
@@ -141,8 +180,7 @@ export class FleetIndex {
   /** Builds the eager maps in one pass over the snapshot. */
   static build(snapshot: FleetSnapshot): FleetIndex {
     const ix = new FleetIndex(snapshot);
-    for (const c of snapshot.coverage)
-      ix.coverage.set(coverageKey(c), c);
+    for (const c of snapshot.coverage) ix.coverage.set(coverageKey(c), c);
     for (const account of snapshot.accounts) {
       for (const region of account.regions) {
         ix.regions.push({ account, region });
@@ -253,39 +291,24 @@ export class FleetIndex {
   }
 
   /**
-   * The CLB a Service uses, as CCM finds it (`FindLoadBalancer`): the `...-loadbalancer-id` annotation,
-   * else the `service.k8s.alibaba/loadbalancer-id` label, else the CLB tagged
-   * `kubernetes.do.not.delete=<default name>`. `undefined` when none is in the snapshot.
+   * The ONE way to find a Service's CLB: what CCM's `LoadBalancerManager.Find` + `FindLoadBalancer` find at the
+   * next sync (kubernetes/cloud-provider-alibaba-cloud pkg/controller/service/clbv1/loadbalancer.go `Find`: the
+   * `loadbalancer-id` annotation, else the tag `kubernetes.do.not.delete` = the default LB name; then
+   * pkg/provider/alibaba/slb/loadbalancer.go `FindLoadBalancer`: by id, else by that tag, else by the default LB
+   * name, for CLBs created by CCM <= v1.9.3.10 that carry no tag). CCM's API calls see only the Service's account
+   * and region, so an annotation naming a CLB elsewhere finds nothing (`by: 'none'`, no fallback: CCM fails the
+   * sync). Memoised per Service.
    */
-  clbOfService(se: ServiceEntry): ClbEntry | undefined {
-    const cached = this.clbOfServiceCache.get(se);
-    if (cached !== undefined) return cached ?? undefined;
-    const found = this.findClbOfService(se);
-    this.clbOfServiceCache.set(se, found ?? null);
+  clbOf(se: ServiceEntry): ClbLookup {
+    let found = this.clbOfCache.get(se);
+    if (!found) {
+      found = this.findClb(se);
+      this.clbOfCache.set(se, found);
+    }
     return found;
   }
 
-  private findClbOfService(se: ServiceEntry): ClbEntry | undefined {
-    const reused = reusedLoadBalancerId(se.service);
-    if (reused) return this.clbById.get(reused);
-    const labelled = se.service.labels[LABEL_SERVICE_LOADBALANCER_ID];
-    if (labelled) {
-      const e = this.clbById.get(labelled);
-      if (e) return e;
-    }
-    if (!se.defaultLbName) return undefined;
-    return this.clbsByOwnerTag().get(se.defaultLbName)?.[0];
-  }
-
-  /**
-   * The CLB CCM's `FindLoadBalancer` (pkg/provider/alibaba/slb/loadbalancer.go) would find for a CLB
-   * Service, in CCM's order: the `loadbalancer-id` annotation; the CLB tagged `kubernetes.do.not.delete` =
-   * the default LB name; the CLB named the default LB name (CLBs created by CCM <= v1.9.3.10 carry no tag).
-   * Tag and name searches are limited to the Service's account and region, as CCM's API calls are.
-   *
-   * @returns the entry and how it was found; `entry` is undefined when nothing matched
-   */
-  ccmFindClb(se: ServiceEntry): { entry?: ClbEntry; by: 'id' | 'tag' | 'name' | 'none' } {
+  private findClb(se: ServiceEntry): ClbLookup {
     const { account, region } = se.cluster;
     const local = (e: ClbEntry | undefined) =>
       e && e.account.accountId === account.accountId && e.region.regionId === region.regionId ? e : undefined;
@@ -299,6 +322,65 @@ export class FleetIndex {
     if (tagged) return { entry: tagged, by: 'tag' };
     const named = this.clbsByName(region).get(se.defaultLbName)?.[0];
     return named ? { entry: named, by: 'name' } : { by: 'none' };
+  }
+
+  /**
+   * The CLB a Service's backends are counted on (quota burn, Services sharing a CLB): `clbOf` when it found the
+   * CLB by id or by tag. A CLB found only by its name (untagged, CCM <= v1.9.3.10; names are not unique) is not
+   * attributed to the Service: LB_RENAME_TAG_MISSING reports it.
+   */
+  attributedClbOf(se: ServiceEntry): ClbEntry | undefined {
+    const found = this.clbOf(se);
+    return found.by === 'name' ? undefined : found.entry;
+  }
+
+  /**
+   * The CLB a Service reuses (`loadbalancer-id` annotation), or why it cannot be judged; `undefined` when the
+   * Service reuses no CLB. Memoised per Service and lookup; the `reusedClb` scope of the rule engine is built on it.
+   * - `local` (what CCM sees, `clbOf`): the CLB must be in the Service's account and region; not judged when the
+   *   region's CLBs were not read (standard wording, with the scan's coverage message) or the CLB is not there
+   *   (LB_NOT_FOUND_FOR_SERVICE reports it).
+   * - `fleet` (checks that judge the CLB itself: its VPC, its ownership tags): the CLB with that id anywhere in the
+   *   snapshot; not judged when there is none (`CLB instances of <region> were not read`, without coverage detail,
+   *   or `not among the CLB instances`).
+   */
+  reusedClb(se: ServiceEntry, lookup: 'local' | 'fleet' = 'local'): ReusedClb | undefined {
+    const cache = lookup === 'local' ? this.reusedClbCache : this.reusedClbFleetCache;
+    let r = cache.get(se);
+    if (r === undefined) {
+      r = this.judgeReusedClb(se, lookup) ?? null;
+      cache.set(se, r);
+    }
+    return r ?? undefined;
+  }
+
+  private judgeReusedClb(se: ServiceEntry, lookup: 'local' | 'fleet'): ReusedClb | undefined {
+    const lbId = reusedLoadBalancerId(se.service);
+    if (!lbId) return undefined;
+    const { account, region } = se.cluster;
+    const notAmong = `CLB ${lbId} is not among the CLB instances of ${region.regionId} (see LB_NOT_FOUND_FOR_SERVICE)`;
+    if (lookup === 'fleet') {
+      const entry = this.clbById.get(lbId);
+      if (entry) return { lbId, entry };
+      return {
+        lbId,
+        skipReason: region.loadBalancers ? notAmong : `CLB instances of ${region.regionId} were not read`,
+      };
+    }
+    if (!region.loadBalancers) return { lbId, skipReason: this.slbNotReadReason(account, region) };
+    const found = this.clbOf(se);
+    return found.entry ? { lbId, entry: found.entry } : { lbId, skipReason: notAmong };
+  }
+
+  /** The standard reason of a region's CLB instances not read (with the scan's coverage message, if any). */
+  slbNotReadReason(account: AccountSnapshot, region: RegionSnapshot): string {
+    return notReadReason(
+      this,
+      `CLB instances of ${region.regionId}`,
+      'slb',
+      account.accountId,
+      region.regionId,
+    );
   }
 
   /** The CLBs of a region by `LoadBalancerName` (lazy, per region). */
@@ -319,15 +401,15 @@ export class FleetIndex {
   }
 
   /**
-   * CLB id -> the CLB Services (`needClb`) that use it (`clbOfService`), in snapshot order (lazy, one pass
-   * over the Services).
+   * CLB id -> the CLB Services (`needClb`) whose backends are on it (`attributedClbOf`), in snapshot order (lazy,
+   * one pass over the Services).
    */
   servicesByClb(): Map<string, ServiceEntry[]> {
     if (!this.servicesByClbCache) {
       const m = new Map<string, ServiceEntry[]>();
       for (const se of this.services) {
         if (!needClb(se.service)) continue;
-        const e = this.clbOfService(se);
+        const e = this.attributedClbOf(se);
         if (!e) continue;
         const id = e.clb.loadBalancerId;
         const list = m.get(id);
@@ -406,6 +488,124 @@ export class FleetIndex {
       this.eligibleCache.set(key, e);
     }
     return e;
+  }
+
+  /**
+   * ECS id -> position of the node among the eligible nodes of a set (memoised per set): in Cluster mode
+   * `expectedVServerGroups` lists the eligible nodes first and in this order, so one index serves every
+   * Cluster-mode Service sharing the node set.
+   */
+  ecsPositions(eligible: EligibleNodes): Map<string, number> {
+    let m = this.ecsPositionCache.get(eligible);
+    if (!m) {
+      m = new Map();
+      for (let i = 0; i < eligible.nodes.length; i++) m.set(eligible.nodes[i]!.ecsInstanceId ?? '', i);
+      this.ecsPositionCache.set(eligible, m);
+    }
+    return m;
+  }
+
+  /**
+   * The most CLB instances any node of an eligible set is a backend of, within the cluster's region (count;
+   * 0 when the region's CLBs were not read). Memoised per node set: Services sharing node selection options
+   * share the answer.
+   */
+  busiestAttachment(cluster: ClusterEntry, eligible: EligibleNodes): number {
+    if (!cluster.region.loadBalancers) return 0;
+    let max = this.busiestAttachmentCache.get(eligible);
+    if (max === undefined) {
+      const attachments = this.ecsAttachments(cluster.region);
+      max = 0;
+      for (const n of eligible.nodes)
+        max = Math.max(max, attachments.get(n.ecsInstanceId ?? '')?.loadBalancers ?? 0);
+      this.busiestAttachmentCache.set(eligible, max);
+    }
+    return max;
+  }
+
+  /** The RAM policies of an account by name (lazy, per RAM snapshot). */
+  ramPolicies(ram: RamSnapshot): Map<string, RamPolicy> {
+    let m = this.ramPoliciesCache.get(ram);
+    if (!m) {
+      m = new Map(ram.policies.map((p) => [p.policyName, p]));
+      this.ramPoliciesCache.set(ram, m);
+    }
+    return m;
+  }
+
+  /** A region's quota (`effectiveQuota`: Quota Center, else the documented default), memoised per region and code. */
+  quota(
+    region: RegionSnapshot,
+    definition: SlbQuotaDefinition,
+  ): { limit: number; limitSource: 'quota-center' | 'default' } {
+    let byCode = this.quotaCache.get(region);
+    if (!byCode) {
+      byCode = new Map();
+      this.quotaCache.set(region, byCode);
+    }
+    let q = byCode.get(definition.quotaActionCode);
+    if (!q) {
+      q = effectiveQuota(region.quotas, definition);
+      byCode.set(definition.quotaActionCode, q);
+    }
+    return q;
+  }
+
+  /** The clusters of a region, in snapshot order (lazy, one pass over the clusters). */
+  clustersOf(region: RegionSnapshot): ClusterEntry[] {
+    if (!this.clustersByRegionCache) {
+      const m = new Map<RegionSnapshot, ClusterEntry[]>();
+      for (const ce of this.clusters) {
+        const list = m.get(ce.region);
+        if (list) list.push(ce);
+        else m.set(ce.region, [ce]);
+      }
+      this.clustersByRegionCache = m;
+    }
+    return this.clustersByRegionCache.get(region) ?? [];
+  }
+
+  /**
+   * Why the clusters of a region cannot all be searched (for a Service, by CLB checks), or `undefined` when they
+   * can: the region's cluster list failed (`cs` coverage), or some clusters' Kubernetes objects were not read.
+   * Memoised per region.
+   */
+  clustersNotAllRead(account: AccountSnapshot, region: RegionSnapshot): string | undefined {
+    let why = this.clustersNotAllReadCache.get(region);
+    if (why === undefined) {
+      const failed = this.failedCoverage(account.accountId, region.regionId, undefined, 'cs');
+      const unread = region.clusters.filter((c) => !c.kubernetes).map((c) => c.clusterId);
+      why = failed
+        ? `the cluster list of ${region.regionId} was not read${failed.message ? ` (${failed.message})` : ''}`
+        : unread.length > 0
+          ? `Kubernetes objects of clusters ${unread.join(', ')} were not read`
+          : null;
+      this.clustersNotAllReadCache.set(region, why);
+    }
+    return why ?? undefined;
+  }
+
+  /**
+   * The ECS instances of a region the `ecs` scope judges: every listed instance, then every ECS id found among
+   * the region's CLB backends that was not listed (in first-seen order).
+   */
+  ecsOf(re: RegionEntry): EcsScopeEntry[] {
+    const ids = new Set<string>();
+    for (const e of re.region.ecsInstances ?? []) ids.add(e.instanceId);
+    for (const id of this.ecsAttachments(re.region).keys()) ids.add(id);
+    const out: EcsScopeEntry[] = [];
+    for (const instanceId of ids) {
+      const ecs = this.ecsById.get(instanceId)?.ecs;
+      const node = this.nodeByEcsId.get(instanceId);
+      out.push({
+        instanceId,
+        account: re.account,
+        region: re.region,
+        ...(ecs ? { ecs } : {}),
+        ...(node ? { node } : {}),
+      });
+    }
+    return out;
   }
 
   /**

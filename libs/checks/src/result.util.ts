@@ -7,7 +7,7 @@ import type {
   ResourceRef,
   Severity,
 } from '@app/domain';
-import type { ClusterEntry, FleetIndex, RegionEntry, ServiceEntry } from './fleet-index';
+import type { FleetIndex, RegionEntry, ServiceEntry } from './fleet-index';
 
 /** Helpers that build resource refs and results, so every rule shapes them the same way. */
 
@@ -139,11 +139,6 @@ export function listSome(items: readonly string[], max = 5): string {
   return `${items.slice(0, max).join(', ')} (+${items.length - max} more)`;
 }
 
-/** Why a cluster's Kubernetes objects are missing (coverage message when known). */
-export function kubernetesNotRead(entry: ClusterEntry, failedMessage?: string): string {
-  return `Kubernetes objects of cluster ${entry.cluster.clusterId} were not read${failedMessage ? ` (${failedMessage})` : ''}`;
-}
-
 /** `1 node`, `3 nodes` (appends `s`; pass `plural` for irregular words). */
 export function count(n: number, singular: string, plural = `${singular}s`): string {
   return `${n} ${n === 1 ? singular : plural}`;
@@ -164,53 +159,6 @@ export function notReadReason(
 ): string {
   const failed = index.failedCoverage(accountId, regionId, clusterId, api);
   return `${what} ${verb} not read${failed?.message ? ` (${failed.message})` : ''}`;
-}
-
-/**
- * Pushes one `skipped` result per cluster whose Kubernetes objects were not read (the Services of such a
- * cluster are unknown, so every Service-level check skips the whole cluster).
- */
-export function skipUnreadClusters(index: FleetIndex, r: ResultFactory, out: CheckResult[]): void {
-  for (const ce of index.clusters) {
-    const c = ce.cluster;
-    if (c.kubernetes) continue;
-    out.push(
-      r.skipped(
-        clusterRef(c),
-        notReadReason(
-          index,
-          `Kubernetes objects of cluster ${c.clusterId}`,
-          'kubernetes',
-          c.accountId,
-          c.regionId,
-          c.clusterId,
-        ),
-      ),
-    );
-  }
-}
-
-/** Pushes a `skipped` region result when its CLB instances were not read; returns whether it did. */
-export function skipUnreadSlb(
-  index: FleetIndex,
-  re: RegionEntry,
-  r: ResultFactory,
-  out: CheckResult[],
-): boolean {
-  if (re.region.loadBalancers) return false;
-  out.push(
-    r.skipped(
-      regionRef(re),
-      notReadReason(
-        index,
-        `CLB instances of ${re.region.regionId}`,
-        'slb',
-        re.account.accountId,
-        re.region.regionId,
-      ),
-    ),
-  );
-  return true;
 }
 
 /** Seconds between an ISO 8601 time and `now`, or `undefined` when the time does not parse. */

@@ -21,7 +21,13 @@
  * On clusters whose Services default to ENI backends (Terway), a new Service attaches pods (pods x ports
  * entries on its CLB, no node attachments).
  */
-import { FleetIndex, QUOTA_USAGE_CHECK_IDS, resourceKeyOf, runAudit, type PartialAuditSettings } from '@app/checks';
+import {
+  FleetIndex,
+  QUOTA_USAGE_CHECK_IDS,
+  resourceKeyOf,
+  runAudit,
+  type PartialAuditSettings,
+} from '@app/checks';
 import {
   LABEL_NODE_ROLE_MASTER,
   LABEL_NODE_TYPE,
@@ -57,7 +63,8 @@ export interface OverQuota extends QuotaRef {
  * One headroom answer: `headroom` more fit (count; null = no modelled quota limits it) and what limits it,
  * or the resources that are already over their limit.
  */
-export type HeadroomAnswer = { headroom: number | null; limitedBy: QuotaRef | null } | { alreadyOver: OverQuota[] };
+export type HeadroomAnswer =
+  { headroom: number | null; limitedBy: QuotaRef | null } | { alreadyOver: OverQuota[] };
 
 /** Headroom of one cluster: the JSON contract of `forecast headroom` (`{"headroom": [...]}`). */
 export interface HeadroomEntry {
@@ -110,7 +117,8 @@ class Caps {
 
   add(cap: number, ref: QuotaRef): void {
     const c = Math.max(0, Math.floor(cap));
-    if (!this.best || c < this.best.cap || (c === this.best.cap && refKey(ref) < refKey(this.best.ref))) this.best = { cap: c, ref };
+    if (!this.best || c < this.best.cap || (c === this.best.cap && refKey(ref) < refKey(this.best.ref)))
+      this.best = { cap: c, ref };
   }
 
   /** A resource the added thing uses: over its limit already -> reported; else `perUnit` more per item. */
@@ -128,8 +136,11 @@ class Caps {
   }
 
   answer(): HeadroomAnswer {
-    if (this.over.length > 0) return { alreadyOver: this.over.sort((a, b) => (refKey(a) < refKey(b) ? -1 : 1)) };
-    return this.best ? { headroom: this.best.cap, limitedBy: this.best.ref } : { headroom: null, limitedBy: null };
+    if (this.over.length > 0)
+      return { alreadyOver: this.over.sort((a, b) => (refKey(a) < refKey(b) ? -1 : 1)) };
+    return this.best
+      ? { headroom: this.best.cap, limitedBy: this.best.ref }
+      : { headroom: null, limitedBy: null };
   }
 }
 
@@ -173,18 +184,36 @@ export function computeHeadroom(
     const attachLimit = effectiveQuota(region.quotas, SLB_QUOTA_BACKEND_ATTACHED).limit;
     const backendLimit = effectiveQuota(region.quotas, SLB_QUOTA_BACKEND_SERVERS).limit;
     const listenerLimit = effectiveQuota(region.quotas, SLB_QUOTA_LISTENERS).limit;
-    const ecsRes = (id: string): ResourceRef => ({ kind: 'EcsInstance', id, accountId: acct, regionId: reg, clusterId: cluster.clusterId });
+    const ecsRes = (id: string): ResourceRef => ({
+      kind: 'EcsInstance',
+      id,
+      accountId: acct,
+      regionId: reg,
+      clusterId: cluster.clusterId,
+    });
     const attachSample = (ecsId: string) =>
-      q.get('ECS_LB_ATTACHMENT_QUOTA', ecsRes(ecsId)) ?? { used: index.ecsAttachments(region).get(ecsId)?.loadBalancers ?? 0, limit: attachLimit };
+      q.get('ECS_LB_ATTACHMENT_QUOTA', ecsRes(ecsId)) ?? {
+        used: index.ecsAttachments(region).get(ecsId)?.loadBalancers ?? 0,
+        limit: attachLimit,
+      };
     const newClb: ResourceRef = { kind: 'LoadBalancer', id: NEW_CLB, accountId: acct, regionId: reg };
     const regionRes: ResourceRef = { kind: 'Region', id: reg, accountId: acct, regionId: reg };
-    const clusterRes: ResourceRef = { kind: 'Cluster', id: cluster.clusterId, accountId: acct, regionId: reg, clusterId: cluster.clusterId };
+    const clusterRes: ResourceRef = {
+      kind: 'Cluster',
+      id: cluster.clusterId,
+      accountId: acct,
+      regionId: reg,
+      clusterId: cluster.clusterId,
+    };
 
     // --- nodes
     const nodeCaps = new Caps();
     const template =
-      options.like !== undefined ? k8s.nodes.find((n) => n.name === options.like) : k8s.nodes.find((n) => isWorker(n) && n.ecsInstanceId);
-    if (options.like !== undefined && !template) throw new Error(`--like: unknown node "${options.like}" in cluster ${cluster.clusterId}`);
+      options.like !== undefined
+        ? k8s.nodes.find((n) => n.name === options.like)
+        : k8s.nodes.find((n) => isWorker(n) && n.ecsInstanceId);
+    if (options.like !== undefined && !template)
+      throw new Error(`--like: unknown node "${options.like}" in cluster ${cluster.clusterId}`);
     if (template) {
       const newNode: K8sNode = {
         ...template,
@@ -202,7 +231,7 @@ export function computeHeadroom(
         const sel = nodeSelectionOptionsOf(svc, cluster.ccmVersion);
         if ('error' in sel || ecsBackendNodeExclusion(newNode, sel.options) !== undefined) continue;
         const se = index.service(cluster.clusterId, svc.namespace, svc.name);
-        const clb = se ? index.clbOfService(se) : undefined;
+        const clb = se ? index.attributedClbOf(se) : undefined;
         if (!clb) continue;
         perClb.set(clb.clb.loadBalancerId, (perClb.get(clb.clb.loadBalancerId) ?? 0) + svc.ports.length);
       }
@@ -211,25 +240,45 @@ export function computeHeadroom(
         nodeCaps.use(q.get('CLB_BACKEND_QUOTA', res), { checkId: 'CLB_BACKEND_QUOTA', resource: res }, per);
       }
       // The new node's own attachments: one per distinct CLB; the same for every new node.
-      if (perClb.size > attachLimit) nodeCaps.add(0, { checkId: 'ECS_LB_ATTACHMENT_QUOTA', resource: ecsRes(`(new node like ${template.name})`) });
+      if (perClb.size > attachLimit)
+        nodeCaps.add(0, {
+          checkId: 'ECS_LB_ATTACHMENT_QUOTA',
+          resource: ecsRes(`(new node like ${template.name})`),
+        });
       const ecs = template.ecsInstanceId ? index.ecsById.get(template.ecsInstanceId)?.ecs : undefined;
       if (ecs?.vSwitchId && region.ecsInstances) {
         const res: ResourceRef = { kind: 'VSwitch', id: ecs.vSwitchId, accountId: acct, regionId: reg };
-        nodeCaps.use(q.get('VSWITCH_IP_EXHAUSTION', res), { checkId: 'VSWITCH_IP_EXHAUSTION', resource: res }, 1);
+        nodeCaps.use(
+          q.get('VSWITCH_IP_EXHAUSTION', res),
+          { checkId: 'VSWITCH_IP_EXHAUSTION', resource: res },
+          1,
+        );
       }
     }
 
     // --- Services
     const serviceAnswer = (trafficPolicy: 'Cluster' | 'Local'): HeadroomAnswer => {
       const caps = new Caps();
-      const mode = serviceTrafficPolicy({ annotations: {}, externalTrafficPolicy: trafficPolicy }, cluster).policy;
-      caps.use(q.get('CLB_INSTANCE_QUOTA', regionRes), { checkId: 'CLB_INSTANCE_QUOTA', resource: regionRes }, 1);
-      caps.use(q.get('NODEPORT_RANGE_EXHAUSTION', clusterRes), { checkId: 'NODEPORT_RANGE_EXHAUSTION', resource: clusterRes }, ports + (trafficPolicy === 'Local' ? 1 : 0));
+      const mode = serviceTrafficPolicy(
+        { annotations: {}, externalTrafficPolicy: trafficPolicy },
+        cluster,
+      ).policy;
+      caps.use(
+        q.get('CLB_INSTANCE_QUOTA', regionRes),
+        { checkId: 'CLB_INSTANCE_QUOTA', resource: regionRes },
+        1,
+      );
+      caps.use(
+        q.get('NODEPORT_RANGE_EXHAUSTION', clusterRes),
+        { checkId: 'NODEPORT_RANGE_EXHAUSTION', resource: clusterRes },
+        ports + (trafficPolicy === 'Local' ? 1 : 0),
+      );
       if (ports > listenerLimit) caps.add(0, { checkId: 'CLB_LISTENER_QUOTA', resource: newClb });
       const sel = nodeSelectionOptionsOf({ annotations: {} }, cluster.ccmVersion);
       const eligible = 'error' in sel ? [] : index.eligibleNodes(ce, sel.options).nodes;
       if (mode === 'cluster') {
-        if (eligible.length * ports > backendLimit) caps.add(0, { checkId: 'CLB_BACKEND_QUOTA', resource: newClb });
+        if (eligible.length * ports > backendLimit)
+          caps.add(0, { checkId: 'CLB_BACKEND_QUOTA', resource: newClb });
         for (const n of eligible) {
           const id = n.ecsInstanceId!;
           caps.use(attachSample(id), { checkId: 'ECS_LB_ATTACHMENT_QUOTA', resource: ecsRes(id) }, 1);
@@ -247,7 +296,9 @@ export function computeHeadroom(
           const over = free.filter((f) => f.c < 0);
           // Over-limit workers are skipped by placement only if enough others exist; report them when they would be used.
           const usable = free.filter((f) => f.c >= 0);
-          if (usable.length < m) for (const f of over) caps.use(f.s, { checkId: 'ECS_LB_ATTACHMENT_QUOTA', resource: ecsRes(f.id) }, 1);
+          if (usable.length < m)
+            for (const f of over)
+              caps.use(f.s, { checkId: 'ECS_LB_ATTACHMENT_QUOTA', resource: ecsRes(f.id) }, 1);
           // Largest k with sum min(c_i, k) >= k * m (binary search; feasible(k) is monotone).
           const feasible = (k: number) => usable.reduce((sum, f) => sum + Math.min(f.c, k), 0) >= k * m;
           let lo = 0;
@@ -282,6 +333,9 @@ export function headroomOfSnapshot(
   options: HeadroomOptions & { now: Date; settings?: PartialAuditSettings },
 ): HeadroomEntry[] {
   const { now, settings, ...rest } = options;
-  const samples = quotaUsageOf(runAudit(snapshot, { now, ...(settings ? { settings } : {}) }).results, QUOTA_USAGE_CHECK_IDS);
+  const samples = quotaUsageOf(
+    runAudit(snapshot, { now, ...(settings ? { settings } : {}) }).results,
+    QUOTA_USAGE_CHECK_IDS,
+  );
   return computeHeadroom(snapshot, samples, rest);
 }

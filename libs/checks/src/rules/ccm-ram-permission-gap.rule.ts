@@ -6,15 +6,14 @@ import {
   missingRamActions,
   newerCcmVersion,
   parseCcmVersion,
-  type CheckResult,
   type RamPolicy,
   type RamSnapshot,
   type RamStatement,
   type Severity,
 } from '@app/domain';
-import type { CheckDefinition } from '../check.types';
+import { scopedCheck } from '../check-scope';
 import { DOC_URL, SEED } from '../doc-links.constants';
-import { clusterRef, resultsFor } from '../result.util';
+import { clusterRef, notReadReason } from '../result.util';
 
 const SEVERITY: Severity = 'critical';
 const ID = 'CCM_RAM_PERMISSION_GAP';
@@ -73,7 +72,7 @@ function evaluateRole(
  * Managed clusters pass (CCM runs under `AliyunCSManagedKubernetesRole`); skipped when RAM was not read or
  * the role cannot be identified.
  */
-export const ccmRamPermissionGapRule: CheckDefinition = {
+export const ccmRamPermissionGapRule = scopedCheck({
   id: ID,
   title: 'Master RAM role of a dedicated cluster lacks actions CCM needs',
   category: 'version',
@@ -93,132 +92,123 @@ export const ccmRamPermissionGapRule: CheckDefinition = {
     `an ACK dedicated cluster"; ${SEED.serviceFaqClb} same section; CCM docs/examples/master.policy and ` +
     'pkg/provider/alibaba/* API calls (research/ccm-behaviour.md 5); RAM policy language (Action/NotAction, Effect)',
   settings: ['ccm.ramTargetVersion'],
-  evaluate(ctx) {
-    const r = resultsFor(ID, SEVERITY);
-    const out: CheckResult[] = [];
-    const policyMaps = new Map<RamSnapshot, Map<string, RamPolicy>>();
-    for (const ce of ctx.index.clusters) {
-      const { cluster, account } = ce;
-      const ref = clusterRef(cluster);
-      if (cluster.clusterType === '') {
-        // The cluster's detail could not be read (collector placeholder): its type, so whether CCM runs under a
-        // master RAM role, is unknown. Never a silent pass.
-        out.push(r.skipped(ref, `cluster ${cluster.clusterId}: its detail (cluster type) was not read`));
-        continue;
-      }
-      if (cluster.clusterType !== CLUSTER_TYPE_DEDICATED) {
-        out.push(
-          r.pass(
-            ref,
-            `cluster ${cluster.clusterId} is ${cluster.clusterType}, not a dedicated cluster: CCM does not run under a master RAM role ` +
-              `(managed clusters use ${MANAGED_CLUSTER_CCM_ROLE})`,
-            { clusterType: cluster.clusterType },
-          ),
-        );
-        continue;
-      }
-      const ram = account.ram;
-      if (!ram) {
-        const failed = ctx.index.failedCoverage(account.accountId, undefined, undefined, 'ram');
-        out.push(
-          r.skipped(
-            ref,
-            `RAM roles and policies of account ${account.accountId} were not read${failed?.message ? ` (${failed.message})` : ''}`,
-          ),
-        );
-        continue;
-      }
-      let policiesByName = policyMaps.get(ram);
-      if (!policiesByName) {
-        policiesByName = new Map(ram.policies.map((p) => [p.policyName, p]));
-        policyMaps.set(ram, policiesByName);
-      }
-      const installed =
-        cluster.ccmVersion && parseCcmVersion(cluster.ccmVersion) ? cluster.ccmVersion : undefined;
-      const target =
-        newerCcmVersion(installed, ctx.settings.ccm.ramTargetVersion) ?? ctx.settings.ccm.ramTargetVersion;
-      const installedActions = installed
-        ? (ccmRamRequirements(installed, cluster.networkPlugin) ?? []).map((q) => q.action)
-        : [];
-      const targetActions = (ccmRamRequirements(target, cluster.networkPlugin) ?? []).map((q) => q.action);
-      const roles = masterRoleCandidates(cluster, ram);
-      if (roles.roleNames.length === 0) {
-        out.push(
-          r.skipped(
-            ref,
-            `no master RAM role found for cluster ${cluster.clusterId} (no KubernetesMasterRole-* role with a k8sMasterRolePolicy-* policy` +
-              `${cluster.ramRoleNames === undefined ? '; cluster resources were not read' : ''})`,
-          ),
-        );
-        continue;
-      }
-      const verdicts = roles.roleNames.map((name) => ({
-        name,
-        v: evaluateRole(ram, policiesByName!, name, installedActions, targetActions),
-      }));
-      const figuresBase = {
-        roles: roles.roleNames,
-        roleBasis: roles.basis,
-        ...(installed ? { ccmVersion: installed } : {}),
-        targetVersion: target,
-        networkPlugin: cluster.networkPlugin,
-      };
-      const unknown = verdicts.find((x) => x.v.kind === 'unknown');
-      if (unknown && unknown.v.kind === 'unknown') {
-        out.push(r.skipped(ref, unknown.v.reason, figuresBase));
-        continue;
-      }
-      const kinds = new Set(verdicts.map((x) => x.v.kind));
-      if (kinds.size > 1) {
-        out.push(
-          r.skipped(
-            ref,
-            `${roles.roleNames.length} candidate master roles disagree (${roles.roleNames.join(', ')}); cluster resources are needed to tell which one CCM uses`,
-            figuresBase,
-          ),
-        );
-        continue;
-      }
-      const missingNow = new Set<string>();
-      const missingTarget = new Set<string>();
-      for (const { v } of verdicts) {
-        if (v.kind !== 'missing') continue;
-        v.now.forEach((a) => missingNow.add(a));
-        v.target.forEach((a) => missingTarget.add(a));
-      }
-      const pluginNote =
-        cluster.networkPlugin === 'unknown'
-          ? ' (network plugin unknown: Flannel route actions not checked)'
-          : '';
-      const versionNote = installed ? `installed CCM ${installed}` : 'installed CCM version unknown';
-      if (missingNow.size === 0 && missingTarget.size === 0) {
-        out.push(
-          r.pass(
-            ref,
-            `master role ${roles.roleNames.join(', ')} of cluster ${cluster.clusterId} allows every action CCM needs (${versionNote}, target ${target})${pluginNote}`,
-            figuresBase,
-          ),
-        );
-        continue;
-      }
-      const parts: string[] = [];
-      if (missingNow.size) parts.push(`${versionNote} needs ${[...missingNow].join(', ')}`);
-      if (missingTarget.size) parts.push(`CCM ${target} also needs ${[...missingTarget].join(', ')}`);
+  scope: 'cluster',
+  needs: [],
+  check({ cluster, account }, out, r, ctx) {
+    const ref = clusterRef(cluster);
+    if (cluster.clusterType === '') {
+      // The cluster's detail could not be read (collector placeholder): its type, so whether CCM runs under a
+      // master RAM role, is unknown. Never a silent pass.
+      out.push(r.skipped(ref, `cluster ${cluster.clusterId}: its detail (cluster type) was not read`));
+      return;
+    }
+    if (cluster.clusterType !== CLUSTER_TYPE_DEDICATED) {
       out.push(
-        r.fail(
+        r.pass(
           ref,
-          `master role ${roles.roleNames.join(', ')} of cluster ${cluster.clusterId} lacks RAM actions: ${parts.join('; ')}${pluginNote}`,
-          {
-            severity: missingNow.size ? 'critical' : 'warning',
-            figures: {
-              ...figuresBase,
-              missingActions: [...missingNow],
-              missingForTarget: [...missingTarget],
-            },
-          },
+          `cluster ${cluster.clusterId} is ${cluster.clusterType}, not a dedicated cluster: CCM does not run under a master RAM role ` +
+            `(managed clusters use ${MANAGED_CLUSTER_CCM_ROLE})`,
+          { clusterType: cluster.clusterType },
         ),
       );
+      return;
     }
-    return out;
+    const ram = account.ram;
+    if (!ram) {
+      const why = notReadReason(
+        ctx.index,
+        `RAM roles and policies of account ${account.accountId}`,
+        'ram',
+        account.accountId,
+      );
+      out.push(r.skipped(ref, why));
+      return;
+    }
+    const policiesByName = ctx.index.ramPolicies(ram);
+    const installed =
+      cluster.ccmVersion && parseCcmVersion(cluster.ccmVersion) ? cluster.ccmVersion : undefined;
+    const target =
+      newerCcmVersion(installed, ctx.settings.ccm.ramTargetVersion) ?? ctx.settings.ccm.ramTargetVersion;
+    const installedActions = installed
+      ? (ccmRamRequirements(installed, cluster.networkPlugin) ?? []).map((q) => q.action)
+      : [];
+    const targetActions = (ccmRamRequirements(target, cluster.networkPlugin) ?? []).map((q) => q.action);
+    const roles = masterRoleCandidates(cluster, ram);
+    if (roles.roleNames.length === 0) {
+      out.push(
+        r.skipped(
+          ref,
+          `no master RAM role found for cluster ${cluster.clusterId} (no KubernetesMasterRole-* role with a k8sMasterRolePolicy-* policy` +
+            `${cluster.ramRoleNames === undefined ? '; cluster resources were not read' : ''})`,
+        ),
+      );
+      return;
+    }
+    const verdicts = roles.roleNames.map((name) => ({
+      name,
+      v: evaluateRole(ram, policiesByName, name, installedActions, targetActions),
+    }));
+    const figuresBase = {
+      roles: roles.roleNames,
+      roleBasis: roles.basis,
+      ...(installed ? { ccmVersion: installed } : {}),
+      targetVersion: target,
+      networkPlugin: cluster.networkPlugin,
+    };
+    const unknown = verdicts.find((x) => x.v.kind === 'unknown');
+    if (unknown && unknown.v.kind === 'unknown') {
+      out.push(r.skipped(ref, unknown.v.reason, figuresBase));
+      return;
+    }
+    const kinds = new Set(verdicts.map((x) => x.v.kind));
+    if (kinds.size > 1) {
+      out.push(
+        r.skipped(
+          ref,
+          `${roles.roleNames.length} candidate master roles disagree (${roles.roleNames.join(', ')}); cluster resources are needed to tell which one CCM uses`,
+          figuresBase,
+        ),
+      );
+      return;
+    }
+    const missingNow = new Set<string>();
+    const missingTarget = new Set<string>();
+    for (const { v } of verdicts) {
+      if (v.kind !== 'missing') continue;
+      v.now.forEach((a) => missingNow.add(a));
+      v.target.forEach((a) => missingTarget.add(a));
+    }
+    const pluginNote =
+      cluster.networkPlugin === 'unknown'
+        ? ' (network plugin unknown: Flannel route actions not checked)'
+        : '';
+    const versionNote = installed ? `installed CCM ${installed}` : 'installed CCM version unknown';
+    if (missingNow.size === 0 && missingTarget.size === 0) {
+      out.push(
+        r.pass(
+          ref,
+          `master role ${roles.roleNames.join(', ')} of cluster ${cluster.clusterId} allows every action CCM needs (${versionNote}, target ${target})${pluginNote}`,
+          figuresBase,
+        ),
+      );
+      return;
+    }
+    const parts: string[] = [];
+    if (missingNow.size) parts.push(`${versionNote} needs ${[...missingNow].join(', ')}`);
+    if (missingTarget.size) parts.push(`CCM ${target} also needs ${[...missingTarget].join(', ')}`);
+    out.push(
+      r.fail(
+        ref,
+        `master role ${roles.roleNames.join(', ')} of cluster ${cluster.clusterId} lacks RAM actions: ${parts.join('; ')}${pluginNote}`,
+        {
+          severity: missingNow.size ? 'critical' : 'warning',
+          figures: {
+            ...figuresBase,
+            missingActions: [...missingNow],
+            missingForTarget: [...missingTarget],
+          },
+        },
+      ),
+    );
   },
-};
+});

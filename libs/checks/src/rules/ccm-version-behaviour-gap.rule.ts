@@ -97,7 +97,7 @@ export const ccmVersionBehaviourGapRule = scopedCheck({
         if (reusedLoadBalancerId(s) || getLbAnnotation(s.annotations, LB_ANNOTATION.spec)) continue;
         const se = ctx.index.service(cluster.clusterId, s.namespace, s.name);
         // CCM's own lookup (tag, then default name): CLBs of CCM <= v1.9.3.10 carry no tag.
-        const e = se ? ctx.index.ccmFindClb(se).entry : undefined;
+        const e = se ? ctx.index.clbOf(se).entry : undefined;
         if (!e || e.clb.spec || !e.clb.instanceChargeType || e.clb.instanceChargeType === 'PayByCLCU')
           continue;
         if (e.clb.tags[TAG_CLUSTER_ID] !== undefined && e.clb.tags[TAG_CLUSTER_ID] !== cluster.clusterId)

@@ -1,7 +1,7 @@
-import { SLB_QUOTA_BACKEND_SERVERS, effectiveQuota, type CheckResult, type Severity } from '@app/domain';
-import type { CheckDefinition } from '../check.types';
+import { SLB_QUOTA_BACKEND_SERVERS, type Severity } from '@app/domain';
+import { scopedCheck } from '../check-scope';
 import { DOC_URL, FORECAST_HINT, SEED } from '../doc-links.constants';
-import { clbRef, count, pct, quotaSeverity, regionRef, resultsFor } from '../result.util';
+import { clbRef, count, pct, quotaSeverity } from '../result.util';
 
 const SEVERITY: Severity = 'warning';
 const ID = 'CLB_BACKEND_QUOTA';
@@ -13,7 +13,7 @@ const ID = 'CLB_BACKEND_QUOTA';
  * reported beside. Quota: Quota Center `slb_quota_backendservers_num` of the region, else 200 (seeds
  * 002/003). Warning / critical at the configured ratios.
  */
-export const clbBackendQuotaRule: CheckDefinition = {
+export const clbBackendQuotaRule = scopedCheck({
   id: ID,
   title: 'CLB backend servers vs the per-instance backend quota',
   category: 'quota',
@@ -34,45 +34,29 @@ export const clbBackendQuotaRule: CheckDefinition = {
     `${SEED.lbConsiderations} "Quota limits"; Quota Center quota slb_quota_backendservers_num; ` +
     'CCM pkg/provider/vmock/slb.go (InstanceBackendServerNumberOverLimit above 200)',
   settings: ['quota.warningRatio', 'quota.criticalRatio'],
-  evaluate(ctx) {
-    const r = resultsFor(ID, SEVERITY);
-    const out: CheckResult[] = [];
-    for (const re of ctx.index.regions) {
-      const lbs = re.region.loadBalancers;
-      if (!lbs) {
-        const failed = ctx.index.failedCoverage(re.account.accountId, re.region.regionId, undefined, 'slb');
-        out.push(
-          r.skipped(
-            regionRef(re),
-            `CLB instances of ${re.region.regionId} were not read${failed?.message ? ` (${failed.message})` : ''}`,
-          ),
-        );
-        continue;
-      }
-      const { limit, limitSource } = effectiveQuota(re.region.quotas, SLB_QUOTA_BACKEND_SERVERS);
-      for (const clb of lbs) {
-        const stats = ctx.index.clbBackendStats(re.region).get(clb.loadBalancerId);
-        const used = stats?.entries ?? 0;
-        const distinct = stats?.distinctServers ?? 0;
-        const ratio = used / limit;
-        const figures = {
-          used,
-          limit,
-          ratio,
-          distinctServers: distinct,
-          vServerGroups: clb.vServerGroups.length,
-          limitSource,
-        };
-        const text =
-          `CLB ${clb.loadBalancerId} has ${count(used, 'backend server entry', 'backend server entries')} (${count(distinct, 'distinct server')}) in ` +
-          `${count(clb.vServerGroups.length, 'vServer group')} and the default group: ${pct(ratio)} of its backend quota ${limit} ` +
-          `(${limitSource === 'quota-center' ? 'Quota Center' : 'documented default'})`;
-        const severity = quotaSeverity(ratio, ctx.settings.quota);
-        out.push(
-          severity ? r.fail(clbRef(clb), text, { severity, figures }) : r.pass(clbRef(clb), text, figures),
-        );
-      }
-    }
-    return out;
+  scope: 'clb',
+  needs: ['slb'],
+  check({ clb, region }, out, r, ctx) {
+    const { limit, limitSource } = ctx.index.quota(region, SLB_QUOTA_BACKEND_SERVERS);
+    const stats = ctx.index.clbBackendStats(region).get(clb.loadBalancerId);
+    const used = stats?.entries ?? 0;
+    const distinct = stats?.distinctServers ?? 0;
+    const ratio = used / limit;
+    const figures = {
+      used,
+      limit,
+      ratio,
+      distinctServers: distinct,
+      vServerGroups: clb.vServerGroups.length,
+      limitSource,
+    };
+    const text =
+      `CLB ${clb.loadBalancerId} has ${count(used, 'backend server entry', 'backend server entries')} (${count(distinct, 'distinct server')}) in ` +
+      `${count(clb.vServerGroups.length, 'vServer group')} and the default group: ${pct(ratio)} of its backend quota ${limit} ` +
+      `(${limitSource === 'quota-center' ? 'Quota Center' : 'documented default'})`;
+    const severity = quotaSeverity(ratio, ctx.settings.quota);
+    out.push(
+      severity ? r.fail(clbRef(clb), text, { severity, figures }) : r.pass(clbRef(clb), text, figures),
+    );
   },
-};
+});

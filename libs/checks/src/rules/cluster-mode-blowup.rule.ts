@@ -4,26 +4,15 @@ import {
   SLB_QUOTA_BACKEND_SERVERS,
   backendNodeExclusion,
   backendSyncError,
-  effectiveQuota,
   needClb,
   nodeSelectionOptionsOf,
   readyEndpointsByNode,
   serviceTrafficPolicy,
-  type CheckResult,
-  type EligibleNodes,
   type Severity,
 } from '@app/domain';
-import type { CheckDefinition } from '../check.types';
+import { scopedCheck } from '../check-scope';
 import { DOC_URL, SEED } from '../doc-links.constants';
-import {
-  ccmSyncFails,
-  clusterRef,
-  count,
-  kubernetesNotRead,
-  pct,
-  resultsFor,
-  serviceRef,
-} from '../result.util';
+import { ccmSyncFails, count, pct, serviceRef } from '../result.util';
 
 const SEVERITY: Severity = 'warning';
 const ID = 'CLUSTER_MODE_BLOWUP';
@@ -48,7 +37,7 @@ const ID = 'CLUSTER_MODE_BLOWUP';
  * Node eligibility and modes: CCM backend.go / vgroups.go via `@app/domain` (`eligibleBackendNodes`,
  * `serviceTrafficPolicy`).
  */
-export const clusterModeBlowupRule: CheckDefinition = {
+export const clusterModeBlowupRule = scopedCheck({
   id: ID,
   title: 'Cluster-mode Service attaches every node where Local mode would attach a few',
   category: 'quota',
@@ -75,189 +64,156 @@ export const clusterModeBlowupRule: CheckDefinition = {
     'quota.warningRatio',
     'quota.criticalRatio',
   ],
-  evaluate(ctx) {
-    const r = resultsFor(ID, SEVERITY);
-    const out: CheckResult[] = [];
+  scope: 'service',
+  needs: ['kubernetes'],
+  applies: (se) => needClb(se.service),
+  check(se, out, r, ctx) {
+    const { service, cluster: ce } = se;
+    const { cluster } = ce;
     const { minFactor, minExtraBackends } = ctx.settings.clusterModeBlowup;
     const { warningRatio, criticalRatio } = ctx.settings.quota;
-    const maxAttachByEligible = new WeakMap<EligibleNodes, number>();
-    for (const ce of ctx.index.clusters) {
-      const { cluster } = ce;
-      const k8s = cluster.kubernetes;
-      if (!k8s) {
-        const failed = ctx.index.failedCoverage(
-          cluster.accountId,
-          cluster.regionId,
-          cluster.clusterId,
-          'kubernetes',
-        );
-        out.push(r.skipped(clusterRef(cluster), kubernetesNotRead(ce, failed?.message)));
-        continue;
-      }
-      const backendLimit = effectiveQuota(ce.region.quotas, SLB_QUOTA_BACKEND_SERVERS).limit;
-      const attachLimit = effectiveQuota(ce.region.quotas, SLB_QUOTA_BACKEND_ATTACHED).limit;
-      for (const service of k8s.services) {
-        if (!needClb(service)) continue;
-        const se = ctx.index.service(cluster.clusterId, service.namespace, service.name) ?? {
-          service,
-          cluster: ce,
-          defaultLbName: '',
-        };
-        const ref = serviceRef(se);
-        if (cluster.addons === undefined && (service.annotations[ANNOTATION_BACKEND_TYPE] ?? '') === '') {
-          out.push(
-            r.skipped(
-              ref,
-              `add-ons of cluster ${cluster.clusterId} were not read: network plugin (default backend type) unknown`,
-            ),
-          );
-          continue;
-        }
-        const mode = serviceTrafficPolicy(service, cluster);
-        if (mode.policy !== 'cluster') {
-          out.push(
-            r.pass(
-              ref,
-              `${ref.id} uses ${mode.policy === 'eni' ? 'ENI' : 'Local'} mode: only pods or nodes with pods are attached`,
-              {
-                mode: mode.policy,
-              },
-            ),
-          );
-          continue;
-        }
-        const sel = nodeSelectionOptionsOf(service, cluster.ccmVersion);
-        if ('error' in sel) {
-          out.push(r.skipped(ref, ccmSyncFails(ref.id, sel.error)));
-          continue;
-        }
-        const ports = service.ports.filter((p) => p.nodePort !== undefined).length;
-        if (ports === 0) {
-          out.push(
-            r.pass(ref, `${ref.id} has no NodePorts: no ECS backends are attached`, {
-              mode: 'cluster',
-              ports: 0,
-            }),
-          );
-          continue;
-        }
-        const eligible = ctx.index.eligibleNodes(ce, sel.options);
-        const slices = ctx.index.endpointSlicesOf(ce, service.namespace, service.name);
-        // CCM fails the sync before attaching anything (invalid weight annotations, a node whose providerID does
-        // not parse, an endpoint without nodeName): no blowup is predicted (CCM vgroups.go buildVGroupForServicePort).
-        const syncError = backendSyncError({
-          service,
-          policy: 'cluster',
-          eligible,
-          endpointSlices: slices,
-          ...(cluster.ccmVersion !== undefined ? { ccmVersion: cluster.ccmVersion } : {}),
-        });
-        if (syncError) {
-          out.push(r.skipped(ref, ccmSyncFails(ref.id, syncError)));
-          continue;
-        }
-        const eligibleNodes = eligible.nodes.length;
-        let localNodes = 0;
-        const localNames = new Set<string>();
-        for (const nodeName of readyEndpointsByNode(slices).keys()) {
-          const node = eligible.candidatesByName.get(nodeName);
-          if (
-            node &&
-            node.labels['type'] !== 'virtual-kubelet' &&
-            !backendNodeExclusion(node, sel.options) &&
-            node.ecsInstanceId
-          ) {
-            localNodes++;
-            localNames.add(node.name);
-          }
-        }
-        const attached = eligibleNodes * ports;
-        const localWould = localNodes * ports;
-        const extra = attached - localWould;
-        const factor = eligibleNodes / Math.max(localNodes, 1);
-
-        // Quota burn: the Service's CLB (all its entries) and the busiest attached node.
-        const clbEntry = ctx.index.clbOfService(se);
-        const clb = clbEntry?.clb;
-        const clbEntries = clbEntry
-          ? ctx.index.clbBackendStats(clbEntry.region).get(clbEntry.clb.loadBalancerId)?.entries
-          : undefined;
-        const clbRatio = (clbEntries ?? attached) / backendLimit;
-        let maxAttach = 0;
-        if (ce.region.loadBalancers) {
-          // Memoised per eligible node set: Services sharing node selection options share the answer.
-          const cached = maxAttachByEligible.get(eligible);
-          if (cached !== undefined) maxAttach = cached;
-          else {
-            const attachments = ctx.index.ecsAttachments(ce.region);
-            for (const n of eligible.nodes)
-              maxAttach = Math.max(maxAttach, attachments.get(n.ecsInstanceId ?? '')?.loadBalancers ?? 0);
-            maxAttachByEligible.set(eligible, maxAttach);
-          }
-        }
-        const attachRatio = maxAttach / attachLimit;
-        const burn = Math.max(clbRatio, attachRatio);
-        // Attachments burnt only because of Cluster mode: eligible nodes without ready pods of this Service.
-        let maxExtraAttach = 0;
-        if (ce.region.loadBalancers && extra > 0) {
-          const attachments = ctx.index.ecsAttachments(ce.region);
-          for (const n of eligible.nodes)
-            if (!localNames.has(n.name))
-              maxExtraAttach = Math.max(
-                maxExtraAttach,
-                attachments.get(n.ecsInstanceId ?? '')?.loadBalancers ?? 0,
-              );
-        }
-        const extraAttachRatio = maxExtraAttach / attachLimit;
-        // The configured floor holds at the default quotas and shrinks with the smaller limit's share of its default.
-        const quotaScale = Math.min(
-          1,
-          backendLimit / SLB_QUOTA_BACKEND_SERVERS.defaultValue,
-          attachLimit / SLB_QUOTA_BACKEND_ATTACHED.defaultValue,
-        );
-        const floor = minExtraBackends === 0 ? 0 : Math.max(1, Math.ceil(minExtraBackends * quotaScale));
-        const pushesQuota = extra > 0 && (clbRatio >= warningRatio || extraAttachRatio >= warningRatio);
-        const figures = {
-          used: attached,
-          limit: backendLimit,
-          ratio: clbRatio,
+    const backendLimit = ctx.index.quota(ce.region, SLB_QUOTA_BACKEND_SERVERS).limit;
+    const attachLimit = ctx.index.quota(ce.region, SLB_QUOTA_BACKEND_ATTACHED).limit;
+    const ref = serviceRef(se);
+    if (cluster.addons === undefined && (service.annotations[ANNOTATION_BACKEND_TYPE] ?? '') === '') {
+      out.push(
+        r.skipped(
+          ref,
+          `add-ons of cluster ${cluster.clusterId} were not read: network plugin (default backend type) unknown`,
+        ),
+      );
+      return;
+    }
+    const mode = serviceTrafficPolicy(service, cluster);
+    if (mode.policy !== 'cluster') {
+      out.push(
+        r.pass(
+          ref,
+          `${ref.id} uses ${mode.policy === 'eni' ? 'ENI' : 'Local'} mode: only pods or nodes with pods are attached`,
+          {
+            mode: mode.policy,
+          },
+        ),
+      );
+      return;
+    }
+    const sel = nodeSelectionOptionsOf(service, cluster.ccmVersion);
+    if ('error' in sel) {
+      out.push(r.skipped(ref, ccmSyncFails(ref.id, sel.error)));
+      return;
+    }
+    const ports = service.ports.filter((p) => p.nodePort !== undefined).length;
+    if (ports === 0) {
+      out.push(
+        r.pass(ref, `${ref.id} has no NodePorts: no ECS backends are attached`, {
           mode: 'cluster',
-          ports,
-          eligibleNodes,
-          localNodes,
-          localModeBackends: localWould,
-          extraBackends: extra,
-          blowupFactor: Math.round(factor * 100) / 100,
-          maxNodeAttachmentRatio: attachRatio,
-          maxExtraNodeAttachmentRatio: extraAttachRatio,
-          minExtraBackends: floor,
-          ...(clb ? { loadBalancerId: clb.loadBalancerId } : {}),
-        };
-        const text =
-          `${ref.id} in Cluster mode attaches ${count(attached, 'backend')} (${count(eligibleNodes, 'eligible node')} x ${count(ports, 'port')}) where ` +
-          `Local mode would attach ${localWould} (${count(localNodes, 'node')} with ready pods): ${extra} extra, factor ` +
-          `${figures.blowupFactor}; ${clb ? `CLB ${clb.loadBalancerId} at ${pct(clbRatio)}` : `${pct(clbRatio)}`} of the backend quota ` +
-          `${backendLimit}, busiest node at ${pct(attachRatio)} of the attachment quota ${attachLimit}`;
-        if ((factor >= minFactor && extra >= floor) || pushesQuota) {
-          const pushed: string[] = [];
-          if (pushesQuota && clbRatio >= warningRatio)
-            pushed.push(`the CLB backend quota (${pct(clbRatio)})`);
-          if (pushesQuota && extraAttachRatio >= warningRatio)
-            pushed.push(
-              `the ECS attachment quota of a node attached only by Cluster mode (${maxExtraAttach}/${attachLimit}, ${pct(extraAttachRatio)})`,
-            );
-          const why = pushed.length > 0 ? `; the extra entries count toward ${pushed.join(' and ')}` : '';
-          out.push(
-            r.fail(ref, text + why, {
-              severity: burn >= criticalRatio ? 'critical' : SEVERITY,
-              figures,
-            }),
-          );
-        } else {
-          out.push(r.pass(ref, text, figures));
-        }
+          ports: 0,
+        }),
+      );
+      return;
+    }
+    const eligible = ctx.index.eligibleNodes(ce, sel.options);
+    const slices = ctx.index.endpointSlicesOf(ce, service.namespace, service.name);
+    // CCM fails the sync before attaching anything (invalid weight annotations, a node whose providerID does
+    // not parse, an endpoint without nodeName): no blowup is predicted (CCM vgroups.go buildVGroupForServicePort).
+    const syncError = backendSyncError({
+      service,
+      policy: 'cluster',
+      eligible,
+      endpointSlices: slices,
+      ...(cluster.ccmVersion !== undefined ? { ccmVersion: cluster.ccmVersion } : {}),
+    });
+    if (syncError) {
+      out.push(r.skipped(ref, ccmSyncFails(ref.id, syncError)));
+      return;
+    }
+    const eligibleNodes = eligible.nodes.length;
+    let localNodes = 0;
+    const localNames = new Set<string>();
+    for (const nodeName of readyEndpointsByNode(slices).keys()) {
+      const node = eligible.candidatesByName.get(nodeName);
+      if (
+        node &&
+        node.labels['type'] !== 'virtual-kubelet' &&
+        !backendNodeExclusion(node, sel.options) &&
+        node.ecsInstanceId
+      ) {
+        localNodes++;
+        localNames.add(node.name);
       }
     }
-    return out;
+    const attached = eligibleNodes * ports;
+    const localWould = localNodes * ports;
+    const extra = attached - localWould;
+    const factor = eligibleNodes / Math.max(localNodes, 1);
+
+    // Quota burn: the Service's CLB (all its entries) and the busiest attached node.
+    const clbEntry = ctx.index.attributedClbOf(se);
+    const clb = clbEntry?.clb;
+    const clbEntries = clbEntry
+      ? ctx.index.clbBackendStats(clbEntry.region).get(clbEntry.clb.loadBalancerId)?.entries
+      : undefined;
+    const clbRatio = (clbEntries ?? attached) / backendLimit;
+    const maxAttach = ctx.index.busiestAttachment(ce, eligible);
+    const attachRatio = maxAttach / attachLimit;
+    const burn = Math.max(clbRatio, attachRatio);
+    // Attachments burnt only because of Cluster mode: eligible nodes without ready pods of this Service.
+    let maxExtraAttach = 0;
+    if (ce.region.loadBalancers && extra > 0) {
+      const attachments = ctx.index.ecsAttachments(ce.region);
+      for (const n of eligible.nodes)
+        if (!localNames.has(n.name))
+          maxExtraAttach = Math.max(
+            maxExtraAttach,
+            attachments.get(n.ecsInstanceId ?? '')?.loadBalancers ?? 0,
+          );
+    }
+    const extraAttachRatio = maxExtraAttach / attachLimit;
+    // The configured floor holds at the default quotas and shrinks with the smaller limit's share of its default.
+    const quotaScale = Math.min(
+      1,
+      backendLimit / SLB_QUOTA_BACKEND_SERVERS.defaultValue,
+      attachLimit / SLB_QUOTA_BACKEND_ATTACHED.defaultValue,
+    );
+    const floor = minExtraBackends === 0 ? 0 : Math.max(1, Math.ceil(minExtraBackends * quotaScale));
+    const pushesQuota = extra > 0 && (clbRatio >= warningRatio || extraAttachRatio >= warningRatio);
+    const figures = {
+      used: attached,
+      limit: backendLimit,
+      ratio: clbRatio,
+      mode: 'cluster',
+      ports,
+      eligibleNodes,
+      localNodes,
+      localModeBackends: localWould,
+      extraBackends: extra,
+      blowupFactor: Math.round(factor * 100) / 100,
+      maxNodeAttachmentRatio: attachRatio,
+      maxExtraNodeAttachmentRatio: extraAttachRatio,
+      minExtraBackends: floor,
+      ...(clb ? { loadBalancerId: clb.loadBalancerId } : {}),
+    };
+    const text =
+      `${ref.id} in Cluster mode attaches ${count(attached, 'backend')} (${count(eligibleNodes, 'eligible node')} x ${count(ports, 'port')}) where ` +
+      `Local mode would attach ${localWould} (${count(localNodes, 'node')} with ready pods): ${extra} extra, factor ` +
+      `${figures.blowupFactor}; ${clb ? `CLB ${clb.loadBalancerId} at ${pct(clbRatio)}` : `${pct(clbRatio)}`} of the backend quota ` +
+      `${backendLimit}, busiest node at ${pct(attachRatio)} of the attachment quota ${attachLimit}`;
+    if ((factor >= minFactor && extra >= floor) || pushesQuota) {
+      const pushed: string[] = [];
+      if (pushesQuota && clbRatio >= warningRatio) pushed.push(`the CLB backend quota (${pct(clbRatio)})`);
+      if (pushesQuota && extraAttachRatio >= warningRatio)
+        pushed.push(
+          `the ECS attachment quota of a node attached only by Cluster mode (${maxExtraAttach}/${attachLimit}, ${pct(extraAttachRatio)})`,
+        );
+      const why = pushed.length > 0 ? `; the extra entries count toward ${pushed.join(' and ')}` : '';
+      out.push(
+        r.fail(ref, text + why, {
+          severity: burn >= criticalRatio ? 'critical' : SEVERITY,
+          figures,
+        }),
+      );
+    } else {
+      out.push(r.pass(ref, text, figures));
+    }
   },
-};
+});

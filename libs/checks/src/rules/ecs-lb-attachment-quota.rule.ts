@@ -1,7 +1,7 @@
-import { SLB_QUOTA_BACKEND_ATTACHED, effectiveQuota, type CheckResult, type Severity } from '@app/domain';
-import type { CheckDefinition } from '../check.types';
+import { SLB_QUOTA_BACKEND_ATTACHED, type Severity } from '@app/domain';
+import { scopedCheck } from '../check-scope';
 import { DOC_URL, FORECAST_HINT, SEED } from '../doc-links.constants';
-import { count, ecsRef, listSome, pct, quotaSeverity, regionRef, resultsFor } from '../result.util';
+import { count, ecsRef, listSome, pct, quotaSeverity } from '../result.util';
 
 const SEVERITY: Severity = 'warning';
 const ID = 'ECS_LB_ATTACHMENT_QUOTA';
@@ -13,7 +13,7 @@ const ID = 'ECS_LB_ATTACHMENT_QUOTA';
  * consumes the quota. When the quota is exhausted, the service fails to reconcile."
  * Evaluated per ECS instance of the region (listed instances plus any ECS id found among CLB backends).
  */
-export const ecsLbAttachmentQuotaRule: CheckDefinition = {
+export const ecsLbAttachmentQuotaRule = scopedCheck({
   id: ID,
   title: 'CLB instances per ECS instance vs the attachment quota',
   category: 'quota',
@@ -32,62 +32,34 @@ export const ecsLbAttachmentQuotaRule: CheckDefinition = {
     `${SEED.lbConsiderations} "Load balancing update policies" (Cluster mode quickly consumes the quota); ` +
     'Quota Center quota slb_quota_backendserver_attached_num (default 50); research/ccm-behaviour.md 7, 9',
   settings: ['quota.warningRatio', 'quota.criticalRatio'],
-  evaluate(ctx) {
-    const r = resultsFor(ID, SEVERITY);
-    const out: CheckResult[] = [];
-    for (const re of ctx.index.regions) {
-      const { account, region } = re;
-      if (!region.loadBalancers) {
-        const failed = ctx.index.failedCoverage(account.accountId, region.regionId, undefined, 'slb');
-        out.push(
-          r.skipped(
-            regionRef(re),
-            `CLB instances of ${region.regionId} were not read${failed?.message ? ` (${failed.message})` : ''}`,
-          ),
-        );
-        continue;
-      }
-      const { limit, limitSource } = effectiveQuota(region.quotas, SLB_QUOTA_BACKEND_ATTACHED);
-      const attachments = ctx.index.ecsAttachments(region);
-      const ids = new Set<string>();
-      for (const e of region.ecsInstances ?? []) ids.add(e.instanceId);
-      for (const id of attachments.keys()) ids.add(id);
-      for (const id of ids) {
-        const a = attachments.get(id);
-        const used = a?.loadBalancers ?? 0;
-        const ecs = ctx.index.ecsById.get(id)?.ecs;
-        const node = ctx.index.nodeByEcsId.get(id);
-        const ref = ecsRef(
-          id,
-          account.accountId,
-          region.regionId,
-          ecs?.name ?? node?.node.name,
-          node?.cluster.cluster.clusterId,
-        );
-        const ratio = used / limit;
-        const figures = {
-          used,
-          limit,
-          ratio,
-          vServerGroups: a?.groups ?? 0,
-          limitSource,
-        };
-        const severity = quotaSeverity(ratio, ctx.settings.quota);
-        // The CLB list only where it helps (failures): a fleet has tens of thousands of passing ECS instances.
-        const text =
-          `ECS ${id}${node ? ` (node ${node.node.name})` : ''} is a backend of ${count(used, 'CLB instance')}` +
-          `${a && severity ? ` (${count(a.groups, 'server group')}; e.g. ${listSome(a.sampleLoadBalancerIds)})` : ''}: ${pct(ratio)} of the ` +
-          `attachment quota ${limit} (${limitSource === 'quota-center' ? 'Quota Center' : 'documented default'})`;
-        if (severity)
-          out.push(
-            r.fail(ref, text, {
-              severity,
-              figures: { ...figures, loadBalancerIds: [...(a?.sampleLoadBalancerIds ?? [])] },
-            }),
-          );
-        else out.push(r.pass(ref, text, figures));
-      }
-    }
-    return out;
+  scope: 'ecs',
+  needs: ['slb'],
+  check({ instanceId: id, account, region, ecs, node }, out, r, ctx) {
+    const { limit, limitSource } = ctx.index.quota(region, SLB_QUOTA_BACKEND_ATTACHED);
+    const a = ctx.index.ecsAttachments(region).get(id);
+    const used = a?.loadBalancers ?? 0;
+    const ref = ecsRef(
+      id,
+      account.accountId,
+      region.regionId,
+      ecs?.name ?? node?.node.name,
+      node?.cluster.cluster.clusterId,
+    );
+    const ratio = used / limit;
+    const figures = { used, limit, ratio, vServerGroups: a?.groups ?? 0, limitSource };
+    const severity = quotaSeverity(ratio, ctx.settings.quota);
+    // The CLB list only where it helps (failures): a fleet has tens of thousands of passing ECS instances.
+    const text =
+      `ECS ${id}${node ? ` (node ${node.node.name})` : ''} is a backend of ${count(used, 'CLB instance')}` +
+      `${a && severity ? ` (${count(a.groups, 'server group')}; e.g. ${listSome(a.sampleLoadBalancerIds)})` : ''}: ${pct(ratio)} of the ` +
+      `attachment quota ${limit} (${limitSource === 'quota-center' ? 'Quota Center' : 'documented default'})`;
+    if (severity)
+      out.push(
+        r.fail(ref, text, {
+          severity,
+          figures: { ...figures, loadBalancerIds: [...(a?.sampleLoadBalancerIds ?? [])] },
+        }),
+      );
+    else out.push(r.pass(ref, text, figures));
   },
-};
+});

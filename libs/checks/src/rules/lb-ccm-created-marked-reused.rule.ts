@@ -1,7 +1,6 @@
 import { TAG_CCM_OWNER, needClb, type Severity } from '@app/domain';
 import { scopedCheck } from '../check-scope';
 import { DOC_URL, SEED } from '../doc-links.constants';
-import { reusedClbOf } from '../reuse.util';
 import { serviceRef } from '../result.util';
 
 const SEVERITY: Severity = 'warning';
@@ -34,18 +33,11 @@ export const lbCcmCreatedMarkedReusedRule = scopedCheck({
     `${SEED.serviceFaq} "Does deleting a service also delete the SLB instance?"; ${SEED.serviceFaqClb} "Service ` +
     `deletion and CLB instances"; ${SEED.troubleshooting} reuse row (delete the annotation when the IP matches); ` +
     'CCM pkg/controller/service/reconcile/annotation/annotations.go GetDefaultLoadBalancerName',
-  scope: 'service',
+  scope: 'reusedClb',
   needs: ['kubernetes'],
   applies: (se) => needClb(se.service),
-  check(se, out, r, ctx) {
-    const reused = reusedClbOf(ctx.index, se);
-    if (!reused) return;
+  check({ service: se, clb: { clb } }, out, r) {
     const ref = serviceRef(se);
-    if (!reused.entry) {
-      out.push(r.skipped(ref, reused.skipReason, { loadBalancerId: reused.lbId }));
-      return;
-    }
-    const clb = reused.entry.clb;
     const owner = clb.tags[TAG_CCM_OWNER];
     const own =
       se.defaultLbName !== '' &&

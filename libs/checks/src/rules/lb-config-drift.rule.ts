@@ -18,33 +18,255 @@ import {
   parseVGroupPort,
   reusedLoadBalancerId,
   serviceTrafficPolicy,
+  type Clb,
   type EligibleNodes,
+  type ExpectedVServerGroup,
+  type K8sService,
   type Severity,
+  type TrafficPolicy,
   type VServerGroup,
   type VServerGroupOwner,
 } from '@app/domain';
 import { scopedCheck } from '../check-scope';
+import type { CheckContext } from '../check.types';
 import { DOC_URL, SEED } from '../doc-links.constants';
-import { ccmSyncFails, count, listSome, notReadReason, serviceRef } from '../result.util';
+import type { ServiceEntry } from '../fleet-index';
+import { ccmSyncFails, count, listSome, serviceRef } from '../result.util';
 
 const SEVERITY: Severity = 'warning';
 const ID = 'LB_CONFIG_DRIFT';
 
-const ECS_INDEX = new WeakMap<EligibleNodes, Map<string, number>>();
+/** What CCM would set for a Service on its CLB (`ccmModel`), with what the comparison needs. */
+interface CcmModel {
+  groups: ExpectedVServerGroup[];
+  policy: TrafficPolicy;
+  eligible: EligibleNodes;
+  /** vServer group id per Service port from `vgroup-port` (reused CLBs only). */
+  userGroupByPort?: ReadonlyMap<string, string>;
+  /** Weights are not compared: CCM before v1.9.3.276 weighted differently, or `ignore-weight-update: on`. */
+  ignoreWeightUpdate: boolean;
+  /** CCM before v1.9.3.276: its weights are not the model's (figure `weightsCompared: false`). */
+  oldWeights: boolean;
+}
+
+/** Drift of the vServer groups: the differences, samples, and the group id bound per Service port. */
+interface GroupDrift {
+  drift: string[];
+  samples: string[];
+  compared: number;
+  add: number;
+  remove: number;
+  update: number;
+  groupIdByPort: Map<number, string>;
+}
+
+/** Whether a CCM name (`k8s/{port}/{svc}/{ns}/{clusterId}`) is the Service's own. */
+function ownedBy(name: string | undefined, owner: VServerGroupOwner): boolean {
+  const k = parseCcmNamedKey(name);
+  return (
+    k !== undefined &&
+    k.serviceName === owner.serviceName &&
+    k.namespace === owner.namespace &&
+    k.clusterId === owner.clusterId
+  );
+}
 
 /**
- * ECS id -> position of the eligible nodes: in Cluster mode `expectedVServerGroups` lists them first and in
- * this order, so the index serves every Cluster-mode Service sharing the node set (memoised per set).
+ * Why CCM changes nothing on the CLB (it refuses the reuse of a CCM- or ACK-tagged CLB, model_applier.go
+ * isLoadBalancerReusable) or the comparison cannot be made (backend mode unknown), or `undefined`.
  */
-function ecsIndexOf(eligible: EligibleNodes): Map<string, number> {
-  let m = ECS_INDEX.get(eligible);
-  if (!m) {
-    const index = new Map<string, number>();
-    eligible.nodes.forEach((n, i) => index.set(n.ecsInstanceId ?? '', i));
-    ECS_INDEX.set(eligible, index);
-    m = index;
+function notComparable(se: ServiceEntry, clb: Clb, ctx: CheckContext): string | undefined {
+  const { service } = se;
+  const { cluster } = se.cluster;
+  if (
+    reusedLoadBalancerId(service) &&
+    (clb.tags[TAG_CCM_OWNER] !== undefined || clb.tags[TAG_CLUSTER_ID] !== undefined)
+  )
+    return `CCM refuses to reuse CLB ${clb.loadBalancerId} and changes nothing on it (see ${
+      ctx.index.apiServerClusters.has(clb.loadBalancerId)
+        ? 'LB_REUSE_OF_APISERVER'
+        : 'LB_REUSE_OF_CCM_CREATED'
+    })`;
+  if (cluster.addons === undefined && (service.annotations[ANNOTATION_BACKEND_TYPE] ?? '') === '')
+    return `add-ons of cluster ${cluster.clusterId} were not read: backend mode unknown`;
+  return undefined;
+}
+
+/**
+ * The vServer groups CCM would set (`expectedVServerGroups`, same node selection, mode and weights as CCM), or
+ * the error CCM fails the sync with before it changes any group: backend-label or weights that do not parse, an
+ * endpoint without node, `vgroup-port` that does not parse or names no user group of the CLB (clbv1/vgroups.go
+ * buildVGroupForServicePort: "can not find vgroupId %s in lb %s", "cannot reuse a ccm created vgroup %s for slb %s").
+ */
+function ccmModel(se: ServiceEntry, clb: Clb, ctx: CheckContext): CcmModel | { error: string } {
+  const { service } = se;
+  const { cluster } = se.cluster;
+  const sel = nodeSelectionOptionsOf(service, cluster.ccmVersion);
+  if ('error' in sel) return sel;
+  const policy = serviceTrafficPolicy(service, cluster).policy;
+  const eligible = ctx.index.eligibleNodes(se.cluster, sel.options);
+  const model = expectedVServerGroups({
+    service,
+    clusterId: cluster.clusterId,
+    policy,
+    eligible,
+    endpointSlices: ctx.index.endpointSlicesOf(se.cluster, service.namespace, service.name),
+    ...(cluster.ccmVersion !== undefined ? { ccmVersion: cluster.ccmVersion } : {}),
+  });
+  if ('error' in model) return model;
+  const vgp = reusedLoadBalancerId(service)
+    ? parseVGroupPort(getLbAnnotation(service.annotations, LB_ANNOTATION.vgroupPort))
+    : undefined;
+  if (vgp && 'error' in vgp) return { error: `vgroupid parse error: ${vgp.error}` };
+  for (const g of vgp ? model.groups : []) {
+    const id = vgp!.byPort.get(String(g.servicePort.port));
+    if (!id) continue;
+    const bound = clb.vServerGroups.find((x) => x.vServerGroupId === id);
+    if (!bound) return { error: `can not find vgroupId ${id} in lb ${clb.loadBalancerId}` };
+    if (parseCcmNamedKey(bound.name))
+      return { error: `cannot reuse a ccm created vgroup ${id} for slb ${clb.loadBalancerId}` };
   }
-  return m;
+  // CCM before v1.9.3.276 weighted Local-mode nodes differently (100 each, or 16/33/50 percentages; seeds
+  // 000/001): the model's pod-count weights would be false drift there, so weights are not compared.
+  const oldWeights =
+    ccmVersionAtLeast(cluster.ccmVersion, CCM_FEATURES.podCountWeights.sinceVersion) === false;
+  // `ignore-weight-update` is read from CCM v2.11.1 on (CCM_FEATURES.ignoreWeightUpdate), case-insensitively.
+  const ignoreWeightUpdate =
+    oldWeights ||
+    ((getLbAnnotation(service.annotations, LB_ANNOTATION.ignoreWeightUpdate) ?? '').toLowerCase() === 'on' &&
+      ccmHasFeature(cluster.ccmVersion, 'ignoreWeightUpdate'));
+  return {
+    groups: model.groups,
+    policy,
+    eligible,
+    ...(vgp ? { userGroupByPort: vgp.byPort } : {}),
+    ignoreWeightUpdate,
+    oldWeights,
+  };
+}
+
+/**
+ * vServer groups (vgroups.go `diff`, `isBackendManagedByMyService`): missing groups, backends CCM would add,
+ * CCM-described backends it would remove, weights and descriptions it would rewrite, and CCM-named groups of the
+ * Service that no port needs (CCM deletes them).
+ */
+function vServerGroupDrift(
+  clb: Clb,
+  model: CcmModel,
+  owner: VServerGroupOwner,
+  ctx: CheckContext,
+): GroupDrift {
+  const byName = ctx.index.vServerGroupsByName(clb);
+  const out: GroupDrift = {
+    drift: [],
+    samples: [],
+    compared: 0,
+    add: 0,
+    remove: 0,
+    update: 0,
+    groupIdByPort: new Map(),
+  };
+  const missingGroups: string[] = [];
+  const expectedNames = new Set<string>();
+  for (const g of model.groups) {
+    expectedNames.add(g.name);
+    const userGroupId = model.userGroupByPort?.get(String(g.servicePort.port));
+    const remote: VServerGroup | undefined = userGroupId
+      ? clb.vServerGroups.find((x) => x.vServerGroupId === userGroupId)
+      : byName.get(g.name);
+    if (!remote) {
+      missingGroups.push(userGroupId ?? g.name);
+      continue;
+    }
+    out.groupIdByPort.set(g.servicePort.port, remote.vServerGroupId);
+    out.compared += remote.backendServers.length;
+    const d = diffVServerGroupBackends(g, remote.backendServers, owner, {
+      ignoreWeightUpdate: model.ignoreWeightUpdate,
+      maxSamples: 2,
+      // Cluster mode lists the eligible nodes first, in order: one shared index per node set.
+      ...(model.policy === 'cluster' ? { ecsIndex: ctx.index.ecsPositions(model.eligible) } : {}),
+    });
+    out.add += d.add;
+    out.remove += d.remove;
+    out.update += d.update;
+    if (out.samples.length < 4) {
+      for (const b of d.addSamples)
+        out.samples.push(`+${b.serverIp && b.type === 'eni' ? b.serverIp : b.serverId}:${b.port}`);
+      for (const b of d.removeSamples) out.samples.push(`-${b.serverId}:${b.port ?? ''}`);
+      for (const u of d.updateSamples)
+        out.samples.push(
+          `~${u.actual.serverId} ${u.fields.includes('weight') ? `weight ${u.actual.weight}->${u.expected.weight}` : 'description'}`,
+        );
+    }
+  }
+  if (missingGroups.length)
+    out.drift.push(`${count(missingGroups.length, 'vServer group')} missing (${listSome(missingGroups, 2)})`);
+  if (out.add) out.drift.push(`${count(out.add, 'backend')} to add`);
+  if (out.remove) out.drift.push(`${count(out.remove, 'backend')} to remove`);
+  if (out.update) out.drift.push(`${count(out.update, 'backend')} to rewrite (weight or description)`);
+  const staleGroups = clb.vServerGroups
+    .filter((g) => !expectedNames.has(g.name) && ownedBy(g.name, owner))
+    .map((g) => g.name);
+  if (staleGroups.length)
+    out.drift.push(
+      `${count(staleGroups.length, 'stale vServer group')} to delete (${listSome(staleGroups, 2)})`,
+    );
+  return out;
+}
+
+/**
+ * Listeners, when CCM manages them (not reused, or `force-override-listeners: "true"`; listeners.go): a listener
+ * per Service port with the protocol of `protocol-port`, forwarding to the port's vServer group, and the Service's
+ * own listeners no port needs. `note` says why listeners were not compared.
+ */
+function listenerDrift(
+  service: K8sService,
+  clb: Clb,
+  owner: VServerGroupOwner,
+  groupIdByPort: ReadonlyMap<number, string>,
+): { drift: string[]; note: string } {
+  const drift: string[] = [];
+  if (!ccmManagesListeners(service)) return { drift, note: '' };
+  const exp = expectedListeners(service, owner.clusterId);
+  if ('error' in exp) return { drift, note: `listeners not compared: ${exp.error}` };
+  const missing: string[] = [];
+  const changed: string[] = [];
+  const misrouted: string[] = [];
+  const wanted = new Set<string>();
+  for (const l of exp.listeners) {
+    wanted.add(`${l.protocol}/${l.port}`);
+    const remote = clb.listeners.find((x) => x.port === l.port && x.protocol === l.protocol);
+    if (!remote) {
+      const other = clb.listeners.find((x) => x.port === l.port);
+      if (other) changed.push(`${l.port} is ${other.protocol}, CCM sets ${l.protocol}`);
+      else missing.push(`${l.protocol}/${l.port}`);
+      continue;
+    }
+    const gid = groupIdByPort.get(l.port);
+    if (remote.vServerGroupId && gid && remote.vServerGroupId !== gid)
+      misrouted.push(`${l.protocol}/${l.port} -> ${remote.vServerGroupId}`);
+  }
+  const extra = clb.listeners
+    .filter((x) => !wanted.has(`${x.protocol}/${x.port}`) && ownedBy(x.description, owner))
+    .map((x) => `${x.protocol}/${x.port}`);
+  if (missing.length) drift.push(`listener ${listSome(missing, 3)} missing`);
+  if (changed.length) drift.push(`listener ${listSome(changed, 3)}`);
+  if (misrouted.length) drift.push(`listener ${listSome(misrouted, 2)} forwards to another vServer group`);
+  if (extra.length) drift.push(`listener ${listSome(extra, 3)} to delete`);
+  return { drift, note: '' };
+}
+
+/** The CLB name (`name` annotation) and, on a pay-by-spec CLB, the `spec` annotation (loadbalancer.go Update). */
+function attributeDrift(service: K8sService, clb: Clb): string[] {
+  const drift: string[] = [];
+  const wantedName = getLbAnnotation(service.annotations, LB_ANNOTATION.name);
+  if (wantedName && wantedName !== clb.name) drift.push(`name "${clb.name}" -> "${wantedName}"`);
+  const wantedSpec = getLbAnnotation(service.annotations, LB_ANNOTATION.spec);
+  const payBySpec =
+    clb.instanceChargeType === 'PayBySpec' || (clb.instanceChargeType === undefined && !!clb.spec);
+  if (wantedSpec && payBySpec && wantedSpec !== clb.spec)
+    drift.push(`spec ${clb.spec ?? 'none'} -> ${wantedSpec}`);
+  return drift;
 }
 
 /**
@@ -85,240 +307,53 @@ export const lbConfigDriftRule = scopedCheck({
     `configuration of an SLB instance modified?"; ${SEED.lbConsiderations} "Notes on CCM-managed load balancers"; CCM ` +
     'pkg/controller/service/clbv1/vgroups.go (diff), listeners.go, loadbalancer.go',
   scope: 'service',
-  needs: ['kubernetes'],
+  needs: ['kubernetes', 'slb'],
   applies: ({ service }) => needClb(service) && !service.deletionTimestamp,
   check(se, out, r, ctx) {
     const { service } = se;
     const ref = serviceRef(se);
-    const { account, region, cluster } = se.cluster;
-    if (!region.loadBalancers) {
-      out.push(
-        r.skipped(
-          ref,
-          notReadReason(
-            ctx.index,
-            `CLB instances of ${region.regionId}`,
-            'slb',
-            account.accountId,
-            region.regionId,
-          ),
-        ),
-      );
-      return;
-    }
-    const found = ctx.index.ccmFindClb(se);
-    if (!found.entry) {
+    const clb = ctx.index.clbOf(se).entry?.clb;
+    if (!clb) {
       out.push(
         r.skipped(ref, `${ref.id} has no CLB to compare (see LB_NOT_FOUND_FOR_SERVICE, SERVICE_LB_PENDING)`),
       );
       return;
     }
-    const clb = found.entry.clb;
-    const reused = reusedLoadBalancerId(service);
-    if (reused && (clb.tags[TAG_CCM_OWNER] !== undefined || clb.tags[TAG_CLUSTER_ID] !== undefined)) {
-      out.push(
-        r.skipped(
-          ref,
-          `CCM refuses to reuse CLB ${clb.loadBalancerId} and changes nothing on it (see ${
-            ctx.index.apiServerClusters.has(clb.loadBalancerId)
-              ? 'LB_REUSE_OF_APISERVER'
-              : 'LB_REUSE_OF_CCM_CREATED'
-          })`,
-        ),
-      );
+    const why = notComparable(se, clb, ctx);
+    if (why) {
+      out.push(r.skipped(ref, why));
       return;
     }
-    if (cluster.addons === undefined && (service.annotations[ANNOTATION_BACKEND_TYPE] ?? '') === '') {
-      out.push(r.skipped(ref, `add-ons of cluster ${cluster.clusterId} were not read: backend mode unknown`));
-      return;
-    }
-    const sel = nodeSelectionOptionsOf(service, cluster.ccmVersion);
-    if ('error' in sel) {
-      out.push(r.skipped(ref, ccmSyncFails(ref.id, sel.error)));
-      return;
-    }
-    const policy = serviceTrafficPolicy(service, cluster).policy;
-    const eligible = ctx.index.eligibleNodes(se.cluster, sel.options);
-    const model = expectedVServerGroups({
-      service,
-      clusterId: cluster.clusterId,
-      policy,
-      eligible,
-      endpointSlices: ctx.index.endpointSlicesOf(se.cluster, service.namespace, service.name),
-      ...(cluster.ccmVersion !== undefined ? { ccmVersion: cluster.ccmVersion } : {}),
-    });
+    const model = ccmModel(se, clb, ctx);
     if ('error' in model) {
       out.push(r.skipped(ref, ccmSyncFails(ref.id, model.error)));
-      return;
-    }
-    const vgp = reused
-      ? parseVGroupPort(getLbAnnotation(service.annotations, LB_ANNOTATION.vgroupPort))
-      : undefined;
-    if (vgp && 'error' in vgp) {
-      out.push(r.skipped(ref, ccmSyncFails(ref.id, `vgroupid parse error: ${vgp.error}`)));
       return;
     }
     const owner: VServerGroupOwner = {
       serviceName: service.name,
       namespace: service.namespace,
-      clusterId: cluster.clusterId,
+      clusterId: se.cluster.cluster.clusterId,
     };
-    // CCM before v1.9.3.276 weighted Local-mode nodes differently (100 each, or 16/33/50 percentages; seeds
-    // 000/001): the model's pod-count weights would be false drift there, so weights are not compared.
-    const oldWeights =
-      ccmVersionAtLeast(cluster.ccmVersion, CCM_FEATURES.podCountWeights.sinceVersion) === false;
-    // `ignore-weight-update` is read from CCM v2.11.1 on (CCM_FEATURES.ignoreWeightUpdate), case-insensitively.
-    const ignoreWeightUpdate =
-      oldWeights ||
-      ((getLbAnnotation(service.annotations, LB_ANNOTATION.ignoreWeightUpdate) ?? '').toLowerCase() ===
-        'on' &&
-        ccmHasFeature(cluster.ccmVersion, 'ignoreWeightUpdate'));
-    const byName = ctx.index.vServerGroupsByName(clb);
-    const drift: string[] = [];
-    let add = 0;
-    let remove = 0;
-    let update = 0;
-    let compared = 0;
-    const samples: string[] = [];
-    const missingGroups: string[] = [];
-    // vgroup-port must name an existing user vServer group of the CLB; otherwise CCM fails the sync before it
-    // changes any group (clbv1/vgroups.go buildVGroupForServicePort: "can not find vgroupId %s in lb %s",
-    // "cannot reuse a ccm created vgroup %s for slb %s"; a CCM-named group is not user-managed).
-    let vgroupPortError: string | undefined;
-    for (const g of vgp ? model.groups : []) {
-      const id = vgp!.byPort.get(String(g.servicePort.port));
-      if (!id) continue;
-      const bound = clb.vServerGroups.find((x) => x.vServerGroupId === id);
-      if (!bound) vgroupPortError = `can not find vgroupId ${id} in lb ${clb.loadBalancerId}`;
-      else if (parseCcmNamedKey(bound.name))
-        vgroupPortError = `cannot reuse a ccm created vgroup ${id} for slb ${clb.loadBalancerId}`;
-      if (vgroupPortError) break;
-    }
-    if (vgroupPortError) {
-      out.push(r.skipped(ref, ccmSyncFails(ref.id, vgroupPortError)));
-      return;
-    }
-    const groupIdByPort = new Map<number, string>();
-    const expectedNames = new Set<string>();
-    for (const g of model.groups) {
-      expectedNames.add(g.name);
-      const userGroupId = vgp?.byPort.get(String(g.servicePort.port));
-      const remote: VServerGroup | undefined = userGroupId
-        ? clb.vServerGroups.find((x) => x.vServerGroupId === userGroupId)
-        : byName.get(g.name);
-      if (!remote) {
-        missingGroups.push(userGroupId ?? g.name);
-        continue;
-      }
-      groupIdByPort.set(g.servicePort.port, remote.vServerGroupId);
-      compared += remote.backendServers.length;
-      const d = diffVServerGroupBackends(g, remote.backendServers, owner, {
-        ignoreWeightUpdate,
-        maxSamples: 2,
-        // Cluster mode lists the eligible nodes first, in order: one shared index per node set.
-        ...(policy === 'cluster' ? { ecsIndex: ecsIndexOf(eligible) } : {}),
-      });
-      add += d.add;
-      remove += d.remove;
-      update += d.update;
-      if (samples.length < 4) {
-        for (const b of d.addSamples)
-          samples.push(`+${b.serverIp && b.type === 'eni' ? b.serverIp : b.serverId}:${b.port}`);
-        for (const b of d.removeSamples) samples.push(`-${b.serverId}:${b.port ?? ''}`);
-        for (const u of d.updateSamples)
-          samples.push(
-            `~${u.actual.serverId} ${u.fields.includes('weight') ? `weight ${u.actual.weight}->${u.expected.weight}` : 'description'}`,
-          );
-      }
-    }
-    if (missingGroups.length)
-      drift.push(`${count(missingGroups.length, 'vServer group')} missing (${listSome(missingGroups, 2)})`);
-    if (add) drift.push(`${count(add, 'backend')} to add`);
-    if (remove) drift.push(`${count(remove, 'backend')} to remove`);
-    if (update) drift.push(`${count(update, 'backend')} to rewrite (weight or description)`);
-    const staleGroups = clb.vServerGroups
-      .filter((g) => !expectedNames.has(g.name))
-      .filter((g) => {
-        const k = parseCcmNamedKey(g.name);
-        return (
-          k !== undefined &&
-          k.serviceName === owner.serviceName &&
-          k.namespace === owner.namespace &&
-          k.clusterId === owner.clusterId
-        );
-      })
-      .map((g) => g.name);
-    if (staleGroups.length)
-      drift.push(
-        `${count(staleGroups.length, 'stale vServer group')} to delete (${listSome(staleGroups, 2)})`,
-      );
-
-    let listenerNote = '';
-    if (ccmManagesListeners(service)) {
-      const exp = expectedListeners(service, cluster.clusterId);
-      if ('error' in exp) listenerNote = `listeners not compared: ${exp.error}`;
-      else {
-        const missing: string[] = [];
-        const changed: string[] = [];
-        const misrouted: string[] = [];
-        const wanted = new Set<string>();
-        for (const l of exp.listeners) {
-          wanted.add(`${l.protocol}/${l.port}`);
-          const remote = clb.listeners.find((x) => x.port === l.port && x.protocol === l.protocol);
-          if (!remote) {
-            const other = clb.listeners.find((x) => x.port === l.port);
-            if (other) changed.push(`${l.port} is ${other.protocol}, CCM sets ${l.protocol}`);
-            else missing.push(`${l.protocol}/${l.port}`);
-            continue;
-          }
-          const gid = groupIdByPort.get(l.port);
-          if (remote.vServerGroupId && gid && remote.vServerGroupId !== gid)
-            misrouted.push(`${l.protocol}/${l.port} -> ${remote.vServerGroupId}`);
-        }
-        const extra = clb.listeners
-          .filter((x) => !wanted.has(`${x.protocol}/${x.port}`))
-          .filter((x) => {
-            const k = parseCcmNamedKey(x.description);
-            return (
-              k !== undefined &&
-              k.serviceName === owner.serviceName &&
-              k.namespace === owner.namespace &&
-              k.clusterId === owner.clusterId
-            );
-          })
-          .map((x) => `${x.protocol}/${x.port}`);
-        if (missing.length) drift.push(`listener ${listSome(missing, 3)} missing`);
-        if (changed.length) drift.push(`listener ${listSome(changed, 3)}`);
-        if (misrouted.length)
-          drift.push(`listener ${listSome(misrouted, 2)} forwards to another vServer group`);
-        if (extra.length) drift.push(`listener ${listSome(extra, 3)} to delete`);
-      }
-    }
-    const wantedName = getLbAnnotation(service.annotations, LB_ANNOTATION.name);
-    if (wantedName && wantedName !== clb.name) drift.push(`name "${clb.name}" -> "${wantedName}"`);
-    const wantedSpec = getLbAnnotation(service.annotations, LB_ANNOTATION.spec);
-    const payBySpec =
-      clb.instanceChargeType === 'PayBySpec' || (clb.instanceChargeType === undefined && !!clb.spec);
-    if (wantedSpec && payBySpec && wantedSpec !== clb.spec)
-      drift.push(`spec ${clb.spec ?? 'none'} -> ${wantedSpec}`);
-
+    const groups = vServerGroupDrift(clb, model, owner, ctx);
+    const listeners = listenerDrift(service, clb, owner, groups.groupIdByPort);
+    const drift = [...groups.drift, ...listeners.drift, ...attributeDrift(service, clb)];
     const figures = {
       loadBalancerId: clb.loadBalancerId,
-      mode: policy,
+      mode: model.policy,
       vServerGroups: model.groups.length,
-      backendsCompared: compared,
-      backendsToAdd: add,
-      backendsToRemove: remove,
-      backendsToRewrite: update,
-      ...(listenerNote ? { note: listenerNote } : {}),
-      ...(oldWeights ? { weightsCompared: false } : {}),
+      backendsCompared: groups.compared,
+      backendsToAdd: groups.add,
+      backendsToRemove: groups.remove,
+      backendsToRewrite: groups.update,
+      ...(listeners.note ? { note: listeners.note } : {}),
+      ...(model.oldWeights ? { weightsCompared: false } : {}),
     };
     if (drift.length === 0) {
       out.push(
         r.pass(
           ref,
           `CLB ${clb.loadBalancerId} of ${ref.id} matches what CCM would set (${count(model.groups.length, 'vServer group')}, ` +
-            `${count(compared, 'backend')})${listenerNote ? `; ${listenerNote}` : ''}`,
+            `${count(groups.compared, 'backend')})${listeners.note ? `; ${listeners.note}` : ''}`,
           figures,
         ),
       );
@@ -333,7 +368,7 @@ export const lbConfigDriftRule = scopedCheck({
       r.fail(
         ref,
         `CLB ${clb.loadBalancerId} of ${ref.id} differs from what CCM would set: ${drift.join('; ')}` +
-          `${samples.length ? ` (e.g. ${samples.slice(0, 4).join(', ')})` : ''}` +
+          `${groups.samples.length ? ` (e.g. ${groups.samples.slice(0, 4).join(', ')})` : ''}` +
           (failing.length
             ? `; CCM's syncs of this Service currently fail (${failing[0]!.event.reason}, see SERVICE_EVENT_ERROR), so this may be the failed sync rather than a console edit`
             : '; CCM overwrites this at the next reconcile'),

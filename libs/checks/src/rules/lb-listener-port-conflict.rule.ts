@@ -4,14 +4,12 @@ import {
   listenerProtocolOf,
   listenerTransport,
   parseProtocolPort,
-  type CheckResult,
-  type ResourceRef,
   type Severity,
 } from '@app/domain';
-import type { CheckDefinition } from '../check.types';
+import { scopedCheck } from '../check-scope';
 import { DOC_URL, SEED } from '../doc-links.constants';
 import type { ServiceEntry } from '../fleet-index';
-import { clbRef, count, listSome, notReadReason, resultsFor } from '../result.util';
+import { clbRef, count, listSome } from '../result.util';
 
 const SEVERITY: Severity = 'critical';
 const ID = 'LB_LISTENER_PORT_CONFLICT';
@@ -27,7 +25,7 @@ function svcName(se: ServiceEntry): string {
  * port's protocol (`protocol()`, pkg/controller/service/clbv1/listeners.go). One result per CLB used by two or
  * more Services; skipped for CLBs that two Services reuse in a region whose CLBs were not read.
  */
-export const lbListenerPortConflictRule: CheckDefinition = {
+export const lbListenerPortConflictRule = scopedCheck({
   id: ID,
   title: 'Two Services use the same listener port on one CLB',
   category: 'ownership',
@@ -43,78 +41,41 @@ export const lbListenerPortConflictRule: CheckDefinition = {
   source:
     `${SEED.lbConsiderations} "Which load balancers can be reused?" ("Multiple Services cannot use the same listener ` +
     'port"); CCM pkg/controller/service/clbv1/listeners.go buildListenerFromServicePort, protocol()',
-  evaluate(ctx) {
-    const r = resultsFor(ID, SEVERITY);
-    const out: CheckResult[] = [];
-    for (const [lbId, services] of ctx.index.servicesByClb()) {
-      if (services.length < 2) continue;
-      const entry = ctx.index.clbById.get(lbId);
-      if (!entry) continue;
-      const byPort = new Map<string, Set<string>>();
-      for (const se of services) {
-        const parsed = parseProtocolPort(getLbAnnotation(se.service.annotations, LB_ANNOTATION.protocolPort));
-        const entries = 'error' in parsed ? [] : parsed.entries;
-        for (const sp of se.service.ports) {
-          const key = `${listenerTransport(listenerProtocolOf(entries, sp))}/${sp.port}`;
-          const set = byPort.get(key) ?? new Set<string>();
-          set.add(svcName(se));
-          byPort.set(key, set);
-        }
-      }
-      const conflicts = [...byPort.entries()]
-        .filter(([, s]) => s.size > 1)
-        .map(([port, s]) => `${port} (${[...s].sort().join(', ')})`)
-        .sort();
-      const figures = {
-        services: services.map(svcName).sort(),
-        listenerPorts: byPort.size,
-        conflictingPorts: conflicts.length,
-      };
-      const ref = clbRef(entry.clb);
-      if (conflicts.length > 0) {
-        out.push(
-          r.fail(
-            ref,
-            `CLB ${lbId} is used by ${count(services.length, 'Service')}, and ${count(conflicts.length, 'listener port')} ` +
-              `${conflicts.length === 1 ? 'is' : 'are'} asked for by more than one: ${listSome(conflicts, 3)}`,
-            { figures: { ...figures, conflicts } },
-          ),
-        );
-      } else {
-        out.push(
-          r.pass(
-            ref,
-            `CLB ${lbId} is used by ${count(services.length, 'Service')} on distinct listener ports`,
-            figures,
-          ),
-        );
+  scope: 'sharedClb',
+  needs: ['slb'],
+  check({ lbId, clb, services }, out, r) {
+    const byPort = new Map<string, Set<string>>();
+    for (const se of services) {
+      const parsed = parseProtocolPort(getLbAnnotation(se.service.annotations, LB_ANNOTATION.protocolPort));
+      const entries = 'error' in parsed ? [] : parsed.entries;
+      for (const sp of se.service.ports) {
+        const key = `${listenerTransport(listenerProtocolOf(entries, sp))}/${sp.port}`;
+        const set = byPort.get(key) ?? new Set<string>();
+        set.add(svcName(se));
+        byPort.set(key, set);
       }
     }
-    // Reused CLBs of regions whose CLBs were not read: the conflict cannot be judged.
-    for (const [lbId, reusers] of ctx.index.reusersByLbId) {
-      if (reusers.length < 2 || ctx.index.clbById.has(lbId)) continue;
-      const first = reusers[0]!;
-      const { account, region } = first.cluster;
-      if (region.loadBalancers) continue;
-      const ref: ResourceRef = {
-        kind: 'LoadBalancer',
-        id: lbId,
-        accountId: account.accountId,
-        regionId: region.regionId,
-      };
-      out.push(
-        r.skipped(
-          ref,
-          notReadReason(
-            ctx.index,
-            `CLB instances of ${region.regionId}`,
-            'slb',
-            account.accountId,
-            region.regionId,
-          ),
-        ),
-      );
+    const conflicts = [...byPort.entries()]
+      .filter(([, s]) => s.size > 1)
+      .map(([port, s]) => `${port} (${[...s].sort().join(', ')})`)
+      .sort();
+    const figures = {
+      services: services.map(svcName).sort(),
+      listenerPorts: byPort.size,
+      conflictingPorts: conflicts.length,
+    };
+    const used = `CLB ${lbId} is used by ${count(services.length, 'Service')}`;
+    if (conflicts.length === 0) {
+      out.push(r.pass(clbRef(clb.clb), `${used} on distinct listener ports`, figures));
+      return;
     }
-    return out;
+    out.push(
+      r.fail(
+        clbRef(clb.clb),
+        `${used}, and ${count(conflicts.length, 'listener port')} ${conflicts.length === 1 ? 'is' : 'are'} asked for by ` +
+          `more than one: ${listSome(conflicts, 3)}`,
+        { figures: { ...figures, conflicts } },
+      ),
+    );
   },
-};
+});

@@ -3,12 +3,11 @@ import {
   TAG_CCM_OWNER,
   needClb,
   reusedLoadBalancerId,
-  type CheckResult,
   type Severity,
 } from '@app/domain';
-import type { CheckDefinition } from '../check.types';
+import { scopedCheck } from '../check-scope';
 import { DOC_URL, SEED } from '../doc-links.constants';
-import { notReadReason, resultsFor, serviceRef, skipUnreadClusters } from '../result.util';
+import { serviceRef } from '../result.util';
 
 const SEVERITY: Severity = 'critical';
 const ID = 'LB_NOT_FOUND_FOR_SERVICE';
@@ -22,7 +21,7 @@ const ID = 'LB_NOT_FOUND_FOR_SERVICE';
  * CLB passes here (CCM will create one; SERVICE_LB_PENDING reports it if it does not). When a CLB of the region
  * holds the Service's address but lost its tag, the message names it.
  */
-export const lbNotFoundForServiceRule: CheckDefinition = {
+export const lbNotFoundForServiceRule = scopedCheck({
   id: ID,
   title: 'Service points at a CLB that does not exist',
   category: 'ownership',
@@ -42,89 +41,68 @@ export const lbNotFoundForServiceRule: CheckDefinition = {
     `${SEED.troubleshooting} "alicloud: not able to find loadbalancer ... or alicloud: can not find loadbalancer, ` +
     `but it's defined in service"; ${SEED.serviceFaqOld} same row (v1.9.3 wording); ${SEED.serviceFaq} "How to ` +
     'enable SLB renaming for older CCM versions"; CCM pkg/provider/alibaba/slb/loadbalancer.go FindLoadBalancer',
-  evaluate(ctx) {
-    const r = resultsFor(ID, SEVERITY);
-    const out: CheckResult[] = [];
-    skipUnreadClusters(ctx.index, r, out);
-    const regionReason = new Map<string, string>();
-    for (const se of ctx.index.services) {
-      const { service } = se;
-      if (!needClb(service)) continue;
-      const ref = serviceRef(se);
-      const { account, region } = se.cluster;
-      if (!region.loadBalancers) {
-        const key = `${account.accountId}|${region.regionId}`;
-        let why = regionReason.get(key);
-        if (!why) {
-          why = notReadReason(
-            ctx.index,
-            `CLB instances of ${region.regionId}`,
-            'slb',
-            account.accountId,
-            region.regionId,
-          );
-          regionReason.set(key, why);
-        }
-        out.push(r.skipped(ref, why));
-        continue;
-      }
-      const found = ctx.index.ccmFindClb(se);
-      const reused = reusedLoadBalancerId(service);
-      if (found.entry) {
-        out.push(
-          r.pass(ref, `${ref.id} uses CLB ${found.entry.clb.loadBalancerId} (found by ${found.by})`, {
-            loadBalancerId: found.entry.clb.loadBalancerId,
-            foundBy: found.by,
-          }),
-        );
-        continue;
-      }
-      if (reused) {
-        const elsewhere = ctx.index.clbById.get(reused);
-        out.push(
-          r.fail(
-            ref,
-            `${ref.id} names CLB ${reused} in its loadbalancer-id annotation, which does not exist in account ` +
-              `${account.accountId} / ${region.regionId}${elsewhere ? ` (a CLB with that id is in ${elsewhere.account.accountId} / ${elsewhere.region.regionId})` : ''}`,
-            { figures: { loadBalancerId: reused, reason: 'annotation' } },
-          ),
-        );
-        continue;
-      }
-      const addresses = service.ingress.map((i) => i.ip ?? i.hostname).filter((a): a is string => !!a);
-      if (addresses.length === 0 || service.deletionTimestamp) {
-        out.push(
-          r.pass(ref, `${ref.id} has no CLB and no load balancer address yet: CCM will create one`, {
-            foundBy: 'none',
-          }),
-        );
-        continue;
-      }
-      const labelled = service.labels[LABEL_SERVICE_LOADBALANCER_ID];
-      const byAddress = (region.loadBalancers ?? []).find(
-        (c) => c.address !== undefined && addresses.includes(c.address),
+  scope: 'service',
+  needs: ['kubernetes', 'slb'],
+  applies: (se) => needClb(se.service),
+  check(se, out, r, ctx) {
+    const { service } = se;
+    const { account, region } = se.cluster;
+    const ref = serviceRef(se);
+    const found = ctx.index.clbOf(se);
+    const reused = reusedLoadBalancerId(service);
+    if (found.entry) {
+      out.push(
+        r.pass(ref, `${ref.id} uses CLB ${found.entry.clb.loadBalancerId} (found by ${found.by})`, {
+          loadBalancerId: found.entry.clb.loadBalancerId,
+          foundBy: found.by,
+        }),
       );
-      const hint = byAddress
-        ? `; CLB ${byAddress.loadBalancerId} holds ${byAddress.address} but ${byAddress.tags[TAG_CCM_OWNER] !== undefined ? `is tagged ${TAG_CCM_OWNER}=${byAddress.tags[TAG_CCM_OWNER]}` : `has no ${TAG_CCM_OWNER} tag`}`
-        : '';
+      return;
+    }
+    if (reused) {
+      const elsewhere = ctx.index.clbById.get(reused);
       out.push(
         r.fail(
           ref,
-          `${ref.id} has the load balancer address ${addresses.join(', ')} but no CLB in ${region.regionId} is tagged ` +
-            `${TAG_CCM_OWNER}=${se.defaultLbName} or named so${labelled ? ` (label ${LABEL_SERVICE_LOADBALANCER_ID}=${labelled})` : ''}` +
-            `${hint}: CCM fails with "can not find loadbalancer, but it's defined in service"`,
-          {
-            figures: {
-              reason: 'status',
-              addresses,
-              defaultLbName: se.defaultLbName,
-              ...(labelled ? { labelledLoadBalancerId: labelled } : {}),
-              ...(byAddress ? { loadBalancerWithAddress: byAddress.loadBalancerId } : {}),
-            },
-          },
+          `${ref.id} names CLB ${reused} in its loadbalancer-id annotation, which does not exist in account ` +
+            `${account.accountId} / ${region.regionId}${elsewhere ? ` (a CLB with that id is in ${elsewhere.account.accountId} / ${elsewhere.region.regionId})` : ''}`,
+          { figures: { loadBalancerId: reused, reason: 'annotation' } },
         ),
       );
+      return;
     }
-    return out;
+    const addresses = service.ingress.map((i) => i.ip ?? i.hostname).filter((a): a is string => !!a);
+    if (addresses.length === 0 || service.deletionTimestamp) {
+      out.push(
+        r.pass(ref, `${ref.id} has no CLB and no load balancer address yet: CCM will create one`, {
+          foundBy: 'none',
+        }),
+      );
+      return;
+    }
+    const labelled = service.labels[LABEL_SERVICE_LOADBALANCER_ID];
+    const byAddress = (region.loadBalancers ?? []).find(
+      (c) => c.address !== undefined && addresses.includes(c.address),
+    );
+    const hint = byAddress
+      ? `; CLB ${byAddress.loadBalancerId} holds ${byAddress.address} but ${byAddress.tags[TAG_CCM_OWNER] !== undefined ? `is tagged ${TAG_CCM_OWNER}=${byAddress.tags[TAG_CCM_OWNER]}` : `has no ${TAG_CCM_OWNER} tag`}`
+      : '';
+    out.push(
+      r.fail(
+        ref,
+        `${ref.id} has the load balancer address ${addresses.join(', ')} but no CLB in ${region.regionId} is tagged ` +
+          `${TAG_CCM_OWNER}=${se.defaultLbName} or named so${labelled ? ` (label ${LABEL_SERVICE_LOADBALANCER_ID}=${labelled})` : ''}` +
+          `${hint}: CCM fails with "can not find loadbalancer, but it's defined in service"`,
+        {
+          figures: {
+            reason: 'status',
+            addresses,
+            defaultLbName: se.defaultLbName,
+            ...(labelled ? { labelledLoadBalancerId: labelled } : {}),
+            ...(byAddress ? { loadBalancerWithAddress: byAddress.loadBalancerId } : {}),
+          },
+        },
+      ),
+    );
   },
-};
+});

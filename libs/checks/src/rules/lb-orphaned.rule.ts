@@ -2,14 +2,15 @@ import {
   TAG_CCM_OWNER,
   TAG_CLUSTER_ID,
   parseCcmNamedKey,
-  type CheckResult,
+  type AccountSnapshot,
   type Clb,
+  type RegionSnapshot,
   type Severity,
 } from '@app/domain';
-import type { CheckDefinition } from '../check.types';
+import { scopedCheck } from '../check-scope';
 import { DOC_URL, SEED } from '../doc-links.constants';
-import type { ClusterEntry, FleetIndex, RegionEntry, ServiceEntry } from '../fleet-index';
-import { clbRef, regionRef, resultsFor } from '../result.util';
+import type { FleetIndex, ServiceEntry } from '../fleet-index';
+import { clbRef, notReadReason } from '../result.util';
 
 const SEVERITY: Severity = 'warning';
 const ID = 'LB_ORPHANED';
@@ -27,14 +28,62 @@ function formerServiceOf(clb: Clb): string | undefined {
   return undefined;
 }
 
-/** Why the clusters of a region cannot all be searched for the Service, or `undefined` when they can. */
-function regionNotFullyRead(index: FleetIndex, re: RegionEntry): string | undefined {
-  const failed = index.failedCoverage(re.account.accountId, re.region.regionId, undefined, 'cs');
-  if (failed)
-    return `the cluster list of ${re.region.regionId} was not read${failed.message ? ` (${failed.message})` : ''}`;
-  const unread = re.region.clusters.filter((c) => !c.kubernetes).map((c) => c.clusterId);
-  if (unread.length > 0) return `Kubernetes objects of clusters ${unread.join(', ')} were not read`;
-  return undefined;
+/** The owner search of a CCM-created CLB: the Service found (or none), the tagged cluster gone, or why not known. */
+type OwnerSearch = { match?: ServiceEntry; clusterGone?: boolean } | { skip: string };
+
+/**
+ * The Service whose default LB name is `owner`: within the tagged cluster when `clusterId` is set (the cluster must
+ * exist and its Kubernetes objects must have been read), else within the clusters of the CLB's account and region
+ * (a miss counts only when all of them were read).
+ */
+function findOwner(
+  index: FleetIndex,
+  owner: string,
+  clusterId: string | undefined,
+  account: AccountSnapshot,
+  region: RegionSnapshot,
+): OwnerSearch {
+  const candidates = index.servicesByDefaultLbName().get(owner) ?? [];
+  if (clusterId === undefined) {
+    const match = candidates.find(
+      (s) =>
+        s.cluster.account.accountId === account.accountId && s.cluster.region.regionId === region.regionId,
+    );
+    const unread = match ? undefined : index.clustersNotAllRead(account, region);
+    return unread
+      ? { skip: `cannot search every cluster for the owner of ${owner}: ${unread}` }
+      : { ...(match ? { match } : {}) };
+  }
+  const ce = index.clusterById.get(clusterId);
+  if (!ce) {
+    const failed = index.failedCoverage(account.accountId, region.regionId, undefined, 'cs');
+    return failed
+      ? {
+          skip: notReadReason(
+            index,
+            `the cluster list of ${region.regionId}`,
+            'cs',
+            account.accountId,
+            region.regionId,
+            undefined,
+            'was',
+          ),
+        }
+      : { clusterGone: true };
+  }
+  if (!ce.cluster.kubernetes)
+    return {
+      skip: notReadReason(
+        index,
+        `Kubernetes objects of cluster ${clusterId}`,
+        'kubernetes',
+        ce.account.accountId,
+        ce.region.regionId,
+        clusterId,
+      ),
+    };
+  const match = candidates.find((s) => s.cluster.cluster.clusterId === clusterId);
+  return match ? { match } : {};
 }
 
 /**
@@ -49,7 +98,7 @@ function regionNotFullyRead(index: FleetIndex, re: RegionEntry): string | undefi
  * CLBs without the CCM tag (console-created or reused). Skipped when the clusters to search were not all
  * read.
  */
-export const lbOrphanedRule: CheckDefinition = {
+export const lbOrphanedRule = scopedCheck({
   id: ID,
   title: 'CCM-created CLB whose Service or cluster no longer exists',
   category: 'ownership',
@@ -69,149 +118,79 @@ export const lbOrphanedRule: CheckDefinition = {
     `CCM versions" (default name from the UID); ${SEED.lbConsiderations} "Load balancing update policies"; CCM ` +
     'pkg/controller/service/reconcile/annotation/annotations.go GetDefaultLoadBalancerName, ' +
     'pkg/controller/helper/service_utils.go (TAGKEY), pkg/util/constant.go (ClusterTagKey)',
-  evaluate(ctx) {
-    const r = resultsFor(ID, SEVERITY);
-    const out: CheckResult[] = [];
-    const byName = ctx.index.servicesByDefaultLbName();
-    for (const re of ctx.index.regions) {
-      const lbs = re.region.loadBalancers;
-      if (!lbs) {
-        const failed = ctx.index.failedCoverage(re.account.accountId, re.region.regionId, undefined, 'slb');
-        out.push(
-          r.skipped(
-            regionRef(re),
-            `CLB instances of ${re.region.regionId} were not read${failed?.message ? ` (${failed.message})` : ''}`,
-          ),
-        );
-        continue;
-      }
-      let regionReason: string | undefined | null = null; // computed once per region on demand
-      for (const clb of lbs) {
-        const owner = clb.tags[TAG_CCM_OWNER];
-        if (owner === undefined) continue; // not created by CCM: never an orphan
-        const ref = clbRef(clb);
-        const apiServerOf = ctx.index.apiServerClusters.get(clb.loadBalancerId);
-        if (apiServerOf) {
-          out.push(
-            r.pass(
-              ref,
-              `CLB ${clb.loadBalancerId} is the API server CLB of cluster ${apiServerOf[0]?.cluster.clusterId}: never an orphan`,
-            ),
-          );
-          continue;
-        }
-        const clusterId = clb.tags[TAG_CLUSTER_ID];
-        const former = formerServiceOf(clb);
-        const figures = {
-          ownerTag: owner,
-          ...(clusterId ? { clusterId } : {}),
-          ...(former ? { formerService: former } : {}),
-        };
-        const candidates = byName.get(owner) ?? [];
-        let match: ServiceEntry | undefined;
-        if (clusterId !== undefined) {
-          const ce: ClusterEntry | undefined = ctx.index.clusterById.get(clusterId);
-          if (!ce) {
-            const failed = ctx.index.failedCoverage(
-              re.account.accountId,
-              re.region.regionId,
-              undefined,
-              'cs',
-            );
-            if (failed) {
-              out.push(
-                r.skipped(
-                  ref,
-                  `the cluster list of ${re.region.regionId} was not read${failed.message ? ` (${failed.message})` : ''}`,
-                  figures,
-                ),
-              );
-            } else {
-              out.push(
-                r.fail(
-                  ref,
-                  `CLB ${clb.loadBalancerId} was created by CCM for cluster ${clusterId}, which no longer exists${former ? ` (last served ${former})` : ''}`,
-                  {
-                    figures: { ...figures, orphanReason: 'cluster-gone' },
-                  },
-                ),
-              );
-            }
-            continue;
-          }
-          if (!ce.cluster.kubernetes) {
-            const failed = ctx.index.failedCoverage(
-              ce.account.accountId,
-              ce.region.regionId,
-              clusterId,
-              'kubernetes',
-            );
-            out.push(
-              r.skipped(
-                ref,
-                `Kubernetes objects of cluster ${clusterId} were not read${failed?.message ? ` (${failed.message})` : ''}`,
-                figures,
-              ),
-            );
-            continue;
-          }
-          match = candidates.find((s) => s.cluster.cluster.clusterId === clusterId);
-        } else {
-          match = candidates.find(
-            (s) =>
-              s.cluster.account.accountId === re.account.accountId &&
-              s.cluster.region.regionId === re.region.regionId,
-          );
-          if (!match) {
-            if (regionReason === null) regionReason = regionNotFullyRead(ctx.index, re);
-            if (regionReason) {
-              out.push(
-                r.skipped(
-                  ref,
-                  `cannot search every cluster for the owner of ${owner}: ${regionReason}`,
-                  figures,
-                ),
-              );
-              continue;
-            }
-          }
-        }
-        if (!match) {
-          out.push(
-            r.fail(
-              ref,
-              `CLB ${clb.loadBalancerId} was created by CCM (kubernetes.do.not.delete=${owner}) but no Service with that UID ` +
-                `exists${clusterId ? ` in cluster ${clusterId}` : ` in the clusters of ${re.region.regionId}`}${former ? ` (last served ${former})` : ''}`,
-              { figures: { ...figures, orphanReason: 'service-gone' } },
-            ),
-          );
-          continue;
-        }
-        const svcId = `${match.service.namespace}/${match.service.name}`;
-        if (match.service.type !== 'LoadBalancer') {
-          out.push(
-            r.fail(
-              ref,
-              `CLB ${clb.loadBalancerId} was created by CCM for Service ${svcId}, which is now type ${match.service.type}`,
-              {
-                figures: { ...figures, orphanReason: 'service-not-loadbalancer', service: svcId },
-              },
-            ),
-          );
-          continue;
-        }
-        out.push(
-          r.pass(
-            ref,
-            `CLB ${clb.loadBalancerId} belongs to LoadBalancer Service ${svcId} in cluster ${match.cluster.cluster.clusterId}`,
-            {
-              ...figures,
-              service: svcId,
-            },
-          ),
-        );
-      }
+  scope: 'clb',
+  needs: ['slb'],
+  // Not created by CCM (no kubernetes.do.not.delete tag): never an orphan.
+  applies: ({ clb }) => clb.tags[TAG_CCM_OWNER] !== undefined,
+  check({ clb, account, region }, out, r, ctx) {
+    const owner = clb.tags[TAG_CCM_OWNER]!;
+    const ref = clbRef(clb);
+    const apiServerOf = ctx.index.apiServerClusters.get(clb.loadBalancerId);
+    if (apiServerOf) {
+      out.push(
+        r.pass(
+          ref,
+          `CLB ${clb.loadBalancerId} is the API server CLB of cluster ${apiServerOf[0]?.cluster.clusterId}: never an orphan`,
+        ),
+      );
+      return;
     }
-    return out;
+    const clusterId = clb.tags[TAG_CLUSTER_ID];
+    const former = formerServiceOf(clb);
+    const figures = {
+      ownerTag: owner,
+      ...(clusterId ? { clusterId } : {}),
+      ...(former ? { formerService: former } : {}),
+    };
+    const found = findOwner(ctx.index, owner, clusterId, account, region);
+    if ('skip' in found) {
+      out.push(r.skipped(ref, found.skip, figures));
+      return;
+    }
+    if (found.clusterGone) {
+      out.push(
+        r.fail(
+          ref,
+          `CLB ${clb.loadBalancerId} was created by CCM for cluster ${clusterId}, which no longer exists${former ? ` (last served ${former})` : ''}`,
+          { figures: { ...figures, orphanReason: 'cluster-gone' } },
+        ),
+      );
+      return;
+    }
+    const match = found.match;
+    if (!match) {
+      out.push(
+        r.fail(
+          ref,
+          `CLB ${clb.loadBalancerId} was created by CCM (kubernetes.do.not.delete=${owner}) but no Service with that UID ` +
+            `exists${clusterId ? ` in cluster ${clusterId}` : ` in the clusters of ${region.regionId}`}${former ? ` (last served ${former})` : ''}`,
+          { figures: { ...figures, orphanReason: 'service-gone' } },
+        ),
+      );
+      return;
+    }
+    const svcId = `${match.service.namespace}/${match.service.name}`;
+    if (match.service.type !== 'LoadBalancer') {
+      out.push(
+        r.fail(
+          ref,
+          `CLB ${clb.loadBalancerId} was created by CCM for Service ${svcId}, which is now type ${match.service.type}`,
+          {
+            figures: { ...figures, orphanReason: 'service-not-loadbalancer', service: svcId },
+          },
+        ),
+      );
+      return;
+    }
+    out.push(
+      r.pass(
+        ref,
+        `CLB ${clb.loadBalancerId} belongs to LoadBalancer Service ${svcId} in cluster ${match.cluster.cluster.clusterId}`,
+        {
+          ...figures,
+          service: svcId,
+        },
+      ),
+    );
   },
-};
+});

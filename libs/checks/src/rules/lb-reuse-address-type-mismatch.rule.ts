@@ -1,7 +1,6 @@
 import { LB_ANNOTATION, getLbAnnotation, needClb, type Severity } from '@app/domain';
 import { scopedCheck } from '../check-scope';
 import { DOC_URL, SEED } from '../doc-links.constants';
-import { reusedClbOf } from '../reuse.util';
 import { serviceRef } from '../result.util';
 
 const SEVERITY: Severity = 'critical';
@@ -32,18 +31,11 @@ export const lbReuseAddressTypeMismatchRule = scopedCheck({
   source:
     `${SEED.lbConsiderations} "Which load balancers can be reused?"; ${SEED.troubleshooting} "alicloud: can not ` +
     'change LoadBalancer AddressType once created. delete and retry"; CCM pkg/controller/service/clbv1/loadbalancer.go Update',
-  scope: 'service',
+  scope: 'reusedClb',
   needs: ['kubernetes'],
   applies: (se) => needClb(se.service),
-  check(se, out, r, ctx) {
-    const reused = reusedClbOf(ctx.index, se);
-    if (!reused) return;
+  check({ service: se, clb: { clb } }, out, r) {
     const ref = serviceRef(se);
-    if (!reused.entry) {
-      out.push(r.skipped(ref, reused.skipReason, { loadBalancerId: reused.lbId }));
-      return;
-    }
-    const clb = reused.entry.clb;
     const wanted = getLbAnnotation(se.service.annotations, LB_ANNOTATION.addressType);
     const figures = {
       loadBalancerId: clb.loadBalancerId,

@@ -1,4 +1,4 @@
-import { needClb, reusedLoadBalancerId, type Severity } from '@app/domain';
+import { needClb, type Severity } from '@app/domain';
 import { scopedCheck } from '../check-scope';
 import { DOC_URL, SEED } from '../doc-links.constants';
 import { serviceRef } from '../result.util';
@@ -26,27 +26,14 @@ export const lbReuseCrossVpcRule = scopedCheck({
   source:
     `${SEED.troubleshooting} "Status Code: 400 Code: NetworkConflict"; ${SEED.serviceFaqClb} "Why does reusing a CLB ` +
     `instance fail?"; ${SEED.lbConsiderations} "Which load balancers can be reused?"`,
-  scope: 'service',
+  scope: 'reusedClb',
+  // The CLB's own VPC is judged wherever the CLB is (CCM's lookup failure is LB_NOT_FOUND_FOR_SERVICE's).
+  reuseLookup: 'fleet',
   needs: ['kubernetes'],
   applies: (se) => needClb(se.service),
-  check(se, out, r, ctx) {
-    const lbId = reusedLoadBalancerId(se.service);
-    if (!lbId) return;
+  check({ service: se, clb: entry }, out, r) {
     const ref = serviceRef(se);
-    const entry = ctx.index.clbById.get(lbId);
-    if (!entry) {
-      const region = se.cluster.region;
-      out.push(
-        r.skipped(
-          ref,
-          region.loadBalancers
-            ? `CLB ${lbId} is not among the CLB instances of ${region.regionId} (see LB_NOT_FOUND_FOR_SERVICE)`
-            : `CLB instances of ${region.regionId} were not read`,
-          { loadBalancerId: lbId },
-        ),
-      );
-      return;
-    }
+    const lbId = entry.clb.loadBalancerId;
     const clb = entry.clb;
     if (clb.addressType !== 'intranet') {
       out.push(

@@ -12,7 +12,6 @@ import {
 } from '@app/domain';
 import { scopedCheck } from '../check-scope';
 import { DOC_URL, SEED } from '../doc-links.constants';
-import { reusedClbOf } from '../reuse.util';
 import { listSome, serviceRef } from '../result.util';
 
 const SEVERITY: Severity = 'warning';
@@ -45,19 +44,12 @@ export const lbReuseListenersNotManagedRule = scopedCheck({
     `${SEED.serviceFaq} "Why is a listener not configured when I reuse an existing SLB instance?"; ${SEED.serviceFaqOld} ` +
     `"Why is no listener created when I reuse an existing SLB instance?"; ${SEED.lbConsiderations} "Load balancing ` +
     'update policies" (Listener); CCM pkg/controller/service/clbv1/model_applier.go',
-  scope: 'service',
+  scope: 'reusedClb',
   needs: ['kubernetes'],
   applies: ({ service }) => needClb(service),
-  check(se, out, r, ctx) {
+  check({ service: se, clb: { clb } }, out, r, ctx) {
     const { service } = se;
-    const reused = reusedClbOf(ctx.index, se);
-    if (!reused) return;
     const ref = serviceRef(se);
-    if (!reused.entry) {
-      out.push(r.skipped(ref, reused.skipReason, { loadBalancerId: reused.lbId }));
-      return;
-    }
-    const clb = reused.entry.clb;
     if (ccmManagesListeners(service)) {
       out.push(
         r.pass(

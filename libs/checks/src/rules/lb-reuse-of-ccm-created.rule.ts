@@ -1,14 +1,7 @@
-import {
-  TAG_CCM_OWNER,
-  TAG_CLUSTER_ID,
-  needClb,
-  reusedLoadBalancerId,
-  type CheckResult,
-  type Severity,
-} from '@app/domain';
-import type { CheckDefinition } from '../check.types';
+import { TAG_CCM_OWNER, TAG_CLUSTER_ID, needClb, reusedLoadBalancerId, type Severity } from '@app/domain';
+import { scopedCheck } from '../check-scope';
 import { DOC_URL, SEED } from '../doc-links.constants';
-import { resultsFor, serviceRef, skipUnreadClusters } from '../result.util';
+import { serviceRef } from '../result.util';
 
 const SEVERITY: Severity = 'critical';
 const ID = 'LB_REUSE_OF_CCM_CREATED';
@@ -20,7 +13,7 @@ const ID = 'LB_REUSE_OF_CCM_CREATED';
  * the next reconcile. Covers both another Service's CLB and the Service's own CCM-created CLB edited to
  * "reused" (seeds 000/003 warn against that edit). The API-server CLB is reported by LB_REUSE_OF_APISERVER.
  */
-export const lbReuseOfCcmCreatedRule: CheckDefinition = {
+export const lbReuseOfCcmCreatedRule = scopedCheck({
   id: ID,
   title: 'Service reuses a CLB that CCM created',
   category: 'ownership',
@@ -41,75 +34,64 @@ export const lbReuseOfCcmCreatedRule: CheckDefinition = {
     `loadbalancer created by kubernetes"; ${SEED.serviceFaqClb} same row and "Service deletion and CLB instances"; ` +
     `${SEED.lbConsiderations} "Which load balancers can be reused?"; CCM pkg/controller/service/clbv1/model_applier.go ` +
     'isLoadBalancerReusable',
-  evaluate(ctx) {
-    const r = resultsFor(ID, SEVERITY);
-    const out: CheckResult[] = [];
-    // The Services of a cluster whose Kubernetes objects were not read are unknown: say so per cluster.
-    skipUnreadClusters(ctx.index, r, out);
-    const byName = ctx.index.servicesByDefaultLbName();
-    for (const se of ctx.index.services) {
-      const { service } = se;
-      if (!needClb(service)) continue;
-      const lbId = reusedLoadBalancerId(service);
-      if (!lbId) continue;
-      const ref = serviceRef(se);
-      if (ctx.index.apiServerClusters.has(lbId)) {
-        out.push(
-          r.skipped(ref, `CLB ${lbId} is an API server CLB: reported by LB_REUSE_OF_APISERVER`, {
-            loadBalancerId: lbId,
-          }),
-        );
-        continue;
-      }
-      const entry = ctx.index.clbById.get(lbId);
-      if (!entry) {
-        const region = se.cluster.region;
-        const why = region.loadBalancers
-          ? `CLB ${lbId} is not among the CLB instances of ${region.regionId} (see LB_NOT_FOUND_FOR_SERVICE)`
-          : `CLB instances of ${region.regionId} were not read`;
-        out.push(r.skipped(ref, why, { loadBalancerId: lbId }));
-        continue;
-      }
-      const tags = entry.clb.tags;
-      const owner = tags[TAG_CCM_OWNER];
-      const clusterTag = tags[TAG_CLUSTER_ID];
-      if (owner === undefined && clusterTag === undefined) {
-        out.push(
-          r.pass(ref, `${ref.id} reuses CLB ${lbId}, which carries no CCM ownership tag`, {
-            loadBalancerId: lbId,
-          }),
-        );
-        continue;
-      }
-      let whose: string;
-      let ownService = false;
-      if (owner !== undefined && se.defaultLbName !== '' && owner === se.defaultLbName) {
-        ownService = true;
-        whose =
-          'its own CCM-created CLB, edited to be "reused": deleting the Service will no longer delete the CLB';
-      } else if (owner !== undefined) {
-        const o = byName.get(owner)?.[0];
-        whose = o
-          ? `created by CCM for Service ${o.service.namespace}/${o.service.name} in cluster ${o.cluster.cluster.clusterId}`
-          : `created by CCM (kubernetes.do.not.delete=${owner})`;
-      } else {
-        whose = `managed by ACK for cluster ${clusterTag} (ack.aliyun.com)`;
-      }
+  scope: 'service',
+  needs: ['kubernetes'],
+  applies: ({ service }) => needClb(service) && reusedLoadBalancerId(service) !== undefined,
+  check(se, out, r, ctx) {
+    const ref = serviceRef(se);
+    const reused = ctx.index.reusedClb(se, 'fleet')!;
+    const { lbId, entry } = reused;
+    // The API server CLB first, whether or not it was read: LB_REUSE_OF_APISERVER reports it.
+    if (ctx.index.apiServerClusters.has(lbId)) {
       out.push(
-        r.fail(
-          ref,
-          `${ref.id} reuses CLB ${lbId}, ${whose}; CCM refuses: "can not reuse loadbalancer created by kubernetes"`,
-          {
-            figures: {
-              loadBalancerId: lbId,
-              ownServiceClb: ownService,
-              ...(owner !== undefined ? { ownerTag: owner } : {}),
-              ...(clusterTag !== undefined ? { clusterTag } : {}),
-            },
-          },
-        ),
+        r.skipped(ref, `CLB ${lbId} is an API server CLB: reported by LB_REUSE_OF_APISERVER`, {
+          loadBalancerId: lbId,
+        }),
       );
+      return;
     }
-    return out;
+    if (!entry) {
+      out.push(r.skipped(ref, reused.skipReason, { loadBalancerId: lbId }));
+      return;
+    }
+    const tags = entry.clb.tags;
+    const owner = tags[TAG_CCM_OWNER];
+    const clusterTag = tags[TAG_CLUSTER_ID];
+    if (owner === undefined && clusterTag === undefined) {
+      out.push(
+        r.pass(ref, `${ref.id} reuses CLB ${lbId}, which carries no CCM ownership tag`, {
+          loadBalancerId: lbId,
+        }),
+      );
+      return;
+    }
+    let whose: string;
+    let ownService = false;
+    if (owner !== undefined && se.defaultLbName !== '' && owner === se.defaultLbName) {
+      ownService = true;
+      whose =
+        'its own CCM-created CLB, edited to be "reused": deleting the Service will no longer delete the CLB';
+    } else if (owner !== undefined) {
+      const o = ctx.index.servicesByDefaultLbName().get(owner)?.[0];
+      whose = o
+        ? `created by CCM for Service ${o.service.namespace}/${o.service.name} in cluster ${o.cluster.cluster.clusterId}`
+        : `created by CCM (kubernetes.do.not.delete=${owner})`;
+    } else {
+      whose = `managed by ACK for cluster ${clusterTag} (ack.aliyun.com)`;
+    }
+    out.push(
+      r.fail(
+        ref,
+        `${ref.id} reuses CLB ${lbId}, ${whose}; CCM refuses: "can not reuse loadbalancer created by kubernetes"`,
+        {
+          figures: {
+            loadBalancerId: lbId,
+            ownServiceClb: ownService,
+            ...(owner !== undefined ? { ownerTag: owner } : {}),
+            ...(clusterTag !== undefined ? { clusterTag } : {}),
+          },
+        },
+      ),
+    );
   },
-};
+});

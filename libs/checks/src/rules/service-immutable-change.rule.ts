@@ -5,14 +5,29 @@ import {
   getLbAnnotation,
   needClb,
   reusedLoadBalancerId,
+  type K8sService,
   type Severity,
 } from '@app/domain';
 import { scopedCheck } from '../check-scope';
 import { DOC_URL, SEED } from '../doc-links.constants';
-import { notReadReason, serviceRef } from '../result.util';
+import { serviceRef } from '../result.util';
 
 const SEVERITY: Severity = 'critical';
 const ID = 'SERVICE_IMMUTABLE_CHANGE';
+
+/** Whether a Service has one of the annotations this check compares with its CLB. */
+function asksForImmutable(service: K8sService): boolean {
+  const annotations = [
+    LB_ANNOTATION.addressType,
+    LB_ANNOTATION.resourceGroupId,
+    LB_ANNOTATION.spec,
+    LB_ANNOTATION.instanceChargeType,
+  ];
+  return (
+    annotations.some((a) => !!getLbAnnotation(service.annotations, a)) ||
+    reusedLoadBalancerId(service) !== undefined
+  );
+}
 
 /**
  * A CLB Service whose annotations ask CCM to change what cannot change on its existing CLB, so every sync fails
@@ -47,8 +62,8 @@ export const serviceImmutableChangeRule = scopedCheck({
     `${SEED.lbConsiderations} "How to replace the SLB instance for a service"; CCM ` +
     'pkg/controller/service/clbv1/loadbalancer.go Update, model_applier.go isLoadBalancerReusable',
   scope: 'service',
-  needs: ['kubernetes'],
-  applies: ({ service }) => needClb(service) && !service.deletionTimestamp,
+  needs: ['kubernetes', 'slb'],
+  applies: ({ service }) => needClb(service) && !service.deletionTimestamp && asksForImmutable(service),
   check(se, out, r, ctx) {
     const { service } = se;
     const a = service.annotations;
@@ -57,25 +72,9 @@ export const serviceImmutableChangeRule = scopedCheck({
     const spec = getLbAnnotation(a, LB_ANNOTATION.spec);
     const chargeType = getLbAnnotation(a, LB_ANNOTATION.instanceChargeType);
     const reused = reusedLoadBalancerId(service);
-    if (!addressType && !resourceGroup && !spec && !chargeType && !reused) return;
     const ref = serviceRef(se);
-    const { account, region, cluster } = se.cluster;
-    if (!region.loadBalancers) {
-      out.push(
-        r.skipped(
-          ref,
-          notReadReason(
-            ctx.index,
-            `CLB instances of ${region.regionId}`,
-            'slb',
-            account.accountId,
-            region.regionId,
-          ),
-        ),
-      );
-      return;
-    }
-    const found = ctx.index.ccmFindClb(se);
+    const { cluster } = se.cluster;
+    const found = ctx.index.clbOf(se);
     if (!found.entry) {
       out.push(
         r.skipped(

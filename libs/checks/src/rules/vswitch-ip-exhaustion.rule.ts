@@ -2,15 +2,14 @@ import {
   LB_ANNOTATION,
   getLbAnnotation,
   needClb,
-  type CheckResult,
   type ResourceRef,
   type Severity,
   type VSwitch,
 } from '@app/domain';
-import type { CheckDefinition } from '../check.types';
+import { scopedCheck } from '../check-scope';
 import { DOC_URL, FORECAST_HINT, SEED } from '../doc-links.constants';
-import type { RegionEntry } from '../fleet-index';
-import { count, listSome, notReadReason, regionRef, resultsFor } from '../result.util';
+import type { FleetIndex, RegionEntry } from '../fleet-index';
+import { count, listSome, notReadReason, regionRef } from '../result.util';
 
 const SEVERITY: Severity = 'warning';
 const ID = 'VSWITCH_IP_EXHAUSTION';
@@ -40,6 +39,46 @@ function usableAddresses(cidr: string | undefined): number | undefined {
 }
 
 /**
+ * vSwitch id -> who draws addresses from it in a region: the vSwitch of every CLB, every vSwitch a CLB Service
+ * names with `vswitch-id` (annotated), and the vSwitches of the nodes of each cluster whose Kubernetes objects
+ * were read (at most 20 non-annotated users are kept, for messages).
+ */
+function vSwitchUsage(index: FleetIndex, re: RegionEntry): Map<string, Usage> {
+  const usage = new Map<string, Usage>();
+  const use = (id: string | undefined, who: string, annotated = false) => {
+    if (!id) return;
+    let u = usage.get(id);
+    if (!u) {
+      u = { users: [], annotatedBy: [] };
+      usage.set(id, u);
+    }
+    if (annotated) u.annotatedBy.push(who);
+    else if (u.users.length < 20) u.users.push(who);
+  };
+  for (const clb of re.region.loadBalancers ?? []) use(clb.vSwitchId, `CLB ${clb.loadBalancerId}`);
+  for (const ce of index.clustersOf(re.region)) {
+    const k8s = ce.cluster.kubernetes;
+    if (!k8s) continue;
+    for (const svc of k8s.services) {
+      if (!needClb(svc)) continue;
+      const annotated = getLbAnnotation(svc.annotations, LB_ANNOTATION.vswitchId);
+      if (annotated)
+        for (const id of annotated.split(','))
+          use(id.trim(), `Service ${svc.namespace}/${svc.name} (cluster ${ce.cluster.clusterId})`, true);
+    }
+    const seen = new Set<string>();
+    for (const node of k8s.nodes) {
+      const vsw = node.ecsInstanceId ? index.ecsById.get(node.ecsInstanceId)?.ecs.vSwitchId : undefined;
+      if (vsw && !seen.has(vsw)) {
+        seen.add(vsw);
+        use(vsw, `nodes of cluster ${ce.cluster.clusterId}`);
+      }
+    }
+  }
+  return usage;
+}
+
+/**
  * Free IP addresses left in the vSwitches CLBs and ENI backends draw from: the vSwitch of every CLB that has
  * one (internal-facing CLBs), every vSwitch named by a Service's `vswitch-id` annotation, and the vSwitches of
  * the cluster nodes (CCM creates internal-facing CLBs in the cluster's vSwitch unless annotated; Terway pods,
@@ -48,7 +87,7 @@ function usableAddresses(cidr: string | undefined): number | undefined {
  * warning at `vSwitchIps.criticalFreeIps` / `warningFreeIps` free addresses; a vSwitch a Service names that does
  * not exist is critical. Skipped per region when vSwitches were not read.
  */
-export const vswitchIpExhaustionRule: CheckDefinition = {
+export const vswitchIpExhaustionRule = scopedCheck({
   id: ID,
   title: 'vSwitch used by CLBs or ENI backends is running out of IP addresses',
   category: 'quota',
@@ -68,115 +107,70 @@ export const vswitchIpExhaustionRule: CheckDefinition = {
     '"VSwitchAvailableIpNotExist" and "The specified VSwitch does not exist"; VPC API DescribeVSwitches ' +
     '(AvailableIpAddressCount); CCM clbv1/loadbalancer.go setModelDefaultValue (default vSwitch)',
   settings: ['vSwitchIps.warningFreeIps', 'vSwitchIps.criticalFreeIps'],
-  evaluate(ctx) {
-    const r = resultsFor(ID, SEVERITY);
-    const out: CheckResult[] = [];
+  scope: 'region',
+  needs: [],
+  check(re, out, r, ctx) {
+    const { region, account } = re;
     const { warningFreeIps, criticalFreeIps } = ctx.settings.vSwitchIps;
-    const clustersByRegion = new Map<RegionEntry['region'], typeof ctx.index.clusters>();
-    for (const ce of ctx.index.clusters) {
-      const list = clustersByRegion.get(ce.region) ?? [];
-      list.push(ce);
-      clustersByRegion.set(ce.region, list);
+    const usage = vSwitchUsage(ctx.index, re);
+    if (usage.size === 0) return;
+    if (!region.vSwitches) {
+      const why = notReadReason(
+        ctx.index,
+        `vSwitches of ${region.regionId}`,
+        'vpc',
+        account.accountId,
+        region.regionId,
+      );
+      out.push(r.skipped(regionRef(re), why));
+      return;
     }
-    for (const re of ctx.index.regions) {
-      const { region, account } = re;
-      const usage = new Map<string, Usage>();
-      const use = (id: string | undefined, who: string, annotated = false) => {
-        if (!id) return;
-        let u = usage.get(id);
-        if (!u) {
-          u = { users: [], annotatedBy: [] };
-          usage.set(id, u);
-        }
-        if (annotated) u.annotatedBy.push(who);
-        else if (u.users.length < 20) u.users.push(who);
-      };
-      for (const clb of region.loadBalancers ?? []) use(clb.vSwitchId, `CLB ${clb.loadBalancerId}`);
-      for (const ce of clustersByRegion.get(region) ?? []) {
-        const k8s = ce.cluster.kubernetes;
-        if (!k8s) continue;
-        for (const svc of k8s.services) {
-          if (!needClb(svc)) continue;
-          const annotated = getLbAnnotation(svc.annotations, LB_ANNOTATION.vswitchId);
-          if (annotated)
-            for (const id of annotated.split(','))
-              use(id.trim(), `Service ${svc.namespace}/${svc.name} (cluster ${ce.cluster.clusterId})`, true);
-        }
-        const seen = new Set<string>();
-        for (const node of k8s.nodes) {
-          const vsw = node.ecsInstanceId
-            ? ctx.index.ecsById.get(node.ecsInstanceId)?.ecs.vSwitchId
-            : undefined;
-          if (vsw && !seen.has(vsw)) {
-            seen.add(vsw);
-            use(vsw, `nodes of cluster ${ce.cluster.clusterId}`);
-          }
-        }
-      }
-      if (usage.size === 0) continue;
-      if (!region.vSwitches) {
-        out.push(
-          r.skipped(
-            regionRef(re),
-            notReadReason(
-              ctx.index,
-              `vSwitches of ${region.regionId}`,
-              'vpc',
-              account.accountId,
-              region.regionId,
+    const byId = new Map(region.vSwitches.map((v) => [v.vSwitchId, v]));
+    for (const [id, u] of [...usage.entries()].sort((a, b) => (a[0] < b[0] ? -1 : 1))) {
+      const vsw = byId.get(id);
+      const who = [...u.annotatedBy.map((a) => `${a} via vswitch-id`), ...u.users];
+      if (!vsw) {
+        if (u.annotatedBy.length > 0) {
+          out.push(
+            r.fail(
+              vSwitchRef(re, id),
+              `vSwitch ${id} named by ${listSome(u.annotatedBy, 3)} does not exist in ${region.regionId}: ` +
+                'CCM fails with "The specified VSwitch does not exist"',
+              { severity: 'critical', figures: { exists: false, usedBy: who.slice(0, 10) } },
             ),
-          ),
-        );
+          );
+        } else {
+          out.push(
+            r.skipped(
+              vSwitchRef(re, id),
+              `vSwitch ${id} (used by ${listSome(who, 3)}) is not among the vSwitches read in ${region.regionId}`,
+            ),
+          );
+        }
         continue;
       }
-      const byId = new Map(region.vSwitches.map((v) => [v.vSwitchId, v]));
-      for (const [id, u] of [...usage.entries()].sort((a, b) => (a[0] < b[0] ? -1 : 1))) {
-        const vsw = byId.get(id);
-        const who = [...u.annotatedBy.map((a) => `${a} via vswitch-id`), ...u.users];
-        if (!vsw) {
-          if (u.annotatedBy.length > 0) {
-            out.push(
-              r.fail(
-                vSwitchRef(re, id),
-                `vSwitch ${id} named by ${listSome(u.annotatedBy, 3)} does not exist in ${region.regionId}: ` +
-                  'CCM fails with "The specified VSwitch does not exist"',
-                { severity: 'critical', figures: { exists: false, usedBy: who.slice(0, 10) } },
-              ),
-            );
-          } else {
-            out.push(
-              r.skipped(
-                vSwitchRef(re, id),
-                `vSwitch ${id} (used by ${listSome(who, 3)}) is not among the vSwitches read in ${region.regionId}`,
-              ),
-            );
-          }
-          continue;
-        }
-        const free = vsw.availableIpAddressCount;
-        if (free === undefined) {
-          out.push(r.skipped(vSwitchRef(re, id, vsw), `vSwitch ${id} reports no AvailableIpAddressCount`));
-          continue;
-        }
-        const usable = usableAddresses(vsw.cidrBlock);
-        const figures = {
-          freeIps: free,
-          ...(usable !== undefined
-            ? { limit: usable, used: Math.max(usable - free, 0), ratio: Math.max(usable - free, 0) / usable }
-            : {}),
-          ...(vsw.cidrBlock ? { cidrBlock: vsw.cidrBlock } : {}),
-          usedBy: who.slice(0, 10),
-        };
-        const text =
-          `vSwitch ${id}${vsw.cidrBlock ? ` (${vsw.cidrBlock})` : ''} has ${count(free, 'free IP address', 'free IP addresses')}` +
-          `; used by ${listSome(who, 3)}`;
-        if (free <= criticalFreeIps)
-          out.push(r.fail(vSwitchRef(re, id, vsw), text, { severity: 'critical', figures }));
-        else if (free <= warningFreeIps)
-          out.push(r.fail(vSwitchRef(re, id, vsw), text, { severity: 'warning', figures }));
-        else out.push(r.pass(vSwitchRef(re, id, vsw), text, figures));
+      const free = vsw.availableIpAddressCount;
+      if (free === undefined) {
+        out.push(r.skipped(vSwitchRef(re, id, vsw), `vSwitch ${id} reports no AvailableIpAddressCount`));
+        continue;
       }
+      const usable = usableAddresses(vsw.cidrBlock);
+      const figures = {
+        freeIps: free,
+        ...(usable !== undefined
+          ? { limit: usable, used: Math.max(usable - free, 0), ratio: Math.max(usable - free, 0) / usable }
+          : {}),
+        ...(vsw.cidrBlock ? { cidrBlock: vsw.cidrBlock } : {}),
+        usedBy: who.slice(0, 10),
+      };
+      const text =
+        `vSwitch ${id}${vsw.cidrBlock ? ` (${vsw.cidrBlock})` : ''} has ${count(free, 'free IP address', 'free IP addresses')}` +
+        `; used by ${listSome(who, 3)}`;
+      if (free <= criticalFreeIps)
+        out.push(r.fail(vSwitchRef(re, id, vsw), text, { severity: 'critical', figures }));
+      else if (free <= warningFreeIps)
+        out.push(r.fail(vSwitchRef(re, id, vsw), text, { severity: 'warning', figures }));
+      else out.push(r.pass(vSwitchRef(re, id, vsw), text, figures));
     }
-    return out;
   },
-};
+});
