@@ -29,12 +29,12 @@ function byKey<T>(key: (t: T) => string): (a: T, b: T) => number {
 }
 
 /**
- * The CLB a CLB Service uses as the checks see it (`FleetIndex.clbOfService`: id annotation, id label, owner
+ * The CLB a CLB Service uses as the checks see it (`FleetIndex.attributedClbOf`: id annotation, owner
  * tag), kept only when it is in the Service's own account and region (CCM only looks there), with how it was
  * found.
  */
 function clbOf(ix: FleetIndex, se: ServiceEntry): { entry: ClbEntry; match: GraphServiceLbMatch } | undefined {
-  const entry = ix.clbOfService(se);
+  const entry = ix.attributedClbOf(se);
   if (!entry) return undefined;
   if (entry.account.accountId !== se.cluster.account.accountId || entry.region.regionId !== se.cluster.region.regionId) return undefined;
   const id = entry.clb.loadBalancerId;
