@@ -18,6 +18,7 @@ export default defineConfig({
       '@app/reports': here('./libs/reports/src/index.ts'),
       '@app/queue': here('./libs/queue/src/index.ts'),
       '@app/config': here('./libs/config/src/index.ts'),
+      '@app/errors': here('./libs/errors/src/index.ts'),
       '@app/fleet-sim': here('./apps/fleet-sim/src/index.ts'),
       '@app/api': here('./apps/api/src/index.ts'),
       '@app/worker': here('./apps/worker/src/index.ts'),

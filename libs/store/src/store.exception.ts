@@ -2,6 +2,7 @@
  * Typed errors of the store (STYLE.md H.40): each transport maps `code` to its own status
  * (the API's exception filter: NOT_FOUND 404, CONFLICT 409, INVALID_ARGUMENT 400, FORBIDDEN 403, UNAVAILABLE 503).
  */
+import { FleetAuditError } from '@app/errors';
 
 /** Why a store operation failed. */
 export type StoreErrorCode =
@@ -17,8 +18,12 @@ export type StoreErrorCode =
   | 'UNAVAILABLE';
 
 /** An error of the store, with a stable `code`. Messages never contain credentials. */
-export class StoreError extends Error {
+export class StoreError extends FleetAuditError {
   override readonly name = 'StoreError';
+  /** Only UNAVAILABLE (PostgreSQL unreachable) may heal by retrying. */
+  get permanent(): boolean {
+    return this.code !== 'UNAVAILABLE';
+  }
 
   /**
    * @param code stable error code for transports to map

@@ -1,5 +1,6 @@
 import { type ArgumentsHost, Catch, type ExceptionFilter, HttpException, Logger } from '@nestjs/common';
 import { toGraphqlError } from '../graphql/graphql.options';
+import { isFleetAuditError } from '@app/errors';
 import { isConnectionLoss, StoreError, type StoreErrorCode } from '@app/store';
 import { ApiError, type ApiErrorCode } from './api.exception';
 import type { ErrorResponseDto } from './error-response.dto';
@@ -81,8 +82,8 @@ export class ApiExceptionFilter implements ExceptionFilter {
       return { statusCode: statusOfApiError(e.code), error: e.code, message: e.message, ...(e.issues ? { issues: e.issues } : {}) };
     }
     // The launchers (libs/audit, libs/queue) reject a source name that is not configured; matched
-    // by name so the API does not depend on the launcher libraries.
-    if (e instanceof Error && e.name === 'UnknownScanSourceError') {
+    // by its libs/errors code so the API does not depend on the launcher libraries.
+    if (isFleetAuditError(e) && e.code === 'SCAN_SOURCE_UNKNOWN') {
       return { statusCode: 400, error: 'INVALID_ARGUMENT', message: e.message };
     }
     // The in-process scan queue (libs/audit QueuedScanLauncher): full (429) or shutting down (503).
@@ -93,7 +94,7 @@ export class ApiExceptionFilter implements ExceptionFilter {
       return { statusCode: 503, error: 'UNAVAILABLE', message: e.message };
     }
     // Waiver rules (libs/domain WaiverValidationError): the field and the rule broken.
-    if (e instanceof Error && e.name === 'WaiverValidationError') {
+    if (isFleetAuditError(e) && e.code === 'WAIVER_INVALID') {
       const path = (e as Error & { path?: string }).path ?? 'body';
       return { statusCode: 400, error: 'VALIDATION_FAILED', message: `Invalid waiver: ${e.message}`, issues: [{ path: `body.${path}`, message: e.message }] };
     }

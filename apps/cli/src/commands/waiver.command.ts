@@ -7,6 +7,7 @@
 import Table from 'cli-table3';
 import { Command, Option } from 'commander';
 import { WAIVER_CATEGORIES } from '@app/domain';
+import { isFleetAuditError } from '@app/errors';
 import { loadStore } from '../lazy';
 import { CliUsageError, EXIT_OK } from '../cli-error';
 
@@ -44,7 +45,7 @@ async function withStore<T>(opts: WaiverDbOptions, fn: (store: import('@app/stor
 
 /** Turn a waiver validation error into a usage error (exit 2, one line naming the flag). */
 function asUsage(e: unknown): never {
-  if (e instanceof Error && e.name === 'WaiverValidationError') throw new CliUsageError(`invalid waiver: ${e.message}`);
+  if (isFleetAuditError(e) && e.code === 'WAIVER_INVALID') throw new CliUsageError(`invalid waiver: ${e.message}`);
   throw e;
 }
 
@@ -103,7 +104,8 @@ export async function runWaiverList(opts: WaiverDbOptions & { all?: boolean; for
 export async function runWaiverRevoke(id: string, opts: WaiverDbOptions & { by: string }): Promise<number> {
   return withStore(opts, async (store) => {
     const w = await store.waiverService.revoke(id, opts.by).catch((e: unknown) => {
-      if (e instanceof Error && e.name === 'StoreError') throw new CliUsageError(e.message);
+      // A store refusal (not found, conflict, forbidden) is the user's to fix; UNAVAILABLE stays an error.
+      if (isFleetAuditError(e) && e.permanent) throw new CliUsageError(e.message);
       throw e;
     });
     process.stdout.write(`waiver ${w.id} revoked by ${w.revokedBy}: its findings count again\n`);

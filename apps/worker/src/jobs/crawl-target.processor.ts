@@ -1,16 +1,12 @@
 import { targetKey } from '@app/domain';
 import { Injectable } from '@nestjs/common';
 import { UnrecoverableError, type Job } from 'bullmq';
+import { isPermanentError } from '@app/errors';
 import { type JobName, type JobResults } from '@app/queue';
 import { Store } from '@app/store';
 import { CrawlTargetService } from '../scan/crawl-target.service';
 import { CrawlTargetCommand } from './scan-job.commands';
 
-/**
- * Errors of libs/collectors `crawlTarget` that no retry can fix: a target the config does not
- * name, a credentials env variable that is not set.
- */
-const PERMANENT_ERRORS = new Set(['CrawlTargetError', 'CredentialsConfigError']);
 
 /**
  * `crawl-target` jobs: parse the payload, crawl the target (STYLE.md E.19: thin). When the last
@@ -29,9 +25,9 @@ export class CrawlTargetProcessor {
     const cmd = CrawlTargetCommand.create(job.data);
     try {
       return await this.service.crawl(cmd, signal).catch((e: unknown) => {
-        // Configuration mistakes do not heal by retrying.
-        if (e instanceof Error && PERMANENT_ERRORS.has(e.name))
-          throw new UnrecoverableError(`${e.name}: ${e.message}`);
+        // Errors marked permanent (libs/errors: a target the config does not name, an unset
+        // credentials variable, ...) do not heal by retrying.
+        if (e instanceof Error && isPermanentError(e)) throw new UnrecoverableError(`${e.name}: ${e.message}`);
         throw e;
       });
     } catch (e) {

@@ -1,5 +1,6 @@
 import { Injectable } from '@nestjs/common';
 import { UnrecoverableError, type Job } from 'bullmq';
+import { isPermanentError } from '@app/errors';
 import type { JobName, JobResults } from '@app/queue';
 import { PlanScanService } from '../scan/plan-scan.service';
 import { PlanScanCommand } from './scan-job.commands';
@@ -15,7 +16,8 @@ export class PlanScanProcessor {
    */
   process(job: Job): Promise<JobResults[JobName.PlanScan]> {
     return this.service.plan(PlanScanCommand.create(job.data)).catch((e: unknown) => {
-      if (e instanceof Error && e.name === 'CredentialsConfigError')
+      // Permanent errors (libs/errors: an unset credentials variable, a scan row that is gone) fail at once.
+      if (e instanceof Error && isPermanentError(e))
         throw new UnrecoverableError(`${e.name}: ${e.message}`);
       throw e;
     });

@@ -25,6 +25,7 @@ import Ram from '@alicloud/ram20150501';
 import Vpc from '@alicloud/vpc20160428';
 import * as $dara from '@darabonba/typescript';
 import type { ScanConfig } from './scan-config';
+import { FleetAuditError } from '@app/errors';
 
 /** Where one account's API credentials come from. */
 export type AccountCredentials =
@@ -43,8 +44,11 @@ export type AccountCredentials =
     };
 
 /** Problem building credentials from the config (e.g. a named env variable is unset). */
-export class CredentialsConfigError extends Error {
+export class CredentialsConfigError extends FleetAuditError {
   override readonly name = 'CredentialsConfigError';
+  readonly code = 'CREDENTIALS_CONFIG_INVALID';
+  /** The environment or the scan config must change first. */
+  readonly permanent = true;
 }
 
 /**

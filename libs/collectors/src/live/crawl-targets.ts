@@ -53,6 +53,7 @@ import { readRam } from './ram.collector';
 import { readClusterList, readEcsInstances, readSlb, readSlbQuotas, readVSwitches } from './region.collector';
 import type { ScanAccount, ScanConfig } from './scan-config';
 import { processEnvironment, type Environment } from '@app/config';
+import { FleetAuditError } from '@app/errors';
 
 export {
   createBottleneckRateLimiter,
@@ -97,8 +98,11 @@ export interface CrawlTargetOptions {
 }
 
 /** A target the config does not name (not an API error: a caller's mistake). */
-export class CrawlTargetError extends Error {
+export class CrawlTargetError extends FleetAuditError {
   override readonly name = 'CrawlTargetError';
+  readonly code = 'CRAWL_TARGET_UNKNOWN';
+  /** A retry crawls the same unknown target. */
+  readonly permanent = true;
 }
 
 /** Datasets of an account target (ram). */
