@@ -2,12 +2,24 @@
  * The embedded path (PGlite behind pglite-socket, one connection): migrations and every
  * repository method work on it as on the PostgreSQL server, and a data directory persists.
  */
-import { mkdtempSync, rmSync } from 'node:fs';
+import { existsSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { FINDING_ROWS_PER_INSERT, Store, StoreError, startEmbeddedPostgres, type EmbeddedPostgres, SYSTEM_PRINCIPAL } from '@app/store';
+import {
+  defaultTemplateCacheDir,
+  FINDING_ROWS_PER_INSERT,
+  Store,
+  StoreError,
+  startEmbeddedPostgres,
+  templateFileName,
+  type EmbeddedPostgres,
+  SYSTEM_PRINCIPAL,
+} from '@app/store';
 import { makeCoverage, makeFinding, makeFindings } from './finding.factory';
+
+/** Every PGlite start runs initdb or loads a template in WASM: slow on a busy 2-core machine. */
+const PGLITE_TIMEOUT_MS = 300_000;
 
 describe('startEmbeddedPostgres (PGlite)', () => {
   let pg: EmbeddedPostgres;
@@ -102,5 +114,69 @@ describe('startEmbeddedPostgres (PGlite)', () => {
     } finally {
       rmSync(dataDir, { recursive: true, force: true });
     }
+  }, PGLITE_TIMEOUT_MS);
+
+  it('caches the migrated schema as a template: the next start loads it and migrating applies nothing', async () => {
+    const cacheDir = mkdtempSync(join(tmpdir(), 'fleet-audit-pglite-cache-'));
+    try {
+      const first = await startEmbeddedPostgres({ templateCacheDir: cacheDir });
+      expect(first.origin).toBe('initdb');
+      const s1 = await Store.open({ connectionString: first.connectionString, migrate: true, poolMax: first.poolMax });
+      const file = await first.saveTemplate();
+      expect(file).toBe(join(cacheDir, templateFileName()));
+      expect(existsSync(file!)).toBe(true);
+      // Data written after the template was saved is not in it.
+      await s1.scans.create({ source: 'offline', fleetName: 'after-template' });
+      await s1.close();
+      await first.close();
+
+      const second = await startEmbeddedPostgres({ templateCacheDir: cacheDir });
+      expect(second.origin).toBe('template');
+      expect(await second.saveTemplate()).toBeUndefined();
+      const s2 = await Store.open({ connectionString: second.connectionString, poolMax: second.poolMax });
+      try {
+        expect(await s2.migrate()).toEqual([]);
+        expect(await s2.pendingMigrations()).toEqual([]);
+        expect((await s2.scans.list({ limit: 10 }, SYSTEM_PRINCIPAL)).total).toBe(0);
+        const scan = await s2.scans.create({ source: 'offline', fleetName: 'on-template' });
+        await s2.scans.complete(scan.id, { findings: [makeFinding()], coverage: [makeCoverage()] });
+        expect((await s2.findings.list({}, SYSTEM_PRINCIPAL)).total).toBe(1);
+      } finally {
+        await s2.close();
+        await second.close();
+      }
+    } finally {
+      rmSync(cacheDir, { recursive: true, force: true });
+    }
+  }, PGLITE_TIMEOUT_MS);
+
+  it('starts from initdb when the cached template is corrupt', async () => {
+    const cacheDir = mkdtempSync(join(tmpdir(), 'fleet-audit-pglite-cache-'));
+    try {
+      writeFileSync(join(cacheDir, templateFileName()), 'not a tarball');
+      const pgc = await startEmbeddedPostgres({ templateCacheDir: cacheDir });
+      const sc = await Store.open({ connectionString: pgc.connectionString, migrate: true, poolMax: pgc.poolMax });
+      try {
+        expect(pgc.origin).toBe('initdb');
+        expect(await sc.pendingMigrations()).toEqual([]);
+      } finally {
+        await sc.close();
+        await pgc.close();
+      }
+    } finally {
+      rmSync(cacheDir, { recursive: true, force: true });
+    }
+  }, PGLITE_TIMEOUT_MS);
+
+  it('names the template after the PGlite version and the migrations, in the XDG cache directory', () => {
+    expect(templateFileName()).toMatch(/^pglite-\d+\.\d+\.\d+-[0-9a-f]{16}\.tar\.gz$/);
+    expect(defaultTemplateCacheDir({ XDG_CACHE_HOME: '/var/cache/x' })).toBe('/var/cache/x/ack-fleet-audit');
+    expect(defaultTemplateCacheDir({ XDG_CACHE_HOME: 'relative' })).toMatch(/\/\.cache\/ack-fleet-audit$/);
   });
+
+  it('close is idempotent and a closed database refuses connections', async () => {
+    const p = await startEmbeddedPostgres();
+    await Promise.all([p.close(), p.close()]);
+    await expect(Store.open({ connectionString: p.connectionString, poolMax: 1 })).rejects.toBeInstanceOf(StoreError);
+  }, PGLITE_TIMEOUT_MS);
 });

@@ -3,16 +3,19 @@ import { NestFactory } from '@nestjs/core';
 import { Logger as PinoNestLogger, LoggerModule } from 'nestjs-pino';
 import { logDestination, loggerOptions } from '@app/telemetry';
 import type { RateLimiterOptions } from '@app/collectors';
-import { BullScanJobQueue, DistributedScanClient, RedisRateLimiterPool, ScanScopeLock } from '@app/queue';
+import { BullScanJobQueue, createRedisProbe, DistributedScanClient, RedisRateLimiterPool, ScanScopeLock } from '@app/queue';
 import { Store, startScanReaper } from '@app/store';
 import { rateLimiterFactory } from './scan/rate-limiter.factory';
 import { WorkerModule } from './worker.module';
+import { startWorkerHealthServer, type WorkerHealthServer } from './worker-health.server';
 import { resolveWorkerOptions, type WorkerOptions } from './worker.options';
 
 /** A started worker. */
 export interface RunningWorker {
   /** The Nest application context (tests reach services through it). */
   app: INestApplicationContext;
+  /** `http://host:port` of the health endpoint (`/healthz`, `/readyz`) when `options.health` was given. */
+  healthUrl?: string;
   /**
    * Graceful stop: no new jobs, in-flight jobs finish within `shutdownGraceMs` or go back to the
    * queue, then every connection closes. Idempotent.
@@ -76,13 +79,34 @@ export async function startWorker(options: WorkerOptions): Promise<RunningWorker
     await closeAdapters();
     throw e;
   }
+  let health: WorkerHealthServer | undefined;
+  const redisProbe = options.health ? createRedisProbe(o.redisUrl) : undefined;
+  if (options.health && redisProbe) {
+    try {
+      health = await startWorkerHealthServer({
+        port: options.health.port,
+        ...(options.health.host !== undefined ? { host: options.health.host } : {}),
+        database: () => store.ping(),
+        redis: () => redisProbe.ping(),
+      });
+    } catch (e) {
+      await redisProbe.close();
+      await app.close();
+      await closeAdapters();
+      throw e;
+    }
+  }
   // Fails offline/live scans whose owner died (e.g. `serve` SIGKILLed mid-scan), also when no API runs.
   const stopReaper = startScanReaper(store.scans, { ...(options.scanLease ?? {}), onError: () => undefined });
   let closing: Promise<void> | undefined;
   return {
     app,
+    ...(health ? { healthUrl: health.url } : {}),
     close: () => {
       closing ??= (async () => {
+        // Not ready any more from the first moment of the drain.
+        await health?.close();
+        await redisProbe?.close();
         stopReaper();
         await app.close();
         await closeAdapters();

@@ -100,13 +100,18 @@ export interface WorkerOptions {
   log?: { level: LogLevelName; pretty?: boolean; destination?: DestinationStream };
   /** Name of this worker in BullMQ (shown on the jobs it processes). */
   name?: string;
+  /**
+   * Serve `/healthz` and `/readyz` (PostgreSQL and Redis answer) on this port for Docker Compose
+   * and Kubernetes probes (worker-health.server.ts); default: no health endpoint.
+   */
+  health?: { port: number; host?: string };
 }
 
 /** Options with every default applied. */
 export interface ResolvedWorkerOptions extends Required<
   Omit<
     WorkerOptions,
-    'prefix' | 'settings' | 'rateLimiterFor' | 'name' | 'concurrency' | 'reconcile' | 'policies' | 'scanLease' | 'reports' | 'log'
+    'prefix' | 'settings' | 'rateLimiterFor' | 'name' | 'concurrency' | 'reconcile' | 'policies' | 'scanLease' | 'reports' | 'log' | 'health'
   >
 > {
   reports: { schedule: string | false; accounts?: string[]; webhook?: ReportWebhookOptions };

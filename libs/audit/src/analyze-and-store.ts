@@ -64,6 +64,8 @@ export interface AnalyzeAndStoreRequest {
   settings?: PartialAuditSettings;
   /** When given, the scan is completed in it: findings, coverage, skipped, quota usage, the snapshot and summary in one transaction. */
   store?: Store;
+  /** The snapshot's FleetIndex when the caller built it already (reused for the stored fleet graph). */
+  index?: FleetIndex;
   /** Called before and after the analysis and the store step (progress bars). */
   onPhase?: (phase: 'analyze' | 'store', done: 0 | 1) => void;
 }
@@ -128,27 +130,45 @@ export async function analyzeAndStore(snapshot: FleetSnapshot, req: AnalyzeAndSt
   if (nothing !== undefined) throw new ScanFailedError(nothing, req.scanId);
   req.onPhase?.('analyze', 0);
   // One index for the audit and the stored fleet graph (its lazy backend statistics are computed once).
-  const index = req.store ? FleetIndex.build(snapshot) : undefined;
+  const index = req.index ?? (req.store ? FleetIndex.build(snapshot) : undefined);
   const { results, findings } = runAudit(snapshot, { now: req.now, ...(req.settings ? { settings: req.settings } : {}), ...(index ? { index } : {}) });
   req.onPhase?.('analyze', 1);
   const summary = summarize(snapshot, results, findings);
   const skipped = skippedResultsOf(results);
   const finishedAt = new Date();
-  if (req.store) {
-    req.onPhase?.('store', 0);
-    await req.store.scans.complete(req.scanId, {
-      findings,
-      coverage: snapshot.coverage,
-      skipped,
-      quotaUsage: quotaUsageOf(results, QUOTA_USAGE_CHECK_IDS),
-      // Kept for what-if and headroom forecasts on the database (libs/forecast).
-      snapshot,
-      // What the API serves as a graph (GraphQL, /v1/clusters, /v1/load-balancers/{id}, ...).
-      graph: buildFleetGraph(snapshot, index),
-      summary,
-      finishedAt,
-    });
-    req.onPhase?.('store', 1);
-  }
-  return { results, findings, skipped, summary, finishedAt };
+  const analysis = { results, findings, skipped, summary, finishedAt };
+  if (req.store) await storeAnalysis(req.store, req.scanId, snapshot, analysis, req.onPhase, index);
+  return analysis;
+}
+
+/**
+ * The store step of `analyzeAndStore` on its own: complete the scan row `scanId` with an analysis
+ * of `snapshot` (findings, coverage, skipped results, quota usage samples, the snapshot, its fleet
+ * graph and the summary in one transaction: `store.scans.complete`).
+ * @param index the FleetIndex the audit used (built again when omitted)
+ * @throws StoreError NOT_FOUND when the row does not exist, CONFLICT when it failed, UNAVAILABLE
+ *   when PostgreSQL stays unreachable
+ */
+export async function storeAnalysis(
+  store: Store,
+  scanId: string,
+  snapshot: FleetSnapshot,
+  analysis: ScanAnalysis,
+  onPhase?: (phase: 'store', done: 0 | 1) => void,
+  index?: FleetIndex,
+): Promise<void> {
+  onPhase?.('store', 0);
+  await store.scans.complete(scanId, {
+    findings: analysis.findings,
+    coverage: snapshot.coverage,
+    skipped: analysis.skipped,
+    quotaUsage: quotaUsageOf(analysis.results, QUOTA_USAGE_CHECK_IDS),
+    // Kept for what-if and headroom forecasts on the database (libs/forecast).
+    snapshot,
+    // What the API serves as a graph (GraphQL, /v1/clusters, /v1/load-balancers/{id}, ...).
+    graph: buildFleetGraph(snapshot, index),
+    summary: analysis.summary,
+    finishedAt: analysis.finishedAt,
+  });
+  onPhase?.('store', 1);
 }

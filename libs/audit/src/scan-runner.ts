@@ -10,7 +10,8 @@ import type { PartialAuditSettings } from '@app/checks';
 import { loadFleetDirectory, scanLive, type ScanConfig } from '@app/collectors';
 import type { CheckResult, CoverageEntry, FleetSnapshot, Finding, SkippedResult } from '@app/domain';
 import { startScanHeartbeat, type Store } from '@app/store';
-import { analyzeAndStore, type ScanSummary } from './analyze-and-store';
+import { FleetIndex } from '@app/checks';
+import { analyzeAndStore, storeAnalysis, type ScanAnalysis, type ScanSummary } from './analyze-and-store';
 
 /** Where a scan reads its fleet from. */
 export type ScanSource =
@@ -39,6 +40,12 @@ export interface ScanRequest {
   onProgress?: (p: ScanProgress) => void;
   /** Id of a scan row the caller already created (`store.scans.create`), e.g. to answer 202 first. */
   scanId?: string;
+  /**
+   * Called with the outcome once the analysis is done and before the store step (so a terminal
+   * can show the findings while they are being written). The scan is stored afterwards all the
+   * same, and `runScan` resolves only once it is (or rejects when storing fails).
+   */
+  onAnalyzed?: (outcome: ScanOutcome) => void | Promise<void>;
 }
 
 /** The scan record as printed by `scan --format json` and served by the API. */
@@ -67,12 +74,16 @@ export interface ScanOutcome {
  * Run one scan end to end.
  * @param request source, clock, settings, progress callback
  * @param store when given, the scan and its findings are written (scan row first as `running`,
- *   then findings, fingerprints and the final status in one transaction)
+ *   then findings, fingerprints and the final status in one transaction). A promise of a store
+ *   (one still starting, e.g. the demo's embedded PostgreSQL) defers every write until the fleet
+ *   is read and analyzed: the row is then created and completed at once (see `runScanDeferredStore`).
  * @returns the scan record, findings and all results
  * @throws FleetValidationError / ScanConfigError for bad input (nothing is written);
- *   ScanFailedError when nothing could be read (the stored scan is marked failed)
+ *   ScanFailedError when nothing could be read (the stored scan is marked failed); the store's
+ *   error when a deferred store does not start or the scan cannot be stored
  */
-export async function runScan(request: ScanRequest, store?: Store): Promise<ScanOutcome> {
+export async function runScan(request: ScanRequest, store?: Store | Promise<Store>): Promise<ScanOutcome> {
+  if (store instanceof Promise) return runScanDeferredStore(request, store);
   const startedAt = request.observedAt ?? new Date();
   const sourceKind = request.source.kind;
   // Offline input is validated before a scan row exists: a malformed fleet writes nothing. When the
@@ -80,9 +91,7 @@ export async function runScan(request: ScanRequest, store?: Store): Promise<Scan
   // below, so a fleet that became invalid fails that row instead of leaving it running.
   let snapshot: FleetSnapshot | undefined;
   const loadOffline = (fleetDir: string) => {
-    request.onProgress?.({ phase: 'collect', done: 0, total: 1, target: fleetDir });
-    snapshot = loadFleetDirectory(fleetDir);
-    request.onProgress?.({ phase: 'collect', done: 1, total: 1, target: fleetDir });
+    snapshot = loadOfflineSnapshot(fleetDir, request.onProgress);
   };
   if (request.source.kind === 'offline' && request.scanId === undefined) loadOffline(request.source.fleetDir);
   const fleetName = snapshot?.name ?? (request.source.kind === 'live' ? request.source.config.name : 'fleet');
@@ -93,38 +102,15 @@ export async function runScan(request: ScanRequest, store?: Store): Promise<Scan
   const stopHeartbeat = store ? startScanHeartbeat(store.scans, scanId) : () => undefined;
   try {
     if (!snapshot && request.source.kind === 'offline') loadOffline(request.source.fleetDir);
-    if (!snapshot && request.source.kind === 'live') {
-      const onProgress = request.onProgress;
-      snapshot = await scanLive(request.source.config, {
-        ...(onProgress
-          ? { onProgress: (e: { done: number; total: number; target: string }) => onProgress({ phase: 'collect', ...e }) }
-          : {}),
-      });
-    }
+    if (!snapshot && request.source.kind === 'live') snapshot = await collectLive(request.source.config, request.onProgress);
     if (!snapshot) throw new Error('no fleet source');
-    const onProgress = request.onProgress;
-    const { results, findings, skipped, summary, finishedAt } = await analyzeAndStore(snapshot, {
-      scanId,
-      now: request.now ?? new Date(),
-      ...(request.settings ? { settings: request.settings } : {}),
-      ...(store ? { store } : {}),
-      ...(onProgress ? { onPhase: (phase: 'analyze' | 'store', done: 0 | 1) => onProgress({ phase, done, total: 1 }) } : {}),
-    });
-    return {
-      scan: {
-        id: scanId,
-        status: 'succeeded',
-        source: sourceKind,
-        fleetName: snapshot.name,
-        startedAt: startedAt.toISOString(),
-        finishedAt: finishedAt.toISOString(),
-        summary,
-        coverage: snapshot.coverage,
-        skipped,
-      },
-      findings,
-      results,
-    };
+    // One index for the audit and the stored fleet graph.
+    const index = store ? FleetIndex.build(snapshot) : undefined;
+    const analysis = await analyzeAndStore(snapshot, { ...analyzeRequest(request, scanId), ...(index ? { index } : {}) });
+    const outcome = outcomeOf(scanId, sourceKind, startedAt, snapshot, analysis);
+    await request.onAnalyzed?.(outcome);
+    if (store) await storeAnalysis(store, scanId, snapshot, analysis, onStorePhase(request), index);
+    return outcome;
   } catch (e) {
     if (store) {
       // Retried while the connection is lost; if it stays lost the lease expires and a reaper
@@ -135,6 +121,107 @@ export async function runScan(request: ScanRequest, store?: Store): Promise<Scan
   } finally {
     stopHeartbeat();
   }
+}
+
+/**
+ * `runScan` on a store that is still starting: read and analyze the fleet without touching the
+ * database, hand the outcome to `onAnalyzed`, then wait for the store, create the scan row
+ * (`startedAt` = when the scan started) and complete it in one transaction. A scan that fails after
+ * its input was validated is recorded as a failed row once the store is up (best effort); a store
+ * that never starts rejects the scan, so a caller cannot miss that nothing was stored.
+ */
+async function runScanDeferredStore(request: ScanRequest, storeReady: Promise<Store>): Promise<ScanOutcome> {
+  // Handled where awaited; this keeps an early rejection from being reported as unhandled.
+  storeReady.catch(() => undefined);
+  const startedAt = request.observedAt ?? new Date();
+  const sourceKind = request.source.kind;
+  const scanId = request.scanId ?? randomUUID();
+  // Bad offline input: nothing is written (as in runScan).
+  const offline = request.source.kind === 'offline' ? loadOfflineSnapshot(request.source.fleetDir, request.onProgress) : undefined;
+  let snapshot: FleetSnapshot | undefined = offline;
+  let analysis: ScanAnalysis;
+  let index: FleetIndex;
+  try {
+    if (!snapshot && request.source.kind === 'live') snapshot = await collectLive(request.source.config, request.onProgress);
+    if (!snapshot) throw new Error('no fleet source');
+    index = FleetIndex.build(snapshot);
+    analysis = await analyzeAndStore(snapshot, { ...analyzeRequest(request, scanId), index });
+  } catch (e) {
+    const store = await storeReady.catch(() => undefined);
+    if (store) {
+      const fleetName = snapshot?.name ?? (request.source.kind === 'live' ? request.source.config.name : 'fleet');
+      await store.scans
+        .create({ id: scanId, source: sourceKind, fleetName, startedAt })
+        .then(() => store.scans.fail(scanId, oneLineReason(e)))
+        .catch(() => undefined);
+    }
+    throw e;
+  }
+  const outcome = outcomeOf(scanId, sourceKind, startedAt, snapshot, analysis);
+  await request.onAnalyzed?.(outcome);
+  const store = await storeReady;
+  await store.scans.create({ id: scanId, source: sourceKind, fleetName: snapshot.name, startedAt });
+  const stopHeartbeat = startScanHeartbeat(store.scans, scanId);
+  try {
+    await storeAnalysis(store, scanId, snapshot, analysis, onStorePhase(request), index);
+  } catch (e) {
+    await store.scans.fail(scanId, oneLineReason(e)).catch(() => undefined);
+    throw e;
+  } finally {
+    stopHeartbeat();
+  }
+  return outcome;
+}
+
+/** Read an offline fleet directory, reporting it as one collect target. */
+function loadOfflineSnapshot(fleetDir: string, onProgress: ScanRequest['onProgress']): FleetSnapshot {
+  onProgress?.({ phase: 'collect', done: 0, total: 1, target: fleetDir });
+  const snapshot = loadFleetDirectory(fleetDir);
+  onProgress?.({ phase: 'collect', done: 1, total: 1, target: fleetDir });
+  return snapshot;
+}
+
+/** Read a fleet through the cloud APIs, reporting targets done / total. */
+function collectLive(config: ScanConfig, onProgress: ScanRequest['onProgress']): Promise<FleetSnapshot> {
+  return scanLive(config, {
+    ...(onProgress ? { onProgress: (e: { done: number; total: number; target: string }) => onProgress({ phase: 'collect', ...e }) } : {}),
+  });
+}
+
+/** The analysis step's request (no store: `runScan` stores after `onAnalyzed`). */
+function analyzeRequest(request: ScanRequest, scanId: string): Parameters<typeof analyzeAndStore>[1] {
+  const onProgress = request.onProgress;
+  return {
+    scanId,
+    now: request.now ?? new Date(),
+    ...(request.settings ? { settings: request.settings } : {}),
+    ...(onProgress ? { onPhase: (phase: 'analyze' | 'store', done: 0 | 1) => onProgress({ phase, done, total: 1 }) } : {}),
+  };
+}
+
+/** Progress of the store step. */
+function onStorePhase(request: ScanRequest): ((phase: 'store', done: 0 | 1) => void) | undefined {
+  const onProgress = request.onProgress;
+  return onProgress ? (phase, done) => onProgress({ phase, done, total: 1 }) : undefined;
+}
+
+/** The scan record, findings and results of an analyzed snapshot. */
+function outcomeOf(scanId: string, source: ScanSource['kind'], startedAt: Date, snapshot: FleetSnapshot, a: ScanAnalysis): ScanOutcome {
+  return {
+    scan: {
+      id: scanId,
+      status: 'succeeded',
+      source,
+      fleetName: snapshot.name,
+      startedAt: startedAt.toISOString(),
+      finishedAt: a.finishedAt.toISOString(),
+      summary: a.summary,
+      coverage: snapshot.coverage,
+      skipped: a.skipped,
+    },
+    findings: a.findings,
+    results: a.results,
+  };
 }
 
 /**

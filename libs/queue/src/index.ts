@@ -13,3 +13,4 @@ export * from './distributed-scan.client';
 export * from './distributed-scan.launcher';
 export * from './scan-row-settings.util';
 export * from './queued-credentials';
+export * from './redis-probe';

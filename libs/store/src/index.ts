@@ -22,7 +22,7 @@ export {
 } from './fleet-graph.repository';
 export { isConnectionLoss, withStoreRetry, type StoreRetryOptions } from './store-retry.util';
 export { StoreError, redactConnectionString, type StoreErrorCode } from './store.exception';
-export { startEmbeddedPostgres, type EmbeddedPostgres, type EmbeddedPostgresOptions } from './embedded-postgres';
+export { defaultTemplateCacheDir, startEmbeddedPostgres, templateFileName, type EmbeddedPostgres, type EmbeddedPostgresOptions } from './embedded-postgres';
 export { findMigrationsDir, MIGRATIONS_TABLE } from './migrate.util';
 export { DEFAULT_PAGE_LIMIT, MAX_PAGE_LIMIT, isUuid } from './page.util';
 export { MAX_BIND_PARAMETERS } from './sql.util';

@@ -13,7 +13,7 @@ import { loadApi, loadAudit, loadCollectors, loadFleetSim, loadForecast, loadRep
 import { writeAtomically } from './report.command';
 import { readFileSync } from 'node:fs';
 import type { PartialAuditSettings } from '@app/checks';
-import type { Store } from '@app/store';
+import type { EmbeddedPostgres, Store } from '@app/store';
 import { renderHeadroom, renderTrends, renderWhatIf } from './forecast.command';
 import { Command } from 'commander';
 import { CliUsageError, EXIT_OK, reportError } from '../cli-error';
@@ -55,59 +55,95 @@ export async function assertPortFree(port: number): Promise<void> {
 /** The audit settings the bundled sample fleet is shown with (examples/fleets/sample/README.md). */
 export const SAMPLE_SETTINGS_FILE = 'audit-settings.yaml';
 
-/** Run the demo; returns the exit code. */
+/**
+ * Run the demo; returns the exit code.
+ *
+ * Time to first findings (issue 13 item 5, `npm run bench:demo`): the embedded PostgreSQL starts in
+ * its own thread first (from the cached migrated-schema template when there is one), the simulator
+ * and the scan run meanwhile, and the findings are printed as soon as they are analyzed; the scan is
+ * then stored (the store must succeed: a failure ends the demo with its error) before the capacity
+ * planning, the report and the API, which read it back. NestJS and the API modules are loaded only
+ * after that.
+ */
 export async function runDemoCommand(opts: DemoOptions): Promise<number> {
-  const { QueuedScanLauncher, loadAuditSettings, runScan } = loadAudit();
-  const { createApiApp } = loadApi();
-  const { loadScanConfig, readFleetDirectory } = loadCollectors();
-  const { startSimulator } = loadFleetSim();
-  const { Store, startEmbeddedPostgres } = loadStore();
-  const fleetDir = opts.fleet ?? sampleFleetDir();
-  const settingsFile = opts.settings ?? (opts.fleet === undefined ? join(fleetDir, SAMPLE_SETTINGS_FILE) : undefined);
-  const settings = settingsFile !== undefined ? loadAuditSettings(settingsFile) : undefined;
   const log = (s: string) => process.stderr.write(`${s}\n`);
   // Fail before any work when the API port is taken (not after a scan the user waited for).
   if (!opts.once) await assertPortFree(opts.port);
-  const fleet = readFleetDirectory(fleetDir);
-  const sim = await startSimulator({ fleet, port: 0 });
-  if (settingsFile !== undefined) log(`settings: ${settingsFile}`);
-  log(`simulator: Alibaba Cloud + Kubernetes APIs for fleet "${fleet.name}" on http://${sim.endpoint}`);
-  log('store: starting embedded PostgreSQL (PGlite) ...');
-  const pg = await startEmbeddedPostgres();
-  const store = await Store.open({ connectionString: pg.connectionString, migrate: true, poolMax: pg.poolMax });
-  log('store: embedded PostgreSQL (PGlite), schema migrated');
+  const { Store, startEmbeddedPostgres, defaultTemplateCacheDir } = loadStore();
+  log('store: starting embedded PostgreSQL (PGlite) in the background ...');
+  let pg: EmbeddedPostgres | undefined;
+  let store: Store | undefined;
+  const storeReady = (async () => {
+    pg = await startEmbeddedPostgres({ templateCacheDir: defaultTemplateCacheDir() });
+    store = await Store.open({ connectionString: pg.connectionString, migrate: true, poolMax: pg.poolMax });
+    log(`store: embedded PostgreSQL (PGlite) ready, schema ${pg.origin === 'template' ? 'from the cached template' : 'migrated'}`);
+    if (pg.origin === 'initdb') {
+      // Later demos start from this copy of the migrated schema instead of initdb + migrations.
+      await pg.saveTemplate().then(
+        (file) => file && log(`store: schema template cached in ${file}`),
+        (e: unknown) => log(`store: schema template not cached: ${e instanceof Error ? e.message : String(e)}`),
+      );
+    }
+    return store;
+  })();
+  // Awaited (and so reported) by the scan or the cleanup below.
+  storeReady.catch(() => undefined);
+  let sim: Awaited<ReturnType<ReturnType<typeof loadFleetSim>['startSimulator']>> | undefined;
   try {
+    const { QueuedScanLauncher, loadAuditSettings, runScan } = loadAudit();
+    const { loadScanConfig, readFleetDirectory } = loadCollectors();
+    const { startSimulator } = loadFleetSim();
+    const fleetDir = opts.fleet ?? sampleFleetDir();
+    const settingsFile = opts.settings ?? (opts.fleet === undefined ? join(fleetDir, SAMPLE_SETTINGS_FILE) : undefined);
+    const settings = settingsFile !== undefined ? loadAuditSettings(settingsFile) : undefined;
+    const fleet = readFleetDirectory(fleetDir);
+    sim = await startSimulator({ fleet, port: 0 });
+    if (settingsFile !== undefined) log(`settings: ${settingsFile}`);
+    log(`simulator: Alibaba Cloud + Kubernetes APIs for fleet "${fleet.name}" on http://${sim.endpoint}`);
     // The simulator is local and unlimited: lift the per-account API budget (20 calls/s by default,
     // sized for the real cloud) so the demo does not wait on its own pacing. Real scans keep the defaults.
     const simConfig = loadScanConfig(sim.configPath);
     const config = { ...simConfig, collector: { ...simConfig.collector, qpsPerAccount: DEMO_QPS_PER_ACCOUNT, maxConcurrentPerAccount: 32 } };
     log(`scan: live, through the official SDKs (API budget ${DEMO_QPS_PER_ACCOUNT} calls/s per account: local simulator)`);
     const bar = createScanProgressBar();
+    let barStopped = false;
     const outcome = await runScan(
-      { source: { kind: 'live', config, configPath: sim.configPath }, ...(settings ? { settings } : {}), onProgress: (p) => bar.update(p) },
-      store,
+      {
+        source: { kind: 'live', config, configPath: sim.configPath },
+        ...(settings ? { settings } : {}),
+        onProgress: (p) => {
+          if (!barStopped) bar.update(p);
+        },
+        onAnalyzed: (o) => {
+          barStopped = true;
+          bar.stop();
+          process.stdout.write(renderTable(o, { color: colourWanted(process.stdout, cliConfig().cli.noColor) }));
+        },
+      },
+      storeReady,
     );
-    bar.stop();
-    process.stdout.write(renderTable(outcome, { color: colourWanted(process.stdout, cliConfig().cli.noColor) }));
-    if (opts.fleet === undefined) await showCapacityPlanning(store, fleetDir, new Date(outcome.scan.startedAt), settings);
+    const db = await storeReady;
+    log(`store: scan ${outcome.scan.id} stored`);
+    if (opts.fleet === undefined) await showCapacityPlanning(db, fleetDir, new Date(outcome.scan.startedAt), settings);
     // The weekly report of what was just scanned (libs/reports), as one self-contained HTML file.
     const { buildReport, loadReportInput, renderReport } = loadReports();
     const reportDir = join(tmpdir(), 'ack-fleet-audit-demo');
     mkdirSync(reportDir, { recursive: true });
-    const reportPath = writeAtomically(join(reportDir, 'weekly-report.html'), renderReport(buildReport(await loadReportInput(store)), 'html'));
+    const reportPath = writeAtomically(join(reportDir, 'weekly-report.html'), renderReport(buildReport(await loadReportInput(db)), 'html'));
     process.stdout.write(`Report: ${reportPath}\n`);
     if (opts.once) return EXIT_OK;
     const token = randomBytes(24).toString('base64url');
     // Scans of POST /v1/scans run one at a time in a child process; this process stores them
-    // (PGlite serves one connection, in this process).
+    // (PGlite serves one connection, in this process's PGlite thread).
     const launcher = new QueuedScanLauncher({
-      store,
+      store: db,
       sources: [{ name: 'sample', source: { kind: 'live', config, configPath: sim.configPath } }],
       onError: reportError,
       ...(settings ? { settings } : {}),
     });
+    const { createApiApp } = loadApi();
     // The demo serves the GraphQL sandbox page (GET /graphql); production keeps it off (GRAPHQL_SANDBOX).
-    const app = await createApiApp({ store, token, scanLauncher: launcher, graphql: { sandbox: true } });
+    const app = await createApiApp({ store: db, token, scanLauncher: launcher, graphql: { sandbox: true } });
     await app.listen(opts.port, '127.0.0.1');
     const url = `http://127.0.0.1:${opts.port}`;
     process.stdout.write(
@@ -125,9 +161,11 @@ export async function runDemoCommand(opts: DemoOptions): Promise<number> {
     await app.close();
     return EXIT_OK;
   } finally {
-    await store.close();
-    await pg.close();
-    await sim.close();
+    // The database may still be starting (an error came first): let it finish, then close it.
+    await storeReady.catch(() => undefined);
+    await (store as Store | undefined)?.close();
+    await (pg as EmbeddedPostgres | undefined)?.close();
+    await sim?.close();
   }
 }
 

@@ -6,7 +6,7 @@
  * process, off the API's event loop (libs/audit QueuedScanLauncher).
  */
 import { helpFooter } from './help-text.util';
-import { loadApi, loadAudit, loadCollectors, loadStore, loadTelemetry } from '../lazy';
+import { loadApi, loadAudit, loadCollectors, loadQueue, loadStore, loadTelemetry } from '../lazy';
 import { Command, Option } from 'commander';
 import { basename } from 'node:path';
 import type { ScanSource } from '@app/audit';
@@ -86,13 +86,16 @@ export async function runServeCommand(opts: ServeOptions): Promise<number> {
       queueDepth,
       databaseUrl: opts.databaseUrl,
     }));
-  const app = await createApiApp({ store, token, scanLauncher: launcher, log: { level } });
+  // /readyz checks Redis too when one is configured (the API enqueues scans on it).
+  const redisProbe = redisUrl ? loadQueue().createRedisProbe(redisUrl) : undefined;
+  const app = await createApiApp({ store, token, scanLauncher: launcher, log: { level }, ...(redisProbe ? { readiness: { redis: () => redisProbe.ping() } } : {}) });
   await app.listen(opts.port, opts.host);
   process.stderr.write(`fleet-audit: API on http://${opts.host}:${opts.port} (sources: ${launcher.sourceNames().join(', ') || 'none'})\n`);
   await untilInterrupted();
   // Waiting scans end `interrupted`; the running one gets 10 s to finish.
   await queued?.close();
   await app.close();
+  await redisProbe?.close();
   await distributed?.close();
   await store.close();
   return EXIT_OK;

@@ -11,8 +11,9 @@
  */
 import { helpFooter } from './help-text.util';
 import { loadAudit, loadCollectors, loadWorker } from '../lazy';
-import { Command } from 'commander';
+import { Command, Option } from 'commander';
 import { processEnvironment, type Environment } from '@app/config';
+import { parsePort } from './sim.command';
 import { CliUsageError, EXIT_OK } from '../cli-error';
 import { untilInterrupted } from './signals.util';
 
@@ -27,6 +28,10 @@ export interface WorkerCommandOptions {
   scheduleEnabled: boolean;
   /** Audit settings file of the scheduled scans. */
   settings?: string;
+  /** Port of the health endpoint (`/healthz`, `/readyz`); none when unset. */
+  healthPort?: number;
+  /** Interface of the health endpoint (default 127.0.0.1). */
+  healthHost?: string;
 }
 
 const collect = (v: string, prev: string[]) => [...prev, v];
@@ -74,9 +79,12 @@ export async function runWorkerCommand(
     ...options,
     name: `worker-${process.pid}`,
     logger: ['log', 'error', 'warn', 'fatal'],
+    ...(opts.healthPort !== undefined ? { health: { port: opts.healthPort, ...(opts.healthHost ? { host: opts.healthHost } : {}) } } : {}),
   });
   const scheduled = options.sources?.map((s) => s.name).join(', ') || 'none';
-  process.stderr.write(`fleet-audit: worker ${process.pid} ready (scheduled sources: ${scheduled})\n`);
+  process.stderr.write(
+    `fleet-audit: worker ${process.pid} ready (scheduled sources: ${scheduled}${worker.healthUrl ? `; health: ${worker.healthUrl}/readyz` : ''})\n`,
+  );
   const signal = await untilInterrupted();
   process.stderr.write(`fleet-audit: worker ${process.pid}: ${signal}: draining\n`);
   await worker.close();
@@ -106,10 +114,12 @@ export function workerCommand(run: (p: Promise<number>) => void): Command {
     )
     .option('--no-schedule', 'do not run the scan schedule')
     .option('--settings <file>', 'audit settings (YAML/JSON) of the scheduled scans')
+    .addOption(new Option('--health-port <port>', 'serve /healthz and /readyz (PostgreSQL and Redis answer) on this port, for container probes').env('WORKER_HEALTH_PORT').argParser(parsePort))
+    .addOption(new Option('--health-host <host>', 'interface of the health endpoint (0.0.0.0 in a Kubernetes pod)').env('WORKER_HEALTH_HOST').default('127.0.0.1'))
     .addHelpText(
       'after',
       helpFooter(
-        ['fleet-audit worker --redis-url redis://127.0.0.1:6379 --database-url postgres://... --config scan.yaml', 'fleet-audit worker --no-schedule --concurrency 8'],
+        ['fleet-audit worker --redis-url redis://127.0.0.1:6379 --database-url postgres://... --config scan.yaml', 'fleet-audit worker --no-schedule --concurrency 8', 'fleet-audit worker --health-port 8081 && curl http://127.0.0.1:8081/readyz'],
         ['REDIS_URL, DATABASE_URL  defaults of --redis-url, --database-url', 'WORKER_CONCURRENCY, SCAN_CONFIGS, SCAN_SCHEDULE  defaults of --concurrency, --config, --schedule'],
       ),
     )
@@ -121,6 +131,8 @@ export function workerCommand(run: (p: Promise<number>) => void): Command {
         config: string[];
         schedule?: string | false;
         settings?: string;
+        healthPort?: number;
+        healthHost?: string;
       }) =>
         run(
           runWorkerCommand({
@@ -131,6 +143,8 @@ export function workerCommand(run: (p: Promise<number>) => void): Command {
             ...(o.databaseUrl !== undefined ? { databaseUrl: o.databaseUrl } : {}),
             ...(o.concurrency !== undefined ? { concurrency: o.concurrency } : {}),
             ...(typeof o.schedule === 'string' ? { schedule: o.schedule } : {}),
+            ...(o.healthPort !== undefined ? { healthPort: o.healthPort } : {}),
+            ...(o.healthHost !== undefined ? { healthHost: o.healthHost } : {}),
           }),
         ),
     );
