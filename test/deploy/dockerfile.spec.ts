@@ -95,6 +95,10 @@ describe('docker-compose.yml', () => {
   it('has api and worker healthchecks and keeps PostgreSQL and Redis off the host', () => {
     expect(s.api.healthcheck?.test).toBeDefined();
     expect(s.worker.healthcheck?.test).toBeDefined();
+    // The worker is probed on its own health endpoint (fleet-audit worker --health-port): /readyz
+    // checks PostgreSQL and Redis (test/worker/readiness-probes.integration-spec.ts).
+    const workerEnv = (s.worker as { environment?: Record<string, string> }).environment ?? {};
+    expect(JSON.stringify(s.worker.healthcheck?.test)).toContain(`127.0.0.1:${workerEnv.WORKER_HEALTH_PORT}/readyz`);
     expect(s.postgres.ports).toBeUndefined();
     expect(s.redis.ports).toBeUndefined();
     expect(s.api.ports).toEqual(['127.0.0.1:3000:3000']);

@@ -24,6 +24,14 @@ const helm = findHelm();
 const REQUIRED_SET = ['secret.apiToken=0123456789abcdef0123456789abcdef', 'database.url=postgres://fleet@pg:5432/fleet_audit', 'redis.url=redis://redis:6379'];
 
 describe('Helm chart deploy/helm/fleet-audit (static)', () => {
+  it('probes the worker on its health endpoint: /healthz (liveness) and /readyz (PostgreSQL + Redis)', () => {
+    const worker = readFileSync(join(CHART, 'templates', 'worker-deployment.yaml'), 'utf8');
+    expect(worker).toMatch(/name: WORKER_HEALTH_PORT\s+value: \{\{ \.Values\.worker\.healthPort \| quote \}\}/);
+    expect(worker).toMatch(/name: WORKER_HEALTH_HOST\s+value: "0\.0\.0\.0"/);
+    expect(worker).toContain('livenessProbe:\n            httpGet: { path: /healthz, port: health }');
+    expect(worker).toContain('readinessProbe:\n            httpGet: { path: /readyz, port: health }');
+  });
+
   const chart = parse(readFileSync(join(CHART, 'Chart.yaml'), 'utf8')) as Record<string, string>;
   const values = parse(readFileSync(join(CHART, 'values.yaml'), 'utf8')) as Record<string, unknown>;
   const templates = readdirSync(TEMPLATES).map((f) => [f, readFileSync(join(TEMPLATES, f), 'utf8')] as const);
