@@ -11,6 +11,8 @@ export interface ApiConfig {
   log: { level: LogLevelName };
   /** The in-process scan queue: scans that may wait behind the running one. */
   scans: { queueDepth: number };
+  /** GraphQL limits and the sandbox page (GRAPHQL_MAX_COST, GRAPHQL_MAX_DEPTH, GRAPHQL_SANDBOX). */
+  graphql: { sandbox: boolean; maxCost: number; maxDepth: number };
 }
 
 /**
@@ -28,5 +30,6 @@ export function loadApiConfig(env: Environment): ApiConfig {
     api: { token, port: c.api.port, host: c.api.host, ...(c.api.tokenHashKey ? { tokenHashKey: c.api.tokenHashKey } : {}) },
     log: { level: c.log.level },
     scans: { queueDepth: c.scans.queueDepth },
+    graphql: { ...c.graphql },
   };
 }

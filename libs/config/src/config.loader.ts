@@ -22,6 +22,8 @@ export interface FleetAuditConfig {
   reports: { cron: string | false; webhookUrl?: string; linkBase?: string };
   api: { token?: string; tokenHashKey?: string; port: number; host: string };
   /** The in-process scan queue of `serve` (no Redis): scans that may wait behind the running one. */
+  /** GraphQL at /graphql: the sandbox page, the query cost and depth limits. */
+  graphql: { sandbox: boolean; maxCost: number; maxDepth: number };
   scans: { queueDepth: number };
   log: { level: LogLevelName };
   /** CLI only: NO_COLOR, FLEET_AUDIT_DEBUG=1 (stack traces), USER (author of waiver changes). */
@@ -121,6 +123,7 @@ function mapConfig(v: EnvValues): FleetAuditConfig {
     },
     reports: optional({ cron: withDefault(v, 'REPORT_SCHEDULE'), webhookUrl: v.REPORT_WEBHOOK_URL, linkBase: v.REPORT_LINK_BASE }),
     api: optional({ token: v.API_TOKEN, tokenHashKey: v.TOKEN_HASH_KEY, port: withDefault(v, 'API_PORT'), host: withDefault(v, 'API_HOST') }),
+    graphql: { sandbox: withDefault(v, 'GRAPHQL_SANDBOX'), maxCost: withDefault(v, 'GRAPHQL_MAX_COST'), maxDepth: withDefault(v, 'GRAPHQL_MAX_DEPTH') },
     scans: { queueDepth: withDefault(v, 'SCAN_QUEUE_DEPTH') },
     log: { level: withDefault(v, 'LOG_LEVEL') },
     cli: optional({ noColor: v.NO_COLOR ?? false, debug: withDefault(v, 'FLEET_AUDIT_DEBUG'), user: v.USER }),

@@ -16,7 +16,7 @@ import { z } from 'zod';
 export type ProcessName = 'api' | 'worker' | 'cli';
 
 /** Namespaces of `FleetAuditConfig`, one per concern. */
-export type ConfigNamespace = 'database' | 'redis' | 'queues' | 'schedule' | 'reports' | 'api' | 'scans' | 'log' | 'cli' | 'collector';
+export type ConfigNamespace = 'database' | 'redis' | 'queues' | 'schedule' | 'reports' | 'api' | 'graphql' | 'scans' | 'log' | 'cli' | 'collector';
 
 /** Accepted `LOG_LEVEL` values (pino's), lowest first; `silent` turns logging off. */
 export const LOG_LEVELS = ['trace', 'debug', 'info', 'warn', 'error', 'fatal', 'silent'] as const;
@@ -268,6 +268,42 @@ export const ENV_VARS = {
       .regex(/^\d{1,4}$/, 'must be an integer from 0 to 1000')
       .transform(Number)
       .pipe(z.number().int().min(0, 'must be an integer from 0 to 1000').max(1000, 'must be an integer from 0 to 1000')),
+  }),
+  GRAPHQL_SANDBOX: declare({
+    namespace: 'graphql',
+    description: '`1`: serve the Apollo Sandbox page on GET /graphql (`demo` turns it on; keep it off in production)',
+    shape: '1 or 0',
+    default: '0',
+    secret: false,
+    usedBy: ['api', 'cli'],
+    schema: z.enum(['0', '1'], 'must be 1 or 0').transform((s) => s === '1'),
+  }),
+  GRAPHQL_MAX_COST: declare({
+    namespace: 'graphql',
+    description:
+      'largest GraphQL query cost (a connection costs 1 + first x its node cost, like GitHub); a costlier query is refused before it runs, with its cost',
+    shape: 'an integer from 1 to 100000',
+    default: '1000',
+    secret: false,
+    usedBy: ['api', 'cli'],
+    schema: z
+      .string()
+      .regex(/^\d{1,6}$/, 'must be an integer from 1 to 100000')
+      .transform(Number)
+      .pipe(z.number().int().min(1, 'must be an integer from 1 to 100000').max(100_000, 'must be an integer from 1 to 100000')),
+  }),
+  GRAPHQL_MAX_DEPTH: declare({
+    namespace: 'graphql',
+    description: 'deepest GraphQL query (edges/node/pageInfo not counted); a deeper query is refused before it runs',
+    shape: 'an integer from 1 to 32',
+    default: '8',
+    secret: false,
+    usedBy: ['api', 'cli'],
+    schema: z
+      .string()
+      .regex(/^\d{1,2}$/, 'must be an integer from 1 to 32')
+      .transform(Number)
+      .pipe(z.number().int().min(1, 'must be an integer from 1 to 32').max(32, 'must be an integer from 1 to 32')),
   }),
   LOG_LEVEL: declare({
     namespace: 'log',

@@ -88,7 +88,14 @@ export async function runServeCommand(opts: ServeOptions): Promise<number> {
     }));
   // /readyz checks Redis too when one is configured (the API enqueues scans on it).
   const redisProbe = redisUrl ? loadQueue().createRedisProbe(redisUrl) : undefined;
-  const app = await createApiApp({ store, token, scanLauncher: launcher, log: { level }, ...(redisProbe ? { readiness: { redis: () => redisProbe.ping() } } : {}) });
+  const app = await createApiApp({
+    store,
+    token,
+    scanLauncher: launcher,
+    log: { level },
+    graphql: config.graphql,
+    ...(redisProbe ? { readiness: { redis: () => redisProbe.ping() } } : {}),
+  });
   await app.listen(opts.port, opts.host);
   process.stderr.write(`fleet-audit: API on http://${opts.host}:${opts.port} (sources: ${launcher.sourceNames().join(', ') || 'none'})\n`);
   await untilInterrupted();
