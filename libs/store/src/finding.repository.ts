@@ -151,8 +151,10 @@ export class FindingRepository {
     // One more row than asked: whether a next page exists, without a count.
     const page = `${SELECT_FINDING} ${where.sql()} ${ORDER_FINDINGS} LIMIT ${where.param(limit + 1)}${offset > 0 ? ` OFFSET ${where.param(offset)}` : ''}`;
     const rows = await this.pool.query<FindingRow & { page_scan_id: string; page_total: string | number | null }>(
-      `WITH t AS (${target})
-       SELECT t.id AS page_scan_id, ${total} AS page_total, p.*
+      // The count is taken once, in the materialised CTE: as a scalar subquery of the outer select it
+      // ran once per page row (101 counts of the whole scan per page: 3.4 s at 100,000 findings, bench:api).
+      `WITH t AS MATERIALIZED (SELECT t.id, ${total} AS total FROM (${target}) t)
+       SELECT t.id AS page_scan_id, t.total AS page_total, p.*
          FROM t LEFT JOIN LATERAL (${page}) p ON true
         ORDER BY -p.severity_rank, p.check_id, p.fingerprint`,
       where.params,
