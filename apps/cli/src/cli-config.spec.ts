@@ -16,7 +16,7 @@ describe('CLI options defaulted from the environment', () => {
     for (const file of sources(__dirname)) {
       for (const m of readFileSync(file, 'utf8').matchAll(/\.env\('([A-Z0-9_]+)'\)/g)) names.add(m[1] as string);
     }
-    expect([...names].sort()).toEqual(['DATABASE_URL', 'LOG_LEVEL', 'REDIS_URL', 'USER']);
+    expect([...names].sort()).toEqual(['DATABASE_URL', 'LOG_LEVEL', 'REDIS_URL', 'USER', 'WORKER_HEALTH_HOST', 'WORKER_HEALTH_PORT']);
     for (const name of names) {
       const spec = (ENV_VARS as Record<string, { usedBy: readonly string[] }>)[name];
       expect(spec?.usedBy, name).toContain('cli');

@@ -269,6 +269,29 @@ export const ENV_VARS = {
       .transform(Number)
       .pipe(z.number().int().min(0, 'must be an integer from 0 to 1000').max(1000, 'must be an integer from 0 to 1000')),
   }),
+  WORKER_HEALTH_PORT: declare({
+    namespace: 'queues',
+    description:
+      '`fleet-audit worker --health-port`: serve /healthz (liveness) and /readyz (PostgreSQL and Redis answer) on this port, for container probes',
+    shape: 'a port number from 1 to 65535',
+    whenUnset: 'no health endpoint',
+    secret: false,
+    usedBy: ['cli'],
+    schema: z
+      .string()
+      .regex(/^\d{1,5}$/, 'must be a port number from 1 to 65535')
+      .transform(Number)
+      .pipe(z.number().int().min(1, 'must be a port number from 1 to 65535').max(65_535, 'must be a port number from 1 to 65535')),
+  }),
+  WORKER_HEALTH_HOST: declare({
+    namespace: 'queues',
+    description: '`fleet-audit worker --health-host`: interface of the health endpoint (0.0.0.0 in a Kubernetes pod)',
+    shape: 'an IP address or host name',
+    default: '127.0.0.1',
+    secret: false,
+    usedBy: ['cli'],
+    schema: z.string().regex(/^[\w.:-]+$/, 'must be an IP address or host name'),
+  }),
   GRAPHQL_SANDBOX: declare({
     namespace: 'graphql',
     description: '`1`: serve the Apollo Sandbox page on GET /graphql (`demo` turns it on; keep it off in production)',
