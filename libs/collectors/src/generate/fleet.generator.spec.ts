@@ -2,7 +2,7 @@ import { describe, expect, it } from 'vitest';
 import { mkdtempSync, rmSync, writeFileSync, mkdirSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { mapWireFleet } from '@app/domain';
+import { lbAnnotationKey, mapWireFleet, unsupportedAnnotations } from '@app/domain';
 import { generateFleet, generateSpecSchema } from './fleet.generator';
 import { writeFleetDirectory } from '../offline/fleet-directory.writer';
 import { loadFleetDirectory } from '../offline/fleet-directory.loader';
@@ -41,6 +41,24 @@ describe('generateFleet', () => {
     // Every dataset of a generated fleet is there (resources.json included), so live crawls of it read everything.
     expect(snap.coverage.filter((c) => c.status !== 'ok')).toEqual([]);
     expect(clusters.every((c) => c.ramRoleNames !== undefined)).toBe(true);
+  });
+
+  it("plants, per CCM version, the first annotation the domain's minimum-version table says it lacks", () => {
+    const planted = (ccmVersion: string): string[] => {
+      const g = generateFleet(generateSpecSchema.parse({ seed: 5, clusters: 1, servicesPerCluster: 40, ccmVersions: [ccmVersion], trafficPolicy: { cluster: 1, local: 0, eni: 0 }, shares: { reused: 0, orphaned: 0, misconfigured: 1 } }));
+      const services = g.fleet.accounts.flatMap((a) => a.regions.flatMap((r) => r.clusters.flatMap((c) => c.kubernetes?.services ?? [])));
+      const keys = new Set<string>();
+      for (const svc of services) {
+        // Whatever was planted is exactly what the audit's rule reports as unsupported for this CCM.
+        const annotations = svc.metadata.annotations ?? {};
+        for (const u of unsupportedAnnotations(annotations, ccmVersion, 'clb') ?? []) keys.add(u.key);
+      }
+      return [...keys];
+    };
+    expect(planted('v1.9.3.313-g748f81e-aliyun')).toEqual([lbAnnotationKey('connection-drain')]);
+    expect(planted('v2.10.0')).toEqual([lbAnnotationKey('ignore-weight-update')]);
+    expect(planted('v2.12.3')).toEqual([lbAnnotationKey('domain-extensions')]);
+    expect(planted('v2.13.0')).toEqual([]);
   });
 
   it('round-trips through a fleet directory, and fleet.yaml `generate:` loads the same fleet', () => {

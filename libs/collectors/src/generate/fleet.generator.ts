@@ -13,8 +13,29 @@
  * per port named `k8s/{nodePort}/{svc}/{ns}/{clusterId}` (ENI mode: targetPort), backends per
  * mode: Cluster = every node on its NodePort, Local = nodes running ready endpoints with
  * weight = pods on the node, ENI = pod IPs (CCM clbv1/vgroups.go).
+ *
+ * The CCM rules themselves are not re-implemented here: names, tag keys, annotation keys, the default
+ * weight and which CCM version supports which annotation come from `@app/domain` (`defaultLoadBalancerName`,
+ * `vServerGroupName`, `listenerDescription`, `TAG_*`, `lbAnnotationKey`, `annotationMinimumVersion`,
+ * `compareCcmVersions`), the same model the checks judge the fleet with.
  */
 import { z } from 'zod';
+import {
+  ANNOTATION_BACKEND_TYPE,
+  DEFAULT_SERVER_WEIGHT,
+  FINALIZER_CLB,
+  LB_ANNOTATION,
+  TAG_CCM_OWNER,
+  TAG_CLUSTER_ID,
+  TAG_REUSED_BY_USER,
+  annotationMinimumVersion,
+  compareCcmVersions,
+  defaultLoadBalancerName,
+  lbAnnotationKey,
+  listenerDescription,
+  parseCcmVersion,
+  vServerGroupName,
+} from '@app/domain';
 import type {
   K8sEndpointSliceWire,
   K8sNodeWire,
@@ -131,34 +152,34 @@ class Ids {
   }
 }
 
-/** CCM default LB name (pkg/controller/service/reconcile/annotation/annotations.go GetDefaultLoadBalancerName). */
-function defaultLbName(uid: string): string {
-  return `a${uid.replace(/-/g, '')}`.slice(0, 32);
-}
-
-const PREFIX = 'service.beta.kubernetes.io/alibaba-cloud-loadbalancer-';
-
 /**
- * Annotations planted as "misconfigured" with the CCM version that first supports them
- * (ACK doc "Add annotations to the YAML file of a Service to configure CLB instances";
- * research/ccm-behaviour.md 3b).
+ * Annotations planted as "misconfigured" (suffix, value), oldest first. The CCM version that first supports
+ * each is the domain's table (`CLB_ANNOTATION_MIN_VERSIONS`: ACK doc "Add annotations to the YAML file of a
+ * Service to configure CLB instances", research/ccm-behaviour.md 3b): a cluster gets the first one its CCM
+ * is too old for.
  */
-const NEWER_ANNOTATIONS: ReadonlyArray<[string, string, [number, number, number, number]]> = [
-  ['connection-drain', 'on', [2, 0, 1, 0]],
-  ['ignore-weight-update', 'on', [2, 11, 1, 0]],
-  ['domain-extensions', '', [2, 13, 0, 0]],
+const NEWER_ANNOTATIONS: ReadonlyArray<readonly [suffix: string, value: string]> = [
+  [LB_ANNOTATION.connectionDrain, 'on'],
+  [LB_ANNOTATION.ignoreWeightUpdate, 'on'],
+  ['domain-extensions', ''],
 ];
 
-/** Parse `v2.12.3` / `v1.9.3.313-g...-aliyun` to a comparable tuple. */
-function versionTuple(v: string): [number, number, number, number] {
-  const m = /^v?(\d+)\.(\d+)\.(\d+)(?:\.(\d+))?/.exec(v);
-  if (!m) return [0, 0, 0, 0];
-  return [Number(m[1]), Number(m[2]), Number(m[3]), Number(m[4] ?? 0)];
-}
-
-function lessThan(a: number[], b: number[]): boolean {
-  for (let i = 0; i < 4; i++) if (a[i] !== b[i]) return a[i] < b[i];
-  return false;
+/**
+ * The first of `NEWER_ANNOTATIONS` that CCM `ccmVersion` does not support yet (`undefined` when it
+ * supports them all). A version string that does not parse counts as older than every annotation.
+ *
+ * @throws Error when an annotation of `NEWER_ANNOTATIONS` has no row in the domain's minimum-version table
+ */
+function firstUnsupportedAnnotation(ccmVersion: string): readonly [key: string, value: string] | undefined {
+  const installed = parseCcmVersion(ccmVersion);
+  for (const [suffix, value] of NEWER_ANNOTATIONS) {
+    const key = lbAnnotationKey(suffix);
+    const row = annotationMinimumVersion(key, 'clb');
+    const min = parseCcmVersion(row?.minimumVersion);
+    if (!min) throw new Error(`fleet generator: annotation ${key} has no parseable minimum CCM version in CLB_ANNOTATION_MIN_VERSIONS`);
+    if (!installed || compareCcmVersions(installed, min) < 0) return [key, value];
+  }
+  return undefined;
 }
 
 function tags(map: Record<string, string>): { Tag: { TagKey: string; TagValue: string }[] } {
@@ -183,6 +204,7 @@ export function generateFleet(spec: GenerateSpec, name = `generated-seed-${spec.
     SERVICE_HTTPS_TO_HTTPS_PORT: 0,
   };
   let misconfiguredCount = 0;
+  const idKey = lbAnnotationKey(LB_ANNOTATION.id);
   /** Console-created CLBs reused by Services, one per pair of clusters in an account and region. */
   const consoleLbs = new Map<string, WireLoadBalancerAttribute>();
   let backendEntries = 0;
@@ -270,7 +292,7 @@ export function generateFleet(spec: GenerateSpec, name = `generated-seed-${spec.
       NetworkType: 'vpc',
       LoadBalancerSpec: 'slb.s1.small',
       LoadBalancerStatus: 'active',
-      Tags: tags({ 'ack.aliyun.com': clusterId }),
+      Tags: tags({ [TAG_CLUSTER_ID]: clusterId }),
       ListenerPortsAndProtocol: { ListenerPortAndProtocol: [{ ListenerPort: 6443, ListenerProtocol: 'tcp' }] },
       BackendServers: { BackendServer: [] },
     });
@@ -297,13 +319,12 @@ export function generateFleet(spec: GenerateSpec, name = `generated-seed-${spec.
         Status: 'Running',
         InstanceType: 'ecs.g7.xlarge',
         VpcAttributes: { VpcId: vpcId, VSwitchId: vSwitchId, PrivateIpAddress: { IpAddress: [ip] } },
-        Tags: tags({ 'ack.aliyun.com': clusterId }),
+        Tags: tags({ [TAG_CLUSTER_ID]: clusterId }),
       });
       (cluster.nodeSysctls as Record<string, Record<string, string>>)[ecsId] = { 'net.ipv4.ip_local_port_range': '32768\t60999' };
     }
     // LoadBalancer Services, their Pods, EndpointSlices and CLBs.
-    const ccmTuple = versionTuple(ccmVersion);
-    const newer = NEWER_ANNOTATIONS.find(([, , min]) => lessThan(ccmTuple, min));
+    const newer = firstUnsupportedAnnotation(ccmVersion);
     const createdLbs: string[] = [];
     for (let s = 0; s < spec.servicesPerCluster; s++) {
       let mode: Mode = terway ? 'eni' : rand() < localOfFlannel ? 'local' : 'cluster';
@@ -312,10 +333,10 @@ export function generateFleet(spec: GenerateSpec, name = `generated-seed-${spec.
       const ns = `team-${(s % 5) + 1}`;
       const nodePort = 30000 + ((c * 131 + s) % 2700);
       const annotations: Record<string, string> = {};
-      if (mode === 'eni') annotations['service.beta.kubernetes.io/backend-type'] = 'eni';
+      if (mode === 'eni') annotations[ANNOTATION_BACKEND_TYPE] = 'eni';
       const reuse = createdLbs.length > 0 && rand() < spec.shares.reused;
       if (reuse) {
-        annotations[`${PREFIX}id`] = createdLbs[Math.floor(rand() * createdLbs.length)];
+        annotations[idKey] = createdLbs[Math.floor(rand() * createdLbs.length)];
         planted.LB_REUSE_OF_CCM_CREATED += 1;
       }
       let misconfig: 'annotation' | 'eniOnFlannel' | 'https' | undefined;
@@ -324,17 +345,17 @@ export function generateFleet(spec: GenerateSpec, name = `generated-seed-${spec.
         misconfig = turn === 1 && !terway && !reuse ? 'eniOnFlannel' : turn === 2 && !reuse ? 'https' : 'annotation';
       }
       if (misconfig === 'annotation' && newer) {
-        annotations[`${PREFIX}${newer[0]}`] = newer[1];
+        annotations[newer[0]] = newer[1];
         planted.CCM_ANNOTATION_UNSUPPORTED += 1;
       } else if (misconfig === 'eniOnFlannel') {
         // seed 002: "can not find eniid for ip": ENI backends need Terway; CCM creates nothing.
-        annotations['service.beta.kubernetes.io/backend-type'] = 'eni';
+        annotations[ANNOTATION_BACKEND_TYPE] = 'eni';
         mode = 'eni';
         planted.SERVICE_ENI_ON_FLANNEL += 1;
       } else if (misconfig === 'https') {
         // seed 002 "The plain HTTP request was sent to HTTPS port": HTTPS listener -> the pods' TLS port.
-        annotations[`${PREFIX}protocol-port`] = 'https:443';
-        annotations[`${PREFIX}cert-id`] = `${1000000 + c}-${regionId}`;
+        annotations[lbAnnotationKey(LB_ANNOTATION.protocolPort)] = 'https:443';
+        annotations[lbAnnotationKey(LB_ANNOTATION.certId)] = `${1000000 + c}-${regionId}`;
         planted.SERVICE_HTTPS_TO_HTTPS_PORT += 1;
       }
       const consoleReuse = !reuse && misconfig === undefined && spec.shares.consoleReused > 0 && rand() < spec.shares.consoleReused;
@@ -353,24 +374,24 @@ export function generateFleet(spec: GenerateSpec, name = `generated-seed-${spec.
             LoadBalancerSpec: 'slb.s2.small',
             LoadBalancerStatus: 'active',
             InstanceChargeType: 'PayBySpec',
-            Tags: tags({ 'kubernetes.reused.by.user': 'true' }),
+            Tags: tags({ [TAG_REUSED_BY_USER]: 'true' }),
             ListenerPortsAndProtocol: { ListenerPortAndProtocol: [] },
             BackendServers: { BackendServer: [] },
           };
           consoleLbs.set(pair, consoleLb);
           lbs.push(consoleLb);
         }
-        annotations[`${PREFIX}id`] = consoleLb.LoadBalancerId;
-        annotations[`${PREFIX}force-override-listeners`] = 'true';
+        annotations[idKey] = consoleLb.LoadBalancerId;
+        annotations[lbAnnotationKey(LB_ANNOTATION.forceOverrideListeners)] = 'true';
       }
       const https = misconfig === 'https';
       const eniOnFlannel = misconfig === 'eniOnFlannel';
       const servicePort = https ? 443 : consoleLb ? 8000 + s : 80;
       const targetPort = https ? 8443 : 8080;
-      const lbId = reuse ? annotations[`${PREFIX}id`] : consoleLb ? consoleLb.LoadBalancerId : ids.lb();
+      const lbId = reuse ? annotations[idKey] : consoleLb ? consoleLb.LoadBalancerId : ids.lb();
       const svc: K8sServiceWire = {
         kind: 'Service',
-        metadata: { name: svcName, namespace: ns, uid, annotations, labels: { app: svcName }, finalizers: ['service.k8s.alibaba/resources'] },
+        metadata: { name: svcName, namespace: ns, uid, annotations, labels: { app: svcName }, finalizers: [FINALIZER_CLB] },
         spec: {
           type: 'LoadBalancer',
           externalTrafficPolicy: mode === 'local' ? 'Local' : 'Cluster',
@@ -433,10 +454,10 @@ export function generateFleet(spec: GenerateSpec, name = `generated-seed-${spec.
       });
       if (eniOnFlannel) continue;
       // Backends as CCM sets them.
-      const vgName = `k8s/${mode === 'eni' ? targetPort : nodePort}/${svcName}/${ns}/${clusterId}`;
+      const vgName = vServerGroupName(mode === 'eni' ? targetPort : nodePort, svcName, ns, clusterId);
       let backends: NonNullable<WireVServerGroupAttribute['BackendServers']>['BackendServer'];
       if (mode === 'cluster') {
-        backends = nodes.map((n) => ({ ServerId: n.ecsId, ServerIp: n.ip, Port: nodePort, Weight: 100, Type: 'ecs', Description: vgName }));
+        backends = nodes.map((n) => ({ ServerId: n.ecsId, ServerIp: n.ip, Port: nodePort, Weight: DEFAULT_SERVER_WEIGHT, Type: 'ecs', Description: vgName }));
       } else if (mode === 'local') {
         const pods = new Map<number, number>();
         for (const ni of podNodes) pods.set(ni, (pods.get(ni) ?? 0) + 1);
@@ -444,7 +465,7 @@ export function generateFleet(spec: GenerateSpec, name = `generated-seed-${spec.
           .sort((x, y) => x[0] - y[0])
           .map(([ni, count]) => ({ ServerId: nodes[ni].ecsId, ServerIp: nodes[ni].ip, Port: nodePort, Weight: count, Type: 'ecs', Description: vgName }));
       } else {
-        backends = endpoints.map((e, i) => ({ ServerId: `eni-bp1${String(c).padStart(6, '0')}${String(s).padStart(5, '0')}${i}`, ServerIp: e.addresses[0], Port: 8080, Weight: 100, Type: 'eni', Description: vgName }));
+        backends = endpoints.map((e, i) => ({ ServerId: `eni-bp1${String(c).padStart(6, '0')}${String(s).padStart(5, '0')}${i}`, ServerIp: e.addresses[0], Port: 8080, Weight: DEFAULT_SERVER_WEIGHT, Type: 'eni', Description: vgName }));
       }
       if (reuse) continue;
       backendEntries += backends.length;
@@ -452,7 +473,7 @@ export function generateFleet(spec: GenerateSpec, name = `generated-seed-${spec.
       const listener = {
         ListenerPort: servicePort,
         ListenerProtocol: https ? 'https' : 'tcp',
-        Description: `k8s/${servicePort}/${svcName}/${ns}/${clusterId}`,
+        Description: listenerDescription(servicePort, svcName, ns, clusterId),
       };
       if (consoleLb) {
         consoleLb.ListenerPortsAndProtocol?.ListenerPortAndProtocol?.push(listener);
@@ -461,7 +482,7 @@ export function generateFleet(spec: GenerateSpec, name = `generated-seed-${spec.
       createdLbs.push(lbId);
       lbs.push({
         LoadBalancerId: lbId,
-        LoadBalancerName: defaultLbName(uid),
+        LoadBalancerName: defaultLoadBalancerName(uid),
         RegionId: regionId,
         AddressType: 'internet',
         Address: `47.96.${c & 255}.${s % 250}`,
@@ -469,7 +490,7 @@ export function generateFleet(spec: GenerateSpec, name = `generated-seed-${spec.
         LoadBalancerSpec: 'slb.s1.small',
         LoadBalancerStatus: 'active',
         InstanceChargeType: 'PayBySpec',
-        Tags: tags({ 'kubernetes.do.not.delete': defaultLbName(uid), 'ack.aliyun.com': clusterId }),
+        Tags: tags({ [TAG_CCM_OWNER]: defaultLoadBalancerName(uid), [TAG_CLUSTER_ID]: clusterId }),
         ListenerPortsAndProtocol: { ListenerPortAndProtocol: [listener] },
         BackendServers: { BackendServer: [] },
       });
@@ -480,13 +501,13 @@ export function generateFleet(spec: GenerateSpec, name = `generated-seed-${spec.
       const goneUid = ids.uid();
       lbs.push({
         LoadBalancerId: ids.lb(),
-        LoadBalancerName: defaultLbName(goneUid),
+        LoadBalancerName: defaultLoadBalancerName(goneUid),
         RegionId: regionId,
         AddressType: 'internet',
         NetworkType: 'vpc',
         LoadBalancerSpec: 'slb.s1.small',
         LoadBalancerStatus: 'active',
-        Tags: tags({ 'kubernetes.do.not.delete': defaultLbName(goneUid), 'ack.aliyun.com': clusterId }),
+        Tags: tags({ [TAG_CCM_OWNER]: defaultLoadBalancerName(goneUid), [TAG_CLUSTER_ID]: clusterId }),
         ListenerPortsAndProtocol: { ListenerPortAndProtocol: [] },
         BackendServers: { BackendServer: [] },
       });
