@@ -5,11 +5,12 @@
  * to each account, it reads every page of: findings (total + fingerprints + severities), quotas (used /
  * limit / ratio per check and resource + total), clusters (counts per cluster + total), one CLB (backend
  * and Service counts, its quotas; absent for other accounts both ways) and the scan diff counts, and
- * compares the two transports field by field.
+ * compares the two transports field by field; and the forecasts both transports serve: quota trends (every
+ * series of the token's accounts with its status, used / limit, slope and sample count) and headroom (equal
+ * JSON for an all-accounts token; refused as FORBIDDEN both ways for an account-scoped one).
  *
- * The REST side always runs and is checked against the stored data; the GraphQL side runs when this build
- * serves `/graphql` (GraphQL lands from the `gql` helper's branch; until then those comparisons are skipped
- * and say so).
+ * Each REST side is also checked against the stored data (so the two cannot agree on a wrong number by
+ * both returning nothing).
  */
 import { join } from 'node:path';
 import type { INestApplication } from '@nestjs/common';
@@ -36,7 +37,6 @@ describe('REST / GraphQL parity: same numbers for the same token (e2e)', () => {
   let graph: FleetGraph;
   let older: string;
   let latest: string;
-  let graphqlServed = false;
   const tokens: { label: string; token: string; account: string | null }[] = [];
   const http = () => request(app.getHttpServer());
 
@@ -57,8 +57,6 @@ describe('REST / GraphQL parity: same numbers for the same token (e2e)', () => {
     }
     app = await createApiApp({ store, token: BOOTSTRAP, scanLauncher: new UnavailableScanLauncher(), logger: false, auth: { maxFailures: 1000 } });
     await app.init();
-    const probe = await http().post('/graphql').set('Authorization', `Bearer ${BOOTSTRAP}`).send({ query: '{ __typename }' });
-    graphqlServed = probe.status === 200;
   }, 120_000);
 
   afterAll(async () => {
@@ -114,24 +112,38 @@ describe('REST / GraphQL parity: same numbers for the same token (e2e)', () => {
 
   const byKey = <T>(xs: T[], key: (x: T) => string) => [...xs].sort((a, b) => (key(a) < key(b) ? -1 : key(a) > key(b) ? 1 : 0));
 
-  it('findings: total and every fingerprint with its severity', async ({ skip }) => {
+  it("scans: every scan with its summary counts (over the token's accounts), and scan(id)", async () => {
     for (const t of tokens) {
-      const r = await rest('/v1/findings?limit=1000', t.token);
-      expect(r.items.length, t.label).toBe(r.total);
-      if (t.account !== null) expect(r.items.every((f) => (f.resource as Json).accountId === t.account)).toBe(true);
-    }
-    if (!graphqlServed) return skip('GraphQL is not served by this build (gql not landed): REST side checked only');
-    for (const t of tokens) {
-      const r = await rest('/v1/findings?limit=1000', t.token);
-      const g = await gqlAll('findings', 'fingerprint severity', t.token);
-      expect(g.total, t.label).toBe(r.total);
-      expect(byKey(g.nodes, (f) => String(f.fingerprint)).map((f) => `${String(f.fingerprint)}:${String(f.severity)}`)).toEqual(
-        byKey(r.items, (f) => String(f.fingerprint)).map((f) => `${String(f.fingerprint)}:${String(f.severity)}`),
-      );
+      const r = await http().get('/v1/scans?limit=100').set('Authorization', `Bearer ${t.token}`);
+      expect(r.status, t.label).toBe(200);
+      const restScans = (r.body.items as Json[]).map((s) => `${String(s.id)}:${String(s.status)}:${JSON.stringify(s.summary)}`).sort();
+      const g = await gqlAll('scans', 'id status summary', t.token);
+      expect(g.nodes.map((s) => `${String(s.id)}:${String(s.status)}:${JSON.stringify(s.summary)}`).sort(), t.label).toEqual(restScans);
+      expect(g.total, t.label).toBe(r.body.total);
+      const one = await gql('query($id: ID!) { scan(id: $id) { id status summary } }', t.token, { id: latest });
+      const restOne = await http().get(`/v1/scans/${latest}`).set('Authorization', `Bearer ${t.token}`);
+      expect(restOne.status, t.label).toBe(200);
+      expect((one.scan as Json).summary, t.label).toEqual(restOne.body.summary);
+      // The summary is computed over the token's accounts: it counts exactly the findings the token can list.
+      const findings = await rest('/v1/findings?limit=1000', t.token);
+      expect((restOne.body.summary as { findings: number }).findings, t.label).toBe(findings.total);
     }
   });
 
-  it('quotas: used / limit / ratio per check and resource, and the total', async ({ skip }) => {
+  it('findings: total and every fingerprint with its severity', async () => {
+    for (const t of tokens) {
+      const r = await rest('/v1/findings?limit=1000', t.token);
+      expect(r.items.length, t.label).toBe(r.total);
+      expect(r.total, t.label).toBeGreaterThan(0);
+      if (t.account !== null) expect(r.items.every((f) => (f.resource as Json).accountId === t.account)).toBe(true);
+      const g = await gqlAll('findings', 'fingerprint severity status', t.token);
+      expect(g.total, t.label).toBe(r.total);
+      const fig = (f: Json) => `${String(f.fingerprint)}:${String(f.severity)}:${String(f.status)}`;
+      expect(byKey(g.nodes, (f) => String(f.fingerprint)).map(fig), t.label).toEqual(byKey(r.items, (f) => String(f.fingerprint)).map(fig));
+    }
+  });
+
+  it('quotas: used / limit / ratio per check and resource, and the total', async () => {
     const key = (q: Json) => {
       const r = q.resource as Json;
       return `${String(q.checkId)}/${String(r.accountId)}/${String(r.regionId)}/${String(r.kind)}/${String(r.id)}`;
@@ -141,43 +153,35 @@ describe('REST / GraphQL parity: same numbers for the same token (e2e)', () => {
       const r = await rest('/v1/quotas?limit=1000', t.token);
       expect(r.items.length, t.label).toBe(r.total);
       expect(r.total).toBeGreaterThan(0);
-    }
-    if (!graphqlServed) return skip('GraphQL is not served by this build (gql not landed): REST side checked only');
-    for (const t of tokens) {
-      const r = await rest('/v1/quotas?limit=1000', t.token);
+      if (t.account !== null) expect(r.items.every((q) => (q.resource as Json).accountId === t.account)).toBe(true);
       const g = await gqlAll('quotas', 'checkId used limit ratio resource { kind id accountId regionId }', t.token);
       expect(g.total, t.label).toBe(r.total);
-      expect(byKey(g.nodes, key).map(fig)).toEqual(byKey(r.items, key).map(fig));
+      expect(byKey(g.nodes, key).map(fig), t.label).toEqual(byKey(r.items, key).map(fig));
     }
   });
 
-  it('clusters: node and Service counts per cluster, and the total', async ({ skip }) => {
+  it('clusters: node and Service counts per cluster, and the total', async () => {
     const fig = (c: Json) => `${String(c.clusterId)}:${String(c.accountId)}:${String(c.nodeCount)}:${String(c.serviceCount)}`;
     for (const t of tokens) {
       const r = await rest('/v1/clusters?limit=1000', t.token);
       expect(r.total, t.label).toBe(graph.clusters.filter((c) => t.account === null || c.accountId === t.account).length);
-    }
-    if (!graphqlServed) return skip('GraphQL is not served by this build (gql not landed): REST side checked only');
-    for (const t of tokens) {
-      const r = await rest('/v1/clusters?limit=1000', t.token);
       const g = await gqlAll('clusters', 'clusterId accountId nodeCount serviceCount', t.token);
       expect(g.total, t.label).toBe(r.total);
-      expect(g.nodes.map(fig)).toEqual(r.items.map(fig));
+      expect(g.nodes.map(fig), t.label).toEqual(r.items.map(fig));
     }
   });
 
-  it('one CLB: backend and Service counts, its quotas; absent for other accounts both ways', async ({ skip }) => {
+  it('one CLB: counts, its Services, server groups with backends, its quotas; absent for other accounts both ways', async () => {
     const lb = byKey(graph.loadBalancers, (l) => `${String(1e6 - l.serviceCount).padStart(8, '0')}${l.loadBalancerId}`)[0];
-    const restOf = async (token: string) => http().get(`/v1/load-balancers/${lb.loadBalancerId}`).set('Authorization', `Bearer ${token}`);
+    expect(lb.serviceCount).toBeGreaterThan(0);
     for (const t of tokens) {
-      const res = await restOf(t.token);
+      const res = await http().get(`/v1/load-balancers/${lb.loadBalancerId}`).set('Authorization', `Bearer ${t.token}`);
       expect(res.status, t.label).toBe(t.account === null || t.account === lb.accountId ? 200 : 404);
-    }
-    if (!graphqlServed) return skip('GraphQL is not served by this build (gql not landed): REST side checked only');
-    for (const t of tokens) {
-      const res = await restOf(t.token);
       const data = await gql(
-        `query($id: ID!) { loadBalancer(id: $id) { backendEntries distinctBackends serviceCount listenerCount services(first: 100) { totalCount } quotas(first: 100) { nodes { checkId used limit ratio } } } }`,
+        `query($id: ID!) { loadBalancer(id: $id) { backendEntries distinctBackends serviceCount listenerCount
+          services(first: 100) { totalCount nodes { clusterId namespace name } }
+          vServerGroups(first: 100) { totalCount nodes { vServerGroupId isDefault backendCount backends(first: 100) { nodes { serverId port weight type } } } }
+          quotas(first: 100) { nodes { checkId used limit ratio } } } }`,
         t.token,
         { id: lb.loadBalancerId },
       );
@@ -186,17 +190,48 @@ describe('REST / GraphQL parity: same numbers for the same token (e2e)', () => {
         expect(g, t.label).toBeNull();
         continue;
       }
-      const r = res.body as { loadBalancer: Json; services: Json[]; quotas: Json[] };
+      const r = res.body as { loadBalancer: Json; services: Json[]; serverGroups: { vServerGroupId: string; isDefault: boolean; backends: Json[] }[]; quotas: Json[] };
       for (const f of ['backendEntries', 'distinctBackends', 'serviceCount', 'listenerCount']) expect(g![f], `${t.label} ${f}`).toBe(r.loadBalancer[f]);
-      expect((g!.services as Json).totalCount).toBe(r.services.length);
+      const svc = (s: Json) => `${String(s.clusterId)}/${String(s.namespace)}/${String(s.name)}`;
+      expect((g!.services as Json).totalCount, t.label).toBe(r.services.length);
+      expect(((g!.services as Json).nodes as Json[]).map(svc).sort(), t.label).toEqual(r.services.map(svc).sort());
+      const backend = (b: Json) => `${String(b.serverId)}:${String(b.port)}:${String(b.weight)}:${String(b.type)}`;
+      const gGroups = ((g!.vServerGroups as Json).nodes as Json[]).map(
+        (x) => `${String(x.vServerGroupId)}:${String(x.isDefault)}:${String(x.backendCount)}=${((x.backends as Json).nodes as Json[]).map(backend).join(',')}`,
+      );
+      const rGroups = r.serverGroups.map((x) => `${x.vServerGroupId}:${String(x.isDefault)}:${x.backends.length}=${x.backends.map(backend).join(',')}`);
+      expect(gGroups.sort(), t.label).toEqual(rGroups.sort());
       const fig = (q: Json) => `${String(q.checkId)}=${String(q.used)}/${String(q.limit)}/${String(q.ratio)}`;
-      expect(((g!.quotas as Json).nodes as Json[]).map(fig).sort()).toEqual(r.quotas.map(fig).sort());
+      expect(((g!.quotas as Json).nodes as Json[]).map(fig).sort(), t.label).toEqual(r.quotas.map(fig).sort());
     }
   });
 
-  it('scan diff: counts of new, resolved, persisting and severity changed', async ({ skip }) => {
+  it('one ECS instance: its CLBs; absent for other accounts both ways', async () => {
+    const ecs = byKey(graph.ecsInstances, (e) => `${String(1e6 - e.loadBalancerIds.length).padStart(8, '0')}${e.instanceId}`)[0];
+    expect(ecs.loadBalancerIds.length).toBeGreaterThan(0);
     for (const t of tokens) {
-      const res = await http().get(`/v1/scans/${latest}/diff?against=${older}`).set('Authorization', `Bearer ${t.token}`);
+      const res = await http().get(`/v1/ecs-instances/${ecs.instanceId}`).set('Authorization', `Bearer ${t.token}`);
+      expect(res.status, t.label).toBe(t.account === null || t.account === ecs.accountId ? 200 : 404);
+      const data = await gql(
+        `query($a: String!, $c: String) { ecsInstances(first: 100, accountId: $a, clusterId: $c) { nodes { instanceId serverGroupCount loadBalancers(first: 100) { totalCount nodes { loadBalancerId } } } } }`,
+        t.token,
+        { a: ecs.accountId, c: ecs.clusterId },
+      );
+      const g = ((data.ecsInstances as Json).nodes as Json[]).find((e) => e.instanceId === ecs.instanceId);
+      if (res.status === 404) {
+        expect(g, t.label).toBeUndefined();
+        continue;
+      }
+      const r = res.body as { ecsInstance: Json; loadBalancers: Json[] };
+      expect(g!.serverGroupCount, t.label).toBe(r.ecsInstance.serverGroupCount);
+      expect((g!.loadBalancers as Json).totalCount, t.label).toBe(r.loadBalancers.length);
+      expect(((g!.loadBalancers as Json).nodes as Json[]).map((l) => l.loadBalancerId).sort(), t.label).toEqual(r.loadBalancers.map((l) => l.loadBalancerId).sort());
+    }
+  });
+
+  it('scan diff: counts of new, resolved, persisting and severity changed, and the items', async () => {
+    for (const t of tokens) {
+      const res = await http().get(`/v1/scans/${latest}/diff?against=${older}&limit=1000`).set('Authorization', `Bearer ${t.token}`);
       expect(res.status, t.label).toBe(200);
       const now = (await rest('/v1/findings?limit=1000', t.token)).total;
       const before = (await rest(`/v1/findings?limit=1000&scanId=${older}`, t.token)).total;
@@ -204,12 +239,54 @@ describe('REST / GraphQL parity: same numbers for the same token (e2e)', () => {
       const c = res.body.counts as Record<string, number>;
       expect(c.new + c.persisting + c.severityChanged, t.label).toBe(now);
       expect(c.resolved + c.persisting + c.severityChanged, t.label).toBe(before);
+      const data = await gql(
+        `query($s: ID!, $a: ID!) { scanDiff(scanId: $s, against: $a) { counts { new resolved persisting severityChanged } items(first: 100) { totalCount nodes { fingerprint change } } } }`,
+        t.token,
+        { s: latest, a: older },
+      );
+      const d = data.scanDiff as { counts: Json; items: { totalCount: number; nodes: Json[] } };
+      expect(d.counts, t.label).toEqual(res.body.counts);
+      expect(d.items.totalCount, t.label).toBe(Object.values(c).reduce((x, y) => x + y, 0));
+      // The first page of items, in fingerprint order both ways.
+      const fig = (i: Json) => `${String(i.fingerprint)}:${String(i.change)}`;
+      expect(d.items.nodes.map(fig), t.label).toEqual((res.body.items as Json[]).slice(0, 100).map(fig));
     }
-    if (!graphqlServed) return skip('GraphQL is not served by this build (gql not landed): REST side checked only');
+  });
+
+  it('forecast trends: the same series with the same status, usage, slope and samples', async () => {
+    const fig = (e: Json) => {
+      const r = e.resource as Json;
+      return `${String(e.checkId)}/${String(r.accountId)}/${String(r.kind)}/${String(r.id)}:${String(e.status)}:${String(e.used)}/${String(e.limit)}:${String(e.slopePerDay)}:${String(e.samples)}`;
+    };
+    // A window reaching back past the stored scans whenever this runs.
+    const windowDays = 36_500;
     for (const t of tokens) {
-      const res = await http().get(`/v1/scans/${latest}/diff?against=${older}`).set('Authorization', `Bearer ${t.token}`);
-      const data = await gql(`query($s: ID!, $a: ID!) { scanDiff(scanId: $s, against: $a) { counts { new resolved persisting severityChanged } } }`, t.token, { s: latest, a: older });
-      expect((data.scanDiff as Json).counts, t.label).toEqual(res.body.counts);
+      const res = await http().get(`/v1/forecasts/trends?windowDays=${windowDays}`).set('Authorization', `Bearer ${t.token}`);
+      expect(res.status, t.label).toBe(200);
+      const r = res.body.trends as Json[];
+      expect(r.length, t.label).toBeGreaterThan(0);
+      if (t.account !== null) expect(r.every((e) => (e.resource as Json).accountId === t.account), t.label).toBe(true);
+      const data = await gql('query($w: Float) { quotaTrends(windowDays: $w) }', t.token, { w: windowDays });
+      const g = (data.quotaTrends as { trends: Json[] }).trends;
+      expect(g.map(fig).sort(), t.label).toEqual(r.map(fig).sort());
+    }
+  });
+
+  it('forecast headroom: equal for an all-accounts token, refused (403 / FORBIDDEN) for an account-scoped one', async () => {
+    for (const t of tokens) {
+      const res = await http().get('/v1/forecasts/headroom').set('Authorization', `Bearer ${t.token}`);
+      const g = await http().post('/graphql').set('Authorization', `Bearer ${t.token}`).send({ query: '{ headroom }' });
+      expect(g.status, t.label).toBe(200);
+      if (t.account !== null) {
+        expect(res.status, t.label).toBe(403);
+        expect(g.body.data, t.label).toBeNull();
+        expect((g.body.errors as { extensions: Json }[]).map((e) => e.extensions.code), t.label).toEqual(['FORBIDDEN']);
+        continue;
+      }
+      expect(res.status, t.label).toBe(200);
+      expect(g.body.errors, JSON.stringify(g.body.errors)).toBeUndefined();
+      expect((res.body.headroom as Json[]).length).toBeGreaterThan(0);
+      expect(g.body.data.headroom, t.label).toEqual(res.body);
     }
   });
 });
