@@ -298,6 +298,12 @@ export class FleetIndex {
    * name, for CLBs created by CCM <= v1.9.3.10 that carry no tag). CCM's API calls see only the Service's account
    * and region, so an annotation naming a CLB elsewhere finds nothing (`by: 'none'`, no fallback: CCM fails the
    * sync). Memoised per Service.
+   *
+   * The Service label `service.k8s.alibaba/loadbalancer-id` (`helper.LabelLoadBalancerId`, CCM v2.4.0) is NOT
+   * read: CCM writes it after a sync as a marker and removes it on cleanup, but neither `Find` nor
+   * `FindLoadBalancer` reads it (research/ccm-behaviour.md §1.1, §1.4). Following it would attribute a Service
+   * to a CLB that CCM itself would not find at the next sync (for example after the CLB was deleted and a
+   * stale label remained).
    */
   clbOf(se: ServiceEntry): ClbLookup {
     let found = this.clbOfCache.get(se);
