@@ -15,6 +15,7 @@ import { isUuid } from './page.util';
 import { scopeCondition, type Scoped } from './principal';
 import { chunk, MAX_BIND_PARAMETERS, storableJson, storableText, toNumber } from './sql.util';
 import { StoreError } from './store.exception';
+import { quotaSampleOfRow, type QuotaUsageRow } from './quota-usage.repository';
 
 /**
  * Relay-style paging arguments (relay.dev/graphql/connections.htm): `first` (optionally `after`) pages
@@ -297,38 +298,11 @@ const ECS_INSTANCES: Listing<GraphEcsInstance> = {
   }),
 };
 
-interface QuotaRow extends QueryResultRow {
-  check_id: string;
-  account_id: string;
-  region_id: string;
-  cluster_id: string | null;
-  resource_kind: ResourceKind;
-  resource_id: string;
-  used: string | number;
-  limit: string | number;
-  ratio: string | number;
-}
-
 const QUOTAS: Listing<QuotaUsageSample> = {
   table: 'quota_usage',
   keys: [asc('g.check_id'), asc('g.account_id'), asc('g.region_id'), asc('g.resource_kind'), asc('g.resource_id')],
   keyOf: (q) => [q.checkId, q.resource.accountId, q.resource.regionId, q.resource.kind, q.resource.id],
-  map: (row) => {
-    const r = row as QuotaRow;
-    return {
-      checkId: r.check_id,
-      resource: {
-        kind: r.resource_kind,
-        id: r.resource_id,
-        accountId: r.account_id,
-        regionId: r.region_id,
-        ...(r.cluster_id !== null ? { clusterId: r.cluster_id } : {}),
-      },
-      used: toNumber(r.used),
-      limit: toNumber(r.limit),
-      ratio: toNumber(r.ratio),
-    };
-  },
+  map: (row) => quotaSampleOfRow(row as QuotaUsageRow),
 };
 
 /** Equality filters of a listing: SQL column (from code) -> value (undefined: not filtered). */

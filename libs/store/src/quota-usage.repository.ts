@@ -20,7 +20,8 @@ const INSERT_COLUMNS = [
 /** Rows per INSERT: one statement binds at most 65535 parameters (10 per row: 6553 rows). */
 export const QUOTA_ROWS_PER_INSERT = Math.floor(MAX_BIND_PARAMETERS / INSERT_COLUMNS.length);
 
-interface QuotaUsageRow extends QueryResultRow {
+/** A `quota_usage` row as `pg` returns it (numeric columns may arrive as strings). */
+export interface QuotaUsageRow extends QueryResultRow {
   check_id: string;
   account_id: string;
   region_id: string;
@@ -101,7 +102,7 @@ export class QuotaUsageRepository {
         ORDER BY ratio DESC, check_id, account_id, region_id, resource_id`,
       where.params,
     );
-    return rows.map(toSample);
+    return rows.map(quotaSampleOfRow);
   }
 
   /**
@@ -119,17 +120,7 @@ export class QuotaUsageRepository {
       [latestScanId, scanIds, minRatio],
     );
     return rows.map((r) => ({
-      checkId: r.check_id,
-      resource: {
-        kind: r.resource_kind,
-        id: r.resource_id,
-        accountId: r.account_id,
-        regionId: r.region_id,
-        ...(r.cluster_id !== null ? { clusterId: r.cluster_id } : {}),
-      },
-      used: toNumber(r.used),
-      limit: toNumber(r.limit),
-      ratio: toNumber(r.ratio),
+      ...quotaSampleOfRow(r),
       at: (r.started_at instanceof Date ? r.started_at : new Date(r.started_at)).getTime(),
     }));
   }
@@ -199,8 +190,11 @@ export interface QuotaHistorySeries {
   observations: { at: number; used: number; limit: number }[];
 }
 
-/** A quota_usage row as a sample; a NULL cluster becomes an absent clusterId. */
-function toSample(r: QuotaUsageRow): QuotaUsageSample {
+/**
+ * A `quota_usage` row as a sample (counts; ratio used/limit in 0..n); a NULL cluster becomes an absent clusterId.
+ * The one row mapping of quota samples: the quota listings of the fleet graph (fleet-graph.repository.ts) use it too.
+ */
+export function quotaSampleOfRow(r: QuotaUsageRow): QuotaUsageSample {
   return {
     checkId: r.check_id,
     resource: {
