@@ -20,9 +20,8 @@
 import { fork } from 'node:child_process';
 import { createHash } from 'node:crypto';
 import { loadavg } from 'node:os';
-import { mapWireFleet } from '@app/domain';
-import { generateFleet, generateSpecSchema } from '@app/collectors';
 import { CHECKS, runAudit } from '@app/checks';
+import { backendsOf, millionBackendFleet } from './bench-support';
 
 interface SizeResult {
   backends: number;
@@ -40,36 +39,8 @@ interface SizeResult {
 }
 
 function measure(servicesPerCluster: number, perCheck: boolean): SizeResult {
-  const spec = generateSpecSchema.parse({
-    seed: 42,
-    accounts: 10,
-    regions: ['cn-hangzhou'],
-    clusters: 500,
-    nodesPerCluster: 100,
-    servicesPerCluster,
-    podsPerService: 3,
-    trafficPolicy: { cluster: 0.95, local: 0.05, eni: 0 },
-    ccmVersions: ['v2.12.3', 'v1.9.3.313-g748f81e-aliyun'],
-    shares: { orphaned: 0.02, reused: 0.02, misconfigured: 0.05, consoleReused: 0.05 },
-  });
-  const snapshot = mapWireFleet(generateFleet(spec, 'bench').fleet);
-  const backends = snapshot.accounts.reduce(
-    (n, a) =>
-      n +
-      a.regions.reduce(
-        (m, r) =>
-          m +
-          (r.loadBalancers ?? []).reduce(
-            (k, lb) =>
-              k +
-              lb.defaultBackendServers.length +
-              lb.vServerGroups.reduce((j, g) => j + g.backendServers.length, 0),
-            0,
-          ),
-        0,
-      ),
-    0,
-  );
+  const snapshot = millionBackendFleet(servicesPerCluster);
+  const backends = backendsOf(snapshot);
   global.gc?.();
   const now = new Date('2026-11-22T00:00:00Z');
   // A single cold run, as a scan does (no warm-up): default settings enable every registered check.
@@ -137,7 +108,9 @@ async function main(): Promise<void> {
   console.log(line('500k:', half));
   const full = await runChild(22, perCheck);
   console.log(line('1m:  ', full));
-  console.log(`checks without results (nothing in scope on this fleet): ${full.checksWithoutResults.join(', ') || 'none'}`);
+  console.log(
+    `checks without results (nothing in scope on this fleet): ${full.checksWithoutResults.join(', ') || 'none'}`,
+  );
   if (full.perCheckMs) {
     const rows = Object.entries(full.perCheckMs).sort((a, b) => b[1] - a[1]);
     console.log('CPU ms per check on 1m (each alone, index build included):');

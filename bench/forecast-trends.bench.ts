@@ -7,15 +7,10 @@
  * Run: `npm run bench:forecast-trends`.
  */
 import { createHash } from 'node:crypto';
-import { forecastTrends, generateHistories, type QuotaSeries } from '@app/forecast';
+import { forecastTrends } from '@app/forecast';
+import { trendSeries } from './bench-support';
 
-const histories = generateHistories(100_000, 60, 7);
-const t0 = Date.parse('2026-11-12T00:00:00Z');
-const series: QuotaSeries[] = histories.map((h, i) => ({
-  checkId: 'CLB_BACKEND_QUOTA',
-  resource: { kind: 'LoadBalancer', id: `lb-${i}`, accountId: '1', regionId: 'cn-hangzhou', clusterId: null },
-  observations: h.y.map((used, j) => ({ at: t0 + j * 4 * 3_600_000, used, limit: 2000 })),
-}));
+const series = trendSeries(100_000, 60, 7);
 global.gc?.();
 const cpu0 = process.cpuUsage();
 const wall0 = performance.now();

@@ -9,8 +9,6 @@
  */
 import { loadavg } from 'node:os';
 import { runAudit } from '@app/checks';
-import { generateFleet, generateSpecSchema } from '@app/collectors';
-import { mapWireFleet } from '@app/domain';
 import { RateLimiter } from '@app/fleet-sim';
 import {
   backtestTrends,
@@ -20,9 +18,9 @@ import {
   parseScenario,
   replayConvergence,
   runWhatIf,
-  type QuotaSeries,
   type ServiceChange,
 } from '@app/forecast';
+import { backendsOf, millionBackendFleet, trendSeries } from './bench-support';
 
 function timed<T>(fn: () => T): { value: T; seconds: number; cpuSeconds: number } {
   const c0 = process.cpuUsage();
@@ -35,39 +33,23 @@ function timed<T>(fn: () => T): { value: T; seconds: number; cpuSeconds: number 
 
 function main(): void {
   const now = new Date('2026-11-22T00:00:00Z');
-  const spec = generateSpecSchema.parse({
-    seed: 42,
-    accounts: 10,
-    regions: ['cn-hangzhou'],
-    clusters: 500,
-    nodesPerCluster: 100,
-    servicesPerCluster: 22,
-    podsPerService: 3,
-    trafficPolicy: { cluster: 0.95, local: 0.05, eni: 0 },
-    ccmVersions: ['v2.12.3', 'v1.9.3.313-g748f81e-aliyun'],
-    shares: { orphaned: 0.02, reused: 0.02, misconfigured: 0.05, consoleReused: 0.05 },
-  });
-  const snapshot = mapWireFleet(generateFleet(spec, 'bench').fleet);
-  let backends = 0;
-  for (const a of snapshot.accounts)
-    for (const r of a.regions)
-      for (const lb of r.loadBalancers ?? []) backends += lb.defaultBackendServers.length + lb.vServerGroups.reduce((n, g) => n + g.backendServers.length, 0);
+  const snapshot = millionBackendFleet();
+  const backends = backendsOf(snapshot);
   global.gc?.();
   const analysis = timed(() => runAudit(snapshot, { now }));
   const cluster = snapshot.accounts[0]!.regions[0]!.clusters[0]!.clusterId;
-  const scenario = parseScenario({ apiVersion: 'fleet-audit/v1', kind: 'Scenario', name: 'bench-40-nodes', steps: [{ addNodes: { cluster, count: 40 } }] });
+  const scenario = parseScenario({
+    apiVersion: 'fleet-audit/v1',
+    kind: 'Scenario',
+    name: 'bench-40-nodes',
+    steps: [{ addNodes: { cluster, count: 40 } }],
+  });
   global.gc?.();
   const whatIf = timed(() => runWhatIf(snapshot, scenario, { now }));
   const step = whatIf.value.steps[0]!;
 
   // Trends: 100,000 series x 60 samples, 4-hourly scans over 10 days (inside the 14-day window).
-  const histories = generateHistories(100_000, 60, 7);
-  const t0 = Date.parse('2026-11-12T00:00:00Z');
-  const series: QuotaSeries[] = histories.map((h, i) => ({
-    checkId: 'CLB_BACKEND_QUOTA',
-    resource: { kind: 'LoadBalancer', id: `lb-${i}`, accountId: '1', regionId: 'cn-hangzhou', clusterId: null },
-    observations: h.y.map((used, j) => ({ at: t0 + j * 4 * 3_600_000, used, limit: 2000 })),
-  }));
+  const series = trendSeries(100_000, 60, 7);
   global.gc?.();
   const trends = timed(() => forecastTrends(series, Date.parse('2026-11-22T00:00:00Z')));
   const backtest = backtestTrends(generateHistories(2000, 28, 42));
@@ -84,7 +66,9 @@ function main(): void {
   });
   const changes = Array.from({ length: 5000 }, (_, i) => change(i));
   const limiter = new RateLimiter({ default: 5 });
-  const replay = timed(() => replayConvergence(changes, (a, api, t) => limiter.admit(a, api, t), { qps: { default: 5 } }));
+  const replay = timed(() =>
+    replayConvergence(changes, (a, api, t) => limiter.admit(a, api, t), { qps: { default: 5 } }),
+  );
   const estimate = estimateConvergence(changes, { qps: { default: 5 } });
 
   const out = {
@@ -96,14 +80,27 @@ function main(): void {
     whatIfRatio: round(whatIf.seconds / analysis.seconds),
     whatIfCpuRatio: round(whatIf.cpuSeconds / analysis.cpuSeconds),
     whatIfQuotasChanged: step.quotas.length,
-    whatIfFirstBreach: step.firstBreach ? `${step.firstBreach.checkId} ${step.firstBreach.resource.id}` : null,
+    whatIfFirstBreach: step.firstBreach
+      ? `${step.firstBreach.checkId} ${step.firstBreach.resource.id}`
+      : null,
     trendSeries: series.length,
     trendSamplesPerSeries: 60,
     trendSeconds: round(trends.seconds),
     trendCpuSeconds: round(trends.cpuSeconds),
-    trendStatuses: trends.value.reduce<Record<string, number>>((m, e) => ((m[e.status] = (m[e.status] ?? 0) + 1), m), {}),
-    backtest: { coverage: round(backtest.coverage), medianApe: round(backtest.medianApe), heldOut: backtest.heldOut },
-    convergence5000: { replaySeconds: replay.value.wallSeconds, estimateP50: estimate.wallSeconds.p50, replayCpuSeconds: round(replay.cpuSeconds) },
+    trendStatuses: trends.value.reduce<Record<string, number>>(
+      (m, e) => ((m[e.status] = (m[e.status] ?? 0) + 1), m),
+      {},
+    ),
+    backtest: {
+      coverage: round(backtest.coverage),
+      medianApe: round(backtest.medianApe),
+      heldOut: backtest.heldOut,
+    },
+    convergence5000: {
+      replaySeconds: replay.value.wallSeconds,
+      estimateP50: estimate.wallSeconds.p50,
+      replayCpuSeconds: round(replay.cpuSeconds),
+    },
     peakRssMiB: Math.round(process.resourceUsage().maxRSS / 1024),
     loadAvg1m: round(loadavg()[0] ?? 0),
   };
