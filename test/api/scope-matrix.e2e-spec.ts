@@ -1,33 +1,54 @@
 /**
  * The randomized scope matrix of issue 11 (item 2, "zero leaks and zero privilege escalations"), on a
- * real PostgreSQL: a seeded fast-check run of at least 1,000 requests, each a random token (every role
- * x account scope, plus expired, revoked, malformed, missing and the bootstrap token) on a random REST
- * route with random targets (objects of every account, absent ids). For every response it asserts:
- *  - the status is the one the policy prescribes (401 without a valid token, 403 below the route's role
- *    or for an action outside the scope, 404 for an object outside the scope exactly as for an absent one,
- *    409 / 2xx by the model's state);
+ * real PostgreSQL: a seeded fast-check run of random requests, each a random token (every role x account
+ * scope, plus expired, revoked, malformed, missing and the bootstrap token) on a random endpoint: a REST
+ * route, or a GraphQL root field (every Query and Mutation field of the served schema, with random
+ * arguments, paging, and nested selections down the graph: accounts -> regions -> clusters -> services ->
+ * loadBalancer -> vServerGroups -> backends -> ecsInstance, CLBs with the Services and clusters sharing
+ * them and their quotas, ECS instances with their CLBs and cluster). For every response it asserts:
+ *  - REST: the status is the one the policy prescribes (401 without a valid token, 403 below the route's
+ *    role or for an action outside the scope, 404 for an object outside the scope exactly as for an
+ *    absent one, 409 / 2xx by the model's state);
+ *  - GraphQL: UNAUTHENTICATED (401) without a valid token, FORBIDDEN below the field's role or for an
+ *    action outside the scope (and no side effect: no scan launched), an object outside the scope null
+ *    exactly like a missing one, the cost / paging refusals where the query asks for them, else data
+ *    without errors;
  *  - the body names no account outside the token's scope, nor any object of such an account (every
- *    object of account X carries the marker `acctx` in its ids, owners and messages);
- *  - listings and counts equal the model's expectation over the scope (computed in SQL, not filtered
- *    afterwards, so totals must match too).
- * Mutating routes run against a model (waivers created, revoked; tokens created, revoked) so later
- * expectations follow. Seeded: a failure names the seed and the request, and replays exactly.
+ *    object of account X carries the marker `acctx` in its ids, owners and messages), and every
+ *    `accountId` in a GraphQL answer is within the scope;
+ *  - listings, counts and totalCounts equal the model's expectation over the scope (computed in SQL,
+ *    not filtered afterwards, so totals must match too), at every level of a nested GraphQL selection.
+ * Mutating routes run against a model (waivers created, revoked; tokens created, revoked; scans
+ * launched) so later expectations follow. Seeded: a failure names the seed and the request, and
+ * replays exactly.
+ *
+ * Coverage enforces itself: the run fails when the served schema has a Query / Mutation field without
+ * a generator here, or when some field of a type reachable from them was never selected by an
+ * executed query (test/api/graphql-coverage.util.ts). A new field therefore needs a generator (and
+ * an oracle) before this passes.
  */
+/* eslint-disable @typescript-eslint/no-explicit-any -- GraphQL response bodies are walked as the query shaped them */
+import { join } from 'node:path';
 import type { INestApplication } from '@nestjs/common';
+import { GraphQLSchemaHost } from '@nestjs/graphql';
 import fc from 'fast-check';
+import type { GraphQLSchema } from 'graphql/index.js';
 import request from 'supertest';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { loadFleetDirectory } from '@app/collectors';
 import type { Finding, FleetGraph, QuotaUsageSample } from '@app/domain';
 import { createApiApp, type LaunchScanRequest, type ScanLauncher } from '@app/api';
 import { generateToken, Store, type Role, type StoredScan } from '@app/store';
 import { makeCoverage, makeFinding } from '../store/finding.factory';
 import { createTestDatabase, type TestDatabase } from '../store/test-database.util';
+import { FieldCoverage, leafSelection, rootFields } from './graphql-coverage.util';
 
 const BOOTSTRAP = 'scope-matrix-e2e-bootstrap-0123456789';
 const KEY = 'scope-matrix-e2e-hash-key-0123456789abcdef-0123';
 /** Seed of the run (override with SCOPE_MATRIX_SEED to explore). */
 const SEED = Number(process.env.SCOPE_MATRIX_SEED ?? 20261124);
-const RUNS = 1100;
+const RUNS = 1500;
+const SAMPLE = join(__dirname, '..', '..', 'examples', 'fleets', 'sample');
 
 const ACCOUNTS = { a: '1000000000000001', b: '2000000000000002', c: '3000000000000003' } as const;
 type Acct = keyof typeof ACCOUNTS;
@@ -66,6 +87,8 @@ interface Route {
   name: string;
   /** Lowest role (null: public). */
   role: Role | null;
+  /** The route may launch a scan (when it succeeds). */
+  launches?: boolean;
   call(t: PoolToken, pick: number, acct: Acct): { method: 'get' | 'post' | 'patch' | 'delete'; path: string; body?: unknown; echo?: string[]; outcome: Outcome };
 }
 
@@ -91,60 +114,227 @@ function sampleOf(a: Acct, i: number): QuotaUsageSample {
   };
 }
 
-/** A small stored fleet graph: per account one region, cluster, Service, CLB (with a vServer group) and ECS instance. */
+/**
+ * A small stored fleet graph: per account one region and cluster with three Services; CLB `lb-acctx-000` (CCM's,
+ * one Service, a vServer group with the ECS instance) and `lb-acctx-001` (reused, shared by two Services, a vServer
+ * group with the ECS instance and an ENI); one ECS instance backing both.
+ */
 function graphOf(): FleetGraph {
   const g: FleetGraph = { regions: [], clusters: [], services: [], loadBalancers: [], serverGroups: [], ecsInstances: [] };
   for (const x of ACCTS) {
     const base = { accountId: ACCOUNTS[x], regionId: 'cn-hangzhou' };
-    const lb = `lb-acct${x}-000`;
-    g.regions.push({ ...base, accountName: `name-acct${x}`, clusterCount: 1, loadBalancerCount: 1, ecsInstanceCount: 1 });
-    g.clusters.push({ ...base, clusterId: `c-acct${x}`, name: `cluster-acct${x}`, clusterType: 'ManagedKubernetes', clusterSpec: null, state: 'running', currentVersion: null, ccmVersion: null, networkPlugin: 'terway', vpcId: null, apiServerLoadBalancerId: null, nodeCount: 1, serviceCount: 1 });
-    g.services.push({ ...base, clusterId: `c-acct${x}`, namespace: `ns-acct${x}`, name: `svc-acct${x}`, uid: `uid-acct${x}`, loadBalancerClass: null, mode: 'local', externalTrafficPolicy: 'Local', ports: [{ name: null, protocol: 'TCP', port: 80, nodePort: 30080, targetPort: '8080' }], ingress: [], loadBalancerId: lb, loadBalancerMatch: 'annotation' });
-    g.loadBalancers.push({ ...base, loadBalancerId: lb, name: `k8s-acct${x}`, addressType: 'intranet', address: null, vpcId: null, spec: null, status: 'active', createTime: null, owner: 'ccm', apiServerClusterId: null, listeners: [], listenerCount: 0, vServerGroupCount: 1, backendEntries: 1, distinctBackends: 1, serviceCount: 1, clusterIds: [`c-acct${x}`] });
-    g.serverGroups.push({ ...base, loadBalancerId: lb, vServerGroupId: `rsp-acct${x}`, isDefault: false, name: `sg-acct${x}`, backends: [{ serverId: `i-acct${x}`, serverIp: null, port: 30080, weight: 100, type: 'ecs' }] });
-    g.ecsInstances.push({ ...base, instanceId: `i-acct${x}`, name: null, zoneId: null, status: 'Running', instanceType: null, vpcId: null, privateIps: [], clusterId: `c-acct${x}`, nodeName: `node-acct${x}`, loadBalancerIds: [lb], serverGroupCount: 1 });
+    const [lb0, lb1] = [`lb-acct${x}-000`, `lb-acct${x}-001`];
+    const cluster = `c-acct${x}`;
+    g.regions.push({ ...base, accountName: `name-acct${x}`, clusterCount: 1, loadBalancerCount: 2, ecsInstanceCount: 1 });
+    g.clusters.push({ ...base, clusterId: cluster, name: `cluster-acct${x}`, clusterType: 'ManagedKubernetes', clusterSpec: null, state: 'running', currentVersion: '1.30.1-aliyun.1', ccmVersion: 'v2.10.0', networkPlugin: 'terway', vpcId: `vpc-acct${x}`, apiServerLoadBalancerId: null, nodeCount: 1, serviceCount: 3 });
+    const svc = (name: string, lb: string, mode: 'local' | 'cluster', port: number) => ({
+      ...base,
+      clusterId: cluster,
+      namespace: `ns-acct${x}`,
+      name,
+      uid: `uid-${name}`,
+      loadBalancerClass: null,
+      mode,
+      externalTrafficPolicy: mode === 'local' ? 'Local' : 'Cluster',
+      ports: [{ name: `p-acct${x}`, protocol: 'TCP', port, nodePort: 30000 + port, targetPort: '8080' }],
+      ingress: [`10.0.${ACCTS.indexOf(x)}.${port}`],
+      loadBalancerId: lb,
+      loadBalancerMatch: 'annotation' as const,
+    });
+    g.services.push(svc(`svc-acct${x}`, lb0, 'local', 80), svc(`svc-acct${x}-a`, lb1, 'cluster', 81), svc(`svc-acct${x}-b`, lb1, 'cluster', 82));
+    const lb = (id: string, owner: 'ccm' | 'reused', serviceCount: number, backends: number) => ({
+      ...base,
+      loadBalancerId: id,
+      name: `k8s-${id}`,
+      addressType: 'intranet',
+      address: '10.1.0.1',
+      vpcId: `vpc-acct${x}`,
+      spec: 'slb.s1.small',
+      status: 'active',
+      createTime: '2026-01-01T00:00:00Z',
+      owner,
+      apiServerClusterId: null,
+      listeners: [{ port: 80, protocol: 'tcp', vServerGroupId: `rsp-${id}`, forwardPort: null, description: `listener of acct${x}` }],
+      listenerCount: 1,
+      vServerGroupCount: 1,
+      backendEntries: backends,
+      distinctBackends: backends,
+      serviceCount,
+      clusterIds: [cluster],
+    });
+    g.loadBalancers.push(lb(lb0, 'ccm', 1, 1), lb(lb1, 'reused', 2, 2));
+    const ecs = { serverId: `i-acct${x}`, serverIp: '10.0.0.9', port: 30080, weight: 100, type: 'ecs' };
+    g.serverGroups.push(
+      { ...base, loadBalancerId: lb0, vServerGroupId: `rsp-${lb0}`, isDefault: false, name: `sg-acct${x}-0`, backends: [ecs] },
+      { ...base, loadBalancerId: lb1, vServerGroupId: `rsp-${lb1}`, isDefault: false, name: `sg-acct${x}-1`, backends: [ecs, { serverId: `eni-acct${x}`, serverIp: '10.0.0.10', port: 8080, weight: 50, type: 'eni' }] },
+    );
+    g.ecsInstances.push({ ...base, instanceId: `i-acct${x}`, name: `node-acct${x}`, zoneId: 'cn-hangzhou-h', status: 'Running', instanceType: 'ecs.g7.large', vpcId: `vpc-acct${x}`, privateIps: ['10.0.0.9'], clusterId: cluster, nodeName: `node-acct${x}`, loadBalancerIds: [lb0, lb1], serverGroupCount: 2 });
   }
   return g;
 }
 
-describe('randomized scope matrix: every REST route x every kind of token (e2e)', () => {
+/** The model of the stored findings: per scan, account and index (`findingOf(acct, idx, severity)`). */
+interface ModelFinding {
+  scan: 'older' | 'latest';
+  acct: Acct;
+  idx: number;
+  checkId: string;
+  severity: Finding['severity'];
+}
+
+/** The model of the stored quota samples (`sampleOf(acct, idx)`). */
+interface ModelQuota {
+  scan: 'older' | 'latest';
+  acct: Acct;
+  idx: number;
+  ratio: number;
+}
+
+/** The API's default GraphQL cost limit (GRAPHQL_MAX_COST). */
+const MAX_COST = 1000;
+
+/** Random choices of one request, drawn from fast-check's values in order (replays with the seed). */
+class Rolls {
+  private i = 0;
+  constructor(private readonly xs: readonly number[]) {}
+  /** A value in 0..n-1. */
+  next(n: number): number {
+    return this.xs[this.i++ % this.xs.length]! % n;
+  }
+  pick<T>(xs: readonly T[]): T {
+    return xs[this.next(xs.length)]!;
+  }
+  /** True one time in `k`. */
+  chance(k: number): boolean {
+    return this.next(k) === 0;
+  }
+}
+
+/** Relay paging arguments of a connection and what they ask for. */
+interface Page {
+  args: string[];
+  /** Items asked for (0 when invalid). */
+  n: number;
+  forward: boolean;
+  /** Refused by the paging rule (exactly one of first / last, 1..100). */
+  invalid: boolean;
+  /** The page size the cost model charges (out-of-range and missing sizes count as 100). */
+  costSize: number;
+}
+
+/** Random paging: `first` or `last` of 1..max; with `allowInvalid`, sometimes a combination the API must refuse. */
+function pageOf(r: Rolls, opts: { max?: number; allowInvalid?: boolean } = {}): Page {
+  if (opts.allowInvalid && r.chance(12)) {
+    const args = r.pick([[], ['first: 0'], ['first: 101'], ['last: 0'], ['last: 101'], ['first: 1', 'last: 1']]);
+    return { args, n: 0, forward: true, invalid: true, costSize: args.length === 2 ? 1 : 100 };
+  }
+  const max = opts.max ?? 100;
+  const n = Math.min(max, r.pick([1, 2, 3, max, 1 + r.next(max)]));
+  const forward = !r.chance(4);
+  return { args: [`${forward ? 'first' : 'last'}: ${n}`], n, forward, invalid: false, costSize: n };
+}
+
+/** A GraphQL argument value: a string or number literal, an enum value, or absent. */
+type Lit = string | number | { enum: string } | undefined;
+
+/** `(a: 1, b: "x")` from paging arguments and named values (absent ones left out); empty without any. */
+function argList(page: readonly string[], named: Record<string, Lit>): string {
+  const parts = [...page];
+  for (const [k, v] of Object.entries(named)) if (v !== undefined) parts.push(`${k}: ${typeof v === 'object' ? v.enum : JSON.stringify(v)}`);
+  return parts.length > 0 ? `(${parts.join(', ')})` : '';
+}
+
+/** The string values a request sends (an error may echo them back). */
+const echoOf = (named: Record<string, Lit>): string[] => Object.values(named).filter((v): v is string => typeof v === 'string');
+
+/** One GraphQL request of the matrix and the model's answer. */
+interface GqlCall {
+  query: string;
+  variables?: Record<string, unknown>;
+  /** Strings the request sends (stripped before the leak search). */
+  echo?: string[];
+  /** The error code expected for a token with the field's role (null: data without errors). */
+  error?: string | null;
+  /** Checks of the data against the model (when no error is expected). */
+  check?: (data: any) => void;
+}
+
+/** The generator of one GraphQL root field. */
+interface GqlField {
+  /** `Query.x` / `Mutation.y`. */
+  field: string;
+  /** Lowest role. */
+  role: Role;
+  /** The field may launch a scan (when it succeeds). */
+  launches?: boolean;
+  call(t: PoolToken, r: Rolls, acct: Acct): GqlCall;
+}
+
+describe('randomized scope matrix: every REST route and GraphQL field x every kind of token (e2e)', () => {
   let db: TestDatabase;
   let store: Store;
   let app: INestApplication;
+  let schema: GraphQLSchema;
+  let coverage: FieldCoverage;
   const http = () => request(app.getHttpServer());
   const pool: PoolToken[] = [];
   const waivers: ModelWaiver[] = [];
   const reports: { id: string; accts: Acct[] | null }[] = [];
   const victims: { id: string; accts: Acct[] | null }[] = [];
   const scans: { older?: StoredScan; latest?: StoredScan; failed?: StoredScan } = {};
+  const graph = graphOf();
+  const modelFindings: ModelFinding[] = [];
+  const modelQuotas: ModelQuota[] = [];
   /** Findings per account in the latest scan (model of /v1/findings totals). */
   const latestFindings: Record<Acct, number> = { a: 0, b: 0, c: 0 };
   let requests = 0;
+  let gqlRequests = 0;
   const statusTally = new Map<number, number>();
+  /** GraphQL outcomes seen: error code (or `data`) -> HTTP statuses. */
+  const gqlTally = new Map<string, Map<number, number>>();
   /** Statuses the bootstrap token gets on data-dependent routes (the reference for all-accounts tokens). */
   const reference: Record<string, number> = {};
 
+  /** Launches scans as rows of the store (status running); counts them (the model of scan totals and of side effects). */
   class RecordingLauncher implements ScanLauncher {
+    launched = 0;
+    sourceNames(): string[] {
+      return ['offline', 'alibaba'];
+    }
     async launch(_r: LaunchScanRequest): Promise<{ scanId: string }> {
+      this.launched += 1;
       return { scanId: (await store.scans.create({ source: 'offline' })).id };
     }
   }
+  const launcher = new RecordingLauncher();
 
   beforeAll(async () => {
     db = await createTestDatabase();
     store = await Store.open({ connectionString: db.url, migrate: true, tokenHashKey: KEY });
-    const coverage = ACCTS.map((a) => makeCoverage({ accountId: ACCOUNTS[a] }));
+    const scanCoverage = ACCTS.map((a) => makeCoverage({ accountId: ACCOUNTS[a] }));
     const counts: Record<Acct, number> = { a: 7, b: 5, c: 3 };
+    const older = ACCTS.flatMap((x) => Array.from({ length: counts[x] + 1 }, (_, i) => ({ scan: 'older' as const, acct: x, idx: i, severity: 'warning' as const })));
+    const latest = ACCTS.flatMap((x) => Array.from({ length: counts[x] }, (_, i) => ({ scan: 'latest' as const, acct: x, idx: i + 1, severity: i % 3 === 0 ? ('critical' as const) : ('warning' as const) })));
+    const olderQuotas = ACCTS.flatMap((x) => [0, 1].map((idx) => ({ scan: 'older' as const, acct: x, idx })));
+    const latestQuotas = ACCTS.flatMap((x) => [1, 2].map((idx) => ({ scan: 'latest' as const, acct: x, idx })));
+    for (const f of [...older, ...latest]) modelFindings.push({ ...f, checkId: findingOf(f.acct, f.idx).checkId });
+    for (const q of [...olderQuotas, ...latestQuotas]) modelQuotas.push({ ...q, ratio: sampleOf(q.acct, q.idx).ratio });
     scans.older = await store.scans.create({ source: 'offline', startedAt: new Date(Date.now() - 8 * 86_400_000) });
     scans.older = await store.scans.complete(scans.older.id, {
-      findings: ACCTS.flatMap((x) => Array.from({ length: counts[x] + 1 }, (_, i) => findingOf(x, i))),
-      coverage,
-      quotaUsage: ACCTS.flatMap((x) => [sampleOf(x, 0), sampleOf(x, 1)]),
+      findings: older.map((f) => findingOf(f.acct, f.idx, f.severity)),
+      coverage: scanCoverage,
+      quotaUsage: olderQuotas.map((q) => sampleOf(q.acct, q.idx)),
     });
     scans.latest = await store.scans.create({ source: 'offline', startedAt: new Date(Date.now() - 86_400_000) });
-    const latest = ACCTS.flatMap((x) => Array.from({ length: counts[x] }, (_, i) => findingOf(x, i + 1, i % 3 === 0 ? 'critical' : 'warning')));
     for (const x of ACCTS) latestFindings[x] = counts[x];
-    scans.latest = await store.scans.complete(scans.latest.id, { findings: latest, coverage, quotaUsage: ACCTS.flatMap((x) => [sampleOf(x, 1), sampleOf(x, 2)]), graph: graphOf() });
+    // The latest scan also keeps a fleet snapshot (the bundled sample), so headroom and what-ifs answer for all-accounts tokens.
+    scans.latest = await store.scans.complete(scans.latest.id, {
+      findings: latest.map((f) => findingOf(f.acct, f.idx, f.severity)),
+      coverage: scanCoverage,
+      quotaUsage: latestQuotas.map((q) => sampleOf(q.acct, q.idx)),
+      graph,
+      snapshot: loadFleetDirectory(SAMPLE),
+    });
     scans.failed = await store.scans.create({ source: 'offline', startedAt: new Date(Date.now() - 3_600_000) });
     scans.failed = await store.scans.fail(scans.failed.id, `AccessDenied on account ${ACCOUNTS.b} (role acctb-auditor)`);
 
@@ -185,11 +375,10 @@ describe('randomized scope matrix: every REST route x every kind of token (e2e)'
       victims.push({ id: v.stored.id, accts });
     }
 
-    app = await createApiApp({ store, token: BOOTSTRAP, scanLauncher: new RecordingLauncher(), logger: false, auth: { maxFailures: 1_000_000 } });
+    app = await createApiApp({ store, token: BOOTSTRAP, scanLauncher: launcher, logger: false, auth: { maxFailures: 1_000_000 } });
     await app.init();
-    const boot = { Authorization: `Bearer ${BOOTSTRAP}` };
-    reference.headroom = (await http().get('/v1/forecasts/headroom').set(boot)).status;
-    reference.whatif = (await http().post('/v1/forecasts/whatif').set(boot).send(WHATIF)).status;
+    schema = app.get(GraphQLSchemaHost).schema;
+    coverage = new FieldCoverage(schema);
     reference.readyz = (await http().get('/readyz')).status;
   });
 
@@ -199,7 +388,8 @@ describe('randomized scope matrix: every REST route x every kind of token (e2e)'
     await db?.drop();
   });
 
-  const WHATIF = { apiVersion: 'fleet-audit/v1', kind: 'Scenario', name: 'matrix', steps: [{ addNodes: { count: 1 } }] };
+  /** A what-if on the stored sample snapshot (one node more in a cluster of the sample fleet). */
+  const WHATIF = { apiVersion: 'fleet-audit/v1', kind: 'Scenario', name: 'matrix', steps: [{ addNodes: { cluster: 'c75849719d4432e7378507410f099fa74', count: 1 } }] };
 
   /** The status a route's authorization prescribes before the route's own logic (null: passes). */
   function gate(t: PoolToken, route: Route): number | null {
@@ -264,6 +454,7 @@ describe('randomized scope matrix: every REST route x every kind of token (e2e)'
     {
       name: 'POST /v1/scans',
       role: 'operator',
+      launches: true,
       call: () => ({ method: 'post', path: '/v1/scans', body: {}, outcome: { expected: 202 } }),
     },
     {
@@ -346,12 +537,12 @@ describe('randomized scope matrix: every REST route x every kind of token (e2e)'
     {
       name: 'GET /v1/forecasts/headroom',
       role: 'viewer',
-      call: (t) => ({ method: 'get', path: '/v1/forecasts/headroom', outcome: { expected: t.scope === null ? reference.headroom : 403 } }),
+      call: (t) => ({ method: 'get', path: '/v1/forecasts/headroom', outcome: { expected: t.scope === null ? 200 : 403 } }),
     },
     {
       name: 'POST /v1/forecasts/whatif',
       role: 'operator',
-      call: (t) => ({ method: 'post', path: '/v1/forecasts/whatif', body: WHATIF, outcome: { expected: t.scope === null ? reference.whatif : 403 } }),
+      call: (t) => ({ method: 'post', path: '/v1/forecasts/whatif', body: WHATIF, outcome: { expected: t.scope === null ? 200 : 403 } }),
     },
     {
       name: 'GET /v1/reports',
@@ -495,14 +686,534 @@ describe('randomized scope matrix: every REST route x every kind of token (e2e)'
     },
   ];
 
+  // ---------------------------------------------------------------------------------------------------
+  // GraphQL: one generator per root field, each a random operation with the model's expected answer.
+  // ---------------------------------------------------------------------------------------------------
+
+  /** Scans a GraphQL argument may name: by the model's key (default: the field's default, the latest succeeded). */
+  type ScanKey = 'latest' | 'older' | 'failed' | 'missing' | 'garbage';
+  const scanIdOf = (k: ScanKey): string => ({ latest: scans.latest!.id, older: scans.older!.id, failed: scans.failed!.id, missing: MISSING_UUID, garbage: 'not-a-scan-id' })[k];
+  function scanPick(r: Rolls): { key: ScanKey; id: string | undefined } {
+    const k = r.pick(['default', 'default', 'latest', 'older', 'failed', 'missing', 'garbage'] as const);
+    return k === 'default' ? { key: 'latest', id: undefined } : { key: k, id: scanIdOf(k) };
+  }
+  /** A filter value: absent, the picked account's own value, or one matching nothing. */
+  const optional = <T>(r: Rolls, own: T, none: T): T | undefined => r.pick([undefined, undefined, own, none]);
+
+  const leaf = (type: string) => leafSelection(schema, type);
+  const inScopeId = (t: PoolToken, accountId: string) => t.scope === null || t.scope.some((x) => ACCOUNTS[x] === accountId);
+
+  /** Every `accountId` anywhere in a GraphQL answer is within the token's scope. */
+  function expectAccountsInScope(t: PoolToken, v: unknown, where: string): void {
+    if (Array.isArray(v)) v.forEach((x) => expectAccountsInScope(t, x, where));
+    else if (v !== null && typeof v === 'object') {
+      for (const [k, x] of Object.entries(v)) {
+        if (k === 'accountId' && typeof x === 'string') expect(inScopeId(t, x), `${where}: accountId ${x} outside the scope`).toBe(true);
+        else expectAccountsInScope(t, x, where);
+      }
+    }
+  }
+
+  /** A node selection: its text, its cost (the server's model: a connection costs 1 + n x node) and its oracle. */
+  interface NodeSel {
+    text: string;
+    cost: number;
+    check(node: any, where: string): void;
+  }
+  const CONN = (nodes: string) => `totalCount pageInfo { hasNextPage hasPreviousPage startCursor endCursor } edges { cursor node { __typename } } nodes { ${nodes} }`;
+
+  /** Check a connection against the model's total for a page `p`. */
+  function expectConn(c: any, total: number, p: Page, where: string): void {
+    expect(c.totalCount, `${where}.totalCount`).toBe(total);
+    const len = Math.min(p.n, total);
+    expect(c.nodes, `${where}.nodes`).toHaveLength(len);
+    expect(c.edges, `${where}.edges`).toHaveLength(len);
+    expect(p.forward ? c.pageInfo.hasNextPage : c.pageInfo.hasPreviousPage, `${where}: more pages`).toBe(total > p.n);
+    expect(c.pageInfo.startCursor, `${where}.startCursor`).toBe(len > 0 ? c.edges[0].cursor : null);
+  }
+
+  /** A nested connection field of a node. */
+  function connField(name: string, p: Page, node: NodeSel, total: (parent: any) => number): NodeSel {
+    return {
+      text: `${name}${argList(p.args, {})} { ${CONN(node.text)} }`,
+      cost: 1 + p.costSize * node.cost,
+      check(parent, where) {
+        const c = parent[name];
+        expectConn(c, total(parent), p, `${where}.${name}`);
+        c.nodes.forEach((n: any, i: number) => node.check(n, `${where}.${name}[${i}]`));
+      },
+    };
+  }
+
+  /** A nested object field of a node: null exactly when `isNull(parent)`. */
+  function objField(name: string, node: NodeSel, isNull: (parent: any) => boolean): NodeSel {
+    return {
+      text: `${name} { ${node.text} }`,
+      cost: node.cost,
+      check(parent, where) {
+        if (isNull(parent)) expect(parent[name], `${where}.${name}`).toBeNull();
+        else {
+          expect(parent[name], `${where}.${name}`).not.toBeNull();
+          node.check(parent[name], `${where}.${name}`);
+        }
+      },
+    };
+  }
+
+  /** The leaves of `type`, its nested fields, and the model's check of one node of it. */
+  function nodeOf(type: string, check: (node: any, where: string) => void, fields: NodeSel[] = []): NodeSel {
+    return {
+      text: [leaf(type), ...fields.map((f) => f.text)].join(' '),
+      cost: fields.reduce((n, f) => n + f.cost, 0),
+      check(node, where) {
+        check(node, where);
+        for (const f of fields) f.check(node, where);
+      },
+    };
+  }
+
+  const small = (r: Rolls) => pageOf(r, { max: 3 });
+  const model = {
+    cluster: (id: string) => graph.clusters.find((c) => c.clusterId === id),
+    lb: (id: string) => graph.loadBalancers.find((l) => l.loadBalancerId === id),
+    ecs: (id: string) => graph.ecsInstances.find((e) => e.instanceId === id),
+    groups: (lbId: string) => graph.serverGroups.filter((g) => g.loadBalancerId === lbId),
+    /** Quota samples of the latest scan on a resource id. */
+    quotasOf: (id: string) => modelQuotas.filter((q) => q.scan === 'latest' && `lb-acct${q.acct}-${String(q.idx).padStart(3, '0')}` === id),
+  };
+
+  /** Node checks against the model graph (in scope, same counts). */
+  const checks = {
+    cluster: (t: PoolToken) => (n: any, where: string) => {
+      const m = model.cluster(n.clusterId);
+      expect(m, `${where}: cluster ${n.clusterId} in the model`).toBeDefined();
+      expect(inScopeId(t, n.accountId), `${where}: in scope`).toBe(true);
+      expect([n.accountId, n.serviceCount, n.nodeCount], where).toEqual([m!.accountId, m!.serviceCount, m!.nodeCount]);
+    },
+    service: (t: PoolToken) => (n: any, where: string) => {
+      const m = graph.services.find((s) => s.clusterId === n.clusterId && s.namespace === n.namespace && s.name === n.name);
+      expect(m, `${where}: Service ${n.name} in the model`).toBeDefined();
+      expect(inScopeId(t, n.accountId), `${where}: in scope`).toBe(true);
+      expect([n.loadBalancerId, n.mode, n.ports.length], where).toEqual([m!.loadBalancerId, m!.mode, m!.ports.length]);
+    },
+    lb: (t: PoolToken) => (n: any, where: string) => {
+      const m = model.lb(n.loadBalancerId);
+      expect(m, `${where}: CLB ${n.loadBalancerId} in the model`).toBeDefined();
+      expect(inScopeId(t, n.accountId), `${where}: in scope`).toBe(true);
+      expect([n.owner, n.serviceCount, n.backendEntries, n.listenerCount, n.listeners.length], where).toEqual([m!.owner, m!.serviceCount, m!.backendEntries, m!.listenerCount, m!.listeners.length]);
+    },
+    group: () => (n: any, where: string) => {
+      const m = graph.serverGroups.find((g) => g.loadBalancerId === n.loadBalancerId && g.vServerGroupId === n.vServerGroupId);
+      expect(m, `${where}: server group ${n.vServerGroupId} in the model`).toBeDefined();
+      expect(n.backendCount, where).toBe(m!.backends.length);
+    },
+    backend: () => (n: any, where: string) => expect(['ecs', 'eni', 'eci'], where).toContain(n.type),
+    ecs: (t: PoolToken) => (n: any, where: string) => {
+      const m = model.ecs(n.instanceId);
+      expect(m, `${where}: ECS ${n.instanceId} in the model`).toBeDefined();
+      expect(inScopeId(t, n.accountId), `${where}: in scope`).toBe(true);
+      expect([n.clusterId, n.serverGroupCount], where).toEqual([m!.clusterId, m!.serverGroupCount]);
+    },
+    quota: (t: PoolToken) => (n: any, where: string) => expect(inScopeId(t, n.resource.accountId), `${where}: in scope`).toBe(true),
+    none: () => () => undefined,
+  };
+
+  /** Nested selections shared by the graph generators (each takes its random pages from `r`). */
+  const sel = {
+    /** ServerGroup -> backends -> ecsInstance (-> `ecsFields`). */
+    group: (t: PoolToken, r: Rolls, ecsFields: NodeSel[] = []) =>
+      nodeOf('ServerGroup', checks.group(), [
+        connField(
+          'backends',
+          small(r),
+          nodeOf('Backend', checks.backend(), [objField('ecsInstance', nodeOf('EcsInstance', checks.ecs(t), ecsFields), (b) => b.type !== 'ecs')]),
+          (g) => g.backendCount,
+        ),
+      ]),
+    /** LoadBalancer with its Services, clusters, quotas and server groups (down to `ecsFields` of the backends' ECS). */
+    lb: (t: PoolToken, r: Rolls, opts: { ecsFields?: NodeSel[]; serviceFields?: NodeSel[]; clusterFields?: NodeSel[] } = {}) =>
+      nodeOf('LoadBalancer', checks.lb(t), [
+        connField('services', small(r), nodeOf('Service', checks.service(t), opts.serviceFields ?? []), (l) => model.lb(l.loadBalancerId)!.serviceCount),
+        connField('clusters', small(r), nodeOf('Cluster', checks.cluster(t), opts.clusterFields ?? []), (l) => model.lb(l.loadBalancerId)!.clusterIds.length),
+        connField('quotas', small(r), nodeOf('Quota', checks.quota(t)), (l) => model.quotasOf(l.loadBalancerId).length),
+        connField('vServerGroups', small(r), sel.group(t, r, opts.ecsFields), (l) => model.groups(l.loadBalancerId).length),
+      ]),
+    /** Service -> cluster, loadBalancer (-> `lb`). */
+    service: (t: PoolToken, lb: NodeSel) =>
+      nodeOf('Service', checks.service(t), [objField('cluster', nodeOf('Cluster', checks.cluster(t)), () => false), objField('loadBalancer', lb, (s) => s.loadBalancerId === null)]),
+  };
+
+  /** Expected answer of a paged top-level connection: its error (cost, paging) or null. */
+  function pagedError(p: Page, cost: number): string | null {
+    if (cost > MAX_COST) return 'QUERY_TOO_COSTLY';
+    return p.invalid ? 'BAD_USER_INPUT' : null;
+  }
+
+  /** A top-level graph connection: the page, the scan, filters in `named`, a node selection; total from the model. */
+  function graphConn(
+    field: string,
+    t: PoolToken,
+    r: Rolls,
+    named: Record<string, Lit>,
+    node: NodeSel,
+    total: (scan: ScanKey) => number,
+    scan: { key: ScanKey; id: string | undefined },
+    p: Page,
+  ): GqlCall {
+    const cost = 1 + p.costSize * node.cost;
+    const error = pagedError(p, cost);
+    return {
+      query: `{ ${field}${argList(p.args, { scanId: scan.id, ...named })} { ${CONN(node.text)} } }`,
+      echo: echoOf({ scanId: scan.id, ...named }),
+      error,
+      check: (data) => {
+        const c = data[field];
+        const n = scan.key === 'latest' ? total(scan.key) : 0;
+        expectConn(c, n, p, field);
+        c.nodes.forEach((x: any, i: number) => node.check(x, `${field}[${i}]`));
+      },
+    };
+  }
+
+  const inScopeAccts = (t: PoolToken) => ACCTS.filter((x) => inScope(t, x));
+  const findingsOf = (t: PoolToken, scan: 'older' | 'latest', f: { accountId?: string; checkId?: string; severity?: string; clusterId?: string }) =>
+    modelFindings.filter(
+      (m) =>
+        m.scan === scan &&
+        inScope(t, m.acct) &&
+        (f.accountId === undefined || ACCOUNTS[m.acct] === f.accountId) &&
+        (f.checkId === undefined || m.checkId === f.checkId) &&
+        (f.severity === undefined || m.severity === f.severity) &&
+        (f.clusterId === undefined || `c-acct${m.acct}` === f.clusterId),
+    );
+  const expectSummary = (t: PoolToken, node: any, where: string) => {
+    if (node.id === scans.latest!.id || node.id === scans.older!.id) {
+      const k = node.id === scans.latest!.id ? 'latest' : 'older';
+      expect(node.summary.findings, `${where}: summary over the scope`).toBe(findingsOf(t, k, {}).length);
+    }
+  };
+
+  const GQL: GqlField[] = [
+    {
+      field: 'Query.scans',
+      role: 'viewer',
+      call: (t, r) => {
+        const p = pageOf(r, { allowInvalid: true });
+        return {
+          query: `{ scans${argList(p.args, {})} { ${CONN(leaf('Scan'))} } }`,
+          error: p.invalid ? 'BAD_USER_INPUT' : null,
+          check: (data) => {
+            expectConn(data.scans, 3 + launcher.launched, p, 'scans');
+            data.scans.nodes.forEach((n: any, i: number) => expectSummary(t, n, `scans[${i}]`));
+          },
+        };
+      },
+    },
+    {
+      field: 'Query.scan',
+      role: 'viewer',
+      call: (t, r) => {
+        const k = r.pick(['latest', 'older', 'failed', 'missing', 'garbage'] as const);
+        return {
+          query: `{ scan${argList([], { id: scanIdOf(k) })} { ${leaf('Scan')} } }`,
+          echo: [scanIdOf(k)],
+          check: (data) => {
+            if (k === 'missing' || k === 'garbage') expect(data.scan, 'scan of a missing id').toBeNull();
+            else {
+              expect(data.scan.id).toBe(scanIdOf(k));
+              expectSummary(t, data.scan, 'scan');
+            }
+          },
+        };
+      },
+    },
+    {
+      field: 'Query.findings',
+      role: 'viewer',
+      call: (t, r, acct) => {
+        const p = pageOf(r, { allowInvalid: true });
+        const scan = scanPick(r);
+        const f = {
+          accountId: optional(r, ACCOUNTS[acct], '9999999999999999'),
+          checkId: optional(r, r.pick(['CLB_BACKEND_QUOTA', 'NODEPORT_OVERLAP']), 'NO_SUCH_CHECK'),
+          severity: optional(r, r.pick(['critical', 'warning']), 'info'),
+          clusterId: optional(r, `c-acct${acct}`, 'c-none'),
+        };
+        const named: Record<string, Lit> = { scanId: scan.id, accountId: f.accountId, checkId: f.checkId, severity: f.severity === undefined ? undefined : { enum: f.severity }, clusterId: f.clusterId };
+        const missing = scan.key === 'missing' || scan.key === 'garbage';
+        return {
+          query: `{ findings${argList(p.args, named)} { ${CONN(leaf('Finding'))} } }`,
+          echo: echoOf(named),
+          error: p.invalid ? 'BAD_USER_INPUT' : missing ? 'NOT_FOUND' : null,
+          check: (data) => {
+            const want = scan.key === 'failed' ? [] : findingsOf(t, scan.key as 'older' | 'latest', f);
+            expectConn(data.findings, want.length, p, 'findings');
+            for (const n of data.findings.nodes) {
+              expect(inScopeId(t, n.resource.accountId), 'finding in scope').toBe(true);
+              if (f.severity) expect(n.severity).toBe(f.severity);
+              if (f.checkId) expect(n.checkId).toBe(f.checkId);
+            }
+          },
+        };
+      },
+    },
+    {
+      field: 'Query.accounts',
+      role: 'viewer',
+      call: (t, r) => {
+        const p = pageOf(r, { allowInvalid: true, max: r.chance(5) ? 100 : 5 });
+        const lb = nodeOf('LoadBalancer', checks.lb(t), [connField('vServerGroups', small(r), sel.group(t, r), (l) => model.groups(l.loadBalancerId).length)]);
+        const cluster = nodeOf('Cluster', checks.cluster(t), [connField('services', small(r), sel.service(t, lb), (c) => model.cluster(c.clusterId)!.serviceCount!)]);
+        const region = nodeOf('Region', (n, where) => expect(inScopeId(t, n.accountId), where).toBe(true), [connField('clusters', small(r), cluster, () => 1)]);
+        const account = nodeOf(
+          'Account',
+          (n, where) => {
+            expect(inScopeId(t, n.accountId), `${where}: in scope`).toBe(true);
+            expect(n.regionCount, where).toBe(1);
+          },
+          [connField('regions', small(r), region, () => 1)],
+        );
+        return graphConn('accounts', t, r, {}, account, () => inScopeAccts(t).length, scanPick(r), p);
+      },
+    },
+    {
+      field: 'Query.clusters',
+      role: 'viewer',
+      call: (t, r, acct) => {
+        const p = pageOf(r, { allowInvalid: true, max: r.chance(5) ? 100 : 5 });
+        const scan = scanPick(r);
+        const named = { accountId: optional(r, ACCOUNTS[acct], '9999999999999999'), regionId: optional(r, 'cn-hangzhou', 'cn-beijing') };
+        const ecsFields = [
+          connField('loadBalancers', small(r), nodeOf('LoadBalancer', checks.lb(t)), (e) => model.ecs(e.instanceId)!.loadBalancerIds.length),
+          objField('cluster', nodeOf('Cluster', checks.cluster(t)), (e) => e.clusterId === null),
+        ];
+        const cluster = nodeOf('Cluster', checks.cluster(t), [connField('services', small(r), sel.service(t, sel.lb(t, r, { ecsFields })), (c) => model.cluster(c.clusterId)!.serviceCount!)]);
+        const total = () => (named.regionId === 'cn-beijing' || named.accountId === '9999999999999999' ? 0 : inScopeAccts(t).filter((x) => !named.accountId || ACCOUNTS[x] === named.accountId).length);
+        return graphConn('clusters', t, r, named, cluster, total, scan, p);
+      },
+    },
+    {
+      field: 'Query.loadBalancers',
+      role: 'viewer',
+      call: (t, r, acct) => {
+        const p = pageOf(r, { allowInvalid: true, max: r.chance(5) ? 100 : 5 });
+        const scan = scanPick(r);
+        const named = { accountId: optional(r, ACCOUNTS[acct], '9999999999999999'), regionId: optional(r, 'cn-hangzhou', 'cn-beijing'), owner: optional(r, r.pick(['ccm', 'reused']), 'console') };
+        const lb = sel.lb(t, r, {
+          serviceFields: [objField('cluster', nodeOf('Cluster', checks.cluster(t)), () => false), objField('loadBalancer', nodeOf('LoadBalancer', checks.lb(t)), () => false)],
+          clusterFields: [connField('services', small(r), nodeOf('Service', checks.service(t)), (c) => model.cluster(c.clusterId)!.serviceCount!)],
+        });
+        const total = () =>
+          graph.loadBalancers.filter(
+            (l) => inScopeId(t, l.accountId) && (!named.accountId || l.accountId === named.accountId) && (!named.regionId || l.regionId === named.regionId) && (!named.owner || l.owner === named.owner),
+          ).length;
+        return graphConn('loadBalancers', t, r, named, lb, total, scan, p);
+      },
+    },
+    {
+      field: 'Query.loadBalancer',
+      role: 'viewer',
+      call: (t, r, acct) => {
+        const id = r.pick([`lb-acct${acct}-000`, `lb-acct${acct}-001`, `lb-acct${acct}-000-gone`]);
+        const scan = scanPick(r);
+        const lb = sel.lb(t, r, {
+          ecsFields: [connField('loadBalancers', small(r), nodeOf('LoadBalancer', checks.lb(t)), (e) => model.ecs(e.instanceId)!.loadBalancerIds.length)],
+          serviceFields: [objField('loadBalancer', nodeOf('LoadBalancer', checks.lb(t)), () => false)],
+        });
+        // Outside the scope, missing, or in a scan without this CLB: null, the same answer.
+        const visible = !id.endsWith('-gone') && inScope(t, acct) && scan.key === 'latest';
+        return {
+          query: `{ loadBalancer${argList([], { id, scanId: scan.id })} { ${lb.text} } }`,
+          echo: echoOf({ id, scanId: scan.id }),
+          error: lb.cost > MAX_COST ? 'QUERY_TOO_COSTLY' : null,
+          check: (data) => {
+            if (!visible) expect(data.loadBalancer, `loadBalancer ${id} is null like a missing one`).toBeNull();
+            else lb.check(data.loadBalancer, 'loadBalancer');
+          },
+        };
+      },
+    },
+    {
+      field: 'Query.ecsInstances',
+      role: 'viewer',
+      call: (t, r, acct) => {
+        const p = pageOf(r, { allowInvalid: true, max: r.chance(5) ? 100 : 5 });
+        const scan = scanPick(r);
+        const named = { accountId: optional(r, ACCOUNTS[acct], '9999999999999999'), regionId: optional(r, 'cn-hangzhou', 'cn-beijing'), clusterId: optional(r, `c-acct${acct}`, 'c-none') };
+        const lb = nodeOf('LoadBalancer', checks.lb(t), [
+          connField('services', small(r), nodeOf('Service', checks.service(t)), (l) => model.lb(l.loadBalancerId)!.serviceCount),
+          connField('vServerGroups', small(r), nodeOf('ServerGroup', checks.group(), [connField('backends', small(r), nodeOf('Backend', checks.backend()), (g) => g.backendCount)]), (l) => model.groups(l.loadBalancerId).length),
+        ]);
+        const ecs = nodeOf('EcsInstance', checks.ecs(t), [
+          objField('cluster', nodeOf('Cluster', checks.cluster(t), [connField('services', small(r), nodeOf('Service', checks.service(t)), (c) => model.cluster(c.clusterId)!.serviceCount!)]), (e) => e.clusterId === null),
+          connField('loadBalancers', small(r), lb, (e) => model.ecs(e.instanceId)!.loadBalancerIds.length),
+        ]);
+        const total = () =>
+          graph.ecsInstances.filter(
+            (e) => inScopeId(t, e.accountId) && (!named.accountId || e.accountId === named.accountId) && (!named.regionId || e.regionId === named.regionId) && (!named.clusterId || e.clusterId === named.clusterId),
+          ).length;
+        return graphConn('ecsInstances', t, r, named, ecs, total, scan, p);
+      },
+    },
+    {
+      field: 'Query.quotas',
+      role: 'viewer',
+      call: (t, r, acct) => {
+        const p = pageOf(r, { allowInvalid: true });
+        const scan = scanPick(r);
+        const named = {
+          checkId: optional(r, 'CLB_BACKEND_QUOTA', 'NODEPORT_OVERLAP'),
+          accountId: optional(r, ACCOUNTS[acct], '9999999999999999'),
+          regionId: optional(r, 'cn-hangzhou', 'cn-beijing'),
+          resourceKind: optional(r, 'LoadBalancer', 'EcsInstance'),
+          minRatio: optional(r, r.pick([0.755, 0.76]), 0.9),
+        };
+        const node = nodeOf('Quota', checks.quota(t));
+        const total = (k: ScanKey) =>
+          modelQuotas.filter(
+            (q) =>
+              q.scan === k &&
+              inScope(t, q.acct) &&
+              (!named.checkId || named.checkId === 'CLB_BACKEND_QUOTA') &&
+              (!named.accountId || ACCOUNTS[q.acct] === named.accountId) &&
+              (!named.regionId || named.regionId === 'cn-hangzhou') &&
+              (!named.resourceKind || named.resourceKind === 'LoadBalancer') &&
+              (named.minRatio === undefined || q.ratio >= named.minRatio),
+          ).length;
+        // Quotas are stored per scan (not only with the graph): the older scan has its own.
+        const call = graphConn('quotas', t, r, named, node, total, scan, p);
+        return {
+          ...call,
+          check: (data) => {
+            expectConn(data.quotas, scan.key === 'latest' || scan.key === 'older' ? total(scan.key) : 0, p, 'quotas');
+            data.quotas.nodes.forEach((x: any, i: number) => node.check(x, `quotas[${i}]`));
+          },
+        };
+      },
+    },
+    {
+      field: 'Query.scanDiff',
+      role: 'viewer',
+      call: (t, r, acct) => {
+        const from = r.pick(['latest', 'latest', 'older', 'failed', 'missing', 'garbage'] as const);
+        const against = r.pick(['older', 'older', 'latest', 'failed', 'missing'] as const);
+        const named = { scanId: scanIdOf(from), against: scanIdOf(against), accountId: optional(r, ACCOUNTS[acct], '9999999999999999'), checkId: optional(r, r.pick(['CLB_BACKEND_QUOTA', 'NODEPORT_OVERLAP']), 'NO_SUCH_CHECK'), clusterId: optional(r, `c-acct${acct}`, 'c-none') };
+        const change = r.pick([undefined, undefined, 'new', 'resolved', 'persisting', 'severityChanged'] as const);
+        const p = r.chance(8) ? { ...pageOf(r), forward: false, args: ['last: 2'], n: 2, costSize: 2 } : pageOf(r);
+        const missing = [from, against].some((k) => k === 'missing' || k === 'garbage');
+        // The model: per fingerprint (account, index) its severity in each scan; the filters and the scope first.
+        const side = (k: ScanKey) => new Map((k === 'latest' || k === 'older' ? findingsOf(t, k, named) : []).map((f) => [`${f.acct}/${f.idx}`, f.severity]));
+        const [a, b] = [side(from), side(against)];
+        const counts = { new: 0, resolved: 0, persisting: 0, severityChanged: 0 };
+        for (const [k, sev] of a) counts[!b.has(k) ? 'new' : b.get(k) === sev ? 'persisting' : 'severityChanged'] += 1;
+        for (const k of b.keys()) if (!a.has(k)) counts.resolved += 1;
+        const items = change ? counts[change] : Object.values(counts).reduce((x, y) => x + y, 0);
+        return {
+          query: `{ scanDiff${argList([], named)} { scanId againstScanId counts { ${leaf('DiffCounts')} } items${argList(p.args, { change: change && { enum: change } })} { ${CONN(`${leaf('DiffItem')}`)} } } }`,
+          echo: echoOf(named),
+          error: missing ? 'NOT_FOUND' : !p.forward ? 'BAD_USER_INPUT' : null,
+          check: (data) => {
+            expect(data.scanDiff.counts, 'scanDiff counts over the scope').toEqual(counts);
+            expectConn(data.scanDiff.items, items, p, 'scanDiff.items');
+            for (const n of data.scanDiff.items.nodes) {
+              expect(inScopeId(t, n.resource.accountId), 'diff item in scope').toBe(true);
+              if (change) expect(n.change).toBe(change);
+            }
+          },
+        };
+      },
+    },
+    {
+      field: 'Query.quotaTrends',
+      role: 'viewer',
+      call: (t, r, acct) => {
+        const named = {
+          accountId: optional(r, ACCOUNTS[acct], '9999999999999999'),
+          checkId: optional(r, 'CLB_BACKEND_QUOTA', 'NODEPORT_OVERLAP'),
+          clusterId: optional(r, `c-acct${acct}`, 'c-none'),
+          windowDays: r.pick([undefined, 2, 30]),
+        };
+        // Series: one per (account, CLB) sampled in the window; the older scan is 8 days old, the latest 1 day.
+        const resources = (x: Acct) => new Set(modelQuotas.filter((q) => q.acct === x && (q.scan === 'latest' || named.windowDays !== 2)).map((q) => q.idx)).size;
+        const want =
+          named.checkId === 'NODEPORT_OVERLAP' || named.clusterId === 'c-none' || named.accountId === '9999999999999999'
+            ? 0
+            : inScopeAccts(t)
+                .filter((x) => (!named.accountId || ACCOUNTS[x] === named.accountId) && (!named.clusterId || named.clusterId === `c-acct${x}`))
+                .reduce((n, x) => n + resources(x), 0);
+        return {
+          query: `{ quotaTrends${argList([], named)} }`,
+          echo: echoOf(named),
+          check: (data) => {
+            const trends = (data.quotaTrends as { trends: { resource: { accountId: string } }[] }).trends;
+            expect(trends, 'quotaTrends series over the scope').toHaveLength(want);
+            for (const e of trends) expect(inScopeId(t, e.resource.accountId), 'trend in scope').toBe(true);
+          },
+        };
+      },
+    },
+    {
+      field: 'Query.headroom',
+      role: 'viewer',
+      call: (t, r) => {
+        const named = { ports: r.pick([undefined, 2]) };
+        return {
+          query: `{ headroom${argList([], named)} }`,
+          // Headroom reads the whole fleet snapshot: tokens over every account only.
+          error: t.scope === null ? null : 'FORBIDDEN',
+          check: (data) => {
+            expect(data.headroom.scanId).toBe(scans.latest!.id);
+            expect(data.headroom.headroom.length).toBeGreaterThan(0);
+          },
+        };
+      },
+    },
+    {
+      field: 'Mutation.startScan',
+      role: 'operator',
+      launches: true,
+      call: (_t, r) => {
+        const source = r.pick([undefined, 'offline', 'no-such-source']);
+        return {
+          query: `mutation { startScan${argList([], { source })} { scanId } }`,
+          echo: echoOf({ source }),
+          error: source === 'no-such-source' ? 'BAD_USER_INPUT' : null,
+          check: (data) => expect(data.startScan.scanId).toMatch(/^[0-9a-f-]{36}$/),
+        };
+      },
+    },
+    {
+      field: 'Mutation.whatIf',
+      role: 'operator',
+      call: (t, r) => {
+        const bad = r.chance(5);
+        return {
+          query: 'mutation($s: JSON!) { whatIf(scenario: $s) }',
+          variables: { s: bad ? { ...WHATIF, steps: [{ addNodes: { cluster: 'c75849719d4432e7378507410f099fa74', count: -1 } }] } : WHATIF },
+          // What-ifs read the whole fleet snapshot: tokens over every account only (before the scenario is read).
+          error: t.scope !== null ? 'FORBIDDEN' : bad ? 'BAD_USER_INPUT' : null,
+          check: (data) => expect(data.whatIf.scanId).toBe(scans.latest!.id),
+        };
+      },
+    },
+  ];
+
   /** Account markers the token must never see (ids and `acctx` markers of accounts outside its scope). */
   function forbidden(t: PoolToken): string[] {
     if (t.valid && t.scope === null) return [];
     return ACCTS.filter((x) => !(t.valid && inScope(t, x))).flatMap((x) => [ACCOUNTS[x], `acct${x}`]);
   }
 
+  /** Search a response for other accounts' markers, after removing what the request itself sent (an error may echo it). */
+  function expectNoLeak(t: PoolToken, responseText: string, echo: readonly string[], where: string): void {
+    let text = responseText.toLowerCase();
+    for (const e of echo) text = text.split(e.toLowerCase()).join('');
+    for (const marker of forbidden(t)) expect(text.includes(marker), `${where}: leaks ${marker}`).toBe(false);
+  }
+
   async function run(t: PoolToken, route: Route, pick: number, acct: Acct): Promise<void> {
     const c = route.call(t, pick, acct);
+    const launchedBefore = launcher.launched;
     let req = http()[c.method](c.path);
     if (t.header !== null) req = req.set('Authorization', t.header);
     const res = c.body === undefined ? await req : await req.send(c.body as object);
@@ -512,32 +1223,92 @@ describe('randomized scope matrix: every REST route x every kind of token (e2e)'
     const gated = gate(t, route);
     const expected = gated ?? c.outcome.expected;
     expect(Array.isArray(expected) ? expected : [expected], where).toContain(res.status);
-    // No other account's data: strip what the request itself sent (an error may echo it), then search.
-    let text = res.text.toLowerCase();
-    for (const e of c.echo ?? []) text = text.split(e.toLowerCase()).join('');
-    for (const marker of forbidden(t)) expect(text.includes(marker), `${where}: leaks ${marker}`).toBe(false);
+    expectNoLeak(t, res.text, c.echo ?? [], where);
+    // No side effect without the right: a scan launches only through a launching route that succeeded.
+    if (launcher.launched !== launchedBefore) expect(route.launches === true && res.status < 300, `${where}: launched a scan`).toBe(true);
     if (gated === null && res.status < 300) c.outcome.check?.(res.body, res.text);
     c.outcome.after?.(res.status, res.body);
   }
 
-  it(`answers ${RUNS} random (token, route, target) requests with the prescribed status and no other account's data (seed ${SEED})`, async () => {
+  /** HTTP status of each GraphQL outcome (errors carry `extensions.code`). */
+  const GQL_STATUS: Record<string, number> = { data: 200, UNAUTHENTICATED: 401, FORBIDDEN: 200, BAD_USER_INPUT: 200, NOT_FOUND: 200, QUERY_TOO_COSTLY: 400 };
+
+  async function runGql(t: PoolToken, gen: GqlField, r: Rolls, acct: Acct): Promise<void> {
+    const c = gen.call(t, r, acct);
+    const launchedBefore = launcher.launched;
+    let req = http().post('/graphql');
+    if (t.header !== null) req = req.set('Authorization', t.header);
+    const res = await req.send({ query: c.query, ...(c.variables ? { variables: c.variables } : {}) });
+    requests += 1;
+    gqlRequests += 1;
+    const where = `${t.label} GraphQL ${gen.field}: ${c.query} ${JSON.stringify(c.variables ?? {})} -> ${res.status} ${res.text.slice(0, 400)}`;
+    const errors = (res.body as { errors?: { extensions?: { code?: string } }[] }).errors;
+    const data = (res.body as { data?: Record<string, unknown> | null }).data;
+    let expected: string | null;
+    if (!t.valid) expected = 'UNAUTHENTICATED';
+    else if (ROLE_RANK[t.role] < ROLE_RANK[gen.role]) expected = 'FORBIDDEN';
+    else expected = c.error ?? null;
+    const outcome = expected ?? 'data';
+    const seen = gqlTally.get(outcome) ?? new Map<number, number>();
+    gqlTally.set(outcome, seen.set(res.status, (seen.get(res.status) ?? 0) + 1));
+    if (expected === null) {
+      expect(errors, where).toBeUndefined();
+      expect(res.status, where).toBe(200);
+      expectAccountsInScope(t, data, where);
+      try {
+        c.check?.(data);
+      } catch (e) {
+        throw new Error(`${where}\n${(e as Error).message}`, { cause: e });
+      }
+      coverage.record(c.query);
+    } else {
+      // One error of the expected kind, and no data of the refused field.
+      expect((errors ?? []).map((e) => e.extensions?.code), where).toEqual([expected]);
+      expect(res.status, where).toBe(GQL_STATUS[expected]);
+      if (data) expect(Object.values(data).every((v) => v === null), `${where}: data with a refusal`).toBe(true);
+    }
+    expectNoLeak(t, res.text, [...(c.echo ?? []), ...Object.values(c.variables ?? {}).filter((v): v is string => typeof v === 'string')], where);
+    if (launcher.launched !== launchedBefore) expect(gen.launches === true && expected === null, `${where}: launched a scan`).toBe(true);
+  }
+
+  /** Every endpoint of the matrix: the REST routes, then the GraphQL root fields. */
+  type Endpoint = { kind: 'rest'; route: Route } | { kind: 'gql'; gen: GqlField };
+  const ENDPOINTS: Endpoint[] = [...ROUTES.map((route) => ({ kind: 'rest' as const, route })), ...GQL.map((gen) => ({ kind: 'gql' as const, gen }))];
+  const runEndpoint = (t: PoolToken, e: Endpoint, rolls: readonly number[], acct: Acct) =>
+    e.kind === 'rest' ? run(t, e.route, rolls[0]!, acct) : runGql(t, e.gen, new Rolls(rolls), acct);
+
+  it('has a GraphQL generator for every Query and Mutation field of the served schema, and none for a field that is gone', () => {
+    const served = rootFields(schema);
+    const generated = GQL.map((g) => g.field).sort();
+    expect(served.filter((f) => !generated.includes(f)), 'root fields without a generator in the scope matrix: add one (with its oracle)').toEqual([]);
+    expect(generated.filter((f) => !served.includes(f)), 'generators of fields the schema no longer has').toEqual([]);
+  });
+
+  it(`answers ${RUNS} random (token, endpoint, target) requests with the prescribed outcome and no other account's data (seed ${SEED})`, async () => {
     await fc.assert(
       fc.asyncProperty(
         fc.nat(pool.length - 1),
-        fc.nat(ROUTES.length - 1),
-        fc.nat(1000),
+        fc.nat(ENDPOINTS.length - 1),
+        fc.array(fc.nat(1000), { minLength: 24, maxLength: 24 }),
         fc.constantFrom(...ACCTS),
-        async (ti, ri, pick, acct) => run(pool[ti], ROUTES[ri], pick, acct),
+        async (ti, ei, rolls, acct) => runEndpoint(pool[ti]!, ENDPOINTS[ei]!, rolls, acct),
       ),
       { seed: SEED, numRuns: RUNS, endOnFailure: true },
     );
     expect(requests).toBeGreaterThanOrEqual(1000);
+    expect(gqlRequests).toBeGreaterThanOrEqual(RUNS / 4);
     // The run exercised every outcome class (a matrix that only ever saw 200s proves nothing).
-    for (const status of [200, 201, 202, 401, 403, 404, 409]) expect(statusTally.get(status) ?? 0, `status ${status} seen`).toBeGreaterThan(0);
+    for (const status of [200, 201, 202, 401, 403, 404, 409]) expect(statusTally.get(status) ?? 0, `REST status ${status} seen`).toBeGreaterThan(0);
+    for (const outcome of Object.keys(GQL_STATUS)) expect(gqlTally.get(outcome)?.size ?? 0, `GraphQL outcome ${outcome} seen`).toBeGreaterThan(0);
   }, 600_000);
 
-  it('covers every (token kind x route) pair once, deterministically, on top of the random run', async () => {
-    for (const t of pool) for (const route of ROUTES) await run(t, route, 1, 'a');
-    expect(requests).toBeGreaterThanOrEqual(pool.length * ROUTES.length);
+  it('covers every (token kind x endpoint) pair once, deterministically, on top of the random run', async () => {
+    const before = requests;
+    for (const t of pool) for (const e of ENDPOINTS) await runEndpoint(t, e, Array.from({ length: 24 }, (_, i) => i + 1), 'a');
+    expect(requests - before).toBe(pool.length * ENDPOINTS.length);
   }, 600_000);
+
+  it('selected every field of every GraphQL type reachable from Query and Mutation in an executed query', () => {
+    expect(coverage.missing(), 'schema fields no executed matrix query selected: extend a generator (and its oracle)').toEqual([]);
+  });
 });
