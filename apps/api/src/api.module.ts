@@ -35,10 +35,12 @@ import { ScanReaperService } from './scans/scan-reaper.service';
 import { WaiversController } from './waivers/waivers.controller';
 import { ReportsController } from './reports/reports.controller';
 import { TokensController } from './tokens/tokens.controller';
+import { TokensService } from './tokens/tokens.service';
 import { QuotasController } from './quotas/quotas.controller';
 import { FleetController } from './fleet/fleet.controller';
 import { graphqlModule, type GraphqlOptions } from './graphql/graphql.options';
 import { GRAPHQL_RESOLVERS } from './graphql/graphql.resolvers';
+import { FORECAST_TOKEN_RESOLVERS } from './graphql/graphql-forecast.resolvers';
 
 /** What the API module is built from: adapters created by the caller (CLI, main.ts, tests). */
 export interface ApiModuleOptions {
@@ -150,9 +152,10 @@ export class ApiModule {
         ScansService,
         FindingsService,
         ForecastsService,
+        TokensService,
         HealthService,
         MetricsService,
-        ...(options.graphql === false ? [] : GRAPHQL_RESOLVERS),
+        ...(options.graphql === false ? [] : [...GRAPHQL_RESOLVERS, ...FORECAST_TOKEN_RESOLVERS]),
       ],
     };
   }

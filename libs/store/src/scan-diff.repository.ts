@@ -34,9 +34,9 @@ export interface ScanDiffItem {
 
 /** Filters and keyset paging of a diff. */
 export interface ScanDiffQuery {
-  /** The newer scan. */
+  /** The scan compared (either order: see ScanDiffRepository). */
   scanId: string;
-  /** The baseline scan. */
+  /** The baseline it is compared against (may be newer than `scanId`). */
   againstScanId: string;
   /** Only items of this change kind (counts are not narrowed by it). */
   change?: FindingChange;
@@ -81,6 +81,15 @@ export const MAX_DIFF_PAGE = 1000;
  * `scanDiff`), computed in SQL: a FULL OUTER JOIN of the two scans' findings on `fingerprint`, each side
  * restricted to the caller's accounts and the filters first, so counts are computed over the scope (never
  * filtered afterwards) and a page is an index range of `findings (scan_id, fingerprint)` on both sides.
+ *
+ * Semantics (issue 11 item 4/5, the same for REST and GraphQL): the diff says how `scanId` differs from the
+ * baseline `againstScanId`, by set membership, whichever of the two ran first: `new` = in `scanId`, not in
+ * `against`; `resolved` = in `against`, not in `scanId`; `persisting` / `severityChanged` = in both (severity of
+ * `scanId` vs `previousSeverity` of `against`). With `against` newer than `scanId` the diff simply runs backward
+ * in time (what the later scan's `resolved` would call `new`); swapping the two ids swaps `new` and `resolved`.
+ * Both scans must have succeeded (a running or failed scan's findings are incomplete: CONFLICT naming it) and be
+ * of one fleet (scans whose fleet names differ are refused, naming both ids and fleets; a scan without a fleet
+ * name, started through the API without one, is compared as given).
  */
 export class ScanDiffRepository {
   /** @param pool the store's connection pool */
@@ -89,7 +98,8 @@ export class ScanDiffRepository {
   /**
    * One page of the diff, in fingerprint order, with the counts of every change kind.
    * @param scope the caller: only findings of its accounts, on both sides
-   * @throws StoreError NOT_FOUND when either scan does not exist; INVALID_ARGUMENT for a bad limit or cursor
+   * @throws StoreError NOT_FOUND when either scan does not exist; CONFLICT when either has not succeeded;
+   *   INVALID_ARGUMENT for scans of different fleets, a bad limit or cursor
    */
   async diff(query: ScanDiffQuery, scope: Scoped): Promise<ScanDiffPage> {
     if (!Number.isInteger(query.limit) || query.limit < 1 || query.limit > MAX_DIFF_PAGE) {
@@ -97,10 +107,7 @@ export class ScanDiffRepository {
     }
     const after = query.after === undefined ? undefined : decodeCursor(query.after, 1)[0];
     if (after !== undefined && typeof after !== 'string') throw new StoreError('INVALID_ARGUMENT', 'cursor is malformed (use nextCursor of this listing)');
-    for (const id of [query.scanId, query.againstScanId]) {
-      const found = isUuid(id) ? await this.pool.query('SELECT 1 FROM scans WHERE id = $1', [id]) : { rowCount: 0 };
-      if (!found.rowCount) throw new StoreError('NOT_FOUND', `scan ${id} not found`);
-    }
+    await this.checkComparable(query.scanId, query.againstScanId);
     const counts = await this.counts(query, scope);
     const params: unknown[] = [];
     const p = (v: unknown) => `$${params.push(v)}`;
@@ -125,6 +132,32 @@ export class ScanDiffRepository {
     const more = rows.length > query.limit;
     const kept = more ? rows.slice(0, query.limit) : rows;
     return { counts, items: kept.map(toItem), nextCursor: more ? encodeCursor([kept[kept.length - 1].fingerprint]) : null };
+  }
+
+  /**
+   * Both scans exist, succeeded and are of one fleet (see the class comment for why).
+   * @throws StoreError NOT_FOUND naming the missing scan; CONFLICT naming a scan that has not succeeded;
+   *   INVALID_ARGUMENT naming both scans and fleets when their fleets differ
+   */
+  private async checkComparable(scanId: string, againstScanId: string): Promise<void> {
+    const ids = [scanId, againstScanId];
+    const { rows } = await this.pool.query<{ id: string; status: string; fleet_name: string | null }>(
+      'SELECT id, status, fleet_name FROM scans WHERE id = ANY($1::uuid[])',
+      [ids.filter(isUuid)],
+    );
+    const byId = new Map(rows.map((r) => [r.id, r]));
+    for (const id of ids) {
+      const scan = byId.get(id);
+      if (!scan) throw new StoreError('NOT_FOUND', `scan ${id} not found`);
+      if (scan.status !== 'succeeded') {
+        throw new StoreError('CONFLICT', `scan ${id} is ${scan.status}: only succeeded scans have a complete set of findings to diff (${scanId} against ${againstScanId})`);
+      }
+    }
+    const a = byId.get(scanId)!.fleet_name;
+    const b = byId.get(againstScanId)!.fleet_name;
+    if (a !== null && b !== null && a !== b) {
+      throw new StoreError('INVALID_ARGUMENT', `scans ${scanId} (fleet "${a}") and ${againstScanId} (fleet "${b}") are of different fleets: a diff compares two scans of one fleet`);
+    }
   }
 
   /** Counts per change kind over the scope and filters (one aggregate statement). */

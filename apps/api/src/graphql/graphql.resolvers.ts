@@ -3,14 +3,13 @@
  * request's principal (account scope) to the store, which filters in SQL; nested fields go through the
  * request's DataLoaders (graphql.loaders.ts). Mutations check the role like `@RequireRole` does for REST.
  */
-import { Args, Context, ID, Float, Int, Mutation, Parent, Query, ResolveField, Resolver } from '@nestjs/graphql';
+import { Args, Context, ID, Float, Mutation, Parent, Query, ResolveField, Resolver } from '@nestjs/graphql';
 import { Inject } from '@nestjs/common';
 import { GraphQLError } from 'graphql/index.js';
 import type { GraphCluster, GraphEcsInstance, GraphLoadBalancer, GraphRegion, GraphServerGroup, GraphService, QuotaUsageSample, ResourceRef } from '@app/domain';
 import { encodeCursor, decodeCursor, roleAllows, Store, type GraphPage, type GraphPageArgs, type Principal, type Role, type StoredScanListItem } from '@app/store';
 import { TokenAuthenticator } from '../auth/token-authenticator';
 import { toFindingDto } from '../findings/findings.service';
-import { ForecastsService } from '../forecasts/forecasts.service';
 import { ScansService } from '../scans/scans.service';
 import type { GraphLoaders } from './graphql.loaders';
 import {
@@ -28,7 +27,6 @@ import {
   EcsInstanceConnection,
   FindingChangeValue,
   FindingConnection,
-  JSONScalar,
   LoadBalancer,
   LoadBalancerConnection,
   MAX_GRAPHQL_PAGE,
@@ -54,7 +52,8 @@ export interface GqlContext {
   clientAddress: string;
 }
 
-const CONNECTION = { complexity: connectionComplexity, nullable: false } as const;
+/** Options of every connection field: its cost estimate (graphql-cost.plugin.ts) and non-null. */
+export const CONNECTION = { complexity: connectionComplexity, nullable: false } as const;
 
 /**
  * Check Relay paging arguments: exactly one of `first` / `last`, 1..100 (GitHub's rule).
@@ -79,7 +78,7 @@ export function pageArgs(args: ConnectionArgs): GraphPageArgs {
 }
 
 /** A store page as a connection value, mapping each node. */
-function connection<T, U>(page: GraphPage<T>, map: (t: T) => U, totalCount?: () => Promise<number | null> | number | null): ConnectionValue<U> {
+export function connection<T, U>(page: GraphPage<T>, map: (t: T) => U, totalCount?: () => Promise<number | null> | number | null): ConnectionValue<U> {
   const edges = page.edges.map((e) => ({ cursor: e.cursor, node: map(e.node) }));
   return withLazyCount(
     {
@@ -120,6 +119,11 @@ export function sliceConnection<T>(items: readonly T[], keyOf: (t: T) => string 
     const i = items.findIndex((t) => keyOf(t) >= k);
     to = i < 0 ? items.length : i;
   }
+  return windowPage(items, from, to, keyOf, args);
+}
+
+/** Items[from, to) cut to `first` / `last`, with cursors encoding `keyOf` of each node. */
+function windowPage<T>(items: readonly T[], from: number, to: number, keyOf: (t: T) => string | number, args: GraphPageArgs): GraphPage<T> {
   const window = items.slice(from, Math.max(from, to));
   const n = args.first ?? args.last ?? window.length;
   const kept = args.first !== undefined ? window.slice(0, n) : window.slice(Math.max(0, window.length - n));
@@ -130,10 +134,29 @@ export function sliceConnection<T>(items: readonly T[], keyOf: (t: T) => string 
 }
 
 /**
+ * Page an in-memory list kept in an order that is not its key order (forecasts soonest first, tokens newest
+ * first, a what-if step's changes): a cursor names an item by its unique key, and the page starts after (ends
+ * before) that item's current position. Items inserted elsewhere never shift a page; an item gone from the list
+ * makes its cursor invalid.
+ * @throws GraphQLError BAD_USER_INPUT when a cursor names an item no longer in the list
+ */
+export function pageByKey<T>(items: readonly T[], keyOf: (t: T) => string, args: GraphPageArgs): GraphPage<T> {
+  const at = (cursor: string, which: string): number => {
+    const key = decodeCursor(cursor, 1)[0];
+    const i = items.findIndex((t) => keyOf(t) === key);
+    if (i < 0) throw new GraphQLError(`The \`${which}\` cursor names an item no longer in this listing: page again from the start`, { extensions: { code: 'BAD_USER_INPUT' } });
+    return i;
+  };
+  const from = args.after !== undefined ? at(args.after, 'after') + 1 : 0;
+  const to = args.before !== undefined ? at(args.before, 'before') : items.length;
+  return windowPage(items, from, to, keyOf, args);
+}
+
+/**
  * Refuse a principal below `required` (same rule and audit row as REST's RequireRole).
  * @throws GraphQLError FORBIDDEN
  */
-async function requireRole(ctx: GqlContext, auth: TokenAuthenticator, required: Role, what: string): Promise<void> {
+export async function requireRole(ctx: GqlContext, auth: TokenAuthenticator, required: Role, what: string): Promise<void> {
   if (roleAllows(ctx.principal.role, required)) return;
   await auth.forbidden(ctx.principal, ctx.clientAddress, `graphql.${what}`);
   throw new GraphQLError(`This operation needs the ${required} role; the token has ${ctx.principal.role}`, { extensions: { code: 'FORBIDDEN', http: { status: 403 } } });
@@ -141,7 +164,8 @@ async function requireRole(ctx: GqlContext, auth: TokenAuthenticator, required: 
 
 const withScan = <T>(scanId: string) => (row: T) => ({ ...row, scanId });
 
-function resourceRef(r: ResourceRef) {
+/** A domain ResourceRef as the GraphQL ResourceRef (absent optional fields as null). */
+export function resourceRef(r: ResourceRef) {
   return { kind: r.kind, id: r.id, accountId: r.accountId, regionId: r.regionId, clusterId: r.clusterId ?? null, namespace: r.namespace ?? null, name: r.name ?? null };
 }
 
@@ -164,7 +188,6 @@ export class RootResolver {
   constructor(
     private readonly store: Store,
     private readonly scans: ScansService,
-    private readonly forecasts: ForecastsService,
     @Inject(TokenAuthenticator) private readonly auth: TokenAuthenticator,
   ) {}
 
@@ -283,7 +306,10 @@ export class RootResolver {
     return connection(await this.store.graph.quotasPage(id, ctx.principal, a, filter), quotaOf, () => this.store.graph.countQuotas(id, ctx.principal, filter));
   }
 
-  @Query(() => ScanDiff, { description: 'Findings of `scanId` against the baseline `against`, by fingerprint (counts over your accounts)' })
+  @Query(() => ScanDiff, {
+    description:
+      'Findings of `scanId` against the baseline `against`, by fingerprint (counts over your accounts). Either order: new = in scanId, not in against; resolved = in against, not in scanId (REST /v1/scans/{id}/diff). Both scans must have succeeded (else CONFLICT) and be of one fleet (else BAD_USER_INPUT naming both)',
+  })
   async scanDiff(
     @Args('scanId', { type: () => ID }) scanId: string,
     @Args('against', { type: () => ID }) against: string,
@@ -295,34 +321,6 @@ export class RootResolver {
     const filters = { ...(checkId ? { checkId } : {}), ...(accountId ? { accountId } : {}), ...(clusterId ? { clusterId } : {}) };
     const first = await this.store.scanDiffs.diff({ scanId, againstScanId: against, limit: 1, ...filters }, ctx.principal);
     return { scanId, againstScanId: against, counts: first.counts, filters };
-  }
-
-  @Query(() => JSONScalar, { description: 'Quota trends (GET /v1/forecasts/trends JSON), series of your accounts only' })
-  async quotaTrends(
-    @Context() ctx: GqlContext,
-    @Args('checkId', { nullable: true }) checkId?: string,
-    @Args('accountId', { nullable: true }) accountId?: string,
-    @Args('clusterId', { nullable: true }) clusterId?: string,
-    @Args('windowDays', { type: () => Float, nullable: true }) windowDays?: number,
-  ): Promise<unknown> {
-    return this.forecasts.trends({ ...(checkId ? { checkId } : {}), ...(accountId ? { accountId } : {}), ...(clusterId ? { clusterId } : {}), ...(windowDays ? { windowDays } : {}) }, ctx.principal);
-  }
-
-  @Query(() => JSONScalar, { description: 'Headroom on the latest stored snapshot (GET /v1/forecasts/headroom JSON); tokens of every account only' })
-  async headroom(
-    @Context() ctx: GqlContext,
-    @Args('clusterId', { nullable: true }) clusterId?: string,
-    @Args('like', { nullable: true }) like?: string,
-    @Args('ports', { type: () => Int, nullable: true }) ports?: number,
-    @Args('podsPerService', { type: () => Int, nullable: true }) podsPerService?: number,
-  ): Promise<unknown> {
-    return this.forecasts.headroom({ ...(clusterId ? { clusterId } : {}), ...(like ? { like } : {}), ...(ports ? { ports } : {}), ...(podsPerService ? { podsPerService } : {}) }, ctx.principal);
-  }
-
-  @Mutation(() => JSONScalar, { description: 'Run a what-if scenario (POST /v1/forecasts/whatif body and result); operator role' })
-  async whatIf(@Args('scenario', { type: () => JSONScalar }) scenario: unknown, @Context() ctx: GqlContext): Promise<unknown> {
-    await requireRole(ctx, this.auth, 'operator', 'whatIf');
-    return this.forecasts.whatIf(scenario, ctx.principal);
   }
 
   @Mutation(() => StartScanPayload, { description: 'Start a scan (POST /v1/scans); operator role' })

@@ -2,6 +2,7 @@ import { Body, Controller, Get, HttpCode, Param, Post, Query, Res } from '@nestj
 import {
   ApiAcceptedResponse,
   ApiBadRequestResponse,
+  ApiConflictResponse,
   ApiBearerAuth,
   ApiForbiddenResponse,
   ApiNotFoundResponse,
@@ -62,11 +63,15 @@ export class ScansController {
   @ApiOperation({
     summary:
       "How scan {id} differs from scan `against` by finding fingerprint: new, resolved, persisting (same severity), severityChanged; counts and items cover only the token's accounts",
+    description:
+      'Either order is allowed: `new` = in {id}, not in `against`; `resolved` = in `against`, not in {id}; swapping the ids swaps new and resolved (with `against` newer, the diff runs backward in time). Both scans must have succeeded and be of one fleet.',
   })
-  @ApiParam({ name: 'id', schema: { type: 'string', format: 'uuid' }, description: 'The scan (newer side)' })
+  @ApiParam({ name: 'id', schema: { type: 'string', format: 'uuid' }, description: 'The scan compared (older or newer than `against`)' })
   @ApiZodQuery(scanDiffQuerySchema)
   @ApiOkResponse({ type: ScanDiffPageDto })
+  @ApiBadRequestResponse({ type: ErrorResponseDto, description: 'Invalid query, or scans of different fleets (INVALID_ARGUMENT naming both ids and fleets)' })
   @ApiNotFoundResponse({ type: ErrorResponseDto, description: 'Either scan does not exist' })
+  @ApiConflictResponse({ type: ErrorResponseDto, description: 'Either scan is running or failed (CONFLICT naming it)' })
   async diff(
     @Param('id', new ZodValidationPipe(scanIdSchema, 'path.id')) id: string,
     @Query(new ZodValidationPipe(scanDiffQuerySchema, 'query')) q: ScanDiffQueryParams,

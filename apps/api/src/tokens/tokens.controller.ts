@@ -1,4 +1,4 @@
-import { Body, Controller, Delete, Get, HttpCode, Inject, Param, Post } from '@nestjs/common';
+import { Body, Controller, Delete, Get, HttpCode, Param, Post } from '@nestjs/common';
 import {
   ApiBadRequestResponse,
   ApiBearerAuth,
@@ -11,27 +11,23 @@ import {
   ApiTags,
   ApiUnauthorizedResponse,
 } from '@nestjs/swagger';
-import { ApiTokenRepository, type Principal } from '@app/store';
+import type { Principal } from '@app/store';
 import { CurrentPrincipal } from '../auth/current-principal.decorator';
-import { TokenAuthenticator } from '../auth/token-authenticator';
-import { ApiError } from '../common/api.exception';
 import { RequireRole } from '../common/bearer-auth.guard';
 import { ErrorResponseDto } from '../common/error-response.dto';
 import { ApiZodBody } from '../common/zod-openapi.util';
 import { ZodValidationPipe } from '../common/zod-validation.pipe';
 import { CreatedTokenDto, TokenDto, TokenListDto } from './token.dto';
 import { createTokenBodySchema, tokenIdSchema, type CreateTokenBody } from './tokens.schemas';
+import { TokensService } from './tokens.service';
 
-/** Who acted, for the audit table: the token id, or `bootstrap`. */
-export function actorOf(p: Principal): string {
-  return p.tokenId ?? p.kind;
-}
+export { actorOf } from './tokens.service';
 
 /**
  * `/v1/tokens` (admin): create, list and revoke scoped API tokens. An admin token scoped to some
  * accounts cannot escalate: it creates tokens only over accounts within its scope (403 otherwise, and
  * for an all-accounts token), and lists and revokes only tokens whose accounts lie within its scope
- * (others answer 404 as if absent).
+ * (others answer 404 as if absent). The rule and the audit rows live in TokensService, shared with GraphQL.
  */
 @ApiTags('tokens')
 @ApiBearerAuth('bearer')
@@ -40,10 +36,7 @@ export function actorOf(p: Principal): string {
 @RequireRole('admin')
 @Controller('v1/tokens')
 export class TokensController {
-  constructor(
-    private readonly tokens: ApiTokenRepository,
-    @Inject(TokenAuthenticator) private readonly auth: TokenAuthenticator,
-  ) {}
+  constructor(private readonly tokens: TokensService) {}
 
   @Get()
   @ApiOperation({ summary: "Every token over accounts within this token's scope, newest first (never secrets)" })
@@ -62,23 +55,7 @@ export class TokensController {
     @Body(new ZodValidationPipe(createTokenBodySchema, 'body')) body: CreateTokenBody,
     @CurrentPrincipal() principal: Principal,
   ): Promise<CreatedTokenDto> {
-    if (!this.tokens.hasKey) throw new ApiError('TOKENS_DISABLED', 'TOKEN_HASH_KEY is not configured: this server cannot create tokens');
-    const scope = principal.accountScope;
-    if (!scope.all) {
-      if (body.accounts === undefined) {
-        throw new ApiError('FORBIDDEN', 'a token scoped to some accounts cannot create an all-accounts token: list the accounts (within its scope)');
-      }
-      const outside = body.accounts.filter((a) => !scope.accountIds.includes(a));
-      if (outside.length > 0) throw new ApiError('FORBIDDEN', `accounts ${outside.join(', ')} are outside the token's account scope`);
-    }
-    const { token, stored } = await this.tokens.create({
-      role: body.role,
-      accounts: body.accounts ?? null,
-      ttlMs: body.expiresInDays * 86_400_000,
-      ...(body.name !== undefined ? { name: body.name } : {}),
-      createdBy: actorOf(principal),
-    });
-    return { ...stored, token };
+    return this.tokens.create({ role: body.role, accounts: body.accounts, ttlMs: body.expiresInDays * 86_400_000, name: body.name }, principal);
   }
 
   @Delete(':id')
@@ -91,9 +68,6 @@ export class TokensController {
     @Param('id', new ZodValidationPipe(tokenIdSchema, 'path.id')) id: string,
     @CurrentPrincipal() principal: Principal,
   ): Promise<TokenDto> {
-    const revoked = await this.tokens.revoke(id, actorOf(principal), principal);
-    if (!revoked) throw new ApiError('NOT_FOUND', `token ${id} not found`);
-    this.auth.forget(id);
-    return revoked;
+    return this.tokens.revoke(id, principal);
   }
 }

@@ -1,15 +1,19 @@
-import { MAX_TOKEN_TTL_DAYS, ROLES, type Role } from '@app/store';
+import { MAX_TOKEN_TTL_DAYS, parseTokenTtl, ROLES, type Role } from '@app/store';
 import { z } from 'zod';
+
+const role = z.enum(ROLES as [Role, ...Role[]], `must be one of ${ROLES.join(', ')}`).describe('viewer (read), operator (+ start scans, what-ifs), admin (+ manage tokens)');
+const accounts = z
+  .array(z.string().regex(/^[0-9A-Za-z_.-]{1,64}$/, 'must be an account id (UID)'))
+  .min(1, 'must list at least one account id; omit for every account')
+  .max(1000)
+  .optional()
+  .describe('Alibaba Cloud account ids (UIDs) the token may read; omitted: every account');
+const name = z.string().max(200, 'must be at most 200 characters').optional().describe('What the token is for');
 
 /** Body of `POST /v1/tokens`. */
 export const createTokenBodySchema = z.strictObject({
-  role: z.enum(ROLES as [Role, ...Role[]], `must be one of ${ROLES.join(', ')}`).describe('viewer (read), operator (+ start scans, what-ifs), admin (+ manage tokens)'),
-  accounts: z
-    .array(z.string().regex(/^[0-9A-Za-z_.-]{1,64}$/, 'must be an account id (UID)'))
-    .min(1, 'must list at least one account id; omit for every account')
-    .max(1000)
-    .optional()
-    .describe('Alibaba Cloud account ids (UIDs) the token may read; omitted: every account'),
+  role: role,
+  accounts: accounts,
   expiresInDays: z
     .number()
     .int('must be a whole number of days')
@@ -18,8 +22,34 @@ export const createTokenBodySchema = z.strictObject({
     .optional()
     .default(90)
     .describe(`Lifetime in days (1 to ${MAX_TOKEN_TTL_DAYS}, default 90)`),
-  name: z.string().max(200, 'must be at most 200 characters').optional().describe('What the token is for'),
+  name: name,
 });
+
+/**
+ * Input of the GraphQL `createToken` mutation: the REST body's role, accounts and name (the same rules), and the
+ * lifetime as the CLI's `--expires-in` text (`90d`, `12h`, `30m`; default 90d, at most 365d), parsed to `ttlMs`.
+ */
+export const createTokenInputSchema = z.strictObject({
+  role: role,
+  accounts: accounts,
+  expiresIn: z
+    .string()
+    .optional()
+    .default('90d')
+    .transform((text, ctx) => {
+      try {
+        return parseTokenTtl(text);
+      } catch (e) {
+        ctx.addIssue({ code: 'custom', message: (e as Error).message });
+        return z.NEVER;
+      }
+    })
+    .describe(`Lifetime: 90d, 12h or 30m (default 90d, at most ${MAX_TOKEN_TTL_DAYS}d)`),
+  name: name,
+});
+
+/** Parsed input of GraphQL `createToken` (`expiresIn` in milliseconds). */
+export type CreateTokenInput = z.output<typeof createTokenInputSchema>;
 
 /** Parsed body of `POST /v1/tokens`. */
 export type CreateTokenBody = z.output<typeof createTokenBodySchema>;
