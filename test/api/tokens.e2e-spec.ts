@@ -278,4 +278,121 @@ describe('scoped API tokens (e2e)', () => {
     expect(badTtl.stderr).toMatch(/--expires-in: .*maximum of 365d/);
     expect(runCli(['token', 'revoke', 'nope'], env).status).toBe(2);
   });
+
+  describe('token management in GraphQL and REST: one service, one scoped-admin rule, the same audit rows', () => {
+    interface Gql {
+      data?: Record<string, any> | null;
+      errors?: { message: string; extensions?: { code?: string } }[];
+    }
+    const gql = async (query: string, token: string, variables?: Record<string, unknown>): Promise<Gql> =>
+      (await http().post('/graphql').set(bearer(token)).send({ query, ...(variables ? { variables } : {}) })).body as Gql;
+    const CREATE = `mutation($input: CreateTokenInput!) { createToken(input: $input) { token apiToken { id role accounts expiresAt createdBy revokedAt } } }`;
+    const REVOKE = `mutation($id: ID!) { revokeToken(id: $id) { id revokedAt } }`;
+    const LIST = `query($after: String) { tokens(first: 2, after: $after) { totalCount edges { cursor node { id accounts } } pageInfo { hasNextPage endCursor } } }`;
+
+    /** The outcome of a create through REST or GraphQL: the created id, or the refusal's code. */
+    async function createVia(channel: 'rest' | 'graphql', as: string, input: { role: string; accounts?: string[] }): Promise<{ id?: string; code?: string; message?: string }> {
+      if (channel === 'rest') {
+        const res = await http().post('/v1/tokens').set(bearer(as)).send(input);
+        return res.status === 201 ? { id: res.body.id } : { code: res.body.error, message: res.body.message };
+      }
+      const r = await gql(CREATE, as, { input });
+      return r.errors ? { code: r.errors[0]!.extensions?.code, message: r.errors[0]!.message } : { id: r.data!.createToken.apiToken.id };
+    }
+
+    /** Every token id listed through GraphQL, following cursors two at a time. */
+    async function listedViaGraphql(as: string): Promise<string[]> {
+      const ids: string[] = [];
+      let after: string | null = null;
+      for (let pages = 0; pages < 100; pages++) {
+        const r = await gql(LIST, as, { after });
+        expect(r.errors, JSON.stringify(r.errors)).toBeUndefined();
+        const conn = r.data!.tokens;
+        ids.push(...(conn.edges as { node: { id: string } }[]).map((e) => e.node.id));
+        if (!conn.pageInfo.hasNextPage) break;
+        after = conn.pageInfo.endCursor as string;
+      }
+      return ids;
+    }
+
+    it('a scoped admin creates only within its accounts, lists and revokes only within them; both channels agree', async () => {
+      const scopedAdmin = await create({ role: 'admin', accounts: ['1111', '3333'] });
+      const other = await create({ role: 'viewer', accounts: ['2222'] });
+      for (const channel of ['rest', 'graphql'] as const) {
+        const inside = await createVia(channel, scopedAdmin.token, { role: 'operator', accounts: ['1111'] });
+        expect(inside.id, channel).toBeDefined();
+        expect((await store.apiTokens.get(inside.id!))?.createdBy).toBe(scopedAdmin.id);
+        expect((await store.apiTokens.events(inside.id!)).map((e) => [e.event, e.actor])).toEqual([['created', scopedAdmin.id]]);
+        const partly = await createVia(channel, scopedAdmin.token, { role: 'viewer', accounts: ['1111', '2222'] });
+        expect(partly, channel).toMatchObject({ code: 'FORBIDDEN', message: expect.stringContaining('2222') });
+        const everyAccount = await createVia(channel, scopedAdmin.token, { role: 'viewer' });
+        expect(everyAccount, channel).toMatchObject({ code: 'FORBIDDEN', message: expect.stringContaining('all-accounts') });
+      }
+      // Listing: REST and GraphQL show the same tokens in the same order, all within {1111, 3333}.
+      const rest = (await http().get('/v1/tokens').set(bearer(scopedAdmin.token))).body.items as { id: string; accounts: string[] | null }[];
+      expect(rest.length).toBeGreaterThanOrEqual(3);
+      for (const t of rest) expect(t.accounts !== null && t.accounts.every((a) => ['1111', '3333'].includes(a)), JSON.stringify(t)).toBe(true);
+      expect(await listedViaGraphql(scopedAdmin.token)).toEqual(rest.map((t) => t.id));
+      expect(rest.map((t) => t.id)).not.toContain(other.id);
+      // Revoking a token outside the scope: absent both ways, and not revoked.
+      expect((await http().delete(`/v1/tokens/${other.id}`).set(bearer(scopedAdmin.token))).status).toBe(404);
+      const outside = await gql(REVOKE, scopedAdmin.token, { id: other.id });
+      expect(outside.errors?.[0]?.extensions?.code).toBe('NOT_FOUND');
+      expect((await store.apiTokens.get(other.id))?.revokedAt).toBeNull();
+      // Within the scope: revoked through GraphQL, audited with the actor, refused at once on this replica.
+      const mine = rest.find((t) => t.id !== scopedAdmin.id)!;
+      const done = await gql(REVOKE, scopedAdmin.token, { id: mine.id });
+      expect(done.errors, JSON.stringify(done.errors)).toBeUndefined();
+      expect(done.data!.revokeToken.revokedAt).not.toBeNull();
+      expect((await store.apiTokens.events(mine.id))[0]).toMatchObject({ event: 'revoked', actor: scopedAdmin.id });
+    });
+
+    it('an all-accounts admin may do everything: createToken returns the plaintext once, usable at once; expiresIn like the CLI', async () => {
+      const admin = await create({ role: 'admin' });
+      const before = Date.now();
+      const r = await gql(CREATE, admin.token, { input: { role: 'viewer', expiresIn: '12h', name: 'gql-made' } });
+      expect(r.errors, JSON.stringify(r.errors)).toBeUndefined();
+      const made = r.data!.createToken;
+      expect(made.token).toMatch(/^fa_[0-9a-z]{12}_[0-9A-Za-z]{38}$/);
+      expect(made.apiToken).toMatchObject({ role: 'viewer', accounts: null, createdBy: admin.id, revokedAt: null });
+      const ttl = Date.parse(made.apiToken.expiresAt) - before;
+      expect(ttl).toBeGreaterThan(12 * 3_600_000 - 60_000);
+      expect(ttl).toBeLessThanOrEqual(12 * 3_600_000 + 60_000);
+      expect((await http().get('/v1/findings').set(bearer(made.token))).body.total).toBe(20);
+      // The plaintext is never listed again.
+      const listed = await gql(`{ tokens(first: 100) { nodes { id name } } }`, admin.token);
+      expect(JSON.stringify(listed)).not.toContain(made.token.split('_')[2]);
+      expect((listed.data!.tokens.nodes as { id: string }[]).map((t) => t.id)).toContain(made.apiToken.id);
+      // Validation by the same rules as REST and the CLI.
+      for (const [input, what] of [
+        [{ role: 'viewer', expiresIn: '400d' }, 'maximum of 365d'],
+        [{ role: 'viewer', accounts: [] }, 'at least one account'],
+        [{ role: 'viewer', accounts: ['no spaces'] }, 'account id'],
+      ] as const) {
+        const bad = await gql(CREATE, admin.token, { input });
+        expect(bad.errors?.[0]?.extensions?.code, JSON.stringify(input)).toBe('BAD_USER_INPUT');
+        expect(bad.errors?.[0]?.message).toContain(what);
+      }
+      const badId = await gql(REVOKE, admin.token, { id: 'NOPE' });
+      expect(badId.errors?.[0]?.extensions?.code).toBe('BAD_USER_INPUT');
+    });
+
+    it('viewer and operator tokens reach none of tokens / createToken / revokeToken; each refusal is audited', async () => {
+      for (const role of ['viewer', 'operator']) {
+        const t = await create({ role });
+        const results = [
+          await gql(`{ tokens(first: 1) { totalCount } }`, t.token),
+          await gql(CREATE, t.token, { input: { role: 'viewer' } }),
+          await gql(REVOKE, t.token, { id: t.id }),
+        ];
+        for (const r of results) {
+          expect(r.errors?.[0]?.extensions?.code, role).toBe('FORBIDDEN');
+          expect(r.data ?? null).toBeNull();
+        }
+        expect((await store.apiTokens.get(t.id))?.revokedAt).toBeNull();
+        const denied = (await store.apiTokens.events(t.id)).filter((e) => e.event === 'denied').map((e) => e.reason);
+        expect(denied).toEqual(['forbidden', 'forbidden', 'forbidden']);
+      }
+    });
+  });
 });
