@@ -256,6 +256,25 @@ describe('GraphQL /graphql (e2e)', () => {
     expect(diff.scanDiff.items.nodes.every((n: any) => n.change === 'persisting')).toBe(true);
   });
 
+  it('scanDiff takes either order and refuses a scan not succeeded or of another fleet, as REST does', async () => {
+    const DIFF = `query($s: ID!, $a: ID!) { scanDiff(scanId: $s, against: $a) { scanId againstScanId counts { new resolved persisting severityChanged } } }`;
+    const forward = await ok(DIFF, BOOTSTRAP, { s: scanId, a: baselineId });
+    const backward = await ok(DIFF, BOOTSTRAP, { s: baselineId, a: scanId });
+    const f = forward.scanDiff.counts;
+    expect(backward.scanDiff).toEqual({ scanId: baselineId, againstScanId: scanId, counts: { ...f, new: f.resolved, resolved: f.new } });
+    const rest = await request(app.getHttpServer()).get(`/v1/scans/${baselineId}/diff?against=${scanId}&limit=1`).set({ Authorization: `Bearer ${BOOTSTRAP}` });
+    expect(rest.body.counts).toEqual(backward.scanDiff.counts);
+    const running = await store.scans.create({ source: 'offline', fleetName: snapshot.name, startedAt: new Date('2026-10-01T00:00:00Z') });
+    const notDone = await gql(DIFF, BOOTSTRAP, { s: scanId, a: running.id });
+    expect(notDone.errors?.[0]?.extensions?.code).toBe('CONFLICT');
+    expect(notDone.errors?.[0]?.message).toContain(`scan ${running.id} is running`);
+    const other = await store.scans.create({ source: 'offline', fleetName: 'another-fleet', startedAt: new Date('2026-10-01T00:00:00Z') });
+    await store.scans.complete(other.id, { findings: [], coverage: [], quotaUsage: [] });
+    const otherFleet = await gql(DIFF, BOOTSTRAP, { s: other.id, a: scanId });
+    expect(otherFleet.errors?.[0]?.extensions?.code).toBe('BAD_USER_INPUT');
+    for (const text of [other.id, scanId, 'another-fleet', snapshot.name]) expect(otherFleet.errors?.[0]?.message).toContain(text);
+  });
+
   it('refuses a missing or wrong token (UNAUTHENTICATED, 401) and serves no sandbox page unless enabled', async () => {
     const r = await gql(`{ scans(first: 1) { nodes { id } } }`, 'wrong-token-wrong-token-wrong');
     expect(r.status).toBe(401);

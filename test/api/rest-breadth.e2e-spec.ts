@@ -149,6 +149,47 @@ describe('REST breadth: scan diff and quotas (e2e)', () => {
       expect((await http().get(`/v1/scans/${after.id}/diff?against=${before.id}&change=gone`).set(bearer(viewerA))).status).toBe(400);
       expect((await http().get(`/v1/scans/${after.id}/diff?against=${before.id}`)).status).toBe(401);
     });
+
+    it('either order: with the baseline newer, new and resolved swap and severities run backward', async () => {
+      const forward = await all(`/v1/scans/${after.id}/diff?against=${before.id}&limit=1000`, BOOTSTRAP);
+      const backward = await all(`/v1/scans/${before.id}/diff?against=${after.id}&limit=1000`, BOOTSTRAP);
+      const f = forward.first.counts as Record<Change, number>;
+      expect(backward.first).toMatchObject({ scanId: before.id, againstScanId: after.id });
+      expect(backward.first.counts).toEqual({ new: f.resolved, resolved: f.new, persisting: f.persisting, severityChanged: f.severityChanged });
+      const swap: Record<Change, Change> = { new: 'resolved', resolved: 'new', persisting: 'persisting', severityChanged: 'severityChanged' };
+      const back = new Map(backward.items.map((i) => [i.fingerprint as string, i]));
+      expect(back.size).toBe(forward.items.length);
+      for (const i of forward.items) {
+        const b = back.get(i.fingerprint as string)!;
+        expect(b.change).toBe(swap[i.change as Change]);
+        expect([b.severity, b.previousSeverity]).toEqual([i.previousSeverity, i.severity]);
+      }
+    });
+
+    it('refuses scans of different fleets (400 naming both ids and fleets) and a scan that has not succeeded (409 naming it)', async () => {
+      // Started before `before`, so `after` stays the latest succeeded scan for the other tests.
+      const ofFleet = async (fleetName: string) => {
+        const s = await store.scans.create({ source: 'offline', fleetName, startedAt: new Date('2026-01-01T00:00:00Z') });
+        return store.scans.complete(s.id, { findings: baseline.slice(0, 3), coverage: [makeCoverage({ accountId: A })], quotaUsage: [] });
+      };
+      const east = await ofFleet('fleet-east');
+      const west = await ofFleet('fleet-west');
+      for (const [x, y] of [[east, west], [west, east]]) {
+        const res = await http().get(`/v1/scans/${x.id}/diff?against=${y.id}`).set(bearer(viewerA));
+        expect(res.status).toBe(400);
+        expect(res.body.error).toBe('INVALID_ARGUMENT');
+        for (const text of [x.id, y.id, 'fleet-east', 'fleet-west', 'different fleets']) expect(res.body.message).toContain(text);
+      }
+      // One fleet: fine (a scan without a fleet name compares as given).
+      expect((await http().get(`/v1/scans/${east.id}/diff?against=${(await ofFleet('fleet-east')).id}`).set(bearer(viewerA))).status).toBe(200);
+      expect((await http().get(`/v1/scans/${east.id}/diff?against=${before.id}`).set(bearer(viewerA))).status).toBe(200);
+      const running = await store.scans.create({ source: 'offline', startedAt: new Date('2026-01-01T00:00:00Z') });
+      for (const path of [`/v1/scans/${running.id}/diff?against=${before.id}`, `/v1/scans/${before.id}/diff?against=${running.id}`]) {
+        const res = await http().get(path).set(bearer(viewerA));
+        expect(res.status, path).toBe(409);
+        expect(res.body.message).toContain(`scan ${running.id} is running`);
+      }
+    });
   });
 
   describe('GET /v1/quotas', () => {

@@ -281,6 +281,7 @@ describe('scoped API tokens (e2e)', () => {
 
   describe('token management in GraphQL and REST: one service, one scoped-admin rule, the same audit rows', () => {
     interface Gql {
+      // eslint-disable-next-line @typescript-eslint/no-explicit-any -- walked as the query shaped it
       data?: Record<string, any> | null;
       errors?: { message: string; extensions?: { code?: string } }[];
     }

@@ -2,8 +2,10 @@
  * Capacity planning end to end on real PostgreSQL: dated dumps of a growing fleet are backfilled with
  * `fleet-audit scan --fleet DIR --now ISO --database-url URL`, then the trend is read back through
  * `fleet-audit forecast trends` and GET /v1/forecasts/trends; headroom and a what-if run on the latest stored
- * snapshot through the CLI and REST. Needs `npx nest build cli` (the CLI runs from dist/).
+ * snapshot through the CLI and REST. Needs `npx nest build cli` (the CLI runs from dist/). The typed GraphQL
+ * fields (quotaTrends, headroom, whatIf) answer the same numbers as REST, under the same scope and role rules.
  */
+/* eslint-disable @typescript-eslint/no-explicit-any -- GraphQL and REST bodies are walked as the queries shaped them */
 import type { INestApplication } from '@nestjs/common';
 import request from 'supertest';
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
@@ -16,6 +18,7 @@ import { createTestDatabase, type TestDatabase } from '../store/test-database.ut
 import { GROWING_CLUSTER, writeDatedDumps } from './dated-dumps.util';
 
 const TOKEN = 'forecast-e2e-token-0a1b2c3d4e5f';
+const KEY = 'forecast-e2e-hash-key-0123456789abcdef-0123456789';
 const DAY0 = Date.parse('2026-11-10T00:00:00Z');
 const NOW = '2026-11-16T12:00:00Z';
 // The sample's checkout-gateway CLB: 2 ports x the cluster's nodes; the cluster grows by 2 nodes a day.
@@ -34,7 +37,7 @@ describe('forecast history (CLI backfill -> Postgres -> CLI and REST)', () => {
       const r = runCli(['scan', '--fleet', dir, '--now', at, '--database-url', db.url, '--format', 'json', '--no-progress']);
       expect(r.status, r.stderr).toBe(0);
     }
-    store = await Store.open({ connectionString: db.url });
+    store = await Store.open({ connectionString: db.url, tokenHashKey: KEY });
     app = await createApiApp({ store, token: TOKEN, scanLauncher: new UnavailableScanLauncher() });
     await app.init();
   }, 300_000);
@@ -143,4 +146,130 @@ describe('forecast history (CLI backfill -> Postgres -> CLI and REST)', () => {
     expect(missing.status).toBe(2);
     expect(missing.stderr).toMatch(/^fleet-audit: error: --scenario: cannot read \/nonexistent\.yaml: ENOENT\n$/);
   }, 300_000);
+
+  describe('typed GraphQL forecasts (same numbers, scope and roles as REST)', () => {
+    interface Gql {
+      data?: Record<string, any> | null;
+      errors?: { message: string; extensions?: { code?: string; cost?: number } }[];
+    }
+    const gql = async (query: string, token = TOKEN, variables?: Record<string, unknown>): Promise<Gql> =>
+      (await request(app.getHttpServer()).post('/graphql').set('Authorization', `Bearer ${token}`).send({ query, ...(variables ? { variables } : {}) })).body as Gql;
+    const token = async (role: 'viewer' | 'operator', accounts?: string[]) => (await store.apiTokens.create({ role, ...(accounts ? { accounts } : {}), createdBy: 'test' })).token;
+    /** A REST ResourceRef with the GraphQL nulls for absent optional fields. */
+    const ref = (r: Record<string, unknown>) => ({ clusterId: null, namespace: null, name: null, ...r });
+    const REF = 'resource { kind id accountId regionId clusterId namespace name }';
+    const TRENDS = `query($after: String, $before: String, $first: Int, $last: Int, $scoped: String) {
+      quotaTrends(first: $first, after: $after, last: $last, before: $before, now: "${NOW}", accountId: $scoped) {
+        totalCount pageInfo { hasNextPage hasPreviousPage startCursor endCursor }
+        edges { cursor node { checkId resource { kind id accountId regionId clusterId } status used limit slopePerDay samples
+          secondsToExhaustion { p10 p50 p90 } exhaustsAt { p10 p50 p90 } } } } }`;
+
+    it('quotaTrends: every REST entry, typed, in the same order, through opaque cursors both ways; a scoped token sees its accounts only', async () => {
+      const rest = (await request(app.getHttpServer()).get('/v1/forecasts/trends').query({ now: NOW }).set('Authorization', `Bearer ${TOKEN}`).expect(200)).body.trends as TrendEntry[];
+      expect(rest.length).toBeGreaterThan(5);
+      const seen: unknown[] = [];
+      let after: string | null = null;
+      for (let pages = 0; pages < 100; pages++) {
+        const r = await gql(TRENDS, TOKEN, { first: 4, after });
+        expect(r.errors, JSON.stringify(r.errors)).toBeUndefined();
+        const c = r.data!.quotaTrends;
+        expect(c.totalCount).toBe(rest.length);
+        seen.push(...c.edges.map((e: { node: unknown }) => e.node));
+        if (!c.pageInfo.hasNextPage) break;
+        after = c.pageInfo.endCursor;
+      }
+      expect(seen).toEqual(rest);
+      const tail = await gql(TRENDS, TOKEN, { last: 2 });
+      expect(tail.data!.quotaTrends.edges.map((e: { node: unknown }) => e.node)).toEqual(rest.slice(-2));
+      const before = await gql(TRENDS, TOKEN, { last: 1, before: tail.data!.quotaTrends.pageInfo.startCursor });
+      expect(before.data!.quotaTrends.edges.map((e: { node: unknown }) => e.node)).toEqual(rest.slice(-3, -2));
+      // Scope: a token of the fleet's account sees its series; a token of another account sees none.
+      const account = rest.find((t) => t.resource.id === CLB)!.resource.accountId;
+      const mine = await gql(TRENDS, await token('viewer', [account]), { first: 100 });
+      expect(mine.data!.quotaTrends.totalCount).toBe(rest.filter((t) => t.resource.accountId === account).length);
+      const none = await gql(TRENDS, await token('viewer', ['999999']), { first: 100 });
+      expect(none.data!.quotaTrends).toMatchObject({ totalCount: 0, edges: [] });
+      const asked = await gql(TRENDS, await token('viewer', ['999999']), { first: 100, scoped: account });
+      expect(asked.data!.quotaTrends.totalCount).toBe(0);
+      // Arguments validated by the REST schema; paging bounds as every connection.
+      expect((await gql(`{ quotaTrends(first: 5, windowDays: -1) { totalCount } }`)).errors?.[0]?.extensions?.code).toBe('BAD_USER_INPUT');
+      expect((await gql(`{ quotaTrends(first: 101) { totalCount } }`)).errors?.[0]?.extensions?.code).toBe('BAD_USER_INPUT');
+      expect((await gql(`{ quotaTrends(first: 1, after: "bm90LWEtY3Vyc29y") { totalCount } }`)).errors?.[0]?.extensions?.code).toBe('BAD_USER_INPUT');
+    });
+
+    it('headroom: the REST entries, typed (answers flattened); only tokens of every account, as REST', async () => {
+      const rest = (await request(app.getHttpServer()).get('/v1/forecasts/headroom').set('Authorization', `Bearer ${TOKEN}`).expect(200)).body as { scanId: string; headroom: any[] };
+      const ANSWER = `{ headroom limitedBy { checkId ${REF} } alreadyOver { checkId used limit ${REF} } }`;
+      const r = await gql(`{ headroom { scanId clusters(first: 100) { totalCount nodes { clusterId nodes ${ANSWER} clusterModeServices ${ANSWER} localServices ${ANSWER} } } } }`);
+      expect(r.errors, JSON.stringify(r.errors)).toBeUndefined();
+      const flat = (a: any) =>
+        'alreadyOver' in a
+          ? { headroom: null, limitedBy: null, alreadyOver: a.alreadyOver.map((o: any) => ({ ...o, resource: ref(o.resource) })) }
+          : { headroom: a.headroom, limitedBy: a.limitedBy ? { checkId: a.limitedBy.checkId, resource: ref(a.limitedBy.resource) } : null, alreadyOver: [] };
+      expect(r.data!.headroom.scanId).toBe(rest.scanId);
+      expect(r.data!.headroom.clusters.totalCount).toBe(rest.headroom.length);
+      expect(r.data!.headroom.clusters.nodes).toEqual(
+        rest.headroom.map((e) => ({ clusterId: e.clusterId, nodes: flat(e.nodes), clusterModeServices: flat(e.clusterModeServices), localServices: flat(e.localServices) })),
+      );
+      const growing = r.data!.headroom.clusters.nodes.find((e: any) => e.clusterId === GROWING_CLUSTER);
+      expect(growing.nodes).toMatchObject({ headroom: 16, limitedBy: { checkId: 'CLB_BACKEND_QUOTA', resource: { id: CLB } } });
+      const scoped = await gql(`{ headroom { scanId } }`, await token('viewer', ['999999']));
+      expect(scoped.errors?.[0]?.extensions?.code).toBe('FORBIDDEN');
+    });
+
+    it('whatIf: typed input checked by the scenario schema, typed result equal to REST; operator of every account only; cost per step', async () => {
+      const scenario = { apiVersion: 'fleet-audit/v1', kind: 'Scenario', name: 'peak', steps: [{ addNodes: { cluster: GROWING_CLUSTER, count: 17 } }] };
+      const rest = (await request(app.getHttpServer()).post('/v1/forecasts/whatif').send(scenario).set('Authorization', `Bearer ${TOKEN}`).expect(200)).body;
+      const QUOTA = `checkId ${REF} before { used limit ratio } after { used limit ratio }`;
+      const FINDING = `fingerprint checkId severity message ${REF}`;
+      const WHATIF = `mutation($input: ScenarioInput!) { whatIf(input: $input) { scanId scenario
+        steps { name firstBreach { ${QUOTA} } quotas(first: 100) { totalCount nodes { ${QUOTA} } }
+          findings { appeared(first: 100) { totalCount nodes { ${FINDING} } } resolved(first: 100) { nodes { ${FINDING} } }
+            severityChanged(first: 100) { nodes { fingerprint before after } } }
+          headroom { clusterId nodes { headroom } } }
+        convergence { services calls callsPerApi { action calls } wallSeconds { p50 p95 } boundBy } } }`;
+      const r = await gql(WHATIF, TOKEN, { input: scenario });
+      expect(r.errors, JSON.stringify(r.errors)).toBeUndefined();
+      const w = r.data!.whatIf;
+      const step = rest.steps[0];
+      const quota = (q: any) => ({ ...q, resource: ref(q.resource) });
+      expect(w).toMatchObject({ scanId: rest.scanId, scenario: 'peak' });
+      expect(w.steps[0].firstBreach).toEqual(quota(step.firstBreach));
+      expect(w.steps[0].firstBreach).toMatchObject({ checkId: 'CLB_BACKEND_QUOTA', resource: { id: CLB }, after: { used: 202, limit: 200 } });
+      expect(w.steps[0].quotas.totalCount).toBe(step.quotas.length);
+      expect(w.steps[0].quotas.nodes).toEqual(step.quotas.slice(0, 100).map(quota));
+      expect(w.steps[0].findings.appeared.totalCount).toBe(step.findings.appeared.length);
+      expect(w.steps[0].findings.appeared.nodes).toEqual(step.findings.appeared.slice(0, 100).map(quota));
+      expect(w.steps[0].headroom.map((h: any) => h.clusterId)).toEqual(step.headroom.map((h: any) => h.clusterId));
+      expect(w.convergence).toEqual({ ...rest.convergence, callsPerApi: Object.entries(rest.convergence.callsPerApi).map(([action, calls]) => ({ action, calls })) });
+      // Labels as a list of key/value; errors name the step and field, like REST.
+      const labelled = await gql(`mutation($input: ScenarioInput!) { whatIf(input: $input) { steps { name } } }`, TOKEN, {
+        input: { ...scenario, steps: [{ addNodes: { cluster: GROWING_CLUSTER, count: 1, labels: [{ key: 'pool', value: 'spot' }] } }] },
+      });
+      expect(labelled.errors, JSON.stringify(labelled.errors)).toBeUndefined();
+      for (const [steps, message] of [
+        [[{ addNodes: { cluster: GROWING_CLUSTER, count: 0 } }], /step 1 \(addNodes\) field addNodes\.count/],
+        [[{ addNodes: { cluster: GROWING_CLUSTER, count: 1 }, upgradeCcm: { cluster: GROWING_CLUSTER, version: 'v2.12.1' } }], /exactly one key/],
+        [[{}], /exactly one key/],
+        [[{ addNodes: { cluster: 'c-nope', count: 1 } }], /unknown cluster "c-nope"/],
+      ] as const) {
+        const bad = await gql(`mutation($input: ScenarioInput!) { whatIf(input: $input) { scanId } }`, TOKEN, { input: { ...scenario, steps } });
+        expect(bad.errors?.[0]?.extensions?.code, JSON.stringify(steps)).toBe('BAD_USER_INPUT');
+        expect(bad.errors?.[0]?.message).toMatch(message);
+      }
+      const wrongVersion = await gql(`mutation($input: ScenarioInput!) { whatIf(input: $input) { scanId } }`, TOKEN, { input: { ...scenario, apiVersion: 'v2' } });
+      expect(wrongVersion.errors?.[0]?.message).toMatch(/apiVersion/);
+      // Roles and scope as REST: viewer refused; an operator scoped to some accounts refused (whole-fleet snapshot).
+      const query = `mutation($input: ScenarioInput!) { whatIf(input: $input) { scanId } }`;
+      expect((await gql(query, await token('viewer'), { input: scenario })).errors?.[0]?.extensions?.code).toBe('FORBIDDEN');
+      const account = rest.steps[0].firstBreach.resource.accountId as string;
+      expect((await gql(query, await token('operator', [account]), { input: scenario })).errors?.[0]?.extensions?.code).toBe('FORBIDDEN');
+      // Cost: 10 + steps x (1 + selection), a connection of scalar nodes costing 1: 400 steps with two such
+      // connections cost 10 + 400 x 3 = 1,210, refused before anything runs; one step costs 13.
+      const costly = `mutation($input: ScenarioInput!) { whatIf(input: $input) { steps { quotas(first: 100) { nodes { checkId } } findings { appeared(first: 100) { totalCount } } } } }`;
+      const many = await gql(costly, TOKEN, { input: { ...scenario, steps: Array.from({ length: 400 }, () => scenario.steps[0]) } });
+      expect(many.errors?.[0]?.extensions).toMatchObject({ code: 'QUERY_TOO_COSTLY', cost: 10 + 400 * 3 });
+      expect((await gql(costly, TOKEN, { input: scenario })).errors).toBeUndefined();
+    });
+  });
 });

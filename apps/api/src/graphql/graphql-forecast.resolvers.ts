@@ -6,7 +6,7 @@
  * scenario.schema.ts) at this boundary.
  *
  * Cost (graphql-cost.plugin.ts): a forecast reads every stored series or the whole snapshot, so each forecast
- * field costs FORECAST_COST on top of its connections; `whatIf` counts its selection once per scenario step.
+ * field costs FORECAST_COST on top of its connections; `whatIf` costs 1 plus its selection per scenario step.
  */
 import { Args, Context, ID, Float, Int, Mutation, Parent, Query, ResolveField, Resolver, type ComplexityEstimatorArgs } from '@nestjs/graphql';
 import { Inject } from '@nestjs/common';
@@ -60,12 +60,13 @@ export function forecastComplexity(o: ComplexityEstimatorArgs): number {
 }
 
 /**
- * Cost of `whatIf`: FORECAST_COST plus the selection once per scenario step (each step's connections are paged
- * separately); at least one step.
+ * Cost of `whatIf`: FORECAST_COST, plus per scenario step (each applies a change and recomputes quotas, findings
+ * and headroom) 1 and the selection (a step's connections are paged per step): `10 + steps x (1 + selection)`.
+ * With the default budget of 1,000 a scenario of about 990 steps fits when only scalars are selected.
  */
 export function whatIfComplexity(o: ComplexityEstimatorArgs): number {
   const steps = (o.args.input as { steps?: unknown[] } | undefined)?.steps;
-  return FORECAST_COST + Math.max(1, Array.isArray(steps) ? steps.length : 1) * o.childComplexity;
+  return FORECAST_COST + Math.max(1, Array.isArray(steps) ? steps.length : 1) * (1 + o.childComplexity);
 }
 
 const seriesKey = (checkId: string, r: { accountId: string; regionId: string; kind: string; id: string }): string => `${checkId}|${r.accountId}|${r.regionId}|${r.kind}|${r.id}`;
