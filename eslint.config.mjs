@@ -6,7 +6,7 @@ import tseslint from 'typescript-eslint';
 const impure = ['@nestjs/*', 'pg', 'bullmq', 'ioredis', 'prom-client', '@alicloud/*', '@kubernetes/*', '@electric-sql/*', 'node:fs', 'node:http', 'node:net'];
 
 export default tseslint.config(
-  { ignores: ['dist/**', 'node_modules/**', 'coverage/**', 'bin/**', '**/*.mjs', 'examples/**'] },
+  { ignores: ['dist/**', 'node_modules/**', 'coverage/**', 'bin/**', '**/*.mjs'] },
   js.configs.recommended,
   ...tseslint.configs.recommended,
   {

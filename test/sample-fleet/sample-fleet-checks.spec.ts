@@ -3,7 +3,7 @@
  * registered check fires on the sample at least once, on exactly the resources the README names, and
  * the controls beside them stay silent. The audit runs with the sample's `audit-settings.yaml` (the
  * fleet owner's policy, as `fleet-audit demo` does). If a check id here loses or gains a finding, first
- * suspect the data (regenerate with generate.mjs), then the check.
+ * suspect the data (regenerate with `npm run fleet:sample`), then the check.
  */
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';

@@ -25,7 +25,7 @@ import type {
 const FLEETS = join(__dirname, '..', '..', 'examples', 'fleets');
 const SAMPLE = join(FLEETS, 'sample');
 
-/** `ids.json`: the ids the README talks about, written by generate.mjs beside the data. */
+/** `ids.json`: the ids the README talks about, written by the sample generator (examples/fleets/sample/generator) beside the data. */
 interface SampleIds {
   [cluster: string]: unknown;
 }
