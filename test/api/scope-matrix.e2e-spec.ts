@@ -701,6 +701,8 @@ describe('randomized scope matrix: every REST route and GraphQL field x every ki
   const optional = <T>(r: Rolls, own: T, none: T): T | undefined => r.pick([undefined, undefined, own, none]);
 
   const leaf = (type: string) => leafSelection(schema, type);
+  /** Every field of a HeadroomAnswer (its quota references carry a resource). */
+  const headroomAnswer = () => `${leaf('HeadroomAnswer')} limitedBy { ${leaf('QuotaRef')} } alreadyOver { ${leaf('OverQuota')} }`;
   const inScopeId = (t: PoolToken, accountId: string) => t.scope === null || t.scope.some((x) => ACCOUNTS[x] === accountId);
 
   /** Every `accountId` anywhere in a GraphQL answer is within the token's scope. */
@@ -1101,6 +1103,8 @@ describe('randomized scope matrix: every REST route and GraphQL field x every ki
         const change = r.pick([undefined, undefined, 'new', 'resolved', 'persisting', 'severityChanged'] as const);
         const p = r.chance(8) ? { ...pageOf(r), forward: false, args: ['last: 2'], n: 2, costSize: 2 } : pageOf(r);
         const missing = [from, against].some((k) => k === 'missing' || k === 'garbage');
+        // Only succeeded scans are diffed (a failed scan's findings are incomplete): CONFLICT, after NOT_FOUND.
+        const notSucceeded = [from, against].includes('failed');
         // The model: per fingerprint (account, index) its severity in each scan; the filters and the scope first.
         const side = (k: ScanKey) => new Map((k === 'latest' || k === 'older' ? findingsOf(t, k, named) : []).map((f) => [`${f.acct}/${f.idx}`, f.severity]));
         const [a, b] = [side(from), side(against)];
@@ -1111,7 +1115,7 @@ describe('randomized scope matrix: every REST route and GraphQL field x every ki
         return {
           query: `{ scanDiff${argList([], named)} { scanId againstScanId counts { ${leaf('DiffCounts')} } items${argList(p.args, { change: change && { enum: change } })} { ${CONN(`${leaf('DiffItem')}`)} } } }`,
           echo: echoOf(named),
-          error: missing ? 'NOT_FOUND' : !p.forward ? 'BAD_USER_INPUT' : null,
+          error: missing ? 'NOT_FOUND' : notSucceeded ? 'CONFLICT' : !p.forward ? 'BAD_USER_INPUT' : null,
           check: (data) => {
             expect(data.scanDiff.counts, 'scanDiff counts over the scope').toEqual(counts);
             expectConn(data.scanDiff.items, items, p, 'scanDiff.items');
@@ -1141,13 +1145,15 @@ describe('randomized scope matrix: every REST route and GraphQL field x every ki
             : inScopeAccts(t)
                 .filter((x) => (!named.accountId || ACCOUNTS[x] === named.accountId) && (!named.clusterId || named.clusterId === `c-acct${x}`))
                 .reduce((n, x) => n + resources(x), 0);
+        const p = pageOf(r, { allowInvalid: true });
         return {
-          query: `{ quotaTrends${argList([], named)} }`,
+          query: `{ quotaTrends${argList(p.args, named)} { ${CONN(leaf('QuotaTrend'))} } }`,
           echo: echoOf(named),
+          // A forecast costs 10 on top of its connection (scalar nodes: 1).
+          error: pagedError(p, 11),
           check: (data) => {
-            const trends = (data.quotaTrends as { trends: { resource: { accountId: string } }[] }).trends;
-            expect(trends, 'quotaTrends series over the scope').toHaveLength(want);
-            for (const e of trends) expect(inScopeId(t, e.resource.accountId), 'trend in scope').toBe(true);
+            expectConn(data.quotaTrends, want, p, 'quotaTrends');
+            for (const e of data.quotaTrends.nodes) expect(inScopeId(t, e.resource.accountId), 'trend in scope').toBe(true);
           },
         };
       },
@@ -1157,13 +1163,15 @@ describe('randomized scope matrix: every REST route and GraphQL field x every ki
       role: 'viewer',
       call: (t, r) => {
         const named = { ports: r.pick([undefined, 2]) };
+        const p = pageOf(r, { allowInvalid: true });
         return {
-          query: `{ headroom${argList([], named)} }`,
-          // Headroom reads the whole fleet snapshot: tokens over every account only.
-          error: t.scope === null ? null : 'FORBIDDEN',
+          query: `{ headroom${argList([], named)} { scanId clusters${argList(p.args, {})} { ${CONN(`clusterId ${['nodes', 'clusterModeServices', 'localServices'].map((f) => `${f} { ${headroomAnswer()} }`).join(' ')}`)} } } }`,
+          // Headroom reads the whole fleet snapshot: tokens over every account only (before the page is read).
+          error: t.scope === null ? pagedError(p, 11) : 'FORBIDDEN',
           check: (data) => {
             expect(data.headroom.scanId).toBe(scans.latest!.id);
-            expect(data.headroom.headroom.length).toBeGreaterThan(0);
+            expect(data.headroom.clusters.totalCount).toBeGreaterThan(0);
+            expectConn(data.headroom.clusters, data.headroom.clusters.totalCount, p, 'headroom.clusters');
           },
         };
       },
@@ -1187,12 +1195,80 @@ describe('randomized scope matrix: every REST route and GraphQL field x every ki
       role: 'operator',
       call: (t, r) => {
         const bad = r.chance(5);
+        const [p1, p2, p3, p4] = [small(r), small(r), small(r), small(r)];
+        const conn = (name: string, p: Page, node: string) => `${name}${argList(p.args, {})} { ${CONN(node)} }`;
+        const step = [
+          'name',
+          `firstBreach { ${leaf('QuotaChange')} }`,
+          conn('quotas', p1, leaf('QuotaChange')),
+          `findings { ${conn('appeared', p2, leaf('FindingRef'))} ${conn('resolved', p3, leaf('FindingRef'))} ${conn('severityChanged', p4, leaf('SeverityChange'))} }`,
+          `headroom { clusterId ${['nodes', 'clusterModeServices', 'localServices'].map((f) => `${f} { ${headroomAnswer()} }`).join(' ')} }`,
+        ].join(' ');
         return {
-          query: 'mutation($s: JSON!) { whatIf(scenario: $s) }',
-          variables: { s: bad ? { ...WHATIF, steps: [{ addNodes: { cluster: 'c75849719d4432e7378507410f099fa74', count: -1 } }] } : WHATIF },
+          query: `mutation($input: ScenarioInput!) { whatIf(input: $input) { scanId scenario steps { ${step} } convergence { ${leaf('ConvergenceEstimate')} } } }`,
+          variables: { input: bad ? { ...WHATIF, steps: [{ addNodes: { cluster: 'c75849719d4432e7378507410f099fa74', count: -1 } }] } : WHATIF },
           // What-ifs read the whole fleet snapshot: tokens over every account only (before the scenario is read).
           error: t.scope !== null ? 'FORBIDDEN' : bad ? 'BAD_USER_INPUT' : null,
-          check: (data) => expect(data.whatIf.scanId).toBe(scans.latest!.id),
+          check: (data) => {
+            expect(data.whatIf.scanId).toBe(scans.latest!.id);
+            expect(data.whatIf.steps).toHaveLength(WHATIF.steps.length);
+            const s0 = data.whatIf.steps[0];
+            expectConn(s0.quotas, s0.quotas.totalCount, p1, 'whatIf.steps[0].quotas');
+            expectConn(s0.findings.appeared, s0.findings.appeared.totalCount, p2, 'whatIf.steps[0].findings.appeared');
+          },
+        };
+      },
+    },
+    {
+      field: 'Query.tokens',
+      role: 'admin',
+      call: (t, r) => {
+        const p = pageOf(r, { allowInvalid: true });
+        const mine: string[] | null = t.scope?.map((x) => ACCOUNTS[x]) ?? null;
+        return {
+          query: `{ tokens${argList(p.args, {})} { ${CONN(leaf('ApiToken'))} } }`,
+          error: pagedError(p, 1),
+          check: (data) => {
+            expectConn(data.tokens, data.tokens.totalCount, p, 'tokens');
+            // A scoped admin lists only tokens over a subset of its accounts (never all-accounts ones).
+            for (const tok of data.tokens.nodes) if (mine !== null) expect(tok.accounts !== null && tok.accounts.every((a: string) => mine.includes(a)), JSON.stringify(tok)).toBe(true);
+          },
+        };
+      },
+    },
+    {
+      field: 'Mutation.createToken',
+      role: 'admin',
+      call: (t, r, acct) => {
+        const accts: Acct[] | null = r.pick([null, [acct], ['a', 'b']]);
+        const expiresIn = r.pick([undefined, '1d', '12h', '400d']);
+        const input = { role: r.pick(ROLE_LIST), ...(accts ? { accounts: accts.map((x) => ACCOUNTS[x]) } : {}), ...(expiresIn ? { expiresIn } : {}), name: 'matrix-gql' };
+        return {
+          query: `mutation($input: CreateTokenInput!) { createToken(input: $input) { token apiToken { ${leaf('ApiToken')} } } }`,
+          variables: { input },
+          echo: accts?.map((x) => ACCOUNTS[x]) ?? [],
+          // Validation first (the same rules as REST and the CLI), then the scoped-admin rule.
+          error: expiresIn === '400d' ? 'BAD_USER_INPUT' : covers(t, accts) ? null : 'FORBIDDEN',
+          check: (data) => {
+            expect(data.createToken.token).toMatch(/^fa_[0-9a-z]{12}_/);
+            expect(data.createToken.apiToken).toMatchObject({ role: input.role, accounts: accts ? accts.map((x) => ACCOUNTS[x]).sort() : null });
+          },
+        };
+      },
+    },
+    {
+      field: 'Mutation.revokeToken',
+      role: 'admin',
+      call: (t, r) => {
+        const v = r.chance(victims.length + 1) ? { id: 'zzzzzzzzzzzz', accts: null } : r.pick(victims);
+        return {
+          query: `mutation { revokeToken(id: ${JSON.stringify(v.id)}) { ${leaf('ApiToken')} } }`,
+          // Outside the scope exactly as absent.
+          error: v.id !== 'zzzzzzzzzzzz' && covers(t, v.accts) ? null : 'NOT_FOUND',
+          check: (data) => {
+            expect(data.revokeToken.id).toBe(v.id);
+            expect(data.revokeToken.revokedAt).not.toBeNull();
+          },
         };
       },
     },
@@ -1231,7 +1307,7 @@ describe('randomized scope matrix: every REST route and GraphQL field x every ki
   }
 
   /** HTTP status of each GraphQL outcome (errors carry `extensions.code`). */
-  const GQL_STATUS: Record<string, number> = { data: 200, UNAUTHENTICATED: 401, FORBIDDEN: 200, BAD_USER_INPUT: 200, NOT_FOUND: 200, QUERY_TOO_COSTLY: 400 };
+  const GQL_STATUS: Record<string, number> = { data: 200, UNAUTHENTICATED: 401, FORBIDDEN: 200, BAD_USER_INPUT: 200, NOT_FOUND: 200, CONFLICT: 200, QUERY_TOO_COSTLY: 400 };
 
   async function runGql(t: PoolToken, gen: GqlField, r: Rolls, acct: Acct): Promise<void> {
     const c = gen.call(t, r, acct);

@@ -146,9 +146,10 @@ export class ScanDiffRepository {
       [ids.filter(isUuid)],
     );
     const byId = new Map(rows.map((r) => [r.id, r]));
+    // A missing scan is reported before one that has not succeeded, whichever side each is on.
+    for (const id of ids) if (!byId.has(id)) throw new StoreError('NOT_FOUND', `scan ${id} not found`);
     for (const id of ids) {
-      const scan = byId.get(id);
-      if (!scan) throw new StoreError('NOT_FOUND', `scan ${id} not found`);
+      const scan = byId.get(id)!;
       if (scan.status !== 'succeeded') {
         throw new StoreError('CONFLICT', `scan ${id} is ${scan.status}: only succeeded scans have a complete set of findings to diff (${scanId} against ${againstScanId})`);
       }
