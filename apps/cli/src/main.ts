@@ -1,6 +1,7 @@
 /**
  * `fleet-audit`: the command-line entry point (scan, sim, demo, ...).
- * Exit codes: 0 ok, 1 findings at/above --fail-on, 2 bad input or failed scan.
+ * Exit codes: 0 ok, 1 findings at/above --fail-on, 2 bad input or failed scan, 3 transient failure
+ * (from the error's libs/errors `permanent` flag: `exitCodeOf` in cli-error.ts), 130 interrupted.
  */
 import 'reflect-metadata';
 import { Command, CommanderError } from 'commander';
@@ -31,6 +32,7 @@ Exit codes:
   0    ok
   1    scan: a finding at or above --fail-on
   2    bad input (flag, file, config) or a failed scan
+  3    a transient failure (database unavailable, scan queue full, wait ended): retry later
   130  interrupted (Ctrl+C)
 
 Environment variables are listed with the options that read them, as "(env: NAME)".
@@ -48,8 +50,7 @@ export const EXIT_INTERRUPTED = 130;
 export function installTerminalHandlers(): void {
   process.stdout.on('error', (e: NodeJS.ErrnoException) => {
     if (e.code === 'EPIPE') process.exit(0);
-    reportError(e);
-    process.exit(EXIT_ERROR);
+    process.exit(reportError(e));
   });
   const onSigint = () => {
     if (process.listenerCount('SIGINT') > 1) return;
@@ -90,8 +91,7 @@ export async function main(argv: string[] = process.argv): Promise<void> {
     // one line naming it and the expected shape, exit 2.
     cliConfig();
   } catch (e) {
-    reportError(e);
-    process.exit(EXIT_ERROR);
+    process.exit(reportError(e));
   }
   let pending: Promise<number> | undefined;
   const program = buildProgram((p) => {
@@ -103,15 +103,13 @@ export async function main(argv: string[] = process.argv): Promise<void> {
     if (e instanceof CommanderError) {
       process.exit(e.exitCode === 0 ? 0 : EXIT_ERROR);
     }
-    reportError(e);
-    process.exit(EXIT_ERROR);
+    process.exit(reportError(e));
   }
   if (!pending) return;
   try {
     process.exitCode = await pending;
   } catch (e) {
-    reportError(e);
-    process.exitCode = EXIT_ERROR;
+    process.exitCode = reportError(e);
   }
   // Open handles (pools, timers) must not keep a finished command alive, but stdout and stderr must be
   // flushed first: on a pipe (`fleet-audit scan | less`) writes are asynchronous, and exiting at once

@@ -35,6 +35,7 @@ import { FaultInjector } from './traffic/fault-injector.service';
 import { parseFaultSpec, validateFaultRates, type FaultRates } from './traffic/fault-spec.util';
 import { RateLimiter, type QpsLimits } from './traffic/rate-limiter.service';
 import { TrafficPolicy } from './traffic/traffic-policy.service';
+import { FleetAuditError } from '@app/errors';
 
 /** Default AccessKey id the simulator accepts (a test key, not a secret). */
 export const DEFAULT_SIM_ACCESS_KEY_ID = 'sim-access-key';
@@ -124,8 +125,12 @@ export interface RunningSimulator {
 }
 
 /** An invalid {@link SimulatorOptions} value. */
-export class SimulatorOptionsError extends Error {
+export class SimulatorOptionsError extends FleetAuditError {
   override readonly name = 'SimulatorOptionsError';
+  /** Stable code (libs/errors README). */
+  readonly code = 'SIM_OPTIONS_INVALID';
+  /** The simulator options must change. */
+  readonly permanent = true;
 }
 
 /** The line `fleet-sim` and `fleet-audit sim` print first on stdout: `{"endpoint":"127.0.0.1:P","config":"<path>"}`. */

@@ -22,10 +22,15 @@ import {
 } from '@app/forecast';
 import type { QuotaHistoryQuery, Store, StoredSnapshot } from '@app/store';
 import { analyzeAndStore } from './analyze-and-store';
+import { FleetAuditError } from '@app/errors';
 
 /** A forecast that cannot run on what is stored (no scans yet, no snapshot). */
-export class ForecastUnavailableError extends Error {
+export class ForecastUnavailableError extends FleetAuditError {
   override readonly name = 'ForecastUnavailableError';
+  /** Stable code (libs/errors README). */
+  readonly code = 'FORECAST_UNAVAILABLE';
+  /** Nothing stored to forecast on: a scan must be stored first. */
+  readonly permanent = true;
 }
 
 /** Filters and settings of `trendsFromStore`. */

@@ -28,6 +28,7 @@ import { ScanFailedError } from './analyze-and-store';
 import { UnknownScanSourceError, type LaunchRequest } from './local-scan-launcher';
 import type { ScanChildRequest, ScanChildResult } from './scan-child.protocol';
 import type { ScanSource } from './scan-runner';
+import { FleetAuditError } from '@app/errors';
 
 /** Default number of scans that may wait behind the running one (`SCAN_QUEUE_DEPTH`). */
 export const DEFAULT_SCAN_QUEUE_DEPTH = 4;
@@ -42,8 +43,12 @@ export const DEFAULT_SCAN_CLOSE_GRACE_MS = 10_000;
 const DEFAULT_RETRY_AFTER_SECONDS = 5;
 
 /** Thrown by `launch` when `queueDepth` scans already wait; the API answers 429. */
-export class ScanQueueFullError extends Error {
+export class ScanQueueFullError extends FleetAuditError {
   override readonly name = 'ScanQueueFullError';
+  /** Stable code (libs/errors README). */
+  readonly code = 'SCAN_QUEUE_FULL';
+  /** A slot frees when a scan ends: retry after `retryAfterSeconds`. */
+  readonly permanent = false;
   /**
    * @param message one line for the client
    * @param retryAfterSeconds when a slot is likely free: the last scan's duration, 1 to 300 s
@@ -57,8 +62,12 @@ export class ScanQueueFullError extends Error {
 }
 
 /** Thrown by `launch` after `close()` began (the API is shutting down); the API answers 503. */
-export class ScanQueueClosedError extends Error {
+export class ScanQueueClosedError extends FleetAuditError {
   override readonly name = 'ScanQueueClosedError';
+  /** Stable code (libs/errors README). */
+  readonly code = 'SCAN_QUEUE_CLOSED';
+  /** This process is shutting down; another (or the restarted) one accepts scans. */
+  readonly permanent = false;
 }
 
 /** Options of {@link QueuedScanLauncher}. */
@@ -224,11 +233,19 @@ export class QueuedScanLauncher {
     const r: RunningScan = { scan: next, ended: Promise.resolve() };
     this.running = r;
     r.ended = this.run(r)
-      .catch(() => undefined)
+      // `run` ends the row itself; anything it still throws (an event sink failing) must not stop the queue.
+      .catch((e: unknown) => {
+        const reason = e instanceof Error ? e.message : String(e);
+        try {
+          this.opts.events?.error({ event: 'scan.launcher_error', scanId: next.id, reason }, `scan ${next.id}: ${reason}`);
+        } catch {
+          // The event sink itself failed: nowhere left to report; the queue goes on.
+        }
+      })
       .finally(() => {
-      this.running = undefined;
-      this.pump();
-    });
+        this.running = undefined;
+        this.pump();
+      });
   }
 
   /** Run one scan in a child and end its row whatever happens. */

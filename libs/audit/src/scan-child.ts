@@ -38,7 +38,7 @@ export async function runScanChildRequest(req: ScanChildRequest): Promise<ScanCh
           coverage: o.scan.coverage,
         };
       } finally {
-        await store.close().catch(() => undefined);
+        await store.close().catch(() => undefined); // close path
       }
     }
     const startedAt = new Date();

@@ -7,7 +7,7 @@
  */
 import { randomUUID } from 'node:crypto';
 import type { PartialAuditSettings } from '@app/checks';
-import { loadFleetDirectory, scanLive, type ScanConfig } from '@app/collectors';
+import { FleetValidationError, loadFleetDirectory, scanLive, type ScanConfig } from '@app/collectors';
 import type { CheckResult, CoverageEntry, FleetSnapshot, Finding, SkippedResult } from '@app/domain';
 import { startScanHeartbeat, type Store } from '@app/store';
 import { FleetIndex } from '@app/checks';
@@ -147,12 +147,14 @@ async function runScanDeferredStore(request: ScanRequest, storeReady: Promise<St
     index = FleetIndex.build(snapshot);
     analysis = await analyzeAndStore(snapshot, { ...analyzeRequest(request, scanId), index });
   } catch (e) {
+    // Error path: a store that failed to start has nothing to record; the scan's own error is thrown.
     const store = await storeReady.catch(() => undefined);
     if (store) {
       const fleetName = snapshot?.name ?? (request.source.kind === 'live' ? request.source.config.name : 'fleet');
       await store.scans
         .create({ id: scanId, source: sourceKind, fleetName, startedAt })
         .then(() => store.scans.fail(scanId, oneLineReason(e)))
+        // Error path, best effort (see above): the scan's own error is what the caller sees.
         .catch(() => undefined);
     }
     throw e;
@@ -165,6 +167,7 @@ async function runScanDeferredStore(request: ScanRequest, storeReady: Promise<St
   try {
     await storeAnalysis(store, scanId, snapshot, analysis, onStorePhase(request), index);
   } catch (e) {
+    // Error path: the lease expires and a reaper fails the row if this cannot; `e` is thrown either way.
     await store.scans.fail(scanId, oneLineReason(e)).catch(() => undefined);
     throw e;
   } finally {
@@ -230,9 +233,8 @@ function outcomeOf(scanId: string, source: ScanSource['kind'], startedAt: Date, 
  */
 export function oneLineReason(e: unknown): string {
   if (e instanceof Error) {
-    const file = (e as { file?: unknown }).file;
     const first = e.message.split('\n')[0];
-    return e.name === 'FleetValidationError' && typeof file === 'string' && !first.includes(file) ? `${file}: ${first}` : first;
+    return e instanceof FleetValidationError && !first.includes(e.file) ? `${e.file}: ${first}` : first;
   }
   return String(e);
 }

@@ -5,6 +5,7 @@
  */
 import { ENV_VARS, type EnvValue, type EnvVarName, type EnvVarSpec, type LogLevelName, type ProcessName } from './env.declaration';
 import type { Environment } from './environment';
+import { FleetAuditError } from '@app/errors';
 
 /** Configuration of every process, by namespace (units in the names: `Ms` = milliseconds). */
 export interface FleetAuditConfig {
@@ -35,7 +36,7 @@ export interface FleetAuditConfig {
  * ("invalid configuration: API_PORT must be a port number from 1 to 65535; DATABASE_URL is required
  * (postgres://user@host:port/database)") and never contains a value.
  */
-export class ConfigError extends Error {
+export class ConfigError extends FleetAuditError {
   override readonly name = 'ConfigError';
   /** Stable code of the error (transports map it: CLI exit 2, process exit 1). */
   readonly code = 'CONFIG_INVALID';

@@ -6,6 +6,7 @@
  */
 import { parse as parseYaml } from 'yaml';
 import { z } from 'zod';
+import { FleetAuditError } from '@app/errors';
 
 /** The only version this code reads. */
 export const SCENARIO_API_VERSION = 'fleet-audit/v1';
@@ -64,8 +65,12 @@ export interface Scenario {
 }
 
 /** An invalid scenario; `message` names the step and the field. */
-export class ScenarioError extends Error {
+export class ScenarioError extends FleetAuditError {
   override readonly name = 'ScenarioError';
+  /** Stable code (libs/errors README). */
+  readonly code = 'SCENARIO_INVALID';
+  /** The scenario file must change. */
+  readonly permanent = true;
   constructor(
     message: string,
     /** 1-based step number, when the error is in a step. */

@@ -14,6 +14,7 @@ import { judgeScanJobs } from './scan-jobs.verdict';
 import type { PlanScanPayload } from './scan-jobs.constants';
 import { scanRowSettings } from './scan-row-settings.util';
 import { queuedScanConfig } from './queued-credentials';
+import { FleetAuditError } from '@app/errors';
 
 /** A scan to start. */
 export interface SubmitScanRequest {
@@ -50,8 +51,12 @@ export interface WaitForScanOptions {
 }
 
 /** Thrown when waiting for a scan timed out or was aborted (the scan itself goes on). */
-export class ScanWaitError extends Error {
+export class ScanWaitError extends FleetAuditError {
   override readonly name = 'ScanWaitError';
+  /** Stable code (libs/errors README). */
+  readonly code = 'SCAN_WAIT_ENDED';
+  /** Only the wait ended; the scan goes on and waiting again may see it end. */
+  readonly permanent = false;
   constructor(
     message: string,
     readonly scanId: string,
@@ -102,6 +107,7 @@ export class DistributedScanClient {
       await withTimeout(this.queue.enqueuePlan(payload), ENQUEUE_TIMEOUT_MS, `Redis did not accept the job within ${ENQUEUE_TIMEOUT_MS / 1000} s (is it running?)`);
     } catch (e) {
       const reason = e instanceof Error ? e.message : String(e);
+      // Error path: `e` is thrown; a row left running is failed by the reconciler / lease reaper.
       await this.store.scans.fail(scanId, `could not enqueue the scan: ${reason}`).catch(() => undefined);
       throw e;
     }
@@ -133,12 +139,14 @@ export class DistributedScanClient {
         // Redis unreachable right now: no verdict; try again next poll.
         .catch(() => ({ kind: 'alive' as const }));
       if (verdict.kind === 'failed') {
+        // Not stored now (database blip): the row stays running and the next poll judges it again.
         await this.store.scans.fail(payload.scanId, verdict.reason).catch(() => undefined);
       } else if (verdict.kind === 'lost') {
         lostSince ??= Date.now();
         // Re-read the row first: the analysis may have completed the scan and left the queue.
         const again = await this.store.scans.get(payload.scanId);
         if (again?.status === 'running' && Date.now() - lostSince >= lostAfter) {
+          // Redis refused (still restarting): the jobs stay lost and the next polls plan again.
           await this.queue.enqueuePlan(payload).catch(() => undefined);
           lostSince = undefined;
         }

@@ -127,7 +127,7 @@ export class RedisRateLimiterPool {
       [...this.limiters.values()].map((l) =>
         l.limiter
           .stop({ dropWaitingJobs: true, dropErrorMessage: 'the worker is shutting down' })
-          .catch(() => undefined),
+          .catch(() => undefined), // shutdown path
       ),
     );
   }
@@ -139,7 +139,7 @@ export class RedisRateLimiterPool {
     const all = [...this.limiters.values()];
     this.limiters.clear();
     // With a shared connection disconnect() returns nothing (not a promise) in Bottleneck 2.19.
-    await Promise.all(all.map((l) => Promise.resolve(l.limiter.disconnect(false)).catch(() => undefined)));
+    await Promise.all(all.map((l) => Promise.resolve(l.limiter.disconnect(false)).catch(() => undefined))); // close path
     await this.connection.disconnect(false);
   }
 
@@ -177,13 +177,14 @@ export class RedisRateLimiterPool {
     this.limiters.set(old.key, { ...old, limiter: this.newLimiter(old.key, old.minTime, old.maxConcurrent) });
     void old.limiter
       .stop({ dropWaitingJobs: true, dropErrorMessage: 'SETTINGS_KEY_NOT_FOUND' })
-      .catch(() => undefined);
+      .catch(() => undefined); // close path of the replaced limiter; its callers retry on the new one
   }
 
   /** Replace the limiters whose settings key vanished (Redis restarted empty); wake the rest. */
   private async afterReconnect(client: IORedis): Promise<void> {
     for (const pooled of [...this.limiters.values()]) {
       if (this.closed) return;
+      // Redis unreachable again: keep the limiter (the next reconnect checks again; the 'error' event logs it).
       const exists = await client.exists(`b_${this.prefix}:rate:${pooled.key}_settings`).catch(() => 1);
       if (exists === 0) this.replace(pooled);
     }

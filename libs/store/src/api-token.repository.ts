@@ -117,7 +117,7 @@ export class ApiTokenRepository {
       await client.query('COMMIT');
       return { token: generated.token, stored: toStoredToken(row.rows[0]) };
     } catch (e) {
-      await client.query('ROLLBACK').catch(() => undefined);
+      await client.query('ROLLBACK').catch(() => undefined); // error path: `e` is thrown; a lost connection rolls back itself
       throw e;
     } finally {
       client.release();

@@ -109,7 +109,7 @@ export class Store {
       if (opts.migrate) await store.migrate();
       return store;
     } catch (e) {
-      await pool.end().catch(() => undefined);
+      await pool.end().catch(() => undefined); // close path of a store that did not open; `e` is thrown
       if (e instanceof StoreError) throw e;
       const reason = e instanceof Error ? e.message : String(e);
       throw new StoreError('UNAVAILABLE', `cannot open PostgreSQL at ${redactConnectionString(opts.connectionString)}: ${reason}`, {

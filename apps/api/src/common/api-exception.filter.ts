@@ -1,6 +1,6 @@
 import { type ArgumentsHost, Catch, type ExceptionFilter, HttpException, Logger } from '@nestjs/common';
 import { toGraphqlError } from '../graphql/graphql.options';
-import { isFleetAuditError } from '@app/errors';
+import { type FleetAuditError, isFleetAuditError } from '@app/errors';
 import { isConnectionLoss, StoreError, type StoreErrorCode } from '@app/store';
 import { ApiError, type ApiErrorCode } from './api.exception';
 import type { ErrorResponseDto } from './error-response.dto';
@@ -57,9 +57,48 @@ export function statusOfStoreError(code: StoreErrorCode): number {
   }
 }
 
+/** What the REST transport answers for an error code: HTTP status and the body's `error` field. */
+export interface HttpErrorMapping {
+  statusCode: number;
+  /** The `error` of the JSON body (the code itself, or the API's name for it). */
+  error: string;
+}
+
 /**
- * The one exception filter of the REST transport (STYLE.md H.40): maps ApiError and StoreError
- * codes to HTTP statuses and answers JSON `{statusCode, error, message, issues?}`. Anything
+ * The REST transport's mapping of libs/errors codes (the codes table: libs/errors/README.md) to
+ * HTTP answers. Codes not listed fall back on the `permanent` flag (see {@link httpErrorOf}).
+ */
+const HTTP_BY_CODE: Readonly<Record<string, HttpErrorMapping>> = {
+  // Launchers (libs/audit, libs/queue): a source name that is not configured.
+  SCAN_SOURCE_UNKNOWN: { statusCode: 400, error: 'INVALID_ARGUMENT' },
+  // The in-process scan queue (libs/audit QueuedScanLauncher): full (429) or shutting down (503).
+  SCAN_QUEUE_FULL: { statusCode: 429, error: 'SCAN_QUEUE_FULL' },
+  SCAN_QUEUE_CLOSED: { statusCode: 503, error: 'UNAVAILABLE' },
+  // Waiver rules (libs/domain WaiverValidationError); the body also gets `issues` (see toBody).
+  WAIVER_INVALID: { statusCode: 400, error: 'VALIDATION_FAILED' },
+  // Forecasts (libs/audit, libs/forecast): nothing stored yet; an invalid scenario.
+  FORECAST_UNAVAILABLE: { statusCode: 404, error: 'NOT_FOUND' },
+  SCENARIO_INVALID: { statusCode: 400, error: 'VALIDATION_FAILED' },
+};
+
+/**
+ * The HTTP answer of one of our errors, read from its `code` (and `permanent` flag), never its
+ * class name. ApiError and StoreError codes map through their exhaustive switches above; other
+ * codes through HTTP_BY_CODE; a code mapped nowhere becomes 503 UNAVAILABLE when transient (a
+ * retry may help) and undefined when permanent (the caller answers 500 and logs it: a bug).
+ */
+export function httpErrorOf(e: FleetAuditError): HttpErrorMapping | undefined {
+  if (e instanceof ApiError) return { statusCode: statusOfApiError(e.code), error: e.code };
+  if (e instanceof StoreError) return { statusCode: statusOfStoreError(e.code), error: e.code };
+  const mapped = HTTP_BY_CODE[e.code];
+  if (mapped) return mapped;
+  return e.permanent ? undefined : { statusCode: 503, error: 'UNAVAILABLE' };
+}
+
+/**
+ * The one exception filter of the REST transport (STYLE.md H.40): maps the codes of our errors
+ * (libs/errors FleetAuditError: ApiError, StoreError, ...) to HTTP statuses with
+ * {@link httpErrorOf} and answers JSON `{statusCode, error, message, issues?}`. Anything
  * unexpected becomes a 500 with a generic message; its details go to the log only.
  */
 @Catch()
@@ -78,29 +117,16 @@ export class ApiExceptionFilter implements ExceptionFilter {
   }
 
   private toBody(e: unknown): ErrorResponseDto {
-    if (e instanceof ApiError) {
-      return { statusCode: statusOfApiError(e.code), error: e.code, message: e.message, ...(e.issues ? { issues: e.issues } : {}) };
-    }
-    // The launchers (libs/audit, libs/queue) reject a source name that is not configured; matched
-    // by its libs/errors code so the API does not depend on the launcher libraries.
-    if (isFleetAuditError(e) && e.code === 'SCAN_SOURCE_UNKNOWN') {
-      return { statusCode: 400, error: 'INVALID_ARGUMENT', message: e.message };
-    }
-    // The in-process scan queue (libs/audit QueuedScanLauncher): full (429) or shutting down (503).
-    if (e instanceof Error && e.name === 'ScanQueueFullError') {
-      return { statusCode: 429, error: 'SCAN_QUEUE_FULL', message: e.message };
-    }
-    if (e instanceof Error && e.name === 'ScanQueueClosedError') {
-      return { statusCode: 503, error: 'UNAVAILABLE', message: e.message };
-    }
-    // Waiver rules (libs/domain WaiverValidationError): the field and the rule broken.
-    if (isFleetAuditError(e) && e.code === 'WAIVER_INVALID') {
-      const path = (e as Error & { path?: string }).path ?? 'body';
-      return { statusCode: 400, error: 'VALIDATION_FAILED', message: `Invalid waiver: ${e.message}`, issues: [{ path: `body.${path}`, message: e.message }] };
-    }
-    if (e instanceof StoreError) {
+    const mapped = isFleetAuditError(e) ? httpErrorOf(e) : undefined;
+    if (isFleetAuditError(e) && mapped) {
       if (e.code === 'UNAVAILABLE') this.logger.error(e.message);
-      return { statusCode: statusOfStoreError(e.code), error: e.code, message: e.message };
+      if (e instanceof ApiError && e.issues) return { ...mapped, message: e.message, issues: e.issues };
+      if (e.code === 'WAIVER_INVALID') {
+        const path = (e as Error & { path?: string }).path ?? 'body';
+        return { ...mapped, message: `Invalid waiver: ${e.message}`, issues: [{ path: `body.${path}`, message: e.message }] };
+      }
+      if (!(e instanceof ApiError) && !(e instanceof StoreError) && !HTTP_BY_CODE[e.code]) this.logger.warn(`${e.code}: ${e.message}`);
+      return { ...mapped, message: e.message };
     }
     // Text PostgreSQL refuses (NUL: 22021 character_not_in_repertoire / invalid byte sequence,
     // 22P05 untranslatable_character) that reached a query: the request's fault, not a bug.

@@ -1,4 +1,9 @@
-/** Errors raised by the API layer itself (the store raises `StoreError`). */
+/**
+ * Errors raised by the API layer itself (the store raises `StoreError`). ApiError is a
+ * FleetAuditError like every other error of the project: its code is one of ApiErrorCode, which the
+ * exception filter maps to an HTTP status (and the GraphQL transport to `extensions.code`).
+ */
+import { FleetAuditError } from '@app/errors';
 
 /** Why a request was refused by the API layer. */
 export type ApiErrorCode =
@@ -24,8 +29,12 @@ export interface ValidationIssue {
 }
 
 /** An API-layer error with a stable code; the exception filter maps it to an HTTP status. */
-export class ApiError extends Error {
+export class ApiError extends FleetAuditError {
   override readonly name = 'ApiError';
+  /** Only RATE_LIMITED heals by waiting; the others need another request, token or process config. */
+  get permanent(): boolean {
+    return this.code !== 'RATE_LIMITED';
+  }
 
   /**
    * @param code stable code (see ApiErrorCode)

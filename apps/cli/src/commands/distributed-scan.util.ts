@@ -72,6 +72,7 @@ export async function runDistributedScan(opts: DistributedScanOptions): Promise<
       },
     );
   } finally {
+    // Close path: the scan's outcome (or its error) is what the command reports.
     await queue.close().catch(() => undefined);
     await store.close();
   }

@@ -5,7 +5,12 @@
  */
 
 /** Exit codes common to every command (scan adds 1 for findings). */
-const COMMON_EXIT_CODES = ['  0    ok', '  2    bad input (flag, file, config) or a failure', '  130  interrupted (Ctrl+C)'];
+const COMMON_EXIT_CODES = [
+  '  0    ok',
+  '  2    bad input (flag, file, config) or a failure',
+  '  3    a transient failure (database unavailable, queue full): retry later',
+  '  130  interrupted (Ctrl+C)',
+];
 
 /**
  * Build a help footer.

@@ -4,13 +4,18 @@
  */
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import { parse as parseQueryString } from 'node:querystring';
+import { FleetAuditError } from '@app/errors';
 
 /** Largest request body the simulator accepts, bytes (the read APIs it serves send a few KiB at most). */
 export const MAX_BODY_BYTES = 8 * 1024 * 1024;
 
 /** A request body over {@link MAX_BODY_BYTES}. */
-export class BodyTooLargeError extends Error {
+export class BodyTooLargeError extends FleetAuditError {
   override readonly name = 'BodyTooLargeError';
+  /** Stable code (libs/errors README). */
+  readonly code = 'SIM_BODY_TOO_LARGE';
+  /** The same request is refused again. */
+  readonly permanent = true;
 }
 
 /**

@@ -4,6 +4,8 @@
  * gets that fault. What each fault does is described in `fault-injector.service.ts`.
  */
 
+import { FleetAuditError } from '@app/errors';
+
 /** The fault kinds, in the order their probability ranges are laid out (see `FaultInjector`). */
 export const FAULT_KINDS = [
   'throttle',
@@ -22,8 +24,12 @@ export type FaultKind = (typeof FAULT_KINDS)[number];
 export type FaultRates = Partial<Record<FaultKind, number>>;
 
 /** An invalid fault spec (unknown key, bad number, probabilities over 1). */
-export class FaultSpecError extends Error {
+export class FaultSpecError extends FleetAuditError {
   override readonly name = 'FaultSpecError';
+  /** Stable code (libs/errors README). */
+  readonly code = 'SIM_FAULT_SPEC_INVALID';
+  /** The fault spec must change. */
+  readonly permanent = true;
 }
 
 const isFaultKind = (k: string): k is FaultKind => (FAULT_KINDS as readonly string[]).includes(k);

@@ -9,6 +9,8 @@
  * so they are configuration here.
  */
 
+import { FleetAuditError } from '@app/errors';
+
 /** QPS limits: `default` for every action, `perApi` overrides by action name (e.g. `DescribeInstances`). */
 export interface QpsLimits {
   /** Calls per second per account and action; a positive integer, or `Infinity` for no limit. */
@@ -18,8 +20,12 @@ export interface QpsLimits {
 }
 
 /** An invalid {@link QpsLimits}. */
-export class QpsLimitsError extends Error {
+export class QpsLimitsError extends FleetAuditError {
   override readonly name = 'QpsLimitsError';
+  /** Stable code (libs/errors README). */
+  readonly code = 'SIM_QPS_LIMITS_INVALID';
+  /** The simulator options must change. */
+  readonly permanent = true;
 }
 
 const validLimit = (n: unknown): n is number =>

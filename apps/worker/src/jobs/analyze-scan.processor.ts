@@ -2,6 +2,7 @@ import { Injectable } from '@nestjs/common';
 import type { Job } from 'bullmq';
 import type { JobName, JobResults } from '@app/queue';
 import { AnalyzeScanService } from '../scan/analyze-scan.service';
+import { runJob } from './job-error.util';
 import { AnalyzeScanCommand } from './scan-job.commands';
 
 /**
@@ -12,10 +13,13 @@ import { AnalyzeScanCommand } from './scan-job.commands';
 export class AnalyzeScanProcessor {
   constructor(private readonly service: AnalyzeScanService) {}
 
-  /** @throws UnrecoverableError for an invalid payload; Redis / Postgres errors (retried) */
+  /**
+   * @throws UnrecoverableError for an invalid payload or a permanent error (see job-error.util);
+   *   Redis / Postgres errors (retried)
+   */
   async process(job: Job): Promise<JobResults[JobName.AnalyzeScan]> {
     const cmd = AnalyzeScanCommand.create(job.data);
-    return this.service.analyze(cmd, failuresByJobId(await job.getIgnoredChildrenFailures()));
+    return runJob(async () => this.service.analyze(cmd, failuresByJobId(await job.getIgnoredChildrenFailures())));
   }
 }
 

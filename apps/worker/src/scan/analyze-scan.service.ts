@@ -110,6 +110,10 @@ export class AnalyzeScanService {
   }
 
   private async releaseScope(cmd: AnalyzeScanCommand): Promise<void> {
-    if (cmd.scope) await this.scopes.release(cmd.scope, cmd.scanId).catch(() => undefined);
+    if (cmd.scope)
+      await this.scopes.release(cmd.scope, cmd.scanId).catch((e: unknown) =>
+        // The scan is ended either way; a lock not released expires with its TTL.
+        this.logger.warn(`scan ${cmd.scanId}: scope lock ${cmd.scope} not released (it expires with its TTL): ${e instanceof Error ? e.message : String(e)}`),
+      );
   }
 }

@@ -79,7 +79,11 @@ export class ScanReconcilerService implements OnApplicationBootstrap, OnModuleDe
     const scans = await this.store.scanTargets.listRunningDistributed(new Date(now.getTime() - r.graceMs));
     const actions: ReconcileAction[] = [];
     for (const scan of scans) {
-      const action = await this.reconcileScan(scan, now.getTime(), r.failLostAfterMs).catch(() => undefined);
+      const action = await this.reconcileScan(scan, now.getTime(), r.failLostAfterMs).catch((e: unknown) => {
+        // One scan's failure (Redis or PostgreSQL unreachable) must not stop the others; the next pass retries it.
+        this.logger.warn(`reconcile of scan ${scan.id} failed (retried next pass): ${e instanceof Error ? e.message : String(e)}`);
+        return undefined;
+      });
       if (action) actions.push(action);
     }
     const seen = new Set(scans.map((s) => s.id));
@@ -131,7 +135,10 @@ export class ScanReconcilerService implements OnApplicationBootstrap, OnModuleDe
       // Completed meanwhile: nothing to do.
       if (!(e instanceof StoreError && e.code === 'CONFLICT')) throw e;
     }
-    if (scan.fleetName) await this.scopes.release(scan.fleetName, scan.id).catch(() => undefined);
+    if (scan.fleetName)
+      await this.scopes.release(scan.fleetName, scan.id).catch((e: unknown) =>
+        this.logger.warn(`scan ${scan.id}: scope lock ${scan.fleetName ?? ''} not released (it expires with its TTL): ${e instanceof Error ? e.message : String(e)}`),
+      );
     this.lostSince.delete(scan.id);
     this.logger.warn(`scan ${scan.id} failed: ${reason}`);
     return { scanId: scan.id, action: 'failed', reason };

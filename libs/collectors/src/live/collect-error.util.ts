@@ -11,9 +11,17 @@
  * `@kubernetes/client-node`'s `ApiException` (`code` = HTTP status, `body` = the Status object).
  */
 
+import { FleetAuditError } from '@app/errors';
+
 /** A failed read: which API on which target, with the API's error code. */
-export class CollectError extends Error {
+export class CollectError extends FleetAuditError {
   override readonly name = 'CollectError';
+  /** Stable code of every failed read (libs/errors README); the API's own code is `errorCode`. */
+  readonly code = 'COLLECT_FAILED';
+  /** Permanent unless `retryable` (throttling, 5xx, network): a 4xx answer repeats on retry. */
+  get permanent(): boolean {
+    return !this.retryable;
+  }
   /**
    * @param errorCode the API's error code (`Throttling.User`, `ECONNREFUSED`, `InvalidResponse`, ...)
    * @param message one line, names API and target; never contains credentials
@@ -33,8 +41,12 @@ export class CollectError extends Error {
 }
 
 /** Raised when the caller's AbortSignal fires; it is not turned into coverage, it ends the scan. */
-export class ScanAbortedError extends Error {
+export class ScanAbortedError extends FleetAuditError {
   override readonly name = 'ScanAbortedError';
+  /** Stable code (libs/errors README). */
+  readonly code = 'SCAN_ABORTED';
+  /** Cancelled by the caller (Ctrl+C, shutdown), not by the input: a new run may succeed. */
+  readonly permanent = false;
   constructor() {
     super('the scan was aborted');
   }

@@ -8,10 +8,15 @@ import { parseDocument } from 'yaml';
 import { closest, distance } from 'fastest-levenshtein';
 import type { z } from 'zod';
 import { scanConfigSchema, type ScanConfig } from './scan-config';
+import { FleetAuditError } from '@app/errors';
 
 /** A scan config problem: which file, where in it (JSON path), and what was expected. */
-export class ScanConfigError extends Error {
+export class ScanConfigError extends FleetAuditError {
   override readonly name = 'ScanConfigError';
+  /** Stable code (libs/errors README). */
+  readonly code = 'SCAN_CONFIG_INVALID';
+  /** The config file must change. */
+  readonly permanent = true;
   /**
    * @param file the config file path as given
    * @param jsonPath JSON path inside the file (`$.accounts[0].regions`), `$` for the whole file

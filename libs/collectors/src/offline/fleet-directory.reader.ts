@@ -45,10 +45,15 @@ import {
 import { z as zod } from 'zod';
 import { generateFleet, generateSpecSchema } from '../generate/fleet.generator';
 import { datasetsAt, fleetFilesAt, type FleetFileSpec, type FleetLevel, type KubernetesKind } from './fleet-layout';
+import { FleetAuditError } from '@app/errors';
 
 /** A fleet directory problem: which file, where in it (JSON path), and what was expected. */
-export class FleetValidationError extends Error {
+export class FleetValidationError extends FleetAuditError {
   override readonly name = 'FleetValidationError';
+  /** Stable code (libs/errors README). */
+  readonly code = 'FLEET_INVALID';
+  /** The fleet directory must change. */
+  readonly permanent = true;
   /**
    * @param file path of the offending file, relative to the fleet root (or the root itself)
    * @param jsonPath JSON path inside the file, e.g. `$[3].LoadBalancerId` (`$` for the whole file)
