@@ -1,5 +1,6 @@
 /** Emitters of the ACK (CS) bodies of a cluster: `cluster.json`, `addons.json`, `resources.json`. */
-import { apiLbOf, ccmMajor, type Cluster, type SampleFleet } from '../model';
+import { apiLbOf, ccmMajor, type SampleFleet } from '../model';
+import type { Cluster } from '../types';
 import { D, csTime, plus } from '../time';
 
 /** The `team` tag of each cluster (`DescribeClusterDetail` `tags`). */

@@ -1,5 +1,5 @@
 /** Emitters of the cloud side of a region: `load-balancers.json` bodies and `vswitches.json` items. */
-import type { Account, Clb, VSwitch } from '../model';
+import type { Account, Clb, VSwitch } from '../types';
 import { iso } from '../time';
 
 /**

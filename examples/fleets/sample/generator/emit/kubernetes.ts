@@ -4,7 +4,8 @@
  * PRNG, so the order of the calls is part of the output (see generate.ts).
  */
 import { FINALIZER_CLB, LABEL_NODE_ROLE_MASTER, TAG_CLUSTER_ID } from '@app/domain';
-import { ccmMajor, type Cluster, type Node, type Pod, type SampleFleet, type Service, type ServiceEvent } from '../model';
+import { ccmMajor, type SampleFleet } from '../model';
+import type { Cluster, Node, Pod, Service, ServiceEvent } from '../types';
 import { HEX, KHASH } from '../random';
 import { D, NOW, iso, plus } from '../time';
 

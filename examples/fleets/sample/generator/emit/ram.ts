@@ -4,7 +4,8 @@
  * and the audit role only.
  */
 import { CLUSTER_TYPE_DEDICATED, MANAGED_CLUSTER_CCM_ROLE, MASTER_POLICY_PREFIX } from '@app/domain';
-import type { Account, SampleFleet } from '../model';
+import type { SampleFleet } from '../model';
+import type { Account } from '../types';
 import { D, iso } from '../time';
 
 /** The three RAM files of an account: ListRoles items, custom policies with their document, policies per role. */

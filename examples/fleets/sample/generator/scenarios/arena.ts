@@ -1,7 +1,8 @@
 /**
  * acme-prod / cn-beijing: the ACK Pro cluster "arena" (game servers), NodePort range narrowed to 30100-30199.
  */
-import { ACCOUNT_A, type ServicePort, type SampleFleet } from '../model';
+import { ACCOUNT_A, type SampleFleet } from '../model';
+import type { ServicePort } from '../types';
 import { HEX, REGIONS } from '../random';
 import { D, plus } from '../time';
 import type { StatusService } from './storefront-catalogue';

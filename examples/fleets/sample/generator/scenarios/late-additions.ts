@@ -3,7 +3,8 @@
  * CLB, the storefront/web HTTPS control and the tools-edge CLB reused by two clusters.
  */
 import { TAG_REUSED_BY_USER } from '@app/domain';
-import { A, ACCOUNT_A, apiLbOf, type Cluster, type Node, type SampleFleet } from '../model';
+import { A, ACCOUNT_A, apiLbOf, type SampleFleet } from '../model';
+import type { Cluster, Node } from '../types';
 import { D } from '../time';
 
 /**

@@ -5,7 +5,8 @@
  * CCM_ANNOTATION_UNSUPPORTED, CCM_RAM_PERMISSION_GAP (with emit/ram.ts); see README.md next to the fleet.
  */
 import { MASTER_ROLE_PREFIX } from '@app/domain';
-import { A, ACCOUNT_A, lbOf, type Node, type SampleFleet } from '../model';
+import { A, ACCOUNT_A, lbOf, type SampleFleet } from '../model';
+import type { Node } from '../types';
 import { HEX, REGIONS } from '../random';
 import { D, plus } from '../time';
 

@@ -3,7 +3,8 @@
  * the console CLBs partner-gateway and status-edge. Runs on the catalogue's PRNG stream (see catalogue.ts).
  */
 import { LABEL_SERVICE_LOADBALANCER_ID, TAG_REUSED_BY_USER } from '@app/domain';
-import { A, ACCOUNT_A, type Cluster, type Node, type Service, type SampleFleet } from '../model';
+import { A, ACCOUNT_A, type SampleFleet } from '../model';
+import type { Cluster, Node, Service } from '../types';
 import { ALNUM } from '../random';
 import { D } from '../time';
 
