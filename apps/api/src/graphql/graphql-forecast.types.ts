@@ -9,7 +9,9 @@
  * plain lists.
  */
 import { Field, Float, ID, InputType, Int, ObjectType, registerEnumType } from '@nestjs/graphql';
-import { Connection, ResourceRefType, SeverityValue } from './graphql.types';
+import { Connection, FindingRef, ResourceRefType, SeverityValue } from './graphql.types';
+
+export { FindingRef };
 
 export enum TrendStatusValue {
   ok = 'ok',
@@ -103,11 +105,7 @@ export class QuotaRef {
 }
 
 @ObjectType({ description: 'A resource already over its limit' })
-export class OverQuota {
-  @Field()
-  checkId!: string;
-  @Field(() => ResourceRefType)
-  resource!: ResourceRefType;
+export class OverQuota extends QuotaRef {
   @Field(() => Float, { description: 'Count' })
   used!: number;
   @Field(() => Float, { description: 'Count' })
@@ -167,20 +165,6 @@ export class QuotaChange {
   before!: QuotaUse;
   @Field(() => QuotaUse)
   after!: QuotaUse;
-}
-
-@ObjectType({ description: 'A finding that a what-if step made appear or resolved' })
-export class FindingRef {
-  @Field()
-  fingerprint!: string;
-  @Field()
-  checkId!: string;
-  @Field(() => SeverityValue)
-  severity!: SeverityValue;
-  @Field(() => ResourceRefType)
-  resource!: ResourceRefType;
-  @Field()
-  message!: string;
 }
 
 @ObjectType({ description: 'A finding whose severity a what-if step changed' })

@@ -170,9 +170,9 @@ export class ResourceRefType {
   name!: string | null;
 }
 
-/** A finding (REST FindingDto without `figures`), with the waiver state applied at read time. */
-@ObjectType()
-export class Finding {
+/** What identifies and describes a finding (a what-if step's appeared / resolved findings; the base of Finding). */
+@ObjectType({ description: 'A finding that a what-if step made appear or resolved' })
+export class FindingRef {
   @Field()
   fingerprint!: string;
   @Field()
@@ -183,6 +183,11 @@ export class Finding {
   resource!: ResourceRefType;
   @Field()
   message!: string;
+}
+
+/** A finding (REST FindingDto without `figures`), with the waiver state applied at read time. */
+@ObjectType()
+export class Finding extends FindingRef {
   @Field()
   remediation!: string;
   @Field()
