@@ -1,4 +1,5 @@
 import type { Pool, PoolClient, QueryResultRow } from 'pg';
+import { LRUCache } from 'lru-cache';
 import type { Figures, Finding, ResourceKind, ResourceRef, Severity } from '@app/domain';
 import { chunk, MAX_BIND_PARAMETERS, storableJson, storableText, toIso, toNumber, toOptionalNumber, WhereBuilder } from './sql.util';
 import { StoreError } from './store.exception';
@@ -7,6 +8,20 @@ import { isUuid, resolvePage } from './page.util';
 import { decodeCursor, encodeCursor, keysetAfter, keysetOrderBy, type KeysetColumn } from './keyset-cursor.util';
 import { scopeCondition, SYSTEM_PRINCIPAL, type Scoped } from './principal';
 import { pagingSql, toPage, type GraphPage, type GraphPageArgs } from './fleet-graph.repository';
+import { scopeCacheKey, type ReadGeneration } from './read-generation';
+
+/**
+ * Most findings the page cache of `list` holds (sum over cached pages; least recently used pages are dropped
+ * first). A cached finding is about 1-2 KB of heap, so the default bounds the cache to a few tens of MB.
+ */
+export const FINDING_PAGE_CACHE_MAX_FINDINGS = 20_000;
+
+/** What `list` computes per page request, passed through the page cache's fetch. */
+interface ListFetchContext {
+  run: () => Promise<{ page: FindingPage; cacheable: boolean }>;
+  /** The answer of this request's own run when it must not be cached (a scan not succeeded). */
+  uncached?: FindingPage;
+}
 
 /** Columns written per finding row, in VALUES order. */
 const INSERT_COLUMNS = [
@@ -90,13 +105,35 @@ type FindingCursor = [scanId: string, negRank: number, checkId: string, fingerpr
  */
 export class FindingRepository {
   /**
+   * Pages of `list` of succeeded scans, keyed by (findings generation, scan, filters, paging, scope). See `list`.
+   * lru-cache's `fetch` also makes concurrent misses of one key share one query.
+   */
+  private readonly pages: LRUCache<string, FindingPage, ListFetchContext>;
+
+  /**
    * @param pool the store's connection pool
    * @param latestSucceededScanId resolves the default scan of `list`
+   * @param pageCacheMaxFindings bound of the page cache of `list`, in findings (0 disables it)
    */
   constructor(
     private readonly pool: Pool,
     private readonly latestSucceededScanId: () => Promise<string | null>,
-  ) {}
+    pageCacheMaxFindings: number = FINDING_PAGE_CACHE_MAX_FINDINGS,
+  ) {
+    this.pages = new LRUCache<string, FindingPage, ListFetchContext>({
+      maxSize: Math.max(1, pageCacheMaxFindings),
+      sizeCalculation: (p) => p.items.length + 1,
+      fetchMethod: async (_key, _stale, { context }) => {
+        const { page, cacheable } = await context.run();
+        if (cacheable) return page;
+        context.uncached = page;
+        return undefined;
+      },
+    });
+    this.pageCacheEnabled = pageCacheMaxFindings > 0;
+  }
+
+  private readonly pageCacheEnabled: boolean;
 
   /**
    * One page of findings of one scan, filtered, most severe first, in ONE SQL statement: the scan
@@ -113,12 +150,40 @@ export class FindingRepository {
    * @param query `scanId` defaults to the latest succeeded scan (or the cursor's scan); `limit`
    *   1..1000 (default 100); `cursor` a `nextCursor` of an earlier page with the same filters
    * @param scope the caller's principal: only findings of its accounts are listed and counted (in SQL)
+   * @param generation the request's ReadGeneration (`Store.generations.current()`, read by this request before
+   *   calling): with it, pages of SUCCEEDED scans are cached in memory under (findings generation, scan or
+   *   "latest", filters, limit, offset, cursor, the scope's exact account set), so repeated pages and counts
+   *   cost no SQL. A stored page never changes under one generation: a scan's findings, their sightings and the
+   *   latest succeeded scan change only in transactions that bump it. Pages of running / failed scans are never
+   *   cached. Without it, nothing is cached.
    * @returns the page, `total` (null with a cursor), the scan read (null: no succeeded scan yet)
-   *   and `nextCursor` (null on the last page)
+   *   and `nextCursor` (null on the last page). Cached pages are shared: callers must not mutate them.
    * @throws StoreError NOT_FOUND when `scanId` names no scan; INVALID_ARGUMENT for bad paging, a
    *   malformed cursor, a cursor with an offset, or a cursor of another scan than `scanId`
    */
-  async list(query: FindingQuery, scope: Scoped): Promise<FindingPage> {
+  async list(query: FindingQuery, scope: Scoped, generation?: ReadGeneration): Promise<FindingPage> {
+    if (!generation || !this.pageCacheEnabled) return (await this.listUncached(query, scope)).page;
+    const key = JSON.stringify([
+      generation.findings,
+      query.scanId?.toLowerCase() ?? null,
+      query.checkId ?? null,
+      query.severity ?? null,
+      query.accountId ?? null,
+      query.clusterId ?? null,
+      query.limit ?? null,
+      query.offset ?? null,
+      query.cursor ?? null,
+      scopeCacheKey(scope.accountScope),
+    ]);
+    const context: ListFetchContext = { run: () => this.listUncached(query, scope) };
+    const cached = await this.pages.fetch(key, { context });
+    if (cached) return cached;
+    // Not cacheable: this request's own answer, or (it joined another request's uncacheable fetch) a fresh read.
+    return context.uncached ?? (await this.listUncached(query, scope)).page;
+  }
+
+  /** `list` without the cache; `cacheable`: the page is of a succeeded scan. */
+  private async listUncached(query: FindingQuery, scope: Scoped): Promise<{ page: FindingPage; cacheable: boolean }> {
     const { limit, offset } = resolvePage(query);
     let cursor: FindingCursor | undefined;
     if (query.cursor !== undefined) {
@@ -136,8 +201,8 @@ export class FindingRepository {
     const where = new WhereBuilder();
     const target =
       scanId !== undefined
-        ? `SELECT id FROM scans WHERE id = ${where.param(scanId)}`
-        : `SELECT id FROM scans WHERE status = 'succeeded' ORDER BY started_at DESC, id DESC LIMIT 1`;
+        ? `SELECT id, status FROM scans WHERE id = ${where.param(scanId)}`
+        : `SELECT id, status FROM scans WHERE status = 'succeeded' ORDER BY started_at DESC, id DESC LIMIT 1`;
     where
       .where('f.scan_id = t.id')
       .equals('f.check_id', query.checkId)
@@ -149,25 +214,25 @@ export class FindingRepository {
     if (cursor) where.where(keysetAfter(FINDING_ORDER, cursor.slice(1) as [number, string, string], (v) => where.param(v)));
     const total = cursor ? 'NULL::bigint' : `(SELECT count(*) FROM findings f ${filters})`;
     // One more row than asked: whether a next page exists, without a count.
-    const page = `${SELECT_FINDING} ${where.sql()} ${ORDER_FINDINGS} LIMIT ${where.param(limit + 1)}${offset > 0 ? ` OFFSET ${where.param(offset)}` : ''}`;
-    const rows = await this.pool.query<FindingRow & { page_scan_id: string; page_total: string | number | null }>(
+    const pageSql = `${SELECT_FINDING} ${where.sql()} ${ORDER_FINDINGS} LIMIT ${where.param(limit + 1)}${offset > 0 ? ` OFFSET ${where.param(offset)}` : ''}`;
+    const rows = await this.pool.query<FindingRow & { page_scan_id: string; page_scan_status: string; page_total: string | number | null }>(
       // The count is taken once, in the materialised CTE: as a scalar subquery of the outer select it
       // ran once per page row (101 counts of the whole scan per page: 3.4 s at 100,000 findings, bench:api).
-      `WITH t AS MATERIALIZED (SELECT t.id, ${total} AS total FROM (${target}) t)
-       SELECT t.id AS page_scan_id, t.total AS page_total, p.*
-         FROM t LEFT JOIN LATERAL (${page}) p ON true
+      `WITH t AS MATERIALIZED (SELECT t.id, t.status, ${total} AS total FROM (${target}) t)
+       SELECT t.id AS page_scan_id, t.status AS page_scan_status, t.total AS page_total, p.*
+         FROM t LEFT JOIN LATERAL (${pageSql}) p ON true
         ORDER BY -p.severity_rank, p.check_id, p.fingerprint`,
       where.params,
     );
     const head = rows.rows[0];
     if (!head) {
       if (scanId !== undefined) throw new StoreError('NOT_FOUND', `scan ${scanId} not found`);
-      return { items: [], total: 0, scanId: null, nextCursor: null };
+      return { page: { items: [], total: 0, scanId: null, nextCursor: null }, cacheable: false };
     }
     const found = rows.rows.filter((r) => r.fingerprint !== null);
     const items = found.slice(0, limit);
     const last = items.at(-1);
-    return {
+    const page: FindingPage = {
       items: items.map(toStoredFinding),
       total: head.page_total === null ? null : toNumber(head.page_total),
       scanId: head.page_scan_id,
@@ -176,6 +241,7 @@ export class FindingRepository {
           ? encodeCursor([head.page_scan_id, -last.severity_rank, last.check_id, last.fingerprint])
           : null,
     };
+    return { page, cacheable: head.page_scan_status === 'succeeded' };
   }
 
   /**

@@ -9,7 +9,8 @@ export {
   type ScanTargetProgress,
   type RunningScanRef,
 } from './scan-target.repository';
-export { FindingRepository, FINDING_ROWS_PER_INSERT } from './finding.repository';
+export { FindingRepository, FINDING_ROWS_PER_INSERT, FINDING_PAGE_CACHE_MAX_FINDINGS } from './finding.repository';
+export { ReadGenerations, scopeCacheKey, type ReadGeneration } from './read-generation';
 export { QuotaUsageRepository, QUOTA_ROWS_PER_INSERT, type QuotaHistoryQuery, type QuotaHistorySeries } from './quota-usage.repository';
 export { ScanSnapshotRepository, type StoredSnapshot } from './scan-snapshot.repository';
 export {

@@ -14,6 +14,7 @@ import { WaiverRepository } from './waiver.repository';
 import { ReportRepository } from './report.repository';
 import { ScanDiffRepository } from './scan-diff.repository';
 import { WaiverService } from './waiver.service';
+import { ReadGenerations } from './read-generation';
 
 /** Options of `Store.open`. */
 export interface StoreOptions {
@@ -67,6 +68,8 @@ export class Store {
   readonly scanDiffs: ScanDiffRepository;
   /** The fleet graph of succeeded scans (clusters, Services, CLBs, server groups, ECS) and quota pages for the API. */
   readonly graph: FleetGraphRepository;
+  /** The data generations read caches key on (findings, waivers): read once per request that uses a cache. */
+  readonly generations: ReadGenerations;
 
   private constructor(
     private readonly pool: Pool,
@@ -85,6 +88,7 @@ export class Store {
     this.reports = new ReportRepository(pool);
     this.apiTokens = new ApiTokenRepository(pool, tokenHashKey);
     this.scanDiffs = new ScanDiffRepository(pool);
+    this.generations = new ReadGenerations(pool);
   }
 
   /**

@@ -8,7 +8,9 @@ import {
   type WaiverState,
   type Severity,
 } from '@app/domain';
+import { LRUCache } from 'lru-cache';
 import type { FindingRepository } from './finding.repository';
+import { scopeCacheKey, type ReadGeneration } from './read-generation';
 import type { ScanRepository } from './scan.repository';
 import type { StoredWaiver, WaiverHistoryEntry, WaiverRepository } from './waiver.repository';
 import { scopeIncludes, SYSTEM_PRINCIPAL, type Principal, type Scoped } from './principal';
@@ -36,6 +38,12 @@ export interface WaiverWithState extends StoredWaiver {
  * scope (NOT_FOUND otherwise) and to be the caller's own unless it is admin (FORBIDDEN).
  */
 export class WaiverService {
+  /** Unrevoked waivers per (waivers generation, scope), for `matcher` with a generation. Waivers are few per scope. */
+  private readonly liveWaivers = new LRUCache<string, StoredWaiver[], Scoped>({
+    max: 1000,
+    fetchMethod: (_key, _stale, { context }) => this.waivers.list({ scope: context }),
+  });
+
   /**
    * @param waivers the waiver repository
    * @param scans reads the latest succeeded scans (staleness)
@@ -85,9 +93,15 @@ export class WaiverService {
   /**
    * A matcher over the unrevoked waivers of the scope, for applying them to findings read now (a waiver
    * only ever matches findings of its own account, so scoping changes no result, only the work).
+   * @param generation the request's ReadGeneration (read before calling): with it, the scope's waiver list is
+   *   cached under (waivers generation, the scope's exact account set); every create / change / revoke bumps the
+   *   generation, and expiry is judged against `now` on every call, so the matcher is the same as without it
    */
-  async matcher(now: Date = new Date(), scope: Scoped = SYSTEM_PRINCIPAL): Promise<WaiverMatcher> {
-    return new WaiverMatcher(await this.waivers.list({ scope }), now);
+  async matcher(now: Date = new Date(), scope: Scoped = SYSTEM_PRINCIPAL, generation?: ReadGeneration): Promise<WaiverMatcher> {
+    if (!generation) return new WaiverMatcher(await this.waivers.list({ scope }), now);
+    const key = `${generation.waivers}\u0000${scopeCacheKey(scope.accountScope)}`;
+    const live = await this.liveWaivers.fetch(key, { context: scope });
+    return new WaiverMatcher(live ?? (await this.waivers.list({ scope })), now);
   }
 
   /**
