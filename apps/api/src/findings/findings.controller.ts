@@ -1,4 +1,4 @@
-import { Controller, Get, Query } from '@nestjs/common';
+import { Controller, Get, Header, Query } from '@nestjs/common';
 import { ApiBadRequestResponse, ApiBearerAuth, ApiNotFoundResponse, ApiOkResponse, ApiOperation, ApiTags, ApiUnauthorizedResponse } from '@nestjs/swagger';
 import type { Principal } from '@app/store';
 import { CurrentPrincipal } from '../auth/current-principal.decorator';
@@ -23,10 +23,12 @@ export class FindingsController {
   @ApiOkResponse({ type: FindingPageDto })
   @ApiBadRequestResponse({ type: ErrorResponseDto, description: 'Invalid filter or paging' })
   @ApiNotFoundResponse({ type: ErrorResponseDto, description: 'scanId names no scan' })
+  // The body is a FindingPageDto already serialised by the service (bodies of cached pages are reused).
+  @Header('Content-Type', 'application/json; charset=utf-8')
   list(
     @Query(new ZodValidationPipe(listFindingsQuerySchema, 'query')) query: ListFindingsQuery,
     @CurrentPrincipal() principal: Principal,
-  ): Promise<FindingPageDto> {
-    return this.findings.list(query, principal);
+  ): Promise<string> {
+    return this.findings.listJson(query, principal);
   }
 }
