@@ -10,10 +10,16 @@
  *  - `graphql_nested`: a representative nested GraphQL query, when the build serves /graphql (else skipped).
  * Latency percentiles are computed from every response time (autocannon's `response` event; autocannon's
  * own summary has no p95). Errors = connection errors + timeouts + non-2xx responses. Target: p95 <= 50 ms,
- * zero errors. Prints one JSON line last; load average before/after is included (the machine is shared).
+ * zero errors. Prints one JSON line last; load average before/after is included (the machine is shared), and per
+ * load `apiCpuMsPerRequest`: CPU time (user + system) the API process spent per request, which a loaded machine
+ * distorts far less than latency.
  *
  * The database is created next to BENCH_DATABASE_URL (default postgres://postgres@127.0.0.1:5432/postgres)
  * as `fleet_audit_bench_<random>` and dropped at the end. Seeding is not timed.
+ *
+ * Knobs for iterating on the API (all optional): BENCH_API_KEEP_DB=1 keeps the seeded database (its name is
+ * printed on stderr); BENCH_API_DB_NAME=<name> reuses such a database (no create, seed or drop);
+ * BENCH_API_CPU_PROF=<dir> runs the API child with `--cpu-prof` writing its profile into <dir>.
  */
 import { fork, type ChildProcess } from 'node:child_process';
 import { createHash, randomBytes } from 'node:crypto';
@@ -29,6 +35,9 @@ const CLUSTERS_PER_ACCOUNT = 10;
 const FINDINGS = Number(process.env.BENCH_API_FINDINGS ?? 100_000);
 const CONNECTIONS = Number(process.env.BENCH_API_CONNECTIONS ?? 50);
 const DURATION_S = Number(process.env.BENCH_API_DURATION_S ?? 30);
+const REUSE_DB = process.env.BENCH_API_DB_NAME;
+const KEEP_DB = process.env.BENCH_API_KEEP_DB === '1';
+const CPU_PROF_DIR = process.env.BENCH_API_CPU_PROF;
 const BOOTSTRAP = `bench-api-bootstrap-${randomBytes(12).toString('hex')}`;
 const HASH_KEY = randomBytes(32).toString('hex');
 const CHECKS = ['CLB_BACKEND_QUOTA', 'LB_ORPHANED', 'LB_NO_BACKENDS', 'SERVICE_NO_CONNECTION_DRAIN', 'NODEPORT_RANGE_EXHAUSTION', 'CLUSTER_MODE_BLOWUP', 'SERVICE_EVENT_ERROR', 'LB_CONFIG_DRIFT'];
@@ -91,11 +100,28 @@ interface LoadResult {
   errors: number;
   non2xx: number;
   timeouts: number;
+  /** CPU time of the API process per request, ms (user + system). */
+  apiCpuMsPerRequest: number | null;
+}
+
+/** CPU time used so far by the API child, µs (asks it over IPC). */
+function childCpuMicros(child: ChildProcess): Promise<number> {
+  return new Promise((resolve) => {
+    const onMessage = (m: unknown) => {
+      if (typeof m === 'object' && m !== null && 'cpuMicros' in m) {
+        child.off('message', onMessage);
+        resolve((m as { cpuMicros: number }).cpuMicros);
+      }
+    };
+    child.on('message', onMessage);
+    child.send('cpu');
+  });
 }
 
 /** Drive one request shape with autocannon; every response time is kept for exact percentiles. */
-async function load(url: string, opts: { method?: 'GET' | 'POST'; headers: Record<string, string>; body?: string }): Promise<LoadResult> {
+async function load(child: ChildProcess, url: string, opts: { method?: 'GET' | 'POST'; headers: Record<string, string>; body?: string }): Promise<LoadResult> {
   const times: number[] = [];
+  const cpuBefore = await childCpuMicros(child);
   const result = await new Promise<autocannon.Result>((resolve, reject) => {
     const instance = autocannon(
       { url, connections: CONNECTIONS, duration: DURATION_S, method: opts.method ?? 'GET', headers: opts.headers, ...(opts.body ? { body: opts.body } : {}) },
@@ -103,6 +129,7 @@ async function load(url: string, opts: { method?: 'GET' | 'POST'; headers: Recor
     );
     instance.on('response', (_client, _status, _bytes, responseTime) => times.push(responseTime));
   });
+  const cpuMicros = (await childCpuMicros(child)) - cpuBefore;
   times.sort((a, b) => a - b);
   return {
     requests: times.length,
@@ -114,6 +141,7 @@ async function load(url: string, opts: { method?: 'GET' | 'POST'; headers: Recor
     errors: result.errors + result.timeouts + result.non2xx,
     non2xx: result.non2xx,
     timeouts: result.timeouts,
+    apiCpuMsPerRequest: times.length ? Math.round((cpuMicros / 1000 / times.length) * 1000) / 1000 : null,
   };
 }
 
@@ -125,13 +153,17 @@ async function serve(): Promise<void> {
   const address = app.getHttpServer().address() as { port: number };
   process.send?.({ port: address.port });
   process.on('message', (m: unknown) => {
+    if (m === 'cpu') {
+      const u = process.cpuUsage();
+      process.send?.({ cpuMicros: u.user + u.system });
+    }
     if (m === 'stop') void app.close().then(() => store.close()).then(() => process.exit(0));
   });
 }
 
 async function main(): Promise<void> {
   const base = new URL(process.env.BENCH_DATABASE_URL ?? 'postgres://postgres@127.0.0.1:5432/postgres');
-  const name = `fleet_audit_bench_${randomBytes(4).toString('hex')}`;
+  const name = REUSE_DB ?? `fleet_audit_bench_${randomBytes(4).toString('hex')}`;
   const admin = async (sql: string) => {
     const c = new Client({ connectionString: base.toString() });
     await c.connect();
@@ -141,7 +173,7 @@ async function main(): Promise<void> {
       await c.end();
     }
   };
-  await admin(`CREATE DATABASE "${name}"`);
+  if (!REUSE_DB) await admin(`CREATE DATABASE "${name}"`);
   const url = new URL(base);
   url.pathname = `/${name}`;
   let child: ChildProcess | undefined;
@@ -150,7 +182,7 @@ async function main(): Promise<void> {
     const store = await Store.open({ connectionString: url.toString(), migrate: true, tokenHashKey: HASH_KEY });
     const seedStart = Date.now();
     const now = Date.now();
-    for (const w of [0, 1]) {
+    for (const w of REUSE_DB ? [] : [0, 1]) {
       const start = w * Math.floor(FINDINGS * 0.05);
       const scan = await store.scans.create({ source: 'offline', fleetName: 'bench-api', startedAt: new Date(now - (1 - w) * 7 * DAY - 3_600_000) });
       await store.scans.complete(scan.id, {
@@ -163,7 +195,7 @@ async function main(): Promise<void> {
     const stored = new Client({ connectionString: url.toString() });
     await stored.connect();
     const findingRows = Number((await stored.query<{ n: string }>('SELECT count(*) AS n FROM findings')).rows[0].n);
-    await stored.query('ANALYZE');
+    if (!REUSE_DB) await stored.query('ANALYZE');
     await stored.end();
     await store.close();
     const seedSeconds = Math.round((Date.now() - seedStart) / 100) / 10;
@@ -171,6 +203,7 @@ async function main(): Promise<void> {
     child = fork(__filename, ['--serve'], {
       env: { ...process.env, BENCH_API_DB_URL: url.toString(), BENCH_API_BOOTSTRAP: BOOTSTRAP, BENCH_API_HASH_KEY: HASH_KEY },
       stdio: ['ignore', 'inherit', 'inherit', 'ipc'],
+      ...(CPU_PROF_DIR ? { execArgv: [...process.execArgv, '--cpu-prof', '--cpu-prof-dir', CPU_PROF_DIR] } : {}),
     });
     const port = await new Promise<number>((resolve, reject) => {
       child!.once('message', (m: { port: number }) => resolve(m.port));
@@ -183,14 +216,14 @@ async function main(): Promise<void> {
     const probe = await fetch(`${origin}/v1/findings`, { headers: bootstrap }).then((r) => r.json() as Promise<{ total: number; items: unknown[] }>);
 
     const results: Record<string, unknown> = {};
-    results.rest_findings_all = await load(`${origin}/v1/findings`, { headers: bootstrap });
-    results.rest_findings_scoped = await load(`${origin}/v1/findings`, { headers: { authorization: `Bearer ${scoped.token}` } });
+    results.rest_findings_all = await load(child, `${origin}/v1/findings`, { headers: bootstrap });
+    results.rest_findings_scoped = await load(child, `${origin}/v1/findings`, { headers: { authorization: `Bearer ${scoped.token}` } });
     const gql = await fetch(`${origin}/graphql`, { method: 'POST', headers: { ...bootstrap, 'content-type': 'application/json' }, body: JSON.stringify({ query: GRAPHQL_QUERY }) });
     const gqlBody = await gql.text();
     if (gql.status === 404) results.graphql_nested = { skipped: 'this build serves no /graphql' };
     else if (gql.status !== 200 || gqlBody.includes('"errors"')) results.graphql_nested = { skipped: `probe answered ${gql.status}: ${gqlBody.slice(0, 200)}` };
     else {
-      results.graphql_nested = await load(`${origin}/graphql`, {
+      results.graphql_nested = await load(child, `${origin}/graphql`, {
         method: 'POST',
         headers: { ...bootstrap, 'content-type': 'application/json' },
         body: JSON.stringify({ query: GRAPHQL_QUERY }),
@@ -216,7 +249,8 @@ async function main(): Promise<void> {
       child.send('stop');
       await new Promise((r) => child!.once('exit', r));
     }
-    await admin(`DROP DATABASE IF EXISTS "${name}" WITH (FORCE)`);
+    if (REUSE_DB || KEEP_DB) process.stderr.write(`bench:api: database ${name} kept (BENCH_API_DB_NAME=${name} reuses it)\n`);
+    else await admin(`DROP DATABASE IF EXISTS "${name}" WITH (FORCE)`);
   }
 }
 
