@@ -53,6 +53,37 @@ export function leafSelection(schema: GraphQLSchema, typeName: string): string {
   return parts.join(' ');
 }
 
+/**
+ * The selection of every field of `typeName`, recursively (for result types without an oracle per nesting level:
+ * forecasts, tokens): scalars and enums, argument-less object fields, and Relay connections (fields with `first` /
+ * `last`, paged with `page`, e.g. `first: 3`, selecting totalCount, pageInfo, edges and nodes). Other fields with
+ * arguments and types already on the path (cycles) are left out.
+ * @throws Error when the schema has no object type of that name
+ */
+export function fullSelection(schema: GraphQLSchema, typeName: string, page: string, path: readonly string[] = []): string {
+  const t = schema.getType(typeName);
+  if (!isObjectType(t)) throw new Error(`fullSelection: ${typeName} is not an object type of the schema`);
+  const parts: string[] = [];
+  for (const f of Object.values(t.getFields())) {
+    const named = getNamedType(f.type);
+    if (isLeaf(named)) {
+      if (f.args.length === 0) parts.push(f.name);
+      continue;
+    }
+    if (!isObjectType(named) || path.includes(named.name)) continue;
+    const isConnection = f.args.some((a) => a.name === 'first') && f.args.some((a) => a.name === 'last');
+    if (isConnection) {
+      const node = getNamedType(named.getFields().nodes!.type).name;
+      parts.push(
+        `${f.name}(${page}) { totalCount pageInfo { hasNextPage hasPreviousPage startCursor endCursor } edges { cursor node { __typename } } nodes { ${fullSelection(schema, node, page, [...path, typeName, named.name])} } }`,
+      );
+    } else if (f.args.length === 0) {
+      parts.push(`${f.name} { ${fullSelection(schema, named.name, page, [...path, typeName])} }`);
+    }
+  }
+  return parts.join(' ');
+}
+
 /** Every `Type.field` of the object types reachable from the roots (introspection types excluded), sorted. */
 export function reachableFields(schema: GraphQLSchema): string[] {
   const seen = new Set<string>();
