@@ -13,7 +13,7 @@ function controlledPool() {
     query: () =>
       new Promise((resolve, reject) => {
         pending.push({
-          resolve: (findings: number) => resolve({ rows: [{ name: 'findings', generation: String(findings) }, { name: 'waivers', generation: '7' }] }),
+          resolve: (findings: number) => resolve({ rows: [{ findings: String(findings), waivers: '7', latest: null }] }),
           reject,
         });
       }),
@@ -33,13 +33,13 @@ describe('ReadGenerations.current', () => {
     await settle();
     expect(pending).toHaveLength(1);
     pending[0].resolve(1);
-    expect(await first).toEqual({ findings: 1, waivers: 7 });
+    expect(await first).toEqual({ findings: 1, waivers: 7, latestSucceededScanId: null });
     await settle();
     // One read for both later callers, sent after the first completed.
     expect(pending).toHaveLength(2);
     pending[1].resolve(2);
-    expect(await second).toEqual({ findings: 2, waivers: 7 });
-    expect(await third).toEqual({ findings: 2, waivers: 7 });
+    expect(await second).toEqual({ findings: 2, waivers: 7, latestSucceededScanId: null });
+    expect(await third).toEqual({ findings: 2, waivers: 7, latestSucceededScanId: null });
     // Idle again: the next caller reads at once.
     const fourth = generations.current();
     await settle();

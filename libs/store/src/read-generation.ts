@@ -14,6 +14,8 @@ export interface ReadGeneration {
   readonly findings: number;
   /** Bumped by every insert, update or delete of waivers (create, change, revoke). Expiry is evaluated at read time, not versioned. */
   readonly waivers: number;
+  /** The latest succeeded scan (started last) as of the same statement, or null when none succeeded yet. */
+  readonly latestSucceededScanId: string | null;
 }
 
 /**
@@ -54,14 +56,18 @@ export class ReadGenerations {
   }
 
   private async read(): Promise<ReadGeneration> {
-    const rows = await this.pool.query<{ name: string; generation: string | number }>('SELECT name, generation FROM read_generations');
-    let findings = -1;
-    let waivers = -1;
-    for (const r of rows.rows) {
-      if (r.name === 'findings') findings = toNumber(r.generation);
-      else if (r.name === 'waivers') waivers = toNumber(r.generation);
-    }
-    return { findings, waivers };
+    // One statement, one snapshot: the latest scan is consistent with the generations (served by scans_succeeded_started_at_idx).
+    const rows = await this.pool.query<{ findings: string | number | null; waivers: string | number | null; latest: string | null }>(
+      `SELECT (SELECT generation FROM read_generations WHERE name = 'findings') AS findings,
+              (SELECT generation FROM read_generations WHERE name = 'waivers') AS waivers,
+              (SELECT id FROM scans WHERE status = 'succeeded' ORDER BY started_at DESC, id DESC LIMIT 1) AS latest`,
+    );
+    const r = rows.rows[0];
+    return {
+      findings: r?.findings == null ? -1 : toNumber(r.findings),
+      waivers: r?.waivers == null ? -1 : toNumber(r.waivers),
+      latestSucceededScanId: r?.latest ?? null,
+    };
   }
 }
 

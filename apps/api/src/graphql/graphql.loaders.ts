@@ -111,12 +111,14 @@ export class GraphLoaders {
   }
 
   /**
-   * The scan a top-level field reads: the given id, else the latest succeeded scan (resolved once per request).
+   * The scan a top-level field reads: the given id, else the latest succeeded scan (resolved once per request,
+   * through the store's ReadGenerations read, which concurrent requests share: each request still gets a read sent
+   * after it started, so a scan completed before the request is always seen).
    * @returns null when no scan succeeded yet
    */
   scanId(given: string | undefined | null): Promise<string | null> {
     if (given) return Promise.resolve(given);
-    this.latestScan ??= this.store.scans.latestSucceededId();
+    this.latestScan ??= this.store.generations.current().then((g) => g.latestSucceededScanId);
     return this.latestScan;
   }
 
