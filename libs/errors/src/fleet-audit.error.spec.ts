@@ -7,7 +7,7 @@ import { CollectError, CrawlTargetError, CredentialsConfigError, FleetValidation
 import { ConfigError } from '@app/config';
 import { WaiverValidationError } from '@app/domain';
 import { FaultSpecError, QpsLimitsError, SimulatorOptionsError } from '@app/fleet-sim';
-import { ScenarioError } from '@app/forecast';
+import { HeadroomOptionError, ScenarioError } from '@app/forecast';
 import { ScanWaitError } from '@app/queue';
 import { StoreError } from '@app/store';
 import { ApiError } from '../../../apps/api/src/common/api.exception';
@@ -34,6 +34,7 @@ const EVERY_ERROR: [Error, string, boolean][] = [
   [new ScanQueueClosedError('the API is shutting down'), 'SCAN_QUEUE_CLOSED', false],
   [new ForecastUnavailableError('no succeeded scan is stored yet'), 'FORECAST_UNAVAILABLE', true],
   [new ScenarioError('step 1: field x: required', 1, 'x'), 'SCENARIO_INVALID', true],
+  [new HeadroomOptionError('like', '--like: unknown node "x" in cluster c1'), 'HEADROOM_OPTION_INVALID', true],
   [new ScanWaitError('scan s1 did not finish in time', 's1'), 'SCAN_WAIT_ENDED', false],
   [new WaiverValidationError('reason', 'is required'), 'WAIVER_INVALID', true],
   [new AuditSettingsError('UNKNOWN_CHECK', 'unknown check X'), 'UNKNOWN_CHECK', true],

@@ -46,6 +46,26 @@ import {
   type QuotaUsageSample,
   type ResourceRef,
 } from '@app/domain';
+import { FleetAuditError } from '@app/errors';
+
+/**
+ * An invalid headroom option (`like`: a node the cluster does not have). The message starts with
+ * the CLI flag (`--like: ...`); the API names its query parameter instead (`option`).
+ */
+export class HeadroomOptionError extends FleetAuditError {
+  override readonly name = 'HeadroomOptionError';
+  /** Stable code (libs/errors README). */
+  readonly code = 'HEADROOM_OPTION_INVALID';
+  /** The option must change. */
+  readonly permanent = true;
+  constructor(
+    /** The option at fault (`like`). */
+    readonly option: 'like',
+    message: string,
+  ) {
+    super(message);
+  }
+}
 
 /** The quota and resource that limit an answer. */
 export interface QuotaRef {
@@ -161,7 +181,7 @@ function isWorker(n: K8sNode): boolean {
  * Headroom of every cluster (sorted by cluster id).
  * @param snapshot the fleet
  * @param samples the quota samples of an audit of that snapshot (`quotaUsageOf(runAudit(...).results)`)
- * @throws Error when `options.like` names no node of a requested cluster
+ * @throws HeadroomOptionError when `options.like` names no node of a requested cluster
  */
 export function computeHeadroom(
   snapshot: FleetSnapshot,
@@ -213,7 +233,7 @@ export function computeHeadroom(
         ? k8s.nodes.find((n) => n.name === options.like)
         : k8s.nodes.find((n) => isWorker(n) && n.ecsInstanceId);
     if (options.like !== undefined && !template)
-      throw new Error(`--like: unknown node "${options.like}" in cluster ${cluster.clusterId}`);
+      throw new HeadroomOptionError('like', `--like: unknown node "${options.like}" in cluster ${cluster.clusterId}`);
     if (template) {
       const newNode: K8sNode = {
         ...template,
@@ -326,7 +346,7 @@ export function computeHeadroom(
 
 /**
  * Audits a snapshot (the whole catalogue, for its quota samples) and computes the headroom of its clusters.
- * @throws AuditSettingsError for invalid settings; Error for an unknown `like` node
+ * @throws AuditSettingsError for invalid settings; HeadroomOptionError for an unknown `like` node
  */
 export function headroomOfSnapshot(
   snapshot: FleetSnapshot,

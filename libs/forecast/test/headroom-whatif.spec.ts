@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { QUOTA_USAGE_CHECK_IDS, runAudit } from '@app/checks';
 import { quotaUsageOf, type FleetSnapshot } from '@app/domain';
-import { ScenarioError, computeHeadroom, parseScenario, runWhatIf, type HeadroomEntry } from '@app/forecast';
+import { HeadroomOptionError, ScenarioError, computeHeadroom, parseScenario, runWhatIf, type HeadroomEntry } from '@app/forecast';
 import { CLUSTER, NOW, smallFleet } from './forecast-fleet.util';
 
 /** 5 workers, 2 Cluster-mode Services (one CLB each, 5 backends), backend quota 12, attachment quota 6, 50 CLBs. */
@@ -18,6 +18,18 @@ function whatIf(snapshot: FleetSnapshot, step: Record<string, unknown>) {
 
 describe('computeHeadroom on a hand-built fleet', () => {
   const fleet = () => smallFleet({ nodes: 5, clusterServices: 2, quotas: QUOTAS });
+
+  it('refuses a `like` node the cluster lacks with a typed, permanent error (the API answers 400 query.like)', () => {
+    let caught: unknown;
+    try {
+      headroomOf(fleet(), { like: 'node-99' });
+    } catch (e) {
+      caught = e;
+    }
+    expect(caught).toBeInstanceOf(HeadroomOptionError);
+    expect(caught).toMatchObject({ code: 'HEADROOM_OPTION_INVALID', permanent: true, option: 'like' });
+    expect((caught as Error).message).toMatch(/^--like: unknown node "node-99" in cluster /);
+  });
 
   it('gives exact counts and names the limiting quota', () => {
     const h = headroomOf(fleet());

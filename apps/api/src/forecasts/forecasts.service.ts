@@ -1,6 +1,6 @@
 import { Injectable } from '@nestjs/common';
 import { ForecastUnavailableError, headroomFromStore, trendsFromStore, whatIfFromStore } from '@app/audit';
-import { ScenarioError, parseScenario, type HeadroomEntry, type TrendEntry, type WhatIfResult } from '@app/forecast';
+import { HeadroomOptionError, ScenarioError, parseScenario, type HeadroomEntry, type TrendEntry, type WhatIfResult } from '@app/forecast';
 import { Store, scopeIncludes, type Principal } from '@app/store';
 import { ApiError } from '../common/api.exception';
 import type { HeadroomQuery, TrendsQuery } from './forecasts.schemas';
@@ -51,7 +51,7 @@ export class ForecastsService {
       });
     } catch (e) {
       if (e instanceof ForecastUnavailableError) throw new ApiError('NOT_FOUND', e.message);
-      if (e instanceof Error && e.message.startsWith('--like:'))
+      if (e instanceof HeadroomOptionError)
         throw new ApiError('VALIDATION_FAILED', e.message.replace('--like', 'query.like'), [{ path: 'query.like', message: e.message }]);
       throw e;
     }
