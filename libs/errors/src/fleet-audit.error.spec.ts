@@ -36,6 +36,7 @@ const EVERY_ERROR: [Error, string, boolean][] = [
   [new ScenarioError('step 1: field x: required', 1, 'x'), 'SCENARIO_INVALID', true],
   [new HeadroomOptionError('like', '--like: unknown node "x" in cluster c1'), 'HEADROOM_OPTION_INVALID', true],
   [new ScanWaitError('scan s1 did not finish in time', 's1'), 'SCAN_WAIT_ENDED', false],
+  [new ScanWaitError('scan s1 does not exist', 's1', true), 'SCAN_WAIT_ENDED', true],
   [new WaiverValidationError('reason', 'is required'), 'WAIVER_INVALID', true],
   [new AuditSettingsError('UNKNOWN_CHECK', 'unknown check X'), 'UNKNOWN_CHECK', true],
   [new StoreError('NOT_FOUND', 'scan s1 does not exist'), 'NOT_FOUND', true],

@@ -50,16 +50,24 @@ export interface WaitForScanOptions {
   lostAfterMs?: number;
 }
 
-/** Thrown when waiting for a scan timed out or was aborted (the scan itself goes on). */
+/**
+ * Thrown when waiting for a scan timed out or was aborted (the scan itself goes on), or when the
+ * scan waited for does not exist.
+ */
 export class ScanWaitError extends FleetAuditError {
   override readonly name = 'ScanWaitError';
   /** Stable code (libs/errors README). */
   readonly code = 'SCAN_WAIT_ENDED';
-  /** Only the wait ended; the scan goes on and waiting again may see it end. */
-  readonly permanent = false;
+  /**
+   * @param message one line for humans
+   * @param scanId the scan waited for
+   * @param permanent false (default) when only the wait ended: the scan goes on and waiting again
+   *   may see it end; true when the scan does not exist, which no retry changes
+   */
   constructor(
     message: string,
     readonly scanId: string,
+    readonly permanent = false,
   ) {
     super(message);
   }
@@ -127,7 +135,7 @@ export class DistributedScanClient {
     let lostSince: number | undefined;
     for (;;) {
       const scan = await this.store.scans.get(payload.scanId);
-      if (!scan) throw new ScanWaitError(`scan ${payload.scanId} does not exist`, payload.scanId);
+      if (!scan) throw new ScanWaitError(`scan ${payload.scanId} does not exist`, payload.scanId, true);
       if (scan.status !== 'running') return scan;
       if (options.onProgress) {
         const p = await this.store.scanTargets.progress(payload.scanId);
