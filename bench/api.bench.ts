@@ -1,7 +1,9 @@
 /**
  * `npm run bench:api`: latency of the API under load (issue 11 "Done when"). A fresh database is seeded
  * with a generated fleet of 100 accounts whose latest scan holds BENCH_API_FINDINGS findings (default
- * 100,000; an older scan of the same fleet is stored too, so first/last sightings and diffs are real) and
+ * 100,000; an older scan of the same fleet is stored too, so first/last sightings and diffs are real), the
+ * fleet graph of a generated fleet of the same accounts (1,000 clusters, 10,000 LoadBalancer Services and
+ * their CLBs, 20,000 ECS instances: `GRAPH_SPEC`, built by `buildFleetGraph` as a scan stores it) and
  * quota samples; the API (createApiApp, the production module) is started in a CHILD process on a random
  * port, so the load generator does not share its event loop. autocannon (50 connections, 30 s each, both
  * overridable) then drives:
@@ -26,8 +28,10 @@ import { createHash, randomBytes } from 'node:crypto';
 import { loadavg } from 'node:os';
 import autocannon from 'autocannon';
 import { Client } from 'pg';
-import type { Finding, QuotaUsageSample, Severity } from '@app/domain';
+import { mapWireFleet, type Finding, type QuotaUsageSample, type Severity } from '@app/domain';
 import { createApiApp, UnavailableScanLauncher } from '@app/api';
+import { buildFleetGraph, FleetIndex } from '@app/checks';
+import { generateFleet, generateSpecSchema } from '@app/collectors';
 import { Store } from '@app/store';
 
 const ACCOUNTS = 100;
@@ -49,8 +53,12 @@ const GRAPHQL_QUERY = `query Bench {
   accounts(first: 5) { edges { node { accountId regions(first: 2) { edges { node { regionId clusters(first: 5) { edges { node {
     clusterId services(first: 10) { edges { node { namespace name loadBalancer { loadBalancerId backendEntries } } } } } } } } } } } } } }`;
 
+/** The generated fleet whose graph both scans store: 100 accounts x 2 regions x 5 clusters, 20 nodes and 10 LoadBalancer Services each. */
+const GRAPH_SPEC = { seed: 1, accounts: ACCOUNTS, regions: ['cn-hangzhou', 'cn-beijing'], clusters: ACCOUNTS * CLUSTERS_PER_ACCOUNT, nodesPerCluster: 20, servicesPerCluster: 10, podsPerService: 2 };
+
+/** Account `i`'s UID as the fleet generator makes it (libs/collectors fleet.generator.ts), so findings, quotas, tokens and the graph agree. */
 function account(i: number): string {
-  return String(1_000_000_000_000_000 + i);
+  return String(1_000_000_000_000_000 + i * 7919 + GRAPH_SPEC.seed);
 }
 
 /** Finding k of the fleet in scan `w` (0 older, 1 latest): 5 % churn between the scans, 1 % severity drift. */
@@ -81,6 +89,11 @@ function quotaSamples(w: number): QuotaUsageSample[] {
     limit: 200,
     ratio: Math.min(200, 80 + (i % 100) + w * 3) / 200,
   }));
+}
+
+/** Services (with their CLB) in an answer of GRAPHQL_QUERY: the nested query must read real graph rows, not empty lists. */
+function countGraphqlServices(body: string): number {
+  return (body.match(/"loadBalancerId"/g) ?? []).length;
 }
 
 /** Percentile (nearest rank) of sorted values, ms rounded to 0.1. */
@@ -182,6 +195,8 @@ async function main(): Promise<void> {
     const store = await Store.open({ connectionString: url.toString(), migrate: true, tokenHashKey: HASH_KEY });
     const seedStart = Date.now();
     const now = Date.now();
+    const snapshot = REUSE_DB ? undefined : mapWireFleet(generateFleet(generateSpecSchema.parse(GRAPH_SPEC), 'bench-api').fleet);
+    const graph = snapshot ? buildFleetGraph(snapshot, FleetIndex.build(snapshot)) : undefined;
     for (const w of REUSE_DB ? [] : [0, 1]) {
       const start = w * Math.floor(FINDINGS * 0.05);
       const scan = await store.scans.create({ source: 'offline', fleetName: 'bench-api', startedAt: new Date(now - (1 - w) * 7 * DAY - 3_600_000) });
@@ -189,6 +204,7 @@ async function main(): Promise<void> {
         findings: Array.from({ length: FINDINGS }, (_, i) => finding(start + i, w)),
         coverage: Array.from({ length: ACCOUNTS }, (_, a) => ({ accountId: account(a), regionId: 'cn-hangzhou', api: 'slb' as const, status: 'ok' as const })),
         quotaUsage: quotaSamples(w),
+        ...(graph ? { graph } : {}),
       });
     }
     const scoped = await store.apiTokens.create({ role: 'viewer', accounts: Array.from({ length: 10 }, (_, i) => account(i * 10)), createdBy: 'bench', name: 'bench-scoped' });
@@ -222,7 +238,10 @@ async function main(): Promise<void> {
     const gqlBody = await gql.text();
     if (gql.status === 404) results.graphql_nested = { skipped: 'this build serves no /graphql' };
     else if (gql.status !== 200 || gqlBody.includes('"errors"')) results.graphql_nested = { skipped: `probe answered ${gql.status}: ${gqlBody.slice(0, 200)}` };
+    else if (countGraphqlServices(gqlBody) === 0) throw new Error(`the GraphQL probe found no Services (the fleet graph was not stored?): ${gqlBody.slice(0, 200)}`);
     else {
+      results.graphql_nested_services = countGraphqlServices(gqlBody);
+      results.graphql_nested_bytes = Buffer.byteLength(gqlBody);
       results.graphql_nested = await load(child, `${origin}/graphql`, {
         method: 'POST',
         headers: { ...bootstrap, 'content-type': 'application/json' },
