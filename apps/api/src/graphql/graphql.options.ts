@@ -8,7 +8,7 @@
 import { ApolloDriver, type ApolloDriverConfig } from '@nestjs/apollo';
 import type { DynamicModule } from '@nestjs/common';
 import { GraphQLModule } from '@nestjs/graphql';
-import { ApolloServerPluginLandingPageDisabled } from '@apollo/server/plugin/disabled';
+import { ApolloServerPluginCacheControlDisabled, ApolloServerPluginLandingPageDisabled } from '@apollo/server/plugin/disabled';
 import { ApolloServerPluginLandingPageLocalDefault } from '@apollo/server/plugin/landingPage/default';
 import { GraphQLError, type GraphQLFormattedError } from 'graphql/index.js';
 import { StoreError, type Store } from '@app/store';
@@ -92,7 +92,13 @@ export function graphqlModule(options: GraphqlOptions, store: Store, auth: Token
     introspection: true,
     resolvers: { JSON: JSONScalar },
     // The driver's types come from Apollo's ESM build, the plugins from its CJS build: same runtime objects.
-    plugins: [costLimitPlugin(limits), options.sandbox ? ApolloServerPluginLandingPageLocalDefault({ embed: true }) : ApolloServerPluginLandingPageDisabled()] as unknown as ApolloDriverConfig['plugins'],
+    // Apollo's cache-control plugin (installed unless disabled) hooks every field resolution to compute HTTP cache
+    // hints; the schema declares none (answers are per token, never publicly cacheable), so it is only per-field cost.
+    plugins: [
+      costLimitPlugin(limits),
+      ApolloServerPluginCacheControlDisabled(),
+      options.sandbox ? ApolloServerPluginLandingPageLocalDefault({ embed: true }) : ApolloServerPluginLandingPageDisabled(),
+    ] as unknown as ApolloDriverConfig['plugins'],
     formatError,
     context: async ({ req }: { req: HttpRequestLike }): Promise<GqlContext & { req: HttpRequestLike }> => {
       const header = req.headers.authorization;
