@@ -173,8 +173,18 @@ function graphOf(): FleetGraph {
     );
     g.ecsInstances.push({ ...base, instanceId: `i-acct${x}`, name: `node-acct${x}`, zoneId: 'cn-hangzhou-h', status: 'Running', instanceType: 'ecs.g7.large', vpcId: `vpc-acct${x}`, privateIps: ['10.0.0.9'], clusterId: cluster, nodeName: `node-acct${x}`, loadBalancerIds: [lb0, lb1], serverGroupCount: 2 });
   }
+  // A reference across accounts (not possible in Alibaba Cloud; a probe of the nested reads' scoping): a CLB of
+  // account a lists as a backend an ECS instance of account b whose id carries no marker. A token without b must
+  // see the backend entry but a null ecsInstance; every field of the instance names b.
+  const shared = g.serverGroups.find((sg) => sg.loadBalancerId === 'lb-accta-001')!;
+  shared.backends.push({ serverId: SHARED_ECS, serverIp: '10.0.1.9', port: 30080, weight: 100, type: 'ecs' });
+  Object.assign(g.loadBalancers.find((l) => l.loadBalancerId === 'lb-accta-001')!, { backendEntries: 3, distinctBackends: 3 });
+  g.ecsInstances.push({ accountId: ACCOUNTS.b, regionId: 'cn-hangzhou', instanceId: SHARED_ECS, name: 'node-acctb-shared', zoneId: 'cn-hangzhou-h', status: 'Running', instanceType: 'ecs.g7.large', vpcId: 'vpc-acctb', privateIps: ['10.0.1.9'], clusterId: 'c-acctb', nodeName: 'node-acctb-shared', loadBalancerIds: ['lb-accta-001'], serverGroupCount: 1 });
   return g;
 }
+
+/** The ECS instance of account b that a CLB of account a lists (see graphOf). */
+const SHARED_ECS = 'i-0shared0001';
 
 /** The model of the stored findings: per scan, account and index (`findingOf(acct, idx, severity)`). */
 interface ModelFinding {
@@ -523,8 +533,9 @@ describe('randomized scope matrix: every REST route and GraphQL field x every ki
     },
     ...(
       [
-        ['load-balancers', (x: Acct) => `lb-acct${x}-000`, 'load balancer'],
-        ['ecs-instances', (x: Acct) => `i-acct${x}`, 'ECS instance'],
+        ['load-balancers', (x: Acct, pick: number) => `lb-acct${x}-00${pick % 2}`, 'load balancer'],
+        // Sometimes account b's instance that a CLB of account a lists (its CLBs must stay within the scope).
+        ['ecs-instances', (x: Acct, pick: number) => (x === 'b' && pick % 3 === 0 ? SHARED_ECS : `i-acct${x}`), 'ECS instance'],
       ] as const
     ).map(
       ([path, idOf, noun]): Route => ({
@@ -532,7 +543,7 @@ describe('randomized scope matrix: every REST route and GraphQL field x every ki
         role: 'viewer',
         call: (t, pick, acct) => {
           const missing = pick % 4 === 0;
-          const id = missing ? `${idOf(acct)}-gone` : idOf(acct);
+          const id = missing ? `${idOf(acct, pick)}-gone` : idOf(acct, pick);
           const visible = !missing && inScope(t, acct);
           return {
             method: 'get',
@@ -540,7 +551,7 @@ describe('randomized scope matrix: every REST route and GraphQL field x every ki
             echo: [id],
             outcome: {
               expected: visible ? 200 : 404,
-              check: (body) => (visible ? expect(JSON.stringify(body)).toContain(idOf(acct)) : expect((body as { message: string }).message).toBe(`${noun} ${id} not found`)),
+              check: (body) => (visible ? expect(JSON.stringify(body)).toContain(id) : expect((body as { message: string }).message).toBe(`${noun} ${id} not found`)),
             },
           };
         },
@@ -802,6 +813,9 @@ describe('randomized scope matrix: every REST route and GraphQL field x every ki
     quotasOf: (id: string) => modelQuotas.filter((q) => q.scan === 'latest' && `lb-acct${q.acct}-${String(q.idx).padStart(3, '0')}` === id),
   };
 
+  /** The CLBs of an ECS instance the token sees (an instance of one account may be listed by another's CLB). */
+  const lbsOfEcs = (t: PoolToken, id: string) => model.ecs(id)!.loadBalancerIds.filter((l) => inScopeId(t, model.lb(l)!.accountId)).length;
+
   /** Node checks against the model graph (in scope, same counts). */
   const checks = {
     cluster: (t: PoolToken) => (n: any, where: string) => {
@@ -846,7 +860,7 @@ describe('randomized scope matrix: every REST route and GraphQL field x every ki
         connField(
           'backends',
           small(r),
-          nodeOf('Backend', checks.backend(), [objField('ecsInstance', nodeOf('EcsInstance', checks.ecs(t), ecsFields), (b) => b.type !== 'ecs')]),
+          nodeOf('Backend', checks.backend(), [objField('ecsInstance', nodeOf('EcsInstance', checks.ecs(t), ecsFields), (b) => b.type !== 'ecs' || !inScopeId(t, model.ecs(b.serverId)!.accountId))]),
           (g) => g.backendCount,
         ),
       ]),
@@ -1004,7 +1018,7 @@ describe('randomized scope matrix: every REST route and GraphQL field x every ki
         const scan = scanPick(r);
         const named = { accountId: optional(r, ACCOUNTS[acct], '9999999999999999'), regionId: optional(r, 'cn-hangzhou', 'cn-beijing') };
         const ecsFields = [
-          connField('loadBalancers', small(r), nodeOf('LoadBalancer', checks.lb(t)), (e) => model.ecs(e.instanceId)!.loadBalancerIds.length),
+          connField('loadBalancers', small(r), nodeOf('LoadBalancer', checks.lb(t)), (e) => lbsOfEcs(t, e.instanceId)),
           objField('cluster', nodeOf('Cluster', checks.cluster(t)), (e) => e.clusterId === null),
         ];
         const cluster = nodeOf('Cluster', checks.cluster(t), [connField('services', small(r), sel.service(t, sel.lb(t, r, { ecsFields })), (c) => model.cluster(c.clusterId)!.serviceCount!)]);
@@ -1037,7 +1051,7 @@ describe('randomized scope matrix: every REST route and GraphQL field x every ki
         const id = r.pick([`lb-acct${acct}-000`, `lb-acct${acct}-001`, `lb-acct${acct}-000-gone`]);
         const scan = scanPick(r);
         const lb = sel.lb(t, r, {
-          ecsFields: [connField('loadBalancers', small(r), nodeOf('LoadBalancer', checks.lb(t)), (e) => model.ecs(e.instanceId)!.loadBalancerIds.length)],
+          ecsFields: [connField('loadBalancers', small(r), nodeOf('LoadBalancer', checks.lb(t)), (e) => lbsOfEcs(t, e.instanceId))],
           serviceFields: [objField('loadBalancer', nodeOf('LoadBalancer', checks.lb(t)), () => false)],
         });
         // Outside the scope, missing, or in a scan without this CLB: null, the same answer.
@@ -1066,7 +1080,7 @@ describe('randomized scope matrix: every REST route and GraphQL field x every ki
         ]);
         const ecs = nodeOf('EcsInstance', checks.ecs(t), [
           objField('cluster', nodeOf('Cluster', checks.cluster(t), [connField('services', small(r), nodeOf('Service', checks.service(t)), (c) => model.cluster(c.clusterId)!.serviceCount!)]), (e) => e.clusterId === null),
-          connField('loadBalancers', small(r), lb, (e) => model.ecs(e.instanceId)!.loadBalancerIds.length),
+          connField('loadBalancers', small(r), lb, (e) => lbsOfEcs(t, e.instanceId)),
         ]);
         const total = () =>
           graph.ecsInstances.filter(

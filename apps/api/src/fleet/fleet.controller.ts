@@ -82,8 +82,9 @@ export class FleetController {
     const scanId = await this.scanOf(q.scanId);
     const [ecs] = scanId === null ? [] : await this.store.graph.ecsInstancesByIds(scanId, [id], principal);
     if (!ecs || scanId === null) throw new StoreError('NOT_FOUND', `ECS instance ${id} not found`);
-    const lbs = await this.store.graph.loadBalancersByEcsIds(scanId, [id], principal);
-    return { scanId, ecsInstance: ecs, loadBalancers: lbs.get(id) ?? [] };
+    const lbs = (await this.store.graph.loadBalancersByEcsIds(scanId, [id], principal)).get(id) ?? [];
+    // Its CLB ids as the token sees them: only CLBs of accounts within the scope (like `loadBalancers`).
+    return { scanId, ecsInstance: { ...ecs, loadBalancerIds: lbs.map((l) => l.loadBalancerId).sort() }, loadBalancers: lbs };
   }
 
   /** The scan to read: the given one (404 when absent) or the latest succeeded (null when none). */

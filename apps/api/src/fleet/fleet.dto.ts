@@ -294,7 +294,7 @@ export class EcsInstanceDto {
   @ApiProperty({ type: String, nullable: true, example: 'cn-hangzhou.192.168.0.21' })
   nodeName: string | null;
 
-  @ApiProperty({ type: [String], description: 'CLBs of its region listing it as an ecs backend (distinct, sorted)' })
+  @ApiProperty({ type: [String], description: "CLBs of its region listing it as an ecs backend (distinct, sorted; on GET /v1/ecs-instances/{id} only those within the token's accounts)" })
   loadBalancerIds: string[];
 
   @ApiProperty({ example: 3, description: 'Server groups (default groups included) listing it (count)' })
