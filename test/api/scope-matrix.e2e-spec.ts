@@ -173,12 +173,13 @@ function graphOf(): FleetGraph {
     );
     g.ecsInstances.push({ ...base, instanceId: `i-acct${x}`, name: `node-acct${x}`, zoneId: 'cn-hangzhou-h', status: 'Running', instanceType: 'ecs.g7.large', vpcId: `vpc-acct${x}`, privateIps: ['10.0.0.9'], clusterId: cluster, nodeName: `node-acct${x}`, loadBalancerIds: [lb0, lb1], serverGroupCount: 2 });
   }
-  // A reference across accounts (not possible in Alibaba Cloud; a probe of the nested reads' scoping): a CLB of
+  // References across accounts (not possible in Alibaba Cloud; probes of the nested reads' scoping): a CLB of
   // account a lists as a backend an ECS instance of account b whose id carries no marker. A token without b must
   // see the backend entry but a null ecsInstance; every field of the instance names b.
   const shared = g.serverGroups.find((sg) => sg.loadBalancerId === 'lb-accta-001')!;
   shared.backends.push({ serverId: SHARED_ECS, serverIp: '10.0.1.9', port: 30080, weight: 100, type: 'ecs' });
-  Object.assign(g.loadBalancers.find((l) => l.loadBalancerId === 'lb-accta-001')!, { backendEntries: 3, distinctBackends: 3 });
+  // ... and names a cluster of account b among the clusters of its Services.
+  Object.assign(g.loadBalancers.find((l) => l.loadBalancerId === 'lb-accta-001')!, { backendEntries: 3, distinctBackends: 3, clusterIds: ['c-accta', 'c-acctb'] });
   g.ecsInstances.push({ accountId: ACCOUNTS.b, regionId: 'cn-hangzhou', instanceId: SHARED_ECS, name: 'node-acctb-shared', zoneId: 'cn-hangzhou-h', status: 'Running', instanceType: 'ecs.g7.large', vpcId: 'vpc-acctb', privateIps: ['10.0.1.9'], clusterId: 'c-acctb', nodeName: 'node-acctb-shared', loadBalancerIds: ['lb-accta-001'], serverGroupCount: 1 });
   return g;
 }
@@ -868,7 +869,7 @@ describe('randomized scope matrix: every REST route and GraphQL field x every ki
     lb: (t: PoolToken, r: Rolls, opts: { ecsFields?: NodeSel[]; serviceFields?: NodeSel[]; clusterFields?: NodeSel[] } = {}) =>
       nodeOf('LoadBalancer', checks.lb(t), [
         connField('services', small(r), nodeOf('Service', checks.service(t), opts.serviceFields ?? []), (l) => model.lb(l.loadBalancerId)!.serviceCount),
-        connField('clusters', small(r), nodeOf('Cluster', checks.cluster(t), opts.clusterFields ?? []), (l) => model.lb(l.loadBalancerId)!.clusterIds.length),
+        connField('clusters', small(r), nodeOf('Cluster', checks.cluster(t), opts.clusterFields ?? []), (l) => model.lb(l.loadBalancerId)!.clusterIds.filter((c) => inScopeId(t, model.cluster(c)!.accountId)).length),
         connField('quotas', small(r), nodeOf('Quota', checks.quota(t)), (l) => model.quotasOf(l.loadBalancerId).length),
         connField('vServerGroups', small(r), sel.group(t, r, opts.ecsFields), (l) => model.groups(l.loadBalancerId).length),
       ]),

@@ -1,5 +1,6 @@
 import { Controller, Get, Param, Query } from '@nestjs/common';
 import { ApiBadRequestResponse, ApiBearerAuth, ApiNotFoundResponse, ApiOkResponse, ApiOperation, ApiParam, ApiTags, ApiUnauthorizedResponse } from '@nestjs/swagger';
+import type { GraphLoadBalancer } from '@app/domain';
 import { Store, StoreError, type Principal } from '@app/store';
 import { CurrentPrincipal } from '../auth/current-principal.decorator';
 import { ErrorResponseDto } from '../common/error-response.dto';
@@ -54,14 +55,15 @@ export class FleetController {
     const scanId = await this.scanOf(q.scanId);
     const [lb] = scanId === null ? [] : await this.store.graph.loadBalancersByIds(scanId, [id], principal);
     if (!lb || scanId === null) throw new StoreError('NOT_FOUND', `load balancer ${id} not found`);
-    const [services, groups, quotas] = await Promise.all([
+    const [services, groups, quotas, [scoped]] = await Promise.all([
       this.store.graph.servicesByLoadBalancerIds(scanId, [id], principal),
       this.store.graph.serverGroupsByLoadBalancerIds(scanId, [id], principal),
       this.store.graph.quotasByResources(scanId, [{ kind: 'LoadBalancer', id }], principal),
+      this.withVisibleClusters(scanId, [lb], principal),
     ]);
     return {
       scanId,
-      loadBalancer: lb,
+      loadBalancer: scoped!,
       services: services.get(id) ?? [],
       serverGroups: (groups.get(id) ?? []).map((g) => ({ vServerGroupId: g.vServerGroupId, isDefault: g.isDefault, name: g.name, backends: g.backends })),
       quotas: (quotas.get(`LoadBalancer/${id}`) ?? []).map(toQuotaDto),
@@ -82,9 +84,20 @@ export class FleetController {
     const scanId = await this.scanOf(q.scanId);
     const [ecs] = scanId === null ? [] : await this.store.graph.ecsInstancesByIds(scanId, [id], principal);
     if (!ecs || scanId === null) throw new StoreError('NOT_FOUND', `ECS instance ${id} not found`);
-    const lbs = (await this.store.graph.loadBalancersByEcsIds(scanId, [id], principal)).get(id) ?? [];
+    const lbs = await this.withVisibleClusters(scanId, (await this.store.graph.loadBalancersByEcsIds(scanId, [id], principal)).get(id) ?? [], principal);
     // Its CLB ids as the token sees them: only CLBs of accounts within the scope (like `loadBalancers`).
     return { scanId, ecsInstance: { ...ecs, loadBalancerIds: lbs.map((l) => l.loadBalancerId).sort() }, loadBalancers: lbs };
+  }
+
+  /**
+   * CLBs with `clusterIds` narrowed to the clusters the principal sees (one read for all of them): a stored CLB lists
+   * the clusters of the Services sharing it, and none of another account may be named to a scoped token.
+   */
+  private async withVisibleClusters(scanId: string, lbs: GraphLoadBalancer[], principal: Principal): Promise<GraphLoadBalancer[]> {
+    const ids = [...new Set(lbs.flatMap((l) => l.clusterIds))];
+    if (ids.length === 0) return lbs;
+    const visible = new Set((await this.store.graph.clustersByIds(scanId, ids, principal)).map((c) => c.clusterId));
+    return lbs.map((l) => ({ ...l, clusterIds: l.clusterIds.filter((c) => visible.has(c)) }));
   }
 
   /** The scan to read: the given one (404 when absent) or the latest succeeded (null when none). */

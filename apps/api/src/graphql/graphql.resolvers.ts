@@ -405,10 +405,11 @@ export class LoadBalancerResolver {
 
   @ResolveField(() => ClusterConnection, { description: 'The clusters of those Services', ...CONNECTION })
   async clusters(@Parent() l: LoadBalancer, @Args() args: ConnectionArgs, @Context() ctx: GqlContext): Promise<ConnectionValue<Cluster>> {
-    const page = sliceConnection(l.clusterIds, (id) => id, pageArgs(args));
-    const found = await Promise.all(page.edges.map((e) => ctx.loaders.cluster(l.scanId, e.node)));
-    const edges = page.edges.flatMap((e, i) => (found[i] ? [{ cursor: e.cursor, node: { ...found[i]!, scanId: l.scanId } }] : []));
-    return connection({ ...page, edges }, (c: Cluster) => c, () => l.clusterIds.length);
+    // The clusters the token sees (the loader reads within its scope, one batch), then the page and the count of those.
+    const a = pageArgs(args);
+    const found = await Promise.all(l.clusterIds.map((id) => ctx.loaders.cluster(l.scanId, id)));
+    const visible = found.filter((c): c is GraphCluster => c !== null);
+    return connection(sliceConnection(visible, (c) => c.clusterId, a), withScan<GraphCluster>(l.scanId), () => visible.length);
   }
 
   @ResolveField(() => ServerGroupConnection, { description: 'The default server group (when it has backends) and the vServer groups', ...CONNECTION })
