@@ -16,6 +16,7 @@ import { ApiError } from '../common/api.exception';
 import { clientAddressOf, type HttpRequestLike } from '../common/bearer-auth.guard';
 import type { TokenAuthenticator } from '../auth/token-authenticator';
 import { costLimitPlugin, DEFAULT_GRAPHQL_LIMITS, type GraphqlLimits } from './graphql-cost.plugin';
+import { graphResponseCachePlugin } from './graphql-response-cache.plugin';
 import { GraphLoaders } from './graphql.loaders';
 import type { GqlContext } from './graphql.resolvers';
 import { JSONScalar } from './graphql.types';
@@ -96,6 +97,8 @@ export function graphqlModule(options: GraphqlOptions, store: Store, auth: Token
     // hints; the schema declares none (answers are per token, never publicly cacheable), so it is only per-field cost.
     plugins: [
       costLimitPlugin(limits),
+      // Answers of fleet-graph-only queries, per (findings generation, query, variables, role, scope).
+      graphResponseCachePlugin(store.generations),
       ApolloServerPluginCacheControlDisabled(),
       options.sandbox ? ApolloServerPluginLandingPageLocalDefault({ embed: true }) : ApolloServerPluginLandingPageDisabled(),
     ] as unknown as ApolloDriverConfig['plugins'],
