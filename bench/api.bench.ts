@@ -5,8 +5,8 @@
  * fleet graph of a generated fleet of the same accounts (1,000 clusters, 10,000 LoadBalancer Services and
  * their CLBs, 20,000 ECS instances: `GRAPH_SPEC`, built by `buildFleetGraph` as a scan stores it) and
  * quota samples; the API (createApiApp, the production module) is started in a CHILD process on a random
- * port, so the load generator does not share its event loop. autocannon (50 connections, 30 s each, both
- * overridable) then drives:
+ * port, so the load generator does not share its event loop (with NODE_ENV=production, as the image runs
+ * it). autocannon (50 connections, 30 s each, both overridable) then drives:
  *  - `rest_findings_all`: GET /v1/findings (latest scan, default page of 100) with the bootstrap token;
  *  - `rest_findings_scoped`: the same with a viewer token scoped to 10 of the 100 accounts;
  *  - `graphql_nested`: a representative nested GraphQL query, when the build serves /graphql (else skipped).
@@ -217,7 +217,8 @@ async function main(): Promise<void> {
     const seedSeconds = Math.round((Date.now() - seedStart) / 100) / 10;
 
     child = fork(__filename, ['--serve'], {
-      env: { ...process.env, BENCH_API_DB_URL: url.toString(), BENCH_API_BOOTSTRAP: BOOTSTRAP, BENCH_API_HASH_KEY: HASH_KEY },
+      // NODE_ENV=production as in the image (Dockerfile): graphql-js skips its development-only checks.
+      env: { ...process.env, NODE_ENV: 'production', BENCH_API_DB_URL: url.toString(), BENCH_API_BOOTSTRAP: BOOTSTRAP, BENCH_API_HASH_KEY: HASH_KEY },
       stdio: ['ignore', 'inherit', 'inherit', 'ipc'],
       ...(CPU_PROF_DIR ? { execArgv: [...process.execArgv, '--cpu-prof', '--cpu-prof-dir', CPU_PROF_DIR] } : {}),
     });

@@ -61,9 +61,12 @@ export interface EmbeddedPostgresOptions {
 
 /**
  * `$XDG_CACHE_HOME/ack-fleet-audit` or `~/.cache/ack-fleet-audit` (XDG Base Directory
- * Specification: https://specifications.freedesktop.org/basedir-spec/latest/).
+ * Specification: https://specifications.freedesktop.org/basedir-spec/latest/: a relative XDG_CACHE_HOME is
+ * ignored).
+ * @param env the environment to read XDG_CACHE_HOME from (the CLI passes @app/config's `processEnvironment()`;
+ *   libs/store reads no environment of its own)
  */
-export function defaultTemplateCacheDir(env: NodeJS.ProcessEnv = process.env): string {
+export function defaultTemplateCacheDir(env: Readonly<Record<string, string | undefined>>): string {
   const base = env.XDG_CACHE_HOME && env.XDG_CACHE_HOME.startsWith('/') ? env.XDG_CACHE_HOME : join(homedir(), '.cache');
   return join(base, 'ack-fleet-audit');
 }

@@ -17,6 +17,7 @@ import type { EmbeddedPostgres, Store } from '@app/store';
 import { renderHeadroom, renderTrends, renderWhatIf } from './forecast.command';
 import { Command } from 'commander';
 import { CliUsageError, EXIT_OK, reportError } from '../cli-error';
+import { processEnvironment } from '@app/config';
 import { cliConfig } from '../cli-config';
 import { colourWanted, renderTable } from '../output/scan-output.renderer';
 import { sampleFleetDir } from '../package-root.util';
@@ -74,7 +75,7 @@ export async function runDemoCommand(opts: DemoOptions): Promise<number> {
   let pg: EmbeddedPostgres | undefined;
   let store: Store | undefined;
   const storeReady = (async () => {
-    pg = await startEmbeddedPostgres({ templateCacheDir: defaultTemplateCacheDir() });
+    pg = await startEmbeddedPostgres({ templateCacheDir: defaultTemplateCacheDir(processEnvironment()) });
     store = await Store.open({ connectionString: pg.connectionString, migrate: true, poolMax: pg.poolMax });
     log(`store: embedded PostgreSQL (PGlite) ready, schema ${pg.origin === 'template' ? 'from the cached template' : 'migrated'}`);
     if (pg.origin === 'initdb') {
