@@ -96,6 +96,41 @@ describe('GraphQL response cache of fleet-graph reads (e2e)', () => {
     }
   });
 
+  it('the fast path in front of Apollo sends the stored answer byte for byte, only to tokens it may serve', async () => {
+    const post = (token: string | undefined) => {
+      const r = request(app.getHttpServer()).post('/graphql').set('content-type', 'application/json');
+      return (token === undefined ? r : r.set('Authorization', `Bearer ${token}`)).send({ query: NESTED });
+    };
+    const miss = await post(BOOTSTRAP);
+    const hit = await post(BOOTSTRAP);
+    expect(hit.status).toBe(200);
+    expect(hit.headers['content-type']).toBe('application/json; charset=utf-8');
+    expect(hit.text).toBe(miss.text);
+    // A hit runs no resolver and no serialisation: Apollo's JSON.stringify of the 4-account answer is not called.
+    const stringify = vi.spyOn(JSON, 'stringify');
+    try {
+      expect((await post(BOOTSTRAP)).text).toBe(miss.text);
+      expect(stringify.mock.calls.filter(([v]) => typeof v === 'object' && v !== null && 'data' in v)).toEqual([]);
+    } finally {
+      stringify.mockRestore();
+    }
+    // No token, a wrong one, or a revoked one: Apollo answers (401), never the stored text.
+    for (const token of [undefined, 'not-the-bootstrap-token-0123456789']) {
+      const res = await post(token);
+      expect(res.status).toBe(401);
+      expect(res.text).not.toContain('loadBalancerId');
+    }
+    const viewer = await store.apiTokens.create({ role: 'viewer', accounts: null, createdBy: 'test' });
+    const first = await post(viewer.token);
+    expect(first.status).toBe(200);
+    expect((await post(viewer.token)).text).toBe(first.text);
+    const revoked = await request(app.getHttpServer()).delete(`/v1/tokens/${viewer.stored.id}`).set('Authorization', `Bearer ${BOOTSTRAP}`);
+    expect(revoked.status, revoked.text).toBeLessThan(300);
+    const after = await post(viewer.token);
+    expect(after.status).toBe(401);
+    expect(after.text).not.toContain('loadBalancerId');
+  });
+
   it('a scan completed after an answer was cached is the next answer', async () => {
     expect((await gql(NESTED)).accounts.totalCount).toBe(4);
     const smaller = fleet(2);

@@ -1,4 +1,4 @@
-import { type DynamicModule, Module } from '@nestjs/common';
+import { type DynamicModule, Inject, type MiddlewareConsumer, Module, type NestModule, RequestMethod } from '@nestjs/common';
 import { APP_FILTER, APP_GUARD } from '@nestjs/core';
 import { ApiTokenRepository, FindingRepository, ScanRepository, ScanTargetRepository, Store } from '@app/store';
 import { type AuthOptions, TokenAuthenticator } from './auth/token-authenticator';
@@ -39,6 +39,11 @@ import { TokensService } from './tokens/tokens.service';
 import { QuotasController } from './quotas/quotas.controller';
 import { FleetController } from './fleet/fleet.controller';
 import { graphqlModule, type GraphqlOptions } from './graphql/graphql.options';
+import { GraphAnswerFastPath } from './graphql/graphql-answer.middleware';
+import { GraphAnswerCache } from './graphql/graphql-response-cache.plugin';
+
+/** Whether this API serves /graphql (ApiModuleOptions.graphql !== false). */
+const GRAPHQL_SERVED = Symbol('GRAPHQL_SERVED');
 import { GRAPHQL_RESOLVERS } from './graphql/graphql.resolvers';
 import { FORECAST_TOKEN_RESOLVERS } from './graphql/graphql-forecast.resolvers';
 
@@ -123,12 +128,21 @@ function loggerModule(log: ApiLogOptions): DynamicModule {
  * Every route needs the bearer token except those marked `@Public()`.
  */
 @Module({})
-export class ApiModule {
+export class ApiModule implements NestModule {
+  constructor(@Inject(GRAPHQL_SERVED) private readonly graphqlServed: boolean) {}
+
+  /** POST /graphql first meets the fast path for stored answers (after the body parser, before Apollo). */
+  configure(consumer: MiddlewareConsumer): void {
+    if (this.graphqlServed) consumer.apply(GraphAnswerFastPath).forRoutes({ path: 'graphql', method: RequestMethod.POST });
+  }
+
   /** The module around the given adapters. */
   static register(options: ApiModuleOptions): DynamicModule {
     // One authenticator for REST and GraphQL: the same token cache, rate limit and audit rows.
     const authenticator = new TokenAuthenticator(options.token, options.store.apiTokens, options.auth);
-    const graphql = options.graphql === false ? [] : [graphqlModule(options.graphql ?? {}, options.store, authenticator)];
+    // Stored answers of graph-only GraphQL queries: written by the Apollo plugin, sent by the fast path.
+    const answers = new GraphAnswerCache();
+    const graphql = options.graphql === false ? [] : [graphqlModule(options.graphql ?? {}, options.store, authenticator, answers)];
     return {
       module: ApiModule,
       imports: [...(options.log ? [loggerModule(options.log)] : []), ...graphql],
@@ -141,6 +155,8 @@ export class ApiModule {
         { provide: API_TOKEN, useValue: options.token },
         { provide: ApiTokenRepository, useValue: options.store.apiTokens },
         { provide: TokenAuthenticator, useValue: authenticator },
+        { provide: GraphAnswerCache, useValue: answers },
+        { provide: GRAPHQL_SERVED, useValue: options.graphql !== false },
         { provide: SCAN_LAUNCHER, useValue: options.scanLauncher },
         { provide: METRICS_OPTIONS, useValue: options.metrics ?? {} },
         { provide: SCAN_LEASE, useValue: options.scanLease ?? {} },

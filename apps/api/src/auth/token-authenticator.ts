@@ -107,6 +107,28 @@ export class TokenAuthenticator {
     return principal;
   }
 
+  /**
+   * The principal of a request that `authenticate` would accept WITHOUT any I/O: the bootstrap token, or an `fa_`
+   * token whose verdict is cached and still valid (the same cache and expiry `authenticate` uses, so revocation holds
+   * within the same bound). `undefined` for anything else (no header, unknown, malformed, uncached token, or an
+   * address currently rate-limited): the caller then takes the normal path, which authenticates, counts failures
+   * and audits. Never counts a failure, never audits, never throws. For the GraphQL answer fast path.
+   * @param header the `Authorization` header value
+   * @param clientAddress the peer address (a rate-limited address gets `undefined`)
+   */
+  cachedPrincipal(header: string | undefined, clientAddress: string): Principal | undefined {
+    const f = this.failures.get(clientAddress);
+    if (f && this.now() - f.windowStart < this.failureWindowMs && f.count >= this.maxFailures) return undefined;
+    const match = typeof header === 'string' ? /^Bearer[ ]+(\S+)\s*$/i.exec(header) : null;
+    if (!match) return undefined;
+    const presented = match[1];
+    if (!looksLikeToken(presented)) return timingSafeEqual(sha256(presented), this.bootstrap) ? BOOTSTRAP_PRINCIPAL : undefined;
+    const parsed = parseToken(presented);
+    if (!parsed) return undefined;
+    const cached = this.cache.get(`${parsed.id}:${sha256(parsed.secret).toString('base64')}`);
+    return cached && cached.until > this.now() ? cached.principal : undefined;
+  }
+
   /** Drop cached verdicts of a token (called after revoking it through this replica). */
   forget(tokenId: string): void {
     for (const key of this.cache.keys()) if (key.startsWith(`${tokenId}:`)) this.cache.delete(key);

@@ -10,8 +10,8 @@
  * tokens, mutations, introspection) is executed every time; so is an operation selecting a field added later whose
  * type is not listed here.
  *
- * Key: (findings generation read by this request, query text, operation name, variables, the principal's role and
- * exact account scope). The store's findings generation (libs/store ReadGenerations) is bumped in the transaction that
+ * Key: (query text, operation name, variables, the principal's role and exact account scope), each answer tagged with
+ * the findings generation read by the request that computed it and served only while that generation is current. The store's findings generation (libs/store ReadGenerations) is bumped in the transaction that
  * stores a scan's graph and in every scan status change, so an answer is never served after the data under it (or the
  * "latest succeeded scan") changed, on any replica. Bounded LRU by approximate size.
  */
@@ -67,17 +67,74 @@ export function isGraphOnlyDocument(schema: GraphQLSchema, document: DocumentNod
   return ok;
 }
 
+/** The parts of a GraphQL POST body that select an answer (the JSON body as parsed, not yet validated). */
+export interface GraphAnswerRequest {
+  query: string;
+  operationName?: string | null;
+  variables?: Record<string, unknown> | null;
+}
+
+/**
+ * The cached answers: the JSON text of each answer exactly as Apollo sends it (`JSON.stringify(result) + "\n"`,
+ * Apollo's prettyJSONStringify), in a bounded LRU by size. Shared by the plugin (which decides what is cacheable and
+ * stores answers) and the fast path in front of Apollo (graphql-answer.middleware.ts, which sends a stored answer
+ * without executing or re-serialising it: re-serialising the bench's 68 KB answer was most of a hit's CPU).
+ */
+export class GraphAnswerCache {
+  private readonly answers = new LRUCache<string, { generation: number; body: string }>({
+    maxSize: MAX_CACHED_CHARS,
+    sizeCalculation: (a) => Math.max(1, a.body.length),
+  });
+
+  /**
+   * The key of a request: (query text, operation name, variables, role, exact account scope). The same request text
+   * under another role or scope never shares an answer. One answer is kept per key: the one of the findings
+   * generation it was computed under (`get` serves it only while that generation is current).
+   */
+  keyOf(request: GraphAnswerRequest, principal: Principal): string {
+    return JSON.stringify([request.query, request.operationName ?? null, request.variables ?? {}, principal.role, scopeCacheKey(principal.accountScope)]);
+  }
+
+  /** Whether an answer is stored for `key` (under any generation): no generation read is needed when not. */
+  has(key: string): boolean {
+    return this.answers.has(key);
+  }
+
+  /** The stored answer text of `key` when it was computed under `findingsGeneration`, else undefined. */
+  get(key: string, findingsGeneration: number): string | undefined {
+    const a = this.answers.get(key);
+    return a && a.generation === findingsGeneration ? a.body : undefined;
+  }
+
+  /**
+   * Store the answer text of `key` computed under `findingsGeneration` (the plugin decides what is cacheable). An
+   * answer of a newer generation (generations only grow) is never replaced by a late one of an older generation.
+   */
+  set(key: string, findingsGeneration: number, body: string): void {
+    const current = this.answers.peek(key);
+    if (current && current.generation > findingsGeneration) return;
+    this.answers.set(key, { generation: findingsGeneration, body });
+  }
+
+  /** Whether no answer is stored (the fast path then does no work at all). */
+  get empty(): boolean {
+    return this.answers.size === 0;
+  }
+}
+
 /**
  * The plugin. Runs after the cost limit (Apollo calls `responseForOperation` after `didResolveOperation`), so
- * limits still refuse over-cost operations whether or not their answer is cached.
+ * limits still refuse over-cost operations whether or not their answer is cached; the fast path only serves keys the
+ * plugin stored, i.e. requests that passed the same limits with the same text and variables before.
  * @param generations the store's ReadGenerations (read once per cacheable request)
+ * @param cache where answers are kept (shared with the fast path)
  */
-export function graphResponseCachePlugin(generations: ReadGenerations): ApolloServerPlugin {
-  const answers = new LRUCache<string, FormattedExecutionResult>({ maxSize: MAX_CACHED_CHARS, sizeCalculation: (r) => Math.max(1, JSON.stringify(r).length) });
+export function graphResponseCachePlugin(generations: ReadGenerations, cache: GraphAnswerCache): ApolloServerPlugin {
   const graphOnly = new WeakMap<DocumentNode, boolean>();
   return {
     requestDidStart: async () => {
       let key: string | undefined;
+      let generationRead = -1;
       return {
         responseForOperation: async (rc: GraphQLRequestContext<Record<string, unknown>>) => {
           const document = rc.document;
@@ -87,14 +144,15 @@ export function graphResponseCachePlugin(generations: ReadGenerations): ApolloSe
           if (cacheable === undefined) graphOnly.set(document, (cacheable = isGraphOnlyDocument(rc.schema, document)));
           if (!cacheable) return null;
           const generation = await generations.current();
-          key = JSON.stringify([generation.findings, rc.source, rc.request.operationName ?? null, rc.request.variables ?? {}, principal.role, scopeCacheKey(principal.accountScope)]);
-          const hit = answers.get(key);
-          return hit ? { http: { status: undefined, headers: new HeaderMap() }, body: { kind: 'single', singleResult: hit } } : null;
+          key = cache.keyOf({ query: rc.source, operationName: rc.request.operationName ?? null, variables: rc.request.variables ?? {} }, principal);
+          generationRead = generation.findings;
+          const hit = cache.get(key, generation.findings);
+          return hit ? { http: { status: undefined, headers: new HeaderMap() }, body: { kind: 'single', singleResult: JSON.parse(hit) as FormattedExecutionResult } } : null;
         },
         willSendResponse: async (rc: GraphQLRequestContext<Record<string, unknown>>) => {
           const body = rc.response.body;
           if (key === undefined || !body || body.kind !== 'single' || body.singleResult.errors?.length || !body.singleResult.data) return;
-          if (!answers.has(key)) answers.set(key, body.singleResult);
+          if (cache.get(key, generationRead) === undefined) cache.set(key, generationRead, `${JSON.stringify(body.singleResult)}\n`);
         },
       };
     },

@@ -16,7 +16,7 @@ import { ApiError } from '../common/api.exception';
 import { clientAddressOf, type HttpRequestLike } from '../common/bearer-auth.guard';
 import type { TokenAuthenticator } from '../auth/token-authenticator';
 import { costLimitPlugin, DEFAULT_GRAPHQL_LIMITS, type GraphqlLimits } from './graphql-cost.plugin';
-import { graphResponseCachePlugin } from './graphql-response-cache.plugin';
+import { graphResponseCachePlugin, type GraphAnswerCache } from './graphql-response-cache.plugin';
 import { GraphLoaders } from './graphql.loaders';
 import type { GqlContext } from './graphql.resolvers';
 import { JSONScalar } from './graphql.types';
@@ -81,8 +81,9 @@ function formatError(formatted: GraphQLFormattedError, error: unknown): GraphQLF
  * The GraphQL module of the API.
  * @param store the API's store (graph reads)
  * @param auth the API's authenticator (the same instance REST uses)
+ * @param answers the stored answers of graph-only queries (shared with the fast path, graphql-answer.middleware.ts)
  */
-export function graphqlModule(options: GraphqlOptions, store: Store, auth: TokenAuthenticator): DynamicModule {
+export function graphqlModule(options: GraphqlOptions, store: Store, auth: TokenAuthenticator, answers: GraphAnswerCache): DynamicModule {
   const limits: GraphqlLimits = { maxCost: options.maxCost ?? DEFAULT_GRAPHQL_LIMITS.maxCost, maxDepth: options.maxDepth ?? DEFAULT_GRAPHQL_LIMITS.maxDepth };
   return GraphQLModule.forRoot<ApolloDriverConfig>({
     driver: ApolloDriver,
@@ -98,7 +99,7 @@ export function graphqlModule(options: GraphqlOptions, store: Store, auth: Token
     plugins: [
       costLimitPlugin(limits),
       // Answers of fleet-graph-only queries, per (findings generation, query, variables, role, scope).
-      graphResponseCachePlugin(store.generations),
+      graphResponseCachePlugin(store.generations, answers),
       ApolloServerPluginCacheControlDisabled(),
       options.sandbox ? ApolloServerPluginLandingPageLocalDefault({ embed: true }) : ApolloServerPluginLandingPageDisabled(),
     ] as unknown as ApolloDriverConfig['plugins'],
