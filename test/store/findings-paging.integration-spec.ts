@@ -186,4 +186,24 @@ describe('findings paging (keyset, one statement per page)', () => {
     expect(await code(store.findings.list({ cursor, scanId: '00000000-0000-4000-8000-000000000000' }, SYSTEM_PRINCIPAL))).toBe('INVALID_ARGUMENT');
     expect(await code(store.findings.list({ cursor, scanId: first }, SYSTEM_PRINCIPAL))).toBe('ok');
   });
+
+  it('refuses a cursor followed with other filters than its first page, naming them', async () => {
+    const all = await store.findings.forScan(first, SYSTEM_PRINCIPAL);
+    const severity = all[0]!.severity;
+    const filtered = await store.findings.list({ scanId: first, severity, limit: 1 }, SYSTEM_PRINCIPAL);
+    expect(filtered.nextCursor, 'the scan needs two findings of one severity').not.toBeNull();
+    const cursor = filtered.nextCursor!;
+    // Same filters: the next page, still of that severity.
+    const next = await store.findings.list({ cursor, severity, limit: 1 }, SYSTEM_PRINCIPAL);
+    expect(next.items.every((f) => f.severity === severity)).toBe(true);
+    expect(next.items[0]?.fingerprint).not.toBe(filtered.items[0]?.fingerprint);
+    // Filters dropped or changed: refused with a message naming the filters sent.
+    await expect(store.findings.list({ cursor, limit: 1 }, SYSTEM_PRINCIPAL)).rejects.toThrow(/cursor was returned for other filters than no filters/);
+    await expect(store.findings.list({ cursor, severity, checkId: 'OTHER_CHECK', limit: 1 }, SYSTEM_PRINCIPAL)).rejects.toThrow(
+      new RegExp(`other filters than checkId=OTHER_CHECK, severity=${severity}`),
+    );
+    // An unfiltered cursor with a filter added is refused too.
+    const plain = (await store.findings.list({ scanId: first, limit: 1 }, SYSTEM_PRINCIPAL)).nextCursor!;
+    await expect(store.findings.list({ cursor: plain, severity, limit: 1 }, SYSTEM_PRINCIPAL)).rejects.toMatchObject({ code: 'INVALID_ARGUMENT' });
+  });
 });

@@ -1,3 +1,4 @@
+import { createHash } from 'node:crypto';
 import type { Pool, PoolClient, QueryResultRow } from 'pg';
 import { LRUCache } from 'lru-cache';
 import type { Figures, Finding, ResourceKind, ResourceRef, Severity } from '@app/domain';
@@ -100,6 +101,24 @@ const ORDER_FINDINGS = keysetOrderBy(FINDING_ORDER);
 type FindingCursor = [scanId: string, negRank: number, checkId: string, fingerprint: string];
 
 /**
+ * The filters a findings cursor was made for (checkId, severity, accountId, clusterId), as a short tag carried in the
+ * cursor: a cursor followed with other filters would page a different listing from a position in this one (rows
+ * skipped or repeated without any error), so `list` refuses it. 16 hex characters of a sha256.
+ */
+function filterTag(q: Pick<FindingQuery, 'checkId' | 'severity' | 'accountId' | 'clusterId'>): string {
+  return createHash('sha256')
+    .update(JSON.stringify([q.checkId ?? null, q.severity ?? null, q.accountId ?? null, q.clusterId ?? null]))
+    .digest('hex')
+    .slice(0, 16);
+}
+
+/** The filters of a query for an error message: `checkId=X, severity=Y` or `no filters`. */
+function describeFilters(q: Pick<FindingQuery, 'checkId' | 'severity' | 'accountId' | 'clusterId'>): string {
+  const parts = (['checkId', 'severity', 'accountId', 'clusterId'] as const).filter((k) => q[k] !== undefined).map((k) => `${k}=${q[k]}`);
+  return parts.length ? parts.join(', ') : 'no filters';
+}
+
+/**
  * Findings of scans: paged, filtered reads for the API and full reads for reports. Writes happen
  * only inside `ScanRepository.complete` (one transaction per scan) through `replaceForScan`.
  */
@@ -188,9 +207,14 @@ export class FindingRepository {
     let cursor: FindingCursor | undefined;
     if (query.cursor !== undefined) {
       if (offset !== 0) throw new StoreError('INVALID_ARGUMENT', 'cursor and offset cannot be combined (a cursor already says where the page starts)');
-      const [scanId, negRank, checkId, fingerprint] = decodeCursor(query.cursor, 4);
+      const [scanId, negRank, checkId, fingerprint, filters] = decodeCursor(query.cursor, 5);
       if (typeof scanId !== 'string' || !isUuid(scanId) || typeof negRank !== 'number' || typeof checkId !== 'string' || typeof fingerprint !== 'string')
         throw new StoreError('INVALID_ARGUMENT', `cursor "${query.cursor.slice(0, 40)}" is malformed (use a cursor returned by this listing)`);
+      if (filters !== filterTag(query))
+        throw new StoreError(
+          'INVALID_ARGUMENT',
+          `cursor was returned for other filters than ${describeFilters(query)}: send the first page's checkId, severity, accountId and clusterId with it, or start again without a cursor`,
+        );
       if (query.scanId !== undefined && query.scanId.toLowerCase() !== scanId.toLowerCase())
         throw new StoreError('INVALID_ARGUMENT', `cursor belongs to scan ${scanId}, not to scanId ${query.scanId}`);
       cursor = [scanId, negRank, checkId, fingerprint];
@@ -238,7 +262,7 @@ export class FindingRepository {
       scanId: head.page_scan_id,
       nextCursor:
         found.length > limit && last
-          ? encodeCursor([head.page_scan_id, -last.severity_rank, last.check_id, last.fingerprint])
+          ? encodeCursor([head.page_scan_id, -last.severity_rank, last.check_id, last.fingerprint, filterTag(query)])
           : null,
     };
     return { page, cacheable: head.page_scan_status === 'succeeded' };

@@ -18,7 +18,7 @@ export const listFindingsQuerySchema = z.strictObject({
     .max(512, 'must be at most 512 characters')
     .regex(/^[A-Za-z0-9_-]+$/, 'must be a nextCursor returned by this listing')
     .optional()
-    .describe('`nextCursor` of the previous page (keyset paging: stable while scans are stored, cost per page independent of depth). Keep the same filters; not with offset. The cursor keeps its scan.'),
+    .describe('`nextCursor` of the previous page (keyset paging: stable while scans are stored, cost per page independent of depth). Keep the same filters (a cursor sent with other filters is refused with 400); not with offset. The cursor keeps its scan.'),
   limit: pageQueryFields.limit,
   offset: pageQueryFields.offset.describe('Rows to skip (deprecated: reads every skipped row; follow nextCursor instead). Not with cursor.'),
 });
