@@ -1,6 +1,7 @@
 /**
- * Issue 14 item 1/8: the CLI on a store failure exits 2 with exactly one line on stderr (never a
- * stack trace, never 1, which means "findings found"). Spawns the built CLI (`nest build cli`):
+ * Issue 14 item 1/8: the CLI on a store failure exits 3 (a transient failure: StoreError UNAVAILABLE, a retry
+ * may succeed; issue 9's exit codes, libs/errors/README.md) with exactly one line on stderr (never a stack trace,
+ * never 1, which means "findings found"). Spawns the built CLI (`nest build cli`):
  * - `--database-url` pointing at a port where nothing listens;
  * - a private PostgreSQL (never the shared one) stopped while the scan runs and kept down until
  *   the CLI gave up (a short restart is ridden over: scan-lifecycle.integration-spec.ts).
@@ -27,7 +28,7 @@ function runCli(args: string[], during?: () => Promise<void>): Promise<{ exit: n
   });
 }
 
-describe('fleet-audit scan on a store failure: exit 2, one line', () => {
+describe('fleet-audit scan on a store failure: exit 3 (transient), one line', () => {
   let pg: PrivatePostgres;
   let big: string;
 
@@ -48,7 +49,7 @@ describe('fleet-audit scan on a store failure: exit 2, one line', () => {
   it('nothing listening at --database-url', async () => {
     const port = await freeTcpPort();
     const r = await runCli(['scan', '--fleet', SAMPLE, '--format', 'json', '--database-url', `postgres://postgres@127.0.0.1:${port}/fleet`]);
-    expect(r.exit).toBe(2);
+    expect(r.exit).toBe(3);
     expect(r.lines).toHaveLength(1);
     expect(r.lines[0]).toMatch(/^fleet-audit: error: cannot open PostgreSQL at postgres:\/\/postgres@127\.0\.0\.1:\d+\/fleet: .*ECONNREFUSED/);
   }, 120_000);
@@ -70,7 +71,7 @@ describe('fleet-audit scan on a store failure: exit 2, one line', () => {
       pg.stop();
     });
     pg.start();
-    expect(r.exit).toBe(2);
+    expect(r.exit).toBe(3);
     expect(r.lines, r.lines.join('\n')).toHaveLength(1);
     expect(r.lines[0]).toMatch(/^fleet-audit: error: /);
     expect(r.lines[0]).toMatch(/PostgreSQL|database/i);
