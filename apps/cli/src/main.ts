@@ -86,19 +86,14 @@ export function buildProgram(run: (p: Promise<number>) => void): Command {
 /** Parse argv, run the command, and exit with its code. Never prints a stack trace by default. */
 export async function main(argv: string[] = process.argv): Promise<void> {
   installTerminalHandlers();
-  try {
-    // Every declared variable the CLI reads, validated once at boot (libs/config): a bad one is
-    // one line naming it and the expected shape, exit 2.
-    cliConfig();
-  } catch (e) {
-    process.exit(reportError(e));
-  }
   let pending: Promise<number> | undefined;
-  const program = buildProgram((p) => {
-    pending = p;
-  });
   try {
-    await program.parseAsync(argv);
+    // Every declared variable the CLI reads, validated once at boot (libs/config), before any command is built:
+    // a bad one is one line naming it and the expected shape, exit 2.
+    cliConfig();
+    await buildProgram((p) => {
+      pending = p;
+    }).parseAsync(argv);
   } catch (e) {
     if (e instanceof CommanderError) {
       process.exit(e.exitCode === 0 ? 0 : EXIT_ERROR);
