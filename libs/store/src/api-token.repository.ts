@@ -3,6 +3,7 @@ import { DEFAULT_TOKEN_TTL_DAYS, generateToken, hashesEqual, hashTokenSecret, MA
 import { accountsScope, ALL_ACCOUNTS, scopeCoversCondition, SYSTEM_PRINCIPAL, type AccountScope, type Role, ROLES, type Scoped } from './principal';
 import { toIso, toIsoOrNull } from './sql.util';
 import { StoreError } from './store.exception';
+import { withTransaction } from './transaction.util';
 
 /** A stored token as listed (never the secret nor its hash). */
 export interface StoredApiToken {
@@ -105,23 +106,15 @@ export class ApiTokenRepository {
     const now = input.now ?? new Date();
     const generated = generateToken();
     const hash = hashTokenSecret(this.hashKey, generated.id, generated.secret);
-    const client = await this.pool.connect();
-    try {
-      await client.query('BEGIN');
+    return withTransaction(this.pool, async (client) => {
       const row = await client.query<TokenRow>(
         `INSERT INTO api_tokens (id, name, role, account_ids, secret_hash, created_at, expires_at, created_by)
          VALUES ($1, $2, $3, $4::text[], $5, $6, $7, $8) RETURNING ${TOKEN_COLUMNS}`,
         [generated.id, name, input.role, accounts ? [...new Set(accounts)].sort() : null, hash, now, new Date(now.getTime() + ttlMs), input.createdBy],
       );
       await client.query(`INSERT INTO api_token_events (at, event, token_id, actor) VALUES ($1, 'created', $2, $3)`, [now, generated.id, input.createdBy]);
-      await client.query('COMMIT');
       return { token: generated.token, stored: toStoredToken(row.rows[0]) };
-    } catch (e) {
-      await client.query('ROLLBACK').catch(() => undefined); // error path: `e` is thrown; a lost connection rolls back itself
-      throw e;
-    } finally {
-      client.release();
-    }
+    });
   }
 
   /**

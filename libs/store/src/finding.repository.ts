@@ -8,7 +8,7 @@ import type { FindingPage, FindingQuery, StoredFinding } from './store.types';
 import { isUuid, resolvePage } from './page.util';
 import { decodeCursor, encodeCursor, keysetAfter, keysetOrderBy, type KeysetColumn } from './keyset-cursor.util';
 import { scopeCondition, SYSTEM_PRINCIPAL, type Scoped } from './principal';
-import { pagingSql, toPage, type GraphPage, type GraphPageArgs } from './fleet-graph.repository';
+import { pagingSql, toPage, type GraphPage, type GraphPageArgs } from './keyset-page.util';
 import { scopeCacheKey, type ReadGeneration } from './read-generation';
 
 /**

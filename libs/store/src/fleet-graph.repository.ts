@@ -10,41 +10,13 @@ import type {
   QuotaUsageSample,
   ResourceKind,
 } from '@app/domain';
-import { decodeCursor, encodeCursor, keysetAfter, keysetOrderBy, type KeysetColumn, type KeysetValue } from './keyset-cursor.util';
+import { insertRows, type ColumnSpec } from './bulk-insert.util';
+import { keysetOrderBy, type KeysetColumn, type KeysetValue } from './keyset-cursor.util';
+import { emptyPage, pagingSql, Params, toPage, type GraphPage, type GraphPageArgs } from './keyset-page.util';
 import { isUuid } from './page.util';
 import { scopeCondition, type Scoped } from './principal';
-import { chunk, MAX_BIND_PARAMETERS, storableJson, storableText, toNumber } from './sql.util';
-import { StoreError } from './store.exception';
+import { toNumber } from './sql.util';
 import { quotaSampleOfRow, type QuotaUsageRow } from './quota-usage.repository';
-
-/**
- * Relay-style paging arguments (relay.dev/graphql/connections.htm): `first` (optionally `after`) pages
- * forward, `last` (optionally `before`) pages backward; exactly one of `first` / `last`, 1..`MAX_GRAPH_PAGE`
- * (the GraphQL layer narrows it to 1..100, as GitHub's API does). Cursors are opaque strings returned in edges.
- */
-export interface GraphPageArgs {
-  first?: number;
-  after?: string;
-  last?: number;
-  before?: string;
-}
-
-/** One row of a page with its opaque cursor (keyset: the row's sort-key values). */
-export interface GraphEdge<T> {
-  cursor: string;
-  node: T;
-}
-
-/**
- * A page of rows in key order (also when paging backward). `hasNextPage` is exact when paging forward,
- * `hasPreviousPage` exact when paging backward; the other one is true when a cursor was given (rows of a
- * stored scan never change, so rows exist beyond the cursor row), else false.
- */
-export interface GraphPage<T> {
-  edges: GraphEdge<T>[];
-  hasNextPage: boolean;
-  hasPreviousPage: boolean;
-}
 
 /** An account of a scan's graph: its name and how many of its regions were scanned. */
 export interface GraphAccount {
@@ -53,24 +25,9 @@ export interface GraphAccount {
   regionCount: number;
 }
 
-/** Largest `first` / `last` the repository accepts (rows). */
-export const MAX_GRAPH_PAGE = 1000;
-
 /** Rows per INSERT statement (one jsonb parameter per statement); server groups carry their backends, so fewer. */
 const ROWS_PER_INSERT = 5000;
 const SERVER_GROUPS_PER_INSERT = 1000;
-
-/**
- * How a column is sent: `text` / `integer` / `boolean` as values; `jsonb` as JSON text cast on insert;
- * `json` as JSON text stored as is (a `text` column); `text[]` as one string joined by U+001F (ids and IPs
- * never contain it) split on insert.
- */
-type ColumnKind = 'text' | 'integer' | 'boolean' | 'jsonb' | 'json' | 'text[]';
-
-type ColumnSpec<T> = readonly (readonly [column: string, kind: ColumnKind, value: (row: T) => unknown])[];
-
-/** Separator of `text[]` columns on the wire (ASCII unit separator). */
-const ARRAY_SEPARATOR = '\u001f';
 
 const REGION_COLUMNS: ColumnSpec<GraphRegion> = [
   ['account_id', 'text', (r) => r.accountId],
@@ -307,15 +264,6 @@ const QUOTAS: Listing<QuotaUsageSample> = {
 
 /** Equality filters of a listing: SQL column (from code) -> value (undefined: not filtered). */
 type Filters = Record<string, string | undefined>;
-
-/** Collects bind parameters, numbering placeholders. */
-class Params {
-  readonly values: unknown[] = [];
-  add = (v: unknown): string => {
-    this.values.push(v);
-    return `$${this.values.length}`;
-  };
-}
 
 /**
  * The stored fleet graph of each succeeded scan (tables `graph_*`, migration 1797300000000) and the quota
@@ -657,91 +605,9 @@ function filterConditions(filters: Filters, add: (v: unknown) => string): string
     .map(([column, v]) => `${column} = ${add(v)}`);
 }
 
-function emptyPage<T>(): GraphPage<T> {
-  return { edges: [], hasNextPage: false, hasPreviousPage: false };
-}
-
-/**
- * Check Relay paging arguments and build the keyset conditions and order for `keys` (any listing of any
- * repository: graph tables, findings, scans).
- * @returns `limit` (fetch `limit + 1` rows), whether the order is reversed (`last`), the conditions and `ORDER BY`
- * @throws StoreError INVALID_ARGUMENT naming the bad argument
- */
-export function pagingSql(
-  keys: readonly KeysetColumn[],
-  args: GraphPageArgs,
-  add: (v: unknown) => string,
-): { limit: number; backward: boolean; conditions: string[]; order: string } {
-  const { first, last } = args;
-  if ((first === undefined) === (last === undefined)) {
-    throw new StoreError('INVALID_ARGUMENT', 'exactly one of `first` and `last` is required');
-  }
-  const limit = (first ?? last)!;
-  if (!Number.isInteger(limit) || limit < 1 || limit > MAX_GRAPH_PAGE) {
-    throw new StoreError('INVALID_ARGUMENT', `\`${first !== undefined ? 'first' : 'last'}\` must be an integer from 1 to ${MAX_GRAPH_PAGE}, got ${limit}`);
-  }
-  const reversed = keys.map((k) => ({ expr: k.expr, dir: k.dir === 'asc' ? 'desc' : 'asc' }) as KeysetColumn);
-  const conditions: string[] = [];
-  if (args.after !== undefined) conditions.push(keysetAfter(keys, decodeCursor(args.after, keys.length), add));
-  if (args.before !== undefined) conditions.push(keysetAfter(reversed, decodeCursor(args.before, keys.length), add));
-  const backward = last !== undefined;
-  return { limit, backward, conditions, order: keysetOrderBy(backward ? reversed : keys) };
-}
-
-/** The page of rows fetched with `pagingSql` (`limit + 1` rows at most; reversed ones are put back in key order). */
-export function toPage<T>(rows: T[], keyOf: (row: T) => KeysetValue[], limit: number, backward: boolean, args: GraphPageArgs): GraphPage<T> {
-  const more = rows.length > limit;
-  const kept = more ? rows.slice(0, limit) : rows;
-  if (backward) kept.reverse();
-  const edges = kept.map((node) => ({ cursor: encodeCursor(keyOf(node)), node }));
-  return backward
-    ? { edges, hasPreviousPage: more, hasNextPage: args.before !== undefined }
-    : { edges, hasNextPage: more, hasPreviousPage: args.after !== undefined };
-}
-
 function groupBy<T>(rows: readonly T[], key: (row: T) => string, keys: readonly string[]): Map<string, T[]> {
   const out = new Map<string, T[]>(keys.map((k) => [k, []]));
   for (const r of rows) out.get(key(r))?.push(r);
   return out;
 }
 
-/**
- * Insert rows with multi-row `INSERT ... VALUES` statements, one bind parameter per value (sent as is: no
- * array-literal escaping of large values), at most 65,535 parameters per statement (MAX_BIND_PARAMETERS).
- */
-async function insertRows<T>(client: PoolClient, table: string, columns: ColumnSpec<T>, scanId: string, rows: readonly T[], perInsert: number): Promise<void> {
-  const names = columns.map(([c]) => c);
-  const cast: Record<ColumnKind, (placeholder: string) => string> = {
-    text: (x) => x,
-    integer: (x) => `${x}::int`,
-    boolean: (x) => `${x}::bool`,
-    jsonb: (x) => `${x}::jsonb`,
-    json: (x) => x,
-    'text[]': (x) => `string_to_array(${x}, E'\\x1F')`,
-  };
-  const rowsPerInsert = Math.min(perInsert, Math.floor((MAX_BIND_PARAMETERS - 1) / columns.length));
-  for (const part of chunk(rows, rowsPerInsert)) {
-    const params: unknown[] = [scanId];
-    const tuples: string[] = [];
-    for (const r of part) {
-      const placeholders = ['$1'];
-      for (const [, kind, value] of columns) {
-        const v = value(r);
-        params.push(
-          v === null || v === undefined
-            ? null
-            : kind === 'text'
-              ? storableText(v as string)
-              : kind === 'jsonb'
-                ? storableJson(v)
-                : kind === 'text[]'
-                  ? (v as string[]).map((x) => storableText(x)).join(ARRAY_SEPARATOR)
-                  : v,
-        );
-        placeholders.push(cast[kind](`$${params.length}`));
-      }
-      tuples.push(`(${placeholders.join(', ')})`);
-    }
-    await client.query(`INSERT INTO ${table} (scan_id, ${names.join(', ')}) VALUES ${tuples.join(', ')} ON CONFLICT DO NOTHING`, params);
-  }
-}

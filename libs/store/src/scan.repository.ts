@@ -4,12 +4,14 @@ import type { CoverageEntry, SkippedResult } from '@app/domain';
 import type { FindingRepository } from './finding.repository';
 import type { QuotaUsageRepository } from './quota-usage.repository';
 import type { ScanSnapshotRepository } from './scan-snapshot.repository';
-import { pagingSql, toPage, type FleetGraphRepository, type GraphPage, type GraphPageArgs } from './fleet-graph.repository';
+import type { FleetGraphRepository } from './fleet-graph.repository';
+import { pagingSql, toPage, type GraphPage, type GraphPageArgs } from './keyset-page.util';
 import { isUuid, resolvePage } from './page.util';
 import type { Scoped } from './principal';
 import { storableJson, storableText, toIso, toIsoOrNull, toNumber } from './sql.util';
 import { StoreError } from './store.exception';
 import { withStoreRetry } from './store-retry.util';
+import { withTransaction } from './transaction.util';
 import type {
   CompleteScanInput,
   CreateScanInput,
@@ -142,7 +144,7 @@ export class ScanRepository {
   }
 
   private async completeOnce(id: string, input: CompleteScanInput, summary: ScanSummary): Promise<StoredScan> {
-    return this.transaction(async (client) => {
+    return withTransaction(this.pool, async (client) => {
       const scan = await this.lockScan(client, id);
       if (scan.status === 'failed') throw new StoreError('CONFLICT', `scan ${id} already failed; it cannot be completed`);
       const observedAt = scan.started_at instanceof Date ? scan.started_at : new Date(scan.started_at);
@@ -174,7 +176,7 @@ export class ScanRepository {
   }
 
   private async failOnce(id: string, error: string): Promise<StoredScan> {
-    return this.transaction(async (client) => {
+    return withTransaction(this.pool, async (client) => {
       const scan = await this.lockScan(client, id);
       if (scan.status === 'succeeded') throw new StoreError('CONFLICT', `scan ${id} already succeeded; it cannot fail`);
       const updated = await client.query<ScanRow>(
@@ -336,37 +338,6 @@ export class ScanRepository {
     );
     if (!rows.rows[0]) throw new StoreError('NOT_FOUND', `scan ${id} not found`);
     return rows.rows[0];
-  }
-
-  /**
-   * Run `fn` in a transaction on one pooled client: COMMIT on success, ROLLBACK on any error.
-   * Everything inside must use `client` (with PGlite the pool has a single connection, so a
-   * query on the pool would wait for this transaction forever).
-   */
-  private async transaction<T>(fn: (client: PoolClient) => Promise<T>): Promise<T> {
-    const client = await this.pool.connect();
-    let broken: Error | undefined;
-    // A checked-out client emits 'error' when its connection dies (PostgreSQL restarts); without a
-    // listener that event would crash the process. The query in flight rejects on its own.
-    const onError = (e: Error) => {
-      broken = e;
-    };
-    client.on('error', onError);
-    try {
-      await client.query('BEGIN');
-      const result = await fn(client);
-      await client.query('COMMIT');
-      return result;
-    } catch (e) {
-      await client.query('ROLLBACK').catch((rollbackError: Error) => {
-        broken = rollbackError;
-      });
-      throw e;
-    } finally {
-      // A connection that cannot even roll back is discarded, not returned to the pool.
-      client.removeListener('error', onError);
-      client.release(broken);
-    }
   }
 }
 

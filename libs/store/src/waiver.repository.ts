@@ -4,6 +4,7 @@ import { isUuid } from './page.util';
 import { mayManage, scopeCondition, SYSTEM_PRINCIPAL, type Principal, type Scoped } from './principal';
 import { toIso, toIsoOrNull } from './sql.util';
 import { StoreError } from './store.exception';
+import { withTransaction } from './transaction.util';
 
 /**
  * A stored waiver: the domain waiver plus the id of the `fa_` token that created it (null: created by
@@ -84,7 +85,7 @@ export class WaiverRepository {
    */
   async create(input: CreateWaiverInput): Promise<StoredWaiver> {
     if (input.id !== undefined && !isUuid(input.id)) throw new StoreError('INVALID_ARGUMENT', `waiver id must be a uuid, got "${input.id}"`);
-    return this.transaction(async (client) => {
+    return withTransaction(this.pool, async (client) => {
       const rows = await client
         .query<WaiverRow>(
           `INSERT INTO waivers (id, check_id, account_id, region_id, cluster_id, resource, owner, reason, category, ticket,
@@ -147,7 +148,7 @@ export class WaiverRepository {
    *   `by` is not admin), CONFLICT (revoked: create a new one instead)
    */
   async update(id: string, changes: WaiverChanges, actor: string, at: Date = new Date(), by: Principal = SYSTEM_PRINCIPAL): Promise<StoredWaiver> {
-    return this.transaction(async (client) => {
+    return withTransaction(this.pool, async (client) => {
       const current = await this.lock(client, id, by);
       if (current.revoked_at !== null) throw new StoreError('CONFLICT', `waiver ${id} is revoked; create a new waiver instead`);
       const rows = await client
@@ -171,7 +172,7 @@ export class WaiverRepository {
    *   `by` is not admin), CONFLICT (already revoked)
    */
   async revoke(id: string, actor: string, at: Date = new Date(), by: Principal = SYSTEM_PRINCIPAL): Promise<StoredWaiver> {
-    return this.transaction(async (client) => {
+    return withTransaction(this.pool, async (client) => {
       const current = await this.lock(client, id, by);
       if (current.revoked_at !== null) throw new StoreError('CONFLICT', `waiver ${id} is already revoked`);
       const rows = await client.query<WaiverRow>(
@@ -220,25 +221,6 @@ export class WaiverRepository {
       throw new StoreError('FORBIDDEN', `waiver ${id} was created by another token; only an admin may change or revoke it`);
     }
     return row;
-  }
-
-  /** Run `fn` in one transaction on one pooled client (COMMIT on success, ROLLBACK on error). */
-  private async transaction<T>(fn: (client: PoolClient) => Promise<T>): Promise<T> {
-    const client = await this.pool.connect();
-    let broken: Error | undefined;
-    try {
-      await client.query('BEGIN');
-      const result = await fn(client);
-      await client.query('COMMIT');
-      return result;
-    } catch (e) {
-      await client.query('ROLLBACK').catch((rollbackError: Error) => {
-        broken = rollbackError;
-      });
-      throw e;
-    } finally {
-      client.release(broken);
-    }
   }
 }
 

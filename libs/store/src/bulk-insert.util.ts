@@ -1,0 +1,61 @@
+/**
+ * The bulk-insert engine of the store: rows described by a column list (`ColumnSpec`: column, how it is sent,
+ * how it is read off the row) written with multi-row `INSERT ... VALUES` statements of at most 65,535 bind
+ * parameters (sql.util.ts `MAX_BIND_PARAMETERS`).
+ */
+import type { PoolClient } from 'pg';
+import { chunk, MAX_BIND_PARAMETERS, storableJson, storableText } from './sql.util';
+
+/**
+ * How a column is sent: `text` / `integer` / `boolean` as values; `jsonb` as JSON text cast on insert;
+ * `json` as JSON text stored as is (a `text` column); `text[]` as one string joined by U+001F (ids and IPs
+ * never contain it) split on insert.
+ */
+export type ColumnKind = 'text' | 'integer' | 'boolean' | 'jsonb' | 'json' | 'text[]';
+
+/** The columns of a table after `scan_id`: SQL column name, how it is sent, its value on a row. */
+export type ColumnSpec<T> = readonly (readonly [column: string, kind: ColumnKind, value: (row: T) => unknown])[];
+
+/** Separator of `text[]` columns on the wire (ASCII unit separator). */
+const ARRAY_SEPARATOR = '\u001f';
+
+/**
+ * Insert rows with multi-row `INSERT ... VALUES` statements, one bind parameter per value (sent as is: no
+ * array-literal escaping of large values), at most 65,535 parameters per statement (MAX_BIND_PARAMETERS).
+ */
+export async function insertRows<T>(client: PoolClient, table: string, columns: ColumnSpec<T>, scanId: string, rows: readonly T[], perInsert: number): Promise<void> {
+  const names = columns.map(([c]) => c);
+  const cast: Record<ColumnKind, (placeholder: string) => string> = {
+    text: (x) => x,
+    integer: (x) => `${x}::int`,
+    boolean: (x) => `${x}::bool`,
+    jsonb: (x) => `${x}::jsonb`,
+    json: (x) => x,
+    'text[]': (x) => `string_to_array(${x}, E'\\x1F')`,
+  };
+  const rowsPerInsert = Math.min(perInsert, Math.floor((MAX_BIND_PARAMETERS - 1) / columns.length));
+  for (const part of chunk(rows, rowsPerInsert)) {
+    const params: unknown[] = [scanId];
+    const tuples: string[] = [];
+    for (const r of part) {
+      const placeholders = ['$1'];
+      for (const [, kind, value] of columns) {
+        const v = value(r);
+        params.push(
+          v === null || v === undefined
+            ? null
+            : kind === 'text'
+              ? storableText(v as string)
+              : kind === 'jsonb'
+                ? storableJson(v)
+                : kind === 'text[]'
+                  ? (v as string[]).map((x) => storableText(x)).join(ARRAY_SEPARATOR)
+                  : v,
+        );
+        placeholders.push(cast[kind](`$${params.length}`));
+      }
+      tuples.push(`(${placeholders.join(', ')})`);
+    }
+    await client.query(`INSERT INTO ${table} (scan_id, ${names.join(', ')}) VALUES ${tuples.join(', ')} ON CONFLICT DO NOTHING`, params);
+  }
+}
