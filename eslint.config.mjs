@@ -5,6 +5,33 @@ import tseslint from 'typescript-eslint';
 
 const impure = ['@nestjs/*', 'pg', 'bullmq', 'ioredis', 'prom-client', '@alicloud/*', '@kubernetes/*', '@electric-sql/*', 'node:fs', 'node:http', 'node:net'];
 
+// Deep imports reach past a lib's public entry.
+const deepImport = { group: ['@app/*/src/*', '@app/*/src'], message: 'import a lib through its public entry (@app/<lib>)' };
+
+/**
+ * The fence of a pure lib (`folder`, its tests aside): no impure package and no lib but `allowed`. A later
+ * config object's `no-restricted-imports` replaces an earlier one's options (flat config merges a rule's
+ * options by replacement), so the global deep-import pattern is repeated here, not lost.
+ */
+function pureLib(folder, allowed, message) {
+  return {
+    files: [`${folder}/**/*.ts`],
+    ignores: ['**/*.spec.ts', '**/test/**'],
+    rules: {
+      'no-restricted-imports': [
+        'error',
+        {
+          patterns: [
+            deepImport,
+            { group: impure, message: `${folder} is pure: no framework, database, queue, network or file I/O` },
+            { group: ['@app/*', ...allowed.map((lib) => `!${lib}`)], message },
+          ],
+        },
+      ],
+    },
+  };
+}
+
 export default tseslint.config(
   { ignores: ['dist/**', 'node_modules/**', 'coverage/**', 'bin/**', '**/*.mjs'] },
   js.configs.recommended,
@@ -13,7 +40,7 @@ export default tseslint.config(
     rules: {
       '@typescript-eslint/no-explicit-any': 'error',
       '@typescript-eslint/no-unused-vars': ['error', { argsIgnorePattern: '^_' }],
-      'no-restricted-imports': ['error', { patterns: [{ group: ['@app/*/src/*', '@app/*/src'], message: 'import a lib through its public entry (@app/<lib>)' }] }],
+      'no-restricted-imports': ['error', { patterns: [deepImport] }],
     },
   },
   {
@@ -28,34 +55,8 @@ export default tseslint.config(
       'no-restricted-properties': ['error', { object: 'process', property: 'env', message: 'read configuration through @app/config (declare the variable in libs/config/src/env.declaration.ts)' }],
     },
   },
-  {
-    files: ['libs/domain/**/*.ts', 'libs/checks/**/*.ts'],
-    ignores: ['**/*.spec.ts', '**/test/**'],
-    rules: {
-      'no-restricted-imports': [
-        'error',
-        {
-          patterns: [
-            { group: impure, message: 'libs/domain and libs/checks are pure: no framework, database, queue, network or file I/O' },
-            { group: ['@app/collectors', '@app/store', '@app/audit', '@app/api', '@app/worker', '@app/fleet-sim', '@app/telemetry'], message: 'dependency direction: domain <- checks <- everything else' },
-          ],
-        },
-      ],
-    },
-  },
-  {
-    files: ['libs/forecast/**/*.ts'],
-    ignores: ['**/*.spec.ts', '**/test/**'],
-    rules: {
-      'no-restricted-imports': [
-        'error',
-        {
-          patterns: [
-            { group: impure, message: 'libs/forecast is pure: no framework, database, queue, network or file I/O' },
-            { group: ['@app/collectors', '@app/store', '@app/audit', '@app/api', '@app/worker', '@app/fleet-sim', '@app/telemetry'], message: 'dependency direction: domain <- checks <- forecast <- everything else' },
-          ],
-        },
-      ],
-    },
-  },
+  pureLib('libs/domain', ['@app/errors'], 'libs/domain imports no other lib (libs/errors, a leaf every lib may import, aside)'),
+  pureLib('libs/checks', ['@app/domain', '@app/errors'], 'dependency direction: domain <- checks <- everything else'),
+  pureLib('libs/forecast', ['@app/domain', '@app/checks', '@app/errors'], 'dependency direction: domain <- checks <- forecast <- everything else'),
+  pureLib('libs/errors', [], 'libs/errors is the leaf every lib imports: it imports no lib'),
 );
