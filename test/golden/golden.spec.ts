@@ -5,9 +5,12 @@
  * - `sample-scan.golden.json`: `fleet-audit scan --fleet examples/fleets/sample --settings
  *   examples/fleets/sample/audit-settings.yaml --format json --now 2026-11-22T00:00:00Z` (the settings
  *   `demo` uses), with the scan id and the wall-clock start/finish times replaced by placeholders.
- * - `audit-digests.json`: the sha256 of `runAudit`'s whole output (findings and every pass/fail/skipped
- *   result) as JSON, for every check fixture (libs/checks/test/fixtures, all checks enabled, the
- *   fixture's settings) and for generated fleets shaped like the benchmark's and like the generator spec's.
+ * - `audit-digests.json`: per check, the sha256 of its part of `runAudit`'s output (its pass/fail/skipped
+ *   results and its findings, in output order) as JSON, for every check fixture (libs/checks/test/fixtures,
+ *   all checks enabled, the fixture's settings) and for generated fleets shaped like the benchmark's and like
+ *   the generator spec's. Every check still runs on every input; a check with no output on an input has no
+ *   line, so a new check (with its fixtures) adds lines and rewrites none. The order across checks, which the
+ *   per-check digests do not see, is asserted as a property (`expectOutputOrder`).
  *
  * A change that alters findings on purpose (a fingerprint scheme, a CCM model fix) regenerates both with
  * `npm run golden:update` and says why in its commit message; see test/golden/README.md.
@@ -17,9 +20,9 @@ import { createHash } from 'node:crypto';
 import { readFileSync, readdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { runAudit, type PartialAuditSettings } from '@app/checks';
+import { CHECKS, runAudit, type AuditOutput, type PartialAuditSettings } from '@app/checks';
 import { generateFleet, generateSpecSchema } from '@app/collectors';
-import { mapWireFleet, type FleetSnapshot } from '@app/domain';
+import { mapWireFleet, severityRank, type CheckResult, type Finding, type FleetSnapshot } from '@app/domain';
 import { FROZEN_NOW } from '../../libs/checks/test/factories';
 import { ROOT, SAMPLE_FLEET, runCli } from '../cli/cli-run.util';
 
@@ -44,22 +47,56 @@ function digest(value: unknown): string {
   return createHash('sha256').update(JSON.stringify(value)).digest('hex');
 }
 
-/** Digest of every check fixture's audit output, keyed `<CHECK_ID>/<file>`. */
-function fixtureDigests(): Record<string, string> {
-  const out: Record<string, string> = {};
+/**
+ * Per-check digests of one input, keyed by check id: the first 16 hex digits (64 bits: enough to detect a
+ * change, and the file stays readable) of the sha256 of that check's results and findings, in output order.
+ */
+type CheckDigests = Record<string, string>;
+
+/**
+ * Split an audit output by check and digest each part (checks without any result or finding are left out).
+ * Also asserts the order across checks (see `expectOutputOrder`), which the per-check parts no longer carry.
+ */
+function digestsByCheck(out: AuditOutput): CheckDigests {
+  expectOutputOrder(out);
+  const parts = new Map<string, { results: CheckResult[]; findings: Finding[] }>();
+  const part = (checkId: string) => {
+    let p = parts.get(checkId);
+    if (!p) parts.set(checkId, (p = { results: [], findings: [] }));
+    return p;
+  };
+  for (const r of out.results) part(r.checkId).results.push(r);
+  for (const f of out.findings) part(f.checkId).findings.push(f);
+  const digests: CheckDigests = {};
+  for (const id of [...parts.keys()].sort()) digests[id] = digest(parts.get(id)).slice(0, 16);
+  return digests;
+}
+
+/** `runAudit`'s documented order: results by check id (then resource), findings by severity (critical first), then check id. */
+function expectOutputOrder(out: AuditOutput): void {
+  const resultChecks = out.results.map((r) => r.checkId);
+  expect(resultChecks).toEqual([...resultChecks].sort());
+  const findingKeys = out.findings.map((f) => [-severityRank(f.severity), f.checkId] as const);
+  const sorted = [...findingKeys].sort((a, b) => a[0] - b[0] || (a[1] < b[1] ? -1 : a[1] > b[1] ? 1 : 0));
+  expect(findingKeys).toEqual(sorted);
+}
+
+/** Per-check digests of every check fixture's audit output, keyed `<CHECK_ID>/<file>` (the fixture). */
+function fixtureDigests(): Record<string, CheckDigests> {
+  const out: Record<string, CheckDigests> = {};
   for (const dir of readdirSync(FIXTURES).sort())
     for (const file of readdirSync(join(FIXTURES, dir)).sort()) {
       const doc = JSON.parse(readFileSync(join(FIXTURES, dir, file), 'utf8')) as {
         settings?: PartialAuditSettings;
         snapshot: FleetSnapshot;
       };
-      out[`${dir}/${file}`] = digest(runAudit(doc.snapshot, { now: FROZEN_NOW, ...(doc.settings ? { settings: doc.settings } : {}) }));
+      out[`${dir}/${file}`] = digestsByCheck(runAudit(doc.snapshot, { now: FROZEN_NOW, ...(doc.settings ? { settings: doc.settings } : {}) }));
     }
   return out;
 }
 
-/** Digest of generated fleets: the benchmark's shape (scaled down to 40 clusters) and the mixed shape of test/generate. */
-function generatedDigests(): Record<string, string> {
+/** Per-check digests of generated fleets: the benchmark's shape (scaled down to 40 clusters) and the mixed shape of test/generate. */
+function generatedDigests(): Record<string, CheckDigests> {
   const shapes: Record<string, unknown> = {
     'bench-shape': {
       seed: 42,
@@ -85,10 +122,10 @@ function generatedDigests(): Record<string, string> {
       shares: { orphaned: 0.1, reused: 0.1, misconfigured: 0.2, consoleReused: 0.2 },
     },
   };
-  const out: Record<string, string> = {};
+  const out: Record<string, CheckDigests> = {};
   for (const [name, raw] of Object.entries(shapes)) {
     const snapshot = mapWireFleet(generateFleet(generateSpecSchema.parse(raw), name).fleet);
-    out[name] = digest(runAudit(snapshot, { now: GENERATED_NOW }));
+    out[name] = digestsByCheck(runAudit(snapshot, { now: GENERATED_NOW }));
   }
   return out;
 }
@@ -113,12 +150,15 @@ describe('golden outputs', () => {
     expect(actual).toBe(readFileSync(SCAN_GOLDEN, 'utf8'));
   });
 
-  it('every check fixture and the generated fleets audit to the digests in audit-digests.json', () => {
+  it('every check audits every check fixture and the generated fleets to its digests in audit-digests.json', () => {
     const actual = { fixtures: fixtureDigests(), generated: generatedDigests() };
     const text = JSON.stringify(actual, null, 2) + '\n';
     if (UPDATE) writeFileSync(DIGESTS_GOLDEN, text);
     const golden = JSON.parse(readFileSync(DIGESTS_GOLDEN, 'utf8')) as typeof actual;
     expect(Object.keys(actual.fixtures).length).toBeGreaterThan(100);
+    // Every registered check has output on at least one input: none escapes the golden outputs.
+    const covered = new Set(Object.values({ ...actual.fixtures, ...actual.generated }).flatMap((d) => Object.keys(d)));
+    expect(CHECKS.map((c) => c.id).filter((id) => !covered.has(id))).toEqual([]);
     expect(actual).toEqual(golden);
   });
 });
