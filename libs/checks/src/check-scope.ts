@@ -106,8 +106,6 @@ export interface ScopedCheckDefinition<S extends CheckScope> extends Omit<CheckD
   scope: S;
   /** Datasets without which the check makes no claim: each unread one gives the standard `skipped` result. */
   needs: NeedsOf<S>;
-  /** `reusedClb` scope: where the reused CLB is looked up (`FleetIndex.reusedClb`; default `local`). */
-  reuseLookup?: S extends 'reusedClb' ? 'local' | 'fleet' : never;
   /** Which resources of the scope the check is about (default: all). */
   applies?(subject: ScopeSubjects[S], ctx: CheckContext): boolean;
   /**
@@ -155,7 +153,7 @@ function unreadClbRef(lbId: string, se: ServiceEntry): ResourceRef {
 export function scopedCheck<S extends CheckScope>(
   def: ScopedCheckDefinition<S>,
 ): CheckDefinition & { scope: S; needs: NeedsOf<S> } {
-  const { check, applies, reuseLookup, ...meta } = def;
+  const { check, applies, ...meta } = def;
   const needs = def.needs as readonly ScopeDataset[];
   return {
     ...meta,
@@ -164,7 +162,7 @@ export function scopedCheck<S extends CheckScope>(
       const out: CheckResult[] = [];
       const accepts = (subject: ScopeSubjects[S]) => !applies || applies(subject, ctx);
       const call = (entry: ScopeEntries[S]) => check(entry, out, r, ctx);
-      iterate(def.scope, needs, reuseLookup ?? 'local', ctx.index, r, out, accepts as never, call as never);
+      iterate(def.scope, needs, ctx.index, r, out, accepts as never, call as never);
       return out;
     },
   };
@@ -174,7 +172,6 @@ export function scopedCheck<S extends CheckScope>(
 function iterate(
   scope: CheckScope,
   needs: readonly ScopeDataset[],
-  reuseLookup: 'local' | 'fleet',
   index: FleetIndex,
   r: ResultFactory,
   out: CheckResult[],
@@ -205,7 +202,7 @@ function iterate(
           else call(se);
           continue;
         }
-        const reused = index.reusedClb(se, reuseLookup);
+        const reused = index.reusedClb(se);
         if (!reused) continue;
         if (reused.entry) call({ service: se, clb: reused.entry });
         else out.push(r.skipped(serviceRef(se), reused.skipReason, { loadBalancerId: reused.lbId }));

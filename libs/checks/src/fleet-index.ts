@@ -159,7 +159,6 @@ export class FleetIndex {
   private readonly statsByRegion = new Map<RegionSnapshot, RegionBackendStats>();
   private readonly clbOfCache = new Map<ServiceEntry, ClbLookup>();
   private readonly reusedClbCache = new Map<ServiceEntry, ReusedClb | null>();
-  private readonly reusedClbFleetCache = new Map<ServiceEntry, ReusedClb | null>();
   private readonly ramPoliciesCache = new Map<RamSnapshot, Map<string, RamPolicy>>();
   private readonly ecsPositionCache = new Map<EligibleNodes, Map<string, number>>();
   private readonly busiestAttachmentCache = new Map<EligibleNodes, number>();
@@ -341,41 +340,32 @@ export class FleetIndex {
   }
 
   /**
-   * The CLB a Service reuses (`loadbalancer-id` annotation), or why it cannot be judged; `undefined` when the
-   * Service reuses no CLB. Memoised per Service and lookup; the `reusedClb` scope of the rule engine is built on it.
-   * - `local` (what CCM sees, `clbOf`): the CLB must be in the Service's account and region; not judged when the
-   *   region's CLBs were not read (standard wording, with the scan's coverage message) or the CLB is not there
-   *   (LB_NOT_FOUND_FOR_SERVICE reports it).
-   * - `fleet` (checks that judge the CLB itself: its VPC, its ownership tags): the CLB with that id anywhere in the
-   *   snapshot; not judged when there is none (`CLB instances of <region> were not read`, without coverage detail,
-   *   or `not among the CLB instances`).
+   * The CLB a Service reuses (`loadbalancer-id` annotation) as CCM finds it (`clbOf`: the Service's account and
+   * region only, since CCM calls the SLB API with that account's credentials in that region), or why it cannot be
+   * judged; `undefined` when the Service reuses no CLB. Not judged when the region's CLBs were not read (standard
+   * wording, with the scan's coverage message) or the CLB is not there: CCM answers "can not find loadbalancer"
+   * (pkg/controller/service/clbv1/loadbalancer.go `Find`; research/ccm-behaviour.md §1.1) and
+   * LB_NOT_FOUND_FOR_SERVICE reports it, also for a CLB id of another account or region of the fleet.
+   * Memoised per Service; the `reusedClb` scope of the rule engine is built on it.
    */
-  reusedClb(se: ServiceEntry, lookup: 'local' | 'fleet' = 'local'): ReusedClb | undefined {
-    const cache = lookup === 'local' ? this.reusedClbCache : this.reusedClbFleetCache;
-    let r = cache.get(se);
+  reusedClb(se: ServiceEntry): ReusedClb | undefined {
+    let r = this.reusedClbCache.get(se);
     if (r === undefined) {
-      r = this.judgeReusedClb(se, lookup) ?? null;
-      cache.set(se, r);
+      r = this.judgeReusedClb(se) ?? null;
+      this.reusedClbCache.set(se, r);
     }
     return r ?? undefined;
   }
 
-  private judgeReusedClb(se: ServiceEntry, lookup: 'local' | 'fleet'): ReusedClb | undefined {
+  private judgeReusedClb(se: ServiceEntry): ReusedClb | undefined {
     const lbId = reusedLoadBalancerId(se.service);
     if (!lbId) return undefined;
     const { account, region } = se.cluster;
-    const notAmong = `CLB ${lbId} is not among the CLB instances of ${region.regionId} (see LB_NOT_FOUND_FOR_SERVICE)`;
-    if (lookup === 'fleet') {
-      const entry = this.clbById.get(lbId);
-      if (entry) return { lbId, entry };
-      return {
-        lbId,
-        skipReason: region.loadBalancers ? notAmong : `CLB instances of ${region.regionId} were not read`,
-      };
-    }
     if (!region.loadBalancers) return { lbId, skipReason: this.slbNotReadReason(account, region) };
     const found = this.clbOf(se);
-    return found.entry ? { lbId, entry: found.entry } : { lbId, skipReason: notAmong };
+    return found.entry
+      ? { lbId, entry: found.entry }
+      : { lbId, skipReason: `CLB ${lbId} is not among the CLB instances of ${region.regionId} (see LB_NOT_FOUND_FOR_SERVICE)` };
   }
 
   /** The standard reason of a region's CLB instances not read (with the scan's coverage message, if any). */

@@ -481,6 +481,54 @@ describe('LB_REUSE_OF_CCM_CREATED / LB_REUSE_OF_APISERVER', () => {
     expect(one(run('LB_REUSE_OF_CCM_CREATED', snap)).reason).toContain('were not read');
     expect(one(run('LB_REUSE_CROSS_VPC', snap)).status).toBe('skipped');
   });
+
+  // Account B's Service names a CLB of account A (same region id): CCM runs with B's credentials in B's region,
+  // never sees A's CLB and answers "can not find loadbalancer" (clbv1/loadbalancer.go `Find`). Before, these two
+  // checks looked the CLB up fleet-wide and reported a refusal / a NetworkConflict that cannot happen.
+  describe("a CLB of another account (CCM's view is the Service's account and region)", () => {
+    const OTHER = '6543210987654321';
+    const crossAccount = (clbOver: Parameters<typeof factory.clb>[0]) =>
+      factory.snapshot({
+        accounts: [
+          factory.account({ regions: [factory.region({ loadBalancers: [factory.clb({ loadBalancerId: 'lb-a', ...clbOver })] })] }),
+          factory.account({
+            accountId: OTHER,
+            name: 'acme-other',
+            regions: [
+              factory.region({
+                accountId: OTHER,
+                loadBalancers: [],
+                clusters: [
+                  factory.cluster({ clusterId: 'cother', accountId: OTHER, kubernetes: factory.kubernetes({ services: [reuse('lb-a')] }) }),
+                ],
+              }),
+            ],
+          }),
+        ],
+      });
+
+    it('LB_REUSE_OF_CCM_CREATED does not report reuse of a CCM-created CLB of another account', () => {
+      const snap = crossAccount({ tags: { 'kubernetes.do.not.delete': 'aother', 'ack.aliyun.com': 'cfirst' } });
+      expect(one(run('LB_REUSE_OF_CCM_CREATED', snap))).toMatchObject({
+        status: 'skipped',
+        reason: 'CLB lb-a is not among the CLB instances of cn-hangzhou (see LB_NOT_FOUND_FOR_SERVICE)',
+        figures: { loadBalancerId: 'lb-a' },
+      });
+      expect(one(run('LB_NOT_FOUND_FOR_SERVICE', snap)).status).toBe('fail');
+    });
+
+    it('LB_REUSE_CROSS_VPC does not report a NetworkConflict for an internal CLB of another account', () => {
+      const snap = crossAccount({ addressType: 'intranet', vpcId: 'vpc-elsewhere' });
+      expect(one(run('LB_REUSE_CROSS_VPC', snap))).toMatchObject({ status: 'skipped', figures: { loadBalancerId: 'lb-a' } });
+    });
+
+    it('the same CLB in the Service\'s own account is judged (the fence is the account, not the id)', () => {
+      const snap = crossAccount({ tags: { 'kubernetes.do.not.delete': 'aother' } });
+      snap.accounts[1]!.regions[0]!.loadBalancers = snap.accounts[0]!.regions[0]!.loadBalancers!.map((l) => ({ ...l, accountId: OTHER }));
+      snap.accounts[0]!.regions[0]!.loadBalancers = [];
+      expect(one(run('LB_REUSE_OF_CCM_CREATED', snap)).status).toBe('fail');
+    });
+  });
 });
 
 describe('CCM_ANNOTATION_UNSUPPORTED', () => {

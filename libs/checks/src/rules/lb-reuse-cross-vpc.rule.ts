@@ -27,8 +27,8 @@ export const lbReuseCrossVpcRule = scopedCheck({
     `${SEED.troubleshooting} "Status Code: 400 Code: NetworkConflict"; ${SEED.serviceFaqClb} "Why does reusing a CLB ` +
     `instance fail?"; ${SEED.lbConsiderations} "Which load balancers can be reused?"`,
   scope: 'reusedClb',
-  // The CLB's own VPC is judged wherever the CLB is (CCM's lookup failure is LB_NOT_FOUND_FOR_SERVICE's).
-  reuseLookup: 'fleet',
+  // The CLB as CCM finds it (the Service's account and region): a CLB of another account or region is never
+  // attached, CCM answers "can not find loadbalancer" first (LB_NOT_FOUND_FOR_SERVICE), not NetworkConflict.
   needs: ['kubernetes'],
   applies: (se) => needClb(se.service),
   check({ service: se, clb: entry }, out, r) {

@@ -39,7 +39,9 @@ export const lbReuseOfCcmCreatedRule = scopedCheck({
   applies: ({ service }) => needClb(service) && reusedLoadBalancerId(service) !== undefined,
   check(se, out, r, ctx) {
     const ref = serviceRef(se);
-    const reused = ctx.index.reusedClb(se, 'fleet')!;
+    // The CLB as CCM finds it (`FleetIndex.reusedClb`: the Service's account and region): CCM never sees a CLB
+    // of another account or region, so it cannot refuse to reuse it (it answers "can not find loadbalancer").
+    const reused = ctx.index.reusedClb(se)!;
     const { lbId, entry } = reused;
     // The API server CLB first, whether or not it was read: LB_REUSE_OF_APISERVER reports it.
     if (ctx.index.apiServerClusters.has(lbId)) {
