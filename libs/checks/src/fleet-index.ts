@@ -3,6 +3,7 @@ import {
   TAG_CCM_OWNER,
   defaultLoadBalancerName,
   eligibleBackendNodes,
+  findServiceClb,
   needClb,
   nodeSelectionKey,
   parseCcmNamedKey,
@@ -290,19 +291,9 @@ export class FleetIndex {
   }
 
   /**
-   * The ONE way to find a Service's CLB: what CCM's `LoadBalancerManager.Find` + `FindLoadBalancer` find at the
-   * next sync (kubernetes/cloud-provider-alibaba-cloud pkg/controller/service/clbv1/loadbalancer.go `Find`: the
-   * `loadbalancer-id` annotation, else the tag `kubernetes.do.not.delete` = the default LB name; then
-   * pkg/provider/alibaba/slb/loadbalancer.go `FindLoadBalancer`: by id, else by that tag, else by the default LB
-   * name, for CLBs created by CCM <= v1.9.3.10 that carry no tag). CCM's API calls see only the Service's account
-   * and region, so an annotation naming a CLB elsewhere finds nothing (`by: 'none'`, no fallback: CCM fails the
-   * sync). Memoised per Service.
-   *
-   * The Service label `service.k8s.alibaba/loadbalancer-id` (`helper.LabelLoadBalancerId`, CCM v2.4.0) is NOT
-   * read: CCM writes it after a sync as a marker and removes it on cleanup, but neither `Find` nor
-   * `FindLoadBalancer` reads it (research/ccm-behaviour.md §1.1, §1.4). Following it would attribute a Service
-   * to a CLB that CCM itself would not find at the next sync (for example after the CLB was deleted and a
-   * stale label remained).
+   * The CLB of a Service as CCM finds it at the next sync (`findServiceClb`, libs/domain: the `loadbalancer-id`
+   * annotation, else the ownership tag, else the default name; never the `loadbalancer-id` label), among the CLBs
+   * of the Service's account and region only. Memoised per Service.
    */
   clbOf(se: ServiceEntry): ClbLookup {
     let found = this.clbOfCache.get(se);
@@ -317,16 +308,12 @@ export class FleetIndex {
     const { account, region } = se.cluster;
     const local = (e: ClbEntry | undefined) =>
       e && e.account.accountId === account.accountId && e.region.regionId === region.regionId ? e : undefined;
-    const reused = reusedLoadBalancerId(se.service);
-    if (reused) {
-      const e = local(this.clbById.get(reused));
-      return e ? { entry: e, by: 'id' } : { by: 'none' };
-    }
-    if (!se.defaultLbName) return { by: 'none' };
-    const tagged = (this.clbsByOwnerTag().get(se.defaultLbName) ?? []).find((e) => local(e));
-    if (tagged) return { entry: tagged, by: 'tag' };
-    const named = this.clbsByName(region).get(se.defaultLbName)?.[0];
-    return named ? { entry: named, by: 'name' } : { by: 'none' };
+    const { clb, by } = findServiceClb(se.service, {
+      byId: (id) => local(this.clbById.get(id)),
+      byOwnerTag: (name) => (this.clbsByOwnerTag().get(name) ?? []).find((e) => local(e)),
+      byName: (name) => this.clbsByName(region).get(name)?.[0],
+    });
+    return clb ? { entry: clb, by } : { by: 'none' };
   }
 
   /**

@@ -179,12 +179,15 @@ export {
 export {
   clusterDefaultsToEni,
   defaultLoadBalancerName,
+  findServiceClb,
   needClb,
   needNlb,
   reusedLoadBalancerId,
   serviceTrafficPolicy,
 } from './ccm/service.model';
 export type {
+  CcmClbView,
+  ServiceClbMatch,
   TrafficPolicy,
   TrafficPolicyDecision,
 } from './ccm/service.model';
@@ -208,6 +211,7 @@ export {
   nodeReadyForCcm,
   parseCcmWeight,
   ecsBackendNodeExclusion,
+  schedulableBackendNode,
   eligibleBackendNodes,
   expectedVServerGroups,
   nodeSelectionKey,

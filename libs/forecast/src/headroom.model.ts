@@ -29,9 +29,6 @@ import {
   type PartialAuditSettings,
 } from '@app/checks';
 import {
-  LABEL_NODE_ROLE_MASTER,
-  LABEL_NODE_TYPE,
-  NODE_TYPE_VIRTUAL_KUBELET,
   SLB_QUOTA_BACKEND_ATTACHED,
   SLB_QUOTA_BACKEND_SERVERS,
   SLB_QUOTA_LISTENERS,
@@ -40,6 +37,7 @@ import {
   needClb,
   nodeSelectionOptionsOf,
   quotaUsageOf,
+  schedulableBackendNode,
   serviceTrafficPolicy,
   type FleetSnapshot,
   type K8sNode,
@@ -168,15 +166,6 @@ function refKey(r: QuotaRef): string {
   return `${r.checkId}\u0000${resourceKeyOf(r.resource)}`;
 }
 
-function isWorker(n: K8sNode): boolean {
-  return (
-    !Object.prototype.hasOwnProperty.call(n.labels, LABEL_NODE_ROLE_MASTER) &&
-    n.labels[LABEL_NODE_TYPE] !== NODE_TYPE_VIRTUAL_KUBELET &&
-    !n.unschedulable &&
-    n.ready === true
-  );
-}
-
 /**
  * Headroom of every cluster (sorted by cluster id).
  * @param snapshot the fleet
@@ -231,7 +220,7 @@ export function computeHeadroom(
     const template =
       options.like !== undefined
         ? k8s.nodes.find((n) => n.name === options.like)
-        : k8s.nodes.find((n) => isWorker(n) && n.ecsInstanceId);
+        : k8s.nodes.find((n) => schedulableBackendNode(n, cluster.ccmVersion));
     if (options.like !== undefined && !template)
       throw new HeadroomOptionError('like', `--like: unknown node "${options.like}" in cluster ${cluster.clusterId}`);
     if (template) {
@@ -304,7 +293,7 @@ export function computeHeadroom(
           caps.use(attachSample(id), { checkId: 'ECS_LB_ATTACHMENT_QUOTA', resource: ecsRes(id) }, 1);
         }
       } else if (mode === 'local') {
-        const workers = k8s.nodes.filter((n) => isWorker(n) && n.ecsInstanceId);
+        const workers = k8s.nodes.filter((n) => schedulableBackendNode(n, cluster.ccmVersion));
         const m = Math.min(pods, workers.length);
         if (m * ports > backendLimit) caps.add(0, { checkId: 'CLB_BACKEND_QUOTA', resource: newClb });
         if (m > 0) {

@@ -7,28 +7,28 @@
  * Everything else the checks read follows from that (ECS attachments and backend counts are counted from the
  * CLBs). Deterministic: generated names and ids come from the step number and a counter.
  *
- * Placement of new pods (addServices, scalePods, pods of removed nodes): on schedulable, ready, non-master
- * worker nodes, one pod per node first, nodes with the fewest pods of the Service first, then the fewest CLB
- * attachments (the water-filling the headroom model assumes), then by name.
+ * Placement of new pods (addServices, scalePods, pods of removed nodes): on the nodes where a pod makes an ECS
+ * backend (`schedulableBackendNode`, libs/domain: the audit's node eligibility, and not cordoned), one pod per
+ * node first, nodes with the fewest pods of the Service first, then the fewest CLB attachments (the
+ * water-filling the headroom model assumes), then by name.
  */
 import {
   ANNOTATION_PREFIX,
   FINALIZER_CLB,
-  LABEL_NODE_ROLE_MASTER,
-  LABEL_NODE_TYPE,
-  LABEL_SERVICE_LOADBALANCER_ID,
-  NODE_TYPE_VIRTUAL_KUBELET,
   TAG_CCM_OWNER,
   TAG_CLUSTER_ID,
   defaultLoadBalancerName,
   eligibleBackendNodes,
   expectedVServerGroups,
+  findServiceClb,
   listenerDescription,
   needClb,
   nodeSelectionOptionsOf,
   reusedLoadBalancerId,
+  schedulableBackendNode,
   serviceTrafficPolicy,
   type BackendServer,
+  type CcmClbView,
   type Clb,
   type ClusterSnapshot,
   type EcsInstance,
@@ -86,15 +86,6 @@ function k8sOf(step: ScenarioStep, loc: ClusterLocation) {
   const k8s = loc.cluster.kubernetes;
   if (!k8s) fail(step, 'cluster', `the Kubernetes objects of cluster ${loc.cluster.clusterId} were not read: nothing to change`);
   return k8s;
-}
-
-function isWorker(n: K8sNode): boolean {
-  return (
-    !Object.prototype.hasOwnProperty.call(n.labels, LABEL_NODE_ROLE_MASTER) &&
-    n.labels[LABEL_NODE_TYPE] !== NODE_TYPE_VIRTUAL_KUBELET &&
-    !n.unschedulable &&
-    n.ready === true
-  );
 }
 
 /** Per ECS id: how many distinct CLBs of the region list it as an `ecs` backend. */
@@ -165,7 +156,7 @@ export class ScenarioApplier {
         this.scalePods(step, loc);
         break;
     }
-    return this.reconcile(step, loc, before, created);
+    return this.reconcile(loc, before, created);
   }
 
   /** The CCM model's vServer groups of every CLB Service of a cluster, as a comparable signature per Service. */
@@ -206,7 +197,7 @@ export class ScenarioApplier {
   }
 
   /** Rewrites the CLB of every Service whose model answer changed (or that is new). */
-  private reconcile(step: ScenarioStep, loc: ClusterLocation, before: Map<string, string>, created: Set<string>): AppliedChange {
+  private reconcile(loc: ClusterLocation, before: Map<string, string>, created: Set<string>): AppliedChange {
     const k8s = loc.cluster.kubernetes;
     const changes: ServiceChange[] = [];
     if (!k8s) return { services: changes };
@@ -214,10 +205,14 @@ export class ScenarioApplier {
     const lbs = (loc.region.loadBalancers ??= []);
     const byId = new Map(lbs.map((l) => [l.loadBalancerId, l]));
     const byOwner = new Map<string, Clb>();
+    const byName = new Map<string, Clb>();
     for (const l of lbs) {
       const owner = l.tags[TAG_CCM_OWNER];
       if (owner && !byOwner.has(owner)) byOwner.set(owner, l);
+      if (!byName.has(l.name)) byName.set(l.name, l);
     }
+    // CCM's view: the CLBs of the cluster's account and region (the region snapshot's), found as CCM finds them.
+    const view: CcmClbView<Clb> = { byId: (id) => byId.get(id), byOwnerTag: (name) => byOwner.get(name), byName: (name) => byName.get(name) };
     for (const svc of k8s.services) {
       if (!needClb(svc)) continue;
       const key = `${svc.namespace}/${svc.name}`;
@@ -227,7 +222,7 @@ export class ScenarioApplier {
       if (!isNew && before.get(key) === sig) continue;
       if (!groups) continue; // CCM would fail this Service's sync: nothing changes on the CLB
       const reused = reusedLoadBalancerId(svc);
-      let clb = reused ? byId.get(reused) : (byId.get(svc.labels[LABEL_SERVICE_LOADBALANCER_ID] ?? '') ?? byOwner.get(defaultLoadBalancerName(svc.uid)));
+      let clb = findServiceClb(svc, view).clb;
       const change: ServiceChange = {
         service: key,
         createsLoadBalancer: false,
@@ -239,9 +234,9 @@ export class ScenarioApplier {
         backendsUpdated: [],
       };
       if (!clb) {
-        if (reused) fail(step, 'reuseLoadBalancer', `CLB ${reused} is not in region ${loc.region.regionId}`);
-        // An existing Service without a CLB (pending, failing): the step does not change why; leave it.
-        if (!isNew) continue;
+        // An existing Service without a CLB CCM finds (pending, failing: LB_NOT_FOUND_FOR_SERVICE): the step does
+        // not change why; leave it. A new Service's reused CLB was checked by addServices.
+        if (!isNew || reused) continue;
         const n = this.next((x) => byId.has(`lb-whatif${x}`));
         clb = {
           loadBalancerId: `lb-whatif${n}`,
@@ -263,6 +258,7 @@ export class ScenarioApplier {
         lbs.push(clb);
         byId.set(clb.loadBalancerId, clb);
         byOwner.set(clb.tags[TAG_CCM_OWNER]!, clb);
+        if (!byName.has(clb.name)) byName.set(clb.name, clb);
         change.createsLoadBalancer = true;
         if (svc.ingress.length === 0 && clb.address) svc.ingress = [{ ip: clb.address }];
       }
@@ -313,7 +309,7 @@ export class ScenarioApplier {
   private addNodes(step: Extract<ScenarioStep, { kind: 'addNodes' }>, loc: ClusterLocation): void {
     const k8s = k8sOf(step, loc);
     const { like, labels, count } = step.args;
-    const template = like !== undefined ? k8s.nodes.find((n) => n.name === like) : k8s.nodes.find((n) => isWorker(n) && n.ecsInstanceId);
+    const template = like !== undefined ? k8s.nodes.find((n) => n.name === like) : k8s.nodes.find((n) => schedulableBackendNode(n, loc.cluster.ccmVersion));
     if (!template) {
       if (like !== undefined) fail(step, 'like', `unknown node "${like}" in cluster ${loc.cluster.clusterId}`);
       fail(step, 'like', `cluster ${loc.cluster.clusterId} has no ready worker node to copy: name one with like`);
@@ -384,7 +380,7 @@ export class ScenarioApplier {
       for (const ep of slice.endpoints) {
         if (ep.nodeName === undefined || !names.has(ep.nodeName)) continue;
         const key = `${slice.namespace}/${slice.serviceName ?? ''}`;
-        const target = this.placePods(k8s.nodes, k8s.endpointSlices.filter((s) => `${s.namespace}/${s.serviceName ?? ''}` === key), attachments, 1)[0];
+        const target = this.placePods(loc, k8s.nodes, k8s.endpointSlices.filter((s) => `${s.namespace}/${s.serviceName ?? ''}` === key), attachments, 1)[0];
         if (target) ep.nodeName = target;
         else ep.ready = false;
       }
@@ -393,8 +389,8 @@ export class ScenarioApplier {
   }
 
   /** Node names for `count` new pods of one Service (see the file comment for the order). */
-  private placePods(nodes: readonly K8sNode[], slices: readonly K8sEndpointSlice[], attachments: Map<string, number>, count: number): string[] {
-    const candidates = nodes.filter(isWorker);
+  private placePods(loc: ClusterLocation, nodes: readonly K8sNode[], slices: readonly K8sEndpointSlice[], attachments: Map<string, number>, count: number): string[] {
+    const candidates = nodes.filter((n) => schedulableBackendNode(n, loc.cluster.ccmVersion));
     if (candidates.length === 0) return [];
     const pods = new Map<string, number>();
     for (const s of slices) for (const ep of s.endpoints) if (ep.nodeName) pods.set(ep.nodeName, (pods.get(ep.nodeName) ?? 0) + 1);
@@ -465,7 +461,7 @@ export class ScenarioApplier {
       };
       k8s.services.push(svc);
       const slice: K8sEndpointSlice = { namespace: a.namespace, name: `${name}-whatif`, serviceName: name, ports: a.ports.map((port) => ({ name: `p${port}`, port: 8080, protocol: 'TCP' })), endpoints: [] };
-      const nodes = this.placePods(k8s.nodes, [], attachments, a.podsPerService);
+      const nodes = this.placePods(loc, k8s.nodes, [], attachments, a.podsPerService);
       nodes.forEach((nodeName, j) => {
         const ip = `100.64.${parseInt(n, 16) >> 8 & 255}.${(parseInt(n, 16) & 255) ^ j}`;
         const podName = `${name}-${j}`;
@@ -531,7 +527,7 @@ export class ScenarioApplier {
       for (const s of slices) s.endpoints = s.endpoints.filter((e) => !drop.has(e));
     } else if (ready.length < want) {
       const attachments = attachmentsOf(loc.region);
-      const nodes = this.placePods(k8s.nodes, slices, attachments, want - ready.length);
+      const nodes = this.placePods(loc, k8s.nodes, slices, attachments, want - ready.length);
       const last = slices[slices.length - 1]!;
       nodes.forEach((nodeName, j) => {
         const n = this.next();

@@ -140,3 +140,32 @@ describe('runWhatIf', () => {
     expect(run).toThrow(pattern);
   });
 });
+
+describe('the what-if makes the CCM decisions of the audit (libs/domain findServiceClb, schedulableBackendNode)', () => {
+  it("writes a Service's backends to the CLB CCM finds (tag), not to one a stale loadbalancer-id label names", () => {
+    const snapshot = smallFleet({ nodes: 5, clusterServices: 2, quotas: QUOTAS });
+    const region = snapshot.accounts[0]!.regions[0]!;
+    const [first, second] = region.loadBalancers!;
+    const svc = region.clusters[0]!.kubernetes!.services.find((s) => `a${s.uid.replace(/-/g, '')}`.slice(0, 32) === first!.tags['kubernetes.do.not.delete'])!;
+    // CCM v2.4.0+ writes this label after a sync; it goes stale, and CCM never reads it (research/ccm-behaviour.md §1.1).
+    svc.labels['service.k8s.alibaba/loadbalancer-id'] = second!.loadBalancerId;
+    const r = whatIf(snapshot, { addNodes: { cluster: CLUSTER, count: 1 } });
+    const changed = r.steps[0]!.quotas.filter((q) => q.checkId === 'CLB_BACKEND_QUOTA');
+    // Both CLBs gain the new node once (each Service on its own CLB), as the audit attributes them; before, the
+    // labelled Service's groups were written to the second CLB as well.
+    expect(changed.map((q) => [q.resource.id, q.before.used, q.after.used])).toEqual([
+      [first!.loadBalancerId, 5, 6],
+      [second!.loadBalancerId, 5, 6],
+    ]);
+  });
+
+  it('places no new pod on a node CCM excludes from load balancers (the audit excludes it too)', () => {
+    const snapshot = smallFleet({ nodes: 5, quotas: QUOTAS });
+    const nodes = snapshot.accounts[0]!.regions[0]!.clusters[0]!.kubernetes!.nodes;
+    for (const n of nodes.slice(0, 4)) n.labels['node.kubernetes.io/exclude-from-external-load-balancers'] = 'true';
+    const r = whatIf(snapshot, { addServices: { cluster: CLUSTER, namespace: 'shop', count: 1, externalTrafficPolicy: 'Local', podsPerService: 2 } });
+    // Both pods go to the one node CCM attaches, so the Local-mode CLB has one backend, not two.
+    const clb = r.steps[0]!.quotas.find((q) => q.checkId === 'CLB_BACKEND_QUOTA')!;
+    expect(clb.after.used).toBe(1);
+  });
+});

@@ -194,6 +194,20 @@ export function ecsBackendNodeExclusion(
   return undefined;
 }
 
+/**
+ * Whether a new pod placed on the node makes it an ECS backend: the node the forecasts put new pods on (what-if
+ * placement), copy for new nodes and count for new Local-mode Services (headroom). The scheduler places no new
+ * pod on a cordoned node (`spec.unschedulable`), and the node must be one CCM attaches as an ECS backend
+ * (`ecsBackendNodeExclusion` with no `backend-label`: not master, not tainted ToBeDeletedByClusterAutoscaler,
+ * ready in CCM's sense, not virtual-kubelet, no exclude label, not hybrid, an ECS id), the same eligibility the
+ * audit's checks use.
+ * @param ccmVersion the cluster's CCM version (version-dependent node rules, `CCM_FEATURES`); absent = current
+ */
+export function schedulableBackendNode(node: K8sNode, ccmVersion?: string): boolean {
+  const options: NodeSelectionOptions = { backendLabel: [], removeUnscheduled: true, ...(ccmVersion !== undefined ? { ccmVersion } : {}) };
+  return ecsBackendNodeExclusion(node, options) === undefined;
+}
+
 /** The nodes of a cluster that Cluster mode attaches, with counts of the others by reason. */
 export interface EligibleNodes {
   /** Nodes attached as ECS backends (one backend per Service port each). */

@@ -52,7 +52,7 @@ export function needNlb(svc: K8sService): boolean {
  * The LB id a Service reuses (`...-loadbalancer-id` annotation, non-empty), or `undefined` when CCM
  * creates and owns the LB. Source: `IsUserManaged` (model), annotations.go; seed 000 deletion policy.
  */
-export function reusedLoadBalancerId(svc: K8sService): string | undefined {
+export function reusedLoadBalancerId(svc: Pick<K8sService, 'annotations'>): string | undefined {
   const id = getLbAnnotation(svc.annotations, LB_ANNOTATION.id);
   return id !== undefined && id.trim() !== '' ? id.trim() : undefined;
 }
@@ -111,4 +111,54 @@ export function serviceTrafficPolicy(
   }
   if (svc.externalTrafficPolicy === 'Local') return { policy: 'local', basis: 'external-traffic-policy' };
   return { policy: 'cluster', basis: 'external-traffic-policy' };
+}
+
+/** How CCM found a Service's CLB (`findServiceClb`): by the `loadbalancer-id` annotation, the ownership tag, the default name, or not at all. */
+export type ServiceClbMatch = 'id' | 'tag' | 'name' | 'none';
+
+/**
+ * The CLBs CCM can see for one Service: those of the Service's cluster's account and region (CCM calls the SLB
+ * API with that account's credentials in that region, so a CLB of another account or region is never found).
+ * The caller builds the lookups over that set only.
+ */
+export interface CcmClbView<T> {
+  /** The CLB with this id, or `undefined`. */
+  byId(loadBalancerId: string): T | undefined;
+  /** A CLB tagged `kubernetes.do.not.delete` = this default LB name, or `undefined`. */
+  byOwnerTag(defaultLbName: string): T | undefined;
+  /** A CLB named this (the default LB name), or `undefined`. */
+  byName(name: string): T | undefined;
+}
+
+/**
+ * The ONE way to find a Service's CLB: what CCM's `LoadBalancerManager.Find` + `FindLoadBalancer` find at the
+ * next sync (kubernetes/cloud-provider-alibaba-cloud pkg/controller/service/clbv1/loadbalancer.go `Find`: the
+ * `loadbalancer-id` annotation, else the tag `kubernetes.do.not.delete` = the default LB name; then
+ * pkg/provider/alibaba/slb/loadbalancer.go `FindLoadBalancer`: by id, else by that tag, else by the default LB
+ * name, for CLBs created by CCM <= v1.9.3.10 that carry no tag; research/ccm-behaviour.md §1.4). An annotation
+ * naming a CLB outside `view` finds nothing (`by: 'none'`, no fallback: CCM fails the sync with "can not find
+ * loadbalancer").
+ *
+ * The Service label `service.k8s.alibaba/loadbalancer-id` (`helper.LabelLoadBalancerId`, CCM v2.4.0) is NOT
+ * read: CCM writes it after a sync as a marker and removes it on cleanup, but neither `Find` nor
+ * `FindLoadBalancer` reads it (research/ccm-behaviour.md §1.1, §1.4). Following it would attribute a Service
+ * to a CLB that CCM itself would not find at the next sync (for example after the CLB was deleted and a stale
+ * label remained).
+ * @param service the Service (its annotations and UID)
+ * @param view the CLBs of the Service's account and region (`CcmClbView`)
+ * @returns the CLB and how it was found; `by: 'name'` matches are not attributed to the Service by the quota
+ *   checks (names are not unique; LB_RENAME_TAG_MISSING reports them)
+ */
+export function findServiceClb<T>(service: Pick<K8sService, 'annotations' | 'uid'>, view: CcmClbView<T>): { clb?: T; by: ServiceClbMatch } {
+  const reused = reusedLoadBalancerId(service);
+  if (reused) {
+    const clb = view.byId(reused);
+    return clb ? { clb, by: 'id' } : { by: 'none' };
+  }
+  if (!service.uid) return { by: 'none' };
+  const name = defaultLoadBalancerName(service.uid);
+  const tagged = view.byOwnerTag(name);
+  if (tagged) return { clb: tagged, by: 'tag' };
+  const named = view.byName(name);
+  return named ? { clb: named, by: 'name' } : { by: 'none' };
 }
