@@ -8,39 +8,13 @@ import { parseDocument } from 'yaml';
 import { closest, distance } from 'fastest-levenshtein';
 import type { z } from 'zod';
 import { scanConfigSchema, type ScanConfig } from './scan-config';
-import { FleetAuditError } from '@app/errors';
+import { FileLocatedError, jsonPathOf } from '../json-path.util';
 
 /** A scan config problem: which file, where in it (JSON path), and what was expected. */
-export class ScanConfigError extends FleetAuditError {
+export class ScanConfigError extends FileLocatedError {
   override readonly name = 'ScanConfigError';
   /** Stable code (libs/errors README). */
   readonly code = 'SCAN_CONFIG_INVALID';
-  /** The config file must change. */
-  readonly permanent = true;
-  /**
-   * @param file the config file path as given
-   * @param jsonPath JSON path inside the file (`$.accounts[0].regions`), `$` for the whole file
-   * @param expected what was expected there
-   */
-  constructor(
-    readonly file: string,
-    readonly jsonPath: string,
-    readonly expected: string,
-  ) {
-    super(`${file}: ${jsonPath}: ${expected}`);
-  }
-}
-
-function jsonPathOf(path: readonly PropertyKey[]): string {
-  let out = '$';
-  for (const p of path)
-    out +=
-      typeof p === 'number'
-        ? `[${p}]`
-        : /^[A-Za-z_][\w]*$/.test(String(p))
-          ? `.${String(p)}`
-          : `[${JSON.stringify(String(p))}]`;
-  return out;
 }
 
 /** The zod definition behind a schema (zod 4 keeps it in `_zod.def`). */

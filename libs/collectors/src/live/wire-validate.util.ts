@@ -5,19 +5,8 @@
  * carrying bad data into the checks.
  */
 import type { z } from 'zod';
+import { jsonPathOf } from '../json-path.util';
 import { CollectError } from './collect-error.util';
-
-function jsonPathOf(path: readonly PropertyKey[]): string {
-  let out = '$';
-  for (const p of path)
-    out +=
-      typeof p === 'number'
-        ? `[${p}]`
-        : /^[A-Za-z_][\w]*$/.test(String(p))
-          ? `.${String(p)}`
-          : `[${JSON.stringify(String(p))}]`;
-  return out;
-}
 
 /**
  * Parse `data` with `schema`.

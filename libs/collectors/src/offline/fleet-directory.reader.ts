@@ -45,33 +45,13 @@ import {
 import { z as zod } from 'zod';
 import { generateFleet, generateSpecSchema } from '../generate/fleet.generator';
 import { datasetsAt, fleetFilesAt, type FleetFileSpec, type FleetLevel, type KubernetesKind } from './fleet-layout';
-import { FleetAuditError } from '@app/errors';
+import { FileLocatedError, jsonPathOf } from '../json-path.util';
 
-/** A fleet directory problem: which file, where in it (JSON path), and what was expected. */
-export class FleetValidationError extends FleetAuditError {
+/** A fleet directory problem: which file (relative to the fleet root, or the root itself), where in it (JSON path), and what was expected. */
+export class FleetValidationError extends FileLocatedError {
   override readonly name = 'FleetValidationError';
   /** Stable code (libs/errors README). */
   readonly code = 'FLEET_INVALID';
-  /** The fleet directory must change. */
-  readonly permanent = true;
-  /**
-   * @param file path of the offending file, relative to the fleet root (or the root itself)
-   * @param jsonPath JSON path inside the file, e.g. `$[3].LoadBalancerId` (`$` for the whole file)
-   * @param expected what was expected there
-   */
-  constructor(
-    readonly file: string,
-    readonly jsonPath: string,
-    readonly expected: string,
-  ) {
-    super(`${file}: ${jsonPath}: ${expected}`);
-  }
-}
-
-function jsonPathOf(path: readonly PropertyKey[]): string {
-  let out = '$';
-  for (const p of path) out += typeof p === 'number' ? `[${p}]` : /^[A-Za-z_][\w]*$/.test(String(p)) ? `.${String(p)}` : `[${JSON.stringify(String(p))}]`;
-  return out;
 }
 
 function describeIssue(issue: z.core.$ZodIssue): string {
