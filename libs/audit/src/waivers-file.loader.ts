@@ -18,7 +18,7 @@
  * The same rules as stored waivers (libs/domain waiver.schemas.ts), except that an expiry in the past
  * is allowed: such a waiver no longer applies and its findings show as "waiver expired".
  */
-import { MAX_WAIVER_DAYS, DAY_MS, waiverInputSchema, type Waiver } from '@app/domain';
+import { MAX_WAIVER_DAYS, DAY_MS, waiverFields, waiverInputSchema, type Waiver } from '@app/domain';
 import { ScanConfigError, parseConfigDocument, readConfigFile } from '@app/collectors';
 import { z } from 'zod';
 
@@ -40,15 +40,7 @@ export function parseWaiversFile(text: string, file: string, now: Date): Waiver[
       throw new ScanConfigError(file, `$.waivers[${i}].expiresAt`, `an expiry at most ${MAX_WAIVER_DAYS} days from now (${now.toISOString()})`);
     return {
       id: `${file}#${i}`,
-      checkId: w.checkId,
-      accountId: w.accountId,
-      ...(w.regionId !== undefined ? { regionId: w.regionId } : {}),
-      ...(w.clusterId !== undefined ? { clusterId: w.clusterId } : {}),
-      resource: w.resource,
-      owner: w.owner,
-      reason: w.reason,
-      category: w.category,
-      ...(w.ticket !== undefined ? { ticket: w.ticket } : {}),
+      ...waiverFields(w),
       createdBy: 'file',
       createdAt: now.toISOString(),
       expiresAt: expires.toISOString(),

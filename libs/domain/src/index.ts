@@ -344,6 +344,7 @@ export {
   appliedWaiverOf,
   compileResourcePattern,
   waiverCovers,
+  waiverFields,
   waiverState,
   waiverTimeState,
 } from './waiver.model';
@@ -353,6 +354,8 @@ export type {
   WaivedFinding,
   Waiver,
   WaiverCategory,
+  WaiverFields,
+  WaiverFieldsSource,
   WaiverScope,
   WaiverState,
 } from './waiver.model';

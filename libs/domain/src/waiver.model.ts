@@ -60,6 +60,35 @@ export interface Waiver extends WaiverScope {
   revokedBy?: string;
 }
 
+/** The fields of a waiver a person states: its scope and who answers for it, and why (not id, creation, expiry). */
+export type WaiverFields<C extends string = WaiverCategory> = WaiverScope & { owner: string; reason: string; category: C; ticket?: string };
+
+/** `WaiverFields` as read from a source whose optional fields may be absent, `undefined` or SQL NULL. */
+export type WaiverFieldsSource<C extends string = WaiverCategory> = Omit<WaiverFields<C>, 'regionId' | 'clusterId' | 'ticket'> & {
+  regionId?: string | null | undefined;
+  clusterId?: string | null | undefined;
+  ticket?: string | null | undefined;
+};
+
+/**
+ * The one field mapping of waivers (CLI input, waivers file, API input schema, store rows): the stated fields in
+ * their canonical key order, the optional ones (`regionId`, `clusterId`, `ticket`) only when set (`undefined`
+ * and `null` are unset), so that a waiver serialises the same whichever way it came in.
+ */
+export function waiverFields<C extends string = WaiverCategory>(src: WaiverFieldsSource<C>): WaiverFields<C> {
+  return {
+    checkId: src.checkId,
+    accountId: src.accountId,
+    ...(src.regionId !== undefined && src.regionId !== null ? { regionId: src.regionId } : {}),
+    ...(src.clusterId !== undefined && src.clusterId !== null ? { clusterId: src.clusterId } : {}),
+    resource: src.resource,
+    owner: src.owner,
+    reason: src.reason,
+    category: src.category,
+    ...(src.ticket !== undefined && src.ticket !== null ? { ticket: src.ticket } : {}),
+  };
+}
+
 /** Lifecycle state of a waiver at a given time (exclusive; first that applies, in this order). */
 export type WaiverState = 'revoked' | 'expired' | 'stale' | 'expiring' | 'active';
 

@@ -10,6 +10,7 @@ import {
   MAX_WAIVER_DAYS,
   MIN_WAIVER_REASON_LENGTH,
   WAIVER_CATEGORIES,
+  waiverFields,
   type WaiverCategory,
   type WaiverScope,
 } from './waiver.model';
@@ -104,18 +105,7 @@ export function resolveWaiverInput(input: unknown, now: Date): ResolvedWaiverInp
   const parsed = waiverInputSchema.safeParse(input);
   if (!parsed.success) throw firstIssue(parsed.error);
   const v = parsed.data;
-  return {
-    checkId: v.checkId,
-    accountId: v.accountId,
-    ...(v.regionId !== undefined ? { regionId: v.regionId } : {}),
-    ...(v.clusterId !== undefined ? { clusterId: v.clusterId } : {}),
-    resource: v.resource,
-    owner: v.owner,
-    reason: v.reason,
-    category: v.category,
-    ...(v.ticket !== undefined ? { ticket: v.ticket } : {}),
-    expiresAt: resolveWaiverExpiry(v.expiresAt, now),
-  };
+  return { ...waiverFields(v), expiresAt: resolveWaiverExpiry(v.expiresAt, now) };
 }
 
 /**

@@ -1,5 +1,5 @@
 import type { Pool, PoolClient, QueryResultRow } from 'pg';
-import type { ResolvedWaiverInput, Waiver, WaiverCategory } from '@app/domain';
+import { waiverFields, type ResolvedWaiverInput, type Waiver, type WaiverCategory } from '@app/domain';
 import { isUuid } from './page.util';
 import { mayManage, scopeCondition, SYSTEM_PRINCIPAL, type Principal, type Scoped } from './principal';
 import { toIso, toIsoOrNull } from './sql.util';
@@ -235,15 +235,17 @@ function rethrowConstraint(e: unknown): never {
 function toWaiver(r: WaiverRow): StoredWaiver {
   return {
     id: r.id,
-    checkId: r.check_id,
-    accountId: r.account_id,
-    ...(r.region_id !== null ? { regionId: r.region_id } : {}),
-    ...(r.cluster_id !== null ? { clusterId: r.cluster_id } : {}),
-    resource: r.resource,
-    owner: r.owner,
-    reason: r.reason,
-    category: r.category,
-    ...(r.ticket !== null ? { ticket: r.ticket } : {}),
+    ...waiverFields({
+      checkId: r.check_id,
+      accountId: r.account_id,
+      regionId: r.region_id,
+      clusterId: r.cluster_id,
+      resource: r.resource,
+      owner: r.owner,
+      reason: r.reason,
+      category: r.category,
+      ticket: r.ticket,
+    }),
     createdBy: r.created_by,
     createdAt: toIso(r.created_at),
     expiresAt: toIso(r.expires_at),

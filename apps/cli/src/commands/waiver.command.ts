@@ -6,7 +6,7 @@
  */
 import Table from 'cli-table3';
 import { Command, Option } from 'commander';
-import { WAIVER_CATEGORIES } from '@app/domain';
+import { WAIVER_CATEGORIES, waiverFields } from '@app/domain';
 import { isFleetAuditError } from '@app/errors';
 import { loadStore } from '../lazy';
 import { CliUsageError, EXIT_OK } from '../cli-error';
@@ -55,15 +55,17 @@ export async function runWaiverAdd(opts: WaiverAddOptions): Promise<number> {
     const w = await store.waiverService
       .create(
         {
-          checkId: opts.check,
-          accountId: opts.account,
-          ...(opts.region !== undefined ? { regionId: opts.region } : {}),
-          ...(opts.cluster !== undefined ? { clusterId: opts.cluster } : {}),
-          resource: opts.resource,
-          owner: opts.owner,
-          reason: opts.reason,
-          category: opts.category,
-          ...(opts.ticket !== undefined ? { ticket: opts.ticket } : {}),
+          ...waiverFields({
+            checkId: opts.check,
+            accountId: opts.account,
+            regionId: opts.region,
+            clusterId: opts.cluster,
+            resource: opts.resource,
+            owner: opts.owner,
+            reason: opts.reason,
+            category: opts.category,
+            ticket: opts.ticket,
+          }),
           ...(opts.expires !== undefined ? { expiresAt: opts.expires } : {}),
         },
         opts.by,
