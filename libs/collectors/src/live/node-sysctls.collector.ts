@@ -12,7 +12,6 @@
  * dataset is `failed` with the API's Forbidden code).
  */
 import {
-  DescribeInstancesRequest,
   DescribeInstancesRequestTag,
   DescribeInvocationResultsRequest,
   RunCommandRequest,
@@ -23,6 +22,7 @@ import type { RegionClients } from './alibaba-clients.factory';
 import { Absent, aliCall, type AccountScope } from './collect-scope.util';
 import { CollectError, ScanAbortedError } from './collect-error.util';
 import { readAllByToken } from './paging.util';
+import { describeAllInstances } from './region.collector';
 import { listAt, stringAt } from './wire-validate.util';
 
 const runtime = () => new $dara.RuntimeOptions({});
@@ -90,25 +90,10 @@ async function describeInstanceIds(
   target: string,
   filter: { instanceIds?: string[]; tag?: { key: string; value: string } },
 ): Promise<string[]> {
-  const items = await readAllByToken(async (token) => {
-    const resp = await aliCall(scope, 'DescribeInstances', target, () =>
-      rc.ecs.describeInstancesWithOptions(
-        new DescribeInstancesRequest({
-          regionId: rc.regionId,
-          maxResults: 100,
-          ...(filter.instanceIds ? { instanceIds: JSON.stringify(filter.instanceIds) } : {}),
-          ...(filter.tag ? { tag: [new DescribeInstancesRequestTag(filter.tag)] } : {}),
-          ...(token ? { nextToken: token } : {}),
-        }),
-        runtime(),
-      ),
-    );
-    const body = resp.body?.toMap() ?? {};
-    return {
-      items: listAt(body, 'DescribeInstances', target, 'Instances', 'Instance'),
-      nextToken: stringAt(body, 'NextToken'),
-    };
-  }, `DescribeInstances ${target}`);
+  const items = await describeAllInstances(scope, rc, target, 100, {
+    ...(filter.instanceIds ? { instanceIds: JSON.stringify(filter.instanceIds) } : {}),
+    ...(filter.tag ? { tag: [new DescribeInstancesRequestTag(filter.tag)] } : {}),
+  });
   return items
     .map((i) => stringAt(i, 'InstanceId'))
     .filter((id): id is string => id !== undefined)

@@ -15,7 +15,7 @@
  * schemas of `@app/domain`.
  */
 import { DescribeClustersV1Request } from '@alicloud/cs20151215';
-import { DescribeInstancesRequest } from '@alicloud/ecs20140526';
+import { DescribeInstancesRequest, type DescribeInstancesRequestTag } from '@alicloud/ecs20140526';
 import { DescribeVSwitchesRequest } from '@alicloud/vpc20160428';
 import * as $dara from '@darabonba/typescript';
 import {
@@ -57,19 +57,24 @@ function notServed(e: unknown): e is CollectError {
 }
 
 /**
- * ECS DescribeInstances of a region, all pages.
- * @throws CollectError on a failed call or malformed page
+ * ECS DescribeInstances, every page (NextToken paging): the raw instance records (`Instances.Instance` of each
+ * page), in API order. The one DescribeInstances paging loop of the collectors.
+ * @param target what is read, for errors and the call log (`account/region`)
+ * @param maxResults page size (1..100, ECS API)
+ * @param filter request filters (instance ids as a JSON array, tags)
+ * @throws CollectError on a failed call or a page without a list
  */
-export async function readEcsInstances(scope: AccountScope, rc: RegionClients): Promise<WireEcsInstance[]> {
-  const target = `${scope.accountId}/${rc.regionId}`;
-  const raw = await readAllByToken(async (token) => {
+export async function describeAllInstances(
+  scope: AccountScope,
+  rc: RegionClients,
+  target: string,
+  maxResults: number,
+  filter: { instanceIds?: string; tag?: DescribeInstancesRequestTag[] } = {},
+): Promise<unknown[]> {
+  return readAllByToken(async (token) => {
     const resp = await aliCall(scope, 'DescribeInstances', target, () =>
       rc.ecs.describeInstancesWithOptions(
-        new DescribeInstancesRequest({
-          regionId: rc.regionId,
-          maxResults: scope.settings.pageSizes.ecs,
-          ...(token ? { nextToken: token } : {}),
-        }),
+        new DescribeInstancesRequest({ regionId: rc.regionId, maxResults, ...filter, ...(token ? { nextToken: token } : {}) }),
         runtime(),
       ),
     );
@@ -79,6 +84,15 @@ export async function readEcsInstances(scope: AccountScope, rc: RegionClients): 
       nextToken: stringAt(body, 'NextToken'),
     };
   }, `DescribeInstances ${target}`);
+}
+
+/**
+ * ECS DescribeInstances of a region, all pages.
+ * @throws CollectError on a failed call or malformed page
+ */
+export async function readEcsInstances(scope: AccountScope, rc: RegionClients): Promise<WireEcsInstance[]> {
+  const target = `${scope.accountId}/${rc.regionId}`;
+  const raw = await describeAllInstances(scope, rc, target, scope.settings.pageSizes.ecs);
   return validateWire(z.array(wireEcsInstanceSchema), raw, 'DescribeInstances', target, [
     'Instances',
     'Instance',
