@@ -129,3 +129,26 @@ export interface ReportDocument {
   /** 12 weeks, oldest first; the last point is the report's scan. */
   trend: ReportTrendPoint[];
 }
+
+/**
+ * The Summary's "Counts" rows, in display order: `[count name, value]`, names as in `summary` / `summary.changes`
+ * (the one list the HTML and Markdown renderers show).
+ */
+export function summaryCountRows(summary: ReportDocument['summary']): [name: string, value: number][] {
+  const c = summary.changes;
+  return [
+    ['findings', summary.findings],
+    ['open', summary.open],
+    ['waived', summary.waived],
+    ['waiverExpired', summary.waiverExpired],
+    ['new', c.new],
+    ['resolved', c.resolved],
+    ['persisting', c.persisting],
+    ['severityChanged', c.severityChanged],
+  ];
+}
+
+/** The Summary's "By severity" rows, most severe first: `[severity, total, open, waived]` (counts). */
+export function severityCountRows(summary: ReportDocument['summary']): [severity: Severity, total: number, open: number, waived: number][] {
+  return (['critical', 'warning', 'info'] as const).map((k) => [k, summary.bySeverity[k].total, summary.bySeverity[k].open, summary.bySeverity[k].waived]);
+}

@@ -6,7 +6,7 @@
  * LISTED_FINDINGS rows each (the CSV and JSON carry every finding). The only text that depends on the
  * build clock is the `Generated at` line.
  */
-import type { ReportDocument, ReportFinding, ReportWaiver } from '../report.model';
+import { severityCountRows, summaryCountRows, type ReportDocument, type ReportFinding, type ReportWaiver } from '../report.model';
 import { changesChart, checksChart, trendChart } from './charts';
 import { escapeHtml as h, LISTED_FINDINGS, percent, whereOf } from './text.util';
 
@@ -68,17 +68,8 @@ export function renderReportHtml(doc: ReportDocument): string {
   const cards = ([['open', s.open], ['waived', s.waived], ['new', c.new], ['resolved', c.resolved]] as const)
     .map(([k, v]) => `<div class="card"><b>${v}</b><span>${k}</span></div>`)
     .join('');
-  const summaryRows = ([
-    ['findings', s.findings],
-    ['open', s.open],
-    ['waived', s.waived],
-    ['waiverExpired', s.waiverExpired],
-    ['new', c.new],
-    ['resolved', c.resolved],
-    ['persisting', c.persisting],
-    ['severityChanged', c.severityChanged],
-  ] as const).map(([k, v]) => [td(k), n(k, v)]);
-  const sevRows = (['critical', 'warning', 'info'] as const).map((k) => [`<td>${sev(k)}</td>`, n(`${k}.total`, s.bySeverity[k].total), n(`${k}.open`, s.bySeverity[k].open), n(`${k}.waived`, s.bySeverity[k].waived)]);
+  const summaryRows = summaryCountRows(s).map(([k, v]) => [td(k), n(k, v)]);
+  const sevRows = severityCountRows(s).map(([k, total, open, waived]) => [`<td>${sev(k)}</td>`, n(`${k}.total`, total), n(`${k}.open`, open), n(`${k}.waived`, waived)]);
   const quotaRows = doc.quotas.byUsage.map((q) => [td(q.checkId), td(`${q.resource.kind} ${q.resource.id}`), td(whereOf(q)), tdn(q.used), tdn(q.limit), td(percent(q.ratio))]);
   const exhaustion = !doc.quotas.forecast.available
     ? `<p class="muted">${h(doc.quotas.forecast.note)}</p>`

@@ -3,7 +3,7 @@
  * quotas, coverage gaps and the 12-week trend. Lists show the first LISTED_FINDINGS rows each (the CSV and
  * JSON carry every finding). The only line that depends on the build clock is `Generated at ...`.
  */
-import type { ReportDocument, ReportFinding, ReportWaiver } from '../report.model';
+import { severityCountRows, summaryCountRows, type ReportDocument, type ReportFinding, type ReportWaiver } from '../report.model';
 import { LISTED_FINDINGS, mdCell, percent, whereOf } from './text.util';
 
 function table(head: string[], rows: (string | number | null)[][]): string[] {
@@ -27,7 +27,6 @@ function waivers(title: string, list: ReportWaiver[]): string[] {
 /** Render the Markdown document. */
 export function renderReportMarkdown(doc: ReportDocument): string {
   const s = doc.summary;
-  const c = s.changes;
   const out: string[] = [
     `# ${doc.title}`,
     '',
@@ -42,17 +41,8 @@ export function renderReportMarkdown(doc: ReportDocument): string {
   ];
   if (!doc.coverage.complete)
     out.push(`> **Coverage incomplete:** ${doc.coverage.datasets.failed} dataset(s) could not be read; what they hold is not reported as clean (see Coverage).`, '');
-  out.push('## Summary', '', ...table(['Count', 'Value'], [
-    ['findings', s.findings],
-    ['open', s.open],
-    ['waived', s.waived],
-    ['waiverExpired', s.waiverExpired],
-    ['new', c.new],
-    ['resolved', c.resolved],
-    ['persisting', c.persisting],
-    ['severityChanged', c.severityChanged],
-  ]), '');
-  out.push('### By severity', '', ...table(['Severity', 'Total', 'Open', 'Waived'], (['critical', 'warning', 'info'] as const).map((k) => [k, s.bySeverity[k].total, s.bySeverity[k].open, s.bySeverity[k].waived])), '');
+  out.push('## Summary', '', ...table(['Count', 'Value'], summaryCountRows(s)), '');
+  out.push('### By severity', '', ...table(['Severity', 'Total', 'Open', 'Waived'], severityCountRows(s)), '');
   out.push('### By check', '', ...table(['Check', 'Total', 'Open', 'Waived', 'Critical', 'Warning', 'Info'], s.byCheck.map((r) => [r.checkId, r.total, r.open, r.waived, r.critical, r.warning, r.info])), '');
   out.push('### By account', '', ...table(['Account', 'Total', 'Open', 'Waived'], s.byAccount.map((r) => [r.accountId, r.total, r.open, r.waived])), '');
   out.push(`### By cluster (top ${Math.min(LISTED_FINDINGS, s.byCluster.length)} of ${s.byCluster.length})`, '', ...table(['Account', 'Cluster', 'Total', 'Open', 'Waived'], s.byCluster.slice(0, LISTED_FINDINGS).map((r) => [r.accountId, r.clusterId, r.total, r.open, r.waived])), '');
