@@ -1,7 +1,7 @@
 import { createHash } from 'node:crypto';
-import type { Pool, PoolClient, QueryResultRow } from 'pg';
+import type { Pool, PoolClient } from 'pg';
 import { LRUCache } from 'lru-cache';
-import type { Figures, Finding, ResourceKind, ResourceRef, Severity } from '@app/domain';
+import type { Figures, Finding, ResourceRef, Severity } from '@app/domain';
 import { chunk, MAX_BIND_PARAMETERS, storableJson, storableText, toIso, toNumber, toOptionalNumber, WhereBuilder } from './sql.util';
 import { StoreError } from './store.exception';
 import type { FindingPage, FindingQuery, StoredFinding } from './store.types';
@@ -10,6 +10,7 @@ import { decodeCursor, encodeCursor, keysetAfter, keysetOrderBy, type KeysetColu
 import { scopeCondition, SYSTEM_PRINCIPAL, type Scoped } from './principal';
 import { pagingSql, toPage, type GraphPage, type GraphPageArgs } from './keyset-page.util';
 import { scopeCacheKey, type ReadGeneration } from './read-generation';
+import { resourceOfRow, type ResourceRow } from './resource-row.util';
 
 /**
  * Most findings the page cache of `list` holds (sum over cached pages; least recently used pages are dropped
@@ -53,15 +54,10 @@ const INSERT_COLUMNS = [
 export const FINDING_ROWS_PER_INSERT = Math.floor(MAX_BIND_PARAMETERS / INSERT_COLUMNS.length);
 
 /** The finding columns as read, with the fingerprint's first / last sighting. */
-interface FindingRow extends QueryResultRow {
+interface FindingRow extends ResourceRow {
   fingerprint: string;
   check_id: string;
   severity: Severity;
-  account_id: string;
-  region_id: string;
-  cluster_id: string | null;
-  resource_kind: ResourceKind;
-  resource_id: string;
   namespace: string | null;
   name: string | null;
   message: string;
@@ -324,13 +320,7 @@ export class FindingRepository {
     return rows.rows.map((r) => ({
       checkId: r.check_id,
       severity: r.severity,
-      resource: {
-        kind: r.resource_kind,
-        id: r.resource_id,
-        accountId: r.account_id,
-        regionId: r.region_id,
-        ...(r.cluster_id !== null ? { clusterId: r.cluster_id } : {}),
-      },
+      resource: resourceOfRow(r),
     }));
   }
 
@@ -482,15 +472,7 @@ function findingValues(scanId: string, f: Finding): unknown[] {
 
 /** A row as a StoredFinding; NULL columns become absent optional fields. */
 function toStoredFinding(row: FindingRow): StoredFinding {
-  const resource: ResourceRef = {
-    kind: row.resource_kind,
-    id: row.resource_id,
-    accountId: row.account_id,
-    regionId: row.region_id,
-    ...(row.cluster_id !== null ? { clusterId: row.cluster_id } : {}),
-    ...(row.namespace !== null ? { namespace: row.namespace } : {}),
-    ...(row.name !== null ? { name: row.name } : {}),
-  };
+  const resource = resourceOfRow(row);
   const used = toOptionalNumber(row.used);
   const limit = toOptionalNumber(row.limit);
   const ratio = toOptionalNumber(row.ratio);

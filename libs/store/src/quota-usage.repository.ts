@@ -1,7 +1,8 @@
-import type { Pool, PoolClient, QueryResultRow } from 'pg';
+import type { Pool, PoolClient } from 'pg';
 import type { QuotaUsageSample, ResourceKind } from '@app/domain';
 import { chunk, MAX_BIND_PARAMETERS, toNumber, WhereBuilder } from './sql.util';
 import type { Scoped } from './principal';
+import { resourceOfRow, type ResourceRow } from './resource-row.util';
 
 /** Columns written per sample row, in VALUES order. */
 const INSERT_COLUMNS = [
@@ -21,13 +22,8 @@ const INSERT_COLUMNS = [
 export const QUOTA_ROWS_PER_INSERT = Math.floor(MAX_BIND_PARAMETERS / INSERT_COLUMNS.length);
 
 /** A `quota_usage` row as `pg` returns it (numeric columns may arrive as strings). */
-export interface QuotaUsageRow extends QueryResultRow {
+export interface QuotaUsageRow extends ResourceRow {
   check_id: string;
-  account_id: string;
-  region_id: string;
-  cluster_id: string | null;
-  resource_kind: ResourceKind;
-  resource_id: string;
   used: string | number;
   limit: string | number;
   ratio: string | number;
@@ -197,13 +193,7 @@ export interface QuotaHistorySeries {
 export function quotaSampleOfRow(r: QuotaUsageRow): QuotaUsageSample {
   return {
     checkId: r.check_id,
-    resource: {
-      kind: r.resource_kind,
-      id: r.resource_id,
-      accountId: r.account_id,
-      regionId: r.region_id,
-      ...(r.cluster_id !== null ? { clusterId: r.cluster_id } : {}),
-    },
+    resource: resourceOfRow(r),
     used: toNumber(r.used),
     limit: toNumber(r.limit),
     ratio: toNumber(r.ratio),

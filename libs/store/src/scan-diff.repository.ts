@@ -1,10 +1,11 @@
-import type { Pool, QueryResultRow } from 'pg';
-import type { ResourceKind, ResourceRef, Severity } from '@app/domain';
+import type { Pool } from 'pg';
+import type { ResourceRef, Severity } from '@app/domain';
 import { decodeCursor, encodeCursor } from './keyset-cursor.util';
 import { isUuid } from './page.util';
 import { scopeCondition, type Scoped } from './principal';
 import { toNumber } from './sql.util';
 import { StoreError } from './store.exception';
+import { resourceOfRow, type ResourceRow } from './resource-row.util';
 
 /**
  * How a fingerprint changed between a baseline scan (`against`) and a scan. Exclusive: `new` (only in the
@@ -57,17 +58,12 @@ export interface ScanDiffPage {
   nextCursor: string | null;
 }
 
-interface DiffRow extends QueryResultRow {
+interface DiffRow extends ResourceRow {
   fingerprint: string;
   change: FindingChange;
   check_id: string;
   severity: Severity | null;
   previous_severity: Severity | null;
-  account_id: string;
-  region_id: string;
-  cluster_id: string | null;
-  resource_kind: ResourceKind;
-  resource_id: string;
   namespace: string | null;
   name: string | null;
   message: string;
@@ -200,15 +196,7 @@ function toItem(r: DiffRow): ScanDiffItem {
     checkId: r.check_id,
     severity: r.severity,
     previousSeverity: r.previous_severity,
-    resource: {
-      kind: r.resource_kind,
-      id: r.resource_id,
-      accountId: r.account_id,
-      regionId: r.region_id,
-      ...(r.cluster_id !== null ? { clusterId: r.cluster_id } : {}),
-      ...(r.namespace !== null ? { namespace: r.namespace } : {}),
-      ...(r.name !== null ? { name: r.name } : {}),
-    },
+    resource: resourceOfRow(r),
     message: r.message,
   };
 }
