@@ -38,6 +38,11 @@ import { TokensController } from './tokens/tokens.controller';
 import { TokensService } from './tokens/tokens.service';
 import { QuotasController } from './quotas/quotas.controller';
 import { FleetController } from './fleet/fleet.controller';
+import { FleetService } from './fleet/fleet.service';
+import { QuotasService } from './quotas/quotas.service';
+import { ReportsService } from './reports/reports.service';
+import { ScanSelectionService } from './scans/scan-selection.service';
+import { WaiversService } from './waivers/waivers.service';
 import { graphqlModule, type GraphqlOptions } from './graphql/graphql.options';
 import { GraphAnswerFastPath } from './graphql/graphql-answer.middleware';
 import { GraphAnswerCache } from './graphql/graphql-response-cache.plugin';
@@ -165,8 +170,13 @@ export class ApiModule implements NestModule {
         { provide: PROCESS_METRICS, useValue: options.processMetrics ?? createProcessMetrics() },
         { provide: APP_GUARD, useClass: BearerAuthGuard },
         { provide: APP_FILTER, useClass: ApiExceptionFilter },
+        ScanSelectionService,
         ScansService,
         FindingsService,
+        FleetService,
+        QuotasService,
+        WaiversService,
+        ReportsService,
         ForecastsService,
         TokensService,
         HealthService,

@@ -1,8 +1,18 @@
 import { Injectable } from '@nestjs/common';
-import { FindingRepository, Store, type FindingPage, type Principal, type StoredFinding } from '@app/store';
-import type { ResourceRef, WaivedFinding } from '@app/domain';
-import type { FindingDto, FindingPageDto, FindingResourceDto } from './finding.dto';
+import { FindingRepository, Store, type FindingPage, type FindingQuery, type GraphPage, type GraphPageArgs, type Principal } from '@app/store';
+import type { FindingPageDto } from './finding.dto';
+import { toFindingDto, toFindingNode, type FindingNode } from './finding.mapper';
 import type { ListFindingsQuery } from './findings.schemas';
+
+/** Filters of a Relay page of findings (GraphQL `findings`): those of `/v1/findings` without the paging. */
+export type FindingFilters = Omit<FindingQuery, 'limit' | 'offset' | 'cursor'>;
+
+/** A Relay page of findings with the waivers in force applied, and its lazy count. */
+export interface FindingNodePage {
+  page: GraphPage<FindingNode>;
+  /** Findings matching the filters within the scope (one SQL count, run only when called). */
+  count: () => Promise<number>;
+}
 
 /** A response body serialised once for a cached page (see `FindingsService.listJson`). */
 interface SerialisedPage {
@@ -65,39 +75,23 @@ export class FindingsService {
     if (waiverFree) this.serialised.set(page, { limit: query.limit, offset: query.offset, json });
     return json;
   }
-}
 
-/** The response shape of a resource reference: absent optional fields become null. */
-export function toResourceDto(r: ResourceRef): FindingResourceDto {
-  return {
-    kind: r.kind,
-    id: r.id,
-    accountId: r.accountId,
-    regionId: r.regionId,
-    clusterId: r.clusterId ?? null,
-    namespace: r.namespace ?? null,
-    name: r.name ?? null,
-  };
-}
-
-/** The response shape of a stored finding: absent optional fields become null; no waiver data: `open`. */
-export function toFindingDto(f: StoredFinding | WaivedFinding<StoredFinding>): FindingDto {
-  const w = 'waiver' in f ? f.waiver : undefined;
-  return {
-    checkId: f.checkId,
-    severity: f.severity,
-    resource: toResourceDto(f.resource),
-    message: f.message,
-    remediation: f.remediation,
-    source: f.source,
-    fingerprint: f.fingerprint,
-    used: f.used ?? null,
-    limit: f.limit ?? null,
-    ratio: f.ratio ?? null,
-    figures: f.figures ?? null,
-    firstSeenAt: f.firstSeenAt,
-    lastSeenAt: f.lastSeenAt,
-    status: 'status' in f ? f.status : 'open',
-    waiver: w ? { id: w.id, owner: w.owner, reason: w.reason, category: w.category, ticket: w.ticket ?? null, expiresAt: w.expiresAt } : null,
-  };
+  /**
+   * A Relay page of findings (GraphQL `findings`): same filters, order, scope and waiver rules as `listJson`, and
+   * the same read-generation cache for the scope's waivers (the store's ReadGeneration is read once per call).
+   * @param filters `scanId` defaults to the latest succeeded scan
+   * @param args Relay paging, already checked (1..100)
+   * @throws StoreError NOT_FOUND when `scanId` names no scan; INVALID_ARGUMENT for a bad cursor
+   */
+  async page(filters: FindingFilters, args: GraphPageArgs, principal: Principal): Promise<FindingNodePage> {
+    const generation = await this.store.generations.current();
+    const [{ page }, matcher] = await Promise.all([
+      this.findings.page(filters, args, principal),
+      this.store.waiverService.matcher(new Date(), principal, generation),
+    ]);
+    return {
+      page: { ...page, edges: page.edges.map((e) => ({ cursor: e.cursor, node: toFindingNode(matcher.apply(e.node)) })) },
+      count: () => this.findings.count(filters, principal),
+    };
+  }
 }

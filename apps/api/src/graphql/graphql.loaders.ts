@@ -65,14 +65,18 @@ export class GraphLoaders {
   private readonly servicePagesOfLb: DataLoader<string, GraphPage<GraphService>>;
   private readonly clusterPagesOfRegion: DataLoader<string, GraphPage<GraphCluster>>;
   private readonly regionPagesOfAccount: DataLoader<string, GraphPage<GraphRegion>>;
-  private latestScan?: Promise<string | null>;
+  /**
+   * This request's latest succeeded scan, resolved once for all its top-level fields (ScanSelectionService.scanOf
+   * fills it; LatestScanMemo).
+   */
+  latestScan?: Promise<string | null>;
 
   /**
    * @param store the API's store
    * @param principal the request's principal: every batch read is scoped to it
    */
   constructor(
-    private readonly store: Store,
+    store: Store,
     readonly principal: Principal,
   ) {
     const g = store.graph;
@@ -108,18 +112,6 @@ export class GraphLoaders {
       const m = await g.regionPagesByAccountIds(s, ids, parseArgs(a), principal);
       return ids.map((id) => m.get(id)!);
     });
-  }
-
-  /**
-   * The scan a top-level field reads: the given id, else the latest succeeded scan (resolved once per request,
-   * through the store's ReadGenerations read, which concurrent requests share: each request still gets a read sent
-   * after it started, so a scan completed before the request is always seen).
-   * @returns null when no scan succeeded yet
-   */
-  scanId(given: string | undefined | null): Promise<string | null> {
-    if (given) return Promise.resolve(given);
-    this.latestScan ??= this.store.generations.current().then((g) => g.latestSucceededScanId);
-    return this.latestScan;
   }
 
   /** A cluster of a scan, or null (missing or outside the scope). */

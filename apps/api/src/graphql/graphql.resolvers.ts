@@ -6,10 +6,17 @@
 import { Args, Context, ID, Float, Mutation, Parent, Query, ResolveField, Resolver } from '@nestjs/graphql';
 import { Inject } from '@nestjs/common';
 import { GraphQLError } from 'graphql/index.js';
-import type { GraphCluster, GraphEcsInstance, GraphLoadBalancer, GraphRegion, GraphServerGroup, GraphService, QuotaUsageSample, ResourceRef } from '@app/domain';
-import { encodeCursor, decodeCursor, roleAllows, Store, type GraphPage, type GraphPageArgs, type Principal, type Role, type StoredScanListItem } from '@app/store';
+import type { GraphCluster, GraphEcsInstance, GraphLoadBalancer, GraphRegion, GraphServerGroup, GraphService } from '@app/domain';
+import { encodeCursor, decodeCursor, roleAllows, type GraphPage, type GraphPageArgs, type Principal, type Role } from '@app/store';
 import { TokenAuthenticator } from '../auth/token-authenticator';
-import { toFindingDto } from '../findings/findings.service';
+import type { Listing } from '../common/listing.util';
+import { toResourceDto } from '../findings/finding.mapper';
+import { FindingsService } from '../findings/findings.service';
+import { withScan } from '../fleet/fleet.mapper';
+import { FleetService } from '../fleet/fleet.service';
+import { toQuotaNode } from '../quotas/quota.mapper';
+import { QuotasService } from '../quotas/quotas.service';
+import { ScanSelectionService } from '../scans/scan-selection.service';
 import { ScansService } from '../scans/scans.service';
 import type { GraphLoaders } from './graphql.loaders';
 import {
@@ -162,19 +169,19 @@ export async function requireRole(ctx: GqlContext, auth: TokenAuthenticator, req
   throw new GraphQLError(`This operation needs the ${required} role; the token has ${ctx.principal.role}`, { extensions: { code: 'FORBIDDEN', http: { status: 403 } } });
 }
 
-const withScan = <T>(scanId: string) => (row: T) => ({ ...row, scanId });
+/** A domain ResourceRef as the GraphQL ResourceRef (absent optional fields as null): the REST mapper. */
+export const resourceRef = toResourceDto;
 
-/** A domain ResourceRef as the GraphQL ResourceRef (absent optional fields as null). */
-export function resourceRef(r: ResourceRef) {
-  return { kind: r.kind, id: r.id, accountId: r.accountId, regionId: r.regionId, clusterId: r.clusterId ?? null, namespace: r.namespace ?? null, name: r.name ?? null };
+/** Filter arguments as the store takes them: GraphQL's absent, null and empty arguments all mean "not filtered". */
+function present<T extends Record<string, string | number | null | undefined>>(args: T): { [K in keyof T]?: Exclude<T[K], null> } {
+  return Object.fromEntries(Object.entries(args).filter(([, v]) => v !== undefined && v !== null && v !== '')) as { [K in keyof T]?: Exclude<T[K], null> };
 }
 
-function quotaOf(q: QuotaUsageSample): Quota {
-  return { checkId: q.checkId, resource: resourceRef(q.resource), used: q.used, limit: q.limit, ratio: q.ratio };
-}
-
-function scanOf(s: StoredScanListItem): Scan {
-  return { id: s.id, status: s.status, source: s.source, fleetName: s.fleetName, startedAt: s.startedAt, finishedAt: s.finishedAt, error: s.error, summary: s.summary };
+/** A listing of a scan as a connection (`none` when no scan succeeded yet). */
+async function listingConnection<T, U>(scanId: string | null, listing: (scanId: string) => Listing<T>, map: (scanId: string) => (t: T) => U): Promise<ConnectionValue<U>> {
+  if (!scanId) return none();
+  const l = listing(scanId);
+  return connection(await l.page, map(scanId), l.count);
 }
 
 /** An empty connection (no scan succeeded yet). */
@@ -182,25 +189,27 @@ function none<T>(): ConnectionValue<T> {
   return connection<T, T>({ edges: [], hasNextPage: false, hasPreviousPage: false }, (t) => t, () => 0);
 }
 
-/** Top-level queries and the mutations. */
+/** Top-level queries and the mutations: each reads through the service REST uses. */
 @Resolver()
 export class RootResolver {
   constructor(
-    private readonly store: Store,
     private readonly scans: ScansService,
+    private readonly scanSelection: ScanSelectionService,
+    private readonly findingReads: FindingsService,
+    private readonly fleet: FleetService,
+    private readonly quotaReads: QuotasService,
     @Inject(TokenAuthenticator) private readonly auth: TokenAuthenticator,
   ) {}
 
   @Query(() => ScanConnection, { name: 'scans', description: 'Scans, newest first (summaries over your accounts)', ...CONNECTION })
   async scansPage(@Args() args: ConnectionArgs, @Context() ctx: GqlContext): Promise<ConnectionValue<Scan>> {
-    const page = await this.store.scans.page(pageArgs(args), ctx.principal);
-    return connection(page, scanOf, () => this.store.scans.count());
+    const { page, count } = await this.scans.page(pageArgs(args), ctx.principal);
+    return connection(page, (s) => s, count);
   }
 
   @Query(() => Scan, { nullable: true, description: 'One scan as you see it, or null' })
-  async scan(@Args('id', { type: () => ID }) id: string, @Context() ctx: GqlContext): Promise<Scan | null> {
-    const s = await this.store.scans.getScoped(id, ctx.principal);
-    return s ? scanOf(s) : null;
+  scan(@Args('id', { type: () => ID }) id: string, @Context() ctx: GqlContext): Promise<Scan | null> {
+    return this.scans.one(id, ctx.principal);
   }
 
   @Query(() => FindingConnection, { description: 'Findings of a scan (default: the latest succeeded), filters as REST /v1/findings, most severe first', ...CONNECTION })
@@ -213,25 +222,14 @@ export class RootResolver {
     @Args('accountId', { nullable: true }) accountId?: string,
     @Args('clusterId', { nullable: true }) clusterId?: string,
   ): Promise<ConnectionValue<unknown>> {
-    const filters = { ...(scanId ? { scanId } : {}), ...(checkId ? { checkId } : {}), ...(severity ? { severity } : {}), ...(accountId ? { accountId } : {}), ...(clusterId ? { clusterId } : {}) };
-    const { page } = await this.store.findings.page(filters, pageArgs(args), ctx.principal);
-    const matcher = await this.store.waiverService.matcher(new Date(), ctx.principal);
-    return connection(
-      page,
-      (f) => {
-        const dto = toFindingDto(matcher.apply(f));
-        return { ...dto, resource: dto.resource, waiverId: dto.waiver ? String((dto.waiver as { id?: unknown }).id ?? '') || null : null };
-      },
-      () => this.store.findings.count(filters, ctx.principal),
-    );
+    const { page, count } = await this.findingReads.page(present({ scanId, checkId, severity, accountId, clusterId }), pageArgs(args), ctx.principal);
+    return connection(page, (f) => f, count);
   }
 
   @Query(() => AccountConnection, { description: 'Accounts of a scan’s fleet graph (default: the latest succeeded scan), by id', ...CONNECTION })
   async accounts(@Args() args: ConnectionArgs, @Context() ctx: GqlContext, @Args('scanId', { type: () => ID, nullable: true }) scanId?: string): Promise<ConnectionValue<Account>> {
     const a = pageArgs(args);
-    const id = await ctx.loaders.scanId(scanId);
-    if (!id) return none();
-    return connection(await this.store.graph.accountsPage(id, ctx.principal, a), withScan(id), () => this.store.graph.countAccounts(id, ctx.principal));
+    return listingConnection(await this.scanSelection.scanOf(scanId, false, ctx.loaders), (id) => this.fleet.accounts(id, ctx.principal, a), withScan);
   }
 
   @Query(() => ClusterConnection, { description: 'Clusters of a scan (default: the latest succeeded), by id', ...CONNECTION })
@@ -243,10 +241,7 @@ export class RootResolver {
     @Args('regionId', { nullable: true }) regionId?: string,
   ): Promise<ConnectionValue<Cluster>> {
     const a = pageArgs(args);
-    const id = await ctx.loaders.scanId(scanId);
-    if (!id) return none();
-    const filter = { ...(accountId ? { accountId } : {}), ...(regionId ? { regionId } : {}) };
-    return connection(await this.store.graph.clustersPage(id, ctx.principal, a, filter), withScan(id), () => this.store.graph.countClusters(id, ctx.principal, filter));
+    return listingConnection(await this.scanSelection.scanOf(scanId, false, ctx.loaders), (id) => this.fleet.clusters(id, ctx.principal, a, present({ accountId, regionId })), withScan);
   }
 
   @Query(() => LoadBalancerConnection, { description: 'CLB instances of a scan (default: the latest succeeded), by id', ...CONNECTION })
@@ -259,15 +254,12 @@ export class RootResolver {
     @Args('owner', { nullable: true, description: 'ccm | reused | console' }) owner?: string,
   ): Promise<ConnectionValue<LoadBalancer>> {
     const a = pageArgs(args);
-    const id = await ctx.loaders.scanId(scanId);
-    if (!id) return none();
-    const filter = { ...(accountId ? { accountId } : {}), ...(regionId ? { regionId } : {}), ...(owner ? { owner } : {}) };
-    return connection(await this.store.graph.loadBalancersPage(id, ctx.principal, a, filter), withScan(id), () => this.store.graph.countLoadBalancers(id, ctx.principal, filter));
+    return listingConnection(await this.scanSelection.scanOf(scanId, false, ctx.loaders), (id) => this.fleet.loadBalancers(id, ctx.principal, a, present({ accountId, regionId, owner })), withScan);
   }
 
   @Query(() => LoadBalancer, { nullable: true, description: 'One CLB of a scan (default: the latest succeeded), or null' })
   async loadBalancer(@Args('id', { type: () => ID }) lbId: string, @Context() ctx: GqlContext, @Args('scanId', { type: () => ID, nullable: true }) scanId?: string): Promise<LoadBalancer | null> {
-    const id = await ctx.loaders.scanId(scanId);
+    const id = await this.scanSelection.scanOf(scanId, false, ctx.loaders);
     const lb = id ? await ctx.loaders.loadBalancer(id, lbId) : null;
     return lb && id ? { ...lb, scanId: id } : null;
   }
@@ -282,10 +274,7 @@ export class RootResolver {
     @Args('clusterId', { nullable: true }) clusterId?: string,
   ): Promise<ConnectionValue<EcsInstance>> {
     const a = pageArgs(args);
-    const id = await ctx.loaders.scanId(scanId);
-    if (!id) return none();
-    const filter = { ...(accountId ? { accountId } : {}), ...(regionId ? { regionId } : {}), ...(clusterId ? { clusterId } : {}) };
-    return connection(await this.store.graph.ecsInstancesPage(id, ctx.principal, a, filter), withScan(id), () => this.store.graph.countEcsInstances(id, ctx.principal, filter));
+    return listingConnection(await this.scanSelection.scanOf(scanId, false, ctx.loaders), (id) => this.fleet.ecsInstances(id, ctx.principal, a, present({ accountId, regionId, clusterId })), withScan);
   }
 
   @Query(() => QuotaConnection, { description: 'Quota usage (used / limit / ratio) of a scan (default: the latest succeeded), by check and resource', ...CONNECTION })
@@ -300,10 +289,8 @@ export class RootResolver {
     @Args('minRatio', { type: () => Float, nullable: true, description: 'Only samples at or above this ratio (0..1)' }) minRatio?: number,
   ): Promise<ConnectionValue<Quota>> {
     const a = pageArgs(args);
-    const id = await ctx.loaders.scanId(scanId);
-    if (!id) return none();
-    const filter = { ...(checkId ? { checkId } : {}), ...(accountId ? { accountId } : {}), ...(regionId ? { regionId } : {}), ...(resourceKind ? { resourceKind } : {}), ...(minRatio !== undefined && minRatio !== null ? { minRatio } : {}) };
-    return connection(await this.store.graph.quotasPage(id, ctx.principal, a, filter), quotaOf, () => this.store.graph.countQuotas(id, ctx.principal, filter));
+    const filter = present({ checkId, accountId, regionId, resourceKind, minRatio });
+    return listingConnection(await this.scanSelection.scanOf(scanId, false, ctx.loaders), (id) => this.quotaReads.quotas(id, ctx.principal, a, filter), () => toQuotaNode);
   }
 
   @Query(() => ScanDiff, {
@@ -318,8 +305,8 @@ export class RootResolver {
     @Args('accountId', { nullable: true }) accountId?: string,
     @Args('clusterId', { nullable: true }) clusterId?: string,
   ): Promise<ScanDiff & { filters: Record<string, string> }> {
-    const filters = { ...(checkId ? { checkId } : {}), ...(accountId ? { accountId } : {}), ...(clusterId ? { clusterId } : {}) };
-    const first = await this.store.scanDiffs.diff({ scanId, againstScanId: against, limit: 1, ...filters }, ctx.principal);
+    const filters = present({ checkId, accountId, clusterId }) as Record<string, string>;
+    const first = await this.scans.diff({ scanId, againstScanId: against, limit: 1, ...filters }, ctx.principal);
     return { scanId, againstScanId: against, counts: first.counts, filters };
   }
 
@@ -332,7 +319,7 @@ export class RootResolver {
 
 @Resolver(() => ScanDiff)
 export class ScanDiffResolver {
-  constructor(private readonly store: Store) {}
+  constructor(private readonly scans: ScansService) {}
 
   @ResolveField(() => DiffItemConnection, { description: 'Items in fingerprint order (paged forward only: `first` / `after`)', ...CONNECTION })
   async items(
@@ -343,8 +330,8 @@ export class ScanDiffResolver {
   ): Promise<ConnectionValue<unknown>> {
     const a = pageArgs(args);
     if (a.first === undefined) throw new GraphQLError('scanDiff items page forward only: use `first` (and `after`)', { extensions: { code: 'BAD_USER_INPUT' } });
-    const page = await this.store.scanDiffs.diff({ scanId: d.scanId, againstScanId: d.againstScanId, limit: a.first, ...(a.after ? { after: a.after } : {}), ...(change ? { change } : {}), ...d.filters }, ctx.principal);
-    const edges = page.items.map((i) => ({ cursor: encodeCursor([i.fingerprint]), node: { ...i, resource: resourceRef(i.resource) } }));
+    const page = await this.scans.diff({ scanId: d.scanId, againstScanId: d.againstScanId, limit: a.first, ...(a.after ? { after: a.after } : {}), ...(change ? { change } : {}), ...d.filters }, ctx.principal);
+    const edges = page.items.map((i) => ({ cursor: encodeCursor([i.fingerprint]), node: i }));
     return withLazyCount(
       {
         edges,
@@ -398,6 +385,8 @@ export class ServiceResolver {
 
 @Resolver(() => LoadBalancer)
 export class LoadBalancerResolver {
+  constructor(private readonly fleet: FleetService) {}
+
   @ResolveField(() => ServiceConnection, { description: 'The Services sharing this CLB', ...CONNECTION })
   async services(@Parent() l: LoadBalancer, @Args() args: ConnectionArgs, @Context() ctx: GqlContext): Promise<ConnectionValue<Service>> {
     return connection(await ctx.loaders.servicesOfLoadBalancer(l.scanId, l.loadBalancerId, pageArgs(args)), withScan<GraphService>(l.scanId), () => l.serviceCount);
@@ -405,10 +394,9 @@ export class LoadBalancerResolver {
 
   @ResolveField(() => ClusterConnection, { description: 'The clusters of those Services', ...CONNECTION })
   async clusters(@Parent() l: LoadBalancer, @Args() args: ConnectionArgs, @Context() ctx: GqlContext): Promise<ConnectionValue<Cluster>> {
-    // The clusters the token sees (the loader reads within its scope, one batch), then the page and the count of those.
+    // The clusters the token sees (FleetService scope narrowing over the request's loader: one batch), then the page and the count of those.
     const a = pageArgs(args);
-    const found = await Promise.all(l.clusterIds.map((id) => ctx.loaders.cluster(l.scanId, id)));
-    const visible = found.filter((c): c is GraphCluster => c !== null);
+    const visible = await this.fleet.visibleClusters(l.scanId, l.clusterIds, ctx.principal, (ids) => Promise.all(ids.map((id) => ctx.loaders.cluster(l.scanId, id))));
     return connection(sliceConnection(visible, (c) => c.clusterId, a), withScan<GraphCluster>(l.scanId), () => visible.length);
   }
 
@@ -422,7 +410,7 @@ export class LoadBalancerResolver {
   @ResolveField(() => QuotaConnection, { description: 'Quota usage of this CLB (listeners, backends, ...)', ...CONNECTION })
   async quotas(@Parent() l: LoadBalancer, @Args() args: ConnectionArgs, @Context() ctx: GqlContext): Promise<ConnectionValue<Quota>> {
     const samples = await ctx.loaders.quotasOf(l.scanId, 'LoadBalancer', l.loadBalancerId);
-    return connection(sliceConnection(samples, (q) => q.checkId, pageArgs(args)), quotaOf, () => samples.length);
+    return connection(sliceConnection(samples, (q) => q.checkId, pageArgs(args)), toQuotaNode, () => samples.length);
   }
 }
 

@@ -1,12 +1,12 @@
 import { Controller, Get, Query } from '@nestjs/common';
 import { ApiBadRequestResponse, ApiBearerAuth, ApiNotFoundResponse, ApiOkResponse, ApiOperation, ApiTags, ApiUnauthorizedResponse } from '@nestjs/swagger';
-import type { QuotaUsageSample } from '@app/domain';
-import { Store, StoreError, type Principal } from '@app/store';
+import type { Principal } from '@app/store';
 import { CurrentPrincipal } from '../auth/current-principal.decorator';
 import { ErrorResponseDto } from '../common/error-response.dto';
 import { ApiZodQuery } from '../common/zod-openapi.util';
 import { ZodValidationPipe } from '../common/zod-validation.pipe';
-import { QuotaPageDto, type QuotaDto } from './quota.dto';
+import { QuotaPageDto } from './quota.dto';
+import { QuotasService } from './quotas.service';
 import { listQuotasQuerySchema, type ListQuotasQuery } from './quotas.schemas';
 
 /**
@@ -21,7 +21,7 @@ import { listQuotasQuerySchema, type ListQuotasQuery } from './quotas.schemas';
 @ApiUnauthorizedResponse({ type: ErrorResponseDto, description: 'Missing or invalid bearer token' })
 @Controller('v1/quotas')
 export class QuotasController {
-  constructor(private readonly store: Store) {}
+  constructor(private readonly quotas: QuotasService) {}
 
   @Get()
   @ApiOperation({ summary: "Quota usage (used, limit, ratio) per check and resource of a scan (default: the latest succeeded), in key order; only the token's accounts" })
@@ -29,21 +29,7 @@ export class QuotasController {
   @ApiOkResponse({ type: QuotaPageDto })
   @ApiBadRequestResponse({ type: ErrorResponseDto, description: 'Invalid filter, limit or cursor' })
   @ApiNotFoundResponse({ type: ErrorResponseDto, description: 'scanId names no scan' })
-  async list(@Query(new ZodValidationPipe(listQuotasQuerySchema, 'query')) q: ListQuotasQuery, @CurrentPrincipal() principal: Principal): Promise<QuotaPageDto> {
-    if (q.scanId !== undefined && !(await this.store.scans.get(q.scanId))) throw new StoreError('NOT_FOUND', `scan ${q.scanId} not found`);
-    const scanId = q.scanId ?? (await this.store.scans.latestSucceededId());
-    if (scanId === null) return { items: [], total: 0, limit: q.limit, nextCursor: null, scanId: null };
-    const { limit, after } = q;
-    const filter = { checkId: q.checkId, accountId: q.accountId, regionId: q.regionId, clusterId: q.clusterId, resourceKind: q.resourceKind, resourceId: q.resourceId, minRatio: q.minRatio };
-    const [page, total] = await Promise.all([
-      this.store.graph.quotasPage(scanId, principal, { first: limit, ...(after !== undefined ? { after } : {}) }, filter),
-      this.store.graph.countQuotas(scanId, principal, filter),
-    ]);
-    return { items: page.edges.map((e) => toQuotaDto(e.node)), total, limit, nextCursor: page.hasNextPage ? (page.edges.at(-1)?.cursor ?? null) : null, scanId };
+  list(@Query(new ZodValidationPipe(listQuotasQuerySchema, 'query')) q: ListQuotasQuery, @CurrentPrincipal() principal: Principal): Promise<QuotaPageDto> {
+    return this.quotas.list(q, principal);
   }
-}
-
-/** The response shape of a quota sample (absent cluster as null). */
-export function toQuotaDto(s: QuotaUsageSample): QuotaDto {
-  return { checkId: s.checkId, resource: { ...s.resource, clusterId: s.resource.clusterId ?? null }, used: s.used, limit: s.limit, ratio: s.ratio };
 }

@@ -1,13 +1,14 @@
 import { Controller, Get, Param, Query, Res } from '@nestjs/common';
 import { ApiBearerAuth, ApiNotFoundResponse, ApiOkResponse, ApiOperation, ApiParam, ApiProduces, ApiTags, ApiUnauthorizedResponse } from '@nestjs/swagger';
-import { REPORT_CONTENT_TYPES, renderReport, type ReportDocument, type ReportFormat } from '@app/reports';
-import { Store, StoreError, type Principal, type StoredReportListItem } from '@app/store';
+import type { ReportFormat } from '@app/reports';
+import type { Principal, StoredReportListItem } from '@app/store';
 import { CurrentPrincipal } from '../auth/current-principal.decorator';
 import { z } from 'zod';
 import { ErrorResponseDto } from '../common/error-response.dto';
 import { pageQueryFields } from '../common/request.schemas';
 import { ApiZodQuery } from '../common/zod-openapi.util';
 import { ZodValidationPipe } from '../common/zod-validation.pipe';
+import { ReportsService } from './reports.service';
 
 /** Query of `GET /v1/reports`. */
 export const listReportsQuerySchema = z.strictObject({ ...pageQueryFields });
@@ -38,18 +39,17 @@ interface RawResponse {
 @ApiUnauthorizedResponse({ type: ErrorResponseDto, description: 'Missing or invalid bearer token' })
 @Controller('v1/reports')
 export class ReportsController {
-  constructor(private readonly store: Store) {}
+  constructor(private readonly reports: ReportsService) {}
 
   @Get()
   @ApiOperation({ summary: "Stored weekly reports whose accounts are all in the token's scope, newest first (summary counts and webhook delivery state)" })
   @ApiZodQuery(listReportsQuerySchema)
   @ApiOkResponse({ description: '{items, total, limit, offset}', schema: { type: 'object' } })
-  async list(
+  list(
     @Query(new ZodValidationPipe(listReportsQuerySchema, 'query')) q: z.output<typeof listReportsQuerySchema>,
     @CurrentPrincipal() principal: Principal,
   ): Promise<{ items: StoredReportListItem[]; total: number; limit: number; offset: number }> {
-    const page = await this.store.reports.list(q, principal);
-    return { ...page, limit: q.limit, offset: q.offset };
+    return this.reports.list(q, principal);
   }
 
   @Get(':id')
@@ -65,13 +65,10 @@ export class ReportsController {
     @Res() res: RawResponse,
     @CurrentPrincipal() principal: Principal,
   ): Promise<void> {
-    const report = await this.store.reports.get(id, principal);
-    if (!report) throw new StoreError('NOT_FOUND', `report ${id} not found`);
-    if (report.status !== 'ready' || report.document === null) throw new StoreError('NOT_FOUND', `report ${id} is ${report.status}${report.error ? `: ${report.error}` : ''}`);
-    const format = q.format as ReportFormat;
-    res.setHeader('Content-Type', REPORT_CONTENT_TYPES[format]);
+    const r = await this.reports.render(id, q.format as ReportFormat, principal);
+    res.setHeader('Content-Type', r.contentType);
     res.setHeader('Cache-Control', 'no-store');
-    if (format !== 'json') res.setHeader('Content-Disposition', `inline; filename="weekly-report-${id}.${format}"`);
-    res.status(200).send(renderReport(report.document as unknown as ReportDocument, format));
+    if (r.disposition !== undefined) res.setHeader('Content-Disposition', r.disposition);
+    res.status(200).send(r.body);
   }
 }

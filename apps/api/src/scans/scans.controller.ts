@@ -14,7 +14,7 @@ import {
   ApiTooManyRequestsResponse,
   ApiUnauthorizedResponse,
 } from '@nestjs/swagger';
-import { Store, type Principal } from '@app/store';
+import type { Principal } from '@app/store';
 import { CurrentPrincipal } from '../auth/current-principal.decorator';
 import { RequireRole } from '../common/bearer-auth.guard';
 import { ErrorResponseDto } from '../common/error-response.dto';
@@ -24,7 +24,6 @@ import { ZodValidationPipe } from '../common/zod-validation.pipe';
 import { LaunchScanResponseDto, ScanDto, ScanPageDto } from './scan.dto';
 import { launchScanBodySchema, listScansQuerySchema, scanDiffQuerySchema, type LaunchScanBody, type ListScansQuery, type ScanDiffQueryParams } from './scans.schemas';
 import { ScanDiffPageDto } from './scan-diff.dto';
-import { toResourceDto } from '../findings/findings.service';
 import { ScansService } from './scans.service';
 
 /** `/v1/scans`: list, read and launch scans. */
@@ -34,10 +33,7 @@ import { ScansService } from './scans.service';
 @ApiBadRequestResponse({ type: ErrorResponseDto, description: 'Invalid query, path or body' })
 @Controller('v1/scans')
 export class ScansController {
-  constructor(
-    private readonly scans: ScansService,
-    private readonly store: Store,
-  ) {}
+  constructor(private readonly scans: ScansService) {}
 
   @Get()
   @ApiOperation({ summary: 'List scans, newest first' })
@@ -72,13 +68,12 @@ export class ScansController {
   @ApiBadRequestResponse({ type: ErrorResponseDto, description: 'Invalid query, or scans of different fleets (INVALID_ARGUMENT naming both ids and fleets)' })
   @ApiNotFoundResponse({ type: ErrorResponseDto, description: 'Either scan does not exist' })
   @ApiConflictResponse({ type: ErrorResponseDto, description: 'Either scan is running or failed (CONFLICT naming it)' })
-  async diff(
+  diff(
     @Param('id', new ZodValidationPipe(scanIdSchema, 'path.id')) id: string,
     @Query(new ZodValidationPipe(scanDiffQuerySchema, 'query')) q: ScanDiffQueryParams,
     @CurrentPrincipal() principal: Principal,
   ): Promise<ScanDiffPageDto> {
-    const page = await this.store.scanDiffs.diff({ ...q, scanId: id, againstScanId: q.against }, principal);
-    return { scanId: id, againstScanId: q.against, counts: page.counts, items: page.items.map((i) => ({ ...i, resource: toResourceDto(i.resource) })), nextCursor: page.nextCursor };
+    return this.scans.diff({ ...q, scanId: id, againstScanId: q.against }, principal);
   }
 
   @Post()

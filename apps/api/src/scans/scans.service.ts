@@ -1,20 +1,47 @@
 import { Inject, Injectable } from '@nestjs/common';
-import { ScanRepository, ScanTargetRepository, type Principal, type ScanTargetProgress, type StoredScan, type StoredScanListItem } from '@app/store';
+import { ScanRepository, ScanTargetRepository, Store, type GraphPage, type GraphPageArgs, type Principal, type ScanDiffQuery } from '@app/store';
 import { SCAN_LAUNCHER } from '../api.constants';
 import { ApiError } from '../common/api.exception';
 import type { ScanLauncher } from '../scan-launcher.port';
+import { toResourceDto } from '../findings/finding.mapper';
+import type { ScanDiffItemDto, ScanDiffPageDto } from './scan-diff.dto';
 import type { LaunchScanResponseDto, ScanDto, ScanListItemDto, ScanPageDto } from './scan.dto';
+import { toScanDto, toScanListItemDto } from './scan.mapper';
 import type { LaunchScanBody, ListScansQuery } from './scans.schemas';
-import { toResourceDto } from '../findings/findings.service';
 
-/** Scans: list, read one, launch (through the ScanLauncher port). */
+/** Scans: list, read one, compare two, launch (through the ScanLauncher port); for REST `/v1/scans` and GraphQL. */
 @Injectable()
 export class ScansService {
   constructor(
     private readonly scans: ScanRepository,
     private readonly targets: ScanTargetRepository,
     @Inject(SCAN_LAUNCHER) private readonly launcher: ScanLauncher,
+    private readonly store: Store,
   ) {}
+
+  /** A Relay page of scans, newest first (GraphQL `scans`), and the lazy count of all scans. */
+  async page(args: GraphPageArgs, principal: Principal): Promise<{ page: GraphPage<ScanListItemDto>; count: () => Promise<number> }> {
+    const page = await this.scans.page(args, principal);
+    return { page: { ...page, edges: page.edges.map((e) => ({ cursor: e.cursor, node: toScanListItemDto(e.node) })) }, count: () => this.scans.count() };
+  }
+
+  /** One scan as the principal sees it as listed (GraphQL `scan`), or null. */
+  async one(id: string, principal: Principal): Promise<ScanListItemDto | null> {
+    const s = await this.scans.getScoped(id, principal);
+    return s ? toScanListItemDto(s) : null;
+  }
+
+  /**
+   * How scan `scanId` differs from `againstScanId` by finding fingerprint (REST `/v1/scans/{id}/diff`, GraphQL
+   * `scanDiff`): counts over the principal's accounts and the filters, and one page of items in fingerprint order.
+   * @throws StoreError NOT_FOUND when either scan does not exist; CONFLICT when either has not succeeded;
+   *   INVALID_ARGUMENT for scans of different fleets, a bad limit or cursor
+   */
+  async diff(query: ScanDiffQuery, principal: Principal): Promise<ScanDiffPageDto> {
+    const page = await this.store.scanDiffs.diff(query, principal);
+    const items: ScanDiffItemDto[] = page.items.map((i) => ({ ...i, resource: toResourceDto(i.resource) }));
+    return { scanId: query.scanId, againstScanId: query.againstScanId, counts: page.counts, items, nextCursor: page.nextCursor };
+  }
 
   /** A page of scans, newest first; summaries count only the principal's accounts. */
   async list(query: ListScansQuery, principal: Principal): Promise<ScanPageDto> {
@@ -45,27 +72,4 @@ export class ScansService {
     const { scanId } = await this.launcher.launch(body.source === undefined ? {} : { source: body.source });
     return { scanId };
   }
-}
-
-function toScanListItemDto(s: StoredScanListItem): ScanListItemDto {
-  return {
-    id: s.id,
-    status: s.status,
-    source: s.source,
-    fleetName: s.fleetName,
-    startedAt: s.startedAt,
-    finishedAt: s.finishedAt,
-    error: s.error,
-    summary: s.summary,
-  };
-}
-
-function toScanDto(s: StoredScan, progress?: ScanTargetProgress): ScanDto {
-  return {
-    ...toScanListItemDto(s),
-    coverage: s.coverage,
-    skipped: s.skipped?.map((k) => ({ checkId: k.checkId, resource: toResourceDto(k.resource), reason: k.reason })) ?? null,
-    settings: s.settings,
-    ...(progress ? { progress } : {}),
-  };
 }

@@ -13,12 +13,13 @@ import {
   ApiUnauthorizedResponse,
 } from '@nestjs/swagger';
 import { RequireRole } from '../common/bearer-auth.guard';
-import { Store, StoreError, type Principal, type StoredWaiver, type WaiverWithState } from '@app/store';
+import type { Principal } from '@app/store';
 import { CurrentPrincipal } from '../auth/current-principal.decorator';
 import { ErrorResponseDto } from '../common/error-response.dto';
 import { ApiZodBody, ApiZodQuery } from '../common/zod-openapi.util';
 import { ZodValidationPipe } from '../common/zod-validation.pipe';
 import { WaiverDetailDto, WaiverDto, WaiverListDto } from './waiver.dto';
+import { WaiversService } from './waivers.service';
 import {
   createWaiverBodySchema,
   listWaiversQuerySchema,
@@ -47,22 +48,17 @@ import {
 @ApiBadRequestResponse({ type: ErrorResponseDto, description: 'Invalid query, path or body (the field and the rule)' })
 @Controller('v1/waivers')
 export class WaiversController {
-  constructor(private readonly store: Store) {}
+  constructor(private readonly waivers: WaiversService) {}
 
   @Get()
   @ApiOperation({ summary: "Waivers of the token's accounts with their state now (active, expiring, expired, stale; revoked on request), oldest first" })
   @ApiZodQuery(listWaiversQuerySchema)
   @ApiOkResponse({ type: WaiverListDto })
-  async list(
+  list(
     @Query(new ZodValidationPipe(listWaiversQuerySchema, 'query')) query: ListWaiversQuery,
     @CurrentPrincipal() principal: Principal,
   ): Promise<WaiverListDto> {
-    const all = await this.store.waiverService.listWithState(new Date(), {
-      includeRevoked: query.includeRevoked === 'true' || query.state === 'revoked',
-      scope: principal,
-    });
-    const items = all.filter((w) => query.state === undefined || w.state === query.state).map(toWaiverDto);
-    return { items, total: items.length };
+    return this.waivers.list(query, principal);
   }
 
   @Post()
@@ -71,13 +67,11 @@ export class WaiversController {
   @ApiZodBody(createWaiverBodySchema)
   @ApiCreatedResponse({ type: WaiverDto })
   @ApiForbiddenResponse({ type: ErrorResponseDto, description: "Role below operator, or the account is outside the token's scope" })
-  async create(
+  create(
     @Body(new ZodValidationPipe(createWaiverBodySchema, 'body')) body: CreateWaiverBody,
     @CurrentPrincipal() principal: Principal,
   ): Promise<WaiverDto> {
-    const { createdBy, ...input } = body;
-    const waiver = await this.store.waiverService.create(input, createdBy ?? actorOf(principal), new Date(), principal);
-    return this.withState(waiver, principal);
+    return this.waivers.create(body, principal);
   }
 
   @Get(':id')
@@ -85,11 +79,8 @@ export class WaiversController {
   @ApiParam({ name: 'id', schema: { type: 'string', format: 'uuid' } })
   @ApiOkResponse({ type: WaiverDetailDto })
   @ApiNotFoundResponse({ type: ErrorResponseDto, description: "No such waiver in the token's accounts" })
-  async get(@Param('id', new ZodValidationPipe(waiverIdSchema, 'path.id')) id: string, @CurrentPrincipal() principal: Principal): Promise<WaiverDetailDto> {
-    const found = await this.store.waiverService.getWithState(id, new Date(), principal);
-    if (!found) throw new StoreError('NOT_FOUND', `waiver ${id} not found`);
-    const history = await this.store.waiverService.history(id, principal);
-    return { ...toWaiverDto(found), history: history.map((h) => ({ ...h, waiver: { ...h.waiver } })) };
+  get(@Param('id', new ZodValidationPipe(waiverIdSchema, 'path.id')) id: string, @CurrentPrincipal() principal: Principal): Promise<WaiverDetailDto> {
+    return this.waivers.get(id, principal);
   }
 
   @Patch(':id')
@@ -101,13 +92,12 @@ export class WaiversController {
   @ApiNotFoundResponse({ type: ErrorResponseDto, description: "No such waiver in the token's accounts" })
   @ApiForbiddenResponse({ type: ErrorResponseDto, description: 'Role below operator, or another token created the waiver and this one is not admin' })
   @ApiConflictResponse({ type: ErrorResponseDto, description: 'The waiver is revoked' })
-  async update(
+  update(
     @Param('id', new ZodValidationPipe(waiverIdSchema, 'path.id')) id: string,
     @Body(new ZodValidationPipe(updateWaiverBodySchema, 'body')) body: UpdateWaiverBody,
     @CurrentPrincipal() principal: Principal,
   ): Promise<WaiverDto> {
-    const { updatedBy, ...changes } = body;
-    return this.withState(await this.store.waiverService.update(id, changes, updatedBy ?? actorOf(principal), new Date(), principal), principal);
+    return this.waivers.update(id, body, principal);
   }
 
   @Delete(':id')
@@ -120,45 +110,11 @@ export class WaiversController {
   @ApiNotFoundResponse({ type: ErrorResponseDto, description: "No such waiver in the token's accounts" })
   @ApiForbiddenResponse({ type: ErrorResponseDto, description: 'Role below operator, or another token created the waiver and this one is not admin' })
   @ApiConflictResponse({ type: ErrorResponseDto, description: 'Already revoked' })
-  async revoke(
+  revoke(
     @Param('id', new ZodValidationPipe(waiverIdSchema, 'path.id')) id: string,
     @Query(new ZodValidationPipe(revokeWaiverQuerySchema, 'query')) query: RevokeWaiverQuery,
     @CurrentPrincipal() principal: Principal,
   ): Promise<WaiverDto> {
-    return this.withState(await this.store.waiverService.revoke(id, query.by ?? actorOf(principal), new Date(), principal), principal);
+    return this.waivers.revoke(id, query, principal);
   }
-
-  private async withState(w: StoredWaiver, principal: Principal): Promise<WaiverDto> {
-    const found = await this.store.waiverService.getWithState(w.id, new Date(), principal);
-    return toWaiverDto(found ?? { ...w, state: 'active', matches: [] });
-  }
-}
-
-/** Default actor recorded in a waiver's history: `token:<id>` for an `fa_` token, else `api`. */
-function actorOf(principal: Principal): string {
-  return principal.kind === 'token' && principal.tokenId ? `token:${principal.tokenId}` : 'api';
-}
-
-/** Response shape: absent optional fields as null. */
-export function toWaiverDto(w: WaiverWithState): WaiverDto {
-  return {
-    id: w.id,
-    checkId: w.checkId,
-    accountId: w.accountId,
-    regionId: w.regionId ?? null,
-    clusterId: w.clusterId ?? null,
-    resource: w.resource,
-    owner: w.owner,
-    reason: w.reason,
-    category: w.category,
-    ticket: w.ticket ?? null,
-    createdBy: w.createdBy,
-    createdAt: w.createdAt,
-    expiresAt: w.expiresAt,
-    revokedAt: w.revokedAt ?? null,
-    revokedBy: w.revokedBy ?? null,
-    createdByToken: w.createdByToken,
-    state: w.state,
-    matches: w.matches,
-  };
 }

@@ -1,0 +1,131 @@
+import { Injectable } from '@nestjs/common';
+import type { GraphCluster, GraphEcsInstance, GraphLoadBalancer } from '@app/domain';
+import { Store, StoreError, type GraphAccount, type GraphPageArgs, type Principal } from '@app/store';
+import { cursorPage, type Listing } from '../common/listing.util';
+import { toQuotaDto } from '../quotas/quota.mapper';
+import { ScanSelectionService } from '../scans/scan-selection.service';
+import type { ClusterPageDto, EcsInstanceDetailDto, LoadBalancerDetailDto } from './fleet.dto';
+import { toServerGroupDto } from './fleet.mapper';
+import type { ListClustersQuery } from './fleet.schemas';
+
+/** Filters of the cluster listing (undefined: not filtered). */
+export interface ClusterFilter {
+  accountId?: string;
+  regionId?: string;
+}
+
+/** Filters of the CLB listing; `owner` is ccm, reused or console. */
+export interface LoadBalancerFilter extends ClusterFilter {
+  owner?: string;
+}
+
+/** Filters of the ECS listing; `clusterId` is the cluster of the node an instance backs. */
+export interface EcsInstanceFilter extends ClusterFilter {
+  clusterId?: string;
+}
+
+/**
+ * Reads of the stored fleet graph of a succeeded scan (issue 11 item 5) for REST (`/v1/clusters`,
+ * `/v1/load-balancers/{id}`, `/v1/ecs-instances/{id}`) and GraphQL (top-level graph listings, CLB clusters), on
+ * libs/store FleetGraphRepository (tables `graph_*`). Every read is filtered by the principal's accounts in SQL;
+ * an object of another account is absent exactly like a missing one. Scans stored before the graph existed have
+ * no graph (empty lists, absent objects).
+ */
+@Injectable()
+export class FleetService {
+  constructor(
+    private readonly store: Store,
+    private readonly scans: ScanSelectionService,
+  ) {}
+
+  /** The accounts of a scan's graph, by id. */
+  accounts(scanId: string, principal: Principal, args: GraphPageArgs): Listing<GraphAccount> {
+    return { page: this.store.graph.accountsPage(scanId, principal, args), count: () => this.store.graph.countAccounts(scanId, principal) };
+  }
+
+  /** The clusters of a scan, by id. */
+  clusters(scanId: string, principal: Principal, args: GraphPageArgs, filter: ClusterFilter): Listing<GraphCluster> {
+    return { page: this.store.graph.clustersPage(scanId, principal, args, filter), count: () => this.store.graph.countClusters(scanId, principal, filter) };
+  }
+
+  /** The CLBs of a scan, by id (`clusterIds` as stored: narrow them with `visibleClusters` before showing them). */
+  loadBalancers(scanId: string, principal: Principal, args: GraphPageArgs, filter: LoadBalancerFilter): Listing<GraphLoadBalancer> {
+    return { page: this.store.graph.loadBalancersPage(scanId, principal, args, filter), count: () => this.store.graph.countLoadBalancers(scanId, principal, filter) };
+  }
+
+  /** The ECS instances of a scan, by id. */
+  ecsInstances(scanId: string, principal: Principal, args: GraphPageArgs, filter: EcsInstanceFilter): Listing<GraphEcsInstance> {
+    return { page: this.store.graph.ecsInstancesPage(scanId, principal, args, filter), count: () => this.store.graph.countEcsInstances(scanId, principal, filter) };
+  }
+
+  /**
+   * `GET /v1/clusters`: a keyset page of clusters of a scan (default: the latest succeeded) and their total.
+   * @throws StoreError NOT_FOUND when `scanId` names no scan; INVALID_ARGUMENT for a malformed cursor
+   */
+  async clusterPage(q: ListClustersQuery, principal: Principal): Promise<ClusterPageDto> {
+    const scanId = await this.scans.scanOf(q.scanId, true);
+    const filter = { ...(q.accountId !== undefined ? { accountId: q.accountId } : {}), ...(q.regionId !== undefined ? { regionId: q.regionId } : {}) };
+    return cursorPage(scanId, q.limit, q.after, (s, args) => this.clusters(s, principal, args, filter), (c) => c);
+  }
+
+  /**
+   * `GET /v1/load-balancers/{id}`: one CLB with the Services sharing it, its server groups and its quota samples.
+   * @throws StoreError NOT_FOUND when the CLB is not in the scan within the principal's accounts, or no such scan
+   */
+  async loadBalancerDetail(id: string, given: string | undefined, principal: Principal): Promise<LoadBalancerDetailDto> {
+    const scanId = await this.scans.scanOf(given, true);
+    const [lb] = scanId === null ? [] : await this.store.graph.loadBalancersByIds(scanId, [id], principal);
+    if (!lb || scanId === null) throw new StoreError('NOT_FOUND', `load balancer ${id} not found`);
+    const [services, groups, quotas, [scoped]] = await Promise.all([
+      this.store.graph.servicesByLoadBalancerIds(scanId, [id], principal),
+      this.store.graph.serverGroupsByLoadBalancerIds(scanId, [id], principal),
+      this.store.graph.quotasByResources(scanId, [{ kind: 'LoadBalancer', id }], principal),
+      this.withVisibleClusters(scanId, [lb], principal),
+    ]);
+    return {
+      scanId,
+      loadBalancer: scoped!,
+      services: services.get(id) ?? [],
+      serverGroups: (groups.get(id) ?? []).map(toServerGroupDto),
+      quotas: (quotas.get(`LoadBalancer/${id}`) ?? []).map(toQuotaDto),
+    };
+  }
+
+  /**
+   * `GET /v1/ecs-instances/{id}`: one ECS instance and the CLBs listing it as a backend, both as the principal sees them.
+   * @throws StoreError NOT_FOUND when the instance is not in the scan within the principal's accounts, or no such scan
+   */
+  async ecsInstanceDetail(id: string, given: string | undefined, principal: Principal): Promise<EcsInstanceDetailDto> {
+    const scanId = await this.scans.scanOf(given, true);
+    const [ecs] = scanId === null ? [] : await this.store.graph.ecsInstancesByIds(scanId, [id], principal);
+    if (!ecs || scanId === null) throw new StoreError('NOT_FOUND', `ECS instance ${id} not found`);
+    const lbs = await this.withVisibleClusters(scanId, (await this.store.graph.loadBalancersByEcsIds(scanId, [id], principal)).get(id) ?? [], principal);
+    // Its CLB ids as the token sees them: only CLBs of accounts within the scope (like `loadBalancers`).
+    return { scanId, ecsInstance: { ...ecs, loadBalancerIds: lbs.map((l) => l.loadBalancerId).sort() }, loadBalancers: lbs };
+  }
+
+  /**
+   * Scope narrowing of the clusters a CLB names: a stored CLB lists the clusters of the Services sharing it, and none
+   * of another account may be named to a scoped token. The clusters among `ids` the principal sees, in `ids` order.
+   * @param load reads clusters by id within the principal's scope (default: one store read; GraphQL passes its
+   *   request's DataLoader, which batches the lookups of every CLB of a query into one read)
+   */
+  async visibleClusters(
+    scanId: string,
+    ids: readonly string[],
+    principal: Principal,
+    load: (ids: readonly string[]) => Promise<(GraphCluster | null)[]> = (list) => this.store.graph.clustersByIds(scanId, list, principal),
+  ): Promise<GraphCluster[]> {
+    if (ids.length === 0) return [];
+    const byId = new Map((await load(ids)).filter((c): c is GraphCluster => c !== null).map((c) => [c.clusterId, c]));
+    return ids.map((i) => byId.get(i)).filter((c): c is GraphCluster => c !== undefined);
+  }
+
+  /** CLBs with `clusterIds` narrowed to the clusters the principal sees (`visibleClusters`, one read for all of them). */
+  async withVisibleClusters(scanId: string, lbs: GraphLoadBalancer[], principal: Principal): Promise<GraphLoadBalancer[]> {
+    const ids = [...new Set(lbs.flatMap((l) => l.clusterIds))];
+    if (ids.length === 0) return lbs;
+    const visible = new Set((await this.visibleClusters(scanId, ids, principal)).map((c) => c.clusterId));
+    return lbs.map((l) => ({ ...l, clusterIds: l.clusterIds.filter((c) => visible.has(c)) }));
+  }
+}

@@ -1,0 +1,42 @@
+import { Injectable } from '@nestjs/common';
+import { REPORT_CONTENT_TYPES, renderReport, type ReportDocument, type ReportFormat } from '@app/reports';
+import { Store, StoreError, type Principal, type StoredReportListItem } from '@app/store';
+
+/** A report rendered for sending: its body and its content type. */
+export interface RenderedReport {
+  body: string;
+  contentType: string;
+  /** `inline; filename=...` for the non-JSON renderings, else undefined. */
+  disposition: string | undefined;
+}
+
+/**
+ * Stored weekly compliance reports (built by the worker's weekly cron) as `/v1/reports` serves them. Scope
+ * (issue 11): a report is visible only when every account it covers is in the principal's scope (in SQL);
+ * others are absent.
+ */
+@Injectable()
+export class ReportsService {
+  constructor(private readonly store: Store) {}
+
+  /** A page of the visible reports, newest first (summary counts and webhook delivery state). */
+  async list(q: { limit: number; offset: number }, principal: Principal): Promise<{ items: StoredReportListItem[]; total: number; limit: number; offset: number }> {
+    const page = await this.store.reports.list(q, principal);
+    return { ...page, limit: q.limit, offset: q.offset };
+  }
+
+  /**
+   * One report rendered as `format` (json: the document itself; html, md, csv: libs/reports renderers).
+   * @throws StoreError NOT_FOUND when the report is absent, outside the scope, or not ready (naming its status)
+   */
+  async render(id: string, format: ReportFormat, principal: Principal): Promise<RenderedReport> {
+    const report = await this.store.reports.get(id, principal);
+    if (!report) throw new StoreError('NOT_FOUND', `report ${id} not found`);
+    if (report.status !== 'ready' || report.document === null) throw new StoreError('NOT_FOUND', `report ${id} is ${report.status}${report.error ? `: ${report.error}` : ''}`);
+    return {
+      body: renderReport(report.document as unknown as ReportDocument, format),
+      contentType: REPORT_CONTENT_TYPES[format],
+      disposition: format !== 'json' ? `inline; filename="weekly-report-${id}.${format}"` : undefined,
+    };
+  }
+}
