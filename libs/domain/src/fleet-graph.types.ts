@@ -6,161 +6,56 @@
  * (tables `graph_*`). Ids are Alibaba Cloud / Kubernetes ids; counts are plain counts.
  */
 
+import type {
+  GRAPH_BACKEND,
+  GRAPH_CLUSTER,
+  GRAPH_ECS_INSTANCE,
+  GRAPH_LISTENER,
+  GRAPH_LOAD_BALANCER,
+  GRAPH_REGION,
+  GRAPH_SERVER_GROUP,
+  GRAPH_SERVICE,
+  GRAPH_SERVICE_PORT,
+  LB_OWNERS,
+  RowOf,
+  SERVICE_LB_MATCHES,
+} from './fleet-graph.resources';
+
+// The row types follow from the declarations in fleet-graph.resources.ts (fields, their meaning and units are
+// documented there): a field added there is a property here.
+
 /** One region of one account. */
-export interface GraphRegion {
-  accountId: string;
-  regionId: string;
-  accountName: string;
-  /** ACK clusters of the region (count). */
-  clusterCount: number;
-  /** CLB instances (count); null when the region's CLBs were not read. */
-  loadBalancerCount: number | null;
-  /** ECS instances (count); null when not read. */
-  ecsInstanceCount: number | null;
-}
+export type GraphRegion = RowOf<typeof GRAPH_REGION>;
 
 /** An ACK cluster. */
-export interface GraphCluster {
-  clusterId: string;
-  accountId: string;
-  regionId: string;
-  name: string;
-  /** `ManagedKubernetes`, `Kubernetes`, ... */
-  clusterType: string;
-  clusterSpec: string | null;
-  state: string | null;
-  currentVersion: string | null;
-  ccmVersion: string | null;
-  /** `flannel` | `terway` | `unknown`. */
-  networkPlugin: string;
-  vpcId: string | null;
-  apiServerLoadBalancerId: string | null;
-  /** Kubernetes nodes (count); null when the cluster's Kubernetes objects were not read. */
-  nodeCount: number | null;
-  /** Services of type LoadBalancer (count); null when not read. */
-  serviceCount: number | null;
-}
+export type GraphCluster = RowOf<typeof GRAPH_CLUSTER>;
 
 /** A port of a Service. */
-export interface GraphServicePort {
-  name: string | null;
-  protocol: string;
-  port: number;
-  nodePort: number | null;
-  /** Number or named port, as text; null when unset. */
-  targetPort: string | null;
-}
+export type GraphServicePort = RowOf<typeof GRAPH_SERVICE_PORT>;
 
 /** How the CLB of a Service was found (CCM `FindLoadBalancer` order): id annotation, id label, owner tag. */
-export type GraphServiceLbMatch = 'annotation' | 'label' | 'tag';
+export type GraphServiceLbMatch = (typeof SERVICE_LB_MATCHES)[number];
 
 /** A Kubernetes Service of type LoadBalancer. */
-export interface GraphService {
-  clusterId: string;
-  namespace: string;
-  name: string;
-  accountId: string;
-  regionId: string;
-  uid: string;
-  loadBalancerClass: string | null;
-  /** Backend mode CCM applies (`cluster` | `local` | `eni`); null for Services CCM's CLB controller ignores. */
-  mode: 'cluster' | 'local' | 'eni' | null;
-  externalTrafficPolicy: string | null;
-  ports: GraphServicePort[];
-  /** `status.loadBalancer.ingress` IPs / hostnames. */
-  ingress: string[];
-  /** The CLB it uses (found in the snapshot), or null. */
-  loadBalancerId: string | null;
-  loadBalancerMatch: GraphServiceLbMatch | null;
-}
+export type GraphService = RowOf<typeof GRAPH_SERVICE>;
 
 /** A CLB listener. */
-export interface GraphListener {
-  port: number;
-  protocol: string;
-  vServerGroupId: string | null;
-  forwardPort: number | null;
-  description: string | null;
-}
+export type GraphListener = RowOf<typeof GRAPH_LISTENER>;
 
 /** Who made a CLB: CCM (owner tag), a user who had a Service reuse it, or the console / API (neither). */
-export type GraphLbOwner = 'ccm' | 'reused' | 'console';
+export type GraphLbOwner = (typeof LB_OWNERS)[number];
 
 /** A CLB instance. */
-export interface GraphLoadBalancer {
-  loadBalancerId: string;
-  accountId: string;
-  regionId: string;
-  name: string;
-  /** `internet` | `intranet`. */
-  addressType: string;
-  address: string | null;
-  vpcId: string | null;
-  spec: string | null;
-  status: string | null;
-  createTime: string | null;
-  owner: GraphLbOwner;
-  /** The cluster whose API server this CLB is, or null. */
-  apiServerClusterId: string | null;
-  listeners: GraphListener[];
-  listenerCount: number;
-  /** vServer groups (count; the default server group not included). */
-  vServerGroupCount: number;
-  /** Backend server entries over the default group and every vServer group (count). */
-  backendEntries: number;
-  /** Distinct server ids among them (count). */
-  distinctBackends: number;
-  /** Services of type LoadBalancer using it (count). */
-  serviceCount: number;
-  /** Clusters of those Services, sorted. */
-  clusterIds: string[];
-}
+export type GraphLoadBalancer = RowOf<typeof GRAPH_LOAD_BALANCER>;
 
 /** A backend server entry of a server group. */
-export interface GraphBackend {
-  /** ECS instance id (`i-...`), ENI id or ECI id. */
-  serverId: string;
-  serverIp: string | null;
-  /** Backend port (vServer groups only), else null. */
-  port: number | null;
-  /** 0-100. */
-  weight: number;
-  /** `ecs` | `eni` | `eci`. */
-  type: string;
-}
+export type GraphBackend = RowOf<typeof GRAPH_BACKEND>;
 
 /** A server group of a CLB: the default server group (`isDefault`, id `''`) or a vServer group. */
-export interface GraphServerGroup {
-  loadBalancerId: string;
-  /** `''` for the default server group. */
-  vServerGroupId: string;
-  isDefault: boolean;
-  name: string;
-  accountId: string;
-  regionId: string;
-  /** In the CLB's order. */
-  backends: GraphBackend[];
-}
+export type GraphServerGroup = RowOf<typeof GRAPH_SERVER_GROUP>;
 
 /** An ECS instance with the CLBs it is a backend of. */
-export interface GraphEcsInstance {
-  instanceId: string;
-  accountId: string;
-  regionId: string;
-  name: string | null;
-  zoneId: string | null;
-  status: string | null;
-  instanceType: string | null;
-  vpcId: string | null;
-  privateIps: string[];
-  /** The cluster of the Kubernetes node it backs (providerID), or null. */
-  clusterId: string | null;
-  nodeName: string | null;
-  /** CLBs of its region listing it as an `ecs` backend: distinct, sorted. */
-  loadBalancerIds: string[];
-  /** Server groups (default groups included) listing it (count). */
-  serverGroupCount: number;
-}
+export type GraphEcsInstance = RowOf<typeof GRAPH_ECS_INSTANCE>;
 
 /** The whole graph of one scan. Every list sorted by its key. */
 export interface FleetGraph {

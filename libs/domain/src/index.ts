@@ -50,6 +50,22 @@ export type {
   GraphServiceLbMatch,
   GraphServicePort,
 } from './fleet-graph.types';
+export {
+  FLEET_GRAPH_RESOURCES,
+  GRAPH_BACKEND,
+  GRAPH_CLUSTER,
+  GRAPH_ECS_INSTANCE,
+  GRAPH_LISTENER,
+  GRAPH_LOAD_BALANCER,
+  GRAPH_REGION,
+  GRAPH_SERVER_GROUP,
+  GRAPH_SERVICE,
+  GRAPH_SERVICE_PORT,
+  LB_OWNERS,
+  SERVICE_LB_MATCHES,
+  SERVICE_MODES,
+} from './fleet-graph.resources';
+export type { FieldValue, GqlFieldDoc, ResourceDecl, ResourceField, ResourceScalar, RestFieldDoc, RowOf } from './fleet-graph.resources';
 export { coverageKey, targetKey, targetLabel } from './scan-target';
 export type { CrawlTarget, TargetPlace } from './scan-target';
 export {

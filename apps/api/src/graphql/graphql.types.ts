@@ -10,9 +10,30 @@
  */
 import { ArgsType, Field, Float, ID, Int, ObjectType, registerEnumType, type ComplexityEstimatorArgs } from '@nestjs/graphql';
 import type { Type } from '@nestjs/common';
+import {
+  GRAPH_BACKEND,
+  GRAPH_CLUSTER,
+  GRAPH_ECS_INSTANCE,
+  GRAPH_LISTENER,
+  GRAPH_LOAD_BALANCER,
+  GRAPH_REGION,
+  GRAPH_SERVER_GROUP,
+  GRAPH_SERVICE,
+  GRAPH_SERVICE_PORT,
+  type GraphBackend,
+  type GraphCluster,
+  type GraphEcsInstance,
+  type GraphListener,
+  type GraphLoadBalancer,
+  type GraphRegion,
+  type GraphServerGroup,
+  type GraphService,
+  type GraphServicePort,
+} from '@app/domain';
 // 'graphql/index.js', not 'graphql': the same (CommonJS) module instance Nest and Apollo load, also under Vitest, whose
 // resolver would otherwise pick graphql's ESM build for our files (two instances break instanceof checks).
 import { GraphQLScalarType, Kind, type ValueNode } from 'graphql/index.js';
+import { gqlClassOf } from '../common/resource-class.util';
 
 
 /** Largest `first` / `last` of a GraphQL connection (GitHub: 1..100). */
@@ -234,218 +255,36 @@ export class Account {
   scanId!: string;
 }
 
-@ObjectType()
-export class Region {
-  @Field()
-  accountId!: string;
-  @Field()
-  regionId!: string;
-  @Field()
-  accountName!: string;
-  @Field(() => Int)
-  clusterCount!: number;
-  @Field(() => Int, { nullable: true, description: 'Null when the region’s CLBs were not read' })
-  loadBalancerCount!: number | null;
-  @Field(() => Int, { nullable: true })
-  ecsInstanceCount!: number | null;
-  scanId!: string;
-}
+// The fleet-graph node types follow from their declarations (libs/domain fleet-graph.resources.ts): each is a class
+// for the schema and a type for TypeScript (the domain row plus `scanId`, the scan its nested fields read).
 
-@ObjectType()
-export class Cluster {
-  @Field(() => ID)
-  clusterId!: string;
-  @Field()
-  accountId!: string;
-  @Field()
-  regionId!: string;
-  @Field()
-  name!: string;
-  @Field()
-  clusterType!: string;
-  @Field(() => String, { nullable: true })
-  clusterSpec!: string | null;
-  @Field(() => String, { nullable: true })
-  state!: string | null;
-  @Field(() => String, { nullable: true })
-  currentVersion!: string | null;
-  @Field(() => String, { nullable: true })
-  ccmVersion!: string | null;
-  @Field()
-  networkPlugin!: string;
-  @Field(() => String, { nullable: true })
-  vpcId!: string | null;
-  @Field(() => String, { nullable: true })
-  apiServerLoadBalancerId!: string | null;
-  @Field(() => Int, { nullable: true, description: 'Null when the cluster’s Kubernetes objects were not read' })
-  nodeCount!: number | null;
-  @Field(() => Int, { nullable: true, description: 'Services of type LoadBalancer' })
-  serviceCount!: number | null;
-  scanId!: string;
-}
-
-@ObjectType()
-export class ServicePort {
-  @Field(() => String, { nullable: true })
-  name!: string | null;
-  @Field()
-  protocol!: string;
-  @Field(() => Int)
-  port!: number;
-  @Field(() => Int, { nullable: true })
-  nodePort!: number | null;
-  @Field(() => String, { nullable: true })
-  targetPort!: string | null;
-}
-
-@ObjectType({ description: 'A Kubernetes Service of type LoadBalancer' })
-export class Service {
-  @Field()
-  clusterId!: string;
-  @Field()
-  namespace!: string;
-  @Field()
-  name!: string;
-  @Field()
-  accountId!: string;
-  @Field()
-  regionId!: string;
-  @Field()
-  uid!: string;
-  @Field(() => String, { nullable: true })
-  loadBalancerClass!: string | null;
-  @Field(() => String, { nullable: true, description: 'Backend mode CCM applies: cluster | local | eni (null: not a CLB Service)' })
-  mode!: string | null;
-  @Field(() => String, { nullable: true })
-  externalTrafficPolicy!: string | null;
-  @Field(() => [ServicePort])
-  ports!: ServicePort[];
-  @Field(() => [String])
-  ingress!: string[];
-  @Field(() => String, { nullable: true })
-  loadBalancerId!: string | null;
-  @Field(() => String, { nullable: true, description: 'How the CLB was found: annotation | label | tag' })
-  loadBalancerMatch!: string | null;
-  scanId!: string;
-}
-
-@ObjectType()
-export class Listener {
-  @Field(() => Int)
-  port!: number;
-  @Field()
-  protocol!: string;
-  @Field(() => String, { nullable: true })
-  vServerGroupId!: string | null;
-  @Field(() => Int, { nullable: true })
-  forwardPort!: number | null;
-  @Field(() => String, { nullable: true })
-  description!: string | null;
-}
-
-@ObjectType({ description: 'A CLB instance' })
-export class LoadBalancer {
-  @Field(() => ID)
-  loadBalancerId!: string;
-  @Field()
-  accountId!: string;
-  @Field()
-  regionId!: string;
-  @Field()
-  name!: string;
-  @Field()
-  addressType!: string;
-  @Field(() => String, { nullable: true })
-  address!: string | null;
-  @Field(() => String, { nullable: true })
-  vpcId!: string | null;
-  @Field(() => String, { nullable: true })
-  spec!: string | null;
-  @Field(() => String, { nullable: true })
-  status!: string | null;
-  @Field(() => String, { nullable: true })
-  createTime!: string | null;
-  @Field({ description: 'ccm | reused | console' })
-  owner!: string;
-  @Field(() => String, { nullable: true })
-  apiServerClusterId!: string | null;
-  @Field(() => [Listener])
-  listeners!: Listener[];
-  @Field(() => Int)
-  listenerCount!: number;
-  @Field(() => Int)
-  vServerGroupCount!: number;
-  @Field(() => Int, { description: 'Backend server entries over every server group' })
-  backendEntries!: number;
-  @Field(() => Int)
-  distinctBackends!: number;
-  @Field(() => Int)
-  serviceCount!: number;
-  clusterIds!: string[];
-  scanId!: string;
-}
-
-@ObjectType({ description: 'A CLB server group: the default one (isDefault, id "") or a vServer group' })
-export class ServerGroup {
-  @Field()
-  loadBalancerId!: string;
-  @Field()
-  vServerGroupId!: string;
-  @Field()
-  isDefault!: boolean;
-  @Field()
-  name!: string;
-  @Field(() => Int)
-  backendCount!: number;
-  backends!: Backend[];
-  scanId!: string;
-}
-
-@ObjectType()
-export class Backend {
-  @Field()
-  serverId!: string;
-  @Field(() => String, { nullable: true })
-  serverIp!: string | null;
-  @Field(() => Int, { nullable: true })
-  port!: number | null;
-  @Field(() => Int)
-  weight!: number;
-  @Field({ description: 'ecs | eni | eci' })
-  type!: string;
-  position!: number;
-  scanId!: string;
-}
-
-@ObjectType()
-export class EcsInstance {
-  @Field(() => ID)
-  instanceId!: string;
-  @Field()
-  accountId!: string;
-  @Field()
-  regionId!: string;
-  @Field(() => String, { nullable: true })
-  name!: string | null;
-  @Field(() => String, { nullable: true })
-  zoneId!: string | null;
-  @Field(() => String, { nullable: true })
-  status!: string | null;
-  @Field(() => String, { nullable: true })
-  instanceType!: string | null;
-  @Field(() => String, { nullable: true })
-  vpcId!: string | null;
-  @Field(() => [String])
-  privateIps!: string[];
-  @Field(() => String, { nullable: true })
-  clusterId!: string | null;
-  @Field(() => String, { nullable: true })
-  nodeName!: string | null;
-  @Field(() => Int)
-  serverGroupCount!: number;
-  loadBalancerIds!: string[];
-  scanId!: string;
-}
+/** One region of one account. */
+export const Region = gqlClassOf(GRAPH_REGION) as Type<Region>;
+export type Region = GraphRegion & { scanId: string };
+/** An ACK cluster. */
+export const Cluster = gqlClassOf(GRAPH_CLUSTER) as Type<Cluster>;
+export type Cluster = GraphCluster & { scanId: string };
+/** A port of a Service. */
+export const ServicePort = gqlClassOf(GRAPH_SERVICE_PORT) as Type<ServicePort>;
+export type ServicePort = GraphServicePort;
+/** A Kubernetes Service of type LoadBalancer. */
+export const Service = gqlClassOf(GRAPH_SERVICE) as Type<Service>;
+export type Service = GraphService & { scanId: string };
+/** A CLB listener. */
+export const Listener = gqlClassOf(GRAPH_LISTENER) as Type<Listener>;
+export type Listener = GraphListener;
+/** A CLB instance (`clusterIds` is read through the `clusters` connection, narrowed to the caller's scope). */
+export const LoadBalancer = gqlClassOf(GRAPH_LOAD_BALANCER) as Type<LoadBalancer>;
+export type LoadBalancer = GraphLoadBalancer & { scanId: string };
+/** A backend server entry; `position` is its index in the group (its cursor key). */
+export const Backend = gqlClassOf(GRAPH_BACKEND) as Type<Backend>;
+export type Backend = GraphBackend & { position: number; scanId: string };
+/** A CLB server group with `backendCount`; its backends are the `backends` connection. */
+export const ServerGroup = gqlClassOf(GRAPH_SERVER_GROUP, { backendCount: { type: () => Int } }) as Type<ServerGroup>;
+export type ServerGroup = Omit<GraphServerGroup, 'accountId' | 'regionId' | 'backends'> & { backendCount: number; backends: Backend[]; scanId: string };
+/** An ECS instance (its CLBs are the `loadBalancers` connection). */
+export const EcsInstance = gqlClassOf(GRAPH_ECS_INSTANCE) as Type<EcsInstance>;
+export type EcsInstance = GraphEcsInstance & { scanId: string };
 
 @ObjectType()
 export class DiffCounts {

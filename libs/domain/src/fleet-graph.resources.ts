@@ -1,0 +1,324 @@
+/**
+ * Each fleet-graph resource declared once (issue 25): its fields, their value types and nullability, how REST
+ * documents them (OpenAPI `@ApiProperty` options) and how GraphQL exposes them (`@Field` options). Everything else
+ * follows from these declarations:
+ * - the domain row types (`GraphCluster`, ...: fleet-graph.types.ts, `RowOf<typeof ...>`);
+ * - the store columns and row mappers of the tables `graph_*` (libs/store fleet-graph.columns.ts: column
+ *   `snake_case(field)` unless `column` names it);
+ * - the REST response classes (`ClusterDto`, ...: apps/api fleet.dto.ts) and the GraphQL object types
+ *   (`Cluster`, ...: apps/api graphql.types.ts), built from them at start-up (apps/api resource-class.util.ts).
+ * Adding a field is one entry here plus its value in the builder (libs/checks fleet-graph.ts, which the row type
+ * forces) and an append-only migration adding the column. A new resource (issue 20: NLB) is one declaration.
+ *
+ * Plain data: no framework import (libs/domain imports nothing). Field order is the order of REST properties.
+ */
+
+/** Scalar value kinds: `int` / `float` are counts and measures (JSON numbers), `id` a string that GraphQL types as `ID`. */
+export type ResourceScalar = 'string' | 'id' | 'int' | 'float' | 'boolean' | 'string[]';
+
+/**
+ * REST documentation of a field: the `@ApiProperty` options other than `type` (the type follows from the field),
+ * in the order they appear in the OpenAPI document. `false`: not part of the REST shape.
+ */
+export type RestFieldDoc = false | { readonly nullable?: true; readonly example?: unknown; readonly description?: string; readonly format?: string };
+
+/** GraphQL exposure of a field: `@Field` options other than the type. `false`: a property of the node, not a field. */
+export type GqlFieldDoc = false | { readonly description?: string };
+
+/** One field of a resource. */
+export interface ResourceField {
+  /** A scalar kind, or `list`: a list of another resource's rows (stored as one jsonb value). */
+  readonly type: ResourceScalar | 'list';
+  /** For `list`: the resource of the elements. */
+  readonly of?: ResourceDecl;
+  /** The value may be null (the source did not say, or was not read). */
+  readonly nullable?: true;
+  /** For a string: its only values (a union type; REST documents them as an enum). */
+  readonly values?: readonly string[];
+  /** REST documentation (default: no options beyond the type). */
+  readonly rest?: RestFieldDoc;
+  /** GraphQL exposure (default: a field without description). */
+  readonly gql?: GqlFieldDoc;
+  /** Store column name when not `snake_case(field)`; `false`: not stored in a column of its own. */
+  readonly column?: string | false;
+}
+
+/** A fleet-graph resource: names of its REST class (`<rest>`) and GraphQL type (`<gql>`), and its fields. */
+export interface ResourceDecl {
+  /** REST class name (OpenAPI schema name); absent: REST has no class of this resource. */
+  readonly rest?: string;
+  /** GraphQL object type name. */
+  readonly gql: string;
+  /** GraphQL type description. */
+  readonly gqlDescription?: string;
+  readonly fields: Readonly<Record<string, ResourceField>>;
+}
+
+type ScalarValue<F extends ResourceField> = F['type'] extends 'int' | 'float'
+  ? number
+  : F['type'] extends 'boolean'
+    ? boolean
+    : F['type'] extends 'string[]'
+      ? string[]
+      : F['type'] extends 'list'
+        ? F['of'] extends ResourceDecl
+          ? RowOf<F['of']>[]
+          : never
+        : F['values'] extends readonly (infer V)[]
+          ? V
+          : string;
+
+/** The value type of a field (null included when `nullable`). */
+export type FieldValue<F extends ResourceField> = F['nullable'] extends true ? ScalarValue<F> | null : ScalarValue<F>;
+
+/** The row type a declaration describes: one property per field. */
+export type RowOf<D extends ResourceDecl> = { -readonly [K in keyof D['fields']]: FieldValue<D['fields'][K]> };
+
+/** A nullable string field documented for REST with an example (none when absent). */
+const nullableText = (example?: string) => ({ type: 'string', nullable: true, rest: example === undefined ? { nullable: true } : { nullable: true, example } }) as const;
+const ACCOUNT_ID = { type: 'string', rest: { example: '1234567890123456' } } as const satisfies ResourceField;
+const REGION_ID = { type: 'string', rest: { example: 'cn-hangzhou' } } as const satisfies ResourceField;
+
+/** One region of one account (GraphQL only). */
+export const GRAPH_REGION = {
+  gql: 'Region',
+  fields: {
+    accountId: { type: 'string' },
+    regionId: { type: 'string' },
+    accountName: { type: 'string' },
+    /** ACK clusters of the region (count). */
+    clusterCount: { type: 'int' },
+    /** CLB instances (count); null when the region's CLBs were not read. */
+    loadBalancerCount: { type: 'int', nullable: true, gql: { description: 'Null when the region’s CLBs were not read' } },
+    /** ECS instances (count); null when not read. */
+    ecsInstanceCount: { type: 'int', nullable: true },
+  },
+} as const satisfies ResourceDecl;
+
+/** An ACK cluster. */
+export const GRAPH_CLUSTER = {
+  rest: 'ClusterDto',
+  gql: 'Cluster',
+  fields: {
+    clusterId: { type: 'id', rest: { example: 'c0123456789abcdef' } },
+    accountId: ACCOUNT_ID,
+    regionId: REGION_ID,
+    name: { type: 'string', rest: { example: 'prod-payments' } },
+    /** `ManagedKubernetes`, `Kubernetes`, ... */
+    clusterType: { type: 'string', rest: { example: 'ManagedKubernetes' } },
+    clusterSpec: nullableText('ack.pro.small'),
+    state: nullableText('running'),
+    currentVersion: nullableText('1.30.1-aliyun.1'),
+    ccmVersion: nullableText('v2.10.0'),
+    /** `flannel` | `terway` | `unknown`. */
+    networkPlugin: { type: 'string', rest: { example: 'terway', description: 'flannel, terway or unknown' } },
+    vpcId: nullableText('vpc-bp1abc'),
+    apiServerLoadBalancerId: nullableText('lb-bp1apiserver'),
+    /** Kubernetes nodes (count); null when the cluster's Kubernetes objects were not read. */
+    nodeCount: {
+      type: 'int',
+      nullable: true,
+      rest: { nullable: true, example: 12, description: 'Kubernetes nodes (count); null when not read' },
+      gql: { description: 'Null when the cluster’s Kubernetes objects were not read' },
+    },
+    /** Services of type LoadBalancer (count); null when not read. */
+    serviceCount: {
+      type: 'int',
+      nullable: true,
+      rest: { nullable: true, example: 40, description: 'Services of type LoadBalancer (count); null when not read' },
+      gql: { description: 'Services of type LoadBalancer' },
+    },
+  },
+} as const satisfies ResourceDecl;
+
+/** A port of a Service. */
+export const GRAPH_SERVICE_PORT = {
+  rest: 'ServicePortDto',
+  gql: 'ServicePort',
+  fields: {
+    name: nullableText('https'),
+    protocol: { type: 'string', rest: { example: 'TCP' } },
+    port: { type: 'int', rest: { example: 443 } },
+    nodePort: { type: 'int', nullable: true, rest: { nullable: true, example: 31443 } },
+    /** Number or named port, as text; null when unset. */
+    targetPort: { type: 'string', nullable: true, rest: { nullable: true, example: '8443', description: 'Number or named port, as text' } },
+  },
+} as const satisfies ResourceDecl;
+
+/** Backend modes CCM applies to a CLB Service (CCM `serviceTrafficPolicy`). */
+export const SERVICE_MODES = ['cluster', 'local', 'eni'] as const;
+/** How the CLB of a Service was found (CCM `FindLoadBalancer` order): id annotation, id label, owner tag. */
+export const SERVICE_LB_MATCHES = ['annotation', 'label', 'tag'] as const;
+
+/** A Kubernetes Service of type LoadBalancer. */
+export const GRAPH_SERVICE = {
+  rest: 'ServiceDto',
+  gql: 'Service',
+  gqlDescription: 'A Kubernetes Service of type LoadBalancer',
+  fields: {
+    clusterId: { type: 'string', rest: { example: 'c0123456789abcdef' } },
+    namespace: { type: 'string', rest: { example: 'payments' } },
+    name: { type: 'string', rest: { example: 'checkout' } },
+    accountId: ACCOUNT_ID,
+    regionId: REGION_ID,
+    uid: { type: 'string', rest: { example: '6f1c2d3e-0000-4000-8000-000000000001' } },
+    loadBalancerClass: nullableText(),
+    /** Backend mode CCM applies (`cluster` | `local` | `eni`); null for Services CCM's CLB controller ignores. */
+    mode: {
+      type: 'string',
+      values: SERVICE_MODES,
+      nullable: true,
+      rest: { nullable: true, description: 'Backend mode CCM applies; null when its CLB controller ignores the Service' },
+      gql: { description: 'Backend mode CCM applies: cluster | local | eni (null: not a CLB Service)' },
+    },
+    externalTrafficPolicy: nullableText('Local'),
+    ports: { type: 'list', of: GRAPH_SERVICE_PORT },
+    /** `status.loadBalancer.ingress` IPs / hostnames. */
+    ingress: { type: 'string[]', rest: { example: ['47.96.1.2'] } },
+    /** The CLB it uses (found in the snapshot), or null. */
+    loadBalancerId: nullableText('lb-bp1abcdefgh'),
+    loadBalancerMatch: {
+      type: 'string',
+      values: SERVICE_LB_MATCHES,
+      nullable: true,
+      rest: { nullable: true, description: 'How the CLB was found (CCM order: id annotation, id label, owner tag)' },
+      gql: { description: 'How the CLB was found: annotation | label | tag' },
+    },
+  },
+} as const satisfies ResourceDecl;
+
+/** A CLB listener. */
+export const GRAPH_LISTENER = {
+  rest: 'ListenerDto',
+  gql: 'Listener',
+  fields: {
+    port: { type: 'int', rest: { example: 443 } },
+    protocol: { type: 'string', rest: { example: 'tcp' } },
+    vServerGroupId: nullableText('rsp-bp1abc'),
+    forwardPort: { type: 'int', nullable: true, rest: { nullable: true } },
+    description: nullableText('k8s/443/checkout/payments/c0123456789abcdef'),
+  },
+} as const satisfies ResourceDecl;
+
+/** Who made a CLB: CCM (owner tag), a user who had a Service reuse it, or the console / API (neither). */
+export const LB_OWNERS = ['ccm', 'reused', 'console'] as const;
+
+/** A CLB instance. */
+export const GRAPH_LOAD_BALANCER = {
+  rest: 'LoadBalancerDto',
+  gql: 'LoadBalancer',
+  gqlDescription: 'A CLB instance',
+  fields: {
+    loadBalancerId: { type: 'id', rest: { example: 'lb-bp1abcdefgh' } },
+    accountId: ACCOUNT_ID,
+    regionId: REGION_ID,
+    name: { type: 'string', rest: { example: 'k8s-payments-checkout' } },
+    /** `internet` | `intranet`. */
+    addressType: { type: 'string', rest: { example: 'intranet', description: 'internet or intranet' } },
+    address: nullableText('192.168.0.10'),
+    vpcId: nullableText('vpc-bp1abc'),
+    spec: nullableText('slb.s2.small'),
+    status: nullableText('active'),
+    createTime: nullableText('2026-01-05T08:00:00Z'),
+    owner: {
+      type: 'string',
+      values: LB_OWNERS,
+      rest: { description: 'Made by CCM (owner tag), reused by a Service, or made in the console / API' },
+      gql: { description: 'ccm | reused | console' },
+    },
+    /** The cluster whose API server this CLB is, or null. */
+    apiServerClusterId: { type: 'string', nullable: true, rest: { nullable: true, description: 'The cluster whose API server this CLB is' } },
+    listeners: { type: 'list', of: GRAPH_LISTENER },
+    listenerCount: { type: 'int', rest: { example: 2 } },
+    /** vServer groups (count; the default server group not included). */
+    vServerGroupCount: { type: 'int', column: 'vserver_group_count', rest: { example: 2, description: 'vServer groups (count; the default server group not included)' } },
+    /** Backend server entries over the default group and every vServer group (count). */
+    backendEntries: {
+      type: 'int',
+      rest: { example: 24, description: 'Backend entries over the default group and every vServer group (count)' },
+      gql: { description: 'Backend server entries over every server group' },
+    },
+    /** Distinct server ids among them (count). */
+    distinctBackends: { type: 'int', rest: { example: 12, description: 'Distinct backend server ids (count)' } },
+    /** Services of type LoadBalancer using it (count). */
+    serviceCount: { type: 'int', rest: { example: 1, description: 'Services of type LoadBalancer using it (count)' } },
+    /** Clusters of those Services, sorted (GraphQL: the `clusters` connection, narrowed to the caller's scope). */
+    clusterIds: { type: 'string[]', rest: { example: ['c0123456789abcdef'], description: 'Clusters of those Services, sorted' }, gql: false },
+  },
+} as const satisfies ResourceDecl;
+
+/** A backend server entry of a server group. */
+export const GRAPH_BACKEND = {
+  rest: 'BackendDto',
+  gql: 'Backend',
+  fields: {
+    /** ECS instance id (`i-...`), ENI id or ECI id. */
+    serverId: { type: 'string', rest: { example: 'i-bp1node01', description: 'ECS instance id, ENI id or ECI id' } },
+    serverIp: nullableText('192.168.0.21'),
+    /** Backend port (vServer groups only), else null. */
+    port: { type: 'int', nullable: true, rest: { nullable: true, example: 31443, description: 'Backend port (vServer groups only)' } },
+    /** 0-100. */
+    weight: { type: 'int', rest: { example: 100, description: '0-100' } },
+    /** `ecs` | `eni` | `eci`. */
+    type: { type: 'string', rest: { example: 'ecs', description: 'ecs, eni or eci' }, gql: { description: 'ecs | eni | eci' } },
+  },
+} as const satisfies ResourceDecl;
+
+/** A server group of a CLB: the default server group (`isDefault`, id `''`) or a vServer group. */
+export const GRAPH_SERVER_GROUP = {
+  rest: 'ServerGroupDto',
+  gql: 'ServerGroup',
+  gqlDescription: 'A CLB server group: the default one (isDefault, id "") or a vServer group',
+  fields: {
+    loadBalancerId: { type: 'string', rest: false },
+    /** `''` for the default server group. */
+    vServerGroupId: { type: 'string', column: 'vserver_group_id', rest: { example: 'rsp-bp1abc', description: "'' for the default server group" } },
+    isDefault: { type: 'boolean', rest: { example: false } },
+    name: { type: 'string', rest: { example: 'k8s/443/checkout/payments/c0123456789abcdef' } },
+    accountId: { type: 'string', rest: false, gql: false },
+    regionId: { type: 'string', rest: false, gql: false },
+    /** In the CLB's order (stored packed: libs/store fleet-graph.columns.ts). */
+    backends: { type: 'list', of: GRAPH_BACKEND, column: false, rest: { description: "In the CLB's order" }, gql: false },
+  },
+} as const satisfies ResourceDecl;
+
+/** An ECS instance with the CLBs it is a backend of. */
+export const GRAPH_ECS_INSTANCE = {
+  rest: 'EcsInstanceDto',
+  gql: 'EcsInstance',
+  fields: {
+    instanceId: { type: 'id', rest: { example: 'i-bp1node01' } },
+    accountId: ACCOUNT_ID,
+    regionId: REGION_ID,
+    name: nullableText(),
+    zoneId: nullableText('cn-hangzhou-h'),
+    status: nullableText('Running'),
+    instanceType: nullableText('ecs.g7.xlarge'),
+    vpcId: nullableText(),
+    privateIps: { type: 'string[]', rest: { example: ['192.168.0.21'] } },
+    /** The cluster of the Kubernetes node it backs (providerID), or null. */
+    clusterId: { type: 'string', nullable: true, rest: { nullable: true, description: 'Cluster of the Kubernetes node it backs' } },
+    nodeName: nullableText('cn-hangzhou.192.168.0.21'),
+    /** CLBs of its region listing it as an `ecs` backend: distinct, sorted. */
+    loadBalancerIds: {
+      type: 'string[]',
+      rest: { description: "CLBs of its region listing it as an ecs backend (distinct, sorted; on GET /v1/ecs-instances/{id} only those within the token's accounts)" },
+      gql: false,
+    },
+    /** Server groups (default groups included) listing it (count). */
+    serverGroupCount: { type: 'int', rest: { example: 3, description: 'Server groups (default groups included) listing it (count)' } },
+  },
+} as const satisfies ResourceDecl;
+
+/** Every fleet-graph resource declaration, nested ones first. */
+export const FLEET_GRAPH_RESOURCES = [
+  GRAPH_REGION,
+  GRAPH_CLUSTER,
+  GRAPH_SERVICE_PORT,
+  GRAPH_SERVICE,
+  GRAPH_LISTENER,
+  GRAPH_LOAD_BALANCER,
+  GRAPH_BACKEND,
+  GRAPH_SERVER_GROUP,
+  GRAPH_ECS_INSTANCE,
+] as const satisfies readonly ResourceDecl[];
