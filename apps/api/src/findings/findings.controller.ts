@@ -1,6 +1,7 @@
-import { Controller, Get, Header, Query } from '@nestjs/common';
-import { ApiBadRequestResponse, ApiBearerAuth, ApiNotFoundResponse, ApiOkResponse, ApiOperation, ApiTags, ApiUnauthorizedResponse } from '@nestjs/swagger';
+import { Get, Header, Query } from '@nestjs/common';
+import { ApiBadRequestResponse, ApiNotFoundResponse, ApiOkResponse, ApiOperation } from '@nestjs/swagger';
 import type { Principal } from '@app/store';
+import { BearerController } from '../common/bearer-controller.decorator';
 import { CurrentPrincipal } from '../auth/current-principal.decorator';
 import { ErrorResponseDto } from '../common/error-response.dto';
 import { ApiZodQuery } from '../common/zod-openapi.util';
@@ -10,10 +11,7 @@ import { listFindingsQuerySchema, type ListFindingsQuery } from './findings.sche
 import { FindingsService } from './findings.service';
 
 /** `/v1/findings`: findings of a scan, filtered and paged. */
-@ApiTags('findings')
-@ApiBearerAuth('bearer')
-@ApiUnauthorizedResponse({ type: ErrorResponseDto, description: 'Missing or invalid bearer token' })
-@Controller('v1/findings')
+@BearerController('v1/findings', 'findings')
 export class FindingsController {
   constructor(private readonly findings: FindingsService) {}
 

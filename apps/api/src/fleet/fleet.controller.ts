@@ -1,6 +1,7 @@
-import { Controller, Get, Param, Query } from '@nestjs/common';
-import { ApiBadRequestResponse, ApiBearerAuth, ApiNotFoundResponse, ApiOkResponse, ApiOperation, ApiParam, ApiTags, ApiUnauthorizedResponse } from '@nestjs/swagger';
+import { Get, Param, Query } from '@nestjs/common';
+import { ApiNotFoundResponse, ApiOkResponse, ApiOperation, ApiParam } from '@nestjs/swagger';
 import type { Principal } from '@app/store';
+import { BearerController } from '../common/bearer-controller.decorator';
 import { CurrentPrincipal } from '../auth/current-principal.decorator';
 import { ErrorResponseDto } from '../common/error-response.dto';
 import { ApiZodQuery } from '../common/zod-openapi.util';
@@ -16,11 +17,7 @@ import { graphObjectQuerySchema, listClustersQuerySchema, resourceIdSchema, type
  * the token's accounts in SQL; an object of another account answers 404 exactly like an absent one.
  * Scans stored before the graph existed have no graph (empty lists, 404 for objects).
  */
-@ApiTags('fleet')
-@ApiBearerAuth('bearer')
-@ApiUnauthorizedResponse({ type: ErrorResponseDto, description: 'Missing or invalid bearer token' })
-@ApiBadRequestResponse({ type: ErrorResponseDto, description: 'Invalid query or path' })
-@Controller('v1')
+@BearerController('v1', 'fleet', 'Invalid query or path')
 export class FleetController {
   constructor(private readonly fleet: FleetService) {}
 

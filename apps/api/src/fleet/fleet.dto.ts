@@ -4,59 +4,21 @@
  * (the stored graph of a succeeded scan, FleetGraphRepository), the same rows GraphQL serves.
  */
 import { ApiProperty } from '@nestjs/swagger';
-import {
-  GRAPH_BACKEND,
-  GRAPH_CLUSTER,
-  GRAPH_ECS_INSTANCE,
-  GRAPH_LISTENER,
-  GRAPH_LOAD_BALANCER,
-  GRAPH_SERVER_GROUP,
-  GRAPH_SERVICE,
-  GRAPH_SERVICE_PORT,
-  type GraphBackend,
-  type GraphCluster,
-  type GraphEcsInstance,
-  type GraphListener,
-  type GraphLoadBalancer,
-  type GraphServerGroup,
-  type GraphService,
-  type GraphServicePort,
-} from '@app/domain';
+import { GRAPH_CLUSTER, GRAPH_ECS_INSTANCE, GRAPH_LOAD_BALANCER, GRAPH_SERVER_GROUP, GRAPH_SERVICE, type GraphCluster, type GraphEcsInstance, type GraphLoadBalancer, type GraphServerGroup, type GraphService } from '@app/domain';
 import { restClassOf } from '../common/resource-class.util';
 import { QuotaDto } from '../quotas/quota.dto';
 
-// The resource classes follow from their declarations (libs/domain fleet-graph.resources.ts): each is a class for
-// OpenAPI (schema `<Name>Dto`) and a type for TypeScript (the domain row as REST sends it).
+// The resources' own classes (OpenAPI schemas ClusterDto, ServiceDto, LoadBalancerDto, ServerGroupDto,
+// EcsInstanceDto and their nested ServicePortDto, ListenerDto, BackendDto) follow from their declarations
+// (libs/domain fleet-graph.resources.ts); in TypeScript they are the domain row types.
 
-/** An ACK cluster of a scan. */
-export const ClusterDto = restClassOf(GRAPH_CLUSTER);
-export type ClusterDto = GraphCluster;
-/** A port of a Service. */
-export const ServicePortDto = restClassOf(GRAPH_SERVICE_PORT);
-export type ServicePortDto = GraphServicePort;
-/** A Kubernetes Service of type LoadBalancer. */
-export const ServiceDto = restClassOf(GRAPH_SERVICE);
-export type ServiceDto = GraphService;
-/** A CLB listener. */
-export const ListenerDto = restClassOf(GRAPH_LISTENER);
-export type ListenerDto = GraphListener;
-/** A CLB instance. */
-export const LoadBalancerDto = restClassOf(GRAPH_LOAD_BALANCER);
-export type LoadBalancerDto = GraphLoadBalancer;
-/** A backend server entry of a server group. */
-export const BackendDto = restClassOf(GRAPH_BACKEND);
-export type BackendDto = GraphBackend;
-/** A server group of a CLB (default group: id ''), with its backends; its CLB, account and region are the CLB's. */
-export const ServerGroupDto = restClassOf(GRAPH_SERVER_GROUP);
+/** A server group as REST shows it inside its CLB: its CLB, account and region are the CLB's. */
 export type ServerGroupDto = Omit<GraphServerGroup, 'loadBalancerId' | 'accountId' | 'regionId'>;
-/** An ECS instance with the CLBs it is a backend of. */
-export const EcsInstanceDto = restClassOf(GRAPH_ECS_INSTANCE);
-export type EcsInstanceDto = GraphEcsInstance;
 
 /** A page of clusters in cluster id order. */
 export class ClusterPageDto {
-  @ApiProperty({ type: [ClusterDto] })
-  items: ClusterDto[];
+  @ApiProperty({ type: [restClassOf(GRAPH_CLUSTER)] })
+  items: GraphCluster[];
 
   @ApiProperty({ example: 120, description: "Clusters matching the filters within the token's accounts (all pages)" })
   total: number;
@@ -76,13 +38,13 @@ export class LoadBalancerDetailDto {
   @ApiProperty({ format: 'uuid', description: 'The scan read' })
   scanId: string;
 
-  @ApiProperty({ type: LoadBalancerDto })
-  loadBalancer: LoadBalancerDto;
+  @ApiProperty({ type: restClassOf(GRAPH_LOAD_BALANCER) })
+  loadBalancer: GraphLoadBalancer;
 
-  @ApiProperty({ type: [ServiceDto], description: 'Services of type LoadBalancer using this CLB (every cluster)' })
-  services: ServiceDto[];
+  @ApiProperty({ type: [restClassOf(GRAPH_SERVICE)], description: 'Services of type LoadBalancer using this CLB (every cluster)' })
+  services: GraphService[];
 
-  @ApiProperty({ type: [ServerGroupDto], description: 'Default server group first, then vServer groups by id' })
+  @ApiProperty({ type: [restClassOf(GRAPH_SERVER_GROUP)], description: 'Default server group first, then vServer groups by id' })
   serverGroups: ServerGroupDto[];
 
   @ApiProperty({ type: [QuotaDto], description: 'Quota usage samples measured on this CLB (e.g. backend servers, listeners)' })
@@ -94,9 +56,9 @@ export class EcsInstanceDetailDto {
   @ApiProperty({ format: 'uuid', description: 'The scan read' })
   scanId: string;
 
-  @ApiProperty({ type: EcsInstanceDto })
-  ecsInstance: EcsInstanceDto;
+  @ApiProperty({ type: restClassOf(GRAPH_ECS_INSTANCE) })
+  ecsInstance: GraphEcsInstance;
 
-  @ApiProperty({ type: [LoadBalancerDto], description: "The CLBs listing it as a backend (within the token's accounts)" })
-  loadBalancers: LoadBalancerDto[];
+  @ApiProperty({ type: [restClassOf(GRAPH_LOAD_BALANCER)], description: "The CLBs listing it as a backend (within the token's accounts)" })
+  loadBalancers: GraphLoadBalancer[];
 }

@@ -1,16 +1,8 @@
-import { Body, Controller, Get, HttpCode, Post, Query } from '@nestjs/common';
-import {
-  ApiBadRequestResponse,
-  ApiBearerAuth,
-  ApiBody,
-  ApiNotFoundResponse,
-  ApiOkResponse,
-  ApiOperation,
-  ApiTags,
-  ApiUnauthorizedResponse,
-} from '@nestjs/swagger';
+import { Body, Get, HttpCode, Post, Query } from '@nestjs/common';
+import { ApiBadRequestResponse, ApiBody, ApiNotFoundResponse, ApiOkResponse, ApiOperation } from '@nestjs/swagger';
 import type { HeadroomEntry, TrendEntry, WhatIfResult } from '@app/forecast';
 import type { Principal } from '@app/store';
+import { BearerController } from '../common/bearer-controller.decorator';
 import { CurrentPrincipal } from '../auth/current-principal.decorator';
 import { RequireRole } from '../common/bearer-auth.guard';
 import { ErrorResponseDto } from '../common/error-response.dto';
@@ -25,10 +17,7 @@ const quantiles = (type: string) => ({
 });
 
 /** `/v1/forecasts`: capacity planning (libs/forecast): trends, headroom, what-if scenarios. */
-@ApiTags('forecasts')
-@ApiBearerAuth('bearer')
-@ApiUnauthorizedResponse({ type: ErrorResponseDto, description: 'Missing or invalid bearer token' })
-@Controller('v1/forecasts')
+@BearerController('v1/forecasts', 'forecasts')
 export class ForecastsController {
   constructor(private readonly forecasts: ForecastsService) {}
 

@@ -1,19 +1,17 @@
-import { Controller, Get, Header } from '@nestjs/common';
-import { ApiBearerAuth, ApiOkResponse, ApiOperation, ApiProduces, ApiTags, ApiUnauthorizedResponse } from '@nestjs/swagger';
+import { Get, Header } from '@nestjs/common';
+import { ApiOkResponse, ApiOperation, ApiProduces } from '@nestjs/swagger';
 import { METRICS_CONTENT_TYPE } from '@app/telemetry';
 import type { Principal } from '@app/store';
+import { BearerController } from '../common/bearer-controller.decorator';
 import { CurrentPrincipal } from '../auth/current-principal.decorator';
-import { ErrorResponseDto } from '../common/error-response.dto';
+
 import { MetricsService } from './metrics.service';
 
 /**
  * `GET /metrics`: Prometheus text format, behind the same bearer token as `/v1` (Prometheus sends it
  * with `authorization: { credentials_file: ... }` in the scrape config; see deploy/prometheus/).
  */
-@ApiTags('metrics')
-@ApiBearerAuth('bearer')
-@ApiUnauthorizedResponse({ type: ErrorResponseDto, description: 'Missing or invalid bearer token' })
-@Controller('metrics')
+@BearerController('metrics', 'metrics')
 export class MetricsController {
   constructor(private readonly metrics: MetricsService) {}
 

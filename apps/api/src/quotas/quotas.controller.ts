@@ -1,6 +1,7 @@
-import { Controller, Get, Query } from '@nestjs/common';
-import { ApiBadRequestResponse, ApiBearerAuth, ApiNotFoundResponse, ApiOkResponse, ApiOperation, ApiTags, ApiUnauthorizedResponse } from '@nestjs/swagger';
+import { Get, Query } from '@nestjs/common';
+import { ApiBadRequestResponse, ApiNotFoundResponse, ApiOkResponse, ApiOperation } from '@nestjs/swagger';
 import type { Principal } from '@app/store';
+import { BearerController } from '../common/bearer-controller.decorator';
 import { CurrentPrincipal } from '../auth/current-principal.decorator';
 import { ErrorResponseDto } from '../common/error-response.dto';
 import { ApiZodQuery } from '../common/zod-openapi.util';
@@ -16,10 +17,7 @@ import { listQuotasQuerySchema, type ListQuotasQuery } from './quotas.schemas';
  * `quotas` (FleetGraphRepository.quotasPage / countQuotas), so both return the same numbers. Only samples
  * of the token's accounts are listed and counted, in SQL.
  */
-@ApiTags('quotas')
-@ApiBearerAuth('bearer')
-@ApiUnauthorizedResponse({ type: ErrorResponseDto, description: 'Missing or invalid bearer token' })
-@Controller('v1/quotas')
+@BearerController('v1/quotas', 'quotas')
 export class QuotasController {
   constructor(private readonly quotas: QuotasService) {}
 

@@ -1,7 +1,8 @@
-import { Controller, Get, Param, Query, Res } from '@nestjs/common';
-import { ApiBearerAuth, ApiNotFoundResponse, ApiOkResponse, ApiOperation, ApiParam, ApiProduces, ApiTags, ApiUnauthorizedResponse } from '@nestjs/swagger';
+import { Get, Param, Query, Res } from '@nestjs/common';
+import { ApiNotFoundResponse, ApiOkResponse, ApiOperation, ApiParam, ApiProduces } from '@nestjs/swagger';
 import type { ReportFormat } from '@app/reports';
 import type { Principal, StoredReportListItem } from '@app/store';
+import { BearerController } from '../common/bearer-controller.decorator';
 import { CurrentPrincipal } from '../auth/current-principal.decorator';
 import { z } from 'zod';
 import { ErrorResponseDto } from '../common/error-response.dto';
@@ -34,10 +35,7 @@ interface RawResponse {
  * 404 as if absent. To give a team its weekly report, schedule one for its accounts
  * (`REPORT_ACCOUNTS` / `fleet-audit report --accounts`).
  */
-@ApiTags('reports')
-@ApiBearerAuth('bearer')
-@ApiUnauthorizedResponse({ type: ErrorResponseDto, description: 'Missing or invalid bearer token' })
-@Controller('v1/reports')
+@BearerController('v1/reports', 'reports')
 export class ReportsController {
   constructor(private readonly reports: ReportsService) {}
 

@@ -1,20 +1,18 @@
-import { Body, Controller, Get, HttpCode, Param, Post, Query, Res } from '@nestjs/common';
+import { Body, Get, HttpCode, Param, Post, Query, Res } from '@nestjs/common';
 import {
   ApiAcceptedResponse,
   ApiBadRequestResponse,
   ApiConflictResponse,
-  ApiBearerAuth,
   ApiForbiddenResponse,
   ApiNotFoundResponse,
   ApiOkResponse,
   ApiOperation,
   ApiParam,
   ApiServiceUnavailableResponse,
-  ApiTags,
   ApiTooManyRequestsResponse,
-  ApiUnauthorizedResponse,
 } from '@nestjs/swagger';
 import type { Principal } from '@app/store';
+import { BearerController } from '../common/bearer-controller.decorator';
 import { CurrentPrincipal } from '../auth/current-principal.decorator';
 import { RequireRole } from '../common/bearer-auth.guard';
 import { ErrorResponseDto } from '../common/error-response.dto';
@@ -27,11 +25,7 @@ import { ScanDiffPageDto } from './scan-diff.dto';
 import { ScansService } from './scans.service';
 
 /** `/v1/scans`: list, read and launch scans. */
-@ApiTags('scans')
-@ApiBearerAuth('bearer')
-@ApiUnauthorizedResponse({ type: ErrorResponseDto, description: 'Missing or invalid bearer token' })
-@ApiBadRequestResponse({ type: ErrorResponseDto, description: 'Invalid query, path or body' })
-@Controller('v1/scans')
+@BearerController('v1/scans', 'scans', 'Invalid query, path or body')
 export class ScansController {
   constructor(private readonly scans: ScansService) {}
 

@@ -1,19 +1,8 @@
-import { Body, Controller, Delete, Get, HttpCode, Param, Patch, Post, Query } from '@nestjs/common';
-import {
-  ApiBadRequestResponse,
-  ApiBearerAuth,
-  ApiConflictResponse,
-  ApiCreatedResponse,
-  ApiForbiddenResponse,
-  ApiNotFoundResponse,
-  ApiOkResponse,
-  ApiOperation,
-  ApiParam,
-  ApiTags,
-  ApiUnauthorizedResponse,
-} from '@nestjs/swagger';
+import { Body, Delete, Get, HttpCode, Param, Patch, Post, Query } from '@nestjs/common';
+import { ApiConflictResponse, ApiCreatedResponse, ApiForbiddenResponse, ApiNotFoundResponse, ApiOkResponse, ApiOperation, ApiParam } from '@nestjs/swagger';
 import { RequireRole } from '../common/bearer-auth.guard';
 import type { Principal } from '@app/store';
+import { BearerController } from '../common/bearer-controller.decorator';
 import { CurrentPrincipal } from '../auth/current-principal.decorator';
 import { ErrorResponseDto } from '../common/error-response.dto';
 import { ApiZodBody, ApiZodQuery } from '../common/zod-openapi.util';
@@ -42,11 +31,7 @@ import {
  * changing and revoking need the operator role; a non-admin token may change or revoke only the waivers
  * it created itself (403 otherwise), an admin any waiver in its scope.
  */
-@ApiTags('waivers')
-@ApiBearerAuth('bearer')
-@ApiUnauthorizedResponse({ type: ErrorResponseDto, description: 'Missing or invalid bearer token' })
-@ApiBadRequestResponse({ type: ErrorResponseDto, description: 'Invalid query, path or body (the field and the rule)' })
-@Controller('v1/waivers')
+@BearerController('v1/waivers', 'waivers', 'Invalid query, path or body (the field and the rule)')
 export class WaiversController {
   constructor(private readonly waivers: WaiversService) {}
 
