@@ -1,15 +1,22 @@
 import type { Pool, PoolClient, QueryResultRow } from 'pg';
-import type {
-  FleetGraph,
-  GraphCluster,
-  GraphEcsInstance,
-  GraphLoadBalancer,
-  GraphRegion,
-  GraphServerGroup,
-  GraphService,
-  QuotaUsageSample,
-  ResourceKind,
+import {
+  GRAPH_CLUSTER,
+  GRAPH_ECS_INSTANCE,
+  GRAPH_LOAD_BALANCER,
+  GRAPH_REGION,
+  GRAPH_SERVER_GROUP,
+  GRAPH_SERVICE,
+  type FleetGraph,
+  type GraphCluster,
+  type GraphEcsInstance,
+  type GraphLoadBalancer,
+  type GraphRegion,
+  type GraphServerGroup,
+  type GraphService,
+  type QuotaUsageSample,
+  type ResourceKind,
 } from '@app/domain';
+import { columnsOf, rowMapperOf } from './fleet-graph.columns';
 import { insertRows, type ColumnSpec } from './bulk-insert.util';
 import { keysetOrderBy, type KeysetColumn, type KeysetValue } from './keyset-cursor.util';
 import { emptyPage, pagingSql, Params, toPage, type GraphPage, type GraphPageArgs } from './keyset-page.util';
@@ -29,97 +36,22 @@ export interface GraphAccount {
 const ROWS_PER_INSERT = 5000;
 const SERVER_GROUPS_PER_INSERT = 1000;
 
-const REGION_COLUMNS: ColumnSpec<GraphRegion> = [
-  ['account_id', 'text', (r) => r.accountId],
-  ['region_id', 'text', (r) => r.regionId],
-  ['account_name', 'text', (r) => r.accountName],
-  ['cluster_count', 'integer', (r) => r.clusterCount],
-  ['load_balancer_count', 'integer', (r) => r.loadBalancerCount],
-  ['ecs_instance_count', 'integer', (r) => r.ecsInstanceCount],
-];
+// Columns and row mappers follow from the resource declarations (libs/domain fleet-graph.resources.ts) through
+// fleet-graph.columns.ts: a declared field is a column `snake_case(field)` of its table.
+const REGION_COLUMNS = columnsOf(GRAPH_REGION);
+const CLUSTER_COLUMNS = columnsOf(GRAPH_CLUSTER);
+const SERVICE_COLUMNS = columnsOf(GRAPH_SERVICE);
+const LOAD_BALANCER_COLUMNS = columnsOf(GRAPH_LOAD_BALANCER);
+const ECS_COLUMNS = columnsOf(GRAPH_ECS_INSTANCE);
 
-const CLUSTER_COLUMNS: ColumnSpec<GraphCluster> = [
-  ['cluster_id', 'text', (r) => r.clusterId],
-  ['account_id', 'text', (r) => r.accountId],
-  ['region_id', 'text', (r) => r.regionId],
-  ['name', 'text', (r) => r.name],
-  ['cluster_type', 'text', (r) => r.clusterType],
-  ['cluster_spec', 'text', (r) => r.clusterSpec],
-  ['state', 'text', (r) => r.state],
-  ['current_version', 'text', (r) => r.currentVersion],
-  ['ccm_version', 'text', (r) => r.ccmVersion],
-  ['network_plugin', 'text', (r) => r.networkPlugin],
-  ['vpc_id', 'text', (r) => r.vpcId],
-  ['api_server_load_balancer_id', 'text', (r) => r.apiServerLoadBalancerId],
-  ['node_count', 'integer', (r) => r.nodeCount],
-  ['service_count', 'integer', (r) => r.serviceCount],
-];
-
-const SERVICE_COLUMNS: ColumnSpec<GraphService> = [
-  ['cluster_id', 'text', (r) => r.clusterId],
-  ['namespace', 'text', (r) => r.namespace],
-  ['name', 'text', (r) => r.name],
-  ['account_id', 'text', (r) => r.accountId],
-  ['region_id', 'text', (r) => r.regionId],
-  ['uid', 'text', (r) => r.uid],
-  ['load_balancer_class', 'text', (r) => r.loadBalancerClass],
-  ['mode', 'text', (r) => r.mode],
-  ['external_traffic_policy', 'text', (r) => r.externalTrafficPolicy],
-  ['ports', 'jsonb', (r) => r.ports],
-  ['ingress', 'text[]', (r) => r.ingress],
-  ['load_balancer_id', 'text', (r) => r.loadBalancerId],
-  ['load_balancer_match', 'text', (r) => r.loadBalancerMatch],
-];
-
-const LOAD_BALANCER_COLUMNS: ColumnSpec<GraphLoadBalancer> = [
-  ['load_balancer_id', 'text', (r) => r.loadBalancerId],
-  ['account_id', 'text', (r) => r.accountId],
-  ['region_id', 'text', (r) => r.regionId],
-  ['name', 'text', (r) => r.name],
-  ['address_type', 'text', (r) => r.addressType],
-  ['address', 'text', (r) => r.address],
-  ['vpc_id', 'text', (r) => r.vpcId],
-  ['spec', 'text', (r) => r.spec],
-  ['status', 'text', (r) => r.status],
-  ['create_time', 'text', (r) => r.createTime],
-  ['owner', 'text', (r) => r.owner],
-  ['api_server_cluster_id', 'text', (r) => r.apiServerClusterId],
-  ['listeners', 'jsonb', (r) => r.listeners],
-  ['listener_count', 'integer', (r) => r.listenerCount],
-  ['vserver_group_count', 'integer', (r) => r.vServerGroupCount],
-  ['backend_entries', 'integer', (r) => r.backendEntries],
-  ['distinct_backends', 'integer', (r) => r.distinctBackends],
-  ['service_count', 'integer', (r) => r.serviceCount],
-  ['cluster_ids', 'text[]', (r) => r.clusterIds],
-];
-
+/** A server group's backends are stored packed (declared `column: false`): one `json` text of [serverId, serverIp, port, weight, type] tuples, with `backend_count` beside it. */
 const SERVER_GROUP_COLUMNS: ColumnSpec<GraphServerGroup> = [
-  ['load_balancer_id', 'text', (r) => r.loadBalancerId],
-  ['vserver_group_id', 'text', (r) => r.vServerGroupId],
-  ['is_default', 'boolean', (r) => r.isDefault],
-  ['name', 'text', (r) => r.name],
-  ['account_id', 'text', (r) => r.accountId],
-  ['region_id', 'text', (r) => r.regionId],
+  ...columnsOf(GRAPH_SERVER_GROUP),
   ['backend_count', 'integer', (r) => r.backends.length],
   // JSON.stringify escapes control characters and lone surrogates, so the text is always storable.
   ['backends', 'json', (r) => JSON.stringify(r.backends.map((b) => [b.serverId, b.serverIp, b.port, b.weight, b.type]))],
 ];
-
-const ECS_COLUMNS: ColumnSpec<GraphEcsInstance> = [
-  ['instance_id', 'text', (r) => r.instanceId],
-  ['account_id', 'text', (r) => r.accountId],
-  ['region_id', 'text', (r) => r.regionId],
-  ['name', 'text', (r) => r.name],
-  ['zone_id', 'text', (r) => r.zoneId],
-  ['status', 'text', (r) => r.status],
-  ['instance_type', 'text', (r) => r.instanceType],
-  ['vpc_id', 'text', (r) => r.vpcId],
-  ['private_ips', 'text[]', (r) => r.privateIps],
-  ['cluster_id', 'text', (r) => r.clusterId],
-  ['node_name', 'text', (r) => r.nodeName],
-  ['load_balancer_ids', 'text[]', (r) => r.loadBalancerIds],
-  ['server_group_count', 'integer', (r) => r.serverGroupCount],
-];
+const serverGroupOfRow = rowMapperOf(GRAPH_SERVER_GROUP);
 
 /** A listing: table, its sort key (ascending, unique within a scan) and its row mapper. */
 interface Listing<T> {
@@ -136,84 +68,28 @@ const REGIONS: Listing<GraphRegion> = {
   table: 'graph_regions',
   keys: [asc('g.account_id'), asc('g.region_id')],
   keyOf: (r) => [r.accountId, r.regionId],
-  map: (r) => ({
-    accountId: r.account_id,
-    regionId: r.region_id,
-    accountName: r.account_name,
-    clusterCount: r.cluster_count,
-    loadBalancerCount: r.load_balancer_count,
-    ecsInstanceCount: r.ecs_instance_count,
-  }),
+  map: rowMapperOf(GRAPH_REGION),
 };
 
 const CLUSTERS: Listing<GraphCluster> = {
   table: 'graph_clusters',
   keys: [asc('g.cluster_id')],
   keyOf: (r) => [r.clusterId],
-  map: (r) => ({
-    clusterId: r.cluster_id,
-    accountId: r.account_id,
-    regionId: r.region_id,
-    name: r.name,
-    clusterType: r.cluster_type,
-    clusterSpec: r.cluster_spec,
-    state: r.state,
-    currentVersion: r.current_version,
-    ccmVersion: r.ccm_version,
-    networkPlugin: r.network_plugin,
-    vpcId: r.vpc_id,
-    apiServerLoadBalancerId: r.api_server_load_balancer_id,
-    nodeCount: r.node_count,
-    serviceCount: r.service_count,
-  }),
+  map: rowMapperOf(GRAPH_CLUSTER),
 };
 
 const SERVICES: Listing<GraphService> = {
   table: 'graph_services',
   keys: [asc('g.cluster_id'), asc('g.namespace'), asc('g.name')],
   keyOf: (r) => [r.clusterId, r.namespace, r.name],
-  map: (r) => ({
-    clusterId: r.cluster_id,
-    namespace: r.namespace,
-    name: r.name,
-    accountId: r.account_id,
-    regionId: r.region_id,
-    uid: r.uid,
-    loadBalancerClass: r.load_balancer_class,
-    mode: r.mode,
-    externalTrafficPolicy: r.external_traffic_policy,
-    ports: r.ports,
-    ingress: r.ingress,
-    loadBalancerId: r.load_balancer_id,
-    loadBalancerMatch: r.load_balancer_match,
-  }),
+  map: rowMapperOf(GRAPH_SERVICE),
 };
 
 const LOAD_BALANCERS: Listing<GraphLoadBalancer> = {
   table: 'graph_load_balancers',
   keys: [asc('g.load_balancer_id')],
   keyOf: (r) => [r.loadBalancerId],
-  map: (r) => ({
-    loadBalancerId: r.load_balancer_id,
-    accountId: r.account_id,
-    regionId: r.region_id,
-    name: r.name,
-    addressType: r.address_type,
-    address: r.address,
-    vpcId: r.vpc_id,
-    spec: r.spec,
-    status: r.status,
-    createTime: r.create_time,
-    owner: r.owner,
-    apiServerClusterId: r.api_server_cluster_id,
-    listeners: r.listeners,
-    listenerCount: r.listener_count,
-    vServerGroupCount: r.vserver_group_count,
-    backendEntries: r.backend_entries,
-    distinctBackends: r.distinct_backends,
-    serviceCount: r.service_count,
-    clusterIds: r.cluster_ids,
-  }),
+  map: rowMapperOf(GRAPH_LOAD_BALANCER),
 };
 
 const SERVER_GROUPS: Listing<GraphServerGroup> = {
@@ -222,15 +98,7 @@ const SERVER_GROUPS: Listing<GraphServerGroup> = {
   keyOf: (r) => [r.loadBalancerId, r.vServerGroupId],
   map: (r) => {
     const backends = JSON.parse(r.backends as string) as [string, string | null, number | null, number, string][];
-    return {
-      loadBalancerId: r.load_balancer_id,
-      vServerGroupId: r.vserver_group_id,
-      isDefault: r.is_default,
-      name: r.name,
-      accountId: r.account_id,
-      regionId: r.region_id,
-      backends: backends.map(([serverId, serverIp, port, weight, type]) => ({ serverId, serverIp, port, weight, type })),
-    };
+    return { ...serverGroupOfRow(r), backends: backends.map(([serverId, serverIp, port, weight, type]) => ({ serverId, serverIp, port, weight, type })) };
   },
 };
 
@@ -238,21 +106,7 @@ const ECS_INSTANCES: Listing<GraphEcsInstance> = {
   table: 'graph_ecs_instances',
   keys: [asc('g.instance_id')],
   keyOf: (r) => [r.instanceId],
-  map: (r) => ({
-    instanceId: r.instance_id,
-    accountId: r.account_id,
-    regionId: r.region_id,
-    name: r.name,
-    zoneId: r.zone_id,
-    status: r.status,
-    instanceType: r.instance_type,
-    vpcId: r.vpc_id,
-    privateIps: r.private_ips,
-    clusterId: r.cluster_id,
-    nodeName: r.node_name,
-    loadBalancerIds: r.load_balancer_ids,
-    serverGroupCount: r.server_group_count,
-  }),
+  map: rowMapperOf(GRAPH_ECS_INSTANCE),
 };
 
 const QUOTAS: Listing<QuotaUsageSample> = {

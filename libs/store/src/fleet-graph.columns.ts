@@ -1,0 +1,58 @@
+/**
+ * The store columns and row mappers of the fleet-graph tables (`graph_*`, migration 1797300000000), derived
+ * from the resource declarations (libs/domain fleet-graph.resources.ts): a field is stored in the column
+ * `snake_case(field)` (or the declaration's `column`), sent as its kind (bulk-insert.util.ts `ColumnKind`):
+ * strings as text, counts as integer, flags as boolean, string lists as text[], lists of rows as jsonb.
+ * A field declared with `column: false` is stored by its repository in its own way (a server group's backends).
+ */
+import type { QueryResultRow } from 'pg';
+import type { ResourceDecl, ResourceField, RowOf } from '@app/domain';
+import type { ColumnKind, ColumnSpec } from './bulk-insert.util';
+
+/** How each field kind is sent; `float` has no graph column yet (add a kind here when one is declared). */
+const KIND_OF: Record<ResourceField['type'], ColumnKind | undefined> = {
+  string: 'text',
+  id: 'text',
+  int: 'integer',
+  float: undefined,
+  boolean: 'boolean',
+  'string[]': 'text[]',
+  list: 'jsonb',
+};
+
+/** The column of a field: its declared `column`, else its name in snake_case (`apiServerLoadBalancerId` -> `api_server_load_balancer_id`). */
+export function columnOf(field: string, f: ResourceField): string {
+  return typeof f.column === 'string' ? f.column : field.replace(/[A-Z]/g, (c) => `_${c.toLowerCase()}`);
+}
+
+/** (field, column) of every field a declaration stores in a column of its own, in declaration order. */
+function storedFields(decl: ResourceDecl): [field: string, column: string, kind: ColumnKind][] {
+  return Object.entries(decl.fields)
+    .filter(([, f]) => f.column !== false)
+    .map(([field, f]) => {
+      const kind = KIND_OF[f.type];
+      if (!kind) throw new Error(`fleet-graph field ${decl.gql}.${field}: no store column kind for ${f.type}`);
+      return [field, columnOf(field, f), kind];
+    });
+}
+
+/**
+ * The insert columns of a resource's table (after `scan_id`).
+ * @throws Error at start-up when a declared field has a kind no column can hold (a programming error)
+ */
+export function columnsOf<D extends ResourceDecl>(decl: D): ColumnSpec<RowOf<D>> {
+  return storedFields(decl).map(([field, column, kind]) => [column, kind, (r: RowOf<D>) => (r as Record<string, unknown>)[field]] as const);
+}
+
+/**
+ * The row mapper of a resource's table: a row as the domain type, properties in declaration order (the order
+ * REST sends them in). Fields with `column: false` are left to the caller.
+ */
+export function rowMapperOf<D extends ResourceDecl>(decl: D): (row: QueryResultRow) => RowOf<D> {
+  const fields = storedFields(decl).map(([field, column]) => [field, column] as const);
+  return (row) => {
+    const out: Record<string, unknown> = {};
+    for (const [field, column] of fields) out[field] = row[column];
+    return out as RowOf<D>;
+  };
+}
