@@ -5,7 +5,7 @@ export type { LaunchScanRequest, ScanLauncher } from './scan-launcher.port';
 export { buildOpenApiDocument, OPENAPI_JSON_PATH, SWAGGER_UI_PATH } from './openapi.util';
 export { loadApiConfig, type ApiConfig } from './api-config';
 export { UnavailableScanLauncher } from './unavailable-scan-launcher';
-export { toFindingDto } from './findings/findings.service';
+export { toFindingDto } from './findings/finding.mapper';
 export type { FindingDto, FindingPageDto, FindingResourceDto } from './findings/finding.dto';
 export type { ScanDto, ScanListItemDto, ScanPageDto, LaunchScanResponseDto } from './scans/scan.dto';
 export type { ErrorResponseDto } from './common/error-response.dto';
