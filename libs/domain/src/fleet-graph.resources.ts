@@ -75,7 +75,9 @@ export type FieldValue<F extends ResourceField> = F['nullable'] extends true ? S
 export type RowOf<D extends ResourceDecl> = { -readonly [K in keyof D['fields']]: FieldValue<D['fields'][K]> };
 
 /** A nullable string field documented for REST with an example (none when absent). */
-const nullableText = (example?: string) => ({ type: 'string', nullable: true, rest: example === undefined ? { nullable: true } : { nullable: true, example } }) as const;
+function nullableText(example?: string): { readonly type: 'string'; readonly nullable: true; readonly rest: RestFieldDoc } {
+  return { type: 'string', nullable: true, rest: example === undefined ? { nullable: true } : { nullable: true, example } };
+}
 const ACCOUNT_ID = { type: 'string', rest: { example: '1234567890123456' } } as const satisfies ResourceField;
 const REGION_ID = { type: 'string', rest: { example: 'cn-hangzhou' } } as const satisfies ResourceField;
 
