@@ -177,11 +177,16 @@ function present<T extends Record<string, string | number | null | undefined>>(a
   return Object.fromEntries(Object.entries(args).filter(([, v]) => v !== undefined && v !== null && v !== '')) as { [K in keyof T]?: Exclude<T[K], null> };
 }
 
-/** A listing of a scan as a connection (`none` when no scan succeeded yet). */
+/** A listing of a scan as a connection (`none` when no scan succeeded yet), each node mapped by `map(scanId)`. */
 async function listingConnection<T, U>(scanId: string | null, listing: (scanId: string) => Listing<T>, map: (scanId: string) => (t: T) => U): Promise<ConnectionValue<U>> {
   if (!scanId) return none();
   const l = listing(scanId);
   return connection(await l.page, map(scanId), l.count);
+}
+
+/** A listing of graph rows of a scan as a connection of nodes carrying that scan (`none` when no scan succeeded yet). */
+function graphConnection<T>(scanId: string | null, listing: (scanId: string) => Listing<T>): Promise<ConnectionValue<T & { scanId: string }>> {
+  return listingConnection(scanId, listing, (id) => withScan<T>(id));
 }
 
 /** An empty connection (no scan succeeded yet). */
@@ -229,7 +234,7 @@ export class RootResolver {
   @Query(() => AccountConnection, { description: 'Accounts of a scan’s fleet graph (default: the latest succeeded scan), by id', ...CONNECTION })
   async accounts(@Args() args: ConnectionArgs, @Context() ctx: GqlContext, @Args('scanId', { type: () => ID, nullable: true }) scanId?: string): Promise<ConnectionValue<Account>> {
     const a = pageArgs(args);
-    return listingConnection(await this.scanSelection.scanOf(scanId, false, ctx.loaders), (id) => this.fleet.accounts(id, ctx.principal, a), withScan);
+    return graphConnection(await this.scanSelection.scanOf(scanId, false, ctx.loaders), (id) => this.fleet.accounts(id, ctx.principal, a));
   }
 
   @Query(() => ClusterConnection, { description: 'Clusters of a scan (default: the latest succeeded), by id', ...CONNECTION })
@@ -241,7 +246,7 @@ export class RootResolver {
     @Args('regionId', { nullable: true }) regionId?: string,
   ): Promise<ConnectionValue<Cluster>> {
     const a = pageArgs(args);
-    return listingConnection(await this.scanSelection.scanOf(scanId, false, ctx.loaders), (id) => this.fleet.clusters(id, ctx.principal, a, present({ accountId, regionId })), withScan);
+    return graphConnection(await this.scanSelection.scanOf(scanId, false, ctx.loaders), (id) => this.fleet.clusters(id, ctx.principal, a, present({ accountId, regionId })));
   }
 
   @Query(() => LoadBalancerConnection, { description: 'CLB instances of a scan (default: the latest succeeded), by id', ...CONNECTION })
@@ -254,7 +259,7 @@ export class RootResolver {
     @Args('owner', { nullable: true, description: 'ccm | reused | console' }) owner?: string,
   ): Promise<ConnectionValue<LoadBalancer>> {
     const a = pageArgs(args);
-    return listingConnection(await this.scanSelection.scanOf(scanId, false, ctx.loaders), (id) => this.fleet.loadBalancers(id, ctx.principal, a, present({ accountId, regionId, owner })), withScan);
+    return graphConnection(await this.scanSelection.scanOf(scanId, false, ctx.loaders), (id) => this.fleet.loadBalancers(id, ctx.principal, a, present({ accountId, regionId, owner })));
   }
 
   @Query(() => LoadBalancer, { nullable: true, description: 'One CLB of a scan (default: the latest succeeded), or null' })
@@ -274,7 +279,7 @@ export class RootResolver {
     @Args('clusterId', { nullable: true }) clusterId?: string,
   ): Promise<ConnectionValue<EcsInstance>> {
     const a = pageArgs(args);
-    return listingConnection(await this.scanSelection.scanOf(scanId, false, ctx.loaders), (id) => this.fleet.ecsInstances(id, ctx.principal, a, present({ accountId, regionId, clusterId })), withScan);
+    return graphConnection(await this.scanSelection.scanOf(scanId, false, ctx.loaders), (id) => this.fleet.ecsInstances(id, ctx.principal, a, present({ accountId, regionId, clusterId })));
   }
 
   @Query(() => QuotaConnection, { description: 'Quota usage (used / limit / ratio) of a scan (default: the latest succeeded), by check and resource', ...CONNECTION })
