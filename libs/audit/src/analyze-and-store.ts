@@ -16,7 +16,7 @@ import {
   type SkippedResult,
 } from '@app/domain';
 import type { Store } from '@app/store';
-import { FleetAuditError } from '@app/errors';
+import { fleetAuditErrorKind } from '@app/errors';
 
 /** Counts per severity and per check id. */
 export interface ScanSummary {
@@ -35,12 +35,8 @@ export interface ScanSummary {
 }
 
 /** A scan that could not complete (nothing usable was read, or an unexpected error). */
-export class ScanFailedError extends FleetAuditError {
-  override readonly name = 'ScanFailedError';
-  /** Stable code (libs/errors README). */
-  readonly code = 'SCAN_FAILED';
-  /** The scan is stored as failed; the same input fails the same way. */
-  readonly permanent = true;
+export class ScanFailedError extends fleetAuditErrorKind('ScanFailedError', 'SCAN_FAILED', true) {
+  // permanent: the scan is stored as failed; the same input fails the same way.
   constructor(
     message: string,
     readonly scanId: string,

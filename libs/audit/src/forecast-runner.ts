@@ -22,15 +22,11 @@ import {
 } from '@app/forecast';
 import type { QuotaHistoryQuery, Store, StoredSnapshot } from '@app/store';
 import { analyzeAndStore } from './analyze-and-store';
-import { FleetAuditError } from '@app/errors';
+import { fleetAuditErrorKind } from '@app/errors';
 
 /** A forecast that cannot run on what is stored (no scans yet, no snapshot). */
-export class ForecastUnavailableError extends FleetAuditError {
-  override readonly name = 'ForecastUnavailableError';
-  /** Stable code (libs/errors README). */
-  readonly code = 'FORECAST_UNAVAILABLE';
-  /** Nothing stored to forecast on: a scan must be stored first. */
-  readonly permanent = true;
+export class ForecastUnavailableError extends fleetAuditErrorKind('ForecastUnavailableError', 'FORECAST_UNAVAILABLE', true) {
+  // permanent: nothing stored to forecast on: a scan must be stored first.
 }
 
 /** Filters and settings of `trendsFromStore`. */

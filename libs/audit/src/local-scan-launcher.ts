@@ -9,20 +9,15 @@ import { runScan, type ScanSource } from './scan-runner';
 import type { PartialAuditSettings } from '@app/checks';
 import type { Store } from '@app/store';
 import { logScanCompleted, logScanFailed, logScanStarted, type ScanEventSink } from '@app/telemetry';
-import { FleetAuditError } from '@app/errors';
+import { fleetAuditErrorKind } from '@app/errors';
 
 /** A request to start a scan: `source` names one of the configured sources (default: the first). */
 export interface LaunchRequest {
   source?: string;
 }
 
-/** Thrown when a launch request names a source that is not configured. */
-export class UnknownScanSourceError extends FleetAuditError {
-  override readonly name = 'UnknownScanSourceError';
-  /** The API maps it to 400 INVALID_ARGUMENT. */
-  readonly code = 'SCAN_SOURCE_UNKNOWN';
-  readonly permanent = true;
-}
+/** Thrown when a launch request names a source that is not configured (the API answers 400 INVALID_ARGUMENT). */
+export class UnknownScanSourceError extends fleetAuditErrorKind('UnknownScanSourceError', 'SCAN_SOURCE_UNKNOWN', true) {}
 
 /** Starts scans in the background of this process. */
 export class LocalScanLauncher {

@@ -28,7 +28,7 @@ import { ScanFailedError } from './analyze-and-store';
 import { UnknownScanSourceError, type LaunchRequest } from './local-scan-launcher';
 import type { ScanChildRequest, ScanChildResult } from './scan-child.protocol';
 import type { ScanSource } from './scan-runner';
-import { FleetAuditError } from '@app/errors';
+import { fleetAuditErrorKind } from '@app/errors';
 
 /** Default number of scans that may wait behind the running one (`SCAN_QUEUE_DEPTH`). */
 export const DEFAULT_SCAN_QUEUE_DEPTH = 4;
@@ -43,12 +43,8 @@ export const DEFAULT_SCAN_CLOSE_GRACE_MS = 10_000;
 const DEFAULT_RETRY_AFTER_SECONDS = 5;
 
 /** Thrown by `launch` when `queueDepth` scans already wait; the API answers 429. */
-export class ScanQueueFullError extends FleetAuditError {
-  override readonly name = 'ScanQueueFullError';
-  /** Stable code (libs/errors README). */
-  readonly code = 'SCAN_QUEUE_FULL';
-  /** A slot frees when a scan ends: retry after `retryAfterSeconds`. */
-  readonly permanent = false;
+export class ScanQueueFullError extends fleetAuditErrorKind('ScanQueueFullError', 'SCAN_QUEUE_FULL', false) {
+  // transient: a slot frees when a scan ends: retry after `retryAfterSeconds`.
   /**
    * @param message one line for the client
    * @param retryAfterSeconds when a slot is likely free: the last scan's duration, 1 to 300 s
@@ -62,12 +58,8 @@ export class ScanQueueFullError extends FleetAuditError {
 }
 
 /** Thrown by `launch` after `close()` began (the API is shutting down); the API answers 503. */
-export class ScanQueueClosedError extends FleetAuditError {
-  override readonly name = 'ScanQueueClosedError';
-  /** Stable code (libs/errors README). */
-  readonly code = 'SCAN_QUEUE_CLOSED';
-  /** This process is shutting down; another (or the restarted) one accepts scans. */
-  readonly permanent = false;
+export class ScanQueueClosedError extends fleetAuditErrorKind('ScanQueueClosedError', 'SCAN_QUEUE_CLOSED', false) {
+  // transient: this process is shutting down; another (or the restarted) one accepts scans.
 }
 
 /** Options of {@link QueuedScanLauncher}. */

@@ -5,7 +5,7 @@
  */
 import { ENV_VARS, type EnvValue, type EnvVarName, type EnvVarSpec, type LogLevelName, type ProcessName } from './env.declaration';
 import type { Environment } from './environment';
-import { FleetAuditError } from '@app/errors';
+import { fleetAuditErrorKind } from '@app/errors';
 
 /** Configuration of every process, by namespace (units in the names: `Ms` = milliseconds). */
 export interface FleetAuditConfig {
@@ -36,12 +36,8 @@ export interface FleetAuditConfig {
  * ("invalid configuration: API_PORT must be a port number from 1 to 65535; DATABASE_URL is required
  * (postgres://user@host:port/database)") and never contains a value.
  */
-export class ConfigError extends FleetAuditError {
-  override readonly name = 'ConfigError';
-  /** Stable code of the error (transports map it: CLI exit 2, process exit 1). */
-  readonly code = 'CONFIG_INVALID';
-  /** Retrying cannot help: the environment must change. */
-  readonly permanent = true;
+export class ConfigError extends fleetAuditErrorKind('ConfigError', 'CONFIG_INVALID', true) {
+  // code: transports map it (CLI exit 2, process exit 1); permanent: the environment must change.
   /** The variables at fault, in declaration order. */
   readonly variables: EnvVarName[];
 

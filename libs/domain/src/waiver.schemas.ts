@@ -3,7 +3,7 @@
  * (`--waivers FILE`): the rules of issue 12 (research §3 V1) in one place.
  */
 import { z } from 'zod';
-import { FleetAuditError } from '@app/errors';
+import { fleetAuditErrorKind } from '@app/errors';
 import {
   DAY_MS,
   DEFAULT_WAIVER_DAYS,
@@ -62,11 +62,8 @@ export interface ResolvedWaiverInput extends WaiverScope {
 }
 
 /** A waiver input that breaks a rule; `path` names the field (`expiresAt`, `reason`). */
-export class WaiverValidationError extends FleetAuditError {
-  override readonly name = 'WaiverValidationError';
-  /** The API maps it to 400 VALIDATION_FAILED, the CLI to a usage error (exit 2). */
-  readonly code = 'WAIVER_INVALID';
-  readonly permanent = true;
+export class WaiverValidationError extends fleetAuditErrorKind('WaiverValidationError', 'WAIVER_INVALID', true) {
+  // The API maps WAIVER_INVALID to 400 VALIDATION_FAILED, the CLI to a usage error (exit 2).
   constructor(
     readonly path: string,
     message: string,

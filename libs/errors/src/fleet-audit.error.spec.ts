@@ -14,7 +14,7 @@ import { ApiError } from '../../../apps/api/src/common/api.exception';
 import { CliUsageError } from '../../../apps/cli/src/cli-error';
 import { BodyTooLargeError } from '../../../apps/fleet-sim/src/http/http.util';
 import { DatasetCancelledError } from '../../collectors/src/live/call-runner.util';
-import { FleetAuditError, isFleetAuditError, isPermanentError } from './index';
+import { FleetAuditError, fleetAuditErrorKind, isFleetAuditError, isPermanentError } from './index';
 
 /** One instance of every error class of the project, with its expected code and permanent flag. */
 const EVERY_ERROR: [Error, string, boolean][] = [
@@ -74,6 +74,16 @@ describe(FleetAuditError.name, () => {
     expect(isFleetAuditError(new Error('ECONNRESET'))).toBe(false);
     expect(isPermanentError(new Error('ECONNRESET'))).toBe(false);
     expect(isPermanentError('a string')).toBe(false);
+  });
+
+  it('names every error after its class (fleetAuditErrorKind declares name, code and permanent once)', () => {
+    for (const [e] of EVERY_ERROR) expect(e.name).toBe(e.constructor.name);
+    class ProbeError extends fleetAuditErrorKind('ProbeError', 'PROBE_FAILED', false) {}
+    const cause = new Error('driver');
+    const e = new ProbeError('probe failed', { cause });
+    expect(e).toBeInstanceOf(FleetAuditError);
+    expect(e).toMatchObject({ name: 'ProbeError', code: 'PROBE_FAILED', permanent: false, message: 'probe failed', cause });
+    expect(isPermanentError(e)).toBe(false);
   });
 
   it('keeps the cause', () => {

@@ -30,6 +30,23 @@ export abstract class FleetAuditError extends Error {
   }
 }
 
+/**
+ * The base class of one kind of FleetAuditError, so that its `name`, stable `code` and `permanent` flag are
+ * declared once, in the `extends` clause:
+ * `export class ScanFailedError extends fleetAuditErrorKind('ScanFailedError', 'SCAN_FAILED', true) {}`.
+ * Subclasses add their own fields and constructor (the default one takes `(message, options?)`).
+ * @param name the class name (`Error.name`, for logs; transports never read it)
+ * @param code the stable upper-snake code transports map (libs/errors README)
+ * @param permanent true when no retry can succeed (the input, config or environment must change)
+ */
+export function fleetAuditErrorKind<C extends string>(name: string, code: C, permanent: boolean) {
+  return class extends FleetAuditError {
+    override readonly name = name;
+    readonly code: C = code;
+    readonly permanent = permanent;
+  };
+}
+
 /** Whether `e` is one of ours (a FleetAuditError), for transports mapping `code` / `permanent`. */
 export function isFleetAuditError(e: unknown): e is FleetAuditError {
   return e instanceof FleetAuditError;

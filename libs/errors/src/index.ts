@@ -1,2 +1,2 @@
 /** Public entry of libs/errors: the base error of every lib and app (`code` + `permanent`). */
-export { FleetAuditError, isFleetAuditError, isPermanentError, type FleetAuditErrorOptions } from './fleet-audit.error';
+export { FleetAuditError, fleetAuditErrorKind, isFleetAuditError, isPermanentError, type FleetAuditErrorOptions } from './fleet-audit.error';

@@ -44,18 +44,14 @@ import {
   type QuotaUsageSample,
   type ResourceRef,
 } from '@app/domain';
-import { FleetAuditError } from '@app/errors';
+import { fleetAuditErrorKind } from '@app/errors';
 
 /**
  * An invalid headroom option (`like`: a node the cluster does not have). The message starts with
  * the CLI flag (`--like: ...`); the API names its query parameter instead (`option`).
  */
-export class HeadroomOptionError extends FleetAuditError {
-  override readonly name = 'HeadroomOptionError';
-  /** Stable code (libs/errors README). */
-  readonly code = 'HEADROOM_OPTION_INVALID';
-  /** The option must change. */
-  readonly permanent = true;
+export class HeadroomOptionError extends fleetAuditErrorKind('HeadroomOptionError', 'HEADROOM_OPTION_INVALID', true) {
+  // permanent: the option must change.
   constructor(
     /** The option at fault (`like`). */
     readonly option: 'like',

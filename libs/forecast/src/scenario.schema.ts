@@ -6,7 +6,7 @@
  */
 import { parse as parseYaml } from 'yaml';
 import { z } from 'zod';
-import { FleetAuditError } from '@app/errors';
+import { fleetAuditErrorKind } from '@app/errors';
 
 /** The only version this code reads. */
 export const SCENARIO_API_VERSION = 'fleet-audit/v1';
@@ -65,12 +65,8 @@ export interface Scenario {
 }
 
 /** An invalid scenario; `message` names the step and the field. */
-export class ScenarioError extends FleetAuditError {
-  override readonly name = 'ScenarioError';
-  /** Stable code (libs/errors README). */
-  readonly code = 'SCENARIO_INVALID';
-  /** The scenario file must change. */
-  readonly permanent = true;
+export class ScenarioError extends fleetAuditErrorKind('ScenarioError', 'SCENARIO_INVALID', true) {
+  // permanent: the scenario file must change.
   constructor(
     message: string,
     /** 1-based step number, when the error is in a step. */

@@ -25,7 +25,7 @@ import Ram from '@alicloud/ram20150501';
 import Vpc from '@alicloud/vpc20160428';
 import * as $dara from '@darabonba/typescript';
 import type { ScanConfig } from './scan-config';
-import { FleetAuditError } from '@app/errors';
+import { fleetAuditErrorKind } from '@app/errors';
 
 /** Where one account's API credentials come from. */
 export type AccountCredentials =
@@ -44,11 +44,8 @@ export type AccountCredentials =
     };
 
 /** Problem building credentials from the config (e.g. a named env variable is unset). */
-export class CredentialsConfigError extends FleetAuditError {
-  override readonly name = 'CredentialsConfigError';
-  readonly code = 'CREDENTIALS_CONFIG_INVALID';
-  /** The environment or the scan config must change first. */
-  readonly permanent = true;
+export class CredentialsConfigError extends fleetAuditErrorKind('CredentialsConfigError', 'CREDENTIALS_CONFIG_INVALID', true) {
+  // permanent: the environment or the scan config must change first.
 }
 
 /**

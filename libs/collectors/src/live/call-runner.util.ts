@@ -16,7 +16,7 @@
  */
 import { DelegateBackoff, handleWhen, retry, type IRetryBackoffContext, type RetryPolicy } from 'cockatiel';
 import { CollectError, ScanAbortedError } from './collect-error.util';
-import { FleetAuditError } from '@app/errors';
+import { fleetAuditErrorKind } from '@app/errors';
 
 /** Runs one attempt of a call when the budget allows (`ApiRateLimiter.schedule` bound to an account). */
 export type CallScheduler = <T>(api: string, fn: () => Promise<T>) => Promise<T>;
@@ -40,12 +40,8 @@ export interface CallRunnerOptions {
 }
 
 /** A call skipped because its dataset already failed (never recorded: the first error is). */
-export class DatasetCancelledError extends FleetAuditError {
-  override readonly name = 'DatasetCancelledError';
-  /** Stable code (libs/errors README). */
-  readonly code = 'DATASET_CANCELLED';
-  /** The dataset already failed; its first error is what is recorded. */
-  readonly permanent = true;
+export class DatasetCancelledError extends fleetAuditErrorKind('DatasetCancelledError', 'DATASET_CANCELLED', true) {
+  // permanent: the dataset already failed; its first error is what is recorded.
   constructor() {
     super('the dataset was cancelled after an earlier failure');
   }

@@ -11,7 +11,7 @@
  * `@kubernetes/client-node`'s `ApiException` (`code` = HTTP status, `body` = the Status object).
  */
 
-import { FleetAuditError } from '@app/errors';
+import { FleetAuditError, fleetAuditErrorKind } from '@app/errors';
 
 /** A failed read: which API on which target, with the API's error code. */
 export class CollectError extends FleetAuditError {
@@ -41,12 +41,8 @@ export class CollectError extends FleetAuditError {
 }
 
 /** Raised when the caller's AbortSignal fires; it is not turned into coverage, it ends the scan. */
-export class ScanAbortedError extends FleetAuditError {
-  override readonly name = 'ScanAbortedError';
-  /** Stable code (libs/errors README). */
-  readonly code = 'SCAN_ABORTED';
-  /** Cancelled by the caller (Ctrl+C, shutdown), not by the input: a new run may succeed. */
-  readonly permanent = false;
+export class ScanAbortedError extends fleetAuditErrorKind('ScanAbortedError', 'SCAN_ABORTED', false) {
+  // transient: cancelled by the caller (Ctrl+C, shutdown), not by the input: a new run may succeed.
   constructor() {
     super('the scan was aborted');
   }

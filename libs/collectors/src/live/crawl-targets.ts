@@ -53,7 +53,7 @@ import { readRam } from './ram.collector';
 import { readClusterList, readEcsInstances, readSlb, readSlbQuotas, readVSwitches } from './region.collector';
 import type { ScanAccount, ScanConfig } from './scan-config';
 import { processEnvironment, type Environment } from '@app/config';
-import { FleetAuditError } from '@app/errors';
+import { fleetAuditErrorKind } from '@app/errors';
 
 export {
   createBottleneckRateLimiter,
@@ -98,11 +98,8 @@ export interface CrawlTargetOptions {
 }
 
 /** A target the config does not name (not an API error: a caller's mistake). */
-export class CrawlTargetError extends FleetAuditError {
-  override readonly name = 'CrawlTargetError';
-  readonly code = 'CRAWL_TARGET_UNKNOWN';
-  /** A retry crawls the same unknown target. */
-  readonly permanent = true;
+export class CrawlTargetError extends fleetAuditErrorKind('CrawlTargetError', 'CRAWL_TARGET_UNKNOWN', true) {
+  // permanent: a retry crawls the same unknown target.
 }
 
 /** Datasets of an account target (ram). */
