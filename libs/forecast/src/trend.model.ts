@@ -115,28 +115,43 @@ function select(a: Float64Array, from: number, to: number, k: number): number {
   let lo = from;
   let hi = to;
   while (hi > lo) {
-    const mid = (lo + hi) >>> 1;
-    // median of three to the middle
-    if (a[mid]! < a[lo]!) swap(a, mid, lo);
-    if (a[hi]! < a[lo]!) swap(a, hi, lo);
-    if (a[hi]! < a[mid]!) swap(a, hi, mid);
-    const pivot = a[mid]!;
-    let i = lo;
-    let j = hi;
-    while (i <= j) {
-      while (a[i]! < pivot) i++;
-      while (a[j]! > pivot) j--;
-      if (i <= j) {
-        swap(a, i, j);
-        i++;
-        j--;
-      }
-    }
+    const j = partition(a, lo, hi);
+    const i = partitionRight;
     if (k <= j) hi = j;
     else if (k >= i) lo = i;
     else return a[k]!;
   }
   return a[k]!;
+}
+
+/** Start of the right part left by the last `partition` (its `i`). */
+let partitionRight = 0;
+
+/**
+ * One Hoare partition step of `a[lo..hi]` around a median-of-three pivot, the step of `select` and `multiSelect`:
+ * afterwards `[lo, j] <= pivot`, `(j, i) == pivot`, `[i, hi] >= pivot`.
+ * @returns `j`; `i` is left in `partitionRight` (no allocation per step)
+ */
+function partition(a: Float64Array, lo: number, hi: number): number {
+  const mid = (lo + hi) >>> 1;
+  // median of three to the middle
+  if (a[mid]! < a[lo]!) swap(a, mid, lo);
+  if (a[hi]! < a[lo]!) swap(a, hi, lo);
+  if (a[hi]! < a[mid]!) swap(a, hi, mid);
+  const pivot = a[mid]!;
+  let i = lo;
+  let j = hi;
+  while (i <= j) {
+    while (a[i]! < pivot) i++;
+    while (a[j]! > pivot) j--;
+    if (i <= j) {
+      swap(a, i, j);
+      i++;
+      j--;
+    }
+  }
+  partitionRight = i;
+  return j;
 }
 
 function swap(a: Float64Array, i: number, j: number): void {
@@ -294,24 +309,8 @@ function multiSelect(a: Float64Array, from: number, to: number, rFrom: number, r
       select(a, lo, hi, ranks[rFrom]!);
       return;
     }
-    const mid = (lo + hi) >>> 1;
-    if (a[mid]! < a[lo]!) swap(a, mid, lo);
-    if (a[hi]! < a[lo]!) swap(a, hi, lo);
-    if (a[hi]! < a[mid]!) swap(a, hi, mid);
-    const pivot = a[mid]!;
-    let i = lo;
-    let j = hi;
-    while (i <= j) {
-      while (a[i]! < pivot) i++;
-      while (a[j]! > pivot) j--;
-      if (i <= j) {
-        const x = a[i]!;
-        a[i] = a[j]!;
-        a[j] = x;
-        i++;
-        j--;
-      }
-    }
+    const j = partition(a, lo, hi);
+    const i = partitionRight;
     // [lo, j] <= pivot, (j, i) == pivot, [i, hi] >= pivot. Ranks in the gap are already in place.
     let leftEnd = rFrom - 1;
     while (leftEnd < rTo && ranks[leftEnd + 1]! <= j) leftEnd++;
