@@ -223,13 +223,7 @@ export class FindingRepository {
       scanId !== undefined
         ? `SELECT id, status FROM scans WHERE id = ${where.param(scanId)}`
         : `SELECT id, status FROM scans WHERE status = 'succeeded' ORDER BY started_at DESC, id DESC LIMIT 1`;
-    where
-      .where('f.scan_id = t.id')
-      .equals('f.check_id', query.checkId)
-      .equals('f.severity', query.severity)
-      .equals('f.account_id', query.accountId)
-      .equals('f.cluster_id', query.clusterId)
-      .inScope('f.account_id', scope);
+    filterFindings(where.where('f.scan_id = t.id'), query, scope);
     const filters = where.sql();
     if (cursor) where.where(keysetAfter(FINDING_ORDER, cursor.slice(1) as [number, string, string], (v) => where.param(v)));
     const total = cursor ? 'NULL::bigint' : `(SELECT count(*) FROM findings f ${filters})`;
@@ -389,13 +383,7 @@ export class FindingRepository {
     const scanId = query.scanId ?? (await this.latestSucceededScanId());
     if (scanId === null) return { page: { edges: [], hasNextPage: false, hasPreviousPage: false }, scanId: null };
     await this.assertScanExists(scanId);
-    where
-      .equals('f.scan_id', scanId)
-      .equals('f.check_id', query.checkId)
-      .equals('f.severity', query.severity)
-      .equals('f.account_id', query.accountId)
-      .equals('f.cluster_id', query.clusterId)
-      .inScope('f.account_id', scope);
+    filterFindings(where.equals('f.scan_id', scanId), query, scope);
     for (const c of conditions) where.where(c);
     const rows = await this.pool.query<FindingRow & { severity_rank: number }>(
       `${SELECT_FINDING.replace('SELECT f.fingerprint,', 'SELECT f.severity_rank, f.fingerprint,')} ${where.sql()} ${order} LIMIT ${where.param(limit + 1)}`,
@@ -410,13 +398,7 @@ export class FindingRepository {
   async count(query: Omit<FindingQuery, 'limit' | 'offset'>, scope: Scoped): Promise<number> {
     const scanId = query.scanId ?? (await this.latestSucceededScanId());
     if (scanId === null || !isUuid(scanId)) return 0;
-    const where = new WhereBuilder()
-      .equals('f.scan_id', scanId)
-      .equals('f.check_id', query.checkId)
-      .equals('f.severity', query.severity)
-      .equals('f.account_id', query.accountId)
-      .equals('f.cluster_id', query.clusterId)
-      .inScope('f.account_id', scope);
+    const where = filterFindings(new WhereBuilder().equals('f.scan_id', scanId), query, scope);
     const r = await this.pool.query<{ total: string | number }>(`SELECT count(*) AS total FROM findings f ${where.sql()}`, where.params);
     return toNumber(r.rows[0].total);
   }
@@ -468,6 +450,19 @@ function findingValues(scanId: string, f: Finding): unknown[] {
     // Stringified explicitly: pg would send a JS array as a Postgres array literal, not JSON.
     f.figures === undefined ? null : storableJson(f.figures),
   ];
+}
+
+/**
+ * The filters of a findings listing on alias `f`: check, severity, account and cluster (each only when given), then
+ * the caller's account scope (principal.ts). The one filter list of the findings reads (page, keyset page, count).
+ */
+function filterFindings(where: WhereBuilder, query: Pick<FindingQuery, 'checkId' | 'severity' | 'accountId' | 'clusterId'>, scope: Scoped): WhereBuilder {
+  return where
+    .equals('f.check_id', query.checkId)
+    .equals('f.severity', query.severity)
+    .equals('f.account_id', query.accountId)
+    .equals('f.cluster_id', query.clusterId)
+    .inScope('f.account_id', scope);
 }
 
 /** A row as a StoredFinding; NULL columns become absent optional fields. */
