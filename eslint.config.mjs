@@ -33,7 +33,7 @@ function pureLib(folder, allowed, message) {
 }
 
 export default tseslint.config(
-  { ignores: ['dist/**', 'node_modules/**', 'coverage/**', 'bin/**', '**/*.mjs'] },
+  { ignores: ['dist/**', 'dist-test/**', 'node_modules/**', 'coverage/**', 'bin/**', '**/*.mjs'] },
   js.configs.recommended,
   ...tseslint.configs.recommended,
   {

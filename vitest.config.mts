@@ -1,8 +1,36 @@
+/**
+ * Test suite configuration: two vitest projects.
+ *
+ * - `unit`: pure in-memory tests (`*.spec.ts` that start no process, server or database), in worker threads
+ *   with no per-file isolation (one module graph per thread: Nest, Apollo and the cloud SDKs are imported once
+ *   per thread, not once per file).
+ * - `integration`: `*.integration-spec.ts`, `*.e2e-spec.ts` and the `*.spec.ts` that spawn a process (the
+ *   built CLI, promtool, helm), each file in its own forked process. Each file owns its PostgreSQL database
+ *   (cloned from the template that test/global-setup.ts migrates once), its Redis key prefix and OS-assigned
+ *   ports, so files run side by side; most of their time waits on child processes, PostgreSQL, Redis or the
+ *   simulator, so it runs more workers than the machine has cores (INTEGRATION_WORKERS, default 4).
+ *
+ * One project: `npx vitest run --project unit`; one file: `npx vitest run test/cli/cli.e2e-spec.ts`.
+ * test/global-setup.ts builds the CLI once into dist-test/ (never dist/, which every `nest build` deletes).
+ */
 import { defineConfig } from 'vitest/config';
 import swc from 'unplugin-swc';
+import { availableParallelism } from 'node:os';
 import { fileURLToPath } from 'node:url';
 
 const here = (p: string) => fileURLToPath(new URL(p, import.meta.url));
+
+/** `*.spec.ts` files that spawn processes (CLI, promtool, helm): they run with the integration project. */
+const SPAWNING_SPECS = [
+  'test/golden/golden.spec.ts',
+  'test/partial/partial-dump.spec.ts',
+  'test/telemetry/promtool.spec.ts',
+  'test/deploy/helm-chart.spec.ts',
+];
+
+const cores = availableParallelism();
+/** Forked integration workers: 2x the cores (at least 4), measured on 2 cores (README "Tests"). */
+const integrationWorkers = Number(process.env.INTEGRATION_WORKERS) || Math.max(4, cores * 2);
 
 export default defineConfig({
   plugins: [swc.vite({ module: { type: 'es6' } })],
@@ -25,10 +53,33 @@ export default defineConfig({
     },
   },
   test: {
-    include: ['apps/**/*.spec.ts', 'libs/**/*.spec.ts', 'test/**/*.spec.ts', 'test/**/*.integration-spec.ts', 'test/**/*.e2e-spec.ts'],
-    globalSetup: ['./test/global-setup.ts'],
+    // Defaults for a loaded 2-core machine shared with other builds; a file that needs more says so.
     testTimeout: 60_000,
     hookTimeout: 120_000,
-    pool: 'forks',
+    teardownTimeout: 30_000,
+    // One pool for both projects (vitest runs projects of different worker counts one after the other).
+    maxWorkers: integrationWorkers,
+    projects: [
+      {
+        extends: true,
+        test: {
+          name: 'unit',
+          include: ['apps/**/*.spec.ts', 'libs/**/*.spec.ts', 'test/**/*.spec.ts'],
+          exclude: SPAWNING_SPECS,
+          pool: 'threads',
+          isolate: false,
+        },
+      },
+      {
+        extends: true,
+        test: {
+          name: 'integration',
+          // Template database and CLI build: only the project that needs them (unit runs start at once).
+          globalSetup: ['./test/global-setup.ts'],
+          include: ['test/**/*.integration-spec.ts', 'test/**/*.e2e-spec.ts', ...SPAWNING_SPECS],
+          pool: 'forks',
+        },
+      },
+    ],
   },
 });

@@ -1,14 +1,13 @@
 /**
  * Issue 14 item 4 "scans off the API's event loop": `POST /v1/scans` without Redis goes to the
  * bounded in-process queue (libs/audit QueuedScanLauncher), which runs one scan at a time in a child
- * process (the built `dist/apps/cli/libs/audit/src/scan-child.js`; built here when missing).
+ * process (`libs/audit/src/scan-child.js` of the suite's CLI build, dist-test/, built by test/global-setup.ts).
  * The real app (createApiApp) on a real PostgreSQL database, through HTTP with supertest; fleets
  * are the bundled sample, a broken copy of it and a generated 30-cluster fleet (bench/scan-load.fleet.ts).
  *
  * No timing is asserted: "off the event loop" is shown by `/healthz` answering while the scan is
  * still running, and speed figures are in `npm run bench:scan-load`.
  */
-import { spawnSync } from 'node:child_process';
 import { cpSync, existsSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -16,15 +15,17 @@ import type { INestApplication } from '@nestjs/common';
 import request from 'supertest';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createApiApp } from '@app/api';
-import { defaultScanChildEntry, QueuedScanLauncher, runScan, type QueuedScanLauncherOptions } from '@app/audit';
+import { QueuedScanLauncher, runScan, type QueuedScanLauncherOptions } from '@app/audit';
 import { Store, SYSTEM_PRINCIPAL } from '@app/store';
 import type { ScanEventSink } from '@app/telemetry';
 import { writeScanLoadFleet } from '../../bench/scan-load.fleet';
 import { createTestDatabase, type TestDatabase } from '../store/test-database.util';
-import { eventually } from '../worker/worker-test.util';
+import { eventually, suiteBuildRoot } from '../worker/worker-test.util';
 
 const ROOT = join(__dirname, '..', '..');
 const SAMPLE = join(ROOT, 'examples', 'fleets', 'sample');
+/** The scan child of the suite's CLI build (a test never builds). */
+const SCAN_CHILD = join(suiteBuildRoot(), 'libs', 'audit', 'src', 'scan-child.js');
 const TOKEN = 'scan-queue-e2e-token-5c1d9e0a7b';
 const auth = { Authorization: `Bearer ${TOKEN}` };
 
@@ -59,6 +60,7 @@ describe('POST /v1/scans through the in-process scan queue (e2e)', { timeout: 30
         { name: 'broken', source: { kind: 'offline', fleetDir: broken } },
       ],
       onError: (e) => errors.push(e),
+      childEntry: SCAN_CHILD,
       ...opts,
     });
     const app = await createApiApp({ store, token: TOKEN, scanLauncher: launcher, logger: false });
@@ -69,10 +71,8 @@ describe('POST /v1/scans through the in-process scan queue (e2e)', { timeout: 30
   }
 
   beforeAll(async () => {
-    if (!existsSync(defaultScanChildEntry())) {
-      const r = spawnSync('npx', ['nest', 'build', 'cli'], { cwd: ROOT, encoding: 'utf8', timeout: 600_000 });
-      if (r.status !== 0) throw new Error(`nest build cli failed: ${r.stderr || r.stdout}`);
-    }
+    // The child runs from the suite's CLI build (test/global-setup.ts); a test never builds.
+    if (!existsSync(SCAN_CHILD)) throw new Error(`the built scan child is missing (${SCAN_CHILD}); test/global-setup.ts builds it`);
     db = await createTestDatabase();
     store = await Store.open({ connectionString: db.url, migrate: true });
     work = mkdtempSync(join(tmpdir(), 'scan-queue-'));

@@ -76,7 +76,7 @@ describe('migration 1796500000001 rewrites stored fingerprints and merges their 
   });
 
   it('old fingerprints of one ECS instance under two clusters become one, with the earliest first and latest last sighting', async () => {
-    db = await createTestDatabase();
+    db = await createTestDatabase({ empty: true });
     oldDir = mkdtempSync(join(tmpdir(), 'migrations-old-'));
     const all = findMigrationsDir();
     for (const f of readdirSync(all)) if (f < '1796500000001') cpSync(join(all, f), join(oldDir, f));

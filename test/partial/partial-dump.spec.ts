@@ -281,7 +281,7 @@ describe('a file that is there but not a readable regular file is a gap, never a
         uid: 65534,
         gid: 65534,
         encoding: 'utf8',
-        env: { PATH: process.env.PATH ?? '', HOME: '/tmp' },
+        env: { PATH: process.env.PATH ?? '', HOME: '/tmp', FLEET_AUDIT_DIST: process.env.FLEET_AUDIT_DIST ?? '' },
       });
       expect(run.stderr).toContain('coverage gap');
       expect(run.status).toBe(0);

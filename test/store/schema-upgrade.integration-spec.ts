@@ -34,7 +34,7 @@ describe(`upgrade of a database written before migration ${FIRST_NEW}`, () => {
   let olderScan: string;
 
   beforeAll(async () => {
-    db = await createTestDatabase();
+    db = await createTestDatabase({ empty: true });
     oldDir = mkdtempSync(join(tmpdir(), 'migrations-before-keyset-'));
     const all = findMigrationsDir();
     const older = readdirSync(all).filter((f) => f < FIRST_NEW);

@@ -1,8 +1,9 @@
 /**
- * Test databases on the local PostgreSQL (STYLE.md G.38). The run's database is created and
- * migrated by `test/global-setup.ts`; suites that assert on global state ("latest succeeded
- * scan", totals) take a database of their own with `createTestDatabase`, so test files running
- * in parallel never see each other's rows. Teardown drops them all.
+ * Test databases on the local PostgreSQL (STYLE.md G.38). `test/global-setup.ts` migrates a template database once
+ * per run; every test file takes a database of its own with `createTestDatabase`, a clone of that template
+ * (`CREATE DATABASE x TEMPLATE t`: a file copy, no migration run), so test files running in parallel never see each
+ * other's rows. `{ empty: true }` gives an unmigrated database (upgrade tests that apply older migrations first).
+ * Teardown drops them all.
  */
 import { randomBytes } from 'node:crypto';
 import { Client } from 'pg';
@@ -24,16 +25,30 @@ export function testDatabaseUrl(): string {
 
 /** A database of one test file. */
 export interface TestDatabase {
-  /** Connection string (empty schema: open a Store with `migrate: true`). */
+  /** Connection string (schema migrated to the latest migration unless created with `empty: true`). */
   url: string;
   /** Drop it (terminating leftover sessions). */
   drop(): Promise<void>;
 }
 
-/** Create an empty database named `<run database>_<random>` on the test server. */
-export async function createTestDatabase(): Promise<TestDatabase> {
+/** Options of `createTestDatabase`. */
+export interface TestDatabaseOptions {
+  /** An empty database (no migration applied) instead of a clone of the migrated template. Default false. */
+  empty?: boolean;
+}
+
+/** Attempts of a clone while another session still holds the template (PostgreSQL refuses, 55006). */
+const CLONE_ATTEMPTS = 20;
+
+/**
+ * Create a database named `<run database>_<random>` on the test server: a clone of the run's migrated template,
+ * or an empty one with `{ empty: true }`.
+ * @throws Error when the global setup could not reach PostgreSQL, or PostgreSQL refuses the database
+ */
+export async function createTestDatabase(opts: TestDatabaseOptions = {}): Promise<TestDatabase> {
   const base = new URL(testDatabaseUrl());
   const runDb = base.pathname.slice(1);
+  const template = process.env.TEST_DATABASE_TEMPLATE || inject('testDatabaseTemplate');
   const name = `${runDb}_${randomBytes(4).toString('hex')}`;
   const adminUrl = new URL(base);
   adminUrl.pathname = '/postgres';
@@ -46,7 +61,20 @@ export async function createTestDatabase(): Promise<TestDatabase> {
       await c.end();
     }
   };
-  await withAdmin(`CREATE DATABASE "${name}"`);
+  if (opts.empty || !template) {
+    await withAdmin(`CREATE DATABASE "${name}"`);
+  } else {
+    for (let attempt = 1; ; attempt++) {
+      try {
+        await withAdmin(`CREATE DATABASE "${name}" TEMPLATE "${template}"`);
+        break;
+      } catch (e) {
+        // "source database ... is being accessed by other users": a concurrent clone; PostgreSQL does not wait.
+        if ((e as { code?: string }).code !== '55006' || attempt >= CLONE_ATTEMPTS) throw e;
+        await new Promise((r) => setTimeout(r, 50 * attempt));
+      }
+    }
+  }
   const url = new URL(base);
   url.pathname = `/${name}`;
   return { url: url.toString(), drop: () => withAdmin(`DROP DATABASE IF EXISTS "${name}" WITH (FORCE)`) };

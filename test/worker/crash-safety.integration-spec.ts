@@ -16,7 +16,7 @@ import { BullScanJobQueue, DistributedScanClient, QueueName, type PlanScanPayloa
 import { Store, type StoredScan, SYSTEM_PRINCIPAL } from '@app/store';
 import { createTestDatabase, type TestDatabase } from '../store/test-database.util';
 import {
-  buildWorkerApp,
+  requireWorkerBuild,
   coverageShape,
   deletePrefix,
   eventually,
@@ -42,7 +42,7 @@ describe('worker processes: SIGKILL and SIGTERM mid-scan', () => {
   const processes: WorkerProcess[] = [];
 
   beforeAll(async () => {
-    buildWorkerApp();
+    requireWorkerBuild();
     // A low budget makes the scan last several seconds, so the kill lands mid-scan.
     fleet = await startTestFleet(
       { seed: 23, accounts: 2, regions: ['cn-hangzhou', 'cn-shanghai'], clusters: 6 },

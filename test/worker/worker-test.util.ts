@@ -4,7 +4,7 @@
  * deleted), worker processes, and comparisons. Private redis-server / PostgreSQL servers come from
  * the shared starter bench/chaos/private-servers.ts (re-exported here).
  */
-import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
+import { spawn, type ChildProcess } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
 import { existsSync } from 'node:fs';
 import { join } from 'node:path';
@@ -127,16 +127,30 @@ export function fingerprintsOf(findings: readonly Finding[]): string[] {
 /** A free TCP port on 127.0.0.1 (the shared starter's). */
 export const freePort = freeTcpPort;
 
-/** Output root of `nest build worker` (it compiles every app and lib, the CLI's files included). */
-export const WORKER_DIST = join(ROOT, 'dist', 'apps', 'worker');
+/**
+ * Output root of the suite's CLI build (`dist-test/apps/cli`, built once by test/global-setup.ts; it compiles every
+ * app and lib, the worker's files included). A test never builds.
+ */
+export const WORKER_DIST = suiteBuildRoot();
 /** Entry of the built worker app. */
 export const WORKER_MAIN = join(WORKER_DIST, 'apps', 'worker', 'src', 'main.js');
 
-/** Build the worker app (`npx nest build worker`) so worker processes run the current code. */
-export function buildWorkerApp(): void {
-  const r = spawnSync('npx', ['nest', 'build', 'worker'], { cwd: ROOT, encoding: 'utf8', timeout: 900_000 });
-  if (r.status !== 0 || !existsSync(WORKER_MAIN))
-    throw new Error(`nest build worker failed: ${r.stdout}\n${r.stderr}`);
+/**
+ * The root of the suite's CLI build (`FLEET_AUDIT_DIST`, set by test/global-setup.ts).
+ * @throws Error when the global setup did not run (a file run outside vitest's integration project)
+ */
+export function suiteBuildRoot(): string {
+  const root = process.env.FLEET_AUDIT_DIST;
+  if (!root) throw new Error('FLEET_AUDIT_DIST is not set: run this file through vitest (test/global-setup.ts builds the CLI)');
+  return root;
+}
+
+/**
+ * Check the built worker app is there (test/global-setup.ts built it) so worker processes run the current code.
+ * @throws Error naming the missing entry
+ */
+export function requireWorkerBuild(): void {
+  if (!existsSync(WORKER_MAIN)) throw new Error(`the built worker is missing (${WORKER_MAIN}); test/global-setup.ts builds it`);
 }
 
 /** A worker process. */
