@@ -12,7 +12,7 @@ import { createApiApp, TokenAuthenticator, type LaunchScanRequest, type ScanLaun
 import { composeToken, generateToken, parseToken, Store, type StoredScan } from '@app/store';
 import { makeCoverage, makeFindings } from '../store/finding.factory';
 import { createTestDatabase, type TestDatabase } from '../store/test-database.util';
-import { runCli } from '../cli/cli-run.util';
+import { runCliInProcess } from '../cli/cli-run.util';
 
 const BOOTSTRAP = 'tokens-e2e-bootstrap-token-0123456789';
 const KEY = 'tokens-e2e-hash-key-0123456789abcdef-0123456789';
@@ -257,26 +257,26 @@ describe('scoped API tokens (e2e)', () => {
 
   it('fleet-audit token create|list|revoke work against DATABASE_URL (create --format json)', async () => {
     const env = { DATABASE_URL: db.url, TOKEN_HASH_KEY: KEY };
-    const made = runCli(['token', 'create', '--role', 'operator', '--accounts', '1111,3333', '--expires-in', '30d', '--name', 'cli-made', '--format', 'json'], env);
+    const made = await runCliInProcess(['token', 'create', '--role', 'operator', '--accounts', '1111,3333', '--expires-in', '30d', '--name', 'cli-made', '--format', 'json'], env);
     expect(made.stderr).toBe('');
     expect(made.status).toBe(0);
     const body = JSON.parse(made.stdout) as { id: string; token: string; role: string; accounts: string[]; expiresAt: string };
     expect(Object.keys(body).sort()).toEqual(['accounts', 'expiresAt', 'id', 'role', 'token']);
     expect(body).toMatchObject({ role: 'operator', accounts: ['1111', '3333'] });
     expect((await http().get('/v1/findings').set(bearer(body.token))).body.total).toBe(12);
-    const listed = runCli(['token', 'list'], env);
+    const listed = await runCliInProcess(['token', 'list'], env);
     expect(listed.status).toBe(0);
     expect(listed.stdout).toMatch(new RegExp(`${body.id}\\s+operator\\s+active`));
     expect(listed.stdout).not.toContain(body.token);
-    expect(runCli(['token', 'revoke', body.id], env).status).toBe(0);
-    expect(runCli(['token', 'list'], env).stdout).toMatch(new RegExp(`${body.id}\\s+operator\\s+revoked`));
-    const noKey = runCli(['token', 'create', '--role', 'viewer'], { DATABASE_URL: db.url });
+    expect((await runCliInProcess(['token', 'revoke', body.id], env)).status).toBe(0);
+    expect((await runCliInProcess(['token', 'list'], env)).stdout).toMatch(new RegExp(`${body.id}\\s+operator\\s+revoked`));
+    const noKey = await runCliInProcess(['token', 'create', '--role', 'viewer'], { DATABASE_URL: db.url });
     expect(noKey.status).toBe(2);
     expect(noKey.stderr).toMatch(/TOKEN_HASH_KEY must be set/);
-    const badTtl = runCli(['token', 'create', '--role', 'viewer', '--expires-in', '400d'], env);
+    const badTtl = await runCliInProcess(['token', 'create', '--role', 'viewer', '--expires-in', '400d'], env);
     expect(badTtl.status).toBe(2);
     expect(badTtl.stderr).toMatch(/--expires-in: .*maximum of 365d/);
-    expect(runCli(['token', 'revoke', 'nope'], env).status).toBe(2);
+    expect((await runCliInProcess(['token', 'revoke', 'nope'], env)).status).toBe(2);
   });
 
   describe('token management in GraphQL and REST: one service, one scoped-admin rule, the same audit rows', () => {

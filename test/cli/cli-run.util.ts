@@ -1,6 +1,13 @@
-/** Runs the built `fleet-audit` command (bin/fleet-audit.js -> dist) as a user would. */
+/**
+ * Runs the built `fleet-audit` command: in this process (`runCliInProcess`: the built `main()` with captured
+ * streams, no ~2 s cold start; what output and exit-code tests use) or as a user would (`runCli`, `startCli`:
+ * bin/fleet-audit.js in a child process; kept for what only a process shows: signals, pipes, the README's
+ * commands). Both run the suite's build (`FLEET_AUDIT_DIST`, dist-test/, built once by test/global-setup.ts).
+ */
 import { spawn, spawnSync } from 'node:child_process';
+import { createRequire } from 'node:module';
 import { join } from 'node:path';
+import { Writable } from 'node:stream';
 
 /** Repository root. */
 export const ROOT = join(__dirname, '..', '..');
@@ -15,7 +22,64 @@ export interface CliRun {
   stderr: string;
 }
 
-/** Run `fleet-audit <args>` to completion (environment without DATABASE_URL unless given). */
+/** The built CLI's exports used here (apps/cli/src/main.ts). */
+interface BuiltCli {
+  main(argv: string[], streams: { stdout: NodeJS.WritableStream; stderr: NodeJS.WritableStream }): Promise<number>;
+}
+
+let builtCli: BuiltCli | undefined;
+
+/**
+ * The built CLI module, loaded once per test file with Node's own `require` (the compiled CommonJS of dist-test/,
+ * not the TypeScript sources: the same code `bin/fleet-audit.js` runs).
+ * @throws Error when FLEET_AUDIT_DIST is unset (the file did not run through the integration project)
+ */
+function loadBuiltCli(): BuiltCli {
+  const root = process.env.FLEET_AUDIT_DIST;
+  if (!root) throw new Error('FLEET_AUDIT_DIST is not set: run this file through vitest (test/global-setup.ts builds the CLI)');
+  builtCli ??= createRequire(__filename)(join(root, 'apps', 'cli', 'src', 'main.js')) as BuiltCli;
+  return builtCli;
+}
+
+/** A writable stream that keeps what is written, as text. */
+class Capture extends Writable {
+  text = '';
+  override _write(chunk: Buffer | string, _enc: BufferEncoding, done: (e?: Error | null) => void): void {
+    this.text += chunk.toString();
+    done();
+  }
+}
+
+/** Serialises in-process runs: they share process.env for the duration of a run. */
+let queue: Promise<unknown> = Promise.resolve();
+
+/**
+ * Run `fleet-audit <args>` in this process to completion: the built `main()` with captured stdout and stderr,
+ * under the process environment plus `env` (DATABASE_URL removed unless given, as `runCli`), restored after.
+ * `status` is the exit code `main()` resolved with (what bin/fleet-audit.js exits with).
+ */
+export function runCliInProcess(args: string[], env: NodeJS.ProcessEnv = {}): Promise<CliRun> {
+  const run = async (): Promise<CliRun> => {
+    const cli = loadBuiltCli();
+    const saved = { ...process.env };
+    delete process.env.DATABASE_URL;
+    Object.assign(process.env, env);
+    const stdout = new Capture();
+    const stderr = new Capture();
+    try {
+      const status = await cli.main([process.execPath, 'fleet-audit', ...args], { stdout, stderr });
+      return { status, stdout: stdout.text, stderr: stderr.text };
+    } finally {
+      for (const k of Object.keys(process.env)) if (!(k in saved)) delete process.env[k];
+      Object.assign(process.env, saved);
+    }
+  };
+  const result = queue.then(run, run);
+  queue = result.catch(() => undefined);
+  return result;
+}
+
+/** Run `fleet-audit <args>` to completion in a child process (environment without DATABASE_URL unless given). */
 export function runCli(args: string[], env: NodeJS.ProcessEnv = {}): CliRun {
   const base = { ...process.env };
   delete base.DATABASE_URL;

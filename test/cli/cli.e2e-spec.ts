@@ -1,6 +1,8 @@
 /**
- * The fleet-audit command as users run it (the built binary): exit codes, one-line errors on bad
- * input, JSON on stdout and nothing else, and offline vs live scans giving the same findings.
+ * The fleet-audit command (the built CLI): exit codes, one-line errors on bad input, JSON on stdout and nothing
+ * else, and offline vs live scans giving the same findings. Output and exit codes are read from in-process runs
+ * (`runCliInProcess`); the README's scan command, a large output through a pipe and the simulator's signal
+ * handling run as processes (bin/fleet-audit.js).
  */
 import { describe, expect, it } from 'vitest';
 import { join } from 'node:path';
@@ -8,7 +10,7 @@ import { existsSync, mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
 import { spawn } from 'node:child_process';
 import { dirname } from 'node:path';
 import { tmpdir } from 'node:os';
-import { ROOT, SAMPLE_FLEET, runCli, startCli } from './cli-run.util';
+import { ROOT, SAMPLE_FLEET, runCli, runCliInProcess, startCli } from './cli-run.util';
 
 interface JsonOutput {
   scan: {
@@ -36,8 +38,8 @@ const TEN_CHECKS = [
 ];
 
 describe('fleet-audit scan --fleet (offline)', () => {
-  it('prints JSON only on stdout, with findings of all ten checks on the sample fleet', () => {
-    const r = runCli(['scan', '--fleet', SAMPLE_FLEET, '--format', 'json', '--now', '2026-11-22T00:00:00Z']);
+  it('prints JSON only on stdout, with findings of all ten checks on the sample fleet', async () => {
+    const r = await runCliInProcess(['scan', '--fleet', SAMPLE_FLEET, '--format', 'json', '--now', '2026-11-22T00:00:00Z']);
     expect(r.status, r.stderr).toBe(0);
     const out = JSON.parse(r.stdout) as JsonOutput;
     expect(out.scan.status).toBe('succeeded');
@@ -67,10 +69,10 @@ describe('fleet-audit scan --fleet (offline)', () => {
     expect(() => JSON.parse(r.stdout) as unknown).not.toThrow();
   });
 
-  it('--settings applies a settings file: thresholds, disabled checks, severity overrides', () => {
+  it('--settings applies a settings file: thresholds, disabled checks, severity overrides', async () => {
     const base = ['scan', '--fleet', SAMPLE_FLEET, '--format', 'json', '--now', '2026-11-22T00:00:00Z'];
-    const plain = JSON.parse(runCli(base).stdout) as JsonOutput;
-    const r = runCli([...base, '--settings', join(SAMPLE_FLEET, 'audit-settings.yaml')]);
+    const plain = JSON.parse((await runCliInProcess(base)).stdout) as JsonOutput;
+    const r = await runCliInProcess([...base, '--settings', join(SAMPLE_FLEET, 'audit-settings.yaml')]);
     expect(r.status, r.stderr).toBe(0);
     const tuned = JSON.parse(r.stdout) as JsonOutput;
     expect(plain.findings.filter((f) => f.checkId === 'CCM_LARGE_SCALE_RISK')).toEqual([]);
@@ -80,16 +82,16 @@ describe('fleet-audit scan --fleet (offline)', () => {
     const dir = mkdtempSync(join(tmpdir(), 'fleet-audit-settings-'));
     const file = join(dir, 'settings.json');
     writeFileSync(file, JSON.stringify({ checks: { SERVICE_NO_CONNECTION_DRAIN: { enabled: false }, LB_ORPHANED: { severity: 'critical' } } }));
-    const custom = JSON.parse(runCli([...base, '--settings', file]).stdout) as JsonOutput;
+    const custom = JSON.parse((await runCliInProcess([...base, '--settings', file])).stdout) as JsonOutput;
     expect(custom.findings.some((f) => f.checkId === 'SERVICE_NO_CONNECTION_DRAIN')).toBe(false);
     expect(custom.findings.filter((f) => f.checkId === 'LB_ORPHANED').map((f) => f.severity)).toEqual(['critical']);
   });
 
-  it('a bad settings file gets one line naming the file and the JSON path, and exit 2', () => {
+  it('a bad settings file gets one line naming the file and the JSON path, and exit 2', async () => {
     const dir = mkdtempSync(join(tmpdir(), 'fleet-audit-settings-'));
     const file = join(dir, 'settings.yaml');
     writeFileSync(file, 'quota:\n  warningRatio: 0.9\n  criticalRatio: 0.85\n');
-    const r = runCli(['scan', '--fleet', SAMPLE_FLEET, '--settings', file]);
+    const r = await runCliInProcess(['scan', '--fleet', SAMPLE_FLEET, '--settings', file]);
     expect(r.status).toBe(2);
     expect(r.stdout).toBe('');
     expect(r.stderr.trim().split('\n')).toEqual([
@@ -97,9 +99,9 @@ describe('fleet-audit scan --fleet (offline)', () => {
     ]);
   });
 
-  it('--fail-on sets exit code 1 when a finding at or above it exists', () => {
-    expect(runCli(['scan', '--fleet', SAMPLE_FLEET, '--format', 'json', '--fail-on', 'warning']).status).toBe(1);
-    expect(runCli(['scan', '--fleet', SAMPLE_FLEET, '--format', 'json', '--fail-on', 'none']).status).toBe(0);
+  it('--fail-on sets exit code 1 when a finding at or above it exists', async () => {
+    expect((await runCliInProcess(['scan', '--fleet', SAMPLE_FLEET, '--format', 'json', '--fail-on', 'warning'])).status).toBe(1);
+    expect((await runCliInProcess(['scan', '--fleet', SAMPLE_FLEET, '--format', 'json', '--fail-on', 'none'])).status).toBe(0);
   });
 
   it('prints a table by default', () => {
@@ -114,8 +116,8 @@ describe('fleet-audit scan --fleet (offline)', () => {
     ['bad-json', /load-balancers\.json|\.json/],
     ['missing-id', /\$\[\d+\]\.LoadBalancerId/],
     ['wrong-type', /\$/],
-  ])('a malformed fleet (%s) gets one clear line and exit 2', (name, pattern) => {
-    const r = runCli(['scan', '--fleet', join(ROOT, 'examples', 'fleets', name), '--format', 'json']);
+  ])('a malformed fleet (%s) gets one clear line and exit 2', async (name, pattern) => {
+    const r = await runCliInProcess(['scan', '--fleet', join(ROOT, 'examples', 'fleets', name), '--format', 'json']);
     expect(r.status).toBe(2);
     expect(r.stdout).toBe('');
     const lines = r.stderr.trim().split('\n');
@@ -125,10 +127,10 @@ describe('fleet-audit scan --fleet (offline)', () => {
     expect(r.stderr).not.toMatch(/\n\s+at /);
   });
 
-  it('bad flags exit 2', () => {
-    expect(runCli(['scan']).status).toBe(2);
-    expect(runCli(['scan', '--fleet', SAMPLE_FLEET, '--format', 'xml']).status).toBe(2);
-    expect(runCli(['scan', '--fleet', '/nonexistent/fleet']).status).toBe(2);
+  it('bad flags exit 2', async () => {
+    expect((await runCliInProcess(['scan'])).status).toBe(2);
+    expect((await runCliInProcess(['scan', '--fleet', SAMPLE_FLEET, '--format', 'xml'])).status).toBe(2);
+    expect((await runCliInProcess(['scan', '--fleet', '/nonexistent/fleet'])).status).toBe(2);
   });
 });
 
@@ -140,9 +142,9 @@ describe('fleet-audit sim + scan --config (live, official clients)', () => {
       expect(ready.endpoint).toMatch(/^127\.0\.0\.1:\d+$/);
       expect(JSON.parse(readFileSync(ready.config, 'utf8'))).toHaveProperty('accounts');
       const now = '2026-11-22T00:00:00Z';
-      const live = runCli(['scan', '--config', ready.config, '--format', 'json', '--now', now, '--no-progress']);
+      const live = await runCliInProcess(['scan', '--config', ready.config, '--format', 'json', '--now', now, '--no-progress']);
       expect(live.status, live.stderr).toBe(0);
-      const offline = runCli(['scan', '--fleet', SAMPLE_FLEET, '--format', 'json', '--now', now]);
+      const offline = await runCliInProcess(['scan', '--fleet', SAMPLE_FLEET, '--format', 'json', '--now', now]);
       const liveOut = JSON.parse(live.stdout) as JsonOutput;
       const offOut = JSON.parse(offline.stdout) as JsonOutput;
       expect(liveOut.scan.source).toBe('live');

@@ -9,7 +9,7 @@ import { createServer, type Socket } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, expect, it, vi } from 'vitest';
-import { ROOT, SAMPLE_FLEET, runCli } from './cli-run.util';
+import { ROOT, SAMPLE_FLEET, runCliInProcess } from './cli-run.util';
 
 const BIN = join(ROOT, 'bin', 'fleet-audit.js');
 
@@ -57,8 +57,8 @@ describe('fleet-audit in pipes and at the terminal', () => {
     expect(code).toBe(130);
   });
 
-  it('a bad flag prints one error line and a hint to --help, not the whole help; exit 2', () => {
-    const r = runCli(['scan', '--fleet', SAMPLE_FLEET, '--formt', 'json']);
+  it('a bad flag prints one error line and a hint to --help, not the whole help; exit 2', async () => {
+    const r = await runCliInProcess(['scan', '--fleet', SAMPLE_FLEET, '--formt', 'json']);
     expect(r.status).toBe(2);
     const lines = r.stderr.trim().split('\n');
     expect(lines).toHaveLength(2);
@@ -69,8 +69,8 @@ describe('fleet-audit in pipes and at the terminal', () => {
 
   it.each([[['--help']], [['scan', '--help']], [['sim', '--help']], [['sim', 'generate', '--help']], [['demo', '--help']], [['serve', '--help']], [['worker', '--help']], [['checks', '--help']], [['migrate', '--help']], [['iam-policy', '--help']], [['waiver', '--help']]])(
     '%j shows examples and exit codes',
-    (args) => {
-      const r = runCli(args);
+    async (args) => {
+      const r = await runCliInProcess(args);
       expect(r.status).toBe(0);
       expect(r.stdout).toContain('Examples:');
       expect(r.stdout).toContain('Exit codes:');
@@ -79,26 +79,26 @@ describe('fleet-audit in pipes and at the terminal', () => {
     },
   );
 
-  it('-o writes the report atomically and prints nothing on stdout; formats sarif and junit', () => {
+  it('-o writes the report atomically and prints nothing on stdout; formats sarif and junit', async () => {
     const dir = mkdtempSync(join(tmpdir(), 'fa-out-'));
     const sarif = join(dir, 'out.sarif');
-    const r = runCli(['scan', '--fleet', SAMPLE_FLEET, '--format', 'sarif', '-o', sarif]);
+    const r = await runCliInProcess(['scan', '--fleet', SAMPLE_FLEET, '--format', 'sarif', '-o', sarif]);
     expect(r.status).toBe(0);
     expect(r.stdout).toBe('');
     expect((JSON.parse(readFileSync(sarif, 'utf8')) as { version: string }).version).toBe('2.1.0');
-    const junit = runCli(['scan', '--fleet', SAMPLE_FLEET, '--format', 'junit']);
+    const junit = await runCliInProcess(['scan', '--fleet', SAMPLE_FLEET, '--format', 'junit']);
     expect(junit.stdout.startsWith('<?xml')).toBe(true);
-    const bad = runCli(['scan', '--fleet', SAMPLE_FLEET, '-o', join(dir, 'missing', 'x.json')]);
+    const bad = await runCliInProcess(['scan', '--fleet', SAMPLE_FLEET, '-o', join(dir, 'missing', 'x.json')]);
     expect(bad.status).toBe(2);
     expect(bad.stderr.trim()).toMatch(/^fleet-audit: error: --output .*: cannot write \(ENOENT\)$/);
-    expect(runCli(['scan', '--fleet', SAMPLE_FLEET, '--format', 'csv', '--summary']).stderr).toContain('--summary works with --format table or json');
+    expect((await runCliInProcess(['scan', '--fleet', SAMPLE_FLEET, '--format', 'csv', '--summary'])).stderr).toContain('--summary works with --format table or json');
   }, 240_000);
 
-  it('a typo in a scan config is refused with the file, the JSON path and the nearest key', () => {
+  it('a typo in a scan config is refused with the file, the JSON path and the nearest key', async () => {
     const dir = mkdtempSync(join(tmpdir(), 'fa-strict-'));
     const config = join(dir, 'scan.yaml');
     writeFileSync(config, ['accounts:', '  - accountId: 1', '    regions: [cn-hangzhou]', 'collecter:', '  qpsPerAccount: 100'].join('\n'));
-    const r = runCli(['scan', '--config', config]);
+    const r = await runCliInProcess(['scan', '--config', config]);
     expect(r.status).toBe(2);
     expect(r.stderr.trim()).toMatch(new RegExp(`^fleet-audit: error: invalid config file: ${config.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')}: \\$: unknown key\\(s\\) collecter; did you mean "collector" for "collecter"\\?`));
   });

@@ -1,8 +1,8 @@
 /**
- * Capacity planning end to end on real PostgreSQL: dated dumps of a growing fleet are backfilled with
- * `fleet-audit scan --fleet DIR --now ISO --database-url URL`, then the trend is read back through
+ * Capacity planning end to end on real PostgreSQL: dated dumps of a growing fleet are backfilled (six through the
+ * store with libs/audit runScan, the last with `fleet-audit scan --fleet DIR --now ISO --database-url URL`), then the trend is read back through
  * `fleet-audit forecast trends` and GET /v1/forecasts/trends; headroom and a what-if run on the latest stored
- * snapshot through the CLI and REST. Needs `npx nest build cli` (the CLI runs from dist/). The typed GraphQL
+ * snapshot through the CLI (in-process, the suite's build: test/global-setup.ts) and REST. The typed GraphQL
  * fields (quotaTrends, headroom, whatIf) answer the same numbers as REST, under the same scope and role rules.
  */
 /* eslint-disable @typescript-eslint/no-explicit-any -- GraphQL and REST bodies are walked as the queries shaped them */
@@ -10,10 +10,11 @@ import type { INestApplication } from '@nestjs/common';
 import request from 'supertest';
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { UnavailableScanLauncher, createApiApp } from '@app/api';
+import { runScan } from '@app/audit';
 import type { TrendEntry } from '@app/forecast';
 import { SYSTEM_PRINCIPAL, Store, accountsScope, type Principal } from '@app/store';
 import { ExhaustionForecasts } from '../../apps/api/src/metrics/metrics.service';
-import { ROOT, runCli } from '../cli/cli-run.util';
+import { ROOT, runCliInProcess } from '../cli/cli-run.util';
 import { createTestDatabase, type TestDatabase } from '../store/test-database.util';
 import { GROWING_CLUSTER, writeDatedDumps } from './dated-dumps.util';
 
@@ -32,12 +33,18 @@ describe('forecast history (CLI backfill -> Postgres -> CLI and REST)', () => {
   beforeAll(async () => {
     db = await createTestDatabase();
     const dumps = writeDatedDumps(7, 2);
+    store = await Store.open({ connectionString: db.url, tokenHashKey: KEY });
+    // Six days stored through the store with the call `scan --fleet DIR --now ISO --database-url` makes (libs/audit
+    // runScan, observed at --now); the last one through the CLI itself (in-process), so the backfill command is covered.
     for (const [i, dir] of dumps.entries()) {
-      const at = new Date(DAY0 + i * 86_400_000).toISOString();
-      const r = runCli(['scan', '--fleet', dir, '--now', at, '--database-url', db.url, '--format', 'json', '--no-progress']);
+      const at = new Date(DAY0 + i * 86_400_000);
+      if (i < dumps.length - 1) {
+        await runScan({ source: { kind: 'offline', fleetDir: dir }, now: at, observedAt: at }, store);
+        continue;
+      }
+      const r = await runCliInProcess(['scan', '--fleet', dir, '--now', at.toISOString(), '--database-url', db.url, '--format', 'json', '--no-progress']);
       expect(r.status, r.stderr).toBe(0);
     }
-    store = await Store.open({ connectionString: db.url, tokenHashKey: KEY });
     app = await createApiApp({ store, token: TOKEN, scanLauncher: new UnavailableScanLauncher() });
     await app.init();
   }, 300_000);
@@ -53,8 +60,8 @@ describe('forecast history (CLI backfill -> Postgres -> CLI and REST)', () => {
     expect(items.map((s) => s.startedAt).sort()).toEqual(Array.from({ length: 7 }, (_, i) => new Date(DAY0 + i * 86_400_000).toISOString()));
   });
 
-  it('CLI forecast trends reads the growth back: +4 backends a day on the CLB, exhaustion dated', () => {
-    const r = runCli(['forecast', 'trends', '--database-url', db.url, '--now', NOW, '--check', 'CLB_BACKEND_QUOTA', '--format', 'json']);
+  it('CLI forecast trends reads the growth back: +4 backends a day on the CLB, exhaustion dated', async () => {
+    const r = await runCliInProcess(['forecast', 'trends', '--database-url', db.url, '--now', NOW, '--check', 'CLB_BACKEND_QUOTA', '--format', 'json']);
     expect(r.status, r.stderr).toBe(0);
     const { trends } = JSON.parse(r.stdout) as { trends: TrendEntry[] };
     const clb = trends.find((t) => t.resource.id === CLB)!;
@@ -65,7 +72,7 @@ describe('forecast history (CLI backfill -> Postgres -> CLI and REST)', () => {
     expect(clb.used).toBe(168);
     expect(clb.secondsToExhaustion.p50).toBe(8 * 86_400 - 12 * 3_600);
     expect(clb.exhaustsAt.p50).toBe('2026-11-24T00:00:00.000Z');
-    const table = runCli(['forecast', 'trends', '--database-url', db.url, '--now', NOW, '--check', 'CLB_BACKEND_QUOTA']);
+    const table = await runCliInProcess(['forecast', 'trends', '--database-url', db.url, '--now', NOW, '--check', 'CLB_BACKEND_QUOTA']);
     expect(table.stdout).toContain(CLB);
   }, 120_000);
 
@@ -101,7 +108,7 @@ describe('forecast history (CLI backfill -> Postgres -> CLI and REST)', () => {
   });
 
   it('headroom of the latest stored snapshot (CLI and REST agree)', async () => {
-    const r = runCli(['forecast', 'headroom', '--database-url', db.url, '--cluster', GROWING_CLUSTER, '--format', 'json']);
+    const r = await runCliInProcess(['forecast', 'headroom', '--database-url', db.url, '--cluster', GROWING_CLUSTER, '--format', 'json']);
     expect(r.status, r.stderr).toBe(0);
     const cli = JSON.parse(r.stdout) as { headroom: unknown[] };
     // 168 of 200 on the CLB, +2 per node: 16 more nodes.
@@ -133,16 +140,16 @@ describe('forecast history (CLI backfill -> Postgres -> CLI and REST)', () => {
     expect(unknown.body.message).toMatch(/unknown cluster "c-nope"/);
   });
 
-  it('CLI whatif on the database and on the fleet directory give byte-identical JSON; errors exit 2', () => {
+  it('CLI whatif on the database and on the fleet directory give byte-identical JSON; errors exit 2', async () => {
     const scenario = `${ROOT}/examples/scenarios/black-friday.yaml`;
-    const a = runCli(['forecast', 'whatif', '--database-url', db.url, '--scenario', scenario, '--now', NOW, '--format', 'json']);
+    const a = await runCliInProcess(['forecast', 'whatif', '--database-url', db.url, '--scenario', scenario, '--now', NOW, '--format', 'json']);
     expect(a.status, a.stderr).toBe(0);
-    const b = runCli(['forecast', 'whatif', '--fleet', `${ROOT}/examples/fleets/sample`, '--scenario', scenario, '--now', NOW, '--format', 'json']);
+    const b = await runCliInProcess(['forecast', 'whatif', '--fleet', `${ROOT}/examples/fleets/sample`, '--scenario', scenario, '--now', NOW, '--format', 'json']);
     expect(b.stdout).toBe(a.stdout);
     const out = JSON.parse(a.stdout);
     expect(Object.keys(out)).toEqual(['scenario', 'steps', 'convergence']);
     expect(Object.keys(out.steps[0])).toEqual(['name', 'quotas', 'firstBreach', 'findings', 'headroom']);
-    const missing = runCli(['forecast', 'whatif', '--database-url', db.url, '--scenario', '/nonexistent.yaml']);
+    const missing = await runCliInProcess(['forecast', 'whatif', '--database-url', db.url, '--scenario', '/nonexistent.yaml']);
     expect(missing.status).toBe(2);
     expect(missing.stderr).toMatch(/^fleet-audit: error: --scenario: cannot read \/nonexistent\.yaml: ENOENT\n$/);
   }, 300_000);

@@ -24,7 +24,7 @@ import { CHECKS, runAudit, type AuditOutput, type PartialAuditSettings } from '@
 import { generateFleet, generateSpecSchema } from '@app/collectors';
 import { mapWireFleet, severityRank, type CheckResult, type Finding, type FleetSnapshot } from '@app/domain';
 import { FROZEN_NOW } from '../../libs/checks/test/factories';
-import { ROOT, SAMPLE_FLEET, runCli } from '../cli/cli-run.util';
+import { ROOT, SAMPLE_FLEET, runCliInProcess } from '../cli/cli-run.util';
 
 const HERE = __dirname;
 const SCAN_GOLDEN = join(HERE, 'sample-scan.golden.json');
@@ -131,8 +131,8 @@ function generatedDigests(): Record<string, CheckDigests> {
 }
 
 describe('golden outputs', () => {
-  it('the sample fleet scan JSON is byte-identical to sample-scan.golden.json', () => {
-    const r = runCli([
+  it('the sample fleet scan JSON is byte-identical to sample-scan.golden.json', async () => {
+    const r = await runCliInProcess([
       'scan',
       '--fleet',
       SAMPLE_FLEET,

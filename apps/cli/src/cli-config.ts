@@ -22,6 +22,16 @@ export function cliConfig(): FleetAuditConfig {
 }
 
 /**
+ * Validate the environment again and cache it: `main()` calls it on entry, so each in-process run (tests) reads
+ * the variables it was started with.
+ * @throws ConfigError as cliConfig
+ */
+export function reloadCliConfig(): FleetAuditConfig {
+  loaded = undefined;
+  return cliConfig();
+}
+
+/**
  * Whether FLEET_AUDIT_DEBUG=1 asks for stack traces. False when the configuration itself is
  * invalid (the error being reported then is that ConfigError, which names the variable).
  */

@@ -12,6 +12,7 @@ import type { FleetValidationError, ScanConfigError } from '@app/collectors';
 import type { ScanFailedError } from '@app/audit';
 import { debugWanted } from './cli-config';
 import { FleetAuditError, isFleetAuditError } from '@app/errors';
+import { cliStreams } from './output/cli-streams';
 
 // Errors are recognised by their libs/errors code (libs/errors is dependency-free), not by
 // importing their classes, so that this module (loaded by every command) does not load the
@@ -60,7 +61,7 @@ export function describeError(e: unknown): string {
  * @returns the exit code of `e` ({@link exitCodeOf}), for callers that exit with it
  */
 export function reportError(e: unknown): number {
-  process.stderr.write(`fleet-audit: error: ${describeError(e)}\n`);
-  if (e instanceof Error && debugWanted() && e.stack) process.stderr.write(`${e.stack}\n`);
+  cliStreams().stderr.write(`fleet-audit: error: ${describeError(e)}\n`);
+  if (e instanceof Error && debugWanted() && e.stack) cliStreams().stderr.write(`${e.stack}\n`);
   return exitCodeOf(e);
 }

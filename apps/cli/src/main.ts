@@ -6,7 +6,8 @@
 import 'reflect-metadata';
 import { Command, CommanderError } from 'commander';
 import { EXIT_ERROR, reportError } from './cli-error';
-import { cliConfig } from './cli-config';
+import { reloadCliConfig } from './cli-config';
+import { cliStreams, withCliStreams, type CliStream, type CliStreams } from './output/cli-streams';
 import { demoCommand } from './commands/demo.command';
 import { scanCommand } from './commands/scan.command';
 import { serveCommand } from './commands/serve.command';
@@ -42,23 +43,30 @@ Set NO_COLOR=1 for uncoloured output and FLEET_AUDIT_DEBUG=1 for stack traces.`;
 export const EXIT_INTERRUPTED = 130;
 
 /**
- * Process-wide terminal behaviour of the CLI:
+ * Process-wide terminal behaviour of the CLI run as a process (bin/fleet-audit.js installs it; an in-process
+ * `main()` call does not):
  * - EPIPE on stdout (`fleet-audit scan | head`): the reader is gone, so stop quietly with exit 0;
  * - SIGINT (Ctrl+C) with no command-specific handler: one line on stderr, exit 130 (a command that
  *   shuts down gracefully, such as `serve`, installs its own and this one steps aside).
+ * @param exit ends the process with a code (bin/fleet-audit.js passes `process.exit`; it is the only caller)
  */
-export function installTerminalHandlers(): void {
+export function installTerminalHandlers(exit: (code: number) => void): void {
   process.stdout.on('error', (e: NodeJS.ErrnoException) => {
-    if (e.code === 'EPIPE') process.exit(0);
-    process.exit(reportError(e));
+    if (e.code === 'EPIPE') return exit(0);
+    exit(reportError(e));
   });
   const onSigint = () => {
     if (process.listenerCount('SIGINT') > 1) return;
     if (process.stderr.isTTY) process.stderr.write('\u001b[?25h\n');
     process.stderr.write('fleet-audit: interrupted\n');
-    process.exit(EXIT_INTERRUPTED);
+    exit(EXIT_INTERRUPTED);
   };
   process.on('SIGINT', onSigint);
+}
+
+/** Help width on `stream`: its columns when it is a terminal, else 80 (commander's default). */
+function helpWidthOf(stream: CliStream): number {
+  return stream.isTTY && stream.columns ? stream.columns : 80;
 }
 
 /** Build the whole program; `run` receives each action's exit-code promise. */
@@ -71,6 +79,11 @@ export function buildProgram(run: (p: Promise<number>) => void): Command {
     // One line per error ("fleet-audit: error: unknown option '--formt' (Did you mean --format?)"),
     // then the hint above; never the whole help.
     .configureOutput({
+      writeOut: (str) => cliStreams().stdout.write(str),
+      writeErr: (str) => cliStreams().stderr.write(str),
+      // Commander's own rule on the streams of this call: a terminal's width, else 80 columns.
+      getOutHelpWidth: () => helpWidthOf(cliStreams().stdout),
+      getErrHelpWidth: () => helpWidthOf(cliStreams().stderr),
       outputError: (str, write) => write(str.startsWith('error: ') ? `fleet-audit: ${str.replace(/\n(?=\(Did you mean)/, ' ')}` : str),
     })
     .addHelpText('after', PROGRAM_HELP_FOOTER);
@@ -83,43 +96,34 @@ export function buildProgram(run: (p: Promise<number>) => void): Command {
   return program;
 }
 
-/** Parse argv, run the command, and exit with its code. Never prints a stack trace by default. */
-export async function main(argv: string[] = process.argv): Promise<void> {
-  installTerminalHandlers();
-  let pending: Promise<number> | undefined;
-  try {
-    // Every declared variable the CLI reads, validated once at boot (libs/config), before any command is built:
-    // a bad one is one line naming it and the expected shape, exit 2.
-    cliConfig();
-    await buildProgram((p) => {
-      pending = p;
-    }).parseAsync(argv);
-  } catch (e) {
-    if (e instanceof CommanderError) {
-      process.exit(e.exitCode === 0 ? 0 : EXIT_ERROR);
+/**
+ * Parse argv and run the command; resolves with its exit code (0, 1 findings, 2 bad input or failed scan,
+ * 3 transient, see the header). Everything the command prints goes to `streams` (default the process's own);
+ * never a stack trace by default. The variables are validated again on every call (libs/config), so a test can
+ * run it in-process with its own environment. It never exits the process: bin/fleet-audit.js exits with the code
+ * once stdout and stderr are flushed.
+ * @param argv `process.argv`-shaped: node, script, then the arguments
+ * @param streams where the command writes (see output/cli-streams.ts)
+ */
+export async function main(argv: string[] = process.argv, streams: CliStreams = cliStreams()): Promise<number> {
+  return withCliStreams(streams, async () => {
+    let pending: Promise<number> | undefined;
+    try {
+      // Every declared variable the CLI reads, validated at boot (libs/config), before any command is built:
+      // a bad one is one line naming it and the expected shape, exit 2.
+      reloadCliConfig();
+      await buildProgram((p) => {
+        pending = p;
+      }).parseAsync(argv);
+    } catch (e) {
+      if (e instanceof CommanderError) return e.exitCode === 0 ? 0 : EXIT_ERROR;
+      return reportError(e);
     }
-    process.exit(reportError(e));
-  }
-  if (!pending) return;
-  try {
-    process.exitCode = await pending;
-  } catch (e) {
-    process.exitCode = reportError(e);
-  }
-  // Open handles (pools, timers) must not keep a finished command alive, but stdout and stderr must be
-  // flushed first: on a pipe (`fleet-audit scan | less`) writes are asynchronous, and exiting at once
-  // cut the output at 128 KiB.
-  await flushed(process.stdout);
-  await flushed(process.stderr);
-  process.exit(process.exitCode ?? 0);
-}
-
-/** Resolves once everything written to `stream` so far has been handed to the OS (or the stream failed). */
-function flushed(stream: NodeJS.WriteStream): Promise<void> {
-  return new Promise((resolve) => {
-    if (stream.destroyed || !stream.writable) return resolve();
-    stream.write('', () => resolve());
+    if (!pending) return 0;
+    try {
+      return await pending;
+    } catch (e) {
+      return reportError(e);
+    }
   });
 }
-
-if (require.main === module) void main();

@@ -4,6 +4,7 @@
  */
 import { SingleBar, Presets } from 'cli-progress';
 import type { ScanProgress } from '@app/audit';
+import { cliStreams } from './output/cli-streams';
 
 /** A progress reporter for a scan; call `stop()` when done. */
 export interface ScanProgressBar {
@@ -12,10 +13,10 @@ export interface ScanProgressBar {
 }
 
 /** Create a progress bar (a no-op when stderr is not a TTY or `enabled` is false). */
-export function createScanProgressBar(enabled = process.stderr.isTTY === true): ScanProgressBar {
+export function createScanProgressBar(enabled = cliStreams().stderr.isTTY === true): ScanProgressBar {
   if (!enabled) return { update: () => undefined, stop: () => undefined };
   const bar = new SingleBar(
-    { stream: process.stderr, format: ' {phase} [{bar}] {value}/{total} {target}', hideCursor: true, clearOnComplete: true },
+    { stream: cliStreams().stderr, format: ' {phase} [{bar}] {value}/{total} {target}', hideCursor: true, clearOnComplete: true },
     Presets.shades_classic,
   );
   // A spinner until targets are planned (total known and > 1), then a bar whose total never shrinks
@@ -29,13 +30,13 @@ export function createScanProgressBar(enabled = process.stderr.isTTY === true): 
     update(p) {
       const payload = { phase: p.phase.padEnd(7), target: (p.target ?? '').slice(0, 60) };
       if (!started && p.total <= 1) {
-        process.stderr.write(`\r ${FRAMES[spin++ % FRAMES.length]} ${p.phase} ${(p.target ?? '').slice(0, 60)}\u001b[K`);
+        cliStreams().stderr.write(`\r ${FRAMES[spin++ % FRAMES.length]} ${p.phase} ${(p.target ?? '').slice(0, 60)}\u001b[K`);
         spinnerShown = true;
         return;
       }
       total = Math.max(total, p.total, 1);
       if (!started) {
-        if (spinnerShown) process.stderr.write('\r\u001b[K');
+        if (spinnerShown) cliStreams().stderr.write('\r\u001b[K');
         bar.start(total, Math.min(p.done, total), payload);
         started = true;
       } else {
@@ -45,7 +46,7 @@ export function createScanProgressBar(enabled = process.stderr.isTTY === true): 
     },
     stop() {
       if (started) bar.stop();
-      else if (spinnerShown) process.stderr.write('\r\u001b[K');
+      else if (spinnerShown) cliStreams().stderr.write('\r\u001b[K');
     },
   };
 }

@@ -16,6 +16,7 @@ import {
   type CheckSummary,
 } from '@app/checks';
 import { EXIT_OK } from '../cli-error';
+import { cliStreams } from '../output/cli-streams';
 
 /** Output formats of `checks`. */
 export type ChecksFormat = 'table' | 'json' | 'markdown';
@@ -57,7 +58,7 @@ export function renderChecks(opts: ChecksCommandOptions): string {
 
 /** Run the checks command: print the catalogue; returns the exit code (always 0). */
 export async function runChecksCommand(opts: ChecksCommandOptions): Promise<number> {
-  process.stdout.write(renderChecks(opts));
+  cliStreams().stdout.write(renderChecks(opts));
   return EXIT_OK;
 }
 

@@ -24,6 +24,7 @@ import { sampleFleetDir } from '../package-root.util';
 import { createScanProgressBar } from '../progress';
 import { parsePort } from './sim.command';
 import { untilInterrupted } from './signals.util';
+import { cliStreams } from '../output/cli-streams';
 
 /** Options of `demo`. */
 export interface DemoOptions {
@@ -67,7 +68,7 @@ export const SAMPLE_SETTINGS_FILE = 'audit-settings.yaml';
  * after that.
  */
 export async function runDemoCommand(opts: DemoOptions): Promise<number> {
-  const log = (s: string) => process.stderr.write(`${s}\n`);
+  const log = (s: string) => cliStreams().stderr.write(`${s}\n`);
   // Fail before any work when the API port is taken (not after a scan the user waited for).
   if (!opts.once) await assertPortFree(opts.port);
   const { Store, startEmbeddedPostgres, defaultTemplateCacheDir } = loadStore();
@@ -118,7 +119,7 @@ export async function runDemoCommand(opts: DemoOptions): Promise<number> {
         onAnalyzed: (o) => {
           barStopped = true;
           bar.stop();
-          process.stdout.write(renderTable(o, { color: colourWanted(process.stdout, cliConfig().cli.noColor) }));
+          cliStreams().stdout.write(renderTable(o, { color: colourWanted(cliStreams().stdout, cliConfig().cli.noColor) }));
         },
       },
       storeReady,
@@ -131,7 +132,7 @@ export async function runDemoCommand(opts: DemoOptions): Promise<number> {
     const reportDir = join(tmpdir(), 'ack-fleet-audit-demo');
     mkdirSync(reportDir, { recursive: true });
     const reportPath = writeAtomically(join(reportDir, 'weekly-report.html'), renderReport(buildReport(await loadReportInput(db)), 'html'));
-    process.stdout.write(`Report: ${reportPath}\n`);
+    cliStreams().stdout.write(`Report: ${reportPath}\n`);
     if (opts.once) return EXIT_OK;
     const token = randomBytes(24).toString('base64url');
     // Scans of POST /v1/scans run one at a time in a child process; this process stores them
@@ -147,7 +148,7 @@ export async function runDemoCommand(opts: DemoOptions): Promise<number> {
     const app = await createApiApp({ store: db, token, scanLauncher: launcher, graphql: { ...cliConfig().graphql, sandbox: true } });
     await app.listen(opts.port, '127.0.0.1');
     const url = `http://127.0.0.1:${opts.port}`;
-    process.stdout.write(
+    cliStreams().stdout.write(
       [
         '',
         `API: ${url}  (OpenAPI document: ${url}/openapi.json)`,
@@ -195,13 +196,13 @@ async function showCapacityPlanning(store: Store, fleetDir: string, now: Date, s
   const { parseScenarioText } = loadForecast();
   await backfillGrowthHistory(store, loadFleetDirectory(fleetDir), { clusterId: DEMO_GROWTH_CLUSTER, days: 6, nodesPerDay: 2, now, ...(settings ? { settings } : {}) });
   const trends = (await trendsFromStore(store, { now })).filter((t) => t.status === 'ok' || t.status === 'exhausted').slice(0, 8);
-  process.stdout.write(
+  cliStreams().stdout.write(
     '\nCapacity planning (a generated 6-day history is stored: payments-legacy grew by 2 nodes a day)\n' +
       `Trends, soonest first (fleet-audit forecast trends):\n${renderTrends(trends)}`,
   );
   const { headroom } = await headroomFromStore(store, { clusterIds: [DEMO_GROWTH_CLUSTER], now });
-  process.stdout.write(`Headroom (fleet-audit forecast headroom):\n${renderHeadroom(headroom)}`);
+  cliStreams().stdout.write(`Headroom (fleet-audit forecast headroom):\n${renderHeadroom(headroom)}`);
   const scenarioPath = join(fleetDir, '..', '..', 'scenarios', 'black-friday.yaml');
   const { result } = await whatIfFromStore(store, parseScenarioText(readFileSync(scenarioPath, 'utf8'), scenarioPath), { now, ...(settings ? { settings } : {}) });
-  process.stdout.write(`What-if ${scenarioPath} (fleet-audit forecast whatif):\n${renderWhatIf(result)}`);
+  cliStreams().stdout.write(`What-if ${scenarioPath} (fleet-audit forecast whatif):\n${renderWhatIf(result)}`);
 }

@@ -10,6 +10,7 @@ import type { FleetSnapshot } from '@app/domain';
 import type { HeadroomAnswer, HeadroomEntry, TrendEntry, WhatIfResult } from '@app/forecast';
 import { CliUsageError, EXIT_OK } from '../cli-error';
 import { loadAudit, loadCollectors, loadForecast, loadStore } from '../lazy';
+import { cliStreams } from '../output/cli-streams';
 
 type Format = 'table' | 'json';
 
@@ -127,7 +128,7 @@ export function renderWhatIf(r: WhatIfResult): string {
 }
 
 function print(format: Format, json: unknown, table: () => string): void {
-  process.stdout.write(format === 'json' ? `${JSON.stringify(json, null, 2)}\n` : table());
+  cliStreams().stdout.write(format === 'json' ? `${JSON.stringify(json, null, 2)}\n` : table());
 }
 
 interface TrendsOptions {

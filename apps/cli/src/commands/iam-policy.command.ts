@@ -9,15 +9,16 @@ import { Command } from 'commander';
 import { loadCollectors } from '../lazy';
 import { EXIT_OK } from '../cli-error';
 import { helpFooter } from './help-text.util';
+import { cliStreams } from '../output/cli-streams';
 
 /** Print the policy; returns 0. @throws ScanConfigError for a bad --config */
 export async function runIamPolicyCommand(opts: { config?: string }): Promise<number> {
   const { leastPrivilegePolicy, assumeRoleStatement, loadScanConfig } = loadCollectors();
   const config = opts.config !== undefined ? loadScanConfig(opts.config) : undefined;
-  process.stdout.write(`${JSON.stringify(leastPrivilegePolicy(config), null, 2)}\n`);
+  cliStreams().stdout.write(`${JSON.stringify(leastPrivilegePolicy(config), null, 2)}\n`);
   const assume = config ? assumeRoleStatement(config) : undefined;
   if (assume)
-    process.stderr.write(
+    cliStreams().stderr.write(
       `fleet-audit: the base identity (AccessKey / RRSA role) also needs, on the audit roles:\n${JSON.stringify(assume, null, 2)}\n`,
     );
   return EXIT_OK;

@@ -8,6 +8,7 @@ import { Command, Option } from 'commander';
 import { loadStore } from '../lazy';
 import { CliUsageError, EXIT_OK } from '../cli-error';
 import { helpFooter } from './help-text.util';
+import { cliStreams } from '../output/cli-streams';
 
 /** Run the migrations; prints one line naming what was applied. @throws CliUsageError without a URL */
 export async function runMigrateCommand(opts: { databaseUrl?: string }): Promise<number> {
@@ -16,7 +17,7 @@ export async function runMigrateCommand(opts: { databaseUrl?: string }): Promise
   const store = await Store.open({ connectionString: opts.databaseUrl });
   try {
     const applied = await store.migrate();
-    process.stdout.write(`fleet-audit: migrations: ${applied.length === 0 ? 'up to date' : `applied ${applied.join(', ')}`}\n`);
+    cliStreams().stdout.write(`fleet-audit: migrations: ${applied.length === 0 ? 'up to date' : `applied ${applied.join(', ')}`}\n`);
   } finally {
     await store.close();
   }

@@ -14,6 +14,7 @@ import { DAY_MS, quotaUsageOf } from '@app/domain';
 import type { OfflineScan, ReportFormat, ReportInput } from '@app/reports';
 import { loadAudit, loadReports, loadStore } from '../lazy';
 import { CliUsageError, EXIT_OK } from '../cli-error';
+import { cliStreams } from '../output/cli-streams';
 
 /** Options of `report` after parsing. */
 export interface ReportCommandOptions {
@@ -99,8 +100,8 @@ export async function runReportCommand(opts: ReportCommandOptions): Promise<numb
     }
   }
   const text = renderReport(buildReport(input), opts.format);
-  if (opts.out !== undefined) process.stdout.write(`${writeAtomically(opts.out, text)}\n`);
-  else process.stdout.write(text);
+  if (opts.out !== undefined) cliStreams().stdout.write(`${writeAtomically(opts.out, text)}\n`);
+  else cliStreams().stdout.write(text);
   return EXIT_OK;
 }
 

@@ -13,6 +13,7 @@ import { renderCsv, renderHtml, renderJunit, renderMarkdown, renderSarif } from 
 import { writeOutput } from '../output/output-file.util';
 import { createScanProgressBar } from '../progress';
 import { runDistributedScan } from './distributed-scan.util';
+import { cliStreams } from '../output/cli-streams';
 
 /** Output formats of `scan --format`. */
 export const SCAN_FORMATS = ['table', 'json', 'csv', 'markdown', 'html', 'sarif', 'junit'] as const;
@@ -136,7 +137,7 @@ export async function runScanCommand(opts: ScanCommandOptions): Promise<number> 
   const settings = opts.settings !== undefined ? loadAuditSettings(opts.settings) : undefined;
   const { Store } = loadStore();
   const store = opts.databaseUrl && !opts.distributed ? await Store.open({ connectionString: opts.databaseUrl, migrate: true }) : undefined;
-  const bar = createScanProgressBar(opts.progress && process.stderr.isTTY === true);
+  const bar = createScanProgressBar(opts.progress && cliStreams().stderr.isTTY === true);
   try {
     let outcome: ScanOutcome;
     if (opts.distributed) {
@@ -165,8 +166,8 @@ export async function runScanCommand(opts: ScanCommandOptions): Promise<number> 
     const shown: ScanOutcome = matcher ? { ...outcome, findings: applied } : outcome;
     const toTerminal = opts.output === undefined;
     let report = renderScanReport(opts.format === 'table' ? outcome : shown, opts, {
-      ...(toTerminal && process.stdout.columns ? { width: process.stdout.columns } : { width: 120 }),
-      color: toTerminal && colourWanted(process.stdout, cliConfig().cli.noColor),
+      ...(toTerminal && cliStreams().stdout.columns ? { width: cliStreams().stdout.columns } : { width: 120 }),
+      color: toTerminal && colourWanted(cliStreams().stdout, cliConfig().cli.noColor),
     });
     if (matcher && opts.format === 'table') {
       const waived = applied.filter((f) => f.status === 'waived');
@@ -176,9 +177,9 @@ export async function runScanCommand(opts: ScanCommandOptions): Promise<number> 
       for (const f of expired) report += `  waiver expired  ${f.checkId}  ${f.resource.id}  owner ${f.waiver?.owner}  expired ${f.waiver?.expiresAt.slice(0, 10)}\n`;
     }
     if (opts.output !== undefined) writeOutput(opts.output, report);
-    else process.stdout.write(report);
+    else cliStreams().stdout.write(report);
     const gapWarning = coverageGapWarning(outcome);
-    if (gapWarning) process.stderr.write(`${gapWarning}\n`);
+    if (gapWarning) cliStreams().stderr.write(`${gapWarning}\n`);
     if (gapWarning && opts.failOnGaps) return EXIT_ERROR;
     return exitCodeFor(outcome, opts.failOn, matcher);
   } finally {

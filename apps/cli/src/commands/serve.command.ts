@@ -15,6 +15,7 @@ import { cliConfig } from '../cli-config';
 import { parsePort } from './sim.command';
 import { createDistributedScanLauncher } from './distributed-scan.util';
 import { untilInterrupted } from './signals.util';
+import { cliStreams } from '../output/cli-streams';
 
 /** Options of `serve`. */
 export interface ServeOptions {
@@ -97,7 +98,7 @@ export async function runServeCommand(opts: ServeOptions): Promise<number> {
     ...(redisProbe ? { readiness: { redis: () => redisProbe.ping() } } : {}),
   });
   await app.listen(opts.port, opts.host);
-  process.stderr.write(`fleet-audit: API on http://${opts.host}:${opts.port} (sources: ${launcher.sourceNames().join(', ') || 'none'})\n`);
+  cliStreams().stderr.write(`fleet-audit: API on http://${opts.host}:${opts.port} (sources: ${launcher.sourceNames().join(', ') || 'none'})\n`);
   await untilInterrupted();
   // Waiting scans end `interrupted`; the running one gets 10 s to finish.
   await queued?.close();

@@ -10,6 +10,7 @@ import { loadCollectors, loadFleetSim } from '../lazy';
 import { Command, InvalidArgumentError } from 'commander';
 import { CliUsageError, EXIT_OK } from '../cli-error';
 import { untilInterrupted } from './signals.util';
+import { cliStreams } from '../output/cli-streams';
 
 /** Parse a TCP port (0 = pick a free one). @throws InvalidArgumentError */
 export function parsePort(value: string): number {
@@ -45,7 +46,7 @@ export async function runSimCommand(opts: { fleet: string; port: number; qps?: s
   // other way out of the process (an exit hook; only SIGKILL leaves it, in the temp directory).
   process.once('exit', sim.removeConfig);
   const interrupted = untilInterrupted();
-  process.stdout.write(`${simulatorReadyLine(sim)}\n`);
+  cliStreams().stdout.write(`${simulatorReadyLine(sim)}\n`);
   await interrupted;
   await sim.close();
   return EXIT_OK;
@@ -87,7 +88,7 @@ export async function runSimGenerate(o: SimGenerateOptions): Promise<number> {
   }
   const g = generateFleet(parsed.data, o.name ?? `generated-seed-${o.seed}`);
   writeFleetDirectory(g.fleet, o.out, { overwrite: o.force === true });
-  process.stdout.write(`${JSON.stringify({ out: o.out, backendEntries: g.backendEntries, planted: g.planted })}\n`);
+  cliStreams().stdout.write(`${JSON.stringify({ out: o.out, backendEntries: g.backendEntries, planted: g.planted })}\n`);
   return EXIT_OK;
 }
 

@@ -7,6 +7,7 @@ import { Command, Option } from 'commander';
 import { loadStore } from '../lazy';
 import { CliUsageError, EXIT_OK } from '../cli-error';
 import { cliConfig } from '../cli-config';
+import { cliStreams } from '../output/cli-streams';
 
 /** Options shared by the token subcommands. */
 interface TokenDbOptions {
@@ -59,9 +60,9 @@ export async function runTokenCreate(opts: TokenCreateOptions): Promise<number> 
       createdBy: 'cli',
     });
     if (opts.format === 'json') {
-      process.stdout.write(`${JSON.stringify({ id: stored.id, token, role: stored.role, accounts: stored.accounts, expiresAt: stored.expiresAt })}\n`);
+      cliStreams().stdout.write(`${JSON.stringify({ id: stored.id, token, role: stored.role, accounts: stored.accounts, expiresAt: stored.expiresAt })}\n`);
     } else {
-      process.stdout.write(
+      cliStreams().stdout.write(
         `${token}\n` +
           `id ${stored.id}, role ${stored.role}, accounts ${stored.accounts?.join(',') ?? 'all'}, expires ${stored.expiresAt}\n` +
           'This is the only time the token is shown: store it now.\n',
@@ -75,16 +76,16 @@ export async function runTokenCreate(opts: TokenCreateOptions): Promise<number> 
 export async function runTokenList(opts: TokenDbOptions & { format: 'text' | 'json' }): Promise<number> {
   return withStore(opts, false, async (store) => {
     const tokens = await store.apiTokens.list();
-    if (opts.format === 'json') process.stdout.write(`${JSON.stringify(tokens)}\n`);
+    if (opts.format === 'json') cliStreams().stdout.write(`${JSON.stringify(tokens)}\n`);
     else {
       const now = Date.now();
       for (const t of tokens) {
         const state = t.revokedAt ? 'revoked' : new Date(t.expiresAt).getTime() <= now ? 'expired' : 'active';
-        process.stdout.write(
+        cliStreams().stdout.write(
           `${t.id}  ${t.role.padEnd(8)} ${state.padEnd(7)} accounts=${t.accounts?.join(',') ?? 'all'} expires=${t.expiresAt} lastUsed=${t.lastUsedAt ?? '-'} ${t.name}\n`,
         );
       }
-      if (tokens.length === 0) process.stdout.write('no tokens\n');
+      if (tokens.length === 0) cliStreams().stdout.write('no tokens\n');
     }
     return EXIT_OK;
   });
@@ -96,7 +97,7 @@ export async function runTokenRevoke(id: string, opts: TokenDbOptions): Promise<
   return withStore(opts, false, async (store) => {
     const revoked = await store.apiTokens.revoke(id, 'cli');
     if (!revoked) throw new CliUsageError(`token ${id} not found`);
-    process.stdout.write(`revoked ${id} (every API replica refuses it within 5 s)\n`);
+    cliStreams().stdout.write(`revoked ${id} (every API replica refuses it within 5 s)\n`);
     return EXIT_OK;
   });
 }

@@ -10,6 +10,7 @@ import { WAIVER_CATEGORIES, waiverFields } from '@app/domain';
 import { isFleetAuditError } from '@app/errors';
 import { loadStore } from '../lazy';
 import { CliUsageError, EXIT_OK } from '../cli-error';
+import { cliStreams } from '../output/cli-streams';
 
 /** Options shared by the waiver subcommands. */
 interface WaiverDbOptions {
@@ -71,7 +72,7 @@ export async function runWaiverAdd(opts: WaiverAddOptions): Promise<number> {
         opts.by,
       )
       .catch(asUsage);
-    process.stdout.write(opts.format === 'json' ? `${JSON.stringify(w, null, 2)}\n` : `waiver ${w.id} created: ${w.checkId} ${w.accountId} ${w.resource}, owner ${w.owner}, expires ${w.expiresAt}\n`);
+    cliStreams().stdout.write(opts.format === 'json' ? `${JSON.stringify(w, null, 2)}\n` : `waiver ${w.id} created: ${w.checkId} ${w.accountId} ${w.resource}, owner ${w.owner}, expires ${w.expiresAt}\n`);
     return EXIT_OK;
   });
 }
@@ -81,7 +82,7 @@ export async function runWaiverList(opts: WaiverDbOptions & { all?: boolean; for
   return withStore(opts, async (store) => {
     const waivers = await store.waiverService.listWithState(new Date(), { includeRevoked: opts.all ?? false });
     if (opts.format === 'json') {
-      process.stdout.write(`${JSON.stringify(waivers, null, 2)}\n`);
+      cliStreams().stdout.write(`${JSON.stringify(waivers, null, 2)}\n`);
       return EXIT_OK;
     }
     const table = new Table({ head: ['ID', 'STATE', 'CHECK', 'SCOPE', 'RESOURCE', 'OWNER', 'CATEGORY', 'EXPIRES', 'MATCHED'], style: { head: [], border: [] } });
@@ -97,7 +98,7 @@ export async function runWaiverList(opts: WaiverDbOptions & { all?: boolean; for
         w.expiresAt.slice(0, 10),
         w.matches.map((m) => m.findings).join(', ') || '-',
       ]);
-    process.stdout.write(`${table.toString()}\n${waivers.length} waiver(s)\n`);
+    cliStreams().stdout.write(`${table.toString()}\n${waivers.length} waiver(s)\n`);
     return EXIT_OK;
   });
 }
@@ -110,7 +111,7 @@ export async function runWaiverRevoke(id: string, opts: WaiverDbOptions & { by: 
       if (isFleetAuditError(e) && e.permanent) throw new CliUsageError(e.message);
       throw e;
     });
-    process.stdout.write(`waiver ${w.id} revoked by ${w.revokedBy}: its findings count again\n`);
+    cliStreams().stdout.write(`waiver ${w.id} revoked by ${w.revokedBy}: its findings count again\n`);
     return EXIT_OK;
   });
 }

@@ -16,6 +16,7 @@ import { processEnvironment, type Environment } from '@app/config';
 import { parsePort } from './sim.command';
 import { CliUsageError, EXIT_OK } from '../cli-error';
 import { untilInterrupted } from './signals.util';
+import { cliStreams } from '../output/cli-streams';
 
 /** Options of `worker` after parsing. */
 export interface WorkerCommandOptions {
@@ -82,11 +83,11 @@ export async function runWorkerCommand(
     ...(opts.healthPort !== undefined ? { health: { port: opts.healthPort, ...(opts.healthHost ? { host: opts.healthHost } : {}) } } : {}),
   });
   const scheduled = options.sources?.map((s) => s.name).join(', ') || 'none';
-  process.stderr.write(
+  cliStreams().stderr.write(
     `fleet-audit: worker ${process.pid} ready (scheduled sources: ${scheduled}${worker.healthUrl ? `; health: ${worker.healthUrl}/readyz` : ''})\n`,
   );
   const signal = await untilInterrupted();
-  process.stderr.write(`fleet-audit: worker ${process.pid}: ${signal}: draining\n`);
+  cliStreams().stderr.write(`fleet-audit: worker ${process.pid}: ${signal}: draining\n`);
   await worker.close();
   return EXIT_OK;
 }

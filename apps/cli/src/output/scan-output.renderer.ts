@@ -5,6 +5,7 @@
 import type { ScanOutcome } from '@app/audit';
 import { severityRank, type Finding, type Severity, type SkippedResult } from '@app/domain';
 import { boxTable, wrapText } from './text-wrap.util';
+import { cliStreams } from './cli-streams';
 
 /**
  * The JSON document printed by `scan --format json`: `{"scan": {...}, "findings": [...]}` where each
@@ -71,7 +72,7 @@ function columnWidths(width: number): [number, number, number, number] {
  * columns: cells wrap on word boundaries (check ids after `_`), summary lines wrap too.
  */
 export function renderTable(outcome: ScanOutcome, opts: TableRenderOptions = {}): string {
-  const width = Math.max(40, Math.floor(opts.width ?? process.stdout.columns ?? 120));
+  const width = Math.max(40, Math.floor(opts.width ?? cliStreams().stdout.columns ?? 120));
   const [sevW, checkW, resW, msgW] = columnWidths(width);
   const shown = findingsAtOrAbove(outcome.findings, opts.minSeverity);
   const rows = shown.map((f) => [
