@@ -10,8 +10,8 @@
  * FleetValidationError naming the file, the JSON path and what was expected.
  */
 import { sanitizeDeep } from '@app/domain';
-import { closeSync, constants as fsConstants, fstatSync, lstatSync, openSync, readdirSync, readFileSync, statSync, type Stats } from 'node:fs';
-import { join, relative } from 'node:path';
+import { closeSync, constants as fsConstants, fstatSync, lstatSync, openSync, readdirSync, readFileSync, realpathSync, statSync, type Stats } from 'node:fs';
+import { isAbsolute, join, relative } from 'node:path';
 import { parseAllDocuments } from 'yaml';
 import type { z } from 'zod';
 import {
@@ -101,8 +101,41 @@ function errnoWhat(code: string | undefined): string {
   }
 }
 
+/** Errno-like code of a file whose symbolic links resolve outside the fleet directory (issue 23 item 7). */
+export const OUTSIDE_FLEET_CODE = 'EOUTSIDE';
+
+/**
+ * The reason of a JSON.parse failure without any of the file's content: V8 quotes the offending token and an
+ * excerpt (`Unexpected token 'P', "PATH=/root"... is not valid JSON`), which must not reach a scan's error
+ * (readable over the API). Keeps the position when V8 gives one.
+ */
+export function jsonErrorWithoutContent(e: unknown): string {
+  const message = e instanceof Error ? e.message : String(e);
+  const at = /at position (\d+)(?: \(line (\d+) column (\d+)\))?/.exec(message);
+  if (/Unexpected end of JSON input/.test(message)) return 'unexpected end of input';
+  if (at) return at[2] ? `syntax error at line ${at[2]} column ${at[3]}` : `syntax error at position ${at[1]}`;
+  return 'syntax error';
+}
+
 class Reader {
+  private realRootMemo: string | undefined;
   constructor(readonly root: string) {}
+
+  /** The fleet root with its own symbolic links resolved (a root that is itself a link is fine). */
+  private get realRoot(): string {
+    this.realRootMemo ??= realpathSync(this.root);
+    return this.realRootMemo;
+  }
+
+  /**
+   * Whether `file` (which exists), once every symbolic link on its path is resolved, lies inside the fleet
+   * directory. A link to `/proc/self/environ` or `../../secrets.json` is refused before anything is opened, so
+   * no byte of a file outside the directory is ever read (or quoted in an error).
+   */
+  private inside(file: string): boolean {
+    const rel = relative(this.realRoot, realpathSync(file));
+    return rel === '' || (!rel.startsWith('..') && !isAbsolute(rel));
+  }
 
   rel(file: string): string {
     return relative(this.root, file) || '.';
@@ -140,6 +173,12 @@ class Reader {
         }
         return link ? { file, code, what: 'a symbolic link to nothing', missing: false } : { file, code, what: 'missing', missing: true };
       }
+      return { file, code, what: errnoWhat(code), missing: false };
+    }
+    try {
+      if (!this.inside(file)) return { file, code: OUTSIDE_FLEET_CODE, what: 'a symbolic link resolving outside the fleet directory (refused, not read)', missing: false };
+    } catch (e) {
+      const code = (e as NodeJS.ErrnoException).code ?? 'EIO';
       return { file, code, what: errnoWhat(code), missing: false };
     }
     if (st.isDirectory()) return { file, code: 'EISDIR', what: 'a directory, not a file', missing: false };
@@ -191,7 +230,7 @@ class Reader {
       // NUL and lone surrogates become visible markers here, at the boundary (libs/domain text.util).
       data = sanitizeDeep(JSON.parse(text));
     } catch (e) {
-      throw new FleetValidationError(this.rel(file), '$', `valid JSON (${(e as Error).message})`);
+      throw new FleetValidationError(this.rel(file), '$', `valid JSON (${jsonErrorWithoutContent(e)})`);
     }
     return this.parse(file, schema, data);
   }
