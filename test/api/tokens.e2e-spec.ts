@@ -219,7 +219,7 @@ describe('scoped API tokens (e2e)', () => {
     await expect(replica.authenticate(`Bearer ${token}`, '10.0.0.1')).rejects.toMatchObject({ code: 'UNAUTHENTICATED' });
   });
 
-  it('logs failed authentications without the secret and rate-limits the client address', async () => {
+  it('logs failed authentications without the secret and rate-limits failures of the client address, never a valid token', async () => {
     const warn = vi.spyOn(Logger.prototype, 'warn');
     try {
       const limited = new TokenAuthenticator(BOOTSTRAP, store.apiTokens, { maxFailures: 3, failureWindowMs: 60_000 });
@@ -227,7 +227,9 @@ describe('scoped API tokens (e2e)', () => {
       // The right id with a guessed secret and a valid checksum: reaches the database, fails the hash.
       const guess = composeToken(id, 'A'.repeat(32)).token;
       for (let i = 0; i < 3; i++) await expect(limited.authenticate(`Bearer ${guess}`, '10.9.9.9')).rejects.toMatchObject({ code: 'UNAUTHENTICATED' });
-      await expect(limited.authenticate(`Bearer ${token}`, '10.9.9.9')).rejects.toMatchObject({ code: 'RATE_LIMITED' });
+      await expect(limited.authenticate(`Bearer ${guess}`, '10.9.9.9')).rejects.toMatchObject({ code: 'RATE_LIMITED' });
+      // Verified first: the valid token is accepted from the throttled address too (issue 23 item 3).
+      expect((await limited.authenticate(`Bearer ${token}`, '10.9.9.9')).tokenId).toBe(id);
       expect((await limited.authenticate(`Bearer ${token}`, '10.9.9.10')).tokenId).toBe(id);
       const logged = warn.mock.calls.map((c) => String(c[0])).join('\n');
       expect(logged).toContain('auth denied');
@@ -235,6 +237,7 @@ describe('scoped API tokens (e2e)', () => {
       expect(logged).not.toContain(token.split('_')[2]);
       expect(logged).not.toContain(guess.split('_')[2]);
       expect((await store.apiTokens.events(id)).filter((e) => e.event === 'denied').map((e) => [e.reason, e.clientAddress])).toEqual([
+        ['bad-secret', '10.9.9.9'],
         ['bad-secret', '10.9.9.9'],
         ['bad-secret', '10.9.9.9'],
         ['bad-secret', '10.9.9.9'],
@@ -247,9 +250,11 @@ describe('scoped API tokens (e2e)', () => {
     await strict.init();
     try {
       for (let i = 0; i < 2; i++) expect((await request(strict.getHttpServer()).get('/v1/scans').set(bearer('wrong-token-wrong-token'))).status).toBe(401);
-      const res = await request(strict.getHttpServer()).get('/v1/scans').set(bearer(BOOTSTRAP));
+      const res = await request(strict.getHttpServer()).get('/v1/scans').set(bearer('wrong-token-wrong-token'));
       expect(res.status).toBe(429);
       expect(res.body.error).toBe('RATE_LIMITED');
+      expect(res.body.message).toContain(`retry in ${res.headers['retry-after']} s`);
+      expect((await request(strict.getHttpServer()).get('/v1/scans').set(bearer(BOOTSTRAP))).status).toBe(200);
     } finally {
       await strict.close();
     }

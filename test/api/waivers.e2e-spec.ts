@@ -76,7 +76,8 @@ describe('REST /v1/waivers and read-time application (e2e)', () => {
       .set(auth)
       .send({ checkId: 'CLB_BACKEND_QUOTA', accountId: ACCOUNT, resource: 'lb-0000?', owner: 'team-net', reason: 'NLB migration in Q3 (NET-7)', category: 'accepted-risk', ticket: 'NET-7', createdBy: 'alice' });
     expect(created.status).toBe(201);
-    expect(created.body).toMatchObject({ owner: 'team-net', createdBy: 'alice', state: 'active', ticket: 'NET-7', regionId: null });
+    // The actor is the authenticated principal (the bootstrap token here); 'alice' is only a stated name (issue 23 item 6).
+    expect(created.body).toMatchObject({ owner: 'team-net', createdBy: 'bootstrap', state: 'active', ticket: 'NET-7', regionId: null });
     const id = created.body.id as string;
 
     const findings = await http().get('/v1/findings').set(auth);
@@ -103,7 +104,7 @@ describe('REST /v1/waivers and read-time application (e2e)', () => {
 
     const revoked = await http().delete(`/v1/waivers/${id}?by=carol`).set(auth);
     expect(revoked.status).toBe(200);
-    expect(revoked.body).toMatchObject({ state: 'revoked', revokedBy: 'carol' });
+    expect(revoked.body).toMatchObject({ state: 'revoked', revokedBy: 'bootstrap' });
     expect((await http().delete(`/v1/waivers/${id}`).set(auth)).status).toBe(409);
 
     const reopened = await http().get('/v1/findings').set(auth);
@@ -113,7 +114,11 @@ describe('REST /v1/waivers and read-time application (e2e)', () => {
     expect(metric(last.text, 'fleet_audit_waivers{state="active"}')).toBe(0);
 
     const detail = await http().get(`/v1/waivers/${id}`).set(auth);
-    expect(detail.body.history.map((h: { action: string; actor: string }) => `${h.action}:${h.actor}`)).toEqual(['created:alice', 'updated:bob', 'revoked:carol']);
+    expect(detail.body.history.map((h: { action: string; actor: string; statedBy: string | null }) => `${h.action}:${h.actor}:${h.statedBy}`)).toEqual([
+      'created:bootstrap:alice',
+      'updated:bootstrap:bob',
+      'revoked:bootstrap:carol',
+    ]);
     expect((await http().get('/v1/waivers').set(auth)).body.total).toBe(0);
     expect((await http().get('/v1/waivers?includeRevoked=true').set(auth)).body.total).toBe(1);
     expect((await http().get('/v1/waivers/00000000-0000-4000-8000-000000000000').set(auth)).status).toBe(404);

@@ -17,6 +17,12 @@ export interface ApiAppOptions extends ApiModuleOptions {
    * only (embedded use in the CLI). Request headers, hence the token, are never logged.
    */
   logger?: boolean;
+  /**
+   * Express 'trust proxy' (API_TRUST_PROXY): which proxies may name the client in `X-Forwarded-For`. The client
+   * address is what failed-authentication throttling counts per address and what audit rows record. Default false:
+   * the socket peer, the header ignored (a client could otherwise pick a fresh address for every guess).
+   */
+  trustProxy?: number | string | boolean;
 }
 
 /** Shortest accepted token (characters): shorter ones are guessable (declared with API_TOKEN in libs/config). */
@@ -48,6 +54,7 @@ export async function createApiApp(options: ApiAppOptions): Promise<INestApplica
   // malformed JSON body) get the same JSON shape.
   app.useGlobalFilters(new ApiExceptionFilter());
   app.disable('x-powered-by');
+  app.set('trust proxy', options.trustProxy ?? false);
   if (options.log) app.useLogger(app.get(Logger));
   // http_request_duration_seconds: labelled by the route template (`/v1/scans/:id`), never the raw URL,
   // so the series stay bounded; unmatched paths share one label.

@@ -8,7 +8,7 @@ describe(loadApiConfig.name, () => {
   it('reads the variables into typed, namespaced config with the default port', () => {
     expect(loadApiConfig({ DATABASE_URL: 'postgres://u@127.0.0.1:5432/db', API_TOKEN: TOKEN })).toEqual({
       database: { url: 'postgres://u@127.0.0.1:5432/db' },
-      api: { token: TOKEN, port: 3000, host: '127.0.0.1' },
+      api: { token: TOKEN, port: 3000, host: '127.0.0.1', trustProxy: false },
       log: { level: 'info' },
       scans: { queueDepth: 4 },
       graphql: { sandbox: false, maxCost: 1000, maxDepth: 8 },

@@ -7,12 +7,12 @@ import { loadConfig, type Environment, type LogLevelName } from '@app/config';
 /** Validated configuration of the API process. */
 export interface ApiConfig {
   database: { url: string };
-  api: { token: string; port: number; host: string; tokenHashKey?: string };
+  api: { token: string; port: number; host: string; tokenHashKey?: string; trustProxy: number | string | false };
   log: { level: LogLevelName };
   /** The in-process scan queue: scans that may wait behind the running one. */
   scans: { queueDepth: number };
   /** GraphQL limits and the sandbox page (GRAPHQL_MAX_COST, GRAPHQL_MAX_DEPTH, GRAPHQL_SANDBOX). */
-  graphql: { sandbox: boolean; maxCost: number; maxDepth: number };
+  graphql: { sandbox: boolean; maxCost: number; maxDepth: number; introspection?: boolean };
 }
 
 /**
@@ -27,7 +27,7 @@ export function loadApiConfig(env: Environment): ApiConfig {
   const token = c.api.token as string;
   return {
     database: { url },
-    api: { token, port: c.api.port, host: c.api.host, ...(c.api.tokenHashKey ? { tokenHashKey: c.api.tokenHashKey } : {}) },
+    api: { token, port: c.api.port, host: c.api.host, trustProxy: c.api.trustProxy, ...(c.api.tokenHashKey ? { tokenHashKey: c.api.tokenHashKey } : {}) },
     log: { level: c.log.level },
     scans: { queueDepth: c.scans.queueDepth },
     graphql: { ...c.graphql },

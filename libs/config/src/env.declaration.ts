@@ -255,6 +255,19 @@ export const ENV_VARS = {
     usedBy: ['api'],
     schema: z.string().regex(/^[\w.:-]+$/, 'must be an IP address or host name'),
   }),
+  API_TRUST_PROXY: declare({
+    namespace: 'api',
+    description:
+      "which proxies in front of the API are trusted to name the client in X-Forwarded-For (Express 'trust proxy'): the client address is what failed-authentication throttling counts and the audit records; `0` uses the socket peer and ignores the header",
+    shape: '`0`, a hop count, or comma-separated addresses / CIDRs / `loopback`, `linklocal`, `uniquelocal`',
+    default: '0',
+    secret: false,
+    usedBy: ['api', 'cli'],
+    schema: z
+      .string()
+      .regex(/^[\w.:/, -]+$/, 'must be 0, a hop count, or comma-separated addresses / CIDRs')
+      .transform((s): number | string | false => (s === '0' ? false : /^\d+$/.test(s) ? Number(s) : s)),
+  }),
   SCAN_QUEUE_DEPTH: declare({
     namespace: 'scans',
     description:
@@ -298,6 +311,16 @@ export const ENV_VARS = {
     shape: '1 or 0',
     default: '0',
     secret: false,
+    usedBy: ['api', 'cli'],
+    schema: z.enum(['0', '1'], 'must be 1 or 0').transform((s) => s === '1'),
+  }),
+  GRAPHQL_INTROSPECTION: declare({
+    namespace: 'graphql',
+    description:
+      '`1`: answer introspection queries and suggest field names in validation errors; off by default when NODE_ENV=production (the schema is committed as apps/api/schema.gql), on otherwise',
+    shape: '1 or 0',
+    secret: false,
+    whenUnset: 'on unless NODE_ENV=production',
     usedBy: ['api', 'cli'],
     schema: z.enum(['0', '1'], 'must be 1 or 0').transform((s) => s === '1'),
   }),

@@ -24,7 +24,7 @@ export interface CreateApiTokenInput {
   role: Role;
   /** Explicit account ids (at least one), or null/absent for every account. */
   accounts?: readonly string[] | null;
-  /** Lifetime in milliseconds (default 90 days; at most 365 days). */
+  /** Lifetime in milliseconds (default 90 days; at most 365 days); cut to the creating token's expiry when that is sooner. */
   ttlMs?: number;
   name?: string;
   /** Who creates it: a token id, `bootstrap` or `cli`. */
@@ -108,8 +108,12 @@ export class ApiTokenRepository {
     const hash = hashTokenSecret(this.hashKey, generated.id, generated.secret);
     return withTransaction(this.pool, async (client) => {
       const row = await client.query<TokenRow>(
+        // Lineage (issue 23 item 5): a token minted by a token expires no later than its creator (`created_by` is
+        // the creating token's id, or `bootstrap` / `cli`, which match no token and leave the expiry as asked).
         `INSERT INTO api_tokens (id, name, role, account_ids, secret_hash, created_at, expires_at, created_by)
-         VALUES ($1, $2, $3, $4::text[], $5, $6, $7, $8) RETURNING ${TOKEN_COLUMNS}`,
+         VALUES ($1, $2, $3, $4::text[], $5, $6,
+                 LEAST($7::timestamptz, COALESCE((SELECT p.expires_at FROM api_tokens p WHERE p.id = $8), $7::timestamptz)), $8)
+         RETURNING ${TOKEN_COLUMNS}`,
         [generated.id, name, input.role, accounts ? [...new Set(accounts)].sort() : null, hash, now, new Date(now.getTime() + ttlMs), input.createdBy],
       );
       await client.query(`INSERT INTO api_token_events (at, event, token_id, actor) VALUES ($1, 'created', $2, $3)`, [now, generated.id, input.createdBy]);
@@ -169,15 +173,34 @@ export class ApiTokenRepository {
    * @returns the token, or null when no token in the scope has this id
    */
   async revoke(id: string, actor: string, scope: Scoped = SYSTEM_PRINCIPAL): Promise<StoredApiToken | null> {
+    return (await this.revokeWithDescendants(id, actor, scope))?.token ?? null;
+  }
+
+  /**
+   * Revoke a token and every token it minted, transitively (issue 23 item 5: revoking a parent used to leave its
+   * children working), in one statement; each newly revoked descendant gets a `revoked` event with reason
+   * `creator-revoked`. Descendants lie within the token's scope (the scoped-admin rule), hence within the caller's.
+   * @param scope the caller (default every account): only a token whose accounts lie within it is found
+   * @returns the token and the ids of its descendants (revoked now or before), or null when no token in the scope has this id
+   */
+  async revokeWithDescendants(id: string, actor: string, scope: Scoped = SYSTEM_PRINCIPAL): Promise<{ token: StoredApiToken; descendants: string[] } | null> {
     const params: unknown[] = [id, actor];
     const inScope = scopeCoversCondition('account_ids', scope, (v) => `$${params.push(v)}`);
-    const rows = await this.pool.query<TokenRow>(
-      `WITH r AS (UPDATE api_tokens SET revoked_at = COALESCE(revoked_at, now()) WHERE id = $1 AND ${inScope} RETURNING ${TOKEN_COLUMNS}),
-            e AS (INSERT INTO api_token_events (event, token_id, actor) SELECT 'revoked', id, $2 FROM r)
-       SELECT * FROM r`,
+    const rows = await this.pool.query<TokenRow & { descendant: boolean; was_revoked: boolean }>(
+      `WITH RECURSIVE root AS (SELECT id FROM api_tokens WHERE id = $1 AND ${inScope}),
+            tree AS (SELECT id, false AS descendant FROM root
+                     UNION SELECT t.id, true FROM api_tokens t JOIN tree ON t.created_by = tree.id),
+            before AS (SELECT t.id, t.revoked_at IS NOT NULL AS was_revoked, tree.descendant FROM api_tokens t JOIN tree USING (id)),
+            r AS (UPDATE api_tokens SET revoked_at = COALESCE(revoked_at, now()) WHERE id IN (SELECT id FROM tree) RETURNING ${TOKEN_COLUMNS}),
+            e AS (INSERT INTO api_token_events (event, token_id, actor, reason)
+                  SELECT 'revoked', b.id, $2, CASE WHEN b.descendant THEN 'creator-revoked' END FROM before b
+                   WHERE NOT b.descendant OR NOT b.was_revoked)
+       SELECT r.*, b.descendant, b.was_revoked FROM r JOIN before b USING (id)`,
       params,
     );
-    return rows.rows[0] ? toStoredToken(rows.rows[0]) : null;
+    const root = rows.rows.find((r) => !r.descendant);
+    if (!root) return null;
+    return { token: toStoredToken(root), descendants: rows.rows.filter((r) => r.descendant).map((r) => r.id) };
   }
 
   /** Record a denied use (never the presented secret). */

@@ -23,7 +23,7 @@ export { findMigrationsDir, MIGRATIONS_TABLE } from './migrate.util';
 export { DEFAULT_PAGE_LIMIT, MAX_PAGE_LIMIT, isUuid } from './page.util';
 export { MAX_BIND_PARAMETERS } from './sql.util';
 export { summarizeFindings } from './summary.util';
-export { WaiverRepository, type StoredWaiver, type CreateWaiverInput, type WaiverChanges, type WaiverHistoryEntry } from './waiver.repository';
+export { auditActorOf, WaiverRepository, type AuditActor, type StoredWaiver, type CreateWaiverInput, type WaiverChanges, type WaiverHistoryEntry } from './waiver.repository';
 export { WaiverService, type WaiverWithState } from './waiver.service';
 export { ReportRepository, type ReportDeliveryStatus, type StoredReport, type StoredReportListItem } from './report.repository';
 export * from './store.types';

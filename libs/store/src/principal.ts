@@ -37,6 +37,8 @@ export interface Principal extends Scoped {
   readonly kind: 'token' | 'bootstrap' | 'system';
   /** The token id (`kind: 'token'`), else null. */
   readonly tokenId: string | null;
+  /** The token's name as its creator gave it (`kind: 'token'` with a name); audit rows record it next to the id. */
+  readonly tokenName?: string;
 }
 
 /** In-process callers (CLI, worker, reports job): admin over every account. Never given to a request. */

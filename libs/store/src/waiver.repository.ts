@@ -19,16 +19,51 @@ export interface WaiverHistoryEntry {
   /** Version of the waiver this change produced (1 = created). */
   version: number;
   action: 'created' | 'updated' | 'revoked';
-  /** Who made the change (user name, token name, `cli`). */
+  /**
+   * Who made the change: the authenticated principal (`token:<id>` for an `fa_` token, `bootstrap` for the
+   * API_TOKEN, the local user for the CLI). Never a name the client chose (issue 23 item 6).
+   */
   actor: string;
+  /** The `fa_` token that made the change (null: bootstrap, CLI, or a row written before this was recorded). */
+  actorTokenId: string | null;
+  /** That token's name when it was made (null: unnamed or no token). */
+  actorTokenName: string | null;
+  /** A name the client gave (`createdBy`, `updatedBy`, `?by=`) when it differs from the actor: a claim, not verified. */
+  statedBy: string | null;
   /** ISO 8601 UTC. */
   at: string;
   /** The waiver as it was after the change. */
   waiver: Waiver;
 }
 
+/** The actor of an audit row: the authenticated principal, and a name the client stated (when it differs). */
+export interface AuditActor {
+  /** `token:<id>`, `bootstrap`, or (system principal: CLI, worker) the name the caller gives, e.g. the local user. */
+  actor: string;
+  tokenId: string | null;
+  tokenName: string | null;
+  /** The client-given name when it is not the actor itself; recorded, labelled, never trusted. */
+  statedBy: string | null;
+}
+
+/**
+ * Who an audit row names (issue 23 item 6): for a request, the authenticated principal, never the client's word
+ * (an `fa_` token as `token:<id>` with its id and name; the API_TOKEN as `bootstrap`); the name the client sent is
+ * kept apart as `statedBy`. In-process callers (the SYSTEM principal: CLI, worker) are trusted to name their user.
+ * @param by who is authenticated
+ * @param given the name the caller passed (client-given for API requests)
+ */
+export function auditActorOf(by: Principal, given: string): AuditActor {
+  if (by.kind === 'system') return { actor: given, tokenId: null, tokenName: null, statedBy: null };
+  const actor = by.kind === 'token' && by.tokenId ? `token:${by.tokenId}` : 'bootstrap';
+  const tokenId = by.kind === 'token' ? by.tokenId : null;
+  return { actor, tokenId, tokenName: by.tokenName ?? null, statedBy: given !== actor ? given : null };
+}
+
 /** Input of `waivers.create`: a validated waiver (libs/domain resolveWaiverInput) and who creates it. */
 export interface CreateWaiverInput extends ResolvedWaiverInput {
+  /** Who is authenticated (default SYSTEM_PRINCIPAL: `createdBy` is then the actor, as the CLI names its user). */
+  by?: Principal;
   createdBy: string;
   /** Default: now. */
   createdAt?: Date;
@@ -103,7 +138,7 @@ export class WaiverRepository {
             input.reason,
             input.category,
             input.ticket ?? null,
-            input.createdBy,
+            auditActorOf(input.by ?? SYSTEM_PRINCIPAL, input.createdBy).actor,
             input.createdAt ?? new Date(),
             input.expiresAt,
             input.createdByToken ?? null,
@@ -111,7 +146,7 @@ export class WaiverRepository {
         )
         .catch(rethrowConstraint);
       const waiver = toWaiver(rows.rows[0]);
-      await this.appendHistory(client, waiver, 1, 'created', input.createdBy, waiver.createdAt);
+      await this.appendHistory(client, waiver, 1, 'created', auditActorOf(input.by ?? SYSTEM_PRINCIPAL, input.createdBy), waiver.createdAt);
       return waiver;
     });
   }
@@ -160,7 +195,7 @@ export class WaiverRepository {
         )
         .catch(rethrowConstraint);
       const waiver = toWaiver(rows.rows[0]);
-      await this.appendHistory(client, waiver, rows.rows[0].version, 'updated', actor, at.toISOString());
+      await this.appendHistory(client, waiver, rows.rows[0].version, 'updated', auditActorOf(by, actor), at.toISOString());
       return waiver;
     });
   }
@@ -177,10 +212,10 @@ export class WaiverRepository {
       if (current.revoked_at !== null) throw new StoreError('CONFLICT', `waiver ${id} is already revoked`);
       const rows = await client.query<WaiverRow>(
         `UPDATE waivers SET revoked_at = $2, revoked_by = $3, version = version + 1 WHERE id = $1 RETURNING ${COLUMNS}`,
-        [id, at, actor],
+        [id, at, auditActorOf(by, actor).actor],
       );
       const waiver = toWaiver(rows.rows[0]);
-      await this.appendHistory(client, waiver, rows.rows[0].version, 'revoked', actor, at.toISOString());
+      await this.appendHistory(client, waiver, rows.rows[0].version, 'revoked', auditActorOf(by, actor), at.toISOString());
       return waiver;
     });
   }
@@ -192,22 +227,34 @@ export class WaiverRepository {
    */
   async history(id: string, scope: Scoped = SYSTEM_PRINCIPAL): Promise<WaiverHistoryEntry[]> {
     if (!(await this.get(id, scope))) throw new StoreError('NOT_FOUND', `waiver ${id} not found`);
-    const rows = await this.pool.query<{ version: number; action: WaiverHistoryEntry['action']; actor: string; at: Date | string; waiver: Waiver }>(
-      'SELECT version, action, actor, at, waiver FROM waiver_history WHERE waiver_id = $1 ORDER BY version',
-      [id],
-    );
-    return rows.rows.map((r) => ({ version: r.version, action: r.action, actor: r.actor, at: toIso(r.at), waiver: r.waiver }));
+    const rows = await this.pool.query<{
+      version: number;
+      action: WaiverHistoryEntry['action'];
+      actor: string;
+      actor_token_id: string | null;
+      actor_token_name: string | null;
+      stated_by: string | null;
+      at: Date | string;
+      waiver: Waiver;
+    }>('SELECT version, action, actor, actor_token_id, actor_token_name, stated_by, at, waiver FROM waiver_history WHERE waiver_id = $1 ORDER BY version', [id]);
+    return rows.rows.map((r) => ({
+      version: r.version,
+      action: r.action,
+      actor: r.actor,
+      actorTokenId: r.actor_token_id,
+      actorTokenName: r.actor_token_name,
+      statedBy: r.stated_by,
+      at: toIso(r.at),
+      waiver: r.waiver,
+    }));
   }
 
-  private async appendHistory(client: PoolClient, waiver: StoredWaiver, version: number, action: WaiverHistoryEntry['action'], actor: string, at: string): Promise<void> {
-    await client.query('INSERT INTO waiver_history (waiver_id, version, action, actor, at, waiver) VALUES ($1, $2, $3, $4, $5, $6::jsonb)', [
-      waiver.id,
-      version,
-      action,
-      actor,
-      at,
-      JSON.stringify(waiver),
-    ]);
+  private async appendHistory(client: PoolClient, waiver: StoredWaiver, version: number, action: WaiverHistoryEntry['action'], who: AuditActor, at: string): Promise<void> {
+    await client.query(
+      `INSERT INTO waiver_history (waiver_id, version, action, actor, actor_token_id, actor_token_name, stated_by, at, waiver)
+       VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9::jsonb)`,
+      [waiver.id, version, action, who.actor, who.tokenId, who.tokenName, who.statedBy, at, JSON.stringify(waiver)],
+    );
   }
 
   /** Lock the waiver row for a change by `by`: in its scope (SQL) and its to manage. */

@@ -58,7 +58,8 @@ export class WaiverService {
   /**
    * Validate and store a new waiver.
    * @param input raw fields (libs/domain waiverInputSchema)
-   * @param actor who creates it (stored as created_by and in the history)
+   * @param actor who the caller says creates it: the actor itself for the SYSTEM principal (CLI: the local user); for a
+   *   request only a stated name (`statedBy`), the history and `created_by` naming the authenticated principal
    * @param by who asks (default SYSTEM_PRINCIPAL): the waiver's account must be in its scope; an `fa_`
    *   token is recorded as the waiver's creator (only it, or an admin, may change it later)
    * @throws WaiverValidationError naming the bad field; StoreError FORBIDDEN (account outside the scope)
@@ -68,7 +69,7 @@ export class WaiverService {
     if (!scopeIncludes(by.accountScope, resolved.accountId)) {
       throw new StoreError('FORBIDDEN', `account ${resolved.accountId} is outside the token's account scope`);
     }
-    return this.waivers.create({ ...resolved, createdBy: actor, createdAt: now, createdByToken: by.kind === 'token' ? by.tokenId : null });
+    return this.waivers.create({ ...resolved, createdBy: actor, createdAt: now, createdByToken: by.kind === 'token' ? by.tokenId : null, by });
   }
 
   /**

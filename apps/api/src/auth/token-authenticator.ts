@@ -12,13 +12,17 @@ import { ApiError } from '../common/api.exception';
 export interface AuthOptions {
   /** How long a verified token is trusted without a database read, ms [2000]. Bounds how late a revocation takes effect on each replica. */
   cacheTtlMs?: number;
-  /** Failed authentications per client address per window before it is refused with 429 [20]. */
+  /**
+   * Failed authentications per client address, and per token id, per window [20]. Past it, further FAILED attempts
+   * from that address or against that token id answer 429 (with `Retry-After`) instead of 401; a valid token is
+   * always verified first and always accepted, so a neighbour behind the same NAT or ingress cannot lock anyone out.
+   */
   maxFailures?: number;
   /** Length of the failure-counting window, ms [60000]. */
   failureWindowMs?: number;
 }
 
-/** Most cached tokens / counted addresses kept in memory (oldest dropped first). */
+/** Most cached tokens / counted addresses and token ids kept in memory (oldest dropped first). */
 const MAX_ENTRIES = 10_000;
 
 function sha256(s: string): Buffer {
@@ -28,17 +32,30 @@ function sha256(s: string): Buffer {
 /** The principal of the bootstrap API_TOKEN. */
 export const BOOTSTRAP_PRINCIPAL: Principal = Object.freeze({ role: 'admin', kind: 'bootstrap', tokenId: null, accountScope: ALL_ACCOUNTS });
 
+/** One failure-counting window (of an address or a token id). */
+interface FailureWindow {
+  count: number;
+  windowStart: number;
+}
+
 /**
  * Turns an `Authorization` header into a Principal, or throws ApiError UNAUTHENTICATED /
  * RATE_LIMITED. A malformed `fa_` token (bad shape or checksum) is refused without a database
  * read. Failures are logged with the reason, token id and client address, never the secret;
  * denied uses of a real token id also go to the audit table.
+ *
+ * Throttling (issue 23 item 3): the token is verified FIRST; a valid one is accepted whatever its address did.
+ * Failures are counted per client address (Express `req.ip`: the socket peer, or the `X-Forwarded-For` hop the
+ * `API_TRUST_PROXY` setting trusts) and per token id (so guesses at one token from many addresses are counted
+ * together); a failure from an address or against a token id over `maxFailures` in the window answers
+ * RATE_LIMITED, whose message and `Retry-After` give the same number of seconds (until the window ends).
  */
 export class TokenAuthenticator {
   private readonly logger = new Logger('Auth');
   private readonly bootstrap: Buffer;
   private readonly cache = new Map<string, { principal: Principal; until: number }>();
-  private readonly failures = new Map<string, { count: number; windowStart: number }>();
+  private readonly failures = new Map<string, FailureWindow>();
+  private readonly tokenFailures = new Map<string, FailureWindow>();
   private readonly cacheTtlMs: number;
   private readonly maxFailures: number;
   private readonly failureWindowMs: number;
@@ -64,11 +81,11 @@ export class TokenAuthenticator {
   /**
    * Authenticate one request.
    * @param header the `Authorization` header value
-   * @param clientAddress the peer address (rate limiting, logs, audit)
-   * @throws ApiError RATE_LIMITED when the address failed too often recently; UNAUTHENTICATED otherwise
+   * @param clientAddress the client address (rate limiting, logs, audit)
+   * @throws ApiError UNAUTHENTICATED for a missing or wrong token; RATE_LIMITED (with `retryAfterSeconds`) for a
+   *   wrong token when its address or its token id failed `maxFailures` times in the window. Never for a valid token.
    */
   async authenticate(header: string | undefined, clientAddress: string): Promise<Principal> {
-    this.assertNotRateLimited(clientAddress);
     const match = typeof header === 'string' ? /^Bearer[ ]+(\S+)\s*$/i.exec(header) : null;
     if (!match) return this.deny(clientAddress, 'missing', null, 'Missing bearer token: send "Authorization: Bearer <token>"');
     const presented = match[1];
@@ -99,6 +116,7 @@ export class TokenAuthenticator {
       role: verdict.token.role,
       kind: 'token',
       tokenId: verdict.token.id,
+      ...(verdict.token.name ? { tokenName: verdict.token.name } : {}),
       accountScope: scopeOfToken(verdict.token),
     });
     const until = Math.min(t + this.cacheTtlMs, new Date(verdict.token.expiresAt).getTime());
@@ -110,15 +128,13 @@ export class TokenAuthenticator {
   /**
    * The principal of a request that `authenticate` would accept WITHOUT any I/O: the bootstrap token, or an `fa_`
    * token whose verdict is cached and still valid (the same cache and expiry `authenticate` uses, so revocation holds
-   * within the same bound). `undefined` for anything else (no header, unknown, malformed, uncached token, or an
-   * address currently rate-limited): the caller then takes the normal path, which authenticates, counts failures
-   * and audits. Never counts a failure, never audits, never throws. For the GraphQL answer fast path.
+   * within the same bound). `undefined` for anything else (no header, unknown, malformed, uncached token): the caller
+   * then takes the normal path, which authenticates, counts failures and audits. Never counts a failure, never
+   * audits, never throws. For the GraphQL answer fast path. (A valid token is accepted whatever its address did, as
+   * in `authenticate`.)
    * @param header the `Authorization` header value
-   * @param clientAddress the peer address (a rate-limited address gets `undefined`)
    */
-  cachedPrincipal(header: string | undefined, clientAddress: string): Principal | undefined {
-    const f = this.failures.get(clientAddress);
-    if (f && this.now() - f.windowStart < this.failureWindowMs && f.count >= this.maxFailures) return undefined;
+  cachedPrincipal(header: string | undefined): Principal | undefined {
     const match = typeof header === 'string' ? /^Bearer[ ]+(\S+)\s*$/i.exec(header) : null;
     if (!match) return undefined;
     const presented = match[1];
@@ -144,24 +160,34 @@ export class TokenAuthenticator {
     await this.tokens.recordDenied(tokenId, clientAddress, reason).catch((e: unknown) => this.logger.error(`audit of a denied use failed: ${String(e)}`));
   }
 
+  /**
+   * Count a failure against the address (and the token id, when the token named one) and throw: RATE_LIMITED when
+   * either is now past `maxFailures` in its window, else UNAUTHENTICATED.
+   */
   private deny(clientAddress: string, reason: string, tokenId: string | null, message: string): never {
-    this.countFailure(clientAddress);
+    const t = this.now();
+    const byAddress = this.countFailure(this.failures, clientAddress, t);
+    const byToken = tokenId ? this.countFailure(this.tokenFailures, tokenId, t) : undefined;
     this.logger.warn(`auth denied: ${reason}${tokenId ? ` (token ${tokenId})` : ''} from ${clientAddress}`);
+    const over = [byAddress.count > this.maxFailures ? { what: 'from this address', w: byAddress } : undefined, byToken && byToken.count > this.maxFailures ? { what: 'against this token id', w: byToken } : undefined].filter(
+      (x): x is { what: string; w: FailureWindow } => x !== undefined,
+    );
+    if (over.length > 0) {
+      const seconds = Math.max(1, Math.ceil((Math.max(...over.map((o) => o.w.windowStart)) + this.failureWindowMs - t) / 1000));
+      throw new ApiError('RATE_LIMITED', `Too many failed authentications ${over.map((o) => o.what).join(' and ')}; retry in ${seconds} s`, undefined, seconds);
+    }
     throw new ApiError('UNAUTHENTICATED', message);
   }
 
-  private assertNotRateLimited(clientAddress: string): void {
-    const f = this.failures.get(clientAddress);
-    if (f && this.now() - f.windowStart < this.failureWindowMs && f.count >= this.maxFailures) {
-      throw new ApiError('RATE_LIMITED', `Too many failed authentications from this address; retry in ${Math.ceil((f.windowStart + this.failureWindowMs - this.now()) / 1000)} s`);
+  private countFailure(map: Map<string, FailureWindow>, key: string, t: number): FailureWindow {
+    const f = map.get(key);
+    if (f && t - f.windowStart < this.failureWindowMs) {
+      f.count++;
+      return f;
     }
-  }
-
-  private countFailure(clientAddress: string): void {
-    const t = this.now();
-    const f = this.failures.get(clientAddress);
-    if (!f || t - f.windowStart >= this.failureWindowMs) this.remember(this.failures, clientAddress, { count: 1, windowStart: t });
-    else f.count++;
+    const fresh = { count: 1, windowStart: t };
+    this.remember(map, key, fresh);
+    return fresh;
   }
 
   private remember<V>(map: Map<string, V>, key: string, value: V): void {

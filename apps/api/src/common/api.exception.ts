@@ -13,7 +13,7 @@ export type ApiErrorCode =
   | 'UNAUTHENTICATED'
   /** The token is valid but its role does not allow this operation (403). */
   | 'FORBIDDEN'
-  /** Too many failed authentications from this client address (429). */
+  /** Too many failed authentications from this client address or against this token id (429, `Retry-After`). */
   | 'RATE_LIMITED'
   /** The addressed resource does not exist (404). */
   | 'NOT_FOUND'
@@ -40,11 +40,14 @@ export class ApiError extends FleetAuditError {
    * @param code stable code (see ApiErrorCode)
    * @param message one line for the client; never contains the token
    * @param issues validation problems, for VALIDATION_FAILED
+   * @param retryAfterSeconds for RATE_LIMITED: whole seconds until a retry can succeed (the `Retry-After` header
+   *   of REST and GraphQL answers, and the number the message quotes)
    */
   constructor(
     readonly code: ApiErrorCode,
     message: string,
     readonly issues?: ValidationIssue[],
+    readonly retryAfterSeconds?: number,
   ) {
     super(message);
   }

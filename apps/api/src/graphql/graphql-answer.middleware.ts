@@ -15,7 +15,7 @@ import { Inject, Injectable, type NestMiddleware } from '@nestjs/common';
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import { Store } from '@app/store';
 import { TokenAuthenticator } from '../auth/token-authenticator';
-import { clientAddressOf, type HttpRequestLike } from '../common/bearer-auth.guard';
+import type { HttpRequestLike } from '../common/bearer-auth.guard';
 import { GraphAnswerCache, type GraphAnswerRequest } from './graphql-response-cache.plugin';
 
 /** The body of a GraphQL POST, if it can select a stored answer (a string `query`; optional name and variables). */
@@ -42,7 +42,7 @@ export class GraphAnswerFastPath implements NestMiddleware {
   use(req: IncomingMessage & HttpRequestLike & { body?: unknown }, res: ServerResponse, next: () => void): void {
     if (this.cache.empty) return next();
     const request = answerRequestOf(req.body);
-    const principal = request ? this.auth.cachedPrincipal(req.headers.authorization, clientAddressOf(req)) : undefined;
+    const principal = request ? this.auth.cachedPrincipal(req.headers.authorization) : undefined;
     if (!request || !principal) return next();
     const key = this.cache.keyOf(request, principal);
     // No answer for this request text and token scope: no generation read, straight to Apollo.

@@ -11,6 +11,7 @@ import { GraphQLModule } from '@nestjs/graphql';
 import { ApolloServerPluginCacheControlDisabled, ApolloServerPluginLandingPageDisabled } from '@apollo/server/plugin/disabled';
 import { ApolloServerPluginLandingPageLocalDefault } from '@apollo/server/plugin/landingPage/default';
 import { GraphQLError, type GraphQLFormattedError } from 'graphql/index.js';
+import { processEnvironment } from '@app/config';
 import { StoreError, type Store } from '@app/store';
 import { ApiError } from '../common/api.exception';
 import { clientAddressOf, type HttpRequestLike } from '../common/bearer-auth.guard';
@@ -29,6 +30,12 @@ export interface GraphqlOptions {
   maxCost?: number;
   /** Deepest query (default 8). */
   maxDepth?: number;
+  /**
+   * Answer introspection and suggest field names in validation errors (GRAPHQL_INTROSPECTION). Default: on unless
+   * NODE_ENV=production (Apollo's own default), so a production API does not hand its schema to every token holder;
+   * the schema is public anyway in the repository (apps/api/schema.gql).
+   */
+  introspection?: boolean;
   /** Also write the schema SDL to this file at startup (development; the committed copy is apps/api/schema.gql). */
   schemaFile?: string;
 }
@@ -58,7 +65,15 @@ export function toGraphqlError(e: unknown): GraphQLError {
   if (e instanceof GraphQLError) return e;
   if (e instanceof ApiError) {
     const m = API_CODES[e.code] ?? { code: e.code };
-    return new GraphQLError(e.message, { extensions: { code: m.code, ...(m.status ? { http: { status: m.status } } : {}) } });
+    // Apollo reads `extensions.http` (status, headers: a Map) into the HTTP answer and strips it from the body.
+    const headers = e.retryAfterSeconds !== undefined ? new Map([['retry-after', String(e.retryAfterSeconds)]]) : undefined;
+    return new GraphQLError(e.message, {
+      extensions: {
+        code: m.code,
+        ...(e.retryAfterSeconds !== undefined ? { retryAfterSeconds: e.retryAfterSeconds } : {}),
+        ...(m.status ? { http: { status: m.status, ...(headers ? { headers } : {}) } } : {}),
+      },
+    });
   }
   if (e instanceof StoreError) return new GraphQLError(e.message, { extensions: { code: STORE_CODES[e.code] ?? e.code } });
   return new GraphQLError('Internal server error', { extensions: { code: 'INTERNAL_SERVER_ERROR' } });
@@ -84,6 +99,7 @@ function formatError(formatted: GraphQLFormattedError, error: unknown): GraphQLF
  * @param answers the stored answers of graph-only queries (shared with the fast path, graphql-answer.middleware.ts)
  */
 export function graphqlModule(options: GraphqlOptions, store: Store, auth: TokenAuthenticator, answers: GraphAnswerCache): DynamicModule {
+  const introspection = options.introspection ?? processEnvironment().NODE_ENV !== 'production';
   const limits: GraphqlLimits = { maxCost: options.maxCost ?? DEFAULT_GRAPHQL_LIMITS.maxCost, maxDepth: options.maxDepth ?? DEFAULT_GRAPHQL_LIMITS.maxDepth };
   return GraphQLModule.forRoot<ApolloDriverConfig>({
     driver: ApolloDriver,
@@ -91,7 +107,9 @@ export function graphqlModule(options: GraphqlOptions, store: Store, auth: Token
     autoSchemaFile: options.schemaFile ?? true,
     sortSchema: true,
     playground: false,
-    introspection: true,
+    introspection,
+    // "Did you mean ...?" suggestions name schema fields: off with introspection (Apollo Server >= 4.12).
+    hideSchemaDetailsFromClientErrors: !introspection,
     resolvers: { JSON: JSONScalar },
     // The driver's types come from Apollo's ESM build, the plugins from its CJS build: same runtime objects.
     // Apollo's cache-control plugin (installed unless disabled) hooks every field resolution to compute HTTP cache

@@ -53,7 +53,8 @@ export class TokensService {
   }
 
   /**
-   * Create a token under the scoped-admin rule.
+   * Create a token under the scoped-admin rule. A token created by a token expires no later than its creator (the
+   * store cuts the requested lifetime; the answer's `expiresAt` says when).
    * @returns the stored token and the plaintext `token` (shown once)
    * @throws ApiError TOKENS_DISABLED without TOKEN_HASH_KEY; FORBIDDEN (assertCreatableWithin);
    *   StoreError INVALID_ARGUMENT for a lifetime outside (0, 365 days]
@@ -72,13 +73,14 @@ export class TokensService {
   }
 
   /**
-   * Revoke a token within the caller's scope (idempotent) and drop it from this replica's cache at once.
+   * Revoke a token within the caller's scope (idempotent), and with it every token it minted, transitively (issue 23
+   * item 5); drop them all from this replica's cache at once (other replicas: within the cache TTL).
    * @throws ApiError NOT_FOUND when no token within the scope has this id
    */
   async revoke(id: string, principal: Principal): Promise<StoredApiToken> {
-    const revoked = await this.tokens.revoke(id, actorOf(principal), principal);
+    const revoked = await this.tokens.revokeWithDescendants(id, actorOf(principal), principal);
     if (!revoked) throw new ApiError('NOT_FOUND', `token ${id} not found`);
-    this.auth.forget(id);
-    return revoked;
+    for (const t of [id, ...revoked.descendants]) this.auth.forget(t);
+    return revoked.token;
   }
 }

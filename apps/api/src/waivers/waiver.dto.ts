@@ -93,8 +93,17 @@ export class WaiverHistoryEntryDto {
   @ApiProperty({ enum: ['created', 'updated', 'revoked'] })
   action: string;
 
-  @ApiProperty()
+  @ApiProperty({ description: 'The authenticated principal that made the change: token:<id>, bootstrap, or the CLI user' })
   actor: string;
+
+  @ApiProperty({ type: String, nullable: true, description: 'The fa_ token that made the change (null: bootstrap, CLI, or before it was recorded)' })
+  actorTokenId: string | null;
+
+  @ApiProperty({ type: String, nullable: true, description: "That token's name" })
+  actorTokenName: string | null;
+
+  @ApiProperty({ type: String, nullable: true, description: 'A name the client gave (createdBy, updatedBy, ?by=) when it differs from the actor: a claim, not verified' })
+  statedBy: string | null;
 
   @ApiProperty({ format: 'date-time' })
   at: string;

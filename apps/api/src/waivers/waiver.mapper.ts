@@ -2,9 +2,12 @@
 import type { Principal, WaiverWithState } from '@app/store';
 import type { WaiverDto } from './waiver.dto';
 
-/** Default actor recorded in a waiver's history: `token:<id>` for an `fa_` token, else `api`. */
+/**
+ * The name this principal has in a waiver's history (libs/store auditActorOf): `token:<id>` for an `fa_` token, else
+ * `bootstrap`. A client-given `createdBy` / `updatedBy` / `?by=` that differs is recorded only as `statedBy`.
+ */
 export function actorOf(principal: Principal): string {
-  return principal.kind === 'token' && principal.tokenId ? `token:${principal.tokenId}` : 'api';
+  return principal.kind === 'token' && principal.tokenId ? `token:${principal.tokenId}` : 'bootstrap';
 }
 
 /** Response shape: absent optional fields as null. */

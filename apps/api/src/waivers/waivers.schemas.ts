@@ -6,17 +6,17 @@ const actor = z.string().trim().min(1, 'must not be empty').max(128, 'must be at
 
 /** Body of `POST /v1/waivers`: the waiver fields plus who asks. */
 export const createWaiverBodySchema = waiverInputSchema.extend({
-  createdBy: actor.optional().describe('Who creates the waiver (recorded in its history); default "api"'),
+  createdBy: actor.optional().describe('A name for who creates the waiver, kept in its history as statedBy (a claim); the actor recorded is always the authenticated token'),
 });
 
 /** Body of `PATCH /v1/waivers/{id}`. */
 export const updateWaiverBodySchema = waiverUpdateSchema.extend({
-  updatedBy: actor.optional().describe('Who changes the waiver (recorded in its history); default "api"'),
+  updatedBy: actor.optional().describe('A name for who changes the waiver, kept in its history as statedBy (a claim); the actor recorded is always the authenticated token'),
 });
 
 /** Query of `DELETE /v1/waivers/{id}` (revoke). */
 export const revokeWaiverQuerySchema = z.strictObject({
-  by: actor.optional().describe('Who revokes (recorded in the history); default "api"'),
+  by: actor.optional().describe('A name for who revokes, kept in the history as statedBy (a claim); the actor recorded is always the authenticated token'),
 });
 
 /** Query of `GET /v1/waivers`. */

@@ -95,6 +95,7 @@ export async function runServeCommand(opts: ServeOptions): Promise<number> {
     scanLauncher: launcher,
     log: { level },
     graphql: config.graphql,
+    trustProxy: config.api.trustProxy,
     ...(redisProbe ? { readiness: { redis: () => redisProbe.ping() } } : {}),
   });
   await app.listen(opts.port, opts.host);

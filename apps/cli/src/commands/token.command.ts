@@ -95,9 +95,10 @@ export async function runTokenList(opts: TokenDbOptions & { format: 'text' | 'js
 export async function runTokenRevoke(id: string, opts: TokenDbOptions): Promise<number> {
   if (!/^[0-9a-z]{12}$/.test(id)) throw new CliUsageError(`token id "${id.slice(0, 40)}" is malformed (12 lowercase letters and digits; see "token list")`);
   return withStore(opts, false, async (store) => {
-    const revoked = await store.apiTokens.revoke(id, 'cli');
+    const revoked = await store.apiTokens.revokeWithDescendants(id, 'cli');
     if (!revoked) throw new CliUsageError(`token ${id} not found`);
-    cliStreams().stdout.write(`revoked ${id} (every API replica refuses it within 5 s)\n`);
+    const minted = revoked.descendants.length > 0 ? ` and the ${revoked.descendants.length} token(s) it minted (${revoked.descendants.join(', ')})` : '';
+    cliStreams().stdout.write(`revoked ${id}${minted} (every API replica refuses it within 5 s)\n`);
     return EXIT_OK;
   });
 }
