@@ -11,7 +11,7 @@
 import type { FleetValidationError, ScanConfigError } from '@app/collectors';
 import type { ScanFailedError } from '@app/audit';
 import { debugWanted } from './cli-config';
-import { FleetAuditError, isFleetAuditError } from '@app/errors';
+import { FleetAuditError, hasConnectionLossShape, isFleetAuditError } from '@app/errors';
 import { cliStreams } from './output/cli-streams';
 
 // Errors are recognised by their libs/errors code (libs/errors is dependency-free), not by
@@ -35,7 +35,21 @@ export const EXIT_TRANSIENT = 3;
  * that are not ours, which are reported as failures rather than guessed retryable).
  */
 export function exitCodeOf(e: unknown): number {
-  return isFleetAuditError(e) && !e.permanent ? EXIT_TRANSIENT : EXIT_ERROR;
+  if (isFleetAuditError(e)) return e.permanent ? EXIT_ERROR : EXIT_TRANSIENT;
+  return lostDatabaseConnection(e) ? EXIT_TRANSIENT : EXIT_ERROR;
+}
+
+/**
+ * Whether `e` (not one of ours) or one of its causes is a lost or refused database connection that reached the CLI
+ * unwrapped (issue 23 item 10: a PostgreSQL restart before a scan's row was created surfaced the driver's error, exit
+ * 2). Such a failure is transient wherever it happens: exit 3, and a one-line message of our own.
+ */
+function lostDatabaseConnection(e: unknown): boolean {
+  for (let cur: unknown = e, depth = 0; cur && depth < 5; depth += 1) {
+    if (hasConnectionLossShape(cur)) return true;
+    cur = typeof cur === 'object' ? (cur as { cause?: unknown }).cause : undefined;
+  }
+  return false;
 }
 
 /** An error the CLI reports as one line with exit code 2 (CLI_USAGE, permanent). */
@@ -52,6 +66,10 @@ export function describeError(e: unknown): string {
   if (hasCode<FleetValidationError>(e, 'FLEET_INVALID')) return `invalid fleet directory: ${e.file}: ${e.jsonPath}: expected ${e.expected.replace(/^expected /, '')}`;
   if (hasCode<ScanConfigError>(e, 'SCAN_CONFIG_INVALID')) return `invalid config file: ${e.message}`;
   if (hasCode<ScanFailedError>(e, 'SCAN_FAILED')) return `scan ${e.scanId} failed: ${e.message}`;
+  if (!isFleetAuditError(e) && lostDatabaseConnection(e)) {
+    const code = (e as { code?: unknown }).code;
+    return `the database is unavailable (PostgreSQL connection lost${typeof code === 'string' ? `, ${code}` : ''}); retry later`;
+  }
   if (e instanceof Error) return e.message.split('\n')[0];
   return String(e);
 }

@@ -11,13 +11,8 @@
  * socket (pg/lib/client.js).
  */
 import { ExponentialBackoff, handleWhen, retry } from 'cockatiel';
+import { hasConnectionLossShape } from '@app/errors';
 import { StoreError } from './store.exception';
-
-/** SQLSTATEs of a lost or refused connection (class 08 and the shutdown codes of class 57). */
-const CONNECTION_SQLSTATES = /^(08...|57P01|57P02|57P03)$/;
-
-/** Node socket error codes of a refused or reset connection. */
-const CONNECTION_ERRNOS = new Set(['ECONNREFUSED', 'ECONNRESET', 'EPIPE', 'ETIMEDOUT', 'EHOSTUNREACH', 'ENOTCONN']);
 
 /**
  * Whether `e` (or its `cause`) says the database connection was lost or refused: a transient
@@ -30,11 +25,8 @@ export function isConnectionLoss(e: unknown): boolean {
       if (cur.code !== undefined) return false;
     }
     if (typeof cur !== 'object') return false;
-    const err = cur as { code?: unknown; message?: unknown; cause?: unknown };
-    if (typeof err.code === 'string' && (CONNECTION_SQLSTATES.test(err.code) || CONNECTION_ERRNOS.has(err.code))) return true;
-    if (typeof err.message === 'string' && /^Connection terminated|timeout exceeded when trying to connect|Client has encountered a connection error/.test(err.message))
-      return true;
-    cur = err.cause;
+    if (hasConnectionLossShape(cur)) return true;
+    cur = (cur as { cause?: unknown }).cause;
   }
   return false;
 }

@@ -3,16 +3,24 @@
  * `didResolveOperation`), as the NestJS code-first complexity recipe does (docs.nestjs.com/graphql/complexity)
  * with graphql-query-complexity (github.com/slicknode/graphql-query-complexity).
  *
- * Cost model (GitHub's "requests" count, docs.github.com/graphql/overview/rate-limits-and-query-limits-for-the-graphql-api):
- * a connection costs `1 + n x (cost of one node)`, n = its `first` / `last`; other fields cost 0. Depth counts the
+ * Cost model (after GitHub's, docs.github.com/graphql/overview/rate-limits-and-query-limits-for-the-graphql-api), issue 23
+ * item 4: a connection costs `1 + n x max(1, cost of one node)`, n = its `first` / `last`, so every node it can return
+ * costs at least 1 (`ecsInstances(first: 100) { nodes { instanceId } }` costs 101; only `totalCount` / `pageInfo`: 1);
+ * a field returning an object (`loadBalancer(id)`, `scanDiff`, `cluster`) costs 1 plus its selection; every field of
+ * Query and Mutation costs at least 1 (each runs its own reads); scalars and the connection wrappers `edges`, `node`,
+ * `nodes`, `pageInfo` cost 0. Each alias is a field of its own and is counted as such; besides the cost, an operation
+ * may use at most `maxAliases` aliases and return at most `maxNodes` nodes (objects, counted over every page asked
+ * for, GitHub's "node limit"). Depth counts the
  * nesting of fields that have a selection, not counting the connection wrappers `edges`, `node`, `nodes` and
  * `pageInfo`: `accounts -> regions -> clusters -> services -> loadBalancer -> vServerGroups -> backends ->
  * ecsInstance` is depth 8.
  */
+import { createHash } from 'node:crypto';
 import type { ApolloServerPlugin, GraphQLRequestContext } from '@apollo/server';
 import { LRUCache } from 'lru-cache';
-import { GraphQLError, Kind, type FragmentDefinitionNode, type SelectionSetNode } from 'graphql/index.js';
-import { fieldExtensionsEstimator, getComplexity, simpleEstimator } from 'graphql-query-complexity';
+import { getNamedType, GraphQLError, isLeafType, Kind, type FragmentDefinitionNode, type SelectionSetNode } from 'graphql/index.js';
+import { fieldExtensionsEstimator, getComplexity, type ComplexityEstimator } from 'graphql-query-complexity';
+import { MAX_GRAPHQL_PAGE, selectsNodes } from './graphql.types';
 
 /** Limits of a GraphQL endpoint. */
 export interface GraphqlLimits {
@@ -20,10 +28,14 @@ export interface GraphqlLimits {
   maxCost: number;
   /** Deepest accepted nesting (default 8). */
   maxDepth: number;
+  /** Most aliased fields in one operation (default 100): each alias runs its field again. */
+  maxAliases?: number;
+  /** Most nodes (objects) one operation may return, over every page asked for (default 10,000). */
+  maxNodes?: number;
 }
 
-/** Defaults of GRAPHQL_MAX_COST and GRAPHQL_MAX_DEPTH. */
-export const DEFAULT_GRAPHQL_LIMITS: GraphqlLimits = { maxCost: 1000, maxDepth: 8 };
+/** Defaults of GRAPHQL_MAX_COST and GRAPHQL_MAX_DEPTH, and of the alias and node caps. */
+export const DEFAULT_GRAPHQL_LIMITS: Required<GraphqlLimits> = { maxCost: 1000, maxDepth: 8, maxAliases: 100, maxNodes: 10_000 };
 
 const WRAPPERS = new Set(['edges', 'node', 'nodes', 'pageInfo']);
 
@@ -52,6 +64,48 @@ export function selectionDepth(set: SelectionSetNode | undefined, fragments: Rec
   return max;
 }
 
+const ROOT_TYPES = new Set(['Query', 'Mutation']);
+
+/**
+ * Cost of a field without its own `complexity` (see the module comment): wrappers pass their selection's cost
+ * through, a field of Query / Mutation or one returning an object costs 1 plus its selection, a scalar 0.
+ */
+export const objectCostEstimator: ComplexityEstimator = (o) => {
+  if (ROOT_TYPES.has(o.type.name)) return 1 + o.childComplexity;
+  if (WRAPPERS.has(o.field.name)) return o.childComplexity;
+  return isLeafType(getNamedType(o.field.type)) ? 0 : 1 + o.childComplexity;
+};
+
+/**
+ * Nodes a field can return: a connection (`first` / `last` arguments) `n x (1 + nodes under one)` when its nodes are
+ * selected, an object 1 plus its selection, wrappers their selection, scalars 0.
+ */
+export const nodeCountEstimator: ComplexityEstimator = (o) => {
+  if (WRAPPERS.has(o.field.name)) return o.childComplexity;
+  if (isLeafType(getNamedType(o.field.type))) return 0;
+  if (o.field.args.some((a) => a.name === 'first')) {
+    const n = (o.args.first ?? o.args.last) as number | undefined;
+    const size = typeof n === 'number' && n >= 1 && n <= MAX_GRAPHQL_PAGE ? n : MAX_GRAPHQL_PAGE;
+    return selectsNodes(o.node) ? size * (1 + o.childComplexity) : 0;
+  }
+  return 1 + o.childComplexity;
+};
+
+/**
+ * Aliased fields of a selection set, a fragment counted at each of its spreads (each spread runs its fields again;
+ * validation has already refused fragment cycles, `seen` only guards the recursion).
+ */
+export function aliasCount(set: SelectionSetNode | undefined, fragments: Record<string, FragmentDefinitionNode>, seen = new Set<string>()): number {
+  if (!set) return 0;
+  let n = 0;
+  for (const s of set.selections) {
+    if (s.kind === Kind.FIELD) n += (s.alias ? 1 : 0) + aliasCount(s.selectionSet, fragments, seen);
+    else if (s.kind === Kind.INLINE_FRAGMENT) n += aliasCount(s.selectionSet, fragments, seen);
+    else if (!seen.has(s.name.value) && fragments[s.name.value]) n += aliasCount(fragments[s.name.value].selectionSet, fragments, new Set([...seen, s.name.value]));
+  }
+  return n;
+}
+
 /** Operations whose measured depth and cost are kept (least recently used dropped first). */
 const MEASURED_OPERATIONS = 1000;
 
@@ -64,41 +118,69 @@ const MEASURED_OPERATIONS = 1000;
  * checked on every request.
  */
 export function costLimitPlugin(limits: GraphqlLimits): ApolloServerPlugin {
-  const measured = new LRUCache<string, { depth: number; cost: number | null }>({ max: MEASURED_OPERATIONS });
+  const maxAliases = limits.maxAliases ?? DEFAULT_GRAPHQL_LIMITS.maxAliases;
+  const maxNodes = limits.maxNodes ?? DEFAULT_GRAPHQL_LIMITS.maxNodes;
+  const measured = new LRUCache<string, Measure>({ max: MEASURED_OPERATIONS });
   return {
     requestDidStart: async () => ({
       didResolveOperation: async (rc: GraphQLRequestContext<Record<string, unknown>>) => {
+        // The key is a hash: the query text can be long (keys are bounded like the values, issue 23 item 2).
         const key =
-          rc.source === undefined ? undefined : JSON.stringify([rc.source, rc.request.operationName ?? null, rc.request.variables ?? {}]);
-        const known = key === undefined ? undefined : measured.get(key);
-        let depth = known?.depth;
-        if (depth === undefined) {
-          const fragments: Record<string, FragmentDefinitionNode> = {};
-          for (const d of rc.document!.definitions) if (d.kind === Kind.FRAGMENT_DEFINITION) fragments[d.name.value] = d;
-          depth = selectionDepth(rc.operation!.selectionSet, fragments);
+          rc.source === undefined
+            ? undefined
+            : createHash('sha256')
+                .update(JSON.stringify([rc.source, rc.request.operationName ?? null, rc.request.variables ?? {}]))
+                .digest('base64');
+        let m = key === undefined ? undefined : measured.get(key);
+        if (!m) {
+          m = measure(rc);
+          if (key !== undefined) measured.set(key, m);
         }
-        if (depth > limits.maxDepth) {
-          if (key !== undefined && !known) measured.set(key, { depth, cost: null });
-          throw new GraphQLError(`Query depth ${depth} exceeds the maximum of ${limits.maxDepth} (connection wrappers edges/node/nodes/pageInfo do not count)`, {
-            extensions: { code: 'QUERY_TOO_DEEP', depth, maxDepth: limits.maxDepth, http: { status: 400 } },
+        if (m.depth > limits.maxDepth) {
+          throw new GraphQLError(`Query depth ${m.depth} exceeds the maximum of ${limits.maxDepth} (connection wrappers edges/node/nodes/pageInfo do not count)`, {
+            extensions: { code: 'QUERY_TOO_DEEP', depth: m.depth, maxDepth: limits.maxDepth, http: { status: 400 } },
           });
         }
-        const cost =
-          known?.cost ??
-          getComplexity({
-            schema: rc.schema,
-            operationName: rc.request.operationName ?? undefined,
-            query: rc.document!,
-            variables: rc.request.variables ?? {},
-            estimators: [fieldExtensionsEstimator(), simpleEstimator({ defaultComplexity: 0 })],
+        if (m.aliases > maxAliases) {
+          throw new GraphQLError(`Query uses ${m.aliases} aliases; at most ${maxAliases} are accepted (each alias runs its field again)`, {
+            extensions: { code: 'QUERY_TOO_COSTLY', aliases: m.aliases, maxAliases, http: { status: 400 } },
           });
-        if (key !== undefined && known?.cost == null) measured.set(key, { depth, cost });
-        if (cost > limits.maxCost) {
-          throw new GraphQLError(`Query cost ${cost} exceeds the maximum of ${limits.maxCost} (a connection costs 1 + first/last x the cost of one node; ask for fewer items)`, {
-            extensions: { code: 'QUERY_TOO_COSTLY', cost, maxCost: limits.maxCost, http: { status: 400 } },
+        }
+        if (m.cost > limits.maxCost) {
+          throw new GraphQLError(
+            `Query cost ${m.cost} exceeds the maximum of ${limits.maxCost} (a connection costs 1 + first/last x its node cost, at least 1 per node; ask for fewer items)`,
+            { extensions: { code: 'QUERY_TOO_COSTLY', cost: m.cost, maxCost: limits.maxCost, http: { status: 400 } } },
+          );
+        }
+        if (m.nodes > maxNodes) {
+          throw new GraphQLError(`Query could return ${m.nodes} nodes; at most ${maxNodes} are accepted (ask for fewer items per page)`, {
+            extensions: { code: 'QUERY_TOO_COSTLY', nodes: m.nodes, maxNodes, http: { status: 400 } },
           });
         }
       },
     }),
   };
+}
+
+/** What the plugin measures of an operation. */
+interface Measure {
+  depth: number;
+  aliases: number;
+  cost: number;
+  nodes: number;
+}
+
+/** Depth, aliases, cost and node count of the request's resolved operation. */
+function measure(rc: GraphQLRequestContext<Record<string, unknown>>): Measure {
+  const fragments: Record<string, FragmentDefinitionNode> = {};
+  for (const d of rc.document!.definitions) if (d.kind === Kind.FRAGMENT_DEFINITION) fragments[d.name.value] = d;
+  const operation = rc.operation!;
+  const depth = selectionDepth(operation.selectionSet, fragments);
+  const aliases = aliasCount(operation.selectionSet, fragments);
+  // getComplexity over the document with the operation's NAME: the resolved operation may be an anonymous one
+  // among others only when Apollo accepted it; a document of one anonymous operation measures that operation.
+  const common = { schema: rc.schema, query: { kind: Kind.DOCUMENT, definitions: [operation, ...Object.values(fragments)] } as const, variables: rc.request.variables ?? {} };
+  const cost = getComplexity({ ...common, estimators: [fieldExtensionsEstimator(), objectCostEstimator] });
+  const nodes = getComplexity({ ...common, estimators: [nodeCountEstimator] });
+  return { depth, aliases, cost, nodes };
 }

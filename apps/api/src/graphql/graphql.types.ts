@@ -5,8 +5,8 @@
  * lazily counted `totalCount`, as GitHub's GraphQL API does (docs.github.com/graphql/guides/using-pagination-in-the-graphql-api).
  * Embedded value lists (ports, listeners, IPs) are plain lists: they are part of their node, bounded, and not paged.
  *
- * Cost: a connection field costs `1 + n x (cost of one node's selection)` (n = `first` or `last`), every other field 0,
- * the way GitHub counts requests; see graphql-cost.plugin.ts.
+ * Cost: a connection field costs `1 + n x max(1, cost of one node's selection)` (n = `first` or `last`), a field
+ * returning an object 1 plus its selection, a scalar 0, the connection wrappers nothing; see graphql-cost.plugin.ts.
  */
 import { ArgsType, Field, Float, ID, Int, ObjectType, registerEnumType, type ComplexityEstimatorArgs } from '@nestjs/graphql';
 import type { Type } from '@nestjs/common';
@@ -40,13 +40,25 @@ import { gqlClassOf } from '../common/resource-class.util';
 export const MAX_GRAPHQL_PAGE = 100;
 
 /**
- * Cost of a connection field: one request, plus `first` (or `last`) times the cost of each node's selection.
- * Missing or out-of-range sizes count as the maximum (the field is refused at execution anyway).
+ * Whether a connection's selection asks for its nodes (`nodes`, `edges`, or a fragment that may): `totalCount` /
+ * `pageInfo` alone return no node.
+ */
+export function selectsNodes(node: Pick<ComplexityEstimatorArgs['node'], 'selectionSet'>): boolean {
+  const sels = node.selectionSet?.selections ?? [];
+  return sels.some((s) => s.kind !== Kind.FIELD || !['totalCount', 'pageInfo', '__typename'].includes(s.name.value));
+}
+
+/**
+ * Cost of a connection field: one request, plus `first` (or `last`) times the cost of each node, and every returned
+ * node costs at least 1 (issue 23 item 4: a node of scalars used to cost 0, so `first: 100` cost 1), so
+ * `ecsInstances(first: 100) { nodes { instanceId } }` costs 101. A connection asked only for `totalCount` /
+ * `pageInfo` returns no node and costs 1. Missing or out-of-range sizes count as the maximum (the field is refused at
+ * execution anyway).
  */
 export function connectionComplexity(o: ComplexityEstimatorArgs): number {
   const n = (o.args.first ?? o.args.last) as number | undefined;
   const size = typeof n === 'number' && n >= 1 && n <= MAX_GRAPHQL_PAGE ? n : MAX_GRAPHQL_PAGE;
-  return 1 + size * o.childComplexity;
+  return 1 + size * (selectsNodes(o.node) ? Math.max(1, o.childComplexity) : o.childComplexity);
 }
 
 function parseLiteralJson(ast: ValueNode): unknown {
