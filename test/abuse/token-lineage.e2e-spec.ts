@@ -43,9 +43,10 @@ describe('token lineage (issue 23 item 5)', () => {
     const gql = await http()
       .post('/graphql')
       .set(bearer(BOOTSTRAP))
-      .send({ query: 'mutation { createToken(input: { role: admin, accounts: ["1111"], expiresIn: "1h", name: "short" }) { id token expiresAt } }' });
-    expect(gql.body.errors).toBeUndefined();
-    const parent = gql.body.data.createToken as { id: string; token: string; expiresAt: string };
+      .send({ query: 'mutation { createToken(input: { role: admin, accounts: ["1111"], expiresIn: "1h", name: "short" }) { token apiToken { id expiresAt } } }' });
+    expect(gql.body.errors, JSON.stringify(gql.body.errors)).toBeUndefined();
+    const made = gql.body.data.createToken as { token: string; apiToken: { id: string; expiresAt: string } };
+    const parent = { token: made.token, ...made.apiToken };
     const child = await mint(parent.token, { role: 'admin', accounts: ['1111'], expiresInDays: 365, name: 'long' });
     expect(new Date(child.expiresAt).getTime()).toBeLessThanOrEqual(new Date(parent.expiresAt).getTime());
     const grandchild = await mint(child.token, { role: 'viewer', accounts: ['1111'], expiresInDays: 30 });

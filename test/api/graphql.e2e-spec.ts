@@ -177,9 +177,10 @@ describe('GraphQL /graphql (e2e)', () => {
       const r = await gql(`{ clusters(first: 100) { nodes { services(first: 100) { nodes { loadBalancer { services(first: 100) { nodes { name } } } } } } } }`);
       expect(r.status).toBe(400);
       expect(r.data).toBeUndefined();
-      // 1 + 100 x (1 + 100 x (1 + 100 x 0)): each connection costs 1 + first x one node's cost.
-      expect(r.errors?.[0]?.message).toMatch(/^Query cost 10101 exceeds the maximum of 1000/);
-      expect(r.errors?.[0]?.extensions).toMatchObject({ code: 'QUERY_TOO_COSTLY', cost: 10101, maxCost: 1000 });
+      // 1 + 100 x (1 + 100 x (1 + (1 + 100 x 1))): each connection costs 1 + first x max(1, one node's cost), an
+      // object field (loadBalancer) 1 + its selection (issue 23 item 4).
+      expect(r.errors?.[0]?.message).toMatch(/^Query cost 1020101 exceeds the maximum of 1000/);
+      expect(r.errors?.[0]?.extensions).toMatchObject({ code: 'QUERY_TOO_COSTLY', cost: 1020101, maxCost: 1000 });
       // Nothing ran: the bootstrap token needs no database read and no resolver was called.
       expect(spy).not.toHaveBeenCalled();
     } finally {

@@ -1,6 +1,7 @@
 import type { INestApplication, LogLevel } from '@nestjs/common';
 import { NestFactory } from '@nestjs/core';
 import type { NestExpressApplication } from '@nestjs/platform-express';
+import helmet from 'helmet';
 import { Logger } from 'nestjs-pino';
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import { MIN_API_TOKEN_LENGTH } from '@app/config';
@@ -35,6 +36,31 @@ function loggerLevels(logger: boolean | undefined): LogLevel[] | false {
 }
 
 /**
+ * Security headers on every answer (issue 23 item 9), with helmet (the Express project's own recommendation,
+ * expressjs.com/en/advanced/best-practice-security.html): `X-Content-Type-Options: nosniff`, `X-Frame-Options` /
+ * `frame-ancestors 'none'`, `Referrer-Policy: no-referrer`, and a Content-Security-Policy allowing only this origin's
+ * scripts (Swagger UI at /docs loads its scripts from here; its styles and the HTML reports' are inline, hence
+ * `style-src 'unsafe-inline'`). The Apollo Sandbox page (`demo`, GRAPHQL_SANDBOX=1) loads its scripts from Apollo's
+ * CDN: with the sandbox on, GET /graphql gets no CSP (every other header stays).
+ * @param sandbox whether the Apollo Sandbox page is served on GET /graphql
+ */
+function securityHeaders(sandbox: boolean): (req: IncomingMessage, res: ServerResponse, next: (err?: unknown) => void) => void {
+  const directives = {
+    defaultSrc: ["'self'"],
+    scriptSrc: ["'self'"],
+    styleSrc: ["'self'", "'unsafe-inline'"],
+    imgSrc: ["'self'", 'data:'],
+    frameAncestors: ["'none'"],
+    objectSrc: ["'none'"],
+    baseUri: ["'none'"],
+    formAction: ["'self'"],
+  };
+  const strict = helmet({ contentSecurityPolicy: { useDefaults: false, directives }, frameguard: { action: 'deny' }, referrerPolicy: { policy: 'no-referrer' } });
+  const forSandbox = helmet({ contentSecurityPolicy: false, frameguard: { action: 'deny' }, referrerPolicy: { policy: 'no-referrer' } });
+  return (req, res, next) => (sandbox && req.method === 'GET' && (req.url ?? '').startsWith('/graphql') ? forSandbox : strict)(req, res, next);
+}
+
+/**
  * Build the REST API application (not listening yet). The caller listens on loopback only:
  * `await app.listen(port, '127.0.0.1')` (or `app.init()` for supertest), and closes the app
  * before the store.
@@ -55,6 +81,7 @@ export async function createApiApp(options: ApiAppOptions): Promise<INestApplica
   app.useGlobalFilters(new ApiExceptionFilter());
   app.disable('x-powered-by');
   app.set('trust proxy', options.trustProxy ?? false);
+  app.use(securityHeaders(options.graphql !== false && options.graphql?.sandbox === true));
   if (options.log) app.useLogger(app.get(Logger));
   // http_request_duration_seconds: labelled by the route template (`/v1/scans/:id`), never the raw URL,
   // so the series stay bounded; unmatched paths share one label.

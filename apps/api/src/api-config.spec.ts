@@ -11,11 +11,11 @@ describe(loadApiConfig.name, () => {
       api: { token: TOKEN, port: 3000, host: '127.0.0.1', trustProxy: false },
       log: { level: 'info' },
       scans: { queueDepth: 4 },
-      graphql: { sandbox: false, maxCost: 1000, maxDepth: 8 },
+      graphql: { sandbox: false, maxCost: 1000, maxDepth: 8, maxQueryBytes: 32768 },
     });
     expect(loadApiConfig({ DATABASE_URL: 'postgresql://u@h/db', API_TOKEN: TOKEN, API_PORT: '8081' }).api.port).toBe(8081);
     const limits = loadApiConfig({ DATABASE_URL: 'postgresql://u@h/db', API_TOKEN: TOKEN, GRAPHQL_MAX_COST: '250', GRAPHQL_MAX_DEPTH: '5', GRAPHQL_SANDBOX: '1' });
-    expect(limits.graphql).toEqual({ sandbox: true, maxCost: 250, maxDepth: 5 });
+    expect(limits.graphql).toEqual({ sandbox: true, maxCost: 250, maxDepth: 5, maxQueryBytes: 32768 });
     expect(() => loadApiConfig({ DATABASE_URL: 'postgresql://u@h/db', API_TOKEN: TOKEN, GRAPHQL_MAX_DEPTH: '0' })).toThrow(/GRAPHQL_MAX_DEPTH must be an integer from 1 to 32/);
   });
 

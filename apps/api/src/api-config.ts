@@ -12,7 +12,7 @@ export interface ApiConfig {
   /** The in-process scan queue: scans that may wait behind the running one. */
   scans: { queueDepth: number };
   /** GraphQL limits and the sandbox page (GRAPHQL_MAX_COST, GRAPHQL_MAX_DEPTH, GRAPHQL_SANDBOX). */
-  graphql: { sandbox: boolean; maxCost: number; maxDepth: number; introspection?: boolean };
+  graphql: { sandbox: boolean; maxCost: number; maxDepth: number; maxQueryBytes: number; introspection?: boolean };
 }
 
 /**

@@ -46,6 +46,7 @@ import { WaiversService } from './waivers/waivers.service';
 import { graphqlModule, type GraphqlOptions } from './graphql/graphql.options';
 import { GraphAnswerFastPath } from './graphql/graphql-answer.middleware';
 import { GraphAnswerCache } from './graphql/graphql-response-cache.plugin';
+import { DEFAULT_MAX_QUERY_BYTES, GRAPHQL_MAX_QUERY_BYTES, GraphqlRequestLimits } from './graphql/graphql-request-limits.middleware';
 
 /** Whether this API serves /graphql (ApiModuleOptions.graphql !== false). */
 const GRAPHQL_SERVED = Symbol('GRAPHQL_SERVED');
@@ -138,7 +139,10 @@ export class ApiModule implements NestModule {
 
   /** POST /graphql first meets the fast path for stored answers (after the body parser, before Apollo). */
   configure(consumer: MiddlewareConsumer): void {
-    if (this.graphqlServed) consumer.apply(GraphAnswerFastPath).forRoutes({ path: 'graphql', method: RequestMethod.POST });
+    if (!this.graphqlServed) return;
+    // Size and nesting limits before anything parses, hashes or caches the request (issue 23 items 2, 8).
+    consumer.apply(GraphqlRequestLimits).forRoutes({ path: 'graphql', method: RequestMethod.ALL });
+    consumer.apply(GraphAnswerFastPath).forRoutes({ path: 'graphql', method: RequestMethod.POST });
   }
 
   /** The module around the given adapters. */
@@ -162,6 +166,7 @@ export class ApiModule implements NestModule {
         { provide: TokenAuthenticator, useValue: authenticator },
         { provide: GraphAnswerCache, useValue: answers },
         { provide: GRAPHQL_SERVED, useValue: options.graphql !== false },
+        { provide: GRAPHQL_MAX_QUERY_BYTES, useValue: (options.graphql && options.graphql.maxQueryBytes) || DEFAULT_MAX_QUERY_BYTES },
         { provide: SCAN_LAUNCHER, useValue: options.scanLauncher },
         { provide: METRICS_OPTIONS, useValue: options.metrics ?? {} },
         { provide: SCAN_LEASE, useValue: options.scanLease ?? {} },

@@ -56,7 +56,7 @@ describe(loadConfig.name, () => {
       schedule: { configPaths: [], cron: '0 0 * * * *', reconcileIntervalMs: 30_000 },
       reports: { cron: '0 0 6 * * 1' },
       api: { token: TOKEN, port: 3000, host: '127.0.0.1', trustProxy: false },
-      graphql: { sandbox: false, maxCost: 1000, maxDepth: 8 },
+      graphql: { sandbox: false, maxCost: 1000, maxDepth: 8, maxQueryBytes: 32768 },
       scans: { queueDepth: 4 },
       log: { level: 'info' },
       cli: { noColor: false, debug: false },

@@ -25,7 +25,7 @@ export interface FleetAuditConfig {
   api: { token?: string; tokenHashKey?: string; port: number; host: string; trustProxy: number | string | false };
   /** The in-process scan queue of `serve` (no Redis): scans that may wait behind the running one. */
   /** GraphQL at /graphql: the sandbox page, the query cost and depth limits. */
-  graphql: { sandbox: boolean; maxCost: number; maxDepth: number; introspection?: boolean };
+  graphql: { sandbox: boolean; maxCost: number; maxDepth: number; maxQueryBytes: number; introspection?: boolean };
   scans: { queueDepth: number };
   log: { level: LogLevelName };
   /** CLI only: NO_COLOR, FLEET_AUDIT_DEBUG=1 (stack traces), USER (author of waiver changes). */
@@ -121,7 +121,7 @@ function mapConfig(v: EnvValues): FleetAuditConfig {
     },
     reports: optional({ cron: withDefault(v, 'REPORT_SCHEDULE'), webhookUrl: v.REPORT_WEBHOOK_URL, linkBase: v.REPORT_LINK_BASE }),
     api: optional({ token: v.API_TOKEN, tokenHashKey: v.TOKEN_HASH_KEY, port: withDefault(v, 'API_PORT'), host: withDefault(v, 'API_HOST'), trustProxy: withDefault(v, 'API_TRUST_PROXY') }),
-    graphql: { sandbox: withDefault(v, 'GRAPHQL_SANDBOX'), maxCost: withDefault(v, 'GRAPHQL_MAX_COST'), maxDepth: withDefault(v, 'GRAPHQL_MAX_DEPTH'), ...(v.GRAPHQL_INTROSPECTION !== undefined ? { introspection: v.GRAPHQL_INTROSPECTION } : {}) },
+    graphql: { sandbox: withDefault(v, 'GRAPHQL_SANDBOX'), maxCost: withDefault(v, 'GRAPHQL_MAX_COST'), maxDepth: withDefault(v, 'GRAPHQL_MAX_DEPTH'), maxQueryBytes: withDefault(v, 'GRAPHQL_MAX_QUERY_BYTES'), ...(v.GRAPHQL_INTROSPECTION !== undefined ? { introspection: v.GRAPHQL_INTROSPECTION } : {}) },
     scans: { queueDepth: withDefault(v, 'SCAN_QUEUE_DEPTH') },
     log: { level: withDefault(v, 'LOG_LEVEL') },
     cli: optional({ noColor: v.NO_COLOR ?? false, debug: withDefault(v, 'FLEET_AUDIT_DEBUG'), user: v.USER }),

@@ -338,6 +338,20 @@ export const ENV_VARS = {
       .transform(Number)
       .pipe(z.number().int().min(1, 'must be an integer from 1 to 100000').max(100_000, 'must be an integer from 1 to 100000')),
   }),
+  GRAPHQL_MAX_QUERY_BYTES: declare({
+    namespace: 'graphql',
+    description:
+      'longest GraphQL query text (bytes of UTF-8); a longer one is refused with 413 QUERY_TOO_LARGE before it is parsed or cached',
+    shape: 'an integer from 1024 to 1048576',
+    default: '32768',
+    secret: false,
+    usedBy: ['api', 'cli'],
+    schema: z
+      .string()
+      .regex(/^\d{1,7}$/, 'must be an integer from 1024 to 1048576')
+      .transform(Number)
+      .pipe(z.number().int().min(1024, 'must be an integer from 1024 to 1048576').max(1_048_576, 'must be an integer from 1024 to 1048576')),
+  }),
   GRAPHQL_MAX_DEPTH: declare({
     namespace: 'graphql',
     description: 'deepest GraphQL query (edges/node/pageInfo not counted); a deeper query is refused before it runs',

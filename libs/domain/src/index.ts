@@ -346,7 +346,7 @@ export type {
   CcmErrorEvent,
   ServiceEventDiagnosis,
 } from './ccm/error-events.model';
-export { BAD_SURROGATE_MARKER, NUL_MARKER, hasUnstorableText, sanitizeDeep, sanitizeText } from './text.util';
+export { BAD_SURROGATE_MARKER, NUL_MARKER, escapeMarkdownText, hasUnstorableText, sanitizeDeep, sanitizeText } from './text.util';
 export {
   DAY_MS,
   DEFAULT_WAIVER_DAYS,

@@ -61,3 +61,22 @@ export function sanitizeDeep<T>(value: T): T {
   }
   return value;
 }
+
+/**
+ * Text from a cluster or a cloud API made inert in Markdown (issue 23 item 9): Kubernetes event messages, names and
+ * coverage messages end up in PR comments and chat, where raw `<script>` / `<img onerror>` or `[x](...)` /
+ * `![pixel](...)` would be rendered. HTML's `&`, `<`, `>` become entities (GitHub, GitLab and chat renderers display
+ * them as the characters); `\`, `[`, `]` (links and images) and `|` (table cells) are backslash-escaped (CommonMark
+ * "Backslash escapes"); line breaks become spaces, so a value stays in its table cell or list item. Emphasis
+ * characters are left alone: they cannot run code or load anything.
+ * @param s untrusted text
+ * @returns the text, safe inside a Markdown paragraph, list item or table cell
+ */
+export function escapeMarkdownText(s: string): string {
+  return s
+    .replace(/&/g, '&amp;')
+    .replace(/</g, '&lt;')
+    .replace(/>/g, '&gt;')
+    .replace(/[\\[\]|]/g, (c) => `\\${c}`)
+    .replace(/\r?\n|\r/g, ' ');
+}

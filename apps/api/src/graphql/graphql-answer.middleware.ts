@@ -5,7 +5,7 @@
  * as it is, when ALL of these hold:
  *  - the request is a POST with a JSON body holding a string `query`;
  *  - the bearer token is one the authenticator accepts without I/O (`TokenAuthenticator.cachedPrincipal`: the
- *    bootstrap token, or a token verified within the verdict cache's TTL; a rate-limited address never qualifies);
+ *    bootstrap token, or a token verified within the verdict cache's TTL);
  *  - an answer is stored for (query, operation name, variables, role, exact scope) under the CURRENT findings
  *    generation (read only when some answer is stored for that request), which only the Apollo plugin writes (graphql-response-cache.plugin.ts), after the cost and depth limits accepted
  *    that very request text and only for successful graph-only queries.

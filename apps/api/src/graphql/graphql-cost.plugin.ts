@@ -143,7 +143,7 @@ export function costLimitPlugin(limits: GraphqlLimits): ApolloServerPlugin {
         }
         if (m.aliases > maxAliases) {
           throw new GraphQLError(`Query uses ${m.aliases} aliases; at most ${maxAliases} are accepted (each alias runs its field again)`, {
-            extensions: { code: 'QUERY_TOO_COSTLY', aliases: m.aliases, maxAliases, http: { status: 400 } },
+            extensions: { code: 'QUERY_TOO_COSTLY', aliases: m.aliases, maxAliases, cost: m.cost, http: { status: 400 } },
           });
         }
         if (m.cost > limits.maxCost) {

@@ -15,6 +15,7 @@
  * stores a scan's graph and in every scan status change, so an answer is never served after the data under it (or the
  * "latest succeeded scan") changed, on any replica. Bounded LRU by approximate size.
  */
+import { createHash } from 'node:crypto';
 import { HeaderMap, type ApolloServerPlugin, type GraphQLRequestContext } from '@apollo/server';
 import { getNamedType, isLeafType, TypeInfo, visit, visitWithTypeInfo, type DocumentNode, type FormattedExecutionResult, type GraphQLSchema } from 'graphql/index.js';
 import { LRUCache } from 'lru-cache';
@@ -27,8 +28,15 @@ const GRAPH_ROOTS = new Set(['accounts', 'clusters', 'loadBalancers', 'loadBalan
 const GRAPH_NODES = ['Account', 'Region', 'Cluster', 'Service', 'LoadBalancer', 'Listener', 'ServerGroup', 'Backend', 'EcsInstance', 'Quota', 'ResourceRefType'];
 const GRAPH_TYPES = new Set([...GRAPH_NODES, ...GRAPH_NODES.flatMap((t) => [`${t}Connection`, `${t}Edge`]), 'PageInfo']);
 
-/** Largest total size of cached answers, in characters of their JSON. */
-const MAX_CACHED_CHARS = 50_000_000;
+/**
+ * Largest total size of cached answers, keys included, in characters of their JSON (one byte each for the ASCII JSON
+ * we send; issue 23 item 2: keys used to be the full query text and were not counted). A quarter of what the Helm
+ * chart gives the API pod (512 MiB).
+ */
+const MAX_CACHED_CHARS = 32_000_000;
+
+/** Characters a stored key takes (a base64 SHA-256). */
+const KEY_CHARS = 44;
 
 /**
  * Whether every field the document selects is a graph read (see the module comment). Pure function of the schema
@@ -83,7 +91,7 @@ export interface GraphAnswerRequest {
 export class GraphAnswerCache {
   private readonly answers = new LRUCache<string, { generation: number; body: string }>({
     maxSize: MAX_CACHED_CHARS,
-    sizeCalculation: (a) => Math.max(1, a.body.length),
+    sizeCalculation: (a) => KEY_CHARS + a.body.length,
   });
 
   /**
@@ -92,7 +100,10 @@ export class GraphAnswerCache {
    * generation it was computed under (`get` serves it only while that generation is current).
    */
   keyOf(request: GraphAnswerRequest, principal: Principal): string {
-    return JSON.stringify([request.query, request.operationName ?? null, request.variables ?? {}, principal.role, scopeCacheKey(principal.accountScope)]);
+    // Hashed (issue 23 item 2): a key is 44 characters whatever the query text's length.
+    return createHash('sha256')
+      .update(JSON.stringify([request.query, request.operationName ?? null, request.variables ?? {}, principal.role, scopeCacheKey(principal.accountScope)]))
+      .digest('base64');
   }
 
   /** Whether an answer is stored for `key` (under any generation): no generation read is needed when not. */

@@ -6,13 +6,14 @@
  * (graphql-cost.plugin.ts). The Apollo Sandbox landing page is served only when enabled.
  */
 import { ApolloDriver, type ApolloDriverConfig } from '@nestjs/apollo';
-import type { DynamicModule } from '@nestjs/common';
+import type { ApolloServerPlugin } from '@apollo/server';
+import { type DynamicModule, Logger } from '@nestjs/common';
 import { GraphQLModule } from '@nestjs/graphql';
 import { ApolloServerPluginCacheControlDisabled, ApolloServerPluginLandingPageDisabled } from '@apollo/server/plugin/disabled';
 import { ApolloServerPluginLandingPageLocalDefault } from '@apollo/server/plugin/landingPage/default';
 import { GraphQLError, type GraphQLFormattedError } from 'graphql/index.js';
 import { processEnvironment } from '@app/config';
-import { StoreError, type Store } from '@app/store';
+import { isConnectionLoss, StoreError, type Store } from '@app/store';
 import { ApiError } from '../common/api.exception';
 import { clientAddressOf, type HttpRequestLike } from '../common/bearer-auth.guard';
 import type { TokenAuthenticator } from '../auth/token-authenticator';
@@ -30,6 +31,8 @@ export interface GraphqlOptions {
   maxCost?: number;
   /** Deepest query (default 8). */
   maxDepth?: number;
+  /** Longest query text accepted, bytes (default 32 KiB; refused with 413 before parsing: graphql-request-limits.middleware.ts). */
+  maxQueryBytes?: number;
   /**
    * Answer introspection and suggest field names in validation errors (GRAPHQL_INTROSPECTION). Default: on unless
    * NODE_ENV=production (Apollo's own default), so a production API does not hand its schema to every token holder;
@@ -39,6 +42,11 @@ export interface GraphqlOptions {
   /** Also write the schema SDL to this file at startup (development; the committed copy is apps/api/schema.gql). */
   schemaFile?: string;
 }
+
+const logger = new Logger('GraphQL');
+
+/** `Retry-After` (seconds) of a 503 answer: about how long a PostgreSQL restart takes (as REST's). */
+const RETRY_AFTER_SECONDS = 5;
 
 const STORE_CODES: Record<string, string> = {
   INVALID_ARGUMENT: 'BAD_USER_INPUT',
@@ -75,14 +83,29 @@ export function toGraphqlError(e: unknown): GraphQLError {
       },
     });
   }
-  if (e instanceof StoreError) return new GraphQLError(e.message, { extensions: { code: STORE_CODES[e.code] ?? e.code } });
+  if (e instanceof StoreError && e.code !== 'UNAVAILABLE') return new GraphQLError(e.message, { extensions: { code: STORE_CODES[e.code] ?? e.code } });
+  // As REST answers them (api-exception.filter.ts), issue 23 item 8: the database down is 503 with Retry-After, text
+  // PostgreSQL cannot store (NUL, invalid UTF-8) is the request's fault (400), each with a log line.
+  if (isConnectionLoss(e)) {
+    logger.warn(`database unavailable: ${e instanceof Error ? e.message.split('\n')[0] : String(e)}`);
+    return new GraphQLError('The database is unavailable; retry later', {
+      extensions: { code: 'SERVICE_UNAVAILABLE', retryAfterSeconds: RETRY_AFTER_SECONDS, http: { status: 503, headers: new Map([['retry-after', String(RETRY_AFTER_SECONDS)]]) } },
+    });
+  }
+  if (e instanceof Error && ['22021', '22P05'].includes(String((e as { code?: unknown }).code))) {
+    logger.warn(`refused text PostgreSQL cannot store (${String((e as { code?: unknown }).code)})`);
+    return new GraphQLError('Invalid request: text contains a character PostgreSQL cannot store (NUL or invalid UTF-8)', {
+      extensions: { code: 'BAD_USER_INPUT', http: { status: 400 } },
+    });
+  }
+  logger.error(e instanceof Error ? (e.stack ?? e.message) : String(e));
   return new GraphQLError('Internal server error', { extensions: { code: 'INTERNAL_SERVER_ERROR' } });
 }
 
 /** The response shape of an error: our codes as they are; unexpected errors masked. */
 function formatError(formatted: GraphQLFormattedError, error: unknown): GraphQLFormattedError {
   const original = (error as { originalError?: unknown })?.originalError;
-  if (original instanceof ApiError || original instanceof StoreError) {
+  if (original instanceof ApiError || original instanceof StoreError || (original !== undefined && !(original instanceof GraphQLError) && isConnectionLoss(original))) {
     const g = toGraphqlError(original);
     return { ...formatted, message: g.message, extensions: { ...formatted.extensions, ...g.extensions } };
   }
@@ -90,6 +113,24 @@ function formatError(formatted: GraphQLFormattedError, error: unknown): GraphQLF
     return { ...formatted, message: 'Internal server error' };
   }
   return formatted;
+}
+
+/**
+ * HTTP status of answers whose errors did not pass through `toGraphqlError` (thrown by plugins or by Apollo itself):
+ * the database unavailable is 503 with `Retry-After`, as REST (issue 23 item 8).
+ */
+export function errorStatusPlugin(): ApolloServerPlugin {
+  return {
+    requestDidStart: async () => ({
+      willSendResponse: async (rc) => {
+        const errors = rc.errors ?? [];
+        if (errors.some((e) => isConnectionLoss(e.originalError) || isConnectionLoss(e))) {
+          rc.response.http.status = 503;
+          rc.response.http.headers.set('retry-after', String(RETRY_AFTER_SECONDS));
+        }
+      },
+    }),
+  };
 }
 
 /**
@@ -108,6 +149,9 @@ export function graphqlModule(options: GraphqlOptions, store: Store, auth: Token
     sortSchema: true,
     playground: false,
     introspection,
+    // Execution errors keep the HTTP status they carry (503 database unavailable, 400 NUL), as REST answers them;
+    // Nest's driver would reset every answer with a `data` key to 200.
+    preserveHttpStatusForExecutionErrors: false,
     // "Did you mean ...?" suggestions name schema fields: off with introspection (Apollo Server >= 4.12).
     hideSchemaDetailsFromClientErrors: !introspection,
     resolvers: { JSON: JSONScalar },
@@ -116,6 +160,7 @@ export function graphqlModule(options: GraphqlOptions, store: Store, auth: Token
     // hints; the schema declares none (answers are per token, never publicly cacheable), so it is only per-field cost.
     plugins: [
       costLimitPlugin(limits),
+      errorStatusPlugin(),
       // Answers of fleet-graph-only queries, per (findings generation, query, variables, role, scope).
       graphResponseCachePlugin(store.generations, answers),
       ApolloServerPluginCacheControlDisabled(),

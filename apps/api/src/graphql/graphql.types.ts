@@ -32,7 +32,7 @@ import {
 } from '@app/domain';
 // 'graphql/index.js', not 'graphql': the same (CommonJS) module instance Nest and Apollo load, also under Vitest, whose
 // resolver would otherwise pick graphql's ESM build for our files (two instances break instanceof checks).
-import { GraphQLScalarType, Kind, type ValueNode } from 'graphql/index.js';
+import { GraphQLScalarType, Kind, type FieldNode, type SelectionSetNode, type ValueNode } from 'graphql/index.js';
 import { gqlClassOf } from '../common/resource-class.util';
 
 
@@ -43,7 +43,8 @@ export const MAX_GRAPHQL_PAGE = 100;
  * Whether a connection's selection asks for its nodes (`nodes`, `edges`, or a fragment that may): `totalCount` /
  * `pageInfo` alone return no node.
  */
-export function selectsNodes(node: Pick<ComplexityEstimatorArgs['node'], 'selectionSet'>): boolean {
+export function selectsNodes(node: { readonly selectionSet?: SelectionSetNode } | undefined): boolean {
+  if (!node) return true;
   const sels = node.selectionSet?.selections ?? [];
   return sels.some((s) => s.kind !== Kind.FIELD || !['totalCount', 'pageInfo', '__typename'].includes(s.name.value));
 }
@@ -55,7 +56,7 @@ export function selectsNodes(node: Pick<ComplexityEstimatorArgs['node'], 'select
  * `pageInfo` returns no node and costs 1. Missing or out-of-range sizes count as the maximum (the field is refused at
  * execution anyway).
  */
-export function connectionComplexity(o: ComplexityEstimatorArgs): number {
+export function connectionComplexity(o: ComplexityEstimatorArgs & { node?: FieldNode }): number {
   const n = (o.args.first ?? o.args.last) as number | undefined;
   const size = typeof n === 'number' && n >= 1 && n <= MAX_GRAPHQL_PAGE ? n : MAX_GRAPHQL_PAGE;
   return 1 + size * (selectsNodes(o.node) ? Math.max(1, o.childComplexity) : o.childComplexity);

@@ -15,7 +15,7 @@
 import { hostname } from 'node:os';
 import type { ScanOutcome } from '@app/audit';
 import { checkCatalogue, type CheckSummary } from '@app/checks';
-import type { CheckResult, Finding, ResourceRef, Severity } from '@app/domain';
+import { escapeMarkdownText, type CheckResult, type Finding, type ResourceRef, type Severity } from '@app/domain';
 
 /** Version written into SARIF `tool.driver.version` (the package version). */
 export const FLEET_AUDIT_VERSION = '0.1.0';
@@ -229,8 +229,9 @@ export function renderCsv(findings: readonly Finding[]): string {
   return `${rows.join('\r\n')}\r\n`;
 }
 
+/** A Markdown table cell or list text: cluster-sourced text made inert (libs/domain escapeMarkdownText, issue 23 item 9). */
 function mdCell(s: string): string {
-  return s.replace(/\\/g, '\\\\').replace(/\|/g, '\\|').replace(/\r?\n/g, '<br>');
+  return escapeMarkdownText(s);
 }
 
 /** Summary sentence shared by the Markdown and HTML reports. */

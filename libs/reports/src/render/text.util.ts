@@ -1,4 +1,5 @@
 /** Small text helpers shared by the renderers (escaping per output format, number formatting). */
+import { escapeMarkdownText } from '@app/domain';
 import type { ReportFinding } from '../report.model';
 
 /** HTML text / attribute escaping (the five characters with meaning in HTML). */
@@ -6,9 +7,9 @@ export function escapeHtml(s: string): string {
   return s.replace(/&/g, '&amp;').replace(/</g, '&lt;').replace(/>/g, '&gt;').replace(/"/g, '&quot;').replace(/'/g, '&#39;');
 }
 
-/** A Markdown table cell: pipes escaped, line breaks flattened. */
+/** A Markdown table cell: HTML and link syntax made inert, pipes escaped, line breaks flattened (libs/domain escapeMarkdownText). */
 export function mdCell(s: string | number | null): string {
-  return String(s ?? '').replace(/\\/g, '\\\\').replace(/\|/g, '\\|').replace(/\r?\n/g, ' ');
+  return escapeMarkdownText(String(s ?? ''));
 }
 
 /** A ratio as a percentage with one decimal (0.8532 -> "85.3 %"). */

@@ -1,0 +1,49 @@
+/**
+ * Issue 23 item 9: Markdown outputs carry no live HTML or links from cluster-sourced text. `scan --format markdown`
+ * (CLI renderer), `report --format md` and the webhook's `markdown` (libs/reports mdCell) escape through libs/domain
+ * escapeMarkdownText: a Kubernetes event message holding `<script>`, `<img onerror>` or `[x](javascript:...)` /
+ * `![pixel](...)` arrives as inert text.
+ */
+import { join } from 'node:path';
+import { beforeAll, describe, expect, it } from 'vitest';
+import { runScan, type ScanOutcome } from '@app/audit';
+import { escapeMarkdownText } from '@app/domain';
+import { renderMarkdown } from '../../apps/cli/src/output/report-formats.renderer';
+import { mdCell } from '../../libs/reports/src/render/text.util';
+
+const SAMPLE = join(__dirname, '..', '..', 'examples', 'fleets', 'sample');
+const HOSTILE = ['<script>alert(1)</script>', '<img src=x onerror=alert(1)>', '[click](javascript:alert(1))', '![pixel](https://tracker.example/p.gif)', 'a|b\nc'];
+
+/** Whether Markdown text would render live HTML or a link / image. */
+function live(md: string): string[] {
+  return [/<script/i, /<img/i, /(?<!\\)\[[^\]]*(?<!\\)\]\(/].filter((re) => re.test(md)).map(String);
+}
+
+let outcome: ScanOutcome;
+beforeAll(async () => {
+  outcome = await runScan({ source: { kind: 'offline', fleetDir: SAMPLE }, now: new Date('2026-11-23T10:00:00Z') });
+});
+
+describe('Markdown outputs escape cluster-sourced text (issue 23 item 9)', () => {
+  it('escapeMarkdownText makes each hostile text inert and keeps it readable', () => {
+    for (const h of HOSTILE) expect(live(escapeMarkdownText(h)), h).toEqual([]);
+    expect(escapeMarkdownText('<b>&')).toBe('&lt;b&gt;&amp;');
+    expect(escapeMarkdownText('a|b\nc')).toBe('a\\|b c');
+  });
+
+  it('scan --format markdown: findings and coverage gaps', () => {
+    const f = outcome.findings[0];
+    const hostileFindings = HOSTILE.map((m) => ({ ...f, message: m, remediation: m }));
+    const hostileOutcome: ScanOutcome = {
+      ...outcome,
+      scan: { ...outcome.scan, fleetName: '<img src=x onerror=alert(1)>', coverage: [...outcome.scan.coverage, { ...outcome.scan.coverage[0], status: 'failed', errorCode: 'Event', message: HOSTILE.join(' ') }] },
+    };
+    const md = renderMarkdown(hostileOutcome, hostileFindings);
+    expect(live(md)).toEqual([]);
+    expect(md).toContain('&lt;script&gt;alert(1)&lt;/script&gt;');
+  });
+
+  it('report --format md and the webhook markdown: every table cell', () => {
+    for (const h of HOSTILE) expect(live(`| ${mdCell(h)} |`), h).toEqual([]);
+  });
+});
