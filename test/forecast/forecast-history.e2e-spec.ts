@@ -271,12 +271,12 @@ describe('forecast history (CLI backfill -> Postgres -> CLI and REST)', () => {
       expect((await gql(query, await token('viewer'), { input: scenario })).errors?.[0]?.extensions?.code).toBe('FORBIDDEN');
       const account = rest.steps[0].firstBreach.resource.accountId as string;
       expect((await gql(query, await token('operator', [account]), { input: scenario })).errors?.[0]?.extensions?.code).toBe('FORBIDDEN');
-      // Cost: 10 + steps x (1 + selection); the selection: `steps` 1 + quotas (1 + 100 nodes x 1) + findings (1 +
-      // appeared 1: totalCount only, no node) = 104, so 400 steps cost 10 + 400 x 105 = 42,010, refused before
-      // anything runs; one step costs 115 (issue 23 item 4: every returned node costs at least 1).
+      // Cost: 10 + steps x (1 + selection); the selection: quotas (1 + 100 nodes x 1) + findings.appeared (1:
+      // totalCount only, no node) = 102, so 400 steps cost 10 + 400 x 103 = 41,210, refused before anything runs;
+      // one step costs 113 (issue 23 item 4: every returned node costs at least 1).
       const costly = `mutation($input: ScenarioInput!) { whatIf(input: $input) { steps { quotas(first: 100) { nodes { checkId } } findings { appeared(first: 100) { totalCount } } } } }`;
       const many = await gql(costly, TOKEN, { input: { ...scenario, steps: Array.from({ length: 400 }, () => scenario.steps[0]) } });
-      expect(many.errors?.[0]?.extensions).toMatchObject({ code: 'QUERY_TOO_COSTLY', cost: 10 + 400 * 105 });
+      expect(many.errors?.[0]?.extensions).toMatchObject({ code: 'QUERY_TOO_COSTLY', cost: 10 + 400 * 103 });
       expect((await gql(costly, TOKEN, { input: scenario })).errors).toBeUndefined();
     });
   });

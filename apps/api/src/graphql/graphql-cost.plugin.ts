@@ -6,9 +6,9 @@
  * Cost model (after GitHub's, docs.github.com/graphql/overview/rate-limits-and-query-limits-for-the-graphql-api), issue 23
  * item 4: a connection costs `1 + n x max(1, cost of one node)`, n = its `first` / `last`, so every node it can return
  * costs at least 1 (`ecsInstances(first: 100) { nodes { instanceId } }` costs 101; only `totalCount` / `pageInfo`: 1);
- * a field returning an object (`loadBalancer(id)`, `scanDiff`, `cluster`) costs 1 plus its selection; every field of
- * Query and Mutation costs at least 1 (each runs its own reads); scalars and the connection wrappers `edges`, `node`,
- * `nodes`, `pageInfo` cost 0. Each alias is a field of its own and is counted as such; besides the cost, an operation
+ * every field of Query and Mutation costs 1 plus its selection (each runs its own reads: the review's aliases of
+ * `scanDiff` and `loadBalancer(id)` each ran a query at cost 0); nested objects cost their selection (they are part of
+ * their node or batched by DataLoaders) and scalars 0. Each alias is a field of its own and is counted as such; besides the cost, an operation
  * may use at most `maxAliases` aliases and return at most `maxNodes` nodes (objects, counted over every page asked
  * for, GitHub's "node limit"). Depth counts the
  * nesting of fields that have a selection, not counting the connection wrappers `edges`, `node`, `nodes` and
@@ -67,14 +67,11 @@ export function selectionDepth(set: SelectionSetNode | undefined, fragments: Rec
 const ROOT_TYPES = new Set(['Query', 'Mutation']);
 
 /**
- * Cost of a field without its own `complexity` (see the module comment): wrappers pass their selection's cost
- * through, a field of Query / Mutation or one returning an object costs 1 plus its selection, a scalar 0.
+ * Cost of a field without its own `complexity` (see the module comment): a field of Query / Mutation costs 1 plus its
+ * selection (each runs its own reads: `loadBalancer(id)`, `scanDiff`); any other field its selection's cost (nested
+ * objects are part of their node, or loaded in batches by the request's DataLoaders), so scalars cost 0.
  */
-export const objectCostEstimator: ComplexityEstimator = (o) => {
-  if (ROOT_TYPES.has(o.type.name)) return 1 + o.childComplexity;
-  if (WRAPPERS.has(o.field.name)) return o.childComplexity;
-  return isLeafType(getNamedType(o.field.type)) ? 0 : 1 + o.childComplexity;
-};
+export const objectCostEstimator: ComplexityEstimator = (o) => (ROOT_TYPES.has(o.type.name) ? 1 + o.childComplexity : o.childComplexity);
 
 /**
  * Nodes a field can return: a connection (`first` / `last` arguments) `n x (1 + nodes under one)` when its nodes are

@@ -31,6 +31,10 @@ export interface GraphqlOptions {
   maxCost?: number;
   /** Deepest query (default 8). */
   maxDepth?: number;
+  /** Most aliases in one operation (default 100). */
+  maxAliases?: number;
+  /** Most nodes one operation may return (default 10,000). */
+  maxNodes?: number;
   /** Longest query text accepted, bytes (default 32 KiB; refused with 413 before parsing: graphql-request-limits.middleware.ts). */
   maxQueryBytes?: number;
   /**
@@ -141,7 +145,12 @@ export function errorStatusPlugin(): ApolloServerPlugin {
  */
 export function graphqlModule(options: GraphqlOptions, store: Store, auth: TokenAuthenticator, answers: GraphAnswerCache): DynamicModule {
   const introspection = options.introspection ?? processEnvironment().NODE_ENV !== 'production';
-  const limits: GraphqlLimits = { maxCost: options.maxCost ?? DEFAULT_GRAPHQL_LIMITS.maxCost, maxDepth: options.maxDepth ?? DEFAULT_GRAPHQL_LIMITS.maxDepth };
+  const limits: GraphqlLimits = {
+    maxCost: options.maxCost ?? DEFAULT_GRAPHQL_LIMITS.maxCost,
+    maxDepth: options.maxDepth ?? DEFAULT_GRAPHQL_LIMITS.maxDepth,
+    maxAliases: options.maxAliases ?? DEFAULT_GRAPHQL_LIMITS.maxAliases,
+    maxNodes: options.maxNodes ?? DEFAULT_GRAPHQL_LIMITS.maxNodes,
+  };
   return GraphQLModule.forRoot<ApolloDriverConfig>({
     driver: ApolloDriver,
     path: '/graphql',

@@ -5,8 +5,8 @@
  * lazily counted `totalCount`, as GitHub's GraphQL API does (docs.github.com/graphql/guides/using-pagination-in-the-graphql-api).
  * Embedded value lists (ports, listeners, IPs) are plain lists: they are part of their node, bounded, and not paged.
  *
- * Cost: a connection field costs `1 + n x max(1, cost of one node's selection)` (n = `first` or `last`), a field
- * returning an object 1 plus its selection, a scalar 0, the connection wrappers nothing; see graphql-cost.plugin.ts.
+ * Cost: a connection field costs `1 + n x max(1, cost of one node's selection)` (n = `first` or `last`), a root field
+ * 1 plus its selection, other fields their selection (scalars 0); see graphql-cost.plugin.ts.
  */
 import { ArgsType, Field, Float, ID, Int, ObjectType, registerEnumType, type ComplexityEstimatorArgs } from '@nestjs/graphql';
 import type { Type } from '@nestjs/common';

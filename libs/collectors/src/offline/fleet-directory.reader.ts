@@ -175,14 +175,14 @@ class Reader {
       }
       return { file, code, what: errnoWhat(code), missing: false };
     }
+    if (st.isDirectory()) return { file, code: 'EISDIR', what: 'a directory, not a file', missing: false };
+    if (!st.isFile()) return { file, code: 'ENOTREG', what: `${fileTypeOf(st)}, not a regular file`, missing: false };
     try {
       if (!this.inside(file)) return { file, code: OUTSIDE_FLEET_CODE, what: 'a symbolic link resolving outside the fleet directory (refused, not read)', missing: false };
     } catch (e) {
       const code = (e as NodeJS.ErrnoException).code ?? 'EIO';
       return { file, code, what: errnoWhat(code), missing: false };
     }
-    if (st.isDirectory()) return { file, code: 'EISDIR', what: 'a directory, not a file', missing: false };
-    if (!st.isFile()) return { file, code: 'ENOTREG', what: `${fileTypeOf(st)}, not a regular file`, missing: false };
     return undefined;
   }
 
