@@ -118,20 +118,28 @@ function causes(err: unknown): unknown[] {
 }
 
 /**
+ * A client's error mapper: `(err, api, target, secrets = [])` as `map` takes it, except that a CollectError
+ * passes through as is and a ScanAbortedError is rethrown (a cancelled scan is no collect error). The
+ * passthrough of `alibabaError` and `kubernetesError`, written once.
+ */
+function collectErrorMapper(
+  map: (err: unknown, api: string, target: string, secrets: readonly string[]) => CollectError,
+): (err: unknown, api: string, target: string, secrets?: readonly string[]) => CollectError {
+  return (err, api, target, secrets = []) => {
+    if (err instanceof CollectError) return err;
+    if (err instanceof ScanAbortedError) throw err;
+    return map(err, api, target, secrets);
+  };
+}
+
+/**
  * Turn anything thrown by an Alibaba Cloud SDK call into a CollectError.
  * @param err what the SDK threw
  * @param api the API action, e.g. `DescribeLoadBalancerAttribute`
  * @param target what was read, e.g. `lb-xxx` or `123/cn-hangzhou`
  * @param secrets values to redact from the message (AccessKey id/secret, token)
  */
-export function alibabaError(
-  err: unknown,
-  api: string,
-  target: string,
-  secrets: readonly string[] = [],
-): CollectError {
-  if (err instanceof CollectError) return err;
-  if (err instanceof ScanAbortedError) throw err;
+export const alibabaError = collectErrorMapper((err, api, target, secrets) => {
   const name = str(prop(err, 'name'));
   const code = str(prop(err, 'code'));
   const status = num(prop(err, 'statusCode'));
@@ -188,20 +196,13 @@ export function alibabaError(
     redact(msg, secrets),
     notJson || TRANSIENT_NETWORK.has(errorCode) || /timeout/i.test(errName),
   );
-}
+});
 
 /**
  * Turn anything thrown by `@kubernetes/client-node` into a CollectError.
  * `ApiException.code` is the HTTP status; `body` is a Status object (`reason`, `message`) or text.
  */
-export function kubernetesError(
-  err: unknown,
-  api: string,
-  target: string,
-  secrets: readonly string[] = [],
-): CollectError {
-  if (err instanceof CollectError) return err;
-  if (err instanceof ScanAbortedError) throw err;
+export const kubernetesError = collectErrorMapper((err, api, target, secrets) => {
   const status = num(prop(err, 'code'));
   // `code` is the HTTP status only on an ApiException: a DOMException (TimeoutError, AbortError) carries a
   // legacy numeric `code` too (23 for TimeoutError), which is no HTTP status.
@@ -254,7 +255,7 @@ export function kubernetesError(
     redact(msg, secrets),
     errorCode === 'Timeout' || errorCode === INVALID_JSON || /terminated|aborted|socket/i.test(text),
   );
-}
+});
 
 /** A header of client-node's ApiException `headers` (a plain object with lower-case names). */
 function headerOf(headers: unknown, name: string): string | undefined {
