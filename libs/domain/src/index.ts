@@ -36,36 +36,8 @@ export type {
   VServerGroup,
   VSwitch,
 } from './snapshot.types';
-export type {
-  FleetGraph,
-  GraphBackend,
-  GraphCluster,
-  GraphEcsInstance,
-  GraphLbOwner,
-  GraphListener,
-  GraphLoadBalancer,
-  GraphRegion,
-  GraphServerGroup,
-  GraphService,
-  GraphServiceLbMatch,
-  GraphServicePort,
-} from './fleet-graph.types';
-export {
-  FLEET_GRAPH_RESOURCES,
-  GRAPH_BACKEND,
-  GRAPH_CLUSTER,
-  GRAPH_ECS_INSTANCE,
-  GRAPH_LISTENER,
-  GRAPH_LOAD_BALANCER,
-  GRAPH_REGION,
-  GRAPH_SERVER_GROUP,
-  GRAPH_SERVICE,
-  GRAPH_SERVICE_PORT,
-  LB_OWNERS,
-  SERVICE_LB_MATCHES,
-  SERVICE_MODES,
-} from './fleet-graph.resources';
-export type { FieldValue, GqlFieldDoc, ResourceDecl, ResourceField, ResourceScalar, RestFieldDoc, RowOf } from './fleet-graph.resources';
+export type * from './fleet-graph.types';
+export * from './fleet-graph.resources';
 export { coverageKey, targetKey, targetLabel } from './scan-target';
 export type { CrawlTarget, TargetPlace } from './scan-target';
 export {
@@ -85,59 +57,8 @@ export type {
   Severity,
   SkippedResult,
 } from './finding.types';
-export {
-  accountYamlSchema,
-  fleetYamlSchema,
-  k8sEndpointSliceSchema,
-  k8sEventSchema,
-  k8sNodeSchema,
-  k8sPodSchema,
-  k8sServiceSchema,
-  wireAddonsSchema,
-  wireBackendServerSchema,
-  wireClusterDetailSchema,
-  wireClusterResourcesSchema,
-  wireEcsInstanceSchema,
-  wireLoadBalancerAttributeSchema,
-  wireNodeSysctlsSchema,
-  wireQuotaSchema,
-  wireRamPolicyRefSchema,
-  wireRamPolicySchema,
-  wireRamRoleSchema,
-  wireRolePoliciesSchema,
-  wireTagsSchema,
-  wireVServerGroupAttributeSchema,
-  wireVSwitchSchema,
-} from './wire/wire.schemas';
-export type {
-  AccountYaml,
-  FleetYaml,
-  K8sEndpointSliceWire,
-  K8sEventWire,
-  K8sNodeWire,
-  K8sPodWire,
-  K8sServiceWire,
-  WireAddons,
-  WireClusterDetail,
-  WireClusterResources,
-  WireEcsInstance,
-  WireLoadBalancerAttribute,
-  WireNodeSysctls,
-  WireQuota,
-  WireRamPolicy,
-  WireRamPolicyRef,
-  WireRamRole,
-  WireVServerGroupAttribute,
-  WireVSwitch,
-} from './wire/wire.schemas';
-export type {
-  WireAccount,
-  WireCluster,
-  WireFleet,
-  WireKubernetes,
-  WireRam,
-  WireRegion,
-} from './wire/wire-fleet.types';
+export * from './wire/wire.schemas';
+export type * from './wire/wire-fleet.types';
 export {
   DEFAULT_NODE_PORT_RANGE,
   ecsIdFromProviderId,
@@ -306,19 +227,7 @@ export type {
   CcmFeature,
   CcmFeatureKey,
 } from './ccm/features.constants';
-export {
-  ccmManagesListeners,
-  expectedListeners,
-  listenerProtocolOf,
-  listenerTransport,
-  parseProtocolPort,
-  parseVGroupPort,
-} from './ccm/listeners.model';
-export type {
-  ExpectedListener,
-  ListenerProtocol,
-  ProtocolPortEntry,
-} from './ccm/listeners.model';
+export * from './ccm/listeners.model';
 export {
   diffVServerGroupBackends,
   isBackendOfOwner,
