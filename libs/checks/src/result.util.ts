@@ -118,6 +118,9 @@ export function resultsFor(checkId: string, defaultSeverity: Severity): ResultFa
   };
 }
 
+/** The settings `quotaSeverity` reads: the `settings` of every check that grades a quota use ratio with it. */
+export const QUOTA_RATIO_SETTINGS: readonly string[] = ['quota.warningRatio', 'quota.criticalRatio'];
+
 /** Severity of a quota use ratio, or `undefined` below the warning threshold (checks.md "Severity"). */
 export function quotaSeverity(
   ratio: number,

@@ -1,7 +1,7 @@
 import { SLB_QUOTA_BACKEND_SERVERS, type Severity } from '@app/domain';
 import { scopedCheck } from '../check-scope';
 import { DOC_URL, FORECAST_HINT, SEED } from '../doc-links.constants';
-import { clbRef, count, pct, quotaSeverity } from '../result.util';
+import { clbRef, count, pct, QUOTA_RATIO_SETTINGS, quotaSeverity } from '../result.util';
 
 const SEVERITY: Severity = 'warning';
 const ID = 'CLB_BACKEND_QUOTA';
@@ -33,7 +33,7 @@ export const clbBackendQuotaRule = scopedCheck({
     `${SEED.serviceFaqClb} "Service error messages and solutions" (cumulative when Services share a CLB); ` +
     `${SEED.lbConsiderations} "Quota limits"; Quota Center quota slb_quota_backendservers_num; ` +
     'CCM pkg/provider/vmock/slb.go (InstanceBackendServerNumberOverLimit above 200)',
-  settings: ['quota.warningRatio', 'quota.criticalRatio'],
+  settings: QUOTA_RATIO_SETTINGS,
   scope: 'clb',
   needs: ['slb'],
   check({ clb, region }, out, r, ctx) {

@@ -1,7 +1,7 @@
 import { SLB_QUOTA_INSTANCES, effectiveQuota, type Severity } from '@app/domain';
 import { scopedCheck } from '../check-scope';
 import { DOC_URL, FORECAST_HINT, SEED } from '../doc-links.constants';
-import { count, pct, quotaSeverity, regionRef } from '../result.util';
+import { count, pct, QUOTA_RATIO_SETTINGS, quotaSeverity, regionRef } from '../result.util';
 
 const SEVERITY: Severity = 'warning';
 const ID = 'CLB_INSTANCE_QUOTA';
@@ -29,7 +29,7 @@ export const clbInstanceQuotaRule = scopedCheck({
   source:
     `${SEED.lbConsiderations} "Quota limits" and "Load balancing update policies" (CCM creates a CLB per Service); ` +
     'Quota Center quota slb_quota_instances_num (30 intl vs 60 newer docs, research/ccm-behaviour.md 7)',
-  settings: ['quota.warningRatio', 'quota.criticalRatio'],
+  settings: QUOTA_RATIO_SETTINGS,
   scope: 'region',
   needs: ['slb'],
   check(re, out, r, ctx) {

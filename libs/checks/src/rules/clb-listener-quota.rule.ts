@@ -1,7 +1,7 @@
 import { SLB_QUOTA_LISTENERS, effectiveQuota, type Severity } from '@app/domain';
 import { scopedCheck } from '../check-scope';
 import { DOC_URL, FORECAST_HINT, SEED } from '../doc-links.constants';
-import { clbRef, count, pct, quotaSeverity } from '../result.util';
+import { clbRef, count, pct, QUOTA_RATIO_SETTINGS, quotaSeverity } from '../result.util';
 
 const SEVERITY: Severity = 'warning';
 const ID = 'CLB_LISTENER_QUOTA';
@@ -28,7 +28,7 @@ export const clbListenerQuotaRule = scopedCheck({
   source:
     `${SEED.lbConsiderations} "Quota limits"; ${SEED.troubleshooting} Throttling row ("Check your CLB quota on the ` +
     'SLB Quota Management page"); Quota Center quota slb_quota_listeners_num (default 50, research/ccm-behaviour.md 7)',
-  settings: ['quota.warningRatio', 'quota.criticalRatio'],
+  settings: QUOTA_RATIO_SETTINGS,
   scope: 'region',
   needs: ['slb'],
   check(re, out, r, ctx) {

@@ -1,7 +1,7 @@
 import { SLB_QUOTA_BACKEND_ATTACHED, type Severity } from '@app/domain';
 import { scopedCheck } from '../check-scope';
 import { DOC_URL, FORECAST_HINT, SEED } from '../doc-links.constants';
-import { count, ecsRef, listSome, pct, quotaSeverity } from '../result.util';
+import { count, ecsRef, listSome, pct, QUOTA_RATIO_SETTINGS, quotaSeverity } from '../result.util';
 
 const SEVERITY: Severity = 'warning';
 const ID = 'ECS_LB_ATTACHMENT_QUOTA';
@@ -31,7 +31,7 @@ export const ecsLbAttachmentQuotaRule = scopedCheck({
   source:
     `${SEED.lbConsiderations} "Load balancing update policies" (Cluster mode quickly consumes the quota); ` +
     'Quota Center quota slb_quota_backendserver_attached_num (default 50); research/ccm-behaviour.md 7, 9',
-  settings: ['quota.warningRatio', 'quota.criticalRatio'],
+  settings: QUOTA_RATIO_SETTINGS,
   scope: 'ecs',
   needs: ['slb'],
   check({ instanceId: id, account, region, ecs, node }, out, r, ctx) {

@@ -2,7 +2,7 @@ import type { Severity } from '@app/domain';
 import { scopedCheck } from '../check-scope';
 import { DOC_URL, FORECAST_HINT, SEED } from '../doc-links.constants';
 import { rangeText } from '../port-range.util';
-import { clusterRef, count, pct, quotaSeverity } from '../result.util';
+import { clusterRef, count, pct, QUOTA_RATIO_SETTINGS, quotaSeverity } from '../result.util';
 
 const SEVERITY: Severity = 'warning';
 const ID = 'NODEPORT_RANGE_EXHAUSTION';
@@ -34,7 +34,7 @@ export const nodeportRangeExhaustionRule = scopedCheck({
   source:
     `${SEED.serviceFaq} "How to correctly configure the NodePort range"; ${SEED.serviceFaqClb} "How do I configure ` +
     'the NodePort range?" (default 30000-32767)',
-  settings: ['quota.warningRatio', 'quota.criticalRatio'],
+  settings: QUOTA_RATIO_SETTINGS,
   scope: 'cluster',
   needs: ['kubernetes'],
   check(ce, out, r, ctx) {
