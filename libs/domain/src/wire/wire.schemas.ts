@@ -126,16 +126,6 @@ export const wireRamRoleSchema = z.looseObject({
 });
 export type WireRamRole = z.infer<typeof wireRamRoleSchema>;
 
-/** RAM policy as in `ram/policies.json` (GetPolicy + GetPolicyVersion; PolicyDocument is the JSON string). */
-export const wireRamPolicySchema = z.looseObject({
-  PolicyName: str,
-  PolicyType: str,
-  DefaultVersion: optStr,
-  Description: optStr,
-  PolicyDocument: str,
-});
-export type WireRamPolicy = z.infer<typeof wireRamPolicySchema>;
-
 /** RAM ListPoliciesForRole -> Policies.Policy[] item. */
 export const wireRamPolicyRefSchema = z.looseObject({
   PolicyName: str,
@@ -143,6 +133,16 @@ export const wireRamPolicyRefSchema = z.looseObject({
   DefaultVersion: optStr,
 });
 export type WireRamPolicyRef = z.infer<typeof wireRamPolicyRefSchema>;
+
+/**
+ * RAM policy as in `ram/policies.json` (GetPolicy + GetPolicyVersion; PolicyDocument is the JSON string): the
+ * ListPoliciesForRole item's fields, then Description and PolicyDocument (same key order as before, still loose).
+ */
+export const wireRamPolicySchema = wireRamPolicyRefSchema.extend({
+  Description: optStr,
+  PolicyDocument: str,
+});
+export type WireRamPolicy = z.infer<typeof wireRamPolicySchema>;
 
 /** `ram/role-policies.json`: role name -> attached policies. */
 export const wireRolePoliciesSchema = z.record(z.string(), z.array(wireRamPolicyRefSchema));
