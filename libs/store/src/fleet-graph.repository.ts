@@ -116,8 +116,56 @@ const QUOTAS: Listing<QuotaUsageSample> = {
   map: (row) => quotaSampleOfRow(row as QuotaUsageRow),
 };
 
-/** Equality filters of a listing: SQL column (from code) -> value (undefined: not filtered). */
-type Filters = Record<string, string | undefined>;
+/**
+ * One filter of a listing: a string is equality with the column; `contains` an element of a text[] column;
+ * `range` inclusive bounds on a numeric expression, either optional (undefined: not filtered).
+ */
+type FilterValue = string | { contains: string } | { range: { atLeast?: number; atMost?: number } } | undefined;
+
+/** Filters of a listing: SQL column or expression (from code, never input) -> filter (AND-ed). */
+type Filters = Record<string, FilterValue>;
+
+/** Filters of the CLB listing (`loadBalancersPage`): equality, and `clusterId` one of the CLB's `clusterIds`. */
+export interface LoadBalancerListFilter {
+  accountId?: string;
+  regionId?: string;
+  /** ccm | reused | console (libs/domain LB_OWNERS). */
+  owner?: string;
+  /** internet | intranet. */
+  addressType?: string;
+  /** A cluster among the CLB's `clusterIds` (the clusters of the Services using it). */
+  clusterId?: string;
+}
+
+/** Filters of the ECS listing (`ecsInstancesPage`); `min/maxLoadBalancers` bound the count of its stored `loadBalancerIds`. */
+export interface EcsInstanceListFilter {
+  accountId?: string;
+  regionId?: string;
+  /** The cluster of the node it backs. */
+  clusterId?: string;
+  minLoadBalancers?: number;
+  maxLoadBalancers?: number;
+}
+
+function loadBalancerFilters(f: LoadBalancerListFilter): Filters {
+  return {
+    'g.account_id': f.accountId,
+    'g.region_id': f.regionId,
+    'g.owner': f.owner,
+    'g.address_type': f.addressType,
+    'g.cluster_ids': f.clusterId === undefined ? undefined : { contains: f.clusterId },
+  };
+}
+
+function ecsInstanceFilters(f: EcsInstanceListFilter): Filters {
+  const range = { ...(f.minLoadBalancers !== undefined ? { atLeast: f.minLoadBalancers } : {}), ...(f.maxLoadBalancers !== undefined ? { atMost: f.maxLoadBalancers } : {}) };
+  return {
+    'g.account_id': f.accountId,
+    'g.region_id': f.regionId,
+    'g.cluster_id': f.clusterId,
+    'cardinality(g.load_balancer_ids)': Object.keys(range).length === 0 ? undefined : { range },
+  };
+}
 
 /**
  * The stored fleet graph of each succeeded scan (tables `graph_*`, migration 1797300000000) and the quota
@@ -268,19 +316,14 @@ export class FleetGraphRepository {
 
   // ---- load balancers ----------------------------------------------------------------------------------
 
-  /** A page of CLB instances by id, optionally of one account / region / owner. */
-  loadBalancersPage(
-    scanId: string,
-    scope: Scoped,
-    args: GraphPageArgs,
-    filter: { accountId?: string; regionId?: string; owner?: string } = {},
-  ): Promise<GraphPage<GraphLoadBalancer>> {
-    return this.page(LOAD_BALANCERS, scanId, scope, args, { 'g.account_id': filter.accountId, 'g.region_id': filter.regionId, 'g.owner': filter.owner });
+  /** A page of CLB instances by id, optionally of one account / region / owner / address type / cluster (all AND-ed). */
+  loadBalancersPage(scanId: string, scope: Scoped, args: GraphPageArgs, filter: LoadBalancerListFilter = {}): Promise<GraphPage<GraphLoadBalancer>> {
+    return this.page(LOAD_BALANCERS, scanId, scope, args, loadBalancerFilters(filter));
   }
 
   /** How many CLB instances match (same filters as `loadBalancersPage`). */
-  countLoadBalancers(scanId: string, scope: Scoped, filter: { accountId?: string; regionId?: string; owner?: string } = {}): Promise<number> {
-    return this.count(LOAD_BALANCERS, scanId, scope, { 'g.account_id': filter.accountId, 'g.region_id': filter.regionId, 'g.owner': filter.owner });
+  countLoadBalancers(scanId: string, scope: Scoped, filter: LoadBalancerListFilter = {}): Promise<number> {
+    return this.count(LOAD_BALANCERS, scanId, scope, loadBalancerFilters(filter));
   }
 
   /** CLB instances by id (missing and out-of-scope ids are absent), one SQL statement. */
@@ -317,19 +360,17 @@ export class FleetGraphRepository {
 
   // ---- ECS instances ----------------------------------------------------------------------------------
 
-  /** A page of ECS instances by id, optionally of one account / region / cluster (the cluster of the node it backs). */
-  ecsInstancesPage(
-    scanId: string,
-    scope: Scoped,
-    args: GraphPageArgs,
-    filter: { accountId?: string; regionId?: string; clusterId?: string } = {},
-  ): Promise<GraphPage<GraphEcsInstance>> {
-    return this.page(ECS_INSTANCES, scanId, scope, args, { 'g.account_id': filter.accountId, 'g.region_id': filter.regionId, 'g.cluster_id': filter.clusterId });
+  /**
+   * A page of ECS instances by id, optionally of one account / region / cluster (the cluster of the node it backs)
+   * and with a number of stored CLBs (`loadBalancerIds`) within [minLoadBalancers, maxLoadBalancers].
+   */
+  ecsInstancesPage(scanId: string, scope: Scoped, args: GraphPageArgs, filter: EcsInstanceListFilter = {}): Promise<GraphPage<GraphEcsInstance>> {
+    return this.page(ECS_INSTANCES, scanId, scope, args, ecsInstanceFilters(filter));
   }
 
   /** How many ECS instances match (same filters as `ecsInstancesPage`). */
-  countEcsInstances(scanId: string, scope: Scoped, filter: { accountId?: string; regionId?: string; clusterId?: string } = {}): Promise<number> {
-    return this.count(ECS_INSTANCES, scanId, scope, { 'g.account_id': filter.accountId, 'g.region_id': filter.regionId, 'g.cluster_id': filter.clusterId });
+  countEcsInstances(scanId: string, scope: Scoped, filter: EcsInstanceListFilter = {}): Promise<number> {
+    return this.count(ECS_INSTANCES, scanId, scope, ecsInstanceFilters(filter));
   }
 
   /** ECS instances by id (missing, not-read and out-of-scope ids are absent), one SQL statement. */
@@ -454,9 +495,15 @@ function quotaFilters(filter: { checkId?: string; accountId?: string; regionId?:
 }
 
 function filterConditions(filters: Filters, add: (v: unknown) => string): string[] {
-  return Object.entries(filters)
-    .filter(([, v]) => v !== undefined)
-    .map(([column, v]) => `${column} = ${add(v)}`);
+  return Object.entries(filters).flatMap(([column, v]) => {
+    if (v === undefined) return [];
+    if (typeof v === 'string') return [`${column} = ${add(v)}`];
+    if ('contains' in v) return [`${add(v.contains)} = ANY(${column})`];
+    const out: string[] = [];
+    if (v.range.atLeast !== undefined) out.push(`${column} >= ${add(v.range.atLeast)}`);
+    if (v.range.atMost !== undefined) out.push(`${column} <= ${add(v.range.atMost)}`);
+    return out;
+  });
 }
 
 function groupBy<T>(rows: readonly T[], key: (row: T) => string, keys: readonly string[]): Map<string, T[]> {

@@ -7,12 +7,23 @@ import { ErrorResponseDto } from '../common/error-response.dto';
 import { ApiZodQuery } from '../common/zod-openapi.util';
 import { ZodValidationPipe } from '../common/zod-validation.pipe';
 import { FleetService } from './fleet.service';
-import { ClusterPageDto, EcsInstanceDetailDto, LoadBalancerDetailDto } from './fleet.dto';
-import { graphObjectQuerySchema, listClustersQuerySchema, resourceIdSchema, type GraphObjectQuery, type ListClustersQuery } from './fleet.schemas';
+import { ClusterPageDto, EcsInstanceDetailDto, EcsInstancePageDto, LoadBalancerDetailDto, LoadBalancerPageDto } from './fleet.dto';
+import {
+  graphObjectQuerySchema,
+  listClustersQuerySchema,
+  listEcsInstancesQuerySchema,
+  listLoadBalancersQuerySchema,
+  resourceIdSchema,
+  type GraphObjectQuery,
+  type ListClustersQuery,
+  type ListEcsInstancesQuery,
+  type ListLoadBalancersQuery,
+} from './fleet.schemas';
 
 /**
  * The stored fleet graph of a succeeded scan over REST (issue 11 item 5), on the same repository GraphQL
- * reads (FleetGraphRepository, tables `graph_*`): clusters; one CLB with the Services sharing it, its
+ * reads (FleetGraphRepository, tables `graph_*`): clusters, CLBs and ECS instances as filtered keyset-paged lists
+ * (`limit` + `after`, `nextCursor`; issue 21 item 6); one CLB with the Services sharing it, its
  * server groups and backends and its quotas; one ECS instance with its CLBs. Every read is filtered by
  * the token's accounts in SQL; an object of another account answers 404 exactly like an absent one.
  * Scans stored before the graph existed have no graph (empty lists, 404 for objects).
@@ -28,6 +39,30 @@ export class FleetController {
   @ApiNotFoundResponse({ type: ErrorResponseDto, description: 'scanId names no scan' })
   clusters(@Query(new ZodValidationPipe(listClustersQuerySchema, 'query')) q: ListClustersQuery, @CurrentPrincipal() principal: Principal): Promise<ClusterPageDto> {
     return this.fleet.clusterPage(q, principal);
+  }
+
+  @Get('load-balancers')
+  @ApiOperation({ summary: "CLB instances of a scan (default: the latest succeeded), in id order, keyset-paged, filtered; only the token's accounts" })
+  @ApiZodQuery(listLoadBalancersQuerySchema)
+  @ApiOkResponse({ type: LoadBalancerPageDto })
+  @ApiNotFoundResponse({ type: ErrorResponseDto, description: 'scanId names no scan' })
+  loadBalancers(
+    @Query(new ZodValidationPipe(listLoadBalancersQuerySchema, 'query')) q: ListLoadBalancersQuery,
+    @CurrentPrincipal() principal: Principal,
+  ): Promise<LoadBalancerPageDto> {
+    return this.fleet.loadBalancerPage(q, principal);
+  }
+
+  @Get('ecs-instances')
+  @ApiOperation({ summary: "ECS instances of a scan (default: the latest succeeded), in id order, keyset-paged, filtered; only the token's accounts" })
+  @ApiZodQuery(listEcsInstancesQuerySchema)
+  @ApiOkResponse({ type: EcsInstancePageDto })
+  @ApiNotFoundResponse({ type: ErrorResponseDto, description: 'scanId names no scan' })
+  ecsInstances(
+    @Query(new ZodValidationPipe(listEcsInstancesQuerySchema, 'query')) q: ListEcsInstancesQuery,
+    @CurrentPrincipal() principal: Principal,
+  ): Promise<EcsInstancePageDto> {
+    return this.fleet.ecsInstancePage(q, principal);
   }
 
   @Get('load-balancers/:id')

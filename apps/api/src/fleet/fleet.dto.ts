@@ -33,6 +33,42 @@ export class ClusterPageDto {
   scanId: string | null;
 }
 
+/** A page of CLB instances in id order. */
+export class LoadBalancerPageDto {
+  @ApiProperty({ type: [restClassOf(GRAPH_LOAD_BALANCER)], description: "clusterIds name only clusters within the token's accounts" })
+  items: GraphLoadBalancer[];
+
+  @ApiProperty({ example: 40, description: "CLBs matching the filters within the token's accounts (all pages)" })
+  total: number;
+
+  @ApiProperty({ example: 100 })
+  limit: number;
+
+  @ApiProperty({ type: String, nullable: true, example: 'WyJsYi1icDEiXQ', description: 'Pass as `after` for the next page; null on the last page' })
+  nextCursor: string | null;
+
+  @ApiProperty({ type: String, nullable: true, format: 'uuid', description: 'Scan read; null when no scan succeeded yet' })
+  scanId: string | null;
+}
+
+/** A page of ECS instances in id order. */
+export class EcsInstancePageDto {
+  @ApiProperty({ type: [restClassOf(GRAPH_ECS_INSTANCE)], description: "loadBalancerIds name only CLBs within the token's accounts" })
+  items: GraphEcsInstance[];
+
+  @ApiProperty({ example: 60, description: "ECS instances matching the filters within the token's accounts (all pages)" })
+  total: number;
+
+  @ApiProperty({ example: 100 })
+  limit: number;
+
+  @ApiProperty({ type: String, nullable: true, example: 'WyJpLWJwMSJd', description: 'Pass as `after` for the next page; null on the last page' })
+  nextCursor: string | null;
+
+  @ApiProperty({ type: String, nullable: true, format: 'uuid', description: 'Scan read; null when no scan succeeded yet' })
+  scanId: string | null;
+}
+
 /** One CLB with the Services sharing it (and their clusters), its server groups and backends, and its quotas. */
 export class LoadBalancerDetailDto {
   @ApiProperty({ format: 'uuid', description: 'The scan read' })

@@ -1,3 +1,4 @@
+import { LB_OWNERS } from '@app/domain';
 import { z } from 'zod';
 import { cursorPageQueryFields, idFilter, scanIdSchema } from '../common/request.schemas';
 
@@ -12,6 +13,46 @@ export const listClustersQuerySchema = z.strictObject({
   ...cursorPageQueryFields,
 });
 
+/** CLB address types (CLB DescribeLoadBalancers `AddressType`). */
+const ADDRESS_TYPES = ['internet', 'intranet'] as const;
+
+/** A query count >= 0 (decimal digits), optional. */
+function countFilter(description: string) {
+  return z
+    .string()
+    .regex(/^\d{1,9}$/, 'must be a whole number >= 0')
+    .transform(Number)
+    .optional()
+    .describe(description);
+}
+
+/** Query of `GET /v1/load-balancers`: equality filters (AND-ed) and keyset paging. */
+export const listLoadBalancersQuerySchema = z.strictObject({
+  scanId: scanIdField,
+  accountId: idFilter('Only CLBs of this Alibaba Cloud account (UID)'),
+  regionId: idFilter('Only CLBs of this region'),
+  clusterId: idFilter('Only CLBs used by a Service of this ACK cluster'),
+  owner: z.enum(LB_OWNERS, `must be one of ${LB_OWNERS.join(', ')}`).optional().describe('Only CLBs made by CCM (ccm), reused by a Service (reused) or made in the console / API (console)'),
+  addressType: z.enum(ADDRESS_TYPES, `must be one of ${ADDRESS_TYPES.join(', ')}`).optional().describe('Only internet or intranet CLBs'),
+  ...cursorPageQueryFields,
+});
+
+/** Query of `GET /v1/ecs-instances`: filters (AND-ed) and keyset paging. */
+export const listEcsInstancesQuerySchema = z
+  .strictObject({
+    scanId: scanIdField,
+    accountId: idFilter('Only instances of this Alibaba Cloud account (UID)'),
+    regionId: idFilter('Only instances of this region'),
+    clusterId: idFilter('Only instances backing a node of this ACK cluster'),
+    minLoadBalancers: countFilter('Only instances listed as a backend by at least this many CLBs'),
+    maxLoadBalancers: countFilter('Only instances listed as a backend by at most this many CLBs (0: none)'),
+    ...cursorPageQueryFields,
+  })
+  .refine((q) => q.minLoadBalancers === undefined || q.maxLoadBalancers === undefined || q.minLoadBalancers <= q.maxLoadBalancers, {
+    message: 'must not exceed maxLoadBalancers',
+    path: ['minLoadBalancers'],
+  });
+
 /** Query of `GET /v1/load-balancers/{id}` and `GET /v1/ecs-instances/{id}`. */
 export const graphObjectQuerySchema = z.strictObject({ scanId: scanIdField });
 
@@ -23,4 +64,6 @@ export const resourceIdSchema = z
   .regex(/^[0-9A-Za-z_.:-]+$/, 'must be a resource id (letters, digits, . _ : -)');
 
 export type ListClustersQuery = z.output<typeof listClustersQuerySchema>;
+export type ListLoadBalancersQuery = z.output<typeof listLoadBalancersQuerySchema>;
+export type ListEcsInstancesQuery = z.output<typeof listEcsInstancesQuerySchema>;
 export type GraphObjectQuery = z.output<typeof graphObjectQuerySchema>;

@@ -1,12 +1,12 @@
 import { Injectable } from '@nestjs/common';
 import type { GraphCluster, GraphEcsInstance, GraphLoadBalancer } from '@app/domain';
-import { Store, StoreError, type GraphAccount, type GraphPageArgs, type Principal } from '@app/store';
+import { Store, StoreError, type EcsInstanceListFilter, type GraphAccount, type GraphPageArgs, type LoadBalancerListFilter, type Principal } from '@app/store';
 import { cursorPage, type Listing } from '../common/listing.util';
 import { toQuotaDto } from '../quotas/quota.mapper';
 import { ScanSelectionService } from '../scans/scan-selection.service';
-import type { ClusterPageDto, EcsInstanceDetailDto, LoadBalancerDetailDto } from './fleet.dto';
+import type { ClusterPageDto, EcsInstanceDetailDto, EcsInstancePageDto, LoadBalancerDetailDto, LoadBalancerPageDto } from './fleet.dto';
 import { toServerGroupDto } from './fleet.mapper';
-import type { ListClustersQuery } from './fleet.schemas';
+import type { ListClustersQuery, ListEcsInstancesQuery, ListLoadBalancersQuery } from './fleet.schemas';
 
 /** Filters of the cluster listing (undefined: not filtered). */
 export interface ClusterFilter {
@@ -14,14 +14,15 @@ export interface ClusterFilter {
   regionId?: string;
 }
 
-/** Filters of the CLB listing; `owner` is ccm, reused or console. */
-export interface LoadBalancerFilter extends ClusterFilter {
-  owner?: string;
-}
+/** Filters of the CLB listing (libs/store LoadBalancerListFilter): `owner` is ccm, reused or console. */
+export type LoadBalancerFilter = LoadBalancerListFilter;
 
-/** Filters of the ECS listing; `clusterId` is the cluster of the node an instance backs. */
-export interface EcsInstanceFilter extends ClusterFilter {
-  clusterId?: string;
+/** Filters of the ECS listing (libs/store EcsInstanceListFilter): `clusterId` is the cluster of the node an instance backs. */
+export type EcsInstanceFilter = EcsInstanceListFilter;
+
+/** The query values that are set (a filter object without undefined members, as the store's filters take them). */
+function present<T extends object>(q: T): Partial<T> {
+  return Object.fromEntries(Object.entries(q).filter(([, v]) => v !== undefined)) as Partial<T>;
 }
 
 /**
@@ -66,6 +67,40 @@ export class FleetService {
     const scanId = await this.scans.scanOf(q.scanId, true);
     const filter = { ...(q.accountId !== undefined ? { accountId: q.accountId } : {}), ...(q.regionId !== undefined ? { regionId: q.regionId } : {}) };
     return cursorPage(scanId, q.limit, q.after, (s, args) => this.clusters(s, principal, args, filter), (c) => c);
+  }
+
+  /**
+   * `GET /v1/load-balancers`: a keyset page of the CLBs of a scan (default: the latest succeeded) in id order and
+   * their total, filtered (account, region, owner, address type, cluster); each CLB's `clusterIds` narrowed to the
+   * clusters the principal sees, as on `GET /v1/load-balancers/{id}` (one read for the page).
+   * @throws StoreError NOT_FOUND when `scanId` names no scan; INVALID_ARGUMENT for a malformed cursor
+   */
+  async loadBalancerPage(q: ListLoadBalancersQuery, principal: Principal): Promise<LoadBalancerPageDto> {
+    const scanId = await this.scans.scanOf(q.scanId, true);
+    const filter = present({ accountId: q.accountId, regionId: q.regionId, owner: q.owner, addressType: q.addressType, clusterId: q.clusterId });
+    const page = await cursorPage(scanId, q.limit, q.after, (s, args) => this.loadBalancers(s, principal, args, filter), (l) => l);
+    return page.scanId === null ? page : { ...page, items: await this.withVisibleClusters(page.scanId, page.items, principal) };
+  }
+
+  /**
+   * `GET /v1/ecs-instances`: a keyset page of the ECS instances of a scan (default: the latest succeeded) in id order
+   * and their total, filtered (account, region, cluster of the node, number of CLBs listing it); each instance's
+   * `loadBalancerIds` narrowed to the CLBs within the principal's accounts, as on `GET /v1/ecs-instances/{id}`.
+   * @throws StoreError NOT_FOUND when `scanId` names no scan; INVALID_ARGUMENT for a malformed cursor
+   */
+  async ecsInstancePage(q: ListEcsInstancesQuery, principal: Principal): Promise<EcsInstancePageDto> {
+    const scanId = await this.scans.scanOf(q.scanId, true);
+    const filter = present({
+      accountId: q.accountId,
+      regionId: q.regionId,
+      clusterId: q.clusterId,
+      minLoadBalancers: q.minLoadBalancers,
+      maxLoadBalancers: q.maxLoadBalancers,
+    });
+    const page = await cursorPage(scanId, q.limit, q.after, (s, args) => this.ecsInstances(s, principal, args, filter), (e) => e);
+    if (page.scanId === null || page.items.length === 0) return page;
+    const lbs = await this.store.graph.loadBalancersByEcsIds(page.scanId, page.items.map((e) => e.instanceId), principal);
+    return { ...page, items: page.items.map((e) => ({ ...e, loadBalancerIds: (lbs.get(e.instanceId) ?? []).map((l) => l.loadBalancerId).sort() })) };
   }
 
   /**
