@@ -141,13 +141,41 @@ describe('REST breadth: scan diff and quotas (e2e)', () => {
       const missing = '00000000-0000-4000-8000-000000000000';
       expect((await http().get(`/v1/scans/${after.id}/diff?against=${missing}`).set(bearer(viewerA))).status).toBe(404);
       expect((await http().get(`/v1/scans/${missing}/diff?against=${before.id}`).set(bearer(viewerA))).status).toBe(404);
-      expect((await http().get(`/v1/scans/${after.id}/diff`).set(bearer(viewerA))).status).toBe(400);
+      expect((await http().get(`/v1/scans/${missing}/diff`).set(bearer(viewerA))).status).toBe(404);
+      expect((await http().get(`/v1/scans/${after.id}/diff?against=not-a-uuid`).set(bearer(viewerA))).status).toBe(400);
       const bad = await http().get(`/v1/scans/${after.id}/diff?against=${before.id}&after=bm90LWEtY3Vyc29y`).set(bearer(viewerA));
       expect(bad.status).toBe(400);
       expect(bad.body.message).toContain('cursor');
       expect((await http().get(`/v1/scans/${after.id}/diff?against=${before.id}&limit=0`).set(bearer(viewerA))).status).toBe(400);
       expect((await http().get(`/v1/scans/${after.id}/diff?against=${before.id}&change=gone`).set(bearer(viewerA))).status).toBe(400);
       expect((await http().get(`/v1/scans/${after.id}/diff?against=${before.id}`)).status).toBe(401);
+    });
+
+    it('without `against` diffs against the previous succeeded scan of the same fleet (issue 21 item 6)', async () => {
+      const explicit = await all(`/v1/scans/${after.id}/diff?against=${before.id}&limit=1000`, BOOTSTRAP);
+      const implicit = await all(`/v1/scans/${after.id}/diff?limit=1000`, BOOTSTRAP);
+      expect(implicit.first).toMatchObject({ scanId: after.id, againstScanId: before.id });
+      expect(implicit.first.counts).toEqual(explicit.first.counts);
+      expect(implicit.items).toEqual(explicit.items);
+      // Another fleet's succeeded scan in between, a failed and a running scan of the fleet in between: all passed over.
+      const at = (d: string) => new Date(`2026-0${d}T00:00:00Z`);
+      const west1 = await store.scans.create({ source: 'offline', fleetName: 'fleet-west', startedAt: at('2-01') });
+      await store.scans.complete(west1.id, { findings: baseline.slice(0, 2), coverage: [makeCoverage({ accountId: A })], quotaUsage: [] });
+      const north = await store.scans.create({ source: 'offline', fleetName: 'fleet-north', startedAt: at('2-10') });
+      await store.scans.complete(north.id, { findings: baseline.slice(0, 2), coverage: [makeCoverage({ accountId: A })], quotaUsage: [] });
+      const failed = await store.scans.create({ source: 'offline', fleetName: 'fleet-west', startedAt: at('2-15') });
+      await store.scans.fail(failed.id, 'collector error');
+      await store.scans.create({ source: 'offline', fleetName: 'fleet-west', startedAt: at('2-20') });
+      const west2 = await store.scans.create({ source: 'offline', fleetName: 'fleet-west', startedAt: at('3-01') });
+      await store.scans.complete(west2.id, { findings: baseline.slice(0, 3), coverage: [makeCoverage({ accountId: A })], quotaUsage: [] });
+      const res = await http().get(`/v1/scans/${west2.id}/diff`).set(bearer(BOOTSTRAP));
+      expect(res.status, JSON.stringify(res.body)).toBe(200);
+      expect(res.body.againstScanId).toBe(west1.id);
+      expect(res.body.counts).toEqual({ new: 1, resolved: 0, persisting: 2, severityChanged: 0 });
+      // The first scan of a fleet has nothing to default to: 404 naming the scan and its fleet.
+      const first = await http().get(`/v1/scans/${west1.id}/diff`).set(bearer(BOOTSTRAP));
+      expect(first.status).toBe(404);
+      expect(first.body.message).toBe(`scan ${west1.id} has no earlier succeeded scan of fleet "fleet-west" to diff against: give against=<scan id>`);
     });
 
     it('either order: with the baseline newer, new and resolved swap and severities run backward', async () => {

@@ -316,6 +316,26 @@ export class ScanRepository {
     return rows.rows[0] ? toStoredScanListItem(rows.rows[0]) : null;
   }
 
+  /**
+   * The baseline a scan diff defaults to: the succeeded scan of the same fleet (same fleet name; both without one
+   * count as the same) that started last before scan `id` (start time, then id, as scans are listed).
+   * @returns null when `id` names no scan (or is not a uuid); `previous` null when no earlier succeeded scan exists,
+   *   with the scan's fleet name for the caller's message
+   */
+  async previousSucceededOfFleet(id: string): Promise<{ previous: string | null; fleetName: string | null } | null> {
+    if (!isUuid(id)) return null;
+    const rows = await this.pool.query<{ fleet_name: string | null; previous: string | null }>(
+      `SELECT s.fleet_name,
+              (SELECT p.id FROM scans p
+                WHERE p.status = 'succeeded' AND p.fleet_name IS NOT DISTINCT FROM s.fleet_name AND (p.started_at, p.id) < (s.started_at, s.id)
+                ORDER BY p.started_at DESC, p.id DESC LIMIT 1) AS previous
+         FROM scans s WHERE s.id = $1`,
+      [id],
+    );
+    const row = rows.rows[0];
+    return row ? { previous: row.previous, fleetName: row.fleet_name } : null;
+  }
+
   /** Id of the succeeded scan that started last, or null (the default scan of finding queries). */
   async latestSucceededId(): Promise<string | null> {
     const rows = await this.pool.query<{ id: string }>(

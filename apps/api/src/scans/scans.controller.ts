@@ -54,20 +54,21 @@ export class ScansController {
     summary:
       "How scan {id} differs from scan `against` by finding fingerprint: new, resolved, persisting (same severity), severityChanged; counts and items cover only the token's accounts",
     description:
+      'Without `against` the baseline is the previous succeeded scan of the same fleet (404 when there is none). ' +
       'Either order is allowed: `new` = in {id}, not in `against`; `resolved` = in `against`, not in {id}; swapping the ids swaps new and resolved (with `against` newer, the diff runs backward in time). Both scans must have succeeded and be of one fleet.',
   })
   @ApiParam({ name: 'id', schema: { type: 'string', format: 'uuid' }, description: 'The scan compared (older or newer than `against`)' })
   @ApiZodQuery(scanDiffQuerySchema)
   @ApiOkResponse({ type: ScanDiffPageDto })
   @ApiBadRequestResponse({ type: ErrorResponseDto, description: 'Invalid query, or scans of different fleets (INVALID_ARGUMENT naming both ids and fleets)' })
-  @ApiNotFoundResponse({ type: ErrorResponseDto, description: 'Either scan does not exist' })
+  @ApiNotFoundResponse({ type: ErrorResponseDto, description: 'Either scan does not exist, or `against` is omitted and no earlier succeeded scan of the fleet exists' })
   @ApiConflictResponse({ type: ErrorResponseDto, description: 'Either scan is running or failed (CONFLICT naming it)' })
   diff(
     @Param('id', new ZodValidationPipe(scanIdSchema, 'path.id')) id: string,
     @Query(new ZodValidationPipe(scanDiffQuerySchema, 'query')) q: ScanDiffQueryParams,
     @CurrentPrincipal() principal: Principal,
   ): Promise<ScanDiffPageDto> {
-    return this.scans.diff({ ...q, scanId: id, againstScanId: q.against }, principal);
+    return this.scans.diffAgainst(id, q, principal);
   }
 
   @Post()

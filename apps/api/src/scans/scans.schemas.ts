@@ -26,7 +26,9 @@ export type LaunchScanBody = z.output<typeof launchScanBodySchema>;
 
 /** Query of `GET /v1/scans/{id}/diff`: the baseline scan, filters (each side) and keyset paging. */
 export const scanDiffQuerySchema = z.strictObject({
-  against: scanIdSchema.describe('Baseline scan id (uuid), older or newer: the diff says how scan {id} differs from it'),
+  against: scanIdSchema
+    .optional()
+    .describe('Baseline scan id (uuid), older or newer: the diff says how scan {id} differs from it; default: the previous succeeded scan of the same fleet'),
   change: z
     .enum(FINDING_CHANGES as [FindingChange, ...FindingChange[]], `must be one of ${FINDING_CHANGES.join(', ')}`)
     .optional()

@@ -7,7 +7,7 @@ import { toResourceDto } from '../findings/finding.mapper';
 import type { ScanDiffItemDto, ScanDiffPageDto } from './scan-diff.dto';
 import type { LaunchScanResponseDto, ScanDto, ScanListItemDto, ScanPageDto } from './scan.dto';
 import { toScanDto, toScanListItemDto } from './scan.mapper';
-import type { LaunchScanBody, ListScansQuery } from './scans.schemas';
+import type { LaunchScanBody, ListScansQuery, ScanDiffQueryParams } from './scans.schemas';
 
 /** Scans: list, read one, compare two, launch (through the ScanLauncher port); for REST `/v1/scans` and GraphQL. */
 @Injectable()
@@ -41,6 +41,31 @@ export class ScansService {
     const page = await this.store.scanDiffs.diff(query, principal);
     const items: ScanDiffItemDto[] = page.items.map((i) => ({ ...i, resource: toResourceDto(i.resource) }));
     return { scanId: query.scanId, againstScanId: query.againstScanId, counts: page.counts, items, nextCursor: page.nextCursor };
+  }
+
+  /**
+   * `GET /v1/scans/{id}/diff`: `diff` of scan `scanId` against `q.against`, by default against the previous succeeded
+   * scan of the same fleet (`defaultBaseline`).
+   * @throws ApiError NOT_FOUND as `defaultBaseline`; StoreError as `diff`
+   */
+  async diffAgainst(scanId: string, q: ScanDiffQueryParams, principal: Principal): Promise<ScanDiffPageDto> {
+    const { against, ...rest } = q;
+    return this.diff({ ...rest, scanId, againstScanId: against ?? (await this.defaultBaseline(scanId)) }, principal);
+  }
+
+  /**
+   * The baseline of `GET /v1/scans/{id}/diff` without `against`: the previous succeeded scan of the same fleet
+   * (ScanRepository.previousSucceededOfFleet).
+   * @throws ApiError NOT_FOUND when no scan has this id, or no earlier succeeded scan of its fleet exists (naming both)
+   */
+  async defaultBaseline(scanId: string): Promise<string> {
+    const found = await this.scans.previousSucceededOfFleet(scanId);
+    if (!found) throw new ApiError('NOT_FOUND', `scan ${scanId} not found`);
+    if (found.previous === null) {
+      const fleet = found.fleetName === null ? 'without a fleet name' : `of fleet "${found.fleetName}"`;
+      throw new ApiError('NOT_FOUND', `scan ${scanId} has no earlier succeeded scan ${fleet} to diff against: give against=<scan id>`);
+    }
+    return found.previous;
   }
 
   /** A page of scans, newest first; summaries count only the principal's accounts. */
