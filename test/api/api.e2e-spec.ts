@@ -320,6 +320,29 @@ describe('REST API /v1 (e2e)', () => {
       expect(both.status).toBe(400);
     });
 
+    it('pages by `after` like every REST list (issue 21 item 6); `cursor` stays its deprecated alias', async () => {
+      const byCursor: string[] = [];
+      const byAfter: string[] = [];
+      for (const [param, out] of [['cursor', byCursor], ['after', byAfter]] as const) {
+        let next: string | null = null;
+        do {
+          const res: request.Response = await http().get(`/v1/findings?limit=7${next ? `&${param}=${next}` : ''}`).set(auth);
+          expect(res.status, JSON.stringify(res.body)).toBe(200);
+          out.push(...(res.body.items as FindingDto[]).map((f) => f.fingerprint));
+          next = res.body.nextCursor as string | null;
+        } while (next);
+      }
+      expect(byAfter).toHaveLength(26);
+      expect(byAfter).toEqual(byCursor);
+      const first = (await http().get('/v1/findings?limit=7').set(auth)).body.nextCursor as string;
+      const second = (await http().get(`/v1/findings?limit=7&after=${first}`).set(auth)).body.nextCursor as string;
+      expect((await http().get(`/v1/findings?limit=7&after=${first}&cursor=${first}`).set(auth)).status).toBe(200);
+      const differ = await http().get(`/v1/findings?limit=7&after=${first}&cursor=${second}`).set(auth);
+      expect(differ.status).toBe(400);
+      expect(differ.body.message).toContain('query.cursor: give the cursor once, as after');
+      expect((await http().get(`/v1/findings?limit=7&offset=7&after=${first}`).set(auth)).status).toBe(400);
+    });
+
     it('rejects invalid filters with 400 and names the parameter', async () => {
       const cases: [string, string][] = [
         ['severity=fatal', 'query.severity: must be one of info, warning, critical'],

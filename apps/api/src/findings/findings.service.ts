@@ -52,7 +52,11 @@ export class FindingsService {
    * every request, so waiver states (and expiry) are always judged now.
    * @throws StoreError NOT_FOUND when `scanId` names no scan; INVALID_ARGUMENT for a bad cursor
    */
-  async listJson(query: ListFindingsQuery, principal: Principal): Promise<string> {
+  async listJson(given: ListFindingsQuery, principal: Principal): Promise<string> {
+    // `after` is the cursor; `cursor` its deprecated alias (the schema refuses the two differing).
+    const { after, cursor, ...rest } = given;
+    const paging = after ?? cursor;
+    const query = { ...rest, ...(paging !== undefined ? { cursor: paging } : {}) };
     const generation = await this.store.generations.current();
     const [page, matcher] = await Promise.all([
       this.findings.list(query, principal, generation),
