@@ -421,7 +421,7 @@ describe('REST API /v1 (e2e)', () => {
       }
       expect(doc.paths['/healthz'].get.security).toBeUndefined();
       const params = doc.paths['/v1/findings'].get.parameters ?? [];
-      expect(params.map((p) => p.name).sort()).toEqual(['accountId', 'checkId', 'clusterId', 'cursor', 'limit', 'offset', 'scanId', 'severity']);
+      expect(params.map((p) => p.name).sort()).toEqual(['accountId', 'after', 'checkId', 'clusterId', 'cursor', 'limit', 'offset', 'scanId', 'severity']);
       expect(params.every((p) => p.in === 'query' && p.required === false)).toBe(true);
       expect(Object.keys(doc.components.schemas)).toEqual(expect.arrayContaining(['FindingDto', 'FindingPageDto', 'ScanDto', 'ScanPageDto', 'ErrorResponseDto']));
       // The document itself must not reveal the token.
