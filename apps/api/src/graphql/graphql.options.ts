@@ -45,6 +45,11 @@ export interface GraphqlOptions {
   introspection?: boolean;
   /** Also write the schema SDL to this file at startup (development; the committed copy is apps/api/schema.gql). */
   schemaFile?: string;
+  /**
+   * Put the stack trace in `extensions.stacktrace` of error answers (default false: never, whatever NODE_ENV says;
+   * Apollo's own default follows NODE_ENV). `serve` and `demo` set it from FLEET_AUDIT_DEBUG=1.
+   */
+  stackTraces?: boolean;
 }
 
 const logger = new Logger('GraphQL');
@@ -163,6 +168,7 @@ export function graphqlModule(options: GraphqlOptions, store: Store, auth: Token
     preserveHttpStatusForExecutionErrors: false,
     // "Did you mean ...?" suggestions name schema fields: off with introspection (Apollo Server >= 4.12).
     hideSchemaDetailsFromClientErrors: !introspection,
+    includeStacktraceInErrorResponses: options.stackTraces === true,
     resolvers: { JSON: JSONScalar },
     // The driver's types come from Apollo's ESM build, the plugins from its CJS build: same runtime objects.
     // Apollo's cache-control plugin (installed unless disabled) hooks every field resolution to compute HTTP cache

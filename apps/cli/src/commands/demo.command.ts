@@ -145,7 +145,7 @@ export async function runDemoCommand(opts: DemoOptions): Promise<number> {
     });
     const { createApiApp } = loadApi();
     // The demo serves the GraphQL sandbox page (GET /graphql); production keeps it off (GRAPHQL_SANDBOX).
-    const app = await createApiApp({ store: db, token, scanLauncher: launcher, graphql: { ...cliConfig().graphql, sandbox: true } });
+    const app = await createApiApp({ store: db, token, scanLauncher: launcher, graphql: { ...cliConfig().graphql, sandbox: true, stackTraces: cliConfig().cli?.debug === true } });
     await app.listen(opts.port, '127.0.0.1');
     const url = `http://127.0.0.1:${opts.port}`;
     cliStreams().stdout.write(

@@ -94,7 +94,7 @@ export async function runServeCommand(opts: ServeOptions): Promise<number> {
     token,
     scanLauncher: launcher,
     log: { level },
-    graphql: config.graphql,
+    graphql: { ...config.graphql, stackTraces: config.cli?.debug === true },
     trustProxy: config.api.trustProxy,
     ...(redisProbe ? { readiness: { redis: () => redisProbe.ping() } } : {}),
   });
