@@ -87,6 +87,21 @@ export function runCli(args: string[], env: NodeJS.ProcessEnv = {}): CliRun {
   return { status: r.status, stdout: r.stdout, stderr: r.stderr };
 }
 
+/** `runCli` without blocking the event loop: several runs (and a server in the same test) proceed concurrently. */
+export function runCliAsync(args: string[], env: NodeJS.ProcessEnv = {}): Promise<CliRun> {
+  const base = { ...process.env };
+  delete base.DATABASE_URL;
+  const child = spawn(process.execPath, [BIN, ...args], { env: { ...base, ...env }, stdio: ['ignore', 'pipe', 'pipe'], timeout: 120_000 });
+  let stdout = '';
+  let stderr = '';
+  child.stdout.on('data', (d: Buffer) => (stdout += d.toString()));
+  child.stderr.on('data', (d: Buffer) => (stderr += d.toString()));
+  return new Promise((resolve, reject) => {
+    child.once('error', reject);
+    child.once('close', (status) => resolve({ status, stdout, stderr }));
+  });
+}
+
 /** Start `fleet-audit <args>` and resolve with its first stdout line; `stop()` sends SIGTERM. */
 export function startCli(args: string[]): Promise<{ firstLine: string; stop: () => Promise<number | null> }> {
   const child = spawn(process.execPath, [BIN, ...args], { stdio: ['ignore', 'pipe', 'pipe'] });

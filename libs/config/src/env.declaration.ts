@@ -388,7 +388,7 @@ export const ENV_VARS = {
   }),
   FLEET_AUDIT_DEBUG: declare({
     namespace: 'cli',
-    description: '`1`: the CLI prints the stack trace after an error line',
+    description: '`1`: the CLI prints the stack trace after an error line, and GraphQL errors of `serve` / `demo` carry `extensions.stacktrace` (never otherwise)',
     shape: '1 or 0',
     default: '0',
     secret: false,
