@@ -2,7 +2,7 @@
  * Every example of README.md runs (issue 21 item 8): each `fleet-audit` / `npx fleet-audit` command and each `curl`
  * of a `sh`/`bash` block, and each `graphql` block, read from the README text, runs against the bundled sample
  * fleet: CLI commands through the built CLI (bin/fleet-audit.js; `nest build cli` first), curl commands and
- * GraphQL documents with fetch against one `fleet-audit serve` on a fresh test database holding two scans of the
+ * GraphQL documents with fetch against one `fleet-audit serve` on a fresh test database (migrated) holding two scans of the
  * sample fleet. An example that cannot run here is in MARKED (exact command text -> reason), reviewed like code:
  * a new example that neither runs nor is marked fails, and so does a mark whose example left the README.
  *
@@ -16,7 +16,7 @@ import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { ROOT, runCli, runCliAsync, startCli } from '../cli/cli-run.util';
+import { ROOT, runCliAsync, startCli } from '../cli/cli-run.util';
 import { createTestDatabase, type TestDatabase } from '../store/test-database.util';
 import { eventually, freePort } from '../worker/worker-test.util';
 import { expandNotation, fencedBlocks, parseCurl, shellCommands, type ShellCommand } from './readme-examples.util';
@@ -51,7 +51,7 @@ const MARKED: ReadonlyMap<string, string> = new Map([
 
 /** Non-example lines of shell blocks (tooling the README mentions): first words -> why they are not run. */
 const TOOLING: ReadonlyArray<[RegExp, string]> = [
-  [/^npm (install|test|run)\b/, 'installs, builds or runs the test suite / benches'],
+  [/^(\w+=\S*\s+)*npm (install|test|run)\b/, 'installs, builds or runs the test suite / benches'],
   [/^npx vitest\b/, 'runs tests'],
 ];
 
@@ -195,9 +195,6 @@ describe('README.md examples (e2e)', { timeout: 120_000 }, () => {
   beforeAll(async () => {
     server.tmp = mkdtempSync(join(tmpdir(), 'readme-examples-'));
     db = await createTestDatabase();
-    const dbEnv = { DATABASE_URL: db.url };
-    const migrated = runCli(['migrate'], dbEnv);
-    expect(migrated.status, migrated.stderr).toBe(0);
     // Two stored scans of the sample fleet: $LAST_WEEK (observed 7 days ago) and $SCAN (now); the simulator meanwhile.
     const weekAgo = new Date(Date.now() - 7 * 86_400_000).toISOString();
     const simStarting = startCli(['sim', '--fleet', join(ROOT, SAMPLE), '--port', '0']);
