@@ -1,12 +1,14 @@
 /**
- * Scheduled scans (@nestjs/schedule cron in every worker): with a one-second schedule and two
- * workers, scans get enqueued on schedule, each tick starts at most one scan, and a source whose
- * scan still runs is not started again (scope lock) until it ended.
+ * Scheduled scans (@nestjs/schedule cron in every worker): two workers whose registered cron jobs
+ * the test fires for a virtual clock (no real one-second waits) enqueue a scan per tick, each tick
+ * starts at most one scan, and a source whose scan still runs is not started again (scope lock)
+ * until it ended.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { scheduledScanId } from '@app/queue';
 import { Store, type StoredScanListItem, SYSTEM_PRINCIPAL } from '@app/store';
-import { ScanSchedulerService, startWorker, type RunningWorker } from '@app/worker';
+import { SchedulerRegistry } from '@nestjs/schedule';
+import { SCAN_SCHEDULE_CRON, ScanSchedulerService, startWorker, type RunningWorker } from '@app/worker';
 import { createTestDatabase, type TestDatabase } from '../store/test-database.util';
 import {
   deletePrefix,
@@ -23,11 +25,8 @@ describe('scan schedule', () => {
   let store: Store;
 
   beforeAll(async () => {
-    // Slow enough (low budget) that a scan spans several one-second ticks.
-    fleet = await startTestFleet(
-      { seed: 41, accounts: 1, regions: ['cn-hangzhou'], clusters: 2 },
-      { qpsPerAccount: 5 },
-    );
+    // No throttle: the ticks are fired by the test, a scan need only outlast one tick.
+    fleet = await startTestFleet({ seed: 41, accounts: 1, regions: ['cn-hangzhou'], clusters: 2 });
     db = await createTestDatabase();
     store = await Store.open({ connectionString: db.url, migrate: true });
   });
@@ -43,9 +42,12 @@ describe('scan schedule', () => {
       .filter((s) => s.fleetName === fleetName)
       .sort((a, b) => (a.startedAt < b.startedAt ? -1 : 1));
 
-  it('enqueues scans every second, one per tick, never two of one source at once', async () => {
+  it('enqueues scans on its cron ticks, one per tick, never two of one source at once', async () => {
     const prefix = uniquePrefix('cron');
     const source = { name: fleet.config.name, config: fleet.config };
+    // A virtual clock: the test fires the registered cron of both workers itself, one virtual
+    // second per tick, instead of waiting on real seconds (the cron expression is never due here).
+    let virtualMs = Date.UTC(2026, 0, 5, 10, 0, 0);
     const workers: RunningWorker[] = await Promise.all(
       [0, 1].map(() =>
         startWorker({
@@ -53,40 +55,62 @@ describe('scan schedule', () => {
           redisUrl: SHARED_REDIS_URL,
           prefix,
           sources: [source],
-          schedule: '* * * * * *',
+          schedule: '0 0 0 1 1 *',
+          clock: () => new Date(virtualMs),
           reconcile: false,
           logger: false,
           shutdownGraceMs: 1_000,
         }),
       ),
     );
-    const began = Date.now();
-    try {
-      // A first scan ran to its end and the schedule started the next one.
-      const scans = await eventually(
-        async () => {
-          const s = await scansOf(source.name);
-          return s.length >= 2 && s[0].status === 'succeeded' ? s : undefined;
-        },
-        120_000,
-        'two scheduled scans',
+    const ticks: Date[] = [];
+    /** One tick: both workers' registered cron jobs fire for the same virtual second. */
+    const fireTick = async (): Promise<void> => {
+      virtualMs += 1_000;
+      ticks.push(new Date(virtualMs));
+      await Promise.all(
+        workers.map((w) => w.app.get(SchedulerRegistry).getCronJob(SCAN_SCHEDULE_CRON).fireOnTick()),
       );
-      const seconds = (Date.now() - began) / 1000;
-      // Far fewer scans than ticks: ticks while a scan ran started nothing.
-      expect(scans.length).toBeLessThan(seconds);
+    };
+    try {
+      for (const w of workers) {
+        expect(w.app.get(SchedulerRegistry).getCronJob(SCAN_SCHEDULE_CRON).isActive).toBe(true);
+      }
+      // The first tick starts one scan (both workers fired it); the next tick, while it runs, none.
+      await fireTick();
+      const first = await scansOf(source.name);
+      expect(first).toHaveLength(1);
+      expect(first[0].id).toBe(scheduledScanId(source.name, ticks[0]));
+      await fireTick();
+      expect(await scansOf(source.name)).toHaveLength(1);
+      // The first scan ran to its end; the next tick starts the next one.
+      await eventually(
+        async () => (await scansOf(source.name))[0].status !== 'running',
+        30_000,
+        'the first scheduled scan to end',
+      );
+      await fireTick();
+      const scans = await scansOf(source.name);
+      expect(scans).toHaveLength(2);
+      expect(scans[0].status).toBe('succeeded');
+      // Fewer scans than ticks: the tick while a scan ran started nothing.
+      expect(scans.length).toBeLessThan(ticks.length);
       for (let i = 1; i < scans.length; i += 1) {
         const prev = scans[i - 1];
         expect(prev.finishedAt, `scan ${i - 1} ended before scan ${i} started`).not.toBeNull();
         expect(scans[i].startedAt >= (prev.finishedAt ?? '')).toBe(true);
       }
       // Each id derives from (source, tick second): both workers' ticks collapsed into one scan.
-      for (const s of scans) {
-        const tick = new Date(Math.floor(new Date(s.startedAt).getTime() / 1000) * 1000);
-        const candidates = [-1, 0].map((d) =>
-          scheduledScanId(source.name, new Date(tick.getTime() + d * 1000)),
-        );
-        expect(candidates).toContain(s.id);
-      }
+      expect(scans[1].id).toBe(scheduledScanId(source.name, ticks[2]));
+      const done = await eventually(
+        async () => {
+          const s = await store.scans.get(scans[1].id);
+          return s && s.status !== 'running' ? s : undefined;
+        },
+        30_000,
+        'the second scheduled scan to end',
+      );
+      expect(done.status).toBe('succeeded');
     } finally {
       await Promise.all(workers.map((w) => w.close()));
       await deletePrefix(SHARED_REDIS_URL, prefix);
@@ -126,7 +150,7 @@ describe('scan schedule', () => {
           const s = await store.scans.get(started.scanId);
           return s && s.status !== 'running' ? s : undefined;
         },
-        120_000,
+        30_000,
         'the manual scan to end',
       );
       expect(done.status).toBe('succeeded');

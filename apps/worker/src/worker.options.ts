@@ -74,6 +74,11 @@ export interface WorkerOptions {
    * A source whose scan is still running is not started again (scope lock).
    */
   schedule?: string | false;
+  /**
+   * The time a schedule tick is for (it names the tick's scan, `scheduledScanId`); default the system
+   * clock. Tests pass a virtual clock and fire the registered cron themselves instead of waiting on it.
+   */
+  clock?: () => Date;
   /** Longest a scope lock holds without being released (milliseconds, default 6 hours). */
   scopeLockTtlMs?: number;
   /** Audit settings of scheduled scans. */
@@ -148,6 +153,7 @@ export function resolveWorkerOptions(o: WorkerOptions): ResolvedWorkerOptions {
     policies: o.policies ?? {},
     sources: o.sources ?? [],
     schedule: o.schedule ?? DEFAULT_SCAN_SCHEDULE,
+    clock: o.clock ?? (() => new Date()),
     reports: {
       schedule: o.reports?.schedule ?? DEFAULT_REPORT_SCHEDULE,
       ...(o.reports?.accounts ? { accounts: o.reports.accounts } : {}),

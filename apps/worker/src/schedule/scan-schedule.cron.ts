@@ -18,8 +18,9 @@ export const SCAN_SCHEDULE_CRON = 'scan-schedule';
  * The configurable scan schedule: a dynamic cron registered in @nestjs/schedule's
  * `SchedulerRegistry` (the expression comes from configuration, so the static `@Cron()` decorator
  * cannot carry it; NestJS docs "Task scheduling: dynamic cron jobs"). Each tick asks the scheduler
- * service to start the configured sources' scans; a tick is skipped while the previous one still
- * runs (`waitForCompletion`).
+ * service to start the configured sources' scans for the time of `options.clock` (the system clock
+ * unless a test passes a virtual one); a tick is skipped while the previous one still runs
+ * (`waitForCompletion`).
  */
 @Injectable()
 export class ScanScheduleCron implements OnApplicationBootstrap, OnModuleDestroy {
@@ -40,7 +41,7 @@ export class ScanScheduleCron implements OnApplicationBootstrap, OnModuleDestroy
     const job = CronJob.from({
       cronTime: this.options.schedule,
       onTick: async () => {
-        await this.scheduler.tickAll(new Date());
+        await this.scheduler.tickAll(this.options.clock());
       },
       waitForCompletion: true,
       errorHandler: (e: unknown) =>
