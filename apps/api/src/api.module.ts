@@ -1,6 +1,7 @@
 import { type DynamicModule, Inject, type MiddlewareConsumer, Module, type NestModule, RequestMethod } from '@nestjs/common';
 import { APP_FILTER, APP_GUARD } from '@nestjs/core';
 import { ApiTokenRepository, FindingRepository, ScanRepository, ScanTargetRepository, Store } from '@app/store';
+import { ForecastPool, type ForecastPoolOptions } from '@app/audit';
 import { type AuthOptions, TokenAuthenticator } from './auth/token-authenticator';
 import { randomUUID } from 'node:crypto';
 import type { IncomingMessage, ServerResponse } from 'node:http';
@@ -23,7 +24,7 @@ import { BearerAuthGuard } from './common/bearer-auth.guard';
 import { FindingsController } from './findings/findings.controller';
 import { FindingsService } from './findings/findings.service';
 import { ForecastsController } from './forecasts/forecasts.controller';
-import { ForecastsService } from './forecasts/forecasts.service';
+import { FORECAST_POOL, ForecastsService } from './forecasts/forecasts.service';
 import { HealthController } from './health/health.controller';
 import { HealthService } from './health/health.service';
 import { MetricsController } from './metrics/metrics.controller';
@@ -81,6 +82,8 @@ export interface ApiModuleOptions {
   log?: ApiLogOptions;
   /** The GraphQL endpoint `/graphql` (default: served, sandbox off); `false` serves none. */
   graphql?: GraphqlOptions | false;
+  /** Budgets of the forecast worker pool (what-if, headroom; defaults: 1 running, 2 waiting, 20 s, 256 MB heap). */
+  forecasts?: ForecastPoolOptions;
 }
 
 /** Logging of the API (nestjs-pino + pino-http). */
@@ -168,6 +171,7 @@ export class ApiModule implements NestModule {
         { provide: GRAPHQL_SERVED, useValue: options.graphql !== false },
         { provide: GRAPHQL_MAX_QUERY_BYTES, useValue: (options.graphql && options.graphql.maxQueryBytes) || DEFAULT_MAX_QUERY_BYTES },
         { provide: SCAN_LAUNCHER, useValue: options.scanLauncher },
+        { provide: FORECAST_POOL, useValue: new ForecastPool(options.forecasts) },
         { provide: METRICS_OPTIONS, useValue: options.metrics ?? {} },
         { provide: SCAN_LEASE, useValue: options.scanLease ?? {} },
         ScanReaperService,

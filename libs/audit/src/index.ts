@@ -7,3 +7,4 @@ export type * from './scan-child.protocol';
 export * from './audit-settings.loader';
 export * from './waivers-file.loader';
 export * from './forecast-runner';
+export * from './forecast-pool';

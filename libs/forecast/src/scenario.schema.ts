@@ -12,12 +12,27 @@ import { fleetAuditErrorKind } from '@app/errors';
 export const SCENARIO_API_VERSION = 'fleet-audit/v1';
 
 const name = z.string().min(1);
-const count = z.number().int().min(1).max(100_000);
+/**
+ * Size limits that follow from real fleets (issue 23 item 1; README "What-if limits"): one step adds at most
+ * MAX_ADD_NODES nodes (5,000 nodes is the largest cluster Kubernetes supports, kubernetes.io/docs/setup/best-practices/
+ * cluster-large, so one step never grows a cluster past a size anyone runs) and at most MAX_ADD_SERVICES LoadBalancer
+ * Services (each one CLB; the default CLB quota `slb_quota_instances_num` is 30-60 per account, ACK limits page
+ * help.aliyun.com/zh/ack/product-overview/limits, and raised quotas stay in the hundreds); a
+ * scenario has at most MAX_SCENARIO_STEPS steps. Within them the largest what-if stays inside the API's forecast
+ * time budget (`npm run bench:whatif-size`).
+ */
+export const MAX_ADD_NODES = 5_000;
+/** Most Services one addServices step adds (see MAX_ADD_NODES). */
+export const MAX_ADD_SERVICES = 1_000;
+/** Most steps of one scenario (see MAX_ADD_NODES). */
+export const MAX_SCENARIO_STEPS = 100;
+const nodeCount = z.number().int().min(1).max(MAX_ADD_NODES, `at most ${MAX_ADD_NODES} nodes per step (the largest cluster Kubernetes supports)`);
+const serviceCount = z.number().int().min(1).max(MAX_ADD_SERVICES, `at most ${MAX_ADD_SERVICES} Services per step (one CLB each)`);
 const labels = z.record(z.string(), z.string());
 
 const addNodes = z.strictObject({
   cluster: name,
-  count,
+  count: nodeCount,
   /** Name of an existing node to copy (labels, ECS type, vSwitch); default: the first eligible worker. */
   like: name.optional(),
   /** Labels set on the new nodes (over the copied ones), e.g. a node pool label. */
@@ -27,7 +42,7 @@ const removeNodes = z.strictObject({ cluster: name, names: z.array(name).min(1) 
 const addServices = z.strictObject({
   cluster: name,
   namespace: name,
-  count,
+  count: serviceCount,
   externalTrafficPolicy: z.enum(['Cluster', 'Local']).default('Cluster'),
   ports: z.array(z.number().int().min(1).max(65535)).min(1).max(50).default([80]),
   podsPerService: z.number().int().min(0).max(10_000).default(2),
@@ -82,7 +97,7 @@ const header = z.strictObject({
   apiVersion: z.literal(SCENARIO_API_VERSION),
   kind: z.literal('Scenario'),
   name: name,
-  steps: z.array(z.unknown()).min(1).max(1000),
+  steps: z.array(z.unknown()).min(1).max(MAX_SCENARIO_STEPS, `at most ${MAX_SCENARIO_STEPS} steps per scenario`),
 });
 
 function issueText(issue: z.core.$ZodIssue): string {

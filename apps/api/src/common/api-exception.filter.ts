@@ -35,6 +35,8 @@ export function statusOfApiError(code: ApiErrorCode): number {
       return 429;
     case 'NOT_FOUND':
       return 404;
+    case 'FORECAST_TOO_LARGE':
+      return 422;
     case 'SCAN_LAUNCH_UNAVAILABLE':
     case 'TOKENS_DISABLED':
       return 503;

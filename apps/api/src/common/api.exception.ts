@@ -13,10 +13,15 @@ export type ApiErrorCode =
   | 'UNAUTHENTICATED'
   /** The token is valid but its role does not allow this operation (403). */
   | 'FORBIDDEN'
-  /** Too many failed authentications from this client address or against this token id (429, `Retry-After`). */
+  /**
+   * Too many failed authentications from this client address or against this token id, or the forecast queue is
+   * full (429, `Retry-After`).
+   */
   | 'RATE_LIMITED'
   /** The addressed resource does not exist (404). */
   | 'NOT_FOUND'
+  /** A what-if or headroom went over the forecast time or heap budget: the input must get smaller (422). */
+  | 'FORECAST_TOO_LARGE'
   /** This API process has no way to start scans (standalone API without a launcher) (503). */
   | 'SCAN_LAUNCH_UNAVAILABLE'
   /** This API process has no TOKEN_HASH_KEY, so it cannot create scoped tokens (503). */

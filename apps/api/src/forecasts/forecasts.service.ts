@@ -1,14 +1,38 @@
-import { Injectable } from '@nestjs/common';
-import { ForecastUnavailableError, headroomFromStore, trendsFromStore, whatIfFromStore } from '@app/audit';
+import { Inject, Injectable, type OnApplicationShutdown } from '@nestjs/common';
+import { ForecastBudgetError, ForecastBusyError, ForecastPool, ForecastUnavailableError, latestSnapshot, trendsFromStore } from '@app/audit';
 import { HeadroomOptionError, ScenarioError, parseScenario, type HeadroomEntry, type TrendEntry, type WhatIfResult } from '@app/forecast';
 import { Store, scopeIncludes, type Principal } from '@app/store';
 import { ApiError } from '../common/api.exception';
 import type { HeadroomQuery, TrendsQuery } from './forecasts.schemas';
 
-/** Forecast use cases for the REST API (libs/audit forecast-runner over the store). */
+/**
+ * The forecast pool's refusals as API errors (REST and GraphQL map ApiError the same way).
+ * @throws ApiError RATE_LIMITED (429 + Retry-After) for a full queue, FORECAST_TOO_LARGE (422) past a budget
+ */
+function throwPoolError(e: unknown): void {
+  if (e instanceof ForecastBusyError) throw new ApiError('RATE_LIMITED', e.message, undefined, e.retryAfterSeconds);
+  if (e instanceof ForecastBudgetError) throw new ApiError('FORECAST_TOO_LARGE', e.message);
+}
+
+/** Injection token of the API's forecast worker pool (libs/audit ForecastPool). */
+export const FORECAST_POOL = Symbol('FORECAST_POOL');
+
+/**
+ * Forecast use cases for the REST API and GraphQL: trends in-process (a bounded read of stored series), headroom
+ * and what-ifs in the forecast worker pool (off the event loop, with time and heap budgets; issue 23 item 1) on the
+ * latest stored snapshot, read here and handed to the worker as plain data.
+ */
 @Injectable()
-export class ForecastsService {
-  constructor(private readonly store: Store) {}
+export class ForecastsService implements OnApplicationShutdown {
+  constructor(
+    private readonly store: Store,
+    @Inject(FORECAST_POOL) private readonly pool: ForecastPool,
+  ) {}
+
+  /** Stops running forecast workers and refuses waiting ones. */
+  async onApplicationShutdown(): Promise<void> {
+    await this.pool.close();
+  }
 
   /** Trends of the stored quota series (JSON contract: libs/forecast README). */
   async trends(q: TrendsQuery, principal: Principal): Promise<{ trends: TrendEntry[] }> {
@@ -38,19 +62,24 @@ export class ForecastsService {
 
   /**
    * Headroom on the latest stored snapshot.
-   * @throws ApiError NOT_FOUND when no scan stored a snapshot; VALIDATION_FAILED for an unknown `like` node
+   * @throws ApiError NOT_FOUND when no scan stored a snapshot; VALIDATION_FAILED for an unknown `like` node;
+   *   RATE_LIMITED (429) when the forecast queue is full; FORECAST_TOO_LARGE (422) past the time or heap budget
    */
   async headroom(q: HeadroomQuery, principal: Principal): Promise<{ scanId: string; headroom: HeadroomEntry[] }> {
     this.requireAllAccounts(principal);
     try {
-      return await headroomFromStore(this.store, {
+      const s = await latestSnapshot(this.store);
+      const headroom = await this.pool.headroom(s.snapshot, {
+        now: new Date(s.observedAt),
         ...(q.clusterId ? { clusterIds: [q.clusterId] } : {}),
         ...(q.like ? { like: q.like } : {}),
         ...(q.ports ? { ports: Math.ceil(q.ports) } : {}),
         ...(q.podsPerService ? { podsPerService: Math.ceil(q.podsPerService) } : {}),
       });
+      return { scanId: s.scanId, headroom };
     } catch (e) {
       if (e instanceof ForecastUnavailableError) throw new ApiError('NOT_FOUND', e.message);
+      throwPoolError(e);
       if (e instanceof HeadroomOptionError)
         throw new ApiError('VALIDATION_FAILED', e.message.replace('--like', 'query.like'), [{ path: 'query.like', message: e.message }]);
       throw e;
@@ -59,18 +88,21 @@ export class ForecastsService {
 
   /**
    * A what-if scenario on the latest stored snapshot.
-   * @throws ApiError VALIDATION_FAILED naming the step and field; NOT_FOUND when no scan stored a snapshot
+   * @throws ApiError VALIDATION_FAILED naming the step and field; NOT_FOUND when no scan stored a snapshot;
+   *   RATE_LIMITED (429) when the forecast queue is full; FORECAST_TOO_LARGE (422) past the time or heap budget
    */
   async whatIf(body: unknown, principal: Principal): Promise<{ scanId: string } & WhatIfResult> {
     this.requireAllAccounts(principal);
     try {
       const scenario = parseScenario(body);
-      const { scanId, result } = await whatIfFromStore(this.store, scenario);
-      return { scanId, ...result };
+      const s = await latestSnapshot(this.store);
+      const result = await this.pool.whatIf(s.snapshot, scenario, { now: new Date(s.observedAt) });
+      return { scanId: s.scanId, ...result };
     } catch (e) {
       if (e instanceof ScenarioError)
         throw new ApiError('VALIDATION_FAILED', e.message, [{ path: `body${e.field ? `.${e.step ? `steps.${e.step - 1}.` : ''}${e.field}` : ''}`, message: e.message }]);
       if (e instanceof ForecastUnavailableError) throw new ApiError('NOT_FOUND', e.message);
+      throwPoolError(e);
       throw e;
     }
   }

@@ -33,7 +33,7 @@ const GRAPH_TYPES = new Set([...GRAPH_NODES, ...GRAPH_NODES.flatMap((t) => [`${t
  * we send; issue 23 item 2: keys used to be the full query text and were not counted). A quarter of what the Helm
  * chart gives the API pod (512 MiB).
  */
-const MAX_CACHED_CHARS = 32_000_000;
+export const MAX_CACHED_CHARS = 32_000_000;
 
 /** Characters a stored key takes (a base64 SHA-256). */
 const KEY_CHARS = 44;
@@ -125,6 +125,11 @@ export class GraphAnswerCache {
     const current = this.answers.peek(key);
     if (current && current.generation > findingsGeneration) return;
     this.answers.set(key, { generation: findingsGeneration, body });
+  }
+
+  /** What the cache holds: answers (count) and their counted size (characters, keys included; <= MAX_CACHED_CHARS). */
+  get stats(): { entries: number; chars: number } {
+    return { entries: this.answers.size, chars: this.answers.calculatedSize };
   }
 
   /** Whether no answer is stored (the fast path then does no work at all). */

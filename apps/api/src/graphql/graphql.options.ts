@@ -71,6 +71,7 @@ const API_CODES: Record<string, { code: string; status?: number }> = {
   FORBIDDEN: { code: 'FORBIDDEN' },
   RATE_LIMITED: { code: 'RATE_LIMITED', status: 429 },
   NOT_FOUND: { code: 'NOT_FOUND' },
+  FORECAST_TOO_LARGE: { code: 'FORECAST_TOO_LARGE', status: 422 },
 };
 
 /**
