@@ -11,7 +11,7 @@ import type { INestApplication } from '@nestjs/common';
 import request from 'supertest';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createApiApp, UnavailableScanLauncher } from '@app/api';
-import { latestSnapshot, runScan } from '@app/audit';
+import { defaultForecastWorkerEntry, latestSnapshot, runScan } from '@app/audit';
 import { MAX_ADD_NODES, parseScenario, runWhatIf } from '@app/forecast';
 import { Store } from '@app/store';
 import { ROOT } from '../cli/cli-run.util';
@@ -31,8 +31,11 @@ describe('what-if off the event loop (issue 23 item 1)', () => {
   let store: Store;
   const apps: INestApplication[] = [];
 
+  // The worker from the suite's build (test/global-setup.ts sets FLEET_AUDIT_DIST).
+  const workerEntry = defaultForecastWorkerEntry(process.env.FLEET_AUDIT_DIST);
+
   async function makeApp(forecasts: Record<string, number>): Promise<INestApplication> {
-    const a = await createApiApp({ store, token: TOKEN, scanLauncher: new UnavailableScanLauncher(), logger: false, forecasts });
+    const a = await createApiApp({ store, token: TOKEN, scanLauncher: new UnavailableScanLauncher(), logger: false, forecasts: { ...forecasts, workerEntry } });
     await a.init();
     apps.push(a);
     return a;

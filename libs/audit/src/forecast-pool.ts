@@ -57,13 +57,12 @@ export interface ForecastPoolOptions {
 
 /**
  * The built `forecast-worker.js`: next to this module when it runs compiled (`dist/apps/cli/...`); from TypeScript
- * source (vitest, benches), under `FLEET_AUDIT_DIST` when set (the suite's `dist-test/apps/cli`, bin/fleet-audit.js)
- * or else the output of `nest build cli` in the repository.
+ * source, the output of `nest build cli` under `distRoot` (default the repository's `dist/apps/cli`; the test suite
+ * passes its `dist-test/apps/cli`).
  */
-export function defaultForecastWorkerEntry(): string {
-  if (__filename.endsWith('.js')) return join(__dirname, 'forecast-worker.js');
-  const root = process.env.FLEET_AUDIT_DIST || join(__dirname, '..', '..', '..', 'dist', 'apps', 'cli');
-  return join(root, 'libs', 'audit', 'src', 'forecast-worker.js');
+export function defaultForecastWorkerEntry(distRoot?: string): string {
+  if (__filename.endsWith('.js') && distRoot === undefined) return join(__dirname, 'forecast-worker.js');
+  return join(distRoot ?? join(__dirname, '..', '..', '..', 'dist', 'apps', 'cli'), 'libs', 'audit', 'src', 'forecast-worker.js');
 }
 
 interface Job {
