@@ -5,9 +5,12 @@
  */
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
-import { COLLECTOR_CALLS, leastPrivilegePolicy, loadScanConfig, ramActionOf, readFleetDirectory, scanLive, type RamPolicyDocument } from '@app/collectors';
+import { COLLECTOR_CALLS, leastPrivilegePolicy, loadScanConfig, parseScanConfig, ramActionOf, readFleetDirectory, scanLive, type RamPolicyDocument } from '@app/collectors';
 import { startSimulator, type RunningSimulator } from '@app/fleet-sim';
 import { testConfig } from './scan-config.util';
+
+/** The collector settings of a config that sets nothing (the schema's defaults). */
+const loadScanConfigDefaults = () => parseScanConfig(JSON.stringify({ accounts: [{ accountId: '1234567890123456', regions: ['cn-hangzhou'] }] }), 'defaults.json').collector;
 
 const SAMPLE = join(__dirname, '..', '..', 'examples', 'fleets', 'sample');
 
@@ -18,13 +21,15 @@ describe('iam-policy round trip through the simulator', () => {
     sim = undefined;
   });
 
-  const scanWith = async (policy: RamPolicyDocument) => {
+  const scanWith = async (policy: RamPolicyDocument, collector: { nodeSysctls?: boolean } = {}) => {
     sim = await startSimulator({ fleet: readFleetDirectory(SAMPLE), ramPolicy: policy });
-    return scanLive(testConfig(loadScanConfig(sim.configPath)));
+    return scanLive(testConfig(loadScanConfig(sim.configPath), { collector }));
   };
+  // The simulator's config opts in to node sysctl collection (it serves Cloud Assistant from the fleet).
+  const withSysctls = () => leastPrivilegePolicy(undefined, { nodeSysctls: true });
 
   it('the least-privilege policy is enough: no dataset is refused', async () => {
-    const policy = leastPrivilegePolicy();
+    const policy = withSysctls();
     const snap = await scanWith(policy);
     const refused = snap.coverage.filter((c) => c.status === 'failed');
     expect(refused, JSON.stringify(refused)).toEqual([]);
@@ -32,15 +37,33 @@ describe('iam-policy round trip through the simulator', () => {
   });
 
   it('the policy has no action the crawler does not call (every one is needed)', () => {
-    const actions = leastPrivilegePolicy().Statement[0].Action as string[];
+    const actions = withSysctls().Statement[0].Action as string[];
     expect(actions).toEqual([...new Set(COLLECTOR_CALLS.map(ramActionOf))].sort());
     expect(actions.every((a) => /^(slb|ecs|vpc|quotas|cs|ram):[A-Z]\w+$/.test(a))).toBe(true);
+  });
+
+  it('is read-only by default: no Cloud Assistant action; a config that opts in adds them (issue 21 item 3)', () => {
+    const actions = leastPrivilegePolicy().Statement[0].Action as string[];
+    expect(actions).not.toContain('ecs:RunCommand');
+    expect(actions).not.toContain('ecs:DescribeInvocationResults');
+    expect(actions).toEqual([...new Set(COLLECTOR_CALLS.filter((c) => !c.onlyWithNodeSysctls).map(ramActionOf))].sort());
+    const optedIn = leastPrivilegePolicy({ collector: { ...loadScanConfigDefaults(), nodeSysctls: true } }).Statement[0].Action as string[];
+    expect(optedIn).toContain('ecs:RunCommand');
+    expect(optedIn).toContain('ecs:DescribeInvocationResults');
+  });
+
+  it('with the default (read-only) policy and config the scan reads everything but node sysctls, named absent', async () => {
+    const snap = await scanWith(leastPrivilegePolicy(), { nodeSysctls: false });
+    expect(snap.coverage.filter((c) => c.status === 'failed')).toEqual([]);
+    const sysctls = snap.coverage.filter((c) => c.api === 'sysctls');
+    expect(sysctls.length).toBeGreaterThan(0);
+    for (const c of sysctls) expect(c).toMatchObject({ status: 'absent', message: expect.stringContaining('collector.nodeSysctls: true') });
   });
 
   it.each(['slb:DescribeVServerGroups', 'ecs:DescribeInstances', 'cs:DescribeClusterUserKubeconfig', 'ram:ListRoles'])(
     'without %s the scan completes and the coverage names the missing action',
     async (missing) => {
-      const policy = leastPrivilegePolicy();
+      const policy = withSysctls();
       const without: RamPolicyDocument = { ...policy, Statement: [{ ...policy.Statement[0], Action: (policy.Statement[0].Action as string[]).filter((a) => a !== missing) }] };
       const snap = await scanWith(without);
       const refused = snap.coverage.filter((c) => c.status === 'failed');

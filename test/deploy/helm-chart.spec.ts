@@ -61,6 +61,25 @@ describe('Helm chart deploy/helm/fleet-audit (static)', () => {
     }
   });
 
+  it('every documented variable a container reads can be set, and extraEnv / extraEnvFrom reach every container (issue 21 item 10)', async () => {
+    const { ENV_VARS } = await import('@app/config');
+    // Terminal-session variables, and the API's port / interface (set by `serve --port/--host` in args).
+    const notContainerSettings = new Set(['NO_COLOR', 'USER', 'API_PORT', 'API_HOST']);
+    for (const name of Object.keys(ENV_VARS)) {
+      if (notContainerSettings.has(name)) continue;
+      expect(all, `no template sets ${name}`).toMatch(new RegExp(`- name: ${name}\\b`));
+    }
+    // TOKEN_HASH_KEY and REPORT_WEBHOOK_URL are secrets: from the Secret (or existingSecret), optional.
+    for (const key of ['TOKEN_HASH_KEY', 'REPORT_WEBHOOK_URL']) expect(all).toContain(`key: ${key}, optional: true`);
+    const secret = templates.find(([f]) => f === 'secret.yaml')![1];
+    expect(secret).toContain('TOKEN_HASH_KEY: {{ .Values.secret.tokenHashKey | quote }}');
+    expect(secret).toContain('REPORT_WEBHOOK_URL: {{ .Values.secret.reportWebhookUrl | quote }}');
+    expect(values).toMatchObject({ extraEnv: [], extraEnvFrom: [] });
+    for (const f of ['api-deployment.yaml', 'worker-deployment.yaml', 'migrate-job.yaml'])
+      expect(templates.find(([n]) => n === f)![1], f).toContain('include "fleet-audit.extraEnv"');
+    for (const f of ['api-deployment.yaml', 'worker-deployment.yaml']) expect(templates.find(([n]) => n === f)![1], f).toContain('.Values.extraEnvFrom');
+  });
+
   it('the PrometheusRule carries the alert rules of deploy/prometheus (copy kept equal)', () => {
     expect(readFileSync(join(CHART, 'files', 'fleet-audit.rules.yml'), 'utf8')).toBe(readFileSync(join(ROOT, 'deploy', 'prometheus', 'fleet-audit.rules.yml'), 'utf8'));
   });

@@ -151,6 +151,28 @@ describe('Store (PostgreSQL)', () => {
     expect(listed.items[0]).not.toHaveProperty('coverage');
   });
 
+  it('measures processing time from the creation of the row, not from a backfilled start (issue 21 item 9)', async () => {
+    // A backfill: observation time two weeks in the past (`scan --fleet DIR --now ...`).
+    const observedAt = new Date(Date.now() - 14 * 86_400_000);
+    const t0 = Date.now();
+    const scan = await store.scans.create({ source: 'offline', fleetName: 'backfill', startedAt: observedAt });
+    expect(scan.processingSeconds).toBeNull();
+    const done = await store.scans.complete(scan.id, { findings: [], coverage: [] });
+    const elapsed = (Date.now() - t0) / 1000;
+    expect(done.startedAt).toBe(observedAt.toISOString());
+    expect(done.processingSeconds).not.toBeNull();
+    expect(done.processingSeconds!).toBeGreaterThanOrEqual(0);
+    expect(done.processingSeconds!).toBeLessThanOrEqual(elapsed + 1);
+    // A deferred store creates the row after the analysis and gives the real start.
+    const realStart = new Date(Date.now() - 5_000);
+    const deferred = await store.scans.create({ source: 'offline', fleetName: 'backfill', startedAt: observedAt, processingStartedAt: realStart });
+    const deferredDone = await store.scans.complete(deferred.id, { findings: [], coverage: [] });
+    expect(deferredDone.processingSeconds!).toBeGreaterThanOrEqual(4.5);
+    expect(deferredDone.processingSeconds!).toBeLessThan(60);
+    const listed = (await store.scans.list({ limit: 1000 }, SYSTEM_PRINCIPAL)).items.find((s) => s.id === deferred.id);
+    expect(listed?.processingSeconds).toBeCloseTo(deferredDone.processingSeconds!, 3);
+  });
+
   it('creates idempotently with a caller-chosen id', async () => {
     const id = '6f1c1f2e-3b1a-4c59-9a57-6f3c2b7f0a11';
     const first = await store.scans.create({ id, source: 'distributed', fleetName: 'first' });

@@ -21,6 +21,11 @@ export interface SimScanConfig {
   alibabaCloud: { endpoint: string; protocol: 'http' };
   credentials: { accessKeyId: string; accessKeySecret: string };
   accounts: { accountId: string; name: string; regions: string[]; auditRoleArn: string }[];
+  /**
+   * Node sysctl collection on: the simulator serves Cloud Assistant from the fleet's `node-sysctls.json`,
+   * so a live scan of it reads what the offline scan of the directory reads (opt-in in user configs).
+   */
+  collector: { nodeSysctls: true };
 }
 
 /**
@@ -46,6 +51,7 @@ export function buildScanConfig(
         regions: a.regions.map((r) => r.regionId),
         auditRoleArn: auditRoleArnOf(a),
       })),
+    collector: { nodeSysctls: true },
   };
 }
 

@@ -133,7 +133,9 @@ export async function runScan(request: ScanRequest, store?: Store | Promise<Stor
 async function runScanDeferredStore(request: ScanRequest, storeReady: Promise<Store>): Promise<ScanOutcome> {
   // Handled where awaited; this keeps an early rejection from being reported as unhandled.
   storeReady.catch(() => undefined);
-  const startedAt = request.observedAt ?? new Date();
+  // The row is created after the analysis: its processing time starts here, not at creation.
+  const processingStartedAt = new Date();
+  const startedAt = request.observedAt ?? processingStartedAt;
   const sourceKind = request.source.kind;
   const scanId = request.scanId ?? randomUUID();
   // Bad offline input: nothing is written (as in runScan).
@@ -152,7 +154,7 @@ async function runScanDeferredStore(request: ScanRequest, storeReady: Promise<St
     if (store) {
       const fleetName = snapshot?.name ?? (request.source.kind === 'live' ? request.source.config.name : 'fleet');
       await store.scans
-        .create({ id: scanId, source: sourceKind, fleetName, startedAt })
+        .create({ id: scanId, source: sourceKind, fleetName, startedAt, processingStartedAt })
         .then(() => store.scans.fail(scanId, oneLineReason(e)))
         // Error path, best effort (see above): the scan's own error is what the caller sees.
         .catch(() => undefined);
@@ -162,7 +164,7 @@ async function runScanDeferredStore(request: ScanRequest, storeReady: Promise<St
   const outcome = outcomeOf(scanId, sourceKind, startedAt, snapshot, analysis);
   await request.onAnalyzed?.(outcome);
   const store = await storeReady;
-  await store.scans.create({ id: scanId, source: sourceKind, fleetName: snapshot.name, startedAt });
+  await store.scans.create({ id: scanId, source: sourceKind, fleetName: snapshot.name, startedAt, processingStartedAt });
   const stopHeartbeat = startScanHeartbeat(store.scans, scanId);
   try {
     await storeAnalysis(store, scanId, snapshot, analysis, onStorePhase(request), index);

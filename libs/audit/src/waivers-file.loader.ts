@@ -20,6 +20,7 @@
  */
 import { MAX_WAIVER_DAYS, DAY_MS, waiverFields, waiverInputSchema, type Waiver } from '@app/domain';
 import { ScanConfigError, parseConfigDocument, readConfigFile } from '@app/collectors';
+import { unknownCheckIdReason } from '@app/checks';
 import { z } from 'zod';
 
 const fileSchema = z.strictObject({
@@ -30,11 +31,15 @@ const fileSchema = z.strictObject({
  * Parse and validate a waivers file.
  * @param now the clock (expiry bound: at most 180 days after it)
  * @returns the waivers, with ids `<file>#<index>` and createdBy `file`
- * @throws ScanConfigError naming the file, the JSON path and what was expected
+ * @throws ScanConfigError naming the file, the JSON path and what was expected (also for a check id that is
+ *   not in the catalogue, with the nearest one)
  */
 export function parseWaiversFile(text: string, file: string, now: Date): Waiver[] {
   const doc = parseConfigDocument(text, file, fileSchema, 'a waivers file: { waivers: [ {checkId, accountId, resource, owner, reason, category, expiresAt}, ... ] }');
   return doc.waivers.map((w, i) => {
+    // A waiver of a check that does not exist would match nothing (issue 21 item 7).
+    const unknown = unknownCheckIdReason(w.checkId);
+    if (unknown) throw new ScanConfigError(file, `$.waivers[${i}].checkId`, `a check id of the catalogue (${unknown})`);
     const expires = new Date(w.expiresAt.length === 10 ? `${w.expiresAt}T00:00:00Z` : w.expiresAt);
     if (expires.getTime() > now.getTime() + MAX_WAIVER_DAYS * DAY_MS)
       throw new ScanConfigError(file, `$.waivers[${i}].expiresAt`, `an expiry at most ${MAX_WAIVER_DAYS} days from now (${now.toISOString()})`);

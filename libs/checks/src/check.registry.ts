@@ -1,3 +1,4 @@
+import { closest, distance } from 'fastest-levenshtein';
 import type { CheckDefinition } from './check.types';
 import { ccmAnnotationUnsupportedRule } from './rules/ccm-annotation-unsupported.rule';
 import { ccmFinalizerMissingRule } from './rules/ccm-finalizer-missing.rule';
@@ -107,3 +108,18 @@ export const QUOTA_USAGE_CHECK_IDS: ReadonlySet<string> = new Set([
   'VSWITCH_IP_EXHAUSTION',
   'NODEPORT_RANGE_EXHAUSTION',
 ]);
+
+/**
+ * Why `id` is not a check of the catalogue, with the nearest id when one is close (Levenshtein distance
+ * at most a third of its length, at least 3): `unknown check id "CLB_BACKEND_QOTA"; did you mean
+ * "CLB_BACKEND_QUOTA"?`. Waivers of a check that does not exist would match nothing and only surface
+ * later as stale (issue 21 item 7); the CLI, the REST API and waivers files refuse them with this text.
+ * @returns undefined for a known id, else the one-line reason
+ */
+export function unknownCheckIdReason(id: string): string | undefined {
+  if (BY_ID.has(id)) return undefined;
+  const ids = [...BY_ID.keys()];
+  const nearest = closest(id.toUpperCase(), ids);
+  const near = distance(id.toUpperCase(), nearest) <= Math.max(3, Math.floor(id.length / 3));
+  return `unknown check id "${id}"; ${near ? `did you mean "${nearest}"?` : 'the ids are listed by `fleet-audit checks`'}`;
+}

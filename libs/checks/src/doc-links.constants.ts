@@ -25,11 +25,15 @@ export const FORECAST_HINT =
   'scans), `fleet-audit forecast headroom` how many nodes or Services still fit, and `fleet-audit forecast whatif ' +
   '--scenario FILE` what a planned change does to it.';
 
-/** Seed file names, as cited in `source` fields. */
+/**
+ * The ACK documents as cited in `source` fields: title and edition, with the anchor of docs/sources.md that
+ * gives the public URL (the project's seed files are copies of these pages; a finding never cites a file
+ * outside the repository: issue 21 item 11).
+ */
 export const SEED = {
-  serviceFaq: 'seeds/000_863d74d63b550245.txt',
-  serviceFaqOld: 'seeds/001_e8cb48602f27d26a.txt',
-  troubleshooting: 'seeds/002_ea4450b263a08c22.txt',
-  serviceFaqClb: 'seeds/003_1464f88da1c640b4.txt',
-  lbConsiderations: 'seeds/004_651223fc904fc2fd.txt',
+  serviceFaq: 'ACK "Service FAQ" (docs/sources.md#ack-service-faq)',
+  serviceFaqOld: 'ACK "FAQ about Services", older edition (docs/sources.md#ack-service-faq)',
+  troubleshooting: 'ACK "Troubleshoot LoadBalancer services" (docs/sources.md#ack-troubleshooting)',
+  serviceFaqClb: 'ACK "Service FAQ", CLB edition (docs/sources.md#ack-service-faq)',
+  lbConsiderations: 'ACK "Notes on service load balancing configuration and CCM resource update policies" (docs/sources.md#ack-lb-considerations)',
 } as const;

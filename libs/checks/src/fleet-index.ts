@@ -331,7 +331,7 @@ export class FleetIndex {
    * region only, since CCM calls the SLB API with that account's credentials in that region), or why it cannot be
    * judged; `undefined` when the Service reuses no CLB. Not judged when the region's CLBs were not read (standard
    * wording, with the scan's coverage message) or the CLB is not there: CCM answers "can not find loadbalancer"
-   * (pkg/controller/service/clbv1/loadbalancer.go `Find`; research/ccm-behaviour.md §1.1) and
+   * (pkg/controller/service/clbv1/loadbalancer.go `Find`; CCM notes 1.1 (docs/sources.md#ccm-1)) and
    * LB_NOT_FOUND_FOR_SERVICE reports it, also for a CLB id of another account or region of the fleet.
    * Memoised per Service; the `reusedClb` scope of the rule engine is built on it.
    */

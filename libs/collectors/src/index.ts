@@ -4,6 +4,8 @@ export * from './offline/fleet-directory.loader';
 export * from './offline/fleet-layout';
 export * from './live/scan-config';
 export * from './offline/fleet-directory.writer';
+export * from './offline/fleet-dump-manifest';
+export * from './offline/fleet-dump';
 export * from './generate/fleet.generator';
 export * from './live/scan-config.loader';
 export * from './live/alibaba-clients.factory';

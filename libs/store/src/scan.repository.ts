@@ -35,6 +35,7 @@ interface ScanListRow extends QueryResultRow {
   fleet_name: string | null;
   started_at: Date | string;
   finished_at: Date | string | null;
+  processing_started_at: Date | string | null;
   error: string | null;
   summary: ScanSummary | null;
 }
@@ -45,7 +46,7 @@ interface ScanRow extends ScanListRow {
   settings: Record<string, unknown>;
 }
 
-const LIST_COLUMNS = 'id, status, source, fleet_name, started_at, finished_at, error, summary';
+const LIST_COLUMNS = 'id, status, source, fleet_name, started_at, finished_at, processing_started_at, error, summary';
 const ALL_COLUMNS = `${LIST_COLUMNS}, coverage, skipped, settings`;
 
 /** What a principal scoped to some accounts reads instead of a failed scan's reason (it may name other accounts). */
@@ -66,7 +67,7 @@ function scopedColumns(accounts: string, withDetail: boolean): string {
           'critical', count(*) FILTER (WHERE f.severity = 'critical')) FROM findings f WHERE ${mine}),
       'byCheck', COALESCE((SELECT jsonb_object_agg(c.check_id, c.n ORDER BY c.check_id)
           FROM (SELECT f.check_id, count(*) AS n FROM findings f WHERE ${mine} GROUP BY f.check_id) c), '{}'::jsonb)) END AS summary`;
-  const list = `s.id, s.status, s.source, s.fleet_name, s.started_at, s.finished_at,
+  const list = `s.id, s.status, s.source, s.fleet_name, s.started_at, s.finished_at, s.processing_started_at,
       CASE WHEN s.error IS NULL THEN NULL ELSE '${SCOPED_ERROR_TEXT}' END AS error, ${summary}`;
   if (!withDetail) return list;
   const filtered = (column: string, path: string) =>
@@ -107,11 +108,11 @@ export class ScanRepository {
     const id = input.id ?? randomUUID();
     if (!isUuid(id)) throw new StoreError('INVALID_ARGUMENT', `scan id must be a uuid, got "${id}"`);
     const inserted = await this.pool.query<ScanRow>(
-      `INSERT INTO scans (id, status, source, fleet_name, started_at, settings, heartbeat_at)
-       VALUES ($1, 'running', $2, $3, $4, $5::jsonb, CASE WHEN $2 = 'distributed' THEN NULL ELSE now() END)
+      `INSERT INTO scans (id, status, source, fleet_name, started_at, settings, heartbeat_at, processing_started_at)
+       VALUES ($1, 'running', $2, $3, $4, $5::jsonb, CASE WHEN $2 = 'distributed' THEN NULL ELSE now() END, COALESCE($6::timestamptz, now()))
        ON CONFLICT (id) DO NOTHING
        RETURNING ${ALL_COLUMNS}`,
-      [id, input.source, storableText(input.fleetName), input.startedAt ?? new Date(), storableJson(input.settings ?? {})],
+      [id, input.source, storableText(input.fleetName), input.startedAt ?? new Date(), storableJson(input.settings ?? {}), input.processingStartedAt ?? null],
     );
     const row = inserted.rows[0] ?? (await this.getRow(this.pool, id));
     if (!row) throw new StoreError('NOT_FOUND', `scan ${id} not found after create`);
@@ -361,6 +362,19 @@ export class ScanRepository {
   }
 }
 
+/**
+ * Seconds from the start of processing to the end (wall clock), or null while running. Measured from
+ * `processing_started_at` (the database clock when the scan row was created), never from `started_at`,
+ * which a backfill sets to the past observation time; scans stored before that column existed fall back
+ * to `started_at`.
+ */
+function processingSecondsOf(row: ScanListRow): number | null {
+  if (row.finished_at === null) return null;
+  const start = row.processing_started_at ?? row.started_at;
+  const ms = new Date(row.finished_at).getTime() - new Date(start).getTime();
+  return Number.isFinite(ms) ? Math.max(0, ms / 1000) : null;
+}
+
 function toStoredScanListItem(row: ScanListRow): StoredScanListItem {
   return {
     id: row.id,
@@ -369,6 +383,7 @@ function toStoredScanListItem(row: ScanListRow): StoredScanListItem {
     fleetName: row.fleet_name,
     startedAt: toIso(row.started_at),
     finishedAt: toIsoOrNull(row.finished_at),
+    processingSeconds: processingSecondsOf(row),
     error: row.error,
     summary: row.summary,
   };

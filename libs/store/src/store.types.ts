@@ -42,6 +42,12 @@ export interface StoredScanListItem {
   startedAt: string;
   /** When the scan succeeded or failed; null while running (ISO 8601). */
   finishedAt: string | null;
+  /**
+   * How long the scan took to process, seconds (wall clock from the creation of its row to `finishedAt`);
+   * null while running. Not `finishedAt - startedAt`: a backfilled scan (`scan --now`) has a `startedAt` in
+   * the past.
+   */
+  processingSeconds: number | null;
   /** Why the scan failed; null unless `failed`. Never contains credentials. */
   error: string | null;
   /** Null until the scan succeeded. */
@@ -65,8 +71,13 @@ export interface StoredScan extends StoredScanListItem {
 export interface CreateScanInput {
   source: ScanSource;
   fleetName?: string;
-  /** Default: now. */
+  /** Observation time of the findings (a backfill sets a past one). Default: now. */
   startedAt?: Date;
+  /**
+   * When processing really began (wall clock), for a caller that creates the row only after the analysis
+   * (a deferred store). Default: the database's now() at creation. `processingSeconds` runs from it.
+   */
+  processingStartedAt?: Date;
   /** Audit settings to record with the scan (JSON-serialisable). */
   settings?: Record<string, unknown>;
   /**

@@ -39,6 +39,12 @@ export interface FleetMetricsInput {
   latest: {
     startedAt: string;
     finishedAt: string | null;
+    /**
+     * Processing time of the scan, seconds (store `processingSeconds`); null: unknown. Exported as
+     * `fleet_audit_last_scan_duration_seconds`; never `finishedAt - startedAt`, which for a backfilled scan
+     * (`scan --now` in the past) is the time since its observation.
+     */
+    processingSeconds?: number | null;
     /** Findings per (check id, severity) (counts), waived ones included. */
     findings: ReadonlyArray<{ checkId: string; severity: Severity; count: number }>;
     /**
@@ -97,7 +103,7 @@ export async function renderFleetMetrics(input: FleetMetricsInput): Promise<stri
     new Gauge<L>({ name, help, labelNames, registers: [registry] });
 
   const lastSuccess = gauge('fleet_audit_last_successful_scan_timestamp_seconds', 'Start time of the latest succeeded scan (Unix seconds; 0 when none succeeded yet); its findings are the ones exported.');
-  const duration = gauge('fleet_audit_last_scan_duration_seconds', 'Duration of the latest succeeded scan (seconds; 0 when unknown).');
+  const duration = gauge('fleet_audit_last_scan_duration_seconds', 'Processing time of the latest succeeded scan (seconds, wall clock; 0 when unknown).');
   const failed = gauge('fleet_audit_last_scan_failed', '1 when the most recently started finished scan failed, else 0.');
   const findings = gauge('fleet_audit_findings', 'Findings of the latest succeeded scan per check and severity (count).', ['check_id', 'severity']);
   const results = gauge('fleet_audit_check_results', 'Evaluated (check, resource) pairs of the latest succeeded scan per check and status (count).', ['check_id', 'status']);
@@ -124,7 +130,8 @@ export async function renderFleetMetrics(input: FleetMetricsInput): Promise<stri
   const l = input.latest;
   if (l) {
     lastSuccess.set(seconds(l.startedAt));
-    if (l.finishedAt) duration.set(Math.max(0, seconds(l.finishedAt) - seconds(l.startedAt)));
+    if (l.processingSeconds !== undefined && l.processingSeconds !== null) duration.set(Math.max(0, l.processingSeconds));
+    else if (l.processingSeconds === undefined && l.finishedAt) duration.set(Math.max(0, seconds(l.finishedAt) - seconds(l.startedAt)));
     const waivedBy = new Map((l.waived ?? []).map((w) => [`${w.checkId}\u0000${w.severity}`, w.count]));
     for (const f of l.findings) {
       const waived = waivedBy.get(`${f.checkId}\u0000${f.severity}`) ?? 0;

@@ -87,6 +87,7 @@ export class MetricsService {
         ? {
             startedAt: latest.startedAt,
             finishedAt: latest.finishedAt,
+            processingSeconds: latest.processingSeconds,
             findings: await this.store.findings.countsByCheckAndSeverity(latest.id, principal),
             waived: await this.store.waiverService.waivedCounts(latest.id, principal, now),
             byCheckStatus: summary.byCheckStatus ?? {},

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import { CHECKS, renderCheckCatalogueMarkdown } from '@app/checks';
-import { checksCommand, renderChecks } from './checks.command';
+import { CHECKS, checkCatalogue, renderCheckCatalogueMarkdown } from '@app/checks';
+import { checksCommand, renderChecks, renderChecksTable } from './checks.command';
 
 describe('fleet-audit checks', () => {
   it('lists every check with id, severity, category and title as a table', () => {
@@ -8,11 +8,21 @@ describe('fleet-audit checks', () => {
     const lines = out.trimEnd().split('\n');
     expect(lines[0]).toMatch(/^ID\s+SEVERITY\s+CATEGORY\s+TITLE$/);
     for (const c of CHECKS) {
-      const line = lines.find((l) => l.startsWith(`${c.id} `));
-      expect(line, c.id).toMatch(new RegExp(`^${c.id}\\s+${c.defaultSeverity}\\s+${c.category}\\s+`));
-      expect(line).toContain(c.title);
+      const at = lines.findIndex((l) => l.startsWith(`${c.id} `));
+      expect(lines[at], c.id).toMatch(new RegExp(`^${c.id}\\s+${c.defaultSeverity}\\s+${c.category}\\s+`));
+      // A long title wraps onto indented lines under its column.
+      let row = lines[at];
+      for (let i = at + 1; i < lines.length && /^ {10,}\S/.test(lines[i]); i += 1) row += ` ${lines[i].trim()}`;
+      expect(row.replace(/\s+/g, ' ')).toContain(c.title.replace(/\s+/g, ' '));
     }
     expect(out).toContain(`${CHECKS.length} checks.`);
+  });
+
+  it('fits the table in the given width, wrapping titles under their column (issue 21 item 5)', () => {
+    for (const width of [80, 100, 120]) {
+      const lines = renderChecksTable(checkCatalogue(), width).trimEnd().split('\n');
+      for (const l of lines) expect(l.length, `${width}: ${l}`).toBeLessThanOrEqual(width);
+    }
   });
 
   it('prints the full metadata as JSON, filtered by category', () => {

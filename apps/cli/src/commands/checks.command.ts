@@ -17,6 +17,8 @@ import {
 } from '@app/checks';
 import { EXIT_OK } from '../cli-error';
 import { cliStreams } from '../output/cli-streams';
+import { tableStyleFor } from '../output/table.util';
+import { wrapText } from '../output/text-wrap.util';
 
 /** Output formats of `checks`. */
 export type ChecksFormat = 'table' | 'json' | 'markdown';
@@ -30,9 +32,10 @@ export interface ChecksCommandOptions {
 
 /**
  * The catalogue as aligned text columns: id, severity, category, title; one check per line, in catalogue
- * order, followed by a count.
+ * order, followed by a count. Titles wrap under their column to fit `width` (columns; default: a terminal's
+ * width, else 120), so no line is wider than the terminal.
  */
-export function renderChecksTable(checks: readonly CheckSummary[]): string {
+export function renderChecksTable(checks: readonly CheckSummary[], width: number = tableStyleFor().width): string {
   const header = { id: 'ID', severity: 'SEVERITY', category: 'CATEGORY', title: 'TITLE' };
   const rows = [
     header,
@@ -40,9 +43,15 @@ export function renderChecksTable(checks: readonly CheckSummary[]): string {
   ];
   const w = (k: 'id' | 'severity' | 'category') => Math.max(...rows.map((r) => r[k].length));
   const widths = { id: w('id'), severity: w('severity'), category: w('category') };
-  const lines = rows.map((r) =>
-    `${r.id.padEnd(widths.id)}  ${r.severity.padEnd(widths.severity)}  ${r.category.padEnd(widths.category)}  ${r.title}`.trimEnd(),
-  );
+  const indent = widths.id + widths.severity + widths.category + 6;
+  const titleWidth = Math.max(20, width - indent);
+  const lines = rows.flatMap((r) => {
+    const [first, ...rest] = wrapText(r.title, titleWidth);
+    return [
+      `${r.id.padEnd(widths.id)}  ${r.severity.padEnd(widths.severity)}  ${r.category.padEnd(widths.category)}  ${first ?? ''}`.trimEnd(),
+      ...rest.map((l) => `${' '.repeat(indent)}${l}`),
+    ];
+  });
   lines.push('', `${checks.length} checks. Details: fleet-audit checks --format json, or docs/checks.md.`);
   return `${lines.join('\n')}\n`;
 }

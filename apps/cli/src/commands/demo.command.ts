@@ -36,6 +36,8 @@ export interface DemoOptions {
   settings?: string;
 }
 
+/** Findings the demo prints (the most severe); the rest is one command or request away. */
+const DEMO_TOP_FINDINGS = 12;
 /** Per-account OpenAPI budget of the demo's scans of its own local simulator (calls/s). */
 export const DEMO_QPS_PER_ACCOUNT = 1000;
 
@@ -119,7 +121,13 @@ export async function runDemoCommand(opts: DemoOptions): Promise<number> {
         onAnalyzed: (o) => {
           barStopped = true;
           bar.stop();
-          cliStreams().stdout.write(renderTable(o, { color: colourWanted(cliStreams().stdout, cliConfig().cli.noColor) }));
+          // Summary first, then the most severe findings and how to see the rest (about 1,350 lines in all).
+          cliStreams().stdout.write(
+            renderTable(o, {
+              color: colourWanted(cliStreams().stdout, cliConfig().cli.noColor),
+              preview: { top: DEMO_TOP_FINDINGS, moreHint: `fleet-audit scan --fleet ${fleetDir} (add --format json|csv|html), or GET /v1/findings below` },
+            }),
+          );
         },
       },
       storeReady,

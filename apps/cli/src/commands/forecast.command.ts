@@ -4,13 +4,14 @@
  * snapshot. JSON contracts: libs/forecast/README.md and the README section "Capacity planning".
  */
 import { readFileSync } from 'node:fs';
-import Table from 'cli-table3';
+import { renderTable, tableStyleFor, type TableStyle } from '../output/table.util';
 import { Command, Option } from 'commander';
 import type { FleetSnapshot } from '@app/domain';
 import type { HeadroomAnswer, HeadroomEntry, TrendEntry, WhatIfResult } from '@app/forecast';
 import { CliUsageError, EXIT_OK } from '../cli-error';
 import { loadAudit, loadCollectors, loadForecast, loadStore } from '../lazy';
 import { cliStreams } from '../output/cli-streams';
+import { explicitFlagsWin, formatOption } from './option-conventions.util';
 
 type Format = 'table' | 'json';
 
@@ -73,12 +74,10 @@ function one(opts: { fleet?: string; config?: string; databaseUrl?: string }, al
 
 const days = (s: number | null) => (s === null ? '-' : `${(s / 86_400).toFixed(1)} d`);
 
-/** Table rendering (also used by `demo`). */
-export function renderTrends(entries: TrendEntry[]): string {
+/** Table rendering (also used by `demo`); `style`: width and colour (default: stdout's). */
+export function renderTrends(entries: TrendEntry[], style: TableStyle = tableStyleFor()): string {
   if (entries.length === 0) return 'No quota series in the window (store scans with --database-url; backfill with scan --now).\n';
-  const t = new Table({ head: ['status', 'check', 'resource', 'used/limit', 'slope/day', 'samples', 'exhausts in p10 / p50 / p90', 'p50 date'] });
-  for (const e of entries)
-    t.push([
+  const rows = entries.map((e) => [
       e.status,
       e.checkId,
       `${e.resource.kind} ${e.resource.id}`,
@@ -88,7 +87,8 @@ export function renderTrends(entries: TrendEntry[]): string {
       `${days(e.secondsToExhaustion.p10)} / ${days(e.secondsToExhaustion.p50)} / ${days(e.secondsToExhaustion.p90)}`,
       e.exhaustsAt.p50?.slice(0, 10) ?? '-',
     ]);
-  return `${t.toString()}\nRead: p10 = could run out this soon (fast pace), p50 = at the median pace, p90 = late; "-" = no answer for the status.\n`;
+  const t = renderTable(['status', 'check', 'resource', 'used/limit', 'slope/day', 'samples', 'exhausts in p10 / p50 / p90', 'p50 date'], rows, style);
+  return `${t}\nRead: p10 = could run out this soon (fast pace), p50 = at the median pace, p90 = late; "-" = no answer for the status.\n`;
 }
 
 function answerText(a: HeadroomAnswer): string {
@@ -100,29 +100,28 @@ function answerText(a: HeadroomAnswer): string {
   return `${a.headroom} more (then ${a.limitedBy?.checkId} on ${a.limitedBy?.resource.kind} ${a.limitedBy?.resource.id})`;
 }
 
-/** Table rendering (also used by `demo`). */
-export function renderHeadroom(entries: HeadroomEntry[]): string {
-  const t = new Table({ head: ['cluster', 'nodes', 'Cluster-mode Services', 'Local Services'] });
-  for (const e of entries) t.push([e.clusterId, answerText(e.nodes), answerText(e.clusterModeServices), answerText(e.localServices)]);
-  return `${t.toString()}\n`;
+/** Table rendering (also used by `demo`); `style`: width and colour (default: stdout's). */
+export function renderHeadroom(entries: HeadroomEntry[], style: TableStyle = tableStyleFor()): string {
+  const rows = entries.map((e) => [e.clusterId, answerText(e.nodes), answerText(e.clusterModeServices), answerText(e.localServices)]);
+  return `${renderTable(['cluster', 'nodes', 'Cluster-mode Services', 'Local Services'], rows, style)}\n`;
 }
 
-/** Table rendering (also used by `demo`). */
-export function renderWhatIf(r: WhatIfResult): string {
-  const t = new Table({ head: ['step', 'quotas changed', 'first breach', 'findings +/-/severity', 'headroom after'] });
-  for (const s of r.steps) {
+/** Table rendering (also used by `demo`); `style`: width and colour (default: stdout's). */
+export function renderWhatIf(r: WhatIfResult, style: TableStyle = tableStyleFor()): string {
+  const rows = r.steps.map((s) => {
     const b = s.firstBreach;
-    t.push([
+    return [
       s.name,
       String(s.quotas.length),
       b ? `${b.checkId} ${b.resource.kind} ${b.resource.id}: ${b.before.used} -> ${b.after.used} of ${b.after.limit}` : 'none',
       `+${s.findings.appeared.length} / -${s.findings.resolved.length} / ${s.findings.severityChanged.length}`,
       s.headroom.map((h) => `nodes: ${answerText(h.nodes)}`).join('\n'),
-    ]);
-  }
+    ];
+  });
+  const t = renderTable(['step', 'quotas changed', 'first breach', 'findings +/-/severity', 'headroom after'], rows, style);
   const c = r.convergence;
   return (
-    `Scenario ${r.scenario}\n${t.toString()}\n` +
+    `Scenario ${r.scenario}\n${t}\n` +
     `CCM convergence: ${c.services} Services, ${c.calls} OpenAPI calls; wall time p50 ${c.wallSeconds.p50} s, p95 ${c.wallSeconds.p95} s (bound by ${c.boundBy}).\n`
   );
 }
@@ -234,7 +233,7 @@ async function runWhatIfCommand(o: WhatIfCliOptions): Promise<number> {
   return EXIT_OK;
 }
 
-const formatOption = () => new Option('--format <format>', 'output format').choices(['table', 'json']).default('table');
+const tableOrJson = () => formatOption(['table', 'json'] as const);
 const dbOption = () => new Option('--database-url <url>', 'PostgreSQL with stored scans').env('DATABASE_URL');
 
 /** Build the `forecast` command and its subcommands. */
@@ -254,7 +253,7 @@ export function forecastCommand(run: (p: Promise<number>) => void): Command {
       .option('--account <id>', 'only this account')
       .option('--cluster <id>', 'only this cluster')
       .addOption(new Option('--status <status>', 'only this status').choices(['ok', 'insufficient_data', 'flat', 'decreasing', 'exhausted']))
-      .addOption(formatOption())
+      .addOption(tableOrJson())
       .addHelpText('after', '\nExamples:\n  fleet-audit forecast trends --database-url postgres://localhost/audit\n  fleet-audit forecast trends --status ok --format json\n')
       .action((o: TrendsOptions) => run(runTrends(o))),
   );
@@ -271,9 +270,9 @@ export function forecastCommand(run: (p: Promise<number>) => void): Command {
       .option('--pods <n>', 'pods per new Local Service (default 2)', positiveInt('--pods'))
       .option('--settings <file>', 'audit settings (YAML/JSON)')
       .option('--now <iso-time>', 'analysis clock')
-      .addOption(formatOption())
+      .addOption(tableOrJson())
       .addHelpText('after', '\nExamples:\n  fleet-audit forecast headroom --fleet examples/fleets/sample\n  fleet-audit forecast headroom --database-url $DATABASE_URL --cluster c123 --format json\n')
-      .action((o: HeadroomCliOptions) => run(runHeadroom(o))),
+      .action((o: HeadroomCliOptions, cmd: Command) => run(runHeadroom(explicitFlagsWin(o, cmd, ['databaseUrl'], ['fleet', 'config'])))),
   );
   forecast.addCommand(
     new Command('whatif')
@@ -284,12 +283,12 @@ export function forecastCommand(run: (p: Promise<number>) => void): Command {
       .option('--settings <file>', 'audit settings (YAML/JSON)')
       .option('--now <iso-time>', 'analysis clock (default: the stored scan\'s time with --database-url, else now); pin it for byte-identical output')
       .option('--qps <n>', 'account API rate limit per API for the convergence estimate (default 20)', positiveInt('--qps'))
-      .addOption(formatOption())
+      .addOption(tableOrJson())
       .addHelpText(
         'after',
         '\nExamples:\n  fleet-audit forecast whatif --fleet examples/fleets/sample --scenario examples/scenarios/black-friday.yaml\n  fleet-audit forecast whatif --database-url $DATABASE_URL --scenario bf.yaml --format json\n',
       )
-      .action((o: WhatIfCliOptions) => run(runWhatIfCommand(o))),
+      .action((o: WhatIfCliOptions, cmd: Command) => run(runWhatIfCommand(explicitFlagsWin(o, cmd, ['databaseUrl'], ['fleet'])))),
   );
   return forecast;
 }

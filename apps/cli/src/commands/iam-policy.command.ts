@@ -1,9 +1,11 @@
 /**
- * `fleet-audit iam-policy [--config FILE]`: print the least-privilege RAM policy of the audit role,
- * one `service:Action` per OpenAPI action the live collectors call (libs/collectors ram-actions.ts,
- * the collectors' own call list; CALL-PLAN.md explains each call). With `--config`, the Cloud
- * Assistant actions are left out when `collector.nodeSysctls` is false, and the `sts:AssumeRole`
- * grant the base identity needs on the configured `auditRoleArn`s is printed on stderr.
+ * `fleet-audit iam-policy [--config FILE] [--node-sysctls]`: print the least-privilege RAM policy of the
+ * audit role, one `service:Action` per OpenAPI action the live collectors call (libs/collectors
+ * ram-actions.ts, the collectors' own call list; CALL-PLAN.md explains each call). Read-only by default:
+ * the Cloud Assistant actions (`ecs:RunCommand`, `ecs:DescribeInvocationResults`, which can run commands
+ * on every node) are printed only with `--node-sysctls` or a `--config` that sets `collector.nodeSysctls:
+ * true`. With `--config`, the `sts:AssumeRole` grant the base identity needs on the configured
+ * `auditRoleArn`s is printed on stderr.
  */
 import { Command } from 'commander';
 import { loadCollectors } from '../lazy';
@@ -12,10 +14,15 @@ import { helpFooter } from './help-text.util';
 import { cliStreams } from '../output/cli-streams';
 
 /** Print the policy; returns 0. @throws ScanConfigError for a bad --config */
-export async function runIamPolicyCommand(opts: { config?: string }): Promise<number> {
+export async function runIamPolicyCommand(opts: { config?: string; nodeSysctls?: boolean }): Promise<number> {
   const { leastPrivilegePolicy, assumeRoleStatement, loadScanConfig } = loadCollectors();
   const config = opts.config !== undefined ? loadScanConfig(opts.config) : undefined;
-  cliStreams().stdout.write(`${JSON.stringify(leastPrivilegePolicy(config), null, 2)}\n`);
+  const policy = leastPrivilegePolicy(config, { nodeSysctls: opts.nodeSysctls === true });
+  cliStreams().stdout.write(`${JSON.stringify(policy, null, 2)}\n`);
+  if (policy.Statement.some((s) => (Array.isArray(s.Action) ? s.Action : [s.Action]).includes('ecs:RunCommand')))
+    cliStreams().stderr.write(
+      'fleet-audit: this policy includes ecs:RunCommand (node sysctl collection): the role can run commands on every ECS instance of the account; the audit runs only `sysctl -n net.ipv4.ip_local_port_range`\n',
+    );
   const assume = config ? assumeRoleStatement(config) : undefined;
   if (assume)
     cliStreams().stderr.write(
@@ -28,14 +35,16 @@ export async function runIamPolicyCommand(opts: { config?: string }): Promise<nu
 export function iamPolicyCommand(run: (p: Promise<number>) => void): Command {
   return new Command('iam-policy')
     .description('print the least-privilege RAM policy (JSON) the audit role needs: every API action the crawler calls')
-    .option('--config <file>', 'scan config: leaves out what it does not use (collector.nodeSysctls: false)')
+    .option('--config <file>', 'scan config: the policy of what it uses (ecs:RunCommand only with collector.nodeSysctls: true)')
+    .option('--node-sysctls', 'add the Cloud Assistant actions of node sysctl collection (ecs:RunCommand, ecs:DescribeInvocationResults: not read-only)')
     .addHelpText(
       'after',
       helpFooter([
         'fleet-audit iam-policy > fleet-audit-policy.json',
         'fleet-audit iam-policy --config scan.yaml',
+        'fleet-audit iam-policy --node-sysctls   # also the NodePort-overlap checks (runs sysctl on nodes)',
         'aliyun ram CreatePolicy --PolicyName fleet-audit-readonly --PolicyDocument "$(fleet-audit iam-policy)"',
       ]),
     )
-    .action((o: { config?: string }) => run(runIamPolicyCommand(o)));
+    .action((o: { config?: string; nodeSysctls?: boolean }) => run(runIamPolicyCommand(o)));
 }

@@ -15,13 +15,15 @@ import type { OfflineScan, ReportFormat, ReportInput } from '@app/reports';
 import { loadAudit, loadReports, loadStore } from '../lazy';
 import { CliUsageError, EXIT_OK } from '../cli-error';
 import { cliStreams } from '../output/cli-streams';
+import { explicitFlagsWin, formatOption } from './option-conventions.util';
 
 /** Options of `report` after parsing. */
 export interface ReportCommandOptions {
   databaseUrl?: string;
   fleet?: string;
   previous?: string;
-  format: ReportFormat;
+  /** Output format (`markdown`; `md` is accepted as an alias and means the same). */
+  format: ReportFormat | 'markdown';
   out?: string;
   since?: string;
   until?: string;
@@ -99,7 +101,7 @@ export async function runReportCommand(opts: ReportCommandOptions): Promise<numb
       await store.close();
     }
   }
-  const text = renderReport(buildReport(input), opts.format);
+  const text = renderReport(buildReport(input), opts.format === 'markdown' ? 'md' : opts.format);
   if (opts.out !== undefined) cliStreams().stdout.write(`${writeAtomically(opts.out, text)}\n`);
   else cliStreams().stdout.write(text);
   return EXIT_OK;
@@ -113,8 +115,8 @@ export function reportCommand(run: (p: Promise<number>) => void): Command {
     .option('--fleet <dir>', 'offline: scan this fleet directory (no database)')
     .option('--previous <dir>', 'offline: the previous fleet dump to diff against')
     .option('--previous-at <iso-time>', 'offline: when the previous dump was taken (default: 7 days before --now)')
-    .addOption(new Option('--format <format>', 'output format').choices(['html', 'md', 'csv', 'json']).default('html'))
-    .option('--out <file>', 'write to this file (atomically) and print its path; default stdout')
+    .addOption(formatOption(['html', 'markdown', 'csv', 'json'] as const))
+    .option('-o, --out <file>', 'write to this file (atomically) and print its path; default stdout')
     .option('--since <iso-time>', 'period start (default: 7 days before the period end)')
     .option('--until <iso-time>', 'period end: the latest succeeded scan started at or before it (default: now)')
     .option('--account <uid...>', 'only these accounts')
@@ -129,5 +131,5 @@ Examples:
   fleet-audit report --database-url "$DATABASE_URL" --format csv --account 1234567890123456 --since 2026-11-16
   fleet-audit report --fleet dumps/this-week --previous dumps/last-week --waivers waivers.yaml --format md`,
     )
-    .action((o: ReportCommandOptions) => run(runReportCommand(o)));
+    .action((o: ReportCommandOptions, cmd: Command) => run(runReportCommand(explicitFlagsWin(o, cmd, ['databaseUrl'], ['fleet']))));
 }

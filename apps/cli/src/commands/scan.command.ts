@@ -14,6 +14,7 @@ import { writeOutput } from '../output/output-file.util';
 import { createScanProgressBar } from '../progress';
 import { runDistributedScan } from './distributed-scan.util';
 import { cliStreams } from '../output/cli-streams';
+import { formatOption } from './option-conventions.util';
 
 /** Output formats of `scan --format`. */
 export const SCAN_FORMATS = ['table', 'json', 'csv', 'markdown', 'html', 'sarif', 'junit'] as const;
@@ -194,8 +195,10 @@ export function scanCommand(run: (p: Promise<number>) => void): Command {
     .description('audit a fleet: offline from a fleet directory, or live through the Alibaba Cloud and Kubernetes APIs')
     .option('--fleet <dir>', 'fleet directory to audit offline (docs/fleet-format.md)')
     .option('--config <file>', 'scan config (YAML/JSON) for a live scan (docs/schemas/scan-config.schema.json)')
-    .addOption(new Option('--format <format>', 'report format').choices([...SCAN_FORMATS]).default('table'))
-    .option('-o, --output <file>', 'write the report to FILE instead of stdout (replaced atomically)')
+    .addOption(formatOption(SCAN_FORMATS, 'table', 'report format'))
+    .option('-o, --out <file>', 'write the report to FILE instead of stdout (replaced atomically)')
+    // The name before the CLI's options were unified (issue 21 item 6); kept for a release.
+    .addOption(new Option('--output <file>', 'old name of --out').hideHelp())
     .addOption(
       new Option('--severity <severity>', 'show only findings at or above this severity (display filter)').choices([
         'info',
@@ -236,5 +239,9 @@ Exit codes:
      with coverage gaps (datasets not read; a warning on stderr names the first)
   130 interrupted (Ctrl+C)`,
     )
-    .action((o: ScanCommandOptions) => run(runScanCommand(o)));
+    .action((o: Omit<ScanCommandOptions, 'output'> & { out?: string; output?: string }) => {
+      const { out, output, ...rest } = o;
+      const file = out ?? output;
+      run(runScanCommand({ ...rest, ...(file !== undefined ? { output: file } : {}) }));
+    });
 }

@@ -14,6 +14,7 @@ import { CliUsageError, EXIT_OK, reportError } from '../cli-error';
 import { cliConfig } from '../cli-config';
 import { parsePort } from './sim.command';
 import { createDistributedScanLauncher } from './distributed-scan.util';
+import { routeScanLaunchers } from './scan-launcher-routing.util';
 import { untilInterrupted } from './signals.util';
 import { cliStreams } from '../output/cli-streams';
 
@@ -56,9 +57,12 @@ export async function runServeCommand(opts: ServeOptions): Promise<number> {
   // TOKEN_HASH_KEY enables scoped fa_ tokens (fleet-audit token create); API_TOKEN stays the bootstrap admin.
   const tokenHashKey = config.api.tokenHashKey;
   const store = await Store.open({ connectionString: opts.databaseUrl, migrate: true, ...(tokenHashKey ? { tokenHashKey } : {}) });
-  // With REDIS_URL the API enqueues scans on the BullMQ workers; without it, scans run in this process.
+  // With REDIS_URL the API enqueues scans of scan configs on the BullMQ workers (they crawl the live APIs);
+  // fleet directories (`--fleet`) are files on this host, so their scans always run in this process's
+  // queue. Without REDIS_URL every scan runs here.
   const redisUrl = config.redis.url;
-  const distributed = redisUrl
+  const liveOnWorkers = redisUrl !== undefined && sources.some((s) => s.source.kind === 'live');
+  const distributed = redisUrl && liveOnWorkers
     ? createDistributedScanLauncher({
         store,
         redisUrl,
@@ -75,18 +79,23 @@ export async function runServeCommand(opts: ServeOptions): Promise<number> {
   } catch (e) {
     throw new CliUsageError((e as Error).message);
   }
-  let queued: InstanceType<typeof QueuedScanLauncher> | undefined;
-  const launcher =
-    distributed?.launcher ??
-    (queued = new QueuedScanLauncher({
-      store,
-      sources,
-      onError: reportError,
-      ...(settings ? { settings } : {}),
-      events: createLogger({ level, name: 'api' }),
-      queueDepth,
-      databaseUrl: opts.databaseUrl,
-    }));
+  const inProcess = distributed ? sources.filter((s) => s.source.kind === 'offline') : sources;
+  const queued =
+    inProcess.length > 0 || !distributed
+      ? new QueuedScanLauncher({
+          store,
+          sources: inProcess,
+          onError: reportError,
+          ...(settings ? { settings } : {}),
+          events: createLogger({ level, name: 'api' }),
+          queueDepth,
+          databaseUrl: opts.databaseUrl,
+        })
+      : undefined;
+  const launcher = routeScanLaunchers(
+    sources.map((s) => s.name),
+    [...(distributed ? [distributed.launcher] : []), ...(queued ? [queued] : [])],
+  );
   // /readyz checks Redis too when one is configured (the API enqueues scans on it).
   const redisProbe = redisUrl ? loadQueue().createRedisProbe(redisUrl) : undefined;
   const app = await createApiApp({
@@ -127,7 +136,7 @@ export function serveCommand(run: (p: Promise<number>) => void): Command {
         ['API_TOKEN=$(openssl rand -hex 24) fleet-audit serve --database-url postgres://... --config scan.yaml', 'curl -H "Authorization: Bearer $API_TOKEN" http://127.0.0.1:3000/v1/scans', 'open http://127.0.0.1:3000/docs   # Swagger UI'],
         [
           'API_TOKEN  bearer token of the API (required, >= 16 characters)',
-          'REDIS_URL  enqueue API scans on the BullMQ workers instead of the in-process queue',
+          'REDIS_URL  enqueue API scans of --config sources on the BullMQ workers (--fleet directories are scanned by this process)',
           'SCAN_QUEUE_DEPTH  scans that may wait behind the running one without Redis (default 4; past it POST /v1/scans answers 429)',
         ],
       ),

@@ -96,7 +96,7 @@ export async function runSimGenerate(o: SimGenerateOptions): Promise<number> {
 export function simCommand(run: (p: Promise<number>) => void): Command {
   const generate = new Command('generate')
     .description('write a deterministic generated fleet directory')
-    .requiredOption('--out <dir>', 'directory to write (must not exist unless --force)')
+    .requiredOption('-o, --out <dir>', 'directory to write (must not exist unless --force)')
     .option('--force', 'replace --out if it exists')
     .option('--name <name>', 'fleet name')
     .option('--seed <n>', 'seed', int, 1)

@@ -4,13 +4,15 @@
  * a change shows at once, with no rescan. For offline scans in CI use a waivers file instead
  * (`scan --waivers FILE`).
  */
-import Table from 'cli-table3';
+import { renderTable, tableStyleFor } from '../output/table.util';
 import { Command, Option } from 'commander';
 import { WAIVER_CATEGORIES, waiverFields } from '@app/domain';
 import { isFleetAuditError } from '@app/errors';
+import { unknownCheckIdReason } from '@app/checks';
 import { loadStore } from '../lazy';
 import { CliUsageError, EXIT_OK } from '../cli-error';
 import { cliStreams } from '../output/cli-streams';
+import { formatOption } from './option-conventions.util';
 
 /** Options shared by the waiver subcommands. */
 interface WaiverDbOptions {
@@ -30,7 +32,8 @@ export interface WaiverAddOptions extends WaiverDbOptions {
   ticket?: string;
   expires?: string;
   by: string;
-  format: 'text' | 'json';
+  /** `table` (one line; `text` is accepted as an alias) or `json`. */
+  format: 'table' | 'json';
 }
 
 async function withStore<T>(opts: WaiverDbOptions, fn: (store: import('@app/store').Store) => Promise<T>): Promise<T> {
@@ -52,6 +55,9 @@ function asUsage(e: unknown): never {
 
 /** `waiver add`: validate and store; prints the waiver id. */
 export async function runWaiverAdd(opts: WaiverAddOptions): Promise<number> {
+  // Refused before the database is opened: a waiver of an unknown check would match nothing (issue 21 item 7).
+  const unknown = unknownCheckIdReason(opts.check);
+  if (unknown) throw new CliUsageError(`--check: ${unknown}`);
   return withStore(opts, async (store) => {
     const w = await store.waiverService
       .create(
@@ -85,20 +91,19 @@ export async function runWaiverList(opts: WaiverDbOptions & { all?: boolean; for
       cliStreams().stdout.write(`${JSON.stringify(waivers, null, 2)}\n`);
       return EXIT_OK;
     }
-    const table = new Table({ head: ['ID', 'STATE', 'CHECK', 'SCOPE', 'RESOURCE', 'OWNER', 'CATEGORY', 'EXPIRES', 'MATCHED'], style: { head: [], border: [] } });
-    for (const w of waivers)
-      table.push([
-        w.id,
-        w.state,
-        w.checkId,
-        [w.accountId, w.regionId, w.clusterId].filter(Boolean).join('/'),
-        w.resource,
-        w.owner,
-        w.category,
-        w.expiresAt.slice(0, 10),
-        w.matches.map((m) => m.findings).join(', ') || '-',
-      ]);
-    cliStreams().stdout.write(`${table.toString()}\n${waivers.length} waiver(s)\n`);
+    const rows = waivers.map((w) => [
+      w.id,
+      w.state,
+      w.checkId,
+      [w.accountId, w.regionId, w.clusterId].filter(Boolean).join('/'),
+      w.resource,
+      w.owner,
+      w.category,
+      w.expiresAt.slice(0, 10),
+      w.matches.map((m) => m.findings).join(', ') || '-',
+    ]);
+    const table = renderTable(['ID', 'STATE', 'CHECK', 'SCOPE', 'RESOURCE', 'OWNER', 'CATEGORY', 'EXPIRES', 'MATCHED'], rows, tableStyleFor());
+    cliStreams().stdout.write(`${table}\n${waivers.length} waiver(s)\n`);
     return EXIT_OK;
   });
 }
@@ -149,14 +154,14 @@ Exit codes:
     .option('--ticket <ref>', 'ticket or change reference')
     .option('--expires <iso-date>', 'expiry (default 90 days from now; at most 180)')
     .addOption(byOption())
-    .addOption(new Option('--format <format>', 'output').choices(['text', 'json']).default('text'))
+    .addOption(formatOption(['table', 'json'] as const, 'table', 'output'))
     .addOption(dbOption())
     .action((o: WaiverAddOptions) => run(runWaiverAdd(o)));
   cmd
     .command('list')
     .description('waivers with their state: active, expiring (<= 14 days), expired, stale (matched nothing in the last 2 scans)')
     .option('--all', 'also revoked waivers')
-    .addOption(new Option('--format <format>', 'output').choices(['table', 'json']).default('table'))
+    .addOption(formatOption(['table', 'json'] as const, 'table', 'output'))
     .addOption(dbOption())
     .action((o: WaiverDbOptions & { all?: boolean; format: 'table' | 'json' }) => run(runWaiverList(o)));
   cmd

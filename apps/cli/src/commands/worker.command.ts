@@ -10,7 +10,7 @@
  * SCAN_RECONCILE_INTERVAL_MS. Flags override them.
  */
 import { helpFooter } from './help-text.util';
-import { loadAudit, loadCollectors, loadWorker } from '../lazy';
+import { loadAudit, loadCollectors, loadTelemetry, loadWorker } from '../lazy';
 import { Command, Option } from 'commander';
 import { processEnvironment, type Environment } from '@app/config';
 import { parsePort } from './sim.command';
@@ -33,6 +33,8 @@ export interface WorkerCommandOptions {
   healthPort?: number;
   /** Interface of the health endpoint (default 127.0.0.1). */
   healthHost?: string;
+  /** JSON log level (`--log-level`, default LOG_LEVEL, else info). */
+  logLevel?: string;
 }
 
 const collect = (v: string, prev: string[]) => [...prev, v];
@@ -76,10 +78,19 @@ export async function runWorkerCommand(
         ? { schedule: opts.schedule }
         : {}),
   });
+  // One logger everywhere (issue 21 item 4): JSON lines through nestjs-pino like `serve`, pretty only on a
+  // terminal; job and scan lifecycle events (scan.completed, ...) are one line each.
+  const { parseLogLevel } = loadTelemetry();
+  let level: ReturnType<typeof parseLogLevel>;
+  try {
+    level = parseLogLevel(opts.logLevel, config.log.level);
+  } catch (e) {
+    throw new CliUsageError((e as Error).message);
+  }
   const worker = await startWorker({
     ...options,
     name: `worker-${process.pid}`,
-    logger: ['log', 'error', 'warn', 'fatal'],
+    log: { level },
     ...(opts.healthPort !== undefined ? { health: { port: opts.healthPort, ...(opts.healthHost ? { host: opts.healthHost } : {}) } } : {}),
   });
   const scheduled = options.sources?.map((s) => s.name).join(', ') || 'none';
@@ -117,6 +128,7 @@ export function workerCommand(run: (p: Promise<number>) => void): Command {
     .option('--settings <file>', 'audit settings (YAML/JSON) of the scheduled scans')
     .addOption(new Option('--health-port <port>', 'serve /healthz and /readyz (PostgreSQL and Redis answer) on this port, for container probes').env('WORKER_HEALTH_PORT').argParser(parsePort))
     .addOption(new Option('--health-host <host>', 'interface of the health endpoint (0.0.0.0 in a Kubernetes pod)').env('WORKER_HEALTH_HOST').default('127.0.0.1'))
+    .option('--log-level <level>', 'JSON log level: trace, debug, info, warn, error, fatal, silent (default: LOG_LEVEL or info; pretty only on a terminal)')
     .addHelpText(
       'after',
       helpFooter(
@@ -134,6 +146,7 @@ export function workerCommand(run: (p: Promise<number>) => void): Command {
         settings?: string;
         healthPort?: number;
         healthHost?: string;
+        logLevel?: string;
       }) =>
         run(
           runWorkerCommand({
@@ -146,6 +159,7 @@ export function workerCommand(run: (p: Promise<number>) => void): Command {
             ...(typeof o.schedule === 'string' ? { schedule: o.schedule } : {}),
             ...(o.healthPort !== undefined ? { healthPort: o.healthPort } : {}),
             ...(o.healthHost !== undefined ? { healthHost: o.healthHost } : {}),
+            ...(o.logLevel !== undefined ? { logLevel: o.logLevel } : {}),
           }),
         ),
     );

@@ -291,7 +291,8 @@ export function renderHtml(outcome: ScanOutcome, findings: readonly Finding[] = 
 <title>fleet-audit scan of ${e(sc.fleetName)}</title>
 <style>
 body{font-family:system-ui,sans-serif;margin:2em;color:#222}
-table{border-collapse:collapse;width:100%}th,td{border:1px solid #ccc;padding:.3em .5em;text-align:left;vertical-align:top}
+table{border-collapse:collapse;width:100%;table-layout:fixed}th,td{border:1px solid #ccc;padding:.3em .5em;text-align:left;vertical-align:top;overflow-wrap:anywhere}
+col.sev{width:6.5em}col.check{width:17%}col.res{width:22%}col.msg{width:34%}
 tr.critical td:first-child{background:#fdd}tr.warning td:first-child{background:#ffd}tr.info td:first-child{background:#def}
 </style>
 </head>
@@ -299,7 +300,7 @@ tr.critical td:first-child{background:#fdd}tr.warning td:first-child{background:
 <h1>fleet-audit scan of ${e(sc.fleetName)}</h1>
 <p>Scan <code>${e(sc.id)}</code> (${e(sc.source)}), ${e(sc.startedAt)} to ${e(sc.finishedAt)}: ${sc.summary.accounts} accounts, ${sc.summary.clusters} clusters, ${sc.summary.loadBalancers} CLB instances.</p>
 <p>${e(summarySentence(outcome))}</p>
-${findings.length > 0 ? `<table>\n<thead><tr><th>Severity</th><th>Check</th><th>Resource</th><th>Message</th><th>Remediation</th></tr></thead>\n<tbody>\n${rows}\n</tbody>\n</table>` : '<p>No findings.</p>'}
+${findings.length > 0 ? `<table>\n<colgroup><col class="sev"><col class="check"><col class="res"><col class="msg"><col></colgroup>\n<thead><tr><th>Severity</th><th>Check</th><th>Resource</th><th>Message</th><th>Remediation</th></tr></thead>\n<tbody>\n${rows}\n</tbody>\n</table>` : '<p>No findings.</p>'}
 ${gaps ? `<h2>Coverage gaps</h2>\n<p>Not read; the scan makes no claim about them.</p>\n<ul>\n${gaps}\n</ul>` : ''}
 </body>
 </html>

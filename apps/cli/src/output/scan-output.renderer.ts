@@ -34,6 +34,12 @@ export interface TableRenderOptions {
   minSeverity?: Severity;
   /** Counts only: no findings table. */
   summaryOnly?: boolean;
+  /**
+   * A first look (`demo`): the summary (counts, by check, coverage) before the table, and only the `top`
+   * most severe findings in it, followed by `moreHint` (how to see the rest). Default: every finding,
+   * summary after the table.
+   */
+  preview?: { top: number; moreHint: string };
 }
 
 const SEVERITY_COLOUR: Record<Severity, string> = { critical: '\u001b[31m', warning: '\u001b[33m', info: '\u001b[36m' };
@@ -74,7 +80,15 @@ function columnWidths(width: number): [number, number, number, number] {
 export function renderTable(outcome: ScanOutcome, opts: TableRenderOptions = {}): string {
   const width = Math.max(40, Math.floor(opts.width ?? cliStreams().stdout.columns ?? 120));
   const [sevW, checkW, resW, msgW] = columnWidths(width);
-  const shown = findingsAtOrAbove(outcome.findings, opts.minSeverity);
+  const matching = findingsAtOrAbove(outcome.findings, opts.minSeverity);
+  // A preview keeps the most severe first (stable: catalogue order within a severity).
+  const shown = opts.preview
+    ? matching
+        .map((f, i) => ({ f, i }))
+        .sort((a, b) => severityRank(b.f.severity) - severityRank(a.f.severity) || a.i - b.i)
+        .slice(0, opts.preview.top)
+        .map((x) => x.f)
+    : matching;
   const rows = shown.map((f) => [
     [opts.color ? `${SEVERITY_COLOUR[f.severity]}${f.severity}\u001b[39m` : f.severity],
     wrapText(f.checkId, checkW),
@@ -114,6 +128,13 @@ export function renderTable(outcome: ScanOutcome, opts: TableRenderOptions = {})
     const cont = indent ? `${indent}  ` : '  ';
     return wrapText(l.slice(indent.length), width - cont.length).map((x, i) => (i === 0 ? indent : cont) + x);
   };
+  if (opts.preview && !opts.summaryOnly) {
+    const more =
+      shown.length < matching.length
+        ? `The ${shown.length} most severe of ${matching.length} findings; all of them: ${opts.preview.moreHint}`
+        : `All ${matching.length} findings; also: ${opts.preview.moreHint}`;
+    return `${[...lines.flatMap(fit), ...tail.flatMap(fit), ...body, ...fit(more)].join('\n')}\n`;
+  }
   return `${[...lines.flatMap(fit), ...body, ...tail.flatMap(fit)].join('\n')}\n`;
 }
 

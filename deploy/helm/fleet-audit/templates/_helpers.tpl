@@ -51,4 +51,17 @@ app.kubernetes.io/instance: {{ .Release.Name }}
   valueFrom: { secretKeyRef: { name: {{ include "fleet-audit.secretName" . }}, key: ALIBABA_CLOUD_ACCESS_KEY_ID, optional: true } }
 - name: ALIBABA_CLOUD_ACCESS_KEY_SECRET
   valueFrom: { secretKeyRef: { name: {{ include "fleet-audit.secretName" . }}, key: ALIBABA_CLOUD_ACCESS_KEY_SECRET, optional: true } }
+- name: FLEET_AUDIT_QUEUE_PREFIX
+  value: {{ .Values.queuePrefix | quote }}
+{{- if .Values.log.debug }}
+- name: FLEET_AUDIT_DEBUG
+  value: "1"
+{{- end }}
+{{- end -}}
+
+{{/* Extra environment (values extraEnv / extraEnvFrom), appended after the chart's own. */}}
+{{- define "fleet-audit.extraEnv" -}}
+{{- with .Values.extraEnv }}
+{{ toYaml . }}
+{{- end }}
 {{- end -}}

@@ -29,7 +29,7 @@ export const ccmAnnotationUnsupportedRule = scopedCheck({
   source:
     `${SEED.serviceFaq} "What to do if a service annotation does not take effect"; ${SEED.serviceFaqOld} same ` +
     'section; ACK doc "Add annotations to the YAML file of a Service to configure CLB instances" and "Configure NLB ' +
-    'using annotations" (research/ccm-behaviour.md 3b)',
+    'using annotations" (CCM notes 3b (docs/sources.md#ccm-3))',
   scope: 'cluster',
   needs: ['kubernetes'],
   check(ce, out, r) {

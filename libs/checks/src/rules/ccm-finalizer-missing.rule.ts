@@ -38,7 +38,7 @@ export const ccmFinalizerMissingRule = scopedCheck({
     `orphaned CLB (LB_ORPHANED). ${DOC_URL.lbConsiderations}`,
   source:
     `${SEED.lbConsiderations} "Notes on CCM-managed load balancers" (finalizers); CCM ` +
-    'pkg/controller/helper/service_utils.go (ServiceFinalizer, NLBFinalizer); research/ccm-behaviour.md 3c (v2.0.1)',
+    'pkg/controller/helper/service_utils.go (ServiceFinalizer, NLBFinalizer); CCM notes 3c (docs/sources.md#ccm-3) (v2.0.1)',
   scope: 'service',
   needs: ['kubernetes'],
   check(se, out, r) {

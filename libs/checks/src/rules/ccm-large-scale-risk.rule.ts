@@ -25,7 +25,7 @@ const CCM_WORKQUEUE_QPS = 10;
  * pods x ports). Seed 004 "Notes on managing large-scale load balancing in a single cluster with CCM": "CCM has a
  * limited capacity for processing Service events ... perform capacity assessments and stress testing in
  * advance". CCM processes Services through a workqueue of 10 syncs/s with 3 concurrent syncs and adds backends
- * in batches of 40 (research/ccm-behaviour.md 7), so a node change that re-syncs every Cluster-mode Service takes
+ * in batches of 40 (CCM notes 7 (docs/sources.md#ccm-7)), so a node change that re-syncs every Cluster-mode Service takes
  * at least Services / 10 seconds. Fails at `ccmScale.maxLoadBalancerServices` Services or `ccmScale.maxBackends`
  * backend entries; the figures feed a what-if forecast (add nodes, add Services, batch changes).
  */

@@ -90,7 +90,7 @@ export const ccmRamPermissionGapRule = scopedCheck({
   source:
     `${SEED.serviceFaq} "How to add required permissions when you upgrade the CCM component to a later version in ` +
     `an ACK dedicated cluster"; ${SEED.serviceFaqClb} same section; CCM docs/examples/master.policy and ` +
-    'pkg/provider/alibaba/* API calls (research/ccm-behaviour.md 5); RAM policy language (Action/NotAction, Effect)',
+    'pkg/provider/alibaba/* API calls (CCM notes 5 (docs/sources.md#ccm-5)); RAM policy language (Action/NotAction, Effect)',
   settings: ['ccm.ramTargetVersion'],
   scope: 'cluster',
   needs: [],

@@ -28,7 +28,7 @@ export const clbInstanceQuotaRule = scopedCheck({
     `${FORECAST_HINT} ${DOC_URL.lbConsiderations}`,
   source:
     `${SEED.lbConsiderations} "Quota limits" and "Load balancing update policies" (CCM creates a CLB per Service); ` +
-    'Quota Center quota slb_quota_instances_num (30 intl vs 60 newer docs, research/ccm-behaviour.md 7)',
+    'Quota Center quota slb_quota_instances_num (30 intl vs 60 newer docs, CCM notes 7 (docs/sources.md#ccm-7))',
   settings: QUOTA_RATIO_SETTINGS,
   scope: 'region',
   needs: ['slb'],

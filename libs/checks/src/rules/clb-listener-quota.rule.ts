@@ -27,7 +27,7 @@ export const clbListenerQuotaRule = scopedCheck({
     `${FORECAST_HINT} ${DOC_URL.lbConsiderations}`,
   source:
     `${SEED.lbConsiderations} "Quota limits"; ${SEED.troubleshooting} Throttling row ("Check your CLB quota on the ` +
-    'SLB Quota Management page"); Quota Center quota slb_quota_listeners_num (default 50, research/ccm-behaviour.md 7)',
+    'SLB Quota Management page"); Quota Center quota slb_quota_listeners_num (default 50, CCM notes 7 (docs/sources.md#ccm-7))',
   settings: QUOTA_RATIO_SETTINGS,
   scope: 'region',
   needs: ['slb'],

@@ -30,7 +30,7 @@ export const ecsLbAttachmentQuotaRule = scopedCheck({
     `slb_quota_backendserver_attached_num in Quota Center. ${FORECAST_HINT} ${DOC_URL.lbConsiderations}`,
   source:
     `${SEED.lbConsiderations} "Load balancing update policies" (Cluster mode quickly consumes the quota); ` +
-    'Quota Center quota slb_quota_backendserver_attached_num (default 50); research/ccm-behaviour.md 7, 9',
+    'Quota Center quota slb_quota_backendserver_attached_num (default 50); CCM notes 7 (docs/sources.md#ccm-7), 9',
   settings: QUOTA_RATIO_SETTINGS,
   scope: 'ecs',
   needs: ['slb'],

@@ -28,7 +28,7 @@ export const nodeportEphemeralOverlapRule = scopedCheck({
     `ip_local_port_range to an unused NodePort (kubectl edit <service-name>). ${DOC_URL.serviceFaq}`,
   source:
     `${SEED.serviceFaq} "How to correctly configure the NodePort range"; ${SEED.serviceFaqClb} "How do I configure ` +
-    'the NodePort range?"; research/ccm-behaviour.md 7 (defaults 30000-32767 and 32768-60999)',
+    'the NodePort range?"; CCM notes 7 (docs/sources.md#ccm-7) (defaults 30000-32767 and 32768-60999)',
   scope: 'cluster',
   needs: ['sysctls'],
   check(ce, out, r) {

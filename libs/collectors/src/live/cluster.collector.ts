@@ -40,7 +40,8 @@ const runtime = () => new $dara.RuntimeOptions({});
 export const CLUSTER_DATASETS = 5;
 
 /** Message of the `sysctls` coverage entry when Cloud Assistant reads are off (`collector.nodeSysctls: false`). */
-export const SYSCTLS_NOT_COLLECTED = 'not collected live (collector.nodeSysctls is false)';
+export const SYSCTLS_NOT_COLLECTED =
+  'not collected: node sysctl collection is opt-in (collector.nodeSysctls: true runs `sysctl -n net.ipv4.ip_local_port_range` on each node through Cloud Assistant)';
 
 function absentOnNotFound<T>(
   read: (s: AccountScope) => Promise<T>,

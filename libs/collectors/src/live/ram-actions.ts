@@ -62,11 +62,13 @@ export interface RamPolicyDocument {
 
 /**
  * The least-privilege policy of the audit role for a scan config: every action the collectors call,
- * read-only, sorted; without the Cloud Assistant actions when `collector.nodeSysctls` is false.
- * @param config the scan config (default: the defaults, `nodeSysctls` on)
+ * read-only, sorted; the Cloud Assistant actions (`ecs:RunCommand`, `ecs:DescribeInvocationResults`: they run
+ * a command on the nodes) only when node sysctl collection is on.
+ * @param config the scan config (default: the defaults, `nodeSysctls` off)
+ * @param opts `nodeSysctls: true` adds the Cloud Assistant actions whatever the config says (`iam-policy --node-sysctls`)
  */
-export function leastPrivilegePolicy(config?: Pick<ScanConfig, 'collector'>): RamPolicyDocument {
-  const sysctls = config?.collector?.nodeSysctls ?? true;
+export function leastPrivilegePolicy(config?: Pick<ScanConfig, 'collector'>, opts: { nodeSysctls?: boolean } = {}): RamPolicyDocument {
+  const sysctls = opts.nodeSysctls === true || (config?.collector?.nodeSysctls ?? false);
   const actions = [...new Set(COLLECTOR_CALLS.filter((c) => sysctls || !c.onlyWithNodeSysctls).map(ramActionOf))].sort();
   return { Version: '1', Statement: [{ Effect: 'Allow', Action: actions, Resource: '*' }] };
 }

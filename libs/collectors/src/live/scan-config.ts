@@ -108,12 +108,13 @@ export const collectorSettingsSchema = z.strictObject({
   /** Kubernetes API request timeout, milliseconds. */
   kubernetesTimeoutMs: z.number().int().positive().default(30_000),
   /**
-   * Read each node's `net.ipv4.ip_local_port_range` through ECS Cloud Assistant (RunCommand
-   * `sysctl -n ...`, a read-only command; needs `ecs:RunCommand` + `ecs:DescribeInvocationResults`).
-   * Set false where the audit role must not run commands on nodes: the `sysctls` dataset is then
-   * `absent` ("not collected live") and the port-range check is skipped.
+   * Read each node's `net.ipv4.ip_local_port_range` through ECS Cloud Assistant (RunCommand of
+   * `sysctl -n net.ipv4.ip_local_port_range` on every node; needs `ecs:RunCommand` +
+   * `ecs:DescribeInvocationResults`, which let the role run any command on the nodes). Opt-in (default
+   * false, least privilege: issue 21 item 3): without it the `sysctls` dataset is `absent` and the
+   * NodePort-overlap checks are skipped with that reason.
    */
-  nodeSysctls: z.boolean().default(true),
+  nodeSysctls: z.boolean().default(false),
   /** Page sizes per API. */
   pageSizes: scanPageSizesSchema.default({
     ecs: 100,
@@ -152,7 +153,7 @@ export const scanConfigSchema = z.strictObject({
     retryBaseDelayMs: 200,
     retryMaxDelayMs: 20_000,
     kubernetesTimeoutMs: 30_000,
-    nodeSysctls: true,
+    nodeSysctls: false,
     pageSizes: { ecs: 100, slb: 100, vpc: 50, quotas: 100, cs: 100, ram: 100, kubernetes: 500 },
   }),
 });

@@ -46,6 +46,7 @@ import { z as zod } from 'zod';
 import { generateFleet, generateSpecSchema } from '../generate/fleet.generator';
 import { datasetsAt, fleetFilesAt, type FleetFileSpec, type FleetLevel, type KubernetesKind } from './fleet-layout';
 import { FileLocatedError, jsonPathOf } from '../json-path.util';
+import { applyDumpManifest, readDumpManifest } from './fleet-dump-manifest';
 
 /** A fleet directory problem: which file (relative to the fleet root, or the root itself), where in it (JSON path), and what was expected. */
 export class FleetValidationError extends FileLocatedError {
@@ -554,5 +555,7 @@ export function readFleetDirectory(root: string): WireFleet {
   if (listing.problem)
     throw new FleetValidationError(r.rel(listing.problem.file), '$', `a directory of accounts, got ${listing.problem.what} (${listing.problem.code})`);
   const accounts = listing.names.map((id) => readAccount(r, join(root, 'accounts', id), id, coverage));
-  return { name: fleet.name, ...(fleet.description ? { description: fleet.description } : {}), accounts, coverage };
+  // A dump (`fleet-audit dump`) names what its crawl could not read: the same gaps, with the API's words.
+  const manifest = readDumpManifest(root);
+  return { name: fleet.name, ...(fleet.description ? { description: fleet.description } : {}), accounts, coverage: manifest ? applyDumpManifest(coverage, manifest) : coverage };
 }

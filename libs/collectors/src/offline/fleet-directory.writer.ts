@@ -19,9 +19,10 @@ function writeJson(file: string, data: unknown): void {
 
 /**
  * Write `fleet` into the directory `out` (which must not exist or be empty-able with `overwrite`).
+ * @param options `files`: extra files written at the root (name -> text), inside the same atomic rename
  * @throws Error when `out` exists and `overwrite` is false
  */
-export function writeFleetDirectory(fleet: WireFleet, out: string, options: { overwrite?: boolean } = {}): void {
+export function writeFleetDirectory(fleet: WireFleet, out: string, options: { overwrite?: boolean; files?: Readonly<Record<string, string>> } = {}): void {
   if (existsSync(out) && !options.overwrite) throw new Error(`${out} already exists (use --force to replace it)`);
   const tmp = join(dirname(out), `.${basename(out)}.tmp-${process.pid}`);
   rmSync(tmp, { recursive: true, force: true });
@@ -69,6 +70,8 @@ export function writeFleetDirectory(fleet: WireFleet, out: string, options: { ov
         }
       }
     }
+    // Extra files at the root (a dump's manifest), written before the rename like everything else.
+    for (const [name, text] of Object.entries(options.files ?? {})) writeFileSync(join(tmp, name), text);
     rmSync(out, { recursive: true, force: true });
     renameSync(tmp, out);
   } catch (e) {

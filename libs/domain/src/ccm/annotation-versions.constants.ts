@@ -1,5 +1,5 @@
 /**
- * Minimum CCM version of each Service annotation, as the ACK docs publish it (research/ccm-behaviour.md
+ * Minimum CCM version of each Service annotation, as the ACK docs publish it (CCM notes (docs/sources.md#ccm-notes)
  * section 3b: DOC "Add annotations to the YAML file of a Service to configure CLB instances",
  * https://www.alibabacloud.com/help/en/ack/ack-managed-and-ack-dedicated/user-guide/add-annotations-to-the-yaml-file-of-a-service-to-configure-clb-instances,
  * and DOC "Configure NLB using annotations"). Seeds 000/001 "What to do if a service annotation does not
@@ -20,8 +20,8 @@ export interface AnnotationMinimumVersion {
 }
 
 const CLB_DOC =
-  'ACK doc "Add annotations to the YAML file of a Service to configure CLB instances" (research/ccm-behaviour.md 3b)';
-const NLB_DOC = 'ACK doc "Configure NLB using annotations" (research/ccm-behaviour.md 3b)';
+  'ACK doc "Add annotations to the YAML file of a Service to configure CLB instances" (CCM notes 3b (docs/sources.md#ccm-3))';
+const NLB_DOC = 'ACK doc "Configure NLB using annotations" (CCM notes 3b (docs/sources.md#ccm-3))';
 
 function rows(minimumVersion: string, source: string, suffixes: string[]): AnnotationMinimumVersion[] {
   return suffixes.map((suffix) => ({ suffix, minimumVersion, source }));
@@ -57,7 +57,7 @@ export const CLB_ANNOTATION_MIN_VERSIONS: readonly AnnotationMinimumVersion[] = 
   ...rows('v1.9.3.10-gfb99107-aliyun', CLB_DOC, ['master-zoneid', 'slave-zoneid', 'bandwidth']),
   // The annotation doc says v1.9.3.81-gca19cd4-aliyun for `id`; seeds 000/003 ("Why does reusing an existing
   // SLB instance fail?") say versions earlier than v1.9.3.105-gfd4e547-aliyun do not support reuse. The seed wins.
-  ...rows('v1.9.3.105-gfd4e547-aliyun', 'seeds/000 "FAQ about reusing an existing SLB instance"', ['id']),
+  ...rows('v1.9.3.105-gfd4e547-aliyun', 'ACK "Service FAQ" (docs/sources.md#ack-service-faq) "FAQ about reusing an existing SLB instance"', ['id']),
   ...rows('v1.9.3.81-gca19cd4-aliyun', CLB_DOC, ['force-override-listeners']),
   ...rows('v1.9.3.164-g2105d2e-aliyun', CLB_DOC, [
     'acl-status',
@@ -75,7 +75,7 @@ export const CLB_ANNOTATION_MIN_VERSIONS: readonly AnnotationMinimumVersion[] = 
     'resource-group-id',
   ]),
   ...rows('v2.0.1', CLB_DOC, ['connection-drain', 'connection-drain-timeout']),
-  ...rows('v2.0.1', 'CCM release notes v2.0.1 (research/ccm-behaviour.md 3b)', ['vgroup-port', 'weight']),
+  ...rows('v2.0.1', 'CCM release notes v2.0.1 (CCM notes 3b (docs/sources.md#ccm-3))', ['vgroup-port', 'weight']),
   ...rows('v2.1.0', CLB_DOC, ['xforwardedfor-proto', 'idle-timeout', 'http2-enabled']),
   ...rows('v2.3.0', CLB_DOC, ['hostname', 'health-check-method', 'request-timeout', 'established-timeout']),
   ...rows('v2.4.0', CLB_DOC, ['instance-charge-type', 'tls-cipher-policy']),
@@ -85,7 +85,7 @@ export const CLB_ANNOTATION_MIN_VERSIONS: readonly AnnotationMinimumVersion[] = 
   ...rows('v2.10.0', CLB_DOC, ['preserve-lb-on-delete']),
   ...rows('v2.11.1', CLB_DOC, ['ignore-weight-update']),
   ...rows('v2.13.0', CLB_DOC, ['domain-extensions']),
-  ...rows('v2.14.0', 'CCM release notes v2.14.0 (research/ccm-behaviour.md 3b)', ['default-weight']),
+  ...rows('v2.14.0', 'CCM release notes v2.14.0 (CCM notes 3b (docs/sources.md#ccm-3))', ['default-weight']),
 ];
 
 /**

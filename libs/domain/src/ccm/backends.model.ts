@@ -23,7 +23,7 @@ import { CCM_FEATURES, type CcmFeatureKey } from './features.constants';
  * `buildClusterBackends`, `buildLocalBackends`, `buildENIBackends`, `setWeightBackends`
  * (pkg/controller/service/clbv1/vgroups.go). Seed 004 "Load balancing update policies": Cluster mode
  * attaches all nodes, Local mode only nodes with the Service's pods, masters never, cordoned nodes kept
- * unless `remove-unscheduled-backend: "on"`. Research: research/ccm-behaviour.md 2.2-2.4.
+ * unless `remove-unscheduled-backend: "on"`. Research: CCM notes 2.2 (docs/sources.md#ccm-2)-2.4.
  */
 
 /** A parsed `backend-label` annotation (`k1=v1,k2=v2`, all must match). */

@@ -2,12 +2,12 @@
  * The Service error table of the ACK docs, as data: each row is an error message CCM records on a Service
  * (Warning event `SyncLoadBalancerFailed`, ...), its cause and its solution.
  *
- * Source: seed 002 (`seeds/002_ea4450b263a08c22.txt`, "Troubleshoot LoadBalancer services", section
- * "Service error events and solutions"); the older wordings of seed 001 (`seeds/001_e8cb48602f27d26a.txt`,
- * "Error messages reported for Services and solutions") and seed 003 (`seeds/003_1464f88da1c640b4.txt`,
+ * Source: seed 002 (`ACK "Troubleshoot LoadBalancer services" (docs/sources.md#ack-troubleshooting)`, "Troubleshoot LoadBalancer services", section
+ * "Service error events and solutions"); the older wordings of seed 001 (`ACK "Service FAQ" (docs/sources.md#ack-service-faq)`,
+ * "Error messages reported for Services and solutions") and seed 003 (`ACK "Service FAQ" (docs/sources.md#ack-service-faq)`,
  * "Service error messages and solutions", which adds "The specified VSwitch does not exist"). Cause and
  * solution texts are the seed's, lightly condensed. CCM wraps messages as
- * `Error syncing load balancer [<lbId>]: Message: <text>` (research/ccm-behaviour.md 6), so patterns match
+ * `Error syncing load balancer [<lbId>]: Message: <text>` (CCM notes 6 (docs/sources.md#ccm-6)), so patterns match
  * anywhere in the message.
  */
 import type { Severity } from '../finding.types';
@@ -34,9 +34,9 @@ export interface CcmErrorRow {
   relatedCheck?: string;
 }
 
-const S002 = 'seeds/002_ea4450b263a08c22.txt "Service error events and solutions"';
-const S001 = 'seeds/001_e8cb48602f27d26a.txt "Error messages reported for Services and solutions"';
-const S003 = 'seeds/003_1464f88da1c640b4.txt "Service error messages and solutions"';
+const S002 = 'ACK "Troubleshoot LoadBalancer services" (docs/sources.md#ack-troubleshooting) "Service error events and solutions"';
+const S001 = 'ACK "Service FAQ" (docs/sources.md#ack-service-faq) "Error messages reported for Services and solutions"';
+const S003 = 'ACK "Service FAQ" (docs/sources.md#ack-service-faq) "Service error messages and solutions"';
 
 /**
  * Every row of seed 002's error table (in its order), plus seed 003's "The specified VSwitch does not
@@ -322,7 +322,7 @@ export const CCM_ERROR_ROWS: readonly CcmErrorRow[] = [
 
 /**
  * Event reasons CCM records on Services for load balancer work (pkg/controller/helper/event.go;
- * research/ccm-behaviour.md 6). `UnAvailableLoadBalancer` is Normal in CCM v2 and Warning in v1.9.3.
+ * CCM notes 6 (docs/sources.md#ccm-6)). `UnAvailableLoadBalancer` is Normal in CCM v2 and Warning in v1.9.3.
  */
 export const CCM_SERVICE_EVENT_REASONS: ReadonlySet<string> = new Set([
   'SyncLoadBalancerFailed',

@@ -20,7 +20,7 @@ export function matchCcmErrorRow(message: string): CcmErrorRow | undefined {
 
 /**
  * The CLB id CCM names in a `SyncLoadBalancerFailed` message (`Error syncing load balancer [lb-xxx]: ...`,
- * research/ccm-behaviour.md 6), or `undefined`.
+ * CCM notes 6 (docs/sources.md#ccm-6)), or `undefined`.
  */
 export function loadBalancerIdOfEventMessage(message: string): string | undefined {
   const m = /Error syncing load balancer \[([^\]]*)\]/.exec(message);

@@ -1,6 +1,6 @@
 /**
  * The CCM version from which a behaviour the audit relies on exists, with where that is documented.
- * Versions are ACK image versions (research/ccm-behaviour.md 3c "Release versions"); compare them with
+ * Versions are ACK image versions (CCM notes 3c (docs/sources.md#ccm-3) "Release versions"); compare them with
  * `ccmVersionAtLeast`.
  */
 
@@ -37,7 +37,7 @@ export const CCM_FEATURES = {
     behaviour: 'records Service events for load balancer synchronisation (SyncLoadBalancerFailed, ...)',
     olderBehaviour: 'no events: sync errors are invisible in kubectl describe svc',
     source:
-      'seeds/000, 001, 003 "Why are events for the service and LoadBalancer synchronization process not visible?"',
+      'ACK "Service FAQ" (docs/sources.md#ack-service-faq) "Why are events for the service and LoadBalancer synchronization process not visible?"',
   },
   /**
    * Seeds 000/001/003 "Why does reusing an existing SLB instance fail?": "CCM versions earlier than
@@ -48,7 +48,7 @@ export const CCM_FEATURES = {
     sinceVersion: 'v1.9.3.105-gfd4e547-aliyun',
     behaviour: 'reuses an existing CLB named by the loadbalancer-id annotation',
     olderBehaviour: 'the loadbalancer-id annotation is not supported: reuse fails',
-    source: 'seeds/000, 001, 003 "Why does reusing an existing SLB instance fail?"',
+    source: 'ACK "Service FAQ" (docs/sources.md#ack-service-faq) "Why does reusing an existing SLB instance fail?"',
   },
   /**
    * Seeds 000/001/003 "How are node weights automatically set in Local mode?": from v1.9.3.276-g372aa98-aliyun
@@ -63,23 +63,23 @@ export const CCM_FEATURES = {
     behaviour: 'weights Local-mode nodes by the number of pods on them (1:2:3)',
     olderBehaviour:
       'Local-mode weights are 100 per node (< v1.9.3.164) or truncated percentages (16/33/50): uneven load on pods',
-    source: 'seeds/000, 001, 003 "How are node weights automatically set in Local mode?"',
+    source: 'ACK "Service FAQ" (docs/sources.md#ack-service-faq) "How are node weights automatically set in Local mode?"',
   },
   /**
-   * Cordoned (unschedulable) nodes stay backends unless `remove-unscheduled-backend: "on"`; research/ccm-behaviour.md
+   * Cordoned (unschedulable) nodes stay backends unless `remove-unscheduled-backend: "on"`; CCM notes (docs/sources.md#ccm-notes)
    * 2 step 4 ("DOC: CCM < v1.9.3.164-g2105d2e-aliyun removed them by default"), seed 004 "CCM does not, by default,
    * remove nodes that are drained ... or have scheduling disabled"; the annotation itself exists since
-   * v1.9.3.164 (research/ccm-behaviour.md 3b).
+   * v1.9.3.164 (CCM notes 3b (docs/sources.md#ccm-3)).
    */
   keepUnschedulableNodes: {
     area: 'nodes',
     sinceVersion: 'v1.9.3.164-g2105d2e-aliyun',
     behaviour: 'keeps cordoned (unschedulable) nodes as backends unless remove-unscheduled-backend is "on"',
     olderBehaviour: 'removes cordoned (unschedulable) nodes from the backends',
-    source: 'research/ccm-behaviour.md 2 step 4; seeds/004 "update policies for backend server groups"',
+    source: 'CCM notes 2 (docs/sources.md#ccm-2) step 4; ACK "Notes on service load balancing configuration and CCM resource update policies" (docs/sources.md#ack-lb-considerations) "update policies for backend server groups"',
   },
   /**
-   * Finalizer `service.k8s.alibaba/resources`: release notes v2.0.1 (research/ccm-behaviour.md 3c "v2.0.1
+   * Finalizer `service.k8s.alibaba/resources`: release notes v2.0.1 (CCM notes 3c (docs/sources.md#ccm-3) "v2.0.1
    * (2021-09-02, vgroup-port, weight, drain, finalizer)"; first open-source tag with it v2.1.0). Seed 004
    * "Do not manually delete or modify the service.k8s.alibaba/resources or service.k8s.alibaba/nlb Finalizer".
    */
@@ -90,7 +90,7 @@ export const CCM_FEATURES = {
       'adds the finalizer service.k8s.alibaba/resources and releases the CLB before the Service is deleted',
     olderBehaviour: 'no finalizer: a Service deleted while CCM is down or lagging leaves its CLB behind',
     source:
-      'seeds/004 "Notes on CCM-managed load balancers"; research/ccm-behaviour.md 3c (v2.0.1 release notes)',
+      'ACK "Notes on service load balancing configuration and CCM resource update policies" (docs/sources.md#ack-lb-considerations) "Notes on CCM-managed load balancers"; CCM notes 3c (docs/sources.md#ccm-3) (v2.0.1 release notes)',
   },
   /**
    * Named (string) targetPort in ENI mode: seeds 001/002/003 "The specified Port must be between 1 and
@@ -104,7 +104,7 @@ export const CCM_FEATURES = {
     behaviour: 'resolves a named (string) targetPort to the pod port in ENI mode',
     olderBehaviour: 'sends port 0 for a string targetPort: "The specified Port must be between 1 and 65535."',
     source:
-      'seeds/002 and 003 error table ("The specified Port must be between 1 and 65535."); CCM ' +
+      'ACK "Troubleshoot LoadBalancer services" (docs/sources.md#ack-troubleshooting) and 003 error table ("The specified Port must be between 1 and 65535."); CCM ' +
       'pkg/controller/service/clbv1/vgroups.go and model_applier_test.go TestSyncVGroups (v2 resolves named ports)',
   },
   /**
@@ -118,13 +118,13 @@ export const CCM_FEATURES = {
     behaviour: 'applies the spec annotation only to pay-by-spec CLBs',
     olderBehaviour: 'applies the spec annotation to every CLB: fails on pay-by-CLCU instances',
     source:
-      'ACK annotation doc (instance-charge-type, v2.4.0; research/ccm-behaviour.md 3b); CCM ' +
+      'ACK annotation doc (instance-charge-type, v2.4.0; CCM notes 3b (docs/sources.md#ccm-3)); CCM ' +
       'pkg/controller/service/clbv1/loadbalancer.go updateInstanceChargeTypeAndInstanceSpec',
   },
   /**
    * `default-weight` (0-100, default 100) for Cluster- and ENI-mode backends; an invalid value (not an integer,
    * out of range) makes `buildVGroupForServicePort` return an error before any vServer group is built, so the
-   * sync fails and no weight changes. First tag with the annotation: v2.14.0 (research/ccm-behaviour.md 3a);
+   * sync fails and no weight changes. First tag with the annotation: v2.14.0 (CCM notes 3a (docs/sources.md#ccm-3));
    * CCM release notes v2.14.0 (3b). Tests: pkg/controller/service/clbv1/vgroups_test.go
    * TestBuildVGroupForServicePort_InvalidDefaultWeight_{NotInteger,TooLarge,Negative},
    * TestSetWeightBackends_NilWeightWithCustomDefault_UsesCustomDefaultWeight,
@@ -139,11 +139,11 @@ export const CCM_FEATURES = {
     olderBehaviour: 'ignores default-weight: Cluster- and ENI-mode backends weigh 100, whatever the annotation says',
     source:
       'CCM pkg/controller/service/clbv1/vgroups_test.go TestBuildVGroupForServicePort_InvalidDefaultWeight_*, ' +
-      'TestPodNumberAlgorithm_*_AppliesCustomDefaultWeight (tag v2.14.0); research/ccm-behaviour.md 3a, 3b',
+      'TestPodNumberAlgorithm_*_AppliesCustomDefaultWeight (tag v2.14.0); CCM notes 3a (docs/sources.md#ccm-3), 3b',
   },
   /**
    * Nodes tainted `ToBeDeletedByClusterAutoscaler` are dropped from the node list (`needExcludeFromLB`,
-   * pkg/controller/service/reconcile/backend/backend.go); research/ccm-behaviour.md 2.2 step 3 ("since tag
+   * pkg/controller/service/reconcile/backend/backend.go); CCM notes 2.2 (docs/sources.md#ccm-2) step 3 ("since tag
    * v2.4.0 / ACK v2.4.0"), e2e test/e2e/testcase/service/clbv1/backend.go (ToBeDeleted taint).
    */
   dropToBeDeletedNodes: {
@@ -152,11 +152,11 @@ export const CCM_FEATURES = {
     firstTag: 'v2.4.0',
     behaviour: 'drops nodes tainted ToBeDeletedByClusterAutoscaler from the backends',
     olderBehaviour: 'keeps nodes the cluster autoscaler is deleting as backends until they are gone',
-    source: 'CCM pkg/controller/service/reconcile/backend/backend.go needExcludeFromLB; research/ccm-behaviour.md 2.2 step 3',
+    source: 'CCM pkg/controller/service/reconcile/backend/backend.go needExcludeFromLB; CCM notes 2.2 (docs/sources.md#ccm-2) step 3',
   },
   /**
    * The well-known label `node.kubernetes.io/exclude-from-external-load-balancers` (any value) excludes a node
-   * (`IsNodeExcludeFromLoadBalancer`, pkg/controller/helper/node_utils.go); research/ccm-behaviour.md 2.2
+   * (`IsNodeExcludeFromLoadBalancer`, pkg/controller/helper/node_utils.go); CCM notes 2.2 (docs/sources.md#ccm-2)
    * ("CLB/NLB since ACK v2.6.0"; first tag with the string v2.6.0, section 3a "Other markers").
    */
   excludeFromExternalLbLabel: {
@@ -166,11 +166,11 @@ export const CCM_FEATURES = {
     behaviour: 'excludes nodes labelled node.kubernetes.io/exclude-from-external-load-balancers',
     olderBehaviour: 'ignores node.kubernetes.io/exclude-from-external-load-balancers: such nodes stay backends',
     source:
-      'CCM pkg/controller/helper/node_utils.go IsNodeExcludeFromLoadBalancer; research/ccm-behaviour.md 2.2, 3a',
+      'CCM pkg/controller/helper/node_utils.go IsNodeExcludeFromLoadBalancer; CCM notes 2.2 (docs/sources.md#ccm-2), 3a',
   },
   /**
    * Hybrid nodes (`spec.providerID` starting `ack-hybrid://`) are excluded (`IsNodeExcludeFromLoadBalancer`);
-   * research/ccm-behaviour.md 2.2 ("hybrid nodes, ACK v2.12.1"), first tag with the prefix v2.12.4 (3a).
+   * CCM notes 2.2 (docs/sources.md#ccm-2) ("hybrid nodes, ACK v2.12.1"), first tag with the prefix v2.12.4 (3a).
    */
   excludeHybridNodes: {
     area: 'nodes',
@@ -179,12 +179,12 @@ export const CCM_FEATURES = {
     behaviour: 'excludes hybrid nodes (providerID ack-hybrid://...) from the backends',
     olderBehaviour:
       'treats hybrid nodes like ECS nodes: the text after the first "." of their providerID is taken as the server id',
-    source: 'CCM pkg/controller/helper/node_utils.go IsNodeExcludeFromLoadBalancer; research/ccm-behaviour.md 2.2, 3a',
+    source: 'CCM pkg/controller/helper/node_utils.go IsNodeExcludeFromLoadBalancer; CCM notes 2.2 (docs/sources.md#ccm-2), 3a',
   },
   /**
    * `ignore-weight-update: on` (case-insensitive, `strings.EqualFold`) makes `diff` ignore weight differences
    * (pkg/controller/service/clbv1/vgroups.go buildVGroupForServicePort, diff). ACK annotation doc: v2.11.1
-   * (research/ccm-behaviour.md 3b); first tag with the string v2.11.2 (3a).
+   * (CCM notes 3b (docs/sources.md#ccm-3)); first tag with the string v2.11.2 (3a).
    */
   ignoreWeightUpdate: {
     area: 'weights',
@@ -193,13 +193,13 @@ export const CCM_FEATURES = {
     behaviour: 'leaves backend weights alone when ignore-weight-update is "on"',
     olderBehaviour: 'ignores ignore-weight-update: weights edited in the console are overwritten',
     source:
-      'CCM pkg/controller/service/clbv1/vgroups.go buildVGroupForServicePort, diff; ACK CLB annotation doc (research/ccm-behaviour.md 3b)',
+      'CCM pkg/controller/service/clbv1/vgroups.go buildVGroupForServicePort, diff; ACK CLB annotation doc (CCM notes 3b (docs/sources.md#ccm-3))',
   },
   /**
    * `weight` is read only on a reused CLB with `vgroup-port` set; 0-100 spread over the backends
    * (`podPercentAlgorithm`); anything else fails the sync with "weight must be integer in range [0,100] , got
    * [...]" (pkg/controller/service/clbv1/vgroups.go buildVGroupForServicePort; vgroups_test.go
-   * TestPodPercentAlgorithm). Release notes v2.0.1 (research/ccm-behaviour.md 3b); first tag v2.1.0 (3a).
+   * TestPodPercentAlgorithm). Release notes v2.0.1 (CCM notes 3b (docs/sources.md#ccm-3)); first tag v2.1.0 (3a).
    */
   vgroupPortWeight: {
     area: 'weights',

@@ -4,10 +4,10 @@
  * Only two kinds of rows, to keep false positives out of a permission-gap audit:
  * - a baseline the CCM has called since v1.9.3 for CLB Services and (Flannel) VPC routes: every action is
  *   both in the CCM repository's own `docs/examples/master.policy` (explicitly or via `slb:Describe*` /
- *   `vpc:Describe*`) and in the API calls of `pkg/provider/alibaba/*` (research/ccm-behaviour.md 5.1, 5.2);
+ *   `vpc:Describe*`) and in the API calls of `pkg/provider/alibaba/*` (CCM notes 5.1 (docs/sources.md#ccm-5), 5.2);
  * - the newer-feature actions the ACK docs tell dedicated-cluster owners to add before upgrading
  *   (seed 000/003 "How to add required permissions when you upgrade the CCM component to a later version
- *   in an ACK dedicated cluster"; research/ccm-behaviour.md 5.3).
+ *   in an ACK dedicated cluster"; CCM notes 5.3 (docs/sources.md#ccm-5)).
  */
 
 /** One required action. */
@@ -24,9 +24,9 @@ export interface CcmRamRequirement {
 }
 
 const BASELINE_SOURCE =
-  'CCM docs/examples/master.policy and pkg/provider/alibaba/slb, pkg/provider/alibaba/vpc (research/ccm-behaviour.md 5.1-5.2)';
+  'CCM docs/examples/master.policy and pkg/provider/alibaba/slb, pkg/provider/alibaba/vpc (CCM notes 5.1 (docs/sources.md#ccm-5)-5.2)';
 const SEED_SOURCE =
-  'seeds/000 and seeds/003 "How to add required permissions when you upgrade the CCM component ... in an ACK dedicated cluster"';
+  'ACK "Service FAQ" (docs/sources.md#ack-service-faq) "How to add required permissions when you upgrade the CCM component ... in an ACK dedicated cluster"';
 
 function baseline(purpose: string, appliesTo: 'all' | 'flannel', actions: string[]): CcmRamRequirement[] {
   return actions.map((action) => ({

@@ -135,13 +135,13 @@ export interface CcmClbView<T> {
  * next sync (kubernetes/cloud-provider-alibaba-cloud pkg/controller/service/clbv1/loadbalancer.go `Find`: the
  * `loadbalancer-id` annotation, else the tag `kubernetes.do.not.delete` = the default LB name; then
  * pkg/provider/alibaba/slb/loadbalancer.go `FindLoadBalancer`: by id, else by that tag, else by the default LB
- * name, for CLBs created by CCM <= v1.9.3.10 that carry no tag; research/ccm-behaviour.md §1.4). An annotation
+ * name, for CLBs created by CCM <= v1.9.3.10 that carry no tag; CCM notes 1.4 (docs/sources.md#ccm-1)). An annotation
  * naming a CLB outside `view` finds nothing (`by: 'none'`, no fallback: CCM fails the sync with "can not find
  * loadbalancer").
  *
  * The Service label `service.k8s.alibaba/loadbalancer-id` (`helper.LabelLoadBalancerId`, CCM v2.4.0) is NOT
  * read: CCM writes it after a sync as a marker and removes it on cleanup, but neither `Find` nor
- * `FindLoadBalancer` reads it (research/ccm-behaviour.md §1.1, §1.4). Following it would attribute a Service
+ * `FindLoadBalancer` reads it (CCM notes 1.1 (docs/sources.md#ccm-1), §1.4). Following it would attribute a Service
  * to a CLB that CCM itself would not find at the next sync (for example after the CLB was deleted and a stale
  * label remained).
  * @param service the Service (its annotations and UID)

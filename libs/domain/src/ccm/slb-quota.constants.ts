@@ -20,7 +20,7 @@ export interface SlbQuotaDefinition {
 export const SLB_QUOTA_BACKEND_SERVERS: SlbQuotaDefinition = {
   quotaActionCode: 'slb_quota_backendservers_num',
   defaultValue: 200,
-  source: 'seeds/002 error table; seeds/003 error table; seeds/004 "Quota limits"',
+  source: 'ACK "Troubleshoot LoadBalancer services" (docs/sources.md#ack-troubleshooting) error table; ACK "Service FAQ" (docs/sources.md#ack-service-faq) error table; ACK "Notes on service load balancing configuration and CCM resource update policies" (docs/sources.md#ack-lb-considerations) "Quota limits"',
 };
 
 /**
@@ -31,24 +31,24 @@ export const SLB_QUOTA_BACKEND_SERVERS: SlbQuotaDefinition = {
 export const SLB_QUOTA_BACKEND_ATTACHED: SlbQuotaDefinition = {
   quotaActionCode: 'slb_quota_backendserver_attached_num',
   defaultValue: 50,
-  source: 'seeds/004 "Load balancing update policies" (Cluster mode quota); research/ccm-behaviour.md 7',
+  source: 'ACK "Notes on service load balancing configuration and CCM resource update policies" (docs/sources.md#ack-lb-considerations) "Load balancing update policies" (Cluster mode quota); CCM notes 7 (docs/sources.md#ccm-7)',
 };
 
 /** Listeners per CLB instance: 50 by default (seed 004 quota limits; research ccm-behaviour.md 7). */
 export const SLB_QUOTA_LISTENERS: SlbQuotaDefinition = {
   quotaActionCode: 'slb_quota_listeners_num',
   defaultValue: 50,
-  source: 'seeds/004 "Quota limits"; research/ccm-behaviour.md 7',
+  source: 'ACK "Notes on service load balancing configuration and CCM resource update policies" (docs/sources.md#ack-lb-considerations) "Quota limits"; CCM notes 7 (docs/sources.md#ccm-7)',
 };
 
 /**
  * CLB instances per account and region. The documented defaults conflict: 30 (international docs) and
- * 60 (newer / China-site docs) (research/ccm-behaviour.md 7; seed 004 "Quota limits" names the quota without
+ * 60 (newer / China-site docs) (CCM notes 7 (docs/sources.md#ccm-7); seed 004 "Quota limits" names the quota without
  * the figure). The lower value is the default, so an audit without Quota Center data warns early; the
  * Quota Center value of the account wins when read.
  */
 export const SLB_QUOTA_INSTANCES: SlbQuotaDefinition = {
   quotaActionCode: 'slb_quota_instances_num',
   defaultValue: 30,
-  source: 'seeds/004 "Quota limits"; research/ccm-behaviour.md 7 (30 intl vs 60 newer docs: 30 assumed)',
+  source: 'ACK "Notes on service load balancing configuration and CCM resource update policies" (docs/sources.md#ack-lb-considerations) "Quota limits"; CCM notes 7 (docs/sources.md#ccm-7) (30 intl vs 60 newer docs: 30 assumed)',
 };

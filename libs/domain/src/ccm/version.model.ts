@@ -7,7 +7,7 @@
  *    where `<n>` counts commits after `v1.9.3`; one doc spells it `v1.9.3-164-g2105d2e-aliyun`;
  *  - releases: `v2.<minor>.<patch>` (e.g. `v2.11.2`, seed 000);
  *  - dev builds: `v2.12.1-3-gabc1234` (3 commits after v2.12.1).
- * Research: research/ccm-behaviour.md section 4.
+ * Research: CCM notes 4 (docs/sources.md#ccm-4).
  */
 
 /** A parsed CCM version. `build` orders builds of one release (`v1.9.3.N` by N; `-N-g` dev commits). */

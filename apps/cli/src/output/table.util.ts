@@ -1,0 +1,82 @@
+/**
+ * Bordered tables of the CLI (cli-table3) that fit the terminal and colour only where colour is wanted
+ * (issue 21 item 5): cli-table3 colours the header red and the borders grey by default, also when
+ * piped and with NO_COLOR, and never wraps, so a forecast table was up to 266 columns wide.
+ */
+import Table from 'cli-table3';
+import { colourWanted } from './scan-output.renderer';
+import { wrapText } from './text-wrap.util';
+import { cliStreams } from './cli-streams';
+import { cliConfig } from '../cli-config';
+
+/** How a table is drawn: total width in columns (characters) and whether ANSI colour is used. */
+export interface TableStyle {
+  width: number;
+  color: boolean;
+}
+
+/** Width of a table written somewhere that is not a terminal (a file, a pipe, CI logs), columns. */
+export const PIPED_TABLE_WIDTH = 120;
+/** No column is squeezed below this many characters of content. */
+const MIN_COLUMN = 6;
+
+/**
+ * The style for output written to `stream`: its width on a terminal (`columns`), else
+ * {@link PIPED_TABLE_WIDTH}; colour only on a terminal and never with `NO_COLOR`.
+ */
+export function tableStyleFor(stream: { isTTY?: boolean; columns?: number } = cliStreams().stdout): TableStyle {
+  return {
+    width: stream.isTTY === true && stream.columns ? stream.columns : PIPED_TABLE_WIDTH,
+    color: colourWanted(stream, cliConfig().cli.noColor),
+  };
+}
+
+/** Display width of a cell's longest line (characters; cells hold no ANSI codes). */
+function cellWidth(text: string): number {
+  return Math.max(0, ...text.split('\n').map((l) => l.length));
+}
+
+/**
+ * Content widths that fit `total` columns: each column its natural width, then the widest ones shrunk
+ * in turn (never below {@link MIN_COLUMN}) until the table fits; a table that cannot fit even so keeps
+ * the minimum widths.
+ * @param natural each column's longest cell (characters)
+ * @param total the table's width budget, borders and one space of padding each side included
+ */
+export function fitColumnWidths(natural: readonly number[], total: number): number[] {
+  const widths = natural.map((w) => Math.max(w, 1));
+  // Each column adds 2 padding characters and one border; the table adds the closing border.
+  const budget = total - (widths.length * 3 + 1);
+  let sum = widths.reduce((a, b) => a + b, 0);
+  while (sum > budget) {
+    let widest = 0;
+    for (let i = 1; i < widths.length; i += 1) if (widths[i] > widths[widest]) widest = i;
+    if (widths[widest] <= MIN_COLUMN) break;
+    // Shrink the widest column down to the next widest (or the minimum), at most by what is still over.
+    const second = Math.max(MIN_COLUMN, ...widths.filter((_, i) => i !== widest));
+    const cut = Math.min(sum - budget, Math.max(1, widths[widest] - second));
+    widths[widest] -= cut;
+    sum -= cut;
+  }
+  return widths;
+}
+
+/**
+ * Render a bordered table that fits `style.width`, wrapping long cells on word boundaries.
+ * @param head column titles
+ * @param rows cells (plain text; `\n` starts a new line within a cell)
+ */
+export function renderTable(head: readonly string[], rows: readonly (readonly string[])[], style: TableStyle): string {
+  const natural = head.map((h, i) => Math.max(cellWidth(h), ...rows.map((r) => cellWidth(r[i] ?? ''))));
+  const widths = fitColumnWidths(natural, style.width);
+  // Cells are wrapped here (wrapText: word boundaries, long tokens such as check ids broken, nothing cut);
+  // cli-table3's own wrapping truncates a word longer than its column with an ellipsis.
+  const wrap = (cells: readonly string[]) => cells.map((c, i) => wrapText(c, widths[i]).join('\n'));
+  const t = new Table({
+    head: wrap(head),
+    colWidths: widths.map((w) => w + 2),
+    style: { head: style.color ? ['bold'] : [], border: style.color ? ['grey'] : [], 'padding-left': 1, 'padding-right': 1 },
+  });
+  for (const r of rows) t.push(wrap(r));
+  return t.toString();
+}

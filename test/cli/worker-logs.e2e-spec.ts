@@ -1,0 +1,59 @@
+/**
+ * `fleet-audit worker` logs JSON lines like `serve` (issue 21 item 4): with stdout redirected (compose,
+ * Kubernetes) every stdout line is one JSON object with pino's `level` (label), `time` and `msg`, no ANSI colour
+ * codes and no multi-line text; before, the worker wrote Nest's coloured text logger.
+ */
+import { spawn } from 'node:child_process';
+import { join } from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { createTestDatabase, type TestDatabase } from '../store/test-database.util';
+import { deletePrefix, freePort, SHARED_REDIS_URL, uniquePrefix } from '../worker/worker-test.util';
+import { ROOT } from './cli-run.util';
+
+const BIN = join(ROOT, 'bin', 'fleet-audit.js');
+
+describe('fleet-audit worker: JSON log lines', () => {
+  let db: TestDatabase;
+  const prefix = uniquePrefix('worker-logs');
+
+  beforeAll(async () => {
+    db = await createTestDatabase();
+  });
+  afterAll(async () => {
+    await deletePrefix(SHARED_REDIS_URL, prefix);
+    await db?.drop();
+  });
+
+  it('writes only JSON objects on stdout (redirected, NODE_ENV=production), one per line, without colour', async () => {
+    const port = await freePort();
+    const env = { ...process.env, DATABASE_URL: db.url, REDIS_URL: SHARED_REDIS_URL, FLEET_AUDIT_QUEUE_PREFIX: prefix, NODE_ENV: 'production', LOG_LEVEL: 'info' };
+    delete (env as Record<string, string | undefined>).NO_COLOR;
+    const child = spawn(process.execPath, [BIN, 'worker', '--no-schedule', '--health-port', String(port)], { env, stdio: ['ignore', 'pipe', 'pipe'] });
+    let stdout = '';
+    let stderr = '';
+    child.stdout.on('data', (d: Buffer) => (stdout += d.toString()));
+    const exited = new Promise<number | string | null>((resolve) => child.once('exit', (code, signal) => resolve(code ?? signal)));
+    // Ready is announced on stderr once the queues and the health endpoint are up.
+    await new Promise<void>((resolve, reject) => {
+      child.stderr.on('data', (d: Buffer) => {
+        stderr += d.toString();
+        if (stderr.includes(' ready (')) resolve();
+      });
+      void exited.then((code) => reject(new Error(`worker exited ${code} before ready: ${stderr}`)));
+    });
+    child.kill('SIGTERM');
+    expect(await exited, `stderr: ${stderr}`).toBe(0);
+    const lines = stdout.split('\n').filter((l) => l !== '');
+    // Nest's own bootstrap lines (module initialisation) go through the same logger.
+    expect(lines.length, `stdout: ${stdout}\nstderr: ${stderr}`).toBeGreaterThan(0);
+    for (const line of lines) {
+      expect(line, 'no ANSI colour codes').not.toMatch(new RegExp(String.fromCharCode(27) + '\\['));
+      const entry = JSON.parse(line) as Record<string, unknown>;
+      if (typeof entry.msg !== 'string' || entry.time === undefined) throw new Error(`not a log line: ${line}`);
+      // pino's fields (the level as its label and an ISO time, as `serve` writes them).
+      expect(['trace', 'debug', 'info', 'warn', 'error', 'fatal']).toContain(entry.level);
+    }
+    // No secret of the environment reaches the log.
+    expect(stdout).not.toContain(db.url);
+  }, 60_000);
+});
