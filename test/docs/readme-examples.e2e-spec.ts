@@ -27,7 +27,6 @@ const SAMPLE = 'examples/fleets/sample';
 const API_TOKEN = 'readme-examples-e2e-token-5f1c2b';
 const TOKEN_HASH_KEY = 'readme-examples-e2e-hash-key-0123456789abcdef';
 
-const ITEM_6 = 'explicit flags to win over an exported DATABASE_URL (issue 21 item 6, not fixed yet)';
 
 /**
  * Examples that need what a CI machine does not have, or that the test's own setup already is: exact command text
@@ -42,11 +41,6 @@ const MARKED: ReadonlyMap<string, string> = new Map([
   ['npx fleet-audit worker', 'needs a fleet of Redis workers (long-running); test/worker covers `worker`'],
   ['npx fleet-audit serve --config /etc/fleet-audit/scan.yaml', 'long-running; this test runs its examples against `serve --fleet` on the sample fleet'],
   ['npx fleet-audit scan --config scan.yaml --distributed', 'needs running Redis workers; test/worker covers distributed scans'],
-  // Issue 21 item 6: with DATABASE_URL exported (as the README's service and waiver sections do), these refuse
-  // "give exactly one of ...": an explicit flag should win over the environment. Remove the marks when it does.
-  ['npx fleet-audit forecast headroom --fleet examples/fleets/sample [--cluster ID] [--like NODE --labels pool=big]', ITEM_6],
-  ['npx fleet-audit forecast whatif --fleet examples/fleets/sample --scenario examples/scenarios/black-friday.yaml', ITEM_6],
-  ['fleet-audit report --fleet dumps/this-week --previous dumps/last-week --waivers waivers.yaml --format md', ITEM_6],
 ]);
 
 /** Non-example lines of shell blocks (tooling the README mentions): first words -> why they are not run. */

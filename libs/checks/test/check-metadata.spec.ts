@@ -1,3 +1,5 @@
+import { readFileSync } from 'node:fs';
+import { join } from 'node:path';
 /**
  * Metadata of every registered check (STYLE.md F.33): unique well-formed ids, severity in the enum,
  * remediation and source present and citing a seed file, a CCM source path or an API doc, title <= 80.
@@ -5,6 +7,9 @@
 import { describe, expect, it } from 'vitest';
 import { SEVERITIES } from '@app/domain';
 import { CHECKS, CHECK_IDS, getCheck } from '@app/checks';
+
+/** The anchors of docs/sources.md (`<a id="...">`), which `source` fields cite (issue 21 item 11). */
+const SOURCES_ANCHORS = [...readFileSync(join(__dirname, '..', '..', '..', 'docs', 'sources.md'), 'utf8').matchAll(/<a id="([a-z0-9-]+)"><\/a>/g)].map((m) => m[1]);
 
 const CATEGORIES = ['quota', 'ownership', 'version', 'configuration'];
 const RESOURCE_KINDS = [
@@ -91,9 +96,11 @@ describe('check metadata', () => {
       expect(check.remediation).toMatch(/https:\/\/www\.alibabacloud\.com\/help\//);
     });
 
-    it('cites a seed file, a CCM source path or an API doc', () => {
-      expect(check.source).toMatch(/seeds\/00[0-4]_[0-9a-f]{16}\.txt|pkg\/[a-z/]+\.go|Quota Center|API/);
-      expect(check.source).toMatch(/seeds\/00[0-4]_[0-9a-f]{16}\.txt/);
+    it('cites an ACK document, with anchors of docs/sources.md that exist, never a file outside the repository', () => {
+      // Every check rests on at least one ACK document (the seeds are copies of them: docs/sources.md).
+      expect(check.source).toMatch(/ACK "[^"]+"[^(]*\(docs\/sources\.md#ack-[a-z-]+\)/);
+      for (const [, anchor] of check.source.matchAll(/docs\/sources\.md#([a-z0-9-]+)/g)) expect(SOURCES_ANCHORS, `${check.id}: #${anchor}`).toContain(anchor);
+      expect(check.source).not.toMatch(/seeds\/|research\//);
     });
   });
 
