@@ -89,7 +89,7 @@ describe('fleet-audit waivers (e2e)', () => {
       expect(r.status).toBe(0);
       ids.push((JSON.parse(r.stdout) as { id: string }).id);
     }
-    const short = await runCliInProcess(['waiver', 'add', '--check', 'X', '--account', '1', '--resource', '*', '--owner', 'o', '--reason', 'short', '--category', 'mitigated'], env);
+    const short = await runCliInProcess(['waiver', 'add', '--check', 'LB_ORPHANED', '--account', '1', '--resource', '*', '--owner', 'o', '--reason', 'short', '--category', 'mitigated'], env);
     expect(short.status).toBe(2);
     expect(short.stderr).toContain('reason must be at least 10 characters');
 
