@@ -46,5 +46,9 @@ describe('fitColumnWidths', () => {
     expect(fitted[0]).toBe(10);
     expect(Math.abs(fitted[1] - fitted[2])).toBeLessThanOrEqual(1);
     expect(fitColumnWidths([50, 50, 50], 10).every((w) => w >= 6)).toBe(true);
+    // An id (longest word 23) keeps its width; the wide free-text column gives way instead.
+    const withFloor = fitColumnWidths([8, 36, 70], 100, [8, 23, 10]);
+    expect(withFloor[1]).toBeGreaterThanOrEqual(23);
+    expect(withFloor.reduce((a, b) => a + b, 0) + 3 * 3 + 1).toBeLessThanOrEqual(100);
   });
 });

@@ -43,21 +43,26 @@ function cellWidth(text: string): number {
  * @param natural each column's longest cell (characters)
  * @param total the table's width budget, borders and one space of padding each side included
  */
-export function fitColumnWidths(natural: readonly number[], total: number): number[] {
+export function fitColumnWidths(natural: readonly number[], total: number, floors: readonly number[] = []): number[] {
   const widths = natural.map((w) => Math.max(w, 1));
+  // A column is not squeezed below its floor (its longest word: an id must stay on one line) unless
+  // every column is at its floor.
+  const floorOf = (i: number) => Math.min(widths[i], Math.max(MIN_COLUMN, floors[i] ?? MIN_COLUMN));
   // Each column adds 2 padding characters and one border; the table adds the closing border.
   const budget = total - (widths.length * 3 + 1);
   let sum = widths.reduce((a, b) => a + b, 0);
   while (sum > budget) {
-    let widest = 0;
-    for (let i = 1; i < widths.length; i += 1) if (widths[i] > widths[widest]) widest = i;
-    if (widths[widest] <= MIN_COLUMN) break;
-    // Shrink the widest column down to the next widest (or the minimum), at most by what is still over.
-    const second = Math.max(MIN_COLUMN, ...widths.filter((_, i) => i !== widest));
+    let widest = -1;
+    for (let i = 0; i < widths.length; i += 1) if (widths[i] > floorOf(i) && (widest < 0 || widths[i] > widths[widest])) widest = i;
+    if (widest < 0) break;
+    // Shrink the widest column down to the next widest (or its floor), at most by what is still over.
+    const second = Math.max(floorOf(widest), ...widths.filter((_, i) => i !== widest));
     const cut = Math.min(sum - budget, Math.max(1, widths[widest] - second));
     widths[widest] -= cut;
     sum -= cut;
   }
+  // Every column at its floor and still too wide: the floors give way too (ids then wrap).
+  if (sum > budget && floors.length > 0) return fitColumnWidths(widths, total);
   return widths;
 }
 
@@ -68,7 +73,9 @@ export function fitColumnWidths(natural: readonly number[], total: number): numb
  */
 export function renderTable(head: readonly string[], rows: readonly (readonly string[])[], style: TableStyle): string {
   const natural = head.map((h, i) => Math.max(cellWidth(h), ...rows.map((r) => cellWidth(r[i] ?? ''))));
-  const widths = fitColumnWidths(natural, style.width);
+  const longestWord = (t: string) => Math.max(0, ...t.split(/\s+/).map((w) => w.length));
+  const floors = head.map((h, i) => Math.min(40, Math.max(longestWord(h), ...rows.map((r) => longestWord(r[i] ?? '')))));
+  const widths = fitColumnWidths(natural, style.width, floors);
   // Cells are wrapped here (wrapText: word boundaries, long tokens such as check ids broken, nothing cut);
   // cli-table3's own wrapping truncates a word longer than its column with an ellipsis.
   const wrap = (cells: readonly string[]) => cells.map((c, i) => wrapText(c, widths[i]).join('\n'));
