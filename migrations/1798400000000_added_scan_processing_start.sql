@@ -8,6 +8,8 @@
 -- Append-only: never edit once released (STYLE.md D.14).
 
 ALTER TABLE scans ADD COLUMN processing_started_at timestamptz;
+-- New rows: the database clock at creation (existing rows keep NULL: their start is unknown).
+ALTER TABLE scans ALTER COLUMN processing_started_at SET DEFAULT now();
 
 -- Down Migration
 

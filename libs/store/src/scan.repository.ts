@@ -46,7 +46,13 @@ interface ScanRow extends ScanListRow {
   settings: Record<string, unknown>;
 }
 
-const LIST_COLUMNS = 'id, status, source, fleet_name, started_at, finished_at, processing_started_at, error, summary';
+const BASE_LIST_COLUMNS = 'id, status, source, fleet_name, started_at, finished_at, error, summary';
+/**
+ * `processing_started_at` read through the row's JSON, so the store also reads a database whose schema
+ * predates migration 1798400000000 (NULL there: the duration falls back to `started_at`).
+ */
+const processingColumn = (row: string) => `(to_jsonb(${row}) ->> 'processing_started_at') AS processing_started_at`;
+const LIST_COLUMNS = `${BASE_LIST_COLUMNS}, ${processingColumn('scans')}`;
 const ALL_COLUMNS = `${LIST_COLUMNS}, coverage, skipped, settings`;
 
 /** What a principal scoped to some accounts reads instead of a failed scan's reason (it may name other accounts). */
@@ -67,7 +73,7 @@ function scopedColumns(accounts: string, withDetail: boolean): string {
           'critical', count(*) FILTER (WHERE f.severity = 'critical')) FROM findings f WHERE ${mine}),
       'byCheck', COALESCE((SELECT jsonb_object_agg(c.check_id, c.n ORDER BY c.check_id)
           FROM (SELECT f.check_id, count(*) AS n FROM findings f WHERE ${mine} GROUP BY f.check_id) c), '{}'::jsonb)) END AS summary`;
-  const list = `s.id, s.status, s.source, s.fleet_name, s.started_at, s.finished_at, s.processing_started_at,
+  const list = `s.id, s.status, s.source, s.fleet_name, s.started_at, s.finished_at, ${processingColumn('s')},
       CASE WHEN s.error IS NULL THEN NULL ELSE '${SCOPED_ERROR_TEXT}' END AS error, ${summary}`;
   if (!withDetail) return list;
   const filtered = (column: string, path: string) =>
@@ -108,13 +114,16 @@ export class ScanRepository {
     const id = input.id ?? randomUUID();
     if (!isUuid(id)) throw new StoreError('INVALID_ARGUMENT', `scan id must be a uuid, got "${id}"`);
     const inserted = await this.pool.query<ScanRow>(
-      `INSERT INTO scans (id, status, source, fleet_name, started_at, settings, heartbeat_at, processing_started_at)
-       VALUES ($1, 'running', $2, $3, $4, $5::jsonb, CASE WHEN $2 = 'distributed' THEN NULL ELSE now() END, COALESCE($6::timestamptz, now()))
+      `INSERT INTO scans (id, status, source, fleet_name, started_at, settings, heartbeat_at)
+       VALUES ($1, 'running', $2, $3, $4, $5::jsonb, CASE WHEN $2 = 'distributed' THEN NULL ELSE now() END)
        ON CONFLICT (id) DO NOTHING
        RETURNING ${ALL_COLUMNS}`,
-      [id, input.source, storableText(input.fleetName), input.startedAt ?? new Date(), storableJson(input.settings ?? {}), input.processingStartedAt ?? null],
+      [id, input.source, storableText(input.fleetName), input.startedAt ?? new Date(), storableJson(input.settings ?? {})],
     );
-    const row = inserted.rows[0] ?? (await this.getRow(this.pool, id));
+    // The column's default (now()) is the processing start; a caller that created the row late gives the real one.
+    if (inserted.rows[0] && input.processingStartedAt)
+      await this.pool.query('UPDATE scans SET processing_started_at = $2 WHERE id = $1', [id, input.processingStartedAt]);
+    const row = (input.processingStartedAt ? undefined : inserted.rows[0]) ?? (await this.getRow(this.pool, id));
     if (!row) throw new StoreError('NOT_FOUND', `scan ${id} not found after create`);
     return toStoredScan(row);
   }
@@ -275,7 +284,7 @@ export class ScanRepository {
       { expr: 's.id', dir: 'desc' as const },
     ];
     const { limit, backward, conditions, order } = pagingSql(keys, args, p);
-    const columns = scope.accountScope.all ? LIST_COLUMNS.split(', ').map((c) => `s.${c}`).join(', ') : scopedColumns(p([...scope.accountScope.accountIds]), false);
+    const columns = scope.accountScope.all ? `${BASE_LIST_COLUMNS.split(', ').map((c) => `s.${c}`).join(', ')}, ${processingColumn('s')}` : scopedColumns(p([...scope.accountScope.accountIds]), false);
     const rows = await this.pool.query<ScanListRow>(
       `SELECT ${columns} FROM scans s ${conditions.length ? `WHERE ${conditions.join(' AND ')}` : ''} ${order} LIMIT ${p(limit + 1)}`,
       params,
