@@ -1,3 +1,5 @@
+import { readFileSync } from 'node:fs';
+import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import type { K8sEvent } from '../snapshot.types';
 import { CCM_ERROR_ROWS } from './error-events.constants';
@@ -21,6 +23,13 @@ function event(over: Partial<K8sEvent>): K8sEvent {
   };
 }
 
+/** Anchors of docs/sources.md (`<a id="...">`), the project's index of the ACK documents (seeds 001-003). */
+const SOURCE_ANCHORS = new Set(
+  [...readFileSync(join(__dirname, '../../../../docs/sources.md'), 'utf8').matchAll(/<a id="([a-z0-9-]+)">/g)].map(
+    (m) => m[1],
+  ),
+);
+
 describe('CCM_ERROR_ROWS (seeds 001/002/003 error tables)', () => {
   it('has unique ids', () => {
     const ids = CCM_ERROR_ROWS.map((r) => r.id);
@@ -33,8 +42,11 @@ describe('CCM_ERROR_ROWS (seeds 001/002/003 error tables)', () => {
         expect(matchCcmErrorRow(text)?.id, text).toBe(id);
     });
 
-    it('cites a seed file', () => {
-      expect(row.source).toMatch(/seeds\/00[1-3]_[0-9a-f]{16}\.txt/);
+    it('cites an ACK document listed in docs/sources.md', () => {
+      const anchors = [...row.source.matchAll(/\(docs\/sources\.md#([a-z0-9-]+)\)/g)].map((m) => m[1]);
+      expect(anchors.length, row.source).toBeGreaterThan(0);
+      for (const anchor of anchors) expect(SOURCE_ANCHORS.has(anchor), `#${anchor} in docs/sources.md`).toBe(true);
+      expect(anchors.some((a) => a === 'ack-troubleshooting' || a === 'ack-service-faq'), row.source).toBe(true);
       expect(row.cause.length).toBeGreaterThan(10);
       expect(row.solution.length).toBeGreaterThan(10);
     });
