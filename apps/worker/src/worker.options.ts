@@ -131,6 +131,9 @@ export interface ResolvedWorkerOptions extends Required<
   reconcile: { intervalMs: number; graceMs: number; failLostAfterMs: number } | false;
 }
 
+/** The wall clock: the default `WorkerOptions.clock` (one function, so resolved options compare equal). */
+export const systemClock = (): Date => new Date();
+
 /**
  * Apply the defaults.
  * @throws RangeError for a non-positive concurrency or duration
@@ -153,7 +156,7 @@ export function resolveWorkerOptions(o: WorkerOptions): ResolvedWorkerOptions {
     policies: o.policies ?? {},
     sources: o.sources ?? [],
     schedule: o.schedule ?? DEFAULT_SCAN_SCHEDULE,
-    clock: o.clock ?? (() => new Date()),
+    clock: o.clock ?? systemClock,
     reports: {
       schedule: o.reports?.schedule ?? DEFAULT_REPORT_SCHEDULE,
       ...(o.reports?.accounts ? { accounts: o.reports.accounts } : {}),
