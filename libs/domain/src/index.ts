@@ -58,6 +58,7 @@ export type {
   SkippedResult,
 } from './finding.types';
 export * from './wire/wire.schemas';
+export * from './wire/wire-nlb.schemas';
 export type * from './wire/wire-fleet.types';
 export {
   DEFAULT_NODE_PORT_RANGE,

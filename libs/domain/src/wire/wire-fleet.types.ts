@@ -26,6 +26,7 @@ import type {
   WireVServerGroupAttribute,
   WireVSwitch,
 } from './wire.schemas';
+import type { WireNlbRegion } from './wire-nlb.schemas';
 
 /** A fleet in wire shapes. Optional sections are `undefined` when not read (see snapshot.types.ts). */
 export interface WireFleet {
@@ -59,6 +60,8 @@ export interface WireRegion {
   ecsInstances?: WireEcsInstance[];
   vSwitches?: WireVSwitch[];
   quotas?: WireQuota[];
+  /** The four `nlb/` files (NLB 2022-04-30 List* items); `undefined` when not read (an `nlb` coverage gap). */
+  nlb?: WireNlbRegion;
   clusters: WireCluster[];
 }
 
