@@ -27,13 +27,14 @@ export interface FleetSnapshot {
 
 /**
  * Datasets a scan reads per target. Account level: `ram`. Region level: `slb` (CLB instances,
- * listeners, vServer groups), `ecs`, `vpc` (vSwitches), `quotas`, `cs` (cluster list). Cluster
+ * listeners, vServer groups), `nlb` (NLB instances, listeners, server groups, servers: the four `nlb/` files), `ecs`, `vpc` (vSwitches), `quotas`, `cs` (cluster list). Cluster
  * level: `cluster` (detail), `addons`, `resources`, `sysctls` (node ephemeral port ranges),
  * `kubernetes` (nodes, Services, Pods, EndpointSlices, Events).
  */
 export type CoverageDataset =
   | 'ram'
   | 'slb'
+  | 'nlb'
   | 'ecs'
   | 'vpc'
   | 'quotas'
