@@ -174,14 +174,19 @@ describe('REST / GraphQL parity: same numbers for the same token (e2e)', () => {
   it('one CLB: counts, its Services, server groups with backends, its quotas; absent for other accounts both ways', async () => {
     const lb = byKey(graph.loadBalancers, (l) => `${String(1e6 - l.serviceCount).padStart(8, '0')}${l.loadBalancerId}`)[0];
     expect(lb.serviceCount).toBeGreaterThan(0);
+    const lbGroups = graph.serverGroups.filter((x) => x.loadBalancerId === lb.loadBalancerId).map((x) => ({ backends: x.backends.length }));
     for (const t of tokens) {
       const res = await http().get(`/v1/load-balancers/${lb.loadBalancerId}`).set('Authorization', `Bearer ${t.token}`);
       expect(res.status, t.label).toBe(t.account === null || t.account === lb.accountId ? 200 : 404);
+      // Page sizes from what the CLB holds (the graph), so the query stays within the GraphQL cost limit
+      // (1,000: a connection costs 1 + first x its node cost) and still asks for every item.
+      const groups = Math.max(1, lbGroups.length);
+      const backends = Math.max(1, ...lbGroups.map((x) => x.backends));
       const data = await gql(
         `query($id: ID!) { loadBalancer(id: $id) { backendEntries distinctBackends serviceCount listenerCount
-          services(first: 100) { totalCount nodes { clusterId namespace name } }
-          vServerGroups(first: 100) { totalCount nodes { vServerGroupId isDefault backendCount backends(first: 100) { nodes { serverId port weight type } } } }
-          quotas(first: 100) { nodes { checkId used limit ratio } } } }`,
+          services(first: ${Math.max(1, lb.serviceCount)}) { totalCount nodes { clusterId namespace name } }
+          vServerGroups(first: ${groups}) { totalCount nodes { vServerGroupId isDefault backendCount backends(first: ${backends}) { nodes { serverId port weight type } } } }
+          quotas(first: 50) { nodes { checkId used limit ratio } } } }`,
         t.token,
         { id: lb.loadBalancerId },
       );
@@ -212,8 +217,10 @@ describe('REST / GraphQL parity: same numbers for the same token (e2e)', () => {
     for (const t of tokens) {
       const res = await http().get(`/v1/ecs-instances/${ecs.instanceId}`).set('Authorization', `Bearer ${t.token}`);
       expect(res.status, t.label).toBe(t.account === null || t.account === ecs.accountId ? 200 : 404);
+      // Page sizes from the graph (instances of that cluster, CLBs of that instance): within the cost limit.
+      const instances = graph.ecsInstances.filter((e) => e.accountId === ecs.accountId && e.clusterId === ecs.clusterId).length;
       const data = await gql(
-        `query($a: String!, $c: String) { ecsInstances(first: 100, accountId: $a, clusterId: $c) { nodes { instanceId serverGroupCount loadBalancers(first: 100) { totalCount nodes { loadBalancerId } } } } }`,
+        `query($a: String!, $c: String) { ecsInstances(first: ${instances}, accountId: $a, clusterId: $c) { nodes { instanceId serverGroupCount loadBalancers(first: ${ecs.loadBalancerIds.length}) { totalCount nodes { loadBalancerId } } } } }`,
         t.token,
         { a: ecs.accountId, c: ecs.clusterId },
       );
