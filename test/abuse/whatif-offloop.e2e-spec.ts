@@ -78,8 +78,11 @@ describe('what-if off the event loop (issue 23 item 1)', () => {
     const sorted = [...latencies].sort((a, b) => a - b);
     const max = sorted[sorted.length - 1];
     console.log(`what-if addNodes ${MAX_ADD_NODES}: ${elapsed} ms; /healthz during it: ${latencies.length} polls, p50 ${sorted[Math.floor(sorted.length / 2)].toFixed(1)} ms, max ${max.toFixed(1)} ms`);
-    expect(latencies.length).toBeGreaterThan(1);
-    expect(max).toBeLessThan(200);
+    // Not a timing figure (those are in bench:whatif-size): a what-if computed on the event loop would stall every
+    // poll for about the whole run, so few polls would complete and one would wait most of the run. Off the loop,
+    // polls keep completing and none waits anywhere near that long, however loaded the machine is.
+    expect(latencies.length).toBeGreaterThan(3);
+    expect(max).toBeLessThan(Math.max(250, elapsed / 3));
     // Results identical to the in-process computation on the same stored snapshot.
     const s = await latestSnapshot(store);
     const local = runWhatIf(s.snapshot, parseScenario(LARGEST), { now: new Date(s.observedAt) });
