@@ -154,6 +154,8 @@ export async function runDemoCommand(opts: DemoOptions): Promise<number> {
     const { createApiApp } = loadApi();
     // The demo serves the GraphQL sandbox page (GET /graphql); production keeps it off (GRAPHQL_SANDBOX).
     const app = await createApiApp({ store: db, token, scanLauncher: launcher, graphql: { ...cliConfig().graphql, sandbox: true, stackTraces: cliConfig().cli?.debug === true } });
+    // Listen before printing the URL (a signal right after it must stop the demo gracefully).
+    const interrupted = untilInterrupted();
     await app.listen(opts.port, '127.0.0.1');
     const url = `http://127.0.0.1:${opts.port}`;
     cliStreams().stdout.write(
@@ -166,7 +168,7 @@ export async function runDemoCommand(opts: DemoOptions): Promise<number> {
         '',
       ].join('\n'),
     );
-    await untilInterrupted();
+    await interrupted;
     await launcher.close();
     await app.close();
     return EXIT_OK;

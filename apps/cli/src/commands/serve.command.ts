@@ -107,9 +107,11 @@ export async function runServeCommand(opts: ServeOptions): Promise<number> {
     trustProxy: config.api.trustProxy,
     ...(redisProbe ? { readiness: { redis: () => redisProbe.ping() } } : {}),
   });
+  // Listen before announcing the API (a SIGTERM right after the line must stop it gracefully, not kill it).
+  const interrupted = untilInterrupted();
   await app.listen(opts.port, opts.host);
   cliStreams().stderr.write(`fleet-audit: API on http://${opts.host}:${opts.port} (sources: ${launcher.sourceNames().join(', ') || 'none'})\n`);
-  await untilInterrupted();
+  await interrupted;
   // Waiting scans end `interrupted`; the running one gets 10 s to finish.
   await queued?.close();
   await app.close();

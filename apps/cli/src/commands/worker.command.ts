@@ -87,6 +87,9 @@ export async function runWorkerCommand(
   } catch (e) {
     throw new CliUsageError((e as Error).message);
   }
+  // Listen before anything announces readiness: a SIGTERM between the "ready" line and the listener took the
+  // default action (killed by the signal, not drained with exit 0); one during start-up drains once started.
+  const interrupted = untilInterrupted();
   const worker = await startWorker({
     ...options,
     name: `worker-${process.pid}`,
@@ -97,7 +100,7 @@ export async function runWorkerCommand(
   cliStreams().stderr.write(
     `fleet-audit: worker ${process.pid} ready (scheduled sources: ${scheduled}${worker.healthUrl ? `; health: ${worker.healthUrl}/readyz` : ''})\n`,
   );
-  const signal = await untilInterrupted();
+  const signal = await interrupted;
   cliStreams().stderr.write(`fleet-audit: worker ${process.pid}: ${signal}: draining\n`);
   await worker.close();
   return EXIT_OK;
