@@ -7,7 +7,7 @@ import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 import * as $Cs from '@alicloud/cs20151215';
 import * as $Ecs from '@alicloud/ecs20140526';
-import { ClientError } from '@alicloud/openapi-core';
+import { ClientError, ThrottlingError } from '@alicloud/openapi-core';
 import * as $Ram from '@alicloud/ram20150501';
 import Vpc, * as $Vpc from '@alicloud/vpc20160428';
 import { readFleetDirectory, scanConfigSchema } from '@app/collectors';
@@ -15,12 +15,32 @@ import { simulatorReadyLine, startSimulator, type RunningSimulator } from '@app/
 import { parse } from 'yaml';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { callRoa, callRpc, csClient, ecsClient, ramClient, simConfig } from './sim-clients.util';
+import { nlbIdOf, nlbRegionOf, serverGroupIdOf } from './nlb-fleet.util';
 import { SIM_FLEET_IDS as IDS, writeSimFleet } from './sim-fleet.factory';
 
 let sim: RunningSimulator;
 
+/** NLB data of the simulated region: 45 NLBs (3 pages at the default 20), 2 listeners each, 23 servers per group, 3 leaked groups. */
+const NLB = nlbRegionOf({ loadBalancers: 45, listenersPerLb: 2, serversPerGroup: 23, leakedGroups: 3 });
+
+/** Quota Center NLB quotas (research/nlb.md section 5), in the region's quotas.json beside the SLB ones. */
+const NLB_QUOTAS = [
+  { ProductCode: 'nlb', QuotaActionCode: 'nlb_quota_servergroups_num', QuotaName: 'server groups per region', TotalQuota: 3000 },
+  { ProductCode: 'nlb', QuotaActionCode: 'nlb_quota_server_added_num', QuotaName: 'server added times', TotalQuota: 200 },
+];
+
+/** The simulator's fleet with `WireRegion.nlb` set on its region. */
+function simFleetWithNlb() {
+  const fleet = readFleetDirectory(writeSimFleet());
+  const region = fleet.accounts[0]?.regions.find((r) => r.regionId === IDS.regionId);
+  if (!region) throw new Error('sim fleet without its region');
+  region.nlb = NLB;
+  region.quotas = [...(region.quotas ?? []), ...NLB_QUOTAS];
+  return fleet;
+}
+
 beforeAll(async () => {
-  sim = await startSimulator({ fleet: readFleetDirectory(writeSimFleet()) });
+  sim = await startSimulator({ fleet: simFleetWithNlb() });
 });
 afterAll(async () => {
   await sim.close();
@@ -274,6 +294,157 @@ describe('SLB (generic callApi)', () => {
   });
 });
 
+describe('NLB 2022-04-30 (generic callApi, RPC)', () => {
+  const NLB_VERSION = '2022-04-30';
+  const nlb = (action: string, params: Record<string, unknown>, s: RunningSimulator = sim) =>
+    callRpc(s, action, NLB_VERSION, { RegionId: IDS.regionId, ...params });
+  const errorOf = (p: Promise<unknown>) =>
+    p.then(
+      () => undefined,
+      (e: unknown) => e,
+    );
+  /** Every page of a List* action: items by `listKey`, and the number of calls. */
+  async function listAll(action: string, listKey: string, params: Record<string, unknown> = {}) {
+    const items: Record<string, unknown>[] = [];
+    let token: string | undefined;
+    let calls = 0;
+    do {
+      const body = await nlb(action, { ...params, ...(token ? { NextToken: token } : {}) });
+      calls++;
+      items.push(...(body[listKey] as Record<string, unknown>[]));
+      token = (body['NextToken'] as string | undefined) || undefined;
+    } while (token);
+    return { items, calls };
+  }
+
+  it('ListLoadBalancers pages with NextToken at the default MaxResults 20 and serves the items unchanged', async () => {
+    const first = await nlb('ListLoadBalancers', {});
+    expect(first).toMatchObject({ MaxResults: 20, TotalCount: 45, NextToken: expect.any(String) });
+    expect(first['LoadBalancers']).toHaveLength(20);
+    const { items, calls } = await listAll('ListLoadBalancers', 'LoadBalancers');
+    expect(calls).toBe(3);
+    expect(items).toEqual(NLB.loadBalancers);
+    expect(items[0]?.['Tags']).toEqual([
+      { Key: 'kubernetes.do.not.delete', Value: expect.stringMatching(/^a/) },
+      { Key: 'ack.aliyun.com', Value: expect.any(String) },
+    ]);
+    const last = await nlb('ListLoadBalancers', { MaxResults: 100 });
+    expect(last['LoadBalancers']).toHaveLength(45);
+    expect(last['NextToken']).toBeUndefined();
+  });
+
+  it('ListLoadBalancers filters by LoadBalancerIds (at most 20), AddressType and Tag', async () => {
+    const ids = [nlbIdOf('a0', 3), nlbIdOf('a0', 4), 'nlb-unknown'];
+    const byIds = await nlb('ListLoadBalancers', { LoadBalancerIds: ids });
+    expect((byIds['LoadBalancers'] as { LoadBalancerId: string }[]).map((l) => l.LoadBalancerId)).toEqual(ids.slice(0, 2));
+    const intranet = await nlb('ListLoadBalancers', { AddressType: 'Intranet', MaxResults: 100 });
+    expect(intranet['TotalCount']).toBe(22);
+    const tagged = await nlb('ListLoadBalancers', { Tag: [{ Key: 'kubernetes.do.not.delete', Value: NLB.loadBalancers[7]?.LoadBalancerName }] });
+    expect((tagged['LoadBalancers'] as { LoadBalancerId: string }[]).map((l) => l.LoadBalancerId)).toEqual([nlbIdOf('a0', 7)]);
+    const tooMany = Array.from({ length: 21 }, (_, i) => nlbIdOf('a0', i));
+    await expect(nlb('ListLoadBalancers', { LoadBalancerIds: tooMany })).rejects.toMatchObject({ code: 'InvalidParameter', statusCode: 400 });
+  });
+
+  it('MaxResults outside 1..100 and a foreign NextToken are 400 InvalidParameter', async () => {
+    for (const bad of [0, 101])
+      await expect(nlb('ListServerGroups', { MaxResults: bad })).rejects.toMatchObject({ code: 'InvalidParameter', statusCode: 400 });
+    const page1 = await nlb('ListLoadBalancers', { MaxResults: 5 });
+    const token = page1['NextToken'] as string;
+    // a token of ListLoadBalancers is refused by ListServerGroups and with other filters
+    await expect(nlb('ListServerGroups', { NextToken: token, MaxResults: 5 })).rejects.toMatchObject({ code: 'InvalidParameter' });
+    await expect(nlb('ListLoadBalancers', { NextToken: token, MaxResults: 5, AddressType: 'Intranet' })).rejects.toMatchObject({ code: 'InvalidParameter' });
+    await expect(nlb('ListLoadBalancers', { NextToken: 'garbage', MaxResults: 5 })).rejects.toMatchObject({ code: 'InvalidParameter' });
+  });
+
+  it('ListListeners filters by at most 20 LoadBalancerIds and pages', async () => {
+    const ids = NLB.loadBalancers.slice(0, 20).map((l) => l.LoadBalancerId);
+    const { items, calls } = await listAll('ListListeners', 'Listeners', { LoadBalancerIds: ids, MaxResults: 15 });
+    expect(calls).toBe(3); // 40 listeners
+    expect(items).toEqual(NLB.listeners.slice(0, 40));
+    await expect(
+      nlb('ListListeners', { LoadBalancerIds: NLB.loadBalancers.slice(0, 21).map((l) => l.LoadBalancerId) }),
+    ).rejects.toMatchObject({ code: 'InvalidParameter', statusCode: 400 });
+  });
+
+  it('ListServerGroups lists every group of the region, leaked ones (no NLB, ServerCount 0) included', async () => {
+    const { items, calls } = await listAll('ListServerGroups', 'ServerGroups', { MaxResults: 50 });
+    expect(calls).toBe(2); // 93 groups
+    expect(items).toEqual(NLB.serverGroups);
+    expect(items.filter((g) => g['ServerCount'] === 0)).toHaveLength(3);
+    const one = await nlb('ListServerGroups', { ServerGroupIds: [serverGroupIdOf('a0', 5)] });
+    expect(one['ServerGroups']).toEqual([NLB.serverGroups[5]]);
+  });
+
+  it('ListServerGroupServers pages the servers of one group; an unknown group is ResourceNotFound.serverGroup', async () => {
+    const groupId = serverGroupIdOf('a0', 1);
+    const { items, calls } = await listAll('ListServerGroupServers', 'Servers', { ServerGroupId: groupId, MaxResults: 10 });
+    expect(calls).toBe(3); // 23 servers
+    expect(items).toEqual(NLB.servers.filter((x) => x.ServerGroupId === groupId));
+    const leaked = await nlb('ListServerGroupServers', { ServerGroupId: serverGroupIdOf('a0', 91) });
+    expect(leaked).toMatchObject({ Servers: [], TotalCount: 0 });
+    const err = await errorOf(nlb('ListServerGroupServers', { ServerGroupId: 'sgp-nope' }));
+    expect(err).toBeInstanceOf(ClientError);
+    expect(err).toMatchObject({ code: 'ResourceNotFound.serverGroup', statusCode: 400 });
+  });
+
+  it('GetLoadBalancerAttribute answers the fields at the top level with Tags as TagKey/TagValue', async () => {
+    const id = nlbIdOf('a0', 2);
+    const body = await nlb('GetLoadBalancerAttribute', { LoadBalancerId: id });
+    expect(body).toMatchObject({ LoadBalancerId: id, DNSName: NLB.loadBalancers[2]?.DNSName, RequestId: expect.any(String) });
+    expect(body['Tags']).toEqual(NLB.loadBalancers[2]?.Tags?.map((t) => ({ TagKey: t.Key, TagValue: t.Value })));
+    const err = await errorOf(nlb('GetLoadBalancerAttribute', { LoadBalancerId: 'nlb-nope' }));
+    expect(err).toMatchObject({ code: 'ResourceNotFound.loadBalancer', statusCode: 400 });
+    expect((err as ClientError).data).toMatchObject({ HostId: 'nlb.aliyuncs.com' });
+  });
+
+  it('a region the account has no data in is empty; RegionId is required', async () => {
+    expect(await nlb('ListLoadBalancers', { RegionId: 'eu-central-1' })).toMatchObject({ LoadBalancers: [], TotalCount: 0 });
+    await expect(callRpc(sim, 'ListLoadBalancers', NLB_VERSION, {})).rejects.toMatchObject({ code: 'MissingParameter', statusCode: 400 });
+  });
+
+  it('a region whose nlb/ files the fleet lacks answers 403, as the CLB APIs do for a missing load-balancers.json', async () => {
+    const fleet = readFleetDirectory(writeSimFleet());
+    for (const r of fleet.accounts[0]?.regions ?? []) delete r.nlb;
+    const s = await startSimulator({ fleet });
+    try {
+      const err = await errorOf(nlb('ListLoadBalancers', {}, s));
+      expect(err).toMatchObject({ code: 'Forbidden.RAM', statusCode: 403 });
+      expect((err as Error).message).toContain('NLBs of cn-hangzhou');
+    } finally {
+      await s.close();
+    }
+  });
+
+  it('enforces a RAM policy with the nlb:* action names', async () => {
+    const s = await startSimulator({
+      fleet: simFleetWithNlb(),
+      ramPolicy: { Version: '1', Statement: [{ Effect: 'Allow', Action: ['nlb:List*'], Resource: '*' }] },
+    });
+    try {
+      expect((await nlb('ListServerGroups', {}, s))['TotalCount']).toBe(93);
+      const err = await errorOf(nlb('GetLoadBalancerAttribute', { LoadBalancerId: nlbIdOf('a0', 0) }, s));
+      expect(err).toMatchObject({ code: 'Forbidden.RAM', statusCode: 403 });
+      expect((err as Error).message).toContain('nlb:GetLoadBalancerAttribute');
+    } finally {
+      await s.close();
+    }
+  });
+
+  it('throttles over the per-action QPS limit with Throttling.User, which openapi-core raises as ThrottlingError', async () => {
+    const frozen = new Date(Math.floor(Date.now() / 1000) * 1000 + 200);
+    const s = await startSimulator({ fleet: simFleetWithNlb(), now: () => frozen, qps: { default: 100, perApi: { ListListeners: 1 } } });
+    try {
+      await nlb('ListListeners', {}, s);
+      const err = await errorOf(nlb('ListListeners', {}, s));
+      expect(err).toBeInstanceOf(ThrottlingError);
+      expect(err).toMatchObject({ code: 'Throttling.User', retryAfter: 800 });
+      await nlb('ListServerGroups', {}, s); // another action has its own window
+    } finally {
+      await s.close();
+    }
+  });
+});
+
 describe('Quota Center ListProductQuotas (form body)', () => {
   it('pages with MaxResults/NextToken and filters by the regionId dimension', async () => {
     const seen: string[] = [];
@@ -323,6 +494,17 @@ describe('Quota Center ListProductQuotas (form body)', () => {
       { inBody: true },
     );
     expect(ecsQuotas['Quotas']).toEqual([]);
+    const nlbQuotas = await callRpc(
+      sim,
+      'ListProductQuotas',
+      '2020-05-10',
+      { ProductCode: 'nlb', Dimensions: [{ Key: 'regionId', Value: IDS.regionId }] },
+      { inBody: true },
+    );
+    expect((nlbQuotas['Quotas'] as { QuotaActionCode: string }[]).map((q) => q.QuotaActionCode)).toEqual(
+      NLB_QUOTAS.map((q) => q.QuotaActionCode),
+    );
+    expect(JSON.stringify(all['Quotas'])).not.toContain('nlb_quota');
   });
 });
 

@@ -23,6 +23,7 @@ import { AcsError, renderAcsError, type AcsErrorStyle } from './acs-error.except
 import type { AcsRequest, RpcProduct } from './acs-request';
 import { CS_VERSION, matchCsRoute } from './cs.handler';
 import { ECS_PRODUCT } from './ecs.handler';
+import { NLB_PRODUCT } from './nlb.handler';
 import { QUOTAS_PRODUCT } from './quotas.handler';
 import { RAM_PRODUCT } from './ram.handler';
 import type { RequestAuthService, SignedRequestParts } from './request-auth.service';
@@ -32,7 +33,7 @@ import { VPC_PRODUCT } from './vpc.handler';
 
 /** The RPC products the simulator serves, by API version (each version belongs to one product). */
 export const RPC_PRODUCTS: ReadonlyMap<string, RpcProduct> = new Map(
-  [ECS_PRODUCT, SLB_PRODUCT, VPC_PRODUCT, RAM_PRODUCT, STS_PRODUCT, QUOTAS_PRODUCT].map((p) => [
+  [ECS_PRODUCT, SLB_PRODUCT, NLB_PRODUCT, VPC_PRODUCT, RAM_PRODUCT, STS_PRODUCT, QUOTAS_PRODUCT].map((p) => [
     p.version,
     p,
   ]),
@@ -75,7 +76,7 @@ export class AlibabaGateway {
   /**
    * Enforce the simulated caller's RAM policy: 403 `Forbidden.RAM` naming `service:Action` (the real
    * RAM error says which action is missing: "You are not authorized to do this action ... Action: ...").
-   * @param product the product name of the handler table (`Slb`, `Ecs`, ..., `cs` for ROA)
+   * @param product the product name of the handler table (`Slb`, `Nlb`, `Ecs`, ..., `cs` for ROA)
    */
   private authorize(product: string, action: string): void {
     if (!this.ramPolicy || product.toLowerCase() === 'sts') return;

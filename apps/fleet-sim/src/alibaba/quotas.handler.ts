@@ -12,8 +12,10 @@
  * - without a `regionId` dimension the quotas of every region of the account that has a
  *   `quotas.json` are returned in region order (an empty list when none has one).
  * Every returned quota carries `Dimensions.regionId` (filled in when the file lacks it),
- * `ProductCode` and `QuotaCategory` (`CommonQuota`). Only `ProductCode=slb` has data; other
- * products, and `QuotaCategory` FlowControl / WhiteListLabel, answer an empty list.
+ * `ProductCode` and `QuotaCategory` (`CommonQuota`). The file holds the quotas of products `slb` (CLB) and
+ * `nlb` (NLB, research/nlb.md section 5; an entry without `ProductCode` is `slb`); a query for one product
+ * answers that product's entries, in file order. Other products, and `QuotaCategory` FlowControl /
+ * WhiteListLabel, answer an empty list.
  * Other `Dimensions` keys and `QuotaActionCode` filter by equality.
  */
 import type { WireQuota } from '@app/domain';
@@ -51,7 +53,7 @@ const listProductQuotas: RpcHandler = (req) => {
   const actionCode = p.str('QuotaActionCode');
 
   let all: Record<string, unknown>[] =
-    productCode === 'slb' && category === 'CommonQuota' ? quotasOf(req, regionId) : [];
+    category === 'CommonQuota' ? quotasOf(req, regionId).filter((q) => q['ProductCode'] === productCode) : [];
   if (actionCode !== undefined) all = all.filter((q) => q['QuotaActionCode'] === actionCode);
   for (const d of otherDims)
     all = all.filter((q) => (q['Dimensions'] as Record<string, unknown>)[d.key] === d.value);

@@ -3,7 +3,7 @@
  * slices (fleets of 20,000 nodes are served; no request scans the whole fleet).
  *
  * Layout mirrors the fleet directory (`shared/fleet-format.md`): accounts -> regions -> CLBs,
- * vServer groups, ECS instances, quotas, clusters. Bodies are kept exactly as the WireFleet holds
+ * vServer groups, NLBs (listeners, server groups, servers), ECS instances, quotas, clusters. Bodies are kept exactly as the WireFleet holds
  * them (the APIs' native shapes) and served back unchanged.
  */
 import type {
@@ -12,6 +12,11 @@ import type {
   WireEcsInstance,
   WireFleet,
   WireLoadBalancerAttribute,
+  WireNlbListener,
+  WireNlbLoadBalancer,
+  WireNlbRegion,
+  WireNlbServer,
+  WireNlbServerGroup,
   WireQuota,
   WireRamPolicy,
   WireRamPolicyRef,
@@ -98,10 +103,45 @@ export interface EcsRegionEntry {
   byVpc: Map<string, WireEcsInstance[]>;
 }
 
+/**
+ * The NLBs (2022-04-30) of one region: the four `nlb/` files of `WireRegion.nlb` in file order, served
+ * back unchanged, with the look-ups the NLB handlers need (`nlb.handler.ts`).
+ */
+export interface NlbRegionEntry {
+  loadBalancers: WireNlbLoadBalancer[];
+  listeners: WireNlbListener[];
+  serverGroups: WireNlbServerGroup[];
+  servers: WireNlbServer[];
+  /** NLB id -> its ListLoadBalancers item. */
+  loadBalancerById: Map<string, WireNlbLoadBalancer>;
+  /** Server group id -> its servers, in file order (an id with no servers has no entry). */
+  serversByGroup: Map<string, WireNlbServer[]>;
+}
+
+/** Index the `nlb/` data of one region (one pass over each file). */
+export function indexNlbRegion(nlb: WireNlbRegion): NlbRegionEntry {
+  const serversByGroup = new Map<string, WireNlbServer[]>();
+  for (const s of nlb.servers) {
+    const list = serversByGroup.get(s.ServerGroupId);
+    if (list) list.push(s);
+    else serversByGroup.set(s.ServerGroupId, [s]);
+  }
+  return {
+    loadBalancers: nlb.loadBalancers,
+    listeners: nlb.listeners,
+    serverGroups: nlb.serverGroups,
+    servers: nlb.servers,
+    loadBalancerById: new Map(nlb.loadBalancers.map((lb) => [lb.LoadBalancerId, lb])),
+    serversByGroup,
+  };
+}
+
 /** One region of one account. Optional sections are `undefined` when the fleet does not hold them. */
 export interface RegionEntry {
   regionId: string;
   loadBalancers?: LoadBalancerEntry[];
+  /** The region's NLBs (`WireRegion.nlb`); `undefined` when the fleet does not hold the `nlb/` files. */
+  nlb?: NlbRegionEntry;
   ecs?: EcsRegionEntry;
   vSwitches?: WireVSwitch[];
   quotas?: WireQuota[];
@@ -192,6 +232,7 @@ function indexRegion(
     }
     region.ecs = { instances: wire.ecsInstances, byId, byVpc };
   }
+  if (wire.nlb) region.nlb = indexNlbRegion(wire.nlb);
   if (wire.vSwitches) region.vSwitches = wire.vSwitches;
   if (wire.quotas) region.quotas = wire.quotas;
   for (const cluster of wire.clusters) {
