@@ -19,7 +19,7 @@ export interface RegionSpec {
   vSwitches?: number;
   clusters: ClusterSpec[];
   /** Leave these files out (to exercise coverage gaps: `failed`, or `absent` for quotas). */
-  omit?: ('load-balancers' | 'ecs-instances' | 'quotas' | 'vswitches')[];
+  omit?: ('load-balancers' | 'nlb' | 'ecs-instances' | 'quotas' | 'vswitches')[];
 }
 
 /** Sizes and optional files of one cluster. */
@@ -380,6 +380,9 @@ function writeRegion(dir: string, accountIdx: number, regionIdx: number, spec: R
     write(join(rdir, 'load-balancers.json'), lbs);
     write(join(rdir, 'vserver-groups.json'), groups);
   }
+  // The four nlb/ files (required, docs/fleet-format.md): a region without NLBs answers four empty lists.
+  if (!omit.has('nlb'))
+    for (const f of ['load-balancers', 'listeners', 'server-groups', 'servers']) write(join(rdir, 'nlb', `${f}.json`), []);
   if (!omit.has('quotas'))
     write(
       join(rdir, 'quotas.json'),

@@ -205,6 +205,8 @@ export function writeSimFleet(sizes: Partial<SimFleetSizes> = {}): string {
       })),
     },
   });
+  // The four nlb/ files are required (docs/fleet-format.md); this region has no NLB.
+  for (const f of ['load-balancers', 'listeners', 'server-groups', 'servers']) write(join(reg, 'nlb', `${f}.json`), []);
   write(join(reg, 'vserver-groups.json'), [
     group(ids.vServerGroupIds[0], ids.lbIds[0], 30080, [0, 1, 2]),
     group(ids.vServerGroupIds[1], ids.lbIds[0], 30443, [0]),
@@ -428,6 +430,7 @@ export function addOtherAccounts(root: string): void {
   write(join(acc, 'ram', 'role-policies.json'), {});
   const reg = join(acc, 'regions', o.dataRegionId);
   write(join(reg, 'vserver-groups.json'), []);
+  for (const f of ['load-balancers', 'listeners', 'server-groups', 'servers']) write(join(reg, 'nlb', `${f}.json`), []);
   write(join(reg, 'load-balancers.json'), [
     {
       LoadBalancerId: o.dataLbId,

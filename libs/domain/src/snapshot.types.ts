@@ -128,11 +128,25 @@ export interface RegionSnapshot {
   regionId: string;
   /** CLB instances with listeners and backend servers; `undefined` when not read. */
   loadBalancers?: Clb[];
+  /**
+   * NLB instances with their listeners, sorted by id; `undefined` when the region's `nlb` dataset was not read
+   * (a coverage gap: NLB checks say `skipped`, never `pass`). An empty array: read, and the region has no NLB.
+   */
+  nlbs?: Nlb[];
+  /**
+   * Every NLB server group of the region with its servers, sorted by id (ListServerGroups lists groups whether
+   * or not an NLB uses them: shared groups, and groups CCM left behind, which still hold a slot of the fixed
+   * per-region quota). `undefined` exactly when `nlbs` is.
+   */
+  nlbServerGroups?: NlbServerGroup[];
   /** ECS instances; `undefined` when not read. */
   ecsInstances?: EcsInstance[];
   /** vSwitches; `undefined` when not read. */
   vSwitches?: VSwitch[];
-  /** Quota Center values for ProductCode slb; `undefined` when not read (documented defaults apply). */
+  /**
+   * Quota Center values for ProductCode slb (`slb_quota_*`) and nlb (`nlb_quota_*`); `undefined` when not read
+   * (documented defaults apply).
+   */
   quotas?: QuotaValue[];
   /** ACK clusters of this region, sorted by clusterId. */
   clusters: ClusterSnapshot[];
@@ -199,6 +213,100 @@ export interface Clb {
   defaultBackendServers: BackendServer[];
   /** vServer groups, sorted by id. */
   vServerGroups: VServerGroup[];
+}
+
+/**
+ * NLB server type (ListServerGroupServers `ServerType`): `Ecs` (ServerId = ECS instance id), `Eni` (ENI id;
+ * CCM also writes ECI / virtual-node pods as `Eni`), `Eci`, `Ip` (ServerId = ServerIp = the IP). CCM writes
+ * `Ecs`, `Eni` and `Ip` only (research/nlb.md 4; CCM pkg/model/nlb/nlb.go).
+ */
+export type NlbServerType = 'Ecs' | 'Eni' | 'Eci' | 'Ip';
+
+/** A server of an NLB server group (NLB 2022-04-30 ListServerGroupServers -> Servers[]). */
+export interface NlbServer {
+  /** ECS instance id (`i-...`), ENI id (`eni-...`), ECI id, or the IP for `Ip` servers. */
+  serverId: string;
+  serverIp?: string;
+  type: NlbServerType;
+  /** Backend port (NodePort, or the targetPort in ENI mode; 0 on an any-port group). */
+  port?: number;
+  /** Weight 0-100. */
+  weight?: number;
+  /** `Adding`, `Available`, `Configuring`, `Removing`. */
+  status?: string;
+  zoneId?: string;
+  /** CCM writes the server group name here (`k8s.{port}.{proto}.{svc}.{ns}.{clusterId}`). */
+  description?: string;
+}
+
+/** An NLB server group with its servers (ListServerGroups -> ServerGroups[] plus ListServerGroupServers). */
+export interface NlbServerGroup {
+  serverGroupId: string;
+  /** CCM names its groups `k8s.{port}.{proto}.{svc}.{ns}.{clusterId}` (research/nlb.md 3.1). */
+  name: string;
+  /** `Instance` (ECS / ENI / ECI servers) or `Ip`. */
+  type: string;
+  /** `TCP`, `UDP`, `TCPSSL`. */
+  protocol?: string;
+  vpcId?: string;
+  status?: string;
+  /** NLBs whose listeners use the group (`RelatedLoadBalancerIds`), sorted; empty for a group no NLB uses. */
+  relatedLoadBalancerIds: string[];
+  /** `ServerCount` as the API reports it (CCM reads it as the number of servers). */
+  serverCount?: number;
+  /** Tags as a map Key -> Value (CCM tags its groups `kubernetes.do.not.delete` and `ack.aliyun.com`). */
+  tags: Record<string, string>;
+  /** Servers, sorted by type, id, IP and port. */
+  servers: NlbServer[];
+}
+
+/** An NLB listener (ListListeners -> Listeners[]). */
+export interface NlbListener {
+  listenerId: string;
+  /** `TCP`, `UDP`, `TCPSSL`. */
+  protocol: string;
+  /** Listener port; 0 for a port range (then `startPort`..`endPort`). */
+  port: number;
+  startPort?: number;
+  endPort?: number;
+  /** CCM writes `k8s.{servicePort}.{proto}.{svc}.{ns}.{clusterId}` here. */
+  description?: string;
+  /** The one server group the listener forwards to. */
+  serverGroupId?: string;
+  status?: string;
+}
+
+/**
+ * An NLB (Network Load Balancer, NLB 2022-04-30 ListLoadBalancers -> LoadBalancers[]) with its listeners.
+ * Its server groups are the region's (`RegionSnapshot.nlbServerGroups`), named by `serverGroupIds`, so a group
+ * shared by several NLBs is held once.
+ */
+export interface Nlb {
+  loadBalancerId: string;
+  name?: string;
+  accountId: string;
+  regionId: string;
+  /** `Active`, `Provisioning`, `Inactive`, ... */
+  status?: string;
+  /** `Internet` or `Intranet` (as the NLB API spells it). */
+  addressType?: string;
+  /** `ipv4` or `DualStack`. */
+  addressIpVersion?: string;
+  vpcId?: string;
+  /** The DNS name: what CCM writes as the Service's status hostname (NLB Services never get an IP). */
+  dnsName?: string;
+  zoneMappings: { zoneId: string; vSwitchId?: string }[];
+  /** Creation time, ISO 8601. */
+  createTime?: string;
+  /** Tags as a map Key -> Value. */
+  tags: Record<string, string>;
+  /** Listeners, sorted by protocol, port and id. */
+  listeners: NlbListener[];
+  /**
+   * The server groups the NLB uses: those its listeners forward to and those naming it in
+   * `RelatedLoadBalancerIds`, sorted.
+   */
+  serverGroupIds: string[];
 }
 
 /** An ECS instance (DescribeInstances -> Instances.Instance[]). */

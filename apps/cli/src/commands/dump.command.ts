@@ -43,7 +43,7 @@ export async function runDumpCommand(opts: DumpCommandOptions): Promise<number> 
   const c = result.counts;
   const failed = result.manifest.notRead.filter((x) => x.status === 'failed');
   cliStreams().stderr.write(
-    `fleet-audit: dumped ${config.name} to ${out}: ${c.accounts} account(s), ${c.regions} region(s), ${c.clusters} cluster(s), ${c.loadBalancers} CLB instance(s), ${c.ecsInstances} ECS instance(s)\n`,
+    `fleet-audit: dumped ${config.name} to ${out}: ${c.accounts} account(s), ${c.regions} region(s), ${c.clusters} cluster(s), ${c.loadBalancers} CLB instance(s), ${c.nlbs} NLB instance(s), ${c.ecsInstances} ECS instance(s)\n`,
   );
   if (failed.length > 0) {
     cliStreams().stderr.write(`fleet-audit: ${failed.length} dataset(s) could not be read and are not in the dump (listed in dump.json; an offline scan reports them as coverage gaps):\n`);

@@ -142,7 +142,7 @@ export class SampleFleet {
   readonly region = (accountId: string, regionId: RegionId): Region => {
     const acc = this.accounts[accountId];
     if (!acc) throw new Error(`sample fleet: unknown account ${accountId}`);
-    acc.regions[regionId] ??= { id: regionId, account: acc, vswitches: [], ecs: [], lbs: [], vgroups: [], clusters: [], quotas: undefined };
+    acc.regions[regionId] ??= { id: regionId, account: acc, vswitches: [], ecs: [], lbs: [], vgroups: [], nlbs: [], nlbListeners: [], nlbServerGroups: [], nlbServers: [], clusters: [], quotas: undefined };
     return acc.regions[regionId];
   };
 

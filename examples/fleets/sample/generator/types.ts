@@ -25,6 +25,14 @@ export interface Region {
   ecs: EcsInstance[];
   lbs: Clb[];
   vgroups: VServerGroup[];
+  /** NLBs of the region (`nlb/load-balancers.json`, emitted by `nlbBody`). */
+  nlbs: Nlb[];
+  /** NLB ListListeners items (`nlb/listeners.json`). */
+  nlbListeners: NlbListener[];
+  /** NLB ListServerGroups items (`nlb/server-groups.json`), leaked groups included. */
+  nlbServerGroups: NlbServerGroup[];
+  /** NLB ListServerGroupServers items of every group (`nlb/servers.json`). */
+  nlbServers: NlbServer[];
   clusters: Cluster[];
   /** Quota Center `slb` quotas; written as `quotas.json` only when set. */
   quotas?: Quota[];
@@ -179,6 +187,62 @@ export interface VServerGroup {
   LoadBalancerId: string;
   CreateTime: string;
   BackendServers: { BackendServer: Backend[] };
+}
+
+/** An NLB of the model; emitted as a ListLoadBalancers item by `nlbBody`. */
+export interface Nlb {
+  id: string;
+  reg: Region;
+  name: string;
+  addressType: 'Internet' | 'Intranet';
+  vpc: string;
+  /** `[zoneId, vSwitchId]` per zone (CCM's `zone-maps` annotation). */
+  zones: readonly (readonly [zone: string, vsw: string])[];
+  created: Date;
+  tags: Tag[];
+}
+
+/** NLB 2022-04-30 ListListeners `Listeners[]` item. */
+export interface NlbListener {
+  ListenerId: string;
+  LoadBalancerId: string;
+  ListenerProtocol: string;
+  ListenerPort: number;
+  ListenerDescription: string;
+  ServerGroupId: string;
+  ListenerStatus: string;
+  IdleTimeout: number;
+  RegionId: string;
+}
+
+/** NLB 2022-04-30 ListServerGroups `ServerGroups[]` item. */
+export interface NlbServerGroup {
+  ServerGroupId: string;
+  ServerGroupName: string;
+  ServerGroupType: 'Instance' | 'Ip';
+  ServerGroupStatus: string;
+  Protocol: string;
+  VpcId: string;
+  AddressIPVersion: string;
+  Scheduler: string;
+  RelatedLoadBalancerIds: string[];
+  ServerCount: number;
+  ResourceGroupId: string;
+  RegionId: string;
+  Tags: { Key: string; Value: string }[];
+}
+
+/** NLB 2022-04-30 ListServerGroupServers `Servers[]` item. */
+export interface NlbServer {
+  ServerGroupId: string;
+  ServerId: string;
+  ServerIp: string;
+  ServerType: 'Ecs' | 'Eni' | 'Ip';
+  Port: number;
+  Weight: number;
+  Status: string;
+  ZoneId: string;
+  Description: string;
 }
 
 /** Quota Center ListProductQuotas item (product `slb`). */

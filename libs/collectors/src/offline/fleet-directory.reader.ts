@@ -27,6 +27,10 @@ import {
   wireClusterResourcesSchema,
   wireEcsInstanceSchema,
   wireLoadBalancerAttributeSchema,
+  wireNlbListenerSchema,
+  wireNlbLoadBalancerSchema,
+  wireNlbServerGroupSchema,
+  wireNlbServerSchema,
   wireNodeSysctlsSchema,
   wireQuotaSchema,
   wireRamPolicySchema,
@@ -40,6 +44,7 @@ import {
   type WireCluster,
   type WireFleet,
   type WireKubernetes,
+  type WireNlbRegion,
   type WireRegion,
 } from '@app/domain';
 import { z as zod } from 'zod';
@@ -457,6 +462,35 @@ function readCluster(r: Reader, dir: string, clusterDirName: string, accountId: 
   return out;
 }
 
+/**
+ * Read the four `nlb/` files of a region (dataset `nlb`): every file is validated against its NLB 2022-04-30
+ * schema even when a sibling is missing (a malformed file is refused whatever the rest is), and the data is
+ * kept only when all four were read. Cross-file references are checked like the CLB files': a listener names
+ * an NLB of `load-balancers.json`, a server names a group of `server-groups.json`. A server group need not be
+ * used by any NLB (ListServerGroups lists every group of the region, leaked ones included).
+ * @returns the region's NLB data, or `undefined` when the dataset is a coverage gap
+ * @throws FleetValidationError naming the file and JSON path of the first invalid value
+ */
+function readNlb(r: Reader, dir: string, pr: PlaceReader): WireNlbRegion | undefined {
+  const got = pr.read('nlb');
+  const loadBalancers = pr.json(got.texts, 'nlb/load-balancers.json', listOf(wireNlbLoadBalancerSchema));
+  const listeners = pr.json(got.texts, 'nlb/listeners.json', listOf(wireNlbListenerSchema));
+  const serverGroups = pr.json(got.texts, 'nlb/server-groups.json', listOf(wireNlbServerGroupSchema));
+  const servers = pr.json(got.texts, 'nlb/servers.json', listOf(wireNlbServerSchema));
+  if (!got.ok || !loadBalancers || !listeners || !serverGroups || !servers) return undefined;
+  const nlbIds = new Set(loadBalancers.map((l) => l.LoadBalancerId));
+  listeners.forEach((l, i) => {
+    if (!nlbIds.has(l.LoadBalancerId))
+      throw new FleetValidationError(r.rel(join(dir, 'nlb', 'listeners.json')), `$[${i}].LoadBalancerId`, `an NLB listed in nlb/load-balancers.json, got "${l.LoadBalancerId}"`);
+  });
+  const groupIds = new Set(serverGroups.map((g) => g.ServerGroupId));
+  servers.forEach((s, i) => {
+    if (!groupIds.has(s.ServerGroupId))
+      throw new FleetValidationError(r.rel(join(dir, 'nlb', 'servers.json')), `$[${i}].ServerGroupId`, `a server group listed in nlb/server-groups.json, got "${s.ServerGroupId}"`);
+  });
+  return { loadBalancers, listeners, serverGroups, servers };
+}
+
 function readRegion(r: Reader, dir: string, accountId: string, regionId: string, coverage: CoverageEntry[]): WireRegion {
   const pr = new PlaceReader(r, dir, 'region', { accountId, regionId }, coverage);
   const out: WireRegion = { regionId, clusters: [] };
@@ -472,6 +506,8 @@ function readRegion(r: Reader, dir: string, accountId: string, regionId: string,
         throw new FleetValidationError(r.rel(join(dir, 'vserver-groups.json')), `$[${i}].LoadBalancerId`, `a CLB listed in load-balancers.json, got "${g.LoadBalancerId}"`);
     });
   }
+  const nlb = readNlb(r, dir, pr);
+  if (nlb) out.nlb = nlb;
   const ecs = pr.read('ecs');
   const ecsData = pr.json(ecs.texts, 'ecs-instances.json', listOf(wireEcsInstanceSchema));
   if (ecs.ok) out.ecsInstances = ecsData;

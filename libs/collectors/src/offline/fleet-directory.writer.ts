@@ -43,6 +43,13 @@ export function writeFleetDirectory(fleet: WireFleet, out: string, options: { ov
         mkdirSync(rdir, { recursive: true });
         if (r.loadBalancers) writeJson(join(rdir, 'load-balancers.json'), r.loadBalancers);
         if (r.loadBalancers && r.vServerGroups) writeJson(join(rdir, 'vserver-groups.json'), r.vServerGroups);
+        if (r.nlb) {
+          // The four nlb/ files (fleet-format.md): written together or not at all (a gap of the `nlb` dataset).
+          writeJson(join(rdir, 'nlb', 'load-balancers.json'), r.nlb.loadBalancers);
+          writeJson(join(rdir, 'nlb', 'listeners.json'), r.nlb.listeners);
+          writeJson(join(rdir, 'nlb', 'server-groups.json'), r.nlb.serverGroups);
+          writeJson(join(rdir, 'nlb', 'servers.json'), r.nlb.servers);
+        }
         if (r.ecsInstances) writeJson(join(rdir, 'ecs-instances.json'), r.ecsInstances);
         if (r.vSwitches) writeJson(join(rdir, 'vswitches.json'), r.vSwitches);
         if (r.quotas) writeJson(join(rdir, 'quotas.json'), r.quotas);

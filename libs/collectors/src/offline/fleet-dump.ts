@@ -40,8 +40,8 @@ export interface DumpResult {
   /** The fleet directory written. */
   out: string;
   manifest: DumpManifest;
-  /** Counts of what was written (for the CLI's summary line). */
-  counts: { accounts: number; regions: number; clusters: number; loadBalancers: number; ecsInstances: number };
+  /** Counts of what was written (for the CLI's summary line): `loadBalancers` are CLB instances, `nlbs` NLB instances. */
+  counts: { accounts: number; regions: number; clusters: number; loadBalancers: number; nlbs: number; ecsInstances: number };
 }
 
 /**
@@ -70,6 +70,7 @@ export async function dumpLiveFleet(config: ScanConfig, out: string, options: Du
       regions: regions.length,
       clusters: regions.reduce((n, r) => n + r.clusters.length, 0),
       loadBalancers: regions.reduce((n, r) => n + (r.loadBalancers?.length ?? 0), 0),
+      nlbs: regions.reduce((n, r) => n + (r.nlb?.loadBalancers.length ?? 0), 0),
       ecsInstances: regions.reduce((n, r) => n + (r.ecsInstances?.length ?? 0), 0),
     },
   };

@@ -64,6 +64,23 @@ export const FLEET_FILES: readonly FleetFileSpec[] = [
   { level: 'account', path: 'ram/role-policies.json', dataset: 'ram', presence: 'required', holds: 'ListPoliciesForRole per role' },
   { level: 'region', path: 'load-balancers.json', dataset: 'slb', presence: 'required', holds: 'DescribeLoadBalancerAttribute bodies, one per CLB' },
   { level: 'region', path: 'vserver-groups.json', dataset: 'slb', presence: 'required', holds: 'DescribeVServerGroupAttribute bodies, one per vServer group' },
+  {
+    level: 'region',
+    path: 'nlb/load-balancers.json',
+    dataset: 'nlb',
+    presence: 'required',
+    holds: 'NLB ListLoadBalancers -> LoadBalancers[] (all pages, `Tags` inline)',
+    whenAbsent: '`nlb` failed (`ENOENT`): NLB checks skipped, CLB checks unaffected',
+  },
+  { level: 'region', path: 'nlb/listeners.json', dataset: 'nlb', presence: 'required', holds: 'NLB ListListeners -> Listeners[] of those NLBs' },
+  {
+    level: 'region',
+    path: 'nlb/server-groups.json',
+    dataset: 'nlb',
+    presence: 'required',
+    holds: 'NLB ListServerGroups -> ServerGroups[] (all pages, used by an NLB or not)',
+  },
+  { level: 'region', path: 'nlb/servers.json', dataset: 'nlb', presence: 'required', holds: 'NLB ListServerGroupServers -> Servers[] of every server group' },
   { level: 'region', path: 'ecs-instances.json', dataset: 'ecs', presence: 'required', holds: 'DescribeInstances -> Instances.Instance[]' },
   { level: 'region', path: 'vswitches.json', dataset: 'vpc', presence: 'required', holds: 'DescribeVSwitches -> VSwitches.VSwitch[]' },
   {
@@ -71,7 +88,7 @@ export const FLEET_FILES: readonly FleetFileSpec[] = [
     path: 'quotas.json',
     dataset: 'quotas',
     presence: 'optional',
-    holds: 'Quota Center ListProductQuotas (ProductCode slb) -> Quotas[]',
+    holds: 'Quota Center ListProductQuotas (ProductCode slb and nlb) -> Quotas[]',
     whenAbsent: 'no quota values, the documented defaults apply (coverage `absent`)',
   },
   {

@@ -19,6 +19,11 @@ import type {
   K8sService,
   KubernetesSnapshot,
   NetworkPlugin,
+  Nlb,
+  NlbListener,
+  NlbServer,
+  NlbServerGroup,
+  NlbServerType,
   PortRange,
   QuotaValue,
   RamPolicy,
@@ -47,6 +52,7 @@ import type {
   WireLoadBalancerAttribute,
   WireVServerGroupAttribute,
 } from './wire.schemas';
+import type { WireNlbRegion } from './wire-nlb.schemas';
 
 /** Kubernetes default `--service-node-port-range` (kube-apiserver docs; seed 000 "NodePort range"). */
 export const DEFAULT_NODE_PORT_RANGE: PortRange = { from: 30000, to: 32767 };
@@ -162,6 +168,11 @@ function mapRegion(accountId: string, r: WireRegion): RegionSnapshot {
   };
   if (r.loadBalancers)
     out.loadBalancers = mapLoadBalancers(accountId, r.regionId, r.loadBalancers, r.vServerGroups ?? []);
+  if (r.nlb) {
+    const nlb = mapNlbRegion(accountId, r.regionId, r.nlb);
+    out.nlbs = nlb.nlbs;
+    out.nlbServerGroups = nlb.serverGroups;
+  }
   if (r.ecsInstances)
     out.ecsInstances = r.ecsInstances.map((i) => mapEcs(r.regionId, i)).sort(byKey((i) => i.instanceId));
   if (r.vSwitches)
@@ -186,6 +197,105 @@ function mapRegion(accountId: string, r: WireRegion): RegionSnapshot {
       }))
       .sort(byKey((q) => q.quotaActionCode));
   return out;
+}
+
+/** NLB List* inline tags (`[{Key, Value}]`) as a map Key -> Value. */
+function nlbTagMap(tags: { Key: string; Value: string }[] | undefined): Record<string, string> {
+  const out: Record<string, string> = {};
+  for (const t of tags ?? []) out[t.Key] = t.Value;
+  return out;
+}
+
+/** An NLB server type as the API spells it (`Ecs`, `Eni`, `Eci`, `Ip`, any case); anything else is an IP address entry (`Ip`). */
+function nlbServerType(t: string): NlbServerType {
+  const k = t.toLowerCase();
+  return k === 'ecs' ? 'Ecs' : k === 'eni' ? 'Eni' : k === 'eci' ? 'Eci' : 'Ip';
+}
+
+/**
+ * Map the four `nlb/` wire lists of a region (NLB 2022-04-30 List* items) to the snapshot's NLBs and server
+ * groups, each list sorted by id (listeners by protocol, port and id; servers by type, id, IP and port) so a
+ * live and an offline read compare deep-equal whatever the paging order.
+ * @returns `nlbs` with their listeners and the ids of the groups they use; `serverGroups`: every group of the
+ *   region with its servers
+ */
+export function mapNlbRegion(accountId: string, regionId: string, w: WireNlbRegion): { nlbs: Nlb[]; serverGroups: NlbServerGroup[] } {
+  const serversByGroup = new Map<string, NlbServer[]>();
+  for (const s of w.servers) {
+    const server: NlbServer = {
+      serverId: s.ServerId,
+      ...(s.ServerIp ? { serverIp: s.ServerIp } : {}),
+      type: nlbServerType(s.ServerType),
+      ...(s.Port !== undefined ? { port: s.Port } : {}),
+      ...(s.Weight !== undefined ? { weight: s.Weight } : {}),
+      ...(s.Status !== undefined ? { status: s.Status } : {}),
+      ...(s.ZoneId !== undefined ? { zoneId: s.ZoneId } : {}),
+      ...(s.Description !== undefined ? { description: s.Description } : {}),
+    };
+    const list = serversByGroup.get(s.ServerGroupId) ?? [];
+    list.push(server);
+    serversByGroup.set(s.ServerGroupId, list);
+  }
+  const serverGroups = w.serverGroups
+    .map((g): NlbServerGroup => ({
+      serverGroupId: g.ServerGroupId,
+      name: g.ServerGroupName ?? '',
+      type: g.ServerGroupType ?? 'Instance',
+      ...(g.Protocol !== undefined ? { protocol: g.Protocol } : {}),
+      ...(g.VpcId !== undefined ? { vpcId: g.VpcId } : {}),
+      ...(g.ServerGroupStatus !== undefined ? { status: g.ServerGroupStatus } : {}),
+      relatedLoadBalancerIds: [...new Set(g.RelatedLoadBalancerIds ?? [])].sort(),
+      ...(g.ServerCount !== undefined ? { serverCount: g.ServerCount } : {}),
+      tags: nlbTagMap(g.Tags),
+      servers: (serversByGroup.get(g.ServerGroupId) ?? []).sort(byKey((s) => `${s.type}|${s.serverId}|${s.serverIp ?? ''}|${String(s.port ?? '').padStart(5, '0')}`)),
+    }))
+    .sort(byKey((g) => g.serverGroupId));
+  const listenersByLb = new Map<string, NlbListener[]>();
+  for (const l of w.listeners) {
+    const listener: NlbListener = {
+      listenerId: l.ListenerId,
+      protocol: l.ListenerProtocol,
+      port: l.ListenerPort ?? 0,
+      ...(l.StartPort !== undefined && l.EndPort !== undefined && (l.StartPort !== 0 || l.EndPort !== 0) ? { startPort: l.StartPort, endPort: l.EndPort } : {}),
+      ...(l.ListenerDescription !== undefined ? { description: l.ListenerDescription } : {}),
+      ...(l.ServerGroupId ? { serverGroupId: l.ServerGroupId } : {}),
+      ...(l.ListenerStatus !== undefined ? { status: l.ListenerStatus } : {}),
+    };
+    const list = listenersByLb.get(l.LoadBalancerId) ?? [];
+    list.push(listener);
+    listenersByLb.set(l.LoadBalancerId, list);
+  }
+  const groupsByLb = new Map<string, Set<string>>();
+  const use = (lb: string, g: string): void => {
+    const set = groupsByLb.get(lb) ?? new Set<string>();
+    set.add(g);
+    groupsByLb.set(lb, set);
+  };
+  for (const g of serverGroups) for (const lb of g.relatedLoadBalancerIds) use(lb, g.serverGroupId);
+  for (const [lb, ls] of listenersByLb) for (const l of ls) if (l.serverGroupId) use(lb, l.serverGroupId);
+  const nlbs = w.loadBalancers
+    .map((b): Nlb => ({
+      loadBalancerId: b.LoadBalancerId,
+      ...(b.LoadBalancerName !== undefined ? { name: b.LoadBalancerName } : {}),
+      accountId,
+      regionId,
+      ...(b.LoadBalancerStatus !== undefined ? { status: b.LoadBalancerStatus } : {}),
+      ...(b.AddressType !== undefined ? { addressType: b.AddressType } : {}),
+      ...(b.AddressIpVersion !== undefined ? { addressIpVersion: b.AddressIpVersion } : {}),
+      ...(b.VpcId !== undefined ? { vpcId: b.VpcId } : {}),
+      ...(b.DNSName !== undefined ? { dnsName: b.DNSName } : {}),
+      zoneMappings: (b.ZoneMappings ?? [])
+        .map((z) => ({ zoneId: z.ZoneId, ...(z.VSwitchId !== undefined ? { vSwitchId: z.VSwitchId } : {}) }))
+        .sort(byKey((z) => z.zoneId)),
+      ...(b.CreateTime !== undefined ? { createTime: b.CreateTime } : {}),
+      tags: nlbTagMap(b.Tags),
+      listeners: (listenersByLb.get(b.LoadBalancerId) ?? []).sort(
+        byKey((l) => `${l.protocol}|${String(l.port).padStart(5, '0')}|${String(l.startPort ?? 0).padStart(5, '0')}|${l.listenerId}`),
+      ),
+      serverGroupIds: [...(groupsByLb.get(b.LoadBalancerId) ?? [])].sort(),
+    }))
+    .sort(byKey((b) => b.loadBalancerId));
+  return { nlbs, serverGroups };
 }
 
 function tagMap(tags: { Tag: { TagKey: string; TagValue: string }[] } | undefined): Record<string, string> {

@@ -1,5 +1,5 @@
 /** Emitters of the cloud side of a region: `load-balancers.json` bodies and `vswitches.json` items. */
-import type { Account, Clb, VSwitch } from '../types';
+import type { Account, Clb, Nlb, VSwitch } from '../types';
 import { iso } from '../time';
 
 /**
@@ -56,4 +56,38 @@ export function clbBody(lb: Clb) {
 /** A vSwitch as VPC `DescribeVSwitches` returns it. */
 export function vswitchBody(v: VSwitch, acc: Account) {
   return { ...v, Status: 'Available', IsDefault: false, CreationTime: '2020-09-14T03:10:52Z', ResourceGroupId: acc.rg };
+}
+
+/**
+ * An NLB as NLB 2022-04-30 `ListLoadBalancers` returns it (`nlb/load-balancers.json` item): CCM's defaults
+ * (deletion protection on, modification protection `ConsoleProtection` with reason `managed.by.ack`:
+ * research/nlb.md 2, CCM `setDefaultValueForLoadBalancer`), the DNS name CCM writes as the Service's status
+ * hostname, and `Tags` inline as `[{Key, Value}]`.
+ */
+export function nlbBody(lb: Nlb) {
+  return {
+    LoadBalancerId: lb.id,
+    LoadBalancerName: lb.name,
+    LoadBalancerType: 'Network',
+    LoadBalancerStatus: 'Active',
+    LoadBalancerBusinessStatus: 'Normal',
+    AddressType: lb.addressType,
+    AddressIpVersion: 'ipv4',
+    VpcId: lb.vpc,
+    DNSName: nlbDnsName(lb),
+    ZoneMappings: lb.zones.map(([zone, vsw]) => ({ ZoneId: zone, VSwitchId: vsw, Status: 'Active', LoadBalancerAddresses: [] })),
+    CrossZoneEnabled: true,
+    DeletionProtectionConfig: { Enabled: true, Reason: 'managed.by.ack' },
+    ModificationProtectionConfig: { Status: 'ConsoleProtection', Reason: 'managed.by.ack' },
+    LoadBalancerBillingConfig: { PayType: 'PostPay' },
+    ResourceGroupId: lb.reg.account.rg,
+    RegionId: lb.reg.id,
+    CreateTime: iso(lb.created),
+    Tags: lb.tags.map(([k, v]) => ({ Key: k, Value: v })),
+  };
+}
+
+/** The DNS name of an NLB as the API returns it: `<id>.<region>.nlb.aliyuncsslb.com`. */
+export function nlbDnsName(lb: Pick<Nlb, 'id' | 'reg'>): string {
+  return `${lb.id}.${lb.reg.id}.nlb.aliyuncsslb.com`;
 }
