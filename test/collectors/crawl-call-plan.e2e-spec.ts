@@ -1,18 +1,26 @@
 /**
  * The collectors follow the minimal call plan of `libs/collectors/src/live/CALL-PLAN.md`: a clean
- * live scan makes exactly the documented calls per account, region, CLB and cluster (counted by
- * the simulator, `sim.stats()`), and keeps to its QPS budget per account: under the simulator's
+ * live scan makes exactly the documented calls per account, region, CLB, NLB and cluster (counted
+ * by the simulator, `sim.stats()`), and keeps to its QPS budget per account: under the simulator's
  * per-account per-API limits it is never throttled.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { collectLiveFleet, loadScanConfig, readFleetDirectory, type ScanConfig } from '@app/collectors';
-import type { WireFleet } from '@app/domain';
+import type { WireFleet, WireNlbRegion } from '@app/domain';
 import { startSimulator, type RunningSimulator } from '@app/fleet-sim';
+import { nlbRegionOf } from '../sim/nlb-fleet.util';
 import { writeFleet } from './fleet-builder.util';
 import { testConfig } from './scan-config.util';
 
 const ACCOUNT = '1000000000000021';
 const ceil = (n: number, page: number) => Math.max(1, Math.ceil(n / page));
+const EMPTY_NLB: WireNlbRegion = { loadBalancers: [], listeners: [], serverGroups: [], servers: [] };
+
+/** Set each region's NLB data (`WireRegion.nlb`): `byRegion[regionId]`, else none (four empty lists). */
+function withNlb(fleet: WireFleet, byRegion: Record<string, WireNlbRegion> = {}): WireFleet {
+  for (const a of fleet.accounts) for (const r of a.regions) r.nlb = byRegion[r.regionId] ?? EMPTY_NLB;
+  return fleet;
+}
 
 /** The calls CALL-PLAN.md predicts for a fleet (default page sizes, one account). */
 function plannedCalls(fleet: WireFleet, accountId: string): Record<string, number> {
@@ -41,7 +49,9 @@ function plannedCalls(fleet: WireFleet, accountId: string): Record<string, numbe
     add('DescribeVServerGroupAttribute', (r.vServerGroups ?? []).length);
     add('DescribeInstances', ceil((r.ecsInstances ?? []).length, 100));
     add('DescribeVSwitches', ceil((r.vSwitches ?? []).length, 50));
-    add('ListProductQuotas', ceil((r.quotas ?? []).length, 100));
+    const quotas = r.quotas ?? [];
+    for (const product of ['slb', 'nlb'])
+      add('ListProductQuotas', ceil(quotas.filter((q) => (q.ProductCode ?? 'slb') === product).length, 100));
     add('DescribeClustersV1', ceil(r.clusters.length, 100));
     for (const c of r.clusters) {
       const k = c.kubernetes;
@@ -102,7 +112,10 @@ describe('the live crawl follows the minimal call plan (CALL-PLAN.md)', () => {
         ],
       },
     ]);
-    fleet = readFleetDirectory(root);
+    // cn-hangzhou: 25 NLBs (2 ListListeners batches), 2 listeners each, 120 servers per group (2 pages), 2 leaked groups
+    fleet = withNlb(readFleetDirectory(root), {
+      'cn-hangzhou': nlbRegionOf({ loadBalancers: 25, listenersPerLb: 2, serversPerGroup: 120, leakedGroups: 2 }),
+    });
     sim = await startSimulator({ fleet });
     config = loadScanConfig(sim.configPath);
     const small = writeFleet('budget', [
@@ -122,7 +135,7 @@ describe('the live crawl follows the minimal call plan (CALL-PLAN.md)', () => {
         ],
       },
     ]);
-    limited = await startSimulator({ fleet: readFleetDirectory(small), qps: { default: 20 } });
+    limited = await startSimulator({ fleet: withNlb(readFleetDirectory(small)), qps: { default: 20 } });
   });
   afterAll(async () => {
     await sim?.close();
@@ -137,6 +150,8 @@ describe('the live crawl follows the minimal call plan (CALL-PLAN.md)', () => {
     expect(stats.calls[ACCOUNT]).toEqual(plannedCalls(fleet, ACCOUNT));
     // 120 CLBs with 2 groups each: 2 + 2 calls per CLB.
     expect(stats.calls[ACCOUNT]?.['DescribeVServerGroupAttribute']).toBe(120 * 2 + 3);
+    // SLB and NLB quotas in each of the 2 regions
+    expect(stats.calls[ACCOUNT]?.['ListProductQuotas']).toBe(4);
   });
 
   it('keeps to qpsPerAccount: never throttled by per-API limits of twice the budget', async () => {

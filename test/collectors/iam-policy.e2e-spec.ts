@@ -39,7 +39,7 @@ describe('iam-policy round trip through the simulator', () => {
   it('the policy has no action the crawler does not call (every one is needed)', () => {
     const actions = withSysctls().Statement[0].Action as string[];
     expect(actions).toEqual([...new Set(COLLECTOR_CALLS.map(ramActionOf))].sort());
-    expect(actions.every((a) => /^(slb|ecs|vpc|quotas|cs|ram):[A-Z]\w+$/.test(a))).toBe(true);
+    expect(actions.every((a) => /^(slb|nlb|ecs|vpc|quotas|cs|ram):[A-Z]\w+$/.test(a))).toBe(true);
   });
 
   it('is read-only by default: no Cloud Assistant action; a config that opts in adds them (issue 21 item 3)', () => {

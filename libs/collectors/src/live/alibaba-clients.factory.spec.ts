@@ -6,6 +6,7 @@ import * as $dara from '@darabonba/typescript';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { alibabaError } from './collect-error.util';
 import {
+  callNlb,
   callQuotas,
   callSlb,
   createAccountClients,
@@ -99,6 +100,32 @@ describe('createAccountClients', () => {
       PageNumber: '2',
       PageSize: '100',
     });
+  });
+
+  it('calls NLB 2022-04-30 through the generic client with flattened query arrays (LoadBalancerIds.N)', async () => {
+    reply = () => ({ status: 200, body: { RequestId: 'R', Listeners: [], TotalCount: 0 } });
+    const rc = createAccountClients(settings(), creds).region('cn-shanghai');
+    const body = await callNlb(rc.nlb, 'ListListeners', {
+      RegionId: 'cn-shanghai',
+      LoadBalancerIds: ['nlb-a', 'nlb-b'],
+      MaxResults: 100,
+    });
+    expect(body).toEqual({ RequestId: 'R', Listeners: [], TotalCount: 0 });
+    expect(seen[0]).toMatchObject({ method: 'POST', body: '' });
+    expect(seen[0].headers['x-acs-action']).toBe('ListListeners');
+    expect(seen[0].headers['x-acs-version']).toBe('2022-04-30');
+    expect(Object.fromEntries(seen[0].url.searchParams)).toEqual({
+      RegionId: 'cn-shanghai',
+      'LoadBalancerIds.1': 'nlb-a',
+      'LoadBalancerIds.2': 'nlb-b',
+      MaxResults: '100',
+    });
+  });
+
+  it('reaches NLB at its regional endpoint nlb.<regionId>.aliyuncs.com without an override', () => {
+    const rc = createAccountClients({ protocol: 'https', readTimeoutMs: 5000, connectTimeoutMs: 2000 }, creds).region('cn-shanghai');
+    expect(rc.nlb._endpoint).toBe('nlb.cn-shanghai.aliyuncs.com');
+    expect(createAccountClients(settings(), creds).region('cn-shanghai').nlb._endpoint).toBe(endpoint);
   });
 
   it('calls Quota Center 2020-05-10 with parameters in a form body (Dimensions flattened)', async () => {

@@ -4,8 +4,10 @@
  * Products and how they are reached (research/alibaba-cloud-api.md sections 1.1, 1.6):
  *  - ECS 2014-05-26, CS 2015-12-15, VPC 2016-04-28, RAM 2015-05-01: the official product SDKs
  *    (`@alicloud/ecs20140526`, `cs20151215`, `vpc20160428`, `ram20150501`), all on openapi-core;
- *  - SLB 2014-05-15 and Quota Center 2020-05-10, whose generated SDKs are not on the registry:
+ *  - SLB 2014-05-15, NLB 2022-04-30 and Quota Center 2020-05-10, whose generated SDKs are not on the
+ *    registry (`@alicloud/slb20140515`, `@alicloud/nlb20220430`: research/nlb.md section 7):
  *    openapi-core's generic client and `callApi` with the API's action, version and RPC Params.
+ *    NLB's endpoint is regional, `nlb.<regionId>.aliyuncs.com` (the SDK's endpoint rule `regional`).
  *
  * Endpoint override: `alibabaCloud.endpoint` (`host[:port]`) replaces every product's endpoint
  * (an explicit `config.endpoint` always wins over the SDKs' endpoint maps) and
@@ -112,6 +114,8 @@ export interface RegionClients {
   vpc: Vpc;
   /** Generic openapi-core client for SLB 2014-05-15 (`callSlb`). */
   slb: OpenApi;
+  /** Generic openapi-core client for NLB 2022-04-30 (`callNlb`), endpoint `nlb.<regionId>.aliyuncs.com`. */
+  nlb: OpenApi;
 }
 
 /** Clients for one account (central products) and a per-region builder. */
@@ -184,6 +188,7 @@ export function createAccountClients(
         cs: new Cs(baseConfig(settings, credentials, regionId, override)),
         vpc: new Vpc(baseConfig(settings, credentials, regionId, override)),
         slb: new OpenApi(baseConfig(settings, credentials, regionId, slbEndpoint)),
+        nlb: new OpenApi(baseConfig(settings, credentials, regionId, override ?? `nlb.${regionId}.aliyuncs.com`)),
       };
       cache.set(regionId, made);
       return made;
@@ -195,7 +200,8 @@ export function createAccountClients(
 export type JsonObject = Record<string, unknown>;
 
 function rpcParams(action: string, version: string): $OpenApiUtil.Params {
-  // The Params every generated SLB 2014-05-15 / Quota Center 2020-05-10 read API uses (research 1.6).
+  // The Params every generated SLB 2014-05-15 / Quota Center 2020-05-10 read API uses (research 1.6), and the
+  // NLB 2022-04-30 List* / Get* APIs too (TS-SDK nlb-20220430 client.ts: RPC, POST /, AK, json body; research/nlb.md 7).
   return new $OpenApiUtil.Params({
     action,
     version,
@@ -228,6 +234,23 @@ export async function callSlb(
 ): Promise<JsonObject> {
   const req = new $OpenApiUtil.OpenApiRequest({ query: OpenApiUtil.query(query) });
   const resp = await client.callApi(rpcParams(action, '2014-05-15'), req, new $dara.RuntimeOptions({}));
+  return asObject(resp.body, action);
+}
+
+/**
+ * Call an NLB 2022-04-30 RPC API through the generic client; parameters go in the query, arrays
+ * flattened by `OpenApiUtil.query` (`LoadBalancerIds.1=...`), as the generated NLB SDK sends them
+ * (research/nlb.md section 7).
+ * @returns the response body as on the wire (PascalCase)
+ * @throws openapi-core's ClientError / ServerError / ThrottlingError
+ */
+export async function callNlb(
+  client: OpenApi,
+  action: string,
+  query: Record<string, unknown>,
+): Promise<JsonObject> {
+  const req = new $OpenApiUtil.OpenApiRequest({ query: OpenApiUtil.query(query) });
+  const resp = await client.callApi(rpcParams(action, '2022-04-30'), req, new $dara.RuntimeOptions({}));
   return asObject(resp.body, action);
 }
 

@@ -19,7 +19,7 @@
  * A sliding window in front of each call (at most QPS starts in any 1000 ms, in this process)
  * turns such a burst back into the budget: a server counting calls per one-second window never
  * sees more than QPS of them, and a short stall is made up within the next second. Calls that
- * unlock further work (list pages, DescribeVServerGroups, kubeconfigs, the cluster list) get a
+ * unlock further work (list pages, DescribeVServerGroups, the NLB and server-group lists, kubeconfigs, the cluster list) get a
  * higher priority than leaf reads, so the queue of leaf reads never runs dry while lists are
  * still paging. Bottleneck's `datastore: 'ioredis'` (with `bottleneckOptions`) shares the same
  * budgets between processes: the distributed worker passes such a limiter.
@@ -112,6 +112,8 @@ const UNLOCKING_APIS = new Set([
   'AssumeRole',
   'DescribeLoadBalancers',
   'DescribeVServerGroups',
+  'ListLoadBalancers',
+  'ListServerGroups',
   'DescribeInstances',
   'DescribeClustersV1',
   'DescribeClusterUserKubeconfig',

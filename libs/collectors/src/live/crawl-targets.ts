@@ -50,7 +50,7 @@ import {
   type CollectProgress,
 } from './collect-scope.util';
 import { readRam } from './ram.collector';
-import { readClusterList, readEcsInstances, readSlb, readSlbQuotas, readVSwitches } from './region.collector';
+import { readClusterList, readEcsInstances, readQuotas, readSlb, readVSwitches } from './region.collector';
 import type { ScanAccount, ScanConfig } from './scan-config';
 import { processEnvironment, type Environment } from '@app/config';
 import { fleetAuditErrorKind } from '@app/errors';
@@ -237,7 +237,7 @@ async function crawlRegion(
     readDataset(scope, { ...key, api: 'slb' }, (s) => readSlb(s, rc)),
     readDataset(scope, { ...key, api: 'ecs' }, (s) => readEcsInstances(s, rc)),
     readDataset(scope, { ...key, api: 'vpc' }, (s) => readVSwitches(s, rc)),
-    readDataset(scope, { ...key, api: 'quotas' }, (s) => readSlbQuotas(s, rc)),
+    readDataset(scope, { ...key, api: 'quotas' }, (s) => readQuotas(s, rc)),
     readDataset(scope, { ...key, api: 'cs' }, async (s) => {
       const ids = (await readClusterList(s, rc)).map((c) => c.cluster_id);
       ctx.onClusterIds?.(ids);

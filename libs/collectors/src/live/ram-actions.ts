@@ -10,7 +10,7 @@ import type { CoverageDataset } from '@app/domain';
 import type { ScanConfig } from './scan-config';
 
 /** RAM service code of each OpenAPI product the collectors call. */
-export type RamService = 'slb' | 'ecs' | 'vpc' | 'quotas' | 'cs' | 'ram';
+export type RamService = 'slb' | 'nlb' | 'ecs' | 'vpc' | 'quotas' | 'cs' | 'ram';
 
 /** One OpenAPI action the collectors call. */
 export interface CollectorCall {
@@ -25,7 +25,8 @@ export interface CollectorCall {
 
 /**
  * Every OpenAPI action of a live crawl, by product (CALL-PLAN.md tables "Per account", "Per region",
- * "Per CLB", "Per cluster"). STS `AssumeRole` is not here: it is granted to the base identity on the
+ * "Per CLB", "Per NLB region", "Per cluster"). Quota Center's `quotas:ListProductQuotas` reads both the `slb`
+ * and the `nlb` quotas (one action for every product code). STS `AssumeRole` is not here: it is granted to the base identity on the
  * audit roles, not to the audit role itself (see `assumeRoleStatement`).
  */
 export const COLLECTOR_CALLS: readonly CollectorCall[] = [
@@ -37,6 +38,11 @@ export const COLLECTOR_CALLS: readonly CollectorCall[] = [
   { service: 'slb', action: 'DescribeLoadBalancerAttribute', dataset: 'slb' },
   { service: 'slb', action: 'DescribeVServerGroups', dataset: 'slb' },
   { service: 'slb', action: 'DescribeVServerGroupAttribute', dataset: 'slb' },
+  // NLB 2022-04-30 read actions (research/nlb.md section 6: what a read-only auditor needs, of those the crawl calls)
+  { service: 'nlb', action: 'ListLoadBalancers', dataset: 'nlb' },
+  { service: 'nlb', action: 'ListListeners', dataset: 'nlb' },
+  { service: 'nlb', action: 'ListServerGroups', dataset: 'nlb' },
+  { service: 'nlb', action: 'ListServerGroupServers', dataset: 'nlb' },
   { service: 'ecs', action: 'DescribeInstances', dataset: 'ecs' },
   { service: 'vpc', action: 'DescribeVSwitches', dataset: 'vpc' },
   { service: 'quotas', action: 'ListProductQuotas', dataset: 'quotas' },

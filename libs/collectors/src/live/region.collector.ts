@@ -1,17 +1,21 @@
 /**
- * Reads the region-level datasets of one account: ECS instances, CLBs with their vServer groups,
- * vSwitches, Quota Center SLB quotas and the ACK cluster list. Every list is paged to the end
+ * Reads the region-level datasets of one account: ECS instances, CLBs with their vServer groups, NLBs
+ * with their listeners, server groups and servers, vSwitches, Quota Center SLB and NLB quotas and the
+ * ACK cluster list. Every list is paged to the end
  * (research/alibaba-cloud-api.md section 8):
  *  - ECS DescribeInstances: `MaxResults` + `NextToken` (TotalCount is meaningless with tokens);
  *  - SLB DescribeLoadBalancers: `PageNumber` / `PageSize` (<= 100) / `TotalCount`, then per CLB
  *    DescribeLoadBalancerAttribute (listeners, default server group) and DescribeVServerGroups
  *    followed by DescribeVServerGroupAttribute per group (members are only in the attribute call);
+ *  - NLB 2022-04-30 (research/nlb.md section 7, "Efficient crawl"): ListLoadBalancers, then ListListeners
+ *    with at most 20 NLB ids per call, ListServerGroups, and ListServerGroupServers only for the server
+ *    groups whose `ServerCount` is above 0 (as CCM does), every one `NextToken` / `MaxResults` (<= 100);
  *  - VPC DescribeVSwitches: `PageNumber` / `PageSize` (<= 50) / `TotalCount`;
- *  - Quota Center ListProductQuotas `ProductCode=slb` with the region as `regionId` dimension:
- *    `MaxResults` + `NextToken`, parameters in the form body;
+ *  - Quota Center ListProductQuotas `ProductCode=slb` and `ProductCode=nlb` with the region as
+ *    `regionId` dimension: `MaxResults` + `NextToken`, parameters in the form body;
  *  - CS DescribeClustersV1: `page_number` / `page_size` / `page_info.total_count`, region filter.
  * Product-SDK responses are turned back into wire names with the model's `toMap()`; generic-client
- * (SLB, Quota Center) responses are already wire-shaped. Everything is validated with the wire
+ * (SLB, NLB, Quota Center) responses are already wire-shaped. Everything is validated with the wire
  * schemas of `@app/domain`.
  */
 import { DescribeClustersV1Request } from '@alicloud/cs20151215';
@@ -22,18 +26,24 @@ import {
   wireClusterDetailSchema,
   wireEcsInstanceSchema,
   wireLoadBalancerAttributeSchema,
+  wireNlbListenerSchema,
+  wireNlbLoadBalancerSchema,
+  wireNlbServerGroupSchema,
+  wireNlbServerSchema,
   wireQuotaSchema,
   wireVServerGroupAttributeSchema,
   wireVSwitchSchema,
   type WireClusterDetail,
   type WireEcsInstance,
   type WireLoadBalancerAttribute,
+  type WireNlbRegion,
+  type WireNlbServer,
   type WireQuota,
   type WireVServerGroupAttribute,
   type WireVSwitch,
 } from '@app/domain';
 import { z } from 'zod';
-import { callQuotas, callSlb, type RegionClients } from './alibaba-clients.factory';
+import { callNlb, callQuotas, callSlb, type RegionClients } from './alibaba-clients.factory';
 import { Absent, aliCall, type AccountScope } from './collect-scope.util';
 import { CollectError } from './collect-error.util';
 import { readAllByPageNumber, readAllByToken } from './paging.util';
@@ -224,6 +234,103 @@ export async function readSlb(scope: AccountScope, rc: RegionClients): Promise<S
   return { loadBalancers, vServerGroups };
 }
 
+/** At most this many NLB ids per ListListeners call (`LoadBalancerIds`, research/nlb.md section 7). */
+export const NLB_IDS_PER_LIST_LISTENERS = 20;
+
+/**
+ * One NLB 2022-04-30 List* action over every page (`NextToken` / `MaxResults`): the items under `listKey`.
+ * @param params the action's filters (`RegionId` is added)
+ * @throws CollectError on a failed call, a page without the list, or a paging loop
+ */
+async function listAllNlb(
+  scope: AccountScope,
+  rc: RegionClients,
+  action: string,
+  listKey: string,
+  target: string,
+  params: Record<string, unknown> = {},
+): Promise<unknown[]> {
+  const maxResults = scope.settings.pageSizes.nlb;
+  return readAllByToken(async (token) => {
+    const body = await aliCall(scope, action, target, () =>
+      callNlb(rc.nlb, action, {
+        RegionId: rc.regionId,
+        ...params,
+        MaxResults: maxResults,
+        ...(token ? { NextToken: token } : {}),
+      }),
+    );
+    return { items: listAt(body, action, target, listKey), nextToken: stringAt(body, 'NextToken') };
+  }, `${action} ${target}`);
+}
+
+/** The string at `field` of every item, or a CollectError naming the first item without one. */
+function idsOf(items: readonly unknown[], field: string, api: string, target: string, listKey: string): string[] {
+  return items.map((item, i) => {
+    const id = stringAt(item, field);
+    if (!id)
+      throw new CollectError(
+        'InvalidResponse',
+        `${api} ${target}: malformed response at $.${listKey}[${i}].${field}: expected a string`,
+      );
+    return id;
+  });
+}
+
+/**
+ * The NLBs (Network Load Balancer, 2022-04-30) of a region: `WireRegion.nlb`, the four List* item lists
+ * unchanged (libs/domain `wire-nlb.schemas.ts`). Calls (CALL-PLAN.md "Per region", research/nlb.md 7):
+ * ListLoadBalancers to the end; ListListeners for every 20 NLB ids to the end; ListServerGroups to the end
+ * (groups no NLB uses included: they count against the region's server-group quota); ListServerGroupServers
+ * to the end for each group whose `ServerCount` is above 0 (CCM skips the others too). A group deleted
+ * between the list and its servers call (`ResourceNotFound.serverGroup`) contributes no servers.
+ * Order: NLBs, and server groups, in API order; listeners by batch of NLBs; servers grouped by server group
+ * in ListServerGroups order.
+ * @throws CollectError on a failed call or malformed response (the `nlb` dataset is then `failed`)
+ */
+export async function readNlb(scope: AccountScope, rc: RegionClients): Promise<WireNlbRegion> {
+  const target = `${scope.accountId}/${rc.regionId}`;
+  const listeners = (async () => {
+    const lbs = await listAllNlb(scope, rc, 'ListLoadBalancers', 'LoadBalancers', target);
+    const ids = [...new Set(idsOf(lbs, 'LoadBalancerId', 'ListLoadBalancers', target, 'LoadBalancers'))];
+    const batches: string[][] = [];
+    for (let i = 0; i < ids.length; i += NLB_IDS_PER_LIST_LISTENERS)
+      batches.push(ids.slice(i, i + NLB_IDS_PER_LIST_LISTENERS));
+    const perBatch = await Promise.all(
+      batches.map((batch) => listAllNlb(scope, rc, 'ListListeners', 'Listeners', target, { LoadBalancerIds: batch })),
+    );
+    return { lbs, listeners: perBatch.flat() };
+  })();
+  const groups = (async () => {
+    const raw = await listAllNlb(scope, rc, 'ListServerGroups', 'ServerGroups', target);
+    const serverGroups = validateWire(z.array(wireNlbServerGroupSchema), raw, 'ListServerGroups', target, ['ServerGroups']);
+    const perGroup = await Promise.all(
+      serverGroups
+        .filter((g) => (g.ServerCount ?? 0) > 0)
+        .map(async (g) => {
+          const gTarget = `${target}/${g.ServerGroupId}`;
+          try {
+            const items = await listAllNlb(scope, rc, 'ListServerGroupServers', 'Servers', gTarget, {
+              ServerGroupId: g.ServerGroupId,
+            });
+            return validateWire(z.array(wireNlbServerSchema), items, 'ListServerGroupServers', gTarget, ['Servers']);
+          } catch (e) {
+            if (e instanceof CollectError && e.notFound) return [] as WireNlbServer[]; // deleted while we read
+            throw e;
+          }
+        }),
+    );
+    return { serverGroups, servers: perGroup.flat() };
+  })();
+  const [a, b] = await Promise.all([listeners, groups]);
+  return {
+    loadBalancers: validateWire(z.array(wireNlbLoadBalancerSchema), a.lbs, 'ListLoadBalancers', target, ['LoadBalancers']),
+    listeners: validateWire(z.array(wireNlbListenerSchema), a.listeners, 'ListListeners', target, ['Listeners']),
+    serverGroups: b.serverGroups,
+    servers: b.servers,
+  };
+}
+
 /**
  * VPC DescribeVSwitches of a region, all pages. Absent when the endpoint does not serve the
  * action (a simulator without VPC) or reports it unknown.
@@ -257,33 +364,45 @@ export async function readVSwitches(scope: AccountScope, rc: RegionClients): Pro
   return validateWire(z.array(wireVSwitchSchema), raw, 'DescribeVSwitches', target, ['VSwitches', 'VSwitch']);
 }
 
+/** The Quota Center products whose quotas the `quotas` dataset holds: CLB (`slb`) and NLB (`nlb`, research/nlb.md 5). */
+export const QUOTA_PRODUCT_CODES = ['slb', 'nlb'] as const;
+
 /**
- * Quota Center ListProductQuotas for ProductCode `slb` in this region (dimension `regionId`), all
- * pages. Absent when Quota Center reports no SLB quotas (the checks then use documented defaults).
+ * Quota Center ListProductQuotas in this region (dimension `regionId`) for each of
+ * {@link QUOTA_PRODUCT_CODES}, all pages: the `slb` entries, then the `nlb` ones. Absent when Quota Center
+ * reports no quotas for either product (the checks then use documented defaults).
+ * @throws CollectError on a failed call or malformed response
  */
-export async function readSlbQuotas(scope: AccountScope, rc: RegionClients): Promise<WireQuota[] | Absent> {
+export async function readQuotas(scope: AccountScope, rc: RegionClients): Promise<WireQuota[] | Absent> {
   const target = `${scope.accountId}/${rc.regionId}`;
-  let raw: unknown[];
-  try {
-    raw = await readAllByToken(async (token) => {
-      const body = await aliCall(scope, 'ListProductQuotas', target, () =>
-        callQuotas(scope.clients.quotas, 'ListProductQuotas', {
-          ProductCode: 'slb',
-          Dimensions: [{ Key: 'regionId', Value: rc.regionId }],
-          MaxResults: scope.settings.pageSizes.quotas,
-          ...(token ? { NextToken: token } : {}),
-        }),
-      );
-      return {
-        items: listAt(body, 'ListProductQuotas', target, 'Quotas'),
-        nextToken: stringAt(body, 'NextToken'),
-      };
-    }, `ListProductQuotas ${target}`);
-  } catch (e) {
-    if (e instanceof CollectError && e.notFound) return new Absent(e.message);
-    throw e;
+  const perProduct = await Promise.all(
+    QUOTA_PRODUCT_CODES.map(async (productCode) => {
+      try {
+        return await readAllByToken(async (token) => {
+          const body = await aliCall(scope, 'ListProductQuotas', target, () =>
+            callQuotas(scope.clients.quotas, 'ListProductQuotas', {
+              ProductCode: productCode,
+              Dimensions: [{ Key: 'regionId', Value: rc.regionId }],
+              MaxResults: scope.settings.pageSizes.quotas,
+              ...(token ? { NextToken: token } : {}),
+            }),
+          );
+          return {
+            items: listAt(body, 'ListProductQuotas', target, 'Quotas'),
+            nextToken: stringAt(body, 'NextToken'),
+          };
+        }, `ListProductQuotas ${target} (${productCode})`);
+      } catch (e) {
+        if (e instanceof CollectError && e.notFound) return new Absent(e.message);
+        throw e;
+      }
+    }),
+  );
+  const raw = perProduct.flatMap((r) => (r instanceof Absent ? [] : r));
+  if (raw.length === 0) {
+    const absent = perProduct.find((r): r is Absent => r instanceof Absent);
+    return absent ?? new Absent(`ListProductQuotas ${target}: no quotas for ProductCode ${QUOTA_PRODUCT_CODES.join(' or ')}`);
   }
-  if (raw.length === 0) return new Absent(`ListProductQuotas ${target}: no quotas for ProductCode slb`);
   return validateWire(z.array(wireQuotaSchema), raw, 'ListProductQuotas', target, ['Quotas']);
 }
 

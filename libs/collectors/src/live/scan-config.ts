@@ -59,6 +59,8 @@ export const scanPageSizesSchema = z.strictObject({
   ecs: z.number().int().min(10).max(100).default(100),
   /** SLB DescribeLoadBalancers PageSize: 1-100. */
   slb: z.number().int().min(1).max(100).default(100),
+  /** NLB ListLoadBalancers / ListListeners / ListServerGroups / ListServerGroupServers MaxResults: 1-100 (research/nlb.md 7). */
+  nlb: z.number().int().min(1).max(100).default(100),
   /** VPC DescribeVSwitches PageSize: 1-50. */
   vpc: z.number().int().min(1).max(50).default(50),
   /** Quota Center ListProductQuotas MaxResults: 1-100. */
@@ -119,6 +121,7 @@ export const collectorSettingsSchema = z.strictObject({
   pageSizes: scanPageSizesSchema.default({
     ecs: 100,
     slb: 100,
+    nlb: 100,
     vpc: 50,
     quotas: 100,
     cs: 100,
@@ -154,7 +157,7 @@ export const scanConfigSchema = z.strictObject({
     retryMaxDelayMs: 20_000,
     kubernetesTimeoutMs: 30_000,
     nodeSysctls: false,
-    pageSizes: { ecs: 100, slb: 100, vpc: 50, quotas: 100, cs: 100, ram: 100, kubernetes: 500 },
+    pageSizes: { ecs: 100, slb: 100, nlb: 100, vpc: 50, quotas: 100, cs: 100, ram: 100, kubernetes: 500 },
   }),
 });
 
