@@ -118,7 +118,8 @@ export function nodeReadyForCcm(node: Pick<K8sNode, 'ready' | 'readyConditionMis
   return node.readyConditionMissing === true;
 }
 
-function isVirtualKubelet(node: K8sNode): boolean {
+/** Whether a node is a virtual-kubelet (ECI) node (label `type: virtual-kubelet`): its pods join as ENI backends. */
+export function isVirtualKubelet(node: K8sNode): boolean {
   return node.labels[LABEL_NODE_TYPE] === NODE_TYPE_VIRTUAL_KUBELET;
 }
 
@@ -395,34 +396,60 @@ function providerIdError(prefix: string, providerId: string | undefined): string
 }
 
 /**
- * Applies CCM's weights (`setWeightBackends`, clbv1/vgroups.go) in place.
+ * How CCM's Local mode treats non-ECS backends (ECI / virtual-kubelet pods as ENI, and for NLB the `Ip` entries),
+ * by CCM version:
+ * - `resolved` (before v2.11.2): each pod's ENI id is known when CCM weighs and deduplicates, so each ECI pod is its
+ *   own backend with weight 1 (its own pod count);
+ * - `deferred` (v2.11.2 up to v2.12.4, `CCM_FEATURES.localEniBackendsMerged`): every ENI backend has the same empty
+ *   id then, so they merge into the first one, weighted by their count;
+ * - `separate` (v2.12.4 on, `CCM_FEATURES.localEciDedupFixed`, commit 88ab3ee90): only ECS backends are
+ *   deduplicated; every other backend is kept, with weight 1 (with a `weight` annotation: W / #backends, with no
+ *   floor of 1 on a CLB).
+ */
+export type LocalEniHandling = 'resolved' | 'deferred' | 'separate';
+
+/** The Local-mode ENI handling of a CCM version (see `LocalEniHandling`); an unknown version is the current CCM. */
+export function localEniHandling(ccmVersion: string | undefined): LocalEniHandling {
+  if (ccmHasFeature(ccmVersion, 'localEciDedupFixed')) return 'separate';
+  return ccmHasFeature(ccmVersion, 'localEniBackendsMerged') ? 'deferred' : 'resolved';
+}
+
+/**
+ * Applies CCM's weights (`setWeightBackends`, clbv1/vgroups.go and nlbv2/server_groups.go) in place.
  * No `weight`: Cluster and ENI -> `defaultWeight`; Local -> pods of this Service on the ECS (seeds 000/001:
  * "the weights of the ECS instances are 1, 2, and 3"). With `weight` W (`podPercentAlgorithm`): 0 -> all 0;
  * Cluster/ENI -> max(1, floor(W / #backends)); Local -> max(1, floor(W * podsOnEcs / #pods)).
  *
- * Local mode counts pods per backend server id. With `localEniIdsDeferred` (CCM_FEATURES.localEniBackendsMerged),
- * the virtual-kubelet (ECI) backends have no server id yet when CCM weighs and deduplicates them (the ENI ids are
- * resolved afterwards, `updateVServerGroupENIBackendID`), so they all count under one empty id.
+ * Local mode counts pods per backend server id; how non-ECS backends count follows `localEni` (CCM version):
+ * `deferred` counts them all under one empty id, `separate` gives each weight 1 (W / #backends with a weight,
+ * floored at 1 only when `nonEcsWeightFloor`, the NLB code; the CLB code since 88ab3ee90 has no floor there).
  *
  * @param backends one entry per pod in Local mode (before ECS deduplication)
+ * @param localEni Local-mode handling of non-ECS backends (`localEniHandling(ccmVersion)`); default the current CCM
+ * @param nonEcsWeightFloor `separate` Local mode with a weight: floor non-ECS weights at 1 (NLB) or not (CLB)
  */
 export function applyCcmWeights(
   policy: TrafficPolicy,
-  backends: ExpectedBackend[],
+  backends: { serverId: string; type: string; weight: number }[],
   weight: number | undefined,
   defaultWeight: number = DEFAULT_SERVER_WEIGHT,
-  localEniIdsDeferred = false,
+  localEni: LocalEniHandling = 'separate',
+  nonEcsWeightFloor = false,
 ): void {
   if (backends.length === 0) return;
-  const keyOf = localServerKey(localEniIdsDeferred);
+  const keyOf = localServerKey(localEni);
   const podsByServer = new Map<string, number>();
   if (policy === 'local')
     for (const b of backends) podsByServer.set(keyOf(b), (podsByServer.get(keyOf(b)) ?? 0) + 1);
   for (const b of backends) {
+    const separateNonEcs = policy === 'local' && localEni === 'separate' && b.type !== 'ecs';
     if (weight === undefined) {
-      b.weight = policy === 'local' ? (podsByServer.get(keyOf(b)) ?? 1) : defaultWeight;
+      b.weight = separateNonEcs ? 1 : policy === 'local' ? (podsByServer.get(keyOf(b)) ?? 1) : defaultWeight;
     } else if (weight === 0) {
       b.weight = 0;
+    } else if (separateNonEcs) {
+      const w = Math.floor(weight / backends.length);
+      b.weight = nonEcsWeightFloor ? Math.max(1, w) : w;
     } else if (policy === 'local') {
       b.weight = Math.max(1, Math.floor((weight * (podsByServer.get(keyOf(b)) ?? 1)) / backends.length));
     } else {
@@ -552,27 +579,36 @@ export function expectedVServerGroups(
       }
       backends.push(...vk);
     }
-    const deferred = ccmHasFeature(input.ccmVersion, 'localEniBackendsMerged');
-    applyCcmWeights(policy, backends, vgroupWeight, defaultWeight, deferred);
+    const localEni = localEniHandling(input.ccmVersion);
+    applyCcmWeights(policy, backends, vgroupWeight, defaultWeight, localEni);
     groups.push({
       name,
       servicePort: sp,
-      backends: policy === 'local' ? dedupeByServer(backends, deferred) : backends,
+      backends: policy === 'local' ? dedupeByServer(backends, localEni) : backends,
     });
   }
   return { groups };
 }
 
-/** CCM's `removeDuplicatedECS`: the first backend of each server id (see `localServerKey`) is kept. */
-function dedupeByServer(backends: ExpectedBackend[], localEniIdsDeferred: boolean): ExpectedBackend[] {
-  const keyOf = localServerKey(localEniIdsDeferred);
+/**
+ * CCM's `removeDuplicatedECS`: the first backend of each server id (see `localServerKey`) is kept; from v2.12.4
+ * (`separate`) only ECS backends are deduplicated.
+ */
+export function dedupeByServer<T extends { serverId: string; type: string }>(backends: T[], localEni: LocalEniHandling): T[] {
+  const keyOf = localServerKey(localEni);
   const seen = new Set<string>();
-  return backends.filter((b) => (seen.has(keyOf(b)) ? false : (seen.add(keyOf(b)), true)));
+  return backends.filter((b) => {
+    if (localEni === 'separate' && b.type !== 'ecs') return true;
+    return seen.has(keyOf(b)) ? false : (seen.add(keyOf(b)), true);
+  });
 }
 
-/** The server id CCM's Local mode sees for a backend: ECI (ENI) backends have none yet when ids are deferred. */
-function localServerKey(localEniIdsDeferred: boolean): (b: ExpectedBackend) => string {
-  return (b) => (localEniIdsDeferred && b.type === 'eni' ? '' : b.serverId);
+/**
+ * The server id CCM's Local mode sees for a backend (`type` lower-case: `ecs`, `eni`, `ip`): ECI (ENI) backends
+ * have none yet when ids are deferred (an NLB `Ip` entry has its IP as id from the start).
+ */
+function localServerKey(localEni: LocalEniHandling): (b: { serverId: string; type: string }) => string {
+  return (b) => (localEni === 'deferred' && b.type === 'eni' ? '' : b.serverId);
 }
 
 /**

@@ -212,24 +212,92 @@ export const CCM_FEATURES = {
       'CCM pkg/controller/service/clbv1/vgroups.go buildVGroupForServicePort, podPercentAlgorithm; vgroups_test.go TestPodPercentAlgorithm',
   },
   /**
-   * Local mode with pods on virtual-kubelet (ECI) nodes: the current code resolves ENI ids only after weighing
-   * and deduplicating (`buildLocalBackends` -> `setWeightBackends` -> `removeDuplicatedECS`, then
-   * `BuildLocalModel` -> `updateVServerGroupENIBackendID`, pkg/controller/service/clbv1/vgroups.go), so every ECI
-   * backend has the same empty server id at that point: only the first ECI pod is kept, with weight = the number
-   * of ECI pods. Older code resolved the ENI id of each pod first (`updateENIBackends` calling
-   * DescribeNetworkInterfaces), so each ECI pod was its own backend with weight 1. The first tag with deferred
-   * ids was not pinned down: v2.14.0 is the tag read (research snapshot), so older versions get the older code.
+   * Local mode with pods on virtual-kubelet (ECI) nodes, CCM builds whose ENI ids are resolved only after
+   * weighing and deduplicating (`buildLocalBackends` -> `setWeightBackends` -> `removeDuplicatedECS`, then
+   * `BuildLocalModel` -> `updateVServerGroupENIBackendID` / `updateServerGroupENIBackendID`): every ECI backend has
+   * the same empty server id at that point, so only the first ECI pod is kept, with weight = the number of ECI pods.
+   * Commit 713e55318 "reduce call for DescribeNetworkInstaces and DescribeVPCAttribute" (2025-05-23), first tag
+   * v2.11.2, in pkg/controller/service/clbv1/vgroups.go and pkg/controller/service/nlbv2/server_groups.go. Older
+   * code resolved each pod's ENI id first (`updateENIBackends` calling DescribeNetworkInterfaces), so each ECI pod
+   * was its own backend with weight 1. Fixed from v2.12.4 (`localEciDedupFixed`): the merge is a window.
    */
   localEniBackendsMerged: {
     area: 'weights',
-    sinceVersion: 'v2.14.0',
-    firstTag: 'v2.14.0 (upper bound: first tag not pinned down)',
+    sinceVersion: 'v2.11.2',
+    firstTag: 'v2.11.2 (commit 713e55318, 2025-05-23; fixed in v2.12.4 by 88ab3ee90)',
     behaviour:
-      'Local mode keeps only the first virtual-kubelet (ECI) pod as an ENI backend, weighted by the number of ECI pods',
+      'Local mode keeps only the first virtual-kubelet (ECI) pod as an ENI backend, weighted by the number of ECI pods (until v2.12.4)',
     olderBehaviour: 'Local mode adds every ECI pod as its own ENI backend with weight 1',
     source:
-      'CCM pkg/controller/service/clbv1/vgroups.go buildLocalBackends, removeDuplicatedECS, BuildLocalModel / ' +
-      'updateVServerGroupENIBackendID (deferred ENI ids) vs older updateENIBackends (DescribeNetworkInterfaces first)',
+      'CCM pkg/controller/service/clbv1/vgroups.go and nlbv2/server_groups.go buildLocalBackends, removeDuplicatedECS, ' +
+      'BuildLocalModel / updateVServerGroupENIBackendID (deferred ENI ids, commit 713e55318) vs older updateENIBackends ' +
+      '(DescribeNetworkInterfaces first)',
+  },
+  /**
+   * CCM commit 88ab3ee90 "fix ecs+eci deduplicate for Local externalTrafficPolicy" (2025-09-12), first tag v2.12.4,
+   * in both pkg/controller/service/clbv1/vgroups.go and pkg/controller/service/nlbv2/server_groups.go:
+   * `removeDuplicatedECS` deduplicates only `ecs` / `Ecs` backends (every ENI, ECI and, for NLB, `Ip` backend is
+   * kept); `podNumberAlgorithm` gives every non-ECS backend weight 1; `podPercentAlgorithm` gives it
+   * floor(W / #backends), and for CLB with no floor of 1 (the CLB branch `continue`s past the `< 1` check; the NLB
+   * branch keeps the floor).
+   */
+  localEciDedupFixed: {
+    area: 'weights',
+    sinceVersion: 'v2.12.4',
+    firstTag: 'v2.12.4 (commit 88ab3ee90, 2025-09-12)',
+    behaviour:
+      'Local mode keeps every ENI / ECI pod (and NLB Ip entry) as its own backend with weight 1; with the weight annotation W/#backends, no floor of 1 on a CLB',
+    olderBehaviour:
+      'v2.11.2 up to v2.12.4: the ECI pods of a Local-mode Service merge into one backend weighted by their count (localEniBackendsMerged)',
+    source:
+      'CCM commit 88ab3ee90, pkg/controller/service/clbv1/vgroups.go and nlbv2/server_groups.go removeDuplicatedECS, ' +
+      'podNumberAlgorithm, podPercentAlgorithm',
+  },
+  /**
+   * The NLB controller (`nlb-controller`, pkg/controller/service/nlbv2/nlb_controller.go): a Service of
+   * `spec.loadBalancerClass: alibabacloud.com/nlb` gets an NLB. ACK "Configure an NLB instance by using
+   * annotations": CCM v2.5.0 and Kubernetes 1.24 (research/nlb.md 1); code: commit 260c65575 "support nlb"
+   * (2022-09-19, PR #332), first tag v2.5.1. An older CCM has no controller for the class: the Service stays
+   * pending (the CLB controller skips any Service with a class, `NeedCLB`).
+   */
+  nlbController: {
+    area: 'lifecycle',
+    sinceVersion: 'v2.5.0',
+    firstTag: 'v2.5.1 (commit 260c65575, PR #332)',
+    behaviour: 'creates and manages an NLB for a Service of loadBalancerClass alibabacloud.com/nlb',
+    olderBehaviour: 'no controller takes an NLB-class Service: it stays pending with no ingress',
+    source:
+      'CCM pkg/controller/service/nlbv2/nlb_controller.go, pkg/controller/helper/service_utils.go NeedNLB / NeedCLB; ' +
+      'ACK "Configure an NLB instance by using annotations" (research/nlb.md 1)',
+  },
+  /**
+   * Server groups of a deleted NLB Service: commit 9e18cbf27 ("parallelize model applier", 2025-06-05) returned
+   * early once the NLB was deleted and skipped the server-group cleanup; commit cad3a50ec ("fix server groups
+   * cleanup when delete nlb", 2025-12-10) fixed it. Both are first in tag v2.12.4; the ACK v2.12.4 release notes
+   * list the fix (research/nlb.md 3.3). ACK builds in between (presumably v2.12.1 to v2.12.3) left the groups
+   * behind, still tagged `kubernetes.do.not.delete` / `ack.aliyun.com`.
+   */
+  nlbServerGroupCleanup: {
+    area: 'lifecycle',
+    sinceVersion: 'v2.12.4',
+    firstTag: 'v2.12.4 (commit cad3a50ec, 2025-12-10)',
+    behaviour: 'deletes the server groups of a deleted NLB Service together with the NLB',
+    olderBehaviour:
+      'builds after 2025-06-05 (presumably ACK v2.12.1 to v2.12.3) leave the server groups of a deleted NLB Service behind',
+    source:
+      'CCM pkg/controller/service/nlbv2/model_applier.go cleanup (commits 9e18cbf27, cad3a50ec); ACK CCM release notes v2.12.4 (research/nlb.md 3.3)',
+  },
+  /**
+   * `zone-maps` entries `zone:vsw:privateIPv4[:eipAllocationId]` (fixed private IPv4 and EIP per zone): ACK
+   * "Configure an NLB instance by using annotations" says CCM v2.12.1; code e44deae2e (research/nlb.md 2).
+   */
+  nlbZoneMapAddresses: {
+    area: 'lifecycle',
+    sinceVersion: 'v2.12.1',
+    firstTag: 'v2.12.4',
+    behaviour: 'zone-maps entries may fix a private IPv4 address and an EIP per zone',
+    olderBehaviour: 'only zone:vSwitch pairs are applied; the address parts are ignored',
+    source: 'CCM pkg/controller/service/nlbv2/loadbalancer.go parseZoneMappings (commit e44deae2e); ACK NLB annotation doc (research/nlb.md 2)',
   },
 } as const satisfies Record<string, CcmFeature>;
 
