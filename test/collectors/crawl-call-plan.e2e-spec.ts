@@ -1,7 +1,7 @@
 /**
  * The collectors follow the minimal call plan of `libs/collectors/src/live/CALL-PLAN.md`: a clean
- * live scan makes exactly the documented calls per account, region, CLB, NLB and cluster (counted
- * by the simulator, `sim.stats()`), and keeps to its QPS budget per account: under the simulator's
+ * live scan makes exactly the documented calls per account, region, CLB and cluster (counted by
+ * the simulator, `sim.stats()`; the NLB lists of each region included), and keeps to its QPS budget per account: under the simulator's
  * per-account per-API limits it is never throttled.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -52,6 +52,14 @@ function plannedCalls(fleet: WireFleet, accountId: string): Record<string, numbe
     const quotas = r.quotas ?? [];
     for (const product of ['slb', 'nlb'])
       add('ListProductQuotas', ceil(quotas.filter((q) => (q.ProductCode ?? 'slb') === product).length, 100));
+    const nlb = r.nlb ?? EMPTY_NLB;
+    add('ListLoadBalancers', ceil(nlb.loadBalancers.length, 100));
+    for (let i = 0; i < nlb.loadBalancers.length; i += 20) {
+      const batch = new Set(nlb.loadBalancers.slice(i, i + 20).map((l) => l.LoadBalancerId));
+      add('ListListeners', ceil(nlb.listeners.filter((l) => batch.has(l.LoadBalancerId)).length, 100));
+    }
+    add('ListServerGroups', ceil(nlb.serverGroups.length, 100));
+    for (const g of nlb.serverGroups) if ((g.ServerCount ?? 0) > 0) add('ListServerGroupServers', ceil(g.ServerCount ?? 0, 100));
     add('DescribeClustersV1', ceil(r.clusters.length, 100));
     for (const c of r.clusters) {
       const k = c.kubernetes;
@@ -150,6 +158,9 @@ describe('the live crawl follows the minimal call plan (CALL-PLAN.md)', () => {
     expect(stats.calls[ACCOUNT]).toEqual(plannedCalls(fleet, ACCOUNT));
     // 120 CLBs with 2 groups each: 2 + 2 calls per CLB.
     expect(stats.calls[ACCOUNT]?.['DescribeVServerGroupAttribute']).toBe(120 * 2 + 3);
+    // 50 NLB server groups with 120 servers each: 2 pages each; the 2 leaked ones (ServerCount 0) are not asked.
+    expect(stats.calls[ACCOUNT]?.['ListServerGroupServers']).toBe(50 * 2);
+    expect(stats.calls[ACCOUNT]?.['ListListeners']).toBe(2);
     // SLB and NLB quotas in each of the 2 regions
     expect(stats.calls[ACCOUNT]?.['ListProductQuotas']).toBe(4);
   });

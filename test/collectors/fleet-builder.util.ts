@@ -6,6 +6,7 @@
 import { mkdirSync, mkdtempSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { nlbRegionOf, type NlbRegionSpec } from '../sim/nlb-fleet.util';
 
 /** Sizes and optional files of one region. */
 export interface RegionSpec {
@@ -20,6 +21,10 @@ export interface RegionSpec {
   clusters: ClusterSpec[];
   /** Leave these files out (to exercise coverage gaps: `failed`, or `absent` for quotas). */
   omit?: ('load-balancers' | 'nlb' | 'ecs-instances' | 'quotas' | 'vswitches')[];
+  /** NLBs of the region, as CCM builds them (`../sim/nlb-fleet.util.ts`); default none (four empty `nlb/` files). */
+  nlb?: Omit<NlbRegionSpec, 'idPrefix' | 'regionId'>;
+  /** Quota Center `ProductCode=nlb` entries appended to `quotas.json` after the SLB ones (default 0). */
+  nlbQuotas?: number;
 }
 
 /** Sizes and optional files of one cluster. */
@@ -381,8 +386,20 @@ function writeRegion(dir: string, accountIdx: number, regionIdx: number, spec: R
     write(join(rdir, 'vserver-groups.json'), groups);
   }
   // The four nlb/ files (required, docs/fleet-format.md): a region without NLBs answers four empty lists.
-  if (!omit.has('nlb'))
-    for (const f of ['load-balancers', 'listeners', 'server-groups', 'servers']) write(join(rdir, 'nlb', `${f}.json`), []);
+  if (!omit.has('nlb')) {
+    const nlb = spec.nlb
+      ? nlbRegionOf({
+          clusterId: clusterIdOf(accountIdx, regionIdx, 0),
+          ...spec.nlb,
+          regionId: spec.regionId,
+          idPrefix: `${hex(accountIdx, 2)}${hex(regionIdx, 2)}`,
+        })
+      : { loadBalancers: [], listeners: [], serverGroups: [], servers: [] };
+    write(join(rdir, 'nlb', 'load-balancers.json'), nlb.loadBalancers);
+    write(join(rdir, 'nlb', 'listeners.json'), nlb.listeners);
+    write(join(rdir, 'nlb', 'server-groups.json'), nlb.serverGroups);
+    write(join(rdir, 'nlb', 'servers.json'), nlb.servers);
+  }
   if (!omit.has('quotas'))
     write(
       join(rdir, 'quotas.json'),
@@ -399,7 +416,18 @@ function writeRegion(dir: string, accountIdx: number, regionIdx: number, spec: R
         TotalQuota: 50 + q,
         TotalUsage: q,
         Dimensions: { regionId: spec.regionId },
-      })),
+      })).concat(
+        Array.from({ length: spec.nlbQuotas ?? 0 }, (_, q) => ({
+          ProductCode: 'nlb',
+          QuotaActionCode:
+            ['nlb_quota_loadbalancers_num', 'nlb_quota_servergroups_num', 'nlb_quota_server_added_num'][q % 3] +
+            (q >= 3 ? `_${q}` : ''),
+          QuotaName: `nlb quota ${q}`,
+          TotalQuota: 60 + q,
+          TotalUsage: q,
+          Dimensions: { regionId: spec.regionId },
+        })),
+      ),
     );
   if (!omit.has('vswitches'))
     write(

@@ -60,7 +60,7 @@ describe('iam-policy round trip through the simulator', () => {
     for (const c of sysctls) expect(c).toMatchObject({ status: 'absent', message: expect.stringContaining('collector.nodeSysctls: true') });
   });
 
-  it.each(['slb:DescribeVServerGroups', 'ecs:DescribeInstances', 'cs:DescribeClusterUserKubeconfig', 'ram:ListRoles'])(
+  it.each(['slb:DescribeVServerGroups', 'nlb:ListLoadBalancers', 'ecs:DescribeInstances', 'cs:DescribeClusterUserKubeconfig', 'ram:ListRoles'])(
     'without %s the scan completes and the coverage names the missing action',
     async (missing) => {
       const policy = withSysctls();

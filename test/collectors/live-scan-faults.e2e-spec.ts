@@ -142,7 +142,7 @@ describe('scanLive with throttling and 5xx on every first attempt', () => {
       () => fresh.close(),
     );
     const failed = live.coverage.filter((c) => c.status === 'failed');
-    expect(failed.map((c) => c.api).sort()).toEqual(['cs', 'ecs', 'quotas', 'ram', 'slb', 'vpc']);
+    expect(failed.map((c) => c.api).sort()).toEqual(['cs', 'ecs', 'nlb', 'quotas', 'ram', 'slb', 'vpc']);
     expect(failed.find((c) => c.api === 'cs')).toMatchObject({ errorCode: 'ServiceUnavailable' });
     expect(failed.find((c) => c.api === 'slb')).toMatchObject({ errorCode: 'Throttling.User' });
     expect(failed.find((c) => c.api === 'slb')?.message).toMatch(

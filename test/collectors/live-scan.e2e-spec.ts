@@ -1,7 +1,8 @@
 /**
  * Live collectors end to end: the simulator serves a fleet directory, `scanLive` reads it through
  * the official Alibaba Cloud SDKs and @kubernetes/client-node, and the snapshot must equal what
- * the offline loader reads from the same directory, coverage included.
+ * the offline loader reads from the same directory, coverage included, and so must the audit's results
+ * (NLBs and their quotas included: issue 20, "a live scan of a fleet directory equals the offline scan").
  */
 import { readFileSync, writeFileSync } from 'node:fs';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -13,6 +14,7 @@ import {
   scanLive,
   type ScanConfig,
 } from '@app/collectors';
+import { runAudit } from '@app/checks';
 import type { CoverageEntry } from '@app/domain';
 import { startSimulator, type RunningSimulator } from '@app/fleet-sim';
 import { writeFleet } from './fleet-builder.util';
@@ -20,7 +22,7 @@ import { testConfig } from './scan-config.util';
 import { expectLiveEqualsOffline } from './snapshot-compare.util';
 
 /** Small page sizes so every listing needs several pages. */
-const SMALL_PAGES = { ecs: 10, slb: 7, vpc: 4, quotas: 3, cs: 2, ram: 3, kubernetes: 50 };
+const SMALL_PAGES = { ecs: 10, slb: 7, nlb: 7, vpc: 4, quotas: 3, cs: 2, ram: 3, kubernetes: 50 };
 
 function withCollector(
   config: ScanConfig,
@@ -49,6 +51,9 @@ describe('scanLive against the simulator (synthetic fleet with paging edge cases
             loadBalancers: 130,
             groupsPerLb: 2,
             quotas: 10,
+            // 45 NLBs: 3 ListListeners batches of <= 20; 93 server groups (3 leaked, ServerCount 0); 23 servers each
+            nlb: { loadBalancers: 45, listenersPerLb: 2, serversPerGroup: 23, leakedGroups: 3 },
+            nlbQuotas: 4,
             clusters: [
               { nodes: 520, services: 30, podsPerNode: 1, events: 60, nodePortRange: '30000-32767' },
               { nodes: 12, services: 3, podsPerNode: 2, events: 3 },
@@ -61,6 +66,8 @@ describe('scanLive against the simulator (synthetic fleet with paging edge cases
             loadBalancers: 101,
             groupsPerLb: 1,
             quotas: 4,
+            // 101 servers per group: 2 pages at the default MaxResults 100
+            nlb: { loadBalancers: 3, listenersPerLb: 1, serversPerGroup: 101 },
             clusters: [{ nodes: 5, services: 2, podsPerNode: 1, events: 2 }],
           },
           {
@@ -87,7 +94,11 @@ describe('scanLive against the simulator (synthetic fleet with paging edge cases
     expect(region?.ecsInstances).toHaveLength(560);
     expect(region?.loadBalancers).toHaveLength(130);
     expect(region?.vServerGroups).toHaveLength(260);
-    expect(region?.quotas).toHaveLength(10);
+    expect(region?.quotas).toHaveLength(14);
+    expect(region?.nlb?.loadBalancers).toHaveLength(45);
+    expect(region?.nlb?.listeners).toHaveLength(90);
+    expect(region?.nlb?.serverGroups).toHaveLength(93);
+    expect(region?.nlb?.servers).toHaveLength(90 * 23);
     expect(region?.clusters).toHaveLength(3);
     const big = region?.clusters.find((c) => c.kubernetes?.nodes.length === 520);
     expect(big?.kubernetes?.pods).toHaveLength(521);
@@ -98,6 +109,9 @@ describe('scanLive against the simulator (synthetic fleet with paging edge cases
     const beijing = wire.accounts[0].regions.find((r) => r.regionId === 'cn-beijing');
     expect(beijing?.ecsInstances).toHaveLength(101);
     expect(beijing?.loadBalancers).toHaveLength(101);
+    expect(beijing?.nlb?.servers).toHaveLength(303);
+    const shanghai = wire.accounts[0].regions.find((r) => r.regionId === 'cn-shanghai');
+    expect(shanghai?.nlb).toEqual({ loadBalancers: [], listeners: [], serverGroups: [], servers: [] });
   });
 
   it('reads the same fleet with the default (maximum) page sizes: 560 ECS and 130 CLBs need 6 and 2 pages', async () => {
@@ -108,6 +122,15 @@ describe('scanLive against the simulator (synthetic fleet with paging edge cases
 
   it('produces the same snapshot as the offline loader, coverage included', async () => {
     expectLiveEqualsOffline(await scanLive(config), loadFleetDirectory(root));
+  });
+
+  it('gives the same audit results as the offline scan, NLB checks included', async () => {
+    const now = new Date('2026-11-26T00:00:00Z');
+    const live = runAudit(await scanLive(config), { now });
+    const offline = runAudit(loadFleetDirectory(root), { now });
+    expect(live.results).toEqual(offline.results);
+    expect(live.findings).toEqual(offline.findings);
+    expect(live.results.length).toBeGreaterThan(0);
   });
 });
 
@@ -147,7 +170,7 @@ describe('scanLive with an unknown AccessKey', () => {
 
   it('records every dataset as failed with InvalidAccessKeyId.NotFound and does not crash', async () => {
     const snap = await scanLive(config);
-    expect(snap.coverage.map((c) => c.api).sort()).toEqual(['cs', 'ecs', 'quotas', 'ram', 'slb', 'vpc']);
+    expect(snap.coverage.map((c) => c.api).sort()).toEqual(['cs', 'ecs', 'nlb', 'quotas', 'ram', 'slb', 'vpc']);
     for (const c of snap.coverage) {
       expect(c.status, key(c)).toBe('failed');
       expect(c.errorCode, key(c)).toBe('InvalidAccessKeyId.NotFound');

@@ -29,7 +29,7 @@ const ok = (accountId: string, api: string, regionId?: string, clusterId?: strin
     status: 'ok',
   }) as TargetSlice['coverage'][number];
 const regionOk = (accountId: string, regionId: string) =>
-  ['slb', 'ecs', 'vpc', 'quotas', 'cs'].map((api) => ok(accountId, api, regionId));
+  ['slb', 'nlb', 'ecs', 'vpc', 'quotas', 'cs'].map((api) => ok(accountId, api, regionId));
 const clusterOk = (accountId: string, regionId: string, clusterId: string) =>
   ['cluster', 'addons', 'resources', 'kubernetes', 'sysctls'].map((api) =>
     ok(accountId, api, regionId, clusterId),
@@ -110,6 +110,7 @@ describe('assembleWireFleet', () => {
     ).toEqual([
       ['cs', NOT_CRAWLED],
       ['ecs', NOT_CRAWLED],
+      ['nlb', NOT_CRAWLED],
       ['quotas', NOT_CRAWLED],
       ['slb', NOT_CRAWLED],
       ['vpc', NOT_CRAWLED],

@@ -2,7 +2,7 @@
  * Target-level crawl: the unit of work of a live scan, local or distributed.
  *
  * A fleet is crawled as independent targets: one `account` target per account (RAM), one
- * `region` target per account and region (CLBs with vServer groups, ECS, vSwitches, quotas and the
+ * `region` target per account and region (CLBs with vServer groups, NLBs, ECS, vSwitches, quotas and the
  * ids of the ACK clusters listed there), and one `cluster` target per listed cluster (detail,
  * add-ons, resources, Kubernetes objects, node sysctls). `crawlTarget` reads one target into a
  * JSON-serialisable TargetSlice (data + coverage); `assembleWireFleet` joins slices, in any order,
@@ -50,7 +50,7 @@ import {
   type CollectProgress,
 } from './collect-scope.util';
 import { readRam } from './ram.collector';
-import { readClusterList, readEcsInstances, readQuotas, readSlb, readVSwitches } from './region.collector';
+import { readClusterList, readEcsInstances, readNlb, readQuotas, readSlb, readVSwitches } from './region.collector';
 import type { ScanAccount, ScanConfig } from './scan-config';
 import { processEnvironment, type Environment } from '@app/config';
 import { fleetAuditErrorKind } from '@app/errors';
@@ -105,7 +105,7 @@ export class CrawlTargetError extends fleetAuditErrorKind('CrawlTargetError', 'C
 /** Datasets of an account target (ram). */
 export const ACCOUNT_DATASETS: readonly CoverageDataset[] = ['ram'];
 /** Datasets of a region target. */
-export const REGION_DATASETS: readonly CoverageDataset[] = ['slb', 'ecs', 'vpc', 'quotas', 'cs'];
+export const REGION_DATASETS: readonly CoverageDataset[] = ['slb', 'nlb', 'ecs', 'vpc', 'quotas', 'cs'];
 /** Datasets of a cluster target. */
 export const CLUSTER_TARGET_DATASETS: readonly CoverageDataset[] = [
   'cluster',
@@ -233,8 +233,9 @@ async function crawlRegion(
 ): Promise<TargetSlice> {
   const rc = scope.clients.region(target.regionId);
   const key = { accountId: target.accountId, regionId: target.regionId };
-  const [slb, ecs, vpc, quotas, clusters] = await Promise.all([
+  const [slb, nlb, ecs, vpc, quotas, clusters] = await Promise.all([
     readDataset(scope, { ...key, api: 'slb' }, (s) => readSlb(s, rc)),
+    readDataset(scope, { ...key, api: 'nlb' }, (s) => readNlb(s, rc)),
     readDataset(scope, { ...key, api: 'ecs' }, (s) => readEcsInstances(s, rc)),
     readDataset(scope, { ...key, api: 'vpc' }, (s) => readVSwitches(s, rc)),
     readDataset(scope, { ...key, api: 'quotas' }, (s) => readQuotas(s, rc)),
@@ -249,6 +250,7 @@ async function crawlRegion(
     region.loadBalancers = slb.loadBalancers;
     region.vServerGroups = slb.vServerGroups;
   }
+  if (nlb) region.nlb = nlb;
   if (ecs) region.ecsInstances = ecs;
   if (vpc) region.vSwitches = vpc;
   if (quotas) region.quotas = quotas;

@@ -4,11 +4,11 @@
  * offline loader reads from a fleet directory), then `mapWireFleet` into the FleetSnapshot.
  *
  * It is the target-level crawl run in one process (crawl-targets.ts): account targets (RAM) and
- * region targets (CLBs, ECS, vSwitches, quotas, cluster list) at once, a cluster target for every
+ * region targets (CLBs, NLBs, ECS, vSwitches, quotas, cluster list) at once, a cluster target for every
  * listed cluster as soon as its region's list is read, then `assembleWireFleet`. The distributed
  * worker runs the same targets as jobs, so local and distributed scans share the code.
  *
- * Coverage mirrors the offline loader entry for entry (account `ram`; region `slb`, `ecs`,
+ * Coverage mirrors the offline loader entry for entry (account `ram`; region `slb`, `nlb`, `ecs`,
  * `vpc`, `quotas`, `cs`; cluster `cluster`, `addons`, `resources`, `sysctls`, `kubernetes`):
  * `ok` when read, `absent` when the API reports nothing to read, `failed` with the API's error
  * code and a message naming API and target when a read errors (after the retries). A failed read
