@@ -29,6 +29,8 @@ function partOf(s: FleetSnapshot, c: CoverageEntry): unknown {
   switch (c.api) {
     case 'slb':
       return region?.loadBalancers;
+    case 'nlb':
+      return region?.nlbs === undefined ? undefined : { nlbs: region.nlbs, serverGroups: region.nlbServerGroups };
     case 'ecs':
       return region?.ecsInstances;
     case 'vpc':
