@@ -166,7 +166,7 @@ describe('scanLive on a fleet with absent files', () => {
             loadBalancers: 3,
             groupsPerLb: 1,
             quotas: 2,
-            omit: ['quotas', 'load-balancers', 'vswitches'],
+            omit: ['quotas', 'load-balancers', 'nlb', 'vswitches'],
             clusters: [
               {
                 nodes: 3,
@@ -204,6 +204,7 @@ describe('scanLive on a fleet with absent files', () => {
       ['1000000000000004|cn-hangzhou|c00000000000000000000000000000000|kubernetes', 'failed', 'ENOENT'],
       ['1000000000000004|cn-hangzhou|c00000000000000000000000000000000|resources', 'failed', 'ENOENT'],
       ['1000000000000004|cn-hangzhou|c00000000000000000000000000000000|sysctls', 'failed', 'ENOENT'],
+      ['1000000000000004|cn-hangzhou||nlb', 'failed', 'ENOENT'],
       ['1000000000000004|cn-hangzhou||quotas', 'absent', undefined],
       ['1000000000000004|cn-hangzhou||slb', 'failed', 'ENOENT'],
       ['1000000000000004|cn-hangzhou||vpc', 'failed', 'ENOENT'],
@@ -225,11 +226,13 @@ describe('scanLive on a fleet with absent files', () => {
       ['kubernetes', 'failed', 'Forbidden'],
       ['resources', 'failed', 'StatusForbidden'],
       ['sysctls', 'failed', 'CommandFailed'],
+      ['nlb', 'failed', 'Forbidden.RAM'],
       ['quotas', 'absent', undefined],
       ['slb', 'failed', 'Forbidden.RAM'],
       ['vpc', 'failed', 'Forbidden.RAM'],
       ['ram', 'failed', 'NoPermission'],
     ]);
+    expect(liveByKey.get('1000000000000004|cn-hangzhou||nlb')?.message).toMatch(/^ListLoadBalancers 1000000000000004\/cn-hangzhou: Forbidden\.RAM/);
     expect(liveByKey.get('1000000000000004|||ram')?.message).toMatch(
       /^ListRoles 1000000000000004: NoPermission \(HTTP 403\)/,
     );
