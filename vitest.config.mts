@@ -78,6 +78,9 @@ export default defineConfig({
           globalSetup: ['./test/global-setup.ts'],
           include: ['test/**/*.integration-spec.ts', 'test/**/*.e2e-spec.ts', ...SPAWNING_SPECS],
           pool: 'forks',
+          // INTEGRATION_ISOLATE=0 reuses each fork's module graph across files (fewer imports; a file that leaves global
+          // state behind can then affect the next one). Default: every file in a fresh module graph.
+          isolate: process.env.INTEGRATION_ISOLATE !== '0',
         },
       },
     ],

@@ -17,7 +17,7 @@
  * - `SKIP_TEST_BUILD=1` skips step 2 (unit-only runs; a spawning test then fails with "not built yet").
  */
 import { spawnSync } from 'node:child_process';
-import { existsSync, mkdirSync, readdirSync, readFileSync, statSync, writeFileSync } from 'node:fs';
+import { cpSync, existsSync, mkdirSync, readdirSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { Client } from 'pg';
 import type { TestProject } from 'vitest/node';
@@ -40,6 +40,8 @@ export const SUITE_DIST = join(ROOT, 'dist-test', 'apps', 'cli');
 /** Source folders compiled into the CLI build (apps/cli/tsconfig.app.json `include`). */
 const BUILD_INPUTS = ['apps', 'libs', 'bench', 'examples', 'nest-cli.json', 'tsconfig.json', 'package.json'];
 const STAMP = join(ROOT, 'dist-test', '.sources');
+/** The CLI entry of `npm run build` (dist/, the package's own build). */
+const DIST_MAIN = join(ROOT, 'dist', 'apps', 'cli', 'apps', 'cli', 'src', 'main.js');
 
 function databaseUrl(name: string): string {
   const url = new URL(ADMIN_URL);
@@ -85,6 +87,18 @@ function buildCliOnce(): void {
   if (existsSync(join(SUITE_DIST, 'apps', 'cli', 'src', 'main.js')) && existsSync(STAMP) && readFileSync(STAMP, 'utf8') === state)
     return;
   const started = Date.now();
+  // `npm install` (the `prepare` script) or `npm run build` has just built the same sources with the same compiler
+  // options into dist/ (apps/cli/tsconfig.suite.json only moves outDir): copy that build instead of compiling
+  // again (.ci/run on a clean clone saved one full `nest build`). Fresh means written after the newest source.
+  const newest = Number(state.split(':')[1]);
+  const built = statSync(DIST_MAIN, { throwIfNoEntry: false });
+  if (built && built.mtimeMs > newest) {
+    rmSync(SUITE_DIST, { recursive: true, force: true });
+    cpSync(join(ROOT, 'dist', 'apps', 'cli'), SUITE_DIST, { recursive: true });
+    writeFileSync(STAMP, state);
+    process.stderr.write(`[global-setup] copied the fresh dist/ build into dist-test/ in ${((Date.now() - started) / 1000).toFixed(1)} s\n`);
+    return;
+  }
   const r = spawnSync('npm', ['run', '--silent', 'build:suite'], {
     cwd: ROOT,
     encoding: 'utf8',

@@ -13,7 +13,8 @@ import { Writable } from 'node:stream';
 export const ROOT = join(__dirname, '..', '..');
 /** The bundled sample fleet. */
 export const SAMPLE_FLEET = join(ROOT, 'examples', 'fleets', 'sample');
-const BIN = join(ROOT, 'bin', 'fleet-audit.js');
+/** The CLI launcher (bin/fleet-audit.js; it runs the suite's build in dist-test/ through FLEET_AUDIT_DIST). */
+export const BIN = join(ROOT, 'bin', 'fleet-audit.js');
 
 /** Result of one CLI run. */
 export interface CliRun {

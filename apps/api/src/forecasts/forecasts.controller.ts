@@ -1,5 +1,5 @@
 import { Body, Get, HttpCode, Post, Query } from '@nestjs/common';
-import { ApiBadRequestResponse, ApiBody, ApiNotFoundResponse, ApiOkResponse, ApiOperation } from '@nestjs/swagger';
+import { ApiBadRequestResponse, ApiBody, ApiNotFoundResponse, ApiOkResponse, ApiOperation, ApiTooManyRequestsResponse, ApiUnprocessableEntityResponse } from '@nestjs/swagger';
 import type { HeadroomEntry, TrendEntry, WhatIfResult } from '@app/forecast';
 import type { Principal } from '@app/store';
 import { BearerController } from '../common/bearer-controller.decorator';
@@ -66,6 +66,8 @@ export class ForecastsController {
   })
   @ApiBadRequestResponse({ type: ErrorResponseDto, description: 'Invalid query' })
   @ApiNotFoundResponse({ type: ErrorResponseDto, description: 'No succeeded scan stored a snapshot' })
+  @ApiTooManyRequestsResponse({ type: ErrorResponseDto, description: 'RATE_LIMITED: the forecast queue is full (Retry-After)' })
+  @ApiUnprocessableEntityResponse({ type: ErrorResponseDto, description: 'FORECAST_TOO_LARGE: past the forecast time or heap budget; the message names which' })
   headroom(
     @Query(new ZodValidationPipe(headroomQuerySchema, 'query')) query: HeadroomQuery,
     @CurrentPrincipal() principal: Principal,
@@ -87,6 +89,8 @@ export class ForecastsController {
   })
   @ApiBadRequestResponse({ type: ErrorResponseDto, description: 'Invalid scenario: the message names the step and the field' })
   @ApiNotFoundResponse({ type: ErrorResponseDto, description: 'No succeeded scan stored a snapshot' })
+  @ApiTooManyRequestsResponse({ type: ErrorResponseDto, description: 'RATE_LIMITED: the forecast queue is full (Retry-After)' })
+  @ApiUnprocessableEntityResponse({ type: ErrorResponseDto, description: 'FORECAST_TOO_LARGE: past the forecast time or heap budget; the message names which' })
   whatIf(@Body() body: unknown, @CurrentPrincipal() principal: Principal): Promise<{ scanId: string } & WhatIfResult> {
     return this.forecasts.whatIf(body, principal);
   }

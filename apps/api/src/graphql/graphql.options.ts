@@ -11,7 +11,8 @@ import { type DynamicModule, Logger } from '@nestjs/common';
 import { GraphQLModule } from '@nestjs/graphql';
 import { ApolloServerPluginCacheControlDisabled, ApolloServerPluginLandingPageDisabled } from '@apollo/server/plugin/disabled';
 import { ApolloServerPluginLandingPageLocalDefault } from '@apollo/server/plugin/landingPage/default';
-import { GraphQLError, type GraphQLFormattedError } from 'graphql/index.js';
+import { InMemoryLRUCache } from '@apollo/utils.keyvaluecache';
+import { type DocumentNode, GraphQLError, type GraphQLFormattedError } from 'graphql/index.js';
 import { processEnvironment } from '@app/config';
 import { isConnectionLoss, StoreError, type Store } from '@app/store';
 import { ApiError } from '../common/api.exception';
@@ -53,6 +54,27 @@ export interface GraphqlOptions {
 }
 
 const logger = new Logger('GraphQL');
+
+/** Bytes of parsed queries the document store keeps (default 16 MiB, counted as `documentSize` counts them). */
+export const DOCUMENT_STORE_BYTES = 16 * 2 ** 20;
+
+/**
+ * The size of a parsed query for the document store: its AST's JSON length plus twice the query text's length.
+ * Apollo's default store (30 MiB) sizes a document by `JSON.stringify` alone, and graphql-js's `Location.toJSON`
+ * leaves out the `Source` every location holds, so each cached document kept its whole query text (up to
+ * GRAPHQL_MAX_QUERY_BYTES) uncounted: 5,000 distinct padded queries grew the API past 2 GB (issue 23 item 2).
+ * Twice: a JavaScript string of one-byte characters still costs about one to two bytes per character on the heap.
+ * @param doc a document the store holds (its `loc.source.body` is the query text)
+ * @returns an estimate of the bytes it retains
+ */
+export function documentSize(doc: DocumentNode): number {
+  return Buffer.byteLength(JSON.stringify(doc), 'utf8') + 2 * (doc.loc?.source.body.length ?? 0);
+}
+
+/** Apollo's parsed-query cache, bounded by what it really retains (`documentSize`, DOCUMENT_STORE_BYTES in total). */
+function documentStore(): InMemoryLRUCache<DocumentNode> {
+  return new InMemoryLRUCache<DocumentNode>({ maxSize: DOCUMENT_STORE_BYTES, sizeCalculation: documentSize });
+}
 
 /** `Retry-After` (seconds) of a 503 answer: about how long a PostgreSQL restart takes (as REST's). */
 const RETRY_AFTER_SECONDS = 5;
@@ -164,6 +186,8 @@ export function graphqlModule(options: GraphqlOptions, store: Store, auth: Token
     sortSchema: true,
     playground: false,
     introspection,
+    // Parsed queries cached by hash, sized with the query text each one retains (documentSize).
+    documentStore: documentStore(),
     // Execution errors keep the HTTP status they carry (503 database unavailable, 400 NUL), as REST answers them;
     // Nest's driver would reset every answer with a `data` key to 200.
     preserveHttpStatusForExecutionErrors: false,

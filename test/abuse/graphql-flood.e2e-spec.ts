@@ -1,0 +1,101 @@
+/**
+ * Issue 23 item 2: memory does not grow with GraphQL query text. The review took the API from 296 MB to 2.1 GB with
+ * 5,000 distinct queries padded to 95 KB (no plateau; with a 384 MB heap cap it died): Apollo's parsed-query cache
+ * sized a document by its JSON, which leaves out the query text every location of the document holds.
+ *
+ * Here `fleet-audit serve` (the built CLI, as deployed) runs with a 192 MB old-space cap and takes 2,400 distinct
+ * queries, each padded with a comment to just under GRAPHQL_MAX_QUERY_BYTES (32 KiB): ~78 MB of query text, which
+ * retained as before (twice its length on the heap, plus the AST) is past the cap. The server must answer every one,
+ * stay up, and its heap (prom-client's `nodejs_heap_size_used_bytes` on /metrics) must level off: the growth over
+ * the second half of the flood is a fraction of what retaining the text would add. A text over the limit is refused
+ * with 413 before parsing.
+ */
+import { spawn, type ChildProcess } from 'node:child_process';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { createTestDatabase, type TestDatabase } from '../store/test-database.util';
+import { eventually, freePort } from '../worker/worker-test.util';
+import { BIN } from '../cli/cli-run.util';
+
+const TOKEN = 'graphql-flood-e2e-token-5e6f7a8b9c';
+const QUERIES = 2_400;
+const QUERY_BYTES = 32 * 1024 - 200;
+const IN_FLIGHT = 8;
+
+/** Query `i`: the same small query behind a distinct comment, `QUERY_BYTES` long. */
+function paddedQuery(i: number): string {
+  const body = `{ scans(first: 1) { totalCount } }`;
+  const head = `# flood ${i} `;
+  return `${head}${'x'.repeat(QUERY_BYTES - head.length - body.length - 1)}\n${body}`;
+}
+
+describe('GraphQL query-text flood (issue 23 item 2, e2e)', { timeout: 600_000 }, () => {
+  let db: TestDatabase;
+  let serve: ChildProcess | undefined;
+  let url = '';
+  let stderr = '';
+  const headers = { Authorization: `Bearer ${TOKEN}`, 'Content-Type': 'application/json' };
+
+  /** The API's used heap now (bytes), from /metrics. */
+  async function heapUsed(): Promise<number> {
+    const text = await (await fetch(`${url}/metrics`, { headers })).text();
+    const m = /^nodejs_heap_size_used_bytes (\S+)$/m.exec(text);
+    if (!m) throw new Error(`no nodejs_heap_size_used_bytes on /metrics:\n${text.slice(0, 500)}`);
+    return Number(m[1]);
+  }
+
+  beforeAll(async () => {
+    db = await createTestDatabase();
+    const port = await freePort();
+    serve = spawn(process.execPath, ['--max-old-space-size=192', BIN, 'serve', '--port', String(port)], {
+      stdio: ['ignore', 'ignore', 'pipe'],
+      env: { ...process.env, API_TOKEN: TOKEN, DATABASE_URL: db.url, REDIS_URL: '', LOG_LEVEL: 'warn', NODE_ENV: 'production' },
+    });
+    serve.stderr!.on('data', (d: Buffer) => (stderr += d.toString()));
+    await eventually(async () => /API on http:\/\/127\.0\.0\.1:\d+/.test(stderr) || serve!.exitCode !== null, 120_000, 'serve to listen');
+    expect(serve.exitCode, stderr).toBeNull();
+    url = `http://127.0.0.1:${port}`;
+  }, 300_000);
+
+  afterAll(async () => {
+    if (serve && serve.exitCode === null) serve.kill('SIGKILL');
+    await db?.drop();
+  });
+
+  it('answers thousands of distinct padded queries with the heap levelling off, and refuses a longer text with 413', async () => {
+    const samples: number[] = [];
+    let next = 0;
+    const statuses = new Map<number, number>();
+    // Four quarters; the heap is read after each (and once before).
+    samples.push(await heapUsed());
+    for (let q = 1; q <= 4; q++) {
+      const until = (QUERIES * q) / 4;
+      const workers = Array.from({ length: IN_FLIGHT }, async () => {
+        while (next < until) {
+          const i = next++;
+          const res = await fetch(`${url}/graphql`, { method: 'POST', headers, body: JSON.stringify({ query: paddedQuery(i) }) }).catch((e: Error) => {
+            // Before the fix the API ran out of heap around here ("Reached heap limit"): say so, with its last words.
+            throw new Error(`query ${i}: ${e.message}; the API ${serve!.exitCode === null ? 'is up' : `exited ${serve!.exitCode}`}: ${stderr.slice(-800)}`);
+          });
+          statuses.set(res.status, (statuses.get(res.status) ?? 0) + 1);
+          const body = (await res.json()) as { data?: { scans?: { totalCount: number } } };
+          expect(res.status, JSON.stringify(body).slice(0, 300)).toBe(200);
+          expect(body.data?.scans?.totalCount).toBe(0);
+        }
+      });
+      await Promise.all(workers);
+      samples.push(await heapUsed());
+    }
+    expect(serve!.exitCode, `the API died: ${stderr.slice(-2000)}`).toBeNull();
+    expect(Object.fromEntries(statuses)).toEqual({ 200: QUERIES });
+    const mb = samples.map((b) => Math.round(b / 2 ** 20));
+    const secondHalf = samples[4] - samples[2];
+    // Retaining each query's text as before: at least its length per query (the review saw ~2x plus the AST).
+    const retainedBefore = (QUERIES / 2) * QUERY_BYTES;
+    console.log(`heap used (MB) before and after each quarter of ${QUERIES} padded queries: ${mb.join(' -> ')}; second half +${(secondHalf / 2 ** 20).toFixed(1)} MB vs ${(retainedBefore / 2 ** 20).toFixed(0)} MB of text`);
+    expect(secondHalf).toBeLessThan(retainedBefore / 4);
+
+    const tooLong = await fetch(`${url}/graphql`, { method: 'POST', headers, body: JSON.stringify({ query: `${'#'.repeat(40 * 1024)}\n{ scans(first: 1) { totalCount } }` }) });
+    expect(tooLong.status).toBe(413);
+    expect(((await tooLong.json()) as { errors: { extensions: { code: string } }[] }).errors[0].extensions.code).toBe('QUERY_TOO_LARGE');
+  });
+});
