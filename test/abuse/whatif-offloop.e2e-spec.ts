@@ -43,6 +43,14 @@ describe('what-if off the event loop (issue 23 item 1)', () => {
   function whatIf(a: INestApplication, body: unknown) {
     return request(a.getHttpServer()).post('/v1/forecasts/whatif').set('Authorization', `Bearer ${TOKEN}`).send(body as object);
   }
+  /** The same scenario through GraphQL `whatIf` (the same forecast pool and budgets). */
+  function gqlWhatIf(a: INestApplication, body: unknown) {
+    return request(a.getHttpServer())
+      .post('/graphql')
+      .set('Authorization', `Bearer ${TOKEN}`)
+      .send({ query: 'mutation($s: ScenarioInput!) { whatIf(input: $s) { scanId } }', variables: { s: body } });
+  }
+  const gqlCode = (res: request.Response) => (res.body as { errors?: { extensions?: { code?: string } }[] }).errors?.[0]?.extensions?.code;
 
   beforeAll(async () => {
     db = await createTestDatabase();
@@ -100,6 +108,9 @@ describe('what-if off the event loop (issue 23 item 1)', () => {
     const slow = await whatIf(app, LARGEST).expect(422);
     expect(slow.body).toMatchObject({ error: 'FORECAST_TOO_LARGE' });
     expect(slow.body.message).toMatch(/over its time budget of 0\.001 s/);
+    // GraphQL answers the same refusal with the same HTTP status and code.
+    const gqlSlow = await gqlWhatIf(app, LARGEST);
+    expect([gqlSlow.status, gqlCode(gqlSlow)]).toEqual([422, 'FORECAST_TOO_LARGE']);
   }, 60_000);
 
   it('a full forecast queue answers 429 with Retry-After', async () => {
@@ -112,6 +123,8 @@ describe('what-if off the event loop (issue 23 item 1)', () => {
     const refused = await whatIf(app, LARGEST).expect(429);
     expect(refused.headers['retry-after']).toBe('120');
     expect(refused.body.message).toMatch(/forecast queue full \(1 running, 1 waiting\): retry in 120 s/);
+    const gqlRefused = await gqlWhatIf(app, LARGEST);
+    expect([gqlRefused.status, gqlCode(gqlRefused)]).toEqual([429, 'RATE_LIMITED']);
     expect((await running).status).toBe(200);
     expect((await waiting).status).toBe(200);
   }, 180_000);
