@@ -208,7 +208,7 @@ describe('REST API /v1 (e2e)', () => {
         skipped: [
           {
             checkId: 'CCM_RAM_PERMISSION_GAP',
-            resource: { kind: 'Cluster', id: 'c-even', accountId: '1111', regionId: 'cn-hangzhou', clusterId: 'c-even', namespace: null, name: null },
+            resource: { kind: 'Cluster', id: 'c-even', accountId: '1111', regionId: 'cn-hangzhou', clusterId: 'c-even', clusterName: null, namespace: null, name: null },
             reason: 'RAM of account 1111 was not read (Forbidden.RAM)',
           },
         ],
@@ -240,7 +240,7 @@ describe('REST API /v1 (e2e)', () => {
       expect(quota).toEqual({
         checkId: 'nodeport-overlap',
         severity: 'critical',
-        resource: { kind: 'LoadBalancer', id: 'lb-00000', accountId: '1111', regionId: 'cn-hangzhou', clusterId: 'c-even', namespace: null, name: null },
+        resource: { kind: 'LoadBalancer', id: 'lb-00000', accountId: '1111', regionId: 'cn-hangzhou', clusterId: 'c-even', clusterName: null, namespace: null, name: null },
         message: source?.message,
         remediation: source?.remediation,
         source: source?.source,

@@ -10,7 +10,7 @@ import type { INestApplication } from '@nestjs/common';
 import request from 'supertest';
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { UnavailableScanLauncher, createApiApp } from '@app/api';
-import { runScan } from '@app/audit';
+import { defaultForecastWorkerEntry, runScan } from '@app/audit';
 import type { TrendEntry } from '@app/forecast';
 import { SYSTEM_PRINCIPAL, Store, accountsScope, type Principal } from '@app/store';
 import { ExhaustionForecasts } from '../../apps/api/src/metrics/metrics.service';
@@ -45,7 +45,8 @@ describe('forecast history (CLI backfill -> Postgres -> CLI and REST)', () => {
       const r = await runCliInProcess(['scan', '--fleet', dir, '--now', at.toISOString(), '--database-url', db.url, '--format', 'json', '--no-progress']);
       expect(r.status, r.stderr).toBe(0);
     }
-    app = await createApiApp({ store, token: TOKEN, scanLauncher: new UnavailableScanLauncher() });
+    // The forecast worker of the suite's build (test/global-setup.ts): the sources under test, not a stale dist/.
+    app = await createApiApp({ store, token: TOKEN, scanLauncher: new UnavailableScanLauncher(), forecasts: { workerEntry: defaultForecastWorkerEntry(process.env.FLEET_AUDIT_DIST) } });
     await app.init();
   }, 300_000);
 
@@ -137,7 +138,7 @@ describe('forecast history (CLI backfill -> Postgres -> CLI and REST)', () => {
       .send({ ...scenario, steps: [{ addNodes: { cluster: 'c-nope', count: 1 } }] })
       .set('Authorization', `Bearer ${TOKEN}`)
       .expect(400);
-    expect(unknown.body.message).toMatch(/unknown cluster "c-nope"/);
+    expect(unknown.body.message).toMatch(/unknown cluster 'c-nope'; clusters: /);
   });
 
   it('CLI whatif on the database and on the fleet directory give byte-identical JSON; errors exit 2', async () => {
@@ -163,8 +164,8 @@ describe('forecast history (CLI backfill -> Postgres -> CLI and REST)', () => {
       (await request(app.getHttpServer()).post('/graphql').set('Authorization', `Bearer ${token}`).send({ query, ...(variables ? { variables } : {}) })).body as Gql;
     const token = async (role: 'viewer' | 'operator', accounts?: string[]) => (await store.apiTokens.create({ role, ...(accounts ? { accounts } : {}), createdBy: 'test' })).token;
     /** A REST ResourceRef with the GraphQL nulls for absent optional fields. */
-    const ref = (r: Record<string, unknown>) => ({ clusterId: null, namespace: null, name: null, ...r });
-    const REF = 'resource { kind id accountId regionId clusterId namespace name }';
+    const ref = (r: Record<string, unknown>) => ({ clusterId: null, clusterName: null, namespace: null, name: null, ...r });
+    const REF = 'resource { kind id accountId regionId clusterId clusterName namespace name }';
     const TRENDS = `query($after: String, $before: String, $first: Int, $last: Int, $scoped: String) {
       quotaTrends(first: $first, after: $after, last: $last, before: $before, now: "${NOW}", accountId: $scoped) {
         totalCount pageInfo { hasNextPage hasPreviousPage startCursor endCursor }
@@ -258,7 +259,7 @@ describe('forecast history (CLI backfill -> Postgres -> CLI and REST)', () => {
         [[{ addNodes: { cluster: GROWING_CLUSTER, count: 0 } }], /step 1 \(addNodes\) field addNodes\.count/],
         [[{ addNodes: { cluster: GROWING_CLUSTER, count: 1 }, upgradeCcm: { cluster: GROWING_CLUSTER, version: 'v2.12.1' } }], /exactly one key/],
         [[{}], /exactly one key/],
-        [[{ addNodes: { cluster: 'c-nope', count: 1 } }], /unknown cluster "c-nope"/],
+        [[{ addNodes: { cluster: 'c-nope', count: 1 } }], /unknown cluster 'c-nope'; clusters: /],
       ] as const) {
         const bad = await gql(`mutation($input: ScenarioInput!) { whatIf(input: $input) { scanId } }`, TOKEN, { input: { ...scenario, steps } });
         expect(bad.errors?.[0]?.extensions?.code, JSON.stringify(steps)).toBe('BAD_USER_INPUT');

@@ -1,4 +1,4 @@
-import { severityRank, type CheckResult, type Finding, type FleetSnapshot } from '@app/domain';
+import { severityRank, type CheckResult, type Finding, type FleetSnapshot, type ResourceRef } from '@app/domain';
 import type { PartialAuditSettings } from './audit-settings.types';
 import { resolveAuditSettings } from './audit-settings.util';
 import { CHECKS, CHECK_IDS } from './check.registry';
@@ -24,6 +24,24 @@ export interface AuditOutput {
   findings: Finding[];
 }
 
+/**
+ * The resource with `clusterName` set from the snapshot's cluster (`ClusterSnapshot.name`) when it names a cluster
+ * of the snapshot that has a name; the resource itself otherwise (issue 21 item 2).
+ */
+export function withClusterName(resource: ResourceRef, index: FleetIndex): ResourceRef {
+  if (resource.clusterId === undefined || resource.clusterName !== undefined) return resource;
+  const name = index.clusterById.get(resource.clusterId)?.cluster.name;
+  if (!name) return resource;
+  // Key order of the JSON contract: the name right after the id it names.
+  const { namespace, name: resourceName, ...head } = resource;
+  return {
+    ...head,
+    clusterName: name,
+    ...(namespace !== undefined ? { namespace } : {}),
+    ...(resourceName !== undefined ? { name: resourceName } : {}),
+  };
+}
+
 function compareStrings(a: string, b: string): number {
   return a < b ? -1 : a > b ? 1 : 0;
 }
@@ -31,7 +49,7 @@ function compareStrings(a: string, b: string): number {
 /**
  * Runs every enabled check over a snapshot: builds the index once, evaluates each check, applies the
  * per-check severity override, and turns failures into findings (remediation, source, fingerprint,
- * `used` / `limit` / `ratio` copied to the top level).
+ * `used` / `limit` / `ratio` copied to the top level, the resource's `clusterName` from the snapshot).
  *
  * A check that throws (a bug: rules must not) does not abort the audit: it yields one `skipped` result
  * per account naming the error, so the gap is visible.
@@ -71,7 +89,7 @@ export function runAudit(snapshot: FleetSnapshot, options: RunAuditOptions): Aud
       findings.push({
         checkId: result.checkId,
         severity: result.severity,
-        resource: result.resource,
+        resource: withClusterName(result.resource, index),
         message: result.message,
         remediation: check.remediation,
         source: check.source,

@@ -2,7 +2,7 @@
  * Public entry of libs/checks: the check catalogue (one pure unit per check), its registry, the
  * settings and the audit engine. No I/O, no framework (ARCHITECTURE.md "Dependency direction").
  */
-export { runAudit, type RunAuditOptions, type AuditOutput } from './audit.engine';
+export { runAudit, withClusterName, type RunAuditOptions, type AuditOutput } from './audit.engine';
 export { CHECKS, CHECK_IDS, QUOTA_USAGE_CHECK_IDS, getCheck, unknownCheckIdReason } from './check.registry';
 export { fingerprintOf, REGION_SCOPED_KINDS, resourceKeyOf } from './fingerprint.util';
 export { DEFAULT_AUDIT_SETTINGS } from './audit-settings.constants';

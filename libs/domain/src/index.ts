@@ -39,6 +39,8 @@ export type {
 export type * from './fleet-graph.types';
 export * from './fleet-graph.resources';
 export { coverageKey, targetKey, targetLabel } from './scan-target';
+export { CLUSTER_ID_PREFIX_LENGTH, clusterLabel, resolveClusterRef } from './cluster-label';
+export type { NamedCluster } from './cluster-label';
 export type { CrawlTarget, TargetPlace } from './scan-target';
 export {
   SEVERITIES,

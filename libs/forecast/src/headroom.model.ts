@@ -83,6 +83,8 @@ export type HeadroomAnswer =
 /** Headroom of one cluster: the JSON contract of `forecast headroom` (`{"headroom": [...]}`). */
 export interface HeadroomEntry {
   clusterId: string;
+  /** The cluster's name (cluster.json `name`; issue 21 item 2). */
+  clusterName: string;
   nodes: HeadroomAnswer;
   clusterModeServices: HeadroomAnswer;
   localServices: HeadroomAnswer;
@@ -98,7 +100,7 @@ export interface HeadroomOptions {
   ports?: number;
   /** Pods of each new Local-mode Service (default 2). */
   podsPerService?: number;
-  /** Only these clusters (default: all with Kubernetes data). */
+  /** Only these clusters, each by id or by name (default: all with Kubernetes data). */
   clusterIds?: readonly string[];
 }
 
@@ -181,7 +183,7 @@ export function computeHeadroom(
   const out: HeadroomEntry[] = [];
   for (const ce of index.clusters) {
     const { cluster, region, account } = ce;
-    if (wanted && !wanted.has(cluster.clusterId)) continue;
+    if (wanted && !wanted.has(cluster.clusterId) && !wanted.has(cluster.name)) continue;
     const k8s = cluster.kubernetes;
     if (!k8s) continue;
     const acct = account.accountId;
@@ -321,6 +323,7 @@ export function computeHeadroom(
     };
     out.push({
       clusterId: cluster.clusterId,
+      clusterName: cluster.name,
       nodes: nodeCaps.answer(),
       clusterModeServices: serviceAnswer('Cluster'),
       localServices: serviceAnswer('Local'),

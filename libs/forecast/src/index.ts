@@ -7,7 +7,7 @@ export * from './trend.model';
 export * from './trends';
 export * from './headroom.model';
 export * from './scenario.schema';
-export { ScenarioApplier, findCluster, type AppliedChange, type ServiceChange, type ClusterLocation } from './scenario.apply';
+export { ScenarioApplier, findCluster, locateCluster, type AppliedChange, type ServiceChange, type ClusterLocation } from './scenario.apply';
 export * from './whatif.runner';
 export * from './convergence.model';
 export * from './backtest.util';

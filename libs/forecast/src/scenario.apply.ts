@@ -24,6 +24,7 @@ import {
   listenerDescription,
   needClb,
   nodeSelectionOptionsOf,
+  resolveClusterRef,
   reusedLoadBalancerId,
   schedulableBackendNode,
   serviceTrafficPolicy,
@@ -36,6 +37,7 @@ import {
   type K8sEndpointSlice,
   type K8sNode,
   type K8sService,
+  type NamedCluster,
   type RegionSnapshot,
 } from '@app/domain';
 import { createHash } from 'node:crypto';
@@ -53,6 +55,23 @@ export function findCluster(snapshot: FleetSnapshot, clusterId: string): Cluster
     for (const r of a.regions)
       for (const c of r.clusters) if (c.clusterId === clusterId) return { cluster: c, region: r };
   return undefined;
+}
+
+/**
+ * Finds a cluster named by id or by name (an id wins; issue 21 item 2: scenarios name clusters as people do).
+ * @returns the cluster, or `{ error }`: one line naming what was given and listing the valid clusters (`unknown
+ *   cluster 'x'; clusters: storefront (c81faa03…), ...`) or the clusters sharing an ambiguous name
+ */
+export function locateCluster(snapshot: FleetSnapshot, given: string): ClusterLocation | { error: string } {
+  const all: (NamedCluster & { loc: ClusterLocation })[] = [];
+  for (const a of snapshot.accounts)
+    for (const r of a.regions)
+      for (const c of r.clusters) {
+        if (c.clusterId === given) return { cluster: c, region: r };
+        all.push({ clusterId: c.clusterId, name: c.name, loc: { cluster: c, region: r } });
+      }
+  const found = resolveClusterRef(given, all);
+  return 'error' in found ? { error: found.error } : found.loc;
 }
 
 /** What one applied step changed, for the convergence estimate (counts per changed Service). */
@@ -128,11 +147,12 @@ export class ScenarioApplier {
 
   /**
    * Applies one step and re-runs the CCM model on its cluster.
-   * @throws ScenarioError naming the step and field for an unknown cluster, node, Service or CLB
+   * @throws ScenarioError naming the step and field for an unknown or ambiguous cluster (by id or name), an unknown
+   *   node, Service or CLB
    */
   apply(step: ScenarioStep): AppliedChange {
-    const loc = findCluster(this.snapshot, step.args.cluster);
-    if (!loc) fail(step, 'cluster', `unknown cluster "${step.args.cluster}"`);
+    const loc = locateCluster(this.snapshot, step.args.cluster);
+    if ('error' in loc) fail(step, 'cluster', loc.error);
     const before = this.modelOf(loc);
     const created = new Set<string>();
     switch (step.kind) {

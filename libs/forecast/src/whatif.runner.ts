@@ -15,8 +15,8 @@ import { QUOTA_USAGE_CHECK_IDS, resourceKeyOf, runAudit, type PartialAuditSettin
 import { quotaUsageOf, severityRank, type Finding, type FleetSnapshot, type QuotaUsageSample, type ResourceRef, type Severity } from '@app/domain';
 import { estimateConvergence, type ConvergenceEstimate, type ConvergenceSettings } from './convergence.model';
 import { computeHeadroom, type HeadroomEntry } from './headroom.model';
-import { ScenarioApplier, findCluster, type ServiceChange } from './scenario.apply';
-import { ScenarioError, type Scenario } from './scenario.schema';
+import { ScenarioApplier, locateCluster, type ServiceChange } from './scenario.apply';
+import { ScenarioError, type Scenario, type ScenarioStep } from './scenario.schema';
 
 /** Use of one quota (counts; ratio = used / limit). */
 export interface QuotaUse {
@@ -133,11 +133,13 @@ function withOverflow(samples: QuotaUsageSample[], overflow: ReadonlyMap<string,
  */
 export function runWhatIf(snapshot: FleetSnapshot, scenario: Scenario, options: WhatIfOptions): WhatIfResult {
   const clusterIds = new Set<string>();
-  for (const step of scenario.steps) {
-    if (!findCluster(snapshot, step.args.cluster))
-      throw new ScenarioError(`step ${step.index} (${step.kind}) field ${step.kind}.cluster: unknown cluster "${step.args.cluster}"`, step.index, `${step.kind}.cluster`);
-    clusterIds.add(step.args.cluster);
-  }
+  // Steps name a cluster by id or by name: resolved once here, then every step carries the id.
+  const resolvedSteps = scenario.steps.map((step) => {
+    const loc = locateCluster(snapshot, step.args.cluster);
+    if ('error' in loc) throw new ScenarioError(`step ${step.index} (${step.kind}) field ${step.kind}.cluster: ${loc.error}`, step.index, `${step.kind}.cluster`);
+    clusterIds.add(loc.cluster.clusterId);
+    return { ...step, args: { ...step.args, cluster: loc.cluster.clusterId } } as ScenarioStep;
+  });
   const copy = scopedCopy(snapshot, clusterIds);
   const audit = (s: FleetSnapshot) => runAudit(s, { now: options.now, ...(options.settings ? { settings: options.settings } : {}) });
   const applier = new ScenarioApplier(copy);
@@ -145,7 +147,7 @@ export function runWhatIf(snapshot: FleetSnapshot, scenario: Scenario, options: 
   let prevSamples = sampleMap(quotaUsageOf(prev.results, QUOTA_USAGE_CHECK_IDS));
   const steps: WhatIfStep[] = [];
   const allChanges: ServiceChange[] = [];
-  for (const step of scenario.steps) {
+  for (const step of resolvedSteps) {
     const change = applier.apply(step);
     allChanges.push(...change.services);
     const next = audit(copy);

@@ -127,8 +127,30 @@ describe('runWhatIf', () => {
     expect(JSON.stringify(snapshot)).toBe(before);
   });
 
+  it('a step names its cluster by id or by name, with the same answer (issue 21 item 2)', () => {
+    const byId = whatIf(smallFleet({ nodes: 5, clusterServices: 2, quotas: QUOTAS }), { addNodes: { cluster: CLUSTER, count: 3 } });
+    const byName = whatIf(smallFleet({ nodes: 5, clusterServices: 2, quotas: QUOTAS }), { addNodes: { cluster: 'small', count: 3 } });
+    expect(byName).toEqual(byId);
+    expect(byId.steps[0]!.quotas.length).toBeGreaterThan(0);
+    expect(byId.steps[0]!.headroom.map((h) => [h.clusterId, h.clusterName])).toEqual([[CLUSTER, 'small']]);
+  });
+
+  it('an unknown cluster lists the valid ones; a name two clusters share is refused listing both ids', () => {
+    expect(() => whatIf(smallFleet({ nodes: 5, quotas: QUOTAS }), { addNodes: { cluster: 'smal', count: 1 } })).toThrow(
+      `step 1 (addNodes) field addNodes.cluster: unknown cluster 'smal'; clusters: small (${CLUSTER.slice(0, 8)}…)`,
+    );
+    const twin = smallFleet({ nodes: 5, quotas: QUOTAS });
+    const region = twin.accounts[0]!.regions[0]!;
+    region.clusters.push({ ...structuredClone(region.clusters[0]!), clusterId: 'c-twin-of-small' });
+    expect(() => whatIf(twin, { addNodes: { cluster: 'small', count: 1 } })).toThrow(
+      `step 1 (addNodes) field addNodes.cluster: ambiguous cluster name 'small': 2 clusters have it (${CLUSTER}, c-twin-of-small); name one by id`,
+    );
+    // By id, each of the twins is still reachable.
+    expect(whatIf(twin, { addNodes: { cluster: 'c-twin-of-small', count: 1 } }).steps).toHaveLength(1);
+  });
+
   it.each([
-    [{ addNodes: { cluster: 'c-nope', count: 1 } }, /step 1 \(addNodes\) field addNodes\.cluster: unknown cluster "c-nope"/],
+    [{ addNodes: { cluster: 'c-nope', count: 1 } }, /step 1 \(addNodes\) field addNodes\.cluster: unknown cluster 'c-nope'; clusters: /],
     [{ addNodes: { cluster: CLUSTER, count: 1, like: 'node-99' } }, /step 1 \(addNodes\) field addNodes\.like: unknown node "node-99"/],
     [{ removeNodes: { cluster: CLUSTER, names: ['node-1', 'ghost'] } }, /step 1 \(removeNodes\) field removeNodes\.names\.1: unknown node "ghost"/],
     [{ scalePods: { cluster: CLUSTER, service: 'shop/ghost', replicas: 2 } }, /field scalePods\.service: unknown Service "shop\/ghost"/],

@@ -111,7 +111,14 @@ export function buildReport(input: ReportInput): ReportDocument {
       fingerprint: f.fingerprint,
       checkId: f.checkId,
       severity: f.severity,
-      resource: { kind: f.resource.kind, id: f.resource.id, accountId: f.resource.accountId, regionId: f.resource.regionId, clusterId: f.resource.clusterId ?? null },
+      resource: {
+        kind: f.resource.kind,
+        id: f.resource.id,
+        accountId: f.resource.accountId,
+        regionId: f.resource.regionId,
+        clusterId: f.resource.clusterId ?? null,
+        clusterName: f.resource.clusterName ?? null,
+      },
       message: f.message,
       status,
       previousSeverity: prev ? prev.severity : null,
@@ -124,7 +131,7 @@ export function buildReport(input: ReportInput): ReportDocument {
   const bySeverity = Object.fromEntries(SEVERITIES.map((s) => [s, emptyOpenWaived()])) as Record<Severity, OpenWaived>;
   const byCheck = new Map<string, OpenWaived & Record<Severity, number>>();
   const byAccount = new Map<string, OpenWaived>();
-  const byCluster = new Map<string, OpenWaived & { accountId: string; clusterId: string }>();
+  const byCluster = new Map<string, OpenWaived & { accountId: string; clusterId: string; clusterName: string | null }>();
   const byOwner = new Map<string, { waived: number; waiverExpired: number; waivers: Set<string> }>();
   const matchedPerWaiver = new Map<string, number>();
   let waiverExpired = 0;
@@ -161,7 +168,8 @@ export function buildReport(input: ReportInput): ReportDocument {
     byAccount.set(f.resource.accountId, a);
     if (f.resource.clusterId) {
       const key = `${f.resource.accountId}\u0000${f.resource.clusterId}`;
-      const cl = byCluster.get(key) ?? { ...emptyOpenWaived(), accountId: f.resource.accountId, clusterId: f.resource.clusterId };
+      const cl = byCluster.get(key) ?? { ...emptyOpenWaived(), accountId: f.resource.accountId, clusterId: f.resource.clusterId, clusterName: null };
+      cl.clusterName ??= f.resource.clusterName ?? null;
       add(cl, waived);
       byCluster.set(key, cl);
     }

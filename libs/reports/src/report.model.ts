@@ -22,7 +22,8 @@ export interface ReportFinding {
   fingerprint: string;
   checkId: string;
   severity: Severity;
-  resource: { kind: ResourceKind; id: string; accountId: string; regionId: string; clusterId: string | null };
+  /** `clusterName`: the cluster's name (absent in documents made before findings carried it). */
+  resource: { kind: ResourceKind; id: string; accountId: string; regionId: string; clusterId: string | null; clusterName?: string | null };
   message: string;
   /** new / persisting (vs the previous period's last scan) / waived (an active waiver covers it); `resolved` in the resolved list. */
   status: ReportFindingStatus | 'resolved';
@@ -102,7 +103,8 @@ export interface ReportDocument {
     bySeverity: Record<Severity, OpenWaived>;
     byCheck: ({ checkId: string } & OpenWaived & Record<Severity, number>)[];
     byAccount: ({ accountId: string } & OpenWaived)[];
-    byCluster: ({ accountId: string; clusterId: string } & OpenWaived)[];
+    /** `clusterName`: the cluster's name when the findings carry it (absent in documents made before they did). */
+    byCluster: ({ accountId: string; clusterId: string; clusterName?: string | null } & OpenWaived)[];
     /** Waived and waiver-expired findings per waiver owner (the accountable person or team). */
     byOwner: { owner: string; waived: number; waiverExpired: number; waivers: number }[];
     changes: { new: number; resolved: number; persisting: number; severityChanged: number; waived: number; waiverExpired: number };

@@ -11,6 +11,7 @@ import { scopeCondition, SYSTEM_PRINCIPAL, type Scoped } from './principal';
 import { pagingSql, toPage, type GraphPage, type GraphPageArgs } from './keyset-page.util';
 import { scopeCacheKey, type ReadGeneration } from './read-generation';
 import { resourceOfRow, type ResourceRow } from './resource-row.util';
+import { ColumnProbe } from './schema-probe.util';
 
 /**
  * Most findings the page cache of `list` holds (sum over cached pages; least recently used pages are dropped
@@ -45,11 +46,12 @@ const INSERT_COLUMNS = [
   '"limit"',
   'ratio',
   'figures',
+  'cluster_name',
 ] as const;
 
 /**
  * Rows per INSERT: each row binds one parameter per column, and one statement may bind at most
- * 65535 parameters (see MAX_BIND_PARAMETERS), so 18 columns allow 3640 rows per statement.
+ * 65535 parameters (see MAX_BIND_PARAMETERS), so 19 columns allow 3449 rows per statement.
  */
 export const FINDING_ROWS_PER_INSERT = Math.floor(MAX_BIND_PARAMETERS / INSERT_COLUMNS.length);
 
@@ -73,8 +75,13 @@ interface FindingRow extends ResourceRow {
   severity_rank: number;
 }
 
-const SELECT_FINDING = `
+/**
+ * The finding columns as read. `clusterName`: whether the schema has `findings.cluster_name` (migration
+ * 1798500000000); without it the column reads as NULL.
+ */
+const selectFinding = (clusterName: boolean) => `
   SELECT f.fingerprint, f.check_id, f.severity, f.account_id, f.region_id, f.cluster_id,
+         ${clusterName ? 'f.cluster_name' : 'NULL::text AS cluster_name'},
          f.resource_kind, f.resource_id, f.namespace, f.name, f.message, f.remediation, f.source,
          f.used, f."limit", f.ratio, f.figures, ff.first_seen_at, ff.last_seen_at, f.severity_rank
     FROM findings f
@@ -146,6 +153,15 @@ export class FindingRepository {
       },
     });
     this.pageCacheEnabled = pageCacheMaxFindings > 0;
+    this.clusterNameColumn = new ColumnProbe(pool, 'findings', 'cluster_name');
+  }
+
+  /** Whether `findings.cluster_name` exists (a database migrated before 1798500000000 has none: read NULL, write none). */
+  private readonly clusterNameColumn: ColumnProbe;
+
+  /** The SELECT of finding rows for this database's schema. */
+  private async selectFindingSql(): Promise<string> {
+    return selectFinding(await this.clusterNameColumn.exists());
   }
 
   private readonly pageCacheEnabled: boolean;
@@ -228,7 +244,7 @@ export class FindingRepository {
     if (cursor) where.where(keysetAfter(FINDING_ORDER, cursor.slice(1) as [number, string, string], (v) => where.param(v)));
     const total = cursor ? 'NULL::bigint' : `(SELECT count(*) FROM findings f ${filters})`;
     // One more row than asked: whether a next page exists, without a count.
-    const pageSql = `${SELECT_FINDING} ${where.sql()} ${ORDER_FINDINGS} LIMIT ${where.param(limit + 1)}${offset > 0 ? ` OFFSET ${where.param(offset)}` : ''}`;
+    const pageSql = `${await this.selectFindingSql()} ${where.sql()} ${ORDER_FINDINGS} LIMIT ${where.param(limit + 1)}${offset > 0 ? ` OFFSET ${where.param(offset)}` : ''}`;
     const rows = await this.pool.query<FindingRow & { page_scan_id: string; page_scan_status: string; page_total: string | number | null }>(
       // The count is taken once, in the materialised CTE: as a scalar subquery of the outer select it
       // ran once per page row (101 counts of the whole scan per page: 3.4 s at 100,000 findings, bench:api).
@@ -267,7 +283,7 @@ export class FindingRepository {
   async forScan(scanId: string, scope: Scoped): Promise<StoredFinding[]> {
     await this.assertScanExists(scanId);
     const where = new WhereBuilder().equals('f.scan_id', scanId).inScope('f.account_id', scope);
-    const rows = await this.pool.query<FindingRow>(`${SELECT_FINDING} ${where.sql()} ${ORDER_FINDINGS}`, where.params);
+    const rows = await this.pool.query<FindingRow>(`${await this.selectFindingSql()} ${where.sql()} ${ORDER_FINDINGS}`, where.params);
     return rows.rows.map(toStoredFinding);
   }
 
@@ -329,15 +345,17 @@ export class FindingRepository {
   async replaceForScan(client: PoolClient, scanId: string, observedAt: Date, findings: readonly Finding[]): Promise<void> {
     // Replace, not append: completing the same scan twice leaves exactly the second set.
     await client.query('DELETE FROM findings WHERE scan_id = $1', [scanId]);
+    // A database migrated before 1798500000000 has no cluster_name column: its rows are written without it.
+    const columns = (await this.clusterNameColumn.exists()) ? INSERT_COLUMNS : INSERT_COLUMNS.filter((c) => c !== 'cluster_name');
     for (const rows of chunk(dedupeByFingerprint(findings), FINDING_ROWS_PER_INSERT)) {
       const params: unknown[] = [];
       const tuples = rows.map((f) => {
         const base = params.length;
-        params.push(...findingValues(scanId, f));
-        return `(${INSERT_COLUMNS.map((_, i) => `$${base + i + 1}`).join(', ')})`;
+        params.push(...findingValues(scanId, f).slice(0, columns.length));
+        return `(${columns.map((_, i) => `$${base + i + 1}`).join(', ')})`;
       });
       await client.query(
-        `INSERT INTO findings (${INSERT_COLUMNS.join(', ')}) VALUES ${tuples.join(', ')}
+        `INSERT INTO findings (${columns.join(', ')}) VALUES ${tuples.join(', ')}
          ON CONFLICT (scan_id, fingerprint) DO NOTHING`,
         params,
       );
@@ -386,7 +404,7 @@ export class FindingRepository {
     filterFindings(where.equals('f.scan_id', scanId), query, scope);
     for (const c of conditions) where.where(c);
     const rows = await this.pool.query<FindingRow & { severity_rank: number }>(
-      `${SELECT_FINDING.replace('SELECT f.fingerprint,', 'SELECT f.severity_rank, f.fingerprint,')} ${where.sql()} ${order} LIMIT ${where.param(limit + 1)}`,
+      `${(await this.selectFindingSql()).replace('SELECT f.fingerprint,', 'SELECT f.severity_rank, f.fingerprint,')} ${where.sql()} ${order} LIMIT ${where.param(limit + 1)}`,
       where.params,
     );
     const ranked = rows.rows.map((r) => ({ rank: toNumber(r.severity_rank), finding: toStoredFinding(r) }));
@@ -449,6 +467,7 @@ function findingValues(scanId: string, f: Finding): unknown[] {
     finiteOrNull(f.ratio),
     // Stringified explicitly: pg would send a JS array as a Postgres array literal, not JSON.
     f.figures === undefined ? null : storableJson(f.figures),
+    storableText(r.clusterName),
   ];
 }
 

@@ -6,6 +6,7 @@ import { scopeCondition, type Scoped } from './principal';
 import { toNumber } from './sql.util';
 import { StoreError } from './store.exception';
 import { resourceOfRow, type ResourceRow } from './resource-row.util';
+import { ColumnProbe } from './schema-probe.util';
 
 /**
  * How a fingerprint changed between a baseline scan (`against`) and a scan. Exclusive: `new` (only in the
@@ -88,8 +89,13 @@ export const MAX_DIFF_PAGE = 1000;
  * name, started through the API without one, is compared as given).
  */
 export class ScanDiffRepository {
+  /** Whether `findings.cluster_name` exists (migration 1798500000000; read as NULL before it). */
+  private readonly clusterNameColumn: ColumnProbe;
+
   /** @param pool the store's connection pool */
-  constructor(private readonly pool: Pool) {}
+  constructor(private readonly pool: Pool) {
+    this.clusterNameColumn = new ColumnProbe(pool, 'findings', 'cluster_name');
+  }
 
   /**
    * One page of the diff, in fingerprint order, with the counts of every change kind.
@@ -107,7 +113,7 @@ export class ScanDiffRepository {
     const counts = await this.counts(query, scope);
     const params: unknown[] = [];
     const p = (v: unknown) => `$${params.push(v)}`;
-    const sides = this.sides(query, scope, p, after);
+    const sides = this.sides(query, scope, p, after, await this.clusterNameColumn.exists());
     const change = query.change === undefined ? '' : `WHERE change = ${p(query.change)}`;
     const { rows } = await this.pool.query<DiffRow>(
       `${sides}
@@ -116,6 +122,7 @@ export class ScanDiffRepository {
                 COALESCE(a.check_id, b.check_id) AS check_id, a.severity, b.severity AS previous_severity,
                 COALESCE(a.account_id, b.account_id) AS account_id, COALESCE(a.region_id, b.region_id) AS region_id,
                 CASE WHEN a.fingerprint IS NULL THEN b.cluster_id ELSE a.cluster_id END AS cluster_id,
+                CASE WHEN a.fingerprint IS NULL THEN b.cluster_name ELSE a.cluster_name END AS cluster_name,
                 COALESCE(a.resource_kind, b.resource_kind) AS resource_kind, COALESCE(a.resource_id, b.resource_id) AS resource_id,
                 CASE WHEN a.fingerprint IS NULL THEN b.namespace ELSE a.namespace END AS namespace,
                 CASE WHEN a.fingerprint IS NULL THEN b.name ELSE a.name END AS name,
@@ -160,7 +167,7 @@ export class ScanDiffRepository {
   /** Counts per change kind over the scope and filters (one aggregate statement). */
   private async counts(query: ScanDiffQuery, scope: Scoped): Promise<Record<FindingChange, number>> {
     const params: unknown[] = [];
-    const sides = this.sides(query, scope, (v) => `$${params.push(v)}`, undefined);
+    const sides = this.sides(query, scope, (v) => `$${params.push(v)}`, undefined, false);
     const { rows } = await this.pool.query<{ change: FindingChange; n: string | number }>(
       `${sides} SELECT ${CHANGE_SQL} AS change, count(*) AS n FROM a FULL OUTER JOIN b ON a.fingerprint = b.fingerprint GROUP BY 1`,
       params,
@@ -170,15 +177,18 @@ export class ScanDiffRepository {
     return counts;
   }
 
-  /** The `WITH a AS (scan), b AS (baseline)` clause: each side's findings in scope, filtered, after the cursor. */
-  private sides(query: ScanDiffQuery, scope: Scoped, p: (v: unknown) => string, after: string | undefined): string {
+  /**
+   * The `WITH a AS (scan), b AS (baseline)` clause: each side's findings in scope, filtered, after the cursor;
+   * `clusterName`: the schema has `findings.cluster_name` (NULL is read otherwise).
+   */
+  private sides(query: ScanDiffQuery, scope: Scoped, p: (v: unknown) => string, after: string | undefined, clusterName: boolean): string {
     const side = (scanId: string) => {
       const where = [`scan_id = ${p(scanId)}`, scopeCondition('account_id', scope, p)];
       if (query.checkId !== undefined) where.push(`check_id = ${p(query.checkId)}`);
       if (query.accountId !== undefined) where.push(`account_id = ${p(query.accountId)}`);
       if (query.clusterId !== undefined) where.push(`cluster_id = ${p(query.clusterId)}`);
       if (after !== undefined) where.push(`fingerprint > ${p(after)}`);
-      return `SELECT fingerprint, check_id, severity, account_id, region_id, cluster_id, resource_kind, resource_id, namespace, name, message
+      return `SELECT fingerprint, check_id, severity, account_id, region_id, cluster_id, ${clusterName ? 'cluster_name' : 'NULL::text AS cluster_name'}, resource_kind, resource_id, namespace, name, message
                 FROM findings WHERE ${where.join(' AND ')}`;
     };
     return `WITH a AS (${side(query.scanId)}), b AS (${side(query.againstScanId)})`;

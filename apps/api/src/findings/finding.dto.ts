@@ -44,6 +44,14 @@ export class FindingResourceDto {
   @ApiProperty({ type: String, nullable: true, example: 'c0123456789abcdef' })
   clusterId: string | null;
 
+  @ApiProperty({
+    type: String,
+    nullable: true,
+    example: 'storefront',
+    description: "The cluster's name (cluster.json / DescribeClusterDetail `name`); null without a cluster, and for findings stored before cluster names were",
+  })
+  clusterName: string | null;
+
   @ApiProperty({ type: String, nullable: true })
   namespace: string | null;
 

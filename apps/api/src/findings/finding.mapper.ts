@@ -15,6 +15,7 @@ export function toResourceDto(r: ResourceRef): FindingResourceDto {
     accountId: r.accountId,
     regionId: r.regionId,
     clusterId: r.clusterId ?? null,
+    clusterName: r.clusterName ?? null,
     namespace: r.namespace ?? null,
     name: r.name ?? null,
   };

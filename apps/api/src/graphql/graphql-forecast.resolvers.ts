@@ -78,7 +78,7 @@ function answerOf(a: HeadroomAnswerValue): HeadroomAnswer {
 }
 
 function headroomOf(e: HeadroomEntry): ClusterHeadroom {
-  return { clusterId: e.clusterId, nodes: answerOf(e.nodes), clusterModeServices: answerOf(e.clusterModeServices), localServices: answerOf(e.localServices) };
+  return { clusterId: e.clusterId, clusterName: e.clusterName, nodes: answerOf(e.nodes), clusterModeServices: answerOf(e.clusterModeServices), localServices: answerOf(e.localServices) };
 }
 
 function trendOf(t: TrendEntry): QuotaTrend {

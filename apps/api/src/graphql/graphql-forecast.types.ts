@@ -128,6 +128,8 @@ export class HeadroomAnswer {
 export class ClusterHeadroom {
   @Field()
   clusterId!: string;
+  @Field({ description: "The cluster's name (cluster.json `name`)" })
+  clusterName!: string;
   @Field(() => HeadroomAnswer, { description: 'Nodes (count) like the `like` node' })
   nodes!: HeadroomAnswer;
   @Field(() => HeadroomAnswer, { description: 'Cluster-mode Services (count) with `ports` ports each' })

@@ -198,6 +198,8 @@ export class ResourceRefType {
   regionId!: string;
   @Field(() => String, { nullable: true })
   clusterId!: string | null;
+  @Field(() => String, { nullable: true, description: "The cluster's name (cluster.json `name`); null without a cluster or when not stored" })
+  clusterName!: string | null;
   @Field(() => String, { nullable: true })
   namespace!: string | null;
   @Field(() => String, { nullable: true })

@@ -6,7 +6,7 @@
 import { readFileSync } from 'node:fs';
 import { renderTable, tableStyleFor, type TableStyle } from '../output/table.util';
 import { Command, Option } from 'commander';
-import type { FleetSnapshot } from '@app/domain';
+import { clusterLabel, type FleetSnapshot } from '@app/domain';
 import type { HeadroomAnswer, HeadroomEntry, TrendEntry, WhatIfResult } from '@app/forecast';
 import { CliUsageError, EXIT_OK } from '../cli-error';
 import { loadAudit, loadCollectors, loadForecast, loadStore } from '../lazy';
@@ -102,7 +102,7 @@ function answerText(a: HeadroomAnswer): string {
 
 /** Table rendering (also used by `demo`); `style`: width and colour (default: stdout's). */
 export function renderHeadroom(entries: HeadroomEntry[], style: TableStyle = tableStyleFor()): string {
-  const rows = entries.map((e) => [e.clusterId, answerText(e.nodes), answerText(e.clusterModeServices), answerText(e.localServices)]);
+  const rows = entries.map((e) => [clusterLabel(e.clusterId, e.clusterName), answerText(e.nodes), answerText(e.clusterModeServices), answerText(e.localServices)]);
   return `${renderTable(['cluster', 'nodes', 'Cluster-mode Services', 'Local Services'], rows, style)}\n`;
 }
 
@@ -263,7 +263,7 @@ export function forecastCommand(run: (p: Promise<number>) => void): Command {
       .option('--fleet <dir>', 'fleet directory')
       .option('--config <file>', 'scan config (live)')
       .addOption(dbOption())
-      .option('--cluster <id>', 'only this cluster')
+      .option('--cluster <id>', 'only this cluster (its id or its name)')
       .option('--like <node>', 'new nodes copy this node (default: the first ready worker)')
       .option('--labels <k=v,...>', 'labels of the new nodes (e.g. a node pool)', parseLabels)
       .option('--ports <n>', 'ports per new Service (default 1)', positiveInt('--ports'))

@@ -15,7 +15,7 @@
 import { hostname } from 'node:os';
 import type { ScanOutcome } from '@app/audit';
 import { checkCatalogue, type CheckSummary } from '@app/checks';
-import { escapeMarkdownText, type CheckResult, type Finding, type ResourceRef, type Severity } from '@app/domain';
+import { clusterLabel, escapeMarkdownText, type CheckResult, type Finding, type ResourceRef, type Severity } from '@app/domain';
 
 /** Version written into SARIF `tool.driver.version` (the package version). */
 export const FLEET_AUDIT_VERSION = '0.1.0';
@@ -39,6 +39,14 @@ function securitySeverity(severity: Severity): string {
 /** `account/region/cluster/Kind/id` of a resource: its fully qualified logical name. */
 export function resourcePath(r: ResourceRef): string {
   return [r.accountId, r.regionId, r.clusterId, r.kind, r.id].filter(Boolean).join('/');
+}
+
+/**
+ * `resourcePath` for people (Markdown and HTML pages): the cluster as `name (c81faa03…)` when its name is known
+ * (libs/domain clusterLabel). SARIF and JUnit keep `resourcePath`, an identity.
+ */
+export function resourceDisplayPath(r: ResourceRef): string {
+  return [r.accountId, r.regionId, r.clusterId ? clusterLabel(r.clusterId, r.clusterName) : undefined, r.kind, r.id].filter(Boolean).join('/');
 }
 
 function ruleName(id: string): string {
@@ -205,6 +213,8 @@ export const CSV_COLUMNS = [
   'limit',
   'ratio',
   'fingerprint',
+  // Appended (issue 21 item 2), so that readers by column position keep working.
+  'clusterName',
 ] as const;
 
 /** One RFC 4180 field; text starting with `=`, `+` or `@` gets a leading `'` (spreadsheet formula injection). */
@@ -221,7 +231,7 @@ export function renderCsv(findings: readonly Finding[]): string {
   for (const f of findings) {
     const r = f.resource;
     rows.push(
-      [f.severity, f.checkId, r.kind, r.id, r.accountId, r.regionId, r.clusterId, r.namespace, r.name, f.message, f.remediation, f.used, f.limit, f.ratio, f.fingerprint]
+      [f.severity, f.checkId, r.kind, r.id, r.accountId, r.regionId, r.clusterId, r.namespace, r.name, f.message, f.remediation, f.used, f.limit, f.ratio, f.fingerprint, r.clusterName]
         .map(csvField)
         .join(','),
     );
@@ -258,7 +268,7 @@ export function renderMarkdown(outcome: ScanOutcome, findings: readonly Finding[
   if (findings.length > 0) {
     lines.push('| Severity | Check | Resource | Message | Remediation |', '| --- | --- | --- | --- | --- |');
     for (const f of findings)
-      lines.push(`| ${f.severity} | \`${f.checkId}\` | ${mdCell(resourcePath(f.resource))} | ${mdCell(f.message)} | ${mdCell(f.remediation)} |`);
+      lines.push(`| ${f.severity} | \`${f.checkId}\` | ${mdCell(resourceDisplayPath(f.resource))} | ${mdCell(f.message)} | ${mdCell(f.remediation)} |`);
     lines.push('');
   }
   const gaps = sc.coverage.filter((c) => c.status === 'failed');
@@ -277,7 +287,7 @@ export function renderHtml(outcome: ScanOutcome, findings: readonly Finding[] = 
   const rows = findings
     .map(
       (f) =>
-        `<tr class="${f.severity}"><td>${f.severity}</td><td><code>${e(f.checkId)}</code></td><td>${e(resourcePath(f.resource))}</td><td>${e(f.message)}</td><td>${e(f.remediation)}</td></tr>`,
+        `<tr class="${f.severity}"><td>${f.severity}</td><td><code>${e(f.checkId)}</code></td><td>${e(resourceDisplayPath(f.resource))}</td><td>${e(f.message)}</td><td>${e(f.remediation)}</td></tr>`,
     )
     .join('\n');
   const gaps = sc.coverage

@@ -3,13 +3,13 @@
  * human table. Pure functions returning strings; the caller writes them.
  */
 import type { ScanOutcome } from '@app/audit';
-import { severityRank, type Finding, type Severity, type SkippedResult } from '@app/domain';
+import { clusterLabel, severityRank, type Finding, type Severity, type SkippedResult } from '@app/domain';
 import { boxTable, wrapText } from './text-wrap.util';
 import { cliStreams } from './cli-streams';
 
 /**
  * The JSON document printed by `scan --format json`: `{"scan": {...}, "findings": [...]}` where each
- * finding has checkId, severity, resource {kind,id,accountId,regionId,clusterId,namespace,name},
+ * finding has checkId, severity, resource {kind,id,accountId,regionId,clusterId,clusterName,namespace,name},
  * message, remediation, source, fingerprint and the figures (used, limit, ratio, ...). `scan` carries
  * the summary (counts per severity, per check and per result status), the coverage and `skipped`: the
  * (check, resource) pairs not evaluated, with the reason.
@@ -20,7 +20,7 @@ export function renderJson(outcome: ScanOutcome): string {
 
 function resourceLabel(f: Finding): string {
   const r = f.resource;
-  const where = [r.accountId, r.regionId, r.clusterId].filter(Boolean).join('/');
+  const where = [r.accountId, r.regionId, r.clusterId ? clusterLabel(r.clusterId, r.clusterName) : undefined].filter(Boolean).join('/');
   return `${r.kind} ${r.id}\n${where}`;
 }
 

@@ -24,6 +24,8 @@ export const REPORT_CSV_COLUMNS = [
   'waiver_owner',
   'waiver_expires_at',
   'message',
+  // Appended (issue 21 item 2), so that readers by column position keep working.
+  'cluster_name',
 ] as const;
 
 function field(v: string | number | boolean | null): string {
@@ -50,6 +52,7 @@ function row(f: ReportFinding): string {
     f.waiver?.owner ?? null,
     f.waiver?.expiresAt ?? null,
     f.message,
+    f.resource.clusterName ?? null,
   ]
     .map(field)
     .join(',');

@@ -3,6 +3,7 @@
  * quotas, coverage gaps and the 12-week trend. Lists show the first LISTED_FINDINGS rows each (the CSV and
  * JSON carry every finding). The only line that depends on the build clock is `Generated at ...`.
  */
+import { clusterLabel } from '@app/domain';
 import { severityCountRows, summaryCountRows, type ReportDocument, type ReportFinding, type ReportWaiver } from '../report.model';
 import { LISTED_FINDINGS, mdCell, percent, whereOf } from './text.util';
 
@@ -45,7 +46,7 @@ export function renderReportMarkdown(doc: ReportDocument): string {
   out.push('### By severity', '', ...table(['Severity', 'Total', 'Open', 'Waived'], severityCountRows(s)), '');
   out.push('### By check', '', ...table(['Check', 'Total', 'Open', 'Waived', 'Critical', 'Warning', 'Info'], s.byCheck.map((r) => [r.checkId, r.total, r.open, r.waived, r.critical, r.warning, r.info])), '');
   out.push('### By account', '', ...table(['Account', 'Total', 'Open', 'Waived'], s.byAccount.map((r) => [r.accountId, r.total, r.open, r.waived])), '');
-  out.push(`### By cluster (top ${Math.min(LISTED_FINDINGS, s.byCluster.length)} of ${s.byCluster.length})`, '', ...table(['Account', 'Cluster', 'Total', 'Open', 'Waived'], s.byCluster.slice(0, LISTED_FINDINGS).map((r) => [r.accountId, r.clusterId, r.total, r.open, r.waived])), '');
+  out.push(`### By cluster (top ${Math.min(LISTED_FINDINGS, s.byCluster.length)} of ${s.byCluster.length})`, '', ...table(['Account', 'Cluster', 'Total', 'Open', 'Waived'], s.byCluster.slice(0, LISTED_FINDINGS).map((r) => [r.accountId, clusterLabel(r.clusterId, r.clusterName), r.total, r.open, r.waived])), '');
   out.push('### By owner (waived findings)', '');
   out.push(...(s.byOwner.length === 0 ? ['_No waived findings._'] : table(['Owner', 'Waived', 'Waiver expired', 'Waivers'], s.byOwner.map((o) => [o.owner, o.waived, o.waiverExpired, o.waivers]))), '');
   out.push('## Changes since the previous week', '');

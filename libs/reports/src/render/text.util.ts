@@ -1,5 +1,5 @@
 /** Small text helpers shared by the renderers (escaping per output format, number formatting). */
-import { escapeMarkdownText } from '@app/domain';
+import { clusterLabel, escapeMarkdownText } from '@app/domain';
 import type { ReportFinding } from '../report.model';
 
 /** HTML text / attribute escaping (the five characters with meaning in HTML). */
@@ -17,9 +17,10 @@ export function percent(ratio: number): string {
   return `${(Math.round(ratio * 1000) / 10).toFixed(1)} %`;
 }
 
-/** Where a finding is: account / region / cluster. */
-export function whereOf(f: Pick<ReportFinding, 'resource'>): string {
-  return [f.resource.accountId, f.resource.regionId, f.resource.clusterId].filter((x) => x !== null).join('/');
+/** Where a finding is: account / region / cluster (`name (c81faa03…)` when its name is known, libs/domain clusterLabel). */
+export function whereOf(f: { resource: Pick<ReportFinding['resource'], 'accountId' | 'regionId' | 'clusterId' | 'clusterName'> }): string {
+  const r = f.resource;
+  return [r.accountId, r.regionId, r.clusterId === null ? null : clusterLabel(r.clusterId, r.clusterName)].filter((x) => x !== null).join('/');
 }
 
 /** Rows listed per finding list in HTML and Markdown (the CSV and JSON carry all). */

@@ -1,0 +1,37 @@
+/**
+ * Whether the database's schema has a column that a later migration added, for the repositories that still read and
+ * write databases migrated to an older schema (the schema-upgrade and fingerprint-identity tests open a Store on the
+ * migrations before a given one; a server can run before `fleet-audit migrate` did).
+ */
+import type { Pool } from 'pg';
+
+/**
+ * A cached answer to "does `table.column` exist?" (information_schema.columns, the current schema search path). A `true`
+ * answer is kept for the probe's life (migrations only add columns); a `false` one is asked again on the next call,
+ * so a database migrated while the process runs is seen at once.
+ */
+export class ColumnProbe {
+  private known = false;
+
+  /**
+   * @param pool the store's connection pool
+   * @param table the table name (unquoted, lower case)
+   * @param column the column name (unquoted, lower case)
+   */
+  constructor(
+    private readonly pool: Pool,
+    private readonly table: string,
+    private readonly column: string,
+  ) {}
+
+  /** Whether the column exists (one catalogue query until it does). */
+  async exists(): Promise<boolean> {
+    if (this.known) return true;
+    const r = await this.pool.query(
+      `SELECT 1 FROM information_schema.columns WHERE table_schema = ANY(current_schemas(false)) AND table_name = $1 AND column_name = $2`,
+      [this.table, this.column],
+    );
+    this.known = (r.rowCount ?? 0) > 0;
+    return this.known;
+  }
+}

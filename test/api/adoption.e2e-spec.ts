@@ -1,0 +1,139 @@
+/**
+ * Issue 21 leftovers (adoption), end to end against the real API app on a real PostgreSQL, with the sample fleet
+ * (examples/fleets/sample) scanned twice through libs/audit runScan (as `scan --fleet DIR --database-url` does):
+ * - item 2, cluster names: findings (REST and GraphQL), headroom and what-if carry the cluster's name beside its id;
+ *   a what-if step names a cluster by id or by name, an unknown one is refused listing the valid ones; the CLI
+ *   table and the report show `name (c81faa03…)`.
+ * The expected names are read from the sample's own cluster.json files (an oracle independent of the code under test).
+ */
+/* eslint-disable @typescript-eslint/no-explicit-any -- GraphQL and REST bodies are walked as the queries shaped them */
+import { existsSync, readdirSync, readFileSync } from 'node:fs';
+import { join } from 'node:path';
+import type { INestApplication } from '@nestjs/common';
+import request from 'supertest';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { UnavailableScanLauncher, createApiApp } from '@app/api';
+import { defaultForecastWorkerEntry, runScan } from '@app/audit';
+import { Store, type StoredScan } from '@app/store';
+import { runCliInProcess, SAMPLE_FLEET } from '../cli/cli-run.util';
+import { createTestDatabase, type TestDatabase } from '../store/test-database.util';
+
+const TOKEN = 'adoption-e2e-token-0a1b2c3d4e5f6a7b';
+const KEY = 'adoption-e2e-hash-key-0123456789abcdef-0123456789';
+const FIRST = new Date('2026-11-09T00:00:00Z');
+const SECOND = new Date('2026-11-16T00:00:00Z');
+
+/** Cluster id -> name, from every cluster.json of the sample fleet (accounts/<a>/regions/<r>/clusters/<c>/cluster.json). */
+function sampleClusterNames(): Map<string, string> {
+  const out = new Map<string, string>();
+  const accounts = join(SAMPLE_FLEET, 'accounts');
+  for (const a of readdirSync(accounts))
+    for (const r of readdirSync(join(accounts, a, 'regions'))) {
+      const clusters = join(accounts, a, 'regions', r, 'clusters');
+      if (!existsSync(clusters)) continue;
+      for (const c of readdirSync(clusters)) {
+        const doc = JSON.parse(readFileSync(join(clusters, c, 'cluster.json'), 'utf8')) as { cluster_id: string; name: string };
+        out.set(doc.cluster_id, doc.name);
+      }
+    }
+  return out;
+}
+
+describe('issue 21 leftovers: adoption (e2e)', () => {
+  let db: TestDatabase;
+  let store: Store;
+  let app: INestApplication;
+  let first: StoredScan;
+  let second: StoredScan;
+  const names = sampleClusterNames();
+  const storefront = [...names].find(([, n]) => n === 'storefront')![0];
+  const payments = [...names].find(([, n]) => n === 'payments-legacy')![0];
+  const http = () => request(app.getHttpServer());
+  const auth = { Authorization: `Bearer ${TOKEN}` };
+  const gql = async (query: string, variables: Record<string, unknown> = {}) => {
+    const res = await http().post('/graphql').set(auth).send({ query, variables });
+    expect(res.status, JSON.stringify(res.body)).toBe(200);
+    return res.body as { data?: any; errors?: { message: string }[] };
+  };
+
+  beforeAll(async () => {
+    db = await createTestDatabase();
+    store = await Store.open({ connectionString: db.url, tokenHashKey: KEY });
+    const a = await runScan({ source: { kind: 'offline', fleetDir: SAMPLE_FLEET }, now: FIRST, observedAt: FIRST }, store);
+    const b = await runScan({ source: { kind: 'offline', fleetDir: SAMPLE_FLEET }, now: SECOND, observedAt: SECOND }, store);
+    first = (await store.scans.get(a.scan.id))!;
+    second = (await store.scans.get(b.scan.id))!;
+    app = await createApiApp({
+      store,
+      token: TOKEN,
+      scanLauncher: new UnavailableScanLauncher(),
+      logger: false,
+      auth: { maxFailures: 10_000 },
+      // The forecast worker of the suite's build (test/global-setup.ts), i.e. of the sources under test.
+      forecasts: { workerEntry: defaultForecastWorkerEntry(process.env.FLEET_AUDIT_DIST) },
+    });
+    await app.init();
+  }, 300_000);
+
+  afterAll(async () => {
+    await app?.close();
+    await store?.close();
+    await db?.drop();
+  });
+
+  describe('cluster names (item 2)', () => {
+    it('GET /v1/findings: every finding in a cluster carries that cluster name; the others null', async () => {
+      const res = await http().get('/v1/findings').query({ scanId: second.id, limit: 1000 }).set(auth).expect(200);
+      const items = res.body.items as { resource: { clusterId: string | null; clusterName: string | null } }[];
+      expect(items.length).toBe(res.body.total);
+      const inCluster = items.filter((f) => f.resource.clusterId !== null);
+      expect(inCluster.length).toBeGreaterThan(10);
+      for (const f of items) expect(f.resource.clusterName).toBe(f.resource.clusterId === null ? null : names.get(f.resource.clusterId));
+      expect(inCluster.some((f) => f.resource.clusterName === 'storefront')).toBe(true);
+    });
+
+    it('GraphQL findings and the scan diff carry clusterName as REST does', async () => {
+      const body = await gql(`query($scan: ID) { findings(scanId: $scan, first: 100) { nodes { fingerprint resource { clusterId clusterName } } } }`, { scan: second.id });
+      expect(body.errors).toBeUndefined();
+      const nodes = body.data.findings.nodes as { resource: { clusterId: string | null; clusterName: string | null } }[];
+      expect(nodes.length).toBeGreaterThan(0);
+      for (const n of nodes) expect(n.resource.clusterName).toBe(n.resource.clusterId === null ? null : names.get(n.resource.clusterId));
+      const diff = await http().get(`/v1/scans/${second.id}/diff`).query({ against: first.id, limit: 500 }).set(auth).expect(200);
+      const persisting = (diff.body.items as { change: string; resource: { clusterId: string | null; clusterName: string | null } }[]).filter((i) => i.resource.clusterId);
+      expect(persisting.length).toBeGreaterThan(0);
+      for (const i of persisting) expect(i.resource.clusterName).toBe(names.get(i.resource.clusterId!));
+    });
+
+    it('headroom names each cluster (REST), and takes a cluster name as its filter (CLI)', async () => {
+      const res = await http().get('/v1/forecasts/headroom').set(auth).expect(200);
+      const entries = res.body.headroom as { clusterId: string; clusterName: string }[];
+      expect(entries.length).toBeGreaterThan(0);
+      for (const e of entries) expect(e.clusterName).toBe(names.get(e.clusterId));
+      const byName = await runCliInProcess(['forecast', 'headroom', '--fleet', SAMPLE_FLEET, '--cluster', 'storefront', '--format', 'json']);
+      expect(byName.status, byName.stderr).toBe(0);
+      expect((JSON.parse(byName.stdout) as { headroom: { clusterId: string }[] }).headroom.map((h) => h.clusterId)).toEqual([storefront]);
+      const table = await runCliInProcess(['forecast', 'headroom', '--fleet', SAMPLE_FLEET, '--cluster', storefront]);
+      expect(table.stdout).toContain(`storefront (${storefront.slice(0, 8)}…)`);
+    }, 120_000);
+
+    it('POST /v1/forecasts/whatif: a step names its cluster by id or by name with one answer; an unknown one lists the clusters', async () => {
+      const scenario = (cluster: string) => ({ apiVersion: 'fleet-audit/v1', kind: 'Scenario', name: 'peak', steps: [{ addNodes: { cluster, count: 5 } }] });
+      const byId = await http().post('/v1/forecasts/whatif').set(auth).send(scenario(payments)).expect(200);
+      const byName = await http().post('/v1/forecasts/whatif').set(auth).send(scenario('payments-legacy')).expect(200);
+      expect(byName.body).toEqual(byId.body);
+      expect(byId.body.steps[0].headroom.map((h: { clusterName: string }) => h.clusterName)).toEqual(['payments-legacy']);
+      const unknown = await http().post('/v1/forecasts/whatif').set(auth).send(scenario('store-front')).expect(400);
+      const listed = [...names].map(([id, n]) => `${n} (${id.slice(0, 8)}…)`).sort();
+      expect(unknown.body.message).toBe(`step 1 (addNodes) field addNodes.cluster: unknown cluster 'store-front'; clusters: ${listed.join(', ')}`);
+    });
+
+    it('the CLI table and the Markdown report show "name (id…)" for a cluster', async () => {
+      const scan = await runCliInProcess(['scan', '--fleet', SAMPLE_FLEET, '--now', SECOND.toISOString(), '--no-progress'], { COLUMNS: '200' });
+      expect(scan.stdout).toContain(`storefront (${storefront.slice(0, 8)}…)`);
+      const report = await runCliInProcess(['report', '--database-url', db.url, '--format', 'markdown', '--until', SECOND.toISOString(), '--now', SECOND.toISOString()]);
+      expect(report.status, report.stderr).toBe(0);
+      const byCluster = report.stdout.slice(report.stdout.indexOf('### By cluster'));
+      expect(byCluster).toContain(`| storefront (${storefront.slice(0, 8)}…) |`);
+    }, 120_000);
+  });
+});
