@@ -159,8 +159,12 @@ export {
   parseBackendLabel,
   readyEndpoints,
   readyEndpointsByNode,
+  dedupeByServer,
+  isVirtualKubelet,
+  localEniHandling,
 } from './ccm/backends.model';
 export type {
+  LocalEniHandling,
   BackendLabelSelector,
   CcmWeightSettings,
   EligibleNodes,
@@ -231,6 +235,10 @@ export type {
   CcmFeatureKey,
 } from './ccm/features.constants';
 export * from './ccm/listeners.model';
+export * from './ccm/nlb-quota.constants';
+export * from './ccm/nlb-naming.model';
+export * from './ccm/nlb-service.model';
+export * from './ccm/nlb-backends.model';
 export {
   diffVServerGroupBackends,
   isBackendOfOwner,

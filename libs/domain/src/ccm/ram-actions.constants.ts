@@ -16,8 +16,11 @@ export interface CcmRamRequirement {
   action: string;
   /** First CCM version that calls it. */
   sinceVersion: string;
-  /** `all` clusters, or only `flannel` clusters (route management). */
-  appliesTo: 'all' | 'flannel';
+  /**
+   * `all` clusters, only `flannel` clusters (route management), or only clusters with NLB Services (`nlb`: the
+   * NLB controller calls the `nlb:*` API only for Services of class `alibabacloud.com/nlb`).
+   */
+  appliesTo: 'all' | 'flannel' | 'nlb';
   /** Why (what CCM does with it). */
   purpose: string;
   source: string;
@@ -37,6 +40,62 @@ function baseline(purpose: string, appliesTo: 'all' | 'flannel', actions: string
     source: BASELINE_SOURCE,
   }));
 }
+
+const NLB_SOURCE =
+  'CCM pkg/provider/alibaba/nlb/*.go (auth.NLB.<Action> calls per tag; research/nlb.md 6); ACK "Configure an NLB instance by using annotations" (CCM v2.5.0)';
+
+function nlbActions(sinceVersion: string, purpose: string, actions: string[]): CcmRamRequirement[] {
+  return actions.map((a) => ({ action: `nlb:${a}`, sinceVersion, appliesTo: 'nlb' as const, purpose, source: NLB_SOURCE }));
+}
+
+/**
+ * The `nlb:*` actions the NLB controller calls, by the version that first calls them (research/nlb.md 6: the
+ * first open-source tag; v2.5.1 is dated by ACK's v2.5.0, the first version with NLB support). `nlb:ListAsynJobs`
+ * is in `CCM_RAM_REQUIREMENTS` from v2.12.1 for every cluster (seed 000/003).
+ */
+export const CCM_NLB_RAM_REQUIREMENTS: readonly CcmRamRequirement[] = [
+  ...nlbActions('v2.5.0', 'NLB lifecycle, listeners and server groups', [
+    'AddServersToServerGroup',
+    'CreateListener',
+    'CreateLoadBalancer',
+    'CreateServerGroup',
+    'DeleteListener',
+    'DeleteLoadBalancer',
+    'DeleteServerGroup',
+    'DescribeRegions',
+    'DescribeZones',
+    'GetJobStatus',
+    'GetLoadBalancerAttribute',
+    'ListListeners',
+    'ListLoadBalancers',
+    'ListServerGroupServers',
+    'ListServerGroups',
+    'ListTagResources',
+    'RemoveServersFromServerGroup',
+    'StartListener',
+    'TagResources',
+    'UntagResources',
+    'UpdateListenerAttribute',
+    'UpdateLoadBalancerAddressTypeConfig',
+    'UpdateLoadBalancerAttribute',
+    'UpdateLoadBalancerZones',
+    'UpdateServerGroupAttribute',
+    'UpdateServerGroupServersAttribute',
+  ]),
+  ...nlbActions('v2.6.0', 'NLB security groups (security-group-ids)', ['LoadBalancerJoinSecurityGroup', 'LoadBalancerLeaveSecurityGroup']),
+  ...nlbActions('v2.9.1', 'NLB bandwidth packages, IPv6 and protections', [
+    'AttachCommonBandwidthPackageToLoadBalancer',
+    'DetachCommonBandwidthPackageFromLoadBalancer',
+    'EnableLoadBalancerIpv6Internet',
+    'DisableLoadBalancerIpv6Internet',
+    'UpdateLoadBalancerProtection',
+  ]),
+  ...nlbActions('v2.13.0', 'NLB TCPSSL additional certificates', [
+    'ListListenerCertificates',
+    'AssociateAdditionalCertificatesWithListener',
+    'DisassociateAdditionalCertificatesWithListener',
+  ]),
+];
 
 /** The table, oldest first. */
 export const CCM_RAM_REQUIREMENTS: readonly CcmRamRequirement[] = [
@@ -93,6 +152,7 @@ export const CCM_RAM_REQUIREMENTS: readonly CcmRamRequirement[] = [
     purpose: 'batch management of NLB',
     source: SEED_SOURCE,
   },
+  ...CCM_NLB_RAM_REQUIREMENTS,
 ];
 
 /**

@@ -1,0 +1,232 @@
+/**
+ * Which servers CCM puts in the server groups of an NLB Service (research/nlb.md 4; CCM
+ * pkg/controller/service/nlbv2/server_groups.go `BuildLocalModel`, `setServerGroupServers`, `buildClusterBackends`,
+ * `buildLocalBackends`, `buildENIBackends`, `setWeightBackends`, `removeDuplicatedECS`, `updateENIBackends`).
+ *
+ * Shared with the CLB model (backends.model.ts): node selection (`eligibleBackendNodes`), ready endpoints
+ * (`readyEndpoints`), the backend mode (`serviceTrafficPolicy`), the weight algorithms (`applyCcmWeights`) and the
+ * Local-mode deduplication by CCM version (`localEniHandling`, `dedupeByServer`). What differs: one server group
+ * per listener (Service port and protocol), named with dots; the server-group type (`Instance`: `Ecs` / `Eni`
+ * servers, `Ip`: node or pod IPs); the `weight` annotation only on a reused NLB with `vgroup-port`, and its own
+ * error texts; in Local mode non-ECS weights keep the floor of 1.
+ */
+import type { K8sEndpointSlice, K8sNode, K8sService } from '../snapshot.types';
+import { DEFAULT_SERVER_WEIGHT, LB_ANNOTATION } from './ccm.constants';
+import { getLbAnnotation } from './annotations.model';
+import {
+  applyCcmWeights,
+  backendNodeExclusion,
+  ccmHasFeature,
+  dedupeByServer,
+  isVirtualKubelet,
+  localEniHandling,
+  readyEndpoints,
+  type EligibleNodes,
+} from './backends.model';
+import { reusedLoadBalancerId, type TrafficPolicy } from './service.model';
+import { nlbServerGroupName } from './nlb-naming.model';
+import { NLB_ANNOTATION, expectedNlbListeners, type ExpectedNlbListener } from './nlb-service.model';
+
+/** NLB server group type: `Instance` (default; ECS and ENI servers) or `Ip` (node and pod IPs). */
+export type NlbServerGroupType = 'Instance' | 'Ip';
+
+/**
+ * The server-group type a Service asks for (`server-group-type`, case-insensitive; default `Instance`), as
+ * `setServerGroupAttributeFromAnno` reads it. Another value fails the sync with "unsupport server ServerGroupType
+ * []" (CCM prints the field before it is set).
+ */
+export function nlbServerGroupType(svc: Pick<K8sService, 'annotations'>): { type: NlbServerGroupType } | { error: string } {
+  const v = getLbAnnotation(svc.annotations, NLB_ANNOTATION.serverGroupType) ?? '';
+  if (v === '' || v.toLowerCase() === 'instance') return { type: 'Instance' };
+  if (v.toLowerCase() === 'ip') return { type: 'Ip' };
+  return { error: 'unsupport server ServerGroupType []' };
+}
+
+/** NLB weight settings of a Service, as CCM reads them for its server groups. */
+export interface NlbWeightSettings {
+  /** `weight` (reused NLB with `vgroup-port` only), spread over the servers (`podPercentAlgorithm`). */
+  weight?: number;
+  /** `default-weight` (CCM v2.14.0, `CCM_FEATURES.defaultWeight`), else 100. */
+  defaultWeight: number;
+}
+
+/**
+ * Reads `default-weight` (`setServerGroupAttributeFromAnno`; server_groups_test.go
+ * TestSetServerGroupAttributeFromAnno_*: "abc" -> "default weight parse error", "200" / "-5" -> "default weight must
+ * be integer in range [0,100]") and, on a reused NLB with `vgroup-port`, `weight` (`setServerGroupServers`:
+ * "weight must be integer in range [0, 100], got [x]").
+ * @param ccmVersion the cluster's CCM version; `default-weight` is read from v2.14.0; unknown = the current CCM
+ * @returns the settings, or `{ error }` with CCM's message when the sync fails
+ */
+export function nlbWeightSettings(svc: Pick<K8sService, 'annotations'>, ccmVersion?: string): NlbWeightSettings | { error: string } {
+  const out: NlbWeightSettings = { defaultWeight: DEFAULT_SERVER_WEIGHT };
+  if (ccmHasFeature(ccmVersion, 'defaultWeight')) {
+    const text = getLbAnnotation(svc.annotations, LB_ANNOTATION.defaultWeight) ?? '';
+    if (text !== '') {
+      if (!/^[+-]?\d+$/.test(text)) return { error: `default weight parse error: [strconv.Atoi: parsing "${text}": invalid syntax]` };
+      const w = Number(text);
+      if (w < 0 || w > 100) return { error: `default weight must be integer in range [0,100] , got [${text}]` };
+      out.defaultWeight = w;
+    }
+  }
+  if (reusedLoadBalancerId(svc) && getLbAnnotation(svc.annotations, LB_ANNOTATION.vgroupPort)) {
+    const text = getLbAnnotation(svc.annotations, LB_ANNOTATION.weight) ?? '';
+    if (text !== '') {
+      const w = /^[+-]?\d+$/.test(text) ? Number(text) : NaN;
+      if (!(w >= 0 && w <= 100)) return { error: `weight must be integer in range [0, 100], got [${text}]` };
+      out.weight = w;
+    }
+  }
+  return out;
+}
+
+/** A server CCM would put in an NLB server group. */
+export interface ExpectedNlbServer {
+  /** ECS id (`Ecs`), the pod IP for an `Eni` server (CCM resolves it to the ENI id), or the IP (`Ip`). */
+  serverId: string;
+  /** The pod IP (`Eni`) or the IP (`Ip`); absent for `Ecs`. */
+  serverIp?: string;
+  type: 'Ecs' | 'Eni' | 'Ip';
+  /** NodePort (`Ecs`, and `Ip` of a node), targetPort (pods), 0 on an any-port group. */
+  port: number;
+  weight: number;
+  nodeName?: string;
+}
+
+/** The server group CCM builds for one listener. */
+export interface ExpectedNlbServerGroup {
+  /** `k8s.{port}.{proto}.{svc}.{ns}.{clusterId}`. */
+  name: string;
+  type: NlbServerGroupType;
+  listener: ExpectedNlbListener;
+  servers: ExpectedNlbServer[];
+}
+
+/** Inputs of `expectedNlbServerGroups`. */
+export interface ExpectedNlbInput {
+  service: K8sService;
+  clusterId: string;
+  policy: TrafficPolicy;
+  /** `eligibleBackendNodes` for the Service's node selection options (`nodeSelectionOptionsOf`). */
+  eligible: EligibleNodes;
+  endpointSlices: readonly K8sEndpointSlice[];
+  /** The cluster's CCM version; unknown = the current CCM. */
+  ccmVersion?: string;
+}
+
+/** `node.status.addresses` InternalIP of a node, or CCM's error (`GetNodeInternalIP`, helper/node_utils.go). */
+function nodeIp(node: K8sNode): { ip: string } | { error: string } {
+  return node.internalIp ? { ip: node.internalIp } : { error: `get node address err: node ${node.name} can not find InternalIP in node addresses` };
+}
+
+function providerIdError(prefix: string, node: K8sNode): string {
+  const pid = node.providerId ?? '';
+  return `${prefix}parse providerid: ${pid}. expected: \${regionid}.\${nodeid}, alicloud: unable to split instanceid and region from providerID, error unexpected providerID=${pid}`;
+}
+
+/** Internal backend with a lower-case type, as the shared weight / dedup helpers read it. */
+interface Working {
+  serverId: string;
+  serverIp?: string;
+  type: 'ecs' | 'eni' | 'ip';
+  port: number;
+  weight: number;
+  nodeName?: string;
+}
+
+const TYPE: Record<Working['type'], ExpectedNlbServer['type']> = { ecs: 'Ecs', eni: 'Eni', ip: 'Ip' };
+
+/**
+ * The server groups CCM would build for an NLB Service, one per listener, with their servers:
+ * - Cluster: every candidate, not excluded, non-virtual-kubelet node (an `Ecs` server on the NodePort, or its
+ *   InternalIP as `Ip` in an `Ip` group), plus ready pods on virtual-kubelet nodes (`Eni`, or `Ip`);
+ * - Local: the nodes hosting ready endpoints (`Ecs` deduplicated, weight = pods on the node; in an `Ip` group the
+ *   node IP once per pod from v2.12.4, which does not deduplicate `Ip` entries), virtual-kubelet pods as `Eni`;
+ * - ENI: every ready pod IP on the targetPort (`Eni`, or `Ip` in an `Ip` group); port 0 on an any-port group.
+ * Weights per `applyCcmWeights` (NLB: non-ECS Local weights keep the floor of 1).
+ *
+ * @returns the groups, or `{ error }` with CCM's message when the sync fails (listener build, server-group type,
+ *   weights, a node without providerID or InternalIP, an endpoint without nodeName)
+ */
+export function expectedNlbServerGroups(input: ExpectedNlbInput): { groups: ExpectedNlbServerGroup[] } | { error: string } {
+  const { service, clusterId, policy, eligible, endpointSlices } = input;
+  const listeners = expectedNlbListeners(service, clusterId, policy);
+  if ('error' in listeners) return listeners;
+  const sgType = nlbServerGroupType(service);
+  if ('error' in sgType) return sgType;
+  const weights = nlbWeightSettings(service, input.ccmVersion);
+  if ('error' in weights) return weights;
+  const ipGroup = sgType.type === 'Ip';
+  const localEni = localEniHandling(input.ccmVersion);
+  const groups: ExpectedNlbServerGroup[] = [];
+  for (const l of listeners.listeners) {
+    const sp = l.servicePort;
+    const anyPort = l.port === 0;
+    const namePort = anyPort ? `${l.startPort}_${l.endPort}` : policy === 'eni' ? (sp.targetPort ?? sp.port) : (sp.nodePort ?? 0);
+    const name = nlbServerGroupName(namePort, l.protocol, service.name, service.namespace, clusterId);
+    const wrap = (mode: string, e: string) => ({ error: `set ServerGroup for port ${sp.port} error: build ${mode} backends error: ${e}` });
+    const endpoints = readyEndpoints(endpointSlices, sp);
+    const pod = (address: string, port: number | undefined, nodeName?: string): Working => ({
+      serverId: address,
+      serverIp: address,
+      type: ipGroup ? 'ip' : 'eni',
+      port: anyPort ? 0 : (port ?? 0),
+      weight: 0,
+      ...(nodeName !== undefined ? { nodeName } : {}),
+    });
+    const nodeServer = (node: K8sNode, prefix: string): Working | { error: string } => {
+      if (ipGroup) {
+        const ip = nodeIp(node);
+        if ('error' in ip) return ip;
+        return { serverId: ip.ip, serverIp: ip.ip, type: 'ip', port: sp.nodePort ?? 0, weight: 0, nodeName: node.name };
+      }
+      if (!node.ecsInstanceId) return { error: providerIdError(prefix, node) };
+      return { serverId: node.ecsInstanceId, type: 'ecs', port: sp.nodePort ?? 0, weight: 0, nodeName: node.name };
+    };
+    let servers: Working[] = [];
+    if (policy === 'eni') {
+      for (const ep of endpoints) servers.push(pod(ep.address, ep.port));
+    } else {
+      const vk: Working[] = [];
+      if (policy === 'cluster') {
+        for (const node of eligible.candidatesByName.values()) {
+          if (isVirtualKubelet(node) || backendNodeExclusion(node, { ...(input.ccmVersion !== undefined ? { ccmVersion: input.ccmVersion } : {}) })) continue;
+          const s = nodeServer(node, 'normal ');
+          if ('error' in s) return wrap('cluster', s.error);
+          servers.push(s);
+        }
+      }
+      for (const ep of endpoints) {
+        if (ep.nodeName === undefined)
+          return wrap(policy, `add ecs backends for service[${service.namespace}/${service.name}] error, NodeName is nil for ip ${ep.address} `);
+        const node = eligible.candidatesByName.get(ep.nodeName);
+        if (!node) continue; // "warning: can not find correspond node"
+        if (isVirtualKubelet(node)) {
+          vk.push(pod(ep.address, ep.port, node.name));
+          continue;
+        }
+        if (policy !== 'local' || backendNodeExclusion(node, { ...(input.ccmVersion !== undefined ? { ccmVersion: input.ccmVersion } : {}) })) continue;
+        const s = nodeServer(node, '');
+        if ('error' in s) return wrap('local', s.error);
+        servers.push(s);
+      }
+      servers.push(...vk);
+    }
+    applyCcmWeights(policy, servers, weights.weight, weights.defaultWeight, localEni, true);
+    if (policy === 'local') servers = dedupeByServer(servers, localEni);
+    groups.push({
+      name,
+      type: sgType.type,
+      listener: l,
+      servers: servers.map((s) => ({
+        serverId: s.serverId,
+        ...(s.serverIp !== undefined ? { serverIp: s.serverIp } : {}),
+        type: TYPE[s.type],
+        port: s.port,
+        weight: s.weight,
+        ...(s.nodeName !== undefined ? { nodeName: s.nodeName } : {}),
+      })),
+    });
+  }
+  return { groups };
+}
