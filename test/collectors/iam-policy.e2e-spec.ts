@@ -42,6 +42,18 @@ describe('iam-policy round trip through the simulator', () => {
     expect(actions.every((a) => /^(slb|nlb|ecs|vpc|quotas|cs|ram):[A-Z]\w+$/.test(a))).toBe(true);
   });
 
+  it('names the NLB read actions the crawl calls, and no NLB write or attribute action (issue 20)', () => {
+    const actions = leastPrivilegePolicy().Statement[0].Action as string[];
+    expect(actions.filter((a) => a.startsWith('nlb:'))).toEqual([
+      'nlb:ListListeners',
+      'nlb:ListLoadBalancers',
+      'nlb:ListServerGroupServers',
+      'nlb:ListServerGroups',
+    ]);
+    // the NLB quotas are read with the same Quota Center action as the SLB ones
+    expect(actions.filter((a) => a.startsWith('quotas:'))).toEqual(['quotas:ListProductQuotas']);
+  });
+
   it('is read-only by default: no Cloud Assistant action; a config that opts in adds them (issue 21 item 3)', () => {
     const actions = leastPrivilegePolicy().Statement[0].Action as string[];
     expect(actions).not.toContain('ecs:RunCommand');
