@@ -11,6 +11,7 @@ import { existsSync, readdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import type { INestApplication } from '@nestjs/common';
 import request from 'supertest';
+import { parse as parseYaml } from 'yaml';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { UnavailableScanLauncher, createApiApp } from '@app/api';
 import { defaultForecastWorkerEntry, runScan } from '@app/audit';
@@ -135,5 +136,133 @@ describe('issue 21 leftovers: adoption (e2e)', () => {
       const byCluster = report.stdout.slice(report.stdout.indexOf('### By cluster'));
       expect(byCluster).toContain(`| storefront (${storefront.slice(0, 8)}…) |`);
     }, 120_000);
+  });
+
+  describe('one paging style on every REST list (item 6): limit + after, nextCursor; old parameters deprecated', () => {
+    /** Every item of a list, following nextCursor as `after`; the pages' sizes. */
+    async function walk(path: string, limit: number): Promise<{ ids: string[]; pages: number; total: number }> {
+      const ids: string[] = [];
+      let after: string | null = null;
+      let pages = 0;
+      let total: number;
+      do {
+        const res = await http().get(path).query({ limit, ...(after ? { after } : {}) }).set(auth);
+        expect(res.status, JSON.stringify(res.body)).toBe(200);
+        expect(res.headers.deprecation).toBeUndefined();
+        expect((res.body.items as unknown[]).length).toBeLessThanOrEqual(limit);
+        ids.push(...(res.body.items as { id: string }[]).map((i) => i.id));
+        total = res.body.total as number;
+        after = res.body.nextCursor as string | null;
+        pages += 1;
+      } while (after !== null && pages < 50);
+      return { ids, pages, total };
+    }
+
+    beforeAll(async () => {
+      for (let i = 0; i < 3; i++) {
+        await http().post('/v1/tokens').set(auth).send({ role: 'viewer', name: `paging-${i}` }).expect(201);
+        await http()
+          .post('/v1/waivers')
+          .set(auth)
+          .send({ checkId: 'CLB_BACKEND_QUOTA', accountId: '1234567890123456', resource: `lb-paging-${i}*`, owner: 'team-net', reason: 'accepted until the CLB split lands', category: 'accepted-risk' })
+          .expect(201);
+        const id = await store.reports.claim(`2026-11-0${i + 1}T06:00`, 'all', new Date(Date.UTC(2026, 10, i + 1, 6)));
+        await store.reports.complete(id!, { document: {}, summary: { findings: i }, periodStart: '2026-10-25T00:00:00Z', periodEnd: '2026-11-01T00:00:00Z', scanId: null });
+      }
+    });
+
+    it.each(['/v1/scans', '/v1/reports', '/v1/tokens', '/v1/waivers'])('%s pages by after with nextCursor, each item once, in the unpaged order', async (path) => {
+      const whole = await http().get(path).query({ limit: 1000 }).set(auth).expect(200);
+      const all = (whole.body.items as { id: string }[]).map((i) => i.id);
+      expect(all.length).toBeGreaterThanOrEqual(2);
+      expect(whole.body).toMatchObject({ total: all.length, limit: 1000, nextCursor: null });
+      const paged = await walk(path, 1);
+      expect(paged.ids).toEqual(all);
+      expect(paged.pages).toBe(all.length);
+      expect(paged.total).toBe(all.length);
+      const bad = await http().get(path).query({ after: 'not a cursor!' }).set(auth).expect(400);
+      expect(bad.body.message).toMatch(/after/);
+    });
+
+    it('the old offset of /v1/scans and /v1/reports still pages, with a Deprecation header (RFC 9745); not together with after', async () => {
+      for (const path of ['/v1/scans', '/v1/reports']) {
+        const all = ((await http().get(path).set(auth).expect(200)).body.items as { id: string }[]).map((i) => i.id);
+        const res = await http().get(path).query({ offset: 1, limit: 1 }).set(auth).expect(200);
+        expect(res.headers.deprecation).toMatch(/^@\d+$/);
+        expect(res.headers.link).toContain('rel="deprecation"');
+        expect((res.body.items as { id: string }[]).map((i) => i.id)).toEqual(all.slice(1, 2));
+        expect(res.body.offset).toBe(1);
+        // Its nextCursor continues by `after` from there.
+        if (all.length > 2) {
+          const next = await http().get(path).query({ after: res.body.nextCursor as string, limit: 1 }).set(auth).expect(200);
+          expect((next.body.items as { id: string }[]).map((i) => i.id)).toEqual(all.slice(2, 3));
+        }
+        const both = await http().get(path).query({ offset: 1, after: 'WyJ4Il0' }).set(auth).expect(400);
+        expect(both.body.message).toContain('query.offset: give after or the deprecated offset, not both');
+      }
+    });
+
+    it('/v1/findings: `cursor` (the deprecated alias of after) and offset answer with a Deprecation header, after does not', async () => {
+      const first = await http().get('/v1/findings').query({ limit: 5 }).set(auth).expect(200);
+      expect(first.headers.deprecation).toBeUndefined();
+      const byAfter = await http().get('/v1/findings').query({ limit: 5, after: first.body.nextCursor as string }).set(auth).expect(200);
+      expect(byAfter.headers.deprecation).toBeUndefined();
+      const byCursor = await http().get('/v1/findings').query({ limit: 5, cursor: first.body.nextCursor as string }).set(auth).expect(200);
+      expect(byCursor.headers.deprecation).toMatch(/^@\d+$/);
+      expect(byCursor.body.items).toEqual(byAfter.body.items);
+      const byOffset = await http().get('/v1/findings').query({ limit: 5, offset: 5 }).set(auth).expect(200);
+      expect(byOffset.headers.deprecation).toMatch(/^@\d+$/);
+      expect(byOffset.body.items).toEqual(byAfter.body.items);
+    });
+  });
+
+  describe('POST /v1/forecasts/whatif takes YAML (item 6)', () => {
+    const yamlOf = (text: string) => http().post('/v1/forecasts/whatif').set(auth).set('Content-Type', 'application/yaml').send(text);
+
+    it('the shipped example scenario, as YAML (application/yaml and text/yaml), answers as its JSON does', async () => {
+      const text = readFileSync(join(SAMPLE_FLEET, '..', '..', 'scenarios', 'black-friday.yaml'), 'utf8');
+      const asYaml = await yamlOf(text).expect(200);
+      const asJson = await http().post('/v1/forecasts/whatif').set(auth).send(parseYaml(text) as object).expect(200);
+      expect(asYaml.body).toEqual(asJson.body);
+      expect(asYaml.body.scenario).toBe('black-friday');
+      const textYaml = await http().post('/v1/forecasts/whatif').set(auth).set('Content-Type', 'text/yaml').send(text).expect(200);
+      expect(textYaml.body).toEqual(asJson.body);
+    });
+
+    it('a YAML body is checked by the scenario schema; one that does not parse is a 400 naming the line; the size limit holds', async () => {
+      const invalid = await yamlOf('apiVersion: fleet-audit/v1\nkind: Scenario\nname: x\nsteps:\n  - addNodes: { cluster: storefront, count: many }\n').expect(400);
+      expect(invalid.body.message).toMatch(/step 1 \(addNodes\) field addNodes\.count/);
+      const broken = await yamlOf('apiVersion: fleet-audit/v1\nkind: Scenario\nname: x\nsteps:\n  - addNodes: { cluster: storefront, count: 2\n').expect(400);
+      expect(broken.body.message).toMatch(/^body: not valid YAML: .*line \d+, column \d+/);
+      expect(broken.body.message).not.toContain('\n');
+      const huge = `apiVersion: fleet-audit/v1\nkind: Scenario\nname: x\n# ${'x'.repeat(200_000)}\nsteps: []\n`;
+      await yamlOf(huge).expect(413);
+    });
+  });
+
+  describe('GraphQL scanDiff defaults `against` to the previous succeeded scan, as REST (item 6)', () => {
+    it('answers the same counts as REST without against, and names the missing baseline when there is none', async () => {
+      const rest = await http().get(`/v1/scans/${second.id}/diff`).query({ limit: 1 }).set(auth).expect(200);
+      const body = await gql(`query($id: ID!) { scanDiff(scanId: $id) { againstScanId counts { new resolved persisting severityChanged } } }`, { id: second.id });
+      expect(body.errors).toBeUndefined();
+      expect(body.data.scanDiff.againstScanId).toBe(first.id);
+      expect(body.data.scanDiff.counts).toEqual(rest.body.counts);
+      const none = await gql(`query($id: ID!) { scanDiff(scanId: $id) { againstScanId } }`, { id: first.id });
+      expect(none.errors?.[0]?.message).toContain(`scan ${first.id} has no earlier succeeded scan`);
+    });
+  });
+
+  describe('REST waiver creation validates the check id (item 7)', () => {
+    it('a check id not in the catalogue is a 400 naming the nearest one; nothing is stored', async () => {
+      const before = (await http().get('/v1/waivers').query({ limit: 1000 }).set(auth).expect(200)).body.total as number;
+      const res = await http()
+        .post('/v1/waivers')
+        .set(auth)
+        .send({ checkId: 'CLB_BACKEND_QOTA', accountId: '1234567890123456', resource: 'lb-*', owner: 'team-net', reason: 'accepted until the CLB split lands', category: 'accepted-risk' })
+        .expect(400);
+      expect(res.body.message).toContain('unknown check id "CLB_BACKEND_QOTA"; did you mean "CLB_BACKEND_QUOTA"?');
+      expect(res.body.issues).toEqual([expect.objectContaining({ path: 'body.checkId' })]);
+      expect((await http().get('/v1/waivers').query({ limit: 1000 }).set(auth).expect(200)).body.total).toBe(before);
+    });
   });
 });

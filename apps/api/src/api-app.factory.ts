@@ -11,6 +11,12 @@ import { ApiModule, type ApiModuleOptions } from './api.module';
 import { ApiExceptionFilter } from './common/api-exception.filter';
 import { mountOpenApi } from './openapi.util';
 
+/** Largest request body accepted, JSON or YAML (body-parser's default for JSON, kept for YAML; 413 beyond). */
+export const BODY_LIMIT = '100kb';
+
+/** Content types read as YAML text (a what-if scenario): RFC 9512 `application/yaml` and the older names. */
+export const YAML_BODY_TYPES = ['application/yaml', 'application/x-yaml', 'text/yaml', 'text/x-yaml'];
+
 /** Options of `createApiApp`. */
 export interface ApiAppOptions extends ApiModuleOptions {
   /**
@@ -79,6 +85,9 @@ export async function createApiApp(options: ApiAppOptions): Promise<INestApplica
   // Also registered globally outside DI, so errors raised before routing (unknown route,
   // malformed JSON body) get the same JSON shape.
   app.useGlobalFilters(new ApiExceptionFilter());
+  // `POST /v1/forecasts/whatif` also takes the scenario as YAML, the format scenarios ship in (issue 21 item 6):
+  // the body as text, within the same size limit as JSON bodies (body-parser's 100 kB; 413 beyond).
+  app.useBodyParser('text', { type: YAML_BODY_TYPES, limit: BODY_LIMIT });
   app.disable('x-powered-by');
   app.set('trust proxy', options.trustProxy ?? false);
   app.use(securityHeaders(options.graphql !== false && options.graphql?.sandbox === true));

@@ -4,6 +4,7 @@ import { scopeCoversCondition, SYSTEM_PRINCIPAL, type Scoped } from './principal
 import { toIso, toIsoOrNull, toNumber } from './sql.util';
 import { StoreError } from './store.exception';
 import type { Page, PageRequest } from './store.types';
+import { pagingSql, toPage, type GraphPage, type GraphPageArgs } from './keyset-page.util';
 
 /** Webhook delivery state of a stored report. */
 export type ReportDeliveryStatus = 'none' | 'pending' | 'delivered' | 'failed';
@@ -135,6 +136,26 @@ export class ReportRepository {
       [...params, limit, offset],
     );
     return { items: rows.rows.map(toItem), total: toNumber(count.rows[0].n) };
+  }
+
+  /**
+   * A keyset page of the reports within the scope, newest first (created_at, then id, both descending; no documents):
+   * REST `GET /v1/reports?after=` (issue 21 item 6). The cursor carries the creation time to the millisecond and the id.
+   * @param scope the caller (default every account)
+   * @throws StoreError INVALID_ARGUMENT for bad paging or a malformed cursor
+   */
+  async page(args: GraphPageArgs, scope: Scoped = SYSTEM_PRINCIPAL): Promise<GraphPage<StoredReportListItem> & { total: number }> {
+    const params: unknown[] = [];
+    const p = (v: unknown) => `$${params.push(v)}`;
+    const inScope = scopeCoversCondition('account_ids', scope, p);
+    const count = await this.pool.query<{ n: string | number }>(`SELECT count(*) AS n FROM reports WHERE ${inScope}`, params);
+    const keys = [
+      { expr: "date_trunc('milliseconds', created_at)", dir: 'desc' as const },
+      { expr: 'id', dir: 'desc' as const },
+    ];
+    const { limit, backward, conditions, order } = pagingSql(keys, args, p);
+    const rows = await this.pool.query<ReportRow>(`SELECT ${LIST_COLUMNS} FROM reports WHERE ${[inScope, ...conditions].join(' AND ')} ${order} LIMIT ${p(limit + 1)}`, params);
+    return { ...toPage(rows.rows.map(toItem), (r) => [r.createdAt, r.id], limit, backward, args), total: toNumber(count.rows[0].n) };
   }
 
   /**

@@ -53,3 +53,32 @@ export const cursorPageQueryFields = {
     .optional()
     .describe('Opaque cursor: the nextCursor of the previous page (omit for the first page)'),
 };
+
+/**
+ * `offset` of the lists that paged by offset before `after` (`/v1/scans`, `/v1/reports`; issue 21 item 6): still
+ * accepted for one release, deprecated (the answer carries a `Deprecation` header); absent unless given.
+ */
+export const deprecatedOffsetField = z
+  .string()
+  .regex(/^\d{1,16}$/, 'must be an integer >= 0')
+  .transform(Number)
+  .pipe(z.number().int().min(0, 'must be an integer >= 0'))
+  .optional()
+  .describe('Deprecated: rows to skip (reads every skipped row). Follow `nextCursor` as `after` instead; not with after. Answered with a `Deprecation` header.');
+
+/**
+ * The paging of every REST list (issue 21 item 6): `limit` and `after`, the previous page's `nextCursor`; the answer
+ * carries `nextCursor` (null on the last page).
+ */
+export const listPageQueryFields = {
+  limit: cursorPageQueryFields.limit,
+  after: cursorPageQueryFields.after.describe('`nextCursor` of the previous page (omit for the first page); stable while items are added'),
+};
+
+/** The check of a list with a deprecated `offset`: a page starts at a cursor or at an offset, not both (400 naming query.offset). */
+export function afterOrOffset<S extends z.ZodObject>(schema: S): S {
+  return schema.refine((q: { after?: unknown; offset?: unknown }) => q.after === undefined || q.offset === undefined, {
+    message: 'give after or the deprecated offset, not both',
+    path: ['offset'],
+  });
+}

@@ -1,4 +1,4 @@
-import { Get, Header, Query } from '@nestjs/common';
+import { Get, Header, Query, Res } from '@nestjs/common';
 import { ApiBadRequestResponse, ApiNotFoundResponse, ApiOkResponse, ApiOperation } from '@nestjs/swagger';
 import type { Principal } from '@app/store';
 import { BearerController } from '../common/bearer-controller.decorator';
@@ -7,6 +7,7 @@ import { ErrorResponseDto } from '../common/error-response.dto';
 import { ApiZodQuery } from '../common/zod-openapi.util';
 import { ZodValidationPipe } from '../common/zod-validation.pipe';
 import { FindingPageDto } from './finding.dto';
+import { markDeprecated, type HeaderSink } from '../common/listing.util';
 import { listFindingsQuerySchema, type ListFindingsQuery } from './findings.schemas';
 import { FindingsService } from './findings.service';
 
@@ -26,7 +27,11 @@ export class FindingsController {
   list(
     @Query(new ZodValidationPipe(listFindingsQuerySchema, 'query')) query: ListFindingsQuery,
     @CurrentPrincipal() principal: Principal,
+    @Res({ passthrough: true }) res: HeaderSink,
   ): Promise<string> {
+    // The deprecated parameters still work, and say so (issue 21 item 6: one paging style, `after`).
+    if (query.cursor !== undefined) markDeprecated(res, 'cursor: send it as after');
+    else if (query.offset > 0) markDeprecated(res, 'offset: follow nextCursor as after');
     return this.findings.listJson(query, principal);
   }
 }

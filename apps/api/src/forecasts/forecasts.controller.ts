@@ -1,5 +1,5 @@
 import { Body, Get, HttpCode, Post, Query } from '@nestjs/common';
-import { ApiBadRequestResponse, ApiBody, ApiNotFoundResponse, ApiOkResponse, ApiOperation, ApiTooManyRequestsResponse, ApiUnprocessableEntityResponse } from '@nestjs/swagger';
+import { ApiBadRequestResponse, ApiBody, ApiNotFoundResponse, ApiOkResponse, ApiOperation, ApiTooManyRequestsResponse, ApiUnprocessableEntityResponse, ApiConsumes } from '@nestjs/swagger';
 import type { HeadroomEntry, TrendEntry, WhatIfResult } from '@app/forecast';
 import type { Principal } from '@app/store';
 import { BearerController } from '../common/bearer-controller.decorator';
@@ -78,7 +78,13 @@ export class ForecastsController {
   @Post('whatif')
   @RequireRole('operator')
   @HttpCode(200)
-  @ApiOperation({ summary: 'Run a what-if scenario (apiVersion fleet-audit/v1) on the latest stored scan' })
+  @ApiOperation({
+    summary: 'Run a what-if scenario (apiVersion fleet-audit/v1) on the latest stored scan',
+    description:
+      'The scenario as JSON, or as YAML (`Content-Type: application/yaml` or `text/yaml`), the format of examples/scenarios: ' +
+      'one schema for both; a YAML body that does not parse is a 400 naming the line and column. Bodies over 100 kB are refused with 413.',
+  })
+  @ApiConsumes('application/json', 'application/yaml', 'text/yaml')
   @ApiBody({
     description: 'A scenario: `{apiVersion: "fleet-audit/v1", kind: "Scenario", name, steps: [{addNodes: {...}} ...]}`',
     schema: { type: 'object', required: ['apiVersion', 'kind', 'name', 'steps'], properties: { apiVersion: { type: 'string', enum: ['fleet-audit/v1'] }, kind: { type: 'string', enum: ['Scenario'] }, name: { type: 'string' }, steps: { type: 'array', items: { type: 'object' } } } },

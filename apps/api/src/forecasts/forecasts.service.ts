@@ -1,3 +1,4 @@
+import { parse as parseYaml } from 'yaml';
 import { Inject, Injectable, type OnApplicationShutdown } from '@nestjs/common';
 import { ForecastBudgetError, ForecastBusyError, ForecastPool, ForecastUnavailableError, latestSnapshot, trendsFromStore } from '@app/audit';
 import { HeadroomOptionError, ScenarioError, parseScenario, type HeadroomEntry, type TrendEntry, type WhatIfResult } from '@app/forecast';
@@ -94,7 +95,7 @@ export class ForecastsService implements OnApplicationShutdown {
   async whatIf(body: unknown, principal: Principal): Promise<{ scanId: string } & WhatIfResult> {
     this.requireAllAccounts(principal);
     try {
-      const scenario = parseScenario(body);
+      const scenario = parseScenario(typeof body === 'string' ? scenarioYaml(body) : body);
       const s = await latestSnapshot(this.store);
       const result = await this.pool.whatIf(s.snapshot, scenario, { now: new Date(s.observedAt) });
       return { scanId: s.scanId, ...result };
@@ -105,5 +106,19 @@ export class ForecastsService implements OnApplicationShutdown {
       throwPoolError(e);
       throw e;
     }
+  }
+}
+
+/**
+ * A what-if body sent as YAML (`Content-Type: application/yaml`: the API's text parser gives a string; JSON bodies
+ * arrive parsed), parsed to the object `parseScenario` validates as it does JSON.
+ * @throws ScenarioError `body: not valid YAML at line L, column C: ...` (the yaml library's first message line)
+ */
+function scenarioYaml(text: string): unknown {
+  try {
+    return parseYaml(text, { prettyErrors: true });
+  } catch (e) {
+    const first = (e instanceof Error ? e.message : String(e)).split('\n')[0]!.trim();
+    throw new ScenarioError(`body: not valid YAML: ${first}`);
   }
 }

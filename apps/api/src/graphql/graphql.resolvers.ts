@@ -300,19 +300,26 @@ export class RootResolver {
 
   @Query(() => ScanDiff, {
     description:
-      'Findings of `scanId` against the baseline `against`, by fingerprint (counts over your accounts). Either order: new = in scanId, not in against; resolved = in against, not in scanId (REST /v1/scans/{id}/diff). Both scans must have succeeded (else CONFLICT) and be of one fleet (else BAD_USER_INPUT naming both)',
+      'Findings of `scanId` against the baseline `against` (default: the previous succeeded scan of the same fleet), by fingerprint (counts over your accounts). Either order: new = in scanId, not in against; resolved = in against, not in scanId (REST /v1/scans/{id}/diff). Both scans must have succeeded (else CONFLICT) and be of one fleet (else BAD_USER_INPUT naming both)',
   })
   async scanDiff(
     @Args('scanId', { type: () => ID }) scanId: string,
-    @Args('against', { type: () => ID }) against: string,
     @Context() ctx: GqlContext,
+    @Args('against', {
+      type: () => ID,
+      nullable: true,
+      description: 'The baseline scan; default: the previous succeeded scan of the same fleet (NOT_FOUND when there is none), as REST',
+    })
+    against?: string | null,
     @Args('checkId', { nullable: true }) checkId?: string,
     @Args('accountId', { nullable: true }) accountId?: string,
     @Args('clusterId', { nullable: true }) clusterId?: string,
   ): Promise<ScanDiff & { filters: Record<string, string> }> {
     const filters = present({ checkId, accountId, clusterId }) as Record<string, string>;
-    const first = await this.scans.diff({ scanId, againstScanId: against, limit: 1, ...filters }, ctx.principal);
-    return { scanId, againstScanId: against, counts: first.counts, filters };
+    // Without `against`, the baseline REST uses (issue 21 item 6): the previous succeeded scan of the fleet.
+    const baseline = against ?? (await this.scans.defaultBaseline(scanId));
+    const first = await this.scans.diff({ scanId, againstScanId: baseline, limit: 1, ...filters }, ctx.principal);
+    return { scanId, againstScanId: baseline, counts: first.counts, filters };
   }
 
   @Mutation(() => StartScanPayload, { description: 'Start a scan (POST /v1/scans); operator role' })

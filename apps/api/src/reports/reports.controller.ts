@@ -6,13 +6,14 @@ import { BearerController } from '../common/bearer-controller.decorator';
 import { CurrentPrincipal } from '../auth/current-principal.decorator';
 import { z } from 'zod';
 import { ErrorResponseDto } from '../common/error-response.dto';
-import { pageQueryFields } from '../common/request.schemas';
+import { afterOrOffset, deprecatedOffsetField, listPageQueryFields } from '../common/request.schemas';
+import { markDeprecated, type ListPage } from '../common/listing.util';
 import { ApiZodQuery } from '../common/zod-openapi.util';
 import { ZodValidationPipe } from '../common/zod-validation.pipe';
 import { ReportsService } from './reports.service';
 
-/** Query of `GET /v1/reports`. */
-export const listReportsQuerySchema = z.strictObject({ ...pageQueryFields });
+/** Query of `GET /v1/reports`: `limit` + `after` (keyset on creation time and id); `offset` deprecated. */
+export const listReportsQuerySchema = afterOrOffset(z.strictObject({ ...listPageQueryFields, offset: deprecatedOffsetField }));
 /** Query of `GET /v1/reports/{id}`. */
 export const getReportQuerySchema = z.strictObject({
   format: z.enum(['json', 'html', 'md', 'csv'], 'must be one of json, html, md, csv').optional().default('json').describe('Rendering (default json: the document)'),
@@ -40,13 +41,15 @@ export class ReportsController {
   constructor(private readonly reports: ReportsService) {}
 
   @Get()
-  @ApiOperation({ summary: "Stored weekly reports whose accounts are all in the token's scope, newest first (summary counts and webhook delivery state)" })
+  @ApiOperation({ summary: "Stored weekly reports whose accounts are all in the token's scope, newest first (summary counts and webhook delivery state); page with `limit` and `after`" })
   @ApiZodQuery(listReportsQuerySchema)
-  @ApiOkResponse({ description: '{items, total, limit, offset}', schema: { type: 'object' } })
+  @ApiOkResponse({ description: '{items, total, limit, nextCursor (pass as after; null on the last page), offset (deprecated: the offset given, else 0)}', schema: { type: 'object' } })
   list(
     @Query(new ZodValidationPipe(listReportsQuerySchema, 'query')) q: z.output<typeof listReportsQuerySchema>,
     @CurrentPrincipal() principal: Principal,
-  ): Promise<{ items: StoredReportListItem[]; total: number; limit: number; offset: number }> {
+    @Res({ passthrough: true }) res: RawResponse,
+  ): Promise<ListPage<StoredReportListItem> & { offset: number }> {
+    if (q.offset !== undefined) markDeprecated(res, 'offset: follow nextCursor as after');
     return this.reports.list(q, principal);
   }
 

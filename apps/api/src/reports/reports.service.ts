@@ -1,6 +1,7 @@
 import { Injectable } from '@nestjs/common';
 import { REPORT_CONTENT_TYPES, renderReport, type ReportDocument, type ReportFormat } from '@app/reports';
-import { Store, StoreError, type Principal, type StoredReportListItem } from '@app/store';
+import { encodeCursor, Store, StoreError, type Principal, type StoredReportListItem } from '@app/store';
+import type { ListPage } from '../common/listing.util';
 
 /** A report rendered for sending: its body and its content type. */
 export interface RenderedReport {
@@ -19,10 +20,26 @@ export interface RenderedReport {
 export class ReportsService {
   constructor(private readonly store: Store) {}
 
-  /** A page of the visible reports, newest first (summary counts and webhook delivery state). */
-  async list(q: { limit: number; offset: number }, principal: Principal): Promise<{ items: StoredReportListItem[]; total: number; limit: number; offset: number }> {
-    const page = await this.store.reports.list(q, principal);
-    return { ...page, limit: q.limit, offset: q.offset };
+  /**
+   * A page of the visible reports, newest first (summary counts and webhook delivery state): keyset paging by `after`
+   * (creation time and id); the deprecated `offset` pages as before (its answer also carries `nextCursor`).
+   * @throws StoreError INVALID_ARGUMENT for a malformed cursor
+   */
+  async list(q: { limit: number; offset?: number; after?: string }, principal: Principal): Promise<ListPage<StoredReportListItem> & { offset: number }> {
+    if (q.offset !== undefined) {
+      const page = await this.store.reports.list({ limit: q.limit, offset: q.offset }, principal);
+      const last = page.items.at(-1);
+      const more = q.offset + page.items.length < page.total;
+      return { ...page, limit: q.limit, nextCursor: more && last ? encodeCursor([last.createdAt, last.id]) : null, offset: q.offset };
+    }
+    const page = await this.store.reports.page({ first: q.limit, ...(q.after !== undefined ? { after: q.after } : {}) }, principal);
+    return {
+      items: page.edges.map((e) => e.node),
+      total: page.total,
+      limit: q.limit,
+      nextCursor: page.hasNextPage ? (page.edges.at(-1)?.cursor ?? null) : null,
+      offset: 0,
+    };
   }
 
   /**

@@ -136,7 +136,10 @@ export class ScanPageDto {
   @ApiProperty()
   limit: number;
 
-  @ApiProperty()
+  @ApiProperty({ type: String, nullable: true, description: 'Pass as `after` for the next page; null on the last page' })
+  nextCursor: string | null;
+
+  @ApiProperty({ deprecated: true, description: 'The deprecated `offset` given (0 when paging by `after`)' })
   offset: number;
 }
 

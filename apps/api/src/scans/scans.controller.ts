@@ -23,6 +23,7 @@ import { LaunchScanResponseDto, ScanDto, ScanPageDto } from './scan.dto';
 import { launchScanBodySchema, listScansQuerySchema, scanDiffQuerySchema, type LaunchScanBody, type ListScansQuery, type ScanDiffQueryParams } from './scans.schemas';
 import { ScanDiffPageDto } from './scan-diff.dto';
 import { ScansService } from './scans.service';
+import { markDeprecated, type HeaderSink } from '../common/listing.util';
 
 /** `/v1/scans`: list, read and launch scans. */
 @BearerController('v1/scans', 'scans', 'Invalid query, path or body')
@@ -30,13 +31,15 @@ export class ScansController {
   constructor(private readonly scans: ScansService) {}
 
   @Get()
-  @ApiOperation({ summary: 'List scans, newest first' })
+  @ApiOperation({ summary: 'List scans, newest first; page with `limit` and `after` (the previous page\'s `nextCursor`)' })
   @ApiZodQuery(listScansQuerySchema)
   @ApiOkResponse({ type: ScanPageDto })
   list(
     @Query(new ZodValidationPipe(listScansQuerySchema, 'query')) query: ListScansQuery,
     @CurrentPrincipal() principal: Principal,
+    @Res({ passthrough: true }) res: HeaderSink,
   ): Promise<ScanPageDto> {
+    if (query.offset !== undefined) markDeprecated(res, 'offset: follow nextCursor as after');
     return this.scans.list(query, principal);
   }
 

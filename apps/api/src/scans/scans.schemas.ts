@@ -1,9 +1,9 @@
 import { FINDING_CHANGES, type FindingChange } from '@app/store';
 import { z } from 'zod';
-import { cursorPageQueryFields, idFilter, pageQueryFields, scanIdSchema } from '../common/request.schemas';
+import { cursorPageQueryFields, deprecatedOffsetField, idFilter, listPageQueryFields, afterOrOffset, scanIdSchema } from '../common/request.schemas';
 
-/** Query of `GET /v1/scans`. */
-export const listScansQuerySchema = z.strictObject({ ...pageQueryFields });
+/** Query of `GET /v1/scans`: `limit` + `after` (keyset on start time and id); `offset` deprecated. */
+export const listScansQuerySchema = afterOrOffset(z.strictObject({ ...listPageQueryFields, offset: deprecatedOffsetField }));
 
 /** Parsed query of `GET /v1/scans`. */
 export type ListScansQuery = z.output<typeof listScansQuerySchema>;

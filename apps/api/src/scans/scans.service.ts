@@ -1,5 +1,5 @@
 import { Inject, Injectable } from '@nestjs/common';
-import { ScanRepository, ScanTargetRepository, Store, type GraphPage, type GraphPageArgs, type Principal, type ScanDiffQuery } from '@app/store';
+import { encodeCursor, ScanRepository, ScanTargetRepository, Store, type GraphPage, type GraphPageArgs, type Principal, type ScanDiffQuery } from '@app/store';
 import { SCAN_LAUNCHER } from '../api.constants';
 import { ApiError } from '../common/api.exception';
 import type { ScanLauncher } from '../scan-launcher.port';
@@ -68,10 +68,32 @@ export class ScansService {
     return found.previous;
   }
 
-  /** A page of scans, newest first; summaries count only the principal's accounts. */
+  /**
+   * A page of scans, newest first; summaries count only the principal's accounts. Keyset paging by `after` (start
+   * time and id: scans stored while paging never shift a page); the deprecated `offset` pages as before.
+   * @throws StoreError INVALID_ARGUMENT for a malformed cursor
+   */
   async list(query: ListScansQuery, principal: Principal): Promise<ScanPageDto> {
-    const page = await this.scans.list(query, principal);
-    return { items: page.items.map(toScanListItemDto), total: page.total, limit: query.limit, offset: query.offset };
+    if (query.offset !== undefined) {
+      const page = await this.scans.list({ limit: query.limit, offset: query.offset }, principal);
+      const more = query.offset + page.items.length < page.total;
+      const last = page.items.at(-1);
+      return {
+        items: page.items.map(toScanListItemDto),
+        total: page.total,
+        limit: query.limit,
+        nextCursor: more && last ? encodeCursor([last.startedAt, last.id]) : null,
+        offset: query.offset,
+      };
+    }
+    const [page, total] = await Promise.all([this.scans.page({ first: query.limit, ...(query.after !== undefined ? { after: query.after } : {}) }, principal), this.scans.count()]);
+    return {
+      items: page.edges.map((e) => toScanListItemDto(e.node)),
+      total,
+      limit: query.limit,
+      nextCursor: page.hasNextPage ? (page.edges.at(-1)?.cursor ?? null) : null,
+      offset: 0,
+    };
   }
 
   /**

@@ -36,6 +36,15 @@ export class TokenDto {
 export class TokenListDto {
   @ApiProperty({ type: [TokenDto] })
   items: TokenDto[];
+
+  @ApiProperty({ description: 'Tokens listed over all pages (count)' })
+  total: number;
+
+  @ApiProperty()
+  limit: number;
+
+  @ApiProperty({ type: String, nullable: true, description: 'Pass as `after` for the next page; null on the last page' })
+  nextCursor: string | null;
 }
 
 /** A created token: the plaintext `token` is shown only in this response. */

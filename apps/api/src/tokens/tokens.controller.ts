@@ -1,4 +1,4 @@
-import { Body, Controller, Delete, Get, HttpCode, Param, Post } from '@nestjs/common';
+import { Body, Controller, Delete, Get, HttpCode, Param, Post, Query } from '@nestjs/common';
 import {
   ApiBadRequestResponse,
   ApiBearerAuth,
@@ -15,10 +15,11 @@ import type { Principal } from '@app/store';
 import { CurrentPrincipal } from '../auth/current-principal.decorator';
 import { RequireRole } from '../common/bearer-auth.guard';
 import { ErrorResponseDto } from '../common/error-response.dto';
-import { ApiZodBody } from '../common/zod-openapi.util';
+import { ApiZodBody, ApiZodQuery } from '../common/zod-openapi.util';
+import { compareKeys, keysetSlice } from '../common/listing.util';
 import { ZodValidationPipe } from '../common/zod-validation.pipe';
 import { CreatedTokenDto, TokenDto, TokenListDto } from './token.dto';
-import { createTokenBodySchema, tokenIdSchema, type CreateTokenBody } from './tokens.schemas';
+import { createTokenBodySchema, listTokensQuerySchema, tokenIdSchema, type CreateTokenBody, type ListTokensQuery } from './tokens.schemas';
 import { TokensService } from './tokens.service';
 
 export { actorOf } from './tokens.service';
@@ -39,10 +40,16 @@ export class TokensController {
   constructor(private readonly tokens: TokensService) {}
 
   @Get()
-  @ApiOperation({ summary: "Every token over accounts within this token's scope, newest first (never secrets)" })
+  @ApiOperation({ summary: "Every token over accounts within this token's scope, newest first (never secrets); page with `limit` and `after`" })
+  @ApiZodQuery(listTokensQuerySchema)
   @ApiOkResponse({ type: TokenListDto })
-  async list(@CurrentPrincipal() principal: Principal): Promise<TokenListDto> {
-    return { items: await this.tokens.list(principal) };
+  async list(
+    @Query(new ZodValidationPipe(listTokensQuerySchema, 'query')) query: ListTokensQuery,
+    @CurrentPrincipal() principal: Principal,
+  ): Promise<TokenListDto> {
+    // Tokens are few (an organisation's own); read in full, newest first, and paged by (created at, id).
+    const all = await this.tokens.list(principal);
+    return keysetSlice(all, (t) => [t.createdAt, t.id], 2, (a, b) => -compareKeys(a, b), query.limit, query.after);
   }
 
   @Post()

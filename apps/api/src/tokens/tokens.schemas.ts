@@ -1,5 +1,6 @@
 import { MAX_TOKEN_TTL_DAYS, parseTokenTtl, ROLES, type Role } from '@app/store';
 import { z } from 'zod';
+import { listPageQueryFields } from '../common/request.schemas';
 
 const role = z.enum(ROLES as [Role, ...Role[]], `must be one of ${ROLES.join(', ')}`).describe('viewer (read), operator (+ start scans, what-ifs), admin (+ manage tokens)');
 const accounts = z
@@ -56,3 +57,9 @@ export type CreateTokenBody = z.output<typeof createTokenBodySchema>;
 
 /** A token id (12 lowercase base36 characters). */
 export const tokenIdSchema = z.string().regex(/^[0-9a-z]{12}$/, 'must be a token id (12 lowercase letters and digits)');
+
+/** Query of `GET /v1/tokens`: `limit` + `after` (keyset on creation time and id, newest first; issue 21 item 6). */
+export const listTokensQuerySchema = z.strictObject({ ...listPageQueryFields });
+
+/** Parsed query of `GET /v1/tokens`. */
+export type ListTokensQuery = z.output<typeof listTokensQuerySchema>;

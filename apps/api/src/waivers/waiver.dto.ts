@@ -81,8 +81,14 @@ export class WaiverListDto {
   @ApiProperty({ type: [WaiverDto] })
   items: WaiverDto[];
 
-  @ApiProperty({ description: 'Waivers listed (count)' })
+  @ApiProperty({ description: 'Waivers listed over all pages (count)' })
   total: number;
+
+  @ApiProperty()
+  limit: number;
+
+  @ApiProperty({ type: String, nullable: true, description: 'Pass as `after` for the next page; null on the last page' })
+  nextCursor: string | null;
 }
 
 /** One change of a waiver. */

@@ -2,6 +2,7 @@ import { Injectable } from '@nestjs/common';
 import { Store, StoreError, type Principal, type StoredWaiver } from '@app/store';
 import type { WaiverDetailDto, WaiverDto, WaiverListDto } from './waiver.dto';
 import { actorOf, toWaiverDto } from './waiver.mapper';
+import { compareKeys, keysetSlice } from '../common/listing.util';
 import type { CreateWaiverBody, ListWaiversQuery, RevokeWaiverQuery, UpdateWaiverBody } from './waivers.schemas';
 
 /**
@@ -14,14 +15,20 @@ import type { CreateWaiverBody, ListWaiversQuery, RevokeWaiverQuery, UpdateWaive
 export class WaiversService {
   constructor(private readonly store: Store) {}
 
-  /** Waivers of the principal's accounts with their state now, oldest first; revoked ones on request. */
+  /**
+   * Waivers of the principal's accounts with their state now, oldest first; revoked ones on request; a page of
+   * `limit` after the cursor `after` (keyset on creation time and id).
+   * @throws StoreError INVALID_ARGUMENT for a malformed cursor
+   */
   async list(query: ListWaiversQuery, principal: Principal): Promise<WaiverListDto> {
     const all = await this.store.waiverService.listWithState(new Date(), {
       includeRevoked: query.includeRevoked === 'true' || query.state === 'revoked',
       scope: principal,
     });
-    const items = all.filter((w) => query.state === undefined || w.state === query.state).map(toWaiverDto);
-    return { items, total: items.length };
+    const listed = all.filter((w) => query.state === undefined || w.state === query.state);
+    // Waivers are few (hundreds) and their states are judged per read: read in full, paged by (created at, id).
+    const page = keysetSlice(listed, (w) => [w.createdAt, w.id], 2, compareKeys, query.limit, query.after);
+    return { ...page, items: page.items.map(toWaiverDto) };
   }
 
   /**
