@@ -39,6 +39,7 @@ import { buildFleetGraph } from '@app/checks';
 import { loadFleetDirectory } from '@app/collectors';
 import type { Finding, FleetGraph, QuotaUsageSample } from '@app/domain';
 import { createApiApp, type LaunchScanRequest, type ScanLauncher } from '@app/api';
+import { defaultForecastWorkerEntry } from '@app/audit';
 import { generateToken, Store, type Role, type StoredScan } from '@app/store';
 import { makeCoverage, makeFinding } from '../store/finding.factory';
 import { createTestDatabase, type TestDatabase } from '../store/test-database.util';
@@ -101,7 +102,7 @@ const covers = (t: PoolToken, accts: Acct[] | null) => t.scope === null || (acct
 /** A finding of account `a`, number i: ids, cluster and message carry the account marker. */
 function findingOf(a: Acct, i: number, severity: Finding['severity'] = 'warning'): Finding {
   return makeFinding({
-    checkId: i % 2 === 0 ? 'CLB_BACKEND_QUOTA' : 'NODEPORT_OVERLAP',
+    checkId: i % 2 === 0 ? 'CLB_BACKEND_QUOTA' : 'NODEPORT_EPHEMERAL_OVERLAP',
     severity,
     resource: { id: `lb-acct${a}-${String(i).padStart(3, '0')}`, accountId: ACCOUNTS[a], clusterId: `c-acct${a}`, name: `svc-acct${a}`, namespace: `ns-acct${a}` },
   });
@@ -399,7 +400,15 @@ describe('randomized scope matrix: every REST route and GraphQL field x every ki
       tokenModel.push({ id: v.stored.id, accts });
     }
 
-    app = await createApiApp({ store, token: BOOTSTRAP, scanLauncher: launcher, logger: false, auth: { maxFailures: 1_000_000 } });
+    // The forecast worker of the suite's build (test/global-setup.ts): the sources under test, not a stale dist/.
+    app = await createApiApp({
+      store,
+      token: BOOTSTRAP,
+      scanLauncher: launcher,
+      logger: false,
+      auth: { maxFailures: 1_000_000 },
+      forecasts: { workerEntry: defaultForecastWorkerEntry(process.env.FLEET_AUDIT_DIST) },
+    });
     await app.init();
     schema = app.get(GraphQLSchemaHost).schema;
     coverage = new FieldCoverage(schema);
@@ -633,7 +642,7 @@ describe('randomized scope matrix: every REST route and GraphQL field x every ki
       call: (t, pick, acct) => ({
         method: 'post',
         path: '/v1/waivers',
-        body: { checkId: 'NODEPORT_OVERLAP', accountId: ACCOUNTS[acct], resource: `lb-acct${acct}-${pick % 10}*`, owner: `team-acct${acct}`, reason: `matrix waiver for acct${acct} resources`, category: 'mitigated' },
+        body: { checkId: 'NODEPORT_EPHEMERAL_OVERLAP', accountId: ACCOUNTS[acct], resource: `lb-acct${acct}-${pick % 10}*`, owner: `team-acct${acct}`, reason: `matrix waiver for acct${acct} resources`, category: 'mitigated' },
         echo: [ACCOUNTS[acct]],
         outcome: {
           expected: inScope(t, acct) ? 201 : 403,
@@ -973,7 +982,7 @@ describe('randomized scope matrix: every REST route and GraphQL field x every ki
         const scan = scanPick(r);
         const f = {
           accountId: optional(r, ACCOUNTS[acct], '9999999999999999'),
-          checkId: optional(r, r.pick(['CLB_BACKEND_QUOTA', 'NODEPORT_OVERLAP']), 'NO_SUCH_CHECK'),
+          checkId: optional(r, r.pick(['CLB_BACKEND_QUOTA', 'NODEPORT_EPHEMERAL_OVERLAP']), 'NO_SUCH_CHECK'),
           severity: optional(r, r.pick(['critical', 'warning']), 'info'),
           clusterId: optional(r, `c-acct${acct}`, 'c-none'),
         };
@@ -1100,7 +1109,7 @@ describe('randomized scope matrix: every REST route and GraphQL field x every ki
         const p = pageOf(r, { allowInvalid: true });
         const scan = scanPick(r);
         const named = {
-          checkId: optional(r, 'CLB_BACKEND_QUOTA', 'NODEPORT_OVERLAP'),
+          checkId: optional(r, 'CLB_BACKEND_QUOTA', 'NODEPORT_EPHEMERAL_OVERLAP'),
           accountId: optional(r, ACCOUNTS[acct], '9999999999999999'),
           regionId: optional(r, 'cn-hangzhou', 'cn-beijing'),
           resourceKind: optional(r, 'LoadBalancer', 'EcsInstance'),
@@ -1135,7 +1144,7 @@ describe('randomized scope matrix: every REST route and GraphQL field x every ki
       call: (t, r, acct) => {
         const from = r.pick(['latest', 'latest', 'older', 'failed', 'missing', 'garbage'] as const);
         const against = r.pick(['older', 'older', 'latest', 'failed', 'missing'] as const);
-        const named = { scanId: scanIdOf(from), against: scanIdOf(against), accountId: optional(r, ACCOUNTS[acct], '9999999999999999'), checkId: optional(r, r.pick(['CLB_BACKEND_QUOTA', 'NODEPORT_OVERLAP']), 'NO_SUCH_CHECK'), clusterId: optional(r, `c-acct${acct}`, 'c-none') };
+        const named = { scanId: scanIdOf(from), against: scanIdOf(against), accountId: optional(r, ACCOUNTS[acct], '9999999999999999'), checkId: optional(r, r.pick(['CLB_BACKEND_QUOTA', 'NODEPORT_EPHEMERAL_OVERLAP']), 'NO_SUCH_CHECK'), clusterId: optional(r, `c-acct${acct}`, 'c-none') };
         const change = r.pick([undefined, undefined, 'new', 'resolved', 'persisting', 'severityChanged'] as const);
         const p = r.chance(8) ? { ...pageOf(r), forward: false, args: ['last: 2'], n: 2, costSize: 2 } : pageOf(r);
         const missing = [from, against].some((k) => k === 'missing' || k === 'garbage');
@@ -1170,7 +1179,7 @@ describe('randomized scope matrix: every REST route and GraphQL field x every ki
         const status = r.pick([undefined, undefined, 'insufficient_data', 'ok'] as const);
         const named = {
           accountId: optional(r, ACCOUNTS[acct], '9999999999999999'),
-          checkId: optional(r, 'CLB_BACKEND_QUOTA', 'NODEPORT_OVERLAP'),
+          checkId: optional(r, 'CLB_BACKEND_QUOTA', 'NODEPORT_EPHEMERAL_OVERLAP'),
           clusterId: optional(r, `c-acct${acct}`, 'c-none'),
           windowDays: r.pick([undefined, 2, 30]),
           status: status && { enum: status },
@@ -1179,7 +1188,7 @@ describe('randomized scope matrix: every REST route and GraphQL field x every ki
         // Each has at most 2 samples: insufficient_data.
         const resources = (x: Acct) => new Set(modelQuotas.filter((q) => q.acct === x && (q.scan === 'latest' || named.windowDays !== 2)).map((q) => q.idx)).size;
         const want =
-          named.checkId === 'NODEPORT_OVERLAP' || named.clusterId === 'c-none' || named.accountId === '9999999999999999' || status === 'ok'
+          named.checkId === 'NODEPORT_EPHEMERAL_OVERLAP' || named.clusterId === 'c-none' || named.accountId === '9999999999999999' || status === 'ok'
             ? 0
             : inScopeAccts(t)
                 .filter((x) => (!named.accountId || ACCOUNTS[x] === named.accountId) && (!named.clusterId || named.clusterId === `c-acct${x}`))

@@ -62,7 +62,7 @@ describe('REST /v1/waivers and read-time application (e2e)', () => {
     const tooLong = await http()
       .post('/v1/waivers')
       .set(auth)
-      .send({ checkId: 'X', accountId: ACCOUNT, resource: 'lb-*', owner: 'o', reason: 'a long enough reason', category: 'mitigated', expiresAt: new Date(Date.now() + 200 * 86_400_000).toISOString() });
+      .send({ checkId: 'CLB_BACKEND_QUOTA', accountId: ACCOUNT, resource: 'lb-*', owner: 'o', reason: 'a long enough reason', category: 'mitigated', expiresAt: new Date(Date.now() + 200 * 86_400_000).toISOString() });
     expect(tooLong.status).toBe(400);
     expect(tooLong.body.issues[0].path).toBe('body.expiresAt');
   });
