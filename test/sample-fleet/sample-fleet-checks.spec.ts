@@ -127,7 +127,7 @@ describe('sample fleet x check catalogue: every headline check fires', () => {
     expect(figures('CLB_LISTENER_QUOTA')).toEqual([{ used: 41, limit: 50, severity: 'warning' }]);
     expect(figures('CLB_INSTANCE_QUOTA')).toEqual([{ used: 43, limit: 50, severity: 'warning' }]);
     // 41 + 42 NodePorts, matchmaker's health check NodePort, status-page, status-api, grafana, dashboard.
-    expect(figures('NODEPORT_RANGE_EXHAUSTION')).toEqual([{ used: 88, limit: 100, severity: 'warning' }]);
+    expect(figures('NODEPORT_RANGE_EXHAUSTION')).toEqual([{ used: 89, limit: 100, severity: 'warning' }]);
   });
 });
 
@@ -177,6 +177,7 @@ const EXPECTED_FAILURES: Record<string, string[]> = {
   SERVICE_HTTPS_TO_HTTPS_PORT: ['storefront/shop-api'],
   SERVICE_IMMUTABLE_CHANGE: ['storefront/reviews'],
   SERVICE_LB_PENDING: [
+    'arena/lobby',
     'monitoring/thanos-query',
     'ops/grafana',
     'partners/partner-api',
@@ -194,6 +195,18 @@ const EXPECTED_FAILURES: Record<string, string[]> = {
     'storefront/reviews',
     'storefront/search',
   ],
+  // NLB (issue 20): the leaked server group of data-platform and arena/lobby without zone-maps fire; the NLB quota
+  // checks, NLB_ORPHANED and NLB_CCM_UNSUPPORTED only pass here (their failures are in their check fixtures).
+  NLB_SERVER_GROUP_ORPHANED: ['sgp-kx0tye1t4548nvockz9r'],
+  NLB_ZONE_MAPS_MISSING: ['arena/lobby'],
+  NLB_SERVER_GROUP_BACKEND_QUOTA: [],
+  NLB_BACKEND_QUOTA: [],
+  NLB_SERVER_ADDED_QUOTA: [],
+  NLB_SERVER_GROUP_QUOTA: [],
+  NLB_LISTENER_QUOTA: [],
+  NLB_INSTANCE_QUOTA: [],
+  NLB_ORPHANED: [],
+  NLB_CCM_UNSUPPORTED: [],
   SERVICE_LOCAL_IN_CLUSTER_ACCESS: [
     'ingress-nginx/ingress-nginx-controller',
     'kube-system/nginx-ingress-lb',

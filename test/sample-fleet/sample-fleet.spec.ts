@@ -72,8 +72,9 @@ const k8s = (c: ClusterSnapshot) => {
   if (!c.kubernetes) throw new Error(`cluster ${c.name} has no Kubernetes objects`);
   return c.kubernetes;
 };
+/** The CLB Services of a cluster (LoadBalancer, no loadBalancerClass); NLB Services are checked on their own. */
 const lbServices = (c: ClusterSnapshot): K8sService[] =>
-  k8s(c).services.filter((s) => s.type === 'LoadBalancer');
+  k8s(c).services.filter((s) => s.type === 'LoadBalancer' && !s.loadBalancerClass);
 const defaultLbName = (uid: string) => `a${uid.replace(/-/g, '')}`.slice(0, 32);
 const entries = (lb: Clb) =>
   lb.defaultBackendServers.length + lb.vServerGroups.reduce((n, g) => n + g.backendServers.length, 0);

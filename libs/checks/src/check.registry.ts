@@ -36,6 +36,16 @@ import { serviceLbPendingRule } from './rules/service-lb-pending.rule';
 import { serviceLocalInClusterAccessRule } from './rules/service-local-in-cluster-access.rule';
 import { serviceNoConnectionDrainRule } from './rules/service-no-connection-drain.rule';
 import { vswitchIpExhaustionRule } from './rules/vswitch-ip-exhaustion.rule';
+import { nlbServerGroupBackendQuotaRule } from './rules/nlb-server-group-backend-quota.rule';
+import { nlbBackendQuotaRule } from './rules/nlb-backend-quota.rule';
+import { nlbServerAddedQuotaRule } from './rules/nlb-server-added-quota.rule';
+import { nlbServerGroupQuotaRule } from './rules/nlb-server-group-quota.rule';
+import { nlbListenerQuotaRule } from './rules/nlb-listener-quota.rule';
+import { nlbInstanceQuotaRule } from './rules/nlb-instance-quota.rule';
+import { nlbOrphanedRule } from './rules/nlb-orphaned.rule';
+import { nlbServerGroupOrphanedRule } from './rules/nlb-server-group-orphaned.rule';
+import { nlbZoneMapsMissingRule } from './rules/nlb-zone-maps-missing.rule';
+import { nlbCcmUnsupportedRule } from './rules/nlb-ccm-unsupported.rule';
 
 /**
  * Every registered check, in catalogue order (`../shared/checks.md` sections and rows). The one place checks are
@@ -54,6 +64,12 @@ export const CHECKS: readonly CheckDefinition[] = Object.freeze([
   nodeportInEphemeralRangeRule,
   nodeportRangeExhaustionRule,
   ccmLargeScaleRiskRule,
+  nlbServerGroupBackendQuotaRule,
+  nlbBackendQuotaRule,
+  nlbServerAddedQuotaRule,
+  nlbServerGroupQuotaRule,
+  nlbListenerQuotaRule,
+  nlbInstanceQuotaRule,
   // Ownership and reuse
   lbOrphanedRule,
   lbNotFoundForServiceRule,
@@ -70,11 +86,14 @@ export const CHECKS: readonly CheckDefinition[] = Object.freeze([
   lbNoBackendsRule,
   lbConfigDriftRule,
   serviceLbPendingRule,
+  nlbOrphanedRule,
+  nlbServerGroupOrphanedRule,
   // CCM version and RAM permissions
   ccmAnnotationUnsupportedRule,
   ccmVersionBehaviourGapRule,
   ccmRamPermissionGapRule,
   ccmFinalizerMissingRule,
+  nlbCcmUnsupportedRule,
   // Service configuration
   serviceEniOnFlannelRule,
   serviceEniStringTargetportRule,
@@ -83,6 +102,7 @@ export const CHECKS: readonly CheckDefinition[] = Object.freeze([
   serviceNoConnectionDrainRule,
   serviceLocalInClusterAccessRule,
   serviceEventErrorRule,
+  nlbZoneMapsMissingRule,
 ]);
 
 const BY_ID = new Map(CHECKS.map((c) => [c.id, c]));

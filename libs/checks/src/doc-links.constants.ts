@@ -14,6 +14,11 @@ export const DOC_URL = {
   /** ACK "Add annotations to the YAML file of a Service to configure CLB instances" (annotation -> CCM version). */
   clbAnnotations:
     'https://www.alibabacloud.com/help/en/ack/ack-managed-and-ack-dedicated/user-guide/add-annotations-to-the-yaml-file-of-a-service-to-configure-clb-instances',
+  /** ACK "Configure an NLB instance by using annotations" (NLB Services, zone-maps, CCM versions). */
+  nlbAnnotations:
+    'https://www.alibabacloud.com/help/en/ack/ack-managed-and-ack-dedicated/user-guide/configure-nlb-instances-by-using-annotations',
+  /** NLB "NLB quotas" (Quota Center quota names and defaults). */
+  nlbQuotas: 'https://www.alibabacloud.com/help/en/slb/network-load-balancer/user-guide/nlb-quotas',
 } as const;
 
 /**
@@ -36,4 +41,6 @@ export const SEED = {
   troubleshooting: 'ACK "Troubleshoot LoadBalancer services" (docs/sources.md#ack-troubleshooting)',
   serviceFaqClb: 'ACK "Service FAQ", CLB edition (docs/sources.md#ack-service-faq)',
   lbConsiderations: 'ACK "Notes on service load balancing configuration and CCM resource update policies" (docs/sources.md#ack-lb-considerations)',
+  nlbAnnotations: 'ACK "Configure an NLB instance by using annotations" (docs/sources.md#ack-nlb-annotations)',
+  nlbQuotas: 'NLB "NLB quotas" (docs/sources.md#nlb-quotas)',
 } as const;

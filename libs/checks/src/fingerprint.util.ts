@@ -8,7 +8,7 @@ import type { ResourceKind, ResourceRef } from '@app/domain';
  * there). The cluster they serve is a derived attribute that can change (or be unknown when a
  * cluster's Kubernetes objects were not read), so it is not part of their key (issue 14 item 7).
  */
-export const REGION_SCOPED_KINDS: ReadonlySet<ResourceKind> = new Set<ResourceKind>(['LoadBalancer', 'VServerGroup', 'EcsInstance', 'VSwitch']);
+export const REGION_SCOPED_KINDS: ReadonlySet<ResourceKind> = new Set<ResourceKind>(['LoadBalancer', 'VServerGroup', 'EcsInstance', 'VSwitch', 'NetworkLoadBalancer', 'NlbServerGroup', 'NlbServer']);
 
 /**
  * The stable identity key of a resource, `|`-separated: kind, account, region, cluster and id for

@@ -49,7 +49,7 @@ describe('runAudit', () => {
 
   it('returns no findings for an account with an empty region (only region-level passes)', () => {
     const out = runAudit(
-      factory.fleet([factory.region({ loadBalancers: [], ecsInstances: [], vSwitches: [] })]),
+      factory.fleet([factory.region({ loadBalancers: [], nlbs: [], nlbServerGroups: [], ecsInstances: [], vSwitches: [] })]),
       {
         now: FROZEN_NOW,
       },
@@ -57,6 +57,10 @@ describe('runAudit', () => {
     expect(out.findings).toEqual([]);
     expect(out.results.map((r) => [r.checkId, r.status, r.resource.kind])).toEqual([
       ['CLB_INSTANCE_QUOTA', 'pass', 'Region'],
+      ['NLB_INSTANCE_QUOTA', 'pass', 'Region'],
+      ['NLB_ORPHANED', 'pass', 'Region'],
+      ['NLB_SERVER_GROUP_ORPHANED', 'pass', 'Region'],
+      ['NLB_SERVER_GROUP_QUOTA', 'pass', 'Region'],
     ]);
   });
 

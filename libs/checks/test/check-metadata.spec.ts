@@ -20,6 +20,9 @@ const RESOURCE_KINDS = [
   'Service',
   'LoadBalancer',
   'VServerGroup',
+  'NetworkLoadBalancer',
+  'NlbServerGroup',
+  'NlbServer',
   'EcsInstance',
   'VSwitch',
   'RamRole',
@@ -37,6 +40,12 @@ const REQUIRED_IDS = [
   'NODEPORT_IN_EPHEMERAL_RANGE',
   'NODEPORT_RANGE_EXHAUSTION',
   'CCM_LARGE_SCALE_RISK',
+  'NLB_SERVER_GROUP_BACKEND_QUOTA',
+  'NLB_BACKEND_QUOTA',
+  'NLB_SERVER_ADDED_QUOTA',
+  'NLB_SERVER_GROUP_QUOTA',
+  'NLB_LISTENER_QUOTA',
+  'NLB_INSTANCE_QUOTA',
   // Ownership and reuse
   'LB_ORPHANED',
   'LB_NOT_FOUND_FOR_SERVICE',
@@ -53,11 +62,14 @@ const REQUIRED_IDS = [
   'LB_NO_BACKENDS',
   'LB_CONFIG_DRIFT',
   'SERVICE_LB_PENDING',
+  'NLB_ORPHANED',
+  'NLB_SERVER_GROUP_ORPHANED',
   // CCM version and RAM permissions
   'CCM_ANNOTATION_UNSUPPORTED',
   'CCM_VERSION_BEHAVIOUR_GAP',
   'CCM_RAM_PERMISSION_GAP',
   'CCM_FINALIZER_MISSING',
+  'NLB_CCM_UNSUPPORTED',
   // Service configuration
   'SERVICE_ENI_ON_FLANNEL',
   'SERVICE_ENI_STRING_TARGETPORT',
@@ -66,6 +78,7 @@ const REQUIRED_IDS = [
   'SERVICE_NO_CONNECTION_DRAIN',
   'SERVICE_LOCAL_IN_CLUSTER_ACCESS',
   'SERVICE_EVENT_ERROR',
+  'NLB_ZONE_MAPS_MISSING',
 ];
 
 describe('check metadata', () => {

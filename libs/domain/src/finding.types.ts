@@ -23,6 +23,9 @@ export type ResourceKind =
   | 'Service'
   | 'LoadBalancer'
   | 'VServerGroup'
+  | 'NetworkLoadBalancer'
+  | 'NlbServerGroup'
+  | 'NlbServer'
   | 'EcsInstance'
   | 'VSwitch'
   | 'RamRole';

@@ -25,6 +25,7 @@ import { dataPlatform } from './scenarios/data-platform';
 import { paymentsLegacy } from './scenarios/payments-legacy';
 import { previewEnvs } from './scenarios/preview-envs';
 import { storefront } from './scenarios/storefront';
+import { nlbAdditions } from './scenarios/nlb';
 
 /** Builds the whole sample fleet in memory (every scenario, in the order that numbers its ids). */
 export function buildSampleFleet(): SampleFleet {
@@ -34,6 +35,7 @@ export function buildSampleFleet(): SampleFleet {
   dataPlatform(f);
   previewEnvs(f);
   catalogueAdditions(f);
+  nlbAdditions(f);
   return f;
 }
 

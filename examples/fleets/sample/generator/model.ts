@@ -20,6 +20,8 @@ import {
   defaultLoadBalancerName,
   lbAnnotationKey,
   listenerDescription,
+  nlbListenerDescription,
+  nlbServerGroupName,
   parseCcmVersion,
   vServerGroupName,
 } from '@app/domain';
@@ -47,6 +49,8 @@ import type {
   ServiceOptions,
   Service,
   ServiceEvent,
+  Nlb,
+  NlbServer,
 } from './types';
 import { ecsTime, iso, plus } from './time';
 
@@ -370,6 +374,9 @@ export class SampleFleet {
       finalizer: o.finalizer ?? ccmHasFeature(cl.ccm, 'finalizer'),
       lb: undefined,
       ingressIp: undefined,
+      loadBalancerClass: o.loadBalancerClass,
+      nlb: undefined,
+      ingressHostname: undefined,
       header: o.header,
     };
     cl.services.push(svc);
@@ -421,6 +428,102 @@ export class SampleFleet {
       svc.labels[LABEL_SERVICE_LOADBALANCER_ID] = lb.id;
       svc.labels['service.beta.kubernetes.io/hash'] = this.random.chars(HEX, 56);
     }
+  };
+
+  /**
+   * An NLB created by CCM for the NLB Service `svc` (pkg/controller/service/nlbv2; research/nlb.md 3-4): the default
+   * name, tagged `kubernetes.do.not.delete` / `ack.aliyun.com` (on the NLB and on its server groups), one listener
+   * and one server group per port (`k8s.{port}.{proto}.{svc}.{ns}.{cluster}`), servers as CCM builds them for an
+   * `Instance` group (Cluster: every candidate node on the NodePort, weight 100; Local: the nodes running ready pods,
+   * weight = pods), the DNS name as the Service's status hostname and the `loadbalancer-id` label.
+   */
+  readonly ccmNlb = (cl: Cluster, svc: Service): Nlb => {
+    const { chars } = this.random;
+    const owner = defaultLoadBalancerName(svc.uid);
+    const tags: Tag[] = [
+      [TAG_CCM_OWNER, owner],
+      [TAG_CLUSTER_ID, cl.id],
+    ];
+    const zones = [...new Set(cl.nodeVsw.map((v) => v.ZoneId))];
+    const nlb: Nlb = {
+      id: `nlb-${chars(ALNUM, 20)}`,
+      reg: cl.reg,
+      name: owner,
+      addressType: 'Internet',
+      vpc: cl.vpc,
+      zones: cl.nodeVsw.filter((v, i) => zones.indexOf(v.ZoneId) === i).map((v) => [v.ZoneId, v.VSwitchId] as const),
+      created: plus(svc.created, 8),
+      tags,
+    };
+    cl.reg.nlbs.push(nlb);
+    for (const port of svc.ports) {
+      const proto = (port.protocol ?? 'TCP').toUpperCase();
+      const name = nlbServerGroupName(port.nodePort, proto, svc.name, svc.ns, cl.id);
+      const sgId = `sgp-${chars(ALNUM, 20)}`;
+      const servers = this.backendsFor(cl, svc, port, name).map(
+        (b): NlbServer => ({ ServerGroupId: sgId, ServerId: b.ServerId, ServerIp: '', ServerType: 'Ecs', Port: Number(b.Port), Weight: b.Weight, Status: 'Available', ZoneId: cl.nodes.find((n) => n.ecsId === b.ServerId)?.zone ?? '', Description: name }),
+      );
+      cl.reg.nlbServerGroups.push({
+        ServerGroupId: sgId,
+        ServerGroupName: name,
+        ServerGroupType: 'Instance',
+        ServerGroupStatus: 'Available',
+        Protocol: proto,
+        VpcId: cl.vpc,
+        AddressIPVersion: 'ipv4',
+        Scheduler: 'Wrr',
+        RelatedLoadBalancerIds: [nlb.id],
+        ServerCount: servers.length,
+        ResourceGroupId: cl.reg.account.rg,
+        RegionId: cl.reg.id,
+        Tags: tags.map(([k, v]) => ({ Key: k, Value: v })),
+      });
+      cl.reg.nlbServers.push(...servers);
+      cl.reg.nlbListeners.push({
+        ListenerId: `lsn-${chars(ALNUM, 20)}`,
+        LoadBalancerId: nlb.id,
+        ListenerProtocol: proto,
+        ListenerPort: port.port,
+        ListenerDescription: nlbListenerDescription(port.port, proto, svc.name, svc.ns, cl.id),
+        ServerGroupId: sgId,
+        ListenerStatus: 'Running',
+        IdleTimeout: 900,
+        RegionId: cl.reg.id,
+      });
+    }
+    svc.nlb = nlb;
+    svc.ingressHostname = `${nlb.id}.${cl.reg.id}.nlb.aliyuncsslb.com`;
+    svc.labels[LABEL_SERVICE_LOADBALANCER_ID] = nlb.id;
+    svc.labels['service.beta.kubernetes.io/hash'] = chars(HEX, 56);
+    return nlb;
+  };
+
+  /**
+   * A server group CCM created for an NLB Service that was deleted under a CCM build that skipped the server-group
+   * cleanup (v2.12.1 to v2.12.3; fixed in v2.12.4, research/nlb.md 3.3): still tagged for the gone Service's default
+   * LB name and the cluster, no NLB uses it, no servers.
+   */
+  readonly leakedNlbServerGroup = (cl: Cluster, goneUid: string, port: { nodePort: number; protocol: string; svc: string; ns: string }): string => {
+    const sgId = `sgp-${this.random.chars(ALNUM, 20)}`;
+    cl.reg.nlbServerGroups.push({
+      ServerGroupId: sgId,
+      ServerGroupName: nlbServerGroupName(port.nodePort, port.protocol, port.svc, port.ns, cl.id),
+      ServerGroupType: 'Instance',
+      ServerGroupStatus: 'Available',
+      Protocol: port.protocol,
+      VpcId: cl.vpc,
+      AddressIPVersion: 'ipv4',
+      Scheduler: 'Wrr',
+      RelatedLoadBalancerIds: [],
+      ServerCount: 0,
+      ResourceGroupId: cl.reg.account.rg,
+      RegionId: cl.reg.id,
+      Tags: [
+        { Key: TAG_CCM_OWNER, Value: defaultLoadBalancerName(goneUid) },
+        { Key: TAG_CLUSTER_ID, Value: cl.id },
+      ],
+    });
+    return sgId;
   };
 
   /**

@@ -406,6 +406,8 @@ export interface ServiceOptions {
   clusterIp?: string;
   healthCheckNodePort?: number;
   finalizer?: boolean;
+  /** `spec.loadBalancerClass` (`alibabacloud.com/nlb`: an NLB Service, `ccmNlb` gives it its NLB). */
+  loadBalancerClass?: string;
   /** Provenance comment lines written above `services.yaml` (objects copied from upstream manifests). */
   header?: string[];
 }
@@ -429,6 +431,12 @@ export interface Service {
   finalizer: boolean;
   lb: Clb | undefined;
   ingressIp: string | undefined;
+  /** `spec.loadBalancerClass`, when set. */
+  loadBalancerClass: string | undefined;
+  /** The NLB CCM built for an NLB Service (`ccmNlb`). */
+  nlb: Nlb | undefined;
+  /** Status hostname: the NLB's DNS name (NLB Services never get an IP). */
+  ingressHostname: string | undefined;
   header: string[] | undefined;
 }
 

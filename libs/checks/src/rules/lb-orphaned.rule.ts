@@ -28,15 +28,15 @@ function formerServiceOf(clb: Clb): string | undefined {
   return undefined;
 }
 
-/** The owner search of a CCM-created CLB: the Service found (or none), the tagged cluster gone, or why not known. */
-type OwnerSearch = { match?: ServiceEntry; clusterGone?: boolean } | { skip: string };
+/** The owner search of a CCM-created CLB or NLB: the Service found (or none), the tagged cluster gone, or why not known. */
+export type OwnerSearch = { match?: ServiceEntry; clusterGone?: boolean } | { skip: string };
 
 /**
  * The Service whose default LB name is `owner`: within the tagged cluster when `clusterId` is set (the cluster must
  * exist and its Kubernetes objects must have been read), else within the clusters of the CLB's account and region
  * (a miss counts only when all of them were read).
  */
-function findOwner(
+export function findOwner(
   index: FleetIndex,
   owner: string,
   clusterId: string | undefined,

@@ -3,7 +3,7 @@
  * get <kind> -A -o yaml` prints them. They draw resource versions, UIDs and name suffixes from the fleet's
  * PRNG, so the order of the calls is part of the output (see generate.ts).
  */
-import { FINALIZER_CLB, LABEL_NODE_ROLE_MASTER, TAG_CLUSTER_ID } from '@app/domain';
+import { FINALIZER_CLB, FINALIZER_NLB, LABEL_NODE_ROLE_MASTER, NLB_LOAD_BALANCER_CLASS, TAG_CLUSTER_ID } from '@app/domain';
 import { ccmMajor, type SampleFleet } from '../model';
 import type { Cluster, Node, Pod, Service, ServiceEvent } from '../types';
 import { HEX, KHASH } from '../random';
@@ -127,7 +127,7 @@ export function serviceObj(f: SampleFleet, cl: Cluster, s: Service) {
     metadata: {
       ...(Object.keys(s.annotations).length ? { annotations: s.annotations } : {}),
       creationTimestamp: iso(s.created),
-      ...(s.finalizer ? { finalizers: [FINALIZER_CLB] } : {}),
+      ...(s.finalizer ? { finalizers: [s.loadBalancerClass === NLB_LOAD_BALANCER_CLASS ? FINALIZER_NLB : FINALIZER_CLB] } : {}),
       ...(Object.keys(s.labels).length ? { labels: s.labels } : {}),
       name: s.name,
       namespace: s.ns,
@@ -143,12 +143,19 @@ export function serviceObj(f: SampleFleet, cl: Cluster, s: Service) {
       internalTrafficPolicy: 'Cluster',
       ipFamilies: ['IPv4'],
       ipFamilyPolicy: 'SingleStack',
+      ...(s.loadBalancerClass ? { loadBalancerClass: s.loadBalancerClass } : {}),
       ports,
       selector: s.selector,
       sessionAffinity: 'None',
       type: s.type,
     },
-    status: { loadBalancer: s.ingressIp ? { ingress: [{ ip: s.ingressIp, ...(modern ? { ipMode: 'VIP' } : {}) }] } : {} },
+    status: {
+      loadBalancer: s.ingressIp
+        ? { ingress: [{ ip: s.ingressIp, ...(modern ? { ipMode: 'VIP' } : {}) }] }
+        : s.ingressHostname
+          ? { ingress: [{ hostname: s.ingressHostname }] }
+          : {},
+    },
   };
 }
 

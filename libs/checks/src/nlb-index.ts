@@ -1,0 +1,154 @@
+/**
+ * NLB lookups over the fleet index, built lazily once per region (linear in the region's NLB resources) and
+ * memoised by the region object: NLBs by id, owner tag, default name and DNS name, server groups by id, the
+ * entries per NLB, the server groups each server is in, and CCM's lookup of a Service's NLB (`findServiceNlb`).
+ * A region whose `nlb` dataset was not read has `nlbs === undefined`: every helper here says so, and every NLB
+ * check skips it with `nlbNotReadReason` (never a silent pass).
+ */
+import {
+  TAG_CCM_OWNER,
+  findServiceNlb,
+  needNlb,
+  type AccountSnapshot,
+  type Nlb,
+  type NlbServer,
+  type NlbServerGroup,
+  type RegionSnapshot,
+  type ResourceRef,
+  type ServiceNlbMatch,
+} from '@app/domain';
+import type { FleetIndex, RegionEntry, ServiceEntry } from './fleet-index';
+import { notReadReason } from './result.util';
+
+/** The NLB view of one region (only for regions whose `nlb` dataset was read). */
+export interface RegionNlbView {
+  nlbById: Map<string, Nlb>;
+  nlbsByOwnerTag: Map<string, Nlb[]>;
+  nlbsByName: Map<string, Nlb[]>;
+  nlbByDnsName: Map<string, Nlb>;
+  groupById: Map<string, NlbServerGroup>;
+  /** Server key (`serverKey`) -> the server groups holding it (one entry per group). */
+  groupsByServer: Map<string, { server: NlbServer; groups: NlbServerGroup[] }>;
+}
+
+const views = new WeakMap<RegionSnapshot, RegionNlbView | null>();
+
+/** The key of a server across groups: its type and id (an `Ip` server's id is its IP). */
+export function serverKey(s: Pick<NlbServer, 'type' | 'serverId'>): string {
+  return `${s.type}:${s.serverId}`;
+}
+
+/** The NLB view of a region, or `undefined` when its `nlb` dataset was not read. */
+export function regionNlbView(region: RegionSnapshot): RegionNlbView | undefined {
+  let v = views.get(region);
+  if (v === undefined) {
+    v = null;
+    if (region.nlbs && region.nlbServerGroups) {
+      const push = <K, T>(m: Map<K, T[]>, k: K, t: T) => {
+        const list = m.get(k);
+        if (list) list.push(t);
+        else m.set(k, [t]);
+      };
+      const out: RegionNlbView = {
+        nlbById: new Map(),
+        nlbsByOwnerTag: new Map(),
+        nlbsByName: new Map(),
+        nlbByDnsName: new Map(),
+        groupById: new Map(),
+        groupsByServer: new Map(),
+      };
+      for (const n of region.nlbs) {
+        out.nlbById.set(n.loadBalancerId, n);
+        const owner = n.tags[TAG_CCM_OWNER];
+        if (owner !== undefined) push(out.nlbsByOwnerTag, owner, n);
+        if (n.name) push(out.nlbsByName, n.name, n);
+        if (n.dnsName) out.nlbByDnsName.set(n.dnsName, n);
+      }
+      for (const g of region.nlbServerGroups) {
+        out.groupById.set(g.serverGroupId, g);
+        for (const s of g.servers) {
+          const k = serverKey(s);
+          const e = out.groupsByServer.get(k);
+          if (e) e.groups.push(g);
+          else out.groupsByServer.set(k, { server: s, groups: [g] });
+        }
+      }
+      v = out;
+    }
+    views.set(region, v);
+  }
+  return v ?? undefined;
+}
+
+/** The standard reason of a region's NLB data not read (with the scan's coverage message, if any). */
+export function nlbNotReadReason(index: FleetIndex, account: AccountSnapshot, region: RegionSnapshot): string {
+  return notReadReason(index, `NLB instances and server groups of ${region.regionId}`, 'nlb', account.accountId, region.regionId);
+}
+
+/** The server groups of an NLB (those its listeners use and those naming it), in id order; unknown ids are left out. */
+export function groupsOfNlb(view: RegionNlbView, nlb: Nlb): NlbServerGroup[] {
+  return nlb.serverGroupIds.flatMap((id) => {
+    const g = view.groupById.get(id);
+    return g ? [g] : [];
+  });
+}
+
+/** The ResourceRef of an NLB. */
+export function nlbRef(nlb: Nlb): ResourceRef {
+  return {
+    kind: 'NetworkLoadBalancer',
+    id: nlb.loadBalancerId,
+    accountId: nlb.accountId,
+    regionId: nlb.regionId,
+    ...(nlb.name ? { name: nlb.name } : {}),
+  };
+}
+
+/** The ResourceRef of an NLB server group. */
+export function nlbServerGroupRef(re: RegionEntry, g: NlbServerGroup): ResourceRef {
+  return {
+    kind: 'NlbServerGroup',
+    id: g.serverGroupId,
+    accountId: re.account.accountId,
+    regionId: re.region.regionId,
+    ...(g.name ? { name: g.name } : {}),
+  };
+}
+
+/** The ResourceRef of a server of NLB server groups: an ECS instance, or the ENI / IP (`NlbServer`). */
+export function nlbServerRef(re: RegionEntry, s: NlbServer): ResourceRef {
+  return {
+    kind: s.type === 'Ecs' ? 'EcsInstance' : 'NlbServer',
+    id: s.serverId,
+    accountId: re.account.accountId,
+    regionId: re.region.regionId,
+  };
+}
+
+const nlbOfCache = new WeakMap<ServiceEntry, { nlb?: Nlb; by: ServiceNlbMatch } | null>();
+
+/**
+ * The NLB CCM finds for an NLB Service at the next sync (`findServiceNlb`: the id annotation, else the owner tag,
+ * else the default name), among the NLBs of the Service's account and region; `undefined` when that region's
+ * NLBs were not read. Memoised per Service.
+ */
+export function nlbOfService(se: ServiceEntry): { nlb?: Nlb; by: ServiceNlbMatch } | undefined {
+  let got = nlbOfCache.get(se);
+  if (got === undefined) {
+    const view = regionNlbView(se.cluster.region);
+    got = view
+      ? findServiceNlb(se.service, {
+          byId: (id) => view.nlbById.get(id),
+          byOwnerTag: (name) => view.nlbsByOwnerTag.get(name)?.[0],
+          byName: (name) => view.nlbsByName.get(name)?.[0],
+        })
+      : null;
+    nlbOfCache.set(se, got);
+  }
+  return got ?? undefined;
+}
+
+/** Whether a Service is one the NLB controller takes (`needNlb`: type LoadBalancer, class alibabacloud.com/nlb). */
+export function isNlbService(se: ServiceEntry): boolean {
+  return needNlb(se.service);
+}

@@ -1,0 +1,37 @@
+import { NLB_QUOTA_LISTENERS, type Severity } from '@app/domain';
+import { scopedCheck } from '../check-scope';
+import { DOC_URL, FORECAST_HINT, SEED } from '../doc-links.constants';
+import { nlbRef } from '../nlb-index';
+import { count, QUOTA_RATIO_SETTINGS } from '../result.util';
+import { nlbViewOrSkip, pushNlbQuota } from './nlb-quota.util';
+
+const SEVERITY: Severity = 'warning';
+const ID = 'NLB_LISTENER_QUOTA';
+
+/**
+ * Listeners on one NLB vs `nlb_quota_loadbalancer_listeners_num` (default 50; NLB "NLB quotas"). CCM creates one
+ * listener per Service port and protocol; Services reusing one NLB add up. Region scope; skipped where the NLB
+ * data was not read.
+ */
+export const nlbListenerQuotaRule = scopedCheck({
+  id: ID,
+  title: 'NLB listeners vs the per-instance listener quota',
+  category: 'quota',
+  resourceKind: 'NetworkLoadBalancer',
+  defaultSeverity: SEVERITY,
+  description:
+    'Counts the listeners of each NLB (one per Service port and protocol; Services reusing one NLB add up) against ' +
+    'the per-NLB listener quota. When it is reached, CCM cannot create the listener of a new port and the sync fails.',
+  remediation:
+    'Request a higher nlb_quota_loadbalancer_listeners_num in Quota Center, or spread the Services over more NLBs ' +
+    `instead of reusing one for many Services. ${FORECAST_HINT} ${DOC_URL.nlbQuotas}`,
+  source: `${SEED.lbConsiderations} "Quota limits"; ${SEED.nlbQuotas} nlb_quota_loadbalancer_listeners_num (default 50); CCM pkg/controller/service/nlbv2/listeners.go`,
+  settings: QUOTA_RATIO_SETTINGS,
+  scope: 'region',
+  needs: [],
+  check(re, out, r, ctx) {
+    if (!nlbViewOrSkip(re, out, r, ctx)) return;
+    for (const nlb of re.region.nlbs ?? [])
+      pushNlbQuota(out, r, ctx, re.region, NLB_QUOTA_LISTENERS, nlbRef(nlb), nlb.listeners.length, `NLB ${nlb.loadBalancerId} has ${count(nlb.listeners.length, 'listener')}`);
+  },
+});

@@ -1,0 +1,41 @@
+import { NLB_QUOTA_SERVER_ADDED, type Severity } from '@app/domain';
+import { scopedCheck } from '../check-scope';
+import { DOC_URL, FORECAST_HINT, SEED } from '../doc-links.constants';
+import { nlbServerRef } from '../nlb-index';
+import { count, QUOTA_RATIO_SETTINGS } from '../result.util';
+import { nlbViewOrSkip, pushNlbQuota } from './nlb-quota.util';
+
+const SEVERITY: Severity = 'warning';
+const ID = 'NLB_SERVER_ADDED_QUOTA';
+
+/**
+ * Server groups one server (ECS instance, ENI, or IP: IP entries count too) is in vs `nlb_quota_server_added_num`
+ * (default 200; NLB "NLB quotas"). Cluster mode adds every eligible node to the server group of every Service port
+ * of every Cluster-mode NLB Service (research/nlb.md 4 (d), (e); seed 004: Cluster mode "quickly consumes the
+ * quota"), so a node reaches it after 200 such ports. Region scope; skipped where the NLB data was not read.
+ */
+export const nlbServerAddedQuotaRule = scopedCheck({
+  id: ID,
+  title: 'NLB server groups per server vs the server-added quota',
+  category: 'quota',
+  resourceKind: 'EcsInstance',
+  defaultSeverity: SEVERITY,
+  description:
+    'Counts, for each backend server (ECS instance, ENI or IP), the NLB server groups it is in, against the quota ' +
+    'of times one server can be added to server groups. In Cluster mode every node is added once per port of every ' +
+    'NLB Service, so this quota limits how many Cluster-mode NLB Service ports a cluster can have.',
+  remediation:
+    'Switch NLB Services to externalTrafficPolicy: Local or ENI mode (servers only where pods run), restrict nodes ' +
+    'with the backend-label annotation, or request a higher nlb_quota_server_added_num in Quota Center. ' +
+    `${FORECAST_HINT} ${DOC_URL.nlbQuotas}`,
+  source: `${SEED.lbConsiderations} "Load balancing update policies" (Cluster mode quota use); ${SEED.nlbQuotas} nlb_quota_server_added_num (default 200, IP entries included)`,
+  settings: QUOTA_RATIO_SETTINGS,
+  scope: 'region',
+  needs: [],
+  check(re, out, r, ctx) {
+    const view = nlbViewOrSkip(re, out, r, ctx);
+    if (!view) return;
+    for (const { server, groups } of view.groupsByServer.values())
+      pushNlbQuota(out, r, ctx, re.region, NLB_QUOTA_SERVER_ADDED, nlbServerRef(re, server), groups.length, `${server.type} server ${server.serverId} is in ${count(groups.length, 'NLB server group')}`, { serverType: server.type });
+  },
+});
