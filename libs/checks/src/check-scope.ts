@@ -274,3 +274,25 @@ function iterate(
       return;
   }
 }
+
+/**
+ * One check evaluated in parts with the same metadata (the CLB part and the NLB part of a check that applies to
+ * both kinds: issue 20): the results of `main`, then of each part; a cluster-level `skipped` result (the cluster's
+ * Kubernetes objects not read) that several parts emit is kept once.
+ * @returns `main` with an `evaluate` running every part
+ */
+export function combinedCheck<T extends CheckDefinition>(main: T, ...parts: readonly CheckDefinition[]): T {
+  return {
+    ...main,
+    evaluate(ctx: CheckContext): CheckResult[] {
+      const out = main.evaluate(ctx);
+      const skippedClusters = new Set(out.filter((x) => x.status === 'skipped' && x.resource.kind === 'Cluster').map((x) => x.resource.id));
+      for (const part of parts)
+        for (const res of part.evaluate(ctx)) {
+          if (res.status === 'skipped' && res.resource.kind === 'Cluster' && skippedClusters.has(res.resource.id)) continue;
+          out.push(res);
+        }
+      return out;
+    },
+  };
+}

@@ -4,6 +4,7 @@ import {
   ccmRamRequirements,
   masterRoleCandidates,
   missingRamActions,
+  needNlb,
   newerCcmVersion,
   parseCcmVersion,
   type RamPolicy,
@@ -90,7 +91,7 @@ export const ccmRamPermissionGapRule = scopedCheck({
   source:
     `${SEED.serviceFaq} "How to add required permissions when you upgrade the CCM component to a later version in ` +
     `an ACK dedicated cluster"; ${SEED.serviceFaqClb} same section; CCM docs/examples/master.policy and ` +
-    'pkg/provider/alibaba/* API calls (CCM notes 5 (docs/sources.md#ccm-5)); RAM policy language (Action/NotAction, Effect)',
+    'pkg/provider/alibaba/* API calls (CCM notes 5 (docs/sources.md#ccm-5)), pkg/provider/alibaba/nlb/*.go nlb:* actions per tag (only for clusters with NLB Services); RAM policy language (Action/NotAction, Effect)',
   settings: ['ccm.ramTargetVersion'],
   scope: 'cluster',
   needs: [],
@@ -129,10 +130,13 @@ export const ccmRamPermissionGapRule = scopedCheck({
       cluster.ccmVersion && parseCcmVersion(cluster.ccmVersion) ? cluster.ccmVersion : undefined;
     const target =
       newerCcmVersion(installed, ctx.settings.ccm.ramTargetVersion) ?? ctx.settings.ccm.ramTargetVersion;
+    // The nlb:* actions count only in clusters with NLB Services (research/nlb.md 6: the NLB controller calls the
+    // NLB API only for them).
+    const nlbServices = cluster.kubernetes?.services.some((s) => needNlb(s)) ?? false;
     const installedActions = installed
-      ? (ccmRamRequirements(installed, cluster.networkPlugin) ?? []).map((q) => q.action)
+      ? (ccmRamRequirements(installed, cluster.networkPlugin, { nlbServices }) ?? []).map((q) => q.action)
       : [];
-    const targetActions = (ccmRamRequirements(target, cluster.networkPlugin) ?? []).map((q) => q.action);
+    const targetActions = (ccmRamRequirements(target, cluster.networkPlugin, { nlbServices }) ?? []).map((q) => q.action);
     const roles = masterRoleCandidates(cluster, ram);
     if (roles.roleNames.length === 0) {
       out.push(

@@ -2,10 +2,13 @@ import {
   LABEL_SERVICE_LOADBALANCER_ID,
   TAG_CCM_OWNER,
   needClb,
+  needNlb,
+  nlbPointers,
   reusedLoadBalancerId,
   type Severity,
 } from '@app/domain';
-import { scopedCheck } from '../check-scope';
+import { combinedCheck, scopedCheck } from '../check-scope';
+import { nlbNotReadReason, nlbOfService, regionNlbView } from '../nlb-index';
 import { DOC_URL, SEED } from '../doc-links.constants';
 import { serviceRef } from '../result.util';
 
@@ -21,7 +24,7 @@ const ID = 'LB_NOT_FOUND_FOR_SERVICE';
  * CLB passes here (CCM will create one; SERVICE_LB_PENDING reports it if it does not). When a CLB of the region
  * holds the Service's address but lost its tag, the message names it.
  */
-export const lbNotFoundForServiceRule = scopedCheck({
+const clbPart = scopedCheck({
   id: ID,
   title: 'Service points at a CLB that does not exist',
   category: 'ownership',
@@ -106,3 +109,54 @@ export const lbNotFoundForServiceRule = scopedCheck({
     );
   },
 });
+
+/**
+ * The NLB part (issue 20): an NLB Service whose `...-loadbalancer-id` names an NLB missing from its account and
+ * region, or that carries what a synced Service carries (the `service.k8s.alibaba/loadbalancer-id` label, the status
+ * hostname = the NLB's DNS name) while CCM's `FindNLB` (id, owner tag, default name) finds none: every sync then
+ * fails "alicloud: can not find loadbalancer, but it's defined in service" (research/nlb.md 3.3; e2e
+ * test/e2e/testcase/service/nlbv2/loadbalancer.go "auto-created nlb & delete tag & change name"). An NLB Service
+ * that never synced (no label, no hostname) passes here (SERVICE_LB_PENDING reports it). Skipped naming the `nlb`
+ * gap when the region's NLBs were not read.
+ */
+const nlbPart = scopedCheck({
+  ...clbPart,
+  scope: 'service',
+  needs: ['kubernetes'],
+  applies: (se) => needNlb(se.service),
+  check(se, out, r, ctx) {
+    const ref = serviceRef(se);
+    const found = nlbOfService(se);
+    const view = regionNlbView(se.cluster.region);
+    if (!found || !view) {
+      out.push(r.skipped(ref, nlbNotReadReason(ctx.index, se.cluster.account, se.cluster.region)));
+      return;
+    }
+    if (found.nlb) {
+      out.push(r.pass(ref, `${ref.id} uses NLB ${found.nlb.loadBalancerId} (found by ${found.by})`, { loadBalancerId: found.nlb.loadBalancerId, foundBy: found.by }));
+      return;
+    }
+    const reused = reusedLoadBalancerId(se.service);
+    if (reused) {
+      out.push(r.fail(ref, `${ref.id} names NLB ${reused} in its loadbalancer-id annotation, which does not exist in ${se.cluster.region.regionId}: CCM fails "can not find loadbalancer"`, { figures: { loadBalancerId: reused, kind: 'NLB' } }));
+      return;
+    }
+    const { labelId, hostname } = nlbPointers(se.service);
+    if (!labelId && !hostname) {
+      out.push(r.pass(ref, `${ref.id} has no NLB yet and points at none: CCM will create one`));
+      return;
+    }
+    const existing = (labelId ? view.nlbById.get(labelId) : undefined) ?? (hostname ? view.nlbByDnsName.get(hostname) : undefined);
+    const what = existing
+      ? `NLB ${existing.loadBalancerId} still exists but lost its ${TAG_CCM_OWNER} tag and default name, so CCM cannot find it`
+      : `the NLB it points at (${[labelId ? `label ${labelId}` : '', hostname ? `hostname ${hostname}` : ''].filter(Boolean).join(', ')}) no longer exists`;
+    out.push(
+      r.fail(ref, `${ref.id} was synced to an NLB, but ${what}: CCM fails "alicloud: can not find loadbalancer, but it's defined in service"`, {
+        figures: { kind: 'NLB', ...(labelId ? { labelLoadBalancerId: labelId } : {}), ...(hostname ? { hostname } : {}), ...(existing ? { loadBalancerId: existing.loadBalancerId } : {}) },
+      }),
+    );
+  },
+});
+
+/** A Service points at a CLB or NLB that does not exist (or that CCM can no longer find). */
+export const lbNotFoundForServiceRule = combinedCheck(clbPart, nlbPart);

@@ -1,5 +1,6 @@
-import { TAG_CCM_OWNER, TAG_CLUSTER_ID, needClb, reusedLoadBalancerId, type Severity } from '@app/domain';
-import { scopedCheck } from '../check-scope';
+import { TAG_CCM_OWNER, TAG_CLUSTER_ID, needClb, needNlb, nlbReuseError, reusedLoadBalancerId, type Severity } from '@app/domain';
+import { combinedCheck, scopedCheck } from '../check-scope';
+import { nlbNotReadReason, nlbOfService } from '../nlb-index';
 import { DOC_URL, SEED } from '../doc-links.constants';
 import { serviceRef } from '../result.util';
 
@@ -13,7 +14,7 @@ const ID = 'LB_REUSE_OF_CCM_CREATED';
  * the next reconcile. Covers both another Service's CLB and the Service's own CCM-created CLB edited to
  * "reused" (seeds 000/003 warn against that edit). The API-server CLB is reported by LB_REUSE_OF_APISERVER.
  */
-export const lbReuseOfCcmCreatedRule = scopedCheck({
+const clbPart = scopedCheck({
   id: ID,
   title: 'Service reuses a CLB that CCM created',
   category: 'ownership',
@@ -97,3 +98,56 @@ export const lbReuseOfCcmCreatedRule = scopedCheck({
     );
   },
 });
+
+/**
+ * The NLB part (issue 20): an NLB Service reusing an NLB that carries `kubernetes.do.not.delete` or `ack.aliyun.com`
+ * is refused the same way ("the loadbalancer <id> can not be reused, can not reuse loadbalancer created by
+ * kubernetes.", `isNLBReusable`, pkg/controller/service/nlbv2/model_applier.go). Skipped naming the `nlb` gap when
+ * the region's NLBs were not read, and deferred to LB_NOT_FOUND_FOR_SERVICE when the NLB is not there.
+ */
+const nlbPart = scopedCheck({
+  ...clbPart,
+  scope: 'service',
+  needs: ['kubernetes'],
+  applies: ({ service }) => needNlb(service) && reusedLoadBalancerId(service) !== undefined,
+  check(se, out, r, ctx) {
+    const ref = serviceRef(se);
+    const lbId = reusedLoadBalancerId(se.service)!;
+    const found = nlbOfService(se);
+    if (!found) {
+      out.push(r.skipped(ref, nlbNotReadReason(ctx.index, se.cluster.account, se.cluster.region), { loadBalancerId: lbId }));
+      return;
+    }
+    if (!found.nlb) {
+      out.push(r.skipped(ref, `NLB ${lbId} is not among the NLB instances of ${se.cluster.region.regionId} (see LB_NOT_FOUND_FOR_SERVICE)`, { loadBalancerId: lbId }));
+      return;
+    }
+    const tags = found.nlb.tags;
+    const owner = tags[TAG_CCM_OWNER];
+    const clusterTag = tags[TAG_CLUSTER_ID];
+    if (owner === undefined && clusterTag === undefined) {
+      out.push(r.pass(ref, `${ref.id} reuses NLB ${lbId}, which carries no CCM ownership tag`, { loadBalancerId: lbId }));
+      return;
+    }
+    const o = owner !== undefined ? ctx.index.servicesByDefaultLbName().get(owner)?.[0] : undefined;
+    const whose =
+      owner !== undefined && owner === se.defaultLbName
+        ? 'its own CCM-created NLB, edited to be "reused"'
+        : o
+          ? `created by CCM for Service ${o.service.namespace}/${o.service.name} in cluster ${o.cluster.cluster.clusterId}`
+          : owner !== undefined
+            ? `created by CCM (kubernetes.do.not.delete=${owner})`
+            : `managed by ACK for cluster ${clusterTag} (ack.aliyun.com)`;
+    out.push(
+      r.fail(ref, `${ref.id} reuses NLB ${lbId}, ${whose}; CCM refuses: "${nlbReuseError(se.service, found.nlb) ?? 'can not reuse loadbalancer created by kubernetes.'}"`, {
+        figures: { loadBalancerId: lbId, kind: 'NLB', ...(owner !== undefined ? { ownerTag: owner } : {}), ...(clusterTag !== undefined ? { clusterTag } : {}) },
+      }),
+    );
+  },
+});
+
+/**
+ * A Service reuses (`...-loadbalancer-id`) a CLB or NLB that CCM created: the CLB part (`isLoadBalancerReusable`)
+ * and the NLB part (`isNLBReusable`).
+ */
+export const lbReuseOfCcmCreatedRule = combinedCheck(clbPart, nlbPart);
