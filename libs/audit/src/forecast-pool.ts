@@ -12,6 +12,7 @@ import { Worker } from 'node:worker_threads';
 import type { PartialAuditSettings } from '@app/checks';
 import type { FleetSnapshot } from '@app/domain';
 import { fleetAuditErrorKind } from '@app/errors';
+import { processEnvironment } from '@app/config';
 import { HeadroomOptionError, ScenarioError, type HeadroomEntry, type HeadroomOptions, type Scenario, type WhatIfOptions, type WhatIfResult } from '@app/forecast';
 
 /** What the pool sends a worker (`workerData`). */
@@ -57,12 +58,13 @@ export interface ForecastPoolOptions {
 
 /**
  * The built `forecast-worker.js`: next to this module when it runs compiled (`dist/apps/cli/...`); from TypeScript
- * source, the output of `nest build cli` under `distRoot` (default the repository's `dist/apps/cli`; the test suite
- * passes its `dist-test/apps/cli`).
+ * source, the output of `nest build cli` under `distRoot`, else under FLEET_AUDIT_DIST (the build bin/fleet-audit.js
+ * runs; the test suite sets it to its `dist-test/apps/cli`), else the repository's `dist/apps/cli`.
  */
 export function defaultForecastWorkerEntry(distRoot?: string): string {
   if (__filename.endsWith('.js') && distRoot === undefined) return join(__dirname, 'forecast-worker.js');
-  return join(distRoot ?? join(__dirname, '..', '..', '..', 'dist', 'apps', 'cli'), 'libs', 'audit', 'src', 'forecast-worker.js');
+  const root = distRoot ?? (processEnvironment().FLEET_AUDIT_DIST || join(__dirname, '..', '..', '..', 'dist', 'apps', 'cli'));
+  return join(root, 'libs', 'audit', 'src', 'forecast-worker.js');
 }
 
 interface Job {
