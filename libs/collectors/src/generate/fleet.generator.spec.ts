@@ -3,6 +3,7 @@ import { mkdtempSync, rmSync, writeFileSync, mkdirSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { lbAnnotationKey, mapWireFleet, unsupportedAnnotations } from '@app/domain';
+import { runAudit } from '@app/checks';
 import { generateFleet, generateSpecSchema } from './fleet.generator';
 import { writeFleetDirectory } from '../offline/fleet-directory.writer';
 import { loadFleetDirectory } from '../offline/fleet-directory.loader';
@@ -84,5 +85,28 @@ describe('generateFleet', () => {
     } finally {
       rmSync(dir, { recursive: true, force: true });
     }
+  });
+
+  it('adds an NLB share from its own PRNG stream: the CLB part is unchanged, the NLBs are what CCM builds, leaks are planted', () => {
+    const withNlb = generateSpecSchema.parse({ ...spec, nlbServicesPerCluster: 3, shares: { ...spec.shares, nlbLeakedServerGroups: 1 / 3 } });
+    const a = generateFleet(spec);
+    const b = generateFleet(withNlb);
+    const clbPart = (g: ReturnType<typeof generateFleet>) =>
+      JSON.stringify(g.fleet.accounts.map((x) => x.regions.map((r) => [r.loadBalancers, r.vServerGroups, r.ecsInstances])));
+    expect(clbPart(b)).toBe(clbPart(a));
+    const regions = b.fleet.accounts.flatMap((x) => x.regions);
+    // Clusters on CCM v1.9.3 (every third) get none: no NLB controller before v2.5.0.
+    const nlbClusters = regions.flatMap((r) => r.clusters).filter((c) => !c.addons?.addons.some((x) => x.name === 'cloud-controller-manager' && x.version.startsWith('v1.'))).length;
+    expect(nlbClusters).toBeGreaterThan(0);
+    expect(regions.reduce((n, r) => n + (r.nlb?.loadBalancers.length ?? 0), 0)).toBe(nlbClusters * 3);
+    expect(b.planted.NLB_SERVER_GROUP_ORPHANED).toBe(nlbClusters);
+    const out = runAudit(mapWireFleet(b.fleet), { now: new Date('2026-11-22T00:00:00Z') });
+    const failed = (id: string) => out.findings.filter((f) => f.checkId === id).length;
+    expect(failed('NLB_SERVER_GROUP_ORPHANED')).toBe(nlbClusters);
+    for (const id of ['NLB_ORPHANED', 'NLB_ZONE_MAPS_MISSING', 'NLB_CCM_UNSUPPORTED', 'LB_NOT_FOUND_FOR_SERVICE', 'LB_REUSE_OF_CCM_CREATED']) {
+      const nlbFindings = out.findings.filter((f) => f.checkId === id && (f.resource.kind === 'NetworkLoadBalancer' || /^team-\d\/nlb-svc-/.test(f.resource.id)));
+      expect(nlbFindings, id).toEqual([]);
+    }
+    expect(out.results.filter((r) => r.status === 'skipped' && r.checkId.startsWith('NLB_'))).toEqual([]);
   });
 });

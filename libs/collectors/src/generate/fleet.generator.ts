@@ -22,17 +22,25 @@
 import { z } from 'zod';
 import {
   ANNOTATION_BACKEND_TYPE,
+  CCM_FEATURES,
   DEFAULT_SERVER_WEIGHT,
   FINALIZER_CLB,
+  FINALIZER_NLB,
+  LABEL_SERVICE_LOADBALANCER_ID,
   LB_ANNOTATION,
+  NLB_ANNOTATION,
+  NLB_LOAD_BALANCER_CLASS,
   TAG_CCM_OWNER,
   TAG_CLUSTER_ID,
   TAG_REUSED_BY_USER,
   annotationMinimumVersion,
+  ccmVersionAtLeast,
   compareCcmVersions,
   defaultLoadBalancerName,
   lbAnnotationKey,
   listenerDescription,
+  nlbListenerDescription,
+  nlbServerGroupName,
   parseCcmVersion,
   vServerGroupName,
 } from '@app/domain';
@@ -46,6 +54,7 @@ import type {
   WireEcsInstance,
   WireFleet,
   WireLoadBalancerAttribute,
+  WireNlbRegion,
   WireRegion,
   WireVServerGroupAttribute,
 } from '@app/domain';
@@ -60,6 +69,12 @@ export const generateSpecSchema = z.object({
   nodesPerCluster: z.number().int().min(1).max(5_000).default(10),
   /** LoadBalancer Services per cluster (one CLB each unless reused). */
   servicesPerCluster: z.number().int().min(0).max(5_000).default(5),
+  /**
+   * NLB Services per cluster (`spec.loadBalancerClass: alibabacloud.com/nlb`, one NLB each, built as CCM's
+   * nlb-controller builds it), added after the CLB Services from their own PRNG stream: a spec without them (the
+   * default 0) generates exactly the fleet it generated before NLB support.
+   */
+  nlbServicesPerCluster: z.number().int().min(0).max(5_000).optional(),
   /** Pods (replicas) behind each Service. */
   podsPerService: z.number().int().min(1).max(1_000).default(3),
   /** Mix of Service modes; ENI Services go to Terway clusters, the rest to Flannel clusters. */
@@ -81,6 +96,11 @@ export const generateSpecSchema = z.object({
       reused: z.number().min(0).max(1).default(0.02),
       misconfigured: z.number().min(0).max(1).default(0.02),
       consoleReused: z.number().min(0).max(1).default(0),
+      /**
+       * NLB server groups left behind per cluster, of its NLB Services (CCM builds before v2.12.4 skipped the
+       * server-group cleanup of a deleted NLB Service: research/nlb.md 3.3); absent = 0.
+       */
+      nlbLeakedServerGroups: z.number().min(0).max(1).optional(),
     })
     .default({ orphaned: 0.02, reused: 0.02, misconfigured: 0.02, consoleReused: 0 }),
 });
@@ -94,7 +114,8 @@ export type PlantedCounts = Record<
   | 'LB_REUSE_OF_CCM_CREATED'
   | 'CCM_ANNOTATION_UNSUPPORTED'
   | 'SERVICE_ENI_ON_FLANNEL'
-  | 'SERVICE_HTTPS_TO_HTTPS_PORT',
+  | 'SERVICE_HTTPS_TO_HTTPS_PORT'
+  | 'NLB_SERVER_GROUP_ORPHANED',
   number
 >;
 
@@ -202,7 +223,11 @@ export function generateFleet(spec: GenerateSpec, name = `generated-seed-${spec.
     CCM_ANNOTATION_UNSUPPORTED: 0,
     SERVICE_ENI_ON_FLANNEL: 0,
     SERVICE_HTTPS_TO_HTTPS_PORT: 0,
+    NLB_SERVER_GROUP_ORPHANED: 0,
   };
+  // NLB additions draw from their own stream, so the CLB part of a fleet does not depend on them.
+  const nlbRand = prng(spec.seed ^ 0x4e4c4221);
+  const nlbIds = new Ids(nlbRand);
   let misconfiguredCount = 0;
   const idKey = lbAnnotationKey(LB_ANNOTATION.id);
   /** Console-created CLBs reused by Services, one per pair of clusters in an account and region. */
@@ -495,6 +520,18 @@ export function generateFleet(spec: GenerateSpec, name = `generated-seed-${spec.
         BackendServers: { BackendServer: [] },
       });
     }
+    // Only where the CCM has the NLB controller (CCM_FEATURES.nlbController, v2.5.0).
+    if ((spec.nlbServicesPerCluster ?? 0) > 0 && ccmVersionAtLeast(ccmVersion, CCM_FEATURES.nlbController.sinceVersion) !== false)
+      backendEntries += addNlbServices(spec, { nlbRand, nlbIds, planted }, region.nlb as WireNlbRegion, k8s, {
+        c,
+        clusterId,
+        regionId,
+        vpcId,
+        vSwitchId,
+        terway,
+        nodes,
+        localOfFlannel,
+      });
     // Orphans: CCM-tagged CLBs whose Service UID no longer exists in the cluster.
     const orphans = Math.round(spec.servicesPerCluster * spec.shares.orphaned);
     for (let o = 0; o < orphans; o++) {
@@ -527,4 +564,133 @@ export function generateFleet(spec: GenerateSpec, name = `generated-seed-${spec.
     }
   }
   return { fleet: { name, accounts, coverage }, planted, backendEntries };
+}
+
+/** Where the NLB Services of one cluster go (`addNlbServices`). */
+interface NlbClusterPlace {
+  c: number;
+  clusterId: string;
+  regionId: string;
+  vpcId: string;
+  vSwitchId: string;
+  terway: boolean;
+  nodes: { name: string; ecsId: string; ip: string }[];
+  localOfFlannel: number;
+}
+
+/**
+ * Adds `spec.nlbServicesPerCluster` NLB Services to a cluster whose CCM has the NLB controller (v2.5.0) as CCM's nlb-controller builds them
+ * (pkg/controller/service/nlbv2; research/nlb.md 3-4; the model in libs/domain ccm/nlb-*.ts): `zone-maps`, the NLB
+ * (default name, tags `kubernetes.do.not.delete` / `ack.aliyun.com`, DNS name as the status hostname, the
+ * `loadbalancer-id` label, the `service.k8s.alibaba/nlb` finalizer), one TCP listener and one `Instance` server group
+ * per port named `k8s.{port}.TCP.{svc}.{ns}.{cluster}` and tagged like the NLB, servers per mode (Cluster: every
+ * node as `Ecs` on the NodePort, weight 100; Local: nodes running pods, weight = pods; ENI on Terway: pod IPs as
+ * `Eni` on the targetPort). Then `shares.nlbLeakedServerGroups` of them as server groups left by a deleted Service.
+ * @returns the backend entries added (servers over all groups)
+ */
+function addNlbServices(
+  spec: GenerateSpec,
+  gen: { nlbRand: () => number; nlbIds: Ids; planted: PlantedCounts },
+  nlb: WireNlbRegion,
+  k8s: NonNullable<WireCluster['kubernetes']>,
+  p: NlbClusterPlace,
+): number {
+  const { nlbRand: rand, nlbIds: ids } = gen;
+  let entries = 0;
+  const groupTags = (owner: string) => [
+    { Key: TAG_CCM_OWNER, Value: owner },
+    { Key: TAG_CLUSTER_ID, Value: p.clusterId },
+  ];
+  const perCluster = spec.nlbServicesPerCluster ?? 0;
+  for (let s = 0; s < perCluster; s++) {
+    const mode: Mode = p.terway ? 'eni' : rand() < p.localOfFlannel ? 'local' : 'cluster';
+    const uid = ids.uid();
+    const owner = defaultLoadBalancerName(uid);
+    const svcName = `nlb-svc-${s + 1}`;
+    const ns = `team-${(s % 5) + 1}`;
+    const nodePort = 30000 + ((p.c * 131 + 2000 + s) % 2700);
+    const nlbId = `nlb-${ids.chars(ALNUM, 20)}`;
+    const sgId = `sgp-${ids.chars(ALNUM, 20)}`;
+    const dns = `${nlbId}.${p.regionId}.nlb.aliyuncsslb.com`;
+    const annotations: Record<string, string> = { [lbAnnotationKey(NLB_ANNOTATION.zoneMaps)]: `${p.regionId}-h:${p.vSwitchId},${p.regionId}-i:${p.vSwitchId}` };
+    if (mode === 'eni') annotations[ANNOTATION_BACKEND_TYPE] = 'eni';
+    k8s.services.push({
+      kind: 'Service',
+      metadata: { name: svcName, namespace: ns, uid, annotations, labels: { app: svcName, [LABEL_SERVICE_LOADBALANCER_ID]: nlbId }, finalizers: [FINALIZER_NLB] },
+      spec: {
+        type: 'LoadBalancer',
+        loadBalancerClass: NLB_LOAD_BALANCER_CLASS,
+        externalTrafficPolicy: mode === 'local' ? 'Local' : 'Cluster',
+        selector: { app: svcName },
+        ports: [{ name: 'tcp', protocol: 'TCP', port: 443, targetPort: 8443, nodePort }],
+      },
+      status: { loadBalancer: { ingress: [{ hostname: dns }] } },
+    });
+    const podNodes: number[] = [];
+    const endpoints: NonNullable<K8sEndpointSliceWire['endpoints']> = [];
+    for (let q = 0; q < spec.podsPerService; q++) {
+      const ni = Math.floor(rand() * p.nodes.length);
+      podNodes.push(ni);
+      const podIp = `172.${16 + (p.c % 16)}.${200 + (s % 50)}.${q % 250}`;
+      const podName = `${svcName}-${q}`;
+      k8s.pods.push({ kind: 'Pod', metadata: { name: podName, namespace: ns, labels: { app: svcName } }, spec: { nodeName: p.nodes[ni].name, containers: [{ name: 'app' }] }, status: { phase: 'Running', podIP: podIp } });
+      endpoints.push({ addresses: [podIp], conditions: { ready: true }, nodeName: p.nodes[ni].name, targetRef: { kind: 'Pod', name: podName } });
+    }
+    k8s.endpointSlices.push({
+      kind: 'EndpointSlice',
+      metadata: { name: `${svcName}-abcde`, namespace: ns, labels: { 'kubernetes.io/service-name': svcName } },
+      addressType: 'IPv4',
+      ports: [{ name: 'tcp', port: 8443, protocol: 'TCP' }],
+      endpoints,
+    });
+    const sgName = nlbServerGroupName(mode === 'eni' ? 8443 : nodePort, 'TCP', svcName, ns, p.clusterId);
+    let servers: WireNlbRegion['servers'];
+    if (mode === 'cluster') {
+      servers = p.nodes.map((n) => ({ ServerGroupId: sgId, ServerId: n.ecsId, ServerType: 'Ecs', Port: nodePort, Weight: DEFAULT_SERVER_WEIGHT, Status: 'Available', Description: sgName }));
+    } else if (mode === 'local') {
+      const pods = new Map<number, number>();
+      for (const ni of podNodes) pods.set(ni, (pods.get(ni) ?? 0) + 1);
+      servers = [...pods.entries()]
+        .sort((x, y) => x[0] - y[0])
+        .map(([ni, count]) => ({ ServerGroupId: sgId, ServerId: p.nodes[ni].ecsId, ServerType: 'Ecs', Port: nodePort, Weight: count, Status: 'Available', Description: sgName }));
+    } else {
+      servers = endpoints.map((e, i) => ({ ServerGroupId: sgId, ServerId: `eni-bp1n${String(p.c).padStart(6, '0')}${String(s).padStart(5, '0')}${i}`, ServerIp: e.addresses[0], ServerType: 'Eni', Port: 8443, Weight: DEFAULT_SERVER_WEIGHT, Status: 'Available', Description: sgName }));
+    }
+    entries += servers.length;
+    nlb.servers.push(...servers);
+    nlb.serverGroups.push({ ServerGroupId: sgId, ServerGroupName: sgName, ServerGroupType: 'Instance', ServerGroupStatus: 'Available', Protocol: 'TCP', VpcId: p.vpcId, RelatedLoadBalancerIds: [nlbId], ServerCount: servers.length, Tags: groupTags(owner) });
+    nlb.listeners.push({ ListenerId: `lsn-${ids.chars(ALNUM, 20)}`, LoadBalancerId: nlbId, ListenerProtocol: 'TCP', ListenerPort: 443, ListenerDescription: nlbListenerDescription(443, 'TCP', svcName, ns, p.clusterId), ServerGroupId: sgId, ListenerStatus: 'Running' });
+    nlb.loadBalancers.push({
+      LoadBalancerId: nlbId,
+      LoadBalancerName: owner,
+      LoadBalancerStatus: 'Active',
+      AddressType: 'Internet',
+      AddressIpVersion: 'ipv4',
+      VpcId: p.vpcId,
+      DNSName: dns,
+      ZoneMappings: [
+        { ZoneId: `${p.regionId}-h`, VSwitchId: p.vSwitchId },
+        { ZoneId: `${p.regionId}-i`, VSwitchId: p.vSwitchId },
+      ],
+      RegionId: p.regionId,
+      Tags: groupTags(owner),
+    });
+  }
+  const leaked = Math.round(perCluster * (spec.shares.nlbLeakedServerGroups ?? 0));
+  for (let o = 0; o < leaked; o++) {
+    const goneUid = ids.uid();
+    nlb.serverGroups.push({
+      ServerGroupId: `sgp-${ids.chars(ALNUM, 20)}`,
+      ServerGroupName: nlbServerGroupName(32000 + o, 'TCP', `gone-${o + 1}`, 'team-1', p.clusterId),
+      ServerGroupType: 'Instance',
+      ServerGroupStatus: 'Available',
+      Protocol: 'TCP',
+      VpcId: p.vpcId,
+      RelatedLoadBalancerIds: [],
+      ServerCount: 0,
+      Tags: groupTags(defaultLoadBalancerName(goneUid)),
+    });
+    gen.planted.NLB_SERVER_GROUP_ORPHANED += 1;
+  }
+  return entries;
 }
