@@ -780,6 +780,16 @@ describe('SERVICE_EVENT_ERROR: one case per row of the seed error table (seeds 0
         'the loadbalancer lb-bp1other000000000 can not be reused, service has been associated with ip [47.96.10.20], cannot be bound to ip [47.96.10.99]',
       ),
     },
+    // NLB rows (CCM nlbv2 messages; research/nlb.md 8).
+    'nlb-zone-maps-missing': { message: 'Error syncing load balancer []: Message: build nlb attribute error: ParameterMissing, zone mappings are required' },
+    'nlb-zone-maps-format': { message: 'Error syncing load balancer []: Message: ZoneMapping format error, expect [zone-a:vsw-id-1,zone-b:vsw-id-2], got cn-hangzhou-h' },
+    'nlb-dnsname-bound': {
+      message: 'Error syncing load balancer [nlb-b]: Message: the loadbalancer nlb-b can not be reused, service has been associated with dnsname [nlb-a.cn-hangzhou.nlb.aliyuncsslb.com], cannot be bound to dnsname [nlb-b.cn-hangzhou.nlb.aliyuncsslb.com]',
+    },
+    'nlb-ip-version-immutable': { message: 'Error syncing load balancer [nlb-a]: Message: AddressIpVersion cannot be changed, service: DualStack, nlb: ipv4' },
+    'nlb-port-range-not-eni': { message: 'Error syncing load balancer []: Message: build listener from servicePort 80 error: listener port range can only be used for eni backend type service' },
+    'nlb-listener-overlap': { message: 'Error syncing load balancer [nlb-a]: Message: port of listener [80-443] overlaps with listener [443]' },
+    'nlb-wait-jobs': { message: 'Error syncing load balancer [nlb-a]: Message: wait jobs error: Forbidden.RAM: User not authorized to operate on the specified resource (nlb:ListAsynJobs)' },
   };
 
   it('has a case for every row of CCM_ERROR_ROWS', () => {

@@ -37,6 +37,8 @@ export interface CcmErrorRow {
 const S002 = 'ACK "Troubleshoot LoadBalancer services" (docs/sources.md#ack-troubleshooting) "Service error events and solutions"';
 const S001 = 'ACK "Service FAQ" (docs/sources.md#ack-service-faq) "Error messages reported for Services and solutions"';
 const S003 = 'ACK "Service FAQ" (docs/sources.md#ack-service-faq) "Service error messages and solutions"';
+/** NLB rows: the ACK NLB annotation page and CCM's nlb-controller messages (research/nlb.md 8). */
+const SNLB = 'ACK "Configure an NLB instance by using annotations" (docs/sources.md#ack-nlb-annotations)';
 
 /**
  * Every row of seed 002's error table (in its order), plus seed 003's "The specified VSwitch does not
@@ -317,6 +319,87 @@ export const CCM_ERROR_ROWS: readonly CcmErrorRow[] = [
     severity: 'critical',
     source: `${S002} row 18; ${S003}; CCM clbv1/model_applier.go isLoadBalancerReusable`,
     relatedCheck: 'SERVICE_IMMUTABLE_CHANGE',
+  },
+  // NLB rows (issue 20): the messages CCM's nlb-controller fails a sync with (pkg/controller/service/nlbv2), with the
+  // ACK NLB annotation page's rules. A reused CCM-created NLB matches `reuse-ccm-created` above (same wording).
+  {
+    id: 'nlb-zone-maps-missing',
+    message: 'build nlb attribute error: ParameterMissing, zone mappings are required',
+    otherWordings: [],
+    patterns: [/zone mappings are required/i],
+    cause: 'The NLB Service asks CCM to create an NLB but has no zone-maps annotation; a new NLB needs at least two zones.',
+    solution:
+      'Add service.beta.kubernetes.io/alibaba-cloud-loadbalancer-zone-maps: "<zone-a>:<vsw-a>,<zone-b>:<vsw-b>" (vSwitches of the cluster VPC), or reuse an existing NLB with the loadbalancer-id annotation.',
+    severity: 'critical',
+    source: `${SNLB} zone-maps; CCM pkg/controller/service/nlbv2/loadbalancer.go BuildLocalModel`,
+    relatedCheck: 'NLB_ZONE_MAPS_MISSING',
+  },
+  {
+    id: 'nlb-zone-maps-format',
+    message: 'ZoneMapping format error, expect [zone-a:vsw-id-1,zone-b:vsw-id-2], got <value>',
+    otherWordings: [],
+    patterns: [/ZoneMapping format error/i],
+    cause: 'The zone-maps annotation has an entry that is not zone:vSwitch[:IPv4[:EIP allocation]].',
+    solution: 'Write zone-maps as comma-separated zone-id:vsw-id pairs, for example cn-hangzhou-h:vsw-xxx,cn-hangzhou-i:vsw-yyy.',
+    severity: 'critical',
+    source: `${SNLB} zone-maps; CCM pkg/controller/service/nlbv2/loadbalancer.go parseZoneMappings`,
+    relatedCheck: 'NLB_ZONE_MAPS_MISSING',
+  },
+  {
+    id: 'nlb-dnsname-bound',
+    message:
+      'the loadbalancer nlb-xxx can not be reused, service has been associated with dnsname [nlb-a...], cannot be bound to dnsname [nlb-b...]',
+    otherWordings: [],
+    patterns: [/service has been associated with dnsname \[[^\]]*\],\s*cannot be bound to dnsname/i],
+    cause: 'The NLB Service already has an NLB (its status hostname) and the loadbalancer-id annotation was changed to another NLB.',
+    solution: 'Restore the previous loadbalancer-id, or delete the Service and recreate it with the NLB to reuse.',
+    severity: 'critical',
+    source: `${SNLB} (reuse an existing NLB); CCM pkg/controller/service/nlbv2/model_applier.go isNLBReusable`,
+    relatedCheck: 'SERVICE_IMMUTABLE_CHANGE',
+  },
+  {
+    id: 'nlb-ip-version-immutable',
+    message: 'AddressIpVersion cannot be changed, service: DualStack, nlb: ipv4',
+    otherWordings: ['ResourceGroupId cannot be changed, service: rg-a, nlb: rg-b'],
+    patterns: [/AddressIpVersion cannot be changed/i, /ResourceGroupId cannot be changed/i],
+    cause: 'The ip-version or resource-group-id annotation asks to change a field an existing NLB cannot change.',
+    solution: 'Restore the annotation to the NLB\'s value, or create a new Service (a new NLB) with the wanted IP version or resource group.',
+    severity: 'critical',
+    source: `${SNLB} ip-version, resource-group-id; CCM pkg/controller/service/nlbv2/loadbalancer.go NLBManager.Update`,
+    relatedCheck: 'SERVICE_IMMUTABLE_CHANGE',
+  },
+  {
+    id: 'nlb-port-range-not-eni',
+    message: 'listener port range can only be used for eni backend type service',
+    otherWordings: [],
+    patterns: [/listener port range can only be used for eni backend type service/i],
+    cause: 'The listener-port-range annotation is set on an NLB Service whose backends are not ENI (pod IPs).',
+    solution: 'Use listener-port-range only with service.beta.kubernetes.io/backend-type: eni (Terway), or remove it.',
+    severity: 'critical',
+    source: `${SNLB} listener-port-range; CCM pkg/controller/service/nlbv2/listeners.go buildListenerFromServicePort`,
+  },
+  {
+    id: 'nlb-listener-overlap',
+    message: 'port of listener [80-443] overlaps with listener [443]',
+    otherWordings: [],
+    patterns: [/port of listener \[[^\]]*\] overlaps with listener/i],
+    cause: 'Two listeners of the NLB Service share a port of one protocol (a port range covering another Service port).',
+    solution: 'Change the listener-port-range or the Service ports so that no two listeners of one protocol overlap.',
+    severity: 'critical',
+    source: `${SNLB} listener-port-range; CCM pkg/controller/service/nlbv2/listeners.go checkListenersPortOverlap`,
+  },
+  {
+    id: 'nlb-wait-jobs',
+    message: 'wait jobs error: ... nlb:ListAsynJobs',
+    otherWordings: ['job 123 for API EnsuredListenerChanged failed'],
+    patterns: [/wait jobs error/i, /for API EnsuredListener\w* failed/i],
+    cause:
+      'CCM waits for the NLB\'s asynchronous listener jobs with ListAsynJobs (CCM v2.12.1 and later); without the nlb:ListAsynJobs permission, or when a job fails or takes over 30 s, the listener change fails.',
+    solution:
+      'For an ACK dedicated cluster, add nlb:ListAsynJobs to the master RAM role\'s CCM policy (required from CCM v2.12.1), then let CCM retry; otherwise check the job in the NLB console.',
+    severity: 'critical',
+    source: `ACK "Service FAQ" (docs/sources.md#ack-service-faq) "How to add required permissions when you upgrade the CCM component ... in an ACK dedicated cluster" (nlb:ListAsynJobs from v2.12.1); ${SNLB}; CCM pkg/provider/alibaba/nlb/loadbalancer.go BatchWaitJobsFinish`,
+    relatedCheck: 'CCM_RAM_PERMISSION_GAP',
   },
 ];
 
