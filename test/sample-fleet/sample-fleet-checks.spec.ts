@@ -79,6 +79,7 @@ describe('sample fleet x check catalogue: every headline check fires', () => {
     ).toEqual([]);
     // ops/grafana reuses the API server CLB: LB_REUSE_OF_APISERVER reports it, LB_REUSE_OF_CCM_CREATED says so.
     expect(deferred.map((r) => `${r.checkId} ${r.resource.id}: ${r.reason ?? ''}`).sort()).toEqual([
+      'LB_CONFIG_DRIFT arena/lobby: arena/lobby has no NLB to compare (see LB_NOT_FOUND_FOR_SERVICE, SERVICE_LB_PENDING)',
       'LB_CONFIG_DRIFT ops/grafana: CCM refuses to reuse CLB lb-2zeekdkinohs2f55zkvy and changes nothing on it (see LB_REUSE_OF_APISERVER)',
       'LB_CONFIG_DRIFT reporting/metabase: CCM refuses to reuse CLB lb-bp1pb38obt0l9wqh3r6p and changes nothing on it (see LB_REUSE_OF_CCM_CREATED)',
       'LB_CONFIG_DRIFT reports/renderer: reports/renderer has no CLB to compare (see LB_NOT_FOUND_FOR_SERVICE, SERVICE_LB_PENDING)',

@@ -26,8 +26,11 @@ import {
   type TrafficPolicy,
   type VServerGroup,
   type VServerGroupOwner,
+  expectedNlbServerGroups,
+  needNlb,
 } from '@app/domain';
-import { scopedCheck } from '../check-scope';
+import { combinedCheck, scopedCheck } from '../check-scope';
+import { nlbNotReadReason, nlbOfService, regionNlbView } from '../nlb-index';
 import type { CheckContext } from '../check.types';
 import { DOC_URL, SEED } from '../doc-links.constants';
 import type { ServiceEntry } from '../fleet-index';
@@ -286,7 +289,7 @@ function attributeDrift(service: K8sService, clb: Clb): string[] {
  * Skipped: no CLB found, CCM refuses the reuse, the backend mode is unknown (add-ons not read), CCM cannot build
  * the model (backend-label or vgroup-port does not parse, endpoint without node).
  */
-export const lbConfigDriftRule = scopedCheck({
+const clbPart = scopedCheck({
   id: ID,
   title: 'CCM-managed CLB differs from its Service: console edits CCM will overwrite',
   category: 'ownership',
@@ -377,3 +380,84 @@ export const lbConfigDriftRule = scopedCheck({
     );
   },
 });
+
+/**
+ * The NLB part (issue 20): the servers of each server group of an NLB Service's NLB (found as CCM finds it) against
+ * what CCM's nlb-controller builds for the Service (`expectedNlbServerGroups`: servers by type and id, the pod IP for
+ * `Eni`, port and weight, weights left out with `ignore-weight-update: "on"`), research/nlb.md 4. A group CCM would
+ * create (none with its name yet) is drift too. Skipped naming the `nlb` gap where the region's NLBs were not read,
+ * with CCM's message when the sync fails before any server group is touched, and when there is no NLB to compare.
+ */
+const nlbPart = scopedCheck({
+  ...clbPart,
+  scope: 'service',
+  needs: ['kubernetes'],
+  applies: ({ service }) => needNlb(service) && !service.deletionTimestamp,
+  check(se, out, r, ctx) {
+    const { service } = se;
+    const { cluster } = se.cluster;
+    const ref = serviceRef(se);
+    const found = nlbOfService(se);
+    const view = regionNlbView(se.cluster.region);
+    if (!found || !view) {
+      out.push(r.skipped(ref, nlbNotReadReason(ctx.index, se.cluster.account, se.cluster.region)));
+      return;
+    }
+    if (!found.nlb) {
+      out.push(r.skipped(ref, `${ref.id} has no NLB to compare (see LB_NOT_FOUND_FOR_SERVICE, SERVICE_LB_PENDING)`));
+      return;
+    }
+    const sel = nodeSelectionOptionsOf(service, cluster.ccmVersion);
+    const model =
+      'error' in sel
+        ? sel
+        : expectedNlbServerGroups({
+            service,
+            clusterId: cluster.clusterId,
+            policy: serviceTrafficPolicy(service, cluster).policy,
+            eligible: ctx.index.eligibleNodes(se.cluster, sel.options),
+            endpointSlices: ctx.index.endpointSlicesOf(se.cluster, service.namespace, service.name),
+            ...(cluster.ccmVersion !== undefined ? { ccmVersion: cluster.ccmVersion } : {}),
+          });
+    if ('error' in model) {
+      out.push(r.skipped(ref, ccmSyncFails(ref.id, model.error)));
+      return;
+    }
+    const ignoreWeights = (getLbAnnotation(service.annotations, LB_ANNOTATION.ignoreWeightUpdate) ?? '').toLowerCase() === 'on';
+    const key = (s: { type: string; serverId: string; serverIp?: string; port?: number; weight?: number }) =>
+      `${s.type}:${s.type === 'Eni' ? (s.serverIp ?? s.serverId) : s.serverId}:${s.port ?? 0}${ignoreWeights ? '' : `@${s.weight ?? 0}`}`;
+    const groupsByName = new Map((region(se) ?? []).map((g) => [g.name, g] as const));
+    const diffs: string[] = [];
+    let toAdd = 0;
+    let toRemove = 0;
+    for (const g of model.groups) {
+      const actual = groupsByName.get(g.name);
+      if (!actual) {
+        diffs.push(`server group ${g.name} missing (CCM creates it)`);
+        toAdd += g.servers.length;
+        continue;
+      }
+      const want = new Map<string, number>();
+      for (const s of g.servers) want.set(key(s), (want.get(key(s)) ?? 0) + 1);
+      const have = new Map<string, number>();
+      for (const s of actual.servers) have.set(key(s), (have.get(key(s)) ?? 0) + 1);
+      const add = [...want].flatMap(([k, n]) => Array<string>(Math.max(0, n - (have.get(k) ?? 0))).fill(k));
+      const remove = [...have].flatMap(([k, n]) => Array<string>(Math.max(0, n - (want.get(k) ?? 0))).fill(k));
+      toAdd += add.length;
+      toRemove += remove.length;
+      if (add.length || remove.length)
+        diffs.push(`${actual.serverGroupId} (${g.name}): ${add.length ? `to add ${listSome(add, 3)}` : ''}${add.length && remove.length ? '; ' : ''}${remove.length ? `to remove ${listSome(remove, 3)}` : ''}`);
+    }
+    const figures = { loadBalancerId: found.nlb.loadBalancerId, kind: 'NLB', serversToAdd: toAdd, serversToRemove: toRemove };
+    if (diffs.length === 0) out.push(r.pass(ref, `The server groups of NLB ${found.nlb.loadBalancerId} hold what CCM builds for ${ref.id}`, figures));
+    else out.push(r.fail(ref, `NLB ${found.nlb.loadBalancerId} of ${ref.id} differs from what CCM builds (the next sync overwrites it): ${listSome(diffs, 3)}`, { figures }));
+  },
+});
+
+/** The server groups of the region of a Service (NLB data read), for the NLB part. */
+function region(se: ServiceEntry) {
+  return se.cluster.region.nlbServerGroups;
+}
+
+/** A CCM-managed CLB or NLB whose listeners or backends differ from what its Service implies. */
+export const lbConfigDriftRule = combinedCheck(clbPart, nlbPart);

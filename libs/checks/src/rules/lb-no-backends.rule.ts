@@ -1,5 +1,7 @@
-import { parseCcmNamedKey, type Severity } from '@app/domain';
-import { scopedCheck } from '../check-scope';
+import { parseCcmNamedKey, parseNlbNamedKey, type Severity } from '@app/domain';
+import { combinedCheck, scopedCheck } from '../check-scope';
+import { groupsOfNlb, nlbRef } from '../nlb-index';
+import { nlbViewOrSkip } from './nlb-quota.util';
 import { DOC_URL, SEED } from '../doc-links.constants';
 import { clbRef, count, listSome } from '../result.util';
 
@@ -15,7 +17,7 @@ const ID = 'LB_NO_BACKENDS';
  * empty group a failed reuse left behind). API server CLBs are out of scope (their backends are the control
  * plane, not CCM's).
  */
-export const lbNoBackendsRule = scopedCheck({
+const clbPart = scopedCheck({
   id: ID,
   title: 'CLB or one of its vServer groups has no backend servers',
   category: 'ownership',
@@ -91,3 +93,53 @@ export const lbNoBackendsRule = scopedCheck({
     }
   },
 });
+
+/**
+ * The NLB part (issue 20): an NLB whose server groups hold no server, or with a listener forwarding to an empty
+ * server group (CCM records "There are no available nodes for NetworkLoadBalancer", UnAvailableLoadBalancer,
+ * nlbv2/server_groups.go). Critical when a listener reaches the emptiness. Skipped naming the `nlb` gap where the
+ * region's NLBs were not read.
+ */
+const nlbPart = scopedCheck({
+  ...clbPart,
+  scope: 'region',
+  needs: [],
+  check(re, out, r, ctx) {
+    const view = nlbViewOrSkip(re, out, r, ctx);
+    if (!view) return;
+    for (const nlb of re.region.nlbs ?? []) {
+      const groups = groupsOfNlb(view, nlb);
+      const entries = groups.reduce((n, g) => n + g.servers.length, 0);
+      const listened = new Set(nlb.listeners.flatMap((l) => (l.serverGroupId ? [l.serverGroupId] : [])));
+      const empty = groups.filter((g) => g.servers.length === 0);
+      const figures = { backendEntries: entries, listeners: nlb.listeners.length, serverGroups: groups.length, emptyServerGroups: empty.length };
+      if (empty.length === 0 && entries > 0) {
+        out.push(r.pass(nlbRef(nlb), `NLB ${nlb.loadBalancerId} has ${count(entries, 'server entry', 'server entries')}, in no empty server group`, figures));
+        continue;
+      }
+      if (entries === 0) {
+        out.push(
+          r.fail(nlbRef(nlb), `NLB ${nlb.loadBalancerId} has no backend server${nlb.listeners.length ? ` behind its ${count(nlb.listeners.length, 'listener')}` : ''}`, {
+            severity: nlb.listeners.length > 0 ? 'critical' : SEVERITY,
+            figures,
+          }),
+        );
+        continue;
+      }
+      const names = empty.map((g) => {
+        const k = parseNlbNamedKey(g.name);
+        return `${g.serverGroupId} (${k ? `Service ${k.namespace}/${k.serviceName}` : g.name || 'unnamed'})`;
+      });
+      const served = empty.some((g) => listened.has(g.serverGroupId));
+      out.push(
+        r.fail(nlbRef(nlb), `NLB ${nlb.loadBalancerId} has ${count(empty.length, 'empty server group')}: ${listSome(names, 3)}${served ? '; a listener forwards to one of them' : ''}`, {
+          severity: served ? 'critical' : SEVERITY,
+          figures: { ...figures, emptyGroupIds: empty.map((g) => g.serverGroupId) },
+        }),
+      );
+    }
+  },
+});
+
+/** A CLB or NLB, or one of its vServer / server groups, with no backend servers. */
+export const lbNoBackendsRule = combinedCheck(clbPart, nlbPart);
