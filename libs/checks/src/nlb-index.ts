@@ -152,3 +152,21 @@ export function nlbOfService(se: ServiceEntry): { nlb?: Nlb; by: ServiceNlbMatch
 export function isNlbService(se: ServiceEntry): boolean {
   return needNlb(se.service);
 }
+
+const nlbServicesCache = new WeakMap<FleetIndex, Map<RegionSnapshot, ServiceEntry[]>>();
+
+/** The NLB Services (`needNlb`) of a region, in snapshot order (one pass over the Services, memoised per index). */
+export function nlbServicesOf(index: FleetIndex, region: RegionSnapshot): ServiceEntry[] {
+  let m = nlbServicesCache.get(index);
+  if (!m) {
+    m = new Map();
+    for (const se of index.services) {
+      if (!needNlb(se.service)) continue;
+      const list = m.get(se.cluster.region);
+      if (list) list.push(se);
+      else m.set(se.cluster.region, [se]);
+    }
+    nlbServicesCache.set(index, m);
+  }
+  return m.get(region) ?? [];
+}

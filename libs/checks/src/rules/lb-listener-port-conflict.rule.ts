@@ -4,9 +4,15 @@ import {
   listenerProtocolOf,
   listenerTransport,
   parseProtocolPort,
+  expectedNlbListeners,
+  nlbListenersOverlap,
+  serviceTrafficPolicy,
+  type ExpectedNlbListener,
   type Severity,
 } from '@app/domain';
-import { scopedCheck } from '../check-scope';
+import { combinedCheck, scopedCheck } from '../check-scope';
+import { nlbOfService, nlbRef, nlbServicesOf } from '../nlb-index';
+import { nlbViewOrSkip } from './nlb-quota.util';
 import { DOC_URL, SEED } from '../doc-links.constants';
 import type { ServiceEntry } from '../fleet-index';
 import { clbRef, count, listSome } from '../result.util';
@@ -25,7 +31,7 @@ function svcName(se: ServiceEntry): string {
  * port's protocol (`protocol()`, pkg/controller/service/clbv1/listeners.go). One result per CLB used by two or
  * more Services; skipped for CLBs that two Services reuse in a region whose CLBs were not read.
  */
-export const lbListenerPortConflictRule = scopedCheck({
+const clbPart = scopedCheck({
   id: ID,
   title: 'Two Services use the same listener port on one CLB',
   category: 'ownership',
@@ -79,3 +85,49 @@ export const lbListenerPortConflictRule = scopedCheck({
     );
   },
 });
+
+/**
+ * The NLB part (issue 20): NLB Services sharing one NLB (reuse, as CCM finds it) whose listeners overlap: same
+ * protocol and port, or a port inside another's `listener-port-range` (`isListenerPortOverlapped`,
+ * pkg/controller/service/nlbv2/listeners.go; TCP and UDP on one port do not conflict). One result per NLB used by
+ * two or more NLB Services; a region whose NLBs were not read is skipped naming the `nlb` gap.
+ */
+const nlbPart = scopedCheck({
+  ...clbPart,
+  scope: 'region',
+  needs: [],
+  check(re, out, r, ctx) {
+    if (!nlbViewOrSkip(re, out, r, ctx)) return;
+    const byNlb = new Map<string, ServiceEntry[]>();
+    for (const se of nlbServicesOf(ctx.index, re.region)) {
+      const nlb = nlbOfService(se)?.nlb;
+      if (!nlb) continue;
+      const list = byNlb.get(nlb.loadBalancerId) ?? [];
+      list.push(se);
+      byNlb.set(nlb.loadBalancerId, list);
+    }
+    for (const nlb of re.region.nlbs ?? []) {
+      const services = byNlb.get(nlb.loadBalancerId) ?? [];
+      if (services.length < 2) continue;
+      const listeners: { se: ServiceEntry; l: ExpectedNlbListener }[] = [];
+      for (const se of services) {
+        const built = expectedNlbListeners(se.service, se.cluster.cluster.clusterId, serviceTrafficPolicy(se.service, se.cluster.cluster).policy);
+        if (!('error' in built)) for (const l of built.listeners) listeners.push({ se, l });
+      }
+      const conflicts = new Set<string>();
+      for (let i = 0; i < listeners.length; i++)
+        for (let j = i + 1; j < listeners.length; j++) {
+          const a = listeners[i]!;
+          const b = listeners[j]!;
+          if (a.se !== b.se && nlbListenersOverlap(a.l, b.l))
+            conflicts.add(`${a.l.protocol} ${a.l.port || `${a.l.startPort}-${a.l.endPort}`}: ${svcName(a.se)} and ${svcName(b.se)}`);
+        }
+      const figures = { services: services.length, kind: 'NLB' };
+      if (conflicts.size === 0) out.push(r.pass(nlbRef(nlb), `NLB ${nlb.loadBalancerId} is shared by ${count(services.length, 'Service')} on distinct listener ports`, figures));
+      else out.push(r.fail(nlbRef(nlb), `NLB ${nlb.loadBalancerId} is shared by ${count(services.length, 'Service')} whose listeners overlap: ${listSome([...conflicts], 3)}`, { figures: { ...figures, conflicts: [...conflicts] } }));
+    }
+  },
+});
+
+/** Two Services use the same listener port (and protocol) on one CLB or NLB. */
+export const lbListenerPortConflictRule = combinedCheck(clbPart, nlbPart);
