@@ -20,6 +20,21 @@
  * listener, up to 10 in parallel). Each call takes `callLatencyMs` (an assumption: CLB OpenAPI calls take
  * 100-300 ms; a setting).
  *
+ * NLB Services (CCM's NLB controller, research/nlb.md 3.3, 4, 5, 7; issue 20 item 4) run the same workqueue with the
+ * NLB 2022-04-30 calls, named `nlb:<Action>` so they never share a budget with the CLB action of the same name: a
+ * prelude of nlb:ListLoadBalancers (FindNLB by tag), nlb:CreateLoadBalancer + nlb:GetJobStatus for a new NLB (every
+ * mutating NLB call is asynchronous), nlb:GetLoadBalancerAttribute, nlb:ListListeners, nlb:ListServerGroups and
+ * nlb:ListServerGroupServers per existing group; per server group nlb:CreateServerGroup, then per batch of
+ * `batchSize` servers nlb:AddServersToServerGroup / nlb:RemoveServersFromServerGroup /
+ * nlb:UpdateServerGroupServersAttribute each followed by nlb:GetJobStatus (CCM waits on every server job); per new
+ * listener nlb:CreateListener, and one nlb:ListAsynJobs per 20 listener jobs (`BatchWaitJobsFinish`). The NLB API
+ * limits are per API and region (research/nlb.md 5, DOC "api nlb 2022-04-30 quota"): 20 calls/s for the reads and
+ * GetJobStatus, 200 per 60 s for the write APIs (`NLB_API_QPS`), used unless `qps.perApi` names the action.
+ * A CLB Service moved to NLB also deletes on the CLB side (research/ccm-behaviour.md §1.7): DescribeLoadBalancers,
+ * DescribeLoadBalancerAttribute, SetLoadBalancerDeleteProtection (protection off) and DeleteLoadBalancer for a CLB
+ * CCM created; on a reused CLB DescribeLoadBalancerListeners / DescribeVServerGroups, then one
+ * DeleteLoadBalancerListener per listener and one DeleteVServerGroup per vServer group of the Service.
+ *
  * The estimate is closed-form; `replayConvergence` runs the same calls as a discrete-event simulation against a
  * rate limiter (the simulator's fixed one-second windows) with virtual time, so 5,000 Services replay in
  * milliseconds; tests compare the two.
@@ -81,11 +96,73 @@ export interface ConvergenceEstimate {
   boundBy: 'concurrency' | 'rate-limits';
 }
 
+/** NLB write APIs: 200 calls per 60 s per API and region (research/nlb.md 5, DOC "api nlb 2022-04-30 quota"). */
+const NLB_WRITE_QPS = 200 / 60;
+
+/**
+ * NLB 2022-04-30 rate limits per API and region, calls per second (research/nlb.md 5: 20/s for the reads and
+ * GetJobStatus, 200 per 60 s for most write APIs; ListLoadBalancers and ListAsynJobs are not documented there and
+ * are taken at 20/s like the other reads, research/nlb.md 7 "Budget ~20 QPS per API per region").
+ */
+export const NLB_API_QPS: Readonly<Record<string, number>> = {
+  'nlb:ListLoadBalancers': 20,
+  'nlb:GetLoadBalancerAttribute': 20,
+  'nlb:ListListeners': 20,
+  'nlb:ListServerGroups': 20,
+  'nlb:ListServerGroupServers': 20,
+  'nlb:GetJobStatus': 20,
+  'nlb:ListAsynJobs': 20,
+  'nlb:CreateLoadBalancer': NLB_WRITE_QPS,
+  'nlb:CreateServerGroup': NLB_WRITE_QPS,
+  'nlb:AddServersToServerGroup': NLB_WRITE_QPS,
+  'nlb:RemoveServersFromServerGroup': NLB_WRITE_QPS,
+  'nlb:UpdateServerGroupServersAttribute': NLB_WRITE_QPS,
+  'nlb:CreateListener': NLB_WRITE_QPS,
+};
+
+/** Listener jobs CCM waits on with one ListAsynJobs call (`BatchWaitJobsFinish`, research/nlb.md 4). */
+const NLB_JOBS_PER_WAIT = 20;
+
 function batches(n: number, size: number): number {
   return n > 0 ? Math.ceil(n / size) : 0;
 }
 
+function nlbPlanOf(c: ServiceChange, s: ConvergenceSettings): ServicePlan {
+  const prelude = ['nlb:ListLoadBalancers'];
+  if (c.createsLoadBalancer) prelude.push('nlb:CreateLoadBalancer', 'nlb:GetJobStatus');
+  prelude.push('nlb:GetLoadBalancerAttribute', 'nlb:ListListeners', 'nlb:ListServerGroups');
+  for (let i = 0; i < c.groupsUpdated; i++) prelude.push('nlb:ListServerGroupServers');
+  const groupActions: string[][] = [];
+  for (let g = 0; g < c.backendsAdded.length; g++) {
+    const seq: string[] = [];
+    if (g < c.groupsCreated) seq.push('nlb:CreateServerGroup');
+    for (let i = 0; i < batches(c.backendsAdded[g] ?? 0, s.batchSize); i++) seq.push('nlb:AddServersToServerGroup', 'nlb:GetJobStatus');
+    for (let i = 0; i < batches(c.backendsRemoved[g] ?? 0, s.batchSize); i++) seq.push('nlb:RemoveServersFromServerGroup', 'nlb:GetJobStatus');
+    for (let i = 0; i < batches(c.backendsUpdated[g] ?? 0, s.batchSize); i++) seq.push('nlb:UpdateServerGroupServersAttribute', 'nlb:GetJobStatus');
+    if (seq.length > 0) groupActions.push(seq);
+  }
+  const listenerActions: string[][] = [];
+  for (let i = 0; i < c.listenersCreated; i++) listenerActions.push(['nlb:CreateListener']);
+  for (let i = 0; i < batches(c.listenersCreated, NLB_JOBS_PER_WAIT); i++) listenerActions.push(['nlb:ListAsynJobs']);
+  return { prelude, groupActions, listenerActions };
+}
+
+/** CCM's calls to delete a Service's CLB side (a CLB Service moved to NLB; see the file comment). */
+function clbReleasePlanOf(c: ServiceChange): ServicePlan {
+  if (c.deletesLoadBalancer)
+    return { prelude: ['DescribeLoadBalancers', 'DescribeLoadBalancerAttribute', 'SetLoadBalancerDeleteProtection', 'DeleteLoadBalancer'], groupActions: [], listenerActions: [] };
+  const prelude = ['DescribeLoadBalancers', 'DescribeLoadBalancerAttribute', 'DescribeLoadBalancerListeners', 'DescribeVServerGroups'];
+  const listenerActions: string[][] = [];
+  for (let i = 0; i < (c.listenersDeleted ?? 0); i++) listenerActions.push(['DeleteLoadBalancerListener']);
+  const groupActions: string[][] = [];
+  for (let i = 0; i < (c.groupsDeleted ?? 0); i++) groupActions.push(['DeleteVServerGroup']);
+  // Listeners go before the vServer groups they forward to.
+  return { prelude, groupActions: listenerActions, listenerActions: groupActions };
+}
+
 function planOf(c: ServiceChange, s: ConvergenceSettings): ServicePlan {
+  if (c.product === 'nlb') return nlbPlanOf(c, s);
+  if (c.deletesLoadBalancer || c.groupsDeleted || c.listenersDeleted) return clbReleasePlanOf(c);
   const prelude = ['DescribeLoadBalancers'];
   if (c.createsLoadBalancer) prelude.push('CreateLoadBalancer', 'AddTags');
   prelude.push('DescribeLoadBalancerAttribute', 'DescribeLoadBalancerListeners', 'DescribeVServerGroups');
@@ -119,7 +196,7 @@ function wavesOf(actions: readonly string[][], slots: number): number {
 }
 
 function qpsOf(s: ConvergenceSettings, api: string): number {
-  return s.qps.perApi?.[api] ?? s.qps.default;
+  return s.qps.perApi?.[api] ?? NLB_API_QPS[api] ?? s.qps.default;
 }
 
 /**
@@ -165,6 +242,9 @@ export function estimateConvergence(changes: readonly ServiceChange[], settings:
 function round(x: number): number {
   return Math.round(x * 1000) / 1000;
 }
+
+/** Prelude calls done once: a retried reconcile does not create or delete the LB again. */
+const ONCE = new Set(['CreateLoadBalancer', 'AddTags', 'nlb:CreateLoadBalancer', 'SetLoadBalancerDeleteProtection', 'DeleteLoadBalancer']);
 
 /** Admits one call at a (virtual) time: `undefined` = admitted, else throttled (the simulator's `RateLimiter.admit`). */
 export type AdmitFn = (accountId: string, action: string, nowMs: number) => number | undefined;
@@ -261,7 +341,7 @@ export function replayConvergence(
         break;
       }
     }
-    if (ok) it.plan.prelude = it.plan.prelude.filter((api) => api !== 'CreateLoadBalancer' && api !== 'AddTags');
+    if (ok) it.plan.prelude = it.plan.prelude.filter((api) => !ONCE.has(api));
     if (ok) {
       const g = runActions(it.group, t);
       t = g.end;

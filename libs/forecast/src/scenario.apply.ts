@@ -15,6 +15,7 @@
 import {
   ANNOTATION_PREFIX,
   FINALIZER_CLB,
+  FINALIZER_NLB,
   TAG_CCM_OWNER,
   TAG_CLUSTER_ID,
   defaultLoadBalancerName,
@@ -42,6 +43,7 @@ import {
 } from '@app/domain';
 import { createHash } from 'node:crypto';
 import { ScenarioError, type ScenarioStep } from './scenario.schema';
+import { convertToNlbService, expectedNlbGroupsOf, isNlbControlled, reconcileNlbService, releaseClbOfService, withZoneMaps } from './scenario.nlb';
 
 /** A cluster of a snapshot with its region. */
 export interface ClusterLocation {
@@ -83,6 +85,14 @@ export interface AppliedChange {
 /** The CCM work of one changed Service (counts). */
 export interface ServiceChange {
   service: string;
+  /** The LB product CCM calls for this change: `clb` (default when absent) or `nlb` (NLB 2022-04-30 API). */
+  product?: 'clb' | 'nlb';
+  /** CCM deletes the LB (a CLB it created, when its Service moves to NLB). */
+  deletesLoadBalancer?: boolean;
+  /** Listeners deleted (with the LB, or the Service's listeners on a reused CLB). */
+  listenersDeleted?: number;
+  /** vServer groups deleted (with the LB, or the Service's groups on a reused CLB). */
+  groupsDeleted?: number;
   /** CCM creates the CLB (new Service without reuse). */
   createsLoadBalancer: boolean;
   /** vServer groups created. */
@@ -155,6 +165,7 @@ export class ScenarioApplier {
     if ('error' in loc) fail(step, 'cluster', loc.error);
     const before = this.modelOf(loc);
     const created = new Set<string>();
+    const released: ServiceChange[] = [];
     switch (step.kind) {
       case 'addNodes':
         this.addNodes(step, loc);
@@ -175,8 +186,12 @@ export class ScenarioApplier {
       case 'scalePods':
         this.scalePods(step, loc);
         break;
+      case 'migrateToNlb':
+        for (const c of this.migrateToNlb(step, loc, created)) released.push(c);
+        break;
     }
-    return this.reconcile(loc, before, created);
+    const changed = this.reconcile(loc, before, created);
+    return { services: [...released, ...changed.services] };
   }
 
   /** The CCM model's vServer groups of every CLB Service of a cluster, as a comparable signature per Service. */
@@ -186,9 +201,8 @@ export class ScenarioApplier {
     if (!k8s) return out;
     const slices = slicesByService(k8s.endpointSlices);
     for (const svc of k8s.services) {
-      if (!needClb(svc)) continue;
-      const groups = this.expected(loc, svc, slices);
-      out.set(`${svc.namespace}/${svc.name}`, JSON.stringify(groups ?? null));
+      if (needClb(svc)) out.set(`${svc.namespace}/${svc.name}`, JSON.stringify(this.expected(loc, svc, slices) ?? null));
+      else if (isNlbControlled(loc, svc)) out.set(`${svc.namespace}/${svc.name}`, `nlb:${JSON.stringify(expectedNlbGroupsOf(loc, svc, slices) ?? null)}`);
     }
     return out;
   }
@@ -234,7 +248,18 @@ export class ScenarioApplier {
     // CCM's view: the CLBs of the cluster's account and region (the region snapshot's), found as CCM finds them.
     const view: CcmClbView<Clb> = { byId: (id) => byId.get(id), byOwnerTag: (name) => byOwner.get(name), byName: (name) => byName.get(name) };
     for (const svc of k8s.services) {
-      if (!needClb(svc)) continue;
+      if (!needClb(svc)) {
+        // NLB Services: CCM's NLB controller, where the region's NLB data was read (else nothing to rewrite).
+        if (!isNlbControlled(loc, svc) || !loc.region.nlbs || !loc.region.nlbServerGroups) continue;
+        const key = `${svc.namespace}/${svc.name}`;
+        const groups = expectedNlbGroupsOf(loc, svc, slices);
+        const isNew = created.has(key);
+        if (!isNew && before.get(key) === `nlb:${JSON.stringify(groups ?? null)}`) continue;
+        if (!groups) continue; // CCM would fail this Service's sync: nothing changes on the NLB
+        const change = reconcileNlbService(loc, svc, groups, isNew, () => this.next());
+        if (change) changes.push(change);
+        continue;
+      }
       const key = `${svc.namespace}/${svc.name}`;
       const groups = this.expected(loc, svc, slices);
       const sig = JSON.stringify(groups ?? null);
@@ -438,6 +463,8 @@ export class ScenarioApplier {
   private addServices(step: Extract<ScenarioStep, { kind: 'addServices' }>, loc: ClusterLocation): string[] {
     const k8s = k8sOf(step, loc);
     const a = step.args;
+    const nlb = a.loadBalancerClass !== undefined;
+    if (nlb) requireNlbData(step, loc, 'loadBalancerClass');
     if (a.reuseLoadBalancer !== undefined && !(loc.region.loadBalancers ?? []).some((l) => l.loadBalancerId === a.reuseLoadBalancer))
       fail(step, 'reuseLoadBalancer', `unknown CLB "${a.reuseLoadBalancer}" in ${loc.cluster.accountId}/${loc.region.regionId}`);
     const used = usedNodePorts(k8s.services);
@@ -474,8 +501,11 @@ export class ScenarioApplier {
         labels: {},
         annotations: a.reuseLoadBalancer
           ? { [`${ANNOTATION_PREFIX}-id`]: a.reuseLoadBalancer, [`${ANNOTATION_PREFIX}-force-override-listeners`]: 'true' }
-          : {},
-        finalizers: [FINALIZER_CLB],
+          : nlb
+            ? withZoneMaps(loc, {})
+            : {},
+        ...(nlb ? { loadBalancerClass: a.loadBalancerClass } : {}),
+        finalizers: [nlb ? FINALIZER_NLB : FINALIZER_CLB],
         externalTrafficPolicy: a.externalTrafficPolicy,
         selector: { app: name },
         ports: a.ports.map((port) => {
@@ -497,13 +527,57 @@ export class ScenarioApplier {
       k8s.endpointSlices.push(slice);
       keys.push(`${a.namespace}/${name}`);
       // The new Service's nodes count for the next placement (Local mode attaches exactly them).
-      if (a.externalTrafficPolicy === 'Local' && !a.reuseLoadBalancer)
+      if (a.externalTrafficPolicy === 'Local' && !a.reuseLoadBalancer && !nlb)
         for (const nodeName of new Set(nodes)) {
           const ecs = k8s.nodes.find((x) => x.name === nodeName)?.ecsInstanceId;
           if (ecs) attachments.set(ecs, (attachments.get(ecs) ?? 0) + 1);
         }
     }
     return keys;
+  }
+
+  /**
+   * Moves the named CLB Services to NLB: each Service's CLB side is released as CCM does on delete
+   * (`releaseClbOfService`), then the Service is re-created as an NLB Service (`convertToNlbService`) and marked
+   * new, so `reconcile` builds its NLB.
+   * @returns the CLB-side changes (the convergence estimate counts CCM's delete calls)
+   */
+  private migrateToNlb(step: Extract<ScenarioStep, { kind: 'migrateToNlb' }>, loc: ClusterLocation, created: Set<string>): ServiceChange[] {
+    const k8s = k8sOf(step, loc);
+    requireNlbData(step, loc, 'services');
+    const clbServices = k8s.services.filter((s) => needClb(s));
+    const byKey = new Map(clbServices.map((s) => [`${s.namespace}/${s.name}`, s]));
+    const seen = new Set<string>();
+    const lbs = loc.region.loadBalancers ?? [];
+    const byId = new Map(lbs.map((l) => [l.loadBalancerId, l]));
+    const byOwner = new Map<string, Clb>();
+    const byName = new Map<string, Clb>();
+    for (const l of lbs) {
+      const owner = l.tags[TAG_CCM_OWNER];
+      if (owner && !byOwner.has(owner)) byOwner.set(owner, l);
+      if (!byName.has(l.name)) byName.set(l.name, l);
+    }
+    const view: CcmClbView<Clb> = { byId: (id) => byId.get(id), byOwnerTag: (name) => byOwner.get(name), byName: (name) => byName.get(name) };
+    const slices = slicesByService(k8s.endpointSlices);
+    const out: ServiceChange[] = [];
+    step.args.services.forEach((key, i) => {
+      if (seen.has(key)) fail(step, `services.${i}`, `"${key}" is listed twice`);
+      seen.add(key);
+      const svc = byKey.get(key);
+      if (!svc) {
+        const all = [...byKey.keys()].sort();
+        const shown = all.slice(0, 20).join(', ');
+        const what = k8s.services.some((s) => `${s.namespace}/${s.name}` === key) ? 'is not a CLB Service (CCM\'s CLB controller does not take it)' : 'is not a Service of the cluster';
+        fail(step, `services.${i}`, `"${key}" ${what}; CLB Services of cluster ${loc.cluster.clusterId}: ${all.length === 0 ? 'none' : shown}${all.length > 20 ? `, ... (${all.length - 20} more)` : ''}`);
+      }
+      const groupNames = (this.expected(loc, svc, slices) ?? []).map((g) => g.name);
+      const released = releaseClbOfService(loc, svc, findServiceClb(svc, view).clb, groupNames);
+      if (released) out.push(released);
+      const h = createHash('sha256').update(`${loc.cluster.clusterId}/${key}/nlb/${step.index}`).digest('hex');
+      convertToNlbService(loc, svc, `${h.slice(0, 8)}-${h.slice(8, 12)}-4${h.slice(13, 16)}-8${h.slice(17, 20)}-${h.slice(20, 32)}`);
+      created.add(key);
+    });
+    return out;
   }
 
   private setTrafficPolicy(step: Extract<ScenarioStep, { kind: 'setTrafficPolicy' }>, loc: ClusterLocation): void {
@@ -563,6 +637,12 @@ export class ScenarioApplier {
       });
     }
   }
+}
+
+/** Refuses an NLB step on a region whose NLB data was not read: NLB quotas cannot be planned without it. */
+function requireNlbData(step: ScenarioStep, loc: ClusterLocation, field: string): void {
+  if (!loc.region.nlbs || !loc.region.nlbServerGroups)
+    fail(step, field, `the NLB data of ${loc.cluster.accountId}/${loc.region.regionId} was not read (coverage gap nlb): NLB quotas cannot be planned there`);
 }
 
 function usedNodePorts(services: readonly K8sService[]): Set<number> {

@@ -39,6 +39,8 @@ const addNodes = z.strictObject({
   labels: labels.optional(),
 });
 const removeNodes = z.strictObject({ cluster: name, names: z.array(name).min(1) });
+/** The `spec.loadBalancerClass` that sends a Service to CCM's NLB controller (research/nlb.md 1; CCM `NeedNLB`). */
+const NLB_CLASS = 'alibabacloud.com/nlb';
 const addServices = z.strictObject({
   cluster: name,
   namespace: name,
@@ -50,6 +52,27 @@ const addServices = z.strictObject({
   reuseLoadBalancer: name.optional(),
   /** Name prefix of the new Services (default `whatif`). */
   namePrefix: name.optional(),
+  /**
+   * `alibabacloud.com/nlb`: NLB Services (CCM's NLB controller, v2.5.0+): one NLB each, one listener and one server
+   * group per port, servers per mode as `expectedNlbServerGroups` builds them (research/nlb.md 4, 5). Default: CLB.
+   */
+  loadBalancerClass: z.literal(NLB_CLASS, { error: `the only class CCM takes is ${NLB_CLASS} (omit it for CLB)` }).optional(),
+}).refine((a) => !(a.loadBalancerClass && a.reuseLoadBalancer), {
+  path: ['reuseLoadBalancer'],
+  message: 'names a CLB to reuse; an NLB Service (loadBalancerClass) gets a new NLB',
+});
+/**
+ * Move CLB Services to NLB (delete and re-create each with `loadBalancerClass: alibabacloud.com/nlb`: the class is
+ * immutable): CCM deletes the CLB it created (or, on a reused CLB, the Service's listeners and vServer groups) and
+ * creates an NLB with one listener and one server group per port.
+ */
+const migrateToNlb = z.strictObject({
+  cluster: name,
+  /** `namespace/name` of each CLB Service (no patterns: a migration names what it moves). */
+  services: z
+    .array(name.regex(/^[^/]+\/[^/]+$/, 'a Service as namespace/name'))
+    .min(1)
+    .max(MAX_ADD_SERVICES, `at most ${MAX_ADD_SERVICES} Services per step (one NLB each)`),
 });
 const setTrafficPolicy = z.strictObject({
   cluster: name,
@@ -61,7 +84,7 @@ const upgradeCcm = z.strictObject({ cluster: name, version: z.string().regex(/^v
 const scalePods = z.strictObject({ cluster: name, service: name, replicas: z.number().int().min(0).max(100_000) });
 
 /** The step kinds and their argument schemas. */
-export const STEP_SCHEMAS = { addNodes, removeNodes, addServices, setTrafficPolicy, upgradeCcm, scalePods } as const;
+export const STEP_SCHEMAS = { addNodes, removeNodes, addServices, setTrafficPolicy, upgradeCcm, scalePods, migrateToNlb } as const;
 
 /** A step kind. */
 export type StepKind = keyof typeof STEP_SCHEMAS;

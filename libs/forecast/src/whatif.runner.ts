@@ -141,7 +141,13 @@ export function runWhatIf(snapshot: FleetSnapshot, scenario: Scenario, options: 
     return { ...step, args: { ...step.args, cluster: loc.cluster.clusterId } } as ScenarioStep;
   });
   const copy = scopedCopy(snapshot, clusterIds);
-  const audit = (s: FleetSnapshot) => runAudit(s, { now: options.now, ...(options.settings ? { settings: options.settings } : {}) });
+  // Fresh region objects per audit: the checks memoise per-region views by object (libs/checks nlb-index), and the
+  // applier changes the regions in place between audits.
+  const audit = (s: FleetSnapshot) =>
+    runAudit(
+      { ...s, accounts: s.accounts.map((a) => ({ ...a, regions: a.regions.map((r) => ({ ...r })) })) },
+      { now: options.now, ...(options.settings ? { settings: options.settings } : {}) },
+    );
   const applier = new ScenarioApplier(copy);
   let prev = audit(copy);
   let prevSamples = sampleMap(quotaUsageOf(prev.results, QUOTA_USAGE_CHECK_IDS));

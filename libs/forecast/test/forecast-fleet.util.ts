@@ -1,7 +1,9 @@
 /**
  * A small hand-built fleet for the forecast tests: one account, one region, one Flannel cluster of `nodes`
  * workers with lowered Quota Center values, and `clusterServices` Cluster-mode LoadBalancer Services whose CLBs
- * are built by the CCM model itself (ScenarioApplier addServices), so the snapshot is consistent.
+ * are built by the CCM model itself (ScenarioApplier addServices), so the snapshot is consistent. With `nlb` the
+ * region's NLB data counts as read (empty NLB lists, nodes in zone cn-hangzhou-h) and `nlbServices` Cluster-mode
+ * NLB Services (`loadBalancerClass: alibabacloud.com/nlb`, each `nlbPorts` ports) are built the same way.
  */
 import type { FleetSnapshot, QuotaValue } from '@app/domain';
 import { ScenarioApplier, parseScenario } from '@app/forecast';
@@ -16,6 +18,12 @@ export interface SmallFleetOptions {
   clusterServices?: number;
   quotas?: Record<string, number>;
   freeIps?: number;
+  /** The region's NLB data was read (default: true when `nlbServices` is given, else false). */
+  nlb?: boolean;
+  /** Cluster-mode NLB Services, in namespace `edge`. */
+  nlbServices?: number;
+  /** Ports of each NLB Service (default [443]). */
+  nlbPorts?: number[];
 }
 
 /** Builds the fleet (fresh objects on every call). */
@@ -52,11 +60,13 @@ export function smallFleet(opts: SmallFleetOptions = {}): FleetSnapshot {
               regionId: REGION,
               vpcId: 'vpc-1',
               vSwitchId: 'vsw-1',
+              zoneId: 'cn-hangzhou-h',
               status: 'Running',
               privateIps: [node.internalIp],
               tags: {},
             })),
-            vSwitches: [{ vSwitchId: 'vsw-1', vpcId: 'vpc-1', cidrBlock: '10.0.0.0/24', availableIpAddressCount: opts.freeIps ?? 200 }],
+            vSwitches: [{ vSwitchId: 'vsw-1', vpcId: 'vpc-1', zoneId: 'cn-hangzhou-h', cidrBlock: '10.0.0.0/24', availableIpAddressCount: opts.freeIps ?? 200 }],
+            ...((opts.nlb ?? (opts.nlbServices ?? 0) > 0) ? { nlbs: [], nlbServerGroups: [] } : {}),
             quotas,
             clusters: [
               {
@@ -83,15 +93,14 @@ export function smallFleet(opts: SmallFleetOptions = {}): FleetSnapshot {
     ],
   };
   const services = opts.clusterServices ?? 0;
-  if (services > 0) {
+  const nlbServices = opts.nlbServices ?? 0;
+  const steps: Record<string, unknown>[] = [];
+  if (services > 0) steps.push({ addServices: { cluster: CLUSTER, namespace: 'shop', count: services, namePrefix: 'base' } });
+  if (nlbServices > 0)
+    steps.push({ addServices: { cluster: CLUSTER, namespace: 'edge', count: nlbServices, namePrefix: 'nlb', loadBalancerClass: 'alibabacloud.com/nlb', ports: opts.nlbPorts ?? [443] } });
+  if (steps.length > 0) {
     const applier = new ScenarioApplier(snapshot);
-    const scenario = parseScenario({
-      apiVersion: 'fleet-audit/v1',
-      kind: 'Scenario',
-      name: 'seed',
-      steps: [{ addServices: { cluster: CLUSTER, namespace: 'shop', count: services, namePrefix: 'base' } }],
-    });
-    applier.apply(scenario.steps[0]!);
+    for (const step of parseScenario({ apiVersion: 'fleet-audit/v1', kind: 'Scenario', name: 'seed', steps }).steps) applier.apply(step);
   }
   return snapshot;
 }
