@@ -8,9 +8,13 @@ import {
   nodeSelectionOptionsOf,
   readyEndpointsByNode,
   serviceTrafficPolicy,
+  needNlb,
+  NLB_QUOTA_SERVER_ADDED,
+  NLB_QUOTA_SERVER_GROUP_SERVERS,
   type Severity,
 } from '@app/domain';
-import { scopedCheck } from '../check-scope';
+import { combinedCheck, scopedCheck } from '../check-scope';
+import { nlbNotReadReason, regionNlbView, serverKey } from '../nlb-index';
 import { DOC_URL, SEED } from '../doc-links.constants';
 import { ccmSyncFails, count, pct, serviceRef } from '../result.util';
 
@@ -37,7 +41,7 @@ const ID = 'CLUSTER_MODE_BLOWUP';
  * Node eligibility and modes: CCM backend.go / vgroups.go via `@app/domain` (`eligibleBackendNodes`,
  * `serviceTrafficPolicy`).
  */
-export const clusterModeBlowupRule = scopedCheck({
+const clbPart = scopedCheck({
   id: ID,
   title: 'Cluster-mode Service attaches every node where Local mode would attach a few',
   category: 'quota',
@@ -217,3 +221,90 @@ export const clusterModeBlowupRule = scopedCheck({
     }
   },
 });
+
+/**
+ * The NLB part (issue 20): an NLB Service in Cluster mode puts every eligible node in the server group of each port
+ * (research/nlb.md 4 (d), (e)), where Local mode would put the nodes running its ready pods. Same measure and
+ * thresholds as the CLB part; the quota it burns is `nlb_quota_server_added_num` (every node in one more server
+ * group per port) and the per-group `nlb_quota_servergroup_noeci_servers_num`. Critical / warning when the busiest
+ * node it adds only because of Cluster mode is in server groups at the quota ratios. Skipped naming the `nlb` gap
+ * where the region's NLBs were not read (the burn is unknown).
+ */
+const nlbPart = scopedCheck({
+  ...clbPart,
+  scope: 'service',
+  needs: ['kubernetes'],
+  applies: (se) => needNlb(se.service),
+  check(se, out, r, ctx) {
+    const { service, cluster: ce } = se;
+    const { cluster } = ce;
+    const ref = serviceRef(se);
+    const view = regionNlbView(ce.region);
+    if (!view) {
+      out.push(r.skipped(ref, nlbNotReadReason(ctx.index, ce.account, ce.region)));
+      return;
+    }
+    if (cluster.addons === undefined && (service.annotations[ANNOTATION_BACKEND_TYPE] ?? '') === '') {
+      out.push(r.skipped(ref, `add-ons of cluster ${cluster.clusterId} were not read: network plugin (default backend type) unknown`));
+      return;
+    }
+    const mode = serviceTrafficPolicy(service, cluster);
+    if (mode.policy !== 'cluster') {
+      out.push(r.pass(ref, `${ref.id} (NLB) uses ${mode.policy === 'eni' ? 'ENI' : 'Local'} mode: only pods or nodes with pods are servers`, { mode: mode.policy, kind: 'NLB' }));
+      return;
+    }
+    const sel = nodeSelectionOptionsOf(service, cluster.ccmVersion);
+    if ('error' in sel) {
+      out.push(r.skipped(ref, ccmSyncFails(ref.id, sel.error)));
+      return;
+    }
+    const ports = service.ports.filter((p) => p.nodePort !== undefined).length;
+    const eligible = ctx.index.eligibleNodes(ce, sel.options);
+    const slices = ctx.index.endpointSlicesOf(ce, service.namespace, service.name);
+    const localNames = new Set<string>();
+    for (const nodeName of readyEndpointsByNode(slices).keys()) {
+      const node = eligible.candidatesByName.get(nodeName);
+      if (node && node.labels['type'] !== 'virtual-kubelet' && !backendNodeExclusion(node, sel.options) && node.ecsInstanceId) localNames.add(node.name);
+    }
+    const eligibleNodes = eligible.nodes.length;
+    const attached = eligibleNodes * ports;
+    const localWould = localNames.size * ports;
+    const extra = attached - localWould;
+    const factor = eligibleNodes / Math.max(localNames.size, 1);
+    const addedLimit = ctx.index.quota(ce.region, NLB_QUOTA_SERVER_ADDED).limit;
+    const groupLimit = ctx.index.quota(ce.region, NLB_QUOTA_SERVER_GROUP_SERVERS).limit;
+    let maxExtraAdded = 0;
+    for (const n of eligible.nodes)
+      if (!localNames.has(n.name)) maxExtraAdded = Math.max(maxExtraAdded, view.groupsByServer.get(serverKey({ type: 'Ecs', serverId: n.ecsInstanceId ?? '' }))?.groups.length ?? 0);
+    const addedRatio = maxExtraAdded / addedLimit;
+    const groupRatio = eligibleNodes / groupLimit;
+    const { minFactor, minExtraBackends } = ctx.settings.clusterModeBlowup;
+    const { warningRatio, criticalRatio } = ctx.settings.quota;
+    const quotaScale = Math.min(1, addedLimit / NLB_QUOTA_SERVER_ADDED.defaultValue, groupLimit / NLB_QUOTA_SERVER_GROUP_SERVERS.defaultValue);
+    const floor = minExtraBackends === 0 ? 0 : Math.max(1, Math.ceil(minExtraBackends * quotaScale));
+    const burn = Math.max(addedRatio, groupRatio);
+    const figures = {
+      used: maxExtraAdded,
+      limit: addedLimit,
+      ratio: addedRatio,
+      kind: 'NLB',
+      mode: 'cluster',
+      ports,
+      eligibleNodes,
+      localNodes: localNames.size,
+      localModeBackends: localWould,
+      extraBackends: extra,
+      blowupFactor: Math.round(factor * 10) / 10,
+    };
+    const text =
+      `${ref.id} (NLB, Cluster mode) puts ${count(eligibleNodes, 'node')} x ${count(ports, 'port')} = ${count(attached, 'server entry', 'server entries')} ` +
+      `in its server groups where Local mode would put ${localWould} (${figures.blowupFactor}x); the busiest node it adds only for Cluster mode is in ` +
+      `${count(maxExtraAdded, 'server group')}: ${pct(addedRatio)} of nlb_quota_server_added_num ${addedLimit}`;
+    const fails = extra > 0 && ((factor >= minFactor && extra >= floor) || burn >= warningRatio);
+    if (!fails) out.push(r.pass(ref, text, figures));
+    else out.push(r.fail(ref, text, { severity: burn >= criticalRatio ? 'critical' : SEVERITY, figures }));
+  },
+});
+
+/** A Cluster-mode CLB or NLB Service attaches every node where Local mode would attach a few. */
+export const clusterModeBlowupRule = combinedCheck(clbPart, nlbPart);
