@@ -98,7 +98,10 @@ describe('fleet directory nlb/ files', () => {
   });
 
   it('a region with four empty files reads as "no NLB" (nlbs = []), not as a gap', () => {
-    const snap = mapWireFleet(readFleetDirectory(copy('empty')));
+    const dir = copy('empty');
+    for (const region of ['1234567890123456/regions/cn-beijing', '1234567890123456/regions/cn-hangzhou', '1987654321098765/regions/cn-beijing', '1987654321098765/regions/cn-hangzhou'])
+      for (const f of ['load-balancers', 'listeners', 'server-groups', 'servers']) writeFileSync(join(dir, 'accounts', region, 'nlb', `${f}.json`), '[]\n');
+    const snap = mapWireFleet(readFleetDirectory(dir));
     for (const region of snap.accounts.flatMap((a) => a.regions)) {
       expect(region.nlbs).toEqual([]);
       expect(region.nlbServerGroups).toEqual([]);
