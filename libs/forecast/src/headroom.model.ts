@@ -20,6 +20,19 @@
  *   sum_i min(c_i, k) >= k * m, c_i = the free attachments of worker i, m = nodes per Service.
  * On clusters whose Services default to ENI backends (Terway), a new Service attaches pods (pods x ports
  * entries on its CLB, no node attachments).
+ *
+ * NLB (issue 20 item 4; CCM's NLB controller, libs/domain `expectedNlbServerGroups`; research/nlb.md 4, 5; NLB "NLB
+ * quotas"), where the region's NLB data was read:
+ * - a node: one server per port of every Cluster-mode NLB Service whose node selection takes it, in that port's
+ *   server group (NLB_SERVER_GROUP_BACKEND_QUOTA, 400) and on its NLB (NLB_BACKEND_QUOTA, 400); the new node itself
+ *   is added to that many server groups (NLB_SERVER_ADDED_QUOTA, `nlb_quota_server_added_num` 200);
+ * - a Cluster-mode NLB Service (ports given): one NLB (NLB_INSTANCE_QUOTA), one listener (NLB_LISTENER_QUOTA) and one
+ *   server group (NLB_SERVER_GROUP_QUOTA: 3,000 per account and region, cannot be raised) per port; every eligible
+ *   node in every group, so each node burns `ports` of its server-added quota; NodePorts as for CLB;
+ * - a Local NLB Service: the same NLB, listeners and groups, servers only on the nodes running its pods (placed as
+ *   for CLB, by free server-added quota: the largest k with sum_i min(floor(c_i / ports), k) >= k * m).
+ * `nlbClusterModeServices` / `nlbLocalServices` are null where NLB Services cannot be planned: the region's NLB
+ * data was not read (coverage gap `nlb`), or the cluster's CCM has no NLB controller (before v2.5.0).
  */
 import {
   FleetIndex,
@@ -29,6 +42,11 @@ import {
   type PartialAuditSettings,
 } from '@app/checks';
 import {
+  CCM_FEATURES,
+  NLB_QUOTA_BACKEND_SERVERS,
+  NLB_QUOTA_LISTENERS,
+  NLB_QUOTA_SERVER_ADDED,
+  NLB_QUOTA_SERVER_GROUP_SERVERS,
   SLB_QUOTA_BACKEND_ATTACHED,
   SLB_QUOTA_BACKEND_SERVERS,
   SLB_QUOTA_LISTENERS,
@@ -36,13 +54,19 @@ import {
   effectiveQuota,
   needClb,
   nodeSelectionOptionsOf,
+  ccmControllerFor,
+  ccmVersionAtLeast,
+  findServiceNlb,
+  parseNlbNamedKey,
   quotaUsageOf,
   schedulableBackendNode,
   serviceTrafficPolicy,
   type FleetSnapshot,
   type K8sNode,
+  type Nlb,
   type QuotaUsageSample,
   type ResourceRef,
+  TAG_CCM_OWNER,
 } from '@app/domain';
 import { fleetAuditErrorKind } from '@app/errors';
 
@@ -88,6 +112,10 @@ export interface HeadroomEntry {
   nodes: HeadroomAnswer;
   clusterModeServices: HeadroomAnswer;
   localServices: HeadroomAnswer;
+  /** Cluster-mode NLB Services (`ports` ports each); null when NLB Services cannot be planned (see the file comment). */
+  nlbClusterModeServices: HeadroomAnswer | null;
+  /** Local NLB Services (`podsPerService` pods each); null as `nlbClusterModeServices`. */
+  nlbLocalServices: HeadroomAnswer | null;
 }
 
 /** Options of the headroom questions. */
@@ -105,6 +133,21 @@ export interface HeadroomOptions {
 }
 
 const NEW_CLB = '(new CLB)';
+const NEW_NLB = '(new NLB)';
+const NEW_SERVER_GROUP = '(new server group)';
+
+/** Largest k with sum_i min(c_i, k) >= k * m (c_i >= 0; feasible(k) is monotone: binary search). */
+function waterFill(free: readonly number[], m: number): number {
+  const feasible = (k: number) => free.reduce((sum, c) => sum + Math.min(c, k), 0) >= k * m;
+  let lo = 0;
+  let hi = free.reduce((sum, c) => sum + c, 0);
+  while (lo < hi) {
+    const mid = Math.ceil((lo + hi) / 2);
+    if (feasible(mid)) lo = mid;
+    else hi = mid - 1;
+  }
+  return lo;
+}
 
 /** Index of quota samples by check + resource key. */
 export class QuotaSampleIndex {
@@ -213,6 +256,26 @@ export function computeHeadroom(
       clusterId: cluster.clusterId,
     };
 
+    // NLB: planned only where the region's NLB data was read and the cluster's CCM has the NLB controller.
+    const nlbRead = region.nlbs !== undefined && region.nlbServerGroups !== undefined;
+    const nlbPlannable = nlbRead && ccmVersionAtLeast(cluster.ccmVersion, CCM_FEATURES.nlbController.sinceVersion) !== false;
+    const sgById = new Map((region.nlbServerGroups ?? []).map((g) => [g.serverGroupId, g]));
+    const nlbById = new Map<string, Nlb>();
+    const nlbByOwner = new Map<string, Nlb>();
+    const nlbByName = new Map<string, Nlb>();
+    for (const n of region.nlbs ?? []) {
+      nlbById.set(n.loadBalancerId, n);
+      const owner = n.tags[TAG_CCM_OWNER];
+      if (owner !== undefined && !nlbByOwner.has(owner)) nlbByOwner.set(owner, n);
+      if (n.name && !nlbByName.has(n.name)) nlbByName.set(n.name, n);
+    }
+    const nlbView = { byId: (id: string) => nlbById.get(id), byOwnerTag: (name: string) => nlbByOwner.get(name), byName: (name: string) => nlbByName.get(name) };
+    const serverAddedLimit = effectiveQuota(region.quotas, NLB_QUOTA_SERVER_ADDED).limit;
+    const serverAddedSample = (ecsId: string) => {
+      const res: ResourceRef = { kind: 'EcsInstance', id: ecsId, accountId: acct, regionId: reg };
+      return q.get('NLB_SERVER_ADDED_QUOTA', res) ?? { used: 0, limit: serverAddedLimit };
+    };
+
     // --- nodes
     const nodeCaps = new Caps();
     const template =
@@ -260,6 +323,38 @@ export function computeHeadroom(
           { checkId: 'VSWITCH_IP_EXHAUSTION', resource: res },
           1,
         );
+      }
+      if (nlbRead) {
+        // Cluster-mode NLB Services taking the new node: one server per port, in that port's server group.
+        const perNlb = new Map<string, number>();
+        const groups = new Set<string>();
+        let added = 0;
+        for (const svc of k8s.services) {
+          if (ccmControllerFor(svc, cluster.ccmVersion).controller !== 'nlb') continue;
+          if (serviceTrafficPolicy(svc, cluster).policy !== 'cluster') continue;
+          const sel = nodeSelectionOptionsOf(svc, cluster.ccmVersion);
+          if ('error' in sel || ecsBackendNodeExclusion(newNode, sel.options) !== undefined) continue;
+          const nlb = findServiceNlb(svc, nlbView).nlb;
+          if (!nlb) continue;
+          const own = nlb.serverGroupIds.filter((id) => {
+            const k = parseNlbNamedKey(sgById.get(id)?.name);
+            return k !== undefined && k.serviceName === svc.name && k.namespace === svc.namespace && k.clusterId === cluster.clusterId;
+          });
+          for (const id of own) groups.add(id);
+          added += own.length;
+          perNlb.set(nlb.loadBalancerId, (perNlb.get(nlb.loadBalancerId) ?? 0) + own.length);
+        }
+        for (const id of [...groups].sort()) {
+          const res: ResourceRef = { kind: 'NlbServerGroup', id, accountId: acct, regionId: reg };
+          nodeCaps.use(q.get('NLB_SERVER_GROUP_BACKEND_QUOTA', res), { checkId: 'NLB_SERVER_GROUP_BACKEND_QUOTA', resource: res }, 1);
+        }
+        for (const [id, per] of [...perNlb.entries()].sort()) {
+          const res: ResourceRef = { kind: 'NetworkLoadBalancer', id, accountId: acct, regionId: reg };
+          nodeCaps.use(q.get('NLB_BACKEND_QUOTA', res), { checkId: 'NLB_BACKEND_QUOTA', resource: res }, per);
+        }
+        // The new node's own server-added count: the same for every new node.
+        if (added > serverAddedLimit)
+          nodeCaps.add(0, { checkId: 'NLB_SERVER_ADDED_QUOTA', resource: ecsRes(`(new node like ${template.name})`) });
       }
     }
 
@@ -321,12 +416,57 @@ export function computeHeadroom(
       } else if (pods * ports > backendLimit) caps.add(0, { checkId: 'CLB_BACKEND_QUOTA', resource: newClb });
       return caps.answer();
     };
+    const nlbServiceAnswer = (trafficPolicy: 'Cluster' | 'Local'): HeadroomAnswer | null => {
+      if (!nlbPlannable) return null;
+      const caps = new Caps();
+      const mode = serviceTrafficPolicy({ annotations: {}, externalTrafficPolicy: trafficPolicy }, cluster).policy;
+      caps.use(q.get('NLB_INSTANCE_QUOTA', regionRes), { checkId: 'NLB_INSTANCE_QUOTA', resource: regionRes }, 1);
+      caps.use(q.get('NLB_SERVER_GROUP_QUOTA', regionRes), { checkId: 'NLB_SERVER_GROUP_QUOTA', resource: regionRes }, ports);
+      caps.use(
+        q.get('NODEPORT_RANGE_EXHAUSTION', clusterRes),
+        { checkId: 'NODEPORT_RANGE_EXHAUSTION', resource: clusterRes },
+        ports + (trafficPolicy === 'Local' ? 1 : 0),
+      );
+      const newNlb: ResourceRef = { kind: 'NetworkLoadBalancer', id: NEW_NLB, accountId: acct, regionId: reg };
+      const newGroup: ResourceRef = { kind: 'NlbServerGroup', id: NEW_SERVER_GROUP, accountId: acct, regionId: reg };
+      if (ports > effectiveQuota(region.quotas, NLB_QUOTA_LISTENERS).limit) caps.add(0, { checkId: 'NLB_LISTENER_QUOTA', resource: newNlb });
+      const groupLimit = effectiveQuota(region.quotas, NLB_QUOTA_SERVER_GROUP_SERVERS).limit;
+      const nlbLimit = effectiveQuota(region.quotas, NLB_QUOTA_BACKEND_SERVERS).limit;
+      const perGroup = (n: number) => {
+        if (n > groupLimit) caps.add(0, { checkId: 'NLB_SERVER_GROUP_BACKEND_QUOTA', resource: newGroup });
+        if (n * ports > nlbLimit) caps.add(0, { checkId: 'NLB_BACKEND_QUOTA', resource: newNlb });
+      };
+      const sel = nodeSelectionOptionsOf({ annotations: {} }, cluster.ccmVersion);
+      if (mode === 'cluster') {
+        const eligible = 'error' in sel ? [] : index.eligibleNodes(ce, sel.options).nodes;
+        perGroup(eligible.length);
+        for (const n of eligible) {
+          const id = n.ecsInstanceId!;
+          caps.use(serverAddedSample(id), { checkId: 'NLB_SERVER_ADDED_QUOTA', resource: ecsRes(id) }, ports);
+        }
+      } else if (mode === 'local') {
+        const workers = k8s.nodes.filter((n) => schedulableBackendNode(n, cluster.ccmVersion));
+        const m = Math.min(pods, workers.length);
+        perGroup(m);
+        if (m > 0) {
+          const free = workers.map((n) => ({ id: n.ecsInstanceId!, s: serverAddedSample(n.ecsInstanceId!) })).map((f) => ({ ...f, c: Math.floor((f.s.limit - f.s.used) / ports) }));
+          const usable = free.filter((f) => f.c >= 0);
+          if (usable.length < m)
+            for (const f of free.filter((x) => x.c < 0)) caps.use(f.s, { checkId: 'NLB_SERVER_ADDED_QUOTA', resource: ecsRes(f.id) }, ports);
+          const fullest = usable.sort((a, b) => a.c - b.c || (a.id < b.id ? -1 : 1))[0];
+          if (fullest) caps.add(waterFill(usable.map((f) => f.c), m), { checkId: 'NLB_SERVER_ADDED_QUOTA', resource: ecsRes(fullest.id) });
+        }
+      } else perGroup(pods);
+      return caps.answer();
+    };
     out.push({
       clusterId: cluster.clusterId,
       clusterName: cluster.name,
       nodes: nodeCaps.answer(),
       clusterModeServices: serviceAnswer('Cluster'),
       localServices: serviceAnswer('Local'),
+      nlbClusterModeServices: nlbServiceAnswer('Cluster'),
+      nlbLocalServices: nlbServiceAnswer('Local'),
     });
   }
   return out.sort((a, b) => (a.clusterId < b.clusterId ? -1 : a.clusterId > b.clusterId ? 1 : 0));

@@ -129,6 +129,13 @@ function attachmentsOf(region: RegionSnapshot): Map<string, number> {
   return out;
 }
 
+/** Per ECS id: how many NLB server groups of the region hold it as an `Ecs` server (`nlb_quota_server_added_num` use). */
+function serverGroupsPerEcs(region: RegionSnapshot): Map<string, number> {
+  const out = new Map<string, number>();
+  for (const g of region.nlbServerGroups ?? []) for (const s of g.servers) if (s.type === 'Ecs') out.set(s.serverId, (out.get(s.serverId) ?? 0) + 1);
+  return out;
+}
+
 /** Glob (`*` = any run) to a RegExp matched against `namespace/name`. */
 function globToRegExp(glob: string): RegExp {
   return new RegExp(`^${glob.split('*').map((p) => p.replace(/[.+?^${}()|[\]\\]/g, '\\$&')).join('.*')}$`);
@@ -482,7 +489,8 @@ export class ScenarioApplier {
       cursor++;
       return p;
     };
-    const attachments = attachmentsOf(loc.region);
+    // Placement by free quota: CLB attachments, or for NLB Services the server groups each ECS instance is in.
+    const attachments = nlb ? serverGroupsPerEcs(loc.region) : attachmentsOf(loc.region);
     const keys: string[] = [];
     const prefix = a.namePrefix ?? 'whatif';
     const taken = new Set(k8s.services.filter((s) => s.namespace === a.namespace).map((s) => s.name));
@@ -527,10 +535,10 @@ export class ScenarioApplier {
       k8s.endpointSlices.push(slice);
       keys.push(`${a.namespace}/${name}`);
       // The new Service's nodes count for the next placement (Local mode attaches exactly them).
-      if (a.externalTrafficPolicy === 'Local' && !a.reuseLoadBalancer && !nlb)
+      if (a.externalTrafficPolicy === 'Local' && !a.reuseLoadBalancer)
         for (const nodeName of new Set(nodes)) {
           const ecs = k8s.nodes.find((x) => x.name === nodeName)?.ecsInstanceId;
-          if (ecs) attachments.set(ecs, (attachments.get(ecs) ?? 0) + 1);
+          if (ecs) attachments.set(ecs, (attachments.get(ecs) ?? 0) + (nlb ? a.ports.length : 1));
         }
     }
     return keys;

@@ -6,7 +6,7 @@
 import { describe, expect, it } from 'vitest';
 import { QUOTA_USAGE_CHECK_IDS, runAudit } from '@app/checks';
 import { quotaUsageOf, type FleetSnapshot } from '@app/domain';
-import { ScenarioError, estimateConvergence, forecastTrends, parseScenario, runWhatIf, type QuotaSeries } from '@app/forecast';
+import { ScenarioError, computeHeadroom, estimateConvergence, forecastTrends, parseScenario, runWhatIf, type HeadroomEntry, type QuotaSeries } from '@app/forecast';
 import { CLUSTER, NOW, smallFleet } from './forecast-fleet.util';
 
 const NLB_QUOTA_CHECKS = ['NLB_BACKEND_QUOTA', 'NLB_INSTANCE_QUOTA', 'NLB_LISTENER_QUOTA', 'NLB_SERVER_ADDED_QUOTA', 'NLB_SERVER_GROUP_BACKEND_QUOTA', 'NLB_SERVER_GROUP_QUOTA'];
@@ -139,5 +139,45 @@ describe('convergence with the NLB API limits', () => {
     const clb = estimateConvergence(Array.from({ length: 30 }, (_, i) => change(i, 'clb')));
     expect(clb.callsPerApi['AddVServerGroupBackendServers']).toBe(1_500);
     expect(clb.wallSeconds.p50).toBeCloseTo(75 * 1.05 + 10, 3);
+  });
+});
+
+describe('headroom with the NLB quotas', () => {
+  function headroomOf(snapshot: FleetSnapshot): HeadroomEntry {
+    return computeHeadroom(snapshot, quotaUsageOf(runAudit(snapshot, { now: NOW }).results, QUOTA_USAGE_CHECK_IDS))[0]!;
+  }
+
+  it('nodes: the per-server-group quota of Cluster-mode NLB Services limits them', () => {
+    // 3 nodes in each of 2 server groups of 5 servers at most: 2 more nodes.
+    const fleet = () => smallFleet({ nodes: 3, nlbServices: 2, quotas: { nlb_quota_servergroup_noeci_servers_num: 5 } });
+    expect(headroomOf(fleet()).nodes).toMatchObject({ headroom: 2, limitedBy: { checkId: 'NLB_SERVER_GROUP_BACKEND_QUOTA', resource: { kind: 'NlbServerGroup' } } });
+    expect(whatIf(fleet(), { addNodes: { cluster: CLUSTER, count: 2 } }).steps[0]!.firstBreach).toBeNull();
+    expect(whatIf(fleet(), { addNodes: { cluster: CLUSTER, count: 3 } }).steps[0]!.firstBreach).toMatchObject({ checkId: 'NLB_SERVER_GROUP_BACKEND_QUOTA', after: { used: 6, limit: 5 } });
+  });
+
+  it.each([
+    ['Cluster-mode', 'nlbClusterModeServices', 'Cluster', 10],
+    // 3 workers with 10 free each, 2 pods per Service: 15.
+    ['Local', 'nlbLocalServices', 'Local', 15],
+  ] as const)('%s NLB Services: nlb_quota_server_added_num limits them, and the what-if agrees', (_, field, policy, expected) => {
+    // 2 Services x 50 ports: every node is in 100 server groups of 110.
+    const fleet = () => smallFleet({ nodes: 3, nlbServices: 2, nlbPorts: Array.from({ length: 50 }, (_, i) => 1000 + i), quotas: { nlb_quota_server_added_num: 110 } });
+    const h = headroomOf(fleet());
+    expect(h[field]).toMatchObject({ headroom: expected, limitedBy: { checkId: 'NLB_SERVER_ADDED_QUOTA', resource: { kind: 'EcsInstance' } } });
+    const add = (count: number) => ({ addServices: { cluster: CLUSTER, namespace: 'edge', count, externalTrafficPolicy: policy, loadBalancerClass: 'alibabacloud.com/nlb', ports: [2000] } });
+    expect(whatIf(fleet(), add(expected)).steps[0]!.firstBreach).toBeNull();
+    expect(whatIf(fleet(), add(expected + 1)).steps[0]!.firstBreach).toMatchObject({ checkId: 'NLB_SERVER_ADDED_QUOTA', after: { used: 111, limit: 110 } });
+  });
+
+  it('the server groups per region (3,000, fixed) limit NLB Services of many ports', () => {
+    const h = headroomOf(smallFleet({ nodes: 2, nlbServices: 1, nlbPorts: [443, 8443], quotas: { nlb_quota_servergroups_num: 12 } }));
+    // 12 - 2 = 10 groups free, 1 port per new Service.
+    expect(h.nlbClusterModeServices).toMatchObject({ headroom: 10, limitedBy: { checkId: 'NLB_SERVER_GROUP_QUOTA', resource: { kind: 'Region' } } });
+  });
+
+  it('NLB Services are not planned where the NLB data was not read', () => {
+    const h = headroomOf(smallFleet({ nodes: 2 }));
+    expect(h.nlbClusterModeServices).toBeNull();
+    expect(h.nlbLocalServices).toBeNull();
   });
 });

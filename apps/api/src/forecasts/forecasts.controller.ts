@@ -61,7 +61,7 @@ export class ForecastsController {
   @ApiOperation({ summary: 'How many more nodes / Cluster-mode / Local Services fit before the first quota breach (latest stored scan)' })
   @ApiZodQuery(headroomQuerySchema)
   @ApiOkResponse({
-    description: '`{scanId, headroom: [{clusterId, clusterName, nodes, clusterModeServices, localServices}]}`; each answer `{headroom, limitedBy}` or `{alreadyOver}`',
+    description: '`{scanId, headroom: [{clusterId, clusterName, nodes, clusterModeServices, localServices, nlbClusterModeServices, nlbLocalServices}]}`; each answer `{headroom, limitedBy}` or `{alreadyOver}` (the NLB ones null where NLB Services cannot be planned)',
     schema: { type: 'object', properties: { scanId: { type: 'string' }, headroom: { type: 'array', items: { type: 'object' } } } },
   })
   @ApiBadRequestResponse({ type: ErrorResponseDto, description: 'Invalid query' })

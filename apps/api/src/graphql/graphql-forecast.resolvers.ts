@@ -78,7 +78,15 @@ function answerOf(a: HeadroomAnswerValue): HeadroomAnswer {
 }
 
 function headroomOf(e: HeadroomEntry): ClusterHeadroom {
-  return { clusterId: e.clusterId, clusterName: e.clusterName, nodes: answerOf(e.nodes), clusterModeServices: answerOf(e.clusterModeServices), localServices: answerOf(e.localServices) };
+  return {
+    clusterId: e.clusterId,
+    clusterName: e.clusterName,
+    nodes: answerOf(e.nodes),
+    clusterModeServices: answerOf(e.clusterModeServices),
+    localServices: answerOf(e.localServices),
+    nlbClusterModeServices: e.nlbClusterModeServices ? answerOf(e.nlbClusterModeServices) : null,
+    nlbLocalServices: e.nlbLocalServices ? answerOf(e.nlbLocalServices) : null,
+  };
 }
 
 function trendOf(t: TrendEntry): QuotaTrend {

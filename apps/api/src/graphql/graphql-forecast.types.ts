@@ -136,6 +136,10 @@ export class ClusterHeadroom {
   clusterModeServices!: HeadroomAnswer;
   @Field(() => HeadroomAnswer, { description: 'Local-mode Services (count) with `podsPerService` pods each' })
   localServices!: HeadroomAnswer;
+  @Field(() => HeadroomAnswer, { nullable: true, description: 'Cluster-mode NLB Services (count) with `ports` ports each; null: NLB data not read or CCM without the NLB controller' })
+  nlbClusterModeServices!: HeadroomAnswer | null;
+  @Field(() => HeadroomAnswer, { nullable: true, description: 'Local NLB Services (count) with `podsPerService` pods each; null as nlbClusterModeServices' })
+  nlbLocalServices!: HeadroomAnswer | null;
 }
 
 /** REST GET /v1/forecasts/headroom: the snapshot's scan id; `clusters` resolves the entries as a connection. */
@@ -295,6 +299,16 @@ export class AddServicesInput {
   reuseLoadBalancer?: string | null;
   @Field(() => String, { nullable: true, description: 'Name prefix of the new Services (default whatif)' })
   namePrefix?: string | null;
+  @Field(() => String, { nullable: true, description: '`alibabacloud.com/nlb`: NLB Services (one NLB each, one listener and server group per port); default CLB' })
+  loadBalancerClass?: string | null;
+}
+
+@InputType({ description: 'Move CLB Services to NLB (delete and re-create each with loadBalancerClass alibabacloud.com/nlb)' })
+export class MigrateToNlbInput {
+  @Field()
+  cluster!: string;
+  @Field(() => [String], { description: '`namespace/name` of each CLB Service (1..1000)' })
+  services!: string[];
 }
 
 @InputType({ description: 'Set the externalTrafficPolicy of matching Services' })
@@ -340,6 +354,8 @@ export class ScenarioStepInput {
   upgradeCcm?: UpgradeCcmInput | null;
   @Field(() => ScalePodsInput, { nullable: true })
   scalePods?: ScalePodsInput | null;
+  @Field(() => MigrateToNlbInput, { nullable: true })
+  migrateToNlb?: MigrateToNlbInput | null;
 }
 
 /** The REST what-if body (libs/forecast scenario.schema.ts), validated by the same zod schema. */

@@ -102,8 +102,9 @@ function answerText(a: HeadroomAnswer): string {
 
 /** Table rendering (also used by `demo`); `style`: width and colour (default: stdout's). */
 export function renderHeadroom(entries: HeadroomEntry[], style: TableStyle = tableStyleFor()): string {
-  const rows = entries.map((e) => [clusterLabel(e.clusterId, e.clusterName), answerText(e.nodes), answerText(e.clusterModeServices), answerText(e.localServices)]);
-  return `${renderTable(['cluster', 'nodes', 'Cluster-mode Services', 'Local Services'], rows, style)}\n`;
+  const nlb = (a: HeadroomAnswer | null) => (a ? answerText(a) : 'not planned (no NLB data, or CCM before v2.5.0)');
+  const rows = entries.map((e) => [clusterLabel(e.clusterId, e.clusterName), answerText(e.nodes), answerText(e.clusterModeServices), answerText(e.localServices), nlb(e.nlbClusterModeServices), nlb(e.nlbLocalServices)]);
+  return `${renderTable(['cluster', 'nodes', 'Cluster-mode Services', 'Local Services', 'Cluster-mode NLB Services', 'Local NLB Services'], rows, style)}\n`;
 }
 
 /** Table rendering (also used by `demo`); `style`: width and colour (default: stdout's). */
