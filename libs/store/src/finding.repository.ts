@@ -346,7 +346,7 @@ export class FindingRepository {
     // Replace, not append: completing the same scan twice leaves exactly the second set.
     await client.query('DELETE FROM findings WHERE scan_id = $1', [scanId]);
     // A database migrated before 1798500000000 has no cluster_name column: its rows are written without it.
-    const columns = (await this.clusterNameColumn.exists()) ? INSERT_COLUMNS : INSERT_COLUMNS.filter((c) => c !== 'cluster_name');
+    const columns = (await this.clusterNameColumn.exists(client)) ? INSERT_COLUMNS : INSERT_COLUMNS.filter((c) => c !== 'cluster_name');
     for (const rows of chunk(dedupeByFingerprint(findings), FINDING_ROWS_PER_INSERT)) {
       const params: unknown[] = [];
       const tuples = rows.map((f) => {

@@ -3,7 +3,7 @@
  * write databases migrated to an older schema (the schema-upgrade and fingerprint-identity tests open a Store on the
  * migrations before a given one; a server can run before `fleet-audit migrate` did).
  */
-import type { Pool } from 'pg';
+import type { Pool, PoolClient } from 'pg';
 
 /**
  * A cached answer to "does `table.column` exist?" (information_schema.columns, the current schema search path). A `true`
@@ -24,10 +24,14 @@ export class ColumnProbe {
     private readonly column: string,
   ) {}
 
-  /** Whether the column exists (one catalogue query until it does). */
-  async exists(): Promise<boolean> {
+  /**
+   * Whether the column exists (one catalogue query until it does).
+   * @param client the connection to ask on: inside a transaction, its client (the embedded PGlite pool has one
+   *   connection, so asking the pool there waits for ever on the connection the transaction holds); default the pool
+   */
+  async exists(client: Pool | PoolClient = this.pool): Promise<boolean> {
     if (this.known) return true;
-    const r = await this.pool.query(
+    const r = await client.query(
       `SELECT 1 FROM information_schema.columns WHERE table_schema = ANY(current_schemas(false)) AND table_name = $1 AND column_name = $2`,
       [this.table, this.column],
     );
