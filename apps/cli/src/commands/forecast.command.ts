@@ -100,11 +100,31 @@ function answerText(a: HeadroomAnswer): string {
   return `${a.headroom} more (then ${a.limitedBy?.checkId} on ${a.limitedBy?.resource.kind} ${a.limitedBy?.resource.id})`;
 }
 
+/** The headroom and what limits it, as two cells: `94 more` / `CLB_BACKEND_QUOTA on LoadBalancer lb-...`. */
+function answerCells(a: HeadroomAnswer | null): [string, string] {
+  if (a === null) return ['not planned', 'no NLB data, or CCM before v2.5.0'];
+  if ('alreadyOver' in a) {
+    const shown = a.alreadyOver.slice(0, 2).map((o) => `${o.checkId} ${o.resource.id} ${o.used}/${o.limit}`);
+    return ['ALREADY OVER', `${shown.join('; ')}${a.alreadyOver.length > 2 ? ` (+${a.alreadyOver.length - 2} more)` : ''}`];
+  }
+  if (a.headroom === null) return ['no limit', 'not limited by a modelled quota'];
+  return [`${a.headroom} more`, `${a.limitedBy?.checkId} on ${a.limitedBy?.resource.kind} ${a.limitedBy?.resource.id}`];
+}
+
 /** Table rendering (also used by `demo`); `style`: width and colour (default: stdout's). */
 export function renderHeadroom(entries: HeadroomEntry[], style: TableStyle = tableStyleFor()): string {
-  const nlb = (a: HeadroomAnswer | null) => (a ? answerText(a) : 'not planned (no NLB data, or CCM before v2.5.0)');
-  const rows = entries.map((e) => [clusterLabel(e.clusterId, e.clusterName), answerText(e.nodes), answerText(e.clusterModeServices), answerText(e.localServices), nlb(e.nlbClusterModeServices), nlb(e.nlbLocalServices)]);
-  return `${renderTable(['cluster', 'nodes', 'Cluster-mode Services', 'Local Services', 'Cluster-mode NLB Services', 'Local NLB Services'], rows, style)}\n`;
+  // One row per cluster and growth dimension: five answers side by side did not fit 120 columns (ids broke).
+  const rows = entries.flatMap((e) => {
+    const dims: [string, HeadroomAnswer | null][] = [
+      ['nodes', e.nodes],
+      ['Cluster-mode Services', e.clusterModeServices],
+      ['Local Services', e.localServices],
+      ['Cluster-mode NLB Services', e.nlbClusterModeServices],
+      ['Local NLB Services', e.nlbLocalServices],
+    ];
+    return dims.map(([what, a], i) => [i === 0 ? clusterLabel(e.clusterId, e.clusterName) : '', what, ...answerCells(a)]);
+  });
+  return `${renderTable(['cluster', 'growing', 'headroom', 'limited by'], rows, style)}\n`;
 }
 
 /** Table rendering (also used by `demo`); `style`: width and colour (default: stdout's). */
