@@ -124,13 +124,13 @@ function sampleOf(a: Acct, i: number): QuotaUsageSample {
  * group with the ECS instance and an ENI); one ECS instance backing both.
  */
 function graphOf(): FleetGraph {
-  const g: FleetGraph = { regions: [], clusters: [], services: [], loadBalancers: [], serverGroups: [], ecsInstances: [] };
+  const g: FleetGraph = { regions: [], clusters: [], services: [], loadBalancers: [], serverGroups: [], ecsInstances: [], nlbs: [] };
   for (const x of ACCTS) {
     const base = { accountId: ACCOUNTS[x], regionId: 'cn-hangzhou' };
     const [lb0, lb1] = [`lb-acct${x}-000`, `lb-acct${x}-001`];
     const cluster = `c-acct${x}`;
     g.regions.push({ ...base, accountName: `name-acct${x}`, clusterCount: 1, loadBalancerCount: 2, ecsInstanceCount: 1 });
-    g.clusters.push({ ...base, clusterId: cluster, name: `cluster-acct${x}`, clusterType: 'ManagedKubernetes', clusterSpec: null, state: 'running', currentVersion: '1.30.1-aliyun.1', ccmVersion: 'v2.10.0', networkPlugin: 'terway', vpcId: `vpc-acct${x}`, apiServerLoadBalancerId: null, nodeCount: 1, serviceCount: 3 });
+    g.clusters.push({ ...base, clusterId: cluster, name: `cluster-acct${x}`, clusterType: 'ManagedKubernetes', clusterSpec: null, state: 'running', currentVersion: '1.30.1-aliyun.1', ccmVersion: 'v2.10.0', networkPlugin: 'terway', vpcId: `vpc-acct${x}`, apiServerLoadBalancerId: null, nodeCount: 1, serviceCount: 4 });
     const svc = (name: string, lb: string, mode: 'local' | 'cluster', port: number) => ({
       ...base,
       clusterId: cluster,
@@ -144,8 +144,55 @@ function graphOf(): FleetGraph {
       ingress: [`10.0.${ACCTS.indexOf(x)}.${port}`],
       loadBalancerId: lb,
       loadBalancerMatch: 'annotation' as const,
+      loadBalancerKind: 'clb' as const,
+      nlbId: null,
+      nlbMatch: null,
     });
     g.services.push(svc(`svc-acct${x}`, lb0, 'local', 80), svc(`svc-acct${x}-a`, lb1, 'cluster', 81), svc(`svc-acct${x}-b`, lb1, 'cluster', 82));
+    // An NLB Service and its NLB `nlb-acctx-000` (CCM's: owner tag), one listener to one server group with the ECS instance.
+    const nlb0 = `nlb-acct${x}-000`;
+    g.services.push({
+      ...svc(`svc-acct${x}-n`, lb0, 'cluster', 83),
+      loadBalancerClass: 'alibabacloud.com/nlb',
+      mode: null,
+      loadBalancerId: null,
+      loadBalancerMatch: null,
+      loadBalancerKind: 'nlb',
+      nlbId: nlb0,
+      nlbMatch: 'tag',
+      ingress: [`${nlb0}.cn-hangzhou.nlb.aliyuncs.com`],
+    });
+    g.nlbs.push({
+      ...base,
+      nlbId: nlb0,
+      name: `k8s-${nlb0}`,
+      addressType: 'Intranet',
+      addressIpVersion: 'ipv4',
+      vpcId: `vpc-acct${x}`,
+      dnsName: `${nlb0}.cn-hangzhou.nlb.aliyuncs.com`,
+      zoneIds: ['cn-hangzhou-h', 'cn-hangzhou-i'],
+      status: 'Active',
+      createTime: '2026-01-01T00:00:00Z',
+      owner: 'ccm',
+      listeners: [{ listenerId: `lsn-acct${x}`, protocol: 'TCP', port: 83, startPort: null, endPort: null, serverGroupId: `sgp-acct${x}`, description: `k8s.83.TCP.svc-acct${x}-n.ns-acct${x}.${cluster}`, status: 'Running' }],
+      listenerCount: 1,
+      serverGroups: [
+        {
+          serverGroupId: `sgp-acct${x}`,
+          name: `k8s.83.TCP.svc-acct${x}-n.ns-acct${x}.${cluster}`,
+          type: 'Instance',
+          protocol: 'TCP',
+          status: 'Available',
+          serverCount: 1,
+          servers: [{ serverId: `i-acct${x}`, serverIp: '10.0.0.9', type: 'Ecs', port: 30083, weight: 100, status: 'Available', zoneId: 'cn-hangzhou-h' }],
+        },
+      ],
+      serverGroupCount: 1,
+      serverEntries: 1,
+      distinctServers: 1,
+      serviceCount: 1,
+      clusterIds: [cluster],
+    });
     const lb = (id: string, owner: 'ccm' | 'reused', serviceCount: number, backends: number) => ({
       ...base,
       loadBalancerId: id,
@@ -181,6 +228,8 @@ function graphOf(): FleetGraph {
   shared.backends.push({ serverId: SHARED_ECS, serverIp: '10.0.1.9', port: 30080, weight: 100, type: 'ecs' });
   // ... and names a cluster of account b among the clusters of its Services.
   Object.assign(g.loadBalancers.find((l) => l.loadBalancerId === 'lb-accta-001')!, { backendEntries: 3, distinctBackends: 3, clusterIds: ['c-accta', 'c-acctb'] });
+  // ... and an NLB of account a names a cluster of account b too (a scoped token must not see it in `clusters`).
+  Object.assign(g.nlbs.find((n) => n.nlbId === 'nlb-accta-000')!, { clusterIds: ['c-accta', 'c-acctb'] });
   g.ecsInstances.push({ accountId: ACCOUNTS.b, regionId: 'cn-hangzhou', instanceId: SHARED_ECS, name: 'node-acctb-shared', zoneId: 'cn-hangzhou-h', status: 'Running', instanceType: 'ecs.g7.large', vpcId: 'vpc-acctb', privateIps: ['10.0.1.9'], clusterId: 'c-acctb', nodeName: 'node-acctb-shared', loadBalancerIds: ['lb-accta-001'], serverGroupCount: 1 });
   return g;
 }
@@ -541,9 +590,32 @@ describe('randomized scope matrix: every REST route and GraphQL field x every ki
         },
       }),
     },
+    {
+      name: 'GET /v1/nlbs',
+      role: 'viewer',
+      call: (t, pick, acct) => {
+        const filtered = pick % 2 === 0;
+        const want = ACCTS.filter((x) => inScope(t, x) && (!filtered || x === acct)).map((x) => `nlb-acct${x}-000`);
+        return {
+          method: 'get',
+          path: `/v1/nlbs?limit=1000${filtered ? `&accountId=${ACCOUNTS[acct]}` : ''}`,
+          echo: filtered ? [ACCOUNTS[acct]] : [],
+          outcome: {
+            expected: 200,
+            check: (body) => {
+              expect(items(body).map((n) => n.nlbId)).toEqual(want);
+              expect((body as { total: number }).total).toBe(want.length);
+              // clusterIds narrowed to the token's clusters (nlb-accta-000 also names c-acctb).
+              for (const n of items(body)) for (const c of n.clusterIds as string[]) expect(inScope(t, c.slice('c-acct'.length) as Acct), `clusterId ${c} in scope`).toBe(true);
+            },
+          },
+        };
+      },
+    },
     ...(
       [
         ['load-balancers', (x: Acct, pick: number) => `lb-acct${x}-00${pick % 2}`, 'load balancer'],
+        ['nlbs', (x: Acct) => `nlb-acct${x}-000`, 'NLB'],
         // Sometimes account b's instance that a CLB of account a lists (its CLBs must stay within the scope).
         ['ecs-instances', (x: Acct, pick: number) => (x === 'b' && pick % 3 === 0 ? SHARED_ECS : `i-acct${x}`), 'ECS instance'],
       ] as const
@@ -820,6 +892,7 @@ describe('randomized scope matrix: every REST route and GraphQL field x every ki
   const model = {
     cluster: (id: string) => graph.clusters.find((c) => c.clusterId === id),
     lb: (id: string) => graph.loadBalancers.find((l) => l.loadBalancerId === id),
+    nlb: (id: string) => graph.nlbs.find((n) => n.nlbId === id),
     ecs: (id: string) => graph.ecsInstances.find((e) => e.instanceId === id),
     groups: (lbId: string) => graph.serverGroups.filter((g) => g.loadBalancerId === lbId),
     /** Quota samples of the latest scan on a resource id. */
@@ -841,7 +914,14 @@ describe('randomized scope matrix: every REST route and GraphQL field x every ki
       const m = graph.services.find((s) => s.clusterId === n.clusterId && s.namespace === n.namespace && s.name === n.name);
       expect(m, `${where}: Service ${n.name} in the model`).toBeDefined();
       expect(inScopeId(t, n.accountId), `${where}: in scope`).toBe(true);
-      expect([n.loadBalancerId, n.mode, n.ports.length], where).toEqual([m!.loadBalancerId, m!.mode, m!.ports.length]);
+      expect([n.loadBalancerId, n.mode, n.ports.length, n.loadBalancerKind, n.nlbId], where).toEqual([m!.loadBalancerId, m!.mode, m!.ports.length, m!.loadBalancerKind, m!.nlbId]);
+    },
+    nlb: (t: PoolToken) => (n: any, where: string) => {
+      const m = model.nlb(n.nlbId);
+      expect(m, `${where}: NLB ${n.nlbId} in the model`).toBeDefined();
+      expect(inScopeId(t, n.accountId), `${where}: in scope`).toBe(true);
+      expect([n.owner, n.serviceCount, n.serverEntries, n.listeners.length], where).toEqual([m!.owner, m!.serviceCount, m!.serverEntries, m!.listeners.length]);
+      if (n.serverGroups) expect(n.serverGroups.map((g: any) => g.servers.length), where).toEqual(m!.serverGroups.map((g) => g.servers.length));
     },
     lb: (t: PoolToken) => (n: any, where: string) => {
       const m = model.lb(n.loadBalancerId);
@@ -884,6 +964,14 @@ describe('randomized scope matrix: every REST route and GraphQL field x every ki
         connField('clusters', small(r), nodeOf('Cluster', checks.cluster(t), opts.clusterFields ?? []), (l) => model.lb(l.loadBalancerId)!.clusterIds.filter((c) => inScopeId(t, model.cluster(c)!.accountId)).length),
         connField('quotas', small(r), nodeOf('Quota', checks.quota(t)), (l) => model.quotasOf(l.loadBalancerId).length),
         connField('vServerGroups', small(r), sel.group(t, r, opts.ecsFields), (l) => model.groups(l.loadBalancerId).length),
+      ]),
+    /** Nlb with its server groups (and servers), Services, clusters and quotas. */
+    nlb: (t: PoolToken, r: Rolls, serviceFields: NodeSel[] = []) =>
+      nodeOf('Nlb', checks.nlb(t), [
+        { text: `serverGroups { ${leaf('NlbServerGroup')} }`, cost: 0, check: () => undefined },
+        connField('services', small(r), nodeOf('Service', checks.service(t), serviceFields), (n) => model.nlb(n.nlbId)!.serviceCount),
+        connField('clusters', small(r), nodeOf('Cluster', checks.cluster(t)), (n) => model.nlb(n.nlbId)!.clusterIds.filter((c) => inScopeId(t, model.cluster(c)!.accountId)).length),
+        connField('quotas', small(r), nodeOf('Quota', checks.quota(t)), () => 0),
       ]),
     /** Service -> cluster, loadBalancer (-> `lb`). */
     service: (t: PoolToken, lb: NodeSel) =>
@@ -1076,6 +1164,41 @@ describe('randomized scope matrix: every REST route and GraphQL field x every ki
           check: (data) => {
             if (!visible) expect(data.loadBalancer, `loadBalancer ${id} is null like a missing one`).toBeNull();
             else lb.check(data.loadBalancer, 'loadBalancer');
+          },
+        };
+      },
+    },
+    {
+      field: 'Query.nlbs',
+      role: 'viewer',
+      call: (t, r, acct) => {
+        const p = pageOf(r, { allowInvalid: true, max: r.chance(5) ? 100 : 5 });
+        const scan = scanPick(r);
+        const named = { accountId: optional(r, ACCOUNTS[acct], '9999999999999999'), regionId: optional(r, 'cn-hangzhou', 'cn-beijing'), owner: optional(r, 'ccm', 'console') };
+        const nlb = sel.nlb(t, r, [objField('nlb', nodeOf('Nlb', checks.nlb(t)), (s) => s.nlbId === null), objField('cluster', nodeOf('Cluster', checks.cluster(t)), () => false)]);
+        const total = () =>
+          graph.nlbs.filter(
+            (n) => inScopeId(t, n.accountId) && (!named.accountId || n.accountId === named.accountId) && (!named.regionId || n.regionId === named.regionId) && (!named.owner || n.owner === named.owner),
+          ).length;
+        return graphConn('nlbs', t, r, named, nlb, total, scan, p);
+      },
+    },
+    {
+      field: 'Query.nlb',
+      role: 'viewer',
+      call: (t, r, acct) => {
+        const id = r.pick([`nlb-acct${acct}-000`, `nlb-acct${acct}-000-gone`]);
+        const scan = scanPick(r);
+        const nlb = sel.nlb(t, r, [objField('nlb', nodeOf('Nlb', checks.nlb(t)), (s) => s.nlbId === null)]);
+        // Outside the scope, missing, or in a scan without this NLB: null, the same answer.
+        const visible = !id.endsWith('-gone') && inScope(t, acct) && scan.key === 'latest';
+        return {
+          query: `{ nlb${argList([], { id, scanId: scan.id })} { ${nlb.text} } }`,
+          echo: echoOf({ id, scanId: scan.id }),
+          error: 1 + nlb.cost > MAX_COST ? 'QUERY_TOO_COSTLY' : null,
+          check: (data) => {
+            if (!visible) expect(data.nlb, `nlb ${id} is null like a missing one`).toBeNull();
+            else nlb.check(data.nlb, 'nlb');
           },
         };
       },

@@ -8,17 +8,20 @@ import {
   TAG_CCM_OWNER,
   TAG_REUSED_BY_USER,
   needClb,
+  needNlb,
   reusedLoadBalancerId,
   serviceTrafficPolicy,
   type FleetGraph,
   type FleetSnapshot,
   type GraphEcsInstance,
   type GraphLoadBalancer,
+  type GraphNlb,
   type GraphServerGroup,
   type GraphService,
   type GraphServiceLbMatch,
 } from '@app/domain';
 import { FleetIndex, type ClbEntry, type ServiceEntry } from './fleet-index';
+import { groupsOfNlb, nlbOfService, regionNlbView, serverKey } from './nlb-index';
 
 function byKey<T>(key: (t: T) => string): (a: T, b: T) => number {
   return (a, b) => {
@@ -51,8 +54,11 @@ function clbOf(ix: FleetIndex, se: ServiceEntry): { entry: ClbEntry; match: Grap
  */
 export function buildFleetGraph(snapshot: FleetSnapshot, index?: FleetIndex): FleetGraph {
   const ix = index ?? FleetIndex.build(snapshot);
-  const graph: FleetGraph = { regions: [], clusters: [], services: [], loadBalancers: [], serverGroups: [], ecsInstances: [] };
+  const graph: FleetGraph = { regions: [], clusters: [], services: [], loadBalancers: [], serverGroups: [], ecsInstances: [], nlbs: [] };
   const servicesByLb = new Map<string, GraphService[]>();
+  const servicesByNlb = new Map<string, GraphService[]>();
+  /** NLBs a Service names by the id annotation (CCM reuses them: owner `reused` unless CCM's tag is on). */
+  const reusedNlbs = new Set<string>();
   for (const { account, region } of ix.regions) {
     graph.regions.push({
       accountId: account.accountId,
@@ -85,8 +91,13 @@ export function buildFleetGraph(snapshot: FleetSnapshot, index?: FleetIndex): Fl
   for (const se of ix.services) {
     const svc = se.service;
     if (svc.type !== 'LoadBalancer') continue;
-    const clb = needClb(svc);
+    const nlb = needNlb(svc);
+    const clb = !nlb && needClb(svc);
     const found = clb ? clbOf(ix, se) : undefined;
+    // The NLB as CCM's FindNLB finds it at the next sync (libs/domain nlb-service.model.ts findServiceNlb),
+    // among the NLBs of the Service's account and region; none when that region's NLBs were not read.
+    const nlbFound = nlb ? nlbOfService(se) : undefined;
+    const nlbMatch = nlbFound?.nlb && nlbFound.by !== 'none' ? nlbFound.by : null;
     const row: GraphService = {
       clusterId: se.cluster.cluster.clusterId,
       namespace: svc.namespace,
@@ -107,8 +118,17 @@ export function buildFleetGraph(snapshot: FleetSnapshot, index?: FleetIndex): Fl
       ingress: svc.ingress.map((i) => i.ip ?? i.hostname ?? '').filter((s) => s !== ''),
       loadBalancerId: found ? found.entry.clb.loadBalancerId : null,
       loadBalancerMatch: found ? found.match : null,
+      loadBalancerKind: nlb ? 'nlb' : clb ? 'clb' : null,
+      nlbId: nlbMatch !== null ? nlbFound!.nlb!.loadBalancerId : null,
+      nlbMatch,
     };
     graph.services.push(row);
+    if (row.nlbId !== null) {
+      const list = servicesByNlb.get(row.nlbId);
+      if (list) list.push(row);
+      else servicesByNlb.set(row.nlbId, [row]);
+      if (nlbMatch === 'id') reusedNlbs.add(row.nlbId);
+    }
     if (row.loadBalancerId !== null) {
       const list = servicesByLb.get(row.loadBalancerId);
       if (list) list.push(row);
@@ -205,6 +225,66 @@ export function buildFleetGraph(snapshot: FleetSnapshot, index?: FleetIndex): Fl
       };
       graph.ecsInstances.push(row);
     }
+    const view = regionNlbView(region);
+    for (const n of view ? (region.nlbs ?? []) : []) {
+      const groups = groupsOfNlb(view!, n);
+      const distinct = new Set<string>();
+      let entries = 0;
+      for (const g of groups) {
+        entries += g.servers.length;
+        for (const sv of g.servers) distinct.add(serverKey(sv));
+      }
+      const users = servicesByNlb.get(n.loadBalancerId) ?? [];
+      const owner: GraphNlb['owner'] =
+        n.tags[TAG_CCM_OWNER] !== undefined ? 'ccm' : reusedNlbs.has(n.loadBalancerId) || n.tags[TAG_REUSED_BY_USER] !== undefined ? 'reused' : 'console';
+      graph.nlbs.push({
+        nlbId: n.loadBalancerId,
+        accountId: account.accountId,
+        regionId: region.regionId,
+        name: n.name ?? null,
+        addressType: n.addressType ?? null,
+        addressIpVersion: n.addressIpVersion ?? null,
+        vpcId: n.vpcId ?? null,
+        dnsName: n.dnsName ?? null,
+        zoneIds: n.zoneMappings.map((z) => z.zoneId),
+        status: n.status ?? null,
+        createTime: n.createTime ?? null,
+        owner,
+        listeners: n.listeners.map((l) => ({
+          listenerId: l.listenerId,
+          protocol: l.protocol,
+          port: l.port,
+          startPort: l.startPort ?? null,
+          endPort: l.endPort ?? null,
+          serverGroupId: l.serverGroupId ?? null,
+          description: l.description ?? null,
+          status: l.status ?? null,
+        })),
+        listenerCount: n.listeners.length,
+        serverGroups: groups.map((g) => ({
+          serverGroupId: g.serverGroupId,
+          name: g.name,
+          type: g.type,
+          protocol: g.protocol ?? null,
+          status: g.status ?? null,
+          serverCount: g.servers.length,
+          servers: g.servers.map((sv) => ({
+            serverId: sv.serverId,
+            serverIp: sv.serverIp ?? null,
+            type: sv.type,
+            port: sv.port ?? null,
+            weight: sv.weight ?? null,
+            status: sv.status ?? null,
+            zoneId: sv.zoneId ?? null,
+          })),
+        })),
+        serverGroupCount: groups.length,
+        serverEntries: entries,
+        distinctServers: distinct.size,
+        serviceCount: users.length,
+        clusterIds: [...new Set(users.map((u) => u.clusterId))].sort(),
+      });
+    }
   }
   graph.regions.sort(byKey((r) => `${r.accountId}\u0000${r.regionId}`));
   graph.clusters.sort(byKey((c) => c.clusterId));
@@ -212,5 +292,6 @@ export function buildFleetGraph(snapshot: FleetSnapshot, index?: FleetIndex): Fl
   graph.loadBalancers.sort(byKey((l) => l.loadBalancerId));
   graph.serverGroups.sort(byKey((g) => `${g.loadBalancerId}\u0000${g.vServerGroupId}`));
   graph.ecsInstances.sort(byKey((e) => e.instanceId));
+  graph.nlbs.sort(byKey((n) => n.nlbId));
   return graph;
 }

@@ -152,6 +152,14 @@ export const SERVICE_MODES = ['cluster', 'local', 'eni'] as const;
 /** How the CLB of a Service was found (CCM `FindLoadBalancer` order): id annotation, id label, owner tag. */
 export const SERVICE_LB_MATCHES = ['annotation', 'label', 'tag'] as const;
 
+/** The kinds of load balancer CCM manages for a Service: CLB (clbv1 controller) or NLB (nlb controller, CCM >= v2.5.0). */
+export const LB_KINDS = ['clb', 'nlb'] as const;
+/**
+ * How the NLB of a Service was found (CCM `FindNLB`, pkg/provider/alibaba/nlb/loadbalancer.go; research/nlb.md 3.2):
+ * the `...-loadbalancer-id` annotation, the owner tag `kubernetes.do.not.delete`, the default LB name.
+ */
+export const SERVICE_NLB_MATCHES = ['id', 'tag', 'name'] as const;
+
 /** A Kubernetes Service of type LoadBalancer. */
 export const GRAPH_SERVICE = {
   rest: 'ServiceDto',
@@ -185,6 +193,27 @@ export const GRAPH_SERVICE = {
       nullable: true,
       rest: { nullable: true, description: 'How the CLB was found (CCM order: id annotation, id label, owner tag)' },
       gql: { description: 'How the CLB was found: annotation | label | tag' },
+    },
+    /**
+     * The kind of load balancer CCM manages for it: `clb` (its CLB controller takes it), `nlb` (its NLB controller:
+     * `spec.loadBalancerClass: alibabacloud.com/nlb`), null when neither does (another controller's class, or
+     * excluded). CCM `NeedCLB` / `NeedNLB`, pkg/controller/helper/service_utils.go.
+     */
+    loadBalancerKind: {
+      type: 'string',
+      values: LB_KINDS,
+      nullable: true,
+      rest: { nullable: true, description: 'clb or nlb: which CCM controller takes the Service (null: neither)' },
+      gql: { description: 'clb | nlb: which CCM controller takes the Service (null: neither)' },
+    },
+    /** The NLB it uses (found in the snapshot the way CCM's `FindNLB` finds it), or null. */
+    nlbId: nullableText('nlb-bp1abcdefgh'),
+    nlbMatch: {
+      type: 'string',
+      values: SERVICE_NLB_MATCHES,
+      nullable: true,
+      rest: { nullable: true, description: "How the NLB was found (CCM FindNLB order: id annotation, owner tag, default name)" },
+      gql: { description: 'How the NLB was found: id | tag | name' },
     },
   },
 } as const satisfies ResourceDecl;
@@ -312,6 +341,115 @@ export const GRAPH_ECS_INSTANCE = {
   },
 } as const satisfies ResourceDecl;
 
+/** An NLB listener (NLB 2022-04-30 ListListeners; research/nlb.md 6): forwards to exactly one server group. */
+export const GRAPH_NLB_LISTENER = {
+  rest: 'NlbListenerDto',
+  gql: 'NlbListener',
+  fields: {
+    listenerId: { type: 'string', rest: { example: 'lsn-bp1abc' } },
+    /** `TCP`, `UDP`, `TCPSSL`. */
+    protocol: { type: 'string', rest: { example: 'TCP', description: 'TCP, UDP or TCPSSL' } },
+    /** Listener port; 0 for a port range (`startPort`..`endPort`). */
+    port: { type: 'int', rest: { example: 443, description: 'Listener port; 0 for a port range (startPort..endPort)' } },
+    startPort: { type: 'int', nullable: true, rest: { nullable: true } },
+    endPort: { type: 'int', nullable: true, rest: { nullable: true } },
+    serverGroupId: nullableText('sgp-bp1abc'),
+    /** CCM writes `k8s.{servicePort}.{proto}.{svc}.{ns}.{clusterId}` here (research/nlb.md 3.1). */
+    description: nullableText('k8s.443.TCP.checkout.payments.c0123456789abcdef'),
+    status: nullableText('Running'),
+  },
+} as const satisfies ResourceDecl;
+
+/** NLB server types (ListServerGroupServers `ServerType`; research/nlb.md 4). */
+export const NLB_SERVER_TYPES = ['Ecs', 'Eni', 'Eci', 'Ip'] as const;
+
+/** A server of an NLB server group (NLB 2022-04-30 ListServerGroupServers). */
+export const GRAPH_NLB_SERVER = {
+  rest: 'NlbServerDto',
+  gql: 'NlbServer',
+  fields: {
+    /** ECS instance id, ENI id, ECI id, or the IP of an `Ip` server. */
+    serverId: { type: 'string', rest: { example: 'i-bp1node01', description: 'ECS instance id, ENI id, ECI id, or the IP of an Ip server' } },
+    serverIp: nullableText('192.168.0.21'),
+    type: { type: 'string', values: NLB_SERVER_TYPES, rest: { description: 'Ecs, Eni, Eci or Ip' }, gql: { description: 'Ecs | Eni | Eci | Ip' } },
+    /** Backend port (NodePort, or the targetPort in ENI mode; 0 on an any-port group). */
+    port: { type: 'int', nullable: true, rest: { nullable: true, example: 31443, description: 'Backend port (0 on an any-port server group)' } },
+    /** 0-100. */
+    weight: { type: 'int', nullable: true, rest: { nullable: true, example: 100, description: '0-100' } },
+    status: nullableText('Available'),
+    zoneId: nullableText('cn-hangzhou-h'),
+  },
+} as const satisfies ResourceDecl;
+
+/** An NLB server group with its servers (NLB 2022-04-30 ListServerGroups + ListServerGroupServers). */
+export const GRAPH_NLB_SERVER_GROUP = {
+  rest: 'NlbServerGroupDto',
+  gql: 'NlbServerGroup',
+  gqlDescription: 'An NLB server group (one per listener for CCM) with its servers',
+  fields: {
+    serverGroupId: { type: 'string', rest: { example: 'sgp-bp1abc' } },
+    /** CCM names its groups `k8s.{port}.{proto}.{svc}.{ns}.{clusterId}` (research/nlb.md 3.1). */
+    name: { type: 'string', rest: { example: 'k8s.443.TCP.checkout.payments.c0123456789abcdef' } },
+    /** `Instance` or `Ip`. */
+    type: { type: 'string', rest: { example: 'Instance', description: 'Instance or Ip' } },
+    protocol: nullableText('TCP'),
+    status: nullableText('Available'),
+    /** Servers (count: the entries below). */
+    serverCount: { type: 'int', rest: { example: 6, description: 'Servers (count)' } },
+    /** Sorted by type, id, IP and port. */
+    servers: { type: 'list', of: GRAPH_NLB_SERVER, rest: { description: 'Sorted by type, id, IP and port' } },
+  },
+} as const satisfies ResourceDecl;
+
+/**
+ * An NLB instance (NLB 2022-04-30 ListLoadBalancers) with its listeners and server groups. A resource of its own
+ * beside the CLB (`GRAPH_LOAD_BALANCER`), not one shared `kind`-tagged shape: the fields differ where it matters
+ * (an NLB has a DNS name and zone mappings, never an address or spec; a listener forwards to one server group by
+ * id, never a forward port; there is no default server group; servers are typed Ecs / Eni / Eci / Ip and carry
+ * a zone). The Service resource, which both kinds share, says which kind it uses (`loadBalancerKind`).
+ */
+export const GRAPH_NLB = {
+  rest: 'NlbDto',
+  gql: 'Nlb',
+  gqlDescription: 'An NLB instance (Network Load Balancer)',
+  fields: {
+    nlbId: { type: 'id', column: 'nlb_id', rest: { example: 'nlb-bp1abcdefgh' } },
+    accountId: ACCOUNT_ID,
+    regionId: REGION_ID,
+    name: nullableText('k8s-payments-checkout'),
+    /** `Internet` | `Intranet` (as the NLB API spells it). */
+    addressType: nullableText('Intranet'),
+    /** `ipv4` | `DualStack`. */
+    addressIpVersion: nullableText('ipv4'),
+    vpcId: nullableText('vpc-bp1abc'),
+    /** What CCM writes as the Service's status hostname (NLB Services never get an IP). */
+    dnsName: nullableText('nlb-bp1abcdefgh.cn-hangzhou.nlb.aliyuncs.com'),
+    /** Zones of its zone mappings, in the API's order. */
+    zoneIds: { type: 'string[]', rest: { example: ['cn-hangzhou-h', 'cn-hangzhou-i'], description: 'Zones of its zone mappings' } },
+    status: nullableText('Active'),
+    createTime: nullableText('2026-01-05T08:00:00Z'),
+    owner: {
+      type: 'string',
+      values: LB_OWNERS,
+      rest: { description: 'Made by CCM (owner tag), reused by a Service, or made in the console / API' },
+      gql: { description: 'ccm | reused | console' },
+    },
+    listeners: { type: 'list', of: GRAPH_NLB_LISTENER },
+    listenerCount: { type: 'int', rest: { example: 2 } },
+    /** The server groups it uses (its listeners' and those naming it), by id. */
+    serverGroups: { type: 'list', of: GRAPH_NLB_SERVER_GROUP, rest: { description: "The server groups it uses (its listeners' and those naming it), by id" } },
+    serverGroupCount: { type: 'int', rest: { example: 2 } },
+    /** Server entries over its server groups (count; the NLB quota `nlb_quota_backends_num` counts these). */
+    serverEntries: { type: 'int', rest: { example: 12, description: 'Server entries over its server groups (count)' } },
+    /** Distinct servers (type + id) among them (count). */
+    distinctServers: { type: 'int', rest: { example: 6, description: 'Distinct servers (type and id) among them (count)' } },
+    /** Services of type LoadBalancer using it (count). */
+    serviceCount: { type: 'int', rest: { example: 1, description: 'Services of type LoadBalancer using it (count)' } },
+    /** Clusters of those Services, sorted (GraphQL: the `clusters` connection, narrowed to the caller's scope). */
+    clusterIds: { type: 'string[]', rest: { example: ['c0123456789abcdef'], description: 'Clusters of those Services, sorted' }, gql: false },
+  },
+} as const satisfies ResourceDecl;
+
 /** Every fleet-graph resource declaration, nested ones first. */
 export const FLEET_GRAPH_RESOURCES = [
   GRAPH_REGION,
@@ -323,4 +461,8 @@ export const FLEET_GRAPH_RESOURCES = [
   GRAPH_BACKEND,
   GRAPH_SERVER_GROUP,
   GRAPH_ECS_INSTANCE,
+  GRAPH_NLB_LISTENER,
+  GRAPH_NLB_SERVER,
+  GRAPH_NLB_SERVER_GROUP,
+  GRAPH_NLB,
 ] as const satisfies readonly ResourceDecl[];

@@ -12,6 +12,10 @@ import type {
   GRAPH_ECS_INSTANCE,
   GRAPH_LISTENER,
   GRAPH_LOAD_BALANCER,
+  GRAPH_NLB,
+  GRAPH_NLB_LISTENER,
+  GRAPH_NLB_SERVER,
+  GRAPH_NLB_SERVER_GROUP,
   GRAPH_REGION,
   GRAPH_SERVER_GROUP,
   GRAPH_SERVICE,
@@ -19,6 +23,7 @@ import type {
   LB_OWNERS,
   RowOf,
   SERVICE_LB_MATCHES,
+  SERVICE_NLB_MATCHES,
 } from './fleet-graph.resources';
 
 // The row types follow from the declarations in fleet-graph.resources.ts (fields, their meaning and units are
@@ -57,6 +62,21 @@ export type GraphServerGroup = RowOf<typeof GRAPH_SERVER_GROUP>;
 /** An ECS instance with the CLBs it is a backend of. */
 export type GraphEcsInstance = RowOf<typeof GRAPH_ECS_INSTANCE>;
 
+/** How the NLB of a Service was found (CCM `FindNLB` order): id annotation, owner tag, default name. */
+export type GraphServiceNlbMatch = (typeof SERVICE_NLB_MATCHES)[number];
+
+/** An NLB listener. */
+export type GraphNlbListener = RowOf<typeof GRAPH_NLB_LISTENER>;
+
+/** A server of an NLB server group. */
+export type GraphNlbServer = RowOf<typeof GRAPH_NLB_SERVER>;
+
+/** An NLB server group with its servers. */
+export type GraphNlbServerGroup = RowOf<typeof GRAPH_NLB_SERVER_GROUP>;
+
+/** An NLB instance with its listeners and server groups. */
+export type GraphNlb = RowOf<typeof GRAPH_NLB>;
+
 /** The whole graph of one scan. Every list sorted by its key. */
 export interface FleetGraph {
   regions: GraphRegion[];
@@ -65,4 +85,6 @@ export interface FleetGraph {
   loadBalancers: GraphLoadBalancer[];
   serverGroups: GraphServerGroup[];
   ecsInstances: GraphEcsInstance[];
+  /** NLB instances by id (empty for regions whose NLBs were not read). */
+  nlbs: GraphNlb[];
 }

@@ -3,6 +3,7 @@ import {
   GRAPH_CLUSTER,
   GRAPH_ECS_INSTANCE,
   GRAPH_LOAD_BALANCER,
+  GRAPH_NLB,
   GRAPH_REGION,
   GRAPH_SERVER_GROUP,
   GRAPH_SERVICE,
@@ -10,6 +11,7 @@ import {
   type GraphCluster,
   type GraphEcsInstance,
   type GraphLoadBalancer,
+  type GraphNlb,
   type GraphRegion,
   type GraphServerGroup,
   type GraphService,
@@ -35,6 +37,8 @@ export interface GraphAccount {
 /** Rows per INSERT statement (one jsonb parameter per statement); server groups carry their backends, so fewer. */
 const ROWS_PER_INSERT = 5000;
 const SERVER_GROUPS_PER_INSERT = 1000;
+/** NLBs carry their server groups and servers (at most 400 server entries each), so fewer per statement. */
+const NLBS_PER_INSERT = 500;
 
 // Columns and row mappers follow from the resource declarations (libs/domain fleet-graph.resources.ts) through
 // fleet-graph.columns.ts: a declared field is a column `snake_case(field)` of its table.
@@ -43,6 +47,7 @@ const CLUSTER_COLUMNS = columnsOf(GRAPH_CLUSTER);
 const SERVICE_COLUMNS = columnsOf(GRAPH_SERVICE);
 const LOAD_BALANCER_COLUMNS = columnsOf(GRAPH_LOAD_BALANCER);
 const ECS_COLUMNS = columnsOf(GRAPH_ECS_INSTANCE);
+const NLB_COLUMNS = columnsOf(GRAPH_NLB);
 
 /** A server group's backends are stored packed (declared `column: false`): one `json` text of [serverId, serverIp, port, weight, type] tuples, with `backend_count` beside it. */
 const SERVER_GROUP_COLUMNS: ColumnSpec<GraphServerGroup> = [
@@ -109,6 +114,13 @@ const ECS_INSTANCES: Listing<GraphEcsInstance> = {
   map: rowMapperOf(GRAPH_ECS_INSTANCE),
 };
 
+const NLBS: Listing<GraphNlb> = {
+  table: 'graph_nlbs',
+  keys: [asc('g.nlb_id')],
+  keyOf: (r) => [r.nlbId],
+  map: rowMapperOf(GRAPH_NLB),
+};
+
 const QUOTAS: Listing<QuotaUsageSample> = {
   table: 'quota_usage',
   keys: [asc('g.check_id'), asc('g.account_id'), asc('g.region_id'), asc('g.resource_kind'), asc('g.resource_id')],
@@ -145,6 +157,25 @@ export interface EcsInstanceListFilter {
   clusterId?: string;
   minLoadBalancers?: number;
   maxLoadBalancers?: number;
+}
+
+/** Filters of the NLB listing (`nlbsPage`): equality, and `clusterId` one of the NLB's `clusterIds`. */
+export interface NlbListFilter {
+  accountId?: string;
+  regionId?: string;
+  /** ccm | reused | console (libs/domain LB_OWNERS). */
+  owner?: string;
+  /** A cluster among the NLB's `clusterIds` (the clusters of the Services using it). */
+  clusterId?: string;
+}
+
+function nlbFilters(f: NlbListFilter): Filters {
+  return {
+    'g.account_id': f.accountId,
+    'g.region_id': f.regionId,
+    'g.owner': f.owner,
+    'g.cluster_ids': f.clusterId === undefined ? undefined : { contains: f.clusterId },
+  };
 }
 
 function loadBalancerFilters(f: LoadBalancerListFilter): Filters {
@@ -189,7 +220,7 @@ export class FleetGraphRepository {
    * @param client the transaction's client (`ScanRepository.complete`)
    */
   async replaceForScan(client: PoolClient, scanId: string, graph: FleetGraph): Promise<void> {
-    for (const t of ['graph_regions', 'graph_clusters', 'graph_services', 'graph_load_balancers', 'graph_server_groups', 'graph_ecs_instances']) {
+    for (const t of ['graph_regions', 'graph_clusters', 'graph_services', 'graph_load_balancers', 'graph_server_groups', 'graph_ecs_instances', 'graph_nlbs']) {
       await client.query(`DELETE FROM ${t} WHERE scan_id = $1`, [scanId]);
     }
     await insertRows(client, 'graph_regions', REGION_COLUMNS, scanId, graph.regions, ROWS_PER_INSERT);
@@ -198,6 +229,7 @@ export class FleetGraphRepository {
     await insertRows(client, 'graph_load_balancers', LOAD_BALANCER_COLUMNS, scanId, graph.loadBalancers, ROWS_PER_INSERT);
     await insertRows(client, 'graph_server_groups', SERVER_GROUP_COLUMNS, scanId, graph.serverGroups, SERVER_GROUPS_PER_INSERT);
     await insertRows(client, 'graph_ecs_instances', ECS_COLUMNS, scanId, graph.ecsInstances, ROWS_PER_INSERT);
+    await insertRows(client, 'graph_nlbs', NLB_COLUMNS, scanId, graph.nlbs, NLBS_PER_INSERT);
   }
 
   /** Whether the scan has a stored graph (scans completed before migration 1797300000000 have none). */
@@ -356,6 +388,34 @@ export class FleetGraphRepository {
     );
     for (const r of rows) out.get(r.ecs_instance_id as string)?.push(LOAD_BALANCERS.map(r));
     return out;
+  }
+
+  // ---- NLBs ------------------------------------------------------------------------------------------------
+
+  /** A page of NLB instances by id, optionally of one account / region / owner / cluster (all AND-ed). */
+  nlbsPage(scanId: string, scope: Scoped, args: GraphPageArgs, filter: NlbListFilter = {}): Promise<GraphPage<GraphNlb>> {
+    return this.page(NLBS, scanId, scope, args, nlbFilters(filter));
+  }
+
+  /** How many NLB instances match (same filters as `nlbsPage`). */
+  countNlbs(scanId: string, scope: Scoped, filter: NlbListFilter = {}): Promise<number> {
+    return this.count(NLBS, scanId, scope, nlbFilters(filter));
+  }
+
+  /** NLB instances by id (missing and out-of-scope ids are absent), one SQL statement. */
+  nlbsByIds(scanId: string, ids: readonly string[], scope: Scoped): Promise<GraphNlb[]> {
+    return this.byTuples(NLBS, scanId, ['nlb_id'], ids.map((i) => [i]), scope);
+  }
+
+  /** Every Service using each NLB (unpaged; an NLB has few), one SQL statement. */
+  async servicesByNlbIds(scanId: string, nlbIds: readonly string[], scope: Scoped): Promise<Map<string, GraphService[]>> {
+    const rows = await this.byTuples(SERVICES, scanId, ['nlb_id'], nlbIds.map((c) => [c]), scope);
+    return groupBy(rows, (s) => s.nlbId ?? '', nlbIds);
+  }
+
+  /** Pages of the Services using each NLB (same paging arguments for each), one SQL statement; result in input order. */
+  servicePagesByNlbIds(scanId: string, nlbIds: readonly string[], args: GraphPageArgs, scope: Scoped): Promise<GraphPage<GraphService>[]> {
+    return this.pagesByParent(SERVICES, scanId, ['nlb_id'], nlbIds.map((c) => [c]), args, scope);
   }
 
   // ---- ECS instances ----------------------------------------------------------------------------------

@@ -13,7 +13,7 @@ export { FindingRepository, FINDING_ROWS_PER_INSERT, FINDING_PAGE_CACHE_MAX_FIND
 export { ReadGenerations, scopeCacheKey, type ReadGeneration } from './read-generation';
 export { QuotaUsageRepository, QUOTA_ROWS_PER_INSERT, type QuotaHistoryQuery, type QuotaHistorySeries } from './quota-usage.repository';
 export { ScanSnapshotRepository, type StoredSnapshot } from './scan-snapshot.repository';
-export { FleetGraphRepository, type EcsInstanceListFilter, type GraphAccount, type LoadBalancerListFilter } from './fleet-graph.repository';
+export { FleetGraphRepository, type EcsInstanceListFilter, type GraphAccount, type LoadBalancerListFilter, type NlbListFilter } from './fleet-graph.repository';
 export { MAX_GRAPH_PAGE, type GraphEdge, type GraphPage, type GraphPageArgs } from './keyset-page.util';
 export { withTransaction } from './transaction.util';
 export { isConnectionLoss, withStoreRetry, type StoreRetryOptions } from './store-retry.util';

@@ -7,17 +7,19 @@ import { ErrorResponseDto } from '../common/error-response.dto';
 import { ApiZodQuery } from '../common/zod-openapi.util';
 import { ZodValidationPipe } from '../common/zod-validation.pipe';
 import { FleetService } from './fleet.service';
-import { ClusterPageDto, EcsInstanceDetailDto, EcsInstancePageDto, LoadBalancerDetailDto, LoadBalancerPageDto } from './fleet.dto';
+import { ClusterPageDto, EcsInstanceDetailDto, EcsInstancePageDto, LoadBalancerDetailDto, LoadBalancerPageDto, NlbDetailDto, NlbPageDto } from './fleet.dto';
 import {
   graphObjectQuerySchema,
   listClustersQuerySchema,
   listEcsInstancesQuerySchema,
   listLoadBalancersQuerySchema,
+  listNlbsQuerySchema,
   resourceIdSchema,
   type GraphObjectQuery,
   type ListClustersQuery,
   type ListEcsInstancesQuery,
   type ListLoadBalancersQuery,
+  type ListNlbsQuery,
 } from './fleet.schemas';
 
 /**
@@ -51,6 +53,29 @@ export class FleetController {
     @CurrentPrincipal() principal: Principal,
   ): Promise<LoadBalancerPageDto> {
     return this.fleet.loadBalancerPage(q, principal);
+  }
+
+  @Get('nlbs')
+  @ApiOperation({ summary: "NLB instances of a scan (default: the latest succeeded), in id order, keyset-paged, filtered; only the token's accounts" })
+  @ApiZodQuery(listNlbsQuerySchema)
+  @ApiOkResponse({ type: NlbPageDto })
+  @ApiNotFoundResponse({ type: ErrorResponseDto, description: 'scanId names no scan' })
+  nlbs(@Query(new ZodValidationPipe(listNlbsQuerySchema, 'query')) q: ListNlbsQuery, @CurrentPrincipal() principal: Principal): Promise<NlbPageDto> {
+    return this.fleet.nlbPage(q, principal);
+  }
+
+  @Get('nlbs/:id')
+  @ApiOperation({ summary: 'One NLB: its listeners, server groups and servers, the Services using it (and their clusters), its quota usage' })
+  @ApiParam({ name: 'id', description: 'NLB instance id', schema: { type: 'string', example: 'nlb-bp1abcdefgh' } })
+  @ApiZodQuery(graphObjectQuerySchema)
+  @ApiOkResponse({ type: NlbDetailDto })
+  @ApiNotFoundResponse({ type: ErrorResponseDto, description: "No such NLB in the scan within the token's accounts, or no such scan" })
+  nlb(
+    @Param('id', new ZodValidationPipe(resourceIdSchema, 'path.id')) id: string,
+    @Query(new ZodValidationPipe(graphObjectQuerySchema, 'query')) q: GraphObjectQuery,
+    @CurrentPrincipal() principal: Principal,
+  ): Promise<NlbDetailDto> {
+    return this.fleet.nlbDetail(id, q.scanId, principal);
   }
 
   @Get('ecs-instances')

@@ -4,7 +4,20 @@
  * (the stored graph of a succeeded scan, FleetGraphRepository), the same rows GraphQL serves.
  */
 import { ApiProperty } from '@nestjs/swagger';
-import { GRAPH_CLUSTER, GRAPH_ECS_INSTANCE, GRAPH_LOAD_BALANCER, GRAPH_SERVER_GROUP, GRAPH_SERVICE, type GraphCluster, type GraphEcsInstance, type GraphLoadBalancer, type GraphServerGroup, type GraphService } from '@app/domain';
+import {
+  GRAPH_CLUSTER,
+  GRAPH_ECS_INSTANCE,
+  GRAPH_LOAD_BALANCER,
+  GRAPH_NLB,
+  GRAPH_SERVER_GROUP,
+  GRAPH_SERVICE,
+  type GraphCluster,
+  type GraphEcsInstance,
+  type GraphLoadBalancer,
+  type GraphNlb,
+  type GraphServerGroup,
+  type GraphService,
+} from '@app/domain';
 import { restClassOf } from '../common/resource-class.util';
 import { QuotaDto } from '../quotas/quota.dto';
 
@@ -97,4 +110,37 @@ export class EcsInstanceDetailDto {
 
   @ApiProperty({ type: [restClassOf(GRAPH_LOAD_BALANCER)], description: "The CLBs listing it as a backend (within the token's accounts)" })
   loadBalancers: GraphLoadBalancer[];
+}
+
+/** A page of NLB instances in id order (`GET /v1/nlbs`). */
+export class NlbPageDto {
+  @ApiProperty({ type: [restClassOf(GRAPH_NLB)], description: "clusterIds name only clusters within the token's accounts" })
+  items: GraphNlb[];
+
+  @ApiProperty({ example: 12, description: "NLBs matching the filters within the token's accounts (all pages)" })
+  total: number;
+
+  @ApiProperty({ example: 100 })
+  limit: number;
+
+  @ApiProperty({ type: String, nullable: true, example: 'WyJubGItYnAxIl0', description: 'Pass as `after` for the next page; null on the last page' })
+  nextCursor: string | null;
+
+  @ApiProperty({ type: String, nullable: true, format: 'uuid', description: 'Scan read; null when no scan succeeded yet' })
+  scanId: string | null;
+}
+
+/** One NLB (with its listeners, server groups and servers) with the Services using it and its quotas (`GET /v1/nlbs/{id}`). */
+export class NlbDetailDto {
+  @ApiProperty({ format: 'uuid', description: 'The scan read' })
+  scanId: string;
+
+  @ApiProperty({ type: restClassOf(GRAPH_NLB) })
+  nlb: GraphNlb;
+
+  @ApiProperty({ type: [restClassOf(GRAPH_SERVICE)], description: 'Services of type LoadBalancer using this NLB (every cluster within the token\'s accounts)' })
+  services: GraphService[];
+
+  @ApiProperty({ type: [QuotaDto], description: 'Quota usage samples measured on this NLB (listeners, server entries)' })
+  quotas: QuotaDto[];
 }

@@ -37,6 +37,16 @@ export const listLoadBalancersQuerySchema = z.strictObject({
   ...cursorPageQueryFields,
 });
 
+/** Query of `GET /v1/nlbs`: equality filters (AND-ed) and keyset paging, as `GET /v1/load-balancers`. */
+export const listNlbsQuerySchema = z.strictObject({
+  scanId: scanIdField,
+  accountId: idFilter('Only NLBs of this Alibaba Cloud account (UID)'),
+  regionId: idFilter('Only NLBs of this region'),
+  clusterId: idFilter('Only NLBs used by a Service of this ACK cluster'),
+  owner: z.enum(LB_OWNERS, `must be one of ${LB_OWNERS.join(', ')}`).optional().describe('Only NLBs made by CCM (ccm), reused by a Service (reused) or made in the console / API (console)'),
+  ...cursorPageQueryFields,
+});
+
 /** Query of `GET /v1/ecs-instances`: filters (AND-ed) and keyset paging. */
 export const listEcsInstancesQuerySchema = z
   .strictObject({
@@ -65,5 +75,6 @@ export const resourceIdSchema = z
 
 export type ListClustersQuery = z.output<typeof listClustersQuerySchema>;
 export type ListLoadBalancersQuery = z.output<typeof listLoadBalancersQuerySchema>;
+export type ListNlbsQuery = z.output<typeof listNlbsQuerySchema>;
 export type ListEcsInstancesQuery = z.output<typeof listEcsInstancesQuerySchema>;
 export type GraphObjectQuery = z.output<typeof graphObjectQuerySchema>;

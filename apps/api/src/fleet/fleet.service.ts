@@ -1,12 +1,12 @@
 import { Injectable } from '@nestjs/common';
-import type { GraphCluster, GraphEcsInstance, GraphLoadBalancer } from '@app/domain';
-import { Store, StoreError, type EcsInstanceListFilter, type GraphAccount, type GraphPageArgs, type LoadBalancerListFilter, type Principal } from '@app/store';
+import type { GraphCluster, GraphEcsInstance, GraphLoadBalancer, GraphNlb } from '@app/domain';
+import { Store, StoreError, type EcsInstanceListFilter, type GraphAccount, type GraphPageArgs, type LoadBalancerListFilter, type NlbListFilter, type Principal } from '@app/store';
 import { cursorPage, type Listing } from '../common/listing.util';
 import { toQuotaDto } from '../quotas/quota.mapper';
 import { ScanSelectionService } from '../scans/scan-selection.service';
-import type { ClusterPageDto, EcsInstanceDetailDto, EcsInstancePageDto, LoadBalancerDetailDto, LoadBalancerPageDto } from './fleet.dto';
+import type { ClusterPageDto, EcsInstanceDetailDto, EcsInstancePageDto, LoadBalancerDetailDto, LoadBalancerPageDto, NlbDetailDto, NlbPageDto } from './fleet.dto';
 import { toServerGroupDto } from './fleet.mapper';
-import type { ListClustersQuery, ListEcsInstancesQuery, ListLoadBalancersQuery } from './fleet.schemas';
+import type { ListClustersQuery, ListEcsInstancesQuery, ListLoadBalancersQuery, ListNlbsQuery } from './fleet.schemas';
 
 /** Filters of the cluster listing (undefined: not filtered). */
 export interface ClusterFilter {
@@ -54,6 +54,11 @@ export class FleetService {
     return { page: this.store.graph.loadBalancersPage(scanId, principal, args, filter), count: () => this.store.graph.countLoadBalancers(scanId, principal, filter) };
   }
 
+  /** The NLBs of a scan, by id (`clusterIds` as stored: narrow them with `withVisibleClusters` before showing them). */
+  nlbs(scanId: string, principal: Principal, args: GraphPageArgs, filter: NlbListFilter): Listing<GraphNlb> {
+    return { page: this.store.graph.nlbsPage(scanId, principal, args, filter), count: () => this.store.graph.countNlbs(scanId, principal, filter) };
+  }
+
   /** The ECS instances of a scan, by id. */
   ecsInstances(scanId: string, principal: Principal, args: GraphPageArgs, filter: EcsInstanceFilter): Listing<GraphEcsInstance> {
     return { page: this.store.graph.ecsInstancesPage(scanId, principal, args, filter), count: () => this.store.graph.countEcsInstances(scanId, principal, filter) };
@@ -80,6 +85,34 @@ export class FleetService {
     const filter = present({ accountId: q.accountId, regionId: q.regionId, owner: q.owner, addressType: q.addressType, clusterId: q.clusterId });
     const page = await cursorPage(scanId, q.limit, q.after, (s, args) => this.loadBalancers(s, principal, args, filter), (l) => l);
     return page.scanId === null ? page : { ...page, items: await this.withVisibleClusters(page.scanId, page.items, principal) };
+  }
+
+  /**
+   * `GET /v1/nlbs`: a keyset page of the NLBs of a scan (default: the latest succeeded) in id order and their total,
+   * filtered (account, region, owner, cluster); each NLB's `clusterIds` narrowed to the clusters the principal sees.
+   * @throws StoreError NOT_FOUND when `scanId` names no scan; INVALID_ARGUMENT for a malformed cursor
+   */
+  async nlbPage(q: ListNlbsQuery, principal: Principal): Promise<NlbPageDto> {
+    const scanId = await this.scans.scanOf(q.scanId, true);
+    const filter = present({ accountId: q.accountId, regionId: q.regionId, owner: q.owner, clusterId: q.clusterId });
+    const page = await cursorPage(scanId, q.limit, q.after, (s, args) => this.nlbs(s, principal, args, filter), (n) => n);
+    return page.scanId === null ? page : { ...page, items: await this.withVisibleClusters(page.scanId, page.items, principal) };
+  }
+
+  /**
+   * `GET /v1/nlbs/{id}`: one NLB (listeners, server groups, servers) with the Services using it and its quota samples.
+   * @throws StoreError NOT_FOUND when the NLB is not in the scan within the principal's accounts, or no such scan
+   */
+  async nlbDetail(id: string, given: string | undefined, principal: Principal): Promise<NlbDetailDto> {
+    const scanId = await this.scans.scanOf(given, true);
+    const [nlb] = scanId === null ? [] : await this.store.graph.nlbsByIds(scanId, [id], principal);
+    if (!nlb || scanId === null) throw new StoreError('NOT_FOUND', `NLB ${id} not found`);
+    const [services, quotas, [scoped]] = await Promise.all([
+      this.store.graph.servicesByNlbIds(scanId, [id], principal),
+      this.store.graph.quotasByResources(scanId, [{ kind: 'NetworkLoadBalancer', id }], principal),
+      this.withVisibleClusters(scanId, [nlb], principal),
+    ]);
+    return { scanId, nlb: scoped!, services: services.get(id) ?? [], quotas: (quotas.get(`NetworkLoadBalancer/${id}`) ?? []).map(toQuotaDto) };
   }
 
   /**
@@ -156,8 +189,8 @@ export class FleetService {
     return ids.map((i) => byId.get(i)).filter((c): c is GraphCluster => c !== undefined);
   }
 
-  /** CLBs with `clusterIds` narrowed to the clusters the principal sees (`visibleClusters`, one read for all of them). */
-  async withVisibleClusters(scanId: string, lbs: GraphLoadBalancer[], principal: Principal): Promise<GraphLoadBalancer[]> {
+  /** CLBs or NLBs with `clusterIds` narrowed to the clusters the principal sees (`visibleClusters`, one read for all of them). */
+  async withVisibleClusters<L extends { clusterIds: string[] }>(scanId: string, lbs: L[], principal: Principal): Promise<L[]> {
     const ids = [...new Set(lbs.flatMap((l) => l.clusterIds))];
     if (ids.length === 0) return lbs;
     const visible = new Set((await this.visibleClusters(scanId, ids, principal)).map((c) => c.clusterId));

@@ -6,7 +6,7 @@
  * batch read filters by its account scope in SQL, and nothing is cached across requests or principals.
  */
 import DataLoader from 'dataloader';
-import type { GraphCluster, GraphEcsInstance, GraphRegion, GraphLoadBalancer, GraphServerGroup, GraphService, QuotaUsageSample, ResourceKind } from '@app/domain';
+import type { GraphCluster, GraphEcsInstance, GraphRegion, GraphLoadBalancer, GraphNlb, GraphServerGroup, GraphService, QuotaUsageSample, ResourceKind } from '@app/domain';
 import type { GraphPage, GraphPageArgs, Principal, Store } from '@app/store';
 
 const SEP = '\u0000';
@@ -58,6 +58,8 @@ export class GraphLoaders {
   private readonly clusters: DataLoader<string, GraphCluster | null>;
   private readonly loadBalancers: DataLoader<string, GraphLoadBalancer | null>;
   private readonly ecsInstances: DataLoader<string, GraphEcsInstance | null>;
+  private readonly nlbs: DataLoader<string, GraphNlb | null>;
+  private readonly servicePagesOfNlb: DataLoader<string, GraphPage<GraphService>>;
   private readonly serverGroups: DataLoader<string, GraphServerGroup[]>;
   private readonly lbsOfEcs: DataLoader<string, GraphLoadBalancer[]>;
   private readonly quotas: DataLoader<string, QuotaUsageSample[]>;
@@ -83,6 +85,8 @@ export class GraphLoaders {
     this.clusters = byIdLoader((s, ids) => g.clustersByIds(s, ids, principal), (c) => c.clusterId);
     this.loadBalancers = byIdLoader((s, ids) => g.loadBalancersByIds(s, ids, principal), (l) => l.loadBalancerId);
     this.ecsInstances = byIdLoader((s, ids) => g.ecsInstancesByIds(s, ids, principal), (e) => e.instanceId);
+    this.nlbs = byIdLoader((s, ids) => g.nlbsByIds(s, ids, principal), (n) => n.nlbId);
+    this.servicePagesOfNlb = groupedLoader((s, a, ids) => g.servicePagesByNlbIds(s, ids, parseArgs(a), principal));
     this.serverGroups = groupedLoader(async (s, _g, ids) => {
       const m = await g.serverGroupsByLoadBalancerIds(s, ids, principal);
       return ids.map((id) => m.get(id) ?? []);
@@ -122,6 +126,16 @@ export class GraphLoaders {
   /** A CLB of a scan, or null. */
   loadBalancer(scanId: string, id: string): Promise<GraphLoadBalancer | null> {
     return this.loadBalancers.load(`${scanId}${SEP}${id}`);
+  }
+
+  /** An NLB of a scan, or null (missing or outside the scope). */
+  nlb(scanId: string, id: string): Promise<GraphNlb | null> {
+    return this.nlbs.load(`${scanId}${SEP}${id}`);
+  }
+
+  /** A page of the Services using an NLB. */
+  servicesOfNlb(scanId: string, nlbId: string, args: GraphPageArgs): Promise<GraphPage<GraphService>> {
+    return this.servicePagesOfNlb.load(`${scanId}${SEP}${argsKey(args)}${SEP}${nlbId}`);
   }
 
   /** An ECS instance of a scan, or null (also for backends that are ENIs / ECIs or instances not read). */

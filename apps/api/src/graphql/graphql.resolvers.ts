@@ -37,6 +37,8 @@ import {
   LoadBalancer,
   LoadBalancerConnection,
   MAX_GRAPHQL_PAGE,
+  Nlb,
+  NlbConnection,
   Quota,
   QuotaConnection,
   Region,
@@ -269,6 +271,26 @@ export class RootResolver {
     return lb && id ? { ...lb, scanId: id } : null;
   }
 
+  @Query(() => NlbConnection, { description: 'NLB instances of a scan (default: the latest succeeded), by id', ...CONNECTION })
+  async nlbs(
+    @Args() args: ConnectionArgs,
+    @Context() ctx: GqlContext,
+    @Args('scanId', { type: () => ID, nullable: true }) scanId?: string,
+    @Args('accountId', { nullable: true }) accountId?: string,
+    @Args('regionId', { nullable: true }) regionId?: string,
+    @Args('owner', { nullable: true, description: 'ccm | reused | console' }) owner?: string,
+  ): Promise<ConnectionValue<Nlb>> {
+    const a = pageArgs(args);
+    return graphConnection(await this.scanSelection.scanOf(scanId, false, ctx.loaders), (id) => this.fleet.nlbs(id, ctx.principal, a, present({ accountId, regionId, owner })));
+  }
+
+  @Query(() => Nlb, { nullable: true, description: 'One NLB of a scan (default: the latest succeeded), or null' })
+  async nlb(@Args('id', { type: () => ID }) nlbId: string, @Context() ctx: GqlContext, @Args('scanId', { type: () => ID, nullable: true }) scanId?: string): Promise<Nlb | null> {
+    const id = await this.scanSelection.scanOf(scanId, false, ctx.loaders);
+    const n = id ? await ctx.loaders.nlb(id, nlbId) : null;
+    return n && id ? { ...n, scanId: id } : null;
+  }
+
   @Query(() => EcsInstanceConnection, { description: 'ECS instances of a scan (default: the latest succeeded), by id', ...CONNECTION })
   async ecsInstances(
     @Args() args: ConnectionArgs,
@@ -393,6 +415,36 @@ export class ServiceResolver {
     const lb = await ctx.loaders.loadBalancer(s.scanId, s.loadBalancerId);
     return lb ? { ...lb, scanId: s.scanId } : null;
   }
+
+  @ResolveField(() => Nlb, { nullable: true, description: 'The NLB it uses (null: none found in the scan)' })
+  async nlb(@Parent() s: Service, @Context() ctx: GqlContext): Promise<Nlb | null> {
+    if (!s.nlbId) return null;
+    const n = await ctx.loaders.nlb(s.scanId, s.nlbId);
+    return n ? { ...n, scanId: s.scanId } : null;
+  }
+}
+
+@Resolver(() => Nlb)
+export class NlbResolver {
+  constructor(private readonly fleet: FleetService) {}
+
+  @ResolveField(() => ServiceConnection, { description: 'The Services using this NLB', ...CONNECTION })
+  async services(@Parent() n: Nlb, @Args() args: ConnectionArgs, @Context() ctx: GqlContext): Promise<ConnectionValue<Service>> {
+    return connection(await ctx.loaders.servicesOfNlb(n.scanId, n.nlbId, pageArgs(args)), withScan<GraphService>(n.scanId), () => n.serviceCount);
+  }
+
+  @ResolveField(() => ClusterConnection, { description: 'The clusters of those Services', ...CONNECTION })
+  async clusters(@Parent() n: Nlb, @Args() args: ConnectionArgs, @Context() ctx: GqlContext): Promise<ConnectionValue<Cluster>> {
+    const a = pageArgs(args);
+    const visible = await this.fleet.visibleClusters(n.scanId, n.clusterIds, ctx.principal, (ids) => Promise.all(ids.map((id) => ctx.loaders.cluster(n.scanId, id))));
+    return connection(sliceConnection(visible, (c) => c.clusterId, a), withScan<GraphCluster>(n.scanId), () => visible.length);
+  }
+
+  @ResolveField(() => QuotaConnection, { description: 'Quota usage of this NLB (listeners, server entries, ...)', ...CONNECTION })
+  async quotas(@Parent() n: Nlb, @Args() args: ConnectionArgs, @Context() ctx: GqlContext): Promise<ConnectionValue<Quota>> {
+    const samples = await ctx.loaders.quotasOf(n.scanId, 'NetworkLoadBalancer', n.nlbId);
+    return connection(sliceConnection(samples, (q) => q.checkId, pageArgs(args)), toQuotaNode, () => samples.length);
+  }
 }
 
 @Resolver(() => LoadBalancer)
@@ -470,6 +522,7 @@ export const GRAPHQL_RESOLVERS = [
   ClusterResolver,
   ServiceResolver,
   LoadBalancerResolver,
+  NlbResolver,
   ServerGroupResolver,
   BackendResolver,
   EcsInstanceResolver,

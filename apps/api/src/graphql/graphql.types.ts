@@ -16,6 +16,10 @@ import {
   GRAPH_ECS_INSTANCE,
   GRAPH_LISTENER,
   GRAPH_LOAD_BALANCER,
+  GRAPH_NLB,
+  GRAPH_NLB_LISTENER,
+  GRAPH_NLB_SERVER,
+  GRAPH_NLB_SERVER_GROUP,
   GRAPH_REGION,
   GRAPH_SERVER_GROUP,
   GRAPH_SERVICE,
@@ -25,6 +29,10 @@ import {
   type GraphEcsInstance,
   type GraphListener,
   type GraphLoadBalancer,
+  type GraphNlb,
+  type GraphNlbListener,
+  type GraphNlbServer,
+  type GraphNlbServerGroup,
   type GraphRegion,
   type GraphServerGroup,
   type GraphService,
@@ -297,6 +305,21 @@ export type Backend = GraphBackend & { position: number; scanId: string };
 /** A CLB server group with `backendCount`; its backends are the `backends` connection. */
 export const ServerGroup = gqlClassOf(GRAPH_SERVER_GROUP, { backendCount: { type: () => Int } }) as Type<ServerGroup>;
 export type ServerGroup = Omit<GraphServerGroup, 'accountId' | 'regionId' | 'backends'> & { backendCount: number; backends: Backend[]; scanId: string };
+/** An NLB listener. */
+export const NlbListener = gqlClassOf(GRAPH_NLB_LISTENER) as Type<NlbListener>;
+export type NlbListener = GraphNlbListener;
+/** A server of an NLB server group. */
+export const NlbServer = gqlClassOf(GRAPH_NLB_SERVER) as Type<NlbServer>;
+export type NlbServer = GraphNlbServer;
+/** An NLB server group with its servers (a plain list). */
+export const NlbServerGroup = gqlClassOf(GRAPH_NLB_SERVER_GROUP) as Type<NlbServerGroup>;
+export type NlbServerGroup = GraphNlbServerGroup;
+/**
+ * An NLB instance with its listeners and server groups (with their servers) as plain lists (bounded: at most 400
+ * server entries per NLB); the Services using it, their clusters and its quotas are connections.
+ */
+export const Nlb = gqlClassOf(GRAPH_NLB) as Type<Nlb>;
+export type Nlb = GraphNlb & { scanId: string };
 /** An ECS instance (its CLBs are the `loadBalancers` connection). */
 export const EcsInstance = gqlClassOf(GRAPH_ECS_INSTANCE) as Type<EcsInstance>;
 export type EcsInstance = GraphEcsInstance & { scanId: string };
@@ -355,6 +378,7 @@ export const RegionConnection = Connection(Region, 'Region');
 export const ClusterConnection = Connection(Cluster, 'Cluster');
 export const ServiceConnection = Connection(Service, 'Service');
 export const LoadBalancerConnection = Connection(LoadBalancer, 'LoadBalancer');
+export const NlbConnection = Connection(Nlb, 'Nlb');
 export const ServerGroupConnection = Connection(ServerGroup, 'ServerGroup');
 export const BackendConnection = Connection(Backend, 'Backend');
 export const EcsInstanceConnection = Connection(EcsInstance, 'EcsInstance');

@@ -1,0 +1,150 @@
+/**
+ * NLBs in the stored fleet graph (issue 20 item 5) on a real PostgreSQL, for a scan of the bundled sample fleet
+ * (which has NLB Services, found by CCM's owner tag) stored by `analyzeAndStore`: REST `GET /v1/nlbs` (keyset-paged
+ * `limit` + `after` / `nextCursor`, filters) and `GET /v1/nlbs/{id}` (listeners, server groups with servers, the
+ * Services using it, its quotas), GraphQL `nlbs`, `nlb(id)` and `Service.nlb`. The oracle is
+ * `buildFleetGraph(snapshot)` (what the scan stores). Scoped like CLBs: a token of another account sees no NLB,
+ * gets 404 for one exactly like an absent one, and null over GraphQL.
+ */
+/* eslint-disable @typescript-eslint/no-explicit-any -- GraphQL response bodies are walked as the query shaped them */
+import { join } from 'node:path';
+import type { INestApplication } from '@nestjs/common';
+import request from 'supertest';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { analyzeAndStore } from '@app/audit';
+import { buildFleetGraph } from '@app/checks';
+import { loadFleetDirectory } from '@app/collectors';
+import type { FleetGraph, GraphNlb } from '@app/domain';
+import { createApiApp, UnavailableScanLauncher } from '@app/api';
+import { Store, SYSTEM_PRINCIPAL } from '@app/store';
+import { createTestDatabase, type TestDatabase } from '../store/test-database.util';
+
+const SAMPLE = join(__dirname, '..', '..', 'examples', 'fleets', 'sample');
+const BOOTSTRAP = 'nlb-graph-e2e-bootstrap-0123456789';
+const KEY = 'nlb-graph-e2e-hash-key-0123456789abcdef-0123456';
+
+describe('fleet graph: NLBs over REST and GraphQL (e2e)', () => {
+  let db: TestDatabase;
+  let store: Store;
+  let app: INestApplication;
+  let graph: FleetGraph;
+  let scanId: string;
+  let nlbAccount: string;
+  let otherAccount: string;
+  const tokens: Record<string, string> = {};
+  const http = () => request(app.getHttpServer());
+  const bearer = (t: string) => ({ Authorization: `Bearer ${t}` });
+
+  beforeAll(async () => {
+    db = await createTestDatabase();
+    store = await Store.open({ connectionString: db.url, migrate: true, tokenHashKey: KEY });
+    const snapshot = loadFleetDirectory(SAMPLE);
+    graph = buildFleetGraph(snapshot);
+    const scan = await store.scans.create({ source: 'offline', fleetName: snapshot.name });
+    scanId = scan.id;
+    await analyzeAndStore(snapshot, { scanId, now: new Date('2026-11-20T00:00:00Z'), store });
+    const accounts = [...new Set(graph.clusters.map((c) => c.accountId))].sort();
+    nlbAccount = graph.nlbs[0]!.accountId;
+    otherAccount = accounts.find((a) => !graph.nlbs.some((n) => n.accountId === a))!;
+    for (const a of accounts) tokens[a] = (await store.apiTokens.create({ role: 'viewer', accounts: [a], createdBy: 'test' })).token;
+    app = await createApiApp({ store, token: BOOTSTRAP, scanLauncher: new UnavailableScanLauncher(), logger: false, auth: { maxFailures: 1000 } });
+    await app.init();
+  });
+
+  afterAll(async () => {
+    await app?.close();
+    await store?.close();
+    await db?.drop();
+  });
+
+  it('the sample fleet has NLB Services matched to NLBs (the fixture this file needs), and an account without NLBs', () => {
+    expect(graph.nlbs.length).toBeGreaterThanOrEqual(2);
+    expect(otherAccount).toBeDefined();
+    const users = graph.services.filter((s) => s.nlbId !== null);
+    expect(users.length).toBeGreaterThanOrEqual(2);
+    for (const s of users) {
+      expect(s.loadBalancerKind).toBe('nlb');
+      expect(s.loadBalancerId, 'an NLB Service names no CLB').toBeNull();
+      expect(graph.nlbs.map((n) => n.nlbId)).toContain(s.nlbId);
+    }
+    // Each NLB counts the Services using it; its entries are those of its server groups.
+    for (const n of graph.nlbs) {
+      expect(n.serviceCount).toBe(users.filter((s) => s.nlbId === n.nlbId).length);
+      expect(n.serverEntries).toBe(n.serverGroups.reduce((x, g) => x + g.servers.length, 0));
+      expect(n.listenerCount).toBe(n.listeners.length);
+    }
+  });
+
+  /** Every item of `/v1/nlbs`, following `nextCursor` with pages of 1. */
+  async function allNlbs(token: string, query = ''): Promise<{ items: GraphNlb[]; total: number; pages: number }> {
+    const items: GraphNlb[] = [];
+    let after: string | null = null;
+    let total: number;
+    let pages = 0;
+    do {
+      const res: request.Response = await http().get(`/v1/nlbs?limit=1${query}${after ? `&after=${after}` : ''}`).set(bearer(token));
+      expect(res.status, JSON.stringify(res.body)).toBe(200);
+      expect(res.body.scanId).toBe(scanId);
+      items.push(...res.body.items);
+      total = res.body.total;
+      after = res.body.nextCursor;
+      pages++;
+    } while (after !== null);
+    return { items, total, pages };
+  }
+
+  it('GET /v1/nlbs pages every NLB in id order as stored, filtered, within the token accounts', async () => {
+    const expected = [...graph.nlbs].sort((a, b) => (a.nlbId < b.nlbId ? -1 : 1));
+    const all = await allNlbs(BOOTSTRAP);
+    expect(all.items).toEqual(expected);
+    expect(all.total).toBe(expected.length);
+    expect(all.pages).toBe(expected.length);
+    const cluster = expected[0]!.clusterIds[0]!;
+    expect((await allNlbs(BOOTSTRAP, `&clusterId=${cluster}`)).items.map((n) => n.nlbId)).toEqual(expected.filter((n) => n.clusterIds.includes(cluster)).map((n) => n.nlbId));
+    expect((await allNlbs(BOOTSTRAP, '&owner=console')).total).toBe(expected.filter((n) => n.owner === 'console').length);
+    expect((await allNlbs(tokens[nlbAccount]!)).items.map((n) => n.nlbId)).toEqual(expected.filter((n) => n.accountId === nlbAccount).map((n) => n.nlbId));
+    expect(await allNlbs(tokens[otherAccount]!)).toEqual({ items: [], total: 0, pages: 1 });
+    const bad = await http().get('/v1/nlbs?owner=nobody').set(bearer(BOOTSTRAP));
+    expect(bad.status).toBe(400);
+    expect(JSON.stringify(bad.body)).toContain('owner');
+  });
+
+  it('GET /v1/nlbs/{id}: listeners, server groups with servers, the Services using it, its quotas; 404 outside the scope like an absent one', async () => {
+    const n = graph.nlbs[0]!;
+    const res = await http().get(`/v1/nlbs/${n.nlbId}`).set(bearer(tokens[nlbAccount]!));
+    expect(res.status, JSON.stringify(res.body)).toBe(200);
+    expect(res.body.nlb).toEqual(n);
+    expect(res.body.nlb.serverGroups.flatMap((g: { servers: unknown[] }) => g.servers)).toHaveLength(n.serverEntries);
+    expect(res.body.services.map((s: { name: string }) => s.name).sort()).toEqual(graph.services.filter((s) => s.nlbId === n.nlbId).map((s) => s.name).sort());
+    const stored = (await store.quotaUsage.forScan(scanId, SYSTEM_PRINCIPAL)).filter((q) => q.resource.kind === 'NetworkLoadBalancer' && q.resource.id === n.nlbId);
+    expect(res.body.quotas.map((q: { checkId: string }) => q.checkId).sort()).toEqual(stored.map((q) => q.checkId).sort());
+    const other = await http().get(`/v1/nlbs/${n.nlbId}`).set(bearer(tokens[otherAccount]!));
+    const absent = await http().get(`/v1/nlbs/${n.nlbId}-gone`).set(bearer(tokens[otherAccount]!));
+    expect([other.status, absent.status]).toEqual([404, 404]);
+    expect(other.body.message).toBe(`NLB ${n.nlbId} not found`);
+    expect(JSON.stringify(other.body)).not.toContain(nlbAccount);
+  });
+
+  async function gql(token: string, query: string): Promise<{ data: Record<string, any>; errors?: unknown[] }> {
+    const res = await http().post('/graphql').set(bearer(token)).send({ query });
+    expect(res.status, JSON.stringify(res.body)).toBe(200);
+    return res.body;
+  }
+
+  it('GraphQL nlbs, nlb(id) and Service.nlb answer as stored; another account gets an empty connection and null', async () => {
+    const n = graph.nlbs[0]!;
+    const list = await gql(BOOTSTRAP, '{ nlbs(first: 100) { totalCount nodes { nlbId owner serviceCount listeners { listenerId serverGroupId } serverGroups { serverGroupId servers { serverId type } } } } }');
+    expect(list.errors).toBeUndefined();
+    expect(list.data.nlbs.totalCount).toBe(graph.nlbs.length);
+    expect(list.data.nlbs.nodes.map((x: { nlbId: string }) => x.nlbId)).toEqual(graph.nlbs.map((x) => x.nlbId));
+    const one = await gql(tokens[nlbAccount]!, `{ nlb(id: "${n.nlbId}") { nlbId dnsName serverEntries services(first: 10) { totalCount nodes { name loadBalancerKind nlbMatch nlb { nlbId } } } clusters(first: 10) { nodes { clusterId } } } }`);
+    expect(one.errors).toBeUndefined();
+    expect(one.data.nlb).toMatchObject({ nlbId: n.nlbId, dnsName: n.dnsName, serverEntries: n.serverEntries });
+    expect(one.data.nlb.services.totalCount).toBe(n.serviceCount);
+    for (const s of one.data.nlb.services.nodes) expect(s).toMatchObject({ loadBalancerKind: 'nlb', nlb: { nlbId: n.nlbId } });
+    expect(one.data.nlb.clusters.nodes.map((c: { clusterId: string }) => c.clusterId)).toEqual(n.clusterIds);
+    const other = await gql(tokens[otherAccount]!, `{ nlb(id: "${n.nlbId}") { nlbId } nlbs(first: 10) { totalCount } }`);
+    expect(other.errors).toBeUndefined();
+    expect(other.data).toEqual({ nlb: null, nlbs: { totalCount: 0 } });
+  });
+});
