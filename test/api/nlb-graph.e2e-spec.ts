@@ -4,7 +4,8 @@
  * `limit` + `after` / `nextCursor`, filters) and `GET /v1/nlbs/{id}` (listeners, server groups with servers, the
  * Services using it, its quotas), GraphQL `nlbs`, `nlb(id)` and `Service.nlb`. The oracle is
  * `buildFleetGraph(snapshot)` (what the scan stores). Scoped like CLBs: a token of another account sees no NLB,
- * gets 404 for one exactly like an absent one, and null over GraphQL.
+ * gets 404 for one exactly like an absent one, and null over GraphQL. `/metrics` exports the NLB quota checks' samples
+ * like the CLB ones (libs/checks QUOTA_USAGE_CHECK_IDS; the alert rules match on the series, not on check ids).
  */
 /* eslint-disable @typescript-eslint/no-explicit-any -- GraphQL response bodies are walked as the query shaped them */
 import { join } from 'node:path';
@@ -146,5 +147,22 @@ describe('fleet graph: NLBs over REST and GraphQL (e2e)', () => {
     const other = await gql(tokens[otherAccount]!, `{ nlb(id: "${n.nlbId}") { nlbId } nlbs(first: 10) { totalCount } }`);
     expect(other.errors).toBeUndefined();
     expect(other.data).toEqual({ nlb: null, nlbs: { totalCount: 0 } });
+  });
+
+  it('/metrics exports the NLB quota samples of the scan (per-check maxima and resource counts, per-resource gauges from 50 %)', async () => {
+    const samples = (await store.quotaUsage.forScan(scanId, SYSTEM_PRINCIPAL)).filter((q) => q.checkId.startsWith('NLB_'));
+    const checks = [...new Set(samples.map((q) => q.checkId))].sort();
+    expect(checks, 'the sample fleet measures the NLB quotas').toEqual(
+      expect.arrayContaining(['NLB_BACKEND_QUOTA', 'NLB_LISTENER_QUOTA', 'NLB_SERVER_GROUP_QUOTA', 'NLB_INSTANCE_QUOTA', 'NLB_SERVER_ADDED_QUOTA', 'NLB_SERVER_GROUP_BACKEND_QUOTA']),
+    );
+    const res = await http().get('/metrics').set(bearer(BOOTSTRAP));
+    expect(res.status).toBe(200);
+    for (const c of checks) {
+      const mine = samples.filter((q) => q.checkId === c);
+      expect(res.text).toContain(`fleet_audit_quota_resources{check_id="${c}"} ${mine.length}`);
+      expect(res.text).toContain(`fleet_audit_quota_max_usage_ratio{check_id="${c}"} ${Math.max(...mine.map((q) => q.ratio))}`);
+    }
+    const hot = samples.filter((q) => q.ratio >= 0.5);
+    for (const q of hot) expect(res.text).toContain(`fleet_audit_quota_usage_ratio{check_id="${q.checkId}",resource_kind="${q.resource.kind}",resource_id="${q.resource.id}"`);
   });
 });
