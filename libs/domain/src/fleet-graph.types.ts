@@ -1,7 +1,7 @@
 /**
  * The fleet graph of one scan (issue 11 item 3): the relational view of a FleetSnapshot the API serves
- * (clusters, LoadBalancer Services with their CLB, CLB instances with listeners, server groups and
- * backends, ECS instances with their attachments). Built from the snapshot by `buildFleetGraph`
+ * (clusters, LoadBalancer Services with their CLB or NLB, CLB instances with listeners, server groups and
+ * backends, NLB instances with listeners and server groups with servers, ECS instances with their attachments). Built from the snapshot by `buildFleetGraph`
  * (libs/checks fleet-graph.ts), stored per succeeded scan by libs/store `FleetGraphRepository`
  * (tables `graph_*`). Ids are Alibaba Cloud / Kubernetes ids; counts are plain counts.
  */
