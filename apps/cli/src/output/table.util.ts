@@ -79,10 +79,15 @@ export function renderTable(head: readonly string[], rows: readonly (readonly st
   // Cells are wrapped here (wrapText: word boundaries, long tokens such as check ids broken, nothing cut);
   // cli-table3's own wrapping truncates a word longer than its column with an ellipsis.
   const wrap = (cells: readonly string[]) => cells.map((c, i) => wrapText(c, widths[i]).join('\n'));
+  // The header is set bold here, not through cli-table3's `style.head`: that goes through @colors/colors, which
+  // decides on its own (from the process's stdout and FORCE_COLOR) and so dropped the colour the caller asked
+  // for when stdout was not a terminal (CI); the caller's `style.color` is the one decision. Borders stay plain.
+  const bold = (cell: string) =>
+    style.color ? cell.split('\n').map((l) => `\u001b[1m${l}\u001b[22m`).join('\n') : cell;
   const t = new Table({
-    head: wrap(head),
+    head: wrap(head).map(bold),
     colWidths: widths.map((w) => w + 2),
-    style: { head: style.color ? ['bold'] : [], border: style.color ? ['grey'] : [], 'padding-left': 1, 'padding-right': 1 },
+    style: { head: [], border: [], 'padding-left': 1, 'padding-right': 1 },
   });
   for (const r of rows) t.push(wrap(r));
   return t.toString();
