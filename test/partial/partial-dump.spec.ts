@@ -23,6 +23,13 @@ import type { CoverageEntry, FleetSnapshot } from '@app/domain';
 const ROOT = join(__dirname, '..', '..');
 const SAMPLE = join(ROOT, 'examples', 'fleets', 'sample');
 const BIN = join(ROOT, 'bin', 'fleet-audit.js');
+
+/** Whether user nobody (uid 65534) can read every given path (empty ones ignored): the EACCES case runs the CLI as nobody. */
+function readableByNobody(paths: string[]): boolean {
+  const script = 'for (const p of process.argv.slice(1)) require("node:fs").accessSync(p, require("node:fs").constants.R_OK)';
+  const run = spawnSync(process.execPath, ['-e', script, ...paths.filter((p) => p !== '')], { uid: 65534, gid: 65534 });
+  return run.status === 0;
+}
 const NOW = new Date('2026-11-22T00:00:00Z');
 const SETTINGS = parse(readFileSync(join(SAMPLE, 'audit-settings.yaml'), 'utf8')) as PartialAuditSettings;
 
@@ -268,7 +275,13 @@ describe('a file that is there but not a readable regular file is a gap, never a
     expect(snapshot.accounts[0].regions.find((r) => r.regionId === 'cn-beijing')!.clusters.map((c) => c.name)).toEqual(['arena']);
   });
 
-  it('an unreadable file (EACCES), read by an unprivileged user', () => {
+  it('an unreadable file (EACCES), read by an unprivileged user', (ctx) => {
+    if (process.getuid?.() === 0 && !readableByNobody([BIN, process.env.FLEET_AUDIT_DIST ?? ''])) {
+      // A checkout inside a directory only root may enter (e.g. `mktemp -d`, mode 0700): user nobody cannot
+      // start the CLI at all, so the EACCES case cannot be staged here. Said loudly, not passed in silence.
+      console.warn(`partial-dump: ${ROOT} is not readable by user nobody (uid 65534): the EACCES case is skipped`);
+      ctx.skip();
+    }
     // Root reads a chmod-000 file anyway (CAP_DAC_OVERRIDE), so as root the scan runs as user nobody
     // (uid 65534) through the built CLI, which really gets EACCES; as any other user, in process.
     const dir = copyOfSample('eacces');
