@@ -6,11 +6,18 @@
  * console-created CLBs and misconfigured Services, so that the checks have work, not just the index. The
  * backend counts are printed as generated (11 and 22 Services instead of 10 and 20 make up for the
  * Local-mode Services, refused reuses and ENI-on-Flannel Services, which attach few or no backends).
+ * About a quarter of the LoadBalancer Services are NLB Services (on the clusters whose CCM has the NLB
+ * controller, with a few leaked server groups: `millionBackendSpec` with `nlb`); their server entries count as
+ * backend entries, and the NLB figures (NLBs, server groups, servers, NLB findings) are printed per size.
+ *
+ * Flags: `--clusters N` (default 500) runs the same shape on N clusters, for a quick check; `--clb-only` generates
+ * the fleet without NLB Services (the shape of the figures taken before NLB support); `--per-check` (below).
  *
  * Each size runs in its own child process, so its peak RSS is its own. Prints one line per size and, as
  * the last line, one JSON object:
- * `{"backends": {"500k": n, "1m": n}, "seconds": {"500k": s, "1m": s}, "cpuSeconds": {...}, "scaling":
+ * `{"backends": {"500k": n, "1m": n}, "nlb": {"500k": {...}, "1m": {...}}, "seconds": {"500k": s, "1m": s}, "cpuSeconds": {...}, "scaling":
  * s1m/s500k, "peakRssMiB": max, "checks": n, "loadAvg1m": x, "digest": {"500k": sha256, "1m": sha256}}`.
+ * `nlb` holds `nlbs`, `serverGroups`, `unusedServerGroups`, `servers` (counts) and `findings` (NLB_* findings).
  * `digest` is the sha256 of the audit output (findings and every result) as JSON, taken after the timed span:
  * a change that must not alter behaviour keeps it (test/golden/README.md).
  * `seconds` is wall time of `runAudit`; `cpuSeconds` is the process CPU time (user + system) over the same
@@ -21,10 +28,13 @@ import { fork } from 'node:child_process';
 import { createHash } from 'node:crypto';
 import { loadavg } from 'node:os';
 import { CHECKS, runAudit } from '@app/checks';
-import { backendsOf, millionBackendFleet } from './bench-support';
+import { backendsOf, intFlag, millionBackendFleet, nlbFiguresOf, type NlbFigures } from './bench-support';
 
 interface SizeResult {
+  /** Backend entries: CLB backend servers plus NLB server entries. */
   backends: number;
+  /** NLB figures of the fleet, and the findings of the NLB_* checks. */
+  nlb: NlbFigures & { findings: number; findingsByCheck: Record<string, number> };
   seconds: number;
   cpuSeconds: number;
   findings: number;
@@ -38,9 +48,16 @@ interface SizeResult {
   digest: string;
 }
 
-function measure(servicesPerCluster: number, perCheck: boolean): SizeResult {
-  const snapshot = millionBackendFleet(servicesPerCluster);
-  const backends = backendsOf(snapshot);
+/** What the parent tells each child: the fleet's shape. */
+interface FleetShape {
+  clusters: number;
+  nlb: boolean;
+}
+
+function measure(servicesPerCluster: number, shape: FleetShape, perCheck: boolean): SizeResult {
+  const snapshot = millionBackendFleet(servicesPerCluster, shape);
+  const nlbFigures = nlbFiguresOf(snapshot);
+  const backends = backendsOf(snapshot) + nlbFigures.servers;
   global.gc?.();
   const now = new Date('2026-11-22T00:00:00Z');
   // A single cold run, as a scan does (no warm-up): default settings enable every registered check.
@@ -49,8 +66,12 @@ function measure(servicesPerCluster: number, perCheck: boolean): SizeResult {
   const out = runAudit(snapshot, { now });
   const seconds = Number(process.hrtime.bigint() - t0) / 1e9;
   const cpu = process.cpuUsage(c0);
+  const nlbFindings = out.findings.filter((f) => f.checkId.startsWith('NLB_'));
+  const findingsByCheck: Record<string, number> = {};
+  for (const f of nlbFindings) findingsByCheck[f.checkId] = (findingsByCheck[f.checkId] ?? 0) + 1;
   const res: SizeResult = {
     backends,
+    nlb: { ...nlbFigures, findings: nlbFindings.length, findingsByCheck },
     seconds,
     cpuSeconds: (cpu.user + cpu.system) / 1e6,
     findings: out.findings.length,
@@ -75,9 +96,16 @@ function measure(servicesPerCluster: number, perCheck: boolean): SizeResult {
   return res;
 }
 
-async function runChild(services: number, perCheck: boolean): Promise<SizeResult> {
+async function runChild(services: number, shape: FleetShape, perCheck: boolean): Promise<SizeResult> {
   return new Promise((resolve, reject) => {
-    const child = fork(__filename, ['--child', String(services), ...(perCheck ? ['--per-check'] : [])], {
+    const args = [
+      '--child',
+      String(services),
+      '--clusters',
+      String(shape.clusters),
+      ...(shape.nlb ? [] : ['--clb-only']),
+    ];
+    const child = fork(__filename, [...args, ...(perCheck ? ['--per-check'] : [])], {
       execArgv: ['--max-old-space-size=4096', '--expose-gc'],
     });
     child.once('message', (m) => resolve(m as SizeResult));
@@ -88,25 +116,41 @@ async function runChild(services: number, perCheck: boolean): Promise<SizeResult
 }
 
 function line(label: string, r: SizeResult): string {
+  const byCheck = Object.entries(r.nlb.findingsByCheck)
+    .sort((a, b) => a[0].localeCompare(b[0]))
+    .map(([id, n]) => `${id} ${n}`)
+    .join(', ');
   return (
     `${label} ${r.backends} backend entries analysed in ${r.seconds.toFixed(3)} s wall, ${r.cpuSeconds.toFixed(3)} s CPU ` +
-    `(${r.results} results from ${r.checksWithResults} checks, ${r.findings} findings), peak RSS ${r.peakRssMiB.toFixed(0)} MiB`
+    `(${r.results} results from ${r.checksWithResults} checks, ${r.findings} findings), peak RSS ${r.peakRssMiB.toFixed(0)} MiB\n` +
+    `      NLB: ${r.nlb.nlbs} NLBs, ${r.nlb.listeners} listeners, ${r.nlb.serverGroups} server groups (${r.nlb.unusedServerGroups} used by no NLB), ` +
+    `${r.nlb.servers} server entries; ${r.nlb.findings} NLB findings${byCheck ? ` (${byCheck})` : ''}`
   );
+}
+
+/** Only the count fields of the NLB figures, for the JSON line. */
+function nlbJson(r: SizeResult): Omit<SizeResult['nlb'], 'findingsByCheck' | 'listeners'> {
+  const { nlbs, serverGroups, unusedServerGroups, servers, findings } = r.nlb;
+  return { nlbs, serverGroups, unusedServerGroups, servers, findings };
 }
 
 async function main(): Promise<void> {
   const perCheck = process.argv.includes('--per-check');
+  const shape: FleetShape = { clusters: intFlag('clusters', 500), nlb: !process.argv.includes('--clb-only') };
   const i = process.argv.indexOf('--child');
   if (i >= 0) {
-    const r = measure(Number(process.argv[i + 1]), perCheck);
+    const r = measure(Number(process.argv[i + 1]), shape, perCheck);
     process.send?.(r);
     return;
   }
   const load = loadavg()[0] ?? 0;
-  console.log(`${CHECKS.length} checks registered, all enabled; load average (1 min) ${load.toFixed(2)}`);
-  const half = await runChild(11, perCheck);
+  console.log(
+    `${CHECKS.length} checks registered, all enabled; load average (1 min) ${load.toFixed(2)}; ` +
+      `${shape.clusters} clusters, ${shape.nlb ? 'about a quarter of the Services on NLB' : 'CLB only'}`,
+  );
+  const half = await runChild(11, shape, perCheck);
   console.log(line('500k:', half));
-  const full = await runChild(22, perCheck);
+  const full = await runChild(22, shape, perCheck);
   console.log(line('1m:  ', full));
   console.log(
     `checks without results (nothing in scope on this fleet): ${full.checksWithoutResults.join(', ') || 'none'}`,
@@ -119,6 +163,7 @@ async function main(): Promise<void> {
   console.log(
     JSON.stringify({
       backends: { '500k': half.backends, '1m': full.backends },
+      nlb: { '500k': nlbJson(half), '1m': nlbJson(full) },
       seconds: { '500k': Number(half.seconds.toFixed(3)), '1m': Number(full.seconds.toFixed(3)) },
       cpuSeconds: { '500k': Number(half.cpuSeconds.toFixed(3)), '1m': Number(full.cpuSeconds.toFixed(3)) },
       scaling: Number((full.seconds / half.seconds).toFixed(3)),

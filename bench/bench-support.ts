@@ -44,28 +44,57 @@ export async function withBenchDatabase<T>(fn: (databaseUrl: string) => Promise<
   }
 }
 
+/** Options of {@link millionBackendSpec}: the size knob and the NLB share. */
+export interface BenchFleetOptions {
+  /** Clusters in the fleet (default 500; a smaller number gives a quick run of the same shape). */
+  clusters?: number;
+  /**
+   * Put about a quarter of the LoadBalancer Services on NLB (default false: the fleet the CLB-only figures
+   * were taken on): see {@link millionBackendSpec}.
+   */
+  nlb?: boolean;
+}
+
 /**
  * The generate spec of the 1M-backend bench fleet: 10 accounts, 500 clusters x 100 nodes, `servicesPerCluster`
  * LoadBalancer Services each (default 22: about 1.05M backend servers), 95 % `externalTrafficPolicy: Cluster`.
+ *
+ * With `nlb`, the same number of Services per NLB-capable cluster is split CLB / NLB so that about a quarter
+ * of the fleet's LoadBalancer Services are NLB Services (`spec.loadBalancerClass: alibabacloud.com/nlb`): only
+ * the clusters whose CCM has the NLB controller (v2.5.0; the v2.12.3 half of the fleet) get NLB Services, so
+ * they get `servicesPerCluster / 2` of them and every cluster `servicesPerCluster - servicesPerCluster / 4`
+ * CLB Services; 20 % of a cluster's NLB Services leave a server group behind (the pre-v2.12.4 leak,
+ * research/nlb.md 3.3). The backend-entry total stays about what the CLB-only fleet had.
+ * @throws ZodError when `clusters` is not an integer in 0..100,000
  */
-export function millionBackendSpec(servicesPerCluster = 22): GenerateSpec {
+export function millionBackendSpec(servicesPerCluster = 22, options: BenchFleetOptions = {}): GenerateSpec {
+  const nlbServicesPerCluster = options.nlb ? Math.round(servicesPerCluster / 2) : 0;
   return generateSpecSchema.parse({
     seed: 42,
     accounts: 10,
     regions: ['cn-hangzhou'],
-    clusters: 500,
+    clusters: options.clusters ?? 500,
     nodesPerCluster: 100,
-    servicesPerCluster,
+    servicesPerCluster: options.nlb
+      ? servicesPerCluster - Math.round(servicesPerCluster / 4)
+      : servicesPerCluster,
+    ...(options.nlb ? { nlbServicesPerCluster } : {}),
     podsPerService: 3,
     trafficPolicy: { cluster: 0.95, local: 0.05, eni: 0 },
     ccmVersions: ['v2.12.3', 'v1.9.3.313-g748f81e-aliyun'],
-    shares: { orphaned: 0.02, reused: 0.02, misconfigured: 0.05, consoleReused: 0.05 },
+    shares: {
+      orphaned: 0.02,
+      reused: 0.02,
+      misconfigured: 0.05,
+      consoleReused: 0.05,
+      ...(options.nlb ? { nlbLeakedServerGroups: 0.2 } : {}),
+    },
   });
 }
 
 /** The 1M-backend bench fleet as a snapshot (`millionBackendSpec`, generated with the name `bench`). */
-export function millionBackendFleet(servicesPerCluster = 22): FleetSnapshot {
-  return mapWireFleet(generateFleet(millionBackendSpec(servicesPerCluster), 'bench').fleet);
+export function millionBackendFleet(servicesPerCluster = 22, options: BenchFleetOptions = {}): FleetSnapshot {
+  return mapWireFleet(generateFleet(millionBackendSpec(servicesPerCluster, options), 'bench').fleet);
 }
 
 /** Backend servers of every CLB of a snapshot (default server group + every vServer group), a count. */
@@ -76,6 +105,49 @@ export function backendsOf(s: FleetSnapshot): number {
       for (const lb of r.loadBalancers ?? [])
         n +=
           lb.defaultBackendServers.length + lb.vServerGroups.reduce((k, g) => k + g.backendServers.length, 0);
+  return n;
+}
+
+/** NLB figures of a snapshot, counts over every region. */
+export interface NlbFigures {
+  nlbs: number;
+  listeners: number;
+  serverGroups: number;
+  /** Server groups no NLB uses (empty `RelatedLoadBalancerIds`: the leaked ones among them). */
+  unusedServerGroups: number;
+  /** Server entries over every server group (the NLB part of the backend entries). */
+  servers: number;
+}
+
+/** Counts the NLBs, listeners, server groups (and the unused ones) and servers of a snapshot. */
+export function nlbFiguresOf(s: FleetSnapshot): NlbFigures {
+  const f: NlbFigures = { nlbs: 0, listeners: 0, serverGroups: 0, unusedServerGroups: 0, servers: 0 };
+  for (const a of s.accounts)
+    for (const r of a.regions) {
+      for (const nlb of r.nlbs ?? []) {
+        f.nlbs += 1;
+        f.listeners += nlb.listeners.length;
+      }
+      for (const g of r.nlbServerGroups ?? []) {
+        f.serverGroups += 1;
+        f.servers += g.servers.length;
+        if (g.relatedLoadBalancerIds.length === 0) f.unusedServerGroups += 1;
+      }
+    }
+  return f;
+}
+
+/**
+ * The value of a `--name N` flag of the command line as a positive integer, or `fallback` when absent.
+ * @throws Error naming the flag when the value is not a positive integer
+ */
+export function intFlag(name: string, fallback: number, argv: readonly string[] = process.argv): number {
+  const i = argv.indexOf(`--${name}`);
+  if (i < 0) return fallback;
+  const raw = argv[i + 1];
+  const n = Number(raw);
+  if (!Number.isInteger(n) || n < 1)
+    throw new Error(`--${name} expects a positive integer, got ${raw ?? 'nothing'}`);
   return n;
 }
 

@@ -2,26 +2,38 @@
  * `npm run bench:crawl`: how close a live crawl comes to the least time its QPS budget allows.
  *
  * A generated fleet (`generateFleet`, seed 1: 20 accounts, 1 region, 200 clusters of 100 nodes,
- * 50 one-port LoadBalancer Services per cluster = 10,000 CLBs) is served by the simulator in a
- * child process (its own core) with the OpenAPI limits of the real cloud's shape: 20 calls/s per
- * account and per API (fixed one-second windows, `Throttling.User` beyond). The scan runs with the
- * default budget `collector.qpsPerAccount` = 20 calls/s per account over all APIs.
+ * 38 one-port CLB Services per cluster = 7,600 CLBs, and 19 one-port NLB Services on each of the 134
+ * clusters whose CCM has the NLB controller (v2.12.3 and v2.10.0; v1.9.3 has none) = 2,546 NLBs, a
+ * quarter of the 10,146 LoadBalancer Services, with 2 leaked NLB server groups per such cluster) is
+ * served by the simulator in a child process (its own core) with the OpenAPI limits of the real
+ * cloud's shape: 20 calls/s per account and per API, the NLB APIs included (research/nlb.md 5: 20/s
+ * for the NLB reads; fixed one-second windows, `Throttling.User` beyond). The scan runs with the
+ * default budget `collector.qpsPerAccount` = 20 calls/s per account over all APIs, NLB ones included.
+ *
+ * Flags: `--clusters N` (default 200; accounts = min(20, N)) runs the same shape on N clusters, for a
+ * quick check; `--clb-only` generates the fleet of the figures taken before NLB support (50 CLB
+ * Services per cluster, no NLB).
  *
  * Lower bound: every OpenAPI call an account needs is drawn from its budget, so no crawl can end
- * before max over accounts of (that account's calls / qpsPerAccount); with `qpsPerApi` budgets the
- * bound would be the max over (account, API) of calls / budget, and there are none here. The calls
- * are the simulator's own counts (`sim.stats()`), Kubernetes calls excluded (they go to the
- * clusters, not the OpenAPI) and STS AssumeRole excluded (signed with the base key, outside the
- * audited accounts' budgets; the simulator books it on the management account).
+ * before the max of: over accounts, (that account's calls on the shared budget / qpsPerAccount);
+ * over (account, API in `qpsPerApi`), (calls / that API's budget); and over (account, API), (calls /
+ * the simulator's per-API limit), since no API can be answered faster than its own limit (the NLB
+ * APIs among them). With the bench's budgets (no `qpsPerApi`, per-API limit = shared budget) the first
+ * term decides, and it counts the NLB calls. The calls are the simulator's own counts
+ * (`sim.stats()`), Kubernetes calls excluded (they go to the clusters, not the OpenAPI), STS
+ * AssumeRole excluded (signed with the base key, outside the audited accounts' budgets; the
+ * simulator books it on the management account), and throttled answers excluded (waste, not need).
  *
- * Prints progress lines, then as the LAST line one JSON object:
- * `{"apiCalls", "clbs", "lowerBoundSeconds", "wallSeconds", "ratio"}` (ratio = wall / lower bound;
- * the target is <= 1.15).
+ * Prints progress lines, the NLB figures (NLBs, server groups, servers, NLB calls per API and the
+ * busiest account's least NLB time), then as the LAST line one JSON object:
+ * `{"apiCalls", "clbs", "nlbs", "nlbServerGroups", "nlbServers", "nlbApiCalls": {api: n},
+ * "lowerBoundSeconds", "wallSeconds", "ratio"}` (ratio = wall / lower bound; the target is <= 1.15).
  */
 import { fork, type ChildProcess } from 'node:child_process';
 import { writeFileSync } from 'node:fs';
 import { monitorEventLoopDelay } from 'node:perf_hooks';
 import {
+  COLLECTOR_CALLS,
   CollectError,
   collectLiveFleet,
   createInMemoryRateLimiter,
@@ -33,18 +45,43 @@ import {
   type ScanConfig,
 } from '@app/collectors';
 import { startSimulator, type SimStats } from '@app/fleet-sim';
+import { intFlag } from './bench-support';
 
+/** Clusters of the benchmark fleet (`--clusters N`, default 200). */
+const CLUSTERS = intFlag('clusters', 200);
+/** `--clb-only`: the fleet without NLB Services. */
+const CLB_ONLY = process.argv.includes('--clb-only');
+/** NLB Services per cluster whose CCM has the NLB controller (unless `--clb-only`). */
+const NLB_SERVICES_PER_CLUSTER = 19;
 /** The benchmark fleet (`generate:` block). */
 const SPEC = {
   seed: 1,
-  accounts: 20,
+  accounts: Math.min(20, CLUSTERS),
   regions: ['cn-hangzhou'],
-  clusters: 200,
+  clusters: CLUSTERS,
   nodesPerCluster: 100,
-  servicesPerCluster: 50,
+  ...(CLB_ONLY
+    ? { servicesPerCluster: 50 }
+    : {
+        servicesPerCluster: 38,
+        nlbServicesPerCluster: NLB_SERVICES_PER_CLUSTER,
+        shares: { nlbLeakedServerGroups: 0.1 },
+      }),
 };
 /** Budget of the scan and limit of the simulator, calls per second per account (per API for the simulator). */
 const QPS = 20;
+/** The NLB 2022-04-30 actions the crawl calls (Quota Center's ListProductQuotas is shared with SLB). */
+const NLB_APIS: readonly string[] = COLLECTOR_CALLS.filter((c) => c.service === 'nlb').map((c) => c.action);
+
+/** The budgets the lower bound divides by, calls per second. */
+interface Budgets {
+  /** Shared budget per account over every API without its own budget. */
+  qpsPerAccount: number;
+  /** APIs with their own budget per account. */
+  qpsPerApi: Readonly<Record<string, number>>;
+  /** The simulator's limit per account and API. */
+  simQpsPerApi: number;
+}
 
 type ToChild = { type: 'stats' } | { type: 'close' };
 type FromChild =
@@ -89,38 +126,84 @@ function nextMessage<T extends FromChild['type']>(
 }
 
 /**
- * OpenAPI calls per account that the crawl needs from its budget: the simulator's counts without
- * Kubernetes calls, without AssumeRole, and without the answers that were throttling (those calls
- * are waste, not need; counted by the scanner per account).
+ * OpenAPI calls per account and API that the crawl needs: the simulator's counts without Kubernetes
+ * calls, without AssumeRole, and without the answers that were throttling (those calls are waste,
+ * not need; counted by the scanner per account and API, keyed `account API`).
  */
-function neededCalls(stats: SimStats, throttled: ReadonlyMap<string, number>): Map<string, number> {
-  const out = new Map<string, number>();
+function neededCalls(
+  stats: SimStats,
+  throttled: ReadonlyMap<string, number>,
+): Map<string, Map<string, number>> {
+  const out = new Map<string, Map<string, number>>();
   for (const [account, byApi] of Object.entries(stats.calls)) {
-    let n = 0;
+    const mine = new Map<string, number>();
     for (const [api, count] of Object.entries(byApi))
-      if (!api.startsWith('k8s:') && api !== 'AssumeRole') n += count;
-    out.set(account, n - (throttled.get(account) ?? 0));
+      if (!api.startsWith('k8s:') && api !== 'AssumeRole')
+        mine.set(api, count - (throttled.get(`${account} ${api}`) ?? 0));
+    out.set(account, mine);
   }
   return out;
 }
 
+/** One term of the lower bound: who and which budget it is, and its seconds. */
+interface BoundTerm {
+  account: string;
+  /** `shared` for the account's shared budget, else the API. */
+  budget: string;
+  calls: number;
+  seconds: number;
+}
+
+/**
+ * The least time the crawl can take (see the module comment): the largest of the shared-budget terms per
+ * account, the `qpsPerApi` terms per (account, API) and the simulator's per-API terms per (account, API).
+ * @returns every term, largest first (the first one is the bound); empty when no call was needed
+ */
+function lowerBoundTerms(needed: ReadonlyMap<string, ReadonlyMap<string, number>>, b: Budgets): BoundTerm[] {
+  const terms: BoundTerm[] = [];
+  for (const [account, byApi] of needed) {
+    let shared = 0;
+    for (const [api, calls] of byApi) {
+      const own = b.qpsPerApi[api];
+      if (own === undefined) shared += calls;
+      else terms.push({ account, budget: api, calls, seconds: calls / own });
+      terms.push({ account, budget: `${api} (simulator limit)`, calls, seconds: calls / b.simQpsPerApi });
+    }
+    terms.push({ account, budget: 'shared', calls: shared, seconds: shared / b.qpsPerAccount });
+  }
+  return terms.sort((x, y) => y.seconds - x.seconds);
+}
+
 async function main(): Promise<void> {
-  const child = fork(__filename, ['--sim'], { execArgv: ['--max-old-space-size=6144'], stdio: 'inherit' });
+  const child = fork(__filename, ['--sim', ...process.argv.slice(2).filter((a) => a !== '--sim')], {
+    execArgv: ['--max-old-space-size=6144'],
+    stdio: 'inherit',
+  });
   try {
     const ready = await nextMessage(child, 'ready');
     console.log(
       `simulator up at ${ready.endpoint}: ${ready.accountIds.length} accounts, fleet generated and indexed in ${ready.generateSeconds.toFixed(1)} s`,
     );
+    console.log(
+      `fleet: ${SPEC.clusters} clusters of ${SPEC.nodesPerCluster} nodes, ${SPEC.servicesPerCluster} CLB Services per cluster` +
+        (CLB_ONLY
+          ? ', no NLB'
+          : `, ${NLB_SERVICES_PER_CLUSTER} NLB Services per cluster whose CCM has the NLB controller`),
+    );
     const loaded = loadScanConfig(ready.configPath);
+    const budgets: Budgets = { qpsPerAccount: QPS, qpsPerApi: {}, simQpsPerApi: QPS };
     const config: ScanConfig = {
       ...loaded,
-      collector: { ...loaded.collector, qpsPerAccount: QPS, qpsPerApi: {} },
+      collector: { ...loaded.collector, qpsPerAccount: budgets.qpsPerAccount, qpsPerApi: budgets.qpsPerApi },
     };
     // The default limiter, wrapped to record when each account's calls start (for the idle-time line).
     const inner = createInMemoryRateLimiter(rateLimiterOptionsOf(config.collector));
     const starts = new Map<string, number[]>();
     const latencies: number[] = [];
-    /** Throttled answers per account, as the scanner saw them (the simulator counts them as calls). */
+    /**
+     * Throttled answers per account and per `account API`, as the scanner saw them (the simulator counts them as
+     * calls).
+     */
     const throttledOf = new Map<string, number>();
     const rateLimiter: ApiRateLimiter = {
       schedule: (accountId, api, fn) =>
@@ -132,8 +215,11 @@ async function main(): Promise<void> {
           try {
             return await fn();
           } catch (e) {
-            if (e instanceof CollectError && e.errorCode.startsWith('Throttling'))
+            if (e instanceof CollectError && e.errorCode.startsWith('Throttling')) {
               throttledOf.set(accountId, (throttledOf.get(accountId) ?? 0) + 1);
+              const key = `${accountId} ${api}`;
+              throttledOf.set(key, (throttledOf.get(key) ?? 0) + 1);
+            }
             throw e;
           } finally {
             latencies.push(Date.now() - s0);
@@ -164,8 +250,12 @@ async function main(): Promise<void> {
     child.send({ type: 'stats' } satisfies ToChild);
     const { stats } = await nextMessage(child, 'stats');
 
-    const perAccount = neededCalls(stats, throttledOf);
-    const lowerBoundSeconds = Math.max(...[...perAccount.values()].map((n) => n / QPS));
+    const needed = neededCalls(stats, throttledOf);
+    const perAccount = new Map(
+      [...needed].map(([a, byApi]) => [a, [...byApi.values()].reduce((x, y) => x + y, 0)]),
+    );
+    const terms = lowerBoundTerms(needed, budgets);
+    const lowerBoundSeconds = terms[0]?.seconds ?? 0;
     const apiCalls = Object.values(stats.calls).reduce(
       (sum, byApi) =>
         sum + Object.entries(byApi).reduce((s, [api, n]) => s + (api.startsWith('k8s:') ? 0 : n), 0),
@@ -180,12 +270,38 @@ async function main(): Promise<void> {
       (n, a) => n + a.regions.reduce((m, r) => m + (r.loadBalancers?.length ?? 0), 0),
       0,
     );
+    const nlbs = wire.accounts.reduce(
+      (n, a) => n + a.regions.reduce((m, r) => m + (r.nlb?.loadBalancers.length ?? 0), 0),
+      0,
+    );
+    const nlbGroups = wire.accounts.flatMap((a) => a.regions.flatMap((r) => r.nlb?.serverGroups ?? []));
+    const nlbServers = wire.accounts.reduce(
+      (n, a) => n + a.regions.reduce((m, r) => m + (r.nlb?.servers.length ?? 0), 0),
+      0,
+    );
+    const nlbApiCalls: Record<string, number> = {};
+    for (const api of NLB_APIS)
+      nlbApiCalls[api] = Object.values(stats.calls).reduce((n, byApi) => n + (byApi[api] ?? 0), 0);
     const failed = wire.coverage.filter((c) => c.status === 'failed');
     const busiest = [...perAccount.entries()].sort((a, b) => b[1] - a[1])[0];
     console.log(
       `scan done in ${wallSeconds.toFixed(1)} s: ${wire.coverage.length} datasets (${failed.length} failed), ${clbs} CLBs, ` +
         `${apiCalls} OpenAPI calls + ${k8sCalls} Kubernetes calls, ${stats.throttled} throttled`,
     );
+    console.log(
+      `NLB: ${nlbs} NLBs, ${nlbGroups.length} server groups (${nlbGroups.filter((g) => (g.RelatedLoadBalancerIds ?? []).length === 0).length} used by no NLB), ${nlbServers} servers; ` +
+        `calls ${NLB_APIS.map((api) => `${api} ${nlbApiCalls[api]}`).join(', ')} (${Object.values(nlbApiCalls).reduce((x, y) => x + y, 0)} of ${apiCalls})`,
+    );
+    if (busiest) {
+      const mine = needed.get(busiest[0]) ?? new Map<string, number>();
+      const nlbCalls = NLB_APIS.reduce((n, api) => n + (mine.get(api) ?? 0), 0);
+      const top = NLB_APIS.map((api) => ({ api, n: mine.get(api) ?? 0 })).sort((x, y) => y.n - x.n)[0];
+      console.log(
+        `lower bound ${lowerBoundSeconds.toFixed(2)} s from ${terms[0]?.account} / ${terms[0]?.budget} (${terms[0]?.calls} calls); ` +
+          `busiest account's NLB calls ${nlbCalls} = ${(nlbCalls / QPS).toFixed(2)} s of its shared budget, ` +
+          `its busiest NLB API ${top?.api} ${top?.n} calls = ${((top?.n ?? 0) / QPS).toFixed(2)} s at the ${QPS}/s per-API limit`,
+      );
+    }
     console.log(
       `busiest account ${busiest?.[0]}: ${busiest?.[1]} calls needed at ${QPS}/s (${throttledOf.get(busiest?.[0] ?? '') ?? 0} more were throttled); ` +
         `peak observed ${Math.max(...Object.values(stats.maxObservedQps))} calls in one second for one account (the management account also gets the AssumeRole calls)`,
@@ -233,6 +349,10 @@ async function main(): Promise<void> {
       JSON.stringify({
         apiCalls,
         clbs,
+        nlbs,
+        nlbServerGroups: nlbGroups.length,
+        nlbServers,
+        nlbApiCalls,
         lowerBoundSeconds: Number(lowerBoundSeconds.toFixed(2)),
         wallSeconds: Number(wallSeconds.toFixed(2)),
         ratio: Number(ratio.toFixed(3)),
