@@ -97,6 +97,13 @@ export function findOwner(
  * account and region. Never an orphan: the API-server CLB (`external_loadbalancer_id` of a cluster) and
  * CLBs without the CCM tag (console-created or reused). Skipped when the clusters to search were not all
  * read.
+ *
+ * CLBs only, on purpose (issue 20): NLBs are NLB_ORPHANED's (nlb-orphaned.rule.ts), which shares `findOwner` but
+ * judges the owner as the NLB controller does (CCM deletes the NLB once the Service is no longer type LoadBalancer
+ * with class `alibabacloud.com/nlb`, nlb_controller.go `cleanupLoadBalancerResources`; the class is immutable, so
+ * a CLB Service never turns into an NLB one: research/nlb.md 1). Judging NLBs here too would report each orphaned
+ * NLB twice. Negative control: fixture LB_ORPHANED/pass.nlb-orphan-is-not-a-clb-orphan.json and
+ * libs/checks/test/lb-orphaned-nlb.spec.ts.
  */
 export const lbOrphanedRule = scopedCheck({
   id: ID,
