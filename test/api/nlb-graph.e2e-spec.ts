@@ -2,7 +2,8 @@
  * NLBs in the stored fleet graph (issue 20 item 5) on a real PostgreSQL, for a scan of the bundled sample fleet
  * (which has NLB Services, found by CCM's owner tag) stored by `analyzeAndStore`: REST `GET /v1/nlbs` (keyset-paged
  * `limit` + `after` / `nextCursor`, filters) and `GET /v1/nlbs/{id}` (listeners, server groups with servers, the
- * Services using it, its quotas), GraphQL `nlbs`, `nlb(id)` and `Service.nlb`. The oracle is
+ * Services using it, its quotas), GraphQL `nlbs`, `nlb(id)` and `Service.nlb`; ECS instances' NLB server groups
+ * and NLBs (`GET /v1/ecs-instances/{id}`, GraphQL `EcsInstance.nlbServerGroupIds` / `nlbs`). The oracle is
  * `buildFleetGraph(snapshot)` (what the scan stores). Scoped like CLBs: a token of another account sees no NLB,
  * gets 404 for one exactly like an absent one, and null over GraphQL. `/metrics` exports the NLB quota checks' samples
  * like the CLB ones (libs/checks QUOTA_USAGE_CHECK_IDS; the alert rules match on the series, not on check ids).
@@ -147,6 +148,47 @@ describe('fleet graph: NLBs over REST and GraphQL (e2e)', () => {
     const other = await gql(tokens[otherAccount]!, `{ nlb(id: "${n.nlbId}") { nlbId } nlbs(first: 10) { totalCount } }`);
     expect(other.errors).toBeUndefined();
     expect(other.data).toEqual({ nlb: null, nlbs: { totalCount: 0 } });
+  });
+
+  it('ECS instances list the NLB server groups they sit in and their NLBs (the oracle: every Ecs server of every group)', () => {
+    const ecsIds = new Set(graph.ecsInstances.map((e) => e.instanceId));
+    const want = new Map<string, { groups: Set<string>; nlbs: Set<string> }>();
+    for (const n of graph.nlbs)
+      for (const g of n.serverGroups)
+        for (const sv of g.servers) {
+          if (sv.type !== 'Ecs' || !ecsIds.has(sv.serverId)) continue;
+          const w = want.get(sv.serverId) ?? { groups: new Set(), nlbs: new Set() };
+          w.groups.add(g.serverGroupId);
+          w.nlbs.add(n.nlbId);
+          want.set(sv.serverId, w);
+        }
+    expect(want.size, 'the sample fleet has ECS instances in NLB server groups').toBeGreaterThan(0);
+    for (const e of graph.ecsInstances) {
+      const w = want.get(e.instanceId);
+      expect(e.nlbIds, e.instanceId).toEqual(w ? [...w.nlbs].sort() : []);
+      // Groups no NLB uses (leaked) may add to nlbServerGroupIds, never to nlbIds.
+      for (const g of w?.groups ?? []) expect(e.nlbServerGroupIds, e.instanceId).toContain(g);
+    }
+  });
+
+  it('GET /v1/ecs-instances/{id} lists the NLBs whose server groups hold it, beside its CLBs; 404 outside the scope', async () => {
+    const e = graph.ecsInstances.find((x) => x.nlbIds.length > 0)!;
+    const res = await http().get(`/v1/ecs-instances/${e.instanceId}`).set(bearer(tokens[e.accountId]!));
+    expect(res.status, JSON.stringify(res.body)).toBe(200);
+    expect(res.body.ecsInstance.nlbServerGroupIds).toEqual(e.nlbServerGroupIds);
+    expect(res.body.ecsInstance.nlbIds).toEqual(e.nlbIds);
+    expect(res.body.nlbs.map((n: GraphNlb) => n.nlbId)).toEqual(e.nlbIds);
+    for (const n of res.body.nlbs as GraphNlb[]) expect(n.serverGroups.some((g) => e.nlbServerGroupIds.includes(g.serverGroupId))).toBe(true);
+    const other = await http().get(`/v1/ecs-instances/${e.instanceId}`).set(bearer(tokens[otherAccount]!));
+    expect(other.status).toBe(404);
+  });
+
+  it('GraphQL EcsInstance.nlbServerGroupIds and EcsInstance.nlbs answer as stored', async () => {
+    const e = graph.ecsInstances.find((x) => x.nlbIds.length > 0)!;
+    const res = await gql(tokens[e.accountId]!, `{ ecsInstances(first: 100, accountId: "${e.accountId}", clusterId: "${e.clusterId}") { nodes { instanceId nlbServerGroupIds nlbs(first: 5) { totalCount nodes { nlbId } } } } }`);
+    expect(res.errors).toBeUndefined();
+    const node = res.data.ecsInstances.nodes.find((x: { instanceId: string }) => x.instanceId === e.instanceId);
+    expect(node).toEqual({ instanceId: e.instanceId, nlbServerGroupIds: e.nlbServerGroupIds, nlbs: { totalCount: e.nlbIds.length, nodes: e.nlbIds.map((nlbId) => ({ nlbId })) } });
   });
 
   it('/metrics exports the NLB quota samples of the scan (per-check maxima and resource counts, per-resource gauges from 50 %)', async () => {

@@ -219,7 +219,7 @@ function graphOf(): FleetGraph {
       { ...base, loadBalancerId: lb0, vServerGroupId: `rsp-${lb0}`, isDefault: false, name: `sg-acct${x}-0`, backends: [ecs] },
       { ...base, loadBalancerId: lb1, vServerGroupId: `rsp-${lb1}`, isDefault: false, name: `sg-acct${x}-1`, backends: [ecs, { serverId: `eni-acct${x}`, serverIp: '10.0.0.10', port: 8080, weight: 50, type: 'eni' }] },
     );
-    g.ecsInstances.push({ ...base, instanceId: `i-acct${x}`, name: `node-acct${x}`, zoneId: 'cn-hangzhou-h', status: 'Running', instanceType: 'ecs.g7.large', vpcId: `vpc-acct${x}`, privateIps: ['10.0.0.9'], clusterId: cluster, nodeName: `node-acct${x}`, loadBalancerIds: [lb0, lb1], serverGroupCount: 2 });
+    g.ecsInstances.push({ ...base, instanceId: `i-acct${x}`, name: `node-acct${x}`, zoneId: 'cn-hangzhou-h', status: 'Running', instanceType: 'ecs.g7.large', vpcId: `vpc-acct${x}`, privateIps: ['10.0.0.9'], clusterId: cluster, nodeName: `node-acct${x}`, loadBalancerIds: [lb0, lb1], serverGroupCount: 2, nlbServerGroupIds: [`sgp-acct${x}`], nlbIds: [nlb0] });
   }
   // References across accounts (not possible in Alibaba Cloud; probes of the nested reads' scoping): a CLB of
   // account a lists as a backend an ECS instance of account b whose id carries no marker. A token without b must
@@ -230,7 +230,7 @@ function graphOf(): FleetGraph {
   Object.assign(g.loadBalancers.find((l) => l.loadBalancerId === 'lb-accta-001')!, { backendEntries: 3, distinctBackends: 3, clusterIds: ['c-accta', 'c-acctb'] });
   // ... and an NLB of account a names a cluster of account b too (a scoped token must not see it in `clusters`).
   Object.assign(g.nlbs.find((n) => n.nlbId === 'nlb-accta-000')!, { clusterIds: ['c-accta', 'c-acctb'] });
-  g.ecsInstances.push({ accountId: ACCOUNTS.b, regionId: 'cn-hangzhou', instanceId: SHARED_ECS, name: 'node-acctb-shared', zoneId: 'cn-hangzhou-h', status: 'Running', instanceType: 'ecs.g7.large', vpcId: 'vpc-acctb', privateIps: ['10.0.1.9'], clusterId: 'c-acctb', nodeName: 'node-acctb-shared', loadBalancerIds: ['lb-accta-001'], serverGroupCount: 1 });
+  g.ecsInstances.push({ accountId: ACCOUNTS.b, regionId: 'cn-hangzhou', instanceId: SHARED_ECS, name: 'node-acctb-shared', zoneId: 'cn-hangzhou-h', status: 'Running', instanceType: 'ecs.g7.large', vpcId: 'vpc-acctb', privateIps: ['10.0.1.9'], clusterId: 'c-acctb', nodeName: 'node-acctb-shared', loadBalancerIds: ['lb-accta-001'], serverGroupCount: 1, nlbServerGroupIds: [], nlbIds: [] });
   return g;
 }
 
@@ -939,7 +939,7 @@ describe('randomized scope matrix: every REST route and GraphQL field x every ki
       const m = model.ecs(n.instanceId);
       expect(m, `${where}: ECS ${n.instanceId} in the model`).toBeDefined();
       expect(inScopeId(t, n.accountId), `${where}: in scope`).toBe(true);
-      expect([n.clusterId, n.serverGroupCount], where).toEqual([m!.clusterId, m!.serverGroupCount]);
+      expect([n.clusterId, n.serverGroupCount, n.nlbServerGroupIds], where).toEqual([m!.clusterId, m!.serverGroupCount, m!.nlbServerGroupIds]);
     },
     quota: (t: PoolToken) => (n: any, where: string) => expect(inScopeId(t, n.resource.accountId), `${where}: in scope`).toBe(true),
     none: () => () => undefined,
@@ -1217,6 +1217,7 @@ describe('randomized scope matrix: every REST route and GraphQL field x every ki
         const ecs = nodeOf('EcsInstance', checks.ecs(t), [
           objField('cluster', nodeOf('Cluster', checks.cluster(t), [connField('services', small(r), nodeOf('Service', checks.service(t)), (c) => model.cluster(c.clusterId)!.serviceCount!)]), (e) => e.clusterId === null),
           connField('loadBalancers', small(r), lb, (e) => lbsOfEcs(t, e.instanceId)),
+          connField('nlbs', small(r), nodeOf('Nlb', checks.nlb(t)), (e) => model.ecs(e.instanceId)!.nlbIds.filter((n) => inScopeId(t, model.nlb(n)!.accountId)).length),
         ]);
         const total = () =>
           graph.ecsInstances.filter(

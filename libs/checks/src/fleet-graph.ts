@@ -19,6 +19,7 @@ import {
   type GraphServerGroup,
   type GraphService,
   type GraphServiceLbMatch,
+  type RegionSnapshot,
 } from '@app/domain';
 import { FleetIndex, type ClbEntry, type ServiceEntry } from './fleet-index';
 import { groupsOfNlb, nlbOfService, regionNlbView, serverKey } from './nlb-index';
@@ -44,6 +45,45 @@ function clbOf(ix: FleetIndex, se: ServiceEntry): { entry: ClbEntry; match: Grap
   const match: GraphServiceLbMatch =
     reusedLoadBalancerId(se.service) === id ? 'annotation' : se.service.labels[LABEL_SERVICE_LOADBALANCER_ID] === id ? 'label' : 'tag';
   return { entry, match };
+}
+
+/** The NLB server groups and NLBs listing one ECS instance (ids). */
+interface NlbAttachment {
+  groups: Set<string>;
+  nlbs: Set<string>;
+}
+
+/**
+ * The NLB server groups of a region listing each ECS instance, by instance id: `Ecs` servers by their id, `Ip`
+ * servers by a private IP of an ECS instance of the region (CCM puts node IPs in `Ip` groups: research/nlb.md 4).
+ * Groups no NLB uses are included (a leaked group still holds the server); a group's NLBs are those whose listeners
+ * or `RelatedLoadBalancerIds` name it, among the region's NLBs. Empty when the region's NLBs were not read.
+ */
+function nlbAttachmentsOf(region: RegionSnapshot): Map<string, NlbAttachment> {
+  const out = new Map<string, NlbAttachment>();
+  const view = regionNlbView(region);
+  if (!view) return out;
+  const ecsByIp = new Map<string, string>();
+  for (const e of region.ecsInstances ?? []) for (const ip of e.privateIps) ecsByIp.set(ip, e.instanceId);
+  const nlbsOfGroup = new Map<string, Set<string>>();
+  const addNlb = (groupId: string, nlbId: string) => {
+    if (!view.nlbById.has(nlbId)) return;
+    const set = nlbsOfGroup.get(groupId);
+    if (set) set.add(nlbId);
+    else nlbsOfGroup.set(groupId, new Set([nlbId]));
+  };
+  for (const n of region.nlbs ?? []) for (const id of n.serverGroupIds) addNlb(id, n.loadBalancerId);
+  for (const g of region.nlbServerGroups ?? []) for (const id of g.relatedLoadBalancerIds) addNlb(g.serverGroupId, id);
+  for (const g of region.nlbServerGroups ?? [])
+    for (const sv of g.servers) {
+      const ecsId = sv.type === 'Ecs' ? sv.serverId : sv.type === 'Ip' ? ecsByIp.get(sv.serverIp ?? sv.serverId) : undefined;
+      if (ecsId === undefined) continue;
+      let a = out.get(ecsId);
+      if (!a) out.set(ecsId, (a = { groups: new Set(), nlbs: new Set() }));
+      a.groups.add(g.serverGroupId);
+      for (const n of nlbsOfGroup.get(g.serverGroupId) ?? []) a.nlbs.add(n);
+    }
+  return out;
 }
 
 /**
@@ -205,8 +245,10 @@ export function buildFleetGraph(snapshot: FleetSnapshot, index?: FleetIndex): Fl
         clusterIds: [...new Set(users.map((u) => u.clusterId))].sort(),
       });
     }
+    const onNlbs = nlbAttachmentsOf(region);
     for (const ecs of region.ecsInstances ?? []) {
       const a = attached.get(ecs.instanceId);
+      const onNlb = onNlbs.get(ecs.instanceId);
       const node = ix.nodeByEcsId.get(ecs.instanceId);
       const row: GraphEcsInstance = {
         instanceId: ecs.instanceId,
@@ -222,6 +264,8 @@ export function buildFleetGraph(snapshot: FleetSnapshot, index?: FleetIndex): Fl
         nodeName: node ? node.node.name : null,
         loadBalancerIds: a ? [...a.lbs].sort() : [],
         serverGroupCount: a ? a.groups : 0,
+        nlbServerGroupIds: onNlb ? [...onNlb.groups].sort() : [],
+        nlbIds: onNlb ? [...onNlb.nlbs].sort() : [],
       };
       graph.ecsInstances.push(row);
     }

@@ -313,7 +313,7 @@ export const GRAPH_SERVER_GROUP = {
   },
 } as const satisfies ResourceDecl;
 
-/** An ECS instance with the CLBs it is a backend of. */
+/** An ECS instance with the CLBs it is a backend of and the NLB server groups (and their NLBs) it is a server of. */
 export const GRAPH_ECS_INSTANCE = {
   rest: 'EcsInstanceDto',
   gql: 'EcsInstance',
@@ -338,6 +338,23 @@ export const GRAPH_ECS_INSTANCE = {
     },
     /** Server groups (default groups included) listing it (count). */
     serverGroupCount: { type: 'int', rest: { example: 3, description: 'Server groups (default groups included) listing it (count)' } },
+    /**
+     * NLB server groups of its account and region listing it: as an `Ecs` server (its id) or an `Ip` server (one of
+     * its private IPs), those no NLB uses included (leaked groups still hold it); distinct, sorted. Their count is what
+     * `nlb_quota_server_added_num` counts against it (research/nlb.md 5). Empty where the region's NLBs were not read,
+     * and on graphs stored before this field.
+     */
+    nlbServerGroupIds: {
+      type: 'string[]',
+      rest: { example: ['sgp-bp1abc'], description: 'NLB server groups listing it as an Ecs server or by a private IP (unused groups included; distinct, sorted)' },
+      gql: { description: 'NLB server groups listing it as an Ecs server or by a private IP (unused groups included)' },
+    },
+    /** NLBs using those server groups (their listeners' groups and `RelatedLoadBalancerIds`): distinct, sorted. */
+    nlbIds: {
+      type: 'string[]',
+      rest: { example: ['nlb-bp1abcdefgh'], description: 'NLBs using those server groups (distinct, sorted)' },
+      gql: false,
+    },
   },
 } as const satisfies ResourceDecl;
 

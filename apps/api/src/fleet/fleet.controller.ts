@@ -105,7 +105,7 @@ export class FleetController {
   }
 
   @Get('ecs-instances/:id')
-  @ApiOperation({ summary: 'One ECS instance: the node it backs and the CLBs listing it as a backend' })
+  @ApiOperation({ summary: 'One ECS instance: the node it backs, the CLBs listing it as a backend and the NLBs whose server groups list it' })
   @ApiParam({ name: 'id', description: 'ECS instance id', schema: { type: 'string', example: 'i-bp1node01' } })
   @ApiZodQuery(graphObjectQuerySchema)
   @ApiOkResponse({ type: EcsInstanceDetailDto })

@@ -100,7 +100,7 @@ export class LoadBalancerDetailDto {
   quotas: QuotaDto[];
 }
 
-/** One ECS instance with its CLBs. */
+/** One ECS instance with its CLBs and NLBs. */
 export class EcsInstanceDetailDto {
   @ApiProperty({ format: 'uuid', description: 'The scan read' })
   scanId: string;
@@ -110,6 +110,12 @@ export class EcsInstanceDetailDto {
 
   @ApiProperty({ type: [restClassOf(GRAPH_LOAD_BALANCER)], description: "The CLBs listing it as a backend (within the token's accounts)" })
   loadBalancers: GraphLoadBalancer[];
+
+  @ApiProperty({
+    type: [restClassOf(GRAPH_NLB)],
+    description: "The NLBs whose server groups list it (ecsInstance.nlbIds, within the token's accounts; its server groups no NLB uses are in ecsInstance.nlbServerGroupIds only)",
+  })
+  nlbs: GraphNlb[];
 }
 
 /** A page of NLB instances in id order (`GET /v1/nlbs`). */

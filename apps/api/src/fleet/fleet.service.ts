@@ -160,16 +160,22 @@ export class FleetService {
   }
 
   /**
-   * `GET /v1/ecs-instances/{id}`: one ECS instance and the CLBs listing it as a backend, both as the principal sees them.
+   * `GET /v1/ecs-instances/{id}`: one ECS instance, the CLBs listing it as a backend and the NLBs whose server groups
+   * list it, all as the principal sees them.
    * @throws StoreError NOT_FOUND when the instance is not in the scan within the principal's accounts, or no such scan
    */
   async ecsInstanceDetail(id: string, given: string | undefined, principal: Principal): Promise<EcsInstanceDetailDto> {
     const scanId = await this.scans.scanOf(given, true);
     const [ecs] = scanId === null ? [] : await this.store.graph.ecsInstancesByIds(scanId, [id], principal);
     if (!ecs || scanId === null) throw new StoreError('NOT_FOUND', `ECS instance ${id} not found`);
-    const lbs = await this.withVisibleClusters(scanId, (await this.store.graph.loadBalancersByEcsIds(scanId, [id], principal)).get(id) ?? [], principal);
-    // Its CLB ids as the token sees them: only CLBs of accounts within the scope (like `loadBalancers`).
-    return { scanId, ecsInstance: { ...ecs, loadBalancerIds: lbs.map((l) => l.loadBalancerId).sort() }, loadBalancers: lbs };
+    const [clbs, nlbRows] = await Promise.all([
+      this.store.graph.loadBalancersByEcsIds(scanId, [id], principal),
+      ecs.nlbIds.length > 0 ? this.store.graph.nlbsByIds(scanId, ecs.nlbIds, principal) : Promise.resolve([]),
+    ]);
+    const [lbs, nlbs] = await Promise.all([this.withVisibleClusters(scanId, clbs.get(id) ?? [], principal), this.withVisibleClusters(scanId, nlbRows, principal)]);
+    // Its CLB and NLB ids as the token sees them: only those of accounts within the scope (like `loadBalancers`, `nlbs`).
+    const ecsInstance = { ...ecs, loadBalancerIds: lbs.map((l) => l.loadBalancerId).sort(), nlbIds: nlbs.map((n) => n.nlbId).sort() };
+    return { scanId, ecsInstance, loadBalancers: lbs, nlbs: [...nlbs].sort((a, b) => (a.nlbId < b.nlbId ? -1 : a.nlbId > b.nlbId ? 1 : 0)) };
   }
 
   /**

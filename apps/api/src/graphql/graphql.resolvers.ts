@@ -6,7 +6,7 @@
 import { Args, Context, ID, Float, Mutation, Parent, Query, ResolveField, Resolver } from '@nestjs/graphql';
 import { Inject } from '@nestjs/common';
 import { GraphQLError } from 'graphql/index.js';
-import type { GraphCluster, GraphEcsInstance, GraphLoadBalancer, GraphRegion, GraphServerGroup, GraphService } from '@app/domain';
+import type { GraphCluster, GraphEcsInstance, GraphLoadBalancer, GraphNlb, GraphRegion, GraphServerGroup, GraphService } from '@app/domain';
 import { encodeCursor, decodeCursor, roleAllows, type GraphPage, type GraphPageArgs, type Principal, type Role } from '@app/store';
 import { TokenAuthenticator } from '../auth/token-authenticator';
 import type { Listing } from '../common/listing.util';
@@ -503,6 +503,12 @@ export class EcsInstanceResolver {
   async loadBalancers(@Parent() e: EcsInstance, @Args() args: ConnectionArgs, @Context() ctx: GqlContext): Promise<ConnectionValue<LoadBalancer>> {
     const lbs = await ctx.loaders.loadBalancersOfEcs(e.scanId, e.instanceId);
     return connection(sliceConnection(lbs, (l) => l.loadBalancerId, pageArgs(args)), withScan<GraphLoadBalancer>(e.scanId), () => lbs.length);
+  }
+
+  @ResolveField(() => NlbConnection, { description: 'The NLBs whose server groups list it (its nlbServerGroupIds that an NLB uses)', ...CONNECTION })
+  async nlbs(@Parent() e: EcsInstance, @Args() args: ConnectionArgs, @Context() ctx: GqlContext): Promise<ConnectionValue<Nlb>> {
+    const nlbs = (await Promise.all(e.nlbIds.map((id) => ctx.loaders.nlb(e.scanId, id)))).filter((n): n is GraphNlb => n !== null);
+    return connection(sliceConnection(nlbs, (n) => n.nlbId, pageArgs(args)), withScan<GraphNlb>(e.scanId), () => nlbs.length);
   }
 
   @ResolveField(() => Cluster, { nullable: true, description: 'The cluster of the Kubernetes node it backs' })
