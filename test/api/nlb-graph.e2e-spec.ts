@@ -3,7 +3,8 @@
  * (which has NLB Services, found by CCM's owner tag) stored by `analyzeAndStore`: REST `GET /v1/nlbs` (keyset-paged
  * `limit` + `after` / `nextCursor`, filters) and `GET /v1/nlbs/{id}` (listeners, server groups with servers, the
  * Services using it, its quotas), GraphQL `nlbs`, `nlb(id)` and `Service.nlb`; ECS instances' NLB server groups
- * and NLBs (`GET /v1/ecs-instances/{id}`, GraphQL `EcsInstance.nlbServerGroupIds` / `nlbs`). The oracle is
+ * and NLBs (`GET /v1/ecs-instances/{id}`, GraphQL `EcsInstance.nlbServerGroupIds` / `nlbs`); the server groups no NLB
+ * uses (`GET /v1/nlb-server-groups/unused`, GraphQL `Region.unusedNlbServerGroups`). The oracle is
  * `buildFleetGraph(snapshot)` (what the scan stores). Scoped like CLBs: a token of another account sees no NLB,
  * gets 404 for one exactly like an absent one, and null over GraphQL. `/metrics` exports the NLB quota checks' samples
  * like the CLB ones (libs/checks QUOTA_USAGE_CHECK_IDS; the alert rules match on the series, not on check ids).
@@ -189,6 +190,34 @@ describe('fleet graph: NLBs over REST and GraphQL (e2e)', () => {
     expect(res.errors).toBeUndefined();
     const node = res.data.ecsInstances.nodes.find((x: { instanceId: string }) => x.instanceId === e.instanceId);
     expect(node).toEqual({ instanceId: e.instanceId, nlbServerGroupIds: e.nlbServerGroupIds, nlbs: { totalCount: e.nlbIds.length, nodes: e.nlbIds.map((nlbId) => ({ nlbId })) } });
+  });
+
+  it('GET /v1/nlb-server-groups/unused and GraphQL Region.unusedNlbServerGroups show the server groups no NLB uses, scoped', async () => {
+    const holding = graph.regions.filter((r) => r.unusedNlbServerGroups.length > 0);
+    expect(holding.length, 'the sample fleet has a leaked NLB server group').toBeGreaterThan(0);
+    const used = new Set(graph.nlbs.flatMap((n) => n.serverGroups.map((g) => g.serverGroupId)));
+    for (const r of graph.regions) for (const g of r.unusedNlbServerGroups) expect(used.has(g.serverGroupId), g.serverGroupId).toBe(false);
+    const all = await http().get('/v1/nlb-server-groups/unused').set(bearer(BOOTSTRAP));
+    expect(all.status, JSON.stringify(all.body)).toBe(200);
+    expect(all.body).toEqual({ scanId, regions: holding, total: holding.reduce((n, r) => n + r.unusedNlbServerGroups.length, 0) });
+    const owner = holding[0]!.accountId;
+    const mine = await http().get(`/v1/nlb-server-groups/unused?regionId=${holding[0]!.regionId}`).set(bearer(tokens[owner]!));
+    expect(mine.body.regions.map((r: { accountId: string; regionId: string }) => `${r.accountId}/${r.regionId}`)).toEqual([`${owner}/${holding[0]!.regionId}`]);
+    const stranger = Object.keys(tokens).find((a) => !holding.some((r) => r.accountId === a))!;
+    expect((await http().get('/v1/nlb-server-groups/unused').set(bearer(tokens[stranger]!))).body).toEqual({ scanId, regions: [], total: 0 });
+    const bad = await http().get('/v1/nlb-server-groups/unused?limit=5').set(bearer(BOOTSTRAP));
+    expect(bad.status).toBe(400);
+    const res = await gql(tokens[owner]!, '{ accounts(first: 10) { nodes { regions(first: 10) { nodes { regionId nlbServerGroupCount unusedNlbServerGroups { serverGroupId ownerTag serverCount } } } } } }');
+    expect(res.errors).toBeUndefined();
+    const regions = res.data.accounts.nodes.flatMap((a: any) => a.regions.nodes);
+    const want = graph.regions.filter((r) => r.accountId === owner);
+    expect(regions).toEqual(
+      want.map((r) => ({
+        regionId: r.regionId,
+        nlbServerGroupCount: r.nlbServerGroupCount,
+        unusedNlbServerGroups: r.unusedNlbServerGroups.map((g) => ({ serverGroupId: g.serverGroupId, ownerTag: g.ownerTag, serverCount: g.serverCount })),
+      })),
+    );
   });
 
   it('/metrics exports the NLB quota samples of the scan (per-check maxima and resource counts, per-resource gauges from 50 %)', async () => {

@@ -129,7 +129,9 @@ function graphOf(): FleetGraph {
     const base = { accountId: ACCOUNTS[x], regionId: 'cn-hangzhou' };
     const [lb0, lb1] = [`lb-acct${x}-000`, `lb-acct${x}-001`];
     const cluster = `c-acct${x}`;
-    g.regions.push({ ...base, accountName: `name-acct${x}`, clusterCount: 1, loadBalancerCount: 2, ecsInstanceCount: 1 });
+    // One NLB server group no NLB uses (left by a deleted NLB Service) beside the NLB's own.
+    const leaked = { serverGroupId: `sgp-acct${x}-gone`, name: `k8s.30099.TCP.gone.ns-acct${x}.c-acct${x}`, type: 'Instance', protocol: 'TCP', status: 'Available', ownerTag: `agone${x}`, serverCount: 0, servers: [] };
+    g.regions.push({ ...base, accountName: `name-acct${x}`, clusterCount: 1, loadBalancerCount: 2, ecsInstanceCount: 1, nlbServerGroupCount: 2, unusedNlbServerGroups: [leaked] });
     g.clusters.push({ ...base, clusterId: cluster, name: `cluster-acct${x}`, clusterType: 'ManagedKubernetes', clusterSpec: null, state: 'running', currentVersion: '1.30.1-aliyun.1', ccmVersion: 'v2.10.0', networkPlugin: 'terway', vpcId: `vpc-acct${x}`, apiServerLoadBalancerId: null, nodeCount: 1, serviceCount: 4 });
     const svc = (name: string, lb: string, mode: 'local' | 'cluster', port: number) => ({
       ...base,
@@ -183,6 +185,7 @@ function graphOf(): FleetGraph {
           type: 'Instance',
           protocol: 'TCP',
           status: 'Available',
+          ownerTag: null,
           serverCount: 1,
           servers: [{ serverId: `i-acct${x}`, serverIp: '10.0.0.9', type: 'Ecs', port: 30083, weight: 100, status: 'Available', zoneId: 'cn-hangzhou-h' }],
         },
@@ -589,6 +592,27 @@ describe('randomized scope matrix: every REST route and GraphQL field x every ki
           },
         },
       }),
+    },
+    {
+      name: 'GET /v1/nlb-server-groups/unused',
+      role: 'viewer',
+      call: (t, pick, acct) => {
+        const filtered = pick % 2 === 0;
+        const want = ACCTS.filter((x) => inScope(t, x) && (!filtered || x === acct)).map((x) => `sgp-acct${x}-gone`);
+        return {
+          method: 'get',
+          path: `/v1/nlb-server-groups/unused${filtered ? `?accountId=${ACCOUNTS[acct]}` : ''}`,
+          echo: filtered ? [ACCOUNTS[acct]] : [],
+          outcome: {
+            expected: 200,
+            check: (body) => {
+              const b = body as { regions: { unusedNlbServerGroups: { serverGroupId: string }[] }[]; total: number };
+              expect(b.regions.flatMap((r) => r.unusedNlbServerGroups.map((g) => g.serverGroupId))).toEqual(want);
+              expect(b.total).toBe(want.length);
+            },
+          },
+        };
+      },
     },
     {
       name: 'GET /v1/nlbs',
@@ -1099,7 +1123,25 @@ describe('randomized scope matrix: every REST route and GraphQL field x every ki
         const p = pageOf(r, { allowInvalid: true, max: r.chance(5) ? 100 : 5 });
         const lb = nodeOf('LoadBalancer', checks.lb(t), [connField('vServerGroups', small(r), sel.group(t, r), (l) => model.groups(l.loadBalancerId).length)]);
         const cluster = nodeOf('Cluster', checks.cluster(t), [connField('services', small(r), sel.service(t, lb), (c) => model.cluster(c.clusterId)!.serviceCount!)]);
-        const region = nodeOf('Region', (n, where) => expect(inScopeId(t, n.accountId), where).toBe(true), [connField('clusters', small(r), cluster, () => 1)]);
+        const region = nodeOf(
+          'Region',
+          (n, where) => {
+            expect(inScopeId(t, n.accountId), where).toBe(true);
+            const m = graph.regions.find((x) => x.accountId === n.accountId && x.regionId === n.regionId);
+            expect(n.nlbServerGroupCount, where).toBe(m!.nlbServerGroupCount);
+          },
+          [
+            connField('clusters', small(r), cluster, () => 1),
+            {
+              text: `unusedNlbServerGroups { ${leaf('NlbServerGroup')} }`,
+              cost: 0,
+              check: (n: any, where: string) => {
+                const m = graph.regions.find((x) => x.accountId === n.accountId && x.regionId === n.regionId);
+                expect(n.unusedNlbServerGroups.map((g: any) => [g.serverGroupId, g.ownerTag, g.servers.length]), where).toEqual(m!.unusedNlbServerGroups.map((g) => [g.serverGroupId, g.ownerTag, g.servers.length]));
+              },
+            },
+          ],
+        );
         const account = nodeOf(
           'Account',
           (n, where) => {

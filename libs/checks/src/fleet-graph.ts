@@ -16,6 +16,8 @@ import {
   type GraphEcsInstance,
   type GraphLoadBalancer,
   type GraphNlb,
+  type GraphNlbServerGroup,
+  type NlbServerGroup,
   type GraphServerGroup,
   type GraphService,
   type GraphServiceLbMatch,
@@ -45,6 +47,41 @@ function clbOf(ix: FleetIndex, se: ServiceEntry): { entry: ClbEntry; match: Grap
   const match: GraphServiceLbMatch =
     reusedLoadBalancerId(se.service) === id ? 'annotation' : se.service.labels[LABEL_SERVICE_LOADBALANCER_ID] === id ? 'label' : 'tag';
   return { entry, match };
+}
+
+/** The graph row of an NLB server group (with its servers), as an NLB's and as a region's unused group. */
+function nlbServerGroupRow(g: NlbServerGroup): GraphNlbServerGroup {
+  return {
+    serverGroupId: g.serverGroupId,
+    name: g.name,
+    type: g.type,
+    protocol: g.protocol ?? null,
+    status: g.status ?? null,
+    ownerTag: g.tags[TAG_CCM_OWNER] ?? null,
+    serverCount: g.servers.length,
+    servers: g.servers.map((sv) => ({
+      serverId: sv.serverId,
+      serverIp: sv.serverIp ?? null,
+      type: sv.type,
+      port: sv.port ?? null,
+      weight: sv.weight ?? null,
+      status: sv.status ?? null,
+      zoneId: sv.zoneId ?? null,
+    })),
+  };
+}
+
+/**
+ * The region's NLB server groups no NLB uses: no `RelatedLoadBalancerIds` and named by no NLB's listeners or
+ * server-group list (`Nlb.serverGroupIds`), by id. Empty when the region's NLBs were not read.
+ */
+function unusedNlbServerGroupsOf(region: RegionSnapshot): GraphNlbServerGroup[] {
+  if (!regionNlbView(region)) return [];
+  const used = new Set((region.nlbs ?? []).flatMap((n) => n.serverGroupIds));
+  return (region.nlbServerGroups ?? [])
+    .filter((g) => g.relatedLoadBalancerIds.length === 0 && !used.has(g.serverGroupId))
+    .map(nlbServerGroupRow)
+    .sort(byKey((g) => g.serverGroupId));
 }
 
 /** The NLB server groups and NLBs listing one ECS instance (ids). */
@@ -107,6 +144,8 @@ export function buildFleetGraph(snapshot: FleetSnapshot, index?: FleetIndex): Fl
       clusterCount: region.clusters.length,
       loadBalancerCount: region.loadBalancers ? region.loadBalancers.length : null,
       ecsInstanceCount: region.ecsInstances ? region.ecsInstances.length : null,
+      nlbServerGroupCount: regionNlbView(region) ? (region.nlbServerGroups ?? []).length : null,
+      unusedNlbServerGroups: unusedNlbServerGroupsOf(region),
     });
   }
   for (const { cluster, account, region } of ix.clusters) {
@@ -305,23 +344,7 @@ export function buildFleetGraph(snapshot: FleetSnapshot, index?: FleetIndex): Fl
           status: l.status ?? null,
         })),
         listenerCount: n.listeners.length,
-        serverGroups: groups.map((g) => ({
-          serverGroupId: g.serverGroupId,
-          name: g.name,
-          type: g.type,
-          protocol: g.protocol ?? null,
-          status: g.status ?? null,
-          serverCount: g.servers.length,
-          servers: g.servers.map((sv) => ({
-            serverId: sv.serverId,
-            serverIp: sv.serverIp ?? null,
-            type: sv.type,
-            port: sv.port ?? null,
-            weight: sv.weight ?? null,
-            status: sv.status ?? null,
-            zoneId: sv.zoneId ?? null,
-          })),
-        })),
+        serverGroups: groups.map(nlbServerGroupRow),
         serverGroupCount: groups.length,
         serverEntries: entries,
         distinctServers: distinct.size,

@@ -81,22 +81,6 @@ function nullableText(example?: string): { readonly type: 'string'; readonly nul
 const ACCOUNT_ID = { type: 'string', rest: { example: '1234567890123456' } } as const satisfies ResourceField;
 const REGION_ID = { type: 'string', rest: { example: 'cn-hangzhou' } } as const satisfies ResourceField;
 
-/** One region of one account (GraphQL only). */
-export const GRAPH_REGION = {
-  gql: 'Region',
-  fields: {
-    accountId: { type: 'string' },
-    regionId: { type: 'string' },
-    accountName: { type: 'string' },
-    /** ACK clusters of the region (count). */
-    clusterCount: { type: 'int' },
-    /** CLB instances (count); null when the region's CLBs were not read. */
-    loadBalancerCount: { type: 'int', nullable: true, gql: { description: 'Null when the region’s CLBs were not read' } },
-    /** ECS instances (count); null when not read. */
-    ecsInstanceCount: { type: 'int', nullable: true },
-  },
-} as const satisfies ResourceDecl;
-
 /** An ACK cluster. */
 export const GRAPH_CLUSTER = {
   rest: 'ClusterDto',
@@ -411,10 +395,57 @@ export const GRAPH_NLB_SERVER_GROUP = {
     type: { type: 'string', rest: { example: 'Instance', description: 'Instance or Ip' } },
     protocol: nullableText('TCP'),
     status: nullableText('Available'),
+    /** CCM's owner tag `kubernetes.do.not.delete` (the Service's default LB name), or null when untagged. */
+    ownerTag: {
+      type: 'string',
+      nullable: true,
+      rest: { nullable: true, example: 'a5e4dbfc9c2ae4642b0335607860aef6', description: "CCM's owner tag kubernetes.do.not.delete (the Service's default LB name); null when untagged" },
+    },
     /** Servers (count: the entries below). */
     serverCount: { type: 'int', rest: { example: 6, description: 'Servers (count)' } },
     /** Sorted by type, id, IP and port. */
     servers: { type: 'list', of: GRAPH_NLB_SERVER, rest: { description: 'Sorted by type, id, IP and port' } },
+  },
+} as const satisfies ResourceDecl;
+
+/**
+ * One region of one account. REST serves it only on `GET /v1/nlb-server-groups/unused` (the region's NLB server
+ * groups no NLB uses); GraphQL as `Account.regions`.
+ */
+export const GRAPH_REGION = {
+  rest: 'RegionDto',
+  gql: 'Region',
+  fields: {
+    accountId: { type: 'string' },
+    regionId: { type: 'string' },
+    accountName: { type: 'string' },
+    /** ACK clusters of the region (count). */
+    clusterCount: { type: 'int' },
+    /** CLB instances (count); null when the region's CLBs were not read. */
+    loadBalancerCount: { type: 'int', nullable: true, gql: { description: 'Null when the region’s CLBs were not read' } },
+    /** ECS instances (count); null when not read. */
+    ecsInstanceCount: { type: 'int', nullable: true },
+    /**
+     * NLB server groups of the region, used or not (count): what the fixed per-region quota `nlb_quota_servergroups_num`
+     * (3,000) counts (research/nlb.md 5); null when the region's NLBs were not read (and on graphs stored before it).
+     */
+    nlbServerGroupCount: {
+      type: 'int',
+      nullable: true,
+      rest: { nullable: true, example: 120, description: 'NLB server groups of the region, used or not (count; the fixed 3,000 quota counts them); null when not read' },
+      gql: { description: 'NLB server groups of the region, used or not; null when the region’s NLBs were not read' },
+    },
+    /**
+     * The region's NLB server groups no NLB uses (empty `RelatedLoadBalancerIds` and no listener): groups CCM builds
+     * before v2.12.4 left behind when an NLB Service was deleted, and those `preserve-lb-on-delete` untagged and kept
+     * (research/nlb.md 3.3). Each still holds a slot of the fixed quota. By id; empty when not read.
+     */
+    unusedNlbServerGroups: {
+      type: 'list',
+      of: GRAPH_NLB_SERVER_GROUP,
+      rest: { description: 'NLB server groups no NLB uses (leaked by CCM before v2.12.4, or kept by preserve-lb-on-delete), by id' },
+      gql: { description: 'NLB server groups no NLB uses (leaked by CCM before v2.12.4, or kept by preserve-lb-on-delete)' },
+    },
   },
 } as const satisfies ResourceDecl;
 
@@ -469,7 +500,6 @@ export const GRAPH_NLB = {
 
 /** Every fleet-graph resource declaration, nested ones first. */
 export const FLEET_GRAPH_RESOURCES = [
-  GRAPH_REGION,
   GRAPH_CLUSTER,
   GRAPH_SERVICE_PORT,
   GRAPH_SERVICE,
@@ -481,5 +511,6 @@ export const FLEET_GRAPH_RESOURCES = [
   GRAPH_NLB_LISTENER,
   GRAPH_NLB_SERVER,
   GRAPH_NLB_SERVER_GROUP,
+  GRAPH_REGION,
   GRAPH_NLB,
 ] as const satisfies readonly ResourceDecl[];

@@ -284,6 +284,25 @@ export class FleetGraphRepository {
     return this.byTuples(REGIONS, scanId, ['account_id', 'region_id'], keys.map((k) => [k.accountId, k.regionId]), scope);
   }
 
+  /**
+   * The regions of a scan whose NLBs were read (`nlb_server_group_count` set), optionally of one account and/or region,
+   * by account and region id, within the scope; with `unusedOnly`, only those holding a server group no NLB uses.
+   * Unpaged: a region holds at most 3,000 NLB server groups (the fixed quota), and a fleet a few hundred regions.
+   */
+  async regionsWithNlbData(scanId: string, scope: Scoped, filter: { accountId?: string; regionId?: string; unusedOnly?: boolean } = {}): Promise<GraphRegion[]> {
+    if (!isUuid(scanId)) return [];
+    const p = new Params();
+    const where = [
+      `g.scan_id = ${p.add(scanId)}`,
+      scopeCondition('g.account_id', scope, p.add),
+      'g.nlb_server_group_count IS NOT NULL',
+      ...filterConditions({ 'g.account_id': filter.accountId, 'g.region_id': filter.regionId }, p.add),
+      ...(filter.unusedOnly ? ["g.unused_nlb_server_groups <> '[]'::jsonb"] : []),
+    ];
+    const { rows } = await this.pool.query(`SELECT g.* FROM graph_regions g WHERE ${where.join(' AND ')} ORDER BY g.account_id, g.region_id`, p.values);
+    return rows.map(REGIONS.map);
+  }
+
   // ---- clusters --------------------------------------------------------------------------------------
 
   /**

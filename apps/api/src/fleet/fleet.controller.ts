@@ -7,19 +7,21 @@ import { ErrorResponseDto } from '../common/error-response.dto';
 import { ApiZodQuery } from '../common/zod-openapi.util';
 import { ZodValidationPipe } from '../common/zod-validation.pipe';
 import { FleetService } from './fleet.service';
-import { ClusterPageDto, EcsInstanceDetailDto, EcsInstancePageDto, LoadBalancerDetailDto, LoadBalancerPageDto, NlbDetailDto, NlbPageDto } from './fleet.dto';
+import { ClusterPageDto, EcsInstanceDetailDto, EcsInstancePageDto, LoadBalancerDetailDto, LoadBalancerPageDto, NlbDetailDto, NlbPageDto, UnusedNlbServerGroupsDto } from './fleet.dto';
 import {
   graphObjectQuerySchema,
   listClustersQuerySchema,
   listEcsInstancesQuerySchema,
   listLoadBalancersQuerySchema,
   listNlbsQuerySchema,
+  listUnusedNlbServerGroupsQuerySchema,
   resourceIdSchema,
   type GraphObjectQuery,
   type ListClustersQuery,
   type ListEcsInstancesQuery,
   type ListLoadBalancersQuery,
   type ListNlbsQuery,
+  type ListUnusedNlbServerGroupsQuery,
 } from './fleet.schemas';
 
 /**
@@ -76,6 +78,21 @@ export class FleetController {
     @CurrentPrincipal() principal: Principal,
   ): Promise<NlbDetailDto> {
     return this.fleet.nlbDetail(id, q.scanId, principal);
+  }
+
+  @Get('nlb-server-groups/unused')
+  @ApiOperation({
+    summary:
+      "NLB server groups no NLB uses (leaked by CCM before v2.12.4, or kept by preserve-lb-on-delete), per region of a scan (default: the latest succeeded); only the token's accounts",
+  })
+  @ApiZodQuery(listUnusedNlbServerGroupsQuerySchema)
+  @ApiOkResponse({ type: UnusedNlbServerGroupsDto })
+  @ApiNotFoundResponse({ type: ErrorResponseDto, description: 'scanId names no scan' })
+  unusedNlbServerGroups(
+    @Query(new ZodValidationPipe(listUnusedNlbServerGroupsQuerySchema, 'query')) q: ListUnusedNlbServerGroupsQuery,
+    @CurrentPrincipal() principal: Principal,
+  ): Promise<UnusedNlbServerGroupsDto> {
+    return this.fleet.unusedNlbServerGroups(q, principal);
   }
 
   @Get('ecs-instances')

@@ -9,12 +9,14 @@ import {
   GRAPH_ECS_INSTANCE,
   GRAPH_LOAD_BALANCER,
   GRAPH_NLB,
+  GRAPH_REGION,
   GRAPH_SERVER_GROUP,
   GRAPH_SERVICE,
   type GraphCluster,
   type GraphEcsInstance,
   type GraphLoadBalancer,
   type GraphNlb,
+  type GraphRegion,
   type GraphServerGroup,
   type GraphService,
 } from '@app/domain';
@@ -149,4 +151,19 @@ export class NlbDetailDto {
 
   @ApiProperty({ type: [QuotaDto], description: 'Quota usage samples measured on this NLB (listeners, server entries)' })
   quotas: QuotaDto[];
+}
+
+/** The regions holding NLB server groups no NLB uses (`GET /v1/nlb-server-groups/unused`). */
+export class UnusedNlbServerGroupsDto {
+  @ApiProperty({ type: String, nullable: true, format: 'uuid', description: 'Scan read; null when no scan succeeded yet' })
+  scanId: string | null;
+
+  @ApiProperty({
+    type: [restClassOf(GRAPH_REGION)],
+    description: "Regions (within the token's accounts, by account and region id) whose NLBs were read and that hold at least one NLB server group no NLB uses",
+  })
+  regions: GraphRegion[];
+
+  @ApiProperty({ example: 3, description: 'Unused NLB server groups over those regions (count)' })
+  total: number;
 }

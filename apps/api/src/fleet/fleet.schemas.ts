@@ -63,6 +63,13 @@ export const listEcsInstancesQuerySchema = z
     path: ['minLoadBalancers'],
   });
 
+/** Query of `GET /v1/nlb-server-groups/unused`: equality filters (AND-ed); unpaged (at most 3,000 groups per region). */
+export const listUnusedNlbServerGroupsQuerySchema = z.strictObject({
+  scanId: scanIdField,
+  accountId: idFilter('Only server groups of this Alibaba Cloud account (UID)'),
+  regionId: idFilter('Only server groups of this region'),
+});
+
 /** Query of `GET /v1/load-balancers/{id}` and `GET /v1/ecs-instances/{id}`. */
 export const graphObjectQuerySchema = z.strictObject({ scanId: scanIdField });
 
@@ -78,3 +85,4 @@ export type ListLoadBalancersQuery = z.output<typeof listLoadBalancersQuerySchem
 export type ListNlbsQuery = z.output<typeof listNlbsQuerySchema>;
 export type ListEcsInstancesQuery = z.output<typeof listEcsInstancesQuerySchema>;
 export type GraphObjectQuery = z.output<typeof graphObjectQuerySchema>;
+export type ListUnusedNlbServerGroupsQuery = z.output<typeof listUnusedNlbServerGroupsQuerySchema>;

@@ -4,9 +4,9 @@ import { Store, StoreError, type EcsInstanceListFilter, type GraphAccount, type 
 import { cursorPage, type Listing } from '../common/listing.util';
 import { toQuotaDto } from '../quotas/quota.mapper';
 import { ScanSelectionService } from '../scans/scan-selection.service';
-import type { ClusterPageDto, EcsInstanceDetailDto, EcsInstancePageDto, LoadBalancerDetailDto, LoadBalancerPageDto, NlbDetailDto, NlbPageDto } from './fleet.dto';
+import type { ClusterPageDto, EcsInstanceDetailDto, EcsInstancePageDto, LoadBalancerDetailDto, LoadBalancerPageDto, NlbDetailDto, NlbPageDto, UnusedNlbServerGroupsDto } from './fleet.dto';
 import { toServerGroupDto } from './fleet.mapper';
-import type { ListClustersQuery, ListEcsInstancesQuery, ListLoadBalancersQuery, ListNlbsQuery } from './fleet.schemas';
+import type { ListClustersQuery, ListEcsInstancesQuery, ListLoadBalancersQuery, ListNlbsQuery, ListUnusedNlbServerGroupsQuery } from './fleet.schemas';
 
 /** Filters of the cluster listing (undefined: not filtered). */
 export interface ClusterFilter {
@@ -113,6 +113,18 @@ export class FleetService {
       this.withVisibleClusters(scanId, [nlb], principal),
     ]);
     return { scanId, nlb: scoped!, services: services.get(id) ?? [], quotas: (quotas.get(`NetworkLoadBalancer/${id}`) ?? []).map(toQuotaDto) };
+  }
+
+  /**
+   * `GET /v1/nlb-server-groups/unused`: the regions of a scan (default: the latest succeeded) within the principal's
+   * accounts that hold NLB server groups no NLB uses, each with those groups, and their total.
+   * @throws StoreError NOT_FOUND when `scanId` names no scan
+   */
+  async unusedNlbServerGroups(q: ListUnusedNlbServerGroupsQuery, principal: Principal): Promise<UnusedNlbServerGroupsDto> {
+    const scanId = await this.scans.scanOf(q.scanId, true);
+    if (scanId === null) return { scanId, regions: [], total: 0 };
+    const regions = await this.store.graph.regionsWithNlbData(scanId, principal, { ...present({ accountId: q.accountId, regionId: q.regionId }), unusedOnly: true });
+    return { scanId, regions, total: regions.reduce((n, r) => n + r.unusedNlbServerGroups.length, 0) };
   }
 
   /**
