@@ -29,6 +29,19 @@ describe('ScanScopeLock (Redis)', () => {
     expect(await lock.holder('fleet-c')).toBe('new');
   });
 
+  it('takes a scope its stale holder released meanwhile, but never one a new scan took first', async () => {
+    // The scheduler reads the holder, sees its scan ended, and takes over; the scan may release in between.
+    await lock.acquire('fleet-e', 'ended', 60_000);
+    expect(await lock.release('fleet-e', 'ended')).toBe(true);
+    expect(await lock.takeOver('fleet-e', 'ended', 'next', 60_000)).toBe(true);
+    expect(await lock.holder('fleet-e')).toBe('next');
+    // Released, then taken by another worker's tick first: the take-over refuses.
+    expect(await lock.release('fleet-e', 'next')).toBe(true);
+    expect(await lock.acquire('fleet-e', 'other', 60_000)).toEqual({ acquired: true });
+    expect(await lock.takeOver('fleet-e', 'next', 'late', 60_000)).toBe(false);
+    expect(await lock.holder('fleet-e')).toBe('other');
+  });
+
   it('expires after its TTL (a scan whose end was never seen does not block the scope for ever)', async () => {
     await lock.acquire('fleet-d', 'short', 50);
     await new Promise((r) => setTimeout(r, 120));

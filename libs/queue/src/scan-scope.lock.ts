@@ -13,8 +13,12 @@ export type ScopeLockResult = { acquired: true } | { acquired: false; holder: st
 
 /** Deletes the key only while it still holds the caller's scan id. */
 const RELEASE = `if redis.call('GET', KEYS[1]) == ARGV[1] then return redis.call('DEL', KEYS[1]) else return 0 end`;
-/** Replaces the holder only while the key still holds the stale one. */
-const TAKE_OVER = `if redis.call('GET', KEYS[1]) == ARGV[1] then redis.call('SET', KEYS[1], ARGV[2], 'PX', ARGV[3]) return 1 else return 0 end`;
+/**
+ * Replaces the holder only while the key still holds the stale one, or takes a key that is gone: the stale scan
+ * may release between the caller's read and this script (it marks its row ended, then releases), and a free
+ * scope must not turn the tick away. Atomic, so a new scan that took the free key first keeps it.
+ */
+const TAKE_OVER = `local h = redis.call('GET', KEYS[1]) if h == ARGV[1] or h == false then redis.call('SET', KEYS[1], ARGV[2], 'PX', ARGV[3]) return 1 else return 0 end`;
 
 /** The Redis scope lock of scheduled scans. */
 export class ScanScopeLock {
@@ -45,8 +49,9 @@ export class ScanScopeLock {
   }
 
   /**
-   * Hand the scope from a scan known to be over (`stale`) to a new one.
-   * @returns false when someone else changed the holder meanwhile
+   * Hand the scope from a scan known to be over (`stale`) to a new one; also takes the scope when the stale scan
+   * released it meanwhile.
+   * @returns false when another scan holds the scope now
    */
   async takeOver(scope: string, stale: string, scanId: string, ttlMs: number): Promise<boolean> {
     return (await this.redis.eval(TAKE_OVER, 1, this.key(scope), stale, scanId, String(ttlMs))) === 1;
