@@ -12,7 +12,7 @@ import {
 } from '@app/domain';
 import { combinedCheck, scopedCheck } from '../check-scope';
 import { nlbOfService, nlbRef, nlbServicesOf } from '../nlb-index';
-import { nlbViewOrSkip } from './nlb-quota.util';
+import { nlbRegionCheck } from './nlb-quota.util';
 import { DOC_URL, SEED } from '../doc-links.constants';
 import type { ServiceEntry } from '../fleet-index';
 import { clbRef, count, listSome } from '../result.util';
@@ -92,12 +92,9 @@ const clbPart = scopedCheck({
  * pkg/controller/service/nlbv2/listeners.go; TCP and UDP on one port do not conflict). One result per NLB used by
  * two or more NLB Services; a region whose NLBs were not read is skipped naming the `nlb` gap.
  */
-const nlbPart = scopedCheck({
+const nlbPart = nlbRegionCheck({
   ...clbPart,
-  scope: 'region',
-  needs: [],
-  check(re, out, r, ctx) {
-    if (!nlbViewOrSkip(re, out, r, ctx)) return;
+  check(_view, re, out, r, ctx) {
     const byNlb = new Map<string, ServiceEntry[]>();
     for (const se of nlbServicesOf(ctx.index, re.region)) {
       const nlb = nlbOfService(se)?.nlb;

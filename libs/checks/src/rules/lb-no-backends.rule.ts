@@ -1,7 +1,7 @@
 import { parseCcmNamedKey, parseNlbNamedKey, type Severity } from '@app/domain';
 import { combinedCheck, scopedCheck } from '../check-scope';
 import { groupsOfNlb, nlbRef } from '../nlb-index';
-import { nlbViewOrSkip } from './nlb-quota.util';
+import { nlbRegionCheck } from './nlb-quota.util';
 import { DOC_URL, SEED } from '../doc-links.constants';
 import { clbRef, count, listSome } from '../result.util';
 
@@ -100,13 +100,9 @@ const clbPart = scopedCheck({
  * nlbv2/server_groups.go). Critical when a listener reaches the emptiness. Skipped naming the `nlb` gap where the
  * region's NLBs were not read.
  */
-const nlbPart = scopedCheck({
+const nlbPart = nlbRegionCheck({
   ...clbPart,
-  scope: 'region',
-  needs: [],
-  check(re, out, r, ctx) {
-    const view = nlbViewOrSkip(re, out, r, ctx);
-    if (!view) return;
+  check(view, re, out, r) {
     for (const nlb of re.region.nlbs ?? []) {
       const groups = groupsOfNlb(view, nlb);
       const entries = groups.reduce((n, g) => n + g.servers.length, 0);

@@ -1,9 +1,8 @@
 import { NLB_QUOTA_BACKEND_SERVERS, type Severity } from '@app/domain';
-import { scopedCheck } from '../check-scope';
 import { DOC_URL, FORECAST_HINT, SEED } from '../doc-links.constants';
 import { groupsOfNlb, nlbRef, serverKey } from '../nlb-index';
 import { count, QUOTA_RATIO_SETTINGS } from '../result.util';
-import { nlbViewOrSkip, pushNlbQuota } from './nlb-quota.util';
+import { nlbRegionCheck, pushNlbQuota } from './nlb-quota.util';
 
 const SEVERITY: Severity = 'warning';
 const ID = 'NLB_BACKEND_QUOTA';
@@ -14,7 +13,7 @@ const ID = 'NLB_BACKEND_QUOTA';
  * distinct servers or entries is not documented (research/nlb.md 5): entries are counted (conservative), distinct
  * servers reported beside them. Region scope; skipped where the NLB data was not read.
  */
-export const nlbBackendQuotaRule = scopedCheck({
+export const nlbBackendQuotaRule = nlbRegionCheck({
   id: ID,
   title: 'NLB backend servers vs the per-instance quota',
   category: 'quota',
@@ -29,11 +28,7 @@ export const nlbBackendQuotaRule = scopedCheck({
     `${FORECAST_HINT} ${DOC_URL.nlbQuotas}`,
   source: `${SEED.lbConsiderations} "Quota limits"; ${SEED.nlbQuotas} nlb_quota_loadbalancer_noeci_servers_num (default 400); CCM pkg/controller/service/nlbv2/server_groups.go`,
   settings: QUOTA_RATIO_SETTINGS,
-  scope: 'region',
-  needs: [],
-  check(re, out, r, ctx) {
-    const view = nlbViewOrSkip(re, out, r, ctx);
-    if (!view) return;
+  check(view, re, out, r, ctx) {
     for (const nlb of re.region.nlbs ?? []) {
       const groups = groupsOfNlb(view, nlb);
       const used = groups.reduce((n, g) => n + g.servers.length, 0);

@@ -1,8 +1,7 @@
 import { NLB_QUOTA_INSTANCES, type Severity } from '@app/domain';
-import { scopedCheck } from '../check-scope';
 import { DOC_URL, FORECAST_HINT, SEED } from '../doc-links.constants';
 import { count, QUOTA_RATIO_SETTINGS, regionRef } from '../result.util';
-import { nlbViewOrSkip, pushNlbQuota } from './nlb-quota.util';
+import { nlbRegionCheck, pushNlbQuota } from './nlb-quota.util';
 
 const SEVERITY: Severity = 'warning';
 const ID = 'NLB_INSTANCE_QUOTA';
@@ -11,7 +10,7 @@ const ID = 'NLB_INSTANCE_QUOTA';
  * NLB instances of one account and region vs `nlb_quota_loadbalancers_num` (default 60; NLB "NLB quotas"). Every
  * NLB Service that does not reuse an NLB creates one. Region scope; skipped where the NLB data was not read.
  */
-export const nlbInstanceQuotaRule = scopedCheck({
+export const nlbInstanceQuotaRule = nlbRegionCheck({
   id: ID,
   title: 'NLB instances per region vs the instance quota',
   category: 'quota',
@@ -25,10 +24,7 @@ export const nlbInstanceQuotaRule = scopedCheck({
     `reuse an existing NLB for several Services. ${FORECAST_HINT} ${DOC_URL.nlbQuotas}`,
   source: `${SEED.lbConsiderations} "Quota limits"; ${SEED.nlbQuotas} nlb_quota_loadbalancers_num (default 60)`,
   settings: QUOTA_RATIO_SETTINGS,
-  scope: 'region',
-  needs: [],
-  check(re, out, r, ctx) {
-    if (!nlbViewOrSkip(re, out, r, ctx)) return;
+  check(_view, re, out, r, ctx) {
     const n = re.region.nlbs?.length ?? 0;
     pushNlbQuota(out, r, ctx, re.region, NLB_QUOTA_INSTANCES, regionRef(re), n, `${re.region.regionId} of account ${re.account.accountId} has ${count(n, 'NLB instance')}`);
   },

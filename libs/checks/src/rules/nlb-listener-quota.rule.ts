@@ -1,9 +1,8 @@
 import { NLB_QUOTA_LISTENERS, type Severity } from '@app/domain';
-import { scopedCheck } from '../check-scope';
 import { DOC_URL, FORECAST_HINT, SEED } from '../doc-links.constants';
 import { nlbRef } from '../nlb-index';
 import { count, QUOTA_RATIO_SETTINGS } from '../result.util';
-import { nlbViewOrSkip, pushNlbQuota } from './nlb-quota.util';
+import { nlbRegionCheck, pushNlbQuota } from './nlb-quota.util';
 
 const SEVERITY: Severity = 'warning';
 const ID = 'NLB_LISTENER_QUOTA';
@@ -13,7 +12,7 @@ const ID = 'NLB_LISTENER_QUOTA';
  * listener per Service port and protocol; Services reusing one NLB add up. Region scope; skipped where the NLB
  * data was not read.
  */
-export const nlbListenerQuotaRule = scopedCheck({
+export const nlbListenerQuotaRule = nlbRegionCheck({
   id: ID,
   title: 'NLB listeners vs the per-instance listener quota',
   category: 'quota',
@@ -27,10 +26,7 @@ export const nlbListenerQuotaRule = scopedCheck({
     `instead of reusing one for many Services. ${FORECAST_HINT} ${DOC_URL.nlbQuotas}`,
   source: `${SEED.lbConsiderations} "Quota limits"; ${SEED.nlbQuotas} nlb_quota_loadbalancer_listeners_num (default 50); CCM pkg/controller/service/nlbv2/listeners.go`,
   settings: QUOTA_RATIO_SETTINGS,
-  scope: 'region',
-  needs: [],
-  check(re, out, r, ctx) {
-    if (!nlbViewOrSkip(re, out, r, ctx)) return;
+  check(_view, re, out, r, ctx) {
     for (const nlb of re.region.nlbs ?? [])
       pushNlbQuota(out, r, ctx, re.region, NLB_QUOTA_LISTENERS, nlbRef(nlb), nlb.listeners.length, `NLB ${nlb.loadBalancerId} has ${count(nlb.listeners.length, 'listener')}`);
   },

@@ -1,9 +1,8 @@
 import { TAG_CCM_OWNER, TAG_CLUSTER_ID, needNlb, parseNlbNamedKey, type Nlb, type Severity } from '@app/domain';
-import { scopedCheck } from '../check-scope';
 import { DOC_URL, SEED } from '../doc-links.constants';
 import { groupsOfNlb, nlbRef, type RegionNlbView } from '../nlb-index';
 import { regionRef } from '../result.util';
-import { nlbViewOrSkip } from './nlb-quota.util';
+import { nlbRegionCheck } from './nlb-quota.util';
 import { findOwner } from './lb-orphaned.rule';
 
 const SEVERITY: Severity = 'warning';
@@ -26,7 +25,7 @@ function formerServiceOf(view: RegionNlbView, nlb: Nlb): string | undefined {
  * (reused, console-created, kept by `preserve-lb-on-delete`, which removes the tags) are never orphans here. Skipped
  * when the NLB data or the clusters to search were not read.
  */
-export const nlbOrphanedRule = scopedCheck({
+export const nlbOrphanedRule = nlbRegionCheck({
   id: ID,
   title: 'CCM-created NLB whose Service or cluster no longer exists',
   category: 'ownership',
@@ -43,11 +42,7 @@ export const nlbOrphanedRule = scopedCheck({
   source:
     `${SEED.lbConsiderations} (CCM creates a CLB or an NLB; finalizer service.k8s.alibaba/nlb); ${SEED.nlbAnnotations}; ` +
     'CCM pkg/controller/service/nlbv2/nlb_controller.go cleanupLoadBalancerResources, pkg/provider/alibaba/nlb/loadbalancer.go FindNLB',
-  scope: 'region',
-  needs: [],
-  check(re, out, r, ctx) {
-    const view = nlbViewOrSkip(re, out, r, ctx);
-    if (!view) return;
+  check(view, re, out, r, ctx) {
     if ((re.region.nlbs ?? []).length === 0) {
       out.push(r.pass(regionRef(re), `${re.region.regionId} of account ${re.account.accountId} has no NLB`));
       return;

@@ -1,10 +1,12 @@
 /**
- * Shared shape of the NLB quota checks (NLB_*_QUOTA): region scope; a region whose `nlb` dataset was not read
- * gets one `skipped` result naming the gap; else one pass / fail per measured resource, graded like the CLB quota
- * checks (`quotaSeverity`: warning / critical at the configured ratios of the effective quota: the Quota Center
- * value of the region, else the documented default of NLB "NLB quotas").
+ * Shared shape of the NLB checks judged per region (NLB_*_QUOTA, NLB_ORPHANED, NLB_SERVER_GROUP_ORPHANED and the NLB
+ * parts of LB_NO_BACKENDS / LB_LISTENER_PORT_CONFLICT): region scope; a region whose `nlb` dataset was not read
+ * gets one `skipped` result naming the gap (`nlbRegionCheck`); the quota checks then push one pass / fail per
+ * measured resource, graded like the CLB quota checks (`quotaSeverity`: warning / critical at the configured ratios
+ * of the effective quota: the Quota Center value of the region, else the documented default of NLB "NLB quotas").
  */
 import type { CheckResult, RegionSnapshot, ResourceRef, SlbQuotaDefinition } from '@app/domain';
+import { scopedCheck, type ScopedCheckDefinition } from '../check-scope';
 import type { CheckContext } from '../check.types';
 import type { RegionEntry } from '../fleet-index';
 import { nlbNotReadReason, regionNlbView, type RegionNlbView } from '../nlb-index';
@@ -17,6 +19,32 @@ export function nlbViewOrSkip(re: RegionEntry, out: CheckResult[], r: ResultFact
   const view = regionNlbView(re.region);
   if (!view) out.push(r.skipped(regionRef(re), nlbNotReadReason(ctx.index, re.account, re.region)));
   return view;
+}
+
+/**
+ * A region-scoped NLB check: its metadata, and a `check` that runs only where the region's NLB data was read,
+ * with that region's NLB view (elsewhere the region gets the `skipped` result naming the `nlb` gap).
+ */
+export interface NlbRegionCheckDefinition extends Omit<ScopedCheckDefinition<'region'>, 'scope' | 'needs' | 'check'> {
+  /** Judge one region whose NLBs were read: push its results to `out`. */
+  check(view: RegionNlbView, re: RegionEntry, out: CheckResult[], r: ResultFactory, ctx: CheckContext): void;
+}
+
+/**
+ * Turn an NLB region check into a `CheckDefinition` (scope `region`, no CLB-side dataset needed: the NLB gap is
+ * judged per region by `nlbViewOrSkip`).
+ */
+export function nlbRegionCheck(def: NlbRegionCheckDefinition): ReturnType<typeof scopedCheck<'region'>> {
+  const { check, ...meta } = def;
+  return scopedCheck({
+    ...meta,
+    scope: 'region',
+    needs: [],
+    check(re, out, r, ctx) {
+      const view = nlbViewOrSkip(re, out, r, ctx);
+      if (view) check(view, re, out, r, ctx);
+    },
+  });
 }
 
 /**

@@ -1,9 +1,8 @@
 import { NLB_QUOTA_SERVER_ADDED, type Severity } from '@app/domain';
-import { scopedCheck } from '../check-scope';
 import { DOC_URL, FORECAST_HINT, SEED } from '../doc-links.constants';
 import { nlbServerRef } from '../nlb-index';
 import { count, QUOTA_RATIO_SETTINGS } from '../result.util';
-import { nlbViewOrSkip, pushNlbQuota } from './nlb-quota.util';
+import { nlbRegionCheck, pushNlbQuota } from './nlb-quota.util';
 
 const SEVERITY: Severity = 'warning';
 const ID = 'NLB_SERVER_ADDED_QUOTA';
@@ -14,7 +13,7 @@ const ID = 'NLB_SERVER_ADDED_QUOTA';
  * of every Cluster-mode NLB Service (research/nlb.md 4 (d), (e); seed 004: Cluster mode "quickly consumes the
  * quota"), so a node reaches it after 200 such ports. Region scope; skipped where the NLB data was not read.
  */
-export const nlbServerAddedQuotaRule = scopedCheck({
+export const nlbServerAddedQuotaRule = nlbRegionCheck({
   id: ID,
   title: 'NLB server groups per server vs the server-added quota',
   category: 'quota',
@@ -30,11 +29,7 @@ export const nlbServerAddedQuotaRule = scopedCheck({
     `${FORECAST_HINT} ${DOC_URL.nlbQuotas}`,
   source: `${SEED.lbConsiderations} "Load balancing update policies" (Cluster mode quota use); ${SEED.nlbQuotas} nlb_quota_server_added_num (default 200, IP entries included)`,
   settings: QUOTA_RATIO_SETTINGS,
-  scope: 'region',
-  needs: [],
-  check(re, out, r, ctx) {
-    const view = nlbViewOrSkip(re, out, r, ctx);
-    if (!view) return;
+  check(view, re, out, r, ctx) {
     for (const { server, groups } of view.groupsByServer.values())
       pushNlbQuota(out, r, ctx, re.region, NLB_QUOTA_SERVER_ADDED, nlbServerRef(re, server), groups.length, `${server.type} server ${server.serverId} is in ${count(groups.length, 'NLB server group')}`, { serverType: server.type });
   },

@@ -1,9 +1,8 @@
 import { NLB_QUOTA_SERVER_GROUP_SERVERS, type Severity } from '@app/domain';
-import { scopedCheck } from '../check-scope';
 import { DOC_URL, FORECAST_HINT, SEED } from '../doc-links.constants';
 import { nlbServerGroupRef } from '../nlb-index';
 import { count, QUOTA_RATIO_SETTINGS } from '../result.util';
-import { nlbViewOrSkip, pushNlbQuota } from './nlb-quota.util';
+import { nlbRegionCheck, pushNlbQuota } from './nlb-quota.util';
 
 const SEVERITY: Severity = 'warning';
 const ID = 'NLB_SERVER_GROUP_BACKEND_QUOTA';
@@ -14,7 +13,7 @@ const ID = 'NLB_SERVER_GROUP_BACKEND_QUOTA';
  * group (research/nlb.md 4), so a large cluster reaches it first. Counts the listed servers (ListServerGroupServers),
  * or `ServerCount` when it reports more. Region scope; a region whose NLB data was not read is skipped.
  */
-export const nlbServerGroupBackendQuotaRule = scopedCheck({
+export const nlbServerGroupBackendQuotaRule = nlbRegionCheck({
   id: ID,
   title: 'NLB server group servers vs the per-server-group quota',
   category: 'quota',
@@ -30,10 +29,7 @@ export const nlbServerGroupBackendQuotaRule = scopedCheck({
     `nodes with the backend-label annotation. ${FORECAST_HINT} ${DOC_URL.nlbQuotas}`,
   source: `${SEED.lbConsiderations} "Quota limits"; ${SEED.nlbQuotas} nlb_quota_servergroup_noeci_servers_num (default 400); CCM pkg/controller/service/nlbv2/server_groups.go buildClusterBackends`,
   settings: QUOTA_RATIO_SETTINGS,
-  scope: 'region',
-  needs: [],
-  check(re, out, r, ctx) {
-    if (!nlbViewOrSkip(re, out, r, ctx)) return;
+  check(_view, re, out, r, ctx) {
     for (const g of re.region.nlbServerGroups ?? []) {
       const used = Math.max(g.servers.length, g.serverCount ?? 0);
       pushNlbQuota(out, r, ctx, re.region, NLB_QUOTA_SERVER_GROUP_SERVERS, nlbServerGroupRef(re, g), used, `NLB server group ${g.serverGroupId} (${g.name || 'unnamed'}) has ${count(used, 'server')}`);

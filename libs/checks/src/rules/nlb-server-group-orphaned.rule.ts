@@ -1,10 +1,9 @@
 import { CCM_NAME_PREFIX, TAG_CCM_OWNER, TAG_CLUSTER_ID, needNlb, parseNlbNamedKey, type NlbServerGroup, type Severity } from '@app/domain';
-import { scopedCheck } from '../check-scope';
 import { DOC_URL, SEED } from '../doc-links.constants';
 import type { RegionEntry } from '../fleet-index';
 import { nlbServerGroupRef } from '../nlb-index';
 import { regionRef } from '../result.util';
-import { nlbViewOrSkip } from './nlb-quota.util';
+import { nlbRegionCheck } from './nlb-quota.util';
 import { findOwner } from './lb-orphaned.rule';
 
 const SEVERITY: Severity = 'warning';
@@ -31,7 +30,7 @@ function usedGroups(re: RegionEntry): Set<string> {
  * Every one holds a slot of the fixed 3,000 per region (NLB_SERVER_GROUP_QUOTA). Skipped when the NLB data or the
  * clusters to search were not read.
  */
-export const nlbServerGroupOrphanedRule = scopedCheck({
+export const nlbServerGroupOrphanedRule = nlbRegionCheck({
   id: ID,
   title: 'NLB server group left behind by a deleted NLB Service',
   category: 'ownership',
@@ -49,10 +48,7 @@ export const nlbServerGroupOrphanedRule = scopedCheck({
     `${SEED.lbConsiderations} (CCM manages an NLB's resources; quota limits); ${SEED.nlbQuotas} nlb_quota_servergroups_num; ` +
     'CCM pkg/controller/service/nlbv2/server_groups.go getServerGroupTag, ListNLBServerGroups; model_applier.go cleanup ' +
     '(commits 9e18cbf27 and cad3a50ec, fixed in v2.12.4)',
-  scope: 'region',
-  needs: [],
-  check(re, out, r, ctx) {
-    if (!nlbViewOrSkip(re, out, r, ctx)) return;
+  check(_view, re, out, r, ctx) {
     const groups = re.region.nlbServerGroups ?? [];
     if (groups.length === 0) {
       out.push(r.pass(regionRef(re), `${re.region.regionId} of account ${re.account.accountId} has no NLB server group`));

@@ -1,8 +1,7 @@
 import { NLB_QUOTA_SERVER_GROUPS, type Severity } from '@app/domain';
-import { scopedCheck } from '../check-scope';
 import { DOC_URL, FORECAST_HINT, SEED } from '../doc-links.constants';
 import { count, QUOTA_RATIO_SETTINGS, regionRef } from '../result.util';
-import { nlbViewOrSkip, pushNlbQuota } from './nlb-quota.util';
+import { nlbRegionCheck, pushNlbQuota } from './nlb-quota.util';
 
 const SEVERITY: Severity = 'warning';
 const ID = 'NLB_SERVER_GROUP_QUOTA';
@@ -13,7 +12,7 @@ const ID = 'NLB_SERVER_GROUP_QUOTA';
  * v2.12.4 fix, or by `preserve-lb-on-delete`, still hold slots (NLB_SERVER_GROUP_ORPHANED). Every group
  * ListServerGroups lists counts, used by an NLB or not. Region scope; skipped where the NLB data was not read.
  */
-export const nlbServerGroupQuotaRule = scopedCheck({
+export const nlbServerGroupQuotaRule = nlbRegionCheck({
   id: ID,
   title: 'NLB server groups per region vs the fixed server-group quota',
   category: 'quota',
@@ -29,10 +28,7 @@ export const nlbServerGroupQuotaRule = scopedCheck({
     `another region or account: the quota cannot be increased. ${FORECAST_HINT} ${DOC_URL.nlbQuotas}`,
   source: `${SEED.lbConsiderations} "Quota limits"; ${SEED.nlbQuotas} nlb_quota_servergroups_num (3,000, not adjustable); CCM pkg/controller/service/nlbv2/model_applier.go cleanup (server-group leak fixed in v2.12.4)`,
   settings: QUOTA_RATIO_SETTINGS,
-  scope: 'region',
-  needs: [],
-  check(re, out, r, ctx) {
-    if (!nlbViewOrSkip(re, out, r, ctx)) return;
+  check(_view, re, out, r, ctx) {
     const groups = re.region.nlbServerGroups ?? [];
     const unused = groups.filter((g) => g.relatedLoadBalancerIds.length === 0).length;
     pushNlbQuota(out, r, ctx, re.region, NLB_QUOTA_SERVER_GROUPS, regionRef(re), groups.length, `${re.region.regionId} of account ${re.account.accountId} has ${count(groups.length, 'NLB server group')} (${unused} used by no NLB)`, { unusedServerGroups: unused });
