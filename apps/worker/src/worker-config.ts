@@ -17,6 +17,8 @@ export interface WorkerConfig {
   schedule: FleetAuditConfig['schedule'];
   /** Weekly report: cron (`false`: off), webhook and link base. */
   reports: FleetAuditConfig['reports'];
+  /** Retention: cron (`false`: off), policy, rows per DELETE. */
+  retention: FleetAuditConfig['retention'];
   log: FleetAuditConfig['log'];
 }
 
@@ -34,6 +36,7 @@ export function loadWorkerConfig(env: Environment): WorkerConfig {
     queues: c.queues,
     schedule: c.schedule,
     reports: c.reports,
+    retention: c.retention,
     log: c.log,
   };
 }
@@ -84,6 +87,11 @@ export function workerOptionsFromConfig(
       ...(config.reports.webhookUrl !== undefined
         ? { webhook: { url: config.reports.webhookUrl, ...(config.reports.linkBase !== undefined ? { linkBase: config.reports.linkBase } : {}) } }
         : {}),
+    },
+    retention: {
+      schedule: config.retention.cron,
+      policy: { rawHours: config.retention.rawHours, dailyDays: config.retention.dailyDays, weeklyWeeks: config.retention.weeklyWeeks, quotaDays: config.retention.quotaDays },
+      batchRows: config.retention.batchRows,
     },
   };
 }

@@ -14,6 +14,7 @@ import type { RateLimiterFactory } from './scan/rate-limiter.factory';
 import { ScanReconcilerService } from './schedule/scan-reconciler.service';
 import { ScanScheduleCron } from './schedule/scan-schedule.cron';
 import { ReportScheduleCron } from './schedule/report-schedule.cron';
+import { RetentionScheduleCron } from './schedule/retention-schedule.cron';
 import { ScanSchedulerService } from './schedule/scan-scheduler.service';
 import {
   SCAN_CLIENT,
@@ -68,6 +69,7 @@ export class WorkerModule {
         ScanSchedulerService,
         ScanScheduleCron,
         ReportScheduleCron,
+        RetentionScheduleCron,
         ScanReconcilerService,
       ],
     };

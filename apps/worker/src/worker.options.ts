@@ -6,6 +6,7 @@ import type { DestinationStream } from 'pino';
 import type { LogLevelName } from '@app/telemetry';
 import type { LogLevel } from '@nestjs/common';
 import type { ReportWebhookOptions } from '@app/reports';
+import { assertRetentionPolicy, DEFAULT_RETENTION_POLICY, type RetentionPolicy } from '@app/store';
 import type { PartialAuditSettings } from '@app/checks';
 import type { ApiRateLimiter, RateLimiterOptions } from '@app/collectors';
 import type { DistributedScanSource, JobName, ScanJobPolicy } from '@app/queue';
@@ -96,6 +97,12 @@ export interface WorkerOptions {
   rateLimiterFor?: (budget: RateLimiterOptions) => ApiRateLimiter;
   /** Weekly compliance report: schedule (default Monday 06:00 UTC), scope and webhook (libs/reports). */
   reports?: WorkerReportOptions;
+  /**
+   * Retention (libs/store RetentionService, README "Retention"): cron with seconds in UTC (default `false`: off;
+   * `fleet-audit worker` takes RETENTION_SCHEDULE, hourly at :17), the policy (default DEFAULT_RETENTION_POLICY)
+   * and the most rows one DELETE removes (default 5000).
+   */
+  retention?: { schedule?: string | false; policy?: RetentionPolicy; batchRows?: number };
   /** Nest log levels (default errors and warnings; `false` silent). Ignored when `log` is set. */
   logger?: LogLevel[] | false;
   /**
@@ -116,10 +123,11 @@ export interface WorkerOptions {
 export interface ResolvedWorkerOptions extends Required<
   Omit<
     WorkerOptions,
-    'prefix' | 'settings' | 'rateLimiterFor' | 'name' | 'concurrency' | 'reconcile' | 'policies' | 'scanLease' | 'reports' | 'log' | 'health'
+    'prefix' | 'settings' | 'rateLimiterFor' | 'name' | 'concurrency' | 'reconcile' | 'policies' | 'scanLease' | 'reports' | 'retention' | 'log' | 'health'
   >
 > {
   reports: { schedule: string | false; accounts?: string[]; webhook?: ReportWebhookOptions };
+  retention: { schedule: string | false; policy: RetentionPolicy; batchRows: number };
   scanLease?: { leaseMs?: number; intervalMs?: number };
   log?: WorkerOptions['log'];
   prefix?: string;
@@ -162,6 +170,11 @@ export function resolveWorkerOptions(o: WorkerOptions): ResolvedWorkerOptions {
       ...(o.reports?.accounts ? { accounts: o.reports.accounts } : {}),
       ...(o.reports?.webhook ? { webhook: o.reports.webhook } : {}),
     },
+    retention: {
+      schedule: o.retention?.schedule ?? false,
+      policy: o.retention?.policy ?? { ...DEFAULT_RETENTION_POLICY },
+      batchRows: o.retention?.batchRows ?? 5_000,
+    },
     scopeLockTtlMs: o.scopeLockTtlMs ?? 6 * 3_600_000,
     reconcile:
       o.reconcile === false
@@ -187,7 +200,9 @@ export function resolveWorkerOptions(o: WorkerOptions): ResolvedWorkerOptions {
     ['stalledIntervalMs', resolved.stalledIntervalMs],
     ['maxStalledCount', resolved.maxStalledCount],
     ['scopeLockTtlMs', resolved.scopeLockTtlMs],
+    ['retention.batchRows', resolved.retention.batchRows],
   ];
+  assertRetentionPolicy(resolved.retention.policy);
   for (const [name, n] of positive) {
     if (!Number.isInteger(n) || n < 1) throw new RangeError(`${name} must be a positive integer, got ${n}`);
   }

@@ -21,6 +21,8 @@ export interface FleetAuditConfig {
   schedule: { configPaths: string[]; cron: string; reconcileIntervalMs: number };
   /** Weekly report: cron (`false`: off), webhook and link base. */
   reports: { cron: string | false; webhookUrl?: string; linkBase?: string };
+  /** Retention (README "Retention"): cron (`false`: off), the policy (`weeklyWeeks` null: forever), rows per DELETE. */
+  retention: { cron: string | false; rawHours: number; dailyDays: number; weeklyWeeks: number | null; quotaDays: number; batchRows: number };
   /** `trustProxy`: Express 'trust proxy' (false: the socket peer is the client). */
   api: { token?: string; tokenHashKey?: string; port: number; host: string; trustProxy: number | string | false };
   /** The in-process scan queue of `serve` (no Redis): scans that may wait behind the running one. */
@@ -120,6 +122,14 @@ function mapConfig(v: EnvValues): FleetAuditConfig {
       reconcileIntervalMs: withDefault(v, 'SCAN_RECONCILE_INTERVAL_MS'),
     },
     reports: optional({ cron: withDefault(v, 'REPORT_SCHEDULE'), webhookUrl: v.REPORT_WEBHOOK_URL, linkBase: v.REPORT_LINK_BASE }),
+    retention: {
+      cron: withDefault(v, 'RETENTION_SCHEDULE'),
+      rawHours: withDefault(v, 'RETENTION_RAW_HOURS'),
+      dailyDays: withDefault(v, 'RETENTION_DAILY_DAYS'),
+      weeklyWeeks: withDefault(v, 'RETENTION_WEEKLY_WEEKS'),
+      quotaDays: withDefault(v, 'RETENTION_QUOTA_DAYS'),
+      batchRows: withDefault(v, 'RETENTION_BATCH_ROWS'),
+    },
     api: optional({ token: v.API_TOKEN, tokenHashKey: v.TOKEN_HASH_KEY, port: withDefault(v, 'API_PORT'), host: withDefault(v, 'API_HOST'), trustProxy: withDefault(v, 'API_TRUST_PROXY') }),
     graphql: { sandbox: withDefault(v, 'GRAPHQL_SANDBOX'), maxCost: withDefault(v, 'GRAPHQL_MAX_COST'), maxDepth: withDefault(v, 'GRAPHQL_MAX_DEPTH'), maxQueryBytes: withDefault(v, 'GRAPHQL_MAX_QUERY_BYTES'), ...(v.GRAPHQL_INTROSPECTION !== undefined ? { introspection: v.GRAPHQL_INTROSPECTION } : {}) },
     scans: { queueDepth: withDefault(v, 'SCAN_QUEUE_DEPTH') },

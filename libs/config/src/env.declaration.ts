@@ -16,7 +16,7 @@ import { z } from 'zod';
 export type ProcessName = 'api' | 'worker' | 'cli';
 
 /** Namespaces of `FleetAuditConfig`, one per concern. */
-export type ConfigNamespace = 'database' | 'redis' | 'queues' | 'schedule' | 'reports' | 'api' | 'graphql' | 'scans' | 'log' | 'cli' | 'collector';
+export type ConfigNamespace = 'database' | 'redis' | 'queues' | 'schedule' | 'reports' | 'retention' | 'api' | 'graphql' | 'scans' | 'log' | 'cli' | 'collector';
 
 /** Accepted `LOG_LEVEL` values (pino's), lowest first; `silent` turns logging off. */
 export const LOG_LEVELS = ['trace', 'debug', 'info', 'warn', 'error', 'fatal', 'silent'] as const;
@@ -207,6 +207,66 @@ export const ENV_VARS = {
     secret: false,
     usedBy: ['worker', 'cli'],
     schema: httpUrl,
+  }),
+  RETENTION_SCHEDULE: declare({
+    namespace: 'retention',
+    description: 'cron (with seconds, UTC) of the retention run that thins old scans (README "Retention"); `off`: none',
+    shape: 'a cron expression of 5 or 6 fields, or off',
+    default: '0 17 * * * *',
+    secret: false,
+    usedBy: ['worker', 'cli'],
+    schema: z
+      .string()
+      .regex(/^(off|\S+( \S+){4,5})$/, 'must be a cron expression of 5 or 6 fields, or off')
+      .transform((s): string | false => (s === 'off' ? false : s)),
+  }),
+  RETENTION_RAW_HOURS: declare({
+    namespace: 'retention',
+    description: 'keep every scan this many hours',
+    shape: 'an integer >= 24 (hours)',
+    default: '48',
+    secret: false,
+    usedBy: ['worker', 'cli'],
+    schema: positiveInt('hours').pipe(z.number().min(24, 'must be at least 24 (hours): a day is over before it is thinned')),
+  }),
+  RETENTION_DAILY_DAYS: declare({
+    namespace: 'retention',
+    description: "then keep the last scan of each UTC day this many days (92 covers the weekly report's 12 weeks and its diff base)",
+    shape: 'an integer >= 7 (days)',
+    default: '92',
+    secret: false,
+    usedBy: ['worker', 'cli'],
+    schema: positiveInt('days').pipe(z.number().min(7, 'must be at least 7 (days): a week is over before it is thinned')),
+  }),
+  RETENTION_WEEKLY_WEEKS: declare({
+    namespace: 'retention',
+    description: 'then keep the last scan of each ISO week this many weeks; `forever`: never delete weekly scans',
+    shape: 'a positive integer (weeks), or forever',
+    default: '52',
+    secret: false,
+    usedBy: ['worker', 'cli'],
+    schema: z
+      .string()
+      .regex(/^(forever|[1-9]\d*)$/, 'must be a positive integer (weeks) or forever')
+      .transform((s): number | null => (s === 'forever' ? null : Number(s))),
+  }),
+  RETENTION_QUOTA_DAYS: declare({
+    namespace: 'retention',
+    description: 'keep the quota samples of every scan this many days (the forecast trend window, 14 days, plus a day); older ones follow the scans kept',
+    shape: 'a positive integer (days)',
+    default: '15',
+    secret: false,
+    usedBy: ['worker', 'cli'],
+    schema: positiveInt('days'),
+  }),
+  RETENTION_BATCH_ROWS: declare({
+    namespace: 'retention',
+    description: 'most rows one retention DELETE removes (each batch is its own short transaction)',
+    shape: 'a positive integer (rows)',
+    default: '5000',
+    secret: false,
+    usedBy: ['worker', 'cli'],
+    schema: positiveInt('rows'),
   }),
   API_TOKEN: declare({
     namespace: 'api',

@@ -13,7 +13,7 @@ import {
   type Waiver,
 } from '@app/domain';
 import { DEFAULT_TREND_SETTINGS, forecastTrends, type QuotaSeries } from '@app/forecast';
-import { SYSTEM_PRINCIPAL, type Store } from '@app/store';
+import { SYSTEM_PRINCIPAL, dayEndOf, type Store, type StoredScanListItem } from '@app/store';
 import { REPORT_PERIOD_DAYS, REPORT_TREND_WEEKS, type QuotaForecastInput, type ReportInput } from './report.builder';
 
 /** A writable copy of a readonly array type. */
@@ -54,7 +54,7 @@ export async function loadReportInput(store: Store, opts: StoreReportOptions = {
   const end = last ? new Date(last.startedAt) : (opts.until ?? now);
   const start = opts.since ?? new Date(end.getTime() - REPORT_PERIOD_DAYS * DAY_MS);
   const endScan = last && new Date(last.startedAt).getTime() > start.getTime() ? last : undefined;
-  const [prev] = await store.scans.succeededBetween({ until: start, limit: 1 });
+  const prev = await retainedScanAt(store, start);
 
   let current: ReportInput['current'] = null;
   let forecasts: QuotaForecastInput[] | null = null;
@@ -70,7 +70,7 @@ export async function loadReportInput(store: Store, opts: StoreReportOptions = {
   const trend: Mutable<ReportInput['trend']> = [];
   for (let k = REPORT_TREND_WEEKS - 1; k >= 0; k--) {
     const weekEnding = new Date(end.getTime() - k * 7 * DAY_MS);
-    const [scan] = await store.scans.succeededBetween({ from: new Date(weekEnding.getTime() - 7 * DAY_MS + 1), until: weekEnding, limit: 1 });
+    const scan = await retainedScanAt(store, weekEnding, new Date(weekEnding.getTime() - 7 * DAY_MS + 1));
     trend.push({ weekEnding, scanId: scan?.id ?? null, counts: scan ? await store.findings.countsByCheckAndSeverity(scan.id, SYSTEM_PRINCIPAL, accounts) : null });
   }
   if (endScan) {
@@ -94,6 +94,25 @@ export async function loadReportInput(store: Store, opts: StoreReportOptions = {
     asOf: now,
     generatedAt: opts.generatedAt ?? now,
   };
+}
+
+/**
+ * The latest succeeded scan at or before `until` (and at or after `from`) that is the last succeeded scan of its UTC
+ * day: the scan retention keeps for that day (libs/store planRetention; days end at midnight, included). When the
+ * latest scan at `until` has a later one the same day (hourly scans), the last scan of the day before is taken, so
+ * the report reads the same scans whether or not retention has thinned the store; a scan that is alone on its day
+ * (daily or weekly scans) is taken as before.
+ */
+export async function retainedScanAt(store: Store, until: Date, from?: Date): Promise<StoredScanListItem | undefined> {
+  const range = from ? { from } : {};
+  const [c] = await store.scans.succeededBetween({ ...range, until, limit: 1 });
+  if (!c) return undefined;
+  const dayEnd = dayEndOf(new Date(c.startedAt).getTime());
+  if (dayEnd <= until.getTime()) return c;
+  const [later] = await store.scans.succeededBetween({ from: new Date(until.getTime() + 1), until: new Date(dayEnd), limit: 1 });
+  if (!later) return c;
+  const [dayBefore] = await store.scans.succeededBetween({ ...range, until: new Date(dayEnd - DAY_MS), limit: 1 });
+  return dayBefore;
 }
 
 /** Group samples into series and forecast them (libs/forecast). */

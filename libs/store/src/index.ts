@@ -15,6 +15,18 @@ export { QuotaUsageRepository, QUOTA_ROWS_PER_INSERT, type QuotaHistoryQuery, ty
 export { ScanSnapshotRepository, type StoredSnapshot } from './scan-snapshot.repository';
 export { FleetGraphRepository, type EcsInstanceListFilter, type GraphAccount, type LoadBalancerListFilter, type NlbListFilter } from './fleet-graph.repository';
 export { MAX_GRAPH_PAGE, type GraphEdge, type GraphPage, type GraphPageArgs } from './keyset-page.util';
+export {
+  DEFAULT_RETENTION_POLICY,
+  assertRetentionPolicy,
+  dayEndOf,
+  planRetention,
+  weekEndOf,
+  type RetentionPlan,
+  type RetentionPolicy,
+  type RetentionScan,
+} from './retention.policy';
+export { PRUNED_SCAN_TABLES, RetentionRepository, type RemovedRows, type RetentionCounter, type RetentionTable } from './retention.repository';
+export { RetentionService, type RetentionRunOptions, type RetentionRunResult } from './retention.service';
 export { withTransaction } from './transaction.util';
 export { isConnectionLoss, withStoreRetry, type StoreRetryOptions } from './store-retry.util';
 export { StoreError, redactConnectionString, type StoreErrorCode } from './store.exception';

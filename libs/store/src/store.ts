@@ -1,4 +1,6 @@
 import { Pool } from 'pg';
+import { RetentionRepository } from './retention.repository';
+import { RetentionService } from './retention.service';
 import { ApiTokenRepository } from './api-token.repository';
 import { MIN_TOKEN_HASH_KEY_LENGTH } from './api-token.util';
 import { FindingRepository } from './finding.repository';
@@ -70,6 +72,10 @@ export class Store {
   readonly graph: FleetGraphRepository;
   /** The data generations read caches key on (findings, waivers): read once per request that uses a cache. */
   readonly generations: ReadGenerations;
+  /** Retention: which scans to keep, batched removal, its counters (issue 22 item 1). */
+  readonly retention: RetentionService;
+  /** The SQL under `retention` (counters, database size). */
+  readonly retentionRows: RetentionRepository;
 
   private constructor(
     private readonly pool: Pool,
@@ -89,6 +95,8 @@ export class Store {
     this.apiTokens = new ApiTokenRepository(pool, tokenHashKey);
     this.scanDiffs = new ScanDiffRepository(pool);
     this.generations = new ReadGenerations(pool);
+    this.retentionRows = new RetentionRepository(pool);
+    this.retention = new RetentionService(this.retentionRows);
   }
 
   /**
