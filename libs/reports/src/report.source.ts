@@ -13,7 +13,7 @@ import {
   type Waiver,
 } from '@app/domain';
 import { DEFAULT_TREND_SETTINGS, forecastTrends, type QuotaSeries } from '@app/forecast';
-import { SYSTEM_PRINCIPAL, dayEndOf, type Store, type StoredScanListItem } from '@app/store';
+import { SYSTEM_PRINCIPAL, dayStartOf, type Store, type StoredScanListItem } from '@app/store';
 import { REPORT_PERIOD_DAYS, REPORT_TREND_WEEKS, type QuotaForecastInput, type ReportInput } from './report.builder';
 
 /** A writable copy of a readonly array type. */
@@ -98,7 +98,7 @@ export async function loadReportInput(store: Store, opts: StoreReportOptions = {
 
 /**
  * The latest succeeded scan at or before `until` (and at or after `from`) that is the last succeeded scan of its UTC
- * day: the scan retention keeps for that day (libs/store planRetention; days end at midnight, included). When the
+ * day (UTC): the scan retention keeps for that day (libs/store planRetention). When the
  * latest scan at `until` has a later one the same day (hourly scans), the last scan of the day before is taken, so
  * the report reads the same scans whether or not retention has thinned the store; a scan that is alone on its day
  * (daily or weekly scans) is taken as before.
@@ -107,11 +107,12 @@ export async function retainedScanAt(store: Store, until: Date, from?: Date): Pr
   const range = from ? { from } : {};
   const [c] = await store.scans.succeededBetween({ ...range, until, limit: 1 });
   if (!c) return undefined;
-  const dayEnd = dayEndOf(new Date(c.startedAt).getTime());
-  if (dayEnd <= until.getTime()) return c;
-  const [later] = await store.scans.succeededBetween({ from: new Date(until.getTime() + 1), until: new Date(dayEnd), limit: 1 });
+  const dayStart = dayStartOf(new Date(c.startedAt).getTime());
+  const lastMs = dayStart + DAY_MS - 1;
+  if (lastMs <= until.getTime()) return c;
+  const [later] = await store.scans.succeededBetween({ from: new Date(until.getTime() + 1), until: new Date(lastMs), limit: 1 });
   if (!later) return c;
-  const [dayBefore] = await store.scans.succeededBetween({ ...range, until: new Date(dayEnd - DAY_MS), limit: 1 });
+  const [dayBefore] = await store.scans.succeededBetween({ ...range, until: new Date(dayStart - 1), limit: 1 });
   return dayBefore;
 }
 

@@ -18,9 +18,9 @@ export { MAX_GRAPH_PAGE, type GraphEdge, type GraphPage, type GraphPageArgs } fr
 export {
   DEFAULT_RETENTION_POLICY,
   assertRetentionPolicy,
-  dayEndOf,
+  dayStartOf,
   planRetention,
-  weekEndOf,
+  weekStartOf,
   type RetentionPlan,
   type RetentionPolicy,
   type RetentionScan,

@@ -10,9 +10,9 @@
  * kept) while younger than `quotaDays`, so quota trends read every sample of their window; older, it is deleted.
  * Running scans and the latest succeeded scan are never touched, whatever their age.
  *
- * Days and weeks end at UTC midnight and include it: day D is (midnight before D, midnight ending D], so the last
- * scan of a day is also "the latest succeeded scan at or before that midnight", which is how the weekly report
- * picks its past scans (libs/reports `retainedPointAt`). That is what keeps the report unchanged by retention.
+ * Days are UTC calendar days and weeks ISO weeks (from Monday 00:00 UTC). The weekly report reads past scans as
+ * "the latest succeeded scan at a time that is the last of its day" (libs/reports `retainedScanAt`), so it reads
+ * the same scans whether or not retention has run.
  */
 
 /** One scan as the planner sees it. */
@@ -62,19 +62,19 @@ const DAY_MS = 86_400_000;
 const MONDAY_EPOCH_MS = 4 * DAY_MS;
 
 /**
- * The UTC midnight that ends the day holding `t` (epoch ms): `t` itself when it is a midnight.
+ * The UTC midnight starting the day holding `t` (epoch ms); the day is [that midnight, the next one).
  * @returns epoch ms
  */
-export function dayEndOf(t: number): number {
-  return Math.ceil(t / DAY_MS) * DAY_MS;
+export function dayStartOf(t: number): number {
+  return Math.floor(t / DAY_MS) * DAY_MS;
 }
 
 /**
- * The UTC midnight starting the Monday that ends the ISO week holding `t`: `t` itself when it is that instant.
+ * The Monday 00:00 UTC starting the ISO week holding `t` (epoch ms); the week is [that instant, a week later).
  * @returns epoch ms
  */
-export function weekEndOf(t: number): number {
-  return Math.ceil((t - MONDAY_EPOCH_MS) / (7 * DAY_MS)) * 7 * DAY_MS + MONDAY_EPOCH_MS;
+export function weekStartOf(t: number): number {
+  return Math.floor((t - MONDAY_EPOCH_MS) / (7 * DAY_MS)) * 7 * DAY_MS + MONDAY_EPOCH_MS;
 }
 
 /**
@@ -106,7 +106,7 @@ export function planRetention(scans: readonly RetentionScan[], now: number, poli
   for (const s of scans) {
     if (s.status !== 'succeeded') continue;
     if (!latest || later(s, latest)) latest = s;
-    for (const key of [`d${dayEndOf(s.startedAt)}`, `w${weekEndOf(s.startedAt)}`]) {
+    for (const key of [`d${dayStartOf(s.startedAt)}`, `w${weekStartOf(s.startedAt)}`]) {
       const cur = lastOf.get(key);
       if (!cur || later(s, cur)) lastOf.set(key, s);
     }
@@ -118,8 +118,8 @@ export function planRetention(scans: readonly RetentionScan[], now: number, poli
       s.status === 'running' ||
       s === latest ||
       age < policy.rawHours * HOUR_MS ||
-      (age < policy.dailyDays * DAY_MS && lastOf.get(`d${dayEndOf(s.startedAt)}`) === s) ||
-      ((policy.weeklyWeeks === null || age < policy.weeklyWeeks * 7 * DAY_MS) && lastOf.get(`w${weekEndOf(s.startedAt)}`) === s);
+      (age < policy.dailyDays * DAY_MS && lastOf.get(`d${dayStartOf(s.startedAt)}`) === s) ||
+      ((policy.weeklyWeeks === null || age < policy.weeklyWeeks * 7 * DAY_MS) && lastOf.get(`w${weekStartOf(s.startedAt)}`) === s);
     if (whole) plan.keep.push(s.id);
     else if (s.status === 'succeeded' && age < policy.quotaDays * DAY_MS) {
       if (!s.pruned) plan.prune.push(s.id);

@@ -61,7 +61,8 @@ export class RetentionRepository {
     const tables: RetentionTable[] = [...PRUNED_SCAN_TABLES, ...(withQuota ? (['quota_usage'] as const) : [])];
     for (const t of tables) {
       const { rows } = await this.pool.query<{ n: string }>(`SELECT count(*) AS n FROM ${t} WHERE scan_id = ANY($1::uuid[])`, [scanIds]);
-      out[t] = Number(rows[0]?.n ?? 0);
+      const n = Number(rows[0]?.n ?? 0);
+      if (n > 0) out[t] = n;
     }
     if (withQuota) out.scans = scanIds.length;
     return out;

@@ -58,11 +58,15 @@ export class RetentionService {
     let deleted = 0;
     for (const id of plan.prune) {
       const r = await this.repo.prune(id, opts.batchRows);
-      if (r) (pruned++, parts.push(r));
+      if (!r) continue;
+      pruned++;
+      parts.push(r);
     }
     for (const id of plan.delete) {
       const r = await this.repo.delete(id, opts.batchRows);
-      if (r?.scans) (deleted++, parts.push(r));
+      if (!r?.scans) continue;
+      deleted++;
+      parts.push(r);
     }
     const rows = sumRows(parts);
     await this.repo.record({ ...rows, 'run:runs': 1, 'run:scans_pruned': pruned, 'run:scans_deleted': deleted }, opts.now);
