@@ -45,6 +45,12 @@ describe(loadWorkerConfig.name, () => {
       REPORT_SCHEDULE: 'off',
       REPORT_WEBHOOK_URL: 'https://hooks.example.com/weekly',
       REPORT_LINK_BASE: 'https://audit.example.com',
+      RETENTION_SCHEDULE: 'off',
+      RETENTION_RAW_HOURS: '72',
+      RETENTION_DAILY_DAYS: '30',
+      RETENTION_WEEKLY_WEEKS: 'forever',
+      RETENTION_QUOTA_DAYS: '',
+      RETENTION_BATCH_ROWS: '100',
     });
     expect(c).toEqual({
       database: { url: required.DATABASE_URL },
@@ -58,8 +64,11 @@ describe(loadWorkerConfig.name, () => {
       },
       schedule: { configPaths: ['a.yaml', 'b.json'], cron: '*/5 * * * * *', reconcileIntervalMs: 30_000 },
       reports: { cron: false, webhookUrl: 'https://hooks.example.com/weekly', linkBase: 'https://audit.example.com' },
+      retention: { cron: false, rawHours: 72, dailyDays: 30, weeklyWeeks: null, quotaDays: 15, batchRows: 100 },
       log: { level: 'info' },
     });
+    expect(() => loadWorkerConfig({ ...required, RETENTION_RAW_HOURS: '12' })).toThrow(/RETENTION_RAW_HOURS must be at least 24/);
+    expect(() => loadWorkerConfig({ ...required, RETENTION_WEEKLY_WEEKS: '0' })).toThrow(/RETENTION_WEEKLY_WEEKS must be a positive integer \(weeks\) or forever/);
     expect(() => loadWorkerConfig({ ...required, REPORT_SCHEDULE: 'mondays' })).toThrow(/REPORT_SCHEDULE must be a cron expression/);
     const hooked = workerOptionsFromConfig(loadWorkerConfig({ ...required, REPORT_WEBHOOK_URL: 'http://127.0.0.1:9/h' }), () => ({}) as ScanConfig);
     expect(hooked.reports).toEqual({ schedule: '0 0 6 * * 1', webhook: { url: 'http://127.0.0.1:9/h' } });

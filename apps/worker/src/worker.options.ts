@@ -16,6 +16,8 @@ export const DEFAULT_SCAN_SCHEDULE = '0 0 * * * *';
 
 /** Monday 06:00 UTC (cron with seconds): the weekly report's default schedule. */
 export const DEFAULT_REPORT_SCHEDULE = '0 0 6 * * 1';
+/** Default retention cron: daily at 03:17 UTC (RETENTION_SCHEDULE's default). */
+export const DEFAULT_RETENTION_SCHEDULE = '0 17 3 * * *';
 
 /** Weekly report schedule and delivery of a worker. */
 export interface WorkerReportOptions {
@@ -98,9 +100,9 @@ export interface WorkerOptions {
   /** Weekly compliance report: schedule (default Monday 06:00 UTC), scope and webhook (libs/reports). */
   reports?: WorkerReportOptions;
   /**
-   * Retention (libs/store RetentionService, README "Retention"): cron with seconds in UTC (default `false`: off;
-   * `fleet-audit worker` takes RETENTION_SCHEDULE, hourly at :17), the policy (default DEFAULT_RETENTION_POLICY)
-   * and the most rows one DELETE removes (default 5000).
+   * Retention (libs/store RetentionService, README "Retention"): cron with seconds in UTC (default daily 03:17, as
+   * RETENTION_SCHEDULE; `false`: off), the policy (default DEFAULT_RETENTION_POLICY) and the most rows one DELETE
+   * removes (default 5000).
    */
   retention?: { schedule?: string | false; policy?: RetentionPolicy; batchRows?: number };
   /** Nest log levels (default errors and warnings; `false` silent). Ignored when `log` is set. */
@@ -171,7 +173,7 @@ export function resolveWorkerOptions(o: WorkerOptions): ResolvedWorkerOptions {
       ...(o.reports?.webhook ? { webhook: o.reports.webhook } : {}),
     },
     retention: {
-      schedule: o.retention?.schedule ?? false,
+      schedule: o.retention?.schedule ?? DEFAULT_RETENTION_SCHEDULE,
       policy: o.retention?.policy ?? { ...DEFAULT_RETENTION_POLICY },
       batchRows: o.retention?.batchRows ?? 5_000,
     },

@@ -55,6 +55,7 @@ describe(loadConfig.name, () => {
       queues: { crawlConcurrency: 4, analyzeConcurrency: 1, lockDurationMs: 30_000, stalledIntervalMs: 30_000, shutdownGraceMs: 25_000 },
       schedule: { configPaths: [], cron: '0 0 * * * *', reconcileIntervalMs: 30_000 },
       reports: { cron: '0 0 6 * * 1' },
+      retention: { cron: '0 17 3 * * *', rawHours: 48, dailyDays: 92, weeklyWeeks: 52, quotaDays: 15, batchRows: 5000 },
       api: { token: TOKEN, port: 3000, host: '127.0.0.1', trustProxy: false },
       graphql: { sandbox: false, maxCost: 1000, maxDepth: 8, maxQueryBytes: 32768 },
       scans: { queueDepth: 4 },

@@ -210,9 +210,9 @@ export const ENV_VARS = {
   }),
   RETENTION_SCHEDULE: declare({
     namespace: 'retention',
-    description: 'cron (with seconds, UTC) of the retention run that thins old scans (README "Retention"); `off`: none',
+    description: 'cron (with seconds, UTC) of the retention run that thins old scans (daily 03:17, README "Retention"); `off`: none',
     shape: 'a cron expression of 5 or 6 fields, or off',
-    default: '0 17 * * * *',
+    default: '0 17 3 * * *',
     secret: false,
     usedBy: ['worker', 'cli'],
     schema: z

@@ -55,6 +55,33 @@ describe('renderFleetMetrics', () => {
     for (const n of names) expect(FLEET_METRIC_NAMES as readonly (string | undefined)[]).toContain(n);
   });
 
+  it('exports the database size and the retention counters (runs left out of the row counter)', async () => {
+    const text = await renderFleetMetrics({
+      latest: null,
+      lastFinished: null,
+      storage: {
+        databaseBytes: 123_456_789,
+        removed: [
+          { kind: 'findings', removed: 40 },
+          { kind: 'graph_services', removed: 9 },
+          { kind: 'run:runs', removed: 3 },
+          { kind: 'run:scans_pruned', removed: 5 },
+          { kind: 'run:scans_deleted', removed: 2 },
+        ],
+        lastRunAt: '2026-04-16T03:17:00.000Z',
+      },
+    });
+    expect(value(text, 'fleet_audit_database_size_bytes')).toBe(123_456_789);
+    expect(value(text, 'fleet_audit_retention_removed_rows_total{table="findings"}')).toBe(40);
+    expect(value(text, 'fleet_audit_retention_removed_rows_total{table="graph_services"}')).toBe(9);
+    expect(samples(text).filter((l) => l.includes('run:'))).toEqual([]);
+    expect(value(text, 'fleet_audit_retention_scans_removed_total{kind="pruned"}')).toBe(5);
+    expect(value(text, 'fleet_audit_retention_scans_removed_total{kind="deleted"}')).toBe(2);
+    expect(value(text, 'fleet_audit_retention_last_run_timestamp_seconds')).toBe(Date.parse('2026-04-16T03:17:00Z') / 1000);
+    const names = new Set(samples(text).map((l) => /^[a-z_]+/.exec(l)?.[0]));
+    for (const n of names) expect(FLEET_METRIC_NAMES as readonly (string | undefined)[]).toContain(n);
+  });
+
   it('exports quota exhaustion forecasts per quantile (null answers left out)', async () => {
     const text = await renderFleetMetrics({
       latest: {

@@ -8,7 +8,7 @@
  * ratios as 0..1). Labels use the check ids of checks.md, a public contract. The alert rules in
  * `deploy/prometheus/fleet-audit.rules.yml` are written against these names.
  */
-import { Gauge, Registry } from 'prom-client';
+import { Counter, Gauge, Registry } from 'prom-client';
 import type { CoverageEntry, QuotaUsageSample, Severity } from '@app/domain';
 
 /** Names of every metric `renderFleetMetrics` can export (the alert rules test reads this list). */
@@ -31,6 +31,10 @@ export const FLEET_METRIC_NAMES = [
   'fleet_audit_reports',
   'fleet_audit_report_deliveries_failed',
   'fleet_audit_last_report_timestamp_seconds',
+  'fleet_audit_database_size_bytes',
+  'fleet_audit_retention_removed_rows_total',
+  'fleet_audit_retention_scans_removed_total',
+  'fleet_audit_retention_last_run_timestamp_seconds',
 ] as const;
 
 /** The data a scrape renders (read from the store by the caller). */
@@ -76,6 +80,11 @@ export interface FleetMetricsInput {
   waivers?: Readonly<Record<'active' | 'expiring' | 'expired' | 'stale', number>>;
   /** Stored weekly reports: counts per delivery status, and when the latest was built (ISO 8601); absent: not exported. */
   reports?: { byDelivery: Readonly<Record<string, number>>; latestCreatedAt: string | null };
+  /**
+   * The store's size and what retention removed (README "Retention"); absent: not exported. `removed` are the
+   * cumulative counters of migration 1798700000000's `retention_removed` (table names, and `run:*` kinds).
+   */
+  storage?: { databaseBytes: number; removed: ReadonlyArray<{ kind: string; removed: number }>; lastRunAt: string | null };
   /** The most recently started scan that ended (succeeded or failed), or null. */
   lastFinished: { status: 'succeeded' | 'failed'; startedAt: string; finishedAt: string | null } | null;
   /**
@@ -189,10 +198,25 @@ export async function renderFleetMetrics(input: FleetMetricsInput): Promise<stri
     }
   }
   if (input.waivers) for (const [state, n] of Object.entries(input.waivers)) waivers.set({ state }, n);
+  if (input.storage) renderStorage(registry, input.storage);
   if (input.reports) {
     for (const [delivery, n] of Object.entries(input.reports.byDelivery)) reports.set({ delivery }, n);
     deliveriesFailed.set(input.reports.byDelivery.failed ?? 0);
     lastReport.set(input.reports.latestCreatedAt ? seconds(input.reports.latestCreatedAt) : 0);
   }
   return registry.metrics();
+}
+
+/** The database size and the retention counters (the `storage` of FleetMetricsInput). */
+function renderStorage(registry: Registry, storage: NonNullable<FleetMetricsInput['storage']>): void {
+  new Gauge({ name: 'fleet_audit_database_size_bytes', help: 'Size of the PostgreSQL database on disk (pg_database_size, bytes).', registers: [registry] }).set(storage.databaseBytes);
+  const rows = new Counter({ name: 'fleet_audit_retention_removed_rows_total', help: 'Rows removed by retention, per table (count, since the database was created).', labelNames: ['table'], registers: [registry] });
+  const scans = new Counter({ name: 'fleet_audit_retention_scans_removed_total', help: 'Scans thinned by retention (count): pruned (heavy rows removed, quota samples kept) or deleted.', labelNames: ['kind'], registers: [registry] });
+  const lastRun = new Gauge({ name: 'fleet_audit_retention_last_run_timestamp_seconds', help: 'When retention last ran (Unix seconds; 0 when never).', registers: [registry] });
+  for (const c of storage.removed) {
+    if (c.kind === 'run:scans_pruned') scans.inc({ kind: 'pruned' }, c.removed);
+    else if (c.kind === 'run:scans_deleted') scans.inc({ kind: 'deleted' }, c.removed);
+    else if (!c.kind.startsWith('run:')) rows.inc({ table: c.kind }, c.removed);
+  }
+  lastRun.set(storage.lastRunAt ? seconds(storage.lastRunAt) : 0);
 }

@@ -107,6 +107,14 @@ export class MetricsService {
       // accounts, reports wholly within its accounts.
       waivers: await this.store.waiverService.stateCounts(now, principal),
       reports: await this.store.reports.deliveryStats(principal),
+      storage: await this.storage(),
     });
+  }
+
+  /** The database size and the retention counters (not per account: one store for every scope). */
+  private async storage(): Promise<NonNullable<Parameters<typeof renderFleetMetrics>[0]['storage']>> {
+    const [databaseBytes, counters] = await Promise.all([this.store.retentionRows.databaseSize(), this.store.retentionRows.counters()]);
+    const last = counters.reduce<Date | null>((m, c) => (m === null || c.lastRunAt > m ? c.lastRunAt : m), null);
+    return { databaseBytes, removed: counters, lastRunAt: last ? last.toISOString() : null };
   }
 }
