@@ -28,7 +28,7 @@ export type RemovedRows = Partial<Record<RetentionTable, number>>;
 /** Advisory lock key held by a retention run, so two workers never thin the store at once ("fleet-audit:retention"). */
 export const RETENTION_LOCK_KEY = 7_461_824_009_113;
 
-/** One `retention_removed` counter (see migration 1798700000000). */
+/** One `retention_removed` counter (see migration 1798900000000). */
 export interface RetentionCounter {
   kind: string;
   removed: number;

@@ -82,7 +82,7 @@ export interface FleetMetricsInput {
   reports?: { byDelivery: Readonly<Record<string, number>>; latestCreatedAt: string | null };
   /**
    * The store's size and what retention removed (README "Retention"); absent: not exported. `removed` are the
-   * cumulative counters of migration 1798700000000's `retention_removed` (table names, and `run:*` kinds).
+   * cumulative counters of migration 1798900000000's `retention_removed` (table names, and `run:*` kinds).
    */
   storage?: { databaseBytes: number; removed: ReadonlyArray<{ kind: string; removed: number }>; lastRunAt: string | null };
   /** The most recently started scan that ended (succeeded or failed), or null. */
