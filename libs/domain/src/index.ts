@@ -122,6 +122,7 @@ export {
   legacyLbAnnotationKey,
 } from './ccm/annotations.model';
 export {
+  CcmLbLookup,
   clusterDefaultsToEni,
   defaultLoadBalancerName,
   findServiceClb,

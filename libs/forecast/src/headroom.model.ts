@@ -43,6 +43,7 @@ import {
 } from '@app/checks';
 import {
   CCM_FEATURES,
+  CcmLbLookup,
   NLB_QUOTA_BACKEND_SERVERS,
   NLB_QUOTA_LISTENERS,
   NLB_QUOTA_SERVER_ADDED,
@@ -66,7 +67,6 @@ import {
   type Nlb,
   type QuotaUsageSample,
   type ResourceRef,
-  TAG_CCM_OWNER,
 } from '@app/domain';
 import { fleetAuditErrorKind } from '@app/errors';
 
@@ -260,16 +260,7 @@ export function computeHeadroom(
     const nlbRead = region.nlbs !== undefined && region.nlbServerGroups !== undefined;
     const nlbPlannable = nlbRead && ccmVersionAtLeast(cluster.ccmVersion, CCM_FEATURES.nlbController.sinceVersion) !== false;
     const sgById = new Map((region.nlbServerGroups ?? []).map((g) => [g.serverGroupId, g]));
-    const nlbById = new Map<string, Nlb>();
-    const nlbByOwner = new Map<string, Nlb>();
-    const nlbByName = new Map<string, Nlb>();
-    for (const n of region.nlbs ?? []) {
-      nlbById.set(n.loadBalancerId, n);
-      const owner = n.tags[TAG_CCM_OWNER];
-      if (owner !== undefined && !nlbByOwner.has(owner)) nlbByOwner.set(owner, n);
-      if (n.name && !nlbByName.has(n.name)) nlbByName.set(n.name, n);
-    }
-    const nlbView = { byId: (id: string) => nlbById.get(id), byOwnerTag: (name: string) => nlbByOwner.get(name), byName: (name: string) => nlbByName.get(name) };
+    const nlbView = new CcmLbLookup<Nlb>(region.nlbs ?? []);
     const serverAddedLimit = effectiveQuota(region.quotas, NLB_QUOTA_SERVER_ADDED).limit;
     const serverAddedSample = (ecsId: string) => {
       const res: ResourceRef = { kind: 'EcsInstance', id: ecsId, accountId: acct, regionId: reg };

@@ -14,6 +14,7 @@
  */
 import {
   ANNOTATION_PREFIX,
+  CcmLbLookup,
   FINALIZER_CLB,
   FINALIZER_NLB,
   TAG_CCM_OWNER,
@@ -30,7 +31,6 @@ import {
   schedulableBackendNode,
   serviceTrafficPolicy,
   type BackendServer,
-  type CcmClbView,
   type Clb,
   type ClusterSnapshot,
   type EcsInstance,
@@ -244,16 +244,8 @@ export class ScenarioApplier {
     if (!k8s) return { services: changes };
     const slices = slicesByService(k8s.endpointSlices);
     const lbs = (loc.region.loadBalancers ??= []);
-    const byId = new Map(lbs.map((l) => [l.loadBalancerId, l]));
-    const byOwner = new Map<string, Clb>();
-    const byName = new Map<string, Clb>();
-    for (const l of lbs) {
-      const owner = l.tags[TAG_CCM_OWNER];
-      if (owner && !byOwner.has(owner)) byOwner.set(owner, l);
-      if (!byName.has(l.name)) byName.set(l.name, l);
-    }
     // CCM's view: the CLBs of the cluster's account and region (the region snapshot's), found as CCM finds them.
-    const view: CcmClbView<Clb> = { byId: (id) => byId.get(id), byOwnerTag: (name) => byOwner.get(name), byName: (name) => byName.get(name) };
+    const view = new CcmLbLookup<Clb>(lbs);
     for (const svc of k8s.services) {
       if (!needClb(svc)) {
         // NLB Services: CCM's NLB controller, where the region's NLB data was read (else nothing to rewrite).
@@ -289,7 +281,7 @@ export class ScenarioApplier {
         // An existing Service without a CLB CCM finds (pending, failing: LB_NOT_FOUND_FOR_SERVICE): the step does
         // not change why; leave it. A new Service's reused CLB was checked by addServices.
         if (!isNew || reused) continue;
-        const n = this.next((x) => byId.has(`lb-whatif${x}`));
+        const n = this.next((x) => view.byId(`lb-whatif${x}`) !== undefined);
         clb = {
           loadBalancerId: `lb-whatif${n}`,
           name: defaultLoadBalancerName(svc.uid),
@@ -308,9 +300,7 @@ export class ScenarioApplier {
           vServerGroups: [],
         };
         lbs.push(clb);
-        byId.set(clb.loadBalancerId, clb);
-        byOwner.set(clb.tags[TAG_CCM_OWNER]!, clb);
-        if (!byName.has(clb.name)) byName.set(clb.name, clb);
+        view.add(clb);
         change.createsLoadBalancer = true;
         if (svc.ingress.length === 0 && clb.address) svc.ingress = [{ ip: clb.address }];
       }
@@ -556,16 +546,7 @@ export class ScenarioApplier {
     const clbServices = k8s.services.filter((s) => needClb(s));
     const byKey = new Map(clbServices.map((s) => [`${s.namespace}/${s.name}`, s]));
     const seen = new Set<string>();
-    const lbs = loc.region.loadBalancers ?? [];
-    const byId = new Map(lbs.map((l) => [l.loadBalancerId, l]));
-    const byOwner = new Map<string, Clb>();
-    const byName = new Map<string, Clb>();
-    for (const l of lbs) {
-      const owner = l.tags[TAG_CCM_OWNER];
-      if (owner && !byOwner.has(owner)) byOwner.set(owner, l);
-      if (!byName.has(l.name)) byName.set(l.name, l);
-    }
-    const view: CcmClbView<Clb> = { byId: (id) => byId.get(id), byOwnerTag: (name) => byOwner.get(name), byName: (name) => byName.get(name) };
+    const view = new CcmLbLookup<Clb>(loc.region.loadBalancers ?? []);
     const slices = slicesByService(k8s.endpointSlices);
     const out: ServiceChange[] = [];
     step.args.services.forEach((key, i) => {

@@ -15,6 +15,7 @@
  */
 import {
   ANNOTATION_PREFIX,
+  CcmLbLookup,
   FINALIZER_CLB,
   FINALIZER_NLB,
   LABEL_SERVICE_LOADBALANCER_ID,
@@ -128,11 +129,7 @@ export function reconcileNlbService(
   const nlbs = loc.region.nlbs!;
   const sgs = loc.region.nlbServerGroups!;
   const key = `${svc.namespace}/${svc.name}`;
-  const found = findServiceNlb(svc, {
-    byId: (id) => nlbs.find((n) => n.loadBalancerId === id),
-    byOwnerTag: (name) => nlbs.find((n) => n.tags[TAG_CCM_OWNER] === name),
-    byName: (name) => nlbs.find((n) => n.name === name),
-  });
+  const found = findServiceNlb(svc, new CcmLbLookup(nlbs));
   const change = emptyChange(key, 'nlb');
   let nlb = found.nlb;
   if (!nlb) {

@@ -5,6 +5,7 @@ import {
   ANNOTATION_TUNNEL_TYPE,
   LB_ANNOTATION,
   NLB_LOAD_BALANCER_CLASS,
+  TAG_CCM_OWNER,
   TERWAY_ENI_DEFAULT_SINCE,
 } from './ccm.constants';
 import { getLbAnnotation } from './annotations.model';
@@ -128,6 +129,55 @@ export interface CcmClbView<T> {
   byOwnerTag(defaultLbName: string): T | undefined;
   /** A CLB named this (the default LB name), or `undefined`. */
   byName(name: string): T | undefined;
+}
+
+/**
+ * The lookups of a `CcmClbView` (and of the NLB `CcmNlbView`, same shape) over one account and region's load
+ * balancers, as CCM's List/Describe calls answer them: by id; by the ownership tag `kubernetes.do.not.delete`
+ * (`TAG_CCM_OWNER`), the first load balancer carrying that value; by name, the first carrying it (a load balancer
+ * without a name is never found by name). The caller passes only the load balancers CCM can see (the Service's
+ * account and region).
+ */
+export class CcmLbLookup<T extends { loadBalancerId: string; name?: string; tags: Readonly<Record<string, string>> }> implements CcmClbView<T> {
+  private readonly ids = new Map<string, T>();
+  private readonly owners = new Map<string, T>();
+  private readonly names = new Map<string, T>();
+
+  /** @param lbs the load balancers of one account and region (a later duplicate id replaces an earlier one) */
+  constructor(lbs: Iterable<T>) {
+    for (const lb of lbs) {
+      this.ids.set(lb.loadBalancerId, lb);
+      const owner = lb.tags[TAG_CCM_OWNER];
+      if (owner && !this.owners.has(owner)) this.owners.set(owner, lb);
+      if (lb.name !== undefined && !this.names.has(lb.name)) this.names.set(lb.name, lb);
+    }
+  }
+
+  /** The load balancer with this id, or `undefined`. */
+  byId(loadBalancerId: string): T | undefined {
+    return this.ids.get(loadBalancerId);
+  }
+
+  /** The first load balancer tagged `kubernetes.do.not.delete` = this default LB name, or `undefined`. */
+  byOwnerTag(defaultLbName: string): T | undefined {
+    return this.owners.get(defaultLbName);
+  }
+
+  /** The first load balancer named this, or `undefined`. */
+  byName(name: string): T | undefined {
+    return this.names.get(name);
+  }
+
+  /**
+   * Record a load balancer CCM creates (a what-if's new one): found by its id, by its ownership tag (it takes
+   * the tag over, as CCM's newly tagged load balancer is the one found next), and by its name unless taken.
+   */
+  add(lb: T): void {
+    this.ids.set(lb.loadBalancerId, lb);
+    const owner = lb.tags[TAG_CCM_OWNER];
+    if (owner !== undefined) this.owners.set(owner, lb);
+    if (lb.name !== undefined && !this.names.has(lb.name)) this.names.set(lb.name, lb);
+  }
 }
 
 /**
