@@ -55,36 +55,61 @@ function checkedSettings(settings: Record<string, unknown> | undefined): Partial
   return settings as PartialAuditSettings;
 }
 
-/** A validated `plan-scan` job. */
-export class PlanScanCommand {
-  private constructor(
-    readonly scanId: string,
-    readonly config: ScanConfig,
-    readonly now: string | undefined,
-    readonly settings: PartialAuditSettings | undefined,
-    readonly scope: string | undefined,
-    /** The worker's own scan config whose credentials to use (the job carries no AccessKey). */
-    readonly credentialsSource: string | undefined,
-  ) {}
+/** The fields of a scan-wide job (`plan-scan`, `analyze-scan`). */
+const scanRunSchema = runOptionsSchema.extend({ scanId: uuid, config: scanConfigSchema });
 
-  /** @throws UnrecoverableError when the payload is invalid */
-  static create(data: unknown): PlanScanCommand {
-    const p = parsePayload(
-      'plan-scan',
-      runOptionsSchema.extend({ scanId: uuid, config: scanConfigSchema, credentialsSource: credentialsSourceSchema }),
-      data,
-    );
-    return new PlanScanCommand(p.scanId, p.config, p.now, checkedSettings(p.settings), p.scope, p.credentialsSource);
+/**
+ * A validated scan-wide job: the scan, its config and run options (analysis clock, audit settings checked at
+ * once, scope). `plan-scan` adds the credentials source; `analyze-scan` carries these fields only.
+ */
+abstract class ScanRunCommand {
+  readonly scanId: string;
+  readonly config: ScanConfig;
+  readonly now: string | undefined;
+  readonly settings: PartialAuditSettings | undefined;
+  readonly scope: string | undefined;
+
+  /** @throws UnrecoverableError when the audit settings are invalid */
+  protected constructor(p: z.output<typeof scanRunSchema>) {
+    this.scanId = p.scanId;
+    this.config = p.config;
+    this.now = p.now;
+    this.settings = checkedSettings(p.settings);
+    this.scope = p.scope;
   }
 
-  /** The payload again (to re-plan). */
-  toPayload(): PlanScanPayload {
+  /** The payload fields of the run: scan, config, and the run options that are set. */
+  runPayload(): AnalyzeScanPayload {
     return {
       scanId: this.scanId,
       config: this.config,
       ...(this.now !== undefined ? { now: this.now } : {}),
       ...(this.settings !== undefined ? { settings: this.settings } : {}),
       ...(this.scope !== undefined ? { scope: this.scope } : {}),
+    };
+  }
+}
+
+/** A validated `plan-scan` job. */
+export class PlanScanCommand extends ScanRunCommand {
+  private constructor(
+    p: z.output<typeof scanRunSchema>,
+    /** The worker's own scan config whose credentials to use (the job carries no AccessKey). */
+    readonly credentialsSource: string | undefined,
+  ) {
+    super(p);
+  }
+
+  /** @throws UnrecoverableError when the payload is invalid */
+  static create(data: unknown): PlanScanCommand {
+    const p = parsePayload('plan-scan', scanRunSchema.extend({ credentialsSource: credentialsSourceSchema }), data);
+    return new PlanScanCommand(p, p.credentialsSource);
+  }
+
+  /** The payload again (to re-plan). */
+  toPayload(): PlanScanPayload {
+    return {
+      ...this.runPayload(),
       ...(this.credentialsSource !== undefined ? { credentialsSource: this.credentialsSource } : {}),
     };
   }
@@ -124,23 +149,10 @@ export class CrawlTargetCommand {
 }
 
 /** A validated `analyze-scan` job. */
-export class AnalyzeScanCommand {
-  private constructor(
-    readonly scanId: string,
-    readonly config: ScanConfig,
-    readonly now: string | undefined,
-    readonly settings: PartialAuditSettings | undefined,
-    readonly scope: string | undefined,
-  ) {}
-
+export class AnalyzeScanCommand extends ScanRunCommand {
   /** @throws UnrecoverableError when the payload is invalid */
   static create(data: unknown): AnalyzeScanCommand {
-    const p = parsePayload(
-      'analyze-scan',
-      runOptionsSchema.extend({ scanId: uuid, config: scanConfigSchema }),
-      data,
-    );
-    return new AnalyzeScanCommand(p.scanId, p.config, p.now, checkedSettings(p.settings), p.scope);
+    return new AnalyzeScanCommand(parsePayload('analyze-scan', scanRunSchema, data));
   }
 }
 
@@ -164,13 +176,7 @@ export const payloads = {
   analyze(plan: PlanScanCommand): AnalyzeScanPayload {
     const withoutCredentials: ScanConfig = { ...plan.config };
     delete withoutCredentials.credentials;
-    return {
-      scanId: plan.scanId,
-      config: withoutCredentials,
-      ...(plan.now !== undefined ? { now: plan.now } : {}),
-      ...(plan.settings !== undefined ? { settings: plan.settings } : {}),
-      ...(plan.scope !== undefined ? { scope: plan.scope } : {}),
-    };
+    return { ...plan.runPayload(), config: withoutCredentials };
   },
 };
 
