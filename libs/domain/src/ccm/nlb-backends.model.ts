@@ -10,7 +10,7 @@
  * servers, `Ip`: node or pod IPs); the `weight` annotation only on a reused NLB with `vgroup-port`, and its own
  * error texts; in Local mode non-ECS weights keep the floor of 1.
  */
-import type { K8sEndpointSlice, K8sNode, K8sService } from '../snapshot.types';
+import type { K8sNode, K8sService } from '../snapshot.types';
 import { DEFAULT_SERVER_WEIGHT, LB_ANNOTATION } from './ccm.constants';
 import { getLbAnnotation } from './annotations.model';
 import {
@@ -21,9 +21,9 @@ import {
   isVirtualKubelet,
   localEniHandling,
   readyEndpoints,
-  type EligibleNodes,
+  type ExpectedBackendsInput,
 } from './backends.model';
-import { reusedLoadBalancerId, type TrafficPolicy } from './service.model';
+import { reusedLoadBalancerId } from './service.model';
 import { nlbServerGroupName } from './nlb-naming.model';
 import { NLB_ANNOTATION, expectedNlbListeners, type ExpectedNlbListener } from './nlb-service.model';
 
@@ -102,17 +102,11 @@ export interface ExpectedNlbServerGroup {
   servers: ExpectedNlbServer[];
 }
 
-/** Inputs of `expectedNlbServerGroups`. */
-export interface ExpectedNlbInput {
-  service: K8sService;
-  clusterId: string;
-  policy: TrafficPolicy;
-  /** `eligibleBackendNodes` for the Service's node selection options (`nodeSelectionOptionsOf`). */
-  eligible: EligibleNodes;
-  endpointSlices: readonly K8sEndpointSlice[];
-  /** The cluster's CCM version; unknown = the current CCM. */
-  ccmVersion?: string;
-}
+/**
+ * Inputs of `expectedNlbServerGroups`: those of the CLB builder `expectedVServerGroups` (the Service, its cluster,
+ * traffic policy, eligible nodes, EndpointSlices and CCM version), one declaration for both controllers.
+ */
+export type ExpectedNlbInput = ExpectedBackendsInput;
 
 /** `node.status.addresses` InternalIP of a node, or CCM's error (`GetNodeInternalIP`, helper/node_utils.go). */
 function nodeIp(node: K8sNode): { ip: string } | { error: string } {
