@@ -30,7 +30,7 @@ import {
   needNlb,
 } from '@app/domain';
 import { combinedCheck, scopedCheck } from '../check-scope';
-import { nlbNotReadReason, nlbOfService, regionNlbView } from '../nlb-index';
+import { nlbOfServiceOrSkip } from './nlb-quota.util';
 import type { CheckContext } from '../check.types';
 import { DOC_URL, SEED } from '../doc-links.constants';
 import type { ServiceEntry } from '../fleet-index';
@@ -397,12 +397,9 @@ const nlbPart = scopedCheck({
     const { service } = se;
     const { cluster } = se.cluster;
     const ref = serviceRef(se);
-    const found = nlbOfService(se);
-    const view = regionNlbView(se.cluster.region);
-    if (!found || !view) {
-      out.push(r.skipped(ref, nlbNotReadReason(ctx.index, se.cluster.account, se.cluster.region)));
-      return;
-    }
+    const read = nlbOfServiceOrSkip(se, ref, out, r, ctx);
+    if (!read) return;
+    const { found } = read;
     if (!found.nlb) {
       out.push(r.skipped(ref, `${ref.id} has no NLB to compare (see LB_NOT_FOUND_FOR_SERVICE, SERVICE_LB_PENDING)`));
       return;

@@ -8,7 +8,7 @@ import {
   type Severity,
 } from '@app/domain';
 import { combinedCheck, scopedCheck } from '../check-scope';
-import { nlbNotReadReason, nlbOfService, regionNlbView } from '../nlb-index';
+import { nlbOfServiceOrSkip } from './nlb-quota.util';
 import { DOC_URL, SEED } from '../doc-links.constants';
 import { serviceRef } from '../result.util';
 
@@ -126,12 +126,9 @@ const nlbPart = scopedCheck({
   applies: (se) => needNlb(se.service),
   check(se, out, r, ctx) {
     const ref = serviceRef(se);
-    const found = nlbOfService(se);
-    const view = regionNlbView(se.cluster.region);
-    if (!found || !view) {
-      out.push(r.skipped(ref, nlbNotReadReason(ctx.index, se.cluster.account, se.cluster.region)));
-      return;
-    }
+    const read = nlbOfServiceOrSkip(se, ref, out, r, ctx);
+    if (!read) return;
+    const { found, view } = read;
     if (found.nlb) {
       out.push(r.pass(ref, `${ref.id} uses NLB ${found.nlb.loadBalancerId} (found by ${found.by})`, { loadBalancerId: found.nlb.loadBalancerId, foundBy: found.by }));
       return;

@@ -8,8 +8,8 @@
 import type { CheckResult, RegionSnapshot, ResourceRef, SlbQuotaDefinition } from '@app/domain';
 import { scopedCheck, type ScopedCheckDefinition } from '../check-scope';
 import type { CheckContext } from '../check.types';
-import type { RegionEntry } from '../fleet-index';
-import { nlbNotReadReason, regionNlbView, type RegionNlbView } from '../nlb-index';
+import type { RegionEntry, ServiceEntry } from '../fleet-index';
+import { nlbNotReadReason, nlbOfService, regionNlbView, type RegionNlbView } from '../nlb-index';
 import { pct, quotaSeverity, regionRef, type ResultFactory } from '../result.util';
 
 /**
@@ -19,6 +19,24 @@ export function nlbViewOrSkip(re: RegionEntry, out: CheckResult[], r: ResultFact
   const view = regionNlbView(re.region);
   if (!view) out.push(r.skipped(regionRef(re), nlbNotReadReason(ctx.index, re.account, re.region)));
   return view;
+}
+
+/**
+ * The NLB CCM finds for an NLB Service (`nlbOfService`) and its region's NLB view, or `undefined` after pushing the
+ * Service's `skipped` result naming the `nlb` gap (the region's NLBs were not read).
+ */
+export function nlbOfServiceOrSkip(
+  se: ServiceEntry,
+  ref: ResourceRef,
+  out: CheckResult[],
+  r: ResultFactory,
+  ctx: CheckContext,
+): { found: NonNullable<ReturnType<typeof nlbOfService>>; view: RegionNlbView } | undefined {
+  const found = nlbOfService(se);
+  const view = regionNlbView(se.cluster.region);
+  if (found && view) return { found, view };
+  out.push(r.skipped(ref, nlbNotReadReason(ctx.index, se.cluster.account, se.cluster.region)));
+  return undefined;
 }
 
 /**
