@@ -93,6 +93,14 @@ export class RetentionRepository {
     return removed;
   }
 
+  /**
+   * Plain VACUUM of `scans`, `quota_usage` and the per-scan tables: marks the space of removed rows reusable, as
+   * autovacuum does on its own schedule (no lock that blocks reads or writes; the files do not shrink).
+   */
+  async vacuum(): Promise<void> {
+    await this.pool.query(`VACUUM ${['scans', 'quota_usage', ...PRUNED_SCAN_TABLES].join(', ')}`);
+  }
+
   /** `pg_database_size` of the current database, bytes. */
   async databaseSize(): Promise<number> {
     const { rows } = await this.pool.query<{ n: string }>('SELECT pg_database_size(current_database()) AS n');
