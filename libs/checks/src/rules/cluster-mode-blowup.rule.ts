@@ -11,12 +11,17 @@ import {
   needNlb,
   NLB_QUOTA_SERVER_ADDED,
   NLB_QUOTA_SERVER_GROUP_SERVERS,
+  type CheckResult,
+  type NodeSelectionOptions,
+  type ResourceRef,
   type Severity,
+  type TrafficPolicy,
 } from '@app/domain';
 import { combinedCheck, scopedCheck } from '../check-scope';
 import { nlbNotReadReason, regionNlbView, serverKey } from '../nlb-index';
 import { DOC_URL, SEED } from '../doc-links.constants';
-import { ccmSyncFails, count, pct, serviceRef } from '../result.util';
+import type { ServiceEntry } from '../fleet-index';
+import { ccmSyncFails, count, pct, serviceRef, type ResultFactory } from '../result.util';
 
 const SEVERITY: Severity = 'warning';
 const ID = 'CLUSTER_MODE_BLOWUP';
@@ -79,34 +84,11 @@ const clbPart = scopedCheck({
     const backendLimit = ctx.index.quota(ce.region, SLB_QUOTA_BACKEND_SERVERS).limit;
     const attachLimit = ctx.index.quota(ce.region, SLB_QUOTA_BACKEND_ATTACHED).limit;
     const ref = serviceRef(se);
-    if (cluster.addons === undefined && (service.annotations[ANNOTATION_BACKEND_TYPE] ?? '') === '') {
-      out.push(
-        r.skipped(
-          ref,
-          `add-ons of cluster ${cluster.clusterId} were not read: network plugin (default backend type) unknown`,
-        ),
-      );
-      return;
-    }
-    const mode = serviceTrafficPolicy(service, cluster);
-    if (mode.policy !== 'cluster') {
-      out.push(
-        r.pass(
-          ref,
-          `${ref.id} uses ${mode.policy === 'eni' ? 'ENI' : 'Local'} mode: only pods or nodes with pods are attached`,
-          {
-            mode: mode.policy,
-          },
-        ),
-      );
-      return;
-    }
-    const sel = nodeSelectionOptionsOf(service, cluster.ccmVersion);
-    if ('error' in sel) {
-      out.push(r.skipped(ref, ccmSyncFails(ref.id, sel.error)));
-      return;
-    }
-    const ports = service.ports.filter((p) => p.nodePort !== undefined).length;
+    const sel = clusterModeSelection(se, ref, out, r, (policy) =>
+      r.pass(ref, `${ref.id} uses ${policy === 'eni' ? 'ENI' : 'Local'} mode: only pods or nodes with pods are attached`, { mode: policy }),
+    );
+    if (!sel) return;
+    const { ports } = sel;
     if (ports === 0) {
       out.push(
         r.pass(ref, `${ref.id} has no NodePorts: no ECS backends are attached`, {
@@ -237,28 +219,17 @@ const nlbPart = scopedCheck({
   applies: (se) => needNlb(se.service),
   check(se, out, r, ctx) {
     const { service, cluster: ce } = se;
-    const { cluster } = ce;
     const ref = serviceRef(se);
     const view = regionNlbView(ce.region);
     if (!view) {
       out.push(r.skipped(ref, nlbNotReadReason(ctx.index, ce.account, ce.region)));
       return;
     }
-    if (cluster.addons === undefined && (service.annotations[ANNOTATION_BACKEND_TYPE] ?? '') === '') {
-      out.push(r.skipped(ref, `add-ons of cluster ${cluster.clusterId} were not read: network plugin (default backend type) unknown`));
-      return;
-    }
-    const mode = serviceTrafficPolicy(service, cluster);
-    if (mode.policy !== 'cluster') {
-      out.push(r.pass(ref, `${ref.id} (NLB) uses ${mode.policy === 'eni' ? 'ENI' : 'Local'} mode: only pods or nodes with pods are servers`, { mode: mode.policy, kind: 'NLB' }));
-      return;
-    }
-    const sel = nodeSelectionOptionsOf(service, cluster.ccmVersion);
-    if ('error' in sel) {
-      out.push(r.skipped(ref, ccmSyncFails(ref.id, sel.error)));
-      return;
-    }
-    const ports = service.ports.filter((p) => p.nodePort !== undefined).length;
+    const sel = clusterModeSelection(se, ref, out, r, (policy) =>
+      r.pass(ref, `${ref.id} (NLB) uses ${policy === 'eni' ? 'ENI' : 'Local'} mode: only pods or nodes with pods are servers`, { mode: policy, kind: 'NLB' }),
+    );
+    if (!sel) return;
+    const { ports } = sel;
     const eligible = ctx.index.eligibleNodes(ce, sel.options);
     const slices = ctx.index.endpointSlicesOf(ce, service.namespace, service.name);
     const localNames = new Set<string>();
@@ -305,6 +276,38 @@ const nlbPart = scopedCheck({
     else out.push(r.fail(ref, text, { severity: burn >= criticalRatio ? 'critical' : SEVERITY, figures }));
   },
 });
+
+/**
+ * The preamble of both parts: a Service whose backend mode is unknown (no `backend-type` annotation and the
+ * cluster's add-ons, hence its network plugin, not read) is skipped; one in Local or ENI mode passes (`modePass`
+ * words the result); one whose node selection annotations CCM rejects is skipped (the sync fails).
+ * @returns the node selection options and the Service's NodePort count, or `undefined` when a result was pushed
+ */
+function clusterModeSelection(
+  se: ServiceEntry,
+  ref: ResourceRef,
+  out: CheckResult[],
+  r: ResultFactory,
+  modePass: (policy: Exclude<TrafficPolicy, 'cluster'>) => CheckResult,
+): { options: NodeSelectionOptions; ports: number } | undefined {
+  const { service } = se;
+  const { cluster } = se.cluster;
+  if (cluster.addons === undefined && (service.annotations[ANNOTATION_BACKEND_TYPE] ?? '') === '') {
+    out.push(r.skipped(ref, `add-ons of cluster ${cluster.clusterId} were not read: network plugin (default backend type) unknown`));
+    return undefined;
+  }
+  const mode = serviceTrafficPolicy(service, cluster);
+  if (mode.policy !== 'cluster') {
+    out.push(modePass(mode.policy));
+    return undefined;
+  }
+  const sel = nodeSelectionOptionsOf(service, cluster.ccmVersion);
+  if ('error' in sel) {
+    out.push(r.skipped(ref, ccmSyncFails(ref.id, sel.error)));
+    return undefined;
+  }
+  return { options: sel.options, ports: service.ports.filter((p) => p.nodePort !== undefined).length };
+}
 
 /** A Cluster-mode CLB or NLB Service attaches every node where Local mode would attach a few. */
 export const clusterModeBlowupRule = combinedCheck(clbPart, nlbPart);
