@@ -1,10 +1,10 @@
 import { Inject, Injectable, Logger, type OnApplicationBootstrap, type OnModuleDestroy } from '@nestjs/common';
 import { SchedulerRegistry } from '@nestjs/schedule';
-import { CronJob } from 'cron';
 import { WeeklyReportService, type WeeklyReportResult } from '@app/reports';
 import { Store } from '@app/store';
 import type { ResolvedWorkerOptions } from '../worker.options';
 import { WORKER_OPTIONS } from '../worker.constants';
+import { startWorkerCron, stopWorkerCron } from './worker-cron.util';
 
 /** Name of the weekly report cron in @nestjs/schedule's registry. */
 export const REPORT_SCHEDULE_CRON = 'weekly-report';
@@ -36,18 +36,14 @@ export class ReportScheduleCron implements OnApplicationBootstrap, OnModuleDestr
   onApplicationBootstrap(): void {
     const schedule = this.options.reports.schedule;
     if (schedule === false) return;
-    const job = CronJob.from({
+    startWorkerCron(this.registry, {
+      name: REPORT_SCHEDULE_CRON,
       cronTime: schedule,
       timeZone: 'UTC',
-      onTick: async () => {
-        await this.runTick(new Date());
-      },
-      waitForCompletion: true,
-      errorHandler: (e: unknown) => this.logger.error(`weekly report tick failed: ${e instanceof Error ? e.message : String(e)}`),
-      start: false,
+      onTick: () => this.runTick(new Date()),
+      logger: this.logger,
+      what: 'weekly report',
     });
-    this.registry.addCronJob(REPORT_SCHEDULE_CRON, job);
-    job.start();
   }
 
   /** One tick: build (if this worker claims the period), store and deliver. */
@@ -64,6 +60,6 @@ export class ReportScheduleCron implements OnApplicationBootstrap, OnModuleDestr
 
   /** Stop the cron on shutdown. */
   onModuleDestroy(): void {
-    if (this.registry.doesExist('cron', REPORT_SCHEDULE_CRON)) this.registry.deleteCronJob(REPORT_SCHEDULE_CRON);
+    stopWorkerCron(this.registry, REPORT_SCHEDULE_CRON);
   }
 }

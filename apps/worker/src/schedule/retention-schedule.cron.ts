@@ -1,9 +1,9 @@
 import { Inject, Injectable, Logger, type OnApplicationBootstrap, type OnModuleDestroy } from '@nestjs/common';
 import { SchedulerRegistry } from '@nestjs/schedule';
-import { CronJob } from 'cron';
 import { Store, type RetentionRunResult } from '@app/store';
 import type { ResolvedWorkerOptions } from '../worker.options';
 import { WORKER_OPTIONS } from '../worker.constants';
+import { startWorkerCron, stopWorkerCron } from './worker-cron.util';
 
 /** Name of the retention cron in @nestjs/schedule's registry. */
 export const RETENTION_SCHEDULE_CRON = 'retention';
@@ -27,18 +27,14 @@ export class RetentionScheduleCron implements OnApplicationBootstrap, OnModuleDe
   onApplicationBootstrap(): void {
     const schedule = this.options.retention.schedule;
     if (schedule === false) return;
-    const job = CronJob.from({
+    startWorkerCron(this.registry, {
+      name: RETENTION_SCHEDULE_CRON,
       cronTime: schedule,
       timeZone: 'UTC',
-      onTick: async () => {
-        await this.runTick(this.options.clock());
-      },
-      waitForCompletion: true,
-      errorHandler: (e: unknown) => this.logger.error(`retention tick failed: ${e instanceof Error ? e.message : String(e)}`),
-      start: false,
+      onTick: () => this.runTick(this.options.clock()),
+      logger: this.logger,
+      what: 'retention',
     });
-    this.registry.addCronJob(RETENTION_SCHEDULE_CRON, job);
-    job.start();
   }
 
   /** One tick at `at` (the clock scan ages are measured from). */
@@ -53,6 +49,6 @@ export class RetentionScheduleCron implements OnApplicationBootstrap, OnModuleDe
 
   /** Stop the cron on shutdown. */
   onModuleDestroy(): void {
-    if (this.registry.doesExist('cron', RETENTION_SCHEDULE_CRON)) this.registry.deleteCronJob(RETENTION_SCHEDULE_CRON);
+    stopWorkerCron(this.registry, RETENTION_SCHEDULE_CRON);
   }
 }

@@ -6,10 +6,10 @@ import {
   type OnModuleDestroy,
 } from '@nestjs/common';
 import { SchedulerRegistry } from '@nestjs/schedule';
-import { CronJob } from 'cron';
 import type { ResolvedWorkerOptions } from '../worker.options';
 import { WORKER_OPTIONS } from '../worker.constants';
 import { ScanSchedulerService } from './scan-scheduler.service';
+import { startWorkerCron, stopWorkerCron } from './worker-cron.util';
 
 /** Name of the schedule in @nestjs/schedule's registry. */
 export const SCAN_SCHEDULE_CRON = 'scan-schedule';
@@ -38,22 +38,17 @@ export class ScanScheduleCron implements OnApplicationBootstrap, OnModuleDestroy
    */
   onApplicationBootstrap(): void {
     if (this.options.schedule === false || this.options.sources.length === 0) return;
-    const job = CronJob.from({
+    startWorkerCron(this.registry, {
+      name: SCAN_SCHEDULE_CRON,
       cronTime: this.options.schedule,
-      onTick: async () => {
-        await this.scheduler.tickAll(this.options.clock());
-      },
-      waitForCompletion: true,
-      errorHandler: (e: unknown) =>
-        this.logger.error(`scan schedule tick failed: ${e instanceof Error ? e.message : String(e)}`),
-      start: false,
+      onTick: () => this.scheduler.tickAll(this.options.clock()),
+      logger: this.logger,
+      what: 'scan schedule',
     });
-    this.registry.addCronJob(SCAN_SCHEDULE_CRON, job);
-    job.start();
   }
 
   /** Stop the cron first thing on shutdown (no tick while the workers drain). */
   onModuleDestroy(): void {
-    if (this.registry.doesExist('cron', SCAN_SCHEDULE_CRON)) this.registry.deleteCronJob(SCAN_SCHEDULE_CRON);
+    stopWorkerCron(this.registry, SCAN_SCHEDULE_CRON);
   }
 }
