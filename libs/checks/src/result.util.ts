@@ -78,6 +78,11 @@ export function ecsRef(
 
 /** A result factory bound to one check id and its default severity. */
 export interface ResultFactory {
+  /**
+   * The check's `defaultSeverity` (declared once, in its metadata): what a failure is graded unless it says
+   * otherwise, for rules whose grading falls back to it (`cond ? 'critical' : r.defaultSeverity`).
+   */
+  readonly defaultSeverity: Severity;
   pass(resource: ResourceRef, message: string, figures?: Figures): CheckResult;
   fail(
     resource: ResourceRef,
@@ -90,6 +95,7 @@ export interface ResultFactory {
 /** Binds result builders to a check. `skipped` repeats the reason as the message. */
 export function resultsFor(checkId: string, defaultSeverity: Severity): ResultFactory {
   return {
+    defaultSeverity,
     pass: (resource, message, figures) => ({
       checkId,
       status: 'pass',

@@ -1,11 +1,8 @@
 import {} from '../result.util';
-import { needClb, needNlb, parseCcmVersion, unsupportedAnnotations, type Severity } from '@app/domain';
+import { needClb, needNlb, parseCcmVersion, unsupportedAnnotations } from '@app/domain';
 import { scopedCheck } from '../check-scope';
 import { DOC_URL, SEED } from '../doc-links.constants';
 import { clusterRef, listSome, serviceRef } from '../result.util';
-
-const SEVERITY: Severity = 'warning';
-const ID = 'CCM_ANNOTATION_UNSUPPORTED';
 
 /**
  * A LoadBalancer Service uses an annotation whose documented minimum CCM version (ACK annotation doc
@@ -14,11 +11,11 @@ const ID = 'CCM_ANNOTATION_UNSUPPORTED';
  * annotation does not take effect"). The cluster is skipped when its CCM version is unknown.
  */
 export const ccmAnnotationUnsupportedRule = scopedCheck({
-  id: ID,
+  id: 'CCM_ANNOTATION_UNSUPPORTED',
   title: 'Service annotation needs a newer CCM than the cluster runs',
   category: 'version',
   resourceKind: 'Service',
-  defaultSeverity: SEVERITY,
+  defaultSeverity: 'warning',
   description:
     'Compares every CLB/NLB annotation of each LoadBalancer Service with the minimum CCM version the ACK ' +
     'annotation documentation gives for it. Older CCM versions ignore annotations they do not know.',

@@ -5,14 +5,10 @@ import {
   ccmVersionAtLeast,
   needClb,
   needNlb,
-  type Severity,
 } from '@app/domain';
 import { scopedCheck } from '../check-scope';
 import { DOC_URL, SEED } from '../doc-links.constants';
 import { serviceRef } from '../result.util';
-
-const SEVERITY: Severity = 'warning';
-const ID = 'CCM_FINALIZER_MISSING';
 
 /**
  * A LoadBalancer Service without CCM's finalizer (`service.k8s.alibaba/resources` for CLB,
@@ -23,11 +19,11 @@ const ID = 'CCM_FINALIZER_MISSING';
  * finalizers (the leak risk is the same, the remedy is an upgrade).
  */
 export const ccmFinalizerMissingRule = scopedCheck({
-  id: ID,
+  id: 'CCM_FINALIZER_MISSING',
   title: 'LoadBalancer Service without the CCM finalizer: its CLB may leak',
   category: 'version',
   resourceKind: 'Service',
-  defaultSeverity: SEVERITY,
+  defaultSeverity: 'warning',
   description:
     'Checks that every LoadBalancer Service carries the finalizer CCM uses to release its CLB or NLB before the ' +
     'Service is deleted. Without it, deleting the Service can leave the load balancer behind, still billed.',
@@ -61,7 +57,7 @@ export const ccmFinalizerMissingRule = scopedCheck({
             ? `: CCM ${version} predates finalizers (${CCM_FEATURES.finalizer.sinceVersion}), a Service deleted while CCM is down or lagging leaves its CLB behind`
             : `${service.deletionTimestamp ? ' and is being deleted' : ''}: deleting it may leave its load balancer behind`),
         {
-          severity: predates ? 'info' : SEVERITY,
+          severity: predates ? 'info' : r.defaultSeverity,
           figures: {
             finalizer,
             ...(version ? { ccmVersion: version } : {}),

@@ -5,14 +5,10 @@ import {
   readyEndpoints,
   readyEndpointsByNode,
   serviceTrafficPolicy,
-  type Severity,
 } from '@app/domain';
 import { scopedCheck } from '../check-scope';
 import { DOC_URL, SEED } from '../doc-links.constants';
 import { clusterRef, count } from '../result.util';
-
-const SEVERITY: Severity = 'warning';
-const ID = 'CCM_LARGE_SCALE_RISK';
 
 /** Backends per batch API call (`--sg-batch-size` default 40, pkg/config/controller_config.go). */
 const CCM_BATCH_SIZE = 40;
@@ -30,11 +26,11 @@ const CCM_WORKQUEUE_QPS = 10;
  * backend entries; the figures feed a what-if forecast (add nodes, add Services, batch changes).
  */
 export const ccmLargeScaleRiskRule = scopedCheck({
-  id: ID,
+  id: 'CCM_LARGE_SCALE_RISK',
   title: 'Cluster has more LoadBalancer Services x backends than CCM syncs quickly',
   category: 'quota',
   resourceKind: 'Cluster',
-  defaultSeverity: SEVERITY,
+  defaultSeverity: 'warning',
   description:
     'Counts, per cluster, the LoadBalancer Services and the backend entries CCM keeps in sync, with the batch API ' +
     'calls and the minimum time of a full re-sync (workqueue 10 syncs/s, batches of 40 backends). Above the ' +

@@ -10,14 +10,10 @@ import {
   type RamPolicy,
   type RamSnapshot,
   type RamStatement,
-  type Severity,
 } from '@app/domain';
 import { scopedCheck } from '../check-scope';
 import { DOC_URL, SEED } from '../doc-links.constants';
 import { clusterRef, notReadReason } from '../result.util';
-
-const SEVERITY: Severity = 'critical';
-const ID = 'CCM_RAM_PERMISSION_GAP';
 
 /** Outcome of evaluating one role. */
 type RoleVerdict =
@@ -74,11 +70,11 @@ function evaluateRole(
  * the role cannot be identified.
  */
 export const ccmRamPermissionGapRule = scopedCheck({
-  id: ID,
+  id: 'CCM_RAM_PERMISSION_GAP',
   title: 'Master RAM role of a dedicated cluster lacks actions CCM needs',
   category: 'version',
   resourceKind: 'Cluster',
-  defaultSeverity: SEVERITY,
+  defaultSeverity: 'critical',
   description:
     'Finds the master RAM role of each ACK dedicated cluster (the role named in the cluster resources, else ' +
     'KubernetesMasterRole-* with a k8sMasterRolePolicy-* policy) and evaluates its policies (Allow/Deny, wildcards, ' +

@@ -8,14 +8,10 @@ import {
   parseCcmVersion,
   reusedLoadBalancerId,
   serviceTrafficPolicy,
-  type Severity,
 } from '@app/domain';
 import { scopedCheck } from '../check-scope';
 import { DOC_URL, SEED } from '../doc-links.constants';
 import { clusterRef, listSome } from '../result.util';
-
-const SEVERITY: Severity = 'warning';
-const ID = 'CCM_VERSION_BEHAVIOUR_GAP';
 
 /** Version after which CCM no longer creates shared-resource CLBs by default (the v2 rewrite sets a spec or PayByCLCU). */
 const V2 = 'v2.0.1';
@@ -31,11 +27,11 @@ const V2 = 'v2.0.1';
  * One result per cluster; skipped when the CCM version or the Kubernetes objects are unknown.
  */
 export const ccmVersionBehaviourGapRule = scopedCheck({
-  id: ID,
+  id: 'CCM_VERSION_BEHAVIOUR_GAP',
   title: 'Installed CCM lacks behaviour the cluster relies on',
   category: 'version',
   resourceKind: 'Cluster',
-  defaultSeverity: SEVERITY,
+  defaultSeverity: 'warning',
   description:
     "Compares the cluster's CCM version with the versions that introduced sync events, CLB reuse and pod-count " +
     'weights in Local mode, and looks for shared-resource CLBs an old CCM created by default, whenever the ' +

@@ -1,10 +1,7 @@
-import { SLB_QUOTA_BACKEND_SERVERS, type Severity } from '@app/domain';
+import { SLB_QUOTA_BACKEND_SERVERS } from '@app/domain';
 import { scopedCheck } from '../check-scope';
 import { DOC_URL, FORECAST_HINT, SEED } from '../doc-links.constants';
 import { clbRef, count, pct, QUOTA_RATIO_SETTINGS, quotaSeverity } from '../result.util';
-
-const SEVERITY: Severity = 'warning';
-const ID = 'CLB_BACKEND_QUOTA';
 
 /**
  * Backend servers on one CLB instance vs the per-instance quota. Entries are summed over the default
@@ -14,11 +11,11 @@ const ID = 'CLB_BACKEND_QUOTA';
  * 002/003). Warning / critical at the configured ratios.
  */
 export const clbBackendQuotaRule = scopedCheck({
-  id: ID,
+  id: 'CLB_BACKEND_QUOTA',
   title: 'CLB backend servers vs the per-instance backend quota',
   category: 'quota',
   resourceKind: 'LoadBalancer',
-  defaultSeverity: SEVERITY,
+  defaultSeverity: 'warning',
   description:
     'Counts the backend server entries of each CLB instance (default server group plus every vServer group; ' +
     'Services sharing a CLB add up) against the backend-server quota of the instance. When the quota is reached, ' +

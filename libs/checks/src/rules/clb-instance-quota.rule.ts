@@ -1,10 +1,7 @@
-import { SLB_QUOTA_INSTANCES, effectiveQuota, type Severity } from '@app/domain';
+import { SLB_QUOTA_INSTANCES, effectiveQuota } from '@app/domain';
 import { scopedCheck } from '../check-scope';
 import { DOC_URL, FORECAST_HINT, SEED } from '../doc-links.constants';
 import { count, pct, QUOTA_RATIO_SETTINGS, quotaSeverity, regionRef } from '../result.util';
-
-const SEVERITY: Severity = 'warning';
-const ID = 'CLB_INSTANCE_QUOTA';
 
 /**
  * CLB instances of one account in one region vs the instance quota (`slb_quota_instances_num`). The documented
@@ -13,11 +10,11 @@ const ID = 'CLB_INSTANCE_QUOTA';
  * policies"), so a fleet of small Services runs into this quota. One result per region.
  */
 export const clbInstanceQuotaRule = scopedCheck({
-  id: ID,
+  id: 'CLB_INSTANCE_QUOTA',
   title: 'CLB instances per account and region vs the instance quota',
   category: 'quota',
   resourceKind: 'Region',
-  defaultSeverity: SEVERITY,
+  defaultSeverity: 'warning',
   description:
     'Counts the CLB instances of each account and region against the CLB instance quota (Quota Center ' +
     'slb_quota_instances_num; documented defaults are 30 or 60, 30 is assumed when Quota Center was not read). ' +

@@ -1,10 +1,7 @@
-import { SLB_QUOTA_LISTENERS, effectiveQuota, type Severity } from '@app/domain';
+import { SLB_QUOTA_LISTENERS, effectiveQuota } from '@app/domain';
 import { scopedCheck } from '../check-scope';
 import { DOC_URL, FORECAST_HINT, SEED } from '../doc-links.constants';
 import { clbRef, count, pct, QUOTA_RATIO_SETTINGS, quotaSeverity } from '../result.util';
-
-const SEVERITY: Severity = 'warning';
-const ID = 'CLB_LISTENER_QUOTA';
 
 /**
  * Listeners on one CLB instance vs the per-instance listener quota (`slb_quota_listeners_num`, Quota Center
@@ -12,11 +9,11 @@ const ID = 'CLB_LISTENER_QUOTA';
  * Service port, and Services sharing a reused CLB add up. Warning / critical at the configured ratios.
  */
 export const clbListenerQuotaRule = scopedCheck({
-  id: ID,
+  id: 'CLB_LISTENER_QUOTA',
   title: 'CLB listeners vs the per-instance listener quota',
   category: 'quota',
   resourceKind: 'LoadBalancer',
-  defaultSeverity: SEVERITY,
+  defaultSeverity: 'warning',
   description:
     'Counts the listeners of each CLB instance (CCM creates one per Service port; Services reusing one CLB add ' +
     'up) against the listener quota of the instance. When it is reached, CCM cannot create the listener of a new ' +

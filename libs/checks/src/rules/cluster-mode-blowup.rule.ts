@@ -14,7 +14,6 @@ import {
   type CheckResult,
   type NodeSelectionOptions,
   type ResourceRef,
-  type Severity,
   type TrafficPolicy,
 } from '@app/domain';
 import { combinedCheck, scopedCheck } from '../check-scope';
@@ -22,9 +21,6 @@ import { nlbNotReadReason, regionNlbView, serverKey } from '../nlb-index';
 import { DOC_URL, SEED } from '../doc-links.constants';
 import type { ServiceEntry } from '../fleet-index';
 import { ccmSyncFails, count, pct, serviceRef, type ResultFactory } from '../result.util';
-
-const SEVERITY: Severity = 'warning';
-const ID = 'CLUSTER_MODE_BLOWUP';
 
 /**
  * A CLB Service in Cluster mode attaches every eligible node on each NodePort (seed 004: "Cluster mode
@@ -47,11 +43,11 @@ const ID = 'CLUSTER_MODE_BLOWUP';
  * `serviceTrafficPolicy`).
  */
 const clbPart = scopedCheck({
-  id: ID,
+  id: 'CLUSTER_MODE_BLOWUP',
   title: 'Cluster-mode Service attaches every node where Local mode would attach a few',
   category: 'quota',
   resourceKind: 'Service',
-  defaultSeverity: SEVERITY,
+  defaultSeverity: 'warning',
   description:
     'For each CLB Service with ECS backends in Cluster mode (externalTrafficPolicy: Cluster on Flannel, or ' +
     'backend-type ecs), compares the backends CCM attaches (every eligible node, per port) with what Local mode ' +
@@ -194,7 +190,7 @@ const clbPart = scopedCheck({
       const why = pushed.length > 0 ? `; the extra entries count toward ${pushed.join(' and ')}` : '';
       out.push(
         r.fail(ref, text + why, {
-          severity: burn >= criticalRatio ? 'critical' : SEVERITY,
+          severity: burn >= criticalRatio ? 'critical' : r.defaultSeverity,
           figures,
         }),
       );
@@ -273,7 +269,7 @@ const nlbPart = scopedCheck({
       `${count(maxExtraAdded, 'server group')}: ${pct(addedRatio)} of nlb_quota_server_added_num ${addedLimit}`;
     const fails = extra > 0 && ((factor >= minFactor && extra >= floor) || burn >= warningRatio);
     if (!fails) out.push(r.pass(ref, text, figures));
-    else out.push(r.fail(ref, text, { severity: burn >= criticalRatio ? 'critical' : SEVERITY, figures }));
+    else out.push(r.fail(ref, text, { severity: burn >= criticalRatio ? 'critical' : r.defaultSeverity, figures }));
   },
 });
 

@@ -1,10 +1,7 @@
-import { SLB_QUOTA_BACKEND_ATTACHED, type Severity } from '@app/domain';
+import { SLB_QUOTA_BACKEND_ATTACHED } from '@app/domain';
 import { scopedCheck } from '../check-scope';
 import { DOC_URL, FORECAST_HINT, SEED } from '../doc-links.constants';
 import { count, ecsRef, listSome, pct, QUOTA_RATIO_SETTINGS, quotaSeverity } from '../result.util';
-
-const SEVERITY: Severity = 'warning';
-const ID = 'ECS_LB_ATTACHMENT_QUOTA';
 
 /**
  * Number of CLB instances one ECS instance is a backend of vs the per-server attachment quota
@@ -14,11 +11,11 @@ const ID = 'ECS_LB_ATTACHMENT_QUOTA';
  * Evaluated per ECS instance of the region (listed instances plus any ECS id found among CLB backends).
  */
 export const ecsLbAttachmentQuotaRule = scopedCheck({
-  id: ID,
+  id: 'ECS_LB_ATTACHMENT_QUOTA',
   title: 'CLB instances per ECS instance vs the attachment quota',
   category: 'quota',
   resourceKind: 'EcsInstance',
-  defaultSeverity: SEVERITY,
+  defaultSeverity: 'warning',
   description:
     'Counts, for each ECS instance, the CLB instances that list it as a backend server (any vServer group or the ' +
     'default group) against the quota of CLB instances one server can be added to. Flannel Services in Cluster ' +

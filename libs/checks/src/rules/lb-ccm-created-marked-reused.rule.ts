@@ -1,10 +1,7 @@
-import { TAG_CCM_OWNER, needClb, type Severity } from '@app/domain';
+import { TAG_CCM_OWNER, needClb } from '@app/domain';
 import { scopedCheck } from '../check-scope';
 import { DOC_URL, SEED } from '../doc-links.constants';
 import { serviceRef } from '../result.util';
-
-const SEVERITY: Severity = 'warning';
-const ID = 'LB_CCM_CREATED_MARKED_REUSED';
 
 /**
  * A Service whose `loadbalancer-id` annotation was added to name its own CCM-created CLB (the CLB's
@@ -16,11 +13,11 @@ const ID = 'LB_CCM_CREATED_MARKED_REUSED';
  * CLB was not read or does not exist.
  */
 export const lbCcmCreatedMarkedReusedRule = scopedCheck({
-  id: ID,
+  id: 'LB_CCM_CREATED_MARKED_REUSED',
   title: 'Service marks its own CCM-created CLB as reused',
   category: 'ownership',
   resourceKind: 'Service',
-  defaultSeverity: SEVERITY,
+  defaultSeverity: 'warning',
   description:
     'Finds Services whose loadbalancer-id annotation names the CLB CCM created for that very Service. The edit ' +
     'turns a CCM-owned CLB into a "reused" one: deleting the Service no longer deletes the CLB, which then leaks.',

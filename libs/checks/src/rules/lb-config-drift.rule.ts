@@ -22,7 +22,6 @@ import {
   type EligibleNodes,
   type ExpectedVServerGroup,
   type K8sService,
-  type Severity,
   type TrafficPolicy,
   type VServerGroup,
   type VServerGroupOwner,
@@ -35,9 +34,6 @@ import type { CheckContext } from '../check.types';
 import { DOC_URL, SEED } from '../doc-links.constants';
 import type { ServiceEntry } from '../fleet-index';
 import { ccmSyncFails, count, listSome, serviceRef } from '../result.util';
-
-const SEVERITY: Severity = 'warning';
-const ID = 'LB_CONFIG_DRIFT';
 
 /** What CCM would set for a Service on its CLB (`ccmModel`), with what the comparison needs. */
 interface CcmModel {
@@ -290,11 +286,11 @@ function attributeDrift(service: K8sService, clb: Clb): string[] {
  * the model (backend-label or vgroup-port does not parse, endpoint without node).
  */
 const clbPart = scopedCheck({
-  id: ID,
+  id: 'LB_CONFIG_DRIFT',
   title: 'CCM-managed CLB differs from its Service: console edits CCM will overwrite',
   category: 'ownership',
   resourceKind: 'Service',
-  defaultSeverity: SEVERITY,
+  defaultSeverity: 'warning',
   description:
     'Rebuilds, for every CLB Service, the listeners, vServer groups and backends CCM would set (same node ' +
     'selection, modes, weights and names as CCM) and compares them with the CLB. Differences are edits made in the ' +

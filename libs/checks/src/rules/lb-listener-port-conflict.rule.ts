@@ -8,7 +8,6 @@ import {
   nlbListenersOverlap,
   serviceTrafficPolicy,
   type ExpectedNlbListener,
-  type Severity,
 } from '@app/domain';
 import { combinedCheck, scopedCheck } from '../check-scope';
 import { nlbOfService, nlbRef, nlbServicesOf } from '../nlb-index';
@@ -16,9 +15,6 @@ import { nlbRegionCheck } from './nlb-quota.util';
 import { DOC_URL, SEED } from '../doc-links.constants';
 import type { ServiceEntry } from '../fleet-index';
 import { clbRef, count, listSome } from '../result.util';
-
-const SEVERITY: Severity = 'critical';
-const ID = 'LB_LISTENER_PORT_CONFLICT';
 
 function svcName(se: ServiceEntry): string {
   return `${se.cluster.cluster.clusterId}:${se.service.namespace}/${se.service.name}`;
@@ -32,11 +28,11 @@ function svcName(se: ServiceEntry): string {
  * more Services; skipped for CLBs that two Services reuse in a region whose CLBs were not read.
  */
 const clbPart = scopedCheck({
-  id: ID,
+  id: 'LB_LISTENER_PORT_CONFLICT',
   title: 'Two Services use the same listener port on one CLB',
   category: 'ownership',
   resourceKind: 'LoadBalancer',
-  defaultSeverity: SEVERITY,
+  defaultSeverity: 'critical',
   description:
     'For every CLB shared by several Services (reuse), collects the listener port each Service port asks for. Two ' +
     'Services on the same port and transport fight over one listener: each reconcile points it at its own vServer ' +

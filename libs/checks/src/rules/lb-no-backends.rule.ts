@@ -1,12 +1,9 @@
-import { parseCcmNamedKey, parseNlbNamedKey, type Severity } from '@app/domain';
+import { parseCcmNamedKey, parseNlbNamedKey } from '@app/domain';
 import { combinedCheck, scopedCheck } from '../check-scope';
 import { groupsOfNlb, nlbRef } from '../nlb-index';
 import { nlbRegionCheck } from './nlb-quota.util';
 import { DOC_URL, SEED } from '../doc-links.constants';
 import { clbRef, count, listSome } from '../result.util';
-
-const SEVERITY: Severity = 'warning';
-const ID = 'LB_NO_BACKENDS';
 
 /**
  * A CLB with no backend server at all, or with a vServer group that has none. Seed 002 "There are no available
@@ -18,11 +15,11 @@ const ID = 'LB_NO_BACKENDS';
  * plane, not CCM's).
  */
 const clbPart = scopedCheck({
-  id: ID,
+  id: 'LB_NO_BACKENDS',
   title: 'CLB or one of its vServer groups has no backend servers',
   category: 'ownership',
   resourceKind: 'LoadBalancer',
-  defaultSeverity: SEVERITY,
+  defaultSeverity: 'warning',
   description:
     'Counts the backend servers of each CLB and of each of its vServer groups. A CLB without backends, or a ' +
     'listener forwarding to an empty vServer group, drops every connection; an empty CCM vServer group means its ' +
@@ -59,7 +56,7 @@ const clbPart = scopedCheck({
             ref,
             `CLB ${clb.loadBalancerId} has no backend server${clb.listeners.length ? ` behind its ${count(clb.listeners.length, 'listener')}` : ''}` +
               `${clb.vServerGroups.length ? ` (${count(clb.vServerGroups.length, 'vServer group')}, all empty)` : ''}`,
-            { severity: clb.listeners.length > 0 ? 'critical' : SEVERITY, figures },
+            { severity: clb.listeners.length > 0 ? 'critical' : r.defaultSeverity, figures },
           ),
         );
         continue;
@@ -85,7 +82,7 @@ const clbPart = scopedCheck({
           `CLB ${clb.loadBalancerId} has ${count(empty.length, 'empty vServer group')}: ${listSome(names, 3)}` +
             (served ? '; a listener forwards to one of them' : ''),
           {
-            severity: served ? 'critical' : SEVERITY,
+            severity: served ? 'critical' : r.defaultSeverity,
             figures: { ...figures, emptyGroupIds: empty.map((g) => g.vServerGroupId) },
           },
         ),
@@ -116,7 +113,7 @@ const nlbPart = nlbRegionCheck({
       if (entries === 0) {
         out.push(
           r.fail(nlbRef(nlb), `NLB ${nlb.loadBalancerId} has no backend server${nlb.listeners.length ? ` behind its ${count(nlb.listeners.length, 'listener')}` : ''}`, {
-            severity: nlb.listeners.length > 0 ? 'critical' : SEVERITY,
+            severity: nlb.listeners.length > 0 ? 'critical' : r.defaultSeverity,
             figures,
           }),
         );
@@ -129,7 +126,7 @@ const nlbPart = nlbRegionCheck({
       const served = empty.some((g) => listened.has(g.serverGroupId));
       out.push(
         r.fail(nlbRef(nlb), `NLB ${nlb.loadBalancerId} has ${count(empty.length, 'empty server group')}: ${listSome(names, 3)}${served ? '; a listener forwards to one of them' : ''}`, {
-          severity: served ? 'critical' : SEVERITY,
+          severity: served ? 'critical' : r.defaultSeverity,
           figures: { ...figures, emptyGroupIds: empty.map((g) => g.serverGroupId) },
         }),
       );

@@ -5,15 +5,11 @@ import {
   needNlb,
   nlbPointers,
   reusedLoadBalancerId,
-  type Severity,
 } from '@app/domain';
 import { combinedCheck, scopedCheck } from '../check-scope';
 import { nlbOfServiceOrSkip } from './nlb-quota.util';
 import { DOC_URL, SEED } from '../doc-links.constants';
 import { serviceRef } from '../result.util';
-
-const SEVERITY: Severity = 'critical';
-const ID = 'LB_NOT_FOUND_FOR_SERVICE';
 
 /**
  * A CLB Service whose `loadbalancer-id` annotation names a CLB that does not exist in its account and region,
@@ -25,11 +21,11 @@ const ID = 'LB_NOT_FOUND_FOR_SERVICE';
  * holds the Service's address but lost its tag, the message names it.
  */
 const clbPart = scopedCheck({
-  id: ID,
+  id: 'LB_NOT_FOUND_FOR_SERVICE',
   title: 'Service points at a CLB that does not exist',
   category: 'ownership',
   resourceKind: 'Service',
-  defaultSeverity: SEVERITY,
+  defaultSeverity: 'critical',
   description:
     'Resolves the CLB of every CLB Service the way CCM does (loadbalancer-id annotation, then the ' +
     'kubernetes.do.not.delete tag, then the default name). A Service that names a missing CLB, or that has an ' +

@@ -5,15 +5,11 @@ import {
   type AccountSnapshot,
   type Clb,
   type RegionSnapshot,
-  type Severity,
 } from '@app/domain';
 import { scopedCheck } from '../check-scope';
 import { DOC_URL, SEED } from '../doc-links.constants';
 import type { FleetIndex, ServiceEntry } from '../fleet-index';
 import { clbRef, notReadReason } from '../result.util';
-
-const SEVERITY: Severity = 'warning';
-const ID = 'LB_ORPHANED';
 
 /** The Service a CCM-created CLB last served, from its vServer group / listener names (for messages). */
 function formerServiceOf(clb: Clb): string | undefined {
@@ -106,11 +102,11 @@ export function findOwner(
  * libs/checks/test/lb-orphaned-nlb.spec.ts.
  */
 export const lbOrphanedRule = scopedCheck({
-  id: ID,
+  id: 'LB_ORPHANED',
   title: 'CCM-created CLB whose Service or cluster no longer exists',
   category: 'ownership',
   resourceKind: 'LoadBalancer',
-  defaultSeverity: SEVERITY,
+  defaultSeverity: 'warning',
   description:
     'Finds CLB instances tagged by CCM (kubernetes.do.not.delete) that no LoadBalancer Service owns any more: the ' +
     'Service was deleted or changed type without CCM cleaning up, the cluster was deleted, or the tag was added ' +

@@ -4,16 +4,12 @@ import {
   TAG_REUSED_BY_USER,
   reusedLoadBalancerId,
   type Nlb,
-  type Severity,
 } from '@app/domain';
 import { combinedCheck, scopedCheck } from '../check-scope';
 import { DOC_URL, SEED } from '../doc-links.constants';
 import type { ServiceEntry } from '../fleet-index';
 import { nlbNotReadReason, nlbOfService, nlbRef, nlbServicesOf, regionNlbView } from '../nlb-index';
 import { clbRef, regionRef } from '../result.util';
-
-const SEVERITY: Severity = 'warning';
-const ID = 'LB_RENAME_TAG_MISSING';
 
 /** The default LB name CCM gives a CLB: `"a"` + 31 hex characters of the Service UID. */
 const DEFAULT_NAME_RE = /^a[0-9a-f]{31}$/;
@@ -26,11 +22,11 @@ const DEFAULT_NAME_RE = /^a[0-9a-f]{31}$/;
  * `a` + 31 hex pattern. CLBs that carry the tag pass; reused CLBs and console CLBs are out of scope.
  */
 const clbPart = scopedCheck({
-  id: ID,
+  id: 'LB_RENAME_TAG_MISSING',
   title: 'CCM-created CLB or NLB without kubernetes.do.not.delete tag (cannot be renamed)',
   category: 'ownership',
   resourceKind: 'LoadBalancer',
-  defaultSeverity: SEVERITY,
+  defaultSeverity: 'warning',
   description:
     'Finds CLBs that CCM created (named with a Service default LB name) but that lack the kubernetes.do.not.delete ' +
     'tag CCM writes since v1.9.3.10, and NLBs that CCM finds for an NLB Service only by that name (CCM before ' +

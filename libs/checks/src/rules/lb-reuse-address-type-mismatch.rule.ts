@@ -1,10 +1,7 @@
-import { LB_ANNOTATION, getLbAnnotation, needClb, type Severity } from '@app/domain';
+import { LB_ANNOTATION, getLbAnnotation, needClb } from '@app/domain';
 import { scopedCheck } from '../check-scope';
 import { DOC_URL, SEED } from '../doc-links.constants';
 import { serviceRef } from '../result.util';
-
-const SEVERITY: Severity = 'critical';
-const ID = 'LB_REUSE_ADDRESS_TYPE_MISMATCH';
 
 /**
  * A Service reusing a CLB whose `address-type` annotation (`internet` | `intranet`) differs from the CLB's
@@ -15,11 +12,11 @@ const ID = 'LB_REUSE_ADDRESS_TYPE_MISMATCH';
  * annotation CCM keeps the CLB's type: pass, with the type in the figures.
  */
 export const lbReuseAddressTypeMismatchRule = scopedCheck({
-  id: ID,
+  id: 'LB_REUSE_ADDRESS_TYPE_MISMATCH',
   title: "Reused CLB's address type differs from the Service's address-type",
   category: 'ownership',
   resourceKind: 'Service',
-  defaultSeverity: SEVERITY,
+  defaultSeverity: 'critical',
   description:
     'Checks every Service that reuses an existing CLB: its address-type annotation (internet or intranet) must be ' +
     "the CLB's AddressType, else CCM refuses to sync the Service (the address type cannot change once created).",

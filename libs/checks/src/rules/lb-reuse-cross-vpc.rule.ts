@@ -1,10 +1,7 @@
-import { needClb, type Severity } from '@app/domain';
+import { needClb } from '@app/domain';
 import { scopedCheck } from '../check-scope';
 import { DOC_URL, SEED } from '../doc-links.constants';
 import { serviceRef } from '../result.util';
-
-const SEVERITY: Severity = 'critical';
-const ID = 'LB_REUSE_CROSS_VPC';
 
 /**
  * A Service reuses an internal-facing (intranet) CLB whose VPC differs from the cluster's VPC: the sync fails
@@ -12,11 +9,11 @@ const ID = 'LB_REUSE_CROSS_VPC';
  * matter); cross-VPC reuse is supported only for NLB (seed 004).
  */
 export const lbReuseCrossVpcRule = scopedCheck({
-  id: ID,
+  id: 'LB_REUSE_CROSS_VPC',
   title: 'Reused internal-facing CLB is in another VPC than the cluster',
   category: 'ownership',
   resourceKind: 'Service',
-  defaultSeverity: SEVERITY,
+  defaultSeverity: 'critical',
   description:
     'Checks every LoadBalancer Service that reuses an existing CLB: when the CLB is internal-facing, its VPC must be ' +
     "the cluster's VPC, else CCM fails with NetworkConflict.",

@@ -8,14 +8,10 @@ import {
   parseProtocolPort,
   parseVGroupPort,
   vServerGroupName,
-  type Severity,
 } from '@app/domain';
 import { scopedCheck } from '../check-scope';
 import { DOC_URL, SEED } from '../doc-links.constants';
 import { listSome, serviceRef } from '../result.util';
-
-const SEVERITY: Severity = 'warning';
-const ID = 'LB_REUSE_LISTENERS_NOT_MANAGED';
 
 /**
  * A Service reusing a CLB without `force-override-listeners: "true"`: CCM creates and updates the vServer groups
@@ -26,11 +22,11 @@ const ID = 'LB_REUSE_LISTENERS_NOT_MANAGED';
  * when the CLB was not read or does not exist.
  */
 export const lbReuseListenersNotManagedRule = scopedCheck({
-  id: ID,
+  id: 'LB_REUSE_LISTENERS_NOT_MANAGED',
   title: 'Reused CLB without force-override-listeners: Service ports lack a listener',
   category: 'ownership',
   resourceKind: 'Service',
-  defaultSeverity: SEVERITY,
+  defaultSeverity: 'warning',
   description:
     'For every Service that reuses a CLB without force-override-listeners: "true", checks that each Service port ' +
     "has a listener on the CLB that forwards to the Service's vServer group. CCM does not create listeners on a " +

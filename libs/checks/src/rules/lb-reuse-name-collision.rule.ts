@@ -1,11 +1,7 @@
-import type { Severity } from '@app/domain';
 import { scopedCheck } from '../check-scope';
 import { DOC_URL, SEED } from '../doc-links.constants';
 import type { ServiceEntry } from '../fleet-index';
 import { clbRef, count, listSome } from '../result.util';
-
-const SEVERITY: Severity = 'warning';
-const ID = 'LB_REUSE_NAME_COLLISION';
 
 /** The ids of the clusters of some Services, distinct. */
 function clustersOf(services: readonly ServiceEntry[]): Set<string> {
@@ -21,11 +17,11 @@ function clustersOf(services: readonly ServiceEntry[]): Set<string> {
  * listeners and backends. One result per CLB used by Services of two or more clusters.
  */
 export const lbReuseNameCollisionRule = scopedCheck({
-  id: ID,
+  id: 'LB_REUSE_NAME_COLLISION',
   title: 'CLB reused across clusters by Services with the same namespace/name',
   category: 'ownership',
   resourceKind: 'LoadBalancer',
-  defaultSeverity: SEVERITY,
+  defaultSeverity: 'warning',
   description:
     'For every CLB used by Services of several clusters, checks that no namespace/name appears in two clusters. ' +
     "CCM attributes listeners and vServer groups by namespace, name and cluster id; colliding names let one cluster's " +

@@ -1,10 +1,7 @@
-import { needClb, reusedLoadBalancerId, type Severity } from '@app/domain';
+import { needClb, reusedLoadBalancerId } from '@app/domain';
 import { scopedCheck } from '../check-scope';
 import { DOC_URL, SEED } from '../doc-links.constants';
 import { serviceRef } from '../result.util';
-
-const SEVERITY: Severity = 'critical';
-const ID = 'LB_REUSE_OF_APISERVER';
 
 /**
  * A Service reuses the API server CLB of a cluster (`external_loadbalancer_id`). CCM refuses (the CLB
@@ -13,11 +10,11 @@ const ID = 'LB_REUSE_OF_APISERVER';
  * recovered. You must recreate the cluster").
  */
 export const lbReuseOfApiserverRule = scopedCheck({
-  id: ID,
+  id: 'LB_REUSE_OF_APISERVER',
   title: 'Service reuses the API server CLB',
   category: 'ownership',
   resourceKind: 'Service',
-  defaultSeverity: SEVERITY,
+  defaultSeverity: 'critical',
   description:
     'Checks every LoadBalancer Service with the loadbalancer-id annotation against the API server CLBs of all ' +
     'clusters in the fleet. The API server CLB cannot be reused.',

@@ -1,11 +1,8 @@
-import { TAG_CCM_OWNER, TAG_CLUSTER_ID, needClb, needNlb, nlbReuseError, reusedLoadBalancerId, type Severity } from '@app/domain';
+import { TAG_CCM_OWNER, TAG_CLUSTER_ID, needClb, needNlb, nlbReuseError, reusedLoadBalancerId } from '@app/domain';
 import { combinedCheck, scopedCheck } from '../check-scope';
 import { nlbNotReadReason, nlbOfService } from '../nlb-index';
 import { DOC_URL, SEED } from '../doc-links.constants';
 import { serviceRef } from '../result.util';
-
-const SEVERITY: Severity = 'critical';
-const ID = 'LB_REUSE_OF_CCM_CREATED';
 
 /**
  * A Service reuses (`...-loadbalancer-id`) a CLB carrying `kubernetes.do.not.delete` or `ack.aliyun.com`:
@@ -15,11 +12,11 @@ const ID = 'LB_REUSE_OF_CCM_CREATED';
  * "reused" (seeds 000/003 warn against that edit). The API-server CLB is reported by LB_REUSE_OF_APISERVER.
  */
 const clbPart = scopedCheck({
-  id: ID,
+  id: 'LB_REUSE_OF_CCM_CREATED',
   title: 'Service reuses a CLB that CCM created',
   category: 'ownership',
   resourceKind: 'Service',
-  defaultSeverity: SEVERITY,
+  defaultSeverity: 'critical',
   description:
     'Checks every LoadBalancer Service that names an existing CLB with the loadbalancer-id annotation: the CLB must ' +
     'not carry the CCM ownership tags (kubernetes.do.not.delete, ack.aliyun.com). CCM refuses to reuse such a CLB ' +

@@ -1,10 +1,7 @@
-import { serviceTrafficPolicy, type Severity } from '@app/domain';
+import { serviceTrafficPolicy } from '@app/domain';
 import { scopedCheck } from '../check-scope';
 import { DOC_URL, SEED } from '../doc-links.constants';
 import { clbRef, listSome } from '../result.util';
-
-const SEVERITY: Severity = 'warning';
-const ID = 'LB_SHARED_SPEC_DISCONTINUED';
 
 /**
  * A shared-resource CLB: no `LoadBalancerSpec` and not pay-by-CLCU (a PayByCLCU instance has no spec either but
@@ -14,11 +11,11 @@ const ID = 'LB_SHARED_SPEC_DISCONTINUED';
  * otherwise. Skipped when the instance charge type is unknown (shared cannot be told from PayByCLCU).
  */
 export const lbSharedSpecDiscontinuedRule = scopedCheck({
-  id: ID,
+  id: 'LB_SHARED_SPEC_DISCONTINUED',
   title: 'Shared-resource CLB: discontinued, and cannot take ENI backends',
   category: 'ownership',
   resourceKind: 'LoadBalancer',
-  defaultSeverity: SEVERITY,
+  defaultSeverity: 'warning',
   description:
     'Finds CLB instances without a specification that are not pay-by-CLCU: shared-resource instances. They are ' +
     'discontinued (no new ones can be bought) and reject ENI backends, so a Service in ENI mode on one cannot sync.',
@@ -70,7 +67,7 @@ export const lbSharedSpecDiscontinuedRule = scopedCheck({
               ? `, and ENI-mode Services ${listSome(eniUsers, 3)} cannot add their pod backends to it`
               : ''),
           {
-            severity: eniUsers.length ? 'critical' : SEVERITY,
+            severity: eniUsers.length ? 'critical' : r.defaultSeverity,
             figures: { instanceChargeType: clb.instanceChargeType, eniServices: eniUsers },
           },
         ),

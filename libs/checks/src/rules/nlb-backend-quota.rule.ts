@@ -1,11 +1,8 @@
-import { NLB_QUOTA_BACKEND_SERVERS, type Severity } from '@app/domain';
+import { NLB_QUOTA_BACKEND_SERVERS } from '@app/domain';
 import { DOC_URL, FORECAST_HINT, SEED } from '../doc-links.constants';
 import { groupsOfNlb, nlbRef, serverKey } from '../nlb-index';
 import { count, QUOTA_RATIO_SETTINGS } from '../result.util';
 import { nlbRegionCheck, pushNlbQuota } from './nlb-quota.util';
-
-const SEVERITY: Severity = 'warning';
-const ID = 'NLB_BACKEND_QUOTA';
 
 /**
  * Backend entries of one NLB, summed over its server groups (one per listener) and so over every Service sharing
@@ -14,11 +11,11 @@ const ID = 'NLB_BACKEND_QUOTA';
  * servers reported beside them. Region scope; skipped where the NLB data was not read.
  */
 export const nlbBackendQuotaRule = nlbRegionCheck({
-  id: ID,
+  id: 'NLB_BACKEND_QUOTA',
   title: 'NLB backend servers vs the per-instance quota',
   category: 'quota',
   resourceKind: 'NetworkLoadBalancer',
-  defaultSeverity: SEVERITY,
+  defaultSeverity: 'warning',
   description:
     'Counts the backend entries of each NLB across all its server groups (one per listener, so a Service with ' +
     'several ports counts every node once per port, and Services reusing one NLB add up) against the per-NLB quota.',

@@ -1,10 +1,7 @@
-import { CCM_FEATURES, ccmVersionAtLeast, needNlb, type Severity } from '@app/domain';
+import { CCM_FEATURES, ccmVersionAtLeast, needNlb } from '@app/domain';
 import { scopedCheck } from '../check-scope';
 import { DOC_URL, SEED } from '../doc-links.constants';
 import { notReadReason, serviceRef } from '../result.util';
-
-const SEVERITY: Severity = 'critical';
-const ID = 'NLB_CCM_UNSUPPORTED';
 
 /**
  * An NLB-class Service (`spec.loadBalancerClass: alibabacloud.com/nlb`) in a cluster whose CCM predates NLB support
@@ -13,11 +10,11 @@ const ID = 'NLB_CCM_UNSUPPORTED';
  * pending. Skipped when the cluster's add-ons (the CCM version) were not read or the version does not parse.
  */
 export const nlbCcmUnsupportedRule = scopedCheck({
-  id: ID,
+  id: 'NLB_CCM_UNSUPPORTED',
   title: 'NLB Service in a cluster whose CCM predates NLB support',
   category: 'version',
   resourceKind: 'Service',
-  defaultSeverity: SEVERITY,
+  defaultSeverity: 'critical',
   description:
     'Finds Services of loadBalancerClass alibabacloud.com/nlb in clusters whose cloud-controller-manager is older ' +
     'than v2.5.0: no controller takes them, so no NLB is created and the Service stays pending.',

@@ -1,21 +1,18 @@
-import { NLB_QUOTA_INSTANCES, type Severity } from '@app/domain';
+import { NLB_QUOTA_INSTANCES } from '@app/domain';
 import { DOC_URL, FORECAST_HINT, SEED } from '../doc-links.constants';
 import { count, QUOTA_RATIO_SETTINGS, regionRef } from '../result.util';
 import { nlbRegionCheck, pushNlbQuota } from './nlb-quota.util';
-
-const SEVERITY: Severity = 'warning';
-const ID = 'NLB_INSTANCE_QUOTA';
 
 /**
  * NLB instances of one account and region vs `nlb_quota_loadbalancers_num` (default 60; NLB "NLB quotas"). Every
  * NLB Service that does not reuse an NLB creates one. Region scope; skipped where the NLB data was not read.
  */
 export const nlbInstanceQuotaRule = nlbRegionCheck({
-  id: ID,
+  id: 'NLB_INSTANCE_QUOTA',
   title: 'NLB instances per region vs the instance quota',
   category: 'quota',
   resourceKind: 'Region',
-  defaultSeverity: SEVERITY,
+  defaultSeverity: 'warning',
   description:
     'Counts the NLB instances of each account and region (CCM creates one per NLB Service that does not reuse one) ' +
     'against the per-region NLB instance quota. When it is reached, new NLB Services stay pending.',

@@ -1,11 +1,8 @@
-import { NLB_QUOTA_LISTENERS, type Severity } from '@app/domain';
+import { NLB_QUOTA_LISTENERS } from '@app/domain';
 import { DOC_URL, FORECAST_HINT, SEED } from '../doc-links.constants';
 import { nlbRef } from '../nlb-index';
 import { count, QUOTA_RATIO_SETTINGS } from '../result.util';
 import { nlbRegionCheck, pushNlbQuota } from './nlb-quota.util';
-
-const SEVERITY: Severity = 'warning';
-const ID = 'NLB_LISTENER_QUOTA';
 
 /**
  * Listeners on one NLB vs `nlb_quota_loadbalancer_listeners_num` (default 50; NLB "NLB quotas"). CCM creates one
@@ -13,11 +10,11 @@ const ID = 'NLB_LISTENER_QUOTA';
  * data was not read.
  */
 export const nlbListenerQuotaRule = nlbRegionCheck({
-  id: ID,
+  id: 'NLB_LISTENER_QUOTA',
   title: 'NLB listeners vs the per-instance listener quota',
   category: 'quota',
   resourceKind: 'NetworkLoadBalancer',
-  defaultSeverity: SEVERITY,
+  defaultSeverity: 'warning',
   description:
     'Counts the listeners of each NLB (one per Service port and protocol; Services reusing one NLB add up) against ' +
     'the per-NLB listener quota. When it is reached, CCM cannot create the listener of a new port and the sync fails.',

@@ -1,12 +1,9 @@
-import { TAG_CCM_OWNER, TAG_CLUSTER_ID, needNlb, parseNlbNamedKey, type Nlb, type Severity } from '@app/domain';
+import { TAG_CCM_OWNER, TAG_CLUSTER_ID, needNlb, parseNlbNamedKey, type Nlb } from '@app/domain';
 import { DOC_URL, SEED } from '../doc-links.constants';
 import { groupsOfNlb, nlbRef, type RegionNlbView } from '../nlb-index';
 import { regionRef } from '../result.util';
 import { nlbRegionCheck } from './nlb-quota.util';
 import { findOwner } from './lb-orphaned.rule';
-
-const SEVERITY: Severity = 'warning';
-const ID = 'NLB_ORPHANED';
 
 /** The Service an NLB last served, from its listener descriptions or server group names (for messages). */
 function formerServiceOf(view: RegionNlbView, nlb: Nlb): string | undefined {
@@ -26,11 +23,11 @@ function formerServiceOf(view: RegionNlbView, nlb: Nlb): string | undefined {
  * when the NLB data or the clusters to search were not read.
  */
 export const nlbOrphanedRule = nlbRegionCheck({
-  id: ID,
+  id: 'NLB_ORPHANED',
   title: 'CCM-created NLB whose Service or cluster no longer exists',
   category: 'ownership',
   resourceKind: 'NetworkLoadBalancer',
-  defaultSeverity: SEVERITY,
+  defaultSeverity: 'warning',
   description:
     'Finds NLB instances tagged by CCM (kubernetes.do.not.delete) that no NLB LoadBalancer Service owns any more: ' +
     'the Service was deleted or changed type or class without CCM cleaning up, or the cluster was deleted. They ' +

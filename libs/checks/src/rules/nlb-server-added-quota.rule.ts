@@ -1,11 +1,8 @@
-import { NLB_QUOTA_SERVER_ADDED, type Severity } from '@app/domain';
+import { NLB_QUOTA_SERVER_ADDED } from '@app/domain';
 import { DOC_URL, FORECAST_HINT, SEED } from '../doc-links.constants';
 import { nlbServerRef } from '../nlb-index';
 import { count, QUOTA_RATIO_SETTINGS } from '../result.util';
 import { nlbRegionCheck, pushNlbQuota } from './nlb-quota.util';
-
-const SEVERITY: Severity = 'warning';
-const ID = 'NLB_SERVER_ADDED_QUOTA';
 
 /**
  * Server groups one server (ECS instance, ENI, or IP: IP entries count too) is in vs `nlb_quota_server_added_num`
@@ -14,11 +11,11 @@ const ID = 'NLB_SERVER_ADDED_QUOTA';
  * quota"), so a node reaches it after 200 such ports. Region scope; skipped where the NLB data was not read.
  */
 export const nlbServerAddedQuotaRule = nlbRegionCheck({
-  id: ID,
+  id: 'NLB_SERVER_ADDED_QUOTA',
   title: 'NLB server groups per server vs the server-added quota',
   category: 'quota',
   resourceKind: 'EcsInstance',
-  defaultSeverity: SEVERITY,
+  defaultSeverity: 'warning',
   description:
     'Counts, for each backend server (ECS instance, ENI or IP), the NLB server groups it is in, against the quota ' +
     'of times one server can be added to server groups. In Cluster mode every node is added once per port of every ' +

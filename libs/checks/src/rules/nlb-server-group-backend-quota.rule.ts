@@ -1,11 +1,8 @@
-import { NLB_QUOTA_SERVER_GROUP_SERVERS, type Severity } from '@app/domain';
+import { NLB_QUOTA_SERVER_GROUP_SERVERS } from '@app/domain';
 import { DOC_URL, FORECAST_HINT, SEED } from '../doc-links.constants';
 import { nlbServerGroupRef } from '../nlb-index';
 import { count, QUOTA_RATIO_SETTINGS } from '../result.util';
 import { nlbRegionCheck, pushNlbQuota } from './nlb-quota.util';
-
-const SEVERITY: Severity = 'warning';
-const ID = 'NLB_SERVER_GROUP_BACKEND_QUOTA';
 
 /**
  * Servers in one NLB server group vs `nlb_quota_servergroup_noeci_servers_num` (Quota Center value of the region,
@@ -14,11 +11,11 @@ const ID = 'NLB_SERVER_GROUP_BACKEND_QUOTA';
  * or `ServerCount` when it reports more. Region scope; a region whose NLB data was not read is skipped.
  */
 export const nlbServerGroupBackendQuotaRule = nlbRegionCheck({
-  id: ID,
+  id: 'NLB_SERVER_GROUP_BACKEND_QUOTA',
   title: 'NLB server group servers vs the per-server-group quota',
   category: 'quota',
   resourceKind: 'NlbServerGroup',
-  defaultSeverity: SEVERITY,
+  defaultSeverity: 'warning',
   description:
     'Counts the servers (ECS instances, ENIs, IPs) of each NLB server group against the per-group quota. CCM adds ' +
     'every eligible node to the group of a Cluster-mode Service port; once the group is full, CCM cannot add the ' +

@@ -1,13 +1,10 @@
-import { CCM_NAME_PREFIX, TAG_CCM_OWNER, TAG_CLUSTER_ID, needNlb, parseNlbNamedKey, type NlbServerGroup, type Severity } from '@app/domain';
+import { CCM_NAME_PREFIX, TAG_CCM_OWNER, TAG_CLUSTER_ID, needNlb, parseNlbNamedKey, type NlbServerGroup } from '@app/domain';
 import { DOC_URL, SEED } from '../doc-links.constants';
 import type { RegionEntry } from '../fleet-index';
 import { nlbServerGroupRef } from '../nlb-index';
 import { regionRef } from '../result.util';
 import { nlbRegionCheck } from './nlb-quota.util';
 import { findOwner } from './lb-orphaned.rule';
-
-const SEVERITY: Severity = 'warning';
-const ID = 'NLB_SERVER_GROUP_ORPHANED';
 
 /** Whether a server group is used by an NLB: related to one, or the target of a listener of the region. */
 function usedGroups(re: RegionEntry): Set<string> {
@@ -31,11 +28,11 @@ function usedGroups(re: RegionEntry): Set<string> {
  * clusters to search were not read.
  */
 export const nlbServerGroupOrphanedRule = nlbRegionCheck({
-  id: ID,
+  id: 'NLB_SERVER_GROUP_ORPHANED',
   title: 'NLB server group left behind by a deleted NLB Service',
   category: 'ownership',
   resourceKind: 'NlbServerGroup',
-  defaultSeverity: SEVERITY,
+  defaultSeverity: 'warning',
   description:
     'Finds NLB server groups CCM created for a Service that no longer exists: CCM builds before v2.12.4 left them ' +
     'behind when an NLB Service was deleted, and preserve-lb-on-delete keeps them untagged. Each holds a slot of ' +

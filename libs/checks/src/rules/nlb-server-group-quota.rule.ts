@@ -1,10 +1,7 @@
-import { NLB_QUOTA_SERVER_GROUPS, type Severity } from '@app/domain';
+import { NLB_QUOTA_SERVER_GROUPS } from '@app/domain';
 import { DOC_URL, FORECAST_HINT, SEED } from '../doc-links.constants';
 import { count, QUOTA_RATIO_SETTINGS, regionRef } from '../result.util';
 import { nlbRegionCheck, pushNlbQuota } from './nlb-quota.util';
-
-const SEVERITY: Severity = 'warning';
-const ID = 'NLB_SERVER_GROUP_QUOTA';
 
 /**
  * NLB server groups of one account and region vs `nlb_quota_servergroups_num` (3,000, **cannot be raised**; NLB
@@ -13,11 +10,11 @@ const ID = 'NLB_SERVER_GROUP_QUOTA';
  * ListServerGroups lists counts, used by an NLB or not. Region scope; skipped where the NLB data was not read.
  */
 export const nlbServerGroupQuotaRule = nlbRegionCheck({
-  id: ID,
+  id: 'NLB_SERVER_GROUP_QUOTA',
   title: 'NLB server groups per region vs the fixed server-group quota',
   category: 'quota',
   resourceKind: 'Region',
-  defaultSeverity: SEVERITY,
+  defaultSeverity: 'warning',
   description:
     'Counts the NLB server groups of each account and region (one per NLB Service port and protocol, plus any left ' +
     'behind) against the per-region quota, which cannot be raised: when it is reached, no new NLB Service port can ' +

@@ -1,10 +1,7 @@
-import { NLB_ANNOTATION, lbAnnotationKey, needNlb, nlbLoadBalancerBuildError, type Severity } from '@app/domain';
+import { NLB_ANNOTATION, lbAnnotationKey, needNlb, nlbLoadBalancerBuildError } from '@app/domain';
 import { scopedCheck } from '../check-scope';
 import { DOC_URL, SEED } from '../doc-links.constants';
 import { serviceRef } from '../result.util';
-
-const SEVERITY: Severity = 'critical';
-const ID = 'NLB_ZONE_MAPS_MISSING';
 
 /**
  * An NLB Service that asks CCM to create its NLB (no `...-loadbalancer-id`) without the `zone-maps` annotation, or
@@ -14,11 +11,11 @@ const ID = 'NLB_ZONE_MAPS_MISSING';
  * Service; a reused NLB needs no zone-maps.
  */
 export const nlbZoneMapsMissingRule = scopedCheck({
-  id: ID,
+  id: 'NLB_ZONE_MAPS_MISSING',
   title: 'NLB Service without (valid) zone-maps: CCM cannot create its NLB',
   category: 'configuration',
   resourceKind: 'Service',
-  defaultSeverity: SEVERITY,
+  defaultSeverity: 'critical',
   description:
     'Finds Services of loadBalancerClass alibabacloud.com/nlb that ask CCM to create an NLB without the zone-maps ' +
     'annotation (or with one CCM cannot parse): every sync fails before anything is created, and the Service stays ' +

@@ -1,11 +1,7 @@
-import type { Severity } from '@app/domain';
 import { scopedCheck } from '../check-scope';
 import { DOC_URL, SEED } from '../doc-links.constants';
 import { rangeText, rangesOverlap } from '../port-range.util';
 import { clusterRef, count, listSome } from '../result.util';
-
-const SEVERITY: Severity = 'warning';
-const ID = 'NODEPORT_EPHEMERAL_OVERLAP';
 
 /**
  * The cluster's NodePort range (`--service-node-port-range`, default 30000-32767) must not overlap any
@@ -14,11 +10,11 @@ const ID = 'NODEPORT_EPHEMERAL_OVERLAP';
  * nodes going offline. One result per cluster; skipped when node sysctls were not read.
  */
 export const nodeportEphemeralOverlapRule = scopedCheck({
-  id: ID,
+  id: 'NODEPORT_EPHEMERAL_OVERLAP',
   title: "NodePort range overlaps a node's ip_local_port_range",
   category: 'quota',
   resourceKind: 'Cluster',
-  defaultSeverity: SEVERITY,
+  defaultSeverity: 'warning',
   description:
     "Compares the cluster's ServiceNodePortRange with net.ipv4.ip_local_port_range on every node. When they " +
     'overlap, the kernel can pick a NodePort as an ephemeral source port, which causes sporadic network errors.',

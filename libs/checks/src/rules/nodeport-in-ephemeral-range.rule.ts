@@ -1,12 +1,9 @@
-import type { PortRange, Severity } from '@app/domain';
+import type { PortRange } from '@app/domain';
 import { scopedCheck } from '../check-scope';
 import {} from '../result.util';
 import { DOC_URL, SEED } from '../doc-links.constants';
 import { count, serviceRef } from '../result.util';
 import { rangeText } from '../port-range.util';
-
-const SEVERITY: Severity = 'critical';
-const ID = 'NODEPORT_IN_EPHEMERAL_RANGE';
 
 /**
  * A Service whose `nodePort` lies inside a node's `net.ipv4.ip_local_port_range`: the concrete conflict
@@ -16,11 +13,11 @@ const ID = 'NODEPORT_IN_EPHEMERAL_RANGE';
  * Severity critical: the port can be taken as a source port by any outgoing connection now.
  */
 export const nodeportInEphemeralRangeRule = scopedCheck({
-  id: ID,
+  id: 'NODEPORT_IN_EPHEMERAL_RANGE',
   title: "Service nodePort inside a node's ip_local_port_range",
   category: 'quota',
   resourceKind: 'Service',
-  defaultSeverity: SEVERITY,
+  defaultSeverity: 'critical',
   description:
     "Checks every NodePort and LoadBalancer Service port against the ephemeral port range of the cluster's " +
     'nodes. A NodePort inside that range can collide with source ports of outgoing connections, causing sporadic ' +

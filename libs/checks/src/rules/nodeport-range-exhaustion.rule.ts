@@ -1,11 +1,7 @@
-import type { Severity } from '@app/domain';
 import { scopedCheck } from '../check-scope';
 import { DOC_URL, FORECAST_HINT, SEED } from '../doc-links.constants';
 import { rangeText } from '../port-range.util';
 import { clusterRef, count, pct, QUOTA_RATIO_SETTINGS, quotaSeverity } from '../result.util';
-
-const SEVERITY: Severity = 'warning';
-const ID = 'NODEPORT_RANGE_EXHAUSTION';
 
 /**
  * NodePorts allocated in a cluster vs the size of its NodePort range (`--service-node-port-range`, default
@@ -16,11 +12,11 @@ const ID = 'NODEPORT_RANGE_EXHAUSTION';
  * counted; warning / critical at the configured quota ratios.
  */
 export const nodeportRangeExhaustionRule = scopedCheck({
-  id: ID,
+  id: 'NODEPORT_RANGE_EXHAUSTION',
   title: "NodePorts allocated vs the size of the cluster's NodePort range",
   category: 'quota',
   resourceKind: 'Cluster',
-  defaultSeverity: SEVERITY,
+  defaultSeverity: 'warning',
   description:
     "Counts the distinct NodePorts (and Local-mode health check NodePorts) the cluster's Services hold inside its " +
     'NodePort range against the size of the ' +

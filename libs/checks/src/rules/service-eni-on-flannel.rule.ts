@@ -1,10 +1,7 @@
-import { ANNOTATION_BACKEND_TYPE, needClb, needNlb, type Severity } from '@app/domain';
+import { ANNOTATION_BACKEND_TYPE, needClb, needNlb } from '@app/domain';
 import { scopedCheck } from '../check-scope';
 import { DOC_URL, SEED } from '../doc-links.constants';
 import { serviceRef } from '../result.util';
-
-const SEVERITY: Severity = 'critical';
-const ID = 'SERVICE_ENI_ON_FLANNEL';
 
 /**
  * A LoadBalancer Service annotated `service.beta.kubernetes.io/backend-type: eni` in a Flannel cluster: Flannel
@@ -13,11 +10,11 @@ const ID = 'SERVICE_ENI_ON_FLANNEL';
  * annotation set to `eni`; Terway clusters pass; skipped when the network plugin is unknown.
  */
 export const serviceEniOnFlannelRule = scopedCheck({
-  id: ID,
+  id: 'SERVICE_ENI_ON_FLANNEL',
   title: 'backend-type eni on a Flannel cluster',
   category: 'configuration',
   resourceKind: 'Service',
-  defaultSeverity: SEVERITY,
+  defaultSeverity: 'critical',
   description:
     'Checks every LoadBalancer Service annotated service.beta.kubernetes.io/backend-type: eni against the network ' +
     'plugin of its cluster. Flannel does not support ENI mode: CCM cannot find an ENI for the pod IPs and the ' +

@@ -4,14 +4,10 @@ import {
   ccmVersionAtLeast,
   needClb,
   serviceTrafficPolicy,
-  type Severity,
 } from '@app/domain';
 import { scopedCheck } from '../check-scope';
 import { DOC_URL, SEED } from '../doc-links.constants';
 import { serviceRef } from '../result.util';
-
-const SEVERITY: Severity = 'critical';
-const ID = 'SERVICE_ENI_STRING_TARGETPORT';
 
 /**
  * A CLB Service in ENI mode with a named (string) `targetPort` on a CCM that cannot resolve it: seeds 001/002/003
@@ -21,11 +17,11 @@ const ID = 'SERVICE_ENI_STRING_TARGETPORT';
  * backend mode (add-ons) or the CCM version is unknown.
  */
 export const serviceEniStringTargetportRule = scopedCheck({
-  id: ID,
+  id: 'SERVICE_ENI_STRING_TARGETPORT',
   title: 'ENI-mode Service with a string targetPort on a CCM that rejects it',
   category: 'configuration',
   resourceKind: 'Service',
-  defaultSeverity: SEVERITY,
+  defaultSeverity: 'critical',
   description:
     'Finds CLB Services whose ports use a named targetPort while the Service runs in ENI mode (pod IPs as backends, ' +
     'on the target port). CCM versions before the v2 rewrite send port 0 and the CLB rejects it.',

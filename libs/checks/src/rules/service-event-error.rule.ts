@@ -10,9 +10,6 @@ import { scopedCheck } from '../check-scope';
 import { DOC_URL, SEED } from '../doc-links.constants';
 import { ageSeconds, count, humanDuration, serviceRef } from '../result.util';
 
-const SEVERITY: Severity = 'warning';
-const ID = 'SERVICE_EVENT_ERROR';
-
 /** Longest event message quoted in a result (characters). */
 const MAX_QUOTE = 240;
 
@@ -25,11 +22,11 @@ const MAX_QUOTE = 240;
  * If error events exist, match the error message in Service error events and solutions."
  */
 export const serviceEventErrorRule = scopedCheck({
-  id: ID,
+  id: 'SERVICE_EVENT_ERROR',
   title: 'Service has a CCM error event (matched to the ACK error table)',
   category: 'configuration',
   resourceKind: 'Service',
-  defaultSeverity: SEVERITY,
+  defaultSeverity: 'warning',
   description:
     "Reads every LoadBalancer Service's events and matches CCM's error events (SyncLoadBalancerFailed, " +
     'UnAvailableLoadBalancer, ...) against each row of the ACK "Service error events and solutions" table, giving ' +
@@ -62,9 +59,9 @@ export const serviceEventErrorRule = scopedCheck({
       return;
     }
     const top = d.current[0]!;
-    let worst: Severity = top.row?.severity ?? SEVERITY;
+    let worst: Severity = top.row?.severity ?? r.defaultSeverity;
     for (const c of d.current) {
-      const s = c.row?.severity ?? SEVERITY;
+      const s = c.row?.severity ?? r.defaultSeverity;
       if (severityRank(s) > severityRank(worst)) worst = s;
     }
     const rowIds = [...new Set(d.current.map((c) => c.row?.id ?? 'unmatched'))];

@@ -1,10 +1,7 @@
-import { LB_ANNOTATION, getLbAnnotation, needClb, parseProtocolPort, type Severity } from '@app/domain';
+import { LB_ANNOTATION, getLbAnnotation, needClb, parseProtocolPort } from '@app/domain';
 import { scopedCheck } from '../check-scope';
 import { DOC_URL, SEED } from '../doc-links.constants';
 import { listSome, serviceRef } from '../result.util';
-
-const SEVERITY: Severity = 'warning';
-const ID = 'SERVICE_HTTPS_TO_HTTPS_PORT';
 
 /** Well-known TLS ports a backend listens on (443 HTTPS, 6443 Kubernetes API, 8443 / 9443 alternates). */
 const HTTPS_PORTS: ReadonlySet<number> = new Set([443, 6443, 8443, 9443]);
@@ -20,11 +17,11 @@ const HTTPS_NAME = /https|tls|ssl/i;
  * listener.
  */
 export const serviceHttpsToHttpsPortRule = scopedCheck({
-  id: ID,
+  id: 'SERVICE_HTTPS_TO_HTTPS_PORT',
   title: 'HTTPS listener forwards to an HTTPS targetPort (plain HTTP to HTTPS port)',
   category: 'configuration',
   resourceKind: 'Service',
-  defaultSeverity: SEVERITY,
+  defaultSeverity: 'warning',
   description:
     'For every Service port behind an HTTPS listener (protocol-port https:<port> with cert-id), checks the ' +
     'targetPort: the CLB decrypts TLS and sends plain HTTP, so a backend TLS port answers "The plain HTTP request ' +

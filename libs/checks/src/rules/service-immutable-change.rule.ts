@@ -6,14 +6,10 @@ import {
   needClb,
   reusedLoadBalancerId,
   type K8sService,
-  type Severity,
 } from '@app/domain';
 import { scopedCheck } from '../check-scope';
 import { DOC_URL, SEED } from '../doc-links.constants';
 import { serviceRef } from '../result.util';
-
-const SEVERITY: Severity = 'critical';
-const ID = 'SERVICE_IMMUTABLE_CHANGE';
 
 /** Whether a Service has one of the annotations this check compares with its CLB. */
 function asksForImmutable(service: K8sService): boolean {
@@ -43,11 +39,11 @@ function asksForImmutable(service: K8sService): boolean {
  * Scope: CLB Services with one of these annotations. Skipped when the CLB is unknown or a fact cannot be told.
  */
 export const serviceImmutableChangeRule = scopedCheck({
-  id: ID,
+  id: 'SERVICE_IMMUTABLE_CHANGE',
   title: 'Service annotation asks to change what cannot change on its CLB',
   category: 'configuration',
   resourceKind: 'Service',
-  defaultSeverity: SEVERITY,
+  defaultSeverity: 'critical',
   description:
     "Compares the Service's address-type, resource-group-id, spec / instance-charge-type and loadbalancer-id " +
     'annotations with its existing CLB. Address type, resource group, the pay-by-CLCU billing method and the bound ' +

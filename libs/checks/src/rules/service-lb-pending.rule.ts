@@ -4,14 +4,10 @@ import {
   diagnoseServiceEvents,
   needClb,
   needNlb,
-  type Severity,
 } from '@app/domain';
 import { scopedCheck } from '../check-scope';
 import { DOC_URL, SEED } from '../doc-links.constants';
 import { ageSeconds, humanDuration, serviceRef } from '../result.util';
-
-const SEVERITY: Severity = 'critical';
-const ID = 'SERVICE_LB_PENDING';
 
 /**
  * A LoadBalancer Service that CCM serves (CLB or NLB) with no address in `status.loadBalancer.ingress`: it is
@@ -22,11 +18,11 @@ const ID = 'SERVICE_LB_PENDING';
  * analysis clock) pass: CCM may still be creating the CLB. Services being deleted are out of scope.
  */
 export const serviceLbPendingRule = scopedCheck({
-  id: ID,
+  id: 'SERVICE_LB_PENDING',
   title: 'LoadBalancer Service has no external address (Pending)',
   category: 'ownership',
   resourceKind: 'Service',
-  defaultSeverity: SEVERITY,
+  defaultSeverity: 'critical',
   description:
     'Finds LoadBalancer Services without an ingress address and diagnoses why from their events, matched to the ' +
     'ACK error table, or from the CCM version when there are none. A Service Pending for longer than the grace ' +

@@ -4,14 +4,10 @@ import {
   needClb,
   needNlb,
   readyEndpointsByNode,
-  type Severity,
 } from '@app/domain';
 import { scopedCheck } from '../check-scope';
 import { DOC_URL, SEED } from '../doc-links.constants';
 import { count, serviceRef } from '../result.util';
-
-const SEVERITY: Severity = 'info';
-const ID = 'SERVICE_LOCAL_IN_CLUSTER_ACCESS';
 
 /**
  * A LoadBalancer Service with `externalTrafficPolicy: Local` whose load balancer IP is in its status, while some
@@ -22,11 +18,11 @@ const ID = 'SERVICE_LOCAL_IN_CLUSTER_ACCESS';
  * the `hostname` annotation (the status then holds a name, not the IP) or when every node runs a pod.
  */
 export const serviceLocalInClusterAccessRule = scopedCheck({
-  id: ID,
+  id: 'SERVICE_LOCAL_IN_CLUSTER_ACCESS',
   title: 'Local-mode Service address fails from nodes without its pods',
   category: 'configuration',
   resourceKind: 'Service',
-  defaultSeverity: SEVERITY,
+  defaultSeverity: 'info',
   description:
     'For every LoadBalancer Service with externalTrafficPolicy: Local and an IP in its status, counts the nodes ' +
     'that run none of its ready pods. From those nodes (and their pods) the load balancer IP is unreachable, ' +

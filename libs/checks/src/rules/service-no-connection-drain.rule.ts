@@ -7,14 +7,10 @@ import {
   listenerProtocolOf,
   needClb,
   parseProtocolPort,
-  type Severity,
 } from '@app/domain';
 import { scopedCheck } from '../check-scope';
 import { DOC_URL, SEED } from '../doc-links.constants';
 import { count, serviceRef } from '../result.util';
-
-const SEVERITY: Severity = 'info';
-const ID = 'SERVICE_NO_CONNECTION_DRAIN';
 
 /**
  * A CLB Service whose pods are rolled (it selects pods) and that has layer-4 (TCP/UDP) listeners, without
@@ -25,11 +21,11 @@ const ID = 'SERVICE_NO_CONNECTION_DRAIN';
  * the remediation adds that CCM v2.0.1 is needed for the annotation.
  */
 export const serviceNoConnectionDrainRule = scopedCheck({
-  id: ID,
+  id: 'SERVICE_NO_CONNECTION_DRAIN',
   title: 'No connection draining on a Service whose pods roll: 503s during updates',
   category: 'configuration',
   resourceKind: 'Service',
-  defaultSeverity: SEVERITY,
+  defaultSeverity: 'info',
   description:
     'Checks CLB Services with a pod selector and TCP/UDP listeners for the connection-drain annotation. Without ' +
     'draining, the CLB keeps sending connections to backends being removed during a rolling update: clients see ' +

@@ -3,16 +3,12 @@ import {
   getLbAnnotation,
   needClb,
   type ResourceRef,
-  type Severity,
   type VSwitch,
 } from '@app/domain';
 import { scopedCheck } from '../check-scope';
 import { DOC_URL, FORECAST_HINT, SEED } from '../doc-links.constants';
 import type { FleetIndex, RegionEntry } from '../fleet-index';
 import { count, listSome, notReadReason, regionRef } from '../result.util';
-
-const SEVERITY: Severity = 'warning';
-const ID = 'VSWITCH_IP_EXHAUSTION';
 
 /** Who draws addresses from a vSwitch (for messages), and whether a Service names it explicitly. */
 interface Usage {
@@ -88,11 +84,11 @@ function vSwitchUsage(index: FleetIndex, re: RegionEntry): Map<string, Usage> {
  * not exist is critical. Skipped per region when vSwitches were not read.
  */
 export const vswitchIpExhaustionRule = scopedCheck({
-  id: ID,
+  id: 'VSWITCH_IP_EXHAUSTION',
   title: 'vSwitch used by CLBs or ENI backends is running out of IP addresses',
   category: 'quota',
   resourceKind: 'VSwitch',
-  defaultSeverity: SEVERITY,
+  defaultSeverity: 'warning',
   description:
     'Checks the free IP addresses of every vSwitch that CLB instances or ENI backends draw from (vSwitches of ' +
     'CLBs, of the vswitch-id annotation, and of the cluster nodes). A vSwitch without free addresses makes CCM fail ' +
