@@ -63,6 +63,31 @@ const httpUrl = z.string().regex(/^https?:\/\/\S+$/, 'must be an http:// or http
 const cron = z.string().regex(/^\S+( \S+){4,5}$/, 'must be a cron expression of 5 or 6 fields');
 /** Set to any non-empty value: true (the variable is only read when non-empty). */
 const flag = z.string().transform(() => true);
+/** A cron expression as `cron`, or `off`: false (the scheduled job is not registered). */
+const cronOrOff = z
+  .string()
+  .regex(/^(off|\S+( \S+){4,5})$/, 'must be a cron expression of 5 or 6 fields, or off')
+  .transform((s): string | false => (s === 'off' ? false : s));
+/** `1` or `0`: true or false. */
+const oneOrZero = z.enum(['0', '1'], 'must be 1 or 0').transform((s) => s === '1');
+/** An interface to bind: an IP address or a host name. */
+const hostName = z.string().regex(/^[\w.:-]+$/, 'must be an IP address or host name');
+
+/**
+ * A whole number from `min` to `max` (digits only, at most as many as `max` has); every failure says `message`.
+ * @param message default `must be an integer from {min} to {max}`
+ */
+const intInRange = (min: number, max: number, message = `must be an integer from ${min} to ${max}`) =>
+  z
+    .string()
+    .regex(new RegExp(`^\\d{1,${String(max).length}}$`), message)
+    .transform(Number)
+    .pipe(z.number().int().min(min, message).max(max, message));
+/** A TCP port number, 1 to 65535. */
+const port = intInRange(1, 65_535, 'must be a port number from 1 to 65535');
+/** A secret of at least `min` characters without whitespace (the message names the minimum, never the value). */
+const secretOfAtLeast = (min: number) =>
+  z.string().min(min, `must be at least ${min} characters`).regex(/^\S+$/, 'must not contain whitespace');
 
 /** Helper keeping each entry's schema output type. */
 const declare = <T>(spec: EnvVarSpec<T>): EnvVarSpec<T> => spec;
@@ -185,10 +210,7 @@ export const ENV_VARS = {
     default: '0 0 6 * * 1',
     secret: false,
     usedBy: ['worker', 'cli'],
-    schema: z
-      .string()
-      .regex(/^(off|\S+( \S+){4,5})$/, 'must be a cron expression of 5 or 6 fields, or off')
-      .transform((s): string | false => (s === 'off' ? false : s)),
+    schema: cronOrOff,
   }),
   REPORT_WEBHOOK_URL: declare({
     namespace: 'reports',
@@ -215,10 +237,7 @@ export const ENV_VARS = {
     default: '0 17 3 * * *',
     secret: false,
     usedBy: ['worker', 'cli'],
-    schema: z
-      .string()
-      .regex(/^(off|\S+( \S+){4,5})$/, 'must be a cron expression of 5 or 6 fields, or off')
-      .transform((s): string | false => (s === 'off' ? false : s)),
+    schema: cronOrOff,
   }),
   RETENTION_RAW_HOURS: declare({
     namespace: 'retention',
@@ -276,10 +295,7 @@ export const ENV_VARS = {
     secret: true,
     usedBy: ['api', 'cli'],
     requiredBy: ['api'],
-    schema: z
-      .string()
-      .min(MIN_API_TOKEN_LENGTH, `must be at least ${MIN_API_TOKEN_LENGTH} characters`)
-      .regex(/^\S+$/, 'must not contain whitespace'),
+    schema: secretOfAtLeast(MIN_API_TOKEN_LENGTH),
   }),
   TOKEN_HASH_KEY: declare({
     namespace: 'api',
@@ -288,10 +304,7 @@ export const ENV_VARS = {
     whenUnset: 'only `API_TOKEN` works',
     secret: true,
     usedBy: ['api', 'cli'],
-    schema: z
-      .string()
-      .min(MIN_TOKEN_HASH_KEY_LENGTH, `must be at least ${MIN_TOKEN_HASH_KEY_LENGTH} characters`)
-      .regex(/^\S+$/, 'must not contain whitespace'),
+    schema: secretOfAtLeast(MIN_TOKEN_HASH_KEY_LENGTH),
   }),
   API_PORT: declare({
     namespace: 'api',
@@ -300,11 +313,7 @@ export const ENV_VARS = {
     default: '3000',
     secret: false,
     usedBy: ['api'],
-    schema: z
-      .string()
-      .regex(/^\d{1,5}$/, 'must be a port number from 1 to 65535')
-      .transform(Number)
-      .pipe(z.number().int().min(1, 'must be a port number from 1 to 65535').max(65_535, 'must be a port number from 1 to 65535')),
+    schema: port,
   }),
   API_HOST: declare({
     namespace: 'api',
@@ -313,7 +322,7 @@ export const ENV_VARS = {
     default: '127.0.0.1',
     secret: false,
     usedBy: ['api'],
-    schema: z.string().regex(/^[\w.:-]+$/, 'must be an IP address or host name'),
+    schema: hostName,
   }),
   API_TRUST_PROXY: declare({
     namespace: 'api',
@@ -336,11 +345,7 @@ export const ENV_VARS = {
     default: '4',
     secret: false,
     usedBy: ['api', 'cli'],
-    schema: z
-      .string()
-      .regex(/^\d{1,4}$/, 'must be an integer from 0 to 1000')
-      .transform(Number)
-      .pipe(z.number().int().min(0, 'must be an integer from 0 to 1000').max(1000, 'must be an integer from 0 to 1000')),
+    schema: intInRange(0, 1000),
   }),
   WORKER_HEALTH_PORT: declare({
     namespace: 'queues',
@@ -350,11 +355,7 @@ export const ENV_VARS = {
     whenUnset: 'no health endpoint',
     secret: false,
     usedBy: ['cli'],
-    schema: z
-      .string()
-      .regex(/^\d{1,5}$/, 'must be a port number from 1 to 65535')
-      .transform(Number)
-      .pipe(z.number().int().min(1, 'must be a port number from 1 to 65535').max(65_535, 'must be a port number from 1 to 65535')),
+    schema: port,
   }),
   WORKER_HEALTH_HOST: declare({
     namespace: 'queues',
@@ -363,7 +364,7 @@ export const ENV_VARS = {
     default: '127.0.0.1',
     secret: false,
     usedBy: ['cli'],
-    schema: z.string().regex(/^[\w.:-]+$/, 'must be an IP address or host name'),
+    schema: hostName,
   }),
   GRAPHQL_SANDBOX: declare({
     namespace: 'graphql',
@@ -372,7 +373,7 @@ export const ENV_VARS = {
     default: '0',
     secret: false,
     usedBy: ['api', 'cli'],
-    schema: z.enum(['0', '1'], 'must be 1 or 0').transform((s) => s === '1'),
+    schema: oneOrZero,
   }),
   GRAPHQL_INTROSPECTION: declare({
     namespace: 'graphql',
@@ -382,7 +383,7 @@ export const ENV_VARS = {
     secret: false,
     whenUnset: 'on unless NODE_ENV=production',
     usedBy: ['api', 'cli'],
-    schema: z.enum(['0', '1'], 'must be 1 or 0').transform((s) => s === '1'),
+    schema: oneOrZero,
   }),
   GRAPHQL_MAX_COST: declare({
     namespace: 'graphql',
@@ -392,11 +393,7 @@ export const ENV_VARS = {
     default: '1000',
     secret: false,
     usedBy: ['api', 'cli'],
-    schema: z
-      .string()
-      .regex(/^\d{1,6}$/, 'must be an integer from 1 to 100000')
-      .transform(Number)
-      .pipe(z.number().int().min(1, 'must be an integer from 1 to 100000').max(100_000, 'must be an integer from 1 to 100000')),
+    schema: intInRange(1, 100_000),
   }),
   GRAPHQL_MAX_QUERY_BYTES: declare({
     namespace: 'graphql',
@@ -406,11 +403,7 @@ export const ENV_VARS = {
     default: '32768',
     secret: false,
     usedBy: ['api', 'cli'],
-    schema: z
-      .string()
-      .regex(/^\d{1,7}$/, 'must be an integer from 1024 to 1048576')
-      .transform(Number)
-      .pipe(z.number().int().min(1024, 'must be an integer from 1024 to 1048576').max(1_048_576, 'must be an integer from 1024 to 1048576')),
+    schema: intInRange(1024, 1_048_576),
   }),
   GRAPHQL_MAX_DEPTH: declare({
     namespace: 'graphql',
@@ -419,11 +412,7 @@ export const ENV_VARS = {
     default: '8',
     secret: false,
     usedBy: ['api', 'cli'],
-    schema: z
-      .string()
-      .regex(/^\d{1,2}$/, 'must be an integer from 1 to 32')
-      .transform(Number)
-      .pipe(z.number().int().min(1, 'must be an integer from 1 to 32').max(32, 'must be an integer from 1 to 32')),
+    schema: intInRange(1, 32),
   }),
   LOG_LEVEL: declare({
     namespace: 'log',
@@ -453,7 +442,7 @@ export const ENV_VARS = {
     default: '0',
     secret: false,
     usedBy: ['cli'],
-    schema: z.enum(['0', '1'], 'must be 1 or 0').transform((s) => s === '1'),
+    schema: oneOrZero,
   }),
   USER: declare({
     namespace: 'cli',
