@@ -74,12 +74,48 @@ export type FieldValue<F extends ResourceField> = F['nullable'] extends true ? S
 /** The row type a declaration describes: one property per field. */
 export type RowOf<D extends ResourceDecl> = { -readonly [K in keyof D['fields']]: FieldValue<D['fields'][K]> };
 
-/** A nullable string field documented for REST with an example (none when absent). */
-function nullableText(example?: string): { readonly type: 'string'; readonly nullable: true; readonly rest: RestFieldDoc } {
-  return { type: 'string', nullable: true, rest: example === undefined ? { nullable: true } : { nullable: true, example } };
+/** REST options of a nullable field: `nullable` first, then the example and the description where given. */
+function nullableRest(example?: unknown, description?: string): RestFieldDoc {
+  return {
+    nullable: true,
+    ...(example === undefined ? {} : { example }),
+    ...(description === undefined ? {} : { description }),
+  };
 }
-const ACCOUNT_ID = { type: 'string', rest: { example: '1234567890123456' } } as const satisfies ResourceField;
-const REGION_ID = { type: 'string', rest: { example: 'cn-hangzhou' } } as const satisfies ResourceField;
+
+/** A nullable string field documented for REST with an example and a description (each omitted when absent). */
+function nullableText(
+  example?: string,
+  description?: string,
+): { readonly type: 'string'; readonly nullable: true; readonly rest: RestFieldDoc } {
+  return { type: 'string', nullable: true, rest: nullableRest(example, description) };
+}
+
+/** A count (`int`) that is null when its source was not read: REST example and description, GraphQL description. */
+function nullableCount(
+  example: number,
+  restDescription: string,
+  gqlDescription: string,
+): { readonly type: 'int'; readonly nullable: true; readonly rest: RestFieldDoc; readonly gql: GqlFieldDoc } {
+  return { type: 'int', nullable: true, rest: nullableRest(example, restDescription), gql: { description: gqlDescription } };
+}
+
+/**
+ * A string of one of `values`, or null: REST documents it as a nullable enum with a description, GraphQL with its
+ * own description (which lists the values).
+ */
+function nullableChoice<const V extends readonly string[]>(
+  values: V,
+  restDescription: string,
+  gqlDescription: string,
+): { readonly type: 'string'; readonly values: V; readonly nullable: true; readonly rest: RestFieldDoc; readonly gql: GqlFieldDoc } {
+  return { type: 'string', values, nullable: true, rest: nullableRest(undefined, restDescription), gql: { description: gqlDescription } };
+}
+/** Where a resource lives: its account and region (the two fields, in this order, of every located resource). */
+const LOCATION = {
+  accountId: { type: 'string', rest: { example: '1234567890123456' } },
+  regionId: { type: 'string', rest: { example: 'cn-hangzhou' } },
+} as const satisfies Record<string, ResourceField>;
 
 /** An ACK cluster. */
 export const GRAPH_CLUSTER = {
@@ -87,8 +123,7 @@ export const GRAPH_CLUSTER = {
   gql: 'Cluster',
   fields: {
     clusterId: { type: 'id', rest: { example: 'c0123456789abcdef' } },
-    accountId: ACCOUNT_ID,
-    regionId: REGION_ID,
+    ...LOCATION,
     name: { type: 'string', rest: { example: 'prod-payments' } },
     /** `ManagedKubernetes`, `Kubernetes`, ... */
     clusterType: { type: 'string', rest: { example: 'ManagedKubernetes' } },
@@ -101,19 +136,9 @@ export const GRAPH_CLUSTER = {
     vpcId: nullableText('vpc-bp1abc'),
     apiServerLoadBalancerId: nullableText('lb-bp1apiserver'),
     /** Kubernetes nodes (count); null when the cluster's Kubernetes objects were not read. */
-    nodeCount: {
-      type: 'int',
-      nullable: true,
-      rest: { nullable: true, example: 12, description: 'Kubernetes nodes (count); null when not read' },
-      gql: { description: 'Null when the cluster’s Kubernetes objects were not read' },
-    },
+    nodeCount: nullableCount(12, 'Kubernetes nodes (count); null when not read', 'Null when the cluster’s Kubernetes objects were not read'),
     /** Services of type LoadBalancer (count); null when not read. */
-    serviceCount: {
-      type: 'int',
-      nullable: true,
-      rest: { nullable: true, example: 40, description: 'Services of type LoadBalancer (count); null when not read' },
-      gql: { description: 'Services of type LoadBalancer' },
-    },
+    serviceCount: nullableCount(40, 'Services of type LoadBalancer (count); null when not read', 'Services of type LoadBalancer'),
   },
 } as const satisfies ResourceDecl;
 
@@ -127,7 +152,7 @@ export const GRAPH_SERVICE_PORT = {
     port: { type: 'int', rest: { example: 443 } },
     nodePort: { type: 'int', nullable: true, rest: { nullable: true, example: 31443 } },
     /** Number or named port, as text; null when unset. */
-    targetPort: { type: 'string', nullable: true, rest: { nullable: true, example: '8443', description: 'Number or named port, as text' } },
+    targetPort: nullableText('8443', 'Number or named port, as text'),
   },
 } as const satisfies ResourceDecl;
 
@@ -153,52 +178,27 @@ export const GRAPH_SERVICE = {
     clusterId: { type: 'string', rest: { example: 'c0123456789abcdef' } },
     namespace: { type: 'string', rest: { example: 'payments' } },
     name: { type: 'string', rest: { example: 'checkout' } },
-    accountId: ACCOUNT_ID,
-    regionId: REGION_ID,
+    ...LOCATION,
     uid: { type: 'string', rest: { example: '6f1c2d3e-0000-4000-8000-000000000001' } },
     loadBalancerClass: nullableText(),
     /** Backend mode CCM applies (`cluster` | `local` | `eni`); null for Services CCM's CLB controller ignores. */
-    mode: {
-      type: 'string',
-      values: SERVICE_MODES,
-      nullable: true,
-      rest: { nullable: true, description: 'Backend mode CCM applies; null when its CLB controller ignores the Service' },
-      gql: { description: 'Backend mode CCM applies: cluster | local | eni (null: not a CLB Service)' },
-    },
+    mode: nullableChoice(SERVICE_MODES, 'Backend mode CCM applies; null when its CLB controller ignores the Service', 'Backend mode CCM applies: cluster | local | eni (null: not a CLB Service)'),
     externalTrafficPolicy: nullableText('Local'),
     ports: { type: 'list', of: GRAPH_SERVICE_PORT },
     /** `status.loadBalancer.ingress` IPs / hostnames. */
     ingress: { type: 'string[]', rest: { example: ['47.96.1.2'] } },
     /** The CLB it uses (found in the snapshot), or null. */
     loadBalancerId: nullableText('lb-bp1abcdefgh'),
-    loadBalancerMatch: {
-      type: 'string',
-      values: SERVICE_LB_MATCHES,
-      nullable: true,
-      rest: { nullable: true, description: 'How the CLB was found (CCM order: id annotation, id label, owner tag)' },
-      gql: { description: 'How the CLB was found: annotation | label | tag' },
-    },
+    loadBalancerMatch: nullableChoice(SERVICE_LB_MATCHES, 'How the CLB was found (CCM order: id annotation, id label, owner tag)', 'How the CLB was found: annotation | label | tag'),
     /**
      * The kind of load balancer CCM manages for it: `clb` (its CLB controller takes it), `nlb` (its NLB controller:
      * `spec.loadBalancerClass: alibabacloud.com/nlb`), null when neither does (another controller's class, or
      * excluded). CCM `NeedCLB` / `NeedNLB`, pkg/controller/helper/service_utils.go.
      */
-    loadBalancerKind: {
-      type: 'string',
-      values: LB_KINDS,
-      nullable: true,
-      rest: { nullable: true, description: 'clb or nlb: which CCM controller takes the Service (null: neither)' },
-      gql: { description: 'clb | nlb: which CCM controller takes the Service (null: neither)' },
-    },
+    loadBalancerKind: nullableChoice(LB_KINDS, 'clb or nlb: which CCM controller takes the Service (null: neither)', 'clb | nlb: which CCM controller takes the Service (null: neither)'),
     /** The NLB it uses (found in the snapshot the way CCM's `FindNLB` finds it), or null. */
     nlbId: nullableText('nlb-bp1abcdefgh'),
-    nlbMatch: {
-      type: 'string',
-      values: SERVICE_NLB_MATCHES,
-      nullable: true,
-      rest: { nullable: true, description: "How the NLB was found (CCM FindNLB order: id annotation, owner tag, default name)" },
-      gql: { description: 'How the NLB was found: id | tag | name' },
-    },
+    nlbMatch: nullableChoice(SERVICE_NLB_MATCHES, "How the NLB was found (CCM FindNLB order: id annotation, owner tag, default name)", 'How the NLB was found: id | tag | name'),
   },
 } as const satisfies ResourceDecl;
 
@@ -217,6 +217,13 @@ export const GRAPH_LISTENER = {
 
 /** Who made a CLB: CCM (owner tag), a user who had a Service reuse it, or the console / API (neither). */
 export const LB_OWNERS = ['ccm', 'reused', 'console'] as const;
+/** The `owner` field of a load balancer (CLB and NLB alike): who made it, one of `LB_OWNERS`. */
+const LB_OWNER = {
+  type: 'string',
+  values: LB_OWNERS,
+  rest: { description: 'Made by CCM (owner tag), reused by a Service, or made in the console / API' },
+  gql: { description: 'ccm | reused | console' },
+} as const satisfies ResourceField;
 
 /** A CLB instance. */
 export const GRAPH_LOAD_BALANCER = {
@@ -225,8 +232,7 @@ export const GRAPH_LOAD_BALANCER = {
   gqlDescription: 'A CLB instance',
   fields: {
     loadBalancerId: { type: 'id', rest: { example: 'lb-bp1abcdefgh' } },
-    accountId: ACCOUNT_ID,
-    regionId: REGION_ID,
+    ...LOCATION,
     name: { type: 'string', rest: { example: 'k8s-payments-checkout' } },
     /** `internet` | `intranet`. */
     addressType: { type: 'string', rest: { example: 'intranet', description: 'internet or intranet' } },
@@ -235,14 +241,9 @@ export const GRAPH_LOAD_BALANCER = {
     spec: nullableText('slb.s2.small'),
     status: nullableText('active'),
     createTime: nullableText('2026-01-05T08:00:00Z'),
-    owner: {
-      type: 'string',
-      values: LB_OWNERS,
-      rest: { description: 'Made by CCM (owner tag), reused by a Service, or made in the console / API' },
-      gql: { description: 'ccm | reused | console' },
-    },
+    owner: LB_OWNER,
     /** The cluster whose API server this CLB is, or null. */
-    apiServerClusterId: { type: 'string', nullable: true, rest: { nullable: true, description: 'The cluster whose API server this CLB is' } },
+    apiServerClusterId: nullableText(undefined, 'The cluster whose API server this CLB is'),
     listeners: { type: 'list', of: GRAPH_LISTENER },
     listenerCount: { type: 'int', rest: { example: 2 } },
     /** vServer groups (count; the default server group not included). */
@@ -303,8 +304,7 @@ export const GRAPH_ECS_INSTANCE = {
   gql: 'EcsInstance',
   fields: {
     instanceId: { type: 'id', rest: { example: 'i-bp1node01' } },
-    accountId: ACCOUNT_ID,
-    regionId: REGION_ID,
+    ...LOCATION,
     name: nullableText(),
     zoneId: nullableText('cn-hangzhou-h'),
     status: nullableText('Running'),
@@ -312,7 +312,7 @@ export const GRAPH_ECS_INSTANCE = {
     vpcId: nullableText(),
     privateIps: { type: 'string[]', rest: { example: ['192.168.0.21'] } },
     /** The cluster of the Kubernetes node it backs (providerID), or null. */
-    clusterId: { type: 'string', nullable: true, rest: { nullable: true, description: 'Cluster of the Kubernetes node it backs' } },
+    clusterId: nullableText(undefined, 'Cluster of the Kubernetes node it backs'),
     nodeName: nullableText('cn-hangzhou.192.168.0.21'),
     /** CLBs of its region listing it as an `ecs` backend: distinct, sorted. */
     loadBalancerIds: {
@@ -396,11 +396,10 @@ export const GRAPH_NLB_SERVER_GROUP = {
     protocol: nullableText('TCP'),
     status: nullableText('Available'),
     /** CCM's owner tag `kubernetes.do.not.delete` (the Service's default LB name), or null when untagged. */
-    ownerTag: {
-      type: 'string',
-      nullable: true,
-      rest: { nullable: true, example: 'a5e4dbfc9c2ae4642b0335607860aef6', description: "CCM's owner tag kubernetes.do.not.delete (the Service's default LB name); null when untagged" },
-    },
+    ownerTag: nullableText(
+      'a5e4dbfc9c2ae4642b0335607860aef6',
+      "CCM's owner tag kubernetes.do.not.delete (the Service's default LB name); null when untagged",
+    ),
     /** Servers (count: the entries below). */
     serverCount: { type: 'int', rest: { example: 6, description: 'Servers (count)' } },
     /** Sorted by type, id, IP and port. */
@@ -429,12 +428,7 @@ export const GRAPH_REGION = {
      * NLB server groups of the region, used or not (count): what the fixed per-region quota `nlb_quota_servergroups_num`
      * (3,000) counts (research/nlb.md 5); null when the region's NLBs were not read (and on graphs stored before it).
      */
-    nlbServerGroupCount: {
-      type: 'int',
-      nullable: true,
-      rest: { nullable: true, example: 120, description: 'NLB server groups of the region, used or not (count; the fixed 3,000 quota counts them); null when not read' },
-      gql: { description: 'NLB server groups of the region, used or not; null when the region’s NLBs were not read' },
-    },
+    nlbServerGroupCount: nullableCount(120, 'NLB server groups of the region, used or not (count; the fixed 3,000 quota counts them); null when not read', 'NLB server groups of the region, used or not; null when the region’s NLBs were not read'),
     /**
      * The region's NLB server groups no NLB uses (empty `RelatedLoadBalancerIds` and no listener): groups CCM builds
      * before v2.12.4 left behind when an NLB Service was deleted, and those `preserve-lb-on-delete` untagged and kept
@@ -462,8 +456,7 @@ export const GRAPH_NLB = {
   gqlDescription: 'An NLB instance (Network Load Balancer)',
   fields: {
     nlbId: { type: 'id', column: 'nlb_id', rest: { example: 'nlb-bp1abcdefgh' } },
-    accountId: ACCOUNT_ID,
-    regionId: REGION_ID,
+    ...LOCATION,
     name: nullableText('k8s-payments-checkout'),
     /** `Internet` | `Intranet` (as the NLB API spells it). */
     addressType: nullableText('Intranet'),
@@ -476,12 +469,7 @@ export const GRAPH_NLB = {
     zoneIds: { type: 'string[]', rest: { example: ['cn-hangzhou-h', 'cn-hangzhou-i'], description: 'Zones of its zone mappings' } },
     status: nullableText('Active'),
     createTime: nullableText('2026-01-05T08:00:00Z'),
-    owner: {
-      type: 'string',
-      values: LB_OWNERS,
-      rest: { description: 'Made by CCM (owner tag), reused by a Service, or made in the console / API' },
-      gql: { description: 'ccm | reused | console' },
-    },
+    owner: LB_OWNER,
     listeners: { type: 'list', of: GRAPH_NLB_LISTENER },
     listenerCount: { type: 'int', rest: { example: 2 } },
     /** The server groups it uses (its listeners' and those naming it), by id. */
