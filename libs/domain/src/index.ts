@@ -1,46 +1,10 @@
 /**
  * Public entry of libs/domain: pure types and models (no I/O, no framework). Exports by name, grouped by
- * file, so that what the library offers is read here; a new export is added to its file's list.
+ * file, so that what the library offers is read here; a new export is added to its file's list. Files that
+ * are public whole are re-exported whole: the snapshot and fleet-graph types (`export type *`), the resource
+ * declarations and the wire schemas.
  */
-export type {
-  AccountSnapshot,
-  BackendServer,
-  BackendServerType,
-  Clb,
-  ClbListener,
-  ClusterAddon,
-  ClusterSnapshot,
-  CoverageDataset,
-  CoverageEntry,
-  CoverageStatus,
-  EcsInstance,
-  FleetSnapshot,
-  K8sEndpoint,
-  K8sEndpointSlice,
-  K8sEvent,
-  K8sNode,
-  K8sPod,
-  K8sService,
-  K8sServicePort,
-  K8sTaint,
-  KubernetesSnapshot,
-  NetworkPlugin,
-  Nlb,
-  NlbListener,
-  NlbServer,
-  NlbServerGroup,
-  NlbServerType,
-  PortRange,
-  QuotaValue,
-  RamPolicy,
-  RamPolicyRef,
-  RamRole,
-  RamSnapshot,
-  RamStatement,
-  RegionSnapshot,
-  VServerGroup,
-  VSwitch,
-} from './snapshot.types';
+export type * from './snapshot.types';
 export type * from './fleet-graph.types';
 export * from './fleet-graph.resources';
 export { coverageKey, targetKey, targetLabel } from './scan-target';

@@ -8,11 +8,7 @@
  * fields the product reads and keep every other field, so the simulator serves a real dump back unchanged.
  */
 import { z } from 'zod';
-
-const str = z.string();
-const optStr = z.string().optional();
-/** A number, or a numeric string (ListListeners sends `StartPort`/`EndPort` as strings). */
-const numLike = z.union([z.number(), z.string().regex(/^-?\d+(\.\d+)?$/, 'a number')]).transform(Number);
+import { numLike, optStr, str } from './wire-scalars.util';
 
 /** NLB List* inline tags: `Tags: [{Key, Value}]` (GetLoadBalancerAttribute uses `{TagKey, TagValue}`; not read here). */
 export const wireNlbTagsSchema = z.array(z.looseObject({ Key: str, Value: z.string().optional().default('') })).optional();

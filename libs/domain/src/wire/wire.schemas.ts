@@ -8,11 +8,7 @@
  * strings are accepted in both forms where the documented samples show both.
  */
 import { z } from 'zod';
-
-const str = z.string();
-const optStr = z.string().optional();
-/** A number, or a numeric string (several Alibaba APIs send counts as strings). */
-const numLike = z.union([z.number(), z.string().regex(/^-?\d+(\.\d+)?$/, 'a number')]).transform(Number);
+import { numLike, optStr, str } from './wire-scalars.util';
 
 /** `Tags: {Tag: [{TagKey, TagValue}]}` as CLB and ECS responses carry it. */
 export const wireTagsSchema = z
