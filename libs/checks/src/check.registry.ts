@@ -117,26 +117,16 @@ export const CHECK_IDS: ReadonlySet<string> = new Set(BY_ID.keys());
 
 /**
  * The checks whose results measure a quota or capacity in `used` / `limit` figures (counts), pass or fail:
- * what `quotaUsageOf` samples for metrics, alerts and forecasts. CLUSTER_MODE_BLOWUP quotes its CLB's backend
+ * what `quotaUsageOf` samples for metrics, alerts and forecasts. Each says so in its metadata (`quotaUsage: true`),
+ * in registry order. CLUSTER_MODE_BLOWUP quotes its CLB's backend
  * quota but does not own it (CLB_BACKEND_QUOTA does), so it is not here. The NLB quota checks (NLB "NLB quotas",
  * research/nlb.md 5: servers per server group and per NLB, server groups per server, server groups and NLB instances
  * per account and region, listeners per NLB) are sampled the same way, so `forecast trends` and time to exhaustion
  * cover them (issue 20 item 4).
  */
-export const QUOTA_USAGE_CHECK_IDS: ReadonlySet<string> = new Set([
-  'CLB_BACKEND_QUOTA',
-  'ECS_LB_ATTACHMENT_QUOTA',
-  'CLB_LISTENER_QUOTA',
-  'CLB_INSTANCE_QUOTA',
-  'VSWITCH_IP_EXHAUSTION',
-  'NODEPORT_RANGE_EXHAUSTION',
-  'NLB_SERVER_GROUP_BACKEND_QUOTA',
-  'NLB_BACKEND_QUOTA',
-  'NLB_SERVER_ADDED_QUOTA',
-  'NLB_SERVER_GROUP_QUOTA',
-  'NLB_LISTENER_QUOTA',
-  'NLB_INSTANCE_QUOTA',
-]);
+export const QUOTA_USAGE_CHECK_IDS: ReadonlySet<string> = new Set(
+  CHECKS.filter((c) => c.quotaUsage).map((c) => c.id),
+);
 
 /**
  * Why `id` is not a check of the catalogue, with the nearest id when one is close (Levenshtein distance

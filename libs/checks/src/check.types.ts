@@ -45,6 +45,11 @@ export interface CheckDefinition {
    */
   settings?: readonly string[];
   /**
+   * The check measures the use of one quota: its results carry `used` and `limit` figures that `quotaUsageOf`
+   * samples for metrics, alerts and forecasts (`QUOTA_USAGE_CHECK_IDS` lists the checks that say so).
+   */
+  quotaUsage?: true;
+  /**
    * Evaluates every resource in scope: one `pass`, `fail` or `skipped` result per resource (never a
    * silent pass for data that was not read). Pure: no I/O, no clock other than `ctx.now`; never throws
    * on odd input.

@@ -31,6 +31,7 @@ export const clbBackendQuotaRule = scopedCheck({
     `${SEED.lbConsiderations} "Quota limits"; Quota Center quota slb_quota_backendservers_num; ` +
     'CCM pkg/provider/vmock/slb.go (InstanceBackendServerNumberOverLimit above 200)',
   settings: QUOTA_RATIO_SETTINGS,
+  quotaUsage: true,
   scope: 'clb',
   needs: ['slb'],
   check({ clb, region }, out, r, ctx) {

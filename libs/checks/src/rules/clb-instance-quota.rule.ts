@@ -27,6 +27,7 @@ export const clbInstanceQuotaRule = scopedCheck({
     `${SEED.lbConsiderations} "Quota limits" and "Load balancing update policies" (CCM creates a CLB per Service); ` +
     'Quota Center quota slb_quota_instances_num (30 intl vs 60 newer docs, CCM notes 7 (docs/sources.md#ccm-7))',
   settings: QUOTA_RATIO_SETTINGS,
+  quotaUsage: true,
   scope: 'region',
   needs: ['slb'],
   check(re, out, r, ctx) {

@@ -26,6 +26,7 @@ export const clbListenerQuotaRule = scopedCheck({
     `${SEED.lbConsiderations} "Quota limits"; ${SEED.troubleshooting} Throttling row ("Check your CLB quota on the ` +
     'SLB Quota Management page"); Quota Center quota slb_quota_listeners_num (default 50, CCM notes 7 (docs/sources.md#ccm-7))',
   settings: QUOTA_RATIO_SETTINGS,
+  quotaUsage: true,
   scope: 'region',
   needs: ['slb'],
   check(re, out, r, ctx) {

@@ -29,6 +29,7 @@ export const ecsLbAttachmentQuotaRule = scopedCheck({
     `${SEED.lbConsiderations} "Load balancing update policies" (Cluster mode quickly consumes the quota); ` +
     'Quota Center quota slb_quota_backendserver_attached_num (default 50); CCM notes 7 (docs/sources.md#ccm-7), 9',
   settings: QUOTA_RATIO_SETTINGS,
+  quotaUsage: true,
   scope: 'ecs',
   needs: ['slb'],
   check({ instanceId: id, account, region, ecs, node }, out, r, ctx) {

@@ -25,6 +25,7 @@ export const nlbBackendQuotaRule = nlbRegionCheck({
     `${FORECAST_HINT} ${DOC_URL.nlbQuotas}`,
   source: `${SEED.lbConsiderations} "Quota limits"; ${SEED.nlbQuotas} nlb_quota_loadbalancer_noeci_servers_num (default 400); CCM pkg/controller/service/nlbv2/server_groups.go`,
   settings: QUOTA_RATIO_SETTINGS,
+  quotaUsage: true,
   check(view, re, out, r, ctx) {
     for (const nlb of re.region.nlbs ?? []) {
       const groups = groupsOfNlb(view, nlb);

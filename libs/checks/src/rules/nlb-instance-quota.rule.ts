@@ -21,6 +21,7 @@ export const nlbInstanceQuotaRule = nlbRegionCheck({
     `reuse an existing NLB for several Services. ${FORECAST_HINT} ${DOC_URL.nlbQuotas}`,
   source: `${SEED.lbConsiderations} "Quota limits"; ${SEED.nlbQuotas} nlb_quota_loadbalancers_num (default 60)`,
   settings: QUOTA_RATIO_SETTINGS,
+  quotaUsage: true,
   check(_view, re, out, r, ctx) {
     const n = re.region.nlbs?.length ?? 0;
     pushNlbQuota(out, r, ctx, re.region, NLB_QUOTA_INSTANCES, regionRef(re), n, `${re.region.regionId} of account ${re.account.accountId} has ${count(n, 'NLB instance')}`);

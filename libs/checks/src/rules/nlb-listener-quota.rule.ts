@@ -23,6 +23,7 @@ export const nlbListenerQuotaRule = nlbRegionCheck({
     `instead of reusing one for many Services. ${FORECAST_HINT} ${DOC_URL.nlbQuotas}`,
   source: `${SEED.lbConsiderations} "Quota limits"; ${SEED.nlbQuotas} nlb_quota_loadbalancer_listeners_num (default 50); CCM pkg/controller/service/nlbv2/listeners.go`,
   settings: QUOTA_RATIO_SETTINGS,
+  quotaUsage: true,
   check(_view, re, out, r, ctx) {
     for (const nlb of re.region.nlbs ?? [])
       pushNlbQuota(out, r, ctx, re.region, NLB_QUOTA_LISTENERS, nlbRef(nlb), nlb.listeners.length, `NLB ${nlb.loadBalancerId} has ${count(nlb.listeners.length, 'listener')}`);

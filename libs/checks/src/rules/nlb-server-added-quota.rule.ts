@@ -26,6 +26,7 @@ export const nlbServerAddedQuotaRule = nlbRegionCheck({
     `${FORECAST_HINT} ${DOC_URL.nlbQuotas}`,
   source: `${SEED.lbConsiderations} "Load balancing update policies" (Cluster mode quota use); ${SEED.nlbQuotas} nlb_quota_server_added_num (default 200, IP entries included)`,
   settings: QUOTA_RATIO_SETTINGS,
+  quotaUsage: true,
   check(view, re, out, r, ctx) {
     for (const { server, groups } of view.groupsByServer.values())
       pushNlbQuota(out, r, ctx, re.region, NLB_QUOTA_SERVER_ADDED, nlbServerRef(re, server), groups.length, `${server.type} server ${server.serverId} is in ${count(groups.length, 'NLB server group')}`, { serverType: server.type });

@@ -26,6 +26,7 @@ export const nlbServerGroupBackendQuotaRule = nlbRegionCheck({
     `nodes with the backend-label annotation. ${FORECAST_HINT} ${DOC_URL.nlbQuotas}`,
   source: `${SEED.lbConsiderations} "Quota limits"; ${SEED.nlbQuotas} nlb_quota_servergroup_noeci_servers_num (default 400); CCM pkg/controller/service/nlbv2/server_groups.go buildClusterBackends`,
   settings: QUOTA_RATIO_SETTINGS,
+  quotaUsage: true,
   check(_view, re, out, r, ctx) {
     for (const g of re.region.nlbServerGroups ?? []) {
       const used = Math.max(g.servers.length, g.serverCount ?? 0);

@@ -31,6 +31,7 @@ export const nodeportRangeExhaustionRule = scopedCheck({
     `${SEED.serviceFaq} "How to correctly configure the NodePort range"; ${SEED.serviceFaqClb} "How do I configure ` +
     'the NodePort range?" (default 30000-32767)',
   settings: QUOTA_RATIO_SETTINGS,
+  quotaUsage: true,
   scope: 'cluster',
   needs: ['kubernetes'],
   check(ce, out, r, ctx) {

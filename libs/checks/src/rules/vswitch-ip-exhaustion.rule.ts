@@ -103,6 +103,7 @@ export const vswitchIpExhaustionRule = scopedCheck({
     '"VSwitchAvailableIpNotExist" and "The specified VSwitch does not exist"; VPC API DescribeVSwitches ' +
     '(AvailableIpAddressCount); CCM clbv1/loadbalancer.go setModelDefaultValue (default vSwitch)',
   settings: ['vSwitchIps.warningFreeIps', 'vSwitchIps.criticalFreeIps'],
+  quotaUsage: true,
   scope: 'region',
   needs: [],
   check(re, out, r, ctx) {
