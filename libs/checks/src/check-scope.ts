@@ -27,7 +27,7 @@
  * - `ecs`: every ECS instance of a region whose CLBs were read (`EcsScopeEntry`, `FleetIndex.ecsOf`: listed
  *   instances and ECS ids among CLB backends); a region whose CLBs were not read gets one `skipped` result.
  */
-import type { AccountSnapshot, CheckResult, CoverageDataset, ResourceRef } from '@app/domain';
+import { needNlb, type AccountSnapshot, type CheckResult, type CoverageDataset, type ResourceRef } from '@app/domain';
 import type { CheckContext, CheckDefinition } from './check.types';
 import type {
   ClbEntry,
@@ -273,6 +273,25 @@ function iterate(
       }
       return;
   }
+}
+
+/**
+ * The NLB part of a check whose CLB part is `clbPart` (issue 20): the same metadata, judged per Service (scope
+ * `service`, needing the cluster's Kubernetes objects) for the Services CCM's NLB controller takes (`needNlb`)
+ * that the part's own `applies`, if any, also accepts. Combine the two with `combinedCheck(clbPart, nlbPart)`.
+ */
+export function nlbServicePart(
+  clbPart: CheckDefinition,
+  part: Pick<ScopedCheckDefinition<'service'>, 'applies' | 'check'>,
+): CheckDefinition & { scope: 'service'; needs: NeedsOf<'service'> } {
+  const { applies, check } = part;
+  return scopedCheck({
+    ...clbPart,
+    scope: 'service',
+    needs: ['kubernetes'],
+    applies: (se, ctx) => needNlb(se.service) && (!applies || applies(se, ctx)),
+    check,
+  });
 }
 
 /**

@@ -8,7 +8,6 @@ import {
   nodeSelectionOptionsOf,
   readyEndpointsByNode,
   serviceTrafficPolicy,
-  needNlb,
   NLB_QUOTA_SERVER_ADDED,
   NLB_QUOTA_SERVER_GROUP_SERVERS,
   type CheckResult,
@@ -16,7 +15,7 @@ import {
   type ResourceRef,
   type TrafficPolicy,
 } from '@app/domain';
-import { combinedCheck, scopedCheck } from '../check-scope';
+import { combinedCheck, nlbServicePart, scopedCheck } from '../check-scope';
 import { nlbNotReadReason, regionNlbView, serverKey } from '../nlb-index';
 import { DOC_URL, SEED } from '../doc-links.constants';
 import type { ServiceEntry } from '../fleet-index';
@@ -208,11 +207,7 @@ const clbPart = scopedCheck({
  * node it adds only because of Cluster mode is in server groups at the quota ratios. Skipped naming the `nlb` gap
  * where the region's NLBs were not read (the burn is unknown).
  */
-const nlbPart = scopedCheck({
-  ...clbPart,
-  scope: 'service',
-  needs: ['kubernetes'],
-  applies: (se) => needNlb(se.service),
+const nlbPart = nlbServicePart(clbPart, {
   check(se, out, r, ctx) {
     const { service, cluster: ce } = se;
     const ref = serviceRef(se);

@@ -26,9 +26,8 @@ import {
   type VServerGroup,
   type VServerGroupOwner,
   expectedNlbServerGroups,
-  needNlb,
 } from '@app/domain';
-import { combinedCheck, scopedCheck } from '../check-scope';
+import { combinedCheck, nlbServicePart, scopedCheck } from '../check-scope';
 import { nlbOfServiceOrSkip } from './nlb-quota.util';
 import type { CheckContext } from '../check.types';
 import { DOC_URL, SEED } from '../doc-links.constants';
@@ -384,11 +383,8 @@ const clbPart = scopedCheck({
  * create (none with its name yet) is drift too. Skipped naming the `nlb` gap where the region's NLBs were not read,
  * with CCM's message when the sync fails before any server group is touched, and when there is no NLB to compare.
  */
-const nlbPart = scopedCheck({
-  ...clbPart,
-  scope: 'service',
-  needs: ['kubernetes'],
-  applies: ({ service }) => needNlb(service) && !service.deletionTimestamp,
+const nlbPart = nlbServicePart(clbPart, {
+  applies: ({ service }) => !service.deletionTimestamp,
   check(se, out, r, ctx) {
     const { service } = se;
     const { cluster } = se.cluster;

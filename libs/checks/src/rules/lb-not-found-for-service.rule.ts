@@ -2,11 +2,10 @@ import {
   LABEL_SERVICE_LOADBALANCER_ID,
   TAG_CCM_OWNER,
   needClb,
-  needNlb,
   nlbPointers,
   reusedLoadBalancerId,
 } from '@app/domain';
-import { combinedCheck, scopedCheck } from '../check-scope';
+import { combinedCheck, nlbServicePart, scopedCheck } from '../check-scope';
 import { nlbOfServiceOrSkip } from './nlb-quota.util';
 import { DOC_URL, SEED } from '../doc-links.constants';
 import { serviceRef } from '../result.util';
@@ -115,11 +114,7 @@ const clbPart = scopedCheck({
  * that never synced (no label, no hostname) passes here (SERVICE_LB_PENDING reports it). Skipped naming the `nlb`
  * gap when the region's NLBs were not read.
  */
-const nlbPart = scopedCheck({
-  ...clbPart,
-  scope: 'service',
-  needs: ['kubernetes'],
-  applies: (se) => needNlb(se.service),
+const nlbPart = nlbServicePart(clbPart, {
   check(se, out, r, ctx) {
     const ref = serviceRef(se);
     const read = nlbOfServiceOrSkip(se, ref, out, r, ctx);

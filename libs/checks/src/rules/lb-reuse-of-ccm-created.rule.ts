@@ -1,5 +1,5 @@
-import { TAG_CCM_OWNER, TAG_CLUSTER_ID, needClb, needNlb, nlbReuseError, reusedLoadBalancerId } from '@app/domain';
-import { combinedCheck, scopedCheck } from '../check-scope';
+import { TAG_CCM_OWNER, TAG_CLUSTER_ID, needClb, nlbReuseError, reusedLoadBalancerId } from '@app/domain';
+import { combinedCheck, nlbServicePart, scopedCheck } from '../check-scope';
 import { nlbNotReadReason, nlbOfService } from '../nlb-index';
 import { DOC_URL, SEED } from '../doc-links.constants';
 import { serviceRef } from '../result.util';
@@ -102,11 +102,8 @@ const clbPart = scopedCheck({
  * kubernetes.", `isNLBReusable`, pkg/controller/service/nlbv2/model_applier.go). Skipped naming the `nlb` gap when
  * the region's NLBs were not read, and deferred to LB_NOT_FOUND_FOR_SERVICE when the NLB is not there.
  */
-const nlbPart = scopedCheck({
-  ...clbPart,
-  scope: 'service',
-  needs: ['kubernetes'],
-  applies: ({ service }) => needNlb(service) && reusedLoadBalancerId(service) !== undefined,
+const nlbPart = nlbServicePart(clbPart, {
+  applies: ({ service }) => reusedLoadBalancerId(service) !== undefined,
   check(se, out, r, ctx) {
     const ref = serviceRef(se);
     const lbId = reusedLoadBalancerId(se.service)!;
