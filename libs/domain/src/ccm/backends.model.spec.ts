@@ -1,4 +1,5 @@
 import { describe, expect, it } from 'vitest';
+import { k8sService } from '../../test/k8s-objects.factory';
 import type { K8sEndpointSlice, K8sNode, K8sService } from '../snapshot.types';
 import {
   applyCcmWeights,
@@ -24,19 +25,14 @@ function node(name: string, over: Partial<K8sNode> = {}): K8sNode {
   };
 }
 
+/** The Service `default/nginx` (uid `u-1`) with one named port, http 80 -> 8080 on NodePort 30080. */
 function svc(over: Partial<K8sService> = {}): K8sService {
-  return {
-    namespace: 'default',
+  return k8sService({
     name: 'nginx',
     uid: 'u-1',
-    type: 'LoadBalancer',
-    labels: {},
-    annotations: {},
-    finalizers: [],
     ports: [{ name: 'http', protocol: 'TCP', port: 80, targetPort: 8080, nodePort: 30080 }],
-    ingress: [],
     ...over,
-  };
+  });
 }
 
 function slice(

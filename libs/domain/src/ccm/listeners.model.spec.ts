@@ -1,4 +1,5 @@
 import { describe, expect, it } from 'vitest';
+import { k8sService } from '../../test/k8s-objects.factory';
 import type { K8sService } from '../snapshot.types';
 import {
   ccmManagesListeners,
@@ -11,22 +12,18 @@ import {
 
 const P = 'service.beta.kubernetes.io/alibaba-cloud-loadbalancer-';
 
+/** The Service `default/nginx` (uid `u-1`) with `annotations` and three ports: http 80, https 443 (TCP), dns 53 (UDP). */
 function svc(annotations: Record<string, string> = {}): K8sService {
-  return {
-    namespace: 'default',
+  return k8sService({
     name: 'nginx',
     uid: 'u-1',
-    type: 'LoadBalancer',
-    labels: {},
     annotations,
-    finalizers: [],
     ports: [
       { name: 'http', protocol: 'TCP', port: 80, targetPort: 80, nodePort: 30080 },
       { name: 'https', protocol: 'TCP', port: 443, targetPort: 80, nodePort: 30443 },
       { name: 'dns', protocol: 'UDP', port: 53, targetPort: 53, nodePort: 30053 },
     ],
-    ingress: [],
-  };
+  });
 }
 
 describe('parseProtocolPort (CCM clbv1/listeners.go protocol())', () => {

@@ -1,4 +1,5 @@
 import { describe, expect, it } from 'vitest';
+import { k8sService } from '../../test/k8s-objects.factory';
 import type { K8sService } from '../snapshot.types';
 import {
   clusterDefaultsToEni,
@@ -9,20 +10,7 @@ import {
   serviceTrafficPolicy,
 } from './service.model';
 
-function svc(over: Partial<K8sService> = {}): K8sService {
-  return {
-    namespace: 'default',
-    name: 'web',
-    uid: '5e4dbfc9-c2ae-4642-b033-5607860aef6a',
-    type: 'LoadBalancer',
-    labels: {},
-    annotations: {},
-    finalizers: [],
-    ports: [{ protocol: 'TCP', port: 80, targetPort: 8080, nodePort: 30080 }],
-    ingress: [],
-    ...over,
-  };
-}
+const svc = k8sService;
 
 describe('defaultLoadBalancerName', () => {
   it('matches the CCM fixture (annotations_test.go TestGetDefaultLoadBalancerName, seed 000 recipe)', () => {

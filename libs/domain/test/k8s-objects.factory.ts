@@ -1,0 +1,25 @@
+/**
+ * Kubernetes objects for the unit tests of libs/domain's CCM models, declared once: a LoadBalancer Service and a
+ * node with the fields every test needs, each test overriding only what it is about.
+ */
+import type { K8sService } from '../src/snapshot.types';
+
+/**
+ * A Service of type LoadBalancer: `default/web` with the CCM fixture UID (annotations_test.go
+ * TestGetDefaultLoadBalancerName), no labels, annotations, finalizers or ingress, one TCP port 80 -> 8080 on
+ * NodePort 30080; `over` replaces whole fields.
+ */
+export function k8sService(over: Partial<K8sService> = {}): K8sService {
+  return {
+    namespace: 'default',
+    name: 'web',
+    uid: '5e4dbfc9-c2ae-4642-b033-5607860aef6a',
+    type: 'LoadBalancer',
+    labels: {},
+    annotations: {},
+    finalizers: [],
+    ports: [{ protocol: 'TCP', port: 80, targetPort: 8080, nodePort: 30080 }],
+    ingress: [],
+    ...over,
+  };
+}
