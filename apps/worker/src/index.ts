@@ -18,7 +18,7 @@ export {
 export { WorkerModule, type WorkerModuleAdapters } from './worker.module';
 export { ScanSchedulerService, type ScheduleTickResult } from './schedule/scan-scheduler.service';
 export { ScanReconcilerService, type ReconcileAction } from './schedule/scan-reconciler.service';
-export { SCAN_SCHEDULE_CRON } from './schedule/scan-schedule.cron';
+export { SCAN_SCHEDULE_CRON } from './worker.constants';
 export { CRAWL_FAILED_CODE } from './scan/analyze-scan.service';
 export { PlanScanService, planTargets } from './scan/plan-scan.service';
 export { CrawlTargetService } from './scan/crawl-target.service';

@@ -1,13 +1,10 @@
-import { Inject, Injectable, Logger, type OnApplicationBootstrap, type OnModuleDestroy } from '@nestjs/common';
+import { Inject, Injectable } from '@nestjs/common';
 import { SchedulerRegistry } from '@nestjs/schedule';
 import { WeeklyReportService, type WeeklyReportResult } from '@app/reports';
 import { Store } from '@app/store';
 import type { ResolvedWorkerOptions } from '../worker.options';
-import { WORKER_OPTIONS } from '../worker.constants';
-import { startWorkerCron, stopWorkerCron } from './worker-cron.util';
-
-/** Name of the weekly report cron in @nestjs/schedule's registry. */
-export const REPORT_SCHEDULE_CRON = 'weekly-report';
+import { REPORT_SCHEDULE_CRON, WORKER_OPTIONS } from '../worker.constants';
+import { WorkerCron, type WorkerCronSchedule } from './worker-cron.util';
 
 /** The period key of a tick: its time truncated to the minute (every worker firing the tick agrees on it). */
 export function reportPeriodKey(tick: Date): string {
@@ -20,30 +17,18 @@ export function reportPeriodKey(tick: Date): string {
  * tick's period is claimed in PostgreSQL first, so exactly one worker builds, stores and delivers it.
  */
 @Injectable()
-export class ReportScheduleCron implements OnApplicationBootstrap, OnModuleDestroy {
-  private readonly logger = new Logger(ReportScheduleCron.name);
+export class ReportScheduleCron extends WorkerCron {
   private readonly service: WeeklyReportService;
 
-  constructor(
-    @Inject(WORKER_OPTIONS) private readonly options: ResolvedWorkerOptions,
-    private readonly registry: SchedulerRegistry,
-    store: Store,
-  ) {
+  constructor(@Inject(WORKER_OPTIONS) options: ResolvedWorkerOptions, registry: SchedulerRegistry, store: Store) {
+    super(options, registry, REPORT_SCHEDULE_CRON);
     this.service = new WeeklyReportService(store, (m) => this.logger.warn(m));
   }
 
-  /** Register and start the cron unless disabled. @throws Error for an invalid cron expression */
-  onApplicationBootstrap(): void {
-    const schedule = this.options.reports.schedule;
-    if (schedule === false) return;
-    startWorkerCron(this.registry, {
-      name: REPORT_SCHEDULE_CRON,
-      cronTime: schedule,
-      timeZone: 'UTC',
-      onTick: () => this.runTick(new Date()),
-      logger: this.logger,
-      what: 'weekly report',
-    });
+  /** REPORT_SCHEDULE in UTC, ticking at the system time; null when disabled. */
+  protected schedule(): WorkerCronSchedule | null {
+    const cronTime = this.options.reports.schedule;
+    return cronTime === false ? null : { cronTime, timeZone: 'UTC', onTick: () => this.runTick(new Date()), what: 'weekly report' };
   }
 
   /** One tick: build (if this worker claims the period), store and deliver. */
@@ -56,10 +41,5 @@ export class ReportScheduleCron implements OnApplicationBootstrap, OnModuleDestr
     });
     if (result.status === 'built') this.logger.log(`weekly report ${result.reportId} built (delivery: ${result.delivery})`);
     return result;
-  }
-
-  /** Stop the cron on shutdown. */
-  onModuleDestroy(): void {
-    stopWorkerCron(this.registry, REPORT_SCHEDULE_CRON);
   }
 }

@@ -1,12 +1,9 @@
-import { Inject, Injectable, Logger, type OnApplicationBootstrap, type OnModuleDestroy } from '@nestjs/common';
+import { Inject, Injectable } from '@nestjs/common';
 import { SchedulerRegistry } from '@nestjs/schedule';
 import { Store, type RetentionRunResult } from '@app/store';
 import type { ResolvedWorkerOptions } from '../worker.options';
-import { WORKER_OPTIONS } from '../worker.constants';
-import { startWorkerCron, stopWorkerCron } from './worker-cron.util';
-
-/** Name of the retention cron in @nestjs/schedule's registry. */
-export const RETENTION_SCHEDULE_CRON = 'retention';
+import { RETENTION_SCHEDULE_CRON, WORKER_OPTIONS } from '../worker.constants';
+import { WorkerCron, type WorkerCronSchedule } from './worker-cron.util';
 
 /**
  * Retention (issue 22 item 1): a dynamic cron in @nestjs/schedule's registry (RETENTION_SCHEDULE, UTC; off unless
@@ -14,27 +11,15 @@ export const RETENTION_SCHEDULE_CRON = 'retention';
  * others return `skipped`. The run removes scans one at a time in bounded DELETE batches (libs/store RetentionService).
  */
 @Injectable()
-export class RetentionScheduleCron implements OnApplicationBootstrap, OnModuleDestroy {
-  private readonly logger = new Logger(RetentionScheduleCron.name);
+export class RetentionScheduleCron extends WorkerCron {
+  constructor(@Inject(WORKER_OPTIONS) options: ResolvedWorkerOptions, registry: SchedulerRegistry, private readonly store: Store) {
+    super(options, registry, RETENTION_SCHEDULE_CRON);
+  }
 
-  constructor(
-    @Inject(WORKER_OPTIONS) private readonly options: ResolvedWorkerOptions,
-    private readonly registry: SchedulerRegistry,
-    private readonly store: Store,
-  ) {}
-
-  /** Register and start the cron unless disabled. @throws Error for an invalid cron expression */
-  onApplicationBootstrap(): void {
-    const schedule = this.options.retention.schedule;
-    if (schedule === false) return;
-    startWorkerCron(this.registry, {
-      name: RETENTION_SCHEDULE_CRON,
-      cronTime: schedule,
-      timeZone: 'UTC',
-      onTick: () => this.runTick(this.options.clock()),
-      logger: this.logger,
-      what: 'retention',
-    });
+  /** RETENTION_SCHEDULE in UTC, ticking at the options' clock; null when not configured. */
+  protected schedule(): WorkerCronSchedule | null {
+    const cronTime = this.options.retention.schedule;
+    return cronTime === false ? null : { cronTime, timeZone: 'UTC', onTick: () => this.runTick(this.options.clock()), what: 'retention' };
   }
 
   /** One tick at `at` (the clock scan ages are measured from). */
@@ -45,10 +30,5 @@ export class RetentionScheduleCron implements OnApplicationBootstrap, OnModuleDe
       this.logger.log(`retention: ${result.scansPruned} scans pruned, ${result.scansDeleted} deleted, database ${result.databaseBytesBefore} -> ${result.databaseBytesAfter} bytes`);
     }
     return result;
-  }
-
-  /** Stop the cron on shutdown. */
-  onModuleDestroy(): void {
-    stopWorkerCron(this.registry, RETENTION_SCHEDULE_CRON);
   }
 }

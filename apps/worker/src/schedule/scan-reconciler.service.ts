@@ -9,10 +9,7 @@ import { SchedulerRegistry } from '@nestjs/schedule';
 import { judgeScanJobs, runOptionsOfScanRow, type ScanJobQueue, type ScanScopeLock } from '@app/queue';
 import { Store, StoreError, type RunningScanRef } from '@app/store';
 import type { ResolvedWorkerOptions } from '../worker.options';
-import { SCAN_JOB_QUEUE, SCAN_SCOPE_LOCK, WORKER_OPTIONS } from '../worker.constants';
-
-/** Name of the reconciler's interval in @nestjs/schedule's registry. */
-export const SCAN_RECONCILE_INTERVAL = 'scan-reconcile';
+import { SCAN_JOB_QUEUE, SCAN_RECONCILE_INTERVAL, SCAN_SCOPE_LOCK, WORKER_OPTIONS } from '../worker.constants';
 
 /** What one pass did per scan (for logs and tests). */
 export interface ReconcileAction {
