@@ -22,7 +22,7 @@ import type { RegionEntry } from '../fleet/fleet-index.repository';
 import { AcsError } from './acs-error.exception';
 import type { AcsRequest, RpcHandler } from './acs-request';
 import type { InvocationInstanceResult } from './invocation.store';
-import { decodePageToken, encodePageToken } from './paging.util';
+import { tokenPage } from './paging.util';
 
 const SCRIPT_TYPES = new Set(['RunShellScript', 'RunBatScript', 'RunPowerShellScript']);
 
@@ -161,15 +161,12 @@ export const describeInvocationResults: RpcHandler = (req, ctx) => {
           })),
   );
   const scope = `ecs:DescribeInvocationResults:${req.account.accountId}:${regionId}:${invokeId ?? ''}:${instanceId ?? ''}:${commandId ?? ''}:${recordStatus ?? ''}`;
-  const token = p.str('NextToken');
-  const start = token === undefined ? 0 : decodePageToken(token, scope, 'NextToken');
-  const items = all.slice(start, start + maxResults);
-  const end = start + items.length;
+  const { items, next } = tokenPage(all, maxResults, scope, p.str('NextToken'));
   return {
     Invocation: {
       TotalCount: all.length,
       PageSize: maxResults,
-      NextToken: end < all.length ? encodePageToken(end, scope) : '',
+      NextToken: next ?? '',
       InvocationResults: { InvocationResult: items },
     },
   };

@@ -16,7 +16,7 @@ import type { WireEcsInstance } from '@app/domain';
 import { AcsError } from './acs-error.exception';
 import type { AcsRequest, RpcHandler, RpcProduct } from './acs-request';
 import { describeInvocationResults, runCommand } from './cloud-assistant.handler';
-import { clamp, decodePageToken, encodePageToken } from './paging.util';
+import { clamp, tokenPage } from './paging.util';
 
 /** ECS `MaxResults` bounds and default (SDK doc comment). */
 const MAX_RESULTS = { min: 10, max: 100, default: 10 } as const;
@@ -116,13 +116,11 @@ const describeInstances: RpcHandler = (req) => {
   }
   const size = clamp(maxResults ?? MAX_RESULTS.default, MAX_RESULTS.min, MAX_RESULTS.max);
   const scope = tokenScope(req);
-  const start = nextToken === undefined ? 0 : decodePageToken(nextToken, scope, 'NextToken');
-  const items = all.slice(start, start + size);
-  const end = start + items.length;
+  const { items, next } = tokenPage(all, size, scope, nextToken);
   return {
     TotalCount: all.length,
     PageSize: size,
-    NextToken: end < all.length ? encodePageToken(end, scope) : '',
+    NextToken: next ?? '',
     Instances: { Instance: items },
   };
 };

@@ -31,7 +31,7 @@ import type { NlbRegionEntry } from '../fleet/fleet-index.repository';
 import type { KeyValueParam, RpcParams } from '../http/params.util';
 import { AcsError } from './acs-error.exception';
 import type { AcsRequest, RpcHandler, RpcProduct } from './acs-request';
-import { decodePageToken, encodePageToken } from './paging.util';
+import { tokenPage } from './paging.util';
 
 /** NLB 2022-04-30 `MaxResults` bounds and default (research/nlb.md section 7). */
 export const NLB_MAX_RESULTS = { min: 1, max: 100, default: 20 } as const;
@@ -124,15 +124,12 @@ function page<T>(
       `It must be between ${NLB_MAX_RESULTS.min} and ${NLB_MAX_RESULTS.max}.`,
     );
   const scope = `nlb:${req.action}:${req.account.accountId}:${regionId}:${filterKey(p)}`;
-  const token = p.str('NextToken');
-  const start = token === undefined ? 0 : decodePageToken(token, scope, 'NextToken');
-  const items = all.slice(start, start + maxResults);
-  const end = start + items.length;
+  const { items, next } = tokenPage(all, maxResults, scope, p.str('NextToken'));
   return {
     [listKey]: items,
     MaxResults: maxResults,
     TotalCount: all.length,
-    ...(end < all.length ? { NextToken: encodePageToken(end, scope) } : {}),
+    ...(next !== undefined ? { NextToken: next } : {}),
   };
 }
 

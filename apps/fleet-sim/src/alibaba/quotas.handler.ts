@@ -22,7 +22,7 @@ import type { WireQuota } from '@app/domain';
 import type { RegionEntry } from '../fleet/fleet-index.repository';
 import { AcsError } from './acs-error.exception';
 import type { AcsRequest, RpcHandler, RpcProduct } from './acs-request';
-import { decodePageToken, encodePageToken } from './paging.util';
+import { tokenPage } from './paging.util';
 
 function withRegion(q: WireQuota, regionId: string): Record<string, unknown> {
   return {
@@ -59,14 +59,11 @@ const listProductQuotas: RpcHandler = (req) => {
     all = all.filter((q) => (q['Dimensions'] as Record<string, unknown>)[d.key] === d.value);
 
   const scope = `quotas:${req.account.accountId}:${productCode}:${category}:${actionCode ?? ''}:${JSON.stringify(dims)}`;
-  const token = p.str('NextToken');
-  const start = token === undefined ? 0 : decodePageToken(token, scope, 'NextToken');
-  const items = all.slice(start, start + maxResults);
-  const end = start + items.length;
+  const { items, next } = tokenPage(all, maxResults, scope, p.str('NextToken'));
   return {
     TotalCount: all.length,
     MaxResults: maxResults,
-    ...(end < all.length ? { NextToken: encodePageToken(end, scope) } : {}),
+    ...(next !== undefined ? { NextToken: next } : {}),
     Quotas: items,
   };
 };

@@ -14,7 +14,7 @@ import type { WireRamPolicy } from '@app/domain';
 import { policyKey, type RamEntry } from '../fleet/fleet-index.repository';
 import { AcsError } from './acs-error.exception';
 import type { AcsRequest, RpcHandler, RpcProduct } from './acs-request';
-import { decodePageToken, encodePageToken } from './paging.util';
+import { tokenPage } from './paging.util';
 
 function ram(req: AcsRequest): RamEntry {
   const r = req.account.ram;
@@ -33,14 +33,10 @@ const listRoles: RpcHandler = (req) => {
   if (maxItems < 1 || maxItems > 1000)
     throw AcsError.invalidParameter('MaxItems', 'It must be between 1 and 1000.');
   const scope = `ram:ListRoles:${req.account.accountId}`;
-  const marker = req.params.str('Marker');
-  const start = marker === undefined ? 0 : decodePageToken(marker, scope, 'Marker');
-  const items = r.roles.slice(start, start + maxItems);
-  const end = start + items.length;
-  const truncated = end < r.roles.length;
+  const { items, next } = tokenPage(r.roles, maxItems, scope, req.params.str('Marker'), 'Marker');
   return {
-    IsTruncated: truncated,
-    ...(truncated ? { Marker: encodePageToken(end, scope) } : {}),
+    IsTruncated: next !== undefined,
+    ...(next !== undefined ? { Marker: next } : {}),
     Roles: { Role: items },
   };
 };

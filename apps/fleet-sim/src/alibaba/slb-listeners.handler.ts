@@ -23,7 +23,7 @@
 import type { LoadBalancerEntry, RegionEntry } from '../fleet/fleet-index.repository';
 import { AcsError } from './acs-error.exception';
 import type { AcsRequest, RpcHandler } from './acs-request';
-import { decodePageToken, encodePageToken } from './paging.util';
+import { tokenPage } from './paging.util';
 
 /** One listener as the API returns it. */
 type Listener = Record<string, unknown>;
@@ -212,12 +212,9 @@ export const describeLoadBalancerListeners: RpcHandler = (req) => {
     p.str('Description') ?? '',
     p.keyValues('Tag'),
   ])}`;
-  const token = p.str('NextToken');
-  const start = token === undefined ? 0 : decodePageToken(token, scope, 'NextToken');
-  const items = all.slice(start, start + maxResults);
-  const end = start + items.length;
+  const { items, next } = tokenPage(all, maxResults, scope, p.str('NextToken'));
   return {
-    ...(end < all.length ? { NextToken: encodePageToken(end, scope) } : {}),
+    ...(next !== undefined ? { NextToken: next } : {}),
     MaxResults: maxResults,
     TotalCount: all.length,
     ...(items.length > 0 ? { Listeners: items } : {}),

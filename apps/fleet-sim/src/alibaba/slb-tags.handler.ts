@@ -25,7 +25,7 @@ import type { LoadBalancerEntry } from '../fleet/fleet-index.repository';
 import type { KeyValueParam } from '../http/params.util';
 import { AcsError } from './acs-error.exception';
 import type { AcsRequest, RpcHandler } from './acs-request';
-import { decodePageToken, encodePageToken } from './paging.util';
+import { pageNumberParams, tokenPage } from './paging.util';
 
 interface Tag {
   TagKey: string;
@@ -78,11 +78,7 @@ const cmp = (a: string, b: string): number => (a < b ? -1 : a > b ? 1 : 0);
 export const describeTags: RpcHandler = (req) => {
   const p = req.params;
   const regionId = p.required('RegionId');
-  const pageNumber = p.int('PageNumber') ?? 1;
-  const pageSize = p.int('PageSize') ?? 50;
-  if (pageNumber < 1) throw AcsError.invalidParameter('PageNumber', 'It must be at least 1.');
-  if (pageSize < 1 || pageSize > 100)
-    throw AcsError.invalidParameter('PageSize', 'It must be between 1 and 100.');
+  const { pageNumber, pageSize } = pageNumberParams(p, 50, 100);
   const distinct = p.bool('DistinctKey') ?? false;
   const lbId = p.str('LoadBalancerId');
   const tagsJson = p.str('Tags');
@@ -181,12 +177,9 @@ export const listTagResources: RpcHandler = (req) => {
         rows.push({ ResourceId: r.id, ResourceType: type, TagKey: t.TagKey, TagValue: t.TagValue ?? '' });
   }
   const scope = `slb:ListTagResources:${req.account.accountId}:${JSON.stringify([regionId, type, ids, tagFilters])}`;
-  const token = p.str('NextToken');
-  const start = token === undefined ? 0 : decodePageToken(token, scope, 'NextToken');
-  const page = rows.slice(start, start + TAG_RESOURCES_PAGE_SIZE);
-  const end = start + page.length;
+  const { items, next } = tokenPage(rows, TAG_RESOURCES_PAGE_SIZE, scope, p.str('NextToken'));
   return {
-    ...(end < rows.length ? { NextToken: encodePageToken(end, scope) } : {}),
-    TagResources: { TagResource: page },
+    ...(next !== undefined ? { NextToken: next } : {}),
+    TagResources: { TagResource: items },
   };
 };

@@ -17,6 +17,7 @@
 import type { WireVServerGroupAttribute } from '@app/domain';
 import type { LoadBalancerEntry } from '../fleet/fleet-index.repository';
 import { AcsError } from './acs-error.exception';
+import { pageNumberParams } from './paging.util';
 import type { AcsRequest, RpcHandler, RpcProduct } from './acs-request';
 import { describeLoadBalancerListeners } from './slb-listeners.handler';
 import { describeTags, listTagResources } from './slb-tags.handler';
@@ -50,11 +51,7 @@ function parseTagsJson(raw: string): { TagKey: string; TagValue?: string }[] {
 const describeLoadBalancers: RpcHandler = (req) => {
   const p = req.params;
   const regionId = p.required('RegionId');
-  const pageNumber = p.int('PageNumber') ?? 1;
-  const pageSize = p.int('PageSize') ?? 10;
-  if (pageNumber < 1) throw AcsError.invalidParameter('PageNumber', 'It must be at least 1.');
-  if (pageSize < 1 || pageSize > 100)
-    throw AcsError.invalidParameter('PageSize', 'It must be between 1 and 100.');
+  const { pageNumber, pageSize } = pageNumberParams(p, 10, 100);
 
   const preds: ((e: LoadBalancerEntry) => boolean)[] = [];
   const ids = p.str('LoadBalancerId');

@@ -8,16 +8,13 @@
  */
 import type { WireVSwitch } from '@app/domain';
 import { AcsError } from './acs-error.exception';
+import { pageNumberParams } from './paging.util';
 import type { RpcHandler, RpcProduct } from './acs-request';
 
 const describeVSwitches: RpcHandler = (req) => {
   const p = req.params;
   const regionId = p.required('RegionId');
-  const pageNumber = p.int('PageNumber') ?? 1;
-  const pageSize = p.int('PageSize') ?? 10;
-  if (pageNumber < 1) throw AcsError.invalidParameter('PageNumber', 'It must be at least 1.');
-  if (pageSize < 1 || pageSize > 50)
-    throw AcsError.invalidParameter('PageSize', 'It must be between 1 and 50.');
+  const { pageNumber, pageSize } = pageNumberParams(p, 10, 50);
   const region = req.account.regionById.get(regionId);
   let all: WireVSwitch[] = [];
   if (region) {
