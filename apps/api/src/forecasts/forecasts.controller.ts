@@ -1,4 +1,4 @@
-import { Body, Get, HttpCode, Post, Query } from '@nestjs/common';
+import { Body, Get, HttpCode, Post } from '@nestjs/common';
 import { ApiBadRequestResponse, ApiBody, ApiNotFoundResponse, ApiOkResponse, ApiOperation, ApiTooManyRequestsResponse, ApiUnprocessableEntityResponse, ApiConsumes } from '@nestjs/swagger';
 import type { HeadroomEntry, TrendEntry, WhatIfResult } from '@app/forecast';
 import type { Principal } from '@app/store';
@@ -6,8 +6,8 @@ import { BearerController } from '../common/bearer-controller.decorator';
 import { CurrentPrincipal } from '../auth/current-principal.decorator';
 import { RequireRole } from '../common/bearer-auth.guard';
 import { ErrorResponseDto } from '../common/error-response.dto';
+import { ZodQuery } from '../common/route.decorator';
 import { ApiZodQuery } from '../common/zod-openapi.util';
-import { ZodValidationPipe } from '../common/zod-validation.pipe';
 import { headroomQuerySchema, trendsQuerySchema, type HeadroomQuery, type TrendsQuery } from './forecasts.schemas';
 import { ForecastsService } from './forecasts.service';
 
@@ -51,7 +51,7 @@ export class ForecastsController {
   })
   @ApiBadRequestResponse({ type: ErrorResponseDto, description: 'Invalid filter' })
   trends(
-    @Query(new ZodValidationPipe(trendsQuerySchema, 'query')) query: TrendsQuery,
+    @ZodQuery(trendsQuerySchema) query: TrendsQuery,
     @CurrentPrincipal() principal: Principal,
   ): Promise<{ trends: TrendEntry[] }> {
     return this.forecasts.trends(query, principal);
@@ -69,7 +69,7 @@ export class ForecastsController {
   @ApiTooManyRequestsResponse({ type: ErrorResponseDto, description: 'RATE_LIMITED: the forecast queue is full (Retry-After)' })
   @ApiUnprocessableEntityResponse({ type: ErrorResponseDto, description: 'FORECAST_TOO_LARGE: past the forecast time or heap budget; the message names which' })
   headroom(
-    @Query(new ZodValidationPipe(headroomQuerySchema, 'query')) query: HeadroomQuery,
+    @ZodQuery(headroomQuerySchema) query: HeadroomQuery,
     @CurrentPrincipal() principal: Principal,
   ): Promise<{ scanId: string; headroom: HeadroomEntry[] }> {
     return this.forecasts.headroom(query, principal);

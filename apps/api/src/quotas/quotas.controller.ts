@@ -1,11 +1,8 @@
-import { Get, Query } from '@nestjs/common';
-import { ApiBadRequestResponse, ApiNotFoundResponse, ApiOkResponse, ApiOperation } from '@nestjs/swagger';
+import { Get } from '@nestjs/common';
 import type { Principal } from '@app/store';
 import { BearerController } from '../common/bearer-controller.decorator';
 import { CurrentPrincipal } from '../auth/current-principal.decorator';
-import { ErrorResponseDto } from '../common/error-response.dto';
-import { ApiZodQuery } from '../common/zod-openapi.util';
-import { ZodValidationPipe } from '../common/zod-validation.pipe';
+import { ApiRoute, ZodQuery } from '../common/route.decorator';
 import { QuotaPageDto } from './quota.dto';
 import { QuotasService } from './quotas.service';
 import { listQuotasQuerySchema, type ListQuotasQuery } from './quotas.schemas';
@@ -22,12 +19,14 @@ export class QuotasController {
   constructor(private readonly quotas: QuotasService) {}
 
   @Get()
-  @ApiOperation({ summary: "Quota usage (used, limit, ratio) per check and resource of a scan (default: the latest succeeded), in key order; only the token's accounts" })
-  @ApiZodQuery(listQuotasQuerySchema)
-  @ApiOkResponse({ type: QuotaPageDto })
-  @ApiBadRequestResponse({ type: ErrorResponseDto, description: 'Invalid filter, limit or cursor' })
-  @ApiNotFoundResponse({ type: ErrorResponseDto, description: 'scanId names no scan' })
-  list(@Query(new ZodValidationPipe(listQuotasQuerySchema, 'query')) q: ListQuotasQuery, @CurrentPrincipal() principal: Principal): Promise<QuotaPageDto> {
+  @ApiRoute({
+    summary: "Quota usage (used, limit, ratio) per check and resource of a scan (default: the latest succeeded), in key order; only the token's accounts",
+    query: listQuotasQuerySchema,
+    ok: QuotaPageDto,
+    badRequest: 'Invalid filter, limit or cursor',
+    notFound: 'scanId names no scan',
+  })
+  list(@ZodQuery(listQuotasQuerySchema) q: ListQuotasQuery, @CurrentPrincipal() principal: Principal): Promise<QuotaPageDto> {
     return this.quotas.list(q, principal);
   }
 }

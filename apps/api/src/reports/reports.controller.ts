@@ -1,4 +1,4 @@
-import { Get, Param, Query, Res } from '@nestjs/common';
+import { Get, Res } from '@nestjs/common';
 import { ApiNotFoundResponse, ApiOkResponse, ApiOperation, ApiParam, ApiProduces } from '@nestjs/swagger';
 import type { ReportFormat } from '@app/reports';
 import type { Principal, StoredReportListItem } from '@app/store';
@@ -8,8 +8,8 @@ import { z } from 'zod';
 import { ErrorResponseDto } from '../common/error-response.dto';
 import { afterOrOffset, deprecatedOffsetField, listPageQueryFields } from '../common/request.schemas';
 import { markDeprecated, type ListPage } from '../common/listing.util';
+import { ZodParam, ZodQuery } from '../common/route.decorator';
 import { ApiZodQuery } from '../common/zod-openapi.util';
-import { ZodValidationPipe } from '../common/zod-validation.pipe';
 import { ReportsService } from './reports.service';
 
 /** Query of `GET /v1/reports`: `limit` + `after` (keyset on creation time and id); `offset` deprecated. */
@@ -45,7 +45,7 @@ export class ReportsController {
   @ApiZodQuery(listReportsQuerySchema)
   @ApiOkResponse({ description: '{items, total, limit, nextCursor (pass as after; null on the last page), offset (deprecated: the offset given, else 0)}', schema: { type: 'object' } })
   list(
-    @Query(new ZodValidationPipe(listReportsQuerySchema, 'query')) q: z.output<typeof listReportsQuerySchema>,
+    @ZodQuery(listReportsQuerySchema) q: z.output<typeof listReportsQuerySchema>,
     @CurrentPrincipal() principal: Principal,
     @Res({ passthrough: true }) res: RawResponse,
   ): Promise<ListPage<StoredReportListItem> & { offset: number }> {
@@ -61,8 +61,8 @@ export class ReportsController {
   @ApiOkResponse({ description: 'The rendering' })
   @ApiNotFoundResponse({ type: ErrorResponseDto, description: "No such report within the token's accounts, or not built (yet)" })
   async get(
-    @Param('id', new ZodValidationPipe(z.guid('must be a uuid'), 'path.id')) id: string,
-    @Query(new ZodValidationPipe(getReportQuerySchema, 'query')) q: z.output<typeof getReportQuerySchema>,
+    @ZodParam('id', z.guid('must be a uuid')) id: string,
+    @ZodQuery(getReportQuerySchema) q: z.output<typeof getReportQuerySchema>,
     @Res() res: RawResponse,
     @CurrentPrincipal() principal: Principal,
   ): Promise<void> {

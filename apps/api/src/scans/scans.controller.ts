@@ -1,24 +1,13 @@
-import { Body, Get, HttpCode, Param, Post, Query, Res } from '@nestjs/common';
-import {
-  ApiAcceptedResponse,
-  ApiBadRequestResponse,
-  ApiConflictResponse,
-  ApiForbiddenResponse,
-  ApiNotFoundResponse,
-  ApiOkResponse,
-  ApiOperation,
-  ApiParam,
-  ApiServiceUnavailableResponse,
-  ApiTooManyRequestsResponse,
-} from '@nestjs/swagger';
+import { Get, HttpCode, Post, Res } from '@nestjs/common';
+import { ApiAcceptedResponse, ApiForbiddenResponse, ApiOperation, ApiServiceUnavailableResponse, ApiTooManyRequestsResponse } from '@nestjs/swagger';
 import type { Principal } from '@app/store';
 import { BearerController } from '../common/bearer-controller.decorator';
 import { CurrentPrincipal } from '../auth/current-principal.decorator';
 import { RequireRole } from '../common/bearer-auth.guard';
 import { ErrorResponseDto } from '../common/error-response.dto';
 import { scanIdSchema } from '../common/request.schemas';
-import { ApiZodBody, ApiZodQuery } from '../common/zod-openapi.util';
-import { ZodValidationPipe } from '../common/zod-validation.pipe';
+import { ApiRoute, ZodBody, ZodParam, ZodQuery } from '../common/route.decorator';
+import { ApiZodBody } from '../common/zod-openapi.util';
 import { LaunchScanResponseDto, ScanDto, ScanPageDto } from './scan.dto';
 import { launchScanBodySchema, listScansQuerySchema, scanDiffQuerySchema, type LaunchScanBody, type ListScansQuery, type ScanDiffQueryParams } from './scans.schemas';
 import { ScanDiffPageDto } from './scan-diff.dto';
@@ -31,46 +20,33 @@ export class ScansController {
   constructor(private readonly scans: ScansService) {}
 
   @Get()
-  @ApiOperation({ summary: 'List scans, newest first; page with `limit` and `after` (the previous page\'s `nextCursor`)' })
-  @ApiZodQuery(listScansQuerySchema)
-  @ApiOkResponse({ type: ScanPageDto })
-  list(
-    @Query(new ZodValidationPipe(listScansQuerySchema, 'query')) query: ListScansQuery,
-    @CurrentPrincipal() principal: Principal,
-    @Res({ passthrough: true }) res: HeaderSink,
-  ): Promise<ScanPageDto> {
+  @ApiRoute({ summary: "List scans, newest first; page with `limit` and `after` (the previous page's `nextCursor`)", query: listScansQuerySchema, ok: ScanPageDto })
+  list(@ZodQuery(listScansQuerySchema) query: ListScansQuery, @CurrentPrincipal() principal: Principal, @Res({ passthrough: true }) res: HeaderSink): Promise<ScanPageDto> {
     if (query.offset !== undefined) markDeprecated(res, 'offset: follow nextCursor as after');
     return this.scans.list(query, principal);
   }
 
   @Get(':id')
-  @ApiOperation({ summary: 'One scan with its coverage; summary, coverage and skipped results cover only the token\'s accounts' })
-  @ApiParam({ name: 'id', schema: { type: 'string', format: 'uuid' } })
-  @ApiOkResponse({ type: ScanDto })
-  @ApiNotFoundResponse({ type: ErrorResponseDto })
-  get(@Param('id', new ZodValidationPipe(scanIdSchema, 'path.id')) id: string, @CurrentPrincipal() principal: Principal): Promise<ScanDto> {
+  @ApiRoute({ summary: "One scan with its coverage; summary, coverage and skipped results cover only the token's accounts", param: { name: 'id', schema: { type: 'string', format: 'uuid' } }, ok: ScanDto, notFound: true })
+  get(@ZodParam('id', scanIdSchema) id: string, @CurrentPrincipal() principal: Principal): Promise<ScanDto> {
     return this.scans.get(id, principal);
   }
 
   @Get(':id/diff')
-  @ApiOperation({
+  @ApiRoute({
     summary:
       "How scan {id} differs from scan `against` by finding fingerprint: new, resolved, persisting (same severity), severityChanged; counts and items cover only the token's accounts",
     description:
       'Without `against` the baseline is the previous succeeded scan of the same fleet (404 when there is none). ' +
       'Either order is allowed: `new` = in {id}, not in `against`; `resolved` = in `against`, not in {id}; swapping the ids swaps new and resolved (with `against` newer, the diff runs backward in time). Both scans must have succeeded and be of one fleet.',
+    param: { name: 'id', schema: { type: 'string', format: 'uuid' }, description: 'The scan compared (older or newer than `against`)' },
+    query: scanDiffQuerySchema,
+    ok: ScanDiffPageDto,
+    badRequest: 'Invalid query, or scans of different fleets (INVALID_ARGUMENT naming both ids and fleets)',
+    notFound: 'Either scan does not exist, or `against` is omitted and no earlier succeeded scan of the fleet exists',
+    conflict: 'Either scan is running or failed (CONFLICT naming it)',
   })
-  @ApiParam({ name: 'id', schema: { type: 'string', format: 'uuid' }, description: 'The scan compared (older or newer than `against`)' })
-  @ApiZodQuery(scanDiffQuerySchema)
-  @ApiOkResponse({ type: ScanDiffPageDto })
-  @ApiBadRequestResponse({ type: ErrorResponseDto, description: 'Invalid query, or scans of different fleets (INVALID_ARGUMENT naming both ids and fleets)' })
-  @ApiNotFoundResponse({ type: ErrorResponseDto, description: 'Either scan does not exist, or `against` is omitted and no earlier succeeded scan of the fleet exists' })
-  @ApiConflictResponse({ type: ErrorResponseDto, description: 'Either scan is running or failed (CONFLICT naming it)' })
-  diff(
-    @Param('id', new ZodValidationPipe(scanIdSchema, 'path.id')) id: string,
-    @Query(new ZodValidationPipe(scanDiffQuerySchema, 'query')) q: ScanDiffQueryParams,
-    @CurrentPrincipal() principal: Principal,
-  ): Promise<ScanDiffPageDto> {
+  diff(@ZodParam('id', scanIdSchema) id: string, @ZodQuery(scanDiffQuerySchema) q: ScanDiffQueryParams, @CurrentPrincipal() principal: Principal): Promise<ScanDiffPageDto> {
     return this.scans.diffAgainst(id, q, principal);
   }
 
@@ -97,7 +73,7 @@ export class ScansController {
   })
   @ApiServiceUnavailableResponse({ type: ErrorResponseDto, description: 'This API process cannot start scans, or is shutting down' })
   async launch(
-    @Body(new ZodValidationPipe(launchScanBodySchema, 'body')) body: LaunchScanBody,
+    @ZodBody(launchScanBodySchema) body: LaunchScanBody,
     @Res({ passthrough: true }) res: { setHeader(name: string, value: string): unknown },
   ): Promise<LaunchScanResponseDto> {
     const launched = await this.scans.launch(body);

@@ -1,12 +1,10 @@
-import { Body, Delete, Get, HttpCode, Param, Patch, Post, Query } from '@nestjs/common';
-import { ApiConflictResponse, ApiCreatedResponse, ApiForbiddenResponse, ApiNotFoundResponse, ApiOkResponse, ApiOperation, ApiParam } from '@nestjs/swagger';
+import { Delete, Get, HttpCode, Patch, Post } from '@nestjs/common';
+import type { ApiParamOptions } from '@nestjs/swagger';
 import { RequireRole } from '../common/bearer-auth.guard';
 import type { Principal } from '@app/store';
 import { BearerController } from '../common/bearer-controller.decorator';
 import { CurrentPrincipal } from '../auth/current-principal.decorator';
-import { ErrorResponseDto } from '../common/error-response.dto';
-import { ApiZodBody, ApiZodQuery } from '../common/zod-openapi.util';
-import { ZodValidationPipe } from '../common/zod-validation.pipe';
+import { ApiRoute, ZodBody, ZodParam, ZodQuery, type RouteDoc } from '../common/route.decorator';
 import { WaiverDetailDto, WaiverDto, WaiverListDto } from './waiver.dto';
 import { WaiversService } from './waivers.service';
 import {
@@ -20,6 +18,18 @@ import {
   type RevokeWaiverQuery,
   type UpdateWaiverBody,
 } from './waivers.schemas';
+
+/** The `id` path parameter of a waiver route. */
+const WAIVER_ID: ApiParamOptions = { name: 'id', schema: { type: 'string', format: 'uuid' } };
+/** The 404 answer of a waiver route. */
+const NO_SUCH_WAIVER = "No such waiver in the token's accounts";
+/** What the routes changing one waiver (PATCH, DELETE) answer: the waiver, 404 as for a read, 403 when not its own. */
+const CHANGES_ONE_WAIVER = {
+  param: WAIVER_ID,
+  ok: WaiverDto,
+  notFound: NO_SUCH_WAIVER,
+  forbidden: 'Role below operator, or another token created the waiver and this one is not admin',
+} satisfies Partial<RouteDoc>;
 
 /**
  * `/v1/waivers`: owned, expiring exceptions to a check (issue 12). Waivers apply when findings are read,
@@ -36,70 +46,41 @@ export class WaiversController {
   constructor(private readonly waivers: WaiversService) {}
 
   @Get()
-  @ApiOperation({ summary: "Waivers of the token's accounts with their state now (active, expiring, expired, stale; revoked on request), oldest first" })
-  @ApiZodQuery(listWaiversQuerySchema)
-  @ApiOkResponse({ type: WaiverListDto })
-  list(
-    @Query(new ZodValidationPipe(listWaiversQuerySchema, 'query')) query: ListWaiversQuery,
-    @CurrentPrincipal() principal: Principal,
-  ): Promise<WaiverListDto> {
+  @ApiRoute({ summary: "Waivers of the token's accounts with their state now (active, expiring, expired, stale; revoked on request), oldest first", query: listWaiversQuerySchema, ok: WaiverListDto })
+  list(@ZodQuery(listWaiversQuerySchema) query: ListWaiversQuery, @CurrentPrincipal() principal: Principal): Promise<WaiverListDto> {
     return this.waivers.list(query, principal);
   }
 
   @Post()
   @RequireRole('operator')
-  @ApiOperation({ summary: "Create a waiver for one of the token's accounts (operator; reason >= 10 characters; expiry default 90 days, at most 180)" })
-  @ApiZodBody(createWaiverBodySchema)
-  @ApiCreatedResponse({ type: WaiverDto })
-  @ApiForbiddenResponse({ type: ErrorResponseDto, description: "Role below operator, or the account is outside the token's scope" })
-  create(
-    @Body(new ZodValidationPipe(createWaiverBodySchema, 'body')) body: CreateWaiverBody,
-    @CurrentPrincipal() principal: Principal,
-  ): Promise<WaiverDto> {
+  @ApiRoute({
+    summary: "Create a waiver for one of the token's accounts (operator; reason >= 10 characters; expiry default 90 days, at most 180)",
+    body: createWaiverBodySchema,
+    created: WaiverDto,
+    forbidden: "Role below operator, or the account is outside the token's scope",
+  })
+  create(@ZodBody(createWaiverBodySchema) body: CreateWaiverBody, @CurrentPrincipal() principal: Principal): Promise<WaiverDto> {
     return this.waivers.create(body, principal);
   }
 
   @Get(':id')
-  @ApiOperation({ summary: 'One waiver with its state and its append-only history' })
-  @ApiParam({ name: 'id', schema: { type: 'string', format: 'uuid' } })
-  @ApiOkResponse({ type: WaiverDetailDto })
-  @ApiNotFoundResponse({ type: ErrorResponseDto, description: "No such waiver in the token's accounts" })
-  get(@Param('id', new ZodValidationPipe(waiverIdSchema, 'path.id')) id: string, @CurrentPrincipal() principal: Principal): Promise<WaiverDetailDto> {
+  @ApiRoute({ summary: 'One waiver with its state and its append-only history', param: WAIVER_ID, ok: WaiverDetailDto, notFound: NO_SUCH_WAIVER })
+  get(@ZodParam('id', waiverIdSchema) id: string, @CurrentPrincipal() principal: Principal): Promise<WaiverDetailDto> {
     return this.waivers.get(id, principal);
   }
 
   @Patch(':id')
   @RequireRole('operator')
-  @ApiOperation({ summary: 'Change owner, reason, category, ticket or expiry (renewal: at most 180 days from now)' })
-  @ApiParam({ name: 'id', schema: { type: 'string', format: 'uuid' } })
-  @ApiZodBody(updateWaiverBodySchema)
-  @ApiOkResponse({ type: WaiverDto })
-  @ApiNotFoundResponse({ type: ErrorResponseDto, description: "No such waiver in the token's accounts" })
-  @ApiForbiddenResponse({ type: ErrorResponseDto, description: 'Role below operator, or another token created the waiver and this one is not admin' })
-  @ApiConflictResponse({ type: ErrorResponseDto, description: 'The waiver is revoked' })
-  update(
-    @Param('id', new ZodValidationPipe(waiverIdSchema, 'path.id')) id: string,
-    @Body(new ZodValidationPipe(updateWaiverBodySchema, 'body')) body: UpdateWaiverBody,
-    @CurrentPrincipal() principal: Principal,
-  ): Promise<WaiverDto> {
+  @ApiRoute({ summary: 'Change owner, reason, category, ticket or expiry (renewal: at most 180 days from now)', ...CHANGES_ONE_WAIVER, body: updateWaiverBodySchema, conflict: 'The waiver is revoked' })
+  update(@ZodParam('id', waiverIdSchema) id: string, @ZodBody(updateWaiverBodySchema) body: UpdateWaiverBody, @CurrentPrincipal() principal: Principal): Promise<WaiverDto> {
     return this.waivers.update(id, body, principal);
   }
 
   @Delete(':id')
   @RequireRole('operator')
   @HttpCode(200)
-  @ApiOperation({ summary: 'Revoke a waiver: its findings count again at once; the waiver and history stay readable' })
-  @ApiParam({ name: 'id', schema: { type: 'string', format: 'uuid' } })
-  @ApiZodQuery(revokeWaiverQuerySchema)
-  @ApiOkResponse({ type: WaiverDto })
-  @ApiNotFoundResponse({ type: ErrorResponseDto, description: "No such waiver in the token's accounts" })
-  @ApiForbiddenResponse({ type: ErrorResponseDto, description: 'Role below operator, or another token created the waiver and this one is not admin' })
-  @ApiConflictResponse({ type: ErrorResponseDto, description: 'Already revoked' })
-  revoke(
-    @Param('id', new ZodValidationPipe(waiverIdSchema, 'path.id')) id: string,
-    @Query(new ZodValidationPipe(revokeWaiverQuerySchema, 'query')) query: RevokeWaiverQuery,
-    @CurrentPrincipal() principal: Principal,
-  ): Promise<WaiverDto> {
+  @ApiRoute({ summary: 'Revoke a waiver: its findings count again at once; the waiver and history stay readable', ...CHANGES_ONE_WAIVER, query: revokeWaiverQuerySchema, conflict: 'Already revoked' })
+  revoke(@ZodParam('id', waiverIdSchema) id: string, @ZodQuery(revokeWaiverQuerySchema) query: RevokeWaiverQuery, @CurrentPrincipal() principal: Principal): Promise<WaiverDto> {
     return this.waivers.revoke(id, query, principal);
   }
 }
