@@ -32,10 +32,13 @@ import {
   DiffItemConnection,
   EcsInstance,
   EcsInstanceConnection,
+  EcsInstanceConnectionArgs,
+  FleetConnectionArgs,
   FindingChangeValue,
   FindingConnection,
   LoadBalancer,
   LoadBalancerConnection,
+  LoadBalancerConnectionArgs,
   MAX_GRAPHQL_PAGE,
   Nlb,
   NlbConnection,
@@ -45,6 +48,7 @@ import {
   RegionConnection,
   Scan,
   ScanConnection,
+  ScanConnectionArgs,
   ScanDiff,
   ServerGroup,
   ServerGroupConnection,
@@ -186,9 +190,26 @@ async function listingConnection<T, U>(scanId: string | null, listing: (scanId: 
   return connection(await l.page, map(scanId), l.count);
 }
 
-/** A listing of graph rows of a scan as a connection of nodes carrying that scan (`none` when no scan succeeded yet). */
-function graphConnection<T>(scanId: string | null, listing: (scanId: string) => Listing<T>): Promise<ConnectionValue<T & { scanId: string }>> {
-  return listingConnection(scanId, listing, (id) => withScan<T>(id));
+/** A node the request's loader found in scan `scanId` (null: not in that scan), carrying the scan. */
+async function inScan<T>(scanId: string, node: Promise<T | null>): Promise<(T & { scanId: string }) | null> {
+  const n = await node;
+  return n ? { ...n, scanId } : null;
+}
+
+/**
+ * The clusters among a load balancer's `clusterIds` that the token sees (FleetService scope narrowing over the
+ * request's loader: one batch), paged, counted over those.
+ */
+async function visibleClusterConnection(fleet: FleetService, scanId: string, clusterIds: readonly string[], args: ConnectionArgs, ctx: GqlContext): Promise<ConnectionValue<Cluster>> {
+  const a = pageArgs(args);
+  const visible = await fleet.visibleClusters(scanId, clusterIds, ctx.principal, (ids) => Promise.all(ids.map((id) => ctx.loaders.cluster(scanId, id))));
+  return connection(sliceConnection(visible, (c) => c.clusterId, a), withScan<GraphCluster>(scanId), () => visible.length);
+}
+
+/** The quota usage samples measured on one resource (a CLB, an NLB) of a scan, by check id. */
+async function resourceQuotaConnection(scanId: string, kind: 'LoadBalancer' | 'NetworkLoadBalancer', id: string, args: ConnectionArgs, ctx: GqlContext): Promise<ConnectionValue<Quota>> {
+  const samples = await ctx.loaders.quotasOf(scanId, kind, id);
+  return connection(sliceConnection(samples, (q) => q.checkId, pageArgs(args)), toQuotaNode, () => samples.length);
 }
 
 /** An empty connection (no scan succeeded yet). */
@@ -207,6 +228,27 @@ export class RootResolver {
     private readonly quotaReads: QuotasService,
     @Inject(TokenAuthenticator) private readonly auth: TokenAuthenticator,
   ) {}
+
+  /**
+   * A listing of the scan `args.scanId` names (default: the latest succeeded) as a connection (empty when no scan
+   * succeeded yet); the paging arguments are checked first.
+   * @throws GraphQLError BAD_USER_INPUT for paging arguments out of range
+   */
+  private async scanListing<T, U>(args: ScanConnectionArgs, ctx: GqlContext, listing: (scanId: string, page: GraphPageArgs) => Listing<T>, map: (scanId: string) => (t: T) => U): Promise<ConnectionValue<U>> {
+    const a = pageArgs(args);
+    return listingConnection(await this.scanSelection.scanOf(args.scanId, false, ctx.loaders), (id) => listing(id, a), map);
+  }
+
+  /** Graph rows of a scan (see `scanListing`) as nodes carrying that scan. */
+  private graphListing<T>(args: ScanConnectionArgs, ctx: GqlContext, listing: (scanId: string, page: GraphPageArgs) => Listing<T>): Promise<ConnectionValue<T & { scanId: string }>> {
+    return this.scanListing(args, ctx, listing, (id) => withScan<T>(id));
+  }
+
+  /** One node of the scan `scanId` names (default: the latest succeeded), read by `load`, or null. */
+  private async graphObject<T>(scanId: string | undefined, ctx: GqlContext, load: (scanId: string) => Promise<T | null>): Promise<(T & { scanId: string }) | null> {
+    const id = await this.scanSelection.scanOf(scanId, false, ctx.loaders);
+    return id ? inScan(id, load(id)) : null;
+  }
 
   @Query(() => ScanConnection, { name: 'scans', description: 'Scans, newest first (summaries over your accounts)', ...CONNECTION })
   async scansPage(@Args() args: ConnectionArgs, @Context() ctx: GqlContext): Promise<ConnectionValue<Scan>> {
@@ -234,90 +276,56 @@ export class RootResolver {
   }
 
   @Query(() => AccountConnection, { description: 'Accounts of a scan’s fleet graph (default: the latest succeeded scan), by id', ...CONNECTION })
-  async accounts(@Args() args: ConnectionArgs, @Context() ctx: GqlContext, @Args('scanId', { type: () => ID, nullable: true }) scanId?: string): Promise<ConnectionValue<Account>> {
-    const a = pageArgs(args);
-    return graphConnection(await this.scanSelection.scanOf(scanId, false, ctx.loaders), (id) => this.fleet.accounts(id, ctx.principal, a));
+  accounts(@Args() args: ScanConnectionArgs, @Context() ctx: GqlContext): Promise<ConnectionValue<Account>> {
+    return this.graphListing(args, ctx, (id, a) => this.fleet.accounts(id, ctx.principal, a));
   }
 
   @Query(() => ClusterConnection, { description: 'Clusters of a scan (default: the latest succeeded), by id', ...CONNECTION })
-  async clusters(
-    @Args() args: ConnectionArgs,
-    @Context() ctx: GqlContext,
-    @Args('scanId', { type: () => ID, nullable: true }) scanId?: string,
-    @Args('accountId', { nullable: true }) accountId?: string,
-    @Args('regionId', { nullable: true }) regionId?: string,
-  ): Promise<ConnectionValue<Cluster>> {
-    const a = pageArgs(args);
-    return graphConnection(await this.scanSelection.scanOf(scanId, false, ctx.loaders), (id) => this.fleet.clusters(id, ctx.principal, a, present({ accountId, regionId })));
+  clusters(@Args() args: FleetConnectionArgs, @Context() ctx: GqlContext): Promise<ConnectionValue<Cluster>> {
+    const { accountId, regionId } = args;
+    return this.graphListing(args, ctx, (id, a) => this.fleet.clusters(id, ctx.principal, a, present({ accountId, regionId })));
   }
 
   @Query(() => LoadBalancerConnection, { description: 'CLB instances of a scan (default: the latest succeeded), by id', ...CONNECTION })
-  async loadBalancers(
-    @Args() args: ConnectionArgs,
-    @Context() ctx: GqlContext,
-    @Args('scanId', { type: () => ID, nullable: true }) scanId?: string,
-    @Args('accountId', { nullable: true }) accountId?: string,
-    @Args('regionId', { nullable: true }) regionId?: string,
-    @Args('owner', { nullable: true, description: 'ccm | reused | console' }) owner?: string,
-  ): Promise<ConnectionValue<LoadBalancer>> {
-    const a = pageArgs(args);
-    return graphConnection(await this.scanSelection.scanOf(scanId, false, ctx.loaders), (id) => this.fleet.loadBalancers(id, ctx.principal, a, present({ accountId, regionId, owner })));
+  loadBalancers(@Args() args: LoadBalancerConnectionArgs, @Context() ctx: GqlContext): Promise<ConnectionValue<LoadBalancer>> {
+    const { accountId, regionId, owner } = args;
+    return this.graphListing(args, ctx, (id, a) => this.fleet.loadBalancers(id, ctx.principal, a, present({ accountId, regionId, owner })));
   }
 
   @Query(() => LoadBalancer, { nullable: true, description: 'One CLB of a scan (default: the latest succeeded), or null' })
-  async loadBalancer(@Args('id', { type: () => ID }) lbId: string, @Context() ctx: GqlContext, @Args('scanId', { type: () => ID, nullable: true }) scanId?: string): Promise<LoadBalancer | null> {
-    const id = await this.scanSelection.scanOf(scanId, false, ctx.loaders);
-    const lb = id ? await ctx.loaders.loadBalancer(id, lbId) : null;
-    return lb && id ? { ...lb, scanId: id } : null;
+  loadBalancer(@Args('id', { type: () => ID }) lbId: string, @Context() ctx: GqlContext, @Args('scanId', { type: () => ID, nullable: true }) scanId?: string): Promise<LoadBalancer | null> {
+    return this.graphObject(scanId, ctx, (id) => ctx.loaders.loadBalancer(id, lbId));
   }
 
   @Query(() => NlbConnection, { description: 'NLB instances of a scan (default: the latest succeeded), by id', ...CONNECTION })
-  async nlbs(
-    @Args() args: ConnectionArgs,
-    @Context() ctx: GqlContext,
-    @Args('scanId', { type: () => ID, nullable: true }) scanId?: string,
-    @Args('accountId', { nullable: true }) accountId?: string,
-    @Args('regionId', { nullable: true }) regionId?: string,
-    @Args('owner', { nullable: true, description: 'ccm | reused | console' }) owner?: string,
-  ): Promise<ConnectionValue<Nlb>> {
-    const a = pageArgs(args);
-    return graphConnection(await this.scanSelection.scanOf(scanId, false, ctx.loaders), (id) => this.fleet.nlbs(id, ctx.principal, a, present({ accountId, regionId, owner })));
+  nlbs(@Args() args: LoadBalancerConnectionArgs, @Context() ctx: GqlContext): Promise<ConnectionValue<Nlb>> {
+    const { accountId, regionId, owner } = args;
+    return this.graphListing(args, ctx, (id, a) => this.fleet.nlbs(id, ctx.principal, a, present({ accountId, regionId, owner })));
   }
 
   @Query(() => Nlb, { nullable: true, description: 'One NLB of a scan (default: the latest succeeded), or null' })
-  async nlb(@Args('id', { type: () => ID }) nlbId: string, @Context() ctx: GqlContext, @Args('scanId', { type: () => ID, nullable: true }) scanId?: string): Promise<Nlb | null> {
-    const id = await this.scanSelection.scanOf(scanId, false, ctx.loaders);
-    const n = id ? await ctx.loaders.nlb(id, nlbId) : null;
-    return n && id ? { ...n, scanId: id } : null;
+  nlb(@Args('id', { type: () => ID }) nlbId: string, @Context() ctx: GqlContext, @Args('scanId', { type: () => ID, nullable: true }) scanId?: string): Promise<Nlb | null> {
+    return this.graphObject(scanId, ctx, (id) => ctx.loaders.nlb(id, nlbId));
   }
 
   @Query(() => EcsInstanceConnection, { description: 'ECS instances of a scan (default: the latest succeeded), by id', ...CONNECTION })
-  async ecsInstances(
-    @Args() args: ConnectionArgs,
-    @Context() ctx: GqlContext,
-    @Args('scanId', { type: () => ID, nullable: true }) scanId?: string,
-    @Args('accountId', { nullable: true }) accountId?: string,
-    @Args('regionId', { nullable: true }) regionId?: string,
-    @Args('clusterId', { nullable: true }) clusterId?: string,
-  ): Promise<ConnectionValue<EcsInstance>> {
-    const a = pageArgs(args);
-    return graphConnection(await this.scanSelection.scanOf(scanId, false, ctx.loaders), (id) => this.fleet.ecsInstances(id, ctx.principal, a, present({ accountId, regionId, clusterId })));
+  ecsInstances(@Args() args: EcsInstanceConnectionArgs, @Context() ctx: GqlContext): Promise<ConnectionValue<EcsInstance>> {
+    const { accountId, regionId, clusterId } = args;
+    return this.graphListing(args, ctx, (id, a) => this.fleet.ecsInstances(id, ctx.principal, a, present({ accountId, regionId, clusterId })));
   }
 
   @Query(() => QuotaConnection, { description: 'Quota usage (used / limit / ratio) of a scan (default: the latest succeeded), by check and resource', ...CONNECTION })
-  async quotas(
-    @Args() args: ConnectionArgs,
+  quotas(
+    @Args() args: ScanConnectionArgs,
     @Context() ctx: GqlContext,
-    @Args('scanId', { type: () => ID, nullable: true }) scanId?: string,
     @Args('checkId', { nullable: true }) checkId?: string,
     @Args('accountId', { nullable: true }) accountId?: string,
     @Args('regionId', { nullable: true }) regionId?: string,
     @Args('resourceKind', { nullable: true }) resourceKind?: string,
     @Args('minRatio', { type: () => Float, nullable: true, description: 'Only samples at or above this ratio (0..1)' }) minRatio?: number,
   ): Promise<ConnectionValue<Quota>> {
-    const a = pageArgs(args);
     const filter = present({ checkId, accountId, regionId, resourceKind, minRatio });
-    return listingConnection(await this.scanSelection.scanOf(scanId, false, ctx.loaders), (id) => this.quotaReads.quotas(id, ctx.principal, a, filter), () => toQuotaNode);
+    return this.scanListing(args, ctx, (id, a) => this.quotaReads.quotas(id, ctx.principal, a, filter), () => toQuotaNode);
   }
 
   @Query(() => ScanDiff, {
@@ -404,23 +412,18 @@ export class ClusterResolver {
 @Resolver(() => Service)
 export class ServiceResolver {
   @ResolveField(() => Cluster, { nullable: true })
-  async cluster(@Parent() s: Service, @Context() ctx: GqlContext): Promise<Cluster | null> {
-    const c = await ctx.loaders.cluster(s.scanId, s.clusterId);
-    return c ? { ...c, scanId: s.scanId } : null;
+  cluster(@Parent() s: Service, @Context() ctx: GqlContext): Promise<Cluster | null> {
+    return inScan(s.scanId, ctx.loaders.cluster(s.scanId, s.clusterId));
   }
 
   @ResolveField(() => LoadBalancer, { nullable: true, description: 'The CLB it uses (null: none found in the scan)' })
   async loadBalancer(@Parent() s: Service, @Context() ctx: GqlContext): Promise<LoadBalancer | null> {
-    if (!s.loadBalancerId) return null;
-    const lb = await ctx.loaders.loadBalancer(s.scanId, s.loadBalancerId);
-    return lb ? { ...lb, scanId: s.scanId } : null;
+    return s.loadBalancerId ? inScan(s.scanId, ctx.loaders.loadBalancer(s.scanId, s.loadBalancerId)) : null;
   }
 
   @ResolveField(() => Nlb, { nullable: true, description: 'The NLB it uses (null: none found in the scan)' })
   async nlb(@Parent() s: Service, @Context() ctx: GqlContext): Promise<Nlb | null> {
-    if (!s.nlbId) return null;
-    const n = await ctx.loaders.nlb(s.scanId, s.nlbId);
-    return n ? { ...n, scanId: s.scanId } : null;
+    return s.nlbId ? inScan(s.scanId, ctx.loaders.nlb(s.scanId, s.nlbId)) : null;
   }
 }
 
@@ -434,16 +437,13 @@ export class NlbResolver {
   }
 
   @ResolveField(() => ClusterConnection, { description: 'The clusters of those Services', ...CONNECTION })
-  async clusters(@Parent() n: Nlb, @Args() args: ConnectionArgs, @Context() ctx: GqlContext): Promise<ConnectionValue<Cluster>> {
-    const a = pageArgs(args);
-    const visible = await this.fleet.visibleClusters(n.scanId, n.clusterIds, ctx.principal, (ids) => Promise.all(ids.map((id) => ctx.loaders.cluster(n.scanId, id))));
-    return connection(sliceConnection(visible, (c) => c.clusterId, a), withScan<GraphCluster>(n.scanId), () => visible.length);
+  clusters(@Parent() n: Nlb, @Args() args: ConnectionArgs, @Context() ctx: GqlContext): Promise<ConnectionValue<Cluster>> {
+    return visibleClusterConnection(this.fleet, n.scanId, n.clusterIds, args, ctx);
   }
 
   @ResolveField(() => QuotaConnection, { description: 'Quota usage of this NLB (listeners, server entries, ...)', ...CONNECTION })
-  async quotas(@Parent() n: Nlb, @Args() args: ConnectionArgs, @Context() ctx: GqlContext): Promise<ConnectionValue<Quota>> {
-    const samples = await ctx.loaders.quotasOf(n.scanId, 'NetworkLoadBalancer', n.nlbId);
-    return connection(sliceConnection(samples, (q) => q.checkId, pageArgs(args)), toQuotaNode, () => samples.length);
+  quotas(@Parent() n: Nlb, @Args() args: ConnectionArgs, @Context() ctx: GqlContext): Promise<ConnectionValue<Quota>> {
+    return resourceQuotaConnection(n.scanId, 'NetworkLoadBalancer', n.nlbId, args, ctx);
   }
 }
 
@@ -457,11 +457,8 @@ export class LoadBalancerResolver {
   }
 
   @ResolveField(() => ClusterConnection, { description: 'The clusters of those Services', ...CONNECTION })
-  async clusters(@Parent() l: LoadBalancer, @Args() args: ConnectionArgs, @Context() ctx: GqlContext): Promise<ConnectionValue<Cluster>> {
-    // The clusters the token sees (FleetService scope narrowing over the request's loader: one batch), then the page and the count of those.
-    const a = pageArgs(args);
-    const visible = await this.fleet.visibleClusters(l.scanId, l.clusterIds, ctx.principal, (ids) => Promise.all(ids.map((id) => ctx.loaders.cluster(l.scanId, id))));
-    return connection(sliceConnection(visible, (c) => c.clusterId, a), withScan<GraphCluster>(l.scanId), () => visible.length);
+  clusters(@Parent() l: LoadBalancer, @Args() args: ConnectionArgs, @Context() ctx: GqlContext): Promise<ConnectionValue<Cluster>> {
+    return visibleClusterConnection(this.fleet, l.scanId, l.clusterIds, args, ctx);
   }
 
   @ResolveField(() => ServerGroupConnection, { description: 'The default server group (when it has backends) and the vServer groups', ...CONNECTION })
@@ -472,9 +469,8 @@ export class LoadBalancerResolver {
   }
 
   @ResolveField(() => QuotaConnection, { description: 'Quota usage of this CLB (listeners, backends, ...)', ...CONNECTION })
-  async quotas(@Parent() l: LoadBalancer, @Args() args: ConnectionArgs, @Context() ctx: GqlContext): Promise<ConnectionValue<Quota>> {
-    const samples = await ctx.loaders.quotasOf(l.scanId, 'LoadBalancer', l.loadBalancerId);
-    return connection(sliceConnection(samples, (q) => q.checkId, pageArgs(args)), toQuotaNode, () => samples.length);
+  quotas(@Parent() l: LoadBalancer, @Args() args: ConnectionArgs, @Context() ctx: GqlContext): Promise<ConnectionValue<Quota>> {
+    return resourceQuotaConnection(l.scanId, 'LoadBalancer', l.loadBalancerId, args, ctx);
   }
 }
 
@@ -491,9 +487,7 @@ export class ServerGroupResolver {
 export class BackendResolver {
   @ResolveField(() => EcsInstance, { nullable: true, description: 'The ECS instance (null for ENI / ECI backends and instances not read)' })
   async ecsInstance(@Parent() b: Backend, @Context() ctx: GqlContext): Promise<EcsInstance | null> {
-    if (b.type !== 'ecs') return null;
-    const e = await ctx.loaders.ecsInstance(b.scanId, b.serverId);
-    return e ? { ...e, scanId: b.scanId } : null;
+    return b.type === 'ecs' ? inScan(b.scanId, ctx.loaders.ecsInstance(b.scanId, b.serverId)) : null;
   }
 }
 
@@ -513,9 +507,7 @@ export class EcsInstanceResolver {
 
   @ResolveField(() => Cluster, { nullable: true, description: 'The cluster of the Kubernetes node it backs' })
   async cluster(@Parent() e: EcsInstance & GraphEcsInstance, @Context() ctx: GqlContext): Promise<Cluster | null> {
-    if (!e.clusterId) return null;
-    const c = await ctx.loaders.cluster(e.scanId, e.clusterId);
-    return c ? { ...c, scanId: e.scanId } : null;
+    return e.clusterId ? inScan(e.scanId, ctx.loaders.cluster(e.scanId, e.clusterId)) : null;
   }
 }
 

@@ -109,6 +109,36 @@ export class ConnectionArgs {
   before?: string;
 }
 
+/** Paging arguments of a root listing of one scan: `scanId` (default: the latest succeeded scan). */
+@ArgsType()
+export class ScanConnectionArgs extends ConnectionArgs {
+  @Field(() => ID, { nullable: true })
+  scanId?: string;
+}
+
+/** A fleet-graph listing's arguments: the scan, and the account and region filters. */
+@ArgsType()
+export class FleetConnectionArgs extends ScanConnectionArgs {
+  @Field({ nullable: true })
+  accountId?: string;
+  @Field({ nullable: true })
+  regionId?: string;
+}
+
+/** A load balancer listing's arguments (CLBs, NLBs): the fleet filters and who made them. */
+@ArgsType()
+export class LoadBalancerConnectionArgs extends FleetConnectionArgs {
+  @Field({ nullable: true, description: 'ccm | reused | console' })
+  owner?: string;
+}
+
+/** The ECS instance listing's arguments: the fleet filters and the cluster whose nodes they back. */
+@ArgsType()
+export class EcsInstanceConnectionArgs extends FleetConnectionArgs {
+  @Field({ nullable: true })
+  clusterId?: string;
+}
+
 /** Relay PageInfo. */
 @ObjectType()
 export class PageInfo {
