@@ -27,6 +27,8 @@ export interface RegionNlbView {
   nlbsByName: Map<string, Nlb[]>;
   nlbByDnsName: Map<string, Nlb>;
   groupById: Map<string, NlbServerGroup>;
+  /** Server groups by name (the last listed wins where two share a name), for CCM's by-name matching of a Service's groups. */
+  groupByName: Map<string, NlbServerGroup>;
   /** Server key (`serverKey`) -> the server groups holding it (one entry per group). */
   groupsByServer: Map<string, { server: NlbServer; groups: NlbServerGroup[] }>;
 }
@@ -55,6 +57,7 @@ export function regionNlbView(region: RegionSnapshot): RegionNlbView | undefined
         nlbsByName: new Map(),
         nlbByDnsName: new Map(),
         groupById: new Map(),
+        groupByName: new Map(),
         groupsByServer: new Map(),
       };
       for (const n of region.nlbs) {
@@ -66,6 +69,7 @@ export function regionNlbView(region: RegionSnapshot): RegionNlbView | undefined
       }
       for (const g of region.nlbServerGroups) {
         out.groupById.set(g.serverGroupId, g);
+        out.groupByName.set(g.name, g);
         for (const s of g.servers) {
           const k = serverKey(s);
           const e = out.groupsByServer.get(k);

@@ -44,18 +44,41 @@ export function clusterRef(cluster: ClusterSnapshot): ResourceRef {
   };
 }
 
-/** The ResourceRef of a Service (`id` = `namespace/name`). */
+/** Service refs already built, by Service entry: every check of a Service shares one (see `serviceRef`). */
+const serviceRefs = new WeakMap<object, ResourceRef>();
+
+/**
+ * The ResourceRef of a Service (`id` = `namespace/name`). Built once per Service entry and shared by the results
+ * of every check of that Service (about 15 per Service), which is what keeps 10M-entry fleets inside their memory
+ * bound (issue 22 item 3): a ResourceRef is never mutated once built (findings copy it in `withClusterName`).
+ */
 export function serviceRef(se: Pick<ServiceEntry, 'service' | 'cluster'>): ResourceRef {
+  const known = serviceRefs.get(se);
+  if (known) return known;
   const c = se.cluster.cluster;
-  return {
+  const ref: ResourceRef = {
     kind: 'Service',
-    id: `${se.service.namespace}/${se.service.name}`,
+    id: flat(`${se.service.namespace}/${se.service.name}`),
     accountId: c.accountId,
     regionId: c.regionId,
     clusterId: c.clusterId,
     namespace: se.service.namespace,
     name: se.service.name,
   };
+  serviceRefs.set(se, ref);
+  return ref;
+}
+
+/**
+ * `s` as a flat (sequential) string. A message built by template literals is a tree of V8 cons strings, about nine
+ * 32-byte nodes per result message; results live until the scan is stored, so the tree costs about 300 bytes a
+ * result and is copied by every young-generation GC. Converting to a number makes V8 flatten the string in place
+ * (the cons nodes become garbage); the value is unchanged.
+ */
+export function flat(s: string): string {
+  // eslint-disable-next-line @typescript-eslint/no-unused-expressions -- the conversion's side effect is the point
+  +s;
+  return s;
 }
 
 /** The ResourceRef of an ECS instance. */
@@ -101,7 +124,7 @@ export function resultsFor(checkId: string, defaultSeverity: Severity): ResultFa
       status: 'pass',
       severity: defaultSeverity,
       resource,
-      message,
+      message: flat(message),
       ...(figures ? { figures } : {}),
     }),
     fail: (resource, message, opts) => ({
@@ -109,7 +132,7 @@ export function resultsFor(checkId: string, defaultSeverity: Severity): ResultFa
       status: 'fail',
       severity: opts?.severity ?? defaultSeverity,
       resource,
-      message,
+      message: flat(message),
       ...(opts?.figures ? { figures: opts.figures } : {}),
     }),
     skipped: (resource, reason, figures) => ({
@@ -117,7 +140,7 @@ export function resultsFor(checkId: string, defaultSeverity: Severity): ResultFa
       status: 'skipped',
       severity: defaultSeverity,
       resource,
-      message: `Not evaluated: ${reason}`,
+      message: flat(`Not evaluated: ${reason}`),
       reason,
       ...(figures ? { figures } : {}),
     }),

@@ -29,6 +29,7 @@ import {
 } from '@app/domain';
 import { combinedCheck, nlbServicePart, scopedCheck } from '../check-scope';
 import { nlbOfServiceOrSkip } from './nlb-quota.util';
+import { regionNlbView } from '../nlb-index';
 import type { CheckContext } from '../check.types';
 import { DOC_URL, SEED } from '../doc-links.constants';
 import type { ServiceEntry } from '../fleet-index';
@@ -415,23 +416,32 @@ const nlbPart = nlbServicePart(clbPart, {
     const ignoreWeights = (getLbAnnotation(service.annotations, LB_ANNOTATION.ignoreWeightUpdate) ?? '').toLowerCase() === 'on';
     const key = (s: { type: string; serverId: string; serverIp?: string; port?: number; weight?: number }) =>
       `${s.type}:${s.type === 'Eni' ? (s.serverIp ?? s.serverId) : s.serverId}:${s.port ?? 0}${ignoreWeights ? '' : `@${s.weight ?? 0}`}`;
-    const groupsByName = new Map((region(se) ?? []).map((g) => [g.name, g] as const));
+    // The region's groups by name, built once per region (a Map per Service made this quadratic in the region).
+    const groupsByName = regionNlbView(se.cluster.region)?.groupByName;
     const diffs: string[] = [];
     let toAdd = 0;
     let toRemove = 0;
     for (const g of model.groups) {
-      const actual = groupsByName.get(g.name);
+      const actual = groupsByName?.get(g.name);
       if (!actual) {
         diffs.push(`server group ${g.name} missing (CCM creates it)`);
         toAdd += g.servers.length;
         continue;
       }
+      // Multiset difference of the servers by key: want - have to add, have - want to remove (listed in key order of
+      // first appearance, each key as often as it is missing).
       const want = new Map<string, number>();
-      for (const s of g.servers) want.set(key(s), (want.get(key(s)) ?? 0) + 1);
+      for (const s of g.servers) {
+        const k = key(s);
+        want.set(k, (want.get(k) ?? 0) + 1);
+      }
       const have = new Map<string, number>();
-      for (const s of actual.servers) have.set(key(s), (have.get(key(s)) ?? 0) + 1);
-      const add = [...want].flatMap(([k, n]) => Array<string>(Math.max(0, n - (have.get(k) ?? 0))).fill(k));
-      const remove = [...have].flatMap(([k, n]) => Array<string>(Math.max(0, n - (want.get(k) ?? 0))).fill(k));
+      for (const s of actual.servers) {
+        const k = key(s);
+        have.set(k, (have.get(k) ?? 0) + 1);
+      }
+      const add = surplus(want, have);
+      const remove = surplus(have, want);
       toAdd += add.length;
       toRemove += remove.length;
       if (add.length || remove.length)
@@ -443,9 +453,11 @@ const nlbPart = nlbServicePart(clbPart, {
   },
 });
 
-/** The server groups of the region of a Service (NLB data read), for the NLB part. */
-function region(se: ServiceEntry) {
-  return se.cluster.region.nlbServerGroups;
+/** The keys of `a` that `b` holds fewer times, each repeated by the shortfall, in `a`'s order (multiset `a - b`). */
+function surplus(a: ReadonlyMap<string, number>, b: ReadonlyMap<string, number>): string[] {
+  const out: string[] = [];
+  for (const [k, n] of a) for (let i = b.get(k) ?? 0; i < n; i++) out.push(k);
+  return out;
 }
 
 /** A CCM-managed CLB or NLB whose listeners or backends differ from what its Service implies. */
