@@ -9,7 +9,15 @@ import { LABEL_SERVICE_LOADBALANCER_ID, LB_ANNOTATION, TAG_CCM_OWNER, TAG_CLUSTE
 import { getLbAnnotation } from './annotations.model';
 import { ccmVersionAtLeast } from './version.model';
 import { CCM_FEATURES } from './features.constants';
-import { defaultLoadBalancerName, needClb, needNlb, reusedLoadBalancerId, type TrafficPolicy } from './service.model';
+import {
+  findServiceLb,
+  needClb,
+  needNlb,
+  reusedLoadBalancerId,
+  type CcmClbView,
+  type ServiceClbMatch,
+  type TrafficPolicy,
+} from './service.model';
 import { nlbListenerDescription } from './nlb-naming.model';
 
 /** NLB annotation suffixes the audit reads (after the `alibaba-cloud-loadbalancer-` prefix; research/nlb.md 2). */
@@ -236,17 +244,11 @@ export function nlbImmutableChangeErrors(svc: Pick<K8sService, 'annotations'>, n
   return norm.toLowerCase() === nlb.addressIpVersion.toLowerCase() ? [] : [`AddressIpVersion cannot be changed, service: ${norm}, nlb: ${nlb.addressIpVersion}`];
 }
 
-/** How a Service's NLB was found: the `...-loadbalancer-id` annotation, CCM's owner tag, the default name, or not at all. */
-export type ServiceNlbMatch = 'id' | 'tag' | 'name' | 'none';
+/** How a Service's NLB was found: the `...-loadbalancer-id` annotation, CCM's owner tag, the default name, or not at all (as for a CLB). */
+export type ServiceNlbMatch = ServiceClbMatch;
 
-/** The NLBs CCM can see for one Service: those of its cluster's account and region. */
-export interface CcmNlbView<T> {
-  byId(loadBalancerId: string): T | undefined;
-  /** An NLB tagged `kubernetes.do.not.delete` = this default LB name. */
-  byOwnerTag(defaultLbName: string): T | undefined;
-  /** An NLB named this (the default LB name). */
-  byName(name: string): T | undefined;
-}
+/** The NLBs CCM can see for one Service: those of its cluster's account and region (the same lookups as for CLBs). */
+export type CcmNlbView<T> = CcmClbView<T>;
 
 /**
  * The ONE way to find a Service's NLB, as CCM's `FindNLB` (pkg/provider/alibaba/nlb/loadbalancer.go; research/nlb.md
@@ -256,17 +258,8 @@ export interface CcmNlbView<T> {
  * @returns the NLB and how it was found
  */
 export function findServiceNlb<T>(service: Pick<K8sService, 'annotations' | 'uid'>, view: CcmNlbView<T>): { nlb?: T; by: ServiceNlbMatch } {
-  const reused = reusedLoadBalancerId(service);
-  if (reused) {
-    const nlb = view.byId(reused);
-    return nlb ? { nlb, by: 'id' } : { by: 'none' };
-  }
-  if (!service.uid) return { by: 'none' };
-  const name = defaultLoadBalancerName(service.uid);
-  const tagged = view.byOwnerTag(name);
-  if (tagged) return { nlb: tagged, by: 'tag' };
-  const named = view.byName(name);
-  return named ? { nlb: named, by: 'name' } : { by: 'none' };
+  const { lb, by } = findServiceLb(service, view);
+  return lb ? { nlb: lb, by } : { by };
 }
 
 /**

@@ -200,15 +200,28 @@ export class CcmLbLookup<T extends { loadBalancerId: string; name?: string; tags
  *   checks (names are not unique; LB_RENAME_TAG_MISSING reports them)
  */
 export function findServiceClb<T>(service: Pick<K8sService, 'annotations' | 'uid'>, view: CcmClbView<T>): { clb?: T; by: ServiceClbMatch } {
+  const { lb, by } = findServiceLb(service, view);
+  return lb ? { clb: lb, by } : { by };
+}
+
+/**
+ * The lookup order CCM's CLB `FindLoadBalancer` and NLB `FindNLB` share (`findServiceClb`, `findServiceNlb`): the
+ * `loadbalancer-id` annotation (no fallback when it names nothing), else the ownership tag
+ * `kubernetes.do.not.delete` = the default LB name, else the default LB name; a Service without a UID has no
+ * default name. Written once so that the two kinds cannot drift apart.
+ * @param view the load balancers of one kind that CCM can see for the Service (its account and region)
+ * @returns the load balancer and how it was found
+ */
+export function findServiceLb<T>(service: Pick<K8sService, 'annotations' | 'uid'>, view: CcmClbView<T>): { lb?: T; by: ServiceClbMatch } {
   const reused = reusedLoadBalancerId(service);
   if (reused) {
-    const clb = view.byId(reused);
-    return clb ? { clb, by: 'id' } : { by: 'none' };
+    const lb = view.byId(reused);
+    return lb ? { lb, by: 'id' } : { by: 'none' };
   }
   if (!service.uid) return { by: 'none' };
   const name = defaultLoadBalancerName(service.uid);
   const tagged = view.byOwnerTag(name);
-  if (tagged) return { clb: tagged, by: 'tag' };
+  if (tagged) return { lb: tagged, by: 'tag' };
   const named = view.byName(name);
-  return named ? { clb: named, by: 'name' } : { by: 'none' };
+  return named ? { lb: named, by: 'name' } : { by: 'none' };
 }
