@@ -130,15 +130,13 @@ async function readVServerGroups(
     if (e instanceof CollectError && e.notFound) return []; // the CLB was deleted while we read
     throw e;
   }
-  const ids = listAt(body, 'DescribeVServerGroups', target, 'VServerGroups', 'VServerGroup').map((g, i) => {
-    const id = stringAt(g, 'VServerGroupId');
-    if (!id)
-      throw new CollectError(
-        'InvalidResponse',
-        `DescribeVServerGroups ${target}: malformed response at $.VServerGroups.VServerGroup[${i}].VServerGroupId: expected a string`,
-      );
-    return id;
-  });
+  const ids = idsOf(
+    listAt(body, 'DescribeVServerGroups', target, 'VServerGroups', 'VServerGroup'),
+    'VServerGroupId',
+    'DescribeVServerGroups',
+    target,
+    'VServerGroups.VServerGroup',
+  );
   const groups = await Promise.all(
     ids.map(async (groupId) => {
       const gTarget = `${scope.accountId}/${rc.regionId}/${groupId}`;
@@ -189,19 +187,7 @@ export async function readSlb(scope: AccountScope, rc: RegionClients): Promise<S
     pageSize,
     `DescribeLoadBalancers ${target}`,
   );
-  const ids = [
-    ...new Set(
-      listed.map((lb, i) => {
-        const id = stringAt(lb, 'LoadBalancerId');
-        if (!id)
-          throw new CollectError(
-            'InvalidResponse',
-            `DescribeLoadBalancers ${target}: malformed response at $.LoadBalancers.LoadBalancer[${i}].LoadBalancerId: expected a string`,
-          );
-        return id;
-      }),
-    ),
-  ];
+  const ids = [...new Set(idsOf(listed, 'LoadBalancerId', 'DescribeLoadBalancers', target, 'LoadBalancers.LoadBalancer'))];
   const perLb = await Promise.all(
     ids.map(async (lbId) => {
       const lbTarget = `${scope.accountId}/${rc.regionId}/${lbId}`;
@@ -264,7 +250,11 @@ async function listAllNlb(
   }, `${action} ${target}`);
 }
 
-/** The string at `field` of every item, or a CollectError naming the first item without one. */
+/**
+ * The string at `field` of every item of a list response (CLB, vServer group, NLB and server group ids), in order.
+ * @param listKey the list's path in the response body, dot-separated (`LoadBalancers.LoadBalancer`)
+ * @throws CollectError `InvalidResponse` naming the API, target and JSON path of the first item without one
+ */
 function idsOf(items: readonly unknown[], field: string, api: string, target: string, listKey: string): string[] {
   return items.map((item, i) => {
     const id = stringAt(item, field);
