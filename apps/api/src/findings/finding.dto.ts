@@ -27,12 +27,15 @@ export class AppliedWaiverDto {
   expiresAt: string;
 }
 
-/** The resource a finding is about. */
-export class FindingResourceDto {
+/**
+ * The key of a resource: kind and id, account, region and cluster (the resource of a finding, of a quota sample).
+ * Not a schema of its own: its subclasses are.
+ */
+export abstract class ResourceKeyDto {
   @ApiProperty({ example: 'LoadBalancer', description: 'Account, Region, Cluster, Node, Service, LoadBalancer, VServerGroup, EcsInstance, VSwitch or RamRole' })
   kind: ResourceKind;
 
-  @ApiProperty({ example: 'lb-bp1abcdefgh', description: 'Cloud id, or namespace/name for Kubernetes objects' })
+  @ApiProperty({ example: 'lb-bp1abcdefgh' })
   id: string;
 
   @ApiProperty({ example: '1234567890123456' })
@@ -43,6 +46,12 @@ export class FindingResourceDto {
 
   @ApiProperty({ type: String, nullable: true, example: 'c0123456789abcdef' })
   clusterId: string | null;
+}
+
+/** The resource a finding is about. */
+export class FindingResourceDto extends ResourceKeyDto {
+  @ApiProperty({ example: 'lb-bp1abcdefgh', description: 'Cloud id, or namespace/name for Kubernetes objects' })
+  declare id: string;
 
   @ApiProperty({
     type: String,

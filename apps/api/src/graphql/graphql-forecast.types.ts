@@ -9,7 +9,7 @@
  * plain lists.
  */
 import { Field, Float, ID, InputType, Int, ObjectType, registerEnumType } from '@nestjs/graphql';
-import { Connection, FindingRef, ResourceRefType, SeverityValue } from './graphql.types';
+import { Connection, FindingRef, ResourceKeyType, ResourceRefType, SeverityValue } from './graphql.types';
 
 export { FindingRef };
 
@@ -40,15 +40,7 @@ registerEnumType(TrafficPolicyValue, { name: 'TrafficPolicy', description: 'A Se
 
 /** The resource of a quota series (libs/forecast SeriesResource). */
 @ObjectType({ description: 'The resource a quota series measures (check + account + region + kind + id)' })
-export class SeriesResource {
-  @Field()
-  kind!: string;
-  @Field()
-  id!: string;
-  @Field()
-  accountId!: string;
-  @Field()
-  regionId!: string;
+export class SeriesResource extends ResourceKeyType {
   @Field(() => String, { nullable: true, description: 'Null when the resource is not in a cluster (a CLB, a region)' })
   clusterId!: string | null;
 }

@@ -223,9 +223,9 @@ export class Scan {
   summary!: unknown;
 }
 
-/** Where a finding or quota sample is. */
-@ObjectType()
-export class ResourceRefType {
+/** The key of a resource: its kind and id, in an account and a region (ResourceRef's and a quota series' resource). */
+@ObjectType({ isAbstract: true })
+export abstract class ResourceKeyType {
   @Field()
   kind!: string;
   @Field()
@@ -234,6 +234,11 @@ export class ResourceRefType {
   accountId!: string;
   @Field()
   regionId!: string;
+}
+
+/** Where a finding or quota sample is. */
+@ObjectType()
+export class ResourceRefType extends ResourceKeyType {
   @Field(() => String, { nullable: true })
   clusterId!: string | null;
   @Field(() => String, { nullable: true, description: "The cluster's name (cluster.json `name`); null without a cluster or when not stored" })

@@ -1,24 +1,10 @@
 /** Response shapes of `GET /v1/quotas` (documented for OpenAPI). */
 import { ApiProperty } from '@nestjs/swagger';
-import type { ResourceKind } from '@app/domain';
+import { ScanListingPageDto } from '../common/page.dto';
+import { ResourceKeyDto } from '../findings/finding.dto';
 
 /** The resource a quota sample measures. */
-export class QuotaResourceDto {
-  @ApiProperty({ example: 'LoadBalancer', description: 'Account, Region, Cluster, Node, Service, LoadBalancer, VServerGroup, EcsInstance, VSwitch or RamRole' })
-  kind: ResourceKind;
-
-  @ApiProperty({ example: 'lb-bp1abcdefgh' })
-  id: string;
-
-  @ApiProperty({ example: '1234567890123456' })
-  accountId: string;
-
-  @ApiProperty({ example: 'cn-hangzhou' })
-  regionId: string;
-
-  @ApiProperty({ type: String, nullable: true, example: 'c0123456789abcdef' })
-  clusterId: string | null;
-}
+export class QuotaResourceDto extends ResourceKeyDto {}
 
 /** How much of one quota one resource uses, in one scan. */
 export class QuotaDto {
@@ -39,19 +25,9 @@ export class QuotaDto {
 }
 
 /** A page of quota samples in key order (check, account, region, resource kind, resource id). */
-export class QuotaPageDto {
-  @ApiProperty({ type: [QuotaDto] })
-  items: QuotaDto[];
-
-  @ApiProperty({ example: 1240, description: "Samples matching the filters within the token's accounts (all pages)" })
-  total: number;
-
-  @ApiProperty({ example: 100 })
-  limit: number;
-
-  @ApiProperty({ type: String, nullable: true, example: 'WyJDTEJfQkFDS0VORF9RVU9UQSJd', description: 'Pass as `after` for the next page; null on the last page' })
-  nextCursor: string | null;
-
-  @ApiProperty({ type: String, nullable: true, format: 'uuid', description: 'Scan read; null when no scan succeeded yet' })
-  scanId: string | null;
-}
+export class QuotaPageDto extends ScanListingPageDto<QuotaDto>({
+  items: QuotaDto,
+  total: { example: 1240, description: "Samples matching the filters within the token's accounts (all pages)" },
+  limitExample: 100,
+  cursorExample: 'WyJDTEJfQkFDS0VORF9RVU9UQSJd',
+}) {}
