@@ -20,6 +20,7 @@ import {
   type GraphServerGroup,
   type GraphService,
 } from '@app/domain';
+import { ScanListingPageDto } from '../common/page.dto';
 import { restClassOf } from '../common/resource-class.util';
 import { QuotaDto } from '../quotas/quota.dto';
 
@@ -31,58 +32,30 @@ import { QuotaDto } from '../quotas/quota.dto';
 export type ServerGroupDto = Omit<GraphServerGroup, 'loadBalancerId' | 'accountId' | 'regionId'>;
 
 /** A page of clusters in cluster id order. */
-export class ClusterPageDto {
-  @ApiProperty({ type: [restClassOf(GRAPH_CLUSTER)] })
-  items: GraphCluster[];
-
-  @ApiProperty({ example: 120, description: "Clusters matching the filters within the token's accounts (all pages)" })
-  total: number;
-
-  @ApiProperty({ example: 100 })
-  limit: number;
-
-  @ApiProperty({ type: String, nullable: true, example: 'WyJjMDEyMyJd', description: 'Pass as `after` for the next page; null on the last page' })
-  nextCursor: string | null;
-
-  @ApiProperty({ type: String, nullable: true, format: 'uuid', description: 'Scan read; null when no scan succeeded yet' })
-  scanId: string | null;
-}
+export class ClusterPageDto extends ScanListingPageDto<GraphCluster>({
+  items: restClassOf(GRAPH_CLUSTER),
+  total: { example: 120, description: "Clusters matching the filters within the token's accounts (all pages)" },
+  limitExample: 100,
+  cursorExample: 'WyJjMDEyMyJd',
+}) {}
 
 /** A page of CLB instances in id order. */
-export class LoadBalancerPageDto {
-  @ApiProperty({ type: [restClassOf(GRAPH_LOAD_BALANCER)], description: "clusterIds name only clusters within the token's accounts" })
-  items: GraphLoadBalancer[];
-
-  @ApiProperty({ example: 40, description: "CLBs matching the filters within the token's accounts (all pages)" })
-  total: number;
-
-  @ApiProperty({ example: 100 })
-  limit: number;
-
-  @ApiProperty({ type: String, nullable: true, example: 'WyJsYi1icDEiXQ', description: 'Pass as `after` for the next page; null on the last page' })
-  nextCursor: string | null;
-
-  @ApiProperty({ type: String, nullable: true, format: 'uuid', description: 'Scan read; null when no scan succeeded yet' })
-  scanId: string | null;
-}
+export class LoadBalancerPageDto extends ScanListingPageDto<GraphLoadBalancer>({
+  items: restClassOf(GRAPH_LOAD_BALANCER),
+  itemsDescription: "clusterIds name only clusters within the token's accounts",
+  total: { example: 40, description: "CLBs matching the filters within the token's accounts (all pages)" },
+  limitExample: 100,
+  cursorExample: 'WyJsYi1icDEiXQ',
+}) {}
 
 /** A page of ECS instances in id order. */
-export class EcsInstancePageDto {
-  @ApiProperty({ type: [restClassOf(GRAPH_ECS_INSTANCE)], description: "loadBalancerIds name only CLBs within the token's accounts" })
-  items: GraphEcsInstance[];
-
-  @ApiProperty({ example: 60, description: "ECS instances matching the filters within the token's accounts (all pages)" })
-  total: number;
-
-  @ApiProperty({ example: 100 })
-  limit: number;
-
-  @ApiProperty({ type: String, nullable: true, example: 'WyJpLWJwMSJd', description: 'Pass as `after` for the next page; null on the last page' })
-  nextCursor: string | null;
-
-  @ApiProperty({ type: String, nullable: true, format: 'uuid', description: 'Scan read; null when no scan succeeded yet' })
-  scanId: string | null;
-}
+export class EcsInstancePageDto extends ScanListingPageDto<GraphEcsInstance>({
+  items: restClassOf(GRAPH_ECS_INSTANCE),
+  itemsDescription: "loadBalancerIds name only CLBs within the token's accounts",
+  total: { example: 60, description: "ECS instances matching the filters within the token's accounts (all pages)" },
+  limitExample: 100,
+  cursorExample: 'WyJpLWJwMSJd',
+}) {}
 
 /** One CLB with the Services sharing it (and their clusters), its server groups and backends, and its quotas. */
 export class LoadBalancerDetailDto {
@@ -121,22 +94,13 @@ export class EcsInstanceDetailDto {
 }
 
 /** A page of NLB instances in id order (`GET /v1/nlbs`). */
-export class NlbPageDto {
-  @ApiProperty({ type: [restClassOf(GRAPH_NLB)], description: "clusterIds name only clusters within the token's accounts" })
-  items: GraphNlb[];
-
-  @ApiProperty({ example: 12, description: "NLBs matching the filters within the token's accounts (all pages)" })
-  total: number;
-
-  @ApiProperty({ example: 100 })
-  limit: number;
-
-  @ApiProperty({ type: String, nullable: true, example: 'WyJubGItYnAxIl0', description: 'Pass as `after` for the next page; null on the last page' })
-  nextCursor: string | null;
-
-  @ApiProperty({ type: String, nullable: true, format: 'uuid', description: 'Scan read; null when no scan succeeded yet' })
-  scanId: string | null;
-}
+export class NlbPageDto extends ScanListingPageDto<GraphNlb>({
+  items: restClassOf(GRAPH_NLB),
+  itemsDescription: "clusterIds name only clusters within the token's accounts",
+  total: { example: 12, description: "NLBs matching the filters within the token's accounts (all pages)" },
+  limitExample: 100,
+  cursorExample: 'WyJubGItYnAxIl0',
+}) {}
 
 /** One NLB (with its listeners, server groups and servers) with the Services using it and its quotas (`GET /v1/nlbs/{id}`). */
 export class NlbDetailDto {

@@ -2,6 +2,7 @@
 import { ApiProperty } from '@nestjs/swagger';
 import type { CoverageDataset, CoverageStatus } from '@app/domain';
 import type { ScanSource, ScanStatus } from '@app/store';
+import { KeysetPageDto } from '../common/page.dto';
 import { FindingResourceDto } from '../findings/finding.dto';
 
 /** Findings per severity (counts). */
@@ -126,19 +127,7 @@ export class ScanDto extends ScanListItemDto {
 }
 
 /** A page of scans, newest first. */
-export class ScanPageDto {
-  @ApiProperty({ type: [ScanListItemDto] })
-  items: ScanListItemDto[];
-
-  @ApiProperty({ description: 'Number of scans (all pages)' })
-  total: number;
-
-  @ApiProperty()
-  limit: number;
-
-  @ApiProperty({ type: String, nullable: true, description: 'Pass as `after` for the next page; null on the last page' })
-  nextCursor: string | null;
-
+export class ScanPageDto extends KeysetPageDto<ScanListItemDto>({ items: ScanListItemDto, total: { description: 'Number of scans (all pages)' } }) {
   @ApiProperty({ deprecated: true, description: 'The deprecated `offset` given (0 when paging by `after`)' })
   offset: number;
 }

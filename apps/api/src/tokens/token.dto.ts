@@ -1,6 +1,7 @@
 /** Response shapes of `/v1/tokens` (documented for OpenAPI). Never the secret nor its hash, except `token` once at creation. */
 import { ApiProperty } from '@nestjs/swagger';
 import type { Role } from '@app/store';
+import { KeysetPageDto } from '../common/page.dto';
 
 /** A token as listed. */
 export class TokenDto {
@@ -33,19 +34,7 @@ export class TokenDto {
 }
 
 /** The list of tokens. */
-export class TokenListDto {
-  @ApiProperty({ type: [TokenDto] })
-  items: TokenDto[];
-
-  @ApiProperty({ description: 'Tokens listed over all pages (count)' })
-  total: number;
-
-  @ApiProperty()
-  limit: number;
-
-  @ApiProperty({ type: String, nullable: true, description: 'Pass as `after` for the next page; null on the last page' })
-  nextCursor: string | null;
-}
+export class TokenListDto extends KeysetPageDto<TokenDto>({ items: TokenDto, total: { description: 'Tokens listed over all pages (count)' } }) {}
 
 /** A created token: the plaintext `token` is shown only in this response. */
 export class CreatedTokenDto extends TokenDto {

@@ -1,6 +1,7 @@
 /** Response shapes of `/v1/waivers` (documented for OpenAPI). Optional fields are present as null. */
 import { ApiProperty } from '@nestjs/swagger';
 import type { WaiverCategory, WaiverState } from '@app/domain';
+import { KeysetPageDto } from '../common/page.dto';
 
 /** Findings a waiver covered in one of the latest succeeded scans. */
 export class WaiverMatchDto {
@@ -77,19 +78,7 @@ export class WaiverDto {
 }
 
 /** Waivers, oldest first. */
-export class WaiverListDto {
-  @ApiProperty({ type: [WaiverDto] })
-  items: WaiverDto[];
-
-  @ApiProperty({ description: 'Waivers listed over all pages (count)' })
-  total: number;
-
-  @ApiProperty()
-  limit: number;
-
-  @ApiProperty({ type: String, nullable: true, description: 'Pass as `after` for the next page; null on the last page' })
-  nextCursor: string | null;
-}
+export class WaiverListDto extends KeysetPageDto<WaiverDto>({ items: WaiverDto, total: { description: 'Waivers listed over all pages (count)' } }) {}
 
 /** One change of a waiver. */
 export class WaiverHistoryEntryDto {
