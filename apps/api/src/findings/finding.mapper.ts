@@ -5,20 +5,15 @@
  */
 import type { ResourceRef, WaivedFinding } from '@app/domain';
 import type { StoredFinding } from '@app/store';
+import { withNulls } from '../common/response-shape.util';
 import type { FindingDto, FindingResourceDto } from './finding.dto';
+
+/** The fields of a resource reference in response order. */
+const RESOURCE_REF_FIELDS = ['kind', 'id', 'accountId', 'regionId', 'clusterId', 'clusterName', 'namespace', 'name'] as const;
 
 /** The response shape of a resource reference (REST FindingResourceDto, GraphQL ResourceRef): absent optional fields become null. */
 export function toResourceDto(r: ResourceRef): FindingResourceDto {
-  return {
-    kind: r.kind,
-    id: r.id,
-    accountId: r.accountId,
-    regionId: r.regionId,
-    clusterId: r.clusterId ?? null,
-    clusterName: r.clusterName ?? null,
-    namespace: r.namespace ?? null,
-    name: r.name ?? null,
-  };
+  return withNulls(r, RESOURCE_REF_FIELDS);
 }
 
 /** The response shape of a stored finding: absent optional fields become null; no waiver data: `open`. */

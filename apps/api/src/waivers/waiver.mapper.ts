@@ -1,6 +1,29 @@
 /** Response shapes of waivers (`/v1/waivers`) and the default actor recorded in their history. */
 import type { Principal, WaiverWithState } from '@app/store';
+import { withNulls } from '../common/response-shape.util';
 import type { WaiverDto } from './waiver.dto';
+
+/** The fields of a waiver in response order (WaiverDto). */
+const WAIVER_FIELDS = [
+  'id',
+  'checkId',
+  'accountId',
+  'regionId',
+  'clusterId',
+  'resource',
+  'owner',
+  'reason',
+  'category',
+  'ticket',
+  'createdBy',
+  'createdAt',
+  'expiresAt',
+  'revokedAt',
+  'revokedBy',
+  'createdByToken',
+  'state',
+  'matches',
+] as const;
 
 /**
  * The name this principal has in a waiver's history (libs/store auditActorOf): `token:<id>` for an `fa_` token, else
@@ -12,24 +35,5 @@ export function actorOf(principal: Principal): string {
 
 /** Response shape: absent optional fields as null. */
 export function toWaiverDto(w: WaiverWithState): WaiverDto {
-  return {
-    id: w.id,
-    checkId: w.checkId,
-    accountId: w.accountId,
-    regionId: w.regionId ?? null,
-    clusterId: w.clusterId ?? null,
-    resource: w.resource,
-    owner: w.owner,
-    reason: w.reason,
-    category: w.category,
-    ticket: w.ticket ?? null,
-    createdBy: w.createdBy,
-    createdAt: w.createdAt,
-    expiresAt: w.expiresAt,
-    revokedAt: w.revokedAt ?? null,
-    revokedBy: w.revokedBy ?? null,
-    createdByToken: w.createdByToken,
-    state: w.state,
-    matches: w.matches,
-  };
+  return withNulls(w, WAIVER_FIELDS);
 }
