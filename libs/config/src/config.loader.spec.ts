@@ -1,21 +1,14 @@
 import { describe, expect, it } from 'vitest';
 import { MIN_TOKEN_HASH_KEY_LENGTH as STORE_MIN_KEY } from '@app/store';
 import { DEFAULT_SCAN_QUEUE_DEPTH } from '@app/audit';
+import { thrownBy } from '../../../test/thrown.util';
 import { ConfigError, ENV_VARS, loadConfig, MIN_TOKEN_HASH_KEY_LENGTH, parseEnvironment, redactConfig, SECRET_CONFIG_PATHS, type EnvVarSpec } from './index';
 
 const DB = 'postgres://fleet:pa55word@127.0.0.1:5432/fleet';
 const TOKEN = 'an-api-token-of-32-characters-xx';
 const KEY = 'k'.repeat(40);
 
-const errorOf = (fn: () => unknown): ConfigError => {
-  try {
-    fn();
-  } catch (e) {
-    if (e instanceof ConfigError) return e;
-    throw e;
-  }
-  throw new Error('expected a ConfigError');
-};
+const errorOf = (fn: () => unknown): ConfigError => thrownBy(ConfigError, fn);
 
 describe('the declaration', () => {
   it('gives every variable a namespace, a description, a shape, its readers and a default or what unset means', () => {

@@ -8,6 +8,7 @@ import { QUOTA_USAGE_CHECK_IDS, runAudit } from '@app/checks';
 import { quotaUsageOf, type FleetSnapshot } from '@app/domain';
 import { ScenarioError, computeHeadroom, estimateConvergence, forecastTrends, parseScenario, runWhatIf, type HeadroomEntry, type QuotaSeries } from '@app/forecast';
 import { CLUSTER, NOW, smallFleet } from './forecast-fleet.util';
+import { thrownBy } from '../../../test/thrown.util';
 
 const NLB_QUOTA_CHECKS = ['NLB_BACKEND_QUOTA', 'NLB_INSTANCE_QUOTA', 'NLB_LISTENER_QUOTA', 'NLB_SERVER_ADDED_QUOTA', 'NLB_SERVER_GROUP_BACKEND_QUOTA', 'NLB_SERVER_GROUP_QUOTA'];
 
@@ -16,13 +17,7 @@ function whatIf(snapshot: FleetSnapshot, ...steps: Record<string, unknown>[]) {
 }
 
 function scenarioError(run: () => unknown): ScenarioError {
-  try {
-    run();
-  } catch (e) {
-    if (e instanceof ScenarioError) return e;
-    throw e;
-  }
-  throw new Error('expected a ScenarioError');
+  return thrownBy(ScenarioError, run);
 }
 
 describe('NLB quota series', () => {

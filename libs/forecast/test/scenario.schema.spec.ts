@@ -1,16 +1,11 @@
 import { describe, expect, it } from 'vitest';
 import { ScenarioError, parseScenario, parseScenarioText } from '@app/forecast';
+import { thrownBy } from '../../../test/thrown.util';
 
 const base = { apiVersion: 'fleet-audit/v1', kind: 'Scenario', name: 'black-friday' };
 
 function errorOf(input: unknown): ScenarioError {
-  try {
-    parseScenario(input);
-  } catch (e) {
-    if (e instanceof ScenarioError) return e;
-    throw e;
-  }
-  throw new Error('expected a ScenarioError');
+  return thrownBy(ScenarioError, () => parseScenario(input));
 }
 
 describe('parseScenario', () => {
