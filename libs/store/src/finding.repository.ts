@@ -345,6 +345,23 @@ export class FindingRepository {
   async replaceForScan(client: PoolClient, scanId: string, observedAt: Date, findings: readonly Finding[]): Promise<void> {
     // Replace, not append: completing the same scan twice leaves exactly the second set.
     await client.query('DELETE FROM findings WHERE scan_id = $1', [scanId]);
+    await this.insertForScan(client, scanId, observedAt, findings, false);
+  }
+
+  /**
+   * Add findings to a scan (rows of the same fingerprint already there are kept) and record their sightings
+   * (`finding_fingerprints`): the part of `replaceForScan` after its DELETE; a shard of a sharded analysis adds
+   * its findings with it (libs/store ScanShardRepository).
+   * @param client the transaction's client
+   * @param onlyThese record the sightings of `findings` only (a shard), not of every finding of the scan
+   */
+  async insertForScan(
+    client: PoolClient,
+    scanId: string,
+    observedAt: Date,
+    findings: readonly Finding[],
+    onlyThese: boolean,
+  ): Promise<void> {
     // A database migrated before 1798500000000 has no cluster_name column: its rows are written without it.
     const columns = (await this.clusterNameColumn.exists(client)) ? INSERT_COLUMNS : INSERT_COLUMNS.filter((c) => c !== 'cluster_name');
     for (const rows of chunk(dedupeByFingerprint(findings), FINDING_ROWS_PER_INSERT)) {
@@ -366,14 +383,15 @@ export class FindingRepository {
     // at once with overlapping fingerprints wait for each other instead of deadlocking.
     await client.query(
       `INSERT INTO finding_fingerprints AS ff (fingerprint, check_id, first_seen_at, last_seen_at, first_scan_id, last_scan_id)
-       SELECT f.fingerprint, f.check_id, $2, $2, $1, $1 FROM findings f WHERE f.scan_id = $1 ORDER BY f.fingerprint
+       SELECT f.fingerprint, f.check_id, $2, $2, $1, $1 FROM findings f
+        WHERE f.scan_id = $1 AND ($3::text[] IS NULL OR f.fingerprint = ANY($3::text[])) ORDER BY f.fingerprint
        ON CONFLICT (fingerprint) DO UPDATE SET
          check_id      = EXCLUDED.check_id,
          first_scan_id = CASE WHEN EXCLUDED.first_seen_at < ff.first_seen_at THEN EXCLUDED.first_scan_id ELSE ff.first_scan_id END,
          first_seen_at = LEAST(ff.first_seen_at, EXCLUDED.first_seen_at),
          last_scan_id  = CASE WHEN EXCLUDED.last_seen_at >= ff.last_seen_at THEN EXCLUDED.last_scan_id ELSE ff.last_scan_id END,
          last_seen_at  = GREATEST(ff.last_seen_at, EXCLUDED.last_seen_at)`,
-      [scanId, observedAt],
+      [scanId, observedAt, onlyThese ? findings.map((f) => f.fingerprint) : null],
     );
   }
 

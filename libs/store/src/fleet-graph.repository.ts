@@ -223,6 +223,15 @@ export class FleetGraphRepository {
     for (const t of ['graph_regions', 'graph_clusters', 'graph_services', 'graph_load_balancers', 'graph_server_groups', 'graph_ecs_instances', 'graph_nlbs']) {
       await client.query(`DELETE FROM ${t} WHERE scan_id = $1`, [scanId]);
     }
+    await this.insertForScan(client, scanId, graph);
+  }
+
+  /**
+   * Add graph rows to a scan (rows of a key already there are kept): `replaceForScan` without its DELETEs; a
+   * shard of a sharded analysis adds the graph of its (account, region) with it (ScanShardRepository).
+   * @param client the transaction's client
+   */
+  async insertForScan(client: PoolClient, scanId: string, graph: FleetGraph): Promise<void> {
     await insertRows(client, 'graph_regions', REGION_COLUMNS, scanId, graph.regions, ROWS_PER_INSERT);
     await insertRows(client, 'graph_clusters', CLUSTER_COLUMNS, scanId, graph.clusters, ROWS_PER_INSERT);
     await insertRows(client, 'graph_services', SERVICE_COLUMNS, scanId, graph.services, ROWS_PER_INSERT);

@@ -12,7 +12,14 @@ export {
 export { FindingRepository, FINDING_ROWS_PER_INSERT, FINDING_PAGE_CACHE_MAX_FINDINGS } from './finding.repository';
 export { ReadGenerations, scopeCacheKey, type ReadGeneration } from './read-generation';
 export { QuotaUsageRepository, QUOTA_ROWS_PER_INSERT, type QuotaHistoryQuery, type QuotaHistorySeries } from './quota-usage.repository';
-export { ScanSnapshotRepository, type StoredSnapshot } from './scan-snapshot.repository';
+export { mergeSnapshotParts, ScanSnapshotRepository, type StoredSnapshot } from './scan-snapshot.repository';
+export {
+  ScanShardRepository,
+  type ScanShardPart,
+  type ScanShardPlace,
+  type ShardStoreOutcome,
+  type StoredScanShard,
+} from './scan-shard.repository';
 export { FleetGraphRepository, type EcsInstanceListFilter, type GraphAccount, type LoadBalancerListFilter, type NlbListFilter } from './fleet-graph.repository';
 export { MAX_GRAPH_PAGE, type GraphEdge, type GraphPage, type GraphPageArgs } from './keyset-page.util';
 export {

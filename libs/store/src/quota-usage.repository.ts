@@ -44,6 +44,15 @@ export class QuotaUsageRepository {
    */
   async replaceForScan(client: PoolClient, scanId: string, samples: readonly QuotaUsageSample[]): Promise<void> {
     await client.query('DELETE FROM quota_usage WHERE scan_id = $1', [scanId]);
+    await this.insertForScan(client, scanId, samples);
+  }
+
+  /**
+   * Add samples to a scan (a sample of the same key already there is kept): `replaceForScan` without its
+   * DELETE; a shard of a sharded analysis adds its samples with it (ScanShardRepository).
+   * @param client the transaction's client
+   */
+  async insertForScan(client: PoolClient, scanId: string, samples: readonly QuotaUsageSample[]): Promise<void> {
     for (const rows of chunk(samples, QUOTA_ROWS_PER_INSERT)) {
       const params: unknown[] = [];
       const tuples = rows.map((s) => {

@@ -10,6 +10,7 @@ export const PRUNED_SCAN_TABLES = [
   'findings',
   'scan_targets',
   'scan_snapshots',
+  'scan_shards',
   'graph_regions',
   'graph_clusters',
   'graph_services',

@@ -1,6 +1,6 @@
 import { gunzipSync, gzipSync } from 'node:zlib';
 import type { Pool, PoolClient } from 'pg';
-import type { FleetSnapshot } from '@app/domain';
+import { coverageKey, type AccountSnapshot, type CoverageEntry, type FleetSnapshot } from '@app/domain';
 import { toIso } from './sql.util';
 
 /** A stored snapshot with the scan it belongs to. */
@@ -14,6 +14,9 @@ export interface StoredSnapshot {
 /**
  * Fleet snapshots of succeeded scans (table `scan_snapshots`, gzip-compressed JSON): what the what-if and
  * headroom forecasts run on when given a database. Writes happen only inside `ScanRepository.complete`.
+ * A sharded scan (issue 22 item 2) has no whole snapshot: each shard stored its part in `scan_shards`
+ * (ScanShardRepository), and the loader merges the parts into the snapshot the in-process analysis would
+ * have stored (`mergeSnapshotParts`).
  */
 export class ScanSnapshotRepository {
   /** @param pool the store's connection pool */
@@ -32,16 +35,57 @@ export class ScanSnapshotRepository {
     );
   }
 
-  /** The snapshot of the succeeded scan that started last among those that stored one, or null. */
+  /**
+   * The snapshot of the succeeded scan that started last among those that stored one (whole, or in shard
+   * parts), or null.
+   */
   async latest(): Promise<StoredSnapshot | null> {
-    const { rows } = await this.pool.query<{ scan_id: string; started_at: Date | string; snapshot: Buffer }>(
+    const { rows } = await this.pool.query<{ scan_id: string; started_at: Date | string; snapshot: Buffer | null }>(
       `SELECT s.id AS scan_id, s.started_at, n.snapshot
-         FROM scans s JOIN scan_snapshots n ON n.scan_id = s.id
+         FROM scans s LEFT JOIN scan_snapshots n ON n.scan_id = s.id
         WHERE s.status = 'succeeded'
+          AND (n.scan_id IS NOT NULL
+               OR EXISTS (SELECT 1 FROM scan_shards p WHERE p.scan_id = s.id AND p.snapshot IS NOT NULL))
         ORDER BY s.started_at DESC, s.id DESC LIMIT 1`,
     );
     const row = rows[0];
     if (!row) return null;
-    return { scanId: row.scan_id, observedAt: toIso(row.started_at), snapshot: JSON.parse(gunzipSync(row.snapshot).toString('utf8')) as FleetSnapshot };
+    const snapshot = row.snapshot ? (JSON.parse(gunzipSync(row.snapshot).toString('utf8')) as FleetSnapshot) : await this.fromParts(row.scan_id);
+    return { scanId: row.scan_id, observedAt: toIso(row.started_at), snapshot };
   }
+
+  /** The merged snapshot of a sharded scan: every done shard's part and every shard's coverage. */
+  private async fromParts(scanId: string): Promise<FleetSnapshot> {
+    const { rows } = await this.pool.query<{ snapshot: Buffer | null; coverage: CoverageEntry[] }>(
+      'SELECT snapshot, coverage FROM scan_shards WHERE scan_id = $1 ORDER BY account_id, region_id',
+      [scanId],
+    );
+    return mergeSnapshotParts(
+      rows.flatMap((r) => (r.snapshot ? [JSON.parse(gunzipSync(r.snapshot).toString('utf8')) as FleetSnapshot] : [])),
+      rows.flatMap((r) => r.coverage),
+    );
+  }
+}
+
+function compareText(a: string, b: string): number {
+  return a < b ? -1 : a > b ? 1 : 0;
+}
+
+/**
+ * Merge the snapshot parts of a sharded scan into one snapshot, in the order of the in-process analysis's
+ * snapshot (libs/domain `mapWireFleet`): accounts by id, each account's regions by id, coverage by
+ * `coverageKey`. An account's fields (name, RAM) come from its first part (the lead shard's, which alone
+ * carries the RAM data); the other parts add their regions.
+ * @param parts one snapshot per shard (any order), each with the shard's account and region
+ * @param coverage every shard's coverage entries (each entry once)
+ */
+export function mergeSnapshotParts(parts: readonly FleetSnapshot[], coverage: readonly CoverageEntry[]): FleetSnapshot {
+  const accounts = new Map<string, AccountSnapshot>();
+  const all = parts.flatMap((p) => p.accounts);
+  for (const a of all) if (!accounts.has(a.accountId) || a.ram) accounts.set(a.accountId, { ...a, regions: [] });
+  for (const a of all) accounts.get(a.accountId)!.regions.push(...a.regions);
+  const merged = [...accounts.values()].sort((x, y) => compareText(x.accountId, y.accountId));
+  for (const a of merged) a.regions.sort((x, y) => compareText(x.regionId, y.regionId));
+  const keyed = coverage.map((c) => ({ c, k: coverageKey(c) })).sort((x, y) => compareText(x.k, y.k));
+  return { name: parts[0]?.name ?? '', accounts: merged, coverage: keyed.map((x) => x.c) };
 }

@@ -180,6 +180,39 @@ export class ScanTargetRepository {
     return rows.rows.map(toStoredTarget);
   }
 
+  /**
+   * The targets of one shard of a sharded analysis with their slices, ordered by key: the account's target and,
+   * for a region, the region's target and its clusters' targets (index `scan_targets_place_idx`). A shard reads
+   * only these, so its memory is bounded by its own size.
+   * @param regionId the region, or null for the account's target alone (an account without regions)
+   */
+  async listForPlace(scanId: string, accountId: string, regionId: string | null): Promise<StoredScanTarget[]> {
+    if (!isUuid(scanId)) return [];
+    const rows = await this.pool.query<TargetRow>(
+      `SELECT scan_id, target_key, target, status, slice, error, updated_at
+         FROM scan_targets
+        WHERE scan_id = $1 AND target ->> 'accountId' = $2
+          AND (target ->> 'regionId' IS NULL OR target ->> 'regionId' = $3)
+        ORDER BY target_key`,
+      [scanId, accountId, regionId],
+    );
+    return rows.rows.map(toStoredTarget);
+  }
+
+  /**
+   * Every target of a scan without its slice (`slice` null), ordered by key: what the analyze job of a sharded
+   * scan needs to mark the failed targets without loading the fleet.
+   */
+  async listStates(scanId: string): Promise<StoredScanTarget[]> {
+    if (!isUuid(scanId)) return [];
+    const rows = await this.pool.query<TargetRow>(
+      `SELECT scan_id, target_key, target, status, NULL AS slice, error, updated_at
+         FROM scan_targets WHERE scan_id = $1 ORDER BY target_key`,
+      [scanId],
+    );
+    return rows.rows.map(toStoredTarget);
+  }
+
   /** Counts of a scan's targets by state (all 0 for a scan without targets or no such scan). */
   async progress(scanId: string): Promise<ScanTargetProgress> {
     const out: ScanTargetProgress = { total: 0, done: 0, failed: 0, pending: 0 };

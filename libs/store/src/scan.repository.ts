@@ -162,16 +162,32 @@ export class ScanRepository {
       await this.quotaUsage.replaceForScan(client, id, input.quotaUsage ?? []);
       if (input.snapshot) await this.snapshots?.replaceForScan(client, id, input.snapshot);
       if (input.graph) await this.graph?.replaceForScan(client, id, input.graph);
-      const updated = await client.query<ScanRow>(
-        `UPDATE scans
-            SET status = 'succeeded', finished_at = $2, error = NULL, summary = $3::jsonb, coverage = $4::jsonb,
-                skipped = $5::jsonb
-          WHERE id = $1
-      RETURNING ${ALL_COLUMNS}`,
-        [id, input.finishedAt ?? new Date(), storableJson(summary), storableJson(input.coverage), storableJson(input.skipped ?? [])],
-      );
-      return toStoredScan(updated.rows[0]);
+      return markSucceeded(client, id, { ...input, summary });
     });
+  }
+
+  /**
+   * Complete a sharded scan (issue 22 item 2): its shards stored the findings, quota samples, fleet graph and
+   * snapshot parts already (ScanShardRepository); this marks the scan succeeded with the summed summary, the
+   * merged coverage and skipped results, in one transaction. Exactly once: a scan that is no longer running is
+   * left alone (null).
+   * Retried with backoff while the connection is lost.
+   * @returns the succeeded scan, or null when the scan was not running
+   * @throws StoreError NOT_FOUND (no such scan), UNAVAILABLE
+   */
+  async completeFromShards(
+    id: string,
+    input: { coverage: readonly CoverageEntry[]; skipped: readonly SkippedResult[]; summary: ScanSummary; finishedAt: Date },
+  ): Promise<StoredScan | null> {
+    const done = await withStoreRetry(`cannot complete scan ${id}`, () =>
+      withTransaction(this.pool, async (client) => {
+        const scan = await this.lockScan(client, id);
+        return scan.status === 'running' ? markSucceeded(client, id, input) : null;
+      }),
+    );
+    // As `complete`: fresh statistics for the tables the shards wrote.
+    if (done) await this.pool.query('ANALYZE findings, finding_fingerprints, quota_usage').catch(() => undefined);
+    return done;
   }
 
   /**
@@ -369,6 +385,23 @@ export class ScanRepository {
     if (!rows.rows[0]) throw new StoreError('NOT_FOUND', `scan ${id} not found`);
     return rows.rows[0];
   }
+}
+
+/** The UPDATE that marks a (locked) scan succeeded with its summary, coverage and skipped results. */
+async function markSucceeded(
+  client: PoolClient,
+  id: string,
+  input: { finishedAt?: Date; summary: ScanSummary; coverage: readonly CoverageEntry[]; skipped?: readonly SkippedResult[] },
+): Promise<StoredScan> {
+  const updated = await client.query<ScanRow>(
+    `UPDATE scans
+        SET status = 'succeeded', finished_at = $2, error = NULL, summary = $3::jsonb, coverage = $4::jsonb,
+            skipped = $5::jsonb
+      WHERE id = $1
+  RETURNING ${ALL_COLUMNS}`,
+    [id, input.finishedAt ?? new Date(), storableJson(input.summary), storableJson(input.coverage), storableJson(input.skipped ?? [])],
+  );
+  return toStoredScan(updated.rows[0]);
 }
 
 /**

@@ -11,6 +11,7 @@ import { ScanSnapshotRepository } from './scan-snapshot.repository';
 import { FleetGraphRepository } from './fleet-graph.repository';
 import { ScanRepository } from './scan.repository';
 import { ScanTargetRepository } from './scan-target.repository';
+import { ScanShardRepository } from './scan-shard.repository';
 import { redactConnectionString, StoreError } from './store.exception';
 import { WaiverRepository } from './waiver.repository';
 import { ReportRepository } from './report.repository';
@@ -54,6 +55,8 @@ export class Store {
   readonly findings: FindingRepository;
   /** Per-target state of distributed scans: crawled slices, failures, progress counts. */
   readonly scanTargets: ScanTargetRepository;
+  /** Shards of sharded distributed scans: each shard's results in one transaction, read back by complete-scan. */
+  readonly scanShards: ScanShardRepository;
   /** Quota usage samples per scan (metrics, alerts, forecasts). */
   readonly quotaUsage: QuotaUsageRepository;
   /** Waivers: owned, expiring exceptions applied when findings are read, with their history. */
@@ -89,6 +92,7 @@ export class Store {
     this.graph = new FleetGraphRepository(pool);
     this.scans = new ScanRepository(pool, this.findings, this.quotaUsage, this.snapshots, this.graph);
     this.scanTargets = new ScanTargetRepository(pool);
+    this.scanShards = new ScanShardRepository(pool, this.findings, this.quotaUsage, this.graph);
     this.waivers = new WaiverRepository(pool);
     this.waiverService = new WaiverService(this.waivers, this.scans, this.findings);
     this.reports = new ReportRepository(pool);
