@@ -27,6 +27,7 @@ import {
   fingerprintsOf,
   localScan,
   SHARED_REDIS_URL,
+  startInProcessWorkers,
   startTestFleet,
   uniquePrefix,
   type TestFleet,
@@ -63,25 +64,8 @@ describe('distributed scan (BullMQ flow, Redis budgets, PostgreSQL slices)', () 
   });
 
   /** Start `n` workers on a fresh prefix, each with its own Redis and PostgreSQL connections. */
-  async function workers(n: number, prefix: string): Promise<RunningWorker[]> {
-    return Promise.all(
-      Array.from({ length: n }, (_, i) =>
-        startWorker({
-          databaseUrl: db.url,
-          redisUrl: SHARED_REDIS_URL,
-          prefix,
-          concurrency: { crawl: 3 },
-          schedule: false,
-          reconcile: false,
-          logger: false,
-          shutdownGraceMs: 1_000,
-          name: `${prefix}-w${i}`,
-          // The simulator's config has a literal AccessKey: jobs name the config, the workers
-          // take the key from their own copy (libs/queue queued-credentials.ts).
-          sources: [{ name: fleet.config.name, config: fleet.config }],
-        }),
-      ),
-    );
+  function workers(n: number, prefix: string): Promise<RunningWorker[]> {
+    return startInProcessWorkers(n, { databaseUrl: db.url, prefix, config: fleet.config });
   }
 
   async function withClient<T>(
@@ -220,10 +204,16 @@ describe('distributed scan (BullMQ flow, Redis budgets, PostgreSQL slices)', () 
         expect(await store.scanTargets.listForScan(payload.scanId)).toEqual(targetsBefore);
         const stored = await store.findings.forScan(payload.scanId, SYSTEM_PRINCIPAL);
         expect(fingerprintsOf(stored)).toEqual(fingerprintsOf(expected));
+        // analyze-scan and complete-scan (sharded analysis, the default), one analyze-shard job per (account, region).
         expect(
           await queue.queue(QueueName.ScanAnalyze).getJobCounts('completed', 'failed', 'waiting'),
         ).toEqual({
-          completed: 1,
+          completed: 2,
+          failed: 0,
+          waiting: 0,
+        });
+        expect(await queue.queue(QueueName.ScanShard).getJobCounts('completed', 'failed', 'waiting')).toEqual({
+          completed: 3 * 2,
           failed: 0,
           waiting: 0,
         });

@@ -13,6 +13,8 @@ import { CredentialsConfigError, loadScanConfig } from '@app/collectors';
 import { JobName, jobOptionsFor, QueueName } from '@app/queue';
 import { StoreError } from '@app/store';
 import { AnalyzeScanProcessor } from '../../apps/worker/src/jobs/analyze-scan.processor';
+import { AnalyzeShardProcessor } from '../../apps/worker/src/jobs/analyze-shard.processor';
+import { CompleteScanProcessor } from '../../apps/worker/src/jobs/complete-scan.processor';
 import { CrawlTargetProcessor } from '../../apps/worker/src/jobs/crawl-target.processor';
 import { PlanScanProcessor } from '../../apps/worker/src/jobs/plan-scan.processor';
 import { ScanWorkersHost } from '../../apps/worker/src/jobs/scan-workers.host';
@@ -57,6 +59,8 @@ describe('worker retries by the error permanent flag (real Redis)', () => {
       // No crawl or analyze job is enqueued here.
       {} as CrawlTargetProcessor,
       {} as AnalyzeScanProcessor,
+      {} as AnalyzeShardProcessor,
+      {} as CompleteScanProcessor,
     );
     host.onApplicationBootstrap();
     queue = new Queue(QueueName.ScanPlan, { connection: { url: SHARED_REDIS_URL }, prefix });

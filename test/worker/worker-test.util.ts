@@ -13,6 +13,7 @@ import { runScan, type ScanSummary } from '@app/audit';
 import { generateFleet, loadScanConfig, type ScanConfig } from '@app/collectors';
 import type { CoverageEntry, Finding, SkippedResult } from '@app/domain';
 import { startSimulator, type RunningSimulator, type SimulatorOptions } from '@app/fleet-sim';
+import { startWorker, type RunningWorker, type WorkerOptions } from '@app/worker';
 import { freeTcpPort } from '../../bench/chaos/private-servers';
 
 /** Private redis-server / PostgreSQL starters: one implementation, shared with `npm run chaos`. */
@@ -117,6 +118,36 @@ export async function localScan(
 /** The findings of a local scan. */
 export async function localFindings(config: ScanConfig, now: Date): Promise<Finding[]> {
   return (await localScan(config, now)).findings;
+}
+
+/**
+ * Start `n` in-process workers (each with its own Redis and PostgreSQL connections) on `prefix`, quiet, without
+ * schedule or reconciler, knowing `config` by name (the simulator's config has a literal AccessKey: jobs name
+ * the config, the workers take the key from their own copy, libs/queue queued-credentials.ts).
+ * @param options overrides of the defaults
+ */
+export function startInProcessWorkers(
+  n: number,
+  base: { databaseUrl: string; prefix: string; config: ScanConfig },
+  options: Partial<WorkerOptions> = {},
+): Promise<RunningWorker[]> {
+  return Promise.all(
+    Array.from({ length: n }, (_, i) =>
+      startWorker({
+        databaseUrl: base.databaseUrl,
+        redisUrl: SHARED_REDIS_URL,
+        prefix: base.prefix,
+        concurrency: { crawl: 3 },
+        schedule: false,
+        reconcile: false,
+        logger: false,
+        shutdownGraceMs: 1_000,
+        name: `${base.prefix}-w${i}`,
+        sources: [{ name: base.config.name, config: base.config }],
+        ...options,
+      }),
+    ),
+  );
 }
 
 /** Sorted fingerprints of findings. */

@@ -23,4 +23,7 @@ export { CRAWL_FAILED_CODE } from './scan/analyze-scan.service';
 export { PlanScanService, planTargets } from './scan/plan-scan.service';
 export { CrawlTargetService } from './scan/crawl-target.service';
 export { AnalyzeScanService } from './scan/analyze-scan.service';
-export { PlanScanCommand, CrawlTargetCommand, AnalyzeScanCommand } from './jobs/scan-job.commands';
+export { AnalyzeShardService } from './scan/analyze-shard.service';
+export { CompleteScanService, SHARD_FAILED_CODE } from './scan/complete-scan.service';
+export { shardsOf } from './scan/scan-slices.util';
+export { PlanScanCommand, CrawlTargetCommand, AnalyzeScanCommand, AnalyzeShardCommand, CompleteScanCommand } from './jobs/scan-job.commands';

@@ -36,6 +36,7 @@ describe(loadWorkerConfig.name, () => {
       FLEET_AUDIT_QUEUE_PREFIX: 'fa-1',
       WORKER_CONCURRENCY: '8',
       WORKER_ANALYZE_CONCURRENCY: '2',
+      ANALYZE_SHARDS: 'false',
       WORKER_LOCK_DURATION_MS: '5000',
       WORKER_STALLED_INTERVAL_MS: '1000',
       WORKER_SHUTDOWN_GRACE_MS: '2000',
@@ -58,6 +59,7 @@ describe(loadWorkerConfig.name, () => {
       queues: {
         crawlConcurrency: 8,
         analyzeConcurrency: 2,
+        analyzeShards: false,
         lockDurationMs: 5000,
         stalledIntervalMs: 1000,
         shutdownGraceMs: 2000,

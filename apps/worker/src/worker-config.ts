@@ -75,6 +75,7 @@ export function workerOptionsFromConfig(
     redisUrl: config.redis.url,
     prefix: config.redis.prefix,
     concurrency: { crawl: overrides.concurrency ?? q.crawlConcurrency, analyze: q.analyzeConcurrency },
+    analyzeShards: q.analyzeShards,
     lockDurationMs: q.lockDurationMs,
     stalledIntervalMs: q.stalledIntervalMs,
     shutdownGraceMs: q.shutdownGraceMs,

@@ -7,6 +7,11 @@ import { CrawlTargetProcessor } from './jobs/crawl-target.processor';
 import { PlanScanProcessor } from './jobs/plan-scan.processor';
 import { ScanWorkersHost } from './jobs/scan-workers.host';
 import { AnalyzeScanService } from './scan/analyze-scan.service';
+import { AnalyzeShardService } from './scan/analyze-shard.service';
+import { CompleteScanService } from './scan/complete-scan.service';
+import { ScanScopeRelease } from './scan/scan-scope.release';
+import { AnalyzeShardProcessor } from './jobs/analyze-shard.processor';
+import { CompleteScanProcessor } from './jobs/complete-scan.processor';
 import { CrawlCredentialsProvider } from './scan/crawl-credentials.provider';
 import { CrawlTargetService } from './scan/crawl-target.service';
 import { PlanScanService } from './scan/plan-scan.service';
@@ -39,7 +44,7 @@ export interface WorkerModuleAdapters {
 }
 
 /**
- * The worker: BullMQ processors of the plan, crawl and analyze queues, the scan schedule
+ * The worker: BullMQ processors of the plan, crawl, analyze and shard queues, the scan schedule
  * (@nestjs/schedule) and the lost-job reconciler. A dynamic module: the composition root hands in
  * the adapters (store, queue, limiter, locks), so tests build it around real ones.
  */
@@ -62,9 +67,14 @@ export class WorkerModule {
         PlanScanService,
         CrawlTargetService,
         AnalyzeScanService,
+        AnalyzeShardService,
+        CompleteScanService,
+        ScanScopeRelease,
         PlanScanProcessor,
         CrawlTargetProcessor,
         AnalyzeScanProcessor,
+        AnalyzeShardProcessor,
+        CompleteScanProcessor,
         ScanWorkersHost,
         ScanSchedulerService,
         ScanScheduleCron,

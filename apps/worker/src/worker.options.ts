@@ -46,6 +46,12 @@ export interface WorkerOptions {
   scanLease?: { leaseMs?: number; intervalMs?: number };
   /** Jobs in flight per process, per queue (counts; defaults crawl 4, analyze 1, plan 2). */
   concurrency?: { crawl?: number; analyze?: number; plan?: number };
+  /**
+   * Sharded analysis of distributed scans (default true; ANALYZE_SHARDS): analyze-scan adds one analyze-shard job
+   * per (account, region) and a complete-scan job instead of analyzing the whole fleet in one process, so a
+   * worker's memory is bounded by one shard. `false`: the whole-fleet analysis (libs/audit analyzeAndStore).
+   */
+  analyzeShards?: boolean;
   /** Job lock duration, milliseconds (default 30000): a killed worker's jobs are retaken after it. */
   lockDurationMs?: number;
   /**
@@ -158,6 +164,7 @@ export function resolveWorkerOptions(o: WorkerOptions): ResolvedWorkerOptions {
       analyze: o.concurrency?.analyze ?? 1,
       plan: o.concurrency?.plan ?? 2,
     },
+    analyzeShards: o.analyzeShards ?? true,
     lockDurationMs: o.lockDurationMs ?? 30_000,
     analyzeLockDurationMs: o.analyzeLockDurationMs ?? 300_000,
     stalledIntervalMs: o.stalledIntervalMs ?? 30_000,

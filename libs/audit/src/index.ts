@@ -1,5 +1,6 @@
 /** Public entry of libs/audit: the scan use case shared by CLI, API and worker. */
 export * from './analyze-and-store';
+export * from './analyze-shard';
 export * from './scan-runner';
 export * from './local-scan-launcher';
 export * from './queued-scan-launcher';

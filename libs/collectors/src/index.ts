@@ -28,5 +28,6 @@ export {
   ACCOUNT_DATASETS,
   REGION_DATASETS,
   CLUSTER_TARGET_DATASETS,
+  failedEntries,
 } from './live/crawl-targets';
 export * from './live/ram-actions';

@@ -14,6 +14,8 @@ export interface FleetAuditConfig {
   queues: {
     crawlConcurrency: number;
     analyzeConcurrency: number;
+    /** ANALYZE_SHARDS: a distributed scan's analysis runs as shard jobs and a final job. */
+    analyzeShards: boolean;
     lockDurationMs: number;
     stalledIntervalMs: number;
     shutdownGraceMs: number;
@@ -112,6 +114,7 @@ function mapConfig(v: EnvValues): FleetAuditConfig {
     queues: {
       crawlConcurrency: withDefault(v, 'WORKER_CONCURRENCY'),
       analyzeConcurrency: withDefault(v, 'WORKER_ANALYZE_CONCURRENCY'),
+      analyzeShards: withDefault(v, 'ANALYZE_SHARDS'),
       lockDurationMs: withDefault(v, 'WORKER_LOCK_DURATION_MS'),
       stalledIntervalMs: withDefault(v, 'WORKER_STALLED_INTERVAL_MS'),
       shutdownGraceMs: withDefault(v, 'WORKER_SHUTDOWN_GRACE_MS'),

@@ -144,6 +144,16 @@ export const ENV_VARS = {
     usedBy: ['worker', 'cli'],
     schema: positiveInt('analyze jobs per process'),
   }),
+  ANALYZE_SHARDS: declare({
+    namespace: 'queues',
+    description:
+      "`true`: a distributed scan's analysis runs as one job per (account, region) and a final job, each worker holding one shard's data at a time (README \"Sharded analysis\"); `false`: one analyze job holds the whole fleet",
+    shape: 'true or false',
+    default: 'true',
+    secret: false,
+    usedBy: ['worker', 'cli'],
+    schema: z.enum(['true', 'false'], 'must be true or false').transform((s) => s === 'true'),
+  }),
   WORKER_LOCK_DURATION_MS: declare({
     namespace: 'queues',
     description: "job lock, milliseconds: a dead worker's jobs are retaken after it expires",

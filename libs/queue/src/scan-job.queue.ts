@@ -6,12 +6,16 @@ import { FlowProducer, Queue, type FlowJobNode, type JobState } from 'bullmq';
 import type { CrawlTarget } from '@app/collectors';
 import {
   analyzeJobId,
+  completeJobId,
   crawlJobId,
+  shardJobId,
   JOB_QUEUE,
   JobName,
   planJobId,
   QueueName,
   type AnalyzeScanPayload,
+  type AnalyzeShardPayload,
+  type CompleteScanPayload,
   type CrawlTargetPayload,
   type PlanScanPayload,
 } from './scan-jobs.constants';
@@ -31,10 +35,14 @@ export interface ScanJobState {
   failedReason?: string;
 }
 
-/** States of the two jobs that carry a scan forward: its plan job and its analyze job (flow parent). */
+/**
+ * States of the jobs that carry a scan forward: its plan job, its analyze job (flow parent) and, for a sharded
+ * analysis, its complete-scan job (the second flow's parent; `missing` before analyze-scan added it).
+ */
 export interface ScanJobsState {
   plan: ScanJobState;
   analyze: ScanJobState;
+  complete?: ScanJobState;
 }
 
 /** What producers and processors may do with the scan queues. */
@@ -53,7 +61,13 @@ export interface ScanJobQueue {
    * @throws Error from BullMQ when the parent job does not exist (e.g. Redis lost it)
    */
   addCrawlChildren(scanId: string, crawls: readonly CrawlTargetPayload[]): Promise<void>;
-  /** States of the scan's plan and analyze jobs. */
+  /**
+   * Add a sharded analysis's flow: the complete-scan job with one analyze-shard job per shard as children
+   * (deterministic ids: adding it again, e.g. from a retried analyze-scan, adds nothing). Shards fail alone
+   * (`ignoreDependencyOnFailure`): complete-scan runs when every shard ended and sees the failures.
+   */
+  addShardFlow(complete: CompleteScanPayload, shards: readonly AnalyzeShardPayload[]): Promise<void>;
+  /** States of the scan's plan, analyze and complete-scan jobs. */
   scanJobsState(scanId: string): Promise<ScanJobsState>;
 }
 
@@ -84,6 +98,7 @@ export class BullScanJobQueue implements ScanJobQueue {
       [QueueName.ScanPlan]: queue(QueueName.ScanPlan),
       [QueueName.ScanCrawl]: queue(QueueName.ScanCrawl),
       [QueueName.ScanAnalyze]: queue(QueueName.ScanAnalyze),
+      [QueueName.ScanShard]: queue(QueueName.ScanShard),
     };
     this.flows = new FlowProducer({ connection, prefix: this.prefix });
     // Connection errors are retried by ioredis; callers see failed commands. Without a listener
@@ -102,11 +117,19 @@ export class BullScanJobQueue implements ScanJobQueue {
 
   async addScanFlow(analyze: AnalyzeScanPayload, crawls: readonly CrawlTargetPayload[]): Promise<void> {
     await this.flows.add({
-      name: JobName.AnalyzeScan,
-      queueName: JOB_QUEUE[JobName.AnalyzeScan],
-      data: { ...analyze, config: withoutCredentials(analyze.config) },
-      opts: jobOptionsFor(JobName.AnalyzeScan, analyzeJobId(analyze.scanId), this.policies),
+      ...this.flowNode(JobName.AnalyzeScan, analyzeJobId(analyze.scanId), { ...analyze, config: withoutCredentials(analyze.config) }),
       children: crawls.map((c) => this.crawlChild(c)),
+    });
+  }
+
+  async addShardFlow(complete: CompleteScanPayload, shards: readonly AnalyzeShardPayload[]): Promise<void> {
+    await this.flows.add({
+      ...this.flowNode(JobName.CompleteScan, completeJobId(complete.scanId), { ...complete, config: withoutCredentials(complete.config) }),
+      // A shard that fails for good must not block the scan: complete-scan still runs and reports the shard's
+      // regions as failed coverage (getIgnoredChildrenFailures).
+      children: shards.map((s) =>
+        this.flowNode(JobName.AnalyzeShard, shardJobId(s.scanId, s.shard), { ...s, config: withoutCredentials(s.config) }, true),
+      ),
     });
   }
 
@@ -123,11 +146,12 @@ export class BullScanJobQueue implements ScanJobQueue {
   }
 
   async scanJobsState(scanId: string): Promise<ScanJobsState> {
-    const [plan, analyze] = await Promise.all([
+    const [plan, analyze, complete] = await Promise.all([
       this.jobState(QueueName.ScanPlan, planJobId(scanId)),
       this.jobState(QueueName.ScanAnalyze, analyzeJobId(scanId)),
+      this.jobState(QueueName.ScanAnalyze, completeJobId(scanId)),
     ]);
-    return { plan, analyze };
+    return { plan, analyze, complete };
   }
 
   /** The queue of a name (workers' tests and dashboards). */
@@ -148,21 +172,25 @@ export class BullScanJobQueue implements ScanJobQueue {
     return state === 'failed' ? { state, failedReason: job.failedReason } : { state };
   }
 
+  /**
+   * A flow node of job `name`: its queue, deterministic id and the policy's retries and retention.
+   * @param failsAlone a child whose failure for good must not fail its parent (`ignoreDependencyOnFailure`): the
+   *   parent still runs and reports the gap (getIgnoredChildrenFailures)
+   */
+  private flowNode(name: JobName, jobId: string, data: object, failsAlone = false): FlowJobNode {
+    return { name, queueName: JOB_QUEUE[name], data, opts: this.jobOptions(name, jobId, failsAlone) };
+  }
+
+  private jobOptions(name: JobName, jobId: string, failsAlone: boolean) {
+    return { ...jobOptionsFor(name, jobId, this.policies), ...(failsAlone ? { ignoreDependencyOnFailure: true } : {}) };
+  }
+
+  /** A crawl that fails for good must not fail the scan: the analyze job still runs and reports the target as a coverage gap. */
   private crawlChild(c: CrawlTargetPayload): FlowJobNode {
-    return {
-      name: JobName.CrawlTarget,
-      queueName: JOB_QUEUE[JobName.CrawlTarget],
-      data: withQueuedCredentials(c),
-      opts: this.crawlOptions(c.scanId, c.target),
-    };
+    return this.flowNode(JobName.CrawlTarget, crawlJobId(c.scanId, c.target), withQueuedCredentials(c), true);
   }
 
   private crawlOptions(scanId: string, target: CrawlTarget) {
-    return {
-      ...jobOptionsFor(JobName.CrawlTarget, crawlJobId(scanId, target), this.policies),
-      // A crawl that fails for good must not fail the scan: the analyze job still runs and
-      // reports the target as a coverage gap (getIgnoredChildrenFailures).
-      ignoreDependencyOnFailure: true,
-    };
+    return this.jobOptions(JobName.CrawlTarget, crawlJobId(scanId, target), true);
   }
 }

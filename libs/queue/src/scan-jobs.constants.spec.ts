@@ -1,7 +1,9 @@
 import { describe, expect, it } from 'vitest';
 import {
   analyzeJobId,
+  completeJobId,
   crawlJobId,
+  shardJobId,
   JOB_QUEUE,
   JobName,
   planJobId,
@@ -17,6 +19,9 @@ describe('scan job names and ids', () => {
       analyzeJobId(scanId),
       crawlJobId(scanId, { kind: 'account', accountId: '1001' }),
       crawlJobId(scanId, { kind: 'cluster', accountId: '1001', regionId: 'cn-hangzhou', clusterId: 'c:1' }),
+      completeJobId(scanId),
+      shardJobId(scanId, { accountId: '1001', regionId: 'cn-hangzhou' }),
+      shardJobId(scanId, { accountId: '1001', regionId: null }),
     ];
     for (const id of ids) expect(id).not.toContain(':');
     expect(new Set(ids).size).toBe(ids.length);
@@ -30,6 +35,8 @@ describe('scan job names and ids', () => {
       [JobName.PlanScan]: QueueName.ScanPlan,
       [JobName.CrawlTarget]: QueueName.ScanCrawl,
       [JobName.AnalyzeScan]: QueueName.ScanAnalyze,
+      [JobName.AnalyzeShard]: QueueName.ScanShard,
+      [JobName.CompleteScan]: QueueName.ScanAnalyze,
     });
   });
 });

@@ -10,6 +10,11 @@
  *   -> analyze-scan (scan-analyze)          flow parent; runs when every child ended, failed ones included
  *        <- crawl-target (scan-crawl)       one per account (RAM), per (account, region), per cluster;
  *                                           region crawls add their clusters' crawls as further children
+ *
+ * sharded analysis (worker setting ANALYZE_SHARDS, default on): analyze-scan marks the failed targets and adds
+ * complete-scan (scan-analyze)              flow parent; sums the shards, completes the scan, exactly once
+ *   <- analyze-shard (scan-shard)           one per (account, region), or per account without regions: reads
+ *                                           only its slices, runs the checks, stores its part
  * ```
  *
  * Job ids derive from (scan id, target) (STYLE.md E.21), so a duplicated add is a no-op and a retried
@@ -25,8 +30,10 @@ export enum QueueName {
   ScanPlan = 'scan-plan',
   /** Network-bound crawls of one target each; scaled by worker count and concurrency. */
   ScanCrawl = 'scan-crawl',
-  /** CPU-bound analysis of a whole scan; one at a time per worker by default. */
+  /** CPU-bound analysis of a whole scan (and the final job of a sharded one); one at a time per worker by default. */
   ScanAnalyze = 'scan-analyze',
+  /** CPU-bound analysis of one shard of a scan (an account and region); as many at a time as analyze jobs. */
+  ScanShard = 'scan-shard',
 }
 
 /** Job names (one per queue today; the name still says what the job does in dashboards). */
@@ -34,6 +41,8 @@ export enum JobName {
   PlanScan = 'plan-scan',
   CrawlTarget = 'crawl-target',
   AnalyzeScan = 'analyze-scan',
+  AnalyzeShard = 'analyze-shard',
+  CompleteScan = 'complete-scan',
 }
 
 /** The queue each job runs on. */
@@ -41,6 +50,8 @@ export const JOB_QUEUE = {
   [JobName.PlanScan]: QueueName.ScanPlan,
   [JobName.CrawlTarget]: QueueName.ScanCrawl,
   [JobName.AnalyzeScan]: QueueName.ScanAnalyze,
+  [JobName.AnalyzeShard]: QueueName.ScanShard,
+  [JobName.CompleteScan]: QueueName.ScanAnalyze,
 } as const satisfies Record<JobName, QueueName>;
 
 /** Options of one scan that travel from the trigger to the analysis. */
@@ -101,11 +112,35 @@ export interface AnalyzeScanPayload extends ScanRunOptions {
   config: ScanConfig;
 }
 
+/** The shard of a sharded analysis: an account and one of its regions, or the account alone (`regionId` null). */
+export interface ShardRef {
+  accountId: string;
+  regionId: string | null;
+}
+
+/**
+ * `analyze-shard`: read the shard's slices, run every check on them, store the shard's part. The config is
+ * narrowed to the shard's account (no credentials block).
+ */
+export interface AnalyzeShardPayload extends ScanRunOptions {
+  scanId: string;
+  config: ScanConfig;
+  shard: ShardRef;
+}
+
+/**
+ * `complete-scan`: once every shard ended, sum them and complete the scan (the analyze payload: the config
+ * names the shards and accounts).
+ */
+export type CompleteScanPayload = AnalyzeScanPayload;
+
 /** Payload type of each job. */
 export interface JobPayloads {
   [JobName.PlanScan]: PlanScanPayload;
   [JobName.CrawlTarget]: CrawlTargetPayload;
   [JobName.AnalyzeScan]: AnalyzeScanPayload;
+  [JobName.AnalyzeShard]: AnalyzeShardPayload;
+  [JobName.CompleteScan]: CompleteScanPayload;
 }
 
 /**
@@ -119,7 +154,10 @@ export type JobOutcome<T extends object = Record<never, never>> =
 export interface JobResults {
   [JobName.PlanScan]: JobOutcome<{ targets: number }>;
   [JobName.CrawlTarget]: JobOutcome<{ targetKey: string; clusters?: number }>;
-  [JobName.AnalyzeScan]: JobOutcome<{ findings: number; failedTargets: number }>;
+  /** `shards`: the shard jobs added (sharded analysis; then `findings` is 0: complete-scan counts them). */
+  [JobName.AnalyzeScan]: JobOutcome<{ findings: number; failedTargets: number; shards?: number }>;
+  [JobName.AnalyzeShard]: JobOutcome<{ shardKey: string; findings: number }>;
+  [JobName.CompleteScan]: JobOutcome<{ findings: number; failedShards: number }>;
 }
 
 /** Id of a scan's plan job. */
@@ -130,6 +168,23 @@ export function planJobId(scanId: string): string {
 /** Id of a scan's analyze job (the flow parent). */
 export function analyzeJobId(scanId: string): string {
   return `analyze.${scanId}`;
+}
+
+/** Key of a shard: the `targetKey` of its region target, or of its account target for an account-only shard. */
+export function shardKey(shard: ShardRef): string {
+  return shard.regionId === null
+    ? targetKey({ accountId: shard.accountId })
+    : targetKey({ accountId: shard.accountId, regionId: shard.regionId });
+}
+
+/** Id of the complete-scan job of a sharded analysis (the second flow's parent). */
+export function completeJobId(scanId: string): string {
+  return `complete.${scanId}`;
+}
+
+/** Id of the analyze-shard job of one shard of a scan. */
+export function shardJobId(scanId: string, shard: ShardRef): string {
+  return `shard.${scanId}.${shardKey(shard)}`;
 }
 
 /** Id of the crawl job of one target of a scan. */

@@ -21,6 +21,16 @@ describe(judgeScanJobs.name, () => {
     expect(judgeScanJobs({ plan, analyze }).kind).toBe(kind);
   });
 
+  it('a sharded analysis: the complete-scan job carries the scan once it exists', () => {
+    expect(judgeScanJobs({ plan: s('missing'), analyze: s('missing'), complete: s('waiting-children') }).kind).toBe('alive');
+    expect(judgeScanJobs({ plan: s('missing'), analyze: s('completed'), complete: s('active') }).kind).toBe('alive');
+    expect(judgeScanJobs({ plan: s('missing'), analyze: s('missing'), complete: s('missing') }).kind).toBe('lost');
+    expect(judgeScanJobs({ plan: s('missing'), analyze: s('completed'), complete: s('failed', 'connection lost') })).toEqual({
+      kind: 'failed',
+      reason: 'analysis failed: connection lost',
+    });
+  });
+
   it('reports the analysis failure, else the planning failure, with the reason', () => {
     expect(
       judgeScanJobs({ plan: s('completed'), analyze: s('failed', 'job stalled more than allowable limit') }),

@@ -7,16 +7,21 @@ import type { ScanJobsState } from './scan-job.queue';
 
 /** Verdict on a running scan's jobs. */
 export type ScanJobsVerdict =
-  /** A plan or analyze job exists and has not failed: the scan moves on by itself. */
+  /** A plan, analyze or complete-scan job exists and has not failed: the scan moves on by itself. */
   | { kind: 'alive' }
-  /** The analyze job (or the plan job, before any analyze job existed) failed after all attempts. */
+  /** The complete-scan job, else the analyze job (or the plan job, before any analyze job existed) failed after all attempts. */
   | { kind: 'failed'; reason: string }
   /** No job carries the scan any more: it must be planned again (or failed). */
   | { kind: 'lost' };
 
 /** Judge a running scan by the states of its plan and analyze jobs. */
 export function judgeScanJobs(state: ScanJobsState): ScanJobsVerdict {
-  const { plan, analyze } = state;
+  const { plan, analyze, complete } = state;
+  // A sharded analysis: once analyze-scan added the complete-scan job, that job carries the scan.
+  if (complete && complete.state !== 'missing')
+    return complete.state === 'failed'
+      ? { kind: 'failed', reason: `analysis failed: ${complete.failedReason ?? 'unknown error'}` }
+      : { kind: 'alive' };
   if (analyze.state === 'failed')
     return { kind: 'failed', reason: `analysis failed: ${analyze.failedReason ?? 'unknown error'}` };
   if (analyze.state !== 'missing') return { kind: 'alive' };

@@ -7,7 +7,7 @@ import { UnrecoverableError } from 'bullmq';
 import { z } from 'zod';
 import { CHECK_IDS, resolveAuditSettings, type PartialAuditSettings } from '@app/checks';
 import { scanConfigSchema, type CrawlTarget, type ScanConfig } from '@app/collectors';
-import type { AnalyzeScanPayload, CrawlTargetPayload, PlanScanPayload } from '@app/queue';
+import type { AnalyzeScanPayload, AnalyzeShardPayload, CrawlTargetPayload, PlanScanPayload, ShardRef } from '@app/queue';
 
 const uuid = z.string().regex(/^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i, 'a uuid');
 const id = z.string().min(1);
@@ -156,6 +156,39 @@ export class AnalyzeScanCommand extends ScanRunCommand {
   }
 }
 
+/** A validated `complete-scan` job (the analyze payload: the scan, its config and run options). */
+export class CompleteScanCommand extends ScanRunCommand {
+  /** @throws UnrecoverableError when the payload is invalid */
+  static create(data: unknown): CompleteScanCommand {
+    return new CompleteScanCommand(parsePayload('complete-scan', scanRunSchema, data));
+  }
+}
+
+/** A validated `analyze-shard` job: the scan run (config narrowed to the shard's account) and the shard. */
+export class AnalyzeShardCommand extends ScanRunCommand {
+  private constructor(
+    p: z.output<typeof scanRunSchema>,
+    readonly shard: ShardRef,
+  ) {
+    super(p);
+  }
+
+  /** @throws UnrecoverableError when the payload is invalid or the config lacks the shard's account or region */
+  static create(data: unknown): AnalyzeShardCommand {
+    const p = parsePayload(
+      'analyze-shard',
+      scanRunSchema.extend({ shard: z.object({ accountId: id, regionId: id.nullable() }) }),
+      data,
+    );
+    const account = p.config.accounts.find((a) => a.accountId === p.shard.accountId);
+    if (!account || (p.shard.regionId !== null && !account.regions.includes(p.shard.regionId)))
+      throw new UnrecoverableError(
+        `invalid analyze-shard payload: the config does not list ${p.shard.regionId === null ? 'account' : 'region'} ${p.shard.accountId}${p.shard.regionId === null ? '' : `/${p.shard.regionId}`}`,
+      );
+    return new AnalyzeShardCommand(p, p.shard);
+  }
+}
+
 /** Payload builders (the plan job's children), typed by libs/queue. */
 export const payloads = {
   crawl(
@@ -172,6 +205,10 @@ export const payloads = {
       ...(baseAccountId ? { baseAccountId } : {}),
       ...(credentialsSource !== undefined ? { credentialsSource } : {}),
     };
+  },
+  /** The analyze-shard job of one shard: the run payload with the config narrowed to the shard's account. */
+  shard(run: AnalyzeScanCommand, shard: ShardRef): AnalyzeShardPayload {
+    return { ...run.runPayload(), config: narrowToAccount(run.config, shard.accountId), shard };
   },
   analyze(plan: PlanScanCommand): AnalyzeScanPayload {
     const withoutCredentials: ScanConfig = { ...plan.config };

@@ -6,10 +6,12 @@ import {
   type OnApplicationBootstrap,
 } from '@nestjs/common';
 import { WaitingError, Worker, type Job } from 'bullmq';
-import { prefixOf, QueueName } from '@app/queue';
+import { JobName, prefixOf, QueueName } from '@app/queue';
 import type { ResolvedWorkerOptions } from '../worker.options';
 import { SCAN_RATE_LIMITER_CONTROL, WORKER_OPTIONS } from '../worker.constants';
 import { AnalyzeScanProcessor } from './analyze-scan.processor';
+import { AnalyzeShardProcessor } from './analyze-shard.processor';
+import { CompleteScanProcessor } from './complete-scan.processor';
 import { CrawlTargetProcessor } from './crawl-target.processor';
 import { PlanScanProcessor } from './plan-scan.processor';
 
@@ -37,9 +39,14 @@ export class ScanWorkersHost implements OnApplicationBootstrap, BeforeApplicatio
     private readonly plan: PlanScanProcessor,
     private readonly crawl: CrawlTargetProcessor,
     private readonly analyze: AnalyzeScanProcessor,
+    private readonly shard: AnalyzeShardProcessor,
+    private readonly completeScan: CompleteScanProcessor,
   ) {}
 
-  /** Start consuming the three queues. */
+  /**
+   * Start consuming the four queues. The analyze queue carries analyze-scan and complete-scan jobs (routed by
+   * name); shard jobs hold the ordinary job lock: a shard is small, its analysis stays far inside it.
+   */
   onApplicationBootstrap(): void {
     const o = this.options;
     this.workers.push(
@@ -48,8 +55,9 @@ export class ScanWorkersHost implements OnApplicationBootstrap, BeforeApplicatio
         this.crawl.process(job, signal),
       ),
       this.start(QueueName.ScanAnalyze, o.concurrency.analyze, o.analyzeLockDurationMs, (job) =>
-        this.analyze.process(job),
+        job.name === JobName.CompleteScan ? this.completeScan.process(job) : this.analyze.process(job),
       ),
+      this.start(QueueName.ScanShard, o.concurrency.analyze, o.lockDurationMs, (job) => this.shard.process(job)),
     );
   }
 

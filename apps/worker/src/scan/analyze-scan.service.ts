@@ -1,25 +1,30 @@
 import { Inject, Injectable, Logger } from '@nestjs/common';
 import { analyzeAndStore, ScanFailedError } from '@app/audit';
 import { logScanCompleted, nestScanEventSink } from '@app/telemetry';
-import { assembleWireFleet, NOT_CRAWLED, type TargetSlice } from '@app/collectors';
-import { mapWireFleet, targetKey, type CoverageEntry } from '@app/domain';
-import { crawlJobId, type JobName, type JobResults, type ScanScopeLock } from '@app/queue';
-import { Store, type StoredScanTarget } from '@app/store';
-import type { AnalyzeScanCommand } from '../jobs/scan-job.commands';
-import { SCAN_SCOPE_LOCK } from '../worker.constants';
+import { crawlJobId, type JobName, type JobResults, type ScanJobQueue } from '@app/queue';
+import type { FleetSnapshot } from '@app/domain';
+import { Store, type StoredScan } from '@app/store';
+import { payloads, type AnalyzeScanCommand } from '../jobs/scan-job.commands';
+import type { ResolvedWorkerOptions } from '../worker.options';
+import { SCAN_JOB_QUEUE, WORKER_OPTIONS } from '../worker.constants';
+import { ScanScopeRelease } from './scan-scope.release';
+import { shardsOf, snapshotOfTargets, splitTargets } from './scan-slices.util';
 
-/** Error code of the coverage entries of a target whose crawl job never delivered a slice. */
-export const CRAWL_FAILED_CODE = 'CrawlJobFailed';
+export { CRAWL_FAILED_CODE } from './scan-slices.util';
 
 /**
- * Analyzes a scan once every crawl ended: loads the slices, assembles the WireFleet
- * (`assembleWireFleet`), maps it (`mapWireFleet`) and hands it to libs/audit `analyzeAndStore` (the
- * same step as a local scan: every check, then the scan completed in one transaction). A target without a slice (its crawl failed
- * for good, or never ran) is `failed` coverage (assembleWireFleet's `NotCrawled`, here renamed
- * `CrawlJobFailed` with the job's reason), so it is never reported as healthy.
+ * Analyzes a scan once every crawl ended. First the targets without a slice are marked failed (with the crawl
+ * job's reason where BullMQ kept it). Then:
+ * - sharded (worker option `analyzeShards`, ANALYZE_SHARDS, default on; issue 22 item 2): add the second flow,
+ *   complete-scan with one analyze-shard job per (account, region) (AnalyzeShardService, CompleteScanService);
+ *   this job loads no slice;
+ * - otherwise: load every slice, build the snapshot (scan-slices.util.ts) and hand it to libs/audit
+ *   `analyzeAndStore` (the same step as a local scan: every check, then the scan completed in one transaction).
+ * A target without a slice is `failed` coverage (`CrawlJobFailed` with the job's reason), never healthy.
  *
- * Idempotent: a scan that already ended is left alone, and the analysis clock defaults to the
- * scan's start, so a retry computes the same result.
+ * Idempotent: a scan that already ended is left alone; the shard flow's job ids derive from the scan, so a
+ * retried job adds nothing twice; the analysis clock defaults to the scan's start, so a retry computes the
+ * same result.
  */
 @Injectable()
 export class AnalyzeScanService {
@@ -27,14 +32,17 @@ export class AnalyzeScanService {
 
   constructor(
     private readonly store: Store,
-    @Inject(SCAN_SCOPE_LOCK) private readonly scopes: ScanScopeLock,
+    @Inject(SCAN_JOB_QUEUE) private readonly queue: ScanJobQueue,
+    @Inject(WORKER_OPTIONS) private readonly options: Pick<ResolvedWorkerOptions, 'analyzeShards'>,
+    private readonly scopes: ScanScopeRelease,
   ) {}
 
   /**
-   * Analyze one scan.
+   * Analyze one scan (or hand it to its shards).
    * @param crawlFailures why crawl jobs failed for good, by job id (BullMQ ignored child failures)
-   * @returns `done`, or `skipped` when the scan already ended or read nothing (then it is failed)
-   * @throws Postgres errors (retried)
+   * @returns `done` (with `shards` when sharded), or `skipped` when the scan already ended or read nothing
+   *   (then it is failed)
+   * @throws Postgres and Redis errors (retried)
    */
   async analyze(
     cmd: AnalyzeScanCommand,
@@ -43,44 +51,39 @@ export class AnalyzeScanService {
     const scan = await this.store.scans.get(cmd.scanId);
     if (!scan) return { status: 'skipped', reason: `scan ${cmd.scanId} does not exist` };
     if (scan.status !== 'running') {
-      await this.releaseScope(cmd);
+      await this.scopes.release(cmd);
       return { status: 'skipped', reason: `scan ${cmd.scanId} already ${scan.status}` };
     }
-
-    const rows = await this.store.scanTargets.listForScan(cmd.scanId);
-    const slices: TargetSlice[] = [];
-    const failed: { row: StoredScanTarget; reason: string }[] = [];
-    for (const row of rows) {
-      if (row.status === 'ok') {
-        // Written by CrawlTargetService.saveSlice from a TargetSlice (trusted JSON, see there).
-        slices.push(row.slice as TargetSlice);
-        continue;
-      }
-      const reason =
-        crawlFailures.get(crawlJobId(cmd.scanId, row.target)) ??
-        row.error ??
-        'its crawl job never finished';
-      failed.push({ row, reason });
-    }
+    const sharded = this.options.analyzeShards;
+    // Sharded: the states only (no slice is loaded here); the shards read their own slices.
+    const rows = sharded
+      ? await this.store.scanTargets.listStates(cmd.scanId)
+      : await this.store.scanTargets.listForScan(cmd.scanId);
+    const targets = splitTargets(
+      rows,
+      (row) => crawlFailures.get(crawlJobId(cmd.scanId, row.target)) ?? row.error ?? 'its crawl job never finished',
+    );
     await this.store.scanTargets.markFailed(
       cmd.scanId,
-      failed.map((f) => ({ key: f.row.targetKey, target: f.row.target, error: f.reason })),
+      targets.failed.map((f) => ({ key: f.row.targetKey, target: f.row.target, error: f.reason })),
     );
+    if (sharded) {
+      const shards = shardsOf(cmd.config);
+      await this.queue.addShardFlow(
+        cmd.runPayload(),
+        shards.map((s) => payloads.shard(cmd, s)),
+      );
+      return { status: 'done', findings: 0, failedTargets: targets.failed.length, shards: shards.length };
+    }
+    return this.analyzeInProcess(cmd, scan, snapshotOfTargets(cmd.config, targets), targets.failed.length);
+  }
 
-    // assembleWireFleet reports every target without a slice as `failed` NotCrawled coverage;
-    // name the reason where the crawl job told it.
-    const wire = assembleWireFleet(cmd.config, slices);
-    const reasons = new Map(
-      failed.map((f) => [f.row.targetKey, `crawl of ${f.row.targetKey} failed: ${f.reason}`]),
-    );
-    const coverage = wire.coverage.map((c): CoverageEntry => {
-      const reason =
-        c.status === 'failed' && c.errorCode === NOT_CRAWLED ? reasons.get(targetKey(c)) : undefined;
-      return reason === undefined ? c : { ...c, errorCode: CRAWL_FAILED_CODE, message: reason };
-    });
-    const snapshot = mapWireFleet({ ...wire, coverage });
-
-    let findings: number;
+  private async analyzeInProcess(
+    cmd: AnalyzeScanCommand,
+    scan: StoredScan,
+    snapshot: FleetSnapshot,
+    failedTargets: number,
+  ): Promise<JobResults[JobName.AnalyzeScan]> {
     let analysis: Awaited<ReturnType<typeof analyzeAndStore>>;
     try {
       analysis = await analyzeAndStore(snapshot, {
@@ -89,31 +92,22 @@ export class AnalyzeScanService {
         ...(cmd.settings ? { settings: cmd.settings } : {}),
         store: this.store,
       });
-      findings = analysis.findings.length;
     } catch (e) {
       if (!(e instanceof ScanFailedError)) throw e;
       await this.store.scans.fail(cmd.scanId, e.message);
-      await this.releaseScope(cmd);
+      await this.scopes.release(cmd);
       return { status: 'skipped', reason: e.message };
     }
-    await this.releaseScope(cmd);
+    await this.scopes.release(cmd);
     logScanCompleted(nestScanEventSink(this.logger), {
       scanId: cmd.scanId,
       fleet: scan.fleetName ?? cmd.scanId,
       startedAt: scan.startedAt,
       finishedAt: analysis.finishedAt,
-      findings,
+      findings: analysis.findings.length,
       bySeverity: analysis.summary.bySeverity,
       coverage: snapshot.coverage,
     });
-    return { status: 'done', findings, failedTargets: failed.length };
-  }
-
-  private async releaseScope(cmd: AnalyzeScanCommand): Promise<void> {
-    if (cmd.scope)
-      await this.scopes.release(cmd.scope, cmd.scanId).catch((e: unknown) =>
-        // The scan is ended either way; a lock not released expires with its TTL.
-        this.logger.warn(`scan ${cmd.scanId}: scope lock ${cmd.scope} not released (it expires with its TTL): ${e instanceof Error ? e.message : String(e)}`),
-      );
+    return { status: 'done', findings: analysis.findings.length, failedTargets };
   }
 }

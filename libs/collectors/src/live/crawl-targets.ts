@@ -214,7 +214,7 @@ function datasetsOf(target: CrawlTarget): readonly CoverageDataset[] {
 }
 
 /** Coverage entries `failed` with one code for every dataset of a target. */
-function failedEntries(target: CrawlTarget, errorCode: string, message: string): CoverageEntry[] {
+export function failedEntries(target: CrawlTarget, errorCode: string, message: string): CoverageEntry[] {
   return datasetsOf(target).map((api) => ({
     accountId: target.accountId,
     ...(target.kind !== 'account' ? { regionId: target.regionId } : {}),

@@ -1,0 +1,49 @@
+import { Injectable } from '@nestjs/common';
+import { analyzeAndStoreShard } from '@app/audit';
+import type { JobName, JobResults } from '@app/queue';
+import { Store } from '@app/store';
+import type { AnalyzeShardCommand } from '../jobs/scan-job.commands';
+import { configOfShard, shardPlace, snapshotOfTargets, splitTargets } from './scan-slices.util';
+
+/**
+ * Analyzes one shard of a sharded scan (issue 22 item 2): reads ONLY the shard's slices (its account target,
+ * its region target and that region's cluster targets: `scanTargets.listForPlace`), builds the shard's snapshot
+ * as the whole-scan analysis would (scan-slices.util.ts, the config reduced to the shard), runs every check on
+ * it and stores the shard's part in one transaction (libs/audit `analyzeAndStoreShard`).
+ *
+ * Idempotent: a shard already stored (an earlier attempt committed) or a scan no longer running writes nothing;
+ * the analysis clock defaults to the scan's start, so every attempt computes the same part.
+ */
+@Injectable()
+export class AnalyzeShardService {
+  constructor(private readonly store: Store) {}
+
+  /**
+   * Analyze and store one shard.
+   * @returns `done` with the shard's findings, or `skipped` when the scan ended or the shard was stored already
+   * @throws Postgres errors (retried); StoreError INVALID_ARGUMENT when a result lies outside the shard's account
+   */
+  async analyze(cmd: AnalyzeShardCommand): Promise<JobResults[JobName.AnalyzeShard]> {
+    const place = shardPlace(cmd.config, cmd.shard);
+    const scan = await this.store.scans.get(cmd.scanId);
+    if (!scan) return { status: 'skipped', reason: `scan ${cmd.scanId} does not exist` };
+    if (scan.status !== 'running') return { status: 'skipped', reason: `scan ${cmd.scanId} already ${scan.status}` };
+    const rows = await this.store.scanTargets.listForPlace(cmd.scanId, cmd.shard.accountId, cmd.shard.regionId);
+    // analyze-scan marked every target without a slice failed, with its reason, before adding the shards.
+    const targets = splitTargets(rows, (row) => row.error ?? 'its crawl job never finished');
+    const snapshot = snapshotOfTargets(configOfShard(cmd.config, cmd.shard), targets);
+    const analysis = await analyzeAndStoreShard(snapshot, {
+      scanId: cmd.scanId,
+      now: new Date(cmd.now ?? scan.startedAt),
+      ...(cmd.settings ? { settings: cmd.settings } : {}),
+      place,
+      store: this.store,
+    });
+    if (analysis.outcome !== 'stored')
+      return {
+        status: 'skipped',
+        reason: analysis.outcome === 'already-done' ? `shard ${place.shardKey} already stored` : `scan ${cmd.scanId} ended meanwhile`,
+      };
+    return { status: 'done', shardKey: place.shardKey, findings: analysis.findings };
+  }
+}

@@ -1,0 +1,125 @@
+/**
+ * Sharded analysis of a distributed scan (issue 22 item 2): the analyze step split into one job per shard
+ * (an account and one of its regions; an account without regions is a shard alone) and a final job that sums
+ * the shards. The checks run unchanged on the shard's snapshot (the account, its RAM data and that one region
+ * with its clusters), so a shard's memory is bounded by its own size.
+ *
+ * Why the shard's results equal the in-process analysis's: every check scope (libs/checks check-scope.ts) is a
+ * region's resource (`region`, `clb`, `ecs`, `cluster`, `service`, `reusedClb`, `sharedClb`) or an account
+ * (`account`), and the lookups a check makes go through FleetIndex by the resource's own account and region
+ * (`clbOf`, `reusedClb`, `clbsByName`, `findOwner` without a cluster tag, the region's NLB view) or through the
+ * account's RAM data, which every shard of the account carries. Account-level results (resource region '') and
+ * the account's own coverage entries are kept by the account's lead shard only, so they count once.
+ *
+ * Lookups by a globally unique id that the index answers fleet-wide, and that cross shards only when a
+ * resource of one region names a resource of another account or region, which CCM itself never finds (it
+ * calls the APIs of the Service's own account and region):
+ * - LB_REUSE_OF_APISERVER, LB_REUSE_OF_CCM_CREATED, LB_NO_BACKENDS, LB_CONFIG_DRIFT, LB_ORPHANED and the graph's
+ *   `apiServerClusterId`: `FleetIndex.apiServerClusters` (a CLB id named as a cluster's API server CLB);
+ * - LB_ORPHANED and NLB_SERVER_GROUP_ORPHANED: the cluster named by a load balancer's `ack.aliyun.com` tag or CCM
+ *   name (`FleetIndex.clusterById`);
+ * - LB_LISTENER_PORT_CONFLICT and LB_REUSE_NAME_COLLISION: the `skipped` result of a CLB id reused by Services of
+ *   several regions whose CLBs were not read (`FleetIndex.reusersByLbId`: grouped per region in a shard), and the
+ *   graph's `reused` origin of a CLB reused from another region.
+ * In a fleet where such a reference crosses regions the sharded result differs from the in-process one for that
+ * resource (e.g. a Service reusing another region's API server CLB: LB_REUSE_OF_APISERVER passes in its shard);
+ * README "Sharded analysis" names this. None of them needs more than one shard on real fleets, so no check runs
+ * in the final job.
+ */
+import { buildFleetGraph, FleetIndex, QUOTA_USAGE_CHECK_IDS, runAudit, type PartialAuditSettings } from '@app/checks';
+import { quotaUsageOf, skippedResultsOf, type CoverageEntry, type FleetSnapshot } from '@app/domain';
+import type { ScanShardPlace, ShardStoreOutcome, Store } from '@app/store';
+import { summarize, type ScanSummary } from './analyze-and-store';
+
+/** Inputs of {@link analyzeAndStoreShard}. */
+export interface AnalyzeShardRequest {
+  scanId: string;
+  /** Analysis clock (the scan's; the same for every shard). */
+  now: Date;
+  settings?: PartialAuditSettings;
+  /** Which shard this is (its account, region and whether it is the account's lead shard). */
+  place: ScanShardPlace;
+  store: Store;
+}
+
+/** What one shard produced and whether it was stored now. */
+export interface ShardAnalysis {
+  outcome: ShardStoreOutcome;
+  /** Findings of the shard (count). */
+  findings: number;
+  summary: ScanSummary;
+}
+
+/** Whether a result or coverage entry is the account's own (no region): the lead shard's alone. */
+function isAccountLevel(regionId: string | undefined): boolean {
+  return regionId === undefined || regionId === '';
+}
+
+/**
+ * Analyze one shard's snapshot (every enabled check, as `analyzeAndStore`) and store its part of the scan in
+ * one transaction (ScanShardRepository.storeDone): findings, quota samples, fleet graph, summary part, coverage,
+ * skipped results and the snapshot part (RAM data in the lead shard's only).
+ * Never fails for a shard that read nothing: whether the scan read anything at all is complete-scan's question.
+ * @param snapshot the shard's snapshot: its account with the one region (or none), and their coverage
+ * @throws AuditSettingsError for invalid settings; StoreError from the store (NOT_FOUND, INVALID_ARGUMENT when a
+ *   row lies outside the shard's account, UNAVAILABLE)
+ */
+export async function analyzeAndStoreShard(snapshot: FleetSnapshot, req: AnalyzeShardRequest): Promise<ShardAnalysis> {
+  const { lead } = req.place;
+  const index = FleetIndex.build(snapshot);
+  const audit = runAudit(snapshot, { now: req.now, ...(req.settings ? { settings: req.settings } : {}), index });
+  const results = lead ? audit.results : audit.results.filter((r) => !isAccountLevel(r.resource.regionId));
+  const findings = lead ? audit.findings : audit.findings.filter((f) => !isAccountLevel(f.resource.regionId));
+  const coverage: CoverageEntry[] = lead ? snapshot.coverage : snapshot.coverage.filter((c) => !isAccountLevel(c.regionId));
+  const summary = { ...summarize({ ...snapshot, coverage }, results, findings), accounts: lead ? snapshot.accounts.length : 0 };
+  const part: FleetSnapshot = {
+    name: snapshot.name,
+    accounts: lead ? snapshot.accounts : snapshot.accounts.map((a) => ({ accountId: a.accountId, name: a.name, regions: a.regions })),
+    coverage: [],
+  };
+  const outcome = await req.store.scanShards.storeDone(req.scanId, req.place, {
+    findings,
+    quotaUsage: quotaUsageOf(results, QUOTA_USAGE_CHECK_IDS),
+    graph: buildFleetGraph(snapshot, index),
+    snapshot: part,
+    summary,
+    coverage,
+    skipped: skippedResultsOf(results),
+  });
+  return { outcome, findings: findings.length, summary };
+}
+
+function compareText(a: string, b: string): number {
+  return a < b ? -1 : a > b ? 1 : 0;
+}
+
+function addCounts<K extends string>(into: Record<K, number>, from: Record<K, number>): void {
+  for (const k of Object.keys(from) as K[]) into[k] = (into[k] ?? 0) + from[k];
+}
+
+/**
+ * The scan's summary from its shards' summary parts: counts added, `byCheck` and `byCheckStatus` sorted by check
+ * id (as `summarize`), coverage counted over the scan's merged coverage (failed shards' entries included),
+ * `accounts` the scan's (every account of the config, as the in-process snapshot counts them).
+ * @param parts the summary parts of the shards that stored one
+ * @param coverage the scan's coverage (every shard's entries)
+ * @param accounts accounts of the scan (count)
+ */
+export function sumShardSummaries(parts: readonly ScanSummary[], coverage: readonly CoverageEntry[], accounts: number): ScanSummary {
+  const out = summarize({ name: '', accounts: [], coverage: [...coverage] }, [], []);
+  const byCheck: Record<string, number> = {};
+  const byCheckStatus: Record<string, { pass: number; fail: number; skipped: number }> = {};
+  for (const p of parts) {
+    out.findings += p.findings;
+    addCounts(out.bySeverity, p.bySeverity);
+    addCounts(out.results, p.results);
+    addCounts(byCheck, p.byCheck);
+    for (const [id, c] of Object.entries(p.byCheckStatus)) addCounts((byCheckStatus[id] ??= { pass: 0, fail: 0, skipped: 0 }), c);
+    out.clusters += p.clusters;
+    out.loadBalancers += p.loadBalancers;
+  }
+  out.byCheck = Object.fromEntries(Object.entries(byCheck).sort(([a], [b]) => compareText(a, b)));
+  out.byCheckStatus = Object.fromEntries(Object.entries(byCheckStatus).sort(([a], [b]) => compareText(a, b)));
+  out.accounts = accounts;
+  return out;
+}
