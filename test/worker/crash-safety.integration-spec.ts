@@ -3,8 +3,9 @@
  * `runDistributedScan`). Crash safety: a worker SIGKILLed in
  * the middle of a scan leaves jobs whose locks expire; another worker's stalled check retakes them.
  * A worker stopped with SIGTERM drains: jobs it could not finish in its grace period go back to
- * the queue without failing. Either way the scan ends (never stuck `running`) with the local scan's
- * findings or an explicit coverage gap, and no finding twice.
+ * the queue without failing. A worker SIGKILLed in the middle of a shard of the sharded analysis (its store
+ * transaction open) leaves nothing behind; the shard is retaken and stored once. Either way the scan ends (never
+ * stuck `running`) with the local scan's findings or an explicit coverage gap, and no finding twice.
  */
 import { spawn } from 'node:child_process';
 import { join } from 'node:path';
@@ -124,13 +125,17 @@ describe('worker processes: SIGKILL and SIGTERM mid-scan', () => {
     );
   }
 
+  function clientOf(queue: BullScanJobQueue): DistributedScanClient {
+    return new DistributedScanClient(store, queue);
+  }
+
   async function scanWith(
     prefix: string,
     during: (queue: BullScanJobQueue, payload: PlanScanPayload) => Promise<void>,
   ): Promise<void> {
     const queue = new BullScanJobQueue({ redisUrl: SHARED_REDIS_URL, prefix });
     try {
-      const client = new DistributedScanClient(store, queue);
+      const client = clientOf(queue);
       const payload = await client.submit({ config: distributedConfig(), now: NOW });
       await during(queue, payload);
       const scan = await client.waitFor(payload, { timeoutMs: 150_000 });
@@ -154,6 +159,36 @@ describe('worker processes: SIGKILL and SIGTERM mid-scan', () => {
       survivor.child.kill('SIGTERM');
       expect(await survivor.exited).toBe(0);
     } finally {
+      await deletePrefix(SHARED_REDIS_URL, prefix);
+    }
+  }, 480_000);
+
+  it('SIGKILL mid-shard (its store transaction half written): another worker retakes the shard; no finding twice', async () => {
+    const prefix = uniquePrefix('killshard');
+    // The victim holds each shard's transaction open for a minute after writing its findings (test preload).
+    const victim = await start(prefix, {
+      NODE_OPTIONS: `--import ${join(__dirname, 'shard-delay.preload.mjs')}`,
+      SHARD_DELAY_DIST: WORKER_DIST,
+      SHARD_DELAY_MS: '60000',
+    });
+    let survivor: WorkerProcess | undefined;
+    try {
+      await scanWith(prefix, async (queue, payload) => {
+        await eventually(() => Promise.resolve(victim.output().includes('"shardDelay"')), 120_000, `worker ${victim.pid} mid-shard`);
+        survivor = await start(prefix);
+        victim.child.kill('SIGKILL');
+        expect(await victim.exited).toBe('SIGKILL');
+        // The killed shard ran again on the survivor: every shard stored once, none failed.
+        const scan = await clientOf(queue).waitFor(payload, { timeoutMs: 150_000 });
+        const shards = await store.scanShards.listForScan(scan.id);
+        expect(shards.map((r) => r.status)).toEqual(shards.map(() => 'done'));
+        expect(shards.length).toBe(2 * 2);
+        expect(await queue.queue(QueueName.ScanShard).getJobCountByTypes('failed')).toBe(0);
+        expect(scan.summary?.findings).toBe(localSummary.findings);
+      });
+    } finally {
+      survivor?.child.kill('SIGTERM');
+      if (survivor) await survivor.exited;
       await deletePrefix(SHARED_REDIS_URL, prefix);
     }
   }, 480_000);
