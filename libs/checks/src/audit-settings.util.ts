@@ -17,6 +17,13 @@ function count(name: string, v: number, min = 0): number {
   return v;
 }
 
+/** Checks that the threshold named `lowName` does not exceed the one named `highName` (a warning before its critical). */
+function notAbove(lowName: string, low: number, highName: string, high: number): void {
+  if (low > high) {
+    throw new AuditSettingsError('INVALID_THRESHOLD', `${lowName} (${low}) must not exceed ${highName} (${high})`);
+  }
+}
+
 /**
  * Merges partial settings over `DEFAULT_AUDIT_SETTINGS` and validates them.
  *
@@ -32,12 +39,7 @@ export function resolveAuditSettings(
   const quota = { ...d.quota, ...partial?.quota };
   ratio('quota.warningRatio', quota.warningRatio);
   ratio('quota.criticalRatio', quota.criticalRatio);
-  if (quota.warningRatio > quota.criticalRatio) {
-    throw new AuditSettingsError(
-      'INVALID_THRESHOLD',
-      `quota.warningRatio (${quota.warningRatio}) must not exceed quota.criticalRatio (${quota.criticalRatio})`,
-    );
-  }
+  notAbove('quota.warningRatio', quota.warningRatio, 'quota.criticalRatio', quota.criticalRatio);
   const clusterModeBlowup = { ...d.clusterModeBlowup, ...partial?.clusterModeBlowup };
   if (!Number.isFinite(clusterModeBlowup.minFactor) || clusterModeBlowup.minFactor < 1) {
     throw new AuditSettingsError(
@@ -54,12 +56,7 @@ export function resolveAuditSettings(
   const vSwitchIps = { ...d.vSwitchIps, ...partial?.vSwitchIps };
   count('vSwitchIps.warningFreeIps', vSwitchIps.warningFreeIps);
   count('vSwitchIps.criticalFreeIps', vSwitchIps.criticalFreeIps);
-  if (vSwitchIps.criticalFreeIps > vSwitchIps.warningFreeIps) {
-    throw new AuditSettingsError(
-      'INVALID_THRESHOLD',
-      `vSwitchIps.criticalFreeIps (${vSwitchIps.criticalFreeIps}) must not exceed vSwitchIps.warningFreeIps (${vSwitchIps.warningFreeIps})`,
-    );
-  }
+  notAbove('vSwitchIps.criticalFreeIps', vSwitchIps.criticalFreeIps, 'vSwitchIps.warningFreeIps', vSwitchIps.warningFreeIps);
   const ccmScale = { ...d.ccmScale, ...partial?.ccmScale };
   count('ccmScale.maxLoadBalancerServices', ccmScale.maxLoadBalancerServices, 1);
   count('ccmScale.maxBackends', ccmScale.maxBackends, 1);
