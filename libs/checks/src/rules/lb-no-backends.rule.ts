@@ -6,6 +6,14 @@ import { DOC_URL, SEED } from '../doc-links.constants';
 import { clbRef, count, listSome } from '../result.util';
 
 /**
+ * An empty server group as messages name it (CLB vServer group or NLB server group): its id and the Service its CCM
+ * name belongs to (`key`, parsed from the name), else its name, else `unnamed`.
+ */
+function emptyGroupLabel(id: string, name: string, key: { namespace: string; serviceName: string } | undefined): string {
+  return `${id} (${key ? `Service ${key.namespace}/${key.serviceName}` : name || 'unnamed'})`;
+}
+
+/**
  * A CLB with no backend server at all, or with a vServer group that has none. Seed 002 "There are no available
  * nodes for LoadBalancer: The CLB instance has no backend servers" (CCM records it when a Service has no
  * eligible backend: no pod, unhealthy pods, pods only on master nodes), and "CLB inaccessible from outside the
@@ -71,10 +79,7 @@ const clbPart = scopedCheck({
         );
         continue;
       }
-      const names = empty.map((g) => {
-        const k = parseCcmNamedKey(g.name);
-        return `${g.vServerGroupId} (${k ? `Service ${k.namespace}/${k.serviceName}` : g.name || 'unnamed'})`;
-      });
+      const names = empty.map((g) => emptyGroupLabel(g.vServerGroupId, g.name, parseCcmNamedKey(g.name)));
       const served = empty.some((g) => listened.has(g.vServerGroupId));
       out.push(
         r.fail(
@@ -119,10 +124,7 @@ const nlbPart = nlbRegionCheck({
         );
         continue;
       }
-      const names = empty.map((g) => {
-        const k = parseNlbNamedKey(g.name);
-        return `${g.serverGroupId} (${k ? `Service ${k.namespace}/${k.serviceName}` : g.name || 'unnamed'})`;
-      });
+      const names = empty.map((g) => emptyGroupLabel(g.serverGroupId, g.name, parseNlbNamedKey(g.name)));
       const served = empty.some((g) => listened.has(g.serverGroupId));
       out.push(
         r.fail(nlbRef(nlb), `NLB ${nlb.loadBalancerId} has ${count(empty.length, 'empty server group')}: ${listSome(names, 3)}${served ? '; a listener forwards to one of them' : ''}`, {
