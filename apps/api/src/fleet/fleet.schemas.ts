@@ -5,11 +5,33 @@ import { cursorPageQueryFields, idFilter, scanIdSchema } from '../common/request
 /** The scan a graph read uses: default the latest succeeded scan. */
 const scanIdField = scanIdSchema.optional().describe('Scan to read; default: the latest succeeded scan');
 
+/**
+ * The fields every fleet-graph listing starts with: the scan read and the account and region filters.
+ * @param what the listed resources in the filters' descriptions (`clusters`, `CLBs`)
+ */
+function graphListingFields(what: string) {
+  return {
+    scanId: scanIdField,
+    accountId: idFilter(`Only ${what} of this Alibaba Cloud account (UID)`),
+    regionId: idFilter(`Only ${what} of this region`),
+  };
+}
+
+/**
+ * The filters of a load balancer listing (CLBs, NLBs): the listing's fields, the cluster of a Service using it and
+ * who made it (`owner`, libs/domain LB_OWNERS).
+ */
+function loadBalancerListingFields(kind: 'CLB' | 'NLB') {
+  return {
+    ...graphListingFields(`${kind}s`),
+    clusterId: idFilter(`Only ${kind}s used by a Service of this ACK cluster`),
+    owner: z.enum(LB_OWNERS, `must be one of ${LB_OWNERS.join(', ')}`).optional().describe(`Only ${kind}s made by CCM (ccm), reused by a Service (reused) or made in the console / API (console)`),
+  };
+}
+
 /** Query of `GET /v1/clusters`. */
 export const listClustersQuerySchema = z.strictObject({
-  scanId: scanIdField,
-  accountId: idFilter('Only clusters of this Alibaba Cloud account (UID)'),
-  regionId: idFilter('Only clusters of this region'),
+  ...graphListingFields('clusters'),
   ...cursorPageQueryFields,
 });
 
@@ -28,31 +50,21 @@ function countFilter(description: string) {
 
 /** Query of `GET /v1/load-balancers`: equality filters (AND-ed) and keyset paging. */
 export const listLoadBalancersQuerySchema = z.strictObject({
-  scanId: scanIdField,
-  accountId: idFilter('Only CLBs of this Alibaba Cloud account (UID)'),
-  regionId: idFilter('Only CLBs of this region'),
-  clusterId: idFilter('Only CLBs used by a Service of this ACK cluster'),
-  owner: z.enum(LB_OWNERS, `must be one of ${LB_OWNERS.join(', ')}`).optional().describe('Only CLBs made by CCM (ccm), reused by a Service (reused) or made in the console / API (console)'),
+  ...loadBalancerListingFields('CLB'),
   addressType: z.enum(ADDRESS_TYPES, `must be one of ${ADDRESS_TYPES.join(', ')}`).optional().describe('Only internet or intranet CLBs'),
   ...cursorPageQueryFields,
 });
 
 /** Query of `GET /v1/nlbs`: equality filters (AND-ed) and keyset paging, as `GET /v1/load-balancers`. */
 export const listNlbsQuerySchema = z.strictObject({
-  scanId: scanIdField,
-  accountId: idFilter('Only NLBs of this Alibaba Cloud account (UID)'),
-  regionId: idFilter('Only NLBs of this region'),
-  clusterId: idFilter('Only NLBs used by a Service of this ACK cluster'),
-  owner: z.enum(LB_OWNERS, `must be one of ${LB_OWNERS.join(', ')}`).optional().describe('Only NLBs made by CCM (ccm), reused by a Service (reused) or made in the console / API (console)'),
+  ...loadBalancerListingFields('NLB'),
   ...cursorPageQueryFields,
 });
 
 /** Query of `GET /v1/ecs-instances`: filters (AND-ed) and keyset paging. */
 export const listEcsInstancesQuerySchema = z
   .strictObject({
-    scanId: scanIdField,
-    accountId: idFilter('Only instances of this Alibaba Cloud account (UID)'),
-    regionId: idFilter('Only instances of this region'),
+    ...graphListingFields('instances'),
     clusterId: idFilter('Only instances backing a node of this ACK cluster'),
     minLoadBalancers: countFilter('Only instances listed as a backend by at least this many CLBs'),
     maxLoadBalancers: countFilter('Only instances listed as a backend by at most this many CLBs (0: none)'),
@@ -64,11 +76,7 @@ export const listEcsInstancesQuerySchema = z
   });
 
 /** Query of `GET /v1/nlb-server-groups/unused`: equality filters (AND-ed); unpaged (at most 3,000 groups per region). */
-export const listUnusedNlbServerGroupsQuerySchema = z.strictObject({
-  scanId: scanIdField,
-  accountId: idFilter('Only server groups of this Alibaba Cloud account (UID)'),
-  regionId: idFilter('Only server groups of this region'),
-});
+export const listUnusedNlbServerGroupsQuerySchema = z.strictObject(graphListingFields('server groups'));
 
 /** Query of `GET /v1/load-balancers/{id}` and `GET /v1/ecs-instances/{id}`. */
 export const graphObjectQuerySchema = z.strictObject({ scanId: scanIdField });
