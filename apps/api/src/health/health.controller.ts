@@ -1,7 +1,6 @@
-import { Controller, Get, Res } from '@nestjs/common';
-import { ApiOkResponse, ApiOperation, ApiProperty, ApiServiceUnavailableResponse, ApiTags } from '@nestjs/swagger';
-import { Public } from '../common/bearer-auth.guard';
-import { type Health, HealthService } from './health.service';
+import { ApiProperty } from '@nestjs/swagger';
+import type { Health } from './health.service';
+import { ProbeController } from './probe-controller.util';
 
 /** Body of `GET /healthz`. */
 export class HealthDto {
@@ -12,25 +11,5 @@ export class HealthDto {
   database: Health['database'];
 }
 
-/** The part of Express's response the controller sets. */
-interface StatusSettable {
-  status(code: number): unknown;
-}
-
 /** `GET /healthz` (no token): 200 when the database answers, 503 otherwise. */
-@ApiTags('health')
-@Public()
-@Controller('healthz')
-export class HealthController {
-  constructor(private readonly health: HealthService) {}
-
-  @Get()
-  @ApiOperation({ summary: 'Liveness: the database answers' })
-  @ApiOkResponse({ type: HealthDto })
-  @ApiServiceUnavailableResponse({ type: HealthDto })
-  async get(@Res({ passthrough: true }) res: StatusSettable): Promise<HealthDto> {
-    const health = await this.health.check();
-    res.status(health.status === 'ok' ? 200 : 503);
-    return health;
-  }
-}
+export class HealthController extends ProbeController<HealthDto>({ path: 'healthz', summary: 'Liveness: the database answers', body: HealthDto, read: (health) => health.check(), healthy: (h) => h.status === 'ok' }) {}

@@ -1,7 +1,5 @@
-import { Controller, Get, Res } from '@nestjs/common';
-import { ApiOkResponse, ApiOperation, ApiProperty, ApiPropertyOptional, ApiServiceUnavailableResponse, ApiTags } from '@nestjs/swagger';
-import { Public } from '../common/bearer-auth.guard';
-import { HealthService } from './health.service';
+import { ApiProperty, ApiPropertyOptional } from '@nestjs/swagger';
+import { ProbeController } from './probe-controller.util';
 
 /** Body of `GET /readyz`: each dependency and the overall verdict. */
 export class ReadinessDto {
@@ -26,19 +24,4 @@ export class ReadinessDto {
  * migration shipped with the code is applied, and Redis answers when one is configured; 503 with
  * the failing part otherwise. `/healthz` stays the liveness probe (database only).
  */
-@ApiTags('health')
-@Public()
-@Controller('readyz')
-export class ReadyController {
-  constructor(private readonly health: HealthService) {}
-
-  @Get()
-  @ApiOperation({ summary: 'Readiness: database up, migrations applied, Redis up (when configured)' })
-  @ApiOkResponse({ type: ReadinessDto })
-  @ApiServiceUnavailableResponse({ type: ReadinessDto })
-  async get(@Res({ passthrough: true }) res: { status(code: number): unknown }): Promise<ReadinessDto> {
-    const out = await this.health.ready();
-    res.status(out.status === 'ready' ? 200 : 503);
-    return out;
-  }
-}
+export class ReadyController extends ProbeController<ReadinessDto>({ path: 'readyz', summary: 'Readiness: database up, migrations applied, Redis up (when configured)', body: ReadinessDto, read: (health) => health.ready(), healthy: (r) => r.status === 'ready' }) {}
