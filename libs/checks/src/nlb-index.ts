@@ -18,7 +18,7 @@ import {
   type ServiceNlbMatch,
 } from '@app/domain';
 import type { FleetIndex, RegionEntry, ServiceEntry } from './fleet-index';
-import { notReadReason } from './result.util';
+import { lbRef, notReadReason } from './result.util';
 
 /** The NLB view of one region (only for regions whose `nlb` dataset was read). */
 export interface RegionNlbView {
@@ -99,13 +99,7 @@ export function groupsOfNlb(view: RegionNlbView, nlb: Nlb): NlbServerGroup[] {
 
 /** The ResourceRef of an NLB. */
 export function nlbRef(nlb: Nlb): ResourceRef {
-  return {
-    kind: 'NetworkLoadBalancer',
-    id: nlb.loadBalancerId,
-    accountId: nlb.accountId,
-    regionId: nlb.regionId,
-    ...(nlb.name ? { name: nlb.name } : {}),
-  };
+  return lbRef('NetworkLoadBalancer', nlb);
 }
 
 /** The ResourceRef of an NLB server group. */

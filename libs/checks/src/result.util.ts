@@ -11,15 +11,26 @@ import type { FleetIndex, RegionEntry, ServiceEntry } from './fleet-index';
 
 /** Helpers that build resource refs and results, so every rule shapes them the same way. */
 
+/**
+ * The ResourceRef of a load balancer of either kind: a CLB (`LoadBalancer`, `clbRef`) or an NLB
+ * (`NetworkLoadBalancer`, `nlbRef`): its id, account, region, and its name when it has one.
+ */
+export function lbRef(
+  kind: 'LoadBalancer' | 'NetworkLoadBalancer',
+  lb: { loadBalancerId: string; accountId: string; regionId: string; name?: string },
+): ResourceRef {
+  return {
+    kind,
+    id: lb.loadBalancerId,
+    accountId: lb.accountId,
+    regionId: lb.regionId,
+    ...(lb.name ? { name: lb.name } : {}),
+  };
+}
+
 /** The ResourceRef of a CLB. */
 export function clbRef(clb: Clb): ResourceRef {
-  return {
-    kind: 'LoadBalancer',
-    id: clb.loadBalancerId,
-    accountId: clb.accountId,
-    regionId: clb.regionId,
-    ...(clb.name ? { name: clb.name } : {}),
-  };
+  return lbRef('LoadBalancer', clb);
 }
 
 /** The ResourceRef of a region (used by region-level `skipped` results). */
