@@ -143,79 +143,104 @@ function byEquality<T extends Record<string, unknown>>(p: RpcParams, items: read
   return out;
 }
 
-const listLoadBalancers: RpcHandler = (req) => {
-  const p = req.params;
-  const { regionId, nlb } = regionNlb(req);
-  const ids = idFilter(p, 'LoadBalancerIds', 20);
-  const names = idFilter(p, 'LoadBalancerNames', 20);
-  const vpcs = idFilter(p, 'VpcIds', 10);
-  const tags = tagFilter(p);
-  const zone = p.str('ZoneId');
-  let all = byEquality(p, nlb.loadBalancers, [
-    'AddressType',
-    'AddressIpVersion',
-    'LoadBalancerStatus',
-    'LoadBalancerBusinessStatus',
-    'ResourceGroupId',
-    'DNSName',
-  ]);
-  all = all.filter(
-    (lb) =>
-      (!ids || ids.has(lb.LoadBalancerId)) &&
-      (!names || names.has(lb.LoadBalancerName ?? '')) &&
-      (!vpcs || vpcs.has(lb.VpcId ?? '')) &&
-      (zone === undefined || (lb.ZoneMappings ?? []).some((z) => z.ZoneId === zone)) &&
-      hasTags(lb, tags),
-  );
-  return page(req, regionId, 'LoadBalancers', all);
-};
+/** A `Name.N` id-set filter of a List* action: the parameter, its most values, and the item field it matches. */
+interface IdSetFilter<T> {
+  param: string;
+  max: number;
+  of: (item: T) => string;
+}
 
-const listListeners: RpcHandler = (req) => {
-  const p = req.params;
-  const { regionId, nlb } = regionNlb(req);
-  const lbIds = idFilter(p, 'LoadBalancerIds', 20);
-  const listenerIds = idFilter(p, 'ListenerIds', 20);
-  const tags = tagFilter(p);
-  const all = byEquality(p, nlb.listeners, ['ListenerProtocol']).filter(
-    (l) =>
-      (!lbIds || lbIds.has(l.LoadBalancerId)) &&
-      (!listenerIds || listenerIds.has(l.ListenerId)) &&
-      hasTags(l, tags),
-  );
-  return page(req, regionId, 'Listeners', all);
-};
+/** What a List* action lists and how it filters it (research/nlb.md section 7). */
+interface ListActionSpec<T> {
+  /** The body key of the page's items. */
+  listKey: string;
+  /** The items of the region, in file order (may throw for a parameter naming a resource the region lacks). */
+  items: (nlb: NlbRegionEntry, p: RpcParams) => readonly T[];
+  /** Its id-set filters, read (and their sizes checked) in this order. */
+  ids: IdSetFilter<T>[];
+  /** Item fields kept when equal to the request parameter of the same name. */
+  equality?: readonly string[];
+  /** Whether the resource is tagged: `Tag.N` filters apply. */
+  tagged?: boolean;
+  /** A filter of the action's own, read from the request (ListLoadBalancers `ZoneId`). */
+  more?: (p: RpcParams) => (item: T) => boolean;
+}
 
-const listServerGroups: RpcHandler = (req) => {
-  const p = req.params;
-  const { regionId, nlb } = regionNlb(req);
-  const ids = idFilter(p, 'ServerGroupIds', 20);
-  const names = idFilter(p, 'ServerGroupNames', 20);
-  const tags = tagFilter(p);
-  const all = byEquality(p, nlb.serverGroups, ['ServerGroupType', 'VpcId', 'ResourceGroupId']).filter(
-    (g) => (!ids || ids.has(g.ServerGroupId)) && (!names || names.has(g.ServerGroupName ?? '')) && hasTags(g, tags),
-  );
-  return page(req, regionId, 'ServerGroups', all);
-};
+/**
+ * A List* handler: the region's items narrowed by every filter the request gives (AND-ed; file order kept), then one
+ * page of them. Parameters are read in the order the spec gives: the region, the id sets, the tags, the others.
+ * @throws AcsError 400 `InvalidParameter` for a filter with too many values or a bad page; see `regionNlb`
+ */
+function listAction<T extends Record<string, unknown>>(spec: ListActionSpec<T>): RpcHandler {
+  return (req) => {
+    const p = req.params;
+    const { regionId, nlb } = regionNlb(req);
+    const ids = spec.ids.map((f) => ({ of: f.of, wanted: idFilter(p, f.param, f.max) }));
+    const tags = spec.tagged ? tagFilter(p) : [];
+    const more = spec.more?.(p);
+    const all = byEquality(p, spec.items(nlb, p), spec.equality ?? []).filter(
+      (item) =>
+        ids.every((f) => !f.wanted || f.wanted.has(f.of(item))) &&
+        (!spec.tagged || hasTags(item as { Tags?: { Key: string; Value?: string }[] }, tags)) &&
+        (!more || more(item)),
+    );
+    return page(req, regionId, spec.listKey, all);
+  };
+}
 
-const listServerGroupServers: RpcHandler = (req) => {
-  const p = req.params;
-  const { regionId, nlb } = regionNlb(req);
-  const groupId = p.str('ServerGroupId');
-  const serverIds = idFilter(p, 'ServerIds', 40);
-  const serverIps = idFilter(p, 'ServerIps', 40);
-  let servers: readonly WireNlbServer[];
-  if (groupId === undefined) servers = nlb.servers;
-  else {
+const listLoadBalancers = listAction({
+  listKey: 'LoadBalancers',
+  items: (nlb) => nlb.loadBalancers,
+  ids: [
+    { param: 'LoadBalancerIds', max: 20, of: (lb) => lb.LoadBalancerId },
+    { param: 'LoadBalancerNames', max: 20, of: (lb) => lb.LoadBalancerName ?? '' },
+    { param: 'VpcIds', max: 10, of: (lb) => lb.VpcId ?? '' },
+  ],
+  equality: ['AddressType', 'AddressIpVersion', 'LoadBalancerStatus', 'LoadBalancerBusinessStatus', 'ResourceGroupId', 'DNSName'],
+  tagged: true,
+  more: (p) => {
+    const zone = p.str('ZoneId');
+    return (lb) => zone === undefined || (lb.ZoneMappings ?? []).some((z) => z.ZoneId === zone);
+  },
+});
+
+const listListeners = listAction({
+  listKey: 'Listeners',
+  items: (nlb) => nlb.listeners,
+  ids: [
+    { param: 'LoadBalancerIds', max: 20, of: (l) => l.LoadBalancerId },
+    { param: 'ListenerIds', max: 20, of: (l) => l.ListenerId },
+  ],
+  equality: ['ListenerProtocol'],
+  tagged: true,
+});
+
+const listServerGroups = listAction({
+  listKey: 'ServerGroups',
+  items: (nlb) => nlb.serverGroups,
+  ids: [
+    { param: 'ServerGroupIds', max: 20, of: (g) => g.ServerGroupId },
+    { param: 'ServerGroupNames', max: 20, of: (g) => g.ServerGroupName ?? '' },
+  ],
+  equality: ['ServerGroupType', 'VpcId', 'ResourceGroupId'],
+  tagged: true,
+});
+
+const listServerGroupServers = listAction<WireNlbServer>({
+  listKey: 'Servers',
+  // Every server, or those of `ServerGroupId` (400 `ResourceNotFound.serverGroup` when the region has no such group).
+  items: (nlb, p) => {
+    const groupId = p.str('ServerGroupId');
+    if (groupId === undefined) return nlb.servers;
     const known = nlb.serversByGroup.get(groupId) ?? (nlb.serverGroups.some((g) => g.ServerGroupId === groupId) ? [] : undefined);
-    if (known === undefined)
-      throw new AcsError(400, 'ResourceNotFound.serverGroup', `The specified resource ${groupId} is not found.`);
-    servers = known;
-  }
-  const all = servers.filter(
-    (s) => (!serverIds || serverIds.has(s.ServerId)) && (!serverIps || serverIps.has(s.ServerIp ?? '')),
-  );
-  return page(req, regionId, 'Servers', all);
-};
+    if (known === undefined) throw new AcsError(400, 'ResourceNotFound.serverGroup', `The specified resource ${groupId} is not found.`);
+    return known;
+  },
+  ids: [
+    { param: 'ServerIds', max: 40, of: (s) => s.ServerId },
+    { param: 'ServerIps', max: 40, of: (s) => s.ServerIp ?? '' },
+  ],
+});
 
 const getLoadBalancerAttribute: RpcHandler = (req) => {
   const { nlb } = regionNlb(req);
