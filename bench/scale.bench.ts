@@ -1,0 +1,414 @@
+/**
+ * `npm run bench:scale -- --clusters 5000`: the path after the analysis at fleet scale (issue 22 item 4). On a fresh
+ * database it stores two real scans of the generated bench fleet (`millionBackendSpec`: 100 nodes and 22
+ * LoadBalancer Services per cluster, about a quarter on NLB; 5,000 clusters are about 10M backend entries), a week
+ * apart, each analysed in process and stored by `analyzeAndStore` as a scan stores it (findings, skipped results,
+ * quota samples, the gzip snapshot and the fleet graph in one transaction). The older scan runs without
+ * SERVICE_NO_CONNECTION_DRAIN, so the weekly diff has real new findings. Then it times:
+ *  - `storeSeconds`: the store step of each scan (`analyzeAndStore`'s `store` phase) and the rows it wrote;
+ *  - `report`: `loadReportInput` + `buildReport` and every render (target: within 60 s together);
+ *  - `api`: the API (createApiApp, the production module, NODE_ENV=production) in a child process, driven by
+ *    autocannon with a VARIED workload, not one repeated query: `/v1/findings` with each filter (check, severity,
+ *    account, cluster, combined) and limit, and `after` cursors of real pages up to 20 deep; the fleet listings and
+ *    objects (`/v1/clusters`, `/v1/load-balancers`, `/v1/nlbs`, `/v1/ecs-instances`, their `{id}` reads); quota
+ *    listings and `/v1/forecasts/trends` with filters; nested GraphQL queries with varied arguments and cursors.
+ *    Request k of the run is entry k mod n of the shuffled list. One mixed run (target p95 <= 50 ms, no error) and
+ *    one shorter run per class, with p50/p95/p99/max (ms), requests per second and the API's CPU ms per request.
+ *
+ * Flags: `--clusters N` (default 5000), `--connections N` (default 20), `--duration S` (seconds of the mixed run,
+ * default 30; each class run is a third of it). BENCH_SCALE_KEEP_DB=1 keeps the database (its name goes to
+ * stderr), BENCH_SCALE_DB_NAME=<name> reuses one (nothing is generated or stored: only the report and API parts
+ * run). The database is created next to BENCH_DATABASE_URL (default postgres://postgres@127.0.0.1:5432/postgres).
+ * Prints one line per part and, last, one JSON object.
+ */
+import { fork, type ChildProcess } from 'node:child_process';
+import { randomBytes } from 'node:crypto';
+import autocannon from 'autocannon';
+import { Client } from 'pg';
+import { analyzeAndStore } from '@app/audit';
+import { createApiApp, UnavailableScanLauncher } from '@app/api';
+import { FleetIndex } from '@app/checks';
+import { generateFleet } from '@app/collectors';
+import { mapWireFleet } from '@app/domain';
+import { buildReport, loadReportInput, renderReport, REPORT_FORMATS } from '@app/reports';
+import { Store } from '@app/store';
+import { adminQuery, benchAdminUrl, intFlag, loadAvg1m, millionBackendSpec, round2 } from './bench-support';
+
+const DAY = 86_400_000;
+const NOW = new Date('2026-11-23T06:00:00Z');
+const BOOTSTRAP = `bench-scale-bootstrap-${randomBytes(12).toString('hex')}`;
+const HASH_KEY = randomBytes(32).toString('hex');
+
+/** One request of the workload. */
+interface BenchRequest {
+  /** Workload class (the per-class runs and the mix). */
+  cls: 'findings' | 'fleet' | 'quotas' | 'graphql';
+  method: 'GET' | 'POST';
+  path: string;
+  body?: string;
+}
+
+/** Latency figures of one autocannon run (ms, nearest rank). */
+interface LoadFigures {
+  requests: number;
+  rps: number;
+  p50Ms: number | null;
+  p95Ms: number | null;
+  p99Ms: number | null;
+  maxMs: number | null;
+  /** Connection errors + timeouts + non-2xx answers. */
+  errors: number;
+  apiCpuMsPerRequest: number | null;
+}
+
+/** Percentile (nearest rank) of sorted values, ms rounded to 0.1. */
+function percentile(sorted: number[], p: number): number | null {
+  if (sorted.length === 0) return null;
+  const i = Math.min(sorted.length - 1, Math.max(0, Math.ceil((p / 100) * sorted.length) - 1));
+  return Math.round(sorted[i]! * 10) / 10;
+}
+
+/** Deterministic shuffle (xorshift), so two runs drive the same sequence. */
+function shuffled<T>(items: readonly T[], seed = 7): T[] {
+  const out = [...items];
+  let x = seed;
+  for (let i = out.length - 1; i > 0; i--) {
+    x ^= x << 13;
+    x ^= x >>> 17;
+    x ^= x << 5;
+    const j = Math.abs(x) % (i + 1);
+    [out[i], out[j]] = [out[j]!, out[i]!];
+  }
+  return out;
+}
+
+/** CPU time used so far by the API child, µs (asked over IPC). */
+function childCpuMicros(child: ChildProcess): Promise<number> {
+  return new Promise((resolve) => {
+    const onMessage = (m: unknown) => {
+      if (typeof m === 'object' && m !== null && 'cpuMicros' in m) {
+        child.off('message', onMessage);
+        resolve((m as { cpuMicros: number }).cpuMicros);
+      }
+    };
+    child.on('message', onMessage);
+    child.send('cpu');
+  });
+}
+
+/**
+ * Drive `requests` (round robin, request k = entry k mod n) for `seconds` over `connections` connections.
+ * @throws when autocannon cannot run
+ */
+async function drive(child: ChildProcess, origin: string, requests: readonly BenchRequest[], seconds: number, connections: number): Promise<LoadFigures> {
+  const times: number[] = [];
+  let k = 0;
+  const headers = { authorization: `Bearer ${BOOTSTRAP}`, 'content-type': 'application/json' };
+  const cpuBefore = await childCpuMicros(child);
+  const result = await new Promise<autocannon.Result>((resolve, reject) => {
+    const instance = autocannon(
+      {
+        url: origin,
+        connections,
+        duration: seconds,
+        headers,
+        requests: [
+          {
+            setupRequest: (req) => {
+              const r = requests[k++ % requests.length]!;
+              // A fresh headers object each time: autocannon adds content-length to the one it is given, which a
+              // GET after a POST would then carry with no body (the server waits for it).
+              return r.body !== undefined
+                ? { ...req, method: r.method, path: r.path, headers: { ...headers }, body: r.body }
+                : { ...req, method: r.method, path: r.path, headers: { authorization: headers.authorization }, body: undefined };
+            },
+          },
+        ],
+      },
+      (err, res) => (err ? reject(err instanceof Error ? err : new Error(String(err))) : resolve(res)),
+    );
+    instance.on('response', (_c, _s, _b, responseTime) => times.push(responseTime));
+  });
+  const cpuMicros = (await childCpuMicros(child)) - cpuBefore;
+  times.sort((a, b) => a - b);
+  return {
+    requests: times.length,
+    rps: Math.round((times.length / seconds) * 10) / 10,
+    p50Ms: percentile(times, 50),
+    p95Ms: percentile(times, 95),
+    p99Ms: percentile(times, 99),
+    maxMs: times.length ? Math.round(times[times.length - 1]! * 10) / 10 : null,
+    errors: result.errors + result.timeouts + result.non2xx,
+    apiCpuMsPerRequest: times.length ? Math.round((cpuMicros / 1000 / times.length) * 1000) / 1000 : null,
+  };
+}
+
+/** GET `path` with the bootstrap token; the JSON body. @throws on a non-2xx answer (the workload must be valid). */
+async function getJson<T>(origin: string, path: string): Promise<T> {
+  const res = await fetch(`${origin}${path}`, { headers: { authorization: `Bearer ${BOOTSTRAP}` } });
+  if (!res.ok) throw new Error(`GET ${path} answered ${res.status}: ${(await res.text()).slice(0, 200)}`);
+  return (await res.json()) as T;
+}
+
+/** POST a GraphQL query; the JSON body. @throws on an error answer. */
+async function graphql<T>(origin: string, query: string, variables: Record<string, unknown>): Promise<T> {
+  const res = await fetch(`${origin}/graphql`, {
+    method: 'POST',
+    headers: { authorization: `Bearer ${BOOTSTRAP}`, 'content-type': 'application/json' },
+    body: JSON.stringify({ query, variables }),
+  });
+  const body = (await res.json()) as { data?: T; errors?: unknown[] };
+  if (!res.ok || body.errors) throw new Error(`GraphQL answered ${res.status}: ${JSON.stringify(body.errors ?? body).slice(0, 300)}`);
+  return body.data as T;
+}
+
+interface Page<T> {
+  items: T[];
+  nextCursor: string | null;
+}
+
+/** The request and the `after` pages of a REST listing, following `nextCursor` up to `depth` pages. */
+async function restPages(origin: string, cls: BenchRequest['cls'], path: string, depth: number): Promise<BenchRequest[]> {
+  const out: BenchRequest[] = [{ cls, method: 'GET', path }];
+  let cursor: string | null = (await getJson<Page<unknown>>(origin, path)).nextCursor;
+  const sep = path.includes('?') ? '&' : '?';
+  for (let i = 1; i < depth && cursor; i++) {
+    const p = `${path}${sep}after=${encodeURIComponent(cursor)}`;
+    out.push({ cls, method: 'GET', path: p });
+    cursor = (await getJson<Page<unknown>>(origin, p)).nextCursor;
+  }
+  return out;
+}
+
+const GQL_FLEET = `query Fleet($first: Int!, $after: String) {
+  accounts(first: $first, after: $after) { pageInfo { endCursor } edges { node { accountId regions(first: 2) { edges { node { regionId
+    clusters(first: 5) { edges { node { clusterId services(first: 10) { edges { node { namespace name loadBalancer { loadBalancerId backendEntries } } } } } } } } } } } } } }`;
+const GQL_FINDINGS = `query Findings($first: Int!, $after: String, $accountId: String, $checkId: String) {
+  findings(first: $first, after: $after, accountId: $accountId, checkId: $checkId) { pageInfo { endCursor hasNextPage } edges { node { checkId severity message } } } }`;
+const GQL_LBS = `query Lbs($accountId: String, $first: Int!) { loadBalancers(accountId: $accountId, first: $first) { edges { node { loadBalancerId } } } }`;
+
+/** Build the varied workload from what the stored scan holds (ids, filters, real cursors). */
+async function workload(origin: string): Promise<BenchRequest[]> {
+  const out: BenchRequest[] = [];
+  const clusters = (await getJson<Page<{ clusterId: string; accountId: string; regionId: string }>>(origin, '/v1/clusters?limit=100')).items;
+  const accounts = [...new Set(clusters.map((c) => c.accountId))].slice(0, 8);
+  const checks = ['CLB_BACKEND_QUOTA', 'CLUSTER_MODE_BLOWUP', 'LB_CONFIG_DRIFT', 'ECS_LB_ATTACHMENT_QUOTA', 'LB_ORPHANED', 'SERVICE_NO_CONNECTION_DRAIN', 'NLB_SERVER_ADDED_QUOTA', 'LB_RENAME_TAG_MISSING'];
+  // Findings: each filter alone and combined, three page sizes, real cursors to 20 pages deep.
+  out.push(...(await restPages(origin, 'findings', '/v1/findings', 20)));
+  out.push(...(await restPages(origin, 'findings', '/v1/findings?limit=500', 5)));
+  for (const checkId of checks) out.push(...(await restPages(origin, 'findings', `/v1/findings?checkId=${checkId}&limit=50`, 6)));
+  for (const severity of ['critical', 'warning', 'info']) out.push(...(await restPages(origin, 'findings', `/v1/findings?severity=${severity}`, 6)));
+  for (const a of accounts) {
+    out.push(...(await restPages(origin, 'findings', `/v1/findings?accountId=${a}`, 4)));
+    out.push(...(await restPages(origin, 'findings', `/v1/findings?accountId=${a}&severity=warning&checkId=CLUSTER_MODE_BLOWUP`, 2)));
+  }
+  for (const c of clusters.slice(0, 12)) out.push(...(await restPages(origin, 'findings', `/v1/findings?clusterId=${c.clusterId}&limit=20`, 3)));
+  // Fleet graph listings and objects.
+  out.push(...(await restPages(origin, 'fleet', '/v1/clusters', 10)));
+  for (const a of accounts) {
+    out.push(...(await restPages(origin, 'fleet', `/v1/clusters?accountId=${a}`, 2)));
+    out.push(...(await restPages(origin, 'fleet', `/v1/load-balancers?accountId=${a}&owner=ccm`, 3)));
+    out.push(...(await restPages(origin, 'fleet', `/v1/nlbs?accountId=${a}`, 2)));
+    out.push(...(await restPages(origin, 'fleet', `/v1/ecs-instances?accountId=${a}&minLoadBalancers=10`, 3)));
+  }
+  const lbs = (await getJson<Page<{ loadBalancerId: string }>>(origin, `/v1/load-balancers?limit=40`)).items;
+  for (const lb of lbs) out.push({ cls: 'fleet', method: 'GET', path: `/v1/load-balancers/${lb.loadBalancerId}` });
+  const ecs = (await getJson<Page<{ instanceId: string }>>(origin, `/v1/ecs-instances?limit=40`)).items;
+  for (const e of ecs) out.push({ cls: 'fleet', method: 'GET', path: `/v1/ecs-instances/${e.instanceId}` });
+  const nlbs = (await getJson<Page<{ nlbId: string }>>(origin, `/v1/nlbs?limit=20`)).items;
+  for (const n of nlbs) out.push({ cls: 'fleet', method: 'GET', path: `/v1/nlbs/${n.nlbId}` });
+  // Quotas and trends.
+  out.push(...(await restPages(origin, 'quotas', '/v1/quotas?minRatio=0.5', 6)));
+  for (const a of accounts.slice(0, 4)) {
+    out.push(...(await restPages(origin, 'quotas', `/v1/quotas?accountId=${a}&checkId=ECS_LB_ATTACHMENT_QUOTA`, 3)));
+    out.push({ cls: 'quotas', method: 'GET', path: `/v1/forecasts/trends?accountId=${a}&minSamples=2&minSpanHours=1` });
+  }
+  for (const c of clusters.slice(0, 4)) out.push({ cls: 'quotas', method: 'GET', path: `/v1/forecasts/trends?clusterId=${c.clusterId}&minSamples=2&minSpanHours=1` });
+  // GraphQL: nested fleet pages with real cursors, findings with filters and cursors, CLB listings per account.
+  let after: string | null = null;
+  for (let i = 0; i < 6; i++) {
+    const variables: Record<string, unknown> = { first: 3 + (i % 3), ...(after ? { after } : {}) };
+    out.push({ cls: 'graphql', method: 'POST', path: '/graphql', body: JSON.stringify({ query: GQL_FLEET, variables }) });
+    after = (await graphql<{ accounts: { pageInfo: { endCursor: string | null } } }>(origin, GQL_FLEET, variables)).accounts.pageInfo.endCursor;
+    if (!after) break;
+  }
+  for (const [i, a] of accounts.entries()) {
+    let cursor: string | null = null;
+    for (let p = 0; p < 3; p++) {
+      const variables: Record<string, unknown> = { first: 50, accountId: a, checkId: checks[i % checks.length], ...(cursor ? { after: cursor } : {}) };
+      out.push({ cls: 'graphql', method: 'POST', path: '/graphql', body: JSON.stringify({ query: GQL_FINDINGS, variables }) });
+      const page: { findings: { pageInfo: { endCursor: string | null; hasNextPage: boolean } } } = await graphql(origin, GQL_FINDINGS, variables);
+      if (!page.findings.pageInfo.hasNextPage) break;
+      cursor = page.findings.pageInfo.endCursor;
+    }
+    out.push({ cls: 'graphql', method: 'POST', path: '/graphql', body: JSON.stringify({ query: GQL_LBS, variables: { accountId: a, first: 100 } }) });
+  }
+  return shuffled(out);
+}
+
+/** Child: serve the API over the database; tells the parent its port, answers CPU probes, stops on request. */
+async function serve(): Promise<void> {
+  const store = await Store.open({ connectionString: process.env.BENCH_SCALE_DB_URL as string, tokenHashKey: process.env.BENCH_SCALE_HASH_KEY as string, poolMax: 20 });
+  const app = await createApiApp({ store, token: process.env.BENCH_SCALE_BOOTSTRAP as string, scanLauncher: new UnavailableScanLauncher(), logger: false, auth: { maxFailures: 1_000_000 } });
+  await app.listen(0, '127.0.0.1');
+  process.send?.({ port: (app.getHttpServer().address() as { port: number }).port });
+  process.on('message', (m: unknown) => {
+    if (m === 'cpu') {
+      const u = process.cpuUsage();
+      process.send?.({ cpuMicros: u.user + u.system });
+    }
+    if (m === 'stop') void app.close().then(() => store.close()).then(() => process.exit(0));
+  });
+}
+
+/** Generate, analyse and store the two scans; the store figures. */
+async function seed(url: string, clusters: number): Promise<Record<string, unknown>> {
+  const t0 = Date.now();
+  const snapshot = mapWireFleet(generateFleet(millionBackendSpec(22, { clusters, nlb: true }), 'bench-scale').fleet);
+  const generateSeconds = (Date.now() - t0) / 1000;
+  const index = FleetIndex.build(snapshot);
+  const store = await Store.open({ connectionString: url, migrate: true, tokenHashKey: HASH_KEY });
+  const scans: Record<string, unknown>[] = [];
+  try {
+    for (const w of [0, 1]) {
+      const scan = await store.scans.create({ source: 'offline', fleetName: 'bench-scale', startedAt: new Date(NOW.getTime() - (1 - w) * 7 * DAY) });
+      const phases: Record<string, number> = {};
+      let started = 0;
+      const analysis = await analyzeAndStore(snapshot, {
+        scanId: scan.id,
+        now: new Date(NOW.getTime() - (1 - w) * 7 * DAY),
+        store,
+        index,
+        ...(w === 0 ? { settings: { checks: { SERVICE_NO_CONNECTION_DRAIN: { enabled: false } } } } : {}),
+        onPhase: (phase, done) => {
+          if (done === 0) started = Date.now();
+          else phases[phase] = (Date.now() - started) / 1000;
+        },
+      });
+      scans.push({ analyzeSeconds: round2(phases.analyze ?? 0), storeSeconds: round2(phases.store ?? 0), findings: analysis.findings.length, skipped: analysis.skipped.length });
+      console.log(`scan ${w === 0 ? 'older ' : 'latest'}: analysed in ${(phases.analyze ?? 0).toFixed(1)} s, stored in ${(phases.store ?? 0).toFixed(1)} s (${analysis.findings.length} findings)`);
+    }
+  } finally {
+    await store.close();
+  }
+  const c = new Client({ connectionString: url });
+  await c.connect();
+  try {
+    await c.query('ANALYZE');
+    const rows = await c.query<{ relname: string; n: string }>(
+      `SELECT relname, n_live_tup::text AS n FROM pg_stat_user_tables WHERE relname IN ('findings', 'quota_usage', 'scan_snapshots') OR relname LIKE 'graph_%' ORDER BY relname`,
+    );
+    const size = await c.query<{ s: string }>('SELECT pg_database_size(current_database())::text AS s');
+    return {
+      generateSeconds: round2(generateSeconds),
+      scans,
+      rows: Object.fromEntries(rows.rows.map((r) => [r.relname, Number(r.n)])),
+      databaseMiB: Math.round(Number(size.rows[0]!.s) / 2 ** 20),
+    };
+  } finally {
+    await c.end();
+  }
+}
+
+async function main(): Promise<void> {
+  const clusters = intFlag('clusters', 5000);
+  const connections = intFlag('connections', 20);
+  const duration = intFlag('duration', 30);
+  const reuse = process.env.BENCH_SCALE_DB_NAME;
+  const base = benchAdminUrl();
+  const name = reuse ?? `fleet_audit_bench_${randomBytes(4).toString('hex')}`;
+  const url = new URL(base);
+  url.pathname = `/${name}`;
+  if (!reuse) await adminQuery(`CREATE DATABASE "${name}"`, base);
+  const loadBefore = loadAvg1m();
+  let child: ChildProcess | undefined;
+  try {
+    const stored = reuse ? { reused: name } : await seed(url.toString(), clusters);
+
+    const store = await Store.open({ connectionString: url.toString(), migrate: true, tokenHashKey: HASH_KEY });
+    let report: Record<string, unknown>;
+    try {
+      const t0 = process.hrtime.bigint();
+      const doc = buildReport(await loadReportInput(store, { now: new Date(NOW.getTime() + 3_600_000) }));
+      const buildSeconds = Number(process.hrtime.bigint() - t0) / 1e9;
+      const render: Record<string, number> = {};
+      for (const format of REPORT_FORMATS) {
+        const t = process.hrtime.bigint();
+        renderReport(doc, format);
+        render[format] = round2(Number(process.hrtime.bigint() - t) / 1e9);
+      }
+      const total = buildSeconds + Object.values(render).reduce((a, b) => a + b, 0);
+      report = { buildSeconds: round2(buildSeconds), renderSeconds: render, totalSeconds: round2(total), findings: doc.summary.findings, changes: doc.summary.changes, targetSeconds: 60 };
+      console.log(`report: built in ${buildSeconds.toFixed(1)} s, rendered in ${(total - buildSeconds).toFixed(1)} s (${doc.summary.findings} findings)`);
+    } finally {
+      await store.close();
+    }
+
+    child = fork(__filename, ['--serve'], {
+      env: { ...process.env, NODE_ENV: 'production', BENCH_SCALE_DB_URL: url.toString(), BENCH_SCALE_BOOTSTRAP: BOOTSTRAP, BENCH_SCALE_HASH_KEY: HASH_KEY },
+      stdio: ['ignore', 'inherit', 'inherit', 'ipc'],
+      execArgv: [],
+    });
+    const port = await new Promise<number>((resolve, reject) => {
+      child!.once('message', (m: { port: number }) => resolve(m.port));
+      child!.once('exit', (code) => reject(new Error(`the API child exited early (code ${code})`)));
+    });
+    const origin = `http://127.0.0.1:${port}`;
+    const requests = await workload(origin);
+    // Warm-up (JIT, pool, plans): one pass over the workload, not measured.
+    // Every request must answer 2xx here, so an error in a timed run is the load's, never a bad request. The
+    // second pass times each distinct request alone (one at a time): the slowest are printed.
+    const alone: { r: BenchRequest; ms: number }[] = [];
+    for (const pass of [0, 1]) for (const r of requests) {
+      const t = performance.now();
+      const res = await fetch(`${origin}${r.path}`, { method: r.method, headers: { authorization: `Bearer ${BOOTSTRAP}`, 'content-type': 'application/json' }, ...(r.body ? { body: r.body } : {}) });
+      const text = await res.text();
+      if (!res.ok || (r.cls === 'graphql' && text.includes('"errors"'))) throw new Error(`${r.method} ${r.path} answered ${res.status}: ${text.slice(0, 200)}`);
+      if (pass === 1) alone.push({ r, ms: performance.now() - t });
+    }
+    alone.sort((a, b) => b.ms - a.ms);
+    const slowest = alone.slice(0, 8).map((x) => ({ ms: Math.round(x.ms * 10) / 10, request: `${x.r.method} ${x.r.path}${x.r.body ? ` ${x.r.body.slice(0, 90)}` : ''}` }));
+    for (const x of slowest) console.log(`  alone ${String(x.ms).padStart(7)} ms  ${x.request.slice(0, 160)}`);
+    const aloneSorted = alone.map((x) => x.ms).sort((a, b) => a - b);
+    const byClass = (cls: BenchRequest['cls']) => requests.filter((r) => r.cls === cls);
+    const mixed = await drive(child, origin, requests, duration, connections);
+    console.log(`api mixed (${requests.length} distinct requests): p50 ${mixed.p50Ms} ms, p95 ${mixed.p95Ms} ms, p99 ${mixed.p99Ms} ms, ${mixed.rps} req/s, ${mixed.errors} errors`);
+    const classes: Record<string, LoadFigures & { distinct: number }> = {};
+    for (const cls of ['findings', 'fleet', 'quotas', 'graphql'] as const) {
+      const list = byClass(cls);
+      classes[cls] = { distinct: list.length, ...(await drive(child, origin, list, Math.max(5, Math.round(duration / 3)), connections)) };
+      console.log(`api ${cls.padEnd(8)} (${list.length} distinct): p50 ${classes[cls].p50Ms} ms, p95 ${classes[cls].p95Ms} ms, p99 ${classes[cls].p99Ms} ms, ${classes[cls].rps} req/s, ${classes[cls].errors} errors`);
+    }
+    console.log(
+      JSON.stringify({
+        bench: 'scale',
+        clusters,
+        stored,
+        report,
+        api: { connections, durationSeconds: duration, distinctRequests: requests.length, targetP95Ms: 50, aloneP50Ms: percentile(aloneSorted, 50), aloneP95Ms: percentile(aloneSorted, 95), slowest, mixed, classes },
+        peakRssMiB: Math.round(process.resourceUsage().maxRSS / 1024),
+        loadAvg1mBefore: loadBefore,
+        loadAvg1mAfter: loadAvg1m(),
+      }),
+    );
+  } finally {
+    if (child && child.exitCode === null) {
+      child.send('stop');
+      await new Promise((r) => child!.once('exit', r));
+    }
+    if (reuse || process.env.BENCH_SCALE_KEEP_DB === '1') process.stderr.write(`bench:scale: database ${name} kept (BENCH_SCALE_DB_NAME=${name} reuses it)\n`);
+    else await adminQuery(`DROP DATABASE IF EXISTS "${name}" WITH (FORCE)`, base);
+  }
+}
+
+if (process.argv.includes('--serve')) {
+  serve().catch((e: unknown) => {
+    process.stderr.write(`bench:scale server: ${e instanceof Error ? e.message : String(e)}\n`);
+    process.exit(1);
+  });
+} else {
+  main().catch((e: unknown) => {
+    process.stderr.write(`bench:scale: ${e instanceof Error ? e.message : String(e)}\n`);
+    process.exit(1);
+  });
+}
