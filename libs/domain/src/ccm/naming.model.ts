@@ -46,10 +46,19 @@ export const listenerDescription = ccmNamedKey;
  *   starting with `k8s` (a user-managed name)
  */
 export function parseCcmNamedKey(text: string | undefined): CcmNamedKey | undefined {
-  if (!text) return undefined;
-  const parts = text.split('/');
-  if (parts.length !== 5 || parts[0] !== CCM_NAME_PREFIX) return undefined;
-  const [, port, serviceName, namespace, clusterId] = parts;
-  if (!port || !serviceName || !namespace || !clusterId) return undefined;
+  const parts = ccmNameParts(text, '/', 4);
+  if (!parts) return undefined;
+  const [port, serviceName, namespace, clusterId] = parts;
   return { port, serviceName, namespace, clusterId };
+}
+
+/**
+ * The parts of a name CCM wrote (CLB `k8s/...`, NLB `k8s....`) after its `k8s` prefix: exactly `count` non-empty
+ * parts separated by `separator`, else `undefined` (a user-managed name, which CCM never deletes).
+ */
+export function ccmNameParts(text: string | undefined, separator: string, count: number): string[] | undefined {
+  if (!text) return undefined;
+  const [prefix, ...parts] = text.split(separator);
+  if (prefix !== CCM_NAME_PREFIX || parts.length !== count || parts.some((p) => p === '')) return undefined;
+  return parts;
 }

@@ -12,7 +12,7 @@
  * user-managed: CCM never deletes it ("ServerGroupName Format Error: k8s.${port}.${protocol}.${service}.
  * ${namespace}.${clusterid} format is expected", `LoadNLBSGNamedKey` / `LoadNLBListenerNamedKey`).
  */
-import { CCM_NAME_PREFIX } from './naming.model';
+import { CCM_NAME_PREFIX, ccmNameParts } from './naming.model';
 
 /** The parts of a CCM NLB server group name or listener description. */
 export interface NlbNamedKey {
@@ -47,10 +47,8 @@ export const nlbListenerDescription = nlbNamedKey;
  *   `k8s` (user-managed: a Service or namespace name with a dot cannot round-trip either, as in CCM)
  */
 export function parseNlbNamedKey(text: string | undefined): NlbNamedKey | undefined {
-  if (!text) return undefined;
-  const parts = text.split('.');
-  if (parts.length !== 6 || parts[0] !== CCM_NAME_PREFIX) return undefined;
-  const [, port, protocol, serviceName, namespace, clusterId] = parts;
-  if (!port || !protocol || !serviceName || !namespace || !clusterId) return undefined;
+  const parts = ccmNameParts(text, '.', 5);
+  if (!parts) return undefined;
+  const [port, protocol, serviceName, namespace, clusterId] = parts;
   return { port, protocol, serviceName, namespace, clusterId };
 }
