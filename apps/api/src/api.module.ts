@@ -28,7 +28,7 @@ import { FORECAST_POOL, ForecastsService } from './forecasts/forecasts.service';
 import { HealthController } from './health/health.controller';
 import { HealthService } from './health/health.service';
 import { MetricsController } from './metrics/metrics.controller';
-import { MetricsService } from './metrics/metrics.service';
+import { ExhaustionForecasts, MetricsService } from './metrics/metrics.service';
 import type { ScanLauncher } from './scan-launcher.port';
 import { ScansController } from './scans/scans.controller';
 import { ScansService } from './scans/scans.service';
@@ -189,6 +189,7 @@ export class ApiModule implements NestModule {
         ForecastsService,
         TokensService,
         HealthService,
+        ExhaustionForecasts,
         MetricsService,
         ...(options.graphql === false ? [] : [...GRAPHQL_RESOLVERS, ...FORECAST_TOKEN_RESOLVERS]),
       ],

@@ -20,7 +20,9 @@ type Exhaustion = Pick<TrendEntry, 'checkId' | 'resource' | 'secondsToExhaustion
  * only re-derives "seconds from now" from them (`max(0, exhaustsAt - now)`). Refitted when the latest
  * succeeded scan changes or `EXHAUSTION_REFIT_MS` of wall time after the last fit (samples leaving the 14-day window). Concurrent
  * scrapes share one fit. Holds every account's series; each scrape filters them by its principal's scope.
+ * One per API process (a provider), so every scrape shares its fit.
  */
+@Injectable()
 export class ExhaustionForecasts {
   private key: string | null = null;
   private fittedAt = 0;
@@ -52,18 +54,18 @@ export class ExhaustionForecasts {
   }
 }
 
-/** Reads the latest scans from the store and renders them as Prometheus metrics (libs/telemetry). */
+/**
+ * Reads the latest scans from the store and renders them as Prometheus metrics (libs/telemetry), with the exhaustion
+ * forecasts of `ExhaustionForecasts` (injected, so a test can replace the fit).
+ */
 @Injectable()
 export class MetricsService {
   constructor(
     private readonly store: Store,
+    private readonly exhaustion: ExhaustionForecasts,
     @Inject(METRICS_OPTIONS) private readonly options: MetricsOptions,
     @Inject(PROCESS_METRICS) private readonly process: ProcessMetrics,
-  ) {
-    this.exhaustion = new ExhaustionForecasts(store);
-  }
-
-  private readonly exhaustion: ExhaustionForecasts;
+  ) {}
 
   /**
    * The exposition text of one scrape, over the principal's accounts only (every count and series
