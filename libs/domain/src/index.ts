@@ -212,6 +212,7 @@ export * from './ccm/nlb-backends.model';
 export {
   diffVServerGroupBackends,
   isBackendOfOwner,
+  isCcmNameOfOwner,
 } from './ccm/vgroup-diff.model';
 export type {
   BackendUpdate,

@@ -14,6 +14,7 @@ import {
   getLbAnnotation,
   needClb,
   nodeSelectionOptionsOf,
+  isCcmNameOfOwner,
   parseCcmNamedKey,
   parseVGroupPort,
   reusedLoadBalancerId,
@@ -57,17 +58,6 @@ interface GroupDrift {
   remove: number;
   update: number;
   groupIdByPort: Map<number, string>;
-}
-
-/** Whether a CCM name (`k8s/{port}/{svc}/{ns}/{clusterId}`) is the Service's own. */
-function ownedBy(name: string | undefined, owner: VServerGroupOwner): boolean {
-  const k = parseCcmNamedKey(name);
-  return (
-    k !== undefined &&
-    k.serviceName === owner.serviceName &&
-    k.namespace === owner.namespace &&
-    k.clusterId === owner.clusterId
-  );
 }
 
 /**
@@ -204,7 +194,7 @@ function vServerGroupDrift(
   if (out.remove) out.drift.push(`${count(out.remove, 'backend')} to remove`);
   if (out.update) out.drift.push(`${count(out.update, 'backend')} to rewrite (weight or description)`);
   const staleGroups = clb.vServerGroups
-    .filter((g) => !expectedNames.has(g.name) && ownedBy(g.name, owner))
+    .filter((g) => !expectedNames.has(g.name) && isCcmNameOfOwner(g.name, owner))
     .map((g) => g.name);
   if (staleGroups.length)
     out.drift.push(
@@ -246,7 +236,7 @@ function listenerDrift(
       misrouted.push(`${l.protocol}/${l.port} -> ${remote.vServerGroupId}`);
   }
   const extra = clb.listeners
-    .filter((x) => !wanted.has(`${x.protocol}/${x.port}`) && ownedBy(x.description, owner))
+    .filter((x) => !wanted.has(`${x.protocol}/${x.port}`) && isCcmNameOfOwner(x.description, owner))
     .map((x) => `${x.protocol}/${x.port}`);
   if (missing.length) drift.push(`listener ${listSome(missing, 3)} missing`);
   if (changed.length) drift.push(`listener ${listSome(changed, 3)}`);

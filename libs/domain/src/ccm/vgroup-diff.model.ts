@@ -45,9 +45,12 @@ export interface VServerGroupBackendDiff {
   userManaged: number;
 }
 
-/** Whether a backend description names this owner (CCM `isBackendManagedByMyService`). */
-export function isBackendOfOwner(description: string | undefined, owner: VServerGroupOwner): boolean {
-  const k = parseCcmNamedKey(description);
+/**
+ * Whether a CCM name (`k8s/{port}/{svc}/{ns}/{clusterId}`: a vServer group name, a listener description or a
+ * backend description, all the same format) names this owner: its Service, namespace and cluster.
+ */
+export function isCcmNameOfOwner(name: string | undefined, owner: VServerGroupOwner): boolean {
+  const k = parseCcmNamedKey(name);
   return (
     k !== undefined &&
     k.serviceName === owner.serviceName &&
@@ -55,6 +58,9 @@ export function isBackendOfOwner(description: string | undefined, owner: VServer
     k.clusterId === owner.clusterId
   );
 }
+
+/** Whether a backend description names this owner (CCM `isBackendManagedByMyService`). */
+export const isBackendOfOwner = isCcmNameOfOwner;
 
 /**
  * Compares one expected vServer group with the remote backends of the group of the same name. Linear in
