@@ -42,6 +42,7 @@ import {
 // resolver would otherwise pick graphql's ESM build for our files (two instances break instanceof checks).
 import { GraphQLScalarType, Kind, type FieldNode, type SelectionSetNode, type ValueNode } from 'graphql/index.js';
 import { gqlClassOf } from '../common/resource-class.util';
+import { ScanDiffCountsDto } from '../scans/scan-diff.dto';
 
 
 /** Largest `first` / `last` of a GraphQL connection (GitHub: 1..100). */
@@ -360,18 +361,6 @@ export const EcsInstance = gqlClassOf(GRAPH_ECS_INSTANCE) as Type<EcsInstance>;
 export type EcsInstance = GraphEcsInstance & { scanId: string };
 
 @ObjectType()
-export class DiffCounts {
-  @Field(() => Int)
-  new!: number;
-  @Field(() => Int)
-  resolved!: number;
-  @Field(() => Int)
-  persisting!: number;
-  @Field(() => Int)
-  severityChanged!: number;
-}
-
-@ObjectType()
 export class DiffItem {
   @Field()
   fingerprint!: string;
@@ -395,8 +384,8 @@ export class ScanDiff {
   scanId!: string;
   @Field(() => ID)
   againstScanId!: string;
-  @Field(() => DiffCounts, { description: 'Over your accounts and the filters' })
-  counts!: DiffCounts;
+  @Field(() => ScanDiffCountsDto, { description: 'Over your accounts and the filters' })
+  counts!: ScanDiffCountsDto;
 }
 
 @ObjectType()

@@ -1,21 +1,30 @@
 /** Response shapes of `GET /v1/scans/{id}/diff` (documented for OpenAPI). */
+import { Field, Int, ObjectType } from '@nestjs/graphql';
 import { ApiProperty } from '@nestjs/swagger';
 import type { FindingChange } from '@app/store';
 import type { Severity } from '@app/domain';
 import { FindingResourceDto } from '../findings/finding.dto';
 
-/** Fingerprints per change kind (counts over the token's accounts and the filters, every page). */
+/**
+ * Fingerprints per change kind (counts over the token's accounts and the filters, every page): one class for both
+ * transports, the REST schema `ScanDiffCountsDto` and the GraphQL type `DiffCounts` (ScanDiff.counts).
+ */
+@ObjectType('DiffCounts')
 export class ScanDiffCountsDto {
   @ApiProperty({ example: 3, description: 'Only in the scan' })
+  @Field(() => Int)
   new: number;
 
   @ApiProperty({ example: 1, description: 'Only in the baseline' })
+  @Field(() => Int)
   resolved: number;
 
   @ApiProperty({ example: 40, description: 'In both, same severity' })
+  @Field(() => Int)
   persisting: number;
 
   @ApiProperty({ example: 2, description: 'In both, another severity' })
+  @Field(() => Int)
   severityChanged: number;
 }
 
