@@ -227,14 +227,8 @@ function asObject(body: unknown, action: string): JsonObject {
  * @returns the response body as on the wire (PascalCase)
  * @throws openapi-core's ClientError / ServerError / ThrottlingError
  */
-export async function callSlb(
-  client: OpenApi,
-  action: string,
-  query: Record<string, unknown>,
-): Promise<JsonObject> {
-  const req = new $OpenApiUtil.OpenApiRequest({ query: OpenApiUtil.query(query) });
-  const resp = await client.callApi(rpcParams(action, '2014-05-15'), req, new $dara.RuntimeOptions({}));
-  return asObject(resp.body, action);
+export function callSlb(client: OpenApi, action: string, query: Record<string, unknown>): Promise<JsonObject> {
+  return callRpcWithQuery(client, '2014-05-15', action, query);
 }
 
 /**
@@ -244,13 +238,24 @@ export async function callSlb(
  * @returns the response body as on the wire (PascalCase)
  * @throws openapi-core's ClientError / ServerError / ThrottlingError
  */
-export async function callNlb(
+export function callNlb(client: OpenApi, action: string, query: Record<string, unknown>): Promise<JsonObject> {
+  return callRpcWithQuery(client, '2022-04-30', action, query);
+}
+
+/**
+ * Call an RPC API of `version` through the generic client with its parameters in the query, flattened by
+ * `OpenApiUtil.query` (`Tag.1.Key=...`, `LoadBalancerIds.1=...`): how SLB and NLB take them.
+ * @returns the response body as on the wire (PascalCase)
+ * @throws openapi-core's ClientError / ServerError / ThrottlingError
+ */
+async function callRpcWithQuery(
   client: OpenApi,
+  version: string,
   action: string,
   query: Record<string, unknown>,
 ): Promise<JsonObject> {
   const req = new $OpenApiUtil.OpenApiRequest({ query: OpenApiUtil.query(query) });
-  const resp = await client.callApi(rpcParams(action, '2022-04-30'), req, new $dara.RuntimeOptions({}));
+  const resp = await client.callApi(rpcParams(action, version), req, new $dara.RuntimeOptions({}));
   return asObject(resp.body, action);
 }
 

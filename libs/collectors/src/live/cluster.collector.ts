@@ -28,7 +28,7 @@ import {
 } from '@app/domain';
 import { z } from 'zod';
 import type { RegionClients } from './alibaba-clients.factory';
-import { Absent, aliCall, readDataset, type AccountScope } from './collect-scope.util';
+import { Absent, absentIfNotFound, aliCall, readDataset, type AccountScope } from './collect-scope.util';
 import { CollectError, ScanAbortedError } from './collect-error.util';
 import { loadKubeconfig, readKubernetes } from './kubernetes.collector';
 import { readNodeSysctls } from './node-sysctls.collector';
@@ -46,14 +46,7 @@ export const SYSCTLS_NOT_COLLECTED =
 function absentOnNotFound<T>(
   read: (s: AccountScope) => Promise<T>,
 ): (s: AccountScope) => Promise<T | Absent> {
-  return async (s) => {
-    try {
-      return await read(s);
-    } catch (e) {
-      if (e instanceof CollectError && e.notFound) return new Absent(e.message);
-      throw e;
-    }
-  };
+  return (s) => absentIfNotFound(() => read(s));
 }
 
 async function readKubernetesOf(
@@ -62,29 +55,26 @@ async function readKubernetesOf(
   clusterId: string,
 ): Promise<WireKubernetes | Absent> {
   const target = `${scope.accountId}/${rc.regionId}/${clusterId}`;
-  let config: string | undefined;
-  try {
-    const resp = await aliCall(scope, 'DescribeClusterUserKubeconfig', target, () =>
+  const resp = await absentIfNotFound(() =>
+    aliCall(scope, 'DescribeClusterUserKubeconfig', target, () =>
       rc.cs.describeClusterUserKubeconfigWithOptions(
         clusterId,
         new DescribeClusterUserKubeconfigRequest({ privateIpAddress: false, temporaryDurationMinutes: 60 }),
         {},
         runtime(),
       ),
-    );
-    config = stringAt(resp.body?.toMap(), 'config');
-  } catch (e) {
-    if (e instanceof CollectError && e.notFound) return new Absent(e.message);
-    throw e;
-  }
+    ),
+  );
+  if (resp instanceof Absent) return resp;
+  const config = stringAt(resp.body?.toMap(), 'config');
   if (!config)
     throw new CollectError(
       'InvalidResponse',
       `DescribeClusterUserKubeconfig ${target}: malformed response at $.config: expected a kubeconfig string`,
     );
   const kc = loadKubeconfig(config, target);
-  try {
-    return await readKubernetes(
+  return absentIfNotFound(() =>
+    readKubernetes(
       kc,
       target,
       scope.kubeRunner,
@@ -95,11 +85,8 @@ async function readKubernetesOf(
         ...(scope.signal ? { signal: scope.signal } : {}),
       },
       scope.clients.secrets,
-    );
-  } catch (e) {
-    if (e instanceof CollectError && e.notFound) return new Absent(e.message);
-    throw e;
-  }
+    ),
+  );
 }
 
 /**

@@ -32,6 +32,19 @@ export class Absent {
   constructor(readonly message: string) {}
 }
 
+/**
+ * Run a read, turning "the API reports the resource is not there" (`CollectError.notFound`) into `Absent` with
+ * its message; every other failure is thrown on.
+ */
+export async function absentIfNotFound<T>(read: () => Promise<T>): Promise<T | Absent> {
+  try {
+    return await read();
+  } catch (e) {
+    if (e instanceof CollectError && e.notFound) return new Absent(e.message);
+    throw e;
+  }
+}
+
 /** `account/region/cluster/api` of a dataset key. */
 export function targetOf(key: Omit<DatasetKey, 'api'> & { api?: string }): string {
   return [key.accountId, key.regionId, key.clusterId, key.api].filter((p) => p !== undefined).join('/');

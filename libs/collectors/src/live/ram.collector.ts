@@ -25,7 +25,7 @@ import {
   type WireRamPolicyRef,
 } from '@app/domain';
 import { z } from 'zod';
-import { Absent, aliCall, type AccountScope } from './collect-scope.util';
+import { Absent, absentIfNotFound, aliCall, type AccountScope } from './collect-scope.util';
 import { CollectError } from './collect-error.util';
 import { readAllByToken } from './paging.util';
 import { dig, listAt, stringAt, validateWire } from './wire-validate.util';
@@ -97,9 +97,8 @@ async function readPolicy(scope: AccountScope, ref: WireRamPolicyRef): Promise<W
 export async function readRam(scope: AccountScope): Promise<WireRam | Absent> {
   const target = scope.accountId;
   const pageSize = scope.settings.pageSizes.ram;
-  let rawRoles: unknown[];
-  try {
-    rawRoles = await readAllByToken(async (marker) => {
+  const rawRoles = await absentIfNotFound(() =>
+    readAllByToken(async (marker) => {
       const resp = await aliCall(scope, 'ListRoles', target, () =>
         scope.clients.ram.listRolesWithOptions(
           new ListRolesRequest({ maxItems: pageSize, ...(marker ? { marker } : {}) }),
@@ -111,11 +110,9 @@ export async function readRam(scope: AccountScope): Promise<WireRam | Absent> {
         items: listAt(body, 'ListRoles', target, 'Roles', 'Role'),
         nextToken: dig(body, 'IsTruncated') === true ? stringAt(body, 'Marker') : undefined,
       };
-    }, `ListRoles ${target}`);
-  } catch (e) {
-    if (e instanceof CollectError && e.notFound) return new Absent(e.message);
-    throw e;
-  }
+    }, `ListRoles ${target}`),
+  );
+  if (rawRoles instanceof Absent) return rawRoles;
   const roles = validateWire(z.array(wireRamRoleSchema), rawRoles, 'ListRoles', target, ['Roles', 'Role']);
   const attachments = await all(roles, async (role) => {
     const roleTarget = `${target}/role:${role.RoleName}`;

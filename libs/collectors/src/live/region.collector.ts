@@ -44,7 +44,7 @@ import {
 } from '@app/domain';
 import { z } from 'zod';
 import { callNlb, callQuotas, callSlb, type RegionClients } from './alibaba-clients.factory';
-import { Absent, aliCall, type AccountScope } from './collect-scope.util';
+import { Absent, absentIfNotFound, aliCall, type AccountScope } from './collect-scope.util';
 import { CollectError } from './collect-error.util';
 import { readAllByPageNumber, readAllByToken } from './paging.util';
 import { listAt, numberAt, stringAt, validateWire } from './wire-validate.util';
@@ -367,8 +367,8 @@ export async function readQuotas(scope: AccountScope, rc: RegionClients): Promis
   const target = `${scope.accountId}/${rc.regionId}`;
   const perProduct = await Promise.all(
     QUOTA_PRODUCT_CODES.map(async (productCode) => {
-      try {
-        return await readAllByToken(async (token) => {
+      return absentIfNotFound(() =>
+        readAllByToken(async (token) => {
           const body = await aliCall(scope, 'ListProductQuotas', target, () =>
             callQuotas(scope.clients.quotas, 'ListProductQuotas', {
               ProductCode: productCode,
@@ -381,11 +381,8 @@ export async function readQuotas(scope: AccountScope, rc: RegionClients): Promis
             items: listAt(body, 'ListProductQuotas', target, 'Quotas'),
             nextToken: stringAt(body, 'NextToken'),
           };
-        }, `ListProductQuotas ${target} (${productCode})`);
-      } catch (e) {
-        if (e instanceof CollectError && e.notFound) return new Absent(e.message);
-        throw e;
-      }
+        }, `ListProductQuotas ${target} (${productCode})`),
+      );
     }),
   );
   const raw = perProduct.flatMap((r) => (r instanceof Absent ? [] : r));
