@@ -9,9 +9,9 @@
  * plain lists.
  */
 import { Field, Float, ID, InputType, Int, ObjectType, registerEnumType } from '@nestjs/graphql';
-import { Connection, FindingRef, ResourceKeyType, ResourceRefType, SeverityValue } from './graphql.types';
+import { Connection, FindingKeyType, FindingRef, QuotaRef, ResourceKeyType, SeverityValue } from './graphql.types';
 
-export { FindingRef };
+export { FindingRef, QuotaRef };
 
 export enum TrendStatusValue {
   ok = 'ok',
@@ -88,14 +88,6 @@ export class QuotaTrend {
   exhaustsAt!: TimeQuantiles;
 }
 
-@ObjectType({ description: 'A quota and the resource it is measured on' })
-export class QuotaRef {
-  @Field()
-  checkId!: string;
-  @Field(() => ResourceRefType)
-  resource!: ResourceRefType;
-}
-
 @ObjectType({ description: 'A resource already over its limit' })
 export class OverQuota extends QuotaRef {
   @Field(() => Float, { description: 'Count' })
@@ -154,11 +146,7 @@ export class QuotaUse {
 }
 
 @ObjectType({ description: 'A quota whose use a what-if step changed' })
-export class QuotaChange {
-  @Field()
-  checkId!: string;
-  @Field(() => ResourceRefType)
-  resource!: ResourceRefType;
+export class QuotaChange extends QuotaRef {
   @Field(() => QuotaUse)
   before!: QuotaUse;
   @Field(() => QuotaUse)
@@ -166,13 +154,7 @@ export class QuotaChange {
 }
 
 @ObjectType({ description: 'A finding whose severity a what-if step changed' })
-export class SeverityChange {
-  @Field()
-  fingerprint!: string;
-  @Field()
-  checkId!: string;
-  @Field(() => ResourceRefType)
-  resource!: ResourceRefType;
+export class SeverityChange extends FindingKeyType {
   @Field(() => SeverityValue)
   before!: SeverityValue;
   @Field(() => SeverityValue)

@@ -250,17 +250,25 @@ export class ResourceRefType extends ResourceKeyType {
   name!: string | null;
 }
 
-/** What identifies and describes a finding (a what-if step's appeared / resolved findings; the base of Finding). */
-@ObjectType({ description: 'A finding that a what-if step made appear or resolved' })
-export class FindingRef {
+/**
+ * What identifies a finding across scans and what-ifs: its fingerprint, its check and its resource (the base of
+ * FindingRef, DiffItem and a what-if's SeverityChange).
+ */
+@ObjectType({ isAbstract: true })
+export abstract class FindingKeyType {
   @Field()
   fingerprint!: string;
   @Field()
   checkId!: string;
-  @Field(() => SeverityValue)
-  severity!: SeverityValue;
   @Field(() => ResourceRefType)
   resource!: ResourceRefType;
+}
+
+/** What identifies and describes a finding (a what-if step's appeared / resolved findings; the base of Finding). */
+@ObjectType({ description: 'A finding that a what-if step made appear or resolved' })
+export class FindingRef extends FindingKeyType {
+  @Field(() => SeverityValue)
+  severity!: SeverityValue;
   @Field()
   message!: string;
 }
@@ -288,13 +296,18 @@ export class Finding extends FindingRef {
   waiverId!: string | null;
 }
 
-/** A quota usage sample (used / limit / ratio of one check on one resource). */
-@ObjectType()
-export class Quota {
+/** A quota and the resource it is measured on (the base of a quota sample, a what-if's quota change, a breach). */
+@ObjectType({ description: 'A quota and the resource it is measured on' })
+export class QuotaRef {
   @Field()
   checkId!: string;
   @Field(() => ResourceRefType)
   resource!: ResourceRefType;
+}
+
+/** A quota usage sample (used / limit / ratio of one check on one resource). */
+@ObjectType()
+export class Quota extends QuotaRef {
   @Field(() => Float, { description: 'Count' })
   used!: number;
   @Field(() => Float, { description: 'Count' })
@@ -361,19 +374,13 @@ export const EcsInstance = gqlClassOf(GRAPH_ECS_INSTANCE) as Type<EcsInstance>;
 export type EcsInstance = GraphEcsInstance & { scanId: string };
 
 @ObjectType()
-export class DiffItem {
-  @Field()
-  fingerprint!: string;
+export class DiffItem extends FindingKeyType {
   @Field(() => FindingChangeValue)
   change!: FindingChangeValue;
-  @Field()
-  checkId!: string;
   @Field(() => SeverityValue, { nullable: true })
   severity!: SeverityValue | null;
   @Field(() => SeverityValue, { nullable: true })
   previousSeverity!: SeverityValue | null;
-  @Field(() => ResourceRefType)
-  resource!: ResourceRefType;
   @Field()
   message!: string;
 }
