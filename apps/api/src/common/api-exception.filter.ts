@@ -22,41 +22,27 @@ function retryAfterOf(e: unknown): number | undefined {
   return typeof v === 'number' && Number.isInteger(v) && v > 0 ? v : undefined;
 }
 
-/** HTTP status of an API-layer error code (exhaustive: a new code must be mapped here). */
-export function statusOfApiError(code: ApiErrorCode): number {
-  switch (code) {
-    case 'VALIDATION_FAILED':
-      return 400;
-    case 'UNAUTHENTICATED':
-      return 401;
-    case 'FORBIDDEN':
-      return 403;
-    case 'RATE_LIMITED':
-      return 429;
-    case 'NOT_FOUND':
-      return 404;
-    case 'FORECAST_TOO_LARGE':
-      return 422;
-    case 'SCAN_LAUNCH_UNAVAILABLE':
-    case 'TOKENS_DISABLED':
-      return 503;
-  }
-}
+/**
+ * HTTP status of each API-layer and store error code, in one table over both code unions: a new code does not compile
+ * until it is mapped here, and the codes both layers use (NOT_FOUND, FORBIDDEN) answer alike.
+ */
+const HTTP_STATUS_OF_CODE: Readonly<Record<ApiErrorCode | StoreErrorCode, number>> = {
+  VALIDATION_FAILED: 400,
+  INVALID_ARGUMENT: 400,
+  UNAUTHENTICATED: 401,
+  FORBIDDEN: 403,
+  NOT_FOUND: 404,
+  CONFLICT: 409,
+  FORECAST_TOO_LARGE: 422,
+  RATE_LIMITED: 429,
+  SCAN_LAUNCH_UNAVAILABLE: 503,
+  TOKENS_DISABLED: 503,
+  UNAVAILABLE: 503,
+};
 
-/** HTTP status of a store error code (exhaustive: a new code must be mapped here). */
-export function statusOfStoreError(code: StoreErrorCode): number {
-  switch (code) {
-    case 'NOT_FOUND':
-      return 404;
-    case 'CONFLICT':
-      return 409;
-    case 'INVALID_ARGUMENT':
-      return 400;
-    case 'FORBIDDEN':
-      return 403;
-    case 'UNAVAILABLE':
-      return 503;
-  }
+/** HTTP status of an API-layer or store error code. */
+export function httpStatusOfCode(code: ApiErrorCode | StoreErrorCode): number {
+  return HTTP_STATUS_OF_CODE[code];
 }
 
 /** What the REST transport answers for an error code: HTTP status and the body's `error` field. */
@@ -90,8 +76,8 @@ const HTTP_BY_CODE: Readonly<Record<string, HttpErrorMapping>> = {
  * retry may help) and undefined when permanent (the caller answers 500 and logs it: a bug).
  */
 export function httpErrorOf(e: FleetAuditError): HttpErrorMapping | undefined {
-  if (e instanceof ApiError) return { statusCode: statusOfApiError(e.code), error: e.code };
-  if (e instanceof StoreError) return { statusCode: statusOfStoreError(e.code), error: e.code };
+  if (e instanceof ApiError) return { statusCode: httpStatusOfCode(e.code), error: e.code };
+  if (e instanceof StoreError) return { statusCode: httpStatusOfCode(e.code), error: e.code };
   const mapped = HTTP_BY_CODE[e.code];
   if (mapped) return mapped;
   return e.permanent ? undefined : { statusCode: 503, error: 'UNAVAILABLE' };
