@@ -53,6 +53,7 @@ import type {
   WireCluster,
   WireEcsInstance,
   WireFleet,
+  WireKubernetes,
   WireLoadBalancerAttribute,
   WireNlbRegion,
   WireRegion,
@@ -201,6 +202,25 @@ function firstUnsupportedAnnotation(ccmVersion: string): readonly [key: string, 
     if (!installed || compareCcmVersions(installed, min) < 0) return [key, value];
   }
   return undefined;
+}
+
+/**
+ * A Service whose sync CCM fails: no ingress, and the Warning event CCM records (`SyncLoadBalancerFailed`, named
+ * `{service}.{suffix}`, count 1, at the generated fleet's fixed time) in its cluster's events.
+ */
+function failSync(k8s: WireKubernetes, svc: K8sServiceWire, suffix: string, message: string): void {
+  const { name, namespace, uid } = svc.metadata;
+  svc.status = { loadBalancer: {} };
+  k8s.events.push({
+    kind: 'Event',
+    metadata: { name: `${name}.${suffix}`, namespace },
+    type: 'Warning',
+    reason: 'SyncLoadBalancerFailed',
+    message,
+    count: 1,
+    involvedObject: { kind: 'Service', namespace, name, uid },
+    lastTimestamp: '2026-11-01T00:00:00Z',
+  });
 }
 
 function tags(map: Record<string, string>): { Tag: { TagKey: string; TagValue: string }[] } {
@@ -426,33 +446,17 @@ export function generateFleet(spec: GenerateSpec, name = `generated-seed-${spec.
         status: { loadBalancer: { ingress: [{ ip: consoleLb?.Address ?? `47.96.${c & 255}.${s % 250}` }] } },
       };
       k8s.services.push(svc);
-      if (eniOnFlannel) {
-        svc.status = { loadBalancer: {} };
-        k8s.events.push({
-          kind: 'Event',
-          metadata: { name: `${svcName}.eni`, namespace: ns },
-          type: 'Warning',
-          reason: 'SyncLoadBalancerFailed',
-          message: `Error syncing load balancer []: Message: can not find eniid for ip 172.${16 + (c % 16)}.${s % 250}.0 in vpc ${vpcId}`,
-          count: 1,
-          involvedObject: { kind: 'Service', namespace: ns, name: svcName, uid },
-          lastTimestamp: '2026-11-01T00:00:00Z',
-        });
-      }
+      if (eniOnFlannel)
+        failSync(k8s, svc, 'eni', `Error syncing load balancer []: Message: can not find eniid for ip 172.${16 + (c % 16)}.${s % 250}.0 in vpc ${vpcId}`);
       if (reuse) {
         // CCM refuses to reuse a CCM-created CLB (clbv1/model_applier.go isLoadBalancerReusable): no
         // vServer group, no ingress, a Warning event instead.
-        svc.status = { loadBalancer: {} };
-        k8s.events.push({
-          kind: 'Event',
-          metadata: { name: `${svcName}.reuse`, namespace: ns },
-          type: 'Warning',
-          reason: 'SyncLoadBalancerFailed',
-          message: `Error syncing load balancer [${lbId}]: Message: alicloud: the loadbalancer ${lbId} can not be reused, can not reuse loadbalancer created by kubernetes.`,
-          count: 1,
-          involvedObject: { kind: 'Service', namespace: ns, name: svcName, uid },
-          lastTimestamp: '2026-11-01T00:00:00Z',
-        });
+        failSync(
+          k8s,
+          svc,
+          'reuse',
+          `Error syncing load balancer [${lbId}]: Message: alicloud: the loadbalancer ${lbId} can not be reused, can not reuse loadbalancer created by kubernetes.`,
+        );
       }
       const podNodes: number[] = [];
       const endpoints: NonNullable<K8sEndpointSliceWire['endpoints']> = [];
