@@ -1,9 +1,9 @@
-import { gzipSync } from 'node:zlib';
 import type { Pool, PoolClient } from 'pg';
 import type { CoverageEntry, Finding, FleetGraph, FleetSnapshot, QuotaUsageSample, SkippedResult } from '@app/domain';
 import type { FindingRepository } from './finding.repository';
 import type { FleetGraphRepository } from './fleet-graph.repository';
 import type { QuotaUsageRepository } from './quota-usage.repository';
+import { gzipJson } from './gzip-json.util';
 import { isUuid } from './page.util';
 import { storableJson, storableText } from './sql.util';
 import { StoreError } from './store.exception';
@@ -97,8 +97,8 @@ export class ScanShardRepository {
    */
   async storeDone(scanId: string, place: ScanShardPlace, part: ScanShardPart): Promise<ShardStoreOutcome> {
     assertInside(scanId, place, part);
-    const raw = Buffer.from(JSON.stringify(part.snapshot));
-    const gz = gzipSync(raw);
+    // Gzipped in pieces: a large shard's snapshot is never one JSON string in memory.
+    const { gz, rawBytes } = await gzipJson(part.snapshot);
     return withStoreRetry(`cannot store shard ${place.shardKey} of scan ${scanId}`, () =>
       withTransaction(this.pool, async (client) => {
         const started = await this.lockForShard(client, scanId, place.shardKey);
@@ -127,7 +127,7 @@ export class ScanShardRepository {
             storableJson(part.coverage),
             storableJson(part.skipped),
             gz,
-            raw.length,
+            rawBytes,
           ],
         );
         return 'stored';

@@ -1,6 +1,7 @@
 import { Injectable } from '@nestjs/common';
 import { analyzeAndStoreShard } from '@app/audit';
 import type { JobName, JobResults } from '@app/queue';
+import type { FleetSnapshot } from '@app/domain';
 import { Store } from '@app/store';
 import type { AnalyzeShardCommand } from '../jobs/scan-job.commands';
 import { configOfShard, shardPlace, snapshotOfTargets, splitTargets } from './scan-slices.util';
@@ -28,11 +29,7 @@ export class AnalyzeShardService {
     const scan = await this.store.scans.get(cmd.scanId);
     if (!scan) return { status: 'skipped', reason: `scan ${cmd.scanId} does not exist` };
     if (scan.status !== 'running') return { status: 'skipped', reason: `scan ${cmd.scanId} already ${scan.status}` };
-    const rows = await this.store.scanTargets.listForPlace(cmd.scanId, cmd.shard.accountId, cmd.shard.regionId);
-    // analyze-scan marked every target without a slice failed, with its reason, before adding the shards.
-    const targets = splitTargets(rows, (row) => row.error ?? 'its crawl job never finished');
-    const snapshot = snapshotOfTargets(configOfShard(cmd.config, cmd.shard), targets);
-    const analysis = await analyzeAndStoreShard(snapshot, {
+    const analysis = await analyzeAndStoreShard(await this.snapshotOf(cmd), {
       scanId: cmd.scanId,
       now: new Date(cmd.now ?? scan.startedAt),
       ...(cmd.settings ? { settings: cmd.settings } : {}),
@@ -45,5 +42,16 @@ export class AnalyzeShardService {
         reason: analysis.outcome === 'already-done' ? `shard ${place.shardKey} already stored` : `scan ${cmd.scanId} ended meanwhile`,
       };
     return { status: 'done', shardKey: place.shardKey, findings: analysis.findings };
+  }
+
+  /**
+   * The shard's snapshot from its slices. On its own so that the rows and wire slices are garbage once it
+   * returns: only the snapshot stays in memory while the checks run.
+   */
+  private async snapshotOf(cmd: AnalyzeShardCommand): Promise<FleetSnapshot> {
+    const rows = await this.store.scanTargets.listForPlace(cmd.scanId, cmd.shard.accountId, cmd.shard.regionId);
+    // analyze-scan marked every target without a slice failed, with its reason, before adding the shards.
+    const targets = splitTargets(rows, (row) => row.error ?? 'its crawl job never finished');
+    return snapshotOfTargets(configOfShard(cmd.config, cmd.shard), targets);
   }
 }

@@ -1,0 +1,72 @@
+/**
+ * Gzip a JSON document without building it as one string: a large fleet snapshot serialised by `JSON.stringify`
+ * is a string of hundreds of MB, plus its Buffer copy, at once in memory. `gzipJson` writes the same bytes piece
+ * by piece into a gzip stream (objects and arrays near the root are walked, deeper values stringified one at a
+ * time), so what is held at once is one piece and the compressed output.
+ */
+import { createGzip } from 'node:zlib';
+
+/** Depth below which objects and arrays are walked; deeper values are stringified whole (one CLB, one cluster). */
+const WALK_DEPTH = 6;
+
+/** Pieces written to the stream before waiting for it to drain (bounds the pending input). */
+const HIGH_WATER_BYTES = 4 * 1024 * 1024;
+
+/**
+ * The gzip of `JSON.stringify(value)`, byte for byte the same document (keys in order, `undefined` and functions
+ * left out of objects and `null` in arrays, as JSON.stringify does), written in pieces.
+ * @param value plain JSON data (no `toJSON`, no cycles)
+ * @returns the gzip-compressed UTF-8 JSON and the size of the JSON in bytes
+ */
+export async function gzipJson(value: unknown): Promise<{ gz: Buffer; rawBytes: number }> {
+  const gzip = createGzip();
+  const out: Buffer[] = [];
+  gzip.on('data', (b: Buffer) => out.push(b));
+  const ended = new Promise<void>((resolve, reject) => {
+    gzip.once('end', resolve);
+    gzip.once('error', reject);
+  });
+  let rawBytes = 0;
+  let pending = '';
+  const flush = async (): Promise<void> => {
+    if (pending === '') return;
+    const chunk = Buffer.from(pending, 'utf8');
+    pending = '';
+    rawBytes += chunk.length;
+    if (!gzip.write(chunk)) await new Promise<void>((resolve) => gzip.once('drain', resolve));
+  };
+  const emit = async (s: string): Promise<void> => {
+    pending += s;
+    if (pending.length >= HIGH_WATER_BYTES) await flush();
+  };
+  const walk = async (v: unknown, depth: number): Promise<void> => {
+    if (depth >= WALK_DEPTH || v === null || typeof v !== 'object') {
+      await emit(JSON.stringify(v) ?? 'null');
+      return;
+    }
+    if (Array.isArray(v)) {
+      await emit('[');
+      for (let i = 0; i < v.length; i++) {
+        if (i > 0) await emit(',');
+        const item: unknown = v[i];
+        await walk(item === undefined || typeof item === 'function' || typeof item === 'symbol' ? null : item, depth + 1);
+      }
+      await emit(']');
+      return;
+    }
+    await emit('{');
+    let first = true;
+    for (const [k, item] of Object.entries(v as Record<string, unknown>)) {
+      if (item === undefined || typeof item === 'function' || typeof item === 'symbol') continue;
+      await emit(`${first ? '' : ','}${JSON.stringify(k)}:`);
+      first = false;
+      await walk(item, depth + 1);
+    }
+    await emit('}');
+  };
+  await walk(value, 0);
+  await flush();
+  gzip.end();
+  await ended;
+  return { gz: Buffer.concat(out), rawBytes };
+}
