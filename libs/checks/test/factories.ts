@@ -19,6 +19,7 @@ import type {
   RegionSnapshot,
   VServerGroup,
 } from '@app/domain';
+import { k8sNode, k8sService } from '../../domain/test/k8s-objects.factory';
 
 export const ACCOUNT_ID = '1234567890123456';
 export const REGION_ID = 'cn-hangzhou';
@@ -37,33 +38,18 @@ export function uid(): string {
   return `00000000-0000-4000-8000-${hex}`;
 }
 
+/** Node `node-{i}` on ECS instance `i-node{i, 4 digits}` of REGION_ID. */
 function node(i: number, over: Partial<K8sNode> = {}): K8sNode {
-  const id = `i-node${String(i).padStart(4, '0')}`;
-  return {
-    name: `node-${i}`,
-    labels: {},
-    providerId: `${REGION_ID}.${id}`,
-    ecsInstanceId: id,
-    unschedulable: false,
-    ready: true,
-    taints: [],
-    ...over,
-  };
+  return k8sNode(`node-${i}`, `i-node${String(i).padStart(4, '0')}`, over);
 }
 
+/** The CLB Service `default/web` (FIXTURE_UID) with CCM's finalizer and one named port, http 80 -> 8080 on 30080. */
 function service(over: Partial<K8sService> = {}): K8sService {
-  return {
-    namespace: 'default',
-    name: 'web',
-    uid: FIXTURE_UID,
-    type: 'LoadBalancer',
-    labels: {},
-    annotations: {},
+  return k8sService({
     finalizers: ['service.k8s.alibaba/resources'],
     ports: [{ name: 'http', protocol: 'TCP', port: 80, targetPort: 8080, nodePort: 30080 }],
-    ingress: [],
     ...over,
-  };
+  });
 }
 
 /** An EndpointSlice of a Service with ready endpoints `[ip, nodeName]`. */

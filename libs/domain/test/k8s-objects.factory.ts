@@ -1,8 +1,8 @@
 /**
- * Kubernetes objects for the unit tests of libs/domain's CCM models, declared once: a LoadBalancer Service and a
- * node with the fields every test needs, each test overriding only what it is about.
+ * Kubernetes objects for the unit tests of libs/domain's CCM models and libs/checks' rules, declared once: a
+ * LoadBalancer Service and a node with the fields every test needs, each test overriding only what it is about.
  */
-import type { K8sService } from '../src/snapshot.types';
+import type { K8sNode, K8sService } from '../src/snapshot.types';
 
 /**
  * A Service of type LoadBalancer: `default/web` with the CCM fixture UID (annotations_test.go
@@ -20,6 +20,23 @@ export function k8sService(over: Partial<K8sService> = {}): K8sService {
     finalizers: [],
     ports: [{ protocol: 'TCP', port: 80, targetPort: 8080, nodePort: 30080 }],
     ingress: [],
+    ...over,
+  };
+}
+
+/**
+ * A ready, schedulable node without labels or taints backed by ECS instance `ecsInstanceId` of cn-hangzhou
+ * (providerID `cn-hangzhou.{ecsInstanceId}`); `over` replaces whole fields.
+ */
+export function k8sNode(name: string, ecsInstanceId: string, over: Partial<K8sNode> = {}): K8sNode {
+  return {
+    name,
+    labels: {},
+    providerId: `cn-hangzhou.${ecsInstanceId}`,
+    ecsInstanceId,
+    unschedulable: false,
+    ready: true,
+    taints: [],
     ...over,
   };
 }

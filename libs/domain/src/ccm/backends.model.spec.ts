@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { k8sService } from '../../test/k8s-objects.factory';
+import { k8sNode, k8sService } from '../../test/k8s-objects.factory';
 import type { K8sEndpointSlice, K8sNode, K8sService } from '../snapshot.types';
 import {
   applyCcmWeights,
@@ -12,17 +12,9 @@ import {
   type NodeSelectionOptions,
 } from './backends.model';
 
+/** Node `name` on ECS instance `i-{name}`. */
 function node(name: string, over: Partial<K8sNode> = {}): K8sNode {
-  return {
-    name,
-    labels: {},
-    providerId: `cn-hangzhou.i-${name}`,
-    ecsInstanceId: `i-${name}`,
-    unschedulable: false,
-    ready: true,
-    taints: [],
-    ...over,
-  };
+  return k8sNode(name, `i-${name}`, over);
 }
 
 /** The Service `default/nginx` (uid `u-1`) with one named port, http 80 -> 8080 on NodePort 30080. */
