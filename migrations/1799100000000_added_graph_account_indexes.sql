@@ -10,8 +10,12 @@
 CREATE INDEX graph_ecs_instances_account_idx ON graph_ecs_instances (scan_id, account_id, instance_id);
 CREATE INDEX graph_load_balancers_account_idx ON graph_load_balancers (scan_id, account_id, load_balancer_id);
 CREATE INDEX graph_nlbs_account_idx ON graph_nlbs (scan_id, account_id, nlb_id);
+CREATE INDEX quota_usage_scan_resource_idx ON quota_usage (scan_id, resource_id);
+CREATE INDEX quota_usage_scan_ratio_idx ON quota_usage (scan_id, ratio);
 
 -- Down Migration
+DROP INDEX quota_usage_scan_ratio_idx;
+DROP INDEX quota_usage_scan_resource_idx;
 DROP INDEX graph_nlbs_account_idx;
 DROP INDEX graph_load_balancers_account_idx;
 DROP INDEX graph_ecs_instances_account_idx;
