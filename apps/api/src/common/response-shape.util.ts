@@ -1,7 +1,8 @@
 /**
  * The rule every REST and GraphQL response shape follows (FindingDto, WaiverDto, ResourceRef): optional domain fields
- * are always present, as null when absent, so clients see one stable shape. Written once here instead of as
- * `x: src.x ?? null` in each mapper.
+ * are always present, as null when absent, so clients see one stable shape. `withNulls` applies it over a declared
+ * field order (waivers) instead of `x: src.x ?? null` field by field; a mapper run for every item of a large page
+ * (toResourceDto) writes it as destructuring defaults, which V8 runs about twice as fast.
  */
 
 /** `T`'s fields `K` as a response shows them: a field that may be undefined is `null` when absent. */

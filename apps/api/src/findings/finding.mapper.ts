@@ -5,15 +5,16 @@
  */
 import type { ResourceRef, WaivedFinding } from '@app/domain';
 import type { StoredFinding } from '@app/store';
-import { withNulls } from '../common/response-shape.util';
 import type { FindingDto, FindingResourceDto } from './finding.dto';
 
-/** The fields of a resource reference in response order. */
-const RESOURCE_REF_FIELDS = ['kind', 'id', 'accountId', 'regionId', 'clusterId', 'clusterName', 'namespace', 'name'] as const;
-
-/** The response shape of a resource reference (REST FindingResourceDto, GraphQL ResourceRef): absent optional fields become null. */
+/**
+ * The response shape of a resource reference (REST FindingResourceDto, GraphQL ResourceRef): absent optional fields
+ * become null (the defaults). An object literal, not `withNulls` (common/response-shape.util.ts): it runs for every
+ * finding, quota sample and diff item of a page, where a literal of known keys is about twice as fast.
+ */
 export function toResourceDto(r: ResourceRef): FindingResourceDto {
-  return withNulls(r, RESOURCE_REF_FIELDS);
+  const { kind, id, accountId, regionId, clusterId = null, clusterName = null, namespace = null, name = null } = r;
+  return { kind, id, accountId, regionId, clusterId, clusterName, namespace, name };
 }
 
 /** The response shape of a stored finding: absent optional fields become null; no waiver data: `open`. */
