@@ -144,16 +144,16 @@ async function fakeApiServer(
   };
 }
 
+/** readKubernetes of cluster a/r/c1 at the fake API server `url`, two items a page, restarting at most `maxRestarts` times. */
+function readPagesOf(url: string, maxRestarts: number) {
+  return readKubernetes(loadKubeconfig(kubeconfig(url, true), 'a/r/c1'), 'a/r/c1', runner(), { pageSize: 2, timeoutMs: 2000, maxRestarts });
+}
+
 describe('readKubernetes with an expired continue token (410)', () => {
   it('reads the list again from its first page', async () => {
     const api = await fakeApiServer(1);
     try {
-      const kc = loadKubeconfig(kubeconfig(api.url, true), 'a/r/c1');
-      const k = await readKubernetes(kc, 'a/r/c1', runner(), {
-        pageSize: 2,
-        timeoutMs: 2000,
-        maxRestarts: 3,
-      });
+      const k = await readPagesOf(api.url, 3);
       expect(k.nodes.map((n) => n.metadata?.name)).toEqual(['a', 'b', 'c']);
       expect(api.nodeLists).toEqual(['first', '2', 'first', '2']);
     } finally {
@@ -164,12 +164,7 @@ describe('readKubernetes with an expired continue token (410)', () => {
   it('fails with Expired after maxRestarts restarts', async () => {
     const api = await fakeApiServer(100);
     try {
-      const kc = loadKubeconfig(kubeconfig(api.url, true), 'a/r/c1');
-      const err = await readKubernetes(kc, 'a/r/c1', runner(), {
-        pageSize: 2,
-        timeoutMs: 2000,
-        maxRestarts: 2,
-      }).catch((e: unknown) => e);
+      const err = await readPagesOf(api.url, 2).catch((e: unknown) => e);
       expect(err).toMatchObject({ errorCode: 'Expired' });
       expect(api.nodeLists.filter((c) => c === 'first')).toHaveLength(3);
     } finally {

@@ -143,15 +143,18 @@ const nodes = (...providerIds: string[]): WireKubernetes => ({
   events: [],
 });
 
+/**
+ * readNodeSysctls of cluster c1 in cn-hangzhou through a fresh scope, over nodes with these providerIDs (none: the
+ * cluster's nodes were not read).
+ */
+function readC1(...providerIds: string[]) {
+  const s = scope();
+  return readNodeSysctls(s, s.clients.region('cn-hangzhou'), 'c1', providerIds.length > 0 ? nodes(...providerIds) : undefined);
+}
+
 describe('readNodeSysctls', () => {
   it('runs sysctl on the nodes and polls until every instance is final; failed nodes are left out', async () => {
-    const s = scope();
-    const out = await readNodeSysctls(
-      s,
-      s.clients.region('cn-hangzhou'),
-      'c1',
-      nodes('cn-hangzhou.i-a', 'cn-hangzhou.i-b'),
-    );
+    const out = await readC1('cn-hangzhou.i-a', 'cn-hangzhou.i-b');
     expect(out).toEqual({ 'i-a': { [PORT_RANGE_SYSCTL]: '32768\t60999' } });
     expect(actions).toEqual(['RunCommand', 'DescribeInvocationResults', 'DescribeInvocationResults']);
     expect(runQuery?.get('CommandContent')).toBe(`sysctl -n ${PORT_RANGE_SYSCTL}`);
@@ -163,13 +166,7 @@ describe('readNodeSysctls', () => {
 
   it('fails (not an empty map) when the command failed on every node', async () => {
     allFail = true;
-    const s = scope();
-    const err = await readNodeSysctls(
-      s,
-      s.clients.region('cn-hangzhou'),
-      'c1',
-      nodes('cn-hangzhou.i-a', 'cn-hangzhou.i-b'),
-    ).catch((e: unknown) => e);
+    const err = await readC1('cn-hangzhou.i-a', 'cn-hangzhou.i-b').catch((e: unknown) => e);
     expect(err).toMatchObject({ errorCode: 'CommandFailed' });
     expect((err as Error).message).toMatch(
       /failed on all 2 node\(s\): CommandFailed on 2 \(agent not installed\)/,
@@ -177,13 +174,7 @@ describe('readNodeSysctls', () => {
   });
 
   it('asks again with the existing instances only when RunCommand refuses an unknown one', async () => {
-    const s = scope();
-    const out = await readNodeSysctls(
-      s,
-      s.clients.region('cn-hangzhou'),
-      'c1',
-      nodes('cn-hangzhou.i-a', 'cn-hangzhou.i-gone'),
-    );
+    const out = await readC1('cn-hangzhou.i-a', 'cn-hangzhou.i-gone');
     expect(out).toEqual({ 'i-a': { [PORT_RANGE_SYSCTL]: '32768\t60999' } });
     expect(actions.slice(0, 3)).toEqual(['RunCommand', 'DescribeInstances', 'RunCommand']);
     expect(JSON.parse(describeQueries[0].get('InstanceIds') ?? '[]')).toEqual(['i-a', 'i-gone']);
@@ -193,15 +184,13 @@ describe('readNodeSysctls', () => {
 
   it('is absent when Cloud Assistant is not served', async () => {
     served = false;
-    const s = scope();
-    const out = await readNodeSysctls(s, s.clients.region('cn-hangzhou'), 'c1', nodes('cn-hangzhou.i-a'));
+    const out = await readC1('cn-hangzhou.i-a');
     expect(out).toBeInstanceOf(Absent);
     expect((out as Absent).message).toMatch(/RunCommand is not served/);
   });
 
   it('falls back to the instances tagged with the cluster id when the nodes were not read', async () => {
-    const s = scope();
-    const out = await readNodeSysctls(s, s.clients.region('cn-hangzhou'), 'c1', undefined);
+    const out = await readC1();
     expect(out).toEqual({ 'i-a': { [PORT_RANGE_SYSCTL]: '32768\t60999' } });
     expect(describeQueries[0].get('Tag.1.Key')).toBe('ack.aliyun.com');
     expect(describeQueries[0].get('Tag.1.Value')).toBe('c1');
