@@ -28,7 +28,7 @@
  */
 import { buildFleetGraph, FleetIndex, QUOTA_USAGE_CHECK_IDS, runAudit, type PartialAuditSettings } from '@app/checks';
 import { quotaUsageOf, skippedResultsOf, type CoverageEntry, type FleetSnapshot } from '@app/domain';
-import type { ScanShardPlace, ShardStoreOutcome, Store } from '@app/store';
+import type { ScanShardPart, ScanShardPlace, ShardStoreOutcome, Store } from '@app/store';
 import { summarize, type ScanSummary } from './analyze-and-store';
 
 /** Inputs of {@link analyzeAndStoreShard}. */
@@ -65,28 +65,37 @@ function isAccountLevel(regionId: string | undefined): boolean {
  *   row lies outside the shard's account, UNAVAILABLE)
  */
 export async function analyzeAndStoreShard(snapshot: FleetSnapshot, req: AnalyzeShardRequest): Promise<ShardAnalysis> {
+  const { part, summary } = shardPartOf(snapshot, req);
+  const outcome = await req.store.scanShards.storeDone(req.scanId, req.place, part);
+  return { outcome, findings: part.findings.length, summary };
+}
+
+/**
+ * What a shard stores, computed synchronously so that the index and every result (passes included: most of the
+ * analysis's memory after the snapshot) are garbage before the store step starts.
+ */
+function shardPartOf(snapshot: FleetSnapshot, req: Omit<AnalyzeShardRequest, 'store'>): { part: ScanShardPart; summary: ScanSummary } {
   const { lead } = req.place;
   const index = FleetIndex.build(snapshot);
   const audit = runAudit(snapshot, { now: req.now, ...(req.settings ? { settings: req.settings } : {}), index });
   const results = lead ? audit.results : audit.results.filter((r) => !isAccountLevel(r.resource.regionId));
   const findings = lead ? audit.findings : audit.findings.filter((f) => !isAccountLevel(f.resource.regionId));
   const coverage: CoverageEntry[] = lead ? snapshot.coverage : snapshot.coverage.filter((c) => !isAccountLevel(c.regionId));
-  const summary = { ...summarize({ ...snapshot, coverage }, results, findings), accounts: lead ? snapshot.accounts.length : 0 };
-  const part: FleetSnapshot = {
-    name: snapshot.name,
-    accounts: lead ? snapshot.accounts : snapshot.accounts.map((a) => ({ accountId: a.accountId, name: a.name, regions: a.regions })),
-    coverage: [],
-  };
-  const outcome = await req.store.scanShards.storeDone(req.scanId, req.place, {
+  const summary: ScanSummary = { ...summarize({ ...snapshot, coverage }, results, findings), accounts: lead ? snapshot.accounts.length : 0 };
+  const part: ScanShardPart = {
     findings,
     quotaUsage: quotaUsageOf(results, QUOTA_USAGE_CHECK_IDS),
     graph: buildFleetGraph(snapshot, index),
-    snapshot: part,
+    snapshot: {
+      name: snapshot.name,
+      accounts: lead ? snapshot.accounts : snapshot.accounts.map((a) => ({ accountId: a.accountId, name: a.name, regions: a.regions })),
+      coverage: [],
+    },
     summary,
     coverage,
     skipped: skippedResultsOf(results),
-  });
-  return { outcome, findings: findings.length, summary };
+  };
+  return { part, summary };
 }
 
 function compareText(a: string, b: string): number {
