@@ -39,6 +39,7 @@
  * rate limiter (the simulator's fixed one-second windows) with virtual time, so 5,000 Services replay in
  * milliseconds; tests compare the two.
  */
+import { CCM_BACKEND_BATCH_SIZE } from '@app/domain';
 import type { ServiceChange } from './scenario.apply';
 
 /** CCM and account settings of the estimate. */
@@ -65,7 +66,7 @@ export interface ConvergenceSettings {
 export const DEFAULT_CONVERGENCE_SETTINGS: ConvergenceSettings = {
   concurrentServiceSyncs: 3,
   maxConcurrentActions: 10,
-  batchSize: 40,
+  batchSize: CCM_BACKEND_BATCH_SIZE,
   callLatencyMs: 200,
   qps: { default: 20 },
   requeueBaseSeconds: 5,

@@ -1,4 +1,6 @@
 import {
+  CCM_BACKEND_BATCH_SIZE,
+  CCM_WORKQUEUE_QPS,
   needClb,
   needNlb,
   nodeSelectionOptionsOf,
@@ -9,11 +11,6 @@ import {
 import { scopedCheck } from '../check-scope';
 import { DOC_URL, SEED } from '../doc-links.constants';
 import { clusterRef, count } from '../result.util';
-
-/** Backends per batch API call (`--sg-batch-size` default 40, pkg/config/controller_config.go). */
-const CCM_BATCH_SIZE = 40;
-/** Service syncs per second CCM's workqueue lets through (global bucket 10 qps, clbv1/service_controller.go). */
-const CCM_WORKQUEUE_QPS = 10;
 
 /**
  * The scale CCM keeps in sync per cluster: LoadBalancer Services and the backend entries of their vServer
@@ -73,7 +70,7 @@ export const ccmLargeScaleRiskRule = scopedCheck({
       }
       const entries = perPort * svc.ports.length;
       backends += entries;
-      batchCalls += Math.ceil(entries / CCM_BATCH_SIZE);
+      batchCalls += Math.ceil(entries / CCM_BACKEND_BATCH_SIZE);
     }
     const minResyncSeconds = Math.ceil(services / CCM_WORKQUEUE_QPS);
     const figures = {
@@ -87,7 +84,7 @@ export const ccmLargeScaleRiskRule = scopedCheck({
     };
     const text =
       `Cluster ${cluster.clusterId} has ${count(services, 'LoadBalancer Service')} with ${count(backends, 'backend entry', 'backend entries')} ` +
-      `(${count(batchCalls, 'batch call')} of ${CCM_BATCH_SIZE}); a full re-sync takes at least ${minResyncSeconds} s`;
+      `(${count(batchCalls, 'batch call')} of ${CCM_BACKEND_BATCH_SIZE}); a full re-sync takes at least ${minResyncSeconds} s`;
     if (services >= maxLoadBalancerServices || backends >= maxBackends) {
       const over = [
         ...(services >= maxLoadBalancerServices

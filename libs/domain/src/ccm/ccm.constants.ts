@@ -118,6 +118,16 @@ export const NODE_TYPE_VIRTUAL_KUBELET = 'virtual-kubelet';
 export const DEFAULT_SERVER_WEIGHT = 100;
 
 /**
+ * Backends CCM adds, removes or updates per batch call (its `--sg-batch-size` flag, default 40;
+ * pkg/config/controller_config.go). The audit's CCM scale check and the what-if convergence estimate both count
+ * batch calls with it.
+ */
+export const CCM_BACKEND_BATCH_SIZE = 40;
+
+/** Service syncs per second CCM's workqueue lets through (its global bucket, 10 qps; clbv1/service_controller.go). */
+export const CCM_WORKQUEUE_QPS = 10;
+
+/**
  * Terway clusters created on or after this date default to ENI backends (CLB annotation doc:
  * backend-type default is `ecs` for Flannel and for Terway clusters created before 2020-08-10,
  * `eni` for those created after; release v1.9.3.313-g748f81e-aliyun, 2020-08-10). ISO 8601, UTC.
