@@ -1,11 +1,12 @@
 /**
  * `fleet-audit worker`: a distributed-scan worker (ARCHITECTURE.md "Running modes"): consumes the
- * plan, crawl and analyze queues on REDIS_URL, writes to DATABASE_URL, runs the scan schedule of
+ * plan, crawl, analyze and shard queues on REDIS_URL (ANALYZE_SHARDS: a scan's analysis as one job per (account,
+ * region) and a final job; README "Sharded analysis"), writes to DATABASE_URL, runs the scan schedule of
  * the configs given with `--config` (default hourly), and drains gracefully on SIGTERM/SIGINT
  * (in-flight jobs finish, or go back to the queue after WORKER_SHUTDOWN_GRACE_MS).
  *
  * Environment (declared in libs/config, viewed by apps/worker `worker-config.ts`): REDIS_URL, DATABASE_URL (required),
- * FLEET_AUDIT_QUEUE_PREFIX, WORKER_CONCURRENCY, WORKER_ANALYZE_CONCURRENCY, WORKER_LOCK_DURATION_MS,
+ * FLEET_AUDIT_QUEUE_PREFIX, WORKER_CONCURRENCY, WORKER_ANALYZE_CONCURRENCY, ANALYZE_SHARDS, WORKER_LOCK_DURATION_MS,
  * WORKER_STALLED_INTERVAL_MS, WORKER_SHUTDOWN_GRACE_MS, SCAN_CONFIGS, SCAN_SCHEDULE,
  * SCAN_RECONCILE_INTERVAL_MS. Flags override them.
  */
