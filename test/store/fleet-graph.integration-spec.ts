@@ -5,6 +5,7 @@
  * answer per parent in one statement; a scoped principal never reads another account's rows.
  */
 import { join } from 'node:path';
+import { Client } from 'pg';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { analyzeAndStore } from '@app/audit';
 import { buildFleetGraph } from '@app/checks';
@@ -177,6 +178,25 @@ describe('FleetGraphRepository', () => {
     expect(await store.graph.hasGraph(broken.id)).toBe(false);
     expect(await store.graph.countLoadBalancers(broken.id, ALL)).toBe(0);
     expect((await store.scans.get(broken.id))!.status).toBe('running');
+  });
+
+  it('caches listing counts under the findings generation: a change of the scan row is seen, one behind the store is not', async () => {
+    const scan = await store.scans.create({ source: 'offline', fleetName: 'counted' });
+    await store.scans.complete(scan.id, { findings: [], coverage: [], graph });
+    const n = await store.graph.countEcsInstances(scan.id, ALL);
+    expect(n).toBe(graph.ecsInstances.length);
+    const sql = new Client({ connectionString: db.url });
+    await sql.connect();
+    try {
+      // Rows deleted behind the store's back (no generation bump): the cached count answers.
+      await sql.query('DELETE FROM graph_ecs_instances WHERE scan_id = $1', [scan.id]);
+      expect(await store.graph.countEcsInstances(scan.id, ALL)).toBe(n);
+      // Any update of a succeeded scan's row bumps the findings generation (retention marks a pruned scan so): read again.
+      await sql.query('UPDATE scans SET pruned_at = now() WHERE id = $1', [scan.id]);
+      expect(await store.graph.countEcsInstances(scan.id, ALL)).toBe(0);
+    } finally {
+      await sql.end();
+    }
   });
 
   it('stores and reads the same graph on embedded PGlite (demo), over its single connection', async () => {

@@ -89,7 +89,8 @@ export class Store {
     this.findings = new FindingRepository(pool, latest);
     this.quotaUsage = new QuotaUsageRepository(pool);
     this.snapshots = new ScanSnapshotRepository(pool);
-    this.graph = new FleetGraphRepository(pool);
+    this.generations = new ReadGenerations(pool);
+    this.graph = new FleetGraphRepository(pool, this.generations);
     this.scans = new ScanRepository(pool, this.findings, this.quotaUsage, this.snapshots, this.graph);
     this.scanTargets = new ScanTargetRepository(pool);
     this.scanShards = new ScanShardRepository(pool, this.findings, this.quotaUsage, this.graph);
@@ -98,7 +99,6 @@ export class Store {
     this.reports = new ReportRepository(pool);
     this.apiTokens = new ApiTokenRepository(pool, tokenHashKey);
     this.scanDiffs = new ScanDiffRepository(pool);
-    this.generations = new ReadGenerations(pool);
     this.retentionRows = new RetentionRepository(pool);
     this.retention = new RetentionService(this.retentionRows);
   }
