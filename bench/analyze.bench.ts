@@ -23,12 +23,17 @@
  * `seconds` is wall time of `runAudit`; `cpuSeconds` is the process CPU time (user + system) over the same
  * span, which stays meaningful when other processes compete for the cores (`loadAvg1m` says how busy the
  * machine was). `--per-check` adds each check's CPU time (one extra audit per check, after the timed run).
+ * Each child runs with `--max-semi-space-size=64`, as the image does (Dockerfile ENTRYPOINT); BENCH_SEMI_SPACE_MB=0
+ * gives V8's default young generation (16 MiB semi-spaces), BENCH_SEMI_SPACE_MB=N another size.
  */
 import { fork } from 'node:child_process';
 import { createHash } from 'node:crypto';
 import { loadavg } from 'node:os';
 import { CHECKS, runAudit } from '@app/checks';
 import { backendsOf, intFlag, millionBackendFleet, nlbFiguresOf, type NlbFigures } from './bench-support';
+
+/** Young generation (semi-space) size of each child, MiB: the image's (Dockerfile), or V8's default with 0. */
+const SEMI_SPACE_MB = Number(process.env.BENCH_SEMI_SPACE_MB ?? 64);
 
 interface SizeResult {
   /** Backend entries: CLB backend servers plus NLB server entries. */
@@ -106,7 +111,8 @@ async function runChild(services: number, shape: FleetShape, perCheck: boolean):
       ...(shape.nlb ? [] : ['--clb-only']),
     ];
     const child = fork(__filename, [...args, ...(perCheck ? ['--per-check'] : [])], {
-      execArgv: ['--max-old-space-size=4096', '--expose-gc'],
+      // The young generation the image runs with (Dockerfile ENTRYPOINT); BENCH_SEMI_SPACE_MB=0 measures V8's default.
+      execArgv: ['--max-old-space-size=8192', '--expose-gc', ...(SEMI_SPACE_MB > 0 ? [`--max-semi-space-size=${SEMI_SPACE_MB}`] : [])],
     });
     child.once('message', (m) => resolve(m as SizeResult));
     child.once('exit', (code) =>
@@ -146,7 +152,8 @@ async function main(): Promise<void> {
   const load = loadavg()[0] ?? 0;
   console.log(
     `${CHECKS.length} checks registered, all enabled; load average (1 min) ${load.toFixed(2)}; ` +
-      `${shape.clusters} clusters, ${shape.nlb ? 'about a quarter of the Services on NLB' : 'CLB only'}`,
+      `${shape.clusters} clusters, ${shape.nlb ? 'about a quarter of the Services on NLB' : 'CLB only'}; ` +
+      `young generation ${SEMI_SPACE_MB > 0 ? `${SEMI_SPACE_MB} MiB semi-spaces (as the image runs)` : "V8's default"}`,
   );
   const half = await runChild(11, shape, perCheck);
   console.log(line('500k:', half));
