@@ -4,9 +4,12 @@ import type {
   ClusterSnapshot,
   CoverageDataset,
   Figures,
+  RegionSnapshot,
   ResourceRef,
   Severity,
+  SlbQuotaDefinition,
 } from '@app/domain';
+import type { CheckContext } from './check.types';
 import type { FleetIndex, RegionEntry, ServiceEntry } from './fleet-index';
 
 /** Helpers that build resource refs and results, so every rule shapes them the same way. */
@@ -169,6 +172,43 @@ export function quotaSeverity(
   if (ratio >= thresholds.criticalRatio) return 'critical';
   if (ratio >= thresholds.warningRatio) return 'warning';
   return undefined;
+}
+
+/** The effective limit of a quota in a region and how it was found (`FleetIndex.quota`), with the use ratio. */
+export interface QuotaUse {
+  limit: number;
+  limitSource: 'quota-center' | 'default';
+  ratio: number;
+}
+
+/** What a quota-use result measures: `used` of the `definition` quota of `region`, on the resource `ref`. */
+export interface QuotaSubject {
+  region: RegionSnapshot;
+  definition: SlbQuotaDefinition;
+  ref: ResourceRef;
+  used: number;
+}
+
+/**
+ * Push one quota-use result, the way every quota check grades a use: `used` of the region's effective quota
+ * (Quota Center, else the documented default: `FleetIndex.quota`), a `fail` at the severity `quotaSeverity` gives
+ * at the settings' ratios, else a `pass`. Figures: used, limit, ratio, limitSource, then `extra`.
+ * @param text the message, given the limit, its source and the ratio
+ */
+export function pushQuotaUse(
+  out: CheckResult[],
+  r: ResultFactory,
+  ctx: CheckContext,
+  { region, definition, ref, used }: QuotaSubject,
+  text: (use: QuotaUse) => string,
+  extra: Figures = {},
+): void {
+  const { limit, limitSource } = ctx.index.quota(region, definition);
+  const ratio = used / limit;
+  const figures = { used, limit, ratio, limitSource, ...extra };
+  const message = text({ limit, limitSource, ratio });
+  const severity = quotaSeverity(ratio, ctx.settings.quota);
+  out.push(severity ? r.fail(ref, message, { severity, figures }) : r.pass(ref, message, figures));
 }
 
 /** `0.853` -> `85.3 %`. */

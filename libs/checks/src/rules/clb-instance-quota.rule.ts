@@ -1,7 +1,7 @@
-import { SLB_QUOTA_INSTANCES, effectiveQuota } from '@app/domain';
+import { SLB_QUOTA_INSTANCES } from '@app/domain';
 import { scopedCheck } from '../check-scope';
 import { DOC_URL, FORECAST_HINT, SEED } from '../doc-links.constants';
-import { count, pct, QUOTA_RATIO_SETTINGS, quotaSeverity, regionRef } from '../result.util';
+import { count, pct, pushQuotaUse, QUOTA_RATIO_SETTINGS, regionRef } from '../result.util';
 
 /**
  * CLB instances of one account in one region vs the instance quota (`slb_quota_instances_num`). The documented
@@ -31,23 +31,17 @@ export const clbInstanceQuotaRule = scopedCheck({
   scope: 'region',
   needs: ['slb'],
   check(re, out, r, ctx) {
-    const { limit, limitSource } = effectiveQuota(re.region.quotas, SLB_QUOTA_INSTANCES);
     const used = re.region.loadBalancers?.length ?? 0;
     const reported = re.region.quotas?.find((q) => q.quotaActionCode === SLB_QUOTA_INSTANCES.quotaActionCode);
-    const ratio = used / limit;
-    const figures = {
-      used,
-      limit,
-      ratio,
-      limitSource,
-      ...(reported?.totalUsage !== undefined ? { quotaCenterUsage: reported.totalUsage } : {}),
-    };
-    const text =
-      `Account ${re.account.accountId} has ${count(used, 'CLB instance')} in ${re.region.regionId}: ${pct(ratio)} of ` +
-      `the instance quota ${limit} (${limitSource === 'quota-center' ? 'Quota Center' : 'documented default, 30 of the conflicting 30/60'})`;
-    const severity = quotaSeverity(ratio, ctx.settings.quota);
-    out.push(
-      severity ? r.fail(regionRef(re), text, { severity, figures }) : r.pass(regionRef(re), text, figures),
+    pushQuotaUse(
+      out,
+      r,
+      ctx,
+      { region: re.region, definition: SLB_QUOTA_INSTANCES, ref: regionRef(re), used },
+      ({ limit, limitSource, ratio }) =>
+        `Account ${re.account.accountId} has ${count(used, 'CLB instance')} in ${re.region.regionId}: ${pct(ratio)} of ` +
+        `the instance quota ${limit} (${limitSource === 'quota-center' ? 'Quota Center' : 'documented default, 30 of the conflicting 30/60'})`,
+      reported?.totalUsage !== undefined ? { quotaCenterUsage: reported.totalUsage } : {},
     );
   },
 });

@@ -1,7 +1,7 @@
-import { SLB_QUOTA_LISTENERS, effectiveQuota } from '@app/domain';
+import { SLB_QUOTA_LISTENERS } from '@app/domain';
 import { scopedCheck } from '../check-scope';
 import { DOC_URL, FORECAST_HINT, SEED } from '../doc-links.constants';
-import { clbRef, count, pct, QUOTA_RATIO_SETTINGS, quotaSeverity } from '../result.util';
+import { clbRef, count, pct, pushQuotaUse, QUOTA_RATIO_SETTINGS } from '../result.util';
 
 /**
  * Listeners on one CLB instance vs the per-instance listener quota (`slb_quota_listeners_num`, Quota Center
@@ -30,17 +30,16 @@ export const clbListenerQuotaRule = scopedCheck({
   scope: 'region',
   needs: ['slb'],
   check(re, out, r, ctx) {
-    const { limit, limitSource } = effectiveQuota(re.region.quotas, SLB_QUOTA_LISTENERS);
     for (const clb of re.region.loadBalancers ?? []) {
       const used = clb.listeners.length;
-      const ratio = used / limit;
-      const figures = { used, limit, ratio, limitSource };
-      const text =
-        `CLB ${clb.loadBalancerId} has ${count(used, 'listener')}: ${pct(ratio)} of its listener quota ${limit} ` +
-        `(${limitSource === 'quota-center' ? 'Quota Center' : 'documented default'})`;
-      const severity = quotaSeverity(ratio, ctx.settings.quota);
-      out.push(
-        severity ? r.fail(clbRef(clb), text, { severity, figures }) : r.pass(clbRef(clb), text, figures),
+      pushQuotaUse(
+        out,
+        r,
+        ctx,
+        { region: re.region, definition: SLB_QUOTA_LISTENERS, ref: clbRef(clb), used },
+        ({ limit, limitSource, ratio }) =>
+          `CLB ${clb.loadBalancerId} has ${count(used, 'listener')}: ${pct(ratio)} of its listener quota ${limit} ` +
+          `(${limitSource === 'quota-center' ? 'Quota Center' : 'documented default'})`,
       );
     }
   },

@@ -10,7 +10,7 @@ import { scopedCheck, type ScopedCheckDefinition } from '../check-scope';
 import type { CheckContext } from '../check.types';
 import type { RegionEntry, ServiceEntry } from '../fleet-index';
 import { nlbNotReadReason, nlbOfService, regionNlbView, type RegionNlbView } from '../nlb-index';
-import { pct, quotaSeverity, regionRef, type ResultFactory } from '../result.util';
+import { pct, pushQuotaUse, regionRef, type ResultFactory } from '../result.util';
 
 /**
  * The NLB view of a region, or `undefined` after pushing the region's `skipped` result (NLB data not read).
@@ -81,10 +81,13 @@ export function pushNlbQuota(
   what: string,
   extra: Record<string, string | number> = {},
 ): void {
-  const { limit, limitSource } = ctx.index.quota(region, definition);
-  const ratio = used / limit;
-  const figures = { used, limit, ratio, limitSource, quota: definition.quotaActionCode, ...extra };
-  const text = `${what}: ${pct(ratio)} of ${definition.quotaActionCode} ${limit} (${limitSource === 'quota-center' ? 'Quota Center' : 'documented default'})`;
-  const severity = quotaSeverity(ratio, ctx.settings.quota);
-  out.push(severity ? r.fail(ref, text, { severity, figures }) : r.pass(ref, text, figures));
+  pushQuotaUse(
+    out,
+    r,
+    ctx,
+    { region, definition, ref, used },
+    ({ limit, limitSource, ratio }) =>
+      `${what}: ${pct(ratio)} of ${definition.quotaActionCode} ${limit} (${limitSource === 'quota-center' ? 'Quota Center' : 'documented default'})`,
+    { quota: definition.quotaActionCode, ...extra },
+  );
 }
