@@ -1,8 +1,8 @@
 /**
  * Upgrading a database that holds data from the schema before this session's migrations: the ECS-to-NLB links
  * (1798700000000), the regions' NLB server-group counts (1798800000000), retention (1798900000000) and the shards of
- * sharded analysis (1799000000000), and the account indexes of the graph (1799100000000). A scan of the bundled sample
- * fleet is stored with today's code, then the five migrations are rolled back with their own
+ * sharded analysis (1799000000000), the account indexes of the graph (1799100000000) and the compressed target slices (1799200000000). A scan of the
+ * bundled sample fleet is stored with today's code, then the six migrations are rolled back with their own
  * down steps (so the rows are in the older schema's shape, the new columns and table gone) and the Store opened
  * again migrates them forward. The older rows must read back, with the new fields at their documented defaults,
  * and retention must run over them. (schema-upgrade.integration-spec.ts covers the earlier migrations.)
@@ -19,7 +19,7 @@ import { createTestDatabase, type TestDatabase } from './test-database.util';
 const SAMPLE = join(__dirname, '..', '..', 'examples', 'fleets', 'sample');
 const ALL: Scoped = { accountScope: ALL_ACCOUNTS };
 /** This session's migrations, newest first (the order their down steps run in). */
-const ROLLED_BACK = ['1799100000000_added_graph_account_indexes', '1799000000000_created_scan_shards', '1798900000000_added_scan_retention', '1798800000000_added_graph_region_nlb_server_groups', '1798700000000_added_graph_ecs_nlbs'];
+const ROLLED_BACK = ['1799200000000_added_scan_target_slice_gz', '1799100000000_added_graph_account_indexes', '1799000000000_created_scan_shards', '1798900000000_added_scan_retention', '1798800000000_added_graph_region_nlb_server_groups', '1798700000000_added_graph_ecs_nlbs'];
 
 /** The `-- Down Migration` part of a migration file. @throws Error when the file has none */
 function downStep(name: string): string {

@@ -1,4 +1,6 @@
+import { gunzipSync } from 'node:zlib';
 import type { Pool, QueryResultRow } from 'pg';
+import { gzipJson } from './gzip-json.util';
 import { isUuid } from './page.util';
 import { chunk, MAX_BIND_PARAMETERS, storableJson, storableText, toIso, toNumber } from './sql.util';
 import { StoreError } from './store.exception';
@@ -59,6 +61,8 @@ interface TargetRow extends QueryResultRow {
   target: ScanTargetRef;
   status: ScanTargetStatus;
   slice: unknown;
+  /** The slice as gzip-compressed JSON (migration 1799200000000); slices written before it are in `slice`. */
+  slice_gz: Buffer | null;
   error: string | null;
   updated_at: Date | string;
 }
@@ -120,13 +124,16 @@ export class ScanTargetRepository {
    */
   async saveSlice(scanId: string, key: string, target: ScanTargetRef, slice: unknown): Promise<void> {
     this.assertScanId(scanId);
+    // gzip-compressed JSON, not jsonb: a jsonb value is limited to 256 MiB, which the region slice of an
+    // account-region with hundreds of clusters exceeds (migration 1799200000000). Written in pieces (gzipJson).
+    const { gz } = await gzipJson(slice);
     await this.pool
       .query(
-        `INSERT INTO scan_targets (scan_id, target_key, target, status, slice, error, updated_at)
-         VALUES ($1, $2, $3::jsonb, 'ok', $4::jsonb, NULL, now())
+        `INSERT INTO scan_targets (scan_id, target_key, target, status, slice, slice_gz, error, updated_at)
+         VALUES ($1, $2, $3::jsonb, 'ok', NULL, $4, NULL, now())
          ON CONFLICT (scan_id, target_key) DO UPDATE
-           SET status = 'ok', slice = EXCLUDED.slice, error = NULL, updated_at = now()`,
-        [scanId, key, storableJson(target), storableJson(slice)],
+           SET status = 'ok', slice = NULL, slice_gz = EXCLUDED.slice_gz, error = NULL, updated_at = now()`,
+        [scanId, key, storableJson(target), gz],
       )
       .catch((e: unknown) => this.rethrow(scanId, e));
   }
@@ -160,7 +167,7 @@ export class ScanTargetRepository {
   async get(scanId: string, key: string): Promise<StoredScanTarget | null> {
     if (!isUuid(scanId)) return null;
     const rows = await this.pool.query<TargetRow>(
-      'SELECT scan_id, target_key, target, status, slice, error, updated_at FROM scan_targets WHERE scan_id = $1 AND target_key = $2',
+      'SELECT scan_id, target_key, target, status, slice, slice_gz, error, updated_at FROM scan_targets WHERE scan_id = $1 AND target_key = $2',
       [scanId, key],
     );
     return rows.rows[0] ? toStoredTarget(rows.rows[0]) : null;
@@ -173,7 +180,7 @@ export class ScanTargetRepository {
   async listForScan(scanId: string): Promise<StoredScanTarget[]> {
     if (!isUuid(scanId)) return [];
     const rows = await this.pool.query<TargetRow>(
-      `SELECT scan_id, target_key, target, status, slice, error, updated_at
+      `SELECT scan_id, target_key, target, status, slice, slice_gz, error, updated_at
          FROM scan_targets WHERE scan_id = $1 ORDER BY target_key`,
       [scanId],
     );
@@ -189,7 +196,7 @@ export class ScanTargetRepository {
   async listForPlace(scanId: string, accountId: string, regionId: string | null): Promise<StoredScanTarget[]> {
     if (!isUuid(scanId)) return [];
     const rows = await this.pool.query<TargetRow>(
-      `SELECT scan_id, target_key, target, status, slice, error, updated_at
+      `SELECT scan_id, target_key, target, status, slice, slice_gz, error, updated_at
          FROM scan_targets
         WHERE scan_id = $1 AND target ->> 'accountId' = $2
           AND (target ->> 'regionId' IS NULL OR target ->> 'regionId' = $3)
@@ -206,7 +213,7 @@ export class ScanTargetRepository {
   async listStates(scanId: string): Promise<StoredScanTarget[]> {
     if (!isUuid(scanId)) return [];
     const rows = await this.pool.query<TargetRow>(
-      `SELECT scan_id, target_key, target, status, NULL AS slice, error, updated_at
+      `SELECT scan_id, target_key, target, status, NULL AS slice, NULL AS slice_gz, error, updated_at
          FROM scan_targets WHERE scan_id = $1 ORDER BY target_key`,
       [scanId],
     );
@@ -281,7 +288,7 @@ function toStoredTarget(row: TargetRow): StoredScanTarget {
     targetKey: row.target_key,
     target: row.target,
     status: row.status,
-    slice: row.slice,
+    slice: row.slice_gz ? (JSON.parse(gunzipSync(row.slice_gz).toString('utf8')) as unknown) : row.slice,
     error: row.error,
     updatedAt: toIso(row.updated_at),
   };
