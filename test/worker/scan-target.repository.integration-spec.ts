@@ -5,6 +5,7 @@
 import { randomUUID } from 'node:crypto';
 import { Client } from 'pg';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { sanitizeText } from '@app/domain';
 import { Store, StoreError, type ScanTargetRef } from '@app/store';
 import { createTestDatabase, type TestDatabase } from '../store/test-database.util';
 
@@ -70,13 +71,13 @@ describe('ScanTargetRepository (PostgreSQL)', () => {
     expect(await store.scanTargets.get(scanId, 'account/none')).toBeNull();
   });
 
-  it('stores a slice gzip-compressed (no jsonb 256 MiB limit) and still reads a slice written as jsonb before', async () => {
+  it('stores a slice gzip-compressed (no jsonb 256 MiB limit), reading back what jsonb gave, and still reads older jsonb slices', async () => {
     const scanId = await newScan();
     const r1 = region('2001', 'cn-hangzhou');
     const r2 = region('2001', 'cn-shanghai');
     await store.scanTargets.ensurePending(scanId, [r1, r2]);
-    // A string jsonb refuses (NUL) survives: the slice is bytes, not jsonb.
-    const slice = { target: r1.target, coverage: [], names: ['a\u0000b', 'é', '😀'], n: 12.5 };
+    // Keys in no particular order, a NUL jsonb refuses, text outside ASCII.
+    const slice = { target: r1.target, zz: { b: 1, a: [{ yy: 'x', a: null }] }, coverage: [], names: ['a\u0000b', 'é', '😀'], n: 12.5 };
     await store.scanTargets.saveSlice(scanId, r1.key, r1.target, slice);
     const sql = new Client({ connectionString: db.url });
     await sql.connect();
@@ -84,14 +85,17 @@ describe('ScanTargetRepository (PostgreSQL)', () => {
       const row = (await sql.query<{ slice: unknown; gz: number | null }>('SELECT slice, octet_length(slice_gz) AS gz FROM scan_targets WHERE scan_id = $1 AND target_key = $2', [scanId, r1.key])).rows[0]!;
       expect(row.slice).toBeNull();
       expect(row.gz).toBeGreaterThan(0);
-      // A row of an older release: the slice in the jsonb column.
-      await sql.query(`UPDATE scan_targets SET status = 'ok', slice = $3::jsonb WHERE scan_id = $1 AND target_key = $2`, [scanId, r2.key, JSON.stringify({ target: r2.target, coverage: [] })]);
+      // A row of an older release: the same slice in the jsonb column, as the store wrote it (strings made storable).
+      await sql.query(`UPDATE scan_targets SET status = 'ok', slice = $3::jsonb WHERE scan_id = $1 AND target_key = $2`, [scanId, r2.key, JSON.stringify(slice, (_k, v: unknown) => (typeof v === 'string' ? sanitizeText(v) : v))]);
     } finally {
       await sql.end();
     }
-    expect((await store.scanTargets.get(scanId, r1.key))?.slice).toEqual(slice);
-    expect((await store.scanTargets.listForScan(scanId)).map((t) => t.slice)).toEqual([slice, { target: r2.target, coverage: [] }]);
-    expect((await store.scanTargets.listForPlace(scanId, '2001', 'cn-hangzhou')).map((t) => t.slice)).toEqual([slice]);
+    const [fromGzip, fromJsonb] = (await store.scanTargets.listForScan(scanId)).map((t) => t.slice);
+    // Byte for byte what jsonb gives back: its key order, the NUL made storable.
+    expect(JSON.stringify(fromGzip)).toBe(JSON.stringify(fromJsonb));
+    expect((fromGzip as { names: string[] }).names).toEqual(['a\u2400b', 'é', '😀']);
+    expect((await store.scanTargets.get(scanId, r1.key))?.slice).toEqual(fromGzip);
+    expect((await store.scanTargets.listForPlace(scanId, '2001', 'cn-hangzhou')).map((t) => t.slice)).toEqual([fromGzip]);
     expect((await store.scanTargets.listStates(scanId)).map((t) => t.slice)).toEqual([null, null]);
   });
 

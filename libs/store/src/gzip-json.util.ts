@@ -5,6 +5,37 @@
  * time), so what is held at once is one piece and the compressed output.
  */
 import { createGzip } from 'node:zlib';
+import { sanitizeText } from '@app/domain';
+
+/** Options of {@link gzipJson}. */
+export interface GzipJsonOptions {
+  /**
+   * Write what a `jsonb` column would give back: object keys in jsonb's order (shorter keys first, then bytewise)
+   * and every string value made storable (`sanitizeText`: NUL and lone surrogates replaced), as `storableJson`
+   * did before the value went into jsonb. A reader then sees exactly what it read from jsonb (scan_targets slices,
+   * migration 1799200000000).
+   */
+  jsonbCompatible?: boolean;
+}
+
+/** Object entries in jsonb's key order: shorter keys first, equal lengths bytewise (keys here are ASCII). */
+function jsonbOrder(entries: [string, unknown][]): [string, unknown][] {
+  return entries.sort(([a], [b]) => a.length - b.length || (a < b ? -1 : a > b ? 1 : 0));
+}
+
+/** JSON.stringify replacer of the jsonb-compatible form: plain objects re-keyed in jsonb order, strings made storable. */
+function jsonbReplacer(_key: string, v: unknown): unknown {
+  if (typeof v === 'string') return sanitizeText(v);
+  if (v === null || typeof v !== 'object' || Array.isArray(v)) return v;
+  const entries = Object.entries(v as Record<string, unknown>);
+  let sorted = true;
+  for (let i = 1; i < entries.length && sorted; i++) {
+    const a = entries[i - 1]![0];
+    const b = entries[i]![0];
+    sorted = a.length < b.length || (a.length === b.length && a < b);
+  }
+  return sorted ? v : Object.fromEntries(jsonbOrder(entries));
+}
 
 /** Depth below which objects and arrays are walked; deeper values are stringified whole (one CLB, one cluster). */
 const WALK_DEPTH = 6;
@@ -18,7 +49,9 @@ const HIGH_WATER_BYTES = 4 * 1024 * 1024;
  * @param value plain JSON data (no `toJSON`, no cycles)
  * @returns the gzip-compressed UTF-8 JSON and the size of the JSON in bytes
  */
-export async function gzipJson(value: unknown): Promise<{ gz: Buffer; rawBytes: number }> {
+export async function gzipJson(value: unknown, options: GzipJsonOptions = {}): Promise<{ gz: Buffer; rawBytes: number }> {
+  const order = options.jsonbCompatible ? jsonbOrder : (entries: [string, unknown][]) => entries;
+  const replacer = options.jsonbCompatible ? jsonbReplacer : undefined;
   const gzip = createGzip();
   const out: Buffer[] = [];
   gzip.on('data', (b: Buffer) => out.push(b));
@@ -41,7 +74,7 @@ export async function gzipJson(value: unknown): Promise<{ gz: Buffer; rawBytes: 
   };
   const walk = async (v: unknown, depth: number): Promise<void> => {
     if (depth >= WALK_DEPTH || v === null || typeof v !== 'object') {
-      await emit(JSON.stringify(v) ?? 'null');
+      await emit(JSON.stringify(v, replacer) ?? 'null');
       return;
     }
     if (Array.isArray(v)) {
@@ -56,7 +89,7 @@ export async function gzipJson(value: unknown): Promise<{ gz: Buffer; rawBytes: 
     }
     await emit('{');
     let first = true;
-    for (const [k, item] of Object.entries(v as Record<string, unknown>)) {
+    for (const [k, item] of order(Object.entries(v as Record<string, unknown>))) {
       if (item === undefined || typeof item === 'function' || typeof item === 'symbol') continue;
       await emit(`${first ? '' : ','}${JSON.stringify(k)}:`);
       first = false;

@@ -126,7 +126,7 @@ export class ScanTargetRepository {
     this.assertScanId(scanId);
     // gzip-compressed JSON, not jsonb: a jsonb value is limited to 256 MiB, which the region slice of an
     // account-region with hundreds of clusters exceeds (migration 1799200000000). Written in pieces (gzipJson).
-    const { gz } = await gzipJson(slice);
+    const { gz } = await gzipJson(slice, { jsonbCompatible: true });
     await this.pool
       .query(
         `INSERT INTO scan_targets (scan_id, target_key, target, status, slice, slice_gz, error, updated_at)
