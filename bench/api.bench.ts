@@ -29,10 +29,10 @@ import { loadavg } from 'node:os';
 import autocannon from 'autocannon';
 import { Client } from 'pg';
 import { mapWireFleet, type Finding, type QuotaUsageSample, type Severity } from '@app/domain';
-import { createApiApp, UnavailableScanLauncher } from '@app/api';
 import { buildFleetGraph, FleetIndex } from '@app/checks';
 import { generateFleet, generateSpecSchema } from '@app/collectors';
 import { Store } from '@app/store';
+import { childCpuMicros, percentile, serveApiChild } from './api-child.util';
 
 const ACCOUNTS = 100;
 const CLUSTERS_PER_ACCOUNT = 10;
@@ -96,12 +96,6 @@ function countGraphqlServices(body: string): number {
   return (body.match(/"loadBalancerId"/g) ?? []).length;
 }
 
-/** Percentile (nearest rank) of sorted values, ms rounded to 0.1. */
-function percentile(sorted: number[], p: number): number | null {
-  if (sorted.length === 0) return null;
-  const i = Math.min(sorted.length - 1, Math.max(0, Math.ceil((p / 100) * sorted.length) - 1));
-  return Math.round(sorted[i] * 10) / 10;
-}
 
 interface LoadResult {
   requests: number;
@@ -117,19 +111,6 @@ interface LoadResult {
   apiCpuMsPerRequest: number | null;
 }
 
-/** CPU time used so far by the API child, µs (asks it over IPC). */
-function childCpuMicros(child: ChildProcess): Promise<number> {
-  return new Promise((resolve) => {
-    const onMessage = (m: unknown) => {
-      if (typeof m === 'object' && m !== null && 'cpuMicros' in m) {
-        child.off('message', onMessage);
-        resolve((m as { cpuMicros: number }).cpuMicros);
-      }
-    };
-    child.on('message', onMessage);
-    child.send('cpu');
-  });
-}
 
 /** Drive one request shape with autocannon; every response time is kept for exact percentiles. */
 async function load(child: ChildProcess, url: string, opts: { method?: 'GET' | 'POST'; headers: Record<string, string>; body?: string }): Promise<LoadResult> {
@@ -158,20 +139,9 @@ async function load(child: ChildProcess, url: string, opts: { method?: 'GET' | '
   };
 }
 
-/** Child: serve the API on a random port over the seeded database; tells the parent the port. */
-async function serve(): Promise<void> {
-  const store = await Store.open({ connectionString: process.env.BENCH_API_DB_URL as string, tokenHashKey: process.env.BENCH_API_HASH_KEY as string, poolMax: 20 });
-  const app = await createApiApp({ store, token: process.env.BENCH_API_BOOTSTRAP as string, scanLauncher: new UnavailableScanLauncher(), logger: false, auth: { maxFailures: 1_000_000 } });
-  await app.listen(0, '127.0.0.1');
-  const address = app.getHttpServer().address() as { port: number };
-  process.send?.({ port: address.port });
-  process.on('message', (m: unknown) => {
-    if (m === 'cpu') {
-      const u = process.cpuUsage();
-      process.send?.({ cpuMicros: u.user + u.system });
-    }
-    if (m === 'stop') void app.close().then(() => store.close()).then(() => process.exit(0));
-  });
+/** Child: serve the API over the seeded database (`serveApiChild`). */
+function serve(): Promise<void> {
+  return serveApiChild({ databaseUrl: process.env.BENCH_API_DB_URL as string, bootstrapToken: process.env.BENCH_API_BOOTSTRAP as string, tokenHashKey: process.env.BENCH_API_HASH_KEY as string });
 }
 
 async function main(): Promise<void> {

@@ -26,13 +26,13 @@ import { randomBytes } from 'node:crypto';
 import autocannon from 'autocannon';
 import { Client } from 'pg';
 import { analyzeAndStore } from '@app/audit';
-import { createApiApp, UnavailableScanLauncher } from '@app/api';
 import { FleetIndex } from '@app/checks';
 import { generateFleet } from '@app/collectors';
 import { mapWireFleet } from '@app/domain';
 import { buildReport, loadReportInput, renderReport, REPORT_FORMATS } from '@app/reports';
 import { Store } from '@app/store';
 import { adminQuery, benchAdminUrl, intFlag, loadAvg1m, millionBackendSpec, round2 } from './bench-support';
+import { childCpuMicros, percentile, serveApiChild } from './api-child.util';
 
 const DAY = 86_400_000;
 const NOW = new Date('2026-11-23T06:00:00Z');
@@ -61,12 +61,6 @@ interface LoadFigures {
   apiCpuMsPerRequest: number | null;
 }
 
-/** Percentile (nearest rank) of sorted values, ms rounded to 0.1. */
-function percentile(sorted: number[], p: number): number | null {
-  if (sorted.length === 0) return null;
-  const i = Math.min(sorted.length - 1, Math.max(0, Math.ceil((p / 100) * sorted.length) - 1));
-  return Math.round(sorted[i]! * 10) / 10;
-}
 
 /** Deterministic shuffle (xorshift), so two runs drive the same sequence. */
 function shuffled<T>(items: readonly T[], seed = 7): T[] {
@@ -82,19 +76,6 @@ function shuffled<T>(items: readonly T[], seed = 7): T[] {
   return out;
 }
 
-/** CPU time used so far by the API child, µs (asked over IPC). */
-function childCpuMicros(child: ChildProcess): Promise<number> {
-  return new Promise((resolve) => {
-    const onMessage = (m: unknown) => {
-      if (typeof m === 'object' && m !== null && 'cpuMicros' in m) {
-        child.off('message', onMessage);
-        resolve((m as { cpuMicros: number }).cpuMicros);
-      }
-    };
-    child.on('message', onMessage);
-    child.send('cpu');
-  });
-}
 
 /**
  * Drive `requests` (round robin, request k = entry k mod n) for `seconds` over `connections` connections.
@@ -246,19 +227,9 @@ async function workload(origin: string): Promise<BenchRequest[]> {
   return shuffled(out);
 }
 
-/** Child: serve the API over the database; tells the parent its port, answers CPU probes, stops on request. */
-async function serve(): Promise<void> {
-  const store = await Store.open({ connectionString: process.env.BENCH_SCALE_DB_URL as string, tokenHashKey: process.env.BENCH_SCALE_HASH_KEY as string, poolMax: 20 });
-  const app = await createApiApp({ store, token: process.env.BENCH_SCALE_BOOTSTRAP as string, scanLauncher: new UnavailableScanLauncher(), logger: false, auth: { maxFailures: 1_000_000 } });
-  await app.listen(0, '127.0.0.1');
-  process.send?.({ port: (app.getHttpServer().address() as { port: number }).port });
-  process.on('message', (m: unknown) => {
-    if (m === 'cpu') {
-      const u = process.cpuUsage();
-      process.send?.({ cpuMicros: u.user + u.system });
-    }
-    if (m === 'stop') void app.close().then(() => store.close()).then(() => process.exit(0));
-  });
+/** Child: serve the API over the seeded database (`serveApiChild`). */
+function serve(): Promise<void> {
+  return serveApiChild({ databaseUrl: process.env.BENCH_SCALE_DB_URL as string, bootstrapToken: process.env.BENCH_SCALE_BOOTSTRAP as string, tokenHashKey: process.env.BENCH_SCALE_HASH_KEY as string });
 }
 
 /** Generate, analyse and store the two scans; the store figures. */

@@ -1,6 +1,9 @@
+import { join } from 'node:path';
+import { gunzipSync, gzipSync } from 'node:zlib';
 import { describe, expect, it } from 'vitest';
 import type { AccountSnapshot, CoverageEntry, FleetSnapshot, RegionSnapshot } from '@app/domain';
-import { mergeSnapshotParts } from './scan-snapshot.repository';
+import { loadFleetDirectory } from '@app/collectors';
+import { gzipSnapshotLines, mergeSnapshotParts, parseStoredSnapshot } from './scan-snapshot.repository';
 
 const region = (regionId: string): RegionSnapshot => ({ regionId, clusters: [] }) as unknown as RegionSnapshot;
 const part = (account: Omit<AccountSnapshot, 'regions'>, regionId: string): FleetSnapshot => ({
@@ -43,5 +46,29 @@ describe(mergeSnapshotParts.name, () => {
 
   it('an empty scan merges to an empty snapshot', () => {
     expect(mergeSnapshotParts([], [])).toEqual({ name: '', accounts: [], coverage: [] });
+  });
+});
+
+describe('stored snapshot form (gzipSnapshotLines / parseStoredSnapshot)', () => {
+  const sample = loadFleetDirectory(join(__dirname, '..', '..', '..', 'examples', 'fleets', 'sample'));
+
+  it('stores the snapshot as JSON lines, one region at the most per line, and reads back the same snapshot, keys in order', async () => {
+    const { gz, rawBytes } = await gzipSnapshotLines(sample);
+    const text = gunzipSync(gz).toString('utf8');
+    expect(Buffer.byteLength(text)).toBe(rawBytes);
+    const lines = text.split('\n').filter((l) => l !== '');
+    const regions = sample.accounts.reduce((n, a) => n + a.regions.length, 0);
+    expect(lines).toHaveLength(2 + sample.accounts.length + regions);
+    expect(Math.max(...lines.map((l) => l.length))).toBeLessThan(JSON.stringify(sample).length);
+    expect(JSON.stringify(parseStoredSnapshot(gz))).toBe(JSON.stringify(sample));
+  });
+
+  it('reads a snapshot stored before as one JSON text', () => {
+    expect(JSON.stringify(parseStoredSnapshot(gzipSync(Buffer.from(JSON.stringify(sample)))))).toBe(JSON.stringify(sample));
+  });
+
+  it('refuses bytes that are neither form', async () => {
+    expect(() => parseStoredSnapshot(gzipSync(Buffer.from('{"format":"fleet-audit-snapshot-lines/1"}\n{"r":{}}\n')))).toThrow(SyntaxError);
+    expect(() => parseStoredSnapshot(gzipSync(Buffer.from('not json')))).toThrow(SyntaxError);
   });
 });

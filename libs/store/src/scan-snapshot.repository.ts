@@ -1,6 +1,6 @@
-import { gunzipSync, gzipSync } from 'node:zlib';
+import { createGzip, gunzipSync } from 'node:zlib';
 import type { Pool, PoolClient } from 'pg';
-import { coverageKey, type AccountSnapshot, type CoverageEntry, type FleetSnapshot } from '@app/domain';
+import { coverageKey, type AccountSnapshot, type CoverageEntry, type FleetSnapshot, type RegionSnapshot } from '@app/domain';
 import { toIso } from './sql.util';
 
 /** A stored snapshot with the scan it belongs to. */
@@ -27,11 +27,11 @@ export class ScanSnapshotRepository {
    * @param client the transaction's client
    */
   async replaceForScan(client: PoolClient, scanId: string, snapshot: FleetSnapshot): Promise<void> {
-    const raw = Buffer.from(JSON.stringify(snapshot));
+    const { gz, rawBytes } = await gzipSnapshotLines(snapshot);
     await client.query(
       `INSERT INTO scan_snapshots (scan_id, snapshot, bytes_raw) VALUES ($1, $2, $3)
        ON CONFLICT (scan_id) DO UPDATE SET snapshot = EXCLUDED.snapshot, bytes_raw = EXCLUDED.bytes_raw`,
-      [scanId, gzipSync(raw), raw.length],
+      [scanId, gz, rawBytes],
     );
   }
 
@@ -50,7 +50,7 @@ export class ScanSnapshotRepository {
     );
     const row = rows[0];
     if (!row) return null;
-    const snapshot = row.snapshot ? (JSON.parse(gunzipSync(row.snapshot).toString('utf8')) as FleetSnapshot) : await this.fromParts(row.scan_id);
+    const snapshot = row.snapshot ? parseStoredSnapshot(row.snapshot) : await this.fromParts(row.scan_id);
     return { scanId: row.scan_id, observedAt: toIso(row.started_at), snapshot };
   }
 
@@ -65,6 +65,73 @@ export class ScanSnapshotRepository {
       rows.flatMap((r) => r.coverage),
     );
   }
+}
+
+/**
+ * First line of a snapshot stored as JSON lines. A 5,000-cluster fleet's snapshot is longer as one JSON text than
+ * the longest string V8 can hold (about 512 MiB: `JSON.stringify` threw "Invalid string length", issue 22 item 4),
+ * so it is stored as lines: this header, the snapshot with `accounts: []`, then per account `{"a": account with
+ * regions: []}` followed by `{"r": region}` per region. Each line is one region at the most. Snapshots stored
+ * before are one JSON text and read as such.
+ */
+const SNAPSHOT_LINES_HEADER = '{"format":"fleet-audit-snapshot-lines/1"}';
+
+/**
+ * The gzip of a snapshot in the JSON-lines form (`SNAPSHOT_LINES_HEADER`), written line by line into the gzip
+ * stream so no string holds more than one region.
+ * @returns the compressed bytes and the size of the uncompressed text (bytes)
+ */
+export async function gzipSnapshotLines(snapshot: FleetSnapshot): Promise<{ gz: Buffer; rawBytes: number }> {
+  const gzip = createGzip();
+  const out: Buffer[] = [];
+  gzip.on('data', (b: Buffer) => out.push(b));
+  const ended = new Promise<void>((resolve, reject) => {
+    gzip.once('end', resolve);
+    gzip.once('error', reject);
+  });
+  let rawBytes = 0;
+  const line = async (text: string): Promise<void> => {
+    const chunk = Buffer.from(`${text}\n`, 'utf8');
+    rawBytes += chunk.length;
+    if (!gzip.write(chunk)) await new Promise<void>((resolve) => gzip.once('drain', resolve));
+  };
+  await line(SNAPSHOT_LINES_HEADER);
+  await line(JSON.stringify({ ...snapshot, accounts: [] }));
+  for (const account of snapshot.accounts) {
+    await line(JSON.stringify({ a: { ...account, regions: [] } }));
+    for (const region of account.regions) await line(JSON.stringify({ r: region }));
+  }
+  gzip.end();
+  await ended;
+  return { gz: Buffer.concat(out), rawBytes };
+}
+
+/**
+ * A stored snapshot (gzip) as the snapshot: the JSON-lines form (`SNAPSHOT_LINES_HEADER`), or one JSON text as
+ * stored before it. The result equals the snapshot that was stored, keys in the same order.
+ * @throws SyntaxError when the stored bytes are not a snapshot in either form
+ */
+export function parseStoredSnapshot(gz: Buffer): FleetSnapshot {
+  const raw = gunzipSync(gz);
+  const header = Buffer.from(`${SNAPSHOT_LINES_HEADER}\n`, 'utf8');
+  if (!raw.subarray(0, header.length).equals(header)) return JSON.parse(raw.toString('utf8')) as FleetSnapshot;
+  let snapshot: FleetSnapshot | undefined;
+  let account: AccountSnapshot | undefined;
+  for (let start = header.length; start < raw.length; ) {
+    let end = raw.indexOf(0x0a, start);
+    if (end < 0) end = raw.length;
+    const item = JSON.parse(raw.toString('utf8', start, end)) as { a?: AccountSnapshot; r?: RegionSnapshot } & FleetSnapshot;
+    start = end + 1;
+    if (!snapshot) {
+      if (!Array.isArray(item.accounts)) throw new SyntaxError('stored snapshot: the line after the header is not a snapshot');
+      snapshot = item;
+    }
+    else if (item.a) snapshot.accounts.push((account = item.a));
+    else if (item.r && account) account.regions.push(item.r);
+    else throw new SyntaxError('stored snapshot: a region line before any account line');
+  }
+  if (!snapshot) throw new SyntaxError('stored snapshot: no snapshot line after the header');
+  return snapshot;
 }
 
 function compareText(a: string, b: string): number {
