@@ -124,6 +124,20 @@ async function drive(child: ChildProcess, origin: string, requests: readonly Ben
   };
 }
 
+/**
+ * Wait until the API is idle again: requests of an earlier run may still be in flight after autocannon returns.
+ * Polls `/healthz` until it answers within 20 ms, for 120 s at the most.
+ */
+async function settled(origin: string): Promise<void> {
+  const deadline = Date.now() + 120_000;
+  while (Date.now() < deadline) {
+    const t = performance.now();
+    await fetch(`${origin}/healthz`).then((r) => r.arrayBuffer());
+    if (performance.now() - t < 20) return;
+    await new Promise((r) => setTimeout(r, 200));
+  }
+}
+
 /** GET `path` with the bootstrap token; the JSON body. @throws on a non-2xx answer (the workload must be valid). */
 async function getJson<T>(origin: string, path: string): Promise<T> {
   const res = await fetch(`${origin}${path}`, { headers: { authorization: `Bearer ${BOOTSTRAP}` } });
@@ -318,7 +332,8 @@ async function main(): Promise<void> {
     child = fork(__filename, ['--serve'], {
       env: { ...process.env, NODE_ENV: 'production', BENCH_SCALE_DB_URL: url.toString(), BENCH_SCALE_BOOTSTRAP: BOOTSTRAP, BENCH_SCALE_HASH_KEY: HASH_KEY },
       stdio: ['ignore', 'inherit', 'inherit', 'ipc'],
-      execArgv: [],
+      // BENCH_SCALE_CPU_PROF=<dir>: the API child writes a CPU profile there (as bench:api's BENCH_API_CPU_PROF).
+      execArgv: process.env.BENCH_SCALE_CPU_PROF ? ['--cpu-prof', '--cpu-prof-dir', process.env.BENCH_SCALE_CPU_PROF] : [],
     });
     const port = await new Promise<number>((resolve, reject) => {
       child!.once('message', (m: { port: number }) => resolve(m.port));
@@ -342,10 +357,14 @@ async function main(): Promise<void> {
     for (const x of slowest) console.log(`  alone ${String(x.ms).padStart(7)} ms  ${x.request.slice(0, 160)}`);
     const aloneSorted = alone.map((x) => x.ms).sort((a, b) => a - b);
     const byClass = (cls: BenchRequest['cls']) => requests.filter((r) => r.cls === cls);
+    await settled(origin);
     const mixed = await drive(child, origin, requests, duration, connections);
     console.log(`api mixed (${requests.length} distinct requests): p50 ${mixed.p50Ms} ms, p95 ${mixed.p95Ms} ms, p99 ${mixed.p99Ms} ms, ${mixed.rps} req/s, ${mixed.errors} errors`);
     const classes: Record<string, LoadFigures & { distinct: number }> = {};
-    for (const cls of ['findings', 'fleet', 'quotas', 'graphql'] as const) {
+    // Trends (class quotas) last: their requests still in flight when a run ends would otherwise delay the next
+    // class's first requests. Before each run, wait until the API answers /healthz promptly again.
+    for (const cls of ['findings', 'fleet', 'graphql', 'quotas'] as const) {
+      await settled(origin);
       const list = byClass(cls);
       classes[cls] = { distinct: list.length, ...(await drive(child, origin, list, Math.max(5, Math.round(duration / 3)), connections)) };
       console.log(`api ${cls.padEnd(8)} (${list.length} distinct): p50 ${classes[cls].p50Ms} ms, p95 ${classes[cls].p95Ms} ms, p99 ${classes[cls].p99Ms} ms, ${classes[cls].rps} req/s, ${classes[cls].errors} errors`);
