@@ -52,21 +52,13 @@ const HIGH_WATER_BYTES = 4 * 1024 * 1024;
 export async function gzipJson(value: unknown, options: GzipJsonOptions = {}): Promise<{ gz: Buffer; rawBytes: number }> {
   const order = options.jsonbCompatible ? jsonbOrder : (entries: [string, unknown][]) => entries;
   const replacer = options.jsonbCompatible ? jsonbReplacer : undefined;
-  const gzip = createGzip();
-  const out: Buffer[] = [];
-  gzip.on('data', (b: Buffer) => out.push(b));
-  const ended = new Promise<void>((resolve, reject) => {
-    gzip.once('end', resolve);
-    gzip.once('error', reject);
-  });
-  let rawBytes = 0;
+  const gzip = gzipWriter();
   let pending = '';
   const flush = async (): Promise<void> => {
     if (pending === '') return;
-    const chunk = Buffer.from(pending, 'utf8');
+    const text = pending;
     pending = '';
-    rawBytes += chunk.length;
-    if (!gzip.write(chunk)) await new Promise<void>((resolve) => gzip.once('drain', resolve));
+    await gzip.write(text);
   };
   const emit = async (s: string): Promise<void> => {
     pending += s;
@@ -99,7 +91,37 @@ export async function gzipJson(value: unknown, options: GzipJsonOptions = {}): P
   };
   await walk(value, 0);
   await flush();
-  gzip.end();
-  await ended;
-  return { gz: Buffer.concat(out), rawBytes };
+  return gzip.end();
+}
+
+/** A gzip stream that text is written into piece by piece (`gzipWriter`). */
+export interface GzipWriter {
+  /** Compress `text` (UTF-8), waiting for the stream to drain when its buffer is full. */
+  write(text: string): Promise<void>;
+  /** End the stream: the compressed bytes and how many bytes of text went in. @throws the stream's error */
+  end(): Promise<{ gz: Buffer; rawBytes: number }>;
+}
+
+/** A gzip stream collecting its output in memory, written piece by piece with back-pressure. */
+export function gzipWriter(): GzipWriter {
+  const gzip = createGzip();
+  const out: Buffer[] = [];
+  gzip.on('data', (b: Buffer) => out.push(b));
+  const ended = new Promise<void>((resolve, reject) => {
+    gzip.once('end', resolve);
+    gzip.once('error', reject);
+  });
+  let rawBytes = 0;
+  return {
+    async write(text: string): Promise<void> {
+      const chunk = Buffer.from(text, 'utf8');
+      rawBytes += chunk.length;
+      if (!gzip.write(chunk)) await new Promise<void>((resolve) => gzip.once('drain', resolve));
+    },
+    async end(): Promise<{ gz: Buffer; rawBytes: number }> {
+      gzip.end();
+      await ended;
+      return { gz: Buffer.concat(out), rawBytes };
+    },
+  };
 }

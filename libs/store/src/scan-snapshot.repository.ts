@@ -1,6 +1,7 @@
-import { createGzip, gunzipSync } from 'node:zlib';
+import { gunzipSync } from 'node:zlib';
 import type { Pool, PoolClient } from 'pg';
 import { coverageKey, type AccountSnapshot, type CoverageEntry, type FleetSnapshot, type RegionSnapshot } from '@app/domain';
+import { gzipWriter } from './gzip-json.util';
 import { toIso } from './sql.util';
 
 /** A stored snapshot with the scan it belongs to. */
@@ -82,28 +83,15 @@ const SNAPSHOT_LINES_HEADER = '{"format":"fleet-audit-snapshot-lines/1"}';
  * @returns the compressed bytes and the size of the uncompressed text (bytes)
  */
 export async function gzipSnapshotLines(snapshot: FleetSnapshot): Promise<{ gz: Buffer; rawBytes: number }> {
-  const gzip = createGzip();
-  const out: Buffer[] = [];
-  gzip.on('data', (b: Buffer) => out.push(b));
-  const ended = new Promise<void>((resolve, reject) => {
-    gzip.once('end', resolve);
-    gzip.once('error', reject);
-  });
-  let rawBytes = 0;
-  const line = async (text: string): Promise<void> => {
-    const chunk = Buffer.from(`${text}\n`, 'utf8');
-    rawBytes += chunk.length;
-    if (!gzip.write(chunk)) await new Promise<void>((resolve) => gzip.once('drain', resolve));
-  };
+  const gzip = gzipWriter();
+  const line = (text: string): Promise<void> => gzip.write(`${text}\n`);
   await line(SNAPSHOT_LINES_HEADER);
   await line(JSON.stringify({ ...snapshot, accounts: [] }));
   for (const account of snapshot.accounts) {
     await line(JSON.stringify({ a: { ...account, regions: [] } }));
     for (const region of account.regions) await line(JSON.stringify({ r: region }));
   }
-  gzip.end();
-  await ended;
-  return { gz: Buffer.concat(out), rawBytes };
+  return gzip.end();
 }
 
 /**
