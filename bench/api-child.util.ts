@@ -3,6 +3,7 @@
  * database, the child's CPU time over IPC, and latency percentiles. Not part of the product.
  */
 import type { ChildProcess } from 'node:child_process';
+import autocannon from 'autocannon';
 import { createApiApp, UnavailableScanLauncher } from '@app/api';
 import { Store } from '@app/store';
 
@@ -44,4 +45,49 @@ export async function serveApiChild(opts: { databaseUrl: string; bootstrapToken:
     }
     if (m === 'stop') void app.close().then(() => store.close()).then(() => process.exit(0));
   });
+}
+
+/** Latency and throughput of one autocannon run against the API child (ms, nearest-rank percentiles). */
+export interface LoadResult {
+  requests: number;
+  /** Responses per second over the run. */
+  rps: number;
+  p50Ms: number | null;
+  p95Ms: number | null;
+  p99Ms: number | null;
+  maxMs: number | null;
+  /** Connection errors + timeouts + non-2xx answers. */
+  errors: number;
+  non2xx: number;
+  timeouts: number;
+  /** CPU time (user + system) of the API child per request, ms. */
+  apiCpuMsPerRequest: number | null;
+}
+
+/**
+ * Run autocannon with `options` (its `duration` in seconds) against the API child, keeping every response time
+ * for exact percentiles, and the child's CPU time over the run.
+ * @throws when autocannon cannot run
+ */
+export async function measureLoad(child: ChildProcess, options: autocannon.Options & { duration: number }): Promise<LoadResult> {
+  const times: number[] = [];
+  const cpuBefore = await childCpuMicros(child);
+  const result = await new Promise<autocannon.Result>((resolve, reject) => {
+    const instance = autocannon(options, (err, res) => (err ? reject(err instanceof Error ? err : new Error(String(err))) : resolve(res)));
+    instance.on('response', (_client, _status, _bytes, responseTime) => times.push(responseTime));
+  });
+  const cpuMicros = (await childCpuMicros(child)) - cpuBefore;
+  times.sort((a, b) => a - b);
+  return {
+    requests: times.length,
+    rps: Math.round((times.length / options.duration) * 10) / 10,
+    p50Ms: percentile(times, 50),
+    p95Ms: percentile(times, 95),
+    p99Ms: percentile(times, 99),
+    maxMs: times.length ? Math.round(times[times.length - 1]! * 10) / 10 : null,
+    errors: result.errors + result.timeouts + result.non2xx,
+    non2xx: result.non2xx,
+    timeouts: result.timeouts,
+    apiCpuMsPerRequest: times.length ? Math.round((cpuMicros / 1000 / times.length) * 1000) / 1000 : null,
+  };
 }

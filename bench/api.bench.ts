@@ -26,13 +26,12 @@
 import { fork, type ChildProcess } from 'node:child_process';
 import { createHash, randomBytes } from 'node:crypto';
 import { loadavg } from 'node:os';
-import autocannon from 'autocannon';
 import { Client } from 'pg';
 import { mapWireFleet, type Finding, type QuotaUsageSample, type Severity } from '@app/domain';
 import { buildFleetGraph, FleetIndex } from '@app/checks';
 import { generateFleet, generateSpecSchema } from '@app/collectors';
 import { Store } from '@app/store';
-import { childCpuMicros, percentile, serveApiChild } from './api-child.util';
+import { measureLoad, serveApiChild, type LoadResult } from './api-child.util';
 
 const ACCOUNTS = 100;
 const CLUSTERS_PER_ACCOUNT = 10;
@@ -97,46 +96,11 @@ function countGraphqlServices(body: string): number {
 }
 
 
-interface LoadResult {
-  requests: number;
-  rps: number;
-  p50Ms: number | null;
-  p95Ms: number | null;
-  p99Ms: number | null;
-  maxMs: number | null;
-  errors: number;
-  non2xx: number;
-  timeouts: number;
-  /** CPU time of the API process per request, ms (user + system). */
-  apiCpuMsPerRequest: number | null;
-}
 
 
-/** Drive one request shape with autocannon; every response time is kept for exact percentiles. */
-async function load(child: ChildProcess, url: string, opts: { method?: 'GET' | 'POST'; headers: Record<string, string>; body?: string }): Promise<LoadResult> {
-  const times: number[] = [];
-  const cpuBefore = await childCpuMicros(child);
-  const result = await new Promise<autocannon.Result>((resolve, reject) => {
-    const instance = autocannon(
-      { url, connections: CONNECTIONS, duration: DURATION_S, method: opts.method ?? 'GET', headers: opts.headers, ...(opts.body ? { body: opts.body } : {}) },
-      (err, res) => (err ? reject(err instanceof Error ? err : new Error(String(err))) : resolve(res)),
-    );
-    instance.on('response', (_client, _status, _bytes, responseTime) => times.push(responseTime));
-  });
-  const cpuMicros = (await childCpuMicros(child)) - cpuBefore;
-  times.sort((a, b) => a - b);
-  return {
-    requests: times.length,
-    rps: Math.round((times.length / DURATION_S) * 10) / 10,
-    p50Ms: percentile(times, 50),
-    p95Ms: percentile(times, 95),
-    p99Ms: percentile(times, 99),
-    maxMs: times.length ? Math.round(times[times.length - 1] * 10) / 10 : null,
-    errors: result.errors + result.timeouts + result.non2xx,
-    non2xx: result.non2xx,
-    timeouts: result.timeouts,
-    apiCpuMsPerRequest: times.length ? Math.round((cpuMicros / 1000 / times.length) * 1000) / 1000 : null,
-  };
+/** Drive one request shape with autocannon (`measureLoad`). */
+function load(child: ChildProcess, url: string, opts: { method?: 'GET' | 'POST'; headers: Record<string, string>; body?: string }): Promise<LoadResult> {
+  return measureLoad(child, { url, connections: CONNECTIONS, duration: DURATION_S, method: opts.method ?? 'GET', headers: opts.headers, ...(opts.body ? { body: opts.body } : {}) });
 }
 
 /** Child: serve the API over the seeded database (`serveApiChild`). */

@@ -23,7 +23,6 @@
  */
 import { fork, type ChildProcess } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
-import autocannon from 'autocannon';
 import { Client } from 'pg';
 import { analyzeAndStore } from '@app/audit';
 import { FleetIndex } from '@app/checks';
@@ -32,7 +31,7 @@ import { mapWireFleet } from '@app/domain';
 import { buildReport, loadReportInput, renderReport, REPORT_FORMATS } from '@app/reports';
 import { Store } from '@app/store';
 import { adminQuery, benchAdminUrl, intFlag, loadAvg1m, millionBackendSpec, round2 } from './bench-support';
-import { childCpuMicros, percentile, serveApiChild } from './api-child.util';
+import { measureLoad, percentile, serveApiChild, type LoadResult } from './api-child.util';
 
 const DAY = 86_400_000;
 const NOW = new Date('2026-11-23T06:00:00Z');
@@ -48,18 +47,6 @@ interface BenchRequest {
   body?: string;
 }
 
-/** Latency figures of one autocannon run (ms, nearest rank). */
-interface LoadFigures {
-  requests: number;
-  rps: number;
-  p50Ms: number | null;
-  p95Ms: number | null;
-  p99Ms: number | null;
-  maxMs: number | null;
-  /** Connection errors + timeouts + non-2xx answers. */
-  errors: number;
-  apiCpuMsPerRequest: number | null;
-}
 
 
 /** Deterministic shuffle (xorshift), so two runs drive the same sequence. */
@@ -81,47 +68,27 @@ function shuffled<T>(items: readonly T[], seed = 7): T[] {
  * Drive `requests` (round robin, request k = entry k mod n) for `seconds` over `connections` connections.
  * @throws when autocannon cannot run
  */
-async function drive(child: ChildProcess, origin: string, requests: readonly BenchRequest[], seconds: number, connections: number): Promise<LoadFigures> {
-  const times: number[] = [];
+function drive(child: ChildProcess, origin: string, requests: readonly BenchRequest[], seconds: number, connections: number): Promise<LoadResult> {
   let k = 0;
   const headers = { authorization: `Bearer ${BOOTSTRAP}`, 'content-type': 'application/json' };
-  const cpuBefore = await childCpuMicros(child);
-  const result = await new Promise<autocannon.Result>((resolve, reject) => {
-    const instance = autocannon(
+  return measureLoad(child, {
+    url: origin,
+    connections,
+    duration: seconds,
+    headers,
+    requests: [
       {
-        url: origin,
-        connections,
-        duration: seconds,
-        headers,
-        requests: [
-          {
-            setupRequest: (req) => {
-              const r = requests[k++ % requests.length]!;
-              // A fresh headers object each time: autocannon adds content-length to the one it is given, which a
-              // GET after a POST would then carry with no body (the server waits for it).
-              return r.body !== undefined
-                ? { ...req, method: r.method, path: r.path, headers: { ...headers }, body: r.body }
-                : { ...req, method: r.method, path: r.path, headers: { authorization: headers.authorization }, body: undefined };
-            },
-          },
-        ],
+        setupRequest: (req) => {
+          const r = requests[k++ % requests.length]!;
+          // A fresh headers object each time: autocannon adds content-length to the one it is given, which a
+          // GET after a POST would then carry with no body (the server waits for it).
+          return r.body !== undefined
+            ? { ...req, method: r.method, path: r.path, headers: { ...headers }, body: r.body }
+            : { ...req, method: r.method, path: r.path, headers: { authorization: headers.authorization }, body: undefined };
+        },
       },
-      (err, res) => (err ? reject(err instanceof Error ? err : new Error(String(err))) : resolve(res)),
-    );
-    instance.on('response', (_c, _s, _b, responseTime) => times.push(responseTime));
+    ],
   });
-  const cpuMicros = (await childCpuMicros(child)) - cpuBefore;
-  times.sort((a, b) => a - b);
-  return {
-    requests: times.length,
-    rps: Math.round((times.length / seconds) * 10) / 10,
-    p50Ms: percentile(times, 50),
-    p95Ms: percentile(times, 95),
-    p99Ms: percentile(times, 99),
-    maxMs: times.length ? Math.round(times[times.length - 1]! * 10) / 10 : null,
-    errors: result.errors + result.timeouts + result.non2xx,
-    apiCpuMsPerRequest: times.length ? Math.round((cpuMicros / 1000 / times.length) * 1000) / 1000 : null,
-  };
 }
 
 /**
@@ -360,7 +327,7 @@ async function main(): Promise<void> {
     await settled(origin);
     const mixed = await drive(child, origin, requests, duration, connections);
     console.log(`api mixed (${requests.length} distinct requests): p50 ${mixed.p50Ms} ms, p95 ${mixed.p95Ms} ms, p99 ${mixed.p99Ms} ms, ${mixed.rps} req/s, ${mixed.errors} errors`);
-    const classes: Record<string, LoadFigures & { distinct: number }> = {};
+    const classes: Record<string, LoadResult & { distinct: number }> = {};
     // Trends (class quotas) last: their requests still in flight when a run ends would otherwise delay the next
     // class's first requests. Before each run, wait until the API answers /healthz promptly again.
     for (const cls of ['findings', 'fleet', 'graphql', 'quotas'] as const) {
