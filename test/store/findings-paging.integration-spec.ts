@@ -150,6 +150,52 @@ describe('findings paging (keyset, one statement per page)', () => {
     }
   });
 
+  it('Relay pages (GraphQL findings) visit the REST order forward and backward, and walk findings_scan_keyset_idx', async () => {
+    const expected = (await store.findings.forScan(first, SYSTEM_PRINCIPAL)).map((f) => f.fingerprint);
+    const forward: string[] = [];
+    let after: string | undefined;
+    for (;;) {
+      const { page } = await store.findings.page({ scanId: first }, { first: 30, ...(after ? { after } : {}) }, SYSTEM_PRINCIPAL);
+      forward.push(...page.edges.map((e) => e.node.fingerprint));
+      if (!page.hasNextPage) break;
+      after = page.edges.at(-1)!.cursor;
+    }
+    expect(forward).toEqual(expected);
+    const backward: string[][] = [];
+    let before: string | undefined;
+    for (;;) {
+      const { page } = await store.findings.page({ scanId: first }, { last: 30, ...(before ? { before } : {}) }, SYSTEM_PRINCIPAL);
+      backward.unshift(page.edges.map((e) => e.node.fingerprint));
+      if (!page.hasPreviousPage) break;
+      before = page.edges[0]!.cursor;
+    }
+    expect(backward.flat()).toEqual(expected);
+    // The page's statement has an index path over findings_scan_keyset_idx: its ORDER BY is the index's expression.
+    let captured: { text: string; values: unknown[] } | undefined;
+    const original = pg.Client.prototype.query;
+    const spy = vi.spyOn(pg.Client.prototype, 'query').mockImplementation(function (this: pg.Client, ...args: unknown[]) {
+      if (typeof args[0] === 'string' && args[0].includes('LIMIT') && Array.isArray(args[1])) captured = { text: args[0], values: args[1] as unknown[] };
+      return (original as (...a: unknown[]) => unknown).apply(this, args);
+    } as typeof original);
+    try {
+      await store.findings.page({ scanId: first }, { first: 30 }, SYSTEM_PRINCIPAL);
+    } finally {
+      spy.mockRestore();
+    }
+    const c = new pg.Client({ connectionString: db.url });
+    await c.connect();
+    try {
+      await c.query('SET enable_seqscan = off');
+      await c.query('SET enable_sort = off');
+      const plan = await c.query<{ 'QUERY PLAN': string }>(`EXPLAIN ${captured?.text ?? ''}`, captured?.values);
+      const text = plan.rows.map((r) => r['QUERY PLAN']).join('\n');
+      expect(text).toContain('findings_scan_keyset_idx');
+      expect(text).not.toMatch(/^\s*->\s*Sort\b/m);
+    } finally {
+      await c.end();
+    }
+  });
+
   it('a completed scan leaves fresh statistics on the tables it wrote', async () => {
     const c = new pg.Client({ connectionString: db.url });
     await c.connect();
