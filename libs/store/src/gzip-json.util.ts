@@ -4,7 +4,7 @@
  * by piece into a gzip stream (objects and arrays near the root are walked, deeper values stringified one at a
  * time), so what is held at once is one piece and the compressed output.
  */
-import { createGzip } from 'node:zlib';
+import { createGzip, gunzipSync } from 'node:zlib';
 import { sanitizeText } from '@app/domain';
 
 /** Options of {@link gzipJson}. */
@@ -124,4 +124,12 @@ export function gzipWriter(): GzipWriter {
       return { gz: Buffer.concat(out), rawBytes };
     },
   };
+}
+
+/**
+ * The value of a gzip-compressed JSON document (what `gzipJson` wrote).
+ * @throws SyntaxError when the bytes are not JSON once decompressed; zlib's error when they are not gzip
+ */
+export function gunzipJson<T = unknown>(gz: Buffer): T {
+  return JSON.parse(gunzipSync(gz).toString('utf8')) as T;
 }

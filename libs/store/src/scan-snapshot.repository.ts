@@ -1,7 +1,7 @@
 import { gunzipSync } from 'node:zlib';
 import type { Pool, PoolClient } from 'pg';
 import { coverageKey, type AccountSnapshot, type CoverageEntry, type FleetSnapshot, type RegionSnapshot } from '@app/domain';
-import { gzipWriter } from './gzip-json.util';
+import { gunzipJson, gzipWriter } from './gzip-json.util';
 import { toIso } from './sql.util';
 
 /** A stored snapshot with the scan it belongs to. */
@@ -62,7 +62,7 @@ export class ScanSnapshotRepository {
       [scanId],
     );
     return mergeSnapshotParts(
-      rows.flatMap((r) => (r.snapshot ? [JSON.parse(gunzipSync(r.snapshot).toString('utf8')) as FleetSnapshot] : [])),
+      rows.flatMap((r) => (r.snapshot ? [gunzipJson<FleetSnapshot>(r.snapshot)] : [])),
       rows.flatMap((r) => r.coverage),
     );
   }

@@ -1,6 +1,5 @@
-import { gunzipSync } from 'node:zlib';
 import type { Pool, QueryResultRow } from 'pg';
-import { gzipJson } from './gzip-json.util';
+import { gunzipJson, gzipJson } from './gzip-json.util';
 import { isUuid } from './page.util';
 import { chunk, MAX_BIND_PARAMETERS, storableJson, storableText, toIso, toNumber } from './sql.util';
 import { StoreError } from './store.exception';
@@ -288,7 +287,7 @@ function toStoredTarget(row: TargetRow): StoredScanTarget {
     targetKey: row.target_key,
     target: row.target,
     status: row.status,
-    slice: row.slice_gz ? (JSON.parse(gunzipSync(row.slice_gz).toString('utf8')) as unknown) : row.slice,
+    slice: row.slice_gz ? gunzipJson(row.slice_gz) : row.slice,
     error: row.error,
     updatedAt: toIso(row.updated_at),
   };
