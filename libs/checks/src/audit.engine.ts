@@ -105,8 +105,15 @@ export function runAudit(snapshot: FleetSnapshot, options: RunAuditOptions): Aud
   // one sort by (check id, resource key), with smaller sorts and each key computed once.
   perCheck.sort((a, b) => compareStrings(a.id, b.id));
   const results: CheckResult[] = [];
+  // A resource key per resource object: the results of about fifteen checks share one Service ref (`serviceRef`).
+  const keyOf = new Map<ResourceRef, string>();
+  const keyOfRef = (ref: ResourceRef): string => {
+    let k = keyOf.get(ref);
+    if (k === undefined) keyOf.set(ref, (k = resourceKeyOf(ref)));
+    return k;
+  };
   for (const { results: list } of perCheck) {
-    const keys = list.map((r) => resourceKeyOf(r.resource));
+    const keys = list.map((r) => keyOfRef(r.resource));
     // Most checks emit in snapshot order, which the mappers sort by id: skip the sort when already sorted.
     let sorted = true;
     for (let i = 1; i < keys.length && sorted; i++) sorted = keys[i - 1]! <= keys[i]!;

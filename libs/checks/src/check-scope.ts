@@ -27,7 +27,7 @@
  * - `ecs`: every ECS instance of a region whose CLBs were read (`EcsScopeEntry`, `FleetIndex.ecsOf`: listed
  *   instances and ECS ids among CLB backends); a region whose CLBs were not read gets one `skipped` result.
  */
-import { needNlb, type AccountSnapshot, type CheckResult, type CoverageDataset, type ResourceRef } from '@app/domain';
+import { type AccountSnapshot, type CheckResult, type CoverageDataset, type ResourceRef } from '@app/domain';
 import type { CheckContext, CheckDefinition } from './check.types';
 import type {
   ClbEntry,
@@ -289,7 +289,7 @@ export function nlbServicePart(
     ...clbPart,
     scope: 'service',
     needs: ['kubernetes'],
-    applies: (se, ctx) => needNlb(se.service) && (!applies || applies(se, ctx)),
+    applies: (se, ctx) => se.needNlb && (!applies || applies(se, ctx)),
     check,
   });
 }

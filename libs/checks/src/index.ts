@@ -13,6 +13,9 @@ export type { AuditSettings, CheckSettings, PartialAuditSettings } from './audit
 export type { CheckCategory, CheckContext, CheckDefinition } from './check.types';
 export {
   FleetIndex,
+  maxCountOutside,
+  rankNodes,
+  type RankedNode,
   type ClbEntry,
   type ClusterEntry,
   type EcsAttachment,

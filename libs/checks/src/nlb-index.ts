@@ -8,7 +8,6 @@
 import {
   TAG_CCM_OWNER,
   findServiceNlb,
-  needNlb,
   type AccountSnapshot,
   type Nlb,
   type NlbServer,
@@ -35,9 +34,14 @@ export interface RegionNlbView {
 
 const views = new WeakMap<RegionSnapshot, RegionNlbView | null>();
 
-/** The key of a server across groups: its type and id (an `Ip` server's id is its IP). */
+/**
+ * The key of a server across groups: its type and id (an `Ip` server's id is its IP). An `Ecs` server, most of
+ * them, is keyed by its id alone (an ECS instance id, `i-...`, never starts with another type's `Eni:` / `Ip:` /
+ * `Eci:` prefix, so keys stay distinct): the key is then a string the snapshot already holds, and a region of
+ * millions of servers builds no key strings (issue 22 item 3).
+ */
 export function serverKey(s: Pick<NlbServer, 'type' | 'serverId'>): string {
-  return `${s.type}:${s.serverId}`;
+  return s.type === 'Ecs' ? s.serverId : `${s.type}:${s.serverId}`;
 }
 
 /** The NLB view of a region, or `undefined` when its `nlb` dataset was not read. */
@@ -148,7 +152,7 @@ export function nlbOfService(se: ServiceEntry): { nlb?: Nlb; by: ServiceNlbMatch
 
 /** Whether a Service is one the NLB controller takes (`needNlb`: type LoadBalancer, class alibabacloud.com/nlb). */
 export function isNlbService(se: ServiceEntry): boolean {
-  return needNlb(se.service);
+  return se.needNlb;
 }
 
 const nlbServicesCache = new WeakMap<FleetIndex, Map<RegionSnapshot, ServiceEntry[]>>();
@@ -159,7 +163,7 @@ export function nlbServicesOf(index: FleetIndex, region: RegionSnapshot): Servic
   if (!m) {
     m = new Map();
     for (const se of index.services) {
-      if (!needNlb(se.service)) continue;
+      if (!se.needNlb) continue;
       const list = m.get(se.cluster.region);
       if (list) list.push(se);
       else m.set(se.cluster.region, [se]);

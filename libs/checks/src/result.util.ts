@@ -58,17 +58,22 @@ export function clusterRef(cluster: ClusterSnapshot): ResourceRef {
   };
 }
 
-/** Service refs already built, by Service entry: every check of a Service shares one (see `serviceRef`). */
+/** Service refs already built for Service-like objects that are not index entries (see `serviceRef`). */
 const serviceRefs = new WeakMap<object, ResourceRef>();
 
 /**
  * The ResourceRef of a Service (`id` = `namespace/name`). Built once per Service entry and shared by the results
  * of every check of that Service (about 15 per Service), which is what keeps 10M-entry fleets inside their memory
  * bound (issue 22 item 3): a ResourceRef is never mutated once built (findings copy it in `withClusterName`).
+ * An index `ServiceEntry` keeps it in its `ref` slot (a property read, cheaper than the WeakMap other callers use).
  */
-export function serviceRef(se: Pick<ServiceEntry, 'service' | 'cluster'>): ResourceRef {
-  const known = serviceRefs.get(se);
-  if (known) return known;
+export function serviceRef(se: Pick<ServiceEntry, 'service' | 'cluster'> & { ref?: ResourceRef | undefined }): ResourceRef {
+  if (se.ref) return se.ref;
+  const slot = 'ref' in se;
+  if (!slot) {
+    const known = serviceRefs.get(se);
+    if (known) return known;
+  }
   const c = se.cluster.cluster;
   const ref: ResourceRef = {
     kind: 'Service',
@@ -79,7 +84,8 @@ export function serviceRef(se: Pick<ServiceEntry, 'service' | 'cluster'>): Resou
     namespace: se.service.namespace,
     name: se.service.name,
   };
-  serviceRefs.set(se, ref);
+  if (slot) se.ref = ref;
+  else serviceRefs.set(se, ref);
   return ref;
 }
 

@@ -3,8 +3,6 @@ import {
   FINALIZER_CLB,
   FINALIZER_NLB,
   ccmVersionAtLeast,
-  needClb,
-  needNlb,
 } from '@app/domain';
 import { scopedCheck } from '../check-scope';
 import { DOC_URL, SEED } from '../doc-links.constants';
@@ -39,8 +37,8 @@ export const ccmFinalizerMissingRule = scopedCheck({
   needs: ['kubernetes'],
   check(se, out, r) {
     const { service } = se;
-    const clb = needClb(service);
-    if (!clb && !needNlb(service)) return;
+    const clb = se.needClb;
+    if (!clb && !se.needNlb) return;
     const ref = serviceRef(se);
     const finalizer = clb ? FINALIZER_CLB : FINALIZER_NLB;
     if (service.finalizers.includes(finalizer)) {

@@ -4,21 +4,21 @@ import {
   SLB_QUOTA_BACKEND_SERVERS,
   backendNodeExclusion,
   backendSyncError,
-  needClb,
   nodeSelectionOptionsOf,
   readyEndpointsByNode,
   serviceTrafficPolicy,
   NLB_QUOTA_SERVER_ADDED,
   NLB_QUOTA_SERVER_GROUP_SERVERS,
   type CheckResult,
+  type EligibleNodes,
   type NodeSelectionOptions,
   type ResourceRef,
   type TrafficPolicy,
 } from '@app/domain';
 import { combinedCheck, nlbServicePart, scopedCheck } from '../check-scope';
-import { nlbNotReadReason, regionNlbView, serverKey } from '../nlb-index';
+import { nlbNotReadReason, regionNlbView, serverKey, type RegionNlbView } from '../nlb-index';
 import { DOC_URL, SEED } from '../doc-links.constants';
-import type { ServiceEntry } from '../fleet-index';
+import { maxCountOutside, rankNodes, type RankedNode, type ServiceEntry } from '../fleet-index';
 import { ccmSyncFails, count, pct, serviceRef, type ResultFactory } from '../result.util';
 
 /**
@@ -70,7 +70,7 @@ const clbPart = scopedCheck({
   ],
   scope: 'service',
   needs: ['kubernetes'],
-  applies: (se) => needClb(se.service),
+  applies: (se) => se.needClb,
   check(se, out, r, ctx) {
     const { service, cluster: ce } = se;
     const { cluster } = ce;
@@ -139,16 +139,7 @@ const clbPart = scopedCheck({
     const attachRatio = maxAttach / attachLimit;
     const burn = Math.max(clbRatio, attachRatio);
     // Attachments burnt only because of Cluster mode: eligible nodes without ready pods of this Service.
-    let maxExtraAttach = 0;
-    if (ce.region.loadBalancers && extra > 0) {
-      const attachments = ctx.index.ecsAttachments(ce.region);
-      for (const n of eligible.nodes)
-        if (!localNames.has(n.name))
-          maxExtraAttach = Math.max(
-            maxExtraAttach,
-            attachments.get(n.ecsInstanceId ?? '')?.loadBalancers ?? 0,
-          );
-    }
+    const maxExtraAttach = extra > 0 ? maxCountOutside(ctx.index.attachmentRanking(ce, eligible), localNames) : 0;
     const extraAttachRatio = maxExtraAttach / attachLimit;
     // The configured floor holds at the default quotas and shrinks with the smaller limit's share of its default.
     const quotaScale = Math.min(
@@ -235,9 +226,7 @@ const nlbPart = nlbServicePart(clbPart, {
     const factor = eligibleNodes / Math.max(localNames.size, 1);
     const addedLimit = ctx.index.quota(ce.region, NLB_QUOTA_SERVER_ADDED).limit;
     const groupLimit = ctx.index.quota(ce.region, NLB_QUOTA_SERVER_GROUP_SERVERS).limit;
-    let maxExtraAdded = 0;
-    for (const n of eligible.nodes)
-      if (!localNames.has(n.name)) maxExtraAdded = Math.max(maxExtraAdded, view.groupsByServer.get(serverKey({ type: 'Ecs', serverId: n.ecsInstanceId ?? '' }))?.groups.length ?? 0);
+    const maxExtraAdded = maxCountOutside(nlbGroupRanking(view, eligible), localNames);
     const addedRatio = maxExtraAdded / addedLimit;
     const groupRatio = eligibleNodes / groupLimit;
     const { minFactor, minExtraBackends } = ctx.settings.clusterModeBlowup;
@@ -298,6 +287,22 @@ function clusterModeSelection(
     return undefined;
   }
   return { options: sel.options, ports: service.ports.filter((p) => p.nodePort !== undefined).length };
+}
+
+/** Rankings of eligible node sets by server groups (`nlbGroupRanking`), per node set of the index. */
+const nlbRankings = new WeakMap<EligibleNodes, RankedNode[]>();
+
+/**
+ * The nodes of an eligible set with how many NLB server groups of the region each is in as an `Ecs` server, most
+ * first; memoised per node set (the set belongs to one cluster, hence one region view).
+ */
+function nlbGroupRanking(view: RegionNlbView, eligible: EligibleNodes): RankedNode[] {
+  let ranking = nlbRankings.get(eligible);
+  if (!ranking) {
+    ranking = rankNodes(eligible, (n) => view.groupsByServer.get(serverKey({ type: 'Ecs', serverId: n.ecsInstanceId ?? '' }))?.groups.length ?? 0);
+    nlbRankings.set(eligible, ranking);
+  }
+  return ranking;
 }
 
 /** A Cluster-mode CLB or NLB Service attaches every node where Local mode would attach a few. */

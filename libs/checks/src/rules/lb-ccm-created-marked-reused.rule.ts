@@ -1,4 +1,4 @@
-import { TAG_CCM_OWNER, needClb } from '@app/domain';
+import { TAG_CCM_OWNER } from '@app/domain';
 import { scopedCheck } from '../check-scope';
 import { DOC_URL, SEED } from '../doc-links.constants';
 import { serviceRef } from '../result.util';
@@ -32,7 +32,7 @@ export const lbCcmCreatedMarkedReusedRule = scopedCheck({
     'CCM pkg/controller/service/reconcile/annotation/annotations.go GetDefaultLoadBalancerName',
   scope: 'reusedClb',
   needs: ['kubernetes'],
-  applies: (se) => needClb(se.service),
+  applies: (se) => se.needClb,
   check({ service: se, clb: { clb } }, out, r) {
     const ref = serviceRef(se);
     const owner = clb.tags[TAG_CCM_OWNER];

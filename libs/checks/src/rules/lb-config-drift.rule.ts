@@ -12,7 +12,6 @@ import {
   expectedListeners,
   expectedVServerGroups,
   getLbAnnotation,
-  needClb,
   nodeSelectionOptionsOf,
   isCcmNameOfOwner,
   parseCcmNamedKey,
@@ -27,6 +26,7 @@ import {
   type VServerGroup,
   type VServerGroupOwner,
   expectedNlbServerGroups,
+  type NlbServer,
 } from '@app/domain';
 import { combinedCheck, nlbServicePart, scopedCheck } from '../check-scope';
 import { nlbOfServiceOrSkip } from './nlb-quota.util';
@@ -297,7 +297,7 @@ const clbPart = scopedCheck({
     'pkg/controller/service/clbv1/vgroups.go (diff), listeners.go, loadbalancer.go',
   scope: 'service',
   needs: ['kubernetes', 'slb'],
-  applies: ({ service }) => needClb(service) && !service.deletionTimestamp,
+  applies: ({ service, needClb: clb }) => clb && !service.deletionTimestamp,
   check(se, out, r, ctx) {
     const { service } = se;
     const ref = serviceRef(se);
@@ -418,6 +418,8 @@ const nlbPart = nlbServicePart(clbPart, {
         toAdd += g.servers.length;
         continue;
       }
+      // Most groups hold what CCM builds: that is proven without a key string per server (sameNlbServers).
+      if (sameNlbServers(g.servers, actual.servers, ignoreWeights)) continue;
       // Multiset difference of the servers by key: want - have to add, have - want to remove (listed in key order of
       // first appearance, each key as often as it is missing).
       const want = new Map<string, number>();
@@ -442,6 +444,38 @@ const nlbPart = nlbServicePart(clbPart, {
     else out.push(r.fail(ref, `NLB ${found.nlb.loadBalancerId} of ${ref.id} differs from what CCM builds (the next sync overwrites it): ${listSome(diffs, 3)}`, { figures }));
   },
 });
+
+/** The id a server is matched by in `sameNlbServers`: the IP of an `Eni` server (as `key` in the NLB part), else its id. */
+function nlbMatchId(s: { type: string; serverId: string; serverIp?: string | undefined }): string {
+  return s.type === 'Eni' ? (s.serverIp ?? s.serverId) : s.serverId;
+}
+
+/**
+ * Whether two server lists hold the same servers by the NLB part's key (type, id or `Eni` IP, port, and weight
+ * unless `ignoreWeights`), in any order: true only when every server of `have` matches a distinct one of `want`
+ * and the lengths agree. Answers false (the caller then builds the keyed difference) on duplicates, which this
+ * one-to-one check does not model. Linear, and allocates one Map instead of a key string per server (issue 22 item 3).
+ */
+function sameNlbServers(
+  want: readonly { type: string; serverId: string; serverIp?: string | undefined; port?: number | undefined; weight?: number | undefined }[],
+  have: readonly NlbServer[],
+  ignoreWeights: boolean,
+): boolean {
+  if (want.length !== have.length) return false;
+  const pos = new Map<string, number>();
+  for (let i = 0; i < want.length; i++) pos.set(nlbMatchId(want[i]!), i);
+  if (pos.size !== want.length) return false;
+  const seen = new Uint8Array(want.length);
+  for (const h of have) {
+    const i = pos.get(nlbMatchId(h));
+    if (i === undefined || seen[i] === 1) return false;
+    const w = want[i]!;
+    if (w.type !== h.type || (w.port ?? 0) !== (h.port ?? 0)) return false;
+    if (!ignoreWeights && (w.weight ?? 0) !== (h.weight ?? 0)) return false;
+    seen[i] = 1;
+  }
+  return true;
+}
 
 /** The keys of `a` that `b` holds fewer times, each repeated by the shortfall, in `a`'s order (multiset `a - b`). */
 function surplus(a: ReadonlyMap<string, number>, b: ReadonlyMap<string, number>): string[] {

@@ -1,7 +1,6 @@
 import {
   LABEL_SERVICE_LOADBALANCER_ID,
   TAG_CCM_OWNER,
-  needClb,
   nlbPointers,
   reusedLoadBalancerId,
 } from '@app/domain';
@@ -41,7 +40,7 @@ const clbPart = scopedCheck({
     'enable SLB renaming for older CCM versions"; CCM pkg/provider/alibaba/slb/loadbalancer.go FindLoadBalancer',
   scope: 'service',
   needs: ['kubernetes', 'slb'],
-  applies: (se) => needClb(se.service),
+  applies: (se) => se.needClb,
   check(se, out, r, ctx) {
     const { service } = se;
     const { account, region } = se.cluster;

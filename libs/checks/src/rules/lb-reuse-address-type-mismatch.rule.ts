@@ -1,4 +1,4 @@
-import { LB_ANNOTATION, getLbAnnotation, needClb } from '@app/domain';
+import { LB_ANNOTATION, getLbAnnotation } from '@app/domain';
 import { scopedCheck } from '../check-scope';
 import { DOC_URL, SEED } from '../doc-links.constants';
 import { serviceRef } from '../result.util';
@@ -30,7 +30,7 @@ export const lbReuseAddressTypeMismatchRule = scopedCheck({
     'change LoadBalancer AddressType once created. delete and retry"; CCM pkg/controller/service/clbv1/loadbalancer.go Update',
   scope: 'reusedClb',
   needs: ['kubernetes'],
-  applies: (se) => needClb(se.service),
+  applies: (se) => se.needClb,
   check({ service: se, clb: { clb } }, out, r) {
     const ref = serviceRef(se);
     const wanted = getLbAnnotation(se.service.annotations, LB_ANNOTATION.addressType);

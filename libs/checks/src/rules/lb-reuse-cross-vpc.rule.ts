@@ -1,4 +1,3 @@
-import { needClb } from '@app/domain';
 import { scopedCheck } from '../check-scope';
 import { DOC_URL, SEED } from '../doc-links.constants';
 import { serviceRef } from '../result.util';
@@ -27,7 +26,7 @@ export const lbReuseCrossVpcRule = scopedCheck({
   // The CLB as CCM finds it (the Service's account and region): a CLB of another account or region is never
   // attached, CCM answers "can not find loadbalancer" first (LB_NOT_FOUND_FOR_SERVICE), not NetworkConflict.
   needs: ['kubernetes'],
-  applies: (se) => needClb(se.service),
+  applies: (se) => se.needClb,
   check({ service: se, clb: entry }, out, r) {
     const ref = serviceRef(se);
     const lbId = entry.clb.loadBalancerId;

@@ -4,7 +4,6 @@ import {
   getLbAnnotation,
   listenerProtocolOf,
   listenerTransport,
-  needClb,
   parseProtocolPort,
   parseVGroupPort,
   vServerGroupName,
@@ -42,7 +41,7 @@ export const lbReuseListenersNotManagedRule = scopedCheck({
     'update policies" (Listener); CCM pkg/controller/service/clbv1/model_applier.go',
   scope: 'reusedClb',
   needs: ['kubernetes'],
-  applies: ({ service }) => needClb(service),
+  applies: ({ needClb: clb }) => clb,
   check({ service: se, clb: { clb } }, out, r, ctx) {
     const { service } = se;
     const ref = serviceRef(se);

@@ -1,4 +1,4 @@
-import { needClb, reusedLoadBalancerId } from '@app/domain';
+import { reusedLoadBalancerId } from '@app/domain';
 import { scopedCheck } from '../check-scope';
 import { DOC_URL, SEED } from '../doc-links.constants';
 import { serviceRef } from '../result.util';
@@ -28,7 +28,7 @@ export const lbReuseOfApiserverRule = scopedCheck({
     'CCM pkg/controller/service/clbv1/model_applier.go isLoadBalancerReusable (ack.aliyun.com tag)',
   scope: 'service',
   needs: ['kubernetes'],
-  applies: (se) => needClb(se.service),
+  applies: (se) => se.needClb,
   check(se, out, r, ctx) {
     const lbId = reusedLoadBalancerId(se.service);
     if (!lbId) return;

@@ -1,4 +1,4 @@
-import { TAG_CCM_OWNER, TAG_CLUSTER_ID, needClb, nlbReuseError, reusedLoadBalancerId } from '@app/domain';
+import { TAG_CCM_OWNER, TAG_CLUSTER_ID, nlbReuseError, reusedLoadBalancerId } from '@app/domain';
 import { combinedCheck, nlbServicePart, scopedCheck } from '../check-scope';
 import { nlbNotReadReason, nlbOfService } from '../nlb-index';
 import { DOC_URL, SEED } from '../doc-links.constants';
@@ -34,7 +34,7 @@ const clbPart = scopedCheck({
     'isLoadBalancerReusable',
   scope: 'service',
   needs: ['kubernetes'],
-  applies: ({ service }) => needClb(service) && reusedLoadBalancerId(service) !== undefined,
+  applies: ({ service, needClb: clb }) => clb && reusedLoadBalancerId(service) !== undefined,
   check(se, out, r, ctx) {
     const ref = serviceRef(se);
     // The CLB as CCM finds it (`FleetIndex.reusedClb`: the Service's account and region): CCM never sees a CLB

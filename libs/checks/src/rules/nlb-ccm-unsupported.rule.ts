@@ -1,4 +1,4 @@
-import { CCM_FEATURES, ccmVersionAtLeast, needNlb } from '@app/domain';
+import { CCM_FEATURES, ccmVersionAtLeast } from '@app/domain';
 import { scopedCheck } from '../check-scope';
 import { DOC_URL, SEED } from '../doc-links.constants';
 import { notReadReason, serviceRef } from '../result.util';
@@ -24,7 +24,7 @@ export const nlbCcmUnsupportedRule = scopedCheck({
   source: `${SEED.nlbAnnotations} (CCM v2.5.0, Kubernetes 1.24); ${SEED.lbConsiderations}; CCM pkg/controller/helper/service_utils.go NeedNLB / NeedCLB, pkg/controller/service/nlbv2/nlb_controller.go (commit 260c65575, first tag v2.5.1)`,
   scope: 'service',
   needs: ['kubernetes'],
-  applies: ({ service }) => needNlb(service) && !service.deletionTimestamp,
+  applies: ({ service, needNlb: nlb }) => nlb && !service.deletionTimestamp,
   check(se, out, r, ctx) {
     const ref = serviceRef(se);
     const c = se.cluster.cluster;

@@ -1,4 +1,4 @@
-import { NLB_ANNOTATION, lbAnnotationKey, needNlb, nlbLoadBalancerBuildError } from '@app/domain';
+import { NLB_ANNOTATION, lbAnnotationKey, nlbLoadBalancerBuildError } from '@app/domain';
 import { scopedCheck } from '../check-scope';
 import { DOC_URL, SEED } from '../doc-links.constants';
 import { serviceRef } from '../result.util';
@@ -27,7 +27,7 @@ export const nlbZoneMapsMissingRule = scopedCheck({
   source: `${SEED.nlbAnnotations} zone-maps; ${SEED.lbConsiderations}; CCM pkg/controller/service/nlbv2/loadbalancer.go BuildLocalModel, parseZoneMappings`,
   scope: 'service',
   needs: ['kubernetes'],
-  applies: ({ service }) => needNlb(service) && !service.deletionTimestamp,
+  applies: ({ service, needNlb: nlb }) => nlb && !service.deletionTimestamp,
   check(se, out, r) {
     const ref = serviceRef(se);
     const error = nlbLoadBalancerBuildError(se.service);

@@ -1,4 +1,4 @@
-import { ANNOTATION_BACKEND_TYPE, needClb, needNlb } from '@app/domain';
+import { ANNOTATION_BACKEND_TYPE } from '@app/domain';
 import { scopedCheck } from '../check-scope';
 import { DOC_URL, SEED } from '../doc-links.constants';
 import { serviceRef } from '../result.util';
@@ -27,8 +27,8 @@ export const serviceEniOnFlannelRule = scopedCheck({
     'CCM pkg/controller/service/clbv1/vgroups.go updateVServerGroupENIBackendID',
   scope: 'service',
   needs: ['kubernetes'],
-  applies: ({ service }) =>
-    (needClb(service) || needNlb(service)) && service.annotations[ANNOTATION_BACKEND_TYPE] === 'eni',
+  applies: ({ service, needClb: clb, needNlb: nlb }) =>
+    (clb || nlb) && service.annotations[ANNOTATION_BACKEND_TYPE] === 'eni',
   check(se, out, r) {
     const ref = serviceRef(se);
     const { cluster } = se.cluster;

@@ -2,7 +2,6 @@ import {
   ANNOTATION_BACKEND_TYPE,
   CCM_FEATURES,
   ccmVersionAtLeast,
-  needClb,
   serviceTrafficPolicy,
 } from '@app/domain';
 import { scopedCheck } from '../check-scope';
@@ -33,7 +32,7 @@ export const serviceEniStringTargetportRule = scopedCheck({
     `${SEED.serviceFaqClb} same row; ${CCM_FEATURES.namedTargetPortEni.source}`,
   scope: 'service',
   needs: ['kubernetes'],
-  applies: ({ service }) => needClb(service),
+  applies: ({ needClb: clb }) => clb,
   check(se, out, r) {
     const { service } = se;
     const named = service.ports

@@ -1,8 +1,6 @@
 import {
   diagnoseServiceEvents,
   loadBalancerIdOfEventMessage,
-  needClb,
-  needNlb,
   severityRank,
   type Severity,
 } from '@app/domain';
@@ -41,7 +39,7 @@ export const serviceEventErrorRule = scopedCheck({
     'error messages and solutions"; CCM pkg/controller/helper/event.go (event reasons)',
   scope: 'service',
   needs: ['kubernetes'],
-  applies: ({ service }) => needClb(service) || needNlb(service),
+  applies: ({ needClb: clb, needNlb: nlb }) => clb || nlb,
   check(se, out, r, ctx) {
     const { service } = se;
     const ref = serviceRef(se);

@@ -1,4 +1,4 @@
-import { LB_ANNOTATION, getLbAnnotation, needClb, parseProtocolPort } from '@app/domain';
+import { LB_ANNOTATION, getLbAnnotation, parseProtocolPort } from '@app/domain';
 import { scopedCheck } from '../check-scope';
 import { DOC_URL, SEED } from '../doc-links.constants';
 import { listSome, serviceRef } from '../result.util';
@@ -34,7 +34,7 @@ export const serviceHttpsToHttpsPortRule = scopedCheck({
     'port"); CCM pkg/controller/service/clbv1/listeners.go protocol()',
   scope: 'service',
   needs: ['kubernetes'],
-  applies: ({ service }) => needClb(service),
+  applies: ({ needClb: clb }) => clb,
   check(se, out, r, ctx) {
     const { service } = se;
     const parsed = parseProtocolPort(getLbAnnotation(service.annotations, LB_ANNOTATION.protocolPort));

@@ -3,7 +3,6 @@ import {
   LB_ANNOTATION,
   ccmVersionAtLeast,
   getLbAnnotation,
-  needClb,
   reusedLoadBalancerId,
   type K8sService,
 } from '@app/domain';
@@ -59,7 +58,7 @@ export const serviceImmutableChangeRule = scopedCheck({
     'pkg/controller/service/clbv1/loadbalancer.go Update, model_applier.go isLoadBalancerReusable',
   scope: 'service',
   needs: ['kubernetes', 'slb'],
-  applies: ({ service }) => needClb(service) && !service.deletionTimestamp && asksForImmutable(service),
+  applies: ({ service, needClb: clb }) => clb && !service.deletionTimestamp && asksForImmutable(service),
   check(se, out, r, ctx) {
     const { service } = se;
     const a = service.annotations;

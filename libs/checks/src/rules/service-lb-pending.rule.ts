@@ -2,8 +2,6 @@ import {
   CCM_FEATURES,
   ccmVersionAtLeast,
   diagnoseServiceEvents,
-  needClb,
-  needNlb,
 } from '@app/domain';
 import { scopedCheck } from '../check-scope';
 import { DOC_URL, SEED } from '../doc-links.constants';
@@ -39,7 +37,7 @@ export const serviceLbPendingRule = scopedCheck({
   settings: ['servicePending.graceSeconds'],
   scope: 'service',
   needs: ['kubernetes'],
-  applies: ({ service }) => (needClb(service) || needNlb(service)) && !service.deletionTimestamp,
+  applies: ({ service, needClb: clb, needNlb: nlb }) => (clb || nlb) && !service.deletionTimestamp,
   check(se, out, r, ctx) {
     const { service } = se;
     const grace = ctx.settings.servicePending.graceSeconds;

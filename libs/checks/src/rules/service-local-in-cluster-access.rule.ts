@@ -1,8 +1,6 @@
 import {
   LB_ANNOTATION,
   getLbAnnotation,
-  needClb,
-  needNlb,
   readyEndpointsByNode,
 } from '@app/domain';
 import { scopedCheck } from '../check-scope';
@@ -39,8 +37,7 @@ export const serviceLocalInClusterAccessRule = scopedCheck({
     'a LoadBalancer service from within a cluster"',
   scope: 'service',
   needs: ['kubernetes'],
-  applies: ({ service }) =>
-    (needClb(service) || needNlb(service)) && service.externalTrafficPolicy === 'Local',
+  applies: ({ service, needClb: clb, needNlb: nlb }) => (clb || nlb) && service.externalTrafficPolicy === 'Local',
   check(se, out, r, ctx) {
     const { service } = se;
     const ref = serviceRef(se);

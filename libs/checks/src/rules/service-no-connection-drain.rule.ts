@@ -5,7 +5,6 @@ import {
   getLbAnnotation,
   lbAnnotationKey,
   listenerProtocolOf,
-  needClb,
   parseProtocolPort,
 } from '@app/domain';
 import { scopedCheck } from '../check-scope';
@@ -41,8 +40,8 @@ export const serviceNoConnectionDrainRule = scopedCheck({
     '(connection drain on layer-4 listeners)',
   scope: 'service',
   needs: ['kubernetes'],
-  applies: ({ service }) =>
-    needClb(service) && service.selector !== undefined && Object.keys(service.selector).length > 0,
+  applies: ({ service, needClb: clb }) =>
+    clb && service.selector !== undefined && Object.keys(service.selector).length > 0,
   check(se, out, r) {
     const { service } = se;
     const parsed = parseProtocolPort(getLbAnnotation(service.annotations, LB_ANNOTATION.protocolPort));
