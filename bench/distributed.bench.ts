@@ -7,7 +7,8 @@
  * `--max-old-space-size=N` (default: Node's own limit, under which V8 lets garbage grow the heap before it collects).
  *
  * It measures the ANALYSIS, not the crawl: the generated fleet's target slices are written straight into
- * `scan_targets` as the crawl jobs would write them (`saveSlice`: one account, region and cluster slice each),
+ * `scan_targets` as the crawl jobs would write them (`saveSliceParts`: one account, region and cluster slice each,
+ * a large region's in parts),
  * then the scan's analyze job is added with no crawl child, so it runs at once on the workers. Wall time is from
  * adding the job to the scan row `succeeded`. Each worker's peak RSS is its `VmHWM` (/proc/<pid>/status, read
  * before it is stopped; it includes the worker's boot, about 150 MiB).
@@ -27,7 +28,7 @@ import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import IORedis from 'ioredis';
 import { runAudit } from '@app/checks';
-import { assembleWireFleet, generateFleet, scanConfigSchema, type ScanConfig, type TargetSlice } from '@app/collectors';
+import { assembleWireFleet, generateFleet, scanConfigSchema, slicePartsOf, type ScanConfig, type TargetSlice } from '@app/collectors';
 import { mapWireFleet, targetKey, type CoverageEntry, type Finding, type WireFleet } from '@app/domain';
 import { BullScanJobQueue, DistributedScanClient } from '@app/queue';
 import { Store } from '@app/store';
@@ -180,7 +181,7 @@ async function main(): Promise<void> {
         config = configOf(fleet);
         await store.scans.create({ id: scanId, source: 'distributed', fleetName: config.name, settings: { now: NOW.toISOString() } });
         for (const slice of slicesOf(fleet)) {
-          await store.scanTargets.saveSlice(scanId, targetKey(slice.target), slice.target, slice);
+          await store.scanTargets.saveSliceParts(scanId, targetKey(slice.target), slice.target, slicePartsOf(slice));
           targets += 1;
         }
         console.log(`wrote ${targets} target slices (${config.accounts.length} accounts) in ${((Date.now() - t0) / 1000).toFixed(1)} s`);

@@ -25,5 +25,5 @@ export { CrawlTargetService } from './scan/crawl-target.service';
 export { AnalyzeScanService } from './scan/analyze-scan.service';
 export { AnalyzeShardService } from './scan/analyze-shard.service';
 export { CompleteScanService, SHARD_FAILED_CODE } from './scan/complete-scan.service';
-export { shardsOf } from './scan/scan-slices.util';
+export { configOfShard, shardsOf, snapshotOfTargets, splitTargets, type SplitTargets } from './scan/scan-slices.util';
 export { PlanScanCommand, CrawlTargetCommand, AnalyzeScanCommand, AnalyzeShardCommand, CompleteScanCommand } from './jobs/scan-job.commands';

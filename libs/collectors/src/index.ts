@@ -31,3 +31,4 @@ export {
   failedEntries,
 } from './live/crawl-targets';
 export * from './live/ram-actions';
+export * from './live/slice-parts';

@@ -6,6 +6,7 @@ export {
   type ScanTargetRef,
   type ScanTargetStatus,
   type StoredScanTarget,
+  StoredSliceParts,
   type ScanTargetProgress,
   type RunningScanRef,
 } from './scan-target.repository';

@@ -25,12 +25,47 @@ export interface StoredScanTarget {
   targetKey: string;
   target: ScanTargetRef;
   status: ScanTargetStatus;
-  /** The crawled slice (JSON as written); null unless `ok`. */
-  slice: unknown;
+  /**
+   * The crawled slice as the JSON documents it was stored as (`saveSlice`: one; `saveSliceParts`: its parts, see
+   * libs/collectors slice-parts.ts), each parsed when read; null unless `ok`, and always null from `listStates`.
+   */
+  parts: StoredSliceParts | null;
   /** Why the target failed; null unless `failed`. */
   error: string | null;
   /** Last change (ISO 8601). */
   updatedAt: string;
+}
+
+/**
+ * The parts of a stored slice, kept compressed and parsed one at a time, so a reader can drop each part's value
+ * before parsing the next (a region slice of hundreds of clusters is over 200 MiB of JSON). Two reads of the same
+ * row's parts compare equal (`toEqual`): the state is the stored bytes, the methods are on the prototype.
+ */
+export class StoredSliceParts {
+  /**
+   * @param targetKey the target (for error messages)
+   * @param stored the gzip-compressed JSON parts (`slice_parts`, or `slice_gz` as one part), or a slice stored as
+   *   jsonb before migration 1799200000000 (one part, as it is)
+   */
+  constructor(
+    private readonly targetKey: string,
+    private readonly stored: readonly Buffer[] | { jsonb: unknown },
+  ) {}
+
+  /** Parts stored (count, at least 1; a slice stored whole or before migration 1799300000000 is one part). */
+  get length(): number {
+    return Array.isArray(this.stored) ? this.stored.length : 1;
+  }
+
+  /**
+   * Part `i`, parsed anew on each call (gunzip and JSON.parse; a slice stored as jsonb is given as it is).
+   * @throws RangeError when `i` is not a part's index; SyntaxError or zlib's error for a corrupt part
+   */
+  read(i: number): unknown {
+    if (!Number.isInteger(i) || i < 0 || i >= this.length)
+      throw new RangeError(`the slice of ${this.targetKey} has no part ${i} (it has ${this.length})`);
+    return Array.isArray(this.stored) ? gunzipJson(this.stored[i]!) : (this.stored as { jsonb: unknown }).jsonb;
+  }
 }
 
 /** Counts of a scan's targets by state; `total` = done + failed + pending. */
@@ -62,6 +97,8 @@ interface TargetRow extends QueryResultRow {
   slice: unknown;
   /** The slice as gzip-compressed JSON (migration 1799200000000); slices written before it are in `slice`. */
   slice_gz: Buffer | null;
+  /** The slice in parts, each gzip-compressed JSON (migration 1799300000000); null for slices written before. */
+  slice_parts: Buffer[] | null;
   error: string | null;
   updated_at: Date | string;
 }
@@ -116,22 +153,35 @@ export class ScanTargetRepository {
   }
 
   /**
-   * Store the slice a crawl read for a target and mark it `ok` (replacing an earlier slice of the
-   * same scan and target: writing twice leaves exactly one row).
+   * Store the slice a crawl read for a target as one part and mark it `ok` (see `saveSliceParts`).
    * @param slice JSON-serialisable slice (libs/collectors `TargetSlice`)
    * @throws StoreError NOT_FOUND when the scan does not exist
    */
   async saveSlice(scanId: string, key: string, target: ScanTargetRef, slice: unknown): Promise<void> {
+    await this.saveSliceParts(scanId, key, target, [slice]);
+  }
+
+  /**
+   * Store the slice a crawl read for a target, as the JSON documents `parts` (libs/collectors `slicePartsOf`), and
+   * mark it `ok`, replacing an earlier slice of the same scan and target (writing twice leaves exactly one row).
+   * Every part is written by one statement, so a crash never leaves part of a slice visible.
+   * @param parts JSON-serialisable documents, at least one; read back in this order (`StoredSliceParts`)
+   * @throws StoreError INVALID_ARGUMENT when `parts` is empty; NOT_FOUND when the scan does not exist
+   */
+  async saveSliceParts(scanId: string, key: string, target: ScanTargetRef, parts: readonly unknown[]): Promise<void> {
     this.assertScanId(scanId);
+    if (parts.length === 0) throw new StoreError('INVALID_ARGUMENT', `the slice of ${key} has no parts`);
     // gzip-compressed JSON, not jsonb: a jsonb value is limited to 256 MiB, which the region slice of an
-    // account-region with hundreds of clusters exceeds (migration 1799200000000). Written in pieces (gzipJson).
-    const { gz } = await gzipJson(slice, { jsonbCompatible: true });
+    // account-region with hundreds of clusters exceeds (migration 1799200000000). Each part is written in pieces
+    // (gzipJson) in the form jsonb gave back, so readers see what they read from jsonb before.
+    const gz: Buffer[] = [];
+    for (const part of parts) gz.push((await gzipJson(part, { jsonbCompatible: true })).gz);
     await this.pool
       .query(
-        `INSERT INTO scan_targets (scan_id, target_key, target, status, slice, slice_gz, error, updated_at)
-         VALUES ($1, $2, $3::jsonb, 'ok', NULL, $4, NULL, now())
+        `INSERT INTO scan_targets (scan_id, target_key, target, status, slice, slice_gz, slice_parts, error, updated_at)
+         VALUES ($1, $2, $3::jsonb, 'ok', NULL, NULL, $4::bytea[], NULL, now())
          ON CONFLICT (scan_id, target_key) DO UPDATE
-           SET status = 'ok', slice = NULL, slice_gz = EXCLUDED.slice_gz, error = NULL, updated_at = now()`,
+           SET status = 'ok', slice = NULL, slice_gz = NULL, slice_parts = EXCLUDED.slice_parts, error = NULL, updated_at = now()`,
         [scanId, key, storableJson(target), gz],
       )
       .catch((e: unknown) => this.rethrow(scanId, e));
@@ -166,7 +216,7 @@ export class ScanTargetRepository {
   async get(scanId: string, key: string): Promise<StoredScanTarget | null> {
     if (!isUuid(scanId)) return null;
     const rows = await this.pool.query<TargetRow>(
-      'SELECT scan_id, target_key, target, status, slice, slice_gz, error, updated_at FROM scan_targets WHERE scan_id = $1 AND target_key = $2',
+      'SELECT scan_id, target_key, target, status, slice, slice_gz, slice_parts, error, updated_at FROM scan_targets WHERE scan_id = $1 AND target_key = $2',
       [scanId, key],
     );
     return rows.rows[0] ? toStoredTarget(rows.rows[0]) : null;
@@ -179,7 +229,7 @@ export class ScanTargetRepository {
   async listForScan(scanId: string): Promise<StoredScanTarget[]> {
     if (!isUuid(scanId)) return [];
     const rows = await this.pool.query<TargetRow>(
-      `SELECT scan_id, target_key, target, status, slice, slice_gz, error, updated_at
+      `SELECT scan_id, target_key, target, status, slice, slice_gz, slice_parts, error, updated_at
          FROM scan_targets WHERE scan_id = $1 ORDER BY target_key`,
       [scanId],
     );
@@ -195,7 +245,7 @@ export class ScanTargetRepository {
   async listForPlace(scanId: string, accountId: string, regionId: string | null): Promise<StoredScanTarget[]> {
     if (!isUuid(scanId)) return [];
     const rows = await this.pool.query<TargetRow>(
-      `SELECT scan_id, target_key, target, status, slice, slice_gz, error, updated_at
+      `SELECT scan_id, target_key, target, status, slice, slice_gz, slice_parts, error, updated_at
          FROM scan_targets
         WHERE scan_id = $1 AND target ->> 'accountId' = $2
           AND (target ->> 'regionId' IS NULL OR target ->> 'regionId' = $3)
@@ -206,13 +256,13 @@ export class ScanTargetRepository {
   }
 
   /**
-   * Every target of a scan without its slice (`slice` null), ordered by key: what the analyze job of a sharded
+   * Every target of a scan without its slice (`parts` null), ordered by key: what the analyze job of a sharded
    * scan needs to mark the failed targets without loading the fleet.
    */
   async listStates(scanId: string): Promise<StoredScanTarget[]> {
     if (!isUuid(scanId)) return [];
     const rows = await this.pool.query<TargetRow>(
-      `SELECT scan_id, target_key, target, status, NULL AS slice, NULL AS slice_gz, error, updated_at
+      `SELECT scan_id, target_key, target, status, NULL AS slice, NULL AS slice_gz, NULL AS slice_parts, error, updated_at
          FROM scan_targets WHERE scan_id = $1 ORDER BY target_key`,
       [scanId],
     );
@@ -287,8 +337,16 @@ function toStoredTarget(row: TargetRow): StoredScanTarget {
     targetKey: row.target_key,
     target: row.target,
     status: row.status,
-    slice: row.slice_gz ? gunzipJson(row.slice_gz) : row.slice,
+    parts: partsOf(row),
     error: row.error,
     updatedAt: toIso(row.updated_at),
   };
+}
+
+/** The stored parts of a row's slice: `slice_parts`, else `slice_gz` or the jsonb `slice` as one part; null without a slice. */
+function partsOf(row: TargetRow): StoredSliceParts | null {
+  if (row.slice_parts) return new StoredSliceParts(row.target_key, row.slice_parts);
+  if (row.slice_gz) return new StoredSliceParts(row.target_key, [row.slice_gz]);
+  if (row.slice === null || row.slice === undefined) return null;
+  return new StoredSliceParts(row.target_key, { jsonb: row.slice });
 }

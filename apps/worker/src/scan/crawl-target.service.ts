@@ -1,6 +1,6 @@
 import { targetKey } from '@app/domain';
 import { Inject, Injectable } from '@nestjs/common';
-import { crawlTarget, type CrawlTarget, type TargetSlice } from '@app/collectors';
+import { crawlTarget, slicePartsOf, type CrawlTarget, type TargetSlice } from '@app/collectors';
 import { type JobName, type JobResults, type ScanJobQueue } from '@app/queue';
 import { Store } from '@app/store';
 import { payloads, type CrawlTargetCommand } from '../jobs/scan-job.commands';
@@ -43,7 +43,7 @@ export class CrawlTargetService {
     if (existing?.status === 'ok') {
       // The slice arrived earlier (retry, duplicate, re-plan): keep it, but make sure the
       // clusters it found have their jobs in this flow.
-      await this.addClusters(cmd, sliceOf(existing.slice));
+      if (existing.parts) await this.addClusters(cmd, sliceOf(existing.parts.read(0)));
       return { status: 'skipped', reason: `target ${key} already read` };
     }
 
@@ -53,7 +53,8 @@ export class CrawlTargetService {
       ...(signal ? { signal } : {}),
     });
     const clusters = await this.addClusters(cmd, slice);
-    await this.store.scanTargets.saveSlice(cmd.scanId, key, cmd.target, slice);
+    // In parts (libs/collectors slice-parts.ts): an analysis reads a large region one part at a time.
+    await this.store.scanTargets.saveSliceParts(cmd.scanId, key, cmd.target, slicePartsOf(slice));
     return { status: 'done', targetKey: key, ...(cmd.target.kind === 'region' ? { clusters } : {}) };
   }
 
@@ -81,9 +82,10 @@ export class CrawlTargetService {
 }
 
 /**
- * A stored slice as the collectors' type. The store keeps it as JSON exactly as this service wrote
- * it (`saveSlice` above), so it is trusted rather than re-validated (a cluster slice can hold
- * thousands of Kubernetes objects).
+ * A stored slice's head (its first part) as the collectors' type: the slice itself, or for a region stored in
+ * parts the slice with its long lists empty, which still has the cluster ids (libs/collectors slice-parts.ts).
+ * The store keeps it as JSON exactly as this service wrote it (`saveSliceParts` above), so it is trusted rather
+ * than re-validated (a cluster slice can hold thousands of Kubernetes objects).
  */
 function sliceOf(stored: unknown): TargetSlice {
   return stored as TargetSlice;

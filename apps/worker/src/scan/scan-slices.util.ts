@@ -3,8 +3,8 @@
  * (analyze-scan, ANALYZE_SHARDS=false) and each shard of a sharded one (analyze-shard), so both see the
  * same coverage wording and the same data.
  */
-import { assembleWireFleet, NOT_CRAWLED, type ScanConfig, type TargetSlice } from '@app/collectors';
-import { mapWireFleet, targetKey, type CoverageEntry, type FleetSnapshot } from '@app/domain';
+import { assembleWireFleet, NOT_CRAWLED, readSliceParts, type ScanConfig, type TargetSlice } from '@app/collectors';
+import { mapWireFleet, targetKey, type CoverageEntry, type FleetSnapshot, type MappedRegionLists } from '@app/domain';
 import type { ShardRef } from '@app/queue';
 import type { ScanShardPlace, StoredScanTarget } from '@app/store';
 import { shardKey } from '@app/queue';
@@ -15,19 +15,34 @@ export const CRAWL_FAILED_CODE = 'CrawlJobFailed';
 /** Target rows split into the slices read and the targets that failed, with why. */
 export interface SplitTargets {
   slices: TargetSlice[];
+  /**
+   * The mapped lists of the region slices stored in parts (their slice in `slices` has those lists empty), by
+   * account and region (libs/collectors `readSliceParts`).
+   */
+  regionLists: { accountId: string; regionId: string; lists: MappedRegionLists }[];
   failed: { row: StoredScanTarget; reason: string }[];
 }
 
 /**
- * Split a scan's target rows into slices (`ok` rows) and failed targets (every other row).
+ * Split a scan's target rows into slices (`ok` rows; none for rows read without their slice) and failed targets
+ * (every other row). A slice stored in parts is read one part at a time, its region's lists mapped as they come
+ * (`readSliceParts`), so the wire form of a whole large region never exists at once.
  * @param reasonOf why a non-`ok` row has no slice (one line)
+ * @throws Error naming the target when a slice's parts are not of the stored format
  */
 export function splitTargets(rows: readonly StoredScanTarget[], reasonOf: (row: StoredScanTarget) => string): SplitTargets {
-  const out: SplitTargets = { slices: [], failed: [] };
+  const out: SplitTargets = { slices: [], regionLists: [], failed: [] };
   for (const row of rows) {
-    // Written by CrawlTargetService.saveSlice from a TargetSlice (trusted JSON, see there).
-    if (row.status === 'ok') out.slices.push(row.slice as TargetSlice);
-    else out.failed.push({ row, reason: reasonOf(row) });
+    if (row.status !== 'ok') {
+      out.failed.push({ row, reason: reasonOf(row) });
+      continue;
+    }
+    if (!row.parts) continue; // read without its slice (`listStates`): only the failed targets matter
+    // Written by CrawlTargetService from a TargetSlice (trusted JSON, see there).
+    const { slice, lists } = readSliceParts(row.parts);
+    out.slices.push(slice);
+    if (lists && slice.target.kind === 'region')
+      out.regionLists.push({ accountId: slice.target.accountId, regionId: slice.target.regionId, lists });
   }
   return out;
 }
@@ -37,14 +52,21 @@ export function splitTargets(rows: readonly StoredScanTarget[], reasonOf: (row: 
  * is `failed` coverage (assembleWireFleet's `NotCrawled`, renamed `CrawlJobFailed` with the reason where the
  * crawl job told it), so it is never reported as healthy.
  */
-export function snapshotOfTargets(config: ScanConfig, { slices, failed }: SplitTargets): FleetSnapshot {
+export function snapshotOfTargets(config: ScanConfig, { slices, regionLists, failed }: SplitTargets): FleetSnapshot {
   const wire = assembleWireFleet(config, slices);
   const reasons = new Map(failed.map((f) => [f.row.targetKey, `crawl of ${f.row.targetKey} failed: ${f.reason}`]));
   const coverage = wire.coverage.map((c): CoverageEntry => {
     const reason = c.status === 'failed' && c.errorCode === NOT_CRAWLED ? reasons.get(targetKey(c)) : undefined;
     return reason === undefined ? c : { ...c, errorCode: CRAWL_FAILED_CODE, message: reason };
   });
-  return mapWireFleet({ ...wire, coverage });
+  const snapshot = mapWireFleet({ ...wire, coverage });
+  // A region slice read in parts mapped to empty lists in their place; its mapped lists fill them (the same
+  // snapshot as mapping the slice read whole, field order included). A region outside the config has no snapshot.
+  for (const { accountId, regionId, lists } of regionLists) {
+    const region = snapshot.accounts.find((a) => a.accountId === accountId)?.regions.find((r) => r.regionId === regionId);
+    if (region) Object.assign(region, lists);
+  }
+  return snapshot;
 }
 
 /**

@@ -30,6 +30,7 @@ import type {
   RamSnapshot,
   RamStatement,
   RegionSnapshot,
+  VServerGroup,
   VSwitch,
 } from '../snapshot.types';
 import { coverageKey } from '../scan-target';
@@ -52,7 +53,13 @@ import type {
   WireLoadBalancerAttribute,
   WireVServerGroupAttribute,
 } from './wire.schemas';
-import type { WireNlbRegion } from './wire-nlb.schemas';
+import type {
+  WireNlbListener,
+  WireNlbLoadBalancer,
+  WireNlbRegion,
+  WireNlbServer,
+  WireNlbServerGroup,
+} from './wire-nlb.schemas';
 
 /** Kubernetes default `--service-node-port-range` (kube-apiserver docs; seed 000 "NodePort range"). */
 export const DEFAULT_NODE_PORT_RANGE: PortRange = { from: 30000, to: 32767 };
@@ -192,18 +199,9 @@ function mapRegion(accountId: string, r: WireRegion): RegionSnapshot {
       (c) => c.clusterId,
     ),
   };
-  if (r.loadBalancers)
-    out.loadBalancers = mapLoadBalancers(accountId, r.regionId, r.loadBalancers, r.vServerGroups ?? []);
-  if (r.nlb) {
-    const nlb = mapNlbRegion(accountId, r.regionId, r.nlb);
-    out.nlbs = nlb.nlbs;
-    out.nlbServerGroups = nlb.serverGroups;
-  }
-  if (r.ecsInstances)
-    out.ecsInstances = sortBy(
-      r.ecsInstances.map((i) => mapEcs(r.regionId, i)),
-      (i) => i.instanceId,
-    );
+  const lists = new RegionListsMapper(accountId, r.regionId);
+  lists.add(r);
+  Object.assign(out, lists.result());
   if (r.vSwitches)
     out.vSwitches = sortBy(
       r.vSwitches.map((v): VSwitch => ({
@@ -255,95 +253,81 @@ export function mapNlbRegion(
   regionId: string,
   w: WireNlbRegion,
 ): { nlbs: Nlb[]; serverGroups: NlbServerGroup[] } {
-  const serversByGroup = new Map<string, NlbServer[]>();
-  for (const s of w.servers) {
-    const server: NlbServer = {
-      serverId: s.ServerId,
-      ...(s.ServerIp ? { serverIp: s.ServerIp } : {}),
-      type: nlbServerType(s.ServerType),
-      ...(s.Port !== undefined ? { port: s.Port } : {}),
-      ...(s.Weight !== undefined ? { weight: s.Weight } : {}),
-      ...(s.Status !== undefined ? { status: s.Status } : {}),
-      ...(s.ZoneId !== undefined ? { zoneId: s.ZoneId } : {}),
-      ...(s.Description !== undefined ? { description: s.Description } : {}),
-    };
-    const list = serversByGroup.get(s.ServerGroupId) ?? [];
-    list.push(server);
-    serversByGroup.set(s.ServerGroupId, list);
-  }
-  const serverGroups = sortBy(
-    w.serverGroups.map((g): NlbServerGroup => ({
-      serverGroupId: g.ServerGroupId,
-      name: g.ServerGroupName ?? '',
-      type: g.ServerGroupType ?? 'Instance',
-      ...(g.Protocol !== undefined ? { protocol: g.Protocol } : {}),
-      ...(g.VpcId !== undefined ? { vpcId: g.VpcId } : {}),
-      ...(g.ServerGroupStatus !== undefined ? { status: g.ServerGroupStatus } : {}),
-      relatedLoadBalancerIds: [...new Set(g.RelatedLoadBalancerIds ?? [])].sort(),
-      ...(g.ServerCount !== undefined ? { serverCount: g.ServerCount } : {}),
-      tags: nlbTagMap(g.Tags),
-      servers: sortBy(
-        serversByGroup.get(g.ServerGroupId) ?? [],
-        (s) => `${s.type}|${s.serverId}|${s.serverIp ?? ''}|${String(s.port ?? '').padStart(5, '0')}`,
-      ),
-    })),
-    (g) => g.serverGroupId,
-  );
-  const listenersByLb = new Map<string, NlbListener[]>();
-  for (const l of w.listeners) {
-    const listener: NlbListener = {
-      listenerId: l.ListenerId,
-      protocol: l.ListenerProtocol,
-      port: l.ListenerPort ?? 0,
-      ...(l.StartPort !== undefined && l.EndPort !== undefined && (l.StartPort !== 0 || l.EndPort !== 0)
-        ? { startPort: l.StartPort, endPort: l.EndPort }
-        : {}),
-      ...(l.ListenerDescription !== undefined ? { description: l.ListenerDescription } : {}),
-      ...(l.ServerGroupId ? { serverGroupId: l.ServerGroupId } : {}),
-      ...(l.ListenerStatus !== undefined ? { status: l.ListenerStatus } : {}),
-    };
-    const list = listenersByLb.get(l.LoadBalancerId) ?? [];
-    list.push(listener);
-    listenersByLb.set(l.LoadBalancerId, list);
-  }
-  const groupsByLb = new Map<string, Set<string>>();
-  const use = (lb: string, g: string): void => {
-    const set = groupsByLb.get(lb) ?? new Set<string>();
-    set.add(g);
-    groupsByLb.set(lb, set);
+  const lists = new RegionListsMapper(accountId, regionId);
+  lists.add({ nlb: w });
+  const { nlbs = [], nlbServerGroups = [] } = lists.result();
+  return { nlbs, serverGroups: nlbServerGroups };
+}
+
+/** One NLB server (ListServerGroupServers item). */
+function mapNlbServer(s: WireNlbServer): NlbServer {
+  return {
+    serverId: s.ServerId,
+    ...(s.ServerIp ? { serverIp: s.ServerIp } : {}),
+    type: nlbServerType(s.ServerType),
+    ...(s.Port !== undefined ? { port: s.Port } : {}),
+    ...(s.Weight !== undefined ? { weight: s.Weight } : {}),
+    ...(s.Status !== undefined ? { status: s.Status } : {}),
+    ...(s.ZoneId !== undefined ? { zoneId: s.ZoneId } : {}),
+    ...(s.Description !== undefined ? { description: s.Description } : {}),
   };
-  for (const g of serverGroups) for (const lb of g.relatedLoadBalancerIds) use(lb, g.serverGroupId);
-  for (const [lb, ls] of listenersByLb) for (const l of ls) if (l.serverGroupId) use(lb, l.serverGroupId);
-  const nlbs = sortBy(
-    w.loadBalancers.map((b): Nlb => ({
-      loadBalancerId: b.LoadBalancerId,
-      ...(b.LoadBalancerName !== undefined ? { name: b.LoadBalancerName } : {}),
-      accountId,
-      regionId,
-      ...(b.LoadBalancerStatus !== undefined ? { status: b.LoadBalancerStatus } : {}),
-      ...(b.AddressType !== undefined ? { addressType: b.AddressType } : {}),
-      ...(b.AddressIpVersion !== undefined ? { addressIpVersion: b.AddressIpVersion } : {}),
-      ...(b.VpcId !== undefined ? { vpcId: b.VpcId } : {}),
-      ...(b.DNSName !== undefined ? { dnsName: b.DNSName } : {}),
-      zoneMappings: sortBy(
-        (b.ZoneMappings ?? []).map((z) => ({
-          zoneId: z.ZoneId,
-          ...(z.VSwitchId !== undefined ? { vSwitchId: z.VSwitchId } : {}),
-        })),
-        (z) => z.zoneId,
-      ),
-      ...(b.CreateTime !== undefined ? { createTime: b.CreateTime } : {}),
-      tags: nlbTagMap(b.Tags),
-      listeners: sortBy(
-        listenersByLb.get(b.LoadBalancerId) ?? [],
-        (l) =>
-          `${l.protocol}|${String(l.port).padStart(5, '0')}|${String(l.startPort ?? 0).padStart(5, '0')}|${l.listenerId}`,
-      ),
-      serverGroupIds: [...(groupsByLb.get(b.LoadBalancerId) ?? [])].sort(),
-    })),
-    (b) => b.loadBalancerId,
-  );
-  return { nlbs, serverGroups };
+}
+
+/** One NLB server group (ListServerGroups item), its `servers` still empty (RegionListsMapper fills them). */
+function mapNlbServerGroup(g: WireNlbServerGroup): NlbServerGroup {
+  return {
+    serverGroupId: g.ServerGroupId,
+    name: g.ServerGroupName ?? '',
+    type: g.ServerGroupType ?? 'Instance',
+    ...(g.Protocol !== undefined ? { protocol: g.Protocol } : {}),
+    ...(g.VpcId !== undefined ? { vpcId: g.VpcId } : {}),
+    ...(g.ServerGroupStatus !== undefined ? { status: g.ServerGroupStatus } : {}),
+    relatedLoadBalancerIds: [...new Set(g.RelatedLoadBalancerIds ?? [])].sort(),
+    ...(g.ServerCount !== undefined ? { serverCount: g.ServerCount } : {}),
+    tags: nlbTagMap(g.Tags),
+    servers: [],
+  };
+}
+
+/** One NLB listener (ListListeners item). */
+function mapNlbListener(l: WireNlbListener): NlbListener {
+  return {
+    listenerId: l.ListenerId,
+    protocol: l.ListenerProtocol,
+    port: l.ListenerPort ?? 0,
+    ...(l.StartPort !== undefined && l.EndPort !== undefined && (l.StartPort !== 0 || l.EndPort !== 0)
+      ? { startPort: l.StartPort, endPort: l.EndPort }
+      : {}),
+    ...(l.ListenerDescription !== undefined ? { description: l.ListenerDescription } : {}),
+    ...(l.ServerGroupId ? { serverGroupId: l.ServerGroupId } : {}),
+    ...(l.ListenerStatus !== undefined ? { status: l.ListenerStatus } : {}),
+  };
+}
+
+/** One NLB (ListLoadBalancers item), its `listeners` and `serverGroupIds` still empty (RegionListsMapper fills them). */
+function mapNlb(accountId: string, regionId: string, b: WireNlbLoadBalancer): Nlb {
+  return {
+    loadBalancerId: b.LoadBalancerId,
+    ...(b.LoadBalancerName !== undefined ? { name: b.LoadBalancerName } : {}),
+    accountId,
+    regionId,
+    ...(b.LoadBalancerStatus !== undefined ? { status: b.LoadBalancerStatus } : {}),
+    ...(b.AddressType !== undefined ? { addressType: b.AddressType } : {}),
+    ...(b.AddressIpVersion !== undefined ? { addressIpVersion: b.AddressIpVersion } : {}),
+    ...(b.VpcId !== undefined ? { vpcId: b.VpcId } : {}),
+    ...(b.DNSName !== undefined ? { dnsName: b.DNSName } : {}),
+    zoneMappings: sortBy(
+      (b.ZoneMappings ?? []).map((z) => ({
+        zoneId: z.ZoneId,
+        ...(z.VSwitchId !== undefined ? { vSwitchId: z.VSwitchId } : {}),
+      })),
+      (z) => z.zoneId,
+    ),
+    ...(b.CreateTime !== undefined ? { createTime: b.CreateTime } : {}),
+    tags: nlbTagMap(b.Tags),
+    listeners: [],
+    serverGroupIds: [],
+  };
 }
 
 function tagMap(tags: { Tag: { TagKey: string; TagValue: string }[] } | undefined): Record<string, string> {
@@ -383,57 +367,161 @@ export function mapLoadBalancers(
   lbs: WireLoadBalancerAttribute[],
   groups: WireVServerGroupAttribute[],
 ): Clb[] {
-  const groupsByLb = new Map<string, WireVServerGroupAttribute[]>();
-  for (const g of groups) {
-    const list = groupsByLb.get(g.LoadBalancerId);
-    if (list) list.push(g);
-    else groupsByLb.set(g.LoadBalancerId, [g]);
+  const lists = new RegionListsMapper(accountId, regionId);
+  lists.add({ loadBalancers: lbs, vServerGroups: groups });
+  return lists.result().loadBalancers ?? [];
+}
+
+/** One CLB (DescribeLoadBalancerAttribute body), its `vServerGroups` still empty (RegionListsMapper fills them). */
+function mapClb(accountId: string, regionId: string, lb: WireLoadBalancerAttribute): Clb {
+  const listeners = (lb.ListenerPortsAndProtocol?.ListenerPortAndProtocol ?? [])
+    .map((l) => ({
+      port: l.ListenerPort,
+      protocol: l.ListenerProtocol.toLowerCase(),
+      ...(l.Description !== undefined && l.Description !== '' ? { description: l.Description } : {}),
+      ...(l.VServerGroupId !== undefined ? { vServerGroupId: l.VServerGroupId } : {}),
+      ...(l.ForwardPort !== undefined ? { forwardPort: l.ForwardPort } : {}),
+    }))
+    .sort((a, b) => a.port - b.port || (a.protocol < b.protocol ? -1 : 1));
+  return {
+    loadBalancerId: lb.LoadBalancerId,
+    name: lb.LoadBalancerName ?? '',
+    accountId,
+    regionId: lb.RegionId ?? regionId,
+    addressType: lb.AddressType ?? 'internet',
+    ...(lb.Address !== undefined ? { address: lb.Address } : {}),
+    ...(lb.VpcId !== undefined && lb.VpcId !== '' ? { vpcId: lb.VpcId } : {}),
+    ...(lb.VSwitchId !== undefined && lb.VSwitchId !== '' ? { vSwitchId: lb.VSwitchId } : {}),
+    ...(lb.NetworkType !== undefined ? { networkType: lb.NetworkType } : {}),
+    ...(lb.LoadBalancerSpec !== undefined && lb.LoadBalancerSpec !== '' ? { spec: lb.LoadBalancerSpec } : {}),
+    ...(lb.InstanceChargeType !== undefined ? { instanceChargeType: lb.InstanceChargeType } : {}),
+    ...(lb.ResourceGroupId !== undefined && lb.ResourceGroupId !== '' ? { resourceGroupId: lb.ResourceGroupId } : {}),
+    ...(lb.LoadBalancerStatus !== undefined ? { status: lb.LoadBalancerStatus } : {}),
+    ...(lb.CreateTime !== undefined ? { createTime: lb.CreateTime } : {}),
+    tags: tagMap(lb.Tags),
+    listeners,
+    defaultBackendServers: sortBy((lb.BackendServers?.BackendServer ?? []).map(mapBackend), backendKey),
+    vServerGroups: [],
+  };
+}
+
+/** One vServer group (DescribeVServerGroupAttribute body) with its backend servers sorted. */
+function mapVServerGroup(g: WireVServerGroupAttribute): VServerGroup {
+  return {
+    vServerGroupId: g.VServerGroupId,
+    name: g.VServerGroupName,
+    backendServers: sortBy((g.BackendServers?.BackendServer ?? []).map(mapBackend), backendKey),
+  };
+}
+
+/**
+ * The long lists of a region's wire data, whole or in parts: a region slice stored in parts (scan_targets
+ * `slice_parts`) carries each long list as consecutive runs of items, one run per part, so any of these may be a run.
+ */
+export interface WireRegionLists {
+  loadBalancers?: WireLoadBalancerAttribute[];
+  vServerGroups?: WireVServerGroupAttribute[];
+  ecsInstances?: WireEcsInstance[];
+  nlb?: Partial<WireNlbRegion>;
+}
+
+/** What {@link RegionListsMapper} gives: the RegionSnapshot fields mapped from a region's long lists. */
+export type MappedRegionLists = Pick<RegionSnapshot, 'loadBalancers' | 'nlbs' | 'nlbServerGroups' | 'ecsInstances'>;
+
+/**
+ * Maps a region's long wire lists (CLBs, vServer groups, ECS instances, the four NLB lists) into their snapshot
+ * form item by item, as they arrive in any number of runs, and joins them at the end (vServer groups to their CLB
+ * by LoadBalancerId, NLB servers to their group by ServerGroupId, NLB listeners to their NLB, an NLB's group ids
+ * from the groups' RelatedLoadBalancerIds and its listeners' ServerGroupId), each list sorted by id.
+ *
+ * The result is the same whether the lists come whole or in consecutive runs in their order (mapRegion uses it on
+ * whole lists), so a region stored in parts is mapped one part at a time and only the mapped form of the region
+ * exists at once, never its whole wire form (issue 22 item 2: a shard's memory bounded by its own size).
+ * A list counts as read (its field set in the result) when any run of it was added, even an empty one; vServer
+ * groups without CLBs, and NLB lists without `nlb`, are never a read dataset (as mapRegion always did).
+ */
+export class RegionListsMapper {
+  private clbs: Clb[] | undefined;
+  private readonly groupsByLb = new Map<string, VServerGroup[]>();
+  private ecs: EcsInstance[] | undefined;
+  private nlbs: Nlb[] | undefined;
+  private readonly nlbGroups: NlbServerGroup[] = [];
+  private readonly serversByGroup = new Map<string, NlbServer[]>();
+  private readonly listenersByLb = new Map<string, NlbListener[]>();
+
+  /**
+   * @param accountId the region's account (set on every CLB and NLB)
+   * @param regionId the region (a CLB without RegionId, and every NLB, are in it)
+   */
+  constructor(
+    private readonly accountId: string,
+    private readonly regionId: string,
+  ) {}
+
+  /** Map one run of any of the lists (items of one list in their wire order; runs of a list added in order). */
+  add(lists: WireRegionLists): void {
+    if (lists.loadBalancers) {
+      const clbs = (this.clbs ??= []);
+      for (const lb of lists.loadBalancers) clbs.push(mapClb(this.accountId, this.regionId, lb));
+    }
+    for (const g of lists.vServerGroups ?? []) push(this.groupsByLb, g.LoadBalancerId, mapVServerGroup(g));
+    if (lists.ecsInstances) {
+      const ecs = (this.ecs ??= []);
+      for (const i of lists.ecsInstances) ecs.push(mapEcs(this.regionId, i));
+    }
+    const nlb = lists.nlb;
+    if (nlb) {
+      const nlbs = (this.nlbs ??= []);
+      for (const b of nlb.loadBalancers ?? []) nlbs.push(mapNlb(this.accountId, this.regionId, b));
+      for (const l of nlb.listeners ?? []) push(this.listenersByLb, l.LoadBalancerId, mapNlbListener(l));
+      for (const g of nlb.serverGroups ?? []) this.nlbGroups.push(mapNlbServerGroup(g));
+      for (const s of nlb.servers ?? []) push(this.serversByGroup, s.ServerGroupId, mapNlbServer(s));
+    }
   }
-  return sortBy(
-    lbs.map((lb): Clb => {
-      const listeners = (lb.ListenerPortsAndProtocol?.ListenerPortAndProtocol ?? [])
-        .map((l) => ({
-          port: l.ListenerPort,
-          protocol: l.ListenerProtocol.toLowerCase(),
-          ...(l.Description !== undefined && l.Description !== '' ? { description: l.Description } : {}),
-          ...(l.VServerGroupId !== undefined ? { vServerGroupId: l.VServerGroupId } : {}),
-          ...(l.ForwardPort !== undefined ? { forwardPort: l.ForwardPort } : {}),
-        }))
-        .sort((a, b) => a.port - b.port || (a.protocol < b.protocol ? -1 : 1));
-      return {
-        loadBalancerId: lb.LoadBalancerId,
-        name: lb.LoadBalancerName ?? '',
-        accountId,
-        regionId: lb.RegionId ?? regionId,
-        addressType: lb.AddressType ?? 'internet',
-        ...(lb.Address !== undefined ? { address: lb.Address } : {}),
-        ...(lb.VpcId !== undefined && lb.VpcId !== '' ? { vpcId: lb.VpcId } : {}),
-        ...(lb.VSwitchId !== undefined && lb.VSwitchId !== '' ? { vSwitchId: lb.VSwitchId } : {}),
-        ...(lb.NetworkType !== undefined ? { networkType: lb.NetworkType } : {}),
-        ...(lb.LoadBalancerSpec !== undefined && lb.LoadBalancerSpec !== ''
-          ? { spec: lb.LoadBalancerSpec }
-          : {}),
-        ...(lb.InstanceChargeType !== undefined ? { instanceChargeType: lb.InstanceChargeType } : {}),
-        ...(lb.ResourceGroupId !== undefined && lb.ResourceGroupId !== ''
-          ? { resourceGroupId: lb.ResourceGroupId }
-          : {}),
-        ...(lb.LoadBalancerStatus !== undefined ? { status: lb.LoadBalancerStatus } : {}),
-        ...(lb.CreateTime !== undefined ? { createTime: lb.CreateTime } : {}),
-        tags: tagMap(lb.Tags),
-        listeners,
-        defaultBackendServers: sortBy((lb.BackendServers?.BackendServer ?? []).map(mapBackend), backendKey),
-        vServerGroups: sortBy(
-          (groupsByLb.get(lb.LoadBalancerId) ?? []).map((g) => ({
-            vServerGroupId: g.VServerGroupId,
-            name: g.VServerGroupName,
-            backendServers: sortBy((g.BackendServers?.BackendServer ?? []).map(mapBackend), backendKey),
-          })),
-          (g) => g.vServerGroupId,
-        ),
+
+  /** The mapped lists, joined and sorted; only the lists that were added. Call once, after the last `add`. */
+  result(): MappedRegionLists {
+    const out: MappedRegionLists = {};
+    if (this.clbs) {
+      for (const clb of this.clbs)
+        clb.vServerGroups = sortBy(this.groupsByLb.get(clb.loadBalancerId) ?? [], (g) => g.vServerGroupId);
+      out.loadBalancers = sortBy(this.clbs, (l) => l.loadBalancerId);
+    }
+    if (this.nlbs) {
+      for (const g of this.nlbGroups)
+        g.servers = sortBy(
+          this.serversByGroup.get(g.serverGroupId) ?? [],
+          (s) => `${s.type}|${s.serverId}|${s.serverIp ?? ''}|${String(s.port ?? '').padStart(5, '0')}`,
+        );
+      const serverGroups = sortBy(this.nlbGroups, (g) => g.serverGroupId);
+      const groupsByLb = new Map<string, Set<string>>();
+      const use = (lb: string, g: string): void => {
+        const set = groupsByLb.get(lb) ?? new Set<string>();
+        set.add(g);
+        groupsByLb.set(lb, set);
       };
-    }),
-    (l) => l.loadBalancerId,
-  );
+      for (const g of serverGroups) for (const lb of g.relatedLoadBalancerIds) use(lb, g.serverGroupId);
+      for (const [lb, ls] of this.listenersByLb) for (const l of ls) if (l.serverGroupId) use(lb, l.serverGroupId);
+      for (const b of this.nlbs) {
+        b.listeners = sortBy(
+          this.listenersByLb.get(b.loadBalancerId) ?? [],
+          (l) => `${l.protocol}|${String(l.port).padStart(5, '0')}|${String(l.startPort ?? 0).padStart(5, '0')}|${l.listenerId}`,
+        );
+        b.serverGroupIds = [...(groupsByLb.get(b.loadBalancerId) ?? [])].sort();
+      }
+      out.nlbs = sortBy(this.nlbs, (b) => b.loadBalancerId);
+      out.nlbServerGroups = serverGroups;
+    }
+    if (this.ecs) out.ecsInstances = sortBy(this.ecs, (i) => i.instanceId);
+    return out;
+  }
+}
+
+/** Append `value` to the list of `key`. */
+function push<V>(map: Map<string, V[]>, key: string, value: V): void {
+  const list = map.get(key);
+  if (list) list.push(value);
+  else map.set(key, [value]);
 }
 
 function mapEcs(regionId: string, i: WireEcsInstance): EcsInstance {
