@@ -8,9 +8,12 @@ import type { FleetSnapshot } from '@app/domain';
 import {
   ScenarioApplier,
   findCluster,
+  DEFAULT_TREND_SETTINGS,
+  forecastFittedTrends,
   forecastTrends,
   headroomOfSnapshot,
   parseScenario,
+  resolveTrendSettings,
   runWhatIf,
   type ConvergenceSettings,
   type HeadroomEntry,
@@ -37,12 +40,21 @@ export interface TrendsRequest extends Omit<QuotaHistoryQuery, 'since' | 'until'
   status?: TrendEntry['status'];
 }
 
-/** Trends of every stored quota series in the window ending at `now`. */
+/**
+ * Trends of every stored quota series in the window ending at `now` (libs/forecast `forecastTrends`), from the
+ * stored fits of that window when the store keeps them (QuotaTrendRepository), else from the samples.
+ */
 export async function trendsFromStore(store: Store, request: TrendsRequest): Promise<TrendEntry[]> {
   const { now, settings, status, ...filters } = request;
-  const windowDays = settings?.windowDays ?? 14;
-  const series = await store.quotaUsage.history({ ...filters, since: new Date(now.getTime() - windowDays * 86_400_000), until: now });
-  const out = forecastTrends(series, now.getTime(), settings ?? {});
+  const resolved = resolveTrendSettings(settings ?? {});
+  const since = new Date(now.getTime() - (settings?.windowDays ?? DEFAULT_TREND_SETTINGS.windowDays) * 86_400_000);
+  // The fits kept for exactly this window's scans (refreshed when a scan completes) give the same entries as
+  // refitting the samples, at one row per series; any other window refits (issue 22 item 4).
+  const window = await store.quotaTrends.windowFor(since, now, resolved.intervalCoverage);
+  const out =
+    window && !(filters.clusterId !== undefined && window.mixedClusterSeries > 0)
+      ? forecastFittedTrends(await store.quotaTrends.fits(window.id, filters), now.getTime(), resolved)
+      : forecastTrends(await store.quotaUsage.history({ ...filters, since, until: now }), now.getTime(), resolved);
   return status ? out.filter((e) => e.status === status) : out;
 }
 

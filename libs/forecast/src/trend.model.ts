@@ -368,8 +368,38 @@ export function resolveTrendSettings(settings: Partial<TrendSettings> = {}): Tre
   return { ...DEFAULT_TREND_SETTINGS, ...settings };
 }
 
-/** `forecastTrend` with settings already resolved (`resolveTrendSettings`); the per-series hot path. */
-export function forecastTrendWith(observations: readonly QuotaObservation[], now: number, s: TrendSettings): TrendForecast {
+/**
+ * What a forecast needs of a series' window, fitted once (issue 22 item 4): the window's sample count, span and
+ * latest sample, and the Theil-Sen fit. Everything here depends only on the samples in the window and the
+ * interval coverage, never on the clock: `projectTrend` turns it into the forecast at any `now`, so a fit
+ * stored when a scan completes (libs/store quota trend fits) answers every request over the same samples.
+ * Units: counts, epoch ms, ms; slopes in units per day.
+ */
+export interface TrendFit {
+  /** Samples in the window (count). */
+  samples: number;
+  /** Time from the first to the latest sample of the window (ms; 0 without samples). */
+  spanMs: number;
+  /**
+   * Time of the latest sample of the window (epoch ms); null without one (then `used` / `limit` are those of
+   * the latest sample outside the window, or 0).
+   */
+  latestAt: number | null;
+  /** Whether the series has any sample at all (false: nothing can be exhausted). */
+  hasLatest: boolean;
+  /** Usage and limit of the latest sample (counts). */
+  used: number;
+  limit: number;
+  /** The Theil-Sen fit over the window's samples (t in days before the latest sample); null with fewer than two distinct times. */
+  fit: TheilSenFit | null;
+}
+
+/**
+ * The window part of a forecast: the samples of `observations` in `[now - windowDays, now]` and their
+ * Theil-Sen fit at `s.intervalCoverage` (`projectTrend` does the rest).
+ * @param observations the series' samples in any order (epoch ms, counts)
+ */
+export function fitTrendWindow(observations: readonly QuotaObservation[], now: number, s: TrendSettings): TrendFit {
   const from = now - s.windowDays * DAY_MS;
   // Fast path (the store returns series ordered by time): no copy, no sort. Otherwise filter and sort.
   let sorted = true;
@@ -388,8 +418,40 @@ export function forecastTrendWith(observations: readonly QuotaObservation[], now
   const latest = n > 0 ? ordered[end - 1] : ordered[ordered.length - 1];
   const used = latest?.used ?? 0;
   const limit = latest?.limit ?? 0;
+  const span = n > 0 ? ordered[end - 1]!.at - ordered[first]!.at : 0;
+  const latestAt = n > 0 ? ordered[end - 1]!.at : null;
+  const base = { samples: n, spanMs: span, latestAt, hasLatest: latest !== undefined, used, limit };
+  // An exhausted series needs no fit (its forecast is "now" whatever the trend).
+  if (latest && used >= limit) return { ...base, fit: null };
+  if (tBuf.length < n) {
+    tBuf = new Float64Array(Math.max(n, tBuf.length * 2));
+    yBuf = new Float64Array(tBuf.length);
+  }
+  const t = tBuf;
+  const y = yBuf;
+  const t0 = latestAt ?? now;
+  for (let i = 0; i < n; i++) {
+    const o = ordered[first + i]!;
+    t[i] = (o.at - t0) / DAY_MS; // days relative to the latest sample (<= 0)
+    y[i] = o.used;
+  }
+  return { ...base, fit: (n >= 2 ? theilSen(t, y, n, s.intervalCoverage) : undefined) ?? null };
+}
+
+/** `forecastTrend` with settings already resolved (`resolveTrendSettings`); the per-series hot path. */
+export function forecastTrendWith(observations: readonly QuotaObservation[], now: number, s: TrendSettings): TrendForecast {
+  return projectTrend(fitTrendWindow(observations, now, s), now, s);
+}
+
+/**
+ * The forecast at `now` of a fitted window (`fitTrendWindow` with the same `intervalCoverage`): the status
+ * rules and times to exhaustion of `forecastTrend`. Cheap (no samples): a request over stored fits costs this
+ * per series.
+ */
+export function projectTrend(w: TrendFit, now: number, s: TrendSettings): TrendForecast {
+  const { used, limit, samples: n, fit } = w;
   const base = { used, limit, samples: n };
-  if (latest && used >= limit) {
+  if (w.hasLatest && used >= limit) {
     return {
       status: 'exhausted',
       ...base,
@@ -398,22 +460,9 @@ export function forecastTrendWith(observations: readonly QuotaObservation[], now
       exhaustsAt: { p10: iso(now), p50: iso(now), p90: iso(now) },
     };
   }
-  const span = n > 0 ? ordered[end - 1]!.at - ordered[first]!.at : 0;
-  const t0 = n > 0 ? ordered[end - 1]!.at : now;
-  if (tBuf.length < n) {
-    tBuf = new Float64Array(Math.max(n, tBuf.length * 2));
-    yBuf = new Float64Array(tBuf.length);
-  }
-  const t = tBuf;
-  const y = yBuf;
-  for (let i = 0; i < n; i++) {
-    const o = ordered[first + i]!;
-    t[i] = (o.at - t0) / DAY_MS; // days relative to the latest sample (<= 0)
-    y[i] = o.used;
-  }
-  const fit = n >= 2 ? theilSen(t, y, n, s.intervalCoverage) : undefined;
+  const t0 = w.latestAt ?? now;
   const slopePerDay = fit ? fit.slope : null;
-  if (n < s.minSamples || span < s.minSpanHours * 3_600_000 || !fit) {
+  if (n < s.minSamples || w.spanMs < s.minSpanHours * 3_600_000 || !fit) {
     return { status: 'insufficient_data', ...base, slopePerDay, secondsToExhaustion: NONE, exhaustsAt: NONE };
   }
   if (Math.abs(fit.slope) * s.flatHorizonDays < 1) {

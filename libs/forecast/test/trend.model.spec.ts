@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import fc from 'fast-check';
-import { forecastTrend, forecastTrends, normalQuantile, theilSen, type QuotaObservation } from '@app/forecast';
+import { fitTrendWindow, forecastFittedTrends, forecastTrend, forecastTrendWith, forecastTrends, normalQuantile, projectTrend, resolveTrendSettings, theilSen, type QuotaObservation } from '@app/forecast';
 
 const DAY = 86_400_000;
 const NOW = Date.parse('2026-11-20T00:00:00Z');
@@ -172,5 +172,33 @@ describe('forecastTrends', () => {
       NOW,
     );
     expect(out.map((e) => `${e.resource.id}:${e.status}`)).toEqual(['lb-full:exhausted', 'lb-fast:ok', 'lb-slow:ok', 'lb-new:insufficient_data']);
+  });
+});
+
+describe('fitTrendWindow + projectTrend (stored fits, issue 22 item 4)', () => {
+  it('a window fitted once answers at any later clock exactly as refitting the same samples does', () => {
+    const res = (id: string) => ({ kind: 'EcsInstance' as const, id, accountId: 'a', regionId: 'r', clusterId: 'c' });
+    fc.assert(
+      fc.property(
+        fc.array(fc.record({ day: fc.integer({ min: 0, max: 13 }), hour: fc.integer({ min: 0, max: 23 }), used: fc.integer({ min: 0, max: 260 }) }), { minLength: 0, maxLength: 30 }),
+        fc.integer({ min: 150, max: 250 }),
+        fc.integer({ min: 0, max: 20 * 3_600_000 }),
+        fc.integer({ min: 1, max: 6 }),
+        (points, limit, later, minSamples) => {
+          // Samples inside the 14-day window ending at NOW; the later clock keeps every one of them in its window.
+          const obs = points.map((p) => ({ at: NOW - 13 * DAY + p.day * DAY - p.hour * 3_600_000, used: p.used, limit }))
+            .filter((o) => o.at >= NOW - 14 * DAY + later && o.at <= NOW);
+          const settings = resolveTrendSettings({ minSamples, minSpanHours: 1 });
+          const fitted = fitTrendWindow(obs, NOW, settings);
+          const at = NOW + later;
+          expect(projectTrend(fitted, at, settings)).toEqual(forecastTrendWith(obs, at, settings));
+          const series = [{ checkId: 'ECS_LB_ATTACHMENT_QUOTA', resource: res('i-1'), observations: obs }, { checkId: 'ECS_LB_ATTACHMENT_QUOTA', resource: res('i-2'), observations: obs.map((o) => ({ ...o, used: Math.max(0, o.used - 7) })) }];
+          expect(forecastFittedTrends(series.map((s) => ({ checkId: s.checkId, resource: s.resource, window: fitTrendWindow(s.observations, NOW, settings) })), at, settings)).toEqual(
+            forecastTrends(series, at, settings),
+          );
+        },
+      ),
+      { numRuns: 300 },
+    );
   });
 });

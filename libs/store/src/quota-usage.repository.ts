@@ -134,8 +134,9 @@ export class QuotaUsageRepository {
    * The history of quota series over succeeded scans observed in `[since, until]` (the scans' start times:
    * `scan --now` backfills set them), grouped per series (check + account + region + kind + resource), the
    * samples in time order. Filters narrow the series (equality). Series sorted by key.
+   * @param db where to read (default the pool; QuotaTrendRepository reads in its transaction's snapshot)
    */
-  async history(query: QuotaHistoryQuery): Promise<QuotaHistorySeries[]> {
+  async history(query: QuotaHistoryQuery, db: Pool | PoolClient = this.pool): Promise<QuotaHistorySeries[]> {
     const where = ["s.status = 'succeeded'", 's.started_at >= $1', 's.started_at <= $2'];
     const params: unknown[] = [query.since, query.until];
     const eq = (column: string, value: string | undefined) => {
@@ -148,7 +149,7 @@ export class QuotaUsageRepository {
     eq('q.region_id', query.regionId);
     eq('q.cluster_id', query.clusterId);
     eq('q.resource_kind', query.resourceKind);
-    const { rows } = await this.pool.query<QuotaUsageRow & { started_at: Date | string }>(
+    const { rows } = await db.query<QuotaUsageRow & { started_at: Date | string }>(
       `SELECT q.check_id, q.account_id, q.region_id, q.cluster_id, q.resource_kind, q.resource_id, q.used, q."limit", q.ratio,
               s.started_at
          FROM quota_usage q JOIN scans s ON s.id = q.scan_id

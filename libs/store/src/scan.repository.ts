@@ -2,6 +2,7 @@ import { randomUUID } from 'node:crypto';
 import type { Pool, PoolClient, QueryResultRow } from 'pg';
 import type { CoverageEntry, SkippedResult } from '@app/domain';
 import type { FindingRepository } from './finding.repository';
+import type { QuotaTrendRepository } from './quota-trend.repository';
 import type { QuotaUsageRepository } from './quota-usage.repository';
 import type { ScanSnapshotRepository } from './scan-snapshot.repository';
 import type { FleetGraphRepository } from './fleet-graph.repository';
@@ -104,6 +105,7 @@ export class ScanRepository {
     private readonly quotaUsage: QuotaUsageRepository,
     private readonly snapshots?: ScanSnapshotRepository,
     private readonly graph?: FleetGraphRepository,
+    private readonly trends?: QuotaTrendRepository,
   ) {}
 
   /**
@@ -150,7 +152,17 @@ export class ScanRepository {
     // (300 x default_statistics_target rows; PostgreSQL docs "ANALYZE"), so its cost does not grow
     // with the tables. Best effort: the scan is stored either way.
     await this.pool.query('ANALYZE findings, finding_fingerprints, quota_usage').catch(() => undefined);
+    await this.refreshTrendFits();
     return done;
+  }
+
+  /**
+   * Fit the quota series of the trend window ending now (QuotaTrendRepository.refresh), so trends requests read
+   * one stored fit per series instead of refitting every sample. Best effort, like the ANALYZE before it: without
+   * current fits a trends request refits the samples and answers the same.
+   */
+  private async refreshTrendFits(): Promise<void> {
+    await this.trends?.refresh(new Date()).catch(() => undefined);
   }
 
   private async completeOnce(id: string, input: CompleteScanInput, summary: ScanSummary): Promise<StoredScan> {
@@ -185,8 +197,11 @@ export class ScanRepository {
         return scan.status === 'running' ? markSucceeded(client, id, input) : null;
       }),
     );
-    // As `complete`: fresh statistics for the tables the shards wrote.
-    if (done) await this.pool.query('ANALYZE findings, finding_fingerprints, quota_usage').catch(() => undefined);
+    // As `complete`: fresh statistics for the tables the shards wrote, and the quota trend fits.
+    if (done) {
+      await this.pool.query('ANALYZE findings, finding_fingerprints, quota_usage').catch(() => undefined);
+      await this.refreshTrendFits();
+    }
     return done;
   }
 

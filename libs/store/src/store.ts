@@ -6,6 +6,7 @@ import { MIN_TOKEN_HASH_KEY_LENGTH } from './api-token.util';
 import { FindingRepository } from './finding.repository';
 import { readdirSync } from 'node:fs';
 import { findMigrationsDir, MIGRATIONS_TABLE, runMigrations } from './migrate.util';
+import { QuotaTrendRepository } from './quota-trend.repository';
 import { QuotaUsageRepository } from './quota-usage.repository';
 import { ScanSnapshotRepository } from './scan-snapshot.repository';
 import { FleetGraphRepository } from './fleet-graph.repository';
@@ -59,6 +60,8 @@ export class Store {
   readonly scanShards: ScanShardRepository;
   /** Quota usage samples per scan (metrics, alerts, forecasts). */
   readonly quotaUsage: QuotaUsageRepository;
+  /** Quota trend fits per series of the current trend window, refreshed when a scan completes (trends requests read them). */
+  readonly quotaTrends: QuotaTrendRepository;
   /** Waivers: owned, expiring exceptions applied when findings are read, with their history. */
   readonly waivers: WaiverRepository;
   /** Waiver use cases: validated changes, states (active, expiring, expired, stale), matching. */
@@ -91,7 +94,8 @@ export class Store {
     this.snapshots = new ScanSnapshotRepository(pool);
     this.generations = new ReadGenerations(pool);
     this.graph = new FleetGraphRepository(pool, this.generations);
-    this.scans = new ScanRepository(pool, this.findings, this.quotaUsage, this.snapshots, this.graph);
+    this.quotaTrends = new QuotaTrendRepository(pool, this.quotaUsage);
+    this.scans = new ScanRepository(pool, this.findings, this.quotaUsage, this.snapshots, this.graph, this.quotaTrends);
     this.scanTargets = new ScanTargetRepository(pool);
     this.scanShards = new ScanShardRepository(pool, this.findings, this.quotaUsage, this.graph);
     this.waivers = new WaiverRepository(pool);

@@ -1,0 +1,267 @@
+import type { Pool, PoolClient } from 'pg';
+import type { ResourceKind } from '@app/domain';
+import { DEFAULT_TREND_SETTINGS, fitTrendWindow, resolveTrendSettings, type FittedSeries, type TrendFit } from '@app/forecast';
+import type { QuotaUsageRepository } from './quota-usage.repository';
+import { withTransaction } from './transaction.util';
+
+const DAY_MS = 86_400_000;
+
+/**
+ * Series per INSERT of fits: one statement sends each column as one array parameter (`unnest`), so the 65,535
+ * bind-parameter limit does not apply; 10,000 keeps a statement's arrays a few MiB.
+ */
+const FITS_PER_INSERT = 10_000;
+
+/** SQLSTATEs after which a refresh is simply run again: serialization failure, deadlock (two scans completing at once). */
+const RETRIED_SQLSTATES = new Set(['40001', '40P01']);
+
+/** A fitted window: which scans it covers and how its fits may be used. */
+export interface QuotaTrendWindow {
+  id: string;
+  /** Digest of the succeeded scans started in the window (`QuotaTrendRepository.scansKey`). */
+  scansKey: string;
+  scanCount: number;
+  series: number;
+  /** Series whose samples name different clusters: a `clusterId` filter must refit while there are any. */
+  mixedClusterSeries: number;
+  /** The Sen interval coverage the fits were made with (libs/forecast TrendSettings.intervalCoverage). */
+  intervalCoverage: number;
+}
+
+/** Filters of `fits` (equality, as `QuotaUsageRepository.history` takes them). */
+export interface QuotaTrendFitFilter {
+  checkId?: string;
+  accountId?: string;
+  regionId?: string;
+  clusterId?: string;
+  resourceKind?: ResourceKind;
+}
+
+/** A `quota_trend_fits` row as `pg` returns it (float8 and int4 arrive as numbers). */
+interface FitRow {
+  check_id: string;
+  account_id: string;
+  region_id: string;
+  cluster_id: string | null;
+  resource_kind: ResourceKind;
+  resource_id: string;
+  samples: number;
+  span_ms: number;
+  latest_at: number | null;
+  has_latest: boolean;
+  used: number;
+  limit: number;
+  slope: number | null;
+  slope_low: number | null;
+  slope_high: number | null;
+  intercept: number | null;
+  residual_low: number | null;
+  residual_high: number | null;
+}
+
+/** The columns of a fit row after `window_id`, in table order, with their array types for `unnest`. */
+const FIT_COLUMNS: readonly (readonly [column: string, type: string, value: (s: FittedSeries) => unknown])[] = [
+  ['check_id', 'text', (s) => s.checkId],
+  ['account_id', 'text', (s) => s.resource.accountId],
+  ['region_id', 'text', (s) => s.resource.regionId],
+  ['cluster_id', 'text', (s) => s.resource.clusterId],
+  ['resource_kind', 'text', (s) => s.resource.kind],
+  ['resource_id', 'text', (s) => s.resource.id],
+  ['samples', 'int4', (s) => s.window.samples],
+  ['span_ms', 'float8', (s) => s.window.spanMs],
+  ['latest_at', 'float8', (s) => s.window.latestAt],
+  ['has_latest', 'bool', (s) => s.window.hasLatest],
+  ['used', 'float8', (s) => s.window.used],
+  ['"limit"', 'float8', (s) => s.window.limit],
+  ['slope', 'float8', (s) => s.window.fit?.slope ?? null],
+  ['slope_low', 'float8', (s) => s.window.fit?.slopeLow ?? null],
+  ['slope_high', 'float8', (s) => s.window.fit?.slopeHigh ?? null],
+  ['intercept', 'float8', (s) => s.window.fit?.intercept ?? null],
+  ['residual_low', 'float8', (s) => s.window.fit?.residualLow ?? null],
+  ['residual_high', 'float8', (s) => s.window.fit?.residualHigh ?? null],
+];
+
+/** The succeeded scans a quota history read in `[$1, $2]` covers (QuotaUsageRepository.history's scan condition). */
+const WINDOW_SCANS = "FROM scans s WHERE s.status = 'succeeded' AND s.started_at >= $1 AND s.started_at <= $2";
+
+/**
+ * Quota trend fits (tables `quota_trend_windows`, `quota_trend_fits`, migration 1799300000000; issue 22 item 4):
+ * the window part of every series' forecast (libs/forecast `fitTrendWindow`: sample count, span, latest sample,
+ * Theil-Sen fit), computed once when a scan completes instead of on every trends request. A request uses them
+ * only when its window holds exactly the scans they were fitted on (`scansKey`), so trends answer the same bytes
+ * either way; otherwise it refits the samples as before.
+ */
+export class QuotaTrendRepository {
+  /**
+   * @param pool the store's connection pool
+   * @param quotaUsage the samples' reader (`history`), used in the refresh's snapshot
+   */
+  constructor(
+    private readonly pool: Pool,
+    private readonly quotaUsage: QuotaUsageRepository,
+  ) {}
+
+  /**
+   * Fit every quota series over the default trend window ending at `now` (libs/forecast DEFAULT_TREND_SETTINGS:
+   * `windowDays` back from `now`, its interval coverage) and keep those fits, replacing every older window, unless
+   * a window over exactly these scans is kept already. Reads and writes in one REPEATABLE READ transaction, so the
+   * fits and their `scansKey` come from one snapshot; series are read and fitted one (check, account, region) at a
+   * time, so memory is bounded by the largest such group. Run again (up to 3 times) when a concurrent refresh made
+   * it fail to serialise.
+   * @param now the end of the window (the clock of the requests the fits will serve: normally the wall clock)
+   * @returns the kept window (new or already there)
+   * @throws what PostgreSQL throws (the caller decides whether a failed refresh matters: requests refit without it)
+   */
+  async refresh(now: Date, settings: { windowDays?: number; intervalCoverage?: number } = {}): Promise<QuotaTrendWindow> {
+    for (let attempt = 1; ; attempt++) {
+      try {
+        return await withTransaction(this.pool, (client) => this.refreshIn(client, now, settings));
+      } catch (e) {
+        const code = (e as { code?: unknown }).code;
+        if (attempt >= 3 || typeof code !== 'string' || !RETRIED_SQLSTATES.has(code)) throw e;
+      }
+    }
+  }
+
+  private async refreshIn(client: PoolClient, now: Date, settings: { windowDays?: number; intervalCoverage?: number }): Promise<QuotaTrendWindow> {
+    await client.query('SET TRANSACTION ISOLATION LEVEL REPEATABLE READ');
+    const resolved = resolveTrendSettings({
+      windowDays: settings.windowDays ?? DEFAULT_TREND_SETTINGS.windowDays,
+      intervalCoverage: settings.intervalCoverage ?? DEFAULT_TREND_SETTINGS.intervalCoverage,
+    });
+    const since = new Date(now.getTime() - resolved.windowDays * DAY_MS);
+    const key = await this.scansKey(since, now, client);
+    const kept = await client.query<WindowRow>(`SELECT ${WINDOW_COLUMNS} FROM quota_trend_windows WHERE scans_key = $1 AND interval_coverage = $2 ORDER BY id DESC LIMIT 1`, [
+      key.key,
+      resolved.intervalCoverage,
+    ]);
+    if (kept.rows[0]) return windowOfRow(kept.rows[0]);
+    const mixed = await client.query<{ n: number }>(
+      `SELECT count(*)::int AS n FROM (
+         SELECT 1 FROM quota_usage q JOIN scans s ON s.id = q.scan_id
+          WHERE s.status = 'succeeded' AND s.started_at >= $1 AND s.started_at <= $2
+          GROUP BY q.check_id, q.account_id, q.region_id, q.resource_kind, q.resource_id
+         HAVING count(DISTINCT q.cluster_id) > 1 OR (count(DISTINCT q.cluster_id) = 1 AND bool_or(q.cluster_id IS NULL))) x`,
+      [since, now],
+    );
+    const inserted = await client.query<{ id: string }>(
+      `INSERT INTO quota_trend_windows (scans_key, since, until, interval_coverage, scan_count, series, mixed_cluster_series)
+       VALUES ($1, $2, $3, $4, $5, 0, $6) RETURNING id::text AS id`,
+      [key.key, since, now, resolved.intervalCoverage, key.scans, mixed.rows[0]!.n],
+    );
+    const windowId = inserted.rows[0]!.id;
+    // One (check, account, region) group at a time: the groups of the window, then each group's samples.
+    const groups = await client.query<{ check_id: string; account_id: string; region_id: string }>(
+      `SELECT DISTINCT q.check_id, q.account_id, q.region_id FROM quota_usage q JOIN scans s ON s.id = q.scan_id
+        WHERE s.status = 'succeeded' AND s.started_at >= $1 AND s.started_at <= $2`,
+      [since, now],
+    );
+    let series = 0;
+    const nowMs = now.getTime();
+    for (const g of groups.rows) {
+      const history = await this.quotaUsage.history({ since, until: now, checkId: g.check_id, accountId: g.account_id, regionId: g.region_id }, client);
+      const fitted: FittedSeries[] = history.map((h) => ({ checkId: h.checkId, resource: h.resource, window: fitTrendWindow(h.observations, nowMs, resolved) }));
+      for (let i = 0; i < fitted.length; i += FITS_PER_INSERT) await this.insertFits(client, windowId, fitted.slice(i, i + FITS_PER_INSERT));
+      series += fitted.length;
+    }
+    const done = await client.query<WindowRow>(`UPDATE quota_trend_windows SET series = $2 WHERE id = $1 RETURNING ${WINDOW_COLUMNS}`, [windowId, series]);
+    await client.query('DELETE FROM quota_trend_windows WHERE id <> $1', [windowId]);
+    return windowOfRow(done.rows[0]!);
+  }
+
+  private async insertFits(client: PoolClient, windowId: string, fitted: readonly FittedSeries[]): Promise<void> {
+    const arrays = FIT_COLUMNS.map(([, , value]) => fitted.map(value));
+    await client.query(
+      `INSERT INTO quota_trend_fits (window_id, ${FIT_COLUMNS.map(([c]) => c).join(', ')})
+       SELECT $1::bigint, * FROM unnest(${FIT_COLUMNS.map(([, type], i) => `$${i + 2}::${type}[]`).join(', ')})`,
+      [windowId, ...arrays],
+    );
+  }
+
+  /**
+   * The digest naming the samples of a window: md5 over the id, start and finish time of every succeeded scan
+   * started in `[since, until]` (the scans `QuotaUsageRepository.history` reads). Completing a scan again sets a
+   * new finish time, retention's deletion removes a scan, a new scan adds one: each changes the digest.
+   */
+  async scansKey(since: Date, until: Date, db: Pool | PoolClient = this.pool): Promise<{ key: string; scans: number }> {
+    const { rows } = await db.query<{ key: string; scans: number }>(
+      `SELECT md5(coalesce(string_agg(s.id::text || '/' || extract(epoch FROM s.started_at)::text || '/' || coalesce(extract(epoch FROM s.finished_at)::text, ''), ',' ORDER BY s.id), '')) AS key,
+              count(*)::int AS scans ${WINDOW_SCANS}`,
+      [since, until],
+    );
+    return rows[0]!;
+  }
+
+  /**
+   * The kept window fitted over exactly the scans a history read of `[since, until]` covers, with the given
+   * interval coverage, or null (then the samples must be refitted).
+   */
+  async windowFor(since: Date, until: Date, intervalCoverage: number): Promise<QuotaTrendWindow | null> {
+    const { rows } = await this.pool.query<WindowRow>(
+      `SELECT ${WINDOW_COLUMNS} FROM quota_trend_windows
+        WHERE interval_coverage = $3
+          AND scans_key = (SELECT md5(coalesce(string_agg(s.id::text || '/' || extract(epoch FROM s.started_at)::text || '/' || coalesce(extract(epoch FROM s.finished_at)::text, ''), ',' ORDER BY s.id), '')) ${WINDOW_SCANS})
+        ORDER BY id DESC LIMIT 1`,
+      [since, until, intervalCoverage],
+    );
+    return rows[0] ? windowOfRow(rows[0]) : null;
+  }
+
+  /**
+   * The fits of a window's series matching the filters, in no particular order (`forecastFittedTrends` sorts). A `clusterId` filter matches the
+   * series' cluster (the latest one its samples name, as `QuotaUsageRepository.history` gives it); it equals
+   * refitting only when the window has no series with samples in different clusters (`mixedClusterSeries` 0).
+   */
+  async fits(windowId: string, filter: QuotaTrendFitFilter = {}): Promise<FittedSeries[]> {
+    const where = ['window_id = $1'];
+    const params: unknown[] = [windowId];
+    const eq = (column: string, value: string | undefined) => {
+      if (value === undefined) return;
+      params.push(value);
+      where.push(`${column} = $${params.length}`);
+    };
+    eq('check_id', filter.checkId);
+    eq('account_id', filter.accountId);
+    eq('region_id', filter.regionId);
+    eq('cluster_id', filter.clusterId);
+    eq('resource_kind', filter.resourceKind);
+    const { rows } = await this.pool.query<FitRow>(
+      `SELECT check_id, account_id, region_id, cluster_id, resource_kind, resource_id, samples, span_ms, latest_at, has_latest, used, "limit",
+              slope, slope_low, slope_high, intercept, residual_low, residual_high
+         FROM quota_trend_fits WHERE ${where.join(' AND ')}`,
+      params,
+    );
+    return rows.map(fittedOfRow);
+  }
+}
+
+const WINDOW_COLUMNS = 'id::text AS id, scans_key, scan_count, series, mixed_cluster_series, interval_coverage';
+
+interface WindowRow {
+  id: string;
+  scans_key: string;
+  scan_count: number;
+  series: number;
+  mixed_cluster_series: number;
+  interval_coverage: number;
+}
+
+function windowOfRow(r: WindowRow): QuotaTrendWindow {
+  return { id: r.id, scansKey: r.scans_key, scanCount: r.scan_count, series: r.series, mixedClusterSeries: r.mixed_cluster_series, intervalCoverage: r.interval_coverage };
+}
+
+function fittedOfRow(r: FitRow): FittedSeries {
+  const window: TrendFit = {
+    samples: r.samples,
+    spanMs: r.span_ms,
+    latestAt: r.latest_at,
+    hasLatest: r.has_latest,
+    used: r.used,
+    limit: r.limit,
+    fit:
+      r.slope === null
+        ? null
+        : { slope: r.slope, slopeLow: r.slope_low!, slopeHigh: r.slope_high!, intercept: r.intercept!, residualLow: r.residual_low!, residualHigh: r.residual_high! },
+  };
+  return { checkId: r.check_id, resource: { kind: r.resource_kind, id: r.resource_id, accountId: r.account_id, regionId: r.region_id, clusterId: r.cluster_id }, window };
+}

@@ -1,0 +1,157 @@
+/**
+ * Stored quota trend fits on real PostgreSQL (issue 22 item 4): the fits a completed scan keeps give the same trend
+ * entries, in the same order, as refitting every sample of the window, for every filter and clock whose window holds
+ * the same scans; any other window (a scan dropped out, a scan completed again, a series that moved cluster under a
+ * cluster filter) refits; retention's pruning and deletion leave trends unchanged, fitted or refitted.
+ */
+import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
+import { trendsFromStore, type TrendsRequest } from '@app/audit';
+import type { QuotaUsageSample } from '@app/domain';
+import { forecastTrends, type TrendEntry } from '@app/forecast';
+import { DEFAULT_RETENTION_POLICY, Store } from '@app/store';
+import { makeCoverage } from './finding.factory';
+import { createTestDatabase, type TestDatabase } from './test-database.util';
+
+const HOUR = 3_600_000;
+const DAY = 24 * HOUR;
+/** The clock of the test: the last scan started one hour before. */
+const NOW = new Date(Date.UTC(2026, 3, 16, 0, 30));
+const A1 = '1000000000000001';
+const A2 = '1000000000000002';
+
+/** A scan every 6 hours over 20 days, so retention prunes and deletes some and the 14-day window drops the oldest. */
+const SCAN_HOURS = Array.from({ length: 80 }, (_, i) => i * 6);
+const FIRST = NOW.getTime() - HOUR - SCAN_HOURS[SCAN_HOURS.length - 1]! * HOUR;
+
+/** Samples of scan `k`: CLBs growing, flat, shrinking, one exhausted, one seen only in some scans, one ECS that moves cluster. */
+function samples(k: number): QuotaUsageSample[] {
+  const out: QuotaUsageSample[] = [];
+  const add = (checkId: string, kind: 'LoadBalancer' | 'EcsInstance', id: string, accountId: string, clusterId: string | undefined, used: number, limit: number) =>
+    out.push({ checkId, resource: { kind, id, accountId, regionId: 'cn-hangzhou', ...(clusterId ? { clusterId } : {}) }, used, limit, ratio: used / limit });
+  for (let j = 0; j < 6; j++) {
+    const pace = [0.3, 0.05, 0, -0.2, 1.1, 0.6][j]!;
+    const wobble = (k * 7 + j * 13) % 5;
+    add('CLB_BACKEND_QUOTA', 'LoadBalancer', `lb-${j}`, j % 2 ? A2 : A1, `c-${j % 3}`, Math.max(0, Math.round(60 + pace * k + wobble)), 200);
+  }
+  add('CLB_BACKEND_QUOTA', 'LoadBalancer', 'lb-full', A1, 'c-0', 200, 200);
+  if (k % 3 === 0) add('CLB_BACKEND_QUOTA', 'LoadBalancer', 'lb-sometimes', A2, 'c-1', 20 + k, 200);
+  for (let e = 0; e < 4; e++) add('ECS_LB_ATTACHMENT_QUOTA', 'EcsInstance', `i-${e}`, A1, e === 3 && k > 60 ? 'c-2' : 'c-1', 10 + Math.floor(k / (e + 2)), 50);
+  add('ECS_LB_ATTACHMENT_QUOTA', 'EcsInstance', 'i-unclustered', A2, undefined, 5 + (k % 4), 50);
+  return out;
+}
+
+describe('quota trend fits (integration)', () => {
+  let db: TestDatabase;
+  let store: Store;
+  const scanIds: string[] = [];
+
+  /** Trends refitted from every sample (what trendsFromStore answered before the fits existed). */
+  const refit = async (r: TrendsRequest): Promise<TrendEntry[]> => {
+    const { now, settings, status, ...filters } = r;
+    const since = new Date(now.getTime() - (settings?.windowDays ?? 14) * DAY);
+    const out = forecastTrends(await store.quotaUsage.history({ ...filters, since, until: now }), now.getTime(), settings ?? {});
+    return status ? out.filter((e) => e.status === status) : out;
+  };
+
+  /** trendsFromStore, and whether it read the stored fits (no sample read) or refitted. */
+  const trends = async (r: TrendsRequest): Promise<{ entries: TrendEntry[]; fitted: boolean }> => {
+    const history = vi.spyOn(store.quotaUsage, 'history');
+    try {
+      const entries = await trendsFromStore(store, r);
+      return { entries, fitted: history.mock.calls.length === 0 };
+    } finally {
+      history.mockRestore();
+    }
+  };
+
+  beforeAll(async () => {
+    db = await createTestDatabase();
+    store = await Store.open({ connectionString: db.url, migrate: true });
+    for (const [k, h] of SCAN_HOURS.entries()) {
+      const startedAt = new Date(FIRST + h * HOUR);
+      const scan = await store.scans.create({ source: 'offline', fleetName: 'prod', startedAt });
+      await store.scans.complete(scan.id, { findings: [], coverage: [makeCoverage()], quotaUsage: samples(k), finishedAt: new Date(startedAt.getTime() + 60_000) });
+      scanIds.push(scan.id);
+    }
+  });
+  afterAll(async () => {
+    await store?.close();
+    await db?.drop();
+  });
+
+  it('gives the entries of a full refit, in order, for every filter, setting and clock over the same scans', async () => {
+    const window = await store.quotaTrends.refresh(NOW);
+    expect(window).toMatchObject({ scanCount: 14 * 4, series: 13, mixedClusterSeries: 1 });
+    const requests: TrendsRequest[] = [];
+    for (const now of [NOW, new Date(NOW.getTime() + 4 * HOUR + 59 * 60_000)])
+      for (const filters of [{}, { accountId: A1 }, { accountId: A2, checkId: 'CLB_BACKEND_QUOTA' }, { checkId: 'ECS_LB_ATTACHMENT_QUOTA' }, { accountId: 'none' }])
+        for (const settings of [{}, { minSamples: 2, minSpanHours: 1 }, { minSamples: 500 }, { windowDays: 14.01 }])
+          for (const status of [undefined, 'ok' as const]) requests.push({ now, ...filters, settings, ...(status ? { status } : {}) });
+    let withEntries = 0;
+    for (const r of requests) {
+      const got = await trends(r);
+      expect(got.fitted, JSON.stringify(r)).toBe(true);
+      expect(got.entries, JSON.stringify(r)).toEqual(await refit(r));
+      if (got.entries.length > 0) withEntries++;
+    }
+    expect(withEntries).toBeGreaterThan(requests.length / 2);
+    const all = (await trends({ now: NOW })).entries;
+    expect(new Set(all.map((e) => e.status))).toEqual(new Set(['exhausted', 'ok', 'flat', 'decreasing']));
+  });
+
+  it('refits any other window: a scan dropped out, a cluster filter over a series that moved, a scan completed again', async () => {
+    await store.quotaTrends.refresh(NOW);
+    // Six hours later the oldest scan of the window is out of it.
+    const later = { now: new Date(NOW.getTime() + 6 * HOUR) };
+    expect(await trends(later)).toEqual({ entries: await refit(later), fitted: false });
+    // i-3 moved from c-1 to c-2: a c-1 filter narrows its samples, so it refits; the other clusters are not exempt.
+    for (const clusterId of ['c-1', 'c-2', 'c-0']) {
+      const r = { now: NOW, clusterId };
+      expect(await trends(r)).toEqual({ entries: await refit(r), fitted: false });
+    }
+    // Completing the latest scan again (new samples, new finish time) leaves the kept window naming other samples.
+    const last = scanIds[scanIds.length - 1]!;
+    const redone = samples(200).map((s) => ({ ...s, used: Math.min(s.limit, s.used + 3) }));
+    await store.scans.complete(last, { findings: [], coverage: [makeCoverage()], quotaUsage: redone, finishedAt: new Date(NOW.getTime() - 10 * 60_000) });
+    const stale = await trends({ now: NOW });
+    expect(stale).toEqual({ entries: await refit({ now: NOW }), fitted: false });
+    await store.quotaTrends.refresh(NOW);
+    expect(await trends({ now: NOW })).toEqual({ entries: stale.entries, fitted: true });
+    expect(await store.quotaTrends.refresh(NOW)).toMatchObject({ series: 13 });
+  });
+
+  it('uses its fits with cluster filters when no series moved cluster', async () => {
+    // Windows of the last 36 hours: i-3 is in c-2 throughout.
+    const now = NOW;
+    await store.quotaTrends.refresh(now, { windowDays: 1.5 });
+    for (const clusterId of ['c-0', 'c-1', 'c-2']) {
+      const r = { now, clusterId, settings: { windowDays: 1.5, minSamples: 2, minSpanHours: 1 } };
+      const got = await trends(r);
+      expect(got).toEqual({ entries: await refit(r), fitted: true });
+      expect(got.entries.length).toBeGreaterThan(0);
+    }
+  });
+
+  it('retention prunes and deletes scans: trends unchanged, from the kept fits and after the next refresh', async () => {
+    await store.quotaTrends.refresh(NOW);
+    const before = await trends({ now: NOW });
+    expect(before.fitted).toBe(true);
+    const run = await store.retention.run({ now: NOW, policy: DEFAULT_RETENTION_POLICY, batchRows: 7 });
+    expect(run.scansPruned).toBeGreaterThan(0);
+    expect(run.scansDeleted).toBeGreaterThan(0);
+    // Pruning keeps each scan's row and quota samples, deletion takes only scans older than the window: the kept
+    // window still names exactly the scans a request reads.
+    expect(await trends({ now: NOW })).toEqual(before);
+    await store.quotaTrends.refresh(NOW);
+    expect(await trends({ now: NOW })).toEqual(before);
+    // A policy whose quota window is shorter than the trend window deletes scans inside it: the kept fits no longer
+    // match, trends refit what is left, and a refresh fits that.
+    await store.retention.run({ now: NOW, policy: { ...DEFAULT_RETENTION_POLICY, quotaDays: 7 }, batchRows: 50 });
+    const shorter = await trends({ now: NOW });
+    expect(shorter.fitted).toBe(false);
+    expect(shorter.entries).toEqual(await refit({ now: NOW }));
+    expect(shorter.entries.find((e) => e.resource.id === 'lb-0')!.samples).toBeLessThan(before.entries.find((e) => e.resource.id === 'lb-0')!.samples);
+    await store.quotaTrends.refresh(NOW);
+    expect(await trends({ now: NOW })).toEqual({ entries: shorter.entries, fitted: true });
+  });
+});
