@@ -12,6 +12,8 @@
 --   quota_trend_fits: per series (the quota_usage key) the window part of a forecast (libs/forecast TrendFit):
 --     sample count, span (ms), latest sample (epoch ms) with its used and limit, and the fit (slope, Sen's slope
 --     interval, intercept, residual band; NULL without a fit). float8 throughout: values read back bit for bit.
+--     The key columns sort bytewise (COLLATE "C"): pages of `/v1/forecasts/trends?limit=` walk the primary key in
+--     the order JavaScript compares the same (ASCII) ids, whatever the database's collation.
 -- Written when a scan completes (ScanRepository), replacing the older windows; no table references scans, so
 -- retention needs no change (a window naming a removed scan just stops matching and is replaced).
 -- Append-only: never edit once released (STYLE.md D.14).
@@ -31,12 +33,12 @@ CREATE INDEX quota_trend_windows_key_idx ON quota_trend_windows (scans_key);
 
 CREATE TABLE quota_trend_fits (
   window_id     bigint NOT NULL REFERENCES quota_trend_windows (id) ON DELETE CASCADE,
-  check_id      text NOT NULL,
-  account_id    text NOT NULL,
-  region_id     text NOT NULL,
+  check_id      text COLLATE "C" NOT NULL,
+  account_id    text COLLATE "C" NOT NULL,
+  region_id     text COLLATE "C" NOT NULL,
   cluster_id    text,
-  resource_kind text NOT NULL,
-  resource_id   text NOT NULL,
+  resource_kind text COLLATE "C" NOT NULL,
+  resource_id   text COLLATE "C" NOT NULL,
   samples       integer NOT NULL,
   span_ms       double precision NOT NULL,
   latest_at     double precision,
@@ -51,9 +53,10 @@ CREATE TABLE quota_trend_fits (
   residual_high double precision,
   PRIMARY KEY (window_id, check_id, account_id, region_id, resource_kind, resource_id)
 );
--- The filters of /v1/forecasts/trends: account, cluster (check is the primary key's prefix).
-CREATE INDEX quota_trend_fits_account_idx ON quota_trend_fits (window_id, account_id);
-CREATE INDEX quota_trend_fits_cluster_idx ON quota_trend_fits (window_id, cluster_id);
+-- The filters of /v1/forecasts/trends, each followed by the rest of the series key, so a page of one account or one
+-- cluster is an index range in page order (check is the primary key's prefix).
+CREATE INDEX quota_trend_fits_account_idx ON quota_trend_fits (window_id, account_id, check_id, region_id, resource_kind, resource_id);
+CREATE INDEX quota_trend_fits_cluster_idx ON quota_trend_fits (window_id, cluster_id, check_id, account_id, region_id, resource_kind, resource_id);
 
 -- Down Migration
 DROP TABLE quota_trend_fits;

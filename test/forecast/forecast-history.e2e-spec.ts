@@ -108,6 +108,25 @@ describe('forecast history (CLI backfill -> Postgres -> CLI and REST)', () => {
     await request(app.getHttpServer()).get('/v1/forecasts/trends').expect(401);
   });
 
+  it('GET /v1/forecasts/trends?limit= pages every entry once in series key order, with nextCursor', async () => {
+    const get = (query: Record<string, string | number>) => request(app.getHttpServer()).get('/v1/forecasts/trends').query({ now: NOW, ...query }).set('Authorization', `Bearer ${TOKEN}`);
+    const all = (await get({}).expect(200)).body as { trends: TrendEntry[]; nextCursor?: unknown };
+    expect(all).not.toHaveProperty('nextCursor');
+    const key = (t: TrendEntry) => [t.checkId, t.resource.accountId, t.resource.regionId, t.resource.kind, t.resource.id].join('\u0000');
+    const paged: TrendEntry[] = [];
+    let after: string | null = null;
+    do {
+      const body = (await get({ limit: 2, ...(after ? { after } : {}) }).expect(200)).body as { trends: TrendEntry[]; nextCursor: string | null };
+      expect(body.trends.length).toBeLessThanOrEqual(2);
+      paged.push(...body.trends);
+      after = body.nextCursor;
+    } while (after);
+    expect(paged.map(key)).toEqual(all.trends.map(key).sort());
+    expect(paged).toEqual(expect.arrayContaining(all.trends));
+    await get({ limit: 0 }).expect(400);
+    await get({ after: 'bm90LWEtY3Vyc29y' }).expect(400);
+  });
+
   it('headroom of the latest stored snapshot (CLI and REST agree)', async () => {
     const r = await runCliInProcess(['forecast', 'headroom', '--database-url', db.url, '--cluster', GROWING_CLUSTER, '--format', 'json']);
     expect(r.status, r.stderr).toBe(0);

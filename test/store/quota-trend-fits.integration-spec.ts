@@ -5,10 +5,10 @@
  * cluster filter) refits; retention's pruning and deletion leave trends unchanged, fitted or refitted.
  */
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
-import { trendsFromStore, type TrendsRequest } from '@app/audit';
+import { trendsFromStore, trendsPageFromStore, type TrendsPaging, type TrendsRequest } from '@app/audit';
 import type { QuotaUsageSample } from '@app/domain';
 import { forecastTrends, type TrendEntry } from '@app/forecast';
-import { DEFAULT_RETENTION_POLICY, Store } from '@app/store';
+import { DEFAULT_RETENTION_POLICY, Store, StoreError } from '@app/store';
 import { makeCoverage } from './finding.factory';
 import { createTestDatabase, type TestDatabase } from './test-database.util';
 
@@ -130,6 +130,47 @@ describe('quota trend fits (integration)', () => {
       expect(got).toEqual({ entries: await refit(r), fitted: true });
       expect(got.entries.length).toBeGreaterThan(0);
     }
+  });
+
+  /** Every page of `trendsPageFromStore` (cursor to cursor), with whether each read the stored fits. */
+  const allPages = async (r: TrendsRequest, paging: Omit<TrendsPaging, 'after'>): Promise<{ pages: TrendEntry[][]; fitted: boolean }> => {
+    const pages: TrendEntry[][] = [];
+    let after: string | undefined;
+    let fitted = true;
+    for (;;) {
+      const history = vi.spyOn(store.quotaUsage, 'history');
+      const page = await trendsPageFromStore(store, r, { ...paging, ...(after ? { after } : {}) }).finally(() => {
+        fitted &&= history.mock.calls.length === 0;
+        history.mockRestore();
+      });
+      pages.push(page.trends);
+      if (!page.nextCursor) break;
+      expect(page.trends).toHaveLength(paging.limit);
+      after = page.nextCursor;
+    }
+    return { pages, fitted };
+  };
+  const byKey = (e: TrendEntry) => [e.checkId, e.resource.accountId, e.resource.regionId, e.resource.kind, e.resource.id].join('\u0000');
+
+  it('pages: every entry once, in series key order, the same pages from the fits and from a refit', async () => {
+    await store.quotaTrends.refresh(NOW);
+    for (const r of [{ now: NOW }, { now: NOW, accountId: A1 }, { now: NOW, status: 'ok' as const, settings: { minSamples: 2, minSpanHours: 1 } }, { now: NOW, status: 'flat' as const }, { now: NOW, status: 'exhausted' as const }, { now: NOW, clusterId: 'c-1' }])
+      for (const paging of [{ limit: 1 }, { limit: 4 }, { limit: 100 }, { limit: 3, accountIds: [A2] }]) {
+        const paged = await allPages(r, paging);
+        // The c-1 filter names a series that moved cluster: refitted; every other request reads the fits.
+        expect(paged.fitted, JSON.stringify([r, paging])).toBe(r.clusterId === undefined);
+        const full = (await refit(r)).filter((e) => !paging.accountIds || paging.accountIds.includes(e.resource.accountId));
+        const expected = [...full].sort((a, b) => (byKey(a) < byKey(b) ? -1 : byKey(a) > byKey(b) ? 1 : 0));
+        expect(paged.pages.flat(), JSON.stringify([r, paging])).toEqual(expected);
+        // Without the fits (a clock whose window holds other scans has none), the same pages.
+        const later = { ...r, now: new Date(NOW.getTime() + 6 * HOUR) };
+        const refitted = await allPages(later, paging);
+        expect(refitted.fitted).toBe(false);
+        const laterFull = (await refit(later)).filter((e) => !paging.accountIds || paging.accountIds.includes(e.resource.accountId));
+        expect(refitted.pages.flat().map(byKey)).toEqual([...laterFull].map(byKey).sort());
+      }
+    expect((await allPages({ now: NOW, status: 'ok' }, { limit: 2 })).pages.flat().length).toBeGreaterThan(0);
+    await expect(trendsPageFromStore(store, { now: NOW }, { limit: 5, after: 'not-a-cursor' })).rejects.toThrow(StoreError);
   });
 
   it('retention prunes and deletes scans: trends unchanged, from the kept fits and after the next refresh', async () => {

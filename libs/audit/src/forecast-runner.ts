@@ -23,7 +23,7 @@ import {
   type TrendSettings,
   type WhatIfResult,
 } from '@app/forecast';
-import type { QuotaHistoryQuery, Store, StoredSnapshot } from '@app/store';
+import { decodeCursor, encodeCursor, type QuotaHistoryQuery, type QuotaSeriesKey, type Store, type StoredSnapshot } from '@app/store';
 import { analyzeAndStore } from './analyze-and-store';
 import { fleetAuditErrorKind } from '@app/errors';
 
@@ -131,4 +131,67 @@ export async function backfillGrowthHistory(store: Store, snapshot: FleetSnapsho
     ids.push(scan.id);
   }
   return ids;
+}
+
+/** Paging of `trendsPageFromStore`: a page size and the `nextCursor` of the previous page. */
+export interface TrendsPaging {
+  /** Entries per page (count, >= 1). */
+  limit: number;
+  /** Opaque cursor: the `nextCursor` of the previous page. */
+  after?: string;
+  /** Only series of these accounts (a scoped principal's), applied before paging. */
+  accountIds?: readonly string[];
+}
+
+/** Arity of a trends cursor: the series key (check, account, region, kind, resource id). */
+const TREND_CURSOR_ARITY = 5;
+
+/** The series key of an entry, in page order. */
+function seriesKeyOf(e: { checkId: string; resource: { accountId: string; regionId: string; kind: string; id: string } }): QuotaSeriesKey {
+  return [e.checkId, e.resource.accountId, e.resource.regionId, e.resource.kind, e.resource.id];
+}
+
+/** Order of series keys: element by element, by UTF-16 code units (the bytewise order of ASCII ids PostgreSQL pages in). */
+function compareKeys(a: QuotaSeriesKey, b: QuotaSeriesKey): number {
+  for (let i = 0; i < TREND_CURSOR_ARITY; i++) if (a[i] !== b[i]) return a[i]! < b[i]! ? -1 : 1;
+  return 0;
+}
+
+/**
+ * One page of trends (issue 22 item 4): the entries `trendsFromStore` gives, in series key order (check, account,
+ * region, resource kind, resource id) instead of soonest first, so that a page reads only its own series' stored
+ * fits (QuotaTrendRepository.fitsPage) whatever the fleet's size; `nextCursor` names the last entry (null on the last
+ * page). Without stored fits for the window the samples are refitted, with the same entries.
+ * @throws StoreError INVALID_ARGUMENT for a malformed cursor
+ */
+export async function trendsPageFromStore(store: Store, request: TrendsRequest, paging: TrendsPaging): Promise<{ trends: TrendEntry[]; nextCursor: string | null }> {
+  const { now, settings, status, ...filters } = request;
+  const resolved = resolveTrendSettings(settings ?? {});
+  const after = paging.after === undefined ? undefined : (decodeCursor(paging.after, TREND_CURSOR_ARITY).map(String) as unknown as QuotaSeriesKey);
+  const since = new Date(now.getTime() - (settings?.windowDays ?? DEFAULT_TREND_SETTINGS.windowDays) * 86_400_000);
+  const window = await store.quotaTrends.windowFor(since, now, resolved.intervalCoverage);
+  let entries: TrendEntry[];
+  if (window && !(filters.clusterId !== undefined && window.mixedClusterSeries > 0)) {
+    const statusFilter = status
+      ? { status, minSamples: resolved.minSamples, minSpanMs: resolved.minSpanHours * 3_600_000, flatHorizonDays: resolved.flatHorizonDays }
+      : undefined;
+    const fits = await store.quotaTrends.fitsPage(
+      window.id,
+      { ...filters, ...(paging.accountIds ? { accountIds: paging.accountIds } : {}), ...(statusFilter ? { status: statusFilter } : {}) },
+      { limit: paging.limit, ...(after ? { after } : {}) },
+    );
+    // Projected one by one (no sort: already in key order); `forecastFittedTrends` of one series is its entry.
+    entries = fits.map((f) => forecastFittedTrends([f], now.getTime(), resolved)[0]!);
+    if (status) entries = entries.filter((e) => e.status === status);
+  } else {
+    const scope = paging.accountIds ? new Set(paging.accountIds) : undefined;
+    entries = (await trendsFromStore(store, request))
+      .filter((e) => !scope || scope.has(e.resource.accountId))
+      .filter((e) => !after || compareKeys(seriesKeyOf(e), after) > 0)
+      .sort((a, b) => compareKeys(seriesKeyOf(a), seriesKeyOf(b)))
+      .slice(0, paging.limit + 1);
+  }
+  const more = entries.length > paging.limit;
+  const page = entries.slice(0, paging.limit);
+  return { trends: page, nextCursor: more && page.length > 0 ? encodeCursor(seriesKeyOf(page[page.length - 1]!)) : null };
 }

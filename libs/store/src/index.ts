@@ -12,7 +12,7 @@ export {
 } from './scan-target.repository';
 export { FindingRepository, FINDING_ROWS_PER_INSERT, FINDING_PAGE_CACHE_MAX_FINDINGS } from './finding.repository';
 export { ReadGenerations, scopeCacheKey, type ReadGeneration } from './read-generation';
-export { QuotaTrendRepository, type QuotaTrendFitFilter, type QuotaTrendWindow } from './quota-trend.repository';
+export { QuotaTrendRepository, type QuotaSeriesKey, type QuotaTrendFitFilter, type QuotaTrendStatusFilter, type QuotaTrendWindow } from './quota-trend.repository';
 export { QuotaUsageRepository, QUOTA_ROWS_PER_INSERT, type QuotaHistoryQuery, type QuotaHistorySeries } from './quota-usage.repository';
 export { mergeSnapshotParts, ScanSnapshotRepository, type StoredSnapshot } from './scan-snapshot.repository';
 export {

@@ -233,6 +233,80 @@ export class QuotaTrendRepository {
     );
     return rows.map(fittedOfRow);
   }
+
+  /**
+   * One page of a window's fits in series key order (check, account, region, kind, resource id; bytewise), after
+   * `after` when given, filtered as `fits` plus an account list (a scoped principal's accounts) and a status: at
+   * most `limit + 1` rows, read along the primary key (the extra row tells the caller a next page exists).
+   */
+  async fitsPage(
+    windowId: string,
+    filter: QuotaTrendFitFilter & { accountIds?: readonly string[]; status?: QuotaTrendStatusFilter },
+    page: { after?: QuotaSeriesKey; limit: number },
+  ): Promise<FittedSeries[]> {
+    const params: unknown[] = [windowId];
+    const add = (v: unknown) => {
+      params.push(v);
+      return `$${params.length}`;
+    };
+    const where = ['window_id = $1'];
+    const eq = (column: string, value: string | undefined) => {
+      if (value !== undefined) where.push(`${column} = ${add(value)}`);
+    };
+    eq('check_id', filter.checkId);
+    eq('account_id', filter.accountId);
+    eq('region_id', filter.regionId);
+    eq('cluster_id', filter.clusterId);
+    eq('resource_kind', filter.resourceKind);
+    if (filter.accountIds) where.push(`account_id = ANY(${add([...filter.accountIds])}::text[])`);
+    if (filter.status) where.push(statusCondition(filter.status, add));
+    if (page.after) {
+      // With one account, the key without it (every row has it): the row comparison then follows the account index.
+      const [checkId, accountId, regionId, kind, id] = page.after;
+      where.push(
+        filter.accountId !== undefined
+          ? `(account_id, check_id, region_id, resource_kind, resource_id) > (${[accountId, checkId, regionId, kind, id].map((v) => `${add(v)}::text`).join(', ')})`
+          : `(check_id, account_id, region_id, resource_kind, resource_id) > (${page.after.map((v) => `${add(v)}::text`).join(', ')})`,
+      );
+    }
+    const { rows } = await this.pool.query<FitRow>(
+      `SELECT check_id, account_id, region_id, cluster_id, resource_kind, resource_id, samples, span_ms, latest_at, has_latest, used, "limit",
+              slope, slope_low, slope_high, intercept, residual_low, residual_high
+         FROM quota_trend_fits WHERE ${where.join(' AND ')}
+        ORDER BY check_id, account_id, region_id, resource_kind, resource_id LIMIT ${add(page.limit + 1)}`,
+      params,
+    );
+    return rows.map(fittedOfRow);
+  }
+}
+
+/** The series key of a fit, in page order (check, account, region, kind, resource id): what a trends cursor holds. */
+export type QuotaSeriesKey = readonly [checkId: string, accountId: string, regionId: string, resourceKind: string, resourceId: string];
+
+/** A status filter of `fitsPage`, evaluated in SQL exactly as libs/forecast `projectTrend` decides it. */
+export interface QuotaTrendStatusFilter {
+  status: 'ok' | 'insufficient_data' | 'flat' | 'decreasing' | 'exhausted';
+  /** TrendSettings.minSamples (count). */
+  minSamples: number;
+  /** TrendSettings.minSpanHours in ms (minSpanHours * 3,600,000, computed by the caller as projectTrend does). */
+  minSpanMs: number;
+  /** TrendSettings.flatHorizonDays. */
+  flatHorizonDays: number;
+}
+
+/**
+ * The SQL condition of a status (its parameters added by `add`), the rules of `projectTrend` in its order: exhausted
+ * (latest used >= limit), insufficient data (too few samples, too short a span, no fit), flat (|slope| x horizon < 1
+ * unit), decreasing (slope < 0), else ok. float8 arithmetic in PostgreSQL is IEEE double arithmetic as in JavaScript.
+ */
+function statusCondition(f: QuotaTrendStatusFilter, add: (v: unknown) => string): string {
+  const exhausted = '(has_latest AND used >= "limit")';
+  if (f.status === 'exhausted') return exhausted;
+  const insufficient = `(samples < ${add(f.minSamples)}::float8 OR span_ms < ${add(f.minSpanMs)}::float8 OR slope IS NULL)`;
+  if (f.status === 'insufficient_data') return `NOT ${exhausted} AND ${insufficient}`;
+  const flat = `(abs(slope) * ${add(f.flatHorizonDays)}::float8 < 1)`;
+  if (f.status === 'flat') return `NOT ${exhausted} AND NOT ${insufficient} AND ${flat}`;
+  return `NOT ${exhausted} AND NOT ${insufficient} AND NOT ${flat} AND ${f.status === 'decreasing' ? 'slope < 0' : 'slope >= 0'}`;
 }
 
 const WINDOW_COLUMNS = 'id::text AS id, scans_key, scan_count, series, mixed_cluster_series, interval_coverage';

@@ -25,7 +25,9 @@ export class ForecastsController {
   @ApiOperation({ summary: 'Time to exhaustion (p10/p50/p90) of every stored quota series, soonest first' })
   @ApiZodQuery(trendsQuerySchema)
   @ApiOkResponse({
-    description: '`{trends: [...]}`; each entry: checkId, resource, status, used, limit, slopePerDay, samples, secondsToExhaustion, exhaustsAt',
+    description:
+      '`{trends: [...]}`; each entry: checkId, resource, status, used, limit, slopePerDay, samples, secondsToExhaustion, exhaustsAt. ' +
+      'With limit or after: one page in series key order and `nextCursor` (null on the last page)',
     schema: {
       type: 'object',
       properties: {
@@ -46,14 +48,15 @@ export class ForecastsController {
             },
           },
         },
+        nextCursor: { type: 'string', nullable: true, description: 'Only with limit or after: the cursor of the next page (after=), null on the last page' },
       },
     },
   })
-  @ApiBadRequestResponse({ type: ErrorResponseDto, description: 'Invalid filter' })
+  @ApiBadRequestResponse({ type: ErrorResponseDto, description: 'Invalid filter or cursor' })
   trends(
     @ZodQuery(trendsQuerySchema) query: TrendsQuery,
     @CurrentPrincipal() principal: Principal,
-  ): Promise<{ trends: TrendEntry[] }> {
+  ): Promise<{ trends: TrendEntry[]; nextCursor?: string | null }> {
     return this.forecasts.trends(query, principal);
   }
 

@@ -1,5 +1,6 @@
 import { z } from 'zod';
-import { idFilter } from '../common/request.schemas';
+import { MAX_PAGE_LIMIT } from '@app/store';
+import { cursorPageQueryFields, idFilter } from '../common/request.schemas';
 
 const STATUS_VALUES = ['ok', 'insufficient_data', 'flat', 'decreasing', 'exhausted'] as const;
 
@@ -31,6 +32,16 @@ export const trendsQuerySchema = z.strictObject({
   windowDays: queryNumber('History window in days (default 14)'),
   minSamples: queryNumber('Fewer samples -> insufficient_data (default 4)'),
   minSpanHours: queryNumber('Shorter span -> insufficient_data (default 48)'),
+  limit: z
+    .string()
+    .regex(/^\d{1,16}$/, `must be an integer from 1 to ${MAX_PAGE_LIMIT}`)
+    .transform(Number)
+    .pipe(z.number().int().min(1, `must be an integer from 1 to ${MAX_PAGE_LIMIT}`).max(MAX_PAGE_LIMIT, `must be an integer from 1 to ${MAX_PAGE_LIMIT}`))
+    .optional()
+    .describe(
+      `Page size (entries), 1 to ${MAX_PAGE_LIMIT}. Given (or with after), the answer is one page in series key order (check, account, region, resource kind, resource id) with nextCursor; omitted, every entry soonest first`,
+    ),
+  after: cursorPageQueryFields.after.describe('`nextCursor` of the previous page (omit for the first page); pages of 100 entries unless limit is given'),
 });
 
 /** Parsed query of `GET /v1/forecasts/trends`. */

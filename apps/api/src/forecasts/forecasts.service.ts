@@ -1,8 +1,8 @@
 import { parse as parseYaml } from 'yaml';
 import { Inject, Injectable, type OnApplicationShutdown } from '@nestjs/common';
-import { ForecastBudgetError, ForecastBusyError, ForecastPool, ForecastUnavailableError, latestSnapshot, trendsFromStore } from '@app/audit';
+import { ForecastBudgetError, ForecastBusyError, ForecastPool, ForecastUnavailableError, latestSnapshot, trendsFromStore, trendsPageFromStore, type TrendsRequest } from '@app/audit';
 import { HeadroomOptionError, ScenarioError, parseScenario, type HeadroomEntry, type TrendEntry, type WhatIfResult } from '@app/forecast';
-import { Store, scopeIncludes, type Principal } from '@app/store';
+import { DEFAULT_PAGE_LIMIT, Store, scopeIncludes, type Principal } from '@app/store';
 import { ApiError } from '../common/api.exception';
 import type { HeadroomQuery, TrendsQuery } from './forecasts.schemas';
 
@@ -35,9 +35,14 @@ export class ForecastsService implements OnApplicationShutdown {
     await this.pool.close();
   }
 
-  /** Trends of the stored quota series (JSON contract: libs/forecast README). */
-  async trends(q: TrendsQuery, principal: Principal): Promise<{ trends: TrendEntry[] }> {
-    const trends = await trendsFromStore(this.store, {
+  /**
+   * Trends of the stored quota series (JSON contract: libs/forecast README): every entry soonest first, or with
+   * `limit` / `after` one page in series key order with `nextCursor` (issue 22 item 4: an account of a 5,000-cluster
+   * fleet has some 60,000 series), the principal's accounts applied before paging.
+   * @throws StoreError INVALID_ARGUMENT for a malformed cursor
+   */
+  async trends(q: TrendsQuery, principal: Principal): Promise<{ trends: TrendEntry[]; nextCursor?: string | null }> {
+    const request: TrendsRequest = {
       now: q.now ?? new Date(),
       settings: {
         ...(q.windowDays ? { windowDays: q.windowDays } : {}),
@@ -48,7 +53,12 @@ export class ForecastsService implements OnApplicationShutdown {
       ...(q.accountId ? { accountId: q.accountId } : {}),
       ...(q.clusterId ? { clusterId: q.clusterId } : {}),
       ...(q.status ? { status: q.status } : {}),
-    });
+    };
+    if (q.limit !== undefined || q.after !== undefined) {
+      const scope = principal.accountScope.all ? {} : { accountIds: [...principal.accountScope.accountIds] };
+      return trendsPageFromStore(this.store, request, { limit: q.limit ?? DEFAULT_PAGE_LIMIT, ...(q.after ? { after: q.after } : {}), ...scope });
+    }
+    const trends = await trendsFromStore(this.store, request);
     return { trends: trends.filter((t) => scopeIncludes(principal.accountScope, t.resource.accountId)) };
   }
 
