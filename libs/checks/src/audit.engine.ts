@@ -4,7 +4,7 @@ import { resolveAuditSettings } from './audit-settings.util';
 import { CHECKS, CHECK_IDS } from './check.registry';
 import type { CheckContext } from './check.types';
 import { FleetIndex } from './fleet-index';
-import { fingerprintOf, resourceKeyOf } from './fingerprint.util';
+import { compareResourceKeys, fingerprintOf } from './fingerprint.util';
 
 /** Options of `runAudit`. */
 export interface RunAuditOptions {
@@ -32,14 +32,14 @@ export function withClusterName(resource: ResourceRef, index: FleetIndex): Resou
   if (resource.clusterId === undefined || resource.clusterName !== undefined) return resource;
   const name = index.clusterById.get(resource.clusterId)?.cluster.name;
   if (!name) return resource;
-  // Key order of the JSON contract: the name right after the id it names.
-  const { namespace, name: resourceName, ...head } = resource;
-  return {
-    ...head,
-    clusterName: name,
-    ...(namespace !== undefined ? { namespace } : {}),
-    ...(resourceName !== undefined ? { name: resourceName } : {}),
-  };
+  // Key order of the JSON contract: the name right after the id it names, then namespace and name. A key loop,
+  // not an object rest pattern: the rest copy was 2% of a 10M-entry analysis (issue 22 item 3).
+  const out: Record<string, unknown> = {};
+  for (const k in resource) if (k !== 'namespace' && k !== 'name') out[k] = resource[k as keyof ResourceRef];
+  out['clusterName'] = name;
+  if (resource.namespace !== undefined) out['namespace'] = resource.namespace;
+  if (resource.name !== undefined) out['name'] = resource.name;
+  return out as unknown as ResourceRef;
 }
 
 function compareStrings(a: string, b: string): number {
@@ -62,6 +62,13 @@ export function runAudit(snapshot: FleetSnapshot, options: RunAuditOptions): Aud
   const ctx: CheckContext = { snapshot, index, now: options.now, settings };
   const perCheck: { id: string; results: CheckResult[] }[] = [];
   const findings: Finding[] = [];
+  // The finding resource (with its cluster name) per result resource: the findings of one Service share it.
+  const named = new Map<ResourceRef, ResourceRef>();
+  const namedOf = (ref: ResourceRef): ResourceRef => {
+    let n = named.get(ref);
+    if (n === undefined) named.set(ref, (n = withClusterName(ref, index)));
+    return n;
+  };
   for (const check of CHECKS) {
     const cs = settings.checks[check.id];
     if (cs?.enabled === false) continue;
@@ -89,7 +96,7 @@ export function runAudit(snapshot: FleetSnapshot, options: RunAuditOptions): Aud
       findings.push({
         checkId: result.checkId,
         severity: result.severity,
-        resource: withClusterName(result.resource, index),
+        resource: namedOf(result.resource),
         message: result.message,
         remediation: check.remediation,
         source: check.source,
@@ -102,26 +109,18 @@ export function runAudit(snapshot: FleetSnapshot, options: RunAuditOptions): Aud
     }
   }
   // Sort per check (results of a check share its id), then concatenate in check-id order: the same order as
-  // one sort by (check id, resource key), with smaller sorts and each key computed once.
+  // one sort by (check id, resource key), with smaller sorts, comparing resources without building their keys.
   perCheck.sort((a, b) => compareStrings(a.id, b.id));
   const results: CheckResult[] = [];
-  // A resource key per resource object: the results of about fifteen checks share one Service ref (`serviceRef`).
-  const keyOf = new Map<ResourceRef, string>();
-  const keyOfRef = (ref: ResourceRef): string => {
-    let k = keyOf.get(ref);
-    if (k === undefined) keyOf.set(ref, (k = resourceKeyOf(ref)));
-    return k;
-  };
   for (const { results: list } of perCheck) {
-    const keys = list.map((r) => keyOfRef(r.resource));
     // Most checks emit in snapshot order, which the mappers sort by id: skip the sort when already sorted.
     let sorted = true;
-    for (let i = 1; i < keys.length && sorted; i++) sorted = keys[i - 1]! <= keys[i]!;
+    for (let i = 1; i < list.length && sorted; i++) sorted = compareResourceKeys(list[i - 1]!.resource, list[i]!.resource) <= 0;
     if (sorted) {
       for (const r of list) results.push(r);
       continue;
     }
-    const order = keys.map((_, i) => i).sort((a, b) => compareStrings(keys[a]!, keys[b]!) || a - b);
+    const order = list.map((_, i) => i).sort((a, b) => compareResourceKeys(list[a]!.resource, list[b]!.resource) || a - b);
     for (const i of order) results.push(list[i]!);
   }
   findings.sort(

@@ -22,6 +22,47 @@ export function resourceKeyOf(resource: ResourceRef): string {
   return [resource.kind, resource.accountId, resource.regionId, cluster, resource.id].join('|');
 }
 
+/** The cluster field of a resource key (see `resourceKeyOf`). */
+function clusterField(r: ResourceRef): string {
+  return REGION_SCOPED_KINDS.has(r.kind) ? '' : (r.clusterId ?? '');
+}
+
+/**
+ * One field of two resource keys compared as the joined keys compare at that field (each field is followed by
+ * `|`): 0 when equal; NaN when the order depends on what follows (one field is the other plus `|`...).
+ */
+function compareKeyField(a: string, b: string): number {
+  if (a === b) return 0;
+  if (a.length !== b.length && (a.length < b.length ? b.startsWith(a) : a.startsWith(b))) {
+    // The shorter field's key continues with its `|` where the longer one continues with its next character.
+    const next = a.length < b.length ? b.charCodeAt(a.length) : a.charCodeAt(b.length);
+    if (next === 124) return NaN;
+    return a.length < b.length ? 124 - next : next - 124;
+  }
+  return a < b ? -1 : 1;
+}
+
+/**
+ * Orders two resources as their keys (`resourceKeyOf`) order as strings (UTF-16 code units), without building the
+ * keys: the audit orders 2.5M results of a 10M-entry fleet by resource key (issue 22 item 3). Falls back to
+ * comparing the built keys where a field holds a `|` at the place that decides.
+ * @returns negative, 0 or positive, as `resourceKeyOf(a) < resourceKeyOf(b)`, equal, greater
+ */
+export function compareResourceKeys(a: ResourceRef, b: ResourceRef): number {
+  if (a === b) return 0;
+  let c = compareKeyField(a.kind, b.kind);
+  if (c === 0) c = compareKeyField(a.accountId, b.accountId);
+  if (c === 0) c = compareKeyField(a.regionId, b.regionId);
+  if (c === 0) c = compareKeyField(clusterField(a), clusterField(b));
+  if (c === 0) return a.id === b.id ? 0 : a.id < b.id ? -1 : 1;
+  if (Number.isNaN(c)) {
+    const ka = resourceKeyOf(a);
+    const kb = resourceKeyOf(b);
+    return ka < kb ? -1 : ka > kb ? 1 : 0;
+  }
+  return c;
+}
+
 /**
  * Fingerprint of a finding: the first 32 hex characters of sha256(`checkId` + NUL + resource key).
  * Stable across scans, so scans diff into new / resolved / persisting and waivers can name it

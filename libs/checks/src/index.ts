@@ -4,7 +4,7 @@
  */
 export { runAudit, withClusterName, type RunAuditOptions, type AuditOutput } from './audit.engine';
 export { CHECKS, CHECK_IDS, QUOTA_USAGE_CHECK_IDS, getCheck, unknownCheckIdReason } from './check.registry';
-export { fingerprintOf, REGION_SCOPED_KINDS, resourceKeyOf } from './fingerprint.util';
+export { compareResourceKeys, fingerprintOf, REGION_SCOPED_KINDS, resourceKeyOf } from './fingerprint.util';
 export { DEFAULT_AUDIT_SETTINGS } from './audit-settings.constants';
 export { resolveAuditSettings } from './audit-settings.util';
 export { partialAuditSettingsSchema } from './audit-settings.schema';

@@ -35,10 +35,24 @@ const VERSION_RE =
  * Parses a CCM version string.
  *
  * @param text e.g. `v1.9.3.276-g372aa98-aliyun`, `v2.11.2`, `v2.12.1-3-gabc`; a leading `v` is optional
- * @returns the parsed version, or `undefined` when the text is not a CCM version (never throws)
+ * @returns the parsed version (frozen, shared by every caller that parses the same text), or `undefined` when the
+ *   text is not a CCM version (never throws)
  */
 export function parseCcmVersion(text: string | undefined | null): CcmVersion | undefined {
   if (typeof text !== 'string') return undefined;
+  // A fleet has a handful of CCM versions and the checks parse them once per Service: memoised (issue 22 item 3).
+  if (parsedVersions.has(text)) return parsedVersions.get(text);
+  const parsed = parseUncached(text);
+  if (parsedVersions.size >= PARSED_VERSIONS_MAX) parsedVersions.clear();
+  parsedVersions.set(text, parsed);
+  return parsed;
+}
+
+/** Parsed versions by their text (frozen: every caller shares them), at most `PARSED_VERSIONS_MAX` kept. */
+const parsedVersions = new Map<string, Readonly<CcmVersion> | undefined>();
+const PARSED_VERSIONS_MAX = 1024;
+
+function parseUncached(text: string): Readonly<CcmVersion> | undefined {
   const raw = text.trim();
   const m = VERSION_RE.exec(raw);
   if (!m) return undefined;
@@ -46,7 +60,7 @@ export function parseCcmVersion(text: string | undefined | null): CcmVersion | u
   const describeCount = m[5] !== undefined ? Number(m[5]) : undefined;
   // `v1.9.3.164-5-g...` cannot come out of git describe; treat the dotted build as authoritative.
   const build = dotted ?? describeCount ?? 0;
-  return {
+  return Object.freeze({
     raw,
     major: Number(m[1]),
     minor: Number(m[2]),
@@ -54,7 +68,7 @@ export function parseCcmVersion(text: string | undefined | null): CcmVersion | u
     build,
     ...(m[6] !== undefined ? { commit: m[6].toLowerCase() } : {}),
     ...(m[7] !== undefined ? { suffix: m[7] } : {}),
-  };
+  });
 }
 
 /**
