@@ -115,7 +115,11 @@ export class QuotaTrendRepository {
   async refresh(now: Date, settings: { windowDays?: number; intervalCoverage?: number } = {}): Promise<QuotaTrendWindow> {
     for (let attempt = 1; ; attempt++) {
       try {
-        return await withTransaction(this.pool, (client) => this.refreshIn(client, now, settings));
+        const { window, created } = await withTransaction(this.pool, (client) => this.refreshIn(client, now, settings));
+        // Fresh statistics for the rows just written (a page of one account walks the account index only when the
+        // planner knows the table's size), as ScanRepository.complete does for findings. Best effort.
+        if (created) await this.pool.query('ANALYZE quota_trend_windows, quota_trend_fits').catch(() => undefined);
+        return window;
       } catch (e) {
         const code = (e as { code?: unknown }).code;
         if (attempt >= 3 || typeof code !== 'string' || !RETRIED_SQLSTATES.has(code)) throw e;
@@ -123,7 +127,7 @@ export class QuotaTrendRepository {
     }
   }
 
-  private async refreshIn(client: PoolClient, now: Date, settings: { windowDays?: number; intervalCoverage?: number }): Promise<QuotaTrendWindow> {
+  private async refreshIn(client: PoolClient, now: Date, settings: { windowDays?: number; intervalCoverage?: number }): Promise<{ window: QuotaTrendWindow; created: boolean }> {
     await client.query('SET TRANSACTION ISOLATION LEVEL REPEATABLE READ');
     const resolved = resolveTrendSettings({
       windowDays: settings.windowDays ?? DEFAULT_TREND_SETTINGS.windowDays,
@@ -135,7 +139,7 @@ export class QuotaTrendRepository {
       key.key,
       resolved.intervalCoverage,
     ]);
-    if (kept.rows[0]) return windowOfRow(kept.rows[0]);
+    if (kept.rows[0]) return { window: windowOfRow(kept.rows[0]), created: false };
     const mixed = await client.query<{ n: number }>(
       `SELECT count(*)::int AS n FROM (
          SELECT 1 FROM quota_usage q JOIN scans s ON s.id = q.scan_id
@@ -166,7 +170,7 @@ export class QuotaTrendRepository {
     }
     const done = await client.query<WindowRow>(`UPDATE quota_trend_windows SET series = $2 WHERE id = $1 RETURNING ${WINDOW_COLUMNS}`, [windowId, series]);
     await client.query('DELETE FROM quota_trend_windows WHERE id <> $1', [windowId]);
-    return windowOfRow(done.rows[0]!);
+    return { window: windowOfRow(done.rows[0]!), created: true };
   }
 
   private async insertFits(client: PoolClient, windowId: string, fitted: readonly FittedSeries[]): Promise<void> {

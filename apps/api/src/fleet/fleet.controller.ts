@@ -1,9 +1,9 @@
-import { Get, type Type } from '@nestjs/common';
+import { Get, Header, type Type } from '@nestjs/common';
 import type { Principal } from '@app/store';
 import { BearerController } from '../common/bearer-controller.decorator';
 import { CurrentPrincipal } from '../auth/current-principal.decorator';
 import { ApiRoute, ZodParam, ZodQuery, type RouteDoc } from '../common/route.decorator';
-import { FleetService } from './fleet.service';
+import { FleetService, type JsonText } from './fleet.service';
 import { ClusterPageDto, EcsInstanceDetailDto, EcsInstancePageDto, LoadBalancerDetailDto, LoadBalancerPageDto, NlbDetailDto, NlbPageDto, UnusedNlbServerGroupsDto } from './fleet.dto';
 import {
   graphObjectQuerySchema,
@@ -21,6 +21,12 @@ import {
   type ListUnusedNlbServerGroupsQuery,
 } from './fleet.schemas';
 
+
+/**
+ * The content type of the fleet reads, which answer JSON text (FleetService: kept whole per findings generation):
+ * what Express `res.json` sets, so the answers' headers and bytes are those of an object sent as JSON.
+ */
+const JSON_CONTENT_TYPE = 'application/json; charset=utf-8';
 /** What every listing route answers besides its page: 404 when `scanId` names no scan. */
 const LISTING = { notFound: 'scanId names no scan' } satisfies Partial<RouteDoc>;
 
@@ -55,25 +61,29 @@ export class FleetController {
 
   @Get('clusters')
   @ApiRoute({ summary: "ACK clusters of a scan (default: the latest succeeded), in cluster id order, keyset-paged; only the token's accounts", query: listClustersQuerySchema, ok: ClusterPageDto, ...LISTING })
-  clusters(@ZodQuery(listClustersQuerySchema) q: ListClustersQuery, @CurrentPrincipal() principal: Principal): Promise<ClusterPageDto> {
+  @Header('Content-Type', JSON_CONTENT_TYPE)
+  clusters(@ZodQuery(listClustersQuerySchema) q: ListClustersQuery, @CurrentPrincipal() principal: Principal): Promise<JsonText<ClusterPageDto>> {
     return this.fleet.clusterPage(q, principal);
   }
 
   @Get('load-balancers')
   @ApiRoute({ summary: "CLB instances of a scan (default: the latest succeeded), in id order, keyset-paged, filtered; only the token's accounts", query: listLoadBalancersQuerySchema, ok: LoadBalancerPageDto, ...LISTING })
-  loadBalancers(@ZodQuery(listLoadBalancersQuerySchema) q: ListLoadBalancersQuery, @CurrentPrincipal() principal: Principal): Promise<LoadBalancerPageDto> {
+  @Header('Content-Type', JSON_CONTENT_TYPE)
+  loadBalancers(@ZodQuery(listLoadBalancersQuerySchema) q: ListLoadBalancersQuery, @CurrentPrincipal() principal: Principal): Promise<JsonText<LoadBalancerPageDto>> {
     return this.fleet.loadBalancerPage(q, principal);
   }
 
   @Get('nlbs')
   @ApiRoute({ summary: "NLB instances of a scan (default: the latest succeeded), in id order, keyset-paged, filtered; only the token's accounts", query: listNlbsQuerySchema, ok: NlbPageDto, ...LISTING })
-  nlbs(@ZodQuery(listNlbsQuerySchema) q: ListNlbsQuery, @CurrentPrincipal() principal: Principal): Promise<NlbPageDto> {
+  @Header('Content-Type', JSON_CONTENT_TYPE)
+  nlbs(@ZodQuery(listNlbsQuerySchema) q: ListNlbsQuery, @CurrentPrincipal() principal: Principal): Promise<JsonText<NlbPageDto>> {
     return this.fleet.nlbPage(q, principal);
   }
 
   @Get('nlbs/:id')
   @ApiRoute(graphObjectRoute('One NLB: its listeners, server groups and servers, the Services using it (and their clusters), its quota usage', 'NLB instance id', 'nlb-bp1abcdefgh', 'NLB', NlbDetailDto))
-  nlb(@ZodParam('id', resourceIdSchema) id: string, @ZodQuery(graphObjectQuerySchema) q: GraphObjectQuery, @CurrentPrincipal() principal: Principal): Promise<NlbDetailDto> {
+  @Header('Content-Type', JSON_CONTENT_TYPE)
+  nlb(@ZodParam('id', resourceIdSchema) id: string, @ZodQuery(graphObjectQuerySchema) q: GraphObjectQuery, @CurrentPrincipal() principal: Principal): Promise<JsonText<NlbDetailDto>> {
     return this.fleet.nlbDetail(id, q.scanId, principal);
   }
 
@@ -85,28 +95,32 @@ export class FleetController {
     ok: UnusedNlbServerGroupsDto,
     ...LISTING,
   })
+  @Header('Content-Type', JSON_CONTENT_TYPE)
   unusedNlbServerGroups(
     @ZodQuery(listUnusedNlbServerGroupsQuerySchema) q: ListUnusedNlbServerGroupsQuery,
     @CurrentPrincipal() principal: Principal,
-  ): Promise<UnusedNlbServerGroupsDto> {
+  ): Promise<JsonText<UnusedNlbServerGroupsDto>> {
     return this.fleet.unusedNlbServerGroups(q, principal);
   }
 
   @Get('ecs-instances')
   @ApiRoute({ summary: "ECS instances of a scan (default: the latest succeeded), in id order, keyset-paged, filtered; only the token's accounts", query: listEcsInstancesQuerySchema, ok: EcsInstancePageDto, ...LISTING })
-  ecsInstances(@ZodQuery(listEcsInstancesQuerySchema) q: ListEcsInstancesQuery, @CurrentPrincipal() principal: Principal): Promise<EcsInstancePageDto> {
+  @Header('Content-Type', JSON_CONTENT_TYPE)
+  ecsInstances(@ZodQuery(listEcsInstancesQuerySchema) q: ListEcsInstancesQuery, @CurrentPrincipal() principal: Principal): Promise<JsonText<EcsInstancePageDto>> {
     return this.fleet.ecsInstancePage(q, principal);
   }
 
   @Get('load-balancers/:id')
   @ApiRoute(graphObjectRoute('One CLB: the Services (and clusters) sharing it, its server groups and backends, its quota usage', 'CLB instance id', 'lb-bp1abcdefgh', 'CLB', LoadBalancerDetailDto))
-  loadBalancer(@ZodParam('id', resourceIdSchema) id: string, @ZodQuery(graphObjectQuerySchema) q: GraphObjectQuery, @CurrentPrincipal() principal: Principal): Promise<LoadBalancerDetailDto> {
+  @Header('Content-Type', JSON_CONTENT_TYPE)
+  loadBalancer(@ZodParam('id', resourceIdSchema) id: string, @ZodQuery(graphObjectQuerySchema) q: GraphObjectQuery, @CurrentPrincipal() principal: Principal): Promise<JsonText<LoadBalancerDetailDto>> {
     return this.fleet.loadBalancerDetail(id, q.scanId, principal);
   }
 
   @Get('ecs-instances/:id')
   @ApiRoute(graphObjectRoute('One ECS instance: the node it backs, the CLBs listing it as a backend and the NLBs whose server groups list it', 'ECS instance id', 'i-bp1node01', 'ECS instance', EcsInstanceDetailDto))
-  ecsInstance(@ZodParam('id', resourceIdSchema) id: string, @ZodQuery(graphObjectQuerySchema) q: GraphObjectQuery, @CurrentPrincipal() principal: Principal): Promise<EcsInstanceDetailDto> {
+  @Header('Content-Type', JSON_CONTENT_TYPE)
+  ecsInstance(@ZodParam('id', resourceIdSchema) id: string, @ZodQuery(graphObjectQuerySchema) q: GraphObjectQuery, @CurrentPrincipal() principal: Principal): Promise<JsonText<EcsInstanceDetailDto>> {
     return this.fleet.ecsInstanceDetail(id, q.scanId, principal);
   }
 }

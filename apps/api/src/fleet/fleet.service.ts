@@ -1,12 +1,19 @@
 import { Injectable } from '@nestjs/common';
 import type { GraphCluster, GraphEcsInstance, GraphLoadBalancer, GraphNlb } from '@app/domain';
 import { Store, StoreError, type EcsInstanceListFilter, type GraphAccount, type GraphPageArgs, type LoadBalancerListFilter, type NlbListFilter, type Principal } from '@app/store';
+import { GenerationAnswerCache } from '../common/generation-answer-cache.util';
 import { cursorPage, type Listing } from '../common/listing.util';
 import { toQuotaDto } from '../quotas/quota.mapper';
 import { ScanSelectionService } from '../scans/scan-selection.service';
 import type { ClusterPageDto, EcsInstanceDetailDto, EcsInstancePageDto, LoadBalancerDetailDto, LoadBalancerPageDto, NlbDetailDto, NlbPageDto, UnusedNlbServerGroupsDto } from './fleet.dto';
 import { toServerGroupDto } from './fleet.mapper';
 import type { ListClustersQuery, ListEcsInstancesQuery, ListLoadBalancersQuery, ListNlbsQuery, ListUnusedNlbServerGroupsQuery } from './fleet.schemas';
+
+/**
+ * The JSON text of an answer of type `T` (`JSON.stringify` of it): what the fleet reads hand their controller, which
+ * sends it as `application/json` as it is (GenerationAnswerCache).
+ */
+export type JsonText<T> = string & { readonly __json?: T };
 
 /** Filters of the cluster listing (undefined: not filtered). */
 export interface ClusterFilter {
@@ -34,10 +41,24 @@ function present<T extends object>(q: T): Partial<T> {
  */
 @Injectable()
 export class FleetService {
+  /** Whole REST answers under the findings generation (the graph of a scan changes only with it). */
+  private readonly answers: GenerationAnswerCache;
+
   constructor(
     private readonly store: Store,
     private readonly scans: ScanSelectionService,
-  ) {}
+  ) {
+    this.answers = new GenerationAnswerCache(store.generations);
+  }
+
+  /**
+   * A REST read's answer as JSON text: of the latest succeeded scan (no `scanId` given), kept per findings generation
+   * (GenerationAnswerCache); of a given scan, read every time (a sharded scan's graph grows while it runs, without a
+   * generation bump).
+   */
+  private async answer<T extends object>(name: string, scanId: string | undefined, args: unknown[], principal: Principal, run: () => Promise<T>): Promise<JsonText<T>> {
+    return (scanId === undefined ? await this.answers.answer(name, args, principal.accountScope, run) : JSON.stringify(await run())) as JsonText<T>;
+  }
 
   /** The accounts of a scan's graph, by id. */
   accounts(scanId: string, principal: Principal, args: GraphPageArgs): Listing<GraphAccount> {
@@ -68,7 +89,11 @@ export class FleetService {
    * `GET /v1/clusters`: a keyset page of clusters of a scan (default: the latest succeeded) and their total.
    * @throws StoreError NOT_FOUND when `scanId` names no scan; INVALID_ARGUMENT for a malformed cursor
    */
-  async clusterPage(q: ListClustersQuery, principal: Principal): Promise<ClusterPageDto> {
+  clusterPage(q: ListClustersQuery, principal: Principal): Promise<JsonText<ClusterPageDto>> {
+    return this.answer('clusterPage', q.scanId, [q], principal, () => this.clusterPageUncached(q, principal));
+  }
+
+  private async clusterPageUncached(q: ListClustersQuery, principal: Principal): Promise<ClusterPageDto> {
     const scanId = await this.scans.scanOf(q.scanId, true);
     const filter = { ...(q.accountId !== undefined ? { accountId: q.accountId } : {}), ...(q.regionId !== undefined ? { regionId: q.regionId } : {}) };
     return cursorPage(scanId, q.limit, q.after, (s, args) => this.clusters(s, principal, args, filter), (c) => c);
@@ -80,7 +105,11 @@ export class FleetService {
    * clusters the principal sees, as on `GET /v1/load-balancers/{id}` (one read for the page).
    * @throws StoreError NOT_FOUND when `scanId` names no scan; INVALID_ARGUMENT for a malformed cursor
    */
-  async loadBalancerPage(q: ListLoadBalancersQuery, principal: Principal): Promise<LoadBalancerPageDto> {
+  loadBalancerPage(q: ListLoadBalancersQuery, principal: Principal): Promise<JsonText<LoadBalancerPageDto>> {
+    return this.answer('loadBalancerPage', q.scanId, [q], principal, () => this.loadBalancerPageUncached(q, principal));
+  }
+
+  private async loadBalancerPageUncached(q: ListLoadBalancersQuery, principal: Principal): Promise<LoadBalancerPageDto> {
     const scanId = await this.scans.scanOf(q.scanId, true);
     const filter = present({ accountId: q.accountId, regionId: q.regionId, owner: q.owner, addressType: q.addressType, clusterId: q.clusterId });
     const page = await cursorPage(scanId, q.limit, q.after, (s, args) => this.loadBalancers(s, principal, args, filter), (l) => l);
@@ -92,7 +121,11 @@ export class FleetService {
    * filtered (account, region, owner, cluster); each NLB's `clusterIds` narrowed to the clusters the principal sees.
    * @throws StoreError NOT_FOUND when `scanId` names no scan; INVALID_ARGUMENT for a malformed cursor
    */
-  async nlbPage(q: ListNlbsQuery, principal: Principal): Promise<NlbPageDto> {
+  nlbPage(q: ListNlbsQuery, principal: Principal): Promise<JsonText<NlbPageDto>> {
+    return this.answer('nlbPage', q.scanId, [q], principal, () => this.nlbPageUncached(q, principal));
+  }
+
+  private async nlbPageUncached(q: ListNlbsQuery, principal: Principal): Promise<NlbPageDto> {
     const scanId = await this.scans.scanOf(q.scanId, true);
     const filter = present({ accountId: q.accountId, regionId: q.regionId, owner: q.owner, clusterId: q.clusterId });
     const page = await cursorPage(scanId, q.limit, q.after, (s, args) => this.nlbs(s, principal, args, filter), (n) => n);
@@ -103,7 +136,11 @@ export class FleetService {
    * `GET /v1/nlbs/{id}`: one NLB (listeners, server groups, servers) with the Services using it and its quota samples.
    * @throws StoreError NOT_FOUND when the NLB is not in the scan within the principal's accounts, or no such scan
    */
-  async nlbDetail(id: string, given: string | undefined, principal: Principal): Promise<NlbDetailDto> {
+  nlbDetail(id: string, given: string | undefined, principal: Principal): Promise<JsonText<NlbDetailDto>> {
+    return this.answer('nlbDetail', given, [id], principal, () => this.nlbDetailUncached(id, given, principal));
+  }
+
+  private async nlbDetailUncached(id: string, given: string | undefined, principal: Principal): Promise<NlbDetailDto> {
     const scanId = await this.scans.scanOf(given, true);
     const [nlb] = scanId === null ? [] : await this.store.graph.nlbsByIds(scanId, [id], principal);
     if (!nlb || scanId === null) throw new StoreError('NOT_FOUND', `NLB ${id} not found`);
@@ -120,7 +157,11 @@ export class FleetService {
    * accounts that hold NLB server groups no NLB uses, each with those groups, and their total.
    * @throws StoreError NOT_FOUND when `scanId` names no scan
    */
-  async unusedNlbServerGroups(q: ListUnusedNlbServerGroupsQuery, principal: Principal): Promise<UnusedNlbServerGroupsDto> {
+  unusedNlbServerGroups(q: ListUnusedNlbServerGroupsQuery, principal: Principal): Promise<JsonText<UnusedNlbServerGroupsDto>> {
+    return this.answer('unusedNlbServerGroups', q.scanId, [q], principal, () => this.unusedNlbServerGroupsUncached(q, principal));
+  }
+
+  private async unusedNlbServerGroupsUncached(q: ListUnusedNlbServerGroupsQuery, principal: Principal): Promise<UnusedNlbServerGroupsDto> {
     const scanId = await this.scans.scanOf(q.scanId, true);
     if (scanId === null) return { scanId, regions: [], total: 0 };
     const regions = await this.store.graph.regionsWithNlbData(scanId, principal, { ...present({ accountId: q.accountId, regionId: q.regionId }), unusedOnly: true });
@@ -133,7 +174,11 @@ export class FleetService {
    * `loadBalancerIds` narrowed to the CLBs within the principal's accounts, as on `GET /v1/ecs-instances/{id}`.
    * @throws StoreError NOT_FOUND when `scanId` names no scan; INVALID_ARGUMENT for a malformed cursor
    */
-  async ecsInstancePage(q: ListEcsInstancesQuery, principal: Principal): Promise<EcsInstancePageDto> {
+  ecsInstancePage(q: ListEcsInstancesQuery, principal: Principal): Promise<JsonText<EcsInstancePageDto>> {
+    return this.answer('ecsInstancePage', q.scanId, [q], principal, () => this.ecsInstancePageUncached(q, principal));
+  }
+
+  private async ecsInstancePageUncached(q: ListEcsInstancesQuery, principal: Principal): Promise<EcsInstancePageDto> {
     const scanId = await this.scans.scanOf(q.scanId, true);
     const filter = present({
       accountId: q.accountId,
@@ -152,7 +197,11 @@ export class FleetService {
    * `GET /v1/load-balancers/{id}`: one CLB with the Services sharing it, its server groups and its quota samples.
    * @throws StoreError NOT_FOUND when the CLB is not in the scan within the principal's accounts, or no such scan
    */
-  async loadBalancerDetail(id: string, given: string | undefined, principal: Principal): Promise<LoadBalancerDetailDto> {
+  loadBalancerDetail(id: string, given: string | undefined, principal: Principal): Promise<JsonText<LoadBalancerDetailDto>> {
+    return this.answer('loadBalancerDetail', given, [id], principal, () => this.loadBalancerDetailUncached(id, given, principal));
+  }
+
+  private async loadBalancerDetailUncached(id: string, given: string | undefined, principal: Principal): Promise<LoadBalancerDetailDto> {
     const scanId = await this.scans.scanOf(given, true);
     const [lb] = scanId === null ? [] : await this.store.graph.loadBalancersByIds(scanId, [id], principal);
     if (!lb || scanId === null) throw new StoreError('NOT_FOUND', `load balancer ${id} not found`);
@@ -176,7 +225,11 @@ export class FleetService {
    * list it, all as the principal sees them.
    * @throws StoreError NOT_FOUND when the instance is not in the scan within the principal's accounts, or no such scan
    */
-  async ecsInstanceDetail(id: string, given: string | undefined, principal: Principal): Promise<EcsInstanceDetailDto> {
+  ecsInstanceDetail(id: string, given: string | undefined, principal: Principal): Promise<JsonText<EcsInstanceDetailDto>> {
+    return this.answer('ecsInstanceDetail', given, [id], principal, () => this.ecsInstanceDetailUncached(id, given, principal));
+  }
+
+  private async ecsInstanceDetailUncached(id: string, given: string | undefined, principal: Principal): Promise<EcsInstanceDetailDto> {
     const scanId = await this.scans.scanOf(given, true);
     const [ecs] = scanId === null ? [] : await this.store.graph.ecsInstancesByIds(scanId, [id], principal);
     if (!ecs || scanId === null) throw new StoreError('NOT_FOUND', `ECS instance ${id} not found`);
