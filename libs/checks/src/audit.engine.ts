@@ -1,4 +1,4 @@
-import { severityRank, type CheckResult, type Finding, type FleetSnapshot, type ResourceRef } from '@app/domain';
+import { severityRank, type CheckResult, type Finding, type FleetSnapshot, type ResourceRef, type Severity } from '@app/domain';
 import type { PartialAuditSettings } from './audit-settings.types';
 import { resolveAuditSettings } from './audit-settings.util';
 import { CHECKS, CHECK_IDS } from './check.registry';
@@ -125,12 +125,32 @@ export function runAudit(snapshot: FleetSnapshot, options: RunAuditOptions): Aud
     const order = list.map((_, i) => i).sort((a, b) => compareResourceKeys(list[a]!.resource, list[b]!.resource) || a - b);
     for (const i of order) results.push(list[i]!);
   }
-  findings.sort(
-    (a, b) =>
-      severityRank(b.severity) - severityRank(a.severity) ||
-      compareStrings(a.checkId, b.checkId) ||
-      compareStrings(a.resource.id, b.resource.id) ||
-      compareStrings(a.fingerprint, b.fingerprint),
-  );
-  return { results, findings };
+  return { results, findings: sortFindings(findings) };
+}
+
+/**
+ * Findings in output order: severity (critical first), check id, resource id, fingerprint; ties keep their order.
+ * Grouped by severity and check first (a check's findings are contiguous), then each group sorted by resource id
+ * and fingerprint: the same order as one sort on the four keys, with cheaper comparisons (200,000 findings on a
+ * 10M-entry fleet; issue 22 item 3).
+ */
+function sortFindings(findings: Finding[]): Finding[] {
+  const bySeverity = new Map<Severity, Map<string, Finding[]>>();
+  for (const f of findings) {
+    let byCheck = bySeverity.get(f.severity);
+    if (!byCheck) bySeverity.set(f.severity, (byCheck = new Map()));
+    const list = byCheck.get(f.checkId);
+    if (list) list.push(f);
+    else byCheck.set(f.checkId, [f]);
+  }
+  const out: Finding[] = [];
+  for (const severity of [...bySeverity.keys()].sort((a, b) => severityRank(b) - severityRank(a))) {
+    const byCheck = bySeverity.get(severity)!;
+    for (const checkId of [...byCheck.keys()].sort(compareStrings)) {
+      const list = byCheck.get(checkId)!;
+      list.sort((a, b) => compareStrings(a.resource.id, b.resource.id) || compareStrings(a.fingerprint, b.fingerprint));
+      for (const f of list) out.push(f);
+    }
+  }
+  return out;
 }

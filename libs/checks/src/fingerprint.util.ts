@@ -50,6 +50,21 @@ function compareKeyField(a: string, b: string): number {
  */
 export function compareResourceKeys(a: ResourceRef, b: ResourceRef): number {
   if (a === b) return 0;
+  // Most pairs compared are two resources of one kind, account and region: only the cluster and id can differ.
+  if (a.kind === b.kind && a.accountId === b.accountId && a.regionId === b.regionId) {
+    if (!REGION_SCOPED_KINDS.has(a.kind)) {
+      const ca = a.clusterId ?? '';
+      const cb = b.clusterId ?? '';
+      if (ca !== cb) {
+        const c = compareKeyField(ca, cb);
+        if (!Number.isNaN(c)) return c;
+        const ka = resourceKeyOf(a);
+        const kb = resourceKeyOf(b);
+        return ka < kb ? -1 : ka > kb ? 1 : 0;
+      }
+    }
+    return a.id === b.id ? 0 : a.id < b.id ? -1 : 1;
+  }
   let c = compareKeyField(a.kind, b.kind);
   if (c === 0) c = compareKeyField(a.accountId, b.accountId);
   if (c === 0) c = compareKeyField(a.regionId, b.regionId);
