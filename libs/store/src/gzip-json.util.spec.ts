@@ -1,5 +1,6 @@
 import { gunzipSync } from 'node:zlib';
 import { describe, expect, it } from 'vitest';
+import { sanitizeText } from '@app/domain';
 import { gzipJson } from './gzip-json.util';
 
 describe(gzipJson.name, () => {
@@ -18,6 +19,21 @@ describe(gzipJson.name, () => {
     expect(text).toBe(JSON.stringify(doc));
     expect(rawBytes).toBe(Buffer.byteLength(JSON.stringify(doc)));
     // More than one 4 MiB piece.
+    expect(rawBytes).toBeGreaterThan(4 * 1024 * 1024);
+  });
+
+  it('writes the form jsonb gives back at every depth: keys shorter first then bytewise, text made storable', async () => {
+    const deep = { a: { b: { c: { d: { e: { f: { zz: 1, g: [1, { hh: 'x\u0000', h: 'é' }] } } } } } } };
+    const doc = { zz: 1, a: { ccc: [{ bb: 'x\u0000', a: 2, skip: undefined }], b: null }, deep, lbs: Array.from({ length: 200_000 }, (_, i) => ({ name: `lb-${i}`, id: i })) };
+    const jsonbForm = (_k: string, v: unknown): unknown => {
+      if (typeof v === 'string') return sanitizeText(v);
+      if (v === null || typeof v !== 'object' || Array.isArray(v)) return v;
+      return Object.fromEntries(Object.entries(v).sort(([a], [b]) => a.length - b.length || (a < b ? -1 : a > b ? 1 : 0)));
+    };
+    const { gz, rawBytes } = await gzipJson(doc, { jsonbCompatible: true });
+    const text = gunzipSync(gz).toString('utf8');
+    expect(text).toBe(JSON.stringify(doc, jsonbForm));
+    expect(text.startsWith('{"a":{"b":null,"ccc":[{"a":2,"bb":"x\u2400"}]},"zz":1,"lbs":[{"id":0,"name":"lb-0"}')).toBe(true);
     expect(rawBytes).toBeGreaterThan(4 * 1024 * 1024);
   });
 

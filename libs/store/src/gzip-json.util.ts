@@ -20,21 +20,29 @@ export interface GzipJsonOptions {
 
 /** Object entries in jsonb's key order: shorter keys first, equal lengths bytewise (keys here are ASCII). */
 function jsonbOrder(entries: [string, unknown][]): [string, unknown][] {
-  return entries.sort(([a], [b]) => a.length - b.length || (a < b ? -1 : a > b ? 1 : 0));
+  return entries.sort(([a], [b]) => jsonbKeyOrder(a, b));
 }
 
-/** JSON.stringify replacer of the jsonb-compatible form: plain objects re-keyed in jsonb order, strings made storable. */
+/** jsonb's order of two object keys: shorter first, equal lengths bytewise (keys here are ASCII). */
+function jsonbKeyOrder(a: string, b: string): number {
+  return a.length - b.length || (a < b ? -1 : a > b ? 1 : 0);
+}
+
+/**
+ * JSON.stringify replacer of the jsonb-compatible form: plain objects re-keyed in jsonb order, strings made storable.
+ * Called for every value of the document, so it checks the keys' order without building entry pairs and copies
+ * only an object whose keys are out of order (API objects mostly are: `ServerId`, `Port`, `Weight`).
+ */
 function jsonbReplacer(_key: string, v: unknown): unknown {
   if (typeof v === 'string') return sanitizeText(v);
   if (v === null || typeof v !== 'object' || Array.isArray(v)) return v;
-  const entries = Object.entries(v as Record<string, unknown>);
+  const keys = Object.keys(v);
   let sorted = true;
-  for (let i = 1; i < entries.length && sorted; i++) {
-    const a = entries[i - 1]![0];
-    const b = entries[i]![0];
-    sorted = a.length < b.length || (a.length === b.length && a < b);
-  }
-  return sorted ? v : Object.fromEntries(jsonbOrder(entries));
+  for (let i = 1; i < keys.length && sorted; i++) sorted = jsonbKeyOrder(keys[i - 1]!, keys[i]!) < 0;
+  if (sorted) return v;
+  const out: Record<string, unknown> = {};
+  for (const k of keys.sort(jsonbKeyOrder)) out[k] = (v as Record<string, unknown>)[k];
+  return out;
 }
 
 /** Depth below which objects and arrays are walked; deeper values are stringified whole (one CLB, one cluster). */
@@ -50,48 +58,61 @@ const HIGH_WATER_BYTES = 4 * 1024 * 1024;
  * @returns the gzip-compressed UTF-8 JSON and the size of the JSON in bytes
  */
 export async function gzipJson(value: unknown, options: GzipJsonOptions = {}): Promise<{ gz: Buffer; rawBytes: number }> {
+  const gzip = gzipWriter();
+  for (const text of jsonPieces(value, options)) await gzip.write(text);
+  return gzip.end();
+}
+
+/** Whether JSON.stringify leaves `v` out of an object (and writes `null` for it in an array). */
+function omitted(v: unknown): boolean {
+  return v === undefined || typeof v === 'function' || typeof v === 'symbol';
+}
+
+/**
+ * The text of `JSON.stringify(value)` in pieces of about HIGH_WATER_BYTES, walked synchronously: a generator
+ * hands each piece to the gzip stream, which is the only place that waits. (An `await` per value of the walk, as
+ * before, made writing a 209 MiB region slice take about three times as long as stringifying and compressing it.)
+ */
+function* jsonPieces(value: unknown, options: GzipJsonOptions): Generator<string> {
   const order = options.jsonbCompatible ? jsonbOrder : (entries: [string, unknown][]) => entries;
   const replacer = options.jsonbCompatible ? jsonbReplacer : undefined;
-  const gzip = gzipWriter();
   let pending = '';
-  const flush = async (): Promise<void> => {
-    if (pending === '') return;
-    const text = pending;
-    pending = '';
-    await gzip.write(text);
-  };
-  const emit = async (s: string): Promise<void> => {
-    pending += s;
-    if (pending.length >= HIGH_WATER_BYTES) await flush();
-  };
-  const walk = async (v: unknown, depth: number): Promise<void> => {
-    if (depth >= WALK_DEPTH || v === null || typeof v !== 'object') {
-      await emit(JSON.stringify(v, replacer) ?? 'null');
-      return;
-    }
+  /** Whether `v` is a container walked value by value (near the root) rather than stringified whole. */
+  const walked = (v: unknown, depth: number): boolean => depth < WALK_DEPTH && v !== null && typeof v === 'object';
+  function* walk(v: object, depth: number): Generator<string> {
     if (Array.isArray(v)) {
-      await emit('[');
+      pending += '[';
       for (let i = 0; i < v.length; i++) {
-        if (i > 0) await emit(',');
-        const item: unknown = v[i];
-        await walk(item === undefined || typeof item === 'function' || typeof item === 'symbol' ? null : item, depth + 1);
+        if (i > 0) pending += ',';
+        const item: unknown = omitted(v[i]) ? null : v[i];
+        if (walked(item, depth + 1)) yield* walk(item as object, depth + 1);
+        else pending += JSON.stringify(item, replacer) ?? 'null';
+        if (pending.length >= HIGH_WATER_BYTES) {
+          yield pending;
+          pending = '';
+        }
       }
-      await emit(']');
+      pending += ']';
       return;
     }
-    await emit('{');
+    pending += '{';
     let first = true;
     for (const [k, item] of order(Object.entries(v as Record<string, unknown>))) {
-      if (item === undefined || typeof item === 'function' || typeof item === 'symbol') continue;
-      await emit(`${first ? '' : ','}${JSON.stringify(k)}:`);
+      if (omitted(item)) continue;
+      pending += `${first ? '' : ','}${JSON.stringify(k)}:`;
       first = false;
-      await walk(item, depth + 1);
+      if (walked(item, depth + 1)) yield* walk(item as object, depth + 1);
+      else pending += JSON.stringify(item, replacer) ?? 'null';
+      if (pending.length >= HIGH_WATER_BYTES) {
+        yield pending;
+        pending = '';
+      }
     }
-    await emit('}');
-  };
-  await walk(value, 0);
-  await flush();
-  return gzip.end();
+    pending += '}';
+  }
+  if (walked(value, 0)) yield* walk(value as object, 0);
+  else pending += JSON.stringify(value, replacer) ?? 'null';
+  if (pending !== '') yield pending;
 }
 
 /** A gzip stream that text is written into piece by piece (`gzipWriter`). */
