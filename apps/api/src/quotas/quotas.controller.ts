@@ -1,4 +1,4 @@
-import { Get } from '@nestjs/common';
+import { Get, Header } from '@nestjs/common';
 import type { Principal } from '@app/store';
 import { BearerController } from '../common/bearer-controller.decorator';
 import { CurrentPrincipal } from '../auth/current-principal.decorator';
@@ -26,7 +26,9 @@ export class QuotasController {
     badRequest: 'Invalid filter, limit or cursor',
     notFound: 'scanId names no scan',
   })
-  list(@ZodQuery(listQuotasQuerySchema) q: ListQuotasQuery, @CurrentPrincipal() principal: Principal): Promise<QuotaPageDto> {
-    return this.quotas.list(q, principal);
+  // The body is a QuotaPageDto already serialised by the service (answers of the latest scan are kept).
+  @Header('Content-Type', 'application/json; charset=utf-8')
+  list(@ZodQuery(listQuotasQuerySchema) q: ListQuotasQuery, @CurrentPrincipal() principal: Principal): Promise<string> {
+    return this.quotas.listJson(q, principal);
   }
 }

@@ -1,6 +1,7 @@
 import { Injectable } from '@nestjs/common';
 import type { QuotaUsageSample } from '@app/domain';
 import { Store, type GraphPageArgs, type Principal } from '@app/store';
+import { GenerationAnswerCache } from '../common/generation-answer-cache.util';
 import { cursorPage, type Listing } from '../common/listing.util';
 import { ScanSelectionService } from '../scans/scan-selection.service';
 import type { QuotaPageDto } from './quota.dto';
@@ -26,10 +27,15 @@ export interface QuotaFilter {
  */
 @Injectable()
 export class QuotasService {
+  /** Whole `GET /v1/quotas` answers of the latest succeeded scan under the findings generation (GenerationAnswerCache). */
+  private readonly answers: GenerationAnswerCache;
+
   constructor(
     private readonly store: Store,
     private readonly scans: ScanSelectionService,
-  ) {}
+  ) {
+    this.answers = new GenerationAnswerCache(store.generations);
+  }
 
   /** The quota samples of a scan, filtered, in key order. */
   quotas(scanId: string, principal: Principal, args: GraphPageArgs, filter: QuotaFilter): Listing<QuotaUsageSample> {
@@ -44,5 +50,16 @@ export class QuotasService {
     const scanId = await this.scans.scanOf(q.scanId, true);
     const filter = { checkId: q.checkId, accountId: q.accountId, regionId: q.regionId, clusterId: q.clusterId, resourceKind: q.resourceKind, resourceId: q.resourceId, minRatio: q.minRatio };
     return cursorPage(scanId, q.limit, q.after, (s, args) => this.quotas(s, principal, args, filter), toQuotaDto);
+  }
+
+  /**
+   * `list` as the JSON text GET /v1/quotas sends: of the latest succeeded scan (no `scanId`), kept per findings
+   * generation (a scan's samples are written when it completes and removed only with it, each bumping that
+   * generation; issue 22 item 4); of a named scan, read every time (a sharded scan's shards add samples while it runs).
+   * @throws as `list`
+   */
+  async listJson(q: ListQuotasQuery, principal: Principal): Promise<string> {
+    if (q.scanId !== undefined) return JSON.stringify(await this.list(q, principal));
+    return this.answers.answer('quotas', [q], principal.accountScope, () => this.list(q, principal));
   }
 }
