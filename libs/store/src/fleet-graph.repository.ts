@@ -433,6 +433,28 @@ export class FleetGraphRepository {
     return out;
   }
 
+  /**
+   * The ids of the CLBs each ECS instance is an `ecs` backend of, within the scope (sorted), one SQL statement: what
+   * `loadBalancersByEcsIds` gives without reading the CLB rows (their listeners and clusters), for listings that
+   * show only ids (an ECS page of 100 instances names some 2,000 CLBs; issue 22 item 4).
+   */
+  async loadBalancerIdsByEcsIds(scanId: string, ecsIds: readonly string[], scope: Scoped): Promise<Map<string, string[]>> {
+    const out = new Map<string, string[]>(ecsIds.map((i) => [i, []]));
+    if (!isUuid(scanId) || ecsIds.length === 0) return out;
+    const p = new Params();
+    const { rows } = await this.pool.query<{ ecs_instance_id: string; load_balancer_id: string }>(
+      `SELECT e.instance_id AS ecs_instance_id, g.load_balancer_id FROM graph_ecs_instances e
+         CROSS JOIN LATERAL unnest(e.load_balancer_ids) AS l(id)
+         JOIN graph_load_balancers g ON g.scan_id = e.scan_id AND g.load_balancer_id = l.id
+        WHERE e.scan_id = ${p.add(scanId)} AND e.instance_id = ANY(${p.add([...ecsIds])}::text[])
+          AND ${scopeCondition('e.account_id', scope, p.add)} AND ${scopeCondition('g.account_id', scope, p.add)}`,
+      p.values,
+    );
+    for (const r of rows) out.get(r.ecs_instance_id)?.push(r.load_balancer_id);
+    for (const ids of out.values()) ids.sort();
+    return out;
+  }
+
   // ---- NLBs ------------------------------------------------------------------------------------------------
 
   /** A page of NLB instances by id, optionally of one account / region / owner / cluster (all AND-ed). */

@@ -189,8 +189,8 @@ export class FleetService {
     });
     const page = await cursorPage(scanId, q.limit, q.after, (s, args) => this.ecsInstances(s, principal, args, filter), (e) => e);
     if (page.scanId === null || page.items.length === 0) return page;
-    const lbs = await this.store.graph.loadBalancersByEcsIds(page.scanId, page.items.map((e) => e.instanceId), principal);
-    return { ...page, items: page.items.map((e) => ({ ...e, loadBalancerIds: (lbs.get(e.instanceId) ?? []).map((l) => l.loadBalancerId).sort() })) };
+    const lbIds = await this.store.graph.loadBalancerIdsByEcsIds(page.scanId, page.items.map((e) => e.instanceId), principal);
+    return { ...page, items: page.items.map((e) => ({ ...e, loadBalancerIds: lbIds.get(e.instanceId) ?? [] })) };
   }
 
   /**
