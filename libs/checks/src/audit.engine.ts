@@ -113,17 +113,20 @@ export function runAudit(snapshot: FleetSnapshot, options: RunAuditOptions): Aud
   // Sort per check (results of a check share its id), then concatenate in check-id order: the same order as
   // one sort by (check id, resource key), with smaller sorts, comparing resources without building their keys.
   perCheck.sort((a, b) => compareStrings(a.id, b.id));
-  const results: CheckResult[] = [];
+  // Allocated once at its final size (2.5M results on a 10M-entry fleet: growing it by pushes left copies behind),
+  // and each check's own list emptied once copied.
+  const results: CheckResult[] = new Array<CheckResult>(perCheck.reduce((n, c) => n + c.results.length, 0));
+  let at = 0;
   for (const { results: list } of perCheck) {
     // Most checks emit in snapshot order, which the mappers sort by id: skip the sort when already sorted.
     let sorted = true;
     for (let i = 1; i < list.length && sorted; i++) sorted = compareResourceKeys(list[i - 1]!.resource, list[i]!.resource) <= 0;
-    if (sorted) {
-      for (const r of list) results.push(r);
-      continue;
+    if (sorted) for (const r of list) results[at++] = r;
+    else {
+      const order = list.map((_, i) => i).sort((a, b) => compareResourceKeys(list[a]!.resource, list[b]!.resource) || a - b);
+      for (const i of order) results[at++] = list[i]!;
     }
-    const order = list.map((_, i) => i).sort((a, b) => compareResourceKeys(list[a]!.resource, list[b]!.resource) || a - b);
-    for (const i of order) results.push(list[i]!);
+    list.length = 0;
   }
   return { results, findings: sortFindings(findings) };
 }

@@ -15,7 +15,7 @@ export {
   FleetIndex,
   maxCountOutside,
   rankNodes,
-  type RankedNode,
+  type NodeRanking,
   type ClbEntry,
   type ClusterEntry,
   type EcsAttachment,

@@ -35,7 +35,8 @@ describe('rankNodes / maxCountOutside', () => {
     const nodes = ['a', 'b', 'c', 'd'].map((name) => ({ name }) as K8sNode);
     const counts: Record<string, number> = { a: 1, b: 3, c: 1, d: 3 };
     const ranking = rankNodes({ nodes } as unknown as EligibleNodes, (x) => counts[x.name]!);
-    expect(ranking.map((r) => r.name)).toEqual(['b', 'd', 'a', 'c']);
+    expect(ranking.names).toEqual(['b', 'd', 'a', 'c']);
+    expect([...ranking.counts]).toEqual([3, 3, 1, 1]);
     expect(maxCountOutside(ranking, new Set(['b', 'd']))).toBe(1);
     expect(maxCountOutside(ranking, new Set(['a', 'b', 'c', 'd']))).toBe(0);
   });

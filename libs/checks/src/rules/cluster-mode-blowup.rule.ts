@@ -18,7 +18,7 @@ import {
 import { combinedCheck, nlbServicePart, scopedCheck } from '../check-scope';
 import { nlbNotReadReason, regionNlbView, serverKey, type RegionNlbView } from '../nlb-index';
 import { DOC_URL, SEED } from '../doc-links.constants';
-import { maxCountOutside, rankNodes, type RankedNode, type ServiceEntry } from '../fleet-index';
+import { maxCountOutside, rankNodes, type NodeRanking, type ServiceEntry } from '../fleet-index';
 import { ccmSyncFails, count, pct, serviceRef, type ResultFactory } from '../result.util';
 
 /**
@@ -290,13 +290,13 @@ function clusterModeSelection(
 }
 
 /** Rankings of eligible node sets by server groups (`nlbGroupRanking`), per node set of the index. */
-const nlbRankings = new WeakMap<EligibleNodes, RankedNode[]>();
+const nlbRankings = new WeakMap<EligibleNodes, NodeRanking>();
 
 /**
  * The nodes of an eligible set with how many NLB server groups of the region each is in as an `Ecs` server, most
  * first; memoised per node set (the set belongs to one cluster, hence one region view).
  */
-function nlbGroupRanking(view: RegionNlbView, eligible: EligibleNodes): RankedNode[] {
+function nlbGroupRanking(view: RegionNlbView, eligible: EligibleNodes): NodeRanking {
   let ranking = nlbRankings.get(eligible);
   if (!ranking) {
     ranking = rankNodes(eligible, (n) => view.groupsByServer.get(serverKey({ type: 'Ecs', serverId: n.ecsInstanceId ?? '' }))?.groups.length ?? 0);
