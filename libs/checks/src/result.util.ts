@@ -22,13 +22,8 @@ export function lbRef(
   kind: 'LoadBalancer' | 'NetworkLoadBalancer',
   lb: { loadBalancerId: string; accountId: string; regionId: string; name?: string },
 ): ResourceRef {
-  return {
-    kind,
-    id: lb.loadBalancerId,
-    accountId: lb.accountId,
-    regionId: lb.regionId,
-    ...(lb.name ? { name: lb.name } : {}),
-  };
+  const { loadBalancerId: id, accountId, regionId, name } = lb;
+  return name ? { kind, id, accountId, regionId, name } : { kind, id, accountId, regionId };
 }
 
 /** The ResourceRef of a CLB. */
@@ -102,7 +97,10 @@ export function flat(s: string): string {
   return t.length === s.length ? t : (JSON.parse(JSON.stringify(s)) as string);
 }
 
-/** The ResourceRef of an ECS instance. */
+/**
+ * The ResourceRef of an ECS instance. Literals per case rather than spreads of optional fields (500,000 refs on a
+ * 10M-entry fleet): key order kind, id, accountId, regionId, clusterId, name, as before.
+ */
 export function ecsRef(
   instanceId: string,
   accountId: string,
@@ -110,14 +108,12 @@ export function ecsRef(
   name?: string,
   clusterId?: string,
 ): ResourceRef {
-  return {
-    kind: 'EcsInstance',
-    id: instanceId,
-    accountId,
-    regionId,
-    ...(clusterId ? { clusterId } : {}),
-    ...(name ? { name } : {}),
-  };
+  const kind = 'EcsInstance';
+  if (clusterId)
+    return name
+      ? { kind, id: instanceId, accountId, regionId, clusterId, name }
+      : { kind, id: instanceId, accountId, regionId, clusterId };
+  return name ? { kind, id: instanceId, accountId, regionId, name } : { kind, id: instanceId, accountId, regionId };
 }
 
 /** A result factory bound to one check id and its default severity. */

@@ -30,7 +30,9 @@ export const nlbBackendQuotaRule = nlbRegionCheck({
     for (const nlb of re.region.nlbs ?? []) {
       const groups = groupsOfNlb(view, nlb);
       const used = groups.reduce((n, g) => n + g.servers.length, 0);
-      const distinct = new Set(groups.flatMap((g) => g.servers.map(serverKey))).size;
+      const keys = new Set<string>();
+      for (const g of groups) for (const sv of g.servers) keys.add(serverKey(sv));
+      const distinct = keys.size;
       pushNlbQuota(out, r, ctx, re.region, NLB_QUOTA_BACKEND_SERVERS, nlbRef(nlb), used, `NLB ${nlb.loadBalancerId} has ${count(used, 'backend entry', 'backend entries')} (${count(distinct, 'distinct server')}) in ${count(groups.length, 'server group')}`, { distinctServers: distinct, serverGroups: groups.length });
     }
   },
