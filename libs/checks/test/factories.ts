@@ -218,3 +218,14 @@ export const factory = {
 
 /** The frozen analysis clock used by every test (STYLE.md G.35). */
 export const FROZEN_NOW = new Date('2026-01-15T08:00:00Z');
+
+/** A small deterministic PRNG (mulberry32, public domain algorithm) for property tests: the same cases on every run. */
+export function prng(seed: number): () => number {
+  let a = seed;
+  return () => {
+    a = (a + 0x6d2b79f5) | 0;
+    let t = Math.imul(a ^ (a >>> 15), 1 | a);
+    t = (t + Math.imul(t ^ (t >>> 7), 61 | t)) ^ t;
+    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
+  };
+}

@@ -3,19 +3,10 @@
  * nodes, found from a ranking built once per eligible node set, equals the maximum over every node outside the set.
  */
 import { describe, expect, it } from 'vitest';
+import { prng } from './factories';
 import { maxCountOutside, rankNodes } from '@app/checks';
 import type { EligibleNodes, K8sNode } from '@app/domain';
 
-/** A small deterministic PRNG (mulberry32), so the cases are the same on every run. */
-function prng(seed: number): () => number {
-  let a = seed;
-  return () => {
-    a = (a + 0x6d2b79f5) | 0;
-    let t = Math.imul(a ^ (a >>> 15), 1 | a);
-    t = (t + Math.imul(t ^ (t >>> 7), 61 | t)) ^ t;
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-}
 
 describe('rankNodes / maxCountOutside', () => {
   it('equals the maximum over the nodes outside the excluded set, on 500 random node sets', () => {

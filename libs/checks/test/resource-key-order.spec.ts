@@ -3,18 +3,10 @@
  * the order must be exactly the order of the built keys (`resourceKeyOf`) as strings, prefixes and `|` included.
  */
 import { describe, expect, it } from 'vitest';
+import { prng } from './factories';
 import { compareResourceKeys, resourceKeyOf } from '@app/checks';
 import type { ResourceKind, ResourceRef } from '@app/domain';
 
-function prng(seed: number): () => number {
-  let a = seed;
-  return () => {
-    a = (a + 0x6d2b79f5) | 0;
-    let t = Math.imul(a ^ (a >>> 15), 1 | a);
-    t = (t + Math.imul(t ^ (t >>> 7), 61 | t)) ^ t;
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-}
 
 const sign = (n: number) => (n < 0 ? -1 : n > 0 ? 1 : 0);
 
