@@ -4,10 +4,11 @@
  * own connections) give the same findings as a local scan, the per-account API budget holds across
  * workers, and duplicated or retried jobs change nothing.
  */
+import { Job, QueueEvents, type Queue } from 'bullmq';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createInMemoryRateLimiter, type ClosableApiRateLimiter } from '@app/collectors';
 import { targetKey, type CoverageEntry, type Finding } from '@app/domain';
-import { BullScanJobQueue, DistributedScanClient, QueueName } from '@app/queue';
+import { BullScanJobQueue, completeJobId, DistributedScanClient, QueueName } from '@app/queue';
 import { Store, SYSTEM_PRINCIPAL } from '@app/store';
 import {
   AnalyzeScanCommand,
@@ -36,6 +37,20 @@ import {
 const NOW = new Date('2026-06-01T00:00:00.000Z');
 /** Per-account OpenAPI budget of the scans, calls per second. */
 const QPS = 10;
+
+
+/** Resolves once job `jobId` of `queue` has finished (at once when it already has); throws when it failed. */
+async function untilFinished(queue: Queue, jobId: string): Promise<void> {
+  const events = new QueueEvents(queue.name, { connection: queue.opts.connection, prefix: queue.opts.prefix });
+  try {
+    await events.waitUntilReady();
+    const job = await Job.fromId(queue, jobId);
+    if (!job) throw new Error(`no job ${jobId} on ${queue.name}`);
+    await job.waitUntilFinished(events, 60_000);
+  } finally {
+    await events.close();
+  }
+}
 
 describe('distributed scan (BullMQ flow, Redis budgets, PostgreSQL slices)', () => {
   let fleet: TestFleet;
@@ -205,6 +220,9 @@ describe('distributed scan (BullMQ flow, Redis budgets, PostgreSQL slices)', () 
         const stored = await store.findings.forScan(payload.scanId, SYSTEM_PRINCIPAL);
         expect(fingerprintsOf(stored)).toEqual(fingerprintsOf(expected));
         // analyze-scan and complete-scan (sharded analysis, the default), one analyze-shard job per (account, region).
+        // The scan row reads `succeeded` once complete-scan's transaction commits, a moment before BullMQ marks the job
+        // completed: wait for that event before counting (counting at once saw `completed: 1` under load).
+        await untilFinished(queue.queue(QueueName.ScanAnalyze), completeJobId(payload.scanId));
         expect(
           await queue.queue(QueueName.ScanAnalyze).getJobCounts('completed', 'failed', 'waiting'),
         ).toEqual({
