@@ -8,11 +8,11 @@ import { join } from 'node:path';
 import type { INestApplication } from '@nestjs/common';
 import request from 'supertest';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { createApiApp, UnavailableScanLauncher } from '@app/api';
 import { buildFleetGraph } from '@app/checks';
 import { loadFleetDirectory } from '@app/collectors';
 import type { FleetGraph, QuotaUsageSample } from '@app/domain';
-import { Store } from '@app/store';
+import type { Store } from '@app/store';
+import { openApiReplicas, type ApiReplicas } from './api-replicas.util';
 import { makeCoverage } from '../store/finding.factory';
 import { createTestDatabase, type TestDatabase } from '../store/test-database.util';
 
@@ -33,6 +33,7 @@ const quota = (used: number): QuotaUsageSample[] =>
 
 describe('REST fleet reads through the answer cache across replicas (e2e)', () => {
   let db: TestDatabase;
+  let replicas: ApiReplicas | undefined;
   const stores: Store[] = [];
   const apps: INestApplication[] = [];
   let graph: FleetGraph;
@@ -41,21 +42,16 @@ describe('REST fleet reads through the answer cache across replicas (e2e)', () =
 
   beforeAll(async () => {
     db = await createTestDatabase();
-    for (let i = 0; i < 2; i++) {
-      const store = await Store.open({ connectionString: db.url, migrate: i === 0, tokenHashKey: KEY });
-      stores.push(store);
-      const app = await createApiApp({ store, token: TOKEN, scanLauncher: new UnavailableScanLauncher() });
-      await app.init();
-      apps.push(app);
-    }
+    replicas = await openApiReplicas(db.url, TOKEN, KEY);
+    stores.push(...replicas.stores);
+    apps.push(...replicas.apps);
     graph = buildFleetGraph(loadFleetDirectory(SAMPLE));
     const scan = await stores[0]!.scans.create({ source: 'offline', fleetName: 'prod' });
     await stores[0]!.scans.complete(scan.id, { findings: [], coverage: [makeCoverage()], graph, quotaUsage: quota(50) });
     firstScan = scan.id;
   });
   afterAll(async () => {
-    for (const app of apps) await app.close();
-    for (const store of stores) await store.close();
+    await replicas?.close();
     await db?.drop();
   });
 

@@ -7,8 +7,9 @@
 import type { INestApplication } from '@nestjs/common';
 import request from 'supertest';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { createApiApp, UnavailableScanLauncher, type FindingDto } from '@app/api';
-import { Store } from '@app/store';
+import type { FindingDto } from '@app/api';
+import type { Store } from '@app/store';
+import { openApiReplicas, type ApiReplicas } from './api-replicas.util';
 import { makeCoverage, makeFindings } from '../store/finding.factory';
 import { createTestDatabase, type TestDatabase } from '../store/test-database.util';
 
@@ -20,6 +21,7 @@ const B = '1000000000000002';
 
 describe('GET /v1/findings read caches across replicas (e2e)', () => {
   let db: TestDatabase;
+  let replicas: ApiReplicas | undefined;
   const stores: Store[] = [];
   const apps: INestApplication[] = [];
   let scanId: string;
@@ -27,13 +29,9 @@ describe('GET /v1/findings read caches across replicas (e2e)', () => {
 
   beforeAll(async () => {
     db = await createTestDatabase();
-    for (let i = 0; i < 2; i++) {
-      const store = await Store.open({ connectionString: db.url, migrate: i === 0, tokenHashKey: KEY });
-      stores.push(store);
-      const app = await createApiApp({ store, token: TOKEN, scanLauncher: new UnavailableScanLauncher() });
-      await app.init();
-      apps.push(app);
-    }
+    replicas = await openApiReplicas(db.url, TOKEN, KEY);
+    stores.push(...replicas.stores);
+    apps.push(...replicas.apps);
     const scan = await stores[0].scans.create({ source: 'offline', fleetName: 'prod' });
     await stores[0].scans.complete(scan.id, {
       findings: makeFindings(10, (i) => ({ checkId: 'CLB_BACKEND_QUOTA', resource: { id: `lb-${i}`, accountId: i < 6 ? A : B } })),
@@ -42,8 +40,7 @@ describe('GET /v1/findings read caches across replicas (e2e)', () => {
     scanId = scan.id;
   });
   afterAll(async () => {
-    for (const app of apps) await app.close();
-    for (const store of stores) await store.close();
+    await replicas?.close();
     await db?.drop();
   });
 
