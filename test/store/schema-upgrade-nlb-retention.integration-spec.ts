@@ -1,8 +1,9 @@
 /**
  * Upgrading a database that holds data from the schema before this session's migrations: the ECS-to-NLB links
  * (1798700000000), the regions' NLB server-group counts (1798800000000), retention (1798900000000) and the shards of
- * sharded analysis (1799000000000), the account indexes of the graph (1799100000000) and the compressed target slices (1799200000000). A scan of the
- * bundled sample fleet is stored with today's code, then the six migrations are rolled back with their own
+ * sharded analysis (1799000000000), the account indexes of the graph (1799100000000), the compressed target slices (1799200000000), target slices in
+ * parts (1799300000000) and the stored quota trend fits (1799400000000). A scan of the
+ * bundled sample fleet is stored with today's code, then these migrations are rolled back with their own
  * down steps (so the rows are in the older schema's shape, the new columns and table gone) and the Store opened
  * again migrates them forward. The older rows must read back, with the new fields at their documented defaults,
  * and retention must run over them. (schema-upgrade.integration-spec.ts covers the earlier migrations.)
