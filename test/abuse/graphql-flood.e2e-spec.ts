@@ -6,11 +6,16 @@
  * Here `fleet-audit serve` (the built CLI, as deployed) runs with a 192 MB old-space cap and takes 2,400 distinct
  * queries, each padded with a comment to just under GRAPHQL_MAX_QUERY_BYTES (32 KiB): ~78 MB of query text, which
  * retained as before (twice its length on the heap, plus the AST) is past the cap. The server must answer every one,
- * stay up, and its heap (prom-client's `nodejs_heap_size_used_bytes` on /metrics) must level off: the growth over
- * the second half of the flood is a fraction of what retaining the text would add. A text over the limit is refused
- * with 413 before parsing.
+ * stay up, and its heap must level off: the growth over the second half of the flood is a fraction of what
+ * retaining the text would add. A text over the limit is refused with 413 before parsing.
+ *
+ * The heap is read right after a full garbage collection in the API process (heap-after-gc.preload.mjs, a
+ * test-only preload: `--expose-gc`, asked over the IPC channel), so a reading is what the heap retains. It used to
+ * be prom-client's `nodejs_heap_size_used_bytes` on /metrics, read whenever the request ran: old-generation garbage
+ * not yet collected made it swing (17.5 MB of second-half "growth" once under a load average of 8).
  */
 import { spawn, type ChildProcess } from 'node:child_process';
+import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createTestDatabase, type TestDatabase } from '../store/test-database.util';
 import { eventually, freePort } from '../worker/worker-test.util';
@@ -20,6 +25,8 @@ const TOKEN = 'graphql-flood-e2e-token-5e6f7a8b9c';
 const QUERIES = 2_400;
 const QUERY_BYTES = 32 * 1024 - 200;
 const IN_FLIGHT = 8;
+/** The test-only preload answering heap readings after a full GC over the IPC channel. */
+const HEAP_AFTER_GC = join(__dirname, 'heap-after-gc.preload.mjs');
 
 /** Query `i`: the same small query behind a distinct comment, `QUERY_BYTES` long. */
 function paddedQuery(i: number): string {
@@ -35,22 +42,39 @@ describe('GraphQL query-text flood (issue 23 item 2, e2e)', { timeout: 600_000 }
   let stderr = '';
   const headers = { Authorization: `Bearer ${TOKEN}`, 'Content-Type': 'application/json' };
 
-  /** The API's used heap now (bytes), from /metrics. */
-  async function heapUsed(): Promise<number> {
-    const text = await (await fetch(`${url}/metrics`, { headers })).text();
-    const m = /^nodejs_heap_size_used_bytes (\S+)$/m.exec(text);
-    if (!m) throw new Error(`no nodejs_heap_size_used_bytes on /metrics:\n${text.slice(0, 500)}`);
-    return Number(m[1]);
+  let readings = 0;
+  /**
+   * The API's used heap (bytes) right after a full garbage collection in it (heap-after-gc.preload.mjs); called
+   * between quarters, when no query is in flight.
+   */
+  function heapUsed(): Promise<number> {
+    const id = ++readings;
+    return new Promise((resolve, reject) => {
+      const onMessage = (m: { heapAfterGc?: number; heapUsed?: number }) => {
+        if (m?.heapAfterGc !== id) return;
+        done();
+        resolve(m.heapUsed!);
+      };
+      const onExit = (code: number | null) => {
+        done();
+        reject(new Error(`the API exited (${code}) before reading its heap: ${stderr.slice(-800)}`));
+      };
+      const done = () => {
+        serve!.off('message', onMessage);
+        serve!.off('exit', onExit);
+      };
+      serve!.on('message', onMessage);
+      serve!.once('exit', onExit);
+      serve!.send({ heapAfterGc: id });
+    });
   }
 
   beforeAll(async () => {
     db = await createTestDatabase();
     const port = await freePort();
-    // A 1 MiB young generation: heap used is read at arbitrary moments, and up to a full default young generation
-    // of not-yet-collected garbage (16 MiB and more) made a reading swing by +-12 MB on a quiet machine; what is
-    // measured is what survives into the old generation.
-    serve = spawn(process.execPath, ['--max-old-space-size=192', '--max-semi-space-size=1', BIN, 'serve', '--port', String(port)], {
-      stdio: ['ignore', 'ignore', 'pipe'],
+    // `--expose-gc` and the preload: heap readings after a full collection, over the IPC channel (fd 3).
+    serve = spawn(process.execPath, ['--max-old-space-size=192', '--expose-gc', '--import', HEAP_AFTER_GC, BIN, 'serve', '--port', String(port)], {
+      stdio: ['ignore', 'ignore', 'pipe', 'ipc'],
       env: { ...process.env, API_TOKEN: TOKEN, DATABASE_URL: db.url, REDIS_URL: '', LOG_LEVEL: 'warn', NODE_ENV: 'production' },
     });
     serve.stderr!.on('data', (d: Buffer) => (stderr += d.toString()));
