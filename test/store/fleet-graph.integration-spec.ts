@@ -7,7 +7,7 @@
 import { join } from 'node:path';
 import { Client } from 'pg';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { analyzeAndStore } from '@app/audit';
+import { analyzeAndStore, analyzeAndStoreShard } from '@app/audit';
 import { buildFleetGraph } from '@app/checks';
 import { loadFleetDirectory } from '@app/collectors';
 import type { FleetGraph, FleetSnapshot } from '@app/domain';
@@ -197,6 +197,24 @@ describe('FleetGraphRepository', () => {
     } finally {
       await sql.end();
     }
+  });
+
+  it('keeps no listing count of a running scan: rows its shards add are counted at once', async () => {
+    const running = await store.scans.create({ source: 'live', fleetName: 'sharded' });
+    const account = snapshot.accounts[0]!;
+    const region = account.regions[0]!;
+    expect(await store.graph.countClusters(running.id, ALL)).toBe(0);
+    const shard: FleetSnapshot = {
+      name: snapshot.name,
+      accounts: [{ ...account, regions: [region] }],
+      coverage: snapshot.coverage.filter((c) => c.accountId === account.accountId && (!c.regionId || c.regionId === region.regionId)),
+    };
+    const place = { shardKey: `region/${account.accountId}/${region.regionId}`, accountId: account.accountId, regionId: region.regionId, lead: true };
+    const { outcome } = await analyzeAndStoreShard(shard, { scanId: running.id, now: new Date('2026-11-20T00:00:00Z'), place, store });
+    expect(outcome).toBe('stored');
+    expect(region.clusters.length).toBeGreaterThan(0);
+    expect(await store.graph.countClusters(running.id, ALL)).toBe(region.clusters.length);
+    await store.scans.fail(running.id, 'test: not completed');
   });
 
   it('stores and reads the same graph on embedded PGlite (demo), over its single connection', async () => {

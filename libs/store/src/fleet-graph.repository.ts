@@ -554,12 +554,15 @@ export class FleetGraphRepository {
    * counts are cached in memory under the findings generation (`ReadGenerations`, read first): a scan's graph is
    * written in the transaction that completes it and deleted only with the scan or when retention prunes it, and
    * each of those bumps that generation, so a cached count is never older than the generation it is keyed under.
-   * Concurrent requests for one count share a single statement.
+   * Only counts of the latest succeeded scan (the generation read's `latestSucceededScanId`) are kept, as the API's
+   * answer caches keep only its answers: another scan may still be running, and a sharded scan's shards add rows to
+   * it (`insertForScan`) without a generation bump. Concurrent requests for one count share a single statement.
    */
   private async count<T>(listing: Listing<T>, scanId: string, scope: Scoped, filters: Filters, minRatio?: number): Promise<number> {
     if (!isUuid(scanId)) return 0;
     if (!this.generations) return this.countUncached(listing, scanId, scope, filters, minRatio);
     const generation = await this.generations.current();
+    if (scanId.toLowerCase() !== generation.latestSucceededScanId?.toLowerCase()) return this.countUncached(listing, scanId, scope, filters, minRatio);
     const key = JSON.stringify([generation.findings, listing.table, scanId.toLowerCase(), scopeCacheKey(scope.accountScope), filters, minRatio ?? null]);
     const n = await this.counts.fetch(key, { context: () => this.countUncached(listing, scanId, scope, filters, minRatio) });
     return n ?? this.countUncached(listing, scanId, scope, filters, minRatio);
