@@ -4,7 +4,7 @@ import { Store, StoreError, type EcsInstanceListFilter, type GraphAccount, type 
 import { GenerationAnswerCache } from '../common/generation-answer-cache.util';
 import { cursorPage, type Listing } from '../common/listing.util';
 import { toQuotaDto } from '../quotas/quota.mapper';
-import { ScanSelectionService } from '../scans/scan-selection.service';
+import { namesScan, ScanSelectionService } from '../scans/scan-selection.service';
 import type { ClusterPageDto, EcsInstanceDetailDto, EcsInstancePageDto, LoadBalancerDetailDto, LoadBalancerPageDto, NlbDetailDto, NlbPageDto, UnusedNlbServerGroupsDto } from './fleet.dto';
 import { toServerGroupDto } from './fleet.mapper';
 import type { ListClustersQuery, ListEcsInstancesQuery, ListLoadBalancersQuery, ListNlbsQuery, ListUnusedNlbServerGroupsQuery } from './fleet.schemas';
@@ -53,11 +53,11 @@ export class FleetService {
 
   /**
    * A REST read's answer as JSON text: of the latest succeeded scan (no `scanId` given), kept per findings generation
-   * (GenerationAnswerCache); of a given scan, read every time (a sharded scan's graph grows while it runs, without a
-   * generation bump).
+   * (GenerationAnswerCache); of a given scan, read every time (`namesScan`: a sharded scan's graph grows while it
+   * runs, without a generation bump).
    */
   private async answer<T extends object>(name: string, scanId: string | undefined, args: unknown[], principal: Principal, run: () => Promise<T>): Promise<JsonText<T>> {
-    return (scanId === undefined ? await this.answers.answer(name, args, principal.accountScope, run) : JSON.stringify(await run())) as JsonText<T>;
+    return (namesScan(scanId) ? JSON.stringify(await run()) : await this.answers.answer(name, args, principal.accountScope, run)) as JsonText<T>;
   }
 
   /** The accounts of a scan's graph, by id. */

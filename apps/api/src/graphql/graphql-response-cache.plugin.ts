@@ -6,9 +6,12 @@
  *
  * What is cached: successful answers (no errors) of operations whose root fields are all graph reads (GRAPH_ROOTS) and
  * whose every selected field returns a graph type, a connection of one, or a scalar (GRAPH_TYPES): nothing reachable
- * from them depends on the clock, waivers, tokens or scan progress. Any other operation (findings, scans, forecasts,
- * tokens, mutations, introspection) is executed every time; so is an operation selecting a field added later whose
- * type is not listed here.
+ * from them depends on the clock, waivers or tokens. Any other operation (findings, scans, forecasts, tokens,
+ * mutations, introspection) is executed every time; so is an operation selecting a field added later whose type is
+ * not listed here, and so is one whose reads name their scan (a `scanId` given; the rule of REST's answer cache:
+ * `namesScan`, scans/scan-selection.service.ts): that scan may still be running, and a sharded scan's shards add
+ * graph rows to it without a generation bump. Every read's scan is resolved through ScanSelectionService.scanOf,
+ * which marks the request's memo (`namedScan`); such an answer is not stored, so it is never served.
  *
  * Key: (query text, operation name, variables, the principal's role and exact account scope), each answer tagged with
  * the findings generation read by the request that computed it and served only while that generation is current. The store's findings generation (libs/store ReadGenerations) is bumped in the transaction that
@@ -20,6 +23,7 @@ import { HeaderMap, type ApolloServerPlugin, type GraphQLRequestContext } from '
 import { getNamedType, isLeafType, TypeInfo, visit, visitWithTypeInfo, type DocumentNode, type FormattedExecutionResult, type GraphQLSchema } from 'graphql/index.js';
 import { LRUCache } from 'lru-cache';
 import { scopeCacheKey, type Principal, type ReadGenerations } from '@app/store';
+import type { LatestScanMemo } from '../scans/scan-selection.service';
 
 /** Query fields whose answers come only from a scan's stored fleet graph. */
 const GRAPH_ROOTS = new Set(['accounts', 'clusters', 'loadBalancers', 'loadBalancer', 'ecsInstances', 'ecsInstance']);
@@ -168,6 +172,8 @@ export function graphResponseCachePlugin(generations: ReadGenerations, cache: Gr
         willSendResponse: async (rc: GraphQLRequestContext<Record<string, unknown>>) => {
           const body = rc.response.body;
           if (key === undefined || !body || body.kind !== 'single' || body.singleResult.errors?.length || !body.singleResult.data) return;
+          // A read named its scan (set while resolving: ScanSelectionService.scanOf), which may still be running.
+          if ((rc.contextValue.loaders as LatestScanMemo | undefined)?.namedScan) return;
           if (cache.get(key, generationRead) === undefined) cache.set(key, generationRead, `${JSON.stringify(body.singleResult)}\n`);
         },
       };

@@ -72,6 +72,8 @@ export class GraphLoaders {
    * fills it; LatestScanMemo).
    */
   latestScan?: Promise<string | null>;
+  /** Whether one of this request's reads named its scan (ScanSelectionService.scanOf sets it; LatestScanMemo). */
+  namedScan?: boolean;
 
   /**
    * @param store the API's store

@@ -3,7 +3,7 @@ import type { QuotaUsageSample } from '@app/domain';
 import { Store, type GraphPageArgs, type Principal } from '@app/store';
 import { GenerationAnswerCache } from '../common/generation-answer-cache.util';
 import { cursorPage, type Listing } from '../common/listing.util';
-import { ScanSelectionService } from '../scans/scan-selection.service';
+import { namesScan, ScanSelectionService } from '../scans/scan-selection.service';
 import type { QuotaPageDto } from './quota.dto';
 import { toQuotaDto } from './quota.mapper';
 import type { ListQuotasQuery } from './quotas.schemas';
@@ -55,11 +55,12 @@ export class QuotasService {
   /**
    * `list` as the JSON text GET /v1/quotas sends: of the latest succeeded scan (no `scanId`), kept per findings
    * generation (a scan's samples are written when it completes and removed only with it, each bumping that
-   * generation; issue 22 item 4); of a named scan, read every time (a sharded scan's shards add samples while it runs).
+   * generation; issue 22 item 4); of a named scan, read every time (`namesScan`: a sharded scan's shards add samples
+   * while it runs).
    * @throws as `list`
    */
   async listJson(q: ListQuotasQuery, principal: Principal): Promise<string> {
-    if (q.scanId !== undefined) return JSON.stringify(await this.list(q, principal));
+    if (namesScan(q.scanId)) return JSON.stringify(await this.list(q, principal));
     return this.answers.answer('quotas', [q], principal.accountScope, () => this.list(q, principal));
   }
 }
