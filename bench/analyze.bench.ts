@@ -11,7 +11,9 @@
  * backend entries, and the NLB figures (NLBs, server groups, servers, NLB findings) are printed per size.
  *
  * Flags: `--clusters N` (default 500) runs the same shape on N clusters, for a quick check; `--clb-only` generates
- * the fleet without NLB Services (the shape of the figures taken before NLB support); `--per-check` (below).
+ * the fleet without NLB Services (the shape of the figures taken before NLB support); `--via-json` maps each
+ * account from its JSON text, as production does (SDK responses and stored slices are parsed JSON: every string its
+ * own object until the mapper interns it; the generator shares them); `--per-check` (below).
  *
  * Each size runs in its own child process, so its peak RSS is its own. Prints one line per size and, as
  * the last line, one JSON object:
@@ -57,6 +59,8 @@ interface SizeResult {
 interface FleetShape {
   clusters: number;
   nlb: boolean;
+  /** Map each account from its JSON text (`BenchFleetOptions.viaJson`). */
+  viaJson: boolean;
 }
 
 /**
@@ -126,6 +130,7 @@ async function runChild(services: number, shape: FleetShape, perCheck: boolean):
       '--clusters',
       String(shape.clusters),
       ...(shape.nlb ? [] : ['--clb-only']),
+      ...(shape.viaJson ? ['--via-json'] : []),
     ];
     const child = fork(__filename, [...args, ...(perCheck ? ['--per-check'] : [])], {
       // The young generation the image runs with (Dockerfile ENTRYPOINT); BENCH_SEMI_SPACE_MB=0 measures V8's default.
@@ -159,7 +164,11 @@ function nlbJson(r: SizeResult): Omit<SizeResult['nlb'], 'findingsByCheck' | 'li
 
 async function main(): Promise<void> {
   const perCheck = process.argv.includes('--per-check');
-  const shape: FleetShape = { clusters: intFlag('clusters', 500), nlb: !process.argv.includes('--clb-only') };
+  const shape: FleetShape = {
+    clusters: intFlag('clusters', 500),
+    nlb: !process.argv.includes('--clb-only'),
+    viaJson: process.argv.includes('--via-json'),
+  };
   const i = process.argv.indexOf('--child');
   if (i >= 0) {
     const r = measure(Number(process.argv[i + 1]), shape, perCheck);
@@ -169,7 +178,8 @@ async function main(): Promise<void> {
   const load = loadavg()[0] ?? 0;
   console.log(
     `${CHECKS.length} checks registered, all enabled; load average (1 min) ${load.toFixed(2)}; ` +
-      `${shape.clusters} clusters, ${shape.nlb ? 'about a quarter of the Services on NLB' : 'CLB only'}; ` +
+      `${shape.clusters} clusters, ${shape.nlb ? 'about a quarter of the Services on NLB' : 'CLB only'}` +
+      `${shape.viaJson ? ', each account mapped from its JSON text' : ''}; ` +
       `young generation ${SEMI_SPACE_MB > 0 ? `${SEMI_SPACE_MB} MiB semi-spaces (as the image runs)` : "V8's default"}`,
   );
   const half = await runChild(11, shape, perCheck);

@@ -53,6 +53,12 @@ export interface BenchFleetOptions {
    * were taken on): see {@link millionBackendSpec}.
    */
   nlb?: boolean;
+  /**
+   * Map each account's wire form from its JSON text (`JSON.parse(JSON.stringify(...))`), as production does: the
+   * crawl's SDK responses and the stored slices are parsed JSON, where every id, IP and description of every
+   * backend entry is its own string, where the generator shares one string per node (default false).
+   */
+  viaJson?: boolean;
 }
 
 /**
@@ -104,7 +110,8 @@ export function millionBackendFleet(servicesPerCluster = 22, options: BenchFleet
   const accounts: FleetSnapshot['accounts'] = [];
   const wireAccounts: (WireAccount | undefined)[] = wire.accounts;
   for (let i = 0; i < wireAccounts.length; i++) {
-    accounts.push(...mapWireFleet({ name: wire.name, accounts: [wireAccounts[i]!], coverage: [] }).accounts);
+    const account = options.viaJson ? (JSON.parse(JSON.stringify(wireAccounts[i]!)) as WireAccount) : wireAccounts[i]!;
+    accounts.push(...mapWireFleet({ name: wire.name, accounts: [account], coverage: [] }).accounts);
     wireAccounts[i] = undefined;
     // Where the bench exposes the collector (`--expose-gc`), the dropped wire account is collected now rather than
     // when the heap next fills up, so the heap does not grow to hold both forms.
