@@ -1,7 +1,7 @@
 import { gunzipSync } from 'node:zlib';
 import { describe, expect, it } from 'vitest';
 import { sanitizeText } from '@app/domain';
-import { gzipJson } from './gzip-json.util';
+import { gzipJson, gzipWriter } from './gzip-json.util';
 
 describe(gzipJson.name, () => {
   it('gzips exactly the bytes JSON.stringify gives, also past its walking depth and in several pieces', async () => {
@@ -40,5 +40,21 @@ describe(gzipJson.name, () => {
   it('gzips scalars and empty containers as JSON.stringify does', async () => {
     for (const v of [null, 1, 'x', [], {}, [[]], { a: [] }])
       expect(gunzipSync((await gzipJson(v)).gz).toString('utf8')).toBe(JSON.stringify(v));
+  });
+});
+
+describe('gzipWriter', () => {
+  it('compresses exactly the text written: many small pieces sharing reused slabs, multi-byte UTF-8, and pieces longer than a slab', async () => {
+    const w = gzipWriter();
+    const pieces: string[] = [];
+    // About 80 MB in all: several 4 MiB slabs filled and reused, two 6 MB pieces of their own in between.
+    for (let i = 0; i < 40_000; i++) pieces.push(`{"i":${i},"t":"监听描述 ${'x'.repeat(i % 1_000)}"}\n`);
+    pieces.splice(10_000, 0, 'a'.repeat(6_000_000));
+    pieces.splice(30_000, 0, `${'é'.repeat(3_000_000)}\n`);
+    for (const p of pieces) await w.write(p);
+    const { gz, rawBytes } = await w.end();
+    const text = pieces.join('');
+    expect(rawBytes).toBe(Buffer.byteLength(text));
+    expect(gunzipSync(gz).toString('utf8') === text).toBe(true);
   });
 });

@@ -117,29 +117,92 @@ function* jsonPieces(value: unknown, options: GzipJsonOptions): Generator<string
 
 /** A gzip stream that text is written into piece by piece (`gzipWriter`). */
 export interface GzipWriter {
-  /** Compress `text` (UTF-8), waiting for the stream to drain when its buffer is full. */
+  /** Compress `text` (UTF-8), waiting while more than `PENDING_BYTES` of earlier text is still to be compressed. */
   write(text: string): Promise<void>;
   /** End the stream: the compressed bytes and how many bytes of text went in. @throws the stream's error */
   end(): Promise<{ gz: Buffer; rawBytes: number }>;
 }
 
-/** A gzip stream collecting its output in memory, written piece by piece with back-pressure. */
+/**
+ * Uncompressed bytes the writer may leave queued before `write` waits (bytes): enough for zlib, on libuv's thread
+ * pool, to compress the previous pieces while the caller serialises the next one, instead of the two taking turns.
+ */
+const PENDING_BYTES = 32 * 1024 * 1024;
+
+/**
+ * zlib's output chunk (bytes). Each step on the thread pool stops when this much output is ready and waits for the
+ * event loop: with Node's 16 KiB default a step covered about 160 KB of JSON, so compression stalled whenever the
+ * main thread was busy serialising; 1 MiB lets one step cover about 10 MB.
+ */
+const GZIP_CHUNK_BYTES = 1024 * 1024;
+
+/** Size of the input slabs text is encoded into (bytes); a longer piece gets a Buffer of its own. */
+const SLAB_BYTES = 4 * 1024 * 1024;
+
+/**
+ * A gzip stream collecting its output in memory, written piece by piece with back-pressure: a `write` returns at
+ * once while at most `PENDING_BYTES` wait to be compressed, so serialising and compressing overlap. Text is encoded
+ * into a few reused 4 MiB slabs, each returned when zlib has consumed it: a new Buffer per piece (450 MB of them for
+ * a 1,000-cluster snapshot) counted as external memory, and V8 answered its growth with full collections of the
+ * whole heap (the snapshot's included), a third of the time of storing a snapshot.
+ */
 export function gzipWriter(): GzipWriter {
-  const gzip = createGzip();
+  const gzip = createGzip({ chunkSize: GZIP_CHUNK_BYTES });
   const out: Buffer[] = [];
-  gzip.on('data', (b: Buffer) => out.push(b));
+  let waiting: (() => void) | undefined;
+  const wake = (): void => {
+    if (waiting && gzip.writableLength <= PENDING_BYTES) {
+      const w = waiting;
+      waiting = undefined;
+      w();
+    }
+  };
+  gzip.on('data', (b: Buffer) => {
+    out.push(b);
+    wake();
+  });
+  gzip.on('drain', wake);
+  let failed: unknown;
   const ended = new Promise<void>((resolve, reject) => {
     gzip.once('end', resolve);
-    gzip.once('error', reject);
+    gzip.once('error', (e) => {
+      failed = e;
+      waiting?.();
+      reject(e);
+    });
   });
+  // Observed here so that an error while nobody awaits `end` yet is not an unhandled rejection; `end` rethrows it.
+  ended.catch(() => undefined);
+  const free: Buffer[] = [];
+  let slab: Buffer | undefined;
+  let used = 0;
+  /** Hand the filled part of the current slab to zlib; the slab is reused once zlib has consumed it. */
+  const flush = (): void => {
+    if (!slab || used === 0) return;
+    const full = slab;
+    gzip.write(full.subarray(0, used), () => free.push(full));
+    slab = undefined;
+    used = 0;
+  };
   let rawBytes = 0;
   return {
     async write(text: string): Promise<void> {
-      const chunk = Buffer.from(text, 'utf8');
-      rawBytes += chunk.length;
-      if (!gzip.write(chunk)) await new Promise<void>((resolve) => gzip.once('drain', resolve));
+      if (failed !== undefined) throw failed;
+      const bytes = Buffer.byteLength(text, 'utf8');
+      rawBytes += bytes;
+      if (bytes > SLAB_BYTES) {
+        flush();
+        gzip.write(Buffer.from(text, 'utf8'));
+      } else {
+        if (slab && used + bytes > SLAB_BYTES) flush();
+        slab ??= free.pop() ?? Buffer.allocUnsafe(SLAB_BYTES);
+        used += slab.write(text, used, 'utf8');
+      }
+      if (gzip.writableLength > PENDING_BYTES) await new Promise<void>((resolve) => (waiting = resolve));
+      if (failed !== undefined) throw failed;
     },
     async end(): Promise<{ gz: Buffer; rawBytes: number }> {
+      flush();
       gzip.end();
       await ended;
       return { gz: Buffer.concat(out), rawBytes };

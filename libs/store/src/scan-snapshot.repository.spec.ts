@@ -52,15 +52,58 @@ describe(mergeSnapshotParts.name, () => {
 describe('stored snapshot form (gzipSnapshotLines / parseStoredSnapshot)', () => {
   const sample = loadFleetDirectory(join(__dirname, '..', '..', '..', 'examples', 'fleets', 'sample'));
 
-  it('stores the snapshot as JSON lines, one region at the most per line, and reads back the same snapshot, keys in order', async () => {
+  it('stores the snapshot as JSON lines, a region as its head then its long lists in bounded lines, and reads back the same snapshot, keys in order', async () => {
     const { gz, rawBytes } = await gzipSnapshotLines(sample);
     const text = gunzipSync(gz).toString('utf8');
     expect(Buffer.byteLength(text)).toBe(rawBytes);
     const lines = text.split('\n').filter((l) => l !== '');
-    const regions = sample.accounts.reduce((n, a) => n + a.regions.length, 0);
-    expect(lines).toHaveLength(2 + sample.accounts.length + regions);
-    expect(Math.max(...lines.map((l) => l.length))).toBeLessThan(JSON.stringify(sample).length);
+    expect(lines[0]).toBe('{"format":"fleet-audit-snapshot-lines/2"}');
+    const regions = sample.accounts.flatMap((a) => a.regions);
+    const clusters = regions.reduce((n, r) => n + r.clusters.length, 0);
+    expect(lines.filter((l) => l.startsWith('{"r":'))).toHaveLength(regions.length);
+    // One cluster per line; the region heads carry no cluster.
+    expect(lines.filter((l) => l.startsWith('{"l":"clusters"'))).toHaveLength(clusters);
+    for (const l of lines.filter((x) => x.startsWith('{"r":'))) expect((JSON.parse(l) as { r: RegionSnapshot }).r.clusters).toEqual([]);
+    expect(Math.max(...lines.map((l) => l.length))).toBeLessThan(Math.max(...regions.map((r) => JSON.stringify(r).length)));
     expect(JSON.stringify(parseStoredSnapshot(gz))).toBe(JSON.stringify(sample));
+  });
+
+  it('bounds every line by a slice of a region, however large the region (600 clusters, 1,000 CLBs in one region)', async () => {
+    const base = sample.accounts[0]!.regions.find((r) => r.clusters.length > 0 && (r.loadBalancers?.length ?? 0) > 0)!;
+    const big: RegionSnapshot = {
+      ...base,
+      loadBalancers: Array.from({ length: 1_000 }, (_, i) => ({ ...base.loadBalancers![0]!, loadBalancerId: `lb-big-${i}` })),
+      clusters: Array.from({ length: 600 }, (_, i) => ({ ...base.clusters[0]!, clusterId: `c-big-${i}` })),
+    };
+    const fleet: FleetSnapshot = { ...sample, accounts: [{ ...sample.accounts[0]!, regions: [big] }] };
+    const { gz } = await gzipSnapshotLines(fleet);
+    const lines = gunzipSync(gz).toString('utf8').split('\n').filter((l) => l !== '');
+    const longest = Math.max(...lines.map((l) => l.length));
+    // The longest line is one cluster, or 256 CLBs: a bounded part of the region, not the region.
+    // (plus the line's own wrapping and the commas between items)
+    expect(longest).toBeLessThanOrEqual(Math.max(JSON.stringify(big.clusters[0]).length, 256 * (Math.max(...big.loadBalancers!.map((lb) => JSON.stringify(lb).length)) + 1)) + 64);
+    expect(longest * 2).toBeLessThan(JSON.stringify(big).length);
+    expect(JSON.stringify(parseStoredSnapshot(gz))).toBe(JSON.stringify(fleet));
+  });
+
+  it('keeps a list that was not read absent, and an empty one empty', async () => {
+    const fleet: FleetSnapshot = {
+      name: 'f',
+      coverage: [],
+      accounts: [{ accountId: '1', name: 'a', regions: [{ accountId: '1', regionId: 'r1', clusters: [], loadBalancers: [] } as RegionSnapshot] }],
+    };
+    const back = parseStoredSnapshot((await gzipSnapshotLines(fleet)).gz);
+    expect(JSON.stringify(back)).toBe(JSON.stringify(fleet));
+    expect('nlbs' in back.accounts[0]!.regions[0]!).toBe(false);
+  });
+
+  it('reads the version 1 form (a whole region per line)', () => {
+    const lines = ['{"format":"fleet-audit-snapshot-lines/1"}', JSON.stringify({ ...sample, accounts: [] })];
+    for (const a of sample.accounts) {
+      lines.push(JSON.stringify({ a: { ...a, regions: [] } }));
+      for (const r of a.regions) lines.push(JSON.stringify({ r }));
+    }
+    expect(JSON.stringify(parseStoredSnapshot(gzipSync(Buffer.from(`${lines.join('\n')}\n`))))).toBe(JSON.stringify(sample));
   });
 
   it('reads a snapshot stored before as one JSON text', () => {
@@ -70,5 +113,8 @@ describe('stored snapshot form (gzipSnapshotLines / parseStoredSnapshot)', () =>
   it('refuses bytes that are neither form', async () => {
     expect(() => parseStoredSnapshot(gzipSync(Buffer.from('{"format":"fleet-audit-snapshot-lines/1"}\n{"r":{}}\n')))).toThrow(SyntaxError);
     expect(() => parseStoredSnapshot(gzipSync(Buffer.from('not json')))).toThrow(SyntaxError);
+    // A list line with no region before it.
+    const orphan = '{"format":"fleet-audit-snapshot-lines/2"}\n{"name":"f","accounts":[],"coverage":[]}\n{"a":{"accountId":"1","regions":[]}}\n{"l":"clusters","v":[]}\n';
+    expect(() => parseStoredSnapshot(gzipSync(Buffer.from(orphan)))).toThrow(SyntaxError);
   });
 });

@@ -72,14 +72,33 @@ export class ScanSnapshotRepository {
  * First line of a snapshot stored as JSON lines. A 5,000-cluster fleet's snapshot is longer as one JSON text than
  * the longest string V8 can hold (about 512 MiB: `JSON.stringify` threw "Invalid string length", issue 22 item 4),
  * so it is stored as lines: this header, the snapshot with `accounts: []`, then per account `{"a": account with
- * regions: []}` followed by `{"r": region}` per region. Each line is one region at the most. Snapshots stored
- * before are one JSON text and read as such.
+ * regions: []}` followed by its regions. A region is `{"r": region}` with its long lists (`REGION_LISTS`) empty,
+ * then `{"l": list name, "v": [items]}` lines that append to those lists, each line at most `LINE_ITEMS` items of
+ * one list (one cluster per line): no line holds more than a bounded slice of a region, however large the region
+ * (one region of a 5,000-cluster fleet in 10 accounts was one 450 MB line, near that limit).
+ * Version 1 (a whole region per line, no `l` lines) and snapshots stored before as one JSON text read as before.
  */
-const SNAPSHOT_LINES_HEADER = '{"format":"fleet-audit-snapshot-lines/1"}';
+const SNAPSHOT_LINES_HEADER = '{"format":"fleet-audit-snapshot-lines/2"}';
+
+/** Headers of the JSON-lines forms this version reads (`parseStoredSnapshot`): version 1 and version 2. */
+const READABLE_HEADERS = ['{"format":"fleet-audit-snapshot-lines/1"}', SNAPSHOT_LINES_HEADER];
+
+/** The long lists of a region, stored in `l` lines of their own after the region's `r` line. */
+const REGION_LISTS = ['loadBalancers', 'nlbs', 'nlbServerGroups', 'ecsInstances', 'vSwitches', 'clusters'] as const;
+
+/** Items per `l` line (count) of each long list: clusters one per line (a cluster's Kubernetes objects are large). */
+const LINE_ITEMS: Readonly<Record<(typeof REGION_LISTS)[number], number>> = {
+  loadBalancers: 256,
+  nlbs: 512,
+  nlbServerGroups: 256,
+  ecsInstances: 2048,
+  vSwitches: 2048,
+  clusters: 1,
+};
 
 /**
  * The gzip of a snapshot in the JSON-lines form (`SNAPSHOT_LINES_HEADER`), written line by line into the gzip
- * stream so no string holds more than one region.
+ * stream so no string holds more than one line (a bounded slice of a region).
  * @returns the compressed bytes and the size of the uncompressed text (bytes)
  */
 export async function gzipSnapshotLines(snapshot: FleetSnapshot): Promise<{ gz: Buffer; rawBytes: number }> {
@@ -89,34 +108,50 @@ export async function gzipSnapshotLines(snapshot: FleetSnapshot): Promise<{ gz: 
   await line(JSON.stringify({ ...snapshot, accounts: [] }));
   for (const account of snapshot.accounts) {
     await line(JSON.stringify({ a: { ...account, regions: [] } }));
-    for (const region of account.regions) await line(JSON.stringify({ r: region }));
+    for (const region of account.regions) {
+      // The lists emptied in place of their items (key order kept; a list not read stays absent).
+      const head: Record<string, unknown> = { ...region };
+      for (const name of REGION_LISTS) if (Array.isArray(region[name])) head[name] = [];
+      await line(JSON.stringify({ r: head }));
+      for (const name of REGION_LISTS) {
+        const items = region[name] as unknown[] | undefined;
+        if (!Array.isArray(items)) continue;
+        const size = LINE_ITEMS[name];
+        for (let i = 0; i < items.length; i += size) await line(JSON.stringify({ l: name, v: items.slice(i, i + size) }));
+      }
+    }
   }
   return gzip.end();
 }
 
 /**
- * A stored snapshot (gzip) as the snapshot: the JSON-lines form (`SNAPSHOT_LINES_HEADER`), or one JSON text as
- * stored before it. The result equals the snapshot that was stored, keys in the same order.
+ * A stored snapshot (gzip) as the snapshot: the JSON-lines form (`SNAPSHOT_LINES_HEADER`, version 1 or 2), or one
+ * JSON text as stored before it. The result equals the snapshot that was stored, keys in the same order.
  * @throws SyntaxError when the stored bytes are not a snapshot in either form
  */
 export function parseStoredSnapshot(gz: Buffer): FleetSnapshot {
   const raw = gunzipSync(gz);
-  const header = Buffer.from(`${SNAPSHOT_LINES_HEADER}\n`, 'utf8');
-  if (!raw.subarray(0, header.length).equals(header)) return JSON.parse(raw.toString('utf8')) as FleetSnapshot;
+  const header = READABLE_HEADERS.map((h) => Buffer.from(`${h}\n`, 'utf8')).find((h) => raw.subarray(0, h.length).equals(h));
+  if (!header) return JSON.parse(raw.toString('utf8')) as FleetSnapshot;
   let snapshot: FleetSnapshot | undefined;
   let account: AccountSnapshot | undefined;
+  let region: RegionSnapshot | undefined;
   for (let start = header.length; start < raw.length; ) {
     let end = raw.indexOf(0x0a, start);
     if (end < 0) end = raw.length;
-    const item = JSON.parse(raw.toString('utf8', start, end)) as { a?: AccountSnapshot; r?: RegionSnapshot } & FleetSnapshot;
+    const item = JSON.parse(raw.toString('utf8', start, end)) as { a?: AccountSnapshot; r?: RegionSnapshot; l?: string; v?: unknown[] } & FleetSnapshot;
     start = end + 1;
     if (!snapshot) {
       if (!Array.isArray(item.accounts)) throw new SyntaxError('stored snapshot: the line after the header is not a snapshot');
       snapshot = item;
-    }
-    else if (item.a) snapshot.accounts.push((account = item.a));
-    else if (item.r && account) account.regions.push(item.r);
-    else throw new SyntaxError('stored snapshot: a region line before any account line');
+    } else if (item.a) {
+      snapshot.accounts.push((account = item.a));
+      region = undefined;
+    } else if (item.r && account) account.regions.push((region = item.r));
+    else if (item.l !== undefined && region && Array.isArray(item.v) && Array.isArray(region[item.l as keyof RegionSnapshot])) {
+      const list = region[item.l as keyof RegionSnapshot] as unknown[];
+      for (const x of item.v) list.push(x);
+    } else throw new SyntaxError('stored snapshot: a region line before any account line, or a list line without its region');
   }
   if (!snapshot) throw new SyntaxError('stored snapshot: no snapshot line after the header');
   return snapshot;
