@@ -79,18 +79,21 @@ function* jsonPieces(value: unknown, options: GzipJsonOptions): Generator<string
   let pending = '';
   /** Whether `v` is a container walked value by value (near the root) rather than stringified whole. */
   const walked = (v: unknown, depth: number): boolean => depth < WALK_DEPTH && v !== null && typeof v === 'object';
+  /** One value of a container at `depth`: walked or stringified whole, then a piece handed on once enough is pending. */
+  function* member(item: unknown, depth: number): Generator<string> {
+    if (walked(item, depth)) yield* walk(item as object, depth);
+    else pending += JSON.stringify(item, replacer) ?? 'null';
+    if (pending.length >= HIGH_WATER_BYTES) {
+      yield pending;
+      pending = '';
+    }
+  }
   function* walk(v: object, depth: number): Generator<string> {
     if (Array.isArray(v)) {
       pending += '[';
       for (let i = 0; i < v.length; i++) {
         if (i > 0) pending += ',';
-        const item: unknown = omitted(v[i]) ? null : v[i];
-        if (walked(item, depth + 1)) yield* walk(item as object, depth + 1);
-        else pending += JSON.stringify(item, replacer) ?? 'null';
-        if (pending.length >= HIGH_WATER_BYTES) {
-          yield pending;
-          pending = '';
-        }
+        yield* member(omitted(v[i]) ? null : v[i], depth + 1);
       }
       pending += ']';
       return;
@@ -101,17 +104,11 @@ function* jsonPieces(value: unknown, options: GzipJsonOptions): Generator<string
       if (omitted(item)) continue;
       pending += `${first ? '' : ','}${JSON.stringify(k)}:`;
       first = false;
-      if (walked(item, depth + 1)) yield* walk(item as object, depth + 1);
-      else pending += JSON.stringify(item, replacer) ?? 'null';
-      if (pending.length >= HIGH_WATER_BYTES) {
-        yield pending;
-        pending = '';
-      }
+      yield* member(item, depth + 1);
     }
     pending += '}';
   }
-  if (walked(value, 0)) yield* walk(value as object, 0);
-  else pending += JSON.stringify(value, replacer) ?? 'null';
+  yield* member(value, 0);
   if (pending !== '') yield pending;
 }
 

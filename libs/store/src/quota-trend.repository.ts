@@ -2,6 +2,7 @@ import type { Pool, PoolClient } from 'pg';
 import type { ResourceKind } from '@app/domain';
 import { DEFAULT_TREND_SETTINGS, fitTrendWindow, resolveTrendSettings, type FittedSeries, type TrendFit } from '@app/forecast';
 import type { QuotaUsageRepository } from './quota-usage.repository';
+import { WhereBuilder } from './sql.util';
 import { withTransaction } from './transaction.util';
 
 const DAY_MS = 86_400_000;
@@ -217,23 +218,18 @@ export class QuotaTrendRepository {
    * refitting only when the window has no series with samples in different clusters (`mixedClusterSeries` 0).
    */
   async fits(windowId: string, filter: QuotaTrendFitFilter = {}): Promise<FittedSeries[]> {
-    const where = ['window_id = $1'];
-    const params: unknown[] = [windowId];
-    const eq = (column: string, value: string | undefined) => {
-      if (value === undefined) return;
-      params.push(value);
-      where.push(`${column} = $${params.length}`);
-    };
-    eq('check_id', filter.checkId);
-    eq('account_id', filter.accountId);
-    eq('region_id', filter.regionId);
-    eq('cluster_id', filter.clusterId);
-    eq('resource_kind', filter.resourceKind);
+    const w = new WhereBuilder()
+      .equals('window_id', windowId)
+      .equals('check_id', filter.checkId)
+      .equals('account_id', filter.accountId)
+      .equals('region_id', filter.regionId)
+      .equals('cluster_id', filter.clusterId)
+      .equals('resource_kind', filter.resourceKind);
     const { rows } = await this.pool.query<FitRow>(
       `SELECT check_id, account_id, region_id, cluster_id, resource_kind, resource_id, samples, span_ms, latest_at, has_latest, used, "limit",
               slope, slope_low, slope_high, intercept, residual_low, residual_high
-         FROM quota_trend_fits WHERE ${where.join(' AND ')}`,
-      params,
+         FROM quota_trend_fits ${w.sql()}`,
+      w.params,
     );
     return rows.map(fittedOfRow);
   }

@@ -137,25 +137,20 @@ export class QuotaUsageRepository {
    * @param db where to read (default the pool; QuotaTrendRepository reads in its transaction's snapshot)
    */
   async history(query: QuotaHistoryQuery, db: Pool | PoolClient = this.pool): Promise<QuotaHistorySeries[]> {
-    const where = ["s.status = 'succeeded'", 's.started_at >= $1', 's.started_at <= $2'];
-    const params: unknown[] = [query.since, query.until];
-    const eq = (column: string, value: string | undefined) => {
-      if (value === undefined) return;
-      params.push(value);
-      where.push(`${column} = $${params.length}`);
-    };
-    eq('q.check_id', query.checkId);
-    eq('q.account_id', query.accountId);
-    eq('q.region_id', query.regionId);
-    eq('q.cluster_id', query.clusterId);
-    eq('q.resource_kind', query.resourceKind);
+    const w = new WhereBuilder().where("s.status = 'succeeded'");
+    w.where(`s.started_at >= ${w.param(query.since)}`).where(`s.started_at <= ${w.param(query.until)}`);
+    w.equals('q.check_id', query.checkId)
+      .equals('q.account_id', query.accountId)
+      .equals('q.region_id', query.regionId)
+      .equals('q.cluster_id', query.clusterId)
+      .equals('q.resource_kind', query.resourceKind);
     const { rows } = await db.query<QuotaUsageRow & { started_at: Date | string }>(
       `SELECT q.check_id, q.account_id, q.region_id, q.cluster_id, q.resource_kind, q.resource_id, q.used, q."limit", q.ratio,
               s.started_at
          FROM quota_usage q JOIN scans s ON s.id = q.scan_id
-        WHERE ${where.join(' AND ')}
+        ${w.sql()}
         ORDER BY q.check_id, q.account_id, q.region_id, q.resource_kind, q.resource_id, s.started_at`,
-      params,
+      w.params,
     );
     const out: QuotaHistorySeries[] = [];
     let key = '';

@@ -18,8 +18,8 @@ export interface LatestScanMemo {
  * findings generation, which the scan rows bump (a scan completed, failed or deleted, hence any change of the latest
  * succeeded scan); a named scan may still be running, and a sharded scan's shards add graph, finding and quota rows
  * to it without such a bump, so its answers are read every time.
- * @param scanId the scan id the read was given; absent, null or empty means the latest succeeded scan (so `false`
- *   leaves the empty string possible, whatever the type guard says)
+ * @param scanId the scan id the read was given; absent, null or empty means the latest succeeded scan (note: when
+ *   this returns false, `scanId` may still be the empty string)
  */
 export function namesScan(scanId: string | null | undefined): scanId is string {
   return !!scanId;
