@@ -10,11 +10,13 @@ import {
   parseCcmNamedKey,
   reusedLoadBalancerId,
   effectiveQuota,
+  ecsOrderOf,
   type AccountSnapshot,
   type Clb,
   type ClusterSnapshot,
   type CoverageDataset,
   type CoverageEntry,
+  type EcsOrder,
   type EcsInstance,
   type EligibleNodes,
   type FleetSnapshot,
@@ -30,6 +32,7 @@ import {
   type SlbQuotaDefinition,
   type VServerGroup,
 } from '@app/domain';
+import { ListRowCache } from './positional-cache';
 import { notReadReason } from './result.util';
 
 /**
@@ -165,6 +168,13 @@ export interface ClbBackendStats {
   vServerGroups: number;
 }
 
+/** What `regionBackendStats` keeps per server id: the CLB and group it was last counted on, and its attachment. */
+interface ServerStamp {
+  lb: number;
+  group: number;
+  attachment?: EcsAttachment;
+}
+
 interface RegionBackendStats {
   attachments: Map<string, EcsAttachment>;
   clbs: Map<string, ClbBackendStats>;
@@ -203,6 +213,7 @@ export class FleetIndex {
   private readonly reusedClbCache = new Map<ServiceEntry, ReusedClb | null>();
   private readonly ramPoliciesCache = new Map<RamSnapshot, Map<string, RamPolicy>>();
   private readonly ecsPositionCache = new Map<EligibleNodes, Map<string, number>>();
+  private readonly ecsOrderCache = new Map<EligibleNodes, EcsOrder>();
   private readonly busiestAttachmentCache = new Map<EligibleNodes, number>();
   private readonly attachmentRankingCache = new Map<EligibleNodes, NodeRanking>();
   private readonly quotaCache = new Map<
@@ -534,6 +545,20 @@ export class FleetIndex {
   }
 
   /**
+   * The ECS ids of an eligible set sorted by id, with their positions (`ecsOrderOf`; memoised per set): with
+   * `ecsPositions`, what `diffVServerGroupBackends` needs to walk a remote group (sorted by id) alongside the
+   * Cluster-mode backends.
+   */
+  ecsOrder(eligible: EligibleNodes): EcsOrder {
+    let o = this.ecsOrderCache.get(eligible);
+    if (!o) {
+      o = ecsOrderOf(eligible.nodes.map((n) => n.ecsInstanceId ?? ''));
+      this.ecsOrderCache.set(eligible, o);
+    }
+    return o;
+  }
+
+  /**
    * The most CLB instances any node of an eligible set is a backend of, within the cluster's region (count;
    * 0 when the region's CLBs were not read). Memoised per node set: Services sharing node selection options
    * share the answer.
@@ -672,8 +697,9 @@ export class FleetIndex {
     stats = { attachments: new Map(), clbs: new Map() };
     // Stamps instead of per-group Sets: `lb` / `group` say whether a server was already counted on this CLB
     // / in this group, and the server's attachment record hangs off the same entry, so each backend entry
-    // costs one map lookup and no allocation per group: linear with a small constant on a million entries.
-    const seen = new Map<string, { lb: number; group: number; attachment?: EcsAttachment }>();
+    // costs at most one map lookup and no allocation per group: linear with a small constant on a million entries.
+    const seen = new Map<string, ServerStamp>();
+    const rows = new ListRowCache<ServerStamp>();
     const attachments = stats.attachments;
     let group = 0;
     let lbIndex = 0;
@@ -686,11 +712,19 @@ export class FleetIndex {
         const servers = gi < 0 ? clb.defaultBackendServers : clb.vServerGroups[gi]!.backendServers;
         group++;
         entries += servers.length;
-        for (const s of servers) {
-          let st = seen.get(s.serverId);
-          if (!st) {
-            st = { lb: 0, group: 0 };
-            seen.set(s.serverId, st);
+        if (servers.length === 0) continue;
+        // The entry at the same position of the last group starting with the same server first (`ListRowCache`).
+        const memo = rows.row(servers[0]!.serverId);
+        for (let i = 0; i < servers.length; i++) {
+          const s = servers[i]!;
+          let st = memo.get(i, s.serverId);
+          if (st === undefined) {
+            st = seen.get(s.serverId);
+            if (!st) {
+              st = { lb: 0, group: 0 };
+              seen.set(s.serverId, st);
+            }
+            memo.set(i, s.serverId, st);
           }
           if (st.group === group) continue;
           st.group = group;

@@ -17,6 +17,7 @@ import {
   type ServiceNlbMatch,
 } from '@app/domain';
 import type { FleetIndex, RegionEntry, ServiceEntry } from './fleet-index';
+import { ListRowCache } from './positional-cache';
 import { lbRef, notReadReason } from './result.util';
 
 /** The NLB view of one region (only for regions whose `nlb` dataset was read). */
@@ -71,14 +72,28 @@ export function regionNlbView(region: RegionSnapshot): RegionNlbView | undefined
         if (n.name) push(out.nlbsByName, n.name, n);
         if (n.dnsName) out.nlbByDnsName.set(n.dnsName, n);
       }
+      // The entry at the same position of the last group starting with the same server first: the groups of a
+      // cluster's NLB Services list the same nodes (`ListRowCache`).
+      const rows = new ListRowCache<{ server: NlbServer; groups: NlbServerGroup[] }>();
       for (const g of region.nlbServerGroups) {
         out.groupById.set(g.serverGroupId, g);
         out.groupByName.set(g.name, g);
-        for (const s of g.servers) {
+        const servers = g.servers;
+        if (servers.length === 0) continue;
+        const memo = rows.row(serverKey(servers[0]!));
+        for (let i = 0; i < servers.length; i++) {
+          const s = servers[i]!;
           const k = serverKey(s);
-          const e = out.groupsByServer.get(k);
-          if (e) e.groups.push(g);
-          else out.groupsByServer.set(k, { server: s, groups: [g] });
+          let e = memo.get(i, k);
+          if (e === undefined) {
+            e = out.groupsByServer.get(k);
+            if (!e) {
+              e = { server: s, groups: [] };
+              out.groupsByServer.set(k, e);
+            }
+            memo.set(i, k, e);
+          }
+          e.groups.push(g);
         }
       }
       v = out;

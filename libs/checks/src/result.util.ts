@@ -9,6 +9,7 @@ import type {
   Severity,
   SlbQuotaDefinition,
 } from '@app/domain';
+import { flatString } from '@app/domain';
 import type { CheckContext } from './check.types';
 import type { FleetIndex, RegionEntry, ServiceEntry } from './fleet-index';
 
@@ -85,17 +86,11 @@ export function serviceRef(se: Pick<ServiceEntry, 'service' | 'cluster'> & { ref
 }
 
 /**
- * `s` as a flat (sequential) string, the same value. A message built by template literals is a tree of V8 cons
- * strings (about nine 32-byte nodes per result message); results live until the scan is stored, so a tree costs
- * about 165 bytes a result more than the flat string and is copied by every young-generation GC (issue 22 item 3:
- * 400 MB on a 10M-entry fleet). `String.prototype.trim` returns a flat string, and the string itself when there
- * is nothing to trim; a string with leading or trailing white space (none of the product's messages) is copied
- * through JSON instead, so the value never changes. (Converting to a number, the previous way, left the tree.)
+ * `s` as a flat (sequential) string, the same value (`flatString`): a result message built by template literals is
+ * a tree of V8 cons strings, and results live until the scan is stored (about 165 bytes a result more than the flat
+ * string, copied by every young-generation GC: 400 MB on a 10M-entry fleet; issue 22 item 3).
  */
-export function flat(s: string): string {
-  const t = s.trim();
-  return t.length === s.length ? t : (JSON.parse(JSON.stringify(s)) as string);
-}
+export const flat = flatString;
 
 /**
  * The ResourceRef of an ECS instance. Literals per case rather than spreads of optional fields (500,000 refs on a

@@ -216,11 +216,13 @@ export * from './ccm/nlb-service.model';
 export * from './ccm/nlb-backends.model';
 export {
   diffVServerGroupBackends,
+  ecsOrderOf,
   isBackendOfOwner,
   isCcmNameOfOwner,
 } from './ccm/vgroup-diff.model';
 export type {
   BackendUpdate,
+  EcsOrder,
   VServerGroupBackendDiff,
   VServerGroupOwner,
 } from './ccm/vgroup-diff.model';
@@ -242,7 +244,15 @@ export type {
   CcmErrorEvent,
   ServiceEventDiagnosis,
 } from './ccm/error-events.model';
-export { BAD_SURROGATE_MARKER, NUL_MARKER, escapeMarkdownText, hasUnstorableText, sanitizeDeep, sanitizeText } from './text.util';
+export {
+  BAD_SURROGATE_MARKER,
+  NUL_MARKER,
+  escapeMarkdownText,
+  flatString,
+  hasUnstorableText,
+  sanitizeDeep,
+  sanitizeText,
+} from './text.util';
 export {
   DAY_MS,
   DEFAULT_WAIVER_DAYS,

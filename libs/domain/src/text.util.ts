@@ -80,3 +80,16 @@ export function escapeMarkdownText(s: string): string {
     .replace(/[\\[\]|]/g, (c) => `\\${c}`)
     .replace(/\r?\n|\r/g, ' ');
 }
+
+/**
+ * `s` as a flat (sequential) string, the same value. A string built by template literals is a tree of V8 cons
+ * strings (about nine 32-byte nodes for a result message): kept, it costs memory and every young-generation GC
+ * copies the tree; compared with other strings, each comparison walks the tree (a vServer group name compared with
+ * the description of each of its backends; issue 22 item 3). `String.prototype.trim` returns a flat string, the
+ * same value when there is nothing to trim; a string with leading or trailing white space (none of the product's
+ * messages or CCM names) is copied through JSON instead, so the value never changes.
+ */
+export function flatString(s: string): string {
+  const t = s.trim();
+  return t.length === s.length ? t : (JSON.parse(JSON.stringify(s)) as string);
+}

@@ -173,7 +173,9 @@ function vServerGroupDrift(
       ignoreWeightUpdate: model.ignoreWeightUpdate,
       maxSamples: 2,
       // Cluster mode lists the eligible nodes first, in order: one shared index per node set.
-      ...(model.policy === 'cluster' ? { ecsIndex: ctx.index.ecsPositions(model.eligible) } : {}),
+      ...(model.policy === 'cluster'
+        ? { ecsIndex: ctx.index.ecsPositions(model.eligible), ecsOrder: ctx.index.ecsOrder(model.eligible) }
+        : {}),
     });
     out.add += d.add;
     out.remove += d.remove;

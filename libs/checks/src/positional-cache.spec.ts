@@ -1,0 +1,180 @@
+import { describe, expect, it } from 'vitest';
+import type { BackendServer, Clb, FleetSnapshot, NlbServer, NlbServerGroup, RegionSnapshot } from '@app/domain';
+import { FleetIndex } from './fleet-index';
+import { regionNlbView, serverKey } from './nlb-index';
+import { ListRowCache, PositionalCache } from './positional-cache';
+
+/** A small seeded PRNG (mulberry32), so that a failure replays. */
+function rng(seed: number): () => number {
+  let a = seed >>> 0;
+  return () => {
+    a = (a + 0x6d2b79f5) >>> 0;
+    let t = a;
+    t = Math.imul(t ^ (t >>> 15), t | 1);
+    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
+    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
+  };
+}
+
+/**
+ * Random backend lists that repeat each other the way a region's do (the same sorted node list in the groups of
+ * one cluster), with what breaks the repetition: a list of another cluster, a changed, missing or extra entry, an
+ * entry listed twice, an ENI entry, an id as `eni` in one list and `ecs` in another. Ids are rebuilt strings
+ * (`'i-' + n`), not shared objects, as lists parsed from JSON are.
+ */
+function randomLists(seed: number, count: number): { serverId: string; type: 'ecs' | 'eni' }[][] {
+  const r = rng(seed);
+  const templates = [0, 1, 2].map((c) => Array.from({ length: 3 + Math.floor(r() * 6) }, (_, i) => `${c}${i}`));
+  const lists: { serverId: string; type: 'ecs' | 'eni' }[][] = [];
+  for (let n = 0; n < count; n++) {
+    const t = templates[Math.floor(r() * templates.length)]!.slice();
+    const roll = r();
+    if (roll < 0.1) t.splice(Math.floor(r() * t.length), 1);
+    else if (roll < 0.2) t.splice(Math.floor(r() * t.length), 0, `x${Math.floor(r() * 4)}`);
+    else if (roll < 0.25) t.push(t[0]!);
+    else if (roll < 0.3) t.length = 0;
+    lists.push(
+      t.map((id) =>
+        r() < 0.08 ? { serverId: `eni-${id}`, type: 'eni' as const } : { serverId: `i-${id}`, type: r() < 0.03 ? ('eni' as const) : ('ecs' as const) },
+      ),
+    );
+  }
+  return lists;
+}
+
+/** One region holding `clbs` and `nlbServerGroups`, in a snapshot `FleetIndex.build` takes. */
+function snapshotOf(region: Partial<RegionSnapshot>): { snapshot: FleetSnapshot; region: RegionSnapshot } {
+  const full = { regionId: 'cn-hangzhou', clusters: [], ...region } as unknown as RegionSnapshot;
+  const snapshot = { accounts: [{ accountId: '1', regions: [full] }], coverage: [] } as unknown as FleetSnapshot;
+  return { snapshot, region: full };
+}
+
+/** The per-region CLB statistics as computed before the row memo (one map lookup per entry): the reference. */
+function referenceStats(region: RegionSnapshot) {
+  const attachments = new Map<string, { loadBalancers: number; groups: number; sampleLoadBalancerIds: string[] }>();
+  const clbs = new Map<string, { entries: number; distinctServers: number; vServerGroups: number }>();
+  const seen = new Map<string, { lb: number; group: number; attachment?: { loadBalancers: number; groups: number; sampleLoadBalancerIds: string[] } }>();
+  let group = 0;
+  let lbIndex = 0;
+  for (const clb of region.loadBalancers ?? []) {
+    lbIndex++;
+    let entries = 0;
+    let distinct = 0;
+    for (let gi = -1; gi < clb.vServerGroups.length; gi++) {
+      const servers = gi < 0 ? clb.defaultBackendServers : clb.vServerGroups[gi]!.backendServers;
+      group++;
+      entries += servers.length;
+      for (const s of servers) {
+        let st = seen.get(s.serverId);
+        if (!st) seen.set(s.serverId, (st = { lb: 0, group: 0 }));
+        if (st.group === group) continue;
+        st.group = group;
+        const firstOnLb = st.lb !== lbIndex;
+        if (firstOnLb) {
+          st.lb = lbIndex;
+          distinct++;
+        }
+        if (s.type !== 'ecs') continue;
+        let a = st.attachment;
+        if (!a) attachments.set(s.serverId, (a = st.attachment = { loadBalancers: 0, groups: 0, sampleLoadBalancerIds: [] }));
+        a.groups++;
+        if (firstOnLb) {
+          a.loadBalancers++;
+          if (a.sampleLoadBalancerIds.length < 5) a.sampleLoadBalancerIds.push(clb.loadBalancerId);
+        }
+      }
+    }
+    clbs.set(clb.loadBalancerId, { entries, distinctServers: distinct, vServerGroups: clb.vServerGroups.length });
+  }
+  return { attachments, clbs };
+}
+
+describe('PositionalCache', () => {
+  it('answers only for the key last set at a position', () => {
+    const c = new PositionalCache<number>();
+    expect(c.get(0, 'i-1')).toBeUndefined();
+    c.set(0, 'i-1', 1);
+    c.set(1, 'i-2', 2);
+    expect(c.get(0, 'i-1')).toBe(1);
+    expect(c.get(1, 'i-1')).toBeUndefined();
+    expect(c.get(2, 'i-2')).toBeUndefined();
+    c.set(0, 'i-3', 3);
+    expect(c.get(0, 'i-1')).toBeUndefined();
+    expect(c.get(0, 'i-3')).toBe(3);
+  });
+
+  it('matches equal strings that are different objects (ids parsed from JSON)', () => {
+    const c = new PositionalCache<string>();
+    c.set(0, ['i', 'bp1', 'x'].join('-'), 'v');
+    expect(c.get(0, JSON.parse('"i-bp1-x"') as string)).toBe('v');
+  });
+
+  it('refuses to leave a hole', () => {
+    expect(() => new PositionalCache<number>().set(1, 'i-1', 1)).toThrow(RangeError);
+  });
+});
+
+describe('ListRowCache', () => {
+  it('keeps one row per first key', () => {
+    const rows = new ListRowCache<number>();
+    rows.row('i-1').set(0, 'i-1', 1);
+    expect(rows.row('i-1').get(0, 'i-1')).toBe(1);
+    expect(rows.row('i-2').get(0, 'i-1')).toBeUndefined();
+    expect(rows.row('i-1')).toBe(rows.row('i-1'));
+  });
+});
+
+describe('FleetIndex CLB backend statistics with the row memo (issue 22 item 3)', () => {
+  for (const seed of [1, 2, 3, 4, 5, 6, 7, 8]) {
+    it(`equal the one-lookup-per-entry reference, in content and order (seed ${seed})`, () => {
+      const lists = randomLists(seed, 60);
+      const clbs: Clb[] = [];
+      for (let i = 0; i < lists.length; ) {
+        const groups = lists.slice(i + 1, i + 1 + (i % 3));
+        const backend = (b: { serverId: string; type: 'ecs' | 'eni' }): BackendServer => ({ ...b, port: 30080, weight: 100 });
+        clbs.push({
+          loadBalancerId: `lb-${String(i).padStart(3, '0')}`,
+          defaultBackendServers: lists[i]!.map(backend),
+          vServerGroups: groups.map((g, gi) => ({ vServerGroupId: `rsp-${i}-${gi}`, name: `g${gi}`, backendServers: g.map(backend) })),
+        } as unknown as Clb);
+        i += 1 + groups.length;
+      }
+      const { snapshot, region } = snapshotOf({ loadBalancers: clbs });
+      const index = FleetIndex.build(snapshot);
+      const want = referenceStats(region);
+      expect([...index.clbBackendStats(region)]).toEqual([...want.clbs]);
+      expect([...index.ecsAttachments(region)]).toEqual([...want.attachments]);
+      // The lists did repeat: the test exercises the memo, not only the fallback.
+      expect(want.attachments.size).toBeGreaterThan(3);
+    });
+  }
+});
+
+describe('regionNlbView groupsByServer with the row memo (issue 22 item 3)', () => {
+  for (const seed of [11, 12, 13, 14, 15]) {
+    it(`equals one map lookup per server, in content and order (seed ${seed})`, () => {
+      const groups: NlbServerGroup[] = randomLists(seed, 50).map((l, i) => ({
+        serverGroupId: `sgp-${String(i).padStart(3, '0')}`,
+        name: `k8s.${i}`,
+        type: 'Instance',
+        relatedLoadBalancerIds: [],
+        tags: {},
+        servers: l.map((s): NlbServer => ({ serverId: s.serverId, type: s.type === 'ecs' ? 'Ecs' : 'Eni', port: 30080 })),
+      })) as unknown as NlbServerGroup[];
+      const { region } = snapshotOf({ nlbs: [], nlbServerGroups: groups });
+      const want = new Map<string, { server: NlbServer; groups: NlbServerGroup[] }>();
+      for (const g of groups)
+        for (const s of g.servers) {
+          const e = want.get(serverKey(s));
+          if (e) e.groups.push(g);
+          else want.set(serverKey(s), { server: s, groups: [g] });
+        }
+      const got = regionNlbView(region)!.groupsByServer;
+      expect([...got.keys()]).toEqual([...want.keys()]);
+      for (const [k, e] of want) {
+        expect(got.get(k)!.server).toBe(e.server);
+        expect(got.get(k)!.groups.map((g) => g.serverGroupId)).toEqual(e.groups.map((g) => g.serverGroupId));
+      }
+    });
+  }
+});
