@@ -86,11 +86,13 @@ export function runAudit(snapshot: FleetSnapshot, options: RunAuditOptions): Aud
         reason: `check ${check.id} failed: ${message}`,
       }));
     }
-    const results: CheckResult[] = [];
+    // The check's own list is kept (a copy of it was 2.5M pushes on a 10M-entry fleet), rewritten in place where
+    // the settings override the severity.
+    const severity = cs?.severity;
+    if (severity) for (let i = 0; i < checkResults.length; i++) checkResults[i] = { ...checkResults[i]!, severity };
+    const results = checkResults;
     perCheck.push({ id: check.id, results });
-    for (const res of checkResults) {
-      const result = cs?.severity ? { ...res, severity: cs.severity } : res;
-      results.push(result);
+    for (const result of results) {
       if (result.status !== 'fail') continue;
       const f = result.figures;
       // Optional fields assigned in the contract's key order (not spread: 200,000 findings of a 10M-entry fleet).

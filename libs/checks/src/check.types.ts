@@ -52,7 +52,7 @@ export interface CheckDefinition {
   /**
    * Evaluates every resource in scope: one `pass`, `fail` or `skipped` result per resource (never a
    * silent pass for data that was not read). Pure: no I/O, no clock other than `ctx.now`; never throws
-   * on odd input.
+   * on odd input. Returns a new array the caller owns (`runAudit` keeps it, rewrites and empties it).
    */
   evaluate(ctx: CheckContext): CheckResult[];
 }

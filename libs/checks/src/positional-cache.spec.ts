@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import type { BackendServer, Clb, FleetSnapshot, NlbServer, NlbServerGroup, RegionSnapshot } from '@app/domain';
+import type { BackendServer, Clb, EcsInstance, FleetSnapshot, NlbServer, NlbServerGroup, RegionSnapshot } from '@app/domain';
 import { FleetIndex } from './fleet-index';
 import { regionNlbView, serverKey } from './nlb-index';
 import { ListRowCache, PositionalCache } from './positional-cache';
@@ -174,6 +174,57 @@ describe('regionNlbView groupsByServer with the row memo (issue 22 item 3)', () 
       for (const [k, e] of want) {
         expect(got.get(k)!.server).toBe(e.server);
         expect(got.get(k)!.groups.map((g) => g.serverGroupId)).toEqual(e.groups.map((g) => g.serverGroupId));
+      }
+    });
+  }
+});
+
+describe('FleetIndex.ecsOf with one lookup per instance (issue 22 item 3)', () => {
+  /** The scope as computed before: a Set of the ids, then `ecsById`, `nodeByEcsId` and the attachments per id. */
+  function referenceEcsOf(index: FleetIndex, region: RegionSnapshot) {
+    const ids = new Set<string>();
+    for (const e of region.ecsInstances ?? []) ids.add(e.instanceId);
+    for (const id of index.ecsAttachments(region).keys()) ids.add(id);
+    return [...ids].map((id) => ({
+      instanceId: id,
+      ecs: index.ecsById.get(id)?.ecs,
+      node: index.nodeByEcsId.get(id),
+      attachment: index.ecsAttachments(region).get(id),
+    }));
+  }
+
+  for (const seed of [21, 22, 23, 24, 25, 26]) {
+    it(`lists the same instances, records and attachments as the Set-based scope (seed ${seed})`, () => {
+      const r = rng(seed);
+      const ecsIds = Array.from({ length: 12 }, (_, i) => `i-${String(i).padStart(2, '0')}`);
+      const listing = (id: string, name: string) => ({ instanceId: id, name }) as unknown as EcsInstance;
+      const listedIn = (tag: string) => {
+        const list = ecsIds.filter(() => r() < 0.7).map((id) => listing(id, `${tag}-${id}`));
+        if (r() < 0.5 && list.length) list.splice(1, 0, listing(list[0]!.instanceId, `${tag}-again`));
+        // Sorted as the mappers give it, or in another order (a hand-built snapshot).
+        if (r() < 0.4) list.reverse();
+        return list;
+      };
+      const backend = (id: string): BackendServer => ({ serverId: id, type: 'ecs', port: 30080, weight: 100 });
+      const clbs = Array.from({ length: 4 }, (_, i) => ({
+        loadBalancerId: `lb-${i}`,
+        defaultBackendServers: [],
+        vServerGroups: [{ vServerGroupId: `rsp-${i}`, name: 'g', backendServers: ecsIds.filter(() => r() < 0.5).map(backend) }],
+      })) as unknown as Clb[];
+      const a = { regionId: 'cn-hangzhou', clusters: [], loadBalancers: clbs, ecsInstances: listedIn('a') } as unknown as RegionSnapshot;
+      const b = { regionId: 'cn-beijing', clusters: [], loadBalancers: [], ecsInstances: listedIn('b') } as unknown as RegionSnapshot;
+      const snapshot = { accounts: [{ accountId: '1', regions: [a, b] }], coverage: [] } as unknown as FleetSnapshot;
+      const index = FleetIndex.build(snapshot);
+      for (const region of [a, b]) {
+        const got = index.ecsOf({ account: snapshot.accounts[0]!, region }).map((e) => ({
+          instanceId: e.instanceId,
+          ecs: e.ecs,
+          node: e.node,
+          attachment: e.attachment,
+        }));
+        expect(got).toEqual(referenceEcsOf(index, region));
+        // The same objects, not equal copies: the check reads the snapshot's records.
+        got.forEach((e, i) => expect(e.ecs).toBe(referenceEcsOf(index, region)[i]!.ecs));
       }
     });
   }

@@ -32,9 +32,8 @@ export const ecsLbAttachmentQuotaRule = scopedCheck({
   quotaUsage: true,
   scope: 'ecs',
   needs: ['slb'],
-  check({ instanceId: id, account, region, ecs, node }, out, r, ctx) {
+  check({ instanceId: id, account, region, ecs, node, attachment: a }, out, r, ctx) {
     const { limit, limitSource } = ctx.index.quota(region, SLB_QUOTA_BACKEND_ATTACHED);
-    const a = ctx.index.ecsAttachments(region).get(id);
     const used = a?.loadBalancers ?? 0;
     const ref = ecsRef(
       id,
