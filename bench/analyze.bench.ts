@@ -24,7 +24,11 @@
  * a change that must not alter behaviour keeps it (test/golden/README.md).
  * `seconds` is wall time of `runAudit`; `cpuSeconds` is the process CPU time (user + system) over the same
  * span, which stays meaningful when other processes compete for the cores (`loadAvg1m` says how busy the
- * machine was). `--per-check` adds each check's CPU time (one extra audit per check, after the timed run).
+ * machine was); `systemSeconds` the kernel's share of it and `pageFaults` the minor page faults (fresh memory
+ * touched). `probe` (`MachineProbe`, taken first, in a child of its own) says what the machine gives that hour:
+ * the seconds to touch 1 GiB of fresh memory and the milliseconds of a fixed CPU-bound loop. On the project's VMs
+ * the first was 3.3 s on a day the 5,000-cluster analysis of the same code took 35-48 s wall, where it had taken
+ * 20-22 s the night before: compare figures between runs with similar probes. `--per-check` adds each check's CPU time (one extra audit per check, after the timed run).
  * Each child runs with `--max-semi-space-size=64`, as the image does (Dockerfile ENTRYPOINT); BENCH_SEMI_SPACE_MB=0
  * gives V8's default young generation (16 MiB semi-spaces), BENCH_SEMI_SPACE_MB=N another size.
  */
@@ -50,6 +54,10 @@ interface SizeResult {
   /** Registered checks that produced no result at all on this fleet (nothing in scope). */
   checksWithoutResults: string[];
   peakRssMiB: number;
+  /** CPU time spent in the kernel over the same span, seconds (most of it page faults: fresh memory the analysis touches). */
+  systemSeconds: number;
+  /** Minor page faults over the same span (count; 4 KiB each): the fresh memory the analysis touched. */
+  pageFaults: number;
   perCheckMs?: Record<string, number>;
   /** sha256 (hex) of the audit output as JSON: proves a refactoring left findings, skips and passes byte-identical. */
   digest: string;
@@ -88,10 +96,12 @@ function measure(servicesPerCluster: number, shape: FleetShape, perCheck: boolea
   const now = new Date('2026-11-22T00:00:00Z');
   // A single cold run, as a scan does (no warm-up): default settings enable every registered check.
   const c0 = process.cpuUsage();
+  const f0 = process.resourceUsage().minorPageFault;
   const t0 = process.hrtime.bigint();
   const out = runAudit(snapshot, { now });
   const seconds = Number(process.hrtime.bigint() - t0) / 1e9;
   const cpu = process.cpuUsage(c0);
+  const pageFaults = process.resourceUsage().minorPageFault - f0;
   const nlbFindings = out.findings.filter((f) => f.checkId.startsWith('NLB_'));
   const findingsByCheck: Record<string, number> = {};
   for (const f of nlbFindings) findingsByCheck[f.checkId] = (findingsByCheck[f.checkId] ?? 0) + 1;
@@ -100,6 +110,8 @@ function measure(servicesPerCluster: number, shape: FleetShape, perCheck: boolea
     nlb: { ...nlbFigures, findings: nlbFindings.length, findingsByCheck },
     seconds,
     cpuSeconds: (cpu.user + cpu.system) / 1e6,
+    systemSeconds: cpu.system / 1e6,
+    pageFaults,
     findings: out.findings.length,
     results: out.results.length,
     checksWithResults: new Set(out.results.map((r) => r.checkId)).size,
@@ -120,6 +132,37 @@ function measure(servicesPerCluster: number, shape: FleetShape, perCheck: boolea
     }
   }
   return res;
+}
+
+/**
+ * What this machine gives right now, so that figures taken on different days or machines can be compared: the
+ * seconds to touch 1 GiB of fresh memory (page faults: a VM whose host backs guest memory lazily can take seconds
+ * per GiB, and the 5,000-cluster analysis touches about 1.5 GiB), and the milliseconds of a fixed CPU-bound loop.
+ */
+interface MachineProbe {
+  firstTouchSecondsPerGiB: number;
+  cpuLoopMs: number;
+}
+
+/** Runs in a child of its own (fresh memory): `MachineProbe`. */
+function probeMachine(): MachineProbe {
+  const t0 = process.hrtime.bigint();
+  const b = Buffer.alloc(1 << 30);
+  b.fill(1);
+  const firstTouchSecondsPerGiB = Number(process.hrtime.bigint() - t0) / 1e9;
+  const t1 = process.hrtime.bigint();
+  let x = 0;
+  for (let i = 0; i < 100_000_000; i++) x = (Math.imul(x, 31) + i) | 0;
+  const cpuLoopMs = Number(process.hrtime.bigint() - t1) / 1e6 + (x === 0.5 ? 1 : 0);
+  return { firstTouchSecondsPerGiB, cpuLoopMs };
+}
+
+async function runProbe(): Promise<MachineProbe> {
+  return new Promise((resolve, reject) => {
+    const child = fork(__filename, ['--probe']);
+    child.once('message', (m) => resolve(m as MachineProbe));
+    child.once('exit', (code) => (code === 0 ? undefined : reject(new Error(`probe child exited with ${code}`))));
+  });
 }
 
 async function runChild(services: number, shape: FleetShape, perCheck: boolean): Promise<SizeResult> {
@@ -151,6 +194,7 @@ function line(label: string, r: SizeResult): string {
   return (
     `${label} ${r.backends} backend entries analysed in ${r.seconds.toFixed(3)} s wall, ${r.cpuSeconds.toFixed(3)} s CPU ` +
     `(${r.results} results from ${r.checksWithResults} checks, ${r.findings} findings), peak RSS ${r.peakRssMiB.toFixed(0)} MiB\n` +
+    `      ${r.systemSeconds.toFixed(3)} s of the CPU in the kernel; ${r.pageFaults} page faults (${((r.pageFaults * 4096) / 2 ** 20).toFixed(0)} MiB of fresh memory touched)\n` +
     `      NLB: ${r.nlb.nlbs} NLBs, ${r.nlb.listeners} listeners, ${r.nlb.serverGroups} server groups (${r.nlb.unusedServerGroups} used by no NLB), ` +
     `${r.nlb.servers} server entries; ${r.nlb.findings} NLB findings${byCheck ? ` (${byCheck})` : ''}`
   );
@@ -169,6 +213,10 @@ async function main(): Promise<void> {
     nlb: !process.argv.includes('--clb-only'),
     viaJson: process.argv.includes('--via-json'),
   };
+  if (process.argv.includes('--probe')) {
+    process.send?.(probeMachine());
+    return;
+  }
   const i = process.argv.indexOf('--child');
   if (i >= 0) {
     const r = measure(Number(process.argv[i + 1]), shape, perCheck);
@@ -181,6 +229,11 @@ async function main(): Promise<void> {
       `${shape.clusters} clusters, ${shape.nlb ? 'about a quarter of the Services on NLB' : 'CLB only'}` +
       `${shape.viaJson ? ', each account mapped from its JSON text' : ''}; ` +
       `young generation ${SEMI_SPACE_MB > 0 ? `${SEMI_SPACE_MB} MiB semi-spaces (as the image runs)` : "V8's default"}`,
+  );
+  const probe = await runProbe();
+  console.log(
+    `machine probe: 1 GiB of fresh memory touched in ${probe.firstTouchSecondsPerGiB.toFixed(2)} s, ` +
+      `a fixed CPU-bound loop in ${probe.cpuLoopMs.toFixed(0)} ms (compare figures only between runs with similar probes)`,
   );
   const half = await runChild(11, shape, perCheck);
   console.log(line('500k:', half));
@@ -200,6 +253,12 @@ async function main(): Promise<void> {
       nlb: { '500k': nlbJson(half), '1m': nlbJson(full) },
       seconds: { '500k': Number(half.seconds.toFixed(3)), '1m': Number(full.seconds.toFixed(3)) },
       cpuSeconds: { '500k': Number(half.cpuSeconds.toFixed(3)), '1m': Number(full.cpuSeconds.toFixed(3)) },
+      systemSeconds: { '500k': Number(half.systemSeconds.toFixed(3)), '1m': Number(full.systemSeconds.toFixed(3)) },
+      pageFaults: { '500k': half.pageFaults, '1m': full.pageFaults },
+      probe: {
+        firstTouchSecondsPerGiB: Number(probe.firstTouchSecondsPerGiB.toFixed(3)),
+        cpuLoopMs: Number(probe.cpuLoopMs.toFixed(1)),
+      },
       scaling: Number((full.seconds / half.seconds).toFixed(3)),
       peakRssMiB: Math.round(Math.max(half.peakRssMiB, full.peakRssMiB)),
       checks: CHECKS.length,
