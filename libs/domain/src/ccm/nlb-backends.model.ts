@@ -152,6 +152,8 @@ export function expectedNlbServerGroups(input: ExpectedNlbInput): { groups: Expe
   if ('error' in weights) return weights;
   const ipGroup = sgType.type === 'Ip';
   const localEni = localEniHandling(input.ccmVersion);
+  // One options object for every node's exclusion test (one per node and listener was most of the allocation here).
+  const exclusion = input.ccmVersion !== undefined ? { ccmVersion: input.ccmVersion } : {};
   const groups: ExpectedNlbServerGroup[] = [];
   for (const l of listeners.listeners) {
     const sp = l.servicePort;
@@ -184,7 +186,7 @@ export function expectedNlbServerGroups(input: ExpectedNlbInput): { groups: Expe
       const vk: Working[] = [];
       if (policy === 'cluster') {
         for (const node of eligible.candidatesByName.values()) {
-          if (isVirtualKubelet(node) || backendNodeExclusion(node, { ...(input.ccmVersion !== undefined ? { ccmVersion: input.ccmVersion } : {}) })) continue;
+          if (isVirtualKubelet(node) || backendNodeExclusion(node, exclusion)) continue;
           const s = nodeServer(node, 'normal ');
           if ('error' in s) return wrap('cluster', s.error);
           servers.push(s);
@@ -199,7 +201,7 @@ export function expectedNlbServerGroups(input: ExpectedNlbInput): { groups: Expe
           vk.push(pod(ep.address, ep.port, node.name));
           continue;
         }
-        if (policy !== 'local' || backendNodeExclusion(node, { ...(input.ccmVersion !== undefined ? { ccmVersion: input.ccmVersion } : {}) })) continue;
+        if (policy !== 'local' || backendNodeExclusion(node, exclusion)) continue;
         const s = nodeServer(node, '');
         if ('error' in s) return wrap('local', s.error);
         servers.push(s);
@@ -208,19 +210,11 @@ export function expectedNlbServerGroups(input: ExpectedNlbInput): { groups: Expe
     }
     applyCcmWeights(policy, servers, weights.weight, weights.defaultWeight, localEni, true);
     if (policy === 'local') servers = dedupeByServer(servers, localEni);
-    groups.push({
-      name,
-      type: sgType.type,
-      listener: l,
-      servers: servers.map((s) => ({
-        serverId: s.serverId,
-        ...(s.serverIp !== undefined ? { serverIp: s.serverIp } : {}),
-        type: TYPE[s.type],
-        port: s.port,
-        weight: s.weight,
-        ...(s.nodeName !== undefined ? { nodeName: s.nodeName } : {}),
-      })),
-    });
+    // Each working entry becomes the expected server in place: its keys are already those of `ExpectedNlbServer`, in
+    // the same order (serverId, serverIp when set, type, port, weight, nodeName when set); only the type's case
+    // changes. The entries are this call's own (`dedupeByServer` keeps the same objects).
+    for (const s of servers) (s as unknown as ExpectedNlbServer).type = TYPE[s.type];
+    groups.push({ name, type: sgType.type, listener: l, servers: servers as unknown as ExpectedNlbServer[] });
   }
   return { groups };
 }
