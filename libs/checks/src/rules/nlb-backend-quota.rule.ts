@@ -1,4 +1,4 @@
-import { NLB_QUOTA_BACKEND_SERVERS } from '@app/domain';
+import { NLB_QUOTA_BACKEND_SERVERS, type NlbServerGroup } from '@app/domain';
 import { DOC_URL, FORECAST_HINT, SEED } from '../doc-links.constants';
 import { groupsOfNlb, nlbRef, serverKey } from '../nlb-index';
 import { count, QUOTA_RATIO_SETTINGS } from '../result.util';
@@ -30,10 +30,32 @@ export const nlbBackendQuotaRule = nlbRegionCheck({
     for (const nlb of re.region.nlbs ?? []) {
       const groups = groupsOfNlb(view, nlb);
       const used = groups.reduce((n, g) => n + g.servers.length, 0);
-      const keys = new Set<string>();
-      for (const g of groups) for (const sv of g.servers) keys.add(serverKey(sv));
-      const distinct = keys.size;
+      const distinct = distinctServers(groups);
       pushNlbQuota(out, r, ctx, re.region, NLB_QUOTA_BACKEND_SERVERS, nlbRef(nlb), used, `NLB ${nlb.loadBalancerId} has ${count(used, 'backend entry', 'backend entries')} (${count(distinct, 'distinct server')}) in ${count(groups.length, 'server group')}`, { distinctServers: distinct, serverGroups: groups.length });
     }
   },
 });
+
+/**
+ * Distinct servers (by `serverKey`: type and id) over the server groups of one NLB (count). One group of `Ecs`
+ * servers (keyed by their ECS id) in id order, as the mappers sort them, has its repeats next to each other: counted
+ * in one pass without a Set (2.6M servers on the 10M-entry bench fleet; issue 22 item 3). Otherwise, a Set of the
+ * keys.
+ */
+export function distinctServers(groups: readonly NlbServerGroup[]): number {
+  if (groups.length === 1) {
+    const servers = groups[0]!.servers;
+    let distinct = servers.length > 0 && servers[0]!.type === 'Ecs' ? 1 : 0;
+    let simple = distinct === 1;
+    for (let i = 1; i < servers.length && simple; i++) {
+      const a = servers[i - 1]!.serverId;
+      const b = servers[i]!;
+      simple = b.type === 'Ecs' && a <= b.serverId;
+      if (a !== b.serverId) distinct++;
+    }
+    if (simple) return distinct;
+  }
+  const keys = new Set<string>();
+  for (const g of groups) for (const sv of g.servers) keys.add(serverKey(sv));
+  return keys.size;
+}

@@ -1,8 +1,14 @@
+/**
+ * The fast paths of the analysis at fleet scale (issue 22 item 3) against the plain computations they replace: the
+ * row memo of the backend-list passes, the ecs scope with one lookup per instance, the NLB distinct-server count.
+ * Each is exact: the same values, in the same order, on random inputs that break the shortcuts now and then.
+ */
 import { describe, expect, it } from 'vitest';
 import type { BackendServer, Clb, EcsInstance, FleetSnapshot, NlbServer, NlbServerGroup, RegionSnapshot } from '@app/domain';
 import { FleetIndex } from './fleet-index';
 import { regionNlbView, serverKey } from './nlb-index';
 import { ListRowCache, PositionalCache } from './positional-cache';
+import { distinctServers } from './rules/nlb-backend-quota.rule';
 
 /** A small seeded PRNG (mulberry32), so that a failure replays. */
 function rng(seed: number): () => number {
@@ -228,4 +234,39 @@ describe('FleetIndex.ecsOf with one lookup per instance (issue 22 item 3)', () =
       }
     });
   }
+});
+
+describe('distinctServers of an NLB (NLB_BACKEND_QUOTA; issue 22 item 3)', () => {
+  const group = (servers: [string, string][]): NlbServerGroup =>
+    ({ servers: servers.map(([type, serverId]) => ({ type, serverId })) }) as unknown as NlbServerGroup;
+  const bySet = (groups: NlbServerGroup[]) => new Set(groups.flatMap((g) => g.servers.map((s) => serverKey(s)))).size;
+
+  it('counts a sorted group of ECS servers in one pass, repeats once', () => {
+    const g = group([['Ecs', 'i-1'], ['Ecs', 'i-1'], ['Ecs', 'i-2'], ['Ecs', 'i-3'], ['Ecs', 'i-3']]);
+    expect(distinctServers([g])).toBe(3);
+  });
+
+  it('gives the Set count for unsorted groups, other types, several groups and empty groups', () => {
+    const cases: NlbServerGroup[][] = [
+      [group([['Ecs', 'i-2'], ['Ecs', 'i-1'], ['Ecs', 'i-2']])],
+      [group([['Ecs', 'i-1'], ['Eni', 'i-1'], ['Ecs', 'i-1']])],
+      [group([['Ip', '10.0.0.1'], ['Ip', '10.0.0.1']])],
+      [group([['Ecs', 'i-1']]), group([['Ecs', 'i-1'], ['Ecs', 'i-2']])],
+      [group([])],
+      [],
+    ];
+    for (const c of cases) expect(distinctServers(c)).toBe(bySet(c));
+  });
+
+  it('equals the Set count on random sorted and unsorted groups', () => {
+    const r = rng(31);
+    for (let n = 0; n < 200; n++) {
+      const servers: [string, string][] = Array.from({ length: Math.floor(r() * 8) }, () => [
+        r() < 0.9 ? 'Ecs' : 'Eni',
+        `i-${Math.floor(r() * 5)}`,
+      ]);
+      if (r() < 0.7) servers.sort((a, b) => (a[1] < b[1] ? -1 : a[1] > b[1] ? 1 : 0));
+      expect(distinctServers([group(servers)])).toBe(bySet([group(servers)]));
+    }
+  });
 });
