@@ -11,6 +11,7 @@ import {
   diffVServerGroupBackends,
   expectedListeners,
   expectedVServerGroups,
+  flatString,
   getLbAnnotation,
   nodeSelectionOptionsOf,
   isCcmNameOfOwner,
@@ -18,13 +19,16 @@ import {
   parseVGroupPort,
   reusedLoadBalancerId,
   serviceTrafficPolicy,
+  type CheckResult,
   type Clb,
   type EligibleNodes,
   type ExpectedVServerGroup,
   type K8sService,
+  type ResourceRef,
   type TrafficPolicy,
   type VServerGroup,
   type VServerGroupOwner,
+  uniformClusterVServerGroups,
   expectedNlbServerGroups,
   type NlbServer,
 } from '@app/domain';
@@ -34,7 +38,7 @@ import { regionNlbView } from '../nlb-index';
 import type { CheckContext } from '../check.types';
 import { DOC_URL, SEED } from '../doc-links.constants';
 import type { ServiceEntry } from '../fleet-index';
-import { ccmSyncFails, count, listSome, serviceRef } from '../result.util';
+import { ccmSyncFails, count, listSome, serviceRef, type ResultFactory } from '../result.util';
 
 /** What CCM would set for a Service on its CLB (`ccmModel`), with what the comparison needs. */
 interface CcmModel {
@@ -116,14 +120,9 @@ function ccmModel(se: ServiceEntry, clb: Clb, ctx: CheckContext): CcmModel | { e
       return { error: `cannot reuse a ccm created vgroup ${id} for slb ${clb.loadBalancerId}` };
   }
   // CCM before v1.9.3.276 weighted Local-mode nodes differently (100 each, or 16/33/50 percentages; seeds
-  // 000/001): the model's pod-count weights would be false drift there, so weights are not compared.
-  const oldWeights =
-    ccmVersionAtLeast(cluster.ccmVersion, CCM_FEATURES.podCountWeights.sinceVersion) === false;
+  // 000/001): the model's pod-count weights would be false drift there, so weights are not compared;
   // `ignore-weight-update` is read from CCM v2.11.1 on (CCM_FEATURES.ignoreWeightUpdate), case-insensitively.
-  const ignoreWeightUpdate =
-    oldWeights ||
-    ((getLbAnnotation(service.annotations, LB_ANNOTATION.ignoreWeightUpdate) ?? '').toLowerCase() === 'on' &&
-      ccmHasFeature(cluster.ccmVersion, 'ignoreWeightUpdate'));
+  const { oldWeights, ignoreWeightUpdate } = weightComparison(service, cluster.ccmVersion);
   return {
     groups: model.groups,
     policy,
@@ -132,6 +131,85 @@ function ccmModel(se: ServiceEntry, clb: Clb, ctx: CheckContext): CcmModel | { e
     ignoreWeightUpdate,
     oldWeights,
   };
+}
+
+/**
+ * Whether the CLB part tries `clusterModeMatch` before the full comparison. Always on in the product; a test turns it
+ * off to show that the results are the same without it (lb-config-drift.fast-path.spec.ts); `taken` counts the
+ * Services it answered for (count), so that the test can show it was exercised.
+ */
+export const CLUSTER_MODE_FAST_PATH = { enabled: true, taken: 0 };
+
+/** What `clusterModeMatch` proved: the vServer groups of a Cluster-mode Service hold exactly what CCM would set. */
+interface ClusterModeMatch {
+  groups: number;
+  compared: number;
+  groupIdByPort: Map<number, string>;
+  oldWeights: boolean;
+}
+
+/**
+ * The common case of a Cluster-mode CLB Service, proven without building its expected backends: every group CCM
+ * would set (`uniformClusterVServerGroups`: every eligible node on the NodePort with one weight) exists with exactly
+ * those backends, in the order the mappers sort a remote group in (by server id), each with CCM's description and,
+ * unless weights are not compared, the weight; and no stale CCM-named group of the Service is left. Then
+ * `vServerGroupDrift` would find nothing (`diffVServerGroupBackends`: no backend to add, remove or rewrite).
+ * `undefined` whenever that is not proven (a reused CLB, another mode, a difference, a group sorted otherwise):
+ * the caller then compares the full model (`ccmModel`, `vServerGroupDrift`), which gives the same answer on the
+ * matching case (issue 22 item 3).
+ */
+function clusterModeMatch(se: ServiceEntry, clb: Clb, owner: VServerGroupOwner, ctx: CheckContext): ClusterModeMatch | undefined {
+  const { service } = se;
+  const { cluster } = se.cluster;
+  if (reusedLoadBalancerId(service)) return undefined;
+  const sel = nodeSelectionOptionsOf(service, cluster.ccmVersion);
+  if ('error' in sel) return undefined;
+  const policy = serviceTrafficPolicy(service, cluster).policy;
+  if (policy !== 'cluster') return undefined;
+  const eligible = ctx.index.eligibleNodes(se.cluster, sel.options);
+  const groups = uniformClusterVServerGroups({
+    service,
+    clusterId: cluster.clusterId,
+    policy,
+    eligible,
+    endpointSlices: ctx.index.endpointSlicesOf(se.cluster, service.namespace, service.name),
+    ...(cluster.ccmVersion !== undefined ? { ccmVersion: cluster.ccmVersion } : {}),
+  });
+  const n = eligible.nodes.length;
+  if (!groups || ctx.index.ecsPositions(eligible).size !== n) return undefined;
+  const ids = ctx.index.ecsOrder(eligible).ids;
+  const { oldWeights, ignoreWeightUpdate } = weightComparison(service, cluster.ccmVersion);
+  const byName = ctx.index.vServerGroupsByName(clb);
+  const groupIdByPort = new Map<number, string>();
+  const expectedNames = new Set<string>();
+  for (const g of groups) {
+    const remote = byName.get(g.name);
+    if (!remote || remote.backendServers.length !== n) return undefined;
+    const name = flatString(g.name);
+    expectedNames.add(name);
+    const rb = remote.backendServers;
+    for (let k = 0; k < n; k++) {
+      const r = rb[k]!;
+      if (r.serverId !== ids[k] || r.type !== 'ecs' || r.port !== g.port || r.description !== name) return undefined;
+      if (!ignoreWeightUpdate && r.weight !== g.weight) return undefined;
+    }
+    groupIdByPort.set(g.servicePort.port, remote.vServerGroupId);
+  }
+  for (const g of clb.vServerGroups) if (!expectedNames.has(g.name) && isCcmNameOfOwner(g.name, owner)) return undefined;
+  return { groups: groups.length, compared: n * groups.length, groupIdByPort, oldWeights };
+}
+
+/**
+ * Whether weights are compared: not for CCM before v1.9.3.276 (`oldWeights`: other Local-mode weights, seeds
+ * 000/001), nor with `ignore-weight-update: on` from CCM v2.11.1 on (`CCM_FEATURES.ignoreWeightUpdate`).
+ */
+function weightComparison(service: K8sService, ccmVersion: string | undefined): { oldWeights: boolean; ignoreWeightUpdate: boolean } {
+  const oldWeights = ccmVersionAtLeast(ccmVersion, CCM_FEATURES.podCountWeights.sinceVersion) === false;
+  const ignoreWeightUpdate =
+    oldWeights ||
+    ((getLbAnnotation(service.annotations, LB_ANNOTATION.ignoreWeightUpdate) ?? '').toLowerCase() === 'on' &&
+      ccmHasFeature(ccmVersion, 'ignoreWeightUpdate'));
+  return { oldWeights, ignoreWeightUpdate };
 }
 
 /**
@@ -260,6 +338,36 @@ function attributeDrift(service: K8sService, clb: Clb): string[] {
   return drift;
 }
 
+/** The passing result of the CLB part: the CLB holds what CCM would set (figures as the failing result's, all zero). */
+function matchPass(
+  r: ResultFactory,
+  ref: ResourceRef,
+  clb: Clb,
+  mode: TrafficPolicy,
+  vServerGroups: number,
+  compared: number,
+  note: string,
+  oldWeights: boolean,
+): CheckResult {
+  const figures = {
+    loadBalancerId: clb.loadBalancerId,
+    mode,
+    vServerGroups,
+    backendsCompared: compared,
+    backendsToAdd: 0,
+    backendsToRemove: 0,
+    backendsToRewrite: 0,
+    ...(note ? { note } : {}),
+    ...(oldWeights ? { weightsCompared: false } : {}),
+  };
+  return r.pass(
+    ref,
+    `CLB ${clb.loadBalancerId} of ${ref.id} matches what CCM would set (${count(vServerGroups, 'vServer group')}, ` +
+      `${count(compared, 'backend')})${note ? `; ${note}` : ''}`,
+    figures,
+  );
+}
+
 /**
  * A CCM-managed CLB whose listeners, vServer groups or backends differ from what CCM would set for the Service:
  * a console edit (or a reconcile CCM has not done yet) that CCM will overwrite. Seeds 000/001/003 "Why was the
@@ -315,16 +423,26 @@ const clbPart = scopedCheck({
       out.push(r.skipped(ref, why));
       return;
     }
-    const model = ccmModel(se, clb, ctx);
-    if ('error' in model) {
-      out.push(r.skipped(ref, ccmSyncFails(ref.id, model.error)));
-      return;
-    }
     const owner: VServerGroupOwner = {
       serviceName: service.name,
       namespace: service.namespace,
       clusterId: se.cluster.cluster.clusterId,
     };
+    // Most Cluster-mode Services match: proven without the model's backends, with the same result as below.
+    const fast = CLUSTER_MODE_FAST_PATH.enabled ? clusterModeMatch(se, clb, owner, ctx) : undefined;
+    if (fast) {
+      const listeners = listenerDrift(service, clb, owner, fast.groupIdByPort);
+      if (listeners.drift.length === 0 && attributeDrift(service, clb).length === 0) {
+        CLUSTER_MODE_FAST_PATH.taken++;
+        out.push(matchPass(r, ref, clb, 'cluster', fast.groups, fast.compared, listeners.note, fast.oldWeights));
+        return;
+      }
+    }
+    const model = ccmModel(se, clb, ctx);
+    if ('error' in model) {
+      out.push(r.skipped(ref, ccmSyncFails(ref.id, model.error)));
+      return;
+    }
     const groups = vServerGroupDrift(clb, model, owner, ctx);
     const listeners = listenerDrift(service, clb, owner, groups.groupIdByPort);
     const drift = [...groups.drift, ...listeners.drift, ...attributeDrift(service, clb)];
@@ -340,14 +458,7 @@ const clbPart = scopedCheck({
       ...(model.oldWeights ? { weightsCompared: false } : {}),
     };
     if (drift.length === 0) {
-      out.push(
-        r.pass(
-          ref,
-          `CLB ${clb.loadBalancerId} of ${ref.id} matches what CCM would set (${count(model.groups.length, 'vServer group')}, ` +
-            `${count(groups.compared, 'backend')})${listeners.note ? `; ${listeners.note}` : ''}`,
-          figures,
-        ),
-      );
+      out.push(matchPass(r, ref, clb, model.policy, model.groups.length, groups.compared, listeners.note, model.oldWeights));
       return;
     }
     // When CCM's syncs of this Service currently fail, the difference is more likely the failed sync than a

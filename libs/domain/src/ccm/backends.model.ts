@@ -591,6 +591,64 @@ export function expectedVServerGroups(
 }
 
 /**
+ * A Cluster-mode vServer group whose backends are exactly the eligible nodes (`EligibleNodes.nodes`, in that order),
+ * each an `ecs` backend on `port` with `weight`: what `expectedVServerGroups` builds for a Cluster-mode Service when
+ * no ready endpoint runs on a virtual-kubelet node, without one object per backend.
+ */
+export interface UniformVServerGroup {
+  /** `k8s/{nodePort}/{svc}/{ns}/{clusterId}`, as `ExpectedVServerGroup.name`. */
+  name: string;
+  servicePort: K8sServicePort;
+  /** The NodePort every backend is on (0 when the Service port has none). */
+  port: number;
+  /** The weight of every backend (`applyCcmWeights` in Cluster mode: `default-weight`, or `weight` W as max(1, floor(W / nodes)), 0 for 0). */
+  weight: number;
+}
+
+/** Whether an eligible set has a virtual-kubelet candidate, per set (its pods would be ENI backends in Cluster mode). */
+const virtualKubeletCandidates = new WeakMap<EligibleNodes, boolean>();
+
+function hasVirtualKubeletCandidate(eligible: EligibleNodes): boolean {
+  let has = virtualKubeletCandidates.get(eligible);
+  if (has === undefined) {
+    has = false;
+    for (const node of eligible.candidatesByName.values()) if (isVirtualKubelet(node)) has = true;
+    virtualKubeletCandidates.set(eligible, has);
+  }
+  return has;
+}
+
+/**
+ * The groups `expectedVServerGroups` builds for a Cluster-mode Service, in the uniform shape (`UniformVServerGroup`:
+ * every eligible node, one port, one weight per group), when that shape is certain: Cluster mode, the weight
+ * annotations parse, no eligible node lacks an ECS id, the cluster has no virtual-kubelet candidate node, and every
+ * ready endpoint names its node (CCM vgroups.go buildClusterBackends; the errors are `expectedVServerGroups`'s).
+ * Lets a comparison of a Service with thousands of backends skip one object per backend (issue 22 item 3).
+ *
+ * @returns one group per Service port, in port order, or `undefined` when the shape is not certain (then
+ *   `expectedVServerGroups` gives the groups or CCM's error)
+ */
+export function uniformClusterVServerGroups(input: ExpectedBackendsInput): UniformVServerGroup[] | undefined {
+  const { service, clusterId, policy, eligible, endpointSlices } = input;
+  if (policy !== 'cluster' || eligible.unparsableProviderIds.length > 0) return undefined;
+  const weights = ccmWeightSettings(service, input.ccmVersion);
+  if ('error' in weights || hasVirtualKubeletCandidate(eligible)) return undefined;
+  for (const slice of endpointSlices)
+    for (const ep of slice.endpoints)
+      if (ep.nodeName === undefined && !ep.terminating && ep.ready && !ep.readyUnset && ep.addresses.length > 0)
+        return undefined;
+  const w = weights.weight;
+  const n = eligible.nodes.length;
+  const weight = w === undefined ? weights.defaultWeight : w === 0 ? 0 : Math.max(1, Math.floor(w / Math.max(n, 1)));
+  return service.ports.map((sp) => ({
+    name: vServerGroupName(sp.nodePort ?? 0, service.name, service.namespace, clusterId),
+    servicePort: sp,
+    port: sp.nodePort ?? 0,
+    weight,
+  }));
+}
+
+/**
  * CCM's `removeDuplicatedECS`: the first backend of each server id (see `localServerKey`) is kept; from v2.12.4
  * (`separate`) only ECS backends are deduplicated.
  */
