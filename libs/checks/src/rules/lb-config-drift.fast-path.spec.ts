@@ -2,7 +2,8 @@
  * LB_CONFIG_DRIFT's Cluster-mode fast path (`clusterModeMatch`, issue 22 item 3) against the full comparison it
  * skips: on a generated fleet whose CLBs are edited at random the way the SLB console edits them (a weight, a
  * description, a backend removed or added, a port, the order of a group, a stale CCM-named group, a changed name, and
- * the Service's weight, default-weight and ignore-weight-update annotations),
+ * the Service's weight, default-weight and ignore-weight-update annotations; for NLB Services, a server's weight,
+ * port or type, a server removed, the order of a group),
  * the check's results are the same with the fast path and without it, and the fast path is taken for most
  * Cluster-mode Services (the test would prove nothing otherwise).
  */
@@ -23,9 +24,10 @@ const spec = generateSpecSchema.parse({
   clusters: 6,
   nodesPerCluster: 5,
   servicesPerCluster: 12,
+  nlbServicesPerCluster: 4,
   trafficPolicy: { cluster: 0.7, local: 0.2, eni: 0.1 },
   ccmVersions: ['v2.12.3', 'v1.9.3.313-g748f81e-aliyun'],
-  shares: { orphaned: 0.05, reused: 0.1, misconfigured: 0.1, consoleReused: 0.1 },
+  shares: { orphaned: 0.05, reused: 0.1, misconfigured: 0.1, consoleReused: 0.1, nlbLeakedServerGroups: 0.2 },
 });
 
 const onlyDrift = Object.fromEntries(CHECKS.filter((c) => c.id !== 'LB_CONFIG_DRIFT').map((c) => [c.id, { enabled: false }]));
@@ -36,7 +38,9 @@ function driftResults(snapshot: FleetSnapshot, fast: boolean) {
   return runAudit(snapshot, { now, settings: { checks: onlyDrift } });
 }
 
-/** One console-like edit: which (`kind`, 0..11; 9-11 edit a Service's weight annotations instead), to which group (`pick`) and backend (`at`), both taken modulo the count. */
+/**
+ * One console-like edit: which (`kind`, 0..16; 9-11 edit a Service's weight annotations instead, 12-16 the servers
+ * of an NLB server group), to which group (`pick`) and backend (`at`), both taken modulo the count. */
 interface Edit {
   kind: number;
   pick: number;
@@ -45,6 +49,17 @@ interface Edit {
 
 /** Applies one console-like edit (`Edit`) to a CLB's vServer groups. */
 function edit(snapshot: FleetSnapshot, { kind, pick, at }: Edit): void {
+  if (kind >= 12) {
+    const nlbGroups = snapshot.accounts.flatMap((a) => a.regions.flatMap((r) => r.nlbServerGroups ?? [])).filter((g) => g.servers.length > 0);
+    const sv = nlbGroups[pick % nlbGroups.length]!.servers;
+    const i = at % sv.length;
+    if (kind === 12) sv[i] = { ...sv[i]!, weight: (sv[i]!.weight ?? 0) + 1 };
+    else if (kind === 13) sv[i] = { ...sv[i]!, port: (sv[i]!.port ?? 0) + 1 };
+    else if (kind === 14) sv.splice(i, 1);
+    else if (kind === 15) sv.reverse();
+    else sv[i] = { ...sv[i]!, type: 'Eni', serverIp: '10.9.9.8' };
+    return;
+  }
   if (kind >= 9) {
     const services = snapshot.accounts.flatMap((a) => a.regions.flatMap((r) => r.clusters.flatMap((c) => c.kubernetes?.services ?? [])));
     const svc = services[pick % services.length]!;
@@ -81,13 +96,15 @@ describe('LB_CONFIG_DRIFT Cluster-mode fast path (issue 22 item 3)', () => {
     const full = driftResults(snapshot, false);
     expect(fast).toEqual(full);
     expect(taken).toBeGreaterThan(20);
+    const nlbPasses = fast.results.filter((r) => r.status === 'pass' && r.figures?.['kind'] === 'NLB');
+    expect(nlbPasses.length).toBeGreaterThan(5);
     const clusterPasses = fast.results.filter((r) => r.status === 'pass' && r.figures?.['mode'] === 'cluster');
     expect(clusterPasses.length).toBeGreaterThan(20);
   });
 
   it('gives the results of the full comparison after random console edits', () => {
     fc.assert(
-      fc.property(fc.array(fc.record({ kind: fc.integer({ min: 0, max: 11 }), pick: fc.nat(), at: fc.nat() }), { minLength: 1, maxLength: 6 }), (edits) => {
+      fc.property(fc.array(fc.record({ kind: fc.integer({ min: 0, max: 16 }), pick: fc.nat(), at: fc.nat() }), { minLength: 1, maxLength: 6 }), (edits) => {
         const snapshot = mapWireFleet(generateFleet(spec, 'gen').fleet);
         for (const e of edits) edit(snapshot, e);
         const fast = driftResults(snapshot, true);

@@ -30,6 +30,7 @@ import {
   type VServerGroupOwner,
   uniformClusterVServerGroups,
   expectedNlbServerGroups,
+  uniformNlbClusterServerGroups,
   type NlbServer,
 } from '@app/domain';
 import { combinedCheck, nlbServicePart, scopedCheck } from '../check-scope';
@@ -500,6 +501,15 @@ const nlbPart = nlbServicePart(clbPart, {
       out.push(r.skipped(ref, `${ref.id} has no NLB to compare (see LB_NOT_FOUND_FOR_SERVICE, SERVICE_LB_PENDING)`));
       return;
     }
+    const ignoreWeights = (getLbAnnotation(service.annotations, LB_ANNOTATION.ignoreWeightUpdate) ?? '').toLowerCase() === 'on';
+    // The region's groups by name, built once per region (a Map per Service made this quadratic in the region).
+    const groupsByName = regionNlbView(se.cluster.region)?.groupByName;
+    // Most Cluster-mode Services match: proven without the model's servers, with the same result as below.
+    if (CLUSTER_MODE_FAST_PATH.enabled && nlbClusterModeMatch(se, ignoreWeights, groupsByName, ctx)) {
+      CLUSTER_MODE_FAST_PATH.taken++;
+      out.push(nlbMatchPass(r, ref, found.nlb.loadBalancerId));
+      return;
+    }
     const sel = nodeSelectionOptionsOf(service, cluster.ccmVersion);
     const model =
       'error' in sel
@@ -516,11 +526,8 @@ const nlbPart = nlbServicePart(clbPart, {
       out.push(r.skipped(ref, ccmSyncFails(ref.id, model.error)));
       return;
     }
-    const ignoreWeights = (getLbAnnotation(service.annotations, LB_ANNOTATION.ignoreWeightUpdate) ?? '').toLowerCase() === 'on';
     const key = (s: { type: string; serverId: string; serverIp?: string; port?: number; weight?: number }) =>
       `${s.type}:${s.type === 'Eni' ? (s.serverIp ?? s.serverId) : s.serverId}:${s.port ?? 0}${ignoreWeights ? '' : `@${s.weight ?? 0}`}`;
-    // The region's groups by name, built once per region (a Map per Service made this quadratic in the region).
-    const groupsByName = regionNlbView(se.cluster.region)?.groupByName;
     const diffs: string[] = [];
     let toAdd = 0;
     let toRemove = 0;
@@ -553,10 +560,57 @@ const nlbPart = nlbServicePart(clbPart, {
         diffs.push(`${actual.serverGroupId} (${g.name}): ${add.length ? `to add ${listSome(add, 3)}` : ''}${add.length && remove.length ? '; ' : ''}${remove.length ? `to remove ${listSome(remove, 3)}` : ''}`);
     }
     const figures = { loadBalancerId: found.nlb.loadBalancerId, kind: 'NLB', serversToAdd: toAdd, serversToRemove: toRemove };
-    if (diffs.length === 0) out.push(r.pass(ref, `The server groups of NLB ${found.nlb.loadBalancerId} hold what CCM builds for ${ref.id}`, figures));
+    if (diffs.length === 0) out.push(nlbMatchPass(r, ref, found.nlb.loadBalancerId));
     else out.push(r.fail(ref, `NLB ${found.nlb.loadBalancerId} of ${ref.id} differs from what CCM builds (the next sync overwrites it): ${listSome(diffs, 3)}`, { figures }));
   },
 });
+
+/** The passing result of the NLB part: the server groups hold what CCM builds (nothing to add or remove). */
+function nlbMatchPass(r: ResultFactory, ref: ResourceRef, loadBalancerId: string): CheckResult {
+  const figures = { loadBalancerId, kind: 'NLB', serversToAdd: 0, serversToRemove: 0 };
+  return r.pass(ref, `The server groups of NLB ${loadBalancerId} hold what CCM builds for ${ref.id}`, figures);
+}
+
+/**
+ * The NLB part's common case, proven without building the expected servers: a Cluster-mode Service whose every server
+ * group (`uniformNlbClusterServerGroups`) exists and holds exactly the Cluster-mode servers, in id order (as the
+ * mappers sort them), each an `Ecs` server on the NodePort with the weight unless weights are ignored. Then the full
+ * comparison (`sameNlbServers` on every group) finds nothing either. `false` whenever that is not proven.
+ */
+function nlbClusterModeMatch(
+  se: ServiceEntry,
+  ignoreWeights: boolean,
+  groupsByName: ReadonlyMap<string, { servers: readonly NlbServer[] }> | undefined,
+  ctx: CheckContext,
+): boolean {
+  const { service } = se;
+  const { cluster } = se.cluster;
+  if (!groupsByName) return false;
+  const sel = nodeSelectionOptionsOf(service, cluster.ccmVersion);
+  if ('error' in sel) return false;
+  const policy = serviceTrafficPolicy(service, cluster).policy;
+  if (policy !== 'cluster') return false;
+  const uniform = uniformNlbClusterServerGroups({
+    service,
+    clusterId: cluster.clusterId,
+    policy,
+    eligible: ctx.index.eligibleNodes(se.cluster, sel.options),
+    endpointSlices: ctx.index.endpointSlicesOf(se.cluster, service.namespace, service.name),
+    ...(cluster.ccmVersion !== undefined ? { ccmVersion: cluster.ccmVersion } : {}),
+  });
+  if (!uniform) return false;
+  const { ids } = uniform;
+  for (const g of uniform.groups) {
+    const servers = groupsByName.get(g.name)?.servers;
+    if (!servers || servers.length !== ids.length) return false;
+    for (let k = 0; k < ids.length; k++) {
+      const h = servers[k]!;
+      if (h.type !== 'Ecs' || h.serverId !== ids[k] || (h.port ?? 0) !== g.port) return false;
+      if (!ignoreWeights && (h.weight ?? 0) !== g.weight) return false;
+    }
+  }
+  return true;
+}
 
 /** The id a server is matched by in `sameNlbServers`: the IP of an `Eni` server (as `key` in the NLB part), else its id. */
 function nlbMatchId(s: { type: string; serverId: string; serverIp?: string | undefined }): string {

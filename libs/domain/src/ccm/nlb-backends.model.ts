@@ -21,6 +21,7 @@ import {
   isVirtualKubelet,
   localEniHandling,
   readyEndpoints,
+  type EligibleNodes,
   type ExpectedBackendsInput,
 } from './backends.model';
 import { reusedLoadBalancerId } from './service.model';
@@ -217,4 +218,75 @@ export function expectedNlbServerGroups(input: ExpectedNlbInput): { groups: Expe
     groups.push({ name, type: sgType.type, listener: l, servers: servers as unknown as ExpectedNlbServer[] });
   }
   return { groups };
+}
+
+/**
+ * The servers CCM's Cluster mode puts in each `Ecs` server group of an NLB Service when their shape is certain: every
+ * candidate node that is not virtual-kubelet nor excluded (`backendNodeExclusion`), as an `Ecs` server on the
+ * Service port's NodePort, with one weight (`applyCcmWeights`: `default-weight`, or `weight` W as max(1, floor(W /
+ * servers)), 0 for 0). `ids` are their ECS ids sorted in code-unit order (the order the mappers sort a group's
+ * servers in), shared by every group. What `expectedNlbServerGroups` builds in that case, without one object per
+ * server (issue 22 item 3).
+ */
+export interface UniformNlbServerGroups {
+  groups: { name: string; port: number; weight: number }[];
+  ids: readonly string[];
+}
+
+/** Sorted ECS ids of the Cluster-mode servers of an eligible set, per CCM version; `null` when not certain. */
+const uniformNlbIds = new WeakMap<EligibleNodes, Map<string, readonly string[] | null>>();
+
+function clusterServerIds(eligible: EligibleNodes, ccmVersion: string | undefined): readonly string[] | null {
+  let byVersion = uniformNlbIds.get(eligible);
+  if (!byVersion) uniformNlbIds.set(eligible, (byVersion = new Map()));
+  const key = ccmVersion ?? '';
+  let ids = byVersion.get(key);
+  if (ids === undefined) {
+    const exclusion = ccmVersion !== undefined ? { ccmVersion } : {};
+    const list: string[] = [];
+    let certain = true;
+    for (const node of eligible.candidatesByName.values()) {
+      // A virtual-kubelet candidate may run pods (servers of another shape); a node without ECS id fails the sync.
+      if (isVirtualKubelet(node) || !node.ecsInstanceId) certain = false;
+      else if (!backendNodeExclusion(node, exclusion)) list.push(node.ecsInstanceId);
+    }
+    list.sort((a, b) => (a < b ? -1 : a > b ? 1 : 0));
+    for (let i = 1; i < list.length && certain; i++) if (list[i] === list[i - 1]) certain = false;
+    ids = certain ? list : null;
+    byVersion.set(key, ids);
+  }
+  return ids;
+}
+
+/**
+ * `UniformNlbServerGroups` of a Cluster-mode NLB Service (CCM nlbv2/server_groups.go buildClusterBackends), or
+ * `undefined` when the shape is not certain (another mode, an `Ip` server group, a listener, server-group type or
+ * weight error, a virtual-kubelet candidate, a candidate without ECS id, an ECS id twice, a ready endpoint without
+ * node): `expectedNlbServerGroups` then gives the groups or CCM's error.
+ */
+export function uniformNlbClusterServerGroups(input: ExpectedNlbInput): UniformNlbServerGroups | undefined {
+  const { service, clusterId, policy, eligible, endpointSlices } = input;
+  if (policy !== 'cluster') return undefined;
+  const listeners = expectedNlbListeners(service, clusterId, policy);
+  if ('error' in listeners) return undefined;
+  const sgType = nlbServerGroupType(service);
+  if ('error' in sgType || sgType.type === 'Ip') return undefined;
+  const weights = nlbWeightSettings(service, input.ccmVersion);
+  if ('error' in weights) return undefined;
+  const ids = clusterServerIds(eligible, input.ccmVersion);
+  if (ids === null) return undefined;
+  for (const slice of endpointSlices)
+    for (const ep of slice.endpoints)
+      if (ep.nodeName === undefined && !ep.terminating && ep.ready && !ep.readyUnset && ep.addresses.length > 0)
+        return undefined;
+  const w = weights.weight;
+  const weight = w === undefined ? weights.defaultWeight : w === 0 ? 0 : Math.max(1, Math.floor(w / Math.max(ids.length, 1)));
+  return {
+    ids,
+    groups: listeners.listeners.map((l) => ({
+      name: nlbServerGroupName(l.servicePort.nodePort ?? 0, l.protocol, service.name, service.namespace, clusterId),
+      port: l.servicePort.nodePort ?? 0,
+      weight,
+    })),
+  };
 }
