@@ -22,6 +22,7 @@ import {
   type CheckResult,
   type Clb,
   type EligibleNodes,
+  type ExpectedBackendsInput,
   type ExpectedVServerGroup,
   type K8sService,
   type ResourceRef,
@@ -66,6 +67,24 @@ interface GroupDrift {
 }
 
 /**
+ * The input of the CCM backend builders (`expectedVServerGroups`, `expectedNlbServerGroups` and their uniform
+ * Cluster-mode shapes) for a Service: its cluster id and CCM version, the traffic policy, the eligible nodes and the
+ * Service's EndpointSlices.
+ */
+function backendsInput(se: ServiceEntry, policy: TrafficPolicy, eligible: EligibleNodes, ctx: CheckContext): ExpectedBackendsInput {
+  const { service } = se;
+  const { cluster } = se.cluster;
+  return {
+    service,
+    clusterId: cluster.clusterId,
+    policy,
+    eligible,
+    endpointSlices: ctx.index.endpointSlicesOf(se.cluster, service.namespace, service.name),
+    ...(cluster.ccmVersion !== undefined ? { ccmVersion: cluster.ccmVersion } : {}),
+  };
+}
+
+/**
  * Why CCM changes nothing on the CLB (it refuses the reuse of a CCM- or ACK-tagged CLB, model_applier.go
  * isLoadBalancerReusable) or the comparison cannot be made (backend mode unknown), or `undefined`.
  */
@@ -99,14 +118,7 @@ function ccmModel(se: ServiceEntry, clb: Clb, ctx: CheckContext): CcmModel | { e
   if ('error' in sel) return sel;
   const policy = serviceTrafficPolicy(service, cluster).policy;
   const eligible = ctx.index.eligibleNodes(se.cluster, sel.options);
-  const model = expectedVServerGroups({
-    service,
-    clusterId: cluster.clusterId,
-    policy,
-    eligible,
-    endpointSlices: ctx.index.endpointSlicesOf(se.cluster, service.namespace, service.name),
-    ...(cluster.ccmVersion !== undefined ? { ccmVersion: cluster.ccmVersion } : {}),
-  });
+  const model = expectedVServerGroups(backendsInput(se, policy, eligible, ctx));
   if ('error' in model) return model;
   const vgp = reusedLoadBalancerId(service)
     ? parseVGroupPort(getLbAnnotation(service.annotations, LB_ANNOTATION.vgroupPort))
@@ -168,14 +180,7 @@ function clusterModeMatch(se: ServiceEntry, clb: Clb, owner: VServerGroupOwner, 
   const policy = serviceTrafficPolicy(service, cluster).policy;
   if (policy !== 'cluster') return undefined;
   const eligible = ctx.index.eligibleNodes(se.cluster, sel.options);
-  const groups = uniformClusterVServerGroups({
-    service,
-    clusterId: cluster.clusterId,
-    policy,
-    eligible,
-    endpointSlices: ctx.index.endpointSlicesOf(se.cluster, service.namespace, service.name),
-    ...(cluster.ccmVersion !== undefined ? { ccmVersion: cluster.ccmVersion } : {}),
-  });
+  const groups = uniformClusterVServerGroups(backendsInput(se, policy, eligible, ctx));
   const n = eligible.nodes.length;
   if (!groups || ctx.index.ecsPositions(eligible).size !== n) return undefined;
   const ids = ctx.index.ecsOrder(eligible).ids;
@@ -514,14 +519,9 @@ const nlbPart = nlbServicePart(clbPart, {
     const model =
       'error' in sel
         ? sel
-        : expectedNlbServerGroups({
-            service,
-            clusterId: cluster.clusterId,
-            policy: serviceTrafficPolicy(service, cluster).policy,
-            eligible: ctx.index.eligibleNodes(se.cluster, sel.options),
-            endpointSlices: ctx.index.endpointSlicesOf(se.cluster, service.namespace, service.name),
-            ...(cluster.ccmVersion !== undefined ? { ccmVersion: cluster.ccmVersion } : {}),
-          });
+        : expectedNlbServerGroups(
+            backendsInput(se, serviceTrafficPolicy(service, cluster).policy, ctx.index.eligibleNodes(se.cluster, sel.options), ctx),
+          );
     if ('error' in model) {
       out.push(r.skipped(ref, ccmSyncFails(ref.id, model.error)));
       return;
@@ -590,14 +590,7 @@ function nlbClusterModeMatch(
   if ('error' in sel) return false;
   const policy = serviceTrafficPolicy(service, cluster).policy;
   if (policy !== 'cluster') return false;
-  const uniform = uniformNlbClusterServerGroups({
-    service,
-    clusterId: cluster.clusterId,
-    policy,
-    eligible: ctx.index.eligibleNodes(se.cluster, sel.options),
-    endpointSlices: ctx.index.endpointSlicesOf(se.cluster, service.namespace, service.name),
-    ...(cluster.ccmVersion !== undefined ? { ccmVersion: cluster.ccmVersion } : {}),
-  });
+  const uniform = uniformNlbClusterServerGroups(backendsInput(se, policy, ctx.index.eligibleNodes(se.cluster, sel.options), ctx));
   if (!uniform) return false;
   const { ids } = uniform;
   for (const g of uniform.groups) {
