@@ -1,4 +1,4 @@
-import { createHash } from 'node:crypto';
+import { hash } from 'node:crypto';
 import type { ResourceKind, ResourceRef } from '@app/domain';
 
 /**
@@ -85,8 +85,14 @@ export function compareResourceKeys(a: ResourceRef, b: ResourceRef): number {
  * `1796500000001_rekeyed_region_scoped_fingerprints.sql` computes the same value in PostgreSQL.
  */
 export function fingerprintOf(checkId: string, resource: ResourceRef): string {
-  return createHash('sha256')
-    .update(`${checkId}\u0000${resourceKeyOf(resource)}`)
-    .digest('hex')
-    .slice(0, 32);
+  return sha256Hex(`${checkId}\u0000${resourceKeyOf(resource)}`).slice(0, 32);
+}
+
+/**
+ * sha256 of a string's UTF-8 bytes, hex, with Node's one-shot `crypto.hash` (every Node the package's `engines`
+ * allow has it): about twice as fast as a Hash object per call over the 200,000 findings of a 10M-entry fleet
+ * (issue 22 item 3); the same digest as `createHash('sha256').update(text).digest('hex')`.
+ */
+function sha256Hex(text: string): string {
+  return hash('sha256', text, 'hex');
 }
