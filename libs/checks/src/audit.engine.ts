@@ -139,7 +139,7 @@ export function runAudit(snapshot: FleetSnapshot, options: RunAuditOptions): Aud
  * 10M-entry fleet (issue 22 item 3). A key holding a NUL (never in ids the clouds and Kubernetes give) falls back
  * to the comparison sort, which gives the same order.
  */
-function keyOrder(list: readonly CheckResult[]): Iterable<number> {
+export function keyOrder(list: readonly CheckResult[]): Iterable<number> {
   const width = Math.max(1, (list.length - 1).toString(36).length);
   const keys = new Array<string>(list.length);
   for (let i = 0; i < list.length; i++) {
@@ -183,7 +183,7 @@ function sortFindings(findings: Finding[]): Finding[] {
  * as `keyOrder`, one key per finding (`id`, NUL, the 32 hex characters of the fingerprint, NUL, the position) sorted
  * by the engine's string sort; an id holding a NUL falls back to the comparison sort, which gives the same order.
  */
-function findingOrder(list: readonly Finding[]): Iterable<number> {
+export function findingOrder(list: readonly Finding[]): Iterable<number> {
   const width = Math.max(1, (list.length - 1).toString(36).length);
   const keys = new Array<string>(list.length);
   for (let i = 0; i < list.length; i++) {

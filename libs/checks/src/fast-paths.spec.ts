@@ -7,6 +7,8 @@ import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import type {
   BackendServer,
+  CheckResult,
+  Finding,
   Clb,
   EcsInstance,
   FleetSnapshot,
@@ -14,6 +16,8 @@ import type {
   NlbServerGroup,
   RegionSnapshot,
 } from '@app/domain';
+import { findingOrder, keyOrder } from './audit.engine';
+import { compareResourceKeys } from './fingerprint.util';
 import { FleetIndex } from './fleet-index';
 import { regionNlbView, serverKey } from './nlb-index';
 import { ListRowCache, PositionalCache } from './positional-cache';
@@ -376,6 +380,44 @@ describe('distinctServers of an NLB (NLB_BACKEND_QUOTA; issue 22 item 3)', () =>
         if (r() < 0.7) servers.sort((a, b) => (a[1] < b[1] ? -1 : a[1] > b[1] ? 1 : 0));
         expect(distinctServers([group(servers)])).toBe(bySet([group(servers)]));
       }),
+    );
+  });
+});
+
+describe('runAudit ordering by key strings sorted natively (issue 22 item 3)', () => {
+  // Ids drawn from a small alphabet with the characters that decide: `|` (the key separator), NUL (the position
+  // separator, which falls back to the comparison sort), and prefixes of each other; kinds of both key shapes.
+  const ID = fc.array(fc.constantFrom('a', 'b', '|', '\u0000', 'a|b', ''), { maxLength: 3 }).map((p) => p.join(''));
+  const REF = fc.record({
+    kind: fc.constantFrom('Service' as const, 'EcsInstance' as const, 'Cluster' as const),
+    id: ID,
+    accountId: fc.constantFrom('1', '1|', '2'),
+    regionId: fc.constantFrom('cn-hangzhou', 'cn'),
+    clusterId: fc.option(fc.constantFrom('c1', 'c1|x', 'c2'), { nil: undefined }),
+  });
+
+  it('orders results as the comparison sort on resource keys, ties in list order', () => {
+    fc.assert(
+      fc.property(fc.array(REF, { maxLength: 60 }), (refs) => {
+        const list = refs.map((resource) => ({ resource }) as unknown as CheckResult);
+        const expected = list.map((_, i) => i).sort((a, b) => compareResourceKeys(list[a]!.resource, list[b]!.resource) || a - b);
+        expect([...keyOrder(list)]).toEqual(expected);
+      }),
+      { numRuns: 300 },
+    );
+  });
+
+  it('orders a findings group by resource id, then fingerprint, ties in list order', () => {
+    fc.assert(
+      fc.property(fc.array(fc.tuple(ID, fc.constantFrom('00', '0f', 'ff')), { maxLength: 60 }), (pairs) => {
+        const list = pairs.map(([id, fingerprint]) => ({ resource: { id }, fingerprint }) as unknown as Finding);
+        const cmp = (x: string, y: string) => (x < y ? -1 : x > y ? 1 : 0);
+        const expected = list
+          .map((_, i) => i)
+          .sort((a, b) => cmp(list[a]!.resource.id, list[b]!.resource.id) || cmp(list[a]!.fingerprint, list[b]!.fingerprint) || a - b);
+        expect([...findingOrder(list)]).toEqual(expected);
+      }),
+      { numRuns: 300 },
     );
   });
 });
