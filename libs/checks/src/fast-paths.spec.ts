@@ -1,7 +1,7 @@
 /**
  * The fast paths of the analysis at fleet scale (issue 22 item 3) against the plain computations they replace: the
- * row memo of the backend-list passes, the ecs scope with one lookup per instance, the NLB distinct-server count.
- * Each is exact: the same values, in the same order, on random inputs that break the shortcuts now and then.
+ * row memo of the backend-list passes, the ecs scope with one lookup per instance, the NLB distinct-server count,
+ * the ordering of results and findings by key strings sorted natively. Each is exact: the same values, in the same order, on random inputs that break the shortcuts now and then.
  */
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
