@@ -218,6 +218,7 @@ export class FleetIndex {
   private readonly ramPoliciesCache = new Map<RamSnapshot, Map<string, RamPolicy>>();
   private readonly ecsPositionCache = new Map<EligibleNodes, Map<string, number>>();
   private readonly ecsOrderCache = new Map<EligibleNodes, EcsOrder>();
+  private readonly sortedEcsIdsCache = new Map<EligibleNodes, readonly string[] | null>();
   private readonly busiestAttachmentCache = new Map<EligibleNodes, number>();
   private readonly attachmentRankingCache = new Map<EligibleNodes, NodeRanking>();
   private readonly quotaCache = new Map<
@@ -551,6 +552,23 @@ export class FleetIndex {
       this.ecsPositionCache.set(eligible, m);
     }
     return m;
+  }
+
+  /**
+   * The ECS ids of an eligible set's nodes (`?? ''` for a node without one) sorted in code-unit order by the engine's
+   * string sort, or `null` when an id is there twice; memoised per set. What LB_CONFIG_DRIFT's Cluster-mode fast path
+   * walks a remote vServer group (sorted by id) against; `ecsOrder` is the same order with positions, for the diff.
+   */
+  sortedEcsIds(eligible: EligibleNodes): readonly string[] | null {
+    let ids = this.sortedEcsIdsCache.get(eligible);
+    if (ids === undefined) {
+      const list = eligible.nodes.map((n) => n.ecsInstanceId ?? '').sort();
+      let unique = true;
+      for (let i = 1; i < list.length && unique; i++) unique = list[i] !== list[i - 1];
+      ids = unique ? list : null;
+      this.sortedEcsIdsCache.set(eligible, ids);
+    }
+    return ids;
   }
 
   /**

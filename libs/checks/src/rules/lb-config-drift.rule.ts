@@ -181,9 +181,9 @@ function clusterModeMatch(se: ServiceEntry, clb: Clb, owner: VServerGroupOwner, 
   if (policy !== 'cluster') return undefined;
   const eligible = ctx.index.eligibleNodes(se.cluster, sel.options);
   const groups = uniformClusterVServerGroups(backendsInput(se, policy, eligible, ctx));
-  const n = eligible.nodes.length;
-  if (!groups || ctx.index.ecsPositions(eligible).size !== n) return undefined;
-  const ids = ctx.index.ecsOrder(eligible).ids;
+  const ids = groups ? ctx.index.sortedEcsIds(eligible) : null;
+  if (!groups || !ids) return undefined;
+  const n = ids.length;
   const { oldWeights, ignoreWeightUpdate } = weightComparison(service, cluster.ccmVersion);
   const byName = ctx.index.vServerGroupsByName(clb);
   const groupIdByPort = new Map<number, string>();

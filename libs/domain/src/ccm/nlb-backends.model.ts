@@ -250,7 +250,7 @@ function clusterServerIds(eligible: EligibleNodes, ccmVersion: string | undefine
       if (isVirtualKubelet(node) || !node.ecsInstanceId) certain = false;
       else if (!backendNodeExclusion(node, exclusion)) list.push(node.ecsInstanceId);
     }
-    list.sort((a, b) => (a < b ? -1 : a > b ? 1 : 0));
+    list.sort();
     for (let i = 1; i < list.length && certain; i++) if (list[i] === list[i - 1]) certain = false;
     ids = certain ? list : null;
     byVersion.set(key, ids);
