@@ -198,7 +198,7 @@ function iterate(
       const services = index.services;
       for (let i = 0; i < services.length; i++) {
         const se = services[i]!;
-        if (skippedClusters.has(se.cluster) || !accepts(se)) continue;
+        if ((skippedClusters.size > 0 && skippedClusters.has(se.cluster)) || !accepts(se)) continue;
         const { account, region } = se.cluster;
         if (scope === 'service') {
           if (needsSlb && !region.loadBalancers)

@@ -674,10 +674,18 @@ function localServerKey(localEni: LocalEniHandling): (b: { serverId: string; typ
  * tell what Local mode would attach without materialising backends.
  */
 export function readyEndpointsByNode(slices: readonly K8sEndpointSlice[]): Map<string, number> {
+  // The addresses `readyEndpoints` keeps (ready, not terminating, first listing of an IP), counted without building
+  // its list (once per Service in the quota and blowup checks).
   const out = new Map<string, number>();
-  for (const ep of readyEndpoints(slices)) {
-    if (ep.nodeName === undefined) continue;
-    out.set(ep.nodeName, (out.get(ep.nodeName) ?? 0) + 1);
-  }
+  const seen = new Set<string>();
+  for (const slice of slices)
+    for (const ep of slice.endpoints) {
+      if (ep.terminating || !ep.ready || ep.readyUnset) continue;
+      for (const address of ep.addresses) {
+        if (seen.has(address)) continue;
+        seen.add(address);
+        if (ep.nodeName !== undefined) out.set(ep.nodeName, (out.get(ep.nodeName) ?? 0) + 1);
+      }
+    }
   return out;
 }
