@@ -12,6 +12,7 @@ import {
   effectiveQuota,
   ecsOrderOf,
   type AccountSnapshot,
+  type BackendServer,
   type Clb,
   type ClusterSnapshot,
   type CoverageDataset,
@@ -180,6 +181,31 @@ interface ServerStamp {
 interface RegionBackendStats {
   attachments: Map<string, EcsAttachment>;
   clbs: Map<string, ClbBackendStats>;
+  /** Per non-empty vServer group of the region: its shape (`VServerGroupShape`). */
+  groups: Map<VServerGroup, VServerGroupShape>;
+}
+
+/**
+ * One sequence of server ids among a region's backend lists: the lists that share one hold the same ids at the same
+ * positions (`regionBackendStats` tells from its row memo, `ListRowCache`). `list` is the first of them; the last
+ * id list it was compared with (`FleetIndex.sameServerIds`) and the answer are kept on it.
+ */
+export interface BackendIdSequence {
+  readonly list: readonly BackendServer[];
+  comparedWith?: readonly string[];
+  same?: boolean;
+}
+
+/**
+ * What the backend pass (`regionBackendStats`) learns of one vServer group's backends, for LB_CONFIG_DRIFT's
+ * Cluster-mode fast path: `uniform` when every backend is `ecs`, on the first backend's `port`, with its `weight`,
+ * described by the group's own name (what CCM writes in Cluster mode); `sequence` names its id sequence.
+ */
+export interface VServerGroupShape {
+  uniform: boolean;
+  port: number | undefined;
+  weight: number | undefined;
+  sequence: BackendIdSequence;
 }
 
 function serviceKey(clusterId: string, namespace: string, name: string): string {
@@ -742,10 +768,35 @@ export class FleetIndex {
     return this.regionBackendStats(region).clbs;
   }
 
+  /**
+   * The shape of a non-empty vServer group of the region's CLBs (`VServerGroupShape`, from the backend pass shared
+   * with `clbBackendStats`), or `undefined` for an empty group or one of another region.
+   */
+  vServerGroupShape(region: RegionSnapshot, group: VServerGroup): VServerGroupShape | undefined {
+    return this.regionBackendStats(region).groups.get(group);
+  }
+
+  /**
+   * Whether an id sequence (`VServerGroupShape.sequence`) is exactly `ids`, position by position; compared once per
+   * sequence and id list (the last answer is kept on the sequence).
+   */
+  sameServerIds(sequence: BackendIdSequence, ids: readonly string[]): boolean {
+    if (sequence.comparedWith === ids) return sequence.same!;
+    const list = sequence.list;
+    let same = list.length === ids.length;
+    for (let k = 0; k < ids.length && same; k++) same = list[k]!.serverId === ids[k];
+    sequence.comparedWith = ids;
+    sequence.same = same;
+    return same;
+  }
+
   private regionBackendStats(region: RegionSnapshot): RegionBackendStats {
     let stats = this.statsByRegion.get(region);
     if (stats) return stats;
-    stats = { attachments: new Map(), clbs: new Map() };
+    stats = { attachments: new Map(), clbs: new Map(), groups: new Map() };
+    // The current id sequence of each row (by first id) and its length: a list answered at every position by its
+    // row, of that length, holds that sequence; a list with a miss rewrote the row and starts a new one.
+    const sequences = new Map<string, { sequence: BackendIdSequence; length: number }>();
     // Stamps instead of per-group Sets: `lb` / `group` say whether a server was already counted on this CLB
     // / in this group, and the server's attachment record hangs off the same entry, so each backend entry
     // costs at most one map lookup and no allocation per group: linear with a small constant on a million entries.
@@ -760,16 +811,25 @@ export class FleetIndex {
       let distinct = 0;
       const groupCount = clb.vServerGroups.length;
       for (let gi = -1; gi < groupCount; gi++) {
-        const servers = gi < 0 ? clb.defaultBackendServers : clb.vServerGroups[gi]!.backendServers;
+        const vGroup = gi < 0 ? undefined : clb.vServerGroups[gi]!;
+        const servers = vGroup === undefined ? clb.defaultBackendServers : vGroup.backendServers;
         group++;
         entries += servers.length;
         if (servers.length === 0) continue;
         // The entry at the same position of the last group starting with the same server first (`ListRowCache`).
         const memo = rows.row(servers[0]!.serverId);
+        // The group's shape, read off the entries this pass loads anyway (`VServerGroupShape`).
+        const name = vGroup?.name;
+        const port = servers[0]!.port;
+        const weight = servers[0]!.weight;
+        let uniform = vGroup !== undefined;
+        let allHit = true;
         for (let i = 0; i < servers.length; i++) {
           const s = servers[i]!;
+          if (uniform && (s.type !== 'ecs' || s.port !== port || s.weight !== weight || s.description !== name)) uniform = false;
           let st = memo.get(i, s.serverId);
           if (st === undefined) {
+            allHit = false;
             st = seen.get(s.serverId);
             if (!st) {
               st = { lb: 0, group: 0 };
@@ -797,6 +857,12 @@ export class FleetIndex {
             if (a.sampleLoadBalancerIds.length < 5) a.sampleLoadBalancerIds.push(clb.loadBalancerId);
           }
         }
+        let seq = sequences.get(servers[0]!.serverId);
+        if (!allHit || seq === undefined || seq.length !== servers.length) {
+          seq = { sequence: { list: servers }, length: servers.length };
+          sequences.set(servers[0]!.serverId, seq);
+        }
+        if (vGroup !== undefined) stats.groups.set(vGroup, { uniform, port, weight, sequence: seq.sequence });
       }
       stats.clbs.set(clb.loadBalancerId, {
         entries,

@@ -40,7 +40,7 @@ function driftResults(snapshot: FleetSnapshot, fast: boolean) {
 
 /**
  * One console-like edit: which (`kind`, 0..16; 9-11 edit a Service's weight annotations instead, 12-16 the servers
- * of an NLB server group), to which group (`pick`) and backend (`at`), both taken modulo the count. */
+ * of an NLB server group, 17 swaps a backend's server id for another), to which group (`pick`) and backend (`at`), both taken modulo the count. */
 interface Edit {
   kind: number;
   pick: number;
@@ -49,7 +49,7 @@ interface Edit {
 
 /** Applies one console-like edit (`Edit`) to a CLB's vServer groups. */
 function edit(snapshot: FleetSnapshot, { kind, pick, at }: Edit): void {
-  if (kind >= 12) {
+  if (kind >= 12 && kind <= 16) {
     const nlbGroups = snapshot.accounts.flatMap((a) => a.regions.flatMap((r) => r.nlbServerGroups ?? [])).filter((g) => g.servers.length > 0);
     const sv = nlbGroups[pick % nlbGroups.length]!.servers;
     const i = at % sv.length;
@@ -60,7 +60,7 @@ function edit(snapshot: FleetSnapshot, { kind, pick, at }: Edit): void {
     else sv[i] = { ...sv[i]!, type: 'Eni', serverIp: '10.9.9.8' };
     return;
   }
-  if (kind >= 9) {
+  if (kind >= 9 && kind <= 11) {
     const services = snapshot.accounts.flatMap((a) => a.regions.flatMap((r) => r.clusters.flatMap((c) => c.kubernetes?.services ?? [])));
     const svc = services[pick % services.length]!;
     const key = `${LB_ANNOTATION_PREFIX}${kind === 11 ? 'ignore-weight-update' : kind === 10 ? 'weight' : 'default-weight'}`;
@@ -80,7 +80,8 @@ function edit(snapshot: FleetSnapshot, { kind, pick, at }: Edit): void {
   else if (kind === 5) b.reverse();
   else if (kind === 6) clb.vServerGroups.push({ ...g, vServerGroupId: `${g.vServerGroupId}-stale`, name: g.name.replace(/^k8s\/\d+\//, 'k8s/1/') });
   else if (kind === 7) g.name = `${g.name}-renamed`;
-  else b[i] = { ...b[i]!, type: 'eni', serverIp: '10.9.9.9' };
+  else if (kind === 8) b[i] = { ...b[i]!, type: 'eni', serverIp: '10.9.9.9' };
+  else b[i] = { ...b[i]!, serverId: `${b[i]!.serverId}-swapped` };
 }
 
 describe('LB_CONFIG_DRIFT Cluster-mode fast path (issue 22 item 3)', () => {
@@ -104,7 +105,7 @@ describe('LB_CONFIG_DRIFT Cluster-mode fast path (issue 22 item 3)', () => {
 
   it('gives the results of the full comparison after random console edits', () => {
     fc.assert(
-      fc.property(fc.array(fc.record({ kind: fc.integer({ min: 0, max: 16 }), pick: fc.nat(), at: fc.nat() }), { minLength: 1, maxLength: 6 }), (edits) => {
+      fc.property(fc.array(fc.record({ kind: fc.integer({ min: 0, max: 17 }), pick: fc.nat(), at: fc.nat() }), { minLength: 1, maxLength: 6 }), (edits) => {
         const snapshot = mapWireFleet(generateFleet(spec, 'gen').fleet);
         for (const e of edits) edit(snapshot, e);
         const fast = driftResults(snapshot, true);

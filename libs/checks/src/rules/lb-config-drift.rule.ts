@@ -11,7 +11,6 @@ import {
   diffVServerGroupBackends,
   expectedListeners,
   expectedVServerGroups,
-  flatString,
   getLbAnnotation,
   nodeSelectionOptionsOf,
   isCcmNameOfOwner,
@@ -25,6 +24,7 @@ import {
   type ExpectedBackendsInput,
   type ExpectedVServerGroup,
   type K8sService,
+  type RegionSnapshot,
   type ResourceRef,
   type TrafficPolicy,
   type VServerGroup,
@@ -164,14 +164,24 @@ interface ClusterModeMatch {
 /**
  * The common case of a Cluster-mode CLB Service, proven without building its expected backends: every group CCM
  * would set (`uniformClusterVServerGroups`: every eligible node on the NodePort with one weight) exists with exactly
- * those backends, in the order the mappers sort a remote group in (by server id), each with CCM's description and,
- * unless weights are not compared, the weight; and no stale CCM-named group of the Service is left. Then
- * `vServerGroupDrift` would find nothing (`diffVServerGroupBackends`: no backend to add, remove or rewrite).
- * `undefined` whenever that is not proven (a reused CLB, another mode, a difference, a group sorted otherwise):
- * the caller then compares the full model (`ccmModel`, `vServerGroupDrift`), which gives the same answer on the
- * matching case (issue 22 item 3).
+ * those backends, each with CCM's description and, unless weights are not compared, the weight; and no stale
+ * CCM-named group of the Service is left. Then `vServerGroupDrift` would find nothing (`diffVServerGroupBackends`: no
+ * backend to add, remove or rewrite). The groups are not walked again: the backend pass over the region
+ * (`FleetIndex.vServerGroupShape`) recorded whether each group is uniform (type, port, weight, description) and which
+ * id sequence it holds, and a sequence is compared with the eligible nodes' sorted ids once
+ * (`FleetIndex.sameServerIds`, `FleetIndex.sortedEcsIds`). `undefined` whenever the match is not proven (a reused
+ * CLB, another mode, a difference, a group sorted otherwise): the caller then compares the full model (`ccmModel`,
+ * `vServerGroupDrift`), which gives the same answer on the matching case (issue 22 item 3).
+ *
+ * @param region the region of the CLB (whose backend pass recorded its groups)
  */
-function clusterModeMatch(se: ServiceEntry, clb: Clb, owner: VServerGroupOwner, ctx: CheckContext): ClusterModeMatch | undefined {
+function clusterModeMatch(
+  se: ServiceEntry,
+  clb: Clb,
+  region: RegionSnapshot,
+  owner: VServerGroupOwner,
+  ctx: CheckContext,
+): ClusterModeMatch | undefined {
   const { service } = se;
   const { cluster } = se.cluster;
   if (reusedLoadBalancerId(service)) return undefined;
@@ -191,13 +201,14 @@ function clusterModeMatch(se: ServiceEntry, clb: Clb, owner: VServerGroupOwner, 
   for (const g of groups) {
     const remote = byName.get(g.name);
     if (!remote || remote.backendServers.length !== n) return undefined;
-    const name = flatString(g.name);
-    expectedNames.add(name);
-    const rb = remote.backendServers;
-    for (let k = 0; k < n; k++) {
-      const r = rb[k]!;
-      if (r.serverId !== ids[k] || r.type !== 'ecs' || r.port !== g.port || r.description !== name) return undefined;
-      if (!ignoreWeightUpdate && r.weight !== g.weight) return undefined;
+    expectedNames.add(g.name);
+    // The group's shape from the backend pass (`FleetIndex.vServerGroupShape`): every backend `ecs` on one port with
+    // one weight and the group's name as description, and its id sequence compared once per eligible set.
+    if (n > 0) {
+      const shape = ctx.index.vServerGroupShape(region, remote);
+      if (!shape || !shape.uniform || shape.port !== g.port) return undefined;
+      if (!ignoreWeightUpdate && shape.weight !== g.weight) return undefined;
+      if (!ctx.index.sameServerIds(shape.sequence, ids)) return undefined;
     }
     groupIdByPort.set(g.servicePort.port, remote.vServerGroupId);
   }
@@ -417,7 +428,8 @@ const clbPart = scopedCheck({
   check(se, out, r, ctx) {
     const { service } = se;
     const ref = serviceRef(se);
-    const clb = ctx.index.clbOf(se).entry?.clb;
+    const clbEntry = ctx.index.clbOf(se).entry;
+    const clb = clbEntry?.clb;
     if (!clb) {
       out.push(
         r.skipped(ref, `${ref.id} has no CLB to compare (see LB_NOT_FOUND_FOR_SERVICE, SERVICE_LB_PENDING)`),
@@ -435,7 +447,7 @@ const clbPart = scopedCheck({
       clusterId: se.cluster.cluster.clusterId,
     };
     // Most Cluster-mode Services match: proven without the model's backends, with the same result as below.
-    const fast = CLUSTER_MODE_FAST_PATH.enabled ? clusterModeMatch(se, clb, owner, ctx) : undefined;
+    const fast = CLUSTER_MODE_FAST_PATH.enabled ? clusterModeMatch(se, clb, clbEntry!.region, owner, ctx) : undefined;
     if (fast) {
       const listeners = listenerDrift(service, clb, owner, fast.groupIdByPort);
       if (listeners.drift.length === 0 && attributeDrift(service, clb).length === 0) {
