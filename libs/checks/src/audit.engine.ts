@@ -121,14 +121,57 @@ export function runAudit(snapshot: FleetSnapshot, options: RunAuditOptions): Aud
   const results: CheckResult[] = new Array<CheckResult>(perCheck.reduce((n, c) => n + c.results.length, 0));
   let at = 0;
   for (const { results: list } of perCheck) {
-    // Most checks emit in snapshot order, which the mappers sort by id: skip the sort when already sorted.
-    let sorted = true;
-    for (let i = 1; i < list.length && sorted; i++) sorted = compareResourceKeys(list[i - 1]!.resource, list[i]!.resource) <= 0;
-    if (sorted) for (let i = 0; i < list.length; i++) results[at++] = list[i]!;
-    else for (const i of keyOrder(list)) results[at++] = list[i]!;
+    const order = resultOrder(list);
+    if (order === undefined) for (let i = 0; i < list.length; i++) results[at++] = list[i]!;
+    else for (const i of order) results[at++] = list[i]!;
     list.length = 0;
   }
   return { results, findings: sortFindings(findings) };
+}
+
+/** Lists in at most this many sorted runs are merged (`resultOrder`); more are sorted by key strings (`keyOrder`). */
+const MAX_MERGED_RUNS = 16;
+
+/**
+ * The positions of a check's results in resource-key order, ties in list order, or `undefined` when the list is in
+ * that order already. Most checks emit in snapshot order, which the mappers sort by id: one pass finds the sorted
+ * runs. A combined CLB + NLB check emits two (its CLB part, then its NLB part), merged in one more pass; a list in
+ * many runs (a check emitting per server group) is sorted by key strings (`keyOrder`). Issue 22 item 3.
+ */
+export function resultOrder(list: readonly CheckResult[]): Iterable<number> | undefined {
+  const starts = [0];
+  for (let i = 1; i < list.length; i++) {
+    if (compareResourceKeys(list[i - 1]!.resource, list[i]!.resource) <= 0) continue;
+    starts.push(i);
+    if (starts.length > MAX_MERGED_RUNS) return keyOrder(list);
+  }
+  if (starts.length === 1) return undefined;
+  starts.push(list.length);
+  // Merge the runs pairwise, the earlier run first on ties (a stable merge).
+  let runs: number[][] = [];
+  for (let r = 0; r + 1 < starts.length; r++) runs.push(Array.from({ length: starts[r + 1]! - starts[r]! }, (_, k) => starts[r]! + k));
+  while (runs.length > 1) {
+    const next: number[][] = [];
+    for (let r = 0; r < runs.length; r += 2) {
+      const a = runs[r]!;
+      const b = runs[r + 1];
+      if (!b) {
+        next.push(a);
+        continue;
+      }
+      const out = new Array<number>(a.length + b.length);
+      let i = 0;
+      let j = 0;
+      let k = 0;
+      while (i < a.length && j < b.length)
+        out[k++] = compareResourceKeys(list[b[j]!]!.resource, list[a[i]!]!.resource) < 0 ? b[j++]! : a[i++]!;
+      while (i < a.length) out[k++] = a[i++]!;
+      while (j < b.length) out[k++] = b[j++]!;
+      next.push(out);
+    }
+    runs = next;
+  }
+  return runs[0]!;
 }
 
 /**

@@ -15,8 +15,9 @@ import type {
   NlbServer,
   NlbServerGroup,
   RegionSnapshot,
+  ResourceRef,
 } from '@app/domain';
-import { findingOrder, keyOrder } from './audit.engine';
+import { findingOrder, keyOrder, resultOrder } from './audit.engine';
 import { compareResourceKeys } from './fingerprint.util';
 import { FleetIndex } from './fleet-index';
 import { regionNlbView, serverKey } from './nlb-index';
@@ -404,6 +405,24 @@ describe('runAudit ordering by key strings sorted natively (issue 22 item 3)', (
         expect([...keyOrder(list)]).toEqual(expected);
       }),
       { numRuns: 300 },
+    );
+  });
+
+  it('orders results in a few sorted runs (merged) or many (key strings) as the comparison sort, or says they are sorted', () => {
+    fc.assert(
+      fc.property(fc.array(REF, { maxLength: 120 }), fc.array(fc.nat(), { maxLength: 30 }), (refs, cuts) => {
+        // Sorted runs cut at random places: 1 to 31 runs, so both the merge and the key-string sort are taken.
+        const bounds = [...new Set([0, ...cuts.map((c) => c % (refs.length + 1)), refs.length])].sort((a, b) => a - b);
+        const runs = bounds.slice(1).flatMap((end, r) =>
+          refs.slice(bounds[r], end).sort((a, b) => compareResourceKeys(a as ResourceRef, b as ResourceRef)),
+        );
+        const list = runs.map((resource) => ({ resource }) as unknown as CheckResult);
+        const expected = list.map((_, i) => i).sort((a, b) => compareResourceKeys(list[a]!.resource, list[b]!.resource) || a - b);
+        const order = resultOrder(list);
+        expect(order === undefined ? list.map((_, i) => i) : [...order]).toEqual(expected);
+        if (order === undefined) expect(expected).toEqual(list.map((_, i) => i));
+      }),
+      { numRuns: 400 },
     );
   });
 
