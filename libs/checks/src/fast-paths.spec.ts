@@ -242,15 +242,22 @@ describe('regionNlbView groupsByServer with the row memo (issue 22 item 3)', () 
 });
 
 describe('FleetIndex.ecsOf with one lookup per instance (issue 22 item 3)', () => {
-  /** The scope as computed before: a Set of the ids, then `ecsById`, `nodeByEcsId` and the attachments per id. */
-  function referenceEcsOf(index: FleetIndex, region: RegionSnapshot) {
+  /**
+   * The scope as computed before: a Set of the ids, then `ecsById`, the last node of the snapshot naming the id (a map
+   * by id built from the nodes, as the index held it), and the attachments per id.
+   */
+  function referenceEcsOf(index: FleetIndex, snapshot: FleetSnapshot, region: RegionSnapshot) {
+    const nodeById = new Map<string, { node: string; clusterId: string }>();
+    for (const rg of snapshot.accounts[0]!.regions)
+      for (const c of rg.clusters)
+        for (const n of c.kubernetes?.nodes ?? []) if (n.ecsInstanceId) nodeById.set(n.ecsInstanceId, { node: n.name, clusterId: c.clusterId });
     const ids = new Set<string>();
     for (const e of region.ecsInstances ?? []) ids.add(e.instanceId);
     for (const id of index.ecsAttachments(region).keys()) ids.add(id);
     return [...ids].map((id) => ({
       instanceId: id,
       ecs: index.ecsById.get(id)?.ecs,
-      node: index.nodeByEcsId.get(id),
+      node: nodeById.get(id),
       attachment: index.ecsAttachments(region).get(id),
     }));
   }
@@ -285,15 +292,27 @@ describe('FleetIndex.ecsOf with one lookup per instance (issue 22 item 3)', () =
             },
           ],
         })) as unknown as Clb[];
+        // Nodes naming listed ids, ids listed in the other region, unlisted ids, and ids two nodes name.
+        const nodeIds = [...ecsIds, 'i-unlisted-1', 'i-unlisted-2'];
+        const cluster = (clusterId: string) => ({
+          clusterId,
+          kubernetes: {
+            nodes: Array.from({ length: 6 }, (_, i) => ({
+              name: `${clusterId}-n${i}`,
+              ...(r() < 0.9 ? { ecsInstanceId: nodeIds[Math.floor(r() * nodeIds.length)]! } : {}),
+            })),
+            services: [],
+          },
+        });
         const a = {
           regionId: 'cn-hangzhou',
-          clusters: [],
+          clusters: [cluster('ca1'), cluster('ca2')],
           loadBalancers: clbs,
           ecsInstances: listedIn('a'),
         } as unknown as RegionSnapshot;
         const b = {
           regionId: 'cn-beijing',
-          clusters: [],
+          clusters: [cluster('cb1')],
           loadBalancers: [],
           ecsInstances: listedIn('b'),
         } as unknown as RegionSnapshot;
@@ -306,13 +325,27 @@ describe('FleetIndex.ecsOf with one lookup per instance (issue 22 item 3)', () =
           const got = index.ecsOf({ account: snapshot.accounts[0]!, region }).map((e) => ({
             instanceId: e.instanceId,
             ecs: e.ecs,
-            node: e.node,
+            node: e.node && { node: e.node.node.name, clusterId: e.node.cluster.cluster.clusterId },
             attachment: e.attachment,
           }));
-          expect(got).toEqual(referenceEcsOf(index, region));
+          const expected = referenceEcsOf(index, snapshot, region);
+          expect(got).toEqual(expected);
           // The same objects, not equal copies: the check reads the snapshot's records.
-          got.forEach((e, i) => expect(e.ecs).toBe(referenceEcsOf(index, region)[i]!.ecs));
+          got.forEach((e, i) => expect(e.ecs).toBe(expected[i]!.ecs));
+          // Every id's node, as `nodeOfEcs` answers it (the fleet graph's lookup).
+          for (const e of expected) {
+            const n = index.nodeOfEcs(e.instanceId);
+            expect(n && { node: n.node.name, clusterId: n.cluster.cluster.clusterId }).toEqual(e.node);
+          }
         }
+        // Each node's ECS record, as the vSwitch check reads it: the listing `ecsById` holds.
+        for (const rg of [a, b])
+          for (const c of rg.clusters) {
+            const records = index.nodeEcsOf(c);
+            c.kubernetes!.nodes.forEach((n, i) =>
+              expect(records[i]).toBe(n.ecsInstanceId ? index.ecsById.get(n.ecsInstanceId)?.ecs : undefined),
+            );
+          }
       }),
     );
   });

@@ -288,7 +288,7 @@ export function buildFleetGraph(snapshot: FleetSnapshot, index?: FleetIndex): Fl
     for (const ecs of region.ecsInstances ?? []) {
       const a = attached.get(ecs.instanceId);
       const onNlb = onNlbs.get(ecs.instanceId);
-      const node = ix.nodeByEcsId.get(ecs.instanceId);
+      const node = ix.nodeOfEcs(ecs.instanceId);
       const row: GraphEcsInstance = {
         instanceId: ecs.instanceId,
         accountId: account.accountId,

@@ -64,6 +64,8 @@ export interface EcsEntry {
   ecs: EcsInstance;
   account: AccountSnapshot;
   region: RegionSnapshot;
+  /** The listing's position in `region.ecsInstances`. */
+  position: number;
 }
 
 /** A cluster with where it lives. */
@@ -223,7 +225,15 @@ export class FleetIndex {
   readonly clbById = new Map<string, ClbEntry>();
   readonly ecsById = new Map<string, EcsEntry>();
   readonly clusterById = new Map<string, ClusterEntry>();
-  readonly nodeByEcsId = new Map<string, NodeEntry>();
+  /**
+   * The node of each listed ECS instance, per region, at its listing's position in `region.ecsInstances` (the last
+   * node naming the instance, as a map by id would hold): `nodeOfEcs` and the `ecs` scope read it without a lookup.
+   */
+  private readonly nodesByListing = new Map<RegionSnapshot, (NodeEntry | undefined)[]>();
+  /** The node of each ECS id no region lists (the last node naming it). */
+  private readonly nodeByUnlistedEcsId = new Map<string, NodeEntry>();
+  /** Per cluster, the ECS record of each node (`ecsById`: the winning listing), at the node's position in `nodes`. */
+  private readonly nodeEcsByCluster = new Map<ClusterSnapshot, (EcsInstance | undefined)[]>();
   /** ECS ids listed more than once in the snapshot (empty on sound data): `ecsById` holds the last listing. */
   private readonly ecsListedTwice = new Set<string>();
   readonly serviceByUid = new Map<string, ServiceEntry>();
@@ -270,9 +280,11 @@ export class FleetIndex {
         ix.regions.push({ account, region });
         for (const clb of region.loadBalancers ?? [])
           ix.clbById.set(clb.loadBalancerId, { clb, account, region });
-        for (const ecs of region.ecsInstances ?? []) {
+        const listed = region.ecsInstances ?? [];
+        for (let position = 0; position < listed.length; position++) {
+          const ecs = listed[position]!;
           const before = ix.ecsById.size;
-          ix.ecsById.set(ecs.instanceId, { ecs, account, region });
+          ix.ecsById.set(ecs.instanceId, { ecs, account, region, position });
           // Listed twice (in two regions, or twice in one): `ecsOf` then asks `ecsById` which listing won.
           if (ix.ecsById.size === before) ix.ecsListedTwice.add(ecs.instanceId);
         }
@@ -287,8 +299,6 @@ export class FleetIndex {
           }
           const k8s = cluster.kubernetes;
           if (!k8s) continue;
-          for (const node of k8s.nodes)
-            if (node.ecsInstanceId) ix.nodeByEcsId.set(node.ecsInstanceId, { node, cluster: entry });
           for (const service of k8s.services) {
             const se: ServiceEntry = {
               service,
@@ -311,7 +321,43 @@ export class FleetIndex {
         }
       }
     }
+    // Nodes to ECS instances both ways, once every region's listing is in `ecsById` (one lookup per node): the
+    // listing of each node's instance, and the node of each listing (the last node naming it wins).
+    for (const entry of ix.clusters) {
+      const nodes = entry.cluster.kubernetes?.nodes;
+      if (!nodes) continue;
+      const nodeEcs = new Array<EcsInstance | undefined>(nodes.length);
+      for (let i = 0; i < nodes.length; i++) {
+        const node = nodes[i]!;
+        const id = node.ecsInstanceId;
+        if (!id) continue;
+        const e = ix.ecsById.get(id);
+        if (e === undefined) {
+          ix.nodeByUnlistedEcsId.set(id, { node, cluster: entry });
+          continue;
+        }
+        nodeEcs[i] = e.ecs;
+        let byListing = ix.nodesByListing.get(e.region);
+        if (!byListing) ix.nodesByListing.set(e.region, (byListing = []));
+        byListing[e.position] = { node, cluster: entry };
+      }
+      ix.nodeEcsByCluster.set(entry.cluster, nodeEcs);
+    }
     return ix;
+  }
+
+  /** The Kubernetes node an ECS instance backs (the last node naming it in the snapshot), if any. */
+  nodeOfEcs(instanceId: string): NodeEntry | undefined {
+    const e = this.ecsById.get(instanceId);
+    return e === undefined ? this.nodeByUnlistedEcsId.get(instanceId) : this.nodesByListing.get(e.region)?.[e.position];
+  }
+
+  /**
+   * The ECS record of each node of a cluster (`ecsById`: the listing that won, in any region), at the node's position
+   * in `cluster.kubernetes.nodes`; empty when its Kubernetes objects were not read.
+   */
+  nodeEcsOf(cluster: ClusterSnapshot): readonly (EcsInstance | undefined)[] {
+    return this.nodeEcsByCluster.get(cluster) ?? [];
   }
 
   /**
@@ -720,12 +766,17 @@ export class FleetIndex {
     const attachments = this.ecsAttachments(re.region);
     const listed = re.region.ecsInstances ?? [];
     const out: EcsScopeEntry[] = [];
-    const add = (instanceId: string, listing: EcsInstance | undefined, attachment: EcsAttachment | undefined) => {
+    const byListing = this.nodesByListing.get(re.region);
+    /** `position`: the listing's position in the region's list, -1 for an id found only among backends. */
+    const add = (instanceId: string, listing: EcsInstance | undefined, attachment: EcsAttachment | undefined, position: number) => {
       const ecs =
         listing !== undefined && (this.ecsListedTwice.size === 0 || !this.ecsListedTwice.has(instanceId))
           ? listing
           : this.ecsById.get(instanceId)?.ecs;
-      const node = this.nodeByEcsId.get(instanceId);
+      // The node at the listing's own position, unless the id is listed twice (then the winning listing's) or not at all.
+      const node = position >= 0 && (this.ecsListedTwice.size === 0 || !this.ecsListedTwice.has(instanceId))
+        ? byListing?.[position]
+        : this.nodeOfEcs(instanceId);
       // Optional fields set after the literal, not spread into it (the spreads were 1 s of a 10M-entry analysis).
       const entry: EcsScopeEntry = { instanceId, account: re.account, region: re.region };
       if (ecs) entry.ecs = ecs;
@@ -743,11 +794,11 @@ export class FleetIndex {
       seen?.add(id);
       const a = attachments.get(id);
       if (a) met++;
-      add(id, listed[i], a);
+      add(id, listed[i], a, i);
     }
     if (met < attachments.size) {
       seen ??= new Set(listed.map((e) => e.instanceId));
-      for (const [id, a] of attachments) if (!seen.has(id)) add(id, undefined, a);
+      for (const [id, a] of attachments) if (!seen.has(id)) add(id, undefined, a, -1);
     }
     return out;
   }

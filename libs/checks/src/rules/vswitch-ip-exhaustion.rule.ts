@@ -63,8 +63,10 @@ function vSwitchUsage(index: FleetIndex, re: RegionEntry): Map<string, Usage> {
           use(id.trim(), `Service ${svc.namespace}/${svc.name} (cluster ${ce.cluster.clusterId})`, true);
     }
     const seen = new Set<string>();
-    for (const node of k8s.nodes) {
-      const vsw = node.ecsInstanceId ? index.ecsById.get(node.ecsInstanceId)?.ecs.vSwitchId : undefined;
+    // Each node's ECS record as the index linked it (`nodeEcsOf`: the listing `ecsById` holds, without a lookup).
+    const records = index.nodeEcsOf(ce.cluster);
+    for (let i = 0; i < records.length; i++) {
+      const vsw = records[i]?.vSwitchId;
       if (vsw && !seen.has(vsw)) {
         seen.add(vsw);
         use(vsw, `nodes of cluster ${ce.cluster.clusterId}`);
