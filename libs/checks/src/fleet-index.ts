@@ -12,7 +12,6 @@ import {
   effectiveQuota,
   ecsOrderOf,
   type AccountSnapshot,
-  type BackendServer,
   type Clb,
   type ClusterSnapshot,
   type CoverageDataset,
@@ -193,7 +192,7 @@ interface RegionBackendStats {
  * id list it was compared with (`FleetIndex.sameServerIds`) and the answer are kept on it.
  */
 export interface BackendIdSequence {
-  readonly list: readonly BackendServer[];
+  readonly list: readonly { readonly serverId: string }[];
   comparedWith?: readonly string[];
   same?: boolean;
 }

@@ -16,7 +16,7 @@ import {
   type ResourceRef,
   type ServiceNlbMatch,
 } from '@app/domain';
-import type { FleetIndex, RegionEntry, ServiceEntry } from './fleet-index';
+import type { BackendIdSequence, FleetIndex, RegionEntry, ServiceEntry } from './fleet-index';
 import { ListRowCache } from './positional-cache';
 import { lbRef, notReadReason } from './result.util';
 
@@ -31,6 +31,21 @@ export interface RegionNlbView {
   groupByName: Map<string, NlbServerGroup>;
   /** Server key (`serverKey`) -> the server groups holding it (one entry per group). */
   groupsByServer: Map<string, { server: NlbServer; groups: NlbServerGroup[] }>;
+  /** Per non-empty server group: its shape (`NlbServerGroupShape`), read off the same pass. */
+  groupShapes: Map<NlbServerGroup, NlbServerGroupShape>;
+}
+
+/**
+ * What the pass of `regionNlbView` learns of one server group's servers, for LB_CONFIG_DRIFT's Cluster-mode fast
+ * path: `uniform` when every server is `Ecs` on the first server's `port` with its `weight` (absent counted as 0);
+ * `sequence` names its server-key sequence (groups sharing one hold the same servers at the same positions, from
+ * the row memo; compared with an id list by `FleetIndex.sameServerIds`).
+ */
+export interface NlbServerGroupShape {
+  uniform: boolean;
+  port: number;
+  weight: number;
+  sequence: BackendIdSequence;
 }
 
 const views = new WeakMap<RegionSnapshot, RegionNlbView | null>();
@@ -64,6 +79,7 @@ export function regionNlbView(region: RegionSnapshot): RegionNlbView | undefined
         groupById: new Map(),
         groupByName: new Map(),
         groupsByServer: new Map(),
+        groupShapes: new Map(),
       };
       for (const n of region.nlbs) {
         out.nlbById.set(n.loadBalancerId, n);
@@ -75,17 +91,26 @@ export function regionNlbView(region: RegionSnapshot): RegionNlbView | undefined
       // The entry at the same position of the last group starting with the same server first: the groups of a
       // cluster's NLB Services list the same nodes (`ListRowCache`).
       const rows = new ListRowCache<{ server: NlbServer; groups: NlbServerGroup[] }>();
+      // The current key sequence of each row and its length (as `regionBackendStats` does for CLB groups).
+      const sequences = new Map<string, { sequence: BackendIdSequence; length: number }>();
       for (const g of region.nlbServerGroups) {
         out.groupById.set(g.serverGroupId, g);
         out.groupByName.set(g.name, g);
         const servers = g.servers;
         if (servers.length === 0) continue;
-        const memo = rows.row(serverKey(servers[0]!));
+        const first = serverKey(servers[0]!);
+        const memo = rows.row(first);
+        const port = servers[0]!.port ?? 0;
+        const weight = servers[0]!.weight ?? 0;
+        let uniform = true;
+        let allHit = true;
         for (let i = 0; i < servers.length; i++) {
           const s = servers[i]!;
+          if (uniform && (s.type !== 'Ecs' || (s.port ?? 0) !== port || (s.weight ?? 0) !== weight)) uniform = false;
           const k = serverKey(s);
           let e = memo.get(i, k);
           if (e === undefined) {
+            allHit = false;
             e = out.groupsByServer.get(k);
             if (!e) {
               e = { server: s, groups: [] };
@@ -95,6 +120,12 @@ export function regionNlbView(region: RegionSnapshot): RegionNlbView | undefined
           }
           e.groups.push(g);
         }
+        let seq = sequences.get(first);
+        if (!allHit || seq === undefined || seq.length !== servers.length) {
+          seq = { sequence: { list: servers }, length: servers.length };
+          sequences.set(first, seq);
+        }
+        out.groupShapes.set(g, { uniform, port, weight, sequence: seq.sequence });
       }
       v = out;
     }

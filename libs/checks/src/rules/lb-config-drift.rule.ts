@@ -36,7 +36,7 @@ import {
 } from '@app/domain';
 import { combinedCheck, nlbServicePart, scopedCheck } from '../check-scope';
 import { nlbOfServiceOrSkip } from './nlb-quota.util';
-import { regionNlbView } from '../nlb-index';
+import { regionNlbView, type RegionNlbView } from '../nlb-index';
 import type { CheckContext } from '../check.types';
 import { DOC_URL, SEED } from '../doc-links.constants';
 import type { ServiceEntry } from '../fleet-index';
@@ -520,9 +520,10 @@ const nlbPart = nlbServicePart(clbPart, {
     }
     const ignoreWeights = (getLbAnnotation(service.annotations, LB_ANNOTATION.ignoreWeightUpdate) ?? '').toLowerCase() === 'on';
     // The region's groups by name, built once per region (a Map per Service made this quadratic in the region).
-    const groupsByName = regionNlbView(se.cluster.region)?.groupByName;
+    const view = regionNlbView(se.cluster.region);
+    const groupsByName = view?.groupByName;
     // Most Cluster-mode Services match: proven without the model's servers, with the same result as below.
-    if (CLUSTER_MODE_FAST_PATH.enabled && nlbClusterModeMatch(se, ignoreWeights, groupsByName, ctx)) {
+    if (CLUSTER_MODE_FAST_PATH.enabled && nlbClusterModeMatch(se, ignoreWeights, view, ctx)) {
       CLUSTER_MODE_FAST_PATH.taken++;
       out.push(nlbMatchPass(r, ref, found.nlb.loadBalancerId));
       return;
@@ -587,17 +588,21 @@ function nlbMatchPass(r: ResultFactory, ref: ResourceRef, loadBalancerId: string
  * The NLB part's common case, proven without building the expected servers: a Cluster-mode Service whose every server
  * group (`uniformNlbClusterServerGroups`) exists and holds exactly the Cluster-mode servers, in id order (as the
  * mappers sort them), each an `Ecs` server on the NodePort with the weight unless weights are ignored. Then the full
- * comparison (`sameNlbServers` on every group) finds nothing either. `false` whenever that is not proven.
+ * comparison (`sameNlbServers` on every group) finds nothing either. `false` whenever that is not proven. The groups
+ * are not walked again: the region's NLB view recorded each group's shape in its own pass (`RegionNlbView.groupShapes`).
+ *
+ * @param view the NLB view of the Service's region (`undefined`: not read, nothing is proven)
  */
 function nlbClusterModeMatch(
   se: ServiceEntry,
   ignoreWeights: boolean,
-  groupsByName: ReadonlyMap<string, { servers: readonly NlbServer[] }> | undefined,
+  view: RegionNlbView | undefined,
   ctx: CheckContext,
 ): boolean {
   const { service } = se;
   const { cluster } = se.cluster;
-  if (!groupsByName) return false;
+  if (!view) return false;
+  const groupsByName = view.groupByName;
   const sel = nodeSelectionOptionsOf(service, cluster.ccmVersion);
   if ('error' in sel) return false;
   const policy = serviceTrafficPolicy(service, cluster).policy;
@@ -606,13 +611,14 @@ function nlbClusterModeMatch(
   if (!uniform) return false;
   const { ids } = uniform;
   for (const g of uniform.groups) {
-    const servers = groupsByName.get(g.name)?.servers;
-    if (!servers || servers.length !== ids.length) return false;
-    for (let k = 0; k < ids.length; k++) {
-      const h = servers[k]!;
-      if (h.type !== 'Ecs' || h.serverId !== ids[k] || (h.port ?? 0) !== g.port) return false;
-      if (!ignoreWeights && (h.weight ?? 0) !== g.weight) return false;
-    }
+    const group = groupsByName.get(g.name);
+    if (!group || group.servers.length !== ids.length) return false;
+    if (ids.length === 0) continue;
+    // The group's shape from the view's pass (`RegionNlbView.groupShapes`), its sequence compared once per id list.
+    const shape = view.groupShapes.get(group);
+    if (!shape || !shape.uniform || shape.port !== g.port) return false;
+    if (!ignoreWeights && shape.weight !== g.weight) return false;
+    if (!ctx.index.sameServerIds(shape.sequence, ids)) return false;
   }
   return true;
 }
