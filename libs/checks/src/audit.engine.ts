@@ -175,20 +175,38 @@ export function resultOrder(list: readonly CheckResult[]): Iterable<number> | un
 }
 
 /**
- * The positions of `list` in resource-key order (`resourceKeyOf`, compared as strings), ties in list order. Each key
- * is built once with its position appended (fixed width, after a NUL, which sorts before any character a key holds)
- * and the keys are sorted by the engine's own string sort, without a JavaScript comparison per pair: the lists of a
- * combined CLB + NLB check, or of a check that emits per server group, come in a few hundred sorted runs on a
- * 10M-entry fleet (issue 22 item 3). A key holding a NUL (never in ids the clouds and Kubernetes give) falls back
- * to the comparison sort, which gives the same order.
+ * The positions of `list` in resource-key order (`resourceKeyOf`, compared as strings), ties in list order
+ * (`positionsByKey`): the lists of a check that emits per server group come in thousands of sorted runs on a
+ * 10M-entry fleet (issue 22 item 3).
  */
 export function keyOrder(list: readonly CheckResult[]): Iterable<number> {
-  const width = Math.max(1, (list.length - 1).toString(36).length);
-  const keys = new Array<string>(list.length);
-  for (let i = 0; i < list.length; i++) {
-    const key = resourceKeyOf(list[i]!.resource);
-    if (key.includes('\u0000'))
-      return list.map((_, j) => j).sort((a, b) => compareResourceKeys(list[a]!.resource, list[b]!.resource) || a - b);
+  return positionsByKey(
+    list.length,
+    (i) => {
+      const key = resourceKeyOf(list[i]!.resource);
+      return key.includes('\u0000') ? undefined : key;
+    },
+    (a, b) => compareResourceKeys(list[a]!.resource, list[b]!.resource),
+  );
+}
+
+/**
+ * Positions 0..n-1 ordered by `keyOf` (code-unit order), ties by position. Each key is built once with its position
+ * appended (fixed width, after a NUL, which sorts before any character a key holds) and the keys are sorted by the
+ * engine's own string sort, without a JavaScript comparison per pair. Where `keyOf` answers `undefined` (a key part
+ * holding a NUL, never in ids the clouds and Kubernetes give) the positions are sorted with `compare` instead, which
+ * must order as the keys do.
+ */
+function positionsByKey(
+  n: number,
+  keyOf: (i: number) => string | undefined,
+  compare: (a: number, b: number) => number,
+): number[] {
+  const width = Math.max(1, (n - 1).toString(36).length);
+  const keys = new Array<string>(n);
+  for (let i = 0; i < n; i++) {
+    const key = keyOf(i);
+    if (key === undefined) return Array.from({ length: n }, (_, j) => j).sort((a, b) => compare(a, b) || a - b);
     keys[i] = `${key}\u0000${i.toString(36).padStart(width, '0')}`;
   }
   keys.sort();
@@ -222,26 +240,17 @@ function sortFindings(findings: Finding[]): Finding[] {
 }
 
 /**
- * The positions of one (severity, check) group of findings sorted by resource id, then fingerprint, ties in list order:
- * as `keyOrder`, one key per finding (`id`, NUL, the 32 hex characters of the fingerprint, NUL, the position) sorted
- * by the engine's string sort; an id holding a NUL falls back to the comparison sort, which gives the same order.
+ * The positions of one (severity, check) group of findings sorted by resource id, then fingerprint, ties in list
+ * order: `positionsByKey` on `id`, NUL, the 32 hex characters of the fingerprint.
  */
 export function findingOrder(list: readonly Finding[]): Iterable<number> {
-  const width = Math.max(1, (list.length - 1).toString(36).length);
-  const keys = new Array<string>(list.length);
-  for (let i = 0; i < list.length; i++) {
-    const f = list[i]!;
-    if (f.resource.id.includes('\u0000') || f.fingerprint.includes('\u0000'))
-      return list
-        .map((_, j) => j)
-        .sort(
-          (a, b) =>
-            compareStrings(list[a]!.resource.id, list[b]!.resource.id) ||
-            compareStrings(list[a]!.fingerprint, list[b]!.fingerprint) ||
-            a - b,
-        );
-    keys[i] = `${f.resource.id}\u0000${f.fingerprint}\u0000${i.toString(36).padStart(width, '0')}`;
-  }
-  keys.sort();
-  return keys.map((k) => parseInt(k.slice(k.length - width), 36));
+  return positionsByKey(
+    list.length,
+    (i) => {
+      const { resource, fingerprint } = list[i]!;
+      return resource.id.includes('\u0000') || fingerprint.includes('\u0000') ? undefined : `${resource.id}\u0000${fingerprint}`;
+    },
+    (a, b) =>
+      compareStrings(list[a]!.resource.id, list[b]!.resource.id) || compareStrings(list[a]!.fingerprint, list[b]!.fingerprint),
+  );
 }

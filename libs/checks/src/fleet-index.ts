@@ -32,7 +32,7 @@ import {
   type SlbQuotaDefinition,
   type VServerGroup,
 } from '@app/domain';
-import { ListRowCache } from './positional-cache';
+import { ListRowCache, type IdSequence } from './positional-cache';
 import { notReadReason } from './result.util';
 
 /**
@@ -187,17 +187,6 @@ interface RegionBackendStats {
 }
 
 /**
- * One sequence of server ids among a region's backend lists: the lists that share one hold the same ids at the same
- * positions (`regionBackendStats` tells from its row memo, `ListRowCache`). `list` is the first of them; the last
- * id list it was compared with (`FleetIndex.sameServerIds`) and the answer are kept on it.
- */
-export interface BackendIdSequence {
-  readonly list: readonly { readonly serverId: string }[];
-  comparedWith?: readonly string[];
-  same?: boolean;
-}
-
-/**
  * What the backend pass (`regionBackendStats`) learns of one vServer group's backends, for LB_CONFIG_DRIFT's
  * Cluster-mode fast path: `uniform` when every backend is `ecs`, on the first backend's `port`, with its `weight`,
  * described by the group's own name (what CCM writes in Cluster mode); `sequence` names its id sequence.
@@ -206,7 +195,7 @@ export interface VServerGroupShape {
   uniform: boolean;
   port: number | undefined;
   weight: number | undefined;
-  sequence: BackendIdSequence;
+  sequence: IdSequence;
 }
 
 function serviceKey(clusterId: string, namespace: string, name: string): string {
@@ -826,27 +815,10 @@ export class FleetIndex {
     return this.regionBackendStats(region).groups.get(group);
   }
 
-  /**
-   * Whether an id sequence (`VServerGroupShape.sequence`) is exactly `ids`, position by position; compared once per
-   * sequence and id list (the last answer is kept on the sequence).
-   */
-  sameServerIds(sequence: BackendIdSequence, ids: readonly string[]): boolean {
-    if (sequence.comparedWith === ids) return sequence.same!;
-    const list = sequence.list;
-    let same = list.length === ids.length;
-    for (let k = 0; k < ids.length && same; k++) same = list[k]!.serverId === ids[k];
-    sequence.comparedWith = ids;
-    sequence.same = same;
-    return same;
-  }
-
   private regionBackendStats(region: RegionSnapshot): RegionBackendStats {
     let stats = this.statsByRegion.get(region);
     if (stats) return stats;
     stats = { attachments: new Map(), clbs: new Map(), groups: new Map() };
-    // The current id sequence of each row (by first id) and its length: a list answered at every position by its
-    // row, of that length, holds that sequence; a list with a miss rewrote the row and starts a new one.
-    const sequences = new Map<string, { sequence: BackendIdSequence; length: number }>();
     // Stamps instead of per-group Sets: `lb` / `group` say whether a server was already counted on this CLB
     // / in this group, and the server's attachment record hangs off the same entry, so each backend entry
     // costs at most one map lookup and no allocation per group: linear with a small constant on a million entries.
@@ -907,12 +879,8 @@ export class FleetIndex {
             if (a.sampleLoadBalancerIds.length < 5) a.sampleLoadBalancerIds.push(clb.loadBalancerId);
           }
         }
-        let seq = sequences.get(servers[0]!.serverId);
-        if (!allHit || seq === undefined || seq.length !== servers.length) {
-          seq = { sequence: { list: servers }, length: servers.length };
-          sequences.set(servers[0]!.serverId, seq);
-        }
-        if (vGroup !== undefined) stats.groups.set(vGroup, { uniform, port, weight, sequence: seq.sequence });
+        const sequence = memo.sequenceOf(servers, allHit);
+        if (vGroup !== undefined) stats.groups.set(vGroup, { uniform, port, weight, sequence });
       }
       stats.clbs.set(clb.loadBalancerId, {
         entries,

@@ -16,8 +16,8 @@ import {
   type ResourceRef,
   type ServiceNlbMatch,
 } from '@app/domain';
-import type { BackendIdSequence, FleetIndex, RegionEntry, ServiceEntry } from './fleet-index';
-import { ListRowCache } from './positional-cache';
+import type { FleetIndex, RegionEntry, ServiceEntry } from './fleet-index';
+import { ListRowCache, type IdSequence } from './positional-cache';
 import { lbRef, notReadReason } from './result.util';
 
 /** The NLB view of one region (only for regions whose `nlb` dataset was read). */
@@ -39,13 +39,13 @@ export interface RegionNlbView {
  * What the pass of `regionNlbView` learns of one server group's servers, for LB_CONFIG_DRIFT's Cluster-mode fast
  * path: `uniform` when every server is `Ecs` on the first server's `port` with its `weight` (absent counted as 0);
  * `sequence` names its server-key sequence (groups sharing one hold the same servers at the same positions, from
- * the row memo; compared with an id list by `FleetIndex.sameServerIds`).
+ * the row memo; compared with an id list by `sameServerIds`).
  */
 export interface NlbServerGroupShape {
   uniform: boolean;
   port: number;
   weight: number;
-  sequence: BackendIdSequence;
+  sequence: IdSequence;
 }
 
 const views = new WeakMap<RegionSnapshot, RegionNlbView | null>();
@@ -91,15 +91,12 @@ export function regionNlbView(region: RegionSnapshot): RegionNlbView | undefined
       // The entry at the same position of the last group starting with the same server first: the groups of a
       // cluster's NLB Services list the same nodes (`ListRowCache`).
       const rows = new ListRowCache<{ server: NlbServer; groups: NlbServerGroup[] }>();
-      // The current key sequence of each row and its length (as `regionBackendStats` does for CLB groups).
-      const sequences = new Map<string, { sequence: BackendIdSequence; length: number }>();
       for (const g of region.nlbServerGroups) {
         out.groupById.set(g.serverGroupId, g);
         out.groupByName.set(g.name, g);
         const servers = g.servers;
         if (servers.length === 0) continue;
-        const first = serverKey(servers[0]!);
-        const memo = rows.row(first);
+        const memo = rows.row(serverKey(servers[0]!));
         const port = servers[0]!.port ?? 0;
         const weight = servers[0]!.weight ?? 0;
         let uniform = true;
@@ -120,12 +117,7 @@ export function regionNlbView(region: RegionSnapshot): RegionNlbView | undefined
           }
           e.groups.push(g);
         }
-        let seq = sequences.get(first);
-        if (!allHit || seq === undefined || seq.length !== servers.length) {
-          seq = { sequence: { list: servers }, length: servers.length };
-          sequences.set(first, seq);
-        }
-        out.groupShapes.set(g, { uniform, port, weight, sequence: seq.sequence });
+        out.groupShapes.set(g, { uniform, port, weight, sequence: memo.sequenceOf(servers, allHit) });
       }
       v = out;
     }

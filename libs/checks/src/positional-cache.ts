@@ -9,6 +9,9 @@
 export class PositionalCache<V> {
   private readonly keys: string[] = [];
   private readonly values: V[] = [];
+  /** The id sequence of the row's current first `sequenceLength` keys (`sequenceOf`). */
+  private sequence?: IdSequence;
+  private sequenceLength = 0;
 
   /** The value remembered for `key` at position `i` (0-based), or `undefined` when another key (or none) was seen there last. */
   get(i: number, key: string): V | undefined {
@@ -26,6 +29,44 @@ export class PositionalCache<V> {
     this.keys[i] = key;
     this.values[i] = value;
   }
+
+  /**
+   * The id sequence of a list just walked against this row (`IdSequence`): the row's current one when every position
+   * was answered by the row (`allHit`) and the list is as long as that sequence (then the list holds the same keys at
+   * the same positions), else a new one naming `list` (a miss rewrote the row's keys from that list).
+   */
+  sequenceOf(list: readonly { readonly serverId: string }[], allHit: boolean): IdSequence {
+    if (!allHit || this.sequence === undefined || this.sequenceLength !== list.length) {
+      this.sequence = { list };
+      this.sequenceLength = list.length;
+    }
+    return this.sequence;
+  }
+}
+
+/**
+ * One sequence of server ids among a region's backend lists: the lists that share one hold the same ids at the same
+ * positions (`PositionalCache.sequenceOf`). `list` is the first of them; the last id list it was compared with
+ * (`sameServerIds`) and the answer are kept on it.
+ */
+export interface IdSequence {
+  readonly list: readonly { readonly serverId: string }[];
+  comparedWith?: readonly string[];
+  same?: boolean;
+}
+
+/**
+ * Whether an id sequence is exactly `ids`, position by position; compared once per sequence and id list (the last
+ * answer is kept on the sequence).
+ */
+export function sameServerIds(sequence: IdSequence, ids: readonly string[]): boolean {
+  if (sequence.comparedWith === ids) return sequence.same!;
+  const list = sequence.list;
+  let same = list.length === ids.length;
+  for (let k = 0; k < ids.length && same; k++) same = list[k]!.serverId === ids[k];
+  sequence.comparedWith = ids;
+  sequence.same = same;
+  return same;
 }
 
 /**

@@ -37,6 +37,7 @@ import {
 import { combinedCheck, nlbServicePart, scopedCheck } from '../check-scope';
 import { nlbOfServiceOrSkip } from './nlb-quota.util';
 import { regionNlbView, type RegionNlbView } from '../nlb-index';
+import { sameServerIds } from '../positional-cache';
 import type { CheckContext } from '../check.types';
 import { DOC_URL, SEED } from '../doc-links.constants';
 import type { ServiceEntry } from '../fleet-index';
@@ -169,7 +170,7 @@ interface ClusterModeMatch {
  * backend to add, remove or rewrite). The groups are not walked again: the backend pass over the region
  * (`FleetIndex.vServerGroupShape`) recorded whether each group is uniform (type, port, weight, description) and which
  * id sequence it holds, and a sequence is compared with the eligible nodes' sorted ids once
- * (`FleetIndex.sameServerIds`, `FleetIndex.sortedEcsIds`). `undefined` whenever the match is not proven (a reused
+ * (`sameServerIds`, `FleetIndex.sortedEcsIds`). `undefined` whenever the match is not proven (a reused
  * CLB, another mode, a difference, a group sorted otherwise): the caller then compares the full model (`ccmModel`,
  * `vServerGroupDrift`), which gives the same answer on the matching case (issue 22 item 3).
  *
@@ -208,7 +209,7 @@ function clusterModeMatch(
       const shape = ctx.index.vServerGroupShape(region, remote);
       if (!shape || !shape.uniform || shape.port !== g.port) return undefined;
       if (!ignoreWeightUpdate && shape.weight !== g.weight) return undefined;
-      if (!ctx.index.sameServerIds(shape.sequence, ids)) return undefined;
+      if (!sameServerIds(shape.sequence, ids)) return undefined;
     }
     groupIdByPort.set(g.servicePort.port, remote.vServerGroupId);
   }
@@ -618,7 +619,7 @@ function nlbClusterModeMatch(
     const shape = view.groupShapes.get(group);
     if (!shape || !shape.uniform || shape.port !== g.port) return false;
     if (!ignoreWeights && shape.weight !== g.weight) return false;
-    if (!ctx.index.sameServerIds(shape.sequence, ids)) return false;
+    if (!sameServerIds(shape.sequence, ids)) return false;
   }
   return true;
 }
