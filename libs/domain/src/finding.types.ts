@@ -69,7 +69,10 @@ export interface CheckResult {
   /** Severity of a failure (may depend on figures, e.g. warning at 80 %, critical at 95 %). */
   severity: Severity;
   resource: ResourceRef;
-  /** What was measured, with the figures, in one sentence. */
+  /**
+   * What was measured, with the figures, in one sentence. A passing result's message may be built when read (an own
+   * enumerable accessor, libs/checks `lazyPassResult`): JSON, spread, `Object.keys` and structured clone see the text.
+   */
   message: string;
   /** For `skipped`: why the check could not be evaluated (which data was not read). */
   reason?: string;

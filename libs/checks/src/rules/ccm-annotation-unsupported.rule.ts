@@ -1,8 +1,11 @@
-import {} from '../result.util';
+import { type PassText } from '../result.util';
 import { needClb, needNlb, parseCcmVersion, unsupportedAnnotations } from '@app/domain';
 import { scopedCheck } from '../check-scope';
 import { DOC_URL, SEED } from '../doc-links.constants';
 import { clusterRef, listSome, serviceRef } from '../result.util';
+
+/** A Service whose annotations CCM supports: its message (built when read). */
+const supportedText: PassText<{ ccmVersion: string }> = (ref, { ccmVersion }) => `${ref.id}: every annotation is supported by CCM ${ccmVersion}`;
 
 /**
  * A LoadBalancer Service uses an annotation whose documented minimum CCM version (ACK annotation doc
@@ -49,7 +52,7 @@ export const ccmAnnotationUnsupportedRule = scopedCheck({
       const missing = unsupportedAnnotations(service.annotations, version, controller) ?? [];
       if (missing.length === 0) {
         out.push(
-          r.pass(ref, `${ref.id}: every annotation is supported by CCM ${version}`, {
+          r.pass(ref, supportedText, {
             ccmVersion: version,
           }),
         );

@@ -6,7 +6,10 @@ import {
 } from '@app/domain';
 import { scopedCheck } from '../check-scope';
 import { DOC_URL, SEED } from '../doc-links.constants';
-import { serviceRef } from '../result.util';
+import { type PassText, serviceRef } from '../result.util';
+
+/** A passing Service's message (built when read). */
+const finalizerText: PassText<{ finalizer: string }> = (ref, { finalizer }) => `${ref.id} carries the finalizer ${finalizer}`;
 
 /**
  * A LoadBalancer Service without CCM's finalizer (`service.k8s.alibaba/resources` for CLB,
@@ -42,7 +45,7 @@ export const ccmFinalizerMissingRule = scopedCheck({
     const ref = serviceRef(se);
     const finalizer = clb ? FINALIZER_CLB : FINALIZER_NLB;
     if (service.finalizers.includes(finalizer)) {
-      out.push(r.pass(ref, `${ref.id} carries the finalizer ${finalizer}`, { finalizer }));
+      out.push(r.pass(ref, finalizerText, { finalizer }));
       return;
     }
     const version = se.cluster.cluster.ccmVersion;

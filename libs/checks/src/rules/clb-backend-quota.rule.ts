@@ -1,7 +1,16 @@
 import { SLB_QUOTA_BACKEND_SERVERS } from '@app/domain';
 import { scopedCheck } from '../check-scope';
 import { DOC_URL, FORECAST_HINT, SEED } from '../doc-links.constants';
-import { clbRef, count, pct, QUOTA_RATIO_SETTINGS, quotaSeverity } from '../result.util';
+import { clbRef, count, limitSourceText, pct, QUOTA_RATIO_SETTINGS, quotaSeverity, type PassText, type QuotaFigures } from '../result.util';
+
+/** The message of one CLB's backend use (`ref` is the CLB's: its id). */
+const backendQuotaText: PassText<QuotaFigures & { distinctServers: number; vServerGroups: number }> = (
+  ref,
+  { used, distinctServers, vServerGroups, ratio, limit, limitSource },
+) =>
+  `CLB ${ref.id} has ${count(used, 'backend server entry', 'backend server entries')} (${count(distinctServers, 'distinct server')}) in ` +
+  `${count(vServerGroups, 'vServer group')} and the default group: ${pct(ratio)} of its backend quota ${limit} ` +
+  `(${limitSourceText(limitSource)})`;
 
 /**
  * Backend servers on one CLB instance vs the per-instance quota. Entries are summed over the default
@@ -48,13 +57,8 @@ export const clbBackendQuotaRule = scopedCheck({
       vServerGroups: clb.vServerGroups.length,
       limitSource,
     };
-    const text =
-      `CLB ${clb.loadBalancerId} has ${count(used, 'backend server entry', 'backend server entries')} (${count(distinct, 'distinct server')}) in ` +
-      `${count(clb.vServerGroups.length, 'vServer group')} and the default group: ${pct(ratio)} of its backend quota ${limit} ` +
-      `(${limitSource === 'quota-center' ? 'Quota Center' : 'documented default'})`;
     const severity = quotaSeverity(ratio, ctx.settings.quota);
-    out.push(
-      severity ? r.fail(clbRef(clb), text, { severity, figures }) : r.pass(clbRef(clb), text, figures),
-    );
+    const ref = clbRef(clb);
+    out.push(severity ? r.fail(ref, backendQuotaText(ref, figures, undefined), { severity, figures }) : r.pass(ref, backendQuotaText, figures));
   },
 });

@@ -1,7 +1,12 @@
 import { SLB_QUOTA_INSTANCES } from '@app/domain';
 import { scopedCheck } from '../check-scope';
 import { DOC_URL, FORECAST_HINT, SEED } from '../doc-links.constants';
-import { count, pct, pushQuotaUse, QUOTA_RATIO_SETTINGS, regionRef } from '../result.util';
+import { count, pct, pushQuotaUse, QUOTA_RATIO_SETTINGS, regionRef, type PassText, type QuotaFigures } from '../result.util';
+
+/** The message of a region's CLB instance use (`ref` is the region's: account and region id). */
+const instanceQuotaText: PassText<QuotaFigures> = ({ accountId, regionId }, { used, limit, ratio, limitSource }) =>
+  `Account ${accountId} has ${count(used, 'CLB instance')} in ${regionId}: ${pct(ratio)} of ` +
+  `the instance quota ${limit} (${limitSource === 'quota-center' ? 'Quota Center' : 'documented default, 30 of the conflicting 30/60'})`;
 
 /**
  * CLB instances of one account in one region vs the instance quota (`slb_quota_instances_num`). The documented
@@ -38,9 +43,7 @@ export const clbInstanceQuotaRule = scopedCheck({
       r,
       ctx,
       { region: re.region, definition: SLB_QUOTA_INSTANCES, ref: regionRef(re), used },
-      ({ limit, limitSource, ratio }) =>
-        `Account ${re.account.accountId} has ${count(used, 'CLB instance')} in ${re.region.regionId}: ${pct(ratio)} of ` +
-        `the instance quota ${limit} (${limitSource === 'quota-center' ? 'Quota Center' : 'documented default, 30 of the conflicting 30/60'})`,
+      instanceQuotaText,
       reported?.totalUsage !== undefined ? { quotaCenterUsage: reported.totalUsage } : {},
     );
   },

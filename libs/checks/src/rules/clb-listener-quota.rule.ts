@@ -1,7 +1,11 @@
 import { SLB_QUOTA_LISTENERS } from '@app/domain';
 import { scopedCheck } from '../check-scope';
 import { DOC_URL, FORECAST_HINT, SEED } from '../doc-links.constants';
-import { clbRef, count, pct, pushQuotaUse, QUOTA_RATIO_SETTINGS } from '../result.util';
+import { clbRef, count, limitSourceText, pct, pushQuotaUse, QUOTA_RATIO_SETTINGS, type PassText, type QuotaFigures } from '../result.util';
+
+/** The message of one CLB's listener use (`ref` is the CLB's: its id is the CLB id). */
+const listenerQuotaText: PassText<QuotaFigures> = (ref, { used, limit, ratio, limitSource }) =>
+  `CLB ${ref.id} has ${count(used, 'listener')}: ${pct(ratio)} of its listener quota ${limit} (${limitSourceText(limitSource)})`;
 
 /**
  * Listeners on one CLB instance vs the per-instance listener quota (`slb_quota_listeners_num`, Quota Center
@@ -37,9 +41,7 @@ export const clbListenerQuotaRule = scopedCheck({
         r,
         ctx,
         { region: re.region, definition: SLB_QUOTA_LISTENERS, ref: clbRef(clb), used },
-        ({ limit, limitSource, ratio }) =>
-          `CLB ${clb.loadBalancerId} has ${count(used, 'listener')}: ${pct(ratio)} of its listener quota ${limit} ` +
-          `(${limitSource === 'quota-center' ? 'Quota Center' : 'documented default'})`,
+        listenerQuotaText,
       );
     }
   },

@@ -1,7 +1,26 @@
-import { SLB_QUOTA_BACKEND_ATTACHED } from '@app/domain';
+import { SLB_QUOTA_BACKEND_ATTACHED, type ResourceRef } from '@app/domain';
 import { scopedCheck } from '../check-scope';
 import { DOC_URL, FORECAST_HINT, SEED } from '../doc-links.constants';
-import { count, ecsRef, listSome, pct, QUOTA_RATIO_SETTINGS, quotaSeverity } from '../result.util';
+import type { EcsAttachment } from '../fleet-index';
+import { count, ecsRef, limitSourceText, listSome, pct, QUOTA_RATIO_SETTINGS, quotaSeverity, type QuotaFigures } from '../result.util';
+
+/**
+ * The message of one ECS instance's attachment use (`ref` is the instance's: its id). The CLB list only where it helps
+ * (failures, given `a`): a fleet has tens of thousands of passing ECS instances, whose message is built when read.
+ * @param nodeName the Kubernetes node of the instance, when it is one
+ */
+function attachmentText(
+  ref: ResourceRef,
+  { used, ratio, limit, limitSource }: QuotaFigures,
+  nodeName: string | undefined,
+  a?: EcsAttachment,
+): string {
+  return (
+    `ECS ${ref.id}${nodeName !== undefined ? ` (node ${nodeName})` : ''} is a backend of ${count(used, 'CLB instance')}` +
+    `${a ? ` (${count(a.groups, 'server group')}; e.g. ${listSome(a.sampleLoadBalancerIds)})` : ''}: ${pct(ratio)} of the ` +
+    `attachment quota ${limit} (${limitSourceText(limitSource)})`
+  );
+}
 
 /**
  * Number of CLB instances one ECS instance is a backend of vs the per-server attachment quota
@@ -45,18 +64,14 @@ export const ecsLbAttachmentQuotaRule = scopedCheck({
     const ratio = used / limit;
     const figures = { used, limit, ratio, vServerGroups: a?.groups ?? 0, limitSource };
     const severity = quotaSeverity(ratio, ctx.settings.quota);
-    // The CLB list only where it helps (failures): a fleet has tens of thousands of passing ECS instances.
-    const text =
-      `ECS ${id}${node ? ` (node ${node.node.name})` : ''} is a backend of ${count(used, 'CLB instance')}` +
-      `${a && severity ? ` (${count(a.groups, 'server group')}; e.g. ${listSome(a.sampleLoadBalancerIds)})` : ''}: ${pct(ratio)} of the ` +
-      `attachment quota ${limit} (${limitSource === 'quota-center' ? 'Quota Center' : 'documented default'})`;
+    const nodeName = node?.node.name;
     if (severity)
       out.push(
-        r.fail(ref, text, {
+        r.fail(ref, attachmentText(ref, figures, nodeName, a), {
           severity,
           figures: { ...figures, loadBalancerIds: [...(a?.sampleLoadBalancerIds ?? [])] },
         }),
       );
-    else out.push(r.pass(ref, text, figures));
+    else out.push(r.pass(ref, attachmentText, figures, nodeName));
   },
 });

@@ -41,7 +41,19 @@ import { sameServerIds } from '../positional-cache';
 import type { CheckContext } from '../check.types';
 import { DOC_URL, SEED } from '../doc-links.constants';
 import type { ServiceEntry } from '../fleet-index';
-import { ccmSyncFails, count, listSome, serviceRef, type ResultFactory } from '../result.util';
+import { ccmSyncFails, count, listSome, type PassText, type ResultFactory, serviceRef } from '../result.util';
+
+/** The message of a CLB that matches what CCM would set (built when read; `ref` is the Service's). */
+const clbMatchText: PassText<{ loadBalancerId: string; vServerGroups: number; backendsCompared: number; note?: string }> = (
+  ref,
+  { loadBalancerId, vServerGroups, backendsCompared, note },
+) =>
+  `CLB ${loadBalancerId} of ${ref.id} matches what CCM would set (${count(vServerGroups, 'vServer group')}, ` +
+  `${count(backendsCompared, 'backend')})${note ? `; ${note}` : ''}`;
+
+/** The message of an NLB whose server groups hold what CCM builds (built when read; `ref` is the Service's). */
+const nlbMatchText: PassText<{ loadBalancerId: string }> = (ref, { loadBalancerId }) =>
+  `The server groups of NLB ${loadBalancerId} hold what CCM builds for ${ref.id}`;
 
 /** What CCM would set for a Service on its CLB (`ccmModel`), with what the comparison needs. */
 interface CcmModel {
@@ -378,12 +390,7 @@ function matchPass(
     ...(note ? { note } : {}),
     ...(oldWeights ? { weightsCompared: false } : {}),
   };
-  return r.pass(
-    ref,
-    `CLB ${clb.loadBalancerId} of ${ref.id} matches what CCM would set (${count(vServerGroups, 'vServer group')}, ` +
-      `${count(compared, 'backend')})${note ? `; ${note}` : ''}`,
-    figures,
-  );
+  return r.pass(ref, clbMatchText, figures);
 }
 
 /**
@@ -582,7 +589,7 @@ const nlbPart = nlbServicePart(clbPart, {
 /** The passing result of the NLB part: the server groups hold what CCM builds (nothing to add or remove). */
 function nlbMatchPass(r: ResultFactory, ref: ResourceRef, loadBalancerId: string): CheckResult {
   const figures = { loadBalancerId, kind: 'NLB', serversToAdd: 0, serversToRemove: 0 };
-  return r.pass(ref, `The server groups of NLB ${loadBalancerId} hold what CCM builds for ${ref.id}`, figures);
+  return r.pass(ref, nlbMatchText, figures);
 }
 
 /**

@@ -3,7 +3,15 @@ import { combinedCheck, scopedCheck } from '../check-scope';
 import { groupsOfNlb, nlbRef } from '../nlb-index';
 import { nlbRegionCheck } from './nlb-quota.util';
 import { DOC_URL, SEED } from '../doc-links.constants';
-import { clbRef, count, listSome } from '../result.util';
+import { clbRef, count, listSome, type PassText } from '../result.util';
+
+/** A CLB with backends and no empty vServer group: its message (built when read). */
+const clbBackendsText: PassText<{ backendEntries: number }> = (ref, { backendEntries }) =>
+  `CLB ${ref.id} has ${count(backendEntries, 'backend server entry', 'backend server entries')}, in no empty vServer group`;
+
+/** An NLB with servers and no empty server group: its message (built when read). */
+const nlbBackendsText: PassText<{ backendEntries: number }> = (ref, { backendEntries }) =>
+  `NLB ${ref.id} has ${count(backendEntries, 'server entry', 'server entries')}, in no empty server group`;
 
 /**
  * An empty server group as messages name it (CLB vServer group or NLB server group): its id and the Service its CCM
@@ -71,11 +79,7 @@ const clbPart = scopedCheck({
       }
       if (empty.length === 0) {
         out.push(
-          r.pass(
-            ref,
-            `CLB ${clb.loadBalancerId} has ${count(entries, 'backend server entry', 'backend server entries')}, in no empty vServer group`,
-            figures,
-          ),
+          r.pass(ref, clbBackendsText, figures),
         );
         continue;
       }
@@ -112,7 +116,7 @@ const nlbPart = nlbRegionCheck({
       const empty = groups.filter((g) => g.servers.length === 0);
       const figures = { backendEntries: entries, listeners: nlb.listeners.length, serverGroups: groups.length, emptyServerGroups: empty.length };
       if (empty.length === 0 && entries > 0) {
-        out.push(r.pass(nlbRef(nlb), `NLB ${nlb.loadBalancerId} has ${count(entries, 'server entry', 'server entries')}, in no empty server group`, figures));
+        out.push(r.pass(nlbRef(nlb), nlbBackendsText, figures));
         continue;
       }
       if (entries === 0) {

@@ -7,7 +7,11 @@ import {
 import { combinedCheck, nlbServicePart, scopedCheck } from '../check-scope';
 import { nlbOfServiceOrSkip } from './nlb-quota.util';
 import { DOC_URL, SEED } from '../doc-links.constants';
-import { serviceRef } from '../result.util';
+import { type PassText, serviceRef } from '../result.util';
+
+/** A Service whose load balancer CCM finds: its message (built when read); `kind` is `CLB` or `NLB`. */
+const foundText: PassText<{ loadBalancerId: string; foundBy: string }, string> = (ref, { loadBalancerId, foundBy }, kind) =>
+  `${ref.id} uses ${kind} ${loadBalancerId} (found by ${foundBy})`;
 
 /**
  * A CLB Service whose `loadbalancer-id` annotation names a CLB that does not exist in its account and region,
@@ -49,10 +53,10 @@ const clbPart = scopedCheck({
     const reused = reusedLoadBalancerId(service);
     if (found.entry) {
       out.push(
-        r.pass(ref, `${ref.id} uses CLB ${found.entry.clb.loadBalancerId} (found by ${found.by})`, {
+        r.pass(ref, foundText, {
           loadBalancerId: found.entry.clb.loadBalancerId,
           foundBy: found.by,
-        }),
+        }, 'CLB'),
       );
       return;
     }
@@ -120,7 +124,7 @@ const nlbPart = nlbServicePart(clbPart, {
     if (!read) return;
     const { found, view } = read;
     if (found.nlb) {
-      out.push(r.pass(ref, `${ref.id} uses NLB ${found.nlb.loadBalancerId} (found by ${found.by})`, { loadBalancerId: found.nlb.loadBalancerId, foundBy: found.by }));
+      out.push(r.pass(ref, foundText, { loadBalancerId: found.nlb.loadBalancerId, foundBy: found.by }, 'NLB'));
       return;
     }
     const reused = reusedLoadBalancerId(se.service);

@@ -9,7 +9,11 @@ import {
 import { scopedCheck } from '../check-scope';
 import { DOC_URL, SEED } from '../doc-links.constants';
 import type { FleetIndex, ServiceEntry } from '../fleet-index';
-import { clbRef, notReadReason } from '../result.util';
+import { clbRef, notReadReason, type PassText } from '../result.util';
+
+/** A CLB that belongs to a LoadBalancer Service: its message (built when read; `clusterId` is the Service's cluster). */
+const ownedText: PassText<{ service: string }, string> = (ref, { service }, clusterId) =>
+  `CLB ${ref.id} belongs to LoadBalancer Service ${service} in cluster ${clusterId}`;
 
 /** The Service a CCM-created CLB last served, from its vServer group / listener names (for messages). */
 function formerServiceOf(clb: Clb): string | undefined {
@@ -188,11 +192,12 @@ export const lbOrphanedRule = scopedCheck({
     out.push(
       r.pass(
         ref,
-        `CLB ${clb.loadBalancerId} belongs to LoadBalancer Service ${svcId} in cluster ${match.cluster.cluster.clusterId}`,
+        ownedText,
         {
           ...figures,
           service: svcId,
         },
+        match.cluster.cluster.clusterId,
       ),
     );
   },

@@ -9,7 +9,11 @@ import { combinedCheck, scopedCheck } from '../check-scope';
 import { DOC_URL, SEED } from '../doc-links.constants';
 import type { ServiceEntry } from '../fleet-index';
 import { nlbNotReadReason, nlbOfService, nlbRef, nlbServicesOf, regionNlbView } from '../nlb-index';
-import { clbRef, regionRef } from '../result.util';
+import { clbRef, type PassText, regionRef } from '../result.util';
+
+/** A load balancer that carries CCM's owner tag: its message (built when read); `kind` is `CLB` (default) or `NLB`. */
+const taggedText: PassText<{ ownerTag: string }, string | undefined> = (ref, { ownerTag }, kind = 'CLB') =>
+  `${kind} ${ref.id} carries ${TAG_CCM_OWNER}=${ownerTag}: it can be renamed safely`;
 
 /** The default LB name CCM gives a CLB: `"a"` + 31 hex characters of the Service UID. */
 const DEFAULT_NAME_RE = /^a[0-9a-f]{31}$/;
@@ -50,7 +54,7 @@ const clbPart = scopedCheck({
     const owner = clb.tags[TAG_CCM_OWNER];
     if (owner !== undefined) {
       out.push(
-        r.pass(ref, `CLB ${clb.loadBalancerId} carries ${TAG_CCM_OWNER}=${owner}: it can be renamed safely`, {
+        r.pass(ref, taggedText, {
           ownerTag: owner,
         }),
       );
@@ -126,11 +130,7 @@ const nlbPart = scopedCheck({
       const owner = nlb.tags[TAG_CCM_OWNER];
       if (owner !== undefined) {
         out.push(
-          r.pass(
-            ref,
-            `NLB ${nlb.loadBalancerId} carries ${TAG_CCM_OWNER}=${owner}: it can be renamed safely`,
-            { ownerTag: owner },
-          ),
+          r.pass(ref, taggedText, { ownerTag: owner }, 'NLB'),
         );
         continue;
       }

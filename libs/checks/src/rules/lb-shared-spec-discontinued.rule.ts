@@ -1,7 +1,10 @@
 import { serviceTrafficPolicy } from '@app/domain';
 import { scopedCheck } from '../check-scope';
 import { DOC_URL, SEED } from '../doc-links.constants';
-import { clbRef, listSome } from '../result.util';
+import { clbRef, listSome, type PassText } from '../result.util';
+
+/** A CLB with a specification: its message (built when read). */
+const specText: PassText<{ spec: string }> = (ref, { spec }) => `CLB ${ref.id} has the specification ${spec}`;
 
 /**
  * A shared-resource CLB: no `LoadBalancerSpec` and not pay-by-CLCU (a PayByCLCU instance has no spec either but
@@ -35,7 +38,7 @@ export const lbSharedSpecDiscontinuedRule = scopedCheck({
       const ref = clbRef(clb);
       if (clb.spec) {
         out.push(
-          r.pass(ref, `CLB ${clb.loadBalancerId} has the specification ${clb.spec}`, { spec: clb.spec }),
+          r.pass(ref, specText, { spec: clb.spec }),
         );
         continue;
       }

@@ -2,7 +2,13 @@ import { NLB_QUOTA_BACKEND_SERVERS, type NlbServerGroup } from '@app/domain';
 import { DOC_URL, FORECAST_HINT, SEED } from '../doc-links.constants';
 import { groupsOfNlb, nlbRef, serverKey } from '../nlb-index';
 import { count, QUOTA_RATIO_SETTINGS } from '../result.util';
-import { nlbRegionCheck, pushNlbQuota } from './nlb-quota.util';
+import { nlbQuotaText, nlbRegionCheck, pushNlbQuota } from './nlb-quota.util';
+
+/** `NLB nlb-x has 100 backend entries (100 distinct servers) in 1 server group: ...` (`ref` is the NLB's). */
+const backendsText = nlbQuotaText(
+  (ref, f) =>
+    `NLB ${ref.id} has ${count(f.used, 'backend entry', 'backend entries')} (${count(Number(f['distinctServers']), 'distinct server')}) in ${count(Number(f['serverGroups']), 'server group')}`,
+);
 
 /**
  * Backend entries of one NLB, summed over its server groups (one per listener) and so over every Service sharing
@@ -31,7 +37,7 @@ export const nlbBackendQuotaRule = nlbRegionCheck({
       const groups = groupsOfNlb(view, nlb);
       const used = groups.reduce((n, g) => n + g.servers.length, 0);
       const distinct = distinctServers(groups);
-      pushNlbQuota(out, r, ctx, re.region, NLB_QUOTA_BACKEND_SERVERS, nlbRef(nlb), used, `NLB ${nlb.loadBalancerId} has ${count(used, 'backend entry', 'backend entries')} (${count(distinct, 'distinct server')}) in ${count(groups.length, 'server group')}`, { distinctServers: distinct, serverGroups: groups.length });
+      pushNlbQuota(out, r, ctx, re.region, NLB_QUOTA_BACKEND_SERVERS, nlbRef(nlb), used, backendsText, { distinctServers: distinct, serverGroups: groups.length });
     }
   },
 });

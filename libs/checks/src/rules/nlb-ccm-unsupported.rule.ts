@@ -1,7 +1,11 @@
 import { CCM_FEATURES, ccmVersionAtLeast } from '@app/domain';
 import { scopedCheck } from '../check-scope';
 import { DOC_URL, SEED } from '../doc-links.constants';
-import { notReadReason, serviceRef } from '../result.util';
+import { notReadReason, type PassText, serviceRef } from '../result.util';
+
+/** A cluster whose CCM supports NLB Services: the message of each of its NLB Services (built when read; `ref` is the Service's). */
+const supportsText: PassText<{ ccmVersion: string }> = (ref, { ccmVersion }) =>
+  `CCM ${ccmVersion} of cluster ${ref.clusterId ?? ''} supports NLB Services (since ${CCM_FEATURES.nlbController.sinceVersion})`;
 
 /**
  * An NLB-class Service (`spec.loadBalancerClass: alibabacloud.com/nlb`) in a cluster whose CCM predates NLB support
@@ -40,6 +44,6 @@ export const nlbCcmUnsupportedRule = scopedCheck({
       return;
     }
     if (!ok) out.push(r.fail(ref, `NLB Service ${ref.id} is in cluster ${c.clusterId}, whose CCM ${version} predates NLB support (${since}): no controller takes it`, { figures: { ccmVersion: version, sinceVersion: since } }));
-    else out.push(r.pass(ref, `CCM ${version} of cluster ${c.clusterId} supports NLB Services (since ${since})`, { ccmVersion: version }));
+    else out.push(r.pass(ref, supportsText, { ccmVersion: version }));
   },
 });

@@ -1,7 +1,10 @@
 import { NLB_QUOTA_INSTANCES } from '@app/domain';
 import { DOC_URL, FORECAST_HINT, SEED } from '../doc-links.constants';
 import { count, QUOTA_RATIO_SETTINGS, regionRef } from '../result.util';
-import { nlbRegionCheck, pushNlbQuota } from './nlb-quota.util';
+import { nlbQuotaText, nlbRegionCheck, pushNlbQuota } from './nlb-quota.util';
+
+/** `cn-hangzhou of account 1 has 55 NLB instances: ...` (`ref` is the region's). */
+const instancesText = nlbQuotaText((ref, f) => `${ref.regionId} of account ${ref.accountId} has ${count(f.used, 'NLB instance')}`);
 
 /**
  * NLB instances of one account and region vs `nlb_quota_loadbalancers_num` (default 60; NLB "NLB quotas"). Every
@@ -24,6 +27,6 @@ export const nlbInstanceQuotaRule = nlbRegionCheck({
   quotaUsage: true,
   check(_view, re, out, r, ctx) {
     const n = re.region.nlbs?.length ?? 0;
-    pushNlbQuota(out, r, ctx, re.region, NLB_QUOTA_INSTANCES, regionRef(re), n, `${re.region.regionId} of account ${re.account.accountId} has ${count(n, 'NLB instance')}`);
+    pushNlbQuota(out, r, ctx, re.region, NLB_QUOTA_INSTANCES, regionRef(re), n, instancesText);
   },
 });

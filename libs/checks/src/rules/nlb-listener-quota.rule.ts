@@ -2,7 +2,10 @@ import { NLB_QUOTA_LISTENERS } from '@app/domain';
 import { DOC_URL, FORECAST_HINT, SEED } from '../doc-links.constants';
 import { nlbRef } from '../nlb-index';
 import { count, QUOTA_RATIO_SETTINGS } from '../result.util';
-import { nlbRegionCheck, pushNlbQuota } from './nlb-quota.util';
+import { nlbQuotaText, nlbRegionCheck, pushNlbQuota } from './nlb-quota.util';
+
+/** `NLB nlb-x has 1 listener: ...` (`ref` is the NLB's). */
+const listenersText = nlbQuotaText((ref, f) => `NLB ${ref.id} has ${count(f.used, 'listener')}`);
 
 /**
  * Listeners on one NLB vs `nlb_quota_loadbalancer_listeners_num` (default 50; NLB "NLB quotas"). CCM creates one
@@ -26,6 +29,6 @@ export const nlbListenerQuotaRule = nlbRegionCheck({
   quotaUsage: true,
   check(_view, re, out, r, ctx) {
     for (const nlb of re.region.nlbs ?? [])
-      pushNlbQuota(out, r, ctx, re.region, NLB_QUOTA_LISTENERS, nlbRef(nlb), nlb.listeners.length, `NLB ${nlb.loadBalancerId} has ${count(nlb.listeners.length, 'listener')}`);
+      pushNlbQuota(out, r, ctx, re.region, NLB_QUOTA_LISTENERS, nlbRef(nlb), nlb.listeners.length, listenersText);
   },
 });

@@ -1,9 +1,13 @@
 import { TAG_CCM_OWNER, TAG_CLUSTER_ID, needNlb, parseNlbNamedKey, type Nlb } from '@app/domain';
 import { DOC_URL, SEED } from '../doc-links.constants';
 import { groupsOfNlb, nlbRef, type RegionNlbView } from '../nlb-index';
-import { regionRef } from '../result.util';
+import { type PassText, regionRef } from '../result.util';
 import { nlbRegionCheck } from './nlb-quota.util';
 import { findOwner } from './lb-orphaned.rule';
+
+/** An NLB that belongs to an NLB Service: its message (built when read; `clusterId` is the Service's cluster). */
+const ownedText: PassText<{ service: string }, string> = (ref, { service }, clusterId) =>
+  `NLB ${ref.id} belongs to NLB Service ${service} in cluster ${clusterId}`;
 
 /** The Service an NLB last served, from its listener descriptions or server group names (for messages). */
 function formerServiceOf(view: RegionNlbView, nlb: Nlb): string | undefined {
@@ -82,7 +86,7 @@ export const nlbOrphanedRule = nlbRegionCheck({
         );
         continue;
       }
-      out.push(r.pass(ref, `NLB ${nlb.loadBalancerId} belongs to NLB Service ${svcId} in cluster ${match.cluster.cluster.clusterId}`, { ...figures, service: svcId }));
+      out.push(r.pass(ref, ownedText, { ...figures, service: svcId }, match.cluster.cluster.clusterId));
     }
   },
 });

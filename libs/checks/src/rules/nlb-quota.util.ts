@@ -10,7 +10,7 @@ import { scopedCheck, type ScopedCheckDefinition } from '../check-scope';
 import type { CheckContext } from '../check.types';
 import type { RegionEntry, ServiceEntry } from '../fleet-index';
 import { nlbNotReadReason, nlbOfService, regionNlbView, type RegionNlbView } from '../nlb-index';
-import { pct, pushQuotaUse, regionRef, type ResultFactory } from '../result.util';
+import { limitSourceText, pct, pushQuotaUse, regionRef, type PassText, type QuotaFigures, type ResultFactory } from '../result.util';
 
 /**
  * The NLB view of a region, or `undefined` after pushing the region's `skipped` result (NLB data not read).
@@ -66,8 +66,19 @@ export function nlbRegionCheck(def: NlbRegionCheckDefinition): ReturnType<typeof
 }
 
 /**
+ * The message of an NLB quota result: `what` (the subject and its count: `NLB nlb-x has 12 listeners`), then the share
+ * of the quota (`: 24 % of nlb_quota_loadbalancer_listeners_num 50 (documented default)`). Call it once per check, at
+ * module level: the `PassText` it returns builds a passing result's message when read.
+ * @param what the subject and count, from the result's ref, figures (`used`, the check's extras) and arg
+ */
+export function nlbQuotaText<A = undefined>(what: PassText<QuotaFigures, A>): PassText<QuotaFigures, A> {
+  return (ref, f, arg) => `${what(ref, f, arg)}: ${pct(f.ratio)} of ${String(f['quota'])} ${f.limit} (${limitSourceText(f.limitSource)})`;
+}
+
+/**
  * Push one quota result: `used` of the effective `definition` quota of `region`, graded by the settings' ratios.
- * @param what the message's subject and count (`NLB nlb-x has 12 listeners`)
+ * Figures: used, limit, ratio, limitSource, `quota` (the quota's action code), then `extra`.
+ * @param text the message (`nlbQuotaText`)
  * @param extra more figures (distinct servers, ...)
  */
 export function pushNlbQuota(
@@ -78,16 +89,8 @@ export function pushNlbQuota(
   definition: SlbQuotaDefinition,
   ref: ResourceRef,
   used: number,
-  what: string,
+  text: PassText<QuotaFigures>,
   extra: Record<string, string | number> = {},
 ): void {
-  pushQuotaUse(
-    out,
-    r,
-    ctx,
-    { region, definition, ref, used },
-    ({ limit, limitSource, ratio }) =>
-      `${what}: ${pct(ratio)} of ${definition.quotaActionCode} ${limit} (${limitSource === 'quota-center' ? 'Quota Center' : 'documented default'})`,
-    { quota: definition.quotaActionCode, ...extra },
-  );
+  pushQuotaUse(out, r, ctx, { region, definition, ref, used }, text, { quota: definition.quotaActionCode, ...extra });
 }

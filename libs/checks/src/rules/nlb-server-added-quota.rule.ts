@@ -2,7 +2,10 @@ import { NLB_QUOTA_SERVER_ADDED } from '@app/domain';
 import { DOC_URL, FORECAST_HINT, SEED } from '../doc-links.constants';
 import { nlbServerRef } from '../nlb-index';
 import { count, QUOTA_RATIO_SETTINGS } from '../result.util';
-import { nlbRegionCheck, pushNlbQuota } from './nlb-quota.util';
+import { nlbQuotaText, nlbRegionCheck, pushNlbQuota } from './nlb-quota.util';
+
+/** `Ecs server i-x is in 10 NLB server groups: ...` (`ref` is the server's: its id; the type is a figure). */
+const serverAddedText = nlbQuotaText((ref, f) => `${String(f['serverType'])} server ${ref.id} is in ${count(f.used, 'NLB server group')}`);
 
 /**
  * Server groups one server (ECS instance, ENI, or IP: IP entries count too) is in vs `nlb_quota_server_added_num`
@@ -29,6 +32,6 @@ export const nlbServerAddedQuotaRule = nlbRegionCheck({
   quotaUsage: true,
   check(view, re, out, r, ctx) {
     for (const { server, groups } of view.groupsByServer.values())
-      pushNlbQuota(out, r, ctx, re.region, NLB_QUOTA_SERVER_ADDED, nlbServerRef(re, server), groups.length, `${server.type} server ${server.serverId} is in ${count(groups.length, 'NLB server group')}`, { serverType: server.type });
+      pushNlbQuota(out, r, ctx, re.region, NLB_QUOTA_SERVER_ADDED, nlbServerRef(re, server), groups.length, serverAddedText, { serverType: server.type });
   },
 });

@@ -2,7 +2,10 @@ import { NLB_QUOTA_SERVER_GROUP_SERVERS } from '@app/domain';
 import { DOC_URL, FORECAST_HINT, SEED } from '../doc-links.constants';
 import { nlbServerGroupRef } from '../nlb-index';
 import { count, QUOTA_RATIO_SETTINGS } from '../result.util';
-import { nlbRegionCheck, pushNlbQuota } from './nlb-quota.util';
+import { nlbQuotaText, nlbRegionCheck, pushNlbQuota } from './nlb-quota.util';
+
+/** `NLB server group sgp-x (name) has 100 servers: ...` (`ref` is the group's: its id, and its name when it has one). */
+const serversText = nlbQuotaText((ref, f) => `NLB server group ${ref.id} (${ref.name || 'unnamed'}) has ${count(f.used, 'server')}`);
 
 /**
  * Servers in one NLB server group vs `nlb_quota_servergroup_noeci_servers_num` (Quota Center value of the region,
@@ -30,7 +33,7 @@ export const nlbServerGroupBackendQuotaRule = nlbRegionCheck({
   check(_view, re, out, r, ctx) {
     for (const g of re.region.nlbServerGroups ?? []) {
       const used = Math.max(g.servers.length, g.serverCount ?? 0);
-      pushNlbQuota(out, r, ctx, re.region, NLB_QUOTA_SERVER_GROUP_SERVERS, nlbServerGroupRef(re, g), used, `NLB server group ${g.serverGroupId} (${g.name || 'unnamed'}) has ${count(used, 'server')}`);
+      pushNlbQuota(out, r, ctx, re.region, NLB_QUOTA_SERVER_GROUP_SERVERS, nlbServerGroupRef(re, g), used, serversText);
     }
   },
 });

@@ -1,10 +1,18 @@
-import { CCM_NAME_PREFIX, TAG_CCM_OWNER, TAG_CLUSTER_ID, needNlb, parseNlbNamedKey, type NlbServerGroup } from '@app/domain';
+import { CCM_NAME_PREFIX, TAG_CCM_OWNER, TAG_CLUSTER_ID, needNlb, parseNlbNamedKey, type Figures, type NlbServerGroup } from '@app/domain';
 import { DOC_URL, SEED } from '../doc-links.constants';
 import type { RegionEntry } from '../fleet-index';
 import { nlbServerGroupRef } from '../nlb-index';
-import { regionRef } from '../result.util';
+import { type PassText, regionRef } from '../result.util';
 import { nlbRegionCheck } from './nlb-quota.util';
 import { findOwner } from './lb-orphaned.rule';
+
+/** A server group CCM did not create: its message (built when read; `ref` is the group's). */
+const untaggedText: PassText<{ usedByNlb: boolean }> = (ref, { usedByNlb }) =>
+  `NLB server group ${ref.id} was not created by CCM (no ${TAG_CCM_OWNER} tag${usedByNlb ? ', used by an NLB' : ''})`;
+
+/** A server group that belongs to an NLB Service (`service`, read for its namespace and name): its message (built when read). */
+const ownedText: PassText<Figures, { namespace: string; name: string }> = (ref, _figures, service) =>
+  `NLB server group ${ref.id} belongs to NLB Service ${service.namespace}/${service.name}`;
 
 /** Whether a server group is used by an NLB: related to one, or the target of a listener of the region. */
 function usedGroups(re: RegionEntry): Set<string> {
@@ -77,7 +85,7 @@ export const nlbServerGroupOrphanedRule = nlbRegionCheck({
         out.push(r.pass(ref, `NLB server group ${g.serverGroupId} is named for NLB Service ${key.namespace}/${key.serviceName}, which exists`, figures));
         return;
       } else {
-        out.push(r.pass(ref, `NLB server group ${g.serverGroupId} was not created by CCM (no ${TAG_CCM_OWNER} tag${inUse ? ', used by an NLB' : ''})`, figures));
+        out.push(r.pass(ref, untaggedText, figures));
         return;
       }
       if ('skip' in found) {
@@ -94,7 +102,7 @@ export const nlbServerGroupOrphanedRule = nlbRegionCheck({
         );
         return;
       }
-      out.push(r.pass(ref, `NLB server group ${g.serverGroupId} belongs to NLB Service ${found.match.service.namespace}/${found.match.service.name}`, figures));
+      out.push(r.pass(ref, ownedText, figures, found.match.service));
     }
   },
 });

@@ -1,7 +1,12 @@
 import { NLB_QUOTA_SERVER_GROUPS } from '@app/domain';
 import { DOC_URL, FORECAST_HINT, SEED } from '../doc-links.constants';
 import { count, QUOTA_RATIO_SETTINGS, regionRef } from '../result.util';
-import { nlbRegionCheck, pushNlbQuota } from './nlb-quota.util';
+import { nlbQuotaText, nlbRegionCheck, pushNlbQuota } from './nlb-quota.util';
+
+/** `cn-hangzhou of account 1 has 65 NLB server groups (10 used by no NLB): ...` (`ref` is the region's). */
+const serverGroupsText = nlbQuotaText(
+  (ref, f) => `${ref.regionId} of account ${ref.accountId} has ${count(f.used, 'NLB server group')} (${String(f['unusedServerGroups'])} used by no NLB)`,
+);
 
 /**
  * NLB server groups of one account and region vs `nlb_quota_servergroups_num` (3,000, **cannot be raised**; NLB
@@ -29,6 +34,6 @@ export const nlbServerGroupQuotaRule = nlbRegionCheck({
   check(_view, re, out, r, ctx) {
     const groups = re.region.nlbServerGroups ?? [];
     const unused = groups.filter((g) => g.relatedLoadBalancerIds.length === 0).length;
-    pushNlbQuota(out, r, ctx, re.region, NLB_QUOTA_SERVER_GROUPS, regionRef(re), groups.length, `${re.region.regionId} of account ${re.account.accountId} has ${count(groups.length, 'NLB server group')} (${unused} used by no NLB)`, { unusedServerGroups: unused });
+    pushNlbQuota(out, r, ctx, re.region, NLB_QUOTA_SERVER_GROUPS, regionRef(re), groups.length, serverGroupsText, { unusedServerGroups: unused });
   },
 });

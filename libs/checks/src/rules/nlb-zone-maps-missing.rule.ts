@@ -1,7 +1,10 @@
 import { NLB_ANNOTATION, lbAnnotationKey, nlbLoadBalancerBuildError } from '@app/domain';
 import { scopedCheck } from '../check-scope';
 import { DOC_URL, SEED } from '../doc-links.constants';
-import { serviceRef } from '../result.util';
+import { type PassText, serviceRef } from '../result.util';
+
+/** An NLB Service whose zone-maps CCM can parse: its message (built when read). */
+const parsedText: PassText<undefined> = (ref) => `NLB Service ${ref.id} has zone-maps CCM can parse, or reuses an NLB`;
 
 /**
  * An NLB Service that asks CCM to create its NLB (no `...-loadbalancer-id`) without the `zone-maps` annotation, or
@@ -32,6 +35,6 @@ export const nlbZoneMapsMissingRule = scopedCheck({
     const ref = serviceRef(se);
     const error = nlbLoadBalancerBuildError(se.service);
     if (error) out.push(r.fail(ref, `CCM fails every sync of NLB Service ${ref.id}: "${error}"`, { figures: { ccmError: error } }));
-    else out.push(r.pass(ref, `NLB Service ${ref.id} has zone-maps CCM can parse, or reuses an NLB`));
+    else out.push(r.pass(ref, parsedText, undefined));
   },
 });

@@ -1,9 +1,13 @@
 import type { PortRange } from '@app/domain';
 import { scopedCheck } from '../check-scope';
-import {} from '../result.util';
+import { type PassText } from '../result.util';
 import { DOC_URL, SEED } from '../doc-links.constants';
 import { count, serviceRef } from '../result.util';
 import { rangeText } from '../port-range.util';
+
+/** A Service whose NodePorts are all outside the range: its message (built when read). */
+const outsideText: PassText<{ nodePorts: string[] }> = (ref, { nodePorts }) =>
+  `${ref.id} NodePorts ${nodePorts.join(', ')} are outside every node's ip_local_port_range`;
 
 /**
  * A Service whose `nodePort` lies inside a node's `net.ipv4.ip_local_port_range`: the concrete conflict
@@ -75,11 +79,7 @@ export const nodeportInEphemeralRangeRule = scopedCheck({
         );
       } else {
         out.push(
-          r.pass(
-            ref,
-            `${ref.id} NodePorts ${nodePorts.join(', ')} are outside every node's ip_local_port_range`,
-            figures,
-          ),
+          r.pass(ref, outsideText, figures),
         );
       }
     }

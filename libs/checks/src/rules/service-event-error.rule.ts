@@ -6,7 +6,12 @@ import {
 } from '@app/domain';
 import { scopedCheck } from '../check-scope';
 import { DOC_URL, SEED } from '../doc-links.constants';
-import { ageSeconds, count, humanDuration, serviceRef } from '../result.util';
+import { ageSeconds, count, humanDuration, type PassText, serviceRef } from '../result.util';
+
+/** A Service with no current error event: its message (built when read). */
+const noErrorText: PassText<{ resolvedErrors: number }> = (ref, { resolvedErrors }) =>
+  `${ref.id} has no current CCM error event` +
+  (resolvedErrors ? ` (${count(resolvedErrors, 'older error')} resolved by a later successful sync)` : '');
 
 /** Longest event message quoted in a result (characters). */
 const MAX_QUOTE = 240;
@@ -47,12 +52,7 @@ export const serviceEventErrorRule = scopedCheck({
     const d = diagnoseServiceEvents(events);
     if (d.current.length === 0) {
       out.push(
-        r.pass(
-          ref,
-          `${ref.id} has no current CCM error event` +
-            (d.resolved ? ` (${count(d.resolved, 'older error')} resolved by a later successful sync)` : ''),
-          { events: events.length, resolvedErrors: d.resolved },
-        ),
+        r.pass(ref, noErrorText, { events: events.length, resolvedErrors: d.resolved }),
       );
       return;
     }

@@ -5,7 +5,10 @@ import {
 } from '@app/domain';
 import { scopedCheck } from '../check-scope';
 import { DOC_URL, SEED } from '../doc-links.constants';
-import { ageSeconds, humanDuration, serviceRef } from '../result.util';
+import { ageSeconds, humanDuration, type PassText, serviceRef } from '../result.util';
+
+/** A Service with an address: its message (built when read). */
+const addressText: PassText<{ addresses: string[] }> = (ref, { addresses }) => `${ref.id} has the load balancer address ${addresses.join(', ')}`;
 
 /**
  * A LoadBalancer Service that CCM serves (CLB or NLB) with no address in `status.loadBalancer.ingress`: it is
@@ -44,7 +47,7 @@ export const serviceLbPendingRule = scopedCheck({
     const ref = serviceRef(se);
     const addresses = service.ingress.map((i) => i.ip ?? i.hostname).filter((a): a is string => !!a);
     if (addresses.length > 0) {
-      out.push(r.pass(ref, `${ref.id} has the load balancer address ${addresses.join(', ')}`, { addresses }));
+      out.push(r.pass(ref, addressText, { addresses }));
       return;
     }
     const age = ageSeconds(service.creationTimestamp, ctx.now);
