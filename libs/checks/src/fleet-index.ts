@@ -172,6 +172,9 @@ export interface ClbBackendStats {
   vServerGroups: number;
 }
 
+/** How many CLB ids an `EcsAttachment` keeps for messages (`sampleLoadBalancerIds`): the first ones, in CLB order. */
+const SAMPLE_LOAD_BALANCERS = 5;
+
 /** What `regionBackendStats` keeps per server id: the CLB and group it was last counted on, and its attachment. */
 interface ServerStamp {
   lb: number;
@@ -869,14 +872,15 @@ export class FleetIndex {
           if (s.type !== 'ecs') continue;
           let a = st.attachment;
           if (!a) {
-            a = { loadBalancers: 0, groups: 0, sampleLoadBalancerIds: [] };
+            // Sized for the 5 ids it keeps (trimmed below): a `[]` grown by a push holds 16 slots.
+            a = { loadBalancers: 0, groups: 0, sampleLoadBalancerIds: new Array<string>(SAMPLE_LOAD_BALANCERS) };
             st.attachment = a;
             attachments.set(s.serverId, a);
           }
           a.groups++;
           if (firstOnLb) {
             a.loadBalancers++;
-            if (a.sampleLoadBalancerIds.length < 5) a.sampleLoadBalancerIds.push(clb.loadBalancerId);
+            if (a.loadBalancers <= SAMPLE_LOAD_BALANCERS) a.sampleLoadBalancerIds[a.loadBalancers - 1] = clb.loadBalancerId;
           }
         }
         const sequence = memo.sequenceOf(servers, allHit);
@@ -888,6 +892,8 @@ export class FleetIndex {
         vServerGroups: groupCount,
       });
     }
+    for (const a of attachments.values())
+      if (a.loadBalancers < SAMPLE_LOAD_BALANCERS) a.sampleLoadBalancerIds.length = a.loadBalancers;
     this.statsByRegion.set(region, stats);
     return stats;
   }

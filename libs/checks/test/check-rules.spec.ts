@@ -369,6 +369,23 @@ describe('NODEPORT_IN_EPHEMERAL_RANGE', () => {
       figures: { nodesAffected: 2 },
     });
   });
+
+  it('counts the nodes of each distinct range, consecutive or not, ranges that share a start apart', () => {
+    const c = factory.cluster({
+      nodeLocalPortRanges: {
+        'i-node0000': { from: 30000, to: 60999 },
+        'i-node0001': { from: 30000, to: 30001 },
+        'i-node0002': { from: 30000, to: 60999 },
+        'i-node0003': { from: 30000, to: 60999 },
+        'i-node0004': { from: 30070, to: 30090 },
+        'i-node0005': { from: 30070, to: 30090 },
+      },
+      kubernetes: factory.kubernetes({ services: [factory.service()] }),
+    });
+    const r = one(run('NODEPORT_IN_EPHEMERAL_RANGE', factory.fleet([factory.region({ clusters: [c] })])));
+    expect(r).toMatchObject({ status: 'fail', figures: { nodesAffected: 5, portsInside: 1 } });
+    expect(r.message).toBe('default/web uses NodePort 30080 (in 30000-60999, 30070-30090 on 5 nodes) inside ip_local_port_range');
+  });
 });
 
 describe('LB_ORPHANED', () => {

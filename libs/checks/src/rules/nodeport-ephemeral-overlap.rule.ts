@@ -35,7 +35,9 @@ export const nodeportEphemeralOverlapRule = scopedCheck({
     const overlapping: string[] = [];
     const distinct = new Set<string>();
     let nodes = 0;
-    for (const [ecsId, range] of Object.entries(ranges)) {
+    // `for...in` over the record (own keys, in `Object.entries` order) instead of an entry pair per node.
+    for (const ecsId in ranges) {
+      const range = ranges[ecsId]!;
       nodes++;
       if (!rangesOverlap(npr, range)) continue;
       overlapping.push(ecsId);
