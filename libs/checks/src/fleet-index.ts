@@ -113,11 +113,11 @@ export interface EcsScopeEntry {
   account: AccountSnapshot;
   region: RegionSnapshot;
   /** The DescribeInstances record, when the instance was listed. */
-  ecs?: EcsInstance;
+  ecs?: EcsInstance | undefined;
   /** The Kubernetes node backed by the instance, when one is. */
-  node?: NodeEntry;
-  /** How many CLB instances of the region list it as a backend (`ecsAttachments`); absent when none does. */
-  attachment?: EcsAttachment;
+  node?: NodeEntry | undefined;
+  /** How many CLB instances of the region list it as a backend (`ecsAttachments`); `undefined` when none does. */
+  attachment?: EcsAttachment | undefined;
 }
 
 /** A node with its cluster. */
@@ -768,12 +768,10 @@ export class FleetIndex {
       const node = position >= 0 && (this.ecsListedTwice.size === 0 || !this.ecsListedTwice.has(instanceId))
         ? byListing?.[position]
         : this.nodeOfEcs(instanceId);
-      // Optional fields set after the literal, not spread into it (the spreads were 1 s of a 10M-entry analysis).
-      const entry: EcsScopeEntry = { instanceId, account: re.account, region: re.region };
-      if (ecs) entry.ecs = ecs;
-      if (node) entry.node = node;
-      if (attachment) entry.attachment = attachment;
-      out.push(entry);
+      // One literal with every field (an absent one `undefined`): no spread (the spreads were 1 s of a 10M-entry
+      // analysis), and no field added after it (a literal has no spare slots: each added field moved the entry's
+      // fields to a separate store, 500,000 times).
+      out.push({ instanceId, account: re.account, region: re.region, ecs, node, attachment });
     };
     let sorted = true;
     for (let i = 1; i < listed.length && sorted; i++) sorted = listed[i - 1]!.instanceId <= listed[i]!.instanceId;
