@@ -11,8 +11,8 @@ import type { ServiceEntry } from '../fleet-index';
 import { nlbNotReadReason, nlbOfService, nlbRef, nlbServicesOf, regionNlbView } from '../nlb-index';
 import { clbRef, type PassText, regionRef } from '../result.util';
 
-/** A load balancer that carries CCM's owner tag: its message (built when read); `kind` is `CLB` (default) or `NLB`. */
-const taggedText: PassText<{ ownerTag: string }, string | undefined> = (ref, { ownerTag }, kind = 'CLB') =>
+/** A load balancer that carries CCM's owner tag: its message (built when read); `kind` is `CLB` or `NLB`. */
+const taggedText: PassText<{ ownerTag: string }, string> = (ref, { ownerTag }, kind) =>
   `${kind} ${ref.id} carries ${TAG_CCM_OWNER}=${ownerTag}: it can be renamed safely`;
 
 /** The default LB name CCM gives a CLB: `"a"` + 31 hex characters of the Service UID. */
@@ -54,9 +54,7 @@ const clbPart = scopedCheck({
     const owner = clb.tags[TAG_CCM_OWNER];
     if (owner !== undefined) {
       out.push(
-        r.pass(ref, taggedText, {
-          ownerTag: owner,
-        }),
+        r.pass(ref, taggedText, { ownerTag: owner }, 'CLB'),
       );
       return;
     }
