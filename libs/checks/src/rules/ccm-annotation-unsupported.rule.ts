@@ -1,5 +1,5 @@
 import { type PassText } from '../result.util';
-import { needClb, needNlb, parseCcmVersion, unsupportedAnnotations } from '@app/domain';
+import { parseCcmVersion, unsupportedAnnotations } from '@app/domain';
 import { scopedCheck } from '../check-scope';
 import { DOC_URL, SEED } from '../doc-links.constants';
 import { clusterRef, listSome, serviceRef } from '../result.util';
@@ -34,7 +34,6 @@ export const ccmAnnotationUnsupportedRule = scopedCheck({
   needs: ['kubernetes'],
   check(ce, out, r) {
     const { cluster } = ce;
-    const k8s = cluster.kubernetes!;
     const version = cluster.ccmVersion;
     if (!version || !parseCcmVersion(version)) {
       const why = version
@@ -45,10 +44,11 @@ export const ccmAnnotationUnsupportedRule = scopedCheck({
       out.push(r.skipped(clusterRef(cluster), `CCM version unknown: ${why}`));
       return;
     }
-    for (const service of k8s.services) {
-      const controller = needClb(service) ? 'clb' : needNlb(service) ? 'nlb' : undefined;
+    for (const se of ce.services) {
+      const controller = se.needClb ? 'clb' : se.needNlb ? 'nlb' : undefined;
       if (!controller) continue;
-      const ref = serviceRef({ service, cluster: ce });
+      const { service } = se;
+      const ref = serviceRef(se);
       const missing = unsupportedAnnotations(service.annotations, version, controller) ?? [];
       if (missing.length === 0) {
         out.push(

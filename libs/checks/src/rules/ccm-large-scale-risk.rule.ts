@@ -1,9 +1,6 @@
 import {
   CCM_BACKEND_BATCH_SIZE,
   CCM_WORKQUEUE_QPS,
-  needClb,
-  needNlb,
-  nodeSelectionOptionsOf,
   readyEndpoints,
   readyEndpointsByNode,
   serviceTrafficPolicy,
@@ -48,24 +45,22 @@ export const ccmLargeScaleRiskRule = scopedCheck({
   needs: ['kubernetes'],
   check(ce, out, r, ctx) {
     const { cluster } = ce;
-    const k8s = cluster.kubernetes!;
     const { maxLoadBalancerServices, maxBackends } = ctx.settings.ccmScale;
     let services = 0;
     let backends = 0;
     let batchCalls = 0;
     let clusterMode = 0;
-    for (const svc of k8s.services) {
-      const clb = needClb(svc);
-      if (!clb && !needNlb(svc)) continue;
+    for (const se of ce.services) {
+      if (!se.needClb && !se.needNlb) continue;
+      const svc = se.service;
       services++;
       const mode = serviceTrafficPolicy(svc, cluster).policy;
       let perPort: number;
       if (mode === 'cluster') {
         clusterMode++;
-        const sel = nodeSelectionOptionsOf(svc, cluster.ccmVersion);
-        perPort = 'error' in sel ? 0 : ctx.index.eligibleNodes(ce, sel.options).nodes.length;
+        perPort = ctx.index.eligibleNodesOf(se)?.nodes.length ?? 0;
       } else {
-        const slices = ctx.index.endpointSlicesOf(ce, svc.namespace, svc.name);
+        const slices = ctx.index.slicesOf(se);
         perPort = mode === 'local' ? readyEndpointsByNode(slices).size : readyEndpoints(slices).length;
       }
       const entries = perPort * svc.ports.length;

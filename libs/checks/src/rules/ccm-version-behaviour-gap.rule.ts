@@ -4,7 +4,6 @@ import {
   TAG_CLUSTER_ID,
   ccmVersionAtLeast,
   getLbAnnotation,
-  needClb,
   parseCcmVersion,
   reusedLoadBalancerId,
   serviceTrafficPolicy,
@@ -49,7 +48,6 @@ export const ccmVersionBehaviourGapRule = scopedCheck({
   needs: ['kubernetes'],
   check(ce, out, r, ctx) {
     const { cluster } = ce;
-    const k8s = cluster.kubernetes!;
     const ref = clusterRef(cluster);
     const version = cluster.ccmVersion;
     if (!version || !parseCcmVersion(version)) {
@@ -61,7 +59,7 @@ export const ccmVersionBehaviourGapRule = scopedCheck({
       );
       return;
     }
-    const clbServices = k8s.services.filter(needClb);
+    const clbServices = ce.services.filter((se) => se.needClb).map((se) => se.service);
     const gaps: string[] = [];
     const keys: string[] = [];
     const older = (key: keyof typeof CCM_FEATURES) =>

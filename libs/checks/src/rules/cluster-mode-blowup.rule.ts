@@ -4,7 +4,6 @@ import {
   SLB_QUOTA_BACKEND_SERVERS,
   backendNodeExclusion,
   backendSyncError,
-  nodeSelectionOptionsOf,
   readyEndpointsByNode,
   serviceTrafficPolicy,
   NLB_QUOTA_SERVER_ADDED,
@@ -18,7 +17,7 @@ import {
 import { combinedCheck, nlbServicePart, scopedCheck } from '../check-scope';
 import { nlbNotReadReason, regionNlbView, serverKey, type RegionNlbView } from '../nlb-index';
 import { DOC_URL, SEED } from '../doc-links.constants';
-import { maxCountOutside, rankNodes, type NodeRanking, type ServiceEntry } from '../fleet-index';
+import { maxCountOutside, rankNodes, type FleetIndex, type NodeRanking, type ServiceEntry } from '../fleet-index';
 import { ccmSyncFails, count, pct, serviceRef, type ResultFactory } from '../result.util';
 
 /**
@@ -79,7 +78,7 @@ const clbPart = scopedCheck({
     const backendLimit = ctx.index.quota(ce.region, SLB_QUOTA_BACKEND_SERVERS).limit;
     const attachLimit = ctx.index.quota(ce.region, SLB_QUOTA_BACKEND_ATTACHED).limit;
     const ref = serviceRef(se);
-    const sel = clusterModeSelection(se, ref, out, r, (policy) =>
+    const sel = clusterModeSelection(se, ref, out, r, ctx.index, (policy) =>
       r.pass(ref, `${ref.id} uses ${policy === 'eni' ? 'ENI' : 'Local'} mode: only pods or nodes with pods are attached`, { mode: policy }),
     );
     if (!sel) return;
@@ -93,8 +92,8 @@ const clbPart = scopedCheck({
       );
       return;
     }
-    const eligible = ctx.index.eligibleNodes(ce, sel.options);
-    const slices = ctx.index.endpointSlicesOf(ce, service.namespace, service.name);
+    const eligible = ctx.index.eligibleNodesOf(se)!;
+    const slices = ctx.index.slicesOf(se);
     // CCM fails the sync before attaching anything (invalid weight annotations, a node whose providerID does
     // not parse, an endpoint without nodeName): no blowup is predicted (CCM vgroups.go buildVGroupForServicePort).
     const syncError = backendSyncError({
@@ -200,20 +199,20 @@ const clbPart = scopedCheck({
  */
 const nlbPart = nlbServicePart(clbPart, {
   check(se, out, r, ctx) {
-    const { service, cluster: ce } = se;
+    const { cluster: ce } = se;
     const ref = serviceRef(se);
     const view = regionNlbView(ce.region);
     if (!view) {
       out.push(r.skipped(ref, nlbNotReadReason(ctx.index, ce.account, ce.region)));
       return;
     }
-    const sel = clusterModeSelection(se, ref, out, r, (policy) =>
+    const sel = clusterModeSelection(se, ref, out, r, ctx.index, (policy) =>
       r.pass(ref, `${ref.id} (NLB) uses ${policy === 'eni' ? 'ENI' : 'Local'} mode: only pods or nodes with pods are servers`, { mode: policy, kind: 'NLB' }),
     );
     if (!sel) return;
     const { ports } = sel;
-    const eligible = ctx.index.eligibleNodes(ce, sel.options);
-    const slices = ctx.index.endpointSlicesOf(ce, service.namespace, service.name);
+    const eligible = ctx.index.eligibleNodesOf(se)!;
+    const slices = ctx.index.slicesOf(se);
     const localNames = new Set<string>();
     for (const nodeName of readyEndpointsByNode(slices).keys()) {
       const node = eligible.candidatesByName.get(nodeName);
@@ -268,6 +267,7 @@ function clusterModeSelection(
   ref: ResourceRef,
   out: CheckResult[],
   r: ResultFactory,
+  index: FleetIndex,
   modePass: (policy: Exclude<TrafficPolicy, 'cluster'>) => CheckResult,
 ): { options: NodeSelectionOptions; ports: number } | undefined {
   const { service } = se;
@@ -281,7 +281,7 @@ function clusterModeSelection(
     out.push(modePass(mode.policy));
     return undefined;
   }
-  const sel = nodeSelectionOptionsOf(service, cluster.ccmVersion);
+  const sel = index.selectionOf(se);
   if ('error' in sel) {
     out.push(r.skipped(ref, ccmSyncFails(ref.id, sel.error)));
     return undefined;

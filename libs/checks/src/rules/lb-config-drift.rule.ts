@@ -12,7 +12,6 @@ import {
   expectedListeners,
   expectedVServerGroups,
   getLbAnnotation,
-  nodeSelectionOptionsOf,
   isCcmNameOfOwner,
   parseCcmNamedKey,
   parseVGroupPort,
@@ -92,7 +91,7 @@ function backendsInput(se: ServiceEntry, policy: TrafficPolicy, eligible: Eligib
     clusterId: cluster.clusterId,
     policy,
     eligible,
-    endpointSlices: ctx.index.endpointSlicesOf(se.cluster, service.namespace, service.name),
+    endpointSlices: ctx.index.slicesOf(se),
     ...(cluster.ccmVersion !== undefined ? { ccmVersion: cluster.ccmVersion } : {}),
   };
 }
@@ -127,10 +126,10 @@ function notComparable(se: ServiceEntry, clb: Clb, ctx: CheckContext): string | 
 function ccmModel(se: ServiceEntry, clb: Clb, ctx: CheckContext): CcmModel | { error: string } {
   const { service } = se;
   const { cluster } = se.cluster;
-  const sel = nodeSelectionOptionsOf(service, cluster.ccmVersion);
+  const sel = ctx.index.selectionOf(se);
   if ('error' in sel) return sel;
   const policy = serviceTrafficPolicy(service, cluster).policy;
-  const eligible = ctx.index.eligibleNodes(se.cluster, sel.options);
+  const eligible = ctx.index.eligibleNodesOf(se)!;
   const model = expectedVServerGroups(backendsInput(se, policy, eligible, ctx));
   if ('error' in model) return model;
   const vgp = reusedLoadBalancerId(service)
@@ -198,11 +197,11 @@ function clusterModeMatch(
   const { service } = se;
   const { cluster } = se.cluster;
   if (reusedLoadBalancerId(service)) return undefined;
-  const sel = nodeSelectionOptionsOf(service, cluster.ccmVersion);
+  const sel = ctx.index.selectionOf(se);
   if ('error' in sel) return undefined;
   const policy = serviceTrafficPolicy(service, cluster).policy;
   if (policy !== 'cluster') return undefined;
-  const eligible = ctx.index.eligibleNodes(se.cluster, sel.options);
+  const eligible = ctx.index.eligibleNodesOf(se)!;
   const groups = uniformClusterVServerGroups(backendsInput(se, policy, eligible, ctx));
   const ids = groups ? ctx.index.sortedEcsIds(eligible) : null;
   if (!groups || !ids) return undefined;
@@ -536,13 +535,11 @@ const nlbPart = nlbServicePart(clbPart, {
       out.push(nlbMatchPass(r, ref, found.nlb.loadBalancerId));
       return;
     }
-    const sel = nodeSelectionOptionsOf(service, cluster.ccmVersion);
+    const sel = ctx.index.selectionOf(se);
     const model =
       'error' in sel
         ? sel
-        : expectedNlbServerGroups(
-            backendsInput(se, serviceTrafficPolicy(service, cluster).policy, ctx.index.eligibleNodes(se.cluster, sel.options), ctx),
-          );
+        : expectedNlbServerGroups(backendsInput(se, serviceTrafficPolicy(service, cluster).policy, ctx.index.eligibleNodesOf(se)!, ctx));
     if ('error' in model) {
       out.push(r.skipped(ref, ccmSyncFails(ref.id, model.error)));
       return;
@@ -611,11 +608,11 @@ function nlbClusterModeMatch(
   const { cluster } = se.cluster;
   if (!view) return false;
   const groupsByName = view.groupByName;
-  const sel = nodeSelectionOptionsOf(service, cluster.ccmVersion);
+  const sel = ctx.index.selectionOf(se);
   if ('error' in sel) return false;
   const policy = serviceTrafficPolicy(service, cluster).policy;
   if (policy !== 'cluster') return false;
-  const uniform = uniformNlbClusterServerGroups(backendsInput(se, policy, ctx.index.eligibleNodes(se.cluster, sel.options), ctx));
+  const uniform = uniformNlbClusterServerGroups(backendsInput(se, policy, ctx.index.eligibleNodesOf(se)!, ctx));
   if (!uniform) return false;
   const { ids } = uniform;
   for (const g of uniform.groups) {

@@ -35,7 +35,6 @@ export const nodeportInEphemeralRangeRule = scopedCheck({
   needs: ['kubernetes', 'sysctls'],
   check(ce, out, r) {
     const { cluster } = ce;
-    const k8s = cluster.kubernetes!;
     const localRanges = cluster.nodeLocalPortRanges!;
     // Distinct ranges with how many nodes use each: Services x ports x (few distinct ranges). The nodes of a cluster
     // mostly share one range: a node with the previous node's range is counted without building its key.
@@ -53,10 +52,11 @@ export const nodeportInEphemeralRangeRule = scopedCheck({
       else byRange.set(k, (last = { range, nodes: 1 }));
     }
     const ranges = [...byRange.values()];
-    for (const service of k8s.services) {
+    for (const se of ce.services) {
+      const { service } = se;
       const nodePorts = service.ports.map((p) => p.nodePort).filter((p): p is number => p !== undefined);
       if (nodePorts.length === 0) continue;
-      const ref = serviceRef({ service, cluster: ce });
+      const ref = serviceRef(se);
       const inside: string[] = [];
       let maxNodes = 0;
       for (const port of nodePorts) {

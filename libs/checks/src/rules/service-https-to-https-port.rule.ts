@@ -50,7 +50,7 @@ export const serviceHttpsToHttpsPortRule = scopedCheck({
       const target = sp.targetPort ?? sp.port;
       let resolved: number | undefined = typeof target === 'number' ? target : undefined;
       if (typeof target === 'string') {
-        for (const slice of ctx.index.endpointSlicesOf(se.cluster, service.namespace, service.name)) {
+        for (const slice of ctx.index.slicesOf(se)) {
           const p = slice.ports.find((x) => x.name !== undefined && x.name === sp.name);
           if (p?.port !== undefined) {
             resolved = p.port;

@@ -57,9 +57,7 @@ export const serviceLocalInClusterAccessRule = scopedCheck({
     }
     // Any node can host a client pod: every node of the cluster counts, not only backend candidates.
     const nodes = ctx.index.nodeNames(se.cluster);
-    const withPods = readyEndpointsByNode(
-      ctx.index.endpointSlicesOf(se.cluster, service.namespace, service.name),
-    );
+    const withPods = readyEndpointsByNode(ctx.index.slicesOf(se));
     const total = nodes.size;
     let covered = 0;
     for (const name of withPods.keys()) if (nodes.has(name)) covered++;

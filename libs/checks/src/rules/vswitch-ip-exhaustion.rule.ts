@@ -1,7 +1,6 @@
 import {
   LB_ANNOTATION,
   getLbAnnotation,
-  needClb,
   type ResourceRef,
   type VSwitch,
 } from '@app/domain';
@@ -53,10 +52,9 @@ function vSwitchUsage(index: FleetIndex, re: RegionEntry): Map<string, Usage> {
   };
   for (const clb of re.region.loadBalancers ?? []) use(clb.vSwitchId, `CLB ${clb.loadBalancerId}`);
   for (const ce of index.clustersOf(re.region)) {
-    const k8s = ce.cluster.kubernetes;
-    if (!k8s) continue;
-    for (const svc of k8s.services) {
-      if (!needClb(svc)) continue;
+    for (const se of ce.services) {
+      if (!se.needClb) continue;
+      const svc = se.service;
       const annotated = getLbAnnotation(svc.annotations, LB_ANNOTATION.vswitchId);
       if (annotated)
         for (const id of annotated.split(','))
