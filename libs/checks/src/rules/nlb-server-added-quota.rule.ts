@@ -46,12 +46,20 @@ type ServerGroups = { server: NlbServer; groups: NlbServerGroup[] };
  * key strings (250,000 servers in thousands of sorted runs on a 5,000-cluster fleet; issue 22 item 3).
  */
 function serversInKeyOrder(view: RegionNlbView): ServerGroups[] {
-  const ecs: ServerGroups[] = [];
+  const byServer = view.groupsByServer;
+  // An `Ecs` server's key is its id (`serverKey`): the ids are sorted by the engine's own string sort, without a
+  // JavaScript comparison per pair; the few other servers by a comparison of their ids (a stable sort: ties keep
+  // their first-seen order).
+  const ecsIds: string[] = [];
   const other: ServerGroups[] = [];
-  for (const e of view.groupsByServer.values()) (e.server.type === 'Ecs' ? ecs : other).push(e);
-  const byId = (a: ServerGroups, b: ServerGroups) => (a.server.serverId < b.server.serverId ? -1 : a.server.serverId > b.server.serverId ? 1 : 0);
-  ecs.sort(byId);
-  other.sort(byId);
-  for (const e of other) ecs.push(e);
-  return ecs;
+  for (const [key, e] of byServer) {
+    if (e.server.type === 'Ecs') ecsIds.push(key);
+    else other.push(e);
+  }
+  ecsIds.sort();
+  other.sort((a, b) => (a.server.serverId < b.server.serverId ? -1 : a.server.serverId > b.server.serverId ? 1 : 0));
+  const out = new Array<ServerGroups>(ecsIds.length + other.length);
+  for (let i = 0; i < ecsIds.length; i++) out[i] = byServer.get(ecsIds[i]!)!;
+  for (let i = 0; i < other.length; i++) out[ecsIds.length + i] = other[i]!;
+  return out;
 }
