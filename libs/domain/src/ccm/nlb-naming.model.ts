@@ -49,6 +49,5 @@ export const nlbListenerDescription = nlbNamedKey;
 export function parseNlbNamedKey(text: string | undefined): NlbNamedKey | undefined {
   const parts = ccmNameParts(text, '.', 5);
   if (!parts) return undefined;
-  const [port, protocol, serviceName, namespace, clusterId] = parts;
-  return { port, protocol, serviceName, namespace, clusterId };
+  return { port: parts[0]!, protocol: parts[1]!, serviceName: parts[2]!, namespace: parts[3]!, clusterId: parts[4]! };
 }
