@@ -95,6 +95,11 @@ export interface ServiceEntry {
   /** `needNlb(service)`, computed once like `needClb`. Source: CCM `NeedNLB`. */
   needNlb: boolean;
   /**
+   * `reusedLoadBalancerId(service)` (the trimmed `loadbalancer-id` annotation, `undefined` when absent or blank),
+   * computed once like `needClb`: a dozen checks ask it of every Service.
+   */
+  reusedLbId: string | undefined;
+  /**
    * The Service's ResourceRef once `serviceRef` built it (shared by every result about the Service), `undefined`
    * before. Only `serviceRef` sets it.
    */
@@ -314,12 +319,14 @@ export class FleetIndex {
           const k8s = cluster.kubernetes;
           if (!k8s) continue;
           for (const service of k8s.services) {
+            const reused = reusedLoadBalancerId(service);
             const se: ServiceEntry = {
               service,
               cluster: entry,
               defaultLbName: service.uid ? defaultLoadBalancerName(service.uid) : '',
               needClb: needClb(service),
               needNlb: needNlb(service),
+              reusedLbId: reused,
               ref: undefined,
               selection: undefined,
               eligible: undefined,
@@ -329,7 +336,6 @@ export class FleetIndex {
             entry.services.push(se);
             ix.serviceByKey.set(serviceKey(cluster.clusterId, service.namespace, service.name), se);
             if (service.uid) ix.serviceByUid.set(service.uid, se);
-            const reused = reusedLoadBalancerId(service);
             if (reused) {
               const list = ix.reusersByLbId.get(reused) ?? [];
               list.push(se);
@@ -503,7 +509,7 @@ export class FleetIndex {
   }
 
   private judgeReusedClb(se: ServiceEntry): ReusedClb | undefined {
-    const lbId = reusedLoadBalancerId(se.service);
+    const lbId = se.reusedLbId;
     if (!lbId) return undefined;
     const { account, region } = se.cluster;
     if (!region.loadBalancers) return { lbId, skipReason: this.slbNotReadReason(account, region) };

@@ -5,7 +5,7 @@
  * own result order (resource-key order, so the audit has nothing to sort).
  */
 import { describe, expect, it } from 'vitest';
-import { nodeSelectionOptionsOf, type NlbServer, type NlbServerGroup, type RegionSnapshot } from '@app/domain';
+import { nodeSelectionOptionsOf, reusedLoadBalancerId, type NlbServer, type NlbServerGroup, type RegionSnapshot } from '@app/domain';
 import { FleetIndex, runAudit } from '@app/checks';
 import { resultOrder } from '../src/audit.engine';
 import { resolveAuditSettings } from '../src/audit-settings.util';
@@ -53,6 +53,16 @@ describe('per-Service and per-cluster memos of the index', () => {
     expect(index.selectionOf(bad!)).toHaveProperty('error');
     expect(index.slicesOf(web!).map((s) => s.serviceName)).toEqual(['web']);
     expect(index.slicesOf(bad!)).toEqual([]);
+  });
+
+  it('keeps each Service\'s reused CLB id as reusedLoadBalancerId reads it (trimmed; blank is none)', () => {
+    const { snapshot } = fleetWithServices();
+    const services = snapshot.accounts[0]!.regions[0]!.clusters[0]!.kubernetes!.services;
+    services[0]!.annotations[`${P}id`] = ' lb-reused ';
+    services[1]!.annotations[`${P}id`] = '  ';
+    const index = FleetIndex.build(snapshot);
+    expect(index.services.map((se) => se.reusedLbId)).toEqual(['lb-reused', undefined, undefined]);
+    for (const se of index.services) expect(se.reusedLbId).toBe(reusedLoadBalancerId(se.service));
   });
 
   it('lists each cluster with its Services in snapshot order, none for a cluster not read', () => {

@@ -15,7 +15,6 @@ import {
   isCcmNameOfOwner,
   parseCcmNamedKey,
   parseVGroupPort,
-  reusedLoadBalancerId,
   serviceTrafficPolicy,
   type CheckResult,
   type Clb,
@@ -104,7 +103,7 @@ function notComparable(se: ServiceEntry, clb: Clb, ctx: CheckContext): string | 
   const { service } = se;
   const { cluster } = se.cluster;
   if (
-    reusedLoadBalancerId(service) &&
+    se.reusedLbId &&
     (clb.tags[TAG_CCM_OWNER] !== undefined || clb.tags[TAG_CLUSTER_ID] !== undefined)
   )
     return `CCM refuses to reuse CLB ${clb.loadBalancerId} and changes nothing on it (see ${
@@ -132,7 +131,7 @@ function ccmModel(se: ServiceEntry, clb: Clb, ctx: CheckContext): CcmModel | { e
   const eligible = ctx.index.eligibleNodesOf(se)!;
   const model = expectedVServerGroups(backendsInput(se, policy, eligible, ctx));
   if ('error' in model) return model;
-  const vgp = reusedLoadBalancerId(service)
+  const vgp = se.reusedLbId
     ? parseVGroupPort(getLbAnnotation(service.annotations, LB_ANNOTATION.vgroupPort))
     : undefined;
   if (vgp && 'error' in vgp) return { error: `vgroupid parse error: ${vgp.error}` };
@@ -196,7 +195,7 @@ function clusterModeMatch(
 ): ClusterModeMatch | undefined {
   const { service } = se;
   const { cluster } = se.cluster;
-  if (reusedLoadBalancerId(service)) return undefined;
+  if (se.reusedLbId) return undefined;
   const sel = ctx.index.selectionOf(se);
   if ('error' in sel) return undefined;
   const policy = serviceTrafficPolicy(service, cluster).policy;

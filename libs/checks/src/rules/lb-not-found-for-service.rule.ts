@@ -2,7 +2,6 @@ import {
   LABEL_SERVICE_LOADBALANCER_ID,
   TAG_CCM_OWNER,
   nlbPointers,
-  reusedLoadBalancerId,
 } from '@app/domain';
 import { combinedCheck, nlbServicePart, scopedCheck } from '../check-scope';
 import { nlbOfServiceOrSkip } from './nlb-quota.util';
@@ -50,7 +49,7 @@ const clbPart = scopedCheck({
     const { account, region } = se.cluster;
     const ref = serviceRef(se);
     const found = ctx.index.clbOf(se);
-    const reused = reusedLoadBalancerId(service);
+    const reused = se.reusedLbId;
     if (found.entry) {
       out.push(
         r.pass(ref, foundText, {
@@ -127,7 +126,7 @@ const nlbPart = nlbServicePart(clbPart, {
       out.push(r.pass(ref, foundText, { loadBalancerId: found.nlb.loadBalancerId, foundBy: found.by }, 'NLB'));
       return;
     }
-    const reused = reusedLoadBalancerId(se.service);
+    const reused = se.reusedLbId;
     if (reused) {
       out.push(r.fail(ref, `${ref.id} names NLB ${reused} in its loadbalancer-id annotation, which does not exist in ${se.cluster.region.regionId}: CCM fails "can not find loadbalancer"`, { figures: { loadBalancerId: reused, kind: 'NLB' } }));
       return;

@@ -2,7 +2,6 @@ import {
   TAG_CCM_OWNER,
   TAG_CLUSTER_ID,
   TAG_REUSED_BY_USER,
-  reusedLoadBalancerId,
   type Nlb,
 } from '@app/domain';
 import { combinedCheck, scopedCheck } from '../check-scope';
@@ -67,7 +66,7 @@ const clbPart = scopedCheck({
     // A Service that reuses the CLB explicitly makes it a reused CLB, not a CCM-created one.
     if (
       clb.tags[TAG_REUSED_BY_USER] !== undefined ||
-      owners.some((s) => reusedLoadBalancerId(s.service) === clb.loadBalancerId)
+      owners.some((s) => s.reusedLbId === clb.loadBalancerId)
     )
       return;
     const svc = owners[0];

@@ -1,4 +1,3 @@
-import { reusedLoadBalancerId } from '@app/domain';
 import { scopedCheck } from '../check-scope';
 import { DOC_URL, SEED } from '../doc-links.constants';
 import { serviceRef } from '../result.util';
@@ -30,7 +29,7 @@ export const lbReuseOfApiserverRule = scopedCheck({
   needs: ['kubernetes'],
   applies: (se) => se.needClb,
   check(se, out, r, ctx) {
-    const lbId = reusedLoadBalancerId(se.service);
+    const lbId = se.reusedLbId;
     if (!lbId) return;
     const ref = serviceRef(se);
     const clusters = ctx.index.apiServerClusters.get(lbId);

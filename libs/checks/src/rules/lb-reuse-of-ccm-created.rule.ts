@@ -1,4 +1,4 @@
-import { TAG_CCM_OWNER, TAG_CLUSTER_ID, nlbReuseError, reusedLoadBalancerId } from '@app/domain';
+import { TAG_CCM_OWNER, TAG_CLUSTER_ID, nlbReuseError } from '@app/domain';
 import { combinedCheck, nlbServicePart, scopedCheck } from '../check-scope';
 import { nlbNotReadReason, nlbOfService } from '../nlb-index';
 import { DOC_URL, SEED } from '../doc-links.constants';
@@ -34,7 +34,7 @@ const clbPart = scopedCheck({
     'isLoadBalancerReusable',
   scope: 'service',
   needs: ['kubernetes'],
-  applies: ({ service, needClb: clb }) => clb && reusedLoadBalancerId(service) !== undefined,
+  applies: ({ needClb: clb, reusedLbId }) => clb && reusedLbId !== undefined,
   check(se, out, r, ctx) {
     const ref = serviceRef(se);
     // The CLB as CCM finds it (`FleetIndex.reusedClb`: the Service's account and region): CCM never sees a CLB
@@ -103,10 +103,10 @@ const clbPart = scopedCheck({
  * the region's NLBs were not read, and deferred to LB_NOT_FOUND_FOR_SERVICE when the NLB is not there.
  */
 const nlbPart = nlbServicePart(clbPart, {
-  applies: ({ service }) => reusedLoadBalancerId(service) !== undefined,
+  applies: ({ reusedLbId }) => reusedLbId !== undefined,
   check(se, out, r, ctx) {
     const ref = serviceRef(se);
-    const lbId = reusedLoadBalancerId(se.service)!;
+    const lbId = se.reusedLbId!;
     const found = nlbOfService(se);
     if (!found) {
       out.push(r.skipped(ref, nlbNotReadReason(ctx.index, se.cluster.account, se.cluster.region), { loadBalancerId: lbId }));
