@@ -52,8 +52,8 @@ function serversInKeyOrder(view: RegionNlbView): ServerGroups[] {
   // their first-seen order).
   const ecsIds: string[] = [];
   const other: ServerGroups[] = [];
-  for (const [key, e] of byServer) {
-    if (e.server.type === 'Ecs') ecsIds.push(key);
+  for (const e of byServer.values()) {
+    if (e.server.type === 'Ecs') ecsIds.push(e.server.serverId);
     else other.push(e);
   }
   ecsIds.sort();
