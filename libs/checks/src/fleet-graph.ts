@@ -7,8 +7,6 @@ import {
   LABEL_SERVICE_LOADBALANCER_ID,
   TAG_CCM_OWNER,
   TAG_REUSED_BY_USER,
-  needClb,
-  needNlb,
   reusedLoadBalancerId,
   serviceTrafficPolicy,
   type FleetGraph,
@@ -170,8 +168,8 @@ export function buildFleetGraph(snapshot: FleetSnapshot, index?: FleetIndex): Fl
   for (const se of ix.services) {
     const svc = se.service;
     if (svc.type !== 'LoadBalancer') continue;
-    const nlb = needNlb(svc);
-    const clb = !nlb && needClb(svc);
+    const nlb = se.needNlb;
+    const clb = !nlb && se.needClb;
     const found = clb ? clbOf(ix, se) : undefined;
     // The NLB as CCM's FindNLB finds it at the next sync (libs/domain nlb-service.model.ts findServiceNlb),
     // among the NLBs of the Service's account and region; none when that region's NLBs were not read.

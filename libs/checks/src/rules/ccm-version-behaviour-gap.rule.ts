@@ -5,7 +5,6 @@ import {
   ccmVersionAtLeast,
   getLbAnnotation,
   parseCcmVersion,
-  reusedLoadBalancerId,
   serviceTrafficPolicy,
 } from '@app/domain';
 import { scopedCheck } from '../check-scope';
@@ -59,7 +58,7 @@ export const ccmVersionBehaviourGapRule = scopedCheck({
       );
       return;
     }
-    const clbServices = ce.services.filter((se) => se.needClb).map((se) => se.service);
+    const clbServices = ce.services.filter((se) => se.needClb);
     const gaps: string[] = [];
     const keys: string[] = [];
     const older = (key: keyof typeof CCM_FEATURES) =>
@@ -68,7 +67,7 @@ export const ccmVersionBehaviourGapRule = scopedCheck({
       keys.push('syncEvents');
       gaps.push(`${CCM_FEATURES.syncEvents.olderBehaviour} (needs ${CCM_FEATURES.syncEvents.sinceVersion})`);
     }
-    const reusers = clbServices.filter((s) => reusedLoadBalancerId(s) !== undefined);
+    const reusers = clbServices.filter((se) => se.reusedLbId !== undefined).map((se) => se.service);
     if (reusers.length > 0 && older('reuse')) {
       keys.push('reuse');
       gaps.push(
@@ -78,7 +77,7 @@ export const ccmVersionBehaviourGapRule = scopedCheck({
         )} reuse a CLB: ${CCM_FEATURES.reuse.olderBehaviour} (needs ${CCM_FEATURES.reuse.sinceVersion})`,
       );
     }
-    const local = clbServices.filter((s) => serviceTrafficPolicy(s, cluster).policy === 'local');
+    const local = clbServices.filter((se) => serviceTrafficPolicy(se.service, cluster).policy === 'local');
     if (local.length > 0 && older('podCountWeights')) {
       keys.push('podCountWeights');
       gaps.push(
@@ -87,11 +86,10 @@ export const ccmVersionBehaviourGapRule = scopedCheck({
     }
     if (ccmVersionAtLeast(version, V2) === false && ce.region.loadBalancers) {
       const shared: string[] = [];
-      for (const s of clbServices) {
-        if (reusedLoadBalancerId(s) || getLbAnnotation(s.annotations, LB_ANNOTATION.spec)) continue;
-        const se = ctx.index.service(cluster.clusterId, s.namespace, s.name);
+      for (const se of clbServices) {
+        if (se.reusedLbId || getLbAnnotation(se.service.annotations, LB_ANNOTATION.spec)) continue;
         // CCM's own lookup (tag, then default name): CLBs of CCM <= v1.9.3.10 carry no tag.
-        const e = se ? ctx.index.clbOf(se).entry : undefined;
+        const e = ctx.index.clbOf(se).entry;
         if (!e || e.clb.spec || !e.clb.instanceChargeType || e.clb.instanceChargeType === 'PayByCLCU')
           continue;
         if (e.clb.tags[TAG_CLUSTER_ID] !== undefined && e.clb.tags[TAG_CLUSTER_ID] !== cluster.clusterId)
