@@ -12,6 +12,7 @@ import type {
   Clb,
   EcsInstance,
   FleetSnapshot,
+  Nlb,
   NlbServer,
   NlbServerGroup,
   RegionSnapshot,
@@ -20,9 +21,9 @@ import type {
 import { findingOrder, keyOrder, resultOrder } from './audit.engine';
 import { compareResourceKeys } from './fingerprint.util';
 import { FleetIndex } from './fleet-index';
-import { regionNlbView, serverKey } from './nlb-index';
+import { groupsOfNlb, regionNlbView, serverKey } from './nlb-index';
 import { ListRowCache, PositionalCache } from './positional-cache';
-import { distinctServers } from './rules/nlb-backend-quota.rule';
+import { distinctServers, distinctServersOfNlb } from './rules/nlb-backend-quota.rule';
 
 /** A uniform draw in [0, 1) from fast-check's generator: the random inputs below shrink and replay on failure. */
 type Draw = () => number;
@@ -415,6 +416,43 @@ describe('distinctServers of an NLB (NLB_BACKEND_QUOTA; issue 22 item 3)', () =>
         expect(distinctServers([group(servers)])).toBe(bySet([group(servers)]));
       }),
     );
+  });
+});
+
+describe('distinctServersOfNlb, once per server sequence (NLB_BACKEND_QUOTA; issue 22 item 3)', () => {
+  it('equals the Set count of every NLB, with one cache shared by the region', () => {
+    let shared = 0;
+    fc.assert(
+      fc.property(fc.gen(), (g) => {
+        const r = drawOf(g);
+        const groups: NlbServerGroup[] = randomLists(r, 40).map((l, i) => ({
+          serverGroupId: `sgp-${String(i).padStart(3, '0')}`,
+          name: `k8s.${i}`,
+          type: 'Instance',
+          relatedLoadBalancerIds: [],
+          tags: {},
+          servers: l.map((s): NlbServer => ({ serverId: s.serverId, type: s.type === 'ecs' ? 'Ecs' : 'Eni', port: 30080 })),
+        })) as unknown as NlbServerGroup[];
+        // NLBs of one to three groups (one per listener), some naming an unknown or an empty group.
+        const nlbs = Array.from({ length: 30 }, (_, i) => ({
+          loadBalancerId: `nlb-${i}`,
+          tags: {},
+          serverGroupIds: Array.from({ length: 1 + Math.floor(r() * 3) }, () =>
+            r() < 0.05 ? 'sgp-none' : `sgp-${String(Math.floor(r() * groups.length)).padStart(3, '0')}`,
+          ),
+        })) as unknown as Nlb[];
+        const { region } = snapshotOf({ nlbs, nlbServerGroups: groups });
+        const view = regionNlbView(region)!;
+        const cache = new Map();
+        for (const nlb of nlbs) {
+          const gs = groupsOfNlb(view, nlb);
+          expect(distinctServersOfNlb(view, gs, cache)).toBe(new Set(gs.flatMap((x) => x.servers.map(serverKey))).size);
+        }
+        shared += cache.size > 0 ? 1 : 0;
+      }),
+    );
+    // Most runs answered some NLB from a sequence: the test exercises the cache, not only the fallback.
+    expect(shared).toBeGreaterThan(30);
   });
 });
 

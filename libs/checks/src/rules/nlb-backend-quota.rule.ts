@@ -1,6 +1,7 @@
 import { NLB_QUOTA_BACKEND_SERVERS, type NlbServerGroup } from '@app/domain';
 import { DOC_URL, FORECAST_HINT, SEED } from '../doc-links.constants';
-import { groupsOfNlb, nlbRef, serverKey } from '../nlb-index';
+import { groupsOfNlb, nlbRef, serverKey, type RegionNlbView } from '../nlb-index';
+import type { IdSequence } from '../positional-cache';
 import { count, QUOTA_RATIO_SETTINGS } from '../result.util';
 import { nlbQuotaText, nlbRegionCheck, pushNlbQuota } from './nlb-quota.util';
 
@@ -33,14 +34,45 @@ export const nlbBackendQuotaRule = nlbRegionCheck({
   settings: QUOTA_RATIO_SETTINGS,
   quotaUsage: true,
   check(view, re, out, r, ctx) {
+    const bySequence = new Map<IdSequence, number>();
     for (const nlb of re.region.nlbs ?? []) {
       const groups = groupsOfNlb(view, nlb);
       const used = groups.reduce((n, g) => n + g.servers.length, 0);
-      const distinct = distinctServers(groups);
+      const distinct = distinctServersOfNlb(view, groups, bySequence);
       pushNlbQuota(out, r, ctx, re.region, NLB_QUOTA_BACKEND_SERVERS, nlbRef(nlb), used, backendsText, { distinctServers: distinct, serverGroups: groups.length });
     }
   },
 });
+
+/**
+ * Distinct servers (by `serverKey`) over the server groups of one NLB (count), as `distinctServers` counts them, once
+ * per server sequence: where every non-empty group of the NLB has the same sequence in the region's NLB view
+ * (`NlbServerGroupShape.sequence`: the same server keys at the same positions; in Cluster mode every server group of a
+ * cluster's NLB Services lists the same nodes, nlbv2/server_groups.go), the count is the sequence's, computed for
+ * its first list and kept in `bySequence` (one region's sequences). The 2.6M servers of the 10M-entry bench fleet
+ * were each compared once more here (issue 22 item 3); now each sequence's list is.
+ */
+export function distinctServersOfNlb(
+  view: RegionNlbView,
+  groups: readonly NlbServerGroup[],
+  bySequence: Map<IdSequence, number>,
+): number {
+  let sequence: IdSequence | undefined;
+  for (const g of groups) {
+    if (g.servers.length === 0) continue;
+    const s = view.groupShapes.get(g)?.sequence;
+    if (s === undefined || (sequence !== undefined && s !== sequence)) return distinctServers(groups);
+    sequence = s;
+  }
+  if (sequence === undefined) return 0;
+  let n = bySequence.get(sequence);
+  if (n === undefined) {
+    // `sequence.list` is the servers of the first group that had this sequence (the view's pass).
+    n = distinctServers([{ servers: sequence.list as NlbServerGroup['servers'] }]);
+    bySequence.set(sequence, n);
+  }
+  return n;
+}
 
 /**
  * Distinct servers (by `serverKey`: type and id) over the server groups of one NLB (count). One group of `Ecs`
@@ -48,7 +80,7 @@ export const nlbBackendQuotaRule = nlbRegionCheck({
  * in one pass without a Set (2.6M servers on the 10M-entry bench fleet; issue 22 item 3). Otherwise, a Set of the
  * keys.
  */
-export function distinctServers(groups: readonly NlbServerGroup[]): number {
+export function distinctServers(groups: readonly Pick<NlbServerGroup, 'servers'>[]): number {
   if (groups.length === 1) {
     const servers = groups[0]!.servers;
     let distinct = servers.length > 0 && servers[0]!.type === 'Ecs' ? 1 : 0;
