@@ -26,9 +26,10 @@
  * span, which stays meaningful when other processes compete for the cores (`loadAvg1m` says how busy the
  * machine was); `systemSeconds` the kernel's share of it and `pageFaults` the minor page faults (fresh memory
  * touched). `probe` (`MachineProbe`, taken first, in a child of its own) says what the machine gives that hour:
- * the seconds to touch 1 GiB of fresh memory and the milliseconds of a fixed CPU-bound loop. On the project's VMs
- * the first was 3.3 s on a day the 5,000-cluster analysis of the same code took 35-48 s wall, where it had taken
- * 20-22 s the night before: compare figures between runs with similar probes. `--per-check` adds each check's CPU time (one extra audit per check, after the timed run).
+ * the seconds to touch 1 GiB of fresh memory, the milliseconds of a fixed CPU-bound loop and the nanoseconds of a
+ * random memory read; `probeAfter` is the same, taken after the runs. On the project's VMs the first was 3.3 s on a
+ * day the 5,000-cluster analysis of the same code took 35-48 s wall, where it had taken 20-22 s the night before:
+ * compare figures between runs with similar probes. `--per-check` adds each check's CPU time (one extra audit per check, after the timed run).
  * Each child runs with `--max-semi-space-size=64`, as the image does (Dockerfile ENTRYPOINT); BENCH_SEMI_SPACE_MB=0
  * gives V8's default young generation (16 MiB semi-spaces), BENCH_SEMI_SPACE_MB=N another size.
  */
@@ -137,11 +138,15 @@ function measure(servicesPerCluster: number, shape: FleetShape, perCheck: boolea
 /**
  * What this machine gives right now, so that figures taken on different days or machines can be compared: the
  * seconds to touch 1 GiB of fresh memory (page faults: a VM whose host backs guest memory lazily can take seconds
- * per GiB, and the 5,000-cluster analysis touches about 1.5 GiB), and the milliseconds of a fixed CPU-bound loop.
+ * per GiB, and the 5,000-cluster analysis touches about 1.5 GiB), the milliseconds of a fixed CPU-bound loop, and
+ * the nanoseconds of one dependent random read from memory far larger than the caches (`memoryLatencyNs`): the
+ * analysis walks a 1.9 GiB snapshot of scattered objects, and on the project's VMs the same code's 5,000-cluster
+ * figure moved 16.8-20.6 s within an hour with the first two figures unchanged.
  */
 interface MachineProbe {
   firstTouchSecondsPerGiB: number;
   cpuLoopMs: number;
+  memoryLatencyNs: number;
 }
 
 /** Runs in a child of its own (fresh memory): `MachineProbe`. */
@@ -158,7 +163,36 @@ function probeMachine(): MachineProbe {
     sink ^= cpuLoop(10_000_000);
     best = Math.min(best, Number(process.hrtime.bigint() - t1) / 1e6);
   }
-  return { firstTouchSecondsPerGiB, cpuLoopMs: best * 10 + (sink === 0.5 ? 1 : 0) };
+  return { firstTouchSecondsPerGiB, cpuLoopMs: best * 10 + (sink === 0.5 ? 1 : 0), memoryLatencyNs: memoryLatency() };
+}
+
+/** Entries of the pointer chase (`memoryLatency`): 32M 4-byte slots, 128 MiB, far beyond any cache. */
+const CHASE_SLOTS = 1 << 25;
+
+/**
+ * Nanoseconds per step of a pointer chase through one random cycle over `CHASE_SLOTS` slots (Sattolo's shuffle):
+ * each read depends on the one before, so the time is the memory latency, cache and TLB misses included. The best
+ * of 3 runs of 2M steps.
+ */
+function memoryLatency(): number {
+  const next = new Int32Array(CHASE_SLOTS);
+  for (let i = 0; i < CHASE_SLOTS; i++) next[i] = i;
+  let seed = 42;
+  for (let i = CHASE_SLOTS - 1; i > 0; i--) {
+    seed = (Math.imul(seed, 1103515245) + 12345) >>> 0;
+    const j = seed % i;
+    const t = next[i]!;
+    next[i] = next[j]!;
+    next[j] = t;
+  }
+  let best = Infinity;
+  let at = 0;
+  for (let k = 0; k < 3; k++) {
+    const t0 = process.hrtime.bigint();
+    for (let s = 0; s < 2_000_000; s++) at = next[at]!;
+    best = Math.min(best, Number(process.hrtime.bigint() - t0) / 2_000_000);
+  }
+  return best + (at === -1 ? 1 : 0);
 }
 
 /** A fixed integer-mixing loop of `n` steps (the CPU half of `MachineProbe`); returns its result so it is not dropped. */
@@ -211,6 +245,15 @@ function line(label: string, r: SizeResult): string {
   );
 }
 
+/** A probe's figures, rounded, for the JSON line. */
+function probeJson(p: MachineProbe): MachineProbe {
+  return {
+    firstTouchSecondsPerGiB: Number(p.firstTouchSecondsPerGiB.toFixed(3)),
+    cpuLoopMs: Number(p.cpuLoopMs.toFixed(1)),
+    memoryLatencyNs: Number(p.memoryLatencyNs.toFixed(1)),
+  };
+}
+
 /** Only the count fields of the NLB figures, for the JSON line. */
 function nlbJson(r: SizeResult): Omit<SizeResult['nlb'], 'findingsByCheck' | 'listeners'> {
   const { nlbs, serverGroups, unusedServerGroups, servers, findings } = r.nlb;
@@ -241,15 +284,18 @@ async function main(): Promise<void> {
       `${shape.viaJson ? ', each account mapped from its JSON text' : ''}; ` +
       `young generation ${SEMI_SPACE_MB > 0 ? `${SEMI_SPACE_MB} MiB semi-spaces (as the image runs)` : "V8's default"}`,
   );
+  const probeText = (p: MachineProbe) =>
+    `1 GiB of fresh memory touched in ${p.firstTouchSecondsPerGiB.toFixed(2)} s, ` +
+    `a fixed CPU-bound loop of 100M steps in ${p.cpuLoopMs.toFixed(0)} ms, a random memory read in ${p.memoryLatencyNs.toFixed(0)} ns`;
   const probe = await runProbe();
-  console.log(
-    `machine probe: 1 GiB of fresh memory touched in ${probe.firstTouchSecondsPerGiB.toFixed(2)} s, ` +
-      `a fixed CPU-bound loop of 100M steps in ${probe.cpuLoopMs.toFixed(0)} ms (compare figures only between runs with similar probes)`,
-  );
+  console.log(`machine probe: ${probeText(probe)} (compare figures only between runs with similar probes)`);
   const half = await runChild(11, shape, perCheck);
   console.log(line('500k:', half));
   const full = await runChild(22, shape, perCheck);
   console.log(line('1m:  ', full));
+  // Taken again after the runs: the machine can change within one run of this bench.
+  const probeAfter = await runProbe();
+  console.log(`machine probe after the runs: ${probeText(probeAfter)}`);
   console.log(
     `checks without results (nothing in scope on this fleet): ${full.checksWithoutResults.join(', ') || 'none'}`,
   );
@@ -266,10 +312,8 @@ async function main(): Promise<void> {
       cpuSeconds: { '500k': Number(half.cpuSeconds.toFixed(3)), '1m': Number(full.cpuSeconds.toFixed(3)) },
       systemSeconds: { '500k': Number(half.systemSeconds.toFixed(3)), '1m': Number(full.systemSeconds.toFixed(3)) },
       pageFaults: { '500k': half.pageFaults, '1m': full.pageFaults },
-      probe: {
-        firstTouchSecondsPerGiB: Number(probe.firstTouchSecondsPerGiB.toFixed(3)),
-        cpuLoopMs: Number(probe.cpuLoopMs.toFixed(1)),
-      },
+      probe: probeJson(probe),
+      probeAfter: probeJson(probeAfter),
       scaling: Number((full.seconds / half.seconds).toFixed(3)),
       peakRssMiB: Math.round(Math.max(half.peakRssMiB, full.peakRssMiB)),
       checks: CHECKS.length,
