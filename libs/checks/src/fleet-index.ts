@@ -362,7 +362,7 @@ export class FleetIndex {
         }
         nodeEcs[i] = e.ecs;
         // One string object per ECS id (see above): the node's id becomes the listing's own string.
-        if (node.ecsInstanceId !== undefined) node.ecsInstanceId = e.ecs.instanceId;
+        node.ecsInstanceId = e.ecs.instanceId;
         let byListing = ix.nodesByListing.get(e.region);
         if (!byListing) ix.nodesByListing.set(e.region, (byListing = []));
         byListing[e.position] = { node, cluster: entry };
