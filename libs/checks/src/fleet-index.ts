@@ -166,9 +166,22 @@ export interface NodeRanking {
 
 /** The nodes of an eligible set with `countOf` each, largest count first, ties in node order. */
 export function rankNodes(eligible: EligibleNodes, countOf: (n: K8sNode) => number): NodeRanking {
-  const counts = eligible.nodes.map(countOf);
-  const order = counts.map((_, i) => i).sort((a, b) => counts[b]! - counts[a]! || a - b);
-  return { names: order.map((i) => eligible.nodes[i]!.name), counts: Int32Array.from(order, (i) => counts[i]!) };
+  const { nodes } = eligible;
+  const counts = new Array<number>(nodes.length);
+  const order = new Array<number>(nodes.length);
+  for (let i = 0; i < nodes.length; i++) {
+    counts[i] = countOf(nodes[i]!);
+    order[i] = i;
+  }
+  order.sort((a, b) => counts[b]! - counts[a]! || a - b);
+  // Indexed loops, not `map` / `Int32Array.from` (an iterator result per node: 10,000 sets of 100 nodes at 5,000 clusters).
+  const names = new Array<string>(nodes.length);
+  const ranked = new Int32Array(nodes.length);
+  for (let k = 0; k < order.length; k++) {
+    names[k] = nodes[order[k]!]!.name;
+    ranked[k] = counts[order[k]!]!;
+  }
+  return { names, counts: ranked };
 }
 
 /**
@@ -264,7 +277,6 @@ export class FleetIndex {
   private readonly ecsPositionCache = new Map<EligibleNodes, Map<string, number>>();
   private readonly ecsOrderCache = new Map<EligibleNodes, EcsOrder>();
   private readonly sortedEcsIdsCache = new Map<EligibleNodes, readonly string[] | null>();
-  private readonly busiestAttachmentCache = new Map<EligibleNodes, number>();
   private readonly attachmentRankingCache = new Map<EligibleNodes, NodeRanking>();
   private readonly quotaCache = new Map<
     RegionSnapshot,
@@ -733,20 +745,13 @@ export class FleetIndex {
 
   /**
    * The most CLB instances any node of an eligible set is a backend of, within the cluster's region (count;
-   * 0 when the region's CLBs were not read). Memoised per node set: Services sharing node selection options
-   * share the answer.
+   * 0 when the region's CLBs were not read): the first count of `attachmentRanking`, memoised with it per node set, so
+   * Services sharing node selection options share the answer.
    */
   busiestAttachment(cluster: ClusterEntry, eligible: EligibleNodes): number {
-    if (!cluster.region.loadBalancers) return 0;
-    let max = this.busiestAttachmentCache.get(eligible);
-    if (max === undefined) {
-      const attachments = this.ecsAttachments(cluster.region);
-      max = 0;
-      for (const n of eligible.nodes)
-        max = Math.max(max, attachments.get(n.ecsInstanceId ?? '')?.loadBalancers ?? 0);
-      this.busiestAttachmentCache.set(eligible, max);
-    }
-    return max;
+    // The ranking's first count (largest first): one pass over the set's nodes serves both questions.
+    const { counts } = this.attachmentRanking(cluster, eligible);
+    return counts.length > 0 ? counts[0]! : 0;
   }
 
   /**
