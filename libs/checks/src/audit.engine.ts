@@ -5,6 +5,7 @@ import { CHECKS, CHECK_IDS } from './check.registry';
 import type { CheckContext } from './check.types';
 import { FleetIndex } from './fleet-index';
 import { compareResourceKeys, fingerprintOf, resourceKeyOf } from './fingerprint.util';
+import { serviceRef } from './result.util';
 
 /** Options of `runAudit`. */
 export interface RunAuditOptions {
@@ -120,13 +121,48 @@ export function runAudit(snapshot: FleetSnapshot, options: RunAuditOptions): Aud
   // and each check's own list emptied once copied.
   const results: CheckResult[] = new Array<CheckResult>(perCheck.reduce((n, c) => n + c.results.length, 0));
   let at = 0;
+  const serviceRefs = serviceRefsInKeyOrder(index);
   for (const { results: list } of perCheck) {
-    const order = resultOrder(list);
+    const order = serviceRefs && followsRefs(list, serviceRefs) ? undefined : resultOrder(list);
     if (order === undefined) for (let i = 0; i < list.length; i++) results[at++] = list[i]!;
     else for (const i of order) results[at++] = list[i]!;
     list.length = 0;
   }
   return { results, findings: sortFindings(findings) };
+}
+
+/**
+ * The ResourceRefs of the index's Services (`serviceRef`, shared by every result about a Service) in index order, when
+ * that order is resource-key order (`compareResourceKeys` never decreasing: the mappers sort accounts, regions,
+ * clusters and Services by id); `undefined` otherwise. What `followsRefs` matches a Service check's results against.
+ */
+export function serviceRefsInKeyOrder(index: FleetIndex): ResourceRef[] | undefined {
+  const refs = new Array<ResourceRef>(index.services.length);
+  for (let i = 0; i < refs.length; i++) {
+    refs[i] = serviceRef(index.services[i]!);
+    if (i > 0 && compareResourceKeys(refs[i - 1]!, refs[i]!) > 0) return undefined;
+  }
+  return refs;
+}
+
+/**
+ * Whether the results' resources are `refs` (the same objects), in `refs`' order, each any number of times, some
+ * left out: then the list is in resource-key order when `refs` is (`serviceRefsInKeyOrder`), which `resultOrder`
+ * would find comparing every pair of keys. A Service check emits its results in index order with the Service's
+ * shared ref: this answers with one pointer comparison per result instead of a key comparison (1.6M results of
+ * Service checks on a 10M-entry fleet; issue 22 item 3). `false` says nothing about the order.
+ */
+export function followsRefs(list: readonly CheckResult[], refs: readonly ResourceRef[]): boolean {
+  if (list.length === 0 || list[0]!.resource.kind !== 'Service') return false;
+  let j = -1;
+  for (let i = 0; i < list.length; i++) {
+    const r = list[i]!.resource;
+    if (j >= 0 && refs[j] === r) continue;
+    do j++;
+    while (j < refs.length && refs[j] !== r);
+    if (j >= refs.length) return false;
+  }
+  return true;
 }
 
 /** Lists in at most this many sorted runs are merged (`resultOrder`); more are sorted by key strings (`keyOrder`). */

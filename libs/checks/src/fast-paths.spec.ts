@@ -18,7 +18,7 @@ import type {
   RegionSnapshot,
   ResourceRef,
 } from '@app/domain';
-import { findingOrder, keyOrder, resultOrder } from './audit.engine';
+import { findingOrder, followsRefs, keyOrder, resultOrder } from './audit.engine';
 import { compareResourceKeys } from './fingerprint.util';
 import { FleetIndex } from './fleet-index';
 import { groupsOfNlb, regionNlbView, serverKey } from './nlb-index';
@@ -496,6 +496,34 @@ describe('runAudit ordering by key strings sorted natively (issue 22 item 3)', (
         if (order === undefined) expect(expected).toEqual(list.map((_, i) => i));
       }),
       { numRuns: 400 },
+    );
+  });
+
+  it('takes a list that follows the Service refs (by identity) as sorted only where the key comparison finds it sorted', () => {
+    fc.assert(
+      fc.property(
+        fc.array(REF, { maxLength: 40 }),
+        fc.array(fc.nat(2), { maxLength: 40 }),
+        fc.constantFrom('none', 'swap', 'foreign', 'copy'),
+        fc.nat(),
+        (drawn, repeats, change, at) => {
+          // The index's refs: distinct objects in key order, as `serviceRefsInKeyOrder` gives them.
+          const refs = drawn.map((r) => ({ ...r, kind: 'Service' as const }) as ResourceRef).sort(compareResourceKeys);
+          // A Service check's results: each ref 0-2 times, in order, some results then changed.
+          const resources = refs.flatMap((ref, i) => Array.from({ length: repeats[i] ?? 1 }, () => ref));
+          const k = resources.length > 0 ? at % resources.length : 0;
+          if (change === 'swap' && k + 1 < resources.length) [resources[k], resources[k + 1]] = [resources[k + 1]!, resources[k]!];
+          if (change === 'foreign') resources.splice(k, 0, { ...(refs[0] ?? { kind: 'Service', id: 'x', accountId: '1', regionId: 'r' }) });
+          if (change === 'copy' && resources.length > 0) resources[k] = { ...resources[k]! };
+          const list = resources.map((resource) => ({ resource }) as unknown as CheckResult);
+          const follows = followsRefs(list, refs);
+          if (follows) expect(resultOrder(list)).toBeUndefined();
+          // Untouched, a non-empty list is always answered by identity.
+          if (change === 'none' && list.length > 0) expect(follows).toBe(true);
+          if (change === 'foreign' || change === 'copy') expect(follows).toBe(false);
+        },
+      ),
+      { numRuns: 500 },
     );
   });
 
