@@ -257,10 +257,8 @@ function iterate(
           for (let i = 0; i < entries.length; i++) if (accepts(entries[i]!)) call(entries[i]!);
           continue;
         }
-        for (const clb of lbs) {
-          const e = index.clbById.get(clb.loadBalancerId) ?? { clb, account: re.account, region: re.region };
-          if (accepts(e)) call(e);
-        }
+        const entries = index.clbEntriesOf(re);
+        for (let i = 0; i < entries.length; i++) if (accepts(entries[i]!)) call(entries[i]!);
       }
       return;
     case 'sharedClb':
