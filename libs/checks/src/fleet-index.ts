@@ -25,6 +25,8 @@ import {
   type K8sEvent,
   type K8sNode,
   type K8sService,
+  type Nlb,
+  type ServiceNlbMatch,
   type NodeSelectionOptions,
   type RamPolicy,
   type RamSnapshot,
@@ -110,6 +112,15 @@ export interface ServiceEntry {
   eligible: EligibleNodes | null | undefined;
   /** `FleetIndex.slicesOf`'s answer once computed, `undefined` before. Only `slicesOf` sets it. */
   slices: K8sEndpointSlice[] | undefined;
+  /**
+   * `FleetIndex.clbOf`'s answer once computed, `undefined` before. Only `clbOf` sets it. Memos live on the entry, not in
+   * maps keyed by it: a dozen checks ask per Service, and each map lookup was a cache miss (issue 22 item 3).
+   */
+  clb: ClbLookup | undefined;
+  /** `FleetIndex.reusedClb`'s answer once computed (`null`: the Service reuses no CLB), `undefined` before. */
+  reused: ReusedClb | null | undefined;
+  /** `nlbOfService`'s answer once computed (`null`: its region's NLBs were not read), `undefined` before. */
+  nlb: { nlb?: Nlb; by: ServiceNlbMatch } | null | undefined;
 }
 
 /**
@@ -271,8 +282,6 @@ export class FleetIndex {
   private readonly slicesByCluster = new Map<string, Map<string, K8sEndpointSlice[]>>();
   private readonly eligibleCache = new Map<string, EligibleNodes>();
   private readonly statsByRegion = new Map<RegionSnapshot, RegionBackendStats>();
-  private readonly clbOfCache = new Map<ServiceEntry, ClbLookup>();
-  private readonly reusedClbCache = new Map<ServiceEntry, ReusedClb | null>();
   private readonly ramPoliciesCache = new Map<RamSnapshot, Map<string, RamPolicy>>();
   private readonly ecsPositionCache = new Map<EligibleNodes, Map<string, number>>();
   private readonly ecsOrderCache = new Map<EligibleNodes, EcsOrder>();
@@ -345,6 +354,9 @@ export class FleetIndex {
               selection: undefined,
               eligible: undefined,
               slices: undefined,
+              clb: undefined,
+              reused: undefined,
+              nlb: undefined,
             };
             ix.services.push(se);
             entry.services.push(se);
@@ -493,12 +505,7 @@ export class FleetIndex {
    * of the Service's account and region only. Memoised per Service.
    */
   clbOf(se: ServiceEntry): ClbLookup {
-    let found = this.clbOfCache.get(se);
-    if (!found) {
-      found = this.findClb(se);
-      this.clbOfCache.set(se, found);
-    }
-    return found;
+    return (se.clb ??= this.findClb(se));
   }
 
   private findClb(se: ServiceEntry): ClbLookup {
@@ -533,11 +540,8 @@ export class FleetIndex {
    * Memoised per Service; the `reusedClb` scope of the rule engine is built on it.
    */
   reusedClb(se: ServiceEntry): ReusedClb | undefined {
-    let r = this.reusedClbCache.get(se);
-    if (r === undefined) {
-      r = this.judgeReusedClb(se) ?? null;
-      this.reusedClbCache.set(se, r);
-    }
+    let r = se.reused;
+    if (r === undefined) r = se.reused = this.judgeReusedClb(se) ?? null;
     return r ?? undefined;
   }
 

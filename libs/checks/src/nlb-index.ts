@@ -169,15 +169,13 @@ export function nlbServerRef(re: RegionEntry, s: NlbServer): ResourceRef {
   };
 }
 
-const nlbOfCache = new WeakMap<ServiceEntry, { nlb?: Nlb; by: ServiceNlbMatch } | null>();
-
 /**
  * The NLB CCM finds for an NLB Service at the next sync (`findServiceNlb`: the id annotation, else the owner tag,
  * else the default name), among the NLBs of the Service's account and region; `undefined` when that region's
  * NLBs were not read. Memoised per Service.
  */
 export function nlbOfService(se: ServiceEntry): { nlb?: Nlb; by: ServiceNlbMatch } | undefined {
-  let got = nlbOfCache.get(se);
+  let got = se.nlb;
   if (got === undefined) {
     const view = regionNlbView(se.cluster.region);
     got = view
@@ -187,7 +185,7 @@ export function nlbOfService(se: ServiceEntry): { nlb?: Nlb; by: ServiceNlbMatch
           byName: (name) => view.nlbsByName.get(name)?.[0],
         })
       : null;
-    nlbOfCache.set(se, got);
+    se.nlb = got;
   }
   return got ?? undefined;
 }
