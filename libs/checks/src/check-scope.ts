@@ -263,8 +263,10 @@ function iterate(
       return;
     case 'sharedClb':
       for (const [lbId, services] of index.servicesByClb()) {
+        // Most CLBs have one Service: the count first, the lookup only for the shared ones.
+        if (services.length < 2) continue;
         const clb = index.clbById.get(lbId);
-        if (!clb || services.length < 2 || !accepts({ lbId, services })) continue;
+        if (!clb || !accepts({ lbId, services })) continue;
         call({ lbId, clb, services });
       }
       // CLB ids reused in a region whose CLBs were not read: the CLB is unknown, its reusers are not.
