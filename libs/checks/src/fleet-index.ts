@@ -516,7 +516,7 @@ export class FleetIndex {
       byId: (id) => local(this.clbById.get(id)),
       byOwnerTag: (name) => (this.clbsByOwnerTag().get(name) ?? []).find((e) => local(e)),
       byName: (name) => this.clbsByName(region).get(name)?.[0],
-    });
+    }, se);
     return clb ? { entry: clb, by } : { by: 'none' };
   }
 

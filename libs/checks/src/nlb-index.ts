@@ -183,7 +183,7 @@ export function nlbOfService(se: ServiceEntry): { nlb?: Nlb; by: ServiceNlbMatch
           byId: (id) => view.nlbById.get(id),
           byOwnerTag: (name) => view.nlbsByOwnerTag.get(name)?.[0],
           byName: (name) => view.nlbsByName.get(name)?.[0],
-        })
+        }, se)
       : null;
     se.nlb = got;
   }

@@ -1,5 +1,8 @@
 import { describe, expect, it } from 'vitest';
-import { nlbListenersOverlap } from './nlb-service.model';
+import { findServiceNlb, nlbListenersOverlap } from './nlb-service.model';
+import { defaultLoadBalancerName, findServiceClb, reusedLoadBalancerId } from './service.model';
+import { lbAnnotationKey } from './annotations.model';
+import { LB_ANNOTATION } from './ccm.constants';
 import { nlbNamedKey, parseNlbNamedKey } from './nlb-naming.model';
 import { CCM_NLB_RAM_REQUIREMENTS } from './ram-actions.constants';
 import { ccmRamRequirements } from './ram-actions.model';
@@ -50,5 +53,50 @@ describe('NLB RAM actions', () => {
     expect(v25).toContain('nlb:CreateServerGroup');
     expect(v25).not.toContain('nlb:LoadBalancerJoinSecurityGroup');
     expect(v25).not.toContain('nlb:ListAsynJobs');
+  });
+});
+
+describe('findServiceClb / findServiceNlb with the keys a caller computed (ServiceLbKeys)', () => {
+  const uid = '5c4e8a3a-1b2c-4d5e-8f90-123456789abc';
+  const owner = defaultLoadBalancerName(uid);
+  const lbs = { 'lb-a': 'A', 'lb-tagged': 'T', 'lb-named': 'N' } as Record<string, string>;
+  // Tags and names as CCM sees them: `owner` tags lb-tagged in the first view, names lb-named in the second.
+  const views = [
+    { byId: (id: string) => lbs[id], byOwnerTag: (n: string) => (n === owner ? 'T' : undefined), byName: () => undefined },
+    { byId: (id: string) => lbs[id], byOwnerTag: () => undefined, byName: (n: string) => (n === owner ? 'N' : undefined) },
+    { byId: () => undefined, byOwnerTag: () => undefined, byName: () => undefined },
+  ];
+  const services = [
+    { annotations: {}, uid },
+    { annotations: {}, uid: '' },
+    { annotations: { [lbAnnotationKey(LB_ANNOTATION.id)]: ' lb-a ' }, uid },
+    { annotations: { [lbAnnotationKey(LB_ANNOTATION.id)]: 'lb-gone' }, uid },
+    { annotations: { [lbAnnotationKey(LB_ANNOTATION.id)]: '   ' }, uid },
+  ];
+
+  it('finds what the lookup from the Service itself finds, for every way of finding and not finding', () => {
+    for (const view of views)
+      for (const service of services) {
+        const keys = { reusedLbId: reusedLoadBalancerId(service), defaultLbName: service.uid ? defaultLoadBalancerName(service.uid) : '' };
+        expect(findServiceClb(service, view, keys)).toEqual(findServiceClb(service, view));
+        expect(findServiceNlb(service, view, keys)).toEqual(findServiceNlb(service, view));
+      }
+  });
+
+  it('covers each way: by id, by tag, by name, an id that names nothing, none', () => {
+    const by = (s: (typeof services)[number], v: (typeof views)[number]) => findServiceClb(s, v).by;
+    expect([by(services[2]!, views[0]!), by(services[0]!, views[0]!), by(services[0]!, views[1]!), by(services[3]!, views[0]!), by(services[1]!, views[0]!)]).toEqual([
+      'id',
+      'tag',
+      'name',
+      'none',
+      'none',
+    ]);
+  });
+
+  it('uses the keys given (no parse of the annotations or UID again)', () => {
+    const service = { annotations: {}, uid };
+    expect(findServiceClb(service, views[0]!, { reusedLbId: 'lb-a', defaultLbName: owner })).toEqual({ clb: 'A', by: 'id' });
+    expect(findServiceClb(service, views[0]!, { reusedLbId: undefined, defaultLbName: 'other' })).toEqual({ by: 'none' });
   });
 });

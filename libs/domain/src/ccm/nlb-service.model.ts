@@ -16,6 +16,7 @@ import {
   reusedLoadBalancerId,
   type CcmClbView,
   type ServiceClbMatch,
+  type ServiceLbKeys,
   type TrafficPolicy,
 } from './service.model';
 import { nlbListenerDescription } from './nlb-naming.model';
@@ -255,10 +256,15 @@ export type CcmNlbView<T> = CcmClbView<T>;
  * 3.2) does at the next sync: the `...-loadbalancer-id` annotation (no fallback when it names nothing), else
  * ListLoadBalancers by the single tag `kubernetes.do.not.delete` = the default LB name, else by
  * `LoadBalancerNames=[default name]` (the default name, not the `name` annotation).
+ * @param keys the Service's keys when the caller has them (`ServiceLbKeys`); computed from `service` otherwise
  * @returns the NLB and how it was found
  */
-export function findServiceNlb<T>(service: Pick<K8sService, 'annotations' | 'uid'>, view: CcmNlbView<T>): { nlb?: T; by: ServiceNlbMatch } {
-  const { lb, by } = findServiceLb(service, view);
+export function findServiceNlb<T>(
+  service: Pick<K8sService, 'annotations' | 'uid'>,
+  view: CcmNlbView<T>,
+  keys?: ServiceLbKeys,
+): { nlb?: T; by: ServiceNlbMatch } {
+  const { lb, by } = findServiceLb(service, view, keys);
   return lb ? { nlb: lb, by } : { by };
 }
 

@@ -196,12 +196,27 @@ export class CcmLbLookup<T extends { loadBalancerId: string; name?: string; tags
  * label remained).
  * @param service the Service (its annotations and UID)
  * @param view the CLBs of the Service's account and region (`CcmClbView`)
+ * @param keys the Service's lookup keys when the caller computed them already (`ServiceLbKeys`)
  * @returns the CLB and how it was found; `by: 'name'` matches are not attributed to the Service by the quota
  *   checks (names are not unique; LB_RENAME_TAG_MISSING reports them)
  */
-export function findServiceClb<T>(service: Pick<K8sService, 'annotations' | 'uid'>, view: CcmClbView<T>): { clb?: T; by: ServiceClbMatch } {
-  const { lb, by } = findServiceLb(service, view);
+export function findServiceClb<T>(
+  service: Pick<K8sService, 'annotations' | 'uid'>,
+  view: CcmClbView<T>,
+  keys?: ServiceLbKeys,
+): { clb?: T; by: ServiceClbMatch } {
+  const { lb, by } = findServiceLb(service, view, keys);
   return lb ? { clb: lb, by } : { by };
+}
+
+/**
+ * A Service's keys for finding its load balancer, as `reusedLoadBalancerId(service)` and
+ * `defaultLoadBalancerName(service.uid)` give them (`''` without a UID): a caller that looks up many Services (the
+ * fleet index keeps both per Service) passes them instead of having them parsed again per lookup.
+ */
+export interface ServiceLbKeys {
+  reusedLbId: string | undefined;
+  defaultLbName: string;
 }
 
 /**
@@ -210,16 +225,21 @@ export function findServiceClb<T>(service: Pick<K8sService, 'annotations' | 'uid
  * `kubernetes.do.not.delete` = the default LB name, else the default LB name; a Service without a UID has no
  * default name. Written once so that the two kinds cannot drift apart.
  * @param view the load balancers of one kind that CCM can see for the Service (its account and region)
+ * @param keys the Service's keys when the caller has them (`ServiceLbKeys`); computed from `service` otherwise
  * @returns the load balancer and how it was found
  */
-export function findServiceLb<T>(service: Pick<K8sService, 'annotations' | 'uid'>, view: CcmClbView<T>): { lb?: T; by: ServiceClbMatch } {
-  const reused = reusedLoadBalancerId(service);
+export function findServiceLb<T>(
+  service: Pick<K8sService, 'annotations' | 'uid'>,
+  view: CcmClbView<T>,
+  keys?: ServiceLbKeys,
+): { lb?: T; by: ServiceClbMatch } {
+  const reused = keys ? keys.reusedLbId : reusedLoadBalancerId(service);
   if (reused) {
     const lb = view.byId(reused);
     return lb ? { lb, by: 'id' } : { by: 'none' };
   }
   if (!service.uid) return { by: 'none' };
-  const name = defaultLoadBalancerName(service.uid);
+  const name = keys ? keys.defaultLbName : defaultLoadBalancerName(service.uid);
   const tagged = view.byOwnerTag(name);
   if (tagged) return { lb: tagged, by: 'tag' };
   const named = view.byName(name);
