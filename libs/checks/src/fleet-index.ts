@@ -121,6 +121,8 @@ export interface ServiceEntry {
   reused: ReusedClb | null | undefined;
   /** `nlbOfService`'s answer once computed (`null`: its region's NLBs were not read), `undefined` before. */
   nlb: { nlb?: Nlb; by: ServiceNlbMatch } | null | undefined;
+  /** `FleetIndex.eventsOf`'s answer once computed, `undefined` before. Only `eventsOf` sets it. */
+  events: K8sEvent[] | undefined;
 }
 
 /**
@@ -357,6 +359,7 @@ export class FleetIndex {
               clb: undefined,
               reused: undefined,
               nlb: undefined,
+              events: undefined,
             };
             ix.services.push(se);
             entry.services.push(se);
@@ -640,6 +643,11 @@ export class FleetIndex {
       this.eventsByCluster.set(cluster.cluster.clusterId, byService);
     }
     return byService.get(`${namespace}/${name}`) ?? [];
+  }
+
+  /** A Service's events (`eventsOfService`), memoised per Service: three checks ask it of every LoadBalancer Service. */
+  eventsOf(se: ServiceEntry): K8sEvent[] {
+    return (se.events ??= this.eventsOfService(se.cluster, se.service.namespace, se.service.name));
   }
 
   /** The node names of a cluster (lazy, per cluster). */

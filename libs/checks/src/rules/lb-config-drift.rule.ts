@@ -488,7 +488,7 @@ const clbPart = scopedCheck({
     // When CCM's syncs of this Service currently fail, the difference is more likely the failed sync than a
     // console edit: say so (SERVICE_EVENT_ERROR reports the error itself).
     const failing = diagnoseServiceEvents(
-      ctx.index.eventsOfService(se.cluster, service.namespace, service.name),
+      ctx.index.eventsOf(se),
     ).current;
     out.push(
       r.fail(

@@ -46,9 +46,8 @@ export const serviceEventErrorRule = scopedCheck({
   needs: ['kubernetes'],
   applies: ({ needClb: clb, needNlb: nlb }) => clb || nlb,
   check(se, out, r, ctx) {
-    const { service } = se;
     const ref = serviceRef(se);
-    const events = ctx.index.eventsOfService(se.cluster, service.namespace, service.name);
+    const events = ctx.index.eventsOf(se);
     const d = diagnoseServiceEvents(events);
     if (d.current.length === 0) {
       out.push(

@@ -63,7 +63,7 @@ export const serviceLbPendingRule = scopedCheck({
       );
       return;
     }
-    const d = diagnoseServiceEvents(ctx.index.eventsOfService(se.cluster, service.namespace, service.name));
+    const d = diagnoseServiceEvents(ctx.index.eventsOf(se));
     const top = d.current[0];
     const version = se.cluster.cluster.ccmVersion;
     let diagnosis: string;
