@@ -18,7 +18,7 @@ import type {
   RegionSnapshot,
   ResourceRef,
 } from '@app/domain';
-import { findingOrder, followsRefs, keyOrder, resultOrder } from './audit.engine';
+import { findingOrder, KeyOrderScan, keyOrder, resultOrder } from './audit.engine';
 import { compareResourceKeys } from './fingerprint.util';
 import { FleetIndex } from './fleet-index';
 import { groupsOfNlb, regionNlbView, serverKey } from './nlb-index';
@@ -499,14 +499,15 @@ describe('runAudit ordering by key strings sorted natively (issue 22 item 3)', (
     );
   });
 
-  it('takes a list that follows the Service refs (by identity) as sorted only where the key comparison finds it sorted', () => {
+  it('learns whether a list is in key order as resultOrder does, following the Service refs by identity or comparing keys', () => {
     fc.assert(
       fc.property(
         fc.array(REF, { maxLength: 40 }),
         fc.array(fc.nat(2), { maxLength: 40 }),
-        fc.constantFrom('none', 'swap', 'foreign', 'copy'),
+        fc.constantFrom('none', 'swap', 'foreign', 'copy', 'tail'),
         fc.nat(),
-        (drawn, repeats, change, at) => {
+        fc.array(REF, { maxLength: 4 }),
+        (drawn, repeats, change, at, tail) => {
           // The index's refs: distinct objects in key order, as `serviceRefsInKeyOrder` gives them.
           const refs = drawn.map((r) => ({ ...r, kind: 'Service' as const }) as ResourceRef).sort(compareResourceKeys);
           // A Service check's results: each ref 0-2 times, in order, some results then changed.
@@ -515,15 +516,19 @@ describe('runAudit ordering by key strings sorted natively (issue 22 item 3)', (
           if (change === 'swap' && k + 1 < resources.length) [resources[k], resources[k + 1]] = [resources[k + 1]!, resources[k]!];
           if (change === 'foreign') resources.splice(k, 0, { ...(refs[0] ?? { kind: 'Service', id: 'x', accountId: '1', regionId: 'r' }) });
           if (change === 'copy' && resources.length > 0) resources[k] = { ...resources[k]! };
+          // Other resources after the Services (a combined check's second part), compared by key.
+          if (change === 'tail') resources.push(...(tail as ResourceRef[]));
           const list = resources.map((resource) => ({ resource }) as unknown as CheckResult);
-          const follows = followsRefs(list, refs);
-          if (follows) expect(resultOrder(list)).toBeUndefined();
-          // Untouched, a non-empty list is always answered by identity.
-          if (change === 'none' && list.length > 0) expect(follows).toBe(true);
-          if (change === 'foreign' || change === 'copy') expect(follows).toBe(false);
+          const sorted = resultOrder(list) === undefined;
+          for (const given of [refs, undefined]) {
+            const scan = new KeyOrderScan(given);
+            for (const r of list) scan.push(r.resource);
+            expect(scan.sorted).toBe(sorted);
+          }
+          if (change === 'none') expect(sorted).toBe(true);
         },
       ),
-      { numRuns: 500 },
+      { numRuns: 600 },
     );
   });
 
