@@ -382,7 +382,12 @@ export class FleetIndex {
     // got an earlier answer than the snapshot's last listing: link every node again, now against the whole fleet's
     // listings (never on sound data, where each ECS id is listed once, in the region of its cluster).
     let relink = ix.ecsListedTwice.size > 0;
-    if (!relink) for (const id of ix.nodeByUnlistedEcsId.keys()) if (ix.ecsById.has(id)) relink = true;
+    if (!relink)
+      for (const id of ix.nodeByUnlistedEcsId.keys())
+        if (ix.ecsById.has(id)) {
+          relink = true;
+          break;
+        }
     if (relink) {
       ix.nodesByListing.clear();
       ix.nodeByUnlistedEcsId.clear();
@@ -629,7 +634,7 @@ export class FleetIndex {
   }
 
   /** The events whose involved object is the Service `namespace/name` of a cluster (lazy, per cluster). */
-  eventsOfService(cluster: ClusterEntry, namespace: string, name: string): K8sEvent[] {
+  private eventsOfService(cluster: ClusterEntry, namespace: string, name: string): K8sEvent[] {
     let byService = this.eventsByCluster.get(cluster.cluster.clusterId);
     if (!byService) {
       byService = new Map();
