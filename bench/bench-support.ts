@@ -4,7 +4,7 @@
  * forecast benches, and rounding. Not part of the product; compiled with the benches by `nest build cli`.
  */
 import { randomBytes } from 'node:crypto';
-import { loadavg } from 'node:os';
+import { constants as osConstants, loadavg } from 'node:os';
 import { Client } from 'pg';
 import { generateFleet, generateSpecSchema, type GenerateSpec } from '@app/collectors';
 import { mapWireFleet, type FleetSnapshot, type WireAccount } from '@app/domain';
@@ -26,21 +26,70 @@ export async function adminQuery(sql: string, adminUrl: URL = benchAdminUrl()): 
   }
 }
 
+/** Cleanups registered by `onBenchSignal`, run last-registered first. */
+const signalCleanups: (() => Promise<void> | void)[] = [];
+let signalHandled = false;
+
+/** Runs every registered cleanup (errors reported, not thrown), then exits with 128 + the signal's number. */
+async function runSignalCleanups(signal: NodeJS.Signals): Promise<void> {
+  if (signalHandled) return;
+  signalHandled = true;
+  console.error(`bench: ${signal}: cleaning up before exiting`);
+  for (const cleanup of [...signalCleanups].reverse()) {
+    try {
+      await cleanup();
+    } catch (e) {
+      console.error(`bench: cleanup failed: ${e instanceof Error ? e.message : String(e)}`);
+    }
+  }
+  process.exit(128 + (osConstants.signals[signal] ?? 0));
+}
+
+/**
+ * Registers `cleanup` to run when the bench is stopped by SIGINT (Ctrl-C) or SIGTERM (`timeout`, a job runner):
+ * what a bench's own `finally` does when it ends by itself (drop its throw-away database, stop its worker
+ * processes, delete its Redis keys), which a signal would skip. Cleanups run last-registered first, each awaited;
+ * one that throws is reported and the next still runs; then the process exits with 128 + the signal's number
+ * (130, 143). Returns the function that unregisters it (call it where the `finally` has done the same work).
+ */
+export function onBenchSignal(cleanup: () => Promise<void> | void): () => void {
+  if (signalCleanups.length === 0) {
+    process.on('SIGINT', runSignalCleanups);
+    process.on('SIGTERM', runSignalCleanups);
+  }
+  signalCleanups.push(cleanup);
+  return () => {
+    const i = signalCleanups.indexOf(cleanup);
+    if (i >= 0) signalCleanups.splice(i, 1);
+    if (signalCleanups.length === 0) {
+      process.off('SIGINT', runSignalCleanups);
+      process.off('SIGTERM', runSignalCleanups);
+    }
+  };
+}
+
 /**
  * Creates a fresh database `fleet_audit_bench_<8 hex>` next to BENCH_DATABASE_URL, runs `fn` with its URL and
- * drops it afterwards (WITH (FORCE): connections `fn` left open do not keep it), also when `fn` throws.
- * Returns what `fn` returns; rethrows what `fn` throws.
+ * drops it afterwards (WITH (FORCE): connections `fn` left open do not keep it), also when `fn` throws and when
+ * the bench is stopped by SIGINT or SIGTERM (`onBenchSignal`). Returns what `fn` returns; rethrows what `fn` throws.
  */
 export async function withBenchDatabase<T>(fn: (databaseUrl: string) => Promise<T>): Promise<T> {
   const base = benchAdminUrl();
   const name = `fleet_audit_bench_${randomBytes(4).toString('hex')}`;
-  await adminQuery(`CREATE DATABASE "${name}"`, base);
+  const drop = () => adminQuery(`DROP DATABASE IF EXISTS "${name}" WITH (FORCE)`, base);
+  // Registered before the database exists: a signal during CREATE DATABASE still drops it (IF EXISTS otherwise).
+  const unregister = onBenchSignal(drop);
+  await adminQuery(`CREATE DATABASE "${name}"`, base).catch((e: unknown) => {
+    unregister();
+    throw e;
+  });
   const url = new URL(base);
   url.pathname = `/${name}`;
   try {
     return await fn(url.toString());
   } finally {
-    await adminQuery(`DROP DATABASE IF EXISTS "${name}" WITH (FORCE)`, base);
+    unregister();
+    await drop();
   }
 }
 

@@ -23,7 +23,8 @@
  * `{"clusters", "accounts", "workers", "sharded", "shards", "findings", "wallSeconds", "peakRssMiB": [per worker], "digest", "inProcessDigest", "equal"}`.
  *
  * Needs PostgreSQL (BENCH_DATABASE_URL, a throw-away database is created and dropped) and Redis
- * (BENCH_REDIS_URL, default redis://127.0.0.1:6379; a unique key prefix, deleted afterwards).
+ * (BENCH_REDIS_URL, default redis://127.0.0.1:6379; a unique key prefix, deleted afterwards). Stopped by SIGINT or
+ * SIGTERM, it kills its workers, deletes its Redis keys and drops its database before exiting (`onBenchSignal`).
  */
 import { fork, spawn, type ChildProcess } from 'node:child_process';
 import { createHash, randomBytes, randomUUID } from 'node:crypto';
@@ -35,7 +36,7 @@ import { assembleWireFleet, generateFleet, scanConfigSchema, slicePartsOf, type 
 import { mapWireFleet, targetKey, type CoverageEntry, type Finding, type WireFleet } from '@app/domain';
 import { BullScanJobQueue, DistributedScanClient } from '@app/queue';
 import { Store } from '@app/store';
-import { intFlag, loadAvg1m, millionBackendSpec, withBenchDatabase } from './bench-support';
+import { intFlag, loadAvg1m, millionBackendSpec, onBenchSignal, withBenchDatabase } from './bench-support';
 
 const NOW = new Date('2026-11-22T00:00:00Z');
 const REDIS_URL = process.env.BENCH_REDIS_URL ?? 'redis://127.0.0.1:6379';
@@ -174,6 +175,12 @@ async function main(): Promise<void> {
     const store = await Store.open({ connectionString: databaseUrl, migrate: true });
     const prefix = `fa-bench-dist-${randomBytes(4).toString('hex')}`;
     const running: Worker[] = [];
+    // Stopped by a signal (Ctrl-C, `timeout`): the workers are killed and the Redis keys deleted before
+    // `withBenchDatabase` drops the database (cleanups run last-registered first).
+    const unregister = onBenchSignal(async () => {
+      for (const w of running) w.child.kill('SIGKILL');
+      await deletePrefix(prefix);
+    });
     try {
       const scanId = randomUUID();
       let config: ScanConfig;
@@ -236,6 +243,7 @@ async function main(): Promise<void> {
       console.log(JSON.stringify({ clusters, accounts, workers, workerHeapMiB: heapMiB || null, sharded, shards, findings: findings.length, wallSeconds: Math.round(wallSeconds * 100) / 100, peakRssMiB: peaks, digest, inProcessDigest: local.digest, equal }));
       if (!equal) process.exitCode = 1;
     } finally {
+      unregister();
       for (const w of running) w.child.kill('SIGKILL');
       await store.close();
       await deletePrefix(prefix);
