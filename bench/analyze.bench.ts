@@ -10,14 +10,16 @@
  * controller, with a few leaked server groups: `millionBackendSpec` with `nlb`); their server entries count as
  * backend entries, and the NLB figures (NLBs, server groups, servers, NLB findings) are printed per size.
  *
- * Flags: `--clusters N` (default 500) runs the same shape on N clusters, for a quick check; `--clb-only` generates
+ * Flags: `--clusters N` (default 500) runs the same shape on N clusters, for a quick check; `--runs N` (default 1) runs
+ * each size N times, each in a fresh child, and reports the run of median wall time (`seconds`; every run's wall time
+ * in `runs`; exit 1 when the runs of one size give different digests); `--clb-only` generates
  * the fleet without NLB Services (the shape of the figures taken before NLB support); `--via-json` maps each
  * account from its JSON text, as production does (SDK responses and stored slices are parsed JSON: every string its
  * own object until the mapper interns it; the generator shares them); `--per-check` (below).
  *
  * Each size runs in its own child process, so its peak RSS is its own. Prints one line per size and, as
  * the last line, one JSON object:
- * `{"backends": {"500k": n, "1m": n}, "nlb": {"500k": {...}, "1m": {...}}, "seconds": {"500k": s, "1m": s}, "cpuSeconds": {...}, "scaling":
+ * `{"backends": {"500k": n, "1m": n}, "nlb": {"500k": {...}, "1m": {...}}, "seconds": {"500k": s, "1m": s}, "runs": {"500k": [s, ...], "1m": [s, ...]}, "cpuSeconds": {...}, "scaling":
  * s1m/s500k, "peakRssMiB": max, "checks": n, "loadAvg1m": x, "digest": {"500k": sha256, "1m": sha256}}`.
  * `nlb` holds `nlbs`, `serverGroups`, `unusedServerGroups`, `servers` (counts) and `findings` (NLB_* findings).
  * `digest` is the sha256 of the audit output (findings and every result) as JSON, taken after the timed span:
@@ -262,6 +264,7 @@ function nlbJson(r: SizeResult): Omit<SizeResult['nlb'], 'findingsByCheck' | 'li
 
 async function main(): Promise<void> {
   const perCheck = process.argv.includes('--per-check');
+  const runs = intFlag('runs', 1);
   const shape: FleetShape = {
     clusters: intFlag('clusters', 500),
     nlb: !process.argv.includes('--clb-only'),
@@ -289,10 +292,11 @@ async function main(): Promise<void> {
     `a fixed CPU-bound loop of 100M steps in ${p.cpuLoopMs.toFixed(0)} ms, a random memory read in ${p.memoryLatencyNs.toFixed(0)} ns`;
   const probe = await runProbe();
   console.log(`machine probe: ${probeText(probe)} (compare figures only between runs with similar probes)`);
-  const half = await runChild(11, shape, perCheck);
-  console.log(line('500k:', half));
-  const full = await runChild(22, shape, perCheck);
-  console.log(line('1m:  ', full));
+  const halfRuns = await runSize('500k:', 11, shape, perCheck, runs);
+  const fullRuns = await runSize('1m:  ', 22, shape, perCheck, runs);
+  const half = medianRun(halfRuns);
+  const full = medianRun(fullRuns);
+  const digestsDiffer = halfRuns.some((r) => r.digest !== half.digest) || fullRuns.some((r) => r.digest !== full.digest);
   // Taken again after the runs: the machine can change within one run of this bench.
   const probeAfter = await runProbe();
   console.log(`machine probe after the runs: ${probeText(probeAfter)}`);
@@ -309,18 +313,53 @@ async function main(): Promise<void> {
       backends: { '500k': half.backends, '1m': full.backends },
       nlb: { '500k': nlbJson(half), '1m': nlbJson(full) },
       seconds: { '500k': Number(half.seconds.toFixed(3)), '1m': Number(full.seconds.toFixed(3)) },
+      runs: { '500k': halfRuns.map((r) => Number(r.seconds.toFixed(3))), '1m': fullRuns.map((r) => Number(r.seconds.toFixed(3))) },
       cpuSeconds: { '500k': Number(half.cpuSeconds.toFixed(3)), '1m': Number(full.cpuSeconds.toFixed(3)) },
       systemSeconds: { '500k': Number(half.systemSeconds.toFixed(3)), '1m': Number(full.systemSeconds.toFixed(3)) },
       pageFaults: { '500k': half.pageFaults, '1m': full.pageFaults },
       probe: probeJson(probe),
       probeAfter: probeJson(probeAfter),
       scaling: Number((full.seconds / half.seconds).toFixed(3)),
-      peakRssMiB: Math.round(Math.max(half.peakRssMiB, full.peakRssMiB)),
+      peakRssMiB: Math.round(Math.max(...halfRuns.map((r) => r.peakRssMiB), ...fullRuns.map((r) => r.peakRssMiB))),
       checks: CHECKS.length,
       loadAvg1m: Number(load.toFixed(2)),
       digest: { '500k': half.digest, '1m': full.digest },
     }),
   );
+  if (digestsDiffer) {
+    console.error('the runs of one size gave different digests: the analysis is not deterministic');
+    process.exitCode = 1;
+  }
+}
+
+/**
+ * Runs one size `runs` times, each in a fresh child (`runChild`), printing each run's lines, and, after more than
+ * one, the median, minimum and maximum wall time: on the project's VMs the same code's 5,000-cluster figure moved by
+ * up to 2x between runs within an hour, so one run is a weak figure.
+ */
+async function runSize(label: string, services: number, shape: FleetShape, perCheck: boolean, runs: number): Promise<SizeResult[]> {
+  const out: SizeResult[] = [];
+  for (let k = 1; k <= runs; k++) {
+    const r = await runChild(services, shape, perCheck);
+    out.push(r);
+    console.log(line(runs > 1 ? `${label} (run ${k} of ${runs})` : label, r));
+  }
+  if (runs > 1) {
+    const walls = out.map((r) => r.seconds).sort((a, b) => a - b);
+    console.log(
+      `      ${label.trim()} median of ${runs} runs ${medianRun(out).seconds.toFixed(3)} s wall (min ${walls[0]!.toFixed(3)} s, max ${walls[walls.length - 1]!.toFixed(3)} s)`,
+    );
+  }
+  return out;
+}
+
+/**
+ * The run of median wall time (of an even number of runs, the faster of the two middle ones): its figures are
+ * reported for the size, all from one run rather than mixed.
+ */
+function medianRun(runs: readonly SizeResult[]): SizeResult {
+  const sorted = [...runs].sort((a, b) => a.seconds - b.seconds);
+  return sorted[Math.floor((sorted.length - 1) / 2)]!;
 }
 
 void main().catch((e: unknown) => {
