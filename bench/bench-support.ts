@@ -42,7 +42,8 @@ async function runSignalCleanups(signal: NodeJS.Signals): Promise<void> {
       console.error(`bench: cleanup failed: ${e instanceof Error ? e.message : String(e)}`);
     }
   }
-  process.exit(128 + (osConstants.signals[signal] ?? 0));
+  // Only SIGINT and SIGTERM are handled (`onBenchSignal`): both have a number (2, 15).
+  process.exit(128 + osConstants.signals[signal]);
 }
 
 /**

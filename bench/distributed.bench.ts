@@ -197,10 +197,11 @@ async function main(): Promise<void> {
     const running: Worker[] = [];
     // Stopped by a signal (Ctrl-C, `timeout`): the workers are killed and the Redis keys deleted before
     // `withBenchDatabase` drops the database (cleanups run last-registered first).
-    const unregister = onBenchSignal(async () => {
+    const stopWorkersAndKeys = async () => {
       for (const w of running) w.child.kill('SIGKILL');
       await deletePrefix(prefix);
-    });
+    };
+    const unregister = onBenchSignal(stopWorkersAndKeys);
     try {
       const scanId = randomUUID();
       let config: ScanConfig;
@@ -272,9 +273,8 @@ async function main(): Promise<void> {
       if (!equal) process.exitCode = 1;
     } finally {
       unregister();
-      for (const w of running) w.child.kill('SIGKILL');
+      await stopWorkersAndKeys();
       await store.close();
-      await deletePrefix(prefix);
     }
   });
 }
