@@ -17,7 +17,7 @@ import { join, relative, sep } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { parse } from 'yaml';
 import { runAudit, type PartialAuditSettings } from '@app/checks';
-import { FLEET_FILES, FleetValidationError, loadFleetDirectory, renderFleetLayoutTable } from '@app/collectors';
+import { FLEET_FILES, FleetValidationError, loadFleetDirectory, renderFleetLayoutTable, yamlDocumentAt } from '@app/collectors';
 import type { CoverageEntry, FleetSnapshot } from '@app/domain';
 
 const ROOT = join(__dirname, '..', '..');
@@ -344,5 +344,32 @@ describe('the format reference', () => {
     writeFileSync(join(kdir, 'pods.yaml'), `${pods}---\n${services}`);
     writeFileSync(join(kdir, 'services.yaml'), 'apiVersion: v1\nkind: List\nitems: []\n');
     expect(() => loadFleetDirectory(dir)).toThrow(/kubernetes\/pods\.yaml: \$\["document 2"\]\.items\[0\]\.kind: Pod \(kubernetes\/pods\.yaml holds .*\), got Service$/);
+  });
+
+  it('refuses a YAML file that does not parse, naming the file, the document and the line', () => {
+    const dir = copyOfSample('broken-yaml');
+    const kdir = join(dir, ...`${STOREFRONT}/kubernetes`.split('/'));
+    const pods = readFileSync(join(kdir, 'pods.yaml'), 'utf8');
+    // A second document whose third line repeats a key (pods.yaml ends with a newline: its last split part is empty).
+    writeFileSync(join(kdir, 'pods.yaml'), `${pods}---\napiVersion: v1\nkind: List\nkind: List\nitems: []\n`);
+    const line = pods.split('\n').length + 3;
+    let message = '';
+    try {
+      loadFleetDirectory(dir);
+    } catch (e) {
+      expect(e).toBeInstanceOf(FleetValidationError);
+      message = (e as Error).message;
+    }
+    expect(message).toMatch(new RegExp(`kubernetes/pods\\.yaml: \\$ \\(document 2, line ${line}\\): valid YAML \\(duplicated mapping key\\)$`));
+    // One line, no source snippet.
+    expect(message).not.toContain('\n');
+  });
+
+  it('numbers YAML documents from the markers before a line (yamlDocumentAt)', () => {
+    expect(yamlDocumentAt('a: 1\n', 1)).toBe(1);
+    expect(yamlDocumentAt('---\na: 1\n', 2)).toBe(1);
+    expect(yamlDocumentAt('# c\n---\na: 1\n---\nb: [\n', 5)).toBe(2);
+    expect(yamlDocumentAt('a: 1\n---\nb: [\n', 3)).toBe(2);
+    expect(yamlDocumentAt('a: 1\n---\nb: 2\n---\nc: [\n', 2)).toBe(2);
   });
 });

@@ -9,6 +9,7 @@ export * from './offline/fleet-dump';
 export * from './generate/fleet.generator';
 export * from './live/scan-config.loader';
 export * from './live/alibaba-clients.factory';
+export * from './live/sdk-modules';
 export * from './live/collect-error.util';
 export { type CollectProgress } from './live/collect-scope.util';
 export * from './live/live-fleet.collector';

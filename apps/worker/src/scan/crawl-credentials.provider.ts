@@ -1,8 +1,8 @@
 import { Inject, Injectable } from '@nestjs/common';
-import Sts from '@alicloud/sts20150401';
-import * as $dara from '@darabonba/typescript';
 import {
   AccountCredentialsResolver,
+  dara,
+  stsSdk,
   CollectError,
   CredentialsConfigError,
   resolveBaseCredentials,
@@ -83,9 +83,9 @@ export class CrawlCredentialsProvider {
   async baseAccountOf(config: ScanConfig, credentialsSource?: string): Promise<string | undefined> {
     config = this.withCredentials(config, credentialsSource);
     const base = resolveBaseCredentials(config, processEnvironment());
-    const sts = new Sts(stsConfig(config.alibabaCloud, base));
+    const sts = new (stsSdk().default)(stsConfig(config.alibabaCloud, base));
     try {
-      const resp = await sts.getCallerIdentityWithOptions(new $dara.RuntimeOptions({}));
+      const resp = await sts.getCallerIdentityWithOptions(new (dara().RuntimeOptions)({}));
       const id = resp.body?.accountId;
       return id && /^\d+$/.test(id) ? id : undefined;
     } catch {

@@ -17,8 +17,7 @@
  * every dataset of that account. Secrets (base AccessKey, temporary keys, token) are redacted from
  * every message and never logged.
  */
-import Sts, { AssumeRoleRequest } from '@alicloud/sts20150401';
-import * as $dara from '@darabonba/typescript';
+import type Sts from '@alicloud/sts20150401';
 import {
   credentialSecrets,
   resolveBaseCredentials,
@@ -26,6 +25,7 @@ import {
   type AccountCredentials,
 } from './alibaba-clients.factory';
 import { alibabaError, CollectError } from './collect-error.util';
+import { dara, stsSdk } from './sdk-modules';
 import type { ScanAccount, ScanConfig } from './scan-config';
 import { processEnvironment } from '@app/config';
 
@@ -118,19 +118,19 @@ export class AccountCredentialsResolver {
     roleArn: string,
     base: AccountCredentials,
   ): Promise<AccountCredentials> {
-    this.sts ??= new Sts(stsConfig(this.config.alibabaCloud, base));
+    this.sts ??= new (stsSdk().default)(stsConfig(this.config.alibabaCloud, base));
     const sts = this.sts;
     const secrets = credentialSecrets(base);
     const target = `${accountId} ${roleArn}`;
     const call = async () => {
       try {
         return await sts.assumeRoleWithOptions(
-          new AssumeRoleRequest({
+          new (stsSdk().AssumeRoleRequest)({
             roleArn,
             roleSessionName: ROLE_SESSION_NAME,
             durationSeconds: ASSUME_ROLE_DURATION_SECONDS,
           }),
-          new $dara.RuntimeOptions({}),
+          new (dara().RuntimeOptions)({}),
         );
       } catch (e) {
         throw alibabaError(e, 'AssumeRole', target, secrets);

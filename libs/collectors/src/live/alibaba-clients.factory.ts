@@ -19,14 +19,14 @@
  * `@alicloud/credentials` default chain (env, profile, ECS RAM role). They are handed to the
  * SDK config only; nothing here logs or stores them.
  */
-import Credential from '@alicloud/credentials';
-import Cs from '@alicloud/cs20151215';
-import Ecs from '@alicloud/ecs20140526';
-import OpenApi, { $OpenApiUtil, OpenApiUtil } from '@alicloud/openapi-core';
-import Ram from '@alicloud/ram20150501';
-import Vpc from '@alicloud/vpc20160428';
-import * as $dara from '@darabonba/typescript';
+import type Cs from '@alicloud/cs20151215';
+import type Ecs from '@alicloud/ecs20140526';
+import type OpenApi from '@alicloud/openapi-core';
+import type { $OpenApiUtil } from '@alicloud/openapi-core';
+import type Ram from '@alicloud/ram20150501';
+import type Vpc from '@alicloud/vpc20160428';
 import type { ScanConfig } from './scan-config';
+import { credentialsSdk, csSdk, dara, ecsSdk, openApiCore, ramSdk, vpcSdk } from './sdk-modules';
 import { fleetAuditErrorKind } from '@app/errors';
 
 /** Where one account's API credentials come from. */
@@ -142,6 +142,7 @@ function baseConfig(
     connectTimeout: settings.connectTimeoutMs,
     ...(endpoint ? { endpoint } : {}),
   };
+  const { $OpenApiUtil } = openApiCore();
   if (credentials.kind === 'static')
     return new $OpenApiUtil.Config({
       ...common,
@@ -149,7 +150,7 @@ function baseConfig(
       accessKeySecret: credentials.accessKeySecret,
       ...(credentials.securityToken ? { securityToken: credentials.securityToken } : {}),
     });
-  return new $OpenApiUtil.Config({ ...common, credential: new Credential() });
+  return new $OpenApiUtil.Config({ ...common, credential: new (credentialsSdk().default)() });
 }
 
 /**
@@ -173,8 +174,9 @@ export function createAccountClients(
   const cache = new Map<string, RegionClients>();
   // RAM and Quota Center are central products; the region only matters for the signature scope.
   const centralRegion = 'cn-hangzhou';
+  const OpenApi = openApiCore().default;
   return {
-    ram: new Ram(baseConfig(settings, credentials, centralRegion, override)),
+    ram: new (ramSdk().default)(baseConfig(settings, credentials, centralRegion, override)),
     quotas: new OpenApi(baseConfig(settings, credentials, centralRegion, override ?? 'quotas.aliyuncs.com')),
     secrets: credentialSecrets(credentials),
     region(regionId: string): RegionClients {
@@ -184,9 +186,9 @@ export function createAccountClients(
         override ?? (SLB_CENTRAL_REGIONS.has(regionId) ? 'slb.aliyuncs.com' : `slb.${regionId}.aliyuncs.com`);
       const made: RegionClients = {
         regionId,
-        ecs: new Ecs(baseConfig(settings, credentials, regionId, override)),
-        cs: new Cs(baseConfig(settings, credentials, regionId, override)),
-        vpc: new Vpc(baseConfig(settings, credentials, regionId, override)),
+        ecs: new (ecsSdk().default)(baseConfig(settings, credentials, regionId, override)),
+        cs: new (csSdk().default)(baseConfig(settings, credentials, regionId, override)),
+        vpc: new (vpcSdk().default)(baseConfig(settings, credentials, regionId, override)),
         slb: new OpenApi(baseConfig(settings, credentials, regionId, slbEndpoint)),
         nlb: new OpenApi(baseConfig(settings, credentials, regionId, override ?? `nlb.${regionId}.aliyuncs.com`)),
       };
@@ -202,7 +204,7 @@ export type JsonObject = Record<string, unknown>;
 function rpcParams(action: string, version: string): $OpenApiUtil.Params {
   // The Params every generated SLB 2014-05-15 / Quota Center 2020-05-10 read API uses (research 1.6), and the
   // NLB 2022-04-30 List* / Get* APIs too (TS-SDK nlb-20220430 client.ts: RPC, POST /, AK, json body; research/nlb.md 7).
-  return new $OpenApiUtil.Params({
+  return new (openApiCore().$OpenApiUtil.Params)({
     action,
     version,
     protocol: 'HTTPS',
@@ -254,8 +256,9 @@ async function callRpcWithQuery(
   action: string,
   query: Record<string, unknown>,
 ): Promise<JsonObject> {
+  const { $OpenApiUtil, OpenApiUtil } = openApiCore();
   const req = new $OpenApiUtil.OpenApiRequest({ query: OpenApiUtil.query(query) });
-  const resp = await client.callApi(rpcParams(action, version), req, new $dara.RuntimeOptions({}));
+  const resp = await client.callApi(rpcParams(action, version), req, new (dara().RuntimeOptions)({}));
   return asObject(resp.body, action);
 }
 
@@ -269,7 +272,7 @@ export async function callQuotas(
   action: string,
   body: Record<string, unknown>,
 ): Promise<JsonObject> {
-  const req = new $OpenApiUtil.OpenApiRequest({ body });
-  const resp = await client.callApi(rpcParams(action, '2020-05-10'), req, new $dara.RuntimeOptions({}));
+  const req = new (openApiCore().$OpenApiUtil.OpenApiRequest)({ body });
+  const resp = await client.callApi(rpcParams(action, '2020-05-10'), req, new (dara().RuntimeOptions)({}));
   return asObject(resp.body, action);
 }

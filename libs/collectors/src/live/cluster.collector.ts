@@ -13,12 +13,6 @@
  * A 404 / `*NotFound` from an API is `absent` (nothing to read), as a missing file is offline.
  */
 import {
-  DescribeClusterResourcesRequest,
-  DescribeClustersV1Request,
-  DescribeClusterUserKubeconfigRequest,
-} from '@alicloud/cs20151215';
-import * as $dara from '@darabonba/typescript';
-import {
   wireAddonsSchema,
   wireClusterDetailSchema,
   wireClusterResourcesSchema,
@@ -28,13 +22,14 @@ import {
 } from '@app/domain';
 import { z } from 'zod';
 import type { RegionClients } from './alibaba-clients.factory';
+import { csSdk, dara } from './sdk-modules';
 import { Absent, absentIfNotFound, aliCall, readDataset, type AccountScope } from './collect-scope.util';
 import { CollectError, ScanAbortedError } from './collect-error.util';
 import { loadKubeconfig, readKubernetes } from './kubernetes.collector';
 import { readNodeSysctls } from './node-sysctls.collector';
 import { listAt, stringAt, validateWire } from './wire-validate.util';
 
-const runtime = () => new $dara.RuntimeOptions({});
+const runtime = () => new (dara().RuntimeOptions)({});
 
 /** Datasets recorded per cluster (for progress planning). */
 export const CLUSTER_DATASETS = 5;
@@ -59,7 +54,7 @@ async function readKubernetesOf(
     aliCall(scope, 'DescribeClusterUserKubeconfig', target, () =>
       rc.cs.describeClusterUserKubeconfigWithOptions(
         clusterId,
-        new DescribeClusterUserKubeconfigRequest({ privateIpAddress: false, temporaryDurationMinutes: 60 }),
+        new (csSdk().DescribeClusterUserKubeconfigRequest)({ privateIpAddress: false, temporaryDurationMinutes: 60 }),
         {},
         runtime(),
       ),
@@ -107,7 +102,7 @@ async function listedCluster(
   const target = `${scope.accountId}/${rc.regionId}/${clusterId}`;
   const resp = await aliCall(scope, 'DescribeClustersV1', target, () =>
     rc.cs.describeClustersV1WithOptions(
-      new DescribeClustersV1Request({ regionId: rc.regionId, clusterId, pageNumber: 1, pageSize: 10 }),
+      new (csSdk().DescribeClustersV1Request)({ regionId: rc.regionId, clusterId, pageNumber: 1, pageSize: 10 }),
       {},
       runtime(),
     ),
@@ -188,12 +183,12 @@ export async function readCluster(
         const resp = await aliCall(s, 'DescribeClusterResources', target, () =>
           rc.cs.describeClusterResourcesWithOptions(
             clusterId,
-            new DescribeClusterResourcesRequest({}),
+            new (csSdk().DescribeClusterResourcesRequest)({}),
             {},
             runtime(),
           ),
         );
-        const body: unknown = $dara.toMap(resp.body) as unknown;
+        const body: unknown = dara().toMap(resp.body) as unknown;
         return validateWire(wireClusterResourcesSchema, body ?? [], 'DescribeClusterResources', target);
       }),
     ),

@@ -11,15 +11,14 @@
  * Pitfall (STACK.md 9): client-node refuses `http://` servers unless the kubeconfig's cluster
  * entry has `insecure-skip-tls-verify: true`; the simulator's kubeconfig sets it.
  */
-import {
+import type {
   CoreV1Api,
   DiscoveryV1Api,
   KubeConfig,
-  Observable,
-  type ConfigurationOptions,
-  type ObservableMiddleware,
-  type RequestContext,
-  type ResponseContext,
+  ConfigurationOptions,
+  ObservableMiddleware,
+  RequestContext,
+  ResponseContext,
 } from '@kubernetes/client-node';
 import {
   k8sEndpointSliceSchema,
@@ -33,6 +32,7 @@ import { z } from 'zod';
 import type { CallRunner } from './call-runner.util';
 import { CollectError, kubernetesError } from './collect-error.util';
 import { readAllByToken } from './paging.util';
+import { kubernetesClient } from './sdk-modules';
 import { validateWire } from './wire-validate.util';
 
 /** A list response as client-node returns it (typed models, `metadata._continue`). */
@@ -58,7 +58,7 @@ export interface KubernetesReadOptions {
  * @throws CollectError `InvalidKubeconfig` with a one-line reason
  */
 export function loadKubeconfig(text: string, target: string): KubeConfig {
-  const kc = new KubeConfig();
+  const kc = new (kubernetesClient().KubeConfig)();
   try {
     kc.loadFromString(text);
   } catch (e) {
@@ -85,6 +85,7 @@ export function loadKubeconfig(text: string, target: string): KubeConfig {
 function requestOptions(opts: KubernetesReadOptions): ConfigurationOptions {
   // The object API passes `options` straight to the observable API, so the middleware must
   // return client-node's own Observable (its rxjs stub), not a Promise.
+  const { Observable } = kubernetesClient();
   const middleware: ObservableMiddleware = {
     pre: (ctx: RequestContext) => {
       const timeout = AbortSignal.timeout(opts.timeoutMs);
@@ -164,8 +165,9 @@ export async function readKubernetes(
   let core: CoreV1Api;
   let discovery: DiscoveryV1Api;
   try {
-    core = kc.makeApiClient(CoreV1Api);
-    discovery = kc.makeApiClient(DiscoveryV1Api);
+    const k8s = kubernetesClient();
+    core = kc.makeApiClient(k8s.CoreV1Api);
+    discovery = kc.makeApiClient(k8s.DiscoveryV1Api);
   } catch (e) {
     throw new CollectError(
       'InvalidKubeconfig',

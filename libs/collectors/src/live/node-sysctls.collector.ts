@@ -11,21 +11,16 @@
  * commands on nodes (RunCommand needs `ecs:RunCommand`, beyond read-only policies; without it the
  * dataset is `failed` with the API's Forbidden code).
  */
-import {
-  DescribeInstancesRequestTag,
-  DescribeInvocationResultsRequest,
-  RunCommandRequest,
-} from '@alicloud/ecs20140526';
-import * as $dara from '@darabonba/typescript';
 import { ecsIdFromProviderId, type WireKubernetes, type WireNodeSysctls } from '@app/domain';
 import type { RegionClients } from './alibaba-clients.factory';
+import { dara, ecsSdk } from './sdk-modules';
 import { Absent, aliCall, type AccountScope } from './collect-scope.util';
 import { CollectError, ScanAbortedError } from './collect-error.util';
 import { readAllByToken } from './paging.util';
 import { describeAllInstances } from './region.collector';
 import { listAt, stringAt } from './wire-validate.util';
 
-const runtime = () => new $dara.RuntimeOptions({});
+const runtime = () => new (dara().RuntimeOptions)({});
 
 /** The sysctl read, as `node-sysctls.json` keys it. */
 export const PORT_RANGE_SYSCTL = 'net.ipv4.ip_local_port_range';
@@ -92,7 +87,7 @@ async function describeInstanceIds(
 ): Promise<string[]> {
   const items = await describeAllInstances(scope, rc, target, 100, {
     ...(filter.instanceIds ? { instanceIds: JSON.stringify(filter.instanceIds) } : {}),
-    ...(filter.tag ? { tag: [new DescribeInstancesRequestTag(filter.tag)] } : {}),
+    ...(filter.tag ? { tag: [new (ecsSdk().DescribeInstancesRequestTag)(filter.tag)] } : {}),
   });
   return items
     .map((i) => stringAt(i, 'InstanceId'))
@@ -141,7 +136,7 @@ export async function readNodeSysctls(
       try {
         const resp = await aliCall(scope, 'RunCommand', target, () =>
           rc.ecs.runCommandWithOptions(
-            new RunCommandRequest({
+            new (ecsSdk().RunCommandRequest)({
               regionId: rc.regionId,
               type: 'RunShellScript',
               commandContent: `sysctl -n ${PORT_RANGE_SYSCTL}`,
@@ -178,7 +173,7 @@ export async function readNodeSysctls(
       const results = await readAllByToken(async (token) => {
         const resp = await aliCall(scope, 'DescribeInvocationResults', `${target}/${invokeId}`, () =>
           rc.ecs.describeInvocationResultsWithOptions(
-            new DescribeInvocationResultsRequest({
+            new (ecsSdk().DescribeInvocationResultsRequest)({
               regionId: rc.regionId,
               invokeId,
               contentEncoding: 'PlainText',

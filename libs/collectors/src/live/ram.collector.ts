@@ -10,13 +10,6 @@
  * documents are Alibaba's, not the account's).
  */
 import {
-  GetPolicyRequest,
-  GetPolicyVersionRequest,
-  ListPoliciesForRoleRequest,
-  ListRolesRequest,
-} from '@alicloud/ram20150501';
-import * as $dara from '@darabonba/typescript';
-import {
   wireRamPolicyRefSchema,
   wireRamPolicySchema,
   wireRamRoleSchema,
@@ -27,10 +20,11 @@ import {
 import { z } from 'zod';
 import { Absent, absentIfNotFound, aliCall, type AccountScope } from './collect-scope.util';
 import { CollectError } from './collect-error.util';
+import { dara, ramSdk } from './sdk-modules';
 import { readAllByToken } from './paging.util';
 import { dig, listAt, stringAt, validateWire } from './wire-validate.util';
 
-const runtime = () => new $dara.RuntimeOptions({});
+const runtime = () => new (dara().RuntimeOptions)({});
 
 /** Map `fn` over `items` with every call in flight at once (the runner bounds real concurrency). */
 function all<T, R>(items: readonly T[], fn: (t: T) => Promise<R>): Promise<R[]> {
@@ -41,7 +35,7 @@ async function readPolicy(scope: AccountScope, ref: WireRamPolicyRef): Promise<W
   const target = `${scope.accountId}/${ref.PolicyType}:${ref.PolicyName}`;
   const resp = await aliCall(scope, 'GetPolicy', target, () =>
     scope.clients.ram.getPolicyWithOptions(
-      new GetPolicyRequest({ policyName: ref.PolicyName, policyType: ref.PolicyType }),
+      new (ramSdk().GetPolicyRequest)({ policyName: ref.PolicyName, policyType: ref.PolicyType }),
       runtime(),
     ),
   );
@@ -63,7 +57,7 @@ async function readPolicy(scope: AccountScope, ref: WireRamPolicyRef): Promise<W
       );
     const v = await aliCall(scope, 'GetPolicyVersion', `${target}@${defaultVersion}`, () =>
       scope.clients.ram.getPolicyVersionWithOptions(
-        new GetPolicyVersionRequest({
+        new (ramSdk().GetPolicyVersionRequest)({
           policyName: ref.PolicyName,
           policyType: ref.PolicyType,
           versionId: defaultVersion,
@@ -101,7 +95,7 @@ export async function readRam(scope: AccountScope): Promise<WireRam | Absent> {
     readAllByToken(async (marker) => {
       const resp = await aliCall(scope, 'ListRoles', target, () =>
         scope.clients.ram.listRolesWithOptions(
-          new ListRolesRequest({ maxItems: pageSize, ...(marker ? { marker } : {}) }),
+          new (ramSdk().ListRolesRequest)({ maxItems: pageSize, ...(marker ? { marker } : {}) }),
           runtime(),
         ),
       );
@@ -119,7 +113,7 @@ export async function readRam(scope: AccountScope): Promise<WireRam | Absent> {
     try {
       const resp = await aliCall(scope, 'ListPoliciesForRole', roleTarget, () =>
         scope.clients.ram.listPoliciesForRoleWithOptions(
-          new ListPoliciesForRoleRequest({ roleName: role.RoleName }),
+          new (ramSdk().ListPoliciesForRoleRequest)({ roleName: role.RoleName }),
           runtime(),
         ),
       );

@@ -18,10 +18,7 @@
  * (SLB, NLB, Quota Center) responses are already wire-shaped. Everything is validated with the wire
  * schemas of `@app/domain`.
  */
-import { DescribeClustersV1Request } from '@alicloud/cs20151215';
-import { DescribeInstancesRequest, type DescribeInstancesRequestTag } from '@alicloud/ecs20140526';
-import { DescribeVSwitchesRequest } from '@alicloud/vpc20160428';
-import * as $dara from '@darabonba/typescript';
+import type { DescribeInstancesRequestTag } from '@alicloud/ecs20140526';
 import {
   wireClusterDetailSchema,
   wireEcsInstanceSchema,
@@ -44,12 +41,13 @@ import {
 } from '@app/domain';
 import { z } from 'zod';
 import { callNlb, callQuotas, callSlb, type RegionClients } from './alibaba-clients.factory';
+import { csSdk, dara, ecsSdk, vpcSdk } from './sdk-modules';
 import { Absent, absentIfNotFound, aliCall, type AccountScope } from './collect-scope.util';
 import { CollectError } from './collect-error.util';
 import { readAllByPageNumber, readAllByToken } from './paging.util';
 import { listAt, numberAt, stringAt, validateWire } from './wire-validate.util';
 
-const runtime = () => new $dara.RuntimeOptions({});
+const runtime = () => new (dara().RuntimeOptions)({});
 
 /** A response body without its `RequestId` (the fleet format stores bodies without it). */
 function withoutRequestId(body: Record<string, unknown>): Record<string, unknown> {
@@ -84,7 +82,7 @@ export async function describeAllInstances(
   return readAllByToken(async (token) => {
     const resp = await aliCall(scope, 'DescribeInstances', target, () =>
       rc.ecs.describeInstancesWithOptions(
-        new DescribeInstancesRequest({ regionId: rc.regionId, maxResults, ...filter, ...(token ? { nextToken: token } : {}) }),
+        new (ecsSdk().DescribeInstancesRequest)({ regionId: rc.regionId, maxResults, ...filter, ...(token ? { nextToken: token } : {}) }),
         runtime(),
       ),
     );
@@ -334,7 +332,7 @@ export async function readVSwitches(scope: AccountScope, rc: RegionClients): Pro
       async (page) => {
         const resp = await aliCall(scope, 'DescribeVSwitches', target, () =>
           rc.vpc.describeVSwitchesWithOptions(
-            new DescribeVSwitchesRequest({ regionId: rc.regionId, pageNumber: page, pageSize }),
+            new (vpcSdk().DescribeVSwitchesRequest)({ regionId: rc.regionId, pageNumber: page, pageSize }),
             runtime(),
           ),
         );
@@ -405,7 +403,7 @@ export async function readClusterList(scope: AccountScope, rc: RegionClients): P
     async (page) => {
       const resp = await aliCall(scope, 'DescribeClustersV1', target, () =>
         rc.cs.describeClustersV1WithOptions(
-          new DescribeClustersV1Request({ regionId: rc.regionId, pageNumber: page, pageSize }),
+          new (csSdk().DescribeClustersV1Request)({ regionId: rc.regionId, pageNumber: page, pageSize }),
           {},
           runtime(),
         ),
