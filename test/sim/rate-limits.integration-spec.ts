@@ -7,8 +7,9 @@
 import * as $Ecs from '@alicloud/ecs20140526';
 import { ThrottlingError } from '@alicloud/openapi-core';
 import * as $Sts from '@alicloud/sts20150401';
-import { readFleetDirectory } from '@app/collectors';
-import { startSimulator, type RunningSimulator } from '@app/fleet-sim';
+import { readFileSync } from 'node:fs';
+import { readFleetDirectory, scanConfigSchema } from '@app/collectors';
+import { startSimulator, UNLIMITED_SIM_BUDGET, type RunningSimulator } from '@app/fleet-sim';
 import { afterEach, describe, expect, it } from 'vitest';
 import { callRpc, ecsClient, stsClient } from './sim-clients.util';
 import {
@@ -115,6 +116,26 @@ describe('QPS limits', () => {
       throttled: 0,
       maxObservedQps: { [IDS.accountId]: 20 },
     });
+  });
+
+  it('the scan config it writes lifts the collector budget only where nothing is throttled', async () => {
+    const budgetOf = (s: RunningSimulator) => {
+      const { collector } = scanConfigSchema.parse(JSON.parse(readFileSync(s.configPath, 'utf8')));
+      return { qpsPerAccount: collector.qpsPerAccount, maxConcurrentPerAccount: collector.maxConcurrentPerAccount, nodeSysctls: collector.nodeSysctls };
+    };
+    const unlimited = await startSimulator({ fleet: readFleetDirectory(fleetRoot) });
+    try {
+      expect(budgetOf(unlimited)).toEqual({ ...UNLIMITED_SIM_BUDGET, nodeSysctls: true });
+    } finally {
+      await unlimited.close();
+    }
+    const limited = await startSimulator({ fleet: readFleetDirectory(fleetRoot), qps: { default: 5 } });
+    try {
+      // The product defaults (collectorSettingsSchema): the scans of a limited simulator show its pacing.
+      expect(budgetOf(limited)).toEqual({ qpsPerAccount: 20, maxConcurrentPerAccount: 16, nodeSysctls: true });
+    } finally {
+      await limited.close();
+    }
   });
 
   it('rejects invalid limits at start', async () => {

@@ -9,7 +9,7 @@ export {
   type SimulatorOptions,
   type RunningSimulator,
 } from './sim.server';
-export { SCAN_CONFIG_FILE, type SimScanConfig } from './scan-config.writer';
+export { SCAN_CONFIG_FILE, UNLIMITED_SIM_BUDGET, type SimScanConfig } from './scan-config.writer';
 export { simulatorOptionsFromFlags, type SimulatorTrafficFlags } from './sim-flags.util';
 export { kubernetesServerUrl } from './kubernetes/kubeconfig.util';
 export { FLEET_AUDIT_ROLE_NAME, STS_DURATION_SECONDS } from './alibaba/sts.handler';

@@ -23,14 +23,27 @@ export interface SimScanConfig {
   accounts: { accountId: string; name: string; regions: string[]; auditRoleArn: string }[];
   /**
    * Node sysctl collection on: the simulator serves Cloud Assistant from the fleet's `node-sysctls.json`,
-   * so a live scan of it reads what the offline scan of the directory reads (opt-in in user configs).
+   * so a live scan of it reads what the offline scan of the directory reads (opt-in in user configs). Where the
+   * simulator enforces no QPS limit, also the budget of {@link UNLIMITED_SIM_BUDGET}.
    */
-  collector: { nodeSysctls: true };
+  collector: { nodeSysctls: true; qpsPerAccount?: number; maxConcurrentPerAccount?: number };
 }
+
+/**
+ * The per-account OpenAPI budget written for a simulator that enforces no QPS limit (no `--qps`): calls per second
+ * and calls in flight. The defaults (20 calls/s, 16 in flight: `collectorSettingsSchema`) are sized for the real
+ * cloud's per-account limits; against a local simulator without limits they only make the scan wait (a live scan
+ * of the sample fleet: 11.9 s at 20 calls/s, 6.1 s at this budget, same findings). `fleet-audit demo` scans its
+ * simulator with it. A simulator started with `--qps` keeps the defaults, so that scans of it show
+ * the pacing and throttling that limit is there to exercise.
+ */
+export const UNLIMITED_SIM_BUDGET = { qpsPerAccount: 1000, maxConcurrentPerAccount: 32 } as const;
 
 /**
  * Build the config: every account in fleet order, each with its audit role. An account without
  * any region is left out (the scan config schema needs at least one region per account).
+ * @param limited whether the simulator enforces QPS limits (`--qps`); when it does not, the collector budget is
+ *   {@link UNLIMITED_SIM_BUDGET}
  */
 export function buildScanConfig(
   fleetName: string,
@@ -38,6 +51,7 @@ export function buildScanConfig(
   accessKeyId: string,
   accessKeySecret: string,
   accounts: readonly AccountEntry[],
+  limited = false,
 ): SimScanConfig {
   return {
     name: fleetName,
@@ -51,7 +65,7 @@ export function buildScanConfig(
         regions: a.regions.map((r) => r.regionId),
         auditRoleArn: auditRoleArnOf(a),
       })),
-    collector: { nodeSysctls: true },
+    collector: limited ? { nodeSysctls: true } : { nodeSysctls: true, ...UNLIMITED_SIM_BUDGET },
   };
 }
 

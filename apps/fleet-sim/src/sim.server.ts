@@ -316,7 +316,7 @@ export async function startSimulator(options: SimulatorOptions): Promise<Running
   let configPath: string;
   try {
     configPath = writeScanConfig(
-      buildScanConfig(options.fleet.name, ctx.endpoint, accessKeyId, accessKeySecret, fleet.accounts),
+      buildScanConfig(options.fleet.name, ctx.endpoint, accessKeyId, accessKeySecret, fleet.accounts, options.qps !== undefined),
       options.configDir,
     );
   } catch (e) {

@@ -38,8 +38,6 @@ export interface DemoOptions {
 
 /** Findings the demo prints (the most severe); the rest is one command or request away. */
 const DEMO_TOP_FINDINGS = 12;
-/** Per-account OpenAPI budget of the demo's scans of its own local simulator (calls/s). */
-export const DEMO_QPS_PER_ACCOUNT = 1000;
 
 /**
  * Resolve when `port` can be bound on 127.0.0.1.
@@ -104,11 +102,10 @@ export async function runDemoCommand(opts: DemoOptions): Promise<number> {
     sim = await startSimulator({ fleet, port: 0 });
     if (settingsFile !== undefined) log(`settings: ${settingsFile}`);
     log(`simulator: Alibaba Cloud + Kubernetes APIs for fleet "${fleet.name}" on http://${sim.endpoint}`);
-    // The simulator is local and unlimited: lift the per-account API budget (20 calls/s by default,
-    // sized for the real cloud) so the demo does not wait on its own pacing. Real scans keep the defaults.
-    const simConfig = loadScanConfig(sim.configPath);
-    const config = { ...simConfig, collector: { ...simConfig.collector, qpsPerAccount: DEMO_QPS_PER_ACCOUNT, maxConcurrentPerAccount: 32 } };
-    log(`scan: live, through the official SDKs (API budget ${DEMO_QPS_PER_ACCOUNT} calls/s per account: local simulator)`);
+    // The simulator is local and unlimited: the config it writes lifts the per-account API budget (20 calls/s by
+    // default, sized for the real cloud: UNLIMITED_SIM_BUDGET) so the demo does not wait on its own pacing.
+    const config = loadScanConfig(sim.configPath);
+    log(`scan: live, through the official SDKs (API budget ${config.collector.qpsPerAccount} calls/s per account: local simulator)`);
     const bar = createScanProgressBar();
     let barStopped = false;
     const outcome = await runScan(
