@@ -3,7 +3,13 @@
  * bounded in-process queue (libs/audit QueuedScanLauncher), which runs one scan at a time in a child
  * process (`libs/audit/src/scan-child.js` of the suite's CLI build, dist-test/, built by test/global-setup.ts).
  * The real app (createApiApp) on a real PostgreSQL database, through HTTP with supertest; fleets
- * are the bundled sample, a broken copy of it and a generated 30-cluster fleet (bench/scan-load.fleet.ts).
+ * are the bundled sample, a broken copy of it, a generated 30-cluster fleet (bench/scan-load.fleet.ts) and a
+ * generated one-cluster fleet for scans whose content no test reads (only their order and status).
+ *
+ * One app for the file: each test plugs its own queue (a new QueuedScanLauncher with that test's options) into it
+ * through a ScanLauncher that forwards to the current queue, so the app's POST /v1/scans reaches that queue as if
+ * it had been built around it (an app per test cost a Nest + GraphQL boot each, on a machine that is busy forking
+ * scan children).
  *
  * No timing is asserted: "off the event loop" is shown by `/healthz` answering while the scan is
  * still running, and speed figures are in `npm run bench:scan-load`.
@@ -14,7 +20,7 @@ import { join } from 'node:path';
 import type { INestApplication } from '@nestjs/common';
 import request from 'supertest';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { createApiApp } from '@app/api';
+import { createApiApp, type ScanLauncher } from '@app/api';
 import { QueuedScanLauncher, runScan, type QueuedScanLauncherOptions } from '@app/audit';
 import { Store, SYSTEM_PRINCIPAL } from '@app/store';
 import type { ScanEventSink } from '@app/telemetry';
@@ -45,11 +51,18 @@ describe('POST /v1/scans through the in-process scan queue (e2e)', { timeout: 30
   let work: string;
   let big: string;
   let broken: string;
-  const apps: INestApplication[] = [];
+  let tiny: string;
+  let shared: INestApplication;
   const launchers: QueuedScanLauncher[] = [];
+  /** The queue the app's POST /v1/scans reaches: the one the running test started. */
+  let current: QueuedScanLauncher | undefined;
+  const forwarding: ScanLauncher = {
+    launch: (r) => current!.launch(r),
+    sourceNames: () => current!.sourceNames(),
+  };
 
-  /** An app around a new queue with the sources sample, big and broken. */
-  async function start(opts: Partial<QueuedScanLauncherOptions> = {}): Promise<{ app: INestApplication; launcher: QueuedScanLauncher; errors: unknown[] }> {
+  /** A new queue with the sources sample, big, broken and tiny, plugged into the app. */
+  function start(opts: Partial<QueuedScanLauncherOptions> = {}): { app: INestApplication; launcher: QueuedScanLauncher; errors: unknown[] } {
     const errors: unknown[] = [];
     const launcher = new QueuedScanLauncher({
       store,
@@ -58,17 +71,20 @@ describe('POST /v1/scans through the in-process scan queue (e2e)', { timeout: 30
         { name: 'sample', source: { kind: 'offline', fleetDir: SAMPLE } },
         { name: 'big', source: { kind: 'offline', fleetDir: big } },
         { name: 'broken', source: { kind: 'offline', fleetDir: broken } },
+        { name: 'tiny', source: { kind: 'offline', fleetDir: tiny } },
       ],
       onError: (e) => errors.push(e),
       childEntry: SCAN_CHILD,
       ...opts,
     });
-    const app = await createApiApp({ store, token: TOKEN, scanLauncher: launcher, logger: false });
-    await app.init();
-    apps.push(app);
     launchers.push(launcher);
-    return { app, launcher, errors };
+    current = launcher;
+    return { app: shared, launcher, errors };
   }
+
+  /** What an in-process scan of the sample finds (the reference of the children's results), computed once. */
+  let sampleReference: ReturnType<typeof runScan> | undefined;
+  const reference = () => (sampleReference ??= runScan({ source: { kind: 'offline', fleetDir: SAMPLE } }));
 
   beforeAll(async () => {
     // The child runs from the suite's CLI build (test/global-setup.ts); a test never builds.
@@ -81,11 +97,15 @@ describe('POST /v1/scans through the in-process scan queue (e2e)', { timeout: 30
     broken = join(work, 'broken');
     cpSync(SAMPLE, broken, { recursive: true });
     writeFileSync(join(broken, 'fleet.yaml'), 'name: [unclosed\n');
+    tiny = join(work, 'tiny');
+    writeScanLoadFleet(tiny, { clusters: 1, nodesPerCluster: 2, servicesPerCluster: 1 });
+    shared = await createApiApp({ store, token: TOKEN, scanLauncher: forwarding, logger: false });
+    await shared.init();
   }, 600_000);
 
   afterAll(async () => {
     for (const l of launchers) await l.close(0);
-    for (const a of apps) await a.close();
+    await shared?.close();
     await store?.close();
     await db?.drop();
     if (work) rmSync(work, { recursive: true, force: true });
@@ -99,7 +119,7 @@ describe('POST /v1/scans through the in-process scan queue (e2e)', { timeout: 30
     }, timeoutMs, `scan ${id} to end`);
 
   it('answers 202 at once with the scan id and its Location; the child stores what an in-process scan finds', async () => {
-    const { app, launcher } = await start();
+    const { app, launcher } = start();
     const res = await request(app.getHttpServer()).post('/v1/scans').set(auth).send({ source: 'sample' });
     expect(res.status).toBe(202);
     expect(res.body).toEqual({ scanId: expect.stringMatching(/^[0-9a-f-]{36}$/) });
@@ -108,19 +128,22 @@ describe('POST /v1/scans through the in-process scan queue (e2e)', { timeout: 30
     expect((await scanOf(res.body.scanId)).status).toBe('running');
     const s = await ended(res.body.scanId);
     expect(s.status).toBe('succeeded');
-    const reference = await runScan({ source: { kind: 'offline', fleetDir: SAMPLE } });
-    expect(s.summary?.findings).toBe(reference.scan.summary.findings);
+    const ref = await reference();
+    expect(s.summary?.findings).toBe(ref.scan.summary.findings);
     expect(s.summary?.findings).toBeGreaterThan(0);
     const findings = await request(app.getHttpServer()).get(`/v1/findings?scanId=${s.id}&limit=1000`).set(auth);
-    expect(findings.body.total).toBe(reference.findings.length);
+    expect(findings.body.total).toBe(ref.findings.length);
     expect(launcher.status()).toEqual({ waiting: [] });
   });
 
+  // Three scans (two waiting at once, so FIFO and LIFO differ) of the one-cluster fleet: only order and status are read.
   it('runs scans one at a time, in launch order', async () => {
     const events: string[] = [];
-    const { app } = await start({ events: recordingSink(events) });
+    const { app, launcher } = start({ events: recordingSink(events) });
     const ids: string[] = [];
-    for (let i = 0; i < 3; i++) ids.push((await request(app.getHttpServer()).post('/v1/scans').set(auth).send({ source: 'sample' })).body.scanId);
+    for (let i = 0; i < 3; i++) ids.push((await request(app.getHttpServer()).post('/v1/scans').set(auth).send({ source: 'tiny' })).body.scanId);
+    // The first runs (its child forked), the other two wait in launch order.
+    expect(launcher.status()).toMatchObject({ running: { scanId: ids[0] }, waiting: [ids[1], ids[2]] });
     for (const id of ids) expect((await ended(id)).status).toBe('succeeded');
     // The child stores the row, then the queue logs `scan.completed` once the child has answered.
     await eventually(async () => events.length === 6, 60_000, 'the last scan.completed event');
@@ -130,7 +153,7 @@ describe('POST /v1/scans through the in-process scan queue (e2e)', { timeout: 30
   });
 
   it('refuses with 429, Retry-After and an error body past the queue depth, creating no row; shutdown ends held scans interrupted', async () => {
-    const { app, launcher } = await start({ queueDepth: 1 });
+    const { app, launcher } = start({ queueDepth: 1 });
     const http = () => request(app.getHttpServer());
     const running = (await http().post('/v1/scans').set(auth).send({ source: 'big' })).body.scanId as string;
     const waiting = await http().post('/v1/scans').set(auth).send({ source: 'sample' });
@@ -158,7 +181,7 @@ describe('POST /v1/scans through the in-process scan queue (e2e)', { timeout: 30
   });
 
   it('a scan that fails in the child ends failed with its one-line reason', async () => {
-    const { app, errors } = await start();
+    const { app, errors } = start();
     const id = (await request(app.getHttpServer()).post('/v1/scans').set(auth).send({ source: 'broken' })).body.scanId as string;
     const s = await ended(id);
     expect(s.status).toBe('failed');
@@ -169,10 +192,10 @@ describe('POST /v1/scans through the in-process scan queue (e2e)', { timeout: 30
   });
 
   it('a child that crashes (SIGKILL) ends its scan failed, and the queue goes on with the next one', async () => {
-    const { app, launcher } = await start();
+    const { app, launcher } = start();
     const http = () => request(app.getHttpServer());
     const victim = (await http().post('/v1/scans').set(auth).send({ source: 'big' })).body.scanId as string;
-    const next = (await http().post('/v1/scans').set(auth).send({ source: 'sample' })).body.scanId as string;
+    const next = (await http().post('/v1/scans').set(auth).send({ source: 'tiny' })).body.scanId as string;
     const pid = await eventually(async () => launcher.status().running?.pid, 30_000, 'the scan child to start');
     process.kill(pid, 'SIGKILL');
     const s = await ended(victim);
@@ -182,7 +205,7 @@ describe('POST /v1/scans through the in-process scan queue (e2e)', { timeout: 30
   });
 
   it('/healthz and reads answer while a big scan runs in the child', async () => {
-    const { app, launcher } = await start();
+    const { app, launcher } = start();
     const http = () => request(app.getHttpServer());
     const id = (await http().post('/v1/scans').set(auth).send({ source: 'big' })).body.scanId as string;
     await eventually(async () => launcher.status().running?.pid, 30_000, 'the scan child to start');
@@ -198,12 +221,12 @@ describe('POST /v1/scans through the in-process scan queue (e2e)', { timeout: 30
   });
 
   it('without a database URL the child analyses and this process stores (embedded PGlite, demo)', async () => {
-    const { app } = await start({ databaseUrl: undefined });
+    const { app } = start({ databaseUrl: undefined });
     const id = (await request(app.getHttpServer()).post('/v1/scans').set(auth).send({ source: 'sample' })).body.scanId as string;
     const s = await ended(id);
     expect(s.status).toBe('succeeded');
-    const reference = await runScan({ source: { kind: 'offline', fleetDir: SAMPLE } });
-    expect(s.summary?.findings).toBe(reference.scan.summary.findings);
-    expect(s.coverage).toEqual(reference.scan.coverage);
+    const ref = await reference();
+    expect(s.summary?.findings).toBe(ref.scan.summary.findings);
+    expect(s.coverage).toEqual(ref.scan.coverage);
   });
 });

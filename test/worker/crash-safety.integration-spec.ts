@@ -34,6 +34,29 @@ import {
 
 const NOW = new Date('2026-06-01T00:00:00.000Z');
 
+/** An API budget of the scans (the scan config's `collector` settings). */
+type Budget = Pick<ScanConfig['collector'], 'qpsPerAccount' | 'maxConcurrentPerAccount'>;
+/**
+ * Scans whose crawl is not what a test interrupts (the local reference, the mid-shard kill, the CLI): the simulator
+ * answers at once, so a budget only makes them wait (the same findings, coverage and summary at any budget).
+ */
+const FAST: Budget = { qpsPerAccount: 1000, maxConcurrentPerAccount: 10 };
+/**
+ * The scan a SIGKILL interrupts mid-crawl: about 90 budgeted calls on the larger account, some five seconds at 20 per
+ * second (shared by both workers through Redis, paced at 90 %), so the victim is caught holding a crawl job
+ * (`untilBusy` checks it before the kill). At 6 per second (before) the crawl took some 16 s, and the local reference
+ * scan as long. Three calls in flight per account, as before: a killed worker's budget slots stay taken until they
+ * expire (call timeout + 5 s), and with three of them the scan can only end because they do come back.
+ */
+const PACED: Budget = { qpsPerAccount: 20, maxConcurrentPerAccount: 3 };
+/**
+ * The scan a SIGTERM interrupts: one worker alone, stopped as soon as two targets are done, when it holds region
+ * crawls of some 28 budgeted calls each (about two seconds each at 50 per second shared by three), far past the
+ * 200 ms grace. The slots of the jobs it returns stay taken until they expire, as after a kill (the staying worker
+ * waits some 10 s for them), so the three in flight per account are kept.
+ */
+const DRAINED: Budget = { qpsPerAccount: 50, maxConcurrentPerAccount: 3 };
+
 describe('worker processes: SIGKILL and SIGTERM mid-scan', () => {
   let fleet: TestFleet;
   let db: TestDatabase;
@@ -44,11 +67,8 @@ describe('worker processes: SIGKILL and SIGTERM mid-scan', () => {
 
   beforeAll(async () => {
     requireWorkerBuild();
-    // A low budget makes the scan last several seconds, so the kill lands mid-scan.
-    fleet = await startTestFleet(
-      { seed: 23, accounts: 2, regions: ['cn-hangzhou', 'cn-shanghai'], clusters: 6 },
-      { qpsPerAccount: 6, maxConcurrentPerAccount: 3 },
-    );
+    // Each scan sets its own budget (distributedConfig): PACED or DRAINED where a signal must land mid-crawl.
+    fleet = await startTestFleet({ seed: 23, accounts: 2, regions: ['cn-hangzhou', 'cn-shanghai'], clusters: 6 }, FAST);
     db = await createTestDatabase();
     store = await Store.open({ connectionString: db.url, migrate: true });
     local = await localScan(fleet.config, NOW);
@@ -65,9 +85,14 @@ describe('worker processes: SIGKILL and SIGTERM mid-scan', () => {
   /**
    * The config the distributed scans submit: the simulator's AccessKey named by env variables
    * (the jobs carry the names; each worker process reads the values from its own environment).
+   * @param budget the scan's API budget (PACED or DRAINED where a test interrupts the crawl)
    */
-  function distributedConfig(): ScanConfig {
-    return { ...fleet.config, credentials: { accessKeyIdEnv: 'FA_TEST_ACCESS_KEY_ID', accessKeySecretEnv: 'FA_TEST_ACCESS_KEY_SECRET' } };
+  function distributedConfig(budget: Budget): ScanConfig {
+    return {
+      ...fleet.config,
+      collector: { ...fleet.config.collector, ...budget },
+      credentials: { accessKeyIdEnv: 'FA_TEST_ACCESS_KEY_ID', accessKeySecretEnv: 'FA_TEST_ACCESS_KEY_SECRET' },
+    };
   }
 
   function envFor(prefix: string, extra: Record<string, string> = {}): Record<string, string> {
@@ -129,16 +154,20 @@ describe('worker processes: SIGKILL and SIGTERM mid-scan', () => {
     return new DistributedScanClient(store, queue);
   }
 
+  /** How often a test polls the scan row for its end (the client's default is 500 ms). */
+  const POLL_MS = 200;
+
   async function scanWith(
     prefix: string,
+    budget: Budget,
     during: (queue: BullScanJobQueue, payload: PlanScanPayload) => Promise<void>,
   ): Promise<void> {
     const queue = new BullScanJobQueue({ redisUrl: SHARED_REDIS_URL, prefix });
     try {
       const client = clientOf(queue);
-      const payload = await client.submit({ config: distributedConfig(), now: NOW });
+      const payload = await client.submit({ config: distributedConfig(budget), now: NOW });
       await during(queue, payload);
-      const scan = await client.waitFor(payload, { timeoutMs: 150_000 });
+      const scan = await client.waitFor(payload, { timeoutMs: 150_000, pollIntervalMs: POLL_MS });
       await expectEnded(client, scan, prefix);
     } finally {
       await queue.close();
@@ -147,10 +176,14 @@ describe('worker processes: SIGKILL and SIGTERM mid-scan', () => {
 
   it("SIGKILL: the dead worker's jobs are retaken after their lock expires; the scan ends complete", async () => {
     const prefix = uniquePrefix('kill');
-    const victim = await start(prefix);
-    const survivor = await start(prefix);
+    // Both boot at once (neither has work before the scan is submitted); both settle before a failure is thrown, so
+    // afterAll stops whichever did start.
+    const [v, s] = await Promise.allSettled([start(prefix), start(prefix)]);
+    if (v.status === 'rejected') throw v.reason;
+    if (s.status === 'rejected') throw s.reason;
+    const [victim, survivor] = [v.value, s.value];
     try {
-      await scanWith(prefix, async (queue, payload) => {
+      await scanWith(prefix, PACED, async (queue, payload) => {
         await untilBusy(queue, payload.scanId, victim);
         victim.child.kill('SIGKILL');
         expect(await victim.exited).toBe('SIGKILL');
@@ -173,13 +206,13 @@ describe('worker processes: SIGKILL and SIGTERM mid-scan', () => {
     });
     let survivor: WorkerProcess | undefined;
     try {
-      await scanWith(prefix, async (queue, payload) => {
+      await scanWith(prefix, FAST, async (queue, payload) => {
         await eventually(() => Promise.resolve(victim.output().includes('"shardDelay"')), 120_000, `worker ${victim.pid} mid-shard`);
         survivor = await start(prefix);
         victim.child.kill('SIGKILL');
         expect(await victim.exited).toBe('SIGKILL');
         // The killed shard ran again on the survivor: every shard stored once, none failed.
-        const scan = await clientOf(queue).waitFor(payload, { timeoutMs: 150_000 });
+        const scan = await clientOf(queue).waitFor(payload, { timeoutMs: 150_000, pollIntervalMs: POLL_MS });
         const shards = await store.scanShards.listForScan(scan.id);
         expect(shards.map((r) => r.status)).toEqual(shards.map(() => 'done'));
         expect(shards.length).toBe(2 * 2);
@@ -198,7 +231,7 @@ describe('worker processes: SIGKILL and SIGTERM mid-scan', () => {
     const leaving = await start(prefix, { WORKER_SHUTDOWN_GRACE_MS: '200' });
     let staying: WorkerProcess | undefined;
     try {
-      await scanWith(prefix, async (queue, payload) => {
+      await scanWith(prefix, DRAINED, async (queue, payload) => {
         await untilBusy(queue, payload.scanId, leaving);
         leaving.child.kill('SIGTERM');
         expect(await leaving.exited).toBe(0);
@@ -238,7 +271,7 @@ describe('worker processes: SIGKILL and SIGTERM mid-scan', () => {
         env: {
           PATH: process.env.PATH ?? '',
           ...envFor(prefix),
-          SCAN_CONFIG_JSON: JSON.stringify(distributedConfig()),
+          SCAN_CONFIG_JSON: JSON.stringify(distributedConfig(FAST)),
           SCAN_NOW: NOW.toISOString(),
         },
         stdio: ['ignore', 'pipe', 'pipe'],
