@@ -4,6 +4,7 @@
  * forecast benches, and rounding. Not part of the product; compiled with the benches by `nest build cli`.
  */
 import { randomBytes } from 'node:crypto';
+import { readFileSync } from 'node:fs';
 import { constants as osConstants, loadavg } from 'node:os';
 import { Client } from 'pg';
 import { generateFleet, generateSpecSchema, type GenerateSpec } from '@app/collectors';
@@ -252,4 +253,23 @@ export function round2(x: number): number {
 /** The 1-minute load average, rounded to 2 decimals (printed by every bench: the machine is shared). */
 export function loadAvg1m(): number {
   return round2(loadavg()[0]);
+}
+
+/** Clock ticks per second of /proc times (USER_HZ; 100 on Linux). */
+const USER_HZ = 100;
+
+/**
+ * CPU milliseconds (user + system) from a /proc stat line: `own` = the process's threads
+ * (fields 14+15), `children` = its waited-for children (fields 16+17); undefined off Linux.
+ */
+export function procCpuMs(pid: number | 'self', which: 'own' | 'children'): number | undefined {
+  try {
+    const stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
+    // Fields after the command name (which may contain spaces) start at field 3.
+    const f = stat.slice(stat.lastIndexOf(')') + 2).split(' ').map(Number);
+    const [u, s] = which === 'own' ? [f[11], f[12]] : [f[13], f[14]];
+    return Math.round(((u + s) * 1000) / USER_HZ);
+  } catch {
+    return undefined;
+  }
 }

@@ -13,28 +13,10 @@
  * Runs the built CLI (bin/fleet-audit.js -> dist), so `npm run bench:demo` builds first.
  */
 import { spawn } from 'node:child_process';
-import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { mkdtempSync, rmSync } from 'node:fs';
 import { loadavg, tmpdir } from 'node:os';
 import { join } from 'node:path';
-
-/** Clock ticks per second of /proc times (USER_HZ; 100 on Linux). */
-const USER_HZ = 100;
-
-/**
- * CPU milliseconds (user + system) from a /proc stat line: `own` = the process's threads
- * (fields 14+15), `children` = its waited-for children (fields 16+17); undefined off Linux.
- */
-function procCpuMs(pid: number | 'self', which: 'own' | 'children'): number | undefined {
-  try {
-    const stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
-    // Fields after the command name (which may contain spaces) start at field 3.
-    const f = stat.slice(stat.lastIndexOf(')') + 2).split(' ').map(Number);
-    const [u, s] = which === 'own' ? [f[11], f[12]] : [f[13], f[14]];
-    return Math.round(((u + s) * 1000) / USER_HZ);
-  } catch {
-    return undefined;
-  }
-}
+import { procCpuMs } from './bench-support';
 
 const ROOT = join(__dirname, '..', '..', '..', '..');
 const BIN = join(ROOT, 'bin', 'fleet-audit.js');
