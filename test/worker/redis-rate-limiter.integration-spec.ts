@@ -1,9 +1,12 @@
 /**
  * libs/queue RedisRateLimiterPool on real Redis: two pools (two processes' worth of connections)
- * share one per-account budget, and calls wait out a Redis restart that loses every key instead of
- * failing or running unpaced.
+ * share one per-account budget, a pool stopped by `dropWaiting` gives back the slots of its calls
+ * that never ran, and calls wait out a Redis restart that loses every key instead of failing or
+ * running unpaced.
  */
-import { afterAll, describe, expect, it } from 'vitest';
+import { connect, createServer, type Server } from 'node:net';
+import IORedis from 'ioredis';
+import { afterAll, describe, expect, it, vi } from 'vitest';
 import type { RateLimiterOptions } from '@app/collectors';
 import { RedisRateLimiterPool } from '@app/queue';
 import {
@@ -21,6 +24,86 @@ function busiestSecond(starts: readonly number[]): number {
   const perSecond = new Map<number, number>();
   for (const t of starts) perSecond.set(Math.floor(t / 1000), (perSecond.get(Math.floor(t / 1000)) ?? 0) + 1);
   return Math.max(0, ...perSecond.values());
+}
+
+/** A TCP relay to a Redis that can hold back, once, what a client sends (see {@link holdingRelay}). */
+interface HoldingRelay {
+  /** `redis://127.0.0.1:<relay port>`. */
+  url: string;
+  /** Resolves when the first client-to-Redis chunk containing the marker was held back. */
+  held: Promise<void>;
+  /** Forward what was held and everything after it (in order). */
+  release(): void;
+  /** Stop listening; resolves once every relayed connection closed (its client disconnected). */
+  close(): Promise<void>;
+}
+
+/**
+ * A loopback TCP relay to `redisUrl` that forwards both directions unchanged (half-closes
+ * included, so a client's graceful disconnect still gets its last replies), except that the first
+ * client-to-Redis chunk containing `marker` (latin1) and every later chunk of that connection wait
+ * until `release()`: a command is sent by the client and not yet executed by Redis, for as long as
+ * the test needs. Nothing is parsed or answered by the relay; Redis is the real one.
+ */
+async function holdingRelay(redisUrl: string, marker: string): Promise<HoldingRelay> {
+  const target = new URL(redisUrl);
+  let armed = true;
+  let released = false;
+  let onHeld!: () => void;
+  const held = new Promise<void>((r) => (onHeld = r));
+  const flushes: (() => void)[] = [];
+  const closed: Promise<void>[] = [];
+  const server: Server = createServer({ allowHalfOpen: true }, (client) => {
+    const upstream = connect({
+      port: Number(target.port || 6379),
+      host: target.hostname,
+      allowHalfOpen: true,
+    });
+    closed.push(new Promise((resolve) => client.on('close', () => resolve())));
+    upstream.pipe(client); // Redis ending its side ends the client's
+    let backlog: Buffer[] | undefined;
+    let ended = false;
+    const flush = (): void => {
+      for (const c of backlog ?? []) upstream.write(c);
+      backlog = undefined;
+      if (ended) upstream.end();
+    };
+    client.on('data', (chunk: Buffer) => {
+      if (!backlog && armed && chunk.toString('latin1').includes(marker)) {
+        armed = false;
+        backlog = [];
+        flushes.push(flush);
+        onHeld();
+      }
+      if (backlog && !released) backlog.push(chunk);
+      else upstream.write(chunk);
+    });
+    client.on('end', () => {
+      ended = true;
+      if (!backlog || released) upstream.end();
+    });
+    const destroy = (): void => {
+      client.destroy();
+      upstream.destroy();
+    };
+    client.on('error', destroy);
+    upstream.on('error', destroy);
+  });
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  const { port } = server.address() as { port: number };
+  return {
+    url: `redis://127.0.0.1:${port}`,
+    held,
+    release: () => {
+      if (released) return;
+      released = true;
+      flushes.forEach((f) => f());
+    },
+    close: async () => {
+      server.close();
+      await Promise.all(closed);
+    },
+  };
 }
 
 describe('RedisRateLimiterPool', () => {
@@ -59,6 +142,122 @@ describe('RedisRateLimiterPool', () => {
       expect(Math.max(...other) - t0).toBeLessThan(Math.max(...starts) - t0);
     } finally {
       await Promise.all(pools.map((p) => p.close()));
+      await deletePrefix(SHARED_REDIS_URL, prefix);
+    }
+  });
+
+  it('dropWaiting gives back the Redis slots of calls that never ran (another pool gets them at once)', async () => {
+    // 1 call/s (1.1 s apart with the headroom) and 2 in flight: A's second call holds a slot in Redis
+    // while it waits for its start time (Bottleneck state RUNNING) when A stops. With a 60 s call
+    // timeout a slot that is not given back stays counted for 65 s (its expiration).
+    const budget: RateLimiterOptions = { qpsPerAccount: 1, maxConcurrentPerAccount: 2 };
+    const prefix = uniquePrefix('rate-stop');
+    const errors: Error[] = [];
+    const a = new RedisRateLimiterPool({
+      redisUrl: SHARED_REDIS_URL,
+      prefix,
+      onError: (e) => errors.push(e),
+    });
+    const b = new RedisRateLimiterPool({ redisUrl: SHARED_REDIS_URL, prefix });
+    const redis = new IORedis(SHARED_REDIS_URL);
+    const running = () => redis.hget(`b_${prefix}:rate:1001_settings`, 'running');
+    const bound = new Set<NodeJS.Timeout>();
+    try {
+      // A: the first call runs until A has stopped; the second registers (waiting ~1.1 s); the rest queue.
+      let releaseFirst!: () => void;
+      const firstHeld = new Promise<void>((r) => (releaseFirst = r));
+      let firstStarted!: () => void;
+      const firstRunning = new Promise<void>((r) => (firstStarted = r));
+      const aOutcomes = Array.from({ length: 4 }, (_, i) =>
+        a
+          .forBudget(budget, 60_000)
+          .schedule('1001', 'DescribeLoadBalancers', async () => {
+            if (i > 0) return;
+            firstStarted();
+            await firstHeld;
+          })
+          .then(
+            () => 'ran',
+            (e: Error) => e.message,
+          ),
+      );
+      await firstRunning;
+      // Both slots taken in Redis: the first call and the registered, not yet started, second one.
+      await vi.waitFor(async () => expect(await running()).toBe('2'), { timeout: 5_000, interval: 10 });
+      const dropping = a.dropWaiting();
+      releaseFirst(); // a running call is not dropped: dropWaiting waits for it
+      await dropping;
+      const stoppedAt = Date.now();
+      // The scenario held: only the first call ran; the registered one was dropped before it started.
+      expect(await Promise.all(aOutcomes)).toEqual([
+        'ran',
+        'the worker is shutting down',
+        'the worker is shutting down',
+        'the worker is shutting down',
+      ]);
+      expect(errors).toEqual([]);
+      expect(await running()).toBe('0');
+
+      // B needs both slots at once: each call holds until the other one started.
+      const bStarts: number[] = [];
+      let bothStarted!: () => void;
+      const bothRunning = new Promise<void>((r) => (bothStarted = r));
+      const bCalls = Array.from({ length: 2 }, () =>
+        b.forBudget(budget, 60_000).schedule('1001', 'DescribeLoadBalancers', async () => {
+          bStarts.push(Date.now() - stoppedAt);
+          if (bStarts.length === 2) bothStarted();
+          await bothRunning;
+        }),
+      );
+      bCalls.forEach((c) => c.catch(() => undefined)); // a leaked slot leaves the second one pending
+      // Starts are 1.1 s apart and A's calls pushed the next start ~2.2 s ahead: both start by ~3.4 s.
+      const timedOut = new Promise<'timed out'>((resolve) =>
+        bound.add(setTimeout(() => resolve('timed out'), 6_000)),
+      );
+      const outcome = await Promise.race([bothRunning.then(() => 'both started' as const), timedOut]);
+      expect(outcome, `B's call starts, ms after A stopped: ${bStarts.join(', ')}`).toBe('both started');
+      await Promise.all(bCalls);
+    } finally {
+      bound.forEach((t) => clearTimeout(t));
+      await Promise.all([a.close(), b.close()]);
+      redis.disconnect();
+      await deletePrefix(SHARED_REDIS_URL, prefix);
+    }
+  });
+
+  it('dropWaiting gives back the slot of a call whose registration was in flight when it stopped', async () => {
+    // Bottleneck's stop() drops a call registered after it was called (its `register` script was
+    // already on its way to Redis) without freeing its slot. The relay holds that script until A
+    // has stopped. The call's expiration (a 61,234 ms call timeout + 5 s = 66234 ms) is an argument
+    // of `register` only, which is how the relay recognises it.
+    const budget: RateLimiterOptions = { qpsPerAccount: 1, maxConcurrentPerAccount: 2 };
+    const prefix = uniquePrefix('rate-stop-inflight');
+    const relay = await holdingRelay(SHARED_REDIS_URL, '\r\n66234\r\n');
+    const errors: Error[] = [];
+    const a = new RedisRateLimiterPool({ redisUrl: relay.url, prefix, onError: (e) => errors.push(e) });
+    const redis = new IORedis(SHARED_REDIS_URL);
+    try {
+      const call = a
+        .forBudget(budget, 61_234)
+        .schedule('1001', 'DescribeLoadBalancers', () => Promise.resolve('ran'))
+        .catch((e: Error) => e.message);
+      await relay.held;
+      const dropping = a.dropWaiting();
+      relay.release();
+      await dropping;
+      expect(await call).toBe('the worker is shutting down');
+      expect(errors).toEqual([]);
+      const settings = `b_${prefix}:rate:1001_settings`;
+      // No slot is left counted...
+      expect(await redis.hget(settings, 'running')).toBe('0');
+      expect(await redis.hlen(`b_${prefix}:rate:1001_job_weights`)).toBe(0);
+      // ...and the registration did happen (the limiter's `done` counter counts the slot given back).
+      expect(await redis.hget(settings, 'done')).toBe('1');
+    } finally {
+      relay.release();
+      await a.close();
+      await relay.close();
+      redis.disconnect();
       await deletePrefix(SHARED_REDIS_URL, prefix);
     }
   });

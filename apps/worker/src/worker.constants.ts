@@ -10,7 +10,10 @@ export const SCAN_RATE_LIMITER = Symbol('SCAN_RATE_LIMITER');
 export const SCAN_SCOPE_LOCK = Symbol('SCAN_SCOPE_LOCK');
 /** The `DistributedScanClient` (submits scheduled and re-planned scans). */
 export const SCAN_CLIENT = Symbol('SCAN_CLIENT');
-/** `{ dropWaiting(): Promise<void> }`: rejects calls waiting for API budget (shutdown past its grace). */
+/**
+ * `{ dropWaiting(): Promise<void> }`: rejects calls waiting for API budget and gives back the Redis
+ * concurrency slots they held (shutdown past its grace).
+ */
 export const SCAN_RATE_LIMITER_CONTROL = Symbol('SCAN_RATE_LIMITER_CONTROL');
 
 // Names in @nestjs/schedule's registry, in one place because each must be unique per worker.

@@ -37,7 +37,10 @@ export interface WorkerModuleAdapters {
   store: Store;
   queue: ScanJobQueue;
   rateLimiterFor: RateLimiterFactory;
-  /** Rejects calls waiting for API budget (used when a shutdown outlasts its grace period). */
+  /**
+   * Rejects calls waiting for API budget and gives back the Redis concurrency slots they held, so
+   * other workers get them at once (used when a shutdown outlasts its grace period).
+   */
   rateLimiterControl: { dropWaiting(): Promise<void> };
   scopes: ScanScopeLock;
   client: DistributedScanClient;

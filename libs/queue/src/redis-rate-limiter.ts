@@ -11,7 +11,9 @@
  * its `expiration` passes (a dead client's running calls are never freed otherwise), so every
  * call carries an expiration a little above the longest an API call can take (connect + read
  * timeout): a SIGKILLed worker's slots come back after that instead of shrinking the budget for
- * good.
+ * good. A graceful stop (`dropWaiting`) gives its slots back at once: Bottleneck's own `stop`
+ * drops the calls that hold a slot while they wait for their start time without freeing it, so
+ * the pool frees those itself (see {@link stopAndFreeSlots}).
  *
  * Redis restarting empty mid-scan. Bottleneck 2.19.5 means to re-create a limiter's state when
  * its scripts answer `SETTINGS_KEY_NOT_FOUND`, but Redis >= 7 prefixes Lua error replies with
@@ -119,15 +121,23 @@ export class RedisRateLimiterPool {
 
   /**
    * Reject every queued call (worker shutdown past its grace period: the jobs waiting for budget
-   * are going back to the queue). The pool accepts no call afterwards.
+   * are going back to the queue) and give back, in Redis, the concurrency slot of every call that
+   * held one without having started (see {@link stopAndFreeSlots}), so the other workers sharing
+   * the account's budget get it at once instead of after the call's expiration (call timeout +
+   * 5 s). Calls already running (`fn` started) are not touched: they end as they would and free
+   * their slot themselves. The pool accepts no call afterwards.
+   *
+   * Waiting callers are rejected with a `Bottleneck.BottleneckError` 'the worker is shutting
+   * down'. Resolves (never rejects) once every limiter stopped: the running calls ended (that is
+   * Bottleneck's `stop`) and every slot given back was freed in Redis; failures to free go to
+   * `onError`.
    */
   async dropWaiting(): Promise<void> {
+    if (this.closed) return; // already dropped (or closed): Bottleneck's stop() runs once per limiter
     this.closed = true;
     await Promise.all(
       [...this.limiters.values()].map((l) =>
-        l.limiter
-          .stop({ dropWaitingJobs: true, dropErrorMessage: 'the worker is shutting down' })
-          .catch(() => undefined), // shutdown path
+        stopAndFreeSlots(l.limiter, 'the worker is shutting down', this.onError),
       ),
     );
   }
@@ -171,6 +181,14 @@ export class RedisRateLimiterPool {
   /**
    * Swap a limiter for a fresh one with the same id (its `init` re-creates the Redis state); the
    * calls still queued in the old one are rejected unrun, and their `schedule` loops retry them.
+   *
+   * The old limiter's plain `stop` drops its registered-but-unstarted calls without freeing their
+   * slots (see {@link stopAndFreeSlots}), and that is right here: a replacement follows either
+   * `SETTINGS_KEY_NOT_FOUND` (Redis lost the limiter's keys: the job weights and expirations that
+   * counted those slots are gone, the new state starts at 0 running, and a `free` of the old
+   * random indexes would change nothing) or `UNKNOWN_CLIENT` (Bottleneck 2.19.5's `process_tick`
+   * removes a client only while its running weight is 0, and `validate_client` refuses it any
+   * registration afterwards, so it holds no slot).
    */
   private replace(old: PooledLimiter): void {
     if (this.closed || this.limiters.get(old.key) !== old) return;
@@ -252,6 +270,149 @@ export class RedisRateLimiterPool {
     limiter.on('error', (e: unknown) => this.onError(e instanceof Error ? e : new Error(String(e))));
     return limiter;
   }
+}
+
+/** A `_scheduled` entry of Bottleneck 2.19.5 (lib/Bottleneck.js `_run`): a registered job. */
+interface ScheduledEntry {
+  job?: { promise?: unknown; options?: { weight?: unknown } };
+}
+
+/** The internals of a Bottleneck 2.19.5 instance that {@link stopAndFreeSlots} uses. */
+interface BottleneckInternals {
+  /** Registered jobs (holding a slot in Redis) by their Redis index; `_clearGlobalState` deletes one when it ends. */
+  _scheduled?: unknown;
+  /** Starts a registered job after its wait; `stop({ dropWaitingJobs: true })` replaces it with a drop. */
+  _run?: unknown;
+  /** The Redis datastore; `__free__(index, weight)` runs the `free` script (promise of `{ running }`). */
+  _store?: { __free__?: unknown };
+}
+
+function asError(e: unknown): Error {
+  return e instanceof Error ? e : new Error(String(e));
+}
+
+/**
+ * `limiter.stop({ dropWaitingJobs: true, dropErrorMessage })`, then free in Redis the slot of
+ * every call that stop dropped after it had been registered.
+ *
+ * Why (Bottleneck 2.19.5, lib/Bottleneck.js): `_drainOne` registers a queued job in Redis
+ * (`__register__`: the job's weight counts as running until it is freed or its `expiration`
+ * passes) and hands it to `_run`, which keeps it in `_scheduled[index]` (state RUNNING) until its
+ * `wait` for the limiter's next start time is over; only then does `doExecute` call the task and,
+ * at its end, `_free` (`_store.__free__(index, weight)`). `stop` with `dropWaitingJobs` drops
+ * those RUNNING jobs (`doDrop`) and replaces `_run` with a drop for jobs whose registration is
+ * still in flight, never calling `_free` for either: Redis counts their slots as running until
+ * their expiration, so every other process sharing the limiter runs with fewer slots meanwhile.
+ *
+ * How: just before `stop`, snapshot `_scheduled` (the jobs holding a slot; `stop` itself replaces
+ * `_run`, so none is added afterwards). A job that runs or expires leaves `_scheduled`
+ * (`_clearGlobalState`) before its promise settles and frees its own slot; a job dropped by `stop`
+ * is still there when its promise rejects, so it is removed and freed here. After `stop`, its
+ * replacement `_run` is wrapped to free the slot of a job whose registration completes afterwards.
+ * This relies on internals of Bottleneck 2.19.5 (unmaintained since 2019, pinned in
+ * package-lock.json): if they are missing (another version), the stop still happens and the lost
+ * slots are reported through `onError` (they then come back at their expiration).
+ *
+ * Alternative not taken: letting registered jobs execute a no-op (Bottleneck frees those itself)
+ * needs the still-queued jobs dropped without registering them, and Bottleneck's only public way
+ * to drop queued jobs is this same `stop`, which drops the registered ones with them.
+ *
+ * @param onError receives Redis errors of `free` and missing internals
+ * @returns resolves (never rejects) once `stop`'s promise settled (every running call ended) and
+ *   every `free` script answered
+ */
+async function stopAndFreeSlots(
+  limiter: Bottleneck,
+  dropErrorMessage: string,
+  onError: (error: Error) => void,
+): Promise<void> {
+  const internals = limiter as unknown as BottleneckInternals;
+  const scheduled = internals._scheduled;
+  const store = internals._store;
+  const originalRun = internals._run;
+  const free = store?.__free__;
+  if (
+    typeof scheduled !== 'object' ||
+    scheduled === null ||
+    typeof originalRun !== 'function' ||
+    typeof free !== 'function'
+  ) {
+    onError(
+      new Error(
+        `Bottleneck ${(Bottleneck as unknown as { version?: string }).version ?? '(unknown version)'} lacks the 2.19.5 internals (_scheduled, _run, _store.__free__): ` +
+          'the Redis slots of calls dropped before they started stay counted until their expiration',
+      ),
+    );
+    await limiter.stop({ dropWaitingJobs: true, dropErrorMessage }).catch(() => undefined); // shutdown path
+    return;
+  }
+  const entries = scheduled as Record<string, ScheduledEntry | undefined>;
+  const frees: Promise<void>[] = [];
+  const freeSlot = (index: string, weight: unknown): void => {
+    if (typeof weight !== 'number') {
+      onError(
+        new Error(
+          `Bottleneck job ${index} has no numeric weight: its Redis slot stays counted until its expiration`,
+        ),
+      );
+      return;
+    }
+    frees.push(
+      Promise.resolve()
+        .then(() => (free as (index: string, weight: number) => unknown).call(store, index, weight))
+        .then(
+          () => undefined,
+          (e: unknown) => onError(asError(e)),
+        ),
+    );
+  };
+
+  const registered = Object.entries(entries);
+  const stopped = limiter.stop({ dropWaitingJobs: true, dropErrorMessage }).catch(() => undefined); // shutdown path
+  const dropRun = internals._run;
+  if (dropRun === originalRun) {
+    // stop() had already been called (it rejected and replaced nothing): those drops are not ours.
+    await stopped;
+    return;
+  }
+  if (typeof dropRun === 'function') {
+    const drop = dropRun as (
+      this: unknown,
+      index: string,
+      job: ScheduledEntry['job'],
+      wait: number,
+    ) => unknown;
+    internals._run = function (
+      this: unknown,
+      index: string,
+      job: ScheduledEntry['job'],
+      wait: number,
+    ): unknown {
+      const result = drop.call(this, index, job, wait);
+      freeSlot(index, job?.options?.weight);
+      return result;
+    };
+  }
+  const settled = registered.map(([index, entry]) => {
+    const promise = entry?.job?.promise;
+    if (!(promise instanceof Promise)) {
+      onError(
+        new Error(
+          `Bottleneck job ${index} has no promise: its Redis slot stays counted until its expiration`,
+        ),
+      );
+      return Promise.resolve();
+    }
+    const afterwards = (): void => {
+      if (entries[index] !== entry) return; // ran or expired: Bottleneck freed it
+      delete entries[index];
+      freeSlot(index, entry?.job?.options?.weight);
+    };
+    return promise.then(afterwards, afterwards);
+  });
+  await stopped;
+  await Promise.all(settled);
+  await Promise.all(frees);
 }
 
 /**

@@ -24,8 +24,9 @@ import { PlanScanProcessor } from './plan-scan.processor';
  * `maxStalledCount` times, then it fails and the analysis reports the target as a gap).
  *
  * Graceful shutdown (SIGTERM -> app.close()): stop taking jobs, let in-flight jobs finish for
- * `shutdownGraceMs`, then cancel the rest (and drop their calls waiting for API budget); a
- * cancelled job is moved back to `wait` (no attempt used) for another worker to take.
+ * `shutdownGraceMs`, then cancel the rest (and drop their calls waiting for API budget, giving
+ * their Redis concurrency slots back to the other workers at once); a cancelled job is moved back
+ * to `wait` (no attempt used) for another worker to take.
  */
 @Injectable()
 export class ScanWorkersHost implements OnApplicationBootstrap, BeforeApplicationShutdown {
