@@ -166,6 +166,10 @@ export class RedisRateLimiterPool {
       let started = false;
       try {
         return await pooled.limiter.schedule({ priority: priorityOf(api), expiration }, () => {
+          // Bottleneck's stop drops registered calls only once its locks are free: a call whose start time comes in
+          // that gap would still reach the API after the shutdown began. It fails here unrun instead (Bottleneck then
+          // frees its slot as for any failed call).
+          if (this.closed) return Promise.reject(new Error('the worker is shutting down'));
           started = true;
           return fn();
         });
