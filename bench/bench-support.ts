@@ -245,6 +245,12 @@ export function trendSeries(count: number, samples: number, seed: number): Quota
   }));
 }
 
+/** The middle value of a non-empty list (the lower middle for an even count). */
+export function median(xs: readonly number[]): number {
+  const s = [...xs].sort((a, b) => a - b);
+  return s[Math.floor((s.length - 1) / 2)]!;
+}
+
 /** `x` rounded to 2 decimals. */
 export function round2(x: number): number {
   return Math.round(x * 100) / 100;

@@ -13,7 +13,7 @@
  */
 import { spawnSync } from 'node:child_process';
 import { join } from 'node:path';
-import { intFlag, loadAvg1m, procCpuMs } from './bench-support';
+import { intFlag, loadAvg1m, median, procCpuMs } from './bench-support';
 
 const ROOT = join(__dirname, '..', '..', '..', '..');
 const BIN = join(ROOT, 'bin', 'fleet-audit.js');
@@ -25,12 +25,6 @@ const COMMANDS: string[][] = [
   ['checks'],
   ['scan', '--fleet', SAMPLE, '--format', 'json'],
 ];
-
-/** The middle value of a non-empty list (the lower middle for an even count). */
-function median(xs: number[]): number {
-  const s = [...xs].sort((a, b) => a - b);
-  return s[Math.floor((s.length - 1) / 2)]!;
-}
 
 function main(): number {
   const runs = intFlag('runs', 5);

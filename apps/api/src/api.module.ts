@@ -82,7 +82,7 @@ export interface ApiModuleOptions {
   log?: ApiLogOptions;
   /** The GraphQL endpoint `/graphql` (default: served, sandbox off); `false` serves none. */
   graphql?: GraphqlOptions | false;
-  /** Budgets of the forecast worker pool (what-if, headroom; defaults: 1 running, 2 waiting, 20 s, 256 MB heap). */
+  /** Budgets of the forecast thread pool (what-if, headroom; defaults: 1 running, 2 waiting, 20 s, 256 MB heap, threads warm 60 s). */
   forecasts?: ForecastPoolOptions;
 }
 

@@ -1,26 +1,45 @@
 /**
- * Forecast computations (what-if, headroom) off the API's event loop (issue 23 item 1): each runs in its own
- * `node:worker_threads` Worker (forecast-worker.ts) with a time budget (the worker is terminated past it) and a
- * heap budget (`resourceLimits.maxOldGenerationSizeMb`; V8 stops the worker past it), at most `concurrency` at a
- * time, the rest waiting in a bounded FIFO. A full queue refuses at once (`ForecastBusyError`, the API's 429),
- * a run past its budget fails with `ForecastBudgetError` (the API's 422 naming the budget). The worker gets plain
- * data only (the snapshot, the parsed scenario, the options; structured clone), never the store.
+ * Forecast computations (what-if, headroom) off the API's event loop (issue 23 item 1), in a warm pool of
+ * `node:worker_threads` threads run by piscina (forecast-worker.ts is the threads' entry):
+ *
+ * - at most `concurrency` computations run at a time, the rest wait in a bounded FIFO of `maxQueued`; one more is
+ *   refused at once (`ForecastBusyError`, the API's 429 + Retry-After). The FIFO is this class's, not piscina's:
+ *   a task that carries an AbortSignal waits in piscina's skip queue, which its `maxQueue` does not count, and the
+ *   time budget must start when a computation is handed to a thread, which piscina does not report for a queued task;
+ *   so piscina is only ever given as many tasks as it has threads (`maxThreads` = `concurrency`).
+ * - a time budget per computation, counted from the hand-over (a thread's start included when none is warm): past
+ *   it the task's AbortSignal fires, piscina terminates the thread running it, and the call fails with
+ *   `ForecastBudgetError` (the API's 422 naming the budget);
+ * - a heap budget per thread (`resourceLimits.maxOldGenerationSizeMb`): V8 stops a thread past it, the call fails
+ *   with `ForecastBudgetError` naming the memory budget, and the next computation gets a new thread;
+ * - the next computation starts only once the thread of a stopped one has exited (its heap is given back first);
+ * - threads stay warm between computations (`idleTimeoutMs`, default 60 s) and none is kept when idle longer
+ *   (min threads 0): a warm what-if skips the thread start and module loading (about 300 ms, most of a small
+ *   what-if); an API replica that runs none holds no thread. A warm idle thread holds at most the heap its last
+ *   computation left (under the heap budget the pod was sized for) until it exits;
+ * - a thread keeps no state from one computation to the next that changes an answer: every request arrives as a
+ *   fresh structured clone, and the forecast code's module-level memos are keyed by value or by object (WeakMap);
+ * - no thread keeps the process alive when idle (piscina unrefs idle threads), and `close()` refuses the waiting
+ *   computations and terminates the threads (API shutdown).
+ *
+ * Threads get plain data only (the snapshot, the parsed scenario, the options; structured clone), never the store.
  */
 import { existsSync } from 'node:fs';
 import { join } from 'node:path';
-import { Worker } from 'node:worker_threads';
+import type { Worker } from 'node:worker_threads';
+import { Piscina } from 'piscina';
 import type { PartialAuditSettings } from '@app/checks';
 import type { FleetSnapshot } from '@app/domain';
 import { fleetAuditErrorKind } from '@app/errors';
 import { processEnvironment } from '@app/config';
 import { HeadroomOptionError, ScenarioError, type HeadroomEntry, type HeadroomOptions, type Scenario, type WhatIfOptions, type WhatIfResult } from '@app/forecast';
 
-/** What the pool sends a worker (`workerData`). */
+/** What the pool hands a thread for one computation (structured clone). */
 export type ForecastWorkerRequest =
   | { kind: 'whatIf'; snapshot: FleetSnapshot; scenario: Scenario; options: WhatIfOptions }
   | { kind: 'headroom'; snapshot: FleetSnapshot; options: HeadroomOptions & { now: Date; settings?: PartialAuditSettings } };
 
-/** A worker's one answer: the value, or the caller's input error, or an unexpected failure (message only). */
+/** A thread's answer to one request: the value, or the caller's input error, or an unexpected failure (message only). */
 export type ForecastWorkerAnswer =
   | { ok: true; value: WhatIfResult | HeadroomEntry[] }
   | {
@@ -28,7 +47,7 @@ export type ForecastWorkerAnswer =
       error: { kind: 'scenario'; message: string; step?: number; field?: string } | { kind: 'headroomOption'; message: string } | { kind: 'failed'; message: string };
     };
 
-/** The forecast queue is full: retry after `retryAfterSeconds` (transient; the API answers 429 + Retry-After). */
+/** The forecast queue is full, or the API is shutting down: retry after `retryAfterSeconds` (transient; the API answers 429 + Retry-After). */
 export class ForecastBusyError extends fleetAuditErrorKind('ForecastBusyError', 'FORECAST_BUSY', false) {
   constructor(
     message: string,
@@ -44,16 +63,30 @@ export class ForecastBudgetError extends fleetAuditErrorKind('ForecastBudgetErro
 
 /** Budgets and bounds of a `ForecastPool`. */
 export interface ForecastPoolOptions {
-  /** Computations running at once (default 1: the API has other work on a small pod). */
+  /** Computations running at once, and threads at most (default 1: the API has other work on a small pod). */
   concurrency?: number;
   /** Computations waiting beyond the running ones (default 2); one more is refused with ForecastBusyError. */
   maxQueued?: number;
-  /** Wall time one computation may take, ms (default 20,000). */
+  /** Wall time one computation may take from its hand-over to a thread, ms (default 20,000). */
   timeBudgetMs?: number;
-  /** Old-generation heap of one worker, MB (default 256; the Helm chart gives the API pod 512 MiB). */
+  /** Old-generation heap of one thread, MB (default 256; the Helm chart gives the API pod 512 MiB). */
   maxOldGenerationSizeMb?: number;
+  /** How long a thread stays warm with nothing to compute before it exits, ms (default 60,000; 0: at once). */
+  idleTimeoutMs?: number;
   /** The built worker entry; default `forecast-worker.js` (see `defaultForecastWorkerEntry`). */
   workerEntry?: string;
+}
+
+/** What a `ForecastPool` has done with its threads (counts), for tests, benches and diagnostics. */
+export interface ForecastPoolStats {
+  /** Threads alive now (warm or computing). */
+  threads: number;
+  /** `threadId` of each of them. */
+  threadIds: number[];
+  /** Threads started since the pool was made (ready to compute: loaded, counted once each). */
+  threadsStarted: number;
+  /** Computations that ended (answered, refused by their input, or stopped past a budget). */
+  completed: number;
 }
 
 /**
@@ -73,23 +106,47 @@ interface Job {
   reject: (e: unknown) => void;
 }
 
-/** Bounded pool of forecast worker threads (see the file comment). */
+/** Seconds a caller refused at shutdown is told to wait (another replica, or this one restarted, may answer). */
+const SHUTDOWN_RETRY_SECONDS = 5;
+
+/** Bounded pool of warm forecast threads (see the file comment). */
 export class ForecastPool {
   private readonly concurrency: number;
   private readonly maxQueued: number;
   private readonly timeBudgetMs: number;
   private readonly maxOldGenerationSizeMb: number;
   private readonly entry: string;
+  private readonly piscina: Piscina<ForecastWorkerRequest, ForecastWorkerAnswer>;
   private readonly queue: Job[] = [];
-  private readonly workers = new Set<Worker>();
+  /** Every thread seen alive and not yet known to have exited (awaited once piscina drops it). */
+  private readonly seen = new Set<Worker>();
   private running = 0;
+  private threadsStarted = 0;
+  private closed = false;
 
+  /** @throws TypeError / RangeError from piscina for a concurrency under 1 or a negative idle timeout */
   constructor(opts: ForecastPoolOptions = {}) {
     this.concurrency = opts.concurrency ?? 1;
     this.maxQueued = opts.maxQueued ?? 2;
     this.timeBudgetMs = opts.timeBudgetMs ?? 20_000;
     this.maxOldGenerationSizeMb = opts.maxOldGenerationSizeMb ?? 256;
     this.entry = opts.workerEntry ?? defaultForecastWorkerEntry();
+    this.piscina = new Piscina<ForecastWorkerRequest, ForecastWorkerAnswer>({
+      filename: this.entry,
+      minThreads: 0,
+      maxThreads: this.concurrency,
+      idleTimeout: opts.idleTimeoutMs ?? 60_000,
+      resourceLimits: { maxOldGenerationSizeMb: this.maxOldGenerationSizeMb },
+      recordTiming: false,
+    });
+    this.piscina.on('workerCreate', () => {
+      this.threadsStarted++;
+      for (const t of this.piscina.threads) this.seen.add(t);
+    });
+    // Piscina emits 'error' for a thread that fails while it runs no task (the task itself is rejected otherwise):
+    // with the forecast code loaded inside a task (forecast-worker.ts), only a thread that cannot start Node at all.
+    // Piscina drops that thread and starts another for the next task; without a listener the event would throw.
+    this.piscina.on('error', () => undefined);
   }
 
   /** Computations running and waiting (counts). */
@@ -97,29 +154,47 @@ export class ForecastPool {
     return { running: this.running, queued: this.queue.length };
   }
 
+  /** Threads alive, started and computations completed (see ForecastPoolStats). */
+  get stats(): ForecastPoolStats {
+    const threads = this.piscina.threads;
+    return { threads: threads.length, threadIds: threads.map((t) => t.threadId), threadsStarted: this.threadsStarted, completed: this.piscina.completed };
+  }
+
   /**
-   * A what-if in a worker; same result as `runWhatIf(snapshot, scenario, options)`.
-   * @throws ScenarioError as runWhatIf; ForecastBusyError when the queue is full; ForecastBudgetError past a budget
+   * A what-if in a thread of the pool; same result as `runWhatIf(snapshot, scenario, options)`.
+   * @throws ScenarioError as runWhatIf; ForecastBusyError when the queue is full or the pool closed; ForecastBudgetError
+   *   past the time or heap budget; Error when the worker entry is not built
    */
   whatIf(snapshot: FleetSnapshot, scenario: Scenario, options: WhatIfOptions): Promise<WhatIfResult> {
     return this.submit({ kind: 'whatIf', snapshot, scenario, options }) as Promise<WhatIfResult>;
   }
 
   /**
-   * Headroom in a worker; same result as `headroomOfSnapshot(snapshot, options)`.
-   * @throws HeadroomOptionError as headroomOfSnapshot; ForecastBusyError; ForecastBudgetError
+   * Headroom in a thread of the pool; same result as `headroomOfSnapshot(snapshot, options)`.
+   * @throws HeadroomOptionError as headroomOfSnapshot; ForecastBusyError; ForecastBudgetError; Error when the worker
+   *   entry is not built
    */
   headroom(snapshot: FleetSnapshot, options: HeadroomOptions & { now: Date; settings?: PartialAuditSettings }): Promise<HeadroomEntry[]> {
     return this.submit({ kind: 'headroom', snapshot, options }) as Promise<HeadroomEntry[]>;
   }
 
-  /** Terminates running workers and refuses the waiting jobs (API shutdown). */
+  /**
+   * API shutdown: refuses the waiting computations and later calls (ForecastBusyError), stops the running ones
+   * (ForecastBusyError too) and resolves once every thread has exited.
+   */
   async close(): Promise<void> {
-    for (const j of this.queue.splice(0)) j.reject(new ForecastBusyError('the API is shutting down', 5));
-    await Promise.all([...this.workers].map((w) => w.terminate()));
+    this.closed = true;
+    for (const j of this.queue.splice(0)) j.reject(this.shuttingDown());
+    await this.piscina.destroy();
+    await this.reap();
+  }
+
+  private shuttingDown(): ForecastBusyError {
+    return new ForecastBusyError('the API is shutting down', SHUTDOWN_RETRY_SECONDS);
   }
 
   private submit(request: ForecastWorkerRequest): Promise<WhatIfResult | HeadroomEntry[]> {
+    if (this.closed) return Promise.reject(this.shuttingDown());
     if (this.running >= this.concurrency && this.queue.length >= this.maxQueued) {
       const wait = Math.ceil(this.timeBudgetMs / 1000);
       return Promise.reject(new ForecastBusyError(`forecast queue full (${this.running} running, ${this.queue.length} waiting): retry in ${wait} s`, wait));
@@ -132,57 +207,57 @@ export class ForecastPool {
   }
 
   private next(): void {
-    while (this.running < this.concurrency && this.queue.length > 0) {
+    while (!this.closed && this.running < this.concurrency && this.queue.length > 0) {
       const job = this.queue.shift()!;
       this.running++;
-      this.run(job).finally(() => {
+      void this.run(job).finally(() => {
         this.running--;
         this.next();
       });
     }
   }
 
-  private run(job: Job): Promise<void> {
-    return new Promise<void>((done) => {
-      let settled = false;
-      const worker = new Worker(this.entry, {
-        workerData: job.request,
-        resourceLimits: { maxOldGenerationSizeMb: this.maxOldGenerationSizeMb },
-      });
-      this.workers.add(worker);
-      const finish = (f: () => void) => {
-        if (settled) return;
-        settled = true;
-        clearTimeout(timer);
-        f();
-        void worker.terminate().finally(() => {
-          this.workers.delete(worker);
-          done();
-        });
-      };
-      const timer = setTimeout(
-        () => finish(() => job.reject(new ForecastBudgetError(`forecast over its time budget of ${this.timeBudgetMs / 1000} s: use fewer or smaller steps`))),
-        this.timeBudgetMs,
-      );
-      worker.once('message', (a: ForecastWorkerAnswer) =>
-        finish(() => {
-          if (a.ok) return job.resolve(a.value);
-          const e = a.error;
-          if (e.kind === 'scenario') return job.reject(new ScenarioError(e.message, e.step, e.field));
-          if (e.kind === 'headroomOption') return job.reject(new HeadroomOptionError('like', e.message));
-          job.reject(new Error(`forecast worker failed: ${e.message}`));
-        }),
-      );
-      worker.once('error', (err: Error & { code?: string }) =>
-        finish(() =>
-          job.reject(
-            err.code === 'ERR_WORKER_OUT_OF_MEMORY'
-              ? new ForecastBudgetError(`forecast over its memory budget of ${this.maxOldGenerationSizeMb} MB: use fewer or smaller steps`)
-              : new Error(`forecast worker failed: ${err.message}`),
-          ),
-        ),
-      );
-      worker.once('exit', (code) => finish(() => job.reject(new Error(`forecast worker stopped (exit code ${code}) before it answered`))));
-    });
+  /** Hands one job to piscina under its time budget; settles the job, then waits for any thread that was stopped. */
+  private async run(job: Job): Promise<void> {
+    const budget = new AbortController();
+    const timer = setTimeout(() => budget.abort(), this.timeBudgetMs);
+    const task = this.piscina.run(job.request, { signal: budget.signal });
+    // A thread piscina starts for this task exists (not yet ready) once run() returns.
+    for (const t of this.piscina.threads) this.seen.add(t);
+    try {
+      this.settle(job, await task);
+    } catch (e) {
+      job.reject(this.failure(e, budget.signal.aborted));
+    } finally {
+      clearTimeout(timer);
+    }
+    await this.reap();
+  }
+
+  /** Resolves or rejects the job with a thread's answer, its input errors typed as the in-process call throws them. */
+  private settle(job: Job, a: ForecastWorkerAnswer): void {
+    if (a.ok) return job.resolve(a.value);
+    const e = a.error;
+    if (e.kind === 'scenario') return job.reject(new ScenarioError(e.message, e.step, e.field));
+    if (e.kind === 'headroomOption') return job.reject(new HeadroomOptionError('like', e.message));
+    job.reject(new Error(`forecast worker failed: ${e.message}`));
+  }
+
+  /** The error a caller gets for a task piscina rejected: over a budget, stopped by close(), or the thread's failure. */
+  private failure(e: unknown, overTime: boolean): Error {
+    if (overTime) return new ForecastBudgetError(`forecast over its time budget of ${this.timeBudgetMs / 1000} s: use fewer or smaller steps`);
+    if ((e as { code?: unknown } | null)?.code === 'ERR_WORKER_OUT_OF_MEMORY')
+      return new ForecastBudgetError(`forecast over its memory budget of ${this.maxOldGenerationSizeMb} MB: use fewer or smaller steps`);
+    if (this.closed) return this.shuttingDown();
+    return new Error(`forecast worker failed: ${e instanceof Error ? e.message : String(e)}`);
+  }
+
+  /** Waits for the exit of every thread piscina has dropped (stopped past a budget, failed, or idle too long). */
+  private async reap(): Promise<void> {
+    const alive = new Set(this.piscina.threads);
+    const gone = [...this.seen].filter((t) => !alive.has(t));
+    for (const t of gone) this.seen.delete(t);
+    // terminate() of a thread already stopping or stopped resolves at (or right after) its exit.
+    await Promise.all(gone.map((t) => t.terminate()));
   }
 }

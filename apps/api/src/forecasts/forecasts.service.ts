@@ -15,13 +15,13 @@ function throwPoolError(e: unknown): void {
   if (e instanceof ForecastBudgetError) throw new ApiError('FORECAST_TOO_LARGE', e.message);
 }
 
-/** Injection token of the API's forecast worker pool (libs/audit ForecastPool). */
+/** Injection token of the API's forecast thread pool (libs/audit ForecastPool: warm piscina threads). */
 export const FORECAST_POOL = Symbol('FORECAST_POOL');
 
 /**
  * Forecast use cases for the REST API and GraphQL: trends in-process (a bounded read of stored series), headroom
- * and what-ifs in the forecast worker pool (off the event loop, with time and heap budgets; issue 23 item 1) on the
- * latest stored snapshot, read here and handed to the worker as plain data.
+ * and what-ifs in the forecast thread pool (off the event loop, with time and heap budgets; issue 23 item 1) on the
+ * latest stored snapshot, read here and handed to a pool thread as plain data.
  */
 @Injectable()
 export class ForecastsService implements OnApplicationShutdown {
@@ -30,7 +30,7 @@ export class ForecastsService implements OnApplicationShutdown {
     @Inject(FORECAST_POOL) private readonly pool: ForecastPool,
   ) {}
 
-  /** Stops running forecast workers and refuses waiting ones. */
+  /** Stops the running forecast computations, refuses the waiting ones (429) and ends the pool's threads. */
   async onApplicationShutdown(): Promise<void> {
     await this.pool.close();
   }
