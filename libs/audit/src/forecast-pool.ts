@@ -14,7 +14,7 @@
  *   with `ForecastBudgetError` naming the memory budget, and the next computation gets a new thread;
  * - the next computation starts only once the thread of a stopped one has exited (its heap is given back first);
  * - threads stay warm between computations (`idleTimeoutMs`, default 60 s) and none is kept when idle longer
- *   (min threads 0): a warm what-if skips the thread start and module loading (about 300 ms, most of a small
+ *   (min threads 0): a warm what-if skips the thread start and module loading (100-300 ms depending on the machine, most of a small
  *   what-if); an API replica that runs none holds no thread. A warm idle thread holds at most the heap its last
  *   computation left (under the heap budget the pod was sized for) until it exits;
  * - a thread keeps no state from one computation to the next that changes an answer: every request arrives as a
