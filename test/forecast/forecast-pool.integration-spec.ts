@@ -4,14 +4,18 @@
  * - threads stay warm: a second what-if runs on the thread of the first (no thread started: piscina's thread count
  *   and threadId, not a timing), and a warm thread's answers equal the in-process ones after other computations ran
  *   on it (no state carried from one computation to the next);
- * - the input errors come back typed (ScenarioError with step and field, HeadroomOptionError) and keep the thread;
+ * - the input errors come back typed (ScenarioError with step, field and every issue, HeadroomOptionError) and keep
+ *   the thread;
+ * - a thread that fails outside a computation (its worker entry throws while loading) is reported to onThreadError;
  * - a full queue refuses at once (synchronously decided, before anything runs);
  * - past the time budget the running computation's thread is terminated, and the next computation works (on a new
  *   thread); past the heap budget the same, with the memory budget named;
  * - close() refuses the waiting and stops the running computations, and later calls; an idle warm thread does not
  *   keep a process alive; the worker entry resolves from a build root and a missing build is named.
  * The time budget test runs a wrapper of the built worker that spins forever on a scenario named `spin-forever`
- * (any budget is exceeded, deterministically) and hands every other request to the real worker.
+ * (any budget is exceeded, deterministically), answers a scenario named `many-issues` with the built worker's answer
+ * to a ScenarioError of several issues (thrown by the built parseScenario in the thread: runWhatIf's own errors have
+ * one), and hands every other request to the real worker.
  */
 import { spawnSync } from 'node:child_process';
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
@@ -22,6 +26,7 @@ import { ForecastBudgetError, ForecastBusyError, ForecastPool, defaultForecastWo
 import { loadFleetDirectory } from '@app/collectors';
 import { HeadroomOptionError, ScenarioError, headroomOfSnapshot, parseScenario, runWhatIf, type Scenario } from '@app/forecast';
 import { ROOT } from '../cli/cli-run.util';
+import { thrownBy } from '../thrown.util';
 
 const CLUSTER = 'c1e64668d4e11407d7227bc187533f952';
 const NOW = new Date('2026-11-20T00:00:00Z');
@@ -41,17 +46,34 @@ const SPIN = scenario('spin-forever', [{ addNodes: { cluster: CLUSTER, count: 1 
 const inProcess = (s: Scenario) => runWhatIf(snapshot, s, { now: NOW });
 
 const tmp = mkdtempSync(join(tmpdir(), 'forecast-pool-'));
-/** The built worker, wrapped: `spin-forever` never answers (a computation no budget fits), the rest as built. */
+/** A scenario of several problems (header and steps), checked in the thread by the built parseScenario. */
+const MANY_ISSUES = { apiVersion: 'fleet-audit/v1', kind: 'Plan', name: 'many-issues', steps: [{ addNodes: { count: 0 } }, 42] };
+/**
+ * The built worker, wrapped: `spin-forever` never answers (a computation no budget fits), `many-issues` answers what
+ * the built worker answers for the ScenarioError of MANY_ISSUES (its errorAnswer), the rest as built.
+ */
 const SPINNING_ENTRY = join(tmp, 'spinning-forecast-worker.js');
 writeFileSync(
   SPINNING_ENTRY,
   `const forecastTask = require(${JSON.stringify(ENTRY)}).default;
 module.exports = function spinningForecastTask(request) {
   if (request.kind === 'whatIf' && request.scenario.name === 'spin-forever') for (;;);
+  if (request.kind === 'whatIf' && request.scenario.name === 'many-issues') {
+    const { errorAnswer } = require(${JSON.stringify(join(SUITE_DIST, 'libs', 'audit', 'src', 'forecast-compute.js'))});
+    const { parseScenario } = require(${JSON.stringify(join(SUITE_DIST, 'libs', 'forecast', 'src', 'index.js'))});
+    try {
+      parseScenario(${JSON.stringify(MANY_ISSUES)});
+    } catch (e) {
+      return errorAnswer(e);
+    }
+  }
   return forecastTask(request);
 };
 `,
 );
+/** A worker entry that throws while its thread loads it (before any computation reaches the thread). */
+const BROKEN_ENTRY = join(tmp, 'broken-forecast-worker.js');
+writeFileSync(BROKEN_ENTRY, `throw new Error('forecast worker entry failed to load (test)');\n`);
 
 describe('ForecastPool: warm piscina threads with the budgets of a worker per computation', () => {
   const pools: ForecastPool[] = [];
@@ -88,12 +110,45 @@ describe('ForecastPool: warm piscina threads with the budgets of a worker per co
     expect(e).toBeInstanceOf(ScenarioError);
     expect(e).toMatchObject({ step: 2, field: 'addNodes.cluster', code: 'SCENARIO_INVALID' });
     expect((e as Error).message).toMatch(/^step 2 \(addNodes\) field addNodes\.cluster: /);
+    expect((e as ScenarioError).issues).toEqual([{ message: (e as Error).message, step: 2, field: 'addNodes.cluster' }]);
     expect(() => inProcess(unknownCluster)).toThrow((e as Error).message);
     const h = await p.headroom(snapshot, { now: NOW, like: 'node-99', clusterIds: [CLUSTER] }).catch((x: unknown) => x);
     expect(h).toBeInstanceOf(HeadroomOptionError);
     expect(h).toMatchObject({ option: 'like', code: 'HEADROOM_OPTION_INVALID', message: `--like: unknown node "node-99" in cluster ${CLUSTER}` });
     expect(p.stats).toMatchObject({ threads: 1, threadsStarted: 1, completed: 2 });
   });
+
+  it('carries every issue of a ScenarioError across the thread boundary', async () => {
+    const p = pool({ workerEntry: SPINNING_ENTRY });
+    const e = await p.whatIf(snapshot, scenario('many-issues', [{ addNodes: { cluster: CLUSTER, count: 1 } }]), { now: NOW }).catch((x: unknown) => x);
+    const local = thrownBy(ScenarioError, () => parseScenario(MANY_ISSUES));
+    expect(local.issues).toHaveLength(4);
+    expect(e).toBeInstanceOf(ScenarioError);
+    expect(e).toMatchObject({ message: local.message, step: local.step, field: local.field, code: 'SCENARIO_INVALID' });
+    expect((e as ScenarioError).issues).toEqual(local.issues);
+  });
+
+  it('reports a thread that fails outside a computation (its entry throws while loading) to onThreadError', async () => {
+    const reported: unknown[] = [];
+    const p = pool({ workerEntry: BROKEN_ENTRY, timeBudgetMs: 2000, onThreadError: (error) => reported.push(error) });
+    // The computation never reaches a thread (none starts): it fails at its time budget, as before.
+    await expect(p.whatIf(snapshot, SMALL, { now: NOW })).rejects.toBeInstanceOf(ForecastBudgetError);
+    expect(reported).toHaveLength(1);
+    expect(reported[0]).toBeInstanceOf(Error);
+    expect((reported[0] as Error).message).toBe('forecast worker entry failed to load (test)');
+    // A report that throws is ignored (it would otherwise throw out of piscina's event dispatch, uncaught).
+    let calls = 0;
+    const throwing = pool({
+      workerEntry: BROKEN_ENTRY,
+      timeBudgetMs: 1000,
+      onThreadError: () => {
+        calls++;
+        throw new Error('the report failed');
+      },
+    });
+    await expect(throwing.whatIf(snapshot, SMALL, { now: NOW })).rejects.toBeInstanceOf(ForecastBudgetError);
+    expect(calls).toBe(1);
+  }, 30_000);
 
   it('refuses one more than the running and waiting ones at once, and runs those', async () => {
     const p = pool({ concurrency: 1, maxQueued: 1, timeBudgetMs: 30_000 });

@@ -12,6 +12,7 @@ describe(loadApiConfig.name, () => {
       log: { level: 'info' },
       scans: { queueDepth: 4 },
       graphql: { sandbox: false, maxCost: 1000, maxDepth: 8, maxQueryBytes: 32768 },
+      forecasts: { idleTimeoutMs: 60_000 },
     });
     expect(loadApiConfig({ DATABASE_URL: 'postgresql://u@h/db', API_TOKEN: TOKEN, API_PORT: '8081' }).api.port).toBe(8081);
     const limits = loadApiConfig({ DATABASE_URL: 'postgresql://u@h/db', API_TOKEN: TOKEN, GRAPHQL_MAX_COST: '250', GRAPHQL_MAX_DEPTH: '5', GRAPHQL_SANDBOX: '1' });
@@ -46,5 +47,12 @@ describe(loadApiConfig.name, () => {
     for (const bad of ['-1', '1001', 'four']) {
       expect(() => loadApiConfig({ ...base, SCAN_QUEUE_DEPTH: bad })).toThrow('invalid configuration: SCAN_QUEUE_DEPTH must be an integer from 0 to 1000');
     }
+  });
+
+  it('reads FORECAST_IDLE_TIMEOUT_MS for the forecast pool (default 60 s, 0 allowed) and names a bad one', () => {
+    const base = { DATABASE_URL: 'postgres://u@h/db', API_TOKEN: TOKEN };
+    expect(loadApiConfig({ ...base, FORECAST_IDLE_TIMEOUT_MS: '0' }).forecasts).toEqual({ idleTimeoutMs: 0 });
+    expect(loadApiConfig({ ...base, FORECAST_IDLE_TIMEOUT_MS: '5000' }).forecasts).toEqual({ idleTimeoutMs: 5000 });
+    expect(() => loadApiConfig({ ...base, FORECAST_IDLE_TIMEOUT_MS: 'soon' })).toThrow('invalid configuration: FORECAST_IDLE_TIMEOUT_MS must be an integer from 0 to 3600000');
   });
 });

@@ -13,6 +13,8 @@ export interface ApiConfig {
   scans: { queueDepth: number };
   /** GraphQL limits and the sandbox page (GRAPHQL_MAX_COST, GRAPHQL_MAX_DEPTH, GRAPHQL_SANDBOX). */
   graphql: { sandbox: boolean; maxCost: number; maxDepth: number; maxQueryBytes: number; introspection?: boolean };
+  /** The forecast thread pool: how long an idle thread stays warm, ms (FORECAST_IDLE_TIMEOUT_MS; 0: none). */
+  forecasts: { idleTimeoutMs: number };
 }
 
 /**
@@ -31,5 +33,6 @@ export function loadApiConfig(env: Environment): ApiConfig {
     log: { level: c.log.level },
     scans: { queueDepth: c.scans.queueDepth },
     graphql: { ...c.graphql },
+    forecasts: { idleTimeoutMs: c.forecasts.idleTimeoutMs },
   };
 }

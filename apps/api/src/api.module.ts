@@ -24,7 +24,7 @@ import { BearerAuthGuard } from './common/bearer-auth.guard';
 import { FindingsController } from './findings/findings.controller';
 import { FindingsService } from './findings/findings.service';
 import { ForecastsController } from './forecasts/forecasts.controller';
-import { FORECAST_POOL, ForecastsService } from './forecasts/forecasts.service';
+import { FORECAST_POOL, ForecastsService, logForecastThreadError } from './forecasts/forecasts.service';
 import { HealthController } from './health/health.controller';
 import { HealthService } from './health/health.service';
 import { MetricsController } from './metrics/metrics.controller';
@@ -82,7 +82,10 @@ export interface ApiModuleOptions {
   log?: ApiLogOptions;
   /** The GraphQL endpoint `/graphql` (default: served, sandbox off); `false` serves none. */
   graphql?: GraphqlOptions | false;
-  /** Budgets of the forecast thread pool (what-if, headroom; defaults: 1 running, 2 waiting, 20 s, 256 MB heap, threads warm 60 s). */
+  /**
+   * Budgets of the forecast thread pool (what-if, headroom; defaults: 1 running, 2 waiting, 20 s, 256 MB heap, threads
+   * warm 60 s, FORECAST_IDLE_TIMEOUT_MS); a thread failing outside a computation is logged unless `onThreadError` is given.
+   */
   forecasts?: ForecastPoolOptions;
 }
 
@@ -171,7 +174,8 @@ export class ApiModule implements NestModule {
         { provide: GRAPHQL_SERVED, useValue: options.graphql !== false },
         { provide: GRAPHQL_MAX_QUERY_BYTES, useValue: (options.graphql && options.graphql.maxQueryBytes) || DEFAULT_MAX_QUERY_BYTES },
         { provide: SCAN_LAUNCHER, useValue: options.scanLauncher },
-        { provide: FORECAST_POOL, useValue: new ForecastPool(options.forecasts) },
+        // A thread that fails outside a computation is logged (logForecastThreadError) unless the caller handles it.
+        { provide: FORECAST_POOL, useValue: new ForecastPool({ ...options.forecasts, onThreadError: options.forecasts?.onThreadError ?? logForecastThreadError }) },
         { provide: METRICS_OPTIONS, useValue: options.metrics ?? {} },
         { provide: SCAN_LEASE, useValue: options.scanLease ?? {} },
         ScanReaperService,

@@ -13,8 +13,8 @@
  * - a heap budget per thread (`resourceLimits.maxOldGenerationSizeMb`): V8 stops a thread past it, the call fails
  *   with `ForecastBudgetError` naming the memory budget, and the next computation gets a new thread;
  * - the next computation starts only once the thread of a stopped one has exited (its heap is given back first);
- * - threads stay warm between computations (`idleTimeoutMs`, default 60 s) and none is kept when idle longer
- *   (min threads 0): a warm what-if skips the thread start and module loading (100-300 ms depending on the machine, most of a small
+ * - threads stay warm between computations (`idleTimeoutMs`, default 60 s; the API's FORECAST_IDLE_TIMEOUT_MS) and none
+ *   is kept when idle longer (min threads 0): a warm what-if skips the thread start and module loading (100-300 ms depending on the machine, most of a small
  *   what-if); an API replica that runs none holds no thread. A warm idle thread holds at most the heap its last
  *   computation left (under the heap budget the pod was sized for) until it exits;
  * - a thread keeps no state from one computation to the next that changes an answer: every request arrives as a
@@ -32,19 +32,35 @@ import type { PartialAuditSettings } from '@app/checks';
 import type { FleetSnapshot } from '@app/domain';
 import { fleetAuditErrorKind } from '@app/errors';
 import { processEnvironment } from '@app/config';
-import { HeadroomOptionError, ScenarioError, type HeadroomEntry, type HeadroomOptions, type Scenario, type WhatIfOptions, type WhatIfResult } from '@app/forecast';
+import {
+  HeadroomOptionError,
+  ScenarioError,
+  type HeadroomEntry,
+  type HeadroomOptions,
+  type Scenario,
+  type ScenarioIssue,
+  type WhatIfOptions,
+  type WhatIfResult,
+} from '@app/forecast';
 
 /** What the pool hands a thread for one computation (structured clone). */
 export type ForecastWorkerRequest =
   | { kind: 'whatIf'; snapshot: FleetSnapshot; scenario: Scenario; options: WhatIfOptions }
   | { kind: 'headroom'; snapshot: FleetSnapshot; options: HeadroomOptions & { now: Date; settings?: PartialAuditSettings } };
 
-/** A thread's answer to one request: the value, or the caller's input error, or an unexpected failure (message only). */
+/**
+ * A thread's answer to one request: the value, or the caller's input error, or an unexpected failure (message only).
+ * A `scenario` error carries what the pool rebuilds its ScenarioError from: the message, the first problem's step and
+ * field, and every problem (`issues`: `{ message, step?, field? }[]`, see ScenarioError).
+ */
 export type ForecastWorkerAnswer =
   | { ok: true; value: WhatIfResult | HeadroomEntry[] }
   | {
       ok: false;
-      error: { kind: 'scenario'; message: string; step?: number; field?: string } | { kind: 'headroomOption'; message: string } | { kind: 'failed'; message: string };
+      error:
+        | { kind: 'scenario'; message: string; step?: number; field?: string; issues: ScenarioIssue[] }
+        | { kind: 'headroomOption'; message: string }
+        | { kind: 'failed'; message: string };
     };
 
 /** The forecast queue is full, or the API is shutting down: retry after `retryAfterSeconds` (transient; the API answers 429 + Retry-After). */
@@ -71,11 +87,26 @@ export interface ForecastPoolOptions {
   timeBudgetMs?: number;
   /** Old-generation heap of one thread, MB (default 256; the Helm chart gives the API pod 512 MiB). */
   maxOldGenerationSizeMb?: number;
-  /** How long a thread stays warm with nothing to compute before it exits, ms (default 60,000; 0: at once). */
+  /**
+   * How long a thread stays warm with nothing to compute before it exits, ms (default
+   * DEFAULT_FORECAST_IDLE_TIMEOUT_MS, 60,000; 0: at once, no warm thread). The API reads it from
+   * FORECAST_IDLE_TIMEOUT_MS (libs/config).
+   */
   idleTimeoutMs?: number;
   /** The built worker entry; default `forecast-worker.js` (see `defaultForecastWorkerEntry`). */
   workerEntry?: string;
+  /**
+   * Told of a thread that failed while it ran no computation (piscina's `'error'` event: a worker entry that throws
+   * while it loads, a thread Node cannot start), with the thread's error (an Error as the thread threw it, structured
+   * clone; `unknown` since a thread may throw anything). Piscina has dropped that thread by then. A computation that
+   * fails is not reported here: its caller gets the error. Default: nothing. Anything it throws is ignored (it runs
+   * inside piscina's event dispatch).
+   */
+  onThreadError?: (error: unknown) => void;
 }
+
+/** How long an idle forecast thread stays warm by default, ms (the default of FORECAST_IDLE_TIMEOUT_MS too). */
+export const DEFAULT_FORECAST_IDLE_TIMEOUT_MS = 60_000;
 
 /** What a `ForecastPool` has done with its threads (counts), for tests, benches and diagnostics. */
 export interface ForecastPoolStats {
@@ -124,7 +155,10 @@ export class ForecastPool {
   private threadsStarted = 0;
   private closed = false;
 
-  /** @throws TypeError / RangeError from piscina for a concurrency under 1 or a negative idle timeout */
+  /**
+   * @param opts budgets, bounds, worker entry and thread-error report (see ForecastPoolOptions)
+   * @throws TypeError / RangeError from piscina for a concurrency under 1 or a negative idle timeout
+   */
   constructor(opts: ForecastPoolOptions = {}) {
     this.concurrency = opts.concurrency ?? 1;
     this.maxQueued = opts.maxQueued ?? 2;
@@ -135,7 +169,7 @@ export class ForecastPool {
       filename: this.entry,
       minThreads: 0,
       maxThreads: this.concurrency,
-      idleTimeout: opts.idleTimeoutMs ?? 60_000,
+      idleTimeout: opts.idleTimeoutMs ?? DEFAULT_FORECAST_IDLE_TIMEOUT_MS,
       resourceLimits: { maxOldGenerationSizeMb: this.maxOldGenerationSizeMb },
       recordTiming: false,
     });
@@ -144,9 +178,16 @@ export class ForecastPool {
       for (const t of this.piscina.threads) this.seen.add(t);
     });
     // Piscina emits 'error' for a thread that fails while it runs no task (the task itself is rejected otherwise):
-    // with the forecast code loaded inside a task (forecast-worker.ts), only a thread that cannot start Node at all.
-    // Piscina drops that thread and starts another for the next task; without a listener the event would throw.
-    this.piscina.on('error', () => undefined);
+    // with the forecast code loaded inside a task (forecast-worker.ts), only a thread that cannot start Node at all
+    // or a worker entry that cannot load. Piscina drops that thread; without a listener the event would throw.
+    const onThreadError = opts.onThreadError;
+    this.piscina.on('error', (e: unknown) => {
+      try {
+        onThreadError?.(e);
+      } catch {
+        // A failing report must not break piscina's dispatch of the event (see ForecastPoolOptions.onThreadError).
+      }
+    });
   }
 
   /** Computations running and waiting (counts). */
@@ -238,7 +279,7 @@ export class ForecastPool {
   private settle(job: Job, a: ForecastWorkerAnswer): void {
     if (a.ok) return job.resolve(a.value);
     const e = a.error;
-    if (e.kind === 'scenario') return job.reject(new ScenarioError(e.message, e.step, e.field));
+    if (e.kind === 'scenario') return job.reject(new ScenarioError(e.message, e.step, e.field, e.issues));
     if (e.kind === 'headroomOption') return job.reject(new HeadroomOptionError('like', e.message));
     job.reject(new Error(`forecast worker failed: ${e.message}`));
   }

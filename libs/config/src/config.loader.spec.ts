@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { MIN_TOKEN_HASH_KEY_LENGTH as STORE_MIN_KEY } from '@app/store';
-import { DEFAULT_SCAN_QUEUE_DEPTH } from '@app/audit';
+import { DEFAULT_FORECAST_IDLE_TIMEOUT_MS, DEFAULT_SCAN_QUEUE_DEPTH } from '@app/audit';
 import { thrownBy } from '../../../test/thrown.util';
 import { ConfigError, ENV_VARS, loadConfig, MIN_TOKEN_HASH_KEY_LENGTH, parseEnvironment, redactConfig, SECRET_CONFIG_PATHS, type EnvVarSpec } from './index';
 
@@ -34,9 +34,10 @@ describe('the declaration', () => {
     expect(dump.match(/\[redacted\]/g)).toHaveLength(secrets.length);
   });
 
-  it("keeps TOKEN_HASH_KEY's minimum equal to the store's and SCAN_QUEUE_DEPTH's default equal to the launcher's", () => {
+  it("keeps TOKEN_HASH_KEY's minimum equal to the store's, SCAN_QUEUE_DEPTH's default the launcher's, FORECAST_IDLE_TIMEOUT_MS's the pool's", () => {
     expect(MIN_TOKEN_HASH_KEY_LENGTH).toBe(STORE_MIN_KEY);
     expect(ENV_VARS.SCAN_QUEUE_DEPTH.default).toBe(String(DEFAULT_SCAN_QUEUE_DEPTH));
+    expect(ENV_VARS.FORECAST_IDLE_TIMEOUT_MS.default).toBe(String(DEFAULT_FORECAST_IDLE_TIMEOUT_MS));
   });
 });
 
@@ -52,9 +53,21 @@ describe(loadConfig.name, () => {
       api: { token: TOKEN, port: 3000, host: '127.0.0.1', trustProxy: false },
       graphql: { sandbox: false, maxCost: 1000, maxDepth: 8, maxQueryBytes: 32768 },
       scans: { queueDepth: 4 },
+      forecasts: { idleTimeoutMs: 60_000 },
       log: { level: 'info' },
       cli: { noColor: false, debug: false },
     });
+  });
+
+  it('reads FORECAST_IDLE_TIMEOUT_MS: whole milliseconds from 0 (no warm thread) to an hour, anything else named', () => {
+    for (const [raw, ms] of [['0', 0], ['250', 250], ['3600000', 3_600_000]] as const) {
+      expect(loadConfig({ FORECAST_IDLE_TIMEOUT_MS: raw }, 'cli').forecasts).toEqual({ idleTimeoutMs: ms });
+    }
+    for (const bad of ['-1', '3600001', '1.5', '60s', '99999999', ' 100']) {
+      expect(errorOf(() => loadConfig({ FORECAST_IDLE_TIMEOUT_MS: bad }, 'cli')).message, bad).toBe(
+        'invalid configuration: FORECAST_IDLE_TIMEOUT_MS must be an integer from 0 to 3600000 (milliseconds; 0: no warm thread)',
+      );
+    }
   });
 
   it('reads typed values; empty counts as unset; LOG_LEVEL is case-insensitive', () => {

@@ -27,10 +27,12 @@ export interface FleetAuditConfig {
   retention: { cron: string | false; rawHours: number; dailyDays: number; weeklyWeeks: number | null; quotaDays: number; batchRows: number };
   /** `trustProxy`: Express 'trust proxy' (false: the socket peer is the client). */
   api: { token?: string; tokenHashKey?: string; port: number; host: string; trustProxy: number | string | false };
-  /** The in-process scan queue of `serve` (no Redis): scans that may wait behind the running one. */
   /** GraphQL at /graphql: the sandbox page, the query cost and depth limits. */
   graphql: { sandbox: boolean; maxCost: number; maxDepth: number; maxQueryBytes: number; introspection?: boolean };
+  /** The in-process scan queue of `serve` (no Redis): scans that may wait behind the running one. */
   scans: { queueDepth: number };
+  /** The API's forecast thread pool (what-if, headroom): how long an idle thread stays warm, ms (0: none). */
+  forecasts: { idleTimeoutMs: number };
   log: { level: LogLevelName };
   /** CLI only: NO_COLOR, FLEET_AUDIT_DEBUG=1 (stack traces), USER (author of waiver changes). */
   cli: { noColor: boolean; debug: boolean; user?: string };
@@ -136,6 +138,7 @@ function mapConfig(v: EnvValues): FleetAuditConfig {
     api: optional({ token: v.API_TOKEN, tokenHashKey: v.TOKEN_HASH_KEY, port: withDefault(v, 'API_PORT'), host: withDefault(v, 'API_HOST'), trustProxy: withDefault(v, 'API_TRUST_PROXY') }),
     graphql: { sandbox: withDefault(v, 'GRAPHQL_SANDBOX'), maxCost: withDefault(v, 'GRAPHQL_MAX_COST'), maxDepth: withDefault(v, 'GRAPHQL_MAX_DEPTH'), maxQueryBytes: withDefault(v, 'GRAPHQL_MAX_QUERY_BYTES'), ...(v.GRAPHQL_INTROSPECTION !== undefined ? { introspection: v.GRAPHQL_INTROSPECTION } : {}) },
     scans: { queueDepth: withDefault(v, 'SCAN_QUEUE_DEPTH') },
+    forecasts: { idleTimeoutMs: withDefault(v, 'FORECAST_IDLE_TIMEOUT_MS') },
     log: { level: withDefault(v, 'LOG_LEVEL') },
     cli: optional({ noColor: v.NO_COLOR ?? false, debug: withDefault(v, 'FLEET_AUDIT_DEBUG'), user: v.USER }),
   };

@@ -16,7 +16,7 @@ import { z } from 'zod';
 export type ProcessName = 'api' | 'worker' | 'cli';
 
 /** Namespaces of `FleetAuditConfig`, one per concern. */
-export type ConfigNamespace = 'database' | 'redis' | 'queues' | 'schedule' | 'reports' | 'retention' | 'api' | 'graphql' | 'scans' | 'log' | 'cli' | 'collector';
+export type ConfigNamespace = 'database' | 'redis' | 'queues' | 'schedule' | 'reports' | 'retention' | 'api' | 'graphql' | 'scans' | 'forecasts' | 'log' | 'cli' | 'collector';
 
 /** Accepted `LOG_LEVEL` values (pino's), lowest first; `silent` turns logging off. */
 export const LOG_LEVELS = ['trace', 'debug', 'info', 'warn', 'error', 'fatal', 'silent'] as const;
@@ -356,6 +356,16 @@ export const ENV_VARS = {
     secret: false,
     usedBy: ['api', 'cli'],
     schema: intInRange(0, 1000),
+  }),
+  FORECAST_IDLE_TIMEOUT_MS: declare({
+    namespace: 'forecasts',
+    description:
+      'how long a forecast thread of the API (what-if, headroom) stays warm with nothing to compute, milliseconds (kept equal to libs/audit DEFAULT_FORECAST_IDLE_TIMEOUT_MS); a warm thread spares the next what-if the thread start (100-300 ms) and costs about 50 MiB of RSS while idle; `0`: no warm thread, each exits after its computation',
+    shape: 'an integer from 0 to 3600000 (milliseconds)',
+    default: '60000',
+    secret: false,
+    usedBy: ['api', 'cli'],
+    schema: intInRange(0, 3_600_000, 'must be an integer from 0 to 3600000 (milliseconds; 0: no warm thread)'),
   }),
   WORKER_HEALTH_PORT: declare({
     namespace: 'queues',

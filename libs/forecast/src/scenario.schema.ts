@@ -1,7 +1,7 @@
 /**
  * What-if scenario files (`apiVersion: fleet-audit/v1`, `kind: Scenario`): an ordered list of steps applied to
- * a copy of a fleet snapshot. Validated with zod; every error names the step (1-based index and kind) and the
- * field. Shape from issue 10 / research/next-features-anchors.md W1 (kube-scheduler-simulator's Scenario CRD
+ * a copy of a fleet snapshot. Validated with zod; every problem is reported at once, each naming the step (1-based
+ * index and kind) and the field. Shape from issue 10 / research/next-features-anchors.md W1 (kube-scheduler-simulator's Scenario CRD
  * and cluster-capacity's one-spec answer are the anchors it improves on).
  */
 import { parse as parseYaml } from 'yaml';
@@ -102,18 +102,71 @@ export interface Scenario {
   steps: ScenarioStep[];
 }
 
-/** An invalid scenario; `message` names the step and the field. */
+/**
+ * One problem of an invalid scenario, worded as a scenario with only this problem is refused:
+ * `{ message: 'scenario field kind: Invalid input: expected "Scenario"', field: 'kind' }`,
+ * `{ message: 'step 2 (addNodes) field addNodes.count: Too small: expected number to be >=1', step: 2, field: 'addNodes.count' }`,
+ * `{ message: 'step 3: unknown step "addPods" (expected one of ...)', step: 3, field: 'addPods' }`.
+ */
+export interface ScenarioIssue {
+  /** One line naming the step (when in a step), the field (when one) and what is wrong. */
+  message: string;
+  /** 1-based step number, when the problem is in a step. */
+  step?: number;
+  /** Dotted path of the field (`apiVersion`, `addNodes.count`, `addServices.ports.0`), when one is at fault. */
+  field?: string;
+}
+
+/**
+ * Most issues one ScenarioError lists (its `issues` and its message); the message counts the others (`and N more`).
+ * A scenario has at most MAX_SCENARIO_STEPS steps of a few fields each, so a scenario of garbage could otherwise
+ * make an answer of hundreds of lines; 50 covers any scenario someone is fixing by hand.
+ */
+export const MAX_SCENARIO_ISSUES = 50;
+
+/**
+ * An invalid scenario. `message`, `step` and `field` describe the first problem when there is one (`step 2 (addNodes)
+ * field addNodes.count: ...`); with several, `message` lists them all on one line (`scenario: 3 problems: field
+ * apiVersion: ...; field kind: ...; step 2 (addNodes) field addNodes.count: ...`, at most MAX_SCENARIO_ISSUES, then
+ * `; and N more`) while `step` and `field` stay those of the first. `issues` holds every listed problem in document
+ * order: the header's, then each step's by number (within the header or a step, its declared fields in schema order,
+ * then its unknown fields).
+ */
 export class ScenarioError extends fleetAuditErrorKind('ScenarioError', 'SCENARIO_INVALID', true) {
   // permanent: the scenario file must change.
+  /**
+   * Each problem (at most MAX_SCENARIO_ISSUES), in document order; never empty. With one problem it is
+   * `[{ message, step, field }]` of this error itself (the errors of runWhatIf, an unparsable file).
+   */
+  readonly issues: readonly ScenarioIssue[];
+
+  /**
+   * @param message one line; with several issues, the list of them (see the class comment)
+   * @param step 1-based step number of the (first) problem, when it is in a step
+   * @param field dotted path of the (first) problem's field
+   * @param issues every problem (default: the one this error describes)
+   */
   constructor(
     message: string,
-    /** 1-based step number, when the error is in a step. */
+    /** 1-based step number, when the (first) error is in a step. */
     readonly step?: number,
-    /** Dotted path of the field. */
+    /** Dotted path of the (first) error's field. */
     readonly field?: string,
+    issues?: readonly ScenarioIssue[],
   ) {
     super(message);
+    this.issues = issues && issues.length > 0 ? issues.map(issueOf) : [issueOf({ message, step, field })];
   }
+}
+
+/** A copy of `i` without its unset keys (plain data: it crosses thread boundaries and becomes JSON). */
+function issueOf(i: { message: string; step?: number | undefined; field?: string | undefined }): ScenarioIssue {
+  return { message: i.message, ...(i.step !== undefined ? { step: i.step } : {}), ...(i.field ? { field: i.field } : {}) };
+}
+
+/** A problem found by parseScenario: the issue, and how the list of several names it (`field kind: ...`). */
+interface Found extends ScenarioIssue {
+  listed: string;
 }
 
 const header = z.strictObject({
@@ -132,44 +185,75 @@ function pathText(path: readonly PropertyKey[]): string {
   return path.map(String).join('.');
 }
 
+/** The error of the problems found, in document order (see ScenarioError). */
+function scenarioErrorOf(found: Found[]): ScenarioError {
+  const kept = found.slice(0, MAX_SCENARIO_ISSUES);
+  const first = kept[0]!;
+  const more = found.length - kept.length;
+  const message =
+    found.length === 1
+      ? first.message
+      : `scenario: ${found.length} problems: ${kept.map((f) => f.listed).join('; ')}${more > 0 ? `; and ${more} more` : ''}`;
+  return new ScenarioError(message, first.step, first.field, kept.map(issueOf));
+}
+
+/** The problems of one step (none when it is valid), as the single-step messages word them. */
+function checkStep(raw: unknown, index: number): { ok: true; step: ScenarioStep } | { ok: false; problems: Found[] } {
+  const found = (message: string, field?: string): Found => ({ message, listed: message, step: index, ...(field ? { field } : {}) });
+  const one = (message: string, field?: string) => ({ ok: false as const, problems: [found(message, field)] });
+  if (typeof raw !== 'object' || raw === null || Array.isArray(raw))
+    return one(`step ${index}: expected an object with one key (${Object.keys(STEP_SCHEMAS).join(', ')})`);
+  const keys = Object.keys(raw);
+  if (keys.length !== 1)
+    return one(`step ${index}: expected exactly one key (${Object.keys(STEP_SCHEMAS).join(', ')}), got ${keys.length === 0 ? 'none' : keys.join(', ')}`);
+  const kind = keys[0]!;
+  if (!Object.prototype.hasOwnProperty.call(STEP_SCHEMAS, kind))
+    return one(`step ${index}: unknown step "${kind}" (expected one of ${Object.keys(STEP_SCHEMAS).join(', ')})`, kind);
+  const parsed = STEP_SCHEMAS[kind as StepKind].safeParse((raw as Record<string, unknown>)[kind]);
+  if (parsed.success) return { ok: true, step: { kind, index, name: `${index}. ${kind}`, args: parsed.data } as ScenarioStep };
+  const problems = parsed.error.issues.map((issue) => {
+    const field = [kind, ...issue.path.map(String)].join('.');
+    return found(`step ${index} (${kind}) field ${field}: ${issueText(issue)}`, field);
+  });
+  return { ok: false, problems };
+}
+
 /**
- * Validates a scenario object (already parsed from YAML/JSON).
- * @throws ScenarioError naming the step (`steps[3] (addServices)`) and the field
+ * Validates a scenario object (already parsed from YAML/JSON), reporting every problem at once: each header field's
+ * (`apiVersion`, `kind`, `name`, `steps`, unknown fields) and each step's (not an object, not exactly one key, an
+ * unknown step kind, then every problem of its arguments), in document order. The steps are checked whenever
+ * `steps` is a list of at most MAX_SCENARIO_STEPS, even when a header field is wrong.
+ * @returns the scenario, each step's arguments with their defaults applied
+ * @throws ScenarioError listing the problems (at most MAX_SCENARIO_ISSUES; see ScenarioError), its `step` and
+ *   `field` those of the first: `scenario field apiVersion: ...`, `step 3 (addServices) field addServices.count: ...`
  */
 export function parseScenario(input: unknown): Scenario {
+  const found: Found[] = [];
   const h = header.safeParse(input);
   if (!h.success) {
-    const issue = h.error.issues[0]!;
-    const field = pathText(issue.path);
-    throw new ScenarioError(`scenario${field ? ` field ${field}` : ''}: ${issueText(issue)}`, undefined, field || undefined);
-  }
-  const steps: ScenarioStep[] = [];
-  h.data.steps.forEach((raw, i) => {
-    const index = i + 1;
-    if (typeof raw !== 'object' || raw === null || Array.isArray(raw))
-      throw new ScenarioError(`step ${index}: expected an object with one key (${Object.keys(STEP_SCHEMAS).join(', ')})`, index);
-    const keys = Object.keys(raw);
-    if (keys.length !== 1)
-      throw new ScenarioError(`step ${index}: expected exactly one key (${Object.keys(STEP_SCHEMAS).join(', ')}), got ${keys.length === 0 ? 'none' : keys.join(', ')}`, index);
-    const kind = keys[0]!;
-    if (!Object.prototype.hasOwnProperty.call(STEP_SCHEMAS, kind))
-      throw new ScenarioError(`step ${index}: unknown step "${kind}" (expected one of ${Object.keys(STEP_SCHEMAS).join(', ')})`, index, kind);
-    const schema = STEP_SCHEMAS[kind as StepKind];
-    const parsed = schema.safeParse((raw as Record<string, unknown>)[kind]);
-    if (!parsed.success) {
-      const issue = parsed.error.issues[0]!;
-      const field = [kind, ...issue.path.map(String)].join('.');
-      throw new ScenarioError(`step ${index} (${kind}) field ${field}: ${issueText(issue)}`, index, field);
+    for (const issue of h.error.issues) {
+      const field = pathText(issue.path);
+      const text = issueText(issue);
+      found.push({ message: `scenario${field ? ` field ${field}` : ''}: ${text}`, listed: field ? `field ${field}: ${text}` : text, ...(field ? { field } : {}) });
     }
-    steps.push({ kind, index, name: `${index}. ${kind}`, args: parsed.data } as ScenarioStep);
-  });
+  }
+  const rawSteps = h.success ? h.data.steps : (input as { steps?: unknown } | null)?.steps;
+  const steps: ScenarioStep[] = [];
+  if (Array.isArray(rawSteps) && rawSteps.length <= MAX_SCENARIO_STEPS) {
+    rawSteps.forEach((raw: unknown, i) => {
+      const r = checkStep(raw, i + 1);
+      if (r.ok) steps.push(r.step);
+      else found.push(...r.problems);
+    });
+  }
+  if (found.length > 0 || !h.success) throw scenarioErrorOf(found);
   return { apiVersion: SCENARIO_API_VERSION, kind: 'Scenario', name: h.data.name, steps };
 }
 
 /**
  * Parses scenario text (YAML or JSON; JSON is YAML).
- * @param source what to name in errors (a file path, `request body`)
- * @throws ScenarioError for unparsable text or an invalid scenario
+ * @param source what to name in errors (a file path, `request body`): the prefix of the message and of each issue's
+ * @throws ScenarioError for unparsable text or an invalid scenario (every problem, as parseScenario)
  */
 export function parseScenarioText(text: string, source = 'scenario'): Scenario {
   let doc: unknown;
@@ -181,7 +265,8 @@ export function parseScenarioText(text: string, source = 'scenario'): Scenario {
   try {
     return parseScenario(doc);
   } catch (e) {
-    if (e instanceof ScenarioError) throw new ScenarioError(`${source}: ${e.message}`, e.step, e.field);
+    if (e instanceof ScenarioError)
+      throw new ScenarioError(`${source}: ${e.message}`, e.step, e.field, e.issues.map((i) => ({ ...i, message: `${source}: ${i.message}` })));
     throw e;
   }
 }

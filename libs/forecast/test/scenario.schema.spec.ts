@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { ScenarioError, parseScenario, parseScenarioText } from '@app/forecast';
+import { MAX_SCENARIO_ISSUES, MAX_SCENARIO_STEPS, ScenarioError, parseScenario, parseScenarioText } from '@app/forecast';
 import { thrownBy } from '../../../test/thrown.util';
 
 const base = { apiVersion: 'fleet-audit/v1', kind: 'Scenario', name: 'black-friday' };
@@ -63,5 +63,131 @@ describe('parseScenario', () => {
     );
     const s = parseScenarioText('{"apiVersion":"fleet-audit/v1","kind":"Scenario","name":"j","steps":[{"upgradeCcm":{"cluster":"c","version":"v2.12.1"}}]}');
     expect(s.name).toBe('j');
+  });
+});
+
+describe('parseScenario reports every problem at once', () => {
+  it('{} names every missing header field in one error, the first as step and field', () => {
+    const e = errorOf({});
+    expect(e.issues).toEqual([
+      { message: 'scenario field apiVersion: Invalid input: expected "fleet-audit/v1"', field: 'apiVersion' },
+      { message: 'scenario field kind: Invalid input: expected "Scenario"', field: 'kind' },
+      { message: 'scenario field name: Invalid input: expected string, received undefined', field: 'name' },
+      { message: 'scenario field steps: Invalid input: expected array, received undefined', field: 'steps' },
+    ]);
+    expect(e.message).toBe(
+      'scenario: 4 problems: field apiVersion: Invalid input: expected "fleet-audit/v1"; field kind: Invalid input: expected "Scenario"; ' +
+        'field name: Invalid input: expected string, received undefined; field steps: Invalid input: expected array, received undefined',
+    );
+    expect(e).toMatchObject({ step: undefined, field: 'apiVersion', code: 'SCENARIO_INVALID' });
+  });
+
+  it('lists the problems of every bad step with its number and field, after the header problems, in document order', () => {
+    // Within the header or a step: its declared fields in schema order, then its unknown fields (zod's order).
+    const e = errorOf({
+      ...base,
+      kind: 'Plan',
+      steps: [
+        { addNodes: { cluster: 'c', count: 0, colour: 'red' } },
+        { upgradeCcm: { cluster: 'c', version: 'v2.12.1' } },
+        42,
+        { addPods: {} },
+        { addNodes: {}, removeNodes: {} },
+        { setTrafficPolicy: { services: [], policy: 'Both' } },
+      ],
+    });
+    expect(e.issues.map((i) => [i.step, i.field])).toEqual([
+      [undefined, 'kind'],
+      [1, 'addNodes.count'],
+      [1, 'addNodes'],
+      [3, undefined],
+      [4, 'addPods'],
+      [5, undefined],
+      [6, 'setTrafficPolicy.cluster'],
+      [6, 'setTrafficPolicy.services'],
+      [6, 'setTrafficPolicy.policy'],
+    ]);
+    // Each issue worded as the scenario with only that problem is refused.
+    expect(e.issues[1]!.message).toMatch(/^step 1 \(addNodes\) field addNodes\.count: /);
+    expect(e.issues[2]!.message).toBe('step 1 (addNodes) field addNodes: unknown field(s) colour');
+    expect(e.issues[3]!.message).toMatch(/^step 3: expected an object/);
+    expect(e.issues[4]!.message).toMatch(/^step 4: unknown step "addPods"/);
+    expect(e.issues[5]!.message).toMatch(/^step 5: expected exactly one key .* got addNodes, removeNodes$/);
+    expect(e.message).toMatch(/^scenario: 9 problems: field kind: Invalid input: expected "Scenario"; step 1 \(addNodes\) field addNodes\.count: .*; step 1 \(addNodes\) field addNodes: unknown field\(s\) colour; /);
+    expect(e.message.split('; ').slice(1).map((m) => m.split(':')[0])).toEqual(e.issues.slice(1).map((i) => i.message.split(':')[0]));
+    expect(e.message).not.toContain('\n');
+    expect(e).toMatchObject({ step: undefined, field: 'kind' });
+  });
+
+  it('two bad steps give both, each with its step number; step and field are those of the first', () => {
+    const e = errorOf({ ...base, steps: [{ upgradeCcm: { cluster: 'c', version: 'v2.1.0' } }, { addNodes: { cluster: 'c', count: 0 } }, { scalePods: { cluster: 'c', service: 's', replicas: -1 } }] });
+    expect(e.issues).toEqual([
+      { message: expect.stringMatching(/^step 2 \(addNodes\) field addNodes\.count: /), step: 2, field: 'addNodes.count' },
+      { message: expect.stringMatching(/^step 3 \(scalePods\) field scalePods\.replicas: /), step: 3, field: 'scalePods.replicas' },
+    ]);
+    expect(e.message).toBe(`scenario: 2 problems: ${e.issues[0]!.message}; ${e.issues[1]!.message}`);
+    expect(e).toMatchObject({ step: 2, field: 'addNodes.count' });
+  });
+
+  it('one problem reads as before: the message is the issue', () => {
+    const e = errorOf({ ...base, steps: [{ addNodes: { cluster: 'c', count: 0 } }] });
+    expect(e.issues).toEqual([{ message: e.message, step: 1, field: 'addNodes.count' }]);
+    expect(e.message).toMatch(/^step 1 \(addNodes\) field addNodes\.count: /);
+    // Errors made with one problem (runWhatIf's, an unparsable file) list it as their only issue.
+    expect(new ScenarioError('step 2 (addNodes) field addNodes.cluster: unknown cluster', 2, 'addNodes.cluster').issues).toEqual([
+      { message: 'step 2 (addNodes) field addNodes.cluster: unknown cluster', step: 2, field: 'addNodes.cluster' },
+    ]);
+    expect(new ScenarioError('body: not valid YAML: x').issues).toEqual([{ message: 'body: not valid YAML: x' }]);
+  });
+
+  it(`lists at most ${MAX_SCENARIO_ISSUES} problems and counts the others`, () => {
+    // Every step wrong twice (no cluster, count 0): 200 problems.
+    const steps = Array.from({ length: MAX_SCENARIO_STEPS }, () => ({ addNodes: { count: 0 } }));
+    const e = errorOf({ ...base, steps });
+    expect(e.issues).toHaveLength(MAX_SCENARIO_ISSUES);
+    expect(e.issues[0]).toMatchObject({ step: 1, field: 'addNodes.cluster' });
+    expect(e.issues.at(-1)).toMatchObject({ step: MAX_SCENARIO_ISSUES / 2, field: 'addNodes.count' });
+    expect(e.message).toMatch(new RegExp(`^scenario: ${2 * MAX_SCENARIO_STEPS} problems: step 1 \\(addNodes\\) field addNodes\\.cluster: `));
+    expect(e.message).toMatch(new RegExp(`; and ${2 * MAX_SCENARIO_STEPS - MAX_SCENARIO_ISSUES} more$`));
+    expect(e.message.split('; step ')).toHaveLength(MAX_SCENARIO_ISSUES);
+    // Too many steps: the one header problem, the steps not checked one by one.
+    const tooMany = errorOf({ ...base, steps: [...steps, ...steps] });
+    expect(tooMany.issues).toEqual([{ message: `scenario field steps: at most ${MAX_SCENARIO_STEPS} steps per scenario`, field: 'steps' }]);
+  });
+
+  it('a valid scenario parses as before', () => {
+    const input = {
+      ...base,
+      steps: [
+        { addNodes: { cluster: 'c1', count: 40 } },
+        { addServices: { cluster: 'c1', namespace: 'shop', count: 2, loadBalancerClass: 'alibabacloud.com/nlb' } },
+        { migrateToNlb: { cluster: 'c1', services: ['shop/web'] } },
+      ],
+    };
+    expect(parseScenario(input)).toEqual({
+      apiVersion: 'fleet-audit/v1',
+      kind: 'Scenario',
+      name: 'black-friday',
+      steps: [
+        { kind: 'addNodes', index: 1, name: '1. addNodes', args: { cluster: 'c1', count: 40 } },
+        {
+          kind: 'addServices',
+          index: 2,
+          name: '2. addServices',
+          args: { cluster: 'c1', namespace: 'shop', count: 2, externalTrafficPolicy: 'Cluster', ports: [80], podsPerService: 2, loadBalancerClass: 'alibabacloud.com/nlb' },
+        },
+        { kind: 'migrateToNlb', index: 3, name: '3. migrateToNlb', args: { cluster: 'c1', services: ['shop/web'] } },
+      ],
+    });
+  });
+
+  it('parseScenarioText names the source in the message and in each issue', () => {
+    const e = thrownBy(ScenarioError, () => parseScenarioText('apiVersion: fleet-audit/v1\nkind: Plan\nname: x\nsteps:\n  - addNodes: {cluster: c}\n', 'bf.yaml'));
+    expect(e.message).toMatch(/^bf\.yaml: scenario: 2 problems: field kind: .*; step 1 \(addNodes\) field addNodes\.count: /);
+    expect(e.issues).toEqual([
+      { message: 'bf.yaml: scenario field kind: Invalid input: expected "Scenario"', field: 'kind' },
+      { message: expect.stringMatching(/^bf\.yaml: step 1 \(addNodes\) field addNodes\.count: /), step: 1, field: 'addNodes.count' },
+    ]);
+    expect(e).toMatchObject({ step: undefined, field: 'kind' });
   });
 });

@@ -96,7 +96,7 @@ export class ForecastsController {
     description: '`{scanId, scenario, steps: [{name, quotas, firstBreach, findings: {appeared, resolved, severityChanged}, headroom}], convergence}`',
     schema: { type: 'object', properties: { scanId: { type: 'string' }, scenario: { type: 'string' }, steps: { type: 'array', items: { type: 'object' } }, convergence: { type: 'object' } } },
   })
-  @ApiBadRequestResponse({ type: ErrorResponseDto, description: 'Invalid scenario: the message names the step and the field' })
+  @ApiBadRequestResponse({ type: ErrorResponseDto, description: 'Invalid scenario: every problem at once, one `issues` entry each (`body.steps.1.addNodes.count`), the message listing them with their step and field' })
   @ApiNotFoundResponse({ type: ErrorResponseDto, description: 'No succeeded scan stored a snapshot' })
   @ApiTooManyRequestsResponse({ type: ErrorResponseDto, description: 'RATE_LIMITED: the forecast queue is full (Retry-After)' })
   @ApiUnprocessableEntityResponse({ type: ErrorResponseDto, description: 'FORECAST_TOO_LARGE: past the forecast time or heap budget; the message names which' })

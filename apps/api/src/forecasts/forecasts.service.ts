@@ -1,7 +1,7 @@
 import { parse as parseYaml } from 'yaml';
-import { Inject, Injectable, type OnApplicationShutdown } from '@nestjs/common';
+import { Inject, Injectable, Logger, type OnApplicationShutdown } from '@nestjs/common';
 import { ForecastBudgetError, ForecastBusyError, ForecastPool, ForecastUnavailableError, latestSnapshot, trendsFromStore, trendsPageFromStore, type TrendsRequest } from '@app/audit';
-import { HeadroomOptionError, ScenarioError, parseScenario, type HeadroomEntry, type TrendEntry, type WhatIfResult } from '@app/forecast';
+import { HeadroomOptionError, ScenarioError, parseScenario, type HeadroomEntry, type ScenarioIssue, type TrendEntry, type WhatIfResult } from '@app/forecast';
 import { DEFAULT_PAGE_LIMIT, Store, scopeIncludes, type Principal } from '@app/store';
 import { ApiError } from '../common/api.exception';
 import type { HeadroomQuery, TrendsQuery } from './forecasts.schemas';
@@ -17,6 +17,20 @@ function throwPoolError(e: unknown): void {
 
 /** Injection token of the API's forecast thread pool (libs/audit ForecastPool: warm piscina threads). */
 export const FORECAST_POOL = Symbol('FORECAST_POOL');
+
+const poolLogger = new Logger('ForecastPool');
+
+/**
+ * The API's report of a forecast thread that failed while it ran no computation (ForecastPoolOptions.onThreadError):
+ * one error line through the app's logger (nestjs-pino when the API logs JSON, else Nest's console logger), the
+ * error's name and first message line, never a stack: `forecast thread failed outside a computation and was
+ * dropped: Error: Cannot find module ...`.
+ * @param error what the thread threw (an Error, or any value)
+ */
+export function logForecastThreadError(error: unknown): void {
+  const text = error instanceof Error ? `${error.name}: ${error.message}` : String(error);
+  poolLogger.error(`forecast thread failed outside a computation and was dropped: ${text.split('\n')[0]}`);
+}
 
 /**
  * Forecast use cases for the REST API and GraphQL: trends in-process (a bounded read of stored series), headroom
@@ -99,8 +113,10 @@ export class ForecastsService implements OnApplicationShutdown {
 
   /**
    * A what-if scenario on the latest stored snapshot.
-   * @throws ApiError VALIDATION_FAILED naming the step and field; NOT_FOUND when no scan stored a snapshot;
-   *   RATE_LIMITED (429) when the forecast queue is full; FORECAST_TOO_LARGE (422) past the time or heap budget
+   * @throws ApiError VALIDATION_FAILED naming every problem of the scenario in its message and in `issues` (one
+   *   `{ path, message }` each, `path` as bodyPathOf gives it; at most MAX_SCENARIO_ISSUES); NOT_FOUND when no scan
+   *   stored a snapshot; RATE_LIMITED (429) when the forecast queue is full; FORECAST_TOO_LARGE (422) past the time or
+   *   heap budget
    */
   async whatIf(body: unknown, principal: Principal): Promise<{ scanId: string } & WhatIfResult> {
     this.requireAllAccounts(principal);
@@ -110,13 +126,20 @@ export class ForecastsService implements OnApplicationShutdown {
       const result = await this.pool.whatIf(s.snapshot, scenario, { now: new Date(s.observedAt) });
       return { scanId: s.scanId, ...result };
     } catch (e) {
-      if (e instanceof ScenarioError)
-        throw new ApiError('VALIDATION_FAILED', e.message, [{ path: `body${e.field ? `.${e.step ? `steps.${e.step - 1}.` : ''}${e.field}` : ''}`, message: e.message }]);
+      if (e instanceof ScenarioError) throw new ApiError('VALIDATION_FAILED', e.message, e.issues.map((i) => ({ path: bodyPathOf(i), message: i.message })));
       if (e instanceof ForecastUnavailableError) throw new ApiError('NOT_FOUND', e.message);
       throwPoolError(e);
       throw e;
     }
   }
+}
+
+/**
+ * Where in the request body a scenario problem is: `body` + `.steps.<0-based index>` for a step's + `.<field>`
+ * (`body.apiVersion`, `body.steps.1.addNodes.count`, `body.steps.0` for a step that is not an object of one key).
+ */
+export function bodyPathOf(issue: ScenarioIssue): string {
+  return `body${issue.step ? `.steps.${issue.step - 1}` : ''}${issue.field ? `.${issue.field}` : ''}`;
 }
 
 /**

@@ -150,7 +150,13 @@ export async function runDemoCommand(opts: DemoOptions): Promise<number> {
     });
     const { createApiApp } = loadApi();
     // The demo serves the GraphQL sandbox page (GET /graphql); production keeps it off (GRAPHQL_SANDBOX).
-    const app = await createApiApp({ store: db, token, scanLauncher: launcher, graphql: { ...cliConfig().graphql, sandbox: true, stackTraces: cliConfig().cli?.debug === true } });
+    const app = await createApiApp({
+      store: db,
+      token,
+      scanLauncher: launcher,
+      graphql: { ...cliConfig().graphql, sandbox: true, stackTraces: cliConfig().cli?.debug === true },
+      forecasts: { idleTimeoutMs: cliConfig().forecasts.idleTimeoutMs },
+    });
     // Listen before printing the URL (a signal right after it must stop the demo gracefully).
     const interrupted = untilInterrupted();
     await app.listen(opts.port, '127.0.0.1');

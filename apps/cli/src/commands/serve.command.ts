@@ -105,6 +105,8 @@ export async function runServeCommand(opts: ServeOptions): Promise<number> {
     log: { level },
     graphql: { ...config.graphql, stackTraces: config.cli?.debug === true },
     trustProxy: config.api.trustProxy,
+    // FORECAST_IDLE_TIMEOUT_MS: how long an idle what-if / headroom thread stays warm (validated at boot, libs/config).
+    forecasts: { idleTimeoutMs: config.forecasts.idleTimeoutMs },
     ...(redisProbe ? { readiness: { redis: () => redisProbe.ping() } } : {}),
   });
   // Listen before announcing the API (a SIGTERM right after the line must stop it gracefully, not kill it).
