@@ -128,11 +128,13 @@ describe('ForecastPool: warm piscina threads with the budgets of a worker per co
     expect((e as ScenarioError).issues).toEqual(local.issues);
   });
 
-  it('reports a thread that fails outside a computation (its entry throws while loading) to onThreadError', async () => {
+  it('reports a thread that fails outside a computation (its entry throws while loading) to onThreadError, and fails the computation waiting for it at once', async () => {
     const reported: unknown[] = [];
-    const p = pool({ workerEntry: BROKEN_ENTRY, timeBudgetMs: 2000, onThreadError: (error) => reported.push(error) });
-    // The computation never reaches a thread (none starts): it fails at its time budget, as before.
-    await expect(p.whatIf(snapshot, SMALL, { now: NOW })).rejects.toBeInstanceOf(ForecastBudgetError);
+    // A time budget far above the test's timeout: the computation must fail as soon as its thread does, not at it.
+    const p = pool({ workerEntry: BROKEN_ENTRY, timeBudgetMs: 600_000, onThreadError: (error) => reported.push(error) });
+    const failed = await p.whatIf(snapshot, SMALL, { now: NOW }).then(() => undefined, (e: unknown) => e);
+    expect(failed).not.toBeInstanceOf(ForecastBudgetError);
+    expect((failed as Error).message).toBe('forecast thread failed before it ran the computation: forecast worker entry failed to load (test)');
     expect(reported).toHaveLength(1);
     expect(reported[0]).toBeInstanceOf(Error);
     expect((reported[0] as Error).message).toBe('forecast worker entry failed to load (test)');
@@ -140,14 +142,17 @@ describe('ForecastPool: warm piscina threads with the budgets of a worker per co
     let calls = 0;
     const throwing = pool({
       workerEntry: BROKEN_ENTRY,
-      timeBudgetMs: 1000,
+      timeBudgetMs: 600_000,
       onThreadError: () => {
         calls++;
         throw new Error('the report failed');
       },
     });
-    await expect(throwing.whatIf(snapshot, SMALL, { now: NOW })).rejects.toBeInstanceOf(ForecastBudgetError);
+    await expect(throwing.whatIf(snapshot, SMALL, { now: NOW })).rejects.toThrow(/^forecast thread failed before it ran the computation/);
     expect(calls).toBe(1);
+    // The next computation starts a thread again (and fails the same way, promptly, since the entry still throws).
+    await expect(throwing.whatIf(snapshot, SMALL, { now: NOW })).rejects.toThrow(/^forecast thread failed before it ran the computation/);
+    expect(calls).toBe(2);
   }, 30_000);
 
   it('refuses one more than the running and waiting ones at once, and runs those', async () => {

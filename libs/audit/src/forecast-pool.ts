@@ -152,6 +152,11 @@ export class ForecastPool {
   /** Every thread seen alive and not yet known to have exited (awaited once piscina drops it). */
   private readonly seen = new Set<Worker>();
   private running = 0;
+  /**
+   * The computations handed to piscina and not settled yet, with their budget's AbortController; `startFailure` is set
+   * when the pool's last thread failed before running anything (see the 'error' listener).
+   */
+  private readonly handedOver = new Set<{ budget: AbortController; startFailure?: unknown }>();
   private threadsStarted = 0;
   private closed = false;
 
@@ -186,6 +191,15 @@ export class ForecastPool {
         onThreadError?.(e);
       } catch {
         // A failing report must not break piscina's dispatch of the event (see ForecastPoolOptions.onThreadError).
+      }
+      // A thread that fails before it is ready leaves the tasks handed over for it in piscina's queue, and piscina starts
+      // no other thread for them (piscina 5.3.2 dist/index.js `_onError`: `workerFailsDuringBootstrap`): with no thread
+      // left alive they would wait out their whole time budget and then be reported as too large. They fail now,
+      // naming the thread's error; the next computation starts a new thread (piscina's `run` still adds one).
+      if (this.piscina.threads.length > 0) return;
+      for (const h of this.handedOver) {
+        h.startFailure = e;
+        h.budget.abort();
       }
     });
   }
@@ -261,6 +275,8 @@ export class ForecastPool {
   /** Hands one job to piscina under its time budget; settles the job, then waits for any thread that was stopped. */
   private async run(job: Job): Promise<void> {
     const budget = new AbortController();
+    const handed: { budget: AbortController; startFailure?: unknown } = { budget };
+    this.handedOver.add(handed);
     const timer = setTimeout(() => budget.abort(), this.timeBudgetMs);
     const task = this.piscina.run(job.request, { signal: budget.signal });
     // A thread piscina starts for this task exists (not yet ready) once run() returns.
@@ -268,8 +284,10 @@ export class ForecastPool {
     try {
       this.settle(job, await task);
     } catch (e) {
-      job.reject(this.failure(e, budget.signal.aborted));
+      if (handed.startFailure !== undefined) job.reject(threadStartFailure(handed.startFailure));
+      else job.reject(this.failure(e, budget.signal.aborted));
     } finally {
+      this.handedOver.delete(handed);
       clearTimeout(timer);
     }
     await this.reap();
@@ -301,4 +319,12 @@ export class ForecastPool {
     // terminate() of a thread already stopping or stopped resolves at (or right after) its exit.
     await Promise.all(gone.map((t) => t.terminate()));
   }
+}
+
+/**
+ * The error of a computation whose thread failed before it ran anything (a worker entry that cannot load, a thread
+ * Node cannot start): not the caller's input, not a budget; the API answers 500 and logs the thread's error.
+ */
+function threadStartFailure(e: unknown): Error {
+  return new Error(`forecast thread failed before it ran the computation: ${e instanceof Error ? e.message : String(e)}`);
 }
