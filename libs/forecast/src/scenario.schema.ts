@@ -176,8 +176,29 @@ const header = z.strictObject({
   steps: z.array(z.unknown()).min(1).max(MAX_SCENARIO_STEPS, `at most ${MAX_SCENARIO_STEPS} steps per scenario`),
 });
 
+/** Longest key name quoted in a message, characters (a longer one is cut, with `…`). */
+const MAX_QUOTED_KEY = 64;
+/** Most key names listed in one message (the rest are counted: `and N more`). */
+const MAX_LISTED_KEYS = 10;
+
+/**
+ * A key name of the scenario as a message quotes it: as it is when it is a plain identifier (letters, digits, `_`,
+ * `-`, `.`), otherwise as a JSON string, so that a newline or a control character in a user's key cannot break the
+ * one-line message (the CLI's error line, a log line); cut at MAX_QUOTED_KEY characters either way.
+ */
+function keyText(key: string): string {
+  const cut = key.length > MAX_QUOTED_KEY ? `${key.slice(0, MAX_QUOTED_KEY)}…` : key;
+  return /^[A-Za-z0-9_.-]+$/.test(key) && cut === key ? key : JSON.stringify(cut);
+}
+
+/** Key names as a message lists them (`keyText` each, at most MAX_LISTED_KEYS, then `and N more`). */
+function keysText(keys: readonly string[]): string {
+  const listed = keys.slice(0, MAX_LISTED_KEYS).map(keyText).join(', ');
+  return keys.length > MAX_LISTED_KEYS ? `${listed} and ${keys.length - MAX_LISTED_KEYS} more` : listed;
+}
+
 function issueText(issue: z.core.$ZodIssue): string {
-  if (issue.code === 'unrecognized_keys') return `unknown field(s) ${issue.keys.join(', ')}`;
+  if (issue.code === 'unrecognized_keys') return `unknown field(s) ${keysText(issue.keys)}`;
   return issue.message;
 }
 
@@ -205,10 +226,10 @@ function checkStep(raw: unknown, index: number): { ok: true; step: ScenarioStep 
     return one(`step ${index}: expected an object with one key (${Object.keys(STEP_SCHEMAS).join(', ')})`);
   const keys = Object.keys(raw);
   if (keys.length !== 1)
-    return one(`step ${index}: expected exactly one key (${Object.keys(STEP_SCHEMAS).join(', ')}), got ${keys.length === 0 ? 'none' : keys.join(', ')}`);
+    return one(`step ${index}: expected exactly one key (${Object.keys(STEP_SCHEMAS).join(', ')}), got ${keys.length === 0 ? 'none' : keysText(keys)}`);
   const kind = keys[0]!;
   if (!Object.prototype.hasOwnProperty.call(STEP_SCHEMAS, kind))
-    return one(`step ${index}: unknown step "${kind}" (expected one of ${Object.keys(STEP_SCHEMAS).join(', ')})`, kind);
+    return one(`step ${index}: unknown step ${JSON.stringify(kind.length > MAX_QUOTED_KEY ? `${kind.slice(0, MAX_QUOTED_KEY)}…` : kind)} (expected one of ${Object.keys(STEP_SCHEMAS).join(', ')})`, kind);
   const parsed = STEP_SCHEMAS[kind as StepKind].safeParse((raw as Record<string, unknown>)[kind]);
   if (parsed.success) return { ok: true, step: { kind, index, name: `${index}. ${kind}`, args: parsed.data } as ScenarioStep };
   const problems = parsed.error.issues.map((issue) => {

@@ -190,4 +190,25 @@ describe('parseScenario reports every problem at once', () => {
     ]);
     expect(e).toMatchObject({ step: undefined, field: 'kind' });
   });
+
+  it('quotes user key names so a message stays one line, cut at 64 characters and 10 names', () => {
+    const long = 'x'.repeat(200);
+    const many = Object.fromEntries(Array.from({ length: 30 }, (_, i) => [`k${i}`, 1]));
+    const e = errorOf({
+      ...base,
+      extra: 1,
+      steps: [{ 'add\nPods': {} }, { [long]: {} }, many, { addNodes: { cluster: 'c', count: 1, 'bad key\u0007': 2 } }],
+    });
+    const oneLine = (text: string) => !text.includes('\n') && !text.includes('\u0007');
+    expect(e.issues.every((issue) => oneLine(issue.message))).toBe(true);
+    expect(oneLine(e.message)).toBe(true);
+    expect(e.issues.map((i) => i.message)).toEqual([
+      'scenario: unknown field(s) extra',
+      expect.stringMatching(/^step 1: unknown step "add\\nPods" \(expected one of /),
+      expect.stringMatching(new RegExp(`^step 2: unknown step "${'x'.repeat(64)}…" \\(expected one of `)),
+      expect.stringMatching(/, got k0, k1, k2, k3, k4, k5, k6, k7, k8, k9 and 20 more$/),
+      'step 4 (addNodes) field addNodes: unknown field(s) "bad key\\u0007"',
+    ]);
+  });
 });
+
