@@ -93,7 +93,7 @@ describe('what-if errors: scenario problems all at once (REST, GraphQL, CLI), fo
     expect(body.message).toMatch(new RegExp(`^scenario: ${2 * MAX_SCENARIO_STEPS} problems: .*; and ${2 * MAX_SCENARIO_STEPS - MAX_SCENARIO_ISSUES} more$`));
   });
 
-  it('GraphQL whatIf: one BAD_USER_INPUT error whose message lists every problem', async () => {
+  it('GraphQL whatIf: one BAD_USER_INPUT error whose message and extensions.issues list every problem', async () => {
     const res = await request(app.getHttpServer())
       .post('/graphql')
       .set('Authorization', `Bearer ${TOKEN}`)
@@ -101,9 +101,12 @@ describe('what-if errors: scenario problems all at once (REST, GraphQL, CLI), fo
         query: 'mutation($s: ScenarioInput!) { whatIf(input: $s) { scanId } }',
         variables: { s: { ...HEADER, apiVersion: 'v2', steps: [{ addNodes: { cluster: CLUSTER, count: 0 } }, { scalePods: { cluster: CLUSTER, service: 'shop/web', replicas: -1 } }] } },
       });
-    const errors = (res.body as { errors?: { message: string; extensions?: { code?: string } }[] }).errors;
+    const errors = (res.body as { errors?: { message: string; extensions?: { code?: string; issues?: { path: string; message: string }[] } }[] }).errors;
     expect(errors).toHaveLength(1);
     expect(errors![0]!.extensions?.code).toBe('BAD_USER_INPUT');
+    // Every problem in extensions.issues too, as REST lists them, the paths naming the operation's `input` argument (array indices from 0, as JSON paths count).
+    expect(errors![0]!.extensions?.issues?.map((i) => i.path)).toEqual(['input.apiVersion', 'input.steps.0.addNodes.count', 'input.steps.1.scalePods.replicas']);
+    expect(errors![0]!.extensions?.issues?.[2]?.message).toMatch(/^step 2 \(scalePods\) field scalePods\.replicas: /);
     expect(errors![0]!.message).toMatch(
       /^scenario: 3 problems: field apiVersion: Invalid input: expected "fleet-audit\/v1"; step 1 \(addNodes\) field addNodes\.count: .*; step 2 \(scalePods\) field scalePods\.replicas: /,
     );

@@ -15,7 +15,7 @@ import { InMemoryLRUCache } from '@apollo/utils.keyvaluecache';
 import { type DocumentNode, GraphQLError, type GraphQLFormattedError } from 'graphql/index.js';
 import { processEnvironment } from '@app/config';
 import { isConnectionLoss, StoreError, type Store } from '@app/store';
-import { ApiError } from '../common/api.exception';
+import { ApiError, type ValidationIssue } from '../common/api.exception';
 import { clientAddressOf, type HttpRequestLike } from '../common/bearer-auth.guard';
 import type { TokenAuthenticator } from '../auth/token-authenticator';
 import { costLimitPlugin, DEFAULT_GRAPHQL_LIMITS, type GraphqlLimits } from './graphql-cost.plugin';
@@ -97,8 +97,19 @@ const API_CODES: Record<string, { code: string; status?: number }> = {
 };
 
 /**
+ * A validation problem as GraphQL answers it, in `extensions.issues` (the REST answer's `issues`, same order): the
+ * services name a REST body field `body.<field>` and a query parameter `query.<name>`; a GraphQL operation passes
+ * the body as its `input` argument and each parameter as an argument of its own, so the path names those instead
+ * (`input.steps.1.addNodes.count`, `like`).
+ */
+export function graphqlIssue(issue: ValidationIssue): ValidationIssue {
+  const path = issue.path.replace(/^body(?=\.|$)/, 'input').replace(/^query\./, '');
+  return { path, message: issue.message };
+}
+
+/**
  * The GraphQL error for an error of our layers (ApiError, StoreError): its message and a stable
- * `extensions.code`; GraphQL errors pass unchanged; anything else becomes INTERNAL_SERVER_ERROR with a generic
+ * `extensions.code` (and, for a validation error, every problem in `extensions.issues`: `graphqlIssue`); GraphQL errors pass unchanged; anything else becomes INTERNAL_SERVER_ERROR with a generic
  * message (details stay in the server log).
  */
 export function toGraphqlError(e: unknown): GraphQLError {
@@ -110,6 +121,7 @@ export function toGraphqlError(e: unknown): GraphQLError {
     return new GraphQLError(e.message, {
       extensions: {
         code: m.code,
+        ...(e.issues && e.issues.length > 0 ? { issues: e.issues.map(graphqlIssue) } : {}),
         ...(e.retryAfterSeconds !== undefined ? { retryAfterSeconds: e.retryAfterSeconds } : {}),
         ...(m.status ? { http: { status: m.status, ...(headers ? { headers } : {}) } } : {}),
       },
