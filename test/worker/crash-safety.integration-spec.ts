@@ -55,8 +55,8 @@ const PACED: Budget = { qpsPerAccount: 20, maxConcurrentPerAccount: 3 };
  * on the loaded 2-core machine, two crawl jobs ended `failed` (solo runs passed). The likely cause is this file's 2 s
  * job locks (WORKER_LOCK_DURATION_MS, the product default is 30 s): under CPU load both workers log "could not renew
  * lock", and a job that stalls `maxStalledCount` (2) times fails; the faster crawl packs more CPU into each lock
- * window. The slots of the jobs it returns
- * stay taken until they expire, as after a kill, so the three in flight per account are kept.
+ * window. Three calls in flight per account, as for the kill; unlike a kill, the stopped worker gives back the Redis
+ * slots of the calls it dropped before they started (RedisRateLimiterPool.dropWaiting, test/worker/redis-rate-limiter).
  */
 const DRAINED: Budget = { qpsPerAccount: 6, maxConcurrentPerAccount: 3 };
 
