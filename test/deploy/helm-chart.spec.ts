@@ -24,9 +24,27 @@ const helm = findHelm();
 const REQUIRED_SET = ['secret.apiToken=0123456789abcdef0123456789abcdef', 'database.url=postgres://fleet@pg:5432/fleet_audit', 'redis.url=redis://redis:6379'];
 
 describe('Helm chart deploy/helm/fleet-audit (static)', () => {
+  it('renders every whole-number value of an environment variable through `int` (a float64 `quote`s as 1e+06)', () => {
+    // Helm reads values.yaml numbers as float64, and `quote` prints 1000000 as "1e+06", which the config schema's
+    // integer check refuses at boot: `{{ int .Values.x | quote }}` prints the digits.
+    const values = parse(readFileSync(join(CHART, 'values.yaml'), 'utf8')) as Record<string, unknown>;
+    const valueAt = (path: string): unknown => path.split('.').reduce<unknown>((v, k) => (v as Record<string, unknown> | undefined)?.[k], values);
+    const bare: string[] = [];
+    let numeric = 0;
+    for (const file of readdirSync(TEMPLATES).filter((f) => f.endsWith('.yaml'))) {
+      for (const m of readFileSync(join(TEMPLATES, file), 'utf8').matchAll(/\{\{ (int )?\.Values\.([A-Za-z0-9_.]+) \| quote \}\}/g)) {
+        if (typeof valueAt(m[2]!) !== 'number') continue;
+        numeric++;
+        if (!m[1]) bare.push(`${file}: .Values.${m[2]}`);
+      }
+    }
+    expect(numeric).toBeGreaterThan(10);
+    expect(bare).toEqual([]);
+  });
+
   it('probes the worker on its health endpoint: /healthz (liveness) and /readyz (PostgreSQL + Redis)', () => {
     const worker = readFileSync(join(CHART, 'templates', 'worker-deployment.yaml'), 'utf8');
-    expect(worker).toMatch(/name: WORKER_HEALTH_PORT\s+value: \{\{ \.Values\.worker\.healthPort \| quote \}\}/);
+    expect(worker).toMatch(/name: WORKER_HEALTH_PORT\s+value: \{\{ int \.Values\.worker\.healthPort \| quote \}\}/);
     expect(worker).toMatch(/name: WORKER_HEALTH_HOST\s+value: "0\.0\.0\.0"/);
     expect(worker).toContain('livenessProbe:\n            httpGet: { path: /healthz, port: health }');
     expect(worker).toContain('readinessProbe:\n            httpGet: { path: /readyz, port: health }');

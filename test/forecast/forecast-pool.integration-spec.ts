@@ -185,7 +185,8 @@ describe('ForecastPool: warm piscina threads with the budgets of a worker per co
     const elapsed = performance.now() - t0;
     expect(e).toBeInstanceOf(ForecastBudgetError);
     expect((e as Error).message).toBe('forecast over its time budget of 2.5 s: use fewer or smaller steps');
-    // It ran on the warm thread (nothing to start), which is gone: terminated, not left spinning.
+    // Stopped at its budget, not before; it ran on the warm thread (no thread started: threadsStarted stays 1), which
+    // is gone: terminated, not left spinning.
     expect(elapsed).toBeGreaterThanOrEqual(2400);
     expect(p.stats).toMatchObject({ threads: 0, threadsStarted: 1 });
     // The next computation waits for that thread's exit (its slot is held until then: the exit comes as an event,

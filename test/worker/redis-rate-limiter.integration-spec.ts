@@ -147,10 +147,11 @@ describe('RedisRateLimiterPool', () => {
   });
 
   it('dropWaiting gives back the Redis slots of calls that never ran (another pool gets them at once)', async () => {
-    // 1 call/s (1.1 s apart with the headroom) and 2 in flight: A's second call holds a slot in Redis
-    // while it waits for its start time (Bottleneck state RUNNING) when A stops. With a 60 s call
-    // timeout a slot that is not given back stays counted for 65 s (its expiration).
-    const budget: RateLimiterOptions = { qpsPerAccount: 1, maxConcurrentPerAccount: 2 };
+    // 0.5 call/s (2.2 s apart with the headroom) and 2 in flight: A's second call holds a slot in Redis
+    // while it waits for its start time (Bottleneck state RUNNING) when A stops; 2.2 s leaves room for a
+    // loaded machine between seeing both slots taken and A's stop. With a 60 s call timeout a slot that
+    // is not given back stays counted for 65 s (its expiration).
+    const budget: RateLimiterOptions = { qpsPerAccount: 0.5, maxConcurrentPerAccount: 2 };
     const prefix = uniquePrefix('rate-stop');
     const errors: Error[] = [];
     const a = new RedisRateLimiterPool({
@@ -163,7 +164,7 @@ describe('RedisRateLimiterPool', () => {
     const running = () => redis.hget(`b_${prefix}:rate:1001_settings`, 'running');
     const bound = new Set<NodeJS.Timeout>();
     try {
-      // A: the first call runs until A has stopped; the second registers (waiting ~1.1 s); the rest queue.
+      // A: the first call runs until A has stopped; the second registers (waiting ~2.2 s); the rest queue.
       let releaseFirst!: () => void;
       const firstHeld = new Promise<void>((r) => (releaseFirst = r));
       let firstStarted!: () => void;
@@ -210,9 +211,10 @@ describe('RedisRateLimiterPool', () => {
         }),
       );
       bCalls.forEach((c) => c.catch(() => undefined)); // a leaked slot leaves the second one pending
-      // Starts are 1.1 s apart and A's calls pushed the next start ~2.2 s ahead: both start by ~3.4 s.
+      // Starts are 2.2 s apart and A's calls pushed the next start ~4.4 s ahead: both start by ~7 s; a slot
+      // not given back would hold the second one for 65 s, so 25 s tells the two apart on a loaded machine.
       const timedOut = new Promise<'timed out'>((resolve) =>
-        bound.add(setTimeout(() => resolve('timed out'), 6_000)),
+        bound.add(setTimeout(() => resolve('timed out'), 25_000)),
       );
       const outcome = await Promise.race([bothRunning.then(() => 'both started' as const), timedOut]);
       expect(outcome, `B's call starts, ms after A stopped: ${bStarts.join(', ')}`).toBe('both started');

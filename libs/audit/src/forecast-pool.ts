@@ -153,10 +153,10 @@ export class ForecastPool {
   private readonly seen = new Set<Worker>();
   private running = 0;
   /**
-   * The computations handed to piscina and not settled yet, with their budget's AbortController; `startFailure` is set
+   * The computations handed to piscina and not settled yet, with their budget's AbortController; `failedToStart` is set
    * when the pool's last thread failed before running anything (see the 'error' listener).
    */
-  private readonly handedOver = new Set<{ budget: AbortController; startFailure?: unknown }>();
+  private readonly handedOver = new Set<{ budget: AbortController; failedToStart: boolean; startError?: unknown }>();
   private threadsStarted = 0;
   private closed = false;
 
@@ -198,7 +198,8 @@ export class ForecastPool {
       // naming the thread's error; the next computation starts a new thread (piscina's `run` still adds one).
       if (this.piscina.threads.length > 0) return;
       for (const h of this.handedOver) {
-        h.startFailure = e;
+        h.failedToStart = true;
+        h.startError = e;
         h.budget.abort();
       }
     });
@@ -275,7 +276,7 @@ export class ForecastPool {
   /** Hands one job to piscina under its time budget; settles the job, then waits for any thread that was stopped. */
   private async run(job: Job): Promise<void> {
     const budget = new AbortController();
-    const handed: { budget: AbortController; startFailure?: unknown } = { budget };
+    const handed: { budget: AbortController; failedToStart: boolean; startError?: unknown } = { budget, failedToStart: false };
     this.handedOver.add(handed);
     const timer = setTimeout(() => budget.abort(), this.timeBudgetMs);
     const task = this.piscina.run(job.request, { signal: budget.signal });
@@ -284,7 +285,7 @@ export class ForecastPool {
     try {
       this.settle(job, await task);
     } catch (e) {
-      if (handed.startFailure !== undefined) job.reject(threadStartFailure(handed.startFailure));
+      if (handed.failedToStart) job.reject(threadStartFailure(handed.startError));
       else job.reject(this.failure(e, budget.signal.aborted));
     } finally {
       this.handedOver.delete(handed);

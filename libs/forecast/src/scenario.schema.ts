@@ -234,7 +234,9 @@ function checkStep(raw: unknown, index: number): { ok: true; step: ScenarioStep 
   if (parsed.success) return { ok: true, step: { kind, index, name: `${index}. ${kind}`, args: parsed.data } as ScenarioStep };
   const problems = parsed.error.issues.map((issue) => {
     const field = [kind, ...issue.path.map(String)].join('.');
-    return found(`step ${index} (${kind}) field ${field}: ${issueText(issue)}`, field);
+    // A path can hold a user's key (a `labels` record): quoted in the message (keyText), as given in `field`.
+    const shown = [kind, ...issue.path.map((k) => (typeof k === 'number' ? String(k) : keyText(String(k))))].join('.');
+    return found(`step ${index} (${kind}) field ${shown}: ${issueText(issue)}`, field);
   });
   return { ok: false, problems };
 }

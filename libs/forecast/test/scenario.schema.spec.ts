@@ -197,7 +197,13 @@ describe('parseScenario reports every problem at once', () => {
     const e = errorOf({
       ...base,
       extra: 1,
-      steps: [{ 'add\nPods': {} }, { [long]: {} }, many, { addNodes: { cluster: 'c', count: 1, 'bad key\u0007': 2 } }],
+      steps: [
+        { 'add\nPods': {} },
+        { [long]: {} },
+        many,
+        { addNodes: { cluster: 'c', count: 1, 'bad key\u0007': 2 } },
+        { addNodes: { cluster: 'c', count: 1, labels: { 'a\nb': 5 } } },
+      ],
     });
     const oneLine = (text: string) => !text.includes('\n') && !text.includes('\u0007');
     expect(e.issues.every((issue) => oneLine(issue.message))).toBe(true);
@@ -208,7 +214,10 @@ describe('parseScenario reports every problem at once', () => {
       expect.stringMatching(new RegExp(`^step 2: unknown step "${'x'.repeat(64)}…" \\(expected one of `)),
       expect.stringMatching(/, got k0, k1, k2, k3, k4, k5, k6, k7, k8, k9 and 20 more$/),
       'step 4 (addNodes) field addNodes: unknown field(s) "bad key\\u0007"',
+      expect.stringMatching(/^step 5 \(addNodes\) field addNodes\.labels\."a\\nb": /),
     ]);
+    // The field keeps the key as given (structured data, not a line of text).
+    expect(e.issues[5]).toMatchObject({ step: 5, field: 'addNodes.labels.a\nb' });
   });
 });
 

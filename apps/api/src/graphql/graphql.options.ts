@@ -98,13 +98,26 @@ const API_CODES: Record<string, { code: string; status?: number }> = {
 
 /**
  * A validation problem as GraphQL answers it, in `extensions.issues` (the REST answer's `issues`, same order): the
- * services name a REST body field `body.<field>` and a query parameter `query.<name>`; a GraphQL operation passes
- * the body as its `input` argument and each parameter as an argument of its own, so the path names those instead
- * (`input.steps.1.addNodes.count`, `like`).
+ * services name a REST body field `body.<field>` and a query parameter `query.<name>`, and the resolvers validate
+ * their arguments as `args.<name>`; a GraphQL operation passes the body as its `input` argument and each parameter as
+ * an argument of its own, so the path names those instead (`input.steps.0.addNodes.count`, `like`, `ports`). An
+ * operation whose body fields are arguments of their own (`startScan(source)`) rewrites its issues first
+ * (`withArgumentPaths`).
  */
 export function graphqlIssue(issue: ValidationIssue): ValidationIssue {
-  const path = issue.path.replace(/^body(?=\.|$)/, 'input').replace(/^query\./, '');
+  const path = issue.path.replace(/^body(?=\.|$)/, 'input').replace(/^(query|args)\./, '');
   return { path, message: issue.message };
+}
+
+/**
+ * For an operation that takes the REST body's fields as arguments of its own (`startScan(source)`, not an `input`
+ * object): an ApiError whose issues name `body.<field>` becomes one naming `<field>`, the argument; anything else is
+ * returned as it is.
+ */
+export function withArgumentPaths(e: unknown): unknown {
+  if (!(e instanceof ApiError) || !e.issues?.some((i) => i.path.startsWith('body.'))) return e;
+  const issues = e.issues.map((i) => ({ path: i.path.replace(/^body\./, ''), message: i.message }));
+  return new ApiError(e.code, e.message, issues, e.retryAfterSeconds);
 }
 
 /**

@@ -19,6 +19,7 @@ import { QuotasService } from '../quotas/quotas.service';
 import { ScanSelectionService } from '../scans/scan-selection.service';
 import { ScansService } from '../scans/scans.service';
 import type { GraphLoaders } from './graphql.loaders';
+import { withArgumentPaths } from './graphql.options';
 import {
   Account,
   AccountConnection,
@@ -355,7 +356,11 @@ export class RootResolver {
   @Mutation(() => StartScanPayload, { description: 'Start a scan (POST /v1/scans); operator role' })
   async startScan(@Context() ctx: GqlContext, @Args('source', { nullable: true }) source?: string): Promise<StartScanPayload> {
     await requireRole(ctx, this.auth, 'operator', 'startScan');
-    return this.scans.launch(source ? { source } : {});
+    try {
+      return await this.scans.launch(source ? { source } : {});
+    } catch (e) {
+      throw withArgumentPaths(e); // `source` is this operation's own argument, not a field of an `input`
+    }
   }
 }
 
