@@ -74,6 +74,9 @@ module.exports = function spinningForecastTask(request) {
 /** A worker entry that throws while its thread loads it (before any computation reaches the thread). */
 const BROKEN_ENTRY = join(tmp, 'broken-forecast-worker.js');
 writeFileSync(BROKEN_ENTRY, `throw new Error('forecast worker entry failed to load (test)');\n`);
+/** A worker entry that ends its thread while it loads, with no error (`process.exit`). */
+const EXITING_ENTRY = join(tmp, 'exiting-forecast-worker.js');
+writeFileSync(EXITING_ENTRY, `process.exit(3);\n`);
 
 describe('ForecastPool: warm piscina threads with the budgets of a worker per computation', () => {
   const pools: ForecastPool[] = [];
@@ -153,6 +156,16 @@ describe('ForecastPool: warm piscina threads with the budgets of a worker per co
     // The next computation starts a thread again (and fails the same way, promptly, since the entry still throws).
     await expect(throwing.whatIf(snapshot, SMALL, { now: NOW })).rejects.toThrow(/^forecast thread failed before it ran the computation/);
     expect(calls).toBe(2);
+  }, 30_000);
+
+  it('fails the computation at once when its thread exits while loading without an error (process.exit)', async () => {
+    const reported: unknown[] = [];
+    const p = pool({ workerEntry: EXITING_ENTRY, timeBudgetMs: 600_000, onThreadError: (error) => reported.push(error) });
+    await expect(p.whatIf(snapshot, SMALL, { now: NOW })).rejects.toThrow('forecast thread failed before it ran the computation: the thread exited before it was ready');
+    expect(p.load).toEqual({ running: 0, queued: 0 });
+    // Piscina reports no 'error' for an exit; the next computation starts a thread again and fails the same way.
+    expect(reported).toEqual([]);
+    await expect(p.whatIf(snapshot, SMALL, { now: NOW })).rejects.toThrow(/^forecast thread failed before it ran the computation/);
   }, 30_000);
 
   it('refuses one more than the running and waiting ones at once, and runs those', async () => {

@@ -196,13 +196,32 @@ export class ForecastPool {
       // no other thread for them (piscina 5.3.2 dist/index.js `_onError`: `workerFailsDuringBootstrap`): with no thread
       // left alive they would wait out their whole time budget and then be reported as too large. They fail now,
       // naming the thread's error; the next computation starts a new thread (piscina's `run` still adds one).
-      if (this.piscina.threads.length > 0) return;
-      for (const h of this.handedOver) {
-        h.failedToStart = true;
-        h.startError = e;
-        h.budget.abort();
-      }
+      this.failStranded(e);
     });
+    // A thread that exits before it is ready without an 'error' (`process.exit` while its entry loads) strands its
+    // tasks the same way, and piscina emits nothing but this (dist/index.js `onWorkerExit` -> `_onError(.., true)`).
+    // The event fires while piscina still lists the thread (`_removeWorker` deletes it after `destroy`) and before it
+    // rejects the task the thread was running (out of memory, a crash): judged on the next turn of the event loop,
+    // once those rejections have settled their computations. A thread stopped for a budget or by close() has no
+    // stranded task either (failStranded skips those).
+    this.piscina.on('workerDestroy', () => {
+      setImmediate(() => this.failStranded(new Error('the thread exited before it was ready')));
+    });
+  }
+
+  /**
+   * Fails at once the computations handed to piscina that no thread will run: when no thread is left alive (none
+   * running, none starting), a task in piscina's queue waits until the next `run` starts a thread, that is, until
+   * its own time budget. Skips those already stopped (budget, close()).
+   */
+  private failStranded(error: unknown): void {
+    if (this.closed || this.piscina.threads.length > 0) return;
+    for (const h of this.handedOver) {
+      if (h.budget.signal.aborted) continue;
+      h.failedToStart = true;
+      h.startError = error;
+      h.budget.abort();
+    }
   }
 
   /** Computations running and waiting (counts). */
