@@ -131,6 +131,13 @@ export function defaultForecastWorkerEntry(distRoot?: string): string {
   return join(root, 'libs', 'audit', 'src', 'forecast-worker.js');
 }
 
+/** A computation handed to piscina: its budget, and why no thread will run it once that is known (`failStranded`). */
+interface HandedOver {
+  budget: AbortController;
+  /** Set when the pool's last thread ended before it was ready: the thread's error (anything a thread may throw). */
+  stranded?: { error: unknown };
+}
+
 interface Job {
   request: ForecastWorkerRequest;
   resolve: (value: WhatIfResult | HeadroomEntry[]) => void;
@@ -153,10 +160,10 @@ export class ForecastPool {
   private readonly seen = new Set<Worker>();
   private running = 0;
   /**
-   * The computations handed to piscina and not settled yet, with their budget's AbortController; `failedToStart` is set
+   * The computations handed to piscina and not settled yet, with their budget's AbortController; `stranded` is set
    * when the pool's last thread failed before running anything (see the 'error' listener).
    */
-  private readonly handedOver = new Set<{ budget: AbortController; failedToStart: boolean; startError?: unknown }>();
+  private readonly handedOver = new Set<HandedOver>();
   private threadsStarted = 0;
   private closed = false;
 
@@ -218,8 +225,7 @@ export class ForecastPool {
     if (this.closed || this.piscina.threads.length > 0) return;
     for (const h of this.handedOver) {
       if (h.budget.signal.aborted) continue;
-      h.failedToStart = true;
-      h.startError = error;
+      h.stranded = { error };
       h.budget.abort();
     }
   }
@@ -295,7 +301,7 @@ export class ForecastPool {
   /** Hands one job to piscina under its time budget; settles the job, then waits for any thread that was stopped. */
   private async run(job: Job): Promise<void> {
     const budget = new AbortController();
-    const handed: { budget: AbortController; failedToStart: boolean; startError?: unknown } = { budget, failedToStart: false };
+    const handed: HandedOver = { budget };
     this.handedOver.add(handed);
     const timer = setTimeout(() => budget.abort(), this.timeBudgetMs);
     const task = this.piscina.run(job.request, { signal: budget.signal });
@@ -304,7 +310,7 @@ export class ForecastPool {
     try {
       this.settle(job, await task);
     } catch (e) {
-      if (handed.failedToStart) job.reject(threadStartFailure(handed.startError));
+      if (handed.stranded) job.reject(threadStartFailure(handed.stranded.error));
       else job.reject(this.failure(e, budget.signal.aborted));
     } finally {
       this.handedOver.delete(handed);

@@ -187,8 +187,13 @@ const MAX_LISTED_KEYS = 10;
  * one-line message (the CLI's error line, a log line); cut at MAX_QUOTED_KEY characters either way.
  */
 function keyText(key: string): string {
-  const cut = key.length > MAX_QUOTED_KEY ? `${key.slice(0, MAX_QUOTED_KEY)}…` : key;
+  const cut = cutKey(key);
   return /^[A-Za-z0-9_.-]+$/.test(key) && cut === key ? key : JSON.stringify(cut);
+}
+
+/** A user's key name cut at MAX_QUOTED_KEY characters (`…` marks the cut). */
+function cutKey(key: string): string {
+  return key.length > MAX_QUOTED_KEY ? `${key.slice(0, MAX_QUOTED_KEY)}…` : key;
 }
 
 /** Key names as a message lists them (`keyText` each, at most MAX_LISTED_KEYS, then `and N more`). */
@@ -229,7 +234,7 @@ function checkStep(raw: unknown, index: number): { ok: true; step: ScenarioStep 
     return one(`step ${index}: expected exactly one key (${Object.keys(STEP_SCHEMAS).join(', ')}), got ${keys.length === 0 ? 'none' : keysText(keys)}`);
   const kind = keys[0]!;
   if (!Object.prototype.hasOwnProperty.call(STEP_SCHEMAS, kind))
-    return one(`step ${index}: unknown step ${JSON.stringify(kind.length > MAX_QUOTED_KEY ? `${kind.slice(0, MAX_QUOTED_KEY)}…` : kind)} (expected one of ${Object.keys(STEP_SCHEMAS).join(', ')})`, kind);
+    return one(`step ${index}: unknown step ${JSON.stringify(cutKey(kind))} (expected one of ${Object.keys(STEP_SCHEMAS).join(', ')})`, kind);
   const parsed = STEP_SCHEMAS[kind as StepKind].safeParse((raw as Record<string, unknown>)[kind]);
   if (parsed.success) return { ok: true, step: { kind, index, name: `${index}. ${kind}`, args: parsed.data } as ScenarioStep };
   const problems = parsed.error.issues.map((issue) => {

@@ -278,7 +278,7 @@ export class RedisRateLimiterPool {
 
 /** A `_scheduled` entry of Bottleneck 2.19.5 (lib/Bottleneck.js `_run`): a registered job. */
 interface ScheduledEntry {
-  job?: { promise?: unknown; options?: { weight?: unknown } };
+  job?: { promise?: unknown };
 }
 
 /** The internals of a Bottleneck 2.19.5 instance that {@link stopAndFreeSlots} uses. */
@@ -287,7 +287,10 @@ interface BottleneckInternals {
   _scheduled?: unknown;
   /** Starts a registered job after its wait; `stop({ dropWaitingJobs: true })` replaces it with a drop. */
   _run?: unknown;
-  /** The Redis datastore; `__free__(index, weight)` runs the `free` script (promise of `{ running }`). */
+  /**
+   * The Redis datastore; `__free__(index)` runs the `free` script (promise of `{ running }`; RedisDatastore.js: the
+   * script frees the job's whole registered weight by its index, the weight argument of the signature is unused).
+   */
   _store?: { __free__?: unknown };
 }
 
@@ -352,24 +355,17 @@ async function stopAndFreeSlots(
   }
   const entries = scheduled as Record<string, ScheduledEntry | undefined>;
   const frees: Promise<void>[] = [];
-  const freeSlot = (index: string, weight: unknown): void => {
-    if (typeof weight !== 'number') {
-      onError(
-        new Error(
-          `Bottleneck job ${index} has no numeric weight: its Redis slot stays counted until its expiration`,
-        ),
-      );
-      return;
-    }
+  const freeSlot = (index: string): void => {
     frees.push(
       Promise.resolve()
-        .then(() => (free as (index: string, weight: number) => unknown).call(store, index, weight))
+        .then(() => (free as (index: string) => unknown).call(store, index))
         .then(
           () => undefined,
           (e: unknown) => onError(asError(e)),
         ),
     );
   };
+
 
   const registered = Object.entries(entries);
   const stopped = limiter.stop({ dropWaitingJobs: true, dropErrorMessage }).catch(() => undefined); // shutdown path
@@ -393,7 +389,7 @@ async function stopAndFreeSlots(
       wait: number,
     ): unknown {
       const result = drop.call(this, index, job, wait);
-      freeSlot(index, job?.options?.weight);
+      freeSlot(index);
       return result;
     };
   }
@@ -410,7 +406,7 @@ async function stopAndFreeSlots(
     const afterwards = (): void => {
       if (entries[index] !== entry) return; // ran or expired: Bottleneck freed it
       delete entries[index];
-      freeSlot(index, entry?.job?.options?.weight);
+      freeSlot(index);
     };
     return promise.then(afterwards, afterwards);
   });
