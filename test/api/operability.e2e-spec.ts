@@ -4,6 +4,7 @@
  * `/metrics` carrying process/runtime metrics and the HTTP request duration histogram (linted by
  * promtool when available, see test/telemetry/promtool.spec.ts).
  */
+import { EventEmitter } from 'node:events';
 import { Writable } from 'node:stream';
 import type { INestApplication } from '@nestjs/common';
 import request from 'supertest';
@@ -15,16 +16,43 @@ import { createTestDatabase, type TestDatabase } from '../store/test-database.ut
 
 const TOKEN = 'ops-e2e-token-0f3c9a7b21d4e8c6';
 
-/** A destination that keeps every JSON line. */
-function memoryStream(): { stream: Writable; lines: () => Record<string, unknown>[] } {
+/**
+ * A destination that keeps every JSON line. `next(pred)` resolves with the first line matching `pred`, at once when
+ * one was written already, else when it is written: pino-http writes a request's line on the response's
+ * `finish`/`close`, which can come after the client has read the whole answer (seen on a loaded CI machine).
+ */
+function memoryStream(): {
+  stream: Writable;
+  lines: () => Record<string, unknown>[];
+  next: (pred: (line: Record<string, unknown>) => boolean, ms?: number) => Promise<Record<string, unknown>>;
+} {
   let buf = '';
+  const written = new EventEmitter();
+  const lines = (): Record<string, unknown>[] => buf.split('\n').filter(Boolean).map((l) => JSON.parse(l) as Record<string, unknown>);
   const stream = new Writable({
     write(chunk: Buffer, _enc, cb) {
       buf += chunk.toString();
+      written.emit('line');
       cb();
     },
   });
-  return { stream, lines: () => buf.split('\n').filter(Boolean).map((l) => JSON.parse(l) as Record<string, unknown>) };
+  const next = (pred: (line: Record<string, unknown>) => boolean, ms = 5_000): Promise<Record<string, unknown>> =>
+    new Promise((resolve, reject) => {
+      const look = (): boolean => {
+        const hit = lines().find(pred);
+        if (!hit) return false;
+        clearTimeout(timer);
+        written.off('line', look);
+        resolve(hit);
+        return true;
+      };
+      const timer = setTimeout(() => {
+        written.off('line', look);
+        reject(new Error(`no matching log line within ${ms} ms; lines: ${JSON.stringify(lines())}`));
+      }, ms);
+      if (!look()) written.on('line', look);
+    });
+  return { stream, lines, next };
 }
 
 describe('API logs, readiness and process metrics (e2e)', () => {
@@ -57,12 +85,11 @@ describe('API logs, readiness and process metrics (e2e)', () => {
     const res = await request(app.getHttpServer()).get('/v1/scans').set('Authorization', `Bearer ${TOKEN}`).set('X-Request-Id', 'req-abc.123');
     expect(res.status).toBe(200);
     expect(res.headers['x-request-id']).toBe('req-abc.123');
-    const line = logs.lines().find((l) => (l.req as { id?: string } | undefined)?.id === 'req-abc.123');
-    expect(line, JSON.stringify(logs.lines())).toBeDefined();
+    const line = await logs.next((l) => (l.req as { id?: string } | undefined)?.id === 'req-abc.123');
     expect(line).toMatchObject({ level: 'info', name: 'api', req: { method: 'GET', url: '/v1/scans' }, res: { statusCode: 200 } });
-    expect(typeof line!.responseTime).toBe('number');
-    expect(typeof line!.time).toBe('string');
-    expect((line!.req as { headers: Record<string, unknown> }).headers.authorization).toBe(REDACTED);
+    expect(typeof line.responseTime).toBe('number');
+    expect(typeof line.time).toBe('string');
+    expect((line.req as { headers: Record<string, unknown> }).headers.authorization).toBe(REDACTED);
     const all = JSON.stringify(logs.lines());
     expect(all).not.toContain(TOKEN);
     // No ANSI colour codes in non-TTY output.
