@@ -311,4 +311,16 @@ describe('REST / GraphQL parity: same numbers for the same token (e2e)', () => {
       );
     }
   });
+
+  it('forecast headroom with an unknown like node: the same refusal, each transport naming its own parameter (query.like / like)', async () => {
+    const all = tokens.find((t) => t.account === null)!;
+    const res = await http().get('/v1/forecasts/headroom').query({ like: 'node-nowhere' }).set('Authorization', `Bearer ${all.token}`);
+    expect(res.status).toBe(400);
+    expect(res.body).toMatchObject({ error: 'VALIDATION_FAILED', issues: [{ path: 'query.like' }] });
+    expect(res.body.message).toMatch(/^query\.like: unknown node "node-nowhere" in cluster \S+$/);
+    const g = await http().post('/graphql').set('Authorization', `Bearer ${all.token}`).send({ query: '{ headroom(like: "node-nowhere") { scanId } }' });
+    const [err] = g.body.errors as { message: string; extensions: { code: string; issues: { path: string }[] } }[];
+    expect(err!.extensions).toMatchObject({ code: 'BAD_USER_INPUT', issues: [{ path: 'like' }] });
+    expect(err!.message).toBe((res.body.message as string).replace(/^query\.like: /, 'like: '));
+  });
 });

@@ -20,6 +20,7 @@ describe('GraphQL validation issues', () => {
   it('an operation whose body fields are its own arguments names them (startScan(source))', () => {
     const e = withArgumentPaths(new ApiError('VALIDATION_FAILED', 'Invalid body: body.source: unknown fleet', [{ path: 'body.source', message: 'unknown fleet' }]));
     expect(toGraphqlError(e).extensions).toMatchObject({ code: 'BAD_USER_INPUT', issues: [{ path: 'source', message: 'unknown fleet' }] });
+    expect(toGraphqlError(e).message).toBe('Invalid body: source: unknown fleet');
     // Anything else passes unchanged.
     const other = new Error('x');
     expect(withArgumentPaths(other)).toBe(other);
@@ -29,5 +30,19 @@ describe('GraphQL validation issues', () => {
     const g = toGraphqlError(new ApiError('VALIDATION_FAILED', 'two problems', [{ path: 'body.a', message: '1' }, { path: 'query.b', message: '2' }]));
     expect(g.extensions['issues']).toEqual([{ path: 'input.a', message: '1' }, { path: 'b', message: '2' }]);
     expect(toGraphqlError(new ApiError('NOT_FOUND', 'no scan')).extensions).not.toHaveProperty('issues');
+  });
+
+  it('the message names the GraphQL argument its issues name, not the REST parameter (headroom like, pipe-validated args)', () => {
+    const like = toGraphqlError(new ApiError('VALIDATION_FAILED', 'query.like: unknown node "n9" in cluster c1', [{ path: 'query.like', message: 'unknown node' }]));
+    expect(like.message).toBe('like: unknown node "n9" in cluster c1');
+    const args = toGraphqlError(
+      new ApiError('VALIDATION_FAILED', 'Invalid args: args.ports: too big; body.steps.0.addNodes.count: not a count', [
+        { path: 'args.ports', message: 'too big' },
+        { path: 'body.steps.0.addNodes.count', message: 'not a count' },
+      ]),
+    );
+    expect(args.message).toBe('Invalid args: ports: too big; input.steps.0.addNodes.count: not a count');
+    // A message naming no issue's path is left as it is.
+    expect(toGraphqlError(new ApiError('VALIDATION_FAILED', 'query.like is odd', [{ path: 'query.like', message: 'x' }])).message).toBe('query.like is odd');
   });
 });

@@ -110,14 +110,29 @@ export function graphqlIssue(issue: ValidationIssue): ValidationIssue {
 }
 
 /**
+ * The message of a validation error as GraphQL answers it: each `<REST path>: ` the message names (the services and
+ * the validation pipe write `query.like: ...`, `body.steps.0...: ...`) becomes the issue's GraphQL path
+ * (`graphqlIssue`), so the message and `extensions.issues` name the same argument.
+ */
+export function graphqlMessage(message: string, issues: readonly ValidationIssue[] | undefined): string {
+  let out = message;
+  for (const issue of issues ?? []) {
+    const to = graphqlIssue(issue).path;
+    if (to !== issue.path) out = out.split(`${issue.path}: `).join(`${to}: `);
+  }
+  return out;
+}
+
+/**
  * For an operation that takes the REST body's fields as arguments of its own (`startScan(source)`, not an `input`
- * object): an ApiError whose issues name `body.<field>` becomes one naming `<field>`, the argument; anything else is
- * returned as it is.
+ * object): an ApiError whose issues name `body.<field>` becomes one naming `<field>`, the argument, in its issues and
+ * its message; anything else is returned as it is.
  */
 export function withArgumentPaths(e: unknown): unknown {
   if (!(e instanceof ApiError) || !e.issues?.some((i) => i.path.startsWith('body.'))) return e;
   const issues = e.issues.map((i) => ({ path: i.path.replace(/^body\./, ''), message: i.message }));
-  return new ApiError(e.code, e.message, issues, e.retryAfterSeconds);
+  const message = e.issues.reduce((m, i, k) => m.split(`${i.path}: `).join(`${issues[k]!.path}: `), e.message);
+  return new ApiError(e.code, message, issues, e.retryAfterSeconds);
 }
 
 /**
@@ -131,7 +146,7 @@ export function toGraphqlError(e: unknown): GraphQLError {
     const m = API_CODES[e.code] ?? { code: e.code };
     // Apollo reads `extensions.http` (status, headers: a Map) into the HTTP answer and strips it from the body.
     const headers = e.retryAfterSeconds !== undefined ? new Map([['retry-after', String(e.retryAfterSeconds)]]) : undefined;
-    return new GraphQLError(e.message, {
+    return new GraphQLError(graphqlMessage(e.message, e.issues), {
       extensions: {
         code: m.code,
         ...(e.issues && e.issues.length > 0 ? { issues: e.issues.map(graphqlIssue) } : {}),
