@@ -142,7 +142,10 @@ describe('API logs, readiness and process metrics (e2e)', () => {
   });
 
   it('/metrics carries process/runtime metrics and the HTTP request duration histogram by route template', async () => {
-    await request(app.getHttpServer()).get('/v1/scans/00000000-0000-4000-8000-000000000000').set('Authorization', `Bearer ${TOKEN}`);
+    await request(app.getHttpServer()).get('/v1/scans/00000000-0000-4000-8000-000000000000').set('Authorization', `Bearer ${TOKEN}`).set('X-Request-Id', 'req-404');
+    // The histogram observes a request on the response's `finish`, as pino-http logs it: once its log line is written,
+    // the request is counted (the client may hold the whole answer before that on a loaded machine).
+    await logs.next((l) => (l.req as { id?: string } | undefined)?.id === 'req-404');
     const res = await request(app.getHttpServer()).get('/metrics').set('Authorization', `Bearer ${TOKEN}`);
     expect(res.status).toBe(200);
     expect(res.text).toContain('# TYPE process_cpu_seconds_total counter');
