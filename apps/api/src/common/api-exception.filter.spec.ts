@@ -68,4 +68,20 @@ describe('httpErrorOf reads the code (and the permanent flag), never the class n
     const w = answer(new WaiverValidationError('reason', 'is required'));
     expect(w.body).toMatchObject({ message: 'Invalid waiver: reason is required', issues: [{ path: 'body.reason', message: 'reason is required' }] });
   });
+
+  it('a scenario error that reaches the filter directly keeps every problem, at body paths (steps counted from 0)', () => {
+    const e = new ScenarioError('scenario: 2 problems: field kind: bad; step 2 (addNodes) field addNodes.count: bad', undefined, 'kind', [
+      { message: 'scenario field kind: bad', field: 'kind' },
+      { message: 'step 2 (addNodes) field addNodes.count: bad', step: 2, field: 'addNodes.count' },
+    ]);
+    expect(answer(e).body).toEqual({
+      statusCode: 400,
+      error: 'VALIDATION_FAILED',
+      message: e.message,
+      issues: [
+        { path: 'body.kind', message: 'scenario field kind: bad' },
+        { path: 'body.steps.1.addNodes.count', message: 'step 2 (addNodes) field addNodes.count: bad' },
+      ],
+    });
+  });
 });

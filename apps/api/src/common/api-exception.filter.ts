@@ -1,7 +1,9 @@
 import { type ArgumentsHost, Catch, type ExceptionFilter, HttpException, Logger } from '@nestjs/common';
 import { toGraphqlError } from '../graphql/graphql.options';
 import { type FleetAuditError, isFleetAuditError } from '@app/errors';
+import { ScenarioError } from '@app/forecast';
 import { isConnectionLoss, StoreError, type StoreErrorCode } from '@app/store';
+import { scenarioApiError } from '../forecasts/scenario-errors';
 import { ApiError, type ApiErrorCode } from './api.exception';
 import type { ErrorResponseDto } from './error-response.dto';
 
@@ -109,6 +111,8 @@ export class ApiExceptionFilter implements ExceptionFilter {
     if (isFleetAuditError(e) && mapped) {
       if (e.code === 'UNAVAILABLE') this.logger.error(e.message);
       if (e instanceof ApiError && e.issues) return { ...mapped, message: e.message, issues: e.issues };
+      // Every problem of a scenario, however it got here (the forecasts service converts its own: scenario-errors.ts).
+      if (e instanceof ScenarioError) return this.toBody(scenarioApiError(e));
       if (e.code === 'WAIVER_INVALID') {
         const path = (e as Error & { path?: string }).path ?? 'body';
         return { ...mapped, message: `Invalid waiver: ${e.message}`, issues: [{ path: `body.${path}`, message: e.message }] };

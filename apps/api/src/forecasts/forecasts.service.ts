@@ -1,10 +1,11 @@
 import { parse as parseYaml } from 'yaml';
 import { Inject, Injectable, Logger, type OnApplicationShutdown } from '@nestjs/common';
 import { ForecastBudgetError, ForecastBusyError, ForecastPool, ForecastUnavailableError, latestSnapshot, trendsFromStore, trendsPageFromStore, type TrendsRequest } from '@app/audit';
-import { HeadroomOptionError, ScenarioError, parseScenario, type HeadroomEntry, type ScenarioIssue, type TrendEntry, type WhatIfResult } from '@app/forecast';
+import { HeadroomOptionError, ScenarioError, parseScenario, type HeadroomEntry, type TrendEntry, type WhatIfResult } from '@app/forecast';
 import { DEFAULT_PAGE_LIMIT, Store, scopeIncludes, type Principal } from '@app/store';
 import { ApiError } from '../common/api.exception';
 import type { HeadroomQuery, TrendsQuery } from './forecasts.schemas';
+import { scenarioApiError } from './scenario-errors';
 
 /**
  * The forecast pool's refusals as API errors (REST and GraphQL map ApiError the same way).
@@ -114,7 +115,7 @@ export class ForecastsService implements OnApplicationShutdown {
   /**
    * A what-if scenario on the latest stored snapshot.
    * @throws ApiError VALIDATION_FAILED naming every problem of the scenario in its message and in `issues` (one
-   *   `{ path, message }` each, `path` as bodyPathOf gives it; at most MAX_SCENARIO_ISSUES); NOT_FOUND when no scan
+   *   `{ path, message }` each, `path` as bodyPathOf (scenario-errors.ts) gives it; at most MAX_SCENARIO_ISSUES); NOT_FOUND when no scan
    *   stored a snapshot; RATE_LIMITED (429) when the forecast queue is full; FORECAST_TOO_LARGE (422) past the time or
    *   heap budget
    */
@@ -126,20 +127,12 @@ export class ForecastsService implements OnApplicationShutdown {
       const result = await this.pool.whatIf(s.snapshot, scenario, { now: new Date(s.observedAt) });
       return { scanId: s.scanId, ...result };
     } catch (e) {
-      if (e instanceof ScenarioError) throw new ApiError('VALIDATION_FAILED', e.message, e.issues.map((i) => ({ path: bodyPathOf(i), message: i.message })));
+      if (e instanceof ScenarioError) throw scenarioApiError(e);
       if (e instanceof ForecastUnavailableError) throw new ApiError('NOT_FOUND', e.message);
       throwPoolError(e);
       throw e;
     }
   }
-}
-
-/**
- * Where in the request body a scenario problem is: `body` + `.steps.<0-based index>` for a step's + `.<field>`
- * (`body.apiVersion`, `body.steps.1.addNodes.count`, `body.steps.0` for a step that is not an object of one key).
- */
-export function bodyPathOf(issue: ScenarioIssue): string {
-  return `body${issue.step ? `.steps.${issue.step - 1}` : ''}${issue.field ? `.${issue.field}` : ''}`;
 }
 
 /**

@@ -4,6 +4,7 @@
  * operation's arguments.
  */
 import { describe, expect, it } from 'vitest';
+import { ScenarioError } from '@app/forecast';
 import { ApiError } from '../common/api.exception';
 import { graphqlIssue, toGraphqlError, withArgumentPaths } from './graphql.options';
 
@@ -30,6 +31,16 @@ describe('GraphQL validation issues', () => {
     const g = toGraphqlError(new ApiError('VALIDATION_FAILED', 'two problems', [{ path: 'body.a', message: '1' }, { path: 'query.b', message: '2' }]));
     expect(g.extensions['issues']).toEqual([{ path: 'input.a', message: '1' }, { path: 'b', message: '2' }]);
     expect(toGraphqlError(new ApiError('NOT_FOUND', 'no scan')).extensions).not.toHaveProperty('issues');
+  });
+
+  it('a scenario error that reaches the GraphQL mapping directly is BAD_USER_INPUT with every problem at input paths', () => {
+    const e = new ScenarioError('scenario: 2 problems', undefined, 'kind', [
+      { message: 'scenario field kind: bad', field: 'kind' },
+      { message: 'step 1: expected an object', step: 1 },
+    ]);
+    const g = toGraphqlError(e);
+    expect(g.message).toBe('scenario: 2 problems');
+    expect(g.extensions).toMatchObject({ code: 'BAD_USER_INPUT', issues: [{ path: 'input.kind', message: 'scenario field kind: bad' }, { path: 'input.steps.0', message: 'step 1: expected an object' }] });
   });
 
   it('the message names the GraphQL argument its issues name, not the REST parameter (headroom like, pipe-validated args)', () => {

@@ -14,9 +14,11 @@ import { ApolloServerPluginLandingPageLocalDefault } from '@apollo/server/plugin
 import { InMemoryLRUCache } from '@apollo/utils.keyvaluecache';
 import { type DocumentNode, GraphQLError, type GraphQLFormattedError } from 'graphql/index.js';
 import { processEnvironment } from '@app/config';
+import { ScenarioError } from '@app/forecast';
 import { isConnectionLoss, StoreError, type Store } from '@app/store';
 import { ApiError, type ValidationIssue } from '../common/api.exception';
 import { clientAddressOf, type HttpRequestLike } from '../common/bearer-auth.guard';
+import { scenarioApiError } from '../forecasts/scenario-errors';
 import type { TokenAuthenticator } from '../auth/token-authenticator';
 import { costLimitPlugin, DEFAULT_GRAPHQL_LIMITS, type GraphqlLimits } from './graphql-cost.plugin';
 import { graphResponseCachePlugin, type GraphAnswerCache } from './graphql-response-cache.plugin';
@@ -136,12 +138,13 @@ export function withArgumentPaths(e: unknown): unknown {
 }
 
 /**
- * The GraphQL error for an error of our layers (ApiError, StoreError): its message and a stable
+ * The GraphQL error for an error of our layers (ApiError, StoreError; a ScenarioError as scenarioApiError maps it): its message and a stable
  * `extensions.code` (and, for a validation error, every problem in `extensions.issues`: `graphqlIssue`); GraphQL errors pass unchanged; anything else becomes INTERNAL_SERVER_ERROR with a generic
  * message (details stay in the server log).
  */
 export function toGraphqlError(e: unknown): GraphQLError {
   if (e instanceof GraphQLError) return e;
+  if (e instanceof ScenarioError) return toGraphqlError(scenarioApiError(e));
   if (e instanceof ApiError) {
     const m = API_CODES[e.code] ?? { code: e.code };
     // Apollo reads `extensions.http` (status, headers: a Map) into the HTTP answer and strips it from the body.
