@@ -13,13 +13,14 @@ import { createApiApp, UnavailableScanLauncher } from '@app/api';
 import { Store } from '@app/store';
 import { createLogger, REDACTED } from '@app/telemetry';
 import { createTestDatabase, type TestDatabase } from '../store/test-database.util';
+import { freshNestjsPinoLogger } from './nestjs-pino-reset.util';
 
 const TOKEN = 'ops-e2e-token-0f3c9a7b21d4e8c6';
 
 /**
  * A destination that keeps every JSON line. `next(pred)` resolves with the first line matching `pred`, at once when
  * one was written already, else when it is written: pino-http writes a request's line on the response's
- * `finish`/`close`, which can come after the client has read the whole answer (seen on a loaded CI machine).
+ * `finish`/`close`, which may come after the client has read the whole answer.
  */
 function memoryStream(): {
   stream: Writable;
@@ -65,6 +66,8 @@ describe('API logs, readiness and process metrics (e2e)', () => {
   beforeAll(async () => {
     db = await createTestDatabase();
     store = await Store.open({ connectionString: db.url, migrate: true });
+    // This file reads its app's log lines: its own pino-http instance, not one an earlier file of this fork made.
+    await freshNestjsPinoLogger();
     app = await createApiApp({
       store,
       token: TOKEN,

@@ -24,6 +24,7 @@ import { Store } from '@app/store';
 import { FORECAST_POOL } from '../../apps/api/src/forecasts/forecasts.service';
 import { SAMPLE_FLEET, runCliInProcess } from '../cli/cli-run.util';
 import { createTestDatabase, type TestDatabase } from '../store/test-database.util';
+import { freshNestjsPinoLogger } from '../api/nestjs-pino-reset.util';
 
 const TOKEN = 'whatif-issues-e2e-token-0a1b2c3d4e5f';
 const CLUSTER = 'c1e64668d4e11407d7227bc187533f952';
@@ -136,6 +137,8 @@ describe('what-if errors: scenario problems all at once (REST, GraphQL, CLI), fo
     });
     const broken = join(tmp, 'broken-forecast-worker.js');
     writeFileSync(broken, `throw new Error('forecast worker entry failed to load (test)');\n`);
+    // This test reads its app's log lines: its own pino-http instance, not one an earlier file of this fork made.
+    await freshNestjsPinoLogger();
     const logging = await createApiApp({ store, token: TOKEN, scanLauncher: new UnavailableScanLauncher(), log: { level: 'info', destination }, forecasts: { workerEntry: broken, timeBudgetMs: 600_000 } });
     try {
       await logging.init();
