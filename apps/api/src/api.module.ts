@@ -77,7 +77,9 @@ export interface ApiModuleOptions {
   processMetrics?: ProcessMetrics;
   /**
    * Structured logs through nestjs-pino (JSON lines, redacted, a request log with id and latency).
-   * Unset: Nest's default logger (embedded use in the CLI).
+   * Unset: Nest's default logger (embedded use in the CLI). One process has one nestjs-pino request logger
+   * (nestjs-pino 5.2.1 `rootLogger.js`): a second app built with `log` in the same process logs where the first one's
+   * options said, its own ignored. The CLI builds one app per process; tests reset it (test/api/nestjs-pino-reset.util.ts).
    */
   log?: ApiLogOptions;
   /** The GraphQL endpoint `/graphql` (default: served, sandbox off); `false` serves none. */

@@ -115,7 +115,8 @@ export interface WorkerOptions {
   logger?: LogLevel[] | false;
   /**
    * Structured JSON logs through nestjs-pino instead (level from `LOG_LEVEL`, redacted, pretty only
-   * on a TTY); scan lifecycle events (`scan.started`, `scan.target_failed`, `scan.completed`) go there.
+   * on a TTY); scan lifecycle events (`scan.started`, `scan.target_failed`, `scan.completed`) go there. One process
+   * has one nestjs-pino logger: the first app built with `log` fixes its options (see the API's `log`).
    */
   log?: { level: LogLevelName; pretty?: boolean; destination?: DestinationStream };
   /** Name of this worker in BullMQ (shown on the jobs it processes). */
