@@ -107,8 +107,22 @@ const API_CODES: Record<string, { code: string; status?: number }> = {
  * (`withArgumentPaths`).
  */
 export function graphqlIssue(issue: ValidationIssue): ValidationIssue {
-  const path = issue.path.replace(/^body(?=\.|$)/, 'input').replace(/^(query|args)\./, '');
-  return { path, message: issue.message };
+  return { path: graphqlPath(issue.path), message: issue.message };
+}
+
+/** A REST issue path as GraphQL names it (see graphqlIssue). */
+function graphqlPath(path: string): string {
+  return path.replace(/^body(?=\.|$)/, 'input').replace(/^(query|args)\./, '');
+}
+
+/** `message` with each `<path>: ` it names, for the paths of `issues`, written `<rename(path)>: `. */
+function renamePathsIn(message: string, issues: readonly ValidationIssue[], rename: (path: string) => string): string {
+  let out = message;
+  for (const { path } of issues) {
+    const to = rename(path);
+    if (to !== path) out = out.split(`${path}: `).join(`${to}: `);
+  }
+  return out;
 }
 
 /**
@@ -117,12 +131,7 @@ export function graphqlIssue(issue: ValidationIssue): ValidationIssue {
  * (`graphqlIssue`), so the message and `extensions.issues` name the same argument.
  */
 export function graphqlMessage(message: string, issues: readonly ValidationIssue[] | undefined): string {
-  let out = message;
-  for (const issue of issues ?? []) {
-    const to = graphqlIssue(issue).path;
-    if (to !== issue.path) out = out.split(`${issue.path}: `).join(`${to}: `);
-  }
-  return out;
+  return renamePathsIn(message, issues ?? [], graphqlPath);
 }
 
 /**
@@ -132,9 +141,9 @@ export function graphqlMessage(message: string, issues: readonly ValidationIssue
  */
 export function withArgumentPaths(e: unknown): unknown {
   if (!(e instanceof ApiError) || !e.issues?.some((i) => i.path.startsWith('body.'))) return e;
-  const issues = e.issues.map((i) => ({ path: i.path.replace(/^body\./, ''), message: i.message }));
-  const message = e.issues.reduce((m, i, k) => m.split(`${i.path}: `).join(`${issues[k]!.path}: `), e.message);
-  return new ApiError(e.code, message, issues, e.retryAfterSeconds);
+  const argument = (path: string) => path.replace(/^body\./, '');
+  const issues = e.issues.map((i) => ({ path: argument(i.path), message: i.message }));
+  return new ApiError(e.code, renamePathsIn(e.message, e.issues, argument), issues, e.retryAfterSeconds);
 }
 
 /**
