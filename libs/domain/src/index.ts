@@ -255,6 +255,7 @@ export {
   sanitizeDeep,
   sanitizeText,
 } from './text.util';
+export { MAX_YAML_ALIAS_COUNT, YamlLoadError, loadYaml, loadYamlDocuments } from './yaml-load.util';
 export {
   DAY_MS,
   DEFAULT_WAIVER_DAYS,

@@ -37,21 +37,33 @@ export function hasUnstorableText(s: string): boolean {
  * `value` with {@link sanitizeText} applied to every string and object key inside it (plain
  * objects and arrays, walked recursively; other values kept). Objects and arrays are changed in
  * place; the result is `value` itself unless `value` is a string.
+ *
+ * Each object or array is walked once even when it is reached by several paths: a YAML alias
+ * (`*name`) gives the same object at every place it is used, and a chain of anchors each used
+ * several times reaches one object by exponentially many paths. Walking each once keeps the time
+ * linear in the number of distinct objects (changed in place, every path sees the fix).
  */
 export function sanitizeDeep<T>(value: T): T {
+  return sanitizeIn(value, new Set<object>());
+}
+
+function sanitizeIn<T>(value: T, seen: Set<object>): T {
   if (typeof value === 'string') return sanitizeText(value) as T;
+  if (typeof value !== 'object' || value === null || seen.has(value)) return value;
   if (Array.isArray(value)) {
+    seen.add(value);
     for (let i = 0; i < value.length; i += 1) {
       const v: unknown = value[i];
-      if (typeof v === 'string' || (typeof v === 'object' && v !== null)) value[i] = sanitizeDeep(v);
+      if (typeof v === 'string' || (typeof v === 'object' && v !== null)) value[i] = sanitizeIn(v, seen);
     }
     return value;
   }
-  if (typeof value === 'object' && value !== null && (Object.getPrototypeOf(value) === Object.prototype || Object.getPrototypeOf(value) === null)) {
+  if (Object.getPrototypeOf(value) === Object.prototype || Object.getPrototypeOf(value) === null) {
+    seen.add(value);
     const obj = value as Record<string, unknown>;
     for (const key of Object.keys(obj)) {
       const v = obj[key];
-      const fixed = typeof v === 'string' || (typeof v === 'object' && v !== null) ? sanitizeDeep(v) : v;
+      const fixed = typeof v === 'string' || (typeof v === 'object' && v !== null) ? sanitizeIn(v, seen) : v;
       const fixedKey = sanitizeText(key);
       if (fixedKey !== key) {
         delete obj[key];

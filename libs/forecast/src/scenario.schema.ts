@@ -4,9 +4,9 @@
  * index and kind) and the field. Shape from issue 10 / research/next-features-anchors.md W1 (kube-scheduler-simulator's Scenario CRD
  * and cluster-capacity's one-spec answer are the anchors it improves on).
  */
-import { parse as parseYaml } from 'yaml';
 import { z } from 'zod';
 import { fleetAuditErrorKind } from '@app/errors';
+import { loadYaml, YamlLoadError } from '@app/domain';
 
 /** The only version this code reads. */
 export const SCENARIO_API_VERSION = 'fleet-audit/v1';
@@ -279,17 +279,29 @@ export function parseScenario(input: unknown): Scenario {
 }
 
 /**
+ * The one document of a scenario text (YAML or JSON; JSON is YAML), read by the product's YAML loader (libs/domain
+ * `loadYaml`: alias expansion bounded, so a small body of nested anchors cannot hold a forecast thread).
+ * @param source what to name in errors (a file path, `body`)
+ * @throws ScenarioError `<source>: not valid YAML/JSON: line L, column C: <reason>` (line and column when the parser
+ *   gives them)
+ */
+export function scenarioDocument(text: string, source: string): unknown {
+  try {
+    return loadYaml(text, source);
+  } catch (e) {
+    if (!(e instanceof YamlLoadError)) throw e;
+    const at = e.line === undefined ? '' : `line ${e.line}${e.column === undefined ? '' : `, column ${e.column}`}: `;
+    throw new ScenarioError(`${source}: not valid YAML/JSON: ${at}${e.reason}`);
+  }
+}
+
+/**
  * Parses scenario text (YAML or JSON; JSON is YAML).
  * @param source what to name in errors (a file path, `request body`): the prefix of the message and of each issue's
  * @throws ScenarioError for unparsable text or an invalid scenario (every problem, as parseScenario)
  */
 export function parseScenarioText(text: string, source = 'scenario'): Scenario {
-  let doc: unknown;
-  try {
-    doc = parseYaml(text);
-  } catch (e) {
-    throw new ScenarioError(`${source}: not valid YAML/JSON: ${(e instanceof Error ? e.message : String(e)).split('\n')[0]}`);
-  }
+  const doc = scenarioDocument(text, source);
   try {
     return parseScenario(doc);
   } catch (e) {

@@ -1,8 +1,8 @@
-import { parse as parseYaml } from 'yaml';
 import { Inject, Injectable, Logger, type OnApplicationShutdown } from '@nestjs/common';
 import { ForecastBudgetError, ForecastBusyError, ForecastPool, ForecastUnavailableError, latestSnapshot, trendsFromStore, trendsPageFromStore, type TrendsRequest } from '@app/audit';
 import { HeadroomOptionError, ScenarioError, parseScenario, type HeadroomEntry, type TrendEntry, type WhatIfResult } from '@app/forecast';
 import { DEFAULT_PAGE_LIMIT, Store, scopeIncludes, type Principal } from '@app/store';
+import { loadYaml, YamlLoadError } from '@app/domain';
 import { ApiError } from '../common/api.exception';
 import type { HeadroomQuery, TrendsQuery } from './forecasts.schemas';
 import { scenarioApiError } from './scenario-errors';
@@ -137,14 +137,16 @@ export class ForecastsService implements OnApplicationShutdown {
 
 /**
  * A what-if body sent as YAML (`Content-Type: application/yaml`: the API's text parser gives a string; JSON bodies
- * arrive parsed), parsed to the object `parseScenario` validates as it does JSON.
- * @throws ScenarioError `body: not valid YAML at line L, column C: ...` (the yaml library's first message line)
+ * arrive parsed), parsed to the object `parseScenario` validates as it does JSON, by the product's YAML loader
+ * (libs/domain `loadYaml`: alias expansion bounded, so a small body cannot hold a forecast thread).
+ * @throws ScenarioError `body: not valid YAML: <reason> at line L, column C` (the position when the parser gives one)
  */
 function scenarioYaml(text: string): unknown {
   try {
-    return parseYaml(text, { prettyErrors: true });
+    return loadYaml(text, 'body');
   } catch (e) {
-    const first = (e instanceof Error ? e.message : String(e)).split('\n')[0]!.trim();
-    throw new ScenarioError(`body: not valid YAML: ${first}`);
+    if (!(e instanceof YamlLoadError)) throw e;
+    const at = e.line === undefined ? '' : ` at line ${e.line}${e.column === undefined ? '' : `, column ${e.column}`}`;
+    throw new ScenarioError(`body: not valid YAML: ${e.reason}${at}`);
   }
 }

@@ -1,10 +1,11 @@
 /**
  * Loads the scan config file (`fleet-audit scan --config FILE`): YAML or JSON (JSON is YAML, so
- * one parser reads both; a `.json` file is parsed as strict JSON for clearer errors), validated
+ * one parser reads both, the product's YAML loader with its alias bound: libs/domain `loadYaml`; a
+ * `.json` file is parsed as strict JSON for clearer errors), validated
  * with `scanConfigSchema`. Errors name the file, the path inside it and what was expected.
  */
 import { readFileSync } from 'node:fs';
-import { parseDocument } from 'yaml';
+import { loadYaml, YamlLoadError } from '@app/domain';
 import { closest, distance } from 'fastest-levenshtein';
 import type { z } from 'zod';
 import { scanConfigSchema, type ScanConfig } from './scan-config';
@@ -110,17 +111,12 @@ export function parseConfigDocument<T>(text: string, file: string, schema: z.Zod
       throw new ScanConfigError(file, '$', `valid JSON (${(e as Error).message})`);
     }
   } else {
-    const doc = parseDocument(text);
-    if (doc.errors.length > 0) {
-      const err = doc.errors[0];
-      const line = err.linePos?.[0]?.line;
-      throw new ScanConfigError(
-        file,
-        line ? `$ (line ${line})` : '$',
-        `valid YAML (${err.message.split('\n')[0]})`,
-      );
+    try {
+      data = loadYaml(text, file);
+    } catch (e) {
+      if (!(e instanceof YamlLoadError)) throw e;
+      throw new ScanConfigError(file, `$${e.where ? ` (${e.where})` : ''}`, e.expected);
     }
-    data = doc.toJS() as unknown;
   }
   if (data === null || data === undefined) throw new ScanConfigError(file, '$', whatExpected);
   const r = schema.safeParse(data, { reportInput: true });

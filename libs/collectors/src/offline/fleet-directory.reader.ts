@@ -9,10 +9,9 @@
  * returned, so a partly valid fleet is never half-loaded. The first problem found is thrown as a
  * FleetValidationError naming the file, the JSON path and what was expected.
  */
-import { sanitizeDeep } from '@app/domain';
+import { loadYamlDocuments, sanitizeDeep, YamlLoadError } from '@app/domain';
 import { closeSync, constants as fsConstants, fstatSync, lstatSync, openSync, readdirSync, readFileSync, realpathSync, statSync, type Stats } from 'node:fs';
 import { isAbsolute, join, relative } from 'node:path';
-import { loadAll as loadAllYaml, YAMLException } from 'js-yaml';
 import type { z } from 'zod';
 import {
   accountYamlSchema,
@@ -244,21 +243,17 @@ class Reader {
   /**
    * The YAML documents of a file's text, empty ones left out, each sanitized (`sanitizeDeep`).
    *
-   * Parsed by js-yaml with its default YAML 1.2 core schema (no timestamps or binary turned into objects, no merge
-   * keys; a repeated key is an error), the same schema the `yaml` package it replaced reads by default, at about
-   * a ninth of its time: the sample fleet's 32 YAML files (1.1 MB) in 34 ms instead of 295 ms, measured warm on
-   * the project's 2-core VM (`fleet-audit scan --fleet` and every test that loads a fleet directory read them).
-   * @throws FleetValidationError naming the file, the document and line (1-based) and js-yaml's reason
+   * Read by the product's one YAML loader (libs/domain `loadYamlDocuments`: YAML 1.2 core schema, a repeated key is
+   * an error, alias expansion bounded), so a few hundred bytes of nested anchors cannot stall a scan.
+   * @throws FleetValidationError naming the file, the document and line (1-based) and the parser's reason
    */
   yamlDocs(file: string, text: string): unknown[] {
     let docs: unknown[];
     try {
-      docs = loadAllYaml(text);
+      docs = loadYamlDocuments(text, this.rel(file));
     } catch (e) {
-      if (!(e instanceof YAMLException)) throw e;
-      const line = e.mark ? e.mark.line + 1 : undefined;
-      const where = line === undefined ? '' : `document ${yamlDocumentAt(text, line)}, line ${line}`;
-      throw new FleetValidationError(this.rel(file), `$${where ? ` (${where})` : ''}`, `valid YAML (${e.reason})`);
+      if (!(e instanceof YamlLoadError)) throw e;
+      throw new FleetValidationError(this.rel(file), `$${e.where ? ` (${e.where})` : ''}`, e.expected);
     }
     const out: unknown[] = [];
     for (const doc of docs) {
@@ -606,19 +601,4 @@ export function readFleetDirectory(root: string): WireFleet {
   // A dump (`fleet-audit dump`) names what its crawl could not read: the same gaps, with the API's words.
   const manifest = readDumpManifest(root);
   return { name: fleet.name, ...(fleet.description ? { description: fleet.description } : {}), accounts, coverage: manifest ? applyDumpManifest(coverage, manifest) : coverage };
-}
-
-/**
- * The number (1-based) of the YAML document of `text` that holds line `line` (1-based): the `---` document-start
- * markers at or before the line, plus one when content comes before the first marker (an implicit first document).
- */
-export function yamlDocumentAt(text: string, line: number): number {
-  const lines = text.split('\n', line);
-  let markers = 0;
-  let contentBeforeMarker = false;
-  for (const l of lines) {
-    if (/^---(\s|$)/.test(l)) markers++;
-    else if (markers === 0 && l.trim() !== '' && !l.trimStart().startsWith('#') && !l.startsWith('%')) contentBeforeMarker = true;
-  }
-  return Math.max(1, markers + (contentBeforeMarker ? 1 : 0));
 }
