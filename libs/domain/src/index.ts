@@ -255,6 +255,8 @@ export {
   sanitizeDeep,
   sanitizeText,
 } from './text.util';
+export { controlCharacterProblem, firstControlCharacter, hasControlCharacters } from './control-characters.util';
+export { compileGlob, globMatches, globWildcardCount, hasGlobWildcard, MAX_GLOB_WILDCARDS, type GlobOptions } from './glob.util';
 export { MAX_YAML_ALIAS_COUNT, YamlLoadError, loadYaml, loadYamlDocuments } from './yaml-load.util';
 export {
   DAY_MS,

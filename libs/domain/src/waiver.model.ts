@@ -7,6 +7,7 @@
  * Pure (no I/O): the store, the API, the CLI (`--waivers FILE`), the metrics and the reports share it.
  */
 import type { Finding, ResourceRef } from './finding.types';
+import { compileGlob } from './glob.util';
 
 /** Why the risk is accepted (Azure Policy `exemptionCategory` Waiver/Mitigated, plus false positives). */
 export type WaiverCategory = 'accepted-risk' | 'mitigated' | 'false-positive';
@@ -115,18 +116,15 @@ export type WaivedFinding<F extends Finding = Finding> = F & {
   waiver?: AppliedWaiver;
 };
 
-const REGEX_SPECIAL = /[.+^${}()|[\]\\]/g;
-
 /**
  * Compile a resource pattern: an exact id, or a glob with `*` (any characters, `/` included: Kubernetes
- * ids are `namespace/name`) and `?` (one character). Everything else is literal.
- * @returns a predicate over resource ids
+ * ids are `namespace/name`) and `?` (one character). Everything else is literal. Matched without a RegExp
+ * (glob.util.ts): a stored pattern is applied to every finding of every read, and a backtracking match of
+ * a many-star pattern would stall each of them.
+ * @returns a predicate over resource ids, linear in the id's length for a given pattern
  */
 export function compileResourcePattern(pattern: string): (resourceId: string) => boolean {
-  if (!/[*?]/.test(pattern)) return (id) => id === pattern;
-  const source = pattern.replace(REGEX_SPECIAL, '\\$&').replace(/\*/g, '.*').replace(/\?/g, '.');
-  const re = new RegExp(`^${source}$`, 's');
-  return (id) => re.test(id);
+  return compileGlob(pattern);
 }
 
 /** Does the scope cover this (check, resource)? */

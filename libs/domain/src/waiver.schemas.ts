@@ -14,8 +14,22 @@ import {
   type WaiverCategory,
   type WaiverScope,
 } from './waiver.model';
+import { controlCharacterProblem } from './control-characters.util';
+import { globWildcardCount, MAX_GLOB_WILDCARDS } from './glob.util';
 
-const text = (what: string, max = 256) => z.string(`must be a string (${what})`).trim().min(1, `must not be empty (${what})`).max(max, `must be at most ${max} characters`);
+/**
+ * A zod check refusing control characters (control-characters.util.ts: C0, DEL, C1) other than `allowed`; the
+ * issue names the character and its position, and zod's path names the field.
+ */
+function refuseControlCharacters(allowed = ''): (value: string, ctx: z.RefinementCtx) => void {
+  return (value, ctx) => {
+    const problem = controlCharacterProblem(value, allowed);
+    if (problem !== undefined) ctx.addIssue({ code: 'custom', message: problem });
+  };
+}
+
+const text = (what: string, max = 256) =>
+  z.string(`must be a string (${what})`).trim().min(1, `must not be empty (${what})`).max(max, `must be at most ${max} characters`).superRefine(refuseControlCharacters());
 const CATEGORY_VALUES = WAIVER_CATEGORIES as unknown as readonly [WaiverCategory, ...WaiverCategory[]];
 
 /** Fields of a new waiver (API body, CLI flags, file entry). `expiresAt`: ISO 8601 date or date-time. */
@@ -24,13 +38,20 @@ export const waiverInputSchema = z.strictObject({
   accountId: text('Alibaba Cloud account UID').describe('Account the waiver is for'),
   regionId: text('region id').optional().describe('Only this region'),
   clusterId: text('ACK cluster id').optional().describe('Only this cluster'),
-  resource: text('resource id or glob').describe('Resource id, or a glob over it (`*`, `?`); `*` = every resource'),
+  resource: text('resource id or glob')
+    .superRefine((r, ctx) => {
+      const n = globWildcardCount(r);
+      if (n > MAX_GLOB_WILDCARDS) ctx.addIssue({ code: 'custom', message: `must hold at most ${MAX_GLOB_WILDCARDS} wildcards (* and ?), has ${n}` });
+    })
+    .describe(`Resource id, or a glob over it (\`*\`, \`?\`; at most ${MAX_GLOB_WILDCARDS} wildcards); \`*\` = every resource`),
   owner: text('person or team').describe('Person or team answerable for the accepted risk'),
   reason: z
     .string('must be a string')
     .trim()
     .min(MIN_WAIVER_REASON_LENGTH, `must be at least ${MIN_WAIVER_REASON_LENGTH} characters`)
     .max(2000, 'must be at most 2000 characters')
+    // Free text over several lines: tab and line feed are kept; every other control character is refused.
+    .superRefine(refuseControlCharacters('\t\n'))
     .describe(`Why the finding is accepted (at least ${MIN_WAIVER_REASON_LENGTH} characters)`),
   category: z.enum(CATEGORY_VALUES, `must be one of ${WAIVER_CATEGORIES.join(', ')}`).describe('accepted-risk, mitigated or false-positive'),
   ticket: text('ticket reference').optional().describe('Ticket or change reference'),

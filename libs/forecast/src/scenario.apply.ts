@@ -15,6 +15,7 @@
 import {
   ANNOTATION_PREFIX,
   CcmLbLookup,
+  compileGlob,
   FINALIZER_CLB,
   FINALIZER_NLB,
   TAG_CCM_OWNER,
@@ -136,9 +137,13 @@ function serverGroupsPerEcs(region: RegionSnapshot): Map<string, number> {
   return out;
 }
 
-/** Glob (`*` = any run) to a RegExp matched against `namespace/name`. */
-function globToRegExp(glob: string): RegExp {
-  return new RegExp(`^${glob.split('*').map((p) => p.replace(/[.+?^${}()|[\]\\]/g, '\\$&')).join('.*')}$`);
+/**
+ * A Service glob (`*` = any run of characters, `?` literal) as a predicate over `namespace/name`, matched without a
+ * RegExp (libs/domain glob.util.ts): a scenario is user input, and a many-star glob on a backtracking engine would
+ * hold a forecast thread for minutes.
+ */
+function serviceGlob(glob: string): (namespacedName: string) => boolean {
+  return compileGlob(glob, { singleCharacterWildcard: false });
 }
 
 /** Mutable state of one scenario run: counters for deterministic names. */
@@ -574,8 +579,8 @@ export class ScenarioApplier {
     const used = usedNodePorts(k8s.services);
     const range = loc.cluster.nodePortRange;
     step.args.services.forEach((pattern, i) => {
-      const re = globToRegExp(pattern);
-      const matched = k8s.services.filter((s) => s.type === 'LoadBalancer' && re.test(`${s.namespace}/${s.name}`));
+      const matches = serviceGlob(pattern);
+      const matched = k8s.services.filter((s) => s.type === 'LoadBalancer' && matches(`${s.namespace}/${s.name}`));
       if (matched.length === 0) fail(step, `services.${i}`, `no LoadBalancer Service matches "${pattern}" in cluster ${loc.cluster.clusterId}`);
       for (const s of matched) {
         s.externalTrafficPolicy = step.args.policy;

@@ -1,3 +1,4 @@
+import { controlCharacterProblem } from '@app/domain';
 import { MAX_TOKEN_TTL_DAYS, parseTokenTtl, ROLES, type Role } from '@app/store';
 import { z } from 'zod';
 import { listPageQueryFields } from '../common/request.schemas';
@@ -9,7 +10,16 @@ const accounts = z
   .max(1000)
   .optional()
   .describe('Alibaba Cloud account ids (UIDs) the token may read; omitted: every account');
-const name = z.string().max(200, 'must be at most 200 characters').optional().describe('What the token is for');
+const name = z
+  .string()
+  .max(200, 'must be at most 200 characters')
+  // Printed by `fleet-audit token list` and in audit views: terminal control sequences are refused, not stored.
+  .superRefine((v, ctx) => {
+    const problem = controlCharacterProblem(v);
+    if (problem !== undefined) ctx.addIssue({ code: 'custom', message: problem });
+  })
+  .optional()
+  .describe('What the token is for (no control characters)');
 
 /** Body of `POST /v1/tokens`. */
 export const createTokenBodySchema = z.strictObject({

@@ -1,6 +1,6 @@
 /** Response shapes of `/v1/waivers` (documented for OpenAPI). Optional fields are present as null. */
 import { ApiProperty } from '@nestjs/swagger';
-import type { WaiverCategory, WaiverState } from '@app/domain';
+import { MAX_GLOB_WILDCARDS, type WaiverCategory, type WaiverState } from '@app/domain';
 import { KeysetPageDto } from '../common/page.dto';
 
 /** Findings a waiver covered in one of the latest succeeded scans. */
@@ -29,7 +29,7 @@ export class WaiverDto {
   @ApiProperty({ type: String, nullable: true, description: 'Only this cluster; null: every cluster' })
   clusterId: string | null;
 
-  @ApiProperty({ example: 'lb-bp1*', description: 'Resource id, or a glob over it (`*`, `?`)' })
+  @ApiProperty({ example: 'lb-bp1*', description: `Resource id, or a glob over it (\`*\`, \`?\`; at most ${MAX_GLOB_WILDCARDS} wildcards)` })
   resource: string;
 
   @ApiProperty({ example: 'team-network' })

@@ -1,10 +1,19 @@
-import { waiverInputSchema, waiverUpdateSchema } from '@app/domain';
+import { controlCharacterProblem, waiverInputSchema, waiverUpdateSchema } from '@app/domain';
 import { z } from 'zod';
 import { unknownCheckIdReason } from '@app/checks';
 import { listPageQueryFields } from '../common/request.schemas';
 
 /** Who made a change, recorded in the history (the shared bearer token names nobody). */
-const actor = z.string().trim().min(1, 'must not be empty').max(128, 'must be at most 128 characters');
+const actor = z
+  .string()
+  .trim()
+  .min(1, 'must not be empty')
+  .max(128, 'must be at most 128 characters')
+  // Shown in the waiver's history, which the CLI prints: terminal controls are refused as in the waiver's own fields.
+  .superRefine((v, ctx) => {
+    const problem = controlCharacterProblem(v);
+    if (problem !== undefined) ctx.addIssue({ code: 'custom', message: problem });
+  });
 
 /** Body of `POST /v1/waivers`: the waiver fields plus who asks. */
 export const createWaiverBodySchema = waiverInputSchema

@@ -1,3 +1,4 @@
+import { globMatches } from '../glob.util';
 import type { RamStatement } from '../snapshot.types';
 
 /**
@@ -18,29 +19,15 @@ import type { RamStatement } from '../snapshot.types';
 /** Outcome of evaluating one action against a set of statements. */
 export type RamDecision = 'allow' | 'explicit-deny' | 'implicit-deny';
 
-const PATTERN_CACHE = new Map<string, RegExp>();
-
-function patternRegExp(pattern: string): RegExp {
-  let re = PATTERN_CACHE.get(pattern);
-  if (!re) {
-    const body = pattern
-      .split('')
-      .map((ch) => (ch === '*' ? '.*' : ch === '?' ? '.' : ch.replace(/[.+^${}()|[\]\\]/g, '\\$&')))
-      .join('');
-    re = new RegExp(`^${body}$`, 'i');
-    if (PATTERN_CACHE.size > 10_000) PATTERN_CACHE.clear();
-    PATTERN_CACHE.set(pattern, re);
-  }
-  return re;
-}
-
 /**
  * Whether a RAM action pattern (with `*` / `?`) matches an action, case-insensitively.
- * `*` alone matches every action; `slb:Describe*` matches `slb:DescribeLoadBalancers`.
+ * `*` alone matches every action; `slb:Describe*` matches `slb:DescribeLoadBalancers`. Matched without a RegExp
+ * (glob.util.ts): policy documents come from the scanned accounts, and a many-star pattern on a backtracking
+ * engine would stall the analysis.
  */
 export function ramActionMatches(pattern: string, action: string): boolean {
   if (pattern === '*') return true;
-  return patternRegExp(pattern).test(action);
+  return globMatches(pattern, action, { caseInsensitive: true });
 }
 
 /** Whether a statement's Action/NotAction covers the action. */
