@@ -8,6 +8,11 @@
  * - `/k8s/<clusterId>/...` : that cluster's Kubernetes API (bearer token from the kubeconfig).
  * The fleet is indexed once at start; handlers are map look-ups and slices.
  *
+ * A second port serves the same APIs as the clusters' intranet API server endpoint: the kubeconfig of
+ * DescribeClusterUserKubeconfig names it for `PrivateIpAddress=true` and the first port otherwise
+ * (cs.handler.ts `kubeconfigServer`), so a client's endpoint choice is visible in
+ * `kubernetesCallsByEndpoint()`. `unreachableEndpoints` makes endpoints refuse connections.
+ *
  * The port speaks plain HTTP and HTTPS (a TLS ClientHello starts with byte 0x16; the first byte
  * of each connection picks the protocol). HTTPS uses a self-signed certificate made at start and
  * exists for kubectl, which sends a kubeconfig's bearer token only to https servers; the
@@ -28,7 +33,7 @@ import { DEFAULT_TIMEOUT_HOLD_MS, ResponseWriter } from './http/response-writer.
 import { ClusterTokenStore } from './kubernetes/cluster-token.store';
 import { KubernetesGateway } from './kubernetes/k8s.gateway';
 import { buildScanConfig, removeScanConfig, writeScanConfig } from './scan-config.writer';
-import type { SimContext } from './sim-context';
+import type { SimContext, UnreachableEndpoints } from './sim-context';
 import { generateSelfSignedCert } from './tls/self-signed-cert.util';
 import { CallStats, type SimStats } from './traffic/call-stats.service';
 import { FaultInjector } from './traffic/fault-injector.service';
@@ -94,6 +99,18 @@ export interface SimulatorOptions {
   timeoutHoldMs?: number;
   /** Delay range of the `slow` fault, milliseconds inclusive (default 200-1000). */
   slowDelayMs?: { min: number; max: number };
+  /**
+   * API server endpoints that cannot be dialled: `public` (every cluster's public endpoint) and VPC ids
+   * (the intranet endpoints of the clusters in that VPC). Their kubeconfigs name an address that refuses
+   * connections. A cluster whose `master_url` names no public endpoint never has a reachable public one.
+   */
+  unreachableEndpoints?: readonly string[];
+}
+
+/** Kubernetes API calls of one cluster by the endpoint they came in on. */
+export interface EndpointCalls {
+  public: number;
+  intranet: number;
 }
 
 /** A running simulator. */
@@ -112,6 +129,10 @@ export interface RunningSimulator {
   stats(): SimStats;
   /** Zero the call counters (QPS windows and fault draws are not affected). */
   resetStats(): void;
+  /** `127.0.0.1:Q`: the second listener, the clusters' intranet API server endpoint. */
+  intranetEndpoint: string;
+  /** Kubernetes API calls since start per cluster id, by the endpoint (listener) they came in on. */
+  kubernetesCallsByEndpoint(): Record<string, EndpointCalls>;
   /**
    * Stop listening, drop open connections and held (`timeout`) requests, and remove the written
    * scan config (`removeConfig`).
@@ -176,6 +197,21 @@ function nonNegativeInt(name: string, v: number | undefined, fallback: number): 
   return v;
 }
 
+/**
+ * Parse `unreachableEndpoints`: `public` and VPC ids.
+ * @throws SimulatorOptionsError for an entry that is neither
+ */
+function parseUnreachable(entries: readonly string[] | undefined): UnreachableEndpoints {
+  const vpcs = new Set<string>();
+  let pub = false;
+  for (const e of entries ?? []) {
+    if (e === 'public') pub = true;
+    else if (/^vpc-[a-z0-9]+$/.test(e)) vpcs.add(e);
+    else throw new SimulatorOptionsError(`unreachableEndpoints: "${e}" is neither "public" nor a VPC id (vpc-...)`);
+  }
+  return { public: pub, vpcs };
+}
+
 /** Build the traffic policy (stats, QPS limits, faults) from the options. */
 function buildTraffic(
   options: SimulatorOptions,
@@ -223,9 +259,12 @@ export async function startSimulator(options: SimulatorOptions): Promise<Running
   const accessKeySecret = options.accessKeySecret ?? DEFAULT_SIM_ACCESS_KEY_SECRET;
   const credentials = new CredentialStore();
   credentials.add({ accessKeyId, accessKeySecret, accountId: served.accountId });
+  const unreachable = parseUnreachable(options.unreachableEndpoints);
   const ctx: SimContext = {
     fleet,
     endpoint: '',
+    intranetEndpoint: '',
+    unreachable,
     clusterTokens: new ClusterTokenStore(),
     credentials,
     invocations: new InvocationStore(),
@@ -241,11 +280,21 @@ export async function startSimulator(options: SimulatorOptions): Promise<Running
   const kubernetes = new KubernetesGateway(ctx, traffic.policy);
   const writer = new ResponseWriter(timeoutHoldMs);
 
+  const byEndpoint = new Map<string, EndpointCalls>();
+  let intranetPort = -1;
+  const countEndpoint = (req: IncomingMessage, rawPath: string) => {
+    const clusterId = rawPath.split('/')[2] ?? '';
+    let c = byEndpoint.get(clusterId);
+    if (!c) byEndpoint.set(clusterId, (c = { public: 0, intranet: 0 }));
+    c[req.socket.localPort === intranetPort ? 'intranet' : 'public']++;
+  };
+
   const onRequest = async (req: IncomingMessage, res: ServerResponse): Promise<void> => {
     const { rawPath, rawQuery } = splitUrl(req.url);
     const isK8s = isKubernetesPath(rawPath);
     try {
       if (isK8s) {
+        countEndpoint(req, rawPath);
         let segments: string[];
         try {
           segments = rawPath
@@ -299,20 +348,32 @@ export async function startSimulator(options: SimulatorOptions): Promise<Running
     });
   };
   const sockets = new Set<Socket>();
-  const server = createNetServer((socket) => {
+  const accept = (socket: Socket) => {
     sockets.add(socket);
     socket.once('close', () => sockets.delete(socket));
     onConnection(socket);
-  });
-  await new Promise<void>((resolve, reject) => {
-    server.once('error', reject);
-    server.listen(options.port ?? 0, host, () => {
-      server.off('error', reject);
-      resolve();
+  };
+  const server = createNetServer(accept);
+  const intranetServer = createNetServer(accept);
+  const listen = (srv: typeof server, port: number) =>
+    new Promise<void>((resolve, reject) => {
+      srv.once('error', reject);
+      srv.listen(port, host, () => {
+        srv.off('error', reject);
+        resolve();
+      });
     });
-  });
+  await listen(server, options.port ?? 0);
+  try {
+    await listen(intranetServer, 0);
+  } catch (e) {
+    server.close();
+    throw e;
+  }
   const port = (server.address() as AddressInfo).port;
+  intranetPort = (intranetServer.address() as AddressInfo).port;
   ctx.endpoint = `${host}:${port}`;
+  ctx.intranetEndpoint = `${host}:${intranetPort}`;
   let configPath: string;
   try {
     configPath = writeScanConfig(
@@ -321,6 +382,7 @@ export async function startSimulator(options: SimulatorOptions): Promise<Running
     );
   } catch (e) {
     server.close();
+    intranetServer.close();
     throw e;
   }
 
@@ -332,14 +394,21 @@ export async function startSimulator(options: SimulatorOptions): Promise<Running
     configPath,
     accountId: served.accountId,
     accountIds: fleet.accounts.map((a) => a.accountId),
+    intranetEndpoint: ctx.intranetEndpoint,
     stats: () => traffic.stats.snapshot(),
     resetStats: () => traffic.stats.reset(),
+    kubernetesCallsByEndpoint: () => Object.fromEntries([...byEndpoint].map(([k, v]) => [k, { ...v }])),
     removeConfig,
     close: () => {
       closing ??= new Promise<void>((resolve) => {
         removeConfig();
         writer.close();
-        server.close(() => resolve());
+        let open = 2;
+        const closed = () => {
+          if (--open === 0) resolve();
+        };
+        server.close(closed);
+        intranetServer.close(closed);
         httpServer.closeAllConnections();
         httpsServer.closeAllConnections();
         for (const socket of sockets) socket.destroy();

@@ -32,4 +32,5 @@ export {
   failedEntries,
 } from './live/crawl-targets';
 export * from './live/ram-actions';
+export * from './live/cluster-endpoint';
 export * from './live/slice-parts';

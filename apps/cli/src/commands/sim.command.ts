@@ -23,7 +23,7 @@ export function parsePort(value: string): number {
  * Run the simulator until SIGINT/SIGTERM; returns the exit code. The scan config it wrote is
  * removed when it stops (signal, error or normal exit).
  */
-export async function runSimCommand(opts: { fleet: string; port: number; qps?: string; faults?: string; seed?: string; policy?: string }): Promise<number> {
+export async function runSimCommand(opts: { fleet: string; port: number; qps?: string; faults?: string; seed?: string; policy?: string; unreachable?: string }): Promise<number> {
   const { readFleetDirectory } = loadCollectors();
   const { simulatorOptionsFromFlags, simulatorReadyLine, startSimulator } = loadFleetSim();
   const traffic = simulatorOptionsFromFlags({
@@ -41,7 +41,14 @@ export async function runSimCommand(opts: { fleet: string; port: number; qps?: s
       throw new CliUsageError(`--policy ${opts.policy}: expected a RAM policy JSON document (${(e as Error).message.split('\n')[0]})`);
     }
   }
-  const sim = await startSimulator({ ...traffic, fleet, port: opts.port, ...(ramPolicy ? { ramPolicy } : {}) });
+  const unreachableEndpoints = opts.unreachable?.split(',').map((e) => e.trim()).filter((e) => e !== '');
+  const sim = await startSimulator({
+    ...traffic,
+    fleet,
+    port: opts.port,
+    ...(ramPolicy ? { ramPolicy } : {}),
+    ...(unreachableEndpoints ? { unreachableEndpoints } : {}),
+  });
   // The config holds the simulator's AccessKey: removed on SIGINT/SIGTERM (close) and on any
   // other way out of the process (an exit hook; only SIGKILL leaves it, in the temp directory).
   process.once('exit', sim.removeConfig);
@@ -116,8 +123,9 @@ export function simCommand(run: (p: Promise<number>) => void): Command {
     .option('--faults <spec>', 'inject faults, e.g. throttle=0.3,server-error=0.05,timeout=0.01,truncate=0.01')
     .option('--seed <n>', 'seed of the fault draws (deterministic per seed)')
     .option('--policy <file>', 'enforce this RAM policy (JSON, e.g. from fleet-audit iam-policy): other actions get Forbidden.RAM')
+    .option('--unreachable <list>', 'API server endpoints that refuse connections: public and/or VPC ids (intranet endpoints of that VPC), comma-separated')
     .addHelpText('after', helpFooter(['fleet-audit sim --fleet examples/fleets/sample --port 8443', 'fleet-audit sim --fleet DIR --faults throttle=0.3,server-error=0.05 --seed 1', 'fleet-audit iam-policy > policy.json && fleet-audit sim --fleet DIR --policy policy.json']))
-    .action((o: { fleet?: string; port: number; qps?: string; faults?: string; seed?: string; policy?: string }) => {
+    .action((o: { fleet?: string; port: number; qps?: string; faults?: string; seed?: string; policy?: string; unreachable?: string }) => {
       if (!o.fleet) throw new CliUsageError('sim: --fleet DIR is required');
       run(runSimCommand({ ...o, fleet: o.fleet }));
     });

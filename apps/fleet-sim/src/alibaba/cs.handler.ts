@@ -9,7 +9,8 @@
  * - `GET /clusters` DescribeClusters (old): bare array of the same items;
  * - `GET /clusters/{ClusterId}` DescribeClusterDetail: the stored `cluster.json`;
  * - `GET /k8s/{ClusterId}/user_config` DescribeClusterUserKubeconfig: `{config, expiration}`;
- *   `TemporaryDurationMinutes` (15-4320) sets the expiry, default three years;
+ *   `TemporaryDurationMinutes` (15-4320) sets the expiry, default three years; `PrivateIpAddress`
+ *   (default false) picks the server: the intranet listener, or the public one (`kubeconfigServer`);
  * - `GET /clusters/{clusterId}/addon_instances` ListClusterAddonInstances: `addons.json`;
  * - `GET /clusters/{clusterId}/addon_instances/{instanceName}` GetClusterAddonInstance;
  * - `GET /clusters/{ClusterId}/resources` DescribeClusterResources: `resources.json` (bare array).
@@ -17,6 +18,7 @@
  * data the fleet does not hold 403 `StatusForbidden`.
  */
 import type { ClusterEntry } from '../fleet/fleet-index.repository';
+import type { SimContext } from '../sim-context';
 import { buildKubeconfig } from '../kubernetes/kubeconfig.util';
 import { AcsError } from './acs-error.exception';
 import type { AcsRequest, RoaHandler } from './acs-request';
@@ -77,6 +79,44 @@ const describeClusters: RoaHandler = (req) => filteredClusters(req).map(listItem
 
 const describeClusterDetail: RoaHandler = (req) => cluster(req).cluster.detail;
 
+/**
+ * An address on loopback that refuses connections: 127.0.0.2 at the port of a listener bound to
+ * 127.0.0.1 only (Linux routes all of 127.0.0.0/8 to loopback, and nothing listens there).
+ */
+function refusingAddress(endpoint: string): string {
+  return endpoint.replace(/^127\.0\.0\.1:/, '127.0.0.2:');
+}
+
+/**
+ * `host:port` of the API server a kubeconfig names (research/reach.md 1.1-1.3):
+ * - `PrivateIpAddress` true: the intranet listener, refusing when the cluster's VPC is unreachable;
+ * - false: the public listener, refusing when public endpoints are unreachable or when the cluster's
+ *   `master_url` has an empty `api_server_endpoint` (no public endpoint). What the real API answers for
+ *   a public kubeconfig of a cluster without one is not documented (research/reach.md 7); an address
+ *   nobody can dial is the conservative model. A fleet without `master_url` is served publicly.
+ */
+function kubeconfigServer(c: ClusterEntry, intranet: boolean, ctx: SimContext): string {
+  const detail = c.cluster.detail as Record<string, unknown>;
+  if (intranet) {
+    const vpc = typeof detail['vpc_id'] === 'string' ? detail['vpc_id'] : '';
+    return ctx.unreachable.vpcs.has(vpc) ? refusingAddress(ctx.intranetEndpoint) : ctx.intranetEndpoint;
+  }
+  return ctx.unreachable.public || !hasPublicEndpoint(detail['master_url']) ? refusingAddress(ctx.endpoint) : ctx.endpoint;
+}
+
+/** Whether a `master_url` value names a public endpoint (absent or unparsable: assumed yes). */
+function hasPublicEndpoint(masterUrl: unknown): boolean {
+  if (typeof masterUrl !== 'string') return true;
+  try {
+    const o = JSON.parse(masterUrl) as unknown;
+    if (typeof o !== 'object' || o === null) return true;
+    const pub = (o as Record<string, unknown>)['api_server_endpoint'];
+    return typeof pub !== 'string' || pub !== '';
+  } catch {
+    return true;
+  }
+}
+
 /** Default lifetime of a kubeconfig without `TemporaryDurationMinutes`: three years, milliseconds. */
 const DEFAULT_KUBECONFIG_LIFETIME_MS = 3 * 365 * 24 * 3600 * 1000;
 
@@ -90,7 +130,7 @@ const describeClusterUserKubeconfig: RoaHandler = (req, ctx) => {
   );
   const config = buildKubeconfig({
     clusterId: c.clusterId,
-    endpoint: ctx.endpoint,
+    endpoint: kubeconfigServer(c, req.params.bool('PrivateIpAddress') === true, ctx),
     token: ctx.clusterTokens.tokenFor(c.clusterId),
     userName: c.accountId,
   });

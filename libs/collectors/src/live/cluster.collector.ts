@@ -7,7 +7,10 @@
  *    the coverage says `failed`;
  *  - `addons`: ListClusterAddonInstances (`cloud-controller-manager` gives the CCM version);
  *  - `resources`: DescribeClusterResources (`ALIYUN::RAM::Role` entries name the cluster's roles);
- *  - `kubernetes`: DescribeClusterUserKubeconfig, then the Kubernetes API (kubernetes.collector);
+ *  - `kubernetes`: DescribeClusterUserKubeconfig for the endpoint the scan config picks
+ *    (cluster-endpoint.ts: `PrivateIpAddress` true for the intranet endpoint), one TCP dial of the
+ *    kubeconfig's server (a failed dial is `failed` `EndpointUnreachable` naming the endpoint, its VPC
+ *    and the fix), then the Kubernetes API (kubernetes.collector);
  *  - `sysctls`: node `net.ipv4.ip_local_port_range` via ECS Cloud Assistant (node-sysctls.collector)
  *    unless `collector.nodeSysctls` is false, then `absent`.
  * A 404 / `*NotFound` from an API is `absent` (nothing to read), as a missing file is offline.
@@ -25,6 +28,15 @@ import type { RegionClients } from './alibaba-clients.factory';
 import { csSdk, dara } from './sdk-modules';
 import { Absent, absentIfNotFound, aliCall, readDataset, type AccountScope } from './collect-scope.util';
 import { CollectError, ScanAbortedError } from './collect-error.util';
+import {
+  chooseEndpoint,
+  describeEndpoint,
+  endpointFix,
+  ENDPOINT_UNREACHABLE,
+  type EndpointChoice,
+  type EndpointModeChoice,
+} from './cluster-endpoint';
+import { dialServer, DialError } from './endpoint-probe.util';
 import { loadKubeconfig, readKubernetes } from './kubernetes.collector';
 import { readNodeSysctls } from './node-sysctls.collector';
 import { listAt, stringAt, validateWire } from './wire-validate.util';
@@ -48,13 +60,17 @@ async function readKubernetesOf(
   scope: AccountScope,
   rc: RegionClients,
   clusterId: string,
+  endpoint: EndpointChoice,
 ): Promise<WireKubernetes | Absent> {
   const target = `${scope.accountId}/${rc.regionId}/${clusterId}`;
   const resp = await absentIfNotFound(() =>
     aliCall(scope, 'DescribeClusterUserKubeconfig', target, () =>
       rc.cs.describeClusterUserKubeconfigWithOptions(
         clusterId,
-        new (csSdk().DescribeClusterUserKubeconfigRequest)({ privateIpAddress: false, temporaryDurationMinutes: 60 }),
+        new (csSdk().DescribeClusterUserKubeconfigRequest)({
+          privateIpAddress: endpoint.kind === 'intranet',
+          temporaryDurationMinutes: 60,
+        }),
         {},
         runtime(),
       ),
@@ -68,6 +84,20 @@ async function readKubernetesOf(
       `DescribeClusterUserKubeconfig ${target}: malformed response at $.config: expected a kubeconfig string`,
     );
   const kc = loadKubeconfig(config, target);
+  const server = kc.getCurrentCluster();
+  // A proxy in the kubeconfig dials for us: its own reachability is not the endpoint's.
+  if (server && !server.proxyUrl) {
+    try {
+      await dialServer(server.server, Math.min(scope.settings.kubernetesTimeoutMs, DIAL_TIMEOUT_MS), scope.signal);
+    } catch (e) {
+      if (!(e instanceof DialError)) throw e;
+      throw new CollectError(
+        ENDPOINT_UNREACHABLE,
+        `${target}: cannot reach the Kubernetes API server at its ${describeEndpoint(endpoint, server.server)}, ` +
+          `chosen by ${endpoint.mode.from}: ${endpoint.mode.mode}: ${e.code}; ${endpointFix(endpoint)}`,
+      );
+    }
+  }
   return absentIfNotFound(() =>
     readKubernetes(
       kc,
@@ -83,6 +113,13 @@ async function readKubernetesOf(
     ),
   );
 }
+
+/**
+ * Longest wait for the TCP connection to an API server, milliseconds (capped by
+ * `collector.kubernetesTimeoutMs`): a connection within the same region takes milliseconds, and an
+ * address outside the network never connects, so waiting longer only delays the coverage gap.
+ */
+const DIAL_TIMEOUT_MS = 10_000;
 
 /**
  * The stand-in detail of a cluster whose DescribeClusterDetail and list item could not be read
@@ -124,6 +161,8 @@ async function listedCluster(
  * cluster (same flat fields, no `control_plane_config`) stands in for the detail, else
  * {@link placeholderDetail}; the `cluster` coverage entry is `failed` with the detail's error either
  * way, and the other datasets are still read.
+ * @param endpointMode the scan config's endpoint mode of the cluster (cluster-endpoint.ts
+ *   `endpointModeOf`), given the detail read; default `auto`
  * @returns the cluster, or undefined when CS says it no longer exists (404: deleted since it was
  *   listed; no coverage entries then)
  * @throws ScanAbortedError when cancelled
@@ -132,6 +171,7 @@ export async function readCluster(
   scope: AccountScope,
   rc: RegionClients,
   clusterId: string,
+  endpointMode: (detail: WireClusterDetail) => EndpointModeChoice = () => ({ mode: 'auto', from: 'clusters.kubernetesEndpoint' }),
 ): Promise<WireCluster | undefined> {
   const key = { accountId: scope.accountId, regionId: rc.regionId, clusterId };
   const target = `${scope.accountId}/${rc.regionId}/${clusterId}`;
@@ -165,6 +205,7 @@ export async function readCluster(
     });
   }
   const out: WireCluster = { detail: detail ?? placeholderDetail(clusterId, rc.regionId) };
+  const endpoint = chooseEndpoint(detail, endpointMode(out.detail));
   const [addons, resources, kubernetes] = await Promise.all([
     readDataset(
       scope,
@@ -192,7 +233,7 @@ export async function readCluster(
         return validateWire(wireClusterResourcesSchema, body ?? [], 'DescribeClusterResources', target);
       }),
     ),
-    readDataset(scope, { ...key, api: 'kubernetes' }, (s) => readKubernetesOf(s, rc, clusterId)),
+    readDataset(scope, { ...key, api: 'kubernetes' }, (s) => readKubernetesOf(s, rc, clusterId, endpoint)),
   ]);
   if (addons) out.addons = addons;
   if (resources) out.resources = resources;

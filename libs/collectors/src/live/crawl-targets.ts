@@ -41,6 +41,7 @@ import {
 } from './api-rate-limiter.util';
 import { CallRunner } from './call-runner.util';
 import { CLUSTER_DATASETS, placeholderDetail, readCluster } from './cluster.collector';
+import { endpointModeOf } from './cluster-endpoint';
 import { CollectError, ScanAbortedError } from './collect-error.util';
 import {
   CoverageRecorder,
@@ -278,7 +279,9 @@ async function crawlCluster(
     }),
   };
   try {
-    const cluster = await readCluster(clusterScope, scope.clients.region(target.regionId), target.clusterId);
+    const cluster = await readCluster(clusterScope, scope.clients.region(target.regionId), target.clusterId, (detail) =>
+      endpointModeOf(config, { ...target, name: detail.name }),
+    );
     return { target, ...(cluster ? { cluster } : {}), coverage: scope.coverage.entries };
   } finally {
     await kube.disconnect();

@@ -38,6 +38,19 @@ export const credentialsSchema = z
     message: 'accessKeyId and accessKeySecret go together',
   });
 
+/**
+ * Which API server endpoint of an ACK cluster the crawl dials (cluster-endpoint.ts):
+ * - `public`: the Internet endpoint (the EIP bound to the API server CLB);
+ * - `private`: the intranet endpoint (the API server CLB's address in the cluster's VPC);
+ * - `auto`: the intranet endpoint when DescribeClusterDetail's `master_url` names no public one
+ *   (`api_server_endpoint` empty), else the public one.
+ * Passed to DescribeClusterUserKubeconfig as `PrivateIpAddress` (research/reach.md 1.1, 1.3).
+ */
+export const kubernetesEndpointModeSchema = z.enum(['public', 'private', 'auto']);
+
+/** A region id such as `cn-hangzhou`. */
+const regionIdSchema = z.string().regex(/^[a-z]{2}(-[a-z0-9]+)+$/, 'a region id such as cn-hangzhou');
+
 /** One account to audit. */
 export const scanAccountSchema = z.strictObject({
   accountId: z
@@ -45,12 +58,36 @@ export const scanAccountSchema = z.strictObject({
     .transform(String)
     .pipe(z.string().regex(/^\d+$/, 'a numeric account id')),
   name: z.string().optional(),
-  regions: z.array(z.string().regex(/^[a-z]{2}(-[a-z0-9]+)+$/, 'a region id such as cn-hangzhou')).min(1),
+  regions: z.array(regionIdSchema).min(1),
   /** RAM role to assume for this account (`acs:ram::<uid>:role/<name>`); unset = use base credentials. */
   auditRoleArn: z
     .string()
     .regex(/^acs:ram::\d+:role\/.+$/, 'a RAM role ARN acs:ram::<uid>:role/<name>')
     .optional(),
+  /** Endpoint of this account's clusters; unset = `clusters.kubernetesEndpoint`. */
+  kubernetesEndpoint: kubernetesEndpointModeSchema.optional(),
+  /** Endpoint of this account's clusters in one region (a region of `regions`), by region id; wins over `kubernetesEndpoint`. */
+  kubernetesEndpointByRegion: z.record(regionIdSchema, kubernetesEndpointModeSchema).optional(),
+}).superRefine((a, ctx) => {
+  for (const region of Object.keys(a.kubernetesEndpointByRegion ?? {}))
+    if (!a.regions.includes(region))
+      ctx.addIssue({
+        code: 'custom',
+        path: ['kubernetesEndpointByRegion', region],
+        message: `region ${region} is not in this account's regions (${a.regions.join(', ')})`,
+      });
+});
+
+/**
+ * Which clusters a scan reads and how it reaches their Kubernetes API. Precedence of the endpoint:
+ * `kubernetesEndpointByCluster` (cluster id or name), then the account's `kubernetesEndpointByRegion`,
+ * the account's `kubernetesEndpoint`, then `kubernetesEndpoint` here (default `auto`).
+ */
+export const clusterSettingsSchema = z.strictObject({
+  /** Endpoint of every cluster without a more specific setting. */
+  kubernetesEndpoint: kubernetesEndpointModeSchema.default('auto'),
+  /** Endpoint of single clusters, by cluster id (`c` + 32 hex) or cluster name (every cluster of that name). */
+  kubernetesEndpointByCluster: z.record(z.string().min(1), kubernetesEndpointModeSchema).default({}),
 });
 
 /** Page sizes the live collectors ask for, items per page (each within the API's documented maximum). */
@@ -144,6 +181,8 @@ export const scanConfigSchema = z.strictObject({
   }),
   credentials: credentialsSchema.optional(),
   accounts: z.array(scanAccountSchema).min(1),
+  /** Which clusters are read and through which API server endpoint (all optional). */
+  clusters: clusterSettingsSchema.default({ kubernetesEndpoint: 'auto', kubernetesEndpointByCluster: {} }),
   /** Pacing, retries and page sizes of the live collectors (all optional). */
   collector: collectorSettingsSchema.default({
     qpsPerAccount: 20,
@@ -165,5 +204,9 @@ export const scanConfigSchema = z.strictObject({
 export type ScanConfig = z.infer<typeof scanConfigSchema>;
 /** Pacing and page sizes of the live collectors. */
 export type CollectorSettings = z.infer<typeof collectorSettingsSchema>;
+/** `public`, `private` or `auto`. */
+export type KubernetesEndpointMode = z.infer<typeof kubernetesEndpointModeSchema>;
+/** The `clusters` block of a scan config. */
+export type ClusterSettings = z.infer<typeof clusterSettingsSchema>;
 /** One account of a scan config. */
 export type ScanAccount = z.infer<typeof scanAccountSchema>;
