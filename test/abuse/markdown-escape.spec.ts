@@ -12,11 +12,39 @@ import { renderMarkdown } from '../../apps/cli/src/output/report-formats.rendere
 import { mdCell } from '../../libs/reports/src/render/text.util';
 
 const SAMPLE = join(__dirname, '..', '..', 'examples', 'fleets', 'sample');
-const HOSTILE = ['<script>alert(1)</script>', '<img src=x onerror=alert(1)>', '[click](javascript:alert(1))', '![pixel](https://tracker.example/p.gif)', 'a|b\nc'];
+const HOSTILE = [
+  '<script>alert(1)</script>',
+  '<img src=x onerror=alert(1)>',
+  '[click](javascript:alert(1))',
+  '![pixel](https://tracker.example/p.gif)',
+  'a|b\nc',
+  // Cloud names: emphasis, an autolink, bare GFM autolinks (URL, www., e-mail), strikethrough, a terminal escape.
+  '**urgent** rotate _now_ at <http://evil.example/login>',
+  'see https://evil.example/x or www.evil.example or ops@evil.example ~~ok~~',
+  'clb\u001b]0;pwned\u0007\u009b2J',
+];
 
-/** Whether Markdown text would render live HTML or a link / image. */
+/**
+ * What of Markdown text would render live: HTML, a link or image, an autolink (`<scheme:...>`, bare `scheme://`,
+ * `www.`, e-mail), emphasis or strikethrough, or a control character (an escape sequence on a terminal).
+ */
 function live(md: string): string[] {
-  return [/<script/i, /<img/i, /(?<!\\)\[[^\]]*(?<!\\)\]\(/].filter((re) => re.test(md)).map(String);
+  return [
+    /<script/i,
+    /<img/i,
+    /(?<!\\)\[[^\]]*(?<!\\)\]\(/,
+    /<[a-z][a-z0-9+.-]*:/i,
+    /\b[a-z][a-z0-9+.-]*:\/\//i,
+    /(?<!\\)\bwww\./i,
+    /[\w.]+(?<!\\)@[\w-]+\./,
+    /(?<!\\)\*\*/,
+    /(?<![\\\w])_\w/,
+    /(?<!\\)~~/,
+    // eslint-disable-next-line no-control-regex
+    /[\u0000-\u0009\u000B-\u001F\u007F-\u009F]/,
+  ]
+    .filter((re) => re.test(md))
+    .map(String);
 }
 
 let outcome: ScanOutcome;
@@ -29,6 +57,9 @@ describe('Markdown outputs escape cluster-sourced text (issue 23 item 9)', () =>
     for (const h of HOSTILE) expect(live(escapeMarkdownText(h)), h).toEqual([]);
     expect(escapeMarkdownText('<b>&')).toBe('&lt;b&gt;&amp;');
     expect(escapeMarkdownText('a|b\nc')).toBe('a\\|b c');
+    expect(escapeMarkdownText('**x** at http://e.example')).toBe('\\*\\*x\\*\\* at http\\://e.example');
+    // Intraword underscores cannot make emphasis (CommonMark): check ids and names stay as they are.
+    expect(escapeMarkdownText('CLB_BACKEND_QUOTA _x_')).toBe('CLB_BACKEND_QUOTA \\_x\\_');
   });
 
   it('scan --format markdown: findings and coverage gaps', () => {

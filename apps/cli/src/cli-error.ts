@@ -13,6 +13,7 @@ import type { ScanFailedError } from '@app/audit';
 import { debugWanted } from './cli-config';
 import { FleetAuditError, hasConnectionLossShape, isFleetAuditError } from '@app/errors';
 import { cliStreams } from './output/cli-streams';
+import { terminalText } from '@app/domain';
 
 // Errors are recognised by their libs/errors code (libs/errors is dependency-free), not by
 // importing their classes, so that this module (loaded by every command) does not load the
@@ -79,7 +80,8 @@ export function describeError(e: unknown): string {
  * @returns the exit code of `e` ({@link exitCodeOf}), for callers that exit with it
  */
 export function reportError(e: unknown): number {
-  cliStreams().stderr.write(`fleet-audit: error: ${describeError(e)}\n`);
-  if (e instanceof Error && debugWanted() && e.stack) cliStreams().stderr.write(`${e.stack}\n`);
+  // Messages quote files, API answers and cloud errors: printed without control characters.
+  cliStreams().stderr.write(`fleet-audit: error: ${terminalText(describeError(e), false)}\n`);
+  if (e instanceof Error && debugWanted() && e.stack) cliStreams().stderr.write(`${terminalText(e.stack)}\n`);
   return exitCodeOf(e);
 }

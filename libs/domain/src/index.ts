@@ -249,11 +249,13 @@ export type {
 export {
   BAD_SURROGATE_MARKER,
   NUL_MARKER,
+  csvField,
   escapeMarkdownText,
   flatString,
   hasUnstorableText,
   sanitizeDeep,
   sanitizeText,
+  terminalText,
 } from './text.util';
 export { controlCharacterProblem, firstControlCharacter, hasControlCharacters } from './control-characters.util';
 export { compileGlob, globMatches, globWildcardCount, hasGlobWildcard, MAX_GLOB_WILDCARDS, type GlobOptions } from './glob.util';

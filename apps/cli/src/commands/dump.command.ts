@@ -12,6 +12,7 @@ import { CliUsageError, EXIT_OK } from '../cli-error';
 import { createScanProgressBar } from '../progress';
 import { cliStreams } from '../output/cli-streams';
 import { helpFooter } from './help-text.util';
+import { terminalText } from '@app/domain';
 
 /** Options of `dump`. */
 export interface DumpCommandOptions {
@@ -48,7 +49,7 @@ export async function runDumpCommand(opts: DumpCommandOptions): Promise<number> 
   if (failed.length > 0) {
     cliStreams().stderr.write(`fleet-audit: ${failed.length} dataset(s) could not be read and are not in the dump (listed in dump.json; an offline scan reports them as coverage gaps):\n`);
     for (const f of failed.slice(0, 20))
-      cliStreams().stderr.write(`  ${f.api} of ${[f.accountId, f.regionId, f.clusterId].filter(Boolean).join('/')}: ${f.errorCode ?? 'error'}\n`);
+      cliStreams().stderr.write(`  ${terminalText(`${f.api} of ${[f.accountId, f.regionId, f.clusterId].filter(Boolean).join('/')}: ${f.errorCode ?? 'error'}`, false)}\n`);
     if (failed.length > 20) cliStreams().stderr.write(`  ... and ${failed.length - 20} more\n`);
   }
   return EXIT_OK;

@@ -5,7 +5,7 @@
 import { loadAudit, loadCollectors, loadStore } from '../lazy';
 import { Command, Option } from 'commander';
 import type { ScanOutcome, ScanSource } from '@app/audit';
-import { severityRank, WaiverMatcher, type Severity, type Waiver } from '@app/domain';
+import { severityRank, terminalText, WaiverMatcher, type Severity, type Waiver } from '@app/domain';
 import { CliUsageError, EXIT_ERROR, EXIT_FINDINGS, EXIT_OK } from '../cli-error';
 import { cliConfig } from '../cli-config';
 import { colourWanted, findingsAtOrAbove, renderJson, renderTable } from '../output/scan-output.renderer';
@@ -180,7 +180,7 @@ export async function runScanCommand(opts: ScanCommandOptions): Promise<number> 
     if (opts.output !== undefined) writeOutput(opts.output, report);
     else cliStreams().stdout.write(report);
     const gapWarning = coverageGapWarning(outcome);
-    if (gapWarning) cliStreams().stderr.write(`${gapWarning}\n`);
+    if (gapWarning) cliStreams().stderr.write(`${terminalText(gapWarning, false)}\n`);
     if (gapWarning && opts.failOnGaps) return EXIT_ERROR;
     return exitCodeFor(outcome, opts.failOn, matcher);
   } finally {

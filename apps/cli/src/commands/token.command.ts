@@ -8,6 +8,7 @@ import { loadStore } from '../lazy';
 import { CliUsageError, EXIT_OK } from '../cli-error';
 import { cliConfig } from '../cli-config';
 import { cliStreams } from '../output/cli-streams';
+import { terminalText } from '@app/domain';
 
 /** Options shared by the token subcommands. */
 interface TokenDbOptions {
@@ -81,8 +82,9 @@ export async function runTokenList(opts: TokenDbOptions & { format: 'text' | 'js
       const now = Date.now();
       for (const t of tokens) {
         const state = t.revokedAt ? 'revoked' : new Date(t.expiresAt).getTime() <= now ? 'expired' : 'active';
+        // A token's name is set through the API by whoever minted it: printed without control characters.
         cliStreams().stdout.write(
-          `${t.id}  ${t.role.padEnd(8)} ${state.padEnd(7)} accounts=${t.accounts?.join(',') ?? 'all'} expires=${t.expiresAt} lastUsed=${t.lastUsedAt ?? '-'} ${t.name}\n`,
+          `${terminalText(`${t.id}  ${t.role.padEnd(8)} ${state.padEnd(7)} accounts=${t.accounts?.join(',') ?? 'all'} expires=${t.expiresAt} lastUsed=${t.lastUsedAt ?? '-'} ${t.name}`, false)}\n`,
         );
       }
       if (tokens.length === 0) cliStreams().stdout.write('no tokens\n');

@@ -6,7 +6,7 @@
  */
 import { renderTable, tableStyleFor } from '../output/table.util';
 import { Command, Option } from 'commander';
-import { WAIVER_CATEGORIES, waiverFields } from '@app/domain';
+import { WAIVER_CATEGORIES, terminalText, waiverFields } from '@app/domain';
 import { isFleetAuditError } from '@app/errors';
 import { unknownCheckIdReason } from '@app/checks';
 import { loadStore } from '../lazy';
@@ -78,7 +78,7 @@ export async function runWaiverAdd(opts: WaiverAddOptions): Promise<number> {
         opts.by,
       )
       .catch(asUsage);
-    cliStreams().stdout.write(opts.format === 'json' ? `${JSON.stringify(w, null, 2)}\n` : `waiver ${w.id} created: ${w.checkId} ${w.accountId} ${w.resource}, owner ${w.owner}, expires ${w.expiresAt}\n`);
+    cliStreams().stdout.write(opts.format === 'json' ? `${JSON.stringify(w, null, 2)}\n` : `${terminalText(`waiver ${w.id} created: ${w.checkId} ${w.accountId} ${w.resource}, owner ${w.owner}, expires ${w.expiresAt}`, false)}\n`);
     return EXIT_OK;
   });
 }
@@ -116,7 +116,7 @@ export async function runWaiverRevoke(id: string, opts: WaiverDbOptions & { by: 
       if (isFleetAuditError(e) && e.permanent) throw new CliUsageError(e.message);
       throw e;
     });
-    cliStreams().stdout.write(`waiver ${w.id} revoked by ${w.revokedBy}: its findings count again\n`);
+    cliStreams().stdout.write(`${terminalText(`waiver ${w.id} revoked by ${w.revokedBy}: its findings count again`, false)}\n`);
     return EXIT_OK;
   });
 }

@@ -15,7 +15,7 @@
 import { hostname } from 'node:os';
 import type { ScanOutcome } from '@app/audit';
 import { checkCatalogue, type CheckSummary } from '@app/checks';
-import { clusterLabel, escapeMarkdownText, type CheckResult, type Finding, type ResourceRef, type Severity } from '@app/domain';
+import { clusterLabel, csvField, escapeMarkdownText, terminalText, type CheckResult, type Finding, type ResourceRef, type Severity } from '@app/domain';
 
 /** Version written into SARIF `tool.driver.version` (the package version). */
 export const FLEET_AUDIT_VERSION = '0.1.0';
@@ -133,7 +133,8 @@ export function renderSarif(outcome: ScanOutcome, ctx: ReportContext = {}): stri
 
 /** Escape text for XML/HTML content and attribute values; drops characters XML 1.0 forbids. */
 export function escapeXml(text: string): string {
-  return text
+  // Whole escape sequences first (libs/domain terminalText), so no parameters are left behind as text.
+  return terminalText(text)
   // eslint-disable-next-line no-control-regex -- XML 1.0 allows tab, LF and CR only among the controls
     .replace(/[^\u0009\u000A\u000D\u0020-\uD7FF\uE000-\uFFFD\u{10000}-\u{10FFFF}]/gu, '')
     .replace(/&/g, '&amp;')
@@ -217,15 +218,7 @@ export const CSV_COLUMNS = [
   'clusterName',
 ] as const;
 
-/** One RFC 4180 field; text starting with `=`, `+` or `@` gets a leading `'` (spreadsheet formula injection). */
-function csvField(v: string | number | undefined): string {
-  if (v === undefined) return '';
-  let s = String(v);
-  if (typeof v === 'string' && /^[=+@\t\r]/.test(s)) s = `'${s}`;
-  return /[",\r\n]/.test(s) ? `"${s.replace(/"/g, '""')}"` : s;
-}
-
-/** The findings as CSV (header line, then one line per finding, CRLF line ends per RFC 4180). */
+/** The findings as CSV (header line, then one line per finding, CRLF line ends per RFC 4180; cells through libs/domain csvField, the formula guard). */
 export function renderCsv(findings: readonly Finding[]): string {
   const rows = [CSV_COLUMNS.join(',')];
   for (const f of findings) {

@@ -98,7 +98,7 @@ describe('CSV, Markdown, HTML', () => {
     const lines = csv.trimEnd().split('\r\n');
     expect(lines[0]).toBe(CSV_COLUMNS.join(','));
     expect(lines).toHaveLength(outcome.findings.length + 1);
-    expect(renderCsv([{ ...outcome.findings[0], message: 'say "hi", then\nbye', remediation: '=cmd()' }]).split('\r\n')[1]).toContain('"say ""hi"", then\nbye",\'=cmd()');
+    expect(renderCsv([{ ...outcome.findings[0], message: 'say "hi", then\nbye', remediation: '=cmd()' }]).split('\r\n')[1]).toContain('"say ""hi"", then\nbye","\'=cmd()"');
   });
 
   it('Markdown: a table row per finding, pipes escaped', () => {

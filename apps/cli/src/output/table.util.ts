@@ -8,6 +8,7 @@ import { colourWanted } from './scan-output.renderer';
 import { wrapText } from './text-wrap.util';
 import { cliStreams } from './cli-streams';
 import { cliConfig } from '../cli-config';
+import { terminalText } from '@app/domain';
 
 /** How a table is drawn: total width in columns (characters) and whether ANSI colour is used. */
 export interface TableStyle {
@@ -69,9 +70,11 @@ export function fitColumnWidths(natural: readonly number[], total: number, floor
 /**
  * Render a bordered table that fits `style.width`, wrapping long cells on word boundaries.
  * @param head column titles
- * @param rows cells (plain text; `\n` starts a new line within a cell)
+ * @param rows cells (plain text; `\n` starts a new line within a cell; escape sequences and other control
+ *   characters are dropped, libs/domain terminalText, before widths are measured)
  */
-export function renderTable(head: readonly string[], rows: readonly (readonly string[])[], style: TableStyle): string {
+export function renderTable(head: readonly string[], rawRows: readonly (readonly string[])[], style: TableStyle): string {
+  const rows = rawRows.map((r) => r.map((c) => terminalText(c)));
   const natural = head.map((h, i) => Math.max(cellWidth(h), ...rows.map((r) => cellWidth(r[i] ?? ''))));
   const longestWord = (t: string) => Math.max(0, ...t.split(/\s+/).map((w) => w.length));
   const floors = head.map((h, i) => Math.min(40, Math.max(longestWord(h), ...rows.map((r) => longestWord(r[i] ?? '')))));

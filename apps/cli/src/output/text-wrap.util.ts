@@ -2,7 +2,10 @@
  * Word wrapping for the terminal table: break on spaces; a token longer than the column breaks after
  * `_`, `/`, `-`, `.`, `,` or `:` (check ids, resource paths), and only as a last resort inside it.
  * Pure; widths are counted in UTF-16 code units (the table's texts are ASCII ids and English).
+ * Every cell and line of the CLI's tables passes here, so this is where their text loses its control
+ * characters (libs/domain terminalText).
  */
+import { terminalText } from '@app/domain';
 
 /** Split one over-long token into pieces of at most `width`, preferring the separators above. */
 function breakToken(token: string, width: number): string[] {
@@ -25,7 +28,9 @@ function breakToken(token: string, width: number): string[] {
 }
 
 /**
- * Wrap text to lines of at most `width` characters on word boundaries. Existing newlines are kept.
+ * Wrap text to lines of at most `width` characters on word boundaries. Existing newlines are kept;
+ * escape sequences and other control characters are dropped (libs/domain terminalText: names and
+ * messages come from clusters, cloud APIs and the database, and must not drive the terminal).
  * @param text the cell text
  * @param width the column's content width, >= 1
  * @returns the lines (at least one, possibly empty)
@@ -33,7 +38,7 @@ function breakToken(token: string, width: number): string[] {
 export function wrapText(text: string, width: number): string[] {
   const w = Math.max(1, Math.floor(width));
   const lines: string[] = [];
-  for (const paragraph of text.split('\n')) {
+  for (const paragraph of terminalText(text).split('\n')) {
     let line = '';
     for (const word of paragraph.split(/\s+/).filter(Boolean)) {
       const pieces = word.length > w ? breakToken(word, w) : [word];

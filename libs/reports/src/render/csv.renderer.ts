@@ -1,9 +1,11 @@
 /**
  * The report as CSV (RFC 4180: comma-separated, CRLF line ends, fields with comma, quote or line break
  * quoted, quotes doubled): one row per finding of the report's scan with its status (new, persisting,
- * waived) and one per resolved finding. Cells starting with = + - @ get a leading apostrophe so that a
+ * waived) and one per resolved finding. Cells go through libs/domain csvField, the product's one CSV guard:
+ * text starting with = + - @, tab or carriage return gets a leading apostrophe and quotes, so that a
  * spreadsheet never evaluates a finding message as a formula (OWASP "CSV injection").
  */
+import { csvField } from '@app/domain';
 import type { ReportDocument, ReportFinding } from '../report.model';
 
 /** Columns, in order. */
@@ -28,12 +30,6 @@ export const REPORT_CSV_COLUMNS = [
   'cluster_name',
 ] as const;
 
-function field(v: string | number | boolean | null): string {
-  let s = v === null ? '' : String(v);
-  if (/^[=+\-@]/.test(s)) s = `'${s}`;
-  return /[",\r\n]/.test(s) ? `"${s.replace(/"/g, '""')}"` : s;
-}
-
 function row(f: ReportFinding): string {
   return [
     f.status,
@@ -54,7 +50,7 @@ function row(f: ReportFinding): string {
     f.message,
     f.resource.clusterName ?? null,
   ]
-    .map(field)
+    .map(csvField)
     .join(',');
 }
 

@@ -1,10 +1,13 @@
 /** Small text helpers shared by the renderers (escaping per output format, number formatting). */
-import { clusterLabel, escapeMarkdownText } from '@app/domain';
+import { clusterLabel, escapeMarkdownText, terminalText } from '@app/domain';
 import type { ReportFinding } from '../report.model';
 
-/** HTML text / attribute escaping (the five characters with meaning in HTML). */
+/**
+ * HTML text / attribute escaping (the five characters with meaning in HTML), after escape sequences and other
+ * control characters are dropped (libs/domain terminalText: a page printed on a terminal stays inert).
+ */
 export function escapeHtml(s: string): string {
-  return s.replace(/&/g, '&amp;').replace(/</g, '&lt;').replace(/>/g, '&gt;').replace(/"/g, '&quot;').replace(/'/g, '&#39;');
+  return terminalText(s).replace(/&/g, '&amp;').replace(/</g, '&lt;').replace(/>/g, '&gt;').replace(/"/g, '&quot;').replace(/'/g, '&#39;');
 }
 
 /** A Markdown table cell: HTML and link syntax made inert, pipes escaped, line breaks flattened (libs/domain escapeMarkdownText). */
