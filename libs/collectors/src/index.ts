@@ -30,7 +30,13 @@ export {
   REGION_DATASETS,
   CLUSTER_TARGET_DATASETS,
   failedEntries,
+  excludedEntries,
+  planClusters,
+  type ClusterPlan,
+  type ClusterPlanEntry,
+  type ExcludedCluster,
 } from './live/crawl-targets';
 export * from './live/ram-actions';
 export * from './live/cluster-endpoint';
+export * from './live/cluster-selection';
 export * from './live/slice-parts';

@@ -13,6 +13,7 @@ import { renderCsv, renderHtml, renderJunit, renderMarkdown, renderSarif } from 
 import { writeOutput } from '../output/output-file.util';
 import { createScanProgressBar } from '../progress';
 import { runDistributedScan } from './distributed-scan.util';
+import { runScanDryRun } from './scan-dry-run';
 import { cliStreams } from '../output/cli-streams';
 import { formatOption } from './option-conventions.util';
 
@@ -76,6 +77,8 @@ export interface ScanCommandOptions {
   waivers?: string;
   /** Exit 2 when a dataset could not be read (a coverage gap), after printing the report. */
   failOnGaps?: boolean;
+  /** List the clusters a live scan would read (selection, endpoint) and stop (scan-dry-run.ts). */
+  dryRun?: boolean;
 }
 
 /**
@@ -129,6 +132,10 @@ export async function scanSourceOf(opts: Pick<ScanCommandOptions, 'fleet' | 'con
 /** Run the scan command; returns the process exit code. */
 export async function runScanCommand(opts: ScanCommandOptions): Promise<number> {
   const source = await scanSourceOf(opts);
+  if (opts.dryRun) {
+    if (source.kind !== 'live') throw new CliUsageError('--dry-run needs --config (a live scan)');
+    return runScanDryRun(source.config, opts.format);
+  }
   let now: Date | undefined;
   if (opts.now !== undefined) {
     now = new Date(opts.now);
@@ -217,6 +224,7 @@ export function scanCommand(run: (p: Promise<number>) => void): Command {
     .option('--now <iso-time>', 'analysis clock and observation time of the stored scan (default: now); backfill history from dated dumps: scan --fleet DIR --now 2026-11-01T00:00:00Z --database-url URL')
     .option('--settings <file>', 'audit settings (YAML/JSON): thresholds, per-check enabled and severity; see docs/checks.md')
     .option('--waivers <file>', 'waivers file (YAML/JSON): waived findings are shown as waived and ignored by --fail-on; see README "Waivers"')
+    .option('--dry-run', 'with --config: list the clusters the scan would read, by which API server endpoint, and those excluded and why; read nothing else')
     .option('--no-progress', 'no progress bar on stderr')
     .option('--distributed', 'enqueue the scan on the BullMQ workers (needs --redis-url and --database-url) and wait for it')
     .addOption(new Option('--redis-url <url>', 'Redis for --distributed').env('REDIS_URL'))
@@ -228,6 +236,7 @@ Examples:
   fleet-audit scan --fleet examples/fleets/sample --severity warning
   fleet-audit scan --config scan.yaml --format sarif -o fleet-audit.sarif --fail-on critical
   fleet-audit scan --config scan.yaml --format junit -o junit.xml
+  fleet-audit scan --config scan.yaml --dry-run
   fleet-audit scan --fleet DIR --format json | jq '.findings[].checkId'
 
 Colour: on a terminal only; set NO_COLOR=1 to turn it off.

@@ -23,6 +23,7 @@ import {
   type CoverageEntry,
   type WireAccount,
   type WireCluster,
+  type WireClusterDetail,
   type WireFleet,
   type WireRam,
   type WireRegion,
@@ -41,7 +42,8 @@ import {
 } from './api-rate-limiter.util';
 import { CallRunner } from './call-runner.util';
 import { CLUSTER_DATASETS, placeholderDetail, readCluster } from './cluster.collector';
-import { endpointModeOf } from './cluster-endpoint';
+import { chooseEndpoint, endpointModeOf, type EndpointChoice } from './cluster-endpoint';
+import { selectCluster } from './cluster-selection';
 import { CollectError, ScanAbortedError } from './collect-error.util';
 import {
   CoverageRecorder,
@@ -78,9 +80,38 @@ export interface TargetSlice {
   target: CrawlTarget;
   ram?: WireRam;
   region?: Omit<WireRegion, 'clusters'>;
+  /** The listed clusters the scan config selects (cluster-selection.ts): each gets a cluster target. */
   clusterIds?: string[];
+  /**
+   * The listed clusters the scan config leaves out, with their list item and why: they stay in the fleet
+   * (a CLB tagged with one is not an orphan) with `absent` datasets naming the reason.
+   */
+  excludedClusters?: ExcludedCluster[];
   cluster?: WireCluster;
   coverage: CoverageEntry[];
+}
+
+/** A listed cluster the scan config leaves out. */
+export interface ExcludedCluster {
+  /** Its DescribeClustersV1 item. */
+  detail: WireClusterDetail;
+  /** Which config entry excludes it. */
+  reason: string;
+}
+
+/** Coverage entries `absent` for every dataset of an excluded cluster, with the reason. */
+export function excludedEntries(
+  target: Extract<CrawlTarget, { kind: 'cluster' }>,
+  reason: string,
+): CoverageEntry[] {
+  return CLUSTER_TARGET_DATASETS.map((api) => ({
+    accountId: target.accountId,
+    regionId: target.regionId,
+    clusterId: target.clusterId,
+    api,
+    status: 'absent' as const,
+    message: `not read: ${reason}`,
+  }));
 }
 
 /** Options of {@link crawlTarget}. */
@@ -230,6 +261,7 @@ export function failedEntries(target: CrawlTarget, errorCode: string, message: s
 async function crawlRegion(
   scope: AccountScope,
   target: Extract<CrawlTarget, { kind: 'region' }>,
+  config: ScanConfig,
   ctx: CrawlContext,
 ): Promise<TargetSlice> {
   const rc = scope.clients.region(target.regionId);
@@ -241,9 +273,15 @@ async function crawlRegion(
     readDataset(scope, { ...key, api: 'vpc' }, (s) => readVSwitches(s, rc)),
     readDataset(scope, { ...key, api: 'quotas' }, (s) => readQuotas(s, rc)),
     readDataset(scope, { ...key, api: 'cs' }, async (s) => {
-      const ids = (await readClusterList(s, rc)).map((c) => c.cluster_id);
+      const ids: string[] = [];
+      const excluded: ExcludedCluster[] = [];
+      for (const item of await readClusterList(s, rc)) {
+        const sel = selectCluster(config, { accountId: target.accountId, item });
+        if (sel.selected) ids.push(item.cluster_id);
+        else excluded.push({ detail: item, reason: sel.reason });
+      }
       ctx.onClusterIds?.(ids);
-      return ids;
+      return { ids, excluded };
     }),
   ]);
   const region: Omit<WireRegion, 'clusters'> = { regionId: target.regionId };
@@ -258,7 +296,8 @@ async function crawlRegion(
   return {
     target,
     region,
-    ...(clusters ? { clusterIds: clusters } : {}),
+    ...(clusters ? { clusterIds: clusters.ids } : {}),
+    ...(clusters && clusters.excluded.length > 0 ? { excludedClusters: clusters.excluded } : {}),
     coverage: scope.coverage.entries,
   };
 }
@@ -288,6 +327,104 @@ async function crawlCluster(
   }
 }
 
+/** The scope of one account's reads: its clients, its paced and retried runner, the collector settings. */
+function accountScopeOf(
+  config: ScanConfig,
+  account: ScanAccount,
+  credentials: AccountCredentials,
+  ctx: Pick<CrawlContext, 'rateLimiter' | 'signal'>,
+  coverage: CoverageRecorder,
+): AccountScope {
+  return {
+    accountId: account.accountId,
+    clients: clientsFor(config, credentials),
+    runner: new CallRunner({
+      ...retryOptions(config, ctx.signal),
+      schedule: (api, fn) => ctx.rateLimiter.schedule(account.accountId, api, fn),
+    }),
+    // Replaced per cluster target (crawlCluster); account and region targets make no Kubernetes calls.
+    kubeRunner: new CallRunner({ ...retryOptions(config, ctx.signal), schedule: (_api, fn) => fn() }),
+    settings: config.collector,
+    coverage,
+    ...(ctx.signal ? { signal: ctx.signal } : {}),
+  };
+}
+
+/** One listed cluster of a scan plan (`fleet-audit scan --dry-run`). */
+export interface ClusterPlanEntry {
+  accountId: string;
+  regionId: string;
+  clusterId: string;
+  name: string;
+  /** Whether the scan reads it (`clusters.include` / `clusters.exclude`). */
+  selected: boolean;
+  /** Why not, naming the config entry (excluded clusters only). */
+  reason?: string;
+  /** The API server endpoint a crawl would dial (from the list item's `master_url` and the config). */
+  endpoint: EndpointChoice;
+}
+
+/** What a scan would read: every listed cluster, and the regions whose cluster list could not be read. */
+export interface ClusterPlan {
+  /** By account (config order), region (sorted), cluster id. */
+  clusters: ClusterPlanEntry[];
+  /** Accounts or regions whose cluster list failed: one line each, naming the API and the error. */
+  failures: { accountId: string; regionId?: string; message: string }[];
+}
+
+/**
+ * List the clusters a scan of `config` would read, without reading them: one DescribeClustersV1 per
+ * account and region (paced and retried as in a scan), then the selection and the endpoint choice of each.
+ * @throws ScanAbortedError when `options.signal` fires; CredentialsConfigError for a missing named env variable
+ */
+export async function planClusters(config: ScanConfig, options: CrawlFleetOptions = {}): Promise<ClusterPlan> {
+  const ctx = {
+    credentialsFor: options.credentialsFor ?? defaultCredentialsFor(config),
+    rateLimiter: options.rateLimiter ?? defaultRateLimiter(config),
+    ...(options.signal ? { signal: options.signal } : {}),
+  };
+  const accounts = [...new Map(config.accounts.map((a) => [a.accountId, a])).values()];
+  const perAccount = await Promise.all(
+    accounts.map(async (account): Promise<ClusterPlan> => {
+      let credentials: AccountCredentials;
+      try {
+        credentials = await ctx.credentialsFor(account);
+      } catch (e) {
+        if (e instanceof ScanAbortedError || ctx.signal?.aborted) throw new ScanAbortedError();
+        if (!(e instanceof CollectError)) throw e;
+        return { clusters: [], failures: [{ accountId: account.accountId, message: e.message }] };
+      }
+      const regions = await Promise.all(
+        [...new Set(account.regions)].sort().map(async (regionId): Promise<ClusterPlan> => {
+          const scope = accountScopeOf(config, account, credentials, ctx, new CoverageRecorder());
+          try {
+            const items = await readClusterList(scope, scope.clients.region(regionId));
+            const clusters = items
+              .map((item): ClusterPlanEntry => {
+                const ref = { accountId: account.accountId, regionId, clusterId: item.cluster_id, name: item.name };
+                const sel = selectCluster(config, { accountId: account.accountId, item });
+                return {
+                  ...ref,
+                  selected: sel.selected,
+                  ...(sel.selected ? {} : { reason: sel.reason }),
+                  endpoint: chooseEndpoint(item, endpointModeOf(config, ref)),
+                };
+              })
+              .sort((x, y) => (x.clusterId < y.clusterId ? -1 : x.clusterId > y.clusterId ? 1 : 0));
+            return { clusters, failures: [] };
+          } catch (e) {
+            if (e instanceof ScanAbortedError || ctx.signal?.aborted) throw new ScanAbortedError();
+            const message = e instanceof CollectError ? e.message : `DescribeClustersV1 ${account.accountId}/${regionId}: ${String(e)}`;
+            return { clusters: [], failures: [{ accountId: account.accountId, regionId, message }] };
+          }
+        }),
+      );
+      return { clusters: regions.flatMap((r) => r.clusters), failures: regions.flatMap((r) => r.failures) };
+    }),
+  );
+  return { clusters: perAccount.flatMap((p) => p.clusters), failures: perAccount.flatMap((p) => p.failures) };
+}
+
 /** crawlTarget with internal hooks (shared progress, early cluster ids). */
 async function crawlTargetWith(
   config: ScanConfig,
@@ -315,24 +452,12 @@ async function crawlTargetWith(
       coverage: entries,
     };
   }
-  const scope: AccountScope = {
-    accountId: account.accountId,
-    clients: clientsFor(config, credentials),
-    runner: new CallRunner({
-      ...retryOptions(config, ctx.signal),
-      schedule: (api, fn) => ctx.rateLimiter.schedule(account.accountId, api, fn),
-    }),
-    // Replaced per cluster target (crawlCluster); account and region targets make no Kubernetes calls.
-    kubeRunner: new CallRunner({ ...retryOptions(config, ctx.signal), schedule: (_api, fn) => fn() }),
-    settings: config.collector,
-    coverage,
-    ...(ctx.signal ? { signal: ctx.signal } : {}),
-  };
+  const scope = accountScopeOf(config, account, credentials, ctx, coverage);
   let slice: TargetSlice;
   if (target.kind === 'account') {
     const ram = await readDataset(scope, { accountId: account.accountId, api: 'ram' }, (s) => readRam(s));
     slice = { target, ...(ram ? { ram } : {}), coverage: coverage.entries };
-  } else if (target.kind === 'region') slice = await crawlRegion(scope, target, ctx);
+  } else if (target.kind === 'region') slice = await crawlRegion(scope, target, config, ctx);
   else slice = await crawlCluster(scope, target, config, ctx.signal);
   if (ctx.signal?.aborted) throw new ScanAbortedError();
   return slice;
@@ -390,7 +515,8 @@ function bestSlices(slices: readonly TargetSlice[]): Map<string, TargetSlice> {
  * Join target slices into a WireFleet, deterministically whatever the slice order.
  *
  * Accounts in config order (each once), regions sorted, clusters sorted by id; coverage sorted
- * (`coverageKey`). Missing slices are reported, never guessed: an account or region without its
+ * (`coverageKey`). A cluster the config excludes keeps its list item as detail, with `absent` entries
+ * naming the reason for its datasets. Missing slices are reported, never guessed: an account or region without its
  * slice gets `failed` `NotCrawled` entries for its datasets; a cluster the region listed without a
  * cluster slice keeps its place with a placeholder detail and `failed` `NotCrawled` entries for
  * its datasets (`cluster`, `addons`, `resources`, `kubernetes`, `sysctls`); a cluster slice
@@ -432,8 +558,16 @@ export function assembleWireFleet(config: ScanConfig, slices: readonly TargetSli
       const region: WireRegion = { ...(rs?.region ?? {}), regionId, clusters: [] };
       if (rs) coverage.push(...rs.coverage);
       else notCrawled(regionTarget);
-      for (const clusterId of [...new Set(rs?.clusterIds ?? [])].sort()) {
+      const selected = new Set(rs?.clusterIds ?? []);
+      const excluded = new Map((rs?.excludedClusters ?? []).map((e) => [e.detail.cluster_id, e]));
+      for (const clusterId of [...new Set([...selected, ...excluded.keys()])].sort()) {
         const clusterTarget: CrawlTarget = { kind: 'cluster', accountId: a.accountId, regionId, clusterId };
+        const ex = excluded.get(clusterId);
+        if (ex && !selected.has(clusterId)) {
+          region.clusters.push({ detail: ex.detail });
+          coverage.push(...excludedEntries(clusterTarget, ex.reason));
+          continue;
+        }
         const cs = best.get(targetKey(clusterTarget));
         if (!cs) {
           region.clusters.push({ detail: placeholderDetail(clusterId, regionId) });

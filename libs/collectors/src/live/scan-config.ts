@@ -79,6 +79,31 @@ export const scanAccountSchema = z.strictObject({
 });
 
 /**
+ * One entry of `clusters.include` / `clusters.exclude` (cluster-selection.ts): every field given must
+ * match. Values match exactly, or by prefix when they end with `*`.
+ */
+export const clusterMatcherSchema = z
+  .strictObject({
+    /** The account id (exact). */
+    accountId: z
+      .union([z.string(), z.number()])
+      .transform(String)
+      .pipe(z.string().regex(/^\d+$/, 'a numeric account id'))
+      .optional(),
+    /** Region id, e.g. `cn-hangzhou` or `cn-*`. */
+    region: z.string().min(1).optional(),
+    /** Cluster id (`c` + 32 hex). */
+    id: z.string().min(1).optional(),
+    /** Cluster name, e.g. `prod-*`. */
+    name: z.string().min(1).optional(),
+    /** ACK cluster tag: `key` (any value) or `key=value`. */
+    tag: z.string().min(1).regex(/^[^=]+(=.*)?$/, 'a tag as key or key=value').optional(),
+  })
+  .refine((m) => Object.values(m).some((v) => v !== undefined), {
+    message: 'give at least one of accountId, region, id, name, tag',
+  });
+
+/**
  * Which clusters a scan reads and how it reaches their Kubernetes API. Precedence of the endpoint:
  * `kubernetesEndpointByCluster` (cluster id or name), then the account's `kubernetesEndpointByRegion`,
  * the account's `kubernetesEndpoint`, then `kubernetesEndpoint` here (default `auto`).
@@ -88,6 +113,14 @@ export const clusterSettingsSchema = z.strictObject({
   kubernetesEndpoint: kubernetesEndpointModeSchema.default('auto'),
   /** Endpoint of single clusters, by cluster id (`c` + 32 hex) or cluster name (every cluster of that name). */
   kubernetesEndpointByCluster: z.record(z.string().min(1), kubernetesEndpointModeSchema).default({}),
+  /** Read only the listed clusters matching one of these (unset: every listed cluster). */
+  include: z.array(clusterMatcherSchema).min(1).optional(),
+  /**
+   * Leave out the listed clusters matching one of these (wins over `include`). An excluded cluster stays in
+   * the fleet with its list item (a CLB tagged with it is not taken for an orphan) and `absent` datasets
+   * naming the entry: its checks are skipped, never passed.
+   */
+  exclude: z.array(clusterMatcherSchema).default([]),
 });
 
 /** Page sizes the live collectors ask for, items per page (each within the API's documented maximum). */
@@ -182,7 +215,7 @@ export const scanConfigSchema = z.strictObject({
   credentials: credentialsSchema.optional(),
   accounts: z.array(scanAccountSchema).min(1),
   /** Which clusters are read and through which API server endpoint (all optional). */
-  clusters: clusterSettingsSchema.default({ kubernetesEndpoint: 'auto', kubernetesEndpointByCluster: {} }),
+  clusters: clusterSettingsSchema.default({ kubernetesEndpoint: 'auto', kubernetesEndpointByCluster: {}, exclude: [] }),
   /** Pacing, retries and page sizes of the live collectors (all optional). */
   collector: collectorSettingsSchema.default({
     qpsPerAccount: 20,
@@ -206,6 +239,8 @@ export type ScanConfig = z.infer<typeof scanConfigSchema>;
 export type CollectorSettings = z.infer<typeof collectorSettingsSchema>;
 /** `public`, `private` or `auto`. */
 export type KubernetesEndpointMode = z.infer<typeof kubernetesEndpointModeSchema>;
+/** One entry of `clusters.include` / `clusters.exclude`. */
+export type ClusterMatcher = z.infer<typeof clusterMatcherSchema>;
 /** The `clusters` block of a scan config. */
 export type ClusterSettings = z.infer<typeof clusterSettingsSchema>;
 /** One account of a scan config. */
