@@ -24,11 +24,12 @@ export interface DumpCommandOptions {
 
 /**
  * Run the dump; returns the exit code (0: written, coverage gaps included: they are data).
- * @throws CliUsageError when the output exists without --force; ScanConfigError for a bad --config;
+ * @throws CliUsageError when the output exists without --force, or with --force is not a dump (no valid
+ *   dump.json) nor empty, naming the directory; ScanConfigError for a bad --config;
  *   CredentialsConfigError when a named credentials variable is unset
  */
 export async function runDumpCommand(opts: DumpCommandOptions): Promise<number> {
-  const { loadScanConfig, dumpLiveFleet } = loadCollectors();
+  const { loadScanConfig, dumpLiveFleet, DumpOutputRefusedError } = loadCollectors();
   const config = loadScanConfig(opts.config);
   const out = resolve(opts.out);
   const bar = createScanProgressBar(opts.progress && cliStreams().stderr.isTTY === true);
@@ -36,7 +37,7 @@ export async function runDumpCommand(opts: DumpCommandOptions): Promise<number> 
   try {
     result = await dumpLiveFleet(config, out, { overwrite: opts.force, onProgress: (p) => bar.update({ phase: 'collect', ...p }) });
   } catch (e) {
-    if (e instanceof Error && /already exists \(use --force/.test(e.message)) throw new CliUsageError(`--out: ${e.message}`);
+    if (e instanceof DumpOutputRefusedError) throw new CliUsageError(`--out ${e.message}`);
     throw e;
   } finally {
     bar.stop();
@@ -61,7 +62,7 @@ export function dumpCommand(run: (p: Promise<number>) => void): Command {
     .description('crawl a live fleet (scan config) and write it as a fleet directory for offline scans, reports and backfills')
     .requiredOption('--config <file>', 'scan config of the fleet to crawl (as for scan --config)')
     .addOption(new Option('-o, --out <dir>', 'fleet directory to write (written atomically; must not exist unless --force)').makeOptionMandatory())
-    .option('--force', 'replace the output directory if it exists', false)
+    .option('--force', 'replace the output directory if it holds an earlier dump (its dump.json) or nothing; any other directory is refused', false)
     .option('--no-progress', 'no progress bar on stderr')
     .addHelpText(
       'after',

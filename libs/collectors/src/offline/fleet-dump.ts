@@ -12,11 +12,18 @@
  *   dump shows the gaps the live scan showed, instead of a bare "file missing".
  * - No secrets: the scan config (credentials, role ARNs) is not written; kubeconfigs are never part
  *   of the fleet; container environment values and `kubectl.kubernetes.io/last-applied-configuration`
- *   (which may embed them) are redacted from Pods, and `managedFields` dropped (size only).
+ *   (which may embed them) are redacted from Pods, and `managedFields` dropped (size only); an account's
+ *   `auditRoleArn` (the role the crawl assumed) is left out, every RAM ARN (`acs:ram::...`: RAM roles'
+ *   `Arn`, policy `Resource`s and trust principals) and every value of a credential-named key
+ *   (password, secret, token, access key, private key) anywhere in the fleet is redacted. The checks
+ *   read roles by name and policies by action (libs/domain ram-policy.model: resource scoping is not
+ *   modelled), so an offline scan of the dump finds what the live scan found.
+ * - `--force` (`overwrite`) replaces only a directory that holds a dump's manifest (`dump.json`) or
+ *   nothing at all: a fleet directory written by hand or any other directory is never deleted.
  */
-import { existsSync } from 'node:fs';
+import { existsSync, readdirSync, statSync } from 'node:fs';
 import type { WireFleet } from '@app/domain';
-import { DUMP_MANIFEST_FILE, type DumpManifest } from './fleet-dump-manifest';
+import { DUMP_MANIFEST_FILE, readDumpManifest, type DumpManifest } from './fleet-dump-manifest';
 import { collectLiveFleet, type LiveScanOptions } from '../live/live-fleet.collector';
 import type { ScanConfig } from '../live/scan-config';
 import { writeFleetDirectory } from './fleet-directory.writer';
@@ -27,9 +34,43 @@ export const DUMP_REDACTED = '[redacted by fleet-audit dump]';
 /** The annotation kubectl writes with the whole last applied object (env values included). */
 const LAST_APPLIED = 'kubectl.kubernetes.io/last-applied-configuration';
 
+/** A RAM ARN (`acs:ram::<uid>:role/<name>`, `acs:ram::<uid>:root`, ...), up to the next space, quote or separator. */
+const RAM_ARN = /acs:ram::[^\s"',;]*/g;
+
+/** Keys whose values are credentials wherever they appear (case-insensitive, `_`/`-` ignored). */
+const CREDENTIAL_KEY = /^(password|passwd|secret|secretkey|token|securitytoken|accesstoken|accesskey|accesskeyid|accesskeysecret|privatekey|clientsecret)$/i;
+
+/** An output directory `dump --force` will not replace, and why. */
+export class DumpOutputRefusedError extends Error {
+  override readonly name = 'DumpOutputRefusedError';
+  /**
+   * @param out the directory (absolute)
+   * @param reason why it is refused (one line)
+   */
+  constructor(
+    readonly out: string,
+    reason: string,
+  ) {
+    super(`${out}: ${reason}`);
+  }
+}
+
+/**
+ * Whether `out` may be (re)written: it must not exist, or, with `overwrite`, be a dump (its `dump.json` a valid
+ * manifest) or an empty directory.
+ * @throws DumpOutputRefusedError naming the directory: it exists without `overwrite`, or is not a dump
+ */
+export function checkDumpOutput(out: string, overwrite: boolean): void {
+  if (!existsSync(out)) return;
+  if (!overwrite) throw new DumpOutputRefusedError(out, 'already exists (use --force to replace it)');
+  if (!statSync(out).isDirectory()) throw new DumpOutputRefusedError(out, 'exists and is not a directory: --force replaces only a dump directory');
+  if (readdirSync(out).length === 0 || readDumpManifest(out) !== undefined) return;
+  throw new DumpOutputRefusedError(out, `is not a fleet-audit dump (no valid ${DUMP_MANIFEST_FILE}): --force replaces only a directory a dump wrote; move it away or choose another --out`);
+}
+
 /** Options of {@link dumpLiveFleet}. */
 export interface DumpOptions extends Pick<LiveScanOptions, 'onProgress' | 'signal' | 'credentialsFor' | 'rateLimiter' | 'env'> {
-  /** Replace `out` when it exists (default: refuse). */
+  /** Replace `out` when it exists and is a dump or empty (default: refuse); see {@link checkDumpOutput}. */
   overwrite?: boolean;
   /** Clock of `dumpedAt` (default: now). */
   now?: () => Date;
@@ -46,12 +87,13 @@ export interface DumpResult {
 
 /**
  * Crawl `config` live and write it as the fleet directory `out`, atomically.
- * @throws Error when `out` exists and `overwrite` is not set (nothing is crawled); the errors of
- *   `collectLiveFleet` (ScanAbortedError, CredentialsConfigError); a file-system error while writing
- *   (the temporary directory is removed, `out` is untouched)
+ * @throws DumpOutputRefusedError when `out` exists and `overwrite` is not set, or it is neither a dump nor
+ *   empty (nothing is crawled); the errors of `collectLiveFleet` (ScanAbortedError,
+ *   CredentialsConfigError); a file-system error while writing (the temporary directory is removed,
+ *   `out` is untouched)
  */
 export async function dumpLiveFleet(config: ScanConfig, out: string, options: DumpOptions = {}): Promise<DumpResult> {
-  if (existsSync(out) && !options.overwrite) throw new Error(`${out} already exists (use --force to replace it)`);
+  checkDumpOutput(out, options.overwrite === true);
   const { overwrite, now, ...live } = options;
   const wire = redactForDump(await collectLiveFleet(config, live));
   const manifest: DumpManifest = {
@@ -77,16 +119,19 @@ export async function dumpLiveFleet(config: ScanConfig, out: string, options: Du
 }
 
 /**
- * The fleet with what must not leave the cluster taken out of its Pods: every container's (and init
- * container's) `env[].value`, the last-applied-configuration annotation, and `managedFields`. The
- * checks read only a Pod's node, phase, IP, labels, owner and container command / args.
+ * The fleet with what must not leave the cloud account taken out: every container's (and init
+ * container's) `env[].value`, the last-applied-configuration annotation, and `managedFields` of Pods
+ * (the checks read only a Pod's node, phase, IP, labels, owner and container command / args); each
+ * account's `auditRoleArn`; every RAM ARN in any string, and the value of every credential-named key
+ * ({@link DUMP_REDACTED} instead).
  * @returns a copy; `fleet` is not changed
  */
 export function redactForDump(fleet: WireFleet): WireFleet {
-  return {
+  return scrubCredentials({
     ...fleet,
-    accounts: fleet.accounts.map((a) => ({
+    accounts: fleet.accounts.map(({ account: { auditRoleArn: _role, ...account }, ...a }) => ({
       ...a,
+      account,
       regions: a.regions.map((r) => ({
         ...r,
         clusters: r.clusters.map((c) =>
@@ -94,7 +139,21 @@ export function redactForDump(fleet: WireFleet): WireFleet {
         ),
       })),
     })),
-  };
+  });
+}
+
+/**
+ * A copy of `value` (plain data) with every RAM ARN inside a string and every value of a credential-named key
+ * replaced by {@link DUMP_REDACTED}. Linear in the size of the data.
+ */
+function scrubCredentials<T>(value: T): T {
+  if (typeof value === 'string') return (value.includes('acs:ram::') ? value.replace(RAM_ARN, DUMP_REDACTED) : value) as T;
+  if (Array.isArray(value)) return value.map((v: unknown) => scrubCredentials(v)) as T;
+  if (typeof value !== 'object' || value === null) return value;
+  const out: Record<string, unknown> = {};
+  for (const [k, v] of Object.entries(value as Record<string, unknown>))
+    out[k] = CREDENTIAL_KEY.test(k.replace(/[-_]/g, '')) && v !== null && typeof v !== 'object' ? DUMP_REDACTED : scrubCredentials(v);
+  return out as T;
 }
 
 function redactPod(pod: Record<string, unknown>): Record<string, unknown> {
