@@ -134,6 +134,24 @@ const caseSchema = z.strictObject({
     .default({ ports: [{ name: 'http', port: 8080 }], items: [] }),
   /** NLBs of the Service's account and region (find / reuse cases). */
   nlbs: z.array(nlbSchema).default([]),
+  /**
+   * Drift cases: the server groups of the region before CCM's sync. `servers` read `<Type>:<id>:<port>@<weight>`,
+   * optionally `#<description>` (default: CCM's name of the group of `port`, the Service port the group serves;
+   * `#` alone: no description); an `Eni` server's id is its IP (the ENI id is `eni-<ip>`).
+   */
+  remote: z
+    .array(
+      z.strictObject({
+        id: z.string().regex(/^sgp-/),
+        /** The group's name; `<ccm>` = CCM's name of the group of `port`. */
+        name: z.string(),
+        /** The Service port whose CCM group name the servers' descriptions default to (default: the first port). */
+        port: z.number().int().optional(),
+        type: z.enum(['Instance', 'Ip']).default('Instance'),
+        servers: z.array(z.string().regex(/^(Ecs|Eni|Ip):[^:\s]+:\d+@\d+(#.*)?$/, 'server must read <Ecs|Eni|Ip>:<id>:<port>@<weight>[#<description>]')),
+      }),
+    )
+    .optional(),
   expect: z.strictObject({
     controller: z.enum(['nlb', 'clb', 'none']).optional(),
     listeners: z.array(z.string()).optional(),
@@ -142,6 +160,11 @@ const caseSchema = z.strictObject({
     find: z.strictObject({ id: z.string().nullable(), by: z.enum(['id', 'tag', 'name', 'none']) }).optional(),
     /** A substring of the message CCM fails the sync with. */
     syncError: z.string().min(5).optional(),
+    /**
+     * Drift cases: what CCM's next sync changes in the `remote` server groups (`diff`: servers to add, to remove, to
+     * rewrite), as LB_CONFIG_DRIFT counts it; all zero = the check passes.
+     */
+    drift: z.strictObject({ add: z.number().int(), remove: z.number().int(), rewrite: z.number().int() }).optional(),
   }),
 });
 
@@ -290,6 +313,15 @@ export function runNlbModel(c: NlbCcmCase): NlbModelOutcome {
     eligible: eligibleBackendNodes(k8s.nodes, sel.options),
     endpointSlices: k8s.endpointSlices,
     ...(c.ccmVersion !== undefined ? { ccmVersion: c.ccmVersion } : {}),
+    // Drift cases: the region's server groups, so that a vgroup-port naming a missing or CCM-created group fails.
+    ...(c.remote
+      ? {
+          serverGroupById: (id: string) => {
+            const g = c.remote!.find((x) => x.id === id);
+            return g ? { name: g.name === '<ccm>' ? `k8s.0.TCP.${service.name}.default.${CASE_CLUSTER_ID}` : g.name } : undefined;
+          },
+        }
+      : {}),
   });
   if ('error' in model) return fail(model.error);
   return {

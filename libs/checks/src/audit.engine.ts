@@ -2,7 +2,7 @@ import { severityRank, type CheckResult, type Finding, type FleetSnapshot, type 
 import type { PartialAuditSettings } from './audit-settings.types';
 import { resolveAuditSettings } from './audit-settings.util';
 import { CHECKS, CHECK_IDS } from './check.registry';
-import type { CheckContext } from './check.types';
+import type { CheckContext, FastPathSwitch } from './check.types';
 import { FleetIndex } from './fleet-index';
 import { compareResourceKeys, fingerprintOf, resourceKeyOf } from './fingerprint.util';
 import { serviceRef } from './result.util';
@@ -15,6 +15,8 @@ export interface RunAuditOptions {
   settings?: PartialAuditSettings;
   /** The snapshot's index when the caller built one already (it is shared, e.g. with `buildFleetGraph`); built here otherwise. */
   index?: FleetIndex;
+  /** The fast-path switch of this run (`FastPathSwitch`); absent = fast paths on. */
+  fastPaths?: FastPathSwitch;
 }
 
 /** Output of `runAudit`. */
@@ -60,7 +62,7 @@ function compareStrings(a: string, b: string): number {
 export function runAudit(snapshot: FleetSnapshot, options: RunAuditOptions): AuditOutput {
   const settings = resolveAuditSettings(options.settings, CHECK_IDS);
   const index = options.index ?? FleetIndex.build(snapshot);
-  const ctx: CheckContext = { snapshot, index, now: options.now, settings };
+  const ctx: CheckContext = { snapshot, index, now: options.now, settings, ...(options.fastPaths ? { fastPaths: options.fastPaths } : {}) };
   const perCheck: { id: string; results: CheckResult[]; sorted: boolean }[] = [];
   // The Service refs in key order, built before the checks run (they share them): what `KeyOrderScan` follows.
   const serviceRefs = serviceRefsInKeyOrder(index);

@@ -17,6 +17,18 @@ export interface CheckContext {
   now: Date;
   /** Resolved settings (defaults merged with overrides). */
   settings: AuditSettings;
+  /** The run's fast-path switch (`FastPathSwitch`); absent = fast paths on, not counted. */
+  fastPaths?: FastPathSwitch;
+}
+
+/**
+ * Whether the rules try their proven shortcuts (LB_CONFIG_DRIFT's Cluster-mode match) before the full comparison,
+ * and how many Services a shortcut answered for (count). One object per audit run, owned by its caller: a test turns
+ * the shortcuts off to show the results are the same without them, and reads `taken` to show they were exercised.
+ */
+export interface FastPathSwitch {
+  enabled: boolean;
+  taken: number;
 }
 
 /**

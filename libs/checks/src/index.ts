@@ -10,7 +10,7 @@ export { resolveAuditSettings } from './audit-settings.util';
 export { partialAuditSettingsSchema } from './audit-settings.schema';
 export { AuditSettingsError, type AuditSettingsErrorCode } from './audit-settings.exception';
 export type { AuditSettings, CheckSettings, PartialAuditSettings } from './audit-settings.types';
-export type { CheckCategory, CheckContext, CheckDefinition } from './check.types';
+export type { CheckCategory, CheckContext, CheckDefinition, FastPathSwitch } from './check.types';
 export {
   FleetIndex,
   maxCountOutside,

@@ -41,7 +41,8 @@ export interface RegionNlbView {
 
 /**
  * What the pass of `regionNlbView` learns of one server group's servers, for LB_CONFIG_DRIFT's Cluster-mode fast
- * path: `uniform` when every server is `Ecs` on the first server's `port` with its `weight` (absent counted as 0);
+ * path: `uniform` when every server is `Ecs` on the first server's `port` with its `weight` (absent counted as 0) and
+ * the group's name as its description (what CCM writes; nlbv2/server_groups.go `diff` rewrites any other);
  * `sequence` names its server-key sequence (groups sharing one hold the same servers at the same positions, from
  * the row memo; compared with an id list by `sameServerIds`).
  */
@@ -107,7 +108,7 @@ export function regionNlbView(region: RegionSnapshot): RegionNlbView | undefined
         let allHit = true;
         for (let i = 0; i < servers.length; i++) {
           const s = servers[i]!;
-          if (uniform && (s.type !== 'Ecs' || (s.port ?? 0) !== port || (s.weight ?? 0) !== weight)) uniform = false;
+          if (uniform && (s.type !== 'Ecs' || (s.port ?? 0) !== port || (s.weight ?? 0) !== weight || s.description !== g.name)) uniform = false;
           const k = serverKey(s);
           let e = memo.get(i, k);
           if (e === undefined) {

@@ -309,10 +309,14 @@ export function pct(ratio: number): string {
   return `${(Math.round(ratio * 1000) / 10).toString()} %`;
 }
 
-/** `a, b, c (+2 more)` for long lists in messages. */
-export function listSome(items: readonly string[], max = 5): string {
-  if (items.length <= max) return items.join(', ');
-  return `${items.slice(0, max).join(', ')} (+${items.length - max} more)`;
+/**
+ * `a, b, c (+2 more)` for long lists in messages.
+ * @param total how many items there are when `items` holds only samples of them (count; default `items.length`)
+ */
+export function listSome(items: readonly string[], max = 5, total = items.length): string {
+  if (total <= max && items.length <= max) return items.join(', ');
+  const shown = items.slice(0, max);
+  return `${shown.join(', ')} (+${total - shown.length} more)`;
 }
 
 /** `1 node`, `3 nodes` (appends `s`; pass `plural` for irregular words). */

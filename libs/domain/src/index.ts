@@ -122,6 +122,7 @@ export {
   backendSyncError,
   candidateNodeExclusion,
   ccmHasFeature,
+  ignoresWeightUpdate,
   ccmWeightSettings,
   nodeReadyForCcm,
   parseCcmWeight,
@@ -216,6 +217,7 @@ export * from './ccm/nlb-quota.constants';
 export * from './ccm/nlb-naming.model';
 export * from './ccm/nlb-service.model';
 export * from './ccm/nlb-backends.model';
+export * from './ccm/nlb-server-diff.model';
 export {
   diffVServerGroupBackends,
   ecsOrderOf,

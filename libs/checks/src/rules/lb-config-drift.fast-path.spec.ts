@@ -8,14 +8,14 @@
  * Cluster-mode Services (the test would prove nothing otherwise).
  */
 import fc from 'fast-check';
-import { afterEach, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { generateFleet, generateSpecSchema } from '@app/collectors';
 import { mapWireFleet, type FleetSnapshot } from '@app/domain';
 
 const LB_ANNOTATION_PREFIX = 'service.beta.kubernetes.io/alibaba-cloud-loadbalancer-';
 import { runAudit } from '../audit.engine';
 import { CHECKS } from '../check.registry';
-import { CLUSTER_MODE_FAST_PATH } from './lb-config-drift.rule';
+import type { FastPathSwitch } from '../check.types';
 
 const spec = generateSpecSchema.parse({
   seed: 7,
@@ -33,9 +33,8 @@ const spec = generateSpecSchema.parse({
 const onlyDrift = Object.fromEntries(CHECKS.filter((c) => c.id !== 'LB_CONFIG_DRIFT').map((c) => [c.id, { enabled: false }]));
 const now = new Date('2026-11-22T00:00:00Z');
 
-function driftResults(snapshot: FleetSnapshot, fast: boolean) {
-  CLUSTER_MODE_FAST_PATH.enabled = fast;
-  return runAudit(snapshot, { now, settings: { checks: onlyDrift } });
+function driftResults(snapshot: FleetSnapshot, fast: boolean, fastPaths: FastPathSwitch = { enabled: fast, taken: 0 }) {
+  return runAudit(snapshot, { now, settings: { checks: onlyDrift }, fastPaths });
 }
 
 /**
@@ -85,16 +84,12 @@ function edit(snapshot: FleetSnapshot, { kind, pick, at }: Edit): void {
   else b[i] = { ...b[i]!, serverId: `${b[i]!.serverId}-swapped` };
 }
 
-describe('LB_CONFIG_DRIFT Cluster-mode fast path (issue 22 item 3)', () => {
-  afterEach(() => {
-    CLUSTER_MODE_FAST_PATH.enabled = true;
-  });
-
+describe('LB_CONFIG_DRIFT Cluster-mode fast path', () => {
   it('gives the results of the full comparison on an unedited fleet, and is taken for most Cluster-mode Services', () => {
     const snapshot = mapWireFleet(generateFleet(spec, 'gen').fleet);
-    CLUSTER_MODE_FAST_PATH.taken = 0;
-    const fast = driftResults(snapshot, true);
-    const taken = CLUSTER_MODE_FAST_PATH.taken;
+    const fastPaths: FastPathSwitch = { enabled: true, taken: 0 };
+    const fast = driftResults(snapshot, true, fastPaths);
+    const taken = fastPaths.taken;
     const full = driftResults(snapshot, false);
     expect(fast).toEqual(full);
     expect(taken).toBeGreaterThan(20);

@@ -5,7 +5,6 @@ import {
   TAG_CCM_OWNER,
   TAG_CLUSTER_ID,
   ccmManagesListeners,
-  ccmHasFeature,
   ccmVersionAtLeast,
   diagnoseServiceEvents,
   diffVServerGroupBackends,
@@ -28,13 +27,15 @@ import {
   type VServerGroup,
   type VServerGroupOwner,
   uniformClusterVServerGroups,
+  diffNlbServerGroupServers,
   expectedNlbServerGroups,
+  ignoresWeightUpdate,
   uniformNlbClusterServerGroups,
-  type NlbServer,
+  type NlbServerUpdate,
 } from '@app/domain';
 import { combinedCheck, nlbServicePart, scopedCheck } from '../check-scope';
 import { nlbOfServiceOrSkip } from './nlb-quota.util';
-import { regionNlbView, type RegionNlbView } from '../nlb-index';
+import type { RegionNlbView } from '../nlb-index';
 import { sameServerIds } from '../positional-cache';
 import type { CheckContext } from '../check.types';
 import { DOC_URL, SEED } from '../doc-links.constants';
@@ -157,13 +158,6 @@ function ccmModel(se: ServiceEntry, clb: Clb, ctx: CheckContext): CcmModel | { e
   };
 }
 
-/**
- * Whether the CLB part tries `clusterModeMatch` before the full comparison. Always on in the product; a test turns it
- * off to show that the results are the same without it (lb-config-drift.fast-path.spec.ts); `taken` counts the
- * Services it answered for (count), so that the test can show it was exercised.
- */
-export const CLUSTER_MODE_FAST_PATH = { enabled: true, taken: 0 };
-
 /** What `clusterModeMatch` proved: the vServer groups of a Cluster-mode Service hold exactly what CCM would set. */
 interface ClusterModeMatch {
   groups: number;
@@ -233,11 +227,7 @@ function clusterModeMatch(
  */
 function weightComparison(service: K8sService, ccmVersion: string | undefined): { oldWeights: boolean; ignoreWeightUpdate: boolean } {
   const oldWeights = ccmVersionAtLeast(ccmVersion, CCM_FEATURES.podCountWeights.sinceVersion) === false;
-  const ignoreWeightUpdate =
-    oldWeights ||
-    ((getLbAnnotation(service.annotations, LB_ANNOTATION.ignoreWeightUpdate) ?? '').toLowerCase() === 'on' &&
-      ccmHasFeature(ccmVersion, 'ignoreWeightUpdate'));
-  return { oldWeights, ignoreWeightUpdate };
+  return { oldWeights, ignoreWeightUpdate: oldWeights || ignoresWeightUpdate(service, ccmVersion) };
 }
 
 /**
@@ -453,11 +443,11 @@ const clbPart = scopedCheck({
       clusterId: se.cluster.cluster.clusterId,
     };
     // Most Cluster-mode Services match: proven without the model's backends, with the same result as below.
-    const fast = CLUSTER_MODE_FAST_PATH.enabled ? clusterModeMatch(se, clb, clbEntry!.region, owner, ctx) : undefined;
+    const fast = ctx.fastPaths?.enabled !== false ? clusterModeMatch(se, clb, clbEntry!.region, owner, ctx) : undefined;
     if (fast) {
       const listeners = listenerDrift(service, clb, owner, fast.groupIdByPort);
       if (listeners.drift.length === 0 && attributeDrift(service, clb).length === 0) {
-        CLUSTER_MODE_FAST_PATH.taken++;
+        if (ctx.fastPaths) ctx.fastPaths.taken++;
         out.push(matchPass(r, ref, clb, 'cluster', fast.groups, fast.compared, listeners.note, fast.oldWeights));
         return;
       }
@@ -505,11 +495,14 @@ const clbPart = scopedCheck({
 });
 
 /**
- * The NLB part (issue 20): the servers of each server group of an NLB Service's NLB (found as CCM finds it) against
- * what CCM's nlb-controller builds for the Service (`expectedNlbServerGroups`: servers by type and id, the pod IP for
- * `Eni`, port and weight, weights left out with `ignore-weight-update: "on"`), research/nlb.md 4. A group CCM would
- * create (none with its name yet) is drift too. Skipped naming the `nlb` gap where the region's NLBs were not read,
- * with CCM's message when the sync fails before any server group is touched, and when there is no NLB to compare.
+ * The NLB part: the servers of each server group of an NLB Service's NLB (found as CCM finds it) against what CCM's
+ * nlb-controller builds for the Service (`expectedNlbServerGroups`), compared as CCM's `diff` does
+ * (`diffNlbServerGroupServers`, pkg/controller/service/nlbv2/server_groups.go): servers by type and id, existence not
+ * counts, servers another owner described left alone, port, weight (unless `ignoresWeightUpdate`) and description
+ * rewritten. A port `vgroup-port` binds to a user group on a reused NLB is compared with that group, found by id
+ * (`nlbVGroupPortBinding`); a CCM group none holds the name of yet is drift too (CCM creates it). Skipped naming the
+ * `nlb` gap where the region's NLBs were not read, with CCM's message when the sync fails before any server group is
+ * touched (a `vgroup-port` naming a missing or CCM-created group included), and when there is no NLB to compare.
  */
 const nlbPart = nlbServicePart(clbPart, {
   applies: ({ service }) => !service.deletionTimestamp,
@@ -519,18 +512,15 @@ const nlbPart = nlbServicePart(clbPart, {
     const ref = serviceRef(se);
     const read = nlbOfServiceOrSkip(se, ref, out, r, ctx);
     if (!read) return;
-    const { found } = read;
+    const { found, view } = read;
     if (!found.nlb) {
       out.push(r.skipped(ref, `${ref.id} has no NLB to compare (see LB_NOT_FOUND_FOR_SERVICE, SERVICE_LB_PENDING)`));
       return;
     }
-    const ignoreWeights = (getLbAnnotation(service.annotations, LB_ANNOTATION.ignoreWeightUpdate) ?? '').toLowerCase() === 'on';
-    // The region's groups by name, built once per region (a Map per Service made this quadratic in the region).
-    const view = regionNlbView(se.cluster.region);
-    const groupsByName = view?.groupByName;
+    const ignoreWeights = ignoresWeightUpdate(service, cluster.ccmVersion);
     // Most Cluster-mode Services match: proven without the model's servers, with the same result as below.
-    if (CLUSTER_MODE_FAST_PATH.enabled && nlbClusterModeMatch(se, ignoreWeights, view, ctx)) {
-      CLUSTER_MODE_FAST_PATH.taken++;
+    if (ctx.fastPaths?.enabled !== false && nlbClusterModeMatch(se, ignoreWeights, view, ctx)) {
+      if (ctx.fastPaths) ctx.fastPaths.taken++;
       out.push(nlbMatchPass(r, ref, found.nlb.loadBalancerId));
       return;
     }
@@ -538,61 +528,68 @@ const nlbPart = nlbServicePart(clbPart, {
     const model =
       'error' in sel
         ? sel
-        : expectedNlbServerGroups(backendsInput(se, serviceTrafficPolicy(service, cluster).policy, ctx.index.eligibleNodesOf(se)!, ctx));
+        : expectedNlbServerGroups({
+            ...backendsInput(se, serviceTrafficPolicy(service, cluster).policy, ctx.index.eligibleNodesOf(se)!, ctx),
+            serverGroupById: (id) => view.groupById.get(id),
+          });
     if ('error' in model) {
       out.push(r.skipped(ref, ccmSyncFails(ref.id, model.error)));
       return;
     }
-    const key = (s: { type: string; serverId: string; serverIp?: string; port?: number; weight?: number }) =>
-      `${s.type}:${s.type === 'Eni' ? (s.serverIp ?? s.serverId) : s.serverId}:${s.port ?? 0}${ignoreWeights ? '' : `@${s.weight ?? 0}`}`;
+    const owner: VServerGroupOwner = { serviceName: service.name, namespace: service.namespace, clusterId: cluster.clusterId };
     const diffs: string[] = [];
     let toAdd = 0;
     let toRemove = 0;
+    let toUpdate = 0;
     for (const g of model.groups) {
-      const actual = groupsByName?.get(g.name);
+      const actual = g.userGroupId !== undefined ? view.groupById.get(g.userGroupId) : view.groupByName.get(g.name);
       if (!actual) {
         diffs.push(`server group ${g.name} missing (CCM creates it)`);
         toAdd += g.servers.length;
         continue;
       }
-      // Most groups hold what CCM builds: that is proven without a key string per server (sameNlbServers).
-      if (sameNlbServers(g.servers, actual.servers, ignoreWeights)) continue;
-      // Multiset difference of the servers by key: want - have to add, have - want to remove (listed in key order of
-      // first appearance, each key as often as it is missing).
-      const want = new Map<string, number>();
-      for (const s of g.servers) {
-        const k = key(s);
-        want.set(k, (want.get(k) ?? 0) + 1);
-      }
-      const have = new Map<string, number>();
-      for (const s of actual.servers) {
-        const k = key(s);
-        have.set(k, (have.get(k) ?? 0) + 1);
-      }
-      const add = surplus(want, have);
-      const remove = surplus(have, want);
-      toAdd += add.length;
-      toRemove += remove.length;
-      if (add.length || remove.length)
-        diffs.push(`${actual.serverGroupId} (${g.name}): ${add.length ? `to add ${listSome(add, 3)}` : ''}${add.length && remove.length ? '; ' : ''}${remove.length ? `to remove ${listSome(remove, 3)}` : ''}`);
+      const d = diffNlbServerGroupServers(g, actual.servers, owner, { ignoreWeightUpdate: ignoreWeights, maxSamples: 3 });
+      toAdd += d.add;
+      toRemove += d.remove;
+      toUpdate += d.update;
+      const parts: string[] = [];
+      if (d.add) parts.push(`to add ${listSome(d.addSamples.map(nlbServerText), 3, d.add)}`);
+      if (d.remove) parts.push(`to remove ${listSome(d.removeSamples.map(nlbServerText), 3, d.remove)}`);
+      if (d.update)
+        parts.push(
+          `to rewrite ${listSome(d.updateSamples.map((u) => `${nlbServerText(u.actual)} ${u.fields.map((f) => nlbFieldChange(f, u)).join(', ')}`), 3, d.update)}`,
+        );
+      if (parts.length) diffs.push(`${actual.serverGroupId} (${actual.name}): ${parts.join('; ')}`);
     }
-    const figures = { loadBalancerId: found.nlb.loadBalancerId, kind: 'NLB', serversToAdd: toAdd, serversToRemove: toRemove };
+    const figures = { loadBalancerId: found.nlb.loadBalancerId, kind: 'NLB', serversToAdd: toAdd, serversToRemove: toRemove, serversToRewrite: toUpdate };
     if (diffs.length === 0) out.push(nlbMatchPass(r, ref, found.nlb.loadBalancerId));
     else out.push(r.fail(ref, `NLB ${found.nlb.loadBalancerId} of ${ref.id} differs from what CCM builds (the next sync overwrites it): ${listSome(diffs, 3)}`, { figures }));
   },
 });
 
+/** A server as the NLB part's messages name it: `<Type>:<id or Eni IP>:<port>@<weight>`. */
+function nlbServerText(s: { type: string; serverId: string; serverIp?: string | undefined; port?: number | undefined; weight?: number | undefined }): string {
+  return `${s.type}:${s.type === 'Eni' ? (s.serverIp ?? s.serverId) : s.serverId}:${s.port ?? 0}@${s.weight ?? 0}`;
+}
+
+/** One field CCM rewrites on a server, as `field actual->expected`. */
+function nlbFieldChange(field: NlbServerUpdate['fields'][number], u: NlbServerUpdate): string {
+  if (field === 'port') return `port ${u.actual.port ?? 0}->${u.expected.port}`;
+  if (field === 'weight') return `weight ${u.actual.weight ?? 0}->${u.expected.weight}`;
+  return `description "${u.actual.description ?? ''}"`;
+}
+
 /** The passing result of the NLB part: the server groups hold what CCM builds (nothing to add or remove). */
 function nlbMatchPass(r: ResultFactory, ref: ResourceRef, loadBalancerId: string): CheckResult {
-  const figures = { loadBalancerId, kind: 'NLB', serversToAdd: 0, serversToRemove: 0 };
+  const figures = { loadBalancerId, kind: 'NLB', serversToAdd: 0, serversToRemove: 0, serversToRewrite: 0 };
   return r.pass(ref, nlbMatchText, figures);
 }
 
 /**
  * The NLB part's common case, proven without building the expected servers: a Cluster-mode Service whose every server
  * group (`uniformNlbClusterServerGroups`) exists and holds exactly the Cluster-mode servers, in id order (as the
- * mappers sort them), each an `Ecs` server on the NodePort with the weight unless weights are ignored. Then the full
- * comparison (`sameNlbServers` on every group) finds nothing either. `false` whenever that is not proven. The groups
+ * mappers sort them), each an `Ecs` server on the NodePort with the weight unless weights are ignored, described with
+ * the group's name. Then the full comparison (`diffNlbServerGroupServers` on every group) finds nothing either. `false` whenever that is not proven. The groups
  * are not walked again: the region's NLB view recorded each group's shape in its own pass (`RegionNlbView.groupShapes`).
  *
  * @param view the NLB view of the Service's region (`undefined`: not read, nothing is proven)
@@ -625,45 +622,6 @@ function nlbClusterModeMatch(
     if (!sameServerIds(shape.sequence, ids)) return false;
   }
   return true;
-}
-
-/** The id a server is matched by in `sameNlbServers`: the IP of an `Eni` server (as `key` in the NLB part), else its id. */
-function nlbMatchId(s: { type: string; serverId: string; serverIp?: string | undefined }): string {
-  return s.type === 'Eni' ? (s.serverIp ?? s.serverId) : s.serverId;
-}
-
-/**
- * Whether two server lists hold the same servers by the NLB part's key (type, id or `Eni` IP, port, and weight
- * unless `ignoreWeights`), in any order: true only when every server of `have` matches a distinct one of `want`
- * and the lengths agree. Answers false (the caller then builds the keyed difference) on duplicates, which this
- * one-to-one check does not model. Linear, and allocates one Map instead of a key string per server (issue 22 item 3).
- */
-function sameNlbServers(
-  want: readonly { type: string; serverId: string; serverIp?: string | undefined; port?: number | undefined; weight?: number | undefined }[],
-  have: readonly NlbServer[],
-  ignoreWeights: boolean,
-): boolean {
-  if (want.length !== have.length) return false;
-  const pos = new Map<string, number>();
-  for (let i = 0; i < want.length; i++) pos.set(nlbMatchId(want[i]!), i);
-  if (pos.size !== want.length) return false;
-  const seen = new Uint8Array(want.length);
-  for (const h of have) {
-    const i = pos.get(nlbMatchId(h));
-    if (i === undefined || seen[i] === 1) return false;
-    const w = want[i]!;
-    if (w.type !== h.type || (w.port ?? 0) !== (h.port ?? 0)) return false;
-    if (!ignoreWeights && (w.weight ?? 0) !== (h.weight ?? 0)) return false;
-    seen[i] = 1;
-  }
-  return true;
-}
-
-/** The keys of `a` that `b` holds fewer times, each repeated by the shortfall, in `a`'s order (multiset `a - b`). */
-function surplus(a: ReadonlyMap<string, number>, b: ReadonlyMap<string, number>): string[] {
-  const out: string[] = [];
-  for (const [k, n] of a) for (let i = b.get(k) ?? 0; i < n; i++) out.push(k);
-  return out;
 }
 
 /** A CCM-managed CLB or NLB whose listeners or backends differ from what its Service implies. */

@@ -67,6 +67,19 @@ export function ccmHasFeature(ccmVersion: string | undefined, feature: CcmFeatur
 }
 
 /**
+ * Whether CCM leaves the weights of a Service's backends alone: `ignore-weight-update: "on"` (case-insensitive), read
+ * by both controllers from commit d4e59f2c8 (first tag v2.11.2; `CCM_FEATURES.ignoreWeightUpdate`): clbv1/vgroups.go
+ * and nlbv2/server_groups.go `diff` then skip the weight. Older CCM compares weights whatever the annotation says.
+ * @param ccmVersion the cluster's CCM version; unknown = the current CCM
+ */
+export function ignoresWeightUpdate(svc: Pick<K8sService, 'annotations'>, ccmVersion: string | undefined): boolean {
+  return (
+    (getLbAnnotation(svc.annotations, LB_ANNOTATION.ignoreWeightUpdate) ?? '').toLowerCase() === 'on' &&
+    ccmHasFeature(ccmVersion, 'ignoreWeightUpdate')
+  );
+}
+
+/**
  * The node selection options of a Service (`backend-label`, `remove-unscheduled-backend`), or `{ error }`
  * when `backend-label` does not parse (CCM then fails the sync).
  * @param ccmVersion the cluster's CCM version when known: CCM before v1.9.3.164-g2105d2e-aliyun dropped

@@ -25,7 +25,7 @@ import {
   type ExpectedBackendsInput,
 } from './backends.model';
 import { reusedLoadBalancerId } from './service.model';
-import { nlbServerGroupName } from './nlb-naming.model';
+import { nlbServerGroupName, parseNlbNamedKey } from './nlb-naming.model';
 import { NLB_ANNOTATION, expectedNlbListeners, type ExpectedNlbListener } from './nlb-service.model';
 
 /** NLB server group type: `Instance` (default; ECS and ENI servers) or `Ip` (node and pod IPs). */
@@ -54,12 +54,24 @@ export interface NlbWeightSettings {
 /**
  * Reads `default-weight` (`setServerGroupAttributeFromAnno`; server_groups_test.go
  * TestSetServerGroupAttributeFromAnno_*: "abc" -> "default weight parse error", "200" / "-5" -> "default weight must
- * be integer in range [0,100]") and, on a reused NLB with `vgroup-port`, `weight` (`setServerGroupServers`:
- * "weight must be integer in range [0, 100], got [x]").
+ * be integer in range [0,100]") and, on a reused NLB with `vgroup-port`, `weight` (`nlbVGroupWeight`).
  * @param ccmVersion the cluster's CCM version; `default-weight` is read from v2.14.0; unknown = the current CCM
  * @returns the settings, or `{ error }` with CCM's message when the sync fails
  */
 export function nlbWeightSettings(svc: Pick<K8sService, 'annotations'>, ccmVersion?: string): NlbWeightSettings | { error: string } {
+  const out = nlbDefaultWeight(svc, ccmVersion);
+  if ('error' in out) return out;
+  const w = nlbVGroupWeight(svc);
+  if (w !== undefined && typeof w !== 'number') return w;
+  return w === undefined ? out : { ...out, weight: w };
+}
+
+/**
+ * `default-weight` as `setServerGroupAttributeFromAnno` reads it (from CCM v2.14.0, `CCM_FEATURES.defaultWeight`),
+ * else 100 (`DefaultServerWeight`).
+ * @returns the settings without `weight`, or `{ error }` with CCM's message
+ */
+export function nlbDefaultWeight(svc: Pick<K8sService, 'annotations'>, ccmVersion?: string): NlbWeightSettings | { error: string } {
   const out: NlbWeightSettings = { defaultWeight: DEFAULT_SERVER_WEIGHT };
   if (ccmHasFeature(ccmVersion, 'defaultWeight')) {
     const text = getLbAnnotation(svc.annotations, LB_ANNOTATION.defaultWeight) ?? '';
@@ -70,15 +82,64 @@ export function nlbWeightSettings(svc: Pick<K8sService, 'annotations'>, ccmVersi
       out.defaultWeight = w;
     }
   }
-  if (reusedLoadBalancerId(svc) && getLbAnnotation(svc.annotations, LB_ANNOTATION.vgroupPort)) {
-    const text = getLbAnnotation(svc.annotations, LB_ANNOTATION.weight) ?? '';
-    if (text !== '') {
-      const w = /^[+-]?\d+$/.test(text) ? Number(text) : NaN;
-      if (!(w >= 0 && w <= 100)) return { error: `weight must be integer in range [0, 100], got [${text}]` };
-      out.weight = w;
+  return out;
+}
+
+/**
+ * The `weight` annotation of a reused NLB with `vgroup-port` (`setServerGroupServers`, read after the server group
+ * is bound: "weight must be integer in range [0, 100], got [x]"); `undefined` when it does not apply or is empty.
+ */
+export function nlbVGroupWeight(svc: Pick<K8sService, 'annotations'>): number | { error: string } | undefined {
+  if (!reusedLoadBalancerId(svc) || !getLbAnnotation(svc.annotations, LB_ANNOTATION.vgroupPort)) return undefined;
+  const text = getLbAnnotation(svc.annotations, LB_ANNOTATION.weight) ?? '';
+  if (text === '') return undefined;
+  const w = /^[+-]?\d+$/.test(text) ? Number(text) : NaN;
+  if (!(w >= 0 && w <= 100)) return { error: `weight must be integer in range [0, 100], got [${text}]` };
+  return w;
+}
+
+/** What `nlbVGroupPortBinding` needs to know of a server group named by `vgroup-port`: its name. */
+export interface NlbServerGroupLookup {
+  (serverGroupId: string): { name: string } | undefined;
+}
+
+/**
+ * The user server group `vgroup-port` binds a Service port to on a reused NLB (`setServerGroupServers`, listeners.go
+ * `serverGroup`): the annotation's `sgp-id:port` items are read in order until the one naming the port; an item
+ * without a colon before it fails the sync ("server group id parse error: server group id and protocol format must
+ * be like 'sg-xxx:443' with colon separated. got=[...]"). With `lookup` (the region's server groups by id), a
+ * group that does not exist fails the sync ("cannot find server group id X for nlb Y"), and so does a group whose
+ * name is a CCM name (`LoadNLBSGNamedKey` parses it: "cannot reuse a ccm created server group X for nlb Y").
+ *
+ * @returns `{ id }` (absent: CCM builds its own `k8s.…` group for the port), or `{ error }`
+ */
+export function nlbVGroupPortBinding(
+  svc: Pick<K8sService, 'annotations'>,
+  servicePort: number,
+  lookup?: NlbServerGroupLookup,
+): { id?: string } | { error: string } {
+  const lbId = reusedLoadBalancerId(svc);
+  const text = getLbAnnotation(svc.annotations, LB_ANNOTATION.vgroupPort) ?? '';
+  if (!lbId || text === '') return {};
+  let id: string | undefined;
+  for (const item of text.split(',')) {
+    const pp = item.split(':');
+    if (pp.length < 2)
+      return {
+        error: `server group id parse error: server group id and protocol format must be like 'sg-xxx:443' with colon separated. got=[[${pp.join(' ')}]]`,
+      };
+    if (pp[1] === String(servicePort)) {
+      id = pp[0]!;
+      break;
     }
   }
-  return out;
+  if (id === undefined || id === '') return {};
+  if (lookup) {
+    const group = lookup(id);
+    if (!group) return { error: `cannot find server group id ${id} for nlb ${lbId}` };
+    if (parseNlbNamedKey(group.name)) return { error: `cannot reuse a ccm created server group ${id} for nlb ${lbId}` };
+  }
+  return { id };
 }
 
 /** A server CCM would put in an NLB server group. */
@@ -96,8 +157,13 @@ export interface ExpectedNlbServer {
 
 /** The server group CCM builds for one listener. */
 export interface ExpectedNlbServerGroup {
-  /** `k8s.{port}.{proto}.{svc}.{ns}.{clusterId}`. */
+  /** `k8s.{port}.{proto}.{svc}.{ns}.{clusterId}`: the group's name, and the description of its servers. */
   name: string;
+  /**
+   * The user server group `vgroup-port` binds the port to on a reused NLB (`nlbVGroupPortBinding`): CCM keeps its
+   * servers in sync and creates no `k8s.…` group for the port. Absent: CCM's own group, found by `name`.
+   */
+  userGroupId?: string;
   type: NlbServerGroupType;
   listener: ExpectedNlbListener;
   servers: ExpectedNlbServer[];
@@ -105,9 +171,10 @@ export interface ExpectedNlbServerGroup {
 
 /**
  * Inputs of `expectedNlbServerGroups`: those of the CLB builder `expectedVServerGroups` (the Service, its cluster,
- * traffic policy, eligible nodes, EndpointSlices and CCM version), one declaration for both controllers.
+ * traffic policy, eligible nodes, EndpointSlices and CCM version), and optionally the region's server groups by id,
+ * so that a `vgroup-port` naming a missing or CCM-created group fails as CCM's sync does (`nlbVGroupPortBinding`).
  */
-export type ExpectedNlbInput = ExpectedBackendsInput;
+export type ExpectedNlbInput = ExpectedBackendsInput & { serverGroupById?: NlbServerGroupLookup };
 
 /** `node.status.addresses` InternalIP of a node, or CCM's error (`GetNodeInternalIP`, helper/node_utils.go). */
 function nodeIp(node: K8sNode): { ip: string } | { error: string } {
@@ -149,8 +216,10 @@ export function expectedNlbServerGroups(input: ExpectedNlbInput): { groups: Expe
   if ('error' in listeners) return listeners;
   const sgType = nlbServerGroupType(service);
   if ('error' in sgType) return sgType;
-  const weights = nlbWeightSettings(service, input.ccmVersion);
+  const weights = nlbDefaultWeight(service, input.ccmVersion);
   if ('error' in weights) return weights;
+  const vgroupWeight = nlbVGroupWeight(service);
+  if (typeof vgroupWeight === 'number') weights.weight = vgroupWeight;
   const ipGroup = sgType.type === 'Ip';
   const localEni = localEniHandling(input.ccmVersion);
   // One options object for every node's exclusion test (one per node and listener was most of the allocation here).
@@ -162,6 +231,11 @@ export function expectedNlbServerGroups(input: ExpectedNlbInput): { groups: Expe
     const namePort = anyPort ? `${l.startPort}_${l.endPort}` : policy === 'eni' ? (sp.targetPort ?? sp.port) : (sp.nodePort ?? 0);
     const name = nlbServerGroupName(namePort, l.protocol, service.name, service.namespace, clusterId);
     const wrap = (mode: string, e: string) => ({ error: `set ServerGroup for port ${sp.port} error: build ${mode} backends error: ${e}` });
+    // setServerGroupServers binds the user's group, then reads `weight`, before it builds any server.
+    const binding = nlbVGroupPortBinding(service, sp.port, input.serverGroupById);
+    if ('error' in binding) return { error: `set ServerGroup for port ${sp.port} error: ${binding.error}` };
+    if (vgroupWeight !== undefined && typeof vgroupWeight !== 'number')
+      return { error: `set ServerGroup for port ${sp.port} error: ${vgroupWeight.error}` };
     const endpoints = readyEndpoints(endpointSlices, sp);
     const pod = (address: string, port: number | undefined, nodeName?: string): Working => ({
       serverId: address,
@@ -215,7 +289,13 @@ export function expectedNlbServerGroups(input: ExpectedNlbInput): { groups: Expe
     // the same order (serverId, serverIp when set, type, port, weight, nodeName when set); only the type's case
     // changes. The entries are this call's own (`dedupeByServer` keeps the same objects).
     for (const s of servers) (s as unknown as ExpectedNlbServer).type = TYPE[s.type];
-    groups.push({ name, type: sgType.type, listener: l, servers: servers as unknown as ExpectedNlbServer[] });
+    groups.push({
+      name,
+      ...(binding.id !== undefined ? { userGroupId: binding.id } : {}),
+      type: sgType.type,
+      listener: l,
+      servers: servers as unknown as ExpectedNlbServer[],
+    });
   }
   return { groups };
 }
@@ -273,6 +353,8 @@ export function uniformNlbClusterServerGroups(input: ExpectedNlbInput): UniformN
   if ('error' in sgType || sgType.type === 'Ip') return undefined;
   const weights = nlbWeightSettings(service, input.ccmVersion);
   if ('error' in weights) return undefined;
+  // A port `vgroup-port` binds to a user group is compared by the group's id, by the full comparison.
+  if (reusedLoadBalancerId(service) && getLbAnnotation(service.annotations, LB_ANNOTATION.vgroupPort)) return undefined;
   const ids = clusterServerIds(eligible, input.ccmVersion);
   if (ids === null) return undefined;
   for (const slice of endpointSlices)
