@@ -18,7 +18,7 @@
  * exists for kubectl, which sends a kubeconfig's bearer token only to https servers; the
  * kubeconfig says `insecure-skip-tls-verify: true`. The SDKs use plain HTTP.
  */
-import type { RamPolicyDocument } from '@app/collectors';
+import type { ClusterRoleDocument, RamPolicyDocument } from '@app/collectors';
 import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
 import { createServer as createHttpsServer } from 'node:https';
 import { createServer as createNetServer, type AddressInfo, type Socket } from 'node:net';
@@ -95,6 +95,12 @@ export interface SimulatorOptions {
    * `AssumeRole` is not checked (the base identity's grant). Absent = everything allowed.
    */
   ramPolicy?: RamPolicyDocument;
+  /**
+   * RBAC enforcement of every simulated cluster's Kubernetes API: the rules of a ClusterRole bound to the
+   * caller (`fleet-audit rbac` output). A list or get they do not allow is 403 Forbidden in the Kubernetes
+   * Status format naming the verb and resource. Absent = everything allowed.
+   */
+  rbac?: Pick<ClusterRoleDocument, 'rules'>;
   /** How long the `timeout` fault holds a connection before dropping it, milliseconds (default 30,000). */
   timeoutHoldMs?: number;
   /** Delay range of the `slow` fault, milliseconds inclusive (default 200-1000). */
@@ -277,7 +283,7 @@ export async function startSimulator(options: SimulatorOptions): Promise<Running
     throttlingStatus,
     options.ramPolicy,
   );
-  const kubernetes = new KubernetesGateway(ctx, traffic.policy);
+  const kubernetes = new KubernetesGateway(ctx, traffic.policy, options.rbac?.rules);
   const writer = new ResponseWriter(timeoutHoldMs);
 
   const byEndpoint = new Map<string, EndpointCalls>();

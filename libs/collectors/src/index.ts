@@ -39,4 +39,5 @@ export {
 export * from './live/ram-actions';
 export * from './live/cluster-endpoint';
 export * from './live/cluster-selection';
+export * from './live/kubernetes-rbac';
 export * from './live/slice-parts';

@@ -5,17 +5,28 @@
  * the Cloud Assistant actions (`ecs:RunCommand`, `ecs:DescribeInvocationResults`, which can run commands
  * on every node) are printed only with `--node-sysctls` or a `--config` that sets `collector.nodeSysctls:
  * true`. With `--config`, the `sts:AssumeRole` grant the base identity needs on the configured
- * `auditRoleArn`s is printed on stderr.
+ * `auditRoleArn`s is printed on stderr. `--trust <account-id|role-arn>` prints instead the trust policy of the
+ * audit role in an audited account: who may AssumeRole it (cross-account access, research/reach.md 3.1).
  */
 import { Command } from 'commander';
 import { loadCollectors } from '../lazy';
-import { EXIT_OK } from '../cli-error';
+import { CliUsageError, EXIT_OK } from '../cli-error';
 import { helpFooter } from './help-text.util';
 import { cliStreams } from '../output/cli-streams';
 
-/** Print the policy; returns 0. @throws ScanConfigError for a bad --config */
-export async function runIamPolicyCommand(opts: { config?: string; nodeSysctls?: boolean }): Promise<number> {
-  const { leastPrivilegePolicy, assumeRoleStatement, loadScanConfig } = loadCollectors();
+/** Print the policy; returns 0. @throws ScanConfigError for a bad --config, CliUsageError for a bad --trust */
+export async function runIamPolicyCommand(opts: { config?: string; nodeSysctls?: boolean; trust?: string }): Promise<number> {
+  const { leastPrivilegePolicy, assumeRoleStatement, loadScanConfig, trustPolicy } = loadCollectors();
+  if (opts.trust !== undefined) {
+    let trust;
+    try {
+      trust = trustPolicy(opts.trust.split(',').map((t) => t.trim()));
+    } catch (e) {
+      throw new CliUsageError(`--trust ${opts.trust}: ${(e as Error).message}`);
+    }
+    cliStreams().stdout.write(`${JSON.stringify(trust, null, 2)}\n`);
+    return EXIT_OK;
+  }
   const config = opts.config !== undefined ? loadScanConfig(opts.config) : undefined;
   const policy = leastPrivilegePolicy(config, { nodeSysctls: opts.nodeSysctls === true });
   cliStreams().stdout.write(`${JSON.stringify(policy, null, 2)}\n`);
@@ -37,6 +48,7 @@ export function iamPolicyCommand(run: (p: Promise<number>) => void): Command {
     .description('print the least-privilege RAM policy (JSON) the audit role needs: every API action the crawler calls')
     .option('--config <file>', 'scan config: the policy of what it uses (ecs:RunCommand only with collector.nodeSysctls: true)')
     .option('--node-sysctls', 'add the Cloud Assistant actions of node sysctl collection (ecs:RunCommand, ecs:DescribeInvocationResults: not read-only)')
+    .option('--trust <account-or-role>', 'print instead the trust policy of the audit role in an audited account: which account id(s) or role ARN(s) may AssumeRole it (comma-separated)')
     .addHelpText(
       'after',
       helpFooter([
@@ -44,7 +56,8 @@ export function iamPolicyCommand(run: (p: Promise<number>) => void): Command {
         'fleet-audit iam-policy --config scan.yaml',
         'fleet-audit iam-policy --node-sysctls   # also the NodePort-overlap checks (runs sysctl on nodes)',
         'aliyun ram CreatePolicy --PolicyName fleet-audit-readonly --PolicyDocument "$(fleet-audit iam-policy)"',
+        'fleet-audit iam-policy --trust 1234567890123456   # the audit role\'s trust policy in each audited account',
       ]),
     )
-    .action((o: { config?: string; nodeSysctls?: boolean }) => run(runIamPolicyCommand(o)));
+    .action((o: { config?: string; nodeSysctls?: boolean; trust?: string }) => run(runIamPolicyCommand(o)));
 }

@@ -4,7 +4,8 @@
  * `{"endpoint": "127.0.0.1:P", "config": PATH}` where PATH is a ready-to-use scan config.
  */
 import { readFileSync } from 'node:fs';
-import type { RamPolicyDocument } from '@app/collectors';
+import type { ClusterRoleDocument, RamPolicyDocument } from '@app/collectors';
+import { parseAllDocuments } from 'yaml';
 import { helpFooter } from './help-text.util';
 import { loadCollectors, loadFleetSim } from '../lazy';
 import { Command, InvalidArgumentError } from 'commander';
@@ -23,7 +24,16 @@ export function parsePort(value: string): number {
  * Run the simulator until SIGINT/SIGTERM; returns the exit code. The scan config it wrote is
  * removed when it stops (signal, error or normal exit).
  */
-export async function runSimCommand(opts: { fleet: string; port: number; qps?: string; faults?: string; seed?: string; policy?: string; unreachable?: string }): Promise<number> {
+export async function runSimCommand(opts: {
+  fleet: string;
+  port: number;
+  qps?: string;
+  faults?: string;
+  seed?: string;
+  policy?: string;
+  unreachable?: string;
+  rbac?: string;
+}): Promise<number> {
   const { readFleetDirectory } = loadCollectors();
   const { simulatorOptionsFromFlags, simulatorReadyLine, startSimulator } = loadFleetSim();
   const traffic = simulatorOptionsFromFlags({
@@ -41,6 +51,7 @@ export async function runSimCommand(opts: { fleet: string; port: number; qps?: s
       throw new CliUsageError(`--policy ${opts.policy}: expected a RAM policy JSON document (${(e as Error).message.split('\n')[0]})`);
     }
   }
+  const rbac = opts.rbac !== undefined ? readClusterRole(opts.rbac) : undefined;
   const unreachableEndpoints = opts.unreachable?.split(',').map((e) => e.trim()).filter((e) => e !== '');
   const sim = await startSimulator({
     ...traffic,
@@ -48,6 +59,7 @@ export async function runSimCommand(opts: { fleet: string; port: number; qps?: s
     port: opts.port,
     ...(ramPolicy ? { ramPolicy } : {}),
     ...(unreachableEndpoints ? { unreachableEndpoints } : {}),
+    ...(rbac ? { rbac } : {}),
   });
   // The config holds the simulator's AccessKey: removed on SIGINT/SIGTERM (close) and on any
   // other way out of the process (an exit hook; only SIGKILL leaves it, in the temp directory).
@@ -57,6 +69,33 @@ export async function runSimCommand(opts: { fleet: string; port: number; qps?: s
   await interrupted;
   await sim.close();
   return EXIT_OK;
+}
+
+/**
+ * The ClusterRole of a YAML or JSON file (`fleet-audit rbac` output: the first document of kind ClusterRole).
+ * @throws CliUsageError naming the file when it holds none, or its rules are not a list of
+ *   `{apiGroups, resources, verbs}` string lists
+ */
+export function readClusterRole(file: string): Pick<ClusterRoleDocument, 'rules'> {
+  const fail = (why: string): never => {
+    throw new CliUsageError(`--rbac ${file}: ${why}`);
+  };
+  let docs: unknown[] = [];
+  try {
+    docs = parseAllDocuments(readFileSync(file, 'utf8')).map((d) => d.toJS() as unknown);
+  } catch (e) {
+    fail(`cannot read it (${(e as Error).message.split('\n')[0]})`);
+  }
+  const role = docs.find((d): d is { rules?: unknown } => typeof d === 'object' && d !== null && (d as { kind?: unknown }).kind === 'ClusterRole');
+  if (!role) return fail('expected a ClusterRole document (fleet-audit rbac prints one)');
+  const strings = (x: unknown) => Array.isArray(x) && x.every((v) => typeof v === 'string');
+  if (!Array.isArray(role.rules)) return fail('the ClusterRole has no rules list');
+  role.rules.forEach((r: unknown, i: number) => {
+    const rule = (r ?? {}) as Record<string, unknown>;
+    for (const k of ['apiGroups', 'resources', 'verbs'])
+      if (!strings(rule[k])) fail(`rules[${i}].${k}: expected a list of strings`);
+  });
+  return { rules: role.rules as ClusterRoleDocument['rules'] };
 }
 
 /** Options of `sim generate`. */
@@ -123,9 +162,10 @@ export function simCommand(run: (p: Promise<number>) => void): Command {
     .option('--faults <spec>', 'inject faults, e.g. throttle=0.3,server-error=0.05,timeout=0.01,truncate=0.01')
     .option('--seed <n>', 'seed of the fault draws (deterministic per seed)')
     .option('--policy <file>', 'enforce this RAM policy (JSON, e.g. from fleet-audit iam-policy): other actions get Forbidden.RAM')
+    .option('--rbac <file>', 'enforce this ClusterRole (YAML/JSON, e.g. from fleet-audit rbac) in every cluster: other lists and gets get 403 Forbidden')
     .option('--unreachable <list>', 'API server endpoints that refuse connections: public and/or VPC ids (intranet endpoints of that VPC), comma-separated')
     .addHelpText('after', helpFooter(['fleet-audit sim --fleet examples/fleets/sample --port 8443', 'fleet-audit sim --fleet DIR --faults throttle=0.3,server-error=0.05 --seed 1', 'fleet-audit iam-policy > policy.json && fleet-audit sim --fleet DIR --policy policy.json']))
-    .action((o: { fleet?: string; port: number; qps?: string; faults?: string; seed?: string; policy?: string; unreachable?: string }) => {
+    .action((o: { fleet?: string; port: number; qps?: string; faults?: string; seed?: string; policy?: string; unreachable?: string; rbac?: string }) => {
       if (!o.fleet) throw new CliUsageError('sim: --fleet DIR is required');
       run(runSimCommand({ ...o, fleet: o.fleet }));
     });

@@ -16,6 +16,7 @@
  * -> 410 `Expired`, `timeout` / `slow` / `truncate` applied while sending.
  */
 import type { IncomingMessage } from 'node:http';
+import { rbacAllows, type PolicyRule } from '@app/collectors';
 import { BAD_GATEWAY_HTML } from '../alibaba/alibaba.gateway';
 import { header } from '../http/http.util';
 import type { SimResponse } from '../http/response-writer.service';
@@ -48,10 +49,16 @@ export const SIM_RESOURCE_VERSION = '1000';
 export class KubernetesGateway {
   private readonly stores = new Map<string, K8sObjectStore>();
 
-  /** @param traffic counts calls and applies faults */
+  /**
+   * @param traffic counts calls and applies faults
+   * @param rbac RBAC enforcement: the rules of the ClusterRole bound to every caller; a list or get they do
+   *   not allow is 403 Forbidden in kube-apiserver's wording (discovery stays open, as `system:discovery`
+   *   grants it to every authenticated user). Absent = everything allowed.
+   */
   constructor(
     private readonly ctx: SimContext,
     private readonly traffic: TrafficPolicy,
+    private readonly rbac?: readonly PolicyRule[],
   ) {}
 
   /**
@@ -101,6 +108,7 @@ export class KubernetesGateway {
         `the server does not allow this method on the requested resource (${method}); the fleet simulator is read-only`,
       );
     const objReq = this.objectRequest(rest, query);
+    if (objReq && this.rbac) this.authorize(this.rbac, cluster, objReq);
     const action = objReq
       ? `k8s:${objReq.name === undefined ? 'list' : 'get'}:${objReq.resource.name}`
       : 'k8s:discovery';
@@ -141,6 +149,24 @@ export class KubernetesGateway {
       }
     }
     return this.answer(req, cluster, rest, objReq);
+  }
+
+  /**
+   * Refuse a request the RBAC rules do not allow, as kube-apiserver words it (`<resource> is forbidden:
+   * User "<user>" cannot <verb> resource "<resource>" in API group "<group>" at the cluster scope` or
+   * `in the namespace "<ns>"`). The user is the account id, the kubeconfig's user name (kubeconfig.util.ts).
+   */
+  private authorize(rules: readonly PolicyRule[], cluster: ClusterEntry, req: K8sObjectRequest): void {
+    const verb = req.name === undefined ? 'list' : 'get';
+    const { name: resource, group } = req.resource;
+    if (rbacAllows(rules, verb, group, resource)) return;
+    const where = req.namespace === undefined ? 'at the cluster scope' : `in the namespace "${req.namespace}"`;
+    throw new K8sStatusError(
+      403,
+      'Forbidden',
+      `${resource}${group ? `.${group}` : ''} is forbidden: User "${cluster.accountId}" cannot ${verb} resource "${resource}" in API group "${group}" ${where}`,
+      { ...(req.name !== undefined ? { name: req.name } : {}), ...(group ? { group } : {}), kind: resource },
+    );
   }
 
   /** The 200 answer (or a thrown `Status`) of an admitted request. */

@@ -1,6 +1,7 @@
 /**
  * Reads one cluster's Kubernetes objects through `@kubernetes/client-node` 2.x: Nodes, Services,
- * Pods, EndpointSlices and Events of all namespaces, each list paged with `limit` + `continue` to
+ * Pods, EndpointSlices and Events of all namespaces (the calls of kubernetes-rbac.ts `KUBERNETES_CALLS`,
+ * which `fleet-audit rbac` turns into the least-privilege ClusterRole), each list paged with `limit` + `continue` to
  * the end (the Kubernetes API concepts "Retrieving large results sets in chunks"); a list whose
  * `continue` token expired (410 Expired) is read again from its first page (bounded).
  *
@@ -34,6 +35,7 @@ import { CollectError, kubernetesError } from './collect-error.util';
 import { readAllByToken } from './paging.util';
 import { kubernetesClient } from './sdk-modules';
 import { validateWire } from './wire-validate.util';
+import { forbiddenHint, kubernetesCallOf, type KubernetesCall } from './kubernetes-rbac';
 
 /** A list response as client-node returns it (typed models, `metadata._continue`). */
 interface K8sList {
@@ -116,6 +118,12 @@ function isExpiredContinue(e: unknown): boolean {
   );
 }
 
+/** A 403 of RBAC names what the audit identity lacks and where the grant comes from (kubernetes-rbac.ts). */
+function withForbiddenHint(e: CollectError, call: KubernetesCall): CollectError {
+  if (e.errorCode !== 'Forbidden') return e;
+  return new CollectError(e.errorCode, `${e.message}; ${forbiddenHint(call)}`, e.retryable, e.notFound, e.retryAfterMs);
+}
+
 /**
  * Read one list to the end, page by page. When a `continue` token has expired (410 Expired: the
  * server compacted the resourceVersion the token pins), the list is read again from the first
@@ -124,12 +132,13 @@ function isExpiredContinue(e: unknown): boolean {
  */
 async function listAll(
   runner: CallRunner,
-  api: string,
+  call: KubernetesCall,
   target: string,
   opts: KubernetesReadOptions,
   page: (limit: number, cont: string | undefined, options: ConfigurationOptions) => Promise<K8sList>,
   secrets: readonly string[],
 ): Promise<unknown[]> {
+  const api = call.api;
   for (let restart = 0; ; restart++) {
     try {
       return await readAllByToken(async (cont) => {
@@ -137,7 +146,7 @@ async function listAll(
           try {
             return await page(opts.pageSize, cont, requestOptions(opts));
           } catch (e) {
-            throw kubernetesError(e, api, target, secrets);
+            throw withForbiddenHint(kubernetesError(e, api, target, secrets), call);
           }
         });
         return { items: list.items, nextToken: list.metadata?._continue };
@@ -177,7 +186,7 @@ export async function readKubernetes(
   const [nodes, services, pods, slices, events] = await Promise.all([
     listAll(
       runner,
-      'list nodes',
+      kubernetesCallOf('nodes'),
       target,
       opts,
       (limit, _continue, o) => core.listNode({ limit, _continue }, o),
@@ -185,7 +194,7 @@ export async function readKubernetes(
     ),
     listAll(
       runner,
-      'list services',
+      kubernetesCallOf('services'),
       target,
       opts,
       (limit, _continue, o) => core.listServiceForAllNamespaces({ limit, _continue }, o),
@@ -193,7 +202,7 @@ export async function readKubernetes(
     ),
     listAll(
       runner,
-      'list pods',
+      kubernetesCallOf('pods'),
       target,
       opts,
       (limit, _continue, o) => core.listPodForAllNamespaces({ limit, _continue }, o),
@@ -201,7 +210,7 @@ export async function readKubernetes(
     ),
     listAll(
       runner,
-      'list endpointslices',
+      kubernetesCallOf('endpointslices'),
       target,
       opts,
       (limit, _continue, o) => discovery.listEndpointSliceForAllNamespaces({ limit, _continue }, o),
@@ -209,7 +218,7 @@ export async function readKubernetes(
     ),
     listAll(
       runner,
-      'list events',
+      kubernetesCallOf('events'),
       target,
       opts,
       (limit, _continue, o) => core.listEventForAllNamespaces({ limit, _continue }, o),

@@ -99,3 +99,49 @@ export function policyAllows(policy: RamPolicyDocument, ramAction: string): bool
   if (policy.Statement.some((s) => s.Effect === 'Deny' && list(s.Action).some(matches))) return false;
   return policy.Statement.some((s) => s.Effect === 'Allow' && list(s.Action).some(matches));
 }
+
+/**
+ * A RAM role's trust policy (research/reach.md 3.1, https://www.alibabacloud.com/help/en/ram/user-guide/edit-the-trust-policy-of-a-ram-role):
+ * who may call `sts:AssumeRole` on the role.
+ */
+export interface RamTrustPolicyDocument {
+  Version: '1';
+  Statement: { Effect: 'Allow'; Action: 'sts:AssumeRole'; Principal: { RAM: string[] } }[];
+}
+
+/** A trust principal: an account id (`acs:ram::<uid>:root`) or a RAM role ARN (`acs:ram::<uid>:role/<name>`). */
+const TRUSTED = /^(\d+|acs:ram::\d+:role\/.+)$/;
+
+/**
+ * The trust policy of the audit role in each audited account, for cross-account AssumeRole: the audit
+ * account (any of its RAM users and roles: `acs:ram::<uid>:root`) or, narrower, the audit account's own role
+ * ARN. A root account cannot call AssumeRole; the caller also needs `sts:AssumeRole` on the role
+ * (`assumeRoleStatement`).
+ * @param trusted account ids or role ARNs
+ * @throws Error naming the first value that is neither
+ */
+export function trustPolicy(trusted: readonly string[]): RamTrustPolicyDocument {
+  const bad = trusted.find((t) => !TRUSTED.test(t));
+  if (bad !== undefined || trusted.length === 0)
+    throw new Error(`expected an account id (digits) or a RAM role ARN acs:ram::<uid>:role/<name>, got "${bad ?? ''}"`);
+  const principals = [...new Set(trusted.map((t) => (/^\d+$/.test(t) ? `acs:ram::${t}:root` : t)))].sort();
+  return { Version: '1', Statement: [{ Effect: 'Allow', Action: 'sts:AssumeRole', Principal: { RAM: principals } }] };
+}
+
+/**
+ * The RAM policy of whoever grants the audit ClusterRole in the clusters (research/reach.md 2.1, 2.3): list
+ * the clusters, read and add a uid's ACK permissions. A write policy, kept apart from the read-only audit role;
+ * the caller also needs RBAC admin in each target cluster.
+ */
+export function grantPolicy(): RamPolicyDocument {
+  return {
+    Version: '1',
+    Statement: [
+      {
+        Effect: 'Allow',
+        Action: ['cs:DescribeClustersV1', 'cs:DescribeUserPermission', 'cs:GrantPermissions', 'cs:UpdateUserPermissions'],
+        Resource: '*',
+      },
+    ],
+  };
+}
