@@ -141,9 +141,9 @@ function remoteGroups(c: NlbCcmCase): NlbServerGroup[] {
   });
 }
 
-function drift(snapshot: FleetSnapshot): CheckResult {
+function drift(snapshot: FleetSnapshot, checkId = 'LB_CONFIG_DRIFT'): CheckResult {
   const checks: NonNullable<PartialAuditSettings['checks']> = {};
-  for (const c of CHECKS) if (c.id !== 'LB_CONFIG_DRIFT') checks[c.id] = { enabled: false };
+  for (const c of CHECKS) if (c.id !== checkId) checks[c.id] = { enabled: false };
   const results = runAudit(snapshot, { now: FROZEN_NOW, settings: { checks } }).results.filter((r) => r.resource.kind === 'Service');
   expect(results).toHaveLength(1);
   return results[0]!;
@@ -234,5 +234,36 @@ describe("NLB drift cases: CCM's diff of remote server groups", () => {
     const want = c.expect.drift!;
     expect(counts(r)).toEqual(want);
     expect(r.status).toBe(want.add + want.remove + want.rewrite === 0 ? 'pass' : 'fail');
+  });
+});
+
+describe('NLB: SERVICE_IMMUTABLE_CHANGE judges what CCM cannot change on an NLB (research/nlb.md 2)', () => {
+  const base = driftCases.find((c) => c.id === 'vgroup-port-binds-user-group')!;
+  const withAnnotations = (annotations: Record<string, string>, ipVersion?: string): FleetSnapshot => {
+    const c: NlbCcmCase = { ...base, service: { ...base.service, annotations: { ...base.service.annotations, ...annotations } } };
+    const fleet = fleetOf(c, remoteGroups(c));
+    if (ipVersion) fleet.accounts[0]!.regions[0]!.nlbs![0]!.addressIpVersion = ipVersion;
+    return fleet;
+  };
+
+  it('ip-version other than the NLB\'s: "AddressIpVersion cannot be changed" (nlbv2/loadbalancer.go Update)', () => {
+    const r = drift(withAnnotations({ 'ip-version': 'DualStack' }), 'SERVICE_IMMUTABLE_CHANGE');
+    expect(r).toMatchObject({ status: 'fail', figures: { kind: 'NLB', immutableChanges: 1 } });
+    expect(r.message).toContain('AddressIpVersion cannot be changed, service: DualStack, nlb: ipv4');
+  });
+
+  it('ip-version equal to the NLB\'s, case-insensitively: pass (negative control)', () => {
+    expect(drift(withAnnotations({ 'ip-version': 'IPv4' }), 'SERVICE_IMMUTABLE_CHANGE').status).toBe('pass');
+  });
+
+  it('server-group-type Ip on a bound Instance group: "ServerGroupType of user managed server group" (nlbv2/model_applier.go)', () => {
+    const r = drift(withAnnotations({ 'server-group-type': 'Ip' }), 'SERVICE_IMMUTABLE_CHANGE');
+    expect(r.status).toBe('fail');
+    expect(r.message).toContain('ServerGroupType of user managed server group sgp-user should be [Ip], but [Instance]');
+  });
+
+  it('server-group-type equal to the bound group\'s, or unset: pass (negative controls)', () => {
+    expect(drift(withAnnotations({ 'server-group-type': 'instance' }), 'SERVICE_IMMUTABLE_CHANGE').status).toBe('pass');
+    expect(drift(withAnnotations({}), 'SERVICE_IMMUTABLE_CHANGE').status).toBe('pass');
   });
 });

@@ -29,7 +29,7 @@ function svcName(se: ServiceEntry): string {
  */
 const clbPart = scopedCheck({
   id: 'LB_LISTENER_PORT_CONFLICT',
-  title: 'Two Services use the same listener port on one CLB',
+  title: 'Two Services use the same listener port on one CLB or NLB',
   category: 'ownership',
   resourceKind: 'LoadBalancer',
   defaultSeverity: 'critical',

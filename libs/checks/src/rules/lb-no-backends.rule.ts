@@ -32,7 +32,7 @@ function emptyGroupLabel(id: string, name: string, key: { namespace: string; ser
  */
 const clbPart = scopedCheck({
   id: 'LB_NO_BACKENDS',
-  title: 'CLB or one of its vServer groups has no backend servers',
+  title: 'CLB or NLB, or one of their server groups, has no backend servers',
   category: 'ownership',
   resourceKind: 'LoadBalancer',
   defaultSeverity: 'warning',

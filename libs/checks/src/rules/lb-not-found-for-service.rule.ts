@@ -23,7 +23,7 @@ const foundText: PassText<{ loadBalancerId: string; foundBy: string }, string> =
  */
 const clbPart = scopedCheck({
   id: 'LB_NOT_FOUND_FOR_SERVICE',
-  title: 'Service points at a CLB that does not exist',
+  title: 'Service points at a CLB or NLB that does not exist',
   category: 'ownership',
   resourceKind: 'Service',
   defaultSeverity: 'critical',
