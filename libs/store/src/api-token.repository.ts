@@ -107,9 +107,16 @@ export class ApiTokenRepository {
     const generated = generateToken();
     const hash = hashTokenSecret(this.hashKey, generated.id, generated.secret);
     return withTransaction(this.pool, async (client) => {
+      // The creating token's row, share-locked until this transaction ends: a revocation (an UPDATE of that row)
+      // waits for this token to be written, and the revocation's next pass sees it (revokeWithDescendants); one
+      // that committed first is seen here, and the creation is refused.
+      const creator = await client.query<{ revoked_at: Date | null; expires_at: Date }>('SELECT revoked_at, expires_at FROM api_tokens WHERE id = $1 FOR SHARE', [input.createdBy]);
+      const c = creator.rows[0];
+      if (c && c.revoked_at !== null) throw new StoreError('FORBIDDEN', `token ${input.createdBy} was revoked: it can create no token`);
+      if (c && new Date(c.expires_at).getTime() <= now.getTime()) throw new StoreError('FORBIDDEN', `token ${input.createdBy} has expired: it can create no token`);
       const row = await client.query<TokenRow>(
-        // Lineage (issue 23 item 5): a token minted by a token expires no later than its creator (`created_by` is
-        // the creating token's id, or `bootstrap` / `cli`, which match no token and leave the expiry as asked).
+        // A token minted by a token expires no later than its creator (`created_by` is the creating token's id,
+        // or `bootstrap` / `cli`, which match no token and leave the expiry as asked).
         `INSERT INTO api_tokens (id, name, role, account_ids, secret_hash, created_at, expires_at, created_by)
          VALUES ($1, $2, $3, $4::text[], $5, $6,
                  LEAST($7::timestamptz, COALESCE((SELECT p.expires_at FROM api_tokens p WHERE p.id = $8), $7::timestamptz)), $8)
@@ -177,30 +184,46 @@ export class ApiTokenRepository {
   }
 
   /**
-   * Revoke a token and every token it minted, transitively (issue 23 item 5: revoking a parent used to leave its
-   * children working), in one statement; each newly revoked descendant gets a `revoked` event with reason
-   * `creator-revoked`. Descendants lie within the token's scope (the scoped-admin rule), hence within the caller's.
+   * Revoke a token and every token it minted, transitively; each newly revoked descendant gets a `revoked` event
+   * with reason `creator-revoked`. Descendants lie within the token's scope (the scoped-admin rule), hence within the
+   * caller's.
+   *
+   * Tokens minted while the revocation runs are revoked too. One transaction revokes the tree as its statement
+   * snapshot sees it, which locks every row of that tree; a creation holding a share lock on its creator's row
+   * (`create`) makes that UPDATE wait until the new token is committed, and a creation arriving later waits for this
+   * transaction and then finds its creator revoked. The statement runs again, each time with a fresh snapshot
+   * (READ COMMITTED), until a pass finds no token it had not revoked: the new tokens committed during a pass are
+   * found by the next one.
    * @param scope the caller (default every account): only a token whose accounts lie within it is found
    * @returns the token and the ids of its descendants (revoked now or before), or null when no token in the scope has this id
    */
   async revokeWithDescendants(id: string, actor: string, scope: Scoped = SYSTEM_PRINCIPAL): Promise<{ token: StoredApiToken; descendants: string[] } | null> {
-    const params: unknown[] = [id, actor];
-    const inScope = scopeCoversCondition('account_ids', scope, (v) => `$${params.push(v)}`);
-    const rows = await this.pool.query<TokenRow & { descendant: boolean; was_revoked: boolean }>(
-      `WITH RECURSIVE root AS (SELECT id FROM api_tokens WHERE id = $1 AND ${inScope}),
-            tree AS (SELECT id, false AS descendant FROM root
-                     UNION SELECT t.id, true FROM api_tokens t JOIN tree ON t.created_by = tree.id),
-            before AS (SELECT t.id, t.revoked_at IS NOT NULL AS was_revoked, tree.descendant FROM api_tokens t JOIN tree USING (id)),
-            r AS (UPDATE api_tokens SET revoked_at = COALESCE(revoked_at, now()) WHERE id IN (SELECT id FROM tree) RETURNING ${TOKEN_COLUMNS}),
-            e AS (INSERT INTO api_token_events (event, token_id, actor, reason)
-                  SELECT 'revoked', b.id, $2, CASE WHEN b.descendant THEN 'creator-revoked' END FROM before b
-                   WHERE NOT b.descendant OR NOT b.was_revoked)
-       SELECT r.*, b.descendant, b.was_revoked FROM r JOIN before b USING (id)`,
-      params,
-    );
-    const root = rows.rows.find((r) => !r.descendant);
-    if (!root) return null;
-    return { token: toStoredToken(root), descendants: rows.rows.filter((r) => r.descendant).map((r) => r.id) };
+    return withTransaction(this.pool, async (client) => {
+      let root: TokenRow | undefined;
+      const descendants = new Set<string>();
+      for (let pass = 0; ; pass += 1) {
+        const params: unknown[] = [id, actor, pass === 0];
+        const inScope = scopeCoversCondition('account_ids', scope, (v) => `$${params.push(v)}`);
+        const rows = await client.query<TokenRow & { descendant: boolean; was_revoked: boolean }>(
+          `WITH RECURSIVE root AS (SELECT id FROM api_tokens WHERE id = $1 AND ${inScope}),
+                tree AS (SELECT id, false AS descendant FROM root
+                         UNION SELECT t.id, true FROM api_tokens t JOIN tree ON t.created_by = tree.id),
+                before AS (SELECT t.id, t.revoked_at IS NOT NULL AS was_revoked, tree.descendant FROM api_tokens t JOIN tree USING (id)),
+                r AS (UPDATE api_tokens SET revoked_at = COALESCE(revoked_at, now()) WHERE id IN (SELECT id FROM tree) RETURNING ${TOKEN_COLUMNS}),
+                e AS (INSERT INTO api_token_events (event, token_id, actor, reason)
+                      SELECT 'revoked', b.id, $2, CASE WHEN b.descendant THEN 'creator-revoked' END FROM before b
+                       WHERE (NOT b.descendant AND $3::boolean) OR (b.descendant AND NOT b.was_revoked))
+           SELECT r.*, b.descendant, b.was_revoked FROM r JOIN before b USING (id)`,
+          params,
+        );
+        root ??= rows.rows.find((r) => !r.descendant);
+        if (!root) return null;
+        const before = descendants.size;
+        for (const r of rows.rows) if (r.descendant) descendants.add(r.id);
+        if (pass > 0 && descendants.size === before) break;
+      }
+      return { token: toStoredToken(root), descendants: [...descendants] };
+    });
   }
 
   /** Record a denied use (never the presented secret). */
