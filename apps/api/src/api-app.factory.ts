@@ -42,7 +42,7 @@ function loggerLevels(logger: boolean | undefined): LogLevel[] | false {
 }
 
 /**
- * Security headers on every answer (issue 23 item 9), with helmet (the Express project's own recommendation,
+ * Security headers on every answer, with helmet (the Express project's own recommendation,
  * expressjs.com/en/advanced/best-practice-security.html): `X-Content-Type-Options: nosniff`, `X-Frame-Options` /
  * `frame-ancestors 'none'`, `Referrer-Policy: no-referrer`, and a Content-Security-Policy allowing only this origin's
  * scripts (Swagger UI at /docs loads its scripts from here; its styles and the HTML reports' are inline, hence
@@ -85,7 +85,7 @@ export async function createApiApp(options: ApiAppOptions): Promise<INestApplica
   // Also registered globally outside DI, so errors raised before routing (unknown route,
   // malformed JSON body) get the same JSON shape.
   app.useGlobalFilters(new ApiExceptionFilter());
-  // `POST /v1/forecasts/whatif` also takes the scenario as YAML, the format scenarios ship in (issue 21 item 6):
+  // `POST /v1/forecasts/whatif` also takes the scenario as YAML, the format scenarios ship in:
   // the body as text, within the same size limit as JSON bodies (body-parser's 100 kB; 413 beyond).
   app.useBodyParser('text', { type: YAML_BODY_TYPES, limit: BODY_LIMIT });
   app.disable('x-powered-by');

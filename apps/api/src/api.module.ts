@@ -148,7 +148,7 @@ export class ApiModule implements NestModule {
   /** POST /graphql first meets the fast path for stored answers (after the body parser, before Apollo). */
   configure(consumer: MiddlewareConsumer): void {
     if (!this.graphqlServed) return;
-    // Size and nesting limits before anything parses, hashes or caches the request (issue 23 items 2, 8).
+    // Size and nesting limits before anything parses, hashes or caches the request.
     consumer.apply(GraphqlRequestLimits).forRoutes({ path: 'graphql', method: RequestMethod.ALL });
     consumer.apply(GraphAnswerFastPath).forRoutes({ path: 'graphql', method: RequestMethod.POST });
   }

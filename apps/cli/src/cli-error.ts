@@ -2,7 +2,7 @@
  * How the CLI reports failures: one clear line on stderr and an exit code; never a stack trace
  * (unless FLEET_AUDIT_DEBUG=1).
  *
- * Exit codes (issue "walking skeleton", CLI; issue 9 item 4): 0 ok; 1 a finding at or above
+ * Exit codes (issue "walking skeleton", CLI): 0 ok; 1 a finding at or above
  * `--fail-on`; 2 bad input (malformed fleet directory, bad config, bad flag) or a failed scan;
  * 3 a transient failure a retry may cure (database unavailable, scan queue full, waiting for a
  * distributed scan ended); 130 interrupted. {@link exitCodeOf} is the one place that maps an error
@@ -42,7 +42,7 @@ export function exitCodeOf(e: unknown): number {
 
 /**
  * Whether `e` (not one of ours) or one of its causes is a lost or refused database connection that reached the CLI
- * unwrapped (issue 23 item 10: a PostgreSQL restart before a scan's row was created surfaced the driver's error, exit
+ * unwrapped (a PostgreSQL restart before a scan's row was created surfaced the driver's error, exit
  * 2). Such a failure is transient wherever it happens: exit 3, and a one-line message of our own.
  */
 function lostDatabaseConnection(e: unknown): boolean {

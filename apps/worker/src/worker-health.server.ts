@@ -1,5 +1,5 @@
 /**
- * The worker's health endpoint (issue 13 item 3): a worker has no API, so Docker Compose and
+ * The worker's health endpoint: a worker has no API, so Docker Compose and
  * Kubernetes probe this tiny HTTP server instead (node:http, no framework).
  *
  * - `GET /healthz`: liveness, 200 while the process serves requests at all;

@@ -1,5 +1,5 @@
 /**
- * Sharded analysis of a distributed scan (issue 22 item 2): the analyze step split into one job per shard
+ * Sharded analysis of a distributed scan: the analyze step split into one job per shard
  * (an account and one of its regions; an account without regions is a shard alone) and a final job that sums
  * the shards. The checks run unchanged on the shard's snapshot (the account, its RAM data and that one region
  * with its clusters), so a shard's memory is bounded by its own size.

@@ -1,5 +1,5 @@
 /**
- * Forecast computations (what-if, headroom) off the API's event loop (issue 23 item 1), in a warm pool of
+ * Forecast computations (what-if, headroom) off the API's event loop, in a warm pool of
  * `node:worker_threads` threads run by piscina (forecast-worker.ts is the threads' entry):
  *
  * - at most `concurrency` computations run at a time, the rest wait in a bounded FIFO of `maxQueued`; one more is

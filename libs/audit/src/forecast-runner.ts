@@ -49,7 +49,7 @@ export async function trendsFromStore(store: Store, request: TrendsRequest): Pro
   const resolved = resolveTrendSettings(settings ?? {});
   const since = new Date(now.getTime() - (settings?.windowDays ?? DEFAULT_TREND_SETTINGS.windowDays) * 86_400_000);
   // The fits kept for exactly this window's scans (refreshed when a scan completes) give the same entries as
-  // refitting the samples, at one row per series; any other window refits (issue 22 item 4).
+  // refitting the samples, at one row per series; any other window refits.
   const window = await store.quotaTrends.windowFor(since, now, resolved.intervalCoverage);
   const out =
     window && !(filters.clusterId !== undefined && window.mixedClusterSeries > 0)
@@ -158,7 +158,7 @@ function compareKeys(a: QuotaSeriesKey, b: QuotaSeriesKey): number {
 }
 
 /**
- * One page of trends (issue 22 item 4): the entries `trendsFromStore` gives, in series key order (check, account,
+ * One page of trends: the entries `trendsFromStore` gives, in series key order (check, account,
  * region, resource kind, resource id) instead of soonest first, so that a page reads only its own series' stored
  * fits (QuotaTrendRepository.fitsPage) whatever the fleet's size; `nextCursor` names the last entry (null on the last
  * page). Without stored fits for the window the samples are refitted, with the same entries.

@@ -2,7 +2,7 @@
  * Thread entry of the forecast pool (`ForecastPool`, forecast-pool.ts): piscina loads this module once per thread
  * and calls its default export once per computation, with a what-if or headroom request received as plain data
  * (structured clone); the answer goes back the same way, so the API's event loop stays free while it computes
- * (issue 23 item 1). Built by `nest build cli` next to forecast-pool.js (`dist/apps/cli/libs/audit/src/forecast-worker.js`).
+ *. Built by `nest build cli` next to forecast-pool.js (`dist/apps/cli/libs/audit/src/forecast-worker.js`).
  *
  * The forecast code (forecast-compute.ts and the libraries it imports) is loaded by the thread's first computation,
  * not when the thread starts: a failure while loading it (a broken build, a heap budget too small to load it) then

@@ -1,6 +1,5 @@
 /**
- * The scan child process of the API's in-process scan queue (`QueuedScanLauncher`, issue 14 item 4
- * "scans off the API's event loop"): forked once per scan from the built file
+ * The scan child process of the API's in-process scan queue (`QueuedScanLauncher`): forked once per scan from the built file
  * (`dist/apps/cli/libs/audit/src/scan-child.js`), it reads the fleet, analyses it and (with a
  * database URL) stores it through its own connection pool, so the API process only waits on an
  * IPC message while the CPU-heavy work runs here.

@@ -37,7 +37,7 @@ const fileSchema = z.strictObject({
 export function parseWaiversFile(text: string, file: string, now: Date): Waiver[] {
   const doc = parseConfigDocument(text, file, fileSchema, 'a waivers file: { waivers: [ {checkId, accountId, resource, owner, reason, category, expiresAt}, ... ] }');
   return doc.waivers.map((w, i) => {
-    // A waiver of a check that does not exist would match nothing (issue 21 item 7).
+    // A waiver of a check that does not exist would match nothing.
     const unknown = unknownCheckIdReason(w.checkId);
     if (unknown) throw new ScanConfigError(file, `$.waivers[${i}].checkId`, `a check id of the catalogue (${unknown})`);
     const expires = new Date(w.expiresAt.length === 10 ? `${w.expiresAt}T00:00:00Z` : w.expiresAt);

@@ -29,14 +29,14 @@ export interface AuditOutput {
 
 /**
  * The resource with `clusterName` set from the snapshot's cluster (`ClusterSnapshot.name`) when it names a cluster
- * of the snapshot that has a name; the resource itself otherwise (issue 21 item 2).
+ * of the snapshot that has a name; the resource itself otherwise.
  */
 export function withClusterName(resource: ResourceRef, index: FleetIndex): ResourceRef {
   if (resource.clusterId === undefined || resource.clusterName !== undefined) return resource;
   const name = index.clusterById.get(resource.clusterId)?.cluster.name;
   if (!name) return resource;
   // Key order of the JSON contract: the name right after the id it names, then namespace and name. A key loop,
-  // not an object rest pattern: the rest copy was 2% of a 10M-entry analysis (issue 22 item 3).
+  // not an object rest pattern: the rest copy was 2% of a 10M-entry analysis.
   const out: Record<string, unknown> = {};
   for (const k in resource) if (k !== 'namespace' && k !== 'name') out[k] = resource[k as keyof ResourceRef];
   out['clusterName'] = name;
@@ -157,7 +157,7 @@ export function serviceRefsInKeyOrder(index: FleetIndex): ResourceRef[] | undefi
  * answers `undefined` for), learnt from the resources pushed one at a time. While they are the index's Service refs
  * (`serviceRefsInKeyOrder`: the same objects, in their order, each any number of times, some left out) one pointer
  * comparison per resource answers (a Service check emits its results so: 1.6M results on a 10M-entry fleet); from the
- * first other resource on, each is compared with the one before by key. Issue 22 item 3.
+ * first other resource on, each is compared with the one before by key.
  */
 export class KeyOrderScan {
   /** Whether every resource pushed so far came in key order. */
@@ -193,7 +193,7 @@ const MAX_MERGED_RUNS = 16;
  * The positions of a check's results in resource-key order, ties in list order, or `undefined` when the list is in
  * that order already. Most checks emit in snapshot order, which the mappers sort by id: one pass finds the sorted
  * runs. A combined CLB + NLB check emits two (its CLB part, then its NLB part), merged in one more pass; a list in
- * many runs (a check emitting per server group) is sorted by key strings (`keyOrder`). Issue 22 item 3.
+ * many runs (a check emitting per server group) is sorted by key strings (`keyOrder`).
  */
 export function resultOrder(list: readonly CheckResult[]): Iterable<number> | undefined {
   const starts = [0];
@@ -234,7 +234,7 @@ export function resultOrder(list: readonly CheckResult[]): Iterable<number> | un
 /**
  * The positions of `list` in resource-key order (`resourceKeyOf`, compared as strings), ties in list order
  * (`positionsByKey`): the lists of a check that emits per server group come in thousands of sorted runs on a
- * 10M-entry fleet (issue 22 item 3).
+ * 10M-entry fleet.
  */
 export function keyOrder(list: readonly CheckResult[]): Iterable<number> {
   return positionsByKey(
@@ -274,7 +274,7 @@ function positionsByKey(
  * Findings in output order: severity (critical first), check id, resource id, fingerprint; ties keep their order.
  * Grouped by severity and check first (a check's findings are contiguous), then each group sorted by resource id
  * and fingerprint: the same order as one sort on the four keys, with cheaper comparisons (200,000 findings on a
- * 10M-entry fleet; issue 22 item 3).
+ * 10M-entry fleet).
  */
 function sortFindings(findings: Finding[]): Finding[] {
   const bySeverity = new Map<Severity, Map<string, Finding[]>>();

@@ -281,7 +281,7 @@ function iterate(
 }
 
 /**
- * The NLB part of a check whose CLB part is `clbPart` (issue 20): the same metadata, judged per Service (scope
+ * The NLB part of a check whose CLB part is `clbPart`: the same metadata, judged per Service (scope
  * `service`, needing the cluster's Kubernetes objects) for the Services CCM's NLB controller takes (`needNlb`)
  * that the part's own `applies`, if any, also accepts. Combine the two with `combinedCheck(clbPart, nlbPart)`.
  */
@@ -301,7 +301,7 @@ export function nlbServicePart(
 
 /**
  * One check evaluated in parts with the same metadata (the CLB part and the NLB part of a check that applies to
- * both kinds: issue 20): the results of `main`, then of each part; a cluster-level `skipped` result (the cluster's
+ * both kinds): the results of `main`, then of each part; a cluster-level `skipped` result (the cluster's
  * Kubernetes objects not read) that several parts emit is kept once.
  * @returns `main` with an `evaluate` running every part
  */

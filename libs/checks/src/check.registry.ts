@@ -122,7 +122,7 @@ export const CHECK_IDS: ReadonlySet<string> = new Set(BY_ID.keys());
  * quota but does not own it (CLB_BACKEND_QUOTA does), so it is not here. The NLB quota checks (NLB "NLB quotas",
  * research/nlb.md 5: servers per server group and per NLB, server groups per server, server groups and NLB instances
  * per account and region, listeners per NLB) are sampled the same way, so `forecast trends` and time to exhaustion
- * cover them (issue 20 item 4).
+ * cover them.
  */
 export const QUOTA_USAGE_CHECK_IDS: ReadonlySet<string> = new Set(
   CHECKS.filter((c) => c.quotaUsage).map((c) => c.id),
@@ -132,7 +132,7 @@ export const QUOTA_USAGE_CHECK_IDS: ReadonlySet<string> = new Set(
  * Why `id` is not a check of the catalogue, with the nearest id when one is close (Levenshtein distance
  * at most a third of its length, at least 3): `unknown check id "CLB_BACKEND_QOTA"; did you mean
  * "CLB_BACKEND_QUOTA"?`. Waivers of a check that does not exist would match nothing and only surface
- * later as stale (issue 21 item 7); the CLI, the REST API and waivers files refuse them with this text.
+ * later as stale; the CLI, the REST API and waivers files refuse them with this text.
  * @returns undefined for a known id, else the one-line reason
  */
 export function unknownCheckIdReason(id: string): string | undefined {

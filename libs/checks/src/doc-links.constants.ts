@@ -33,7 +33,7 @@ export const FORECAST_HINT =
 /**
  * The ACK documents as cited in `source` fields: title and edition, with the anchor of docs/sources.md that
  * gives the public URL (the project's seed files are copies of these pages; a finding never cites a file
- * outside the repository: issue 21 item 11).
+ * outside the repository).
  */
 export const SEED = {
   serviceFaq: 'ACK "Service FAQ" (docs/sources.md#ack-service-faq)',

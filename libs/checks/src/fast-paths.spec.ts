@@ -1,5 +1,5 @@
 /**
- * The fast paths of the analysis at fleet scale (issue 22 item 3) against the plain computations they replace: the
+ * The fast paths of the analysis at fleet scale against the plain computations they replace: the
  * row memo of the backend-list passes, the ecs scope with one lookup per instance, the NLB distinct-server count,
  * the ordering of results and findings by key strings sorted natively. Each is exact: the same values, in the same order, on random inputs that break the shortcuts now and then.
  */
@@ -167,7 +167,7 @@ describe('ListRowCache', () => {
   });
 });
 
-describe('FleetIndex CLB backend statistics with the row memo (issue 22 item 3)', () => {
+describe('FleetIndex CLB backend statistics with the row memo', () => {
   it('equal the one-lookup-per-entry reference, in content and order', () => {
     let exercised = 0;
     fc.assert(
@@ -205,7 +205,7 @@ describe('FleetIndex CLB backend statistics with the row memo (issue 22 item 3)'
   });
 });
 
-describe('regionNlbView groupsByServer with the row memo (issue 22 item 3)', () => {
+describe('regionNlbView groupsByServer with the row memo', () => {
   it('equals one map lookup per server, in content and order', () => {
     fc.assert(
       fc.property(fc.gen(), (g) => {
@@ -240,7 +240,7 @@ describe('regionNlbView groupsByServer with the row memo (issue 22 item 3)', () 
   });
 });
 
-describe('FleetIndex.ecsOf with one lookup per instance (issue 22 item 3)', () => {
+describe('FleetIndex.ecsOf with one lookup per instance', () => {
   /**
    * The scope as computed before: a Set of the ids, then `ecsById`, the last node of the snapshot naming the id (a map
    * by id built from the nodes, as the index held it), and the attachments per id.
@@ -354,7 +354,7 @@ describe('FleetIndex.ecsOf with one lookup per instance (issue 22 item 3)', () =
   });
 });
 
-describe('distinctServers of an NLB (NLB_BACKEND_QUOTA; issue 22 item 3)', () => {
+describe('distinctServers of an NLB (NLB_BACKEND_QUOTA)', () => {
   const group = (servers: [string, string][]): NlbServerGroup =>
     ({ servers: servers.map(([type, serverId]) => ({ type, serverId })) }) as unknown as NlbServerGroup;
   const bySet = (groups: NlbServerGroup[]) =>
@@ -421,7 +421,7 @@ describe('distinctServers of an NLB (NLB_BACKEND_QUOTA; issue 22 item 3)', () =>
   });
 });
 
-describe('distinctServersOfNlb, once per server sequence (NLB_BACKEND_QUOTA; issue 22 item 3)', () => {
+describe('distinctServersOfNlb, once per server sequence (NLB_BACKEND_QUOTA)', () => {
   it('equals the Set count of every NLB, with one cache shared by the region', () => {
     let shared = 0;
     fc.assert(
@@ -458,7 +458,7 @@ describe('distinctServersOfNlb, once per server sequence (NLB_BACKEND_QUOTA; iss
   });
 });
 
-describe('runAudit ordering by key strings sorted natively (issue 22 item 3)', () => {
+describe('runAudit ordering by key strings sorted natively', () => {
   // Ids drawn from a small alphabet with the characters that decide: `|` (the key separator), NUL (the position
   // separator, which falls back to the comparison sort), and prefixes of each other; kinds of both key shapes.
   const ID = fc.array(fc.constantFrom('a', 'b', '|', '\u0000', 'a|b', ''), { maxLength: 3 }).map((p) => p.join(''));

@@ -6,7 +6,7 @@ import type { ResourceKind, ResourceRef } from '@app/domain';
  * id within its account and region (Alibaba Cloud API references: DescribeLoadBalancers,
  * DescribeVServerGroups, DescribeInstances, DescribeVSwitches take RegionId and return ids unique
  * there). The cluster they serve is a derived attribute that can change (or be unknown when a
- * cluster's Kubernetes objects were not read), so it is not part of their key (issue 14 item 7).
+ * cluster's Kubernetes objects were not read), so it is not part of their key.
  */
 export const REGION_SCOPED_KINDS: ReadonlySet<ResourceKind> = new Set<ResourceKind>(['LoadBalancer', 'VServerGroup', 'EcsInstance', 'VSwitch', 'NetworkLoadBalancer', 'NlbServerGroup', 'NlbServer']);
 
@@ -44,7 +44,7 @@ function compareKeyField(a: string, b: string): number {
 
 /**
  * Orders two resources as their keys (`resourceKeyOf`) order as strings (UTF-16 code units), without building the
- * keys: the audit orders 2.5M results of a 10M-entry fleet by resource key (issue 22 item 3). Falls back to
+ * keys: the audit orders 2.5M results of a 10M-entry fleet by resource key. Falls back to
  * comparing the built keys where a field holds a `|` at the place that decides.
  * @returns negative, 0 or positive, as `resourceKeyOf(a) < resourceKeyOf(b)`, equal, greater
  */
@@ -91,7 +91,7 @@ export function fingerprintOf(checkId: string, resource: ResourceRef): string {
 /**
  * sha256 of a string's UTF-8 bytes, hex, with Node's one-shot `crypto.hash` (every Node the package's `engines`
  * allow has it): about twice as fast as a Hash object per call over the 200,000 findings of a 10M-entry fleet
- * (issue 22 item 3); the same digest as `createHash('sha256').update(text).digest('hex')`.
+ *; the same digest as `createHash('sha256').update(text).digest('hex')`.
  */
 function sha256Hex(text: string): string {
   return hash('sha256', text, 'hex');

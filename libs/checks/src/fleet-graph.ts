@@ -1,5 +1,5 @@
 /**
- * The fleet graph of a snapshot (issue 11 item 3): the relational rows the API serves, derived once per
+ * The fleet graph of a snapshot: the relational rows the API serves, derived once per
  * scan from the FleetSnapshot and its FleetIndex, stored with the scan's findings (libs/store
  * FleetGraphRepository). Pure: no I/O.
  */

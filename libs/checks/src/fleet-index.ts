@@ -91,7 +91,7 @@ export interface ServiceEntry {
   defaultLbName: string;
   /**
    * `needClb(service)`, computed once when the index is built: about twenty checks ask it of every Service, and the
-   * annotation lookups behind it were 3% of a 10M-entry analysis (issue 22 item 3). Source: CCM `NeedCLB`.
+   * annotation lookups behind it were 3% of a 10M-entry analysis. Source: CCM `NeedCLB`.
    */
   needClb: boolean;
   /** `needNlb(service)`, computed once like `needClb`. Source: CCM `NeedNLB`. */
@@ -114,7 +114,7 @@ export interface ServiceEntry {
   slices: K8sEndpointSlice[] | undefined;
   /**
    * `FleetIndex.clbOf`'s answer once computed, `undefined` before. Only `clbOf` sets it. Memos live on the entry, not in
-   * maps keyed by it: a dozen checks ask per Service, and each map lookup was a cache miss (issue 22 item 3).
+   * maps keyed by it: a dozen checks ask per Service, and each map lookup was a cache miss.
    */
   clb: ClbLookup | undefined;
   /** `FleetIndex.reusedClb`'s answer once computed (`null`: the Service reuses no CLB), `undefined` before. */
@@ -312,8 +312,7 @@ export class FleetIndex {
    * substring of its providerID, a string of its own, while the mappers intern a region's ECS and backend-server
    * ids into one string each (libs/domain `internPool`); with the node's id the same object too, every map lookup and
    * comparison of a node's id against the region's CLB and NLB backends matches by pointer instead of comparing
-   * characters through the providerID (500,000 nodes and 10M backend entries on a 5,000-cluster fleet; issue 22
-   * item 3).
+   * characters through the providerID (500,000 nodes and 10M backend entries on a 5,000-cluster fleet).
    */
   static build(snapshot: FleetSnapshot): FleetIndex {
     const ix = new FleetIndex(snapshot);
@@ -374,7 +373,7 @@ export class FleetIndex {
         }
         // The region's nodes to ECS instances both ways while its listings are the last ones added to `ecsById` (its
         // entries and their id strings still in the CPU caches: one fleet-wide pass after every region cost twice as
-        // much on a 5,000-cluster fleet; issue 22 item 3).
+        // much on a 5,000-cluster fleet).
         for (let c = firstCluster; c < ix.clusters.length; c++) ix.linkNodes(ix.clusters[c]!);
       }
     }
@@ -579,7 +578,7 @@ export class FleetIndex {
    * The index entries of a region's CLBs, in `region.loadBalancers` order: `clbById`'s entry for each id (where two
    * CLBs share an id, the last listed, as `clbById` holds it), else one made for the CLB. Lazy, per region: the `clb`
    * scope walks it for each of its checks (a dozen), where a lookup per CLB and check was 1M map lookups on a
-   * 5,000-cluster fleet (issue 22 item 3). Empty when the region's CLBs were not read.
+   * 5,000-cluster fleet. Empty when the region's CLBs were not read.
    */
   clbEntriesOf(re: RegionEntry): ClbEntry[] {
     let entries = this.clbEntriesByRegion.get(re.region);
@@ -874,7 +873,7 @@ export class FleetIndex {
    * The ECS instances of a region the `ecs` scope judges: every listed instance, then every ECS id found among
    * the region's CLB backends that was not listed (in first-seen order), each with its attachment record.
    *
-   * One map lookup per instance where the data allows (issue 22 item 3: 500,000 instances on the 10M-entry fleet):
+   * One map lookup per instance where the data allows (500,000 instances on the 10M-entry fleet):
    * the listed instance is its own `ecsById` record unless its id is listed twice; repeats in the list, which the
    * mappers sort by id, are next to each other; and the ids found only among backends are looked for only when
    * some attachment record was not met among the listed instances.

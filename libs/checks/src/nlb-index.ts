@@ -59,7 +59,7 @@ const views = new WeakMap<RegionSnapshot, RegionNlbView | null>();
  * The key of a server across groups: its type and id (an `Ip` server's id is its IP). An `Ecs` server, most of
  * them, is keyed by its id alone (an ECS instance id, `i-...`, never starts with another type's `Eni:` / `Ip:` /
  * `Eci:` prefix, so keys stay distinct): the key is then a string the snapshot already holds, and a region of
- * millions of servers builds no key strings (issue 22 item 3).
+ * millions of servers builds no key strings.
  */
 export function serverKey(s: Pick<NlbServer, 'type' | 'serverId'>): string {
   return s.type === 'Ecs' ? s.serverId : `${s.type}:${s.serverId}`;

@@ -80,7 +80,7 @@ export function sameServerIds(sequence: IdSequence, ids: readonly string[]): boo
  * the clusters. A pass that resolves each entry's server id in a region-wide `Map` (hundreds of thousands of keys:
  * each lookup is a few cache and TLB misses) does one lookup per list here (the row of its first id) and then, for
  * most entries, one string comparison against a small, cache-resident row (the mappers intern ids, so mostly a
- * pointer comparison). On the bench fleet 93 % of the entries are answered by their row (issue 22 item 3).
+ * pointer comparison). On the bench fleet 93 % of the entries are answered by their row.
  */
 export class ListRowCache<V> {
   private readonly rows = new Map<string, PositionalCache<V>>();

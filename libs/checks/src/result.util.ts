@@ -60,7 +60,7 @@ const serviceRefs = new WeakMap<object, ResourceRef>();
 /**
  * The ResourceRef of a Service (`id` = `namespace/name`). Built once per Service entry and shared by the results
  * of every check of that Service (about 15 per Service), which is what keeps 10M-entry fleets inside their memory
- * bound (issue 22 item 3): a ResourceRef is never mutated once built (findings copy it in `withClusterName`).
+ * bound: a ResourceRef is never mutated once built (findings copy it in `withClusterName`).
  * An index `ServiceEntry` keeps it in its `ref` slot (a property read, cheaper than the WeakMap other callers use).
  */
 export function serviceRef(se: Pick<ServiceEntry, 'service' | 'cluster'> & { ref?: ResourceRef | undefined }): ResourceRef {
@@ -88,7 +88,7 @@ export function serviceRef(se: Pick<ServiceEntry, 'service' | 'cluster'> & { ref
 /**
  * `s` as a flat (sequential) string, the same value (`flatString`): a result message built by template literals is
  * a tree of V8 cons strings, and results live until the scan is stored (about 165 bytes a result more than the flat
- * string, copied by every young-generation GC: 400 MB on a 10M-entry fleet; issue 22 item 3).
+ * string, copied by every young-generation GC: 400 MB on a 10M-entry fleet).
  */
 export const flat = flatString;
 
@@ -198,7 +198,7 @@ const LAZY_MESSAGE: PropertyDescriptor = {
 };
 
 /**
- * A passing result whose `message` is built when read (issue 22 item 3). The same own keys in the same order as the
+ * A passing result whose `message` is built when read. The same own keys in the same order as the
  * eager result (`checkId, status, severity, resource, message[, figures]`), `message` an enumerable accessor: JSON
  * (the scan's outputs, the bench's digest), spread, `Object.keys`, structured clone and test equality see the text
  * the eager result held. What it spares at 5,000 clusters: building and flattening 2.3M texts nobody reads, and
@@ -224,7 +224,7 @@ export function lazyPassResult<F extends Figures | undefined, A>(
  * Binds result builders to a check. `skipped` repeats the reason as the message. Each builder writes one of two
  * object literals (with and without `figures`, same key order as a spread would give): a literal is allocated with
  * its fields in the object, where a spread of `{ figures }` copied them in a builtin for each of the 2.5M results of
- * a 10M-entry fleet (issue 22 item 3). A `pass` given a `PassText` builds a lazy result (`lazyPassResult`).
+ * a 10M-entry fleet. A `pass` given a `PassText` builds a lazy result (`lazyPassResult`).
  */
 export function resultsFor(checkId: string, defaultSeverity: Severity): ResultFactory {
   return {
@@ -360,7 +360,7 @@ export function humanDuration(seconds: number): string {
 
 /**
  * The `skipped` reason for a Service whose sync CCM fails before it changes any vServer group: CCM's own
- * message, and no predicted change (issue 15: sync-failure semantics; CCM pkg/controller/service/clbv1/
+ * message, and no predicted change (sync-failure semantics; CCM pkg/controller/service/clbv1/
  * vgroups.go buildVGroupForServicePort, reconcile/backend/backend.go).
  */
 export function ccmSyncFails(serviceId: string, message: string): string {

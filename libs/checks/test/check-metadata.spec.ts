@@ -8,7 +8,7 @@ import { describe, expect, it } from 'vitest';
 import { SEVERITIES } from '@app/domain';
 import { CHECKS, CHECK_IDS, getCheck } from '@app/checks';
 
-/** The anchors of docs/sources.md (`<a id="...">`), which `source` fields cite (issue 21 item 11). */
+/** The anchors of docs/sources.md (`<a id="...">`), which `source` fields cite. */
 const SOURCES_ANCHORS = [...readFileSync(join(__dirname, '..', '..', '..', 'docs', 'sources.md'), 'utf8').matchAll(/<a id="([a-z0-9-]+)"><\/a>/g)].map((m) => m[1]);
 
 const CATEGORIES = ['quota', 'ownership', 'version', 'configuration'];

@@ -205,7 +205,7 @@ describe('CLUSTER_MODE_BLOWUP', () => {
     });
   });
 
-  describe('on a small cluster (issue 10 item 6: floors scale with the quota in play)', () => {
+  describe('on a small cluster', () => {
     // 4 nodes, the Service's pods on node-1 only: Cluster mode attaches 3 extra backends, under the absolute
     // floor of 10. Every node is also in 3 other CLBs, so with the Service's CLB each holds 4 attachments.
     const nodeIds = ['i-node0001', 'i-node0002', 'i-node0003', 'i-node0004'];

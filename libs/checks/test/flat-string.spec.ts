@@ -1,5 +1,5 @@
 /**
- * `flat` (issue 22 item 3): result messages are stored flat; the value must never change, whatever the string
+ * `flat`: result messages are stored flat; the value must never change, whatever the string
  * holds (white space at the ends, which `trim` would remove, non-ASCII, empty).
  */
 import { describe, expect, it } from 'vitest';

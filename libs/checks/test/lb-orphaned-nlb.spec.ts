@@ -1,5 +1,5 @@
 /**
- * Negative control for LB_ORPHANED (issue 20): a CCM-created NLB whose Service is gone is NLB_ORPHANED's finding,
+ * Negative control for LB_ORPHANED: a CCM-created NLB whose Service is gone is NLB_ORPHANED's finding,
  * never LB_ORPHANED's as well (LB_ORPHANED judges CLBs only), so one orphan is reported once. Input: the fixture
  * `LB_ORPHANED/pass.nlb-orphan-is-not-a-clb-orphan.json` (an orphaned NLB and a CLB owned by a live Service).
  */

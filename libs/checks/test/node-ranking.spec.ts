@@ -1,5 +1,5 @@
 /**
- * `rankNodes` / `maxCountOutside` (issue 22 item 3): CLUSTER_MODE_BLOWUP's busiest node outside a Service's Local
+ * `rankNodes` / `maxCountOutside`: CLUSTER_MODE_BLOWUP's busiest node outside a Service's Local
  * nodes, found from a ranking built once per eligible node set, equals the maximum over every node outside the set.
  */
 import { describe, expect, it } from 'vitest';

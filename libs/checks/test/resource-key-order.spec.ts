@@ -1,5 +1,5 @@
 /**
- * `compareResourceKeys` (issue 22 item 3): the audit orders results by resource key without building the keys;
+ * `compareResourceKeys`: the audit orders results by resource key without building the keys;
  * the order must be exactly the order of the built keys (`resourceKeyOf`) as strings, prefixes and `|` included.
  */
 import { describe, expect, it } from 'vitest';

@@ -1,5 +1,5 @@
 /**
- * What the index computes once per Service and per cluster (issue 22 item 3) against the plain computations the
+ * What the index computes once per Service and per cluster against the plain computations the
  * checks made before: `selectionOf`, `eligibleNodesOf`, `slicesOf`, `ClusterEntry.services`, and the node ECS ids the
  * index links to the ECS listing (same values; only the string objects are shared). Also NLB_SERVER_ADDED_QUOTA's
  * own result order (resource-key order, so the audit has nothing to sort).

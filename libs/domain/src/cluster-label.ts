@@ -1,5 +1,5 @@
 /**
- * How people read a cluster: by its name beside its opaque id (issue 21 item 2: "Findings, tables, headroom, the
+ * How people read a cluster: by its name beside its opaque id ("Findings, tables, headroom, the
  * report's 'by cluster' and what-if scenarios show the opaque cluster id"). ACK cluster ids are 33 characters
  * (`c` + 32 hex, DescribeClusterDetail `cluster_id`); the name is the one given at creation (`name`).
  */

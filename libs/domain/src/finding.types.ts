@@ -42,7 +42,7 @@ export interface ResourceRef {
   clusterId?: string;
   /**
    * The name of the cluster `clusterId` names (cluster.json `name`, DescribeClusterDetail `name`), set on findings
-   * by `runAudit` so that people read `storefront` rather than `c81faa03...` (issue 21 item 2). Not part of the
+   * by `runAudit` so that people read `storefront` rather than `c81faa03...`. Not part of the
    * resource's identity (fingerprints ignore it): a cluster can be renamed.
    */
   clusterName?: string;

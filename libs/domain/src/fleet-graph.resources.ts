@@ -1,5 +1,5 @@
 /**
- * Each fleet-graph resource declared once (issue 25): its fields, their value types and nullability, how REST
+ * Each fleet-graph resource declared once: its fields, their value types and nullability, how REST
  * documents them (OpenAPI `@ApiProperty` options) and how GraphQL exposes them (`@Field` options). Everything else
  * follows from these declarations:
  * - the domain row types (`GraphCluster`, ...: fleet-graph.types.ts, `RowOf<typeof ...>`);
@@ -8,7 +8,7 @@
  * - the REST response classes (`ClusterDto`, ...: apps/api fleet.dto.ts) and the GraphQL object types
  *   (`Cluster`, ...: apps/api graphql.types.ts), built from them at start-up (apps/api resource-class.util.ts).
  * Adding a field is one entry here plus its value in the builder (libs/checks fleet-graph.ts, which the row type
- * forces) and an append-only migration adding the column. A new resource (issue 20: NLB) is one declaration.
+ * forces) and an append-only migration adding the column. A new resource (NLB) is one declaration.
  *
  * Plain data: no framework import (libs/domain imports nothing). Field order is the order of REST properties.
  */

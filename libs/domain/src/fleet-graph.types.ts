@@ -1,5 +1,5 @@
 /**
- * The fleet graph of one scan (issue 11 item 3): the relational view of a FleetSnapshot the API serves
+ * The fleet graph of one scan: the relational view of a FleetSnapshot the API serves
  * (clusters, LoadBalancer Services with their CLB or NLB, CLB instances with listeners, server groups and
  * backends, NLB instances with listeners and server groups with servers, ECS instances with their attachments). Built from the snapshot by `buildFleetGraph`
  * (libs/checks fleet-graph.ts), stored per succeeded scan by libs/store `FleetGraphRepository`

@@ -1,5 +1,5 @@
 /**
- * Text that PostgreSQL refuses (issue 14 "text that Postgres refuses"): a NUL character is not
+ * Text that PostgreSQL refuses: a NUL character is not
  * allowed in `text` nor as `\u0000` in `jsonb`, and a lone UTF-16 surrogate cannot be encoded as
  * UTF-8 (PostgreSQL docs 8.3 "Character Types": "the character with code zero cannot be stored";
  * 8.14.1 "JSON Input and Output Syntax": `\u0000` is disallowed in jsonb). One such character in
@@ -152,7 +152,7 @@ export function csvField(v: string | number | boolean | null | undefined): strin
  * `s` as a flat (sequential) string, the same value. A string built by template literals is a tree of V8 cons
  * strings (about nine 32-byte nodes for a result message): kept, it costs memory and every young-generation GC
  * copies the tree; compared with other strings, each comparison walks the tree (a vServer group name compared with
- * the description of each of its backends; issue 22 item 3). `String.prototype.trim` returns a flat string, the
+ * the description of each of its backends). `String.prototype.trim` returns a flat string, the
  * same value when there is nothing to trim; a string with leading or trailing white space (none of the product's
  * messages or CCM names) is copied through JSON instead, so the value never changes.
  */

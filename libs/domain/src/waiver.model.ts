@@ -1,5 +1,5 @@
 /**
- * Waivers: an accepted, owned and expiring exception to a check for some resources (issue 12; research
+ * Waivers: an accepted, owned and expiring exception to a check for some resources (research
  * `next-features-anchors.md` §3 V1/V2, after Azure Policy exemptions: expiry + owner + category). A waiver
  * never deletes a finding: it is applied when findings are read, so the finding keeps its severity and is
  * shown `waived` with the waiver; once the waiver expires the finding counts again ("waiver expired").

@@ -1,6 +1,6 @@
 /**
  * Validation of waiver input, shared by `POST /v1/waivers`, `fleet-audit waiver add` and the waivers file
- * (`--waivers FILE`): the rules of issue 12 (research §3 V1) in one place.
+ * (`--waivers FILE`): the rules of research §3 V1 in one place.
  */
 import { z } from 'zod';
 import { fleetAuditErrorKind } from '@app/errors';

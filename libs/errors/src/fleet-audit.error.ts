@@ -1,5 +1,5 @@
 /**
- * The one base of ack-fleet-audit's errors (issue 9 item 4): a stable `code` each transport maps
+ * The one base of ack-fleet-audit's errors: a stable `code` each transport maps
  * (the API's exception filter to an HTTP status, the CLI to an exit code, the worker to retry or
  * give up) and a `permanent` flag (true: retrying cannot help; the input, config or environment
  * must change). Transports read these two, never `name` strings.

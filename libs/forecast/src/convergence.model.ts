@@ -20,7 +20,7 @@
  * listener, up to 10 in parallel). Each call takes `callLatencyMs` (an assumption: CLB OpenAPI calls take
  * 100-300 ms; a setting).
  *
- * NLB Services (CCM's NLB controller, research/nlb.md 3.3, 4, 5, 7; issue 20 item 4) run the same workqueue with the
+ * NLB Services (CCM's NLB controller, research/nlb.md 3.3, 4, 5, 7) run the same workqueue with the
  * NLB 2022-04-30 calls, named `nlb:<Action>` so they never share a budget with the CLB action of the same name: a
  * prelude of nlb:ListLoadBalancers (FindNLB by tag), nlb:CreateLoadBalancer + nlb:GetJobStatus for a new NLB (every
  * mutating NLB call is asynchronous), nlb:GetLoadBalancerAttribute, nlb:ListListeners, nlb:ListServerGroups and

@@ -21,7 +21,7 @@
  * On clusters whose Services default to ENI backends (Terway), a new Service attaches pods (pods x ports
  * entries on its CLB, no node attachments).
  *
- * NLB (issue 20 item 4; CCM's NLB controller, libs/domain `expectedNlbServerGroups`; research/nlb.md 4, 5; NLB "NLB
+ * NLB (CCM's NLB controller, libs/domain `expectedNlbServerGroups`; research/nlb.md 4, 5; NLB "NLB
  * quotas"), where the region's NLB data was read:
  * - a node: one server per port of every Cluster-mode NLB Service whose node selection takes it, in that port's
  *   server group (NLB_SERVER_GROUP_BACKEND_QUOTA, 400) and on its NLB (NLB_BACKEND_QUOTA, 400); the new node itself
@@ -107,7 +107,7 @@ export type HeadroomAnswer =
 /** Headroom of one cluster: the JSON contract of `forecast headroom` (`{"headroom": [...]}`). */
 export interface HeadroomEntry {
   clusterId: string;
-  /** The cluster's name (cluster.json `name`; issue 21 item 2). */
+  /** The cluster's name (cluster.json `name`). */
   clusterName: string;
   nodes: HeadroomAnswer;
   clusterModeServices: HeadroomAnswer;

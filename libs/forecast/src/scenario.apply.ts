@@ -61,7 +61,7 @@ export function findCluster(snapshot: FleetSnapshot, clusterId: string): Cluster
 }
 
 /**
- * Finds a cluster named by id or by name (an id wins; issue 21 item 2: scenarios name clusters as people do).
+ * Finds a cluster named by id or by name (an id wins).
  * @returns the cluster, or `{ error }`: one line naming what was given and listing the valid clusters (`unknown
  *   cluster 'x'; clusters: storefront (c81faa03…), ...`) or the clusters sharing an ambiguous name
  */
@@ -363,7 +363,7 @@ export class ScenarioApplier {
     }
     const ecsTemplate = loc.region.ecsInstances?.find((e) => e.instanceId === template.ecsInstanceId);
     // Names taken, as a set: checking each candidate against the node list made `count` nodes cost O(count^2)
-    // (issue 23 item 1: 20,000 nodes took 15.9 s on the API's event loop).
+    // (20,000 nodes took 15.9 s on the API's event loop).
     const taken = new Set(k8s.nodes.map((node) => node.name));
     for (let i = 0; i < count; i++) {
       const n = this.next((x) => taken.has(`${loc.cluster.regionId}.whatif-${x}`));

@@ -1,5 +1,5 @@
 /**
- * The NLB side of the what-if (issue 20 item 4): CCM's NLB controller re-run on a changed cluster, writing the NLBs,
+ * The NLB side of the what-if: CCM's NLB controller re-run on a changed cluster, writing the NLBs,
  * listeners and server groups it would build into the region snapshot, and what a CLB Service's move to NLB frees on
  * its CLB. Used by `ScenarioApplier` (scenario.apply.ts), which owns the counters for generated ids.
  *

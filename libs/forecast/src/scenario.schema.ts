@@ -1,7 +1,7 @@
 /**
  * What-if scenario files (`apiVersion: fleet-audit/v1`, `kind: Scenario`): an ordered list of steps applied to
  * a copy of a fleet snapshot. Validated with zod; every problem is reported at once, each naming the step (1-based
- * index and kind) and the field. Shape from issue 10 / research/next-features-anchors.md W1 (kube-scheduler-simulator's Scenario CRD
+ * index and kind) and the field. Shape from research/next-features-anchors.md W1 (kube-scheduler-simulator's Scenario CRD
  * and cluster-capacity's one-spec answer are the anchors it improves on).
  */
 import { z } from 'zod';
@@ -13,7 +13,7 @@ export const SCENARIO_API_VERSION = 'fleet-audit/v1';
 
 const name = z.string().min(1);
 /**
- * Size limits that follow from real fleets (issue 23 item 1; README "What-if limits"): one step adds at most
+ * Size limits that follow from real fleets (README "What-if limits"): one step adds at most
  * MAX_ADD_NODES nodes (5,000 nodes is the largest cluster Kubernetes supports, kubernetes.io/docs/setup/best-practices/
  * cluster-large, so one step never grows a cluster past a size anyone runs) and at most MAX_ADD_SERVICES LoadBalancer
  * Services (each one CLB; the default CLB quota `slb_quota_instances_num` is 30-60 per account, ACK limits page

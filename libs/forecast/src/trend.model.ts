@@ -262,7 +262,7 @@ const sampleBuf = new Float64Array(BAND_SAMPLE);
  * `lowRank..highRank` with a margin of `BAND_MARGIN_SD` standard deviations, then copies the slopes between
  * the bounds into `bandBuf` (branch-free, one pass) and counts those below. Selecting four ranks among the
  * ~40 % of slopes in the band costs about half of selecting them among all (most of the cost of a fit is
- * the mispredicted branches of partitioning; issue 10 bench:forecast).
+ * the mispredicted branches of partitioning).
  *
  * @returns the count of slopes below the band when the band provably holds every requested rank
  *   (`bandBuf[0..bandSize)`), or -1 when the sample missed (rare; then select in `buf` as before).
@@ -369,7 +369,7 @@ export function resolveTrendSettings(settings: Partial<TrendSettings> = {}): Tre
 }
 
 /**
- * What a forecast needs of a series' window, fitted once (issue 22 item 4): the window's sample count, span and
+ * What a forecast needs of a series' window, fitted once: the window's sample count, span and
  * latest sample, and the Theil-Sen fit. Everything here depends only on the samples in the window and the
  * interval coverage, never on the clock: `projectTrend` turns it into the forecast at any `now`, so a fit
  * stored when a scan completes (libs/store quota trend fits) answers every request over the same samples.

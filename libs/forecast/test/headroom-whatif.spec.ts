@@ -127,7 +127,7 @@ describe('runWhatIf', () => {
     expect(JSON.stringify(snapshot)).toBe(before);
   });
 
-  it('a step names its cluster by id or by name, with the same answer (issue 21 item 2)', () => {
+  it('a step names its cluster by id or by name, with the same answer', () => {
     const byId = whatIf(smallFleet({ nodes: 5, clusterServices: 2, quotas: QUOTAS }), { addNodes: { cluster: CLUSTER, count: 3 } });
     const byName = whatIf(smallFleet({ nodes: 5, clusterServices: 2, quotas: QUOTAS }), { addNodes: { cluster: 'small', count: 3 } });
     expect(byName).toEqual(byId);

@@ -1,5 +1,5 @@
 /**
- * NLB capacity planning (issue 20 item 4): NLB quota series for trends, what-if `addServices` with
+ * NLB capacity planning: NLB quota series for trends, what-if `addServices` with
  * `loadBalancerClass: alibabacloud.com/nlb` and `migrateToNlb`, and the NLB API limits in the convergence estimate,
  * on hand-built fleets whose CLBs and NLBs the CCM model itself builds (forecast-fleet.util.ts).
  */

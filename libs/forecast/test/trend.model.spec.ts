@@ -175,7 +175,7 @@ describe('forecastTrends', () => {
   });
 });
 
-describe('fitTrendWindow + projectTrend (stored fits, issue 22 item 4)', () => {
+describe('fitTrendWindow + projectTrend (stored fits)', () => {
   it('a window fitted once answers at any later clock exactly as refitting the same samples does', () => {
     const res = (id: string) => ({ kind: 'EcsInstance' as const, id, accountId: 'a', regionId: 'r', clusterId: 'c' });
     fc.assert(

@@ -1,5 +1,5 @@
 /**
- * The what-if and the audit make the same CCM decisions (issue 25): a what-if whose steps change nothing (every
+ * The what-if and the audit make the same CCM decisions: a what-if whose steps change nothing (every
  * cluster "upgraded" to the CCM version it runs: the Kubernetes objects stay, the CCM model is re-run on every
  * CLB Service, libs/domain `findServiceClb` / `schedulableBackendNode`) reproduces the audit's quota figures, on
  * the bundled sample fleet and on fleets of the benchmark generator's shape (bench/bench-support.ts

@@ -1,5 +1,5 @@
 /**
- * Credentials on the queue (issue 14 item 5): a BullMQ job is a Redis hash kept for an hour after
+ * Credentials on the queue: a BullMQ job is a Redis hash kept for an hour after
  * success and a week after failure, readable by anyone who can read the Redis. So a job never
  * carries secret material, only a *reference* that the worker resolves from its own configuration
  * or environment:

@@ -1,5 +1,5 @@
 /**
- * The weekly compliance report document (issue 12): ONE versioned model, rendered as JSON (the model
+ * The weekly compliance report document: ONE versioned model, rendered as JSON (the model
  * itself), Markdown, CSV and HTML (libs/reports/src/render). JSON schema: docs/schemas/report.schema.json.
  * Anchors: research `next-features-anchors.md` §3 R1 (one model, four renderers), R2 (week-over-week
  * diff by fingerprint, waivers, 12-week trend), R3 (determinism).

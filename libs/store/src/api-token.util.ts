@@ -1,5 +1,5 @@
 /**
- * API token format and keyed hash (issue 11).
+ * API token format and keyed hash.
  *
  * A token is `fa_<id>_<secret>`: `id` 12 lowercase base36 characters (public, the database key),
  * `secret` 32 random base62 characters followed by 6 base62 characters of the CRC-32 of

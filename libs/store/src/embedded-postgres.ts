@@ -5,7 +5,7 @@
  *
  * PGlite runs in a worker thread of this process: its start (WASM compile, `initdb`, ~5 CPU-seconds
  * on a fresh in-memory cluster) and its queries then run beside the caller's event loop instead of
- * blocking it, so `demo` scans while the database starts (issue 13 item 5).
+ * blocking it, so `demo` scans while the database starts.
  *
  * A fresh in-memory cluster is created by running `initdb` inside PGlite; with `templateCacheDir`,
  * the migrated schema is kept as a `dumpDataDir` tarball keyed by the PGlite version and the

@@ -412,7 +412,7 @@ export class FindingRepository {
     const where = new WhereBuilder();
     // Most severe first as `-severity_rank ASC`, the expression of findings_scan_keyset_idx (as the REST listing
     // orders): with `severity_rank DESC` PostgreSQL could not walk that index and sorted the scan's findings for every
-    // page (283 ms for one account and check of a 5,000-cluster scan, issue 22 item 4). Cursors carry the negated rank.
+    // page (283 ms for one account and check of a 5,000-cluster scan). Cursors carry the negated rank.
     const keys = [
       { expr: '-f.severity_rank', dir: 'asc' as const },
       { expr: 'f.check_id', dir: 'asc' as const },

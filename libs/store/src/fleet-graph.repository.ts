@@ -436,7 +436,7 @@ export class FleetGraphRepository {
   /**
    * The ids of the CLBs each ECS instance is an `ecs` backend of, within the scope (sorted), one SQL statement: what
    * `loadBalancersByEcsIds` gives without reading the CLB rows (their listeners and clusters), for listings that
-   * show only ids (an ECS page of 100 instances names some 2,000 CLBs; issue 22 item 4).
+   * show only ids (an ECS page of 100 instances names some 2,000 CLBs).
    */
   async loadBalancerIdsByEcsIds(scanId: string, ecsIds: readonly string[], scope: Scoped): Promise<Map<string, string[]>> {
     const out = new Map<string, string[]>(ecsIds.map((i) => [i, []]));
@@ -550,7 +550,7 @@ export class FleetGraphRepository {
 
   /**
    * Rows of a listing matching the filters in the principal's scope. REST answers carry `total` on every page, and
-   * counting an account's 50,000 ECS instances of a 5,000-cluster scan costs about 100 ms (issue 22 item 4), so
+   * counting an account's 50,000 ECS instances of a 5,000-cluster scan costs about 100 ms, so
    * counts are cached in memory under the findings generation (`ReadGenerations`, read first): a scan's graph is
    * written in the transaction that completes it and deleted only with the scan or when retention prunes it, and
    * each of those bumps that generation, so a cached count is never older than the generation it is keyed under.

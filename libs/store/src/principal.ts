@@ -1,5 +1,5 @@
 /**
- * The one policy layer (issue 11): who is asking (`Principal`: role + account scope) and the SQL
+ * The one policy layer: who is asking (`Principal`: role + account scope) and the SQL
  * filter every read applies for it. REST, GraphQL, `/metrics` and later readers (reports,
  * forecasts) pass the request's principal to the repositories, which filter INSIDE SQL (counts
  * and aggregates included), never after the fact. See README "Scoped tokens: using the scope".
@@ -80,7 +80,7 @@ export function scopeCoversCondition(column: string, scoped: Scoped, param: (val
 /**
  * Whether `principal` may change or revoke a record created by token `createdByToken` (null: the
  * bootstrap API_TOKEN, the CLI or legacy rows): admins may manage anyone's, viewers and operators only
- * what their own `fa_` token created (issue 11: "admin (+ manage tokens and waivers of others)").
+ * what their own `fa_` token created ("admin (+ manage tokens and waivers of others)").
  */
 export function mayManage(principal: Principal, createdByToken: string | null): boolean {
   if (roleAllows(principal.role, 'admin')) return true;

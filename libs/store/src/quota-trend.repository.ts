@@ -86,7 +86,7 @@ const FIT_COLUMNS: readonly (readonly [column: string, type: string, value: (s: 
 const WINDOW_SCANS = "FROM scans s WHERE s.status = 'succeeded' AND s.started_at >= $1 AND s.started_at <= $2";
 
 /**
- * Quota trend fits (tables `quota_trend_windows`, `quota_trend_fits`, migration 1799400000000; issue 22 item 4):
+ * Quota trend fits (tables `quota_trend_windows`, `quota_trend_fits`, migration 1799400000000):
  * the window part of every series' forecast (libs/forecast `fitTrendWindow`: sample count, span, latest sample,
  * Theil-Sen fit), computed once when a scan completes instead of on every trends request. A request uses them
  * only when its window holds exactly the scans they were fitted on (`scansKey`), so trends answer the same bytes

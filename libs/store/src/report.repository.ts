@@ -61,7 +61,7 @@ const MAX_ERROR = 2000;
  * Stored weekly reports (table `reports`). `claim` is the once-per-period gate: the (period, scope) row
  * is unique, so of several workers firing the same tick exactly one gets the row and builds the report.
  *
- * Scope (issue 11): a report is built for a scope (every account, or a list of accounts: column
+ * Scope: a report is built for a scope (every account, or a list of accounts: column
  * `account_ids`, derived from `scope_key`). Reads take the caller's scope and filter in SQL: a caller
  * sees a report only when every account it covers is within its scope (`scopeCoversCondition`), so a
  * report over every account is for all-accounts tokens only, and a team token sees the reports made for
@@ -140,7 +140,7 @@ export class ReportRepository {
 
   /**
    * A keyset page of the reports within the scope, newest first (created_at, then id, both descending; no documents):
-   * REST `GET /v1/reports?after=` (issue 21 item 6). The cursor carries the creation time to the millisecond and the id.
+   * REST `GET /v1/reports?after=`. The cursor carries the creation time to the millisecond and the id.
    * @param scope the caller (default every account)
    * @throws StoreError INVALID_ARGUMENT for bad paging or a malformed cursor
    */

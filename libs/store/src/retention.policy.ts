@@ -1,5 +1,5 @@
 /**
- * Which scans retention keeps (issue 22 item 1): a pure function of the scans' start times, statuses and
+ * Which scans retention keeps: a pure function of the scans' start times, statuses and
  * the clock, so the worker's schedule, `fleet-audit retention run` and the tests agree on one plan.
  *
  * Tiers, by age (now - started_at):

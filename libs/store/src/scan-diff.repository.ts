@@ -79,7 +79,7 @@ export const MAX_DIFF_PAGE = 1000;
  * restricted to the caller's accounts and the filters first, so counts are computed over the scope (never
  * filtered afterwards) and a page is an index range of `findings (scan_id, fingerprint)` on both sides.
  *
- * Semantics (issue 11 item 4/5, the same for REST and GraphQL): the diff says how `scanId` differs from the
+ * Semantics (the same for REST and GraphQL): the diff says how `scanId` differs from the
  * baseline `againstScanId`, by set membership, whichever of the two ran first: `new` = in `scanId`, not in
  * `against`; `resolved` = in `against`, not in `scanId`; `persisting` / `severityChanged` = in both (severity of
  * `scanId` vs `previousSeverity` of `against`). With `against` newer than `scanId` the diff simply runs backward

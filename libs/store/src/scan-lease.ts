@@ -1,5 +1,5 @@
 /**
- * Leases of running scans (issue 14 "no scan left running"): the owner renews a heartbeat, a
+ * Leases of running scans: the owner renews a heartbeat, a
  * reaper in every long-running process (API, worker) fails scans whose owner stopped renewing.
  */
 import type { ScanRepository } from './scan.repository';

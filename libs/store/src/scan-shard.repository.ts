@@ -15,7 +15,7 @@ import type { ScanSummary } from './store.types';
 const MAX_ERROR_LENGTH = 4000;
 
 /**
- * One shard of a sharded analysis (issue 22 item 2): an account and one of its regions, or the account alone
+ * One shard of a sharded analysis: an account and one of its regions, or the account alone
  * when it has no region (`regionId` ''). `lead` marks the shard that reports the account's own results and
  * coverage (the account's lowest region, or the account-only shard).
  */

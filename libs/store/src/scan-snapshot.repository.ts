@@ -15,7 +15,7 @@ export interface StoredSnapshot {
 /**
  * Fleet snapshots of succeeded scans (table `scan_snapshots`, gzip-compressed JSON): what the what-if and
  * headroom forecasts run on when given a database. Writes happen only inside `ScanRepository.complete`.
- * A sharded scan (issue 22 item 2) has no whole snapshot: each shard stored its part in `scan_shards`
+ * A sharded scan has no whole snapshot: each shard stored its part in `scan_shards`
  * (ScanShardRepository), and the loader merges the parts into the snapshot the in-process analysis would
  * have stored (`mergeSnapshotParts`).
  */
@@ -70,7 +70,7 @@ export class ScanSnapshotRepository {
 
 /**
  * First line of a snapshot stored as JSON lines. A 5,000-cluster fleet's snapshot is longer as one JSON text than
- * the longest string V8 can hold (about 512 MiB: `JSON.stringify` threw "Invalid string length", issue 22 item 4),
+ * the longest string V8 can hold (about 512 MiB: `JSON.stringify` threw "Invalid string length"),
  * so it is stored as lines: this header, the snapshot with `accounts: []`, then per account `{"a": account with
  * regions: []}` followed by its regions. A region is `{"r": region}` with its long lists (`REGION_LISTS`) empty,
  * then `{"l": list name, "v": [items]}` lines that append to those lists, each line at most `LINE_ITEMS` items of

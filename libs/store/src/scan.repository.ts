@@ -147,7 +147,7 @@ export class ScanRepository {
     const summary = input.summary ?? summarizeFindings(input.findings);
     const done = await withStoreRetry(`cannot store scan ${id}`, () => this.completeOnce(id, input, summary));
     // Fresh statistics for the tables just written, so finding pages keep using the scan's index
-    // instead of a hash join over every row planned from stale counts (issue 14 item 6), and the
+    // instead of a hash join over every row planned from stale counts, and the
     // quota history reads (forecasts) theirs. ANALYZE samples a bounded number of pages
     // (300 x default_statistics_target rows; PostgreSQL docs "ANALYZE"), so its cost does not grow
     // with the tables. Best effort: the scan is stored either way.
@@ -179,7 +179,7 @@ export class ScanRepository {
   }
 
   /**
-   * Complete a sharded scan (issue 22 item 2): its shards stored the findings, quota samples, fleet graph and
+   * Complete a sharded scan: its shards stored the findings, quota samples, fleet graph and
    * snapshot parts already (ScanShardRepository); this marks the scan succeeded with the summed summary, the
    * merged coverage and skipped results, in one transaction. Exactly once: a scan that is no longer running is
    * left alone (null).
@@ -203,6 +203,30 @@ export class ScanRepository {
       await this.refreshTrendFits();
     }
     return done;
+  }
+
+  /**
+   * Delete a scan that never started: still `running`, nothing stored under it. For a launch whose job the queue
+   * refused (the API answers 503 and the client retries): a failed row would count as a failed scan and fire the
+   * scan-failed alert for a scan that never ran.
+   * @returns whether a row was deleted (false: no such scan, or it has already ended or stored results)
+   */
+  async discardUnstarted(id: string): Promise<boolean> {
+    const r = await this.pool.query(
+      `DELETE FROM scans s WHERE s.id = $1 AND s.status = 'running'
+          AND NOT EXISTS (SELECT 1 FROM scan_targets t WHERE t.scan_id = s.id)`,
+      [id],
+    );
+    return (r.rowCount ?? 0) > 0;
+  }
+
+  /**
+   * The newest scan of a fleet still `running`, or null: what a new launch of that fleet joins.
+   * @param fleetName the scan's fleet (a scan config's name, a fleet directory's base name)
+   */
+  async runningOfFleet(fleetName: string): Promise<string | null> {
+    const r = await this.pool.query<{ id: string }>(`SELECT id FROM scans WHERE status = 'running' AND fleet_name = $1 ORDER BY started_at DESC, id DESC LIMIT 1`, [fleetName]);
+    return r.rows[0]?.id ?? null;
   }
 
   /**

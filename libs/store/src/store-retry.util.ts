@@ -1,5 +1,5 @@
 /**
- * Connection loss and retries of store writes (issue 14 "no scan left running").
+ * Connection loss and retries of store writes.
  *
  * A PostgreSQL restart closes every connection: queries in flight fail with a socket error or
  * SQLSTATE 57P01 `admin_shutdown`, and new connections fail with ECONNREFUSED or 57P03

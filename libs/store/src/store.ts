@@ -78,7 +78,7 @@ export class Store {
   readonly graph: FleetGraphRepository;
   /** The data generations read caches key on (findings, waivers): read once per request that uses a cache. */
   readonly generations: ReadGenerations;
-  /** Retention: which scans to keep, batched removal, its counters (issue 22 item 1). */
+  /** Retention: which scans to keep, batched removal, its counters. */
   readonly retention: RetentionService;
   /** The SQL under `retention` (counters, database size). */
   readonly retentionRows: RetentionRepository;

@@ -21,7 +21,7 @@ export interface WaiverHistoryEntry {
   action: 'created' | 'updated' | 'revoked';
   /**
    * Who made the change: the authenticated principal (`token:<id>` for an `fa_` token, `bootstrap` for the
-   * API_TOKEN, the local user for the CLI). Never a name the client chose (issue 23 item 6).
+   * API_TOKEN, the local user for the CLI). Never a name the client chose.
    */
   actor: string;
   /** The `fa_` token that made the change (null: bootstrap, CLI, or a row written before this was recorded). */
@@ -47,7 +47,7 @@ export interface AuditActor {
 }
 
 /**
- * Who an audit row names (issue 23 item 6): for a request, the authenticated principal, never the client's word
+ * Who an audit row names: for a request, the authenticated principal, never the client's word
  * (an `fa_` token as `token:<id>` with its id and name; the API_TOKEN as `bootstrap`); the name the client sent is
  * kept apart as `statedBy`. In-process callers (the SYSTEM principal: CLI, worker) are trusted to name their user.
  * @param by who is authenticated

@@ -31,7 +31,7 @@ export interface WaiverWithState extends StoredWaiver {
  * changes (with history), and evaluate states (including `stale`, which needs the latest scans).
  * Applying waivers to findings is `matcher(now).apply(finding)` (libs/domain WaiverMatcher).
  *
- * Scope (issue 11): every method takes the caller (a Principal or its scope; default SYSTEM_PRINCIPAL,
+ * Scope: every method takes the caller (a Principal or its scope; default SYSTEM_PRINCIPAL,
  * every account, for in-process callers) and reads only waivers of its accounts, in SQL. A waiver names
  * one account, so it is either wholly inside a scope or invisible. Creating needs the account in scope
  * (FORBIDDEN otherwise: the caller named it, nothing leaks); changing and revoking need the waiver in

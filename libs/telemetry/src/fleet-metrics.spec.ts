@@ -126,7 +126,7 @@ describe('renderFleetMetrics', () => {
     expect(value(text, 'fleet_audit_last_scan_duration_seconds')).toBe(0);
   });
 
-  it('exports the processing time of a backfilled scan, not the time since its observation (issue 21 item 9)', async () => {
+  it('exports the processing time of a backfilled scan, not the time since its observation', async () => {
     // Stored with `scan --now 2026-11-01T00:00:00Z` and finished 12.5 h later by the wall clock, in 3.25 s.
     const text = await renderFleetMetrics({
       latest: { startedAt: '2026-11-01T00:00:00.000Z', finishedAt: '2026-11-01T12:30:00.000Z', processingSeconds: 3.25, findings: [], byCheckStatus: {}, coverage: [], quotaUsage: [] },

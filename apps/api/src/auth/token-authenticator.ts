@@ -1,5 +1,5 @@
 /**
- * Authentication of API requests (issue 11): the bootstrap `API_TOKEN` (admin over every account,
+ * Authentication of API requests: the bootstrap `API_TOKEN` (admin over every account,
  * so `demo` and existing setups keep working) and scoped `fa_<id>_<secret>` tokens from the store.
  * Shared by the REST guard and the GraphQL context, so both transports get the same Principal.
  */
@@ -44,7 +44,7 @@ interface FailureWindow {
  * read. Failures are logged with the reason, token id and client address, never the secret;
  * denied uses of a real token id also go to the audit table.
  *
- * Throttling (issue 23 item 3): the token is verified FIRST; a valid one is accepted whatever its address did.
+ * Throttling: the token is verified FIRST; a valid one is accepted whatever its address did.
  * Failures are counted per client address (Express `req.ip`: the socket peer, or the `X-Forwarded-For` hop the
  * `API_TRUST_PROXY` setting trusts) and per token id (so guesses at one token from many addresses are counted
  * together); a failure from an address or against a token id over `maxFailures` in the window answers

@@ -15,7 +15,7 @@ interface FetchContext {
 }
 
 /**
- * Whole answers of REST reads of a scan's stored fleet graph (issue 22 item 4: at 5,000 clusters a CLB or ECS read
+ * Whole answers of REST reads of a scan's stored fleet graph (at 5,000 clusters a CLB or ECS read
  * costs about 7 ms of CPU, mostly parsing rows, far above what a p95 of 50 ms at 20 concurrent clients allows),
  * kept under the findings generation (libs/store ReadGenerations) read before the answer is computed. A scan's graph
  * is written in the transaction that completes it and removed only with the scan or by retention's pruning, and

@@ -48,7 +48,7 @@ export interface HeaderSink {
 
 /**
  * When the paging parameters `offset` (scans, reports) and `cursor` (findings) were deprecated in favour of
- * `after` (issue 21 item 6: one paging style on every REST list). Answers that used them carry
+ * `after`. Answers that used them carry
  * `Deprecation: @<this time in epoch seconds>` (RFC 9745, a Structured Field Date).
  */
 export const PAGING_DEPRECATED_AT = Date.parse('2026-11-26T00:00:00Z');

@@ -1,5 +1,5 @@
 /**
- * The keyset pages of REST list answers (issue 21 item 6: `limit` + `after`, `nextCursor`), declared once: a page
+ * The keyset pages of REST list answers (`limit` + `after`, `nextCursor`), declared once: a page
  * class extends the base this file builds for its items, so the OpenAPI schema keeps the subclass's name
  * (`export class TokenListDto extends KeysetPageDto<TokenDto>({ ... }) {}`) and the fields' order and wording.
  */

@@ -55,7 +55,7 @@ export const cursorPageQueryFields = {
 };
 
 /**
- * `offset` of the lists that paged by offset before `after` (`/v1/scans`, `/v1/reports`; issue 21 item 6): still
+ * `offset` of the lists that paged by offset before `after` (`/v1/scans`, `/v1/reports`): still
  * accepted for one release, deprecated (the answer carries a `Deprecation` header); absent unless given.
  */
 export const deprecatedOffsetField = z
@@ -67,7 +67,7 @@ export const deprecatedOffsetField = z
   .describe('Deprecated: rows to skip (reads every skipped row). Follow `nextCursor` as `after` instead; not with after. Answered with a `Deprecation` header.');
 
 /**
- * The paging of every REST list (issue 21 item 6): `limit` and `after`, the previous page's `nextCursor`; the answer
+ * The paging of every REST list: `limit` and `after`, the previous page's `nextCursor`; the answer
  * carries `nextCursor` (null on the last page).
  */
 export const listPageQueryFields = {

@@ -22,7 +22,7 @@ export class FindingsController {
     @CurrentPrincipal() principal: Principal,
     @Res({ passthrough: true }) res: HeaderSink,
   ): Promise<string> {
-    // The deprecated parameters still work, and say so (issue 21 item 6: one paging style, `after`).
+    // The deprecated parameters still work, and say so (one paging style, `after`).
     if (query.cursor !== undefined) markDeprecated(res, 'cursor: send it as after');
     else if (query.offset > 0) markDeprecated(res, 'offset: follow nextCursor as after');
     return this.findings.listJson(query, principal);

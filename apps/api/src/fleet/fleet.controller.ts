@@ -48,9 +48,9 @@ function graphObjectRoute(summary: string, idDescription: string, example: strin
 }
 
 /**
- * The stored fleet graph of a succeeded scan over REST (issue 11 item 5), on the same repository GraphQL
+ * The stored fleet graph of a succeeded scan over REST, on the same repository GraphQL
  * reads (FleetGraphRepository, tables `graph_*`): clusters, CLBs and ECS instances as filtered keyset-paged lists
- * (`limit` + `after`, `nextCursor`; issue 21 item 6); one CLB with the Services sharing it, its
+ * (`limit` + `after`, `nextCursor`); one CLB with the Services sharing it, its
  * server groups and backends and its quotas; one ECS instance with its CLBs. Every read is filtered by
  * the token's accounts in SQL; an object of another account answers 404 exactly like an absent one.
  * Scans stored before the graph existed have no graph (empty lists, 404 for objects).

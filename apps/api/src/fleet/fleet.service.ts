@@ -33,7 +33,7 @@ function present<T extends object>(q: T): Partial<T> {
 }
 
 /**
- * Reads of the stored fleet graph of a succeeded scan (issue 11 item 5) for REST (`/v1/clusters`,
+ * Reads of the stored fleet graph of a succeeded scan for REST (`/v1/clusters`,
  * `/v1/load-balancers/{id}`, `/v1/ecs-instances/{id}`) and GraphQL (top-level graph listings, CLB clusters), on
  * libs/store FleetGraphRepository (tables `graph_*`). Every read is filtered by the principal's accounts in SQL;
  * an object of another account is absent exactly like a missing one. Scans stored before the graph existed have

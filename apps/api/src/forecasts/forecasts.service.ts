@@ -35,7 +35,7 @@ export function logForecastThreadError(error: unknown): void {
 
 /**
  * Forecast use cases for the REST API and GraphQL: trends in-process (a bounded read of stored series), headroom
- * and what-ifs in the forecast thread pool (off the event loop, with time and heap budgets; issue 23 item 1) on the
+ * and what-ifs in the forecast thread pool (off the event loop, with time and heap budgets) on the
  * latest stored snapshot, read here and handed to a pool thread as plain data.
  */
 @Injectable()
@@ -52,7 +52,7 @@ export class ForecastsService implements OnApplicationShutdown {
 
   /**
    * Trends of the stored quota series (JSON contract: libs/forecast README): every entry soonest first, or with
-   * `limit` / `after` one page in series key order with `nextCursor` (issue 22 item 4: an account of a 5,000-cluster
+   * `limit` / `after` one page in series key order with `nextCursor` (an account of a 5,000-cluster
    * fleet has some 60,000 series), the principal's accounts applied before paging.
    * @throws StoreError INVALID_ARGUMENT for a malformed cursor
    */

@@ -1,5 +1,5 @@
 /**
- * Fast path in front of Apollo for stored answers of fleet-graph queries (issue 11 bench:api). Apollo serialises every
+ * Fast path in front of Apollo for stored answers of fleet-graph queries. Apollo serialises every
  * answer it sends, a stored one too; for the bench's nested query (497 Services, 68 KB) that JSON.stringify was most of
  * the CPU of a cache hit. This middleware runs after the JSON body parser and before Apollo and sends the stored text
  * as it is, when ALL of these hold:

@@ -1,5 +1,5 @@
 /**
- * Limits of a GraphQL request checked before anything parses it (issue 23 items 2 and 8), in front of the answer fast
+ * Limits of a GraphQL request checked before anything parses it, in front of the answer fast
  * path and Apollo:
  *  - the query text is at most `maxQueryBytes` (UTF-8; default 32 KiB, GRAPHQL_MAX_QUERY_BYTES): longer text is refused
  *    with 413 `QUERY_TOO_LARGE` before it is parsed, hashed or cached. The review padded 5,000 distinct queries to 95 KB

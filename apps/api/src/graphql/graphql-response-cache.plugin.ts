@@ -1,5 +1,5 @@
 /**
- * Whole-response cache of fleet-graph GraphQL reads (issue 11 bench:api): a nested query over accounts -> regions ->
+ * Whole-response cache of fleet-graph GraphQL reads: a nested query over accounts -> regions ->
  * clusters -> Services -> CLBs resolves thousands of fields (about 30 ms of CPU per request), far above what a p95 of
  * 50 ms at 50 concurrent clients allows; the answer depends only on the scan's stored graph, which never changes
  * once the scan's completing transaction committed.
@@ -34,7 +34,7 @@ const GRAPH_TYPES = new Set([...GRAPH_NODES, ...GRAPH_NODES.flatMap((t) => [`${t
 
 /**
  * Largest total size of cached answers, keys included, in characters of their JSON (one byte each for the ASCII JSON
- * we send; issue 23 item 2: keys used to be the full query text and were not counted). A quarter of what the Helm
+ * we send). A quarter of what the Helm
  * chart gives the API pod (512 MiB).
  */
 export const MAX_CACHED_CHARS = 32_000_000;
@@ -104,7 +104,7 @@ export class GraphAnswerCache {
    * generation it was computed under (`get` serves it only while that generation is current).
    */
   keyOf(request: GraphAnswerRequest, principal: Principal): string {
-    // Hashed (issue 23 item 2): a key is 44 characters whatever the query text's length.
+    // Hashed: a key is 44 characters whatever the query text's length.
     return createHash('sha256')
       .update(JSON.stringify([request.query, request.operationName ?? null, request.variables ?? {}, principal.role, scopeCacheKey(principal.accountScope)]))
       .digest('base64');

@@ -55,7 +55,7 @@ export class QuotasService {
   /**
    * `list` as the JSON text GET /v1/quotas sends: of the latest succeeded scan (no `scanId`), kept per findings
    * generation (a scan's samples are written when it completes and removed only with it, each bumping that
-   * generation; issue 22 item 4); of a named scan, read every time (`namesScan`: a sharded scan's shards add samples
+   * generation); of a named scan, read every time (`namesScan`: a sharded scan's shards add samples
    * while it runs).
    * @throws as `list`
    */

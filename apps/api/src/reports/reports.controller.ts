@@ -30,7 +30,7 @@ interface RawResponse {
  * `/v1/reports`: stored weekly compliance reports (built by the worker's weekly cron) with their webhook
  * delivery state, and each report rendered on request as JSON (the document), HTML, Markdown or CSV.
  *
- * Scope (issue 11): a report is made for a scope (every account, or a list of accounts). A token sees a
+ * Scope: a report is made for a scope (every account, or a list of accounts). A token sees a
  * report only when every account it covers is in the token's scope (filtered in SQL): all-accounts
  * reports are for all-accounts tokens; a team token sees reports made for its accounts. Others answer
  * 404 as if absent. To give a team its weekly report, schedule one for its accounts

@@ -13,7 +13,7 @@ export interface RenderedReport {
 
 /**
  * Stored weekly compliance reports (built by the worker's weekly cron) as `/v1/reports` serves them. Scope
- * (issue 11): a report is visible only when every account it covers is in the principal's scope (in SQL);
+ *: a report is visible only when every account it covers is in the principal's scope (in SQL);
  * others are absent.
  */
 @Injectable()

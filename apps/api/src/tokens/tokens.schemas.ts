@@ -68,7 +68,7 @@ export type CreateTokenBody = z.output<typeof createTokenBodySchema>;
 /** A token id (12 lowercase base36 characters). */
 export const tokenIdSchema = z.string().regex(/^[0-9a-z]{12}$/, 'must be a token id (12 lowercase letters and digits)');
 
-/** Query of `GET /v1/tokens`: `limit` + `after` (keyset on creation time and id, newest first; issue 21 item 6). */
+/** Query of `GET /v1/tokens`: `limit` + `after` (keyset on creation time and id, newest first). */
 export const listTokensQuerySchema = z.strictObject({ ...listPageQueryFields });
 
 /** Parsed query of `GET /v1/tokens`. */

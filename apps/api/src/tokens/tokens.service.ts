@@ -19,7 +19,7 @@ export interface NewToken {
 }
 
 /**
- * The scoped-admin rule (issue 11 item 1), one place for REST `/v1/tokens` and GraphQL `createToken`: an admin
+ * The scoped-admin rule, one place for REST `/v1/tokens` and GraphQL `createToken`: an admin
  * scoped to accounts S may only create tokens over a non-empty subset of S, never an all-accounts token. An
  * all-accounts admin may create any token.
  * @throws ApiError FORBIDDEN naming the accounts outside the scope, or for an all-accounts token from a scoped admin

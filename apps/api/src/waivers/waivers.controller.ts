@@ -32,11 +32,11 @@ const CHANGES_ONE_WAIVER = {
 } satisfies Partial<RouteDoc>;
 
 /**
- * `/v1/waivers`: owned, expiring exceptions to a check (issue 12). Waivers apply when findings are read,
+ * `/v1/waivers`: owned, expiring exceptions to a check. Waivers apply when findings are read,
  * so a change here shows at once in `/v1/findings`, `/metrics` and reports. DELETE revokes (the waiver
  * and its history stay readable). Needs the API bearer token like every `/v1` route.
  *
- * Scope (issue 11): a token sees only waivers of its accounts (filtered in SQL; a waiver of another
+ * Scope: a token sees only waivers of its accounts (filtered in SQL; a waiver of another
  * account answers 404 as if absent) and may create waivers only for its accounts (403). Creating,
  * changing and revoking need the operator role; a non-admin token may change or revoke only the waivers
  * it created itself (403 otherwise), an admin any waiver in its scope.

@@ -20,7 +20,7 @@ export const createWaiverBodySchema = waiverInputSchema
   .extend({
     createdBy: actor.optional().describe('A name for who creates the waiver, kept in its history as statedBy (a claim); the actor recorded is always the authenticated token'),
   })
-  // A waiver of a check that does not exist would match nothing and only surface later as stale (issue 21 item 7):
+  // A waiver of a check that does not exist would match nothing and only surface later as stale:
   // refused as `waiver add` and waivers files refuse it, naming the nearest id (libs/checks unknownCheckIdReason).
   .superRefine((body, ctx) => {
     const unknown = unknownCheckIdReason(body.checkId);

@@ -6,8 +6,8 @@ import { compareKeys, keysetSlice } from '../common/listing.util';
 import type { CreateWaiverBody, ListWaiversQuery, RevokeWaiverQuery, UpdateWaiverBody } from './waivers.schemas';
 
 /**
- * Waivers (issue 12) as `/v1/waivers` serves them, on libs/store WaiverService: owned, expiring exceptions to a
- * check, applied when findings are read. Scope (issue 11): the principal sees and changes only waivers of its
+ * Waivers as `/v1/waivers` serves them, on libs/store WaiverService: owned, expiring exceptions to a
+ * check, applied when findings are read. Scope: the principal sees and changes only waivers of its
  * accounts (a waiver of another account is absent); the store enforces the operator / creator rules (403).
  * Every state is judged now (`new Date()` per call).
  */

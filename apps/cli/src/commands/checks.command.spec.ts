@@ -18,7 +18,7 @@ describe('fleet-audit checks', () => {
     expect(out).toContain(`${CHECKS.length} checks.`);
   });
 
-  it('fits the table in the given width, wrapping titles under their column (issue 21 item 5)', () => {
+  it('fits the table in the given width, wrapping titles under their column', () => {
     for (const width of [80, 100, 120]) {
       const lines = renderChecksTable(checkCatalogue(), width).trimEnd().split('\n');
       for (const l of lines) expect(l.length, `${width}: ${l}`).toBeLessThanOrEqual(width);

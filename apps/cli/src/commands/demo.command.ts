@@ -60,7 +60,7 @@ export const SAMPLE_SETTINGS_FILE = 'audit-settings.yaml';
 /**
  * Run the demo; returns the exit code.
  *
- * Time to first findings (issue 13 item 5, `npm run bench:demo`): the embedded PostgreSQL starts in
+ * Time to first findings (`npm run bench:demo`): the embedded PostgreSQL starts in
  * its own thread first (from the cached migrated-schema template when there is one), the simulator
  * and the scan run meanwhile, and the findings are printed as soon as they are analyzed; the scan is
  * then stored (the store must succeed: a failure ends the demo with its error) before the capacity

@@ -1,7 +1,7 @@
 /**
  * `fleet-audit dump --config FILE --out DIR`: crawl the fleet of a scan config live (the same crawler,
  * budgets and retries as `scan --config`) and write it as a fleet directory (docs/fleet-format.md),
- * for offline scans, `report --previous` and history backfills (issue 21 item 1). Atomic: the directory
+ * for offline scans, `report --previous` and history backfills. Atomic: the directory
  * appears only when complete. Datasets that could not be read are left out and named in `dump.json`, so
  * `scan --fleet DIR` reports the same gaps. Secrets never go into a dump (libs/collectors fleet-dump.ts).
  */

@@ -1,5 +1,5 @@
 /**
- * Conventions every command shares (issue 21 item 6):
+ * Conventions every command shares:
  * - one format vocabulary: `table`, `json`, `markdown`, `csv`, `html`, `sarif`, `junit`; the short names
  *   `md` (markdown) and `text` (table) are accepted everywhere as aliases;
  * - an explicit flag wins over an environment default: `--fleet DIR` or `--config FILE` given on the

@@ -84,7 +84,7 @@ export interface ScanCommandOptions {
 /**
  * The stderr warning of an outcome with coverage gaps (datasets not read: a partial fleet directory, a
  * failed API), or `undefined` when every dataset was read. One line, whatever the report format, so a gap
- * shows even with `--format json -o FILE`: how many, and the first one with its reason (issue 14 item 3).
+ * shows even with `--format json -o FILE`: how many, and the first one with its reason.
  */
 export function coverageGapWarning(outcome: ScanOutcome): string | undefined {
   const gaps = outcome.scan.coverage.filter((c) => c.status === 'failed');
@@ -204,7 +204,7 @@ export function scanCommand(run: (p: Promise<number>) => void): Command {
     .option('--config <file>', 'scan config (YAML/JSON) for a live scan (docs/schemas/scan-config.schema.json)')
     .addOption(formatOption(SCAN_FORMATS, 'table', 'report format'))
     .option('-o, --out <file>', 'write the report to FILE instead of stdout (replaced atomically)')
-    // The name before the CLI's options were unified (issue 21 item 6); kept for a release.
+    // The name before the CLI's options were unified; kept for a release.
     .addOption(new Option('--output <file>', 'old name of --out').hideHelp())
     .addOption(
       new Option('--severity <severity>', 'show only findings at or above this severity (display filter)').choices([

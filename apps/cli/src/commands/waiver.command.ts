@@ -1,5 +1,5 @@
 /**
- * `fleet-audit waiver add|list|revoke`: owned, expiring exceptions stored in PostgreSQL (issue 12).
+ * `fleet-audit waiver add|list|revoke`: owned, expiring exceptions stored in PostgreSQL.
  * Waivers apply when findings are read (API, /metrics, reports, `scan --database-url --fail-on`), so
  * a change shows at once, with no rescan. For offline scans in CI use a waivers file instead
  * (`scan --waivers FILE`).
@@ -55,7 +55,7 @@ function asUsage(e: unknown): never {
 
 /** `waiver add`: validate and store; prints the waiver id. */
 export async function runWaiverAdd(opts: WaiverAddOptions): Promise<number> {
-  // Refused before the database is opened: a waiver of an unknown check would match nothing (issue 21 item 7).
+  // Refused before the database is opened: a waiver of an unknown check would match nothing.
   const unknown = unknownCheckIdReason(opts.check);
   if (unknown) throw new CliUsageError(`--check: ${unknown}`);
   return withStore(opts, async (store) => {

@@ -79,7 +79,7 @@ export async function runWorkerCommand(
         ? { schedule: opts.schedule }
         : {}),
   });
-  // One logger everywhere (issue 21 item 4): JSON lines through nestjs-pino like `serve`, pretty only on a
+  // One logger everywhere: JSON lines through nestjs-pino like `serve`, pretty only on a
   // terminal; job and scan lifecycle events (scan.completed, ...) are one line each.
   const { parseLogLevel } = loadTelemetry();
   let level: ReturnType<typeof parseLogLevel>;

@@ -214,7 +214,7 @@ export const CSV_COLUMNS = [
   'limit',
   'ratio',
   'fingerprint',
-  // Appended (issue 21 item 2), so that readers by column position keep working.
+  // Appended, so that readers by column position keep working.
   'clusterName',
 ] as const;
 
@@ -232,7 +232,7 @@ export function renderCsv(findings: readonly Finding[]): string {
   return `${rows.join('\r\n')}\r\n`;
 }
 
-/** A Markdown table cell or list text: cluster-sourced text made inert (libs/domain escapeMarkdownText, issue 23 item 9). */
+/** A Markdown table cell or list text: cluster-sourced text made inert (libs/domain escapeMarkdownText). */
 function mdCell(s: string): string {
   return escapeMarkdownText(s);
 }

@@ -12,7 +12,7 @@ const rows = Array.from({ length: 5 }, (_, i) => [
   '2026-12-12',
 ]);
 
-describe('renderTable (issue 21 item 5)', () => {
+describe('renderTable', () => {
   it('fits every line in the width and wraps long cells', () => {
     for (const width of [80, 100, 120, 200]) {
       const text = renderTable(head, rows, { width, color: false });

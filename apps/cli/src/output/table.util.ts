@@ -1,6 +1,6 @@
 /**
  * Bordered tables of the CLI (cli-table3) that fit the terminal and colour only where colour is wanted
- * (issue 21 item 5): cli-table3 colours the header red and the borders grey by default, also when
+ *: cli-table3 colours the header red and the borders grey by default, also when
  * piped and with NO_COLOR, and never wraps, so a forecast table was up to 266 columns wide.
  */
 import Table from 'cli-table3';

@@ -1,5 +1,5 @@
 /**
- * The worker's one mapping of errors to BullMQ retry decisions (issue 9 item 4), read from the
+ * The worker's one mapping of errors to BullMQ retry decisions, read from the
  * error's libs/errors `permanent` flag, never its name:
  * - permanent (a FleetAuditError marked so: an invalid config, a target the config does not name,
  *   an unset credentials variable, a scan row that is gone, a 4xx answer of a cloud API): wrapped

@@ -15,7 +15,7 @@ export { CRAWL_FAILED_CODE } from './scan-slices.util';
 /**
  * Analyzes a scan once every crawl ended. First the targets without a slice are marked failed (with the crawl
  * job's reason where BullMQ kept it). Then:
- * - sharded (worker option `analyzeShards`, ANALYZE_SHARDS, default on; issue 22 item 2): add the second flow,
+ * - sharded (worker option `analyzeShards`, ANALYZE_SHARDS, default on): add the second flow,
  *   complete-scan with one analyze-shard job per (account, region) (AnalyzeShardService, CompleteScanService);
  *   this job loads no slice;
  * - otherwise: load every slice, build the snapshot (scan-slices.util.ts) and hand it to libs/audit

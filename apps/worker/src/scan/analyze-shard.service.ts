@@ -7,7 +7,7 @@ import type { AnalyzeShardCommand } from '../jobs/scan-job.commands';
 import { configOfShard, shardPlace, snapshotOfTargets, splitTargets } from './scan-slices.util';
 
 /**
- * Analyzes one shard of a sharded scan (issue 22 item 2): reads ONLY the shard's slices (its account target,
+ * Analyzes one shard of a sharded scan: reads ONLY the shard's slices (its account target,
  * its region target and that region's cluster targets: `scanTargets.listForPlace`), builds the shard's snapshot
  * as the whole-scan analysis would (scan-slices.util.ts, the config reduced to the shard), runs every check on
  * it and stores the shard's part in one transaction (libs/audit `analyzeAndStoreShard`).

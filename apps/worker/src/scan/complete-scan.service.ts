@@ -18,7 +18,7 @@ function compareText(a: string, b: string): number {
 }
 
 /**
- * Completes a sharded scan once every analyze-shard job ended, failed ones included (issue 22 item 2): a shard
+ * Completes a sharded scan once every analyze-shard job ended, failed ones included: a shard
  * without a stored part is recorded `failed`, its region (and, for a lead shard, its account's RAM) reported as
  * `failed` coverage `ShardAnalysisFailed` with the reason, never as healthy; the shards' summary parts are summed,
  * their coverage and skipped results merged in the in-process analysis's order (coverage by coverage key,

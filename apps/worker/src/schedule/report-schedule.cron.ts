@@ -12,7 +12,7 @@ export function reportPeriodKey(tick: Date): string {
 }
 
 /**
- * The weekly compliance report (issue 12): a dynamic cron in @nestjs/schedule's registry (the expression
+ * The weekly compliance report: a dynamic cron in @nestjs/schedule's registry (the expression
  * comes from configuration; default Monday 06:00, in UTC). Every worker runs it; the report row of the
  * tick's period is claimed in PostgreSQL first, so exactly one worker builds, stores and delivers it.
  */

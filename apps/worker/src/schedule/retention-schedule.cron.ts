@@ -6,7 +6,7 @@ import { RETENTION_SCHEDULE_CRON, WORKER_OPTIONS } from '../worker.constants';
 import { WorkerCron, type WorkerCronSchedule } from './worker-cron.util';
 
 /**
- * Retention (issue 22 item 1): a dynamic cron in @nestjs/schedule's registry (RETENTION_SCHEDULE, UTC; off unless
+ * Retention: a dynamic cron in @nestjs/schedule's registry (RETENTION_SCHEDULE, UTC; off unless
  * configured). Every worker runs the tick; the store's advisory lock lets one of them thin the store at a time, the
  * others return `skipped`. The run removes scans one at a time in bounded DELETE batches (libs/store RetentionService).
  */

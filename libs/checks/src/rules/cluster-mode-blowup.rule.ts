@@ -31,7 +31,7 @@ import { ccmSyncFails, count, pct, serviceRef, type ResultFactory } from '../res
  * Critical when that burn (CLB ratio, or the busiest eligible node's attachment ratio) is at or above
  * `quota.criticalRatio`. Services in Local or ENI mode pass (they attach only where the pods are).
  *
- * The floor scales with the quota in play (issue 10 item 6): `clusterModeBlowup.minExtraBackends` x the
+ * The floor scales with the quota in play: `clusterModeBlowup.minExtraBackends` x the
  * smallest of 1, CLB backend-server quota / its default 200 and ECS attachment quota / its default 50
  * (`SLB_QUOTA_BACKEND_SERVERS`, `SLB_QUOTA_BACKEND_ATTACHED`: seed 004 quota limits), rounded up, at least 1.
  * At the default quotas the floor is the configured one; on a small cluster whose attachment quota was
@@ -190,7 +190,7 @@ const clbPart = scopedCheck({
 });
 
 /**
- * The NLB part (issue 20): an NLB Service in Cluster mode puts every eligible node in the server group of each port
+ * The NLB part: an NLB Service in Cluster mode puts every eligible node in the server group of each port
  * (research/nlb.md 4 (d), (e)), where Local mode would put the nodes running its ready pods. Same measure and
  * thresholds as the CLB part; the quota it burns is `nlb_quota_server_added_num` (every node in one more server
  * group per port) and the per-group `nlb_quota_servergroup_noeci_servers_num`. Critical / warning when the busiest

@@ -1,5 +1,5 @@
 /**
- * LB_CONFIG_DRIFT's Cluster-mode fast path (`clusterModeMatch`, issue 22 item 3) against the full comparison it
+ * LB_CONFIG_DRIFT's Cluster-mode fast path (`clusterModeMatch`) against the full comparison it
  * skips: on a generated fleet whose CLBs are edited at random the way the SLB console edits them (a weight, a
  * description, a backend removed or added, a port, the order of a group, a stale CCM-named group, a changed name, and
  * the Service's weight, default-weight and ignore-weight-update annotations; for NLB Services, a server's weight,

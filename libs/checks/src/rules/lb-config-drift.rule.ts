@@ -176,7 +176,7 @@ interface ClusterModeMatch {
  * id sequence it holds, and a sequence is compared with the eligible nodes' sorted ids once
  * (`sameServerIds`, `FleetIndex.sortedEcsIds`). `undefined` whenever the match is not proven (a reused
  * CLB, another mode, a difference, a group sorted otherwise): the caller then compares the full model (`ccmModel`,
- * `vServerGroupDrift`), which gives the same answer on the matching case (issue 22 item 3).
+ * `vServerGroupDrift`), which gives the same answer on the matching case.
  *
  * @param region the region of the CLB (whose backend pass recorded its groups)
  */

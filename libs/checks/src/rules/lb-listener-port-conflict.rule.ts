@@ -83,7 +83,7 @@ const clbPart = scopedCheck({
 });
 
 /**
- * The NLB part (issue 20): NLB Services sharing one NLB (reuse, as CCM finds it) whose listeners overlap: same
+ * The NLB part: NLB Services sharing one NLB (reuse, as CCM finds it) whose listeners overlap: same
  * protocol and port, or a port inside another's `listener-port-range` (`isListenerPortOverlapped`,
  * pkg/controller/service/nlbv2/listeners.go; TCP and UDP on one port do not conflict). One result per NLB used by
  * two or more NLB Services; a region whose NLBs were not read is skipped naming the `nlb` gap.

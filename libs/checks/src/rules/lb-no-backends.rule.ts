@@ -101,7 +101,7 @@ const clbPart = scopedCheck({
 });
 
 /**
- * The NLB part (issue 20): an NLB whose server groups hold no server, or with a listener forwarding to an empty
+ * The NLB part: an NLB whose server groups hold no server, or with a listener forwarding to an empty
  * server group (CCM records "There are no available nodes for NetworkLoadBalancer", UnAvailableLoadBalancer,
  * nlbv2/server_groups.go). Critical when a listener reaches the emptiness. Skipped naming the `nlb` gap where the
  * region's NLBs were not read.

@@ -108,7 +108,7 @@ const clbPart = scopedCheck({
 });
 
 /**
- * The NLB part (issue 20): an NLB Service whose `...-loadbalancer-id` names an NLB missing from its account and
+ * The NLB part: an NLB Service whose `...-loadbalancer-id` names an NLB missing from its account and
  * region, or that carries what a synced Service carries (the `service.k8s.alibaba/loadbalancer-id` label, the status
  * hostname = the NLB's DNS name) while CCM's `FindNLB` (id, owner tag, default name) finds none: every sync then
  * fails "alicloud: can not find loadbalancer, but it's defined in service" (research/nlb.md 3.3; e2e

@@ -98,7 +98,7 @@ export function findOwner(
  * CLBs without the CCM tag (console-created or reused). Skipped when the clusters to search were not all
  * read.
  *
- * CLBs only, on purpose (issue 20): NLBs are NLB_ORPHANED's (nlb-orphaned.rule.ts), which shares `findOwner` but
+ * CLBs only, on purpose: NLBs are NLB_ORPHANED's (nlb-orphaned.rule.ts), which shares `findOwner` but
  * judges the owner as the NLB controller does (CCM deletes the NLB once the Service is no longer type LoadBalancer
  * with class `alibabacloud.com/nlb`, nlb_controller.go `cleanupLoadBalancerResources`; the class is immutable, so
  * a CLB Service never turns into an NLB one: research/nlb.md 1). Judging NLBs here too would report each orphaned

@@ -94,7 +94,7 @@ const clbPart = scopedCheck({
 });
 
 /**
- * The NLB part (issue 20): an NLB without the `kubernetes.do.not.delete` tag that CCM finds for a live NLB Service
+ * The NLB part: an NLB without the `kubernetes.do.not.delete` tag that CCM finds for a live NLB Service
  * only by its name, the Service's default LB name (`FindNLB`, pkg/provider/alibaba/nlb/loadbalancer.go: the `id`
  * annotation, then `ListLoadBalancers` by the owner tag, then by `LoadBalancerNames=[default name]`; research/nlb.md
  * 3.2). CCM before open-source tag v2.11.2 (commit a3cbd52ec) created an NLB and tagged it in a second call; when

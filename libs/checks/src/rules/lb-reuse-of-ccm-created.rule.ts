@@ -97,7 +97,7 @@ const clbPart = scopedCheck({
 });
 
 /**
- * The NLB part (issue 20): an NLB Service reusing an NLB that carries `kubernetes.do.not.delete` or `ack.aliyun.com`
+ * The NLB part: an NLB Service reusing an NLB that carries `kubernetes.do.not.delete` or `ack.aliyun.com`
  * is refused the same way ("the loadbalancer <id> can not be reused, can not reuse loadbalancer created by
  * kubernetes.", `isNLBReusable`, pkg/controller/service/nlbv2/model_applier.go). Skipped naming the `nlb` gap when
  * the region's NLBs were not read, and deferred to LB_NOT_FOUND_FOR_SERVICE when the NLB is not there.

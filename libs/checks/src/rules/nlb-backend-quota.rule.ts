@@ -50,7 +50,7 @@ export const nlbBackendQuotaRule = nlbRegionCheck({
  * (`NlbServerGroupShape.sequence`: the same server keys at the same positions; in Cluster mode every server group of a
  * cluster's NLB Services lists the same nodes, nlbv2/server_groups.go), the count is the sequence's, computed for
  * its first list and kept in `bySequence` (one region's sequences). The 2.6M servers of the 10M-entry bench fleet
- * were each compared once more here (issue 22 item 3); now each sequence's list is.
+ * were each compared once more here; now each sequence's list is.
  */
 export function distinctServersOfNlb(
   view: RegionNlbView,
@@ -79,7 +79,7 @@ export function distinctServersOfNlb(
 /**
  * Distinct servers (by `serverKey`: type and id) over the server groups of one NLB (count). One group of `Ecs`
  * servers (keyed by their ECS id) in id order, as the mappers sort them, has its repeats next to each other: counted
- * in one pass without a Set (2.6M servers on the 10M-entry bench fleet; issue 22 item 3). Otherwise, a Set of the
+ * in one pass without a Set (2.6M servers on the 10M-entry bench fleet). Otherwise, a Set of the
  * keys.
  */
 export function distinctServers(groups: readonly NlbServerGroup[]): number {

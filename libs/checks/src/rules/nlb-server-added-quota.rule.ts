@@ -43,7 +43,7 @@ type ServerGroups = { server: NlbServer; groups: number };
  * The servers of a region's server groups in the order the audit lists results (resource key: kind, then id; ties in
  * first-seen order): ECS instances (`EcsInstance` refs) by id, then ENI, ECI and IP servers (`NlbServer` refs) by id.
  * `groupsByServer` holds them in first-seen order, group after group, which the audit would otherwise sort by built
- * key strings (250,000 servers in thousands of sorted runs on a 5,000-cluster fleet; issue 22 item 3).
+ * key strings (250,000 servers in thousands of sorted runs on a 5,000-cluster fleet).
  */
 function serversInKeyOrder(view: RegionNlbView): ServerGroups[] {
   const byServer = view.groupsByServer;

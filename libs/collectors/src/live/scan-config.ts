@@ -183,7 +183,7 @@ export const collectorSettingsSchema = z.strictObject({
    * Read each node's `net.ipv4.ip_local_port_range` through ECS Cloud Assistant (RunCommand of
    * `sysctl -n net.ipv4.ip_local_port_range` on every node; needs `ecs:RunCommand` +
    * `ecs:DescribeInvocationResults`, which let the role run any command on the nodes). Opt-in (default
-   * false, least privilege: issue 21 item 3): without it the `sysctls` dataset is `absent` and the
+   * false, least privilege): without it the `sysctls` dataset is `absent` and the
    * NodePort-overlap checks are skipped with that reason.
    */
   nodeSysctls: z.boolean().default(false),

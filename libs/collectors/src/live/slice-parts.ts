@@ -1,5 +1,5 @@
 /**
- * A target slice as stored in parts (issue 22 item 2), so that reading one never needs its whole wire form at once.
+ * A target slice as stored in parts, so that reading one never needs its whole wire form at once.
  *
  * The region slice of an account-region with hundreds of clusters holds every CLB with its backend servers, every
  * NLB server and every ECS instance: over 200 MiB of JSON at 500 clusters. Held at once as the decompressed bytes,

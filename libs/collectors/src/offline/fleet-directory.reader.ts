@@ -3,7 +3,7 @@
  *
  * Which files must be there is declared once, in `fleet-layout.ts` (FLEET_FILES); a required file that is
  * missing or any file that cannot be read as a regular file is a coverage gap of its dataset, not an empty
- * dataset (issue 14 item 3, "absence is not health").
+ * dataset ("absence is not health").
  *
  * Validation of what is read is all-or-nothing: every file is parsed and checked before anything is
  * returned, so a partly valid fleet is never half-loaded. The first problem found is thrown as a
@@ -106,7 +106,7 @@ function errnoWhat(code: string | undefined): string {
   }
 }
 
-/** Errno-like code of a file whose symbolic links resolve outside the fleet directory (issue 23 item 7). */
+/** Errno-like code of a file whose symbolic links resolve outside the fleet directory. */
 export const OUTSIDE_FLEET_CODE = 'EOUTSIDE';
 
 /**

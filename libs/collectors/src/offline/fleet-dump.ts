@@ -1,7 +1,7 @@
 /**
  * `fleet-audit dump`: a live crawl written as a fleet directory (docs/fleet-format.md), so offline
  * scans, `report --previous` and history backfills (`scan --fleet DIR --now T`) work from a real fleet
- * (issue 21 item 1).
+ *.
  *
  * - Same read path as a live scan (`collectLiveFleet`: the official SDKs and client-node, budgets,
  *   retries), written with `writeFleetDirectory` (a temporary sibling directory renamed into place at

@@ -4,7 +4,7 @@
  * it belongs to, and whether it may be absent. `readFleetDirectory` follows this table and nothing else, and
  * `renderFleetLayoutTable` prints it for the format reference (a test keeps the two equal).
  *
- * Rule (issue 14 item 3, "absence is not health"): a file may be absent only where the real API answers an
+ * Rule ("absence is not health"): a file may be absent only where the real API answers an
  * empty result in normal operation, so that reading absence as that empty answer is what a live scan would
  * see. Everywhere else absence is a coverage gap: the dataset is `failed` (errorCode `ENOENT`) and every check
  * that needs it says `skipped`. Configuration files (`fleet.yaml`, `account.yaml`: what a scan config says

@@ -350,7 +350,7 @@ describe('expectedVServerGroups', () => {
   });
 });
 
-describe('issue 15: three discrepancies with CCM (model changed)', () => {
+describe('three places where CCM differs from a naive reading', () => {
   const pm = (annotations: Record<string, string>, ccmVersion?: string) =>
     expectedVServerGroups({
       service: svc({ annotations }),

@@ -636,7 +636,7 @@ function hasVirtualKubeletCandidate(eligible: EligibleNodes): boolean {
  * every eligible node, one port, one weight per group), when that shape is certain: Cluster mode, the weight
  * annotations parse, no eligible node lacks an ECS id, the cluster has no virtual-kubelet candidate node, and every
  * ready endpoint names its node (CCM vgroups.go buildClusterBackends; the errors are `expectedVServerGroups`'s).
- * Lets a comparison of a Service with thousands of backends skip one object per backend (issue 22 item 3).
+ * Lets a comparison of a Service with thousands of backends skip one object per backend.
  *
  * @returns one group per Service port, in port order, or `undefined` when the shape is not certain (then
  *   `expectedVServerGroups` gives the groups or CCM's error)

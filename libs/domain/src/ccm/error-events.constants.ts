@@ -320,7 +320,7 @@ export const CCM_ERROR_ROWS: readonly CcmErrorRow[] = [
     source: `${S002} row 18; ${S003}; CCM clbv1/model_applier.go isLoadBalancerReusable`,
     relatedCheck: 'SERVICE_IMMUTABLE_CHANGE',
   },
-  // NLB rows (issue 20): the messages CCM's nlb-controller fails a sync with (pkg/controller/service/nlbv2), with the
+  // NLB rows: the messages CCM's nlb-controller fails a sync with (pkg/controller/service/nlbv2), with the
   // ACK NLB annotation page's rules. A reused CCM-created NLB matches `reuse-ccm-created` above (same wording).
   {
     id: 'nlb-zone-maps-missing',

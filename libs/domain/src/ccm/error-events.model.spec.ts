@@ -46,7 +46,7 @@ describe('CCM_ERROR_ROWS (seeds 001/002/003 error tables)', () => {
       const anchors = [...row.source.matchAll(/\(docs\/sources\.md#([a-z0-9-]+)\)/g)].map((m) => m[1]);
       expect(anchors.length, row.source).toBeGreaterThan(0);
       for (const anchor of anchors) expect(SOURCE_ANCHORS.has(anchor), `#${anchor} in docs/sources.md`).toBe(true);
-      // Seed error-table rows cite the ACK troubleshooting / FAQ pages; NLB rows the ACK NLB annotation page (issue 20).
+      // Seed error-table rows cite the ACK troubleshooting / FAQ pages; NLB rows the ACK NLB annotation page.
       expect(anchors.some((a) => a === 'ack-troubleshooting' || a === 'ack-service-faq' || (id.startsWith('nlb-') && a === 'ack-nlb-annotations')), row.source).toBe(true);
       expect(row.cause.length).toBeGreaterThan(10);
       expect(row.solution.length).toBeGreaterThan(10);

@@ -30,7 +30,7 @@ describe('vServer group / listener names', () => {
 });
 
 describe('ccmNameParts', () => {
-  /** The plain parse it replaces (issue 22 item 3): split, then check the prefix, the count and every part. */
+  /** The plain parse it replaces: split, then check the prefix, the count and every part. */
   const reference = (text: string | undefined, separator: string, count: number): string[] | undefined => {
     if (!text) return undefined;
     const [prefix, ...parts] = text.split(separator);

@@ -57,7 +57,7 @@ export function parseCcmNamedKey(text: string | undefined): CcmNamedKey | undefi
  */
 export function ccmNameParts(text: string | undefined, separator: string, count: number): string[] | undefined {
   // Other texts are turned away before any split, and the split array itself is returned: names are parsed once per
-  // vServer group, listener and backend of every CLB (millions on a 10M-entry fleet; issue 22 item 3).
+  // vServer group, listener and backend of every CLB (millions on a 10M-entry fleet).
   if (!text || !text.startsWith(CCM_NAME_PREFIX)) return undefined;
   if (text.length === CCM_NAME_PREFIX.length) return count === 0 ? [] : undefined;
   if (!text.startsWith(separator, CCM_NAME_PREFIX.length)) return undefined;

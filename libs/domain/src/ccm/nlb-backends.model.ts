@@ -306,7 +306,7 @@ export function expectedNlbServerGroups(input: ExpectedNlbInput): { groups: Expe
  * Service port's NodePort, with one weight (`applyCcmWeights`: `default-weight`, or `weight` W as max(1, floor(W /
  * servers)), 0 for 0). `ids` are their ECS ids sorted in code-unit order (the order the mappers sort a group's
  * servers in), shared by every group. What `expectedNlbServerGroups` builds in that case, without one object per
- * server (issue 22 item 3).
+ * server.
  */
 export interface UniformNlbServerGroups {
   groups: { name: string; port: number; weight: number }[];

@@ -40,7 +40,7 @@ const VERSION_RE =
  */
 export function parseCcmVersion(text: string | undefined | null): CcmVersion | undefined {
   if (typeof text !== 'string') return undefined;
-  // A fleet has a handful of CCM versions and the checks parse them once per Service: memoised (issue 22 item 3).
+  // A fleet has a handful of CCM versions and the checks parse them once per Service: memoised.
   if (parsedVersions.has(text)) return parsedVersions.get(text);
   const parsed = parseUncached(text);
   if (parsedVersions.size >= PARSED_VERSIONS_MAX) parsedVersions.clear();

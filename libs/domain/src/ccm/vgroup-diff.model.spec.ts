@@ -96,7 +96,7 @@ describe('diffVServerGroupBackends (CCM clbv1/vgroups.go diff)', () => {
   });
 });
 
-describe('ecsOrderOf and the walk in id order (issue 22 item 3)', () => {
+describe('ecsOrderOf and the walk in id order', () => {
   it('sorts ids in code-unit order, ties by position, with positions and ranks', () => {
     const o = ecsOrderOf(['i-b', 'i-a', 'i-c', 'i-a']);
     expect(o.ids).toEqual(['i-a', 'i-a', 'i-b', 'i-c']);

@@ -68,7 +68,7 @@ export const isBackendOfOwner = isCcmNameOfOwner;
  * by server id in code-unit order, the order the mappers sort a remote group's backends in (`sortBy`,
  * wire-mappers.ts): `ids[k]` is at position `positions[k]`, and the position `p` has rank `rankOf[p]` in `ids`.
  * Lets `diffVServerGroupBackends` walk a remote group alongside the expected one instead of a map lookup per
- * backend (issue 22 item 3).
+ * backend.
  */
 export interface EcsOrder {
   ids: readonly string[];

@@ -83,7 +83,7 @@ describe('mapLoadBalancers on the documented API samples', () => {
   });
 });
 
-describe('RegionListsMapper string interning (issue 22 item 3)', () => {
+describe('RegionListsMapper string interning', () => {
   /** A full GC, for reading what the mapped region retains (not what is merely not collected yet). */
   function fullGc(): void {
     setFlagsFromString('--expose-gc');

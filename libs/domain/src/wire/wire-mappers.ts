@@ -68,7 +68,7 @@ export const DEFAULT_NODE_PORT_RANGE: PortRange = { from: 30000, to: 32767 };
  * Sorts `items` in place by a string key (code-unit order, stable, as `Array.prototype.sort` with a key
  * comparator) and returns the same array. Each key is computed once, not twice per comparison: the mappers
  * sort every backend-server list of the fleet (about 10M entries at 5,000 clusters), and a comparator that
- * built two template strings per comparison spent most of the snapshot mapping there (issue 22 item 3).
+ * built two template strings per comparison spent most of the snapshot mapping there.
  * An already sorted list (the usual case: API pages come in id order) costs one pass of keys.
  */
 export function sortBy<T>(items: T[], key: (t: T) => string): T[] {
@@ -269,7 +269,7 @@ export type Intern = (s: string) => string;
  * A string intern pool for mapping one region's lists. Parsed JSON (the crawl's SDK responses, a stored slice)
  * gives every field of every item its own string, so a region's backend entries repeat each ECS id, IP and vServer
  * group description as many times as the instance is attached: at 10M backend entries that was 1.25 GB of copies
- * (40 % of the snapshot), and every id lookup compared string contents instead of pointers (issue 22 item 3).
+ * (40 % of the snapshot), and every id lookup compared string contents instead of pointers.
  * Interned, an id is stored once per region and equal ids are the same object (the index's maps then match them
  * by pointer and reuse the string's cached hash). Values stay the same; only the copies go.
  */
@@ -458,7 +458,7 @@ export type MappedRegionLists = Pick<RegionSnapshot, 'loadBalancers' | 'nlbs' | 
  *
  * The result is the same whether the lists come whole or in consecutive runs in their order (mapRegion uses it on
  * whole lists), so a region stored in parts is mapped one part at a time and only the mapped form of the region
- * exists at once, never its whole wire form (issue 22 item 2: a shard's memory bounded by its own size).
+ * exists at once, never its whole wire form.
  * A list counts as read (its field set in the result) when any run of it was added, even an empty one; vServer
  * groups without CLBs, and NLB lists without `nlb`, are never a read dataset (as mapRegion always did).
  */

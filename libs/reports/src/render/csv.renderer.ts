@@ -26,7 +26,7 @@ export const REPORT_CSV_COLUMNS = [
   'waiver_owner',
   'waiver_expires_at',
   'message',
-  // Appended (issue 21 item 2), so that readers by column position keep working.
+  // Appended, so that readers by column position keep working.
   'cluster_name',
 ] as const;
 
