@@ -31,4 +31,10 @@ export interface ScanLauncher {
    * `source` before calling `launch`.
    */
   sourceNames?(): string[];
+  /**
+   * The accounts a source reads (default source when `source` is undefined): a token scoped to some accounts may
+   * launch a source only when its scope covers every one of them. Undefined (or not implemented): not known before
+   * the scan reads the source, and only an all-accounts token may launch it.
+   */
+  sourceAccounts?(source?: string): readonly string[] | undefined;
 }

@@ -19,7 +19,7 @@
  * hold inline credentials) and the database URL reach the child over its private IPC pipe only.
  */
 import { fork, type ChildProcess } from 'node:child_process';
-import { existsSync } from 'node:fs';
+import { existsSync, readdirSync } from 'node:fs';
 import { join } from 'node:path';
 import type { PartialAuditSettings } from '@app/checks';
 import { startScanHeartbeat, StoreError, type Store } from '@app/store';
@@ -139,6 +139,26 @@ export class QueuedScanLauncher {
   /** Names of the sources a request may pick. */
   sourceNames(): string[] {
     return this.opts.sources.map((s) => s.name);
+  }
+
+  /**
+   * The accounts a source reads, for the API's scope check: a scan config's accounts, or the account directories of
+   * a fleet directory (`accounts/<uid>`).
+   * @param source a source name; default the first
+   * @returns the account ids, or undefined for an unknown source or a fleet directory without `accounts/` (a
+   *   generated fleet: its accounts are known only once it is built)
+   */
+  sourceAccounts(source?: string): string[] | undefined {
+    const chosen = source === undefined ? this.opts.sources[0] : this.opts.sources.find((s) => s.name === source);
+    if (!chosen) return undefined;
+    if (chosen.source.kind === 'live') return chosen.source.config.accounts.map((a) => a.accountId);
+    try {
+      return readdirSync(join(chosen.source.fleetDir, 'accounts'), { withFileTypes: true })
+        .filter((e) => e.isDirectory())
+        .map((e) => e.name);
+    } catch {
+      return undefined;
+    }
   }
 
   /** The running scan (id and child pid) and the ids waiting, in order (operations, tests). */

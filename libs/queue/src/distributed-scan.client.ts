@@ -14,7 +14,7 @@ import { judgeScanJobs } from './scan-jobs.verdict';
 import type { PlanScanPayload } from './scan-jobs.constants';
 import { scanRowSettings } from './scan-row-settings.util';
 import { queuedScanConfig } from './queued-credentials';
-import { FleetAuditError } from '@app/errors';
+import { FleetAuditError, fleetAuditErrorKind } from '@app/errors';
 
 /** A scan to start. */
 export interface SubmitScanRequest {
@@ -31,6 +31,23 @@ export interface SubmitScanRequest {
   settings?: PartialAuditSettings;
   /** Scope lock the scan holds (schedules), released when it ends. */
   scope?: string;
+  /** Longest wait for Redis to accept the plan job, milliseconds (default ENQUEUE_TIMEOUT_MS). */
+  enqueueTimeoutMs?: number;
+  /**
+   * When Redis does not accept the job: delete the scan row (true: nothing ran, so nothing is recorded and no
+   * scan-failed alert fires; an API request answers 503 and is retried) instead of failing it (default false: the
+   * CLI reports the failed scan).
+   */
+  discardWhenNotEnqueued?: boolean;
+}
+
+/**
+ * Redis did not accept a scan's plan job (down, unreachable, too slow): a transient error, retry later. The API
+ * answers 503 with `Retry-After` (`retryAfterSeconds`).
+ */
+export class ScanQueueUnavailableError extends fleetAuditErrorKind('ScanQueueUnavailableError', 'SCAN_QUEUE_UNAVAILABLE', false) {
+  /** Seconds after which a retry may succeed (about a Redis restart). */
+  readonly retryAfterSeconds = 5;
 }
 
 /** Options of {@link DistributedScanClient.waitFor}. */
@@ -109,13 +126,18 @@ export class DistributedScanClient {
       startedAt: new Date(),
       settings: scanRowSettings(request.settings, payload.now),
     });
+    const timeoutMs = request.enqueueTimeoutMs ?? ENQUEUE_TIMEOUT_MS;
     try {
       // With Redis down BullMQ keeps retrying the connection and the add would wait silently;
       // bound it so the scan fails with a reason instead of hanging `running`.
-      await withTimeout(this.queue.enqueuePlan(payload), ENQUEUE_TIMEOUT_MS, `Redis did not accept the job within ${ENQUEUE_TIMEOUT_MS / 1000} s (is it running?)`);
+      await withTimeout(this.queue.enqueuePlan(payload), timeoutMs, `Redis did not accept the job within ${timeoutMs / 1000} s (is it running?)`);
     } catch (e) {
       const reason = e instanceof Error ? e.message : String(e);
       // Error path: `e` is thrown; a row left running is failed by the reconciler / lease reaper.
+      if (request.discardWhenNotEnqueued) {
+        await this.store.scans.discardUnstarted(scanId).catch(() => undefined);
+        throw new ScanQueueUnavailableError(`the scan queue is unavailable: ${reason}; retry later`, { cause: e });
+      }
       await this.store.scans.fail(scanId, `could not enqueue the scan: ${reason}`).catch(() => undefined);
       throw e;
     }

@@ -10,6 +10,12 @@ import type { PartialAuditSettings } from '@app/checks';
 import type { ScanConfig } from '@app/collectors';
 import type { DistributedScanClient } from './distributed-scan.client';
 
+/**
+ * Longest wait of an API launch for Redis to accept its plan job, milliseconds: a client waiting on `POST /v1/scans`
+ * gets 503 with `Retry-After` within this, not after the CLI's 10 s.
+ */
+export const API_ENQUEUE_TIMEOUT_MS = 2_000;
+
 /** A configured source: a name callers may pick and the scan config it stands for. */
 export interface DistributedScanSource {
   name: string;
@@ -35,10 +41,20 @@ export class DistributedScanLauncher {
   }
 
   /**
+   * The accounts a source reads (its scan config's accounts), for the API's scope check.
+   * @param source a source name; default the first
+   * @returns the account ids, or undefined for an unknown source
+   */
+  sourceAccounts(source?: string): string[] | undefined {
+    const chosen = source === undefined ? this.sources[0] : this.sources.find((s) => s.name === source);
+    return chosen?.config.accounts.map((a) => a.accountId);
+  }
+
+  /**
    * Create the scan (status `running`) and enqueue it; resolves before any crawl ran.
    * @returns the new scan's id
-   * @throws UnknownScanSourceError when `request.source` is not configured; the queue's error when
-   *   Redis is unreachable (the scan row is then marked failed)
+   * @throws UnknownScanSourceError when `request.source` is not configured; ScanQueueUnavailableError when Redis
+   *   does not accept the job within API_ENQUEUE_TIMEOUT_MS (the scan row is then deleted: nothing ran)
    */
   async launch(request: { source?: string }): Promise<{ scanId: string }> {
     const chosen =
@@ -50,6 +66,8 @@ export class DistributedScanLauncher {
     }
     const payload = await this.client.submit({
       config: chosen.config,
+      enqueueTimeoutMs: API_ENQUEUE_TIMEOUT_MS,
+      discardWhenNotEnqueued: true,
       ...(this.settings ? { settings: this.settings } : {}),
     });
     return { scanId: payload.scanId };

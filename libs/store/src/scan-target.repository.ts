@@ -3,6 +3,7 @@ import { gunzipJson, gzipJson } from './gzip-json.util';
 import { isUuid } from './page.util';
 import { chunk, MAX_BIND_PARAMETERS, storableJson, storableText, toIso, toNumber } from './sql.util';
 import { StoreError } from './store.exception';
+import { scopeCondition, SYSTEM_PRINCIPAL, type Scoped } from './principal';
 
 /** State of one crawl target of a distributed scan. */
 export type ScanTargetStatus = 'pending' | 'ok' | 'failed';
@@ -283,13 +284,19 @@ export class ScanTargetRepository {
     return rows.rows.map(toStoredTarget);
   }
 
-  /** Counts of a scan's targets by state (all 0 for a scan without targets or no such scan). */
-  async progress(scanId: string): Promise<ScanTargetProgress> {
+  /**
+   * Counts of a scan's targets by state (all 0 for a scan without targets or no such scan).
+   * @param scope the caller (default every account): only targets of its accounts are counted
+   */
+  async progress(scanId: string, scope: Scoped = SYSTEM_PRINCIPAL): Promise<ScanTargetProgress> {
     const out: ScanTargetProgress = { total: 0, done: 0, failed: 0, pending: 0 };
     if (!isUuid(scanId)) return out;
+    const params: unknown[] = [scanId];
+    // Only the targets of the caller's accounts: a scoped token's progress counts what it may see.
+    const inScope = scopeCondition(`(target->>'accountId')`, scope, (v) => `$${params.push(v)}`);
     const rows = await this.pool.query<{ status: ScanTargetStatus; n: string | number }>(
-      'SELECT status, count(*) AS n FROM scan_targets WHERE scan_id = $1 GROUP BY status',
-      [scanId],
+      `SELECT status, count(*) AS n FROM scan_targets WHERE scan_id = $1 AND ${inScope} GROUP BY status`,
+      params,
     );
     for (const r of rows.rows) {
       const n = toNumber(r.n);

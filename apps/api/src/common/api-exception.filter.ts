@@ -64,6 +64,8 @@ const HTTP_BY_CODE: Readonly<Record<string, HttpErrorMapping>> = {
   // The in-process scan queue (libs/audit QueuedScanLauncher): full (429) or shutting down (503).
   SCAN_QUEUE_FULL: { statusCode: 429, error: 'SCAN_QUEUE_FULL' },
   SCAN_QUEUE_CLOSED: { statusCode: 503, error: 'UNAVAILABLE' },
+  // The distributed launcher (libs/queue): Redis did not accept the scan's job in time; no scan row is left.
+  SCAN_QUEUE_UNAVAILABLE: { statusCode: 503, error: 'UNAVAILABLE' },
   // Waiver rules (libs/domain WaiverValidationError); the body also gets `issues` (see toBody).
   WAIVER_INVALID: { statusCode: 400, error: 'VALIDATION_FAILED' },
   // Forecasts (libs/audit, libs/forecast): nothing stored yet; an invalid scenario.

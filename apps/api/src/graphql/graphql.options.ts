@@ -14,6 +14,7 @@ import { ApolloServerPluginLandingPageLocalDefault } from '@apollo/server/plugin
 import { InMemoryLRUCache } from '@apollo/utils.keyvaluecache';
 import { type DocumentNode, GraphQLError, type GraphQLFormattedError } from 'graphql/index.js';
 import { processEnvironment } from '@app/config';
+import { isFleetAuditError } from '@app/errors';
 import { ScenarioError } from '@app/forecast';
 import { isConnectionLoss, StoreError, type Store } from '@app/store';
 import { ApiError, type ValidationIssue } from '../common/api.exception';
@@ -87,6 +88,13 @@ const STORE_CODES: Record<string, string> = {
   FORBIDDEN: 'FORBIDDEN',
   CONFLICT: 'CONFLICT',
   UNAVAILABLE: 'SERVICE_UNAVAILABLE',
+};
+
+/** GraphQL code and HTTP status of the scan launchers' transient refusals, as REST answers them. */
+const SCAN_QUEUE_CODES: Record<string, { code: string; status: number }> = {
+  SCAN_QUEUE_UNAVAILABLE: { code: 'SERVICE_UNAVAILABLE', status: 503 },
+  SCAN_QUEUE_CLOSED: { code: 'SERVICE_UNAVAILABLE', status: 503 },
+  SCAN_QUEUE_FULL: { code: 'SCAN_QUEUE_FULL', status: 429 },
 };
 
 const API_CODES: Record<string, { code: string; status?: number }> = {
@@ -168,6 +176,15 @@ export function toGraphqlError(e: unknown): GraphQLError {
     });
   }
   if (e instanceof StoreError && e.code !== 'UNAVAILABLE') return new GraphQLError(e.message, { extensions: { code: STORE_CODES[e.code] ?? e.code } });
+  // The scan queue unavailable, full or closing (REST: 503 / 429 with Retry-After): the same status and header.
+  const queue = isFleetAuditError(e) ? SCAN_QUEUE_CODES[e.code] : undefined;
+  if (queue) {
+    const seconds = (e as { retryAfterSeconds?: unknown }).retryAfterSeconds;
+    const retryAfter = typeof seconds === 'number' && Number.isInteger(seconds) && seconds > 0 ? seconds : RETRY_AFTER_SECONDS;
+    return new GraphQLError((e as Error).message, {
+      extensions: { code: queue.code, retryAfterSeconds: retryAfter, http: { status: queue.status, headers: new Map([['retry-after', String(retryAfter)]]) } },
+    });
+  }
   // As REST answers them (api-exception.filter.ts), issue 23 item 8: the database down is 503 with Retry-After, text
   // PostgreSQL cannot store (NUL, invalid UTF-8) is the request's fault (400), each with a log line.
   if (isConnectionLoss(e)) {

@@ -357,7 +357,8 @@ export class RootResolver {
   async startScan(@Context() ctx: GqlContext, @Args('source', { nullable: true }) source?: string): Promise<StartScanPayload> {
     await requireRole(ctx, this.auth, 'operator', 'startScan');
     try {
-      return await this.scans.launch(source ? { source } : {});
+      const { scanId } = await this.scans.launch(source ? { source } : {}, ctx.principal);
+      return { scanId };
     } catch (e) {
       throw withArgumentPaths(e); // `source` is this operation's own argument, not a field of an `input`
     }

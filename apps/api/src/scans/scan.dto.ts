@@ -136,4 +136,7 @@ export class ScanPageDto extends KeysetPageDto<ScanListItemDto>({ items: ScanLis
 export class LaunchScanResponseDto {
   @ApiProperty({ format: 'uuid', description: 'Poll GET /v1/scans/{id} for its status' })
   scanId: string;
+
+  @ApiProperty({ description: 'true: a scan of this source was already running and this request joined it (scanId is that scan); false: a new scan' })
+  joined: boolean;
 }

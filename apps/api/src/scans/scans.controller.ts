@@ -53,13 +53,15 @@ export class ScansController {
   @Post()
   @HttpCode(202)
   @RequireRole('operator')
-  @ApiForbiddenResponse({ type: ErrorResponseDto, description: 'The token\'s role is below operator' })
+  @ApiForbiddenResponse({ type: ErrorResponseDto, description: "The token's role is below operator, or its account scope does not cover every account the source reads (the message names those outside it)" })
   @ApiOperation({
     summary: 'Queue a scan of a configured source; answers 202 at once, before the scan runs (role operator or admin)',
     description:
       'The scan row is created with status `running` and the scan is queued: on the BullMQ workers when Redis is configured, ' +
       'otherwise in this API process\'s own queue, which runs one scan at a time in a child process (never on the request path). ' +
-      'Poll the `Location` (GET /v1/scans/{id}) until the status is `succeeded` or `failed`.',
+      'Poll the `Location` (GET /v1/scans/{id}) until the status is `succeeded` or `failed`. ' +
+      'One scan per source runs at a time: while one is running, the request joins it and answers 202 with that scan\'s id and `joined: true`. ' +
+      'Each token may ask for 10 launches a minute (429 RATE_LIMITED with Retry-After past that).',
   })
   @ApiZodBody(launchScanBodySchema)
   @ApiAcceptedResponse({
@@ -68,15 +70,20 @@ export class ScansController {
   })
   @ApiTooManyRequestsResponse({
     type: ErrorResponseDto,
-    description: 'SCAN_QUEUE_FULL: SCAN_QUEUE_DEPTH scans already wait behind the running one',
+    description: 'SCAN_QUEUE_FULL: SCAN_QUEUE_DEPTH scans already wait behind the running one; RATE_LIMITED: more than 10 launches from this token in a minute',
     headers: { 'Retry-After': { description: 'Seconds until a slot is likely free', schema: { type: 'integer' } } },
   })
-  @ApiServiceUnavailableResponse({ type: ErrorResponseDto, description: 'This API process cannot start scans, or is shutting down' })
+  @ApiServiceUnavailableResponse({
+    type: ErrorResponseDto,
+    description: 'This API process cannot start scans, is shutting down, or the scan queue (Redis) did not accept the scan within 2 s; no scan row is left behind',
+    headers: { 'Retry-After': { description: 'Seconds after which a retry may succeed', schema: { type: 'integer' } } },
+  })
   async launch(
     @ZodBody(launchScanBodySchema) body: LaunchScanBody,
+    @CurrentPrincipal() principal: Principal,
     @Res({ passthrough: true }) res: { setHeader(name: string, value: string): unknown },
   ): Promise<LaunchScanResponseDto> {
-    const launched = await this.scans.launch(body);
+    const launched = await this.scans.launch(body, principal);
     res.setHeader('Location', `/v1/scans/${launched.scanId}`);
     return launched;
   }

@@ -1,17 +1,34 @@
 import { Inject, Injectable } from '@nestjs/common';
-import { encodeCursor, ScanRepository, ScanTargetRepository, Store, type GraphPage, type GraphPageArgs, type Principal, type ScanDiffQuery } from '@app/store';
+import { LRUCache } from 'lru-cache';
+import { encodeCursor, ScanRepository, ScanTargetRepository, scopeIncludes, Store, type GraphPage, type GraphPageArgs, type Principal, type ScanDiffQuery } from '@app/store';
 import { SCAN_LAUNCHER } from '../api.constants';
 import { ApiError } from '../common/api.exception';
 import type { ScanLauncher } from '../scan-launcher.port';
 import { toResourceDto } from '../findings/finding.mapper';
 import type { ScanDiffItemDto, ScanDiffPageDto } from './scan-diff.dto';
-import type { LaunchScanResponseDto, ScanDto, ScanListItemDto, ScanPageDto } from './scan.dto';
+import type { ScanDto, ScanListItemDto, ScanPageDto } from './scan.dto';
 import { toScanDto, toScanListItemDto } from './scan.mapper';
 import type { LaunchScanBody, ListScansQuery, ScanDiffQueryParams } from './scans.schemas';
+
+/** Scan launches one token may ask for per window (SCAN_LAUNCH_WINDOW_MS), joins of a running scan included. */
+export const SCAN_LAUNCHES_PER_WINDOW = 10;
+/** The window of SCAN_LAUNCHES_PER_WINDOW, milliseconds. */
+export const SCAN_LAUNCH_WINDOW_MS = 60_000;
+
+/** The answer of a launch: the scan's id, and whether it was already running (the request joined it). */
+export interface LaunchOutcome {
+  scanId: string;
+  joined: boolean;
+}
 
 /** Scans: list, read one, compare two, launch (through the ScanLauncher port); for REST `/v1/scans` and GraphQL. */
 @Injectable()
 export class ScansService {
+  /** Launches per token (or `bootstrap`) in the current window; bounded, dropped when the window ends. */
+  private readonly launches = new LRUCache<string, { count: number; windowStart: number }>({ max: 10_000, ttl: SCAN_LAUNCH_WINDOW_MS });
+  /** Launches in progress per source on this process: a second one waits and then joins the first's scan. */
+  private readonly launching = new Map<string, Promise<unknown>>();
+
   constructor(
     private readonly scans: ScanRepository,
     private readonly targets: ScanTargetRepository,
@@ -103,20 +120,83 @@ export class ScansService {
   async get(id: string, principal: Principal): Promise<ScanDto> {
     const scan = await this.scans.getScoped(id, principal);
     if (!scan) throw new ApiError('NOT_FOUND', `scan ${id} not found`);
-    return toScanDto(scan, scan.source === 'distributed' ? await this.targets.progress(scan.id) : undefined);
+    return toScanDto(scan, scan.source === 'distributed' ? await this.targets.progress(scan.id, principal) : undefined);
   }
 
   /**
-   * Start a scan of a configured source.
-   * @throws ApiError VALIDATION_FAILED when the launcher lists its sources and this is not one
+   * Start a scan of a configured source, or join the one of that source already running.
+   *
+   * Rules, in order: the role is checked by the caller (operator); an unknown source is refused (400); a token scoped
+   * to some accounts may launch only a source whose accounts it all covers (403 naming the others); each token may
+   * ask for SCAN_LAUNCHES_PER_WINDOW launches per window (429 RATE_LIMITED with `Retry-After`); one scan per source
+   * runs at a time: while a scan of the source (its fleet name) is `running`, the request joins it and gets its id
+   * (`joined: true`). Launches of one source on this process are serialised, so concurrent requests join the first.
+   * @throws ApiError VALIDATION_FAILED, FORBIDDEN, RATE_LIMITED; the launcher's errors (ScanQueueFullError 429,
+   *   ScanQueueUnavailableError 503, ...)
    */
-  async launch(body: LaunchScanBody): Promise<LaunchScanResponseDto> {
+  async launch(body: LaunchScanBody, principal: Principal): Promise<LaunchOutcome> {
     const names = this.launcher.sourceNames?.();
     if (body.source !== undefined && names && !names.includes(body.source)) {
       const message = `unknown scan source "${body.source}"; configured: ${names.join(', ') || 'none'}`;
       throw new ApiError('VALIDATION_FAILED', `Invalid body: body.source: ${message}`, [{ path: 'body.source', message }]);
     }
-    const { scanId } = await this.launcher.launch(body.source === undefined ? {} : { source: body.source });
-    return { scanId };
+    const source = body.source ?? names?.[0];
+    this.assertScopeCovers(source, principal);
+    this.countLaunch(principal);
+    const key = source ?? '';
+    for (let pending = this.launching.get(key); pending; pending = this.launching.get(key)) await pending.catch(() => undefined);
+    const run = this.launchOrJoin(source);
+    this.launching.set(key, run);
+    try {
+      return await run;
+    } finally {
+      if (this.launching.get(key) === run) this.launching.delete(key);
+    }
+  }
+
+  /** The running scan of `source` (by its fleet name), or a new one. */
+  private async launchOrJoin(source: string | undefined): Promise<LaunchOutcome> {
+    if (source !== undefined) {
+      const running = await this.scans.runningOfFleet(source);
+      if (running !== null) return { scanId: running, joined: true };
+    }
+    const { scanId } = await this.launcher.launch(source === undefined ? {} : { source });
+    return { scanId, joined: false };
+  }
+
+  /**
+   * A token scoped to some accounts must cover every account the source reads.
+   * @throws ApiError FORBIDDEN naming the accounts outside the scope, or saying they are not known in advance
+   */
+  private assertScopeCovers(source: string | undefined, principal: Principal): void {
+    if (principal.accountScope.all) return;
+    const accounts = this.launcher.sourceAccounts?.(source);
+    const name = source === undefined ? 'the default scan source' : `scan source "${source}"`;
+    if (accounts === undefined) {
+      throw new ApiError('FORBIDDEN', `${name} does not list its accounts before it is read; only a token of every account may start it`);
+    }
+    const outside = accounts.filter((a) => !scopeIncludes(principal.accountScope, a));
+    if (outside.length > 0) {
+      throw new ApiError('FORBIDDEN', `${name} reads accounts ${outside.join(', ')}, outside the token's account scope; a scan may be started only by a token covering all its accounts`);
+    }
+  }
+
+  /**
+   * Count a launch against the token's window.
+   * @throws ApiError RATE_LIMITED (with the seconds until the window ends) past SCAN_LAUNCHES_PER_WINDOW
+   */
+  private countLaunch(principal: Principal): void {
+    const who = principal.tokenId ?? principal.kind;
+    const now = Date.now();
+    const w = this.launches.get(who);
+    if (!w || now - w.windowStart >= SCAN_LAUNCH_WINDOW_MS) {
+      this.launches.set(who, { count: 1, windowStart: now });
+      return;
+    }
+    if (w.count >= SCAN_LAUNCHES_PER_WINDOW) {
+      const seconds = Math.max(1, Math.ceil((w.windowStart + SCAN_LAUNCH_WINDOW_MS - now) / 1000));
+      throw new ApiError('RATE_LIMITED', `Too many scan launches from this token (at most ${SCAN_LAUNCHES_PER_WINDOW} per minute); retry in ${seconds} s`, undefined, seconds);
+    }
+    w.count += 1;
   }
 }

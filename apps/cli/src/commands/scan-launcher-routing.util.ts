@@ -10,6 +10,8 @@ import { loadAudit } from '../lazy';
 export interface NamedScanLauncher {
   launch(request: { source?: string }): Promise<{ scanId: string }>;
   sourceNames(): string[];
+  /** The accounts a source reads, when the launcher knows them (the API's scope check). */
+  sourceAccounts?(source?: string): readonly string[] | undefined;
 }
 
 /**
@@ -27,6 +29,10 @@ export function routeScanLaunchers(order: readonly string[], launchers: readonly
   const names = order.filter((n) => byName.has(n));
   return {
     sourceNames: () => [...names],
+    sourceAccounts(source) {
+      const name = source ?? names[0];
+      return name === undefined ? undefined : byName.get(name)?.sourceAccounts?.(name);
+    },
     launch(request) {
       const name = request.source ?? names[0];
       const target = name === undefined ? undefined : byName.get(name);
