@@ -191,11 +191,6 @@ export function nlbOfService(se: ServiceEntry): { nlb?: Nlb; by: ServiceNlbMatch
   return got ?? undefined;
 }
 
-/** Whether a Service is one the NLB controller takes (`needNlb`: type LoadBalancer, class alibabacloud.com/nlb). */
-export function isNlbService(se: ServiceEntry): boolean {
-  return se.needNlb;
-}
-
 const nlbServicesCache = new WeakMap<FleetIndex, Map<RegionSnapshot, ServiceEntry[]>>();
 
 /** The NLB Services (`needNlb`) of a region, in snapshot order (one pass over the Services, memoised per index). */

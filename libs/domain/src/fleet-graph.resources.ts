@@ -485,20 +485,3 @@ export const GRAPH_NLB = {
     clusterIds: { type: 'string[]', rest: { example: ['c0123456789abcdef'], description: 'Clusters of those Services, sorted' }, gql: false },
   },
 } as const satisfies ResourceDecl;
-
-/** Every fleet-graph resource declaration, nested ones first. */
-export const FLEET_GRAPH_RESOURCES = [
-  GRAPH_CLUSTER,
-  GRAPH_SERVICE_PORT,
-  GRAPH_SERVICE,
-  GRAPH_LISTENER,
-  GRAPH_LOAD_BALANCER,
-  GRAPH_BACKEND,
-  GRAPH_SERVER_GROUP,
-  GRAPH_ECS_INSTANCE,
-  GRAPH_NLB_LISTENER,
-  GRAPH_NLB_SERVER,
-  GRAPH_NLB_SERVER_GROUP,
-  GRAPH_REGION,
-  GRAPH_NLB,
-] as const satisfies readonly ResourceDecl[];

@@ -19,9 +19,6 @@
 /** Status of one series' forecast. */
 export type TrendStatus = 'ok' | 'insufficient_data' | 'flat' | 'decreasing' | 'exhausted';
 
-/** All statuses, for validation and docs. */
-export const TREND_STATUSES: readonly TrendStatus[] = ['ok', 'insufficient_data', 'flat', 'decreasing', 'exhausted'];
-
 /** Settings of the trend model (all optional; defaults in `DEFAULT_TREND_SETTINGS`). */
 export interface TrendSettings {
   /** Samples older than `now - windowDays` are ignored (days, default 14). */

@@ -7,17 +7,11 @@ import type { CoverageEntry, Finding, FleetGraph, FleetSnapshot, QuotaUsageSampl
 /** Lifecycle of a scan: `running` until `complete` (-> `succeeded`) or `fail` (-> `failed`). */
 export type ScanStatus = 'running' | 'succeeded' | 'failed';
 
-/** All scan statuses. */
-export const SCAN_STATUSES: readonly ScanStatus[] = ['running', 'succeeded', 'failed'];
-
 /**
  * Where a scan read its fleet: an `offline` fleet directory, the `live` APIs from one process, or
  * `distributed` crawl jobs on the worker fleet (ARCHITECTURE.md "Running modes").
  */
 export type ScanSource = 'offline' | 'live' | 'distributed';
-
-/** All scan sources. */
-export const SCAN_SOURCES: readonly ScanSource[] = ['offline', 'live', 'distributed'];
 
 /**
  * Counts of one scan (stored as jsonb). The analyzer may add more fields (result counts, coverage

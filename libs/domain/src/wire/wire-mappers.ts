@@ -242,24 +242,6 @@ function nlbServerType(t: string): NlbServerType {
 }
 
 /**
- * Map the four `nlb/` wire lists of a region (NLB 2022-04-30 List* items) to the snapshot's NLBs and server
- * groups, each list sorted by id (listeners by protocol, port and id; servers by type, id, IP and port) so a
- * live and an offline read compare deep-equal whatever the paging order.
- * @returns `nlbs` with their listeners and the ids of the groups they use; `serverGroups`: every group of the
- *   region with its servers
- */
-export function mapNlbRegion(
-  accountId: string,
-  regionId: string,
-  w: WireNlbRegion,
-): { nlbs: Nlb[]; serverGroups: NlbServerGroup[] } {
-  const lists = new RegionListsMapper(accountId, regionId);
-  lists.add({ nlb: w });
-  const { nlbs = [], nlbServerGroups = [] } = lists.result();
-  return { nlbs, serverGroups: nlbServerGroups };
-}
-
-/**
  * Returns one shared string object per distinct value: the first string seen with a value is kept and returned
  * for every later equal one. See {@link internPool}.
  */
