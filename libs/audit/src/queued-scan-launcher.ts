@@ -1,5 +1,5 @@
 /**
- * The API's scan queue without Redis (issue 14 item 4 "scans off the API's event loop"):
+ * The API's scan queue without Redis:
  * `POST /v1/scans` creates the scan row and answers 202 at once; scans run one at a time, in
  * launch order, each in its own child process (`scan-child.ts`, `child_process.fork` of the built
  * file), so reading and analysing a 100-cluster fleet never blocks the API's requests. At most
@@ -7,7 +7,7 @@
  * (the API answers 429 with `Retry-After`). With Redis configured the API uses the BullMQ launcher
  * (libs/queue) instead.
  *
- * No scan is left `running` (issue 14 item 1): this process renews the heartbeat of every scan it
+ * No scan is left `running`: this process renews the heartbeat of every scan it
  * holds (waiting or running) while it is alive; a scan whose child fails ends `failed` with the
  * child's one-line reason, a child that dies (crash, OOM, SIGKILL) or overruns `scanTimeoutMs`
  * ends it `failed` with an `interrupted:` reason, `close()` ends waiting scans and the running

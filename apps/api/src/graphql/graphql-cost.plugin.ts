@@ -3,8 +3,8 @@
  * `didResolveOperation`), as the NestJS code-first complexity recipe does (docs.nestjs.com/graphql/complexity)
  * with graphql-query-complexity (github.com/slicknode/graphql-query-complexity).
  *
- * Cost model (after GitHub's, docs.github.com/graphql/overview/rate-limits-and-query-limits-for-the-graphql-api), issue 23
- * item 4: a connection costs `1 + n x max(1, cost of one node)`, n = its `first` / `last`, so every node it can return
+ * Cost model (after GitHub's, docs.github.com/graphql/overview/rate-limits-and-query-limits-for-the-graphql-api): a
+ * connection costs `1 + n x max(1, cost of one node)`, n = its `first` / `last`, so every node it can return
  * costs at least 1 (`ecsInstances(first: 100) { nodes { instanceId } }` costs 101; only `totalCount` / `pageInfo`: 1);
  * every field of Query and Mutation costs 1 plus its selection (each runs its own reads: the review's aliases of
  * `scanDiff` and `loadBalancer(id)` each ran a query at cost 0); nested objects cost their selection (they are part of

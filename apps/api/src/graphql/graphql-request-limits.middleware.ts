@@ -5,8 +5,8 @@
  *    with 413 `QUERY_TOO_LARGE` before it is parsed, hashed or cached. The review padded 5,000 distinct queries to 95 KB
  *    each and the API grew from 296 MB to 2.1 GB: parsed documents and cache keys held the padding.
  *  - `variables` nest at most 64 levels deep (GraphQL input objects of the schema nest 3 levels; JSON values less than
- *    10): deeper ones are refused with 400 `BAD_USER_INPUT` (a 5,000-level unused variable used to overflow the stack
- *    in the cost and cache keys, a 500).
+ *    10): deeper ones are refused with 400 `BAD_USER_INPUT` (without the bound, a 5,000-level unused variable
+ *    overflows the stack in the cost and cache keys: a 500).
  * Both answer a GraphQL-shaped JSON body `{ errors: [{ message, extensions: { code } }] }`.
  */
 import { Inject, Injectable, type NestMiddleware } from '@nestjs/common';

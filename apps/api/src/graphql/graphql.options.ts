@@ -65,7 +65,7 @@ export const DOCUMENT_STORE_BYTES = 16 * 2 ** 20;
  * The size of a parsed query for the document store: its AST's JSON length plus twice the query text's length.
  * Apollo's default store (30 MiB) sizes a document by `JSON.stringify` alone, and graphql-js's `Location.toJSON`
  * leaves out the `Source` every location holds, so each cached document kept its whole query text (up to
- * GRAPHQL_MAX_QUERY_BYTES) uncounted: 5,000 distinct padded queries grew the API past 2 GB (issue 23 item 2).
+ * GRAPHQL_MAX_QUERY_BYTES) uncounted: 5,000 distinct padded queries grew the API past 2 GB.
  * Twice: a JavaScript string of one-byte characters still costs about one to two bytes per character on the heap.
  * @param doc a document the store holds (its `loc.source.body` is the query text)
  * @returns an estimate of the bytes it retains
@@ -185,7 +185,7 @@ export function toGraphqlError(e: unknown): GraphQLError {
       extensions: { code: queue.code, retryAfterSeconds: retryAfter, http: { status: queue.status, headers: new Map([['retry-after', String(retryAfter)]]) } },
     });
   }
-  // As REST answers them (api-exception.filter.ts), issue 23 item 8: the database down is 503 with Retry-After, text
+  // As REST answers them (api-exception.filter.ts): the database down is 503 with Retry-After, text
   // PostgreSQL cannot store (NUL, invalid UTF-8) is the request's fault (400), each with a log line.
   if (isConnectionLoss(e)) {
     logger.warn(`database unavailable: ${e instanceof Error ? e.message.split('\n')[0] : String(e)}`);
@@ -218,7 +218,7 @@ function formatError(formatted: GraphQLFormattedError, error: unknown): GraphQLF
 
 /**
  * HTTP status of answers whose errors did not pass through `toGraphqlError` (thrown by plugins or by Apollo itself):
- * the database unavailable is 503 with `Retry-After`, as REST (issue 23 item 8).
+ * the database unavailable is 503 with `Retry-After`, as REST.
  */
 export function errorStatusPlugin(): ApolloServerPlugin {
   return {

@@ -347,7 +347,7 @@ export class RootResolver {
     @Args('clusterId', { nullable: true }) clusterId?: string,
   ): Promise<ScanDiff & { filters: Record<string, string> }> {
     const filters = present({ checkId, accountId, clusterId }) as Record<string, string>;
-    // Without `against`, the baseline REST uses (issue 21 item 6): the previous succeeded scan of the fleet.
+    // Without `against`, the baseline REST uses: the previous succeeded scan of the fleet.
     const baseline = against ?? (await this.scans.defaultBaseline(scanId));
     const first = await this.scans.diff({ scanId, againstScanId: baseline, limit: 1, ...filters }, ctx.principal);
     return { scanId, againstScanId: baseline, counts: first.counts, filters };

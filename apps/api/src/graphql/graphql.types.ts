@@ -60,7 +60,7 @@ export function selectsNodes(node: { readonly selectionSet?: SelectionSetNode } 
 
 /**
  * Cost of a connection field: one request, plus `first` (or `last`) times the cost of each node, and every returned
- * node costs at least 1 (a node of scalars used to cost 0, so `first: 100` cost 1), so
+ * node costs at least 1, so
  * `ecsInstances(first: 100) { nodes { instanceId } }` costs 101. A connection asked only for `totalCount` /
  * `pageInfo` returns no node and costs 1. Missing or out-of-range sizes count as the maximum (the field is refused at
  * execution anyway).

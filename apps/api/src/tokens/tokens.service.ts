@@ -73,8 +73,8 @@ export class TokensService {
   }
 
   /**
-   * Revoke a token within the caller's scope (idempotent), and with it every token it minted, transitively (issue 23
-   * item 5); drop them all from this replica's cache at once (other replicas: within the cache TTL).
+   * Revoke a token within the caller's scope (idempotent), and with it every token it minted, transitively;
+   * drop them all from this replica's cache at once (other replicas: within the cache TTL).
    * @throws ApiError NOT_FOUND when no token within the scope has this id
    */
   async revoke(id: string, principal: Principal): Promise<StoredApiToken> {

@@ -2,7 +2,7 @@
  * `serve` with both kinds of scan source: scan configs (live APIs) go to the BullMQ workers when
  * `REDIS_URL` is set, fleet directories (files on the API's host) to its in-process queue. One launcher
  * in front of both picks by source name, so `POST /v1/scans {"source":"sample"}` works with Redis too
- * (issue 21 item 10: compose's documented request answered 400 because `--fleet` was dropped).
+ *.
  */
 import { loadAudit } from '../lazy';
 
