@@ -59,8 +59,8 @@ function recordingProgram(): { program: Command; ran: string[] } {
 }
 
 describe('docker-compose.yml (static)', () => {
-  it('has the fleet-audit services: migrate, api, worker', () => {
-    expect(appServices.map(([n]) => n).sort()).toEqual(['api', 'migrate', 'worker']);
+  it('has the fleet-audit services: migrate, api, worker, and a worker pool of another VPC (profile pools)', () => {
+    expect(appServices.map(([n]) => n).sort()).toEqual(['api', 'migrate', 'worker', 'worker-pool-b']);
   });
 
   it('lets every documented container variable be set (passed through or in fleet-audit.env)', () => {

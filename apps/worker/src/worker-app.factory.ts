@@ -37,7 +37,7 @@ export async function startWorker(options: WorkerOptions): Promise<RunningWorker
     migrate: o.migrate,
     onIdleError: () => undefined,
   });
-  const queue = new BullScanJobQueue({ ...redis, policies: o.policies });
+  const queue = new BullScanJobQueue({ ...redis, policies: o.policies, reachWaitMs: o.reachWaitMs });
   const limiters = o.rateLimiterFor ? undefined : new RedisRateLimiterPool(redis);
   const forBudget =
     o.rateLimiterFor ??

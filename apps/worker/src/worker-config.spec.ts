@@ -40,6 +40,8 @@ describe(loadWorkerConfig.name, () => {
       WORKER_LOCK_DURATION_MS: '5000',
       WORKER_STALLED_INTERVAL_MS: '1000',
       WORKER_SHUTDOWN_GRACE_MS: '2000',
+      WORKER_REACH: 'vpc-a, vpc-b',
+      WORKER_REACH_WAIT_MS: '60000',
       SCAN_CONFIGS: ' a.yaml, b.json ,',
       SCAN_SCHEDULE: '*/5 * * * * *',
       SCAN_RECONCILE_INTERVAL_MS: '',
@@ -63,6 +65,8 @@ describe(loadWorkerConfig.name, () => {
         lockDurationMs: 5000,
         stalledIntervalMs: 1000,
         shutdownGraceMs: 2000,
+        reach: ['vpc-a', 'vpc-b'],
+        reachWaitMs: 60_000,
       },
       schedule: { configPaths: ['a.yaml', 'b.json'], cron: '*/5 * * * * *', reconcileIntervalMs: 30_000 },
       reports: { cron: false, webhookUrl: 'https://hooks.example.com/weekly', linkBase: 'https://audit.example.com' },
@@ -72,6 +76,8 @@ describe(loadWorkerConfig.name, () => {
     expect(() => loadWorkerConfig({ ...required, RETENTION_RAW_HOURS: '12' })).toThrow(/RETENTION_RAW_HOURS must be at least 24/);
     expect(() => loadWorkerConfig({ ...required, RETENTION_WEEKLY_WEEKS: '0' })).toThrow(/RETENTION_WEEKLY_WEEKS must be a positive integer \(weeks\) or forever/);
     expect(() => loadWorkerConfig({ ...required, REPORT_SCHEDULE: 'mondays' })).toThrow(/REPORT_SCHEDULE must be a cron expression/);
+    expect(loadWorkerConfig(required).queues.reach).toBe('any');
+    expect(() => loadWorkerConfig({ ...required, WORKER_REACH: 'vpc-a,10.0.0.0/8' })).toThrow(/WORKER_REACH must be `any` or VPC ids/);
     const hooked = workerOptionsFromConfig(loadWorkerConfig({ ...required, REPORT_WEBHOOK_URL: 'http://127.0.0.1:9/h' }), () => ({}) as ScanConfig);
     expect(hooked.reports).toEqual({ schedule: '0 0 6 * * 1', webhook: { url: 'http://127.0.0.1:9/h' } });
   });

@@ -79,6 +79,8 @@ export function workerOptionsFromConfig(
     lockDurationMs: q.lockDurationMs,
     stalledIntervalMs: q.stalledIntervalMs,
     shutdownGraceMs: q.shutdownGraceMs,
+    reach: q.reach,
+    reachWaitMs: q.reachWaitMs,
     sources,
     ...(overrides.settings !== undefined ? { settings: overrides.settings } : {}),
     schedule: overrides.schedule ?? config.schedule.cron,

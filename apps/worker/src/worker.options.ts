@@ -119,6 +119,15 @@ export interface WorkerOptions {
    * has one nestjs-pino logger: the first app built with `log` fixes its options (see the API's `log`).
    */
   log?: { level: LogLevelName; pretty?: boolean; destination?: DestinationStream };
+  /**
+   * The networks this worker reaches (WORKER_REACH): `any`, or VPC ids. It takes the crawls of clusters whose
+   * intranet API server endpoint is in one of them (the pool queues `scan-crawl.<vpc>`), besides the general
+   * crawl, analysis and plan queues every worker takes; `any` follows every pool queue crawls were queued for.
+   * Default `any`.
+   */
+  reach?: 'any' | readonly string[];
+  /** How long a pool crawl waits for a worker that reaches its VPC before it is a coverage gap, ms (default 300,000). */
+  reachWaitMs?: number;
   /** Name of this worker in BullMQ (shown on the jobs it processes). */
   name?: string;
   /**
@@ -132,9 +141,10 @@ export interface WorkerOptions {
 export interface ResolvedWorkerOptions extends Required<
   Omit<
     WorkerOptions,
-    'prefix' | 'settings' | 'rateLimiterFor' | 'name' | 'concurrency' | 'reconcile' | 'policies' | 'scanLease' | 'reports' | 'retention' | 'log' | 'health'
+    'prefix' | 'settings' | 'rateLimiterFor' | 'name' | 'concurrency' | 'reconcile' | 'policies' | 'scanLease' | 'reports' | 'retention' | 'log' | 'health' | 'reach'
   >
 > {
+  reach: 'any' | readonly string[];
   reports: { schedule: string | false; accounts?: string[]; webhook?: ReportWebhookOptions };
   retention: { schedule: string | false; policy: RetentionPolicy; batchRows: number };
   scanLease?: { leaseMs?: number; intervalMs?: number };
@@ -171,6 +181,8 @@ export function resolveWorkerOptions(o: WorkerOptions): ResolvedWorkerOptions {
     stalledIntervalMs: o.stalledIntervalMs ?? 30_000,
     maxStalledCount: o.maxStalledCount ?? 2,
     shutdownGraceMs: o.shutdownGraceMs ?? 25_000,
+    reach: o.reach ?? 'any',
+    reachWaitMs: o.reachWaitMs ?? 300_000,
     policies: o.policies ?? {},
     sources: o.sources ?? [],
     schedule: o.schedule ?? DEFAULT_SCAN_SCHEDULE,
@@ -210,6 +222,7 @@ export function resolveWorkerOptions(o: WorkerOptions): ResolvedWorkerOptions {
     ['stalledIntervalMs', resolved.stalledIntervalMs],
     ['maxStalledCount', resolved.maxStalledCount],
     ['scopeLockTtlMs', resolved.scopeLockTtlMs],
+    ['reachWaitMs', resolved.reachWaitMs],
     ['retention.batchRows', resolved.retention.batchRows],
   ];
   assertRetentionPolicy(resolved.retention.policy);

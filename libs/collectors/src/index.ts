@@ -35,9 +35,11 @@ export {
   type ClusterPlan,
   type ClusterPlanEntry,
   type ExcludedCluster,
+  type ClusterEndpointRoute,
 } from './live/crawl-targets';
 export * from './live/ram-actions';
 export * from './live/cluster-endpoint';
 export * from './live/cluster-selection';
 export * from './live/kubernetes-rbac';
+export { placeholderDetail } from './live/cluster.collector';
 export * from './live/slice-parts';

@@ -46,7 +46,7 @@ describe(loadConfig.name, () => {
     expect(loadConfig({ DATABASE_URL: DB, API_TOKEN: TOKEN }, 'api')).toEqual({
       database: { url: DB },
       redis: { prefix: 'fleet-audit' },
-      queues: { crawlConcurrency: 4, analyzeConcurrency: 1, analyzeShards: true, lockDurationMs: 30_000, stalledIntervalMs: 30_000, shutdownGraceMs: 25_000 },
+      queues: { crawlConcurrency: 4, analyzeConcurrency: 1, analyzeShards: true, lockDurationMs: 30_000, stalledIntervalMs: 30_000, shutdownGraceMs: 25_000, reach: 'any', reachWaitMs: 300_000 },
       schedule: { configPaths: [], cron: '0 0 * * * *', reconcileIntervalMs: 30_000 },
       reports: { cron: '0 0 6 * * 1' },
       retention: { cron: '0 17 3 * * *', rawHours: 48, dailyDays: 92, weeklyWeeks: 52, quotaDays: 15, batchRows: 5000 },

@@ -19,6 +19,10 @@ export interface FleetAuditConfig {
     lockDurationMs: number;
     stalledIntervalMs: number;
     shutdownGraceMs: number;
+    /** WORKER_REACH: `any`, or the VPC ids whose intranet API server endpoints this worker dials. */
+    reach: 'any' | string[];
+    /** WORKER_REACH_WAIT_MS: a pool crawl's bounded wait for a worker that reaches its VPC. */
+    reachWaitMs: number;
   };
   schedule: { configPaths: string[]; cron: string; reconcileIntervalMs: number };
   /** Weekly report: cron (`false`: off), webhook and link base. */
@@ -120,6 +124,8 @@ function mapConfig(v: EnvValues): FleetAuditConfig {
       lockDurationMs: withDefault(v, 'WORKER_LOCK_DURATION_MS'),
       stalledIntervalMs: withDefault(v, 'WORKER_STALLED_INTERVAL_MS'),
       shutdownGraceMs: withDefault(v, 'WORKER_SHUTDOWN_GRACE_MS'),
+      reach: withDefault(v, 'WORKER_REACH'),
+      reachWaitMs: withDefault(v, 'WORKER_REACH_WAIT_MS'),
     },
     schedule: {
       configPaths: v.SCAN_CONFIGS ?? [],

@@ -181,6 +181,34 @@ export const ENV_VARS = {
     usedBy: ['worker', 'cli'],
     schema: positiveInt('milliseconds'),
   }),
+  WORKER_REACH: declare({
+    namespace: 'queues',
+    description:
+      'the networks this worker reaches: `any`, or the VPC ids whose intranet API server endpoints it can dial (README "Worker pools by network reach"); a cluster\'s crawl goes only to a worker that reaches its endpoint, cloud API and analysis jobs to any worker',
+    shape: '`any`, or comma-separated VPC ids (vpc-...)',
+    default: 'any',
+    secret: false,
+    usedBy: ['worker', 'cli'],
+    schema: z
+      .string()
+      .transform((s) => s.split(',').map((p) => p.trim()).filter((p) => p !== ''))
+      .pipe(
+        z.union([
+          z.tuple([z.literal('any')]).transform((): 'any' => 'any'),
+          z.array(z.string().regex(/^vpc-[a-z0-9]+$/, 'must be `any` or VPC ids (vpc-...)')).min(1, 'must be `any` or VPC ids (vpc-...)'),
+        ]),
+      ),
+  }),
+  WORKER_REACH_WAIT_MS: declare({
+    namespace: 'queues',
+    description:
+      'how long a cluster crawl waits for a worker that reaches its VPC before it is a coverage gap ("no worker reaches vpc-..."), milliseconds; set it on the workers (they queue cluster crawls)',
+    shape: 'a positive integer (milliseconds)',
+    default: '300000',
+    secret: false,
+    usedBy: ['worker', 'cli'],
+    schema: positiveInt('milliseconds'),
+  }),
   SCAN_CONFIGS: declare({
     namespace: 'schedule',
     description: 'scan config files scheduled by this worker (`fleet-audit worker --config` overrides)',

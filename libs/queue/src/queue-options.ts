@@ -31,6 +31,7 @@ export interface ScanJobPolicy {
 export const DEFAULT_JOB_POLICIES: Readonly<Record<JobName, ScanJobPolicy>> = {
   [JobName.PlanScan]: { attempts: 5, backoffMs: 1_000 },
   [JobName.CrawlTarget]: { attempts: 3, backoffMs: 2_000 },
+  [JobName.CrawlDeadline]: { attempts: 3, backoffMs: 2_000 },
   [JobName.AnalyzeScan]: { attempts: 5, backoffMs: 2_000 },
   [JobName.AnalyzeShard]: { attempts: 3, backoffMs: 2_000 },
   [JobName.CompleteScan]: { attempts: 5, backoffMs: 2_000 },

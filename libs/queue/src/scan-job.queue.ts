@@ -3,11 +3,15 @@
  * processors call instead of raw BullMQ queues (STYLE.md E.18, E.23), and its BullMQ adapter.
  */
 import { FlowProducer, Queue, type FlowJobNode, type JobState } from 'bullmq';
+import IORedis from 'ioredis';
 import type { CrawlTarget } from '@app/collectors';
 import {
   analyzeJobId,
   completeJobId,
+  crawlDeadlineJobId,
   crawlJobId,
+  crawlPoolQueueName,
+  crawlPoolsKey,
   shardJobId,
   JOB_QUEUE,
   JobName,
@@ -61,6 +65,15 @@ export interface ScanJobQueue {
    * @throws Error from BullMQ when the parent job does not exist (e.g. Redis lost it)
    */
   addCrawlChildren(scanId: string, crawls: readonly CrawlTargetPayload[]): Promise<void>;
+  /** The VPC ids pool crawls were ever queued for (workers that reach any network follow their queues). */
+  knownPools(): Promise<string[]>;
+  /** Whether a pool crawl still waits for a worker (no worker of its pool has taken it). */
+  isWaitingPoolCrawl(pool: string, scanId: string, target: CrawlTarget): Promise<boolean>;
+  /**
+   * Remove a pool crawl that no worker has taken (still waiting), so its flow parent goes on without it.
+   * @returns `removed`, or `taken` when a worker has it (active, finished) or it is gone
+   */
+  removeWaitingPoolCrawl(pool: string, scanId: string, target: CrawlTarget): Promise<'removed' | 'taken'>;
   /**
    * Add a sharded analysis's flow: the complete-scan job with one analyze-shard job per shard as children
    * (deterministic ids: adding it again, e.g. from a retried analyze-scan, adds nothing). Shards fail alone
@@ -75,7 +88,15 @@ export interface ScanJobQueue {
 export interface BullScanJobQueueOptions extends QueueConnectionConfig {
   /** Retries per job kind (defaults: DEFAULT_JOB_POLICIES). */
   policies?: Partial<Record<JobName, ScanJobPolicy>>;
+  /** How long a pool crawl may wait for a worker that reaches its VPC before it is a coverage gap, milliseconds (default 300,000). */
+  reachWaitMs?: number;
 }
+
+/** BullMQ states of a job no worker has taken. */
+const WAITING: ReadonlySet<string> = new Set(['waiting', 'delayed', 'prioritized', 'waiting-children']);
+
+/** Default of {@link BullScanJobQueueOptions.reachWaitMs}: five minutes, milliseconds. */
+export const DEFAULT_REACH_WAIT_MS = 300_000;
 
 /**
  * The BullMQ adapter of {@link ScanJobQueue}: one Queue per scan queue and one FlowProducer.
@@ -87,12 +108,20 @@ export class BullScanJobQueue implements ScanJobQueue {
   private readonly flows: FlowProducer;
   private readonly prefix: string;
   private readonly policies: Partial<Record<JobName, ScanJobPolicy>>;
+  private readonly pools = new Map<string, Queue>();
+  private readonly connection: ReturnType<typeof connectionOptionsOf>;
+  private readonly reachWaitMs: number;
+  private readonly redisUrl: string;
+  private poolSetClient?: IORedis;
 
   /** Opens the Redis connections lazily (BullMQ connects on first use). */
   constructor(options: BullScanJobQueueOptions) {
     this.prefix = prefixOf(options);
     this.policies = options.policies ?? {};
+    this.reachWaitMs = options.reachWaitMs ?? DEFAULT_REACH_WAIT_MS;
+    this.redisUrl = options.redisUrl;
     const connection = connectionOptionsOf(options);
+    this.connection = connection;
     const queue = (name: QueueName) => new Queue(name, { connection, prefix: this.prefix });
     this.queues = {
       [QueueName.ScanPlan]: queue(QueueName.ScanPlan),
@@ -136,13 +165,69 @@ export class BullScanJobQueue implements ScanJobQueue {
   async addCrawlChildren(scanId: string, crawls: readonly CrawlTargetPayload[]): Promise<void> {
     if (crawls.length === 0) return;
     const parent = { id: analyzeJobId(scanId), queue: `${this.prefix}:${QueueName.ScanAnalyze}` };
-    await this.queues[QueueName.ScanCrawl].addBulk(
-      crawls.map((c) => ({
-        name: JobName.CrawlTarget,
-        data: withQueuedCredentials(c),
-        opts: { ...this.crawlOptions(c.scanId, c.target), parent },
-      })),
-    );
+    const byPool = new Map<string | undefined, CrawlTargetPayload[]>();
+    for (const c of crawls) byPool.set(c.pool, [...(byPool.get(c.pool) ?? []), c]);
+    for (const [pool, group] of byPool) {
+      const queue = pool === undefined ? this.queues[QueueName.ScanCrawl] : this.poolQueue(pool);
+      if (pool !== undefined) await this.redis().sadd(crawlPoolsKey(this.prefix), pool);
+      await queue.addBulk(
+        group.map((c) => ({
+          name: JobName.CrawlTarget,
+          data: withQueuedCredentials(c),
+          opts: { ...this.crawlOptions(c.scanId, c.target), parent },
+        })),
+      );
+      if (pool === undefined) continue;
+      // The bounded wait: a job on the general queue, which every worker takes.
+      await this.queues[QueueName.ScanCrawl].addBulk(
+        group.map((c) => ({
+          name: JobName.CrawlDeadline,
+          data: { scanId: c.scanId, target: c.target, pool, ...(c.endpoint ? { endpoint: c.endpoint } : {}), waitedMs: this.reachWaitMs },
+          opts: { ...jobOptionsFor(JobName.CrawlDeadline, crawlDeadlineJobId(c.scanId, c.target), this.policies), delay: this.reachWaitMs },
+        })),
+      );
+    }
+  }
+
+  async knownPools(): Promise<string[]> {
+    return (await this.redis().smembers(crawlPoolsKey(this.prefix))).sort();
+  }
+
+  async isWaitingPoolCrawl(pool: string, scanId: string, target: CrawlTarget): Promise<boolean> {
+    const job = await this.poolQueue(pool).getJob(crawlJobId(scanId, target));
+    return job !== undefined && WAITING.has(await job.getState());
+  }
+
+  async removeWaitingPoolCrawl(pool: string, scanId: string, target: CrawlTarget): Promise<'removed' | 'taken'> {
+    const job = await this.poolQueue(pool).getJob(crawlJobId(scanId, target));
+    if (!job || !WAITING.has(await job.getState())) return 'taken';
+    try {
+      await job.remove();
+      return 'removed';
+    } catch {
+      // Locked: a worker took it between the state check and the removal.
+      return 'taken';
+    }
+  }
+
+  /** The connection of the pool set (opened on first use: most producers never queue a pool crawl). */
+  private redis(): IORedis {
+    if (!this.poolSetClient) {
+      this.poolSetClient = new IORedis(this.redisUrl, { maxRetriesPerRequest: 20 });
+      this.poolSetClient.on('error', () => undefined);
+    }
+    return this.poolSetClient;
+  }
+
+  /** The queue of a worker pool (created on first use). */
+  poolQueue(pool: string): Queue {
+    let q = this.pools.get(pool);
+    if (!q) {
+      q = new Queue(crawlPoolQueueName(pool), { connection: this.connection, prefix: this.prefix });
+      q.on('error', () => undefined);
+      this.pools.set(pool, q);
+    }
+    return q;
   }
 
   async scanJobsState(scanId: string): Promise<ScanJobsState> {
@@ -161,7 +246,11 @@ export class BullScanJobQueue implements ScanJobQueue {
 
   /** Close every connection. */
   async close(): Promise<void> {
-    await Promise.all([...Object.values(this.queues).map((q) => q.close()), this.flows.close()]);
+    await Promise.all(
+      [...Object.values(this.queues), ...this.pools.values()]
+        .map((q) => q.close())
+        .concat(this.flows.close(), this.poolSetClient ? this.poolSetClient.quit().then(() => undefined) : Promise.resolve()),
+    );
   }
 
   private async jobState(queue: QueueName, jobId: string): Promise<ScanJobState> {

@@ -3,6 +3,7 @@ import {
   analyzeJobId,
   completeJobId,
   crawlJobId,
+  crawlPoolQueueName,
   shardJobId,
   JOB_QUEUE,
   JobName,
@@ -30,10 +31,15 @@ describe('scan job names and ids', () => {
     );
   });
 
+  it('names a pool queue by its VPC', () => {
+    expect(crawlPoolQueueName('vpc-bp1abc')).toBe('scan-crawl.vpc-bp1abc');
+  });
+
   it('maps every job to its queue', () => {
     expect(JOB_QUEUE).toEqual({
       [JobName.PlanScan]: QueueName.ScanPlan,
       [JobName.CrawlTarget]: QueueName.ScanCrawl,
+      [JobName.CrawlDeadline]: QueueName.ScanCrawl,
       [JobName.AnalyzeScan]: QueueName.ScanAnalyze,
       [JobName.AnalyzeShard]: QueueName.ScanShard,
       [JobName.CompleteScan]: QueueName.ScanAnalyze,

@@ -36,10 +36,26 @@ export enum QueueName {
   ScanShard = 'scan-shard',
 }
 
-/** Job names (one per queue today; the name still says what the job does in dashboards). */
+/**
+ * The crawl queue of a worker pool: the crawls of clusters whose API server endpoint is in VPC `vpcId`
+ * (`scan-crawl.vpc-x`), taken only by workers that declare they reach it (`WORKER_REACH`) or reach any
+ * network. BullMQ routes a job to a set of workers only by queue (research/reach.md 5).
+ */
+export function crawlPoolQueueName(vpcId: string): string {
+  return `${QueueName.ScanCrawl}.${vpcId}`;
+}
+
+/** Redis key (under the queue prefix) of the set of pool VPC ids crawl jobs were queued for: `any` workers follow it. */
+export function crawlPoolsKey(prefix: string): string {
+  return `${prefix}:crawl-pools`;
+}
+
+/** Job names (the name says what the job does in dashboards; the crawl queue carries two). */
 export enum JobName {
   PlanScan = 'plan-scan',
   CrawlTarget = 'crawl-target',
+  /** On the general crawl queue, after `WORKER_REACH_WAIT_MS`: a pool crawl no worker took becomes a coverage gap. */
+  CrawlDeadline = 'crawl-deadline',
   AnalyzeScan = 'analyze-scan',
   AnalyzeShard = 'analyze-shard',
   CompleteScan = 'complete-scan',
@@ -49,6 +65,7 @@ export enum JobName {
 export const JOB_QUEUE = {
   [JobName.PlanScan]: QueueName.ScanPlan,
   [JobName.CrawlTarget]: QueueName.ScanCrawl,
+  [JobName.CrawlDeadline]: QueueName.ScanCrawl,
   [JobName.AnalyzeScan]: QueueName.ScanAnalyze,
   [JobName.AnalyzeShard]: QueueName.ScanShard,
   [JobName.CompleteScan]: QueueName.ScanAnalyze,
@@ -101,6 +118,24 @@ export interface CrawlTargetPayload {
    * plan job): AssumeRole calls draw from its API budget. Absent when it could not be told.
    */
   baseAccountId?: string;
+  /** Cluster targets on an intranet endpoint: its VPC, whose pool queue carries the job (`crawlPoolQueueName`). */
+  pool?: string;
+  /** The endpoint address (`master_url`) of a pool crawl, for the coverage gap when no worker reaches it. */
+  endpoint?: string;
+}
+
+/**
+ * `crawl-deadline`: a pool crawl's bounded wait. When it runs and the crawl job still waits in its pool queue
+ * (no running worker reaches the VPC), the crawl is removed from the flow and the cluster's datasets become a
+ * coverage gap naming the VPC and the fix.
+ */
+export interface CrawlDeadlinePayload {
+  scanId: string;
+  target: CrawlTarget;
+  pool: string;
+  endpoint?: string;
+  /** How long the crawl waited, milliseconds (for the message). */
+  waitedMs: number;
 }
 
 /**
@@ -138,6 +173,7 @@ export type CompleteScanPayload = AnalyzeScanPayload;
 export interface JobPayloads {
   [JobName.PlanScan]: PlanScanPayload;
   [JobName.CrawlTarget]: CrawlTargetPayload;
+  [JobName.CrawlDeadline]: CrawlDeadlinePayload;
   [JobName.AnalyzeScan]: AnalyzeScanPayload;
   [JobName.AnalyzeShard]: AnalyzeShardPayload;
   [JobName.CompleteScan]: CompleteScanPayload;
@@ -154,6 +190,8 @@ export type JobOutcome<T extends object = Record<never, never>> =
 export interface JobResults {
   [JobName.PlanScan]: JobOutcome<{ targets: number }>;
   [JobName.CrawlTarget]: JobOutcome<{ targetKey: string; clusters?: number }>;
+  /** `done`: the crawl was still waiting and is now a coverage gap. */
+  [JobName.CrawlDeadline]: JobOutcome<{ targetKey: string }>;
   /** `shards`: the shard jobs added (sharded analysis; then `findings` is 0: complete-scan counts them). */
   [JobName.AnalyzeScan]: JobOutcome<{ findings: number; failedTargets: number; shards?: number }>;
   [JobName.AnalyzeShard]: JobOutcome<{ shardKey: string; findings: number }>;
@@ -185,6 +223,11 @@ export function completeJobId(scanId: string): string {
 /** Id of the analyze-shard job of one shard of a scan. */
 export function shardJobId(scanId: string, shard: ShardRef): string {
   return `shard.${scanId}.${shardKey(shard)}`;
+}
+
+/** Id of the deadline job of a pool crawl. */
+export function crawlDeadlineJobId(scanId: string, target: TargetPlace): string {
+  return `deadline.${scanId}.${targetKey(target)}`;
 }
 
 /** Id of the crawl job of one target of a scan. */

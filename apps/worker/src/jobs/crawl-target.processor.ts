@@ -5,7 +5,7 @@ import { type JobName, type JobResults } from '@app/queue';
 import { Store } from '@app/store';
 import { CrawlTargetService } from '../scan/crawl-target.service';
 import { runJob } from './job-error.util';
-import { CrawlTargetCommand } from './scan-job.commands';
+import { CrawlDeadlineCommand, CrawlTargetCommand } from './scan-job.commands';
 
 /**
  * `crawl-target` jobs: parse the payload, crawl the target (STYLE.md E.19: thin). When the last
@@ -44,5 +44,14 @@ export class CrawlTargetProcessor {
       }
       throw e;
     }
+  }
+
+  /**
+   * `crawl-deadline` jobs: a pool crawl's bounded wait (CrawlTargetService.deadline).
+   * @throws UnrecoverableError for an invalid payload; Redis / Postgres errors (retried)
+   */
+  async deadline(job: Job): Promise<JobResults[JobName.CrawlDeadline]> {
+    const cmd = CrawlDeadlineCommand.create(job.data);
+    return runJob(() => this.service.deadline(cmd));
   }
 }

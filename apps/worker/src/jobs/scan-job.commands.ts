@@ -7,7 +7,7 @@ import { UnrecoverableError } from 'bullmq';
 import { z } from 'zod';
 import { CHECK_IDS, resolveAuditSettings, type PartialAuditSettings } from '@app/checks';
 import { scanConfigSchema, type CrawlTarget, type ScanConfig } from '@app/collectors';
-import type { AnalyzeScanPayload, AnalyzeShardPayload, CrawlTargetPayload, PlanScanPayload, ShardRef } from '@app/queue';
+import type { AnalyzeScanPayload, AnalyzeShardPayload, CrawlDeadlinePayload, CrawlTargetPayload, PlanScanPayload, ShardRef } from '@app/queue';
 
 const uuid = z.string().regex(/^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i, 'a uuid');
 const id = z.string().min(1);
@@ -189,6 +189,34 @@ export class AnalyzeShardCommand extends ScanRunCommand {
   }
 }
 
+/** A validated `crawl-deadline` payload (libs/queue `CrawlDeadlinePayload`). */
+export class CrawlDeadlineCommand {
+  private constructor(readonly payload: CrawlDeadlinePayload) {}
+
+  /** @throws UnrecoverableError when the payload is invalid */
+  static create(data: unknown): CrawlDeadlineCommand {
+    const p = parsePayload(
+      'crawl-deadline',
+      z.object({
+        scanId: uuid,
+        target: crawlTargetSchema,
+        pool: z.string().regex(/^vpc-[a-z0-9]+$/),
+        endpoint: z.string().optional(),
+        waitedMs: z.number().int().nonnegative(),
+      }),
+      data,
+    );
+    if (p.target.kind !== 'cluster') throw new UnrecoverableError('invalid crawl-deadline payload: the target is not a cluster');
+    return new CrawlDeadlineCommand({
+      scanId: p.scanId,
+      target: p.target,
+      pool: p.pool,
+      waitedMs: p.waitedMs,
+      ...(p.endpoint !== undefined ? { endpoint: p.endpoint } : {}),
+    });
+  }
+}
+
 /** Payload builders (the plan job's children), typed by libs/queue. */
 export const payloads = {
   crawl(
@@ -197,6 +225,7 @@ export const payloads = {
     config: ScanConfig,
     baseAccountId?: string,
     credentialsSource?: string,
+    route?: { pool: string; endpoint?: string },
   ): CrawlTargetPayload {
     return {
       scanId,
@@ -204,6 +233,7 @@ export const payloads = {
       config: narrowToAccount(config, target.accountId),
       ...(baseAccountId ? { baseAccountId } : {}),
       ...(credentialsSource !== undefined ? { credentialsSource } : {}),
+      ...(route ? { pool: route.pool, ...(route.endpoint ? { endpoint: route.endpoint } : {}) } : {}),
     };
   },
   /** The analyze-shard job of one shard: the run payload with the config narrowed to the shard's account. */

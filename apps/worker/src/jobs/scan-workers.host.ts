@@ -2,22 +2,30 @@ import {
   Inject,
   Injectable,
   Logger,
+  Optional,
   type BeforeApplicationShutdown,
   type OnApplicationBootstrap,
 } from '@nestjs/common';
 import { WaitingError, Worker, type Job } from 'bullmq';
-import { JobName, prefixOf, QueueName } from '@app/queue';
+import { crawlPoolQueueName, JobName, prefixOf, QueueName, type ScanJobQueue } from '@app/queue';
 import type { ResolvedWorkerOptions } from '../worker.options';
-import { SCAN_RATE_LIMITER_CONTROL, WORKER_OPTIONS } from '../worker.constants';
+import { SCAN_JOB_QUEUE, SCAN_RATE_LIMITER_CONTROL, WORKER_OPTIONS } from '../worker.constants';
 import { AnalyzeScanProcessor } from './analyze-scan.processor';
 import { AnalyzeShardProcessor } from './analyze-shard.processor';
 import { CompleteScanProcessor } from './complete-scan.processor';
 import { CrawlTargetProcessor } from './crawl-target.processor';
 import { PlanScanProcessor } from './plan-scan.processor';
 
+/** How often a worker that reaches any network looks for new pool queues, milliseconds. */
+const POOL_DISCOVERY_MS = 2_000;
+
 /**
  * Hosts the BullMQ workers of this process: one per scan queue, each with its concurrency, and
  * routes jobs to the thin processors.
+ *
+ * Worker pools by network reach: besides the general queues every worker takes, a worker takes the crawl queue
+ * of each VPC it declares (`WORKER_REACH`, queue `scan-crawl.<vpc>`: the clusters whose intranet API server
+ * endpoint is there); one that reaches `any` network follows every pool queue crawls were queued for.
  *
  * Crash safety: a job's lock is renewed while it runs; if the process dies, the lock expires
  * after `lockDurationMs` and another worker's stalled check retakes the job (at most
@@ -32,6 +40,8 @@ import { PlanScanProcessor } from './plan-scan.processor';
 export class ScanWorkersHost implements OnApplicationBootstrap, BeforeApplicationShutdown {
   private readonly logger = new Logger(ScanWorkersHost.name);
   private readonly workers: Worker[] = [];
+  private readonly pools = new Set<string>();
+  private poolTimer?: NodeJS.Timeout;
   private stopping = false;
 
   constructor(
@@ -42,6 +52,8 @@ export class ScanWorkersHost implements OnApplicationBootstrap, BeforeApplicatio
     private readonly analyze: AnalyzeScanProcessor,
     private readonly shard: AnalyzeShardProcessor,
     private readonly completeScan: CompleteScanProcessor,
+    // Optional: only `WORKER_REACH=any` reads it, to find the pool queues.
+    @Optional() @Inject(SCAN_JOB_QUEUE) private readonly queue?: ScanJobQueue,
   ) {}
 
   /**
@@ -53,18 +65,45 @@ export class ScanWorkersHost implements OnApplicationBootstrap, BeforeApplicatio
     this.workers.push(
       this.start(QueueName.ScanPlan, o.concurrency.plan, o.lockDurationMs, (job) => this.plan.process(job)),
       this.start(QueueName.ScanCrawl, o.concurrency.crawl, o.lockDurationMs, (job, signal) =>
-        this.crawl.process(job, signal),
+        job.name === JobName.CrawlDeadline ? this.crawl.deadline(job) : this.crawl.process(job, signal),
       ),
       this.start(QueueName.ScanAnalyze, o.concurrency.analyze, o.analyzeLockDurationMs, (job) =>
         job.name === JobName.CompleteScan ? this.completeScan.process(job) : this.analyze.process(job),
       ),
       this.start(QueueName.ScanShard, o.concurrency.analyze, o.lockDurationMs, (job) => this.shard.process(job)),
     );
+    if (o.reach === 'any') {
+      // Every pool queue crawls were queued for, as they appear.
+      void this.followPools();
+      this.poolTimer = setInterval(() => void this.followPools(), POOL_DISCOVERY_MS);
+      this.poolTimer.unref();
+    } else for (const vpc of o.reach) this.startPool(vpc);
+  }
+
+  /** Take the crawls of pool `vpc` (once per process). */
+  private startPool(vpc: string): void {
+    if (this.stopping || this.pools.has(vpc)) return;
+    this.pools.add(vpc);
+    const o = this.options;
+    this.workers.push(
+      this.start(crawlPoolQueueName(vpc), o.concurrency.crawl, o.lockDurationMs, (job, signal) => this.crawl.process(job, signal)),
+    );
+  }
+
+  /** Start a worker for each pool queue not yet followed (`WORKER_REACH=any`). */
+  private async followPools(): Promise<void> {
+    try {
+      for (const vpc of (await this.queue?.knownPools()) ?? []) this.startPool(vpc);
+    } catch (e) {
+      // Redis down: the next round tries again; the general queues' workers report the outage.
+      this.logger.warn(`cannot list the crawl pools: ${e instanceof Error ? e.message : String(e)}`);
+    }
   }
 
   /** Stop taking jobs; finish or return the in-flight ones (see the class comment). */
   async beforeApplicationShutdown(): Promise<void> {
     this.stopping = true;
+    if (this.poolTimer) clearInterval(this.poolTimer);
     const closing = Promise.all(this.workers.map((w) => w.close()));
     const grace = new Promise<'timeout'>((resolve) =>
       setTimeout(() => resolve('timeout'), this.options.shutdownGraceMs).unref(),
@@ -82,7 +121,7 @@ export class ScanWorkersHost implements OnApplicationBootstrap, BeforeApplicatio
   }
 
   private start(
-    queue: QueueName,
+    queue: string,
     concurrency: number,
     lockDuration: number,
     handle: (job: Job, signal?: AbortSignal) => Promise<unknown>,

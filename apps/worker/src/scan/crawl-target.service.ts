@@ -1,9 +1,17 @@
-import { targetKey } from '@app/domain';
+import { targetKey, targetLabel, type CoverageEntry } from '@app/domain';
 import { Inject, Injectable } from '@nestjs/common';
-import { crawlTarget, slicePartsOf, type CrawlTarget, type TargetSlice } from '@app/collectors';
-import { type JobName, type JobResults, type ScanJobQueue } from '@app/queue';
+import {
+  crawlTarget,
+  failedEntries,
+  placeholderDetail,
+  slicePartsOf,
+  type ClusterEndpointRoute,
+  type CrawlTarget,
+  type TargetSlice,
+} from '@app/collectors';
+import { type CrawlDeadlinePayload, type JobName, type JobResults, type ScanJobQueue } from '@app/queue';
 import { Store } from '@app/store';
-import { payloads, type CrawlTargetCommand } from '../jobs/scan-job.commands';
+import { payloads, type CrawlDeadlineCommand, type CrawlTargetCommand } from '../jobs/scan-job.commands';
 import { SCAN_JOB_QUEUE, SCAN_RATE_LIMITER } from '../worker.constants';
 import { CrawlCredentialsProvider } from './crawl-credentials.provider';
 import type { RateLimiterFactory } from './rate-limiter.factory';
@@ -75,10 +83,55 @@ export class CrawlTargetService {
     );
     await this.queue.addCrawlChildren(
       scanId,
-      clusters.map((t) => payloads.crawl(scanId, t, config, cmd.baseAccountId, cmd.credentialsSource)),
+      clusters.map((t) =>
+        payloads.crawl(scanId, t, config, cmd.baseAccountId, cmd.credentialsSource, poolRoute(slice.clusterEndpoints?.[t.kind === 'cluster' ? t.clusterId : ''])),
+      ),
     );
     return clusters.length;
   }
+
+  /**
+   * The bounded wait of a pool crawl: when it still waits in its pool queue (no running worker reaches the VPC),
+   * record the cluster's datasets as a coverage gap naming the VPC and the fix, then take the crawl out of the
+   * flow so the analysis runs without it. The gap is stored first: the flow parent may run as soon as the crawl
+   * is removed.
+   * @returns `done` when the crawl became a gap; `skipped` when the scan ended or a worker took the crawl
+   */
+  async deadline(cmd: CrawlDeadlineCommand): Promise<JobResults[JobName.CrawlDeadline]> {
+    const { scanId, target, pool } = cmd.payload;
+    const key = targetKey(target);
+    const scan = await this.store.scans.get(scanId);
+    if (!scan || scan.status !== 'running') return { status: 'skipped', reason: `scan ${scanId} is not running` };
+    const existing = await this.store.scanTargets.get(scanId, key);
+    if (existing?.status === 'ok') return { status: 'skipped', reason: `target ${key} already read` };
+    if (!(await this.queue.isWaitingPoolCrawl(pool, scanId, target)))
+      return { status: 'skipped', reason: `a worker of pool ${pool} took ${key}` };
+    const slice: TargetSlice = { target, coverage: noWorkerEntries(cmd.payload) };
+    if (target.kind === 'cluster') slice.cluster = { detail: placeholderDetail(target.clusterId, target.regionId) };
+    await this.store.scanTargets.saveSliceParts(scanId, key, target, [slice]);
+    if ((await this.queue.removeWaitingPoolCrawl(pool, scanId, target)) === 'taken')
+      return { status: 'skipped', reason: `a worker of pool ${pool} took ${key} at the deadline` };
+    return { status: 'done', targetKey: key };
+  }
+}
+
+/** The pool of a cluster's crawl: the VPC of an intranet endpoint; public endpoints (or unknown VPCs) go to any worker. */
+function poolRoute(route: ClusterEndpointRoute | undefined): { pool: string; endpoint?: string } | undefined {
+  if (!route || route.kind !== 'intranet' || route.vpcId === undefined) return undefined;
+  return { pool: route.vpcId, ...(route.address ? { endpoint: route.address } : {}) };
+}
+
+/** Error code of the datasets of a cluster no running worker reaches. */
+export const NO_WORKER_REACHES = 'NoWorkerReaches';
+
+/** The coverage gap of a pool crawl no worker took within the wait (README "Worker pools by network reach"). */
+function noWorkerEntries(p: CrawlDeadlinePayload): CoverageEntry[] {
+  const where = p.endpoint ? `its intranet endpoint ${p.endpoint}` : 'its intranet endpoint';
+  const message =
+    `no worker reaches ${p.pool}: ${targetLabel(p.target)} was not read (${where} is in ${p.pool}; no running worker took the crawl within ` +
+    `${Math.round(p.waitedMs / 1000)} s); fix: run a worker pool in or routed to ${p.pool} with WORKER_REACH=${p.pool} (deploy/helm values pools), ` +
+    `or set kubernetesEndpoint: public for this cluster after binding an EIP to its API server`;
+  return failedEntries(p.target, NO_WORKER_REACHES, message);
 }
 
 /**

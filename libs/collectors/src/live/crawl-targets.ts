@@ -87,8 +87,21 @@ export interface TargetSlice {
    * (a CLB tagged with one is not an orphan) with `absent` datasets naming the reason.
    */
   excludedClusters?: ExcludedCluster[];
+  /**
+   * Where each selected cluster's API server endpoint is (cluster-endpoint.ts, from the list item's
+   * `master_url` and `vpc_id` and the config): the distributed worker routes the cluster's crawl to a worker
+   * pool that reaches that network.
+   */
+  clusterEndpoints?: Record<string, ClusterEndpointRoute>;
   cluster?: WireCluster;
   coverage: CoverageEntry[];
+}
+
+/** The network a cluster's crawl must reach: the endpoint kind, its VPC (intranet), and the address `master_url` gives. */
+export interface ClusterEndpointRoute {
+  kind: EndpointChoice['kind'];
+  vpcId?: string;
+  address?: string;
 }
 
 /** A listed cluster the scan config leaves out. */
@@ -275,13 +288,20 @@ async function crawlRegion(
     readDataset(scope, { ...key, api: 'cs' }, async (s) => {
       const ids: string[] = [];
       const excluded: ExcludedCluster[] = [];
+      const routes: Record<string, ClusterEndpointRoute> = {};
       for (const item of await readClusterList(s, rc)) {
         const sel = selectCluster(config, { accountId: target.accountId, item });
-        if (sel.selected) ids.push(item.cluster_id);
-        else excluded.push({ detail: item, reason: sel.reason });
+        if (!sel.selected) {
+          excluded.push({ detail: item, reason: sel.reason });
+          continue;
+        }
+        ids.push(item.cluster_id);
+        const ref = { accountId: target.accountId, regionId: target.regionId, clusterId: item.cluster_id, name: item.name };
+        const e = chooseEndpoint(item, endpointModeOf(config, ref));
+        routes[item.cluster_id] = { kind: e.kind, ...(e.vpcId ? { vpcId: e.vpcId } : {}), ...(e.address ? { address: e.address } : {}) };
       }
       ctx.onClusterIds?.(ids);
-      return { ids, excluded };
+      return { ids, excluded, routes };
     }),
   ]);
   const region: Omit<WireRegion, 'clusters'> = { regionId: target.regionId };
@@ -298,6 +318,7 @@ async function crawlRegion(
     region,
     ...(clusters ? { clusterIds: clusters.ids } : {}),
     ...(clusters && clusters.excluded.length > 0 ? { excludedClusters: clusters.excluded } : {}),
+    ...(clusters && clusters.ids.length > 0 ? { clusterEndpoints: clusters.routes } : {}),
     coverage: scope.coverage.entries,
   };
 }
