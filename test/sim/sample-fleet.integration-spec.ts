@@ -130,14 +130,17 @@ describe('sample fleet round trip', () => {
   it('HTTP and HTTPS share the port under 120 concurrent requests', async () => {
     const cluster = account.regions.flatMap((r) => r.clusters).find((c) => c.kubernetes !== undefined);
     if (!cluster) throw new Error('sample fleet has no cluster with Kubernetes objects');
+    // The sample's clusters have only an intranet endpoint: the simulator's second port, which serves every API
+    // too. The ECS calls go to that port as well, so both protocols share it.
     const kc = await csClient(sim).describeClusterUserKubeconfig(
       cluster.detail.cluster_id,
-      new $Cs.DescribeClusterUserKubeconfigRequest({}),
+      new $Cs.DescribeClusterUserKubeconfigRequest({ privateIpAddress: true }),
     );
     const config = new KubeConfig();
     config.loadFromString(kc.body?.config ?? '');
+    expect(config.getCurrentCluster()?.server).toContain(sim.intranetEndpoint);
     const core = config.makeApiClient(CoreV1Api);
-    const ecs = ecsClient(sim);
+    const ecs = ecsClient(sim, { endpoint: sim.intranetEndpoint });
     const region = account.regions[0]?.regionId ?? 'cn-hangzhou';
     const nodes = cluster.kubernetes?.nodes.length ?? 0;
     const calls = Array.from({ length: 120 }, (_, i) =>
