@@ -1,0 +1,164 @@
+/**
+ * CLUSTER_MODE_BLOWUP's NLB part: an NLB Service in Cluster mode puts every eligible node in the server group of each
+ * port (CCM pkg/controller/service/nlbv2/server_groups.go `buildClusterBackends`, tag v2.14.0: "add all cluster
+ * nodes"), where Local mode (`buildLocalBackends`) puts only the nodes running its ready pods. Starts from the fixture
+ * `fail.nlb-cluster-mode-30-nodes` (30 nodes n1..n30, one pod on n1, one port, one server group holding all 30 nodes;
+ * default quotas: nlb_quota_server_added_num 200, nlb_quota_servergroup_noeci_servers_num 400).
+ */
+import { describe, expect, it } from 'vitest';
+import type { CheckResult, NlbServerGroup } from '@app/domain';
+import { nlbFixture, runCheck } from '../../test/nlb-fixture.util';
+import type { PartialAuditSettings } from '../audit-settings.types';
+
+const ID = 'CLUSTER_MODE_BLOWUP';
+const SERVICE = 'default/web';
+
+/** The fixture with the region's quotas set (`code` -> limit) and, optionally, pods on more nodes. */
+function fixture(quotas: Record<string, number> = {}, podNodes: string[] = ['n1']) {
+  const f = nlbFixture(ID, 'fail.nlb-cluster-mode-30-nodes');
+  f.region.quotas = Object.entries(quotas).map(([quotaActionCode, totalQuota]) => ({ quotaActionCode, totalQuota }));
+  f.kubernetes.endpointSlices[0]!.endpoints = podNodes.map((nodeName, i) => ({
+    addresses: [`172.16.0.${i + 1}`],
+    ready: true,
+    terminating: false,
+    nodeName,
+  }));
+  return f;
+}
+
+/** The one result of the check for the Service. */
+function result(f: ReturnType<typeof fixture>, settings: PartialAuditSettings = {}): CheckResult {
+  const results = runCheck(ID, f.snapshot, settings).filter((r) => r.resource.id === SERVICE);
+  expect(results).toHaveLength(1);
+  return results[0]!;
+}
+
+/** A server group of another Service holding the nodes `ids` (`i-bp1node0000000000NN`) as `Ecs` servers. */
+function otherGroup(n: number, nodes: number[]): NlbServerGroup {
+  return {
+    serverGroupId: `sgp-other${n}`,
+    name: `k8s.3100${n}.TCP.other${n}.default.c0123456789abcdef0123456789abcdef`,
+    type: 'Instance',
+    relatedLoadBalancerIds: [],
+    tags: {},
+    servers: nodes.map((i) => ({ serverId: `i-bp1node${String(i).padStart(12, '0')}`, type: 'Ecs' as const, port: 31000 + n, weight: 100 })),
+  };
+}
+
+describe('CLUSTER_MODE_BLOWUP, NLB part', () => {
+  it('fails as a warning with the blowup figures: 30 nodes x 1 port where Local mode would put 1', () => {
+    const r = result(fixture());
+    expect(r.status).toBe('fail');
+    expect(r.severity).toBe('warning');
+    expect(r.figures).toEqual({
+      used: 1,
+      limit: 200,
+      ratio: 0.005,
+      kind: 'NLB',
+      mode: 'cluster',
+      ports: 1,
+      eligibleNodes: 30,
+      localNodes: 1,
+      localModeBackends: 1,
+      extraBackends: 29,
+      blowupFactor: 30,
+    });
+    expect(r.message).toBe(
+      'default/web (NLB, Cluster mode) puts 30 nodes x 1 port = 30 server entries in its server groups where Local mode would put 1 (30x); ' +
+        'the busiest node it adds only for Cluster mode is in 1 server group: 0.5 % of nlb_quota_server_added_num 200',
+    );
+  });
+
+  it('is critical when the server group is at the critical ratio of nlb_quota_servergroup_noeci_servers_num', () => {
+    const r = result(fixture({ nlb_quota_servergroup_noeci_servers_num: 31 }));
+    expect(r).toMatchObject({ status: 'fail', severity: 'critical' });
+    // 30 / 32 = 93.75 %: at the warning ratio, under the critical one.
+    expect(result(fixture({ nlb_quota_servergroup_noeci_servers_num: 32 }))).toMatchObject({ status: 'fail', severity: 'warning' });
+  });
+
+  it('is critical when a node it adds only for Cluster mode is in server groups at the critical ratio of nlb_quota_server_added_num', () => {
+    const f = fixture({ nlb_quota_server_added_num: 3 });
+    // n2 is in three groups (this Service's and two others), n1 (it runs the pod) in more: n1 is not counted.
+    f.region.nlbServerGroups!.push(otherGroup(1, [1, 2]), otherGroup(2, [1, 2]), otherGroup(3, [1]));
+    const r = result(f);
+    expect(r).toMatchObject({ status: 'fail', severity: 'critical' });
+    expect(r.figures).toMatchObject({ used: 3, limit: 3, ratio: 1 });
+    expect(r.message).toContain('the busiest node it adds only for Cluster mode is in 3 server groups: 100 % of nlb_quota_server_added_num 3');
+  });
+
+  it('fails on the quota burn alone when the factor is under minFactor, and passes without it', () => {
+    const settings = { clusterModeBlowup: { minFactor: 40 } };
+    expect(result(fixture(), settings)).toMatchObject({ status: 'pass' });
+    // 30 / 36 = 83 %: the server group is at the warning ratio.
+    expect(result(fixture({ nlb_quota_servergroup_noeci_servers_num: 36 }), settings)).toMatchObject({ status: 'fail', severity: 'warning' });
+    // 30 / 38 = 78.9 %: under it.
+    expect(result(fixture({ nlb_quota_servergroup_noeci_servers_num: 38 }), settings)).toMatchObject({ status: 'pass' });
+  });
+
+  it('passes with no extra entry, whatever the quota burn (pods on every node)', () => {
+    const every = Array.from({ length: 30 }, (_, i) => `n${i + 1}`);
+    const r = result(fixture({ nlb_quota_servergroup_noeci_servers_num: 30 }, every));
+    expect(r.status).toBe('pass');
+    expect(r.figures).toMatchObject({ localNodes: 30, extraBackends: 0, blowupFactor: 1, used: 0 });
+  });
+
+  it('needs minExtraBackends extra entries, scaled down with the quotas', () => {
+    expect(result(fixture(), { clusterModeBlowup: { minExtraBackends: 29 } }).status).toBe('fail');
+    expect(result(fixture(), { clusterModeBlowup: { minExtraBackends: 30 } }).status).toBe('pass');
+    // nlb_quota_server_added_num 100 of its default 200: the floor is ceil(30 x 0.5) = 15.
+    expect(result(fixture({ nlb_quota_server_added_num: 100 }), { clusterModeBlowup: { minExtraBackends: 30 } }).status).toBe('fail');
+    // nlb_quota_servergroup_noeci_servers_num 200 of 400: the same scale.
+    expect(result(fixture({ nlb_quota_servergroup_noeci_servers_num: 200 }), { clusterModeBlowup: { minExtraBackends: 30 } }).status).toBe('fail');
+    expect(result(fixture({ nlb_quota_servergroup_noeci_servers_num: 200 }), { clusterModeBlowup: { minExtraBackends: 60 } }).status).toBe('pass');
+    // A floor of 0 counts any extra entry.
+    expect(result(fixture(), { clusterModeBlowup: { minExtraBackends: 0, minFactor: 30 } }).status).toBe('fail');
+  });
+
+  it('rounds the factor to one decimal and counts only Local-mode nodes that would be servers', () => {
+    const f = fixture({}, ['n1', 'n2', 'n3', 'n4', 'n5', 'n6', 'n7', 'gone']);
+    const r = result(f);
+    // 30 / 7 = 4.2857.
+    expect(r.figures).toMatchObject({ eligibleNodes: 30, localNodes: 7, localModeBackends: 7, extraBackends: 23, blowupFactor: 4.3 });
+    expect(r.message).toContain('where Local mode would put 7 (4.3x)');
+  });
+
+  it('does not count a pod node Local mode would leave out (exclude label)', () => {
+    const f = fixture({}, ['n1', 'n2']);
+    f.kubernetes.nodes.find((n) => n.name === 'n2')!.labels['service.alibabacloud.com/exclude-node'] = 'true';
+    expect(result(f).figures).toMatchObject({ eligibleNodes: 29, localNodes: 1, extraBackends: 28 });
+  });
+
+  it('multiplies by the NodePorts', () => {
+    const f = fixture();
+    f.kubernetes.services[0]!.ports.push({ name: 'https', protocol: 'TCP', port: 443, targetPort: 8443, nodePort: 30443 });
+    const r = result(f);
+    expect(r.figures).toMatchObject({ ports: 2, localModeBackends: 2, extraBackends: 58 });
+    expect(r.message).toContain('puts 30 nodes x 2 ports = 60 server entries');
+  });
+
+  it('passes a Local-mode or ENI-mode NLB Service, naming the mode', () => {
+    const local = fixture();
+    local.kubernetes.services[0]!.externalTrafficPolicy = 'Local';
+    expect(result(local)).toMatchObject({
+      status: 'pass',
+      message: 'default/web (NLB) uses Local mode: only pods or nodes with pods are servers',
+      figures: { mode: 'local', kind: 'NLB' },
+    });
+    const eni = fixture();
+    eni.kubernetes.services[0]!.annotations['service.beta.kubernetes.io/backend-type'] = 'eni';
+    expect(result(eni)).toMatchObject({
+      status: 'pass',
+      message: 'default/web (NLB) uses ENI mode: only pods or nodes with pods are servers',
+      figures: { mode: 'eni', kind: 'NLB' },
+    });
+  });
+
+  it('is skipped when the region NLBs were not read', () => {
+    const f = fixture();
+    delete f.region.nlbs;
+    delete f.region.nlbServerGroups;
+    const r = result(f);
+    expect(r.status).toBe('skipped');
+    expect(r.reason ?? r.message).toContain('NLB instances and server groups of cn-hangzhou');
+  });
+});

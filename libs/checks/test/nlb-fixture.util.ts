@@ -1,0 +1,33 @@
+/**
+ * The NLB check fixtures (test/fixtures/<CHECK>/*.json) as a starting point for table cases: a fresh copy of a
+ * fixture's snapshot with handles on its one region and cluster, and a runner of one check over it.
+ */
+import { readFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { CHECKS, runAudit, type PartialAuditSettings } from '@app/checks';
+import type { CheckResult, ClusterSnapshot, FleetSnapshot, KubernetesSnapshot, RegionSnapshot } from '@app/domain';
+import { FROZEN_NOW } from './factories';
+
+/** A fixture's snapshot (a fresh copy per call) and its first region, cluster and Kubernetes objects. */
+export interface NlbFixture {
+  snapshot: FleetSnapshot;
+  region: RegionSnapshot;
+  cluster: ClusterSnapshot;
+  kubernetes: KubernetesSnapshot;
+}
+
+/** Reads `test/fixtures/<checkId>/<file>.json` (a fresh object each call, free to modify). */
+export function nlbFixture(checkId: string, file: string): NlbFixture {
+  const path = join(__dirname, 'fixtures', checkId, `${file}.json`);
+  const { snapshot } = JSON.parse(readFileSync(path, 'utf8')) as { snapshot: FleetSnapshot };
+  const region = snapshot.accounts[0]!.regions[0]!;
+  const cluster = region.clusters[0]!;
+  return { snapshot, region, cluster, kubernetes: cluster.kubernetes! };
+}
+
+/** Runs one check (every other disabled) and returns its results. */
+export function runCheck(checkId: string, snapshot: FleetSnapshot, settings: PartialAuditSettings = {}): CheckResult[] {
+  const checks: NonNullable<PartialAuditSettings['checks']> = { ...settings.checks };
+  for (const c of CHECKS) if (c.id !== checkId) checks[c.id] = { enabled: false };
+  return runAudit(snapshot, { now: FROZEN_NOW, settings: { ...settings, checks } }).results;
+}
