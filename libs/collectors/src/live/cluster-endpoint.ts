@@ -137,8 +137,8 @@ export function endpointFix(choice: EndpointChoice): string {
   if (choice.kind === 'intranet')
     return (
       `fix: crawl this cluster from a worker that reaches ${vpc} (WORKER_REACH=${vpc}: a worker pool in that VPC, or a network ` +
-      `routed to it through a CEN transit router, VPC peering or VPN), or set ${choice.mode.from === 'clusters.kubernetesEndpoint' ? 'kubernetesEndpoint' : choice.mode.from}: public ` +
-      `after binding an EIP to the API server (ModifyCluster api_server_eip)`
+      `routed to it through a CEN transit router, VPC peering or VPN), or bind an EIP to the API server (ModifyCluster ` +
+      `api_server_eip) and read this cluster on its public endpoint (clusters.kubernetesEndpointByCluster: public)`
     );
   if (choice.hasPublic === false)
     return (
