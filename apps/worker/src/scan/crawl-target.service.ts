@@ -129,7 +129,7 @@ function noWorkerEntries(p: CrawlDeadlinePayload): CoverageEntry[] {
   const where = p.endpoint ? `its intranet endpoint ${p.endpoint}` : 'its intranet endpoint';
   const message =
     `no worker reaches ${p.pool}: ${targetLabel(p.target)} was not read (${where} is in ${p.pool}; no running worker took the crawl within ` +
-    `${Math.round(p.waitedMs / 1000)} s); fix: run a worker pool in or routed to ${p.pool} with WORKER_REACH=${p.pool} (deploy/helm values pools), ` +
+    `${Math.round(p.waitedMs / 1000)} s); fix: run a worker pool in or routed to ${p.pool} with WORKER_REACH=${p.pool} (Helm: values-remote-pool.yaml), ` +
     `or set kubernetesEndpoint: public for this cluster after binding an EIP to its API server`;
   return failedEntries(p.target, NO_WORKER_REACHES, message);
 }
