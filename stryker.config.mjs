@@ -18,7 +18,7 @@ export default {
   // The machine's cores are shared with other builds and test runs.
   concurrency: 1,
   // A mutant that makes a loop endless ends as a timeout after this much over the test's own time.
-  timeoutMS: 10_000,
+  timeoutMS: 5_000,
   reporters: ['clear-text', 'progress-append-only', 'html', 'json'],
   htmlReporter: { fileName: 'reports/mutation/mutation.html' },
   jsonReporter: { fileName: 'reports/mutation/mutation.json' },
