@@ -67,7 +67,7 @@ describe('fleet-audit in pipes and at the terminal', () => {
     expect(r.stderr).not.toContain('Options:');
   });
 
-  it.each([[['--help']], [['scan', '--help']], [['sim', '--help']], [['sim', 'generate', '--help']], [['demo', '--help']], [['serve', '--help']], [['worker', '--help']], [['checks', '--help']], [['migrate', '--help']], [['iam-policy', '--help']], [['waiver', '--help']]])(
+  it.each([[['--help']], [['scan', '--help']], [['sim', '--help']], [['sim', 'generate', '--help']], [['demo', '--help']], [['serve', '--help']], [['worker', '--help']], [['checks', '--help']], [['migrate', '--help']], [['iam-policy', '--help']], [['rbac', '--help']], [['waiver', '--help']]])(
     '%j shows examples and exit codes',
     async (args) => {
       const r = await runCliInProcess(args);
