@@ -409,7 +409,7 @@ describe('uniformNlbClusterServerGroups (the Cluster-mode shape, checked against
     const endpoints = [
       { addresses: ['172.16.0.1'], ready: false, terminating: false },
       { addresses: ['172.16.0.2'], ready: true, terminating: true },
-      { addresses: ['172.16.0.3'], ready: true, terminating: false, readyUnset: true },
+      { addresses: ['172.16.0.3'], ready: true, terminating: false, readyUnset: true as const },
       { addresses: [], ready: true, terminating: false },
     ];
     const i: ExpectedNlbInput = { ...input(svc(), 'cluster', NODES), endpointSlices: [{ ...slice([]), endpoints }] };
