@@ -483,6 +483,16 @@ export const ENV_VARS = {
     usedBy: ['cli'],
     schema: flag,
   }),
+  FLEET_AUDIT_DIST: declare({
+    namespace: 'cli',
+    description:
+      'directory of a `nest build cli` output that bin/fleet-audit.js runs instead of dist/apps/cli, and where the forecast thread pool finds its worker (the test suite points it at its own build)',
+    shape: 'a directory path',
+    whenUnset: 'dist/apps/cli beside bin/',
+    secret: false,
+    usedBy: ['cli', 'api'],
+    schema: z.string().min(1, 'must be a directory path'),
+  }),
   FLEET_AUDIT_DEBUG: declare({
     namespace: 'cli',
     description: '`1`: the CLI prints the stack trace after an error line, and GraphQL errors of `serve` / `demo` carry `extensions.stacktrace` (never otherwise)',

@@ -169,16 +169,6 @@ export interface AnalyzeShardPayload extends ScanRunOptions {
  */
 export type CompleteScanPayload = AnalyzeScanPayload;
 
-/** Payload type of each job. */
-export interface JobPayloads {
-  [JobName.PlanScan]: PlanScanPayload;
-  [JobName.CrawlTarget]: CrawlTargetPayload;
-  [JobName.CrawlDeadline]: CrawlDeadlinePayload;
-  [JobName.AnalyzeScan]: AnalyzeScanPayload;
-  [JobName.AnalyzeShard]: AnalyzeShardPayload;
-  [JobName.CompleteScan]: CompleteScanPayload;
-}
-
 /**
  * Explicit outcome of a job (STYLE.md E.20): `done`, or `skipped` with a reason ("scan already
  * finished", "target already read"). Jobs throw only for failures worth a retry.
