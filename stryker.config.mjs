@@ -20,7 +20,7 @@ export default {
   // A mutant that makes a loop endless ends as a timeout after this much over the test's own time. Generous: every
   // mutant run is a new vitest run whose start-up (seconds on a loaded machine) Stryker does not count as overhead,
   // and a shorter limit turns slow starts into false timeouts.
-  timeoutMS: 30_000,
+  timeoutMS: 15_000,
   reporters: ['clear-text', 'progress-append-only', 'html', 'json'],
   htmlReporter: { fileName: 'reports/mutation/mutation.html' },
   jsonReporter: { fileName: 'reports/mutation/mutation.json' },
