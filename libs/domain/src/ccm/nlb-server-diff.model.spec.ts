@@ -112,6 +112,10 @@ describe('diffNlbServerGroupServers (nlbv2 diff)', () => {
     expect(d.updateSamples[0]!.fields).toEqual(['weight']);
   });
 
+  it('matches an Ecs server by its id alone, even when the API lists its private IP', () => {
+    expect(diff([ecs('i-1')], [remote('i-1', { serverIp: '10.0.0.1' })])).toMatchObject({ add: 0, remove: 0, update: 0 });
+  });
+
   it('matches Eni servers by IP (the remote id is the ENI id, the expected one the pod IP)', () => {
     const pod: ExpectedNlbServer = { serverId: '10.0.0.5', serverIp: '10.0.0.5', type: 'Eni', port: 8080, weight: 100 };
     const d = diff([pod], [remote('eni-abc', { type: 'Eni', serverIp: '10.0.0.5', port: 8080 })]);
