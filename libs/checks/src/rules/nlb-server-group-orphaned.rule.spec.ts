@@ -91,7 +91,28 @@ describe('NLB_SERVER_GROUP_ORPHANED', () => {
     const r = resultFor(runCheck(ID, f.snapshot), 'sgp-rel');
     expect(r.status).toBe('fail');
     expect(r.figures).toMatchObject({ usedByNlb: true, orphanReason: 'service-gone' });
-    expect(r.message).not.toContain('no NLB uses it');
+    expect(r.message).toBe(
+      `NLB server group sgp-rel (named for default/gone in cluster ${CLUSTER}) was created by CCM ` +
+        '(kubernetes.do.not.delete=a0b6a2c1e7d3f4e2a9c4b1a2b3c4d5e6) but no Service with that UID exists: ' +
+        'it holds one of the cn-hangzhou server-group slots',
+    );
+  });
+
+  it('a tagged group is searched in the cluster its tag names, not the one its name gives', () => {
+    const f = fixture(group('sgp-tc', 'k8s.31000.TCP.web.default.c-other', tagged(WEB_OWNER)));
+    expect(resultFor(runCheck(ID, f.snapshot), 'sgp-tc').status).toBe('pass');
+  });
+
+  it('a group with the owner tag only and a name CCM did not give is searched in the clusters of its region', () => {
+    const live = fixture(group('sgp-o1', 'my-group', { 'kubernetes.do.not.delete': WEB_OWNER }));
+    expect(resultFor(runCheck(ID, live.snapshot), 'sgp-o1').status).toBe('pass');
+    const gone = fixture(group('sgp-o2', 'my-group', tagged('a0b6a2c1e7d3f4e2a9c4b1a2b3c4d5e6')));
+    const r = resultFor(runCheck(ID, gone.snapshot), 'sgp-o2');
+    expect(r.figures).toMatchObject({ orphanReason: 'service-gone' });
+    expect(r.message).toBe(
+      'NLB server group sgp-o2 was created by CCM (kubernetes.do.not.delete=a0b6a2c1e7d3f4e2a9c4b1a2b3c4d5e6) but no Service ' +
+        'with that UID exists; no NLB uses it: it holds one of the cn-hangzhou server-group slots',
+    );
   });
 
   it('a tagged group a listener forwards to counts as used even without RelatedLoadBalancerIds', () => {
