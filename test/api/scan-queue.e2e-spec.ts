@@ -72,6 +72,9 @@ describe('POST /v1/scans through the in-process scan queue (e2e)', { timeout: 30
         { name: 'big', source: { kind: 'offline', fleetDir: big } },
         { name: 'broken', source: { kind: 'offline', fleetDir: broken } },
         { name: 'tiny', source: { kind: 'offline', fleetDir: tiny } },
+        // One scan per source runs at a time (a second launch joins it): sources of their own to queue three.
+        { name: 'tiny2', source: { kind: 'offline', fleetDir: tiny } },
+        { name: 'tiny3', source: { kind: 'offline', fleetDir: tiny } },
       ],
       onError: (e) => errors.push(e),
       childEntry: SCAN_CHILD,
@@ -99,7 +102,8 @@ describe('POST /v1/scans through the in-process scan queue (e2e)', { timeout: 30
     writeFileSync(join(broken, 'fleet.yaml'), 'name: [unclosed\n');
     tiny = join(work, 'tiny');
     writeScanLoadFleet(tiny, { clusters: 1, nodesPerCluster: 2, servicesPerCluster: 1 });
-    shared = await createApiApp({ store, token: TOKEN, scanLauncher: forwarding, logger: false });
+    // More launches than a token's default budget per minute (10): this file launches about 15 in a minute.
+    shared = await createApiApp({ store, token: TOKEN, scanLauncher: forwarding, logger: false, scanLaunchesPerMinute: 1_000 });
     await shared.init();
   }, 600_000);
 
@@ -122,7 +126,7 @@ describe('POST /v1/scans through the in-process scan queue (e2e)', { timeout: 30
     const { app, launcher } = start();
     const res = await request(app.getHttpServer()).post('/v1/scans').set(auth).send({ source: 'sample' });
     expect(res.status).toBe(202);
-    expect(res.body).toEqual({ scanId: expect.stringMatching(/^[0-9a-f-]{36}$/) });
+    expect(res.body).toEqual({ scanId: expect.stringMatching(/^[0-9a-f-]{36}$/), joined: false });
     expect(res.headers.location).toBe(`/v1/scans/${res.body.scanId}`);
     // Answered before the scan ran: the row is still running and held by the queue.
     expect((await scanOf(res.body.scanId)).status).toBe('running');
@@ -141,7 +145,7 @@ describe('POST /v1/scans through the in-process scan queue (e2e)', { timeout: 30
     const events: string[] = [];
     const { app, launcher } = start({ events: recordingSink(events) });
     const ids: string[] = [];
-    for (let i = 0; i < 3; i++) ids.push((await request(app.getHttpServer()).post('/v1/scans').set(auth).send({ source: 'tiny' })).body.scanId);
+    for (const source of ['tiny', 'tiny2', 'tiny3']) ids.push((await request(app.getHttpServer()).post('/v1/scans').set(auth).send({ source })).body.scanId);
     // The first runs (its child forked), the other two wait in launch order.
     expect(launcher.status()).toMatchObject({ running: { scanId: ids[0] }, waiting: [ids[1], ids[2]] });
     for (const id of ids) expect((await ended(id)).status).toBe('succeeded');
@@ -159,7 +163,8 @@ describe('POST /v1/scans through the in-process scan queue (e2e)', { timeout: 30
     const waiting = await http().post('/v1/scans').set(auth).send({ source: 'sample' });
     expect(waiting.status).toBe(202);
     const before = (await store.scans.list({ limit: 1 }, SYSTEM_PRINCIPAL)).total;
-    const refused = await http().post('/v1/scans').set(auth).send({ source: 'sample' });
+    // Another source: a second launch of `sample` would join its waiting scan.
+    const refused = await http().post('/v1/scans').set(auth).send({ source: 'tiny' });
     expect(refused.status).toBe(429);
     expect(refused.headers['retry-after']).toMatch(/^[1-9]\d*$/);
     expect(refused.body).toEqual({

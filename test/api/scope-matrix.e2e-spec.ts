@@ -480,6 +480,8 @@ describe('randomized scope matrix: every REST route and GraphQL field x every ki
       scanLauncher: launcher,
       logger: false,
       auth: { maxFailures: 1_000_000 },
+      // The random run launches hundreds of scans a minute with a few tokens: no launch budget in the way.
+      scanLaunchesPerMinute: 100_000,
       forecasts: { workerEntry: defaultForecastWorkerEntry(process.env.FLEET_AUDIT_DIST) },
     });
     await app.listen(0, '127.0.0.1');
@@ -562,7 +564,8 @@ describe('randomized scope matrix: every REST route and GraphQL field x every ki
       name: 'POST /v1/scans',
       role: 'operator',
       launches: true,
-      call: () => ({ method: 'post', path: '/v1/scans', body: {}, outcome: { expected: 202 } }),
+      // The default source does not list its accounts before it is read: only an all-accounts token may start it.
+      call: (t) => ({ method: 'post', path: '/v1/scans', body: {}, outcome: { expected: t.scope === null ? 202 : 403 } }),
     },
     {
       name: 'GET /v1/findings',
@@ -1413,12 +1416,13 @@ describe('randomized scope matrix: every REST route and GraphQL field x every ki
       field: 'Mutation.startScan',
       role: 'operator',
       launches: true,
-      call: (_t, r) => {
+      call: (t, r) => {
         const source = r.pick([undefined, 'offline', 'no-such-source']);
         return {
           query: `mutation { startScan${argList([], { source })} { scanId } }`,
           echo: echoOf({ source }),
-          error: source === 'no-such-source' ? 'BAD_USER_INPUT' : null,
+          // An unknown source is refused first; a scoped token may not start a source whose accounts are not listed.
+          error: source === 'no-such-source' ? 'BAD_USER_INPUT' : t.scope !== null ? 'FORBIDDEN' : null,
           check: (data) => expect(data.startScan.scanId).toMatch(/^[0-9a-f-]{36}$/),
         };
       },

@@ -1,10 +1,13 @@
 /**
  * `fleet-audit serve` without Redis, as a user runs it (the built CLI, bin/fleet-audit.js; run
  * `nest build cli` first): POST /v1/scans answers 202 at once, the scan runs in the in-process queue's
- * child and succeeds, `SCAN_QUEUE_DEPTH=0` refuses a second scan with 429 while one runs, SIGTERM
+ * child and succeeds, `SCAN_QUEUE_DEPTH=0` refuses a scan of a second source with 429 while one runs (a second
+ * launch of the same source would join the running scan), SIGTERM
  * stops it with exit 0, and a bad `SCAN_QUEUE_DEPTH` is one line naming it (exit 2).
  */
 import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
+import { cpSync, mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createTestDatabase, type TestDatabase } from '../store/test-database.util';
@@ -20,11 +23,15 @@ describe('fleet-audit serve: the in-process scan queue (e2e)', { timeout: 300_00
   let serve: ChildProcess | undefined;
   let url = '';
   let stderr = '';
+  let work = '';
 
   beforeAll(async () => {
     db = await createTestDatabase();
     const port = await freePort();
-    serve = spawn(process.execPath, [BIN, 'serve', '--port', String(port), '--fleet', SAMPLE], {
+    // A second source (its directory's name, `second`): launches of one source join its running scan.
+    work = mkdtempSync(join(tmpdir(), 'serve-queue-'));
+    cpSync(SAMPLE, join(work, 'second'), { recursive: true });
+    serve = spawn(process.execPath, [BIN, 'serve', '--port', String(port), '--fleet', SAMPLE, '--fleet', join(work, 'second')], {
       stdio: ['ignore', 'ignore', 'pipe'],
       env: { ...process.env, API_TOKEN: TOKEN, DATABASE_URL: db.url, SCAN_QUEUE_DEPTH: '0', REDIS_URL: '', LOG_LEVEL: 'warn' },
     });
@@ -37,15 +44,16 @@ describe('fleet-audit serve: the in-process scan queue (e2e)', { timeout: 300_00
   afterAll(async () => {
     if (serve && serve.exitCode === null) serve.kill('SIGKILL');
     await db?.drop();
+    if (work) rmSync(work, { recursive: true, force: true });
   });
 
   it('queues a scan (202), refuses a second one past SCAN_QUEUE_DEPTH=0 (429), runs it to succeeded, and stops on SIGTERM with exit 0', async () => {
     const headers = { Authorization: `Bearer ${TOKEN}`, 'Content-Type': 'application/json' };
-    const post = await fetch(`${url}/v1/scans`, { method: 'POST', headers, body: '{}' });
+    const post = await fetch(`${url}/v1/scans`, { method: 'POST', headers, body: '{"source":"sample"}' });
     expect(post.status).toBe(202);
     const { scanId } = (await post.json()) as { scanId: string };
     expect(post.headers.get('location')).toBe(`/v1/scans/${scanId}`);
-    const refused = await fetch(`${url}/v1/scans`, { method: 'POST', headers, body: '{}' });
+    const refused = await fetch(`${url}/v1/scans`, { method: 'POST', headers, body: '{"source":"second"}' });
     expect(refused.status).toBe(429);
     expect(refused.headers.get('retry-after')).toMatch(/^\d+$/);
     expect(((await refused.json()) as { error: string }).error).toBe('SCAN_QUEUE_FULL');

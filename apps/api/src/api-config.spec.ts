@@ -10,7 +10,7 @@ describe(loadApiConfig.name, () => {
       database: { url: 'postgres://u@127.0.0.1:5432/db' },
       api: { token: TOKEN, port: 3000, host: '127.0.0.1', trustProxy: false },
       log: { level: 'info' },
-      scans: { queueDepth: 4 },
+      scans: { queueDepth: 4, launchesPerMinute: 10 },
       graphql: { sandbox: false, maxCost: 1000, maxDepth: 8, maxQueryBytes: 32768 },
       forecasts: { idleTimeoutMs: 60_000 },
     });

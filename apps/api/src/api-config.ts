@@ -9,8 +9,8 @@ export interface ApiConfig {
   database: { url: string };
   api: { token: string; port: number; host: string; tokenHashKey?: string; trustProxy: number | string | false };
   log: { level: LogLevelName };
-  /** The in-process scan queue: scans that may wait behind the running one. */
-  scans: { queueDepth: number };
+  /** The in-process scan queue: scans that may wait behind the running one; launches per token and minute. */
+  scans: { queueDepth: number; launchesPerMinute: number };
   /** GraphQL limits and the sandbox page (GRAPHQL_MAX_COST, GRAPHQL_MAX_DEPTH, GRAPHQL_SANDBOX). */
   graphql: { sandbox: boolean; maxCost: number; maxDepth: number; maxQueryBytes: number; introspection?: boolean };
   /** The forecast thread pool: how long an idle thread stays warm, ms (FORECAST_IDLE_TIMEOUT_MS; 0: none). */
@@ -31,7 +31,7 @@ export function loadApiConfig(env: Environment): ApiConfig {
     database: { url },
     api: { token, port: c.api.port, host: c.api.host, trustProxy: c.api.trustProxy, ...(c.api.tokenHashKey ? { tokenHashKey: c.api.tokenHashKey } : {}) },
     log: { level: c.log.level },
-    scans: { queueDepth: c.scans.queueDepth },
+    scans: { queueDepth: c.scans.queueDepth, launchesPerMinute: c.scans.launchesPerMinute },
     graphql: { ...c.graphql },
     forecasts: { idleTimeoutMs: c.forecasts.idleTimeoutMs },
   };

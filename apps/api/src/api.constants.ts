@@ -5,6 +5,10 @@ export const API_TOKEN = Symbol('API_TOKEN');
 
 /** The `ScanLauncher` port implementation. */
 export const SCAN_LAUNCHER = Symbol('SCAN_LAUNCHER');
+/** Injection token: scan launches one token may ask for per minute (a count; SCAN_LAUNCHES_PER_MINUTE). */
+export const SCAN_LAUNCHES_PER_MINUTE = Symbol('SCAN_LAUNCHES_PER_MINUTE');
+/** Scan launches per token and minute when the caller sets none (the SCAN_LAUNCHES_PER_MINUTE default). */
+export const DEFAULT_SCAN_LAUNCHES_PER_MINUTE = 10;
 
 /** Metadata key marking a route as public (no bearer token), see `Public()`. */
 export const IS_PUBLIC_ROUTE = 'fleetAudit:isPublicRoute';

@@ -13,7 +13,9 @@ import {
   METRICS_OPTIONS,
   PROCESS_METRICS,
   READINESS_PROBES,
+  DEFAULT_SCAN_LAUNCHES_PER_MINUTE,
   SCAN_LAUNCHER,
+  SCAN_LAUNCHES_PER_MINUTE,
   SCAN_LEASE,
   type MetricsOptions,
   type ReadinessProbes,
@@ -62,6 +64,8 @@ export interface ApiModuleOptions {
   token: string;
   /** Starts scans for `POST /v1/scans`. */
   scanLauncher: ScanLauncher;
+  /** Scan launches one token may ask for per minute (SCAN_LAUNCHES_PER_MINUTE; default 10). */
+  scanLaunchesPerMinute?: number;
   /** Options of `GET /metrics` (default: per-resource quota gauges from 50 % usage). */
   metrics?: MetricsOptions;
   /**
@@ -176,6 +180,7 @@ export class ApiModule implements NestModule {
         { provide: GRAPHQL_SERVED, useValue: options.graphql !== false },
         { provide: GRAPHQL_MAX_QUERY_BYTES, useValue: (options.graphql && options.graphql.maxQueryBytes) || DEFAULT_MAX_QUERY_BYTES },
         { provide: SCAN_LAUNCHER, useValue: options.scanLauncher },
+        { provide: SCAN_LAUNCHES_PER_MINUTE, useValue: options.scanLaunchesPerMinute ?? DEFAULT_SCAN_LAUNCHES_PER_MINUTE },
         // A thread that fails outside a computation is logged (logForecastThreadError) unless the caller handles it.
         { provide: FORECAST_POOL, useValue: new ForecastPool({ ...options.forecasts, onThreadError: options.forecasts?.onThreadError ?? logForecastThreadError }) },
         { provide: METRICS_OPTIONS, useValue: options.metrics ?? {} },

@@ -17,7 +17,7 @@ async function bootstrap(): Promise<void> {
     migrate: true,
     ...(config.api.tokenHashKey ? { tokenHashKey: config.api.tokenHashKey } : {}),
   });
-  const app = await createApiApp({ store, token: config.api.token, scanLauncher: new UnavailableScanLauncher(), log: { level: config.log.level }, graphql: config.graphql, trustProxy: config.api.trustProxy, forecasts: config.forecasts });
+  const app = await createApiApp({ store, token: config.api.token, scanLauncher: new UnavailableScanLauncher(), log: { level: config.log.level }, graphql: config.graphql, trustProxy: config.api.trustProxy, forecasts: config.forecasts, scanLaunchesPerMinute: config.scans.launchesPerMinute });
   const host = config.api.host;
   await app.listen(config.api.port, host);
   process.stderr.write(`api: listening on http://${host}:${config.api.port} (OpenAPI: /openapi.json, Swagger UI: /docs)\n`);

@@ -52,7 +52,7 @@ describe(loadConfig.name, () => {
       retention: { cron: '0 17 3 * * *', rawHours: 48, dailyDays: 92, weeklyWeeks: 52, quotaDays: 15, batchRows: 5000 },
       api: { token: TOKEN, port: 3000, host: '127.0.0.1', trustProxy: false },
       graphql: { sandbox: false, maxCost: 1000, maxDepth: 8, maxQueryBytes: 32768 },
-      scans: { queueDepth: 4 },
+      scans: { queueDepth: 4, launchesPerMinute: 10 },
       forecasts: { idleTimeoutMs: 60_000 },
       log: { level: 'info' },
       cli: { noColor: false, debug: false },

@@ -34,7 +34,7 @@ export interface FleetAuditConfig {
   /** GraphQL at /graphql: the sandbox page, the query cost and depth limits. */
   graphql: { sandbox: boolean; maxCost: number; maxDepth: number; maxQueryBytes: number; introspection?: boolean };
   /** The in-process scan queue of `serve` (no Redis): scans that may wait behind the running one. */
-  scans: { queueDepth: number };
+  scans: { queueDepth: number; launchesPerMinute: number };
   /** The API's forecast thread pool (what-if, headroom): how long an idle thread stays warm, ms (0: none). */
   forecasts: { idleTimeoutMs: number };
   log: { level: LogLevelName };
@@ -143,7 +143,7 @@ function mapConfig(v: EnvValues): FleetAuditConfig {
     },
     api: optional({ token: v.API_TOKEN, tokenHashKey: v.TOKEN_HASH_KEY, port: withDefault(v, 'API_PORT'), host: withDefault(v, 'API_HOST'), trustProxy: withDefault(v, 'API_TRUST_PROXY') }),
     graphql: { sandbox: withDefault(v, 'GRAPHQL_SANDBOX'), maxCost: withDefault(v, 'GRAPHQL_MAX_COST'), maxDepth: withDefault(v, 'GRAPHQL_MAX_DEPTH'), maxQueryBytes: withDefault(v, 'GRAPHQL_MAX_QUERY_BYTES'), ...(v.GRAPHQL_INTROSPECTION !== undefined ? { introspection: v.GRAPHQL_INTROSPECTION } : {}) },
-    scans: { queueDepth: withDefault(v, 'SCAN_QUEUE_DEPTH') },
+    scans: { queueDepth: withDefault(v, 'SCAN_QUEUE_DEPTH'), launchesPerMinute: withDefault(v, 'SCAN_LAUNCHES_PER_MINUTE') },
     forecasts: { idleTimeoutMs: withDefault(v, 'FORECAST_IDLE_TIMEOUT_MS') },
     log: { level: withDefault(v, 'LOG_LEVEL') },
     cli: optional({ noColor: v.NO_COLOR ?? false, debug: withDefault(v, 'FLEET_AUDIT_DEBUG'), user: v.USER }),

@@ -375,6 +375,16 @@ export const ENV_VARS = {
       .regex(/^[\w.:/, -]+$/, 'must be 0, a hop count, or comma-separated addresses / CIDRs')
       .transform((s): number | string | false => (s === '0' ? false : /^\d+$/.test(s) ? Number(s) : s)),
   }),
+  SCAN_LAUNCHES_PER_MINUTE: declare({
+    namespace: 'scans',
+    description:
+      'scan launches (`POST /v1/scans`, GraphQL `startScan`, joins of a running scan included) one token may ask for per minute on one API process; past it the API answers 429 with `Retry-After`',
+    shape: 'an integer from 1 to 100000',
+    default: '10',
+    secret: false,
+    usedBy: ['api', 'cli'],
+    schema: intInRange(1, 100_000),
+  }),
   SCAN_QUEUE_DEPTH: declare({
     namespace: 'scans',
     description:

@@ -61,7 +61,7 @@ export class ScansController {
       'otherwise in this API process\'s own queue, which runs one scan at a time in a child process (never on the request path). ' +
       'Poll the `Location` (GET /v1/scans/{id}) until the status is `succeeded` or `failed`. ' +
       'One scan per source runs at a time: while one is running, the request joins it and answers 202 with that scan\'s id and `joined: true`. ' +
-      'Each token may ask for 10 launches a minute (429 RATE_LIMITED with Retry-After past that).',
+      'Each token may ask for SCAN_LAUNCHES_PER_MINUTE launches a minute (default 10; 429 RATE_LIMITED with Retry-After past that).',
   })
   @ApiZodBody(launchScanBodySchema)
   @ApiAcceptedResponse({
@@ -70,7 +70,7 @@ export class ScansController {
   })
   @ApiTooManyRequestsResponse({
     type: ErrorResponseDto,
-    description: 'SCAN_QUEUE_FULL: SCAN_QUEUE_DEPTH scans already wait behind the running one; RATE_LIMITED: more than 10 launches from this token in a minute',
+    description: 'SCAN_QUEUE_FULL: SCAN_QUEUE_DEPTH scans already wait behind the running one; RATE_LIMITED: more than SCAN_LAUNCHES_PER_MINUTE (default 10) launches from this token in a minute',
     headers: { 'Retry-After': { description: 'Seconds until a slot is likely free', schema: { type: 'integer' } } },
   })
   @ApiServiceUnavailableResponse({

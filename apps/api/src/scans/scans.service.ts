@@ -1,7 +1,7 @@
 import { Inject, Injectable } from '@nestjs/common';
 import { LRUCache } from 'lru-cache';
 import { encodeCursor, ScanRepository, ScanTargetRepository, scopeIncludes, Store, type GraphPage, type GraphPageArgs, type Principal, type ScanDiffQuery } from '@app/store';
-import { SCAN_LAUNCHER } from '../api.constants';
+import { SCAN_LAUNCHER, SCAN_LAUNCHES_PER_MINUTE } from '../api.constants';
 import { ApiError } from '../common/api.exception';
 import type { ScanLauncher } from '../scan-launcher.port';
 import { toResourceDto } from '../findings/finding.mapper';
@@ -10,9 +10,7 @@ import type { ScanDto, ScanListItemDto, ScanPageDto } from './scan.dto';
 import { toScanDto, toScanListItemDto } from './scan.mapper';
 import type { LaunchScanBody, ListScansQuery, ScanDiffQueryParams } from './scans.schemas';
 
-/** Scan launches one token may ask for per window (SCAN_LAUNCH_WINDOW_MS), joins of a running scan included. */
-export const SCAN_LAUNCHES_PER_WINDOW = 10;
-/** The window of SCAN_LAUNCHES_PER_WINDOW, milliseconds. */
+/** The window of the per-token launch count (`SCAN_LAUNCHES_PER_MINUTE`), milliseconds. */
 export const SCAN_LAUNCH_WINDOW_MS = 60_000;
 
 /** The answer of a launch: the scan's id, and whether it was already running (the request joined it). */
@@ -34,6 +32,7 @@ export class ScansService {
     private readonly targets: ScanTargetRepository,
     @Inject(SCAN_LAUNCHER) private readonly launcher: ScanLauncher,
     private readonly store: Store,
+    @Inject(SCAN_LAUNCHES_PER_MINUTE) private readonly launchesPerWindow: number,
   ) {}
 
   /** A Relay page of scans, newest first (GraphQL `scans`), and the lazy count of all scans. */
@@ -128,7 +127,7 @@ export class ScansService {
    *
    * Rules, in order: the role is checked by the caller (operator); an unknown source is refused (400); a token scoped
    * to some accounts may launch only a source whose accounts it all covers (403 naming the others); each token may
-   * ask for SCAN_LAUNCHES_PER_WINDOW launches per window (429 RATE_LIMITED with `Retry-After`); one scan per source
+   * ask for SCAN_LAUNCHES_PER_MINUTE launches per minute (429 RATE_LIMITED with `Retry-After`); one scan per source
    * runs at a time: while a scan of the source (its fleet name) is `running`, the request joins it and gets its id
    * (`joined: true`). Launches of one source on this process are serialised, so concurrent requests join the first.
    * @throws ApiError VALIDATION_FAILED, FORBIDDEN, RATE_LIMITED; the launcher's errors (ScanQueueFullError 429,
@@ -145,7 +144,7 @@ export class ScansService {
     this.countLaunch(principal);
     const key = source ?? '';
     for (let pending = this.launching.get(key); pending; pending = this.launching.get(key)) await pending.catch(() => undefined);
-    const run = this.launchOrJoin(source);
+    const run = this.launchOrJoin(source, body.source);
     this.launching.set(key, run);
     try {
       return await run;
@@ -154,13 +153,16 @@ export class ScansService {
     }
   }
 
-  /** The running scan of `source` (by its fleet name), or a new one. */
-  private async launchOrJoin(source: string | undefined): Promise<LaunchOutcome> {
+  /**
+   * The running scan of `source` (by its fleet name), or a new one, launched as asked: `requested` undefined leaves
+   * the choice of the default source to the launcher.
+   */
+  private async launchOrJoin(source: string | undefined, requested: string | undefined): Promise<LaunchOutcome> {
     if (source !== undefined) {
       const running = await this.scans.runningOfFleet(source);
       if (running !== null) return { scanId: running, joined: true };
     }
-    const { scanId } = await this.launcher.launch(source === undefined ? {} : { source });
+    const { scanId } = await this.launcher.launch(requested === undefined ? {} : { source: requested });
     return { scanId, joined: false };
   }
 
@@ -183,7 +185,7 @@ export class ScansService {
 
   /**
    * Count a launch against the token's window.
-   * @throws ApiError RATE_LIMITED (with the seconds until the window ends) past SCAN_LAUNCHES_PER_WINDOW
+   * @throws ApiError RATE_LIMITED (with the seconds until the window ends) past SCAN_LAUNCHES_PER_MINUTE
    */
   private countLaunch(principal: Principal): void {
     const who = principal.tokenId ?? principal.kind;
@@ -193,9 +195,9 @@ export class ScansService {
       this.launches.set(who, { count: 1, windowStart: now });
       return;
     }
-    if (w.count >= SCAN_LAUNCHES_PER_WINDOW) {
+    if (w.count >= this.launchesPerWindow) {
       const seconds = Math.max(1, Math.ceil((w.windowStart + SCAN_LAUNCH_WINDOW_MS - now) / 1000));
-      throw new ApiError('RATE_LIMITED', `Too many scan launches from this token (at most ${SCAN_LAUNCHES_PER_WINDOW} per minute); retry in ${seconds} s`, undefined, seconds);
+      throw new ApiError('RATE_LIMITED', `Too many scan launches from this token (at most ${this.launchesPerWindow} per minute); retry in ${seconds} s`, undefined, seconds);
     }
     w.count += 1;
   }

@@ -105,6 +105,8 @@ export async function runServeCommand(opts: ServeOptions): Promise<number> {
     log: { level },
     graphql: { ...config.graphql, stackTraces: config.cli?.debug === true },
     trustProxy: config.api.trustProxy,
+    // SCAN_LAUNCHES_PER_MINUTE: launches one token may ask for per minute (validated at boot, libs/config).
+    scanLaunchesPerMinute: config.scans.launchesPerMinute,
     // FORECAST_IDLE_TIMEOUT_MS: how long an idle what-if / headroom thread stays warm (validated at boot, libs/config).
     forecasts: { idleTimeoutMs: config.forecasts.idleTimeoutMs },
     ...(redisProbe ? { readiness: { redis: () => redisProbe.ping() } } : {}),
