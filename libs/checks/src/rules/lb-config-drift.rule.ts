@@ -400,7 +400,7 @@ function matchPass(
  */
 const clbPart = scopedCheck({
   id: 'LB_CONFIG_DRIFT',
-  title: 'CCM-managed CLB or NLB differs from its Service: console edits CCM will overwrite',
+  title: 'CCM-managed CLB or NLB differs from its Service: edits CCM will overwrite',
   category: 'ownership',
   resourceKind: 'Service',
   defaultSeverity: 'warning',
