@@ -6,7 +6,8 @@
  * default quotas: nlb_quota_server_added_num 200, nlb_quota_servergroup_noeci_servers_num 400).
  */
 import { describe, expect, it } from 'vitest';
-import type { CheckResult, NlbServerGroup } from '@app/domain';
+import type { CheckResult, FleetSnapshot, K8sNode, K8sService, NlbServerGroup, RegionSnapshot } from '@app/domain';
+import { P, factory } from '../../test/factories';
 import { nlbFixture, runCheck } from '../../test/nlb-fixture.util';
 import type { PartialAuditSettings } from '../audit-settings.types';
 
@@ -160,5 +161,100 @@ describe('CLUSTER_MODE_BLOWUP, NLB part', () => {
     const r = result(f);
     expect(r.status).toBe('skipped');
     expect(r.reason ?? r.message).toContain('NLB instances and server groups of cn-hangzhou');
+  });
+});
+
+/**
+ * The CLB part (CCM pkg/controller/service/clbv1/vgroups.go `buildClusterBackends` / `buildLocalBackends`): built with
+ * the test factories, the CLB Service `default/web` on nodes node-0..node-29 with ready pods where a test puts them.
+ */
+describe('CLUSTER_MODE_BLOWUP, CLB part', () => {
+  /** A fleet of one cluster (CCM `ccmVersion`) running `svc` on `nodes` with pods on `podNodes`, and `region`'s objects. */
+  function fleet(opts: { svc?: K8sService; nodes?: K8sNode[]; podNodes?: string[]; region?: Partial<RegionSnapshot>; ccmVersion?: string } = {}) {
+    const svc = opts.svc ?? factory.service();
+    const pods = (opts.podNodes ?? ['node-1']).map((n, i): [string, string] => [`172.20.0.${i + 1}`, n]);
+    return factory.fleet([
+      factory.region({
+        ...opts.region,
+        clusters: [
+          factory.cluster({
+            ...(opts.ccmVersion ? { ccmVersion: opts.ccmVersion } : {}),
+            kubernetes: factory.kubernetes({ nodes: opts.nodes ?? factory.nodes(30), services: [svc], endpointSlices: [factory.endpointSlice(svc.name, pods)] }),
+          }),
+        ],
+      }),
+    ]);
+  }
+
+  /** The one result for `default/web`. */
+  function clbResult(snapshot: FleetSnapshot, settings: PartialAuditSettings = {}): CheckResult {
+    const r = runCheck(ID, snapshot, settings).filter((x) => x.resource.id === SERVICE);
+    expect(r).toHaveLength(1);
+    return r[0]!;
+  }
+
+  it('passes a Local-mode or ENI-mode Service, naming the mode', () => {
+    expect(clbResult(fleet({ svc: factory.service({ externalTrafficPolicy: 'Local' }) }))).toMatchObject({
+      status: 'pass',
+      message: 'default/web uses Local mode: only pods or nodes with pods are attached',
+      figures: { mode: 'local' },
+    });
+    expect(clbResult(fleet({ svc: factory.service({ annotations: { 'service.beta.kubernetes.io/backend-type': 'eni' } }) }))).toMatchObject({
+      status: 'pass',
+      message: 'default/web uses ENI mode: only pods or nodes with pods are attached',
+      figures: { mode: 'eni' },
+    });
+  });
+
+  it('passes a Service without NodePorts: nothing is attached', () => {
+    const svc = factory.service({ ports: [{ name: 'http', protocol: 'TCP', port: 80, targetPort: 8080 }] });
+    expect(clbResult(fleet({ svc }))).toMatchObject({
+      status: 'pass',
+      message: 'default/web has no NodePorts: no ECS backends are attached',
+      figures: { mode: 'cluster', ports: 0 },
+    });
+  });
+
+  it("reads the weight annotations at the cluster's CCM version: default-weight fails the sync only from v2.14.0", () => {
+    const svc = factory.service({ annotations: { [`${P}default-weight`]: 'abc' } });
+    expect(clbResult(fleet({ svc })).status).toBe('fail');
+    const r = clbResult(fleet({ svc, ccmVersion: 'v2.14.0' }));
+    expect(r.status).toBe('skipped');
+    expect(r.reason ?? r.message).toContain('default weight must be integer in range [0,100] , got [abc]');
+  });
+
+  it('counts as Local-mode nodes only pod nodes Local mode would attach', () => {
+    const nodes = [
+      ...factory.nodes(30),
+      factory.node(90, { labels: { type: 'virtual-kubelet' } }),
+      factory.node(91, { labels: { 'service.alibabacloud.com/exclude-node': 'true' } }),
+    ];
+    const r = clbResult(fleet({ nodes, podNodes: ['node-1', 'node-2', 'node-90', 'node-91', 'gone'] }));
+    expect(r.figures).toMatchObject({ eligibleNodes: 30, localNodes: 2, localModeBackends: 2, extraBackends: 28, blowupFactor: 15 });
+    expect(clbResult(fleet({ nodes: factory.nodes(30), podNodes: ['node-1', 'node-2', 'node-3', 'node-4', 'node-5', 'node-6', 'node-7'] })).figures).toMatchObject({
+      blowupFactor: 4.29,
+    });
+  });
+
+  it('fails on the CLB quota alone at exactly the warning ratio, naming it; not without an extra entry', () => {
+    const region = {
+      loadBalancers: [factory.ccmClb({ vServerGroups: [factory.vServerGroup({ backendServers: factory.backends(160) })] })],
+    };
+    const r = clbResult(fleet({ region }), { clusterModeBlowup: { minFactor: 100 } });
+    expect(r).toMatchObject({ status: 'fail', severity: 'warning', figures: { ratio: 0.8, extraBackends: 29, loadBalancerId: 'lb-1' } });
+    expect(r.message).toBe(
+      'default/web in Cluster mode attaches 30 backends (30 eligible nodes x 1 port) where Local mode would attach 1 (1 node with ready pods): ' +
+        '29 extra, factor 30; CLB lb-1 at 80 % of the backend quota 200, busiest node at 0 % of the attachment quota 50; ' +
+        'the extra entries count toward the CLB backend quota (80 %)',
+    );
+    const every = Array.from({ length: 30 }, (_, i) => `node-${i}`);
+    expect(clbResult(fleet({ region, podNodes: every }), { clusterModeBlowup: { minFactor: 100 } })).toMatchObject({ status: 'pass', figures: { extraBackends: 0 } });
+  });
+
+  it('without a CLB, the quota ratio is the backends it would attach', () => {
+    const r = clbResult(fleet());
+    expect(r.figures).toMatchObject({ used: 30, limit: 200, ratio: 0.15 });
+    expect(r.figures).not.toHaveProperty('loadBalancerId');
+    expect(r.message).toContain('factor 30; 15 % of the backend quota 200');
   });
 });
