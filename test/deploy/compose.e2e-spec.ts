@@ -37,9 +37,10 @@ const appServices = Object.entries(compose.services).filter(([, s]) => s.image =
 /**
  * Variables that are not container settings: NO_COLOR and USER describe a terminal session; API_PORT and
  * API_HOST are set by `serve --port/--host` in the service's command; WORKER_HEALTH_HOST keeps its
- * default (the health endpoint is probed from inside the container).
+ * default (the health endpoint is probed from inside the container); FLEET_AUDIT_DIST points bin/fleet-audit.js at
+ * another build, and an image has its own.
  */
-const NOT_CONTAINER_SETTINGS = new Set(['NO_COLOR', 'USER', 'API_PORT', 'API_HOST', 'WORKER_HEALTH_HOST']);
+const NOT_CONTAINER_SETTINGS = new Set(['NO_COLOR', 'USER', 'API_PORT', 'API_HOST', 'WORKER_HEALTH_HOST', 'FLEET_AUDIT_DIST']);
 
 /** Replace every subcommand's action by a recorder, so parsing checks names and options without running. */
 function recordingProgram(): { program: Command; ran: string[] } {
