@@ -514,7 +514,122 @@ function nodeNameNilError(service: Pick<K8sService, 'namespace' | 'name'>, addre
 }
 
 /**
- * The vServer groups CCM would build for a CLB Service, one per Service port, with their backends:
+ * How a load-balancer kind writes the servers CCM builds for a Service port (the one place the kinds differ in
+ * `buildClusterBackends` / `buildLocalBackends` / `buildENIBackends`, clbv1/vgroups.go and nlbv2/server_groups.go):
+ * - `node`: a node is its ECS instance id from `spec.providerID` (`ecs`: every CLB backend, NLB `Instance` groups;
+ *   CCM's error "parse providerid: ...") or its InternalIP (`ip`: NLB `Ip` groups, `GetNodeInternalIP`; error "get
+ *   node address err: node <name> can not find InternalIP in node addresses");
+ * - `pod`: a pod (ENI mode, or a pod on a virtual-kubelet node) is an ENI by pod IP (`eni`) or a plain IP (`ip`);
+ * - `anyPort`: an NLB any-port listener's group puts pods on port 0;
+ * - `nodeNameNilTrailer`: what follows CCM's "NodeName is nil for ip <ip>" text (nlbv2 ends it with a space).
+ */
+export interface CcmServerShape {
+  node: 'ecs' | 'ip';
+  pod: 'eni' | 'ip';
+  anyPort?: boolean;
+  nodeNameNilTrailer?: string;
+}
+
+/** The CLB shape: ECS backends on the NodePort, pods as ENI backends on their target port. */
+export const CLB_SERVER_SHAPE: CcmServerShape = Object.freeze({ node: 'ecs', pod: 'eni' });
+
+/** A server CCM builds for one Service port, before weights; `type` lower-case as the weight and dedup helpers read it. */
+export interface CcmPortServer {
+  /** ECS id (`ecs`), the pod IP (`eni`, resolved to the ENI id by CCM through ECS) or the IP (`ip`). */
+  serverId: string;
+  /** The pod or node IP (`eni`, `ip`); absent for `ecs`. */
+  serverIp?: string;
+  type: 'ecs' | 'eni' | 'ip';
+  /** NodePort (nodes), target port (pods), 0 on an any-port group. */
+  port: number;
+  /** 0 until `applyCcmWeights` sets it. */
+  weight: number;
+  nodeName?: string;
+}
+
+/**
+ * The servers CCM attaches for one Service port, before weights and Local-mode deduplication, written in the kind's
+ * `shape` (CCM's shared design in clbv1/vgroups.go and nlbv2/server_groups.go, `buildClusterBackends`,
+ * `buildLocalBackends`, `buildENIBackends`; seed 004 "Load balancing update policies"):
+ * - ENI: every ready pod (`readyEndpoints` for the port), on its target port; node exclusions do not apply;
+ * - Cluster: every candidate node that is neither virtual-kubelet nor excluded (`backendNodeExclusion`), in node
+ *   order, on the NodePort; then the ready pods on virtual-kubelet nodes;
+ * - Local: one entry per ready pod on a candidate, not excluded node (deduplicated later by `dedupeByServer`), then
+ *   the pods on virtual-kubelet nodes; a pod on a node that is not a candidate is skipped ("can not find correspond
+ *   node").
+ * Errors, CCM's texts: a ready endpoint without `nodeName` ("NodeName is nil", Cluster and Local), a node CCM cannot
+ * identify in the shape (providerID prefixed "normal " in Cluster mode, InternalIP).
+ *
+ * @returns the servers, or `{ error, mode }` with CCM's message and the mode whose build failed (the NLB sync wraps it)
+ */
+export function ccmPortServers(
+  input: Omit<ExpectedBackendsInput, 'clusterId'>,
+  servicePort: K8sServicePort,
+  shape: CcmServerShape,
+): { servers: CcmPortServer[] } | { error: string; mode: TrafficPolicy } {
+  const { service, policy, eligible } = input;
+  const endpoints = readyEndpoints(input.endpointSlices, servicePort);
+  const nodePort = servicePort.nodePort ?? 0;
+  const pod = (address: string, port: number | undefined, nodeName?: string): CcmPortServer => ({
+    serverId: address,
+    serverIp: address,
+    type: shape.pod,
+    port: shape.anyPort ? 0 : (port ?? 0),
+    weight: 0,
+    ...(nodeName !== undefined ? { nodeName } : {}),
+  });
+  const servers: CcmPortServer[] = [];
+  if (policy === 'eni') {
+    for (const ep of endpoints) servers.push(pod(ep.address, ep.port));
+    return { servers };
+  }
+  const nodeServer = (node: K8sNode, prefix: string): CcmPortServer | { error: string } => {
+    if (shape.node === 'ip') {
+      if (!node.internalIp) return { error: `get node address err: node ${node.name} can not find InternalIP in node addresses` };
+      return { serverId: node.internalIp, serverIp: node.internalIp, type: 'ip', port: nodePort, weight: 0, nodeName: node.name };
+    }
+    if (!node.ecsInstanceId) return { error: providerIdError(prefix, node.providerId) };
+    return { serverId: node.ecsInstanceId, type: 'ecs', port: nodePort, weight: 0, nodeName: node.name };
+  };
+  const exclusion = input.ccmVersion !== undefined ? { ccmVersion: input.ccmVersion } : {};
+  if (policy === 'cluster') {
+    if (shape.node === 'ecs') {
+      // `eligible.nodes` are exactly the candidates that are neither virtual-kubelet nor excluded and have an ECS id
+      // (`eligibleBackendNodes`); the first such candidate without one is CCM's error.
+      const bad = eligible.unparsableProviderIds[0];
+      if (bad) return { error: providerIdError('normal ', bad.providerId), mode: 'cluster' };
+      for (const node of eligible.nodes) servers.push(nodeServer(node, 'normal ') as CcmPortServer);
+    } else {
+      for (const node of eligible.candidatesByName.values()) {
+        if (isVirtualKubelet(node) || backendNodeExclusion(node, exclusion)) continue;
+        const s = nodeServer(node, 'normal ');
+        if ('error' in s) return { error: s.error, mode: 'cluster' };
+        servers.push(s);
+      }
+    }
+  }
+  const vk: CcmPortServer[] = [];
+  for (const ep of endpoints) {
+    if (ep.nodeName === undefined)
+      return { error: `${nodeNameNilError(service, ep.address)}${shape.nodeNameNilTrailer ?? ''}`, mode: policy };
+    const node = eligible.candidatesByName.get(ep.nodeName);
+    if (!node) continue;
+    if (isVirtualKubelet(node)) {
+      vk.push(pod(ep.address, ep.port, node.name));
+      continue;
+    }
+    if (policy !== 'local' || backendNodeExclusion(node, exclusion)) continue;
+    const s = nodeServer(node, '');
+    if ('error' in s) return { error: s.error, mode: 'local' };
+    servers.push(s);
+  }
+  servers.push(...vk);
+  return { servers };
+}
+
+/**
+ * The vServer groups CCM would build for a CLB Service, one per Service port, with their backends
+ * (`ccmPortServers` in the CLB shape, then `applyCcmWeights` and, in Local mode, `dedupeByServer`):
  * - Cluster: every eligible ECS node on the NodePort, plus ready pods on virtual-kubelet nodes as ENI;
  * - Local: ECS nodes hosting ready endpoints (deduplicated, weight = pods), VK pods as ENI; endpoints
  *   whose node is not a candidate are skipped; an endpoint without `nodeName` is an error (as in CCM);
@@ -525,77 +640,20 @@ function nodeNameNilError(service: Pick<K8sService, 'namespace' | 'name'>, addre
 export function expectedVServerGroups(
   input: ExpectedBackendsInput,
 ): { groups: ExpectedVServerGroup[] } | { error: string } {
-  const { service, clusterId, policy, eligible, endpointSlices } = input;
+  const { service, clusterId, policy } = input;
   const weights = ccmWeightSettings(service, input.ccmVersion);
   if ('error' in weights) return weights;
-  const vgroupWeight = weights.weight;
-  const defaultWeight = weights.defaultWeight;
-  const clusterError = clusterModeSyncError(service, policy, eligible);
-  if (clusterError) return { error: clusterError };
+  const localEni = localEniHandling(input.ccmVersion);
   const groups: ExpectedVServerGroup[] = [];
   for (const sp of service.ports) {
-    const target = sp.targetPort ?? sp.port;
-    const namePort = policy === 'eni' ? target : (sp.nodePort ?? 0);
-    const name = vServerGroupName(namePort, service.name, service.namespace, clusterId);
-    const endpoints = readyEndpoints(endpointSlices, sp);
-    const backends: ExpectedBackend[] = [];
-    if (policy === 'eni') {
-      for (const ep of endpoints) {
-        backends.push({
-          serverId: ep.address,
-          serverIp: ep.address,
-          type: 'eni',
-          port: ep.port ?? 0,
-          weight: 0,
-        });
-      }
-    } else {
-      const nodePort = sp.nodePort ?? 0;
-      const vk: ExpectedBackend[] = [];
-      if (policy === 'cluster') {
-        for (const node of eligible.nodes) {
-          backends.push({
-            serverId: node.ecsInstanceId ?? '',
-            type: 'ecs',
-            port: nodePort,
-            weight: 0,
-            nodeName: node.name,
-          });
-        }
-      }
-      for (const ep of endpoints) {
-        if (ep.nodeName === undefined) {
-          return { error: nodeNameNilError(service, ep.address) };
-        }
-        const node = eligible.candidatesByName.get(ep.nodeName);
-        if (!node) continue; // "can not find correspond node"
-        if (isVirtualKubelet(node)) {
-          vk.push({
-            serverId: ep.address,
-            serverIp: ep.address,
-            type: 'eni',
-            port: ep.port ?? 0,
-            weight: 0,
-            nodeName: node.name,
-          });
-          continue;
-        }
-        if (policy !== 'local' || backendNodeExclusion(node, { ccmVersion: input.ccmVersion })) continue;
-        if (!node.ecsInstanceId) return { error: providerIdError('', node.providerId) };
-        backends.push({
-          serverId: node.ecsInstanceId,
-          type: 'ecs',
-          port: nodePort,
-          weight: 0,
-          nodeName: node.name,
-        });
-      }
-      backends.push(...vk);
-    }
-    const localEni = localEniHandling(input.ccmVersion);
-    applyCcmWeights(policy, backends, vgroupWeight, defaultWeight, localEni);
+    const namePort = policy === 'eni' ? (sp.targetPort ?? sp.port) : (sp.nodePort ?? 0);
+    const built = ccmPortServers(input, sp, CLB_SERVER_SHAPE);
+    if ('error' in built) return { error: built.error };
+    // The CLB shape writes only `ecs` and `eni` servers.
+    const backends = built.servers as ExpectedBackend[];
+    applyCcmWeights(policy, backends, weights.weight, weights.defaultWeight, localEni);
     groups.push({
-      name,
+      name: vServerGroupName(namePort, service.name, service.namespace, clusterId),
       servicePort: sp,
       backends: policy === 'local' ? dedupeByServer(backends, localEni) : backends,
     });

@@ -10,17 +10,19 @@
  * servers, `Ip`: node or pod IPs); the `weight` annotation only on a reused NLB with `vgroup-port`, and its own
  * error texts; in Local mode non-ECS weights keep the floor of 1.
  */
-import type { K8sNode, K8sService } from '../snapshot.types';
+import type { K8sService } from '../snapshot.types';
 import { DEFAULT_SERVER_WEIGHT, LB_ANNOTATION } from './ccm.constants';
 import { getLbAnnotation } from './annotations.model';
 import {
   applyCcmWeights,
   backendNodeExclusion,
   ccmHasFeature,
+  ccmPortServers,
   dedupeByServer,
   isVirtualKubelet,
   localEniHandling,
-  readyEndpoints,
+  type CcmPortServer,
+  type CcmServerShape,
   type EligibleNodes,
   type ExpectedBackendsInput,
 } from './backends.model';
@@ -176,27 +178,12 @@ export interface ExpectedNlbServerGroup {
  */
 export type ExpectedNlbInput = ExpectedBackendsInput & { serverGroupById?: NlbServerGroupLookup };
 
-/** `node.status.addresses` InternalIP of a node, or CCM's error (`GetNodeInternalIP`, helper/node_utils.go). */
-function nodeIp(node: K8sNode): { ip: string } | { error: string } {
-  return node.internalIp ? { ip: node.internalIp } : { error: `get node address err: node ${node.name} can not find InternalIP in node addresses` };
+/** The NLB shape of a server group of `type` (`Ip`: node and pod IPs; `Instance`: `Ecs` and `Eni`). */
+function nlbServerShape(type: NlbServerGroupType, anyPort: boolean): CcmServerShape {
+  return { node: type === 'Ip' ? 'ip' : 'ecs', pod: type === 'Ip' ? 'ip' : 'eni', anyPort, nodeNameNilTrailer: ' ' };
 }
 
-function providerIdError(prefix: string, node: K8sNode): string {
-  const pid = node.providerId ?? '';
-  return `${prefix}parse providerid: ${pid}. expected: \${regionid}.\${nodeid}, alicloud: unable to split instanceid and region from providerID, error unexpected providerID=${pid}`;
-}
-
-/** Internal backend with a lower-case type, as the shared weight / dedup helpers read it. */
-interface Working {
-  serverId: string;
-  serverIp?: string;
-  type: 'ecs' | 'eni' | 'ip';
-  port: number;
-  weight: number;
-  nodeName?: string;
-}
-
-const TYPE: Record<Working['type'], ExpectedNlbServer['type']> = { ecs: 'Ecs', eni: 'Eni', ip: 'Ip' };
+const TYPE: Record<CcmPortServer['type'], ExpectedNlbServer['type']> = { ecs: 'Ecs', eni: 'Eni', ip: 'Ip' };
 
 /**
  * The server groups CCM would build for an NLB Service, one per listener, with their servers:
@@ -211,7 +198,7 @@ const TYPE: Record<Working['type'], ExpectedNlbServer['type']> = { ecs: 'Ecs', e
  *   weights, a node without providerID or InternalIP, an endpoint without nodeName)
  */
 export function expectedNlbServerGroups(input: ExpectedNlbInput): { groups: ExpectedNlbServerGroup[] } | { error: string } {
-  const { service, clusterId, policy, eligible, endpointSlices } = input;
+  const { service, clusterId, policy } = input;
   const listeners = expectedNlbListeners(service, clusterId, policy);
   if ('error' in listeners) return listeners;
   const sgType = nlbServerGroupType(service);
@@ -220,10 +207,7 @@ export function expectedNlbServerGroups(input: ExpectedNlbInput): { groups: Expe
   if ('error' in weights) return weights;
   const vgroupWeight = nlbVGroupWeight(service);
   if (typeof vgroupWeight === 'number') weights.weight = vgroupWeight;
-  const ipGroup = sgType.type === 'Ip';
   const localEni = localEniHandling(input.ccmVersion);
-  // One options object for every node's exclusion test (one per node and listener was most of the allocation here).
-  const exclusion = input.ccmVersion !== undefined ? { ccmVersion: input.ccmVersion } : {};
   const groups: ExpectedNlbServerGroup[] = [];
   for (const l of listeners.listeners) {
     const sp = l.servicePort;
@@ -236,53 +220,9 @@ export function expectedNlbServerGroups(input: ExpectedNlbInput): { groups: Expe
     if ('error' in binding) return { error: `set ServerGroup for port ${sp.port} error: ${binding.error}` };
     if (vgroupWeight !== undefined && typeof vgroupWeight !== 'number')
       return { error: `set ServerGroup for port ${sp.port} error: ${vgroupWeight.error}` };
-    const endpoints = readyEndpoints(endpointSlices, sp);
-    const pod = (address: string, port: number | undefined, nodeName?: string): Working => ({
-      serverId: address,
-      serverIp: address,
-      type: ipGroup ? 'ip' : 'eni',
-      port: anyPort ? 0 : (port ?? 0),
-      weight: 0,
-      ...(nodeName !== undefined ? { nodeName } : {}),
-    });
-    const nodeServer = (node: K8sNode, prefix: string): Working | { error: string } => {
-      if (ipGroup) {
-        const ip = nodeIp(node);
-        if ('error' in ip) return ip;
-        return { serverId: ip.ip, serverIp: ip.ip, type: 'ip', port: sp.nodePort ?? 0, weight: 0, nodeName: node.name };
-      }
-      if (!node.ecsInstanceId) return { error: providerIdError(prefix, node) };
-      return { serverId: node.ecsInstanceId, type: 'ecs', port: sp.nodePort ?? 0, weight: 0, nodeName: node.name };
-    };
-    let servers: Working[] = [];
-    if (policy === 'eni') {
-      for (const ep of endpoints) servers.push(pod(ep.address, ep.port));
-    } else {
-      const vk: Working[] = [];
-      if (policy === 'cluster') {
-        for (const node of eligible.candidatesByName.values()) {
-          if (isVirtualKubelet(node) || backendNodeExclusion(node, exclusion)) continue;
-          const s = nodeServer(node, 'normal ');
-          if ('error' in s) return wrap('cluster', s.error);
-          servers.push(s);
-        }
-      }
-      for (const ep of endpoints) {
-        if (ep.nodeName === undefined)
-          return wrap(policy, `add ecs backends for service[${service.namespace}/${service.name}] error, NodeName is nil for ip ${ep.address} `);
-        const node = eligible.candidatesByName.get(ep.nodeName);
-        if (!node) continue; // "warning: can not find correspond node"
-        if (isVirtualKubelet(node)) {
-          vk.push(pod(ep.address, ep.port, node.name));
-          continue;
-        }
-        if (policy !== 'local' || backendNodeExclusion(node, exclusion)) continue;
-        const s = nodeServer(node, '');
-        if ('error' in s) return wrap('local', s.error);
-        servers.push(s);
-      }
-      servers.push(...vk);
-    }
+    const built = ccmPortServers(input, sp, nlbServerShape(sgType.type, anyPort));
+    if ('error' in built) return wrap(built.mode, built.error);
+    let servers = built.servers;
     applyCcmWeights(policy, servers, weights.weight, weights.defaultWeight, localEni, true);
     if (policy === 'local') servers = dedupeByServer(servers, localEni);
     // Each working entry becomes the expected server in place: its keys are already those of `ExpectedNlbServer`, in
