@@ -85,7 +85,10 @@ interface ServicePlan {
 
 /** The convergence estimate of a change (JSON contract: the `convergence` of `forecast whatif`). */
 export interface ConvergenceEstimate {
-  /** Services CCM reconciles (count). */
+  /**
+   * Distinct Services CCM reconciles (count, by cluster and `namespace/name`): a Service with several changes (a
+   * move to NLB: its CLB released and its NLB built; two steps of a scenario) is one Service.
+   */
   services: number;
   /** OpenAPI calls per action name (counts), sorted by name. */
   callsPerApi: Record<string, number>;
@@ -232,7 +235,7 @@ export function estimateConvergence(changes: readonly ServiceChange[], settings:
   const p95 = rateBound ? rate * 1.1 + Math.min(s.requeueMaxSeconds, 4 * s.requeueBaseSeconds) : concurrency;
   const sorted = [...calls.entries()].sort(([a], [b]) => (a < b ? -1 : 1));
   return {
-    services: changes.length,
+    services: new Set(changes.map((c) => `${c.cluster ?? ''}\u0000${c.service}`)).size,
     callsPerApi: Object.fromEntries(sorted),
     calls: sorted.reduce((n, [, v]) => n + v, 0),
     wallSeconds: { p50: round(p50), p95: round(p95) },

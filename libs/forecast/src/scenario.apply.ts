@@ -85,7 +85,13 @@ export interface AppliedChange {
 
 /** The CCM work of one changed Service (counts). */
 export interface ServiceChange {
+  /** `namespace/name` of the Service. */
   service: string;
+  /**
+   * The Service's cluster id, set by the what-if runner: with `service` it names one Service across the scenario,
+   * so a Service changed twice (a move to NLB releases its CLB and builds its NLB) counts once.
+   */
+  cluster?: string;
   /** The LB product CCM calls for this change: `clb` (default when absent) or `nlb` (NLB 2022-04-30 API). */
   product?: 'clb' | 'nlb';
   /** CCM deletes the LB (a CLB it created, when its Service moves to NLB). */

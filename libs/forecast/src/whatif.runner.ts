@@ -155,7 +155,7 @@ export function runWhatIf(snapshot: FleetSnapshot, scenario: Scenario, options: 
   const allChanges: ServiceChange[] = [];
   for (const step of resolvedSteps) {
     const change = applier.apply(step);
-    allChanges.push(...change.services);
+    for (const c of change.services) allChanges.push({ ...c, cluster: step.args.cluster });
     const next = audit(copy);
     const nextSampleList = withOverflow(quotaUsageOf(next.results, QUOTA_USAGE_CHECK_IDS), applier.nodePortOverflow);
     const nextSamples = sampleMap(nextSampleList);

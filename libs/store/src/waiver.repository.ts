@@ -164,6 +164,20 @@ export class WaiverRepository {
   }
 
   /**
+   * The ids of the scope's waivers that start with `prefix` (as `git` resolves a short hash), at most `limit`,
+   * revoked ones included (revoking one again answers CONFLICT, naming it).
+   * @param prefix lower- or upper-case hex digits and dashes of a uuid's textual form; anything else matches nothing
+   * @param scope the caller (default every account)
+   */
+  async idsStartingWith(prefix: string, limit: number, scope: Scoped = SYSTEM_PRINCIPAL): Promise<string[]> {
+    if (!/^[0-9a-f-]{1,36}$/i.test(prefix)) return [];
+    const params: unknown[] = [`${prefix.toLowerCase()}%`, limit];
+    const inScope = scopeCondition('account_id', scope, (v) => `$${params.push(v)}`);
+    const rows = await this.pool.query<{ id: string }>(`SELECT id FROM waivers WHERE id::text LIKE $1 AND ${inScope} ORDER BY id LIMIT $2`, params);
+    return rows.rows.map((r) => r.id);
+  }
+
+  /**
    * Every waiver of the scope's accounts, oldest first (waivers are few: hundreds, not millions).
    * @param opts.includeRevoked also revoked ones (default false)
    * @param opts.scope the caller: only waivers of its accounts, filtered in SQL (default every account)

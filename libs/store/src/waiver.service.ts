@@ -86,6 +86,24 @@ export class WaiverService {
     return this.waivers.revoke(id, actor, now, by);
   }
 
+  /** Shortest id prefix `resolveIdPrefix` accepts (4 hex digits: 65,536 values; `waiver list` shows 8). */
+  static readonly MIN_ID_PREFIX = 4;
+
+  /**
+   * The one waiver id of the scope that starts with `prefix` (a whole id resolves to itself), as the CLI's
+   * `waiver revoke <prefix>` takes it.
+   * @throws StoreError INVALID_ARGUMENT when the prefix is shorter than MIN_ID_PREFIX characters or matches several
+   *   waivers (naming them), NOT_FOUND when it matches none
+   */
+  async resolveIdPrefix(prefix: string, scope: Scoped = SYSTEM_PRINCIPAL): Promise<string> {
+    if (prefix.length < WaiverService.MIN_ID_PREFIX)
+      throw new StoreError('INVALID_ARGUMENT', `waiver id "${prefix}": give at least ${WaiverService.MIN_ID_PREFIX} characters of the id (waiver list shows 8)`);
+    const ids = await this.waivers.idsStartingWith(prefix, 6, scope);
+    if (ids.length === 0) throw new StoreError('NOT_FOUND', `no waiver id starts with "${prefix}" (waiver list --all shows every id)`);
+    if (ids.length > 1) throw new StoreError('INVALID_ARGUMENT', `waiver id "${prefix}" is ambiguous: ${ids.slice(0, 5).join(', ')}${ids.length > 5 ? ', ...' : ''}; give more characters`);
+    return ids[0];
+  }
+
   /** History of one waiver in the scope. @throws StoreError NOT_FOUND */
   history(id: string, scope: Scoped = SYSTEM_PRINCIPAL): Promise<WaiverHistoryEntry[]> {
     return this.waivers.history(id, scope);

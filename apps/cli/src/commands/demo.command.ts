@@ -54,6 +54,18 @@ export async function assertPortFree(port: number): Promise<void> {
   });
 }
 
+/**
+ * The command that reproduces the demo's findings offline: the same fleet directory with the same settings file
+ * (without it the sample fleet's defaults give other findings), JSON on stdout. Paths are quoted when they hold
+ * characters a shell would split or expand.
+ * @param fleetDir the fleet directory the demo simulated
+ * @param settingsFile the settings file the demo scanned with, if any
+ */
+export function demoReproduceCommand(fleetDir: string, settingsFile: string | undefined): string {
+  const q = (p: string) => (/^[\w@%+=:,./-]+$/.test(p) ? p : `'${p.replaceAll("'", "'\\''")}'`);
+  return `npx fleet-audit scan --fleet ${q(fleetDir)}${settingsFile !== undefined ? ` --settings ${q(settingsFile)}` : ''} --format json`;
+}
+
 /** The audit settings the bundled sample fleet is shown with (examples/fleets/sample/README.md). */
 export const SAMPLE_SETTINGS_FILE = 'audit-settings.yaml';
 
@@ -122,7 +134,7 @@ export async function runDemoCommand(opts: DemoOptions): Promise<number> {
           cliStreams().stdout.write(
             renderTable(o, {
               color: colourWanted(cliStreams().stdout, cliConfig().cli.noColor),
-              preview: { top: DEMO_TOP_FINDINGS, moreHint: `fleet-audit scan --fleet ${fleetDir} (add --format json|csv|html), or GET /v1/findings below` },
+              preview: { top: DEMO_TOP_FINDINGS, moreHint: `${demoReproduceCommand(fleetDir, settingsFile)} (or --format csv, --format html), or GET /v1/findings below` },
             }),
           );
         },

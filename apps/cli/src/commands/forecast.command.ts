@@ -4,6 +4,7 @@
  * snapshot. JSON contracts: libs/forecast/README.md and the README section "Capacity planning".
  */
 import { readFileSync } from 'node:fs';
+import { resolve } from 'node:path';
 import { renderTable, tableStyleFor, type TableStyle } from '../output/table.util';
 import { Command, Option } from 'commander';
 import { clusterLabel, type FleetSnapshot } from '@app/domain';
@@ -11,6 +12,7 @@ import type { HeadroomAnswer, HeadroomEntry, TrendEntry, WhatIfResult } from '@a
 import { CliUsageError, EXIT_OK } from '../cli-error';
 import { loadAudit, loadCollectors, loadForecast, loadStore } from '../lazy';
 import { cliStreams } from '../output/cli-streams';
+import { writeOutput } from '../output/output-file.util';
 import { explicitFlagsWin, formatOption } from './option-conventions.util';
 
 type Format = 'table' | 'json';
@@ -127,13 +129,25 @@ export function renderHeadroom(entries: HeadroomEntry[], style: TableStyle = tab
   return `${renderTable(['cluster', 'growing', 'headroom', 'limited by'], rows, style)}\n`;
 }
 
+/**
+ * Which quotas a step changed: the count, then each check with how many of its quota series changed, most first
+ * (`219: ECS_LB_ATTACHMENT_QUOTA 200, CLB_BACKEND_QUOTA 18, CLB_INSTANCE_QUOTA 1`); `none` when nothing changed.
+ */
+export function quotaChangesText(quotas: WhatIfResult['steps'][number]['quotas']): string {
+  if (quotas.length === 0) return 'none';
+  const byCheck = new Map<string, number>();
+  for (const q of quotas) byCheck.set(q.checkId, (byCheck.get(q.checkId) ?? 0) + 1);
+  const named = [...byCheck.entries()].sort(([a, x], [b, y]) => y - x || (a < b ? -1 : 1)).map(([id, n]) => `${id} ${n}`);
+  return `${quotas.length}: ${named.join(', ')}`;
+}
+
 /** Table rendering (also used by `demo`); `style`: width and colour (default: stdout's). */
 export function renderWhatIf(r: WhatIfResult, style: TableStyle = tableStyleFor()): string {
   const rows = r.steps.map((s) => {
     const b = s.firstBreach;
     return [
       s.name,
-      String(s.quotas.length),
+      quotaChangesText(s.quotas),
       b ? `${b.checkId} ${b.resource.kind} ${b.resource.id}: ${b.before.used} -> ${b.after.used} of ${b.after.limit}` : 'none',
       `+${s.findings.appeared.length} / -${s.findings.resolved.length} / ${s.findings.severityChanged.length}`,
       s.headroom.map((h) => `nodes: ${answerText(h.nodes)}`).join('\n'),
@@ -147,9 +161,23 @@ export function renderWhatIf(r: WhatIfResult, style: TableStyle = tableStyleFor(
   );
 }
 
-function print(format: Format, json: unknown, table: () => string): void {
-  cliStreams().stdout.write(format === 'json' ? `${JSON.stringify(json, null, 2)}\n` : table());
+/**
+ * Print the answer as JSON or a table; with `out` (`-o, --out FILE`) write it to that file atomically instead and
+ * print the file's path, as every writing command does (a table written to a file is laid out for 120 columns,
+ * uncoloured).
+ */
+function print(format: Format, json: unknown, table: (style?: TableStyle) => string, out?: string): void {
+  if (out === undefined) {
+    cliStreams().stdout.write(format === 'json' ? `${JSON.stringify(json, null, 2)}\n` : table());
+    return;
+  }
+  const target = resolve(out);
+  writeOutput(target, format === 'json' ? `${JSON.stringify(json, null, 2)}\n` : table({ width: 120, color: false }));
+  cliStreams().stdout.write(`${target}\n`);
 }
+
+/** `-o, --out FILE` of the forecast subcommands. */
+const outOption = () => new Option('-o, --out <file>', 'write to this file (atomically) and print its path; default stdout');
 
 interface TrendsOptions {
   databaseUrl?: string;
@@ -162,6 +190,7 @@ interface TrendsOptions {
   account?: string;
   cluster?: string;
   status?: TrendEntry['status'];
+  out?: string;
 }
 
 async function runTrends(o: TrendsOptions): Promise<number> {
@@ -181,7 +210,7 @@ async function runTrends(o: TrendsOptions): Promise<number> {
       ...(o.status ? { status: o.status } : {}),
     }),
   );
-  print(o.format, { trends }, () => renderTrends(trends));
+  print(o.format, { trends }, (style) => renderTrends(trends, style), o.out);
   return EXIT_OK;
 }
 
@@ -197,6 +226,7 @@ interface HeadroomCliOptions {
   settings?: string;
   now?: string;
   format: Format;
+  out?: string;
 }
 
 async function runHeadroom(o: HeadroomCliOptions): Promise<number> {
@@ -218,7 +248,7 @@ async function runHeadroom(o: HeadroomCliOptions): Promise<number> {
       ? (await withStore(o.databaseUrl, (store) => headroomFromStore(store, { ...options, ...(now ? { now } : {}) }))).headroom
       : headroomOfSnapshot(await snapshotOf(o), { ...options, now: now ?? new Date() });
   if (o.cluster && headroom.length === 0) throw new CliUsageError(`--cluster: no cluster "${o.cluster}" with Kubernetes data in the fleet`);
-  print(o.format, { headroom }, () => renderHeadroom(headroom));
+  print(o.format, { headroom }, (style) => renderHeadroom(headroom, style), o.out);
   return EXIT_OK;
 }
 
@@ -230,6 +260,7 @@ interface WhatIfCliOptions {
   now?: string;
   qps?: number;
   format: Format;
+  out?: string;
 }
 
 async function runWhatIfCommand(o: WhatIfCliOptions): Promise<number> {
@@ -250,7 +281,7 @@ async function runWhatIfCommand(o: WhatIfCliOptions): Promise<number> {
     o.databaseUrl !== undefined
       ? (await withStore(o.databaseUrl, (store) => whatIfFromStore(store, scenario, { ...(now ? { now } : {}), ...(settings ? { settings } : {}), ...(convergence ? { convergence } : {}) }))).result
       : runWhatIf(await snapshotOf(o), scenario, { now: now ?? new Date(), ...(settings ? { settings } : {}), ...(convergence ? { convergence } : {}) });
-  print(o.format, result, () => renderWhatIf(result));
+  print(o.format, result, (style) => renderWhatIf(result, style), o.out);
   return EXIT_OK;
 }
 
@@ -275,6 +306,7 @@ export function forecastCommand(run: (p: Promise<number>) => void): Command {
       .option('--cluster <id>', 'only this cluster')
       .addOption(new Option('--status <status>', 'only this status').choices(['ok', 'insufficient_data', 'flat', 'decreasing', 'exhausted']))
       .addOption(tableOrJson())
+      .addOption(outOption())
       .addHelpText('after', '\nExamples:\n  fleet-audit forecast trends --database-url postgres://localhost/audit\n  fleet-audit forecast trends --status ok --format json\n')
       .action((o: TrendsOptions) => run(runTrends(o))),
   );
@@ -292,6 +324,7 @@ export function forecastCommand(run: (p: Promise<number>) => void): Command {
       .option('--settings <file>', 'audit settings (YAML/JSON)')
       .option('--now <iso-time>', 'analysis clock')
       .addOption(tableOrJson())
+      .addOption(outOption())
       .addHelpText('after', '\nExamples:\n  fleet-audit forecast headroom --fleet examples/fleets/sample\n  fleet-audit forecast headroom --database-url $DATABASE_URL --cluster c123 --format json\n')
       .action((o: HeadroomCliOptions, cmd: Command) => run(runHeadroom(explicitFlagsWin(o, cmd, ['databaseUrl'], ['fleet', 'config'])))),
   );
@@ -305,9 +338,10 @@ export function forecastCommand(run: (p: Promise<number>) => void): Command {
       .option('--now <iso-time>', 'analysis clock (default: the stored scan\'s time with --database-url, else now); pin it for byte-identical output')
       .option('--qps <n>', 'account API rate limit per API for the convergence estimate (default 20)', positiveInt('--qps'))
       .addOption(tableOrJson())
+      .addOption(outOption())
       .addHelpText(
         'after',
-        '\nExamples:\n  fleet-audit forecast whatif --fleet examples/fleets/sample --scenario examples/scenarios/black-friday.yaml\n  fleet-audit forecast whatif --database-url $DATABASE_URL --scenario bf.yaml --format json\n',
+        '\nExamples:\n  fleet-audit forecast whatif --fleet examples/fleets/sample --scenario examples/scenarios/black-friday.yaml\n  fleet-audit forecast whatif --database-url $DATABASE_URL --scenario bf.yaml --format json -o whatif.json\n',
       )
       .action((o: WhatIfCliOptions, cmd: Command) => run(runWhatIfCommand(explicitFlagsWin(o, cmd, ['databaseUrl'], ['fleet'])))),
   );

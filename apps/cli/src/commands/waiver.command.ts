@@ -91,8 +91,10 @@ export async function runWaiverList(opts: WaiverDbOptions & { all?: boolean; for
       cliStreams().stdout.write(`${JSON.stringify(waivers, null, 2)}\n`);
       return EXIT_OK;
     }
+    // The id's first 8 characters (what `waiver revoke` takes, as git takes a short hash): a whole uuid would
+    // wrap in a table of nine columns; --format json has the whole id.
     const rows = waivers.map((w) => [
-      w.id,
+      w.id.slice(0, 8),
       w.state,
       w.checkId,
       [w.accountId, w.regionId, w.clusterId].filter(Boolean).join('/'),
@@ -108,10 +110,10 @@ export async function runWaiverList(opts: WaiverDbOptions & { all?: boolean; for
   });
 }
 
-/** `waiver revoke ID`. */
+/** `waiver revoke ID`: the whole id or a unique prefix of it (at least 4 characters; `waiver list` shows 8). */
 export async function runWaiverRevoke(id: string, opts: WaiverDbOptions & { by: string }): Promise<number> {
   return withStore(opts, async (store) => {
-    const w = await store.waiverService.revoke(id, opts.by).catch((e: unknown) => {
+    const w = await (async () => store.waiverService.revoke(await store.waiverService.resolveIdPrefix(id), opts.by))().catch((e: unknown) => {
       // A store refusal (not found, conflict, forbidden) is the user's to fix; UNAVAILABLE stays an error.
       if (isFleetAuditError(e) && e.permanent) throw new CliUsageError(e.message);
       throw e;
@@ -132,8 +134,8 @@ export function waiverCommand(run: (p: Promise<number>) => void): Command {
 Examples:
   fleet-audit waiver add --check CLB_BACKEND_QUOTA --account 1234567890123456 --resource 'lb-bp1*' \\
       --owner team-network --reason "NLB migration planned for Q3" --category accepted-risk --ticket NET-42
-  fleet-audit waiver list --all
-  fleet-audit waiver revoke 5f0c...
+  fleet-audit waiver list --all          # ID: the first 8 characters of each id
+  fleet-audit waiver revoke 5f0c2b7e     # a unique prefix of the id (at least 4 characters) or the whole id
 
 Exit codes:
   0    ok
@@ -167,7 +169,7 @@ Exit codes:
   cmd
     .command('revoke')
     .description('revoke a waiver: its findings count again at once (the waiver and its history stay)')
-    .argument('<id>', 'waiver id (uuid)')
+    .argument('<id>', 'waiver id (uuid) or a unique prefix of it, at least 4 characters (waiver list shows 8)')
     .addOption(byOption())
     .addOption(dbOption())
     .action((id: string, o: WaiverDbOptions & { by: string }) => run(runWaiverRevoke(id, o)));

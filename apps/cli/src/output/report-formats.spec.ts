@@ -149,6 +149,32 @@ describe('terminal table', () => {
     expect(s).toContain(`Findings: ${outcome.findings.length}`);
   });
 
+  it('--severity critical --summary counts critical findings only (no warning or info count, By check of critical checks)', () => {
+    const critical = outcome.findings.filter((f) => f.severity === 'critical');
+    expect(critical.length).toBeGreaterThan(0);
+    expect(critical.length).toBeLessThan(outcome.findings.length);
+    const s = renderTable(outcome, { width: 200, minSeverity: 'critical', summaryOnly: true });
+    expect(s).not.toContain('┌');
+    expect(s).toContain(`Findings at or above critical: ${critical.length} (critical ${critical.length}) of ${outcome.findings.length} in all`);
+    expect(s).not.toMatch(/\bwarning \d|\binfo \d/);
+    const byCheck = /By check: (.*?)\.\n(?! )/.exec(s.replace(/\n {2}/g, ' '))?.[1] ?? '';
+    const checks = byCheck.split(', ').map((x) => x.split(' ')[0]);
+    expect(new Set(checks)).toEqual(new Set(critical.map((f) => f.checkId)));
+  });
+
+  it('a preview (demo) has a "what to do" column holding each shown finding\'s remediation', () => {
+    const t = renderTable(outcome, { width: 160, preview: { top: 5, moreHint: 'more' } });
+    expect(widest(t)).toBeLessThanOrEqual(160);
+    const header = t.split('\n').find((l) => l.includes('│ severity'));
+    expect(header).toContain('what to do');
+    const plain = t.replace(/[│┌┐└┘├┤┬┴┼─]/g, ' ').replace(/\s+/g, ' ');
+    const top = [...outcome.findings].sort((a, b) => ['info', 'warning', 'critical'].indexOf(b.severity) - ['info', 'warning', 'critical'].indexOf(a.severity))[0];
+    // The remediation's words, in order, rewrapped: the cell holds the whole text.
+    const firstWords = top.remediation.split(/\s+/).slice(0, 3);
+    for (const w of firstWords) expect(plain).toContain(w);
+    expect(renderTable(outcome, { width: 160 }).split('\n').find((l) => l.includes('│ severity'))).not.toContain('what to do');
+  });
+
   it('wrapText breaks check ids after underscores, not mid-word', () => {
     expect(wrapText('SERVICE_NO_CONNECTION_DRAIN', 12)).toEqual(['SERVICE_NO_', 'CONNECTION_', 'DRAIN']);
     expect(wrapText('aaa bbb ccc', 7)).toEqual(['aaa bbb', 'ccc']);

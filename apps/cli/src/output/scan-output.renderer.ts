@@ -30,14 +30,18 @@ export interface TableRenderOptions {
   width?: number;
   /** Colour the severity cells (ANSI). Default false; the CLI turns it on for a TTY without NO_COLOR. */
   color?: boolean;
-  /** Show only findings at or above this severity (display filter; the counts still cover every finding). */
+  /**
+   * Show only findings at or above this severity: the table, the findings line and "By check" count those
+   * only, and name how many of all findings they are (with `summaryOnly` too: `--severity critical --summary`
+   * prints the critical counts, not every severity's).
+   */
   minSeverity?: Severity;
   /** Counts only: no findings table. */
   summaryOnly?: boolean;
   /**
    * A first look (`demo`): the summary (counts, by check, coverage) before the table, and only the `top`
-   * most severe findings in it, followed by `moreHint` (how to see the rest). Default: every finding,
-   * summary after the table.
+   * most severe findings in it, with a fifth column "what to do" (the finding's remediation), followed by
+   * `moreHint` (how to see the rest). Default: every finding, four columns, summary after the table.
    */
   preview?: { top: number; moreHint: string };
 }
@@ -73,13 +77,40 @@ function columnWidths(width: number): [number, number, number, number] {
 }
 
 /**
+ * Content widths of the five columns of a preview (severity, check, resource, message, what to do): the borders
+ * and padding take 16 columns, severity 8; check and resource get a quarter each of the rest (at most 27 / 32),
+ * message and the remediation share what is left.
+ */
+function previewColumnWidths(width: number): [number, number, number, number, number] {
+  const rest = Math.max(40, width - 16 - 8);
+  const check = Math.min(27, Math.max(8, Math.floor(rest * 0.22)));
+  const resource = Math.min(32, Math.max(8, Math.floor(rest * 0.22)));
+  const text = Math.max(16, rest - check - resource);
+  const message = Math.max(8, Math.floor(text / 2));
+  return [8, check, resource, message, Math.max(8, text - message)];
+}
+
+/** Counts of `findings` per severity and per check (check ids in first-seen order). */
+function countsOf(findings: readonly Finding[]): { bySeverity: Record<Severity, number>; byCheck: Record<string, number> } {
+  const bySeverity: Record<Severity, number> = { critical: 0, warning: 0, info: 0 };
+  const byCheck: Record<string, number> = {};
+  for (const f of findings) {
+    bySeverity[f.severity] += 1;
+    byCheck[f.checkId] = (byCheck[f.checkId] ?? 0) + 1;
+  }
+  return { bySeverity, byCheck };
+}
+
+/**
  * A table of findings (severity, check, resource, message) followed by a summary line per
  * severity and the coverage gaps (targets that could not be read). Every line fits in `width`
  * columns: cells wrap on word boundaries (check ids after `_`), summary lines wrap too.
  */
 export function renderTable(outcome: ScanOutcome, opts: TableRenderOptions = {}): string {
   const width = Math.max(40, Math.floor(opts.width ?? cliStreams().stdout.columns ?? 120));
-  const [sevW, checkW, resW, msgW] = columnWidths(width);
+  const withFix = opts.preview !== undefined;
+  const widths = withFix ? previewColumnWidths(width) : columnWidths(width);
+  const [, checkW, resW, msgW] = widths;
   const matching = findingsAtOrAbove(outcome.findings, opts.minSeverity);
   // A preview keeps the most severe first (stable: catalogue order within a severity).
   const shown = opts.preview
@@ -96,20 +127,29 @@ export function renderTable(outcome: ScanOutcome, opts: TableRenderOptions = {})
       .split('\n')
       .flatMap((l) => wrapText(l, resW)),
     wrapText(f.message, msgW),
+    ...(withFix ? [wrapText(f.remediation, widths[4] as number)] : []),
   ]);
   const s = outcome.scan.summary;
   const lines: string[] = [];
   lines.push(`Scan ${outcome.scan.id} of fleet "${outcome.scan.fleetName}" (${outcome.scan.source}): ${s.accounts} accounts, ${s.clusters} clusters, ${s.loadBalancers} CLB instances.`);
   const body: string[] = [];
-  if (!opts.summaryOnly && shown.length > 0) body.push(boxTable(['severity', 'check', 'resource', 'message'], rows, [sevW, checkW, resW, msgW]));
+  if (!opts.summaryOnly && shown.length > 0) body.push(boxTable(['severity', 'check', 'resource', 'message', ...(withFix ? ['what to do'] : [])], rows, widths));
   if (!opts.summaryOnly && opts.minSeverity && shown.length < outcome.findings.length)
     lines.push(`Showing ${shown.length} of ${outcome.findings.length} findings (--severity ${opts.minSeverity}).`);
   const tail: string[] = [];
-  tail.push(
-    `Findings: ${s.findings} (critical ${s.bySeverity.critical}, warning ${s.bySeverity.warning}, info ${s.bySeverity.info}); ` +
-      `checks evaluated: ${s.results.pass} pass, ${s.results.fail} fail, ${s.results.skipped} skipped.`,
-  );
-  const byCheck = Object.entries(s.byCheck)
+  const evaluated = `checks evaluated: ${s.results.pass} pass, ${s.results.fail} fail, ${s.results.skipped} skipped.`;
+  let byCheckCounts: Record<string, number> = s.byCheck;
+  if (opts.minSeverity) {
+    // The display filter applies to the counts as well: only the severities asked for are named.
+    const c = countsOf(matching);
+    const r = severityRank(opts.minSeverity);
+    const named = (['critical', 'warning', 'info'] as const).filter((sev) => severityRank(sev) >= r).map((sev) => `${sev} ${c.bySeverity[sev]}`);
+    tail.push(`Findings at or above ${opts.minSeverity}: ${matching.length} (${named.join(', ')}) of ${s.findings} in all; ${evaluated}`);
+    byCheckCounts = c.byCheck;
+  } else {
+    tail.push(`Findings: ${s.findings} (critical ${s.bySeverity.critical}, warning ${s.bySeverity.warning}, info ${s.bySeverity.info}); ${evaluated}`);
+  }
+  const byCheck = Object.entries(byCheckCounts)
     .map(([id, n]) => `${id} ${n}`)
     .join(', ');
   if (byCheck) tail.push(`By check: ${byCheck}.`);
