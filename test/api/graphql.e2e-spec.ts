@@ -25,6 +25,7 @@ import { generateFleet, generateSpecSchema } from '@app/collectors';
 import { mapWireFleet, type FleetGraph, type FleetSnapshot } from '@app/domain';
 import { Store } from '@app/store';
 import { createTestDatabase, type TestDatabase } from '../store/test-database.util';
+import { graphqlLandingPageHtml } from '../../apps/api/src/graphql/graphql-landing-page.plugin';
 
 const BOOTSTRAP = 'graphql-e2e-bootstrap-token-0123456789';
 const KEY = 'graphql-e2e-hash-key-0123456789abcdef-0123456789';
@@ -284,5 +285,20 @@ describe('GraphQL /graphql (e2e)', () => {
     expect(r.errors?.[0]?.extensions?.code).toBe('UNAUTHENTICATED');
     const page = await request(app.getHttpServer()).get('/graphql').set('accept', 'text/html');
     expect(page.text ?? '').not.toMatch(/sandbox/i);
+  });
+
+  it('GET /graphql in a browser is a page of its own that needs no network: no script, no CDN, how to query', async () => {
+    const page = await request(app.getHttpServer()).get('/graphql').set('accept', 'text/html');
+    expect(page.status).toBe(200);
+    expect(page.headers['content-type']).toMatch(/text\/html/);
+    expect(page.text).toContain('fleet-audit GraphQL API');
+    expect(page.text).toContain('POST /graphql');
+    // Nothing the browser would fetch from elsewhere (Apollo's pages load their application from its CDN).
+    expect(page.text).not.toMatch(/<script|<link|<iframe|src=|cdn\.apollographql\.com/i);
+    for (const sandbox of [false, true]) {
+      const html = graphqlLandingPageHtml({ sandbox });
+      expect(html).not.toMatch(/<script|<link|<iframe|src=|cdn\.apollographql\.com/i);
+      expect(/Apollo Sandbox/.test(html)).toBe(sandbox);
+    }
   });
 });

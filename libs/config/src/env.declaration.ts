@@ -426,7 +426,7 @@ export const ENV_VARS = {
   }),
   GRAPHQL_SANDBOX: declare({
     namespace: 'graphql',
-    description: '`1`: serve the Apollo Sandbox page on GET /graphql (`demo` turns it on; keep it off in production)',
+    description: '`1`: the page of GET /graphql (offline, self-contained) also links to Apollo Sandbox on the web (`demo` turns it on)',
     shape: '1 or 0',
     default: '0',
     secret: false,

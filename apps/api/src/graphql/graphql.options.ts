@@ -3,14 +3,13 @@
  * @as-integrations/express5). Authentication is the REST one (TokenAuthenticator: bootstrap API_TOKEN or scoped
  * `fa_` tokens, failed attempts rate-limited and audited) done once per request in the context factory; the
  * context carries the principal and the request's DataLoaders. Cost and depth are limited before execution
- * (graphql-cost.plugin.ts). The Apollo Sandbox landing page is served only when enabled.
+ * (graphql-cost.plugin.ts). GET /graphql in a browser gets this service's own offline page (graphql-landing-page.plugin.ts).
  */
 import { ApolloDriver, type ApolloDriverConfig } from '@nestjs/apollo';
 import type { ApolloServerPlugin } from '@apollo/server';
 import { type DynamicModule, Logger } from '@nestjs/common';
 import { GraphQLModule } from '@nestjs/graphql';
-import { ApolloServerPluginCacheControlDisabled, ApolloServerPluginLandingPageDisabled } from '@apollo/server/plugin/disabled';
-import { ApolloServerPluginLandingPageLocalDefault } from '@apollo/server/plugin/landingPage/default';
+import { ApolloServerPluginCacheControlDisabled } from '@apollo/server/plugin/disabled';
 import { InMemoryLRUCache } from '@apollo/utils.keyvaluecache';
 import { type DocumentNode, GraphQLError, type GraphQLFormattedError } from 'graphql/index.js';
 import { processEnvironment } from '@app/config';
@@ -24,12 +23,13 @@ import type { TokenAuthenticator } from '../auth/token-authenticator';
 import { costLimitPlugin, DEFAULT_GRAPHQL_LIMITS, type GraphqlLimits } from './graphql-cost.plugin';
 import { graphResponseCachePlugin, type GraphAnswerCache } from './graphql-response-cache.plugin';
 import { GraphLoaders } from './graphql.loaders';
+import { graphqlLandingPagePlugin } from './graphql-landing-page.plugin';
 import type { GqlContext } from './graphql.resolvers';
 import { JSONScalar } from './graphql.types';
 
 /** Settings of the GraphQL endpoint (API config GRAPHQL_*; `serve` / `demo` flags). */
 export interface GraphqlOptions {
-  /** Serve the Apollo Sandbox page on GET /graphql (default false; `demo` turns it on). */
+  /** The page of GET /graphql links to Apollo Sandbox on the web (default false; `demo` turns it on). */
   sandbox?: boolean;
   /** Largest query cost (default 1,000). */
   maxCost?: number;
@@ -273,7 +273,8 @@ export function graphqlModule(options: GraphqlOptions, store: Store, auth: Token
       // Answers of fleet-graph-only queries, per (findings generation, query, variables, role, scope).
       graphResponseCachePlugin(store.generations, answers),
       ApolloServerPluginCacheControlDisabled(),
-      options.sandbox ? ApolloServerPluginLandingPageLocalDefault({ embed: true }) : ApolloServerPluginLandingPageDisabled(),
+      // GET /graphql in a browser: this service's own offline page (Apollo's pages load from its CDN).
+      graphqlLandingPagePlugin({ sandbox: options.sandbox === true }),
     ] as unknown as ApolloDriverConfig['plugins'],
     formatError,
     context: async ({ req }: { req: HttpRequestLike }): Promise<GqlContext & { req: HttpRequestLike }> => {
