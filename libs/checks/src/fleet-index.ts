@@ -36,7 +36,6 @@ import {
   type VServerGroup,
 } from '@app/domain';
 import { ListRowCache, type IdSequence } from './positional-cache';
-import { notReadReason } from './result.util';
 
 /**
  * The lookup structure every check reads, built ONCE per snapshot (STYLE.md F.30: "Rules that look
@@ -563,10 +562,26 @@ export class FleetIndex {
       : { lbId, skipReason: `CLB ${lbId} is not among the CLB instances of ${region.regionId} (see LB_NOT_FOUND_FOR_SERVICE)` };
   }
 
+  /**
+   * Why a dataset is missing: `<what> were not read`, with the failed coverage entry's message when the scan
+   * recorded one (cluster -> region -> account, `failedCoverage`). The one wording of every `skipped` result for data
+   * not read (result.util `notReadReason`).
+   */
+  notReadReason(
+    what: string,
+    api: CoverageDataset,
+    accountId: string,
+    regionId?: string,
+    clusterId?: string,
+    verb: 'were' | 'was' = 'were',
+  ): string {
+    const failed = this.failedCoverage(accountId, regionId, clusterId, api);
+    return `${what} ${verb} not read${failed?.message ? ` (${failed.message})` : ''}`;
+  }
+
   /** The standard reason of a region's CLB instances not read (with the scan's coverage message, if any). */
   slbNotReadReason(account: AccountSnapshot, region: RegionSnapshot): string {
-    return notReadReason(
-      this,
+    return this.notReadReason(
       `CLB instances of ${region.regionId}`,
       'slb',
       account.accountId,

@@ -327,7 +327,7 @@ export function count(n: number, singular: string, plural?: string): string {
 
 /**
  * Why a dataset is missing: `<what> were not read`, with the failed coverage entry's message when the scan
- * recorded one (cluster -> region -> account).
+ * recorded one (cluster -> region -> account; `FleetIndex.notReadReason`, which owns the wording).
  */
 export function notReadReason(
   index: FleetIndex,
@@ -338,8 +338,7 @@ export function notReadReason(
   clusterId?: string,
   verb: 'were' | 'was' = 'were',
 ): string {
-  const failed = index.failedCoverage(accountId, regionId, clusterId, api);
-  return `${what} ${verb} not read${failed?.message ? ` (${failed.message})` : ''}`;
+  return index.notReadReason(what, api, accountId, regionId, clusterId, verb);
 }
 
 /** Seconds between an ISO 8601 time and `now`, or `undefined` when the time does not parse. */

@@ -40,7 +40,37 @@
  * milliseconds; tests compare the two.
  */
 import { CCM_BACKEND_BATCH_SIZE } from '@app/domain';
-import type { ServiceChange } from './scenario.apply';
+
+/** The CCM work of one changed Service (counts). */
+export interface ServiceChange {
+  /** `namespace/name` of the Service. */
+  service: string;
+  /**
+   * The Service's cluster id, set by the what-if runner: with `service` it names one Service across the scenario,
+   * so a Service changed twice (a move to NLB releases its CLB and builds its NLB) counts once.
+   */
+  cluster?: string;
+  /** The LB product CCM calls for this change: `clb` (default when absent) or `nlb` (NLB 2022-04-30 API). */
+  product?: 'clb' | 'nlb';
+  /** CCM deletes the LB (a CLB it created, when its Service moves to NLB). */
+  deletesLoadBalancer?: boolean;
+  /** Listeners deleted (with the LB, or the Service's listeners on a reused CLB). */
+  listenersDeleted?: number;
+  /** vServer groups deleted (with the LB, or the Service's groups on a reused CLB). */
+  groupsDeleted?: number;
+  /** CCM creates the CLB (new Service without reuse). */
+  createsLoadBalancer: boolean;
+  /** vServer groups created. */
+  groupsCreated: number;
+  /** vServer groups whose backends changed. */
+  groupsUpdated: number;
+  /** Listeners created. */
+  listenersCreated: number;
+  /** Backends added / removed / re-weighted, per changed group. */
+  backendsAdded: number[];
+  backendsRemoved: number[];
+  backendsUpdated: number[];
+}
 
 /** CCM and account settings of the estimate. */
 export interface ConvergenceSettings {

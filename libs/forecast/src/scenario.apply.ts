@@ -27,91 +27,28 @@ import {
   listenerDescription,
   needClb,
   nodeSelectionOptionsOf,
-  resolveClusterRef,
   reusedLoadBalancerId,
   schedulableBackendNode,
   serviceTrafficPolicy,
   type BackendServer,
   type Clb,
-  type ClusterSnapshot,
   type EcsInstance,
   type FleetSnapshot,
   type K8sEndpointSlice,
   type K8sNode,
   type K8sService,
-  type NamedCluster,
   type RegionSnapshot,
 } from '@app/domain';
 import { createHash } from 'node:crypto';
 import { ScenarioError, type ScenarioStep } from './scenario.schema';
+import type { ServiceChange } from './convergence.model';
 import { convertToNlbService, expectedNlbGroupsOf, isNlbControlled, reconcileNlbService, releaseClbOfService, withZoneMaps } from './scenario.nlb';
-
-/** A cluster of a snapshot with its region. */
-export interface ClusterLocation {
-  cluster: ClusterSnapshot;
-  region: RegionSnapshot;
-}
-
-/** Finds a cluster by id. */
-export function findCluster(snapshot: FleetSnapshot, clusterId: string): ClusterLocation | undefined {
-  for (const a of snapshot.accounts)
-    for (const r of a.regions)
-      for (const c of r.clusters) if (c.clusterId === clusterId) return { cluster: c, region: r };
-  return undefined;
-}
-
-/**
- * Finds a cluster named by id or by name (an id wins).
- * @returns the cluster, or `{ error }`: one line naming what was given and listing the valid clusters (`unknown
- *   cluster 'x'; clusters: storefront (c81faa03…), ...`) or the clusters sharing an ambiguous name
- */
-export function locateCluster(snapshot: FleetSnapshot, given: string): ClusterLocation | { error: string } {
-  const all: (NamedCluster & { loc: ClusterLocation })[] = [];
-  for (const a of snapshot.accounts)
-    for (const r of a.regions)
-      for (const c of r.clusters) {
-        if (c.clusterId === given) return { cluster: c, region: r };
-        all.push({ clusterId: c.clusterId, name: c.name, loc: { cluster: c, region: r } });
-      }
-  const found = resolveClusterRef(given, all);
-  return 'error' in found ? { error: found.error } : found.loc;
-}
+import { locateCluster, type ClusterLocation } from './scenario.location';
 
 /** What one applied step changed, for the convergence estimate (counts per changed Service). */
 export interface AppliedChange {
   /** Services whose CLB changed, with what CCM has to do for each. */
   services: ServiceChange[];
-}
-
-/** The CCM work of one changed Service (counts). */
-export interface ServiceChange {
-  /** `namespace/name` of the Service. */
-  service: string;
-  /**
-   * The Service's cluster id, set by the what-if runner: with `service` it names one Service across the scenario,
-   * so a Service changed twice (a move to NLB releases its CLB and builds its NLB) counts once.
-   */
-  cluster?: string;
-  /** The LB product CCM calls for this change: `clb` (default when absent) or `nlb` (NLB 2022-04-30 API). */
-  product?: 'clb' | 'nlb';
-  /** CCM deletes the LB (a CLB it created, when its Service moves to NLB). */
-  deletesLoadBalancer?: boolean;
-  /** Listeners deleted (with the LB, or the Service's listeners on a reused CLB). */
-  listenersDeleted?: number;
-  /** vServer groups deleted (with the LB, or the Service's groups on a reused CLB). */
-  groupsDeleted?: number;
-  /** CCM creates the CLB (new Service without reuse). */
-  createsLoadBalancer: boolean;
-  /** vServer groups created. */
-  groupsCreated: number;
-  /** vServer groups whose backends changed. */
-  groupsUpdated: number;
-  /** Listeners created. */
-  listenersCreated: number;
-  /** Backends added / removed / re-weighted, per changed group. */
-  backendsAdded: number[];
-  backendsRemoved: number[];
-  backendsUpdated: number[];
 }
 
 function fail(step: ScenarioStep, field: string, message: string): never {

@@ -44,7 +44,8 @@ import {
   type NlbServer,
   type NlbServerGroup,
 } from '@app/domain';
-import type { ClusterLocation, ServiceChange } from './scenario.apply';
+import type { ServiceChange } from './convergence.model';
+import type { ClusterLocation } from './scenario.location';
 
 /** The `preserve-lb-on-delete` annotation suffix (CLB and NLB; research/ccm-behaviour.md §1.7). */
 const PRESERVE_ON_DELETE = 'preserve-lb-on-delete';

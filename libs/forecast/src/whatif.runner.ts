@@ -15,7 +15,9 @@ import { QUOTA_USAGE_CHECK_IDS, resourceKeyOf, runAudit, type PartialAuditSettin
 import { quotaUsageOf, severityRank, type Finding, type FleetSnapshot, type QuotaUsageSample, type ResourceRef, type Severity } from '@app/domain';
 import { estimateConvergence, type ConvergenceEstimate, type ConvergenceSettings } from './convergence.model';
 import { computeHeadroom, type HeadroomEntry } from './headroom.model';
-import { ScenarioApplier, locateCluster, type ServiceChange } from './scenario.apply';
+import type { ServiceChange } from './convergence.model';
+import { ScenarioApplier } from './scenario.apply';
+import { locateCluster } from './scenario.location';
 import { ScenarioError, type Scenario, type ScenarioStep } from './scenario.schema';
 
 /** Use of one quota (counts; ratio = used / limit). */

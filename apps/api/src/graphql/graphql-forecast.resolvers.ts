@@ -43,7 +43,8 @@ import {
   WhatIfResult,
   WhatIfStep,
 } from './graphql-forecast.types';
-import { CONNECTION, connection, pageArgs, pageByKey, requireRole, resourceRef, type GqlContext } from './graphql.resolvers';
+import { type GqlContext } from './graphql.options';
+import { CONNECTION, connection, pageArgs, pageByKey, requireRole, resourceRef } from './graphql.resolvers';
 import { connectionComplexity, ConnectionArgs, type ConnectionValue, type SeverityValue } from './graphql.types';
 
 /** Base cost of a forecast field: it reads every stored quota series or the whole latest snapshot. */

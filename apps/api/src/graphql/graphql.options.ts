@@ -15,7 +15,7 @@ import { type DocumentNode, GraphQLError, type GraphQLFormattedError } from 'gra
 import { processEnvironment } from '@app/config';
 import { isFleetAuditError } from '@app/errors';
 import { ScenarioError } from '@app/forecast';
-import { isConnectionLoss, StoreError, type Store } from '@app/store';
+import { isConnectionLoss, StoreError, type Principal, type Store } from '@app/store';
 import { ApiError, type ValidationIssue } from '../common/api.exception';
 import { clientAddressOf, type HttpRequestLike } from '../common/bearer-auth.guard';
 import { scenarioApiError } from '../forecasts/scenario-errors';
@@ -24,8 +24,17 @@ import { costLimitPlugin, DEFAULT_GRAPHQL_LIMITS, type GraphqlLimits } from './g
 import { graphResponseCachePlugin, type GraphAnswerCache } from './graphql-response-cache.plugin';
 import { GraphLoaders } from './graphql.loaders';
 import { graphqlLandingPagePlugin } from './graphql-landing-page.plugin';
-import type { GqlContext } from './graphql.resolvers';
 import { JSONScalar } from './graphql.types';
+
+/**
+ * What every resolver finds in the GraphQL context: built per request by this module's `context` (the token's
+ * principal, the request's DataLoaders and the client address).
+ */
+export interface GqlContext {
+  principal: Principal;
+  loaders: GraphLoaders;
+  clientAddress: string;
+}
 
 /** Settings of the GraphQL endpoint (API config GRAPHQL_*; `serve` / `demo` flags). */
 export interface GraphqlOptions {

@@ -7,7 +7,7 @@ import { Args, Context, ID, Float, Mutation, Parent, Query, ResolveField, Resolv
 import { Inject } from '@nestjs/common';
 import { GraphQLError } from 'graphql/index.js';
 import type { GraphCluster, GraphEcsInstance, GraphLoadBalancer, GraphNlb, GraphRegion, GraphServerGroup, GraphService } from '@app/domain';
-import { encodeCursor, decodeCursor, roleAllows, type GraphPage, type GraphPageArgs, type Principal, type Role } from '@app/store';
+import { encodeCursor, decodeCursor, roleAllows, type GraphPage, type GraphPageArgs, type Role } from '@app/store';
 import { TokenAuthenticator } from '../auth/token-authenticator';
 import type { Listing } from '../common/listing.util';
 import { toResourceDto } from '../findings/finding.mapper';
@@ -18,8 +18,7 @@ import { toQuotaNode } from '../quotas/quota.mapper';
 import { QuotasService } from '../quotas/quotas.service';
 import { ScanSelectionService } from '../scans/scan-selection.service';
 import { ScansService } from '../scans/scans.service';
-import type { GraphLoaders } from './graphql.loaders';
-import { withArgumentPaths } from './graphql.options';
+import { withArgumentPaths, type GqlContext } from './graphql.options';
 import {
   Account,
   AccountConnection,
@@ -58,13 +57,6 @@ import {
   SeverityValue,
   StartScanPayload,
 } from './graphql.types';
-
-/** What every resolver finds in the GraphQL context (built per request in graphql.options.ts). */
-export interface GqlContext {
-  principal: Principal;
-  loaders: GraphLoaders;
-  clientAddress: string;
-}
 
 /** Options of every connection field: its cost estimate (graphql-cost.plugin.ts) and non-null. */
 export const CONNECTION = { complexity: connectionComplexity, nullable: false } as const;
