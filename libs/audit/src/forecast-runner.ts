@@ -18,6 +18,7 @@ import {
   type ConvergenceSettings,
   type HeadroomEntry,
   type HeadroomOptions,
+  type HeadroomTrend,
   type Scenario,
   type TrendEntry,
   type TrendSettings,
@@ -68,13 +69,29 @@ export async function latestSnapshot(store: Store): Promise<StoredSnapshot> {
   return s;
 }
 
-/** Headroom on the latest stored snapshot (the analysis clock is the scan's observation time unless given). */
+/**
+ * The stored quota trends that can run out (`ok` or `exhausted`, a p50 time to exhaustion), in the shape headroom
+ * orders its rows by (HeadroomOptions.trends).
+ */
+export async function headroomTrendsFromStore(store: Store, now: Date): Promise<HeadroomTrend[]> {
+  const trends = await trendsFromStore(store, { now });
+  return trends
+    .filter((t) => t.secondsToExhaustion.p50 !== null)
+    .map((t) => ({ checkId: t.checkId, resource: t.resource, secondsToExhaustion: { p50: t.secondsToExhaustion.p50 } }));
+}
+
+/**
+ * Headroom on the latest stored snapshot (the analysis clock is the scan's observation time unless given), rows
+ * ordered by the stored trends' time to exhaustion (headroomTrendsFromStore).
+ */
 export async function headroomFromStore(
   store: Store,
   options: HeadroomOptions & { now?: Date; settings?: PartialAuditSettings },
 ): Promise<{ scanId: string; headroom: HeadroomEntry[] }> {
   const s = await latestSnapshot(store);
-  return { scanId: s.scanId, headroom: headroomOfSnapshot(s.snapshot, { ...options, now: options.now ?? new Date(s.observedAt) }) };
+  const now = options.now ?? new Date(s.observedAt);
+  const trends = options.trends ?? (await headroomTrendsFromStore(store, now));
+  return { scanId: s.scanId, headroom: headroomOfSnapshot(s.snapshot, { ...options, trends, now }) };
 }
 
 /** A what-if on the latest stored snapshot (clock: the scan's observation time unless given). */

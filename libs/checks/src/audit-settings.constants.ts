@@ -1,3 +1,4 @@
+import { DEFAULT_OWNER_TAG_KEY } from '@app/domain';
 import type { AuditSettings } from './audit-settings.types';
 
 /**
@@ -20,5 +21,6 @@ export const DEFAULT_AUDIT_SETTINGS: Readonly<AuditSettings> = Object.freeze({
   ccmScale: Object.freeze({ maxLoadBalancerServices: 200, maxBackends: 10_000 }),
   servicePending: Object.freeze({ graceSeconds: 300 }),
   ccm: Object.freeze({ ramTargetVersion: 'v2.12.1' }),
+  owners: Object.freeze({ tagKey: DEFAULT_OWNER_TAG_KEY, clusters: Object.freeze({}) }),
   checks: Object.freeze({}),
 }) as Readonly<AuditSettings>;

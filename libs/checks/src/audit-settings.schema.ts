@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import { TEAM_NAME } from '@app/domain';
 import type { PartialAuditSettings } from './audit-settings.types';
 
 const ratio = z.number().gt(0).max(1);
@@ -27,6 +28,15 @@ export const partialAuditSettingsSchema = z
       .optional(),
     servicePending: z.object({ graceSeconds: count }).partial().strict().optional(),
     ccm: z.object({ ramTargetVersion: z.string().min(1) }).partial().strict().optional(),
+    owners: z
+      .object({
+        /** An ACK tag key (1-128 characters, Alibaba Cloud's tag key length). */
+        tagKey: z.string().min(1).max(128),
+        clusters: z.record(z.string().min(1), z.string().regex(TEAM_NAME, 'a team name: a letter or digit, then up to 62 letters, digits, ".", "_" or "-"')),
+      })
+      .partial()
+      .strict()
+      .optional(),
     checks: z
       .record(
         z.string().regex(/^[A-Z][A-Z0-9_]*$/, 'a check id such as CLB_BACKEND_QUOTA'),

@@ -49,6 +49,12 @@ export interface AuditSettings {
      */
     ramTargetVersion: string;
   };
+  /**
+   * Owners (libs/domain owners.ts `teamOf`): the ACK cluster tag naming a cluster's team (`tagKey`, default `team`)
+   * and teams set by cluster id or name (`clusters`, wins over the tag). Findings, quota samples and headroom rows
+   * carry the team.
+   */
+  owners: { tagKey: string; clusters: Record<string, string> };
   /** Per-check overrides by check id. */
   checks: Record<string, CheckSettings>;
 }
@@ -69,5 +75,6 @@ export interface PartialAuditSettings {
   ccmScale?: Partial<AuditSettings['ccmScale']>;
   servicePending?: Partial<AuditSettings['servicePending']>;
   ccm?: Partial<AuditSettings['ccm']>;
+  owners?: Partial<AuditSettings['owners']>;
   checks?: Record<string, CheckSettings>;
 }

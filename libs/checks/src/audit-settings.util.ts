@@ -69,6 +69,7 @@ export function resolveAuditSettings(
       `ccm.ramTargetVersion is not a CCM version: ${ccm.ramTargetVersion}`,
     );
   }
+  const owners = { tagKey: partial?.owners?.tagKey ?? d.owners.tagKey, clusters: { ...d.owners.clusters, ...partial?.owners?.clusters } };
   const checks: Record<string, CheckSettings> = {};
   for (const [id, s] of Object.entries(partial?.checks ?? {})) {
     if (!knownCheckIds.has(id))
@@ -81,5 +82,5 @@ export function resolveAuditSettings(
     }
     checks[id] = { ...s };
   }
-  return { quota, clusterModeBlowup, vSwitchIps, ccmScale, servicePending, ccm, checks };
+  return { quota, clusterModeBlowup, vSwitchIps, ccmScale, servicePending, ccm, owners, checks };
 }

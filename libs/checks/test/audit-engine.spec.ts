@@ -163,8 +163,23 @@ describe('runAudit', () => {
       ccmScale: { maxLoadBalancerServices: 200, maxBackends: 10_000 },
       servicePending: { graceSeconds: 300 },
       ccm: { ramTargetVersion: 'v2.12.1' },
+      owners: { tagKey: 'team', clusters: {} },
       checks: {},
     });
+  });
+
+  it('findings carry the owning team: a configured team by cluster id or name wins over the team tag', () => {
+    const snapshot = busyFleet();
+    const tagged = snapshot.accounts[0]!.regions[0]!.clusters[0]!;
+    tagged.tags = { team: 'payments', owner: 'search' };
+    const teamsOf = (settings?: Parameters<typeof runAudit>[1]['settings']) =>
+      new Set(runAudit(snapshot, { now: FROZEN_NOW, ...(settings ? { settings } : {}) }).findings.filter((f) => f.resource.clusterId === tagged.clusterId).map((f) => f.resource.team));
+    expect(teamsOf()).toEqual(new Set(['payments']));
+    expect(teamsOf({ owners: { tagKey: 'owner' } })).toEqual(new Set(['search']));
+    expect(teamsOf({ owners: { clusters: { [tagged.name]: 'platform' } } })).toEqual(new Set(['platform']));
+    expect(teamsOf({ owners: { tagKey: 'absent' } })).toEqual(new Set([undefined]));
+    tagged.tags = { team: 'not a team name!' };
+    expect(teamsOf()).toEqual(new Set([undefined]));
   });
 
   it('never reports a skipped result as a finding', () => {

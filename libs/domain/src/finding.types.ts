@@ -46,6 +46,11 @@ export interface ResourceRef {
    * resource's identity (fingerprints ignore it): a cluster can be renamed.
    */
   clusterName?: string;
+  /**
+   * The team owning that cluster (libs/domain owners.ts `teamOf`: the audit settings' `owners`, else the cluster's
+   * team tag), set with `clusterName`; not part of the identity either (a cluster can change hands).
+   */
+  team?: string;
   namespace?: string;
   name?: string;
 }

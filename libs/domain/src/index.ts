@@ -10,6 +10,7 @@ export * from './fleet-graph.resources';
 export { coverageKey, targetKey, targetLabel } from './scan-target';
 export { CLUSTER_ID_PREFIX_LENGTH, clusterLabel, resolveClusterRef } from './cluster-label';
 export type { NamedCluster } from './cluster-label';
+export { DEFAULT_OWNER_TAG_KEY, TEAM_NAME, teamOf, type OwnerSettings } from './owners';
 export type { CrawlTarget, TargetPlace } from './scan-target';
 export {
   SEVERITIES,
@@ -42,6 +43,8 @@ export {
   type WireRegionLists,
   networkPluginOf,
   nodePortRangeOf,
+  clusterTagsOf,
+  podCidrOf,
   parsePolicyDocument,
   parsePolicyDocumentChecked,
   parsePortRange,

@@ -393,6 +393,19 @@ export interface ClusterSnapshot {
   ramRoleNames?: string[];
   /** ECS instance id -> `net.ipv4.ip_local_port_range`; `undefined` when not read. */
   nodeLocalPortRanges?: Record<string, PortRange>;
+  /**
+   * The cluster's tags as a map key -> value (DescribeClustersV1 / DescribeClusterDetail `tags: [{key, value}]`,
+   * research/alibaba-cloud-api.md "DescribeClustersV1"); `undefined` when the body had none. The owning team is
+   * read from one of them (`owners.tagKey`, libs/domain owners.ts).
+   */
+  tags?: Record<string, string>;
+  /**
+   * The pod CIDR of a Flannel cluster and the per-node mask ACK carves from it (DescribeClusterDetail
+   * `container_cidr`, `node_cidr_mask`; ACK "Work with Flannel": the pod CIDR block is divided evenly, one block
+   * of the node mask per node). `undefined` when either is absent or unparsable (Terway clusters have no
+   * `container_cidr`).
+   */
+  podCidr?: { cidr: string; prefixLength: number; nodeCidrMask: number };
   /** Kubernetes objects; `undefined` when the cluster's API could not be read. */
   kubernetes?: KubernetesSnapshot;
 }

@@ -67,6 +67,8 @@ import {
   type Nlb,
   type QuotaUsageSample,
   type ResourceRef,
+  teamOf,
+  type OwnerSettings,
 } from '@app/domain';
 import { fleetAuditErrorKind } from '@app/errors';
 
@@ -104,11 +106,45 @@ export interface OverQuota extends QuotaRef {
 export type HeadroomAnswer =
   { headroom: number | null; limitedBy: QuotaRef | null } | { alreadyOver: OverQuota[] };
 
+/** The five headroom questions, the keys of a HeadroomEntry's answers. */
+export const HEADROOM_QUESTIONS = ['nodes', 'clusterModeServices', 'localServices', 'nlbClusterModeServices', 'nlbLocalServices'] as const;
+/** One headroom question. */
+export type HeadroomQuestion = (typeof HEADROOM_QUESTIONS)[number];
+
+/**
+ * A quota several clusters draw from (an account's region quota, a vSwitch shared by their nodes), as one
+ * cluster's answer to one question sees it: `fleetHeadroom` more fit in the whole pool (count of the question's
+ * items), `clusters` clusters draw from it, and `share` of them are this cluster's (its max-min fair share:
+ * clusters limited below an even split by their own quotas keep what they can use, the rest is split evenly).
+ * The shares of the clusters of a pool add up to at most `fleetHeadroom`.
+ */
+export interface SharedQuotaShare extends QuotaRef {
+  question: HeadroomQuestion;
+  /** Units left in the pool (limit - used: CLB instances, NLB server groups, IP addresses). */
+  room: number;
+  /** Items that fit in the whole pool (count). */
+  fleetHeadroom: number;
+  /** Clusters drawing from the pool for this question (count, this one included). */
+  clusters: number;
+  /** Of which this cluster's (count). */
+  share: number;
+}
+
+/** Why a cluster's NLB Services cannot be planned (`nlbClusterModeServices` / `nlbLocalServices` null). */
+export interface NlbNotPlanned {
+  /** `nlb-data-not-read`: the region's NLB data was not read (coverage gap `nlb`); `ccm-without-nlb`: the cluster's CCM predates the NLB controller (v2.5.0). */
+  reason: 'nlb-data-not-read' | 'ccm-without-nlb';
+  /** One line for people, e.g. `CCM v2.4.1 has no NLB controller (since v2.5.0)`. */
+  message: string;
+}
+
 /** Headroom of one cluster: the JSON contract of `forecast headroom` (`{"headroom": [...]}`). */
 export interface HeadroomEntry {
   clusterId: string;
   /** The cluster's name (cluster.json `name`). */
   clusterName: string;
+  /** The cluster's owning team (libs/domain `teamOf`), when one is known. */
+  team?: string;
   nodes: HeadroomAnswer;
   clusterModeServices: HeadroomAnswer;
   localServices: HeadroomAnswer;
@@ -116,7 +152,37 @@ export interface HeadroomEntry {
   nlbClusterModeServices: HeadroomAnswer | null;
   /** Local NLB Services (`podsPerService` pods each); null as `nlbClusterModeServices`. */
   nlbLocalServices: HeadroomAnswer | null;
+  /** Why the NLB answers are null, or null when they are planned. */
+  nlbNotPlanned: NlbNotPlanned | null;
+  /** The pooled quotas this cluster's answers draw from (only pools of two clusters or more), by question and quota. */
+  sharedQuotas: SharedQuotaShare[];
+  /**
+   * Seconds until the first quota limiting one of its answers is exhausted (the p50 of the quota's trend,
+   * `options.trends`), 0 when one is already over its limit, null when no trend is known. Entries are sorted by it,
+   * soonest first (nulls last), then by cluster id.
+   */
+  secondsToExhaustion: number | null;
 }
+
+/** The trend of one quota series as headroom reads it (libs/forecast TrendEntry). */
+export interface HeadroomTrend {
+  checkId: string;
+  /** The series' resource (its `clusterId` null or absent outside a cluster). */
+  resource: Pick<ResourceRef, 'kind' | 'id' | 'accountId' | 'regionId'> & { clusterId?: string | null };
+  secondsToExhaustion: { p50: number | null };
+}
+
+/**
+ * ACK's single-cluster capacity: at most 5,000 nodes in an ACK managed Pro cluster (ACK "Quotas and limits",
+ * "Single-cluster capacity limits", https://www.alibabacloud.com/help/en/ack/product-overview/limits). Basic and
+ * dedicated clusters are documented lower or by their own plan; `maxNodesPerCluster` sets another value.
+ */
+export const ACK_MAX_NODES_PER_CLUSTER = 5000;
+
+/** Pseudo check id of ACK's per-cluster node limit in a `limitedBy` (not a catalogue check). */
+export const ACK_NODE_LIMIT = 'ACK_NODE_LIMIT';
+/** Pseudo check id of a Flannel cluster's pod CIDR (one node-mask block per node) in a `limitedBy`. */
+export const POD_CIDR_NODE_BLOCKS = 'POD_CIDR_NODE_BLOCKS';
 
 /** Options of the headroom questions. */
 export interface HeadroomOptions {
@@ -130,6 +196,12 @@ export interface HeadroomOptions {
   podsPerService?: number;
   /** Only these clusters, each by id or by name (default: all with Kubernetes data). */
   clusterIds?: readonly string[];
+  /** Nodes one cluster may hold (default ACK_MAX_NODES_PER_CLUSTER, 5,000). */
+  maxNodesPerCluster?: number;
+  /** Quota trends (stored history) to order entries by time to exhaustion; without them entries over a limit come first. */
+  trends?: readonly HeadroomTrend[];
+  /** Audit settings' `owners` (libs/domain `teamOf`): each entry's `team`. Plain data: options cross to forecast threads. */
+  owners?: OwnerSettings;
 }
 
 const NEW_CLB = '(new CLB)';
@@ -168,10 +240,24 @@ export class QuotaSampleIndex {
   }
 }
 
-/** Collects caps (how many more fit per resource) and over-limit resources; the answer is the smallest cap. */
+/** A use of a resource several clusters draw from (an account's region quota, a shared vSwitch): pooled later. */
+interface SharedUse {
+  ref: QuotaRef;
+  /** Room left, in the resource's units (limit - used). */
+  room: number;
+  /** Units one more item takes. */
+  perUnit: number;
+}
+
+/**
+ * Collects caps (how many more fit per resource) and over-limit resources; the answer is the smallest cap.
+ * Uses of shared resources (`Region`, `VSwitch`) are kept apart in `shared`: their room is split between the
+ * clusters that draw from it (computeFleetHeadroom) before they take part in the answer.
+ */
 class Caps {
   private best: { cap: number; ref: QuotaRef } | undefined;
   readonly over: OverQuota[] = [];
+  readonly shared: SharedUse[] = [];
   private readonly overKeys = new Set<string>();
 
   add(cap: number, ref: QuotaRef): void {
@@ -191,7 +277,16 @@ class Caps {
       }
       return;
     }
+    if (SHARED_KINDS.has(ref.resource.kind)) {
+      this.shared.push({ ref, room: sample.limit - sample.used, perUnit });
+      return;
+    }
     this.add((sample.limit - sample.used) / perUnit, ref);
+  }
+
+  /** The smallest cap of the cluster's own resources (shared ones not counted), or undefined. */
+  privateCap(): number | undefined {
+    return this.best?.cap;
   }
 
   answer(): HeadroomAnswer {
@@ -203,12 +298,71 @@ class Caps {
   }
 }
 
+/**
+ * Resource kinds whose quota several clusters draw from: a `Region` stands for an account's quota in a region
+ * (CLB instances `slb_quota_instances_num`, NLB instances, NLB server groups: Quota Center, research/quota-center.md),
+ * a `VSwitch` for the IPs of a vSwitch the nodes of several clusters may sit in.
+ */
+const SHARED_KINDS: ReadonlySet<string> = new Set(['Region', 'VSwitch']);
+
 function refKey(r: QuotaRef): string {
   return `${r.checkId}\u0000${resourceKeyOf(r.resource)}`;
 }
 
+/** One cluster's caps per question before the shared quotas are split. */
+interface RawEntry {
+  clusterId: string;
+  clusterName: string;
+  accountId: string;
+  regionId: string;
+  team?: string;
+  requested: boolean;
+  caps: Record<HeadroomQuestion, Caps | null>;
+  nlbNotPlanned: NlbNotPlanned | null;
+}
+
 /**
- * Headroom of every cluster (sorted by cluster id).
+ * Max-min fair split of `room` units between members with their own caps (units; Infinity = none): the largest level
+ * L with sum_i min(cap_i, L) <= room (binary search: the sum is monotone in L); each member gets min(cap_i, L), and
+ * what is left (fewer units than members above L) goes one unit each to the members above L in key order. The
+ * results add up to at most `room`, and to `room` unless every member is at its cap.
+ */
+function fairSplit(room: number, members: readonly { key: string; cap: number }[]): Map<string, number> {
+  const total = Math.max(0, Math.floor(room));
+  const used = (level: number) => members.reduce((sum, m) => sum + Math.min(m.cap, level), 0);
+  let lo = 0;
+  let hi = total;
+  while (lo < hi) {
+    const mid = Math.ceil((lo + hi) / 2);
+    if (used(mid) <= total) lo = mid;
+    else hi = mid - 1;
+  }
+  const out = new Map<string, number>();
+  for (const m of members) out.set(m.key, Math.min(m.cap, lo));
+  let left = total - used(lo);
+  for (const m of [...members].sort((a, b) => (a.key < b.key ? -1 : a.key > b.key ? 1 : 0))) {
+    if (left <= 0) break;
+    if (m.cap > lo) {
+      out.set(m.key, lo + 1);
+      left -= 1;
+    }
+  }
+  return out;
+}
+
+/**
+ * Headroom of every cluster, soonest to exhaust first (`secondsToExhaustion`, then cluster id).
+ *
+ * Quotas several clusters draw from (an account's CLB instances, NLB instances and NLB server groups in a region;
+ * a vSwitch's IPs) are pooled: the pool's room is split between the clusters that use it (fairSplit), so the
+ * answers of the clusters sharing a quota add up to what the quota holds, instead of each claiming the whole room;
+ * `sharedQuotas` gives, per pool, the fleet-level headroom and this cluster's share. The pool's members are every
+ * cluster of the account and region with Kubernetes data, requested or not.
+ *
+ * Nodes are also limited by ACK's per-cluster node limit (`maxNodesPerCluster`, ACK_NODE_LIMIT) and, on Flannel
+ * clusters whose pod CIDR is known, by the node-mask blocks of the pod CIDR: 2^(node_cidr_mask - prefix) blocks,
+ * one per node (ACK "Work with Flannel", https://www.alibabacloud.com/help/en/ack/ack-managed-and-ack-dedicated/user-guide/work-with-flannel;
+ * POD_CIDR_NODE_BLOCKS).
  * @param snapshot the fleet
  * @param samples the quota samples of an audit of that snapshot (`quotaUsageOf(runAudit(...).results)`)
  * @throws HeadroomOptionError when `options.like` names no node of a requested cluster
@@ -222,11 +376,18 @@ export function computeHeadroom(
   const q = new QuotaSampleIndex(samples);
   const ports = options.ports ?? 1;
   const pods = options.podsPerService ?? 2;
+  const maxNodes = options.maxNodesPerCluster ?? ACK_MAX_NODES_PER_CLUSTER;
   const wanted = options.clusterIds ? new Set(options.clusterIds) : undefined;
-  const out: HeadroomEntry[] = [];
+  const isWanted = (c: { clusterId: string; name: string }) => !wanted || wanted.has(c.clusterId) || wanted.has(c.name);
+  // Pool-mates of the requested clusters: every cluster of their account and region.
+  const wantedPlaces = new Set(
+    index.clusters.filter((ce) => isWanted(ce.cluster)).map((ce) => `${ce.account.accountId}\u0000${ce.region.regionId}`),
+  );
+  const raw: RawEntry[] = [];
   for (const ce of index.clusters) {
     const { cluster, region, account } = ce;
-    if (wanted && !wanted.has(cluster.clusterId) && !wanted.has(cluster.name)) continue;
+    const requested = isWanted(cluster);
+    if (!requested && !wantedPlaces.has(`${account.accountId}\u0000${region.regionId}`)) continue;
     const k8s = cluster.kubernetes;
     if (!k8s) continue;
     const acct = account.accountId;
@@ -269,12 +430,21 @@ export function computeHeadroom(
 
     // --- nodes
     const nodeCaps = new Caps();
+    const like = requested ? options.like : undefined;
     const template =
-      options.like !== undefined
-        ? k8s.nodes.find((n) => n.name === options.like)
+      like !== undefined
+        ? k8s.nodes.find((n) => n.name === like)
         : k8s.nodes.find((n) => schedulableBackendNode(n, cluster.ccmVersion));
-    if (options.like !== undefined && !template)
-      throw new HeadroomOptionError('like', `--like: unknown node "${options.like}" in cluster ${cluster.clusterId}`);
+    // ACK's node limit and the pod CIDR's node blocks count every node the cluster holds.
+    nodeCaps.use({ used: k8s.nodes.length, limit: maxNodes }, { checkId: ACK_NODE_LIMIT, resource: clusterRes }, 1);
+    if (cluster.podCidr && cluster.networkPlugin === 'flannel')
+      nodeCaps.use(
+        { used: k8s.nodes.length, limit: 2 ** (cluster.podCidr.nodeCidrMask - cluster.podCidr.prefixLength) },
+        { checkId: POD_CIDR_NODE_BLOCKS, resource: clusterRes },
+        1,
+      );
+    if (like !== undefined && !template)
+      throw new HeadroomOptionError('like', `--like: unknown node "${like}" in cluster ${cluster.clusterId}`);
     if (template) {
       const newNode: K8sNode = {
         ...template,
@@ -350,7 +520,7 @@ export function computeHeadroom(
     }
 
     // --- Services
-    const serviceAnswer = (trafficPolicy: 'Cluster' | 'Local'): HeadroomAnswer => {
+    const serviceAnswer = (trafficPolicy: 'Cluster' | 'Local'): Caps => {
       const caps = new Caps();
       const mode = serviceTrafficPolicy(
         { annotations: {}, externalTrafficPolicy: trafficPolicy },
@@ -405,9 +575,9 @@ export function computeHeadroom(
           if (fullest) caps.add(lo, { checkId: 'ECS_LB_ATTACHMENT_QUOTA', resource: ecsRes(fullest.id) });
         }
       } else if (pods * ports > backendLimit) caps.add(0, { checkId: 'CLB_BACKEND_QUOTA', resource: newClb });
-      return caps.answer();
+      return caps;
     };
-    const nlbServiceAnswer = (trafficPolicy: 'Cluster' | 'Local'): HeadroomAnswer | null => {
+    const nlbServiceAnswer = (trafficPolicy: 'Cluster' | 'Local'): Caps | null => {
       if (!nlbPlannable) return null;
       const caps = new Caps();
       const mode = serviceTrafficPolicy({ annotations: {}, externalTrafficPolicy: trafficPolicy }, cluster).policy;
@@ -448,23 +618,146 @@ export function computeHeadroom(
           if (fullest) caps.add(waterFill(usable.map((f) => f.c), m), { checkId: 'NLB_SERVER_ADDED_QUOTA', resource: ecsRes(fullest.id) });
         }
       } else perGroup(pods);
-      return caps.answer();
+      return caps;
     };
-    out.push({
+    const nlbNotPlanned: NlbNotPlanned | null = !nlbRead
+      ? { reason: 'nlb-data-not-read', message: `the NLB data of ${acct}/${reg} was not read (coverage gap nlb)` }
+      : !nlbPlannable
+        ? {
+            reason: 'ccm-without-nlb',
+            message: `CCM ${cluster.ccmVersion ?? '(unknown version)'} has no NLB controller (since ${CCM_FEATURES.nlbController.sinceVersion})`,
+          }
+        : null;
+    raw.push({
       clusterId: cluster.clusterId,
       clusterName: cluster.name,
-      nodes: nodeCaps.answer(),
-      clusterModeServices: serviceAnswer('Cluster'),
-      localServices: serviceAnswer('Local'),
-      nlbClusterModeServices: nlbServiceAnswer('Cluster'),
-      nlbLocalServices: nlbServiceAnswer('Local'),
+      accountId: acct,
+      regionId: reg,
+      ...teamField(teamOf(cluster, options.owners)),
+      requested,
+      caps: {
+        nodes: nodeCaps,
+        clusterModeServices: serviceAnswer('Cluster'),
+        localServices: serviceAnswer('Local'),
+        nlbClusterModeServices: nlbServiceAnswer('Cluster'),
+        nlbLocalServices: nlbServiceAnswer('Local'),
+      },
+      nlbNotPlanned,
     });
   }
-  return out.sort((a, b) => (a.clusterId < b.clusterId ? -1 : a.clusterId > b.clusterId ? 1 : 0));
+  return pooledEntries(raw, options.trends ?? []);
+}
+
+function teamField(team: string | undefined): { team?: string } {
+  return team === undefined ? {} : { team };
 }
 
 /**
- * Audits a snapshot (the whole catalogue, for its quota samples) and computes the headroom of its clusters.
+ * The entries of the requested clusters with the shared quotas split (fairSplit per question and pool), sorted by
+ * time to exhaustion (see HeadroomEntry.secondsToExhaustion), then cluster id.
+ */
+function pooledEntries(raw: readonly RawEntry[], trends: readonly HeadroomTrend[]): HeadroomEntry[] {
+  // question -> cluster -> the cap and ref of its smallest pool share, and its SharedQuotaShare rows
+  const poolCap = new Map<string, { cap: number; ref: QuotaRef }>();
+  const shares = new Map<string, SharedQuotaShare[]>();
+  for (const question of HEADROOM_QUESTIONS) {
+    const pools = new Map<string, { ref: QuotaRef; room: number; perUnit: number; members: { key: string; cap: number; perUnit: number }[] }>();
+    for (const r of raw) {
+      const caps = r.caps[question];
+      // A cluster over a limit adds nothing: it draws nothing from the pool.
+      if (!caps || caps.over.length > 0) continue;
+      const own = caps.privateCap();
+      const perRef = new Map<string, SharedUse>();
+      for (const u of caps.shared) {
+        const k = refKey(u.ref);
+        const seen = perRef.get(k);
+        perRef.set(k, seen ? { ...seen, perUnit: seen.perUnit + u.perUnit } : u);
+      }
+      for (const [k, u] of perRef) {
+        let pool = pools.get(k);
+        if (!pool) pools.set(k, (pool = { ref: u.ref, room: u.room, perUnit: u.perUnit, members: [] }));
+        pool.members.push({ key: r.clusterId, cap: own === undefined ? Infinity : own * u.perUnit, perUnit: u.perUnit });
+      }
+    }
+    for (const pool of pools.values()) {
+      const split = fairSplit(pool.room, pool.members);
+      for (const m of pool.members) {
+        const share = Math.floor(split.get(m.key)! / m.perUnit);
+        const key = `${question}\u0000${m.key}`;
+        const best = poolCap.get(key);
+        if (!best || share < best.cap || (share === best.cap && refKey(pool.ref) < refKey(best.ref))) poolCap.set(key, { cap: share, ref: pool.ref });
+        if (pool.members.length < 2) continue;
+        const list = shares.get(m.key) ?? [];
+        list.push({
+          question,
+          checkId: pool.ref.checkId,
+          resource: pool.ref.resource,
+          room: pool.room,
+          fleetHeadroom: Math.floor(pool.room / pool.perUnit),
+          clusters: pool.members.length,
+          share,
+        });
+        shares.set(m.key, list);
+      }
+    }
+  }
+  const trendOf = new Map<string, number>();
+  for (const t of trends)
+    if (t.secondsToExhaustion.p50 !== null) trendOf.set(
+        refKey({ checkId: t.checkId, resource: { ...t.resource, clusterId: t.resource.clusterId ?? undefined } }),
+        t.secondsToExhaustion.p50,
+      );
+  const answerOf = (r: RawEntry, question: HeadroomQuestion): HeadroomAnswer | null => {
+    const caps = r.caps[question];
+    if (!caps) return null;
+    const own = caps.answer();
+    if ('alreadyOver' in own) return own;
+    const pooled = poolCap.get(`${question}\u0000${r.clusterId}`);
+    if (!pooled) return own;
+    if (own.headroom === null || pooled.cap < own.headroom) return { headroom: pooled.cap, limitedBy: pooled.ref };
+    return own;
+  };
+  const out: HeadroomEntry[] = [];
+  for (const r of raw) {
+    if (!r.requested) continue;
+    const answers = {
+      nodes: answerOf(r, 'nodes')!,
+      clusterModeServices: answerOf(r, 'clusterModeServices')!,
+      localServices: answerOf(r, 'localServices')!,
+      nlbClusterModeServices: answerOf(r, 'nlbClusterModeServices'),
+      nlbLocalServices: answerOf(r, 'nlbLocalServices'),
+    };
+    let soonest: number | null = null;
+    for (const a of Object.values(answers)) {
+      if (!a) continue;
+      if ('alreadyOver' in a) soonest = 0;
+      else if (a.limitedBy) {
+        const t = trendOf.get(refKey(a.limitedBy));
+        if (t !== undefined && (soonest === null || t < soonest)) soonest = t;
+      }
+    }
+    out.push({
+      clusterId: r.clusterId,
+      clusterName: r.clusterName,
+      ...teamField(r.team),
+      ...answers,
+      nlbNotPlanned: r.nlbNotPlanned,
+      sharedQuotas: (shares.get(r.clusterId) ?? []).sort(
+        (a, b) => HEADROOM_QUESTIONS.indexOf(a.question) - HEADROOM_QUESTIONS.indexOf(b.question) || (refKey(a) < refKey(b) ? -1 : 1),
+      ),
+      secondsToExhaustion: soonest,
+    });
+  }
+  return out.sort(
+    (a, b) =>
+      (a.secondsToExhaustion ?? Infinity) - (b.secondsToExhaustion ?? Infinity) ||
+      (a.clusterId < b.clusterId ? -1 : a.clusterId > b.clusterId ? 1 : 0),
+  );
+}
+
+/**
+ * Audits a snapshot (the whole catalogue, for its quota samples) and computes the headroom of its clusters (each
+ * entry's `team` from the settings' `owners`, else the default team tag).
  * @throws AuditSettingsError for invalid settings; HeadroomOptionError for an unknown `like` node
  */
 export function headroomOfSnapshot(
@@ -476,5 +769,5 @@ export function headroomOfSnapshot(
     runAudit(snapshot, { now, ...(settings ? { settings } : {}) }).results,
     QUOTA_USAGE_CHECK_IDS,
   );
-  return computeHeadroom(snapshot, samples, rest);
+  return computeHeadroom(snapshot, samples, { ...(settings?.owners ? { owners: settings.owners } : {}), ...rest });
 }

@@ -194,7 +194,7 @@ export function runWhatIf(snapshot: FleetSnapshot, scenario: Scenario, options: 
       quotas,
       firstBreach: quotas.find((q) => q.after.used > q.after.limit) ?? null,
       findings: { appeared: sortFindings(appeared), resolved: sortFindings(resolved), severityChanged: sortFindings(severityChanged) },
-      headroom: computeHeadroom(copy, nextSampleList, { clusterIds: [step.args.cluster] }),
+      headroom: computeHeadroom(copy, nextSampleList, { clusterIds: [step.args.cluster], ...(options.settings?.owners ? { owners: options.settings.owners } : {}) }),
     });
     prev = next;
     prevSamples = nextSamples;

@@ -103,8 +103,8 @@ function answerText(a: HeadroomAnswer): string {
 }
 
 /** The headroom and what limits it, as two cells: `94 more` / `CLB_BACKEND_QUOTA on LoadBalancer lb-...`. */
-function answerCells(a: HeadroomAnswer | null): [string, string] {
-  if (a === null) return ['not planned', 'no NLB data, or CCM before v2.5.0'];
+function answerCells(a: HeadroomAnswer | null, notPlanned: HeadroomEntry['nlbNotPlanned'] = null): [string, string] {
+  if (a === null) return ['not planned', notPlanned?.message ?? 'NLB Services cannot be planned'];
   if ('alreadyOver' in a) {
     const shown = a.alreadyOver.slice(0, 2).map((o) => `${o.checkId} ${o.resource.id} ${o.used}/${o.limit}`);
     return ['ALREADY OVER', `${shown.join('; ')}${a.alreadyOver.length > 2 ? ` (+${a.alreadyOver.length - 2} more)` : ''}`];
@@ -124,9 +124,31 @@ export function renderHeadroom(entries: HeadroomEntry[], style: TableStyle = tab
       ['Cluster-mode NLB Services', e.nlbClusterModeServices],
       ['Local NLB Services', e.nlbLocalServices],
     ];
-    return dims.map(([what, a], i) => [i === 0 ? clusterLabel(e.clusterId, e.clusterName) : '', what, ...answerCells(a)]);
+    const share = (what: string) => {
+      const question = QUESTION_OF[what];
+      const pools = e.sharedQuotas.filter((p) => p.question === question);
+      return pools.length === 0 ? '' : pools.map((p) => `${p.share} of ${p.fleetHeadroom} (${p.checkId}, ${p.clusters} clusters)`).join('; ');
+    };
+    const first = [clusterLabel(e.clusterId, e.clusterName), e.team ?? '', exhaustsIn(e.secondsToExhaustion)];
+    return dims.map(([what, a], i) => [...(i === 0 ? first : ['', '', '']), what, ...answerCells(a, e.nlbNotPlanned), share(what)]);
   });
-  return `${renderTable(['cluster', 'growing', 'headroom', 'limited by'], rows, style)}\n`;
+  const table = renderTable(['cluster', 'team', 'exhausts in', 'growing', 'headroom', 'limited by', 'shared quota: of which yours'], rows, style);
+  return `${table}\nRows: soonest to run out first. A quota several clusters share (an account's region quota, a vSwitch) is split between them: "4 of 7" = this cluster's share of what the pool holds.\n`;
+}
+
+const QUESTION_OF: Record<string, HeadroomEntry['sharedQuotas'][number]['question']> = {
+  nodes: 'nodes',
+  'Cluster-mode Services': 'clusterModeServices',
+  'Local Services': 'localServices',
+  'Cluster-mode NLB Services': 'nlbClusterModeServices',
+  'Local NLB Services': 'nlbLocalServices',
+};
+
+/** Seconds to exhaustion as `now` (over a limit), `12 d`, or `-` (no trend known). */
+function exhaustsIn(seconds: number | null): string {
+  if (seconds === null) return '-';
+  if (seconds === 0) return 'now';
+  return seconds < 86_400 ? `${Math.max(1, Math.round(seconds / 3600))} h` : `${Math.round(seconds / 86_400)} d`;
 }
 
 /**
@@ -223,6 +245,7 @@ interface HeadroomCliOptions {
   labels?: Record<string, string>;
   ports?: number;
   pods?: number;
+  maxNodesPerCluster?: number;
   settings?: string;
   now?: string;
   format: Format;
@@ -241,6 +264,7 @@ async function runHeadroom(o: HeadroomCliOptions): Promise<number> {
     ...(o.labels ? { labels: o.labels } : {}),
     ...(o.ports ? { ports: o.ports } : {}),
     ...(o.pods ? { podsPerService: o.pods } : {}),
+    ...(o.maxNodesPerCluster ? { maxNodesPerCluster: o.maxNodesPerCluster } : {}),
     ...(settings ? { settings } : {}),
   };
   const headroom =
@@ -321,10 +345,18 @@ export function forecastCommand(run: (p: Promise<number>) => void): Command {
       .option('--labels <k=v,...>', 'labels of the new nodes (e.g. a node pool)', parseLabels)
       .option('--ports <n>', 'ports per new Service (default 1)', positiveInt('--ports'))
       .option('--pods <n>', 'pods per new Local Service (default 2)', positiveInt('--pods'))
+      .option('--max-nodes-per-cluster <n>', "ACK's node limit of one cluster (default 5000, ACK Pro)", positiveInt('--max-nodes-per-cluster'))
       .option('--settings <file>', 'audit settings (YAML/JSON)')
       .option('--now <iso-time>', 'analysis clock')
       .addOption(tableOrJson())
       .addOption(outOption())
+      .addHelpText(
+        'after',
+        '\nShared quotas (an account\'s CLB/NLB instances and NLB server groups per region, a vSwitch several clusters use)\n' +
+          'are split between the clusters drawing from them: each row shows its share of the pool ("4 of 7").\n' +
+          'Nodes also stop at ACK\'s node limit per cluster and, on Flannel, at the pod CIDR\'s node blocks.\n' +
+          'Rows are sorted by time to exhaustion (stored trends with --database-url; over a limit first).\n',
+      )
       .addHelpText('after', '\nExamples:\n  fleet-audit forecast headroom --fleet examples/fleets/sample\n  fleet-audit forecast headroom --database-url $DATABASE_URL --cluster c123 --format json\n')
       .action((o: HeadroomCliOptions, cmd: Command) => run(runHeadroom(explicitFlagsWin(o, cmd, ['databaseUrl'], ['fleet', 'config'])))),
   );

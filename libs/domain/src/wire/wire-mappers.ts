@@ -592,6 +592,35 @@ export function nodePortRangeOf(
   return { ...DEFAULT_NODE_PORT_RANGE, source: 'default' };
 }
 
+/**
+ * A cluster body's `tags: [{key, value}]` as a map (research/alibaba-cloud-api.md: CS tags are `{key, value}`),
+ * entries without a string key left out; `undefined` when the body has no tag list or no valid entry.
+ */
+export function clusterTagsOf(raw: unknown): Record<string, string> | undefined {
+  if (!Array.isArray(raw)) return undefined;
+  const out: Record<string, string> = {};
+  for (const t of raw as unknown[]) {
+    if (typeof t !== 'object' || t === null) continue;
+    const { key, value } = t as { key?: unknown; value?: unknown };
+    if (typeof key !== 'string' || key === '') continue;
+    out[key] = typeof value === 'string' ? value : '';
+  }
+  return Object.keys(out).length > 0 ? out : undefined;
+}
+
+/**
+ * The Flannel pod CIDR of a cluster body (`container_cidr` `a.b.c.d/p`, `node_cidr_mask` m with p <= m <= 32),
+ * else `undefined` (empty on Terway clusters, or unparsable).
+ */
+export function podCidrOf(containerCidr: string | undefined, nodeCidrMask: string | number | undefined): ClusterSnapshot['podCidr'] {
+  const m = /^(\d{1,3}(?:\.\d{1,3}){3})\/(\d{1,2})$/.exec((containerCidr ?? '').trim());
+  const mask = typeof nodeCidrMask === 'number' ? nodeCidrMask : /^\d{1,2}$/.test((nodeCidrMask ?? '').trim()) ? Number(nodeCidrMask) : NaN;
+  if (!m || !Number.isInteger(mask)) return undefined;
+  const prefixLength = Number(m[2]);
+  if (prefixLength > 32 || mask < prefixLength || mask > 32) return undefined;
+  return { cidr: `${m[1]}/${prefixLength}`, prefixLength, nodeCidrMask: mask };
+}
+
 function mapCluster(accountId: string, c: WireCluster): ClusterSnapshot {
   const d = c.detail;
   const kubernetes = c.kubernetes ? mapKubernetes(c.kubernetes) : undefined;
@@ -623,6 +652,10 @@ function mapCluster(accountId: string, c: WireCluster): ClusterSnapshot {
     ...(ccm?.version ? { ccmVersion: ccm.version } : {}),
     nodePortRange: nodePortRangeOf(d, kubernetes?.pods),
   };
+  const tags = clusterTagsOf(d.tags);
+  if (tags) out.tags = tags;
+  const podCidr = podCidrOf(d.container_cidr, d.node_cidr_mask);
+  if (podCidr) out.podCidr = podCidr;
   if (c.resources)
     out.ramRoleNames = c.resources
       .filter((r) => r.resource_type === 'ALIYUN::RAM::Role')

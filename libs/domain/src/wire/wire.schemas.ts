@@ -156,6 +156,12 @@ export const wireClusterDetailSchema = z.looseObject({
   vpc_id: optStr,
   external_loadbalancer_id: optStr,
   control_plane_config: z.looseObject({ node_port_range: optStr }).optional(),
+  /** Flannel pod CIDR (empty on Terway clusters). */
+  container_cidr: z.string().optional(),
+  /** Per-node mask of the pod CIDR, a string in the SDK model (sdk-model-shapes.txt), a number in some bodies. */
+  node_cidr_mask: z.union([z.string(), z.number()]).optional(),
+  /** `[{key, value}]`; read leniently (malformed entries are left out by the mapper, never a failed cluster). */
+  tags: z.unknown().optional(),
 });
 export type WireClusterDetail = z.infer<typeof wireClusterDetailSchema>;
 
