@@ -14,9 +14,13 @@ import { join } from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { chromium, type Browser } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { buildReport, loadReportInput, renderReport } from '@app/reports';
+import { runScan } from '@app/audit';
+import { QUOTA_USAGE_CHECK_IDS } from '@app/checks';
+import { quotaUsageOf } from '@app/domain';
+import { buildReport, loadReportInput, renderReport, reportInputFromScans } from '@app/reports';
 import { Store } from '@app/store';
 import { createTestDatabase, type TestDatabase } from '../store/test-database.util';
+import { SAMPLE_FLEET } from '../cli/cli-run.util';
 import { at, seedThreeWeeks } from './report-fixture.util';
 
 const CHROMIUM = process.env.CHROMIUM_PATH ?? '/usr/bin/chromium';
@@ -76,6 +80,39 @@ describe.skipIf(!available)('HTML report in headless Chromium (e2e)', () => {
     // Printable: the print stylesheet applies and the page still has its tables.
     await page.emulateMedia({ media: 'print' });
     expect(await page.locator('#summary').isVisible()).toBe(true);
+    await page.close();
+  });
+
+  it('the findings-per-week chart says it is stacked; no table of the sample fleet report overflows its card', async () => {
+    // The sample fleet's real ids and messages (long CLB, vServer group and check ids), every finding new.
+    const outcome = await runScan({ source: { kind: 'offline', fleetDir: SAMPLE_FLEET }, now: at(15) });
+    const doc = buildReport(
+      reportInputFromScans({
+        current: { scan: { id: 'sample', startedAt: at(15).toISOString(), fleetName: outcome.scan.fleetName }, findings: outcome.findings, coverage: outcome.scan.coverage, quotaUsage: quotaUsageOf(outcome.results, QUOTA_USAGE_CHECK_IDS) },
+        now: at(15),
+      }),
+    );
+    expect(doc.new.length).toBeGreaterThan(10);
+    const sampleFile = join(mkdtempSync(join(tmpdir(), 'fa-report-sample-')), 'weekly-report.html');
+    writeFileSync(sampleFile, renderReport(doc, 'html'));
+    const page = await browser.newPage({ viewport: { width: 1200, height: 900 } });
+    await page.goto(pathToFileURL(sampleFile).href, { waitUntil: 'load' });
+    expect(await page.locator('#chart-trend svg').textContent()).toMatch(/stacked/i);
+    // Every table fits the section (card) holding it: nothing sticks out past its right edge.
+    const overflowing = await page.evaluate(() =>
+      [...document.querySelectorAll('section table')].flatMap((t) => {
+        const card = (t.closest('section') as HTMLElement).getBoundingClientRect();
+        const box = t.getBoundingClientRect();
+        return box.right > card.right + 0.5 ? [`${t.previousElementSibling?.textContent ?? '?'}: ${Math.round(box.right - card.right)} px`] : [];
+      }),
+    );
+    expect(overflowing).toEqual([]);
+    const newTable = page.locator('#new + table');
+    expect(await newTable.count()).toBe(1);
+    const shot = join(tmpdir(), `fa-weekly-report-new-${process.pid}.png`);
+    await newTable.screenshot({ path: shot });
+    if (process.env.REPORT_SCREENSHOT_DIR) await page.screenshot({ path: join(process.env.REPORT_SCREENSHOT_DIR, 'weekly-report-sample.png'), fullPage: true });
+    expect(statSync(shot).size).toBeGreaterThan(5_000);
     await page.close();
   });
 });

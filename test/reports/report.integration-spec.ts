@@ -63,6 +63,24 @@ describe('weekly report (integration)', () => {
     expect(scoped.trend.at(-1)?.bySeverity).toEqual({ info: 0, warning: 1, critical: 3 });
   });
 
+  it("the report CSV says what to do: a last column 'remediation' holding each finding's remediation", () => {
+    const csv = renderReport(doc, 'csv');
+    // RFC 4180 fields: quoted (quotes doubled, commas and line breaks inside) or plain.
+    const records = csv
+      .trim()
+      .split('\r\n')
+      .map((line) => [...line.matchAll(/(?:^|,)("(?:[^"]|"")*"|[^,]*)/g)].map((m) => m[1]!.replace(/^"|"$/g, '').replaceAll('""', '"')));
+    const header = records[0]!;
+    expect(header.at(-1)).toBe('remediation');
+    const byFingerprint = new Map([...doc.new, ...doc.persisting, ...doc.waived, ...doc.resolved].map((f) => [f.fingerprint, f]));
+    expect(records.length - 1).toBe(byFingerprint.size);
+    for (const r of records.slice(1)) {
+      const f = byFingerprint.get(r[header.indexOf('fingerprint')]!);
+      expect(f?.remediation).toBeTruthy();
+      expect(r.at(-1)).toBe(f?.remediation);
+    }
+  });
+
   it('coverage gaps, top quotas with forecasts, and a 12-week trend with gaps where no scan ran', () => {
     expect(doc.coverage).toMatchObject({ complete: false, datasets: { ok: 1, absent: 0, failed: 1 } });
     expect(doc.coverage.failed[0]).toMatchObject({ clusterId: 'c-beta', api: 'kubernetes', errorCode: 'Forbidden' });

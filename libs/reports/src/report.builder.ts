@@ -120,6 +120,7 @@ export function buildReport(input: ReportInput): ReportDocument {
         clusterName: f.resource.clusterName ?? null,
       },
       message: f.message,
+      remediation: f.remediation,
       status,
       previousSeverity: prev ? prev.severity : null,
       waiverExpired: w.status === 'waiver-expired',

@@ -25,6 +25,8 @@ export interface ReportFinding {
   /** `clusterName`: the cluster's name (absent in documents made before findings carried it). */
   resource: { kind: ResourceKind; id: string; accountId: string; regionId: string; clusterId: string | null; clusterName?: string | null };
   message: string;
+  /** What to do about it (the check's remediation text, libs/checks); absent in documents made before reports carried it. */
+  remediation?: string;
   /** new / persisting (vs the previous period's last scan) / waived (an active waiver covers it); `resolved` in the resolved list. */
   status: ReportFindingStatus | 'resolved';
   /** Severity in the previous period's last scan, when it was there (null: new or no previous scan). */

@@ -54,9 +54,11 @@ export function trendChart(doc: ReportDocument): string {
   return render(
     'trend',
     {
-      title: { text: 'Findings per week (12 weeks)', left: 'left', textStyle: { fontSize: 14 } },
-      legend: { top: 4, right: 10 },
-      grid: { left: 50, right: 20, top: 40, bottom: 30 },
+      // Stacked areas: a band's height is its severity's count, the top edge the week's total; the title says so,
+      // else a reader takes the warning line for the warning count.
+      title: { text: 'Findings per week (12 weeks), stacked by severity: the top edge is the total', left: 'left', textStyle: { fontSize: 14 } },
+      legend: { top: 24, right: 10 },
+      grid: { left: 50, right: 20, top: 56, bottom: 30 },
       xAxis: { type: 'category', data: weeks, boundaryGap: false },
       yAxis: { type: 'value', minInterval: 1 },
       series,

@@ -28,6 +28,8 @@ export const REPORT_CSV_COLUMNS = [
   'message',
   // Appended, so that readers by column position keep working.
   'cluster_name',
+  // What to do about the finding (empty for reports stored before documents carried it).
+  'remediation',
 ] as const;
 
 function row(f: ReportFinding): string {
@@ -49,6 +51,7 @@ function row(f: ReportFinding): string {
     f.waiver?.expiresAt ?? null,
     f.message,
     f.resource.clusterName ?? null,
+    f.remediation ?? null,
   ]
     .map(csvField)
     .join(',');

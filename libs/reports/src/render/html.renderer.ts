@@ -21,7 +21,13 @@ section { background: #fff; border: 1px solid #dde1e6; border-radius: 6px; paddi
 h2 { font-size: 18px; margin: 0 0 12px; }
 h3 { font-size: 15px; margin: 16px 0 8px; }
 table { border-collapse: collapse; width: 100%; font-size: 13px; }
-th, td { text-align: left; padding: 4px 8px; border-bottom: 1px solid #e6e9ed; vertical-align: top; }
+th, td { text-align: left; padding: 4px 8px; border-bottom: 1px solid #e6e9ed; vertical-align: top; overflow-wrap: break-word; }
+table.findings { table-layout: fixed; }
+table.findings td { overflow-wrap: anywhere; }
+table.findings col.sev { width: 76px; }
+table.findings col.check { width: 22%; }
+table.findings col.res { width: 20%; }
+table.findings col.where { width: 18%; }
 th { background: #f0f2f5; font-weight: 600; }
 td.n, th.n { text-align: right; font-variant-numeric: tabular-nums; }
 .cards { display: flex; flex-wrap: wrap; gap: 10px; }
@@ -45,16 +51,22 @@ td.n, th.n { text-align: right; font-variant-numeric: tabular-nums; }
 const n = (name: string, v: number) => `<td class="n" data-count="${h(name)}">${v}</td>`;
 const sev = (s: string) => `<span class="sev-${h(s)}">${h(s)}</span>`;
 
-function table(head: string[], rows: string[][], attrs = ''): string {
-  return `<table${attrs}><thead><tr>${head.map((x) => `<th>${h(x)}</th>`).join('')}</tr></thead><tbody>${rows.map((r) => `<tr>${r.join('')}</tr>`).join('')}</tbody></table>`;
+function table(head: string[], rows: string[][], attrs = '', cols = ''): string {
+  return `<table${attrs}>${cols}<thead><tr>${head.map((x) => `<th>${h(x)}</th>`).join('')}</tr></thead><tbody>${rows.map((r) => `<tr>${r.join('')}</tr>`).join('')}</tbody></table>`;
 }
 const td = (s: string | number | null) => `<td>${h(String(s ?? ''))}</td>`;
 const tdn = (v: number) => `<td class="n">${v}</td>`;
 
+/**
+ * Column widths of a findings list: a fixed layout whose ids and messages wrap inside their cells (a CLB or
+ * vServer group id has no space to break at), so the table never runs past its card.
+ */
+const FINDING_COLUMNS = '<colgroup><col class="sev"><col class="check"><col class="res"><col class="where"><col></colgroup>';
+
 function findings(id: string, title: string, list: ReportFinding[], detail: (f: ReportFinding) => string): string {
   const rows = list.slice(0, LISTED_FINDINGS).map((f) => [`<td>${sev(f.severity)}</td>`, td(f.checkId), td(`${f.resource.kind} ${f.resource.id}`), td(whereOf(f)), td(detail(f))]);
   const more = list.length > LISTED_FINDINGS ? `<p class="muted">… and ${list.length - LISTED_FINDINGS} more (every finding is in the CSV and JSON).</p>` : '';
-  return `<h3 id="${id}">${h(title)} (<span data-list="${id}">${list.length}</span>)</h3>${list.length === 0 ? '<p class="muted">None.</p>' : table(['Severity', 'Check', 'Resource', 'Where', 'Detail'], rows) + more}`;
+  return `<h3 id="${id}">${h(title)} (<span data-list="${id}">${list.length}</span>)</h3>${list.length === 0 ? '<p class="muted">None.</p>' : table(['Severity', 'Check', 'Resource', 'Where', 'Detail'], rows, ' class="findings"', FINDING_COLUMNS) + more}`;
 }
 
 function waivers(id: string, title: string, list: ReportWaiver[]): string {
