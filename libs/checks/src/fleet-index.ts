@@ -1,5 +1,8 @@
 import {
   needNlb,
+  CLB_KIND,
+  NLB_KIND,
+  type LoadBalancerKind,
   coverageKey,
   TAG_CCM_OWNER,
   defaultLoadBalancerName,
@@ -12,6 +15,7 @@ import {
   reusedLoadBalancerId,
   effectiveQuota,
   ecsOrderOf,
+  nlbClusterServerIds,
   type AccountSnapshot,
   type Clb,
   type ClusterSnapshot,
@@ -26,13 +30,15 @@ import {
   type K8sNode,
   type K8sService,
   type Nlb,
+  type NlbServer,
+  type NlbServerGroup,
   type ServiceNlbMatch,
   type NodeSelectionOptions,
   type RamPolicy,
   type RamSnapshot,
   type RegionSnapshot,
   type ResourceRef,
-  type SlbQuotaDefinition,
+  type QuotaDefinition,
   type VServerGroup,
 } from '@app/domain';
 import { ListRowCache, type IdSequence } from './positional-cache';
@@ -95,6 +101,11 @@ export interface ServiceEntry {
   needClb: boolean;
   /** `needNlb(service)`, computed once like `needClb`. Source: CCM `NeedNLB`. */
   needNlb: boolean;
+  /**
+   * The load-balancer kind whose controller takes the Service (`kindOfService`: CLB when `needClb`, NLB when
+   * `needNlb`), `undefined` when none does; a rule that judges every kind asks it instead of branching on the kind.
+   */
+  kind: LoadBalancerKind | undefined;
   /**
    * `reusedLoadBalancerId(service)` (the trimmed `loadbalancer-id` annotation, `undefined` when absent or blank),
    * computed once like `needClb`: a dozen checks ask it of every Service.
@@ -244,6 +255,39 @@ export interface VServerGroupShape {
   sequence: IdSequence;
 }
 
+/** The NLB view of one region (only for regions whose `nlb` dataset was read; built by nlb-index `regionNlbView`). */
+export interface RegionNlbView {
+  nlbById: Map<string, Nlb>;
+  nlbsByOwnerTag: Map<string, Nlb[]>;
+  nlbsByName: Map<string, Nlb[]>;
+  nlbByDnsName: Map<string, Nlb>;
+  groupById: Map<string, NlbServerGroup>;
+  /** Server groups by name (the last listed wins where two share a name), for CCM's by-name matching of a Service's groups. */
+  groupByName: Map<string, NlbServerGroup>;
+  /**
+   * Server key (nlb-index `serverKey`) -> the server (its first entry) and how many server groups hold it (count: one
+   * per group entry). A count, not the list of groups: what the checks read of it is how many (NLB_SERVER_ADDED_QUOTA,
+   * the Cluster-mode ranking), and one list per server grown by 2.6M pushes on a 5,000-cluster fleet was 0.1 GB.
+   */
+  groupsByServer: Map<string, { server: NlbServer; groups: number }>;
+  /** Per non-empty server group: its shape (`NlbServerGroupShape`), read off the same pass. */
+  groupShapes: Map<NlbServerGroup, NlbServerGroupShape>;
+}
+
+/**
+ * What the pass of `regionNlbView` learns of one server group's servers, for LB_CONFIG_DRIFT's Cluster-mode fast
+ * path: `uniform` when every server is `Ecs` on the first server's `port` with its `weight` (absent counted as 0) and
+ * the group's name as its description (what CCM writes; nlbv2/server_groups.go `diff` rewrites any other);
+ * `sequence` names its server-key sequence (groups sharing one hold the same servers at the same positions, from
+ * the row memo; compared with an id list by `sameServerIds`).
+ */
+export interface NlbServerGroupShape {
+  uniform: boolean;
+  port: number;
+  weight: number;
+  sequence: IdSequence;
+}
+
 function serviceKey(clusterId: string, namespace: string, name: string): string {
   return `${clusterId}/${namespace}/${name}`;
 }
@@ -300,6 +344,10 @@ export class FleetIndex {
   private readonly groupsByClb = new Map<Clb, Map<string, VServerGroup>>();
   private servicesByClbCache?: Map<string, ServiceEntry[]>;
   private readonly nodeNamesByCluster = new Map<string, Set<string>>();
+  private readonly nlbViewCache = new Map<RegionSnapshot, RegionNlbView | null>();
+  private nlbServicesByRegionCache?: Map<RegionSnapshot, ServiceEntry[]>;
+  private readonly nlbRankingCache = new Map<EligibleNodes, NodeRanking>();
+  private readonly nlbServerIdsCache = new Map<EligibleNodes, Map<string, readonly string[] | null>>();
 
   private constructor(readonly snapshot: FleetSnapshot) {}
 
@@ -343,12 +391,15 @@ export class FleetIndex {
           if (!k8s) continue;
           for (const service of k8s.services) {
             const reused = reusedLoadBalancerId(service);
+            const clb = needClb(service);
+            const nlb = needNlb(service);
             const se: ServiceEntry = {
               service,
               cluster: entry,
               defaultLbName: service.uid ? defaultLoadBalancerName(service.uid) : '',
-              needClb: needClb(service),
-              needNlb: needNlb(service),
+              needClb: clb,
+              needNlb: nlb,
+              kind: clb ? CLB_KIND : nlb ? NLB_KIND : undefined,
               reusedLbId: reused,
               ref: undefined,
               selection: undefined,
@@ -822,6 +873,59 @@ export class FleetIndex {
     return ranking;
   }
 
+  /**
+   * The NLB view of a region, built by `build` (nlb-index `regionNlbView`: one pass over the region's NLB resources)
+   * on first use and kept for the index's life; `null` when the region's `nlb` dataset was not read.
+   */
+  nlbView(region: RegionSnapshot, build: (region: RegionSnapshot) => RegionNlbView | null): RegionNlbView | null {
+    let v = this.nlbViewCache.get(region);
+    if (v === undefined) this.nlbViewCache.set(region, (v = build(region)));
+    return v;
+  }
+
+  /** The NLB Services (`needNlb`) of a region, in snapshot order (lazy, one pass over the Services). */
+  nlbServicesOf(region: RegionSnapshot): ServiceEntry[] {
+    let m = this.nlbServicesByRegionCache;
+    if (!m) {
+      m = this.nlbServicesByRegionCache = new Map();
+      for (const se of this.services) {
+        if (!se.needNlb) continue;
+        const list = m.get(se.cluster.region);
+        if (list) list.push(se);
+        else m.set(se.cluster.region, [se]);
+      }
+    }
+    return m.get(region) ?? [];
+  }
+
+  /**
+   * The nodes of an eligible set ranked by how many NLB server groups of the cluster's region each is in (`countOf`,
+   * from the region's NLB view), most first; memoised per node set (a set belongs to one cluster, hence one region
+   * and one view, so `countOf` gives the same counts at every call for the same set).
+   */
+  nlbGroupRanking(eligible: EligibleNodes, countOf: (n: K8sNode) => number): NodeRanking {
+    let ranking = this.nlbRankingCache.get(eligible);
+    if (!ranking) this.nlbRankingCache.set(eligible, (ranking = rankNodes(eligible, countOf)));
+    return ranking;
+  }
+
+  /**
+   * The sorted ECS ids of the Cluster-mode servers of an eligible set at a CCM version (`nlbClusterServerIds`,
+   * libs/domain), memoised per node set and version: every Cluster-mode NLB Service of a cluster sharing the node
+   * selection shares one sort. `null` when that shape is not certain.
+   */
+  nlbClusterServerIds(eligible: EligibleNodes, ccmVersion: string | undefined): readonly string[] | null {
+    let byVersion = this.nlbServerIdsCache.get(eligible);
+    if (!byVersion) this.nlbServerIdsCache.set(eligible, (byVersion = new Map()));
+    const key = ccmVersion ?? '';
+    let ids = byVersion.get(key);
+    if (ids === undefined) {
+      ids = nlbClusterServerIds(eligible, ccmVersion);
+      byVersion.set(key, ids);
+    }
+    return ids;
+  }
+
   /** The RAM policies of an account by name (lazy, per RAM snapshot). */
   ramPolicies(ram: RamSnapshot): Map<string, RamPolicy> {
     let m = this.ramPoliciesCache.get(ram);
@@ -835,7 +939,7 @@ export class FleetIndex {
   /** A region's quota (`effectiveQuota`: Quota Center, else the documented default), memoised per region and code. */
   quota(
     region: RegionSnapshot,
-    definition: SlbQuotaDefinition,
+    definition: QuotaDefinition,
   ): { limit: number; limitSource: 'quota-center' | 'default' } {
     let byCode = this.quotaCache.get(region);
     if (!byCode) {

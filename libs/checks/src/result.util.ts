@@ -7,7 +7,7 @@ import type {
   RegionSnapshot,
   ResourceRef,
   Severity,
-  SlbQuotaDefinition,
+  QuotaDefinition,
 } from '@app/domain';
 import { flatString } from '@app/domain';
 import type { CheckContext } from './check.types';
@@ -54,22 +54,13 @@ export function clusterRef(cluster: ClusterSnapshot): ResourceRef {
   };
 }
 
-/** Service refs already built for Service-like objects that are not index entries (see `serviceRef`). */
-const serviceRefs = new WeakMap<object, ResourceRef>();
-
 /**
- * The ResourceRef of a Service (`id` = `namespace/name`). Built once per Service entry and shared by the results
- * of every check of that Service (about 15 per Service), which is what keeps 10M-entry fleets inside their memory
- * bound: a ResourceRef is never mutated once built (findings copy it in `withClusterName`).
- * An index `ServiceEntry` keeps it in its `ref` slot (a property read, cheaper than the WeakMap other callers use).
+ * The ResourceRef of a Service (`id` = `namespace/name`). Built once per Service entry, kept in its `ref` slot, and
+ * shared by the results of every check of that Service (about 15 per Service), which is what keeps 10M-entry fleets
+ * inside their memory bound: a ResourceRef is never mutated once built (findings copy it in `withClusterName`).
  */
-export function serviceRef(se: Pick<ServiceEntry, 'service' | 'cluster'> & { ref?: ResourceRef | undefined }): ResourceRef {
+export function serviceRef(se: Pick<ServiceEntry, 'service' | 'cluster' | 'ref'>): ResourceRef {
   if (se.ref) return se.ref;
-  const slot = 'ref' in se;
-  if (!slot) {
-    const known = serviceRefs.get(se);
-    if (known) return known;
-  }
   const c = se.cluster.cluster;
   const ref: ResourceRef = {
     kind: 'Service',
@@ -80,8 +71,7 @@ export function serviceRef(se: Pick<ServiceEntry, 'service' | 'cluster'> & { ref
     namespace: se.service.namespace,
     name: se.service.name,
   };
-  if (slot) se.ref = ref;
-  else serviceRefs.set(se, ref);
+  se.ref = ref;
   return ref;
 }
 
@@ -186,7 +176,7 @@ class PassTextRecipe extends PassTextBase {
  * descriptor, so they share one V8 map). Reading builds the text; assigning replaces it with a plain data property,
  * as assigning to the eager result's data property would.
  */
-const LAZY_MESSAGE: PropertyDescriptor = {
+const LAZY_MESSAGE: Readonly<PropertyDescriptor> = {
   get(this: CheckResult): string {
     return PassTextRecipe.read(this);
   },
@@ -267,7 +257,7 @@ export function quotaSeverity(
 /** What a quota-use result measures: `used` of the `definition` quota of `region`, on the resource `ref`. */
 export interface QuotaSubject {
   region: RegionSnapshot;
-  definition: SlbQuotaDefinition;
+  definition: QuotaDefinition;
   ref: ResourceRef;
   used: number;
 }

@@ -12,6 +12,7 @@
  *
  * Plain data: no framework import (libs/domain imports nothing). Field order is the order of REST properties.
  */
+import { LOAD_BALANCER_KIND_IDS } from './lb-kinds/kind-id';
 
 /** Scalar value kinds: `int` / `float` are counts and measures (JSON numbers), `id` a string that GraphQL types as `ID`. */
 export type ResourceScalar = 'string' | 'id' | 'int' | 'float' | 'boolean' | 'string[]';
@@ -161,8 +162,6 @@ export const SERVICE_MODES = ['cluster', 'local', 'eni'] as const;
 /** How the CLB of a Service was found (CCM `FindLoadBalancer` order): id annotation, id label, owner tag. */
 export const SERVICE_LB_MATCHES = ['annotation', 'label', 'tag'] as const;
 
-/** The kinds of load balancer CCM manages for a Service: CLB (clbv1 controller) or NLB (nlb controller, CCM >= v2.5.0). */
-export const LB_KINDS = ['clb', 'nlb'] as const;
 /**
  * How the NLB of a Service was found (CCM `FindNLB`, pkg/provider/alibaba/nlb/loadbalancer.go; research/nlb.md 3.2):
  * the `...-loadbalancer-id` annotation, the owner tag `kubernetes.do.not.delete`, the default LB name.
@@ -195,7 +194,7 @@ export const GRAPH_SERVICE = {
      * `spec.loadBalancerClass: alibabacloud.com/nlb`), null when neither does (another controller's class, or
      * excluded). CCM `NeedCLB` / `NeedNLB`, pkg/controller/helper/service_utils.go.
      */
-    loadBalancerKind: nullableChoice(LB_KINDS, 'clb or nlb: which CCM controller takes the Service (null: neither)', 'clb | nlb: which CCM controller takes the Service (null: neither)'),
+    loadBalancerKind: nullableChoice(LOAD_BALANCER_KIND_IDS, 'clb or nlb: which CCM controller takes the Service (null: neither)', 'clb | nlb: which CCM controller takes the Service (null: neither)'),
     /** The NLB it uses (found in the snapshot the way CCM's `FindNLB` finds it), or null. */
     nlbId: nullableText('nlb-bp1abcdefgh'),
     nlbMatch: nullableChoice(SERVICE_NLB_MATCHES, "How the NLB was found (CCM FindNLB order: id annotation, owner tag, default name)", 'How the NLB was found: id | tag | name'),

@@ -10,7 +10,7 @@ export * from './fleet-graph.resources';
 export { coverageKey, targetKey, targetLabel } from './scan-target';
 export { CLUSTER_ID_PREFIX_LENGTH, clusterLabel, resolveClusterRef } from './cluster-label';
 export type { NamedCluster } from './cluster-label';
-export { DEFAULT_OWNER_TAG_KEY, TEAM_NAME, teamOf, type OwnerSettings } from './owners';
+export { DEFAULT_OWNER_TAG_KEY, TEAM_NAME, clustersOf, teamOf, withSampleTeams, type OwnerSettings } from './owners';
 export type { CrawlTarget, TargetPlace } from './scan-target';
 export {
   SEVERITIES,
@@ -197,14 +197,14 @@ export type {
   RamDecision,
 } from './ccm/ram-policy.model';
 export {
+  CLB_QUOTAS,
   SLB_QUOTA_BACKEND_ATTACHED,
   SLB_QUOTA_BACKEND_SERVERS,
   SLB_QUOTA_INSTANCES,
   SLB_QUOTA_LISTENERS,
 } from './ccm/slb-quota.constants';
-export type {
-  SlbQuotaDefinition,
-} from './ccm/slb-quota.constants';
+export type { QuotaDefinition } from './ccm/quota-definition.types';
+export * from './lb-kinds';
 export {
   effectiveQuota,
 } from './ccm/slb-quota.model';

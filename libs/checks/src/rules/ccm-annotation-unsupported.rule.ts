@@ -45,11 +45,10 @@ export const ccmAnnotationUnsupportedRule = scopedCheck({
       return;
     }
     for (const se of ce.services) {
-      const controller = se.needClb ? 'clb' : se.needNlb ? 'nlb' : undefined;
-      if (!controller) continue;
+      if (!se.kind) continue;
       const { service } = se;
       const ref = serviceRef(se);
-      const missing = unsupportedAnnotations(service.annotations, version, controller) ?? [];
+      const missing = unsupportedAnnotations(service.annotations, version, se.kind.id) ?? [];
       if (missing.length === 0) {
         out.push(
           r.pass(ref, supportedText, {

@@ -1,7 +1,5 @@
 import {
   CCM_FEATURES,
-  FINALIZER_CLB,
-  FINALIZER_NLB,
   ccmVersionAtLeast,
 } from '@app/domain';
 import { scopedCheck } from '../check-scope';
@@ -40,10 +38,9 @@ export const ccmFinalizerMissingRule = scopedCheck({
   needs: ['kubernetes'],
   check(se, out, r) {
     const { service } = se;
-    const clb = se.needClb;
-    if (!clb && !se.needNlb) return;
+    if (!se.kind) return;
     const ref = serviceRef(se);
-    const finalizer = clb ? FINALIZER_CLB : FINALIZER_NLB;
+    const { finalizer } = se.kind;
     if (service.finalizers.includes(finalizer)) {
       out.push(r.pass(ref, finalizerText, { finalizer }));
       return;

@@ -4,7 +4,7 @@ import {
   ccmRamRequirements,
   masterRoleCandidates,
   missingRamActions,
-  needNlb,
+  kindsInUse,
   newerCcmVersion,
   parseCcmVersion,
   type RamPolicy,
@@ -126,13 +126,13 @@ export const ccmRamPermissionGapRule = scopedCheck({
       cluster.ccmVersion && parseCcmVersion(cluster.ccmVersion) ? cluster.ccmVersion : undefined;
     const target =
       newerCcmVersion(installed, ctx.settings.ccm.ramTargetVersion) ?? ctx.settings.ccm.ramTargetVersion;
-    // The nlb:* actions count only in clusters with NLB Services (research/nlb.md 6: the NLB controller calls the
-    // NLB API only for them).
-    const nlbServices = cluster.kubernetes?.services.some((s) => needNlb(s)) ?? false;
+    // A kind's actions count only in clusters with Services of that kind (research/nlb.md 6: the NLB controller
+    // calls the NLB API only for them).
+    const lbKinds = kindsInUse(cluster.kubernetes?.services ?? []);
     const installedActions = installed
-      ? (ccmRamRequirements(installed, cluster.networkPlugin, { nlbServices }) ?? []).map((q) => q.action)
+      ? (ccmRamRequirements(installed, cluster.networkPlugin, { kinds: lbKinds }) ?? []).map((q) => q.action)
       : [];
-    const targetActions = (ccmRamRequirements(target, cluster.networkPlugin, { nlbServices }) ?? []).map((q) => q.action);
+    const targetActions = (ccmRamRequirements(target, cluster.networkPlugin, { kinds: lbKinds }) ?? []).map((q) => q.action);
     const roles = masterRoleCandidates(cluster, ram);
     if (roles.roleNames.length === 0) {
       out.push(

@@ -1,3 +1,4 @@
+import type { LoadBalancerKindId } from '../lb-kinds/kind-id';
 import { ANNOTATION_BACKEND_TYPE } from './ccm.constants';
 import { lbAnnotationSuffixOf } from './annotations.model';
 import {
@@ -27,7 +28,7 @@ export interface UnsupportedAnnotation {
  */
 export function annotationMinimumVersion(
   key: string,
-  controller: 'clb' | 'nlb',
+  controller: LoadBalancerKindId,
 ): AnnotationMinimumVersion | undefined {
   if (key === ANNOTATION_BACKEND_TYPE) return controller === 'clb' ? BACKEND_TYPE_MIN_VERSION : undefined;
   const parsed = lbAnnotationSuffixOf(key);
@@ -53,7 +54,7 @@ export function annotationMinimumVersion(
 export function unsupportedAnnotations(
   annotations: Record<string, string>,
   installedVersion: string,
-  controller: 'clb' | 'nlb',
+  controller: LoadBalancerKindId,
 ): UnsupportedAnnotation[] | undefined {
   const installed = parseCcmVersion(installedVersion);
   if (!installed) return undefined;

@@ -46,10 +46,10 @@ describe('NLB names', () => {
 describe('NLB RAM actions', () => {
   it('counts the nlb:* actions only for clusters with NLB Services, by version (research/nlb.md 6)', () => {
     const without = ccmRamRequirements('v2.14.0', 'terway')!.map((r) => r.action);
-    const withNlb = ccmRamRequirements('v2.14.0', 'terway', { nlbServices: true })!.map((r) => r.action);
+    const withNlb = ccmRamRequirements('v2.14.0', 'terway', { kinds: ['nlb'] })!.map((r) => r.action);
     expect(without.filter((a) => a.startsWith('nlb:'))).toEqual(['nlb:ListAsynJobs']);
     expect(withNlb.filter((a) => a.startsWith('nlb:')).length).toBe(CCM_NLB_RAM_REQUIREMENTS.length + 1);
-    const v25 = ccmRamRequirements('v2.5.0', 'terway', { nlbServices: true })!.map((r) => r.action);
+    const v25 = ccmRamRequirements('v2.5.0', 'terway', { kinds: ['nlb'] })!.map((r) => r.action);
     expect(v25).toContain('nlb:CreateServerGroup');
     expect(v25).not.toContain('nlb:LoadBalancerJoinSecurityGroup');
     expect(v25).not.toContain('nlb:ListAsynJobs');

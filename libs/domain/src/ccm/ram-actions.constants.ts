@@ -10,6 +10,8 @@
  *   in an ACK dedicated cluster"; CCM notes 5.3 (docs/sources.md#ccm-5)).
  */
 
+import type { LoadBalancerKindId } from '../lb-kinds/kind-id';
+
 /** One required action. */
 export interface CcmRamRequirement {
   /** RAM action, `service:Api`. */
@@ -17,10 +19,10 @@ export interface CcmRamRequirement {
   /** First CCM version that calls it. */
   sinceVersion: string;
   /**
-   * `all` clusters, only `flannel` clusters (route management), or only clusters with NLB Services (`nlb`: the
-   * NLB controller calls the `nlb:*` API only for Services of class `alibabacloud.com/nlb`).
+   * `all` clusters, only `flannel` clusters (route management), or only clusters with Services of one load-balancer
+   * kind (`nlb`: the NLB controller calls the `nlb:*` API only for Services of class `alibabacloud.com/nlb`).
    */
-  appliesTo: 'all' | 'flannel' | 'nlb';
+  appliesTo: 'all' | 'flannel' | LoadBalancerKindId;
   /** Why (what CCM does with it). */
   purpose: string;
   source: string;

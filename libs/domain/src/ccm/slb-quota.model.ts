@@ -1,4 +1,4 @@
-import type { SlbQuotaDefinition } from './slb-quota.constants';
+import type { QuotaDefinition } from './quota-definition.types';
 
 /**
  * The effective value of a quota in one region: the Quota Center value when the region's quotas were
@@ -11,7 +11,7 @@ export function effectiveQuota(
   quotas:
     | readonly { quotaActionCode: string; totalQuota: number; dimensions?: Record<string, string> }[]
     | undefined,
-  definition: SlbQuotaDefinition,
+  definition: QuotaDefinition,
 ): { limit: number; limitSource: 'quota-center' | 'default' } {
   if (quotas) {
     // Prefer the account-wide value (no dimensions); fall back to the first entry of the code.

@@ -1,0 +1,41 @@
+import type { K8sService } from '../snapshot.types';
+import { CLB_KIND } from './clb.kind';
+import { NLB_KIND } from './nlb.kind';
+import type { LoadBalancerKind, LoadBalancerKindId } from './load-balancer-kind';
+
+export * from './load-balancer-kind';
+export { LOAD_BALANCER_KIND_IDS } from './kind-id';
+export { CLB_KIND } from './clb.kind';
+export { NLB_KIND } from './nlb.kind';
+
+/** Every load-balancer kind CCM manages, in catalogue order (CLB first: the default when a Service has no class). */
+export const LB_KINDS: readonly LoadBalancerKind[] = Object.freeze([CLB_KIND, NLB_KIND]);
+
+/**
+ * The kind whose controller takes the Service (`LoadBalancerKind.manages`: CCM `NeedCLB` / `NeedNLB`), or
+ * `undefined` for a Service no CCM controller takes (not a LoadBalancer, another controller's class, excluded by
+ * the `class` or tunnel-type annotation). The CCM version is not judged here (`ccmControllerFor` says whether the
+ * cluster's CCM runs the kind's controller).
+ */
+export function kindOfService(service: K8sService): LoadBalancerKind | undefined {
+  for (const kind of LB_KINDS) if (kind.manages(service)) return kind;
+  return undefined;
+}
+
+/** The kind of an id. @throws Error on an id no kind has (a programming error: ids come from `LoadBalancerKindId`). */
+export function loadBalancerKind(id: LoadBalancerKindId): LoadBalancerKind {
+  const kind = LB_KINDS.find((k) => k.id === id);
+  if (!kind) throw new Error(`unknown load-balancer kind ${String(id)}`);
+  return kind;
+}
+
+/** The ids of the kinds the Services are of (`kindOfService`), in `LB_KINDS` order; linear in the Services. */
+export function kindsInUse(services: readonly K8sService[]): LoadBalancerKindId[] {
+  const found = new Set<LoadBalancerKindId>();
+  for (const service of services) {
+    const kind = kindOfService(service);
+    if (kind) found.add(kind.id);
+    if (found.size === LB_KINDS.length) break;
+  }
+  return LB_KINDS.filter((k) => found.has(k.id)).map((k) => k.id);
+}
