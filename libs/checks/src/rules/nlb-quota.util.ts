@@ -5,7 +5,7 @@
  * measured resource, graded like the CLB quota checks (`quotaSeverity`: warning / critical at the configured ratios
  * of the effective quota: the Quota Center value of the region, else the documented default of NLB "NLB quotas").
  */
-import type { CheckResult, RegionSnapshot, ResourceRef, SlbQuotaDefinition } from '@app/domain';
+import type { CheckResult, RegionSnapshot, ResourceRef, QuotaDefinition } from '@app/domain';
 import { scopedCheck, type ScopedCheckDefinition } from '../check-scope';
 import type { CheckContext } from '../check.types';
 import type { RegionEntry, ServiceEntry } from '../fleet-index';
@@ -86,7 +86,7 @@ export function pushNlbQuota(
   r: ResultFactory,
   ctx: CheckContext,
   region: RegionSnapshot,
-  definition: SlbQuotaDefinition,
+  definition: QuotaDefinition,
   ref: ResourceRef,
   used: number,
   text: PassText<QuotaFigures>,
