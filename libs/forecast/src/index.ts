@@ -12,3 +12,4 @@ export { findCluster, locateCluster, type ClusterLocation } from './scenario.loc
 export * from './whatif.runner';
 export * from './convergence.model';
 export * from './backtest.util';
+export * from './manifest-plan';

@@ -18,6 +18,8 @@ import {
   compileGlob,
   FINALIZER_CLB,
   FINALIZER_NLB,
+  mapKubernetes,
+  needNlb,
   TAG_CCM_OWNER,
   TAG_CLUSTER_ID,
   defaultLoadBalancerName,
@@ -143,6 +145,9 @@ export class ScenarioApplier {
         break;
       case 'migrateToNlb':
         for (const c of this.migrateToNlb(step, loc, created)) released.push(c);
+        break;
+      case 'applyServices':
+        for (const c of this.applyServices(step, loc, created)) released.push(c);
         break;
     }
     const changed = this.reconcile(loc, before, created);
@@ -480,6 +485,117 @@ export class ScenarioApplier {
         }
     }
     return keys;
+  }
+
+  /**
+   * Applies Service manifests and deletions (the `applyServices` step, see its schema): deletions first, as CCM
+   * handles a deleted Service (its CLB side released: `releaseClbOfService`; an NLB Service's NLB is left to the next
+   * scan: the what-if does not model NLB deletion), then each manifest replaces or creates its Service. The
+   * resources a manifest needs are checked as the API server and CCM check them: a new NLB Service where the region's
+   * NLB data was read.
+   * @returns the CLB-side changes of the deletions (for the convergence estimate)
+   * @throws ScenarioError naming the field: a deletion of a Service the cluster lacks, a Service twice
+   */
+  private applyServices(step: Extract<ScenarioStep, { kind: 'applyServices' }>, loc: ClusterLocation, created: Set<string>): ServiceChange[] {
+    const k8s = k8sOf(step, loc);
+    const a = step.args;
+    const out: ServiceChange[] = [];
+    const slices = slicesByService(k8s.endpointSlices);
+    const view = new CcmLbLookup<Clb>(loc.region.loadBalancers ?? []);
+    (a.delete ?? []).forEach((key, i) => {
+      const at = k8s.services.findIndex((s) => `${s.namespace}/${s.name}` === key);
+      if (at < 0) fail(step, `delete.${i}`, `"${key}" is not a Service of cluster ${loc.cluster.clusterId}`);
+      const svc = k8s.services[at]!;
+      if (needClb(svc)) {
+        const groupNames = (this.expected(loc, svc, slices) ?? []).map((g) => g.name);
+        const released = releaseClbOfService(loc, svc, findServiceClb(svc, view).clb, groupNames);
+        if (released) out.push(released);
+      }
+      k8s.services.splice(at, 1);
+      k8s.endpointSlices = k8s.endpointSlices.filter((sl) => !(sl.namespace === svc.namespace && sl.serviceName === svc.name));
+    });
+    const seen = new Set<string>();
+    const used = usedNodePorts(k8s.services);
+    const range = loc.cluster.nodePortRange;
+    let cursor = range.from;
+    const allocate = (): number => {
+      while (used.has(cursor) && cursor <= range.to) cursor++;
+      if (cursor > range.to) {
+        this.nodePortOverflow.set(loc.cluster.clusterId, (this.nodePortOverflow.get(loc.cluster.clusterId) ?? 0) + 1);
+        return 0;
+      }
+      used.add(cursor);
+      return cursor++;
+    };
+    const attachments = attachmentsOf(loc.region);
+    a.services.forEach((_manifest, i) => {
+      const svc = mapKubernetes({ nodes: [], services: [a.services[i]!], pods: [], endpointSlices: [], events: [] }).services[0]!;
+      const key = `${svc.namespace}/${svc.name}`;
+      if (seen.has(key)) fail(step, `services.${i}`, `Service "${key}" is given twice`);
+      seen.add(key);
+      const at = k8s.services.findIndex((s) => `${s.namespace}/${s.name}` === key);
+      const old = at >= 0 ? k8s.services[at] : undefined;
+      if (needNlb(svc) && (!old || !needNlb(old))) requireNlbData(step, loc, `services.${i}`);
+      if (old) {
+        // An update keeps what the API server keeps: the uid, the allocated NodePorts, the status.
+        svc.uid = old.uid;
+        svc.ingress = old.ingress;
+        svc.finalizers = old.finalizers;
+        for (const p of svc.ports) {
+          if (p.nodePort) continue;
+          const was = old.ports.find((o) => o.port === p.port && o.protocol === p.protocol);
+          if (was?.nodePort) p.nodePort = was.nodePort;
+        }
+        if (svc.healthCheckNodePort === undefined && old.healthCheckNodePort !== undefined && svc.externalTrafficPolicy === 'Local')
+          svc.healthCheckNodePort = old.healthCheckNodePort;
+        k8s.services[at] = svc;
+      } else {
+        const h = createHash('sha256').update(`${loc.cluster.clusterId}/${key}/applied/${step.index}`).digest('hex');
+        svc.uid ||= `${h.slice(0, 8)}-${h.slice(8, 12)}-4${h.slice(13, 16)}-8${h.slice(17, 20)}-${h.slice(20, 32)}`;
+        k8s.services.push(svc);
+        created.add(key);
+      }
+      if (svc.type === 'LoadBalancer') {
+        for (const p of svc.ports) {
+          if (p.nodePort) used.add(p.nodePort);
+          else {
+            const n = allocate();
+            if (n) p.nodePort = n;
+          }
+        }
+        if (svc.externalTrafficPolicy === 'Local' && svc.healthCheckNodePort === undefined) {
+          const n = allocate();
+          if (n) svc.healthCheckNodePort = n;
+        }
+      }
+      const replicas = a.replicas?.[key];
+      if (replicas === undefined && old) return;
+      // New pods (or a new pod count): the Service's endpoints are replaced by `replicas` ready pods.
+      k8s.endpointSlices = k8s.endpointSlices.filter((sl) => !(sl.namespace === svc.namespace && sl.serviceName === svc.name));
+      const slice: K8sEndpointSlice = {
+        namespace: svc.namespace,
+        name: `${svc.name}-applied`,
+        serviceName: svc.name,
+        ports: svc.ports.map((p) => ({ ...(p.name !== undefined ? { name: p.name } : {}), port: typeof p.targetPort === 'number' ? p.targetPort : p.port, protocol: p.protocol })),
+        endpoints: [],
+      };
+      const nodes = this.placePods(loc, k8s.nodes, [], attachments, replicas ?? 0);
+      nodes.forEach((nodeName, j) => {
+        // One address per pod from the counter, in 100.66.0.0/15 and up (shared address space, never a real pod's).
+        const m = parseInt(this.next(), 16);
+        const ip = `100.${66 + ((m >> 16) & 63)}.${(m >> 8) & 255}.${m & 255}`;
+        const podName = `${svc.name}-${j}`;
+        slice.endpoints.push({ addresses: [ip], ready: true, terminating: false, nodeName, targetRefName: podName });
+        k8s.pods.push({ namespace: svc.namespace, name: podName, nodeName, podIp: ip, phase: 'Running', labels: { ...(svc.selector ?? {}) } });
+      });
+      k8s.endpointSlices.push(slice);
+      if (svc.externalTrafficPolicy === 'Local')
+        for (const nodeName of new Set(nodes)) {
+          const ecs = k8s.nodes.find((x) => x.name === nodeName)?.ecsInstanceId;
+          if (ecs) attachments.set(ecs, (attachments.get(ecs) ?? 0) + 1);
+        }
+    });
+    return out;
   }
 
   /**

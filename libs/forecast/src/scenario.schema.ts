@@ -6,7 +6,7 @@
  */
 import { z } from 'zod';
 import { fleetAuditErrorKind } from '@app/errors';
-import { loadYaml, YamlLoadError } from '@app/domain';
+import { k8sServiceSchema, loadYaml, YamlLoadError } from '@app/domain';
 
 /** The only version this code reads. */
 export const SCENARIO_API_VERSION = 'fleet-audit/v1';
@@ -83,8 +83,27 @@ const setTrafficPolicy = z.strictObject({
 const upgradeCcm = z.strictObject({ cluster: name, version: z.string().regex(/^v\d+\.\d+\.\d+/, 'a CCM version like v2.12.1') });
 const scalePods = z.strictObject({ cluster: name, service: name, replicas: z.number().int().min(0).max(100_000) });
 
+const nsName = name.regex(/^[^/]+\/[^/]+$/, 'a Service as namespace/name');
+/**
+ * Applies Service manifests as `kubectl apply` would, then deletes Services as `kubectl delete` would (the step
+ * `fleet-audit plan` builds from manifest files): each Service (core/v1, `metadata.namespace` defaulting to
+ * `default`) replaces the cluster's Service of the same namespace/name (keeping its uid, the NodePorts the API server
+ * allocated to the same port and protocol, its status and, without `replicas`, its endpoints) or is created (a NodePort
+ * per port from the cluster's range, `healthCheckNodePort` in Local mode, a new CLB or NLB as CCM creates one);
+ * `replicas` gives the ready pods behind a Service (`namespace/name` -> pods; the workloads that select it), placed
+ * as addServices places them.
+ */
+const applyServices = z
+  .strictObject({
+    cluster: name,
+    services: z.array(k8sServiceSchema).max(MAX_ADD_SERVICES, `at most ${MAX_ADD_SERVICES} Services per step`).default([]),
+    replicas: z.record(nsName, z.number().int().min(0).max(100_000)).optional(),
+    delete: z.array(nsName).max(MAX_ADD_SERVICES, `at most ${MAX_ADD_SERVICES} Services per step`).optional(),
+  })
+  .refine((a) => a.services.length > 0 || (a.delete?.length ?? 0) > 0, { path: ['services'], message: 'names no Service to apply or delete' });
+
 /** The step kinds and their argument schemas. */
-export const STEP_SCHEMAS = { addNodes, removeNodes, addServices, setTrafficPolicy, upgradeCcm, scalePods, migrateToNlb } as const;
+export const STEP_SCHEMAS = { addNodes, removeNodes, addServices, setTrafficPolicy, upgradeCcm, scalePods, migrateToNlb, applyServices } as const;
 
 /** A step kind. */
 export type StepKind = keyof typeof STEP_SCHEMAS;
