@@ -4,6 +4,13 @@ import { LRUCache } from 'lru-cache';
 import type { Figures, Finding, ResourceRef, Severity } from '@app/domain';
 import { chunk, MAX_BIND_PARAMETERS, storableJson, storableText, toIso, toNumber, toOptionalNumber, WhereBuilder } from './sql.util';
 import { StoreError } from './store.exception';
+import { ScanPrunedError, type PrunedPolicy } from './scan-pruned.error';
+
+/**
+ * `pruned_at` and `pruned_policy` of a `scans` row; the policy read through `to_jsonb` so that a database migrated
+ * before 1799600000001 (no such column) reads NULL instead of failing.
+ */
+const PRUNED_COLUMNS = `pruned_at, to_jsonb(scans) -> 'pruned_policy' AS pruned_policy`;
 import type { FindingPage, FindingQuery, StoredFinding } from './store.types';
 import { isUuid, resolvePage } from './page.util';
 import { decodeCursor, encodeCursor, keysetAfter, keysetOrderBy, type KeysetColumn } from './keyset-cursor.util';
@@ -237,19 +244,22 @@ export class FindingRepository {
     const where = new WhereBuilder();
     const target =
       scanId !== undefined
-        ? `SELECT id, status FROM scans WHERE id = ${where.param(scanId)}`
-        : `SELECT id, status FROM scans WHERE status = 'succeeded' ORDER BY started_at DESC, id DESC LIMIT 1`;
+        ? `SELECT id, status, ${PRUNED_COLUMNS} FROM scans WHERE id = ${where.param(scanId)}`
+        : `SELECT id, status, ${PRUNED_COLUMNS} FROM scans WHERE status = 'succeeded' ORDER BY started_at DESC, id DESC LIMIT 1`;
     filterFindings(where.where('f.scan_id = t.id'), query, scope);
     const filters = where.sql();
     if (cursor) where.where(keysetAfter(FINDING_ORDER, cursor.slice(1) as [number, string, string], (v) => where.param(v)));
     const total = cursor ? 'NULL::bigint' : `(SELECT count(*) FROM findings f ${filters})`;
     // One more row than asked: whether a next page exists, without a count.
     const pageSql = `${await this.selectFindingSql()} ${where.sql()} ${ORDER_FINDINGS} LIMIT ${where.param(limit + 1)}${offset > 0 ? ` OFFSET ${where.param(offset)}` : ''}`;
-    const rows = await this.pool.query<FindingRow & { page_scan_id: string; page_scan_status: string; page_total: string | number | null }>(
+    const rows = await this.pool.query<
+      FindingRow & { page_scan_id: string; page_scan_status: string; page_total: string | number | null; page_scan_pruned_at: Date | string | null; page_scan_pruned_policy: PrunedPolicy | null }
+    >(
       // The count is taken once, in the materialised CTE: as a scalar subquery of the outer select it
       // ran once per page row (101 counts of the whole scan per page: 3.4 s at 100,000 findings, bench:api).
-      `WITH t AS MATERIALIZED (SELECT t.id, t.status, ${total} AS total FROM (${target}) t)
-       SELECT t.id AS page_scan_id, t.status AS page_scan_status, t.total AS page_total, p.*
+      `WITH t AS MATERIALIZED (SELECT t.id, t.status, t.pruned_at, t.pruned_policy, ${total} AS total FROM (${target}) t)
+       SELECT t.id AS page_scan_id, t.status AS page_scan_status, t.total AS page_total,
+              t.pruned_at AS page_scan_pruned_at, t.pruned_policy AS page_scan_pruned_policy, p.*
          FROM t LEFT JOIN LATERAL (${pageSql}) p ON true
         ORDER BY -p.severity_rank, p.check_id, p.fingerprint`,
       where.params,
@@ -259,6 +269,7 @@ export class FindingRepository {
       if (scanId !== undefined) throw new StoreError('NOT_FOUND', `scan ${scanId} not found`);
       return { page: { items: [], total: 0, scanId: null, nextCursor: null }, cacheable: false };
     }
+    if (head.page_scan_pruned_at !== null) throw new ScanPrunedError(head.page_scan_id, toIso(head.page_scan_pruned_at), head.page_scan_pruned_policy);
     const found = rows.rows.filter((r) => r.fingerprint !== null);
     const items = found.slice(0, limit);
     const last = items.at(-1);
@@ -281,7 +292,7 @@ export class FindingRepository {
    * @throws StoreError NOT_FOUND when the scan does not exist
    */
   async forScan(scanId: string, scope: Scoped): Promise<StoredFinding[]> {
-    await this.assertScanExists(scanId);
+    await this.assertScanReadable(scanId);
     const where = new WhereBuilder().equals('f.scan_id', scanId).inScope('f.account_id', scope);
     const rows = await this.pool.query<FindingRow>(`${await this.selectFindingSql()} ${where.sql()} ${ORDER_FINDINGS}`, where.params);
     return rows.rows.map(toStoredFinding);
@@ -421,7 +432,7 @@ export class FindingRepository {
     const { limit, backward, conditions, order } = pagingSql(keys, args, (v) => where.param(v));
     const scanId = query.scanId ?? (await this.latestSucceededScanId());
     if (scanId === null) return { page: { edges: [], hasNextPage: false, hasPreviousPage: false }, scanId: null };
-    await this.assertScanExists(scanId);
+    await this.assertScanReadable(scanId);
     filterFindings(where.equals('f.scan_id', scanId), query, scope);
     for (const c of conditions) where.where(c);
     const rows = await this.pool.query<FindingRow & { severity_rank: number }>(
@@ -445,6 +456,19 @@ export class FindingRepository {
   private async assertScanExists(scanId: string): Promise<void> {
     const found = isUuid(scanId) ? await this.pool.query('SELECT 1 FROM scans WHERE id = $1', [scanId]) : { rowCount: 0 };
     if (!found.rowCount) throw new StoreError('NOT_FOUND', `scan ${scanId} not found`);
+  }
+
+  /**
+   * The scan exists and still has its findings.
+   * @throws StoreError NOT_FOUND when it does not exist; ScanPrunedError when retention pruned it
+   */
+  private async assertScanReadable(scanId: string): Promise<void> {
+    const found = isUuid(scanId)
+      ? await this.pool.query<{ pruned_at: Date | string | null; pruned_policy: PrunedPolicy | null }>(`SELECT ${PRUNED_COLUMNS} FROM scans WHERE id = $1`, [scanId])
+      : { rows: [] };
+    const row = found.rows[0];
+    if (!row) throw new StoreError('NOT_FOUND', `scan ${scanId} not found`);
+    if (row.pruned_at !== null) throw new ScanPrunedError(scanId, toIso(row.pruned_at), row.pruned_policy);
   }
 }
 

@@ -39,6 +39,7 @@ export { RetentionService, type RetentionRunOptions, type RetentionRunResult } f
 export { withTransaction } from './transaction.util';
 export { isConnectionLoss, withStoreRetry, type StoreRetryOptions } from './store-retry.util';
 export { StoreError, redactConnectionString, type StoreErrorCode } from './store.exception';
+export { describeRetentionPolicy, ScanPrunedError, type PrunedPolicy } from './scan-pruned.error';
 export { defaultTemplateCacheDir, startEmbeddedPostgres, templateFileName, type EmbeddedPostgres, type EmbeddedPostgresOptions } from './embedded-postgres';
 export { findMigrationsDir, MIGRATIONS_TABLE } from './migrate.util';
 export { DEFAULT_PAGE_LIMIT, MAX_PAGE_LIMIT, isUuid } from './page.util';

@@ -1,4 +1,5 @@
 import type { Pool, PoolClient } from 'pg';
+import type { PrunedPolicy } from './scan-pruned.error';
 import type { RetentionScan } from './retention.policy';
 
 /**
@@ -71,13 +72,17 @@ export class RetentionRepository {
 
   /**
    * Delete the heavy rows of scan `scanId` (PRUNED_SCAN_TABLES) in batches of at most `batchRows` rows and mark it
-   * pruned. Refuses (returns null) a running scan and the latest succeeded scan, whatever the plan said.
+   * pruned, with the policy it was pruned under (what readers of its findings are told). Refuses (returns null) a
+   * running scan and the latest succeeded scan, whatever the plan said.
+   * @param policy the retention policy of the run (stored as `scans.pruned_policy`); null: none recorded
    * @returns rows removed by table, or null when the scan was not pruned
    */
-  async prune(scanId: string, batchRows: number): Promise<RemovedRows | null> {
+  async prune(scanId: string, batchRows: number, policy: PrunedPolicy | null = null): Promise<RemovedRows | null> {
     if (!(await this.removable(scanId))) return null;
     const removed = await this.deleteRows(scanId, PRUNED_SCAN_TABLES, batchRows);
-    await this.pool.query('UPDATE scans SET pruned_at = now() WHERE id = $1 AND pruned_at IS NULL', [scanId]);
+    // Marked once its rows are gone: a run that crashed midway left it unmarked, and the next run finishes it.
+    const stored = policy ? { rawHours: policy.rawHours, dailyDays: policy.dailyDays, weeklyWeeks: policy.weeklyWeeks, quotaDays: policy.quotaDays } : null;
+    await this.pool.query('UPDATE scans SET pruned_at = now(), pruned_policy = $2::jsonb WHERE id = $1 AND pruned_at IS NULL', [scanId, stored === null ? null : JSON.stringify(stored)]);
     return removed;
   }
 

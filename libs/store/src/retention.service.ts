@@ -57,7 +57,7 @@ export class RetentionService {
     let pruned = 0;
     let deleted = 0;
     for (const id of plan.prune) {
-      const r = await this.repo.prune(id, opts.batchRows);
+      const r = await this.repo.prune(id, opts.batchRows, opts.policy);
       if (!r) continue;
       pruned++;
       parts.push(r);

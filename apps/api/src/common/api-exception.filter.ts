@@ -2,7 +2,7 @@ import { type ArgumentsHost, Catch, type ExceptionFilter, HttpException, Logger 
 import { toGraphqlError } from '../graphql/graphql.options';
 import { type FleetAuditError, isFleetAuditError } from '@app/errors';
 import { ScenarioError } from '@app/forecast';
-import { isConnectionLoss, StoreError, type StoreErrorCode } from '@app/store';
+import { isConnectionLoss, ScanPrunedError, StoreError, type StoreErrorCode } from '@app/store';
 import { scenarioApiError } from '../forecasts/scenario-errors';
 import { ApiError, type ApiErrorCode } from './api.exception';
 import type { ErrorResponseDto } from './error-response.dto';
@@ -71,6 +71,9 @@ const HTTP_BY_CODE: Readonly<Record<string, HttpErrorMapping>> = {
   // Forecasts (libs/audit, libs/forecast): nothing stored yet; an invalid scenario.
   FORECAST_UNAVAILABLE: { statusCode: 404, error: 'NOT_FOUND' },
   SCENARIO_INVALID: { statusCode: 400, error: 'VALIDATION_FAILED' },
+  // The findings of a scan retention pruned (libs/store ScanPrunedError): gone on purpose, not absent; the body
+  // names when and under which policy (see toBody), never the empty list of a healthy scan.
+  SCAN_PRUNED: { statusCode: 410, error: 'SCAN_PRUNED' },
 };
 
 /**
@@ -113,6 +116,7 @@ export class ApiExceptionFilter implements ExceptionFilter {
     if (isFleetAuditError(e) && mapped) {
       if (e.code === 'UNAVAILABLE') this.logger.error(e.message);
       if (e instanceof ApiError && e.issues) return { ...mapped, message: e.message, issues: e.issues };
+      if (e instanceof ScanPrunedError) return { ...mapped, message: e.message, ...e.details() };
       // Every problem of a scenario, however it got here (the forecasts service converts its own: scenario-errors.ts).
       if (e instanceof ScenarioError) return this.toBody(scenarioApiError(e));
       if (e.code === 'WAIVER_INVALID') {

@@ -1,4 +1,6 @@
 import { Get, Header, Res } from '@nestjs/common';
+import { ApiGoneResponse } from '@nestjs/swagger';
+import { ErrorResponseDto } from '../common/error-response.dto';
 import type { Principal } from '@app/store';
 import { BearerController } from '../common/bearer-controller.decorator';
 import { CurrentPrincipal } from '../auth/current-principal.decorator';
@@ -15,6 +17,7 @@ export class FindingsController {
 
   @Get()
   @ApiRoute({ summary: "Findings of a scan (default: the latest succeeded scan), most severe first; only accounts in the token's scope", query: listFindingsQuerySchema, ok: FindingPageDto, badRequest: 'Invalid filter or paging', notFound: 'scanId names no scan' })
+  @ApiGoneResponse({ type: ErrorResponseDto, description: 'SCAN_PRUNED: retention pruned the scan scanId names (its findings are gone): prunedAt and the policy, never an empty page' })
   // The body is a FindingPageDto already serialised by the service (bodies of cached pages are reused).
   @Header('Content-Type', 'application/json; charset=utf-8')
   list(

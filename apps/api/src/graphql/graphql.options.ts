@@ -15,7 +15,7 @@ import { type DocumentNode, GraphQLError, type GraphQLFormattedError } from 'gra
 import { processEnvironment } from '@app/config';
 import { isFleetAuditError } from '@app/errors';
 import { ScenarioError } from '@app/forecast';
-import { isConnectionLoss, StoreError, type Principal, type Store } from '@app/store';
+import { isConnectionLoss, ScanPrunedError, StoreError, type Principal, type Store } from '@app/store';
 import { ApiError, type ValidationIssue } from '../common/api.exception';
 import { clientAddressOf, type HttpRequestLike } from '../common/bearer-auth.guard';
 import { scenarioApiError } from '../forecasts/scenario-errors';
@@ -184,6 +184,8 @@ export function toGraphqlError(e: unknown): GraphQLError {
       },
     });
   }
+  // The findings of a pruned scan: when and under which policy, as REST's 410 body says (never an empty connection).
+  if (e instanceof ScanPrunedError) return new GraphQLError(e.message, { extensions: { code: 'SCAN_PRUNED', ...e.details() } });
   if (e instanceof StoreError && e.code !== 'UNAVAILABLE') return new GraphQLError(e.message, { extensions: { code: STORE_CODES[e.code] ?? e.code } });
   // The scan queue unavailable, full or closing (REST: 503 / 429 with Retry-After): the same status and header.
   const queue = isFleetAuditError(e) ? SCAN_QUEUE_CODES[e.code] : undefined;
@@ -215,7 +217,7 @@ export function toGraphqlError(e: unknown): GraphQLError {
 /** The response shape of an error: our codes as they are; unexpected errors masked. */
 function formatError(formatted: GraphQLFormattedError, error: unknown): GraphQLFormattedError {
   const original = (error as { originalError?: unknown })?.originalError;
-  if (original instanceof ApiError || original instanceof StoreError || (original !== undefined && !(original instanceof GraphQLError) && isConnectionLoss(original))) {
+  if (original instanceof ApiError || original instanceof StoreError || original instanceof ScanPrunedError || (original !== undefined && !(original instanceof GraphQLError) && isConnectionLoss(original))) {
     const g = toGraphqlError(original);
     return { ...formatted, message: g.message, extensions: { ...formatted.extensions, ...g.extensions } };
   }
