@@ -13,6 +13,7 @@ import type { ScanFailedError } from '@app/audit';
 import { debugWanted } from './cli-config';
 import { FleetAuditError, hasConnectionLossShape, isFleetAuditError } from '@app/errors';
 import { cliStreams } from './output/cli-streams';
+import { wantsJsonLines, writeStatusLine } from './output/status-line';
 import { terminalText } from '@app/domain';
 
 // Errors are recognised by their libs/errors code (libs/errors is dependency-free), not by
@@ -80,6 +81,11 @@ export function describeError(e: unknown): string {
  * @returns the exit code of `e` ({@link exitCodeOf}), for callers that exit with it
  */
 export function reportError(e: unknown): number {
+  // A service (serve, worker) writing to a log collector: the error is one JSON log line like the rest.
+  if (wantsJsonLines(cliStreams().stderr)) {
+    writeStatusLine(cliStreams().stderr, 'error', `error: ${describeError(e)}`, { ...(isFleetAuditError(e) ? { code: e.code } : {}), exitCode: exitCodeOf(e) });
+    return exitCodeOf(e);
+  }
   // Messages quote files, API answers and cloud errors: printed without control characters.
   cliStreams().stderr.write(`fleet-audit: error: ${terminalText(describeError(e), false)}\n`);
   if (e instanceof Error && debugWanted() && e.stack) cliStreams().stderr.write(`${terminalText(e.stack)}\n`);

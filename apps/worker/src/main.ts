@@ -4,13 +4,18 @@
  * (fails fast naming the bad variables), then consumes the scan queues until SIGTERM / SIGINT,
  * when it drains gracefully (in-flight jobs finish or go back to the queue).
  *
- * Prints one line on stdout when ready: `{"worker":"ready","pid":<pid>}`.
+ * Prints one line on stdout when ready: `{"worker":"ready","pid":<pid>}`. Every other line it writes (draining, a
+ * failure) is a JSON log object on stderr, like its logs (libs/telemetry createLogger): a log collector parses each.
  */
 import 'reflect-metadata';
 import { loadScanConfig } from '@app/collectors';
 import { processEnvironment } from '@app/config';
+import { createLogger } from '@app/telemetry';
 import { startWorker } from './worker-app.factory';
 import { loadWorkerConfig, workerOptionsFromConfig } from './worker-config';
+
+/** Status and failure lines on stderr, as JSON log objects (pino: level label, ISO time, pid, hostname, name). */
+const status = createLogger({ name: 'worker', pretty: false, destination: process.stderr });
 
 async function bootstrap(): Promise<void> {
   const config = loadWorkerConfig(processEnvironment());
@@ -22,7 +27,7 @@ async function bootstrap(): Promise<void> {
   });
   process.stdout.write(`${JSON.stringify({ worker: 'ready', pid: process.pid })}\n`);
   const shutdown = async (signal: NodeJS.Signals) => {
-    process.stderr.write(`worker: ${signal}: draining\n`);
+    status.info({ event: 'worker.draining', signal }, `worker: ${signal}: draining`);
     await worker.close();
     process.exit(0);
   };
@@ -31,6 +36,6 @@ async function bootstrap(): Promise<void> {
 }
 
 bootstrap().catch((e: unknown) => {
-  process.stderr.write(`worker: ${e instanceof Error ? e.message : String(e)}\n`);
+  status.error({ event: 'worker.failed' }, `worker: ${e instanceof Error ? e.message : String(e)}`);
   process.exit(1);
 });

@@ -105,7 +105,7 @@ export const CHECKS: readonly CheckDefinition[] = Object.freeze([
   nlbZoneMapsMissingRule,
 ]);
 
-const BY_ID = new Map(CHECKS.map((c) => [c.id, c]));
+const BY_ID: ReadonlyMap<string, CheckDefinition> = new Map(CHECKS.map((c) => [c.id, c]));
 
 /** A registered check by id, or `undefined`. */
 export function getCheck(id: string): CheckDefinition | undefined {

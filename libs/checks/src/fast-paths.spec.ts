@@ -221,7 +221,7 @@ describe('regionNlbView groupsByServer with the row memo', () => {
             port: 30080,
           })),
         })) as unknown as NlbServerGroup[];
-        const { region } = snapshotOf({ nlbs: [], nlbServerGroups: groups });
+        const { snapshot, region } = snapshotOf({ nlbs: [], nlbServerGroups: groups });
         const want = new Map<string, { server: NlbServer; groups: NlbServerGroup[] }>();
         for (const g of groups)
           for (const s of g.servers) {
@@ -229,7 +229,7 @@ describe('regionNlbView groupsByServer with the row memo', () => {
             if (e) e.groups.push(g);
             else want.set(serverKey(s), { server: s, groups: [g] });
           }
-        const got = regionNlbView(region)!.groupsByServer;
+        const got = regionNlbView(FleetIndex.build(snapshot), region)!.groupsByServer;
         expect([...got.keys()]).toEqual([...want.keys()]);
         for (const [k, e] of want) {
           expect(got.get(k)!.server).toBe(e.server);
@@ -443,8 +443,8 @@ describe('distinctServersOfNlb, once per server sequence (NLB_BACKEND_QUOTA)', (
             r() < 0.05 ? 'sgp-none' : `sgp-${String(Math.floor(r() * groups.length)).padStart(3, '0')}`,
           ),
         })) as unknown as Nlb[];
-        const { region } = snapshotOf({ nlbs, nlbServerGroups: groups });
-        const view = regionNlbView(region)!;
+        const { snapshot, region } = snapshotOf({ nlbs, nlbServerGroups: groups });
+        const view = regionNlbView(FleetIndex.build(snapshot), region)!;
         const cache = new Map();
         for (const nlb of nlbs) {
           const gs = groupsOfNlb(view, nlb);

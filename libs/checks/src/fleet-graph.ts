@@ -73,8 +73,8 @@ function nlbServerGroupRow(g: NlbServerGroup): GraphNlbServerGroup {
  * The region's NLB server groups no NLB uses: no `RelatedLoadBalancerIds` and named by no NLB's listeners or
  * server-group list (`Nlb.serverGroupIds`), by id. Empty when the region's NLBs were not read.
  */
-function unusedNlbServerGroupsOf(region: RegionSnapshot): GraphNlbServerGroup[] {
-  if (!regionNlbView(region)) return [];
+function unusedNlbServerGroupsOf(ix: FleetIndex, region: RegionSnapshot): GraphNlbServerGroup[] {
+  if (!regionNlbView(ix, region)) return [];
   const used = new Set((region.nlbs ?? []).flatMap((n) => n.serverGroupIds));
   return (region.nlbServerGroups ?? [])
     .filter((g) => g.relatedLoadBalancerIds.length === 0 && !used.has(g.serverGroupId))
@@ -94,9 +94,9 @@ interface NlbAttachment {
  * Groups no NLB uses are included (a leaked group still holds the server); a group's NLBs are those whose listeners
  * or `RelatedLoadBalancerIds` name it, among the region's NLBs. Empty when the region's NLBs were not read.
  */
-function nlbAttachmentsOf(region: RegionSnapshot): Map<string, NlbAttachment> {
+function nlbAttachmentsOf(ix: FleetIndex, region: RegionSnapshot): Map<string, NlbAttachment> {
   const out = new Map<string, NlbAttachment>();
-  const view = regionNlbView(region);
+  const view = regionNlbView(ix, region);
   if (!view) return out;
   const ecsByIp = new Map<string, string>();
   for (const e of region.ecsInstances ?? []) for (const ip of e.privateIps) ecsByIp.set(ip, e.instanceId);
@@ -142,8 +142,8 @@ export function buildFleetGraph(snapshot: FleetSnapshot, index?: FleetIndex): Fl
       clusterCount: region.clusters.length,
       loadBalancerCount: region.loadBalancers ? region.loadBalancers.length : null,
       ecsInstanceCount: region.ecsInstances ? region.ecsInstances.length : null,
-      nlbServerGroupCount: regionNlbView(region) ? (region.nlbServerGroups ?? []).length : null,
-      unusedNlbServerGroups: unusedNlbServerGroupsOf(region),
+      nlbServerGroupCount: regionNlbView(ix, region) ? (region.nlbServerGroups ?? []).length : null,
+      unusedNlbServerGroups: unusedNlbServerGroupsOf(ix, region),
     });
   }
   for (const { cluster, account, region } of ix.clusters) {
@@ -173,7 +173,7 @@ export function buildFleetGraph(snapshot: FleetSnapshot, index?: FleetIndex): Fl
     const found = clb ? clbOf(ix, se) : undefined;
     // The NLB as CCM's FindNLB finds it at the next sync (libs/domain nlb-service.model.ts findServiceNlb),
     // among the NLBs of the Service's account and region; none when that region's NLBs were not read.
-    const nlbFound = nlb ? nlbOfService(se) : undefined;
+    const nlbFound = nlb ? nlbOfService(ix, se) : undefined;
     const nlbMatch = nlbFound?.nlb && nlbFound.by !== 'none' ? nlbFound.by : null;
     const row: GraphService = {
       clusterId: se.cluster.cluster.clusterId,
@@ -282,7 +282,7 @@ export function buildFleetGraph(snapshot: FleetSnapshot, index?: FleetIndex): Fl
         clusterIds: [...new Set(users.map((u) => u.clusterId))].sort(),
       });
     }
-    const onNlbs = nlbAttachmentsOf(region);
+    const onNlbs = nlbAttachmentsOf(ix, region);
     for (const ecs of region.ecsInstances ?? []) {
       const a = attached.get(ecs.instanceId);
       const onNlb = onNlbs.get(ecs.instanceId);
@@ -306,7 +306,7 @@ export function buildFleetGraph(snapshot: FleetSnapshot, index?: FleetIndex): Fl
       };
       graph.ecsInstances.push(row);
     }
-    const view = regionNlbView(region);
+    const view = regionNlbView(ix, region);
     for (const n of view ? (region.nlbs ?? []) : []) {
       const groups = groupsOfNlb(view!, n);
       const distinct = new Set<string>();

@@ -4,7 +4,7 @@
  * (lower = level + 10th-percentile residual + low slope x dt, upper = level + 90th-percentile residual +
  * high slope x dt). Also reports the median absolute percentage error of the p50 line.
  */
-import { DEFAULT_TREND_SETTINGS, theilSen } from './trend.model';
+import { DEFAULT_TREND_SETTINGS, TheilSenScratch, theilSen } from './trend.model';
 
 /** One series of (time in days, used) points. */
 export interface BacktestSeries {
@@ -25,12 +25,13 @@ export function backtestTrends(series: readonly BacktestSeries[], holdOut = 0.25
   let inside = 0;
   let total = 0;
   const apes: number[] = [];
+  const scratch = new TheilSenScratch();
   for (const s of series) {
     const n = s.t.length;
     const fitN = Math.max(2, Math.floor(n * (1 - holdOut)));
     const t0 = s.t[fitN - 1]!;
     const t = s.t.slice(0, fitN).map((x) => x - t0);
-    const fit = theilSen(t, s.y, fitN, coverage);
+    const fit = theilSen(t, s.y, fitN, coverage, scratch);
     if (!fit) continue;
     for (let i = fitN; i < n; i++) {
       const dt = s.t[i]! - t0;

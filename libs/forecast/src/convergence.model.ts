@@ -93,7 +93,7 @@ export interface ConvergenceSettings {
 }
 
 /** Defaults: CCM's flags (research/ccm-behaviour.md §7) and 20 calls/s per API (the crawler's default budget). */
-export const DEFAULT_CONVERGENCE_SETTINGS: ConvergenceSettings = {
+export const DEFAULT_CONVERGENCE_SETTINGS: Readonly<ConvergenceSettings> = {
   concurrentServiceSyncs: 3,
   maxConcurrentActions: 10,
   batchSize: CCM_BACKEND_BATCH_SIZE,
@@ -278,7 +278,7 @@ function round(x: number): number {
 }
 
 /** Prelude calls done once: a retried reconcile does not create or delete the LB again. */
-const ONCE = new Set(['CreateLoadBalancer', 'AddTags', 'nlb:CreateLoadBalancer', 'SetLoadBalancerDeleteProtection', 'DeleteLoadBalancer']);
+const ONCE: ReadonlySet<string> = new Set(['CreateLoadBalancer', 'AddTags', 'nlb:CreateLoadBalancer', 'SetLoadBalancerDeleteProtection', 'DeleteLoadBalancer']);
 
 /** Admits one call at a (virtual) time: `undefined` = admitted, else throttled (the simulator's `RateLimiter.admit`). */
 export type AdmitFn = (accountId: string, action: string, nowMs: number) => number | undefined;

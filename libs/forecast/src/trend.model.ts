@@ -42,7 +42,7 @@ export interface TrendSettings {
 }
 
 /** The defaults (research/next-features-anchors.md F1: >= 4 scans spanning >= 48 h, window 14 d). */
-export const DEFAULT_TREND_SETTINGS: TrendSettings = {
+export const DEFAULT_TREND_SETTINGS: Readonly<TrendSettings> = {
   windowDays: 14,
   minSamples: 4,
   minSpanHours: 48,
@@ -108,12 +108,12 @@ export function normalQuantile(p: number): number {
  * The k-th smallest (0-based) of `a[from..to]` by in-place quickselect (Hoare partition, median-of-three
  * pivot); linear on average. Reorders the range.
  */
-function select(a: Float64Array, from: number, to: number, k: number): number {
+function select(a: Float64Array, from: number, to: number, k: number, s: TheilSenScratch): number {
   let lo = from;
   let hi = to;
   while (hi > lo) {
-    const j = partition(a, lo, hi);
-    const i = partitionRight;
+    const j = partition(a, lo, hi, s);
+    const i = s.partitionRight;
     if (k <= j) hi = j;
     else if (k >= i) lo = i;
     else return a[k]!;
@@ -121,15 +121,12 @@ function select(a: Float64Array, from: number, to: number, k: number): number {
   return a[k]!;
 }
 
-/** Start of the right part left by the last `partition` (its `i`). */
-let partitionRight = 0;
-
 /**
  * One Hoare partition step of `a[lo..hi]` around a median-of-three pivot, the step of `select` and `multiSelect`:
  * afterwards `[lo, j] <= pivot`, `(j, i) == pivot`, `[i, hi] >= pivot`.
- * @returns `j`; `i` is left in `partitionRight` (no allocation per step)
+ * @returns `j`; `i` is left in `s.partitionRight` (no allocation per step)
  */
-function partition(a: Float64Array, lo: number, hi: number): number {
+function partition(a: Float64Array, lo: number, hi: number, s: TheilSenScratch): number {
   const mid = (lo + hi) >>> 1;
   // median of three to the middle
   if (a[mid]! < a[lo]!) swap(a, mid, lo);
@@ -147,7 +144,7 @@ function partition(a: Float64Array, lo: number, hi: number): number {
       j--;
     }
   }
-  partitionRight = i;
+  s.partitionRight = i;
   return j;
 }
 
@@ -157,11 +154,33 @@ function swap(a: Float64Array, i: number, j: number): void {
   a[j] = t;
 }
 
-/** Reusable scratch buffers (one forecast at a time; the functions are synchronous). */
-let slopeBuf = new Float64Array(2048);
-let residBuf = new Float64Array(128);
-let tBuf = new Float64Array(128);
-let yBuf = new Float64Array(128);
+/**
+ * The work space of Theil-Sen fits (`theilSen`, `fitTrendWindow`): buffers that grow to the largest series fitted
+ * (doubling, never shrinking) and the normal quantile of the last coverage asked. A caller fitting many series passes
+ * one scratch to every fit (one allocation per run instead of one per series); the fits are synchronous, so one series
+ * uses it at a time. Owned by that caller's run, never shared between concurrent runs.
+ */
+export class TheilSenScratch {
+  /** The pairwise slopes of a fit (n(n-1)/2 of n samples). */
+  slopes = new Float64Array(256);
+  /** The residuals of a fit (n). */
+  residuals = new Float64Array(32);
+  /** A window's sample times and values (`fitTrendWindow`; n each). */
+  t = new Float64Array(32);
+  y = new Float64Array(32);
+  /** The slopes inside `bandAround`'s band, `bandSize` of them. */
+  band = new Float64Array(256);
+  bandSize = 0;
+  /** `bandAround`'s evenly strided sample of the slopes. */
+  readonly sample = new Float64Array(BAND_SAMPLE);
+  /** The ranks `multiSelect` places (ascending). */
+  readonly ranks = new Int32Array(4);
+  /** Start of the right part left by the last `partition` (its `i`). */
+  partitionRight = 0;
+  /** `zOf`'s memo: the last coverage and its normal quantile. */
+  zCoverage = NaN;
+  zValue = NaN;
+}
 
 /** A Theil-Sen fit: slope (units per time unit of `t`), its interval, and the residual spread. */
 export interface TheilSenFit {
@@ -181,12 +200,20 @@ export interface TheilSenFit {
  * of (1 + coverage) / 2; the variance of Kendall's S without tie correction), the bounds are the slopes of
  * rank round((N - C) / 2) and round((N + C) / 2) (clamped to the range). O(n^2) pairs, selected in linear time.
  *
+ * @param scratch the work space (default: a new one; pass one per run when fitting many series)
  * @returns undefined when fewer than two distinct times exist
  */
-export function theilSen(t: ArrayLike<number>, y: ArrayLike<number>, n: number, coverage: number): TheilSenFit | undefined {
+export function theilSen(
+  t: ArrayLike<number>,
+  y: ArrayLike<number>,
+  n: number,
+  coverage: number,
+  scratch: TheilSenScratch = new TheilSenScratch(),
+): TheilSenFit | undefined {
+  const s = scratch;
   const pairs = (n * (n - 1)) / 2;
-  if (slopeBuf.length < pairs) slopeBuf = new Float64Array(Math.max(pairs, slopeBuf.length * 2));
-  const buf = slopeBuf; // local alias: the hot loop must not reload the module binding
+  if (s.slopes.length < pairs) s.slopes = new Float64Array(Math.max(pairs, s.slopes.length * 2));
+  const buf = s.slopes; // local alias: the hot loop must not reload the property
   let m = 0;
   for (let i = 0; i < n; i++) {
     const ti = t[i]!;
@@ -201,7 +228,7 @@ export function theilSen(t: ArrayLike<number>, y: ArrayLike<number>, n: number, 
   const mid = (m - 1) / 2;
   const midLo = Math.floor(mid);
   const midHi = Math.ceil(mid);
-  const z = zOf(coverage);
+  const z = zOf(coverage, s);
   const c = z * Math.sqrt((n * (n - 1) * (2 * n + 5)) / 18);
   const lowRank = Math.min(Math.max(Math.round((m - c) / 2) - 1, 0), m - 1);
   const highRank = Math.min(Math.max(Math.round((m + c) / 2), 0), m - 1);
@@ -209,38 +236,37 @@ export function theilSen(t: ArrayLike<number>, y: ArrayLike<number>, n: number, 
   // lowRank <= midLo <= midHi <= highRank always holds (c >= 0, round half up), so the ranks ascend.
   // Narrow the selection to a band of slopes that holds ranks lowRank..highRank (see `bandAround`); the
   // four order statistics are then selected within the band, shifted by the count of slopes below it.
-  const below = m >= BAND_MIN_SLOPES ? bandAround(buf, m, lowRank, highRank) : -1;
-  const sel = below >= 0 ? bandBuf : buf;
+  const below = m >= BAND_MIN_SLOPES ? bandAround(buf, m, lowRank, highRank, s) : -1;
+  const sel = below >= 0 ? s.band : buf;
   const shift = below >= 0 ? below : 0;
-  const last = below >= 0 ? bandSize - 1 : m - 1;
+  const last = below >= 0 ? s.bandSize - 1 : m - 1;
+  const ranks = s.ranks;
   ranks[0] = lowRank - shift;
   ranks[1] = midLo - shift;
   ranks[2] = midHi - shift;
   ranks[3] = highRank - shift;
-  multiSelect(sel, 0, last, 0, 3);
+  multiSelect(sel, 0, last, 0, 3, s);
   const slope = (sel[midLo - shift]! + sel[midHi - shift]!) / 2;
   const slopeLow = sel[lowRank - shift]!;
   const slopeHigh = sel[highRank - shift]!;
-  if (residBuf.length < n) residBuf = new Float64Array(Math.max(n, residBuf.length * 2));
-  const r = residBuf;
+  if (s.residuals.length < n) s.residuals = new Float64Array(Math.max(n, s.residuals.length * 2));
+  const r = s.residuals;
   for (let i = 0; i < n; i++) r[i] = y[i]! - slope * t[i]!;
-  const intercept = quantileOf(r, n, 0.5);
+  const intercept = quantileOf(r, n, 0.5, s);
   for (let i = 0; i < n; i++) r[i] = r[i]! - intercept;
   const tail = (1 - coverage) / 2;
-  const residualLow = quantileOf(r, n, tail);
-  const residualHigh = quantileOf(r, n, 1 - tail);
+  const residualLow = quantileOf(r, n, tail, s);
+  const residualHigh = quantileOf(r, n, 1 - tail, s);
   return { slope, slopeLow, slopeHigh, intercept, residualLow, residualHigh };
 }
 
-let zCoverage = NaN;
-let zValue = NaN;
-/** `normalQuantile((1 + coverage) / 2)`, memoised for the last coverage (one setting per run). */
-function zOf(coverage: number): number {
-  if (coverage !== zCoverage) {
-    zValue = normalQuantile((1 + coverage) / 2);
-    zCoverage = coverage;
+/** `normalQuantile((1 + coverage) / 2)`, memoised in the scratch for the last coverage (one setting per run). */
+function zOf(coverage: number, s: TheilSenScratch): number {
+  if (coverage !== s.zCoverage) {
+    s.zValue = normalQuantile((1 + coverage) / 2);
+    s.zCoverage = coverage;
   }
-  return zValue;
+  return s.zValue;
 }
 
 /** Below this many pairwise slopes the band pre-filter does not pay; select in the whole buffer. */
@@ -249,33 +275,31 @@ const BAND_MIN_SLOPES = 256;
 const BAND_SAMPLE = 256;
 /** Half-width margin of the band around the sampled quantiles, in binomial standard deviations of the sample. */
 const BAND_MARGIN_SD = 2.5;
-let bandBuf = new Float64Array(2048);
-let bandSize = 0;
-const sampleBuf = new Float64Array(BAND_SAMPLE);
 
 /**
  * Floyd-Rivest style pre-filter (R. W. Floyd, R. L. Rivest, "Expected time bounds for selection", CACM 18
  * (1975) 165-172): estimates from an evenly strided sample of the `m` slopes two bounds whose ranks bracket
  * `lowRank..highRank` with a margin of `BAND_MARGIN_SD` standard deviations, then copies the slopes between
- * the bounds into `bandBuf` (branch-free, one pass) and counts those below. Selecting four ranks among the
+ * the bounds into `s.band` (branch-free, one pass) and counts those below. Selecting four ranks among the
  * ~40 % of slopes in the band costs about half of selecting them among all (most of the cost of a fit is
  * the mispredicted branches of partitioning).
  *
  * @returns the count of slopes below the band when the band provably holds every requested rank
- *   (`bandBuf[0..bandSize)`), or -1 when the sample missed (rare; then select in `buf` as before).
+ *   (`s.band[0..s.bandSize)`), or -1 when the sample missed (rare; then select in `buf` instead).
  *   Exact either way: the order statistics are the same values.
  */
-function bandAround(buf: Float64Array, m: number, lowRank: number, highRank: number): number {
+function bandAround(buf: Float64Array, m: number, lowRank: number, highRank: number, scratch: TheilSenScratch): number {
   const s = BAND_SAMPLE;
   const stride = m / s;
+  const sampleBuf = scratch.sample;
   for (let i = 0; i < s; i++) sampleBuf[i] = buf[Math.floor(i * stride)]!;
   const margin = BAND_MARGIN_SD * Math.sqrt(s * 0.25);
   const sLow = Math.floor((lowRank / m) * s - margin);
   const sHigh = Math.ceil(((highRank + 1) / m) * s + margin);
-  const lowBound = sLow <= 0 ? -Infinity : select(sampleBuf, 0, s - 1, sLow);
-  const highBound = sHigh >= s - 1 ? Infinity : select(sampleBuf, Math.max(sLow, 0), s - 1, sHigh);
-  if (bandBuf.length < m) bandBuf = new Float64Array(Math.max(m, bandBuf.length * 2));
-  const band = bandBuf;
+  const lowBound = sLow <= 0 ? -Infinity : select(sampleBuf, 0, s - 1, sLow, scratch);
+  const highBound = sHigh >= s - 1 ? Infinity : select(sampleBuf, Math.max(sLow, 0), s - 1, sHigh, scratch);
+  if (scratch.band.length < m) scratch.band = new Float64Array(Math.max(m, scratch.band.length * 2));
+  const band = scratch.band;
   let nb = 0;
   let below = 0;
   for (let i = 0; i < m; i++) {
@@ -285,47 +309,45 @@ function bandAround(buf: Float64Array, m: number, lowRank: number, highRank: num
     below += +(x < lowBound);
   }
   if (below > lowRank || below + nb <= highRank) return -1;
-  bandSize = nb;
+  scratch.bandSize = nb;
   return below;
 }
 
-/** The ranks `multiSelect` places (ascending); reused, no allocation per fit. */
-const ranks = new Int32Array(4);
-
 /**
- * Places the order statistics of ranks `ranks[rFrom..rTo]` (ascending, 0-based) of `a[from..to]` at their
+ * Places the order statistics of ranks `s.ranks[rFrom..rTo]` (ascending, 0-based) of `a[from..to]` at their
  * sorted positions in one recursive partitioning (Hoare partition, median-of-three pivot, as `select`):
  * each partition step serves every requested rank at once, so four ranks cost about one and a half
  * quickselects instead of four. Reorders the range.
  */
-function multiSelect(a: Float64Array, from: number, to: number, rFrom: number, rTo: number): void {
+function multiSelect(a: Float64Array, from: number, to: number, rFrom: number, rTo: number, s: TheilSenScratch): void {
+  const ranks = s.ranks;
   let lo = from;
   const hi = to;
   while (rFrom <= rTo && hi > lo) {
     if (rFrom === rTo) {
-      select(a, lo, hi, ranks[rFrom]!);
+      select(a, lo, hi, ranks[rFrom]!, s);
       return;
     }
-    const j = partition(a, lo, hi);
-    const i = partitionRight;
+    const j = partition(a, lo, hi, s);
+    const i = s.partitionRight;
     // [lo, j] <= pivot, (j, i) == pivot, [i, hi] >= pivot. Ranks in the gap are already in place.
     let leftEnd = rFrom - 1;
     while (leftEnd < rTo && ranks[leftEnd + 1]! <= j) leftEnd++;
     let rightStart = leftEnd + 1;
     while (rightStart <= rTo && ranks[rightStart]! < i) rightStart++;
-    if (leftEnd >= rFrom) multiSelect(a, lo, j, rFrom, leftEnd);
+    if (leftEnd >= rFrom) multiSelect(a, lo, j, rFrom, leftEnd, s);
     rFrom = rightStart;
     lo = i;
   }
 }
 
 /** Quantile `q` of `a[0..n)` with linear interpolation between order statistics (type 7). Reorders `a`. */
-function quantileOf(a: Float64Array, n: number, q: number): number {
+function quantileOf(a: Float64Array, n: number, q: number, s: TheilSenScratch): number {
   const pos = (n - 1) * q;
   const lo = Math.floor(pos);
-  const v = select(a, 0, n - 1, lo);
+  const v = select(a, 0, n - 1, lo, s);
   if (pos === lo) return v;
-  const w = select(a, lo + 1, n - 1, lo + 1);
+  const w = select(a, lo + 1, n - 1, lo + 1, s);
   return v + (w - v) * (pos - lo);
 }
 
@@ -335,7 +357,7 @@ function iso(ms: number | null): string | null {
   return ms === null ? null : new Date(ms).toISOString();
 }
 
-const NONE: Quantiles<null> = { p10: null, p50: null, p90: null };
+const NONE: Readonly<Quantiles<null>> = { p10: null, p50: null, p90: null };
 
 /**
  * Forecasts one quota series.
@@ -395,8 +417,14 @@ export interface TrendFit {
  * The window part of a forecast: the samples of `observations` in `[now - windowDays, now]` and their
  * Theil-Sen fit at `s.intervalCoverage` (`projectTrend` does the rest).
  * @param observations the series' samples in any order (epoch ms, counts)
+ * @param scratch the fit's work space (default: a new one; pass one per run when fitting many series)
  */
-export function fitTrendWindow(observations: readonly QuotaObservation[], now: number, s: TrendSettings): TrendFit {
+export function fitTrendWindow(
+  observations: readonly QuotaObservation[],
+  now: number,
+  s: TrendSettings,
+  scratch: TheilSenScratch = new TheilSenScratch(),
+): TrendFit {
   const from = now - s.windowDays * DAY_MS;
   // Fast path (the store returns series ordered by time): no copy, no sort. Otherwise filter and sort.
   let sorted = true;
@@ -420,24 +448,32 @@ export function fitTrendWindow(observations: readonly QuotaObservation[], now: n
   const base = { samples: n, spanMs: span, latestAt, hasLatest: latest !== undefined, used, limit };
   // An exhausted series needs no fit (its forecast is "now" whatever the trend).
   if (latest && used >= limit) return { ...base, fit: null };
-  if (tBuf.length < n) {
-    tBuf = new Float64Array(Math.max(n, tBuf.length * 2));
-    yBuf = new Float64Array(tBuf.length);
+  if (scratch.t.length < n) {
+    scratch.t = new Float64Array(Math.max(n, scratch.t.length * 2));
+    scratch.y = new Float64Array(scratch.t.length);
   }
-  const t = tBuf;
-  const y = yBuf;
+  const t = scratch.t;
+  const y = scratch.y;
   const t0 = latestAt ?? now;
   for (let i = 0; i < n; i++) {
     const o = ordered[first + i]!;
     t[i] = (o.at - t0) / DAY_MS; // days relative to the latest sample (<= 0)
     y[i] = o.used;
   }
-  return { ...base, fit: (n >= 2 ? theilSen(t, y, n, s.intervalCoverage) : undefined) ?? null };
+  return { ...base, fit: (n >= 2 ? theilSen(t, y, n, s.intervalCoverage, scratch) : undefined) ?? null };
 }
 
-/** `forecastTrend` with settings already resolved (`resolveTrendSettings`); the per-series hot path. */
-export function forecastTrendWith(observations: readonly QuotaObservation[], now: number, s: TrendSettings): TrendForecast {
-  return projectTrend(fitTrendWindow(observations, now, s), now, s);
+/**
+ * `forecastTrend` with settings already resolved (`resolveTrendSettings`); the per-series hot path.
+ * @param scratch the fit's work space (default: a new one; pass one per run when forecasting many series)
+ */
+export function forecastTrendWith(
+  observations: readonly QuotaObservation[],
+  now: number,
+  s: TrendSettings,
+  scratch: TheilSenScratch = new TheilSenScratch(),
+): TrendForecast {
+  return projectTrend(fitTrendWindow(observations, now, s, scratch), now, s);
 }
 
 /**

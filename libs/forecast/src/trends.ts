@@ -1,5 +1,5 @@
 import type { ResourceKind } from '@app/domain';
-import { fitTrendWindow, projectTrend, resolveTrendSettings, type QuotaObservation, type TrendFit, type TrendForecast, type TrendSettings } from './trend.model';
+import { fitTrendWindow, projectTrend, resolveTrendSettings, TheilSenScratch, type QuotaObservation, type TrendFit, type TrendForecast, type TrendSettings } from './trend.model';
 
 /** The resource of a quota series (the `quota_usage` key: check + account + region + kind + id). */
 export interface SeriesResource {
@@ -31,7 +31,7 @@ function cmp(a: string, b: string): number {
   return a < b ? -1 : a > b ? 1 : 0;
 }
 
-const STATUS_ORDER: Record<TrendEntry['status'], number> = {
+const STATUS_ORDER: Readonly<Record<TrendEntry['status'], number>> = {
   exhausted: 0,
   ok: 1,
   decreasing: 2,
@@ -58,8 +58,9 @@ export function forecastTrends(
   settings: Partial<TrendSettings> = {},
 ): TrendEntry[] {
   const resolved = resolveTrendSettings(settings);
+  const scratch = new TheilSenScratch(); // one work space for every fit of this call
   return forecastFittedTrends(
-    series.map((s) => ({ checkId: s.checkId, resource: s.resource, window: fitTrendWindow(s.observations, now, resolved) })),
+    series.map((s) => ({ checkId: s.checkId, resource: s.resource, window: fitTrendWindow(s.observations, now, resolved, scratch) })),
     now,
     resolved,
   );

@@ -1,6 +1,6 @@
 import type { Pool, PoolClient } from 'pg';
 import type { ResourceKind } from '@app/domain';
-import { DEFAULT_TREND_SETTINGS, fitTrendWindow, resolveTrendSettings, type FittedSeries, type TrendFit } from '@app/forecast';
+import { DEFAULT_TREND_SETTINGS, fitTrendWindow, resolveTrendSettings, TheilSenScratch, type FittedSeries, type TrendFit } from '@app/forecast';
 import type { QuotaUsageRepository } from './quota-usage.repository';
 import { WhereBuilder } from './sql.util';
 import { withTransaction } from './transaction.util';
@@ -163,9 +163,10 @@ export class QuotaTrendRepository {
     );
     let series = 0;
     const nowMs = now.getTime();
+    const scratch = new TheilSenScratch(); // one work space for every fit of this window
     for (const g of groups.rows) {
       const history = await this.quotaUsage.history({ since, until: now, checkId: g.check_id, accountId: g.account_id, regionId: g.region_id }, client);
-      const fitted: FittedSeries[] = history.map((h) => ({ checkId: h.checkId, resource: h.resource, window: fitTrendWindow(h.observations, nowMs, resolved) }));
+      const fitted: FittedSeries[] = history.map((h) => ({ checkId: h.checkId, resource: h.resource, window: fitTrendWindow(h.observations, nowMs, resolved, scratch) }));
       for (let i = 0; i < fitted.length; i += FITS_PER_INSERT) await this.insertFits(client, windowId, fitted.slice(i, i + FITS_PER_INSERT));
       series += fitted.length;
     }

@@ -17,6 +17,7 @@ import { createDistributedScanLauncher } from './distributed-scan.util';
 import { routeScanLaunchers } from './scan-launcher-routing.util';
 import { untilInterrupted } from './signals.util';
 import { cliStreams } from '../output/cli-streams';
+import { jsonStatusLinesFor, writeStatusLine } from '../output/status-line';
 
 /** Options of `serve`. */
 export interface ServeOptions {
@@ -35,6 +36,8 @@ const collect = (v: string, prev: string[]) => [...prev, v];
 
 /** Run the API until SIGINT/SIGTERM. @throws CliUsageError on missing settings */
 export async function runServeCommand(opts: ServeOptions): Promise<number> {
+  // Status and error lines on stderr are JSON objects when stderr is not a terminal (output/status-line.ts).
+  jsonStatusLinesFor(cliStreams().stderr, 'api');
   if (!opts.databaseUrl) throw new CliUsageError('DATABASE_URL (or --database-url) is required');
   const config = cliConfig();
   // API_TOKEN's length and shape were validated at boot (libs/config); here it must be set.
@@ -114,7 +117,10 @@ export async function runServeCommand(opts: ServeOptions): Promise<number> {
   // Listen before announcing the API (a SIGTERM right after the line must stop it gracefully, not kill it).
   const interrupted = untilInterrupted();
   await app.listen(opts.port, opts.host);
-  cliStreams().stderr.write(`fleet-audit: API on http://${opts.host}:${opts.port} (sources: ${launcher.sourceNames().join(', ') || 'none'})\n`);
+  writeStatusLine(cliStreams().stderr, 'info', `API on http://${opts.host}:${opts.port} (sources: ${launcher.sourceNames().join(', ') || 'none'})`, {
+    event: 'api.listening',
+    url: `http://${opts.host}:${opts.port}`,
+  });
   await interrupted;
   // Waiting scans end `interrupted`; the running one gets 10 s to finish.
   await queued?.close();

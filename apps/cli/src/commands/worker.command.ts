@@ -18,6 +18,7 @@ import { parsePort } from './sim.command';
 import { CliUsageError, EXIT_OK } from '../cli-error';
 import { untilInterrupted } from './signals.util';
 import { cliStreams } from '../output/cli-streams';
+import { jsonStatusLinesFor, writeStatusLine } from '../output/status-line';
 
 /** Options of `worker` after parsing. */
 export interface WorkerCommandOptions {
@@ -79,6 +80,8 @@ export async function runWorkerCommand(
         ? { schedule: opts.schedule }
         : {}),
   });
+  // Status and error lines on stderr are JSON objects too when stderr is not a terminal (output/status-line.ts).
+  jsonStatusLinesFor(cliStreams().stderr, 'worker');
   // One logger everywhere: JSON lines through nestjs-pino like `serve`, pretty only on a
   // terminal; job and scan lifecycle events (scan.completed, ...) are one line each.
   const { parseLogLevel } = loadTelemetry();
@@ -98,11 +101,12 @@ export async function runWorkerCommand(
     ...(opts.healthPort !== undefined ? { health: { port: opts.healthPort, ...(opts.healthHost ? { host: opts.healthHost } : {}) } } : {}),
   });
   const scheduled = options.sources?.map((s) => s.name).join(', ') || 'none';
-  cliStreams().stderr.write(
-    `fleet-audit: worker ${process.pid} ready (scheduled sources: ${scheduled}${worker.healthUrl ? `; health: ${worker.healthUrl}/readyz` : ''})\n`,
-  );
+  writeStatusLine(cliStreams().stderr, 'info', `worker ${process.pid} ready (scheduled sources: ${scheduled}${worker.healthUrl ? `; health: ${worker.healthUrl}/readyz` : ''})`, {
+    event: 'worker.ready',
+    ...(worker.healthUrl ? { health: `${worker.healthUrl}/readyz` } : {}),
+  });
   const signal = await interrupted;
-  cliStreams().stderr.write(`fleet-audit: worker ${process.pid}: ${signal}: draining\n`);
+  writeStatusLine(cliStreams().stderr, 'info', `worker ${process.pid}: ${signal}: draining`, { event: 'worker.draining', signal });
   await worker.close();
   return EXIT_OK;
 }

@@ -17,7 +17,7 @@ import {
 import { combinedCheck, nlbServicePart, scopedCheck } from '../check-scope';
 import { nlbNotReadReason, regionNlbView, serverKey, type RegionNlbView } from '../nlb-index';
 import { DOC_URL, SEED } from '../doc-links.constants';
-import { maxCountOutside, rankNodes, type FleetIndex, type NodeRanking, type ServiceEntry } from '../fleet-index';
+import { maxCountOutside, type FleetIndex, type NodeRanking, type ServiceEntry } from '../fleet-index';
 import { ccmSyncFails, count, pct, serviceRef, type ResultFactory } from '../result.util';
 
 /**
@@ -201,7 +201,7 @@ const nlbPart = nlbServicePart(clbPart, {
   check(se, out, r, ctx) {
     const { cluster: ce } = se;
     const ref = serviceRef(se);
-    const view = regionNlbView(ce.region);
+    const view = regionNlbView(ctx.index, ce.region);
     if (!view) {
       out.push(r.skipped(ref, nlbNotReadReason(ctx.index, ce.account, ce.region)));
       return;
@@ -225,7 +225,7 @@ const nlbPart = nlbServicePart(clbPart, {
     const factor = eligibleNodes / Math.max(localNames.size, 1);
     const addedLimit = ctx.index.quota(ce.region, NLB_QUOTA_SERVER_ADDED).limit;
     const groupLimit = ctx.index.quota(ce.region, NLB_QUOTA_SERVER_GROUP_SERVERS).limit;
-    const maxExtraAdded = maxCountOutside(nlbGroupRanking(view, eligible), localNames);
+    const maxExtraAdded = maxCountOutside(nlbGroupRanking(ctx.index, view, eligible), localNames);
     const addedRatio = maxExtraAdded / addedLimit;
     const groupRatio = eligibleNodes / groupLimit;
     const { minFactor, minExtraBackends } = ctx.settings.clusterModeBlowup;
@@ -289,20 +289,13 @@ function clusterModeSelection(
   return { options: sel.options, ports: service.ports.filter((p) => p.nodePort !== undefined).length };
 }
 
-/** Rankings of eligible node sets by server groups (`nlbGroupRanking`), per node set of the index. */
-const nlbRankings = new WeakMap<EligibleNodes, NodeRanking>();
-
 /**
  * The nodes of an eligible set with how many NLB server groups of the region each is in as an `Ecs` server, most
- * first; memoised per node set (the set belongs to one cluster, hence one region view).
+ * first; memoised per node set by the index (`FleetIndex.nlbGroupRanking`: the set belongs to one cluster, hence one
+ * region view).
  */
-function nlbGroupRanking(view: RegionNlbView, eligible: EligibleNodes): NodeRanking {
-  let ranking = nlbRankings.get(eligible);
-  if (!ranking) {
-    ranking = rankNodes(eligible, (n) => view.groupsByServer.get(serverKey({ type: 'Ecs', serverId: n.ecsInstanceId ?? '' }))?.groups ?? 0);
-    nlbRankings.set(eligible, ranking);
-  }
-  return ranking;
+function nlbGroupRanking(index: FleetIndex, view: RegionNlbView, eligible: EligibleNodes): NodeRanking {
+  return index.nlbGroupRanking(eligible, (n) => view.groupsByServer.get(serverKey({ type: 'Ecs', serverId: n.ecsInstanceId ?? '' }))?.groups ?? 0);
 }
 
 /** A Cluster-mode CLB or NLB Service attaches every node where Local mode would attach a few. */

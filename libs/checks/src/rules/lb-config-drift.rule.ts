@@ -608,7 +608,7 @@ function nlbClusterModeMatch(
   if ('error' in sel) return false;
   const policy = serviceTrafficPolicy(service, cluster).policy;
   if (policy !== 'cluster') return false;
-  const uniform = uniformNlbClusterServerGroups(backendsInput(se, policy, ctx.index.eligibleNodesOf(se)!, ctx));
+  const uniform = uniformNlbClusterServerGroups(backendsInput(se, policy, ctx.index.eligibleNodesOf(se)!, ctx), (e, v) => ctx.index.nlbClusterServerIds(e, v));
   if (!uniform) return false;
   const { ids } = uniform;
   for (const g of uniform.groups) {

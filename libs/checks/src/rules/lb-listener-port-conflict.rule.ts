@@ -93,7 +93,7 @@ const nlbPart = nlbRegionCheck({
   check(_view, re, out, r, ctx) {
     const byNlb = new Map<string, ServiceEntry[]>();
     for (const se of nlbServicesOf(ctx.index, re.region)) {
-      const nlb = nlbOfService(se)?.nlb;
+      const nlb = nlbOfService(ctx.index, se)?.nlb;
       if (!nlb) continue;
       const list = byNlb.get(nlb.loadBalancerId) ?? [];
       list.push(se);

@@ -111,7 +111,7 @@ const nlbPart = scopedCheck({
   needs: [],
   check(re, out, r, ctx) {
     const services = nlbServicesOf(ctx.index, re.region);
-    const view = regionNlbView(re.region);
+    const view = regionNlbView(ctx.index, re.region);
     if (!view) {
       if (services.length > 0)
         out.push(r.skipped(regionRef(re), nlbNotReadReason(ctx.index, re.account, re.region)));
@@ -119,7 +119,7 @@ const nlbPart = scopedCheck({
     }
     const byName = new Map<Nlb, ServiceEntry>();
     for (const se of services) {
-      const found = nlbOfService(se);
+      const found = nlbOfService(ctx.index, se);
       if (found?.by === 'name' && found.nlb && !byName.has(found.nlb)) byName.set(found.nlb, se);
     }
     for (const nlb of re.region.nlbs ?? []) {

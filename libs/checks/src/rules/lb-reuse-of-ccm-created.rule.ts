@@ -107,7 +107,7 @@ const nlbPart = nlbServicePart(clbPart, {
   check(se, out, r, ctx) {
     const ref = serviceRef(se);
     const lbId = se.reusedLbId!;
-    const found = nlbOfService(se);
+    const found = nlbOfService(ctx.index, se);
     if (!found) {
       out.push(r.skipped(ref, nlbNotReadReason(ctx.index, se.cluster.account, se.cluster.region), { loadBalancerId: lbId }));
       return;

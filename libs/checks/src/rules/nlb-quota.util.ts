@@ -16,7 +16,7 @@ import { limitSourceText, pct, pushQuotaUse, regionRef, type PassText, type Quot
  * The NLB view of a region, or `undefined` after pushing the region's `skipped` result (NLB data not read).
  */
 export function nlbViewOrSkip(re: RegionEntry, out: CheckResult[], r: ResultFactory, ctx: CheckContext): RegionNlbView | undefined {
-  const view = regionNlbView(re.region);
+  const view = regionNlbView(ctx.index, re.region);
   if (!view) out.push(r.skipped(regionRef(re), nlbNotReadReason(ctx.index, re.account, re.region)));
   return view;
 }
@@ -32,8 +32,8 @@ export function nlbOfServiceOrSkip(
   r: ResultFactory,
   ctx: CheckContext,
 ): { found: NonNullable<ReturnType<typeof nlbOfService>>; view: RegionNlbView } | undefined {
-  const found = nlbOfService(se);
-  const view = regionNlbView(se.cluster.region);
+  const found = nlbOfService(ctx.index, se);
+  const view = regionNlbView(ctx.index, se.cluster.region);
   if (found && view) return { found, view };
   out.push(r.skipped(ref, nlbNotReadReason(ctx.index, se.cluster.account, se.cluster.region)));
   return undefined;

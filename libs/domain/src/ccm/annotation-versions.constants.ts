@@ -92,7 +92,7 @@ export const CLB_ANNOTATION_MIN_VERSIONS: readonly AnnotationMinimumVersion[] = 
  * Minimum CCM version of `service.beta.kubernetes.io/backend-type` (full key, not an LB suffix).
  * Source: ACK CLB annotation doc, v1.9.3.164-g2105d2e-aliyun.
  */
-export const BACKEND_TYPE_MIN_VERSION: AnnotationMinimumVersion = {
+export const BACKEND_TYPE_MIN_VERSION: Readonly<AnnotationMinimumVersion> = {
   suffix: 'backend-type',
   minimumVersion: 'v1.9.3.164-g2105d2e-aliyun',
   source: CLB_DOC,

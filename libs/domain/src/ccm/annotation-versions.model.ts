@@ -8,10 +8,11 @@ import {
   NLB_MIN_VERSION,
   type AnnotationMinimumVersion,
 } from './annotation-versions.constants';
-import { compareCcmVersions, parseCcmVersion } from './version.model';
+import { compareCcmVersionTexts } from './version.model';
 
-const CLB_BY_SUFFIX = new Map(CLB_ANNOTATION_MIN_VERSIONS.map((r) => [r.suffix, r]));
-const NLB_BY_SUFFIX = new Map(NLB_ANNOTATION_MIN_VERSIONS.map((r) => [r.suffix, r]));
+/** The minimum-version rows by suffix, built once at load (read-only). */
+const CLB_BY_SUFFIX: ReadonlyMap<string, AnnotationMinimumVersion> = new Map(CLB_ANNOTATION_MIN_VERSIONS.map((r) => [r.suffix, r]));
+const NLB_BY_SUFFIX: ReadonlyMap<string, AnnotationMinimumVersion> = new Map(NLB_ANNOTATION_MIN_VERSIONS.map((r) => [r.suffix, r]));
 
 /** An annotation on a Service that the installed CCM does not support. */
 export interface UnsupportedAnnotation {
@@ -56,14 +57,14 @@ export function unsupportedAnnotations(
   installedVersion: string,
   controller: LoadBalancerKindId,
 ): UnsupportedAnnotation[] | undefined {
-  const installed = parseCcmVersion(installedVersion);
-  if (!installed) return undefined;
+  // Asked per Service: the texts are compared without parsing them into objects (`compareCcmVersionTexts`).
+  if (compareCcmVersionTexts(installedVersion, installedVersion) === undefined) return undefined;
   const out: UnsupportedAnnotation[] = [];
   for (const key of Object.keys(annotations).sort()) {
     const row = annotationMinimumVersion(key, controller);
     if (!row) continue;
-    const min = parseCcmVersion(row.minimumVersion);
-    if (min && compareCcmVersions(installed, min) < 0) {
+    const c = compareCcmVersionTexts(installedVersion, row.minimumVersion);
+    if (c !== undefined && c < 0) {
       out.push({ key, minimumVersion: row.minimumVersion, source: row.source });
     }
   }

@@ -1,4 +1,5 @@
-import { ANNOTATION_LEGACY_PREFIX, ANNOTATION_PREFIX } from './ccm.constants';
+import { CLB_ANNOTATION_MIN_VERSIONS, NLB_ANNOTATION_MIN_VERSIONS } from './annotation-versions.constants';
+import { ANNOTATION_LEGACY_PREFIX, ANNOTATION_PREFIX, LB_ANNOTATION } from './ccm.constants';
 
 /**
  * Reading CCM LB annotations the way CCM does (`Get`, pkg/controller/service/reconcile/annotation/
@@ -6,16 +7,24 @@ import { ANNOTATION_LEGACY_PREFIX, ANNOTATION_PREFIX } from './ccm.constants';
  * value), else the legacy `${ANNOTATION_LEGACY_PREFIX}-${suffix}`. Test: `TestGet` in annotations_test.go.
  */
 
-const KEYS = new Map<string, readonly [string, string]>();
+/** The current and legacy keys of an annotation suffix. */
+function keyPair(suffix: string): readonly [string, string] {
+  return [`${ANNOTATION_PREFIX}-${suffix}`, `${ANNOTATION_LEGACY_PREFIX}-${suffix}`] as const;
+}
+
+/**
+ * The key pair of every suffix the audit knows (`LB_ANNOTATION` and the minimum-version tables), built once at load
+ * and never written after: the hot path (every Service, several suffixes) builds no key string. Another suffix builds
+ * its pair at each call.
+ */
+const KEYS: ReadonlyMap<string, readonly [string, string]> = new Map(
+  [...Object.values(LB_ANNOTATION), ...CLB_ANNOTATION_MIN_VERSIONS.map((r) => r.suffix), ...NLB_ANNOTATION_MIN_VERSIONS.map((r) => r.suffix)].map(
+    (suffix) => [suffix, keyPair(suffix)] as const,
+  ),
+);
 
 function keysOf(suffix: string): readonly [string, string] {
-  let k = KEYS.get(suffix);
-  if (!k) {
-    // Hot path (every Service, several suffixes): build each key string once.
-    k = [`${ANNOTATION_PREFIX}-${suffix}`, `${ANNOTATION_LEGACY_PREFIX}-${suffix}`] as const;
-    if (KEYS.size < 1000) KEYS.set(suffix, k);
-  }
-  return k;
+  return KEYS.get(suffix) ?? keyPair(suffix);
 }
 
 /** Full annotation key of an LB annotation suffix under the current prefix. */

@@ -236,6 +236,11 @@ export interface EligibleNodes {
    * (`buildClusterBackends`, "normal parse providerid: ... expected: ${regionid}.${nodeid}").
    */
   unparsableProviderIds: K8sNode[];
+  /**
+   * Whether a candidate is a virtual-kubelet node (its pods would be ENI backends in Cluster mode, so the Cluster-mode
+   * groups are not the uniform one-server-per-node shape, `uniformClusterVServerGroups`). Read off the same pass.
+   */
+  hasVirtualKubeletCandidate: boolean;
 }
 
 /**
@@ -245,10 +250,13 @@ export function eligibleBackendNodes(
   nodes: readonly K8sNode[],
   options: NodeSelectionOptions,
 ): EligibleNodes {
-  const out: EligibleNodes = { nodes: [], candidatesByName: new Map(), excluded: {}, unparsableProviderIds: [] };
+  const out: EligibleNodes = { nodes: [], candidatesByName: new Map(), excluded: {}, unparsableProviderIds: [], hasVirtualKubeletCandidate: false };
   for (const node of nodes) {
     const candidate = candidateNodeExclusion(node, options);
-    if (candidate === undefined) out.candidatesByName.set(node.name, node);
+    if (candidate === undefined) {
+      out.candidatesByName.set(node.name, node);
+      if (isVirtualKubelet(node)) out.hasVirtualKubeletCandidate = true;
+    }
     const reason = candidate ?? ecsBackendNodeExclusion(node, options);
     if (reason === undefined) out.nodes.push(node);
     else out.excluded[reason] = (out.excluded[reason] ?? 0) + 1;
@@ -676,19 +684,6 @@ export interface UniformVServerGroup {
   weight: number;
 }
 
-/** Whether an eligible set has a virtual-kubelet candidate, per set (its pods would be ENI backends in Cluster mode). */
-const virtualKubeletCandidates = new WeakMap<EligibleNodes, boolean>();
-
-function hasVirtualKubeletCandidate(eligible: EligibleNodes): boolean {
-  let has = virtualKubeletCandidates.get(eligible);
-  if (has === undefined) {
-    has = false;
-    for (const node of eligible.candidatesByName.values()) if (isVirtualKubelet(node)) has = true;
-    virtualKubeletCandidates.set(eligible, has);
-  }
-  return has;
-}
-
 /**
  * The groups `expectedVServerGroups` builds for a Cluster-mode Service, in the uniform shape (`UniformVServerGroup`:
  * every eligible node, one port, one weight per group), when that shape is certain: Cluster mode, the weight
@@ -703,7 +698,7 @@ export function uniformClusterVServerGroups(input: ExpectedBackendsInput): Unifo
   const { service, clusterId, policy, eligible, endpointSlices } = input;
   if (policy !== 'cluster' || eligible.unparsableProviderIds.length > 0) return undefined;
   const weights = ccmWeightSettings(service, input.ccmVersion);
-  if ('error' in weights || hasVirtualKubeletCandidate(eligible)) return undefined;
+  if ('error' in weights || eligible.hasVirtualKubeletCandidate) return undefined;
   for (const slice of endpointSlices)
     for (const ep of slice.endpoints)
       if (ep.nodeName === undefined && !ep.terminating && ep.ready && !ep.readyUnset && ep.addresses.length > 0)

@@ -183,7 +183,7 @@ function nlbServerShape(type: NlbServerGroupType, anyPort: boolean): CcmServerSh
   return { node: type === 'Ip' ? 'ip' : 'ecs', pod: type === 'Ip' ? 'ip' : 'eni', anyPort, nodeNameNilTrailer: ' ' };
 }
 
-const TYPE: Record<CcmPortServer['type'], ExpectedNlbServer['type']> = { ecs: 'Ecs', eni: 'Eni', ip: 'Ip' };
+const TYPE: Readonly<Record<CcmPortServer['type'], ExpectedNlbServer['type']>> = { ecs: 'Ecs', eni: 'Eni', ip: 'Ip' };
 
 /**
  * The server groups CCM would build for an NLB Service, one per listener, with their servers:
@@ -253,29 +253,23 @@ export interface UniformNlbServerGroups {
   ids: readonly string[];
 }
 
-/** Sorted ECS ids of the Cluster-mode servers of an eligible set, per CCM version; `null` when not certain. */
-const uniformNlbIds = new WeakMap<EligibleNodes, Map<string, readonly string[] | null>>();
-
-function clusterServerIds(eligible: EligibleNodes, ccmVersion: string | undefined): readonly string[] | null {
-  let byVersion = uniformNlbIds.get(eligible);
-  if (!byVersion) uniformNlbIds.set(eligible, (byVersion = new Map()));
-  const key = ccmVersion ?? '';
-  let ids = byVersion.get(key);
-  if (ids === undefined) {
-    const exclusion = ccmVersion !== undefined ? { ccmVersion } : {};
-    const list: string[] = [];
-    let certain = true;
-    for (const node of eligible.candidatesByName.values()) {
-      // A virtual-kubelet candidate may run pods (servers of another shape); a node without ECS id fails the sync.
-      if (isVirtualKubelet(node) || !node.ecsInstanceId) certain = false;
-      else if (!backendNodeExclusion(node, exclusion)) list.push(node.ecsInstanceId);
-    }
-    list.sort();
-    for (let i = 1; i < list.length && certain; i++) if (list[i] === list[i - 1]) certain = false;
-    ids = certain ? list : null;
-    byVersion.set(key, ids);
+/**
+ * The ECS ids of the Cluster-mode servers of an eligible set at a CCM version (every candidate node not excluded by
+ * `backendNodeExclusion`), sorted in code-unit order; `null` when that shape is not certain (a virtual-kubelet
+ * candidate may run pods, servers of another shape; a candidate without ECS id fails the sync; an id twice).
+ * Linear in the candidates plus a sort: a caller asking per Service memoises it per node set (the fleet index does).
+ */
+export function nlbClusterServerIds(eligible: EligibleNodes, ccmVersion: string | undefined): readonly string[] | null {
+  const exclusion = ccmVersion !== undefined ? { ccmVersion } : {};
+  const list: string[] = [];
+  let certain = true;
+  for (const node of eligible.candidatesByName.values()) {
+    if (isVirtualKubelet(node) || !node.ecsInstanceId) certain = false;
+    else if (!backendNodeExclusion(node, exclusion)) list.push(node.ecsInstanceId);
   }
-  return ids;
+  list.sort();
+  for (let i = 1; i < list.length && certain; i++) if (list[i] === list[i - 1]) certain = false;
+  return certain ? list : null;
 }
 
 /**
@@ -283,8 +277,13 @@ function clusterServerIds(eligible: EligibleNodes, ccmVersion: string | undefine
  * `undefined` when the shape is not certain (another mode, an `Ip` server group, a listener, server-group type or
  * weight error, a virtual-kubelet candidate, a candidate without ECS id, an ECS id twice, a ready endpoint without
  * node): `expectedNlbServerGroups` then gives the groups or CCM's error.
+ * @param serverIdsOf the Cluster-mode server ids of the eligible set (`nlbClusterServerIds`, the default; a caller
+ *   asking for many Services of one node set passes a memoised one)
  */
-export function uniformNlbClusterServerGroups(input: ExpectedNlbInput): UniformNlbServerGroups | undefined {
+export function uniformNlbClusterServerGroups(
+  input: ExpectedNlbInput,
+  serverIdsOf: (eligible: EligibleNodes, ccmVersion: string | undefined) => readonly string[] | null = nlbClusterServerIds,
+): UniformNlbServerGroups | undefined {
   const { service, clusterId, policy, eligible, endpointSlices } = input;
   if (policy !== 'cluster') return undefined;
   const listeners = expectedNlbListeners(service, clusterId, policy);
@@ -295,7 +294,7 @@ export function uniformNlbClusterServerGroups(input: ExpectedNlbInput): UniformN
   if ('error' in weights) return undefined;
   // A port `vgroup-port` binds to a user group is compared by the group's id, by the full comparison.
   if (reusedLoadBalancerId(service) && getLbAnnotation(service.annotations, LB_ANNOTATION.vgroupPort)) return undefined;
-  const ids = clusterServerIds(eligible, input.ccmVersion);
+  const ids = serverIdsOf(eligible, input.ccmVersion);
   if (ids === null) return undefined;
   for (const slice of endpointSlices)
     for (const ep of slice.endpoints)

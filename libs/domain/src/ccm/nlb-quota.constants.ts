@@ -13,7 +13,7 @@ const NLB_QUOTAS_DOC =
   'NLB "NLB quotas" (https://www.alibabacloud.com/help/en/slb/network-load-balancer/user-guide/nlb-quotas; research/nlb.md 5)';
 
 /** NLB instances per account and region: 60 by default, adjustable. */
-export const NLB_QUOTA_INSTANCES: QuotaDefinition = {
+export const NLB_QUOTA_INSTANCES: Readonly<QuotaDefinition> = {
   quotaActionCode: 'nlb_quota_loadbalancers_num',
   productCode: 'nlb',
   defaultValue: 60,
@@ -22,7 +22,7 @@ export const NLB_QUOTA_INSTANCES: QuotaDefinition = {
 };
 
 /** ECS / ENI / IP backends per NLB instance (all its server groups): 400 by default, adjustable. */
-export const NLB_QUOTA_BACKEND_SERVERS: QuotaDefinition = {
+export const NLB_QUOTA_BACKEND_SERVERS: Readonly<QuotaDefinition> = {
   quotaActionCode: 'nlb_quota_loadbalancer_noeci_servers_num',
   productCode: 'nlb',
   defaultValue: 400,
@@ -31,7 +31,7 @@ export const NLB_QUOTA_BACKEND_SERVERS: QuotaDefinition = {
 };
 
 /** Listeners per NLB instance: 50 by default, adjustable. */
-export const NLB_QUOTA_LISTENERS: QuotaDefinition = {
+export const NLB_QUOTA_LISTENERS: Readonly<QuotaDefinition> = {
   quotaActionCode: 'nlb_quota_loadbalancer_listeners_num',
   productCode: 'nlb',
   defaultValue: 50,
@@ -40,7 +40,7 @@ export const NLB_QUOTA_LISTENERS: QuotaDefinition = {
 };
 
 /** NLB server groups per account and region: 3,000, and it **cannot be raised**. */
-export const NLB_QUOTA_SERVER_GROUPS: QuotaDefinition = {
+export const NLB_QUOTA_SERVER_GROUPS: Readonly<QuotaDefinition> = {
   quotaActionCode: 'nlb_quota_servergroups_num',
   productCode: 'nlb',
   defaultValue: 3000,
@@ -49,7 +49,7 @@ export const NLB_QUOTA_SERVER_GROUPS: QuotaDefinition = {
 };
 
 /** ECS / ENI / IP servers per server group: 400 by default, adjustable. */
-export const NLB_QUOTA_SERVER_GROUP_SERVERS: QuotaDefinition = {
+export const NLB_QUOTA_SERVER_GROUP_SERVERS: Readonly<QuotaDefinition> = {
   quotaActionCode: 'nlb_quota_servergroup_noeci_servers_num',
   productCode: 'nlb',
   defaultValue: 400,
@@ -62,7 +62,7 @@ export const NLB_QUOTA_SERVER_GROUP_SERVERS: QuotaDefinition = {
  * groups: 200 by default, adjustable. Cluster mode adds every eligible node to the server group of every Service
  * port (research/nlb.md 4 (d), (e); seed 004 "Cluster mode ... quickly consumes the quota").
  */
-export const NLB_QUOTA_SERVER_ADDED: QuotaDefinition = {
+export const NLB_QUOTA_SERVER_ADDED: Readonly<QuotaDefinition> = {
   quotaActionCode: 'nlb_quota_server_added_num',
   productCode: 'nlb',
   defaultValue: 200,

@@ -12,7 +12,7 @@ const CLB_QUOTAS_DOC = 'CLB "CLB quotas" (https://www.alibabacloud.com/help/en/s
  * the 200-backend-server quota limit"), seed 003 ("By default, you can add up to 200 backend servers to
  * each CLB instance"), seed 004 quota limits.
  */
-export const SLB_QUOTA_BACKEND_SERVERS: QuotaDefinition = {
+export const SLB_QUOTA_BACKEND_SERVERS: Readonly<QuotaDefinition> = {
   quotaActionCode: 'slb_quota_backendservers_num',
   productCode: 'slb',
   defaultValue: 200,
@@ -25,7 +25,7 @@ export const SLB_QUOTA_BACKEND_SERVERS: QuotaDefinition = {
  * which a backend server can be added"; research ccm-behaviour.md 7). Seed 004: Cluster mode "quickly
  * consumes the quota".
  */
-export const SLB_QUOTA_BACKEND_ATTACHED: QuotaDefinition = {
+export const SLB_QUOTA_BACKEND_ATTACHED: Readonly<QuotaDefinition> = {
   quotaActionCode: 'slb_quota_backendserver_attached_num',
   productCode: 'slb',
   defaultValue: 50,
@@ -35,7 +35,7 @@ export const SLB_QUOTA_BACKEND_ATTACHED: QuotaDefinition = {
 };
 
 /** Listeners per CLB instance: 50 by default (seed 004 quota limits; research ccm-behaviour.md 7). */
-export const SLB_QUOTA_LISTENERS: QuotaDefinition = {
+export const SLB_QUOTA_LISTENERS: Readonly<QuotaDefinition> = {
   quotaActionCode: 'slb_quota_listeners_num',
   productCode: 'slb',
   defaultValue: 50,
@@ -49,7 +49,7 @@ export const SLB_QUOTA_LISTENERS: QuotaDefinition = {
  * the figure). The lower value is the default, so an audit without Quota Center data warns early; the
  * Quota Center value of the account wins when read.
  */
-export const SLB_QUOTA_INSTANCES: QuotaDefinition = {
+export const SLB_QUOTA_INSTANCES: Readonly<QuotaDefinition> = {
   quotaActionCode: 'slb_quota_instances_num',
   productCode: 'slb',
   defaultValue: 30,

@@ -1,5 +1,6 @@
+import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import { ccmVersionAtLeast, compareCcmVersions, newerCcmVersion, parseCcmVersion } from './version.model';
+import { ccmVersionAtLeast, compareCcmVersions, compareCcmVersionTexts, newerCcmVersion, parseCcmVersion } from './version.model';
 
 describe('parseCcmVersion', () => {
   it.each([
@@ -63,5 +64,41 @@ describe('ccmVersionAtLeast / newerCcmVersion', () => {
     expect(newerCcmVersion('v2.14.0', 'v2.12.1')).toBe('v2.14.0');
     expect(newerCcmVersion(undefined, 'v2.12.1')).toBe('v2.12.1');
     expect(newerCcmVersion('x', 'y')).toBeUndefined();
+  });
+});
+
+describe('compareCcmVersionTexts (no parse objects) against compareCcmVersions of the parses', () => {
+  /** Texts near the accepted forms: parts drawn from version-like pieces, blanks, oversized numbers and stray marks. */
+  const piece = fc.constantFrom('v', '1', '2', '9', '3', '0', '11', '276', '4096', '99999', '1234567890', '.', '-', '-g', 'g', 'abc', 'fb99107', 'aliyun', 'x1.2', ' ', '\t', '..', '-3', 'G', 'Z');
+  const text = fc.oneof(
+    fc.array(piece, { maxLength: 10 }).map((p) => p.join('')),
+    fc
+      .tuple(fc.nat(300), fc.nat(5000), fc.nat(5000), fc.option(fc.nat(3_000_000)), fc.option(fc.nat(500)), fc.option(fc.string({ unit: fc.constantFrom(...'0123456789abcdefABCDEF'), minLength: 1, maxLength: 8 })), fc.option(fc.constantFrom('aliyun', 'gabc.1', 'rc.1', 'g12')))
+      .map(([M, m, p, b, c, h, s]) => `v${M}.${m}.${p}${b === null ? '' : `.${b}`}${c === null ? '' : `-${c}`}${h === null ? '' : `-g${h}`}${s === null ? '' : `-${s}`}`),
+  );
+
+  it('gives the same order, and undefined exactly where a text does not parse', () => {
+    fc.assert(
+      fc.property(text, text, (a, b) => {
+        const pa = parseCcmVersion(a);
+        const pb = parseCcmVersion(b);
+        const want = pa && pb ? Math.sign(compareCcmVersions(pa, pb)) : undefined;
+        const got = compareCcmVersionTexts(a, b);
+        expect(got === undefined ? undefined : Math.sign(got)).toBe(want);
+        expect(ccmVersionAtLeast(a, b)).toBe(want === undefined ? undefined : want >= 0);
+      }),
+      { numRuns: 20_000 },
+    );
+  });
+
+  it('reads the documented forms and the ones only the regex reads by backtracking', () => {
+    expect(compareCcmVersionTexts('v1.9.3.276-g372aa98-aliyun', 'v1.9.3-164-g2105d2e-aliyun')).toBeGreaterThan(0);
+    expect(compareCcmVersionTexts('v2.12.1-3-gabc', 'v2.12.1')).toBeGreaterThan(0);
+    expect(compareCcmVersionTexts(' v2.11.2 ', 'v2.11.2')).toBe(0);
+    expect(compareCcmVersionTexts('v2.1.0-gabc.1', 'v2.1.0')).toBe(0); // `gabc.1` is a suffix
+    expect(compareCcmVersionTexts('v1.9.3.164-5-gabc', 'v1.9.3.164')).toBe(0); // the dotted build wins
+    expect(compareCcmVersionTexts('v300.0.0', 'v2.0.0')).toBeGreaterThan(0); // too large to pack: parsed
+    expect(compareCcmVersionTexts('v2.1', 'v2.1.0')).toBeUndefined();
+    expect(compareCcmVersionTexts(undefined, 'v2.1.0')).toBeUndefined();
   });
 });

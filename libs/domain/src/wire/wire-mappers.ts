@@ -62,7 +62,7 @@ import type {
 } from './wire-nlb.schemas';
 
 /** Kubernetes default `--service-node-port-range` (kube-apiserver docs; seed 000 "NodePort range"). */
-export const DEFAULT_NODE_PORT_RANGE: PortRange = { from: 30000, to: 32767 };
+export const DEFAULT_NODE_PORT_RANGE: Readonly<PortRange> = { from: 30000, to: 32767 };
 
 /**
  * Sorts `items` in place by a string key (code-unit order, stable, as `Array.prototype.sort` with a key
