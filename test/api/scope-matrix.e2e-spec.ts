@@ -692,11 +692,17 @@ describe('randomized scope matrix: every REST route and GraphQL field x every ki
     {
       name: 'GET /v1/forecasts/headroom',
       role: 'viewer',
-      call: (t) => ({ method: 'get', path: '/v1/forecasts/headroom', outcome: { expected: t.scope === null ? 200 : 403 } }),
+      // Headroom answers within the scope: the sample snapshot's clusters are in none of the scoped tokens' accounts.
+      call: (t) => ({
+        method: 'get',
+        path: '/v1/forecasts/headroom',
+        outcome: { expected: 200, check: (body) => expect((body as { headroom: unknown[] }).headroom).toHaveLength(t.scope === null ? sampleClusters : 0) },
+      }),
     },
     {
       name: 'POST /v1/forecasts/whatif',
       role: 'operator',
+      // A what-if may change only clusters within the scope: the sample cluster is outside every scoped token's.
       call: (t) => ({ method: 'post', path: '/v1/forecasts/whatif', body: WHATIF, outcome: { expected: t.scope === null ? 200 : 403 } }),
     },
     {
@@ -1403,11 +1409,11 @@ describe('randomized scope matrix: every REST route and GraphQL field x every ki
         const p = pageOf(r);
         return {
           query: `{ headroom${argList([], named)} { scanId clusters${argList(p.args, {})} { ${CONN(full('ClusterHeadroom'))} } } }`,
-          // Headroom reads the whole fleet snapshot: tokens over every account only.
-          error: t.scope === null ? null : 'FORBIDDEN',
+          // Headroom answers within the scope: the sample snapshot's clusters are in none of the scoped tokens' accounts.
+          error: null,
           check: (data) => {
             expect(data.headroom.scanId).toBe(scans.latest!.id);
-            expectConn(data.headroom.clusters, sampleClusters, p, 'headroom.clusters');
+            expectConn(data.headroom.clusters, t.scope === null ? sampleClusters : 0, p, 'headroom.clusters');
           },
         };
       },
@@ -1437,8 +1443,9 @@ describe('randomized scope matrix: every REST route and GraphQL field x every ki
         return {
           query: `mutation($s: ScenarioInput!) { whatIf(input: $s) { ${full('WhatIfResult', `first: ${1 + r.next(3)}`)} } }`,
           variables: { s: { ...WHATIF, steps: Array.from({ length: steps }, () => step) } },
-          // What-ifs read the whole fleet snapshot: tokens over every account only (before the scenario is read).
-          error: t.scope !== null ? 'FORBIDDEN' : bad ? 'BAD_USER_INPUT' : null,
+          // The scenario is read first; then every step must change a cluster within the scope (the sample cluster is
+          // outside every scoped token's accounts).
+          error: bad ? 'BAD_USER_INPUT' : t.scope !== null ? 'FORBIDDEN' : null,
           check: (data) => {
             expect(data.whatIf.scanId).toBe(scans.latest!.id);
             expect(data.whatIf.steps).toHaveLength(steps);

@@ -16,6 +16,9 @@ export const IS_PUBLIC_ROUTE = 'fleetAudit:isPublicRoute';
 /** Metadata key of the lowest role a route needs, see `RequireRole()`. */
 export const REQUIRED_ROLE = 'fleetAudit:requiredRole';
 
+/** Metadata key marking a route that filters by team (a team-scoped token may call it), see `TeamAware()`. */
+export const TEAM_AWARE_ROUTE = 'fleetAudit:teamAwareRoute';
+
 
 /** `MetricsOptions` of `GET /metrics`. */
 export const METRICS_OPTIONS = Symbol('METRICS_OPTIONS');

@@ -8,6 +8,10 @@
 import { buildFleetGraph, FleetIndex, QUOTA_USAGE_CHECK_IDS, runAudit, type PartialAuditSettings } from '@app/checks';
 import {
   quotaUsageOf,
+  assignTeams,
+  clustersOf,
+  withSampleTeams,
+  type OwnerSettings,
   skippedResultsOf,
   type CheckResult,
   type FleetSnapshot,
@@ -54,6 +58,8 @@ export interface ScanAnalysis {
   summary: ScanSummary;
   /** When the analysis (and the store step) ended: the scan's `finishedAt`. */
   finishedAt: Date;
+  /** The settings' owners: the stored quota samples carry their cluster's team (withSampleTeams). */
+  owners?: OwnerSettings;
 }
 
 /** Inputs of `analyzeAndStore`. */
@@ -137,7 +143,7 @@ export async function analyzeAndStore(snapshot: FleetSnapshot, req: AnalyzeAndSt
   const summary = summarize(snapshot, results, findings);
   const skipped = skippedResultsOf(results);
   const finishedAt = new Date();
-  const analysis = { results, findings, skipped, summary, finishedAt };
+  const analysis: ScanAnalysis = { results, findings, skipped, summary, finishedAt, ...(req.settings?.owners ? { owners: req.settings.owners } : {}) };
   if (req.store) await storeAnalysis(req.store, req.scanId, snapshot, analysis, req.onPhase, index);
   return analysis;
 }
@@ -159,11 +165,13 @@ export async function storeAnalysis(
   index?: FleetIndex,
 ): Promise<void> {
   onPhase?.('store', 0);
+  // The stored snapshot carries each cluster's team: the API's headroom and what-if read it without audit settings.
+  assignTeams(snapshot, analysis.owners);
   await store.scans.complete(scanId, {
     findings: analysis.findings,
     coverage: snapshot.coverage,
     skipped: analysis.skipped,
-    quotaUsage: quotaUsageOf(analysis.results, QUOTA_USAGE_CHECK_IDS),
+    quotaUsage: withSampleTeams(quotaUsageOf(analysis.results, QUOTA_USAGE_CHECK_IDS), clustersOf(snapshot), analysis.owners),
     // Kept for what-if and headroom forecasts on the database (libs/forecast).
     snapshot,
     // What the API serves as a graph (GraphQL, /v1/clusters, /v1/load-balancers/{id}, ...).

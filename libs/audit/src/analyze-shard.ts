@@ -27,7 +27,7 @@
  * in the final job.
  */
 import { buildFleetGraph, FleetIndex, QUOTA_USAGE_CHECK_IDS, runAudit, type PartialAuditSettings } from '@app/checks';
-import { quotaUsageOf, skippedResultsOf, type CoverageEntry, type FleetSnapshot } from '@app/domain';
+import { clustersOf, quotaUsageOf, skippedResultsOf, withSampleTeams, type CoverageEntry, type FleetSnapshot } from '@app/domain';
 import type { ScanShardPart, ScanShardPlace, ShardStoreOutcome, Store } from '@app/store';
 import { summarize, type ScanSummary } from './analyze-and-store';
 
@@ -84,7 +84,7 @@ function shardPartOf(snapshot: FleetSnapshot, req: Omit<AnalyzeShardRequest, 'st
   const summary: ScanSummary = { ...summarize({ ...snapshot, coverage }, results, findings), accounts: lead ? snapshot.accounts.length : 0 };
   const part: ScanShardPart = {
     findings,
-    quotaUsage: quotaUsageOf(results, QUOTA_USAGE_CHECK_IDS),
+    quotaUsage: withSampleTeams(quotaUsageOf(results, QUOTA_USAGE_CHECK_IDS), clustersOf(snapshot), req.settings?.owners),
     graph: buildFleetGraph(snapshot, index),
     snapshot: {
       name: snapshot.name,

@@ -11,7 +11,7 @@
  */
 import { QUOTA_USAGE_CHECK_IDS } from '@app/checks';
 import { loadFleetDirectory, scanLive } from '@app/collectors';
-import { quotaUsageOf, type FleetSnapshot } from '@app/domain';
+import { assignTeams, clustersOf, quotaUsageOf, withSampleTeams, type FleetSnapshot } from '@app/domain';
 import { Store } from '@app/store';
 import { analyzeAndStore } from './analyze-and-store';
 import type { ScanChildRequest, ScanChildResult } from './scan-child.protocol';
@@ -44,13 +44,14 @@ export async function runScanChildRequest(req: ScanChildRequest): Promise<ScanCh
     const snapshot: FleetSnapshot =
       req.source.kind === 'offline' ? loadFleetDirectory(req.source.fleetDir) : await scanLive(req.source.config);
     const a = await analyzeAndStore(snapshot, { scanId: req.scanId, now: new Date(), ...(req.settings ? { settings: req.settings } : {}) });
+    assignTeams(snapshot, req.settings?.owners);
     return {
       kind: 'analyzed',
       complete: {
         findings: a.findings,
         coverage: snapshot.coverage,
         skipped: a.skipped,
-        quotaUsage: quotaUsageOf(a.results, QUOTA_USAGE_CHECK_IDS),
+        quotaUsage: withSampleTeams(quotaUsageOf(a.results, QUOTA_USAGE_CHECK_IDS), clustersOf(snapshot), req.settings?.owners),
         snapshot,
         summary: a.summary,
         finishedAt: a.finishedAt,

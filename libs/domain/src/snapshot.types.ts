@@ -399,6 +399,8 @@ export interface ClusterSnapshot {
    * read from one of them (`owners.tagKey`, libs/domain owners.ts).
    */
   tags?: Record<string, string>;
+  /** The owning team the scan resolved from `tags` and its audit settings (libs/domain owners.ts assignTeams). */
+  team?: string;
   /**
    * The pod CIDR of a Flannel cluster and the per-node mask ACK carves from it (DescribeClusterDetail
    * `container_cidr`, `node_cidr_mask`; ACK "Work with Flannel": the pod CIDR block is divided evenly, one block

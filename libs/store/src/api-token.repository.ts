@@ -1,4 +1,5 @@
 import type { Pool, QueryResultRow } from 'pg';
+import { TEAM_NAME } from '@app/domain';
 import { DEFAULT_TOKEN_TTL_DAYS, generateToken, hashesEqual, hashTokenSecret, MAX_TOKEN_TTL_DAYS } from './api-token.util';
 import { accountsScope, ALL_ACCOUNTS, scopeCoversCondition, SYSTEM_PRINCIPAL, type AccountScope, type Role, ROLES, type Scoped } from './principal';
 import { toIso, toIsoOrNull } from './sql.util';
@@ -12,6 +13,8 @@ export interface StoredApiToken {
   role: Role;
   /** Account ids the token may read, or null for every account. */
   accounts: string[] | null;
+  /** Teams (owners) the token may read within its accounts, or null for every team (migration 1799500000000). */
+  teams: string[] | null;
   createdAt: string;
   expiresAt: string;
   lastUsedAt: string | null;
@@ -24,6 +27,8 @@ export interface CreateApiTokenInput {
   role: Role;
   /** Explicit account ids (at least one), or null/absent for every account. */
   accounts?: readonly string[] | null;
+  /** Explicit teams (at least one; with `accounts`), or null/absent for every team. */
+  teams?: readonly string[] | null;
   /** Lifetime in milliseconds (default 90 days; at most 365 days); cut to the creating token's expiry when that is sooner. */
   ttlMs?: number;
   name?: string;
@@ -52,6 +57,7 @@ interface TokenRow extends QueryResultRow {
   name: string;
   role: Role;
   account_ids: string[] | null;
+  team_names: string[] | null;
   secret_hash: Buffer;
   created_at: Date | string;
   expires_at: Date | string;
@@ -60,7 +66,7 @@ interface TokenRow extends QueryResultRow {
   created_by: string;
 }
 
-const TOKEN_COLUMNS = 'id, name, role, account_ids, secret_hash, created_at, expires_at, last_used_at, revoked_at, created_by';
+const TOKEN_COLUMNS = 'id, name, role, account_ids, team_names, secret_hash, created_at, expires_at, last_used_at, revoked_at, created_by';
 const ACCOUNT_ID = /^[0-9A-Za-z_.-]{1,64}$/;
 const DAY_MS = 86_400_000;
 
@@ -98,6 +104,13 @@ export class ApiTokenRepository {
       const bad = accounts.find((a) => !ACCOUNT_ID.test(a));
       if (bad !== undefined) throw new StoreError('INVALID_ARGUMENT', `account id "${bad.slice(0, 80)}" is malformed`);
     }
+    const teams = input.teams ?? null;
+    if (teams !== null) {
+      if (teams.length === 0) throw new StoreError('INVALID_ARGUMENT', 'teams must list at least one team (or be omitted for every team)');
+      if (accounts === null) throw new StoreError('INVALID_ARGUMENT', "a team-scoped token lists its accounts too: give the accounts of the team's clusters");
+      const bad = teams.find((t) => !TEAM_NAME.test(t));
+      if (bad !== undefined) throw new StoreError('INVALID_ARGUMENT', `team "${bad.slice(0, 80)}" is malformed (a letter or digit, then up to 62 letters, digits, ".", "_" or "-")`);
+    }
     const ttlMs = input.ttlMs ?? DEFAULT_TOKEN_TTL_DAYS * DAY_MS;
     if (!Number.isFinite(ttlMs) || ttlMs <= 0 || ttlMs > MAX_TOKEN_TTL_DAYS * DAY_MS) {
       throw new StoreError('INVALID_ARGUMENT', `expiry must be more than 0 and at most ${MAX_TOKEN_TTL_DAYS} days`);
@@ -117,11 +130,21 @@ export class ApiTokenRepository {
       const row = await client.query<TokenRow>(
         // A token minted by a token expires no later than its creator (`created_by` is the creating token's id,
         // or `bootstrap` / `cli`, which match no token and leave the expiry as asked).
-        `INSERT INTO api_tokens (id, name, role, account_ids, secret_hash, created_at, expires_at, created_by)
+        `INSERT INTO api_tokens (id, name, role, account_ids, secret_hash, created_at, expires_at, created_by, team_names)
          VALUES ($1, $2, $3, $4::text[], $5, $6,
-                 LEAST($7::timestamptz, COALESCE((SELECT p.expires_at FROM api_tokens p WHERE p.id = $8), $7::timestamptz)), $8)
+                 LEAST($7::timestamptz, COALESCE((SELECT p.expires_at FROM api_tokens p WHERE p.id = $8), $7::timestamptz)), $8, $9::text[])
          RETURNING ${TOKEN_COLUMNS}`,
-        [generated.id, name, input.role, accounts ? [...new Set(accounts)].sort() : null, hash, now, new Date(now.getTime() + ttlMs), input.createdBy],
+        [
+          generated.id,
+          name,
+          input.role,
+          accounts ? [...new Set(accounts)].sort() : null,
+          hash,
+          now,
+          new Date(now.getTime() + ttlMs),
+          input.createdBy,
+          teams ? [...new Set(teams)].sort() : null,
+        ],
       );
       await client.query(`INSERT INTO api_token_events (at, event, token_id, actor) VALUES ($1, 'created', $2, $3)`, [now, generated.id, input.createdBy]);
       return { token: generated.token, stored: toStoredToken(row.rows[0]) };
@@ -169,7 +192,7 @@ export class ApiTokenRepository {
    */
   async list(scope: Scoped = SYSTEM_PRINCIPAL): Promise<StoredApiToken[]> {
     const params: unknown[] = [];
-    const inScope = scopeCoversCondition('account_ids', scope, (v) => `$${params.push(v)}`);
+    const inScope = `${scopeCoversCondition('account_ids', scope, (v) => `$${params.push(v)}`)} AND ${teamsCoverCondition('team_names', scope, (v) => `$${params.push(v)}`)}`;
     const rows = await this.pool.query<TokenRow>(`SELECT ${TOKEN_COLUMNS} FROM api_tokens WHERE ${inScope} ORDER BY created_at DESC, id DESC`, params);
     return rows.rows.map(toStoredToken);
   }
@@ -203,7 +226,7 @@ export class ApiTokenRepository {
       const descendants = new Set<string>();
       for (let pass = 0; ; pass += 1) {
         const params: unknown[] = [id, actor, pass === 0];
-        const inScope = scopeCoversCondition('account_ids', scope, (v) => `$${params.push(v)}`);
+        const inScope = `${scopeCoversCondition('account_ids', scope, (v) => `$${params.push(v)}`)} AND ${teamsCoverCondition('team_names', scope, (v) => `$${params.push(v)}`)}`;
         const rows = await client.query<TokenRow & { descendant: boolean; was_revoked: boolean }>(
           `WITH RECURSIVE root AS (SELECT id FROM api_tokens WHERE id = $1 AND ${inScope}),
                 tree AS (SELECT id, false AS descendant FROM root
@@ -267,12 +290,27 @@ export function scopeOfToken(t: Pick<StoredApiToken, 'accounts'>): AccountScope 
   return t.accounts === null ? ALL_ACCOUNTS : accountsScope(t.accounts);
 }
 
+/** The team scope of a stored token (Scoped.teamScope): its teams, sorted, or undefined for every team. */
+export function teamScopeOfToken(t: Pick<StoredApiToken, 'teams'>): readonly string[] | undefined {
+  return t.teams === null ? undefined : Object.freeze([...t.teams].sort());
+}
+
+/**
+ * The SQL condition for rows over a SET of teams (`column`: `text[]`, NULL = every team): TRUE without a team scope,
+ * else the row's teams must lie within the principal's (a token over every team is never shown to a team-scoped one).
+ */
+function teamsCoverCondition(column: string, scoped: Scoped, param: (value: unknown) => string): string {
+  if (scoped.teamScope === undefined) return 'TRUE';
+  return `(${column} IS NOT NULL AND ${column} <@ ${param([...scoped.teamScope])}::text[])`;
+}
+
 function toStoredToken(r: TokenRow): StoredApiToken {
   return {
     id: r.id,
     name: r.name,
     role: r.role,
     accounts: r.account_ids,
+    teams: r.team_names ?? null,
     createdAt: toIso(r.created_at),
     expiresAt: toIso(r.expires_at),
     lastUsedAt: toIsoOrNull(r.last_used_at),

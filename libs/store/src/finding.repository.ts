@@ -14,7 +14,7 @@ const PRUNED_COLUMNS = `pruned_at, to_jsonb(scans) -> 'pruned_policy' AS pruned_
 import type { FindingPage, FindingQuery, StoredFinding } from './store.types';
 import { isUuid, resolvePage } from './page.util';
 import { decodeCursor, encodeCursor, keysetAfter, keysetOrderBy, type KeysetColumn } from './keyset-cursor.util';
-import { scopeCondition, SYSTEM_PRINCIPAL, type Scoped } from './principal';
+import { SYSTEM_PRINCIPAL, type Scoped } from './principal';
 import { pagingSql, toPage, type GraphPage, type GraphPageArgs } from './keyset-page.util';
 import { scopeCacheKey, type ReadGeneration } from './read-generation';
 import { resourceOfRow, type ResourceRow } from './resource-row.util';
@@ -54,11 +54,12 @@ const INSERT_COLUMNS = [
   'ratio',
   'figures',
   'cluster_name',
+  'team',
 ] as const;
 
 /**
  * Rows per INSERT: each row binds one parameter per column, and one statement may bind at most
- * 65535 parameters (see MAX_BIND_PARAMETERS), so 19 columns allow 3449 rows per statement.
+ * 65535 parameters (see MAX_BIND_PARAMETERS), so 20 columns allow 3276 rows per statement.
  */
 export const FINDING_ROWS_PER_INSERT = Math.floor(MAX_BIND_PARAMETERS / INSERT_COLUMNS.length);
 
@@ -84,11 +85,12 @@ interface FindingRow extends ResourceRow {
 
 /**
  * The finding columns as read. `clusterName`: whether the schema has `findings.cluster_name` (migration
- * 1798500000000); without it the column reads as NULL.
+ * 1798500000000); `team`: whether it has `findings.team` (migration 1799500000000); without them the columns read
+ * as NULL.
  */
-const selectFinding = (clusterName: boolean) => `
+const selectFinding = (clusterName: boolean, team: boolean) => `
   SELECT f.fingerprint, f.check_id, f.severity, f.account_id, f.region_id, f.cluster_id,
-         ${clusterName ? 'f.cluster_name' : 'NULL::text AS cluster_name'},
+         ${clusterName ? 'f.cluster_name' : 'NULL::text AS cluster_name'}, ${team ? 'f.team' : 'NULL::text AS team'},
          f.resource_kind, f.resource_id, f.namespace, f.name, f.message, f.remediation, f.source,
          f.used, f."limit", f.ratio, f.figures, ff.first_seen_at, ff.last_seen_at, f.severity_rank
     FROM findings f
@@ -115,16 +117,17 @@ type FindingCursor = [scanId: string, negRank: number, checkId: string, fingerpr
  * cursor: a cursor followed with other filters would page a different listing from a position in this one (rows
  * skipped or repeated without any error), so `list` refuses it. 16 hex characters of a sha256.
  */
-function filterTag(q: Pick<FindingQuery, 'checkId' | 'severity' | 'accountId' | 'clusterId'>): string {
+function filterTag(q: Pick<FindingQuery, 'checkId' | 'severity' | 'accountId' | 'clusterId' | 'team'>): string {
+  // The team only when given: cursors of listings without it keep their tag.
   return createHash('sha256')
-    .update(JSON.stringify([q.checkId ?? null, q.severity ?? null, q.accountId ?? null, q.clusterId ?? null]))
+    .update(JSON.stringify([q.checkId ?? null, q.severity ?? null, q.accountId ?? null, q.clusterId ?? null, ...(q.team !== undefined ? [q.team] : [])]))
     .digest('hex')
     .slice(0, 16);
 }
 
 /** The filters of a query for an error message: `checkId=X, severity=Y` or `no filters`. */
-function describeFilters(q: Pick<FindingQuery, 'checkId' | 'severity' | 'accountId' | 'clusterId'>): string {
-  const parts = (['checkId', 'severity', 'accountId', 'clusterId'] as const).filter((k) => q[k] !== undefined).map((k) => `${k}=${q[k]}`);
+function describeFilters(q: Pick<FindingQuery, 'checkId' | 'severity' | 'accountId' | 'clusterId' | 'team'>): string {
+  const parts = (['checkId', 'severity', 'accountId', 'clusterId', 'team'] as const).filter((k) => q[k] !== undefined).map((k) => `${k}=${q[k]}`);
   return parts.length ? parts.join(', ') : 'no filters';
 }
 
@@ -161,14 +164,22 @@ export class FindingRepository {
     });
     this.pageCacheEnabled = pageCacheMaxFindings > 0;
     this.clusterNameColumn = new ColumnProbe(pool, 'findings', 'cluster_name');
+    this.teamColumn = new ColumnProbe(pool, 'findings', 'team');
   }
 
   /** Whether `findings.cluster_name` exists (a database migrated before 1798500000000 has none: read NULL, write none). */
   private readonly clusterNameColumn: ColumnProbe;
+  /** Whether `findings.team` exists (migration 1799500000000; before it: read NULL, write none, no team matches). */
+  private readonly teamColumn: ColumnProbe;
 
   /** The SELECT of finding rows for this database's schema. */
   private async selectFindingSql(): Promise<string> {
-    return selectFinding(await this.clusterNameColumn.exists());
+    return selectFinding(await this.clusterNameColumn.exists(), await this.teamColumn.exists());
+  }
+
+  /** The team column expression of alias `f` (`NULL::text` before migration 1799500000000: no team matches). */
+  private async teamExpr(): Promise<string> {
+    return (await this.teamColumn.exists()) ? 'f.team' : 'NULL::text';
   }
 
   private readonly pageCacheEnabled: boolean;
@@ -212,6 +223,8 @@ export class FindingRepository {
       query.offset ?? null,
       query.cursor ?? null,
       scopeCacheKey(scope.accountScope),
+      query.team ?? null,
+      scope.teamScope ?? null,
     ]);
     const context: ListFetchContext = { run: () => this.listUncached(query, scope) };
     const cached = await this.pages.fetch(key, { context });
@@ -246,7 +259,7 @@ export class FindingRepository {
       scanId !== undefined
         ? `SELECT id, status, ${PRUNED_COLUMNS} FROM scans WHERE id = ${where.param(scanId)}`
         : `SELECT id, status, ${PRUNED_COLUMNS} FROM scans WHERE status = 'succeeded' ORDER BY started_at DESC, id DESC LIMIT 1`;
-    filterFindings(where.where('f.scan_id = t.id'), query, scope);
+    filterFindings(where.where('f.scan_id = t.id'), query, scope, await this.teamExpr());
     const filters = where.sql();
     if (cursor) where.where(keysetAfter(FINDING_ORDER, cursor.slice(1) as [number, string, string], (v) => where.param(v)));
     const total = cursor ? 'NULL::bigint' : `(SELECT count(*) FROM findings f ${filters})`;
@@ -293,7 +306,7 @@ export class FindingRepository {
    */
   async forScan(scanId: string, scope: Scoped): Promise<StoredFinding[]> {
     await this.assertScanReadable(scanId);
-    const where = new WhereBuilder().equals('f.scan_id', scanId).inScope('f.account_id', scope);
+    const where = new WhereBuilder().equals('f.scan_id', scanId).inScope('f.account_id', scope, await this.teamExpr());
     const rows = await this.pool.query<FindingRow>(`${await this.selectFindingSql()} ${where.sql()} ${ORDER_FINDINGS}`, where.params);
     return rows.rows.map(toStoredFinding);
   }
@@ -310,7 +323,7 @@ export class FindingRepository {
     accounts?: readonly string[],
   ): Promise<{ checkId: string; severity: Severity; count: number }[]> {
     await this.assertScanExists(scanId);
-    const where = new WhereBuilder().equals('scan_id', scanId).inScope('account_id', scope);
+    const where = new WhereBuilder().equals('scan_id', scanId).inScope('account_id', scope, (await this.teamColumn.exists()) ? 'team' : 'NULL::text');
     if (accounts !== undefined && accounts.length > 0) where.where(`account_id = ANY(${where.param([...accounts])}::text[])`);
     const rows = await this.pool.query<{ check_id: string; severity: Severity; n: string | number }>(
       `SELECT check_id, severity, count(*) AS n FROM findings ${where.sql()}
@@ -332,11 +345,11 @@ export class FindingRepository {
   ): Promise<{ checkId: string; severity: Severity; resource: ResourceRef }[]> {
     await this.assertScanExists(scanId);
     if (checkIds.length === 0) return [];
-    const inScope = scope.accountScope.all ? '' : ` AND ${scopeCondition('account_id', scope, () => '$3')}`;
+    const where = new WhereBuilder().equals('scan_id', scanId);
+    where.where(`check_id = ANY(${where.param([...checkIds])}::text[])`).inScope('account_id', scope, (await this.teamColumn.exists()) ? 'team' : 'NULL::text');
     const rows = await this.pool.query<Pick<FindingRow, 'check_id' | 'severity' | 'account_id' | 'region_id' | 'cluster_id' | 'resource_kind' | 'resource_id'>>(
-      `SELECT check_id, severity, account_id, region_id, cluster_id, resource_kind, resource_id FROM findings
-        WHERE scan_id = $1 AND check_id = ANY($2::text[])${inScope}`,
-      scope.accountScope.all ? [scanId, checkIds] : [scanId, checkIds, [...scope.accountScope.accountIds]],
+      `SELECT check_id, severity, account_id, region_id, cluster_id, resource_kind, resource_id FROM findings ${where.sql()}`,
+      where.params,
     );
     return rows.rows.map((r) => ({
       checkId: r.check_id,
@@ -373,13 +386,16 @@ export class FindingRepository {
     findings: readonly Finding[],
     onlyThese: boolean,
   ): Promise<void> {
-    // A database migrated before 1798500000000 has no cluster_name column: its rows are written without it.
-    const columns = (await this.clusterNameColumn.exists(client)) ? INSERT_COLUMNS : INSERT_COLUMNS.filter((c) => c !== 'cluster_name');
+    // A database migrated before 1798500000000 (1799500000000) has no cluster_name (team) column: rows are written without it.
+    const hasName = await this.clusterNameColumn.exists(client);
+    const hasTeam = await this.teamColumn.exists(client);
+    const keep = INSERT_COLUMNS.map((c) => (c !== 'cluster_name' || hasName) && (c !== 'team' || hasTeam));
+    const columns = INSERT_COLUMNS.filter((_, i) => keep[i]);
     for (const rows of chunk(dedupeByFingerprint(findings), FINDING_ROWS_PER_INSERT)) {
       const params: unknown[] = [];
       const tuples = rows.map((f) => {
         const base = params.length;
-        params.push(...findingValues(scanId, f).slice(0, columns.length));
+        params.push(...findingValues(scanId, f).filter((_, i) => keep[i]));
         return `(${columns.map((_, i) => `$${base + i + 1}`).join(', ')})`;
       });
       await client.query(
@@ -433,7 +449,7 @@ export class FindingRepository {
     const scanId = query.scanId ?? (await this.latestSucceededScanId());
     if (scanId === null) return { page: { edges: [], hasNextPage: false, hasPreviousPage: false }, scanId: null };
     await this.assertScanReadable(scanId);
-    filterFindings(where.equals('f.scan_id', scanId), query, scope);
+    filterFindings(where.equals('f.scan_id', scanId), query, scope, await this.teamExpr());
     for (const c of conditions) where.where(c);
     const rows = await this.pool.query<FindingRow & { severity_rank: number }>(
       `${(await this.selectFindingSql()).replace('SELECT f.fingerprint,', 'SELECT f.severity_rank, f.fingerprint,')} ${where.sql()} ${order} LIMIT ${where.param(limit + 1)}`,
@@ -448,7 +464,7 @@ export class FindingRepository {
   async count(query: Omit<FindingQuery, 'limit' | 'offset'>, scope: Scoped): Promise<number> {
     const scanId = query.scanId ?? (await this.latestSucceededScanId());
     if (scanId === null || !isUuid(scanId)) return 0;
-    const where = filterFindings(new WhereBuilder().equals('f.scan_id', scanId), query, scope);
+    const where = filterFindings(new WhereBuilder().equals('f.scan_id', scanId), query, scope, await this.teamExpr());
     const r = await this.pool.query<{ total: string | number }>(`SELECT count(*) AS total FROM findings f ${where.sql()}`, where.params);
     return toNumber(r.rows[0].total);
   }
@@ -513,20 +529,27 @@ function findingValues(scanId: string, f: Finding): unknown[] {
     // Stringified explicitly: pg would send a JS array as a Postgres array literal, not JSON.
     f.figures === undefined ? null : storableJson(f.figures),
     storableText(r.clusterName),
+    storableText(r.team),
   ];
 }
 
 /**
- * The filters of a findings listing on alias `f`: check, severity, account and cluster (each only when given), then
- * the caller's account scope (principal.ts). The one filter list of the findings reads (page, keyset page, count).
+ * The filters of a findings listing on alias `f`: check, severity, account, cluster and team (each only when given),
+ * then the caller's account and team scope (principal.ts; `teamExpr`: `f.team`, or `NULL::text` before its migration). The one filter list of the findings reads (page, keyset page, count).
  */
-function filterFindings(where: WhereBuilder, query: Pick<FindingQuery, 'checkId' | 'severity' | 'accountId' | 'clusterId'>, scope: Scoped): WhereBuilder {
+function filterFindings(
+  where: WhereBuilder,
+  query: Pick<FindingQuery, 'checkId' | 'severity' | 'accountId' | 'clusterId' | 'team'>,
+  scope: Scoped,
+  teamExpr: string,
+): WhereBuilder {
   return where
     .equals('f.check_id', query.checkId)
     .equals('f.severity', query.severity)
     .equals('f.account_id', query.accountId)
     .equals('f.cluster_id', query.clusterId)
-    .inScope('f.account_id', scope);
+    .equals(teamExpr, query.team)
+    .inScope('f.account_id', scope, teamExpr);
 }
 
 /** A row as a StoredFinding; NULL columns become absent optional fields. */

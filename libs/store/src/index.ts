@@ -60,6 +60,8 @@ export {
   scopeCondition,
   scopeCoversCondition,
   scopeIncludes,
+  teamCondition,
+  teamScopeIncludes,
   type AccountScope,
   type Principal,
   type Role,
@@ -68,6 +70,7 @@ export {
 export {
   ApiTokenRepository,
   scopeOfToken,
+  teamScopeOfToken,
   type ApiTokenEvent,
   type CreateApiTokenInput,
   type StoredApiToken,

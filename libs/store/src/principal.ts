@@ -25,6 +25,13 @@ export function accountsScope(accountIds: readonly string[]): AccountScope {
 /** Anything that carries an account scope (a Principal, or the scope alone in internal code). */
 export interface Scoped {
   readonly accountScope: AccountScope;
+  /**
+   * The teams (owners, libs/domain owners.ts) the principal may read, or undefined for every team. A team-scoped
+   * principal sees only rows of its teams where rows carry a team (findings, quota samples, headroom, what-if);
+   * rows outside every cluster carry none and are outside its scope. Readers that cannot filter by team refuse it
+   * (WhereBuilder.inScope without a team column matches nothing; the API's TeamAware routes).
+   */
+  readonly teamScope?: readonly string[];
 }
 
 /**
@@ -63,6 +70,21 @@ export function scopeCondition(column: string, scoped: Scoped, param: (value: un
   const scope = scoped.accountScope;
   if (scope.all) return 'TRUE';
   return `${column} = ANY(${param([...scope.accountIds])}::text[])`;
+}
+
+/** Whether the principal's team scope includes `team` (every team without a team scope; never a row without team). */
+export function teamScopeIncludes(scoped: Scoped, team: string | null | undefined): boolean {
+  if (scoped.teamScope === undefined) return true;
+  return team !== null && team !== undefined && scoped.teamScope.includes(team);
+}
+
+/**
+ * The SQL condition restricting a team column (from code, never input) to the principal's teams: `TRUE` without a
+ * team scope, `column = ANY($n::text[])` otherwise (NULL teams match nothing).
+ */
+export function teamCondition(column: string, scoped: Scoped, param: (value: unknown) => string): string {
+  if (scoped.teamScope === undefined) return 'TRUE';
+  return `${column} = ANY(${param([...scoped.teamScope])}::text[])`;
 }
 
 /**

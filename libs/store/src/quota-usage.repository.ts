@@ -16,9 +16,10 @@ const INSERT_COLUMNS = [
   'used',
   '"limit"',
   'ratio',
+  'team',
 ] as const;
 
-/** Rows per INSERT: one statement binds at most 65535 parameters (10 per row: 6553 rows). */
+/** Rows per INSERT: one statement binds at most 65535 parameters (11 per row: 5957 rows). */
 export const QUOTA_ROWS_PER_INSERT = Math.floor(MAX_BIND_PARAMETERS / INSERT_COLUMNS.length);
 
 /** A `quota_usage` row as `pg` returns it (numeric columns may arrive as strings). */
@@ -68,6 +69,7 @@ export class QuotaUsageRepository {
           s.used,
           s.limit,
           s.ratio,
+          s.resource.team ?? null,
         );
         return `(${INSERT_COLUMNS.map((_, i) => `$${base + i + 1}`).join(', ')})`;
       });
@@ -84,7 +86,7 @@ export class QuotaUsageRepository {
    * @param scope the caller's principal: only samples of its accounts are counted
    */
   async statsByCheck(scanId: string, scope: Scoped): Promise<{ checkId: string; resources: number; maxRatio: number }[]> {
-    const where = new WhereBuilder().equals('scan_id', scanId).inScope('account_id', scope);
+    const where = new WhereBuilder().equals('scan_id', scanId).inScope('account_id', scope, 'team');
     const { rows } = await this.pool.query<{ check_id: string; n: string | number; max_ratio: string | number }>(
       `SELECT check_id, count(*) AS n, max(ratio) AS max_ratio FROM quota_usage ${where.sql()}
         GROUP BY check_id ORDER BY check_id`,
@@ -95,14 +97,15 @@ export class QuotaUsageRepository {
 
   /**
    * The samples of one scan, at or above `minRatio`, highest ratio first.
-   * @param scope the caller's principal: only samples of its accounts
+   * @param scope the caller's principal: only samples of its accounts (and teams: a team-scoped principal sees the
+   *   samples of its teams' clusters, none outside a cluster)
    * @param minRatio fraction 0..1 (default 0: all)
    */
   async forScan(scanId: string, scope: Scoped, minRatio = 0): Promise<QuotaUsageSample[]> {
-    const where = new WhereBuilder().equals('scan_id', scanId).inScope('account_id', scope);
+    const where = new WhereBuilder().equals('scan_id', scanId).inScope('account_id', scope, 'team');
     where.where(`ratio >= ${where.param(minRatio)}`);
     const { rows } = await this.pool.query<QuotaUsageRow>(
-      `SELECT check_id, account_id, region_id, cluster_id, resource_kind, resource_id, used, "limit", ratio
+      `SELECT check_id, account_id, region_id, cluster_id, team, resource_kind, resource_id, used, "limit", ratio
          FROM quota_usage ${where.sql()}
         ORDER BY ratio DESC, check_id, account_id, region_id, resource_id`,
       where.params,

@@ -1,4 +1,4 @@
-import { scopeCondition, type Scoped } from './principal';
+import { scopeCondition, teamCondition, type Scoped } from './principal';
 
 /**
  * Small helpers shared by the repositories: value normalisation between PostgreSQL back ends and
@@ -67,10 +67,12 @@ export class WhereBuilder {
 
   /**
    * Restrict an account id column to the principal's scope (the one policy layer, principal.ts):
-   * nothing for every account, `column = ANY($n)` otherwise.
+   * nothing for every account, `column = ANY($n)` otherwise; and, for a team-scoped principal, `teamColumn` to its
+   * teams. Without a `teamColumn` (a table that carries no team) a team-scoped principal matches no row: fail closed.
    */
-  inScope(column: string, scoped: Scoped): this {
+  inScope(column: string, scoped: Scoped, teamColumn?: string): this {
     if (!scoped.accountScope.all) this.conditions.push(scopeCondition(column, scoped, (v) => this.param(v)));
+    if (scoped.teamScope !== undefined) this.conditions.push(teamColumn === undefined ? 'FALSE' : teamCondition(teamColumn, scoped, (v) => this.param(v)));
     return this;
   }
 

@@ -129,6 +129,8 @@ export interface FindingQuery extends PageRequest {
   severity?: Severity;
   accountId?: string;
   clusterId?: string;
+  /** Only findings of this team's clusters (`findings.team`, libs/domain owners.ts). */
+  team?: string;
 }
 
 /**

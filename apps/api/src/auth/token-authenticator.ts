@@ -5,7 +5,7 @@
  */
 import { createHash, timingSafeEqual } from 'node:crypto';
 import { Logger } from '@nestjs/common';
-import { ALL_ACCOUNTS, StoreError, looksLikeToken, parseToken, scopeOfToken, type ApiTokenRepository, type Principal, type TokenDenialReason } from '@app/store';
+import { ALL_ACCOUNTS, StoreError, looksLikeToken, parseToken, scopeOfToken, teamScopeOfToken, type ApiTokenRepository, type Principal, type TokenDenialReason } from '@app/store';
 import { ApiError } from '../common/api.exception';
 
 /** Tuning of the authenticator (defaults in brackets). */
@@ -118,6 +118,7 @@ export class TokenAuthenticator {
       tokenId: verdict.token.id,
       ...(verdict.token.name ? { tokenName: verdict.token.name } : {}),
       accountScope: scopeOfToken(verdict.token),
+      ...(verdict.token.teams !== null ? { teamScope: teamScopeOfToken(verdict.token) } : {}),
     });
     const until = Math.min(t + this.cacheTtlMs, new Date(verdict.token.expiresAt).getTime());
     this.remember(this.cache, cacheKey, { principal, until });

@@ -1,7 +1,7 @@
 import { type CanActivate, type ExecutionContext, Inject, Injectable, SetMetadata } from '@nestjs/common';
 import { Reflector } from '@nestjs/core';
 import { roleAllows, type Principal, type Role } from '@app/store';
-import { IS_PUBLIC_ROUTE, REQUIRED_ROLE } from '../api.constants';
+import { IS_PUBLIC_ROUTE, REQUIRED_ROLE, TEAM_AWARE_ROUTE } from '../api.constants';
 import { TokenAuthenticator } from '../auth/token-authenticator';
 import { ApiError } from './api.exception';
 
@@ -10,6 +10,15 @@ export const Public = (): MethodDecorator & ClassDecorator => SetMetadata(IS_PUB
 
 /** The lowest role a controller or route needs (default `viewer`: every valid token). */
 export const RequireRole = (role: Role): MethodDecorator & ClassDecorator => SetMetadata(REQUIRED_ROLE, role);
+
+/**
+ * Mark a controller or route whose reads filter by team (Scoped.teamScope): only these answer a team-scoped token.
+ * Every other route refuses it with 403 rather than show rows of other teams' clusters (fail closed).
+ */
+export const TeamAware = (): MethodDecorator & ClassDecorator => SetMetadata(TEAM_AWARE_ROUTE, true);
+
+/** The REST endpoints a team-scoped token may call (named in the 403 of the others). */
+export const TEAM_AWARE_ENDPOINTS = 'GET /v1/findings, GET /v1/forecasts/trends, GET /v1/forecasts/headroom, POST /v1/forecasts/whatif, /v1/tokens';
 
 /** The parts of Express's request the guard reads and writes. */
 export interface HttpRequestLike {
@@ -29,7 +38,7 @@ export function clientAddressOf(req: HttpRequestLike): string {
  * Global guard: every route needs `Authorization: Bearer <token>` unless marked `@Public()`: the
  * bootstrap API_TOKEN or a scoped `fa_` token (TokenAuthenticator). Sets `request.principal`,
  * which controllers read with `@CurrentPrincipal()` and hand to every service / repository read,
- * and refuses (403) a role below the route's `@RequireRole`. Tokens are never logged or echoed.
+ * and refuses (403) a role below the route's `@RequireRole`, and a team-scoped token on a route not `@TeamAware()`. Tokens are never logged or echoed.
  */
 @Injectable()
 export class BearerAuthGuard implements CanActivate {
@@ -52,6 +61,10 @@ export class BearerAuthGuard implements CanActivate {
     if (!roleAllows(principal.role, required)) {
       await this.auth.forbidden(principal, address, `${context.getClass().name}.${context.getHandler().name}`);
       throw new ApiError('FORBIDDEN', `This operation needs the ${required} role; the token has ${principal.role}`);
+    }
+    if (principal.teamScope !== undefined && !this.reflector.getAllAndOverride<boolean | undefined>(TEAM_AWARE_ROUTE, targets)) {
+      await this.auth.forbidden(principal, address, `${context.getClass().name}.${context.getHandler().name}`);
+      throw new ApiError('FORBIDDEN', `This endpoint does not filter by team; a team-scoped token (teams ${principal.teamScope.join(', ')}) may read ${TEAM_AWARE_ENDPOINTS}`);
     }
     return true;
   }

@@ -61,6 +61,14 @@ export class FindingResourceDto extends ResourceKeyDto {
   })
   clusterName: string | null;
 
+  @ApiProperty({
+    type: String,
+    nullable: true,
+    example: 'payments',
+    description: "The team owning the cluster (its team tag, or the audit settings' owners); null without a cluster, for an unowned one, and for rows stored before teams were",
+  })
+  team: string | null;
+
   @ApiProperty({ type: String, nullable: true })
   namespace: string | null;
 

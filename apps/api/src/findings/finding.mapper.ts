@@ -13,8 +13,8 @@ import type { FindingDto, FindingResourceDto } from './finding.dto';
  * finding, quota sample and diff item of a page, where a literal of known keys is about twice as fast.
  */
 export function toResourceDto(r: ResourceRef): FindingResourceDto {
-  const { kind, id, accountId, regionId, clusterId = null, clusterName = null, namespace = null, name = null } = r;
-  return { kind, id, accountId, regionId, clusterId, clusterName, namespace, name };
+  const { kind, id, accountId, regionId, clusterId = null, clusterName = null, team = null, namespace = null, name = null } = r;
+  return { kind, id, accountId, regionId, clusterId, clusterName, team, namespace, name };
 }
 
 /** The response shape of a stored finding: absent optional fields become null; no waiver data: `open`. */

@@ -2,6 +2,7 @@ import { Get, Header, Res } from '@nestjs/common';
 import { ApiGoneResponse } from '@nestjs/swagger';
 import { ErrorResponseDto } from '../common/error-response.dto';
 import type { Principal } from '@app/store';
+import { TeamAware } from '../common/bearer-auth.guard';
 import { BearerController } from '../common/bearer-controller.decorator';
 import { CurrentPrincipal } from '../auth/current-principal.decorator';
 import { ApiRoute, ZodQuery } from '../common/route.decorator';
@@ -11,6 +12,7 @@ import { listFindingsQuerySchema, type ListFindingsQuery } from './findings.sche
 import { FindingsService } from './findings.service';
 
 /** `/v1/findings`: findings of a scan, filtered and paged. */
+@TeamAware()
 @BearerController('v1/findings', 'findings')
 export class FindingsController {
   constructor(private readonly findings: FindingsService) {}

@@ -1,4 +1,4 @@
-import type { Severity } from '@app/domain';
+import { TEAM_NAME, type Severity } from '@app/domain';
 import { z } from 'zod';
 import { cursorPageQueryFields, idFilter, pageQueryFields, scanIdSchema } from '../common/request.schemas';
 
@@ -12,6 +12,7 @@ export const listFindingsQuerySchema = z.strictObject({
   severity: z.enum(SEVERITY_VALUES, `must be one of ${SEVERITY_VALUES.join(', ')}`).optional().describe('Only findings of this severity'),
   accountId: idFilter('Only findings in this Alibaba Cloud account (UID)'),
   clusterId: idFilter('Only findings in this ACK cluster'),
+  team: z.string().regex(TEAM_NAME, 'must be a team name (a letter or digit, then up to 62 letters, digits, ".", "_" or "-")').optional().describe("Only findings of this team's clusters (owners: the clusters' team tag or the audit settings' owners)"),
   after: cursorPageQueryFields.after.describe(
     '`nextCursor` of the previous page (keyset paging: stable while scans are stored, cost per page independent of depth). Keep the same filters (a cursor sent with other filters is refused with 400); not with offset. The cursor keeps its scan.',
   ),

@@ -4,7 +4,7 @@ import type { HeadroomEntry, TrendEntry, WhatIfResult } from '@app/forecast';
 import type { Principal } from '@app/store';
 import { BearerController } from '../common/bearer-controller.decorator';
 import { CurrentPrincipal } from '../auth/current-principal.decorator';
-import { RequireRole } from '../common/bearer-auth.guard';
+import { RequireRole, TeamAware } from '../common/bearer-auth.guard';
 import { ErrorResponseDto } from '../common/error-response.dto';
 import { ZodQuery } from '../common/route.decorator';
 import { ApiZodQuery } from '../common/zod-openapi.util';
@@ -17,6 +17,7 @@ const quantiles = (type: string) => ({
 });
 
 /** `/v1/forecasts`: capacity planning (libs/forecast): trends, headroom, what-if scenarios. */
+@TeamAware()
 @BearerController('v1/forecasts', 'forecasts')
 export class ForecastsController {
   constructor(private readonly forecasts: ForecastsService) {}

@@ -1,5 +1,16 @@
 import { Inject, Injectable, Logger, type OnApplicationShutdown } from '@nestjs/common';
-import { ForecastBudgetError, ForecastBusyError, ForecastPool, ForecastUnavailableError, latestSnapshot, trendsFromStore, trendsPageFromStore, type TrendsRequest } from '@app/audit';
+import {
+  ForecastBudgetError,
+  ForecastBusyError,
+  ForecastPool,
+  ForecastUnavailableError,
+  headroomTrendsFromStore,
+  latestSnapshot,
+  trendsFromStore,
+  trendsPageFromStore,
+  type TrendsRequest,
+} from '@app/audit';
+import { clustersInScope, headroomInScope, scenarioInScope, seesWholeFleet, whatIfInScope } from './forecast-scope';
 import { HeadroomOptionError, ScenarioError, parseScenario, type HeadroomEntry, type TrendEntry, type WhatIfResult } from '@app/forecast';
 import { DEFAULT_PAGE_LIMIT, Store, scopeIncludes, type Principal } from '@app/store';
 import { loadYaml, YamlLoadError } from '@app/domain';
@@ -53,7 +64,8 @@ export class ForecastsService implements OnApplicationShutdown {
   /**
    * Trends of the stored quota series (JSON contract: libs/forecast README): every entry soonest first, or with
    * `limit` / `after` one page in series key order with `nextCursor` (an account of a 5,000-cluster
-   * fleet has some 60,000 series), the principal's accounts applied before paging.
+   * fleet has some 60,000 series), the principal's accounts applied before paging, its teams (the clusters the
+   * latest stored snapshot gives them) after: a team-scoped page may hold fewer entries than `limit`.
    * @throws StoreError INVALID_ARGUMENT for a malformed cursor
    */
   async trends(q: TrendsQuery, principal: Principal): Promise<{ trends: TrendEntry[]; nextCursor?: string | null }> {
@@ -69,40 +81,52 @@ export class ForecastsService implements OnApplicationShutdown {
       ...(q.clusterId ? { clusterId: q.clusterId } : {}),
       ...(q.status ? { status: q.status } : {}),
     };
+    // A team-scoped token: only series of its teams' clusters (series outside any cluster carry no team).
+    const inTeams = principal.teamScope === undefined ? undefined : await this.teamClusters(principal);
+    const keep = (t: TrendEntry) => inTeams === undefined || (t.resource.clusterId !== null && inTeams.has(t.resource.clusterId));
     if (q.limit !== undefined || q.after !== undefined) {
       const scope = principal.accountScope.all ? {} : { accountIds: [...principal.accountScope.accountIds] };
-      return trendsPageFromStore(this.store, request, { limit: q.limit ?? DEFAULT_PAGE_LIMIT, ...(q.after ? { after: q.after } : {}), ...scope });
+      const page = await trendsPageFromStore(this.store, request, { limit: q.limit ?? DEFAULT_PAGE_LIMIT, ...(q.after ? { after: q.after } : {}), ...scope });
+      return inTeams === undefined ? page : { ...page, trends: page.trends.filter(keep) };
     }
     const trends = await trendsFromStore(this.store, request);
-    return { trends: trends.filter((t) => scopeIncludes(principal.accountScope, t.resource.accountId)) };
+    return { trends: trends.filter((t) => scopeIncludes(principal.accountScope, t.resource.accountId) && keep(t)) };
+  }
+
+  /** The ids of the clusters of a team-scoped principal, by the latest stored snapshot's teams (none before a scan). */
+  private async teamClusters(principal: Principal): Promise<Set<string>> {
+    try {
+      return new Set(clustersInScope((await latestSnapshot(this.store)).snapshot, principal).keys());
+    } catch (e) {
+      if (e instanceof ForecastUnavailableError) return new Set();
+      throw e;
+    }
   }
 
   /**
-   * Headroom and what-ifs read the whole stored snapshot (every account of the fleet): only principals over
-   * every account may run them.
-   * @throws ApiError FORBIDDEN for an account-scoped principal
-   */
-  private requireAllAccounts(principal: Principal): void {
-    if (!principal.accountScope.all) throw new ApiError('FORBIDDEN', 'headroom and what-if read the whole fleet snapshot: they need a token scoped to all accounts');
-  }
-
-  /**
-   * Headroom on the latest stored snapshot.
+   * Headroom on the latest stored snapshot, rows ordered by the stored trends' time to exhaustion. A scoped token
+   * (accounts, teams) gets the clusters its scope covers, computed on the whole snapshot so shared quotas are split
+   * between every cluster that draws from them (forecast-scope.ts); `clusterId` outside the scope answers as an
+   * unknown cluster does (no rows).
    * @throws ApiError NOT_FOUND when no scan stored a snapshot; VALIDATION_FAILED for an unknown `like` node;
    *   RATE_LIMITED (429) when the forecast queue is full; FORECAST_TOO_LARGE (422) past the time or heap budget
    */
   async headroom(q: HeadroomQuery, principal: Principal): Promise<{ scanId: string; headroom: HeadroomEntry[] }> {
-    this.requireAllAccounts(principal);
     try {
       const s = await latestSnapshot(this.store);
+      const inScope = seesWholeFleet(principal) ? undefined : clustersInScope(s.snapshot, principal);
+      const wanted = q.clusterId && inScope ? [...inScope.values()].find((c) => c.clusterId === q.clusterId || c.name === q.clusterId) : undefined;
+      if (q.clusterId && inScope && !wanted) return { scanId: s.scanId, headroom: [] };
+      const now = new Date(s.observedAt);
       const headroom = await this.pool.headroom(s.snapshot, {
-        now: new Date(s.observedAt),
-        ...(q.clusterId ? { clusterIds: [q.clusterId] } : {}),
+        now,
+        trends: await headroomTrendsFromStore(this.store, now),
+        ...(q.clusterId ? { clusterIds: [wanted?.clusterId ?? q.clusterId] } : {}),
         ...(q.like ? { like: q.like } : {}),
         ...(q.ports ? { ports: Math.ceil(q.ports) } : {}),
         ...(q.podsPerService ? { podsPerService: Math.ceil(q.podsPerService) } : {}),
       });
-      return { scanId: s.scanId, headroom };
+      return { scanId: s.scanId, headroom: inScope ? headroomInScope(headroom, inScope) : headroom };
     } catch (e) {
       if (e instanceof ForecastUnavailableError) throw new ApiError('NOT_FOUND', e.message);
       throwPoolError(e);
@@ -120,12 +144,14 @@ export class ForecastsService implements OnApplicationShutdown {
    *   heap budget
    */
   async whatIf(body: unknown, principal: Principal): Promise<{ scanId: string } & WhatIfResult> {
-    this.requireAllAccounts(principal);
     try {
-      const scenario = parseScenario(typeof body === 'string' ? scenarioYaml(body) : body);
+      const parsed = parseScenario(typeof body === 'string' ? scenarioYaml(body) : body);
       const s = await latestSnapshot(this.store);
-      const result = await this.pool.whatIf(s.snapshot, scenario, { now: new Date(s.observedAt) });
-      return { scanId: s.scanId, ...result };
+      if (seesWholeFleet(principal)) return { scanId: s.scanId, ...(await this.pool.whatIf(s.snapshot, parsed, { now: new Date(s.observedAt) })) };
+      // A scoped token: every step on a cluster within its scope, and the answer about the resources in scope.
+      const inScope = clustersInScope(s.snapshot, principal);
+      const result = await this.pool.whatIf(s.snapshot, scenarioInScope(parsed, inScope), { now: new Date(s.observedAt) });
+      return { scanId: s.scanId, ...whatIfInScope(result, inScope, principal) };
     } catch (e) {
       if (e instanceof ScenarioError) throw scenarioApiError(e);
       if (e instanceof ForecastUnavailableError) throw new ApiError('NOT_FOUND', e.message);

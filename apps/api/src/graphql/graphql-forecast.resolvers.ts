@@ -273,7 +273,7 @@ export class TokenResolver {
     const body = new ZodValidationPipe(createTokenInputSchema, 'input').transform(
       Object.fromEntries(Object.entries(input).filter(([, v]) => v !== null && v !== undefined)),
     );
-    const { token, ...stored } = await this.tokens.create({ role: body.role, accounts: body.accounts, ttlMs: body.expiresIn, name: body.name }, ctx.principal);
+    const { token, ...stored } = await this.tokens.create({ role: body.role, accounts: body.accounts, teams: body.teams, ttlMs: body.expiresIn, name: body.name }, ctx.principal);
     return { token, apiToken: tokenOf(stored) };
   }
 

@@ -356,6 +356,8 @@ export class ApiToken {
   role!: RoleValue;
   @Field(() => [String], { nullable: true, description: 'Account ids it may read; null = every account' })
   accounts!: string[] | null;
+  @Field(() => [String], { nullable: true, description: 'Teams (owners) it may read within its accounts; null = every team' })
+  teams!: string[] | null;
   @Field({ description: 'ISO 8601' })
   createdAt!: string;
   @Field({ description: 'ISO 8601' })
@@ -383,6 +385,8 @@ export class CreateTokenInput {
   role!: RoleValue;
   @Field(() => [String], { nullable: true, description: 'Alibaba Cloud account ids it may read; omitted: every account (all-accounts admins only)' })
   accounts?: string[] | null;
+  @Field(() => [String], { nullable: true, description: 'Teams (owners) it may read within its accounts; omitted: every team (needs accounts)' })
+  teams?: string[] | null;
   @Field(() => String, { nullable: true, description: 'Lifetime: 90d, 12h or 30m (default 90d, at most 365d)' })
   expiresIn?: string | null;
   @Field(() => String, { nullable: true, description: 'What the token is for (at most 200 characters)' })

@@ -227,6 +227,46 @@ function formatError(formatted: GraphQLFormattedError, error: unknown): GraphQLF
   return formatted;
 }
 
+/** Root fields a team-scoped token may select: the reads that filter by team, and token management. */
+export const TEAM_AWARE_ROOT_FIELDS: ReadonlySet<string> = new Set([
+  'findings',
+  'quotaTrends',
+  'headroom',
+  'whatIf',
+  'tokens',
+  'createToken',
+  'revokeToken',
+  '__typename',
+  '__schema',
+  '__type',
+]);
+
+/**
+ * Refuses (FORBIDDEN, 403) an operation of a team-scoped token that selects a root field outside
+ * TEAM_AWARE_ROOT_FIELDS (or spreads a fragment at the root): the other roots do not filter by team, and would show
+ * other teams' clusters (fail closed, as REST's TeamAware routes).
+ */
+export function teamScopePlugin(): ApolloServerPlugin<GqlContext> {
+  return {
+    requestDidStart: async () => ({
+      didResolveOperation: async ({ operation, contextValue }) => {
+        const teams = contextValue.principal.teamScope;
+        if (teams === undefined) return;
+        for (const sel of operation?.selectionSet.selections ?? []) {
+          const field = sel.kind === 'Field' ? sel.name.value : undefined;
+          if (field === undefined || !TEAM_AWARE_ROOT_FIELDS.has(field))
+            throw toGraphqlError(
+              new ApiError(
+                'FORBIDDEN',
+                `${field ?? 'a fragment at the root'} does not filter by team; a team-scoped token (teams ${teams.join(', ')}) may select ${[...TEAM_AWARE_ROOT_FIELDS].filter((f) => !f.startsWith('__')).join(', ')}`,
+              ),
+            );
+        }
+      },
+    }),
+  };
+}
+
 /**
  * HTTP status of answers whose errors did not pass through `toGraphqlError` (thrown by plugins or by Apollo itself):
  * the database unavailable is 503 with `Retry-After`, as REST.
@@ -281,6 +321,7 @@ export function graphqlModule(options: GraphqlOptions, store: Store, auth: Token
     plugins: [
       costLimitPlugin(limits),
       errorStatusPlugin(),
+      teamScopePlugin(),
       // Answers of fleet-graph-only queries, per (findings generation, query, variables, role, scope).
       graphResponseCachePlugin(store.generations, answers),
       ApolloServerPluginCacheControlDisabled(),

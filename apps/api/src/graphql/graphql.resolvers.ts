@@ -263,8 +263,9 @@ export class RootResolver {
     @Args('severity', { type: () => SeverityValue, nullable: true }) severity?: SeverityValue,
     @Args('accountId', { nullable: true }) accountId?: string,
     @Args('clusterId', { nullable: true }) clusterId?: string,
+    @Args('team', { nullable: true, description: "Only findings of this team's clusters (owners)" }) team?: string,
   ): Promise<ConnectionValue<unknown>> {
-    const { page, count } = await this.findingReads.page(present({ scanId, checkId, severity, accountId, clusterId }), pageArgs(args), ctx.principal);
+    const { page, count } = await this.findingReads.page(present({ scanId, checkId, severity, accountId, clusterId, team }), pageArgs(args), ctx.principal);
     return connection(page, (f) => f, count);
   }
 

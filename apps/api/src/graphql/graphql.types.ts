@@ -244,6 +244,8 @@ export class ResourceRefType extends ResourceKeyType {
   clusterId!: string | null;
   @Field(() => String, { nullable: true, description: "The cluster's name (cluster.json `name`); null without a cluster or when not stored" })
   clusterName!: string | null;
+  @Field(() => String, { nullable: true, description: "The team owning the cluster (team tag or the audit settings' owners); null without a cluster or an owner" })
+  team!: string | null;
   @Field(() => String, { nullable: true })
   namespace!: string | null;
   @Field(() => String, { nullable: true })

@@ -17,6 +17,9 @@ export class TokenDto {
   @ApiProperty({ type: [String], nullable: true, example: ['1234567890123456'], description: 'Account ids it may read; null = every account' })
   accounts: string[] | null;
 
+  @ApiProperty({ type: [String], nullable: true, example: ['payments'], description: 'Teams (owners) it may read within its accounts; null = every team' })
+  teams: string[] | null;
+
   @ApiProperty({ format: 'date-time' })
   createdAt: string;
 

@@ -2,7 +2,7 @@ import { Delete, Get, HttpCode, Post } from '@nestjs/common';
 import { ApiForbiddenResponse } from '@nestjs/swagger';
 import type { Principal } from '@app/store';
 import { CurrentPrincipal } from '../auth/current-principal.decorator';
-import { RequireRole } from '../common/bearer-auth.guard';
+import { RequireRole, TeamAware } from '../common/bearer-auth.guard';
 import { BearerController } from '../common/bearer-controller.decorator';
 import { ErrorResponseDto } from '../common/error-response.dto';
 import { compareKeys, keysetSlice } from '../common/listing.util';
@@ -19,6 +19,7 @@ export { actorOf } from './tokens.service';
  * for an all-accounts token), and lists and revokes only tokens whose accounts lie within its scope
  * (others answer 404 as if absent). The rule and the audit rows live in TokensService, shared with GraphQL.
  */
+@TeamAware()
 @BearerController('v1/tokens', 'tokens')
 @ApiForbiddenResponse({ type: ErrorResponseDto, description: 'The token is not an admin token' })
 @RequireRole('admin')
@@ -39,10 +40,10 @@ export class TokensController {
     body: createTokenBodySchema,
     created: CreatedTokenDto,
     badRequest: 'Invalid role, accounts or expiry',
-    forbidden: "Not an admin token, or accounts outside the token's scope (a scoped admin cannot create an all-accounts token)",
+    forbidden: "Not an admin token, or accounts or teams outside the token's scope (a scoped admin cannot create an all-accounts token, a team-scoped one an every-team token)",
   })
   async create(@ZodBody(createTokenBodySchema) body: CreateTokenBody, @CurrentPrincipal() principal: Principal): Promise<CreatedTokenDto> {
-    return this.tokens.create({ role: body.role, accounts: body.accounts, ttlMs: body.expiresInDays * 86_400_000, name: body.name }, principal);
+    return this.tokens.create({ role: body.role, accounts: body.accounts, teams: body.teams, ttlMs: body.expiresInDays * 86_400_000, name: body.name }, principal);
   }
 
   @Delete(':id')

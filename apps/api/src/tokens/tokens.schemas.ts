@@ -1,4 +1,4 @@
-import { controlCharacterProblem } from '@app/domain';
+import { TEAM_NAME, controlCharacterProblem } from '@app/domain';
 import { MAX_TOKEN_TTL_DAYS, parseTokenTtl, ROLES, type Role } from '@app/store';
 import { z } from 'zod';
 import { listPageQueryFields } from '../common/request.schemas';
@@ -10,6 +10,12 @@ const accounts = z
   .max(1000)
   .optional()
   .describe('Alibaba Cloud account ids (UIDs) the token may read; omitted: every account');
+const teams = z
+  .array(z.string().regex(TEAM_NAME, 'must be a team name (a letter or digit, then up to 62 letters, digits, ".", "_" or "-")'))
+  .min(1, 'must list at least one team; omit for every team')
+  .max(1000)
+  .optional()
+  .describe("Teams (owners: the clusters' team tag or the audit settings' owners) the token may read within its accounts; omitted: every team. Needs accounts");
 const name = z
   .string()
   .max(200, 'must be at most 200 characters')
@@ -25,6 +31,7 @@ const name = z
 export const createTokenBodySchema = z.strictObject({
   role: role,
   accounts: accounts,
+  teams: teams,
   expiresInDays: z
     .number()
     .int('must be a whole number of days')
@@ -43,6 +50,7 @@ export const createTokenBodySchema = z.strictObject({
 export const createTokenInputSchema = z.strictObject({
   role: role,
   accounts: accounts,
+  teams: teams,
   expiresIn: z
     .string()
     .optional()

@@ -13,6 +13,8 @@ export interface NewToken {
   role: Role;
   /** Explicit account ids, or undefined for every account. */
   accounts?: readonly string[] | undefined;
+  /** Explicit teams (owners; with `accounts`), or undefined for every team. */
+  teams?: readonly string[] | undefined;
   /** Lifetime in milliseconds (the store enforces (0, 365 days]). */
   ttlMs: number;
   name?: string | undefined;
@@ -31,6 +33,18 @@ export function assertCreatableWithin(scope: AccountScope, accounts: readonly st
   }
   const outside = accounts.filter((a) => !scopeIncludes(scope, a));
   if (outside.length > 0) throw new ApiError('FORBIDDEN', `accounts ${outside.join(', ')} are outside the token's account scope`);
+}
+
+/**
+ * The scoped-admin rule for teams: an admin scoped to teams T may only create tokens over a non-empty subset of T,
+ * never a token over every team.
+ * @throws ApiError FORBIDDEN naming the teams outside the scope, or for an every-team token from a team-scoped admin
+ */
+export function assertTeamsCreatableWithin(teamScope: readonly string[] | undefined, teams: readonly string[] | undefined): void {
+  if (teamScope === undefined) return;
+  if (teams === undefined) throw new ApiError('FORBIDDEN', 'a token scoped to some teams cannot create a token over every team: list the teams (within its scope)');
+  const outside = teams.filter((t) => !teamScope.includes(t));
+  if (outside.length > 0) throw new ApiError('FORBIDDEN', `teams ${outside.join(', ')} are outside the token's team scope`);
 }
 
 /**
@@ -62,9 +76,11 @@ export class TokensService {
   async create(input: NewToken, principal: Principal): Promise<StoredApiToken & { token: string }> {
     if (!this.tokens.hasKey) throw new ApiError('TOKENS_DISABLED', 'TOKEN_HASH_KEY is not configured: this server cannot create tokens');
     assertCreatableWithin(principal.accountScope, input.accounts);
+    assertTeamsCreatableWithin(principal.teamScope, input.teams);
     const { token, stored } = await this.tokens.create({
       role: input.role,
       accounts: input.accounts ?? null,
+      teams: input.teams ?? null,
       ttlMs: input.ttlMs,
       ...(input.name !== undefined ? { name: input.name } : {}),
       createdBy: actorOf(principal),

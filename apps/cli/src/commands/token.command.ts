@@ -8,7 +8,7 @@ import { loadStore } from '../lazy';
 import { CliUsageError, EXIT_OK } from '../cli-error';
 import { cliConfig } from '../cli-config';
 import { cliStreams } from '../output/cli-streams';
-import { terminalText } from '@app/domain';
+import { TEAM_NAME, terminalText } from '@app/domain';
 
 /** Options shared by the token subcommands. */
 interface TokenDbOptions {
@@ -19,6 +19,7 @@ interface TokenDbOptions {
 export interface TokenCreateOptions extends TokenDbOptions {
   role: string;
   accounts?: string;
+  teams?: string;
   expiresIn: string;
   name?: string;
   format: 'text' | 'json';
@@ -52,20 +53,28 @@ export async function runTokenCreate(opts: TokenCreateOptions): Promise<number> 
   }
   const accounts = opts.accounts === undefined ? null : opts.accounts.split(',').map((a) => a.trim()).filter((a) => a !== '');
   if (accounts !== null && accounts.length === 0) throw new CliUsageError('--accounts must list at least one account id (omit it for every account)');
+  const teams = opts.teams === undefined ? null : opts.teams.split(',').map((t) => t.trim()).filter((t) => t !== '');
+  if (teams !== null) {
+    if (teams.length === 0) throw new CliUsageError('--teams must list at least one team (omit it for every team)');
+    if (accounts === null) throw new CliUsageError("--teams needs --accounts: a team-scoped token lists the accounts of the team's clusters too");
+    const bad = teams.find((t) => !TEAM_NAME.test(t));
+    if (bad !== undefined) throw new CliUsageError(`--teams: "${bad.slice(0, 80)}" is not a team name (a letter or digit, then up to 62 letters, digits, ".", "_" or "-")`);
+  }
   return withStore(opts, true, async (store) => {
     const { token, stored } = await store.apiTokens.create({
       role: opts.role as 'viewer',
       accounts,
+      teams,
       ttlMs,
       ...(opts.name !== undefined ? { name: opts.name } : {}),
       createdBy: 'cli',
     });
     if (opts.format === 'json') {
-      cliStreams().stdout.write(`${JSON.stringify({ id: stored.id, token, role: stored.role, accounts: stored.accounts, expiresAt: stored.expiresAt })}\n`);
+      cliStreams().stdout.write(`${JSON.stringify({ id: stored.id, token, role: stored.role, accounts: stored.accounts, teams: stored.teams, expiresAt: stored.expiresAt })}\n`);
     } else {
       cliStreams().stdout.write(
         `${token}\n` +
-          `id ${stored.id}, role ${stored.role}, accounts ${stored.accounts?.join(',') ?? 'all'}, expires ${stored.expiresAt}\n` +
+          `id ${stored.id}, role ${stored.role}, accounts ${stored.accounts?.join(',') ?? 'all'}, teams ${stored.teams?.join(',') ?? 'all'}, expires ${stored.expiresAt}\n` +
           'This is the only time the token is shown: store it now.\n',
       );
     }
@@ -84,7 +93,7 @@ export async function runTokenList(opts: TokenDbOptions & { format: 'text' | 'js
         const state = t.revokedAt ? 'revoked' : new Date(t.expiresAt).getTime() <= now ? 'expired' : 'active';
         // A token's name is set through the API by whoever minted it: printed without control characters.
         cliStreams().stdout.write(
-          `${terminalText(`${t.id}  ${t.role.padEnd(8)} ${state.padEnd(7)} accounts=${t.accounts?.join(',') ?? 'all'} expires=${t.expiresAt} lastUsed=${t.lastUsedAt ?? '-'} ${t.name}`, false)}\n`,
+          `${terminalText(`${t.id}  ${t.role.padEnd(8)} ${state.padEnd(7)} accounts=${t.accounts?.join(',') ?? 'all'} teams=${t.teams?.join(',') ?? 'all'} expires=${t.expiresAt} lastUsed=${t.lastUsedAt ?? '-'} ${t.name}`, false)}\n`,
         );
       }
       if (tokens.length === 0) cliStreams().stdout.write('no tokens\n');
@@ -114,12 +123,13 @@ export function tokenCommand(run: (p: Promise<number>) => void): Command {
       .description('create a token and print it once (needs TOKEN_HASH_KEY, the key the API hashes tokens with)')
       .requiredOption('--role <role>', 'viewer (read) | operator (+ start scans, what-ifs) | admin (+ manage tokens)')
       .option('--accounts <ids>', 'comma-separated Alibaba Cloud account ids the token may read (default: all accounts)')
+      .option('--teams <names>', "comma-separated teams (owners: the clusters' team tag or the audit settings' owners) the token may read within --accounts (default: all teams)")
       .option('--expires-in <ttl>', 'lifetime: 90d, 12h, 30m (at most 365d)', '90d')
       .option('--name <text>', 'what the token is for')
       .option('--format <format>', 'text | json', 'text')
       .addHelpText(
         'after',
-        '\nExamples:\n  TOKEN_HASH_KEY=... fleet-audit token create --role viewer --accounts 1234567890123456 --expires-in 30d --name team-a\n  fleet-audit token create --role admin --format json',
+        '\nExamples:\n  TOKEN_HASH_KEY=... fleet-audit token create --role viewer --accounts 1234567890123456 --expires-in 30d --name team-a\n  fleet-audit token create --role operator --accounts 1234567890123456 --teams payments --name payments-oncall\n  fleet-audit token create --role admin --format json',
       )
       .action((o: TokenCreateOptions) => run(runTokenCreate(o))),
   );
