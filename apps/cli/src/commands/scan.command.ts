@@ -77,6 +77,12 @@ export interface ScanCommandOptions {
   waivers?: string;
   /** Exit 2 when a dataset could not be read (a coverage gap), after printing the report. */
   failOnGaps?: boolean;
+  /**
+   * Store the scan in `databaseUrl` (default true). False for an offline scan (`--fleet`) whose database came only
+   * from the environment (`DATABASE_URL` exported for the service): stored, it would become the API's latest scan
+   * and replace the live fleet's view; the database is then read for its waivers only.
+   */
+  storeScan?: boolean;
   /** List the clusters a live scan would read (selection, endpoint) and stop (scan-dry-run.ts). */
   dryRun?: boolean;
 }
@@ -162,8 +168,12 @@ export async function runScanCommand(opts: ScanCommandOptions): Promise<number> 
     } else {
       outcome = await runScan(
         { source, ...(now ? { now, observedAt: now } : {}), ...(settings ? { settings } : {}), onProgress: (p) => bar.update(p) },
-        store,
+        opts.storeScan === false ? undefined : store,
       );
+      if (store && opts.storeScan === false)
+        cliStreams().stderr.write(
+          'fleet-audit: note: this offline scan was not stored: DATABASE_URL comes from the environment, and a stored scan becomes the API\'s latest (the fleet\'s view); to store it, pass --database-url "$DATABASE_URL"\n',
+        );
     }
     bar.stop();
     const clock = now ?? new Date();
@@ -220,7 +230,12 @@ export function scanCommand(run: (p: Promise<number>) => void): Command {
         .default('none'),
     )
     .option('--fail-on-gaps', 'exit 2 when a dataset could not be read (coverage gap: a partial fleet directory, a failed API call)')
-    .addOption(new Option('--database-url <url>', 'store the scan in this PostgreSQL database').env('DATABASE_URL'))
+    .addOption(
+      new Option(
+        '--database-url <url>',
+        'store the scan in this PostgreSQL database and apply its waivers; an offline scan (--fleet) is stored only when this flag is given, DATABASE_URL alone applies the waivers',
+      ).env('DATABASE_URL'),
+    )
     .option('--now <iso-time>', 'analysis clock and observation time of the stored scan (default: now); backfill history from dated dumps: scan --fleet DIR --now 2026-11-01T00:00:00Z --database-url URL')
     .option('--settings <file>', 'audit settings (YAML/JSON): thresholds, per-check enabled and severity; see docs/checks.md')
     .option('--waivers <file>', 'waivers file (YAML/JSON): waived findings are shown as waived and ignored by --fail-on; see README "Waivers"')
@@ -238,6 +253,11 @@ Examples:
   fleet-audit scan --config scan.yaml --format junit -o junit.xml
   fleet-audit scan --config scan.yaml --dry-run
   fleet-audit scan --fleet DIR --format json | jq '.findings[].checkId'
+  fleet-audit scan --fleet dumps/2026-11-16 --now 2026-11-16T00:00:00Z --database-url "$DATABASE_URL"   # store it
+
+Storing: a live scan (--config) is stored in --database-url / DATABASE_URL. An offline scan (--fleet) is stored
+only with --database-url on the command line: with DATABASE_URL merely exported (as for the service) it is not,
+so an ad-hoc scan never becomes the API's latest scan; the database's waivers still apply.
 
 Colour: on a terminal only; set NO_COLOR=1 to turn it off.
 
@@ -248,9 +268,11 @@ Exit codes:
      with coverage gaps (datasets not read; a warning on stderr names the first)
   130 interrupted (Ctrl+C)`,
     )
-    .action((o: Omit<ScanCommandOptions, 'output'> & { out?: string; output?: string }) => {
+    .action((o: Omit<ScanCommandOptions, 'output'> & { out?: string; output?: string }, cmd: Command) => {
       const { out, output, ...rest } = o;
       const file = out ?? output;
-      run(runScanCommand({ ...rest, ...(file !== undefined ? { output: file } : {}) }));
+      // An offline scan is stored only when asked on the command line (README "Ad-hoc scans and the service's view").
+      const storeScan = !(rest.fleet !== undefined && cmd.getOptionValueSource('databaseUrl') === 'env');
+      run(runScanCommand({ ...rest, ...(file !== undefined ? { output: file } : {}), storeScan }));
     });
 }
