@@ -23,6 +23,7 @@ import { retentionCommand } from './commands/retention.command';
 import { iamPolicyCommand } from './commands/iam-policy.command';
 import { rbacCommand } from './commands/rbac.command';
 import { dumpCommand } from './commands/dump.command';
+import { planCommand } from './commands/plan.command';
 
 /** Examples and exit codes printed after `fleet-audit --help`. */
 export const PROGRAM_HELP_FOOTER = `
@@ -90,7 +91,7 @@ export function buildProgram(run: (p: Promise<number>) => void): Command {
       outputError: (str, write) => write(str.startsWith('error: ') ? `fleet-audit: ${str.replace(/\n(?=\(Did you mean)/, ' ')}` : str),
     })
     .addHelpText('after', PROGRAM_HELP_FOOTER);
-  for (const sub of [scanCommand(run), simCommand(run), demoCommand(run), serveCommand(run), workerCommand(run), checksCommand(run), waiverCommand(run), reportCommand(run), tokenCommand(run), migrateCommand(run), retentionCommand(run), iamPolicyCommand(run), rbacCommand(run), forecastCommand(run), dumpCommand(run)]) {
+  for (const sub of [scanCommand(run), simCommand(run), demoCommand(run), serveCommand(run), workerCommand(run), checksCommand(run), waiverCommand(run), reportCommand(run), tokenCommand(run), migrateCommand(run), retentionCommand(run), iamPolicyCommand(run), rbacCommand(run), forecastCommand(run), planCommand(run), dumpCommand(run)]) {
     sub.copyInheritedSettings(program);
     // Nested subcommands (`waiver add`) too: exit codes and error output like every other command.
     for (const nested of sub.commands) nested.copyInheritedSettings(sub);

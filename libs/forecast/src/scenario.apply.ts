@@ -20,6 +20,9 @@ import {
   FINALIZER_NLB,
   mapKubernetes,
   needNlb,
+  kindOfService,
+  ccmVersionAtLeast,
+  CCM_FEATURES,
   TAG_CCM_OWNER,
   TAG_CLUSTER_ID,
   defaultLoadBalancerName,
@@ -552,6 +555,10 @@ export class ScenarioApplier {
       } else {
         const h = createHash('sha256').update(`${loc.cluster.clusterId}/${key}/applied/${step.index}`).digest('hex');
         svc.uid ||= `${h.slice(0, 8)}-${h.slice(8, 12)}-4${h.slice(13, 16)}-8${h.slice(17, 20)}-${h.slice(20, 32)}`;
+        // CCM adds its kind's finalizer when it first reconciles the Service (from v2.0.1, CCM_FEATURES.finalizer).
+        const kind = kindOfService(svc);
+        if (kind && !svc.finalizers.includes(kind.finalizer) && ccmVersionAtLeast(loc.cluster.ccmVersion, CCM_FEATURES.finalizer.sinceVersion) !== false)
+          svc.finalizers = [...svc.finalizers, kind.finalizer];
         k8s.services.push(svc);
         created.add(key);
       }
