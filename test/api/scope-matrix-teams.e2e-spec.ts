@@ -17,6 +17,7 @@ import request from 'supertest';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createApiApp, type ScanLauncher } from '@app/api';
 import { analyzeAndStore, defaultForecastWorkerEntry } from '@app/audit';
+import { chatMessage, teamChatSummary, type ReportDocument } from '@app/reports';
 import { loadFleetDirectory } from '@app/collectors';
 import type { Finding } from '@app/domain';
 import { Store } from '@app/store';
@@ -41,6 +42,7 @@ describe('scope matrix: a token scoped to one team', () => {
   let store: Store;
   let app: INestApplication;
   let findings: Finding[] = [];
+  let scanId = '';
   const tokens: Record<string, string> = {};
 
   const get = (path: string, token: string) => request(app.getHttpServer()).get(path).set('Authorization', `Bearer ${token}`);
@@ -51,6 +53,7 @@ describe('scope matrix: a token scoped to one team', () => {
     db = await createTestDatabase();
     store = await Store.open({ connectionString: db.url, migrate: true, tokenHashKey: KEY });
     const scan = await store.scans.create({ source: 'offline', startedAt: NOW });
+    scanId = scan.id;
     findings = (await analyzeAndStore(loadFleetDirectory(SAMPLE), { scanId: scan.id, now: NOW, store })).findings;
     const mint = async (label: string, role: 'viewer' | 'operator' | 'admin', accounts: string[] | null, teams: string[] | null) => {
       tokens[label] = (await store.apiTokens.create({ role, accounts, teams, createdBy: 'test', name: label })).token;
@@ -155,5 +158,17 @@ describe('scope matrix: a token scoped to one team', () => {
     const items = (listed.body.items ?? listed.body) as { teams: string[] | null }[];
     expect(items.length).toBeGreaterThan(0);
     for (const t of items) expect(t.teams).toEqual(['payments']);
+  });
+
+  it("reports: a team's chat message counts only its clusters' findings (the report's scan, team-scoped read)", async () => {
+    const doc = { title: 'Weekly audit', period: { start: '2026-11-15T00:00:00Z', end: NOW.toISOString() }, scan: { id: scanId }, previousScan: null } as unknown as ReportDocument;
+    const link = 'https://audit.example.com/v1/reports/r?format=html';
+    const mine = findings.filter((f) => f.resource.team === 'payments');
+    const summary = await teamChatSummary(store, doc, 'payments', link);
+    expect(summary).toMatchObject({ team: 'payments', open: mine.length, new: mine.length, resolved: 0, link });
+    expect(summary.bySeverity.critical).toBe(mine.filter((f) => f.severity === 'critical').length);
+    const slack = JSON.stringify(chatMessage('slack', summary));
+    expect(slack).toContain('team payments');
+    for (const other of findings.filter((f) => f.resource.team !== 'payments')) expect(slack).not.toContain(other.fingerprint);
   });
 });

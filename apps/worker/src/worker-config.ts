@@ -8,6 +8,7 @@ import { loadConfig, type Environment, type FleetAuditConfig } from '@app/config
 import type { ScanConfig } from '@app/collectors';
 import type { PartialAuditSettings } from '@app/checks';
 import type { WorkerOptions } from './worker.options';
+import { parseChatRoutes } from '@app/reports';
 
 /** Validated configuration of a worker process (the namespaces a worker reads). */
 export interface WorkerConfig {
@@ -89,6 +90,9 @@ export function workerOptionsFromConfig(
       schedule: config.reports.cron,
       ...(config.reports.webhookUrl !== undefined
         ? { webhook: { url: config.reports.webhookUrl, ...(config.reports.linkBase !== undefined ? { linkBase: config.reports.linkBase } : {}) } }
+        : {}),
+      ...(config.reports.chatWebhooks !== undefined
+        ? { chats: { routes: parseChatRoutes(config.reports.chatWebhooks), ...(config.reports.linkBase !== undefined ? { linkBase: config.reports.linkBase } : {}) } }
         : {}),
     },
     retention: {

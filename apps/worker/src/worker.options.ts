@@ -5,7 +5,7 @@
 import type { DestinationStream } from 'pino';
 import type { LogLevelName } from '@app/telemetry';
 import type { LogLevel } from '@nestjs/common';
-import type { ReportWebhookOptions } from '@app/reports';
+import type { ChatDeliveryOptions, ChatRoute, ReportWebhookOptions } from '@app/reports';
 import { assertRetentionPolicy, DEFAULT_RETENTION_POLICY, type RetentionPolicy } from '@app/store';
 import type { PartialAuditSettings } from '@app/checks';
 import type { ApiRateLimiter, RateLimiterOptions } from '@app/collectors';
@@ -27,6 +27,8 @@ export interface WorkerReportOptions {
   accounts?: string[];
   /** Webhook to POST each report to (JSON with a link and the Markdown summary), retried with backoff. */
   webhook?: ReportWebhookOptions;
+  /** Chat services to deliver each report to in their own formats, whole or per team (libs/reports chat-delivery.ts). */
+  chats?: { routes: ChatRoute[] } & ChatDeliveryOptions;
 }
 
 /** Options of `startWorker`. */
@@ -145,7 +147,7 @@ export interface ResolvedWorkerOptions extends Required<
   >
 > {
   reach: 'any' | readonly string[];
-  reports: { schedule: string | false; accounts?: string[]; webhook?: ReportWebhookOptions };
+  reports: { schedule: string | false; accounts?: string[]; webhook?: ReportWebhookOptions; chats?: { routes: ChatRoute[] } & ChatDeliveryOptions };
   retention: { schedule: string | false; policy: RetentionPolicy; batchRows: number };
   scanLease?: { leaseMs?: number; intervalMs?: number };
   log?: WorkerOptions['log'];
@@ -191,6 +193,7 @@ export function resolveWorkerOptions(o: WorkerOptions): ResolvedWorkerOptions {
       schedule: o.reports?.schedule ?? DEFAULT_REPORT_SCHEDULE,
       ...(o.reports?.accounts ? { accounts: o.reports.accounts } : {}),
       ...(o.reports?.webhook ? { webhook: o.reports.webhook } : {}),
+      ...(o.reports?.chats ? { chats: o.reports.chats } : {}),
     },
     retention: {
       schedule: o.retention?.schedule ?? DEFAULT_RETENTION_SCHEDULE,

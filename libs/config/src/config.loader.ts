@@ -26,7 +26,7 @@ export interface FleetAuditConfig {
   };
   schedule: { configPaths: string[]; cron: string; reconcileIntervalMs: number };
   /** Weekly report: cron (`false`: off), webhook and link base. */
-  reports: { cron: string | false; webhookUrl?: string; linkBase?: string };
+  reports: { cron: string | false; webhookUrl?: string; chatWebhooks?: string; linkBase?: string };
   /** Retention (README "Retention"): cron (`false`: off), the policy (`weeklyWeeks` null: forever), rows per DELETE. */
   retention: { cron: string | false; rawHours: number; dailyDays: number; weeklyWeeks: number | null; quotaDays: number; batchRows: number };
   /** `trustProxy`: Express 'trust proxy' (false: the socket peer is the client). */
@@ -132,7 +132,7 @@ function mapConfig(v: EnvValues): FleetAuditConfig {
       cron: withDefault(v, 'SCAN_SCHEDULE'),
       reconcileIntervalMs: withDefault(v, 'SCAN_RECONCILE_INTERVAL_MS'),
     },
-    reports: optional({ cron: withDefault(v, 'REPORT_SCHEDULE'), webhookUrl: v.REPORT_WEBHOOK_URL, linkBase: v.REPORT_LINK_BASE }),
+    reports: optional({ cron: withDefault(v, 'REPORT_SCHEDULE'), webhookUrl: v.REPORT_WEBHOOK_URL, chatWebhooks: v.REPORT_CHAT_WEBHOOKS, linkBase: v.REPORT_LINK_BASE }),
     retention: {
       cron: withDefault(v, 'RETENTION_SCHEDULE'),
       rawHours: withDefault(v, 'RETENTION_RAW_HOURS'),
@@ -151,7 +151,7 @@ function mapConfig(v: EnvValues): FleetAuditConfig {
 }
 
 /** Config paths (namespace.key) that hold a secret: the mapped form of the `secret` variables. */
-const SECRET_PATHS = new Set(['database.url', 'redis.url', 'reports.webhookUrl', 'api.token', 'api.tokenHashKey']);
+const SECRET_PATHS = new Set(['database.url', 'redis.url', 'reports.webhookUrl', 'reports.chatWebhooks', 'api.token', 'api.tokenHashKey']);
 
 /**
  * A copy of `config` safe to print or log: secret values replaced by `[redacted]`.

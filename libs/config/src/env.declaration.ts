@@ -259,6 +259,24 @@ export const ENV_VARS = {
     usedBy: ['worker', 'cli'],
     schema: httpUrl,
   }),
+  REPORT_CHAT_WEBHOOKS: declare({
+    namespace: 'reports',
+    description:
+      'deliver each weekly report to chat services in their own formats (DingTalk actionCard, Lark interactive card, Slack Block Kit), the whole report or one team\'s part, linking back to the report; the URLs embed the robots\' tokens',
+    shape: 'a JSON array of {"kind": "dingtalk|lark|slack", "url": "https://...", "team": "payments"} (team optional)',
+    whenUnset: 'no chat delivery',
+    secret: true,
+    usedBy: ['worker', 'cli'],
+    schema: z
+      .string()
+      .refine((t) => {
+        try {
+          return Array.isArray(JSON.parse(t));
+        } catch {
+          return false;
+        }
+      }, 'must be a JSON array of routes'),
+  }),
   REPORT_LINK_BASE: declare({
     namespace: 'reports',
     description: 'base URL of the report link sent to the webhook',

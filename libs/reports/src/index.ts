@@ -4,3 +4,5 @@ export * from './report.builder';
 export * from './report.source';
 export * from './report.service';
 export * from './render/index';
+export * from './chat/chat-message';
+export * from './chat/chat-delivery';

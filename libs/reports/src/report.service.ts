@@ -11,6 +11,7 @@ import { buildReport } from './report.builder';
 import type { ReportDocument } from './report.model';
 import { loadReportInput } from './report.source';
 import { renderReportMarkdown } from './render/markdown.renderer';
+import { deliverToChats, type ChatDeliveryOptions, type ChatRoute } from './chat/chat-delivery';
 
 /** Webhook delivery settings. */
 export interface ReportWebhookOptions {
@@ -59,9 +60,13 @@ export class WeeklyReportService {
   /**
    * Build and store the report of `periodKey` (once per period and scope), then deliver it.
    * @param periodKey the cron tick (ISO 8601) or any unique key
-   * @param opts.now clock of the report (default now); `accounts` scope; `webhook` delivery
+   * @param opts.now clock of the report (default now); `accounts` scope; `webhook` delivery; `chats` routes to chat
+   *   services (chat-delivery.ts), each the whole report or one team's part
    */
-  async runForPeriod(periodKey: string, opts: { now?: Date; accounts?: readonly string[]; webhook?: ReportWebhookOptions; title?: string } = {}): Promise<WeeklyReportResult> {
+  async runForPeriod(
+    periodKey: string,
+    opts: { now?: Date; accounts?: readonly string[]; webhook?: ReportWebhookOptions; chats?: { routes: readonly ChatRoute[] } & ChatDeliveryOptions; title?: string } = {},
+  ): Promise<WeeklyReportResult> {
     const now = opts.now ?? new Date();
     const id = await this.store.reports.claim(periodKey, scopeKeyOf(opts.accounts), now);
     if (id === null) return { status: 'skipped', reason: `the report of ${periodKey} was already claimed by another worker` };
@@ -81,6 +86,8 @@ export class WeeklyReportService {
       this.log(`weekly report ${periodKey} failed: ${error}`);
       return { status: 'failed', reportId: id, error };
     }
+    // Chat routes (DingTalk, Lark, Slack; per team) in their own formats; failures are logged, never the URL.
+    if (opts.chats && opts.chats.routes.length > 0) await deliverToChats(this.store, id, doc, opts.chats.routes, opts.chats, this.log);
     if (!opts.webhook) return { status: 'built', reportId: id, delivery: 'none' };
     return { status: 'built', reportId: id, delivery: await this.deliver(id, doc, opts.webhook) };
   }

@@ -38,6 +38,7 @@ export class ReportScheduleCron extends WorkerCron {
       now: at,
       ...(r.accounts ? { accounts: r.accounts } : {}),
       ...(r.webhook ? { webhook: r.webhook } : {}),
+      ...(r.chats ? { chats: r.chats } : {}),
     });
     if (result.status === 'built') this.logger.log(`weekly report ${result.reportId} built (delivery: ${result.delivery})`);
     return result;
