@@ -54,6 +54,16 @@ describe('Grafana dashboard', () => {
     }
   });
 
+  it('has account, team and cluster variables from fleet_audit_cluster_findings, used by the team panels', () => {
+    const full = JSON.parse(readFileSync(join(ROOT, 'deploy', 'grafana', 'fleet-audit.dashboard.json'), 'utf8')) as { templating: { list: { name: string; definition?: string }[] } };
+    const vars = new Map(full.templating.list.map((v) => [v.name, v.definition ?? '']));
+    expect(vars.get('account')).toBe('label_values(fleet_audit_cluster_findings, account_id)');
+    expect(vars.get('team')).toContain('team)');
+    expect(vars.get('cluster')).toContain('cluster_name)');
+    const exprs = panels.flatMap((p) => p.targets ?? []).map((t) => t.expr);
+    expect(exprs.filter((e) => e.includes('team=~"$team"') && e.includes('account_id=~"$account"')).length).toBeGreaterThanOrEqual(3);
+  });
+
   it('the name check really catches a wrong name', () => {
     expect(metricNames('sum by (check_id) (fleet_audit_finding{severity="critical"})')).toEqual(['fleet_audit_finding']);
     expect(exported.has(family('fleet_audit_finding', exported))).toBe(false);
@@ -77,5 +87,24 @@ describe('alert runbooks', () => {
     expect(section).toMatch(/\*\*Meaning\.\*\*/);
     expect(section).toMatch(/\*\*Do\.\*\*/);
     expect(section).toMatch(/seed 00\d|docs\/checks\.md|iam-policy|SCAN_SCHEDULE/);
+  });
+});
+
+describe('Alertmanager example (deploy/prometheus/alertmanager.yml)', () => {
+  const am = parse(readFileSync(join(ROOT, 'deploy', 'prometheus', 'alertmanager.yml'), 'utf8')) as {
+    route: { receiver: string; group_by: string[]; routes: { matchers: string[]; receiver: string }[] };
+    receivers: { name: string }[];
+  };
+  const rules = (parse(readFileSync(join(ROOT, 'deploy', 'prometheus', 'fleet-audit.rules.yml'), 'utf8')) as { groups: { rules: { alert: string; expr: string }[] }[] }).groups.flatMap((g) => g.rules);
+
+  it('routes by team to receivers it defines, and the team alert keeps the label it routes on', () => {
+    const names = new Set(am.receivers.map((r) => r.name));
+    expect(names.has(am.route.receiver)).toBe(true);
+    expect(am.route.group_by).toContain('team');
+    const teamRoutes = am.route.routes.filter((r) => r.matchers.some((m) => m.startsWith('team=')));
+    expect(teamRoutes.length).toBeGreaterThanOrEqual(3);
+    for (const r of am.route.routes) expect(names.has(r.receiver), r.receiver).toBe(true);
+    const teamAlert = rules.find((r) => r.alert === 'FleetAuditTeamCriticalFindings');
+    expect(teamAlert?.expr).toMatch(/sum by \(team, account_id, cluster_id, cluster_name\) \(fleet_audit_cluster_findings/);
   });
 });

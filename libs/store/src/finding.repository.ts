@@ -334,6 +334,28 @@ export class FindingRepository {
   }
 
   /**
+   * Findings of one scan counted per cluster, team and severity (metrics `fleet_audit_cluster_findings`), the largest
+   * counts first; findings outside a cluster are not counted. One row per (account, cluster, team, severity).
+   * @param scope the caller's principal: counts cover only its accounts (and teams)
+   * @throws StoreError NOT_FOUND when the scan does not exist
+   */
+  async countsByCluster(
+    scanId: string,
+    scope: Scoped,
+  ): Promise<{ accountId: string; clusterId: string; clusterName: string | null; team: string | null; severity: Severity; count: number }[]> {
+    await this.assertScanExists(scanId);
+    const team = (await this.teamColumn.exists()) ? 'team' : 'NULL::text';
+    const name = (await this.clusterNameColumn.exists()) ? 'max(cluster_name)' : 'NULL::text';
+    const where = new WhereBuilder().equals('scan_id', scanId).where('cluster_id IS NOT NULL').inScope('account_id', scope, team);
+    const rows = await this.pool.query<{ account_id: string; cluster_id: string; cluster_name: string | null; team: string | null; severity: Severity; n: string | number }>(
+      `SELECT account_id, cluster_id, ${name} AS cluster_name, ${team} AS team, severity, count(*) AS n FROM findings ${where.sql()}
+        GROUP BY account_id, cluster_id, ${team === 'team' ? 'team, ' : ''}severity ORDER BY n DESC, account_id, cluster_id, severity`,
+      where.params,
+    );
+    return rows.rows.map((r) => ({ accountId: r.account_id, clusterId: r.cluster_id, clusterName: r.cluster_name, team: r.team, severity: r.severity, count: toNumber(r.n) }));
+  }
+
+  /**
    * The (check, resource) of every finding of one scan whose check id is in `checkIds` (waiver matching:
    * which waivers matched a scan). Reads only the key columns.
    * @throws StoreError NOT_FOUND when the scan does not exist

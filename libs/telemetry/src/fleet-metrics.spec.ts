@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import type { QuotaUsageSample } from '@app/domain';
-import { FLEET_METRIC_NAMES, renderFleetMetrics } from './fleet-metrics';
+import { FLEET_METRIC_NAMES, MAX_CLUSTER_FINDING_SERIES, renderFleetMetrics } from './fleet-metrics';
 
 /** `name{labels} value` lines of an exposition, comments dropped. */
 const samples = (text: string) => text.split('\n').filter((l) => l !== '' && !l.startsWith('#'));
@@ -146,5 +146,20 @@ describe('renderFleetMetrics', () => {
     expect(samples(text).some((l) => l.startsWith('fleet_audit_findings') || l.startsWith('fleet_audit_quota'))).toBe(false);
     // 0 (1970): FleetAuditScanStale fires until a scan succeeds.
     expect(value(text, 'fleet_audit_last_successful_scan_timestamp_seconds')).toBe(0);
+  });
+
+  it('exports findings per cluster with account, cluster name and team, bounded at MAX_CLUSTER_FINDING_SERIES', async () => {
+    const cluster = (i: number, count: number) => ({ accountId: '1234567890123456', clusterId: `c${i}`, clusterName: `name-${i}`, team: i % 2 === 0 ? 'payments' : null, severity: 'warning' as const, count });
+    const base = { startedAt: '2026-11-22T00:00:00.000Z', finishedAt: null, findings: [], byCheckStatus: {}, coverage: [], quotaUsage: [{ ...sample('lb-a', 190, 200), resource: { ...sample('lb-a', 190, 200).resource, clusterId: 'c0', team: 'payments' } }] };
+    const text = await renderFleetMetrics({ latest: { ...base, clusterFindings: [cluster(0, 5), cluster(1, 2)] }, lastFinished: null });
+    expect(value(text, 'fleet_audit_cluster_findings{account_id="1234567890123456",cluster_id="c0",cluster_name="name-0",team="payments",severity="warning"}')).toBe(5);
+    expect(value(text, 'fleet_audit_cluster_findings{account_id="1234567890123456",cluster_id="c1",cluster_name="name-1",team="",severity="warning"}')).toBe(2);
+    expect(samples(text).find((l) => l.startsWith('fleet_audit_quota_usage_ratio{'))).toContain('cluster_id="c0",team="payments"}');
+    // Past the bound, the smallest counts are summed into one (other) series per severity.
+    const many = Array.from({ length: MAX_CLUSTER_FINDING_SERIES + 10 }, (_, i) => cluster(i, i < MAX_CLUSTER_FINDING_SERIES ? 100 : 1));
+    const bounded = await renderFleetMetrics({ latest: { ...base, clusterFindings: many }, lastFinished: null });
+    const series = samples(bounded).filter((l) => l.startsWith('fleet_audit_cluster_findings{'));
+    expect(series).toHaveLength(MAX_CLUSTER_FINDING_SERIES + 1);
+    expect(value(bounded, 'fleet_audit_cluster_findings{account_id="(other)",cluster_id="(other)",cluster_name="(other)",team="(other)",severity="warning"}')).toBe(10);
   });
 });

@@ -17,6 +17,7 @@ export const FLEET_METRIC_NAMES = [
   'fleet_audit_last_scan_duration_seconds',
   'fleet_audit_last_scan_failed',
   'fleet_audit_findings',
+  'fleet_audit_cluster_findings',
   'fleet_audit_check_results',
   'fleet_audit_coverage_datasets',
   'fleet_audit_coverage_failed',
@@ -56,6 +57,12 @@ export interface FleetMetricsInput {
      * `fleet_audit_findings` exports findings minus waived ones (what alerts fire on); default none.
      */
     waived?: ReadonlyArray<{ checkId: string; severity: Severity; count: number }>;
+    /**
+     * Findings per cluster, team and severity (counts, waived ones included): `fleet_audit_cluster_findings`, the
+     * series alerts route by team on. At most MAX_CLUSTER_FINDING_SERIES series are exported (the largest counts);
+     * the rest are summed into `cluster_id="(other)"` per severity. Default: none.
+     */
+    clusterFindings?: ReadonlyArray<{ accountId: string; clusterId: string; clusterName: string | null; team: string | null; severity: Severity; count: number }>;
     /** Evaluated (check, resource) pairs per check id and status (counts). */
     byCheckStatus: Readonly<Record<string, { pass: number; fail: number; skipped: number }>>;
     coverage: readonly CoverageEntry[];
@@ -72,7 +79,7 @@ export interface FleetMetricsInput {
      */
     exhaustion?: ReadonlyArray<{
       checkId: string;
-      resource: { kind: string; id: string; accountId: string; regionId: string; clusterId?: string | null };
+      resource: { kind: string; id: string; accountId: string; regionId: string; clusterId?: string | null; team?: string | null };
       secondsToExhaustion: { p10: number | null; p50: number | null; p90: number | null };
     }>;
   } | null;
@@ -93,6 +100,13 @@ export interface FleetMetricsInput {
    */
   quotaMinRatio?: number;
 }
+
+/**
+ * Bound of `fleet_audit_cluster_findings` series: clusters with findings x severities (at most 3), so 1,000 clusters
+ * with findings of every severity; beyond it the smallest counts are summed into one `(other)` series per severity.
+ * Labels: account_id, cluster_id, cluster_name (one per cluster), team (one per cluster, TEAM_NAME-bounded), severity.
+ */
+export const MAX_CLUSTER_FINDING_SERIES = 3000;
 
 /** Default export floor of the per-resource quota gauges (usage ratio 0..1). */
 export const DEFAULT_QUOTA_MIN_RATIO = 0.5;
@@ -115,10 +129,16 @@ export async function renderFleetMetrics(input: FleetMetricsInput): Promise<stri
   const duration = gauge('fleet_audit_last_scan_duration_seconds', 'Processing time of the latest succeeded scan (seconds, wall clock; 0 when unknown).');
   const failed = gauge('fleet_audit_last_scan_failed', '1 when the most recently started finished scan failed, else 0.');
   const findings = gauge('fleet_audit_findings', 'Findings of the latest succeeded scan per check and severity (count).', ['check_id', 'severity']);
+  const clusterFindings = gauge(
+    'fleet_audit_cluster_findings',
+    `Findings of the latest succeeded scan per cluster and severity, with the cluster's team (count; waived ones included; at most ${MAX_CLUSTER_FINDING_SERIES} series, the rest summed into cluster_id="(other)").`,
+    ['account_id', 'cluster_id', 'cluster_name', 'team', 'severity'],
+  );
   const results = gauge('fleet_audit_check_results', 'Evaluated (check, resource) pairs of the latest succeeded scan per check and status (count).', ['check_id', 'status']);
   const datasets = gauge('fleet_audit_coverage_datasets', 'Datasets of the latest succeeded scan by read status (count): ok, absent, failed.', ['status']);
   const gap = gauge('fleet_audit_coverage_failed', 'A dataset the latest succeeded scan could not read (1 per target and API); no claim is made about it.', ['account_id', 'region_id', 'cluster_id', 'dataset', 'error_code']);
-  const quotaLabels = ['check_id', 'resource_kind', 'resource_id', 'account_id', 'region_id', 'cluster_id'] as const;
+  // `team`: the team of the resource's cluster ('' outside a cluster or unowned): one value per resource, no new series.
+  const quotaLabels = ['check_id', 'resource_kind', 'resource_id', 'account_id', 'region_id', 'cluster_id', 'team'] as const;
   const used = gauge('fleet_audit_quota_used', 'Quota units in use (count), per check and resource, at or above the export floor.', quotaLabels);
   const limit = gauge('fleet_audit_quota_limit', 'Effective quota (count: Quota Center value, else the documented default), per check and resource.', quotaLabels);
   const ratio = gauge('fleet_audit_quota_usage_ratio', 'Quota used / quota (0..1), per check and resource, at or above the export floor.', quotaLabels);
@@ -147,6 +167,14 @@ export async function renderFleetMetrics(input: FleetMetricsInput): Promise<stri
       findings.set({ check_id: f.checkId, severity: f.severity }, f.count - waived);
       if (waived > 0) waivedFindings.set({ check_id: f.checkId, severity: f.severity }, waived);
     }
+    const perCluster = [...(l.clusterFindings ?? [])].sort((a, b) => b.count - a.count || (a.clusterId < b.clusterId ? -1 : 1));
+    const other = new Map<Severity, number>();
+    perCluster.forEach((c, i) => {
+      if (i < MAX_CLUSTER_FINDING_SERIES) {
+        clusterFindings.set({ account_id: c.accountId, cluster_id: c.clusterId, cluster_name: c.clusterName ?? '', team: c.team ?? '', severity: c.severity }, c.count);
+      } else other.set(c.severity, (other.get(c.severity) ?? 0) + c.count);
+    });
+    for (const [severity, n] of other) clusterFindings.set({ account_id: '(other)', cluster_id: '(other)', cluster_name: '(other)', team: '(other)', severity }, n);
     for (const [checkId, c] of Object.entries(l.byCheckStatus))
       for (const status of ['pass', 'fail', 'skipped'] as const) results.set({ check_id: checkId, status }, c[status]);
     const byStatus = { ok: 0, absent: 0, failed: 0 };
@@ -174,6 +202,7 @@ export async function renderFleetMetrics(input: FleetMetricsInput): Promise<stri
         account_id: s.resource.accountId,
         region_id: s.resource.regionId,
         cluster_id: s.resource.clusterId ?? '',
+        team: s.resource.team ?? '',
       };
       used.set(labels, s.used);
       limit.set(labels, s.limit);
@@ -187,6 +216,7 @@ export async function renderFleetMetrics(input: FleetMetricsInput): Promise<stri
         account_id: e.resource.accountId,
         region_id: e.resource.regionId,
         cluster_id: e.resource.clusterId ?? '',
+        team: e.resource.team ?? '',
       };
       for (const [quantile, v] of [['0.1', e.secondsToExhaustion.p10], ['0.5', e.secondsToExhaustion.p50], ['0.9', e.secondsToExhaustion.p90]] as const)
         if (v !== null) exhaustion.set({ quantile, ...labels }, v);

@@ -91,6 +91,7 @@ export class MetricsService {
             finishedAt: latest.finishedAt,
             processingSeconds: latest.processingSeconds,
             findings: await this.store.findings.countsByCheckAndSeverity(latest.id, principal),
+            clusterFindings: await this.store.findings.countsByCluster(latest.id, principal),
             waived: await this.store.waiverService.waivedCounts(latest.id, principal, now),
             byCheckStatus: summary.byCheckStatus ?? {},
             coverage: latest.coverage ?? [],
