@@ -499,6 +499,8 @@ describe('randomized scope matrix: every REST route and GraphQL field x every ki
 
   /** A what-if on the stored sample snapshot (one node more in a cluster of the sample fleet). */
   const WHATIF = { apiVersion: 'fleet-audit/v1', kind: 'Scenario', name: 'matrix', steps: [{ addNodes: { cluster: SAMPLE_CLUSTER, count: 1 } }] };
+  const PLAN_MANIFESTS = 'apiVersion: v1\nkind: Service\nmetadata: {name: matrix, namespace: default}\nspec: {type: LoadBalancer, ports: [{port: 80}]}\n';
+  const PLAN = { cluster: SAMPLE_CLUSTER, manifests: PLAN_MANIFESTS };
 
   /** The status a route's authorization prescribes before the route's own logic (null: passes). */
   function gate(t: PoolToken, route: Route): number | null {
@@ -704,6 +706,12 @@ describe('randomized scope matrix: every REST route and GraphQL field x every ki
       role: 'operator',
       // A what-if may change only clusters within the scope: the sample cluster is outside every scoped token's.
       call: (t) => ({ method: 'post', path: '/v1/forecasts/whatif', body: WHATIF, outcome: { expected: t.scope === null ? 200 : 403 } }),
+    },
+    {
+      name: 'POST /v1/plans',
+      role: 'operator',
+      // A plan targets one cluster within the scope: the sample cluster is outside every scoped token's.
+      call: (t) => ({ method: 'post', path: '/v1/plans', body: PLAN, outcome: { expected: t.scope === null ? 200 : 403 } }),
     },
     {
       name: 'GET /v1/reports',
@@ -1449,6 +1457,25 @@ describe('randomized scope matrix: every REST route and GraphQL field x every ki
           check: (data) => {
             expect(data.whatIf.scanId).toBe(scans.latest!.id);
             expect(data.whatIf.steps).toHaveLength(steps);
+          },
+        };
+      },
+    },
+    {
+      field: 'Mutation.plan',
+      role: 'operator',
+      call: (t, r) => {
+        const bad = r.chance(5);
+        return {
+          query: `mutation($c: String!, $m: String!) { plan(cluster: $c, manifests: $m) { ${full('PlanResult', `first: ${1 + r.next(3)}`)} } }`,
+          variables: { c: SAMPLE_CLUSTER, m: bad ? 'kind: Service\nmetadata: {name: x}\nspec: {ports: [{port: "x"}]}\n' : PLAN_MANIFESTS },
+          // The manifests are read first; then the cluster must be within the scope (the sample cluster is outside
+          // every scoped token's accounts).
+          error: bad ? 'BAD_USER_INPUT' : t.scope !== null ? 'FORBIDDEN' : null,
+          check: (data) => {
+            expect(data.plan.scanId).toBe(scans.latest!.id);
+            expect(data.plan.clusterId).toBe(SAMPLE_CLUSTER);
+            expect(data.plan.services).toEqual([{ service: 'default/matrix', action: 'create', source: 'manifests', pods: 0, workloads: [] }]);
           },
         };
       },

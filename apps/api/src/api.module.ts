@@ -26,6 +26,7 @@ import { BearerAuthGuard } from './common/bearer-auth.guard';
 import { FindingsController } from './findings/findings.controller';
 import { FindingsService } from './findings/findings.service';
 import { ForecastsController } from './forecasts/forecasts.controller';
+import { PlansController } from './forecasts/plans.controller';
 import { FORECAST_POOL, ForecastsService, logForecastThreadError } from './forecasts/forecasts.service';
 import { HealthController } from './health/health.controller';
 import { HealthService } from './health/health.service';
@@ -167,7 +168,7 @@ export class ApiModule implements NestModule {
     return {
       module: ApiModule,
       imports: [...(options.log ? [loggerModule(options.log)] : []), ...graphql],
-      controllers: [ScansController, FindingsController, QuotasController, FleetController, WaiversController, ReportsController, ForecastsController, MetricsController, HealthController, TokensController, ReadyController],
+      controllers: [ScansController, FindingsController, QuotasController, FleetController, WaiversController, ReportsController, ForecastsController, PlansController, MetricsController, HealthController, TokensController, ReadyController],
       providers: [
         { provide: Store, useValue: options.store },
         { provide: ScanRepository, useValue: options.store.scans },

@@ -165,12 +165,21 @@ export interface PlanOptions {
   convergence?: Partial<ConvergenceSettings>;
 }
 
+/** A plan ready to run: the one-step scenario of the change and what the answer reports besides the what-if. */
+export interface PreparedPlan {
+  cluster: PlanResult['cluster'];
+  services: PlannedService[];
+  scenario: Scenario;
+  ignored: Record<string, number>;
+}
+
 /**
- * Applies the manifests to the cluster of a snapshot as one what-if step and answers what it does.
- * @throws ScenarioError naming the field: an unknown or ambiguous cluster, a deletion of a Service the cluster lacks,
- *   a Service given twice, an NLB Service where the region's NLB data was not read, nothing to apply
+ * Turns manifests into the one-step scenario of the change on the snapshot's cluster (no analysis yet: cheap), so a
+ * caller can run it where it runs what-ifs (the API's forecast pool) and finish it with `planResultOf`.
+ * @throws ScenarioError naming the field: an unknown or ambiguous cluster, nothing to apply, a step argument out of
+ *   bounds (more than MAX_ADD_SERVICES Services)
  */
-export function planManifests(snapshot: FleetSnapshot, manifests: PlanManifests, options: PlanOptions): PlanResult {
+export function preparePlan(snapshot: FleetSnapshot, manifests: PlanManifests, options: Pick<PlanOptions, 'cluster' | 'deletes'>): PreparedPlan {
   const loc = locateCluster(snapshot, options.cluster);
   if ('error' in loc) throw new ScenarioError(`--cluster: ${loc.error}`, undefined, 'cluster');
   const schedulable = (loc.cluster.kubernetes?.nodes ?? []).filter((n) => !n.unschedulable && schedulableBackendNode(n, loc.cluster.ccmVersion)).length;
@@ -206,20 +215,34 @@ export function planManifests(snapshot: FleetSnapshot, manifests: PlanManifests,
   if (!args.success) {
     const issue = args.error.issues[0]!;
     const field = issue.path.map(String).join('.');
-    throw new ScenarioError(field === 'services' ? 'no Service to plan: the manifests hold no Service and no --delete was given' : `${field}: ${issue.message}`, undefined, field);
+    throw new ScenarioError(field === 'services' && issue.message.startsWith('names no') ? 'no Service to plan: the manifests hold no Service and no --delete was given' : `${field}: ${issue.message}`, undefined, field);
   }
   const step = { kind: 'applyServices', index: 1, name: 'plan', args: args.data } as ScenarioStep;
-  const scenario: Scenario = { apiVersion: 'fleet-audit/v1', kind: 'Scenario', name: 'plan', steps: [step] };
-  const result = runWhatIf(snapshot, scenario, {
+  return {
+    cluster: { id: loc.cluster.clusterId, name: loc.cluster.name },
+    services,
+    scenario: { apiVersion: 'fleet-audit/v1', kind: 'Scenario', name: 'plan', steps: [step] },
+    ignored: manifests.ignored,
+  };
+}
+
+/** The plan's answer from the what-if result of its scenario (`preparePlan`). */
+export function planResultOf(prepared: PreparedPlan, result: WhatIfResult): PlanResult {
+  return { cluster: prepared.cluster, services: prepared.services, step: result.steps[0]!, convergence: result.convergence, ignored: prepared.ignored };
+}
+
+/**
+ * Applies the manifests to the cluster of a snapshot as one what-if step and answers what it does
+ * (`preparePlan`, then `runWhatIf`, then `planResultOf`).
+ * @throws ScenarioError naming the field: an unknown or ambiguous cluster, a deletion of a Service the cluster lacks,
+ *   a Service given twice, an NLB Service where the region's NLB data was not read, nothing to apply
+ */
+export function planManifests(snapshot: FleetSnapshot, manifests: PlanManifests, options: PlanOptions): PlanResult {
+  const prepared = preparePlan(snapshot, manifests, options);
+  const result = runWhatIf(snapshot, prepared.scenario, {
     now: options.now,
     ...(options.settings ? { settings: options.settings } : {}),
     ...(options.convergence ? { convergence: options.convergence } : {}),
   });
-  return {
-    cluster: { id: loc.cluster.clusterId, name: loc.cluster.name },
-    services,
-    step: result.steps[0]!,
-    convergence: result.convergence,
-    ignored: manifests.ignored,
-  };
+  return planResultOf(prepared, result);
 }

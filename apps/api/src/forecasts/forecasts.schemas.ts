@@ -57,3 +57,20 @@ export const headroomQuerySchema = z.strictObject({
 
 /** Parsed query of `GET /v1/forecasts/headroom`. */
 export type HeadroomQuery = z.output<typeof headroomQuerySchema>;
+
+/**
+ * Body of `POST /v1/plans` (and the GraphQL `plan` mutation): the target cluster (by id or name), the manifests as
+ * the text `kubectl apply -f` reads (multi-document YAML or JSON, `List` kinds; the body limit of 100 kB bounds it)
+ * and the Services the change deletes.
+ */
+export const planBodySchema = z.strictObject({
+  cluster: z.string().min(1).max(253).describe('Target cluster, by id or by name'),
+  manifests: z.string().max(100_000).describe('Kubernetes manifests (YAML or JSON; several documents, List kinds)'),
+  delete: z
+    .array(z.string().regex(/^[^/]+\/[^/]+$/, 'a Service as namespace/name').max(253))
+    .max(1000)
+    .optional()
+    .describe('Services the change deletes, namespace/name'),
+});
+/** A validated plan body. */
+export type PlanBody = z.infer<typeof planBodySchema>;

@@ -11,11 +11,11 @@ import {
   type TrendsRequest,
 } from '@app/audit';
 import { clustersInScope, headroomInScope, scenarioInScope, seesWholeFleet, whatIfInScope } from './forecast-scope';
-import { HeadroomOptionError, ScenarioError, parseScenario, type HeadroomEntry, type TrendEntry, type WhatIfResult } from '@app/forecast';
+import { HeadroomOptionError, ScenarioError, parseScenario, planResultOf, preparePlan, readManifests, type HeadroomEntry, type PlanResult, type TrendEntry, type WhatIfResult } from '@app/forecast';
 import { DEFAULT_PAGE_LIMIT, Store, scopeIncludes, type Principal } from '@app/store';
 import { loadYaml, YamlLoadError } from '@app/domain';
 import { ApiError } from '../common/api.exception';
-import type { HeadroomQuery, TrendsQuery } from './forecasts.schemas';
+import { planBodySchema, type HeadroomQuery, type TrendsQuery } from './forecasts.schemas';
 import { scenarioApiError } from './scenario-errors';
 
 /**
@@ -136,6 +136,11 @@ export class ForecastsService implements OnApplicationShutdown {
     }
   }
 
+  /** `planOnLatest` on this service's store and pool (REST `POST /v1/plans`, GraphQL `plan`). */
+  plan(body: unknown, principal: Principal): Promise<{ scanId: string } & PlanResult> {
+    return planOnLatest(this.store, this.pool, body, principal);
+  }
+
   /**
    * A what-if scenario on the latest stored snapshot.
    * @throws ApiError VALIDATION_FAILED naming every problem of the scenario in its message and in `issues` (one
@@ -158,6 +163,41 @@ export class ForecastsService implements OnApplicationShutdown {
       throwPoolError(e);
       throw e;
     }
+  }
+}
+
+/**
+ * What applying manifests does to a cluster of the latest stored snapshot (libs/forecast manifest-plan.ts), run in
+ * the forecast pool as the what-ifs are. A scoped token plans only on a cluster within its scope (any other answers
+ * as an unknown cluster does: FORBIDDEN) and sees the resources in scope.
+ * @throws ApiError VALIDATION_FAILED for an invalid body or manifest (naming the document and field), an unknown
+ *   cluster or a deletion of a Service the cluster lacks; FORBIDDEN for a cluster outside the token's scope;
+ *   NOT_FOUND when no scan stored a snapshot; RATE_LIMITED / FORECAST_TOO_LARGE as the what-ifs
+ */
+export async function planOnLatest(store: Store, pool: ForecastPool, body: unknown, principal: Principal): Promise<{ scanId: string } & PlanResult> {
+  const parsed = planBodySchema.safeParse(body);
+  if (!parsed.success)
+    throw new ApiError('VALIDATION_FAILED', parsed.error.issues.map((i) => `body.${i.path.join('.')}: ${i.message}`).join('; '), parsed.error.issues.map((i) => ({ path: `body.${i.path.join('.')}`, message: i.message })));
+  const b = parsed.data;
+  try {
+    const manifests = readManifests([{ source: 'manifests', text: b.manifests }]);
+    const s = await latestSnapshot(store);
+    let cluster = b.cluster;
+    const inScope = seesWholeFleet(principal) ? undefined : clustersInScope(s.snapshot, principal);
+    if (inScope) {
+      const hits = inScope.get(cluster) ? [inScope.get(cluster)!] : [...inScope.values()].filter((c) => c.name === cluster);
+      if (hits.length !== 1) throw new ApiError('FORBIDDEN', `cluster "${cluster.slice(0, 80)}" is not a cluster within the token's scope (by id, or by a name unique within it)`);
+      cluster = hits[0]!.clusterId;
+    }
+    const prepared = preparePlan(s.snapshot, manifests, { cluster, ...(b.delete?.length ? { deletes: b.delete } : {}) });
+    const result = await pool.whatIf(s.snapshot, prepared.scenario, { now: new Date(s.observedAt) });
+    const visible = inScope ? whatIfInScope(result, inScope, principal) : result;
+    return { scanId: s.scanId, ...planResultOf(prepared, visible) };
+  } catch (e) {
+    if (e instanceof ScenarioError) throw new ApiError('VALIDATION_FAILED', e.message.replace(/^--cluster: /, 'body.cluster: '), [{ path: e.field ? `body.${e.field}` : 'body.manifests', message: e.message }]);
+    if (e instanceof ForecastUnavailableError) throw new ApiError('NOT_FOUND', e.message);
+    throwPoolError(e);
+    throw e;
   }
 }
 

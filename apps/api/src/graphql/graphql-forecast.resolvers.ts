@@ -41,6 +41,7 @@ import {
   TrendStatusValue,
   WhatIfFindings,
   WhatIfResult,
+  PlanResult,
   WhatIfStep,
 } from './graphql-forecast.types';
 import { type GqlContext } from './graphql.options';
@@ -208,6 +209,28 @@ export class ForecastResolver {
       scanId: r.scanId,
       scenario: r.scenario,
       steps: r.steps.map(stepOf),
+      convergence: { ...r.convergence, callsPerApi: Object.entries(r.convergence.callsPerApi).map(([action, calls]) => ({ action, calls })) },
+    };
+  }
+
+  @Mutation(() => PlanResult, {
+    description: 'Plan Kubernetes manifests against a cluster of the latest stored scan (POST /v1/plans, same validation); operator role',
+    complexity: forecastComplexity,
+  })
+  async plan(
+    @Args('cluster', { description: 'Target cluster, by id or by name' }) cluster: string,
+    @Args('manifests', { description: 'Kubernetes manifests (YAML or JSON; several documents, List kinds)' }) manifests: string,
+    @Context() ctx: GqlContext,
+    @Args('delete', { type: () => [String], nullable: true, description: 'Services the change deletes, namespace/name' }) deletes?: string[],
+  ): Promise<PlanResult> {
+    await requireRole(ctx, this.auth, 'operator', 'plan');
+    const r = await this.forecasts.plan({ cluster, manifests, ...(deletes ? { delete: deletes } : {}) }, ctx.principal);
+    return {
+      scanId: r.scanId,
+      clusterId: r.cluster.id,
+      clusterName: r.cluster.name,
+      services: r.services.map((s) => ({ ...s, workloads: [...s.workloads] })),
+      step: stepOf(r.step),
       convergence: { ...r.convergence, callsPerApi: Object.entries(r.convergence.callsPerApi).map(([action, calls]) => ({ action, calls })) },
     };
   }

@@ -227,6 +227,38 @@ export class WhatIfResult {
   convergence!: ConvergenceEstimate;
 }
 
+/** One Service a plan changes (libs/forecast PlannedService). */
+@ObjectType({ description: 'A Service the planned change creates, updates or deletes' })
+export class PlannedService {
+  @Field({ description: 'namespace/name' })
+  service!: string;
+  @Field({ description: 'create | update | delete' })
+  action!: string;
+  @Field({ nullable: true, description: 'The manifest document it came from (absent for a deletion)' })
+  source?: string;
+  @Field(() => Int, { nullable: true, description: 'Ready pods behind it after the change (count); null: the pods it has in the cluster' })
+  pods?: number;
+  @Field(() => [String], { description: 'The workloads of the manifests selecting it (Kind/name)' })
+  workloads!: string[];
+}
+
+/** REST POST /v1/plans response. */
+@ObjectType({ description: 'What applying Kubernetes manifests does to a cluster of the latest stored scan' })
+export class PlanResult {
+  @Field(() => ID, { description: 'The scan whose snapshot was planned against' })
+  scanId!: string;
+  @Field(() => ID, { description: 'The target cluster id' })
+  clusterId!: string;
+  @Field({ description: 'The target cluster name' })
+  clusterName!: string;
+  @Field(() => [PlannedService])
+  services!: PlannedService[];
+  @Field(() => WhatIfStep, { description: 'Quotas before and after, the first breach, findings added and resolved, headroom after' })
+  step!: WhatIfStep;
+  @Field(() => ConvergenceEstimate)
+  convergence!: ConvergenceEstimate;
+}
+
 @InputType({ description: 'A Kubernetes label' })
 export class LabelInput {
   @Field()

@@ -233,6 +233,7 @@ export const TEAM_AWARE_ROOT_FIELDS: ReadonlySet<string> = new Set([
   'quotaTrends',
   'headroom',
   'whatIf',
+  'plan',
   'tokens',
   'createToken',
   'revokeToken',
