@@ -19,7 +19,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ROOT, runCliAsync, startCli } from '../cli/cli-run.util';
 import { createTestDatabase, type TestDatabase } from '../store/test-database.util';
 import { eventually, freePort } from '../worker/worker-test.util';
-import { expandNotation, fencedBlocks, parseCurl, shellCommands, type ShellCommand } from './readme-examples.util';
+import { fencedBlocks, parseCurl, shellCommands, shellWords, type ShellCommand } from './readme-examples.util';
 
 const README = readFileSync(join(ROOT, 'README.md'), 'utf8');
 const BIN = join(ROOT, 'bin', 'fleet-audit.js');
@@ -75,33 +75,17 @@ function readmeYamlFile(re: RegExp, name: string): string {
 const headers = () => ({ authorization: `Bearer ${API_TOKEN}`, 'content-type': 'application/json' });
 
 /**
- * Word placeholders of CLI examples -> the value used here (resolved when the example runs).
- * DIR and dated dumps: the sample fleet; scan.yaml: the simulator's generated config (`fleet-audit sim` on the
- * sample fleet); audit-settings.yaml / waivers.yaml: the README's own YAML examples; <token>: the bootstrap token;
- * <id> (waiver revoke): a waiver listed by the API; k3v9x0q2m7ab (token revoke): a token created for it.
+ * Word placeholders of CLI examples -> the value used here (resolved when the example runs). No id is a placeholder:
+ * an example that needs one takes it from an earlier command (`export WAIVER_ID=$(npx fleet-audit ... --quiet)`)
+ * or names it (`token revoke --name`). Dated dumps: the sample fleet; scan.yaml: the simulator's generated config
+ * (`fleet-audit sim` on the sample fleet); waivers.yaml: the README's own YAML example; <token>: the token `demo`
+ * prints (here the bootstrap token).
  */
 const PLACEHOLDERS: ReadonlyArray<[RegExp, () => Promise<string> | string]> = [
-  [/^DIR$/, () => SAMPLE],
   [/^dumps\//, () => SAMPLE],
   [/^(scan\.yaml|\/etc\/fleet-audit\/scan\.yaml)$/, () => server.simConfig],
-  [/^audit-settings\.yaml$/, () => readmeYamlFile(/^checks:/m, 'audit-settings.yaml')],
   [/^waivers\.yaml$/, () => readmeYamlFile(/^waivers:/m, 'waivers.yaml')],
   [/^<token>$/, () => API_TOKEN],
-  [
-    /^<id>$/,
-    async () => {
-      const args = ['waiver', 'add', '--check', 'LB_ORPHANED', '--account', '1234567890123456', '--resource', '*', '--owner', 'readme-test'];
-      const r = await runCliAsync([...args, '--reason', 'revoked by the README example', '--category', 'accepted-risk', '--format', 'json'], { DATABASE_URL: db.url });
-      return (JSON.parse(r.stdout) as { id: string }).id;
-    },
-  ],
-  [
-    /^k3v9x0q2m7ab$/,
-    async () => {
-      const r = await runCliAsync(['token', 'create', '--role', 'viewer', '--format', 'json'], { DATABASE_URL: db.url, TOKEN_HASH_KEY });
-      return (JSON.parse(r.stdout) as { id: string }).id;
-    },
-  ],
 ];
 
 /** Shell variables of the examples -> values here ($TOKEN, a scoped token in the README, is the bootstrap token). */
@@ -122,22 +106,34 @@ const EXPORTS: Record<string, () => string | undefined> = {
 /** Variables expand to markers when the README is read; each example replaces them with values when it runs. */
 const VARIABLE_MARKERS = new Proxy({} as Record<string, string>, { get: (_, name) => `⟪${String(name)}⟫` });
 
-/** A word with its variable markers replaced by the values of shellVariables(). */
-function withVariables(word: string): string {
-  const vars = shellVariables();
+/**
+ * Variables set from a command's output (`export WAIVER_ID=$(npx fleet-audit waiver add ... --quiet)`): the value
+ * when that example has run (its stdout, trimmed).
+ */
+const captured = new Map<string, { promise: Promise<string>; resolve: (v: string) => void; reject: (e: unknown) => void }>();
+
+/** A word with its variable markers replaced by the values of shellVariables() and the captured variables. */
+async function withVariables(word: string): Promise<string> {
+  const vars: Record<string, string | undefined> = shellVariables();
+  for (const [, name] of word.matchAll(/⟪(\w+)⟫/g)) {
+    const c = captured.get(name!);
+    if (c) vars[name!] = await c.promise;
+  }
   return word.replace(/⟪(\w+)⟫/g, (_, n: string) => vars[n] ?? '');
 }
 
 type Example =
-  | { kind: 'cli'; cmd: ShellCommand; env: Record<string, string> }
-  | { kind: 'curl'; cmd: ShellCommand }
+  | { kind: 'cli'; cmd: ShellCommand; env: Record<string, string>; block: number; capture?: string }
+  | { kind: 'curl'; cmd: ShellCommand; block: number }
   | { kind: 'graphql'; line: number; text: string }
   | { kind: 'marked'; text: string; line: number; reason: string };
 
 /** The README's examples in order; unclassified shell lines are returned in `unknown`. */
-function readmeExamples(): { examples: Example[]; unknown: string[]; exportNames: string[] } {
+function readmeExamples(): { examples: Example[]; unknown: string[]; exportNames: string[]; notation: string[] } {
   const examples: Example[] = [];
   const unknown: string[] = [];
+  // Words a shell would not take as written: alternatives (`csv|html` is a pipe) and optional parts (`[--x]`).
+  const notation: string[] = [];
   const exportNames: string[] = [];
   // Placeholder-free expansion at collection time: values are resolved when each example runs.
   const exported: Record<string, string> = {};
@@ -150,27 +146,44 @@ function readmeExamples(): { examples: Example[]; unknown: string[]; exportNames
     for (const cmd of shellCommands(block, VARIABLE_MARKERS)) {
       const first = cmd.words.map((w) => w.value);
       const marked = MARKED.get(cmd.text);
+      if (cmd.words.some((w) => !w.quoted && (w.raw.includes('|') || w.raw.startsWith('[')))) notation.push(`README.md:${cmd.line}: ${cmd.text}`);
       if (first[0] === 'export') {
         for (const w of first.slice(1)) {
+          const sub = /^(\w+)=\$\(([\s\S]*)\)$/.exec(w);
+          const words = sub ? shellWords(sub[2]!.replace(/\\\n/g, ' '), VARIABLE_MARKERS).filter((x) => !x.op) : [];
+          if (sub && words[0]?.value === 'npx' && words[1]?.value === 'fleet-audit') {
+            // NAME=$(npx fleet-audit ...): an example whose output the later commands use.
+            let resolve: (v: string) => void = () => undefined;
+            let reject: (e: unknown) => void = () => undefined;
+            const promise = new Promise<string>((res, rej) => ((resolve = res), (reject = rej)));
+            promise.catch(() => undefined);
+            captured.set(sub[1]!, { promise, resolve, reject });
+            examples.push({ kind: 'cli', cmd: { ...cmd, words }, env: { ...exported }, block: block.line, capture: sub[1]! });
+            continue;
+          }
           const name = w.split('=')[0];
           exportNames.push(name);
           exported[name] = name;
         }
       } else if (marked !== undefined) examples.push({ kind: 'marked', text: cmd.text, line: cmd.line, reason: marked });
-      else if (first[0] === 'fleet-audit' || (first[0] === 'npx' && first[1] === 'fleet-audit')) {
-        examples.push({ kind: 'cli', cmd, env: { ...exported } });
-      } else if (first[0] === 'curl') examples.push({ kind: 'curl', cmd });
+      else if (first[0] === 'npx' && first[1] === 'fleet-audit') {
+        examples.push({ kind: 'cli', cmd, env: { ...exported }, block: block.line });
+      } else if (first[0] === 'fleet-audit') unknown.push(`README.md:${cmd.line}: ${cmd.text} (not on PATH after npm install: write npx fleet-audit)`);
+      else if (first[0] === 'curl') examples.push({ kind: 'curl', cmd, block: block.line });
       else if (!TOOLING.some(([re]) => re.test(cmd.text))) unknown.push(`README.md:${cmd.line}: ${cmd.text}`);
     }
   }
-  return { examples, unknown, exportNames };
+  return { examples, unknown, exportNames, notation };
 }
 
-const { examples, unknown, exportNames } = readmeExamples();
+const { examples, unknown, exportNames, notation } = readmeExamples();
+
+/** The examples of one shell block run in order, each after the one before (as a reader runs them). */
+const blockChains = new Map<number, Promise<unknown>>();
 
 /** Resolve a CLI example's words: shell variables, placeholders, outputs (-o/--out) into the temporary directory. */
 async function resolveArgs(words: string[]): Promise<string[]> {
-  const expanded = words.map(withVariables);
+  const expanded = await Promise.all(words.map(withVariables));
   const out: string[] = [];
   for (let i = 0; i < expanded.length; i++) {
     let w = expanded[i];
@@ -251,44 +264,77 @@ describe('README.md examples (e2e)', { timeout: 120_000 }, () => {
       continue;
     }
     const { cmd } = ex;
-    // Every example stands alone (placeholders make their own waiver / token), so they run concurrently.
+    // Blocks run side by side; the commands of one block run in order, as a reader runs them (a waiver added, then
+    // listed and revoked by the id the first command printed).
     it.concurrent(`README.md:${cmd.line} ${cmd.text.slice(0, 140)}`, async () => {
-      if (ex.kind === 'curl') {
-        const req = parseCurl(cmd.words.slice(1).map((w) => withVariables(w.value).replaceAll('<token>', API_TOKEN)));
-        const url = req.url.replace(/^http:\/\/127\.0\.0\.1:3000/, server.url);
-        expect(url, 'curl examples address the API as http://127.0.0.1:3000').not.toBe(req.url);
-        if (req.body !== undefined && req.headers['content-type'] === 'application/json') expect(() => JSON.parse(req.body!), `JSON body of ${cmd.text}`).not.toThrow();
-        const r = await fetch(url, { method: req.method, headers: req.headers, ...(req.body !== undefined ? { body: req.body } : {}) });
-        const text = await r.text();
-        expect(r.status, text.slice(0, 500)).toBeGreaterThanOrEqual(200);
-        expect(r.status, text.slice(0, 500)).toBeLessThan(300);
-        if (new URL(url).pathname === '/graphql') expect((JSON.parse(text) as { errors?: unknown }).errors, text.slice(0, 500)).toBeUndefined();
-        return;
-      }
-      const env: Record<string, string> = {};
-      for (const name of Object.keys(ex.env)) {
-        const v = EXPORTS[name]?.();
-        if (v !== undefined) env[name] = v;
-      }
-      const skip = cmd.words[0].value === 'npx' ? 2 : 1;
-      const variants = expandNotation(cmd.words.slice(skip));
-      for (const variant of variants) {
-        const args = await resolveArgs(variant);
-        if (args[0] === 'sim' && args[1] !== 'generate') {
-          // A long-running simulator: it must print its ready line (endpoint + scan config), then stop cleanly.
-          const portAt = args.indexOf('--port');
-          if (portAt >= 0) args[portAt + 1] = '0';
-          const s = await startCli(args);
-          expect(JSON.parse(s.firstLine)).toHaveProperty('endpoint');
-          expect(await s.stop()).toBe(0);
-          continue;
-        }
-        const r = await runCliAsync(args, env);
-        const allowed = args.includes('--fail-on') ? [0, 1] : [0];
-        expect(allowed, `fleet-audit ${args.join(' ')}\n${r.stderr.slice(0, 1500)}`).toContain(r.status);
-      }
+      const previous = blockChains.get(ex.block) ?? Promise.resolve();
+      const mine = previous.catch(() => undefined).then(() => runExample(ex));
+      blockChains.set(ex.block, mine);
+      await mine;
     });
   }
+
+  /** Run one CLI or curl example as written (no notation: the README writes commands a shell runs). */
+  async function runExample(ex: Extract<Example, { kind: 'cli' | 'curl' }>): Promise<void> {
+    const { cmd } = ex;
+    if (ex.kind === 'curl') {
+      const words = await Promise.all(cmd.words.slice(1).map(async (w) => (await withVariables(w.value)).replaceAll('<token>', API_TOKEN)));
+      const req = parseCurl(words);
+      const url = req.url.replace(/^http:\/\/127\.0\.0\.1:3000/, server.url);
+      expect(url, 'curl examples address the API as http://127.0.0.1:3000').not.toBe(req.url);
+      if (req.body !== undefined && req.headers['content-type'] === 'application/json') expect(() => JSON.parse(req.body!), `JSON body of ${cmd.text}`).not.toThrow();
+      const r = await fetch(url, { method: req.method, headers: req.headers, ...(req.body !== undefined ? { body: req.body } : {}) });
+      const text = await r.text();
+      expect(r.status, text.slice(0, 500)).toBeGreaterThanOrEqual(200);
+      expect(r.status, text.slice(0, 500)).toBeLessThan(300);
+      if (new URL(url).pathname === '/graphql') expect((JSON.parse(text) as { errors?: unknown }).errors, text.slice(0, 500)).toBeUndefined();
+      return;
+    }
+    const env: Record<string, string> = {};
+    for (const name of Object.keys(ex.env)) {
+      const v = EXPORTS[name]?.();
+      if (v !== undefined) env[name] = v;
+    }
+    const capture = ex.capture !== undefined ? captured.get(ex.capture) : undefined;
+    try {
+      const args = await resolveArgs(cmd.words.slice(2).map((w) => w.value));
+      if (args[0] === 'sim' && args[1] !== 'generate') {
+        // A long-running simulator: it must print its ready line (endpoint + scan config), then stop cleanly.
+        const portAt = args.indexOf('--port');
+        if (portAt >= 0) args[portAt + 1] = '0';
+        const s = await startCli(args);
+        expect(JSON.parse(s.firstLine)).toHaveProperty('endpoint');
+        expect(await s.stop()).toBe(0);
+        return;
+      }
+      const r = await runCliAsync(args, env);
+      const allowed = args.includes('--fail-on') ? [0, 1] : [0];
+      expect(allowed, `fleet-audit ${args.join(' ')}\n${r.stderr.slice(0, 1500)}`).toContain(r.status);
+      // A file of the README's own (waivers.yaml) waives what it says, with no warning.
+      if (args.includes('--waivers')) expect(r.stderr, 'the waivers example is stale (expired or matching nothing)').not.toContain('warning: waiver');
+      if (capture) {
+        expect(r.stdout.trim(), `${cmd.text} prints the value it sets`).toMatch(/^\S+$/);
+        capture.resolve(r.stdout.trim());
+      }
+    } catch (e) {
+      capture?.reject(e);
+      throw e;
+    }
+  }
+
+  it('the waivers file example waives findings of a cluster of the sample fleet and has not expired', async () => {
+    const file = readmeYamlFile(/^waivers:/m, 'waivers-check.yaml');
+    const r = await runCliAsync(['scan', '--fleet', SAMPLE, '--waivers', file]);
+    expect(r.status, r.stderr).toBe(0);
+    expect(r.stderr).not.toContain('warning: waiver');
+    const waived = /Waivers: (\d+) finding\(s\) waived/.exec(r.stdout);
+    expect(Number(waived?.[1] ?? 0)).toBeGreaterThan(0);
+  });
+
+  it('every command is written as a shell runs it: npx fleet-audit, no alternatives as a pipe, no optional brackets', () => {
+    expect(notation).toEqual([]);
+    expect(unknown.filter((u) => u.includes('not on PATH'))).toEqual([]);
+  });
 
   it('GraphQL errors carry no stack trace under plain `serve` (FLEET_AUDIT_DEBUG unset)', async () => {
     const r = await fetch(`${server.url}/graphql`, { method: 'POST', headers: headers(), body: JSON.stringify({ query: '{ loadBalancer(id: "lb-none") { loadBalancerId } noSuchField }' }) });

@@ -179,6 +179,16 @@ export async function runScanCommand(opts: ScanCommandOptions): Promise<number> 
     const clock = now ?? new Date();
     const waivers = await waiversOf(opts, clock, store);
     const matcher = waivers.length > 0 ? new WaiverMatcher(waivers, clock) : undefined;
+    // A waivers file entry that waives nothing is said so: expired, or matching no finding of this scan (a cluster
+    // or resource of another fleet, a typo), else a stale file passes silently with 0 waived.
+    if (matcher && opts.waivers !== undefined) {
+      const matched = matcher.matchedIds(outcome.findings);
+      for (const w of waivers.filter((x) => x.createdBy === 'file')) {
+        const where = `${w.id} (${w.checkId} ${[w.accountId, w.regionId, w.clusterId].filter(Boolean).join('/')} ${w.resource})`;
+        if (Date.parse(w.expiresAt) <= clock.getTime()) cliStreams().stderr.write(`${terminalText(`fleet-audit: warning: waiver ${where} expired on ${w.expiresAt.slice(0, 10)}: its findings count again`, false)}\n`);
+        else if (!matched.has(w.id)) cliStreams().stderr.write(`${terminalText(`fleet-audit: warning: waiver ${where} matches no finding of this scan`, false)}\n`);
+      }
+    }
     // Waived findings stay in the output with their severity, marked `waived` with the waiver.
     const applied = matcher ? outcome.findings.map((f) => matcher.apply(f)) : [];
     const shown: ScanOutcome = matcher ? { ...outcome, findings: applied } : outcome;

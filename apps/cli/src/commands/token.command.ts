@@ -102,10 +102,25 @@ export async function runTokenList(opts: TokenDbOptions & { format: 'text' | 'js
   });
 }
 
-/** `token revoke ID`. @throws CliUsageError when no token has this id */
-export async function runTokenRevoke(id: string, opts: TokenDbOptions): Promise<number> {
-  if (!/^[0-9a-z]{12}$/.test(id)) throw new CliUsageError(`token id "${id.slice(0, 40)}" is malformed (12 lowercase letters and digits; see "token list")`);
+/**
+ * `token revoke ID` or `token revoke --name NAME` (the one token in force with that name, as `token create --name` set it).
+ * @throws CliUsageError when no token has this id, when neither or both are given, or when the name matches no token
+ *   in force or several (naming their ids)
+ */
+export async function runTokenRevoke(given: string | undefined, opts: TokenDbOptions & { name?: string }): Promise<number> {
+  if ((given === undefined) === (opts.name === undefined)) throw new CliUsageError('give a token id or --name NAME (see "token list")');
+  if (given !== undefined && !/^[0-9a-z]{12}$/.test(given)) throw new CliUsageError(`token id "${given.slice(0, 40)}" is malformed (12 lowercase letters and digits; see "token list")`);
   return withStore(opts, false, async (store) => {
+    let id = given as string;
+    if (opts.name !== undefined) {
+      const now = Date.now();
+      const named = (await store.apiTokens.list()).filter((t) => t.name === opts.name && t.revokedAt === null && Date.parse(t.expiresAt) > now);
+      if (named.length !== 1)
+        throw new CliUsageError(
+          named.length === 0 ? `--name: no token in force is named "${opts.name}" (see "token list")` : `--name: ${named.length} tokens in force are named "${opts.name}" (${named.map((t) => t.id).join(', ')}): revoke one by id`,
+        );
+      id = named[0]!.id;
+    }
     const revoked = await store.apiTokens.revokeWithDescendants(id, 'cli');
     if (!revoked) throw new CliUsageError(`token ${id} not found`);
     const minted = revoked.descendants.length > 0 ? ` and the ${revoked.descendants.length} token(s) it minted (${revoked.descendants.join(', ')})` : '';
@@ -141,10 +156,11 @@ export function tokenCommand(run: (p: Promise<number>) => void): Command {
   );
   group.addCommand(
     db(new Command('revoke'))
-      .description('revoke a token by id (effective on every API replica within 5 s)')
-      .argument('<id>', 'token id (see "token list")')
-      .addHelpText('after', '\nExample:\n  fleet-audit token revoke k3v9x0q2m7ab')
-      .action((id: string, o: TokenDbOptions) => run(runTokenRevoke(id, o))),
+      .description('revoke a token by id, or by the name it was created with (effective on every API replica within 5 s)')
+      .argument('[id]', 'token id (see "token list")')
+      .option('--name <text>', 'the one token in force with this name (token create --name)')
+      .addHelpText('after', '\nExamples:\n  fleet-audit token revoke k3v9x0q2m7ab\n  fleet-audit token revoke --name team-payments')
+      .action((id: string | undefined, o: TokenDbOptions & { name?: string }) => run(runTokenRevoke(id, o))),
   );
   return group;
 }

@@ -34,6 +34,8 @@ export interface WaiverAddOptions extends WaiverDbOptions {
   by: string;
   /** `table` (one line; `text` is accepted as an alias) or `json`. */
   format: 'table' | 'json';
+  /** Print only the new waiver's id (for `WAIVER_ID=$(fleet-audit waiver add ... --quiet)`). */
+  quiet?: boolean;
 }
 
 async function withStore<T>(opts: WaiverDbOptions, fn: (store: import('@app/store').Store) => Promise<T>): Promise<T> {
@@ -78,6 +80,10 @@ export async function runWaiverAdd(opts: WaiverAddOptions): Promise<number> {
         opts.by,
       )
       .catch(asUsage);
+    if (opts.quiet) {
+      cliStreams().stdout.write(`${w.id}\n`);
+      return EXIT_OK;
+    }
     cliStreams().stdout.write(opts.format === 'json' ? `${JSON.stringify(w, null, 2)}\n` : `${terminalText(`waiver ${w.id} created: ${w.checkId} ${w.accountId} ${w.resource}, owner ${w.owner}, expires ${w.expiresAt}`, false)}\n`);
     return EXIT_OK;
   });
@@ -157,6 +163,7 @@ Exit codes:
     .option('--expires <iso-date>', 'expiry (default 90 days from now; at most 180)')
     .addOption(byOption())
     .addOption(formatOption(['table', 'json'] as const, 'table', 'output'))
+    .option('-q, --quiet', "print only the new waiver's id (WAIVER_ID=$(fleet-audit waiver add ... --quiet))")
     .addOption(dbOption())
     .action((o: WaiverAddOptions) => run(runWaiverAdd(o)));
   cmd
