@@ -133,7 +133,10 @@ export function renderHeadroom(entries: HeadroomEntry[], style: TableStyle = tab
     return dims.map(([what, a], i) => [...(i === 0 ? first : ['', '', '']), what, ...answerCells(a, e.nlbNotPlanned), share(what)]);
   });
   const table = renderTable(['cluster', 'team', 'exhausts in', 'growing', 'headroom', 'limited by', 'shared quota: of which yours'], rows, style);
-  return `${table}\nRows: soonest to run out first. A quota several clusters share (an account's region quota, a vSwitch) is split between them: "4 of 7" = this cluster's share of what the pool holds.\n`;
+  return (
+    `${table}\nRows: soonest to run out first. A quota several clusters share (an account's region quota, a vSwitch)\n` +
+    'is split between them: "4 of 7" = this cluster\'s share of what the pool holds.\n'
+  );
 }
 
 const QUESTION_OF: Record<string, HeadroomEntry['sharedQuotas'][number]['question']> = {
