@@ -27,6 +27,8 @@ import { FindingsController } from './findings/findings.controller';
 import { FindingsService } from './findings/findings.service';
 import { ForecastsController } from './forecasts/forecasts.controller';
 import { PlansController } from './forecasts/plans.controller';
+import { AdmissionController } from './admission/admission.controller';
+import { AdmissionService } from './admission/admission.service';
 import { FORECAST_POOL, ForecastsService, logForecastThreadError } from './forecasts/forecasts.service';
 import { HealthController } from './health/health.controller';
 import { HealthService } from './health/health.service';
@@ -168,7 +170,7 @@ export class ApiModule implements NestModule {
     return {
       module: ApiModule,
       imports: [...(options.log ? [loggerModule(options.log)] : []), ...graphql],
-      controllers: [ScansController, FindingsController, QuotasController, FleetController, WaiversController, ReportsController, ForecastsController, PlansController, MetricsController, HealthController, TokensController, ReadyController],
+      controllers: [ScansController, FindingsController, QuotasController, FleetController, WaiversController, ReportsController, ForecastsController, PlansController, AdmissionController, MetricsController, HealthController, TokensController, ReadyController],
       providers: [
         { provide: Store, useValue: options.store },
         { provide: ScanRepository, useValue: options.store.scans },
@@ -199,6 +201,7 @@ export class ApiModule implements NestModule {
         WaiversService,
         ReportsService,
         ForecastsService,
+        AdmissionService,
         TokensService,
         HealthService,
         ExhaustionForecasts,

@@ -1,0 +1,44 @@
+import { Body, HttpCode, Param, Post, Query } from '@nestjs/common';
+import { ApiBody, ApiOkResponse, ApiOperation, ApiParam, ApiQuery } from '@nestjs/swagger';
+import type { Principal } from '@app/store';
+import { BearerController } from '../common/bearer-controller.decorator';
+import { CurrentPrincipal } from '../auth/current-principal.decorator';
+import { TeamAware } from '../common/bearer-auth.guard';
+import { AdmissionService, ENFORCE_LABEL, MAX_WARNING_RUNES } from './admission.service';
+import type { AdmissionReviewAnswer } from './admission.schemas';
+
+/**
+ * `/v1/admission/{cluster}`: the validating admission webhook a cluster's apiserver calls for LoadBalancer Service
+ * creates and updates (AdmissionReview `admission.k8s.io/v1`), one webhook configuration per cluster naming it in
+ * the path (deploy/helm `admissionWebhook` values). Any role: the token a cluster holds should be a viewer token
+ * scoped to that cluster's account (or team).
+ */
+@TeamAware()
+@BearerController('v1/admission', 'admission', 'Not an AdmissionReview admission.k8s.io/v1 (names the field); the apiserver applies failurePolicy Ignore')
+export class AdmissionController {
+  constructor(private readonly admission: AdmissionService) {}
+
+  @Post(':cluster')
+  @HttpCode(200)
+  @ApiOperation({
+    summary: 'Validating admission webhook: warn (optionally deny) a LoadBalancer Service change that breaches a quota or adds findings',
+    description:
+      'Judges Service CREATE/UPDATE where the new or old object is type LoadBalancer (anything else is allowed silently), planned ' +
+      'as POST /v1/plans plans the Service against the latest stored scan. `response.warnings` give the first breach and the ' +
+      `findings the change adds at warning or above, one line each, at most ${MAX_WARNING_RUNES} characters. It never fails ` +
+      'closed: no stored scan, an unknown cluster (or one outside the token\'s scope), a busy forecast pool or any error allows ' +
+      `the change with one "not judged" warning. Denies (status 403) only when the Service has the label ${ENFORCE_LABEL}: "true" ` +
+      'or the URL has enforce=true, and the change breaches a quota or adds a critical finding.',
+  })
+  @ApiParam({ name: 'cluster', description: 'Target cluster, by id or by a name unique within the token\'s scope' })
+  @ApiQuery({ name: 'enforce', required: false, description: '`true`: deny a breach or a critical finding (the chart registers it for namespaces labelled for enforcement)' })
+  @ApiQuery({ name: 'timeout', required: false, description: 'Set by the apiserver: its remaining deadline (`5s`); the answer comes before it' })
+  @ApiBody({ schema: { type: 'object', required: ['apiVersion', 'kind', 'request'], properties: { apiVersion: { type: 'string', enum: ['admission.k8s.io/v1'] }, kind: { type: 'string', enum: ['AdmissionReview'] }, request: { type: 'object', required: ['uid', 'kind', 'resource', 'operation'] } } } })
+  @ApiOkResponse({
+    description: 'An AdmissionReview admission.k8s.io/v1 `{response: {uid, allowed, warnings?, status?: {code: 403, reason, message}}}`',
+    schema: { type: 'object', properties: { apiVersion: { type: 'string' }, kind: { type: 'string' }, response: { type: 'object', properties: { uid: { type: 'string' }, allowed: { type: 'boolean' }, warnings: { type: 'array', items: { type: 'string' } }, status: { type: 'object' } } } } },
+  })
+  review(@Param('cluster') cluster: string, @Body() body: unknown, @Query('enforce') enforce: string | undefined, @Query('timeout') timeout: string | undefined, @CurrentPrincipal() principal: Principal): Promise<AdmissionReviewAnswer> {
+    return this.admission.review(cluster, body, { enforce: enforce === 'true', timeout }, principal);
+  }
+}

@@ -1,0 +1,226 @@
+import { Inject, Injectable, Logger } from '@nestjs/common';
+import { ForecastBudgetError, ForecastBusyError, ForecastPool, ForecastUnavailableError, latestSnapshot } from '@app/audit';
+import { k8sServiceSchema, severityRank, type ClusterSnapshot, type FleetSnapshot } from '@app/domain';
+import { planResultOf, preparePlan, ScenarioError, type PlanResult } from '@app/forecast';
+import { Store, type Principal } from '@app/store';
+import { ApiError } from '../common/api.exception';
+import { FORECAST_POOL } from '../forecasts/forecasts.service';
+import { clustersInScope, seesWholeFleet, whatIfInScope } from '../forecasts/forecast-scope';
+import { ADMISSION_API_VERSION, admissionReviewSchema, type AdmissionRequest, type AdmissionResponse, type AdmissionReviewAnswer } from './admission.schemas';
+
+/** The Service label that opts one Service into denial (`"true"`): a breach or a critical finding is then refused. */
+export const ENFORCE_LABEL = 'fleet-audit.io/enforce';
+
+/**
+ * Longest warning, in runes (Unicode code points). The apiserver cuts every warning to 256 runes once a response's
+ * warnings pass 4,096 runes in total, and the API asks for at most about 120 where possible (kubernetes/api
+ * `admission/v1/types.go` `AdmissionResponse.Warnings`; apiserver `pkg/endpoints/filters/warning.go`).
+ */
+export const MAX_WARNING_RUNES = 256;
+
+/** Most warnings of one answer, the last of them saying how many more there were: 10 x 256 runes stay under 4,096. */
+export const MAX_WARNINGS = 10;
+
+/** Longest denial message, in runes (a `metav1.Status.message` the user reads after the webhook's name). */
+const MAX_DENIAL_RUNES = 1024;
+
+/** Wait for a verdict when the apiserver names no `timeout` (its default `timeoutSeconds`: 10 s). */
+const DEFAULT_TIMEOUT_MS = 10_000;
+
+/** Kept of the apiserver's timeout for the answer to travel back (a verdict after the timeout is wasted). */
+const TIMEOUT_MARGIN_MS = 1_000;
+
+/**
+ * One warning as the apiserver forwards it: control characters (which make apimachinery's `NewWarningHeader` drop
+ * the whole warning, so kubectl would print nothing) and runs of white space as one space, at most
+ * MAX_WARNING_RUNES runes (a longer one ends with `…`).
+ */
+export function warningText(text: string): string {
+  return clip(text.replace(/[\p{Cc}\s]+/gu, ' ').trim(), MAX_WARNING_RUNES);
+}
+
+function clip(text: string, runes: number): string {
+  const chars = Array.from(text);
+  return chars.length <= runes ? text : `${chars.slice(0, runes - 1).join('')}…`;
+}
+
+/** Why a review was not judged, as the one warning of an allowed answer. */
+class NotJudged extends Error {}
+
+/** What the webhook judges of a review: a Service CREATE or UPDATE where the new or the old object is a LoadBalancer. */
+interface JudgedService {
+  object: Record<string, unknown>;
+  /** The Service opts into denial by ENFORCE_LABEL. */
+  labelled: boolean;
+}
+
+/**
+ * A validating admission webhook for LoadBalancer Services (`POST /v1/admission/{cluster}`): the Service of a
+ * review is planned as `fleet-audit plan` plans a manifest (libs/forecast manifest-plan.ts: the object as the
+ * manifest, an update keeping the cluster's pods, a new Service with none), against the latest stored scan in the
+ * forecast pool, and the answer warns of the first breach and of the findings the change adds at warning or above.
+ * It never fails closed: whatever keeps it from judging (no stored scan, an unknown cluster or one outside the token's
+ * scope, a busy pool, a budget or the apiserver's timeout exceeded, an internal error) allows the change with one
+ * warning saying so. It denies only a review that opts in (ENFORCE_LABEL on the Service, or `enforce` from the
+ * webhook URL) and whose change breaches a quota or adds a critical finding.
+ */
+@Injectable()
+export class AdmissionService {
+  private readonly logger = new Logger('Admission');
+
+  constructor(
+    private readonly store: Store,
+    @Inject(FORECAST_POOL) private readonly pool: ForecastPool,
+  ) {}
+
+  /**
+   * Judges one review.
+   * @param cluster the target cluster from the URL path, by id or by a name unique within the token's scope
+   * @param body the AdmissionReview as posted
+   * @param options `enforce` from the URL; `timeout` the apiserver's remaining deadline (`5s`), when it sends one
+   * @returns the AdmissionReview answer, `response.uid` = `request.uid`
+   * @throws ApiError VALIDATION_FAILED (400) naming the field when the body is not an AdmissionReview v1 (no uid to
+   *   answer to: the apiserver then applies the webhook's failurePolicy, `Ignore` in the chart)
+   */
+  async review(cluster: string, body: unknown, options: { enforce: boolean; timeout?: string | undefined }, principal: Principal): Promise<AdmissionReviewAnswer> {
+    const parsed = admissionReviewSchema.safeParse(body);
+    if (!parsed.success) {
+      const issues = parsed.error.issues.map((i) => ({ path: ['body', ...i.path.map(String)].join('.'), message: i.message }));
+      throw new ApiError('VALIDATION_FAILED', `not an AdmissionReview ${ADMISSION_API_VERSION}: ${issues.map((i) => `${i.path}: ${i.message}`).join('; ')}`, issues);
+    }
+    const request = parsed.data.request;
+    const answer = (response: Omit<AdmissionResponse, 'uid'>): AdmissionReviewAnswer => ({ apiVersion: ADMISSION_API_VERSION, kind: 'AdmissionReview', response: { uid: request.uid, ...response } });
+    const judged = judgedService(request);
+    if (!judged) return answer({ allowed: true });
+    try {
+      const plan = await this.plan(cluster, request, judged.object, deadlineMs(options.timeout), principal);
+      return answer(verdict(plan, options.enforce || judged.labelled));
+    } catch (e) {
+      if (e instanceof NotJudged) return answer({ allowed: true, warnings: [warningText(`fleet-audit: not judged (${e.message}); the change is allowed`)] });
+      const why = e instanceof Error ? `${e.name}: ${e.message}` : String(e);
+      this.logger.error(`review ${request.uid} of ${request.namespace ?? ''}/${request.name ?? ''} failed: ${why.split('\n')[0]}`);
+      return answer({ allowed: true, warnings: [warningText('fleet-audit: not judged (internal error, logged by the fleet-audit API); the change is allowed')] });
+    }
+  }
+
+  /** The plan of the review's Service on the target cluster of the latest stored snapshot, narrowed to the token's scope. */
+  private async plan(cluster: string, request: AdmissionRequest, object: Record<string, unknown>, deadline: number, principal: Principal): Promise<PlanResult> {
+    const manifest = serviceManifest(request, object);
+    let s;
+    try {
+      s = await latestSnapshot(this.store);
+    } catch (e) {
+      if (e instanceof ForecastUnavailableError) throw new NotJudged('no stored scan: run fleet-audit scan --database-url first');
+      throw e;
+    }
+    const inScope = seesWholeFleet(principal) ? undefined : clustersInScope(s.snapshot, principal);
+    const target = resolveCluster(s.snapshot, cluster, inScope);
+    let prepared;
+    try {
+      prepared = preparePlan(s.snapshot, { services: [{ manifest, source: 'admission request' }], workloads: [], ignored: {} }, { cluster: target.clusterId });
+    } catch (e) {
+      if (e instanceof ScenarioError) throw new NotJudged(`the Service cannot be planned: ${e.message}`);
+      throw e;
+    }
+    let timer: NodeJS.Timeout | undefined;
+    const late = new Promise<never>((_, reject) => {
+      timer = setTimeout(() => reject(new NotJudged(`no verdict within ${Math.round(deadline / 100) / 10} s`)), deadline);
+    });
+    try {
+      const result = await Promise.race([this.pool.whatIf(s.snapshot, prepared.scenario, { now: new Date(s.observedAt) }), late]);
+      return planResultOf(prepared, inScope ? whatIfInScope(result, inScope, principal) : result);
+    } catch (e) {
+      if (e instanceof ForecastBusyError) throw new NotJudged('the forecast pool is busy');
+      if (e instanceof ForecastBudgetError) throw new NotJudged(`past the forecast budget: ${e.message}`);
+      if (e instanceof ScenarioError) throw new NotJudged(`the Service cannot be planned: ${e.message}`);
+      throw e;
+    } finally {
+      clearTimeout(timer);
+    }
+  }
+}
+
+/** The Service a review asks to judge, or undefined: anything but a Service CREATE / UPDATE of a LoadBalancer. */
+function judgedService(request: AdmissionRequest): JudgedService | undefined {
+  if (request.kind.group !== '' || request.kind.kind !== 'Service' || (request.subResource ?? '') !== '') return undefined;
+  if (request.operation !== 'CREATE' && request.operation !== 'UPDATE') return undefined;
+  const object = request.object;
+  if (!object) return undefined;
+  const isLoadBalancer = (o: Record<string, unknown> | null | undefined) => (o?.spec as { type?: unknown } | undefined)?.type === 'LoadBalancer';
+  if (!isLoadBalancer(object) && !isLoadBalancer(request.oldObject)) return undefined;
+  const labels = (object.metadata as { labels?: Record<string, unknown> } | undefined)?.labels;
+  return { object, labelled: labels?.[ENFORCE_LABEL] === 'true' };
+}
+
+/**
+ * The review's object as a plan manifest: the namespace and name of the request where the object leaves them out (a
+ * CREATE through `generateName` has no name yet: the prefix stands for it).
+ * @throws NotJudged naming the field when the object does not read as a Service
+ */
+function serviceManifest(request: AdmissionRequest, object: Record<string, unknown>) {
+  const meta = (typeof object.metadata === 'object' && object.metadata !== null ? object.metadata : {}) as Record<string, unknown>;
+  const generated = typeof meta.generateName === 'string' && meta.generateName !== '' ? `${meta.generateName}generated` : undefined;
+  const name = typeof meta.name === 'string' && meta.name !== '' ? meta.name : request.name || generated;
+  const namespace = typeof meta.namespace === 'string' && meta.namespace !== '' ? meta.namespace : (request.namespace ?? undefined);
+  const parsed = k8sServiceSchema.safeParse({ ...object, metadata: { ...meta, ...(name ? { name } : {}), ...(namespace ? { namespace } : {}) } });
+  if (!parsed.success) {
+    const issue = parsed.error.issues[0]!;
+    throw new NotJudged(`the object does not read as a Service: field ${issue.path.map(String).join('.') || '(root)'}: ${issue.message}`);
+  }
+  return parsed.data;
+}
+
+/**
+ * The target cluster among those the token sees (all of the snapshot's, or its scope's), by id or by a unique name.
+ * @throws NotJudged with one message for an unknown cluster and one outside the scope (no existence oracle)
+ */
+function resolveCluster(snapshot: FleetSnapshot, given: string, inScope: ReadonlyMap<string, ClusterSnapshot> | undefined): ClusterSnapshot {
+  const visible = inScope ? [...inScope.values()] : snapshot.accounts.flatMap((a) => a.regions.flatMap((r) => r.clusters));
+  const byId = visible.filter((c) => c.clusterId === given);
+  const hits = byId.length > 0 ? byId : visible.filter((c) => c.name === given);
+  if (hits.length !== 1) throw new NotJudged(`cluster "${clip(given, 64)}" is not a cluster of the latest scan within the token's scope (by id, or by a unique name)`);
+  return hits[0]!;
+}
+
+/** Milliseconds to wait for a verdict: the apiserver's `timeout` query (`5s`, rounded up to whole seconds) less a margin. */
+function deadlineMs(timeout: string | undefined): number {
+  const m = /^(\d{1,3})s$/.exec(timeout ?? '');
+  const total = m ? Number(m[1]) * 1000 : DEFAULT_TIMEOUT_MS;
+  return Math.max(500, total - TIMEOUT_MARGIN_MS);
+}
+
+/**
+ * The answer of a judged Service: warnings for the first breach and the findings the change adds or raises at
+ * warning or above (the same reasons as `fleet-audit plan --fail-on warning`, apps/cli plan-output.renderer.ts);
+ * denied (403) when enforced and the change breaches a quota it grows or adds a critical finding.
+ */
+function verdict(plan: PlanResult, enforce: boolean): Omit<AdmissionResponse, 'uid'> {
+  const lines: string[] = [];
+  const blocking: string[] = [];
+  const b = plan.step.firstBreach;
+  if (b) {
+    const line = `first breach: ${b.checkId} on ${b.resource.id}: ${b.before.used} -> ${b.after.used} of ${b.after.limit} (cluster ${plan.cluster.name})`;
+    lines.push(line);
+    if (b.after.used > b.before.used) blocking.push(line);
+  }
+  const warn = severityRank('warning');
+  const critical = severityRank('critical');
+  for (const f of plan.step.findings.appeared) {
+    if (severityRank(f.severity) < warn) continue;
+    const line = `${f.severity}: ${f.checkId} ${f.message}`;
+    lines.push(line);
+    if (severityRank(f.severity) >= critical) blocking.push(line);
+  }
+  for (const c of plan.step.findings.severityChanged) {
+    if (severityRank(c.after) < warn || severityRank(c.after) <= severityRank(c.before)) continue;
+    const line = `${c.after}: ${c.checkId} ${c.resource.id} raised from ${c.before}`;
+    lines.push(line);
+    if (severityRank(c.after) >= critical) blocking.push(line);
+  }
+  const shown = lines.length > MAX_WARNINGS ? [...lines.slice(0, MAX_WARNINGS - 1), `${lines.length - MAX_WARNINGS + 1} more; run fleet-audit plan on the manifest for the full list`] : lines;
+  const warnings = shown.map((l) => warningText(`fleet-audit: ${l}`));
+  const out: Omit<AdmissionResponse, 'uid'> = { allowed: !(enforce && blocking.length > 0), ...(warnings.length > 0 ? { warnings } : {}) };
+  if (!out.allowed)
+    out.status = { code: 403, reason: 'Forbidden', message: clip(`fleet-audit (enforced): ${blocking.map((l) => l.replace(/[\p{Cc}\s]+/gu, ' ')).join('; ')}`, MAX_DENIAL_RUNES) };
+  return out;
+}

@@ -1,0 +1,192 @@
+/**
+ * `POST /v1/admission/{cluster}` on a real PostgreSQL with the sample fleet stored as a scan, as a cluster's apiserver
+ * calls it: AdmissionReview admission.k8s.io/v1 in and out (the request shaped as in the Kubernetes docs' example,
+ * "Dynamic Admission Control"), the uid echoed, warnings for a breach, a denial only when the Service opts in, silence
+ * for what is not a LoadBalancer Service, and a "not judged" warning (never a refusal) when it cannot judge.
+ */
+import type { INestApplication } from '@nestjs/common';
+import request from 'supertest';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { join } from 'node:path';
+import { createApiApp, type ScanLauncher } from '@app/api';
+import { analyzeAndStore, defaultForecastWorkerEntry } from '@app/audit';
+import { loadFleetDirectory } from '@app/collectors';
+import { Store } from '@app/store';
+import { createTestDatabase, type TestDatabase } from '../store/test-database.util';
+
+const BOOTSTRAP = 'admission-e2e-bootstrap-0123456789abcdef';
+const KEY = 'admission-e2e-hash-key-0123456789abcdef-01234567';
+const SAMPLE = join(__dirname, '..', '..', 'examples', 'fleets', 'sample');
+const ACCOUNT = '1234567890123456';
+const STOREFRONT = 'c81faa03ae9366a2df0093610b2aca766';
+const NOW = new Date('2026-11-22T00:00:00Z');
+
+const launcher = { launch: () => Promise.reject(new Error('no scans in this test')) } as unknown as ScanLauncher;
+
+/** A LoadBalancer Service (Cluster mode) of `ports` ports, as the apiserver puts it in a review. */
+function service(name: string, ports: number, type = 'LoadBalancer', labels: Record<string, string> = {}): Record<string, unknown> {
+  return {
+    apiVersion: 'v1',
+    kind: 'Service',
+    metadata: { name, namespace: 'shop', labels, uid: '4b9d6f0e-0000-4000-8000-000000000001' },
+    spec: { type, selector: { app: name }, ports: Array.from({ length: ports }, (_, i) => ({ name: `p${i}`, protocol: 'TCP', port: 8000 + i, targetPort: 8080 })) },
+  };
+}
+
+/** An AdmissionReview v1 of `object`, shaped as the Kubernetes docs' example request. */
+function review(uid: string, object: Record<string, unknown>, operation: 'CREATE' | 'UPDATE' = 'CREATE', oldObject: Record<string, unknown> | null = null) {
+  const kind = object.kind as string;
+  const resource = kind === 'Service' ? 'services' : `${kind.toLowerCase()}s`;
+  return {
+    apiVersion: 'admission.k8s.io/v1',
+    kind: 'AdmissionReview',
+    request: {
+      uid,
+      kind: { group: '', version: 'v1', kind },
+      resource: { group: '', version: 'v1', resource },
+      requestKind: { group: '', version: 'v1', kind },
+      requestResource: { group: '', version: 'v1', resource },
+      name: (object.metadata as { name: string }).name,
+      namespace: 'shop',
+      operation,
+      userInfo: { username: 'admin', uid: '014fbff9a07c', groups: ['system:authenticated'] },
+      object,
+      oldObject,
+      dryRun: false,
+      options: { apiVersion: 'meta.k8s.io/v1', kind: operation === 'CREATE' ? 'CreateOptions' : 'UpdateOptions' },
+    },
+  };
+}
+
+/** Every warning one line of at most 256 characters (runes), no control character: what the apiserver forwards. */
+function expectForwardable(warnings: string[] | undefined): void {
+  for (const w of warnings ?? []) {
+    expect(Array.from(w).length, w).toBeLessThanOrEqual(256);
+    expect(w, 'control character').not.toMatch(/\p{Cc}/u);
+  }
+}
+
+describe('POST /v1/admission/{cluster}', () => {
+  let db: TestDatabase;
+  let store: Store;
+  let app: INestApplication;
+  const tokens: Record<string, string> = {};
+  const post = (path: string, token: string | undefined, body: unknown) => {
+    const r = request(app.getHttpServer()).post(path);
+    return (token ? r.set('Authorization', `Bearer ${token}`) : r).send(body as object);
+  };
+
+  beforeAll(async () => {
+    db = await createTestDatabase();
+    store = await Store.open({ connectionString: db.url, migrate: true, tokenHashKey: KEY });
+    tokens.viewer = (await store.apiTokens.create({ role: 'viewer', accounts: null, teams: null, createdBy: 'test', name: 'viewer' })).token;
+    tokens.payments = (await store.apiTokens.create({ role: 'viewer', accounts: [ACCOUNT], teams: ['payments'], createdBy: 'test', name: 'payments' })).token;
+    app = await createApiApp({ store, token: BOOTSTRAP, scanLauncher: launcher, logger: false, forecasts: { workerEntry: defaultForecastWorkerEntry(process.env.FLEET_AUDIT_DIST) } });
+    await app.init();
+  });
+
+  afterAll(async () => {
+    await app?.close();
+    await store?.close();
+    await db?.drop();
+  });
+
+  it('with no stored scan, allows a LoadBalancer Service with one "not judged" warning', async () => {
+    const r = await post('/v1/admission/storefront', tokens.viewer, review('uid-no-scan', service('wide', 51)));
+    expect(r.status, JSON.stringify(r.body)).toBe(200);
+    expect(r.body).toEqual({ apiVersion: 'admission.k8s.io/v1', kind: 'AdmissionReview', response: { uid: 'uid-no-scan', allowed: true, warnings: [expect.stringMatching(/^fleet-audit: not judged \(no stored scan: .*\); the change is allowed$/)] } });
+    expectForwardable(r.body.response.warnings);
+  });
+
+  it('without a token is 401; a body that is no AdmissionReview v1 is 400 naming the field', async () => {
+    expect((await post('/v1/admission/storefront', undefined, review('uid-anon', service('wide', 51)))).status).toBe(401);
+    const bad = await post('/v1/admission/storefront', tokens.viewer, { ...review('uid-v1beta1', service('wide', 1)), apiVersion: 'admission.k8s.io/v1beta1' });
+    expect(bad.status).toBe(400);
+    expect(bad.body.message).toMatch(/^not an AdmissionReview admission\.k8s\.io\/v1: body\.apiVersion: /);
+    const noUid = await post('/v1/admission/storefront', tokens.viewer, { apiVersion: 'admission.k8s.io/v1', kind: 'AdmissionReview', request: { operation: 'CREATE' } });
+    expect(noUid.status).toBe(400);
+    expect(noUid.body.message).toContain('body.request.uid');
+  });
+
+  describe('with the sample fleet stored', () => {
+    beforeAll(async () => {
+      const scan = await store.scans.create({ source: 'offline', startedAt: NOW });
+      await analyzeAndStore(loadFleetDirectory(SAMPLE), { scanId: scan.id, now: NOW, store });
+    });
+
+    it('warns of the listener breach of a 51-port Service, allows it, echoes the uid', async () => {
+      const r = await post('/v1/admission/storefront', tokens.viewer, review('uid-wide', service('wide', 51)));
+      expect(r.status, JSON.stringify(r.body)).toBe(200);
+      expect(r.body.apiVersion).toBe('admission.k8s.io/v1');
+      expect(r.body.kind).toBe('AdmissionReview');
+      expect(r.body.response.uid).toBe('uid-wide');
+      expect(r.body.response.allowed).toBe(true);
+      expect(r.body.response.status).toBeUndefined();
+      // Cluster mode: every eligible node behind each of the 51 ports, so the backend quota breaks first; the 51
+      // listeners over the 50-listener quota (slb_quota_listeners_num) come as the critical finding the change adds.
+      expect(r.body.response.warnings[0]).toMatch(/^fleet-audit: first breach: CLB_BACKEND_QUOTA on lb-\S+: 0 -> 306 of 200 \(cluster storefront\)$/);
+      expect(r.body.response.warnings).toContainEqual(expect.stringMatching(/^fleet-audit: critical: CLB_LISTENER_QUOTA CLB lb-\S+ has 51 listeners: 102 % of its listener quota 50/));
+      expectForwardable(r.body.response.warnings);
+      // By id, the same answer.
+      const byId = await post(`/v1/admission/${STOREFRONT}`, tokens.viewer, review('uid-wide-id', service('wide', 51)));
+      expect(byId.body.response.warnings).toEqual(r.body.response.warnings);
+    });
+
+    it('denies it with 403 and the reason when the Service carries the enforce label, or the URL asks for enforcement', async () => {
+      const labelled = await post('/v1/admission/storefront', tokens.viewer, review('uid-enforced', service('wide', 51, 'LoadBalancer', { 'fleet-audit.io/enforce': 'true' })));
+      expect(labelled.status).toBe(200);
+      expect(labelled.body.response).toMatchObject({ uid: 'uid-enforced', allowed: false, status: { code: 403, reason: 'Forbidden' } });
+      expect(labelled.body.response.status.message).toMatch(/^fleet-audit \(enforced\): first breach: CLB_BACKEND_QUOTA on lb-\S+: 0 -> 306 of 200 .*; critical: CLB_LISTENER_QUOTA CLB lb-\S+ has 51 listeners/);
+      expectForwardable(labelled.body.response.warnings);
+      const query = await post('/v1/admission/storefront?enforce=true&timeout=5s', tokens.viewer, review('uid-query', service('wide', 51)));
+      expect(query.body.response).toMatchObject({ uid: 'uid-query', allowed: false, status: { code: 403 } });
+      // Enforced, but nothing to block: allowed.
+      const small = await post('/v1/admission/storefront?enforce=true', tokens.viewer, review('uid-small', service('small', 2)));
+      expect(small.body.response).toMatchObject({ uid: 'uid-small', allowed: true });
+      expect(small.body.response.status).toBeUndefined();
+    });
+
+    it('allows a ConfigMap, a ClusterIP Service and a DELETE silently', async () => {
+      const configMap = { apiVersion: 'v1', kind: 'ConfigMap', metadata: { name: 'settings', namespace: 'shop' }, data: { a: 'b' } };
+      for (const [uid, body] of [
+        ['uid-cm', review('uid-cm', configMap)],
+        ['uid-cip', review('uid-cip', service('internal', 60, 'ClusterIP'))],
+        ['uid-del', { ...review('uid-del', service('wide', 51)), request: { ...review('uid-del', service('wide', 51)).request, operation: 'DELETE', object: null, oldObject: service('wide', 51) } }],
+      ] as const) {
+        const r = await post('/v1/admission/storefront?enforce=true', tokens.viewer, body);
+        expect(r.status).toBe(200);
+        expect(r.body).toEqual({ apiVersion: 'admission.k8s.io/v1', kind: 'AdmissionReview', response: { uid, allowed: true } });
+      }
+    });
+
+    it('judges an update that turns a LoadBalancer into ClusterIP (old object LoadBalancer) without failing', async () => {
+      const r = await post('/v1/admission/storefront', tokens.viewer, review('uid-downgrade', service('wide', 1, 'ClusterIP'), 'UPDATE', service('wide', 1)));
+      expect(r.status).toBe(200);
+      expect(r.body.response).toMatchObject({ uid: 'uid-downgrade', allowed: true });
+      for (const w of r.body.response.warnings ?? []) expect(w).not.toMatch(/internal error/);
+    });
+
+    it('an unknown cluster and one outside the token\'s scope both allow with the same "not judged" warning', async () => {
+      const unknown = await post('/v1/admission/no-such-cluster', tokens.payments, review('uid-unknown', service('wide', 51)));
+      const other = await post('/v1/admission/storefront', tokens.payments, review('uid-other', service('wide', 51)));
+      for (const r of [unknown, other]) {
+        expect(r.status).toBe(200);
+        expect(r.body.response.allowed).toBe(true);
+        expect(r.body.response.warnings).toHaveLength(1);
+        expectForwardable(r.body.response.warnings);
+      }
+      expect(unknown.body.response.uid).toBe('uid-unknown');
+      expect(unknown.body.response.warnings[0]).toMatch(/^fleet-audit: not judged \(cluster "no-such-cluster" is not a cluster of the latest scan within the token's scope/);
+      expect(other.body.response.warnings[0].replace('storefront', 'X')).toBe(unknown.body.response.warnings[0].replace('no-such-cluster', 'X'));
+      expect(JSON.stringify(other.body)).not.toContain(STOREFRONT);
+    });
+
+    it('keeps every warning forwardable: control characters stripped, long texts cut to 256 characters', async () => {
+      const long = 'x'.repeat(300);
+      const r = await post(`/v1/admission/${long}`, tokens.viewer, review('uid-long', { ...service('wide', 51), metadata: { name: 'wide', namespace: 'shop\n\tnext' } }));
+      expect(r.status).toBe(200);
+      expect(r.body.response.allowed).toBe(true);
+      expectForwardable(r.body.response.warnings);
+    });
+  });
+});
