@@ -267,9 +267,16 @@ describe('scoped API tokens (e2e)', () => {
     const made = await runCliInProcess(['token', 'create', '--role', 'operator', '--accounts', '1111,3333', '--expires-in', '30d', '--name', 'cli-made', '--format', 'json'], env);
     expect(made.stderr).toBe('');
     expect(made.status).toBe(0);
-    const body = JSON.parse(made.stdout) as { id: string; token: string; role: string; accounts: string[]; expiresAt: string };
-    expect(Object.keys(body).sort()).toEqual(['accounts', 'expiresAt', 'id', 'role', 'token']);
-    expect(body).toMatchObject({ role: 'operator', accounts: ['1111', '3333'] });
+    const body = JSON.parse(made.stdout) as { id: string; token: string; role: string; accounts: string[]; teams: string[] | null; expiresAt: string };
+    expect(Object.keys(body).sort()).toEqual(['accounts', 'expiresAt', 'id', 'role', 'teams', 'token']);
+    expect(body).toMatchObject({ role: 'operator', accounts: ['1111', '3333'], teams: null });
+    // A team-scoped token lists its accounts too; a team name is bounded; the CLI says which option is wrong.
+    const noAccounts = await runCliInProcess(['token', 'create', '--role', 'viewer', '--teams', 'payments'], env);
+    expect(noAccounts.status).toBe(2);
+    expect(noAccounts.stderr).toMatch(/--teams needs --accounts/);
+    const badTeam = await runCliInProcess(['token', 'create', '--role', 'viewer', '--accounts', '1111', '--teams', 'no such team'], env);
+    expect(badTeam.status).toBe(2);
+    expect(badTeam.stderr).toMatch(/--teams: "no such team" is not a team name/);
     expect((await http().get('/v1/findings').set(bearer(body.token))).body.total).toBe(12);
     const listed = await runCliInProcess(['token', 'list'], env);
     expect(listed.status).toBe(0);
