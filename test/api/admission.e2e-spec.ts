@@ -140,6 +140,9 @@ describe('POST /v1/admission/{cluster}', () => {
       expectForwardable(labelled.body.response.warnings);
       const query = await post('/v1/admission/storefront?enforce=true&timeout=5s', tokens.viewer, review('uid-query', service('wide', 51)));
       expect(query.body.response).toMatchObject({ uid: 'uid-query', allowed: false, status: { code: 403 } });
+      // The path the chart registers (the apiserver refuses a query string in a webhook URL).
+      const path = await post('/v1/admission/storefront/enforce?timeout=5s', tokens.viewer, review('uid-path', service('wide', 51)));
+      expect(path.body.response).toMatchObject({ uid: 'uid-path', allowed: false, status: { code: 403 } });
       // Enforced, but nothing to block: allowed.
       const small = await post('/v1/admission/storefront?enforce=true', tokens.viewer, review('uid-small', service('small', 2)));
       expect(small.body.response).toMatchObject({ uid: 'uid-small', allowed: true });

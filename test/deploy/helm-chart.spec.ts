@@ -141,3 +141,56 @@ describe.skipIf(helm === undefined)(`helm lint / helm template${helm === undefin
     expect(r.stderr).toContain('secret.apiToken is required');
   });
 });
+
+describe('Helm chart: the admission webhook of one target cluster (admissionWebhook)', () => {
+  const template = readFileSync(join(TEMPLATES, 'admission-webhook.yaml'), 'utf8');
+  const values = (parse(readFileSync(join(CHART, 'values.yaml'), 'utf8')) as { admissionWebhook: Record<string, unknown> }).admissionWebhook;
+  const webhookSet = ['admissionWebhook.enabled=true', 'admissionWebhook.url=https://audit.example.com/', 'admissionWebhook.cluster=c81faa03ae9366a2df0093610b2aca766', 'admissionWebhook.certManager.injectCaFrom=fleet-audit/audit-ca'];
+
+  it('is off by default, never fails closed, and documents every option in values.yaml', () => {
+    expect(template).toMatch(/^\{\{- with \.Values\.admissionWebhook \}\}\n\{\{- if \.enabled \}\}$/m);
+    expect(values).toMatchObject({ enabled: false, failurePolicy: 'Ignore', timeoutSeconds: 5, excludeNamespaces: ['kube-system'], caBundle: '', certManager: { injectCaFrom: '' }, enforce: { enabled: true, namespaceLabel: 'fleet-audit.io/enforce' } });
+    const text = readFileSync(join(CHART, 'values.yaml'), 'utf8');
+    const block = text.slice(text.indexOf('\nadmissionWebhook:'), text.indexOf('\nmigrations:'));
+    for (const key of ['url', 'cluster', 'name', 'failurePolicy', 'timeoutSeconds', 'excludeNamespaces', 'caBundle', 'injectCaFrom', 'enabled', 'namespaceLabel'])
+      expect(block, `a comment before admissionWebhook ${key}`).toMatch(new RegExp(`#[^\\n]*\\n\\s+(#[^\\n]*\\n\\s+)*${key}:`));
+  });
+
+  it('registers services CREATE/UPDATE over v1 reviews, without side effects, for LoadBalancer Services outside kube-system', () => {
+    for (const line of ['resources: ["services"]', 'operations: ["CREATE", "UPDATE"]', 'sideEffects: None', 'admissionReviewVersions: ["v1"]', 'failurePolicy: {{ $top.failurePolicy }}', 'key: kubernetes.io/metadata.name', 'operator: NotIn', 'cert-manager.io/inject-ca-from:', 'caBundle: {{ $top.caBundle | quote }}'])
+      expect(template).toContain(line);
+    expect(template).toContain(`expression: "(has(object.spec.type) && object.spec.type == 'LoadBalancer') || (oldObject != null && has(oldObject.spec.type) && oldObject.spec.type == 'LoadBalancer')"`);
+    // The cluster in the path, enforcement as a path too: the apiserver refuses a query string in a webhook URL.
+    expect(template).toContain('{{- $base := printf "%s/v1/admission/%s" $url (urlquery $cluster) }}');
+    expect(template).toContain('(printf "%s/enforce" $base)');
+    expect(template).not.toMatch(/url: [^\n]*\?/);
+  });
+
+  describe.skipIf(helm === undefined)(`rendered${helm === undefined ? ' (skipped: helm is not installed)' : ''}`, () => {
+    const render = (extra: string[]) =>
+      spawnSync(helm as string, ['template', 'fa', CHART, ...[...REQUIRED_SET, ...extra].flatMap((s) => ['--set', s]), '--show-only', 'templates/admission-webhook.yaml'], { encoding: 'utf8' });
+
+    it('renders a warn and an enforce webhook with the cluster in the URL path and the CA injected by cert-manager', () => {
+      const r = render(webhookSet);
+      expect(r.status, r.stderr).toBe(0);
+      const doc = parse(r.stdout) as { kind: string; metadata: { annotations: Record<string, string> }; webhooks: Record<string, unknown>[] };
+      expect(doc.kind).toBe('ValidatingWebhookConfiguration');
+      expect(doc.metadata.annotations['cert-manager.io/inject-ca-from']).toBe('fleet-audit/audit-ca');
+      expect(doc.webhooks.map((w) => (w.clientConfig as { url: string }).url)).toEqual([
+        'https://audit.example.com/v1/admission/c81faa03ae9366a2df0093610b2aca766',
+        'https://audit.example.com/v1/admission/c81faa03ae9366a2df0093610b2aca766/enforce',
+      ]);
+      for (const w of doc.webhooks) expect(w).toMatchObject({ failurePolicy: 'Ignore', timeoutSeconds: 5, sideEffects: 'None', admissionReviewVersions: ['v1'] });
+      expect(doc.webhooks.map((w) => (w.namespaceSelector as { matchExpressions: { operator: string }[] }).matchExpressions.map((e) => e.operator))).toEqual([['NotIn', 'NotIn'], ['NotIn', 'In']]);
+    });
+
+    it('renders nothing by default, and refuses a URL that is not https or carries a query', () => {
+      expect(render([]).status).not.toBe(0); // --show-only of a template that rendered nothing
+      const http = render([...webhookSet, 'admissionWebhook.url=http://audit.example.com']);
+      expect(http.status).not.toBe(0);
+      expect(http.stderr).toContain('admissionWebhook.url must start with https://');
+      const query = render([...webhookSet, 'admissionWebhook.url=https://audit.example.com/?x=1']);
+      expect(query.stderr).toContain('no query or fragment');
+    });
+  });
+});

@@ -28,7 +28,7 @@ export class AdmissionController {
       `findings the change adds at warning or above, one line each, at most ${MAX_WARNING_RUNES} characters. It never fails ` +
       'closed: no stored scan, an unknown cluster (or one outside the token\'s scope), a busy forecast pool or any error allows ' +
       `the change with one "not judged" warning. Denies (status 403) only when the Service has the label ${ENFORCE_LABEL}: "true" ` +
-      'or the URL has enforce=true, and the change breaches a quota or adds a critical finding.',
+      'or the URL asks for enforcement (`enforce=true`, or the path /v1/admission/{cluster}/enforce the chart registers), and the change breaches a quota or adds a critical finding.',
   })
   @ApiParam({ name: 'cluster', description: 'Target cluster, by id or by a name unique within the token\'s scope' })
   @ApiQuery({ name: 'enforce', required: false, description: '`true`: deny a breach or a critical finding (the chart registers it for namespaces labelled for enforcement)' })
@@ -40,5 +40,19 @@ export class AdmissionController {
   })
   review(@Param('cluster') cluster: string, @Body() body: unknown, @Query('enforce') enforce: string | undefined, @Query('timeout') timeout: string | undefined, @CurrentPrincipal() principal: Principal): Promise<AdmissionReviewAnswer> {
     return this.admission.review(cluster, body, { enforce: enforce === 'true', timeout }, principal);
+  }
+
+  @Post(':cluster/enforce')
+  @HttpCode(200)
+  @ApiOperation({
+    summary: 'The enforcing variant of the admission webhook: `enforce=true` as a path (the apiserver refuses a query string in a webhook URL)',
+    description: 'As POST /v1/admission/{cluster} with enforce=true: a change that breaches a quota or adds a critical finding is denied (status 403 with the reasons). The chart registers it for namespaces labelled for enforcement.',
+  })
+  @ApiParam({ name: 'cluster', description: 'Target cluster, by id or by a name unique within the token\'s scope' })
+  @ApiQuery({ name: 'timeout', required: false, description: 'Set by the apiserver: its remaining deadline (`5s`); the answer comes before it' })
+  @ApiBody({ schema: { type: 'object', required: ['apiVersion', 'kind', 'request'] } })
+  @ApiOkResponse({ description: 'An AdmissionReview admission.k8s.io/v1 `{response: {uid, allowed, warnings?, status?}}`', schema: { type: 'object' } })
+  reviewEnforced(@Param('cluster') cluster: string, @Body() body: unknown, @Query('timeout') timeout: string | undefined, @CurrentPrincipal() principal: Principal): Promise<AdmissionReviewAnswer> {
+    return this.admission.review(cluster, body, { enforce: true, timeout }, principal);
   }
 }
