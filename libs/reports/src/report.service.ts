@@ -1,6 +1,6 @@
 /**
- * Builds, stores and delivers the weekly report of one period (the worker's cron, `POST`-less by design:
- * reports are made by the schedule or by the CLI). Exactly one run per (period, scope) even with several
+ * Builds, stores and delivers the weekly report of one period (the worker's cron; `POST /v1/reports` builds one
+ * now, under a period key of its own, without delivery). Exactly one run per (period, scope) even with several
  * workers: the `reports` row is claimed first (unique key), the losers stop. Webhook delivery is retried
  * with exponential backoff (cockatiel); its outcome and attempts are written to the row, and exported by
  * `/metrics` (`fleet_audit_report_deliveries_failed`), so a failed delivery is never silent.

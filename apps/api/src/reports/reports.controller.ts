@@ -1,5 +1,5 @@
-import { Get, Res } from '@nestjs/common';
-import { ApiNotFoundResponse, ApiOkResponse, ApiOperation, ApiParam, ApiProduces } from '@nestjs/swagger';
+import { Get, HttpCode, Post, Res } from '@nestjs/common';
+import { ApiCreatedResponse, ApiForbiddenResponse, ApiNotFoundResponse, ApiOkResponse, ApiOperation, ApiParam, ApiProduces } from '@nestjs/swagger';
 import type { ReportFormat } from '@app/reports';
 import type { Principal, StoredReportListItem } from '@app/store';
 import { BearerController } from '../common/bearer-controller.decorator';
@@ -8,8 +8,9 @@ import { z } from 'zod';
 import { ErrorResponseDto } from '../common/error-response.dto';
 import { afterOrOffset, deprecatedOffsetField, listPageQueryFields } from '../common/request.schemas';
 import { markDeprecated, type ListPage } from '../common/listing.util';
-import { ZodParam, ZodQuery } from '../common/route.decorator';
-import { ApiZodQuery } from '../common/zod-openapi.util';
+import { ZodBody, ZodParam, ZodQuery } from '../common/route.decorator';
+import { ApiZodBody, ApiZodQuery } from '../common/zod-openapi.util';
+import { RequireRole } from '../common/bearer-auth.guard';
 import { ReportsService } from './reports.service';
 
 /** Query of `GET /v1/reports`: `limit` + `after` (keyset on creation time and id); `offset` deprecated. */
@@ -19,6 +20,19 @@ export const getReportQuerySchema = z.strictObject({
   format: z.enum(['json', 'html', 'md', 'csv'], 'must be one of json, html, md, csv').optional().default('json').describe('Rendering (default json: the document)'),
 });
 
+/** Body of `POST /v1/reports` (all optional: `{}` builds the token's own scope now). */
+export const createReportBodySchema = z
+  .strictObject({
+    accounts: z
+      .array(z.string().regex(/^\d{1,32}$/, 'must be an account id (digits)'), 'must be a list of account ids')
+      .min(1, 'must name at least one account')
+      .max(100, 'must name at most 100 accounts')
+      .optional()
+      .describe("The report's accounts, each within the token's scope (default: the token's accounts; every account for an all-accounts token)"),
+    title: z.string().min(1).max(200, 'must be at most 200 characters').optional().describe('Report title'),
+  })
+  .optional();
+
 /** The parts of Express's response used to send a rendering. */
 interface RawResponse {
   status(code: number): RawResponse;
@@ -27,7 +41,8 @@ interface RawResponse {
 }
 
 /**
- * `/v1/reports`: stored weekly compliance reports (built by the worker's weekly cron) with their webhook
+ * `/v1/reports`: stored weekly compliance reports (built by the worker's weekly cron, or now by `POST` with the
+ * operator role) with their webhook
  * delivery state, and each report rendered on request as JSON (the document), HTML, Markdown or CSV.
  *
  * Scope: a report is made for a scope (every account, or a list of accounts). A token sees a
@@ -51,6 +66,26 @@ export class ReportsController {
   ): Promise<ListPage<StoredReportListItem> & { offset: number }> {
     if (q.offset !== undefined) markDeprecated(res, 'offset: follow nextCursor as after');
     return this.reports.list(q, principal);
+  }
+
+  @Post()
+  @HttpCode(201)
+  @RequireRole('operator')
+  @ApiOperation({
+    summary: "Build and store a report now (operator): the 7 days ending at the latest succeeded scan, for the accounts asked for or the token's own; not sent to the webhook",
+    description: 'Answers when the report is stored (`status` ready, or failed with `error`), with `Location: /v1/reports/{id}`; render it with GET /v1/reports/{id}?format=html.',
+  })
+  @ApiZodBody(createReportBodySchema)
+  @ApiCreatedResponse({ description: 'The stored report as listed (no document)', schema: { type: 'object' }, headers: { Location: { description: '/v1/reports/{id}', schema: { type: 'string' } } } })
+  @ApiForbiddenResponse({ type: ErrorResponseDto, description: "Role below operator, a team-scoped token, or an account outside the token's scope (named)" })
+  async create(
+    @ZodBody(createReportBodySchema) body: z.output<typeof createReportBodySchema>,
+    @CurrentPrincipal() principal: Principal,
+    @Res({ passthrough: true }) res: RawResponse,
+  ): Promise<StoredReportListItem> {
+    const report = await this.reports.create(body ?? {}, principal);
+    res.setHeader('Location', `/v1/reports/${report.id}`);
+    return report;
   }
 
   @Get(':id')

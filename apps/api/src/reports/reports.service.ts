@@ -1,6 +1,7 @@
+import { randomUUID } from 'node:crypto';
 import { Injectable } from '@nestjs/common';
-import { REPORT_CONTENT_TYPES, renderReport, type ReportDocument, type ReportFormat } from '@app/reports';
-import { encodeCursor, Store, StoreError, type Principal, type StoredReportListItem } from '@app/store';
+import { REPORT_CONTENT_TYPES, renderReport, WeeklyReportService, type ReportDocument, type ReportFormat } from '@app/reports';
+import { encodeCursor, scopeIncludes, Store, StoreError, type Principal, type StoredReportListItem } from '@app/store';
 import type { ListPage } from '../common/listing.util';
 
 /** A report rendered for sending: its body and its content type. */
@@ -40,6 +41,32 @@ export class ReportsService {
       nextCursor: page.hasNextPage ? (page.edges.at(-1)?.cursor ?? null) : null,
       offset: 0,
     };
+  }
+
+  /**
+   * Build and store a report now (`POST /v1/reports`), as the weekly cron does but for this request: the period ends
+   * now (the 7 days ending at the latest succeeded scan), the scope is the accounts asked for, else the token's own
+   * (every account for an all-accounts token). Not sent to the webhook: the caller has its id. Runs in the request
+   * (seconds: `npm run bench:report` times the 5,000-cluster report); the operator role limits who may.
+   * @param body.accounts the report's accounts (each within the token's scope); body.title its title
+   * @returns the stored report as listed (status `ready`, or `failed` with its error)
+   * @throws StoreError FORBIDDEN when an account asked for is outside the token's scope
+   */
+  async create(body: { accounts?: string[]; title?: string }, principal: Principal): Promise<StoredReportListItem> {
+    const outside = (body.accounts ?? []).filter((a) => !scopeIncludes(principal.accountScope, a));
+    if (outside.length > 0) throw new StoreError('FORBIDDEN', `accounts outside the token's scope: ${outside.join(', ')}`);
+    const accounts = body.accounts ?? (principal.accountScope.all ? undefined : [...principal.accountScope.accountIds]);
+    const now = new Date();
+    const result = await new WeeklyReportService(this.store).runForPeriod(`on-demand:${now.toISOString()}:${randomUUID()}`, {
+      now,
+      ...(accounts ? { accounts } : {}),
+      ...(body.title !== undefined ? { title: body.title } : {}),
+    });
+    if (result.status === 'skipped') throw new StoreError('CONFLICT', result.reason);
+    const stored = await this.store.reports.get(result.reportId, principal);
+    if (!stored) throw new StoreError('NOT_FOUND', `report ${result.reportId} not found`);
+    const { document: _document, ...item } = stored;
+    return item;
   }
 
   /**
