@@ -25,8 +25,8 @@ const DOC = readFileSync(join(ROOT, 'docs', 'backup-restore.md'), 'utf8');
 describe('backup and restore of PostgreSQL as documented (e2e)', () => {
   let source: TestDatabase;
   let restored: TestDatabase;
-  let stores: Store[] = [];
-  let apps: INestApplication[] = [];
+  const stores: Store[] = [];
+  const apps: INestApplication[] = [];
   let dir: string;
   let reportId: string;
   let viewer: string;

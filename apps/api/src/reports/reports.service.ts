@@ -65,7 +65,9 @@ export class ReportsService {
     if (result.status === 'skipped') throw new StoreError('CONFLICT', result.reason);
     const stored = await this.store.reports.get(result.reportId, principal);
     if (!stored) throw new StoreError('NOT_FOUND', `report ${result.reportId} not found`);
-    const { document: _document, ...item } = stored;
+    // As listed: the document is rendered by GET /v1/reports/{id}.
+    const item: StoredReportListItem = { ...stored };
+    delete (item as Partial<typeof stored>).document;
     return item;
   }
 
