@@ -2,7 +2,7 @@ import { Inject, Injectable, Logger } from '@nestjs/common';
 import { ForecastBudgetError, ForecastBusyError, ForecastPool, ForecastUnavailableError, latestSnapshot } from '@app/audit';
 import { k8sServiceSchema, severityRank, type ClusterSnapshot, type FleetSnapshot } from '@app/domain';
 import { planResultOf, preparePlan, ScenarioError, type PlanResult } from '@app/forecast';
-import { Store, type Principal } from '@app/store';
+import { Store, type Principal, type StoredSnapshot } from '@app/store';
 import { ApiError } from '../common/api.exception';
 import { FORECAST_POOL } from '../forecasts/forecasts.service';
 import { clustersInScope, seesWholeFleet, whatIfInScope } from '../forecasts/forecast-scope';
@@ -26,6 +26,13 @@ const MAX_DENIAL_RUNES = 1024;
 
 /** Wait for a verdict when the apiserver names no `timeout` (its default `timeoutSeconds`: 10 s). */
 const DEFAULT_TIMEOUT_MS = 10_000;
+
+/**
+ * How long one read of the latest stored snapshot serves reviews. A review must answer in milliseconds, and reading
+ * the snapshot (a gzip of the whole fleet) per review would cost more than the plan; scans are hourly, so a new scan
+ * reaches the webhook within this delay.
+ */
+export const SNAPSHOT_REUSE_MS = 10_000;
 
 /** Kept of the apiserver's timeout for the answer to travel back (a verdict after the timeout is wasted). */
 const TIMEOUT_MARGIN_MS = 1_000;
@@ -57,8 +64,8 @@ interface JudgedService {
 /**
  * A validating admission webhook for LoadBalancer Services (`POST /v1/admission/{cluster}`): the Service of a
  * review is planned as `fleet-audit plan` plans a manifest (libs/forecast manifest-plan.ts: the object as the
- * manifest, an update keeping the cluster's pods, a new Service with none), against the latest stored scan in the
- * forecast pool, and the answer warns of the first breach and of the findings the change adds at warning or above.
+ * manifest, an update keeping the cluster's pods, a new Service with none), against the latest stored scan (read at
+ * most once per SNAPSHOT_REUSE_MS) in the forecast pool, and the answer warns of the first breach and of the findings the change adds at warning or above.
  * It never fails closed: whatever keeps it from judging (no stored scan, an unknown cluster or one outside the token's
  * scope, a busy pool, a budget or the apiserver's timeout exceeded, an internal error) allows the change with one
  * warning saying so. It denies only a review that opts in (ENFORCE_LABEL on the Service, or `enforce` from the
@@ -67,6 +74,8 @@ interface JudgedService {
 @Injectable()
 export class AdmissionService {
   private readonly logger = new Logger('Admission');
+  /** The latest stored snapshot as last read (one read in flight shared by concurrent reviews), and when. */
+  private snapshot: { readAt: number; value: Promise<StoredSnapshot> } | undefined;
 
   constructor(
     private readonly store: Store,
@@ -103,12 +112,24 @@ export class AdmissionService {
     }
   }
 
+  /** The latest stored snapshot, read again once SNAPSHOT_REUSE_MS have passed; a failed read is not kept. */
+  private latest(): Promise<StoredSnapshot> {
+    const now = Date.now();
+    if (this.snapshot && now - this.snapshot.readAt < SNAPSHOT_REUSE_MS) return this.snapshot.value;
+    const entry = { readAt: now, value: latestSnapshot(this.store) };
+    this.snapshot = entry;
+    entry.value.catch(() => {
+      if (this.snapshot === entry) this.snapshot = undefined;
+    });
+    return entry.value;
+  }
+
   /** The plan of the review's Service on the target cluster of the latest stored snapshot, narrowed to the token's scope. */
   private async plan(cluster: string, request: AdmissionRequest, object: Record<string, unknown>, deadline: number, principal: Principal): Promise<PlanResult> {
     const manifest = serviceManifest(request, object);
     let s;
     try {
-      s = await latestSnapshot(this.store);
+      s = await this.latest();
     } catch (e) {
       if (e instanceof ForecastUnavailableError) throw new NotJudged('no stored scan: run fleet-audit scan --database-url first');
       throw e;
