@@ -1,8 +1,9 @@
 /**
  * libs/queue RedisRateLimiterPool on real Redis: two pools (two processes' worth of connections)
  * share one per-account budget, a pool stopped by `dropWaiting` gives back the slots of its calls
- * that never ran, and calls wait out a Redis restart that loses every key instead of failing or
- * running unpaced.
+ * that never ran (reserved and waiting for their start time, or with the reservation on its way to Redis), and
+ * calls wait out a Redis restart that loses every key instead of failing or running unpaced. The slots of a budget
+ * are the sorted set `<prefix>:rate:<account>:running` (one member per slot held).
  */
 import { connect, createServer, type Server } from 'node:net';
 import IORedis from 'ioredis';
@@ -148,9 +149,9 @@ describe('RedisRateLimiterPool', () => {
 
   it('dropWaiting gives back the Redis slots of calls that never ran (another pool gets them at once)', async () => {
     // 0.5 call/s (2.2 s apart with the headroom) and 2 in flight: A's second call holds a slot in Redis
-    // while it waits for its start time (Bottleneck state RUNNING) when A stops; 2.2 s leaves room for a
-    // loaded machine between seeing both slots taken and A's stop. With a 60 s call timeout a slot that
-    // is not given back stays counted for 65 s (its expiration).
+    // while it waits for its start time when A stops; 2.2 s leaves room for a loaded machine between seeing
+    // both slots taken and A's stop. With a 60 s call timeout a slot that is not given back stays counted
+    // for 65 s (its hold).
     const budget: RateLimiterOptions = { qpsPerAccount: 0.5, maxConcurrentPerAccount: 2 };
     const prefix = uniquePrefix('rate-stop');
     const errors: Error[] = [];
@@ -161,7 +162,7 @@ describe('RedisRateLimiterPool', () => {
     });
     const b = new RedisRateLimiterPool({ redisUrl: SHARED_REDIS_URL, prefix });
     const redis = new IORedis(SHARED_REDIS_URL);
-    const running = () => redis.hget(`b_${prefix}:rate:1001_settings`, 'running');
+    const running = () => redis.zcard(`${prefix}:rate:1001:running`);
     const bound = new Set<NodeJS.Timeout>();
     try {
       // A: the first call runs until A has stopped; the second registers (waiting ~2.2 s); the rest queue.
@@ -184,7 +185,7 @@ describe('RedisRateLimiterPool', () => {
       );
       await firstRunning;
       // Both slots taken in Redis: the first call and the registered, not yet started, second one.
-      await vi.waitFor(async () => expect(await running()).toBe('2'), { timeout: 5_000, interval: 10 });
+      await vi.waitFor(async () => expect(await running()).toBe(2), { timeout: 5_000, interval: 10 });
       const dropping = a.dropWaiting();
       releaseFirst(); // a running call is not dropped: dropWaiting waits for it
       await dropping;
@@ -197,7 +198,7 @@ describe('RedisRateLimiterPool', () => {
         'the worker is shutting down',
       ]);
       expect(errors).toEqual([]);
-      expect(await running()).toBe('0');
+      expect(await running()).toBe(0);
 
       // B needs both slots at once: each call holds until the other one started.
       const bStarts: number[] = [];
@@ -228,10 +229,10 @@ describe('RedisRateLimiterPool', () => {
   });
 
   it('dropWaiting gives back the slot of a call whose registration was in flight when it stopped', async () => {
-    // Bottleneck's stop() drops a call registered after it was called (its `register` script was
-    // already on its way to Redis) without freeing its slot. The relay holds that script until A
-    // has stopped. The call's expiration (a 61,234 ms call timeout + 5 s = 66234 ms) is an argument
-    // of `register` only, which is how the relay recognises it.
+    // A call whose reservation is on its way to Redis when the pool stops: the slot is taken once the
+    // script runs, after the stop, and must be given back then. The relay holds that script until A has
+    // stopped. The call's hold (a 61,234 ms call timeout + 5 s = 66234 ms) is an argument of the
+    // reservation only, which is how the relay recognises it.
     const budget: RateLimiterOptions = { qpsPerAccount: 1, maxConcurrentPerAccount: 2 };
     const prefix = uniquePrefix('rate-stop-inflight');
     const relay = await holdingRelay(SHARED_REDIS_URL, '\r\n66234\r\n');
@@ -249,18 +250,76 @@ describe('RedisRateLimiterPool', () => {
       await dropping;
       expect(await call).toBe('the worker is shutting down');
       expect(errors).toEqual([]);
-      const settings = `b_${prefix}:rate:1001_settings`;
       // No slot is left counted...
-      expect(await redis.hget(settings, 'running')).toBe('0');
-      expect(await redis.hlen(`b_${prefix}:rate:1001_job_weights`)).toBe(0);
-      // ...and the registration did happen (the limiter's `done` counter counts the slot given back).
-      expect(await redis.hget(settings, 'done')).toBe('1');
+      expect(await redis.zcard(`${prefix}:rate:1001:running`)).toBe(0);
+      // ...and the reservation did happen (it moved the budget's next start time).
+      expect(await redis.exists(`${prefix}:rate:1001:next`)).toBe(1);
     } finally {
       relay.release();
       await a.close();
       await relay.close();
       redis.disconnect();
       await deletePrefix(SHARED_REDIS_URL, prefix);
+    }
+  });
+
+  it('a call that unlocks more work starts before leaf reads queued earlier; a failing call gives its slot back', async () => {
+    const budget: RateLimiterOptions = { qpsPerAccount: 50, maxConcurrentPerAccount: 1 };
+    const prefix = uniquePrefix('rate-priority');
+    const pool = new RedisRateLimiterPool({ redisUrl: SHARED_REDIS_URL, prefix });
+    const redis = new IORedis(SHARED_REDIS_URL);
+    try {
+      const limiter = pool.forBudget(budget);
+      const order: string[] = [];
+      let releaseFirst!: () => void;
+      const firstHeld = new Promise<void>((r) => (releaseFirst = r));
+      let firstStarted!: () => void;
+      const firstRunning = new Promise<void>((r) => (firstStarted = r));
+      // The one slot is held by a call that then fails: its slot must come back for the others.
+      const first = limiter
+        .schedule('1001', 'DescribeLoadBalancerAttribute', async () => {
+          firstStarted();
+          await firstHeld;
+          throw new Error('Throttling.User');
+        })
+        .catch((e: Error) => e.message);
+      await firstRunning;
+      const leaves = ['a', 'b'].map((id) => limiter.schedule('1001', 'DescribeLoadBalancerAttribute', async () => void order.push(`leaf-${id}`)));
+      const list = limiter.schedule('1001', 'DescribeLoadBalancers', async () => void order.push('list'));
+      releaseFirst();
+      expect(await first).toBe('Throttling.User');
+      await Promise.all([...leaves, list]);
+      expect(order).toEqual(['list', 'leaf-a', 'leaf-b']);
+      expect(await redis.zcard(`${prefix}:rate:1001:running`)).toBe(0);
+    } finally {
+      redis.disconnect();
+      await pool.close();
+      await deletePrefix(SHARED_REDIS_URL, prefix);
+    }
+  });
+
+  it('a call fails, unrun, once Redis has been unreachable for the outage tolerance', async () => {
+    // A port nothing listens on (the relay, closed): every reservation fails to connect.
+    const relay = await holdingRelay(SHARED_REDIS_URL, 'never');
+    await relay.close();
+    const errors: Error[] = [];
+    const pool = new RedisRateLimiterPool({ redisUrl: relay.url, outageToleranceMs: 500, onError: (e) => errors.push(e) });
+    try {
+      let ran = false;
+      const outcome = await pool
+        .forBudget(BUDGET)
+        .schedule('1001', 'DescribeLoadBalancers', async () => {
+          ran = true;
+        })
+        .then(
+          () => 'ran',
+          () => 'failed',
+        );
+      expect(outcome).toBe('failed');
+      expect(ran).toBe(false);
+      expect(errors.length).toBeGreaterThan(0);
+    } finally {
+      await pool.close();
     }
   });
 

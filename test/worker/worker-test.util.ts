@@ -31,7 +31,8 @@ export function uniquePrefix(label: string): string {
 }
 
 /**
- * Delete every key of a prefix: BullMQ's (`<prefix>:*`) and Bottleneck's (`b_<prefix>:*`).
+ * Delete every key of a prefix: BullMQ's and the API budgets' (`<prefix>:*`) and Bottleneck's (`b_<prefix>:*`, from
+ * libs/collectors' Bottleneck limiter with a Redis datastore).
  * Best effort (the Redis may be gone in restart tests).
  */
 export async function deletePrefix(redisUrl: string, prefix: string): Promise<void> {

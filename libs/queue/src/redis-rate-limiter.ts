@@ -4,37 +4,43 @@
  *
  * Same budget model as the in-process limiter of libs/collectors (`api-rate-limiter.util.ts`:
  * `qpsPerAccount` over every API, `qpsPerApi` overrides, `maxConcurrentPerAccount` in flight, calls
- * that unlock more work first), but each limiter keeps its state in Redis: Bottleneck's clustering
- * mode (`datastore: 'ioredis'`), one limiter id per account (and per overridden API). Bottleneck's
- * Lua scripts space call starts by `minTime` = 1000 / QPS ms across all processes and count calls
- * in flight against `maxConcurrent`. Bottleneck frees a slot in Redis only when its call ends or
- * its `expiration` passes (a dead client's running calls are never freed otherwise), so every
- * call carries an expiration a little above the longest an API call can take (connect + read
- * timeout): a SIGKILLed worker's slots come back after that instead of shrinking the budget for
- * good. A graceful stop (`dropWaiting`) gives its slots back at once: Bottleneck's own `stop`
- * drops the calls that hold a slot while they wait for their start time without freeing it, so
- * the pool frees those itself (see {@link stopAndFreeSlots}).
+ * that unlock more work first), with the state of each budget in Redis, one per account (and per
+ * overridden API of an account). Two keys per budget:
+ *  - `<prefix>:rate:<key>:next`: the earliest start time (Redis clock, epoch ms) of the next call;
+ *  - `<prefix>:rate:<key>:running`: a sorted set of the slots held (calls reserved or running), each scored by
+ *    the time its hold expires.
+ * One Lua script (`RESERVE`, atomic in Redis) drops the expired slots, refuses when `maxConcurrent` are held, and
+ * otherwise takes a slot and the next start time, pushing `next` one `minTime` (1000 / QPS ms, less the headroom)
+ * later: starts of all processes are spaced `minTime` apart, on Redis's clock. The caller waits until its start time,
+ * passes a sliding window of the budget's actual starts (`GATE`, `<prefix>:rate:<key>:starts`: at most QPS x headroom
+ * starts in any second of Redis's clock, the hard cap behind the grid, as `SlidingWindowGate` is in process: a worker whose
+ * event loop stalled starts its late calls within the budget instead of together), runs the call and frees the slot
+ * (`FREE`, which publishes the budget's key so that processes waiting for a slot try again at once). A slot's hold is the call's longest duration (connect + read timeout) plus 5 s after its start
+ * time: a SIGKILLed worker's slots come back by themselves then. Within a process, calls wait in one queue per
+ * budget, lower `priorityOf` first, in arrival order within a priority, and reserve one at a time.
  *
- * Redis restarting empty mid-scan. Bottleneck 2.19.5 means to re-create a limiter's state when
- * its scripts answer `SETTINGS_KEY_NOT_FOUND`, but Redis >= 7 prefixes Lua error replies with
- * `ERR `, so that check never matches and the limiter fails every call from then on. This pool
- * therefore replaces a limiter whose state is gone (a fresh Bottleneck with the same id runs
- * `init` again): on such an error, and right after every reconnect when the limiter's settings
- * key no longer exists. Calls the old limiter still held are rejected before they ran and
- * scheduled again on the new one: a call the limiter rejected before running it is retried
- * (the scheduling only, never the API call) for up to `outageToleranceMs`, so calls wait out an
- * outage instead of failing. A budget is never bypassed.
+ * Redis restarting empty mid-scan needs nothing: missing keys are an idle budget, and the script is loaded again
+ * (ioredis `defineCommand` falls back to EVAL on NOSCRIPT). While Redis is unreachable a call keeps trying to
+ * reserve, for up to `outageToleranceMs` after it was scheduled, then fails; it never runs unpaced. A graceful stop
+ * (`dropWaiting`) rejects every call that has not started and frees the slots of those that had reserved one, in
+ * flight or not, so the other workers get them at once.
+ *
+ * Our own code rather than a library: the guarantees above (start times spaced across processes, a concurrency
+ * bound across processes with per-call expiry, priorities, giving slots back on stop) are not what the maintained
+ * Redis limiters offer (rate-limiter-flexible counts points per window and has no shared concurrency bound; BullMQ's
+ * limiter paces jobs of a queue, not the API calls inside them), and Bottleneck's clustering mode, which does offer
+ * them, is unmaintained since 2019 and gives slots back on stop only through its private members.
  */
-import Bottleneck from 'bottleneck';
+import { randomBytes } from 'node:crypto';
 import IORedis from 'ioredis';
 import { minTimeOf, priorityOf, type ApiRateLimiter, type RateLimiterOptions } from '@app/collectors';
 import { prefixOf, type QueueConnectionConfig } from './queue-options';
 
 /** Options of {@link RedisRateLimiterPool}. */
 export interface RedisRateLimiterPoolOptions extends QueueConnectionConfig {
-  /** Redis TTL of an idle limiter's state, milliseconds (default 15 minutes). */
+  /** Redis TTL of an idle budget's state, milliseconds (default 15 minutes). */
   idleTtlMs?: number;
-  /** Called with Redis / limiter errors (they also reject the calls concerned). */
+  /** Called with Redis errors (a call concerned is retried, then rejected past `outageToleranceMs`). */
   onError?: (error: Error) => void;
   /**
    * Share of each budget actually used, 0 < headroom <= 1 (default 0.9). Servers count calls by
@@ -43,383 +49,424 @@ export interface RedisRateLimiterPoolOptions extends QueueConnectionConfig {
    * the window edge. Spacing starts 1/(0.9 QPS) apart absorbs up to ~0.1 s of such drift.
    */
   headroom?: number;
-  /** How long a call waits for an unreachable Redis before it fails, milliseconds (default 60000). */
+  /** How long a call may wait for an unreachable Redis before it fails, milliseconds (default 60000). */
   outageToleranceMs?: number;
-  /** How often limiters with queued calls are woken up, milliseconds (default 2000). */
+  /**
+   * How often a budget whose slots are all held asks again without being told a slot was freed, milliseconds (default
+   * 2000; sooner when a held slot expires sooner).
+   */
   kickIntervalMs?: number;
 }
 
-interface PooledLimiter {
-  key: string;
-  limiter: Bottleneck;
-  minTime: number;
-  maxConcurrent: number;
-}
-
-/** A Bottleneck script error saying the limiter's Redis state is gone (with or without `ERR `). */
-function lostState(e: unknown): boolean {
-  return e instanceof Error && /(^|\s)(SETTINGS_KEY_NOT_FOUND|UNKNOWN_CLIENT)$/.test(e.message);
+/** The error of calls dropped by {@link RedisRateLimiterPool.dropWaiting} or `close`. */
+export class RateLimiterStoppedError extends Error {
+  constructor() {
+    super('the worker is shutting down');
+    this.name = 'RateLimiterStoppedError';
+  }
 }
 
 /**
- * The Redis-backed limiters of one process: `forBudget(budget)` gives an {@link ApiRateLimiter}
- * for the collectors; limiters are created per account (and overridden API) on first use and
+ * KEYS[1] `next`, KEYS[2] `running`; ARGV: minTime (ms), maxConcurrent, slot id, hold after the start (ms), idle TTL
+ * (ms). Returns `{wait, 0}` (the slot is taken; start in `wait` ms) or `{-1, retry}` (every slot held; the first hold
+ * expires in `retry` ms).
+ */
+const RESERVE = `
+local t = redis.call('TIME')
+local now = tonumber(t[1]) * 1000 + math.floor(tonumber(t[2]) / 1000)
+local minTime = tonumber(ARGV[1])
+local hold = tonumber(ARGV[4])
+local ttl = tonumber(ARGV[5])
+redis.call('ZREMRANGEBYSCORE', KEYS[2], '-inf', now)
+if redis.call('ZCARD', KEYS[2]) >= tonumber(ARGV[2]) then
+  local first = redis.call('ZRANGE', KEYS[2], 0, 0, 'WITHSCORES')
+  return {-1, math.max(1, tonumber(first[2]) - now)}
+end
+local start = math.max(now, tonumber(redis.call('GET', KEYS[1]) or '0'))
+redis.call('SET', KEYS[1], start + minTime, 'PX', start + minTime - now + ttl)
+redis.call('ZADD', KEYS[2], start + hold, ARGV[3])
+redis.call('PEXPIRE', KEYS[2], start - now + hold + ttl)
+return {start - now, 0}
+`;
+
+/**
+ * KEYS[1] `starts`; ARGV: capacity (starts per window), window (ms), slot id, idle TTL (ms). Records a start and
+ * returns 0, or returns how long (ms) until the oldest start of the window leaves it.
+ */
+const GATE = `
+local t = redis.call('TIME')
+local now = tonumber(t[1]) * 1000 + math.floor(tonumber(t[2]) / 1000)
+local window = tonumber(ARGV[2])
+redis.call('ZREMRANGEBYSCORE', KEYS[1], '-inf', now - window)
+if redis.call('ZCARD', KEYS[1]) >= tonumber(ARGV[1]) then
+  local first = redis.call('ZRANGE', KEYS[1], 0, 0, 'WITHSCORES')
+  return math.max(1, tonumber(first[2]) + window - now)
+end
+redis.call('ZADD', KEYS[1], now, ARGV[3])
+redis.call('PEXPIRE', KEYS[1], window + tonumber(ARGV[4]))
+return 0
+`;
+
+/** KEYS[1] `running`; ARGV: slot id, channel, budget key. Frees the slot and tells the waiting processes. */
+const FREE = `
+redis.call('ZREM', KEYS[1], ARGV[1])
+redis.call('PUBLISH', ARGV[2], ARGV[3])
+return 0
+`;
+
+interface LimiterCommands {
+  rateReserve(next: string, running: string, minTime: number, maxConcurrent: number, slot: string, hold: number, ttl: number): Promise<[number, number]>;
+  rateFree(running: string, slot: string, channel: string, key: string): Promise<number>;
+  rateGate(starts: string, capacity: number, windowMs: number, slot: string, ttl: number): Promise<number>;
+}
+type LimiterRedis = IORedis & LimiterCommands;
+
+/** A call waiting in a budget's queue. */
+interface Pending {
+  priority: number;
+  /** Past this time (epoch ms) a call that could not reserve (Redis unreachable) fails. */
+  deadline: number;
+  /** The hold of its slot after its start time, milliseconds. */
+  hold: number;
+  /** Starts the call; settles when it does (the caller's promise has its answer by then). */
+  run: () => Promise<unknown>;
+  fail: (e: Error) => void;
+}
+
+/** One budget of this process: its settings, its queue and what it has reserved. */
+interface Budget {
+  key: string;
+  minTime: number;
+  maxConcurrent: number;
+  /** The start window (`GATE`): at most `capacity` starts in any `windowMs` (the budget's QPS times the headroom). */
+  capacity: number;
+  windowMs: number;
+  queue: Pending[];
+  /** The pump is reserving for this budget (one reservation at a time). */
+  pumping: boolean;
+  /** A slot was freed while the pump was reserving: ask again before waiting. */
+  again: boolean;
+  /** A retry of the pump (every slot held, or Redis unreachable). */
+  wake: NodeJS.Timeout | undefined;
+  attempts: number;
+}
+
+/**
+ * The Redis-backed budgets of one process: `forBudget(budget)` gives an {@link ApiRateLimiter}
+ * for the collectors; budgets are created per account (and overridden API) on first use and
  * shared by every scan and job of the process. Two processes with the same prefix share budgets.
  */
 export class RedisRateLimiterPool {
-  private readonly connection: Bottleneck.IORedisConnection;
-  private readonly limiters = new Map<string, PooledLimiter>();
+  private readonly client: LimiterRedis;
+  private readonly subscriber: IORedis;
+  private readonly budgets = new Map<string, Budget>();
   private readonly prefix: string;
+  private readonly channel: string;
   private readonly idleTtlMs: number;
   private readonly onError: (error: Error) => void;
   private readonly headroom: number;
   private readonly outageToleranceMs: number;
-  private readonly kicker: NodeJS.Timeout;
+  private readonly kickIntervalMs: number;
+  /** This pool's slot ids are `<id>:<n>`. */
+  private readonly id = randomBytes(6).toString('hex');
+  private slots = 0;
+  /** Work `dropWaiting` waits for: reservations in flight, calls reserved or running, frees. */
+  private readonly inFlight = new Set<Promise<unknown>>();
+  /** Calls that reserved a slot and wait for their start time: how to drop each. */
+  private readonly reserved = new Set<() => void>();
   private closed = false;
 
   /**
-   * Connects to Redis (one client and one subscriber for every limiter of the pool).
+   * Connects to Redis (one client, and one subscriber for the freed-slot messages).
    * @throws RangeError for a headroom outside (0, 1]
    */
   constructor(options: RedisRateLimiterPoolOptions) {
     this.prefix = prefixOf(options);
+    this.channel = `${this.prefix}:rate:freed`;
     this.idleTtlMs = options.idleTtlMs ?? 15 * 60_000;
     this.onError = options.onError ?? (() => undefined);
     this.headroom = options.headroom ?? 0.9;
     if (!(this.headroom > 0 && this.headroom <= 1))
       throw new RangeError(`headroom must be in (0, 1], got ${this.headroom}`);
     this.outageToleranceMs = options.outageToleranceMs ?? 60_000;
-    const client = new IORedis(options.redisUrl, { lazyConnect: false });
-    this.connection = new Bottleneck.IORedisConnection({ client, Redis: IORedis });
-    this.connection.on('error', (e: Error) => this.onError(e));
-    // After a reconnect (the first 'ready' is the initial connect): replace limiters whose state
-    // Redis lost, and wake the others (the subscriber resubscribes meanwhile).
-    let connects = 0;
-    client.on('ready', () => {
-      connects += 1;
-      if (connects > 1) setTimeout(() => void this.afterReconnect(client), 300).unref();
+    this.kickIntervalMs = options.kickIntervalMs ?? 2_000;
+    // Without the offline queue a command fails at once while Redis is unreachable: each call's wait for Redis is
+    // bounded by its own deadline (`outageToleranceMs`), not by the client's reconnection attempts.
+    const client = new IORedis(options.redisUrl, { lazyConnect: false, enableOfflineQueue: false });
+    client.defineCommand('rateReserve', { numberOfKeys: 2, lua: RESERVE });
+    client.defineCommand('rateFree', { numberOfKeys: 1, lua: FREE });
+    client.defineCommand('rateGate', { numberOfKeys: 1, lua: GATE });
+    this.client = client as LimiterRedis;
+    this.client.on('error', (e: Error) => this.onError(e));
+    this.subscriber = client.duplicate({ enableOfflineQueue: true });
+    this.subscriber.on('error', (e: Error) => this.onError(e));
+    this.subscriber.on('message', (_channel: string, key: string) => {
+      const b = this.budgets.get(key);
+      if (b && b.queue.length > 0) this.pump(b);
     });
-    this.kicker = setInterval(() => this.kick(true), options.kickIntervalMs ?? 2_000);
-    this.kicker.unref();
+    void this.subscriber.subscribe(this.channel).catch((e: unknown) => this.onError(asError(e)));
+    // Once connected (and after every reconnect), budgets that waited for Redis try at once (the subscriber
+    // resubscribes by itself).
+    client.on('ready', () => {
+      for (const b of this.budgets.values()) if (b.queue.length > 0) this.pump(b);
+    });
   }
 
   /**
    * A limiter that paces calls by `budget` (from the scan config's `collector` settings).
+   * @param callTimeoutMs the longest one API call may take (the config's connect + read timeout,
+   *   milliseconds; default 15000): a call's slot is freed in Redis 5 s after it at the latest
    * @throws RangeError at the first call for a non-positive QPS or concurrency
    */
-  /**
-   * @param callTimeoutMs the longest one API call may take (the config's connect + read timeout,
-   *   milliseconds; default 15000): a call slot is freed in Redis 5 s after it at the latest
-   */
   forBudget(budget: RateLimiterOptions, callTimeoutMs = 15_000): ApiRateLimiter {
-    const expiration = callTimeoutMs + 5_000;
+    const hold = callTimeoutMs + 5_000;
     return {
-      schedule: <T>(accountId: string, api: string, fn: () => Promise<T>): Promise<T> =>
-        this.schedule(accountId, api, budget, expiration, fn),
+      schedule: <T>(accountId: string, api: string, fn: () => Promise<T>): Promise<T> => this.schedule(accountId, api, budget, hold, fn),
     };
   }
 
   /**
-   * Reject every queued call (worker shutdown past its grace period: the jobs waiting for budget
-   * are going back to the queue) and give back, in Redis, the concurrency slot of every call that
-   * held one without having started (see {@link stopAndFreeSlots}), so the other workers sharing
-   * the account's budget get it at once instead of after the call's expiration (call timeout +
-   * 5 s). Calls already running (`fn` started) are not touched: they end as they would and free
-   * their slot themselves. The pool accepts no call afterwards.
+   * Reject every call that has not started (worker shutdown past its grace period: the jobs waiting for budget are
+   * going back to the queue) with a {@link RateLimiterStoppedError} 'the worker is shutting down', and free in Redis
+   * the slot of each that had reserved one (a reservation in flight is freed when its answer comes), so the other
+   * workers sharing the account's budget get them at once instead of after their hold. Calls already running are not
+   * touched: they end as they would and free their slot themselves. The pool accepts no call afterwards.
    *
-   * Waiting callers are rejected with a `Bottleneck.BottleneckError` 'the worker is shutting
-   * down'. Resolves (never rejects) once every limiter stopped: the running calls ended (that is
-   * Bottleneck's `stop`) and every slot given back was freed in Redis; failures to free go to
-   * `onError`.
+   * Resolves (never rejects) once every running call ended and every slot given back was freed; failures to free go
+   * to `onError` (such a slot comes back at the end of its hold).
    */
   async dropWaiting(): Promise<void> {
-    if (this.closed) return; // already dropped (or closed): Bottleneck's stop() runs once per limiter
     this.closed = true;
-    await Promise.all(
-      [...this.limiters.values()].map((l) =>
-        stopAndFreeSlots(l.limiter, 'the worker is shutting down', this.onError),
-      ),
-    );
+    for (const b of this.budgets.values()) this.dropQueued(b);
+    for (const drop of [...this.reserved]) drop();
+    while (this.inFlight.size > 0) await Promise.allSettled([...this.inFlight]);
   }
 
-  /** Stop every limiter and close the Redis connections (queued calls are dropped). */
+  /** {@link dropWaiting}, then close the Redis connections. */
   async close(): Promise<void> {
-    this.closed = true;
-    clearInterval(this.kicker);
-    const all = [...this.limiters.values()];
-    this.limiters.clear();
-    // With a shared connection disconnect() returns nothing (not a promise) in Bottleneck 2.19.
-    await Promise.all(all.map((l) => Promise.resolve(l.limiter.disconnect(false)).catch(() => undefined))); // close path
-    await this.connection.disconnect(false);
+    await this.dropWaiting();
+    this.client.disconnect();
+    this.subscriber.disconnect();
   }
 
-  private async schedule<T>(
-    accountId: string,
-    api: string,
-    budget: RateLimiterOptions,
-    expiration: number,
-    fn: () => Promise<T>,
-  ): Promise<T> {
-    const deadline = Date.now() + this.outageToleranceMs;
-    for (let attempt = 0; ; attempt += 1) {
-      const pooled = this.limiterFor(accountId, api, budget);
-      let started = false;
-      try {
-        return await pooled.limiter.schedule({ priority: priorityOf(api), expiration }, () => {
-          // Bottleneck's stop drops registered calls only once its locks are free: a call whose start time comes in
-          // that gap would still reach the API after the shutdown began. It fails here unrun instead (Bottleneck then
-          // frees its slot as for any failed call).
-          if (this.closed) return Promise.reject(new Error('the worker is shutting down'));
-          started = true;
-          return fn();
-        });
-      } catch (e) {
-        // The call's own failure, a closing pool, or Redis gone for too long: give up.
-        if (started || this.closed || Date.now() >= deadline) throw e;
-        if (lostState(e)) this.replace(pooled);
-        else await new Promise((r) => setTimeout(r, Math.min(1_000, 100 * 2 ** attempt)));
+  private schedule<T>(accountId: string, api: string, budget: RateLimiterOptions, hold: number, fn: () => Promise<T>): Promise<T> {
+    if (this.closed) return Promise.reject(new RateLimiterStoppedError());
+    const b = this.budgetFor(accountId, api, budget);
+    return new Promise<T>((resolve, reject) => {
+      const pending: Pending = {
+        priority: priorityOf(api),
+        deadline: Date.now() + this.outageToleranceMs,
+        hold,
+        run: () => {
+          let result: Promise<T>;
+          try {
+            result = fn();
+          } catch (e) {
+            result = Promise.reject(e);
+          }
+          result.then(resolve, reject);
+          return result;
+        },
+        fail: reject,
+      };
+      // Lower priority first, arrival order within one: insert after the last entry that goes first.
+      let i = b.queue.length;
+      while (i > 0 && b.queue[i - 1]!.priority > pending.priority) i--;
+      b.queue.splice(i, 0, pending);
+      this.pump(b);
+    });
+  }
+
+  /** Reserve slots for the budget's queued calls, one at a time, until its queue is empty or every slot is held. */
+  private pump(b: Budget): void {
+    if (this.closed) return;
+    if (b.pumping) {
+      b.again = true;
+      return;
+    }
+    if (b.wake) {
+      clearTimeout(b.wake);
+      b.wake = undefined;
+    }
+    b.pumping = true;
+    const work = this.reserveAll(b).finally(() => {
+      b.pumping = false;
+      this.inFlight.delete(work);
+    });
+    this.inFlight.add(work);
+  }
+
+  private async reserveAll(b: Budget): Promise<void> {
+    while (b.queue.length > 0 && !this.closed) {
+      b.again = false;
+      if (this.client.status !== 'ready') {
+        // Not connected (yet, or any more; the client's 'error' events say why): the 'ready' event pumps again.
+        this.failExpired(b, new Error(`Redis is unreachable (connection ${this.client.status})`));
+        this.wakeLater(b, 1_000);
+        return;
       }
+      const head = b.queue[0]!;
+      const slot = `${this.id}:${this.slots++}`;
+      let answer: [number, number];
+      try {
+        answer = await this.client.rateReserve(this.keyOf(b, 'next'), this.keyOf(b, 'running'), b.minTime, b.maxConcurrent, slot, head.hold, this.idleTtlMs);
+        b.attempts = 0;
+      } catch (e) {
+        // Redis unreachable (or failing): fail the calls past their deadline, try again with a backoff.
+        this.onError(asError(e));
+        this.failExpired(b, asError(e));
+        this.wakeLater(b, Math.min(1_000, 100 * 2 ** b.attempts++));
+        return;
+      }
+      const [wait, retry] = answer;
+      if (wait < 0) {
+        if (b.again) continue; // freed meanwhile
+        this.wakeLater(b, Math.min(retry, this.kickIntervalMs));
+        return;
+      }
+      const at = b.queue.indexOf(head);
+      if (at >= 0) b.queue.splice(at, 1);
+      if (this.closed) {
+        // Stopped while the reservation was on its way: give the slot back, the call never runs.
+        this.free(b, slot);
+        head.fail(new RateLimiterStoppedError());
+        return;
+      }
+      this.startLater(b, head, slot, wait);
     }
   }
 
   /**
-   * Swap a limiter for a fresh one with the same id (its `init` re-creates the Redis state); the
-   * calls still queued in the old one are rejected unrun, and their `schedule` loops retry them.
-   *
-   * The old limiter's plain `stop` drops its registered-but-unstarted calls without freeing their
-   * slots (see {@link stopAndFreeSlots}), and that is right here: a replacement follows either
-   * `SETTINGS_KEY_NOT_FOUND` (Redis lost the limiter's keys: the job weights and expirations that
-   * counted those slots are gone, the new state starts at 0 running, and a `free` of the old
-   * random indexes would change nothing) or `UNKNOWN_CLIENT` (Bottleneck 2.19.5's `process_tick`
-   * removes a client only while its running weight is 0, and `validate_client` refuses it any
-   * registration afterwards, so it holds no slot).
+   * Run a call at its start time (`wait` ms from now), once the start window lets it (`GATE`), and free its slot when
+   * it settles; `dropWaiting` may drop it until it runs. While Redis is unreachable at its start the call waits (it
+   * never starts past the window) for up to `outageToleranceMs`, then fails unrun.
    */
-  private replace(old: PooledLimiter): void {
-    if (this.closed || this.limiters.get(old.key) !== old) return;
-    this.limiters.set(old.key, { ...old, limiter: this.newLimiter(old.key, old.minTime, old.maxConcurrent) });
-    void old.limiter
-      .stop({ dropWaitingJobs: true, dropErrorMessage: 'SETTINGS_KEY_NOT_FOUND' })
-      .catch(() => undefined); // close path of the replaced limiter; its callers retry on the new one
+  private startLater(b: Budget, p: Pending, slot: string, wait: number): void {
+    let done!: () => void;
+    const settled = new Promise<void>((r) => (done = r));
+    this.inFlight.add(settled);
+    let timer: NodeJS.Timeout | undefined;
+    let dropped = false;
+    let unreachableSince: number | undefined;
+    const end = (e?: Error): void => {
+      dropped = true;
+      if (timer) clearTimeout(timer);
+      this.reserved.delete(drop);
+      this.free(b, slot);
+      if (e) p.fail(e);
+      this.inFlight.delete(settled);
+      done();
+    };
+    const drop = (): void => {
+      if (!dropped) end(new RateLimiterStoppedError());
+    };
+    const start = async (): Promise<void> => {
+      timer = undefined;
+      let later: number;
+      try {
+        later = await this.client.rateGate(this.keyOf(b, 'starts'), b.capacity, b.windowMs, slot, this.idleTtlMs);
+        unreachableSince = undefined;
+      } catch (e) {
+        this.onError(asError(e));
+        unreachableSince ??= Date.now();
+        if (Date.now() - unreachableSince >= this.outageToleranceMs) {
+          if (!dropped) end(asError(e));
+          return;
+        }
+        later = 250;
+      }
+      if (dropped) return;
+      if (later > 0) {
+        timer = setTimeout(() => void start(), later);
+        return;
+      }
+      this.reserved.delete(drop);
+      const after = (): void => {
+        end();
+        this.pump(b);
+      };
+      p.run().then(after, after);
+    };
+    timer = setTimeout(() => void start(), wait);
+    this.reserved.add(drop);
   }
 
-  /** Replace the limiters whose settings key vanished (Redis restarted empty); wake the rest. */
-  private async afterReconnect(client: IORedis): Promise<void> {
-    for (const pooled of [...this.limiters.values()]) {
-      if (this.closed) return;
-      // Redis unreachable again: keep the limiter (the next reconnect checks again; the 'error' event logs it).
-      const exists = await client.exists(`b_${this.prefix}:rate:${pooled.key}_settings`).catch(() => 1);
-      if (exists === 0) this.replace(pooled);
+  /** Free a slot in Redis (retried while Redis is unreachable, up to the outage tolerance; the hold expires anyway). */
+  private free(b: Budget, slot: string): void {
+    const deadline = Date.now() + this.outageToleranceMs;
+    const attempt = async (n: number): Promise<void> => {
+      try {
+        await this.client.rateFree(this.keyOf(b, 'running'), slot, this.channel, b.key);
+      } catch (e) {
+        this.onError(asError(e));
+        if (Date.now() >= deadline || this.client.status === 'end') return;
+        await new Promise((r) => setTimeout(r, Math.min(1_000, 100 * 2 ** n)));
+        return attempt(n + 1);
+      }
+    };
+    const work = attempt(0).finally(() => this.inFlight.delete(work));
+    this.inFlight.add(work);
+  }
+
+  private wakeLater(b: Budget, ms: number): void {
+    if (b.wake || this.closed) return;
+    b.wake = setTimeout(() => {
+      b.wake = undefined;
+      this.pump(b);
+    }, Math.max(1, ms));
+    b.wake.unref();
+  }
+
+  /** Fail, unrun, the queued calls that waited for Redis past their deadline (`outageToleranceMs`). */
+  private failExpired(b: Budget, e: Error): void {
+    const now = Date.now();
+    for (const p of b.queue.filter((q) => q.deadline <= now)) {
+      b.queue.splice(b.queue.indexOf(p), 1);
+      p.fail(e);
     }
-    this.kick(false);
   }
 
-  /** Re-publish settings (and so `capacity`) of limiters; with `onlyQueued`, only of those with waiting calls. */
-  private kick(onlyQueued: boolean): void {
-    if (this.closed) return;
-    for (const l of this.limiters.values()) {
-      if (onlyQueued && l.limiter.queued() === 0) continue;
-      // In clustering mode updateSettings runs the update_settings script, which ends with a
-      // capacity broadcast, waking every process waiting for this limiter.
-      void Promise.resolve(
-        l.limiter.updateSettings({ minTime: l.minTime, maxConcurrent: l.maxConcurrent }),
-      ).catch((e: unknown) => {
-        if (lostState(e)) this.replace(l);
-      });
+  private dropQueued(b: Budget): void {
+    if (b.wake) {
+      clearTimeout(b.wake);
+      b.wake = undefined;
     }
+    const dropped = b.queue.splice(0);
+    for (const p of dropped) p.fail(new RateLimiterStoppedError());
   }
 
-  private limiterFor(accountId: string, api: string, budget: RateLimiterOptions): PooledLimiter {
+  private keyOf(b: Budget, part: 'next' | 'running' | 'starts'): string {
+    return `${this.prefix}:rate:${b.key}:${part}`;
+  }
+
+  private budgetFor(accountId: string, api: string, budget: RateLimiterOptions): Budget {
     const own = budget.qpsPerApi?.[api];
     const qps = own ?? budget.qpsPerAccount;
-    if (!(qps > 0) || !Number.isFinite(qps))
-      throw new RangeError(`QPS budget must be a positive number, got ${qps}`);
+    if (!(qps > 0) || !Number.isFinite(qps)) throw new RangeError(`QPS budget must be a positive number, got ${qps}`);
     if (!(budget.maxConcurrentPerAccount > 0)) {
       throw new RangeError(`maxConcurrentPerAccount must be positive, got ${budget.maxConcurrentPerAccount}`);
     }
     const key = own !== undefined ? `${accountId}:${api}` : accountId;
     const minTime = minTimeOf(qps * this.headroom);
     const maxConcurrent = budget.maxConcurrentPerAccount;
-    const pooled = this.limiters.get(key);
-    if (pooled) {
-      if (pooled.minTime !== minTime || pooled.maxConcurrent !== maxConcurrent) {
-        // A scan with another budget for the same account: the account has one budget at a
-        // time, the latest config's (settings live in Redis, so every process follows).
-        settle(pooled.limiter.updateSettings({ minTime, maxConcurrent }));
-        pooled.minTime = minTime;
-        pooled.maxConcurrent = maxConcurrent;
-      }
-      return pooled;
+    // The window of `SlidingWindowGate.forQps` at the used share of the budget: floor(qps x headroom) starts per
+    // second (1 per 1000 / (qps x headroom) ms below 1): a call's request reaches the API some time after it passed
+    // the window, and that time varies on a busy machine; the headroom absorbs it as it does for the grid.
+    const used = qps * this.headroom;
+    const capacity = Math.max(1, Math.floor(used));
+    const windowMs = Math.ceil((capacity * 1000) / used);
+    let b = this.budgets.get(key);
+    if (!b) {
+      b = { key, minTime, maxConcurrent, capacity, windowMs, queue: [], pumping: false, again: false, wake: undefined, attempts: 0 };
+      this.budgets.set(key, b);
+    } else {
+      // A scan with another budget for the same account: this process reserves with the latest config's settings.
+      Object.assign(b, { minTime, maxConcurrent, capacity, windowMs });
     }
-    const created: PooledLimiter = {
-      key,
-      limiter: this.newLimiter(key, minTime, maxConcurrent),
-      minTime,
-      maxConcurrent,
-    };
-    this.limiters.set(key, created);
-    return created;
+    return b;
   }
-
-  private newLimiter(key: string, minTime: number, maxConcurrent: number): Bottleneck {
-    const limiter = new Bottleneck({
-      id: `${this.prefix}:rate:${key}`,
-      datastore: 'ioredis',
-      connection: this.connection,
-      // Keep the shared state: other processes are using it right now.
-      clearDatastore: false,
-      timeout: this.idleTtlMs,
-      minTime,
-      maxConcurrent,
-    });
-    limiter.on('error', (e: unknown) => this.onError(e instanceof Error ? e : new Error(String(e))));
-    return limiter;
-  }
-}
-
-/** A `_scheduled` entry of Bottleneck 2.19.5 (lib/Bottleneck.js `_run`): a registered job. */
-interface ScheduledEntry {
-  job?: { promise?: unknown };
-}
-
-/** The internals of a Bottleneck 2.19.5 instance that {@link stopAndFreeSlots} uses. */
-interface BottleneckInternals {
-  /** Registered jobs (holding a slot in Redis) by their Redis index; `_clearGlobalState` deletes one when it ends. */
-  _scheduled?: unknown;
-  /** Starts a registered job after its wait; `stop({ dropWaitingJobs: true })` replaces it with a drop. */
-  _run?: unknown;
-  /**
-   * The Redis datastore; `__free__(index)` runs the `free` script (promise of `{ running }`; RedisDatastore.js: the
-   * script frees the job's whole registered weight by its index, the weight argument of the signature is unused).
-   */
-  _store?: { __free__?: unknown };
 }
 
 function asError(e: unknown): Error {
   return e instanceof Error ? e : new Error(String(e));
-}
-
-/**
- * `limiter.stop({ dropWaitingJobs: true, dropErrorMessage })`, then free in Redis the slot of
- * every call that stop dropped after it had been registered.
- *
- * Why (Bottleneck 2.19.5, lib/Bottleneck.js): `_drainOne` registers a queued job in Redis
- * (`__register__`: the job's weight counts as running until it is freed or its `expiration`
- * passes) and hands it to `_run`, which keeps it in `_scheduled[index]` (state RUNNING) until its
- * `wait` for the limiter's next start time is over; only then does `doExecute` call the task and,
- * at its end, `_free` (`_store.__free__(index, weight)`). `stop` with `dropWaitingJobs` drops
- * those RUNNING jobs (`doDrop`) and replaces `_run` with a drop for jobs whose registration is
- * still in flight, never calling `_free` for either: Redis counts their slots as running until
- * their expiration, so every other process sharing the limiter runs with fewer slots meanwhile.
- *
- * How: just before `stop`, snapshot `_scheduled` (the jobs holding a slot; `stop` itself replaces
- * `_run`, so none is added afterwards). A job that runs or expires leaves `_scheduled`
- * (`_clearGlobalState`) before its promise settles and frees its own slot; a job dropped by `stop`
- * is still there when its promise rejects, so it is removed and freed here. After `stop`, its
- * replacement `_run` is wrapped to free the slot of a job whose registration completes afterwards.
- * This relies on internals of Bottleneck 2.19.5 (unmaintained since 2019, pinned in
- * package-lock.json): if they are missing (another version), the stop still happens and the lost
- * slots are reported through `onError` (they then come back at their expiration).
- *
- * Alternative not taken: letting registered jobs execute a no-op (Bottleneck frees those itself)
- * needs the still-queued jobs dropped without registering them, and Bottleneck's only public way
- * to drop queued jobs is this same `stop`, which drops the registered ones with them.
- *
- * @param onError receives Redis errors of `free` and missing internals
- * @returns resolves (never rejects) once `stop`'s promise settled (every running call ended) and
- *   every `free` script answered
- */
-async function stopAndFreeSlots(
-  limiter: Bottleneck,
-  dropErrorMessage: string,
-  onError: (error: Error) => void,
-): Promise<void> {
-  const internals = limiter as unknown as BottleneckInternals;
-  const scheduled = internals._scheduled;
-  const store = internals._store;
-  const originalRun = internals._run;
-  const free = store?.__free__;
-  if (
-    typeof scheduled !== 'object' ||
-    scheduled === null ||
-    typeof originalRun !== 'function' ||
-    typeof free !== 'function'
-  ) {
-    onError(
-      new Error(
-        `Bottleneck ${(Bottleneck as unknown as { version?: string }).version ?? '(unknown version)'} lacks the 2.19.5 internals (_scheduled, _run, _store.__free__): ` +
-          'the Redis slots of calls dropped before they started stay counted until their expiration',
-      ),
-    );
-    await limiter.stop({ dropWaitingJobs: true, dropErrorMessage }).catch(() => undefined); // shutdown path
-    return;
-  }
-  const entries = scheduled as Record<string, ScheduledEntry | undefined>;
-  const frees: Promise<void>[] = [];
-  const freeSlot = (index: string): void => {
-    frees.push(
-      Promise.resolve()
-        .then(() => (free as (index: string) => unknown).call(store, index))
-        .then(
-          () => undefined,
-          (e: unknown) => onError(asError(e)),
-        ),
-    );
-  };
-
-
-  const registered = Object.entries(entries);
-  const stopped = limiter.stop({ dropWaitingJobs: true, dropErrorMessage }).catch(() => undefined); // shutdown path
-  const dropRun = internals._run;
-  if (dropRun === originalRun) {
-    // stop() had already been called (it rejected and replaced nothing): those drops are not ours.
-    await stopped;
-    return;
-  }
-  if (typeof dropRun === 'function') {
-    const drop = dropRun as (
-      this: unknown,
-      index: string,
-      job: ScheduledEntry['job'],
-      wait: number,
-    ) => unknown;
-    internals._run = function (
-      this: unknown,
-      index: string,
-      job: ScheduledEntry['job'],
-      wait: number,
-    ): unknown {
-      const result = drop.call(this, index, job, wait);
-      freeSlot(index);
-      return result;
-    };
-  }
-  const settled = registered.map(([index, entry]) => {
-    const promise = entry?.job?.promise;
-    if (!(promise instanceof Promise)) {
-      onError(
-        new Error(
-          `Bottleneck job ${index} has no promise: its Redis slot stays counted until its expiration`,
-        ),
-      );
-      return Promise.resolve();
-    }
-    const afterwards = (): void => {
-      if (entries[index] !== entry) return; // ran or expired: Bottleneck freed it
-      delete entries[index];
-      freeSlot(index);
-    };
-    return promise.then(afterwards, afterwards);
-  });
-  await stopped;
-  await Promise.all(settled);
-  await Promise.all(frees);
-}
-
-/**
- * Bottleneck's typings declare `updateSettings` synchronous, but in clustering mode it returns a
- * promise that rejects while Redis is unreachable; swallow that (the limiter's 'error' event
- * reports it) instead of leaving an unhandled rejection.
- */
-function settle(result: unknown): void {
-  void Promise.resolve(result).catch(() => undefined);
 }
