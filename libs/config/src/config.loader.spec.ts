@@ -25,7 +25,7 @@ describe('the declaration', () => {
   });
 
   it('maps exactly the secret variables to the redacted config paths', () => {
-    const set = { DATABASE_URL: DB, REDIS_URL: 'redis://:pw@127.0.0.1:6379', REPORT_WEBHOOK_URL: 'https://hooks.example.com/t0ken', API_TOKEN: TOKEN, TOKEN_HASH_KEY: KEY };
+    const set = { DATABASE_URL: DB, REDIS_URL: 'redis://:pw@127.0.0.1:6379', REPORT_WEBHOOK_URL: 'https://hooks.example.com/t0ken', REPORT_CHAT_WEBHOOKS: '[{"kind":"slack","url":"https://hooks.slack.com/services/T/B/s3cret"}]', API_TOKEN: TOKEN, TOKEN_HASH_KEY: KEY };
     const secrets = Object.entries(ENV_VARS).filter(([, s]) => s.secret && s.namespace !== 'collector').map(([n]) => n);
     expect(Object.keys(set).sort()).toEqual(secrets.sort());
     expect(SECRET_CONFIG_PATHS.size).toBe(secrets.length);
