@@ -179,7 +179,7 @@ describe('REST API /v1 (e2e)', () => {
       const text = res.text;
       const critical = latestFindings.filter((f) => f.checkId === 'ccm-version').length;
       expect(text).toContain(`fleet_audit_findings{check_id="ccm-version",severity="info"} ${critical}`);
-      expect(text).toMatch(/fleet_audit_quota_usage_ratio\{check_id="CLB_BACKEND_QUOTA",resource_kind="LoadBalancer",resource_id="lb-hot",account_id="1111",region_id="cn-hangzhou",cluster_id=""\} 0\.98/);
+      expect(text).toMatch(/fleet_audit_quota_usage_ratio\{check_id="CLB_BACKEND_QUOTA",resource_kind="LoadBalancer",resource_id="lb-hot",account_id="1111",region_id="cn-hangzhou",cluster_id="",team=""\} 0\.98/);
       expect(text).not.toContain('resource_id="lb-cold"');
       expect(text).toContain('fleet_audit_quota_max_usage_ratio{check_id="CLB_BACKEND_QUOTA"} 0.98');
       // Counted over every sample, also those under the export floor (computed in SQL).
@@ -208,7 +208,7 @@ describe('REST API /v1 (e2e)', () => {
         skipped: [
           {
             checkId: 'CCM_RAM_PERMISSION_GAP',
-            resource: { kind: 'Cluster', id: 'c-even', accountId: '1111', regionId: 'cn-hangzhou', clusterId: 'c-even', clusterName: null, namespace: null, name: null },
+            resource: { kind: 'Cluster', id: 'c-even', accountId: '1111', regionId: 'cn-hangzhou', clusterId: 'c-even', clusterName: null, namespace: null, name: null, team: null },
             reason: 'RAM of account 1111 was not read (Forbidden.RAM)',
           },
         ],
@@ -240,7 +240,7 @@ describe('REST API /v1 (e2e)', () => {
       expect(quota).toEqual({
         checkId: 'nodeport-overlap',
         severity: 'critical',
-        resource: { kind: 'LoadBalancer', id: 'lb-00000', accountId: '1111', regionId: 'cn-hangzhou', clusterId: 'c-even', clusterName: null, namespace: null, name: null },
+        resource: { kind: 'LoadBalancer', id: 'lb-00000', accountId: '1111', regionId: 'cn-hangzhou', clusterId: 'c-even', clusterName: null, namespace: null, name: null, team: null },
         message: source?.message,
         remediation: source?.remediation,
         source: source?.source,
@@ -414,14 +414,14 @@ describe('REST API /v1 (e2e)', () => {
         components: { securitySchemes: Record<string, { type: string; scheme: string }>; schemas: Record<string, unknown> };
       };
       expect(doc.openapi).toMatch(/^3\./);
-      expect(Object.keys(doc.paths).sort()).toEqual(['/healthz', '/metrics', '/readyz', '/v1/clusters', '/v1/ecs-instances', '/v1/ecs-instances/{id}', '/v1/findings', '/v1/forecasts/headroom', '/v1/forecasts/trends', '/v1/forecasts/whatif', '/v1/load-balancers', '/v1/load-balancers/{id}', '/v1/nlb-server-groups/unused', '/v1/nlbs', '/v1/nlbs/{id}', '/v1/quotas', '/v1/reports', '/v1/reports/{id}', '/v1/scans', '/v1/scans/{id}', '/v1/scans/{id}/diff', '/v1/tokens', '/v1/tokens/{id}', '/v1/waivers', '/v1/waivers/{id}']);
+      expect(Object.keys(doc.paths).sort()).toEqual(['/healthz', '/metrics', '/readyz', '/v1/admission/{cluster}', '/v1/admission/{cluster}/enforce', '/v1/clusters', '/v1/ecs-instances', '/v1/ecs-instances/{id}', '/v1/findings', '/v1/forecasts/headroom', '/v1/forecasts/trends', '/v1/forecasts/whatif', '/v1/load-balancers', '/v1/load-balancers/{id}', '/v1/nlb-server-groups/unused', '/v1/nlbs', '/v1/nlbs/{id}', '/v1/plans', '/v1/quotas', '/v1/reports', '/v1/reports/{id}', '/v1/scans', '/v1/scans/{id}', '/v1/scans/{id}/diff', '/v1/tokens', '/v1/tokens/{id}', '/v1/waivers', '/v1/waivers/{id}']);
       expect(doc.components.securitySchemes.bearer).toMatchObject({ type: 'http', scheme: 'bearer' });
       for (const op of [doc.paths['/v1/scans'].get, doc.paths['/v1/scans'].post, doc.paths['/v1/scans/{id}'].get, doc.paths['/v1/findings'].get]) {
         expect(op.security).toEqual([{ bearer: [] }]);
       }
       expect(doc.paths['/healthz'].get.security).toBeUndefined();
       const params = doc.paths['/v1/findings'].get.parameters ?? [];
-      expect(params.map((p) => p.name).sort()).toEqual(['accountId', 'after', 'checkId', 'clusterId', 'cursor', 'limit', 'offset', 'scanId', 'severity']);
+      expect(params.map((p) => p.name).sort()).toEqual(['accountId', 'after', 'checkId', 'clusterId', 'cursor', 'limit', 'offset', 'scanId', 'severity', 'team']);
       expect(params.every((p) => p.in === 'query' && p.required === false)).toBe(true);
       expect(Object.keys(doc.components.schemas)).toEqual(expect.arrayContaining(['FindingDto', 'FindingPageDto', 'ScanDto', 'ScanPageDto', 'ErrorResponseDto']));
       // The document itself must not reveal the token.

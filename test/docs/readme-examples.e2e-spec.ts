@@ -47,6 +47,8 @@ const MARKED: ReadonlyMap<string, string> = new Map([
 const TOOLING: ReadonlyArray<[RegExp, string]> = [
   [/^(\w+=\S*\s+)*npm (install|test|run)\b/, 'installs, builds or runs the test suite / benches'],
   [/^npx vitest\b/, 'runs tests'],
+  [/^helm\b/, 'needs the helm binary; test/deploy/helm-chart.spec.ts renders the chart, admission webhook included, where helm is installed'],
+  [/^kubectl\b/, 'needs a Kubernetes cluster (the admission webhook is registered in the target cluster)'],
 ];
 
 interface Server {
