@@ -413,6 +413,27 @@ export class ScenarioApplier {
     return out;
   }
 
+  /**
+   * The API server's NodePort allocation for new Services of a cluster: the lowest free port of the cluster's range
+   * (`used` holds the taken ones and is updated). Past the range the API server refuses the Service: the port is
+   * counted in `nodePortOverflow` (NODEPORT_RANGE_EXHAUSTION) and 0 is returned.
+   */
+  private nodePorts(loc: ClusterLocation, used: Set<number>): { allocate: () => number } {
+    const range = loc.cluster.nodePortRange;
+    let cursor = range.from;
+    return {
+      allocate: () => {
+        while (used.has(cursor) && cursor <= range.to) cursor++;
+        if (cursor > range.to) {
+          this.nodePortOverflow.set(loc.cluster.clusterId, (this.nodePortOverflow.get(loc.cluster.clusterId) ?? 0) + 1);
+          return 0;
+        }
+        used.add(cursor);
+        return cursor++;
+      },
+    };
+  }
+
   private addServices(step: Extract<ScenarioStep, { kind: 'addServices' }>, loc: ClusterLocation): string[] {
     const k8s = k8sOf(step, loc);
     const a = step.args;
@@ -420,21 +441,7 @@ export class ScenarioApplier {
     if (nlb) requireNlbData(step, loc, 'loadBalancerClass');
     if (a.reuseLoadBalancer !== undefined && !(loc.region.loadBalancers ?? []).some((l) => l.loadBalancerId === a.reuseLoadBalancer))
       fail(step, 'reuseLoadBalancer', `unknown CLB "${a.reuseLoadBalancer}" in ${loc.cluster.accountId}/${loc.region.regionId}`);
-    const used = usedNodePorts(k8s.services);
-    const range = loc.cluster.nodePortRange;
-    let cursor = range.from;
-    const allocate = (): number => {
-      while (used.has(cursor) && cursor <= range.to) cursor++;
-      // Past the range the API server refuses the Service: the port is counted as over the range.
-      if (cursor > range.to) {
-        this.nodePortOverflow.set(loc.cluster.clusterId, (this.nodePortOverflow.get(loc.cluster.clusterId) ?? 0) + 1);
-        return 0;
-      }
-      const p = cursor;
-      used.add(p);
-      cursor++;
-      return p;
-    };
+    const { allocate } = this.nodePorts(loc, usedNodePorts(k8s.services));
     // Placement by free quota: CLB attachments, or for NLB Services the server groups each ECS instance is in.
     const attachments = nlb ? serverGroupsPerEcs(loc.region) : attachmentsOf(loc.region);
     const keys: string[] = [];
@@ -519,17 +526,7 @@ export class ScenarioApplier {
     });
     const seen = new Set<string>();
     const used = usedNodePorts(k8s.services);
-    const range = loc.cluster.nodePortRange;
-    let cursor = range.from;
-    const allocate = (): number => {
-      while (used.has(cursor) && cursor <= range.to) cursor++;
-      if (cursor > range.to) {
-        this.nodePortOverflow.set(loc.cluster.clusterId, (this.nodePortOverflow.get(loc.cluster.clusterId) ?? 0) + 1);
-        return 0;
-      }
-      used.add(cursor);
-      return cursor++;
-    };
+    const { allocate } = this.nodePorts(loc, used);
     const attachments = attachmentsOf(loc.region);
     a.services.forEach((_manifest, i) => {
       const svc = mapKubernetes({ nodes: [], services: [a.services[i]!], pods: [], endpointSlices: [], events: [] }).services[0]!;
