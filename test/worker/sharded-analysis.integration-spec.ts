@@ -25,7 +25,7 @@ import {
   type WorkerOptions,
 } from '@app/worker';
 import { createTestDatabase, type TestDatabase } from '../store/test-database.util';
-import { deletePrefix, localScan, SHARED_REDIS_URL, startInProcessWorkers, startTestFleet, uniquePrefix, type TestFleet } from './worker-test.util';
+import { deletePrefix, eventually, localScan, SHARED_REDIS_URL, startInProcessWorkers, startTestFleet, uniquePrefix, type TestFleet } from './worker-test.util';
 
 const NOW = new Date('2026-06-01T00:00:00.000Z');
 const GRAPH_TABLES = ['graph_regions', 'graph_clusters', 'graph_services', 'graph_load_balancers', 'graph_server_groups', 'graph_ecs_instances', 'graph_nlbs'];
@@ -183,6 +183,14 @@ describe('sharded analysis (analyze-shard jobs and complete-scan)', () => {
         analyze: await queue.queue(QueueName.ScanAnalyze).getJobCounts('completed', 'failed', 'waiting', 'waiting-children'),
         shard: await queue.queue(QueueName.ScanShard).getJobCounts('completed', 'failed', 'waiting'),
       });
+      // The scan's outcome is stored before the analyze job that completed it is marked completed in BullMQ: wait
+      // until no job of either queue is active, so the counts compared below are final ones.
+      await eventually(
+        async () =>
+          (await queue.queue(QueueName.ScanAnalyze).getActiveCount()) === 0 && (await queue.queue(QueueName.ScanShard).getActiveCount()) === 0,
+        30_000,
+        'the analysis jobs to settle',
+      );
       const jobsBefore = await counts();
       expect(jobsBefore.shard).toEqual({ completed: 5, failed: 1, waiting: 0 });
       await queue.addShardFlow(run, shardsOf(fleet.config).map((shard) => ({ ...run, shard })));
