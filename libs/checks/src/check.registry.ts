@@ -1,4 +1,5 @@
 import { closest, distance } from 'fastest-levenshtein';
+import type { QuotaDefinition } from '@app/domain';
 import type { CheckDefinition } from './check.types';
 import { ccmAnnotationUnsupportedRule } from './rules/ccm-annotation-unsupported.rule';
 import { ccmFinalizerMissingRule } from './rules/ccm-finalizer-missing.rule';
@@ -126,6 +127,14 @@ export const CHECK_IDS: ReadonlySet<string> = new Set(BY_ID.keys());
  */
 export const QUOTA_USAGE_CHECK_IDS: ReadonlySet<string> = new Set(
   CHECKS.filter((c) => c.quotaUsage).map((c) => c.id),
+);
+
+/**
+ * The Quota Center quota each quota check measures (check id -> `CheckDefinition.quota`), in registry order: what a
+ * quota plan turns a check's quota samples into (an account, region, product and quota code to apply for).
+ */
+export const QUOTA_CENTER_QUOTA_OF_CHECK: ReadonlyMap<string, QuotaDefinition> = new Map(
+  CHECKS.flatMap((c) => (c.quota ? [[c.id, c.quota] as const] : [])),
 );
 
 /**

@@ -1,4 +1,4 @@
-import type { CheckResult, FleetSnapshot, ResourceKind, Severity } from '@app/domain';
+import type { CheckResult, FleetSnapshot, QuotaDefinition, ResourceKind, Severity } from '@app/domain';
 import type { AuditSettings } from './audit-settings.types';
 import type { FleetIndex } from './fleet-index';
 
@@ -61,6 +61,12 @@ export interface CheckDefinition {
    * samples for metrics, alerts and forecasts (`QUOTA_USAGE_CHECK_IDS` lists the checks that say so).
    */
   quotaUsage?: true;
+  /**
+   * The Quota Center quota the check measures (code, product, documented default and adjustability), which a quota
+   * plan asks to raise (libs/forecast quota-plan.ts). Absent on a quota-usage check whose limit no Quota Center
+   * application raises (the NodePort range, a vSwitch's free IPs).
+   */
+  quota?: QuotaDefinition;
   /**
    * Evaluates every resource in scope: one `pass`, `fail` or `skipped` result per resource (never a
    * silent pass for data that was not read). Pure: no I/O, no clock other than `ctx.now`; never throws

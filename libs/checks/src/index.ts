@@ -3,7 +3,7 @@
  * settings and the audit engine. No I/O, no framework (ARCHITECTURE.md "Dependency direction").
  */
 export { runAudit, withClusterName, type RunAuditOptions, type AuditOutput } from './audit.engine';
-export { CHECKS, CHECK_IDS, QUOTA_USAGE_CHECK_IDS, getCheck, unknownCheckIdReason } from './check.registry';
+export { CHECKS, CHECK_IDS, QUOTA_CENTER_QUOTA_OF_CHECK, QUOTA_USAGE_CHECK_IDS, getCheck, unknownCheckIdReason } from './check.registry';
 export { compareResourceKeys, fingerprintOf, REGION_SCOPED_KINDS, resourceKeyOf } from './fingerprint.util';
 export { DEFAULT_AUDIT_SETTINGS } from './audit-settings.constants';
 export { resolveAuditSettings } from './audit-settings.util';

@@ -343,6 +343,15 @@ export interface QuotaValue {
   /** Usage as Quota Center reports it, count. */
   totalUsage?: number;
   dimensions?: Record<string, string>;
+  /**
+   * Quota Center's `Adjustable` for this account: whether an application can raise it now (research/quota-center.md
+   * 6). Absent when the answer did not carry it; then the documented adjustability (`QuotaDefinition.adjustable`) applies.
+   */
+  adjustable?: boolean;
+  /** Why it cannot be raised now: `limitReached`, `nonactivated` or `applicationProcess` (an application in review). */
+  unadjustableDetail?: string;
+  /** The values an application may ask for now (`ApplicableRange`; a [min, max] pair when `ApplicableType` is `continuous`). */
+  applicableRange?: number[];
 }
 
 /** Network plugin of an ACK cluster, from its add-ons (`flannel`, `terway-eniip`, ...). */

@@ -13,3 +13,5 @@ export * from './whatif.runner';
 export * from './convergence.model';
 export * from './backtest.util';
 export * from './manifest-plan';
+export * from './cluster-review.model';
+export * from './quota-plan';

@@ -517,8 +517,8 @@ export function fitTrendWindow(
   const span = n > 0 ? ordered[end - 1]!.at - ordered[first]!.at : 0;
   const latestAt = n > 0 ? ordered[end - 1]!.at : null;
   const base = { samples: n, spanMs: span, latestAt, hasLatest: latest !== undefined, used, limit };
-  // An exhausted series needs no fit (its forecast is "now" whatever the trend).
-  if (latest && used >= limit) return { ...base, fit: null };
+  // An exhausted series is fitted too: its forecast is "now" whatever the trend, but a quota plan still needs the
+  // trend of a quota at its limit (how much more it will take).
   if (scratch.t.length < n) {
     scratch.t = new Float64Array(Math.max(n, scratch.t.length * 2));
     scratch.y = new Float64Array(scratch.t.length);

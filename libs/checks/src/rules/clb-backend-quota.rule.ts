@@ -41,6 +41,7 @@ export const clbBackendQuotaRule = scopedCheck({
     'CCM pkg/provider/vmock/slb.go (InstanceBackendServerNumberOverLimit above 200)',
   settings: QUOTA_RATIO_SETTINGS,
   quotaUsage: true,
+  quota: SLB_QUOTA_BACKEND_SERVERS,
   scope: 'clb',
   needs: ['slb'],
   check({ clb, region }, out, r, ctx) {

@@ -33,6 +33,7 @@ export const clbInstanceQuotaRule = scopedCheck({
     'Quota Center quota slb_quota_instances_num (30 intl vs 60 newer docs, CCM notes 7 (docs/sources.md#ccm-7))',
   settings: QUOTA_RATIO_SETTINGS,
   quotaUsage: true,
+  quota: SLB_QUOTA_INSTANCES,
   scope: 'region',
   needs: ['slb'],
   check(re, out, r, ctx) {

@@ -31,6 +31,7 @@ export const clbListenerQuotaRule = scopedCheck({
     'SLB Quota Management page"); Quota Center quota slb_quota_listeners_num (default 50, CCM notes 7 (docs/sources.md#ccm-7))',
   settings: QUOTA_RATIO_SETTINGS,
   quotaUsage: true,
+  quota: SLB_QUOTA_LISTENERS,
   scope: 'region',
   needs: ['slb'],
   check(re, out, r, ctx) {

@@ -49,6 +49,7 @@ export const ecsLbAttachmentQuotaRule = scopedCheck({
     'Quota Center quota slb_quota_backendserver_attached_num (default 50); CCM notes 7 (docs/sources.md#ccm-7), 9',
   settings: QUOTA_RATIO_SETTINGS,
   quotaUsage: true,
+  quota: SLB_QUOTA_BACKEND_ATTACHED,
   scope: 'ecs',
   needs: ['slb'],
   check({ instanceId: id, account, region, ecs, node, attachment: a }, out, r, ctx) {

@@ -33,6 +33,7 @@ export const nlbBackendQuotaRule = nlbRegionCheck({
   source: `${SEED.lbConsiderations} "Quota limits"; ${SEED.nlbQuotas} nlb_quota_loadbalancer_noeci_servers_num (default 400); CCM pkg/controller/service/nlbv2/server_groups.go`,
   settings: QUOTA_RATIO_SETTINGS,
   quotaUsage: true,
+  quota: NLB_QUOTA_BACKEND_SERVERS,
   check(view, re, out, r, ctx) {
     const bySequence = new Map<IdSequence, number>();
     for (const nlb of re.region.nlbs ?? []) {

@@ -25,6 +25,7 @@ export const nlbInstanceQuotaRule = nlbRegionCheck({
   source: `${SEED.lbConsiderations} "Quota limits"; ${SEED.nlbQuotas} nlb_quota_loadbalancers_num (default 60)`,
   settings: QUOTA_RATIO_SETTINGS,
   quotaUsage: true,
+  quota: NLB_QUOTA_INSTANCES,
   check(_view, re, out, r, ctx) {
     const n = re.region.nlbs?.length ?? 0;
     pushNlbQuota(out, r, ctx, re.region, NLB_QUOTA_INSTANCES, regionRef(re), n, instancesText);

@@ -27,6 +27,7 @@ export const nlbListenerQuotaRule = nlbRegionCheck({
   source: `${SEED.lbConsiderations} "Quota limits"; ${SEED.nlbQuotas} nlb_quota_loadbalancer_listeners_num (default 50); CCM pkg/controller/service/nlbv2/listeners.go`,
   settings: QUOTA_RATIO_SETTINGS,
   quotaUsage: true,
+  quota: NLB_QUOTA_LISTENERS,
   check(_view, re, out, r, ctx) {
     for (const nlb of re.region.nlbs ?? [])
       pushNlbQuota(out, r, ctx, re.region, NLB_QUOTA_LISTENERS, nlbRef(nlb), nlb.listeners.length, listenersText);

@@ -30,6 +30,7 @@ export const nlbServerAddedQuotaRule = nlbRegionCheck({
   source: `${SEED.lbConsiderations} "Load balancing update policies" (Cluster mode quota use); ${SEED.nlbQuotas} nlb_quota_server_added_num (default 200, IP entries included)`,
   settings: QUOTA_RATIO_SETTINGS,
   quotaUsage: true,
+  quota: NLB_QUOTA_SERVER_ADDED,
   check(view, re, out, r, ctx) {
     for (const { server, groups } of serversInKeyOrder(view))
       pushNlbQuota(out, r, ctx, re.region, NLB_QUOTA_SERVER_ADDED, nlbServerRef(re, server), groups, serverAddedText, { serverType: server.type });

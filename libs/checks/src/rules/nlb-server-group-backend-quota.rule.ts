@@ -30,6 +30,7 @@ export const nlbServerGroupBackendQuotaRule = nlbRegionCheck({
   source: `${SEED.lbConsiderations} "Quota limits"; ${SEED.nlbQuotas} nlb_quota_servergroup_noeci_servers_num (default 400); CCM pkg/controller/service/nlbv2/server_groups.go buildClusterBackends`,
   settings: QUOTA_RATIO_SETTINGS,
   quotaUsage: true,
+  quota: NLB_QUOTA_SERVER_GROUP_SERVERS,
   check(_view, re, out, r, ctx) {
     for (const g of re.region.nlbServerGroups ?? []) {
       const used = Math.max(g.servers.length, g.serverCount ?? 0);

@@ -31,6 +31,7 @@ export const nlbServerGroupQuotaRule = nlbRegionCheck({
   source: `${SEED.lbConsiderations} "Quota limits"; ${SEED.nlbQuotas} nlb_quota_servergroups_num (3,000, not adjustable); CCM pkg/controller/service/nlbv2/model_applier.go cleanup (server-group leak fixed in v2.12.4)`,
   settings: QUOTA_RATIO_SETTINGS,
   quotaUsage: true,
+  quota: NLB_QUOTA_SERVER_GROUPS,
   check(_view, re, out, r, ctx) {
     const groups = re.region.nlbServerGroups ?? [];
     const unused = groups.filter((g) => g.relatedLoadBalancerIds.length === 0).length;

@@ -222,6 +222,9 @@ function mapRegion(accountId: string, r: WireRegion): RegionSnapshot {
         totalQuota: q.TotalQuota,
         ...(q.TotalUsage !== undefined ? { totalUsage: q.TotalUsage } : {}),
         ...(q.Dimensions ? { dimensions: q.Dimensions } : {}),
+        ...(q.Adjustable !== undefined ? { adjustable: q.Adjustable } : {}),
+        ...(q.UnadjustableDetail !== undefined ? { unadjustableDetail: q.UnadjustableDetail } : {}),
+        ...(q.ApplicableRange !== undefined ? { applicableRange: q.ApplicableRange } : {}),
       })),
       (q) => q.quotaActionCode,
     );

@@ -110,6 +110,9 @@ export const wireQuotaSchema = z.looseObject({
   TotalQuota: numLike,
   TotalUsage: numLike.optional(),
   Dimensions: z.record(z.string(), z.string()).optional(),
+  Adjustable: z.boolean().optional(),
+  UnadjustableDetail: optStr,
+  ApplicableRange: z.array(numLike).optional(),
 });
 export type WireQuota = z.infer<typeof wireQuotaSchema>;
 
