@@ -11,7 +11,7 @@
  *
  * Deterministic: same scenario + same snapshot + same `now` and settings = byte-identical JSON.
  */
-import { QUOTA_USAGE_CHECK_IDS, resourceKeyOf, runAudit, type PartialAuditSettings } from '@app/checks';
+import { QUOTA_USAGE_CHECK_IDS, resourceKeyOf, runAudit, type AuditOutput, type PartialAuditSettings } from '@app/checks';
 import { quotaUsageOf, severityRank, type Finding, type FleetSnapshot, type QuotaUsageSample, type ResourceRef, type Severity } from '@app/domain';
 import { estimateConvergence, type ConvergenceEstimate, type ConvergenceSettings } from './convergence.model';
 import { computeHeadroom, type HeadroomEntry } from './headroom.model';
@@ -99,9 +99,15 @@ export function scopedCopy(snapshot: FleetSnapshot, clusterIds: ReadonlySet<stri
   return structuredClone({ name: snapshot.name, accounts, coverage });
 }
 
-function sampleMap(samples: readonly QuotaUsageSample[]): Map<string, QuotaUsageSample> {
+/** The key of a check's result on a resource (quota samples, results and findings of one audit are unique by it). */
+export function sampleKeyOf(checkId: string, resource: ResourceRef): string {
+  return `${checkId}\u0000${resourceKeyOf(resource)}`;
+}
+
+/** Quota samples by `sampleKeyOf`. */
+export function sampleMap(samples: readonly QuotaUsageSample[]): Map<string, QuotaUsageSample> {
   const m = new Map<string, QuotaUsageSample>();
-  for (const s of samples) m.set(`${s.checkId}\u0000${resourceKeyOf(s.resource)}`, s);
+  for (const s of samples) m.set(sampleKeyOf(s.checkId, s.resource), s);
   return m;
 }
 
@@ -120,12 +126,74 @@ function sortFindings<T extends { severity?: Severity; checkId: string; resource
 }
 
 /** Applies the applier's NodePort overflow (ports the API server would refuse) to the NodePort samples. */
-function withOverflow(samples: QuotaUsageSample[], overflow: ReadonlyMap<string, number>): QuotaUsageSample[] {
+export function withOverflow(samples: QuotaUsageSample[], overflow: ReadonlyMap<string, number>): QuotaUsageSample[] {
   if (overflow.size === 0) return samples;
   return samples.map((s) => {
     const extra = s.checkId === 'NODEPORT_RANGE_EXHAUSTION' ? (overflow.get(s.resource.id) ?? 0) : 0;
     return extra ? { ...s, used: s.used + extra, ratio: (s.used + extra) / s.limit } : s;
   });
+}
+
+/** What one step changed: the quotas whose use moved, the first breach, the findings' diff (a `WhatIfStep` less its name and headroom). */
+export type StepDiff = Pick<WhatIfStep, 'quotas' | 'firstBreach' | 'findings'>;
+
+/**
+ * The diff of two audits of the same scope, before and after a step: quota samples compared by check and resource
+ * key (a sample gone after the step counts as used 0), findings by fingerprint; each list in a fixed order (quotas by
+ * check id and resource key, findings by severity, check id, resource key, fingerprint). The what-if runner and the
+ * admission review model (cluster-review.model.ts) share it, so both report a change the same way.
+ * @param prevSamples / nextSamples the quota samples of each audit keyed by `sampleKeyOf`
+ */
+export function diffAudits(
+  prev: Pick<AuditOutput, 'findings'>,
+  prevSamples: ReadonlyMap<string, QuotaUsageSample>,
+  next: Pick<AuditOutput, 'findings'>,
+  nextSamples: ReadonlyMap<string, QuotaUsageSample>,
+): StepDiff {
+  const quotas: QuotaChange[] = [];
+  for (const [key, a] of nextSamples) {
+    const b = prevSamples.get(key);
+    if (b && b.used === a.used && b.limit === a.limit) continue;
+    quotas.push({
+      checkId: a.checkId,
+      resource: a.resource,
+      before: b ? { used: b.used, limit: b.limit, ratio: b.ratio } : { used: 0, limit: a.limit, ratio: 0 },
+      after: { used: a.used, limit: a.limit, ratio: a.ratio },
+    });
+  }
+  for (const [key, b] of prevSamples) {
+    if (nextSamples.has(key)) continue;
+    quotas.push({ checkId: b.checkId, resource: b.resource, before: { used: b.used, limit: b.limit, ratio: b.ratio }, after: { used: 0, limit: b.limit, ratio: 0 } });
+  }
+  quotas.sort((x, y) => cmp(x.checkId, y.checkId) || cmp(resourceKeyOf(x.resource), resourceKeyOf(y.resource)));
+  const prevF = new Map(prev.findings.map((f) => [f.fingerprint, f]));
+  const nextF = new Map(next.findings.map((f) => [f.fingerprint, f]));
+  const appeared: FindingRef[] = [];
+  const resolved: FindingRef[] = [];
+  const severityChanged: SeverityChange[] = [];
+  for (const [fp, f] of nextF) {
+    const o = prevF.get(fp);
+    if (!o) appeared.push(findingRef(f));
+    else if (o.severity !== f.severity)
+      severityChanged.push({ fingerprint: fp, checkId: f.checkId, resource: f.resource, before: o.severity, after: f.severity });
+  }
+  for (const [fp, f] of prevF) if (!nextF.has(fp)) resolved.push(findingRef(f));
+  return {
+    quotas,
+    firstBreach: quotas.find((q) => q.after.used > q.after.limit) ?? null,
+    findings: { appeared: sortFindings(appeared), resolved: sortFindings(resolved), severityChanged: sortFindings(severityChanged) },
+  };
+}
+
+/**
+ * `runAudit` of a snapshot the applier changes in place between audits: fresh region objects each time, since the
+ * checks memoise per-region views by object (libs/checks nlb-index).
+ */
+export function auditChanged(snapshot: FleetSnapshot, options: Pick<WhatIfOptions, 'now' | 'settings'>): AuditOutput {
+  return runAudit(
+    { ...snapshot, accounts: snapshot.accounts.map((a) => ({ ...a, regions: a.regions.map((r) => ({ ...r })) })) },
+    { now: options.now, ...(options.settings ? { settings: options.settings } : {}) },
+  );
 }
 
 /**
@@ -143,13 +211,7 @@ export function runWhatIf(snapshot: FleetSnapshot, scenario: Scenario, options: 
     return { ...step, args: { ...step.args, cluster: loc.cluster.clusterId } } as ScenarioStep;
   });
   const copy = scopedCopy(snapshot, clusterIds);
-  // Fresh region objects per audit: the checks memoise per-region views by object (libs/checks nlb-index), and the
-  // applier changes the regions in place between audits.
-  const audit = (s: FleetSnapshot) =>
-    runAudit(
-      { ...s, accounts: s.accounts.map((a) => ({ ...a, regions: a.regions.map((r) => ({ ...r })) })) },
-      { now: options.now, ...(options.settings ? { settings: options.settings } : {}) },
-    );
+  const audit = (s: FleetSnapshot) => auditChanged(s, options);
   const applier = new ScenarioApplier(copy);
   let prev = audit(copy);
   let prevSamples = sampleMap(quotaUsageOf(prev.results, QUOTA_USAGE_CHECK_IDS));
@@ -161,39 +223,10 @@ export function runWhatIf(snapshot: FleetSnapshot, scenario: Scenario, options: 
     const next = audit(copy);
     const nextSampleList = withOverflow(quotaUsageOf(next.results, QUOTA_USAGE_CHECK_IDS), applier.nodePortOverflow);
     const nextSamples = sampleMap(nextSampleList);
-    const quotas: QuotaChange[] = [];
-    for (const [key, a] of nextSamples) {
-      const b = prevSamples.get(key);
-      if (b && b.used === a.used && b.limit === a.limit) continue;
-      quotas.push({
-        checkId: a.checkId,
-        resource: a.resource,
-        before: b ? { used: b.used, limit: b.limit, ratio: b.ratio } : { used: 0, limit: a.limit, ratio: 0 },
-        after: { used: a.used, limit: a.limit, ratio: a.ratio },
-      });
-    }
-    for (const [key, b] of prevSamples) {
-      if (nextSamples.has(key)) continue;
-      quotas.push({ checkId: b.checkId, resource: b.resource, before: { used: b.used, limit: b.limit, ratio: b.ratio }, after: { used: 0, limit: b.limit, ratio: 0 } });
-    }
-    quotas.sort((x, y) => cmp(x.checkId, y.checkId) || cmp(resourceKeyOf(x.resource), resourceKeyOf(y.resource)));
-    const prevF = new Map(prev.findings.map((f) => [f.fingerprint, f]));
-    const nextF = new Map(next.findings.map((f) => [f.fingerprint, f]));
-    const appeared: FindingRef[] = [];
-    const resolved: FindingRef[] = [];
-    const severityChanged: SeverityChange[] = [];
-    for (const [fp, f] of nextF) {
-      const o = prevF.get(fp);
-      if (!o) appeared.push(findingRef(f));
-      else if (o.severity !== f.severity)
-        severityChanged.push({ fingerprint: fp, checkId: f.checkId, resource: f.resource, before: o.severity, after: f.severity });
-    }
-    for (const [fp, f] of prevF) if (!nextF.has(fp)) resolved.push(findingRef(f));
+    const diff = diffAudits(prev, prevSamples, next, nextSamples);
     steps.push({
       name: step.name,
-      quotas,
-      firstBreach: quotas.find((q) => q.after.used > q.after.limit) ?? null,
-      findings: { appeared: sortFindings(appeared), resolved: sortFindings(resolved), severityChanged: sortFindings(severityChanged) },
+      ...diff,
       headroom: computeHeadroom(copy, nextSampleList, { clusterIds: [step.args.cluster], ...(options.settings?.owners ? { owners: options.settings.owners } : {}) }),
     });
     prev = next;

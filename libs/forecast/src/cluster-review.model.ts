@@ -1,0 +1,397 @@
+/**
+ * A warm model of one cluster for admission reviews: what `plan` answers for ONE Service applied to the cluster
+ * (manifest-plan.ts, the `applyServices` what-if step), computed on a slice of the cluster's region instead of the
+ * whole region, so that one review costs a small audit rather than two analyses of the region.
+ *
+ * The slice (copied from the snapshot and frozen once per snapshot and cluster): the cluster's account with only the
+ * cluster's region, holding
+ * - the cluster itself (nodes, Services, pods, endpoint slices);
+ * - the CLBs, NLBs and NLB server groups the cluster can touch ("full": a tag value or a backend on one of its nodes'
+ *   ECS instances, an id, name or address one of its Services names);
+ * - the ECS instances of its nodes, the region's vSwitches and quotas.
+ * The region's other load balancers and server groups are kept apart as frozen stubs (no listeners, backends or
+ * servers): the checks that count over the whole region (the instance quotas, a vSwitch's users; found when the model
+ * is built, as the checks whose results on the slice's own resources change when the stubs are added) run on the
+ * slice with the stubs, every other check on the slice without them, so a review audits a cluster, not a region.
+ *
+ * A review copies only what the what-if step writes (the cluster's lists, the CLB of the Service it updates); the
+ * rest stays shared and frozen, and a write to it (a change reaching further than foreseen) makes the review start
+ * again on a deep copy of the slice.
+ *
+ * Exactness. `plan` diffs two audits of the whole region (whatif.runner.ts). The slice gives the same diff where each
+ * result the change moves is one the slice computes as the region does. That is checked, not assumed: when the
+ * model is built, the slice's baseline results are compared with the region's, result by result (status, severity,
+ * message, figures), and every result that differs (or that the region does not have) is untrusted. A review whose
+ * diff moves an untrusted result, or whose Service names a load balancer or server group held as a stub or one that
+ * another cluster's Services use too (a CLB reused across clusters: the slice lacks those Services), gets no answer
+ * from the model (a `fallback`): the caller then runs the whole what-if. libs/forecast/test/cluster-review.model.spec.ts
+ * compares the model's answers with `planManifests` Service by Service on the sample fleet and on the bench fleet's
+ * shape.
+ *
+ * Not computed: the headroom after the change (`WhatIfStep.headroom` is empty; a review does not report it).
+ */
+import { CHECK_IDS, QUOTA_USAGE_CHECK_IDS, type AuditOutput, type PartialAuditSettings } from '@app/checks';
+import {
+  defaultLoadBalancerName,
+  quotaUsageOf,
+  type AccountSnapshot,
+  type Clb,
+  type ClusterSnapshot,
+  type CheckResult,
+  type FleetSnapshot,
+  type K8sServiceWire,
+  type Nlb,
+  type NlbServerGroup,
+  type QuotaUsageSample,
+  type RegionSnapshot,
+} from '@app/domain';
+import { estimateConvergence, type ConvergenceSettings, type ServiceChange } from './convergence.model';
+import { planResultOf, preparePlan, type PlanResult } from './manifest-plan';
+import { ScenarioApplier } from './scenario.apply';
+import { auditChanged, diffAudits, sampleKeyOf, sampleMap, withOverflow, type WhatIfResult } from './whatif.runner';
+
+/** Options of a review model: the analysis clock and settings `plan` would be given. */
+export interface ClusterReviewOptions {
+  now: Date;
+  settings?: PartialAuditSettings;
+  convergence?: Partial<ConvergenceSettings>;
+}
+
+/** The region's own baseline results, keyed by `sampleKeyOf`, shared by the models of the region's clusters. */
+export interface RegionBaseline {
+  accountId: string;
+  regionId: string;
+  results: ReadonlyMap<string, string>;
+}
+
+/** Why a review model gave no answer (the caller runs the whole what-if instead). */
+export type ReviewFallbackReason = 'names-stub' | 'shared-lb' | 'untrusted-result' | 'shared-object';
+
+/** A review model's answer: the plan, or why the whole what-if is needed. */
+export type ReviewAnswer = { plan: PlanResult } | { fallback: ReviewFallbackReason; detail: string };
+
+/** What a result says, as compared between the slice and the region (status, severity, message, figures). */
+function resultText(r: CheckResult): string {
+  return JSON.stringify([r.status, r.severity, r.message, r.figures ?? null]);
+}
+
+function resultTexts(results: readonly CheckResult[]): Map<string, string> {
+  const m = new Map<string, string>();
+  for (const r of results) m.set(sampleKeyOf(r.checkId, r.resource), resultText(r));
+  return m;
+}
+
+function regionOf(snapshot: FleetSnapshot, clusterId: string): { account: AccountSnapshot; region: RegionSnapshot; cluster: ClusterSnapshot } {
+  for (const account of snapshot.accounts)
+    for (const region of account.regions)
+      for (const cluster of region.clusters) if (cluster.clusterId === clusterId) return { account, region, cluster };
+  throw new Error(`cluster ${clusterId} is not in the snapshot`);
+}
+
+function coverageOf(snapshot: FleetSnapshot, accountId: string, regionId: string): FleetSnapshot['coverage'] {
+  return snapshot.coverage.filter((c) => c.accountId === accountId && (c.regionId === undefined || c.regionId === regionId));
+}
+
+/**
+ * The region's baseline audit as the what-if runs it (one account, one region, its coverage), results keyed.
+ * Costs one analysis of the region: build it once per snapshot and region and share it between the region's clusters.
+ * @throws Error when the cluster is not in the snapshot
+ */
+export function regionBaseline(snapshot: FleetSnapshot, clusterId: string, options: ClusterReviewOptions): RegionBaseline {
+  const { account, region } = regionOf(snapshot, clusterId);
+  const scoped: FleetSnapshot = { name: snapshot.name, accounts: [{ ...account, regions: [region] }], coverage: coverageOf(snapshot, account.accountId, region.regionId) };
+  return { accountId: account.accountId, regionId: region.regionId, results: resultTexts(auditChanged(scoped, options).results) };
+}
+
+/** Freezes a value and everything it holds. */
+function deepFreeze<T>(value: T): T {
+  if (value !== null && typeof value === 'object' && !Object.isFrozen(value)) {
+    Object.freeze(value);
+    for (const v of Object.values(value as Record<string, unknown>)) deepFreeze(v);
+  }
+  return value;
+}
+
+/** A write to a frozen object (strict mode): what a review meets when a change reaches past what it copied. */
+function isFrozenWrite(e: unknown): boolean {
+  return e instanceof TypeError && /read.only|frozen|not extensible|Cannot (assign|add|delete|define)/i.test(e.message);
+}
+
+/** One kind of load balancer list of the region, split: the full entries (the slice's) and the stubs, with their positions. */
+interface SplitList<T> {
+  /** Each entry of the region's list: the full entry's index in `full`, or the stub. */
+  order: ({ full: number } | { stub: T })[];
+  full: T[];
+}
+
+function split<T>(list: readonly T[] | undefined, touched: (x: T) => boolean, stub: (x: T) => T): SplitList<T> | undefined {
+  if (!list) return undefined;
+  const out: SplitList<T> = { order: [], full: [] };
+  for (const x of list) {
+    if (touched(x)) out.order.push({ full: out.full.push(x) - 1 });
+    else out.order.push({ stub: stub(x) });
+  }
+  return out;
+}
+
+/**
+ * The region's list with the stubs back in place: the review's list (`now`) in the region's order where its
+ * entries are still the ones it started with (`started`), then the entries the step added.
+ */
+function withStubs<T>(s: SplitList<T>, started: readonly T[], now: readonly T[]): T[] {
+  const present = new Set(now);
+  const placed = new Set<T>();
+  const out: T[] = [];
+  for (const o of s.order) {
+    if ('stub' in o) out.push(o.stub);
+    else {
+      const x = started[o.full]!;
+      if (present.has(x)) {
+        out.push(x);
+        placed.add(x);
+      }
+    }
+  }
+  for (const x of now) if (!placed.has(x)) out.push(x);
+  return out;
+}
+
+/** The slice of one review: the snapshot the what-if step changes, and how to put the stubs back for the region checks. */
+interface ReviewCopy {
+  slice: FleetSnapshot;
+  region: RegionSnapshot;
+  started: { clbs: Clb[]; nlbs: Nlb[]; groups: NlbServerGroup[] };
+}
+
+/**
+ * The model of one cluster of one snapshot (see the file comment). Build it once per (snapshot, cluster) and keep it
+ * while the snapshot is the latest; `review` never changes it.
+ */
+export class ClusterReviewModel {
+  private readonly account: AccountSnapshot;
+  private readonly region: RegionSnapshot;
+  private readonly cluster: ClusterSnapshot;
+  private readonly coverage: FleetSnapshot['coverage'];
+  private readonly clbs: SplitList<Clb> | undefined;
+  private readonly nlbs: SplitList<Nlb> | undefined;
+  private readonly groups: SplitList<NlbServerGroup> | undefined;
+  /** Per Service of the cluster (`namespace/name`): the full CLBs it names (copied when a review updates it). */
+  private readonly clbsOfService = new Map<string, number[]>();
+  /** Ids of the stubbed load balancers and server groups: a Service naming one is not judged by the slice. */
+  private readonly stubIds: ReadonlySet<string>;
+  /**
+   * Ids of the full load balancers other clusters' Services also use (a CLB reused across clusters): the slice
+   * lacks those Services, so a review that names one, or updates a Service on one, is not judged by the slice.
+   */
+  private readonly sharedIds: ReadonlySet<string>;
+  /** Checks that count over the whole region: run on the slice with the stubs. */
+  readonly regionChecks: ReadonlySet<string>;
+  private readonly sliceSettings: PartialAuditSettings;
+  private readonly regionSettings: PartialAuditSettings;
+  private readonly baseline: Pick<AuditOutput, 'results' | 'findings'>;
+  private readonly baselineSamples: ReadonlyMap<string, QuotaUsageSample>;
+  /** Result keys whose slice result differs from the region's (or that the region does not have). */
+  private readonly untrusted: ReadonlySet<string>;
+  /** Counts for diagnostics and the bench: the slice's baseline results, the untrusted ones, full and stub CLBs. */
+  readonly size: { results: number; untrusted: number; fullClbs: number; stubClbs: number; regionChecks: number };
+
+  /**
+   * @param snapshot the fleet snapshot (read only: the slice is a copy)
+   * @param clusterId the cluster's id
+   * @param baseline `regionBaseline` of the same snapshot, cluster region and options
+   * @throws Error when the cluster is not in the snapshot or the baseline is of another region
+   */
+  constructor(
+    snapshot: FleetSnapshot,
+    readonly clusterId: string,
+    baseline: RegionBaseline,
+    private readonly options: ClusterReviewOptions,
+  ) {
+    const found = regionOf(snapshot, clusterId);
+    if (baseline.accountId !== found.account.accountId || baseline.regionId !== found.region.regionId)
+      throw new Error(`the baseline is of ${baseline.accountId}/${baseline.regionId}, not of cluster ${clusterId}'s region`);
+    this.coverage = coverageOf(snapshot, found.account.accountId, found.region.regionId);
+    const k8s = found.cluster.kubernetes;
+    const nodeEcs = new Set((k8s?.nodes ?? []).map((n) => n.ecsInstanceId).filter((x): x is string => x !== undefined));
+    // What the cluster's Services name: ids, addresses, the names CCM gives their CLBs.
+    const namedBy = (svc: NonNullable<typeof k8s>['services'][number]): Set<string> => {
+      const out = new Set<string>();
+      for (const v of Object.values(svc.annotations ?? {})) for (const part of String(v).split(',')) out.add(part.trim());
+      for (const ing of svc.ingress ?? []) for (const v of Object.values(ing)) if (typeof v === 'string') out.add(v);
+      if (svc.uid) out.add(defaultLoadBalancerName(svc.uid));
+      return out;
+    };
+    const named = new Set<string>([clusterId]);
+    for (const svc of k8s?.services ?? []) for (const v of namedBy(svc)) named.add(v);
+    const tagged = (tags: Readonly<Record<string, string>> | undefined, set: ReadonlySet<string>) => Object.values(tags ?? {}).some((v) => set.has(v));
+    const clbNamed = (c: Clb, set: ReadonlySet<string>) => tagged(c.tags, set) || set.has(c.loadBalancerId) || set.has(c.name) || (c.address !== undefined && set.has(c.address));
+    const clbTouched = (c: Clb) =>
+      clbNamed(c, named) || c.defaultBackendServers.some((b) => nodeEcs.has(b.serverId)) || c.vServerGroups.some((g) => g.backendServers.some((b) => nodeEcs.has(b.serverId)));
+    const r = found.region;
+    const groupTouched = (g: NlbServerGroup) => tagged(g.tags, named) || named.has(g.serverGroupId) || named.has(g.name) || g.servers.some((x) => nodeEcs.has(x.serverId));
+    const touchedGroups = new Set((r.nlbServerGroups ?? []).filter(groupTouched).map((g) => g.serverGroupId));
+    const nlbTouched = (n: Nlb) =>
+      tagged(n.tags, named) || named.has(n.loadBalancerId) || (n.name !== undefined && named.has(n.name)) || (n.dnsName !== undefined && named.has(n.dnsName)) || n.listeners.some((l) => l.serverGroupId !== undefined && touchedGroups.has(l.serverGroupId));
+    const fullNlbs = new Set((r.nlbs ?? []).filter(nlbTouched).map((n) => n.loadBalancerId));
+    // One copy of the slice, frozen: every review shares it and copies only what its step writes.
+    const own = structuredClone({
+      cluster: found.cluster,
+      clbs: split(r.loadBalancers, clbTouched, (c) => ({ ...c, tags: { ...c.tags }, listeners: [], defaultBackendServers: [], vServerGroups: [] })),
+      nlbs: split(r.nlbs, nlbTouched, (n) => ({ ...n, listeners: [] })),
+      groups: split(r.nlbServerGroups, (g) => touchedGroups.has(g.serverGroupId) || g.relatedLoadBalancerIds.some((id) => fullNlbs.has(id)), (g) => ({ ...g, servers: [] })),
+      ecs: r.ecsInstances?.filter((e) => nodeEcs.has(e.instanceId)),
+      vSwitches: r.vSwitches,
+      quotas: r.quotas,
+    });
+    this.clbs = own.clbs;
+    this.nlbs = own.nlbs;
+    this.groups = own.groups;
+    // Nodes and ECS instances stay writable: the analysis sets each node's ECS id to the listing's own string (the
+    // same value), which a frozen node would refuse.
+    const { nodes, ...k8sRest } = own.cluster.kubernetes ?? { nodes: [] };
+    deepFreeze([k8sRest, own.clbs, own.nlbs, own.groups, own.vSwitches, own.quotas]);
+    for (const n of nodes) deepFreeze(Object.values(n).filter((v) => typeof v === 'object'));
+    this.cluster = own.cluster;
+    this.region = { ...r, clusters: [], ...(own.ecs ? { ecsInstances: own.ecs } : {}), ...(own.vSwitches ? { vSwitches: own.vSwitches } : {}), ...(own.quotas ? { quotas: own.quotas } : {}) };
+    this.account = { ...found.account, regions: [] };
+    for (const svc of this.cluster.kubernetes?.services ?? []) {
+      const set = namedBy(svc);
+      const at = (this.clbs?.full ?? []).flatMap((c, i) => (clbNamed(c, set) ? [i] : []));
+      if (at.length > 0) this.clbsOfService.set(`${svc.namespace}/${svc.name}`, at);
+    }
+    // Load balancers other clusters of the region name too.
+    const foreign = new Set<string>();
+    for (const other of r.clusters) {
+      if (other.clusterId === clusterId) continue;
+      foreign.add(other.clusterId);
+      for (const svc of other.kubernetes?.services ?? []) for (const v of namedBy(svc)) foreign.add(v);
+    }
+    const sharedIds = new Set<string>();
+    for (const c of this.clbs?.full ?? []) if (clbNamed(c, foreign)) sharedIds.add(c.loadBalancerId);
+    for (const n of this.nlbs?.full ?? []) if (tagged(n.tags, foreign) || foreign.has(n.loadBalancerId)) sharedIds.add(n.loadBalancerId);
+    this.sharedIds = sharedIds;
+    const stubIds = new Set<string>();
+    for (const o of this.clbs?.order ?? []) if ('stub' in o) stubIds.add(o.stub.loadBalancerId);
+    for (const o of this.nlbs?.order ?? []) if ('stub' in o) stubIds.add(o.stub.loadBalancerId);
+    for (const o of this.groups?.order ?? []) if ('stub' in o) stubIds.add(o.stub.serverGroupId);
+    this.stubIds = stubIds;
+
+    // The region checks: those whose results on the slice's own resources change when the stubs are added.
+    const isStub = (res: CheckResult['resource']) => stubIds.has(res.id);
+    const bare = this.copy(false);
+    const without = auditChanged(bare.slice, options);
+    const withAll = auditChanged(this.withStubs(bare), options);
+    const bareTexts = resultTexts(without.results);
+    const regionChecks = new Set<string>();
+    for (const res of withAll.results) {
+      if (regionChecks.has(res.checkId) || isStub(res.resource)) continue;
+      if (bareTexts.get(sampleKeyOf(res.checkId, res.resource)) !== resultText(res)) regionChecks.add(res.checkId);
+    }
+    this.regionChecks = regionChecks;
+    const checks = options.settings?.checks ?? {};
+    const only = (enabled: (id: string) => boolean): PartialAuditSettings => ({
+      ...options.settings,
+      checks: Object.fromEntries([...CHECK_IDS].map((id) => [id, { ...checks[id], enabled: checks[id]?.enabled !== false && enabled(id) }])),
+    });
+    this.sliceSettings = only((id) => !regionChecks.has(id));
+    this.regionSettings = only((id) => regionChecks.has(id));
+    const inRegion = (x: { checkId: string }) => regionChecks.has(x.checkId);
+    this.baseline = {
+      results: [...without.results.filter((x) => !inRegion(x)), ...withAll.results.filter(inRegion)],
+      findings: [...without.findings.filter((x) => !inRegion(x)), ...withAll.findings.filter(inRegion)],
+    };
+    this.baselineSamples = sampleMap(quotaUsageOf(this.baseline.results, QUOTA_USAGE_CHECK_IDS));
+    const untrusted = new Set<string>();
+    for (const res of this.baseline.results) {
+      const key = sampleKeyOf(res.checkId, res.resource);
+      if (baseline.results.get(key) !== resultText(res)) untrusted.add(key);
+    }
+    this.untrusted = untrusted;
+    this.size = {
+      results: this.baseline.results.length,
+      untrusted: untrusted.size,
+      fullClbs: this.clbs?.full.length ?? 0,
+      stubClbs: (this.clbs?.order.length ?? 0) - (this.clbs?.full.length ?? 0),
+      regionChecks: regionChecks.size,
+    };
+  }
+
+  /**
+   * The slice for one review, without the stubs. `deep`: everything copied (writable); else only the cluster's lists
+   * and the CLBs of `updating` (the Service a review updates) are new, the rest the frozen shared objects.
+   */
+  private copy(deep: boolean, updating?: string): ReviewCopy {
+    const full = <T>(s: SplitList<T> | undefined): T[] => (s ? s.full.slice() : []);
+    let cluster: ClusterSnapshot;
+    let started: ReviewCopy['started'];
+    if (deep) {
+      const c = structuredClone({ cluster: this.cluster, clbs: full(this.clbs), nlbs: full(this.nlbs), groups: full(this.groups) });
+      cluster = c.cluster;
+      started = { clbs: c.clbs, nlbs: c.nlbs, groups: c.groups };
+    } else {
+      const k8s = this.cluster.kubernetes;
+      cluster = { ...this.cluster, ...(k8s ? { kubernetes: { ...k8s, services: k8s.services.slice(), endpointSlices: k8s.endpointSlices.slice(), pods: k8s.pods.slice() } } : {}) };
+      started = { clbs: full(this.clbs), nlbs: full(this.nlbs), groups: full(this.groups) };
+      for (const i of (updating !== undefined ? this.clbsOfService.get(updating) : undefined) ?? []) started.clbs[i] = structuredClone(started.clbs[i]!);
+    }
+    const region: RegionSnapshot = { ...this.region, clusters: [cluster] };
+    if (this.clbs) region.loadBalancers = started.clbs.slice();
+    if (this.nlbs) region.nlbs = started.nlbs.slice();
+    if (this.groups) region.nlbServerGroups = started.groups.slice();
+    return { slice: { name: 'review', accounts: [{ ...this.account, regions: [region] }], coverage: this.coverage }, region, started };
+  }
+
+  /** The review's slice with the stubs back in the region's lists (for the region checks). */
+  private withStubs(c: ReviewCopy): FleetSnapshot {
+    const region: RegionSnapshot = { ...c.region };
+    if (this.clbs) region.loadBalancers = withStubs(this.clbs, c.started.clbs, c.region.loadBalancers ?? []);
+    if (this.nlbs) region.nlbs = withStubs(this.nlbs, c.started.nlbs, c.region.nlbs ?? []);
+    if (this.groups) region.nlbServerGroups = withStubs(this.groups, c.started.groups, c.region.nlbServerGroups ?? []);
+    return { ...c.slice, accounts: [{ ...this.account, regions: [region] }] };
+  }
+
+  /**
+   * Plans one Service on the cluster as `planManifests` plans a manifest holding only it (no workload: a new
+   * Service has no pods, an update keeps the cluster's), or says why the slice cannot answer (`fallback`).
+   * @throws ScenarioError as `preparePlan` and the what-if throw it (a Service the step refuses)
+   */
+  review(manifest: K8sServiceWire): ReviewAnswer {
+    for (const v of Object.values(manifest.metadata.annotations ?? {}))
+      for (const part of String(v).split(',')) {
+        if (this.stubIds.has(part.trim())) return { fallback: 'names-stub', detail: part.trim() };
+        if (this.sharedIds.has(part.trim())) return { fallback: 'shared-lb', detail: part.trim() };
+      }
+    const key = `${manifest.metadata.namespace}/${manifest.metadata.name}`;
+    const onShared = (this.clbsOfService.get(key) ?? []).map((i) => this.clbs!.full[i]!.loadBalancerId).find((id) => this.sharedIds.has(id));
+    if (onShared !== undefined) return { fallback: 'shared-lb', detail: onShared };
+    try {
+      return this.run(this.copy(false, key), manifest);
+    } catch (e) {
+      if (!isFrozenWrite(e)) throw e;
+    }
+    try {
+      return this.run(this.copy(true), manifest);
+    } catch (e) {
+      if (isFrozenWrite(e)) return { fallback: 'shared-object', detail: (e as Error).message };
+      throw e;
+    }
+  }
+
+  private run(c: ReviewCopy, manifest: K8sServiceWire): ReviewAnswer {
+    const prepared = preparePlan(c.slice, { services: [{ manifest, source: 'admission request' }], workloads: [], ignored: {} }, { cluster: this.clusterId });
+    const applier = new ScenarioApplier(c.slice);
+    const changes: ServiceChange[] = [];
+    for (const step of prepared.scenario.steps) for (const ch of applier.apply(step).services) changes.push({ ...ch, cluster: this.clusterId });
+    const local = auditChanged(c.slice, { now: this.options.now, settings: this.sliceSettings });
+    const wide = this.regionChecks.size > 0 ? auditChanged(this.withStubs(c), { now: this.options.now, settings: this.regionSettings }) : undefined;
+    const results = wide ? [...local.results, ...wide.results] : local.results;
+    const findings = wide ? [...local.findings, ...wide.findings] : local.findings;
+    const nextSamples = sampleMap(withOverflow(quotaUsageOf(results, QUOTA_USAGE_CHECK_IDS), applier.nodePortOverflow));
+    const diff = diffAudits(this.baseline, this.baselineSamples, { findings }, nextSamples);
+    const moved = [...diff.quotas, ...diff.findings.appeared, ...diff.findings.resolved, ...diff.findings.severityChanged];
+    const hit = moved.find((x) => this.untrusted.has(sampleKeyOf(x.checkId, x.resource)));
+    if (hit !== undefined) return { fallback: 'untrusted-result', detail: `${hit.checkId} on ${hit.resource.kind} ${hit.resource.id}` };
+    const result: WhatIfResult = { scenario: 'plan', steps: [{ name: 'plan', ...diff, headroom: [] }], convergence: estimateConvergence(changes, this.options.convergence) };
+    return { plan: planResultOf(prepared, result) };
+  }
+}
