@@ -813,6 +813,28 @@ describe('randomized scope matrix: every REST route and GraphQL field x every ki
       }),
     ),
     {
+      name: 'GET /v1/whoami',
+      role: 'viewer',
+      call: (t) => ({
+        method: 'get',
+        path: '/v1/whoami',
+        outcome: {
+          expected: 200,
+          check: (body) => {
+            const me = body as { role: string; kind: string; tokenId: string | null; accounts: string[] | null; teams: string[] | null };
+            expect(me).toEqual({
+              role: t.role,
+              kind: t.id === null ? 'bootstrap' : 'token',
+              tokenId: t.id,
+              tokenName: t.id === null ? null : expect.any(String),
+              accounts: t.scope === null ? null : t.scope.map((x) => ACCOUNTS[x]).sort(),
+              teams: null,
+            });
+          },
+        },
+      }),
+    },
+    {
       name: 'GET /v1/tokens',
       role: 'admin',
       call: (t) => ({

@@ -10,6 +10,7 @@ import { PROCESS_METRICS } from './api.constants';
 import { ApiModule, type ApiModuleOptions } from './api.module';
 import { ApiExceptionFilter } from './common/api-exception.filter';
 import { mountOpenApi } from './openapi.util';
+import { mountConsole } from './console-static';
 
 /** Largest request body accepted, JSON or YAML (body-parser's default for JSON, kept for YAML; 413 beyond). */
 export const BODY_LIMIT = '100kb';
@@ -30,6 +31,11 @@ export interface ApiAppOptions extends ApiModuleOptions {
    * the socket peer, the header ignored (a client could otherwise pick a fresh address for every guess).
    */
   trustProxy?: number | string | boolean;
+  /**
+   * Directory of the web console build (dist/console: index.html and assets/), served at `/` (console-static.ts);
+   * unset: no console.
+   */
+  consoleDir?: string;
 }
 
 /** Shortest accepted token (characters): shorter ones are guessable (declared with API_TOKEN in libs/config). */
@@ -104,5 +110,6 @@ export async function createApiApp(options: ApiAppOptions): Promise<INestApplica
     next();
   });
   mountOpenApi(app);
+  if (options.consoleDir !== undefined) mountConsole(app, options.consoleDir);
   return app;
 }

@@ -42,6 +42,7 @@ import { WaiversController } from './waivers/waivers.controller';
 import { ReportsController } from './reports/reports.controller';
 import { TokensController } from './tokens/tokens.controller';
 import { TokensService } from './tokens/tokens.service';
+import { WhoamiController } from './auth/whoami.controller';
 import { QuotasController } from './quotas/quotas.controller';
 import { FleetController } from './fleet/fleet.controller';
 import { FleetService } from './fleet/fleet.service';
@@ -170,7 +171,7 @@ export class ApiModule implements NestModule {
     return {
       module: ApiModule,
       imports: [...(options.log ? [loggerModule(options.log)] : []), ...graphql],
-      controllers: [ScansController, FindingsController, QuotasController, FleetController, WaiversController, ReportsController, ForecastsController, PlansController, AdmissionController, MetricsController, HealthController, TokensController, ReadyController],
+      controllers: [ScansController, FindingsController, QuotasController, FleetController, WaiversController, ReportsController, ForecastsController, PlansController, AdmissionController, MetricsController, HealthController, TokensController, WhoamiController, ReadyController],
       providers: [
         { provide: Store, useValue: options.store },
         { provide: ScanRepository, useValue: options.store.scans },
