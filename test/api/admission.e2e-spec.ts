@@ -6,9 +6,10 @@
  */
 import type { INestApplication } from '@nestjs/common';
 import request from 'supertest';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { join } from 'node:path';
 import { createApiApp, type ScanLauncher } from '@app/api';
+import { AdmissionService, SNAPSHOT_REUSE_MS } from '../../apps/api/src/admission/admission.service';
 import { analyzeAndStore, defaultForecastWorkerEntry } from '@app/audit';
 import { loadFleetDirectory } from '@app/collectors';
 import { Store } from '@app/store';
@@ -58,10 +59,10 @@ function review(uid: string, object: Record<string, unknown>, operation: 'CREATE
   };
 }
 
-/** Every warning one line of at most 256 characters (runes), no control character: what the apiserver forwards. */
+/** Every warning one line of at most 120 characters (runes), no control character: what kubectl prints as one line. */
 function expectForwardable(warnings: string[] | undefined): void {
   for (const w of warnings ?? []) {
-    expect(Array.from(w).length, w).toBeLessThanOrEqual(256);
+    expect(Array.from(w).length, w).toBeLessThanOrEqual(120);
     expect(w, 'control character').not.toMatch(/\p{Cc}/u);
   }
 }
@@ -130,6 +131,8 @@ describe('POST /v1/admission/{cluster}', () => {
       // By id, the same answer.
       const byId = await post(`/v1/admission/${STOREFRONT}`, tokens.viewer, review('uid-wide-id', service('wide', 51)));
       expect(byId.body.response.warnings).toEqual(r.body.response.warnings);
+      // From the cluster's warm model (built once), the second time from the answers kept: no whole what-if.
+      expect(app.get(AdmissionService).stats).toMatchObject({ model: 1, remembered: 1, whatIf: 0, modelsBuilt: 1 });
     });
 
     it('denies it with 403 and the reason when the Service carries the enforce label, or the URL asks for enforcement', async () => {
@@ -179,12 +182,28 @@ describe('POST /v1/admission/{cluster}', () => {
         expectForwardable(r.body.response.warnings);
       }
       expect(unknown.body.response.uid).toBe('uid-unknown');
-      expect(unknown.body.response.warnings[0]).toMatch(/^fleet-audit: not judged \(cluster "no-such-cluster" is not a cluster of the latest scan within the token's scope/);
+      expect(unknown.body.response.warnings[0]).toBe('fleet-audit: not judged (cluster "no-such-cluster" not in the latest scan in the token\'s scope); the change is allowed');
       expect(other.body.response.warnings[0].replace('storefront', 'X')).toBe(unknown.body.response.warnings[0].replace('no-such-cluster', 'X'));
       expect(JSON.stringify(other.body)).not.toContain(STOREFRONT);
     });
 
-    it('keeps every warning forwardable: control characters stripped, long texts cut to 256 characters', async () => {
+    it('builds the cluster\'s model again once a new scan is the latest (read at most every SNAPSHOT_REUSE_MS)', async () => {
+      const admission = app.get(AdmissionService);
+      const built = admission.stats.modelsBuilt;
+      const scan = await store.scans.create({ source: 'offline', startedAt: new Date(NOW.getTime() + 3_600_000) });
+      await analyzeAndStore(loadFleetDirectory(SAMPLE), { scanId: scan.id, now: new Date(NOW.getTime() + 3_600_000), store });
+      const realNow = Date.now();
+      const clock = vi.spyOn(Date, 'now').mockReturnValue(realNow + SNAPSHOT_REUSE_MS + 1_000);
+      try {
+        const r = await post('/v1/admission/storefront', tokens.viewer, review('uid-new-scan', service('wide', 51)));
+        expect(r.body.response.warnings[0]).toMatch(/^fleet-audit: first breach: CLB_BACKEND_QUOTA/);
+      } finally {
+        clock.mockRestore();
+      }
+      expect(admission.stats.modelsBuilt).toBe(built + 1);
+    });
+
+    it('keeps every warning forwardable: control characters stripped, long texts cut to 120 characters', async () => {
       const long = 'x'.repeat(300);
       const r = await post(`/v1/admission/${long}`, tokens.viewer, review('uid-long', { ...service('wide', 51), metadata: { name: 'wide', namespace: 'shop\n\tnext' } }));
       expect(r.status).toBe(200);

@@ -1,7 +1,8 @@
 import { Inject, Injectable, Logger } from '@nestjs/common';
 import { ForecastBudgetError, ForecastBusyError, ForecastPool, ForecastUnavailableError, latestSnapshot } from '@app/audit';
 import { k8sServiceSchema, severityRank, type ClusterSnapshot, type FleetSnapshot } from '@app/domain';
-import { planResultOf, preparePlan, ScenarioError, type PlanResult } from '@app/forecast';
+import { ClusterReviewModel, planResultOf, preparePlan, regionBaseline, ScenarioError, type PlanResult, type RegionBaseline } from '@app/forecast';
+import { LRUCache } from 'lru-cache';
 import { Store, type Principal, type StoredSnapshot } from '@app/store';
 import { ApiError } from '../common/api.exception';
 import { FORECAST_POOL } from '../forecasts/forecasts.service';
@@ -12,13 +13,14 @@ import { ADMISSION_API_VERSION, admissionReviewSchema, type AdmissionRequest, ty
 export const ENFORCE_LABEL = 'fleet-audit.io/enforce';
 
 /**
- * Longest warning, in runes (Unicode code points). The apiserver cuts every warning to 256 runes once a response's
- * warnings pass 4,096 runes in total, and the API asks for at most about 120 where possible (kubernetes/api
- * `admission/v1/types.go` `AdmissionResponse.Warnings`; apiserver `pkg/endpoints/filters/warning.go`).
+ * Longest warning, in runes (Unicode code points): kubectl prints each as one line `Warning: <text>`, and the API
+ * asks for at most about 120 characters per warning (kubernetes/api `admission/v1/types.go`
+ * `AdmissionResponse.Warnings`: "Limit warnings to 120 characters if possible"); the apiserver itself cuts them to
+ * 256 runes only past 4,096 in total (apiserver `pkg/endpoints/filters/warning.go`). A longer text ends with `…`.
  */
-export const MAX_WARNING_RUNES = 256;
+export const MAX_WARNING_RUNES = 120;
 
-/** Most warnings of one answer, the last of them saying how many more there were: 10 x 256 runes stay under 4,096. */
+/** Most warnings of one answer, the last of them saying how many more there were: 10 x 120 runes stay under 4,096. */
 export const MAX_WARNINGS = 10;
 
 /** Longest denial message, in runes (a `metav1.Status.message` the user reads after the webhook's name). */
@@ -34,6 +36,18 @@ const DEFAULT_TIMEOUT_MS = 10_000;
  */
 export const SNAPSHOT_REUSE_MS = 10_000;
 
+/** Cluster models kept warm (LRU): one per target cluster of the latest scan, a few MB each on the bench fleet. */
+export const MAX_CLUSTER_MODELS = 64;
+
+/** Region baselines kept (LRU): one per region of the latest scan that holds a modelled cluster. */
+export const MAX_REGION_BASELINES = 8;
+
+/**
+ * Answers kept (LRU) per (scan, cluster, Service object): an apiserver retry, a dry run, a GitOps controller
+ * re-applying the same manifest ask the same question again.
+ */
+export const MAX_REMEMBERED_ANSWERS = 1_000;
+
 /** Kept of the apiserver's timeout for the answer to travel back (a verdict after the timeout is wasted). */
 const TIMEOUT_MARGIN_MS = 1_000;
 
@@ -44,6 +58,16 @@ const TIMEOUT_MARGIN_MS = 1_000;
  */
 export function warningText(text: string): string {
   return clip(text.replace(/[\p{Cc}\s]+/gu, ' ').trim(), MAX_WARNING_RUNES);
+}
+
+/**
+ * The one warning of an answer that was not judged: `fleet-audit: not judged (<why>); the change is allowed`, the
+ * reason cut so that the whole line stays within MAX_WARNING_RUNES and still ends with what happened to the change.
+ */
+export function notJudgedWarning(why: string): string {
+  const head = 'fleet-audit: not judged (';
+  const tail = '); the change is allowed';
+  return warningText(`${head}${clip(why.replace(/[\p{Cc}\s]+/gu, ' ').trim(), MAX_WARNING_RUNES - head.length - tail.length)}${tail}`);
 }
 
 function clip(text: string, runes: number): string {
@@ -65,7 +89,11 @@ interface JudgedService {
  * A validating admission webhook for LoadBalancer Services (`POST /v1/admission/{cluster}`): the Service of a
  * review is planned as `fleet-audit plan` plans a manifest (libs/forecast manifest-plan.ts: the object as the
  * manifest, an update keeping the cluster's pods, a new Service with none), against the latest stored scan (read at
- * most once per SNAPSHOT_REUSE_MS) in the forecast pool, and the answer warns of the first breach and of the findings the change adds at warning or above.
+ * most once per SNAPSHOT_REUSE_MS), and the answer warns of the first breach and of the findings the change adds at
+ * warning or above. The plan comes from the cluster's warm model (libs/forecast cluster-review.model.ts: built once
+ * per scan and cluster, kept in an LRU of MAX_CLUSTER_MODELS, emptied when the latest scan changes; a review is one
+ * small audit of the cluster's slice, a few milliseconds), or from the answers kept for the same Service object;
+ * where the model cannot answer exactly, from the whole what-if in the forecast pool.
  * It never fails closed: whatever keeps it from judging (no stored scan, an unknown cluster or one outside the token's
  * scope, a busy pool, a budget or the apiserver's timeout exceeded, an internal error) allows the change with one
  * warning saying so. It denies only a review that opts in (ENFORCE_LABEL on the Service, or `enforce` from the
@@ -76,6 +104,16 @@ export class AdmissionService {
   private readonly logger = new Logger('Admission');
   /** The latest stored snapshot as last read (one read in flight shared by concurrent reviews), and when. */
   private snapshot: { readAt: number; value: Promise<StoredSnapshot> } | undefined;
+  /** The scan the caches below are of: a new latest scan empties them. */
+  private modelledScan: string | undefined;
+  /** Warm cluster models by cluster id, of `modelledScan`. */
+  private readonly models = new LRUCache<string, ClusterReviewModel>({ max: MAX_CLUSTER_MODELS });
+  /** Region baselines by `account/region`, of `modelledScan`. */
+  private readonly baselines = new LRUCache<string, RegionBaseline>({ max: MAX_REGION_BASELINES });
+  /** Plans by cluster id and Service object (JSON), of `modelledScan`. */
+  private readonly answers = new LRUCache<string, PlanResult>({ max: MAX_REMEMBERED_ANSWERS });
+  /** How reviews were answered since start (the bench and tests read it): by the warm model, from memory, by the whole what-if. */
+  readonly stats = { model: 0, remembered: 0, whatIf: 0, modelsBuilt: 0 };
 
   constructor(
     private readonly store: Store,
@@ -105,10 +143,10 @@ export class AdmissionService {
       const plan = await this.plan(cluster, request, judged.object, deadlineMs(options.timeout), principal);
       return answer(verdict(plan, options.enforce || judged.labelled));
     } catch (e) {
-      if (e instanceof NotJudged) return answer({ allowed: true, warnings: [warningText(`fleet-audit: not judged (${e.message}); the change is allowed`)] });
+      if (e instanceof NotJudged) return answer({ allowed: true, warnings: [notJudgedWarning(e.message)] });
       const why = e instanceof Error ? `${e.name}: ${e.message}` : String(e);
       this.logger.error(`review ${request.uid} of ${request.namespace ?? ''}/${request.name ?? ''} failed: ${why.split('\n')[0]}`);
-      return answer({ allowed: true, warnings: [warningText('fleet-audit: not judged (internal error, logged by the fleet-audit API); the change is allowed')] });
+      return answer({ allowed: true, warnings: [notJudgedWarning('internal error, logged by the fleet-audit API')] });
     }
   }
 
@@ -131,18 +169,26 @@ export class AdmissionService {
     try {
       s = await this.latest();
     } catch (e) {
-      if (e instanceof ForecastUnavailableError) throw new NotJudged('no stored scan: run fleet-audit scan --database-url first');
+      if (e instanceof ForecastUnavailableError) throw new NotJudged('no stored scan: run fleet-audit scan first');
       throw e;
     }
     const inScope = seesWholeFleet(principal) ? undefined : clustersInScope(s.snapshot, principal);
     const target = resolveCluster(s.snapshot, cluster, inScope);
+    const narrowed = (plan: PlanResult): PlanResult => {
+      if (!inScope) return plan;
+      const step = whatIfInScope({ scenario: 'plan', steps: [plan.step], convergence: plan.convergence }, inScope, principal).steps[0]!;
+      return { ...plan, step };
+    };
+    const warm = this.warmPlan(s, target.clusterId, manifest);
+    if (warm) return narrowed(warm);
     let prepared;
     try {
       prepared = preparePlan(s.snapshot, { services: [{ manifest, source: 'admission request' }], workloads: [], ignored: {} }, { cluster: target.clusterId });
     } catch (e) {
-      if (e instanceof ScenarioError) throw new NotJudged(`the Service cannot be planned: ${e.message}`);
+      if (e instanceof ScenarioError) throw new NotJudged(`cannot plan: ${e.message}`);
       throw e;
     }
+    this.stats.whatIf++;
     let timer: NodeJS.Timeout | undefined;
     const late = new Promise<never>((_, reject) => {
       timer = setTimeout(() => reject(new NotJudged(`no verdict within ${Math.round(deadline / 100) / 10} s`)), deadline);
@@ -152,11 +198,53 @@ export class AdmissionService {
       return planResultOf(prepared, inScope ? whatIfInScope(result, inScope, principal) : result);
     } catch (e) {
       if (e instanceof ForecastBusyError) throw new NotJudged('the forecast pool is busy');
-      if (e instanceof ForecastBudgetError) throw new NotJudged(`past the forecast budget: ${e.message}`);
-      if (e instanceof ScenarioError) throw new NotJudged(`the Service cannot be planned: ${e.message}`);
+      if (e instanceof ForecastBudgetError) throw new NotJudged('over the forecast budget');
+      if (e instanceof ScenarioError) throw new NotJudged(`cannot plan: ${e.message}`);
       throw e;
     } finally {
       clearTimeout(timer);
+    }
+  }
+
+  /**
+   * The plan from the cluster's warm model (built on first use for the latest scan: the region's baseline analysis,
+   * once per region, then the cluster's slice), or from the answers kept; undefined when the model cannot answer
+   * exactly (the caller runs the whole what-if in the forecast pool). Runs on the API's thread: a review is a small
+   * audit of one cluster; building a model costs one analysis of its region, once per scan.
+   * @throws NotJudged when the step refuses the Service (a ScenarioError)
+   */
+  private warmPlan(s: StoredSnapshot, clusterId: string, manifest: ReturnType<typeof serviceManifest>): PlanResult | undefined {
+    if (this.modelledScan !== s.scanId) {
+      this.models.clear();
+      this.baselines.clear();
+      this.answers.clear();
+      this.modelledScan = s.scanId;
+    }
+    const key = `${clusterId}\u0000${JSON.stringify(manifest)}`;
+    const remembered = this.answers.get(key);
+    if (remembered) {
+      this.stats.remembered++;
+      return remembered;
+    }
+    const options = { now: new Date(s.observedAt) };
+    let model = this.models.get(clusterId);
+    try {
+      if (!model) {
+        const { accountId, regionId } = clusterRegion(s.snapshot, clusterId);
+        let baseline = this.baselines.get(`${accountId}/${regionId}`);
+        if (!baseline) this.baselines.set(`${accountId}/${regionId}`, (baseline = regionBaseline(s.snapshot, clusterId, options)));
+        model = new ClusterReviewModel(s.snapshot, clusterId, baseline, options);
+        this.models.set(clusterId, model);
+        this.stats.modelsBuilt++;
+      }
+      const answer = model.review(manifest);
+      if ('fallback' in answer) return undefined;
+      this.stats.model++;
+      this.answers.set(key, answer.plan);
+      return answer.plan;
+    } catch (e) {
+      if (e instanceof ScenarioError) throw new NotJudged(`cannot plan: ${e.message}`);
+      throw e;
     }
   }
 }
@@ -186,9 +274,15 @@ function serviceManifest(request: AdmissionRequest, object: Record<string, unkno
   const parsed = k8sServiceSchema.safeParse({ ...object, metadata: { ...meta, ...(name ? { name } : {}), ...(namespace ? { namespace } : {}) } });
   if (!parsed.success) {
     const issue = parsed.error.issues[0]!;
-    throw new NotJudged(`the object does not read as a Service: field ${issue.path.map(String).join('.') || '(root)'}: ${issue.message}`);
+    throw new NotJudged(`not a Service: field ${issue.path.map(String).join('.') || '(root)'}: ${issue.message}`);
   }
   return parsed.data;
+}
+
+/** The account and region of a cluster of the snapshot (resolved before: always found). */
+function clusterRegion(snapshot: FleetSnapshot, clusterId: string): { accountId: string; regionId: string } {
+  for (const a of snapshot.accounts) for (const r of a.regions) if (r.clusters.some((c) => c.clusterId === clusterId)) return { accountId: a.accountId, regionId: r.regionId };
+  throw new Error(`cluster ${clusterId} is not in the snapshot`);
 }
 
 /**
@@ -199,7 +293,7 @@ function resolveCluster(snapshot: FleetSnapshot, given: string, inScope: Readonl
   const visible = inScope ? [...inScope.values()] : snapshot.accounts.flatMap((a) => a.regions.flatMap((r) => r.clusters));
   const byId = visible.filter((c) => c.clusterId === given);
   const hits = byId.length > 0 ? byId : visible.filter((c) => c.name === given);
-  if (hits.length !== 1) throw new NotJudged(`cluster "${clip(given, 64)}" is not a cluster of the latest scan within the token's scope (by id, or by a unique name)`);
+  if (hits.length !== 1) throw new NotJudged(`cluster "${clip(given, 24)}" not in the latest scan in the token's scope`);
   return hits[0]!;
 }
 
