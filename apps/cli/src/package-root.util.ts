@@ -27,3 +27,12 @@ export function packageRoot(): string {
 export function sampleFleetDir(): string {
   return join(packageRoot(), 'examples', 'fleets', 'sample');
 }
+
+/**
+ * The web console build (`dist/console`, made by `npm run build:console`, which `npm install` runs), or undefined
+ * when it is not built (the API then serves no console).
+ */
+export function consoleBuildDir(): string | undefined {
+  const dir = join(packageRoot(), 'dist', 'console');
+  return existsSync(join(dir, 'index.html')) ? dir : undefined;
+}

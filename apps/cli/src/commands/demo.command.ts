@@ -20,7 +20,7 @@ import { CliUsageError, EXIT_OK, reportError } from '../cli-error';
 import { processEnvironment } from '@app/config';
 import { cliConfig } from '../cli-config';
 import { colourWanted, renderTable } from '../output/scan-output.renderer';
-import { sampleFleetDir } from '../package-root.util';
+import { consoleBuildDir, sampleFleetDir } from '../package-root.util';
 import { createScanProgressBar } from '../progress';
 import { parsePort } from './sim.command';
 import { untilInterrupted } from './signals.util';
@@ -161,6 +161,7 @@ export async function runDemoCommand(opts: DemoOptions): Promise<number> {
       ...(settings ? { settings } : {}),
     });
     const { createApiApp } = loadApi();
+    const webConsole = consoleBuildDir();
     // The demo serves the GraphQL sandbox page (GET /graphql); production keeps it off (GRAPHQL_SANDBOX).
     const app = await createApiApp({
       store: db,
@@ -168,6 +169,7 @@ export async function runDemoCommand(opts: DemoOptions): Promise<number> {
       scanLauncher: launcher,
       graphql: { ...cliConfig().graphql, sandbox: true, stackTraces: cliConfig().cli?.debug === true },
       forecasts: { idleTimeoutMs: cliConfig().forecasts.idleTimeoutMs },
+      ...(webConsole ? { consoleDir: webConsole } : {}),
     });
     // Listen before printing the URL (a signal right after it must stop the demo gracefully).
     const interrupted = untilInterrupted();
@@ -178,6 +180,9 @@ export async function runDemoCommand(opts: DemoOptions): Promise<number> {
         '',
         `API: ${url}  (OpenAPI document: ${url}/openapi.json)`,
         `Access token (this run only): ${token}`,
+        // The fragment is never sent to the server: the page reads the token from it, keeps it in this tab
+        // (sessionStorage) and clears it from the address bar and history.
+        webConsole ? `Console: ${url}/#token=${token}` : 'Console: not built (npm run build:console)',
         `Try: curl -H "Authorization: Bearer ${token}" ${url}/v1/findings`,
         'Press Ctrl+C to stop.',
         '',

@@ -12,6 +12,7 @@ import { basename } from 'node:path';
 import type { ScanSource } from '@app/audit';
 import { CliUsageError, EXIT_OK, reportError } from '../cli-error';
 import { cliConfig } from '../cli-config';
+import { consoleBuildDir } from '../package-root.util';
 import { parsePort } from './sim.command';
 import { createDistributedScanLauncher } from './distributed-scan.util';
 import { routeScanLaunchers } from './scan-launcher-routing.util';
@@ -101,6 +102,7 @@ export async function runServeCommand(opts: ServeOptions): Promise<number> {
   );
   // /readyz checks Redis too when one is configured (the API enqueues scans on it).
   const redisProbe = redisUrl ? loadQueue().createRedisProbe(redisUrl) : undefined;
+  const webConsole = consoleBuildDir();
   const app = await createApiApp({
     store,
     token,
@@ -113,6 +115,8 @@ export async function runServeCommand(opts: ServeOptions): Promise<number> {
     // FORECAST_IDLE_TIMEOUT_MS: how long an idle what-if / headroom thread stays warm (validated at boot, libs/config).
     forecasts: { idleTimeoutMs: config.forecasts.idleTimeoutMs },
     ...(redisProbe ? { readiness: { redis: () => redisProbe.ping() } } : {}),
+    // The web console at `/` when it is built (npm install builds it).
+    ...(webConsole ? { consoleDir: webConsole } : {}),
   });
   // Listen before announcing the API (a SIGTERM right after the line must stop it gracefully, not kill it).
   const interrupted = untilInterrupted();

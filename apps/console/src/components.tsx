@@ -1,0 +1,68 @@
+/** Small shared pieces of the pages: quota bars, error and loading states, severity badges, page headers. */
+import type { ComponentChildren } from 'preact';
+import { useEffect, useRef } from 'preact/hooks';
+import type { ApiFailure } from './api';
+import { pct } from './format';
+
+/** A used/limit bar: green below 70 %, amber to 90 %, red beyond; the numbers are written next to it. */
+export function QuotaBar({ used, limit, label }: { used: number; limit: number; label?: string }) {
+  const ratio = limit > 0 ? used / limit : 0;
+  const level = ratio >= 0.9 ? 'high' : ratio >= 0.7 ? 'mid' : 'low';
+  return (
+    <span class="quota" title={label}>
+      <span class={`bar bar-${level}`} aria-hidden="true">
+        <span style={{ width: `${Math.min(100, ratio * 100).toFixed(1)}%` }} />
+      </span>
+      <span class="quota-text">
+        {used.toLocaleString('en-US')} / {limit.toLocaleString('en-US')} ({pct(ratio)})
+      </span>
+    </span>
+  );
+}
+
+/** A severity badge (text, not colour alone). */
+export function Sev({ s }: { s: string }) {
+  return <span class={`sev sev-${s}`}>{s}</span>;
+}
+
+/** The page title, focused when the page opens (screen readers and keyboard users land on it). */
+export function PageTitle({ children }: { children: ComponentChildren }) {
+  const ref = useRef<HTMLHeadingElement>(null);
+  useEffect(() => {
+    ref.current?.focus({ preventScroll: true });
+  }, []);
+  return (
+    <h1 tabIndex={-1} ref={ref}>
+      {children}
+    </h1>
+  );
+}
+
+/** An API error as the page shows it: the API's own message (never a stack trace). */
+export function ErrorBox({ error }: { error: ApiFailure | undefined }) {
+  if (!error) return null;
+  return (
+    <p class="error" role="alert">
+      {error.status === 403 ? 'Not allowed for this token: ' : error.status === 0 ? '' : `${error.status} `}
+      {error.message}
+    </p>
+  );
+}
+
+/** "Loading..." announced politely. */
+export function Loading({ what }: { what: string }) {
+  return (
+    <p class="muted" role="status">
+      Loading {what}…
+    </p>
+  );
+}
+
+/** A table that scrolls sideways on narrow screens instead of overflowing the page. */
+export function TableWrap({ label, children }: { label: string; children: ComponentChildren }) {
+  return (
+    <div class="table-wrap" role="region" aria-label={label} tabIndex={0}>
+      <table>{children}</table>
+    </div>
+  );
+}
