@@ -191,6 +191,17 @@ describe('Helm chart: the admission webhook of one target cluster (admissionWebh
       expect(block, `a comment before admissionWebhook ${key}`).toMatch(new RegExp(`#[^\\n]*\\n\\s+(#[^\\n]*\\n\\s+)*${key}:`));
   });
 
+  it('documents every option in the README table, and the template reads each', () => {
+    const leaves = (o: Record<string, unknown>, prefix: string): string[] =>
+      Object.entries(o).flatMap(([k, v]) => (v !== null && typeof v === 'object' && !Array.isArray(v) ? leaves(v as Record<string, unknown>, `${prefix}${k}.`) : [`${prefix}${k}`]));
+    const options = leaves(values, '');
+    expect(options).toHaveLength(11);
+    const readme = readFileSync(join(ROOT, 'README.md'), 'utf8');
+    const rows = [...readme.matchAll(/^\| `admissionWebhook\.([A-Za-z.]+)` \| ([^|]+) \| ([^|]+) \|$/gm)].map((m) => m[1]!);
+    expect(rows.sort()).toEqual([...options].sort());
+    for (const option of options) expect(template, `the template reads admissionWebhook.${option}`).toContain(`.${option}`);
+  });
+
   it('registers services CREATE/UPDATE over v1 reviews, without side effects, for LoadBalancer Services outside kube-system', () => {
     for (const line of ['resources: ["services"]', 'operations: ["CREATE", "UPDATE"]', 'sideEffects: None', 'admissionReviewVersions: ["v1"]', 'failurePolicy: {{ $top.failurePolicy }}', 'key: kubernetes.io/metadata.name', 'operator: NotIn', 'cert-manager.io/inject-ca-from:', 'caBundle: {{ $top.caBundle | quote }}'])
       expect(template).toContain(line);

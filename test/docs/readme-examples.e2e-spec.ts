@@ -282,6 +282,8 @@ describe('README.md examples (e2e)', { timeout: 120_000 }, () => {
     if (ex.kind === 'curl') {
       const words = await Promise.all(cmd.words.slice(1).map(async (w) => (await withVariables(w.value)).replaceAll('<token>', API_TOKEN)));
       const req = parseCurl(words);
+      // `-d @FILE`: curl reads the body from the file (a path from the repository's root, as the README runs).
+      if (req.body?.startsWith('@')) req.body = readFileSync(join(ROOT, req.body.slice(1)), 'utf8');
       const url = req.url.replace(/^http:\/\/127\.0\.0\.1:3000/, server.url);
       expect(url, 'curl examples address the API as http://127.0.0.1:3000').not.toBe(req.url);
       if (req.body !== undefined && req.headers['content-type'] === 'application/json') expect(() => JSON.parse(req.body!), `JSON body of ${cmd.text}`).not.toThrow();
