@@ -14,7 +14,8 @@
  * - Server: `TEST_PG_ADMIN_URL` (default `postgres://postgres@127.0.0.1:5432/postgres`, trust auth).
  * - When the server is unreachable, unit tests still run; integration tests fail with a clear message from
  *   `test/store/test-database.util.ts` (CI starts Postgres in `.ci/run`, not here).
- * - `SKIP_TEST_BUILD=1` skips step 2 (unit-only runs; a spawning test then fails with "not built yet").
+ * - `SKIP_TEST_BUILD=1` skips step 2 (unit-only runs; a spawning test then fails with "not built yet"), or, with
+ *   `FLEET_AUDIT_DIST=DIR`, runs the CLI built in DIR (one's own build while others test in the same checkout).
  */
 import { spawnSync } from 'node:child_process';
 import { cpSync, existsSync, mkdirSync, readdirSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
@@ -114,8 +115,13 @@ function buildCliOnce(): void {
 
 /** Create the template (migrated once) and the run's database; returns the teardown that drops them. */
 export default async function setup(project: TestProject): Promise<() => Promise<void>> {
-  if (process.env.SKIP_TEST_BUILD !== '1') buildCliOnce();
-  process.env.FLEET_AUDIT_DIST = SUITE_DIST;
+  if (process.env.SKIP_TEST_BUILD !== '1') {
+    buildCliOnce();
+    process.env.FLEET_AUDIT_DIST = SUITE_DIST;
+  } else {
+    // A build of one's own (several people testing in one checkout each keep theirs): FLEET_AUDIT_DIST names it.
+    process.env.FLEET_AUDIT_DIST ??= SUITE_DIST;
+  }
 
   const name = `fleet_audit_test_${process.pid}_${Date.now()}`;
   const template = `${name}_tmpl`;

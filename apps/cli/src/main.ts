@@ -18,6 +18,7 @@ import { waiverCommand } from './commands/waiver.command';
 import { reportCommand } from './commands/report.command';
 import { tokenCommand } from './commands/token.command';
 import { forecastCommand } from './commands/forecast.command';
+import { quotaCommand } from './commands/quota.command';
 import { migrateCommand } from './commands/migrate.command';
 import { retentionCommand } from './commands/retention.command';
 import { iamPolicyCommand } from './commands/iam-policy.command';
@@ -91,7 +92,7 @@ export function buildProgram(run: (p: Promise<number>) => void): Command {
       outputError: (str, write) => write(str.startsWith('error: ') ? `fleet-audit: ${str.replace(/\n(?=\(Did you mean)/, ' ')}` : str),
     })
     .addHelpText('after', PROGRAM_HELP_FOOTER);
-  for (const sub of [scanCommand(run), simCommand(run), demoCommand(run), serveCommand(run), workerCommand(run), checksCommand(run), waiverCommand(run), reportCommand(run), tokenCommand(run), migrateCommand(run), retentionCommand(run), iamPolicyCommand(run), rbacCommand(run), forecastCommand(run), planCommand(run), dumpCommand(run)]) {
+  for (const sub of [scanCommand(run), simCommand(run), demoCommand(run), serveCommand(run), workerCommand(run), checksCommand(run), waiverCommand(run), reportCommand(run), tokenCommand(run), migrateCommand(run), retentionCommand(run), iamPolicyCommand(run), rbacCommand(run), forecastCommand(run), quotaCommand(run), planCommand(run), dumpCommand(run)]) {
     sub.copyInheritedSettings(program);
     // Nested subcommands (`waiver add`) too: exit codes and error output like every other command.
     for (const nested of sub.commands) nested.copyInheritedSettings(sub);

@@ -9,3 +9,4 @@ export * from './audit-settings.loader';
 export * from './waivers-file.loader';
 export * from './forecast-runner';
 export * from './forecast-pool';
+export * from './quota-plan-runner';
