@@ -139,7 +139,7 @@ function graphOf(): FleetGraph {
     // One NLB server group no NLB uses (left by a deleted NLB Service) beside the NLB's own.
     const leaked = { serverGroupId: `sgp-acct${x}-gone`, name: `k8s.30099.TCP.gone.ns-acct${x}.c-acct${x}`, type: 'Instance', protocol: 'TCP', status: 'Available', ownerTag: `agone${x}`, serverCount: 0, servers: [] };
     g.regions.push({ ...base, accountName: `name-acct${x}`, clusterCount: 1, loadBalancerCount: 2, ecsInstanceCount: 1, nlbServerGroupCount: 2, unusedNlbServerGroups: [leaked] });
-    g.clusters.push({ ...base, clusterId: cluster, name: `cluster-acct${x}`, clusterType: 'ManagedKubernetes', clusterSpec: null, state: 'running', currentVersion: '1.30.1-aliyun.1', ccmVersion: 'v2.10.0', networkPlugin: 'terway', vpcId: `vpc-acct${x}`, apiServerLoadBalancerId: null, nodeCount: 1, serviceCount: 4 });
+    g.clusters.push({ ...base, clusterId: cluster, name: `cluster-acct${x}`, clusterType: 'ManagedKubernetes', clusterSpec: null, state: 'running', currentVersion: '1.30.1-aliyun.1', ccmVersion: 'v2.10.0', networkPlugin: 'terway', vpcId: `vpc-acct${x}`, apiServerLoadBalancerId: null, nodeCount: 1, serviceCount: 4, team: null });
     const svc = (name: string, lb: string, mode: 'local' | 'cluster', port: number) => ({
       ...base,
       clusterId: cluster,

@@ -6,6 +6,7 @@ import type { CheckContext, FastPathSwitch } from './check.types';
 import { FleetIndex } from './fleet-index';
 import { compareResourceKeys, fingerprintOf, resourceKeyOf } from './fingerprint.util';
 import { serviceRef } from './result.util';
+import { clbOwnerClusters, withClbOwner } from './clb-owner';
 
 /** Options of `runAudit`. */
 export interface RunAuditOptions {
@@ -55,7 +56,7 @@ function compareStrings(a: string, b: string): number {
 
 /**
  * Runs every enabled check over a snapshot: builds the index once, evaluates each check, applies the
- * per-check severity override, and turns failures into findings (remediation, source, fingerprint,
+ * per-check severity override, sets each CLB result's owning cluster (clb-owner.ts), and turns failures into findings (remediation, source, fingerprint,
  * `used` / `limit` / `ratio` copied to the top level, the resource's `clusterName` from the snapshot).
  *
  * A check that throws (a bug: rules must not) does not abort the audit: it yields one `skipped` result
@@ -77,6 +78,14 @@ export function runAudit(snapshot: FleetSnapshot, options: RunAuditOptions): Aud
     let n = named.get(ref);
     if (n === undefined) named.set(ref, (n = withClusterName(ref, index, settings.owners)));
     return n;
+  };
+  // The owning cluster of each CLB (clb-owner.ts), set on CLB results so their samples and findings carry it.
+  const clbOwners = clbOwnerClusters(index);
+  const owned = new Map<ResourceRef, ResourceRef>();
+  const ownedOf = (ref: ResourceRef): ResourceRef => {
+    let o = owned.get(ref);
+    if (o === undefined) owned.set(ref, (o = withClbOwner(ref, clbOwners)));
+    return o;
   };
   for (const check of CHECKS) {
     const cs = settings.checks[check.id];
@@ -104,7 +113,11 @@ export function runAudit(snapshot: FleetSnapshot, options: RunAuditOptions): Aud
     // (2.5M on a 10M-entry fleet, scattered over the heap) instead of a second pass when the lists are ordered.
     const scan = new KeyOrderScan(serviceRefs);
     for (let i = 0; i < results.length; i++) {
-      const result = results[i]!;
+      let result = results[i]!;
+      if (result.resource.kind === 'LoadBalancer' && result.resource.clusterId === undefined && clbOwners.size > 0) {
+        const resource = ownedOf(result.resource);
+        if (resource !== result.resource) results[i] = result = { ...result, resource };
+      }
       scan.push(result.resource);
       if (result.status !== 'fail') continue;
       const f = result.figures;

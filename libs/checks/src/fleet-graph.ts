@@ -163,6 +163,8 @@ export function buildFleetGraph(snapshot: FleetSnapshot, index?: FleetIndex): Fl
       apiServerLoadBalancerId: cluster.apiServerLoadBalancerId ?? null,
       nodeCount: k8s ? k8s.nodes.length : null,
       serviceCount: k8s ? k8s.services.filter((s) => s.type === 'LoadBalancer').length : null,
+      // The team the scan resolved (libs/domain owners.ts assignTeams, run before the graph is built).
+      team: cluster.team ?? null,
     });
   }
   for (const se of ix.services) {

@@ -140,6 +140,16 @@ export const GRAPH_CLUSTER = {
     nodeCount: nullableCount(12, 'Kubernetes nodes (count); null when not read', 'Null when the cluster’s Kubernetes objects were not read'),
     /** Services of type LoadBalancer (count); null when not read. */
     serviceCount: nullableCount(40, 'Services of type LoadBalancer (count); null when not read', 'Services of type LoadBalancer'),
+    /**
+     * The owning team (libs/domain owners.ts `teamOf`: the audit settings' `owners`, else the cluster's team tag); null
+     * for an unowned cluster and for graphs stored before teams were recorded.
+     */
+    team: {
+      type: 'string',
+      nullable: true,
+      rest: nullableRest('payments', "The owning team (audit settings owners, else the cluster's team tag); null when unowned"),
+      gql: { description: "The owning team (audit settings owners, else the cluster's team tag); null when unowned" },
+    },
   },
 } as const satisfies ResourceDecl;
 

@@ -6,3 +6,4 @@ export * from './report.service';
 export * from './render/index';
 export * from './chat/chat-message';
 export * from './chat/chat-delivery';
+export * from './report-team';

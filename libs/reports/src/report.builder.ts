@@ -49,6 +49,8 @@ export interface ReportInput {
   period: { start: Date; end: Date };
   /** Limit to these account UIDs; absent or empty: all. */
   accounts?: readonly string[];
+  /** The teams of a team's rendition (the inputs are already limited to them: report-team.ts); absent otherwise. */
+  teams?: readonly string[];
   current: {
     scan: { id: string; startedAt: string; fleetName: string | null };
     findings: readonly Finding[];
@@ -248,7 +250,7 @@ export function buildReport(input: ReportInput): ReportDocument {
     asOf: input.asOf.toISOString(),
     title: input.title ?? 'Weekly LoadBalancer compliance report',
     period: { start: input.period.start.toISOString(), end: input.period.end.toISOString() },
-    scope: { accounts: scope === null ? 'all' : [...scope].sort() },
+    scope: { accounts: scope === null ? 'all' : [...scope].sort(), ...(input.teams && input.teams.length > 0 ? { teams: [...input.teams].sort() } : {}) },
     scan: input.current ? { id: input.current.scan.id, startedAt: input.current.scan.startedAt, fleetName: input.current.scan.fleetName } : null,
     previousScan: input.previous ? { id: input.previous.scan.id, startedAt: input.previous.scan.startedAt } : null,
     summary: {

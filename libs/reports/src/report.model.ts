@@ -91,8 +91,11 @@ export interface ReportDocument {
   asOf: string;
   title: string;
   period: { start: string; end: string };
-  /** `all`, or the account UIDs the report is limited to (sorted). */
-  scope: { accounts: 'all' | string[] };
+  /**
+   * `all`, or the account UIDs the report is limited to (sorted); `teams` when the document is a team's rendition of a
+   * report (only the findings, quotas, coverage and waivers of those teams' clusters: report-team.ts).
+   */
+  scope: { accounts: 'all' | string[]; teams?: string[] };
   /** The scan the report describes (the last succeeded scan of the period); null when none. */
   scan: { id: string; startedAt: string; fleetName: string | null } | null;
   /** The previous period's last succeeded scan, the diff base; null when none (everything is new). */

@@ -222,7 +222,7 @@ export class FindingRepository {
       query.limit ?? null,
       query.offset ?? null,
       query.cursor ?? null,
-      scopeCacheKey(scope.accountScope),
+      scopeCacheKey(scope),
       query.team ?? null,
       scope.teamScope ?? null,
     ]);

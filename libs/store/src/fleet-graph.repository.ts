@@ -25,6 +25,7 @@ import { keysetOrderBy, type KeysetColumn, type KeysetValue } from './keyset-cur
 import { emptyPage, pagingSql, Params, toPage, type GraphPage, type GraphPageArgs } from './keyset-page.util';
 import { isUuid } from './page.util';
 import { scopeCondition, type Scoped } from './principal';
+import { teamClustersCoverCondition, teamRowCondition } from './team-scope.util';
 import { scopeCacheKey, type ReadGenerations } from './read-generation';
 import { toNumber } from './sql.util';
 import { quotaSampleOfRow, type QuotaUsageRow } from './quota-usage.repository';
@@ -63,6 +64,8 @@ const serverGroupOfRow = rowMapperOf(GRAPH_SERVER_GROUP);
 /** A listing: table, its sort key (ascending, unique within a scan) and its row mapper. */
 interface Listing<T> {
   table: string;
+  /** The team rule of its rows (team-scope.util.ts) for row alias `a`: what a team-scoped principal sees. */
+  team: TeamRule;
   keys: readonly KeysetColumn[];
   /** The key values of a row (what its cursor carries). */
   keyOf: (row: T) => KeysetValue[];
@@ -71,8 +74,51 @@ interface Listing<T> {
 
 const asc = (expr: string): KeysetColumn => ({ expr, dir: 'asc' });
 
+/** The SQL condition restricting rows of alias `a` to a principal's teams (`TRUE` without a team scope). */
+type TeamRule = (a: string, scope: Scoped, add: (value: unknown) => string) => string;
+
+/** A region is visible to a team owning a cluster in it (an account: in one of its regions). */
+const REGION_TEAMS: TeamRule = (a, scope, add) => teamRowCondition({ scan: `${a}.scan_id`, account: `${a}.account_id`, region: `${a}.region_id` }, scope, add);
+/** A row of one cluster (the cluster itself, its Services, the node an ECS instance is): that cluster's team; other ECS instances of none. */
+const CLUSTER_TEAMS =
+  (teamColumn?: string): TeamRule =>
+  (a, scope, add) =>
+    teamRowCondition({ scan: `${a}.scan_id`, account: `${a}.account_id`, cluster: `${a}.cluster_id`, ...(teamColumn ? { team: `${a}.${teamColumn}` } : {}), shared: 'FALSE' }, scope, add);
+/**
+ * A CLB: every cluster it serves (the clusters of the Services using it, and the cluster whose API server it is) of
+ * the principal's teams, so a CLB shared with another team's cluster is not shown (it would name that cluster).
+ */
+const CLB_TEAMS: TeamRule = (a, scope, add) =>
+  teamClustersCoverCondition(`array_remove(${a}.cluster_ids || ${a}.api_server_cluster_id::text, NULL)`, `${a}.scan_id`, scope, add);
+/** An NLB: every cluster of the Services using it of the principal's teams. */
+const NLB_TEAMS: TeamRule = (a, scope, add) => teamClustersCoverCondition(`${a}.cluster_ids`, `${a}.scan_id`, scope, add);
+/** A server group: visible with its CLB. */
+const SERVER_GROUP_TEAMS: TeamRule = (a, scope, add) =>
+  scope.teamScope === undefined
+    ? 'TRUE'
+    : `EXISTS (SELECT 1 FROM graph_load_balancers sl WHERE sl.scan_id = ${a}.scan_id AND sl.load_balancer_id = ${a}.load_balancer_id AND ${CLB_TEAMS('sl', scope, add)})`;
+/**
+ * A quota sample: of its cluster's team (the sample's own `team`); a quota of an account or region (resource kind
+ * `Account` / `Region`, e.g. the CLB instances of an account in a region) where the team owns a cluster drawing on
+ * it, with the account's figures; any other sample outside a cluster (a CLB no cluster claims, a vSwitch) of none.
+ */
+const QUOTA_TEAMS: TeamRule = (a, scope, add) =>
+  teamRowCondition(
+    { scan: `${a}.scan_id`, account: `${a}.account_id`, region: `${a}.region_id`, cluster: `${a}.cluster_id`, team: `${a}.team`, shared: `${a}.resource_kind IN ('Account', 'Region')` },
+    scope,
+    add,
+  );
+
+/** The account and team condition of a listing's rows (alias `a`): the one policy layer for the graph tables. */
+function inScope(listing: { team: TeamRule }, a: string, scope: Scoped, add: (value: unknown) => string): string {
+  const team = listing.team(a, scope, add);
+  const account = scopeCondition(`${a}.account_id`, scope, add);
+  return team === 'TRUE' ? account : `${account} AND ${team}`;
+}
+
 const REGIONS: Listing<GraphRegion> = {
   table: 'graph_regions',
+  team: REGION_TEAMS,
   keys: [asc('g.account_id'), asc('g.region_id')],
   keyOf: (r) => [r.accountId, r.regionId],
   map: rowMapperOf(GRAPH_REGION),
@@ -80,6 +126,7 @@ const REGIONS: Listing<GraphRegion> = {
 
 const CLUSTERS: Listing<GraphCluster> = {
   table: 'graph_clusters',
+  team: CLUSTER_TEAMS('team'),
   keys: [asc('g.cluster_id')],
   keyOf: (r) => [r.clusterId],
   map: rowMapperOf(GRAPH_CLUSTER),
@@ -87,6 +134,7 @@ const CLUSTERS: Listing<GraphCluster> = {
 
 const SERVICES: Listing<GraphService> = {
   table: 'graph_services',
+  team: CLUSTER_TEAMS(),
   keys: [asc('g.cluster_id'), asc('g.namespace'), asc('g.name')],
   keyOf: (r) => [r.clusterId, r.namespace, r.name],
   map: rowMapperOf(GRAPH_SERVICE),
@@ -94,6 +142,7 @@ const SERVICES: Listing<GraphService> = {
 
 const LOAD_BALANCERS: Listing<GraphLoadBalancer> = {
   table: 'graph_load_balancers',
+  team: CLB_TEAMS,
   keys: [asc('g.load_balancer_id')],
   keyOf: (r) => [r.loadBalancerId],
   map: rowMapperOf(GRAPH_LOAD_BALANCER),
@@ -101,6 +150,7 @@ const LOAD_BALANCERS: Listing<GraphLoadBalancer> = {
 
 const SERVER_GROUPS: Listing<GraphServerGroup> = {
   table: 'graph_server_groups',
+  team: SERVER_GROUP_TEAMS,
   keys: [asc('g.load_balancer_id'), asc('g.vserver_group_id')],
   keyOf: (r) => [r.loadBalancerId, r.vServerGroupId],
   map: (r) => {
@@ -111,6 +161,7 @@ const SERVER_GROUPS: Listing<GraphServerGroup> = {
 
 const ECS_INSTANCES: Listing<GraphEcsInstance> = {
   table: 'graph_ecs_instances',
+  team: CLUSTER_TEAMS(),
   keys: [asc('g.instance_id')],
   keyOf: (r) => [r.instanceId],
   map: rowMapperOf(GRAPH_ECS_INSTANCE),
@@ -118,6 +169,7 @@ const ECS_INSTANCES: Listing<GraphEcsInstance> = {
 
 const NLBS: Listing<GraphNlb> = {
   table: 'graph_nlbs',
+  team: NLB_TEAMS,
   keys: [asc('g.nlb_id')],
   keyOf: (r) => [r.nlbId],
   map: rowMapperOf(GRAPH_NLB),
@@ -125,6 +177,7 @@ const NLBS: Listing<GraphNlb> = {
 
 const QUOTAS: Listing<QuotaUsageSample> = {
   table: 'quota_usage',
+  team: QUOTA_TEAMS,
   keys: [asc('g.check_id'), asc('g.account_id'), asc('g.region_id'), asc('g.resource_kind'), asc('g.resource_id')],
   keyOf: (q) => [q.checkId, q.resource.accountId, q.resource.regionId, q.resource.kind, q.resource.id],
   map: (row) => quotaSampleOfRow(row as QuotaUsageRow),
@@ -207,8 +260,10 @@ function ecsInstanceFilters(f: EcsInstanceListFilter): Filters {
  * `ScanRepository.complete` (one transaction per scan) through `replaceForScan`.
  *
  * Every read takes the caller's principal (`Scoped`) and filters `account_id` in SQL (principal.ts: the one
- * policy layer), so a scoped token never reads a row of another account, also when it follows an id it found
- * elsewhere. Reads of a scan without a stored graph (completed before this table existed) return nothing.
+ * policy layer), and for a team-scoped principal the rows of its teams (team-scope.util.ts: rows of its clusters,
+ * regions and accounts where it owns a cluster, CLBs / NLBs serving only its clusters, quota samples of its clusters and
+ * the account / region quotas they draw on), so a scoped token never reads a row of another account or team, also
+ * when it follows an id it found elsewhere. Reads of a scan without a stored graph (completed before this table existed) return nothing.
  * `scanId` must be a uuid (callers resolve "latest" first); another string matches nothing.
  */
 export class FleetGraphRepository {
@@ -273,7 +328,7 @@ export class FleetGraphRepository {
     const p = new Params();
     const { limit, backward, conditions, order } = pagingSql([asc('a.account_id')], args, p.add);
     const scanParam = p.add(scanId);
-    const where = [`g.scan_id = ${scanParam}`, scopeCondition('g.account_id', scope, p.add)];
+    const where = [`g.scan_id = ${scanParam}`, inScope(REGIONS, 'g', scope, p.add)];
     const sql = `SELECT * FROM (SELECT g.account_id, min(g.account_name) AS account_name, count(*) AS region_count
         FROM graph_regions g WHERE ${where.join(' AND ')} GROUP BY g.account_id) a
       WHERE ${conditions.length ? conditions.join(' AND ') : 'TRUE'} ${order} LIMIT ${p.add(limit + 1)}`;
@@ -288,7 +343,7 @@ export class FleetGraphRepository {
     if (!isUuid(scanId)) return 0;
     const p = new Params();
     const { rows } = await this.pool.query(
-      `SELECT count(DISTINCT g.account_id) AS n FROM graph_regions g WHERE g.scan_id = ${p.add(scanId)} AND ${scopeCondition('g.account_id', scope, p.add)}`,
+      `SELECT count(DISTINCT g.account_id) AS n FROM graph_regions g WHERE g.scan_id = ${p.add(scanId)} AND ${inScope(REGIONS, 'g', scope, p.add)}`,
       p.values,
     );
     return toNumber(rows[0].n);
@@ -300,12 +355,25 @@ export class FleetGraphRepository {
    */
   async regionPagesByAccountIds(scanId: string, accountIds: readonly string[], args: GraphPageArgs, scope: Scoped): Promise<Map<string, GraphPage<GraphRegion>>> {
     const pages = await this.pagesByParent(REGIONS, scanId, ['account_id'], accountIds.map((a) => [a]), args, scope);
-    return new Map(accountIds.map((a, i) => [a, pages[i]!]));
+    const narrow = await this.unusedGroupNarrower(scanId, scope);
+    return new Map(accountIds.map((a, i) => [a, { ...pages[i]!, edges: pages[i]!.edges.map((e) => ({ ...e, node: narrow(e.node) })) }]));
   }
 
   /** Regions by (account id, region id) keys `accountId/regionId`, within the scope. */
   async regionsByKeys(scanId: string, keys: readonly { accountId: string; regionId: string }[], scope: Scoped): Promise<GraphRegion[]> {
-    return this.byTuples(REGIONS, scanId, ['account_id', 'region_id'], keys.map((k) => [k.accountId, k.regionId]), scope);
+    const regions = await this.byTuples(REGIONS, scanId, ['account_id', 'region_id'], keys.map((k) => [k.accountId, k.regionId]), scope);
+    return regions.map(await this.unusedGroupNarrower(scanId, scope));
+  }
+
+  /**
+   * What a principal sees of a region's unused NLB server groups: all of them, or for a team-scoped principal those
+   * of its teams' clusters (CCM names a server group `k8s.{port}.{protocol}.{service}.{namespace}.{clusterId}`,
+   * research/nlb.md), so a group left by another team's cluster is not shown.
+   */
+  private async unusedGroupNarrower(scanId: string, scope: Scoped): Promise<(region: GraphRegion) => GraphRegion> {
+    if (scope.teamScope === undefined) return (region) => region;
+    const mine = new Set((await this.teamClusters(scanId, scope)).map((c) => c.clusterId));
+    return (region) => ({ ...region, unusedNlbServerGroups: region.unusedNlbServerGroups.filter((g) => mine.has(g.name.slice(g.name.lastIndexOf('.') + 1))) });
   }
 
   /**
@@ -318,16 +386,31 @@ export class FleetGraphRepository {
     const p = new Params();
     const where = [
       `g.scan_id = ${p.add(scanId)}`,
-      scopeCondition('g.account_id', scope, p.add),
+      inScope(REGIONS, 'g', scope, p.add),
       'g.nlb_server_group_count IS NOT NULL',
       ...filterConditions({ 'g.account_id': filter.accountId, 'g.region_id': filter.regionId }, p.add),
       ...(filter.unusedOnly ? ["g.unused_nlb_server_groups <> '[]'::jsonb"] : []),
     ];
     const { rows } = await this.pool.query(`SELECT g.* FROM graph_regions g WHERE ${where.join(' AND ')} ORDER BY g.account_id, g.region_id`, p.values);
-    return rows.map(REGIONS.map);
+    const regions = rows.map(REGIONS.map).map(await this.unusedGroupNarrower(scanId, scope));
+    return filter.unusedOnly ? regions.filter((r) => r.unusedNlbServerGroups.length > 0) : regions;
   }
 
   // ---- clusters --------------------------------------------------------------------------------------
+
+  /**
+   * The clusters of a team-scoped principal's teams in the scan's graph, within its accounts (by id); every cluster in
+   * its accounts without a team scope. For readers that narrow in memory what SQL cannot (metrics' forecasts).
+   */
+  async teamClusters(scanId: string, scope: Scoped): Promise<{ clusterId: string; accountId: string; regionId: string }[]> {
+    if (!isUuid(scanId)) return [];
+    const p = new Params();
+    const { rows } = await this.pool.query<{ cluster_id: string; account_id: string; region_id: string }>(
+      `SELECT g.cluster_id, g.account_id, g.region_id FROM graph_clusters g WHERE g.scan_id = ${p.add(scanId)} AND ${inScope(CLUSTERS, 'g', scope, p.add)} ORDER BY g.cluster_id`,
+      p.values,
+    );
+    return rows.map((r) => ({ clusterId: r.cluster_id, accountId: r.account_id, regionId: r.region_id }));
+  }
 
   /**
    * A page of the scan's clusters by cluster id, optionally of one account and/or region.
@@ -425,7 +508,7 @@ export class FleetGraphRepository {
          CROSS JOIN LATERAL unnest(e.load_balancer_ids) AS l(id)
          JOIN graph_load_balancers g ON g.scan_id = e.scan_id AND g.load_balancer_id = l.id
         WHERE e.scan_id = ${p.add(scanId)} AND e.instance_id = ANY(${p.add([...ecsIds])}::text[])
-          AND ${scopeCondition('e.account_id', scope, p.add)} AND ${scopeCondition('g.account_id', scope, p.add)}
+          AND ${inScope(ECS_INSTANCES, 'e', scope, p.add)} AND ${inScope(LOAD_BALANCERS, 'g', scope, p.add)}
         ORDER BY e.instance_id, g.load_balancer_id`,
       p.values,
     );
@@ -447,7 +530,7 @@ export class FleetGraphRepository {
          CROSS JOIN LATERAL unnest(e.load_balancer_ids) AS l(id)
          JOIN graph_load_balancers g ON g.scan_id = e.scan_id AND g.load_balancer_id = l.id
         WHERE e.scan_id = ${p.add(scanId)} AND e.instance_id = ANY(${p.add([...ecsIds])}::text[])
-          AND ${scopeCondition('e.account_id', scope, p.add)} AND ${scopeCondition('g.account_id', scope, p.add)}`,
+          AND ${inScope(ECS_INSTANCES, 'e', scope, p.add)} AND ${inScope(LOAD_BALANCERS, 'g', scope, p.add)}`,
       p.values,
     );
     for (const r of rows) out.get(r.ecs_instance_id)?.push(r.load_balancer_id);
@@ -542,7 +625,7 @@ export class FleetGraphRepository {
     const p = new Params();
     const { limit, backward, conditions, order } = pagingSql(listing.keys, args, p.add);
     if (!isUuid(scanId)) return emptyPage();
-    const where = [`g.scan_id = ${p.add(scanId)}`, scopeCondition('g.account_id', scope, p.add), ...filterConditions(filters, p.add), ...conditions];
+    const where = [`g.scan_id = ${p.add(scanId)}`, inScope(listing, 'g', scope, p.add), ...filterConditions(filters, p.add), ...conditions];
     if (minRatio !== undefined) where.push(`g.ratio >= ${p.add(minRatio)}`);
     const { rows } = await this.pool.query(`SELECT g.* FROM ${listing.table} g WHERE ${where.join(' AND ')} ${order} LIMIT ${p.add(limit + 1)}`, p.values);
     return toPage(rows.map(listing.map), listing.keyOf, limit, backward, args);
@@ -563,14 +646,14 @@ export class FleetGraphRepository {
     if (!this.generations) return this.countUncached(listing, scanId, scope, filters, minRatio);
     const generation = await this.generations.current();
     if (scanId.toLowerCase() !== generation.latestSucceededScanId?.toLowerCase()) return this.countUncached(listing, scanId, scope, filters, minRatio);
-    const key = JSON.stringify([generation.findings, listing.table, scanId.toLowerCase(), scopeCacheKey(scope.accountScope), filters, minRatio ?? null]);
+    const key = JSON.stringify([generation.findings, listing.table, scanId.toLowerCase(), scopeCacheKey(scope), filters, minRatio ?? null]);
     const n = await this.counts.fetch(key, { context: () => this.countUncached(listing, scanId, scope, filters, minRatio) });
     return n ?? this.countUncached(listing, scanId, scope, filters, minRatio);
   }
 
   private async countUncached<T>(listing: Listing<T>, scanId: string, scope: Scoped, filters: Filters, minRatio?: number): Promise<number> {
     const p = new Params();
-    const where = [`g.scan_id = ${p.add(scanId)}`, scopeCondition('g.account_id', scope, p.add), ...filterConditions(filters, p.add)];
+    const where = [`g.scan_id = ${p.add(scanId)}`, inScope(listing, 'g', scope, p.add), ...filterConditions(filters, p.add)];
     if (minRatio !== undefined) where.push(`g.ratio >= ${p.add(minRatio)}`);
     const { rows } = await this.pool.query(`SELECT count(*) AS n FROM ${listing.table} g WHERE ${where.join(' AND ')}`, p.values);
     return toNumber(rows[0].n);
@@ -596,7 +679,7 @@ export class FleetGraphRepository {
     const where = [
       `g.scan_id = ${p.add(scanId)}`,
       ...parentColumns.map((c, i) => `g.${c} = p.k${i}`),
-      scopeCondition('g.account_id', scope, p.add),
+      inScope(listing, 'g', scope, p.add),
       ...conditions,
     ];
     const { rows } = await this.pool.query(
@@ -620,7 +703,7 @@ export class FleetGraphRepository {
         ? `g.${columns[0]} = ANY(${arrays[0]})`
         : `(${columns.map((c) => `g.${c}`).join(', ')}) IN (SELECT * FROM unnest(${arrays.join(', ')}))`;
     const { rows } = await this.pool.query(
-      `SELECT g.* FROM ${listing.table} g WHERE g.scan_id = ${p.add(scanId)} AND ${match} AND ${scopeCondition('g.account_id', scope, p.add)} ${keysetOrderBy(listing.keys)}`,
+      `SELECT g.* FROM ${listing.table} g WHERE g.scan_id = ${p.add(scanId)} AND ${match} AND ${inScope(listing, 'g', scope, p.add)} ${keysetOrderBy(listing.keys)}`,
       p.values,
     );
     return rows.map(listing.map);

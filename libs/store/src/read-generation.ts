@@ -1,6 +1,7 @@
 import type { Pool } from 'pg';
 import { toNumber } from './sql.util';
-import type { AccountScope } from './principal';
+import type { AccountScope, Scoped } from './principal';
+import { teamCacheKey } from './team-scope.util';
 
 /**
  * The data versions read caches key on (table `read_generations`, migration 1798100000000), read in one
@@ -72,14 +73,18 @@ export class ReadGenerations {
 }
 
 /**
- * A cache key part naming an account scope exactly: `*` for every account, else the JSON array of its sorted,
- * distinct ids. Two principals share cached answers only when their scopes are equal.
+ * A cache key part naming a principal's scope exactly: its accounts (`*` for every account, else the JSON array of its
+ * sorted, distinct ids) and, for a team-scoped principal, its teams. Two principals share cached answers only when
+ * both are equal.
  */
-export function scopeCacheKey(scope: AccountScope): string {
-  if (scope.all) return '*';
-  let key = scopeKeys.get(scope);
-  if (key === undefined) scopeKeys.set(scope, (key = JSON.stringify([...new Set(scope.accountIds)].sort())));
-  return key;
+export function scopeCacheKey(scoped: Scoped): string {
+  const scope = scoped.accountScope;
+  let key = scope.all ? '*' : scopeKeys.get(scope);
+  if (key === undefined) {
+    key = scope.all ? '*' : JSON.stringify([...new Set(scope.accountIds)].sort());
+    scopeKeys.set(scope, key);
+  }
+  return scoped.teamScope === undefined ? key : `${key}|${teamCacheKey(scoped)}`;
 }
 
 /** Keys of scopes already seen (a principal's scope is one frozen object, reused by every request of its token while cached). */

@@ -54,6 +54,16 @@ interface ReportRow extends QueryResultRow {
 const LIST_COLUMNS = `id, period_key, scope_key, status, created_at, finished_at, period_start, period_end, scan_id, summary, error,
   delivery_status, delivery_attempts, delivery_error, delivered_at`;
 
+/**
+ * The reports a principal may read (SQL over `reports`): those whose accounts all lie within its scope; for a
+ * team-scoped principal, those covering any of its accounts (`account_ids` NULL: every account), since it reads a
+ * report only as its team's rendition (libs/reports teamReportDocument: its teams' clusters in its accounts).
+ */
+function reportScopeCondition(scope: Scoped, add: (value: unknown) => string): string {
+  if (scope.teamScope === undefined || scope.accountScope.all) return scopeCoversCondition('account_ids', scope, add);
+  return `(account_ids IS NULL OR account_ids && ${add([...scope.accountScope.accountIds])}::text[])`;
+}
+
 /** Longest stored error text (characters). */
 const MAX_ERROR = 2000;
 
@@ -115,7 +125,7 @@ export class ReportRepository {
   async get(id: string, scope: Scoped = SYSTEM_PRINCIPAL): Promise<StoredReport | null> {
     if (!isUuid(id)) return null;
     const params: unknown[] = [id];
-    const inScope = scopeCoversCondition('account_ids', scope, (v) => `$${params.push(v)}`);
+    const inScope = reportScopeCondition(scope, (v) => `$${params.push(v)}`);
     const rows = await this.pool.query<ReportRow>(`SELECT ${LIST_COLUMNS}, document FROM reports WHERE id = $1 AND ${inScope}`, params);
     const r = rows.rows[0];
     return r ? { ...toItem(r), document: r.document ?? null } : null;
@@ -129,7 +139,7 @@ export class ReportRepository {
   async list(page: PageRequest = {}, scope: Scoped = SYSTEM_PRINCIPAL): Promise<Page<StoredReportListItem>> {
     const { limit, offset } = resolvePage(page);
     const params: unknown[] = [];
-    const inScope = scopeCoversCondition('account_ids', scope, (v) => `$${params.push(v)}`);
+    const inScope = reportScopeCondition(scope, (v) => `$${params.push(v)}`);
     const count = await this.pool.query<{ n: string | number }>(`SELECT count(*) AS n FROM reports WHERE ${inScope}`, params);
     const rows = await this.pool.query<ReportRow>(
       `SELECT ${LIST_COLUMNS} FROM reports WHERE ${inScope} ORDER BY created_at DESC, id DESC LIMIT $${params.length + 1} OFFSET $${params.length + 2}`,
@@ -147,7 +157,7 @@ export class ReportRepository {
   async page(args: GraphPageArgs, scope: Scoped = SYSTEM_PRINCIPAL): Promise<GraphPage<StoredReportListItem> & { total: number }> {
     const params: unknown[] = [];
     const p = (v: unknown) => `$${params.push(v)}`;
-    const inScope = scopeCoversCondition('account_ids', scope, p);
+    const inScope = reportScopeCondition(scope, p);
     const count = await this.pool.query<{ n: string | number }>(`SELECT count(*) AS n FROM reports WHERE ${inScope}`, params);
     const keys = [
       { expr: "date_trunc('milliseconds', created_at)", dir: 'desc' as const },
@@ -164,7 +174,7 @@ export class ReportRepository {
    */
   async deliveryStats(scope: Scoped = SYSTEM_PRINCIPAL): Promise<{ byDelivery: Record<ReportDeliveryStatus, number>; latestCreatedAt: string | null }> {
     const params: unknown[] = [];
-    const inScope = scopeCoversCondition('account_ids', scope, (v) => `$${params.push(v)}`);
+    const inScope = reportScopeCondition(scope, (v) => `$${params.push(v)}`);
     const rows = await this.pool.query<{ delivery_status: ReportDeliveryStatus; n: string | number; latest: Date | string | null }>(
       `SELECT delivery_status, count(*) AS n, max(created_at) AS latest FROM reports WHERE ${inScope} GROUP BY delivery_status`,
       params,

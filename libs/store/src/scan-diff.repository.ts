@@ -2,7 +2,7 @@ import type { Pool } from 'pg';
 import type { ResourceRef, Severity } from '@app/domain';
 import { decodeCursor, encodeCursor } from './keyset-cursor.util';
 import { isUuid } from './page.util';
-import { scopeCondition, type Scoped } from './principal';
+import { scopeCondition, teamCondition, type Scoped } from './principal';
 import { toNumber } from './sql.util';
 import { StoreError } from './store.exception';
 import { resourceOfRow, type ResourceRow } from './resource-row.util';
@@ -99,7 +99,7 @@ export class ScanDiffRepository {
 
   /**
    * One page of the diff, in fingerprint order, with the counts of every change kind.
-   * @param scope the caller: only findings of its accounts, on both sides
+   * @param scope the caller: only findings of its accounts (and teams), on both sides
    * @throws StoreError NOT_FOUND when either scan does not exist; CONFLICT when either has not succeeded;
    *   INVALID_ARGUMENT for scans of different fleets, a bad limit or cursor
    */
@@ -183,7 +183,8 @@ export class ScanDiffRepository {
    */
   private sides(query: ScanDiffQuery, scope: Scoped, p: (v: unknown) => string, after: string | undefined, clusterName: boolean): string {
     const side = (scanId: string) => {
-      const where = [`scan_id = ${p(scanId)}`, scopeCondition('account_id', scope, p)];
+      // A team-scoped principal: the findings of its teams on each side (each finding's team as its scan stored it).
+      const where = [`scan_id = ${p(scanId)}`, scopeCondition('account_id', scope, p), teamCondition('team', scope, p)];
       if (query.checkId !== undefined) where.push(`check_id = ${p(query.checkId)}`);
       if (query.accountId !== undefined) where.push(`account_id = ${p(query.accountId)}`);
       if (query.clusterId !== undefined) where.push(`cluster_id = ${p(query.clusterId)}`);

@@ -9,6 +9,7 @@ import type { FleetGraphRepository } from './fleet-graph.repository';
 import { pagingSql, toPage, type GraphPage, type GraphPageArgs } from './keyset-page.util';
 import { isUuid, resolvePage } from './page.util';
 import type { Scoped } from './principal';
+import { teamRowCondition, type TeamRowColumns } from './team-scope.util';
 import { storableJson, storableText, toIso, toIsoOrNull, toNumber } from './sql.util';
 import { StoreError } from './store.exception';
 import { withStoreRetry } from './store-retry.util';
@@ -60,12 +61,15 @@ const ALL_COLUMNS = `${LIST_COLUMNS}, coverage, skipped, settings`;
 export const SCOPED_ERROR_TEXT = 'scan failed (the reason is shown to tokens of every account)';
 
 /**
- * The scan columns as a principal scoped to the accounts in bind parameter `accounts` (a text[])
- * sees them, computed in SQL: summary counts over its findings only (the analyzer's fleet-wide
- * extras are dropped), coverage and skipped results of its accounts only, the failure reason hidden.
+ * The scan columns as a principal scoped to some accounts (or teams) sees them, computed in SQL: summary counts
+ * over its findings only (the analyzer's fleet-wide extras are dropped), coverage and skipped results of its accounts
+ * (and, for a team-scoped principal, of its teams: team-scope.util.ts) only, the failure reason hidden.
+ * @param add registers a bind parameter and returns its placeholder
  */
-function scopedColumns(accounts: string, withDetail: boolean): string {
-  const mine = `f.scan_id = s.id AND f.account_id = ANY(${accounts}::text[])`;
+function scopedColumns(scope: Scoped, add: (value: unknown) => string, withDetail: boolean): string {
+  const accounts = scope.accountScope.all ? null : `${add([...scope.accountScope.accountIds])}::text[]`;
+  const teams = scope.teamScope === undefined ? null : `${add([...scope.teamScope])}::text[]`;
+  const mine = `f.scan_id = s.id${accounts ? ` AND f.account_id = ANY(${accounts})` : ''}${teams ? ` AND f.team = ANY(${teams})` : ''}`;
   const summary = `CASE WHEN s.summary IS NULL THEN NULL ELSE jsonb_build_object(
       'findings', (SELECT count(*) FROM findings f WHERE ${mine}),
       'bySeverity', (SELECT jsonb_build_object(
@@ -77,10 +81,26 @@ function scopedColumns(accounts: string, withDetail: boolean): string {
   const list = `s.id, s.status, s.source, s.fleet_name, s.started_at, s.finished_at, ${processingColumn('s')},
       CASE WHEN s.error IS NULL THEN NULL ELSE '${SCOPED_ERROR_TEXT}' END AS error, ${summary}`;
   if (!withDetail) return list;
-  const filtered = (column: string, path: string) =>
-    `CASE WHEN s.${column} IS NULL THEN NULL ELSE COALESCE((SELECT jsonb_agg(e ORDER BY o) FROM jsonb_array_elements(s.${column}) WITH ORDINALITY AS x(e, o)
-        WHERE e${path} = ANY(${accounts}::text[])), '[]'::jsonb) END AS ${column}`;
-  return `${list}, ${filtered('coverage', "->>'accountId'")}, ${filtered('skipped', "->'resource'->>'accountId'")}, s.settings`;
+  const filtered = (column: string, cols: TeamRowColumns) => {
+    const inAccounts = accounts ? `${cols.account} = ANY(${accounts})` : 'TRUE';
+    return `CASE WHEN s.${column} IS NULL THEN NULL ELSE COALESCE((SELECT jsonb_agg(e ORDER BY o) FROM jsonb_array_elements(s.${column}) WITH ORDINALITY AS x(e, o)
+        WHERE ${inAccounts} AND ${teamRowCondition(cols, scope, add)}), '[]'::jsonb) END AS ${column}`;
+  };
+  const coverage = filtered('coverage', { scan: 's.id', account: "(e->>'accountId')", region: "(e->>'regionId')", cluster: "(e->>'clusterId')" });
+  const skipped = filtered('skipped', {
+    scan: 's.id',
+    account: "(e->'resource'->>'accountId')",
+    region: "(e->'resource'->>'regionId')",
+    cluster: "(e->'resource'->>'clusterId')",
+    team: "(e->'resource'->>'team')",
+    shared: "(e->'resource'->>'kind') IN ('Account', 'Region')",
+  });
+  return `${list}, ${coverage}, ${skipped}, s.settings`;
+}
+
+/** Whether a principal reads scans through `scopedColumns` (a scope narrower than every account and team). */
+function isScoped(scope: Scoped): boolean {
+  return !scope.accountScope.all || scope.teamScope !== undefined;
 }
 
 /**
@@ -289,12 +309,10 @@ export class ScanRepository {
    * computed in SQL), or null when no scan has this id (any string).
    */
   async getScoped(id: string, scope: Scoped): Promise<StoredScan | null> {
-    if (scope.accountScope.all) return this.get(id);
+    if (!isScoped(scope)) return this.get(id);
     if (!isUuid(id)) return null;
-    const rows = await this.pool.query<ScanRow>(`SELECT ${scopedColumns('$2', true)} FROM scans s WHERE s.id = $1`, [
-      id,
-      [...scope.accountScope.accountIds],
-    ]);
+    const params: unknown[] = [id];
+    const rows = await this.pool.query<ScanRow>(`SELECT ${scopedColumns(scope, (v) => `$${params.push(v)}`, true)} FROM scans s WHERE s.id = $1`, params);
     return rows.rows[0] ? toStoredScan(rows.rows[0]) : null;
   }
 
@@ -313,14 +331,12 @@ export class ScanRepository {
    */
   async list(page: PageRequest, scope: Scoped): Promise<Page<StoredScanListItem>> {
     const { limit, offset } = resolvePage(page);
-    const rows = scope.accountScope.all
-      ? await this.pool.query<ScanListRow>(`SELECT ${LIST_COLUMNS} FROM scans ORDER BY started_at DESC, id DESC LIMIT $1 OFFSET $2`, [
-          limit,
-          offset,
-        ])
+    const params: unknown[] = [limit, offset];
+    const rows = !isScoped(scope)
+      ? await this.pool.query<ScanListRow>(`SELECT ${LIST_COLUMNS} FROM scans ORDER BY started_at DESC, id DESC LIMIT $1 OFFSET $2`, params)
       : await this.pool.query<ScanListRow>(
-          `SELECT ${scopedColumns('$3', false)} FROM scans s ORDER BY s.started_at DESC, s.id DESC LIMIT $1 OFFSET $2`,
-          [limit, offset, [...scope.accountScope.accountIds]],
+          `SELECT ${scopedColumns(scope, (v) => `$${params.push(v)}`, false)} FROM scans s ORDER BY s.started_at DESC, s.id DESC LIMIT $1 OFFSET $2`,
+          params,
         );
     const count = await this.pool.query<{ total: string | number }>('SELECT count(*) AS total FROM scans');
     return { items: rows.rows.map(toStoredScanListItem), total: toNumber(count.rows[0].total) };
@@ -339,7 +355,7 @@ export class ScanRepository {
       { expr: 's.id', dir: 'desc' as const },
     ];
     const { limit, backward, conditions, order } = pagingSql(keys, args, p);
-    const columns = scope.accountScope.all ? `${BASE_LIST_COLUMNS.split(', ').map((c) => `s.${c}`).join(', ')}, ${processingColumn('s')}` : scopedColumns(p([...scope.accountScope.accountIds]), false);
+    const columns = !isScoped(scope) ? `${BASE_LIST_COLUMNS.split(', ').map((c) => `s.${c}`).join(', ')}, ${processingColumn('s')}` : scopedColumns(scope, p, false);
     const rows = await this.pool.query<ScanListRow>(
       `SELECT ${columns} FROM scans s ${conditions.length ? `WHERE ${conditions.join(' AND ')}` : ''} ${order} LIMIT ${p(limit + 1)}`,
       params,

@@ -2,6 +2,7 @@ import type { Pool, PoolClient, QueryResultRow } from 'pg';
 import { waiverFields, type ResolvedWaiverInput, type Waiver, type WaiverCategory } from '@app/domain';
 import { isUuid } from './page.util';
 import { mayManage, scopeCondition, SYSTEM_PRINCIPAL, type Principal, type Scoped } from './principal';
+import { teamRowCondition } from './team-scope.util';
 import { toIso, toIsoOrNull } from './sql.util';
 import { StoreError } from './store.exception';
 import { withTransaction } from './transaction.util';
@@ -96,6 +97,22 @@ interface WaiverRow extends QueryResultRow {
   created_by_token: string | null;
 }
 
+/** The latest succeeded scan (whose fleet graph says which team owns which cluster), as ScanRepository.latestSucceededId. */
+const LATEST_SUCCEEDED_SCAN = `(SELECT ls.id FROM scans ls WHERE ls.status = 'succeeded' ORDER BY ls.started_at DESC, ls.id DESC LIMIT 1)`;
+
+/**
+ * The waivers a principal sees (SQL over `waivers`, columns unqualified): those of its accounts, and for a
+ * team-scoped principal (team-scope.util.ts, teams as the latest succeeded scan's fleet graph has them) a waiver of
+ * one cluster when that cluster is its team's, a waiver of a whole account or region when its team owns a cluster
+ * there (the waiver may cover that cluster's findings). The same rule guards changes and revocations.
+ */
+function waiverScopeCondition(scope: Scoped, add: (value: unknown) => string): string {
+  const accounts = scopeCondition('account_id', scope, add);
+  if (scope.teamScope === undefined) return accounts;
+  // Qualified: the rule's subqueries read graph_clusters, whose columns have the same names.
+  return `${accounts} AND ${teamRowCondition({ scan: LATEST_SUCCEEDED_SCAN, account: 'waivers.account_id', region: 'waivers.region_id', cluster: 'waivers.cluster_id' }, scope, add)}`;
+}
+
 const COLUMNS = `id, check_id, account_id, region_id, cluster_id, resource, owner, reason, category, ticket,
   created_by, created_at, expires_at, revoked_at, revoked_by, version, created_by_token`;
 
@@ -158,9 +175,22 @@ export class WaiverRepository {
   async get(id: string, scope: Scoped = SYSTEM_PRINCIPAL): Promise<StoredWaiver | null> {
     if (!isUuid(id)) return null;
     const params: unknown[] = [id];
-    const inScope = scopeCondition('account_id', scope, (v) => `$${params.push(v)}`);
+    const inScope = waiverScopeCondition(scope, (v) => `$${params.push(v)}`);
     const rows = await this.pool.query<WaiverRow>(`SELECT ${COLUMNS} FROM waivers WHERE id = $1 AND ${inScope}`, params);
     return rows.rows[0] ? toWaiver(rows.rows[0]) : null;
+  }
+
+  /**
+   * Whether cluster `clusterId` of account `accountId` belongs to one of the principal's teams in the latest succeeded
+   * scan's fleet graph (true without a team scope): a team-scoped token may waive only findings of its clusters.
+   */
+  async clusterInTeams(accountId: string, clusterId: string, scope: Scoped): Promise<boolean> {
+    if (scope.teamScope === undefined) return true;
+    const rows = await this.pool.query(
+      `SELECT 1 FROM graph_clusters WHERE scan_id = ${LATEST_SUCCEEDED_SCAN} AND account_id = $1 AND cluster_id = $2 AND team = ANY($3::text[])`,
+      [accountId, clusterId, [...scope.teamScope]],
+    );
+    return rows.rows.length > 0;
   }
 
   /**
@@ -172,7 +202,7 @@ export class WaiverRepository {
   async idsStartingWith(prefix: string, limit: number, scope: Scoped = SYSTEM_PRINCIPAL): Promise<string[]> {
     if (!/^[0-9a-f-]{1,36}$/i.test(prefix)) return [];
     const params: unknown[] = [`${prefix.toLowerCase()}%`, limit];
-    const inScope = scopeCondition('account_id', scope, (v) => `$${params.push(v)}`);
+    const inScope = waiverScopeCondition(scope, (v) => `$${params.push(v)}`);
     const rows = await this.pool.query<{ id: string }>(`SELECT id FROM waivers WHERE id::text LIKE $1 AND ${inScope} ORDER BY id LIMIT $2`, params);
     return rows.rows.map((r) => r.id);
   }
@@ -184,7 +214,7 @@ export class WaiverRepository {
    */
   async list(opts: { includeRevoked?: boolean; scope?: Scoped } = {}): Promise<StoredWaiver[]> {
     const params: unknown[] = [];
-    const where = [scopeCondition('account_id', opts.scope ?? SYSTEM_PRINCIPAL, (v) => `$${params.push(v)}`)];
+    const where = [waiverScopeCondition(opts.scope ?? SYSTEM_PRINCIPAL, (v) => `$${params.push(v)}`)];
     if (!opts.includeRevoked) where.push('revoked_at IS NULL');
     const rows = await this.pool.query<WaiverRow>(`SELECT ${COLUMNS} FROM waivers WHERE ${where.join(' AND ')} ORDER BY created_at, id`, params);
     return rows.rows.map(toWaiver);
@@ -274,7 +304,7 @@ export class WaiverRepository {
   /** Lock the waiver row for a change by `by`: in its scope (SQL) and its to manage. */
   private async lock(client: PoolClient, id: string, by: Principal): Promise<WaiverRow> {
     const params: unknown[] = [id];
-    const inScope = scopeCondition('account_id', by, (v) => `$${params.push(v)}`);
+    const inScope = waiverScopeCondition(by, (v) => `$${params.push(v)}`);
     const rows = isUuid(id) ? await client.query<WaiverRow>(`SELECT ${COLUMNS} FROM waivers WHERE id = $1 AND ${inScope} FOR UPDATE`, params) : { rows: [] as WaiverRow[] };
     const row = rows.rows[0];
     if (!row) throw new StoreError('NOT_FOUND', `waiver ${id} not found`);

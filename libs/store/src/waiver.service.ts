@@ -62,12 +62,20 @@ export class WaiverService {
    *   request only a stated name (`statedBy`), the history and `created_by` naming the authenticated principal
    * @param by who asks (default SYSTEM_PRINCIPAL): the waiver's account must be in its scope; an `fa_`
    *   token is recorded as the waiver's creator (only it, or an admin, may change it later)
-   * @throws WaiverValidationError naming the bad field; StoreError FORBIDDEN (account outside the scope)
+   * @throws WaiverValidationError naming the bad field; StoreError FORBIDDEN (account outside the scope; for a team-scoped
+   *   principal, a waiver without a cluster of its teams)
    */
   async create(input: unknown, actor: string, now: Date = new Date(), by: Principal = SYSTEM_PRINCIPAL): Promise<StoredWaiver> {
     const resolved = resolveWaiverInput(input, now);
     if (!scopeIncludes(by.accountScope, resolved.accountId)) {
       throw new StoreError('FORBIDDEN', `account ${resolved.accountId} is outside the token's account scope`);
+    }
+    // A waiver of a whole account or region would also waive other teams' findings there.
+    if (by.teamScope !== undefined && (resolved.clusterId === undefined || !(await this.waivers.clusterInTeams(resolved.accountId, resolved.clusterId, by)))) {
+      throw new StoreError(
+        'FORBIDDEN',
+        `a token scoped to teams ${by.teamScope.join(', ')} waives findings of its own clusters only: give the clusterId of one of them${resolved.clusterId === undefined ? '' : ` (${resolved.clusterId} is not one of them)`}`,
+      );
     }
     return this.waivers.create({ ...resolved, createdBy: actor, createdAt: now, createdByToken: by.kind === 'token' ? by.tokenId : null, by });
   }
@@ -118,7 +126,7 @@ export class WaiverService {
    */
   async matcher(now: Date = new Date(), scope: Scoped = SYSTEM_PRINCIPAL, generation?: ReadGeneration): Promise<WaiverMatcher> {
     if (!generation) return new WaiverMatcher(await this.waivers.list({ scope }), now);
-    const key = `${generation.waivers}\u0000${scopeCacheKey(scope.accountScope)}`;
+    const key = `${generation.waivers}\u0000${scopeCacheKey(scope)}`;
     const live = await this.liveWaivers.fetch(key, { context: scope });
     return new WaiverMatcher(live ?? (await this.waivers.list({ scope })), now);
   }

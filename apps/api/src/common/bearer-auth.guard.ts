@@ -13,12 +13,14 @@ export const RequireRole = (role: Role): MethodDecorator & ClassDecorator => Set
 
 /**
  * Mark a controller or route whose reads filter by team (Scoped.teamScope): only these answer a team-scoped token.
- * Every other route refuses it with 403 rather than show rows of other teams' clusters (fail closed).
+ * Every other route refuses it with 403 rather than show rows of other teams' clusters (fail closed), so a new
+ * controller must decide how it narrows to a team (libs/store team-scope.util.ts) before a team token reaches it.
  */
 export const TeamAware = (): MethodDecorator & ClassDecorator => SetMetadata(TEAM_AWARE_ROUTE, true);
 
 /** The REST endpoints a team-scoped token may call (named in the 403 of the others). */
-export const TEAM_AWARE_ENDPOINTS = 'GET /v1/findings, GET /v1/forecasts/trends, GET /v1/forecasts/headroom, POST /v1/forecasts/whatif, /v1/tokens';
+export const TEAM_AWARE_ENDPOINTS =
+  '/v1/findings, /v1/scans, /v1/quotas, /v1/clusters, /v1/load-balancers, /v1/nlbs, /v1/nlb-server-groups/unused, /v1/ecs-instances, /v1/forecasts, /v1/plans, /v1/waivers, /v1/reports, /v1/tokens, /metrics';
 
 /** The parts of Express's request the guard reads and writes. */
 export interface HttpRequestLike {

@@ -1,5 +1,5 @@
 import { LRUCache } from 'lru-cache';
-import { scopeCacheKey, type AccountScope, type ReadGenerations } from '@app/store';
+import { scopeCacheKey, type ReadGenerations, type Scoped } from '@app/store';
 
 /**
  * Largest total size of cached REST answers, in characters of their JSON (keys included; one byte each for the ASCII
@@ -25,7 +25,7 @@ interface FetchContext {
  *
  * Answers are kept as the JSON text REST sends (`JSON.stringify`, as Express `res.json` writes it): a hit costs no
  * serialisation (an account's page of 100 NLBs with their server groups is 1.3 MB of JSON, 10-18 ms to stringify).
- * Key: (read name, its arguments, the principal's exact account scope, the generation); errors are not kept;
+ * Key: (read name, its arguments, the principal's exact account and team scope, the generation); errors are not kept;
  * concurrent misses of one key share one computation.
  */
 export class GenerationAnswerCache {
@@ -43,7 +43,7 @@ export class GenerationAnswerCache {
    * generation, else that of `run()`'s answer (then kept).
    * @throws what `run` throws (nothing is kept then), or the driver's error when the generation cannot be read
    */
-  async answer(name: string, args: unknown, scope: AccountScope, run: () => Promise<object>): Promise<string> {
+  async answer(name: string, args: unknown, scope: Scoped, run: () => Promise<object>): Promise<string> {
     const generation = await this.generations.current();
     const key = JSON.stringify([generation.findings, name, args ?? null, scopeCacheKey(scope)]);
     const text = await this.answers.fetch(key, { context: { run: async () => JSON.stringify(await run()) } });

@@ -1,5 +1,6 @@
 import { Get, Header, type Type } from '@nestjs/common';
 import type { Principal } from '@app/store';
+import { TeamAware } from '../common/bearer-auth.guard';
 import { BearerController } from '../common/bearer-controller.decorator';
 import { CurrentPrincipal } from '../auth/current-principal.decorator';
 import { ApiRoute, ZodParam, ZodQuery, type RouteDoc } from '../common/route.decorator';
@@ -55,6 +56,7 @@ function graphObjectRoute(summary: string, idDescription: string, example: strin
  * the token's accounts in SQL; an object of another account answers 404 exactly like an absent one.
  * Scans stored before the graph existed have no graph (empty lists, 404 for objects).
  */
+@TeamAware()
 @BearerController('v1', 'fleet', 'Invalid query or path')
 export class FleetController {
   constructor(private readonly fleet: FleetService) {}

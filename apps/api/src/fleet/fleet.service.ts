@@ -57,7 +57,7 @@ export class FleetService {
    * runs, without a generation bump).
    */
   private async answer<T extends object>(name: string, scanId: string | undefined, args: unknown[], principal: Principal, run: () => Promise<T>): Promise<JsonText<T>> {
-    return (namesScan(scanId) ? JSON.stringify(await run()) : await this.answers.answer(name, args, principal.accountScope, run)) as JsonText<T>;
+    return (namesScan(scanId) ? JSON.stringify(await run()) : await this.answers.answer(name, args, principal, run)) as JsonText<T>;
   }
 
   /** The accounts of a scan's graph, by id. */

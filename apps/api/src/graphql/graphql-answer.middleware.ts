@@ -43,7 +43,7 @@ export class GraphAnswerFastPath implements NestMiddleware {
     if (this.cache.empty) return next();
     const request = answerRequestOf(req.body);
     const principal = request ? this.auth.cachedPrincipal(req.headers.authorization) : undefined;
-    // Team-scoped tokens go to Apollo, which refuses the graph roots for them (teamScopePlugin).
+    // Team-scoped tokens go to Apollo, whose teamScopePlugin refuses the roots that do not filter by team.
     if (!request || !principal || principal.teamScope !== undefined) return next();
     const key = this.cache.keyOf(request, principal);
     // No answer for this request text and token scope: no generation read, straight to Apollo.

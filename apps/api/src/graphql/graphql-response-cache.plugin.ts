@@ -99,14 +99,14 @@ export class GraphAnswerCache {
   });
 
   /**
-   * The key of a request: (query text, operation name, variables, role, exact account scope). The same request text
+   * The key of a request: (query text, operation name, variables, role, exact account and team scope). The same request text
    * under another role or scope never shares an answer. One answer is kept per key: the one of the findings
    * generation it was computed under (`get` serves it only while that generation is current).
    */
   keyOf(request: GraphAnswerRequest, principal: Principal): string {
     // Hashed: a key is 44 characters whatever the query text's length.
     return createHash('sha256')
-      .update(JSON.stringify([request.query, request.operationName ?? null, request.variables ?? {}, principal.role, scopeCacheKey(principal.accountScope)]))
+      .update(JSON.stringify([request.query, request.operationName ?? null, request.variables ?? {}, principal.role, scopeCacheKey(principal)]))
       .digest('base64');
   }
 

@@ -227,8 +227,24 @@ function formatError(formatted: GraphQLFormattedError, error: unknown): GraphQLF
   return formatted;
 }
 
-/** Root fields a team-scoped token may select: the reads that filter by team, and token management. */
+/**
+ * Root fields a team-scoped token may select: the reads that filter by team (libs/store team-scope.util.ts: the fleet
+ * graph, quotas, scans and their diff, findings, forecasts), the scan launch (which refuses it with its reason), and
+ * token management. A new root is refused to team tokens until it is added here.
+ */
 export const TEAM_AWARE_ROOT_FIELDS: ReadonlySet<string> = new Set([
+  'scans',
+  'scan',
+  'scanDiff',
+  'startScan',
+  'accounts',
+  'clusters',
+  'loadBalancers',
+  'loadBalancer',
+  'nlbs',
+  'nlb',
+  'ecsInstances',
+  'quotas',
   'findings',
   'quotaTrends',
   'headroom',

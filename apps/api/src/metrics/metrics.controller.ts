@@ -2,6 +2,7 @@ import { Get, Header } from '@nestjs/common';
 import { ApiOkResponse, ApiOperation, ApiProduces } from '@nestjs/swagger';
 import { METRICS_CONTENT_TYPE } from '@app/telemetry';
 import type { Principal } from '@app/store';
+import { TeamAware } from '../common/bearer-auth.guard';
 import { BearerController } from '../common/bearer-controller.decorator';
 import { CurrentPrincipal } from '../auth/current-principal.decorator';
 
@@ -11,6 +12,7 @@ import { MetricsService } from './metrics.service';
  * `GET /metrics`: Prometheus text format, behind the same bearer token as `/v1` (Prometheus sends it
  * with `authorization: { credentials_file: ... }` in the scrape config; see deploy/prometheus/).
  */
+@TeamAware()
 @BearerController('metrics', 'metrics')
 export class MetricsController {
   constructor(private readonly metrics: MetricsService) {}

@@ -19,7 +19,8 @@ type Exhaustion = Pick<TrendEntry, 'checkId' | 'resource' | 'secondsToExhaustion
  * changes only when a scan adds samples, and its predicted times (`exhaustsAt`) are absolute, so a scrape
  * only re-derives "seconds from now" from them (`max(0, exhaustsAt - now)`). Refitted when the latest
  * succeeded scan changes or `EXHAUSTION_REFIT_MS` of wall time after the last fit (samples leaving the 14-day window). Concurrent
- * scrapes share one fit. Holds every account's series; each scrape filters them by its principal's scope.
+ * scrapes share one fit. Holds every account's series; each scrape filters them by its principal's scope (accounts,
+ * and for a team-scoped principal its clusters and the account / region quotas they draw on).
  * One per API process (a provider), so every scrape shares its fit.
  */
 @Injectable()
@@ -45,13 +46,30 @@ export class ExhaustionForecasts {
     }
     const seconds = (at: string | null): number | null => (at === null ? null : Math.max(0, Math.round((Date.parse(at) - now.getTime()) / 1000)));
     const out: Exhaustion[] = [];
+    const inTeams = principal.teamScope === undefined || latestId === null ? undefined : teamSeries(await this.store.graph.teamClusters(latestId, principal));
     for (const t of await this.fit) {
       if (!scopeIncludes(principal.accountScope, t.resource.accountId)) continue;
+      if (principal.teamScope !== undefined && (inTeams === undefined || !inTeams(t.resource))) continue;
       const s = { p10: seconds(t.exhaustsAt.p10), p50: seconds(t.exhaustsAt.p50), p90: seconds(t.exhaustsAt.p90) };
       if (s.p10 !== null && s.p10 <= EXPORT_HORIZON_SECONDS) out.push({ checkId: t.checkId, resource: t.resource, secondsToExhaustion: s });
     }
     return out;
   }
+}
+
+/**
+ * Which forecast series a team-scoped principal sees (the quota rule of libs/store team-scope.util.ts): a series of one
+ * of its clusters, or of an account / region quota (kind `Account` / `Region`) where it owns a cluster.
+ * @param clusters the principal's clusters in the latest succeeded scan (FleetGraphRepository.teamClusters)
+ */
+function teamSeries(clusters: readonly { clusterId: string; accountId: string; regionId: string }[]): (r: TrendEntry['resource']) => boolean {
+  const ids = new Set(clusters.map((c) => c.clusterId));
+  const areas = new Set(clusters.flatMap((c) => [c.accountId, `${c.accountId}/${c.regionId}`]));
+  return (r) => {
+    if (r.clusterId !== null && r.clusterId !== undefined && r.clusterId !== '') return ids.has(r.clusterId);
+    if (r.kind !== 'Account' && r.kind !== 'Region') return false;
+    return areas.has(r.regionId ? `${r.accountId}/${r.regionId}` : r.accountId);
+  };
 }
 
 /**

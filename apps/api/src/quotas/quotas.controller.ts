@@ -1,5 +1,6 @@
 import { Get, Header } from '@nestjs/common';
 import type { Principal } from '@app/store';
+import { TeamAware } from '../common/bearer-auth.guard';
 import { BearerController } from '../common/bearer-controller.decorator';
 import { CurrentPrincipal } from '../auth/current-principal.decorator';
 import { ApiRoute, ZodQuery } from '../common/route.decorator';
@@ -14,6 +15,7 @@ import { listQuotasQuerySchema, type ListQuotasQuery } from './quotas.schemas';
  * `quotas` (FleetGraphRepository.quotasPage / countQuotas), so both return the same numbers. Only samples
  * of the token's accounts are listed and counted, in SQL.
  */
+@TeamAware()
 @BearerController('v1/quotas', 'quotas')
 export class QuotasController {
   constructor(private readonly quotas: QuotasService) {}

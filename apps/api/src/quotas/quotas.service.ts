@@ -61,6 +61,6 @@ export class QuotasService {
    */
   async listJson(q: ListQuotasQuery, principal: Principal): Promise<string> {
     if (namesScan(q.scanId)) return JSON.stringify(await this.list(q, principal));
-    return this.answers.answer('quotas', [q], principal.accountScope, () => this.list(q, principal));
+    return this.answers.answer('quotas', [q], principal, () => this.list(q, principal));
   }
 }

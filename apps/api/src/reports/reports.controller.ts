@@ -10,7 +10,7 @@ import { afterOrOffset, deprecatedOffsetField, listPageQueryFields } from '../co
 import { markDeprecated, type ListPage } from '../common/listing.util';
 import { ZodBody, ZodParam, ZodQuery } from '../common/route.decorator';
 import { ApiZodBody, ApiZodQuery } from '../common/zod-openapi.util';
-import { RequireRole } from '../common/bearer-auth.guard';
+import { RequireRole, TeamAware } from '../common/bearer-auth.guard';
 import { ReportsService } from './reports.service';
 
 /** Query of `GET /v1/reports`: `limit` + `after` (keyset on creation time and id); `offset` deprecated. */
@@ -51,6 +51,7 @@ interface RawResponse {
  * 404 as if absent. To give a team its weekly report, schedule one for its accounts
  * (`REPORT_ACCOUNTS` / `fleet-audit report --accounts`).
  */
+@TeamAware()
 @BearerController('v1/reports', 'reports')
 export class ReportsController {
   constructor(private readonly reports: ReportsService) {}

@@ -1,6 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import { Injectable } from '@nestjs/common';
-import { REPORT_CONTENT_TYPES, renderReport, WeeklyReportService, type ReportDocument, type ReportFormat } from '@app/reports';
+import { REPORT_CONTENT_TYPES, renderReport, teamReportDocument, WeeklyReportService, type ReportDocument, type ReportFormat } from '@app/reports';
 import { encodeCursor, scopeIncludes, Store, StoreError, type Principal, type StoredReportListItem } from '@app/store';
 import type { ListPage } from '../common/listing.util';
 
@@ -15,7 +15,9 @@ export interface RenderedReport {
 /**
  * Stored weekly compliance reports (built by the worker's weekly cron) as `/v1/reports` serves them. Scope
  *: a report is visible only when every account it covers is in the principal's scope (in SQL);
- * others are absent.
+ * others are absent. A team-scoped principal reads each report as its team's rendition (libs/reports
+ * teamReportDocument: the report rebuilt from its stored scans with the team's reads), and the listing carries no
+ * whole-report summary for it (`summary: null`: the counts of every team), only the report's id, period and state.
  */
 @Injectable()
 export class ReportsService {
@@ -27,6 +29,11 @@ export class ReportsService {
    * @throws StoreError INVALID_ARGUMENT for a malformed cursor
    */
   async list(q: { limit: number; offset?: number; after?: string }, principal: Principal): Promise<ListPage<StoredReportListItem> & { offset: number }> {
+    const page = await this.listUnnarrowed(q, principal);
+    return principal.teamScope === undefined ? page : { ...page, items: page.items.map(withoutSummary) };
+  }
+
+  private async listUnnarrowed(q: { limit: number; offset?: number; after?: string }, principal: Principal): Promise<ListPage<StoredReportListItem> & { offset: number }> {
     if (q.offset !== undefined) {
       const page = await this.store.reports.list({ limit: q.limit, offset: q.offset }, principal);
       const last = page.items.at(-1);
@@ -68,21 +75,33 @@ export class ReportsService {
     // As listed: the document is rendered by GET /v1/reports/{id}.
     const item: StoredReportListItem = { ...stored };
     delete (item as Partial<typeof stored>).document;
-    return item;
+    if (principal.teamScope === undefined || stored.document === null) return principal.teamScope === undefined ? item : withoutSummary(item);
+    // A team-scoped token: the summary of its team's rendition of the report it built.
+    const mine = await teamReportDocument(this.store, stored.document as unknown as ReportDocument, principal);
+    return { ...item, summary: mine.summary as unknown as Record<string, unknown> };
   }
 
   /**
-   * One report rendered as `format` (json: the document itself; html, md, csv: libs/reports renderers).
-   * @throws StoreError NOT_FOUND when the report is absent, outside the scope, or not ready (naming its status)
+   * One report rendered as `format` (json: the document itself; html, md, csv: libs/reports renderers); for a
+   * team-scoped principal, its team's rendition (`scope.teams` set).
+   * @throws StoreError NOT_FOUND when the report is absent, outside the scope, or not ready (naming its status), and
+   *   for a team rendition when the report's scan is no longer stored; ScanPrunedError when retention pruned it
    */
   async render(id: string, format: ReportFormat, principal: Principal): Promise<RenderedReport> {
     const report = await this.store.reports.get(id, principal);
     if (!report) throw new StoreError('NOT_FOUND', `report ${id} not found`);
     if (report.status !== 'ready' || report.document === null) throw new StoreError('NOT_FOUND', `report ${id} is ${report.status}${report.error ? `: ${report.error}` : ''}`);
+    const stored = report.document as unknown as ReportDocument;
+    const doc = principal.teamScope === undefined ? stored : await teamReportDocument(this.store, stored, principal);
     return {
-      body: renderReport(report.document as unknown as ReportDocument, format),
+      body: renderReport(doc, format),
       contentType: REPORT_CONTENT_TYPES[format],
       disposition: format !== 'json' ? `inline; filename="weekly-report-${id}.${format}"` : undefined,
     };
   }
+}
+
+/** A listed report without its summary (the whole report's counts, not shown to a team-scoped principal). */
+function withoutSummary(item: StoredReportListItem): StoredReportListItem {
+  return { ...item, summary: null };
 }

@@ -3,7 +3,7 @@ import { ApiAcceptedResponse, ApiForbiddenResponse, ApiOperation, ApiServiceUnav
 import type { Principal } from '@app/store';
 import { BearerController } from '../common/bearer-controller.decorator';
 import { CurrentPrincipal } from '../auth/current-principal.decorator';
-import { RequireRole } from '../common/bearer-auth.guard';
+import { RequireRole, TeamAware } from '../common/bearer-auth.guard';
 import { ErrorResponseDto } from '../common/error-response.dto';
 import { scanIdSchema } from '../common/request.schemas';
 import { ApiRoute, ZodBody, ZodParam, ZodQuery } from '../common/route.decorator';
@@ -15,6 +15,7 @@ import { ScansService } from './scans.service';
 import { markDeprecated, type HeaderSink } from '../common/listing.util';
 
 /** `/v1/scans`: list, read and launch scans. */
+@TeamAware()
 @BearerController('v1/scans', 'scans', 'Invalid query, path or body')
 export class ScansController {
   constructor(private readonly scans: ScansService) {}

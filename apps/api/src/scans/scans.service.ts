@@ -167,10 +167,13 @@ export class ScansService {
   }
 
   /**
-   * A token scoped to some accounts must cover every account the source reads.
-   * @throws ApiError FORBIDDEN naming the accounts outside the scope, or saying they are not known in advance
+   * A token scoped to some accounts must cover every account the source reads; a team-scoped token starts none.
+   * @throws ApiError FORBIDDEN naming the accounts outside the scope, or saying they are not known in advance, or
+   *   for a team-scoped token
    */
   private assertScopeCovers(source: string | undefined, principal: Principal): void {
+    if (principal.teamScope !== undefined)
+      throw new ApiError('FORBIDDEN', `a scan reads every cluster of its accounts, other teams' too; a token scoped to teams (${principal.teamScope.join(', ')}) may not start one`);
     if (principal.accountScope.all) return;
     const accounts = this.launcher.sourceAccounts?.(source);
     const name = source === undefined ? 'the default scan source' : `scan source "${source}"`;

@@ -1,6 +1,6 @@
 import { Delete, Get, HttpCode, Patch, Post } from '@nestjs/common';
 import type { ApiParamOptions } from '@nestjs/swagger';
-import { RequireRole } from '../common/bearer-auth.guard';
+import { RequireRole, TeamAware } from '../common/bearer-auth.guard';
 import type { Principal } from '@app/store';
 import { BearerController } from '../common/bearer-controller.decorator';
 import { CurrentPrincipal } from '../auth/current-principal.decorator';
@@ -41,6 +41,7 @@ const CHANGES_ONE_WAIVER = {
  * changing and revoking need the operator role; a non-admin token may change or revoke only the waivers
  * it created itself (403 otherwise), an admin any waiver in its scope.
  */
+@TeamAware()
 @BearerController('v1/waivers', 'waivers', 'Invalid query, path or body (the field and the rule)')
 export class WaiversController {
   constructor(private readonly waivers: WaiversService) {}

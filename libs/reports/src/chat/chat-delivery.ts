@@ -1,14 +1,16 @@
 /**
  * Report delivery to chat services (chat-message.ts formats), per team: each route names a service, its webhook URL
  * (a secret: it embeds the robot's token; never logged) and optionally a team, whose message counts only the findings
- * of that team's clusters (findings.team, libs/domain owners.ts) in the report's scan and the previous period's.
+ * of that team's clusters (findings.team, libs/domain owners.ts) in the report's scan and the previous period's, after
+ * waivers (the report's team rendition, report-team.ts).
  * Routes come from `REPORT_CHAT_WEBHOOKS` (JSON, parseChatRoutes).
  */
 import { ExponentialBackoff, handleAll, retry } from 'cockatiel';
 import { z } from 'zod';
 import { SEVERITIES, TEAM_NAME, type Severity } from '@app/domain';
-import { ALL_ACCOUNTS, type Store } from '@app/store';
+import { ALL_ACCOUNTS, accountsScope, type Store } from '@app/store';
 import type { ReportDocument } from '../report.model';
+import { teamReportDocument } from '../report-team';
 import { CHAT_KINDS, chatMessage, type ChatKind, type ChatReportSummary } from './chat-message';
 
 /** One delivery route: a chat service's webhook, for the whole report or one team. */
@@ -55,14 +57,19 @@ export function reportLink(linkBase: string | undefined, reportId: string): stri
   return `${(linkBase ?? '').replace(/\/$/, '')}/v1/reports/${reportId}?format=html`;
 }
 
-/** The summary of the whole report (its scope), from the document. */
-export function fleetChatSummary(doc: ReportDocument, link: string): ChatReportSummary {
+/**
+ * The summary of a report document (its scope): open findings after waivers (total and by severity), waived ones
+ * apart, new and resolved since the previous period, the checks with the most open findings.
+ * @param team the team of a team's rendition (teamReportDocument), else null
+ */
+export function fleetChatSummary(doc: ReportDocument, link: string, team: string | null = null): ChatReportSummary {
   const bySeverity = Object.fromEntries(SEVERITIES.map((s) => [s, doc.summary.bySeverity[s]?.open ?? 0])) as Record<Severity, number>;
   return {
     title: doc.title,
     period: doc.period,
-    team: null,
+    team,
     open: doc.summary.open,
+    waived: doc.summary.waived,
     bySeverity,
     new: doc.summary.changes.new,
     resolved: doc.summary.changes.resolved,
@@ -76,33 +83,13 @@ export function fleetChatSummary(doc: ReportDocument, link: string): ChatReportS
 }
 
 /**
- * One team's summary: the findings of its clusters in the report's scan (`open`, by severity, top checks), those not
- * in the previous period's last scan (`new`) and those of the previous scan no longer there (`resolved`), read with a
- * team-scoped read of the store (waivers not applied: a team sees what its clusters have).
+ * One team's summary: the summary of the report's team rendition (teamReportDocument: the findings of its clusters
+ * in the report's scan and the previous period's, the waivers that cover them), so `open` counts after waivers and
+ * `waived` apart, exactly as the team's token reads the report.
  */
 export async function teamChatSummary(store: Store, doc: ReportDocument, team: string, link: string): Promise<ChatReportSummary> {
-  const scope = { accountScope: ALL_ACCOUNTS, teamScope: [team] };
-  const now = doc.scan ? await store.findings.forScan(doc.scan.id, scope) : [];
-  const before = doc.previousScan ? await store.findings.forScan(doc.previousScan.id, scope) : [];
-  const seen = new Set(before.map((f) => f.fingerprint));
-  const current = new Set(now.map((f) => f.fingerprint));
-  const bySeverity = Object.fromEntries(SEVERITIES.map((s) => [s, now.filter((f) => f.severity === s).length])) as Record<Severity, number>;
-  const perCheck = new Map<string, number>();
-  for (const f of now) perCheck.set(f.checkId, (perCheck.get(f.checkId) ?? 0) + 1);
-  return {
-    title: doc.title,
-    period: doc.period,
-    team,
-    open: now.length,
-    bySeverity,
-    new: now.filter((f) => !seen.has(f.fingerprint)).length,
-    resolved: before.filter((f) => !current.has(f.fingerprint)).length,
-    topChecks: [...perCheck.entries()]
-      .sort((a, b) => b[1] - a[1] || (a[0] < b[0] ? -1 : 1))
-      .slice(0, 5)
-      .map(([checkId, open]) => ({ checkId, open })),
-    link,
-  };
+  const accountScope = doc.scope.accounts === 'all' ? ALL_ACCOUNTS : accountsScope(doc.scope.accounts);
+  return fleetChatSummary(await teamReportDocument(store, doc, { accountScope, teamScope: [team] }), link, team);
 }
 
 /** Retry settings of one chat delivery (as the report webhook's). */

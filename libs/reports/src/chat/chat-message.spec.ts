@@ -25,6 +25,7 @@ const SUMMARY: ChatReportSummary = {
   period: { start: '2026-11-16T06:00:00.000Z', end: '2026-11-23T06:00:00.000Z' },
   team: 'payments',
   open: 12,
+  waived: 2,
   bySeverity: { critical: 2, warning: 9, info: 1 },
   new: 3,
   resolved: 4,

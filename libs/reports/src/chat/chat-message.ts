@@ -31,8 +31,10 @@ export interface ChatReportSummary {
   period: { start: string; end: string };
   /** The team the message is for (its clusters' findings only), or null for the whole report's scope. */
   team: string | null;
-  /** Open findings (count) and by severity. */
+  /** Open findings (count, waived ones not included) and by severity. */
   open: number;
+  /** Findings an active waiver covers (count; not in `open`). */
+  waived: number;
   bySeverity: Record<Severity, number>;
   /** Findings new since the previous period's last scan, and resolved since (counts). */
   new: number;
@@ -62,7 +64,7 @@ function cut(text: string, max: number): string {
 /** The body lines shared by the three formats, with the service's bold markers. */
 function lines(s: ChatReportSummary, bold: (t: string) => string): string[] {
   const out = [
-    `${bold('Open findings')}: ${s.open} (critical ${s.bySeverity.critical}, warning ${s.bySeverity.warning}, info ${s.bySeverity.info})`,
+    `${bold('Open findings')}: ${s.open} (critical ${s.bySeverity.critical}, warning ${s.bySeverity.warning}, info ${s.bySeverity.info}); ${bold('waived')}: ${s.waived}`,
     `${bold('New')}: ${s.new}, ${bold('resolved')}: ${s.resolved} since the previous period`,
   ];
   if (s.topChecks.length > 0) out.push(`${bold('Top checks')}: ${s.topChecks.map((c) => `${c.checkId} ${c.open}`).join(', ')}`);
