@@ -9,7 +9,8 @@
  * - the CLBs, NLBs and NLB server groups the cluster can touch ("full": a tag value or a backend on one of its nodes'
  *   ECS instances, an id, name or address one of its Services names);
  * - the ECS instances of its nodes, the region's vSwitches and quotas.
- * The region's other load balancers and server groups are kept apart as frozen stubs (no listeners, backends or
+ * A full CLB drops its backends on other clusters' nodes (one that other clusters' nodes are behind too counts as
+ * shared, below). The region's other load balancers and server groups are kept apart as frozen stubs (no listeners, backends or
  * servers): the checks that count over the whole region (the instance quotas, a vSwitch's users; found when the model
  * is built, as the checks whose results on the slice's own resources change when the stubs are added) run on the
  * slice with the stubs, every other check on the slice without them, so a review audits a cluster, not a region.
@@ -233,10 +234,29 @@ export class ClusterReviewModel {
     const nlbTouched = (n: Nlb) =>
       tagged(n.tags, named) || named.has(n.loadBalancerId) || (n.name !== undefined && named.has(n.name)) || (n.dnsName !== undefined && named.has(n.dnsName)) || n.listeners.some((l) => l.serverGroupId !== undefined && touchedGroups.has(l.serverGroupId));
     const fullNlbs = new Set((r.nlbs ?? []).filter(nlbTouched).map((n) => n.loadBalancerId));
+    // A full CLB drops its backends on other clusters' nodes: a CLB that also serves other clusters' nodes (a
+    // console-created CLB several clusters reuse) is counted as theirs too (`sharedIds`), and the slice's results on
+    // it and on the other nodes' ECS instances differ from the region's (untrusted).
+    const foreignNodes = new Set<string>();
+    for (const other of r.clusters)
+      if (other.clusterId !== clusterId) for (const n of other.kubernetes?.nodes ?? []) if (n.ecsInstanceId !== undefined) foreignNodes.add(n.ecsInstanceId);
+    const trimmed = new Set<string>();
+    const ownBackends = <T extends { serverId: string }>(list: readonly T[], id: string): T[] => {
+      const kept = list.filter((b) => !foreignNodes.has(b.serverId));
+      if (kept.length !== list.length) trimmed.add(id);
+      return kept;
+    };
+    const trim = (c: Clb): Clb => {
+      const defaultBackendServers = ownBackends(c.defaultBackendServers, c.loadBalancerId);
+      const vServerGroups = c.vServerGroups.map((g) => ({ ...g, backendServers: ownBackends(g.backendServers, c.loadBalancerId) }));
+      return trimmed.has(c.loadBalancerId) ? { ...c, defaultBackendServers, vServerGroups } : c;
+    };
+    const clbSplit = split(r.loadBalancers, clbTouched, (c) => ({ ...c, tags: { ...c.tags }, listeners: [], defaultBackendServers: [], vServerGroups: [] }));
+    if (clbSplit) clbSplit.full = clbSplit.full.map(trim);
     // One copy of the slice, frozen: every review shares it and copies only what its step writes.
     const own = structuredClone({
       cluster: found.cluster,
-      clbs: split(r.loadBalancers, clbTouched, (c) => ({ ...c, tags: { ...c.tags }, listeners: [], defaultBackendServers: [], vServerGroups: [] })),
+      clbs: clbSplit,
       nlbs: split(r.nlbs, nlbTouched, (n) => ({ ...n, listeners: [] })),
       groups: split(r.nlbServerGroups, (g) => touchedGroups.has(g.serverGroupId) || g.relatedLoadBalancerIds.some((id) => fullNlbs.has(id)), (g) => ({ ...g, servers: [] })),
       ecs: r.ecsInstances?.filter((e) => nodeEcs.has(e.instanceId)),
@@ -266,7 +286,7 @@ export class ClusterReviewModel {
       foreign.add(other.clusterId);
       for (const svc of other.kubernetes?.services ?? []) for (const v of namedBy(svc)) foreign.add(v);
     }
-    const sharedIds = new Set<string>();
+    const sharedIds = new Set<string>(trimmed);
     for (const c of this.clbs?.full ?? []) if (clbNamed(c, foreign)) sharedIds.add(c.loadBalancerId);
     for (const n of this.nlbs?.full ?? []) if (tagged(n.tags, foreign) || foreign.has(n.loadBalancerId)) sharedIds.add(n.loadBalancerId);
     this.sharedIds = sharedIds;
