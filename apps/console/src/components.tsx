@@ -25,11 +25,18 @@ export function Sev({ s }: { s: string }) {
   return <span class={`sev sev-${s}`}>{s}</span>;
 }
 
-/** The page title, focused when the page opens (screen readers and keyboard users land on it). */
+/** Whether a page title was shown already (the first page of a visit keeps the browser's own focus order). */
+let titled = false;
+
+/**
+ * The page title, focused when the user moves to another page (screen readers and keyboard users land on it, as on
+ * a full page load); on the first page the focus stays where the browser puts it (the skip link comes first).
+ */
 export function PageTitle({ children }: { children: ComponentChildren }) {
   const ref = useRef<HTMLHeadingElement>(null);
   useEffect(() => {
-    ref.current?.focus({ preventScroll: true });
+    if (titled) ref.current?.focus({ preventScroll: true });
+    titled = true;
   }, []);
   return (
     <h1 tabIndex={-1} ref={ref}>

@@ -83,13 +83,14 @@ export interface Scan {
   startedAt: string;
   finishedAt: string | null;
   error: string | null;
+  /** Counts within the token's scope; a scoped token's summary leaves out the fleet-wide ones. */
   summary: {
     findings: number;
-    bySeverity: Record<Severity, number>;
-    byCheck: Record<string, number>;
-    accounts: number;
-    clusters: number;
-    coverage: { ok: number; absent: number; failed: number };
+    bySeverity?: Record<Severity, number>;
+    byCheck?: Record<string, number>;
+    accounts?: number;
+    clusters?: number;
+    coverage?: { ok: number; absent: number; failed: number };
   } | null;
   coverage?: CoverageEntry[];
 }

@@ -42,8 +42,9 @@ export function Scans() {
                     {s.fleetName ?? '–'} <span class="muted small">{s.source}</span>
                   </td>
                   <td class="num">{num(s.summary?.findings)}</td>
-                  <td>{s.summary ? `${s.summary.bySeverity.critical ?? 0} / ${s.summary.bySeverity.warning ?? 0} / ${s.summary.bySeverity.info ?? 0}` : '–'}</td>
-                  <td>{s.summary ? `${s.summary.coverage.ok} / ${s.summary.coverage.absent} / ${s.summary.coverage.failed}` : '–'}</td>
+                  <td>{s.summary?.bySeverity ? `${s.summary.bySeverity.critical ?? 0} / ${s.summary.bySeverity.warning ?? 0} / ${s.summary.bySeverity.info ?? 0}` : '–'}</td>
+                  {/* A scoped token's summary carries no fleet-wide coverage counts. */}
+                  <td>{s.summary?.coverage ? `${s.summary.coverage.ok} / ${s.summary.coverage.absent} / ${s.summary.coverage.failed}` : '–'}</td>
                 </tr>
               ))}
             </tbody>
