@@ -271,6 +271,8 @@ export class ClusterReviewModel {
     const { nodes, ...k8sRest } = own.cluster.kubernetes ?? { nodes: [] };
     deepFreeze([k8sRest, own.clbs, own.nlbs, own.groups, own.vSwitches, own.quotas]);
     for (const n of nodes) deepFreeze(Object.values(n).filter((v) => typeof v === 'object'));
+    // The list itself is frozen: the what-if step memoises the CCM model's answer per frozen Service and node list.
+    Object.freeze(nodes);
     this.cluster = own.cluster;
     this.region = { ...r, clusters: [], ...(own.ecs ? { ecsInstances: own.ecs } : {}), ...(own.vSwitches ? { vSwitches: own.vSwitches } : {}), ...(own.quotas ? { quotas: own.quotas } : {}) };
     this.account = { ...found.account, regions: [] };

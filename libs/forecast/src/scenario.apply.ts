@@ -95,6 +95,27 @@ function serviceGlob(glob: string): (namespacedName: string) => boolean {
 }
 
 /** Mutable state of one scenario run: counters for deterministic names. */
+/** One vServer group of the CCM model, as the applier compares and writes it. */
+interface ExpectedGroup {
+  name: string;
+  port: number;
+  protocol: string;
+  backends: { serverId: string; type: BackendServer['type']; port: number; weight: number; serverIp?: string }[];
+}
+
+/** `expectedWithSignature` answers for frozen inputs, per Service object (see there). */
+const EXPECTED_MEMO = new WeakMap<
+  K8sService,
+  {
+    nodes: readonly K8sNode[];
+    slices: readonly K8sEndpointSlice[];
+    clusterId: string;
+    ccmVersion: string | undefined;
+    networkPlugin: string | undefined;
+    value: { groups: ExpectedGroup[] | undefined; signature: string };
+  }
+>();
+
 export class ScenarioApplier {
   private seq = 0;
   /**
@@ -164,23 +185,57 @@ export class ScenarioApplier {
     if (!k8s) return out;
     const slices = slicesByService(k8s.endpointSlices);
     for (const svc of k8s.services) {
-      if (needClb(svc)) out.set(`${svc.namespace}/${svc.name}`, JSON.stringify(this.expected(loc, svc, slices) ?? null));
+      if (needClb(svc)) out.set(`${svc.namespace}/${svc.name}`, this.expectedWithSignature(loc, svc, slices).signature);
       else if (isNlbControlled(loc, svc)) out.set(`${svc.namespace}/${svc.name}`, `nlb:${JSON.stringify(expectedNlbGroupsOf(loc, svc, slices) ?? null)}`);
     }
     return out;
   }
 
   private expected(loc: ClusterLocation, svc: K8sService, slices: Map<string, K8sEndpointSlice[]>) {
+    return this.expectedWithSignature(loc, svc, slices).groups;
+  }
+
+  /**
+   * The CCM model's vServer groups of a Service and their JSON (the signature `modelOf` and `reconcile` compare).
+   * Memoised per Service object where every input is frozen (the admission review model shares one frozen slice
+   * between reviews: the same Service, nodes and endpoint slices give the same groups); a what-if's own copy is never
+   * frozen and is computed each time.
+   */
+  private expectedWithSignature(loc: ClusterLocation, svc: K8sService, slices: Map<string, K8sEndpointSlice[]>): { groups: ExpectedGroup[] | undefined; signature: string } {
+    const nodes = loc.cluster.kubernetes?.nodes ?? [];
+    const endpointSlices = slices.get(`${svc.namespace}/${svc.name}`) ?? [];
+    const frozen = Object.isFrozen(svc) && Object.isFrozen(nodes) && endpointSlices.every((x) => Object.isFrozen(x));
+    if (frozen) {
+      const m = EXPECTED_MEMO.get(svc);
+      if (
+        m &&
+        m.nodes === nodes &&
+        m.clusterId === loc.cluster.clusterId &&
+        m.ccmVersion === loc.cluster.ccmVersion &&
+        m.networkPlugin === loc.cluster.networkPlugin &&
+        m.slices.length === endpointSlices.length &&
+        m.slices.every((x, i) => x === endpointSlices[i])
+      )
+        return m.value;
+    }
+    const groups = this.computeExpected(loc, svc, nodes, endpointSlices);
+    const value = { groups, signature: JSON.stringify(groups ?? null) };
+    if (frozen)
+      EXPECTED_MEMO.set(svc, { nodes, slices: endpointSlices, clusterId: loc.cluster.clusterId, ccmVersion: loc.cluster.ccmVersion, networkPlugin: loc.cluster.networkPlugin, value });
+    return value;
+  }
+
+  private computeExpected(loc: ClusterLocation, svc: K8sService, nodes: readonly K8sNode[], endpointSlices: readonly K8sEndpointSlice[]): ExpectedGroup[] | undefined {
     const sel = nodeSelectionOptionsOf(svc, loc.cluster.ccmVersion);
     if ('error' in sel) return undefined;
     const policy = serviceTrafficPolicy(svc, loc.cluster).policy;
-    const eligible = eligibleBackendNodes(loc.cluster.kubernetes?.nodes ?? [], sel.options);
+    const eligible = eligibleBackendNodes(nodes as K8sNode[], sel.options);
     const r = expectedVServerGroups({
       service: svc,
       clusterId: loc.cluster.clusterId,
       policy,
       eligible,
-      endpointSlices: slices.get(`${svc.namespace}/${svc.name}`) ?? [],
+      endpointSlices: endpointSlices as K8sEndpointSlice[],
       // Version-dependent behaviours (CCM_FEATURES: default-weight, node rules, ECI backends) follow upgradeCcm.
       ...(loc.cluster.ccmVersion !== undefined ? { ccmVersion: loc.cluster.ccmVersion } : {}),
     });
@@ -216,8 +271,7 @@ export class ScenarioApplier {
         continue;
       }
       const key = `${svc.namespace}/${svc.name}`;
-      const groups = this.expected(loc, svc, slices);
-      const sig = JSON.stringify(groups ?? null);
+      const { groups, signature: sig } = this.expectedWithSignature(loc, svc, slices);
       const isNew = created.has(key);
       if (!isNew && before.get(key) === sig) continue;
       if (!groups) continue; // CCM would fail this Service's sync: nothing changes on the CLB
