@@ -5,6 +5,7 @@
  */
 import type { CredentialStore } from './alibaba/credential.store';
 import type { InvocationStore } from './alibaba/invocation.store';
+import type { QuotaApplicationStore } from './alibaba/quota-application.store';
 import type { FleetIndex } from './fleet/fleet-index.repository';
 import type { ClusterTokenStore } from './kubernetes/cluster-token.store';
 
@@ -20,7 +21,7 @@ export interface UnreachableEndpoints {
   vpcs: ReadonlySet<string>;
 }
 
-/** Shared state of a running simulator (read-only except the credential and invocation stores). */
+/** Shared state of a running simulator (read-only except the credential, invocation and quota application stores). */
 export interface SimContext {
   fleet: FleetIndex;
   /**
@@ -37,5 +38,7 @@ export interface SimContext {
   credentials: CredentialStore;
   /** Cloud Assistant invocations (the only state the API calls change). */
   invocations: InvocationStore;
+  /** Quota Center applications (CreateQuotaApplication; ListProductQuotas reads approved values from here). */
+  quotaApplications: QuotaApplicationStore;
   now: () => Date;
 }

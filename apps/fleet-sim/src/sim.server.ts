@@ -26,6 +26,7 @@ import type { WireFleet } from '@app/domain';
 import { AlibabaGateway, type ThrottlingStatus } from './alibaba/alibaba.gateway';
 import { CredentialStore } from './alibaba/credential.store';
 import { InvocationStore } from './alibaba/invocation.store';
+import { QuotaApplicationStore } from './alibaba/quota-application.store';
 import { RequestAuthService } from './alibaba/request-auth.service';
 import { FleetIndex } from './fleet/fleet-index.repository';
 import { BodyTooLargeError, readBody, sendJson, splitUrl } from './http/http.util';
@@ -274,6 +275,7 @@ export async function startSimulator(options: SimulatorOptions): Promise<Running
     clusterTokens: new ClusterTokenStore(),
     credentials,
     invocations: new InvocationStore(),
+    quotaApplications: new QuotaApplicationStore(),
     now,
   };
   const alibaba = new AlibabaGateway(

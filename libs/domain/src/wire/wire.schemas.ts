@@ -207,6 +207,17 @@ export const accountYamlSchema = z.looseObject({
     .default([]),
   auditRoleArn: optStr,
   management: z.boolean().optional(),
+  /**
+   * The simulator only (a live scan and the offline audit ignore it): what the simulated Quota Center decides on this
+   * account's quota applications (apps/fleet-sim quotas.handler.ts).
+   */
+  quotaApplications: z
+    .strictObject({
+      decision: z.enum(['approve', 'refuse', 'pending']).default('pending'),
+      approvePercent: z.number().min(1).max(100).default(100),
+      reason: z.string().max(500).optional(),
+    })
+    .optional(),
 });
 export type AccountYaml = z.infer<typeof accountYamlSchema>;
 
