@@ -48,7 +48,7 @@ import {
 } from '@app/domain';
 import { estimateConvergence, type ConvergenceSettings, type ServiceChange } from './convergence.model';
 import { planResultOf, preparePlan, type PlanResult } from './manifest-plan';
-import { ScenarioApplier } from './scenario.apply';
+import { ScenarioApplier, type ExpectedGroupsMemo } from './scenario.apply';
 import { auditChanged, diffAudits, sampleKeyOf, sampleMap, withOverflow, type WhatIfResult } from './whatif.runner';
 
 /** Options of a review model: the analysis clock and settings `plan` would be given. */
@@ -191,6 +191,8 @@ export class ClusterReviewModel {
   private readonly regionSettings: PartialAuditSettings;
   private readonly baseline: Pick<AuditOutput, 'results' | 'findings'>;
   private readonly baselineSamples: ReadonlyMap<string, QuotaUsageSample>;
+  /** The CCM model's answers for the slice's frozen Services, shared by the reviews' appliers. */
+  private readonly expectedMemo: ExpectedGroupsMemo = new WeakMap();
   /** Result keys whose slice result differs from the region's (or that the region does not have). */
   private readonly untrusted: ReadonlySet<string>;
   /** Counts for diagnostics and the bench: the slice's baseline results, the untrusted ones, full and stub CLBs. */
@@ -401,7 +403,7 @@ export class ClusterReviewModel {
 
   private run(c: ReviewCopy, manifest: K8sServiceWire): ReviewAnswer {
     const prepared = preparePlan(c.slice, { services: [{ manifest, source: 'admission request' }], workloads: [], ignored: {} }, { cluster: this.clusterId });
-    const applier = new ScenarioApplier(c.slice);
+    const applier = new ScenarioApplier(c.slice, { expectedMemo: this.expectedMemo });
     const changes: ServiceChange[] = [];
     for (const step of prepared.scenario.steps) for (const ch of applier.apply(step).services) changes.push({ ...ch, cluster: this.clusterId });
     const local = auditChanged(c.slice, { now: this.options.now, settings: this.sliceSettings });

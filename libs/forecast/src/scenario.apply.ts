@@ -103,8 +103,11 @@ interface ExpectedGroup {
   backends: { serverId: string; type: BackendServer['type']; port: number; weight: number; serverIp?: string }[];
 }
 
-/** `expectedWithSignature` answers for frozen inputs, per Service object (see there). */
-const EXPECTED_MEMO = new WeakMap<
+/**
+ * Memo of the CCM model's answers for frozen inputs, per Service object (see `ScenarioApplier.expectedWithSignature`);
+ * its owner (the admission review model) keeps it as long as the frozen slice it was filled from.
+ */
+export type ExpectedGroupsMemo = WeakMap<
   K8sService,
   {
     nodes: readonly K8sNode[];
@@ -114,7 +117,7 @@ const EXPECTED_MEMO = new WeakMap<
     networkPlugin: string | undefined;
     value: { groups: ExpectedGroup[] | undefined; signature: string };
   }
->();
+>;
 
 export class ScenarioApplier {
   private seq = 0;
@@ -124,8 +127,15 @@ export class ScenarioApplier {
    */
   readonly nodePortOverflow = new Map<string, number>();
 
-  /** @param snapshot the copy to change in place */
-  constructor(private readonly snapshot: FleetSnapshot) {}
+  /**
+   * @param snapshot the copy to change in place
+   * @param options `expectedMemo`: where to keep the CCM model's answers for frozen inputs between appliers (the
+   *   admission review model's); without it every answer is computed
+   */
+  constructor(
+    private readonly snapshot: FleetSnapshot,
+    private readonly options: { expectedMemo?: ExpectedGroupsMemo } = {},
+  ) {}
 
   /** The next counter value for which `taken` is false (generated names never collide with existing ones). */
   private next(taken: (n: string) => boolean = () => false): string {
@@ -197,16 +207,17 @@ export class ScenarioApplier {
 
   /**
    * The CCM model's vServer groups of a Service and their JSON (the signature `modelOf` and `reconcile` compare).
-   * Memoised per Service object where every input is frozen (the admission review model shares one frozen slice
-   * between reviews: the same Service, nodes and endpoint slices give the same groups); a what-if's own copy is never
-   * frozen and is computed each time.
+   * Memoised per Service object in `options.expectedMemo` where every input is frozen (the admission review model
+   * shares one frozen slice between reviews: the same Service, nodes and endpoint slices give the same groups); a
+   * what-if gives no memo and its own copy is never frozen: computed each time.
    */
   private expectedWithSignature(loc: ClusterLocation, svc: K8sService, slices: Map<string, K8sEndpointSlice[]>): { groups: ExpectedGroup[] | undefined; signature: string } {
     const nodes = loc.cluster.kubernetes?.nodes ?? [];
     const endpointSlices = slices.get(`${svc.namespace}/${svc.name}`) ?? [];
-    const frozen = Object.isFrozen(svc) && Object.isFrozen(nodes) && endpointSlices.every((x) => Object.isFrozen(x));
+    const memo = this.options.expectedMemo;
+    const frozen = memo !== undefined && Object.isFrozen(svc) && Object.isFrozen(nodes) && endpointSlices.every((x) => Object.isFrozen(x));
     if (frozen) {
-      const m = EXPECTED_MEMO.get(svc);
+      const m = memo.get(svc);
       if (
         m &&
         m.nodes === nodes &&
@@ -221,7 +232,7 @@ export class ScenarioApplier {
     const groups = this.computeExpected(loc, svc, nodes, endpointSlices);
     const value = { groups, signature: JSON.stringify(groups ?? null) };
     if (frozen)
-      EXPECTED_MEMO.set(svc, { nodes, slices: endpointSlices, clusterId: loc.cluster.clusterId, ccmVersion: loc.cluster.ccmVersion, networkPlugin: loc.cluster.networkPlugin, value });
+      memo.set(svc, { nodes, slices: endpointSlices, clusterId: loc.cluster.clusterId, ccmVersion: loc.cluster.ccmVersion, networkPlugin: loc.cluster.networkPlugin, value });
     return value;
   }
 
