@@ -1,66 +1,109 @@
 /**
- * `npm run bench:admission [-- --rate R --seconds S]`: latency of the admission webhook (`POST /v1/admission/{cluster}`)
- * at a fixed request rate, as a cluster's apiserver calls it. A fresh database holds the bundled sample fleet as one
- * stored scan; the API (createApiApp, the production module, default forecast pool) runs in a CHILD process so the
- * load generator does not share its event loop; autocannon sends AdmissionReviews of a new 2-port LoadBalancer Service
- * on cluster `storefront` at R reviews/s (default 200, `overallRate`) for S seconds (default 3: the machine is shared),
- * with a viewer token.
- * Prints p50 / p95 / p99 / max (ms, every response), the rate reached, errors (non-2xx, timeouts), how many answers were
- * "not judged" (fail-open: a busy forecast pool, the deadline), the API's CPU ms per review, and one JSON line last.
- * The issue's target (p99 <= 50 ms at 200 reviews/s) is for the 1M-backend bench fleet; this run is on the sample fleet.
+ * `npm run bench:admission [-- --rate R --seconds S --clusters N --targets T]`: latency of the admission webhook
+ * (`POST /v1/admission/{cluster}`) at a fixed request rate, as the apiservers of several clusters call one central
+ * API. A fresh database holds the 1M-backend bench fleet (`millionBackendFleet`, the fleet of bench:analyze and
+ * bench:forecast: 500 clusters of 100 nodes and 22 LoadBalancer Services in 10 accounts, one region each;
+ * `--clusters N` the same shape on N clusters) as one stored scan (`analyzeAndStore`, as a scan stores it). The API
+ * (createApiApp, the production module) runs in a CHILD process so the load generator does not share its event loop;
+ * autocannon sends AdmissionReviews at R reviews/s in all (default 200, `overallRate`) for S seconds (default 3: the
+ * machine is shared) to T target clusters (default 4, in different accounts and regions), with a viewer token.
+ * Every review is a different Service (its own name; 1 to 3 ports; Cluster or Local mode), so no answer is served
+ * from the answers the API remembers: each is computed by the cluster's warm model.
+ *
+ * Before the measured run, a warm-up builds each target cluster's model (the first review of a cluster after a new
+ * scan: one analysis of its region) and checks that a review is judged; its time is printed apart.
+ * Prints the machine probe (bench/machine-probe.ts), p50 / p95 / p99 / max (ms, every response), the rate reached,
+ * errors (non-2xx, timeouts), how many answers were "not judged" (fail-open), the API's CPU ms per review, the load
+ * average, and one JSON line last. The issue's target: p99 <= 50 ms at 200 reviews/s on the 1M-backend fleet.
+ * `BENCH_ADMISSION_CPU_PROF=<dir>` writes a CPU profile of the API child there.
  */
 import { fork, type ChildProcess } from 'node:child_process';
+import type autocannon from 'autocannon';
 import { randomBytes } from 'node:crypto';
-import { join } from 'node:path';
 import { analyzeAndStore } from '@app/audit';
-import { loadFleetDirectory } from '@app/collectors';
 import { Store } from '@app/store';
+import type { FleetSnapshot } from '@app/domain';
 import { measureLoad, serveApiChild } from './api-child.util';
-import { intFlag, loadAvg1m, withBenchDatabase } from './bench-support';
+import { backendsOf, intFlag, loadAvg1m, millionBackendFleet, withBenchDatabase } from './bench-support';
+import { probeJson, runProbe } from './machine-probe';
 
-const SAMPLE = join(__dirname, '..', '..', '..', '..', 'examples', 'fleets', 'sample');
 const NOW = new Date('2026-11-22T00:00:00Z');
 const BOOTSTRAP = `bench-admission-bootstrap-${randomBytes(12).toString('hex')}`;
 const HASH_KEY = randomBytes(32).toString('hex');
 
-/** The review the load sends: a new LoadBalancer Service of two ports (judged, planned, no breach on the sample fleet). */
-const REVIEW = JSON.stringify({
-  apiVersion: 'admission.k8s.io/v1',
-  kind: 'AdmissionReview',
-  request: {
-    uid: '705ab4f5-6393-11e8-b7cc-42010a800002',
-    kind: { group: '', version: 'v1', kind: 'Service' },
-    resource: { group: '', version: 'v1', resource: 'services' },
-    name: 'checkout-public',
-    namespace: 'shop',
-    operation: 'CREATE',
-    userInfo: { username: 'bench' },
-    object: {
-      apiVersion: 'v1',
-      kind: 'Service',
-      metadata: { name: 'checkout-public', namespace: 'shop' },
-      spec: { type: 'LoadBalancer', selector: { app: 'checkout' }, ports: [{ name: 'https', port: 443, targetPort: 8443 }, { name: 'http', port: 80, targetPort: 8080 }] },
+/** The review of a new LoadBalancer Service `n` (its name, ports and traffic policy vary with `n`). */
+function review(n: number): string {
+  const ports = 1 + (n % 3);
+  return JSON.stringify({
+    apiVersion: 'admission.k8s.io/v1',
+    kind: 'AdmissionReview',
+    request: {
+      uid: `705ab4f5-6393-11e8-b7cc-${n.toString(16).padStart(12, '0')}`,
+      kind: { group: '', version: 'v1', kind: 'Service' },
+      resource: { group: '', version: 'v1', resource: 'services' },
+      name: `bench-${n}`,
+      namespace: 'shop',
+      operation: 'CREATE',
+      userInfo: { username: 'bench' },
+      object: {
+        apiVersion: 'v1',
+        kind: 'Service',
+        metadata: { name: `bench-${n}`, namespace: 'shop' },
+        spec: {
+          type: 'LoadBalancer',
+          externalTrafficPolicy: n % 4 === 0 ? 'Local' : 'Cluster',
+          selector: { app: `bench-${n}` },
+          ports: Array.from({ length: ports }, (_, i) => ({ name: `p${i}`, port: 8000 + i, targetPort: 8080 })),
+        },
+      },
+      oldObject: null,
+      dryRun: false,
     },
-    oldObject: null,
-    dryRun: false,
-  },
-});
+  });
+}
+
+/** T clusters spread over the fleet's accounts (one region each): the first cluster of every (accounts / T)-th account. */
+function targets(snapshot: FleetSnapshot, count: number): string[] {
+  const accounts = snapshot.accounts;
+  const out: string[] = [];
+  for (let i = 0; i < count; i++) {
+    const a = accounts[Math.floor((i * accounts.length) / count) % accounts.length]!;
+    const clusters = a.regions.flatMap((r) => r.clusters);
+    out.push(clusters[(i * 7) % clusters.length]!.name);
+  }
+  return out;
+}
 
 async function main(): Promise<void> {
   const rate = intFlag('rate', 200);
   const seconds = intFlag('seconds', 3);
+  const clusters = intFlag('clusters', 500);
+  const targetCount = intFlag('targets', 4);
+  const probe = await runProbe();
+  console.log(
+    `machine probe: 1 GiB of fresh memory touched in ${probe.firstTouchSecondsPerGiB.toFixed(2)} s, a fixed CPU loop in ${probe.cpuLoopMs.toFixed(0)} ms, ` +
+      `a random memory read in ${probe.memoryLatencyNs.toFixed(0)} ns; load average ${loadAvg1m()}`,
+  );
   await withBenchDatabase(async (databaseUrl) => {
     const store = await Store.open({ connectionString: databaseUrl, migrate: true, tokenHashKey: HASH_KEY });
     let token: string;
+    let names: string[];
+    let backends: number;
+    const t0 = Date.now();
     try {
+      const snapshot = millionBackendFleet(22, { clusters });
+      backends = backendsOf(snapshot);
+      names = targets(snapshot, targetCount);
       const scan = await store.scans.create({ source: 'offline', startedAt: NOW });
-      await analyzeAndStore(loadFleetDirectory(SAMPLE), { scanId: scan.id, now: NOW, store });
+      await analyzeAndStore(snapshot, { scanId: scan.id, now: NOW, store });
       token = (await store.apiTokens.create({ role: 'viewer', accounts: null, teams: null, createdBy: 'bench', name: 'admission' })).token;
     } finally {
       await store.close();
     }
+    console.log(`stored the bench fleet (${clusters} clusters, ${backends} backend entries) in ${((Date.now() - t0) / 1000).toFixed(1)} s; target clusters ${names.join(', ')}`);
     const child: ChildProcess = fork(__filename, ['--serve'], {
       env: { ...process.env, NODE_ENV: 'production', BENCH_DB_URL: databaseUrl, BENCH_BOOTSTRAP: BOOTSTRAP, BENCH_HASH_KEY: HASH_KEY },
+      execArgv: ['--max-old-space-size=6144', '--max-semi-space-size=64', ...(process.env.BENCH_ADMISSION_CPU_PROF ? ['--cpu-prof', `--cpu-prof-dir=${process.env.BENCH_ADMISSION_CPU_PROF}`] : [])],
       stdio: ['ignore', 'inherit', 'inherit', 'ipc'],
     });
     try {
@@ -68,27 +111,53 @@ async function main(): Promise<void> {
         child.once('message', (m: { port: number }) => resolve(m.port));
         child.once('exit', (code) => reject(new Error(`the API child exited early (code ${code})`)));
       });
-      const url = `http://127.0.0.1:${port}/v1/admission/storefront?timeout=5s`;
+      const origin = `http://127.0.0.1:${port}`;
       const headers = { authorization: `Bearer ${token}`, 'content-type': 'application/json' };
-      // Warm-up (JIT, the forecast thread, token cache), not measured; the probe must be a judged review.
-      let probe = '';
-      for (let i = 0; i < 20; i++) probe = await fetch(url, { method: 'POST', headers, body: REVIEW }).then((r) => r.text());
-      if (!probe.includes('"allowed":true') || probe.includes('not judged')) throw new Error(`the warm-up review was not judged: ${probe.slice(0, 300)}`);
+      // Warm-up, not measured: the snapshot read, each target cluster's model built, the JIT; every review judged.
+      let n = 0;
+      const warm: Record<string, number> = {};
+      for (const name of names) {
+        const w0 = Date.now();
+        const first = await fetch(`${origin}/v1/admission/${name}?timeout=30s`, { method: 'POST', headers, body: review(n++) }).then((r) => r.text());
+        warm[name] = Date.now() - w0;
+        if (!first.includes('"allowed":true') || first.includes('not judged')) throw new Error(`the warm-up review of ${name} was not judged: ${first.slice(0, 300)}`);
+      }
+      for (let i = 0; i < 40; i++) await fetch(`${origin}/v1/admission/${names[i % names.length]}?timeout=5s`, { method: 'POST', headers, body: review(n++) });
+      console.log(`warm-up: first review of each target cluster (snapshot read, model built) ${Object.entries(warm).map(([k, v]) => `${k} ${v} ms`).join(', ')}`);
       let notJudged = 0;
       const result = await measureLoad(child, {
-        url,
-        method: 'POST',
-        headers,
-        body: REVIEW,
+        url: origin,
         connections: Math.min(50, rate),
         overallRate: rate,
         duration: seconds,
+        requests: [
+          {
+            method: 'POST',
+            headers,
+            setupRequest: (req: autocannon.Request) => {
+              const i = n++;
+              return { ...req, path: `/v1/admission/${names[i % names.length]}?timeout=5s`, body: review(i) };
+            },
+          },
+        ],
         // Each answer is one small body chunk: count the fail-open ones.
         setupClient: (client) => client.on('body', (chunk: Buffer) => void (chunk.includes('not judged') && notJudged++)),
       });
-      const out = { bench: 'admission', fleet: 'sample', cluster: 'storefront', rateAsked: rate, seconds, ...result, notJudged, loadAvg1m: loadAvg1m() };
+      const out = {
+        bench: 'admission',
+        fleet: `bench (${clusters} clusters)`,
+        backends,
+        targets: names,
+        rateAsked: rate,
+        seconds,
+        ...result,
+        notJudged,
+        warmUpMs: warm,
+        probe: probeJson(probe),
+        loadAvg1m: loadAvg1m(),
+      };
       console.log(`admission at ${rate} reviews/s for ${seconds} s: ${result.rps} answered/s, p50 ${result.p50Ms} ms, p95 ${result.p95Ms} ms, p99 ${result.p99Ms} ms, max ${result.maxMs} ms`);
-      console.log(`errors ${result.errors}, not judged (fail-open) ${notJudged} of ${result.requests}, API CPU ${result.apiCpuMsPerRequest} ms per review`);
+      console.log(`errors ${result.errors}, not judged (fail-open) ${notJudged} of ${result.requests}, API CPU ${result.apiCpuMsPerRequest} ms per review, load average ${out.loadAvg1m}`);
       console.log(JSON.stringify(out));
     } finally {
       if (child.exitCode === null) {
