@@ -39,10 +39,11 @@ describe('fleet graph REST: clusters, load balancers, ECS instances (e2e)', () =
     db = await createTestDatabase();
     store = await Store.open({ connectionString: db.url, migrate: true, tokenHashKey: KEY });
     const snapshot = loadFleetDirectory(SAMPLE);
-    graph = buildFleetGraph(snapshot);
     const scan = await store.scans.create({ source: 'offline', fleetName: snapshot.name });
     scanId = scan.id;
     await analyzeAndStore(snapshot, { scanId, now: new Date('2026-11-20T00:00:00Z'), store });
+    // After the analysis: it records each cluster's team on the snapshot (assignTeams), as the stored graph has it.
+    graph = buildFleetGraph(snapshot);
     samples = await store.quotaUsage.forScan(scanId, SYSTEM_PRINCIPAL);
     accounts = [...new Set(graph.clusters.map((c) => c.accountId))].sort();
     expect(accounts.length).toBeGreaterThanOrEqual(2);

@@ -53,10 +53,11 @@ describe('FleetGraphRepository', () => {
     db = await createTestDatabase();
     store = await Store.open({ connectionString: db.url, migrate: true });
     snapshot = loadFleetDirectory(SAMPLE);
-    graph = buildFleetGraph(snapshot);
     const scan = await store.scans.create({ source: 'offline', fleetName: snapshot.name });
     scanId = scan.id;
     await analyzeAndStore(snapshot, { scanId, now: new Date('2026-11-20T00:00:00Z'), store });
+    // After the analysis: it records each cluster's team on the snapshot (assignTeams), as the stored graph has it.
+    graph = buildFleetGraph(snapshot);
   });
 
   afterAll(async () => {

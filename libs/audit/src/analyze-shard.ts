@@ -27,7 +27,7 @@
  * in the final job.
  */
 import { buildFleetGraph, FleetIndex, QUOTA_USAGE_CHECK_IDS, runAudit, type PartialAuditSettings } from '@app/checks';
-import { clustersOf, quotaUsageOf, skippedResultsOf, withSampleTeams, type CoverageEntry, type FleetSnapshot } from '@app/domain';
+import { assignTeams, clustersOf, quotaUsageOf, skippedResultsOf, withSampleTeams, type CoverageEntry, type FleetSnapshot } from '@app/domain';
 import type { ScanShardPart, ScanShardPlace, ShardStoreOutcome, Store } from '@app/store';
 import { summarize, type ScanSummary } from './analyze-and-store';
 
@@ -76,6 +76,8 @@ export async function analyzeAndStoreShard(snapshot: FleetSnapshot, req: Analyze
  */
 function shardPartOf(snapshot: FleetSnapshot, req: Omit<AnalyzeShardRequest, 'store'>): { part: ScanShardPart; summary: ScanSummary } {
   const { lead } = req.place;
+  // Each cluster's team on the snapshot (as a whole scan's analysis does), so the shard's graph and stored snapshot carry it.
+  assignTeams(snapshot, req.settings?.owners);
   const index = FleetIndex.build(snapshot);
   const audit = runAudit(snapshot, { now: req.now, ...(req.settings ? { settings: req.settings } : {}), index });
   const results = lead ? audit.results : audit.results.filter((r) => !isAccountLevel(r.resource.regionId));
