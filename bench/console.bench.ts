@@ -34,7 +34,12 @@ const TARGET_MS = 1_000;
 const MAIN_CONTENT = '.table-wrap[aria-label="Quotas nearest their limit"] tbody tr';
 
 /** The assets index.html loads at once (script, stylesheet, modulepreload), and the rest of assets/ (lazy). */
-function bundleFigures(): { initialGzipBytes: number; initialBytes: number; lazyGzipBytes: number; initial: string[] } {
+function bundleFigures(): {
+  initialGzipBytes: number;
+  initialBytes: number;
+  lazyGzipBytes: number;
+  initial: string[];
+} {
   const html = readFileSync(join(CONSOLE_DIR, 'index.html'), 'utf8');
   const initial = [...html.matchAll(/(?:src|href)="\/assets\/([^"]+)"/g)].map((m) => m[1]!);
   const all = readdirSync(join(CONSOLE_DIR, 'assets'));
@@ -60,13 +65,17 @@ function freePort(): Promise<number> {
 }
 
 async function main(): Promise<void> {
-  if (!existsSync(join(CONSOLE_DIR, 'index.html'))) throw new Error(`${CONSOLE_DIR}/index.html is missing: run npm run build:console`);
+  if (!existsSync(join(CONSOLE_DIR, 'index.html')))
+    throw new Error(`${CONSOLE_DIR}/index.html is missing: run npm run build:console`);
   if (!existsSync(CHROMIUM)) throw new Error(`${CHROMIUM} is missing: apt-get install -y chromium`);
   const runs = intFlag('runs', 5);
   const load0 = loadAvg1m();
   const bundle = bundleFigures();
   const port = await freePort();
-  const demo = spawn(process.execPath, [BIN, 'demo', '--port', String(port)], { stdio: ['ignore', 'pipe', 'pipe'], env: { ...process.env, NO_COLOR: '1' } });
+  const demo = spawn(process.execPath, [BIN, 'demo', '--port', String(port)], {
+    stdio: ['ignore', 'pipe', 'pipe'],
+    env: { ...process.env, NO_COLOR: '1' },
+  });
   let out = '';
   const link = await new Promise<string>((resolve, reject) => {
     demo.stdout.on('data', (d: Buffer) => {
@@ -79,7 +88,16 @@ async function main(): Promise<void> {
   });
   const browser = await chromium.launch({
     executablePath: CHROMIUM,
-    args: ['--headless', '--no-sandbox', '--disable-gpu', '--disable-quic', '--no-first-run', '--disable-background-networking', '--disable-component-update', '--disable-sync'],
+    args: [
+      '--headless',
+      '--no-sandbox',
+      '--disable-gpu',
+      '--disable-quic',
+      '--no-first-run',
+      '--disable-background-networking',
+      '--disable-component-update',
+      '--disable-sync',
+    ],
   });
   const results: { fcpMs: number | null; fmpMs: number }[] = [];
   try {
@@ -94,12 +112,19 @@ async function main(): Promise<void> {
         }
         return false;
       };
-      new MutationObserver((_, obs) => seen() && obs.disconnect()).observe(document, { childList: true, subtree: true });
+      new MutationObserver((_, obs) => seen() && obs.disconnect()).observe(document, {
+        childList: true,
+        subtree: true,
+      });
     }, MAIN_CONTENT);
     for (let i = 0; i < runs; i++) {
       const page = await context.newPage();
       await page.goto(link);
-      await page.waitForFunction(() => (window as unknown as { __fmp?: number }).__fmp !== undefined, undefined, { timeout: 30_000 });
+      await page.waitForFunction(
+        () => (window as unknown as { __fmp?: number }).__fmp !== undefined,
+        undefined,
+        { timeout: 30_000 },
+      );
       const r = await page.evaluate(() => ({
         fmpMs: Math.round((window as unknown as { __fmp: number }).__fmp),
         fcpMs: Math.round(performance.getEntriesByName('first-contentful-paint')[0]?.startTime ?? -1),

@@ -21,7 +21,12 @@ import type { INestApplication } from '@nestjs/common';
 import { chromium, type Browser, type BrowserContext, type Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createApiApp, type ScanLauncher } from '@app/api';
-import { analyzeAndStore, backfillGrowthHistory, defaultForecastWorkerEntry, loadAuditSettings } from '@app/audit';
+import {
+  analyzeAndStore,
+  backfillGrowthHistory,
+  defaultForecastWorkerEntry,
+  loadAuditSettings,
+} from '@app/audit';
 import { loadFleetDirectory } from '@app/collectors';
 import { Store } from '@app/store';
 import { createTestDatabase, type TestDatabase } from '../store/test-database.util';
@@ -31,7 +36,10 @@ const CONSOLE_DIR = join(ROOT, 'dist', 'console');
 const SAMPLE = join(ROOT, 'examples', 'fleets', 'sample');
 const CHROMIUM = process.env.CHROMIUM_PATH ?? '/usr/bin/chromium';
 const available = existsSync(CHROMIUM);
-if (!available) process.stderr.write(`warning: ${CHROMIUM} not found: the web console browser test is SKIPPED (install Debian's chromium; .ci/run does)\n`);
+if (!available)
+  process.stderr.write(
+    `warning: ${CHROMIUM} not found: the web console browser test is SKIPPED (install Debian's chromium; .ci/run does)\n`,
+  );
 
 const BOOTSTRAP = 'console-e2e-bootstrap-0123456789abcdef';
 const KEY = 'console-e2e-hash-key-0123456789abcdef-0123456789';
@@ -43,7 +51,9 @@ const PAYMENTS = 'c1e64668d4e11407d7227bc187533f952';
 const B_CLUSTER = 'c75849719d4432e7378507410f099fa74';
 const DESKTOP = { width: 1280, height: 800 };
 const PHONE = { width: 390, height: 844 };
-const launcher = { launch: () => Promise.reject(new Error('no scans in this test')) } as unknown as ScanLauncher;
+const launcher = {
+  launch: () => Promise.reject(new Error('no scans in this test')),
+} as unknown as ScanLauncher;
 
 describe.skipIf(!available)('web console in headless Chromium (e2e)', () => {
   let db: TestDatabase;
@@ -67,17 +77,50 @@ describe.skipIf(!available)('web console in headless Chromium (e2e)', () => {
     const settings = loadAuditSettings(join(SAMPLE, 'audit-settings.yaml'));
     const scan = await store.scans.create({ source: 'offline', startedAt: now });
     await analyzeAndStore(snapshot, { scanId: scan.id, now, store, settings });
-    await backfillGrowthHistory(store, snapshot, { clusterId: PAYMENTS, days: 6, nodesPerDay: 2, now, settings });
-    tokens.operator = (await store.apiTokens.create({ role: 'operator', createdBy: 'test', name: 'console-operator' })).token;
-    tokens.viewer = (await store.apiTokens.create({ role: 'viewer', createdBy: 'test', name: 'console-viewer' })).token;
-    tokens.scoped = (await store.apiTokens.create({ role: 'viewer', accounts: [ACCOUNT_A], createdBy: 'test', name: 'console-account-a' })).token;
-    app = await createApiApp({ store, token: BOOTSTRAP, scanLauncher: launcher, logger: false, consoleDir: CONSOLE_DIR, forecasts: { workerEntry: defaultForecastWorkerEntry(process.env.FLEET_AUDIT_DIST) } });
+    await backfillGrowthHistory(store, snapshot, {
+      clusterId: PAYMENTS,
+      days: 6,
+      nodesPerDay: 2,
+      now,
+      settings,
+    });
+    tokens.operator = (
+      await store.apiTokens.create({ role: 'operator', createdBy: 'test', name: 'console-operator' })
+    ).token;
+    tokens.viewer = (
+      await store.apiTokens.create({ role: 'viewer', createdBy: 'test', name: 'console-viewer' })
+    ).token;
+    tokens.scoped = (
+      await store.apiTokens.create({
+        role: 'viewer',
+        accounts: [ACCOUNT_A],
+        createdBy: 'test',
+        name: 'console-account-a',
+      })
+    ).token;
+    app = await createApiApp({
+      store,
+      token: BOOTSTRAP,
+      scanLauncher: launcher,
+      logger: false,
+      consoleDir: CONSOLE_DIR,
+      forecasts: { workerEntry: defaultForecastWorkerEntry(process.env.FLEET_AUDIT_DIST) },
+    });
     await app.listen(0, '127.0.0.1');
     base = (await app.getUrl()).replace('[::1]', '127.0.0.1');
     // playwright-core starts Chromium with a fresh temporary profile (--user-data-dir) of its own and removes it on close.
     browser = await chromium.launch({
       executablePath: CHROMIUM,
-      args: ['--headless', '--no-sandbox', '--disable-gpu', '--disable-quic', '--no-first-run', '--disable-background-networking', '--disable-component-update', '--disable-sync'],
+      args: [
+        '--headless',
+        '--no-sandbox',
+        '--disable-gpu',
+        '--disable-quic',
+        '--no-first-run',
+        '--disable-background-networking',
+        '--disable-component-update',
+        '--disable-sync',
+      ],
     });
     if (shots) mkdirSync(shots, { recursive: true });
   });
@@ -112,10 +155,12 @@ describe.skipIf(!available)('web console in headless Chromium (e2e)', () => {
       if (m.type() === 'error' && !/status of (400|403|404|409)/.test(m.text())) errors.push(m.text());
     });
     page.on('request', (r) => {
-      if (!r.url().startsWith(base) && !r.url().startsWith('blob:') && !r.url().startsWith('data:')) foreign.push(r.url());
+      if (!r.url().startsWith(base) && !r.url().startsWith('blob:') && !r.url().startsWith('data:'))
+        foreign.push(r.url());
     });
     page.on('response', async (r) => {
-      if (r.url().startsWith(`${base}/v1/`) || r.url() === `${base}/graphql`) answers.push({ url: r.url(), status: r.status(), body: await r.text().catch(() => '') });
+      if (r.url().startsWith(`${base}/v1/`) || r.url() === `${base}/graphql`)
+        answers.push({ url: r.url(), status: r.status(), body: await r.text().catch(() => '') });
     });
     return { context, page, errors, foreign, answers, pending };
   }
@@ -139,10 +184,25 @@ describe.skipIf(!available)('web console in headless Chromium (e2e)', () => {
   async function axeProblems(page: Page): Promise<string[]> {
     await page.evaluate(axeSource);
     const violations = await page.evaluate(async () => {
-      const r = await (window as unknown as { axe: { run: (ctx: Document, o: object) => Promise<{ violations: { id: string; impact: string; nodes: { target: string[] }[] }[] }> } }).axe.run(document, { resultTypes: ['violations'] });
-      return r.violations.map((v) => ({ id: v.id, impact: v.impact, target: v.nodes[0]?.target.join(' ') ?? '' }));
+      const r = await (
+        window as unknown as {
+          axe: {
+            run: (
+              ctx: Document,
+              o: object,
+            ) => Promise<{ violations: { id: string; impact: string; nodes: { target: string[] }[] }[] }>;
+          };
+        }
+      ).axe.run(document, { resultTypes: ['violations'] });
+      return r.violations.map((v) => ({
+        id: v.id,
+        impact: v.impact,
+        target: v.nodes[0]?.target.join(' ') ?? '',
+      }));
     });
-    return violations.filter((v) => v.impact === 'serious' || v.impact === 'critical').map((v) => `${v.id}: ${v.target}`);
+    return violations
+      .filter((v) => v.impact === 'serious' || v.impact === 'critical')
+      .map((v) => `${v.id}: ${v.target}`);
   }
 
   /** The document is no wider than the viewport (nothing forces a sideways scroll of the page itself). */
@@ -186,12 +246,16 @@ describe.skipIf(!available)('web console in headless Chromium (e2e)', () => {
     expect(await page.evaluate(() => sessionStorage.getItem('fleet-audit.token'))).toBe(tokens.viewer);
     // Quotas nearest their limit first: ratios in descending order.
     await page.locator('.table-wrap[aria-label="Quotas nearest their limit"] tbody tr').first().waitFor();
-    const ratios = await page.locator('.table-wrap[aria-label="Quotas nearest their limit"] .quota-text').allTextContents();
+    const ratios = await page
+      .locator('.table-wrap[aria-label="Quotas nearest their limit"] .quota-text')
+      .allTextContents();
     const pcts = ratios.map((t) => Number(/\((\d+)%\)/.exec(t)![1]));
     expect(pcts.length).toBeGreaterThan(3);
     expect([...pcts].sort((a, b) => b - a)).toEqual(pcts);
     // Exhaustion date of the quota the generated history grows (CLB_BACKEND_QUOTA of payments' CLB).
-    expect(await page.locator('.table-wrap[aria-label="Quotas nearest their limit"]').textContent()).toMatch(/\d{4}-\d{2}-\d{2}/);
+    expect(await page.locator('.table-wrap[aria-label="Quotas nearest their limit"]').textContent()).toMatch(
+      /\d{4}-\d{2}-\d{2}/,
+    );
     expect(await page.locator('#by-severity').textContent()).toMatch(/critical\s*\d+/i);
     // The sample's quota datasets that were not read are named as not read.
     expect(await page.locator('#coverage-gaps').textContent()).toContain('not read');
@@ -238,7 +302,8 @@ describe.skipIf(!available)('web console in headless Chromium (e2e)', () => {
     await page.keyboard.press('Tab');
     expect(await page.evaluate(() => document.activeElement?.textContent)).toBe('Skip to content');
     let guard = 0;
-    while ((await page.evaluate(() => document.activeElement?.textContent)) !== 'Clusters' && guard++ < 10) await page.keyboard.press('Tab');
+    while ((await page.evaluate(() => document.activeElement?.textContent)) !== 'Clusters' && guard++ < 10)
+      await page.keyboard.press('Tab');
     await page.keyboard.press('Enter');
     await expect.poll(() => page.evaluate(() => document.activeElement?.tagName)).toBe('H1');
     expect(await page.locator('h1').textContent()).toBe('Clusters');
@@ -248,7 +313,9 @@ describe.skipIf(!available)('web console in headless Chromium (e2e)', () => {
     expect(await page.locator('#ccm-version').textContent()).toMatch(/^v\d/);
     // The chart drew its lines and its p10-p90 band; its summary names the exhaustion date.
     expect(await page.locator('[data-testid="trend-chart"] svg path').count()).toBeGreaterThan(4);
-    expect(await page.locator('.chart-figure figcaption').textContent()).toMatch(/reaches the limit around \d{4}-\d{2}-\d{2}|exhausted/);
+    expect(await page.locator('.chart-figure figcaption').textContent()).toMatch(
+      /reaches the limit around \d{4}-\d{2}-\d{2}|exhausted/,
+    );
     expect(await page.locator('.table-wrap[aria-label="Services"] tbody tr').count()).toBeGreaterThan(0);
     expect(await axeProblems(page)).toEqual([]);
     await shoot(page, 'cluster-1280x800');
@@ -264,7 +331,9 @@ describe.skipIf(!available)('web console in headless Chromium (e2e)', () => {
     await page.getByLabel('Nodes to add').fill('0');
     await page.getByRole('button', { name: 'Run what-if' }).click();
     await page.locator('.field.invalid .field-error').first().waitFor();
-    expect(await page.locator('.field.invalid .field-error').first().textContent()).toMatch(/>=\s*1|too small/i);
+    expect(await page.locator('.field.invalid .field-error').first().textContent()).toMatch(
+      />=\s*1|too small/i,
+    );
     expect(await page.getByLabel('Nodes to add').getAttribute('aria-invalid')).toBe('true');
     await page.getByLabel('Nodes to add').fill('50');
     await page.getByRole('button', { name: 'Run what-if' }).click();
@@ -295,8 +364,13 @@ describe.skipIf(!available)('web console in headless Chromium (e2e)', () => {
     expect(await op.page.locator('.notice[role="status"]').textContent()).toMatch(/^Waived LB_NO_BACKENDS/);
     await expect.poll(() => op.page.locator('.finding .tag-waived').count()).toBeGreaterThan(0);
     await go(op.page, '/waivers');
-    await op.page.locator('.table-wrap[aria-label="Waivers, expiring soon first"] tbody tr').first().waitFor();
-    expect(await op.page.locator('.table-wrap[aria-label="Waivers, expiring soon first"]').textContent()).toContain('team-payments');
+    await op.page
+      .locator('.table-wrap[aria-label="Waivers, expiring soon first"] tbody tr')
+      .first()
+      .waitFor();
+    expect(
+      await op.page.locator('.table-wrap[aria-label="Waivers, expiring soon first"]').textContent(),
+    ).toContain('team-payments');
     expect(await axeProblems(op.page)).toEqual([]);
     await shoot(op.page, 'waivers-1280x800');
     expect(op.errors).toEqual([]);
@@ -315,7 +389,14 @@ describe.skipIf(!available)('web console in headless Chromium (e2e)', () => {
       const r = await fetch('/v1/waivers', {
         method: 'POST',
         headers: { Authorization: `Bearer ${token}`, 'Content-Type': 'application/json' },
-        body: JSON.stringify({ checkId: 'LB_NO_BACKENDS', accountId: '1234567890123456', resource: '*', owner: 'x', reason: 'a viewer trying to waive', category: 'accepted-risk' }),
+        body: JSON.stringify({
+          checkId: 'LB_NO_BACKENDS',
+          accountId: '1234567890123456',
+          resource: '*',
+          owner: 'x',
+          reason: 'a viewer trying to waive',
+          category: 'accepted-risk',
+        }),
       });
       return r.status;
     });
@@ -349,7 +430,9 @@ describe.skipIf(!available)('web console in headless Chromium (e2e)', () => {
         .first()
         .waitFor({ timeout: 15_000 })
         .catch(async (e: unknown) => {
-          throw new Error(`${path}: ${String(e)}; the page shows: ${await page.locator('main').textContent()}; unanswered: ${[...pending].join(', ')}; errors: ${errors.join('; ')}`);
+          throw new Error(
+            `${path}: ${String(e)}; the page shows: ${await page.locator('main').textContent()}; unanswered: ${[...pending].join(', ')}; errors: ${errors.join('; ')}`,
+          );
         });
       await expect.poll(() => page.locator('[role="status"]').filter({ hasText: 'Loading' }).count()).toBe(0);
       expect(await page.locator('main').textContent(), path).not.toContain(ACCOUNT_B);
@@ -363,7 +446,17 @@ describe.skipIf(!available)('web console in headless Chromium (e2e)', () => {
   });
 
   it('every page: no serious or critical axe violation, light at 390x844 and dark at 1280x800, nothing wider than the screen', async () => {
-    const pages = ['/', '/findings', '/clusters', `/clusters/${PAYMENTS}`, '/whatif', '/scans', '/reports', '/waivers', '/tokens'];
+    const pages = [
+      '/',
+      '/findings',
+      '/clusters',
+      `/clusters/${PAYMENTS}`,
+      '/whatif',
+      '/scans',
+      '/reports',
+      '/waivers',
+      '/tokens',
+    ];
     // Screenshots for the docs: every page at both sizes in light mode too.
     const passes: [typeof DESKTOP, 'light' | 'dark'][] = [
       [PHONE, 'light'],
@@ -373,11 +466,17 @@ describe.skipIf(!available)('web console in headless Chromium (e2e)', () => {
     for (const [viewport, scheme] of passes) {
       const { context, page, errors } = await open(viewport, scheme);
       await signInByLink(page, BOOTSTRAP, '/');
-      expect(await page.evaluate(() => getComputedStyle(document.body).backgroundColor)).toBe(scheme === 'dark' ? 'rgb(13, 17, 23)' : 'rgb(255, 255, 255)');
+      expect(await page.evaluate(() => getComputedStyle(document.body).backgroundColor)).toBe(
+        scheme === 'dark' ? 'rgb(13, 17, 23)' : 'rgb(255, 255, 255)',
+      );
       for (const path of pages) {
         await go(page, path);
         await page.locator('h1').first().waitFor();
-        await expect.poll(() => page.locator('[role="status"]').filter({ hasText: 'Loading' }).count(), { timeout: 20_000 }).toBe(0);
+        await expect
+          .poll(() => page.locator('[role="status"]').filter({ hasText: 'Loading' }).count(), {
+            timeout: 20_000,
+          })
+          .toBe(0);
         expect(await overflow(page), `${path} at ${viewport.width}px`).toBeLessThanOrEqual(0);
         expect(await axeProblems(page), `${path} ${viewport.width}px ${scheme}`).toEqual([]);
         const name = path === '/' ? 'overview' : path.startsWith('/clusters/') ? 'cluster' : path.slice(1);
@@ -389,7 +488,10 @@ describe.skipIf(!available)('web console in headless Chromium (e2e)', () => {
       await page.locator('.table-wrap[aria-label="Listeners"]').waitFor();
       expect(await overflow(page)).toBeLessThanOrEqual(0);
       expect(await axeProblems(page)).toEqual([]);
-      await shoot(page, `load-balancer-${viewport.width}x${viewport.height}${scheme === 'dark' ? '-dark' : ''}`);
+      await shoot(
+        page,
+        `load-balancer-${viewport.width}x${viewport.height}${scheme === 'dark' ? '-dark' : ''}`,
+      );
       expect(errors).toEqual([]);
       await context.close();
     }

@@ -17,7 +17,8 @@ import { join } from 'node:path';
  * `/load-balancers/<id>`, `/whatif`, `/scans[/<id>]`, `/reports`, `/waivers`, `/tokens`, with an optional trailing
  * slash. Anything else is the API's.
  */
-export const CONSOLE_ROUTE = /^\/(?:findings|clusters(?:\/[^/]+)?|load-balancers\/[^/]+|whatif|scans(?:\/[^/]+)?|reports|waivers|tokens)?\/?$/;
+export const CONSOLE_ROUTE =
+  /^\/(?:findings|clusters(?:\/[^/]+)?|load-balancers\/[^/]+|whatif|scans(?:\/[^/]+)?|reports|waivers|tokens)?\/?$/;
 
 /**
  * Serve the console build in `dir` (holding index.html and assets/).
@@ -25,10 +26,18 @@ export const CONSOLE_ROUTE = /^\/(?:findings|clusters(?:\/[^/]+)?|load-balancers
  */
 export function mountConsole(app: INestApplication, dir: string): void {
   const indexFile = join(dir, 'index.html');
-  if (!existsSync(indexFile)) throw new Error(`the web console is not built: ${indexFile} is missing (run npm run build:console)`);
+  if (!existsSync(indexFile))
+    throw new Error(`the web console is not built: ${indexFile} is missing (run npm run build:console)`);
   // Read once: index.html names the hashed assets of this build.
   const index = readFileSync(indexFile);
-  (app as NestExpressApplication).useStaticAssets(join(dir, 'assets'), { prefix: '/assets/', immutable: true, maxAge: '365d', index: false, fallthrough: true, dotfiles: 'ignore' });
+  (app as NestExpressApplication).useStaticAssets(join(dir, 'assets'), {
+    prefix: '/assets/',
+    immutable: true,
+    maxAge: '365d',
+    index: false,
+    fallthrough: true,
+    dotfiles: 'ignore',
+  });
   app.use((req: IncomingMessage, res: ServerResponse, next: () => void) => {
     if (req.method !== 'GET' && req.method !== 'HEAD') return next();
     const path = (req.url ?? '').split('?')[0]!;

@@ -37,7 +37,10 @@ export function setUnauthenticatedHandler(fn: () => void): void {
  * @returns the response (body not read) when `raw` is true
  * @throws ApiFailure on any status >= 400 (401 also signs out), or status 0 when the API cannot be reached
  */
-export async function apiFetch(path: string, init: { method?: string; body?: unknown; contentType?: string; signal?: AbortSignal } = {}): Promise<Response> {
+export async function apiFetch(
+  path: string,
+  init: { method?: string; body?: unknown; contentType?: string; signal?: AbortSignal } = {},
+): Promise<Response> {
   const headers: Record<string, string> = { Accept: 'application/json' };
   const token = currentToken();
   if (token) headers.Authorization = `Bearer ${token}`;
@@ -48,13 +51,25 @@ export async function apiFetch(path: string, init: { method?: string; body?: unk
   }
   let res: Response;
   try {
-    res = await fetch(path, { method: init.method ?? 'GET', headers, body, signal: init.signal, credentials: 'omit', cache: 'no-store' });
+    res = await fetch(path, {
+      method: init.method ?? 'GET',
+      headers,
+      body,
+      signal: init.signal,
+      credentials: 'omit',
+      cache: 'no-store',
+    });
   } catch (e) {
     if ((e as Error).name === 'AbortError') throw e;
     throw new ApiFailure(0, 'UNREACHABLE', `The API cannot be reached (${(e as Error).message})`);
   }
   if (res.status >= 400) {
-    let parsed: { error?: string; message?: string; issues?: ApiIssue[]; errors?: { message?: string; extensions?: { code?: string } }[] } = {};
+    let parsed: {
+      error?: string;
+      message?: string;
+      issues?: ApiIssue[];
+      errors?: { message?: string; extensions?: { code?: string } }[];
+    } = {};
     try {
       parsed = (await res.json()) as typeof parsed;
     } catch {
@@ -63,7 +78,12 @@ export async function apiFetch(path: string, init: { method?: string; body?: unk
     if (res.status === 401) onUnauthenticated();
     // REST errors carry error/message; GraphQL ones (400 on a query refused before execution) errors[0].
     const gqlError = parsed.errors?.[0];
-    throw new ApiFailure(res.status, parsed.error ?? gqlError?.extensions?.code ?? `HTTP_${res.status}`, parsed.message ?? gqlError?.message ?? `HTTP ${res.status}`, parsed.issues ?? []);
+    throw new ApiFailure(
+      res.status,
+      parsed.error ?? gqlError?.extensions?.code ?? `HTTP_${res.status}`,
+      parsed.message ?? gqlError?.message ?? `HTTP ${res.status}`,
+      parsed.issues ?? [],
+    );
   }
   return res;
 }
@@ -77,13 +97,18 @@ export async function api<T>(path: string, init: Parameters<typeof apiFetch>[1] 
 /** A query string from the defined, non-empty values (`?a=1&b=x`), or ''. */
 export function query(params: Record<string, string | number | undefined | null>): string {
   const q = new URLSearchParams();
-  for (const [k, v] of Object.entries(params)) if (v !== undefined && v !== null && v !== '') q.set(k, String(v));
+  for (const [k, v] of Object.entries(params))
+    if (v !== undefined && v !== null && v !== '') q.set(k, String(v));
   const s = q.toString();
   return s ? `?${s}` : '';
 }
 
 /** Every page of a keyset-paged listing (`items`, `nextCursor`), at most `maxPages` pages. */
-export async function allPages<T>(path: string, params: Record<string, string | number | undefined>, maxPages = 20): Promise<T[]> {
+export async function allPages<T>(
+  path: string,
+  params: Record<string, string | number | undefined>,
+  maxPages = 20,
+): Promise<T[]> {
   const out: T[] = [];
   let after: string | undefined;
   for (let i = 0; i < maxPages; i++) {

@@ -25,10 +25,18 @@ export function useLoad<T>(load: (signal: AbortSignal) => Promise<T>, deps: unkn
       (data) => !ctl.signal.aborted && setState({ data, loading: false }),
       (e: unknown) => {
         if (ctl.signal.aborted) return;
-        setState({ error: e instanceof ApiFailure ? e : new ApiFailure(0, 'CLIENT', (e as Error).message), loading: false });
+        setState({
+          error: e instanceof ApiFailure ? e : new ApiFailure(0, 'CLIENT', (e as Error).message),
+          loading: false,
+        });
       },
     );
     return () => ctl.abort();
   }, [...deps, tick]);
-  return { data: state.data, error: state.error, loading: state.loading, reload: () => setTick((t) => t + 1) };
+  return {
+    data: state.data,
+    error: state.error,
+    loading: state.loading,
+    reload: () => setTick((t) => t + 1),
+  };
 }

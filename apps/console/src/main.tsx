@@ -47,8 +47,18 @@ function SignInForm({ onSignedIn, problem }: { onSignedIn: () => void; problem: 
         }}
       >
         <label for="token">API token</label>
-        <input id="token" name="token" type="password" autocomplete="off" required value={token} onInput={(e) => setToken(e.currentTarget.value)} />
-        <p class="muted">Kept in this tab only (sessionStorage); sent as a bearer token to this API and nowhere else.</p>
+        <input
+          id="token"
+          name="token"
+          type="password"
+          autocomplete="off"
+          required
+          value={token}
+          onInput={(e) => setToken(e.currentTarget.value)}
+        />
+        <p class="muted">
+          Kept in this tab only (sessionStorage); sent as a bearer token to this API and nowhere else.
+        </p>
         {problem && (
           <p class="error" role="alert">
             {problem}
@@ -63,7 +73,10 @@ function SignInForm({ onSignedIn, problem }: { onSignedIn: () => void; problem: 
 function Shell({ session }: { session: Session }) {
   const { path } = useLocation();
   const { me } = session;
-  const scope = me.accounts === null ? 'every account' : `account${me.accounts.length === 1 ? '' : 's'} ${me.accounts.join(', ')}`;
+  const scope =
+    me.accounts === null
+      ? 'every account'
+      : `account${me.accounts.length === 1 ? '' : 's'} ${me.accounts.join(', ')}`;
   return (
     <SessionContext.Provider value={session}>
       <a class="skip" href="#main">
@@ -74,7 +87,8 @@ function Shell({ session }: { session: Session }) {
         <nav aria-label="Pages">
           <ul>
             {NAV.filter((n) => !n.admin || me.role === 'admin').map((n) => {
-              const current = n.href === '/' ? path === '/' : path === n.href || path.startsWith(`${n.href}/`);
+              const current =
+                n.href === '/' ? path === '/' : path === n.href || path.startsWith(`${n.href}/`);
               return (
                 <li key={n.href}>
                   <a href={n.href} aria-current={current ? 'page' : undefined}>
@@ -86,7 +100,8 @@ function Shell({ session }: { session: Session }) {
           </ul>
         </nav>
         <span class="who" data-role={me.role}>
-          {me.tokenName ?? (me.kind === 'bootstrap' ? 'API_TOKEN' : me.tokenId)} · <strong>{me.role}</strong> · {scope}
+          {me.tokenName ?? (me.kind === 'bootstrap' ? 'API_TOKEN' : me.tokenId)} · <strong>{me.role}</strong>{' '}
+          · {scope}
           {me.teams ? ` · teams ${me.teams.join(', ')}` : ''}
         </span>
         <button type="button" class="link" onClick={session.signOut}>

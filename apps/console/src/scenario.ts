@@ -17,6 +17,7 @@ export function scenarioYaml(name: string, steps: Record<string, unknown>[]): st
             .join(', ')} }`
         : JSON.stringify(v);
   const lines = ['apiVersion: fleet-audit/v1', 'kind: Scenario', `name: ${JSON.stringify(name)}`, 'steps:'];
-  for (const step of steps) for (const [kind, args] of Object.entries(step)) lines.push(`  - ${kind}: ${flow(args)}`);
+  for (const step of steps)
+    for (const [kind, args] of Object.entries(step)) lines.push(`  - ${kind}: ${flow(args)}`);
   return `${lines.join('\n')}\n`;
 }

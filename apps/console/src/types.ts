@@ -169,7 +169,13 @@ export interface LoadBalancer {
   spec: string | null;
   status: string | null;
   owner: string | null;
-  listeners: { port: number; protocol: string; description: string | null; forwardPort: number | null; vServerGroupId: string | null }[];
+  listeners: {
+    port: number;
+    protocol: string;
+    description: string | null;
+    forwardPort: number | null;
+    vServerGroupId: string | null;
+  }[];
   listenerCount: number;
   vServerGroupCount: number;
   backendEntries: number;
@@ -241,5 +247,10 @@ export interface WhatIfResult {
     firstBreach: QuotaChange | null;
     findings: { appeared: Finding[]; resolved: Finding[]; severityChanged: unknown[] };
   }[];
-  convergence: { services: number; calls: number; wallSeconds: { p50: number; p95: number }; boundBy: string } | null;
+  convergence: {
+    services: number;
+    calls: number;
+    wallSeconds: { p50: number; p95: number };
+    boundBy: string;
+  } | null;
 }

@@ -8,22 +8,49 @@ import { CurrentPrincipal } from './current-principal.decorator';
 
 /** Who the request's token is: its role and scope, never the token itself. */
 export class WhoamiDto {
-  @ApiProperty({ enum: ['viewer', 'operator', 'admin'], description: 'viewer reads; operator also starts scans, runs what-ifs and waives; admin also manages tokens' })
+  @ApiProperty({
+    enum: ['viewer', 'operator', 'admin'],
+    description:
+      'viewer reads; operator also starts scans, runs what-ifs and waives; admin also manages tokens',
+  })
   role: Role;
 
-  @ApiProperty({ enum: ['token', 'bootstrap'], description: '`token`: a scoped fa_ token; `bootstrap`: the API_TOKEN (admin over every account)' })
+  @ApiProperty({
+    enum: ['token', 'bootstrap'],
+    description: '`token`: a scoped fa_ token; `bootstrap`: the API_TOKEN (admin over every account)',
+  })
   kind: 'token' | 'bootstrap';
 
-  @ApiProperty({ type: String, nullable: true, example: 'k3v9x0q2m7ab', description: 'Token id (the public part of fa_<id>_<secret>); null for the bootstrap token' })
+  @ApiProperty({
+    type: String,
+    nullable: true,
+    example: 'k3v9x0q2m7ab',
+    description: 'Token id (the public part of fa_<id>_<secret>); null for the bootstrap token',
+  })
   tokenId: string | null;
 
-  @ApiProperty({ type: String, nullable: true, example: 'team-payments dashboards', description: "The token's name, if it has one" })
+  @ApiProperty({
+    type: String,
+    nullable: true,
+    example: 'team-payments dashboards',
+    description: "The token's name, if it has one",
+  })
   tokenName: string | null;
 
-  @ApiProperty({ type: [String], nullable: true, example: ['1234567890123456'], description: 'Account ids it may read; null = every account' })
+  @ApiProperty({
+    type: [String],
+    nullable: true,
+    example: ['1234567890123456'],
+    description: 'Account ids it may read; null = every account',
+  })
   accounts: string[] | null;
 
-  @ApiProperty({ type: [String], nullable: true, example: ['payments'], description: 'Teams (owners) it may read within its accounts; null = every team' })
+  @ApiProperty({
+    type: [String],
+    nullable: true,
+    example: ['payments'],
+    description: 'Teams (owners) it may read within its accounts; null = every team',
+  })
   teams: string[] | null;
 }
 
@@ -51,7 +78,10 @@ export function whoamiOf(principal: Principal): WhoamiDto {
 @BearerController('v1/whoami', 'tokens')
 export class WhoamiController {
   @Get()
-  @ApiRoute({ summary: "The presented token's role, account scope and team scope (never the token)", ok: WhoamiDto })
+  @ApiRoute({
+    summary: "The presented token's role, account scope and team scope (never the token)",
+    ok: WhoamiDto,
+  })
   whoami(@CurrentPrincipal() principal: Principal): WhoamiDto {
     return whoamiOf(principal);
   }

@@ -15,7 +15,10 @@ import type { Cluster, Finding, Headroom, HeadroomFigure, Page, Quota, Trend } f
 import { Linked } from './findings';
 
 export function Clusters() {
-  const { data, error, loading } = useLoad((signal) => api<Page<Cluster>>('/v1/clusters?limit=1000', { signal }), []);
+  const { data, error, loading } = useLoad(
+    (signal) => api<Page<Cluster>>('/v1/clusters?limit=1000', { signal }),
+    [],
+  );
   return (
     <section>
       <PageTitle>Clusters</PageTitle>
@@ -90,8 +93,16 @@ const CLUSTERS_QUERY = `query Clusters($accountId: String, $regionId: String, $a
 
 /** A GraphQL call; GraphQL errors are thrown as ApiFailure with the first error's message. */
 async function gql<T>(q: string, variables: Record<string, unknown>, signal: AbortSignal): Promise<T> {
-  const r = await api<{ data?: T; errors?: { message: string; extensions?: { code?: string } }[] }>('/graphql', { method: 'POST', body: { query: q, variables }, signal });
-  if (r.errors?.length) throw new ApiFailure(r.errors[0]!.extensions?.code === 'FORBIDDEN' ? 403 : 400, r.errors[0]!.extensions?.code ?? 'GRAPHQL', r.errors[0]!.message);
+  const r = await api<{ data?: T; errors?: { message: string; extensions?: { code?: string } }[] }>(
+    '/graphql',
+    { method: 'POST', body: { query: q, variables }, signal },
+  );
+  if (r.errors?.length)
+    throw new ApiFailure(
+      r.errors[0]!.extensions?.code === 'FORBIDDEN' ? 403 : 400,
+      r.errors[0]!.extensions?.code ?? 'GRAPHQL',
+      r.errors[0]!.message,
+    );
   return r.data as T;
 }
 
@@ -104,16 +115,16 @@ interface ClusterData {
 }
 
 async function loadCluster(id: string, signal: AbortSignal): Promise<ClusterData> {
-  const listed = (await api<Page<Cluster>>('/v1/clusters?limit=1000', { signal })).items.find((c) => c.clusterId === id || c.name === id);
+  const listed = (await api<Page<Cluster>>('/v1/clusters?limit=1000', { signal })).items.find(
+    (c) => c.clusterId === id || c.name === id,
+  );
   if (!listed) throw new ApiFailure(404, 'NOT_FOUND', `No cluster ${id} in this token's scope`);
   let cluster: GqlCluster | undefined;
   let after: string | null = null;
   for (let i = 0; i < 200 && !cluster; i++) {
-    const d: { clusters: { pageInfo: { hasNextPage: boolean; endCursor: string | null }; nodes: GqlCluster[] } } = await gql(
-      CLUSTERS_QUERY,
-      { accountId: listed.accountId, regionId: listed.regionId, after },
-      signal,
-    );
+    const d: {
+      clusters: { pageInfo: { hasNextPage: boolean; endCursor: string | null }; nodes: GqlCluster[] };
+    } = await gql(CLUSTERS_QUERY, { accountId: listed.accountId, regionId: listed.regionId, after }, signal);
     cluster = d.clusters.nodes.find((c) => c.clusterId === listed.clusterId);
     if (!d.clusters.pageInfo.hasNextPage) break;
     after = d.clusters.pageInfo.endCursor;
@@ -122,25 +133,45 @@ async function loadCluster(id: string, signal: AbortSignal): Promise<ClusterData
   const c = cluster;
   const [quotaList, headroom, exhausting, own, findings] = await Promise.all([
     allQuotas(signal),
-    api<{ headroom: Headroom[] }>(`/v1/forecasts/headroom${query({ clusterId: c.clusterId })}`, { signal }).then(
+    api<{ headroom: Headroom[] }>(`/v1/forecasts/headroom${query({ clusterId: c.clusterId })}`, {
+      signal,
+    }).then(
       (h) => h.headroom[0] ?? null,
       () => null,
     ),
     exhaustingTrends({}, signal),
-    api<{ trends: Trend[] }>(`/v1/forecasts/trends${query({ clusterId: c.clusterId })}`, { signal }).then((t) => t.trends),
+    api<{ trends: Trend[] }>(`/v1/forecasts/trends${query({ clusterId: c.clusterId })}`, { signal }).then(
+      (t) => t.trends,
+    ),
     api<Page<Finding>>(`/v1/findings${query({ clusterId: c.clusterId, limit: 1000 })}`, { signal }),
   ]);
-  const lbIds = new Set(c.services.nodes.flatMap((s) => [s.loadBalancerId, s.nlbId]).filter((x): x is string => !!x));
+  const lbIds = new Set(
+    c.services.nodes.flatMap((s) => [s.loadBalancerId, s.nlbId]).filter((x): x is string => !!x),
+  );
   const quotas = new Map<string, Quota[]>();
   for (const q of quotaList) {
     if (!lbIds.has(q.resource.id)) continue;
     quotas.set(q.resource.id, [...(quotas.get(q.resource.id) ?? []), q]);
   }
   // The quotas this cluster draws on: its load balancers', its own, and its account's quotas in its region.
-  const mine = (t: Trend) => lbIds.has(t.resource.id) || t.resource.clusterId === c.clusterId || (t.resource.kind === 'Region' && t.resource.accountId === c.accountId && t.resource.regionId === c.regionId);
+  const mine = (t: Trend) =>
+    lbIds.has(t.resource.id) ||
+    t.resource.clusterId === c.clusterId ||
+    (t.resource.kind === 'Region' &&
+      t.resource.accountId === c.accountId &&
+      t.resource.regionId === c.regionId);
   const seen = new Set<string>();
-  const trends = [...exhausting.filter(mine), ...own.sort((a, b) => b.used / b.limit - a.used / a.limit)].filter((t) => !seen.has(quotaKey(t)) && seen.add(quotaKey(t)));
-  return { cluster: c, quotas, headroom, trends, ccm: findings.items.filter((f) => f.checkId.startsWith('CCM_')) };
+  const trends = [
+    ...exhausting.filter(mine),
+    ...own.sort((a, b) => b.used / b.limit - a.used / a.limit),
+  ].filter((t) => !seen.has(quotaKey(t)) && seen.add(quotaKey(t)));
+  return {
+    cluster: c,
+    quotas,
+    headroom,
+    trends,
+    ccm: findings.items.filter((f) => f.checkId.startsWith('CCM_')),
+  };
 }
 
 function Room({ label, h }: { label: string; h: HeadroomFigure | null }) {
@@ -148,7 +179,13 @@ function Room({ label, h }: { label: string; h: HeadroomFigure | null }) {
     <tr>
       <th scope="row">{label}</th>
       <td class="num">{h?.headroom === null || h === null ? '–' : num(h.headroom)}</td>
-      <td>{h?.limitedBy ? `${h.limitedBy.checkId} on ${resourceLabel(h.limitedBy.resource)}` : h ? 'no quota in the way' : 'not planned'}</td>
+      <td>
+        {h?.limitedBy
+          ? `${h.limitedBy.checkId} on ${resourceLabel(h.limitedBy.resource)}`
+          : h
+            ? 'no quota in the way'
+            : 'not planned'}
+      </td>
     </tr>
   );
 }
@@ -212,19 +249,31 @@ export function ClusterPage({ id }: { id: string }) {
           ) : (
             <>
               <label for="trend-select">Quota</label>{' '}
-              <select id="trend-select" value={String(shown)} onChange={(e) => setShown(Number(e.currentTarget.value))}>
+              <select
+                id="trend-select"
+                value={String(shown)}
+                onChange={(e) => setShown(Number(e.currentTarget.value))}
+              >
                 {data.trends.map((t, i) => (
                   <option key={quotaKey(t)} value={String(i)}>
-                    {t.checkId} · {resourceLabel(t.resource)} · {t.status === 'ok' ? `exhausts ${day(t.exhaustsAt.p50)}` : t.status.replace('_', ' ')}
+                    {t.checkId} · {resourceLabel(t.resource)} ·{' '}
+                    {t.status === 'ok' ? `exhausts ${day(t.exhaustsAt.p50)}` : t.status.replace('_', ' ')}
                   </option>
                 ))}
               </select>
-              <TrendChart trend={data.trends[Math.min(shown, data.trends.length - 1)]!} title={`${data.trends[Math.min(shown, data.trends.length - 1)]!.checkId} on ${resourceLabel(data.trends[Math.min(shown, data.trends.length - 1)]!.resource)}`} />
+              <TrendChart
+                trend={data.trends[Math.min(shown, data.trends.length - 1)]!}
+                title={`${data.trends[Math.min(shown, data.trends.length - 1)]!.checkId} on ${resourceLabel(data.trends[Math.min(shown, data.trends.length - 1)]!.resource)}`}
+              />
             </>
           )}
 
           <h2>Services ({num(c.services.totalCount)})</h2>
-          {c.services.totalCount > c.services.nodes.length && <p class="muted">The first {c.services.nodes.length} of {num(c.services.totalCount)} Services.</p>}
+          {c.services.totalCount > c.services.nodes.length && (
+            <p class="muted">
+              The first {c.services.nodes.length} of {num(c.services.totalCount)} Services.
+            </p>
+          )}
           <TableWrap label="Services">
             <thead>
               <tr>
@@ -245,7 +294,17 @@ export function ClusterPage({ id }: { id: string }) {
                     </td>
                     <td>{s.externalTrafficPolicy ?? '–'}</td>
                     <td>{s.ports.map((p) => p.port).join(', ')}</td>
-                    <td>{lb ? s.loadBalancerId ? <a href={`/load-balancers/${lb}`}>CLB {lb}</a> : <>NLB {lb}</> : <span class="muted">none</span>}</td>
+                    <td>
+                      {lb ? (
+                        s.loadBalancerId ? (
+                          <a href={`/load-balancers/${lb}`}>CLB {lb}</a>
+                        ) : (
+                          <>NLB {lb}</>
+                        )
+                      ) : (
+                        <span class="muted">none</span>
+                      )}
+                    </td>
                     <td>
                       {(lb ? (data.quotas.get(lb) ?? []) : []).map((q) => (
                         <div key={q.checkId} class="small">

@@ -58,7 +58,17 @@ function WaiveForm({ finding, onDone }: { finding: Finding; onDone: (msg: string
           const r = finding.resource;
           await api('/v1/waivers', {
             method: 'POST',
-            body: { checkId: finding.checkId, accountId: r.accountId, regionId: r.regionId, ...(r.clusterId ? { clusterId: r.clusterId } : {}), resource: r.id, owner, reason, category, expiresAt: expires },
+            body: {
+              checkId: finding.checkId,
+              accountId: r.accountId,
+              regionId: r.regionId,
+              ...(r.clusterId ? { clusterId: r.clusterId } : {}),
+              resource: r.id,
+              owner,
+              reason,
+              category,
+              expiresAt: expires,
+            },
           });
           onDone(`Waived ${finding.checkId} on ${r.id} until ${expires}.`);
         } catch (err) {
@@ -69,10 +79,23 @@ function WaiveForm({ finding, onDone }: { finding: Finding; onDone: (msg: string
       }}
     >
       <label for={`owner-${id}`}>Owner</label>
-      <input id={`owner-${id}`} required value={owner} onInput={(e) => setOwner(e.currentTarget.value)} aria-invalid={fieldError('owner') ? 'true' : undefined} />
+      <input
+        id={`owner-${id}`}
+        required
+        value={owner}
+        onInput={(e) => setOwner(e.currentTarget.value)}
+        aria-invalid={fieldError('owner') ? 'true' : undefined}
+      />
       {fieldError('owner') && <span class="field-error">{fieldError('owner')}</span>}
       <label for={`reason-${id}`}>Reason (10 characters or more)</label>
-      <textarea id={`reason-${id}`} required minLength={10} value={reason} onInput={(e) => setReason(e.currentTarget.value)} aria-invalid={fieldError('reason') ? 'true' : undefined} />
+      <textarea
+        id={`reason-${id}`}
+        required
+        minLength={10}
+        value={reason}
+        onInput={(e) => setReason(e.currentTarget.value)}
+        aria-invalid={fieldError('reason') ? 'true' : undefined}
+      />
       {fieldError('reason') && <span class="field-error">{fieldError('reason')}</span>}
       <label for={`category-${id}`}>Category</label>
       <select id={`category-${id}`} value={category} onChange={(e) => setCategory(e.currentTarget.value)}>
@@ -81,7 +104,14 @@ function WaiveForm({ finding, onDone }: { finding: Finding; onDone: (msg: string
         <option value="false-positive">false positive</option>
       </select>
       <label for={`expires-${id}`}>Expires</label>
-      <input id={`expires-${id}`} type="date" required value={expires} onInput={(e) => setExpires(e.currentTarget.value)} aria-invalid={fieldError('expiresAt') ? 'true' : undefined} />
+      <input
+        id={`expires-${id}`}
+        type="date"
+        required
+        value={expires}
+        onInput={(e) => setExpires(e.currentTarget.value)}
+        aria-invalid={fieldError('expiresAt') ? 'true' : undefined}
+      />
       {fieldError('expiresAt') && <span class="field-error">{fieldError('expiresAt')}</span>}
       {error && !error.issues.length && <ErrorBox error={error} />}
       <button type="submit" disabled={busy}>
@@ -91,7 +121,15 @@ function WaiveForm({ finding, onDone }: { finding: Finding; onDone: (msg: string
   );
 }
 
-function FindingItem({ f, canWaive, onWaived }: { f: Finding; canWaive: boolean; onWaived: (msg: string) => void }) {
+function FindingItem({
+  f,
+  canWaive,
+  onWaived,
+}: {
+  f: Finding;
+  canWaive: boolean;
+  onWaived: (msg: string) => void;
+}) {
   const [open, setOpen] = useState(false);
   const r = f.resource;
   return (
@@ -106,7 +144,9 @@ function FindingItem({ f, canWaive, onWaived }: { f: Finding; canWaive: boolean;
         <span class="muted small">
           {' '}
           {r.kind} {r.namespace ? `${r.namespace}/` : ''}
-          {r.name ?? r.id} · {r.clusterId ? <a href={`/clusters/${r.clusterId}`}>{r.clusterName ?? r.clusterId}</a> : r.regionId} · account {r.accountId}
+          {r.name ?? r.id} ·{' '}
+          {r.clusterId ? <a href={`/clusters/${r.clusterId}`}>{r.clusterName ?? r.clusterId}</a> : r.regionId}{' '}
+          · account {r.accountId}
         </span>
       </div>
       <p>{f.message}</p>
@@ -140,8 +180,20 @@ export function Findings() {
     (signal) =>
       unknownCluster
         ? Promise.resolve(null)
-        : api<Page<Finding>>(`/v1/findings${query({ accountId: q.accountId, clusterId: cluster?.clusterId, checkId: q.checkId, severity: q.severity, team: q.team, limit: PAGE_SIZE, after })}`, { signal }),
-    [q.accountId, cluster?.clusterId, q.checkId, q.severity, q.team, after, unknownCluster, q.cluster && !clusters.data],
+        : api<Page<Finding>>(
+            `/v1/findings${query({ accountId: q.accountId, clusterId: cluster?.clusterId, checkId: q.checkId, severity: q.severity, team: q.team, limit: PAGE_SIZE, after })}`,
+            { signal },
+          ),
+    [
+      q.accountId,
+      cluster?.clusterId,
+      q.checkId,
+      q.severity,
+      q.team,
+      after,
+      unknownCluster,
+      q.cluster && !clusters.data,
+    ],
   );
   const items = useMemo(() => {
     let list = page.data?.items ?? [];
@@ -164,8 +216,36 @@ export function Findings() {
       new Blob(
         [
           toCsv(
-            ['severity', 'checkId', 'accountId', 'regionId', 'clusterId', 'clusterName', 'resourceKind', 'resourceId', 'namespace', 'name', 'message', 'remediation', 'waivedUntil'],
-            items.map((f) => [f.severity, f.checkId, f.resource.accountId, f.resource.regionId, f.resource.clusterId, f.resource.clusterName, f.resource.kind, f.resource.id, f.resource.namespace, f.resource.name, f.message, f.remediation, f.waiver?.expiresAt]),
+            [
+              'severity',
+              'checkId',
+              'accountId',
+              'regionId',
+              'clusterId',
+              'clusterName',
+              'resourceKind',
+              'resourceId',
+              'namespace',
+              'name',
+              'message',
+              'remediation',
+              'waivedUntil',
+            ],
+            items.map((f) => [
+              f.severity,
+              f.checkId,
+              f.resource.accountId,
+              f.resource.regionId,
+              f.resource.clusterId,
+              f.resource.clusterName,
+              f.resource.kind,
+              f.resource.id,
+              f.resource.namespace,
+              f.resource.name,
+              f.message,
+              f.remediation,
+              f.waiver?.expiresAt,
+            ]),
           ),
         ],
         { type: 'text/csv' },
@@ -178,7 +258,11 @@ export function Findings() {
       <form class="filters" aria-label="Filters" onSubmit={(e) => e.preventDefault()}>
         <label>
           Account
-          <select name="accountId" value={q.accountId ?? ''} onChange={(e) => setFilter('accountId', e.currentTarget.value)}>
+          <select
+            name="accountId"
+            value={q.accountId ?? ''}
+            onChange={(e) => setFilter('accountId', e.currentTarget.value)}
+          >
             <option value="">any</option>
             {accounts.map((a) => (
               <option key={a} value={a}>
@@ -189,7 +273,11 @@ export function Findings() {
         </label>
         <label>
           Cluster
-          <select name="cluster" value={cluster?.name ?? q.cluster ?? ''} onChange={(e) => setFilter('cluster', e.currentTarget.value)}>
+          <select
+            name="cluster"
+            value={cluster?.name ?? q.cluster ?? ''}
+            onChange={(e) => setFilter('cluster', e.currentTarget.value)}
+          >
             <option value="">any</option>
             {clusters.data?.items.map((c) => (
               <option key={c.clusterId} value={c.name}>
@@ -200,11 +288,20 @@ export function Findings() {
         </label>
         <label>
           Check
-          <input name="checkId" value={q.checkId ?? ''} placeholder="CLB_BACKEND_QUOTA" onChange={(e) => setFilter('checkId', e.currentTarget.value.trim().toUpperCase())} />
+          <input
+            name="checkId"
+            value={q.checkId ?? ''}
+            placeholder="CLB_BACKEND_QUOTA"
+            onChange={(e) => setFilter('checkId', e.currentTarget.value.trim().toUpperCase())}
+          />
         </label>
         <label>
           Severity
-          <select name="severity" value={q.severity ?? ''} onChange={(e) => setFilter('severity', e.currentTarget.value)}>
+          <select
+            name="severity"
+            value={q.severity ?? ''}
+            onChange={(e) => setFilter('severity', e.currentTarget.value)}
+          >
             <option value="">any</option>
             {SEVERITIES.map((s) => (
               <option key={s} value={s}>
@@ -215,7 +312,11 @@ export function Findings() {
         </label>
         <label>
           Waived
-          <select name="waived" value={q.waived ?? ''} onChange={(e) => setFilter('waived', e.currentTarget.value)}>
+          <select
+            name="waived"
+            value={q.waived ?? ''}
+            onChange={(e) => setFilter('waived', e.currentTarget.value)}
+          >
             <option value="">any</option>
             <option value="no">not waived</option>
             <option value="yes">waived</option>
@@ -223,7 +324,11 @@ export function Findings() {
         </label>
         <label>
           Sort
-          <select name="sort" value={sort} onChange={(e) => setSort(e.currentTarget.value as keyof typeof SORTS)}>
+          <select
+            name="sort"
+            value={sort}
+            onChange={(e) => setSort(e.currentTarget.value as keyof typeof SORTS)}
+          >
             {Object.entries(SORTS).map(([k, v]) => (
               <option key={k} value={k}>
                 {v}
@@ -262,10 +367,20 @@ export function Findings() {
             ))}
           </ul>
           <nav class="pager" aria-label="Pages of findings">
-            <button type="button" class="secondary" disabled={cursors.length === 0} onClick={() => setCursors(cursors.slice(0, -1))}>
+            <button
+              type="button"
+              class="secondary"
+              disabled={cursors.length === 0}
+              onClick={() => setCursors(cursors.slice(0, -1))}
+            >
               Previous page
             </button>
-            <button type="button" class="secondary" disabled={!page.data.nextCursor} onClick={() => page.data?.nextCursor && setCursors([...cursors, page.data.nextCursor])}>
+            <button
+              type="button"
+              class="secondary"
+              disabled={!page.data.nextCursor}
+              onClick={() => page.data?.nextCursor && setCursors([...cursors, page.data.nextCursor])}
+            >
               Next page
             </button>
           </nav>

@@ -13,7 +13,12 @@ interface Detail {
   scanId: string;
   loadBalancer: LoadBalancer;
   services: { clusterId: string; namespace: string; name: string; externalTrafficPolicy: string | null }[];
-  serverGroups: { vServerGroupId: string; name: string | null; isDefault: boolean; backends: { serverId: string; serverIp: string | null; port: number; weight: number; type: string }[] }[];
+  serverGroups: {
+    vServerGroupId: string;
+    name: string | null;
+    isDefault: boolean;
+    backends: { serverId: string; serverIp: string | null; port: number; weight: number; type: string }[];
+  }[];
   quotas: Quota[];
 }
 
@@ -40,7 +45,8 @@ export function LoadBalancerPage({ id }: { id: string }) {
       {data && lb && (
         <>
           <p>
-            {lb.name ?? '–'} · {lb.addressType ?? '–'} {lb.address ?? ''} · {lb.spec ?? '–'} · owner {lb.owner ?? '–'} · account {lb.accountId} / {lb.regionId}
+            {lb.name ?? '–'} · {lb.addressType ?? '–'} {lb.address ?? ''} · {lb.spec ?? '–'} · owner{' '}
+            {lb.owner ?? '–'} · account {lb.accountId} / {lb.regionId}
           </p>
           <h2>Quotas</h2>
           <ul>
@@ -54,7 +60,8 @@ export function LoadBalancerPage({ id }: { id: string }) {
           <ul>
             {data.detail.services.map((s) => (
               <li key={`${s.clusterId}/${s.namespace}/${s.name}`}>
-                <a href={`/clusters/${s.clusterId}`}>{s.clusterId}</a> {s.namespace}/{s.name} ({s.externalTrafficPolicy ?? '–'})
+                <a href={`/clusters/${s.clusterId}`}>{s.clusterId}</a> {s.namespace}/{s.name} (
+                {s.externalTrafficPolicy ?? '–'})
               </li>
             ))}
           </ul>

@@ -26,7 +26,13 @@ interface OverviewData {
  */
 function weekBefore(scans: Scan[], latest: Scan): Scan | undefined {
   const t = new Date(latest.startedAt).getTime();
-  const earlier = scans.filter((s) => s.status === 'succeeded' && s.id !== latest.id && s.fleetName === latest.fleetName && new Date(s.startedAt).getTime() < t);
+  const earlier = scans.filter(
+    (s) =>
+      s.status === 'succeeded' &&
+      s.id !== latest.id &&
+      s.fleetName === latest.fleetName &&
+      new Date(s.startedAt).getTime() < t,
+  );
   return earlier.find((s) => t - new Date(s.startedAt).getTime() >= 6 * 86_400_000) ?? earlier.at(-1);
 }
 
@@ -34,11 +40,17 @@ async function loadOverview(signal: AbortSignal): Promise<OverviewData> {
   const scans = await api<Page<Scan>>(`/v1/scans${query({ limit: 100 })}`, { signal });
   const latestItem = scans.items.find((s) => s.status === 'succeeded');
   if (!latestItem) return { latest: null, quotas: [], trends: new Map(), diff: null };
-  const [latest, quotas, trends] = await Promise.all([api<Scan>(`/v1/scans/${latestItem.id}`, { signal }), allQuotas(signal), exhaustingTrends({}, signal)]);
+  const [latest, quotas, trends] = await Promise.all([
+    api<Scan>(`/v1/scans/${latestItem.id}`, { signal }),
+    allQuotas(signal),
+    exhaustingTrends({}, signal),
+  ]);
   const against = weekBefore(scans.items, latestItem);
   let diff: OverviewData['diff'] = null;
   if (against) {
-    diff = await api<ScanDiffPage>(`/v1/scans/${latest.id}/diff${query({ against: against.id, limit: 1 })}`, { signal }).then(
+    diff = await api<ScanDiffPage>(`/v1/scans/${latest.id}/diff${query({ against: against.id, limit: 1 })}`, {
+      signal,
+    }).then(
       (d) => ({ against, counts: (d.counts ?? {}) as Record<string, number> }),
       (e: unknown) => (e instanceof ApiFailure ? e : new ApiFailure(0, 'CLIENT', String(e))),
     );
@@ -78,17 +90,21 @@ export function Overview() {
 function OverviewBody({ data, latest }: { data: OverviewData; latest: Scan }) {
   const summary = latest.summary;
   const gaps = (latest.coverage ?? []).filter((c) => c.status !== 'ok');
-  const byCheck = Object.entries(summary?.byCheck ?? {}).sort((a, b) => b[1] - a[1] || a[0].localeCompare(b[0]));
+  const byCheck = Object.entries(summary?.byCheck ?? {}).sort(
+    (a, b) => b[1] - a[1] || a[0].localeCompare(b[0]),
+  );
   return (
     <>
       <div class="cards">
         <div class="card" id="last-scan">
           <h2>Last scan</h2>
           <p>
-            <a href={`/scans/${latest.id}`}>{when(latest.startedAt)}</a> <span class="age">({age(latest.finishedAt ?? latest.startedAt)})</span>
+            <a href={`/scans/${latest.id}`}>{when(latest.startedAt)}</a>{' '}
+            <span class="age">({age(latest.finishedAt ?? latest.startedAt)})</span>
           </p>
           <p class="muted">
-            {latest.fleetName ?? '–'} · {latest.source} · {num(summary?.accounts)} accounts · {num(summary?.clusters)} clusters
+            {latest.fleetName ?? '–'} · {latest.source} · {num(summary?.accounts)} accounts ·{' '}
+            {num(summary?.clusters)} clusters
           </p>
         </div>
         <div class="card" id="by-severity">
@@ -112,7 +128,10 @@ function OverviewBody({ data, latest }: { data: OverviewData; latest: Scan }) {
 
       <h2 id="quotas-heading">Quotas nearest their limit</h2>
       {data.quotas.length === 0 ? (
-        <p class="muted">No quota samples in the latest scan{gaps.some((g) => g.api === 'quotas') ? ' (quotas were not read: see the coverage gaps)' : ''}.</p>
+        <p class="muted">
+          No quota samples in the latest scan
+          {gaps.some((g) => g.api === 'quotas') ? ' (quotas were not read: see the coverage gaps)' : ''}.
+        </p>
       ) : (
         <TableWrap label="Quotas nearest their limit">
           <thead>
@@ -130,7 +149,11 @@ function OverviewBody({ data, latest }: { data: OverviewData; latest: Scan }) {
                   <a href={`/findings?checkId=${q.checkId}`}>{q.checkId}</a>
                 </td>
                 <td>
-                  {q.resource.kind === 'LoadBalancer' ? <a href={`/load-balancers/${q.resource.id}`}>{resourceLabel(q.resource)}</a> : resourceLabel(q.resource)}
+                  {q.resource.kind === 'LoadBalancer' ? (
+                    <a href={`/load-balancers/${q.resource.id}`}>{resourceLabel(q.resource)}</a>
+                  ) : (
+                    resourceLabel(q.resource)
+                  )}
                   <div class="muted small">
                     {q.resource.accountId} · {q.resource.regionId}
                   </div>
@@ -153,12 +176,15 @@ function OverviewBody({ data, latest }: { data: OverviewData; latest: Scan }) {
       ) : (
         <>
           <p>
-            {gaps.length} dataset{gaps.length === 1 ? ' was' : 's were'} not read: what depends on {gaps.length === 1 ? 'it' : 'them'} is unknown, not healthy.
+            {gaps.length} dataset{gaps.length === 1 ? ' was' : 's were'} not read: what depends on{' '}
+            {gaps.length === 1 ? 'it' : 'them'} is unknown, not healthy.
           </p>
           <ul class="gaps" id="coverage-gaps">
             {gaps.map((g, i) => (
               <li key={i}>
-                <strong>{g.api}</strong> <span class={`tag tag-${g.status}`}>{g.status === 'absent' ? 'not read' : g.status}</span> {[g.accountId, g.regionId, g.clusterId].filter(Boolean).join(' / ')}
+                <strong>{g.api}</strong>{' '}
+                <span class={`tag tag-${g.status}`}>{g.status === 'absent' ? 'not read' : g.status}</span>{' '}
+                {[g.accountId, g.regionId, g.clusterId].filter(Boolean).join(' / ')}
                 {g.message && <div class="muted small">{g.message}</div>}
               </li>
             ))}
@@ -198,7 +224,8 @@ function Changes({ diff }: { diff: OverviewData['diff'] }) {
   return (
     <>
       <p>
-        <strong>{num(c.new ?? 0)}</strong> new · <strong>{num(c.resolved ?? 0)}</strong> resolved · {num(c.severityChanged ?? 0)} changed severity
+        <strong>{num(c.new ?? 0)}</strong> new · <strong>{num(c.resolved ?? 0)}</strong> resolved ·{' '}
+        {num(c.severityChanged ?? 0)} changed severity
       </p>
       <p class="muted small">against the scan of {when(diff.against.startedAt)}</p>
     </>

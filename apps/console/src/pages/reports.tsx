@@ -10,11 +10,19 @@ import { day, download, when } from '../format';
 import { useLoad } from '../hooks';
 import type { Page, Report } from '../types';
 
-const FORMATS = { html: 'text/html', md: 'text/markdown', csv: 'text/csv', json: 'application/json' } as const;
+const FORMATS = {
+  html: 'text/html',
+  md: 'text/markdown',
+  csv: 'text/csv',
+  json: 'application/json',
+} as const;
 
 export function Reports() {
   const canBuild = useCan('operator');
-  const { data, error, loading, reload } = useLoad((signal) => api<Page<Report>>('/v1/reports?limit=100', { signal }), []);
+  const { data, error, loading, reload } = useLoad(
+    (signal) => api<Page<Report>>('/v1/reports?limit=100', { signal }),
+    [],
+  );
   const [problem, setProblem] = useState<ApiFailure | undefined>();
   const [busy, setBusy] = useState(false);
   const fetchReport = async (r: Report, format: keyof typeof FORMATS) => {

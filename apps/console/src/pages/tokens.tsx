@@ -9,7 +9,10 @@ import type { Page, Role, Token } from '../types';
 
 export function Tokens() {
   const isAdmin = useCan('admin');
-  const { data, error, loading, reload } = useLoad((signal) => (isAdmin ? api<Page<Token>>('/v1/tokens?limit=1000', { signal }) : Promise.resolve(null)), [isAdmin]);
+  const { data, error, loading, reload } = useLoad(
+    (signal) => (isAdmin ? api<Page<Token>>('/v1/tokens?limit=1000', { signal }) : Promise.resolve(null)),
+    [isAdmin],
+  );
   const [role, setRole] = useState<Role>('viewer');
   const [name, setName] = useState('');
   const [accounts, setAccounts] = useState('');
@@ -39,7 +42,10 @@ export function Tokens() {
               .split(',')
               .map((a) => a.trim())
               .filter(Boolean);
-            const t = await api<{ token: string }>('/v1/tokens', { method: 'POST', body: { role, name, expiresInDays: Number(days), ...(list.length ? { accounts: list } : {}) } });
+            const t = await api<{ token: string }>('/v1/tokens', {
+              method: 'POST',
+              body: { role, name, expiresInDays: Number(days), ...(list.length ? { accounts: list } : {}) },
+            });
             setCreated(t.token);
             reload();
           } catch (err) {
@@ -109,7 +115,9 @@ export function Tokens() {
                           await api(`/v1/tokens/${t.id}`, { method: 'DELETE' });
                           reload();
                         } catch (err) {
-                          setProblem(err instanceof ApiFailure ? err : new ApiFailure(0, 'CLIENT', String(err)));
+                          setProblem(
+                            err instanceof ApiFailure ? err : new ApiFailure(0, 'CLIENT', String(err)),
+                          );
                         }
                       }}
                     >

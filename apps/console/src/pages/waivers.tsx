@@ -13,7 +13,10 @@ export function Waivers() {
     const all: Waiver[] = [];
     let after: string | null = null;
     for (let i = 0; i < 20; i++) {
-      const page: Page<Waiver> = await api<Page<Waiver>>(`/v1/waivers?limit=1000${after ? `&after=${encodeURIComponent(after)}` : ''}`, { signal });
+      const page: Page<Waiver> = await api<Page<Waiver>>(
+        `/v1/waivers?limit=1000${after ? `&after=${encodeURIComponent(after)}` : ''}`,
+        { signal },
+      );
       all.push(...page.items);
       if (!page.nextCursor) break;
       after = page.nextCursor;

@@ -35,7 +35,17 @@ interface FormStep {
   nlb: boolean;
 }
 
-const blank = (cluster: string): FormStep => ({ kind: 'addNodes', cluster, count: '50', namespace: 'default', ports: '80', policy: 'Local', services: '', version: 'v2.12.3', nlb: false });
+const blank = (cluster: string): FormStep => ({
+  kind: 'addNodes',
+  cluster,
+  count: '50',
+  namespace: 'default',
+  ports: '80',
+  policy: 'Local',
+  services: '',
+  version: 'v2.12.3',
+  nlb: false,
+});
 
 const list = (s: string) =>
   s
@@ -73,12 +83,27 @@ function problemsAt(issues: ApiIssue[], step: number, field?: string): string[] 
   return issues
     .filter((i) => {
       const p = i.path.split('.');
-      return p[0] === 'body' && p[1] === 'steps' && p[2] === String(step) && (field === undefined ? p.length <= 4 : p[4] === field);
+      return (
+        p[0] === 'body' &&
+        p[1] === 'steps' &&
+        p[2] === String(step) &&
+        (field === undefined ? p.length <= 4 : p[4] === field)
+      );
     })
     .map((i) => i.message);
 }
 
-function Field({ id, label, issues, children }: { id: string; label: string; issues: string[]; children: preact.ComponentChildren }) {
+function Field({
+  id,
+  label,
+  issues,
+  children,
+}: {
+  id: string;
+  label: string;
+  issues: string[];
+  children: preact.ComponentChildren;
+}) {
   return (
     <div class={`field${issues.length ? ' invalid' : ''}`}>
       <label for={id}>{label}</label>
@@ -104,7 +129,8 @@ export function WhatIf() {
   const [error, setError] = useState<ApiFailure | undefined>();
   const [busy, setBusy] = useState(false);
   const formSteps = steps ?? (first ? [blank(first)] : []);
-  const update = (i: number, patch: Partial<FormStep>) => setSteps(formSteps.map((s, j) => (j === i ? { ...s, ...patch } : s)));
+  const update = (i: number, patch: Partial<FormStep>) =>
+    setSteps(formSteps.map((s, j) => (j === i ? { ...s, ...patch } : s)));
   const issues = error?.issues ?? [];
 
   const run = async (e: Event) => {
@@ -115,8 +141,15 @@ export function WhatIf() {
     try {
       const r =
         mode === 'yaml'
-          ? await api<WhatIfResult>('/v1/forecasts/whatif', { method: 'POST', body: yaml, contentType: 'application/yaml' })
-          : await api<WhatIfResult>('/v1/forecasts/whatif', { method: 'POST', body: { apiVersion: 'fleet-audit/v1', kind: 'Scenario', name, steps: formSteps.map(stepOf) } });
+          ? await api<WhatIfResult>('/v1/forecasts/whatif', {
+              method: 'POST',
+              body: yaml,
+              contentType: 'application/yaml',
+            })
+          : await api<WhatIfResult>('/v1/forecasts/whatif', {
+              method: 'POST',
+              body: { apiVersion: 'fleet-audit/v1', kind: 'Scenario', name, steps: formSteps.map(stepOf) },
+            });
       setResult(r);
     } catch (err) {
       setError(err instanceof ApiFailure ? err : new ApiFailure(0, 'CLIENT', String(err)));
@@ -131,7 +164,12 @@ export function WhatIf() {
       <p class="muted">Plays a scenario on the latest scan's snapshot: nothing is changed in the fleet.</p>
       {!canRun && <p class="notice">Running a what-if needs an operator token; this token is a viewer.</p>}
       <div class="tabs" role="group" aria-label="Scenario editor">
-        <button type="button" class={mode === 'form' ? 'tab active' : 'tab'} aria-pressed={mode === 'form'} onClick={() => setMode('form')}>
+        <button
+          type="button"
+          class={mode === 'form' ? 'tab active' : 'tab'}
+          aria-pressed={mode === 'form'}
+          onClick={() => setMode('form')}
+        >
           Form
         </button>
         <button
@@ -149,7 +187,11 @@ export function WhatIf() {
       <form onSubmit={run} aria-label="Scenario">
         {mode === 'form' ? (
           <>
-            <Field id="scenario-name" label="Scenario name" issues={issues.filter((i) => i.path === 'body.name').map((i) => i.message)}>
+            <Field
+              id="scenario-name"
+              label="Scenario name"
+              issues={issues.filter((i) => i.path === 'body.name').map((i) => i.message)}
+            >
               <input id="scenario-name" value={name} onInput={(e) => setName(e.currentTarget.value)} />
             </Field>
             <ol class="steps">
@@ -166,7 +208,11 @@ export function WhatIf() {
                         </p>
                       ))}
                       <Field id={id('kind')} label="Change" issues={[]}>
-                        <select id={id('kind')} value={s.kind} onChange={(e) => update(i, { kind: e.currentTarget.value as Kind })}>
+                        <select
+                          id={id('kind')}
+                          value={s.kind}
+                          onChange={(e) => update(i, { kind: e.currentTarget.value as Kind })}
+                        >
                           {Object.entries(KINDS).map(([k, v]) => (
                             <option key={k} value={k}>
                               {v}
@@ -175,7 +221,11 @@ export function WhatIf() {
                         </select>
                       </Field>
                       <Field id={id('cluster')} label="Cluster" issues={at('cluster')}>
-                        <select id={id('cluster')} value={s.cluster} onChange={(e) => update(i, { cluster: e.currentTarget.value })}>
+                        <select
+                          id={id('cluster')}
+                          value={s.cluster}
+                          onChange={(e) => update(i, { cluster: e.currentTarget.value })}
+                        >
                           {clusters.data?.items.map((c) => (
                             <option key={c.clusterId} value={c.name}>
                               {c.name}
@@ -184,45 +234,93 @@ export function WhatIf() {
                         </select>
                       </Field>
                       {(s.kind === 'addNodes' || s.kind === 'addServices') && (
-                        <Field id={id('count')} label={s.kind === 'addNodes' ? 'Nodes to add' : 'Services to add'} issues={at('count')}>
-                          <input id={id('count')} inputMode="numeric" value={s.count} onInput={(e) => update(i, { count: e.currentTarget.value })} aria-invalid={at('count').length ? 'true' : undefined} />
+                        <Field
+                          id={id('count')}
+                          label={s.kind === 'addNodes' ? 'Nodes to add' : 'Services to add'}
+                          issues={at('count')}
+                        >
+                          <input
+                            id={id('count')}
+                            inputMode="numeric"
+                            value={s.count}
+                            onInput={(e) => update(i, { count: e.currentTarget.value })}
+                            aria-invalid={at('count').length ? 'true' : undefined}
+                          />
                         </Field>
                       )}
                       {s.kind === 'addServices' && (
                         <>
                           <Field id={id('namespace')} label="Namespace" issues={at('namespace')}>
-                            <input id={id('namespace')} value={s.namespace} onInput={(e) => update(i, { namespace: e.currentTarget.value })} />
+                            <input
+                              id={id('namespace')}
+                              value={s.namespace}
+                              onInput={(e) => update(i, { namespace: e.currentTarget.value })}
+                            />
                           </Field>
                           <Field id={id('ports')} label="Ports (comma separated)" issues={at('ports')}>
-                            <input id={id('ports')} value={s.ports} onInput={(e) => update(i, { ports: e.currentTarget.value })} />
+                            <input
+                              id={id('ports')}
+                              value={s.ports}
+                              onInput={(e) => update(i, { ports: e.currentTarget.value })}
+                            />
                           </Field>
                           <div class="field">
                             <label>
-                              <input type="checkbox" checked={s.nlb} onChange={(e) => update(i, { nlb: e.currentTarget.checked })} /> NLB (loadBalancerClass alibabacloud.com/nlb)
+                              <input
+                                type="checkbox"
+                                checked={s.nlb}
+                                onChange={(e) => update(i, { nlb: e.currentTarget.checked })}
+                              />{' '}
+                              NLB (loadBalancerClass alibabacloud.com/nlb)
                             </label>
                           </div>
                         </>
                       )}
                       {(s.kind === 'addServices' || s.kind === 'setTrafficPolicy') && (
-                        <Field id={id('policy')} label="externalTrafficPolicy" issues={at(s.kind === 'addServices' ? 'externalTrafficPolicy' : 'policy')}>
-                          <select id={id('policy')} value={s.policy} onChange={(e) => update(i, { policy: e.currentTarget.value })}>
+                        <Field
+                          id={id('policy')}
+                          label="externalTrafficPolicy"
+                          issues={at(s.kind === 'addServices' ? 'externalTrafficPolicy' : 'policy')}
+                        >
+                          <select
+                            id={id('policy')}
+                            value={s.policy}
+                            onChange={(e) => update(i, { policy: e.currentTarget.value })}
+                          >
                             <option value="Local">Local</option>
                             <option value="Cluster">Cluster</option>
                           </select>
                         </Field>
                       )}
                       {(s.kind === 'setTrafficPolicy' || s.kind === 'migrateToNlb') && (
-                        <Field id={id('services')} label="Services (namespace/name, comma separated)" issues={at('services')}>
-                          <input id={id('services')} value={s.services} placeholder="payments/*" onInput={(e) => update(i, { services: e.currentTarget.value })} />
+                        <Field
+                          id={id('services')}
+                          label="Services (namespace/name, comma separated)"
+                          issues={at('services')}
+                        >
+                          <input
+                            id={id('services')}
+                            value={s.services}
+                            placeholder="payments/*"
+                            onInput={(e) => update(i, { services: e.currentTarget.value })}
+                          />
                         </Field>
                       )}
                       {s.kind === 'upgradeCcm' && (
                         <Field id={id('version')} label="CCM version" issues={at('version')}>
-                          <input id={id('version')} value={s.version} onInput={(e) => update(i, { version: e.currentTarget.value })} />
+                          <input
+                            id={id('version')}
+                            value={s.version}
+                            onInput={(e) => update(i, { version: e.currentTarget.value })}
+                          />
                         </Field>
                       )}
                       {formSteps.length > 1 && (
-                        <button type="button" class="link" onClick={() => setSteps(formSteps.filter((_, j) => j !== i))}>
+                        <button
+                          type="button"
+                          class="link"
+                          onClick={() => setSteps(formSteps.filter((_, j) => j !== i))}
+                        >
                           Remove step {i + 1}
                         </button>
                       )}
@@ -237,13 +335,21 @@ export function WhatIf() {
           </>
         ) : (
           <Field id="scenario-yaml" label="Scenario (YAML)" issues={issues.map((i) => i.message)}>
-            <textarea id="scenario-yaml" class="code" rows={16} spellcheck={false} value={yaml} onInput={(e) => setYaml(e.currentTarget.value)} />
+            <textarea
+              id="scenario-yaml"
+              class="code"
+              rows={16}
+              spellcheck={false}
+              value={yaml}
+              onInput={(e) => setYaml(e.currentTarget.value)}
+            />
           </Field>
         )}
         {error && !error.issues.length && <ErrorBox error={error} />}
         {error && error.issues.length > 0 && (
           <p class="error" role="alert">
-            The scenario has {error.issues.length} problem{error.issues.length === 1 ? '' : 's'}: see the fields marked.
+            The scenario has {error.issues.length} problem{error.issues.length === 1 ? '' : 's'}: see the
+            fields marked.
           </p>
         )}
         {canRun && (
@@ -268,13 +374,16 @@ function Result({ r }: { r: WhatIfResult }) {
             <h3>{s.name}</h3>
             {s.firstBreach ? (
               <p class="bad breach">
-                First breach: <strong>{s.firstBreach.checkId}</strong> on {resourceLabel(s.firstBreach.resource)}: {num(s.firstBreach.before.used)} → {num(s.firstBreach.after.used)} of {num(s.firstBreach.after.limit)}
+                First breach: <strong>{s.firstBreach.checkId}</strong> on{' '}
+                {resourceLabel(s.firstBreach.resource)}: {num(s.firstBreach.before.used)} →{' '}
+                {num(s.firstBreach.after.used)} of {num(s.firstBreach.after.limit)}
               </p>
             ) : (
               <p class="good">No quota breached.</p>
             )}
             <p>
-              Findings: {s.findings.appeared.length} added, {s.findings.resolved.length} resolved, {s.findings.severityChanged.length} changed severity.
+              Findings: {s.findings.appeared.length} added, {s.findings.resolved.length} resolved,{' '}
+              {s.findings.severityChanged.length} changed severity.
             </p>
             {s.findings.appeared.length > 0 && (
               <details>
@@ -312,13 +421,19 @@ function Result({ r }: { r: WhatIfResult }) {
                 ))}
               </tbody>
             </TableWrap>
-            {s.quotas.length > quotas.length && <p class="muted small">The {quotas.length} fullest of {s.quotas.length} quotas the step changes.</p>}
+            {s.quotas.length > quotas.length && (
+              <p class="muted small">
+                The {quotas.length} fullest of {s.quotas.length} quotas the step changes.
+              </p>
+            )}
           </section>
         );
       })}
       {r.convergence && (
         <p id="convergence">
-          CCM convergence: {r.convergence.services} Services, {num(r.convergence.calls)} OpenAPI calls, wall time p50 {r.convergence.wallSeconds.p50} s, p95 {r.convergence.wallSeconds.p95} s (bound by {r.convergence.boundBy}).
+          CCM convergence: {r.convergence.services} Services, {num(r.convergence.calls)} OpenAPI calls, wall
+          time p50 {r.convergence.wallSeconds.p50} s, p95 {r.convergence.wallSeconds.p95} s (bound by{' '}
+          {r.convergence.boundBy}).
         </p>
       )}
     </div>
