@@ -49,6 +49,8 @@ const ACCOUNT_B = '1987654321098765';
 const PAYMENTS = 'c1e64668d4e11407d7227bc187533f952';
 /** A cluster of account B (data-platform): the scoped token must not get it even by its address. */
 const B_CLUSTER = 'c75849719d4432e7378507410f099fa74';
+/** An NLB of the sample fleet (account A, cn-beijing). */
+const NLB = 'nlb-alc8afpodbqvpz396mnw';
 const DESKTOP = { width: 1280, height: 800 };
 const PHONE = { width: 390, height: 844 };
 const launcher = {
@@ -456,6 +458,7 @@ describe.skipIf(!available)('web console in headless Chromium (e2e)', () => {
       '/reports',
       '/waivers',
       '/tokens',
+      `/nlbs/${NLB}`,
     ];
     // Screenshots for the docs: every page at both sizes in light mode too.
     const passes: [typeof DESKTOP, 'light' | 'dark'][] = [
@@ -479,7 +482,14 @@ describe.skipIf(!available)('web console in headless Chromium (e2e)', () => {
           .toBe(0);
         expect(await overflow(page), `${path} at ${viewport.width}px`).toBeLessThanOrEqual(0);
         expect(await axeProblems(page), `${path} ${viewport.width}px ${scheme}`).toEqual([]);
-        const name = path === '/' ? 'overview' : path.startsWith('/clusters/') ? 'cluster' : path.slice(1);
+        const name =
+          path === '/'
+            ? 'overview'
+            : path.startsWith('/clusters/')
+              ? 'cluster'
+              : path.startsWith('/nlbs/')
+                ? 'nlb'
+                : path.slice(1);
         await shoot(page, `${name}-${viewport.width}x${viewport.height}${scheme === 'dark' ? '-dark' : ''}`);
       }
       // A load balancer page from the cluster's Services.

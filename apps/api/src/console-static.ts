@@ -14,11 +14,11 @@ import { join } from 'node:path';
 
 /**
  * The console's page paths (apps/console/src/main.tsx routes): `/`, `/findings`, `/clusters[/<id>]`,
- * `/load-balancers/<id>`, `/whatif`, `/scans[/<id>]`, `/reports`, `/waivers`, `/tokens`, with an optional trailing
+ * `/load-balancers/<id>`, `/nlbs/<id>`, `/whatif`, `/scans[/<id>]`, `/reports`, `/waivers`, `/tokens`, with an optional trailing
  * slash. Anything else is the API's.
  */
 export const CONSOLE_ROUTE =
-  /^\/(?:findings|clusters(?:\/[^/]+)?|load-balancers\/[^/]+|whatif|scans(?:\/[^/]+)?|reports|waivers|tokens)?\/?$/;
+  /^\/(?:findings|clusters(?:\/[^/]+)?|load-balancers\/[^/]+|nlbs\/[^/]+|whatif|scans(?:\/[^/]+)?|reports|waivers|tokens)?\/?$/;
 
 /**
  * Serve the console build in `dir` (holding index.html and assets/).

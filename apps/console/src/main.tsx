@@ -18,6 +18,7 @@ import { ScanPage, Scans } from './pages/scans';
 import { Reports } from './pages/reports';
 import { Waivers } from './pages/waivers';
 import { LoadBalancerPage } from './pages/load-balancer';
+import { NlbPage } from './pages/nlb';
 import { Tokens } from './pages/tokens';
 import './styles.css';
 
@@ -115,6 +116,7 @@ function Shell({ session }: { session: Session }) {
           <Route path="/clusters" component={Clusters} />
           <Route path="/clusters/:id" component={ClusterPage} />
           <Route path="/load-balancers/:id" component={LoadBalancerPage} />
+          <Route path="/nlbs/:id" component={NlbPage} />
           <Route path="/whatif" component={WhatIf} />
           <Route path="/scans" component={Scans} />
           <Route path="/scans/:id" component={ScanPage} />

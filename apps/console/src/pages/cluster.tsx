@@ -299,7 +299,7 @@ export function ClusterPage({ id }: { id: string }) {
                         s.loadBalancerId ? (
                           <a href={`/load-balancers/${lb}`}>CLB {lb}</a>
                         ) : (
-                          <>NLB {lb}</>
+                          <a href={`/nlbs/${lb}`}>NLB {lb}</a>
                         )
                       ) : (
                         <span class="muted">none</span>
