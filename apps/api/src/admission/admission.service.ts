@@ -36,11 +36,14 @@ const DEFAULT_TIMEOUT_MS = 10_000;
  */
 export const SNAPSHOT_REUSE_MS = 10_000;
 
-/** Cluster models kept warm (LRU): one per target cluster of the latest scan, a few MB each on the bench fleet. */
+/** Cluster models kept warm (LRU): one per target cluster of the latest scan, 2 MB each on the 1M-backend bench fleet (120 MB in all). */
 export const MAX_CLUSTER_MODELS = 64;
 
-/** Region baselines kept (LRU): one per region of the latest scan that holds a modelled cluster. */
-export const MAX_REGION_BASELINES = 8;
+/**
+ * Region baselines kept (LRU): one per region of the latest scan that holds a modelled cluster, needed only to build
+ * the models of more of its clusters (a digest per result: 8 MB for a 50-cluster region of the 1M-backend bench fleet).
+ */
+export const MAX_REGION_BASELINES = 4;
 
 /**
  * Answers kept (LRU) per (scan, cluster, Service object): an apiserver retry, a dry run, a GitOps controller
