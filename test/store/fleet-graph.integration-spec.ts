@@ -202,19 +202,26 @@ describe('FleetGraphRepository', () => {
 
   it('keeps no listing count of a running scan: rows its shards add are counted at once', async () => {
     const running = await store.scans.create({ source: 'live', fleetName: 'sharded' });
-    const account = snapshot.accounts[0]!;
+    // A snapshot as a shard reads it (no team recorded on its clusters yet: the shard's analysis records them).
+    const fresh = loadFleetDirectory(SAMPLE);
+    const account = fresh.accounts[0]!;
     const region = account.regions[0]!;
+    expect(region.clusters.every((c) => c.team === undefined)).toBe(true);
     expect(await store.graph.countClusters(running.id, ALL)).toBe(0);
     const shard: FleetSnapshot = {
-      name: snapshot.name,
+      name: fresh.name,
       accounts: [{ ...account, regions: [region] }],
-      coverage: snapshot.coverage.filter((c) => c.accountId === account.accountId && (!c.regionId || c.regionId === region.regionId)),
+      coverage: fresh.coverage.filter((c) => c.accountId === account.accountId && (!c.regionId || c.regionId === region.regionId)),
     };
     const place = { shardKey: `region/${account.accountId}/${region.regionId}`, accountId: account.accountId, regionId: region.regionId, lead: true };
     const { outcome } = await analyzeAndStoreShard(shard, { scanId: running.id, now: new Date('2026-11-20T00:00:00Z'), place, store });
     expect(outcome).toBe('stored');
     expect(region.clusters.length).toBeGreaterThan(0);
     expect(await store.graph.countClusters(running.id, ALL)).toBe(region.clusters.length);
+    // Each stored cluster carries its team (the sample fleet's `team` tag), as a whole scan's graph does.
+    const stored = (await store.graph.clustersPage(running.id, ALL, { first: 100 })).edges.map((e) => e.node);
+    expect(stored.map((c) => c.team)).toEqual(stored.map((c) => graph.clusters.find((g) => g.clusterId === c.clusterId)!.team));
+    expect(stored.every((c) => typeof c.team === 'string')).toBe(true);
     await store.scans.fail(running.id, 'test: not completed');
   });
 
