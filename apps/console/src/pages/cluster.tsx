@@ -11,6 +11,7 @@ import { ErrorBox, Loading, PageTitle, QuotaBar, Sev, TableWrap } from '../compo
 import { allQuotas, exhaustingTrends, quotaKey } from '../forecast';
 import { day, num, resourceLabel } from '../format';
 import { useLoad } from '../hooks';
+import { CLUSTERS_QUERY } from '../queries';
 import type { Cluster, Finding, Headroom, HeadroomFigure, Page, Quota, Trend } from '../types';
 import { Linked } from './findings';
 
@@ -79,17 +80,6 @@ interface GqlService {
 interface GqlCluster extends Cluster {
   services: { totalCount: number; nodes: GqlService[] };
 }
-
-/** Clusters of one account and region, 5 a page: with 100 Services each, within the API's query cost limit (1000). */
-const CLUSTERS_QUERY = `query Clusters($accountId: String, $regionId: String, $after: String) {
-  clusters(accountId: $accountId, regionId: $regionId, first: 5, after: $after) {
-    pageInfo { hasNextPage endCursor }
-    nodes {
-      clusterId accountId regionId name clusterType currentVersion ccmVersion networkPlugin nodeCount serviceCount
-      services(first: 100) { totalCount nodes { namespace name mode externalTrafficPolicy loadBalancerId loadBalancerKind nlbId ports { port protocol nodePort } } }
-    }
-  }
-}`;
 
 /** A GraphQL call; GraphQL errors are thrown as ApiFailure with the first error's message. */
 async function gql<T>(q: string, variables: Record<string, unknown>, signal: AbortSignal): Promise<T> {
