@@ -187,13 +187,26 @@ describe('POST /v1/admission/{cluster}', () => {
       expect(JSON.stringify(other.body)).not.toContain(STOREFRONT);
     });
 
-    it('builds the cluster\'s model again once a new scan is the latest (read at most every SNAPSHOT_REUSE_MS)', async () => {
+    it('keeps the snapshot and the model while the latest scan is the same, builds the model again for a new scan', async () => {
       const admission = app.get(AdmissionService);
       const built = admission.stats.modelsBuilt;
+      // Past the reuse period with the same latest scan: one look at its id, no second read of the snapshot.
+      const reads = vi.spyOn(store.snapshots, 'latest');
+      const sameScan = vi.spyOn(Date, 'now').mockReturnValue(Date.now() + SNAPSHOT_REUSE_MS + 1_000);
+      try {
+        const r = await post('/v1/admission/storefront', tokens.viewer, review('uid-same-scan', service('wide', 51)));
+        expect(r.body.response.warnings[0]).toMatch(/^fleet-audit: first breach: CLB_BACKEND_QUOTA/);
+      } finally {
+        sameScan.mockRestore();
+        reads.mockRestore();
+      }
+      expect(reads).not.toHaveBeenCalled();
+      expect(admission.stats.modelsBuilt).toBe(built);
       const scan = await store.scans.create({ source: 'offline', startedAt: new Date(NOW.getTime() + 3_600_000) });
       await analyzeAndStore(loadFleetDirectory(SAMPLE), { scanId: scan.id, now: new Date(NOW.getTime() + 3_600_000), store });
+      expect(await store.snapshots.latestScanId()).toBe(scan.id);
       const realNow = Date.now();
-      const clock = vi.spyOn(Date, 'now').mockReturnValue(realNow + SNAPSHOT_REUSE_MS + 1_000);
+      const clock = vi.spyOn(Date, 'now').mockReturnValue(realNow + 2 * (SNAPSHOT_REUSE_MS + 1_000));
       try {
         const r = await post('/v1/admission/storefront', tokens.viewer, review('uid-new-scan', service('wide', 51)));
         expect(r.body.response.warnings[0]).toMatch(/^fleet-audit: first breach: CLB_BACKEND_QUOTA/);

@@ -19,6 +19,13 @@ export interface StoredSnapshot {
  * (ScanShardRepository), and the loader merges the parts into the snapshot the in-process analysis would
  * have stored (`mergeSnapshotParts`).
  */
+/** The latest succeeded scan that stored a snapshot (whole, or in shard parts): what `latest` reads. */
+const LATEST_FROM = `FROM scans s LEFT JOIN scan_snapshots n ON n.scan_id = s.id
+        WHERE s.status = 'succeeded'
+          AND (n.scan_id IS NOT NULL
+               OR EXISTS (SELECT 1 FROM scan_shards p WHERE p.scan_id = s.id AND p.snapshot IS NOT NULL))
+        ORDER BY s.started_at DESC, s.id DESC LIMIT 1`;
+
 export class ScanSnapshotRepository {
   /** @param pool the store's connection pool */
   constructor(private readonly pool: Pool) {}
@@ -42,17 +49,21 @@ export class ScanSnapshotRepository {
    */
   async latest(): Promise<StoredSnapshot | null> {
     const { rows } = await this.pool.query<{ scan_id: string; started_at: Date | string; snapshot: Buffer | null }>(
-      `SELECT s.id AS scan_id, s.started_at, n.snapshot
-         FROM scans s LEFT JOIN scan_snapshots n ON n.scan_id = s.id
-        WHERE s.status = 'succeeded'
-          AND (n.scan_id IS NOT NULL
-               OR EXISTS (SELECT 1 FROM scan_shards p WHERE p.scan_id = s.id AND p.snapshot IS NOT NULL))
-        ORDER BY s.started_at DESC, s.id DESC LIMIT 1`,
+      `SELECT s.id AS scan_id, s.started_at, n.snapshot ${LATEST_FROM}`,
     );
     const row = rows[0];
     if (!row) return null;
     const snapshot = row.snapshot ? parseStoredSnapshot(row.snapshot) : await this.fromParts(row.scan_id);
     return { scanId: row.scan_id, observedAt: toIso(row.started_at), snapshot };
+  }
+
+  /**
+   * The id of the scan `latest` would read, or null, without reading its snapshot: a caller that keeps the latest
+   * snapshot (the admission webhook) asks this often and reads the snapshot again only when the id changed.
+   */
+  async latestScanId(): Promise<string | null> {
+    const { rows } = await this.pool.query<{ scan_id: string }>(`SELECT s.id AS scan_id ${LATEST_FROM}`);
+    return rows[0]?.scan_id ?? null;
   }
 
   /** The merged snapshot of a sharded scan: every done shard's part and every shard's coverage. */
