@@ -53,6 +53,8 @@ const B_CLUSTER = 'c75849719d4432e7378507410f099fa74';
 const NLB = 'nlb-alc8afpodbqvpz396mnw';
 const DESKTOP = { width: 1280, height: 800 };
 const PHONE = { width: 390, height: 844 };
+/** How long a poll waits for the page (API answers on a loaded CI machine take seconds; vitest's default is 1 s). */
+const POLL = { timeout: 20_000, interval: 100 };
 const launcher = {
   launch: () => Promise.reject(new Error('no scans in this test')),
 } as unknown as ScanLauncher;
@@ -244,7 +246,7 @@ describe.skipIf(!available)('web console in headless Chromium (e2e)', () => {
     await page.goto(`${base}/`);
     await page.getByLabel('API token').fill(tokens.viewer);
     await page.getByRole('button', { name: 'Sign in' }).click();
-    await expect.poll(() => page.locator('header .who').textContent()).toContain('viewer');
+    await expect.poll(() => page.locator('header .who').textContent(), POLL).toContain('viewer');
     expect(await page.evaluate(() => sessionStorage.getItem('fleet-audit.token'))).toBe(tokens.viewer);
     // Quotas nearest their limit first: ratios in descending order.
     await page.locator('.table-wrap[aria-label="Quotas nearest their limit"] tbody tr').first().waitFor();
@@ -278,19 +280,21 @@ describe.skipIf(!available)('web console in headless Chromium (e2e)', () => {
     await page.locator('.finding').first().waitFor();
     const all = await page.locator('#findings-count').textContent();
     await page.getByLabel('Severity').selectOption('critical');
-    await expect.poll(async () => (await page.locator('#findings-count').textContent()) !== all).toBe(true);
+    await expect
+      .poll(async () => (await page.locator('#findings-count').textContent()) !== all, POLL)
+      .toBe(true);
     const sevs = await page.locator('.finding .finding-head .sev').allTextContents();
     expect(sevs.length).toBeGreaterThan(0);
     expect(new Set(sevs)).toEqual(new Set(['critical']));
     expect(page.url()).toContain('severity=critical');
     await page.getByLabel('Cluster').selectOption('payments-legacy');
-    await expect.poll(() => page.url()).toContain('cluster=payments-legacy');
+    await expect.poll(() => page.url(), POLL).toContain('cluster=payments-legacy');
     // Every finding listed is of that cluster (once the new page replaced the old one).
     await expect
       .poll(async () => {
         const heads = await page.locator('.finding .finding-head').allTextContents();
         return heads.length > 0 && heads.every((h) => h.includes('payments-legacy'));
-      })
+      }, POLL)
       .toBe(true);
     // Message, remediation and a documentation link on each finding; no write action for a viewer.
     expect(await page.locator('.finding .remediation a').count()).toBeGreaterThan(0);
@@ -307,7 +311,7 @@ describe.skipIf(!available)('web console in headless Chromium (e2e)', () => {
     while ((await page.evaluate(() => document.activeElement?.textContent)) !== 'Clusters' && guard++ < 10)
       await page.keyboard.press('Tab');
     await page.keyboard.press('Enter');
-    await expect.poll(() => page.evaluate(() => document.activeElement?.tagName)).toBe('H1');
+    await expect.poll(() => page.evaluate(() => document.activeElement?.tagName), POLL).toBe('H1');
     expect(await page.locator('h1').textContent()).toBe('Clusters');
     await page.getByRole('link', { name: 'payments-legacy' }).click();
     await page.locator('[data-testid="trend-chart"] svg').waitFor({ timeout: 15_000 });
@@ -364,7 +368,7 @@ describe.skipIf(!available)('web console in headless Chromium (e2e)', () => {
     await first.getByRole('button', { name: 'Waive', exact: true }).click();
     await op.page.locator('.notice[role="status"]').waitFor();
     expect(await op.page.locator('.notice[role="status"]').textContent()).toMatch(/^Waived LB_NO_BACKENDS/);
-    await expect.poll(() => op.page.locator('.finding .tag-waived').count()).toBeGreaterThan(0);
+    await expect.poll(() => op.page.locator('.finding .tag-waived').count(), POLL).toBeGreaterThan(0);
     await go(op.page, '/waivers');
     await op.page
       .locator('.table-wrap[aria-label="Waivers, expiring soon first"] tbody tr')
@@ -436,7 +440,9 @@ describe.skipIf(!available)('web console in headless Chromium (e2e)', () => {
             `${path}: ${String(e)}; the page shows: ${await page.locator('main').textContent()}; unanswered: ${[...pending].join(', ')}; errors: ${errors.join('; ')}`,
           );
         });
-      await expect.poll(() => page.locator('[role="status"]').filter({ hasText: 'Loading' }).count()).toBe(0);
+      await expect
+        .poll(() => page.locator('[role="status"]').filter({ hasText: 'Loading' }).count(), POLL)
+        .toBe(0);
       expect(await page.locator('main').textContent(), path).not.toContain(ACCOUNT_B);
       // Account B's cluster by its address: answered as absent.
       if (path.endsWith(B_CLUSTER)) expect(await page.locator('main').textContent()).toContain('No cluster');
@@ -476,9 +482,7 @@ describe.skipIf(!available)('web console in headless Chromium (e2e)', () => {
         await go(page, path);
         await page.locator('h1').first().waitFor();
         await expect
-          .poll(() => page.locator('[role="status"]').filter({ hasText: 'Loading' }).count(), {
-            timeout: 20_000,
-          })
+          .poll(() => page.locator('[role="status"]').filter({ hasText: 'Loading' }).count(), POLL)
           .toBe(0);
         expect(await overflow(page), `${path} at ${viewport.width}px`).toBeLessThanOrEqual(0);
         expect(await axeProblems(page), `${path} ${viewport.width}px ${scheme}`).toEqual([]);
