@@ -62,21 +62,21 @@ export class FleetController {
   constructor(private readonly fleet: FleetService) {}
 
   @Get('clusters')
-  @ApiRoute({ summary: "ACK clusters of a scan (default: the latest succeeded), in cluster id order, keyset-paged; only the token's accounts", query: listClustersQuerySchema, ok: ClusterPageDto, ...LISTING })
+  @ApiRoute({ summary: "ACK clusters of a scan (default: the latest succeeded), in cluster id order, keyset-paged; only the token's accounts (and teams)", query: listClustersQuerySchema, ok: ClusterPageDto, ...LISTING })
   @Header('Content-Type', JSON_CONTENT_TYPE)
   clusters(@ZodQuery(listClustersQuerySchema) q: ListClustersQuery, @CurrentPrincipal() principal: Principal): Promise<JsonText<ClusterPageDto>> {
     return this.fleet.clusterPage(q, principal);
   }
 
   @Get('load-balancers')
-  @ApiRoute({ summary: "CLB instances of a scan (default: the latest succeeded), in id order, keyset-paged, filtered; only the token's accounts", query: listLoadBalancersQuerySchema, ok: LoadBalancerPageDto, ...LISTING })
+  @ApiRoute({ summary: "CLB instances of a scan (default: the latest succeeded), in id order, keyset-paged, filtered; only the token's accounts (and teams)", query: listLoadBalancersQuerySchema, ok: LoadBalancerPageDto, ...LISTING })
   @Header('Content-Type', JSON_CONTENT_TYPE)
   loadBalancers(@ZodQuery(listLoadBalancersQuerySchema) q: ListLoadBalancersQuery, @CurrentPrincipal() principal: Principal): Promise<JsonText<LoadBalancerPageDto>> {
     return this.fleet.loadBalancerPage(q, principal);
   }
 
   @Get('nlbs')
-  @ApiRoute({ summary: "NLB instances of a scan (default: the latest succeeded), in id order, keyset-paged, filtered; only the token's accounts", query: listNlbsQuerySchema, ok: NlbPageDto, ...LISTING })
+  @ApiRoute({ summary: "NLB instances of a scan (default: the latest succeeded), in id order, keyset-paged, filtered; only the token's accounts (and teams)", query: listNlbsQuerySchema, ok: NlbPageDto, ...LISTING })
   @Header('Content-Type', JSON_CONTENT_TYPE)
   nlbs(@ZodQuery(listNlbsQuerySchema) q: ListNlbsQuery, @CurrentPrincipal() principal: Principal): Promise<JsonText<NlbPageDto>> {
     return this.fleet.nlbPage(q, principal);
@@ -92,7 +92,7 @@ export class FleetController {
   @Get('nlb-server-groups/unused')
   @ApiRoute({
     summary:
-      "NLB server groups no NLB uses (leaked by CCM before v2.12.4, or kept by preserve-lb-on-delete), per region of a scan (default: the latest succeeded); only the token's accounts",
+      "NLB server groups no NLB uses (leaked by CCM before v2.12.4, or kept by preserve-lb-on-delete), per region of a scan (default: the latest succeeded); only the token's accounts (and teams)",
     query: listUnusedNlbServerGroupsQuerySchema,
     ok: UnusedNlbServerGroupsDto,
     ...LISTING,
@@ -106,7 +106,7 @@ export class FleetController {
   }
 
   @Get('ecs-instances')
-  @ApiRoute({ summary: "ECS instances of a scan (default: the latest succeeded), in id order, keyset-paged, filtered; only the token's accounts", query: listEcsInstancesQuerySchema, ok: EcsInstancePageDto, ...LISTING })
+  @ApiRoute({ summary: "ECS instances of a scan (default: the latest succeeded), in id order, keyset-paged, filtered; only the token's accounts (and teams)", query: listEcsInstancesQuerySchema, ok: EcsInstancePageDto, ...LISTING })
   @Header('Content-Type', JSON_CONTENT_TYPE)
   ecsInstances(@ZodQuery(listEcsInstancesQuerySchema) q: ListEcsInstancesQuery, @CurrentPrincipal() principal: Principal): Promise<JsonText<EcsInstancePageDto>> {
     return this.fleet.ecsInstancePage(q, principal);

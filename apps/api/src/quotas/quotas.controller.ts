@@ -22,7 +22,7 @@ export class QuotasController {
 
   @Get()
   @ApiRoute({
-    summary: "Quota usage (used, limit, ratio) per check and resource of a scan (default: the latest succeeded), in key order; only the token's accounts",
+    summary: "Quota usage (used, limit, ratio) per check and resource of a scan (default: the latest succeeded), in key order; only the token's accounts (and teams)",
     query: listQuotasQuerySchema,
     ok: QuotaPageDto,
     badRequest: 'Invalid filter, limit or cursor',

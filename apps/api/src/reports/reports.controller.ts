@@ -45,11 +45,11 @@ interface RawResponse {
  * operator role) with their webhook
  * delivery state, and each report rendered on request as JSON (the document), HTML, Markdown or CSV.
  *
- * Scope: a report is made for a scope (every account, or a list of accounts). A token sees a
+ * Scope: a report is made for a scope (every account, or a list of accounts). An account-scoped token sees a
  * report only when every account it covers is in the token's scope (filtered in SQL): all-accounts
- * reports are for all-accounts tokens; a team token sees reports made for its accounts. Others answer
- * 404 as if absent. To give a team its weekly report, schedule one for its accounts
- * (`REPORT_ACCOUNTS` / `fleet-audit report --accounts`).
+ * reports are for all-accounts tokens. A team-scoped token sees every report covering one of its accounts, read as its
+ * team's rendition (the report rebuilt from its scans with the team's reads; `scope.teams` set), and the listing
+ * carries no fleet-wide summary for it. Others answer 404 as if absent.
  */
 @TeamAware()
 @BearerController('v1/reports', 'reports')
@@ -78,7 +78,7 @@ export class ReportsController {
   })
   @ApiZodBody(createReportBodySchema)
   @ApiCreatedResponse({ description: 'The stored report as listed (no document)', schema: { type: 'object' }, headers: { Location: { description: '/v1/reports/{id}', schema: { type: 'string' } } } })
-  @ApiForbiddenResponse({ type: ErrorResponseDto, description: "Role below operator, a team-scoped token, or an account outside the token's scope (named)" })
+  @ApiForbiddenResponse({ type: ErrorResponseDto, description: "Role below operator, or an account outside the token's scope (named)" })
   async create(
     @ZodBody(createReportBodySchema) body: z.output<typeof createReportBodySchema>,
     @CurrentPrincipal() principal: Principal,

@@ -28,7 +28,7 @@ export class ScansController {
   }
 
   @Get(':id')
-  @ApiRoute({ summary: "One scan with its coverage; summary, coverage and skipped results cover only the token's accounts", param: { name: 'id', schema: { type: 'string', format: 'uuid' } }, ok: ScanDto, notFound: true })
+  @ApiRoute({ summary: "One scan with its coverage; summary, coverage and skipped results cover only the token's accounts (and teams)", param: { name: 'id', schema: { type: 'string', format: 'uuid' } }, ok: ScanDto, notFound: true })
   get(@ZodParam('id', scanIdSchema) id: string, @CurrentPrincipal() principal: Principal): Promise<ScanDto> {
     return this.scans.get(id, principal);
   }
@@ -36,7 +36,7 @@ export class ScansController {
   @Get(':id/diff')
   @ApiRoute({
     summary:
-      "How scan {id} differs from scan `against` by finding fingerprint: new, resolved, persisting (same severity), severityChanged; counts and items cover only the token's accounts",
+      "How scan {id} differs from scan `against` by finding fingerprint: new, resolved, persisting (same severity), severityChanged; counts and items cover only the token's accounts (and teams)",
     description:
       'Without `against` the baseline is the previous succeeded scan of the same fleet (404 when there is none). ' +
       'Either order is allowed: `new` = in {id}, not in `against`; `resolved` = in `against`, not in {id}; swapping the ids swaps new and resolved (with `against` newer, the diff runs backward in time). Both scans must have succeeded and be of one fleet.',

@@ -47,7 +47,7 @@ export class WaiversController {
   constructor(private readonly waivers: WaiversService) {}
 
   @Get()
-  @ApiRoute({ summary: "Waivers of the token's accounts with their state now (active, expiring, expired, stale; revoked on request), oldest first", query: listWaiversQuerySchema, ok: WaiverListDto })
+  @ApiRoute({ summary: "Waivers of the token's accounts (and teams) with their state now (active, expiring, expired, stale; revoked on request), oldest first", query: listWaiversQuerySchema, ok: WaiverListDto })
   list(@ZodQuery(listWaiversQuerySchema) query: ListWaiversQuery, @CurrentPrincipal() principal: Principal): Promise<WaiverListDto> {
     return this.waivers.list(query, principal);
   }
