@@ -56,13 +56,14 @@ describe('chat messages validate against each service\'s documented format', () 
   it('each names the team and its counts in the service\'s own markup', () => {
     const ding = chatMessage('dingtalk', SUMMARY) as { actionCard: { title: string; text: string; singleURL: string } };
     expect(ding.actionCard.title).toBe('Weekly ACK load balancer audit: team payments');
-    expect(ding.actionCard.text).toContain('- **Open findings**: 12 (critical 2, warning 9, info 1)');
+    expect(ding.actionCard.text).toContain('- **Open findings**: 12 (critical 2, warning 9, info 1); **waived**: 2');
     const lark = chatMessage('lark', SUMMARY) as { card: { header: { template: string }; elements: { text?: { content: string } }[] } };
     expect(lark.card.header.template).toBe('red');
     expect(lark.card.elements[0]!.text!.content).toContain('**Top checks**: CLB_BACKEND_QUOTA 5, LB_CONFIG_DRIFT 4');
     const slack = chatMessage('slack', SUMMARY) as { text: string; blocks: { type: string; text?: { text: string } }[] };
     expect(slack.text).toBe('Weekly ACK load balancer audit: team payments: 12 open findings (2 critical), 3 new, 4 resolved');
     expect(slack.blocks[1]!.text!.text).toContain('*New*: 3, *resolved*: 4 since the previous period');
+    expect(slack.blocks[1]!.text!.text).toContain('*waived*: 2');
   });
 
   it('keeps Slack within its documented lengths (header 150 characters)', () => {
