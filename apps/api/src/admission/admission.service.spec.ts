@@ -14,6 +14,11 @@ describe('warningText', () => {
     expect(warningText('x'.repeat(120))).toBe('x'.repeat(120));
     expect(warningText('x'.repeat(121))).toBe(`${'x'.repeat(119)}…`);
   });
+
+  it('cuts at a word near the end where there is one', () => {
+    const text = 'fleet-audit: critical: CLB_LISTENER_QUOTA CLB lb-whatif000001 has 51 listeners: 102 % of its listener quota 50 (documented default)';
+    expect(warningText(text)).toBe('fleet-audit: critical: CLB_LISTENER_QUOTA CLB lb-whatif000001 has 51 listeners: 102 % of its listener quota 50 …');
+  });
 });
 
 describe('notJudgedWarning', () => {

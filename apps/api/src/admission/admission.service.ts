@@ -57,7 +57,7 @@ const TIMEOUT_MARGIN_MS = 1_000;
 /**
  * One warning as the apiserver forwards it: control characters (which make apimachinery's `NewWarningHeader` drop
  * the whole warning, so kubectl would print nothing) and runs of white space as one space, at most
- * MAX_WARNING_RUNES runes (a longer one ends with `…`).
+ * MAX_WARNING_RUNES runes (a longer one is cut at a word where it can and ends with `…`).
  */
 export function warningText(text: string): string {
   return clip(text.replace(/[\p{Cc}\s]+/gu, ' ').trim(), MAX_WARNING_RUNES);
@@ -73,9 +73,13 @@ export function notJudgedWarning(why: string): string {
   return warningText(`${head}${clip(why.replace(/[\p{Cc}\s]+/gu, ' ').trim(), MAX_WARNING_RUNES - head.length - tail.length)}${tail}`);
 }
 
+/** `text` in at most `runes` runes: a longer one cut at the last space of its last 24 runes when there is one (else mid-word), then `…`. */
 function clip(text: string, runes: number): string {
   const chars = Array.from(text);
-  return chars.length <= runes ? text : `${chars.slice(0, runes - 1).join('')}…`;
+  if (chars.length <= runes) return text;
+  const head = chars.slice(0, runes - 1);
+  const space = head.lastIndexOf(' ');
+  return `${(space >= runes - 1 - 24 ? head.slice(0, space + 1) : head).join('')}…`;
 }
 
 /** Why a review was not judged, as the one warning of an allowed answer. */
