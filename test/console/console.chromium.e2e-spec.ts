@@ -49,6 +49,9 @@ const ACCOUNT_B = '1987654321098765';
 const PAYMENTS = 'c1e64668d4e11407d7227bc187533f952';
 /** A cluster of account B (data-platform): the scoped token must not get it even by its address. */
 const B_CLUSTER = 'c75849719d4432e7378507410f099fa74';
+/** CLBs of account A (payments' checkout-gateway) and of account B. */
+const A_CLB = 'lb-bp1i0hoxo5qje4vllnxj';
+const B_CLB = 'lb-2ze0yj1jt8z2ff7d0b7u';
 /** An NLB of the sample fleet (account A, cn-beijing). */
 const NLB = 'nlb-alc8afpodbqvpz396mnw';
 const DESKTOP = { width: 1280, height: 800 };
@@ -65,6 +68,8 @@ describe.skipIf(!available)('web console in headless Chromium (e2e)', () => {
   let app: INestApplication;
   let base: string;
   let browser: Browser;
+  /** The sample fleet's scan (the latest). */
+  let latestScanId = '';
   const tokens: Record<'operator' | 'viewer' | 'scoped', string> = { operator: '', viewer: '', scoped: '' };
   const axeSource = readFileSync(require.resolve('axe-core/axe.min.js'), 'utf8');
   const shots = process.env.CONSOLE_SCREENSHOT_DIR;
@@ -80,6 +85,7 @@ describe.skipIf(!available)('web console in headless Chromium (e2e)', () => {
     const snapshot = loadFleetDirectory(SAMPLE);
     const settings = loadAuditSettings(join(SAMPLE, 'audit-settings.yaml'));
     const scan = await store.scans.create({ source: 'offline', startedAt: now });
+    latestScanId = scan.id;
     await analyzeAndStore(snapshot, { scanId: scan.id, now, store, settings });
     await backfillGrowthHistory(store, snapshot, {
       clusterId: PAYMENTS,
@@ -426,6 +432,10 @@ describe.skipIf(!available)('web console in headless Chromium (e2e)', () => {
       [`/clusters/${B_CLUSTER}`, '.error'],
       ['/whatif', '#scenario-name'],
       ['/scans', '.table-wrap[aria-label="Scans"]'],
+      [`/scans/${latestScanId}`, '#against'],
+      [`/load-balancers/${A_CLB}`, '.table-wrap[aria-label="Listeners"]'],
+      [`/load-balancers/${B_CLB}`, '.error'],
+      [`/nlbs/${NLB}`, '.table-wrap[aria-label="Listeners"]'],
       ['/reports', 'h1'],
       ['/waivers', 'h1'],
     ];
@@ -446,6 +456,7 @@ describe.skipIf(!available)('web console in headless Chromium (e2e)', () => {
       expect(await page.locator('main').textContent(), path).not.toContain(ACCOUNT_B);
       // Account B's cluster by its address: answered as absent.
       if (path.endsWith(B_CLUSTER)) expect(await page.locator('main').textContent()).toContain('No cluster');
+      if (path.endsWith(B_CLB)) expect(await page.locator('.error').textContent()).toMatch(/^404/);
     }
     expect(answers.length).toBeGreaterThan(8);
     for (const a of answers) expect(a.body, a.url).not.toContain(ACCOUNT_B);
