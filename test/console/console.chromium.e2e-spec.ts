@@ -363,7 +363,7 @@ describe.skipIf(!available)('web console in headless Chromium (e2e)', () => {
     await context.close();
   });
 
-  it('waives a finding as operator; a viewer has no waive button and the API refuses it (403)', async () => {
+  it('waives a finding and builds, downloads and opens a report as operator; a viewer has no such button and the API refuses the waiver (403)', async () => {
     const op = await open();
     await signInByLink(op.page, tokens.operator, '/findings?checkId=LB_NO_BACKENDS');
     await op.page.locator('.finding').first().waitFor();
@@ -385,6 +385,25 @@ describe.skipIf(!available)('web console in headless Chromium (e2e)', () => {
     ).toContain('team-payments');
     expect(await axeProblems(op.page)).toEqual([]);
     await shoot(op.page, 'waivers-1280x800');
+    // Reports: build one now (operator), download it as Markdown, open the HTML in a new tab (a blob of the page:
+    // the token never goes into a URL).
+    await go(op.page, '/reports');
+    await op.page.getByRole('button', { name: 'Build a report now' }).click();
+    await op.page.locator('.table-wrap[aria-label="Reports"] tbody tr').first().waitFor();
+    const [file] = await Promise.all([
+      op.page.waitForEvent('download'),
+      op.page.getByRole('button', { name: 'Download md' }).first().click(),
+    ]);
+    expect(file.suggestedFilename()).toMatch(/^report-\d{4}-\d{2}-\d{2}\.md$/);
+    expect(readFileSync((await file.path())!, 'utf8')).toMatch(/^#/m);
+    const [tab] = await Promise.all([
+      op.context.waitForEvent('page'),
+      op.page.getByRole('button', { name: 'Open' }).first().click(),
+    ]);
+    await tab.waitForLoadState();
+    expect(tab.url()).toMatch(/^blob:/);
+    expect(await tab.locator('#summary').count()).toBe(1);
+    await tab.close();
     expect(op.errors).toEqual([]);
     await op.context.close();
 
@@ -413,6 +432,9 @@ describe.skipIf(!available)('web console in headless Chromium (e2e)', () => {
       return r.status;
     });
     expect(status).toBe(403);
+    await go(viewer.page, '/reports');
+    await viewer.page.locator('h1', { hasText: 'Reports' }).waitFor();
+    expect(await viewer.page.getByRole('button', { name: 'Build a report now' }).count()).toBe(0);
     await go(viewer.page, '/whatif');
     await viewer.page.locator('h1', { hasText: 'What-if' }).waitFor();
     expect(await viewer.page.getByRole('button', { name: 'Run what-if' }).count()).toBe(0);
