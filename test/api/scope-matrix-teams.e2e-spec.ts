@@ -399,6 +399,10 @@ describe('scope matrix: a token scoped to one team', () => {
       expect((await post('/v1/tokens', admin, { role: 'viewer', accounts: [OTHER_ACCOUNT], teams: ['payments'] }).expect(403)).body.message).toMatch(/outside/);
       expect((await post('/v1/tokens', tokens.all!, { role: 'viewer', teams: ['payments'] }).expect(400)).body.message).toMatch(/lists its accounts too/);
     },
+    'get /v1/whoami': async () => {
+      // The team-scoped token's own scope, teams included (the console hides what it may not do from it).
+      expect((await get('/v1/whoami', tokens.payments!).expect(200)).body).toEqual({ role: 'operator', kind: 'token', tokenId: expect.any(String), tokenName: 'payments', accounts: [ACCOUNT], teams: ['payments'] });
+    },
     'delete /v1/tokens/{id}': async () => {
       const t = await post('/v1/tokens', tokens['payments-admin']!, { role: 'viewer', accounts: [ACCOUNT], teams: ['payments'] }).expect(201);
       await send('delete', `/v1/tokens/${t.body.id}`, tokens['payments-admin']!).expect(200);
