@@ -184,10 +184,6 @@ describe('scope matrix: a token scoped to one team', () => {
       const all = await get('/metrics', tokens.all!).expect(200);
       expect(all.text).toContain('cluster_id="c34d43b2609c95a255da22974d24d9288"');
     },
-    'get /v1/whoami': async () => {
-      const r = await get('/v1/whoami', tokens.payments!).expect(200);
-      expect(r.body).toMatchObject({ accounts: [ACCOUNT], teams: ['payments'] });
-    },
     'get /v1/scans': async () => {
       const r = await get('/v1/scans', tokens.payments!).expect(200);
       expectNoForeign(r.text, '/v1/scans');

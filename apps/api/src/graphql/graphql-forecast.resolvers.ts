@@ -183,7 +183,8 @@ export class ForecastResolver {
   }
 
   @Query(() => HeadroomReport, {
-    description: 'How many more nodes / Cluster-mode / Local Services fit per cluster before the first quota breach, on the latest stored snapshot (GET /v1/forecasts/headroom); tokens of every account only',
+    description:
+      "How many more nodes / Cluster-mode / Local Services fit per cluster before the first quota breach, on the latest stored snapshot (GET /v1/forecasts/headroom); only the clusters within the token's accounts and teams",
     complexity: forecastComplexity,
   })
   async headroom(
@@ -199,7 +200,8 @@ export class ForecastResolver {
   }
 
   @Mutation(() => WhatIfResult, {
-    description: 'Run a what-if scenario on the latest stored snapshot (POST /v1/forecasts/whatif; validated by the same schema); operator role, tokens of every account only',
+    description:
+      "Run a what-if scenario on the latest stored snapshot (POST /v1/forecasts/whatif; validated by the same schema); operator role, on clusters within the token's accounts and teams",
     complexity: whatIfComplexity,
   })
   async whatIf(@Args('input', { type: () => ScenarioInput }) input: ScenarioInput, @Context() ctx: GqlContext): Promise<WhatIfResult> {
