@@ -121,10 +121,12 @@ export async function runServeCommand(opts: ServeOptions): Promise<number> {
   // Listen before announcing the API (a SIGTERM right after the line must stop it gracefully, not kill it).
   const interrupted = untilInterrupted();
   await app.listen(opts.port, opts.host);
-  writeStatusLine(cliStreams().stderr, 'info', `API on http://${opts.host}:${opts.port} (sources: ${launcher.sourceNames().join(', ') || 'none'})`, {
-    event: 'api.listening',
-    url: `http://${opts.host}:${opts.port}`,
-  });
+  writeStatusLine(
+    cliStreams().stderr,
+    'info',
+    `API on http://${opts.host}:${opts.port} (sources: ${launcher.sourceNames().join(', ') || 'none'})${webConsole ? `, web console at http://${opts.host}:${opts.port}/` : ''}`,
+    { event: 'api.listening', url: `http://${opts.host}:${opts.port}`, console: webConsole !== undefined },
+  );
   await interrupted;
   // Waiting scans end `interrupted`; the running one gets 10 s to finish.
   await queued?.close();
