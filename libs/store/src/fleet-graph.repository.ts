@@ -28,7 +28,7 @@ import { scopeCondition, type Scoped } from './principal';
 import { teamClustersCoverCondition, teamRowCondition } from './team-scope.util';
 import { scopeCacheKey, type ReadGenerations } from './read-generation';
 import { toNumber } from './sql.util';
-import { quotaSampleOfRow, type QuotaUsageRow } from './quota-usage.repository';
+import { quotaSampleOfRow, quotaTeamColumns, type QuotaUsageRow } from './quota-usage.repository';
 
 /** An account of a scan's graph: its name and how many of its regions were scanned. */
 export interface GraphAccount {
@@ -97,17 +97,8 @@ const SERVER_GROUP_TEAMS: TeamRule = (a, scope, add) =>
   scope.teamScope === undefined
     ? 'TRUE'
     : `EXISTS (SELECT 1 FROM graph_load_balancers sl WHERE sl.scan_id = ${a}.scan_id AND sl.load_balancer_id = ${a}.load_balancer_id AND ${CLB_TEAMS('sl', scope, add)})`;
-/**
- * A quota sample: of its cluster's team (the sample's own `team`); a quota of an account or region (resource kind
- * `Account` / `Region`, e.g. the CLB instances of an account in a region) where the team owns a cluster drawing on
- * it, with the account's figures; any other sample outside a cluster (a CLB no cluster claims, a vSwitch) of none.
- */
-const QUOTA_TEAMS: TeamRule = (a, scope, add) =>
-  teamRowCondition(
-    { scan: `${a}.scan_id`, account: `${a}.account_id`, region: `${a}.region_id`, cluster: `${a}.cluster_id`, team: `${a}.team`, shared: `${a}.resource_kind IN ('Account', 'Region')` },
-    scope,
-    add,
-  );
+/** A quota sample: the rule of `quota_usage` rows (quota-usage.repository.ts quotaTeamColumns). */
+const QUOTA_TEAMS: TeamRule = (a, scope, add) => teamRowCondition(quotaTeamColumns(a), scope, add);
 
 /** The account and team condition of a listing's rows (alias `a`): the one policy layer for the graph tables. */
 function inScope(listing: { team: TeamRule }, a: string, scope: Scoped, add: (value: unknown) => string): string {

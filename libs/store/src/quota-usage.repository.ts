@@ -6,25 +6,27 @@ import { resourceOfRow, type ResourceRow } from './resource-row.util';
 import { teamRowCondition, type TeamRowColumns } from './team-scope.util';
 
 /**
- * The team rule of `quota_usage` rows (team-scope.util.ts): a sample of a cluster is its team's (the row's `team`); a
- * quota of an account or region (resource kind `Account` / `Region`, e.g. an account's CLB instances in a region) is
- * visible to a team owning a cluster there, with the account's figures; any other sample outside a cluster (a CLB no
- * cluster claims, a vSwitch) to no team.
+ * The team rule of `quota_usage` rows (team-scope.util.ts) for row alias or table name `row`: a sample of a cluster is
+ * its team's (the row's `team`); a quota of an account or region (resource kind `Account` / `Region`, e.g. an
+ * account's CLB instances in a region) is visible to a team owning a cluster there, with the account's figures; any
+ * other sample outside a cluster (a CLB no cluster claims, a vSwitch) to no team. Columns are qualified with `row`: the
+ * rule's subqueries read graph_clusters, whose columns have the same names.
  */
-export const QUOTA_TEAM_COLUMNS: TeamRowColumns = {
-  // Qualified: the rule's subqueries read graph_clusters, whose columns have the same names.
-  scan: 'quota_usage.scan_id',
-  account: 'quota_usage.account_id',
-  region: 'quota_usage.region_id',
-  cluster: 'quota_usage.cluster_id',
-  team: 'quota_usage.team',
-  shared: "quota_usage.resource_kind IN ('Account', 'Region')",
-};
+export function quotaTeamColumns(row: string): TeamRowColumns {
+  return {
+    scan: `${row}.scan_id`,
+    account: `${row}.account_id`,
+    region: `${row}.region_id`,
+    cluster: `${row}.cluster_id`,
+    team: `${row}.team`,
+    shared: `${row}.resource_kind IN ('Account', 'Region')`,
+  };
+}
 
 /** `WHERE` of one scan's samples within the principal's accounts and teams. */
 function scanSamplesWhere(scanId: string, scope: Scoped): WhereBuilder {
   const where = new WhereBuilder().equals('scan_id', scanId).inScope('account_id', { accountScope: scope.accountScope });
-  if (scope.teamScope !== undefined) where.where(teamRowCondition(QUOTA_TEAM_COLUMNS, scope, (v) => where.param(v)));
+  if (scope.teamScope !== undefined) where.where(teamRowCondition(quotaTeamColumns('quota_usage'), scope, (v) => where.param(v)));
   return where;
 }
 
@@ -107,7 +109,7 @@ export class QuotaUsageRepository {
   /**
    * Per check of one scan: how many resources were measured and the highest usage ratio (one row per
    * check id, sorted by id). Computed in SQL, so a scrape of a large fleet does not load every sample.
-   * @param scope the caller's principal: only samples of its accounts (and teams, QUOTA_TEAM_COLUMNS) are counted
+   * @param scope the caller's principal: only samples of its accounts (and teams, quotaTeamColumns) are counted
    */
   async statsByCheck(scanId: string, scope: Scoped): Promise<{ checkId: string; resources: number; maxRatio: number }[]> {
     const where = scanSamplesWhere(scanId, scope);
@@ -122,7 +124,7 @@ export class QuotaUsageRepository {
   /**
    * The samples of one scan, at or above `minRatio`, highest ratio first.
    * @param scope the caller's principal: only samples of its accounts (and teams: a team-scoped principal sees the
-   *   samples of its teams' clusters and the account / region quotas they draw on, QUOTA_TEAM_COLUMNS)
+   *   samples of its teams' clusters and the account / region quotas they draw on, quotaTeamColumns)
    * @param minRatio fraction 0..1 (default 0: all)
    */
   async forScan(scanId: string, scope: Scoped, minRatio = 0): Promise<QuotaUsageSample[]> {
