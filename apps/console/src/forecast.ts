@@ -18,8 +18,8 @@ export async function exhaustingTrends(
   extra: Record<string, string | undefined> = {},
   signal?: AbortSignal,
 ): Promise<Trend[]> {
-  const out: Trend[] = [];
-  for (const status of ['exhausted', 'ok']) {
+  const pages = async (status: string) => {
+    const out: Trend[] = [];
     let after: string | undefined;
     for (let i = 0; i < 20; i++) {
       const page = await api<{ trends: Trend[]; nextCursor: string | null }>(
@@ -30,7 +30,10 @@ export async function exhaustingTrends(
       if (!page.nextCursor) break;
       after = page.nextCursor;
     }
-  }
+    return out;
+  };
+  // Both statuses at once.
+  const out = (await Promise.all([pages('exhausted'), pages('ok')])).flat();
   const at = (t: Trend) =>
     t.status === 'exhausted' ? 0 : (t.secondsToExhaustion.p50 ?? Number.POSITIVE_INFINITY);
   return out.sort((a, b) => at(a) - at(b));

@@ -37,24 +37,29 @@ function weekBefore(scans: Scan[], latest: Scan): Scan | undefined {
 }
 
 async function loadOverview(signal: AbortSignal): Promise<OverviewData> {
+  // The quotas and their trends do not depend on the scan list: asked for at once, beside it (first paint).
+  const quotasAsked = allQuotas(signal);
+  const trendsAsked = exhaustingTrends({}, signal);
+  quotasAsked.catch(() => undefined);
+  trendsAsked.catch(() => undefined);
   const scans = await api<Page<Scan>>(`/v1/scans${query({ limit: 100 })}`, { signal });
   const latestItem = scans.items.find((s) => s.status === 'succeeded');
   if (!latestItem) return { latest: null, quotas: [], trends: new Map(), diff: null };
-  const [latest, quotas, trends] = await Promise.all([
-    api<Scan>(`/v1/scans/${latestItem.id}`, { signal }),
-    allQuotas(signal),
-    exhaustingTrends({}, signal),
-  ]);
   const against = weekBefore(scans.items, latestItem);
-  let diff: OverviewData['diff'] = null;
-  if (against) {
-    diff = await api<ScanDiffPage>(`/v1/scans/${latest.id}/diff${query({ against: against.id, limit: 1 })}`, {
-      signal,
-    }).then(
-      (d) => ({ against, counts: (d.counts ?? {}) as Record<string, number> }),
-      (e: unknown) => (e instanceof ApiFailure ? e : new ApiFailure(0, 'CLIENT', String(e))),
-    );
-  }
+  const diffAsked: Promise<OverviewData['diff']> = against
+    ? api<ScanDiffPage>(`/v1/scans/${latestItem.id}/diff${query({ against: against.id, limit: 1 })}`, {
+        signal,
+      }).then(
+        (d) => ({ against, counts: (d.counts ?? {}) as Record<string, number> }),
+        (e: unknown) => (e instanceof ApiFailure ? e : new ApiFailure(0, 'CLIENT', String(e))),
+      )
+    : Promise.resolve(null);
+  const [latest, quotas, trends, diff] = await Promise.all([
+    api<Scan>(`/v1/scans/${latestItem.id}`, { signal }),
+    quotasAsked,
+    trendsAsked,
+    diffAsked,
+  ]);
   return { latest, quotas, trends: new Map(trends.map((t) => [quotaKey(t), t])), diff };
 }
 
