@@ -5,7 +5,8 @@
  */
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
-import { COLLECTOR_CALLS, leastPrivilegePolicy, loadScanConfig, parseScanConfig, ramActionOf, readFleetDirectory, scanLive, type RamPolicyDocument } from '@app/collectors';
+import { COLLECTOR_CALLS, leastPrivilegePolicy, loadScanConfig, parseScanConfig, quotaRequestPolicy, ramActionOf, readFleetDirectory, scanLive, type RamPolicyDocument } from '@app/collectors';
+import { runCliInProcess } from '../cli/cli-run.util';
 import { startSimulator, type RunningSimulator } from '@app/fleet-sim';
 import { testConfig } from './scan-config.util';
 
@@ -52,6 +53,23 @@ describe('iam-policy round trip through the simulator', () => {
     ]);
     // the NLB quotas are read with the same Quota Center action as the SLB ones
     expect(actions.filter((a) => a.startsWith('quotas:'))).toEqual(['quotas:ListProductQuotas']);
+  });
+
+  it('quota applications take a separate write policy: the default stays read-only, --quota-requests prints the write one', async () => {
+    const readOnly = JSON.stringify(leastPrivilegePolicy({ collector: { ...loadScanConfigDefaults(), nodeSysctls: true } }));
+    expect(readOnly).not.toContain('quotas:CreateQuotaApplication');
+    expect(leastPrivilegePolicy().Statement[0].Action).toContain('quotas:ListProductQuotas');
+    const write = quotaRequestPolicy();
+    expect(write.Statement.flatMap((s) => s.Action)).toEqual(['quotas:CreateQuotaApplication', 'quotas:GetQuotaApplication', 'quotas:ListProductQuotas', 'quotas:ListQuotaApplications']);
+    expect(write.Statement[0]!.Resource).toEqual(['acs:quotas:*:*:quota/nlb/*', 'acs:quotas:*:*:quota/slb/*']);
+    const printed = await runCliInProcess(['iam-policy', '--quota-requests']);
+    expect(printed.status).toBe(0);
+    expect(JSON.parse(printed.stdout)).toEqual(write);
+    expect(printed.stderr).toContain('write policy');
+    const byDefault = await runCliInProcess(['iam-policy']);
+    expect(byDefault.stdout).not.toContain('CreateQuotaApplication');
+    const mixed = await runCliInProcess(['iam-policy', '--quota-requests', '--node-sysctls']);
+    expect(mixed.status).toBe(2);
   });
 
   it('is read-only by default: no Cloud Assistant action; a config that opts in adds them (issue 21 item 3)', () => {

@@ -10,3 +10,4 @@ export * from './waivers-file.loader';
 export * from './forecast-runner';
 export * from './forecast-pool';
 export * from './quota-plan-runner';
+export * from './quota-request-runner';

@@ -30,8 +30,17 @@ export interface QuotaPlanRequest {
   scenarios?: readonly Scenario[];
   /** Only rows of these accounts (a scoped principal's). */
   accountIds?: readonly string[];
-  /** Applications already filed (the stored ones; `quota request` adds those it lists from Quota Center). */
-  applications?: readonly QuotaApplicationRef[];
+  /**
+   * Applications already filed (the stored ones): their quotas are `pending`, not requested again. Or a function of
+   * the time the latest scan was stored (its `finishedAt`, ISO 8601, the real clock even for a backfilled scan), for
+   * callers that treat an application approved after that scan as pending too (its new limit is not read yet).
+   */
+  applications?: readonly QuotaApplicationRef[] | ((scanFinishedAt: string) => readonly QuotaApplicationRef[]);
+}
+
+/** When the scan was stored (its `finishedAt`; the epoch when unknown, so every later approval counts). */
+async function scanFinishedAt(store: Store, scanId: string): Promise<string> {
+  return (await store.scans.get(scanId))?.finishedAt ?? new Date(0).toISOString();
 }
 
 /**
@@ -39,7 +48,7 @@ export interface QuotaPlanRequest {
  * @throws ForecastUnavailableError when no scan with a snapshot is stored
  * @throws ScenarioError when a scenario names what the snapshot does not hold
  */
-export async function quotaPlanFromStore(store: Store, request: QuotaPlanRequest = {}): Promise<{ scanId: string; plan: QuotaPlan }> {
+export async function quotaPlanFromStore(store: Store, request: QuotaPlanRequest = {}): Promise<{ scanId: string; observedAt: string; plan: QuotaPlan }> {
   const s = await latestSnapshot(store);
   const now = request.now ?? new Date();
   const trend = resolveTrendSettings({});
@@ -63,9 +72,11 @@ export async function quotaPlanFromStore(store: Store, request: QuotaPlanRequest
     series,
     now: now.getTime(),
     scenarios,
-    ...(request.applications ? { applications: request.applications } : {}),
+    ...(request.applications
+      ? { applications: typeof request.applications === 'function' ? request.applications(await scanFinishedAt(store, s.scanId)) : request.applications }
+      : {}),
     ...(request.settings ? { settings: request.settings } : {}),
   });
   if (scope) plan.rows = plan.rows.filter((r) => scope.has(r.accountId));
-  return { scanId: s.scanId, plan };
+  return { scanId: s.scanId, observedAt: new Date(s.observedAt).toISOString(), plan };
 }

@@ -43,3 +43,4 @@ export * from './live/cluster-selection';
 export * from './live/kubernetes-rbac';
 export { placeholderDetail } from './live/cluster.collector';
 export * from './live/slice-parts';
+export * from './live/quota-applications';

@@ -48,6 +48,7 @@ export { summarizeFindings } from './summary.util';
 export { auditActorOf, WaiverRepository, type AuditActor, type StoredWaiver, type CreateWaiverInput, type WaiverChanges, type WaiverHistoryEntry } from './waiver.repository';
 export { WaiverService, type WaiverWithState } from './waiver.service';
 export { ReportRepository, type ReportDeliveryStatus, type StoredReport, type StoredReportListItem } from './report.repository';
+export { OPEN_QUOTA_APPLICATION_STATUSES, QuotaApplicationRepository, type QuotaApplicationKey, type StoredQuotaApplication, type StoredQuotaApplicationStatus } from './quota-application.repository';
 export * from './store.types';
 export { SCAN_HEARTBEAT_MS, SCAN_LEASE_MS, startScanHeartbeat, startScanReaper, type ScanReaperOptions } from './scan-lease';
 export {

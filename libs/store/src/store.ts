@@ -1,3 +1,4 @@
+import { QuotaApplicationRepository } from './quota-application.repository';
 import { Pool } from 'pg';
 import { RetentionRepository } from './retention.repository';
 import { RetentionService } from './retention.service';
@@ -78,6 +79,8 @@ export class Store {
   readonly graph: FleetGraphRepository;
   /** The data generations read caches key on (findings, waivers): read once per request that uses a cache. */
   readonly generations: ReadGenerations;
+  /** Quota Center applications filed by `quota request --apply`, and their statuses. */
+  readonly quotaApplications: QuotaApplicationRepository;
   /** Retention: which scans to keep, batched removal, its counters. */
   readonly retention: RetentionService;
   /** The SQL under `retention` (counters, database size). */
@@ -104,6 +107,7 @@ export class Store {
     this.apiTokens = new ApiTokenRepository(pool, tokenHashKey);
     this.scanDiffs = new ScanDiffRepository(pool);
     this.retentionRows = new RetentionRepository(pool);
+    this.quotaApplications = new QuotaApplicationRepository(pool);
     this.retention = new RetentionService(this.retentionRows);
   }
 

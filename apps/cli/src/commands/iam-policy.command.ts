@@ -7,6 +7,7 @@
  * true`. With `--config`, the `sts:AssumeRole` grant the base identity needs on the configured
  * `auditRoleArn`s is printed on stderr. `--trust <account-id|role-arn>` prints instead the trust policy of the
  * audit role in an audited account: who may AssumeRole it (cross-account access, research/reach.md 3.1).
+ * `--quota-requests` prints instead the separate write policy of `quota request --apply` (Quota Center applications).
  */
 import { Command } from 'commander';
 import { loadCollectors } from '../lazy';
@@ -15,8 +16,14 @@ import { helpFooter } from './help-text.util';
 import { cliStreams } from '../output/cli-streams';
 
 /** Print the policy; returns 0. @throws ScanConfigError for a bad --config, CliUsageError for a bad --trust */
-export async function runIamPolicyCommand(opts: { config?: string; nodeSysctls?: boolean; trust?: string }): Promise<number> {
-  const { leastPrivilegePolicy, assumeRoleStatement, loadScanConfig, trustPolicy } = loadCollectors();
+export async function runIamPolicyCommand(opts: { config?: string; nodeSysctls?: boolean; trust?: string; quotaRequests?: boolean }): Promise<number> {
+  const { leastPrivilegePolicy, assumeRoleStatement, loadScanConfig, trustPolicy, quotaRequestPolicy } = loadCollectors();
+  if (opts.quotaRequests === true) {
+    if (opts.trust !== undefined || opts.nodeSysctls === true) throw new CliUsageError('--quota-requests prints the write policy of quota applications alone: drop --trust and --node-sysctls');
+    cliStreams().stdout.write(`${JSON.stringify(quotaRequestPolicy(), null, 2)}\n`);
+    cliStreams().stderr.write('fleet-audit: this is a write policy (it files Quota Center applications): attach it only to whoever runs `quota request --apply`, not to the audit role\n');
+    return EXIT_OK;
+  }
   if (opts.trust !== undefined) {
     let trust;
     try {
@@ -49,6 +56,7 @@ export function iamPolicyCommand(run: (p: Promise<number>) => void): Command {
     .option('--config <file>', 'scan config: the policy of what it uses (ecs:RunCommand only with collector.nodeSysctls: true)')
     .option('--node-sysctls', 'add the Cloud Assistant actions of node sysctl collection (ecs:RunCommand, ecs:DescribeInvocationResults: not read-only)')
     .option('--trust <account-or-role>', 'print instead the trust policy of the audit role in an audited account: which account id(s) or role ARN(s) may AssumeRole it (comma-separated)')
+    .option('--quota-requests', 'print instead the separate write policy of `quota request --apply` (CreateQuotaApplication and the reads it needs)')
     .addHelpText(
       'after',
       helpFooter([
@@ -57,7 +65,8 @@ export function iamPolicyCommand(run: (p: Promise<number>) => void): Command {
         'fleet-audit iam-policy --node-sysctls   # also the NodePort-overlap checks (runs sysctl on nodes)',
         'aliyun ram CreatePolicy --PolicyName fleet-audit-readonly --PolicyDocument "$(fleet-audit iam-policy)"',
         'fleet-audit iam-policy --trust 1234567890123456   # the audit role\'s trust policy in each audited account',
+        'fleet-audit iam-policy --quota-requests > fleet-audit-quota-requests.json   # write policy: quota request --apply',
       ]),
     )
-    .action((o: { config?: string; nodeSysctls?: boolean; trust?: string }) => run(runIamPolicyCommand(o)));
+    .action((o: { config?: string; nodeSysctls?: boolean; trust?: string; quotaRequests?: boolean }) => run(runIamPolicyCommand(o)));
 }

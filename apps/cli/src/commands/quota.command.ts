@@ -2,13 +2,17 @@
  * `fleet-audit quota plan`: the Quota Center values to apply for before the fleet's quotas run out (libs/forecast
  * quota-plan.ts over the store: libs/audit `quotaPlanFromStore`). JSON contract: `QuotaPlan`, the same as
  * `GET /v1/quota-plan`.
+ * `fleet-audit quota request [--apply]`: files the plan's REQUEST rows as Quota Center applications, once each
+ * (libs/audit quota-request-runner.ts), with the scan config's accounts and credentials.
  */
+import { userInfo } from 'node:os';
 import { readFileSync } from 'node:fs';
 import { resolve } from 'node:path';
 import { Command, Option } from 'commander';
 import type { QuotaPlan, QuotaPlanRow, Scenario } from '@app/forecast';
+import type { QuotaRequestOutcome } from '@app/audit';
 import { CliUsageError, EXIT_OK } from '../cli-error';
-import { loadAudit, loadForecast, loadStore } from '../lazy';
+import { loadAudit, loadCollectors, loadForecast, loadStore } from '../lazy';
 import { cliStreams } from '../output/cli-streams';
 import { writeOutput } from '../output/output-file.util';
 import { renderTable, tableStyleFor, type TableStyle } from '../output/table.util';
@@ -146,6 +150,60 @@ async function runPlan(o: PlanOptions): Promise<number> {
   return EXIT_OK;
 }
 
+interface RequestOptions extends Omit<PlanOptions, 'format'> {
+  config?: string;
+  apply?: boolean;
+  requestedBy?: string;
+  format: 'table' | 'json';
+}
+
+/** Table rendering of a request run's outcomes. */
+export function renderQuotaRequests(outcomes: readonly QuotaRequestOutcome[], apply: boolean, style: TableStyle = tableStyleFor()): string {
+  if (outcomes.length === 0) return 'Nothing to file: no quota needs more than its limit within the horizon.\n';
+  const rows = outcomes.map((o) => [o.outcome, `${o.accountId} ${o.regionId}`, o.quotaActionCode, o.desireValue === null ? '-' : String(o.desireValue), o.application?.applicationId ?? '-', o.message]);
+  const t = renderTable(['outcome', 'account region', 'quota', 'value', 'application', 'message'], rows, style);
+  return `${t}\n${apply ? '' : 'Nothing was filed: run with --apply to file the would-file rows (write RAM policy: fleet-audit iam-policy --quota-requests).\n'}`;
+}
+
+async function runRequest(o: RequestOptions): Promise<number> {
+  if (!o.databaseUrl) throw new CliUsageError('--database-url URL (or DATABASE_URL) is required: the plan reads the stored scans');
+  if (!o.config) throw new CliUsageError('--config FILE is required: the scan config names the accounts and their credentials');
+  const { loadScanConfig, defaultCredentialsFor, createAccountClients, quotaCenterPort, isQuotaCenterRefusal } = loadCollectors();
+  const config = loadScanConfig(o.config);
+  const scenarios = readScenarios(o.scenario ?? []);
+  const now = parseNow(o.now);
+  const credentialsFor = defaultCredentialsFor(config);
+  const { requestQuotas } = loadAudit();
+  const { Store } = loadStore();
+  const store = await Store.open({ connectionString: o.databaseUrl, migrate: true });
+  let outcomes: QuotaRequestOutcome[];
+  try {
+    ({ outcomes } = await requestQuotas(store, {
+      accounts: o.account ? config.accounts.filter((a) => a.accountId === o.account) : config.accounts,
+      quotaCenterFor: async (accountId) => {
+        const account = config.accounts.find((a) => a.accountId === accountId)!;
+        return quotaCenterPort(createAccountClients(config.alibabaCloud, await credentialsFor(account)).quotas);
+      },
+      isRefusal: isQuotaCenterRefusal,
+      apply: o.apply === true,
+      requestedBy: o.requestedBy ?? userInfo().username,
+      ...(now ? { now } : {}),
+      settings: { ...(o.horizon !== undefined ? { horizonDays: o.horizon } : {}), ...(o.margin !== undefined ? { marginPercent: o.margin } : {}) },
+      scenarios,
+    }));
+  } finally {
+    await store.close();
+  }
+  const text = (style?: TableStyle) => (o.format === 'json' ? `${JSON.stringify({ apply: o.apply === true, outcomes }, null, 2)}\n` : renderQuotaRequests(outcomes, o.apply === true, style));
+  if (o.out === undefined) cliStreams().stdout.write(text());
+  else {
+    const target = resolve(o.out);
+    writeOutput(target, text({ width: 120, color: false }));
+    cliStreams().stdout.write(`${target}\n`);
+  }
+  return outcomes.some((x) => x.outcome === 'failed' || x.outcome === 'unknown') ? 1 : EXIT_OK;
+}
+
 /** Build the `quota` command and its subcommands. */
 export function quotaCommand(run: (p: Promise<number>) => void): Command {
   const quota = new Command('quota').description('Quota Center: the values to apply for before the fleet\'s quotas run out');
@@ -169,6 +227,31 @@ export function quotaCommand(run: (p: Promise<number>) => void): Command {
           '  fleet-audit quota plan --horizon 60 --margin 20 --scenario examples/scenarios/black-friday.yaml --format markdown -o plan.md\n',
       )
       .action((o: PlanOptions) => run(runPlan(o))),
+  );
+  quota.addCommand(
+    new Command('request')
+      .description('file the plan\'s REQUEST rows as Quota Center applications (CreateQuotaApplication), once each; without --apply only say what would be filed')
+      .addOption(new Option('--database-url <url>', 'PostgreSQL with stored scans').env('DATABASE_URL'))
+      .option('--config <file>', 'scan config: the accounts and their credentials (the write policy: fleet-audit iam-policy --quota-requests)')
+      .option('--apply', 'file the applications (default: a dry run)')
+      .option('--requested-by <name>', 'who asks, stored with every application (default: the OS user)')
+      .option('--now <iso-time>', 'plan clock (default: now)')
+      .option('--horizon <days>', 'days the value must cover (default 30)', positiveInt('--horizon'))
+      .option('--margin <percent>', 'head room above the need (default 10)', percent('--margin'))
+      .option('--scenario <file>', 'a planned change whose quota use the value must also cover; repeatable', collect)
+      .option('--account <id>', 'only this account')
+      .addOption(formatOption(['table', 'json'] as const))
+      .addOption(new Option('-o, --out <file>', 'write to this file (atomically) and print its path; default stdout'))
+      .addHelpText(
+        'after',
+        '\nIdempotent: an application already open for a quota (stored, or in review at Quota Center) is not filed again, and a run\n' +
+          'stopped halfway is reconciled by the next one (ListQuotaApplications). Every application is stored with who asked and\n' +
+          'its plan row; each run first refreshes the stored ones (GetQuotaApplication). Exit 1 when Quota Center refused one or\n' +
+          'an outcome is unknown.\n' +
+          '\nExamples:\n  fleet-audit quota request --config scan.yaml --database-url $DATABASE_URL\n' +
+          '  fleet-audit quota request --config scan.yaml --database-url $DATABASE_URL --apply --requested-by platform-team\n',
+      )
+      .action((o: RequestOptions) => run(runRequest(o))),
   );
   return quota;
 }

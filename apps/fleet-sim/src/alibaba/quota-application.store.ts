@@ -40,14 +40,24 @@ export interface ApprovalPolicy {
   reason?: string | undefined;
 }
 
+/** Decide an application in review by the policy (an approval grants `approvePercent` of the desired value, rounded down, never below `current`). */
+function decide(a: QuotaApplication, policy: ApprovalPolicy, current: number): void {
+  if (policy.decision === 'approve') {
+    a.Status = 'Agree';
+    a.ApproveValue = Math.max(current, Math.floor((a.DesireValue * policy.approvePercent) / 100));
+    a.AuditReason = 'Agree';
+  } else if (policy.decision === 'refuse') {
+    a.Status = 'Disagree';
+    a.ApproveValue = 0;
+    a.AuditReason = policy.reason ?? 'The requested value is not supported for this account.';
+  }
+}
+
 /** Insertion-ordered, bounded store of applications, per account. */
 export class QuotaApplicationStore {
-  private readonly byId = new Map<string, { accountId: string; application: QuotaApplication }>();
+  private readonly byId = new Map<string, { accountId: string; application: QuotaApplication; current: number }>();
 
-  /**
-   * Record a new application and decide it at once by `policy` (an approval takes `approvePercent` of the desired
-   * value, rounded down, never below `current`).
-   */
+  /** Record a new application and decide it at once by `policy` (left in review when it says pending). */
   create(
     accountId: string,
     request: Omit<QuotaApplication, 'ApplicationId' | 'ApplyTime' | 'ApproveValue' | 'AuditReason' | 'Status'>,
@@ -55,21 +65,30 @@ export class QuotaApplicationStore {
     current: number,
     now: Date,
   ): QuotaApplication {
-    const granted = Math.max(current, Math.floor((request.DesireValue * policy.approvePercent) / 100));
     const application: QuotaApplication = {
       ApplicationId: randomUUID(),
       ApplyTime: now.toISOString().replace(/\.\d{3}Z$/, 'Z'),
       ...request,
-      ApproveValue: policy.decision === 'approve' ? granted : 0,
-      AuditReason: policy.decision === 'approve' ? 'Agree' : policy.decision === 'refuse' ? (policy.reason ?? 'The requested value is not supported for this account.') : '',
-      Status: policy.decision === 'approve' ? 'Agree' : policy.decision === 'refuse' ? 'Disagree' : 'Process',
+      ApproveValue: 0,
+      AuditReason: '',
+      Status: 'Process',
     };
-    this.byId.set(application.ApplicationId, { accountId, application });
+    decide(application, policy, current);
+    this.byId.set(application.ApplicationId, { accountId, application, current });
     if (this.byId.size > MAX_QUOTA_APPLICATIONS) {
       const oldest = this.byId.keys().next().value;
       if (oldest !== undefined) this.byId.delete(oldest);
     }
     return application;
+  }
+
+  /**
+   * The reviewer's pass: every application of the account still in review is decided by `policy` when it no longer
+   * says pending (the fleet's policy changed since the application was filed: an approval that came later).
+   */
+  review(accountId: string, policy: ApprovalPolicy): void {
+    if (policy.decision === 'pending') return;
+    for (const e of this.byId.values()) if (e.accountId === accountId && e.application.Status === 'Process') decide(e.application, policy, e.current);
   }
 
   /** One application of the account, or undefined. */

@@ -21,7 +21,7 @@
  *
  * Applications: the account's `account.yaml` `quotaApplications` (`decision` approve / refuse / pending, default
  * pending; `approvePercent` of the desired value granted, default 100; `reason` of a refusal) decides each one when it
- * is filed. An approved value replaces the quota's `TotalQuota` in ListProductQuotas from then on; while one is in
+ * is filed; one left in review is decided at the next call after the policy stops saying pending (a later approval). An approved value replaces the quota's `TotalQuota` in ListProductQuotas from then on; while one is in
  * review the quota answers `Adjustable: false` with `UnadjustableDetail: applicationProcess` (research 6). A quota the
  * region's `quotas.json` does not list is known by its documented default (libs/domain CLB_QUOTAS, NLB_QUOTAS).
  * Refused with 400: an unknown quota code, a quota that cannot be adjusted, a desired value not above the current one.
@@ -33,6 +33,9 @@ import { AcsError } from './acs-error.exception';
 import type { AcsRequest, RpcHandler, RpcProduct } from './acs-request';
 import { tokenPage } from './paging.util';
 import type { ApprovalPolicy, QuotaApplication } from './quota-application.store';
+
+/** The documented quotas by product and code (a quota `quotas.json` does not list is known by its default). */
+const DOCUMENTED = new Map<string, QuotaDefinition>([...CLB_QUOTAS, ...NLB_QUOTAS].map((d) => [`${d.productCode}:${d.quotaActionCode}`, d]));
 
 function withRegion(q: WireQuota, regionId: string): Record<string, unknown> {
   return {
@@ -47,23 +50,32 @@ function quotasOf(req: AcsRequest, regionId: string | undefined, ctx?: SimContex
   const region = regionId === undefined ? undefined : req.account.regionById.get(regionId);
   const regions: RegionEntry[] =
     regionId === undefined ? req.account.regions : region !== undefined ? [region] : [];
-  return regions.flatMap((r) =>
-    (r.quotas ?? []).map((q) => {
-      const out = withRegion(q, r.regionId);
-      if (!ctx) return out;
+  return regions.flatMap((r) => {
+    const listed = (r.quotas ?? []).map((q) => withRegion(q, r.regionId));
+    if (!ctx) return listed;
+    const accountId = req.account.accountId;
+    // A quota the file does not list but an approval raised: Quota Center lists it with the approved value.
+    for (const d of DOCUMENTED.values()) {
+      if (listed.some((q) => q['ProductCode'] === d.productCode && q['QuotaActionCode'] === d.quotaActionCode)) continue;
+      if (ctx.quotaApplications.approvedValue(accountId, d.productCode, d.quotaActionCode, r.regionId) === undefined) continue;
+      listed.push({ ProductCode: d.productCode, QuotaActionCode: d.quotaActionCode, QuotaName: d.quotaActionCode, TotalQuota: d.defaultValue, QuotaCategory: 'CommonQuota', Adjustable: d.adjustable, Dimensions: { regionId: r.regionId } });
+    }
+    return listed.map((out) => {
       const product = out['ProductCode'] as string;
-      const approved = ctx.quotaApplications.approvedValue(req.account.accountId, product, q.QuotaActionCode, r.regionId);
+      const code = out['QuotaActionCode'] as string;
+      const approved = ctx.quotaApplications.approvedValue(accountId, product, code, r.regionId);
       if (approved !== undefined) out['TotalQuota'] = approved;
-      if (ctx.quotaApplications.inReview(req.account.accountId, product, q.QuotaActionCode, r.regionId)) {
+      if (ctx.quotaApplications.inReview(accountId, product, code, r.regionId)) {
         out['Adjustable'] = false;
         out['UnadjustableDetail'] = 'applicationProcess';
       }
       return out;
-    }),
-  );
+    });
+  });
 }
 
 const listProductQuotas: RpcHandler = (req, ctx) => {
+  ctx.quotaApplications.review(req.account.accountId, policyOf(req));
   const p = req.params;
   const productCode = p.required('ProductCode');
   const maxResults = p.int('MaxResults') ?? 30;
@@ -91,9 +103,6 @@ const listProductQuotas: RpcHandler = (req, ctx) => {
   };
 };
 
-/** The documented quotas by product and code (a quota `quotas.json` does not list is known by its default). */
-const DOCUMENTED = new Map<string, QuotaDefinition>([...CLB_QUOTAS, ...NLB_QUOTAS].map((d) => [`${d.productCode}:${d.quotaActionCode}`, d]));
-
 /** account.yaml `quotaApplications`, defaults applied. */
 function policyOf(req: AcsRequest): ApprovalPolicy {
   const p = req.account.wire.account.quotaApplications;
@@ -109,6 +118,7 @@ function positiveNumber(req: AcsRequest, name: string): number {
 }
 
 const createQuotaApplication: RpcHandler = (req, ctx) => {
+  ctx.quotaApplications.review(req.account.accountId, policyOf(req));
   const p = req.params;
   const productCode = p.required('ProductCode');
   const code = p.required('QuotaActionCode');
@@ -165,6 +175,7 @@ function matches(a: QuotaApplication, req: AcsRequest): boolean {
 }
 
 const listQuotaApplications: RpcHandler = (req, ctx) => {
+  ctx.quotaApplications.review(req.account.accountId, policyOf(req));
   const p = req.params;
   const productCode = p.required('ProductCode');
   const maxResults = p.int('MaxResults') ?? 30;
@@ -178,6 +189,7 @@ const listQuotaApplications: RpcHandler = (req, ctx) => {
 };
 
 const getQuotaApplication: RpcHandler = (req, ctx) => {
+  ctx.quotaApplications.review(req.account.accountId, policyOf(req));
   const id = req.params.required('ApplicationId');
   const application = ctx.quotaApplications.get(req.account.accountId, id);
   if (!application) throw new AcsError(400, 'QUOTA.APPLICATION.NOT.FOUND', `The quota application ${id} does not exist.`);

@@ -145,3 +145,21 @@ export function grantPolicy(): RamPolicyDocument {
     ],
   };
 }
+
+/**
+ * The RAM policy of whoever files quota applications (`fleet-audit quota request --apply`): a write policy, kept apart
+ * from the read-only audit role (`leastPrivilegePolicy` never holds `quotas:CreateQuotaApplication`). Actions and
+ * resources from research/quota-center.md 5: CreateQuotaApplication and GetQuotaApplication on the `QuotaApplication`
+ * resource `acs:quotas:{region}:{account}:quota/{ProductCode}/{QuotaActionCode}`, limited to the products whose quotas
+ * the plan covers (`slb` for CLB, `nlb`); ListQuotaApplications and ListProductQuotas, whose resource-level scoping is
+ * not confirmed, on every resource.
+ */
+export function quotaRequestPolicy(): RamPolicyDocument {
+  return {
+    Version: '1',
+    Statement: [
+      { Effect: 'Allow', Action: ['quotas:CreateQuotaApplication', 'quotas:GetQuotaApplication'], Resource: ['acs:quotas:*:*:quota/nlb/*', 'acs:quotas:*:*:quota/slb/*'] },
+      { Effect: 'Allow', Action: ['quotas:ListProductQuotas', 'quotas:ListQuotaApplications'], Resource: '*' },
+    ],
+  };
+}
