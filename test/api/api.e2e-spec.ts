@@ -414,7 +414,7 @@ describe('REST API /v1 (e2e)', () => {
         components: { securitySchemes: Record<string, { type: string; scheme: string }>; schemas: Record<string, unknown> };
       };
       expect(doc.openapi).toMatch(/^3\./);
-      expect(Object.keys(doc.paths).sort()).toEqual(['/healthz', '/metrics', '/readyz', '/v1/admission/{cluster}', '/v1/admission/{cluster}/enforce', '/v1/clusters', '/v1/ecs-instances', '/v1/ecs-instances/{id}', '/v1/findings', '/v1/forecasts/headroom', '/v1/forecasts/trends', '/v1/forecasts/whatif', '/v1/load-balancers', '/v1/load-balancers/{id}', '/v1/nlb-server-groups/unused', '/v1/nlbs', '/v1/nlbs/{id}', '/v1/plans', '/v1/quotas', '/v1/reports', '/v1/reports/{id}', '/v1/scans', '/v1/scans/{id}', '/v1/scans/{id}/diff', '/v1/tokens', '/v1/tokens/{id}', '/v1/waivers', '/v1/waivers/{id}', '/v1/whoami']);
+      expect(Object.keys(doc.paths).sort()).toEqual(['/healthz', '/metrics', '/readyz', '/v1/admission/{cluster}', '/v1/admission/{cluster}/enforce', '/v1/clusters', '/v1/ecs-instances', '/v1/ecs-instances/{id}', '/v1/findings', '/v1/forecasts/headroom', '/v1/forecasts/trends', '/v1/forecasts/whatif', '/v1/load-balancers', '/v1/load-balancers/{id}', '/v1/nlb-server-groups/unused', '/v1/nlbs', '/v1/nlbs/{id}', '/v1/plans', '/v1/quota-plan', '/v1/quotas', '/v1/reports', '/v1/reports/{id}', '/v1/scans', '/v1/scans/{id}', '/v1/scans/{id}/diff', '/v1/tokens', '/v1/tokens/{id}', '/v1/waivers', '/v1/waivers/{id}', '/v1/whoami']);
       expect(doc.components.securitySchemes.bearer).toMatchObject({ type: 'http', scheme: 'bearer' });
       for (const op of [doc.paths['/v1/scans'].get, doc.paths['/v1/scans'].post, doc.paths['/v1/scans/{id}'].get, doc.paths['/v1/findings'].get]) {
         expect(op.security).toEqual([{ bearer: [] }]);

@@ -708,6 +708,21 @@ describe('randomized scope matrix: every REST route and GraphQL field x every ki
       call: (t) => ({ method: 'post', path: '/v1/forecasts/whatif', body: WHATIF, outcome: { expected: t.scope === null ? 200 : 403 } }),
     },
     {
+      name: 'GET /v1/quota-plan',
+      role: 'viewer',
+      // Rows of the token's accounts only (a team token: where its teams own a cluster).
+      call: (t) => ({
+        method: 'get',
+        path: '/v1/quota-plan',
+        outcome: {
+          expected: 200,
+          check: (body) => {
+            for (const r of (body as { rows: { accountId: string }[] }).rows) expect(t.scope === null || t.scope.some((x) => ACCOUNTS[x] === r.accountId), `row of ${r.accountId} in scope`).toBe(true);
+          },
+        },
+      }),
+    },
+    {
       name: 'POST /v1/plans',
       role: 'operator',
       // A plan targets one cluster within the scope: the sample cluster is outside every scoped token's.

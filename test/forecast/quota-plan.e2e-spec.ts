@@ -5,6 +5,9 @@
  * the value, and the formats and bad input behave.
  */
 import { writeFileSync } from 'node:fs';
+import type { INestApplication } from '@nestjs/common';
+import request from 'supertest';
+import { UnavailableScanLauncher, createApiApp } from '@app/api';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -22,17 +25,22 @@ const CLB = 'lb-bp1i0hoxo5qje4vllnxj';
 describe('quota plan (stored history -> CLI)', () => {
   let db: TestDatabase;
   let store: Store;
+  let app: INestApplication;
+  const TOKEN = 'quota-plan-e2e-token-0a1b2c3d4e5f';
 
   beforeAll(async () => {
     db = await createTestDatabase();
-    store = await Store.open({ connectionString: db.url });
+    store = await Store.open({ connectionString: db.url, tokenHashKey: 'quota-plan-e2e-hash-key-0123456789abcdef-01234' });
     for (const [i, dir] of writeDatedDumps(7, 2).entries()) {
       const at = new Date(DAY0 + i * 86_400_000);
       await runScan({ source: { kind: 'offline', fleetDir: dir }, now: at, observedAt: at }, store);
     }
+    app = await createApiApp({ store, token: TOKEN, scanLauncher: new UnavailableScanLauncher() });
+    await app.init();
   }, 300_000);
 
   afterAll(async () => {
+    await app?.close();
     await store?.close();
     await db?.drop();
   });
@@ -93,5 +101,22 @@ describe('quota plan (stored history -> CLI)', () => {
       expect(r.stderr).toMatch(msg);
       expect(r.stderr).not.toMatch(/\n\s+at /);
     }
+  }, 120_000);
+
+  it('GET /v1/quota-plan answers the CLI\'s rows; an account-scoped token sees only its accounts; a bad query is a 400 naming the field', async () => {
+    const cli = await plan();
+    const rest = await request(app.getHttpServer()).get(`/v1/quota-plan?now=${NOW}`).set('Authorization', `Bearer ${TOKEN}`);
+    expect(rest.status).toBe(200);
+    expect(rest.body.rows).toEqual(cli.rows);
+    expect(rest.body.scanId).toMatch(/^[0-9a-f-]{36}$/);
+    const other = await store.apiTokens.create({ role: 'viewer', accounts: ['9999999999999999'], createdBy: 'test', name: 'other-account' });
+    const scoped = await request(app.getHttpServer()).get(`/v1/quota-plan?now=${NOW}`).set('Authorization', `Bearer ${other.token}`);
+    expect(scoped.status).toBe(200);
+    expect(scoped.body.rows).toEqual([]);
+    const bad = await request(app.getHttpServer()).get('/v1/quota-plan?horizonDays=0').set('Authorization', `Bearer ${TOKEN}`);
+    expect(bad.status).toBe(400);
+    expect(JSON.stringify(bad.body)).toContain('horizonDays');
+    const anonymous = await request(app.getHttpServer()).get('/v1/quota-plan');
+    expect(anonymous.status).toBe(401);
   }, 120_000);
 });

@@ -27,6 +27,7 @@ import { FindingsController } from './findings/findings.controller';
 import { FindingsService } from './findings/findings.service';
 import { ForecastsController } from './forecasts/forecasts.controller';
 import { PlansController } from './forecasts/plans.controller';
+import { QuotaPlanController, QuotaPlanService } from './quota-plan/quota-plan.controller';
 import { AdmissionController } from './admission/admission.controller';
 import { AdmissionService } from './admission/admission.service';
 import { FORECAST_POOL, ForecastsService, logForecastThreadError } from './forecasts/forecasts.service';
@@ -171,7 +172,7 @@ export class ApiModule implements NestModule {
     return {
       module: ApiModule,
       imports: [...(options.log ? [loggerModule(options.log)] : []), ...graphql],
-      controllers: [ScansController, FindingsController, QuotasController, FleetController, WaiversController, ReportsController, ForecastsController, PlansController, AdmissionController, MetricsController, HealthController, TokensController, WhoamiController, ReadyController],
+      controllers: [ScansController, FindingsController, QuotasController, FleetController, WaiversController, ReportsController, ForecastsController, PlansController, QuotaPlanController, AdmissionController, MetricsController, HealthController, TokensController, WhoamiController, ReadyController],
       providers: [
         { provide: Store, useValue: options.store },
         { provide: ScanRepository, useValue: options.store.scans },
@@ -202,6 +203,7 @@ export class ApiModule implements NestModule {
         WaiversService,
         ReportsService,
         ForecastsService,
+        QuotaPlanService,
         AdmissionService,
         TokensService,
         HealthService,
