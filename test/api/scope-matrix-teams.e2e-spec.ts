@@ -297,6 +297,11 @@ describe('scope matrix: a token scoped to one team', () => {
       expectNoForeign((await get(`/v1/ecs-instances/${own.instanceId}`, tokens.payments!).expect(200)).text, 'own ECS instance');
       await get(`/v1/ecs-instances/${foreign.instanceId}`, tokens.payments!).expect(404);
     },
+    'get /v1/quota-plan': async () => {
+      const r = await get('/v1/quota-plan', tokens.payments!);
+      expect(r.status, r.text).toBe(200);
+      expectNoForeign(r.text, '/v1/quota-plan');
+    },
     'get /v1/forecasts/trends': async () => expectNoForeign((await get('/v1/forecasts/trends', tokens.payments!).expect(200)).text, 'trends'),
     'get /v1/forecasts/headroom': async () => {
       const rest = await get('/v1/forecasts/headroom', tokens.payments!).expect(200);

@@ -6,7 +6,7 @@ import type { CheckContext, FastPathSwitch } from './check.types';
 import { FleetIndex } from './fleet-index';
 import { compareResourceKeys, fingerprintOf, resourceKeyOf } from './fingerprint.util';
 import { serviceRef } from './result.util';
-import { clbOwnerClusters, withClbOwner } from './clb-owner';
+import { clbOwnerClusters, nlbOwnerClusters, withLbOwner } from './clb-owner';
 
 /** Options of `runAudit`. */
 export interface RunAuditOptions {
@@ -56,7 +56,7 @@ function compareStrings(a: string, b: string): number {
 
 /**
  * Runs every enabled check over a snapshot: builds the index once, evaluates each check, applies the
- * per-check severity override, sets each CLB result's owning cluster (clb-owner.ts), and turns failures into findings (remediation, source, fingerprint,
+ * per-check severity override, sets each CLB and NLB result's owning cluster (clb-owner.ts), and turns failures into findings (remediation, source, fingerprint,
  * `used` / `limit` / `ratio` copied to the top level, the resource's `clusterName` from the snapshot).
  *
  * A check that throws (a bug: rules must not) does not abort the audit: it yields one `skipped` result
@@ -79,12 +79,13 @@ export function runAudit(snapshot: FleetSnapshot, options: RunAuditOptions): Aud
     if (n === undefined) named.set(ref, (n = withClusterName(ref, index, settings.owners)));
     return n;
   };
-  // The owning cluster of each CLB (clb-owner.ts), set on CLB results so their samples and findings carry it.
-  const clbOwners = clbOwnerClusters(index);
+  // The owning cluster of each CLB and NLB (clb-owner.ts; CLB ids `lb-...` and NLB ids `nlb-...` never collide), set
+  // on their results so their samples and findings carry it.
+  const lbOwners = new Map([...clbOwnerClusters(index), ...nlbOwnerClusters(index)]);
   const owned = new Map<ResourceRef, ResourceRef>();
   const ownedOf = (ref: ResourceRef): ResourceRef => {
     let o = owned.get(ref);
-    if (o === undefined) owned.set(ref, (o = withClbOwner(ref, clbOwners)));
+    if (o === undefined) owned.set(ref, (o = withLbOwner(ref, lbOwners)));
     return o;
   };
   for (const check of CHECKS) {
@@ -114,7 +115,8 @@ export function runAudit(snapshot: FleetSnapshot, options: RunAuditOptions): Aud
     const scan = new KeyOrderScan(serviceRefs);
     for (let i = 0; i < results.length; i++) {
       let result = results[i]!;
-      if (result.resource.kind === 'LoadBalancer' && result.resource.clusterId === undefined && clbOwners.size > 0) {
+      const kind = result.resource.kind;
+      if ((kind === 'LoadBalancer' || kind === 'NetworkLoadBalancer') && result.resource.clusterId === undefined && lbOwners.size > 0) {
         const resource = ownedOf(result.resource);
         if (resource !== result.resource) results[i] = result = { ...result, resource };
       }

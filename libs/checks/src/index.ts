@@ -25,7 +25,7 @@ export {
   type ServiceEntry,
 } from './fleet-index';
 export { buildFleetGraph } from './fleet-graph';
-export { clbOwnerClusters, withClbOwner } from './clb-owner';
+export { clbOwnerClusters, nlbOwnerClusters, withLbOwner } from './clb-owner';
 export { DOC_URL, SEED } from './doc-links.constants';
 export {
   CHECK_CATEGORY_TITLES,
