@@ -367,13 +367,18 @@ describe('scope matrix: a token scoped to one team', () => {
     'get /v1/reports': async () => {
       const r = await get('/v1/reports', tokens.payments!).expect(200);
       expect(r.body.items.map((i: any) => i.id)).toContain(reportId);
+      expectNoForeign(r.text, '/v1/reports');
+      // The report of every account: its scope key names the token's account only, never the other account.
+      expect(r.body.items.find((i: any) => i.id === reportId).scopeKey).toBe(ACCOUNT);
+      expect(r.text).not.toContain(OTHER_ACCOUNT);
       for (const i of r.body.items) expect(i.summary).toBeNull();
     },
     'get /v1/reports/{id}': async () => {
       const r = await get(`/v1/reports/${reportId}`, tokens.payments!).expect(200);
       expectNoForeign(r.text, 'report json');
       const doc = r.body as ReportDocument;
-      expect(doc.scope.teams).toEqual(['payments']);
+      expect(doc.scope).toEqual({ accounts: [ACCOUNT], teams: ['payments'] });
+      expect(r.text).not.toContain(OTHER_ACCOUNT);
       expect(doc.summary.findings).toBe(mine().length);
       expect(doc.summary.waived).toBe(1);
       for (const format of ['html', 'md', 'csv']) expectNoForeign((await get(`/v1/reports/${reportId}?format=${format}`, tokens.payments!).expect(200)).text, `report ${format}`);

@@ -1,6 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import { Injectable } from '@nestjs/common';
-import { REPORT_CONTENT_TYPES, renderReport, teamReportDocument, WeeklyReportService, type ReportDocument, type ReportFormat } from '@app/reports';
+import { REPORT_CONTENT_TYPES, renderReport, scopeKeyOf, teamReportDocument, WeeklyReportService, type ReportDocument, type ReportFormat } from '@app/reports';
 import { encodeCursor, scopeIncludes, Store, StoreError, type Principal, type StoredReportListItem } from '@app/store';
 import type { ListPage } from '../common/listing.util';
 
@@ -17,7 +17,7 @@ export interface RenderedReport {
  *: a report is visible only when every account it covers is in the principal's scope (in SQL);
  * others are absent. A team-scoped principal reads each report as its team's rendition (libs/reports
  * teamReportDocument: the report rebuilt from its stored scans with the team's reads), and the listing carries no
- * whole-report summary for it (`summary: null`: the counts of every team), only the report's id, period and state.
+ * whole-report summary for it (`summary: null`: the counts of every team) and a scope key of its own accounts only.
  */
 @Injectable()
 export class ReportsService {
@@ -30,7 +30,7 @@ export class ReportsService {
    */
   async list(q: { limit: number; offset?: number; after?: string }, principal: Principal): Promise<ListPage<StoredReportListItem> & { offset: number }> {
     const page = await this.listUnnarrowed(q, principal);
-    return principal.teamScope === undefined ? page : { ...page, items: page.items.map(withoutSummary) };
+    return principal.teamScope === undefined ? page : { ...page, items: page.items.map((i) => asTeamSees(i, principal)) };
   }
 
   private async listUnnarrowed(q: { limit: number; offset?: number; after?: string }, principal: Principal): Promise<ListPage<StoredReportListItem> & { offset: number }> {
@@ -75,10 +75,11 @@ export class ReportsService {
     // As listed: the document is rendered by GET /v1/reports/{id}.
     const item: StoredReportListItem = { ...stored };
     delete (item as Partial<typeof stored>).document;
-    if (principal.teamScope === undefined || stored.document === null) return principal.teamScope === undefined ? item : withoutSummary(item);
+    if (principal.teamScope === undefined) return item;
+    if (stored.document === null) return asTeamSees(item, principal);
     // A team-scoped token: the summary of its team's rendition of the report it built.
     const mine = await teamReportDocument(this.store, stored.document as unknown as ReportDocument, principal);
-    return { ...item, summary: mine.summary as unknown as Record<string, unknown> };
+    return { ...asTeamSees(item, principal), summary: mine.summary as unknown as Record<string, unknown> };
   }
 
   /**
@@ -101,7 +102,12 @@ export class ReportsService {
   }
 }
 
-/** A listed report without its summary (the whole report's counts, not shown to a team-scoped principal). */
-function withoutSummary(item: StoredReportListItem): StoredReportListItem {
-  return { ...item, summary: null };
+/**
+ * A listed report as a team-scoped principal sees it: no summary (the whole report's counts) and its scope key
+ * narrowed to the principal's accounts (the key lists the report's accounts, which may include others).
+ */
+function asTeamSees(item: StoredReportListItem, principal: Principal): StoredReportListItem {
+  const own = principal.accountScope.all ? undefined : new Set(principal.accountScope.accountIds);
+  const scopeKey = own === undefined ? item.scopeKey : scopeKeyOf(item.scopeKey === 'all' ? [...own] : item.scopeKey.split(',').filter((a) => own.has(a)));
+  return { ...item, scopeKey, summary: null };
 }
