@@ -118,6 +118,9 @@ describe('quota request (plan -> Quota Center applications, simulator and Postgr
     const history = await store.quotaUsage.history({ since: new Date(scanAt), until: new Date(scanAt), checkId: 'CLB_BACKEND_QUOTA' });
     expect(latest.startedAt).toBe(new Date(scanAt).toISOString());
     expect(history.find((h) => h.resource.id === CLB)!.observations.at(-1)).toMatchObject({ limit: value });
+    // /metrics counts the stored applications by status.
+    expect(await store.quotaApplications.countsByStatus()).toEqual({ Agree: 1, failed: 1 });
+    expect(await store.quotaApplications.countsByStatus(['9999999999999999'])).toEqual({});
     // Nothing is filed after the scan either: the quota is covered.
     const after = await request('--now', '2026-11-17T12:00:00Z', '--apply');
     expect(after.outcomes.filter((o) => o.quotaActionCode === CODE)).toEqual([]);

@@ -144,9 +144,12 @@ export class QuotaApplicationRepository {
     return r.rows.map(ofRow);
   }
 
-  /** Applications per status (the `fleet_audit_quota_applications{status}` gauge). */
-  async countsByStatus(): Promise<Record<string, number>> {
-    const r = await this.pool.query<{ status: string; n: string }>('SELECT status, count(*)::text AS n FROM quota_applications GROUP BY status');
+  /** Applications per status (the `fleet_audit_quota_applications{status}` gauge), of some accounts only when given. */
+  async countsByStatus(accountIds?: readonly string[]): Promise<Record<string, number>> {
+    const r = await this.pool.query<{ status: string; n: string }>(
+      'SELECT status, count(*)::text AS n FROM quota_applications WHERE ($1::text[] IS NULL OR account_id = ANY($1)) GROUP BY status',
+      [accountIds ?? null],
+    );
     return Object.fromEntries(r.rows.map((x) => [x.status, Number(x.n)]));
   }
 }

@@ -82,6 +82,17 @@ describe('renderFleetMetrics', () => {
     for (const n of names) expect(FLEET_METRIC_NAMES as readonly (string | undefined)[]).toContain(n);
   });
 
+  it('exports Quota Center applications by status: every status one series, 0 when none', async () => {
+    const text = await renderFleetMetrics({ latest: null, lastFinished: null, quotaApplications: { Process: 2, Agree: 5, failed: 1 } });
+    expect(value(text, 'fleet_audit_quota_applications{status="Process"}')).toBe(2);
+    expect(value(text, 'fleet_audit_quota_applications{status="Agree"}')).toBe(5);
+    expect(value(text, 'fleet_audit_quota_applications{status="failed"}')).toBe(1);
+    expect(value(text, 'fleet_audit_quota_applications{status="Disagree"}')).toBe(0);
+    expect(samples(text).filter((l) => l.startsWith('fleet_audit_quota_applications'))).toHaveLength(6);
+    const none = await renderFleetMetrics({ latest: null, lastFinished: null });
+    expect(samples(none).filter((l) => l.startsWith('fleet_audit_quota_applications'))).toEqual([]);
+  });
+
   it('exports quota exhaustion forecasts per quantile (null answers left out)', async () => {
     const text = await renderFleetMetrics({
       latest: {

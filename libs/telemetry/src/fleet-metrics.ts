@@ -32,6 +32,7 @@ export const FLEET_METRIC_NAMES = [
   'fleet_audit_reports',
   'fleet_audit_report_deliveries_failed',
   'fleet_audit_last_report_timestamp_seconds',
+  'fleet_audit_quota_applications',
   'fleet_audit_database_size_bytes',
   'fleet_audit_retention_removed_rows_total',
   'fleet_audit_retention_scans_removed_total',
@@ -92,6 +93,11 @@ export interface FleetMetricsInput {
    * cumulative counters of migration 1798900000000's `retention_removed` (table names, and `run:*` kinds).
    */
   storage?: { databaseBytes: number; removed: ReadonlyArray<{ kind: string; removed: number }>; lastRunAt: string | null };
+  /**
+   * Stored Quota Center applications by status (`quota request --apply`; libs/store QuotaApplicationRepository
+   * `countsByStatus`): every status of QUOTA_APPLICATION_STATUSES is exported, 0 when none (at most 6 series).
+   */
+  quotaApplications?: Readonly<Record<string, number>>;
   /** The most recently started scan that ended (succeeded or failed), or null. */
   lastFinished: { status: 'succeeded' | 'failed'; startedAt: string; finishedAt: string | null } | null;
   /**
@@ -154,6 +160,11 @@ export async function renderFleetMetrics(input: FleetMetricsInput): Promise<stri
   const reports = gauge('fleet_audit_reports', 'Stored weekly reports by webhook delivery status (count): none, pending, delivered, failed.', ['delivery']);
   const deliveriesFailed = gauge('fleet_audit_report_deliveries_failed', 'Stored weekly reports whose webhook delivery failed after every retry (count).');
   const lastReport = gauge('fleet_audit_last_report_timestamp_seconds', 'When the latest weekly report was built (Unix seconds; 0 when none).');
+  const applications = gauge(
+    'fleet_audit_quota_applications',
+    'Quota Center applications filed by `fleet-audit quota request --apply`, by status (count): submitting, Process (in review), Agree, Disagree, Cancel, failed (the call was refused).',
+    ['status'],
+  );
 
   if (input.lastFinished) failed.set(input.lastFinished.status === 'failed' ? 1 : 0);
   const l = input.latest;
@@ -229,6 +240,7 @@ export async function renderFleetMetrics(input: FleetMetricsInput): Promise<stri
   }
   if (input.waivers) for (const [state, n] of Object.entries(input.waivers)) waivers.set({ state }, n);
   if (input.storage) renderStorage(registry, input.storage);
+  if (input.quotaApplications) for (const status of QUOTA_APPLICATION_STATUSES) applications.set({ status }, input.quotaApplications[status] ?? 0);
   if (input.reports) {
     for (const [delivery, n] of Object.entries(input.reports.byDelivery)) reports.set({ delivery }, n);
     deliveriesFailed.set(input.reports.byDelivery.failed ?? 0);
@@ -236,6 +248,9 @@ export async function renderFleetMetrics(input: FleetMetricsInput): Promise<stri
   }
   return registry.metrics();
 }
+
+/** The statuses of a stored Quota Center application (libs/store StoredQuotaApplicationStatus), each one series. */
+export const QUOTA_APPLICATION_STATUSES = ['submitting', 'Process', 'Agree', 'Disagree', 'Cancel', 'failed'] as const;
 
 /** The database size and the retention counters (the `storage` of FleetMetricsInput). */
 function renderStorage(registry: Registry, storage: NonNullable<FleetMetricsInput['storage']>): void {

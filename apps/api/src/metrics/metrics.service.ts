@@ -129,6 +129,8 @@ export class MetricsService {
       waivers: await this.store.waiverService.stateCounts(now, principal),
       reports: await this.store.reports.deliveryStats(principal),
       storage: await this.storage(),
+      // Applications are per account and region: a scoped principal counts those of its accounts.
+      quotaApplications: await this.store.quotaApplications.countsByStatus(principal.accountScope.all ? undefined : principal.accountScope.accountIds),
     });
   }
 
