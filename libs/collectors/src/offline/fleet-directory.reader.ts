@@ -390,6 +390,15 @@ const K8S_KINDS = {
 } as const satisfies Record<KubernetesKind, readonly [keyof WireKubernetes, z.ZodType]>;
 
 /**
+ * What is read of each YAML document of a Kubernetes file before its objects: its `kind` and, for a list, its
+ * `items`. Built once here, not per document or object: zod 4 compiles an object schema on its first parse, so a
+ * schema built per object cost that compilation for each of the thousands of objects of a fleet.
+ */
+const K8S_DOCUMENT_HEAD = zod.looseObject({ kind: zod.string(), items: zod.array(zod.unknown()).optional() });
+/** The `kind` of one object of a Kubernetes file, read before its kind's schema is chosen. */
+const K8S_OBJECT_KIND = zod.looseObject({ kind: zod.string() });
+
+/**
  * Parse the Kubernetes files of a cluster: each declared file lists its one kind (a v1 `List`, a typed
  * `<Kind>List` or multi-document YAML, as `kubectl get -o yaml` prints). Objects of kinds the audit does not
  * read are skipped; an audited kind in another kind's file is refused (each kind's completeness rests on its
@@ -405,13 +414,13 @@ function parseKubernetes(r: Reader, kdir: string, texts: Map<string, { file: str
     const docs = r.yamlDocs(file, text);
     docs.forEach((doc, di) => {
       const base: PropertyKey[] = docs.length > 1 ? [`document ${di + 1}`] : [];
-      const obj = r.parse(file, zod.looseObject({ kind: zod.string(), items: zod.array(zod.unknown()).optional() }), doc, base);
+      const obj = r.parse(file, K8S_DOCUMENT_HEAD, doc, base);
       const items: { item: unknown; path: PropertyKey[] }[] =
         obj.kind === 'List' || obj.kind.endsWith('List')
           ? (obj.items ?? []).map((item, i) => ({ item, path: [...base, 'items', i] }))
           : [{ item: doc, path: base }];
       for (const { item, path } of items) {
-        const kind = r.parse(file, zod.looseObject({ kind: zod.string() }), item, path).kind;
+        const kind = r.parse(file, K8S_OBJECT_KIND, item, path).kind;
         if (kind !== spec.kind) {
           if (kind in K8S_KINDS)
             throw new FleetValidationError(r.rel(file), jsonPathOf([...path, 'kind']), `${spec.kind} (${spec.path} holds \`${spec.holds}\`), got ${kind}`);
