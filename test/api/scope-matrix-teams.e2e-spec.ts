@@ -496,6 +496,12 @@ describe('scope matrix: a token scoped to one team', () => {
       query: () => '{ headroom { clusters(first: 50) { totalCount nodes { clusterId } } } }',
       check: (d) => expect(d.headroom.clusters.nodes).toEqual([{ clusterId: PAYMENTS }]),
     },
+    'Query.quotaPlan': {
+      query: () => '{ quotaPlan { rows { accountId regionId } } }',
+      check: (d) => {
+        for (const row of d.quotaPlan.rows) expect(`${row.accountId}/${row.regionId}`, 'a quota row where the team owns a cluster').toBe(`${ACCOUNT}/${PAYMENTS_REGION}`);
+      },
+    },
     'Query.tokens': { query: () => '{ tokens(first: 50) { nodes { teams } } }', refused: /admin role/ },
     'Mutation.startScan': { query: () => 'mutation { startScan { scanId } }', refused: /may not start one/ },
     'Mutation.whatIf': {

@@ -1464,6 +1464,22 @@ describe('randomized scope matrix: every REST route and GraphQL field x every ki
       },
     },
     {
+      field: 'Query.quotaPlan',
+      role: 'viewer',
+      call: (t, r) => {
+        const named = { horizonDays: r.pick([undefined, 60]) };
+        return {
+          query: `{ quotaPlan${argList([], named)} { ${full('QuotaPlanReport')} } }`,
+          error: null,
+          // Rows of the token's accounts only.
+          check: (data) => {
+            expect(data.quotaPlan.horizonDays).toBe(named.horizonDays ?? 30);
+            for (const row of data.quotaPlan.rows) expect(t.scope === null || t.scope.some((x) => ACCOUNTS[x] === row.accountId), `row of ${row.accountId} in scope`).toBe(true);
+          },
+        };
+      },
+    },
+    {
       field: 'Mutation.startScan',
       role: 'operator',
       launches: true,

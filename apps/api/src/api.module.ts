@@ -60,6 +60,7 @@ import { DEFAULT_MAX_QUERY_BYTES, GRAPHQL_MAX_QUERY_BYTES, GraphqlRequestLimits 
 const GRAPHQL_SERVED = Symbol('GRAPHQL_SERVED');
 import { GRAPHQL_RESOLVERS } from './graphql/graphql.resolvers';
 import { FORECAST_TOKEN_RESOLVERS } from './graphql/graphql-forecast.resolvers';
+import { QuotaPlanResolver } from './graphql/graphql-quota-plan.resolvers';
 
 /** What the API module is built from: adapters created by the caller (CLI, main.ts, tests). */
 export interface ApiModuleOptions {
@@ -209,7 +210,7 @@ export class ApiModule implements NestModule {
         HealthService,
         ExhaustionForecasts,
         MetricsService,
-        ...(options.graphql === false ? [] : [...GRAPHQL_RESOLVERS, ...FORECAST_TOKEN_RESOLVERS]),
+        ...(options.graphql === false ? [] : [...GRAPHQL_RESOLVERS, ...FORECAST_TOKEN_RESOLVERS, QuotaPlanResolver]),
       ],
     };
   }

@@ -20,7 +20,7 @@ export const TeamAware = (): MethodDecorator & ClassDecorator => SetMetadata(TEA
 
 /** The REST endpoints a team-scoped token may call (named in the 403 of the others). */
 export const TEAM_AWARE_ENDPOINTS =
-  '/v1/findings, /v1/scans, /v1/quotas, /v1/clusters, /v1/load-balancers, /v1/nlbs, /v1/nlb-server-groups/unused, /v1/ecs-instances, /v1/forecasts, /v1/plans, /v1/waivers, /v1/reports, /v1/tokens, /metrics';
+  '/v1/findings, /v1/scans, /v1/quotas, /v1/clusters, /v1/load-balancers, /v1/nlbs, /v1/nlb-server-groups/unused, /v1/ecs-instances, /v1/forecasts, /v1/quota-plan, /v1/plans, /v1/waivers, /v1/whoami, /v1/reports, /v1/tokens, /metrics';
 
 /** The parts of Express's request the guard reads and writes. */
 export interface HttpRequestLike {

@@ -247,6 +247,7 @@ export const TEAM_AWARE_ROOT_FIELDS: ReadonlySet<string> = new Set([
   'quotas',
   'findings',
   'quotaTrends',
+  'quotaPlan',
   'headroom',
   'whatIf',
   'plan',
