@@ -159,4 +159,28 @@ describe('weekly report (integration)', () => {
     expect(validate.errors ?? []).toEqual([]);
     expect(ok).toBe(true);
   });
+
+  it('lists the Quota Center applications of the period and those in review, in JSON (schema-valid), Markdown and HTML', async () => {
+    const key = { accountId: ACCOUNT, regionId: 'cn-hangzhou', productCode: 'slb', quotaActionCode: 'slb_quota_backendservers_num' };
+    const begun = await store.quotaApplications.begin(key, { desireValue: 320, reason: 'forecast', requestedBy: 'platform-team', planRow: { action: 'request' } });
+    if (!('created' in begun)) throw new Error('an application was already open');
+    await store.quotaApplications.settle(begun.created.id, { applicationId: 'app-disagreed-1', status: 'Disagree', approveValue: 0, auditReason: 'Use more load balancers instead.' });
+    const withApps = buildReport(await loadReportInput(store, { now: new Date() }));
+    expect(withApps.quotaApplications).toEqual([
+      expect.objectContaining({ ...key, applicationId: 'app-disagreed-1', status: 'Disagree', desireValue: 320, reason: 'Use more load balancers instead.', requestedBy: 'platform-team' }),
+    ]);
+    const other = buildReport(await loadReportInput(store, { now: new Date(), accounts: ['9999999999999999'] }));
+    expect(other.quotaApplications).toEqual([]);
+    const md = renderReport(withApps, 'md');
+    expect(md).toMatch(/## Quota applications\n\n\| Status \| Account \| Region \| Quota \| Asked \| Approved \| Reason \| Requested by \| Updated \|/);
+    expect(md).toMatch(/\| Disagree \| 1000000000000001 \| cn-hangzhou \| slb\\?_quota\\?_backendservers\\?_num \| 320 \| 0 \| Use more load balancers instead\. \| platform-team \|/);
+    expect(renderReport(withApps, 'html')).toContain('<section id="quota-applications"><h2>Quota applications</h2>');
+    expect(renderReport(other, 'html')).toContain('None in review or filed in the period');
+    const schema = JSON.parse(readFileSync(join(__dirname, '..', '..', 'docs', 'schemas', 'report.schema.json'), 'utf8')) as object;
+    const ajv = new Ajv2020({ allErrors: true, strict: false });
+    addFormats(ajv);
+    const validate = ajv.compile(schema);
+    validate(JSON.parse(renderReport(withApps, 'json')));
+    expect(validate.errors ?? []).toEqual([]);
+  });
 });

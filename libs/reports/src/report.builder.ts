@@ -21,6 +21,7 @@ import {
   type ReportDocument,
   type ReportFinding,
   type ReportQuota,
+  type ReportQuotaApplication,
   type ReportTrendPoint,
   type ReportWaiver,
 } from './report.model';
@@ -65,6 +66,8 @@ export interface ReportInput {
   /** Quota forecasts; null when forecasting is not available (the note says why). */
   forecasts: readonly QuotaForecastInput[] | null;
   forecastNote: string;
+  /** Quota Center applications (report.model.ts `quotaApplications`); absent: the document has none. */
+  quotaApplications?: readonly ReportQuotaApplication[];
   /** Clock of waiver evaluation. */
   asOf: Date;
   /** Clock printed as "generated at". */
@@ -287,5 +290,17 @@ export function buildReport(input: ReportInput): ReportDocument {
     },
     coverage: { complete: datasets.failed === 0, datasets, failed },
     trend,
+    ...(input.quotaApplications ? { quotaApplications: applicationsInScope(input.quotaApplications, input.accounts) } : {}),
   };
+}
+
+const OPEN_APPLICATION = new Set(['submitting', 'Process']);
+
+/** The applications of the scope's accounts: open ones first, then newest first. */
+function applicationsInScope(apps: readonly ReportQuotaApplication[], accounts: readonly string[] | undefined): ReportQuotaApplication[] {
+  const scope = accounts && accounts.length > 0 ? new Set(accounts) : undefined;
+  return apps
+    .filter((a) => !scope || scope.has(a.accountId))
+    .map((a) => ({ ...a }))
+    .sort((a, b) => Number(OPEN_APPLICATION.has(b.status)) - Number(OPEN_APPLICATION.has(a.status)) || cmp(b.updatedAt, a.updatedAt) || cmp(a.quotaActionCode, b.quotaActionCode));
 }

@@ -135,6 +135,31 @@ export interface ReportDocument {
   };
   /** 12 weeks, oldest first; the last point is the report's scan. */
   trend: ReportTrendPoint[];
+  /**
+   * Quota Center applications of the scope's accounts (`fleet-audit quota request --apply`): those in review at `asOf`
+   * and those filed or decided within the period, open first, then newest. Absent in documents built before
+   * applications existed, and in a team's rendition (applications are per account and region, not per cluster).
+   */
+  quotaApplications?: ReportQuotaApplication[];
+}
+
+/** One Quota Center application in a report (counts; times ISO 8601). */
+export interface ReportQuotaApplication {
+  accountId: string;
+  regionId: string;
+  productCode: string;
+  quotaActionCode: string;
+  /** Quota Center's ApplicationId; null when the call was refused or never answered. */
+  applicationId: string | null;
+  /** submitting, Process (in review), Agree, Disagree, Cancel, failed (the call was refused). */
+  status: string;
+  desireValue: number;
+  approveValue: number | null;
+  /** The reviewer's answer (`AuditReason`), or why the call failed. */
+  reason: string | null;
+  requestedBy: string;
+  createdAt: string;
+  updatedAt: string;
 }
 
 /**

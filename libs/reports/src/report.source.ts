@@ -79,10 +79,28 @@ export async function loadReportInput(store: Store, opts: StoreReportOptions = {
     const history = await store.quotaUsage.historyOfHighest(endScan.id, windowScans.map((s) => s.id), REPORT_FORECAST_MIN_RATIO);
     forecasts = forecastsOf(history, now);
   }
+  // Applications in review now, and those filed or decided within the period (store order: newest first).
+  const quotaApplications = (await store.quotaApplications.list({ ...(accounts ? { accountIds: accounts } : {}), limit: 500 }))
+    .filter((a) => a.status === 'submitting' || a.status === 'Process' || Date.parse(a.updatedAt) >= start.getTime())
+    .map((a) => ({
+      accountId: a.accountId,
+      regionId: a.regionId,
+      productCode: a.productCode,
+      quotaActionCode: a.quotaActionCode,
+      applicationId: a.applicationId,
+      status: a.status,
+      desireValue: a.desireValue,
+      approveValue: a.approveValue,
+      reason: a.auditReason ?? a.error,
+      requestedBy: a.requestedBy,
+      createdAt: a.createdAt,
+      updatedAt: a.updatedAt,
+    }));
   return {
     ...(opts.title !== undefined ? { title: opts.title } : {}),
     period: { start, end },
     ...(accounts ? { accounts } : {}),
+    quotaApplications,
     current,
     previous: prev ? { scan: { id: prev.id, startedAt: prev.startedAt }, findings: await store.findings.forScan(prev.id, SYSTEM_PRINCIPAL) } : null,
     waivers: await store.waiverService.listWithState(now),

@@ -102,6 +102,16 @@ export function renderReportHtml(doc: ReportDocument): string {
     `<section><h2>Changes since the previous week</h2>${findings('new', 'New', doc.new, (f) => (f.waiverExpired ? `waiver expired (owner ${f.waiver?.owner ?? ''})` : f.message))}${findings('resolved', 'Resolved', doc.resolved, () => 'no longer found')}${findings('severityChanged', 'Severity changed', doc.severityChanged, (f) => `${f.previousSeverity ?? ''} → ${f.severity}`)}${findings('persisting', 'Persisting', doc.persisting, (f) => (f.waiverExpired ? `waiver expired (owner ${f.waiver?.owner ?? ''})` : f.message))}${findings('waived', 'Waived', doc.waived, (f) => `owner ${f.waiver?.owner ?? ''}, ${f.waiver?.category ?? ''}, until ${f.waiver?.expiresAt.slice(0, 10) ?? ''}`)}</section>`,
     `<section><h2>Waivers</h2>${waivers('expiring', 'Expiring within 14 days', doc.waivers.expiring)}${waivers('expired', 'Expired', doc.waivers.expired)}${waivers('stale', 'Stale (matched nothing in the last 2 scans)', doc.waivers.stale)}${waivers('active', 'Active', doc.waivers.active)}</section>`,
     `<section><h2>Quotas</h2><h3>Highest usage</h3>${quotaRows.length === 0 ? '<p class="muted">No quota measurements.</p>' : table(['Check', 'Resource', 'Where', 'Used', 'Limit', 'Usage'], quotaRows)}<h3>Soonest exhaustion (forecast p10)</h3>${exhaustion}</section>`,
+    doc.quotaApplications
+      ? `<section id="quota-applications"><h2>Quota applications</h2>${
+          doc.quotaApplications.length === 0
+            ? '<p class="muted">None in review or filed in the period (<code>fleet-audit quota plan</code> says what to ask for).</p>'
+            : table(
+                ['Status', 'Account', 'Region', 'Quota', 'Asked', 'Approved', 'Reason', 'Requested by', 'Updated'],
+                doc.quotaApplications.map((a) => [td(a.status), td(a.accountId), td(a.regionId), td(a.quotaActionCode), tdn(a.desireValue), a.approveValue === null ? td('') : tdn(a.approveValue), td(a.reason), td(a.requestedBy), td(a.updatedAt.slice(0, 10))]),
+              )
+        }</section>`
+      : '',
     `<section><h2>Coverage</h2><p>Datasets read: <span data-count="coverage.ok">${doc.coverage.datasets.ok}</span> ok, <span data-count="coverage.absent">${doc.coverage.datasets.absent}</span> absent, <span data-count="coverage.failed">${doc.coverage.datasets.failed}</span> failed.</p>${doc.coverage.failed.length === 0 ? '' : table(['Account', 'Region', 'Cluster', 'Dataset', 'Error', 'Message'], doc.coverage.failed.map((f) => [td(f.accountId), td(f.regionId), td(f.clusterId), td(f.api), td(f.errorCode), td(f.message)]))}</section>`,
   ].join('\n');
   return `<!DOCTYPE html>\n<html lang="en">\n<head>\n<meta charset="utf-8">\n<meta name="viewport" content="width=device-width, initial-scale=1">\n<meta http-equiv="Content-Security-Policy" content="default-src 'none'; style-src 'unsafe-inline'; img-src data:">\n<title>${h(doc.title)}</title>\n<style>${CSS}</style>\n</head>\n<body><main>\n${body}\n</main></body>\n</html>\n`;

@@ -62,6 +62,18 @@ export function renderReportMarkdown(doc: ReportDocument): string {
   out.push('### Soonest exhaustion (forecast p10)', '');
   if (!doc.quotas.forecast.available) out.push(`_${doc.quotas.forecast.note}_`, '');
   else out.push(...(doc.quotas.byExhaustion.length === 0 ? ['_No quota is forecast to run out._'] : table(['Check', 'Resource', 'Where', 'Used', 'Limit', 'Exhausts (p10)'], doc.quotas.byExhaustion.map((q) => [q.checkId, `${q.resource.kind} ${q.resource.id}`, whereOf(q), q.used, q.limit, q.exhaustsAtP10?.slice(0, 10) ?? '']))), '');
+  if (doc.quotaApplications) {
+    out.push('## Quota applications', '');
+    out.push(
+      ...(doc.quotaApplications.length === 0
+        ? ['_None in review or filed in the period (`fleet-audit quota plan` says what to ask for)._']
+        : table(
+            ['Status', 'Account', 'Region', 'Quota', 'Asked', 'Approved', 'Reason', 'Requested by', 'Updated'],
+            doc.quotaApplications.map((a) => [a.status, a.accountId, a.regionId, a.quotaActionCode, a.desireValue, a.approveValue, a.reason, a.requestedBy, a.updatedAt.slice(0, 10)]),
+          )),
+      '',
+    );
+  }
   out.push('## Coverage', '', `Datasets read: ${doc.coverage.datasets.ok} ok, ${doc.coverage.datasets.absent} absent, ${doc.coverage.datasets.failed} failed.`, '');
   if (doc.coverage.failed.length > 0)
     out.push(...table(['Account', 'Region', 'Cluster', 'Dataset', 'Error', 'Message'], doc.coverage.failed.map((f) => [f.accountId, f.regionId, f.clusterId, f.api, f.errorCode, f.message])), '');
