@@ -3,7 +3,7 @@
  * seven dated dumps of the sample fleet are stored (the checkout-gateway CLB gains four backends a day), the simulator
  * serves the last one, and one quota goes through its whole life: a dry run says what would be filed; a run stopped
  * after storing `submitting` (before Quota Center was called) is reconciled and the application filed once; the same
- * run again files nothing; the reviewer approves later and the next run records it; the next live scan reads the
+ * run again files nothing; the reviewer approves later and the next live scan records the decision and reads the
  * approved limit, so the quota's finding and trend move and the plan says covered.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -99,16 +99,15 @@ describe('quota request (plan -> Quota Center applications, simulator and Postgr
     expect(stored.map((a) => a.status).sort()).toEqual(['Process', 'failed']);
   }, 180_000);
 
-  it('the reviewer approves later: the next run records it and files nothing; the next scan reads the approved limit', async () => {
+  it('the reviewer approves later: the next live scan records the decision and reads the approved limit; nothing more is filed', async () => {
     fleet.accounts.find((a) => a.account.accountId === ACCOUNT)!.account.quotaApplications = { decision: 'approve', approvePercent: 100 };
-    const r = await request('--now', NOW, '--apply');
-    expect(r.status, r.stderr).toBe(0);
-    expect(r.outcomes.filter((o) => o.quotaActionCode === CODE).map((o) => [o.outcome, o.application?.status, o.application?.approveValue])).toEqual([['filed', 'Agree', value]]);
-    expect(await atQuotaCenter()).toHaveLength(1);
     // The next live scan (a day later) reads the approved value through ListProductQuotas.
     const scanAt = '2026-11-17T00:00:00Z';
     const scan = await runCliInProcess(['scan', '--config', sim.configPath, '--database-url', db.url, '--now', scanAt, '--format', 'json', '--no-progress']);
     expect([0, 1]).toContain(scan.status);
+    // The scan refreshed the stored application (GetQuotaApplication): approved with the value asked for.
+    expect((await store.quotaApplications.list({ statuses: ['Agree'] })).map((a) => [a.quotaActionCode, a.approveValue])).toEqual([[CODE, value]]);
+    expect(await atQuotaCenter()).toHaveLength(1);
     const planned = await runCliInProcess(['quota', 'plan', '--database-url', db.url, '--now', '2026-11-17T12:00:00Z', '--format', 'json']);
     const row = (JSON.parse(planned.stdout) as QuotaPlan).rows.find((x) => x.quotaActionCode === CODE && x.regionId === REGION)!;
     expect(scan.stderr).not.toMatch(/\n\s+at /);

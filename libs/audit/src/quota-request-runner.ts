@@ -13,7 +13,7 @@
  *    Quota Center refuses (4xx) is stored `failed` with its message; one whose outcome is unknown (a timeout, a 5xx)
  *    stays `submitting` for the next run's step 1.
  */
-import type { ScanAccount } from '@app/collectors';
+import { createAccountClients, defaultCredentialsFor, isQuotaCenterRefusal, quotaCenterPort, type ScanAccount, type ScanConfig } from '@app/collectors';
 import type { QuotaApplicationRef, QuotaPlan, QuotaPlanRow, QuotaPlanSettings, Scenario } from '@app/forecast';
 import type { Store, StoredQuotaApplication } from '@app/store';
 import { quotaPlanFromStore } from './quota-plan-runner';
@@ -202,3 +202,19 @@ export function openApplicationRefs(apps: readonly StoredQuotaApplication[]): Qu
   return apps.map((a) => ({ accountId: a.accountId, regionId: a.regionId, productCode: a.productCode, quotaActionCode: a.quotaActionCode, applicationId: a.applicationId ?? a.id, status: a.status, desireValue: a.desireValue }));
 }
 
+
+/**
+ * `refreshQuotaApplications` with a scan config's accounts and credentials (a live scan calls it after storing, so each
+ * scan records the decisions Quota Center made since the last one). Nothing is called when no application is open.
+ * @returns the applications whose state changed
+ */
+export async function refreshQuotaApplicationsOf(store: Store, config: ScanConfig): Promise<QuotaRequestOutcome[]> {
+  const open = await store.quotaApplications.list({ statuses: ['submitting', 'Process'], accountIds: config.accounts.map((a) => a.accountId), limit: 1 });
+  if (open.length === 0) return [];
+  const credentialsFor = defaultCredentialsFor(config);
+  return refreshQuotaApplications(store, {
+    accounts: config.accounts,
+    quotaCenterFor: async (accountId) => quotaCenterPort(createAccountClients(config.alibabaCloud, await credentialsFor(config.accounts.find((a) => a.accountId === accountId)!)).quotas),
+    isRefusal: isQuotaCenterRefusal,
+  });
+}

@@ -5,6 +5,7 @@
  *
  * ARCHITECTURE.md "The one data flow": one analysis path for every source.
  */
+import { refreshQuotaApplicationsOf } from './quota-request-runner';
 import { randomUUID } from 'node:crypto';
 import type { PartialAuditSettings } from '@app/checks';
 import { FleetValidationError, loadFleetDirectory, scanLive, type ScanConfig } from '@app/collectors';
@@ -110,6 +111,9 @@ export async function runScan(request: ScanRequest, store?: Store | Promise<Stor
     const outcome = outcomeOf(scanId, sourceKind, startedAt, snapshot, analysis);
     await request.onAnalyzed?.(outcome);
     if (store) await storeAnalysis(store, scanId, snapshot, analysis, onStorePhase(request), index);
+    // A live scan also records what Quota Center decided on the stored applications since the last one. Best effort:
+    // the scan is stored already, and the next scan or `quota request` run refreshes them again.
+    if (store && request.source.kind === 'live') await refreshQuotaApplicationsOf(store, request.source.config).catch(() => undefined);
     return outcome;
   } catch (e) {
     if (store) {
@@ -175,6 +179,7 @@ async function runScanDeferredStore(request: ScanRequest, storeReady: Promise<St
   } finally {
     stopHeartbeat();
   }
+  if (request.source.kind === 'live') await refreshQuotaApplicationsOf(store, request.source.config).catch(() => undefined);
   return outcome;
 }
 
