@@ -73,3 +73,38 @@ export function TableWrap({ label, children }: { label: string; children: Compon
     </div>
   );
 }
+
+/** A load balancer's Service, as the CLB and NLB detail pages list them. */
+export interface LbService {
+  clusterId: string;
+  namespace: string;
+  name: string;
+  externalTrafficPolicy: string | null;
+}
+
+/** The quota bars of one load balancer (CLB or NLB page); `empty` is said when it has no quota sample. */
+export function LbQuotaList({ quotas, empty }: { quotas: readonly { checkId: string; used: number; limit: number }[]; empty?: string }) {
+  if (quotas.length === 0 && empty !== undefined) return <p class="muted">{empty}</p>;
+  return (
+    <ul>
+      {quotas.map((q) => (
+        <li key={q.checkId}>
+          {q.checkId} <QuotaBar used={q.used} limit={q.limit} />
+        </li>
+      ))}
+    </ul>
+  );
+}
+
+/** The Services of one load balancer, each with its cluster link and traffic policy (CLB or NLB page). */
+export function LbServiceList({ services }: { services: readonly LbService[] }) {
+  return (
+    <ul>
+      {services.map((s) => (
+        <li key={`${s.clusterId}/${s.namespace}/${s.name}`}>
+          <a href={`/clusters/${s.clusterId}`}>{s.clusterId}</a> {s.namespace}/{s.name} ({s.externalTrafficPolicy ?? '–'})
+        </li>
+      ))}
+    </ul>
+  );
+}

@@ -4,7 +4,7 @@
  * (the LB_CONFIG_DRIFT findings of this load balancer).
  */
 import { api, query } from '../api';
-import { ErrorBox, Loading, PageTitle, QuotaBar, TableWrap } from '../components';
+import { ErrorBox, LbQuotaList, LbServiceList, Loading, PageTitle, QuotaBar, TableWrap } from '../components';
 import { allQuotas } from '../forecast';
 import { useLoad } from '../hooks';
 import type { Finding, LoadBalancer, Page, Quota } from '../types';
@@ -49,22 +49,9 @@ export function LoadBalancerPage({ id }: { id: string }) {
             {lb.owner ?? '–'} · account {lb.accountId} / {lb.regionId}
           </p>
           <h2>Quotas</h2>
-          <ul>
-            {data.detail.quotas.map((q) => (
-              <li key={q.checkId}>
-                {q.checkId} <QuotaBar used={q.used} limit={q.limit} />
-              </li>
-            ))}
-          </ul>
+          <LbQuotaList quotas={data.detail.quotas} />
           <h2>Services</h2>
-          <ul>
-            {data.detail.services.map((s) => (
-              <li key={`${s.clusterId}/${s.namespace}/${s.name}`}>
-                <a href={`/clusters/${s.clusterId}`}>{s.clusterId}</a> {s.namespace}/{s.name} (
-                {s.externalTrafficPolicy ?? '–'})
-              </li>
-            ))}
-          </ul>
+          <LbServiceList services={data.detail.services} />
           <h2>Listeners</h2>
           <TableWrap label="Listeners">
             <thead>

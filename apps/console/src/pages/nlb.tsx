@@ -3,7 +3,7 @@
  * ECS instance counts against (GET /v1/quotas), the Services using it and its own quotas.
  */
 import { api } from '../api';
-import { ErrorBox, Loading, PageTitle, QuotaBar, TableWrap } from '../components';
+import { ErrorBox, LbQuotaList, LbServiceList, Loading, PageTitle, QuotaBar, TableWrap } from '../components';
 import { allQuotas } from '../forecast';
 import { useLoad } from '../hooks';
 import type { Quota } from '../types';
@@ -74,26 +74,9 @@ export function NlbPage({ id }: { id: string }) {
             {nlb.regionId}
           </p>
           <h2>Quotas</h2>
-          {data.detail.quotas.length === 0 ? (
-            <p class="muted">No quota sample of this NLB.</p>
-          ) : (
-            <ul>
-              {data.detail.quotas.map((q) => (
-                <li key={q.checkId}>
-                  {q.checkId} <QuotaBar used={q.used} limit={q.limit} />
-                </li>
-              ))}
-            </ul>
-          )}
+          <LbQuotaList quotas={data.detail.quotas} empty="No quota sample of this NLB." />
           <h2>Services</h2>
-          <ul>
-            {data.detail.services.map((s) => (
-              <li key={`${s.clusterId}/${s.namespace}/${s.name}`}>
-                <a href={`/clusters/${s.clusterId}`}>{s.clusterId}</a> {s.namespace}/{s.name} (
-                {s.externalTrafficPolicy ?? '–'})
-              </li>
-            ))}
-          </ul>
+          <LbServiceList services={data.detail.services} />
           <h2>Listeners</h2>
           <TableWrap label="Listeners">
             <thead>
