@@ -50,15 +50,21 @@ const FAST: Budget = { qpsPerAccount: 1000, maxConcurrentPerAccount: 10 };
  */
 const PACED: Budget = { qpsPerAccount: 20, maxConcurrentPerAccount: 3 };
 /**
- * The scan a SIGTERM interrupts: one worker alone, stopped as soon as two targets are done, holding region crawls far
- * past the 200 ms grace. 6 calls per second, the budget this test always ran at: at 50 per second, in a full suite run
- * on the loaded 2-core machine, two crawl jobs ended `failed` (solo runs passed). The likely cause is this file's 2 s
- * job locks (WORKER_LOCK_DURATION_MS, the product default is 30 s): under CPU load both workers log "could not renew
- * lock", and a job that stalls `maxStalledCount` (2) times fails; the faster crawl packs more CPU into each lock
- * window. Three calls in flight per account, as for the kill; unlike a kill, the stopped worker gives back the Redis
- * slots of the calls it dropped before they started (RedisRateLimiterPool.dropWaiting, test/worker/redis-rate-limiter).
+ * The scan a SIGTERM interrupts: one worker alone, stopped as soon as two targets are done, holding region crawls past
+ * the 200 ms grace. The budget of the kill (20 calls per second, some five seconds of crawl on the larger account, three
+ * calls in flight per account); unlike a kill, the stopped worker gives back the Redis slots of the calls it dropped
+ * before they started (RedisRateLimiterPool.dropWaiting, test/worker/redis-rate-limiter). Its workers hold job locks of
+ * {@link DRAINED_LOCK_MS}, not the file's 2 s: at 50 calls per second with 2 s locks, in a full suite run on the loaded
+ * 2-core machine, two crawl jobs ended `failed` (under CPU load both workers log "could not renew lock", and a job
+ * that stalls `maxStalledCount` (2) times fails), which kept this scan at 6 calls per second (some 19 s of crawl).
  */
-const DRAINED: Budget = { qpsPerAccount: 6, maxConcurrentPerAccount: 3 };
+const DRAINED: Budget = { qpsPerAccount: 20, maxConcurrentPerAccount: 3 };
+/**
+ * Job lock of the SIGTERM test's workers (WORKER_LOCK_DURATION_MS; the product default is 30 s). Nothing there waits
+ * for a lock to expire: a drained job is handed back at once (`moveToWait`, apps/worker scan-workers.host), so the lock
+ * only has to outlive a renewal delayed by CPU load (renewed every half lock).
+ */
+const DRAINED_LOCK_MS = '10000';
 
 describe('worker processes: SIGKILL and SIGTERM mid-scan', () => {
   let fleet: TestFleet;
@@ -231,7 +237,7 @@ describe('worker processes: SIGKILL and SIGTERM mid-scan', () => {
 
   it('SIGTERM: jobs past the grace period go back to the queue (none fails) and another worker finishes', async () => {
     const prefix = uniquePrefix('term');
-    const leaving = await start(prefix, { WORKER_SHUTDOWN_GRACE_MS: '200' });
+    const leaving = await start(prefix, { WORKER_SHUTDOWN_GRACE_MS: '200', WORKER_LOCK_DURATION_MS: DRAINED_LOCK_MS });
     let staying: WorkerProcess | undefined;
     try {
       await scanWith(prefix, DRAINED, async (queue, payload) => {
@@ -239,7 +245,7 @@ describe('worker processes: SIGKILL and SIGTERM mid-scan', () => {
         leaving.child.kill('SIGTERM');
         expect(await leaving.exited).toBe(0);
         expect(leaving.output()).toContain('returning them to the queue');
-        staying = await start(prefix);
+        staying = await start(prefix, { WORKER_LOCK_DURATION_MS: DRAINED_LOCK_MS });
       });
       const queue = new BullScanJobQueue({ redisUrl: SHARED_REDIS_URL, prefix });
       try {
