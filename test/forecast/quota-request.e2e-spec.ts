@@ -125,6 +125,21 @@ describe('quota request (plan -> Quota Center applications, simulator and Postgr
     expect(after.outcomes.filter((o) => o.quotaActionCode === CODE)).toEqual([]);
   }, 240_000);
 
+  it('a run stopped after Quota Center filed it but before the answer was stored: the next run adopts it, files nothing more', async () => {
+    const listeners = 'slb_quota_listeners_num';
+    const key = { accountId: ACCOUNT, regionId: REGION, productCode: 'slb', quotaActionCode: listeners };
+    const begun = await store.quotaApplications.begin(key, { desireValue: 90, reason: 'interrupted', requestedBy: 'killed-run', planRow: {} });
+    expect('created' in begun).toBe(true);
+    // What the stopped run had sent: Quota Center holds the application, the store does not know its id.
+    const filed = await callRpc(sim, 'CreateQuotaApplication', '2020-05-10', { ProductCode: 'slb', QuotaActionCode: listeners, DesireValue: 90, Reason: 'interrupted', Dimensions: [{ Key: 'regionId', Value: REGION }] }, { inBody: true });
+    const r = await request('--now', '2026-11-17T12:00:00Z', '--apply');
+    expect(r.status, r.stderr).toBe(0);
+    const adopted = r.outcomes.find((o) => o.quotaActionCode === listeners)!;
+    expect(adopted).toMatchObject({ outcome: 'adopted', application: { applicationId: filed['ApplicationId'], status: 'Agree', desireValue: 90 } });
+    const b = await callRpc(sim, 'ListQuotaApplications', '2020-05-10', { ProductCode: 'slb', QuotaActionCode: listeners }, { inBody: true });
+    expect(b['QuotaApplications']).toHaveLength(1);
+  }, 120_000);
+
   it('bad input: a missing --config or --database-url is a usage error naming it', async () => {
     const noConfig = await runCliInProcess(['quota', 'request', '--database-url', db.url]);
     expect(noConfig.status).toBe(2);
