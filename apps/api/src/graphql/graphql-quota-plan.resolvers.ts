@@ -4,7 +4,7 @@
 import { Args, Context, Field, Float, ID, Int, ObjectType, Query, Resolver } from '@nestjs/graphql';
 import type { QuotaPlanRow } from '@app/forecast';
 import { ZodValidationPipe } from '../common/zod-validation.pipe';
-import { QuotaPlanService, quotaPlanQuerySchema } from '../quota-plan/quota-plan.controller';
+import { QuotaPlanService, quotaPlanQuerySchema } from '../quota-plan/quota-plan.service';
 import { FORECAST_COST } from './graphql-forecast.resolvers';
 import type { GqlContext } from './graphql.options';
 
