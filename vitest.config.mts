@@ -83,6 +83,10 @@ export default defineConfig({
           // imports for 1,834 s of tests). Files own their state (database, Redis prefix, ports, servers they close),
           // so none depends on a fresh module graph. INTEGRATION_ISOLATE=1 gives every file a fresh one again.
           isolate: process.env.INTEGRATION_ISOLATE === '1',
+          // A young generation of 64 MiB semi-spaces (V8's default is 16): the forks parse YAML and JSON, audit fleets and
+          // render reports, allocating far more short-lived objects than they keep, and each scavenge costs what survives
+          // it, so fewer, larger ones cost less. Reading the sample fleet: 211-228 -> 180-188 ms of CPU a read (3 runs each).
+          execArgv: ['--max-semi-space-size=64'],
         },
       },
     ],
