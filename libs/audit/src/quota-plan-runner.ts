@@ -4,9 +4,11 @@
  * latest stored snapshot (limits, Quota Center's `Adjustable`), the planned scenarios run as what-ifs on it, and the
  * applications in review, into libs/forecast `planQuotas`.
  */
-import { QUOTA_CENTER_QUOTA_OF_CHECK } from '@app/checks';
+import { FleetIndex, QUOTA_CENTER_QUOTA_OF_CHECK } from '@app/checks';
+import type { FleetSnapshot } from '@app/domain';
 import {
   DEFAULT_TREND_SETTINGS,
+  parseScenario,
   TheilSenScratch,
   fitTrendWindow,
   planQuotas,
@@ -15,7 +17,9 @@ import {
   type FittedSeries,
   type QuotaApplicationRef,
   type QuotaPlan,
+  type QuotaPlanRow,
   type QuotaPlanSettings,
+  type QuotaRemediation,
   type Scenario,
 } from '@app/forecast';
 import type { Store } from '@app/store';
@@ -68,6 +72,7 @@ export async function quotaPlanFromStore(store: Store, request: QuotaPlanRequest
   const observedAt = new Date(s.observedAt);
   const scenarios = (request.scenarios ?? []).map((scenario) => ({ name: scenario.name, result: runWhatIf(s.snapshot, scenario, { now: observedAt }) }));
   const plan = planQuotas({
+    remediationSize: (row) => localModeRemediation(s.snapshot, row, observedAt),
     snapshot: s.snapshot,
     series,
     now: now.getTime(),
@@ -79,4 +84,32 @@ export async function quotaPlanFromStore(store: Store, request: QuotaPlanRequest
   });
   if (scope) plan.rows = plan.rows.filter((r) => scope.has(r.accountId));
   return { scanId: s.scanId, observedAt: new Date(s.observedAt).toISOString(), plan };
+}
+
+/**
+ * The room `externalTrafficPolicy: Local` frees on a CLB whose backend quota cannot be raised: a what-if that sets
+ * Local on every Cluster-mode Service of the CLB that reaches the quota first (CCM then attaches only the nodes running
+ * their pods: seed 002 "The CLB instance has reached the 200-backend-server quota limit", remedy 2), and the backends
+ * it removes from that CLB. Only for `CLB_BACKEND_QUOTA` rows; undefined otherwise (the plan's own remediation text).
+ */
+export function localModeRemediation(snapshot: FleetSnapshot, row: QuotaPlanRow, now: Date): QuotaRemediation | undefined {
+  const lb = row.firstToReach?.resource;
+  if (row.checkId !== 'CLB_BACKEND_QUOTA' || !lb) return undefined;
+  const services = (FleetIndex.build(snapshot).servicesByClb().get(lb.id) ?? []).filter((e) => e.service.externalTrafficPolicy !== 'Local');
+  const byCluster = new Map<string, string[]>();
+  for (const e of services) byCluster.set(e.cluster.cluster.clusterId, [...(byCluster.get(e.cluster.cluster.clusterId) ?? []), `${e.service.namespace}/${e.service.name}`]);
+  if (byCluster.size === 0) return undefined;
+  const scenario = parseScenario({
+    apiVersion: 'fleet-audit/v1',
+    kind: 'Scenario',
+    name: `local-mode-${lb.id}`,
+    steps: [...byCluster].map(([cluster, names]) => ({ setTrafficPolicy: { cluster, services: names, policy: 'Local' } })),
+  });
+  let freed = 0;
+  for (const step of runWhatIf(snapshot, scenario, { now }).steps)
+    for (const q of step.quotas) if (q.checkId === 'CLB_BACKEND_QUOTA' && q.resource.id === lb.id) freed += q.before.used - q.after.used;
+  return {
+    text: `set externalTrafficPolicy: Local on the ${services.length} Cluster-mode Service(s) of ${lb.id} (${[...byCluster.values()].flat().slice(0, 3).join(', ')}${services.length > 3 ? ', ...' : ''}): only the nodes running their pods stay backends`,
+    size: freed,
+  };
 }
