@@ -304,6 +304,27 @@ describe('forecastTrend, pinned', () => {
     );
   });
 
+  it('a p90 the data cannot give is null in seconds and in date; two samples fit a line when two are enough', () => {
+    // Noisy and slow: the lower edge of the band never reaches the limit.
+    const noisy = Array.from({ length: 10 }, (_, i) => ({ at: NOW - (9 - i) * DAY, used: 100 + i * 0.5 + (i % 2 === 0 ? 20 : -20), limit: 400 }));
+    const f = forecastTrend(noisy, NOW);
+    expect(f.status).toBe('ok');
+    expect(f.secondsToExhaustion.p90).toBeNull();
+    expect(f.exhaustsAt.p90).toBeNull();
+    expect(f.exhaustsAt.p10).not.toBeNull();
+    const two = [{ at: NOW - 3 * DAY, used: 10, limit: 100 }, { at: NOW, used: 16, limit: 100 }];
+    const fit = forecastTrend(two, NOW, { minSamples: 2 });
+    expect(fit).toMatchObject({ status: 'ok', slopePerDay: 2, samples: 2 });
+    expect(fit.secondsToExhaustion.p50).toBe(42 * 86_400);
+  });
+
+  it('with nothing in the window, used and limit are those of the series\' last sample, whatever its time', () => {
+    const obs = [{ at: NOW - 30 * DAY, used: 5, limit: 9 }, { at: NOW + DAY, used: 8, limit: 12 }];
+    expect(forecastTrend(obs, NOW)).toMatchObject({ status: 'insufficient_data', samples: 0, used: 8, limit: 12 });
+    const onlyOld = [{ at: NOW - 30 * DAY, used: 5, limit: 9 }];
+    expect(forecastTrend(onlyOld, NOW)).toMatchObject({ used: 5, limit: 9 });
+  });
+
   it('the window: a sample exactly windowDays old counts, one after now does not', () => {
     const obs = [
       { at: NOW - 14 * DAY, used: 100, limit: 500 },
