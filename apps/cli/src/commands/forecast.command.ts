@@ -13,16 +13,9 @@ import { CliUsageError, EXIT_OK } from '../cli-error';
 import { loadAudit, loadCollectors, loadForecast, loadStore } from '../lazy';
 import { cliStreams } from '../output/cli-streams';
 import { writeOutput } from '../output/output-file.util';
-import { explicitFlagsWin, formatOption } from './option-conventions.util';
+import { explicitFlagsWin, formatOption, parseNow } from './option-conventions.util';
 
 type Format = 'table' | 'json';
-
-function parseNow(text: string | undefined): Date | undefined {
-  if (text === undefined) return undefined;
-  const d = new Date(text);
-  if (Number.isNaN(d.getTime())) throw new CliUsageError(`--now: expected an ISO 8601 time, got "${text}"`);
-  return d;
-}
 
 function positiveInt(flag: string) {
   return (text: string): number => {

@@ -6,6 +6,7 @@
  *   command line is the source even when `DATABASE_URL` is exported (as the README says to).
  */
 import { InvalidArgumentError, Option, type Command } from 'commander';
+import { CliUsageError } from '../cli-error';
 
 /** Aliases of format names, accepted by every `--format`. */
 const FORMAT_ALIASES: Readonly<Record<string, string>> = { md: 'markdown', text: 'table' };
@@ -41,4 +42,15 @@ export function explicitFlagsWin<T extends object>(options: T, cmd: Command, fro
   const out = { ...options };
   for (const k of fromEnv) if (cmd.getOptionValueSource(k) === 'env') delete out[k];
   return out;
+}
+
+/**
+ * The `--now <iso-time>` of the planning commands (forecast, plan, quota), parsed; undefined when not given.
+ * @throws CliUsageError naming the flag and the value when it is not an ISO 8601 time
+ */
+export function parseNow(text: string | undefined): Date | undefined {
+  if (text === undefined) return undefined;
+  const d = new Date(text);
+  if (Number.isNaN(d.getTime())) throw new CliUsageError(`--now: expected an ISO 8601 time, got "${text}"`);
+  return d;
 }

@@ -17,7 +17,7 @@ import { cliStreams } from '../output/cli-streams';
 import { writeOutput } from '../output/output-file.util';
 import { planVerdict, renderPlanJson, renderPlanJunit, renderPlanMarkdown, renderPlanSarif, renderPlanTable } from '../output/plan-output.renderer';
 import { tableStyleFor } from '../output/table.util';
-import { explicitFlagsWin, formatOption } from './option-conventions.util';
+import { explicitFlagsWin, formatOption, parseNow } from './option-conventions.util';
 
 const FORMATS = ['table', 'json', 'markdown', 'sarif', 'junit'] as const;
 type PlanFormat = (typeof FORMATS)[number];
@@ -89,13 +89,6 @@ export function readManifestFiles(paths: readonly string[], recursive: boolean, 
     else read(p);
   }
   return out;
-}
-
-function parseNow(text: string | undefined): Date | undefined {
-  if (text === undefined) return undefined;
-  const d = new Date(text);
-  if (Number.isNaN(d.getTime())) throw new CliUsageError(`--now: expected an ISO 8601 time, got "${text}"`);
-  return d;
 }
 
 /** Runs `plan`; returns the exit code (1 when the verdict fails). */

@@ -16,7 +16,7 @@ import { loadAudit, loadCollectors, loadForecast, loadStore } from '../lazy';
 import { cliStreams } from '../output/cli-streams';
 import { writeOutput } from '../output/output-file.util';
 import { renderTable, tableStyleFor, type TableStyle } from '../output/table.util';
-import { formatOption } from './option-conventions.util';
+import { formatOption, parseNow } from './option-conventions.util';
 
 type Format = 'table' | 'json' | 'markdown';
 
@@ -34,13 +34,6 @@ function percent(flag: string) {
     if (!Number.isFinite(n) || n < 0 || n > 1000) throw new CliUsageError(`${flag}: expected a percentage from 0 to 1000, got "${text}"`);
     return n;
   };
-}
-
-function parseNow(text: string | undefined): Date | undefined {
-  if (text === undefined) return undefined;
-  const d = new Date(text);
-  if (Number.isNaN(d.getTime())) throw new CliUsageError(`--now: expected an ISO 8601 time, got "${text}"`);
-  return d;
 }
 
 const collect = (value: string, previous: string[] = []): string[] => [...previous, value];
@@ -109,6 +102,20 @@ export function renderQuotaPlanMarkdown(plan: QuotaPlan): string {
   return `${lines.join('\n')}\n`;
 }
 
+/**
+ * Print the text on stdout, or with `-o, --out FILE` write it to that file atomically (laid out for 120 columns,
+ * uncoloured) and print the file's path, as every writing command does.
+ */
+function emit(out: string | undefined, text: (style?: TableStyle) => string): void {
+  if (out === undefined) {
+    cliStreams().stdout.write(text());
+    return;
+  }
+  const target = resolve(out);
+  writeOutput(target, text({ width: 120, color: false }));
+  cliStreams().stdout.write(`${target}\n`);
+}
+
 interface PlanOptions {
   databaseUrl?: string;
   now?: string;
@@ -140,13 +147,7 @@ async function runPlan(o: PlanOptions): Promise<number> {
   } finally {
     await store.close();
   }
-  const text = (style?: TableStyle) => (o.format === 'json' ? `${JSON.stringify(plan, null, 2)}\n` : o.format === 'markdown' ? renderQuotaPlanMarkdown(plan) : renderQuotaPlan(plan, style));
-  if (o.out === undefined) cliStreams().stdout.write(text());
-  else {
-    const target = resolve(o.out);
-    writeOutput(target, text({ width: 120, color: false }));
-    cliStreams().stdout.write(`${target}\n`);
-  }
+  emit(o.out, (style) => (o.format === 'json' ? `${JSON.stringify(plan, null, 2)}\n` : o.format === 'markdown' ? renderQuotaPlanMarkdown(plan) : renderQuotaPlan(plan, style)));
   return EXIT_OK;
 }
 
@@ -194,13 +195,7 @@ async function runRequest(o: RequestOptions): Promise<number> {
   } finally {
     await store.close();
   }
-  const text = (style?: TableStyle) => (o.format === 'json' ? `${JSON.stringify({ apply: o.apply === true, outcomes }, null, 2)}\n` : renderQuotaRequests(outcomes, o.apply === true, style));
-  if (o.out === undefined) cliStreams().stdout.write(text());
-  else {
-    const target = resolve(o.out);
-    writeOutput(target, text({ width: 120, color: false }));
-    cliStreams().stdout.write(`${target}\n`);
-  }
+  emit(o.out, (style) => (o.format === 'json' ? `${JSON.stringify({ apply: o.apply === true, outcomes }, null, 2)}\n` : renderQuotaRequests(outcomes, o.apply === true, style)));
   return outcomes.some((x) => x.outcome === 'failed' || x.outcome === 'unknown') ? 1 : EXIT_OK;
 }
 
