@@ -48,11 +48,12 @@ async function scanFinishedAt(store: Store, scanId: string): Promise<string> {
 }
 
 /**
- * The quota plan of the stored fleet.
+ * The quota plan of the stored fleet, with the snapshot it was made from (callers narrowing it by cluster owner read
+ * that one instead of loading the snapshot again).
  * @throws ForecastUnavailableError when no scan with a snapshot is stored
  * @throws ScenarioError when a scenario names what the snapshot does not hold
  */
-export async function quotaPlanFromStore(store: Store, request: QuotaPlanRequest = {}): Promise<{ scanId: string; observedAt: string; plan: QuotaPlan }> {
+export async function quotaPlanFromStore(store: Store, request: QuotaPlanRequest = {}): Promise<{ scanId: string; observedAt: string; plan: QuotaPlan; snapshot: FleetSnapshot }> {
   const s = await latestSnapshot(store);
   const now = request.now ?? new Date();
   const trend = resolveTrendSettings({});
@@ -83,7 +84,7 @@ export async function quotaPlanFromStore(store: Store, request: QuotaPlanRequest
     ...(request.settings ? { settings: request.settings } : {}),
   });
   if (scope) plan.rows = plan.rows.filter((r) => scope.has(r.accountId));
-  return { scanId: s.scanId, observedAt: new Date(s.observedAt).toISOString(), plan };
+  return { scanId: s.scanId, observedAt: new Date(s.observedAt).toISOString(), plan, snapshot: s.snapshot };
 }
 
 /**

@@ -1,7 +1,7 @@
 import { Injectable } from '@nestjs/common';
 import { z } from 'zod';
 import { ForecastUnavailableError, quotaPlanFromStore, openApplicationRefs } from '@app/audit';
-import { teamOf } from '@app/domain';
+import { teamOf, type FleetSnapshot } from '@app/domain';
 import type { QuotaPlan } from '@app/forecast';
 import { Store, scopeIncludes, teamScopeIncludes, type Principal } from '@app/store';
 import { ApiError } from '../common/api.exception';
@@ -47,12 +47,12 @@ export class QuotaPlanService {
   async plan(q: QuotaPlanQuery, principal: Principal): Promise<{ scanId: string } & QuotaPlan> {
     try {
       const open = await this.store.quotaApplications.list({ statuses: ['submitting', 'Process'] });
-      const { scanId, plan } = await quotaPlanFromStore(this.store, {
+      const { scanId, plan, snapshot } = await quotaPlanFromStore(this.store, {
         ...(q.now ? { now: q.now } : {}),
         settings: { ...(q.horizonDays !== undefined ? { horizonDays: q.horizonDays } : {}), ...(q.marginPercent !== undefined ? { marginPercent: q.marginPercent } : {}) },
         applications: openApplicationRefs(open).map((a) => ({ ...a, status: 'Process' })),
       });
-      const rows = principal.accountScope.all && principal.teamScope === undefined ? plan.rows : await this.inScope(plan.rows, principal);
+      const rows = principal.accountScope.all && principal.teamScope === undefined ? plan.rows : this.inScope(plan.rows, principal, snapshot);
       return { scanId, ...plan, rows };
     } catch (e) {
       if (e instanceof ForecastUnavailableError) throw new ApiError('NOT_FOUND', e.message);
@@ -60,12 +60,11 @@ export class QuotaPlanService {
     }
   }
 
-  private async inScope(rows: QuotaPlan['rows'], principal: Principal): Promise<QuotaPlan['rows']> {
+  private inScope(rows: QuotaPlan['rows'], principal: Principal, snapshot: FleetSnapshot): QuotaPlan['rows'] {
     const accounts = rows.filter((r) => scopeIncludes(principal.accountScope, r.accountId));
     if (principal.teamScope === undefined) return accounts;
-    const snapshot = (await this.store.snapshots.latest())?.snapshot;
     const owned = new Set<string>();
-    for (const a of snapshot?.accounts ?? [])
+    for (const a of snapshot.accounts)
       for (const r of a.regions) if (r.clusters.some((c) => teamScopeIncludes(principal, teamOf(c, undefined)))) owned.add(`${a.accountId}/${r.regionId}`);
     return accounts.filter((r) => owned.has(`${r.accountId}/${r.regionId}`));
   }
