@@ -7,11 +7,11 @@ import type { PoolClient } from 'pg';
 import { chunk, MAX_BIND_PARAMETERS, storableJson, storableText } from './sql.util';
 
 /**
- * How a column is sent: `text` / `integer` / `boolean` as values; `jsonb` as JSON text cast on insert;
+ * How a column is sent: `text` / `integer` / `numeric` / `boolean` as values; `jsonb` as JSON text cast on insert;
  * `json` as JSON text stored as is (a `text` column); `text[]` as one string joined by U+001F (ids and IPs
  * never contain it) split on insert.
  */
-export type ColumnKind = 'text' | 'integer' | 'boolean' | 'jsonb' | 'json' | 'text[]';
+export type ColumnKind = 'text' | 'integer' | 'numeric' | 'boolean' | 'jsonb' | 'json' | 'text[]';
 
 /** The columns of a table after `scan_id`: SQL column name, how it is sent, its value on a row. */
 export type ColumnSpec<T> = readonly (readonly [column: string, kind: ColumnKind, value: (row: T) => unknown])[];
@@ -28,6 +28,7 @@ export async function insertRows<T>(client: PoolClient, table: string, columns: 
   const cast: Record<ColumnKind, (placeholder: string) => string> = {
     text: (x) => x,
     integer: (x) => `${x}::int`,
+    numeric: (x) => `${x}::numeric`,
     boolean: (x) => `${x}::bool`,
     jsonb: (x) => `${x}::jsonb`,
     json: (x) => x,

@@ -19,6 +19,7 @@ import { pagingSql, toPage, type GraphPage, type GraphPageArgs } from './keyset-
 import { scopeCacheKey, type ReadGeneration } from './read-generation';
 import { resourceOfRow, type ResourceRow } from './resource-row.util';
 import { ColumnProbe } from './schema-probe.util';
+import type { ColumnSpec } from './bulk-insert.util';
 
 /**
  * Most findings the page cache of `list` holds (sum over cached pages; least recently used pages are dropped
@@ -426,10 +427,20 @@ export class FindingRepository {
         params,
       );
     }
-    // Set-based from the rows just written: no bind-parameter limit, one statement per scan.
-    // Order-independent: scans completed out of order still yield the earliest first sighting
-    // and the latest last sighting. ORDER BY fixes the row-lock order, so two scans completing
-    // at once with overlapping fingerprints wait for each other instead of deadlocking.
+    await this.recordSightings(client, scanId, observedAt, onlyThese ? findings.map((f) => f.fingerprint) : null);
+  }
+
+  /**
+   * Record the first / last sightings (`finding_fingerprints`) of a scan's stored findings, or of `only` among them.
+   * Set-based from the rows written: no bind-parameter limit, one statement per scan. Order-independent: scans
+   * completed out of order still yield the earliest first sighting and the latest last sighting. ORDER BY fixes the
+   * row-lock order, so two scans completing at once with overlapping fingerprints wait for each other instead of
+   * deadlocking.
+   * @param client the transaction's client (the one that marks the scan succeeded: sightings are visible with it)
+   * @param observedAt the scan's observation time (its start)
+   * @param only the fingerprints to record (a shard's), or null for every finding of the scan
+   */
+  async recordSightings(client: PoolClient, scanId: string, observedAt: Date, only: readonly string[] | null): Promise<void> {
     await client.query(
       `INSERT INTO finding_fingerprints AS ff (fingerprint, check_id, first_seen_at, last_seen_at, first_scan_id, last_scan_id)
        SELECT f.fingerprint, f.check_id, $2, $2, $1, $1 FROM findings f
@@ -440,8 +451,19 @@ export class FindingRepository {
          first_seen_at = LEAST(ff.first_seen_at, EXCLUDED.first_seen_at),
          last_scan_id  = CASE WHEN EXCLUDED.last_seen_at >= ff.last_seen_at THEN EXCLUDED.last_scan_id ELSE ff.last_scan_id END,
          last_seen_at  = GREATEST(ff.last_seen_at, EXCLUDED.last_seen_at)`,
-      [scanId, observedAt, onlyThese ? findings.map((f) => f.fingerprint) : null],
+      [scanId, observedAt, only],
     );
+  }
+
+  /**
+   * The finding columns after `scan_id` for a COPY into `findings` (copy.util.ts), without the columns this
+   * database's schema lacks (`cluster_name` before migration 1798500000000, `team` before 1799500000000).
+   * @param client the connection to probe the schema on (the caller's transaction client)
+   */
+  async copyColumns(client: PoolClient): Promise<ColumnSpec<Finding>> {
+    const hasName = await this.clusterNameColumn.exists(client);
+    const hasTeam = await this.teamColumn.exists(client);
+    return FINDING_COLUMNS.filter(([c]) => (c !== 'cluster_name' || hasName) && (c !== 'team' || hasTeam));
   }
 
   /**
@@ -511,7 +533,11 @@ export class FindingRepository {
 }
 
 /** Keep one finding per fingerprint (the most severe; the first among equals). */
-function dedupeByFingerprint(findings: readonly Finding[]): Finding[] {
+/**
+ * The findings with one per fingerprint (the table's key within a scan): the most severe of each, the first among
+ * equals.
+ */
+export function dedupeByFingerprint(findings: readonly Finding[]): Finding[] {
   const rank: Record<Severity, number> = { info: 0, warning: 1, critical: 2 };
   const byFingerprint = new Map<string, Finding>();
   for (const f of findings) {
@@ -520,6 +546,32 @@ function dedupeByFingerprint(findings: readonly Finding[]): Finding[] {
   }
   return [...byFingerprint.values()];
 }
+
+/**
+ * The columns of `findings` after `scan_id`, as the COPY path writes them (the same values as `findingValues`: text
+ * sanitised by the writer, figures as JSON, non-finite numbers as NULL).
+ */
+const FINDING_COLUMNS: ColumnSpec<Finding> = [
+  ['fingerprint', 'text', (f) => f.fingerprint],
+  ['check_id', 'text', (f) => f.checkId],
+  ['severity', 'text', (f) => f.severity],
+  ['account_id', 'text', (f) => f.resource.accountId],
+  ['region_id', 'text', (f) => f.resource.regionId],
+  ['cluster_id', 'text', (f) => f.resource.clusterId],
+  ['resource_kind', 'text', (f) => f.resource.kind],
+  ['resource_id', 'text', (f) => f.resource.id],
+  ['namespace', 'text', (f) => f.resource.namespace],
+  ['name', 'text', (f) => f.resource.name],
+  ['message', 'text', (f) => f.message],
+  ['remediation', 'text', (f) => f.remediation],
+  ['source', 'text', (f) => f.source],
+  ['used', 'numeric', (f) => finiteOrNull(f.used)],
+  ['"limit"', 'numeric', (f) => finiteOrNull(f.limit)],
+  ['ratio', 'numeric', (f) => finiteOrNull(f.ratio)],
+  ['figures', 'jsonb', (f) => f.figures],
+  ['cluster_name', 'text', (f) => f.resource.clusterName],
+  ['team', 'text', (f) => f.resource.team],
+];
 
 /** A finite number or NULL: numeric accepts NaN / Infinity, but they mean nothing as a quota figure. */
 function finiteOrNull(n: number | undefined): number | null {

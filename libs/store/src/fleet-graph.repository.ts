@@ -21,6 +21,7 @@ import {
 } from '@app/domain';
 import { columnsOf, rowMapperOf } from './fleet-graph.columns';
 import { insertRows, type ColumnSpec } from './bulk-insert.util';
+import { copyPart, dedupeRows, type CopyPart } from './copy.util';
 import { keysetOrderBy, type KeysetColumn, type KeysetValue } from './keyset-cursor.util';
 import { emptyPage, pagingSql, Params, toPage, type GraphPage, type GraphPageArgs } from './keyset-page.util';
 import { isUuid } from './page.util';
@@ -300,6 +301,24 @@ export class FleetGraphRepository {
     await insertRows(client, 'graph_server_groups', SERVER_GROUP_COLUMNS, scanId, graph.serverGroups, SERVER_GROUPS_PER_INSERT);
     await insertRows(client, 'graph_ecs_instances', ECS_COLUMNS, scanId, graph.ecsInstances, ROWS_PER_INSERT);
     await insertRows(client, 'graph_nlbs', NLB_COLUMNS, scanId, graph.nlbs, NLBS_PER_INSERT);
+  }
+
+  /**
+   * The graph's rows as COPY parts (copy.util.ts), one per table, one row per key (the first of each, as the
+   * INSERT path keeps): what a chunked store of a scan writes (scan-store.ts).
+   */
+  copyParts(graph: FleetGraph): CopyPart[] {
+    const ROWS = 50_000;
+    return [
+      copyPart('graph_regions', REGION_COLUMNS, dedupeRows(graph.regions, (r) => [r.accountId, r.regionId]), ROWS),
+      copyPart('graph_clusters', CLUSTER_COLUMNS, dedupeRows(graph.clusters, (r) => [r.clusterId]), ROWS),
+      copyPart('graph_services', SERVICE_COLUMNS, dedupeRows(graph.services, (r) => [r.clusterId, r.namespace, r.name]), ROWS),
+      copyPart('graph_load_balancers', LOAD_BALANCER_COLUMNS, dedupeRows(graph.loadBalancers, (r) => [r.loadBalancerId]), ROWS),
+      // Server groups and NLBs carry their backends / server groups: fewer per chunk bounds a chunk's bytes.
+      copyPart('graph_server_groups', SERVER_GROUP_COLUMNS, dedupeRows(graph.serverGroups, (r) => [r.loadBalancerId, r.vServerGroupId]), ROWS / 5),
+      copyPart('graph_ecs_instances', ECS_COLUMNS, dedupeRows(graph.ecsInstances, (r) => [r.instanceId]), ROWS),
+      copyPart('graph_nlbs', NLB_COLUMNS, dedupeRows(graph.nlbs, (r) => [r.nlbId]), ROWS / 10),
+    ];
   }
 
   /** Whether the scan has a stored graph (scans completed before migration 1797300000000 have none). */

@@ -4,6 +4,7 @@ import { chunk, MAX_BIND_PARAMETERS, toNumber, WhereBuilder } from './sql.util';
 import type { Scoped } from './principal';
 import { resourceOfRow, type ResourceRow } from './resource-row.util';
 import { teamRowCondition, type TeamRowColumns } from './team-scope.util';
+import type { ColumnSpec } from './bulk-insert.util';
 
 /**
  * The team rule of `quota_usage` rows (team-scope.util.ts) for row alias or table name `row`: a sample of a cluster is
@@ -44,6 +45,25 @@ const INSERT_COLUMNS = [
   'ratio',
   'team',
 ] as const;
+
+/** The columns of `quota_usage` after `scan_id`, as the COPY path writes them (copy.util.ts). */
+export const QUOTA_COPY_COLUMNS: ColumnSpec<QuotaUsageSample> = [
+  ['check_id', 'text', (s) => s.checkId],
+  ['account_id', 'text', (s) => s.resource.accountId],
+  ['region_id', 'text', (s) => s.resource.regionId],
+  ['cluster_id', 'text', (s) => s.resource.clusterId],
+  ['resource_kind', 'text', (s) => s.resource.kind],
+  ['resource_id', 'text', (s) => s.resource.id],
+  ['used', 'numeric', (s) => s.used],
+  ['"limit"', 'numeric', (s) => s.limit],
+  ['ratio', 'numeric', (s) => s.ratio],
+  ['team', 'text', (s) => s.resource.team],
+];
+
+/** The key of a sample within a scan (the table's primary key after `scan_id`). */
+export function quotaSampleKey(s: QuotaUsageSample): readonly string[] {
+  return [s.checkId, s.resource.accountId, s.resource.regionId, s.resource.kind, s.resource.id];
+}
 
 /** Rows per INSERT: one statement binds at most 65535 parameters (11 per row: 5957 rows). */
 export const QUOTA_ROWS_PER_INSERT = Math.floor(MAX_BIND_PARAMETERS / INSERT_COLUMNS.length);

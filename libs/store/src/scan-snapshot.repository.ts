@@ -35,7 +35,15 @@ export class ScanSnapshotRepository {
    * @param client the transaction's client
    */
   async replaceForScan(client: PoolClient, scanId: string, snapshot: FleetSnapshot): Promise<void> {
-    const { gz, rawBytes } = await gzipSnapshotLines(snapshot);
+    await this.replaceCompressed(client, scanId, await gzipSnapshotLines(snapshot));
+  }
+
+  /**
+   * Store (or replace) the snapshot of a scan already compressed by `gzipSnapshotLines` (a chunked store compresses
+   * once and may write it again after a lost connection).
+   * @param client the transaction's client
+   */
+  async replaceCompressed(client: PoolClient, scanId: string, { gz, rawBytes }: { gz: Buffer; rawBytes: number }): Promise<void> {
     await client.query(
       `INSERT INTO scan_snapshots (scan_id, snapshot, bytes_raw) VALUES ($1, $2, $3)
        ON CONFLICT (scan_id) DO UPDATE SET snapshot = EXCLUDED.snapshot, bytes_raw = EXCLUDED.bytes_raw`,

@@ -1,10 +1,10 @@
 import { randomUUID } from 'node:crypto';
 import type { Pool, PoolClient, QueryResultRow } from 'pg';
 import type { CoverageEntry, SkippedResult } from '@app/domain';
-import type { FindingRepository } from './finding.repository';
+import { dedupeByFingerprint, type FindingRepository } from './finding.repository';
 import type { QuotaTrendRepository } from './quota-trend.repository';
-import type { QuotaUsageRepository } from './quota-usage.repository';
-import type { ScanSnapshotRepository } from './scan-snapshot.repository';
+import { QUOTA_COPY_COLUMNS, quotaSampleKey, type QuotaUsageRepository } from './quota-usage.repository';
+import { gzipSnapshotLines, type ScanSnapshotRepository } from './scan-snapshot.repository';
 import type { FleetGraphRepository } from './fleet-graph.repository';
 import { pagingSql, toPage, type GraphPage, type GraphPageArgs } from './keyset-page.util';
 import { isUuid, resolvePage } from './page.util';
@@ -26,6 +26,16 @@ import type {
   StoredScanListItem,
 } from './store.types';
 import { summarizeFindings } from './summary.util';
+import { copyPart, dedupeRows } from './copy.util';
+import type { ChunkedScanStore, ScanRows } from './scan-store';
+
+/** Most rows per chunk of a chunked store (one transaction each) for findings and quota samples. */
+const CHUNK_ROWS = 50_000;
+
+/** A timestamptz column as a Date. */
+function toDate(v: Date | string): Date {
+  return v instanceof Date ? v : new Date(v);
+}
 
 /** Longest stored error message (characters); longer ones are cut, the start says what failed. */
 const MAX_ERROR_LENGTH = 4000;
@@ -118,6 +128,9 @@ export class ScanRepository {
    * @param quotaUsage writes a scan's quota usage samples inside `complete`'s transaction
    * @param snapshots writes a scan's fleet snapshot inside `complete`'s transaction
    * @param graph writes a scan's fleet graph (tables `graph_*`) inside `complete`'s transaction
+   * @param trends refreshes the quota trend fits after a scan completed
+   * @param chunked with it, `complete` stores a running scan with COPY in committed chunks and makes it visible in
+   *   one last transaction (scan-store.ts); without it, in one transaction (the embedded PGlite back end)
    */
   constructor(
     private readonly pool: Pool,
@@ -126,6 +139,7 @@ export class ScanRepository {
     private readonly snapshots?: ScanSnapshotRepository,
     private readonly graph?: FleetGraphRepository,
     private readonly trends?: QuotaTrendRepository,
+    private readonly chunked?: ChunkedScanStore,
   ) {}
 
   /**
@@ -165,7 +179,10 @@ export class ScanRepository {
    */
   async complete(id: string, input: CompleteScanInput): Promise<StoredScan> {
     const summary = input.summary ?? summarizeFindings(input.findings);
-    const done = await withStoreRetry(`cannot store scan ${id}`, () => this.completeOnce(id, input, summary));
+    const done =
+      this.chunked && (await this.chunked.available())
+        ? await this.completeChunked(this.chunked, id, input, summary)
+        : await withStoreRetry(`cannot store scan ${id}`, () => this.completeOnce(id, input, summary));
     // Fresh statistics for the tables just written, so finding pages keep using the scan's index
     // instead of a hash join over every row planned from stale counts, and the
     // quota history reads (forecasts) theirs. ANALYZE samples a bounded number of pages
@@ -183,6 +200,70 @@ export class ScanRepository {
    */
   private async refreshTrendFits(): Promise<void> {
     await this.trends?.refresh(new Date()).catch(() => undefined);
+  }
+
+  /**
+   * `complete` through the chunked store (scan-store.ts): the rows written with COPY in chunks committed as they go,
+   * then one transaction that records the sightings and marks the scan succeeded (the moment readers see it). A
+   * lost connection anywhere begins again with the same attempt, which resumes after its committed chunks. A scan
+   * that already succeeded has its result replaced in one transaction (its rows are visible). A store that cannot
+   * finish deletes the rows it wrote before throwing.
+   */
+  private async completeChunked(chunked: ChunkedScanStore, id: string, input: CompleteScanInput, summary: ScanSummary): Promise<StoredScan> {
+    const attempt = randomUUID();
+    const rows: ScanRows = {
+      parts: [
+        copyPart('findings', (client) => this.findings.copyColumns(client), dedupeByFingerprint(input.findings), CHUNK_ROWS),
+        copyPart('quota_usage', QUOTA_COPY_COLUMNS, dedupeRows(input.quotaUsage ?? [], quotaSampleKey), CHUNK_ROWS),
+        ...(input.graph && this.graph ? this.graph.copyParts(input.graph) : []),
+      ],
+      ...(input.snapshot && this.snapshots ? { snapshot: await gzipSnapshotLines(input.snapshot) } : {}),
+    };
+    try {
+      return await withStoreRetry(`cannot store scan ${id}`, () => this.completeChunkedOnce(chunked, id, attempt, rows, input, summary));
+    } catch (e) {
+      // No rows of this attempt stay behind under the running scan (bad data, a conflict, PostgreSQL gone for good).
+      // Best effort: `fail` and the reaper delete them otherwise.
+      await withTransaction(this.pool, async (client) => {
+        await this.lockScan(client, id);
+        if (await chunked.ownedBy(client, id, attempt)) await chunked.discard(client, id);
+      }).catch(() => undefined);
+      throw e;
+    }
+  }
+
+  /** One try of `completeChunked`: begin (claim or resume), stage the chunks, then the final transaction. */
+  private async completeChunkedOnce(
+    chunked: ChunkedScanStore,
+    id: string,
+    attempt: string,
+    rows: ScanRows,
+    input: CompleteScanInput,
+    summary: ScanSummary,
+  ): Promise<StoredScan> {
+    if ((await chunked.begin(id, attempt)) === 'succeeded') {
+      return withTransaction(this.pool, async (client) => {
+        const scan = await this.lockScan(client, id);
+        if (scan.status === 'failed') throw new StoreError('CONFLICT', `scan ${id} already failed; it cannot be completed`);
+        await chunked.replaceAll(client, id, rows);
+        await this.findings.recordSightings(client, id, toDate(scan.started_at), null);
+        return markSucceeded(client, id, { ...input, summary });
+      });
+    }
+    await chunked.stage(id, attempt, rows, input.onChunk);
+    return withTransaction(this.pool, async (client) => {
+      const scan = await this.lockScan(client, id);
+      if (scan.status === 'failed') throw new StoreError('CONFLICT', `scan ${id} already failed; it cannot be completed`);
+      if ((await chunked.claim(client, id, attempt, rows)) === 'gone') {
+        // This final transaction committed before its answer was lost: the scan is stored.
+        if (scan.status === 'succeeded') return toStoredScan((await this.getRow(client, id)) as ScanRow);
+        throw new StoreError('CONFLICT', `scan ${id} is no longer stored by this attempt`);
+      }
+      await this.findings.recordSightings(client, id, toDate(scan.started_at), null);
+      const done = await markSucceeded(client, id, { ...input, summary });
+      await chunked.release(client, id);
+      return done;
+    });
   }
 
   private async completeOnce(id: string, input: CompleteScanInput, summary: ScanSummary): Promise<StoredScan> {
@@ -264,6 +345,8 @@ export class ScanRepository {
     return withTransaction(this.pool, async (client) => {
       const scan = await this.lockScan(client, id);
       if (scan.status === 'succeeded') throw new StoreError('CONFLICT', `scan ${id} already succeeded; it cannot fail`);
+      // A store in flight wrote rows under the scan: a failed scan keeps none of them.
+      if (this.chunked && (await this.chunked.hasAttempt(client, id))) await this.chunked.discard(client, id);
       const updated = await client.query<ScanRow>(
         `UPDATE scans SET status = 'failed', finished_at = COALESCE(finished_at, now()), error = $2
           WHERE id = $1
@@ -301,7 +384,23 @@ export class ScanRepository {
     RETURNING id`,
       [Math.round(leaseMs)],
     );
+    await this.discardEndedStores();
     return rows.rows.map((r) => r.id);
+  }
+
+  /**
+   * Delete the rows of chunked stores whose scan ended while they were in flight (a process killed mid-store, its
+   * scan failed by the reaper), each in a transaction of its own with the scan row locked.
+   */
+  private async discardEndedStores(): Promise<void> {
+    const chunked = this.chunked;
+    if (!chunked) return;
+    for (const id of await chunked.endedWithAttempt()) {
+      await withTransaction(this.pool, async (client) => {
+        const scan = await this.lockScan(client, id);
+        if (scan.status !== 'running') await chunked.discard(client, id);
+      });
+    }
   }
 
   /**

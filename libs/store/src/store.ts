@@ -20,6 +20,7 @@ import { ReportRepository } from './report.repository';
 import { ScanDiffRepository } from './scan-diff.repository';
 import { WaiverService } from './waiver.service';
 import { ReadGenerations } from './read-generation';
+import { ChunkedScanStore } from './scan-store';
 
 /** Options of `Store.open`. */
 export interface StoreOptions {
@@ -32,6 +33,12 @@ export interface StoreOptions {
    * accepts a single connection (STACK.md pitfall 17; `startEmbeddedPostgres().poolMax`).
    */
   poolMax?: number;
+  /**
+   * Store a running scan's rows with COPY in chunks committed as they go, the scan made visible once at the end
+   * (scan-store.ts; default: true when `poolMax` is above 1). False: each scan in one transaction of multi-row
+   * INSERTs, as the single-connection embedded PGlite needs.
+   */
+  chunkedStore?: boolean;
   /** Directory of the `.sql` migrations (default: `<package root>/migrations`). */
   migrationsDir?: string;
   /**
@@ -90,6 +97,7 @@ export class Store {
     private readonly pool: Pool,
     private readonly migrationsDir: string | undefined,
     tokenHashKey: string | undefined,
+    chunkedLanes: number,
   ) {
     const latest = () => this.scans.latestSucceededId();
     this.findings = new FindingRepository(pool, latest);
@@ -98,7 +106,8 @@ export class Store {
     this.generations = new ReadGenerations(pool);
     this.graph = new FleetGraphRepository(pool, this.generations);
     this.quotaTrends = new QuotaTrendRepository(pool, this.quotaUsage);
-    this.scans = new ScanRepository(pool, this.findings, this.quotaUsage, this.snapshots, this.graph, this.quotaTrends);
+    const chunked = chunkedLanes > 0 ? new ChunkedScanStore(pool, this.snapshots, chunkedLanes) : undefined;
+    this.scans = new ScanRepository(pool, this.findings, this.quotaUsage, this.snapshots, this.graph, this.quotaTrends, chunked);
     this.scanTargets = new ScanTargetRepository(pool);
     this.scanShards = new ScanShardRepository(pool, this.findings, this.quotaUsage, this.graph);
     this.waivers = new WaiverRepository(pool);
@@ -127,7 +136,10 @@ export class Store {
       await pool.end();
       throw new StoreError('INVALID_ARGUMENT', `token hash key must be at least ${MIN_TOKEN_HASH_KEY_LENGTH} characters`);
     }
-    const store = new Store(pool, opts.migrationsDir, opts.tokenHashKey);
+    const poolMax = opts.poolMax ?? 10;
+    // Two COPY lanes: one PostgreSQL backend parses while the other writes (two cores); never more than the pool.
+    const lanes = (opts.chunkedStore ?? poolMax > 1) ? Math.min(2, poolMax) : 0;
+    const store = new Store(pool, opts.migrationsDir, opts.tokenHashKey, lanes);
     try {
       await store.ping();
       if (opts.migrate) await store.migrate();

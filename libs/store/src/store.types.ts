@@ -97,6 +97,21 @@ export interface CompleteScanInput {
   summary?: ScanSummary;
   /** Default: now. */
   finishedAt?: Date;
+  /**
+   * Called after each chunk of a chunked store committed (progress; the chunk is then durable). Default: none.
+   * Not called by the single-transaction store (`Store.open({ copy: false })`).
+   */
+  onChunk?: (chunk: StoredChunk) => void;
+}
+
+/** A chunk of a chunked store of a scan, committed (scan-store.ts). */
+export interface StoredChunk {
+  /** The table written (`findings`, `quota_usage`, `graph_*`, `scan_snapshots`). */
+  table: string;
+  /** Its number within the table's rows, from 0. */
+  chunk: number;
+  /** Rows it wrote (count). */
+  rows: number;
 }
 
 /** A page request: `limit` rows (count) after skipping `offset` rows (count). */

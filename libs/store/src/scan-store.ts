@@ -1,0 +1,320 @@
+/**
+ * The chunked store of a scan (migration 1800000000000): a running scan's rows written with COPY (copy.util.ts) in
+ * bounded chunks, each committed in a transaction of its own, so a 5,000-cluster scan holds no transaction open for
+ * minutes and a lost connection costs one chunk, not the whole store.
+ *
+ * Visibility: readers resolve scans to SUCCEEDED ones (the latest succeeded scan, or a scan named by id whose rows
+ * are read after its status), and the rows of a scan still `running` are not part of any result until
+ * `ScanRepository.complete` marks it succeeded in one last transaction: that transaction records the fingerprint
+ * sightings, writes the summary, coverage and skipped results, deletes the attempt row and bumps the findings read
+ * generation (its trigger on `scans`), so the scan appears once, whole.
+ *
+ * Restart safety: the attempt row (`scan_store_attempts`) names the attempt writing the scan's rows, and each chunk's
+ * row in `scan_store_chunks` is committed with the chunk's rows. The same attempt retrying after a lost connection
+ * (a PostgreSQL restart) skips the chunks it finds there, so a chunk whose COMMIT landed but whose answer was lost is
+ * not written twice; another attempt (a process killed mid-store, a retried job) deletes every row of the scan and
+ * starts over, since its input may differ.
+ *
+ * Locks, always in this order: the `scans` row, then the attempt row. A chunk takes KEY SHARE on the scan (which
+ * COPY's foreign-key checks take anyway) and SHARE on the attempt row, so a takeover, a failure or the final
+ * transaction (FOR UPDATE on both) waits for the chunk in flight, and a chunk that starts after them finds its
+ * attempt gone (StoreError CONFLICT) instead of writing rows nobody will publish.
+ */
+import type { Pool, PoolClient } from 'pg';
+import { StoreError } from './store.exception';
+import { isUuid } from './page.util';
+import { withTransaction } from './transaction.util';
+import type { CopyPart } from './copy.util';
+import type { ScanSnapshotRepository } from './scan-snapshot.repository';
+import type { StoredChunk } from './store.types';
+
+/** Every table a scan's store writes rows of (keyed by `scan_id`), deleted together when an attempt is discarded. */
+export const STAGED_TABLES = [
+  'findings',
+  'quota_usage',
+  'graph_regions',
+  'graph_clusters',
+  'graph_services',
+  'graph_load_balancers',
+  'graph_server_groups',
+  'graph_ecs_instances',
+  'graph_nlbs',
+  'scan_snapshots',
+] as const;
+
+/** The part name of the snapshot in `scan_store_chunks` (one chunk: the gzip row). */
+const SNAPSHOT_PART = 'scan_snapshots';
+
+/** A snapshot compressed by `gzipSnapshotLines`. */
+export interface CompressedSnapshot {
+  gz: Buffer;
+  /** Size of the uncompressed text, bytes. */
+  rawBytes: number;
+}
+
+/** What a scan's store writes: its tables' rows, and the snapshot when kept. */
+export interface ScanRows {
+  parts: readonly CopyPart[];
+  snapshot?: CompressedSnapshot;
+}
+
+/** One chunk to write: a part's rows `[from, to)`, chunk number `chunk`. */
+interface ChunkTask {
+  part: CopyPart | undefined;
+  table: string;
+  chunk: number;
+  from: number;
+  to: number;
+}
+
+/** The chunks of `rows`, in order: each part's rows cut every `chunkRows`, then the snapshot. */
+function chunksOf(rows: ScanRows): ChunkTask[] {
+  const tasks: ChunkTask[] = [];
+  for (const part of rows.parts)
+    for (let from = 0, chunk = 0; from < part.rowCount; from += part.chunkRows, chunk += 1)
+      tasks.push({
+        part,
+        table: part.table,
+        chunk,
+        from,
+        to: Math.min(part.rowCount, from + part.chunkRows),
+      });
+  if (rows.snapshot) tasks.push({ part: undefined, table: SNAPSHOT_PART, chunk: 0, from: 0, to: 1 });
+  return tasks;
+}
+
+/** Where a scan's store begins (`ChunkedScanStore.begin`). */
+export type StoreStart =
+  /** The scan is running and this attempt owns its rows (new, or resuming its own chunks). */
+  | 'staged'
+  /** The scan already succeeded: its rows are visible, so a new result replaces them in one transaction. */
+  | 'succeeded';
+
+/**
+ * The chunked store's steps on the pool; `ScanRepository.complete` runs them in order (begin, stage, then its final
+ * transaction with `claim` and `release`). See the file comment for visibility, restarts and locks.
+ */
+export class ChunkedScanStore {
+  private tablesKnown = false;
+
+  /**
+   * @param pool the store's connection pool
+   * @param snapshots writes the compressed snapshot chunk
+   * @param lanes chunks written at once, each on a connection of its own (at most the pool's size): COPY keeps one
+   *   PostgreSQL backend busy per connection, so two lanes use a second core while the first is parsing
+   */
+  constructor(
+    private readonly pool: Pool,
+    private readonly snapshots: ScanSnapshotRepository,
+    private readonly lanes: number,
+  ) {}
+
+  /**
+   * Whether the database has the tables of the chunked store (migration 1800000000000); a database migrated before
+   * it is stored in one transaction as before. A `true` answer is kept.
+   * @param db where to ask: inside a transaction, its client (the embedded PGlite pool has one connection)
+   */
+  async available(db: Pool | PoolClient = this.pool): Promise<boolean> {
+    if (this.tablesKnown) return true;
+    const r = await db.query<{ t: string | null }>(`SELECT to_regclass('scan_store_chunks') AS t`);
+    this.tablesKnown = r.rows[0]?.t != null;
+    return this.tablesKnown;
+  }
+
+  /**
+   * Claim the store of scan `id` for `attempt`, in one transaction: a running scan whose attempt row names another
+   * attempt (or none) has every row of that attempt deleted and the row set to this one; this attempt's own row is
+   * kept (a retry resumes).
+   * @returns `staged` (running: stage its chunks) or `succeeded` (replace its visible result at once)
+   * @throws StoreError NOT_FOUND (no such scan), CONFLICT (the scan failed)
+   */
+  async begin(id: string, attempt: string): Promise<StoreStart> {
+    if (!isUuid(id)) throw new StoreError('NOT_FOUND', `scan ${id} not found`);
+    return withTransaction(this.pool, async (client) => {
+      const scan = await client.query<{ status: string }>(
+        'SELECT status FROM scans WHERE id = $1 FOR UPDATE',
+        [id],
+      );
+      const status = scan.rows[0]?.status;
+      if (status === undefined) throw new StoreError('NOT_FOUND', `scan ${id} not found`);
+      if (status === 'failed')
+        throw new StoreError('CONFLICT', `scan ${id} already failed; it cannot be completed`);
+      if (status === 'succeeded') return 'succeeded';
+      const owner = await client.query<{ attempt: string }>(
+        'SELECT attempt FROM scan_store_attempts WHERE scan_id = $1 FOR UPDATE',
+        [id],
+      );
+      if (owner.rows[0]?.attempt === attempt) return 'staged';
+      await this.discard(client, id);
+      await client.query('INSERT INTO scan_store_attempts (scan_id, attempt) VALUES ($1, $2)', [id, attempt]);
+      return 'staged';
+    });
+  }
+
+  /**
+   * Write every chunk of `rows` this attempt has not committed yet, each in its own transaction with its
+   * `scan_store_chunks` row, `lanes` chunks at a time.
+   * @param onChunk called after each chunk committed
+   * @throws StoreError CONFLICT when another attempt took the scan over or it ended meanwhile; the driver's error
+   *   when a chunk fails (a lost connection: `withStoreRetry` begins again and resumes)
+   */
+  async stage(
+    id: string,
+    attempt: string,
+    rows: ScanRows,
+    onChunk?: (chunk: StoredChunk) => void,
+  ): Promise<void> {
+    const done = await this.pool.query<{ part: string; chunk: number }>(
+      'SELECT part, chunk FROM scan_store_chunks WHERE scan_id = $1',
+      [id],
+    );
+    const committed = new Set(done.rows.map((r) => `${r.part}\u0000${r.chunk}`));
+    const todo = chunksOf(rows).filter((t) => !committed.has(`${t.table}\u0000${t.chunk}`));
+    let next = 0;
+    let failed = false;
+    const lane = async (): Promise<void> => {
+      // One lane stops taking chunks once another failed: the store begins again from what committed.
+      while (!failed && next < todo.length) {
+        const task = todo[next];
+        next += 1;
+        try {
+          const written = await this.writeChunk(id, attempt, task, rows.snapshot);
+          onChunk?.({ table: task.table, chunk: task.chunk, rows: written });
+        } catch (e) {
+          failed = true;
+          throw e;
+        }
+      }
+    };
+    const lanes = Array.from({ length: Math.max(1, Math.min(this.lanes, todo.length)) }, () => lane());
+    const results = await Promise.allSettled(lanes);
+    const rejected = results.find((r): r is PromiseRejectedResult => r.status === 'rejected');
+    if (rejected) throw rejected.reason;
+  }
+
+  /** One chunk in one transaction: its rows and its `scan_store_chunks` row, after checking the attempt still owns the scan. */
+  private async writeChunk(
+    id: string,
+    attempt: string,
+    task: ChunkTask,
+    snapshot: CompressedSnapshot | undefined,
+  ): Promise<number> {
+    return withTransaction(this.pool, async (client) => {
+      await client.query('SELECT 1 FROM scans WHERE id = $1 FOR KEY SHARE', [id]);
+      const owner = await client.query<{ attempt: string }>(
+        'SELECT attempt FROM scan_store_attempts WHERE scan_id = $1 FOR SHARE',
+        [id],
+      );
+      if (owner.rows[0]?.attempt !== attempt)
+        throw new StoreError(
+          'CONFLICT',
+          `scan ${id} is no longer stored by this attempt (another attempt took it over, or the scan ended)`,
+        );
+      let written: number;
+      if (task.part) {
+        written = await task.part.copy(client, id, task.from, task.to);
+      } else {
+        await this.snapshots.replaceCompressed(client, id, snapshot as CompressedSnapshot);
+        written = 1;
+      }
+      await client.query(
+        'INSERT INTO scan_store_chunks (scan_id, part, chunk, row_count) VALUES ($1, $2, $3, $4)',
+        [id, task.table, task.chunk, written],
+      );
+      return written;
+    });
+  }
+
+  /**
+   * In the final transaction (the scan row locked FOR UPDATE by the caller): whether this attempt still owns the
+   * scan with every chunk of `rows` committed.
+   * @param client the final transaction's client
+   * @returns `ours` (publish), or `gone` (no attempt row: an earlier COMMIT of this final transaction landed, or
+   *   the scan ended)
+   * @throws StoreError CONFLICT when another attempt owns the scan; Error when a chunk is missing (a bug: stage
+   *   ended without error)
+   */
+  async claim(client: PoolClient, id: string, attempt: string, rows: ScanRows): Promise<'ours' | 'gone'> {
+    const owner = await client.query<{ attempt: string }>(
+      'SELECT attempt FROM scan_store_attempts WHERE scan_id = $1 FOR UPDATE',
+      [id],
+    );
+    const current = owner.rows[0]?.attempt;
+    if (current === undefined) return 'gone';
+    if (current !== attempt)
+      throw new StoreError('CONFLICT', `scan ${id} is being stored by another attempt`);
+    const n = await client.query<{ n: string | number }>(
+      'SELECT count(*) AS n FROM scan_store_chunks WHERE scan_id = $1',
+      [id],
+    );
+    const expected = chunksOf(rows).length;
+    if (Number(n.rows[0]?.n) !== expected)
+      throw new Error(`scan ${id}: ${String(n.rows[0]?.n)} of ${expected} chunks stored`);
+    return 'ours';
+  }
+
+  /**
+   * End the store of a scan in the caller's transaction: delete its attempt row and chunk rows (the rows written
+   * stay: the same transaction marks the scan succeeded).
+   * @param client the final transaction's client
+   */
+  async release(client: PoolClient, id: string): Promise<void> {
+    await client.query('DELETE FROM scan_store_attempts WHERE scan_id = $1', [id]);
+  }
+
+  /**
+   * Write every row of a scan at once on `client` (one transaction: a succeeded scan's result replaced): delete its
+   * rows, COPY every part, store the snapshot.
+   * @param client the caller's transaction client (the scan row locked)
+   */
+  async replaceAll(client: PoolClient, id: string, rows: ScanRows): Promise<void> {
+    await this.discard(client, id);
+    for (const part of rows.parts) if (part.rowCount > 0) await part.copy(client, id, 0, part.rowCount);
+    if (rows.snapshot) await this.snapshots.replaceCompressed(client, id, rows.snapshot);
+  }
+
+  /**
+   * Delete every row a store of scan `id` wrote (STAGED_TABLES) and its attempt, in the caller's transaction: a new
+   * attempt starts clean, and a scan marked failed keeps no half-written rows.
+   * @param client the caller's transaction client (the scan row locked)
+   */
+  async discard(client: PoolClient, id: string): Promise<void> {
+    for (const table of STAGED_TABLES) await client.query(`DELETE FROM ${table} WHERE scan_id = $1`, [id]);
+    if (await this.available(client))
+      await client.query('DELETE FROM scan_store_attempts WHERE scan_id = $1', [id]);
+  }
+
+  /**
+   * Whether `attempt` owns the store of scan `id` (its attempt row names it).
+   * @param client the caller's transaction client
+   */
+  async ownedBy(client: PoolClient, id: string, attempt: string): Promise<boolean> {
+    const r = await client.query<{ attempt: string }>(
+      'SELECT attempt FROM scan_store_attempts WHERE scan_id = $1',
+      [id],
+    );
+    return r.rows[0]?.attempt === attempt;
+  }
+
+  /**
+   * Whether a store attempt of scan `id` exists (rows of a running store may be in the tables).
+   * @param client the caller's transaction client
+   */
+  async hasAttempt(client: PoolClient, id: string): Promise<boolean> {
+    if (!(await this.available(client))) return false;
+    const r = await client.query('SELECT 1 FROM scan_store_attempts WHERE scan_id = $1', [id]);
+    return (r.rowCount ?? 0) > 0;
+  }
+
+  /**
+   * Scans that ended (failed by the reaper while their store was in flight) with an attempt row left: their rows
+   * are deleted by `ScanRepository.reapExpired`.
+   */
+  async endedWithAttempt(): Promise<string[]> {
+    if (!(await this.available())) return [];
+    const r = await this.pool.query<{ scan_id: string }>(
+      `SELECT a.scan_id FROM scan_store_attempts a JOIN scans s ON s.id = a.scan_id WHERE s.status <> 'running' ORDER BY a.scan_id`,
+    );
+    return r.rows.map((x) => x.scan_id);
+  }
+}
