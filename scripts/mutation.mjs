@@ -5,13 +5,27 @@
  * turns the file arguments into it, so that a shell glob or several paths work. Options (`--...`) pass through to
  * `stryker run` (e.g. `--incremental` to re-test only what changed since the last run, `--concurrency 2`).
  * Prints the per-file score table and the surviving mutants; the HTML and JSON reports are in reports/mutation/.
+ *
+ * `--specs <paths>` (comma-separated spec files) runs every mutant against all the tests of those unit specs and no
+ * others (stryker.specs.config.mjs: `coverageAnalysis: 'all'`, module-level mutants counted, 5 s timeout): it sets
+ * `MUTATION_SPECS` for vitest.stryker.config.mts and passes the same list as Stryker's `--testFiles`. The figure does
+ * not depend on per-test coverage: under the default `perTest` a mutant runs only the tests that executed it inside a
+ * test body, so a test that asserts on a value computed at a spec's top level or in a `beforeAll` is not run against
+ * it, and the mutant is reported as surviving though that test kills it.
  */
 import { spawnSync } from 'node:child_process';
 import { existsSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import { dirname, join } from 'node:path';
 
-const args = process.argv.slice(2);
+const argv = process.argv.slice(2);
+const specsAt = argv.indexOf('--specs');
+const specs = specsAt === -1 ? undefined : argv[specsAt + 1];
+if (specsAt !== -1 && (specs === undefined || specs.startsWith('-'))) {
+  console.error('--specs needs a comma-separated list of spec globs');
+  process.exit(2);
+}
+const args = specsAt === -1 ? argv : [...argv.slice(0, specsAt), ...argv.slice(specsAt + 2)];
 const firstOption = args.findIndex((a) => a.startsWith('-'));
 const files = firstOption === -1 ? args : args.slice(0, firstOption);
 const options = firstOption === -1 ? [] : args.slice(firstOption);
@@ -30,8 +44,11 @@ if (missing.length > 0) {
 // The package's exports hide its bin: resolve it beside its package.json.
 const stryker = join(dirname(createRequire(import.meta.url).resolve('@stryker-mutator/core/package.json')), 'bin', 'stryker.js');
 const started = Date.now();
-const run = spawnSync(process.execPath, [stryker, 'run', 'stryker.config.mjs', '--mutate', files.join(','), ...options], {
+const narrowed = specs === undefined ? [] : ['--testFiles', specs];
+const config = specs === undefined ? 'stryker.config.mjs' : 'stryker.specs.config.mjs';
+const run = spawnSync(process.execPath, [stryker, 'run', config, '--mutate', files.join(','), ...narrowed, ...options], {
   stdio: 'inherit',
+  env: specs === undefined ? process.env : { ...process.env, MUTATION_SPECS: specs },
 });
 console.log(`mutation run of ${files.length} file(s): ${Math.round((Date.now() - started) / 1000)} s; reports in reports/mutation/`);
 process.exit(run.status ?? 1);

@@ -90,36 +90,59 @@ describe('normalQuantile', () => {
 });
 
 describe('theilSen against full sorts', () => {
-  it('every field matches the sorted reference, for unsorted times, ties, repeated times and long series', () => {
+  /** Times and values of one generated series (`n` samples of a shape, seeded). */
+  function series(n: number, seed: number, shape: 'noise' | 'steps' | 'shuffled' | 'repeatedTimes' | 'integers'): { t: number[]; y: number[] } {
+    const rnd = lcg(seed);
+    let t = Array.from({ length: n }, (_, i) => (shape === 'repeatedTimes' ? Math.floor(i / 2) : i + rnd() * 0.5));
+    if (shape === 'shuffled') t = t.map((v) => ({ v, k: rnd() })).sort((a, b) => a.k - b.k).map((e) => e.v);
+    let level = 0;
+    const y = t.map((ti) => (shape === 'steps' ? (level += rnd() < 0.3 ? 5 : 0) : shape === 'integers' ? Math.floor(ti) * 2 + Math.floor(rnd() * 3) : 3 * ti + (rnd() - 0.5) * 20));
+    return { t, y };
+  }
+
+  /** Every field of `theilSen`'s fit equals the full-sort reference (or no fit with fewer than two distinct times). */
+  function expectReference(t: number[], y: number[], coverage: number, scratch?: TheilSenScratch): void {
+    const fit = theilSen(t, y, t.length, coverage, scratch);
+    if (new Set(t).size < 2) {
+      expect(fit).toBeUndefined();
+      return;
+    }
+    const want = referenceFit(t, y, coverage);
+    expect(fit!.slope).toBe(want.slope);
+    expect(fit!.slopeLow).toBe(want.slopeLow);
+    expect(fit!.slopeHigh).toBe(want.slopeHigh);
+    expect(fit!.intercept).toBeCloseTo(want.intercept, 9);
+    expect(fit!.residualLow).toBeCloseTo(want.residualLow, 9);
+    expect(fit!.residualHigh).toBeCloseTo(want.residualHigh, 9);
+  }
+
+  it('long series (up to two weeks of hourly scans), every shape: every field matches the sorted reference', () => {
+    // The cost of a fit grows with n^2: a few long series here, many short ones in the property below.
+    const scratch = new TheilSenScratch();
+    const shapes = ['noise', 'steps', 'shuffled', 'repeatedTimes', 'integers'] as const;
+    for (const [i, n] of [120, 200, 336].entries()) {
+      for (const [k, shape] of shapes.entries()) {
+        const { t, y } = series(n, 31 * i + k, shape);
+        expectReference(t, y, [0.8, 0.9, 0.99][(i + k) % 3]!, k % 2 === 0 ? scratch : undefined);
+      }
+    }
+  });
+
+  it('every field matches the sorted reference, for unsorted times, ties, repeated times and series of 2 to 80 samples', () => {
     const scratch = new TheilSenScratch();
     fc.assert(
       fc.property(
-        fc.integer({ min: 2, max: 200 }),
+        fc.integer({ min: 2, max: 80 }),
         fc.integer({ min: 0, max: 2 ** 31 - 1 }),
         fc.constantFrom('noise', 'steps', 'shuffled', 'repeatedTimes', 'integers'),
         fc.constantFrom(0.8, 0.9, 0.99),
         fc.boolean(),
         (n, seed, shape, coverage, shared) => {
-          const rnd = lcg(seed);
-          let t = Array.from({ length: n }, (_, i) => (shape === 'repeatedTimes' ? Math.floor(i / 2) : i + rnd() * 0.5));
-          if (shape === 'shuffled') t = t.map((v) => ({ v, k: rnd() })).sort((a, b) => a.k - b.k).map((e) => e.v);
-          let level = 0;
-          const y = t.map((ti) => (shape === 'steps' ? (level += rnd() < 0.3 ? 5 : 0) : shape === 'integers' ? Math.floor(ti) * 2 + Math.floor(rnd() * 3) : 3 * ti + (rnd() - 0.5) * 20));
-          const fit = theilSen(t, y, n, coverage, shared ? scratch : undefined);
-          if (new Set(t).size < 2) {
-            expect(fit).toBeUndefined();
-            return;
-          }
-          const want = referenceFit(t, y, coverage);
-          expect(fit!.slope).toBe(want.slope);
-          expect(fit!.slopeLow).toBe(want.slopeLow);
-          expect(fit!.slopeHigh).toBe(want.slopeHigh);
-          expect(fit!.intercept).toBeCloseTo(want.intercept, 9);
-          expect(fit!.residualLow).toBeCloseTo(want.residualLow, 9);
-          expect(fit!.residualHigh).toBeCloseTo(want.residualHigh, 9);
+          const { t, y } = series(n, seed, shape);
+          expectReference(t, y, coverage, shared ? scratch : undefined);
         },
       ),
-      { seed: 20261129, numRuns: 400 },
+      { seed: 20261129, numRuns: 300 },
     );
   });
 
@@ -302,6 +325,34 @@ describe('forecastTrend, pinned', () => {
       }),
       { seed: 7, numRuns: 200 },
     );
+  });
+
+  it('p10, p50 and p90 of a worked series are where the calibrated band (-4.86, 4.026, floor 0.1) reaches the limit', () => {
+    // Eight daily scans climbing 2 a day with +-1 of alternating noise, limit 150; the fit from full sorts, the
+    // band's edges written out with the calibrated constants, and each crossing found by bisection.
+    const obs = Array.from({ length: 8 }, (_, i) => ({ at: NOW - (7 - i) * DAY, used: 100 + 2 * i + (i % 2 === 0 ? 1 : -1), limit: 150 }));
+    const ref = referenceFit(obs.map((o) => (o.at - NOW) / DAY), obs.map((o) => o.used), 0.8);
+    const half = (ref.residualHigh - ref.residualLow) / 2;
+    const edge = (q: number, h: number) => ref.intercept + ref.slope * h + q * half * Math.sqrt(0.1 + h / 7 + (h / 7) ** 2);
+    const crossing = (q: number): number | null => {
+      let hi = 1;
+      while (edge(q, hi) < 150) if ((hi *= 2) > 1e6) return null;
+      let lo = 0;
+      for (let i = 0; i < 100; i++) [lo, hi] = edge(q, (lo + hi) / 2) >= 150 ? [lo, (lo + hi) / 2] : [(lo + hi) / 2, hi];
+      return Math.round(hi * 86_400);
+    };
+    const f = forecastTrend(obs, NOW);
+    expect(f.status).toBe('ok');
+    expect(f.slopePerDay).toBe(ref.slope);
+    expect(f.secondsToExhaustion.p50).toBe(crossing(0));
+    expect(f.secondsToExhaustion.p10).toBe(crossing(4.026));
+    const p90 = crossing(-4.86);
+    expect(p90).not.toBeNull();
+    expect(f.secondsToExhaustion.p90).toBe(p90);
+    expect(f.secondsToExhaustion.p10!).toBeLessThan(f.secondsToExhaustion.p50!);
+    expect(f.secondsToExhaustion.p90!).toBeGreaterThan(f.secondsToExhaustion.p50!);
+    expect(f.exhaustsAt.p10).toBe(new Date(NOW + f.secondsToExhaustion.p10! * 1000).toISOString());
+    expect(f.exhaustsAt.p90).toBe(new Date(NOW + p90! * 1000).toISOString());
   });
 
   it('a p90 the data cannot give is null in seconds and in date; two samples fit a line when two are enough', () => {
