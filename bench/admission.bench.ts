@@ -15,7 +15,8 @@
  * Prints the machine probe (bench/machine-probe.ts), p50 / p95 / p99 / max (ms, every response), the rate reached,
  * errors (non-2xx, timeouts), how many answers were "not judged" (fail-open), the API's CPU ms per review, the load
  * average, and one JSON line last. The issue's target: p99 <= 50 ms at 200 reviews/s on the 1M-backend fleet.
- * `BENCH_ADMISSION_CPU_PROF=<dir>` writes a CPU profile of the API child there.
+ * `BENCH_ADMISSION_CPU_PROF=<dir>` writes a CPU profile of the API child there. `--repeat`: every measured review is one of
+ * the four warm-up Services of its target (answered from memory), which gives the route's cost without the model.
  */
 import { fork, type ChildProcess } from 'node:child_process';
 import type autocannon from 'autocannon';
@@ -79,6 +80,9 @@ async function main(): Promise<void> {
   const seconds = intFlag('seconds', 3);
   const clusters = intFlag('clusters', 500);
   const targetCount = intFlag('targets', 4);
+  // `--repeat`: every measured review is one of four Services (one per target), answered from the answers the API
+  // remembers: what the route costs without the model (HTTP, NestJS, authentication, validation, serialisation).
+  const repeat = process.argv.includes('--repeat');
   const probe = await runProbe();
   console.log(
     `machine probe: 1 GiB of fresh memory touched in ${probe.firstTouchSecondsPerGiB.toFixed(2)} s, a fixed CPU loop in ${probe.cpuLoopMs.toFixed(0)} ms, ` +
@@ -136,7 +140,7 @@ async function main(): Promise<void> {
             headers,
             setupRequest: (req: autocannon.Request) => {
               const i = n++;
-              return { ...req, path: `/v1/admission/${names[i % names.length]}?timeout=5s`, body: review(i) };
+              return { ...req, path: `/v1/admission/${names[i % names.length]}?timeout=5s`, body: review(repeat ? i % names.length : i) };
             },
           },
         ],
@@ -150,6 +154,7 @@ async function main(): Promise<void> {
         targets: names,
         rateAsked: rate,
         seconds,
+        repeat,
         ...result,
         notJudged,
         warmUpMs: warm,

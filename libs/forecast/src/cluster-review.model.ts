@@ -15,6 +15,12 @@
  * is built, as the checks whose results on the slice's own resources change when the stubs are added) run on the
  * slice with the stubs, every other check on the slice without them, so a review audits a cluster, not a region.
  *
+ * Of the checks left to the slice, the Service checks (found when the model is built, as the checks whose results on
+ * each Service of the cluster and on the load balancers it names are the same with the Service alone in the cluster,
+ * and that say nothing else there) run on the reviewed Service alone (its load balancers, the nodes, pods and ECS
+ * instances as they are); their baseline results stand for every other Service. The others (those that count over
+ * the cluster: a node's attachments, the NodePort range, Cluster-mode blowup) run on the whole slice.
+ *
  * A review copies only what the what-if step writes (the cluster's lists, the CLB of the Service it updates); the
  * rest stays shared and frozen, and a write to it (a change reaching further than foreseen) makes the review start
  * again on a deep copy of the slice.
@@ -41,6 +47,7 @@ import {
   type ClusterSnapshot,
   type CheckResult,
   type FleetSnapshot,
+  type K8sService,
   type K8sServiceWire,
   type Nlb,
   type NlbServerGroup,
@@ -108,6 +115,42 @@ export function regionBaseline(snapshot: FleetSnapshot, clusterId: string, optio
   const scoped: FleetSnapshot = { name: snapshot.name, accounts: [{ ...account, regions: [region] }], coverage: coverageOf(snapshot, account.accountId, region.regionId) };
   return { accountId: account.accountId, regionId: region.regionId, results: resultTexts(auditChanged(scoped, options).results) };
 }
+
+/** What a Service names of the load balancers: its annotation values, its ingress addresses, the name CCM gives its CLB. */
+function namedBy(svc: K8sService): Set<string> {
+  const out = new Set<string>();
+  for (const v of Object.values(svc.annotations ?? {})) for (const part of String(v).split(',')) out.add(part.trim());
+  for (const ing of svc.ingress ?? []) for (const v of Object.values(ing)) if (typeof v === 'string') out.add(v);
+  if (svc.uid) out.add(defaultLoadBalancerName(svc.uid));
+  return out;
+}
+
+function tagged(tags: Readonly<Record<string, string>> | undefined, set: ReadonlySet<string>): boolean {
+  return Object.values(tags ?? {}).some((v) => set.has(v));
+}
+
+/** A CLB one of `set` names: by a tag value, its id, name or address. */
+function clbNamed(c: Clb, set: ReadonlySet<string>): boolean {
+  return tagged(c.tags, set) || set.has(c.loadBalancerId) || set.has(c.name) || (c.address !== undefined && set.has(c.address));
+}
+
+/** An NLB one of `set` names: by a tag value, its id, name or DNS name. */
+function nlbNamed(n: Nlb, set: ReadonlySet<string>): boolean {
+  return tagged(n.tags, set) || set.has(n.loadBalancerId) || (n.name !== undefined && set.has(n.name)) || (n.dnsName !== undefined && set.has(n.dnsName));
+}
+
+/** An NLB server group one of `set` names (a tag value, its id or name) or that serves one of the NLBs `nlbIds`. */
+function groupNamed(g: NlbServerGroup, set: ReadonlySet<string>, nlbIds: ReadonlySet<string>): boolean {
+  return tagged(g.tags, set) || set.has(g.serverGroupId) || set.has(g.name) || g.relatedLoadBalancerIds.some((id) => nlbIds.has(id));
+}
+
+/** `namespace/name` of a Service. */
+function serviceKey(svc: { namespace: string; name: string }): string {
+  return `${svc.namespace}/${svc.name}`;
+}
+
+/** Most Services of a cluster whose results decide the Service checks when a model is built (each one small audit). */
+const MAX_WITNESSES = 64;
 
 /** Freezes a value and everything it holds. */
 function deepFreeze<T>(value: T): T {
@@ -192,16 +235,32 @@ export class ClusterReviewModel {
   private readonly sharedIds: ReadonlySet<string>;
   /** Checks that count over the whole region: run on the slice with the stubs. */
   readonly regionChecks: ReadonlySet<string>;
+  /**
+   * Service checks: those whose results on a Service and on the load balancers it names are the same with the
+   * Service alone in the cluster as with all its Services, and that say nothing of anything else there (found when
+   * the model is built, Service by Service of the cluster). A review runs them on the reviewed Service alone
+   * (`servicePart`) and keeps their baseline results on everything else.
+   */
+  readonly serviceChecks: ReadonlySet<string>;
   private readonly sliceSettings: PartialAuditSettings;
   private readonly regionSettings: PartialAuditSettings;
+  /** The slice's checks less the Service checks: what a review still runs on the whole slice. */
+  private readonly clusterSettings: PartialAuditSettings;
+  private readonly serviceSettings: PartialAuditSettings;
+  /** The baseline's results and findings of the Service checks. */
+  private readonly serviceBaseline: Pick<AuditOutput, 'results' | 'findings'>;
+  /** Per load balancer and server group id of the slice: the Services of the cluster (`namespace/name`) that name it. */
+  private readonly lbUsers = new Map<string, string[]>();
   private readonly baseline: Pick<AuditOutput, 'results' | 'findings'>;
   private readonly baselineSamples: ReadonlyMap<string, QuotaUsageSample>;
   /** The CCM model's answers for the slice's frozen Services, shared by the reviews' appliers. */
   private readonly expectedMemo: ExpectedGroupsMemo = new WeakMap();
   /** Result keys whose slice result differs from the region's (or that the region does not have). */
   private readonly untrusted: ReadonlySet<string>;
+  /** Reviews answered so far with the Service checks run on the Service alone, and with every check on the whole slice. */
+  readonly answered = { serviceAlone: 0, wholeSlice: 0 };
   /** Counts for diagnostics and the bench: the slice's baseline results, the untrusted ones, full and stub CLBs. */
-  readonly size: { results: number; untrusted: number; fullClbs: number; stubClbs: number; regionChecks: number };
+  readonly size: { results: number; untrusted: number; fullClbs: number; stubClbs: number; regionChecks: number; serviceChecks: number };
 
   /**
    * @param snapshot the fleet snapshot (read only: the slice is a copy)
@@ -222,24 +281,15 @@ export class ClusterReviewModel {
     const k8s = found.cluster.kubernetes;
     const nodeEcs = new Set((k8s?.nodes ?? []).map((n) => n.ecsInstanceId).filter((x): x is string => x !== undefined));
     // What the cluster's Services name: ids, addresses, the names CCM gives their CLBs.
-    const namedBy = (svc: NonNullable<typeof k8s>['services'][number]): Set<string> => {
-      const out = new Set<string>();
-      for (const v of Object.values(svc.annotations ?? {})) for (const part of String(v).split(',')) out.add(part.trim());
-      for (const ing of svc.ingress ?? []) for (const v of Object.values(ing)) if (typeof v === 'string') out.add(v);
-      if (svc.uid) out.add(defaultLoadBalancerName(svc.uid));
-      return out;
-    };
     const named = new Set<string>([clusterId]);
     for (const svc of k8s?.services ?? []) for (const v of namedBy(svc)) named.add(v);
-    const tagged = (tags: Readonly<Record<string, string>> | undefined, set: ReadonlySet<string>) => Object.values(tags ?? {}).some((v) => set.has(v));
-    const clbNamed = (c: Clb, set: ReadonlySet<string>) => tagged(c.tags, set) || set.has(c.loadBalancerId) || set.has(c.name) || (c.address !== undefined && set.has(c.address));
     const clbTouched = (c: Clb) =>
       clbNamed(c, named) || c.defaultBackendServers.some((b) => nodeEcs.has(b.serverId)) || c.vServerGroups.some((g) => g.backendServers.some((b) => nodeEcs.has(b.serverId)));
     const r = found.region;
     const groupTouched = (g: NlbServerGroup) => tagged(g.tags, named) || named.has(g.serverGroupId) || named.has(g.name) || g.servers.some((x) => nodeEcs.has(x.serverId));
     const touchedGroups = new Set((r.nlbServerGroups ?? []).filter(groupTouched).map((g) => g.serverGroupId));
     const nlbTouched = (n: Nlb) =>
-      tagged(n.tags, named) || named.has(n.loadBalancerId) || (n.name !== undefined && named.has(n.name)) || (n.dnsName !== undefined && named.has(n.dnsName)) || n.listeners.some((l) => l.serverGroupId !== undefined && touchedGroups.has(l.serverGroupId));
+      nlbNamed(n, named) || n.listeners.some((l) => l.serverGroupId !== undefined && touchedGroups.has(l.serverGroupId));
     const fullNlbs = new Set((r.nlbs ?? []).filter(nlbTouched).map((n) => n.loadBalancerId));
     // A full CLB drops its backends on other clusters' nodes: a CLB that also serves other clusters' nodes (a
     // console-created CLB several clusters reuse) is counted as theirs too (`sharedIds`), and the slice's results on
@@ -336,12 +386,91 @@ export class ClusterReviewModel {
       if (baseline.results.get(key) !== resultText(res)) untrusted.add(key);
     }
     this.untrusted = untrusted;
+
+    // The Service checks (see `serviceChecks`): each Service of the cluster alone (`ownOf`) against the slice, result
+    // by result. A Service on a load balancer another Service names too is not a witness (alone, it lacks the other).
+    for (const svc of this.cluster.kubernetes?.services ?? []) for (const id of this.ownOf(bare, serviceKey(svc)).lbIds) (this.lbUsers.get(id) ?? this.lbUsers.set(id, []).get(id)!).push(serviceKey(svc));
+    const sliceTexts = new Map<string, string>();
+    for (const res of without.results) if (!regionChecks.has(res.checkId)) sliceTexts.set(sampleKeyOf(res.checkId, res.resource), resultText(res));
+    const alone = new Map<string, boolean>();
+    let witnesses = 0;
+    for (const svc of this.cluster.kubernetes?.services ?? []) {
+      if (svc.type !== 'LoadBalancer' || witnesses >= MAX_WITNESSES) continue;
+      const key = serviceKey(svc);
+      const own = this.ownOf(bare, key);
+      if ([...own.lbIds].some((id) => this.lbUsers.get(id)!.length > 1)) continue;
+      witnesses++;
+      const owns = this.owns(key, own.lbIds);
+      const seen = new Set<string>();
+      for (const res of auditChanged(own.slice, { now: options.now, settings: this.sliceSettings }).results) {
+        const k = sampleKeyOf(res.checkId, res.resource);
+        seen.add(k);
+        if (!owns(res.resource) || sliceTexts.get(k) !== resultText(res)) alone.set(res.checkId, false);
+        else if (!alone.has(res.checkId)) alone.set(res.checkId, true);
+      }
+      for (const res of without.results) if (!regionChecks.has(res.checkId) && owns(res.resource) && !seen.has(sampleKeyOf(res.checkId, res.resource))) alone.set(res.checkId, false);
+    }
+    const serviceChecks = new Set([...alone].filter(([, ok]) => ok).map(([id]) => id));
+    this.serviceChecks = serviceChecks;
+    this.clusterSettings = only((id) => !regionChecks.has(id) && !serviceChecks.has(id));
+    this.serviceSettings = only((id) => serviceChecks.has(id));
+    const ofService = (x: { checkId: string }) => serviceChecks.has(x.checkId);
+    this.serviceBaseline = { results: this.baseline.results.filter(ofService), findings: this.baseline.findings.filter(ofService) };
     this.size = {
       results: this.baseline.results.length,
       untrusted: untrusted.size,
       fullClbs: this.clbs?.full.length ?? 0,
       stubClbs: (this.clbs?.order.length ?? 0) - (this.clbs?.full.length ?? 0),
       regionChecks: regionChecks.size,
+      serviceChecks: serviceChecks.size,
+    };
+  }
+
+  /**
+   * The review's slice with one Service alone in the cluster (`key`, `namespace/name`; none when the cluster has no
+   * such Service) and, of the region's load balancers and server groups, only those it names (`lbIds`); the nodes,
+   * pods, ECS instances, vSwitches and quotas as they are.
+   */
+  private ownOf(c: ReviewCopy, key: string): { slice: FleetSnapshot; lbIds: Set<string> } {
+    const cluster = c.region.clusters[0]!;
+    const k8s = cluster.kubernetes;
+    const svc = k8s?.services.find((x) => serviceKey(x) === key);
+    const set = svc ? namedBy(svc) : new Set<string>();
+    const lbIds = new Set<string>();
+    const region: RegionSnapshot = { ...c.region, clusters: [k8s ? { ...cluster, kubernetes: { ...k8s, services: svc ? [svc] : [] } } : cluster] };
+    if (c.region.loadBalancers) region.loadBalancers = c.region.loadBalancers.filter((x) => clbNamed(x, set) && lbIds.add(x.loadBalancerId));
+    const nlbIds = new Set<string>();
+    if (c.region.nlbs) region.nlbs = c.region.nlbs.filter((x) => nlbNamed(x, set) && nlbIds.add(x.loadBalancerId));
+    if (c.region.nlbServerGroups) region.nlbServerGroups = c.region.nlbServerGroups.filter((g) => groupNamed(g, set, nlbIds) && lbIds.add(g.serverGroupId));
+    for (const id of nlbIds) lbIds.add(id);
+    return { slice: { ...c.slice, accounts: [{ ...this.account, regions: [region] }] }, lbIds };
+  }
+
+  /** Whether a result is about the Service `key` of the cluster or one of the load balancers and server groups `lbIds`. */
+  private owns(key: string, lbIds: ReadonlySet<string>): (ref: CheckResult['resource']) => boolean {
+    return (ref) => lbIds.has(ref.id) || (ref.kind === 'Service' && ref.clusterId === this.clusterId && ref.namespace !== undefined && ref.name !== undefined && serviceKey({ namespace: ref.namespace, name: ref.name }) === key);
+  }
+
+  /**
+   * The Service checks' results and findings after a review's step (see `serviceChecks`): their baseline results on
+   * everything but the reviewed Service and its load balancers (before and after the step), and the Service's own
+   * from the slice with it alone. Undefined where the Service alone cannot give them (the step changed another
+   * Service, a load balancer it names is named by another Service too, or a Service check said something of another
+   * resource): the review then runs every check on the whole slice.
+   */
+  private servicePart(c: ReviewCopy, key: string, changes: readonly ServiceChange[]): Pick<AuditOutput, 'results' | 'findings'> | undefined {
+    if (this.serviceChecks.size === 0 || changes.some((ch) => ch.service !== key)) return undefined;
+    const own = this.ownOf(c, key);
+    const ids = new Set(own.lbIds);
+    for (const i of this.clbsOfService.get(key) ?? []) ids.add(this.clbs!.full[i]!.loadBalancerId);
+    for (const [id, users] of this.lbUsers) if (users.includes(key)) ids.add(id);
+    for (const id of ids) if ((this.lbUsers.get(id) ?? []).some((u) => u !== key)) return undefined;
+    const owns = this.owns(key, ids);
+    const out = auditChanged(own.slice, { now: this.options.now, settings: this.serviceSettings });
+    if (!out.results.every((r) => owns(r.resource))) return undefined;
+    return {
+      results: [...this.serviceBaseline.results.filter((r) => !owns(r.resource)), ...out.results],
+      findings: [...this.serviceBaseline.findings.filter((f) => !owns(f.resource)), ...out.findings],
     };
   }
 
@@ -411,15 +540,19 @@ export class ClusterReviewModel {
     const applier = new ScenarioApplier(c.slice, { expectedMemo: this.expectedMemo });
     const changes: ServiceChange[] = [];
     for (const step of prepared.scenario.steps) for (const ch of applier.apply(step).services) changes.push({ ...ch, cluster: this.clusterId });
-    const local = auditChanged(c.slice, { now: this.options.now, settings: this.sliceSettings });
+    const key = serviceKey(manifest.metadata as { namespace: string; name: string });
+    const part = this.servicePart(c, key, changes);
+    const local = auditChanged(c.slice, { now: this.options.now, settings: part ? this.clusterSettings : this.sliceSettings });
     const wide = this.regionChecks.size > 0 ? auditChanged(this.withStubs(c), { now: this.options.now, settings: this.regionSettings }) : undefined;
-    const results = wide ? [...local.results, ...wide.results] : local.results;
-    const findings = wide ? [...local.findings, ...wide.findings] : local.findings;
+    const results = [...local.results, ...(part?.results ?? []), ...(wide?.results ?? [])];
+    const findings = [...local.findings, ...(part?.findings ?? []), ...(wide?.findings ?? [])];
     const nextSamples = sampleMap(withOverflow(quotaUsageOf(results, QUOTA_USAGE_CHECK_IDS), applier.nodePortOverflow));
     const diff = diffAudits(this.baseline, this.baselineSamples, { findings }, nextSamples);
     const moved = [...diff.quotas, ...diff.findings.appeared, ...diff.findings.resolved, ...diff.findings.severityChanged];
     const hit = moved.find((x) => this.untrusted.has(sampleKeyOf(x.checkId, x.resource)));
     if (hit !== undefined) return { fallback: 'untrusted-result', detail: `${hit.checkId} on ${hit.resource.kind} ${hit.resource.id}` };
+    if (part) this.answered.serviceAlone++;
+    else this.answered.wholeSlice++;
     const result: WhatIfResult = { scenario: 'plan', steps: [{ name: 'plan', ...diff, headroom: [] }], convergence: estimateConvergence(changes, this.options.convergence) };
     return { plan: planResultOf(prepared, result) };
   }

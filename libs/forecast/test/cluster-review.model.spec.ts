@@ -5,7 +5,8 @@
  * the model's quotas, first breach, findings, planned Services and convergence equal `planManifests` on the whole
  * snapshot, on the sample fleet and on a fleet of the bench fleet's shape (one region of 12 clusters of 100 nodes and
  * 22 LoadBalancer Services each). Where the model falls back to the whole what-if it says why, and it falls back only
- * on the reuse of a load balancer it holds as a stub and on the rare results it cannot compute exactly.
+ * on the reuse of a load balancer it holds as a stub and on the rare results it cannot compute exactly. Most answers
+ * run the per-Service checks on the reviewed Service alone (the model's increment), so these comparisons test it.
  */
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
@@ -69,8 +70,10 @@ function compare(snapshot: FleetSnapshot, model: ClusterReviewModel, clusterId: 
 }
 
 /** The matrix on each cluster: new Services, an update of its first LoadBalancer Service, a reuse of its own CLB and of another cluster's. */
-function runMatrix(snapshot: FleetSnapshot, clusterIds: readonly string[]): { answered: number; fallbacks: string[] } {
+function runMatrix(snapshot: FleetSnapshot, clusterIds: readonly string[]): { answered: number; fallbacks: string[]; alone: number; serviceChecks: Set<string> } {
   let answered = 0;
+  let alone = 0;
+  const serviceChecks = new Set<string>();
   const fallbacks: string[] = [];
   for (const clusterId of clusterIds) {
     const model = new ClusterReviewModel(snapshot, clusterId, regionBaseline(snapshot, clusterId, { now: NOW }), { now: NOW });
@@ -88,8 +91,10 @@ function runMatrix(snapshot: FleetSnapshot, clusterIds: readonly string[]): { an
       if (r.fallback) fallbacks.push(`${cluster.name} ${name} ${r.fallback}`);
       else answered++;
     }
+    alone += model.answered.serviceAlone;
+    for (const id of model.serviceChecks) serviceChecks.add(id);
   }
-  return { answered, fallbacks };
+  return { answered, fallbacks, alone, serviceChecks };
 }
 
 describe('ClusterReviewModel: the same answer as plan, Service by Service', () => {
@@ -99,8 +104,10 @@ describe('ClusterReviewModel: the same answer as plan, Service by Service', () =
     const before = JSON.stringify(snapshot);
     // One model per cluster answers every review of the matrix in turn: a review that left anything behind in the
     // model would change the answers after it.
-    const { answered, fallbacks } = runMatrix(snapshot, ids);
+    const { answered, fallbacks, alone } = runMatrix(snapshot, ids);
     expect(JSON.stringify(snapshot), 'the snapshot is left as it was').toBe(before);
+    // Most answers ran the Service checks on the reviewed Service alone (the increment compared with plan above).
+    expect(alone).toBeGreaterThan(answered / 2);
     // The model answers every review but those on a CLB other clusters use (reused across clusters: storefront's
     // status page CLB) or held as a stub (another cluster's CLB).
     expect(answered).toBe(54);
@@ -113,8 +120,15 @@ describe('ClusterReviewModel: the same answer as plan, Service by Service', () =
     const clusters = snapshot.accounts[0]!.regions[0]!.clusters;
     const ids = [clusters[0]!, clusters[1]!].map((c) => c.clusterId);
     expect(new Set([clusters[0]!.ccmVersion, clusters[1]!.ccmVersion]).size).toBe(2);
-    const { answered, fallbacks } = runMatrix(snapshot, ids);
+    const { answered, fallbacks, alone, serviceChecks } = runMatrix(snapshot, ids);
     expect(answered).toBe(18);
+    // The per-Service checks of the bench shape run on the reviewed Service alone; those that count over the cluster
+    // (a node's attachments, Cluster-mode blowup) on the whole slice.
+    expect(serviceChecks).toContain('LB_CONFIG_DRIFT');
+    expect(serviceChecks).toContain('CLB_BACKEND_QUOTA');
+    expect(serviceChecks).not.toContain('ECS_LB_ATTACHMENT_QUOTA');
+    expect(serviceChecks).not.toContain('CLUSTER_MODE_BLOWUP');
+    expect(alone).toBeGreaterThanOrEqual(14);
     for (const f of fallbacks) expect(f).toMatch(/ reuseForeign names-stub: lb-\S+$/);
   });
 });
