@@ -51,8 +51,8 @@ describe('iam-policy round trip through the simulator', () => {
       'nlb:ListServerGroupServers',
       'nlb:ListServerGroups',
     ]);
-    // the NLB quotas are read with the same Quota Center action as the SLB ones
-    expect(actions.filter((a) => a.startsWith('quotas:'))).toEqual(['quotas:ListProductQuotas']);
+    // the NLB quotas are read with the same Quota Center actions as the SLB ones: the quotas and their applications
+    expect(actions.filter((a) => a.startsWith('quotas:'))).toEqual(['quotas:ListProductQuotas', 'quotas:ListQuotaApplications']);
   });
 
   it('quota applications take a separate write policy: the default stays read-only, --quota-requests prints the write one', async () => {

@@ -140,6 +140,27 @@ describe('quota request (plan -> Quota Center applications, simulator and Postgr
     expect(b['QuotaApplications']).toHaveLength(1);
   }, 120_000);
 
+  it('an application the reviewer refuses is a finding of the next live scan, with the reviewer\'s reason; a later approval clears it', async () => {
+    const account = fleet.accounts.find((a) => a.account.accountId === ACCOUNT)!.account;
+    const instances = 'slb_quota_instances_num';
+    account.quotaApplications = { decision: 'refuse', approvePercent: 100, reason: 'Please describe the business scenario.' };
+    await callRpc(sim, 'CreateQuotaApplication', '2020-05-10', { ProductCode: 'slb', QuotaActionCode: instances, DesireValue: 90, Reason: 'launch', Dimensions: [{ Key: 'regionId', Value: REGION }] }, { inBody: true });
+    const refusedOf = async (at: string) => {
+      const scan = await runCliInProcess(['scan', '--config', sim.configPath, '--database-url', db.url, '--now', at, '--format', 'json', '--no-progress']);
+      expect([0, 1], scan.stderr).toContain(scan.status);
+      return (await store.findings.list({ checkId: 'QUOTA_APPLICATION_REFUSED' }, SYSTEM_PRINCIPAL)).items;
+    };
+    const refused = await refusedOf('2026-11-18T00:00:00Z');
+    expect(refused).toHaveLength(1);
+    expect(refused[0]).toMatchObject({ severity: 'warning', resource: { kind: 'Region', accountId: ACCOUNT, regionId: REGION } });
+    expect(refused[0]!.message).toContain(`${instances}: asked 90`);
+    expect(refused[0]!.message).toContain('"Please describe the business scenario."');
+    // The same quota asked again and approved: the refusal no longer stands.
+    account.quotaApplications = { decision: 'approve', approvePercent: 100 };
+    await callRpc(sim, 'CreateQuotaApplication', '2020-05-10', { ProductCode: 'slb', QuotaActionCode: instances, DesireValue: 90, Reason: 'launch, with the scenario', Dimensions: [{ Key: 'regionId', Value: REGION }] }, { inBody: true });
+    expect(await refusedOf('2026-11-19T00:00:00Z')).toEqual([]);
+  }, 240_000);
+
   it('bad input: a missing --config or --database-url is a usage error naming it', async () => {
     const noConfig = await runCliInProcess(['quota', 'request', '--database-url', db.url]);
     expect(noConfig.status).toBe(2);

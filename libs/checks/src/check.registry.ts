@@ -47,6 +47,7 @@ import { nlbOrphanedRule } from './rules/nlb-orphaned.rule';
 import { nlbServerGroupOrphanedRule } from './rules/nlb-server-group-orphaned.rule';
 import { nlbZoneMapsMissingRule } from './rules/nlb-zone-maps-missing.rule';
 import { nlbCcmUnsupportedRule } from './rules/nlb-ccm-unsupported.rule';
+import { quotaApplicationRefusedRule } from './rules/quota-application-refused.rule';
 
 /**
  * Every registered check, in catalogue order (`../shared/checks.md` sections and rows). The one place checks are
@@ -71,6 +72,7 @@ export const CHECKS: readonly CheckDefinition[] = Object.freeze([
   nlbServerGroupQuotaRule,
   nlbListenerQuotaRule,
   nlbInstanceQuotaRule,
+  quotaApplicationRefusedRule,
   // Ownership and reuse
   lbOrphanedRule,
   lbNotFoundForServiceRule,

@@ -27,7 +27,8 @@ export interface FleetSnapshot {
 
 /**
  * Datasets a scan reads per target. Account level: `ram`. Region level: `slb` (CLB instances,
- * listeners, vServer groups), `nlb` (NLB instances, listeners, server groups, servers: the four `nlb/` files), `ecs`, `vpc` (vSwitches), `quotas`, `cs` (cluster list). Cluster
+ * listeners, vServer groups), `nlb` (NLB instances, listeners, server groups, servers: the four `nlb/` files), `ecs`, `vpc` (vSwitches), `quotas`,
+ * `quota-applications` (Quota Center ListQuotaApplications of products slb and nlb), `cs` (cluster list). Cluster
  * level: `cluster` (detail), `addons`, `resources`, `sysctls` (node ephemeral port ranges),
  * `kubernetes` (nodes, Services, Pods, EndpointSlices, Events).
  */
@@ -38,6 +39,7 @@ export type CoverageDataset =
   | 'ecs'
   | 'vpc'
   | 'quotas'
+  | 'quota-applications'
   | 'cs'
   | 'cluster'
   | 'addons'
@@ -148,6 +150,11 @@ export interface RegionSnapshot {
    * (documented defaults apply).
    */
   quotas?: QuotaValue[];
+  /**
+   * Quota Center applications of this region for ProductCode slb and nlb (ListQuotaApplications, every status), sorted
+   * by quota code then apply time; `undefined` when not read (no claim about refusals is made then).
+   */
+  quotaApplications?: QuotaApplicationRecord[];
   /** ACK clusters of this region, sorted by clusterId. */
   clusters: ClusterSnapshot[];
 }
@@ -352,6 +359,30 @@ export interface QuotaValue {
   unadjustableDetail?: string;
   /** The values an application may ask for now (`ApplicableRange`; a [min, max] pair when `ApplicableType` is `continuous`). */
   applicableRange?: number[];
+}
+
+/**
+ * One Quota Center quota application as ListQuotaApplications reports it (Quota Center 2020-05-10
+ * ListQuotaApplications -> QuotaApplications[]; research/quota-center.md 4).
+ */
+export interface QuotaApplicationRecord {
+  applicationId: string;
+  /** `slb` (CLB) or `nlb`. */
+  productCode: string;
+  /** e.g. `slb_quota_instances_num`. */
+  quotaActionCode: string;
+  /** `Process` (in review), `Agree` (approved), `Disagree` (refused) or `Cancel`. */
+  status: string;
+  /** The value asked for, count. */
+  desireValue: number;
+  /** The value granted, count; absent while in review or when refused. */
+  approveValue?: number;
+  /** The reviewer's reason (`AuditReason`), usually given with a refusal. */
+  auditReason?: string;
+  /** The requester's reason (`Reason`). */
+  reason?: string;
+  /** When it was filed (`ApplyTime`, ISO 8601 as Quota Center gives it). */
+  applyTime?: string;
 }
 
 /** Network plugin of an ACK cluster, from its add-ons (`flannel`, `terway-eniip`, ...). */

@@ -40,7 +40,7 @@ export class CoverageEntryDto {
   @ApiProperty({ required: false })
   clusterId?: string;
 
-  @ApiProperty({ enum: ['ram', 'slb', 'nlb', 'ecs', 'vpc', 'quotas', 'cs', 'cluster', 'addons', 'resources', 'sysctls', 'kubernetes'] })
+  @ApiProperty({ enum: ['ram', 'slb', 'nlb', 'ecs', 'vpc', 'quotas', 'quota-applications', 'cs', 'cluster', 'addons', 'resources', 'sysctls', 'kubernetes'] })
   api: CoverageDataset;
 
   @ApiProperty({ enum: ['ok', 'failed', 'absent'] })

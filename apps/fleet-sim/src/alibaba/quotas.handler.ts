@@ -25,6 +25,8 @@
  * review the quota answers `Adjustable: false` with `UnadjustableDetail: applicationProcess` (research 6). A quota the
  * region's `quotas.json` does not list is known by its documented default (libs/domain CLB_QUOTAS, NLB_QUOTAS).
  * Refused with 400: an unknown quota code, a quota that cannot be adjusted, a desired value not above the current one.
+ * ListQuotaApplications also lists the applications a fleet records as filed before (`quota-applications.json` of a
+ * region, decided as written), so a fleet directory scanned offline and served live gives the same applications.
  */
 import { CLB_QUOTAS, NLB_QUOTAS, type QuotaDefinition, type WireQuota } from '@app/domain';
 import type { RegionEntry } from '../fleet/fleet-index.repository';
@@ -174,6 +176,34 @@ function matches(a: QuotaApplication, req: AcsRequest): boolean {
   return true;
 }
 
+/**
+ * The applications the fleet records as filed before (`regions/<id>/quota-applications.json`, decided already: their
+ * status is as written), in Quota Center's wire shape with the region as their `Dimension`; listed before those filed
+ * through the simulator, in region and file order.
+ */
+function recordedApplications(req: AcsRequest): QuotaApplication[] {
+  return req.account.regions.flatMap((r) =>
+    (r.quotaApplications ?? []).map((a): QuotaApplication => ({
+      ApplicationId: a.ApplicationId,
+      ApplyTime: a.ApplyTime ?? '',
+      ApproveValue: a.ApproveValue ?? 0,
+      AuditReason: a.AuditReason ?? '',
+      DesireValue: a.DesireValue,
+      Dimension: { regionId: r.regionId },
+      NoticeType: 3,
+      ProductCode: a.ProductCode ?? 'slb',
+      QuotaActionCode: a.QuotaActionCode,
+      QuotaArn: `acs:quotas:${r.regionId}:${req.account.accountId}:quota/${a.ProductCode ?? 'slb'}/${a.QuotaActionCode}`,
+      QuotaCategory: 'CommonQuota',
+      QuotaDescription: '',
+      QuotaName: a.QuotaActionCode,
+      QuotaUnit: '',
+      Reason: a.Reason ?? '',
+      Status: (['Process', 'Agree', 'Disagree', 'Cancel'] as const).find((s) => s === a.Status) ?? 'Process',
+    })),
+  );
+}
+
 const listQuotaApplications: RpcHandler = (req, ctx) => {
   ctx.quotaApplications.review(req.account.accountId, policyOf(req));
   const p = req.params;
@@ -182,7 +212,7 @@ const listQuotaApplications: RpcHandler = (req, ctx) => {
   if (maxResults < 1 || maxResults > 200) throw AcsError.invalidParameter('MaxResults', 'It must be between 1 and 200.');
   const status = p.str('Status');
   if (status !== undefined && !['Process', 'Agree', 'Disagree', 'Cancel'].includes(status)) throw AcsError.invalidParameter('Status', 'It must be Process, Agree, Disagree or Cancel.');
-  const all = ctx.quotaApplications.list(req.account.accountId).filter((a) => a.ProductCode === productCode && matches(a, req));
+  const all = [...recordedApplications(req), ...ctx.quotaApplications.list(req.account.accountId)].filter((a) => a.ProductCode === productCode && matches(a, req));
   const scope = `quota-applications:${req.account.accountId}:${productCode}:${p.str('QuotaActionCode') ?? ''}:${status ?? ''}:${JSON.stringify(p.keyValues('Dimensions'))}`;
   const { items, next } = tokenPage(all, maxResults, scope, p.str('NextToken'));
   return { TotalCount: all.length, MaxResults: maxResults, NextToken: next ?? '', QuotaApplications: items };

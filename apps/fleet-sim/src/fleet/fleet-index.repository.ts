@@ -18,6 +18,7 @@ import type {
   WireNlbServer,
   WireNlbServerGroup,
   WireQuota,
+  WireQuotaApplication,
   WireRamPolicy,
   WireRamPolicyRef,
   WireRamRole,
@@ -145,6 +146,8 @@ export interface RegionEntry {
   ecs?: EcsRegionEntry;
   vSwitches?: WireVSwitch[];
   quotas?: WireQuota[];
+  /** Applications the fleet records as already filed (`quota-applications.json`), listed with those filed through the simulator. */
+  quotaApplications?: WireQuotaApplication[];
   clusters: ClusterEntry[];
   /**
    * ECS instance id -> sysctl name -> value, merged from the `node-sysctls.json` of the
@@ -235,6 +238,7 @@ function indexRegion(
   if (wire.nlb) region.nlb = indexNlbRegion(wire.nlb);
   if (wire.vSwitches) region.vSwitches = wire.vSwitches;
   if (wire.quotas) region.quotas = wire.quotas;
+  if (wire.quotaApplications) region.quotaApplications = wire.quotaApplications;
   for (const cluster of wire.clusters) {
     for (const [instanceId, values] of Object.entries(cluster.nodeSysctls ?? {}))
       region.sysctlsByInstance.set(instanceId, { ...region.sysctlsByInstance.get(instanceId), ...values });

@@ -111,6 +111,7 @@ describe('assembleWireFleet', () => {
       ['cs', NOT_CRAWLED],
       ['ecs', NOT_CRAWLED],
       ['nlb', NOT_CRAWLED],
+      ['quota-applications', NOT_CRAWLED],
       ['quotas', NOT_CRAWLED],
       ['slb', NOT_CRAWLED],
       ['vpc', NOT_CRAWLED],

@@ -53,7 +53,7 @@ import {
   type CollectProgress,
 } from './collect-scope.util';
 import { readRam } from './ram.collector';
-import { readClusterList, readEcsInstances, readNlb, readQuotas, readSlb, readVSwitches } from './region.collector';
+import { readClusterList, readEcsInstances, readNlb, readQuotaApplications, readQuotas, readSlb, readVSwitches } from './region.collector';
 import type { ScanAccount, ScanConfig } from './scan-config';
 import { processEnvironment, type Environment } from '@app/config';
 import { fleetAuditErrorKind } from '@app/errors';
@@ -150,7 +150,7 @@ export class CrawlTargetError extends fleetAuditErrorKind('CrawlTargetError', 'C
 /** Datasets of an account target (ram). */
 export const ACCOUNT_DATASETS: readonly CoverageDataset[] = ['ram'];
 /** Datasets of a region target. */
-export const REGION_DATASETS: readonly CoverageDataset[] = ['slb', 'nlb', 'ecs', 'vpc', 'quotas', 'cs'];
+export const REGION_DATASETS: readonly CoverageDataset[] = ['slb', 'nlb', 'ecs', 'vpc', 'quotas', 'quota-applications', 'cs'];
 /** Datasets of a cluster target. */
 export const CLUSTER_TARGET_DATASETS: readonly CoverageDataset[] = [
   'cluster',
@@ -279,12 +279,13 @@ async function crawlRegion(
 ): Promise<TargetSlice> {
   const rc = scope.clients.region(target.regionId);
   const key = { accountId: target.accountId, regionId: target.regionId };
-  const [slb, nlb, ecs, vpc, quotas, clusters] = await Promise.all([
+  const [slb, nlb, ecs, vpc, quotas, quotaApplications, clusters] = await Promise.all([
     readDataset(scope, { ...key, api: 'slb' }, (s) => readSlb(s, rc)),
     readDataset(scope, { ...key, api: 'nlb' }, (s) => readNlb(s, rc)),
     readDataset(scope, { ...key, api: 'ecs' }, (s) => readEcsInstances(s, rc)),
     readDataset(scope, { ...key, api: 'vpc' }, (s) => readVSwitches(s, rc)),
     readDataset(scope, { ...key, api: 'quotas' }, (s) => readQuotas(s, rc)),
+    readDataset(scope, { ...key, api: 'quota-applications' }, (s) => readQuotaApplications(s, rc)),
     readDataset(scope, { ...key, api: 'cs' }, async (s) => {
       const ids: string[] = [];
       const excluded: ExcludedCluster[] = [];
@@ -313,6 +314,7 @@ async function crawlRegion(
   if (ecs) region.ecsInstances = ecs;
   if (vpc) region.vSwitches = vpc;
   if (quotas) region.quotas = quotas;
+  if (quotaApplications) region.quotaApplications = quotaApplications;
   return {
     target,
     region,

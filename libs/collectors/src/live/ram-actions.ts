@@ -46,6 +46,7 @@ export const COLLECTOR_CALLS: readonly CollectorCall[] = [
   { service: 'ecs', action: 'DescribeInstances', dataset: 'ecs' },
   { service: 'vpc', action: 'DescribeVSwitches', dataset: 'vpc' },
   { service: 'quotas', action: 'ListProductQuotas', dataset: 'quotas' },
+  { service: 'quotas', action: 'ListQuotaApplications', dataset: 'quota-applications' },
   { service: 'cs', action: 'DescribeClustersV1', dataset: 'cs' },
   { service: 'cs', action: 'DescribeClusterDetail', dataset: 'cluster' },
   { service: 'cs', action: 'DescribeClusterUserKubeconfig', dataset: 'kubernetes' },

@@ -27,6 +27,7 @@ import {
   wireNlbLoadBalancerSchema,
   wireNlbServerGroupSchema,
   wireNlbServerSchema,
+  wireQuotaApplicationSchema,
   wireQuotaSchema,
   wireVServerGroupAttributeSchema,
   wireVSwitchSchema,
@@ -36,6 +37,7 @@ import {
   type WireNlbRegion,
   type WireNlbServer,
   type WireQuota,
+  type WireQuotaApplication,
   type WireVServerGroupAttribute,
   type WireVSwitch,
 } from '@app/domain';
@@ -389,6 +391,37 @@ export async function readQuotas(scope: AccountScope, rc: RegionClients): Promis
     return absent ?? new Absent(`ListProductQuotas ${target}: no quotas for ProductCode ${QUOTA_PRODUCT_CODES.join(' or ')}`);
   }
   return validateWire(z.array(wireQuotaSchema), raw, 'ListProductQuotas', target, ['Quotas']);
+}
+
+/**
+ * Quota Center ListQuotaApplications in this region (dimension `regionId`) for each of {@link QUOTA_PRODUCT_CODES},
+ * every status, all pages (`MaxResults` 200, the documented maximum; research/quota-center.md 4): the applications
+ * filed for this region's CLB and NLB quotas, by this tool or by hand, so that a refused one becomes a finding
+ * (QUOTA_APPLICATION_REFUSED). A region with none gives an empty list.
+ * @throws CollectError on a failed call (a missing `quotas:ListQuotaApplications` permission fails this dataset only)
+ *   or a malformed response
+ */
+export async function readQuotaApplications(scope: AccountScope, rc: RegionClients): Promise<WireQuotaApplication[]> {
+  const target = `${scope.accountId}/${rc.regionId}`;
+  const perProduct = await Promise.all(
+    QUOTA_PRODUCT_CODES.map((productCode) =>
+      readAllByToken(async (token) => {
+        const body = await aliCall(scope, 'ListQuotaApplications', target, () =>
+          callQuotas(scope.clients.quotas, 'ListQuotaApplications', {
+            ProductCode: productCode,
+            Dimensions: [{ Key: 'regionId', Value: rc.regionId }],
+            MaxResults: 200,
+            ...(token ? { NextToken: token } : {}),
+          }),
+        );
+        return {
+          items: listAt(body, 'ListQuotaApplications', target, 'QuotaApplications'),
+          nextToken: stringAt(body, 'NextToken'),
+        };
+      }, `ListQuotaApplications ${target} (${productCode})`),
+    ),
+  );
+  return validateWire(z.array(wireQuotaApplicationSchema), perProduct.flat(), 'ListQuotaApplications', target, ['QuotaApplications']);
 }
 
 /**

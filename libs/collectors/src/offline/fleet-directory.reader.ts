@@ -31,6 +31,7 @@ import {
   wireNlbServerGroupSchema,
   wireNlbServerSchema,
   wireNodeSysctlsSchema,
+  wireQuotaApplicationSchema,
   wireQuotaSchema,
   wireRamPolicySchema,
   wireRamRoleSchema,
@@ -533,6 +534,9 @@ function readRegion(r: Reader, dir: string, accountId: string, regionId: string,
   const quotas = pr.read('quotas');
   const quotasData = pr.json(quotas.texts, 'quotas.json', listOf(wireQuotaSchema));
   if (quotas.ok) out.quotas = quotasData;
+  const applications = pr.read('quota-applications');
+  const applicationsData = pr.json(applications.texts, 'quota-applications.json', listOf(wireQuotaApplicationSchema));
+  if (applications.ok) out.quotaApplications = applicationsData;
   // The cluster list (`cs`): the directories under clusters/ (none: the region has no ACK cluster). A cluster
   // whose cluster.json cannot be read is left out, and the list is then incomplete: a gap.
   const listing = r.entries(join(dir, 'clusters'));

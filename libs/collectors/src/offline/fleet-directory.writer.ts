@@ -53,6 +53,7 @@ export function writeFleetDirectory(fleet: WireFleet, out: string, options: { ov
         if (r.ecsInstances) writeJson(join(rdir, 'ecs-instances.json'), r.ecsInstances);
         if (r.vSwitches) writeJson(join(rdir, 'vswitches.json'), r.vSwitches);
         if (r.quotas) writeJson(join(rdir, 'quotas.json'), r.quotas);
+        if (r.quotaApplications) writeJson(join(rdir, 'quota-applications.json'), r.quotaApplications);
         for (const c of r.clusters) {
           const cdir = join(rdir, 'clusters', c.detail.cluster_id);
           writeJson(join(cdir, 'cluster.json'), c.detail);

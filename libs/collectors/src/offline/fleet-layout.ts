@@ -92,6 +92,14 @@ export const FLEET_FILES: readonly FleetFileSpec[] = [
     whenAbsent: 'no quota values, the documented defaults apply (coverage `absent`)',
   },
   {
+    level: 'region',
+    path: 'quota-applications.json',
+    dataset: 'quota-applications',
+    presence: 'optional',
+    holds: 'Quota Center ListQuotaApplications (ProductCode slb and nlb, dimension regionId) -> QuotaApplications[]',
+    whenAbsent: 'no applications known: QUOTA_APPLICATION_REFUSED makes no claim for the region (coverage `absent`)',
+  },
+  {
     level: 'cluster',
     path: 'cluster.json',
     dataset: 'cluster',

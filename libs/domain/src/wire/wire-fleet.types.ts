@@ -20,6 +20,7 @@ import type {
   WireLoadBalancerAttribute,
   WireNodeSysctls,
   WireQuota,
+  WireQuotaApplication,
   WireRamPolicy,
   WireRamPolicyRef,
   WireRamRole,
@@ -60,6 +61,8 @@ export interface WireRegion {
   ecsInstances?: WireEcsInstance[];
   vSwitches?: WireVSwitch[];
   quotas?: WireQuota[];
+  /** ListQuotaApplications items of products slb and nlb in this region; `undefined` when not read. */
+  quotaApplications?: WireQuotaApplication[];
   /** The four `nlb/` files (NLB 2022-04-30 List* items); `undefined` when not read (an `nlb` coverage gap). */
   nlb?: WireNlbRegion;
   clusters: WireCluster[];

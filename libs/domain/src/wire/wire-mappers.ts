@@ -25,6 +25,7 @@ import type {
   NlbServerGroup,
   NlbServerType,
   PortRange,
+  QuotaApplicationRecord,
   QuotaValue,
   RamPolicy,
   RamSnapshot,
@@ -51,6 +52,7 @@ import type {
   WireClusterDetail,
   WireEcsInstance,
   WireLoadBalancerAttribute,
+  WireQuotaApplication,
   WireVServerGroupAttribute,
 } from './wire.schemas';
 import type {
@@ -228,7 +230,36 @@ function mapRegion(accountId: string, r: WireRegion): RegionSnapshot {
       })),
       (q) => q.quotaActionCode,
     );
+  if (r.quotaApplications) out.quotaApplications = quotaApplicationsOf(r.quotaApplications);
   return out;
+}
+
+/**
+ * ListQuotaApplications items as `QuotaApplicationRecord`s, sorted by quota code, then apply time, then id (a stable
+ * order whatever order the pages came in). An item without `ProductCode` is `slb`, as in ListProductQuotas.
+ */
+export function quotaApplicationsOf(items: readonly WireQuotaApplication[]): QuotaApplicationRecord[] {
+  const out = items.map(
+    (a): QuotaApplicationRecord => ({
+      applicationId: a.ApplicationId,
+      productCode: a.ProductCode ?? 'slb',
+      quotaActionCode: a.QuotaActionCode,
+      status: a.Status,
+      desireValue: a.DesireValue,
+      ...(a.ApproveValue !== undefined && a.ApproveValue !== null ? { approveValue: a.ApproveValue } : {}),
+      ...(a.AuditReason ? { auditReason: a.AuditReason } : {}),
+      ...(a.Reason ? { reason: a.Reason } : {}),
+      ...(a.ApplyTime ? { applyTime: a.ApplyTime } : {}),
+    }),
+  );
+  return out.sort(
+    (x, y) =>
+      cmp(x.quotaActionCode, y.quotaActionCode) || cmp(x.applyTime ?? '', y.applyTime ?? '') || cmp(x.applicationId, y.applicationId),
+  );
+}
+
+function cmp(a: string, b: string): number {
+  return a < b ? -1 : a > b ? 1 : 0;
 }
 
 /** NLB List* inline tags (`[{Key, Value}]`) as a map Key -> Value. */

@@ -116,6 +116,24 @@ export const wireQuotaSchema = z.looseObject({
 });
 export type WireQuota = z.infer<typeof wireQuotaSchema>;
 
+/**
+ * Quota Center 2020-05-10 ListQuotaApplications -> QuotaApplications[] item (research/quota-center.md 4). `Dimension`
+ * is typed as a map but the GetQuotaApplication doc sample gives an array: both are accepted and not read here (the
+ * region is the query's dimension).
+ */
+export const wireQuotaApplicationSchema = z.looseObject({
+  ApplicationId: str,
+  ProductCode: optStr,
+  QuotaActionCode: str,
+  Status: str,
+  DesireValue: numLike,
+  ApproveValue: numLike.optional().nullable(),
+  AuditReason: optStr.nullable(),
+  Reason: optStr.nullable(),
+  ApplyTime: optStr.nullable(),
+});
+export type WireQuotaApplication = z.infer<typeof wireQuotaApplicationSchema>;
+
 /** RAM ListRoles -> Roles.Role[] item. */
 export const wireRamRoleSchema = z.looseObject({
   RoleName: str,
