@@ -11,7 +11,7 @@ import { join } from 'node:path';
 import IORedis from 'ioredis';
 import { runScan, type ScanSummary } from '@app/audit';
 import { generateFleet, loadScanConfig, type ScanConfig } from '@app/collectors';
-import type { CoverageEntry, Finding, SkippedResult } from '@app/domain';
+import type { CoverageEntry, Finding, SkippedResult, WireFleet } from '@app/domain';
 import { startSimulator, type RunningSimulator, type SimulatorOptions } from '@app/fleet-sim';
 import { startWorker, type RunningWorker, type WorkerOptions } from '@app/worker';
 import { freeTcpPort } from '../../bench/chaos/private-servers';
@@ -59,6 +59,8 @@ export async function deletePrefix(redisUrl: string, prefix: string): Promise<vo
 export interface TestFleet {
   sim: RunningSimulator;
   config: ScanConfig;
+  /** The fleet the simulator serves (its account.yaml objects are the simulator's: a change applies at once). */
+  fleet: WireFleet;
   close(): Promise<void>;
 }
 
@@ -99,7 +101,7 @@ export async function startTestFleet(
     alibabaCloud: { ...base.alibabaCloud, connectTimeoutMs: 1_000, readTimeoutMs: 4_000 },
     collector: { ...base.collector, retryBaseDelayMs: 10, retryMaxDelayMs: 200, ...collector },
   };
-  return { sim: running, config, close: () => running.close() };
+  return { sim: running, config, fleet, close: () => running.close() };
 }
 
 /** A local (in-process) scan of the same config: the reference the distributed scans must equal. */

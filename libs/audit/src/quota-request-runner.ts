@@ -14,6 +14,7 @@
  *    stays `submitting` for the next run's step 1.
  */
 import { createAccountClients, defaultCredentialsFor, isQuotaCenterRefusal, quotaCenterPort, type ScanAccount, type ScanConfig } from '@app/collectors';
+import type { FleetSnapshot, QuotaApplicationRecord } from '@app/domain';
 import type { QuotaApplicationRef, QuotaPlan, QuotaPlanRow, QuotaPlanSettings, Scenario } from '@app/forecast';
 import type { Store, StoredQuotaApplication } from '@app/store';
 import { quotaPlanFromStore } from './quota-plan-runner';
@@ -217,4 +218,51 @@ export async function refreshQuotaApplicationsOf(store: Store, config: ScanConfi
     quotaCenterFor: async (accountId) => quotaCenterPort(createAccountClients(config.alibabaCloud, await credentialsFor(config.accounts.find((a) => a.accountId === accountId)!)).quotas),
     isRefusal: isQuotaCenterRefusal,
   });
+}
+
+/**
+ * Refresh the stored applications from what a scan read (the snapshot's `quotaApplications`, the `quota-applications`
+ * dataset: ListQuotaApplications per region), with no call of its own: so every scan, distributed ones included,
+ * records the decisions Quota Center made since the last one. For each stored application still open (`Process` with
+ * its id, or `submitting` without one) in a region whose applications were read:
+ * - one with an id takes the status, approved value and reviewer's reason the scan read for that id;
+ * - one left `submitting` (a run stopped before it stored Quota Center's answer) adopts the application of the same
+ *   quota and desired value filed at or after it (a minute's clock skew allowed), as `refreshQuotaApplications` does
+ *   with ListQuotaApplications; with none, it is left for the next `quota request` run to settle (a scan does not
+ *   prove the call was never made: Quota Center may list it late).
+ * Regions whose applications were not read change nothing.
+ * @returns the applications whose state changed (outcome `filed` for a decision, `adopted` for a recovered id)
+ * @throws Postgres errors
+ */
+export async function refreshQuotaApplicationsFromSnapshot(store: Store, snapshot: FleetSnapshot): Promise<QuotaRequestOutcome[]> {
+  const read = new Map<string, QuotaApplicationRecord[]>();
+  for (const account of snapshot.accounts)
+    for (const region of account.regions) if (region.quotaApplications) read.set(`${account.accountId}/${region.regionId}`, region.quotaApplications);
+  if (read.size === 0) return [];
+  const accountIds = [...new Set(snapshot.accounts.map((a) => a.accountId))];
+  const out: QuotaRequestOutcome[] = [];
+  for (const a of await store.quotaApplications.list({ statuses: ['submitting', 'Process'], accountIds })) {
+    const apps = read.get(`${a.accountId}/${a.regionId}`);
+    if (!apps) continue;
+    const key = { accountId: a.accountId, regionId: a.regionId, productCode: a.productCode, quotaActionCode: a.quotaActionCode };
+    if (a.applicationId) {
+      const got = apps.find((x) => x.applicationId === a.applicationId);
+      if (!got || (got.status === a.status && (got.approveValue ?? null) === a.approveValue)) continue;
+      const settled = await store.quotaApplications.settle(a.id, { applicationId: a.applicationId, status: statusOf(got.status), approveValue: got.approveValue ?? null, auditReason: got.auditReason ?? null });
+      out.push({ ...key, outcome: 'filed', desireValue: a.desireValue, application: settled, message: `${a.applicationId} is now ${settled.status}` });
+      continue;
+    }
+    const since = Date.parse(a.createdAt) - 60_000;
+    const found = apps.find(
+      (x) =>
+        x.productCode === a.productCode &&
+        x.quotaActionCode === a.quotaActionCode &&
+        x.desireValue === a.desireValue &&
+        (x.applyTime === undefined || !(Date.parse(x.applyTime) < since)),
+    );
+    if (!found) continue;
+    const settled = await store.quotaApplications.settle(a.id, { applicationId: found.applicationId, status: statusOf(found.status), approveValue: found.approveValue ?? null, auditReason: found.auditReason ?? null });
+    out.push({ ...key, outcome: 'adopted', desireValue: a.desireValue, application: settled, message: `an interrupted run had filed ${found.applicationId} (${found.status})` });
+  }
+  return out;
 }

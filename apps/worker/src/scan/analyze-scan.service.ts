@@ -1,5 +1,5 @@
 import { Inject, Injectable, Logger } from '@nestjs/common';
-import { analyzeAndStore, ScanFailedError } from '@app/audit';
+import { analyzeAndStore, refreshQuotaApplicationsFromSnapshot, ScanFailedError } from '@app/audit';
 import { logScanCompleted, nestScanEventSink } from '@app/telemetry';
 import { crawlJobId, type JobName, type JobResults, type ScanJobQueue } from '@app/queue';
 import type { FleetSnapshot } from '@app/domain';
@@ -99,6 +99,10 @@ export class AnalyzeScanService {
       return { status: 'skipped', reason: e.message };
     }
     await this.scopes.release(cmd);
+    // What the crawl read of Quota Center's applications refreshes the stored ones; a failure is no failed scan.
+    await refreshQuotaApplicationsFromSnapshot(this.store, snapshot).catch((e: unknown) =>
+      this.logger.warn(`scan ${cmd.scanId}: quota applications not refreshed: ${e instanceof Error ? e.message : String(e)}`),
+    );
     logScanCompleted(nestScanEventSink(this.logger), {
       scanId: cmd.scanId,
       fleet: scan.fleetName ?? cmd.scanId,
