@@ -55,7 +55,12 @@ export interface CompressedSnapshot {
 /** What a scan's store writes: its tables' rows, and the snapshot when kept. */
 export interface ScanRows {
   parts: readonly CopyPart[];
-  snapshot?: CompressedSnapshot;
+  /**
+   * The snapshot, compressed while the first chunks are written (compressing a 5,000-cluster snapshot is seconds of
+   * CPU, while the COPY lanes mostly wait on PostgreSQL). Its chunk is the first one taken, so one lane waits for it
+   * while the others write rows.
+   */
+  snapshot?: Promise<CompressedSnapshot>;
 }
 
 /** One chunk to write: a part's rows `[from, to)`, chunk number `chunk`. */
@@ -67,9 +72,10 @@ interface ChunkTask {
   to: number;
 }
 
-/** The chunks of `rows`, in order: each part's rows cut every `chunkRows`, then the snapshot. */
+/** The chunks of `rows`, in order: the snapshot, then each part's rows cut every `chunkRows`. */
 function chunksOf(rows: ScanRows): ChunkTask[] {
   const tasks: ChunkTask[] = [];
+  if (rows.snapshot) tasks.push({ part: undefined, table: SNAPSHOT_PART, chunk: 0, from: 0, to: 1 });
   for (const part of rows.parts)
     for (let from = 0, chunk = 0; from < part.rowCount; from += part.chunkRows, chunk += 1)
       tasks.push({
@@ -79,7 +85,6 @@ function chunksOf(rows: ScanRows): ChunkTask[] {
         from,
         to: Math.min(part.rowCount, from + part.chunkRows),
       });
-  if (rows.snapshot) tasks.push({ part: undefined, table: SNAPSHOT_PART, chunk: 0, from: 0, to: 1 });
   return tasks;
 }
 
@@ -197,8 +202,10 @@ export class ChunkedScanStore {
     id: string,
     attempt: string,
     task: ChunkTask,
-    snapshot: CompressedSnapshot | undefined,
+    snapshotPromise: Promise<CompressedSnapshot> | undefined,
   ): Promise<number> {
+    // Compressed before the transaction opens: no transaction waits on the CPU.
+    const snapshot = task.part ? undefined : await snapshotPromise;
     return withTransaction(this.pool, async (client) => {
       await client.query('SELECT 1 FROM scans WHERE id = $1 FOR KEY SHARE', [id]);
       const owner = await client.query<{ attempt: string }>(
@@ -270,7 +277,7 @@ export class ChunkedScanStore {
   async replaceAll(client: PoolClient, id: string, rows: ScanRows): Promise<void> {
     await this.discard(client, id);
     for (const part of rows.parts) if (part.rowCount > 0) await part.copy(client, id, 0, part.rowCount);
-    if (rows.snapshot) await this.snapshots.replaceCompressed(client, id, rows.snapshot);
+    if (rows.snapshot) await this.snapshots.replaceCompressed(client, id, await rows.snapshot);
   }
 
   /**

@@ -211,13 +211,16 @@ export class ScanRepository {
    */
   private async completeChunked(chunked: ChunkedScanStore, id: string, input: CompleteScanInput, summary: ScanSummary): Promise<StoredScan> {
     const attempt = randomUUID();
+    const snapshot = input.snapshot && this.snapshots ? gzipSnapshotLines(input.snapshot) : undefined;
+    // Awaited by the snapshot's chunk; observed here so a store that ends before it is no unhandled rejection.
+    snapshot?.catch(() => undefined);
     const rows: ScanRows = {
       parts: [
         copyPart('findings', (client) => this.findings.copyColumns(client), dedupeByFingerprint(input.findings), CHUNK_ROWS),
         copyPart('quota_usage', QUOTA_COPY_COLUMNS, dedupeRows(input.quotaUsage ?? [], quotaSampleKey), CHUNK_ROWS),
         ...(input.graph && this.graph ? this.graph.copyParts(input.graph) : []),
       ],
-      ...(input.snapshot && this.snapshots ? { snapshot: await gzipSnapshotLines(input.snapshot) } : {}),
+      ...(snapshot ? { snapshot } : {}),
     };
     try {
       return await withStoreRetry(`cannot store scan ${id}`, () => this.completeChunkedOnce(chunked, id, attempt, rows, input, summary));

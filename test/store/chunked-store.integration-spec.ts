@@ -1,0 +1,271 @@
+/**
+ * The chunked store of a scan (libs/store scan-store.ts) under faults, with readers polling the read path all along:
+ * - a real PostgreSQL restart (`pg_ctl restart -m fast` on a private server, never the shared one) after some chunks
+ *   committed: the store resumes, the scan completes once, no row twice, no chunk written twice;
+ * - the store's connections terminated on the shared server (`pg_terminate_backend`): the same;
+ * - a process storing a scan SIGKILLed after a chunk committed, then a new store attempt of the same scan (with
+ *   other rows): exactly the new attempt's rows; and one killed and reaped instead: no row of it is left.
+ * Every read sees either the previous scan whole or the new one whole, and the findings read generation moves once.
+ */
+import { spawn } from 'node:child_process';
+import { join } from 'node:path';
+import { Client } from 'pg';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import type { Finding, QuotaUsageSample } from '@app/domain';
+import { Store, SYSTEM_PRINCIPAL, type StoredChunk } from '@app/store';
+import { startPrivatePostgres, type PrivatePostgres } from '../faults/private-postgres.util';
+import { suiteBuildRoot } from '../worker/worker-test.util';
+import { makeCoverage, makeFindings } from './finding.factory';
+import { createTestDatabase, type TestDatabase } from './test-database.util';
+
+/** Rows per table of the large scan: two chunks of findings and two of quota samples (50,000 rows a chunk). */
+const LARGE = 75_000;
+
+/** One quota sample per finding, on the finding's resource. */
+function samplesOf(findings: readonly Finding[]): QuotaUsageSample[] {
+  return findings.map((f) => ({ checkId: f.checkId, resource: f.resource, used: 170, limit: 200, ratio: 0.85 }));
+}
+
+/** What one read of the latest scan saw. */
+interface Seen {
+  scanId: string | null;
+  findings: number | null;
+  samples: number;
+  generation: number;
+}
+
+/**
+ * Read the latest scan through the read path (read generation, findings page with its total, quota statistics) until
+ * `until` settles; reads failing while the server is away are counted, not kept.
+ */
+async function pollLatest(url: string, until: Promise<unknown>): Promise<{ seen: Seen[]; failed: number }> {
+  const reader = await Store.open({ connectionString: url, onIdleError: () => undefined });
+  let done = false;
+  void until.finally(() => (done = true)).catch(() => undefined);
+  const seen: Seen[] = [];
+  let failed = 0;
+  try {
+    while (!done) {
+      try {
+        const generation = await reader.generations.current();
+        const page = await reader.findings.list({ limit: 1 }, SYSTEM_PRINCIPAL, generation);
+        const stats = page.scanId ? await reader.quotaUsage.statsByCheck(page.scanId, SYSTEM_PRINCIPAL) : [];
+        seen.push({ scanId: page.scanId, findings: page.total, samples: stats.reduce((n, s) => n + s.resources, 0), generation: generation.findings });
+      } catch {
+        failed += 1;
+        // The server is restarting: wait for it instead of spinning on refused connections.
+        await new Promise((r) => setTimeout(r, 50));
+      }
+    }
+  } finally {
+    await reader.close();
+  }
+  return { seen, failed };
+}
+
+/** Store a small scan, started now: the latest one readers see until the next scan created after it is stored. */
+async function storePrevious(store: Store): Promise<string> {
+  const scan = await store.scans.create({ source: 'offline', fleetName: 'chunked' });
+  const findings = makeFindings(10, () => ({ checkId: 'prev-check' }));
+  await store.scans.complete(scan.id, { findings, coverage: [makeCoverage()], quotaUsage: samplesOf(findings) });
+  return scan.id;
+}
+
+/** Rows of a scan per table, and the store bookkeeping left for it. */
+async function rowCounts(url: string, scanId: string): Promise<Record<string, number>> {
+  const c = new Client({ connectionString: url });
+  await c.connect();
+  try {
+    const r = await c.query<Record<string, string>>(
+      `SELECT (SELECT count(*) FROM findings WHERE scan_id = $1) AS findings,
+              (SELECT count(DISTINCT fingerprint) FROM findings WHERE scan_id = $1) AS distinct_findings,
+              (SELECT count(*) FROM quota_usage WHERE scan_id = $1) AS samples,
+              (SELECT count(*) FROM scan_store_attempts WHERE scan_id = $1) AS attempts,
+              (SELECT count(*) FROM scan_store_chunks WHERE scan_id = $1) AS chunks`,
+      [scanId],
+    );
+    return Object.fromEntries(Object.entries(r.rows[0]).map(([k, v]) => [k, Number(v)]));
+  } finally {
+    await c.end();
+  }
+}
+
+/** Every read saw the previous scan whole or the new one whole, and the generation moved once, with the scan. */
+function expectWholeReads(seen: readonly Seen[], previous: string, next: string, nextCount: number): void {
+  expect(seen.length).toBeGreaterThan(0);
+  for (const s of seen) {
+    if (s.scanId === previous) expect([s.findings, s.samples]).toEqual([10, 10]);
+    else expect([s.scanId, s.findings, s.samples]).toEqual([next, nextCount, nextCount]);
+  }
+  const generations = [...new Set(seen.map((s) => s.generation))].sort((a, b) => a - b);
+  expect(generations.length).toBeLessThanOrEqual(2);
+  if (generations.length === 2) expect(generations[1] - generations[0]).toBe(1);
+}
+
+/** Each chunk reported once: none was written twice. */
+function expectChunksOnce(chunks: readonly StoredChunk[]): void {
+  const keys = chunks.map((c) => `${c.table}/${c.chunk}`);
+  expect(new Set(keys).size).toBe(keys.length);
+  expect(keys.sort()).toEqual(['findings/0', 'findings/1', 'quota_usage/0', 'quota_usage/1']);
+}
+
+describe('chunked store: a real PostgreSQL restart in the middle (private server)', () => {
+  let pg: PrivatePostgres;
+  let store: Store;
+
+  beforeAll(async () => {
+    pg = await startPrivatePostgres();
+    store = await Store.open({ connectionString: pg.url, migrate: true, onIdleError: () => undefined });
+  }, 120_000);
+  afterAll(async () => {
+    await store?.close().catch(() => undefined);
+    pg?.destroy();
+  });
+
+  it('resumes after the restart: the scan completes once, no row or chunk twice, readers never see part of it', async () => {
+    const previous = await storePrevious(store);
+    const scan = await store.scans.create({ source: 'offline', fleetName: 'chunked' });
+    const findings = makeFindings(LARGE);
+    const admin = async (sql: string) => {
+      const c = new Client({ connectionString: pg.url });
+      await c.connect();
+      try {
+        return (await c.query(sql)).rows[0] as Record<string, unknown>;
+      } finally {
+        await c.end();
+      }
+    };
+    const startedBefore = String((await admin('SELECT pg_postmaster_start_time() AS t')).t);
+    const chunks: StoredChunk[] = [];
+    let restarting: Promise<void> | undefined;
+    const completing = store.scans.complete(scan.id, {
+      findings,
+      coverage: [makeCoverage()],
+      quotaUsage: samplesOf(findings),
+      onChunk: (c) => {
+        chunks.push(c);
+        // After the second chunk committed, the whole server restarts under the store.
+        if (chunks.length === 2) restarting = pg.restartAsync();
+      },
+    });
+    const reads = pollLatest(pg.url, completing);
+    const done = await completing;
+    await restarting;
+    const { seen, failed } = await reads;
+
+    expect(done.status).toBe('succeeded');
+    expect(String((await admin('SELECT pg_postmaster_start_time() AS t')).t)).not.toBe(startedBefore);
+    expectChunksOnce(chunks);
+    expect(await rowCounts(pg.url, scan.id)).toEqual({ findings: LARGE, distinct_findings: LARGE, samples: LARGE, attempts: 0, chunks: 0 });
+    expectWholeReads(seen, previous, scan.id, LARGE);
+    // The readers were cut off by the restart too, and read the new scan whole after it.
+    expect(failed).toBeGreaterThan(0);
+    expect(seen.at(-1)?.scanId).toBe(scan.id);
+  }, 180_000);
+});
+
+describe('chunked store on the shared server: terminated connections and a killed process', () => {
+  let db: TestDatabase;
+  let store: Store;
+
+  beforeAll(async () => {
+    db = await createTestDatabase();
+    store = await Store.open({ connectionString: db.url, onIdleError: () => undefined });
+  });
+  afterAll(async () => {
+    await store?.close();
+    await db?.drop();
+  });
+
+  it("resumes after the store's connections are terminated: complete once, no row or chunk twice, whole reads", async () => {
+    const previous = await storePrevious(store);
+    const scan = await store.scans.create({ source: 'offline', fleetName: 'chunked' });
+    const findings = makeFindings(LARGE);
+    const chunks: StoredChunk[] = [];
+    let terminated: Promise<number> | undefined;
+    const terminate = async (): Promise<number> => {
+      const c = new Client({ connectionString: db.url });
+      await c.connect();
+      try {
+        const r = await c.query(
+          `SELECT pg_terminate_backend(pid) FROM pg_stat_activity
+            WHERE datname = current_database() AND application_name = 'ack-fleet-audit' AND pid <> pg_backend_pid()`,
+        );
+        return r.rowCount ?? 0;
+      } finally {
+        await c.end();
+      }
+    };
+    const completing = store.scans.complete(scan.id, {
+      findings,
+      coverage: [makeCoverage()],
+      quotaUsage: samplesOf(findings),
+      onChunk: (c) => {
+        chunks.push(c);
+        if (chunks.length === 1) terminated = terminate();
+      },
+    });
+    const reads = pollLatest(db.url, completing);
+    const done = await completing;
+    const { seen } = await reads;
+
+    expect(done.status).toBe('succeeded');
+    expect(await terminated).toBeGreaterThan(0);
+    expectChunksOnce(chunks);
+    expect(await rowCounts(db.url, scan.id)).toEqual({ findings: LARGE, distinct_findings: LARGE, samples: LARGE, attempts: 0, chunks: 0 });
+    expectWholeReads(seen, previous, scan.id, LARGE);
+  }, 180_000);
+
+  /** Start the child storing `count` rows into scan `scanId`; SIGKILL it once a chunk committed. */
+  async function killMidStore(scanId: string, count: number): Promise<void> {
+    const child = spawn(process.execPath, [join(__dirname, 'chunked-store.child.mjs'), db.url, scanId, String(count)], {
+      env: { PATH: process.env.PATH ?? '', FLEET_AUDIT_DIST: suiteBuildRoot() },
+      stdio: ['ignore', 'pipe', 'pipe'],
+    });
+    let out = '';
+    const exited = new Promise<string>((resolve) => child.once('exit', (code, signal) => resolve(String(signal ?? code))));
+    await new Promise<void>((resolve, reject) => {
+      child.stdout.on('data', (d: Buffer) => {
+        out += d.toString();
+        if (out.includes('"chunk"')) resolve();
+      });
+      child.stderr.on('data', (d: Buffer) => (out += d.toString()));
+      void exited.then((how) => reject(new Error(`the child ended (${how}) before a chunk committed: ${out}`)));
+    });
+    child.kill('SIGKILL');
+    expect(await exited).toBe('SIGKILL');
+    expect(out).not.toContain('"stored"');
+  }
+
+  it('a process killed mid-store, then a new attempt with other rows: exactly the new rows, visible once', async () => {
+    const previous = await storePrevious(store);
+    const scan = await store.scans.create({ source: 'offline', fleetName: 'chunked' });
+    await killMidStore(scan.id, LARGE);
+    // Killed mid-store: part of it is in the tables, under the running scan, which readers do not see.
+    const half = await rowCounts(db.url, scan.id);
+    expect(half.attempts).toBe(1);
+    expect(half.chunks).toBeGreaterThan(0);
+    expect(half.findings + half.samples).toBeGreaterThan(0);
+    expect((await store.scans.get(scan.id))?.status).toBe('running');
+    expect((await store.findings.list({ limit: 1 }, SYSTEM_PRINCIPAL)).scanId).toBe(previous);
+
+    const findings = makeFindings(LARGE - 1_000, (i) => ({ checkId: `retry-${i % 3}` }));
+    const completing = store.scans.complete(scan.id, { findings, coverage: [makeCoverage()], quotaUsage: samplesOf(findings) });
+    const reads = pollLatest(db.url, completing);
+    expect((await completing).status).toBe('succeeded');
+    const { seen } = await reads;
+    expect(await rowCounts(db.url, scan.id)).toEqual({ findings: LARGE - 1_000, distinct_findings: LARGE - 1_000, samples: LARGE - 1_000, attempts: 0, chunks: 0 });
+    expectWholeReads(seen, previous, scan.id, LARGE - 1_000);
+    const page = await store.findings.list({ limit: 1, checkId: 'clb-backend-quota' }, SYSTEM_PRINCIPAL);
+    expect(page.total).toBe(0);
+  }, 180_000);
+
+  it('a process killed mid-store and its scan reaped: the scan fails and keeps none of its rows', async () => {
+    const scan = await store.scans.create({ source: 'offline', fleetName: 'chunked-reaped' });
+    await killMidStore(scan.id, LARGE);
+    expect((await rowCounts(db.url, scan.id)).chunks).toBeGreaterThan(0);
+    expect(await store.scans.reapExpired(1)).toContain(scan.id);
+    expect((await store.scans.get(scan.id))?.status).toBe('failed');
+    expect(await rowCounts(db.url, scan.id)).toEqual({ findings: 0, distinct_findings: 0, samples: 0, attempts: 0, chunks: 0 });
+  }, 180_000);
+});
