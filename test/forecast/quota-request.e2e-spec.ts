@@ -6,13 +6,14 @@
  * run again files nothing; the reviewer approves later and the next live scan records the decision and reads the
  * approved limit, so the quota's finding and trend move and the plan says covered.
  */
+import { Client } from 'pg';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { runScan, type QuotaRequestOutcome } from '@app/audit';
 import { readFleetDirectory } from '@app/collectors';
 import type { WireFleet } from '@app/domain';
 import type { QuotaPlan } from '@app/forecast';
 import { startSimulator, type RunningSimulator } from '@app/fleet-sim';
-import { Store, SYSTEM_PRINCIPAL } from '@app/store';
+import { accountsScope, ALL_ACCOUNTS, Store, SYSTEM_PRINCIPAL } from '@app/store';
 import { runCliInProcess } from '../cli/cli-run.util';
 import { callRpc } from '../sim/sim-clients.util';
 import { createTestDatabase, type TestDatabase } from '../store/test-database.util';
@@ -119,7 +120,16 @@ describe('quota request (plan -> Quota Center applications, simulator and Postgr
     expect(history.find((h) => h.resource.id === CLB)!.observations.at(-1)).toMatchObject({ limit: value });
     // /metrics counts the stored applications by status.
     expect(await store.quotaApplications.countsByStatus()).toEqual({ Agree: 1, failed: 1 });
-    expect(await store.quotaApplications.countsByStatus(['9999999999999999'])).toEqual({});
+    expect(await store.quotaApplications.countsByStatus({ accountScope: accountsScope(['9999999999999999']) })).toEqual({});
+    // A team sees the applications of the regions where it owns a cluster in the scan, and no other.
+    const pg = new Client({ connectionString: db.url });
+    await pg.connect();
+    const clusterTeams = await pg.query<{ team: string | null; region_id: string }>('SELECT DISTINCT team, region_id FROM graph_clusters WHERE scan_id = $1', [latest.id]).finally(() => pg.end());
+    const here = clusterTeams.rows.find((r) => r.region_id === REGION && r.team !== null)?.team;
+    expect(here, 'a team owns a cluster in the region').toBeTruthy();
+    expect(await store.quotaApplications.countsByStatus({ accountScope: ALL_ACCOUNTS, teamScope: [here!] }, latest.id)).toEqual({ Agree: 1, failed: 1 });
+    expect(await store.quotaApplications.countsByStatus({ accountScope: ALL_ACCOUNTS, teamScope: ['no-such-team'] }, latest.id)).toEqual({});
+    expect(await store.quotaApplications.countsByStatus({ accountScope: ALL_ACCOUNTS, teamScope: [here!] })).toEqual({});
     // Nothing is filed after the scan either: the quota is covered.
     const after = await request('--now', '2026-11-17T12:00:00Z', '--apply');
     expect(after.outcomes.filter((o) => o.quotaActionCode === CODE)).toEqual([]);

@@ -1,6 +1,8 @@
 import type { Pool, QueryResultRow } from 'pg';
 import { toIso, toNumber } from './sql.util';
+import { ALL_ACCOUNTS, type Scoped } from './principal';
 import { StoreError } from './store.exception';
+import { teamRowCondition } from './team-scope.util';
 
 /** Status of a stored application: Quota Center's (`Process` in review, `Agree`, `Disagree`, `Cancel`), or ours. */
 export type StoredQuotaApplicationStatus = 'submitting' | 'Process' | 'Agree' | 'Disagree' | 'Cancel' | 'failed';
@@ -144,11 +146,26 @@ export class QuotaApplicationRepository {
     return r.rows.map(ofRow);
   }
 
-  /** Applications per status (the `fleet_audit_quota_applications{status}` gauge), of some accounts only when given. */
-  async countsByStatus(accountIds?: readonly string[]): Promise<Record<string, number>> {
+  /**
+   * Applications per status (the `fleet_audit_quota_applications{status}` gauge) within a principal's scope: those of
+   * its accounts; for a team-scoped principal, those of the accounts and regions where one of its teams owns a cluster
+   * in scan `scanId` (a region's quota serves every cluster of the region, as the quota plan rows; team-scope.util).
+   * A team-scoped principal with no scan to tell its regions from counts none.
+   * @param scoped the principal (default: every account and team)
+   * @param scanId the scan whose clusters say which regions a team has (the latest succeeded one)
+   */
+  async countsByStatus(scoped: Scoped = { accountScope: ALL_ACCOUNTS }, scanId?: string): Promise<Record<string, number>> {
+    if (scoped.teamScope !== undefined && scanId === undefined) return {};
+    const params: unknown[] = [];
+    const add = (v: unknown) => {
+      params.push(v);
+      return `$${params.length}`;
+    };
+    const accounts = scoped.accountScope.all ? 'TRUE' : `qa.account_id = ANY(${add([...scoped.accountScope.accountIds])}::text[])`;
+    const teams = scanId === undefined || scoped.teamScope === undefined ? 'TRUE' : teamRowCondition({ scan: `${add(scanId)}::uuid`, account: 'qa.account_id', region: 'qa.region_id' }, scoped, add);
     const r = await this.pool.query<{ status: string; n: string }>(
-      'SELECT status, count(*)::text AS n FROM quota_applications WHERE ($1::text[] IS NULL OR account_id = ANY($1)) GROUP BY status',
-      [accountIds ?? null],
+      `SELECT qa.status, count(*)::text AS n FROM quota_applications qa WHERE ${accounts} AND ${teams} GROUP BY qa.status`,
+      params,
     );
     return Object.fromEntries(r.rows.map((x) => [x.status, Number(x.n)]));
   }

@@ -129,8 +129,9 @@ export class MetricsService {
       waivers: await this.store.waiverService.stateCounts(now, principal),
       reports: await this.store.reports.deliveryStats(principal),
       storage: await this.storage(),
-      // Applications are per account and region: a scoped principal counts those of its accounts.
-      quotaApplications: await this.store.quotaApplications.countsByStatus(principal.accountScope.all ? undefined : principal.accountScope.accountIds),
+      // Applications are per account and region: a scoped principal counts those of its accounts, a team-scoped one those
+      // of the regions where its teams have clusters in the latest scan.
+      quotaApplications: await this.store.quotaApplications.countsByStatus(principal, latest?.id),
     });
   }
 
