@@ -222,6 +222,8 @@ export class ClusterReviewModel {
   private readonly cluster: ClusterSnapshot;
   private readonly coverage: FleetSnapshot['coverage'];
   private readonly clbs: SplitList<Clb> | undefined;
+  /** The CLB list the region checks run with: `clbs`, or its stubs without their tags where that changes nothing. */
+  private readonly wideClbs: SplitList<Clb> | undefined;
   private readonly nlbs: SplitList<Nlb> | undefined;
   private readonly groups: SplitList<NlbServerGroup> | undefined;
   /** Per Service of the cluster (`namespace/name`): the full CLBs it names (copied when a review updates it). */
@@ -374,6 +376,16 @@ export class ClusterReviewModel {
     });
     this.sliceSettings = only((id) => !regionChecks.has(id));
     this.regionSettings = only((id) => regionChecks.has(id));
+    // The stub CLBs without their tags for the region checks (the index reads every CLB's tags for its owner) where
+    // that leaves each region check's results on the slice's resources as they are with the tags.
+    const untagged = this.clbs && { ...this.clbs, order: this.clbs.order.map((o) => ('stub' in o ? { stub: deepFreeze({ ...o.stub, tags: {} }) } : o)) };
+    this.wideClbs = this.clbs;
+    if (untagged && regionChecks.size > 0) {
+      const texts = (out: AuditOutput) => new Map(out.results.filter((x) => regionChecks.has(x.checkId) && !isStub(x.resource)).map((x) => [sampleKeyOf(x.checkId, x.resource), resultText(x)]));
+      const tagged = texts(withAll);
+      const light = texts(auditChanged(this.withStubs(bare, untagged), { now: options.now, settings: this.regionSettings }));
+      if (light.size === tagged.size && [...light].every(([k, v]) => tagged.get(k) === v)) this.wideClbs = untagged;
+    }
     const inRegion = (x: { checkId: string }) => regionChecks.has(x.checkId);
     this.baseline = {
       results: [...without.results.filter((x) => !inRegion(x)), ...withAll.results.filter(inRegion)],
@@ -500,9 +512,9 @@ export class ClusterReviewModel {
   }
 
   /** The review's slice with the stubs back in the region's lists (for the region checks). */
-  private withStubs(c: ReviewCopy): FleetSnapshot {
+  private withStubs(c: ReviewCopy, clbs: SplitList<Clb> | undefined = this.clbs): FleetSnapshot {
     const region: RegionSnapshot = { ...c.region };
-    if (this.clbs) region.loadBalancers = withStubs(this.clbs, c.started.clbs, c.region.loadBalancers ?? []);
+    if (clbs) region.loadBalancers = withStubs(clbs, c.started.clbs, c.region.loadBalancers ?? []);
     if (this.nlbs) region.nlbs = withStubs(this.nlbs, c.started.nlbs, c.region.nlbs ?? []);
     if (this.groups) region.nlbServerGroups = withStubs(this.groups, c.started.groups, c.region.nlbServerGroups ?? []);
     return { ...c.slice, accounts: [{ ...this.account, regions: [region] }] };
@@ -543,7 +555,7 @@ export class ClusterReviewModel {
     const key = serviceKey(manifest.metadata as { namespace: string; name: string });
     const part = this.servicePart(c, key, changes);
     const local = auditChanged(c.slice, { now: this.options.now, settings: part ? this.clusterSettings : this.sliceSettings });
-    const wide = this.regionChecks.size > 0 ? auditChanged(this.withStubs(c), { now: this.options.now, settings: this.regionSettings }) : undefined;
+    const wide = this.regionChecks.size > 0 ? auditChanged(this.withStubs(c, this.wideClbs), { now: this.options.now, settings: this.regionSettings }) : undefined;
     const results = [...local.results, ...(part?.results ?? []), ...(wide?.results ?? [])];
     const findings = [...local.findings, ...(part?.findings ?? []), ...(wide?.findings ?? [])];
     const nextSamples = sampleMap(withOverflow(quotaUsageOf(results, QUOTA_USAGE_CHECK_IDS), applier.nodePortOverflow));

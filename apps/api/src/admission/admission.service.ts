@@ -1,12 +1,13 @@
-import { Inject, Injectable, Logger } from '@nestjs/common';
+import { Inject, Injectable, Logger, type OnModuleDestroy } from '@nestjs/common';
 import { ForecastBudgetError, ForecastBusyError, ForecastPool, ForecastUnavailableError, latestSnapshot } from '@app/audit';
 import { k8sServiceSchema, severityRank, type ClusterSnapshot, type FleetSnapshot } from '@app/domain';
-import { ClusterReviewModel, planResultOf, preparePlan, regionBaseline, ScenarioError, type PlanResult, type RegionBaseline } from '@app/forecast';
+import { ClusterReviewModel, planResultOf, preparePlan, regionBaseline, ScenarioError, type PlanResult, type RegionBaseline, type ReviewAnswer } from '@app/forecast';
 import { LRUCache } from 'lru-cache';
 import { Store, type Principal, type StoredSnapshot } from '@app/store';
 import { ApiError } from '../common/api.exception';
 import { FORECAST_POOL } from '../forecasts/forecasts.service';
 import { clustersInScope, seesWholeFleet, whatIfInScope } from '../forecasts/forecast-scope';
+import { ReviewRefusedError, ReviewThreads, reviewThreadEntry } from './review-threads';
 import { ADMISSION_API_VERSION, admissionReviewSchema, type AdmissionRequest, type AdmissionResponse, type AdmissionReviewAnswer } from './admission.schemas';
 
 /** The Service label that opts one Service into denial (`"true"`): a breach or a critical finding is then refused. */
@@ -98,17 +99,27 @@ interface JudgedService {
  * manifest, an update keeping the cluster's pods, a new Service with none), against the latest stored scan (read at
  * most once per SNAPSHOT_REUSE_MS), and the answer warns of the first breach and of the findings the change adds at
  * warning or above. The plan comes from the cluster's warm model (libs/forecast cluster-review.model.ts: built once
- * per scan and cluster, kept in an LRU of MAX_CLUSTER_MODELS, emptied when the latest scan changes; a review is one
- * small audit of the cluster's slice, a few milliseconds), or from the answers kept for the same Service object;
- * where the model cannot answer exactly, from the whole what-if in the forecast pool.
+ * per scan and cluster, emptied when the latest scan changes; a review is a few small audits of the cluster's slice,
+ * a few milliseconds), kept and computed in the review threads (review-threads.ts: models built there never stall
+ * this event loop, and reviews of clusters homed on different threads run on different cores; on this thread, in an
+ * LRU of MAX_CLUSTER_MODELS, when the thread entry is not built), or from the answers kept for the same Service
+ * object; where the model cannot answer exactly, from the whole what-if in the forecast pool. A review that comes
+ * while its cluster's model is being built waits for it up to the apiserver's deadline, then is allowed "not judged
+ * (the cluster's model is warming ...)".
  * It never fails closed: whatever keeps it from judging (no stored scan, an unknown cluster or one outside the token's
  * scope, a busy pool, a budget or the apiserver's timeout exceeded, an internal error) allows the change with one
  * warning saying so. It denies only a review that opts in (ENFORCE_LABEL on the Service, or `enforce` from the
  * webhook URL) and whose change breaches a quota or adds a critical finding.
  */
 @Injectable()
-export class AdmissionService {
+export class AdmissionService implements OnModuleDestroy {
   private readonly logger = new Logger('Admission');
+  /** The threads that keep the models and compute the reviews (review-threads.ts); absent without a built thread entry (then this thread does). */
+  private readonly threads: ReviewThreads | undefined;
+  /** Clusters whose model answered a review since the latest scan was first seen (a late answer of another is "warming"). */
+  private readonly warm = new Set<string>();
+  /** The clusters of the latest snapshot by id and by name (names may repeat), for a token that sees the whole fleet. */
+  private clusterIndex: { snapshot: FleetSnapshot; byId: Map<string, ClusterSnapshot>; byName: Map<string, ClusterSnapshot[]> } | undefined;
   /** The latest stored snapshot as last read (one read in flight shared by concurrent reviews), and when. */
   private snapshot: { readAt: number; value: Promise<StoredSnapshot> } | undefined;
   /** The scan the caches below are of: a new latest scan empties them. */
@@ -125,7 +136,14 @@ export class AdmissionService {
   constructor(
     private readonly store: Store,
     @Inject(FORECAST_POOL) private readonly pool: ForecastPool,
-  ) {}
+  ) {
+    const entry = reviewThreadEntry();
+    this.threads = entry ? new ReviewThreads(entry) : undefined;
+  }
+
+  async onModuleDestroy(): Promise<void> {
+    await this.threads?.close();
+  }
 
   /**
    * Judges one review.
@@ -193,13 +211,13 @@ export class AdmissionService {
       throw e;
     }
     const inScope = seesWholeFleet(principal) ? undefined : clustersInScope(s.snapshot, principal);
-    const target = resolveCluster(s.snapshot, cluster, inScope);
+    const target = inScope ? resolveCluster(s.snapshot, cluster, inScope) : this.resolveInFleet(s.snapshot, cluster);
     const narrowed = (plan: PlanResult): PlanResult => {
       if (!inScope) return plan;
       const step = whatIfInScope({ scenario: 'plan', steps: [plan.step], convergence: plan.convergence }, inScope, principal).steps[0]!;
       return { ...plan, step };
     };
-    const warm = this.warmPlan(s, target.clusterId, manifest);
+    const warm = await this.warmPlan(s, target, manifest, deadline);
     if (warm) return narrowed(warm);
     let prepared;
     try {
@@ -209,35 +227,56 @@ export class AdmissionService {
       throw e;
     }
     this.stats.whatIf++;
-    let timer: NodeJS.Timeout | undefined;
-    const late = new Promise<never>((_, reject) => {
-      timer = setTimeout(() => reject(new NotJudged(`no verdict within ${Math.round(deadline / 100) / 10} s`)), deadline);
-    });
     try {
-      const result = await Promise.race([this.pool.whatIf(s.snapshot, prepared.scenario, { now: new Date(s.observedAt) }), late]);
+      const result = await withDeadline(this.pool.whatIf(s.snapshot, prepared.scenario, { now: new Date(s.observedAt) }), deadline, 'no verdict');
       return planResultOf(prepared, inScope ? whatIfInScope(result, inScope, principal) : result);
     } catch (e) {
       if (e instanceof ForecastBusyError) throw new NotJudged('the forecast pool is busy');
       if (e instanceof ForecastBudgetError) throw new NotJudged('over the forecast budget');
       if (e instanceof ScenarioError) throw new NotJudged(`cannot plan: ${e.message}`);
       throw e;
-    } finally {
-      clearTimeout(timer);
     }
+  }
+
+  /**
+   * The target cluster among all the snapshot's, by id or by a unique name, from an index built once per snapshot
+   * (a review must not walk the fleet's clusters: 500 on the bench fleet).
+   * @throws NotJudged as `resolveCluster`
+   */
+  private resolveInFleet(snapshot: FleetSnapshot, given: string): ClusterSnapshot {
+    if (this.clusterIndex?.snapshot !== snapshot) {
+      const byId = new Map<string, ClusterSnapshot>();
+      const byName = new Map<string, ClusterSnapshot[]>();
+      for (const a of snapshot.accounts)
+        for (const r of a.regions)
+          for (const c of r.clusters) {
+            byId.set(c.clusterId, c);
+            if (c.name !== undefined) (byName.get(c.name) ?? byName.set(c.name, []).get(c.name)!).push(c);
+          }
+      this.clusterIndex = { snapshot, byId, byName };
+    }
+    const hit = this.clusterIndex.byId.get(given);
+    if (hit) return hit;
+    const named = this.clusterIndex.byName.get(given) ?? [];
+    if (named.length !== 1) throw new NotJudged(`cluster "${clip(given, 24)}" not in the latest scan in the token's scope`);
+    return named[0]!;
   }
 
   /**
    * The plan from the cluster's warm model (built on first use for the latest scan: the region's baseline analysis,
    * once per region, then the cluster's slice), or from the answers kept; undefined when the model cannot answer
-   * exactly (the caller runs the whole what-if in the forecast pool). Runs on the API's thread: a review is a small
-   * audit of one cluster; building a model costs one analysis of its region, once per scan.
-   * @throws NotJudged when the step refuses the Service (a ScenarioError)
+   * exactly (the caller runs the whole what-if in the forecast pool). The models live in the review threads
+   * (review-threads.ts) when the thread entry is built, else on this thread.
+   * @throws NotJudged when the step refuses the Service (a ScenarioError), or when no answer comes within `deadline`
+   *   ms (saying the model is warming when the cluster's model has not answered yet since the scan)
    */
-  private warmPlan(s: StoredSnapshot, clusterId: string, manifest: ReturnType<typeof serviceManifest>): PlanResult | undefined {
+  private async warmPlan(s: StoredSnapshot, target: ClusterSnapshot, manifest: ReturnType<typeof serviceManifest>, deadline: number): Promise<PlanResult | undefined> {
+    const clusterId = target.clusterId;
     if (this.modelledScan !== s.scanId) {
       this.models.clear();
       this.baselines.clear();
       this.answers.clear();
+      this.warm.clear();
       this.modelledScan = s.scanId;
     }
     const key = `${clusterId}\u0000${JSON.stringify(manifest)}`;
@@ -246,26 +285,54 @@ export class AdmissionService {
       this.stats.remembered++;
       return remembered;
     }
-    const options = { now: new Date(s.observedAt) };
-    let model = this.models.get(clusterId);
+    let answer: ReviewAnswer;
     try {
-      if (!model) {
-        const { accountId, regionId } = clusterRegion(s.snapshot, clusterId);
-        let baseline = this.baselines.get(`${accountId}/${regionId}`);
-        if (!baseline) this.baselines.set(`${accountId}/${regionId}`, (baseline = regionBaseline(s.snapshot, clusterId, options)));
-        model = new ClusterReviewModel(s.snapshot, clusterId, baseline, options);
-        this.models.set(clusterId, model);
-        this.stats.modelsBuilt++;
-      }
-      const answer = model.review(manifest);
-      if ('fallback' in answer) return undefined;
-      this.stats.model++;
-      this.answers.set(key, answer.plan);
-      return answer.plan;
+      if (this.threads) {
+        const why = this.warm.has(clusterId) ? 'no verdict' : "the cluster's model is warming (its first review since the scan); no verdict";
+        const r = await withDeadline(this.threads.review(s, clusterId, target.accountId, target.regionId, manifest), deadline, why);
+        if (r.buildMs !== null) this.stats.modelsBuilt++;
+        answer = r.answer;
+      } else answer = this.modelOnThisThread(s, clusterId).review(manifest);
     } catch (e) {
-      if (e instanceof ScenarioError) throw new NotJudged(`cannot plan: ${e.message}`);
+      if (e instanceof ScenarioError || e instanceof ReviewRefusedError) throw new NotJudged(`cannot plan: ${e.message}`);
       throw e;
     }
+    if (this.modelledScan !== s.scanId) return 'fallback' in answer ? undefined : answer.plan;
+    this.warm.add(clusterId);
+    if ('fallback' in answer) return undefined;
+    this.stats.model++;
+    this.answers.set(key, answer.plan);
+    return answer.plan;
+  }
+
+  /** The cluster's model on this thread (no review threads), built on first use. */
+  private modelOnThisThread(s: StoredSnapshot, clusterId: string): ClusterReviewModel {
+    let model = this.models.get(clusterId);
+    if (model) return model;
+    const options = { now: new Date(s.observedAt) };
+    const { accountId, regionId } = clusterRegion(s.snapshot, clusterId);
+    let baseline = this.baselines.get(`${accountId}/${regionId}`);
+    if (!baseline) this.baselines.set(`${accountId}/${regionId}`, (baseline = regionBaseline(s.snapshot, clusterId, options)));
+    model = new ClusterReviewModel(s.snapshot, clusterId, baseline, options);
+    this.models.set(clusterId, model);
+    this.stats.modelsBuilt++;
+    return model;
+  }
+}
+
+/**
+ * `work`, or NotJudged (`<why> within <s> s`) when it has not settled within `ms` (the work goes on: a model being
+ * built is kept for the next review).
+ */
+async function withDeadline<T>(work: Promise<T>, ms: number, why: string): Promise<T> {
+  let timer: NodeJS.Timeout | undefined;
+  const late = new Promise<never>((_, reject) => {
+    timer = setTimeout(() => reject(new NotJudged(`${why} within ${Math.round(ms / 100) / 10} s`)), ms);
+  });
+  try {
+    return await Promise.race([work, late]);
+  } finally {
+    clearTimeout(timer);
   }
 }
 
