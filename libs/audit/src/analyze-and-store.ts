@@ -144,15 +144,27 @@ export async function analyzeAndStore(snapshot: FleetSnapshot, req: AnalyzeAndSt
   const skipped = skippedResultsOf(results);
   const finishedAt = new Date();
   const analysis: ScanAnalysis = { results, findings, skipped, summary, finishedAt, ...(req.settings?.owners ? { owners: req.settings.owners } : {}) };
-  if (req.store) await storeAnalysis(req.store, req.scanId, snapshot, analysis, req.onPhase, index);
+  if (req.store) await storeAnalysis(req.store, req.scanId, snapshot, analysis, { ...(req.onPhase ? { onPhase: req.onPhase } : {}), ...(index ? { index } : {}) });
   return analysis;
+}
+
+/** Options of `storeAnalysis`. */
+export interface StoreAnalysisOptions {
+  /** Called before and after the store step (progress bars). */
+  onPhase?: (phase: 'store', done: 0 | 1) => void;
+  /** The FleetIndex the audit used (built again when omitted). */
+  index?: FleetIndex;
+  /**
+   * Called once the scan is visible to readers (its last transaction committed), before the table statistics and
+   * quota trend fits that `store.scans.complete` refreshes after it (bench:scale times both).
+   */
+  onVisible?: () => void;
 }
 
 /**
  * The store step of `analyzeAndStore` on its own: complete the scan row `scanId` with an analysis
  * of `snapshot` (findings, coverage, skipped results, quota usage samples, the snapshot, its fleet
- * graph and the summary in one transaction: `store.scans.complete`).
- * @param index the FleetIndex the audit used (built again when omitted)
+ * graph and the summary: `store.scans.complete`, which makes them visible at once).
  * @throws StoreError NOT_FOUND when the row does not exist, CONFLICT when it failed, UNAVAILABLE
  *   when PostgreSQL stays unreachable
  */
@@ -161,8 +173,7 @@ export async function storeAnalysis(
   scanId: string,
   snapshot: FleetSnapshot,
   analysis: ScanAnalysis,
-  onPhase?: (phase: 'store', done: 0 | 1) => void,
-  index?: FleetIndex,
+  { onPhase, index, onVisible }: StoreAnalysisOptions = {},
 ): Promise<void> {
   onPhase?.('store', 0);
   // The stored snapshot carries each cluster's team: the API's headroom and what-if read it without audit settings.
@@ -178,6 +189,7 @@ export async function storeAnalysis(
     graph: buildFleetGraph(snapshot, index),
     summary: analysis.summary,
     finishedAt: analysis.finishedAt,
+    ...(onVisible ? { onVisible } : {}),
   });
   onPhase?.('store', 1);
 }

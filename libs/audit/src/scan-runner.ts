@@ -110,7 +110,7 @@ export async function runScan(request: ScanRequest, store?: Store | Promise<Stor
     const analysis = await analyzeAndStore(snapshot, { ...analyzeRequest(request, scanId), ...(index ? { index } : {}) });
     const outcome = outcomeOf(scanId, sourceKind, startedAt, snapshot, analysis);
     await request.onAnalyzed?.(outcome);
-    if (store) await storeAnalysis(store, scanId, snapshot, analysis, onStorePhase(request), index);
+    if (store) await storeAnalysis(store, scanId, snapshot, analysis, { ...storePhaseOf(request), index });
     // A live scan also records what Quota Center decided on the stored applications since the last one. Best effort:
     // the scan is stored already, and the next scan or `quota request` run refreshes them again.
     if (store && request.source.kind === 'live') await refreshQuotaApplicationsOf(store, request.source.config).catch(() => undefined);
@@ -171,7 +171,7 @@ async function runScanDeferredStore(request: ScanRequest, storeReady: Promise<St
   await store.scans.create({ id: scanId, source: sourceKind, fleetName: snapshot.name, startedAt, processingStartedAt });
   const stopHeartbeat = startScanHeartbeat(store.scans, scanId);
   try {
-    await storeAnalysis(store, scanId, snapshot, analysis, onStorePhase(request), index);
+    await storeAnalysis(store, scanId, snapshot, analysis, { ...storePhaseOf(request), index });
   } catch (e) {
     // Error path: the lease expires and a reaper fails the row if this cannot; `e` is thrown either way.
     await store.scans.fail(scanId, oneLineReason(e)).catch(() => undefined);
@@ -210,9 +210,9 @@ function analyzeRequest(request: ScanRequest, scanId: string): Parameters<typeof
 }
 
 /** Progress of the store step. */
-function onStorePhase(request: ScanRequest): ((phase: 'store', done: 0 | 1) => void) | undefined {
+function storePhaseOf(request: ScanRequest): { onPhase?: (phase: 'store', done: 0 | 1) => void } {
   const onProgress = request.onProgress;
-  return onProgress ? (phase, done) => onProgress({ phase, done, total: 1 }) : undefined;
+  return onProgress ? { onPhase: (phase, done) => onProgress({ phase, done, total: 1 }) } : {};
 }
 
 /** The scan record, findings and results of an analyzed snapshot. */

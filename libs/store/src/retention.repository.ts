@@ -19,6 +19,9 @@ export const PRUNED_SCAN_TABLES = [
   'graph_server_groups',
   'graph_ecs_instances',
   'graph_nlbs',
+  // Bookkeeping of a chunked store in flight (scan-store.ts): none is left once a scan ended, and its chunk rows go
+  // with it (ON DELETE CASCADE).
+  'scan_store_attempts',
 ] as const;
 
 /** Tables retention removes rows from (a scan's deletion adds `quota_usage` and the `scans` row). */

@@ -183,6 +183,7 @@ export class ScanRepository {
       this.chunked && (await this.chunked.available())
         ? await this.completeChunked(this.chunked, id, input, summary)
         : await withStoreRetry(`cannot store scan ${id}`, () => this.completeOnce(id, input, summary));
+    input.onVisible?.();
     // Fresh statistics for the tables just written, so finding pages keep using the scan's index
     // instead of a hash join over every row planned from stale counts, and the
     // quota history reads (forecasts) theirs. ANALYZE samples a bounded number of pages

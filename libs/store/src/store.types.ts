@@ -102,6 +102,11 @@ export interface CompleteScanInput {
    * Not called by the single-transaction store (`Store.open({ copy: false })`).
    */
   onChunk?: (chunk: StoredChunk) => void;
+  /**
+   * Called once the scan is visible to readers (the transaction marking it succeeded committed), before the table
+   * statistics and quota trend fits that `complete` refreshes after it. Default: none.
+   */
+  onVisible?: () => void;
 }
 
 /** A chunk of a chunked store of a scan, committed (scan-store.ts). */
