@@ -25,6 +25,8 @@ describe('the load-balancer kinds', () => {
     expect(kindsInUse([nlbService, clbService, nlbService])).toEqual(['clb', 'nlb']);
     expect(kindsInUse([nlbService])).toEqual(['nlb']);
     expect(kindsInUse([])).toEqual([]);
+    // A Service no controller takes counts for no kind.
+    expect(kindsInUse([k8sService({ type: 'ClusterIP' }), nlbService])).toEqual(['nlb']);
   });
 
   it('own their finalizer (CCM ServiceFinalizer, NLBFinalizer) and their controller minimum', () => {
