@@ -14,7 +14,7 @@
  *    stays `submitting` for the next run's step 1.
  */
 import { createAccountClients, defaultCredentialsFor, isQuotaCenterRefusal, quotaCenterPort, type ScanAccount, type ScanConfig } from '@app/collectors';
-import type { FleetSnapshot, QuotaApplicationRecord } from '@app/domain';
+import { standingRefusals, type FleetSnapshot, type QuotaApplicationRecord } from '@app/domain';
 import type { QuotaApplicationRef, QuotaPlan, QuotaPlanRow, QuotaPlanSettings, Scenario } from '@app/forecast';
 import type { Store, StoredQuotaApplication } from '@app/store';
 import { quotaPlanFromStore } from './quota-plan-runner';
@@ -33,9 +33,12 @@ export interface QuotaRequestOutcome {
    * - `failed`: Quota Center refused the call (the message says why);
    * - `abandoned`: a run stopped before Quota Center answered had not filed it (the plan files it again if needed);
    * - `unknown`: the call's outcome is not known (timeout, 5xx): the next run reconciles it;
-   * - `skipped`: the account is not in the scan config (no credentials to file with).
+   * - `skipped`: the account is not in the scan config (no credentials to file with);
+   * - `refused-before`: Quota Center's reviewer refused the quota's latest application and that refusal stands
+   *   (`standingRefusal`): nothing is filed over it unless `retryRefused` says so, so a run on a schedule never sends
+   *   the reviewer the same request again.
    */
-  outcome: 'would-file' | 'filed' | 'adopted' | 'open' | 'failed' | 'abandoned' | 'unknown' | 'skipped';
+  outcome: 'would-file' | 'filed' | 'adopted' | 'open' | 'failed' | 'abandoned' | 'unknown' | 'skipped' | 'refused-before';
   desireValue: number | null;
   application: StoredQuotaApplication | null;
   message: string;
@@ -73,6 +76,45 @@ export interface QuotaRequestOptions {
   scenarios?: readonly Scenario[];
   /** Whether an error of a call means Quota Center refused it (4xx: stored `failed`) rather than an unknown outcome. */
   isRefusal?: (e: unknown) => boolean;
+  /** File a quota whose latest application was refused (default: report it `refused-before` and file nothing). */
+  retryRefused?: boolean;
+}
+
+/** A refusal that stands for a quota: the refused application, as the scan or the store knows it. */
+export interface StandingRefusalRef {
+  applicationId: string;
+  desireValue: number;
+  auditReason: string | null;
+  /** When it was filed or decided, ISO 8601; null when not known. */
+  at: string | null;
+}
+
+/**
+ * The refusal that stands for a quota of one account and region, if any: the scan's (`standingRefusals` over the
+ * applications the latest scan read, filed by anyone), else this tool's latest stored application of the quota when
+ * it is `Disagree` and the scan did not read it yet (refused after the scan). A refused application the scan read and
+ * judged no longer standing (a later application, or a limit that reached the asked value) does not count.
+ * @param stored this tool's applications, newest first (`quotaApplications.list`)
+ */
+export function standingRefusal(
+  key: { accountId: string; regionId: string; productCode: string; quotaActionCode: string },
+  snapshot: FleetSnapshot,
+  stored: readonly StoredQuotaApplication[],
+): StandingRefusalRef | undefined {
+  const region = snapshot.accounts.find((a) => a.accountId === key.accountId)?.regions.find((r) => r.regionId === key.regionId);
+  const fromScan = region
+    ? standingRefusals(region).find((x) => x.application.productCode === key.productCode && x.application.quotaActionCode === key.quotaActionCode)
+    : undefined;
+  if (fromScan) {
+    const a = fromScan.application;
+    return { applicationId: a.applicationId, desireValue: a.desireValue, auditReason: a.auditReason ?? null, at: a.applyTime ?? null };
+  }
+  const latest = stored.find(
+    (a) => a.accountId === key.accountId && a.regionId === key.regionId && a.productCode === key.productCode && a.quotaActionCode === key.quotaActionCode,
+  );
+  if (latest?.status !== 'Disagree' || !latest.applicationId) return undefined;
+  if (region?.quotaApplications?.some((a) => a.applicationId === latest.applicationId)) return undefined;
+  return { applicationId: latest.applicationId, desireValue: latest.desireValue, auditReason: latest.auditReason, at: latest.updatedAt };
 }
 
 const STATUSES = new Set(['Process', 'Agree', 'Disagree', 'Cancel']);
@@ -149,19 +191,31 @@ export async function requestQuotas(store: Store, o: QuotaRequestOptions): Promi
         status: 'Process',
         desireValue: a.desireValue,
       }));
-  const { plan } = await quotaPlanFromStore(store, {
+  const { plan, snapshot } = await quotaPlanFromStore(store, {
     ...(o.now ? { now: o.now } : {}),
     ...(o.settings ? { settings: o.settings } : {}),
     ...(o.scenarios ? { scenarios: o.scenarios } : {}),
     applications: holding,
   });
   const known = new Set(o.accounts.map((a) => a.accountId));
+  const history = await store.quotaApplications.list({ accountIds: [...known] });
   for (const row of plan.rows) {
     if (row.action !== 'request' || row.requestValue === null) continue;
     const key = { accountId: row.accountId, regionId: row.regionId, productCode: row.productCode, quotaActionCode: row.quotaActionCode };
     const base = { ...key, desireValue: row.requestValue };
     if (!known.has(row.accountId)) {
       outcomes.push({ ...base, outcome: 'skipped', application: null, message: `account ${row.accountId} is not in the scan config: no credentials to file with` });
+      continue;
+    }
+    const refused = o.retryRefused ? undefined : standingRefusal(key, snapshot, history);
+    if (refused) {
+      const why = refused.auditReason ? `"${refused.auditReason}"` : 'no reason given';
+      outcomes.push({
+        ...base,
+        outcome: 'refused-before',
+        application: null,
+        message: `Quota Center refused ${refused.applicationId} (asked ${refused.desireValue}${refused.at ? `, ${refused.at}` : ''}): ${why}; address it, then run with --retry-refused to file ${row.requestValue}`,
+      });
       continue;
     }
     if (!o.apply) {

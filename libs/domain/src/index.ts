@@ -11,6 +11,7 @@ export { coverageKey, targetKey, targetLabel } from './scan-target';
 export { CLUSTER_ID_PREFIX_LENGTH, clusterLabel, resolveClusterRef } from './cluster-label';
 export type { NamedCluster } from './cluster-label';
 export { DEFAULT_OWNER_TAG_KEY, TEAM_NAME, assignTeams, clustersOf, teamOf, withSampleTeams, type OwnerSettings } from './owners';
+export { standingRefusals, type StandingRefusal } from './quota-applications.model';
 export type { CrawlTarget, TargetPlace } from './scan-target';
 export {
   SEVERITIES,

@@ -154,6 +154,7 @@ async function runPlan(o: PlanOptions): Promise<number> {
 interface RequestOptions extends Omit<PlanOptions, 'format'> {
   config?: string;
   apply?: boolean;
+  retryRefused?: boolean;
   requestedBy?: string;
   format: 'table' | 'json';
 }
@@ -187,6 +188,7 @@ async function runRequest(o: RequestOptions): Promise<number> {
       },
       isRefusal: isQuotaCenterRefusal,
       apply: o.apply === true,
+      retryRefused: o.retryRefused === true,
       requestedBy: o.requestedBy ?? userInfo().username,
       ...(now ? { now } : {}),
       settings: { ...(o.horizon !== undefined ? { horizonDays: o.horizon } : {}), ...(o.margin !== undefined ? { marginPercent: o.margin } : {}) },
@@ -196,7 +198,11 @@ async function runRequest(o: RequestOptions): Promise<number> {
     await store.close();
   }
   emit(o.out, (style) => (o.format === 'json' ? `${JSON.stringify({ apply: o.apply === true, outcomes }, null, 2)}\n` : renderQuotaRequests(outcomes, o.apply === true, style)));
-  return outcomes.some((x) => x.outcome === 'failed' || x.outcome === 'unknown') ? 1 : EXIT_OK;
+  // A refused call or application, an unknown outcome, or (when filing) a quota held back by a standing refusal needs
+  // a person.
+  const needsAPerson = (x: QuotaRequestOutcome) =>
+    x.outcome === 'failed' || x.outcome === 'unknown' || (o.apply === true && x.outcome === 'refused-before') || (x.outcome === 'filed' && x.application?.status === 'Disagree');
+  return outcomes.some(needsAPerson) ? 1 : EXIT_OK;
 }
 
 /** Build the `quota` command and its subcommands. */
@@ -229,6 +235,7 @@ export function quotaCommand(run: (p: Promise<number>) => void): Command {
       .addOption(new Option('--database-url <url>', 'PostgreSQL with stored scans').env('DATABASE_URL'))
       .option('--config <file>', 'scan config: the accounts and their credentials (the write policy: fleet-audit iam-policy --quota-requests)')
       .option('--apply', 'file the applications (default: a dry run)')
+      .option('--retry-refused', 'also file quotas whose latest application Quota Center refused (default: report them refused-before)')
       .option('--requested-by <name>', 'who asks, stored with every application (default: the OS user)')
       .option('--now <iso-time>', 'plan clock (default: now)')
       .option('--horizon <days>', 'days the value must cover (default 30)', positiveInt('--horizon'))
