@@ -3,7 +3,7 @@
  * `runScan` of the CLI and the API, and the worker's analyze job after the distributed crawl).
  *
  * ARCHITECTURE.md "The one data flow": snapshot -> index -> every check -> findings, skipped results,
- * quota usage samples, summary -> stored with the coverage in one transaction (`store.scans.complete`).
+ * quota usage samples, summary -> stored with the coverage, visible at once (`store.scans.complete`).
  */
 import { buildFleetGraph, FleetIndex, QUOTA_USAGE_CHECK_IDS, runAudit, type PartialAuditSettings } from '@app/checks';
 import {
@@ -69,7 +69,7 @@ export interface AnalyzeAndStoreRequest {
   /** Analysis clock. */
   now: Date;
   settings?: PartialAuditSettings;
-  /** When given, the scan is completed in it: findings, coverage, skipped, quota usage, the snapshot and summary in one transaction. */
+  /** When given, the scan is completed in it: findings, coverage, skipped, quota usage, the snapshot and summary, visible at once. */
   store?: Store;
   /** The snapshot's FleetIndex when the caller built it already (reused for the stored fleet graph). */
   index?: FleetIndex;

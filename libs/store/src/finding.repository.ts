@@ -134,7 +134,8 @@ function describeFilters(q: Pick<FindingQuery, 'checkId' | 'severity' | 'account
 
 /**
  * Findings of scans: paged, filtered reads for the API and full reads for reports. Writes happen
- * only inside `ScanRepository.complete` (one transaction per scan) through `replaceForScan`.
+ * only by `ScanRepository.complete` (COPY chunks through scan-store.ts, or `replaceForScan` in one transaction) and by
+ * the shards of a sharded scan (`insertForScan`).
  */
 export class FindingRepository {
   /**

@@ -249,7 +249,8 @@ function ecsInstanceFilters(f: EcsInstanceListFilter): Filters {
  * The stored fleet graph of each succeeded scan (tables `graph_*`, migration 1797300000000) and the quota
  * usage rows (`quota_usage`) as the API reads them: keyset pages with opaque cursors, and batch reads made for
  * DataLoaders (one SQL statement per batch of parent ids, whatever their number). Writes happen only inside
- * `ScanRepository.complete` (one transaction per scan) through `replaceForScan`.
+ * `ScanRepository.complete` (COPY chunks through `copyParts` and scan-store.ts, or `replaceForScan` in one
+ * transaction) and by the shards of a sharded scan (`insertForScan`).
  *
  * Every read takes the caller's principal (`Scoped`) and filters `account_id` in SQL (principal.ts: the one
  * policy layer), and for a team-scoped principal the rows of its teams (team-scope.util.ts: rows of its clusters,

@@ -78,7 +78,8 @@ export interface QuotaUsageRow extends ResourceRow {
 
 /**
  * Quota usage samples of scans (table `quota_usage`). Writes happen only inside
- * `ScanRepository.complete` (one transaction per scan) through `replaceForScan`.
+ * `ScanRepository.complete` (COPY chunks through scan-store.ts, or `replaceForScan` in one transaction) and by the
+ * shards of a sharded scan (`insertForScan`).
  */
 export class QuotaUsageRepository {
   /** @param pool the store's connection pool */

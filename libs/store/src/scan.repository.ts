@@ -114,7 +114,7 @@ function isScoped(scope: Scoped): boolean {
 }
 
 /**
- * Scans: create (running), complete (succeeded, with findings, in one transaction), fail, read.
+ * Scans: create (running), complete (succeeded, with findings, visible at once), fail, read.
  *
  * State rules: `complete` is allowed on a running scan and again on a succeeded one (idempotent:
  * it replaces the stored result); `fail` is allowed on a running or failed scan. Completing a
@@ -165,17 +165,21 @@ export class ScanRepository {
   }
 
   /**
-   * Mark a scan succeeded and store its findings, fingerprint sightings, coverage, skipped results and summary,
-   * all in ONE transaction: readers see either the running scan without findings or the whole
-   * result, never a half-written one.
+   * Mark a scan succeeded and store its findings, fingerprint sightings, coverage, skipped results, quota samples,
+   * snapshot, fleet graph and summary, visible to readers at once: they see either the running scan without a result
+   * or the whole result, never a half-written one. With the chunked store (scan-store.ts) the rows go in with COPY
+   * in chunks committed as they go and one last transaction marks the scan succeeded; without it (PGlite) it is all
+   * one transaction. Then the table statistics and the quota trend fits are refreshed (best effort).
    * @param id the scan
-   * @param input findings (any number; inserted in chunks), coverage, summary (default: counted
-   *   from findings), finishedAt (default: now)
+   * @param input findings (any number; deduplicated by fingerprint, the most severe kept), coverage, summary
+   *   (default: counted from findings), finishedAt (default: now), `onChunk` / `onVisible` progress hooks
    * @returns the succeeded scan
-   * Retried with backoff while the connection is lost (a PostgreSQL restart): the transaction is
-   * all-or-nothing and completing a succeeded scan again replaces its result, so a retry is safe.
-   * @throws StoreError NOT_FOUND (no such scan), CONFLICT (the scan failed), UNAVAILABLE (the
-   *   connection stayed lost through every retry)
+   * Retried with backoff while the connection is lost (a PostgreSQL restart): committed chunks are kept and the
+   * store resumes after them; the last transaction is all-or-nothing, and completing a succeeded scan again
+   * replaces its result, so a retry is safe.
+   * @throws StoreError NOT_FOUND (no such scan), CONFLICT (the scan failed, or another attempt took the store
+   *   over), UNAVAILABLE (the connection stayed lost through every retry); the driver's error for rows PostgreSQL
+   *   refuses (nothing of this attempt is left behind)
    */
   async complete(id: string, input: CompleteScanInput): Promise<StoredScan> {
     const summary = input.summary ?? summarizeFindings(input.findings);

@@ -58,7 +58,7 @@ export interface StoreOptions {
  * repositories. One instance per process; share it.
  */
 export class Store {
-  /** Scans: create, complete (with findings, one transaction), fail, get, list, latest. */
+  /** Scans: create, complete (with findings, visible at once), fail, get, list, latest. */
   readonly scans: ScanRepository;
   /** Findings: filtered pages for the API, full reads for reports. */
   readonly findings: FindingRepository;

@@ -81,7 +81,7 @@ export interface CreateScanInput {
   id?: string;
 }
 
-/** Input of `scans.complete`: everything a succeeded scan stores, written in one transaction. */
+/** Input of `scans.complete`: everything a succeeded scan stores, visible to readers at once. */
 export interface CompleteScanInput {
   findings: readonly Finding[];
   coverage: readonly CoverageEntry[];
