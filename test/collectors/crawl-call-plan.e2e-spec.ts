@@ -52,6 +52,9 @@ function plannedCalls(fleet: WireFleet, accountId: string): Record<string, numbe
     const quotas = r.quotas ?? [];
     for (const product of ['slb', 'nlb'])
       add('ListProductQuotas', ceil(quotas.filter((q) => (q.ProductCode ?? 'slb') === product).length, 100));
+    const applications = r.quotaApplications ?? [];
+    for (const product of ['slb', 'nlb'])
+      add('ListQuotaApplications', ceil(applications.filter((q) => (q.ProductCode ?? 'slb') === product).length, 200));
     const nlb = r.nlb ?? EMPTY_NLB;
     add('ListLoadBalancers', ceil(nlb.loadBalancers.length, 100));
     for (let i = 0; i < nlb.loadBalancers.length; i += 20) {
@@ -163,6 +166,8 @@ describe('the live crawl follows the minimal call plan (CALL-PLAN.md)', () => {
     expect(stats.calls[ACCOUNT]?.['ListListeners']).toBe(2);
     // SLB and NLB quotas in each of the 2 regions
     expect(stats.calls[ACCOUNT]?.['ListProductQuotas']).toBe(4);
+    // and their applications (none filed): one empty page per product and region
+    expect(stats.calls[ACCOUNT]?.['ListQuotaApplications']).toBe(4);
   });
 
   it('keeps to qpsPerAccount: never throttled by per-API limits of twice the budget', async () => {
