@@ -14,13 +14,15 @@
  * scan: one analysis of its region) and checks that a review is judged; its time is printed apart.
  * Prints the machine probe (bench/machine-probe.ts), p50 / p95 / p99 / max (ms, every response), the rate reached,
  * errors (non-2xx, timeouts), how many answers were "not judged" (fail-open), the API's CPU ms per review, the load
- * average, and one JSON line last. The issue's target: p99 <= 50 ms at 200 reviews/s on the 1M-backend fleet.
+ * average, and one JSON line last. The API's CPU per review counts all its threads (the review models run in the review
+ * threads, apps/api/src/admission/review-threads.ts); the event loop's busy time per review is printed beside it. The issue's target: p99 <= 50 ms at 200 reviews/s on the 1M-backend fleet.
  * `BENCH_ADMISSION_CPU_PROF=<dir>` writes a CPU profile of the API child there. `--repeat`: every measured review is one of
  * the four warm-up Services of its target (answered from memory), which gives the route's cost without the model.
  */
 import { fork, type ChildProcess } from 'node:child_process';
 import type autocannon from 'autocannon';
 import { randomBytes } from 'node:crypto';
+import { performance } from 'node:perf_hooks';
 import { analyzeAndStore } from '@app/audit';
 import { Store } from '@app/store';
 import type { FleetSnapshot } from '@app/domain';
@@ -129,6 +131,7 @@ async function main(): Promise<void> {
       for (let i = 0; i < 40; i++) await fetch(`${origin}/v1/admission/${names[i % names.length]}?timeout=5s`, { method: 'POST', headers, body: review(n++) });
       console.log(`warm-up: first review of each target cluster (snapshot read, model built) ${Object.entries(warm).map(([k, v]) => `${k} ${v} ms`).join(', ')}`);
       let notJudged = 0;
+      const eluBefore = await childElu(child);
       const result = await measureLoad(child, {
         url: origin,
         connections: Math.min(50, rate),
@@ -147,6 +150,10 @@ async function main(): Promise<void> {
         // Each answer is one small body chunk: count the fail-open ones.
         setupClient: (client) => client.on('body', (chunk: Buffer) => void (chunk.includes('not judged') && notJudged++)),
       });
+      const eluAfter = await childElu(child);
+      // The API's event loop (HTTP, NestJS, validation, serialisation; the models run in the review threads): its busy
+      // time per review, wall ms (performance.eventLoopUtilization), against the whole process's CPU per review.
+      const mainMsPerReview = result.requests ? Math.round(((eluAfter.active - eluBefore.active) / result.requests) * 1000) / 1000 : null;
       const out = {
         bench: 'admission',
         fleet: `bench (${clusters} clusters)`,
@@ -156,13 +163,17 @@ async function main(): Promise<void> {
         seconds,
         repeat,
         ...result,
+        mainMsPerReview,
         notJudged,
         warmUpMs: warm,
         probe: probeJson(probe),
         loadAvg1m: loadAvg1m(),
       };
       console.log(`admission at ${rate} reviews/s for ${seconds} s: ${result.rps} answered/s, p50 ${result.p50Ms} ms, p95 ${result.p95Ms} ms, p99 ${result.p99Ms} ms, max ${result.maxMs} ms`);
-      console.log(`errors ${result.errors}, not judged (fail-open) ${notJudged} of ${result.requests}, API CPU ${result.apiCpuMsPerRequest} ms per review, load average ${out.loadAvg1m}`);
+      console.log(
+        `errors ${result.errors}, not judged (fail-open) ${notJudged} of ${result.requests}, API CPU ${result.apiCpuMsPerRequest} ms per review ` +
+          `(all threads; the event loop busy ${mainMsPerReview} ms per review), load average ${out.loadAvg1m}`,
+      );
       console.log(JSON.stringify(out));
     } finally {
       if (child.exitCode === null) {
@@ -173,7 +184,24 @@ async function main(): Promise<void> {
   });
 }
 
+/** The API child's event-loop utilisation so far (`performance.eventLoopUtilization`: active and idle ms). */
+function childElu(child: ChildProcess): Promise<{ active: number; idle: number }> {
+  return new Promise((resolve) => {
+    const onMessage = (m: unknown) => {
+      if (typeof m === 'object' && m !== null && 'elu' in m) {
+        child.off('message', onMessage);
+        resolve((m as { elu: { active: number; idle: number } }).elu);
+      }
+    };
+    child.on('message', onMessage);
+    child.send('elu');
+  });
+}
+
 if (process.argv.includes('--serve')) {
+  process.on('message', (m: unknown) => {
+    if (m === 'elu') process.send?.({ elu: performance.eventLoopUtilization() });
+  });
   serveApiChild({ databaseUrl: process.env.BENCH_DB_URL as string, bootstrapToken: process.env.BENCH_BOOTSTRAP as string, tokenHashKey: process.env.BENCH_HASH_KEY as string }).catch((e: unknown) => {
     process.stderr.write(`bench:admission server: ${e instanceof Error ? e.message : String(e)}\n`);
     process.exit(1);
