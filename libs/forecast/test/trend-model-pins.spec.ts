@@ -20,7 +20,7 @@ import {
   theilSen,
   type QuotaObservation,
   type TheilSenFit,
-} from '@app/forecast';
+} from '../src/trend.model';
 
 const DAY = 86_400_000;
 const HOUR = 3_600_000;
@@ -228,6 +228,17 @@ describe('daysUntilEdge against a bisection of the edge', () => {
     );
   });
 
+  it('an edge whose far-out growth equals the slope (the quadratic degenerates to a line) crosses where bisection says', () => {
+    // k^2 / span^2 = slope^2 exactly: the h^2 terms cancel (a = 0) and the crossing is the linear root.
+    const fit: TheilSenFit = { slope: 1, slopeLow: 1, slopeHigh: 1, intercept: 0, residualLow: -1, residualHigh: 1 };
+    const upper = daysUntilEdge(fit, 4.026, 10, TREND_BAND.high)!;
+    expect(upper).toBeGreaterThan(0);
+    expect(Math.abs(upper - bisect(fit, 4.026, 10, TREND_BAND.high)!)).toBeLessThan(1e-9);
+    // the lower edge of the same shape tends to intercept - span / 2 and never reaches a limit above it
+    expect(daysUntilEdge(fit, 4.86, 10, TREND_BAND.low)).toBeNull();
+    expect(bisect(fit, 4.86, 10, TREND_BAND.low)).toBeNull();
+  });
+
   it('worked cases: a line, an edge already over the limit, a lower edge that never gets there', () => {
     const line: TheilSenFit = { slope: 2, slopeLow: 2, slopeHigh: 2, intercept: 10, residualLow: 0, residualHigh: 0 };
     expect(daysUntilEdge(line, 10, 30, TREND_BAND.high)).toBe(10);
@@ -389,6 +400,21 @@ describe('forecastTrend, pinned', () => {
     expect(f.samples).toBe(4);
     expect(f.used).toBe(114);
     expect(f.slopePerDay).toBe(1);
+  });
+
+  it('samples that all share one time fit no line: insufficient data even when the count and span thresholds are off', () => {
+    const same = [0, 1, 2].map((i) => ({ at: NOW - DAY, used: 100 + i, limit: 400 }));
+    expect(forecastTrend(same, NOW, { minSamples: 2, minSpanHours: 0 })).toMatchObject({ status: 'insufficient_data', samples: 3, slopePerDay: null });
+  });
+
+  it('a clock past the p10 crossing clamps it at 0 seconds, exhausting now', () => {
+    // An exact line (no residual spread: the band has no width): 170 + 10 a day reaches 200 in 3 days.
+    const obs = Array.from({ length: 8 }, (_, i) => ({ at: NOW - (7 - i) * DAY, used: 100 + 10 * i, limit: 200 }));
+    expect(forecastTrend(obs, NOW).secondsToExhaustion).toEqual({ p10: 3 * 86_400, p50: 3 * 86_400, p90: 3 * 86_400 });
+    const late = forecastTrend(obs, NOW + 5 * DAY);
+    expect(late.status).toBe('ok');
+    expect(late.secondsToExhaustion).toEqual({ p10: 0, p50: 0, p90: 0 });
+    expect(late.exhaustsAt.p50).toBe(new Date(NOW + 5 * DAY).toISOString());
   });
 
   it('the thresholds are inclusive where the documentation says so', () => {

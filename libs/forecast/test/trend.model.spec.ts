@@ -1,6 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import fc from 'fast-check';
-import { fitTrendWindow, forecastFittedTrends, forecastTrend, forecastTrendWith, forecastTrends, normalQuantile, projectTrend, resolveTrendSettings, theilSen, type QuotaObservation } from '@app/forecast';
+import { fitTrendWindow, forecastTrend, forecastTrendWith, normalQuantile, projectTrend, resolveTrendSettings, theilSen, type QuotaObservation } from '../src/trend.model';
+import { forecastFittedTrends, forecastTrends } from '../src/trends';
 
 const DAY = 86_400_000;
 const NOW = Date.parse('2026-11-20T00:00:00Z');
