@@ -126,8 +126,36 @@ export function nothingReadReason(snapshot: FleetSnapshot): string | undefined {
   return `nothing could be read: ${first.api} on account ${first.accountId}${first.regionId ? `/${first.regionId}` : ''} failed with ${first.errorCode ?? 'an error'}: ${first.message ?? ''}`.trim();
 }
 
+/** Inputs of `analyzeSnapshot`. */
+export interface AnalyzeRequest {
+  /** The scan's id (named by a ScanFailedError). */
+  scanId: string;
+  /** Analysis clock. */
+  now: Date;
+  settings?: PartialAuditSettings;
+  /** The snapshot's FleetIndex when the caller built it already (reused later for the stored fleet graph). */
+  index?: FleetIndex;
+}
+
 /**
- * Analyze a snapshot (every enabled check) and, with a store, complete the scan with the outcome.
+ * The analyze step of a scan on its own: every enabled check on the snapshot, its summary and skipped results. It
+ * calls nothing of its caller's: the scan runner reads the fleet, calls this, then `storeAnalysis`, in that order.
+ * @returns results, findings, skipped results, the summary and the finish time
+ * @throws ScanFailedError when the scan read nothing (`nothingReadReason`)
+ */
+export function analyzeSnapshot(snapshot: FleetSnapshot, req: AnalyzeRequest): ScanAnalysis {
+  const nothing = nothingReadReason(snapshot);
+  if (nothing !== undefined) throw new ScanFailedError(nothing, req.scanId);
+  const { results, findings } = runAudit(snapshot, { now: req.now, ...(req.settings ? { settings: req.settings } : {}), ...(req.index ? { index: req.index } : {}) });
+  const summary = summarize(snapshot, results, findings);
+  const skipped = skippedResultsOf(results);
+  const finishedAt = new Date();
+  return { results, findings, skipped, summary, finishedAt, ...(req.settings?.owners ? { owners: req.settings.owners } : {}) };
+}
+
+/**
+ * Analyze a snapshot (every enabled check) and, with a store, complete the scan with the outcome: `analyzeSnapshot`
+ * then `storeAnalysis` (the worker's analyze job, benchmarks and tests; the scan runner calls the two itself).
  * @returns results, findings, skipped results and the summary
  * @throws ScanFailedError when the scan read nothing (`nothingReadReason`; nothing is written: the
  *   caller fails the scan row); Postgres errors from the store
@@ -138,12 +166,8 @@ export async function analyzeAndStore(snapshot: FleetSnapshot, req: AnalyzeAndSt
   req.onPhase?.('analyze', 0);
   // One index for the audit and the stored fleet graph (its lazy backend statistics are computed once).
   const index = req.index ?? (req.store ? FleetIndex.build(snapshot) : undefined);
-  const { results, findings } = runAudit(snapshot, { now: req.now, ...(req.settings ? { settings: req.settings } : {}), ...(index ? { index } : {}) });
+  const analysis = analyzeSnapshot(snapshot, { scanId: req.scanId, now: req.now, ...(req.settings ? { settings: req.settings } : {}), ...(index ? { index } : {}) });
   req.onPhase?.('analyze', 1);
-  const summary = summarize(snapshot, results, findings);
-  const skipped = skippedResultsOf(results);
-  const finishedAt = new Date();
-  const analysis: ScanAnalysis = { results, findings, skipped, summary, finishedAt, ...(req.settings?.owners ? { owners: req.settings.owners } : {}) };
   if (req.store) await storeAnalysis(req.store, req.scanId, snapshot, analysis, { ...(req.onPhase ? { onPhase: req.onPhase } : {}), ...(index ? { index } : {}) });
   return analysis;
 }

@@ -1,7 +1,8 @@
 /**
  * The scan use case, shared by the CLI, the API's POST /v1/scans and the worker:
- * read a fleet (offline directory or live APIs) -> FleetSnapshot -> `analyzeAndStore` (every check ->
- * findings + coverage -> optionally stored in one transaction, the same step as the worker's analyze job).
+ * read a fleet (offline directory or live APIs) -> FleetSnapshot -> `analyzeSnapshot` (every check -> findings +
+ * coverage) -> `onAnalyzed` -> `storeAnalysis` (optional; visible at once), top-down: each step is a function of
+ * analyze-and-store.ts that calls nothing back here; progress is reported around the calls.
  *
  * ARCHITECTURE.md "The one data flow": one analysis path for every source.
  */
@@ -12,7 +13,7 @@ import { FleetValidationError, loadFleetDirectory, scanLive, type ScanConfig } f
 import type { CheckResult, CoverageEntry, FleetSnapshot, Finding, SkippedResult } from '@app/domain';
 import { startScanHeartbeat, type Store } from '@app/store';
 import { FleetIndex } from '@app/checks';
-import { analyzeAndStore, storeAnalysis, type ScanAnalysis, type ScanSummary } from './analyze-and-store';
+import { analyzeSnapshot, storeAnalysis, type ScanAnalysis, type ScanSummary } from './analyze-and-store';
 
 /** Where a scan reads its fleet from. */
 export type ScanSource =
@@ -107,10 +108,10 @@ export async function runScan(request: ScanRequest, store?: Store | Promise<Stor
     if (!snapshot) throw new Error('no fleet source');
     // One index for the audit and the stored fleet graph.
     const index = store ? FleetIndex.build(snapshot) : undefined;
-    const analysis = await analyzeAndStore(snapshot, { ...analyzeRequest(request, scanId), ...(index ? { index } : {}) });
+    const analysis = analyzeStep(snapshot, request, scanId, index);
     const outcome = outcomeOf(scanId, sourceKind, startedAt, snapshot, analysis);
     await request.onAnalyzed?.(outcome);
-    if (store) await storeAnalysis(store, scanId, snapshot, analysis, { ...storePhaseOf(request), index });
+    if (store) await storeStep(store, scanId, snapshot, analysis, request, index);
     // A live scan also records what Quota Center decided on the stored applications since the last one. Best effort:
     // the scan is stored already, and the next scan or `quota request` run refreshes them again.
     if (store && request.source.kind === 'live') await refreshQuotaApplicationsOf(store, request.source.config).catch(() => undefined);
@@ -151,7 +152,7 @@ async function runScanDeferredStore(request: ScanRequest, storeReady: Promise<St
     if (!snapshot && request.source.kind === 'live') snapshot = await collectLive(request.source.config, request.onProgress);
     if (!snapshot) throw new Error('no fleet source');
     index = FleetIndex.build(snapshot);
-    analysis = await analyzeAndStore(snapshot, { ...analyzeRequest(request, scanId), index });
+    analysis = analyzeStep(snapshot, request, scanId, index);
   } catch (e) {
     // Error path: a store that failed to start has nothing to record; the scan's own error is thrown.
     const store = await storeReady.catch(() => undefined);
@@ -171,7 +172,7 @@ async function runScanDeferredStore(request: ScanRequest, storeReady: Promise<St
   await store.scans.create({ id: scanId, source: sourceKind, fleetName: snapshot.name, startedAt, processingStartedAt });
   const stopHeartbeat = startScanHeartbeat(store.scans, scanId);
   try {
-    await storeAnalysis(store, scanId, snapshot, analysis, { ...storePhaseOf(request), index });
+    await storeStep(store, scanId, snapshot, analysis, request, index);
   } catch (e) {
     // Error path: the lease expires and a reaper fails the row if this cannot; `e` is thrown either way.
     await store.scans.fail(scanId, oneLineReason(e)).catch(() => undefined);
@@ -198,21 +199,24 @@ function collectLive(config: ScanConfig, onProgress: ScanRequest['onProgress']):
   });
 }
 
-/** The analysis step's request (no store: `runScan` stores after `onAnalyzed`). */
-function analyzeRequest(request: ScanRequest, scanId: string): Parameters<typeof analyzeAndStore>[1] {
-  const onProgress = request.onProgress;
-  return {
+/** The analyze step (`analyzeSnapshot`), with its progress reported around it. */
+function analyzeStep(snapshot: FleetSnapshot, request: ScanRequest, scanId: string, index: FleetIndex | undefined): ScanAnalysis {
+  request.onProgress?.({ phase: 'analyze', done: 0, total: 1 });
+  const analysis = analyzeSnapshot(snapshot, {
     scanId,
     now: request.now ?? new Date(),
     ...(request.settings ? { settings: request.settings } : {}),
-    ...(onProgress ? { onPhase: (phase: 'analyze' | 'store', done: 0 | 1) => onProgress({ phase, done, total: 1 }) } : {}),
-  };
+    ...(index ? { index } : {}),
+  });
+  request.onProgress?.({ phase: 'analyze', done: 1, total: 1 });
+  return analysis;
 }
 
-/** Progress of the store step. */
-function storePhaseOf(request: ScanRequest): { onPhase?: (phase: 'store', done: 0 | 1) => void } {
-  const onProgress = request.onProgress;
-  return onProgress ? { onPhase: (phase, done) => onProgress({ phase, done, total: 1 }) } : {};
+/** The store step (`storeAnalysis`), with its progress reported around it. */
+async function storeStep(store: Store, scanId: string, snapshot: FleetSnapshot, analysis: ScanAnalysis, request: ScanRequest, index: FleetIndex | undefined): Promise<void> {
+  request.onProgress?.({ phase: 'store', done: 0, total: 1 });
+  await storeAnalysis(store, scanId, snapshot, analysis, index ? { index } : {});
+  request.onProgress?.({ phase: 'store', done: 1, total: 1 });
 }
 
 /** The scan record, findings and results of an analyzed snapshot. */
