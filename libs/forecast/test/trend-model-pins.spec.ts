@@ -85,7 +85,7 @@ describe('normalQuantile', () => {
   });
 
   it('refuses a probability outside (0, 1)', () => {
-    for (const p of [0, 1, -0.1, 1.5, Number.NaN]) expect(() => normalQuantile(p)).toThrow(RangeError);
+    for (const p of [0, 1, -0.1, 1.5, Number.NaN]) expect(() => normalQuantile(p)).toThrow(new RangeError(`normalQuantile: p must be in (0, 1), got ${p}`));
   });
 });
 
@@ -415,6 +415,19 @@ describe('forecastTrend, pinned', () => {
     expect(late.status).toBe('ok');
     expect(late.secondsToExhaustion).toEqual({ p10: 0, p50: 0, p90: 0 });
     expect(late.exhaustsAt.p50).toBe(new Date(NOW + 5 * DAY).toISOString());
+  });
+
+  it('a slope of exactly one unit per flatHorizonDays is a trend; flat, decreasing and insufficient data have no times', () => {
+    // 0.25 a day is exact in binary: 0.25 x 4 days is exactly one unit.
+    const quarter = Array.from({ length: 8 }, (_, i) => ({ at: NOW - (7 - i) * DAY, used: 100 + 0.25 * i, limit: 400 }));
+    expect(forecastTrend(quarter, NOW, { flatHorizonDays: 4 }).status).toBe('ok');
+    const flat = forecastTrend(quarter, NOW, { flatHorizonDays: 3.5 });
+    expect(flat.status).toBe('flat');
+    const none = { secondsToExhaustion: { p10: null, p50: null, p90: null }, exhaustsAt: { p10: null, p50: null, p90: null } };
+    expect(flat).toStrictEqual({ status: 'flat', used: 101.75, limit: 400, samples: 8, slopePerDay: 0.25, ...none });
+    const down = forecastTrend(quarter.map((o) => ({ ...o, used: 300 - o.used })), NOW);
+    expect(down).toStrictEqual({ status: 'decreasing', used: 198.25, limit: 400, samples: 8, slopePerDay: -0.25, ...none });
+    expect(forecastTrend(quarter.slice(5), NOW)).toStrictEqual({ status: 'insufficient_data', used: 101.75, limit: 400, samples: 3, slopePerDay: 0.25, ...none });
   });
 
   it('the thresholds are inclusive where the documentation says so', () => {
