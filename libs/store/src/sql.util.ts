@@ -100,8 +100,17 @@ export class WhereBuilder {
  * odd Event message must not fail a whole scan's store.
  */
 export function storableJson(value: unknown): string {
+  // JSON.stringify writes a NUL as `\u0000` and a lone surrogate as `\udXXX` (well-formed JSON.stringify), so text
+  // without either escape needs no sanitising: stringified once without a replacer (a replacer is called for every
+  // key and value, several times slower on large documents). A match may be a false alarm (an escaped backslash
+  // before `u0000`): the replacer pass is then merely redone, with the same result.
+  const text = JSON.stringify(value);
+  if (text === undefined || !UNSTORABLE_ESCAPE.test(text)) return text;
   return JSON.stringify(value, (_key, v: unknown) => (typeof v === 'string' ? sanitizeText(v) : v));
 }
+
+/** A JSON escape of a NUL or of a surrogate code unit (JSON.stringify escapes only lone ones). */
+const UNSTORABLE_ESCAPE = /\\u(?:0000|[dD][89abcdefABCDEF])/;
 
 /** A text parameter PostgreSQL accepts ({@link sanitizeText}); null and undefined become null. */
 export function storableText(value: string | null | undefined): string | null {
