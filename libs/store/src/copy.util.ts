@@ -34,6 +34,7 @@ function copyEscape(s: string): string {
  * What a text value needs beyond being sent as is: a COPY escape, or sanitizeText (NUL, a surrogate code unit). One
  * test for both, so the common value (an id, a name) costs one regular expression scan and no copy.
  */
+// eslint-disable-next-line no-control-regex
 const TEXT_SPECIAL = /[\\\n\r\t\u0000\uD800-\uDFFF]/;
 
 /** A text value as one COPY text field: sanitised (sanitizeText) and escaped. */
