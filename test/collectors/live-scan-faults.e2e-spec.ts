@@ -142,7 +142,7 @@ describe('scanLive with throttling and 5xx on every first attempt', () => {
       () => fresh.close(),
     );
     const failed = live.coverage.filter((c) => c.status === 'failed');
-    expect(failed.map((c) => c.api).sort()).toEqual(['cs', 'ecs', 'nlb', 'quotas', 'ram', 'slb', 'vpc']);
+    expect(failed.map((c) => c.api).sort()).toEqual(['cs', 'ecs', 'nlb', 'quota-applications', 'quotas', 'ram', 'slb', 'vpc']);
     expect(failed.find((c) => c.api === 'cs')).toMatchObject({ errorCode: 'ServiceUnavailable' });
     expect(failed.find((c) => c.api === 'slb')).toMatchObject({ errorCode: 'Throttling.User' });
     expect(failed.find((c) => c.api === 'slb')?.message).toMatch(
@@ -194,7 +194,7 @@ describe('scanLive on a fleet with absent files', () => {
     expect(withoutCoverage(live)).toEqual(withoutCoverage(offline));
     const liveByKey = new Map(live.coverage.map((c) => [key(c), c]));
     // Offline: a required file that is missing is a gap (`failed`, ENOENT, naming the file); only
-    // quotas.json may be absent (docs/fleet-format.md).
+    // quotas.json and quota-applications.json may be absent (docs/fleet-format.md).
     const notRead = offline.coverage
       .filter((c) => c.status !== 'ok')
       .map((c) => [key(c), c.status, c.errorCode])
@@ -205,6 +205,7 @@ describe('scanLive on a fleet with absent files', () => {
       ['1000000000000004|cn-hangzhou|c00000000000000000000000000000000|resources', 'failed', 'ENOENT'],
       ['1000000000000004|cn-hangzhou|c00000000000000000000000000000000|sysctls', 'failed', 'ENOENT'],
       ['1000000000000004|cn-hangzhou||nlb', 'failed', 'ENOENT'],
+      ['1000000000000004|cn-hangzhou||quota-applications', 'absent', undefined],
       ['1000000000000004|cn-hangzhou||quotas', 'absent', undefined],
       ['1000000000000004|cn-hangzhou||slb', 'failed', 'ENOENT'],
       ['1000000000000004|cn-hangzhou||vpc', 'failed', 'ENOENT'],
@@ -217,7 +218,7 @@ describe('scanLive on a fleet with absent files', () => {
     );
     const absent = notRead.map((x) => String(x[0]));
     // The simulator answers data the fleet lacks with 403 (as a live API does without permission),
-    // except quotas (an empty list, as Quota Center answers a region without SLB quotas); the
+    // except quotas and their applications (empty lists, as Quota Center answers a region without any); the
     // sysctls of the cluster without nodes are asked on its tagged instances and fail there.
     expect(
       absent.map((k) => [k.split('|').pop(), liveByKey.get(k)?.status, liveByKey.get(k)?.errorCode]),
@@ -227,6 +228,7 @@ describe('scanLive on a fleet with absent files', () => {
       ['resources', 'failed', 'StatusForbidden'],
       ['sysctls', 'failed', 'CommandFailed'],
       ['nlb', 'failed', 'Forbidden.RAM'],
+      ['quota-applications', 'absent', undefined],
       ['quotas', 'absent', undefined],
       ['slb', 'failed', 'Forbidden.RAM'],
       ['vpc', 'failed', 'Forbidden.RAM'],

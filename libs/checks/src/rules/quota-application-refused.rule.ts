@@ -17,7 +17,7 @@ function refusalText(r: StandingRefusal): string {
  * application filed by hand) does not get it, so the forecast's exhaustion date holds. One result per account and
  * region whose applications were read: `fail` naming each refused quota with the reviewer's reason, else `pass`. A
  * region whose `quota-applications` dataset failed (e.g. no `quotas:ListQuotaApplications` permission) is `skipped`;
- * one the scan did not read at all (an offline fleet without `quota-applications.json`) gets no result.
+ * one with no application (Quota Center lists none, or an offline fleet has no `quota-applications.json`) gets no result.
  * Source: seed 002 "Troubleshoot LoadBalancer services" (a quota limit is met by a quota increase request or by Local
  * mode), seed 004 "Quota limits"; Quota Center 2020-05-10 ListQuotaApplications (`Status` Process / Agree / Disagree,
  * `AuditReason`, `DesireValue`; research/quota-center.md 4) and ListProductQuotas `TotalQuota` (research 6).

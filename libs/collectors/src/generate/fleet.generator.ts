@@ -259,7 +259,7 @@ export function generateFleet(spec: GenerateSpec, name = `generated-seed-${spec.
   for (let a = 0; a < spec.accounts; a++) {
     const accountId = String(1_000_000_000_000_000 + a * 7919 + spec.seed);
     const regions: WireRegion[] = spec.regions.map((regionId) => {
-      const r: WireRegion = { regionId, loadBalancers: [], vServerGroups: [], nlb: { loadBalancers: [], listeners: [], serverGroups: [], servers: [] }, ecsInstances: [], vSwitches: [], quotas: [], quotaApplications: [], clusters: [] };
+      const r: WireRegion = { regionId, loadBalancers: [], vServerGroups: [], nlb: { loadBalancers: [], listeners: [], serverGroups: [], servers: [] }, ecsInstances: [], vSwitches: [], quotas: [], clusters: [] };
       regionsByKey.set(`${accountId}|${regionId}`, r);
       const vpcId = ids.vpc();
       const vSwitchId = ids.vsw();
@@ -561,7 +561,10 @@ export function generateFleet(spec: GenerateSpec, name = `generated-seed-${spec.
     const accountId = acc.account.accountId;
     coverage.push({ accountId, api: 'ram', status: 'ok' });
     for (const r of acc.regions) {
-      for (const api of ['slb', 'nlb', 'ecs', 'vpc', 'quotas', 'quota-applications', 'cs'] as const) coverage.push({ accountId, regionId: r.regionId, api, status: 'ok' });
+      for (const api of ['slb', 'nlb', 'ecs', 'vpc', 'quotas', 'cs'] as const) coverage.push({ accountId, regionId: r.regionId, api, status: 'ok' });
+      // No quota application is generated: read as a fleet directory without quota-applications.json reads (and as the
+      // simulator's Quota Center answers it, with none filed).
+      coverage.push({ accountId, regionId: r.regionId, api: 'quota-applications', status: 'absent', message: 'not in the fleet directory' });
       for (const cl of r.clusters)
         for (const api of ['cluster', 'addons', 'resources', 'sysctls', 'kubernetes'] as const)
           coverage.push({ accountId, regionId: r.regionId, clusterId: cl.detail.cluster_id, api, status: 'ok' });

@@ -397,11 +397,12 @@ export async function readQuotas(scope: AccountScope, rc: RegionClients): Promis
  * Quota Center ListQuotaApplications in this region (dimension `regionId`) for each of {@link QUOTA_PRODUCT_CODES},
  * every status, all pages (`MaxResults` 200, the documented maximum; research/quota-center.md 4): the applications
  * filed for this region's CLB and NLB quotas, by this tool or by hand, so that a refused one becomes a finding
- * (QUOTA_APPLICATION_REFUSED). A region with none gives an empty list.
+ * (QUOTA_APPLICATION_REFUSED). Absent when Quota Center lists none for either product, as a fleet directory without
+ * `quota-applications.json` reads (nothing to judge: the check makes no claim there).
  * @throws CollectError on a failed call (a missing `quotas:ListQuotaApplications` permission fails this dataset only)
  *   or a malformed response
  */
-export async function readQuotaApplications(scope: AccountScope, rc: RegionClients): Promise<WireQuotaApplication[]> {
+export async function readQuotaApplications(scope: AccountScope, rc: RegionClients): Promise<WireQuotaApplication[] | Absent> {
   const target = `${scope.accountId}/${rc.regionId}`;
   const perProduct = await Promise.all(
     QUOTA_PRODUCT_CODES.map((productCode) =>
@@ -421,7 +422,9 @@ export async function readQuotaApplications(scope: AccountScope, rc: RegionClien
       }, `ListQuotaApplications ${target} (${productCode})`),
     ),
   );
-  return validateWire(z.array(wireQuotaApplicationSchema), perProduct.flat(), 'ListQuotaApplications', target, ['QuotaApplications']);
+  const raw = perProduct.flat();
+  if (raw.length === 0) return new Absent(`ListQuotaApplications ${target}: no application for ProductCode ${QUOTA_PRODUCT_CODES.join(' or ')}`);
+  return validateWire(z.array(wireQuotaApplicationSchema), raw, 'ListQuotaApplications', target, ['QuotaApplications']);
 }
 
 /**
