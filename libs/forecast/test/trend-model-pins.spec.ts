@@ -128,6 +128,17 @@ describe('theilSen against full sorts', () => {
     }
   });
 
+  it('a staircase whose evenly strided sample of slopes misses the lower rank of the interval: the fit is still exact', () => {
+    // Steps of 1,000 every 9 samples with +-50 wiggles: 2,211 pairwise slopes, and the 256 the band pre-filter samples
+    // place its lower bound above the slope of rank 986 (found by search), so the band cannot hold it.
+    const y = [
+      0, -50, -100, 150, -200, 250, 300, 350, 400, 1000, 1050, 1100, 850, 1200, 1250, 1300, 650, 600, 2000, 1950, 2100, 2150, 2200, 2250, 2300, 2350,
+      2400, 3000, 3050, 3100, 2850, 3200, 3250, 3300, 3350, 3400, 4000, 3950, 3900, 4150, 4200, 4250, 3700, 3650, 3600, 5000, 5050, 4900, 4850, 5200,
+      4750, 5300, 4650, 4600, 6000, 5950, 6100, 5850, 5800, 6250, 6300, 5650, 6400, 7000, 6950, 6900, 6850,
+    ];
+    expectReference(y.map((_, i) => i), y, 0.8);
+  });
+
   it('every field matches the sorted reference, for unsorted times, ties, repeated times and series of 2 to 80 samples', () => {
     const scratch = new TheilSenScratch();
     fc.assert(
