@@ -82,6 +82,8 @@ describe('node selection (backend-label, exclusions)', () => {
     expect(backendNodeExclusion(labelled)).toBe('exclude-label');
     expect(backendNodeExclusion(labelled, { ccmVersion: 'v2.6.0' })).toBe('exclude-label');
     expect(backendNodeExclusion(labelled, { ccmVersion: OLD_CCM })).toBeUndefined();
+    // the older exclude label keys exclude on every version
+    expect(backendNodeExclusion(node('e', '10.0.0.4', { labels: { 'service.beta.kubernetes.io/exclude-node': '' } }), { ccmVersion: OLD_CCM })).toBe('exclude-label');
     expect(backendNodeExclusion(node('b', '10.0.0.2', { providerId: undefined }))).toBeUndefined();
     expect(backendNodeExclusion(node('h', '10.0.0.3', { providerId: 'ack-hybrid://h' }))).toBe('hybrid');
   });
