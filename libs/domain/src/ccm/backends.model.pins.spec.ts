@@ -177,6 +177,10 @@ describe('NLB server groups (nlbv2/server_groups.go)', () => {
     const s = svc({ id: 'nlb-reused', 'vgroup-port': ':80' }, true);
     expect(nlbVGroupPortBinding(s, 80)).toStrictEqual({});
     expect(nlbVGroupPortBinding(s, 80, () => undefined)).toStrictEqual({});
+    // a port the annotation does not name binds nothing either
+    const other = svc({ id: 'nlb-reused', 'vgroup-port': 'sgp-1:443' }, true);
+    expect(nlbVGroupPortBinding(other, 80)).toStrictEqual({});
+    expect(nlbVGroupPortBinding(other, 80, () => undefined)).toStrictEqual({});
   });
 
   it('Ip group, Cluster mode: excluded and virtual-kubelet nodes are not node servers; the VK pod joins as an Ip', () => {
