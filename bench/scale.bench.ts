@@ -37,6 +37,7 @@ import { buildReport, loadReportInput, renderReport, REPORT_FORMATS } from '@app
 import { Store } from '@app/store';
 import { adminQuery, benchAdminUrl, intFlag, loadAvg1m, millionBackendSpec, round2 } from './bench-support';
 import { measureLoad, percentile, serveApiChild, type LoadResult } from './api-child.util';
+import { probeJson, runProbe } from './machine-probe';
 
 const DAY = 86_400_000;
 const NOW = new Date('2026-11-23T06:00:00Z');
@@ -303,6 +304,12 @@ async function main(): Promise<void> {
   url.pathname = `/${name}`;
   if (!reuse) await adminQuery(`CREATE DATABASE "${name}"`, base);
   const loadBefore = loadAvg1m();
+  // The machine first (bench/machine-probe.ts): figures compare only between runs with similar probes.
+  const probe = await runProbe();
+  console.log(
+    `machine probe: 1 GiB of fresh memory touched in ${probe.firstTouchSecondsPerGiB.toFixed(2)} s, a fixed CPU-bound loop of ` +
+      `100M steps in ${probe.cpuLoopMs.toFixed(0)} ms, a random memory read in ${probe.memoryLatencyNs.toFixed(0)} ns; load ${loadBefore}`,
+  );
   let child: ChildProcess | undefined;
   try {
     const stored = reuse ? { reused: name } : await seed(url.toString(), clusters);
@@ -389,6 +396,7 @@ async function main(): Promise<void> {
         report,
         api: { connections, durationSeconds: duration, distinctRequests: requests.length, targetP95Ms: 50, aloneP50Ms: percentile(aloneSorted, 50), aloneP95Ms: percentile(aloneSorted, 95), trendsAccountUnpagedMs, slowest, mixed, classes },
         peakRssMiB: Math.round(process.resourceUsage().maxRSS / 1024),
+        probe: probeJson(probe),
         loadAvg1mBefore: loadBefore,
         loadAvg1mAfter: loadAvg1m(),
       }),
