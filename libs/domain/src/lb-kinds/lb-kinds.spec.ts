@@ -29,6 +29,11 @@ describe('the load-balancer kinds', () => {
     expect(kindsInUse([k8sService({ type: 'ClusterIP' }), nlbService])).toEqual(['nlb']);
   });
 
+  it('name themselves and their backend groups as the consoles do (messages and the catalogue use these words)', () => {
+    expect([CLB_KIND.title, CLB_KIND.groupNoun, CLB_KIND.quotaProductCode, CLB_KIND.ramService]).toEqual(['CLB', 'vServer group', 'slb', 'slb']);
+    expect([NLB_KIND.title, NLB_KIND.groupNoun, NLB_KIND.quotaProductCode, NLB_KIND.ramService]).toEqual(['NLB', 'server group', 'nlb', 'nlb']);
+  });
+
   it('own their finalizer (CCM ServiceFinalizer, NLBFinalizer) and their controller minimum', () => {
     expect(CLB_KIND.finalizer).toBe(FINALIZER_CLB);
     expect(NLB_KIND.finalizer).toBe(FINALIZER_NLB);
