@@ -141,6 +141,7 @@ const EXPECTED_FAILURES: Record<string, string[]> = {
   CLB_BACKEND_QUOTA: ['lb-bp1i0hoxo5qje4vllnxj'],
   CLB_LISTENER_QUOTA: ['lb-2zedcdm2vp1e5cd0ba1x'],
   CLB_INSTANCE_QUOTA: ['1987654321098765/cn-beijing'],
+  QUOTA_APPLICATION_REFUSED: ['1987654321098765/cn-beijing'],
   ECS_LB_ATTACHMENT_QUOTA: ['i-2ze78lyb4g40oh6bxzqz', 'i-2zekapz2uktdbkuf5edv', 'i-2zeq7qec93ew1l3kks3y'],
   VSWITCH_IP_EXHAUSTION: ['vsw-bp1q7iu2abrsb69nkrkdy'],
   NODEPORT_RANGE_EXHAUSTION: ['c8f7e8e97309874d0dac47c9c955643a5'],

@@ -106,6 +106,7 @@ export function generateSampleFleet(outDir: string): string[] {
       write(`${rb}/ecs-instances.json`, json(reg.ecs));
       write(`${rb}/vswitches.json`, json(reg.vswitches.map((v) => vswitchBody(v, acc))));
       if (reg.quotas) write(`${rb}/quotas.json`, json(reg.quotas));
+      if (reg.quotaApplications) write(`${rb}/quota-applications.json`, json(reg.quotaApplications));
       for (const cl of reg.clusters) {
         const cb = `${rb}/clusters/${cl.id}`;
         write(`${cb}/cluster.json`, json(clusterDetail(f, cl)));

@@ -39,6 +39,7 @@ import type {
   ClbOptions,
   VServerGroup,
   Quota,
+  QuotaApplication,
   ClusterOptions,
   Cluster,
   NodeOptions,
@@ -581,6 +582,35 @@ export class SampleFleet {
       for (const reg of Object.values(acc.regions))
         for (const cl of reg.clusters) if (cl.name === name) return cl;
     throw new Error(`sample fleet: no cluster named ${name}`);
+  };
+}
+
+/**
+ * A Quota Center application for one of the region's `slb` quotas as ListQuotaApplications lists it
+ * (research/quota-center.md 4): `Disagree` with the reviewer's reason, `Agree` with the value granted, or `Process`
+ * (in review: no value granted, no reason yet).
+ */
+export function quotaApplication(
+  reg: Region,
+  a: { id: string; code: string; name: string; status: 'Agree' | 'Disagree' | 'Process'; desire: number; applyTime: string; reason: string; auditReason: string },
+): QuotaApplication {
+  return {
+    ApplicationId: a.id,
+    ApplyTime: a.applyTime,
+    ApproveValue: a.status === 'Agree' ? a.desire : 0,
+    AuditReason: a.auditReason,
+    DesireValue: a.desire,
+    Dimension: { regionId: reg.id },
+    NoticeType: 3,
+    ProductCode: 'slb',
+    QuotaActionCode: a.code,
+    QuotaArn: `acs:quotas:${reg.id}:${reg.account.id}:quota/slb/${a.code}`,
+    QuotaCategory: 'CommonQuota',
+    QuotaDescription: a.name,
+    QuotaName: a.name,
+    QuotaUnit: '',
+    Reason: a.reason,
+    Status: a.status,
   };
 }
 

@@ -36,6 +36,8 @@ export interface Region {
   clusters: Cluster[];
   /** Quota Center `slb` quotas; written as `quotas.json` only when set. */
   quotas?: Quota[];
+  /** Quota Center applications already filed for the region's quotas; written as `quota-applications.json` only when set. */
+  quotaApplications?: QuotaApplication[];
   /** The console-created CLB the README and tests name (`ids.json` `consoleLoadBalancer`). */
   consoleLb?: Clb;
   /** The shared-services CLB (`ids.json` `sharedServicesLoadBalancer`). */
@@ -247,6 +249,9 @@ export interface NlbServer {
 
 /** Quota Center ListProductQuotas item (product `slb`). */
 export type Quota = Record<string, unknown>;
+
+/** Quota Center ListQuotaApplications item (research/quota-center.md 4). */
+export type QuotaApplication = Record<string, unknown>;
 
 /** A node pool: its id and the scaling group behind it. */
 export interface NodePool {

@@ -3,7 +3,7 @@
  * and the shared-services VPC.
  */
 import { TAG_REUSED_BY_USER, vServerGroupName } from '@app/domain';
-import { A, ACCOUNT_B, lbOf, type SampleFleet } from '../model';
+import { A, ACCOUNT_B, lbOf, quotaApplication, type SampleFleet } from '../model';
 import { HEX, REGIONS } from '../random';
 import { D, plus } from '../time';
 
@@ -118,4 +118,17 @@ export function dataPlatform(f: SampleFleet): void {
   reg.sharedLb = shared;
 
   apiServerClb(cl, [0, 1].map((i) => ({ ServerId: cloudId('eni', reg.id), ServerIp: `10.20.${i * 4}.${250 + i}`, Weight: 100, Type: 'eni' })));
+  // One quota application in review (QUOTA_APPLICATION_REFUSED's control: applications read, none refused).
+  reg.quotaApplications = [
+    quotaApplication(reg, {
+      id: 'b2e4d0f3-6c8e-4f2b-8d3a-4e5f6a7b8c01',
+      code: 'slb_quota_instances_num',
+      name: 'Maximum number of CLB instances',
+      status: 'Process',
+      desire: 60,
+      applyTime: '2026-11-20T06:05:12Z',
+      reason: 'analytics dashboards per team',
+      auditReason: '',
+    }),
+  ];
 }

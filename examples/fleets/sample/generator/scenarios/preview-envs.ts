@@ -2,13 +2,14 @@
  * acme-data / cn-beijing: the ACK Basic Flannel cluster "preview-envs" with 42 preview Services, each with its
  * own CLB, and the region's Quota Center values.
  */
-import { ACCOUNT_B, quota, type SampleFleet } from '../model';
+import { ACCOUNT_B, quota, quotaApplication, type SampleFleet } from '../model';
 import { HEX, REGIONS } from '../random';
 import { D, plus } from '../time';
 
 /**
  * Builds preview-envs: 3 nodes, 42 Cluster-mode preview Services (ECS_LB_ATTACHMENT_QUOTA, CLB_INSTANCE_QUOTA,
- * CCM_LARGE_SCALE_RISK with audit-settings.yaml) and quotas.json.
+ * CCM_LARGE_SCALE_RISK with audit-settings.yaml), quotas.json, and the region's quota applications: the instance quota
+ * raised from 30 to 50 in March, then a request for 120 for the previews refused in November (QUOTA_APPLICATION_REFUSED).
  */
 export function previewEnvs(f: SampleFleet): void {
   const { region, vswitch, cluster, addNode, deploy, service, ccmClb, apiServerClb } = f;
@@ -56,5 +57,18 @@ export function previewEnvs(f: SampleFleet): void {
     quota(reg, 'slb_quota_backendservers_num', 'Maximum number of backend servers that can be added to a CLB instance', 200, undefined, [200, 1000]),
     quota(reg, 'slb_quota_backendserver_attached_num', 'Maximum number of CLB instances to which a backend server can be added', 50, undefined, [50, 200]),
     quota(reg, 'slb_quota_listeners_num', 'Maximum number of listeners that can be added to a CLB instance', 50, undefined, [50, 100]),
+  ];
+  const instances = { code: 'slb_quota_instances_num', name: 'Maximum number of CLB instances' };
+  reg.quotaApplications = [
+    quotaApplication(reg, { ...instances, id: 'a1f3c9e2-5b7d-4e1a-9c2f-3d4e5f6a7b01', status: 'Agree', desire: 50, applyTime: '2026-03-20T02:14:09Z', reason: 'preview environments per pull request', auditReason: 'Agree' }),
+    quotaApplication(reg, {
+      ...instances,
+      id: 'a1f3c9e2-5b7d-4e1a-9c2f-3d4e5f6a7b02',
+      status: 'Disagree',
+      desire: 120,
+      applyTime: '2026-11-12T09:41:37Z',
+      reason: 'more preview environments',
+      auditReason: 'Please describe the business scenario and the expected growth of CLB instances.',
+    }),
   ];
 }
