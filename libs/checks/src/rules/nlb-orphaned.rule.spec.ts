@@ -56,6 +56,13 @@ describe('NLB_ORPHANED', () => {
     expect(r.figures).toEqual({ ownerTag: OWNER, formerService: `default/web in cluster ${CLUSTER}`, orphanReason: 'service-gone' });
   });
 
+  it('a listener description names the Service before a server group name does', () => {
+    const f = fixture();
+    f.kubernetes.services = [];
+    f.region.nlbs![0]!.listeners[0]!.description = `k8s.80.TCP.api.shop.${CLUSTER}`;
+    expect(resultOf(runCheck(ID, f.snapshot)).figures).toMatchObject({ formerService: `shop/api in cluster ${CLUSTER}` });
+  });
+
   it('nothing names the Service it served: no "last served", no formerService', () => {
     const f = fixture();
     f.kubernetes.services = [];
