@@ -251,6 +251,38 @@ describe('CLUSTER_MODE_BLOWUP, CLB part', () => {
     expect(clbResult(fleet({ region, podNodes: every }), { clusterModeBlowup: { minFactor: 100 } })).toMatchObject({ status: 'pass', figures: { extraBackends: 0 } });
   });
 
+  it('fails at exactly minFactor and exactly minExtraBackends extra entries (both inclusive), in Cluster mode', () => {
+    // 30 nodes, pods on one: factor 30, 29 extra entries
+    const r = clbResult(fleet(), { clusterModeBlowup: { minFactor: 30, minExtraBackends: 29 } });
+    expect(r).toMatchObject({ status: 'fail', severity: 'warning', figures: { mode: 'cluster', blowupFactor: 30, extraBackends: 29, minExtraBackends: 29 } });
+    expect(clbResult(fleet(), { clusterModeBlowup: { minFactor: 30.5, minExtraBackends: 29 } }).status).toBe('pass');
+    expect(clbResult(fleet(), { clusterModeBlowup: { minFactor: 30, minExtraBackends: 30 } }).status).toBe('pass');
+    // minExtraBackends 0 sets no floor at all (not the floor of 1 a scaled-down one keeps)
+    expect(clbResult(fleet(), { clusterModeBlowup: { minExtraBackends: 0 } }).figures).toMatchObject({ minExtraBackends: 0 });
+  });
+
+  it('scales the floor down with a lowered CLB backend quota: 40 of 200 backends -> 10 x 0.2 = 2', () => {
+    const region = { quotas: [{ quotaActionCode: 'slb_quota_backendservers_num', totalQuota: 40 }] };
+    const r = clbResult(fleet({ region, nodes: factory.nodes(4), podNodes: ['node-1'] }), { clusterModeBlowup: { minFactor: 100 } });
+    expect(r.figures).toMatchObject({ limit: 40, minExtraBackends: 2, extraBackends: 3 });
+  });
+
+  it('is critical at exactly the critical ratio of the CLB backend quota, naming it', () => {
+    const region = {
+      loadBalancers: [factory.ccmClb({ vServerGroups: [factory.vServerGroup({ backendServers: factory.backends(190) })] })],
+    };
+    const r = clbResult(fleet({ region }));
+    expect(r).toMatchObject({ status: 'fail', severity: 'critical', figures: { ratio: 0.95 } });
+    expect(r.message).toMatch(/; the extra entries count toward the CLB backend quota \(95 %\)$/);
+  });
+
+  it('is skipped when a Cluster-mode node has a providerID CCM cannot parse (the sync fails before attaching)', () => {
+    const nodes = [...factory.nodes(3), factory.node(9, { providerId: 'bogus', ecsInstanceId: undefined })];
+    const r = clbResult(fleet({ nodes }));
+    expect(r.status).toBe('skipped');
+    expect(r.reason ?? r.message).toContain('normal parse providerid: bogus.');
+  });
+
   it('without a CLB, the quota ratio is the backends it would attach', () => {
     const r = clbResult(fleet());
     expect(r.figures).toMatchObject({ used: 30, limit: 200, ratio: 0.15 });
