@@ -7,7 +7,9 @@
  *   that asserts on a value computed at a spec's top level, in a `beforeAll` or through a memo filled by an earlier
  *   test is not run against it, and the mutant is reported as surviving though that test kills it.
  * - `ignoreStatic: false` (Stryker refuses `ignoreStatic` without per-test coverage): module-level mutants (constant
- *   tables, defaults) count in the score like the others.
+ *   tables, defaults, a check's definition) count in the score, but the vitest runner does not apply them (the module
+ *   is not evaluated again), so they are reported as surviving even where a test kills them: check those by hand
+ *   (apply the change, run the specs).
  * - `timeoutMS: 5_000`: the narrowed specs start in about a second, and a mutant that makes a hot loop endless
  *   (a partition step, a quickselect) should end as a timeout in seconds, not after 15.
  *
