@@ -255,6 +255,11 @@ describe('CLUSTER_MODE_BLOWUP, CLB part', () => {
     // 30 nodes, pods on one: factor 30, 29 extra entries
     const r = clbResult(fleet(), { clusterModeBlowup: { minFactor: 30, minExtraBackends: 29 } });
     expect(r).toMatchObject({ status: 'fail', severity: 'warning', figures: { mode: 'cluster', blowupFactor: 30, extraBackends: 29, minExtraBackends: 29 } });
+    // no quota at the warning ratio: the message names none
+    expect(r.message).toBe(
+      'default/web in Cluster mode attaches 30 backends (30 eligible nodes x 1 port) where Local mode would attach 1 (1 node with ready pods): ' +
+        '29 extra, factor 30; 15 % of the backend quota 200, busiest node at 0 % of the attachment quota 50',
+    );
     expect(clbResult(fleet(), { clusterModeBlowup: { minFactor: 30.5, minExtraBackends: 29 } }).status).toBe('pass');
     expect(clbResult(fleet(), { clusterModeBlowup: { minFactor: 30, minExtraBackends: 30 } }).status).toBe('pass');
     // minExtraBackends 0 sets no floor at all (not the floor of 1 a scaled-down one keeps)
