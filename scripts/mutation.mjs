@@ -12,6 +12,9 @@
  * not depend on per-test coverage: under the default `perTest` a mutant runs only the tests that executed it inside a
  * test body, so a test that asserts on a value computed at a spec's top level or in a `beforeAll` is not run against
  * it, and the mutant is reported as surviving though that test kills it.
+ *
+ * A file argument may carry Stryker's line range (`libs/forecast/src/trend.model.ts:142-144`, several arguments for
+ * several ranges): only the mutants of those lines run, e.g. the survivors of an earlier full run after new tests.
  */
 import { spawnSync } from 'node:child_process';
 import { existsSync } from 'node:fs';
@@ -35,7 +38,8 @@ if (files.length === 0) {
   console.error('e.g.   npm run mutation -- libs/domain/src/ccm/vgroup-diff.model.ts');
   process.exit(2);
 }
-const missing = files.filter((f) => !existsSync(f));
+// A file may carry Stryker's line range (`path:12-30`, or `path:12:4-30:8` with columns): mutate only those lines.
+const missing = files.filter((f) => !existsSync(f.replace(/:\d+(:\d+)?-\d+(:\d+)?$/, '')));
 if (missing.length > 0) {
   console.error(`no such file: ${missing.join(', ')}`);
   process.exit(2);
