@@ -82,9 +82,9 @@ function copyOfSample(name: string): string {
 }
 
 describe('the full sample', () => {
-  it('reads every dataset: no gap, only quotas absent where the sample has no quotas.json', () => {
+  it('reads every dataset: no gap, only quotas and quota applications absent where the sample has no file of them', () => {
     expect(failedOf(fullSnapshot)).toEqual([]);
-    expect(new Set(fullSnapshot.coverage.filter((c) => c.status === 'absent').map((c) => c.api))).toEqual(new Set(['quotas']));
+    expect(new Set(fullSnapshot.coverage.filter((c) => c.status === 'absent').map((c) => c.api))).toEqual(new Set(['quotas', 'quota-applications']));
     expect(full.size).toBeGreaterThan(100);
   });
 });
@@ -92,8 +92,8 @@ describe('the full sample', () => {
 describe('deleting each file of the sample in turn', () => {
   const files = filesUnder(SAMPLE).filter((f) => f === 'fleet.yaml' || f.startsWith('accounts/'));
 
-  it('covers every file of the format in the sample (94 files: 78, and the four nlb/ files of each of the 4 regions)', () => {
-    expect(files).toHaveLength(94);
+  it('covers every file of the format in the sample (96 files: 78, the four nlb/ files of each of the 4 regions, 2 quota-applications.json)', () => {
+    expect(files).toHaveLength(96);
     for (const f of files) expect(specOf(f), f).toBeDefined();
   });
 
@@ -168,10 +168,10 @@ describe('deleting each file of the sample in turn', () => {
   it('saw every outcome the format declares for the sample', () => {
     const counts: Record<string, number> = {};
     for (const o of Object.values(outcomes)) counts[o] = (counts[o] ?? 0) + 1;
-    // 1 fleet.yaml + 2 account.yaml refused; quotas.json (1) and events.yaml (4) may be absent.
+    // 1 fleet.yaml + 2 account.yaml refused; quotas.json (1), quota-applications.json (2) and events.yaml (4) may be absent.
     expect(counts).toEqual({
       refused: 3,
-      allowed: 5,
+      allowed: 7,
       'gap ram': 6,
       'gap slb': 8,
       'gap nlb': 16,

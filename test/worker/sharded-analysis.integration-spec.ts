@@ -164,7 +164,7 @@ describe('sharded analysis (analyze-shard jobs and complete-scan)', () => {
         expect(c.message).toContain('out of memory (simulated)');
       }
       // The region's own datasets stand for it; its clusters are unknown, so they are not listed.
-      expect(failed.map((c) => c.api).sort()).toEqual(['cs', 'ecs', 'nlb', 'quotas', 'slb', 'vpc']);
+      expect(failed.map((c) => c.api).sort()).toEqual(['cs', 'ecs', 'nlb', 'quota-applications', 'quotas', 'slb', 'vpc']);
       expect(outcome.scan.coverage.filter((c) => !inVictim(c))).toEqual(whole.outcome.scan.coverage.filter((c: CoverageEntry) => !inVictim(c)));
       expect(outcome.scan.summary.coverage.failed).toBe(whole.outcome.scan.summary.coverage.failed + failed.length);
       const row = (await store.scanShards.listForScan(outcome.scan.id)).find((r) => r.status === 'failed');
