@@ -7,6 +7,10 @@ import { cpSync, mkdtempSync, readFileSync, readdirSync, writeFileSync } from 'n
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { parse, stringify } from 'yaml';
+import { runScan } from '@app/audit';
+import { readFleetDirectory } from '@app/collectors';
+import type { WireFleet } from '@app/domain';
+import type { Store } from '@app/store';
 import { SAMPLE_FLEET } from '../cli/cli-run.util';
 
 /** The payments-legacy cluster of the sample (Flannel, Cluster-mode Services) and where it lives. */
@@ -46,4 +50,17 @@ export function writeDatedDumps(days: number, nodesPerDay: number): string[] {
 /** Files of a directory (for debugging a dump). */
 export function listDump(dir: string): string[] {
   return readdirSync(dir, { recursive: true }) as string[];
+}
+
+/**
+ * The quota-request specs' history: `days` dated dumps of the sample (`writeDatedDumps(days, nodesPerDay)`), one a day
+ * from `day0`, each stored as an offline scan observed that day, and the last dump's fleet to serve from the simulator.
+ */
+export async function storeDatedScans(store: Store, day0: number, days = 7, nodesPerDay = 2): Promise<WireFleet> {
+  const dumps = writeDatedDumps(days, nodesPerDay);
+  for (const [i, dir] of dumps.entries()) {
+    const at = new Date(day0 + i * 86_400_000);
+    await runScan({ source: { kind: 'offline', fleetDir: dir }, now: at, observedAt: at }, store);
+  }
+  return readFleetDirectory(dumps[dumps.length - 1]!);
 }

@@ -6,15 +6,14 @@
  * `--retry-refused` files it again.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { runScan, type QuotaRequestOutcome } from '@app/audit';
-import { readFleetDirectory } from '@app/collectors';
+import type { QuotaRequestOutcome } from '@app/audit';
 import type { WireFleet } from '@app/domain';
 import { startSimulator, type RunningSimulator } from '@app/fleet-sim';
 import { Store } from '@app/store';
 import { runCliInProcess } from '../cli/cli-run.util';
 import { callRpc } from '../sim/sim-clients.util';
 import { createTestDatabase, type TestDatabase } from '../store/test-database.util';
-import { writeDatedDumps } from './dated-dumps.util';
+import { storeDatedScans } from './dated-dumps.util';
 
 const DAY0 = Date.parse('2026-11-10T00:00:00Z');
 const NOW = '2026-11-16T12:00:00Z';
@@ -31,12 +30,7 @@ describe('quota request after a refusal (simulator and Postgres)', () => {
   beforeAll(async () => {
     db = await createTestDatabase();
     store = await Store.open({ connectionString: db.url });
-    const dumps = writeDatedDumps(7, 2);
-    for (const [i, dir] of dumps.entries()) {
-      const at = new Date(DAY0 + i * 86_400_000);
-      await runScan({ source: { kind: 'offline', fleetDir: dir }, now: at, observedAt: at }, store);
-    }
-    fleet = readFleetDirectory(dumps[dumps.length - 1]!);
+    fleet = await storeDatedScans(store, DAY0);
     sim = await startSimulator({ fleet });
   }, 300_000);
 

@@ -8,8 +8,7 @@
  */
 import { Client } from 'pg';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { runScan, type QuotaRequestOutcome } from '@app/audit';
-import { readFleetDirectory } from '@app/collectors';
+import type { QuotaRequestOutcome } from '@app/audit';
 import type { WireFleet } from '@app/domain';
 import type { QuotaPlan } from '@app/forecast';
 import { startSimulator, type RunningSimulator } from '@app/fleet-sim';
@@ -17,7 +16,7 @@ import { accountsScope, ALL_ACCOUNTS, Store, SYSTEM_PRINCIPAL } from '@app/store
 import { runCliInProcess } from '../cli/cli-run.util';
 import { callRpc } from '../sim/sim-clients.util';
 import { createTestDatabase, type TestDatabase } from '../store/test-database.util';
-import { writeDatedDumps } from './dated-dumps.util';
+import { storeDatedScans } from './dated-dumps.util';
 
 const DAY0 = Date.parse('2026-11-10T00:00:00Z');
 const NOW = '2026-11-16T12:00:00Z';
@@ -35,12 +34,7 @@ describe('quota request (plan -> Quota Center applications, simulator and Postgr
   beforeAll(async () => {
     db = await createTestDatabase();
     store = await Store.open({ connectionString: db.url });
-    const dumps = writeDatedDumps(7, 2);
-    for (const [i, dir] of dumps.entries()) {
-      const at = new Date(DAY0 + i * 86_400_000);
-      await runScan({ source: { kind: 'offline', fleetDir: dir }, now: at, observedAt: at }, store);
-    }
-    fleet = readFleetDirectory(dumps[dumps.length - 1]!);
+    fleet = await storeDatedScans(store, DAY0);
     fleet.accounts.find((a) => a.account.accountId === ACCOUNT)!.account.quotaApplications = { decision: 'pending', approvePercent: 100 };
     sim = await startSimulator({ fleet });
   }, 300_000);
