@@ -24,6 +24,7 @@ import type { Pool, PoolClient } from 'pg';
 import { StoreError } from './store.exception';
 import { isUuid } from './page.util';
 import { withTransaction } from './transaction.util';
+import { TableProbe } from './schema-probe.util';
 import type { CopyPart } from './copy.util';
 import type { ScanSnapshotRepository } from './scan-snapshot.repository';
 import type { StoredChunk } from './store.types';
@@ -100,7 +101,7 @@ export type StoreStart =
  * transaction with `claim` and `release`). See the file comment for visibility, restarts and locks.
  */
 export class ChunkedScanStore {
-  private tablesKnown = false;
+  private readonly tables: TableProbe;
 
   /**
    * @param pool the store's connection pool
@@ -112,7 +113,9 @@ export class ChunkedScanStore {
     private readonly pool: Pool,
     private readonly snapshots: ScanSnapshotRepository,
     private readonly lanes: number,
-  ) {}
+  ) {
+    this.tables = new TableProbe(pool, 'scan_store_chunks');
+  }
 
   /**
    * Whether the database has the tables of the chunked store (migration 1800000000000); a database migrated before
@@ -120,10 +123,7 @@ export class ChunkedScanStore {
    * @param db where to ask: inside a transaction, its client (the embedded PGlite pool has one connection)
    */
   async available(db: Pool | PoolClient = this.pool): Promise<boolean> {
-    if (this.tablesKnown) return true;
-    const r = await db.query<{ t: string | null }>(`SELECT to_regclass('scan_store_chunks') AS t`);
-    this.tablesKnown = r.rows[0]?.t != null;
-    return this.tablesKnown;
+    return this.tables.exists(db);
   }
 
   /**

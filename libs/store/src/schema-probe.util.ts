@@ -39,3 +39,31 @@ export class ColumnProbe {
     return this.known;
   }
 }
+
+/**
+ * Whether a table exists, asked of PostgreSQL's catalogue (`to_regclass`, the search path's schemas), with the same
+ * caching as {@link ColumnProbe}: a `true` answer is kept (migrations only add tables), a `false` one asked again.
+ */
+export class TableProbe {
+  private known = false;
+
+  /**
+   * @param pool the store's connection pool
+   * @param table the table name (unquoted, lower case)
+   */
+  constructor(
+    private readonly pool: Pool,
+    private readonly table: string,
+  ) {}
+
+  /**
+   * Whether the table exists (one catalogue query until it does).
+   * @param client the connection to ask on (inside a transaction, its client, as for `ColumnProbe.exists`)
+   */
+  async exists(client: Pool | PoolClient = this.pool): Promise<boolean> {
+    if (this.known) return true;
+    const r = await client.query<{ t: string | null }>('SELECT to_regclass($1) AS t', [this.table]);
+    this.known = r.rows[0]?.t != null;
+    return this.known;
+  }
+}
