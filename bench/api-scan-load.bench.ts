@@ -1,5 +1,5 @@
 /**
- * `npm run bench:scan-load` (issue 14 item 4): does a big scan started through the API leave the API
+ * `npm run bench:scan-load`: does a big scan started through the API leave the API
  * responsive? Generates the 100-cluster fleet of `scan-load.fleet.ts` as an offline directory,
  * starts `fleet-audit serve --fleet <dir>` (the built CLI, without Redis: the in-process scan queue
  * running the scan in a child process) on a throwaway database of the local PostgreSQL, then POSTs

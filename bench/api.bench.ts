@@ -1,5 +1,5 @@
 /**
- * `npm run bench:api`: latency of the API under load (issue 11 "Done when"). A fresh database is seeded
+ * `npm run bench:api`: latency of the API under load. A fresh database is seeded
  * with a generated fleet of 100 accounts whose latest scan holds BENCH_API_FINDINGS findings (default
  * 100,000; an older scan of the same fleet is stored too, so first/last sightings and diffs are real), the
  * fleet graph of a generated fleet of the same accounts (1,000 clusters, 10,000 LoadBalancer Services and

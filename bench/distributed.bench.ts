@@ -1,5 +1,5 @@
 /**
- * `npm run bench:distributed` (issue 22 item 5): the analysis of a distributed scan of the `bench:analyze` fleet
+ * `npm run bench:distributed`: the analysis of a distributed scan of the `bench:analyze` fleet
  * (`millionBackendSpec`, about a quarter of the Services on NLB; `--clusters N`, default 500; `--accounts N`, default
  * 10, see `benchFleet`) through N worker
  * processes (`--workers N`, default 4), sharded (ANALYZE_SHARDS=true: one analyze-shard job per (account, region))

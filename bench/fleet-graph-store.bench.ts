@@ -1,5 +1,5 @@
 /**
- * `npm run bench:graph-store`: time storing the fleet graph of a scan (issue 11 item 3), the part the graph
+ * `npm run bench:graph-store`: time storing the fleet graph of a scan, the part the graph
  * adds to a scan's completing transaction, on the bundled sample fleet and on the 1M-backend fleet of
  * `bench:analyze` (500 clusters x 100 nodes x 22 LoadBalancer Services, mostly Cluster mode).
  *

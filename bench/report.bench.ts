@@ -7,7 +7,7 @@
  * postgres://postgres@127.0.0.1:5432/postgres; the bench creates `fleet_audit_bench_<random>` next to it
  * and drops it afterwards). Seeding is not timed. Timed: `loadReportInput` + `buildReport` (seconds) and
  * each render (seconds); peak RSS of the process (MiB, includes the seeding) and the HTML size (bytes).
- * Targets (issue 12): build + renders <= 60 s, HTML <= 5 MB. Prints one JSON object as the last line.
+ * Targets: build + renders <= 60 s, HTML <= 5 MB. Prints one JSON object as the last line.
  * BENCH_FINDINGS_PER_SCAN overrides the per-scan findings (e.g. 10000 for a quick run).
  */
 import { createHash } from 'node:crypto';

@@ -1,5 +1,5 @@
 /**
- * `npm run bench:retention`: a month of hourly scans of a generated fleet with retention on (issue 22 item 1),
+ * `npm run bench:retention`: a month of hourly scans of a generated fleet with retention on,
  * printing the database size once per simulated day: it must level off.
  *
  * The fleet is `millionBackendSpec` cut to `--clusters N` (default 2: 200 nodes, 44 LoadBalancer Services, a few

@@ -13,7 +13,7 @@ export interface ScanLoadFleetSize {
   servicesPerCluster: number;
 }
 
-/** The issue 14 scenario: a 100-cluster fleet. */
+/** The scan-load scenario: a 100-cluster fleet. */
 export const SCAN_LOAD_FLEET: ScanLoadFleetSize = { clusters: 100, nodesPerCluster: 30, servicesPerCluster: 12 };
 
 /**

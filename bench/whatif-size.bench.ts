@@ -1,5 +1,5 @@
 /**
- * `npm run bench:whatif-size` (issue 23 item 1): cost of one `addNodes` what-if step against its size, on the
+ * `npm run bench:whatif-size`: cost of one `addNodes` what-if step against its size, on the
  * bundled sample fleet (examples/fleets/sample, cluster c1e64668d4e11407d7227bc187533f952, the one the security
  * review used), one JSON line per size and a summary line.
  * - in-process `runWhatIf` for 1,000 / 2,000 / 5,000 (the schema's maximum, MAX_ADD_NODES) / 10,000 / 20,000 nodes;

@@ -1,5 +1,5 @@
 /**
- * `npm run chaos`: the fault suite of issue 14 as one run with figures. Everything destructive runs
+ * `npm run chaos`: the fault suite as one run with figures. Everything destructive runs
  * against a throwaway PostgreSQL of its own (bench/chaos/private-servers.ts), never the shared one.
  *
  * Phases (each counts the faults it injects and how every scan ended):

@@ -1,5 +1,5 @@
 /**
- * The distributed part of `npm run chaos` (issue 14 item 8): faults against the worker fleet, on a
+ * The distributed part of `npm run chaos`: faults against the worker fleet, on a
  * private redis-server and the chaos run's private PostgreSQL (bench/chaos/private-servers.ts),
  * with the simulator serving a generated multi-account fleet.
  *

@@ -1,5 +1,5 @@
 /**
- * Fuzzed fleets (issue 14 fault suite): take a fleet directory, apply random mutations with
+ * Fuzzed fleets (part of the fault suite): take a fleet directory, apply random mutations with
  * fast-check (seeded; the failing seed is printed by the caller), scan it offline in this process,
  * and say how the scan ended. Allowed endings: `ok` / `findings` (exit 0 / 1) or `invalid-input`
  * (exit 2, one line naming the file). Anything else is a `crash`.

@@ -1,5 +1,5 @@
 /**
- * Look for secrets in every Redis key of some prefixes (issue 14 item 5: "a test scans every Redis
+ * Look for secrets in every Redis key of some prefixes ("a test scans every Redis
  * key after a distributed scan for the secret"). Used by test/worker/redis-secrets and `npm run
  * chaos`. Every key is read whole according to its type (string, hash, list, set, zset, stream;
  * ReJSON and other module types are read with DUMP), names included, and searched for each secret

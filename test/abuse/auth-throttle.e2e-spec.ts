@@ -19,7 +19,7 @@ import { createTestDatabase, type TestDatabase } from '../store/test-database.ut
 const BOOTSTRAP = 'abuse-auth-bootstrap-token-0123456789';
 const KEY = 'abuse-auth-hash-key-0123456789abcdef-0123456789';
 
-describe('authentication throttling (issue 23 item 3)', () => {
+describe('authentication throttling', () => {
   let db: TestDatabase;
   let store: Store;
   const apps: INestApplication[] = [];

@@ -19,7 +19,7 @@ async function errorOf(run: () => Promise<unknown>): Promise<unknown> {
   throw new Error('expected a failure');
 }
 
-describe('a raw driver error of a lost connection (issue 23 item 10)', () => {
+describe('a raw driver error of a lost connection', () => {
   it('a session the server terminates mid-work: exit 3, our message', async () => {
     const victim = new Client({ connectionString: testDatabaseUrl() });
     await victim.connect();

@@ -28,7 +28,7 @@ function copy(name: string): string {
   return dir;
 }
 
-describe('fleet directory links (issue 23 item 7)', () => {
+describe('fleet directory links', () => {
   it('a cluster.json linked outside the directory is a gap naming the path, and nothing of the target is read', () => {
     const dir = copy('out');
     const file = join(dir, ...`${STOREFRONT}/cluster.json`.split('/'));

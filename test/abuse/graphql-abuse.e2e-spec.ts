@@ -16,7 +16,7 @@ import { startPrivatePostgres, type PrivatePostgres } from '../../bench/chaos/pr
 
 const BOOTSTRAP = 'abuse-graphql-bootstrap-token-0123456789';
 
-describe('GraphQL abuse (issue 23 items 4, 8)', () => {
+describe('GraphQL abuse', () => {
   let pg: PrivatePostgres;
   let store: Store;
   const apps: INestApplication[] = [];

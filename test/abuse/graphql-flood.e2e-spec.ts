@@ -35,7 +35,7 @@ function paddedQuery(i: number): string {
   return `${head}${'x'.repeat(QUERY_BYTES - head.length - body.length - 1)}\n${body}`;
 }
 
-describe('GraphQL query-text flood (issue 23 item 2, e2e)', { timeout: 600_000 }, () => {
+describe('GraphQL query-text flood', { timeout: 600_000 }, () => {
   let db: TestDatabase;
   let serve: ChildProcess | undefined;
   let url = '';

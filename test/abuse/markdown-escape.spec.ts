@@ -52,7 +52,7 @@ beforeAll(async () => {
   outcome = await runScan({ source: { kind: 'offline', fleetDir: SAMPLE }, now: new Date('2026-11-23T10:00:00Z') });
 });
 
-describe('Markdown outputs escape cluster-sourced text (issue 23 item 9)', () => {
+describe('Markdown outputs escape cluster-sourced text', () => {
   it('escapeMarkdownText makes each hostile text inert and keeps it readable', () => {
     for (const h of HOSTILE) expect(live(escapeMarkdownText(h)), h).toEqual([]);
     expect(escapeMarkdownText('<b>&')).toBe('&lt;b&gt;&amp;');

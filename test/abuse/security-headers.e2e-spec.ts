@@ -12,7 +12,7 @@ import { createTestDatabase, type TestDatabase } from '../store/test-database.ut
 
 const BOOTSTRAP = 'abuse-headers-bootstrap-token-0123456789';
 
-describe('security headers (issue 23 item 9)', () => {
+describe('security headers', () => {
   let db: TestDatabase;
   let store: Store;
   let app: INestApplication;

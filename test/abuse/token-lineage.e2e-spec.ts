@@ -14,7 +14,7 @@ import { runCli } from '../cli/cli-run.util';
 const BOOTSTRAP = 'abuse-lineage-bootstrap-token-0123456789';
 const KEY = 'abuse-lineage-hash-key-0123456789abcdef-0123456789';
 
-describe('token lineage (issue 23 item 5)', () => {
+describe('token lineage', () => {
   let db: TestDatabase;
   let store: Store;
   let app: INestApplication;

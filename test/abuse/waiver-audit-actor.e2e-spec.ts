@@ -14,7 +14,7 @@ import { createTestDatabase, type TestDatabase } from '../store/test-database.ut
 const BOOTSTRAP = 'abuse-waiver-bootstrap-token-0123456789';
 const KEY = 'abuse-waiver-hash-key-0123456789abcdef-0123456789';
 
-describe('waiver audit actor (issue 23 item 6)', () => {
+describe('waiver audit actor', () => {
   let db: TestDatabase;
   let store: Store;
   let app: INestApplication;

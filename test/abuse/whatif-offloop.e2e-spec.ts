@@ -26,7 +26,7 @@ function scenario(steps: unknown[]) {
 }
 const LARGEST = scenario([{ addNodes: { cluster: CLUSTER, count: MAX_ADD_NODES } }]);
 
-describe('what-if off the event loop (issue 23 item 1)', () => {
+describe('what-if off the event loop', () => {
   let db: TestDatabase;
   let store: Store;
   const apps: INestApplication[] = [];

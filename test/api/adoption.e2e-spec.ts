@@ -40,7 +40,7 @@ function sampleClusterNames(): Map<string, string> {
   return out;
 }
 
-describe('issue 21 leftovers: adoption (e2e)', () => {
+describe('adoption (e2e)', () => {
   let db: TestDatabase;
   let store: Store;
   let app: INestApplication;

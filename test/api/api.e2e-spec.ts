@@ -320,7 +320,7 @@ describe('REST API /v1 (e2e)', () => {
       expect(both.status).toBe(400);
     });
 
-    it('pages by `after` like every REST list (issue 21 item 6); `cursor` stays its deprecated alias', async () => {
+    it('pages by `after` like every REST list; `cursor` stays its deprecated alias', async () => {
       const byCursor: string[] = [];
       const byAfter: string[] = [];
       for (const [param, out] of [['cursor', byCursor], ['after', byAfter]] as const) {

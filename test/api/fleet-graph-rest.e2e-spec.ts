@@ -1,8 +1,8 @@
 /**
- * The stored fleet graph over REST (issue 11 item 5) on a real PostgreSQL: `/v1/clusters`,
+ * The stored fleet graph over REST on a real PostgreSQL: `/v1/clusters`,
  * `/v1/load-balancers/{id}` (its Services, server groups and backends, quotas) and
  * `/v1/ecs-instances/{id}` (its CLBs), and the filtered, keyset-paged lists `/v1/load-balancers` and
- * `/v1/ecs-instances` (issue 21 item 6), for a scan of the bundled sample fleet stored by `analyzeAndStore`.
+ * `/v1/ecs-instances`, for a scan of the bundled sample fleet stored by `analyzeAndStore`.
  * The oracle is `buildFleetGraph(snapshot)` (what the scan stores) and the stored quota samples; a token
  * scoped to one account sees only its objects, and another account's object answers 404 exactly like an
  * absent one.

@@ -1,5 +1,5 @@
 /**
- * REST fleet-graph and quota reads with the whole-answer cache (issue 22 item 4) across two API replicas on one PostgreSQL: the
+ * REST fleet-graph and quota reads with the whole-answer cache across two API replicas on one PostgreSQL: the
  * same read answers the same bytes from the cache; a scan completed by another process is the very next answer on
  * both replicas (the cache keys on the findings generation kept in PostgreSQL); tokens of different scopes never
  * share an answer; reads of a given scan id answer from PostgreSQL.

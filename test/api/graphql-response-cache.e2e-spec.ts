@@ -1,5 +1,5 @@
 /**
- * The GraphQL whole-response cache of fleet-graph reads (apps/api graphql-response-cache.plugin.ts, issue 11 bench:api)
+ * The GraphQL whole-response cache of fleet-graph reads (apps/api graphql-response-cache.plugin.ts, measured by bench:api)
  * on real PostgreSQL: which operations qualify, that a repeated graph query costs no SQL beyond the generation read,
  * that scopes never share an answer, and that a newly completed scan is the next answer.
  */

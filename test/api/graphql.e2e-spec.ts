@@ -1,5 +1,5 @@
 /**
- * GraphQL at /graphql (issue 11 item 4) on real PostgreSQL, over a generated fleet of 100 clusters scanned through
+ * GraphQL at /graphql on real PostgreSQL, over a generated fleet of 100 clusters scanned through
  * `analyzeAndStore` (findings, quotas and the stored fleet graph): Relay paging (first/last bounds, cursors forward
  * and backward), cost and depth refusal before execution, request-scoped DataLoaders (a nested query over 100
  * clusters x Services x CLBs in a constant number of SQL statements, counted on the real pool's client), the
@@ -93,7 +93,7 @@ describe('GraphQL /graphql (e2e)', () => {
     scanId = scan.id;
     await analyzeAndStore(snapshot, { scanId, now: new Date('2026-11-08T00:00:00Z'), store });
     launcher = new RecordingLauncher(store);
-    // 100 clusters x 100 Services in one query cost 10,101 (every node costs at least 1, issue 23 item 4): this
+    // 100 clusters x 100 Services in one query cost 10,101 (every node costs at least 1): this
     // suite raises the cost and node limits to test loading and scoping at that size.
     app = await createApiApp({ store, token: BOOTSTRAP, scanLauncher: launcher, logger: false, auth: { maxFailures: 1000 }, graphql: { maxCost: 20_000, maxNodes: 50_000 } });
     await app.init();
@@ -180,8 +180,8 @@ describe('GraphQL /graphql (e2e)', () => {
       const r = await gql(`{ clusters(first: 100) { nodes { services(first: 100) { nodes { loadBalancer { services(first: 100) { nodes { name } } } } } } } }`);
       expect(r.status).toBe(400);
       expect(r.data).toBeUndefined();
-      // 1 + 100 x (1 + 100 x (1 + 100 x 1)): each connection costs 1 + first x max(1, one node's cost) (issue 23
-      // item 4: a node of scalars costs 1, not 0).
+      // 1 + 100 x (1 + 100 x (1 + 100 x 1)): each connection costs 1 + first x max(1, one node's cost) (a node of
+      // scalars costs 1, not 0).
       expect(r.errors?.[0]?.message).toMatch(/^Query cost 1010101 exceeds the maximum of 20000/);
       expect(r.errors?.[0]?.extensions).toMatchObject({ code: 'QUERY_TOO_COSTLY', cost: 1010101, maxCost: 20_000 });
       // Nothing ran: the bootstrap token needs no database read and no resolver was called.

@@ -1,5 +1,5 @@
 /**
- * NLBs in the stored fleet graph (issue 20 item 5) on a real PostgreSQL, for a scan of the bundled sample fleet
+ * NLBs in the stored fleet graph on a real PostgreSQL, for a scan of the bundled sample fleet
  * (which has NLB Services, found by CCM's owner tag) stored by `analyzeAndStore`: REST `GET /v1/nlbs` (keyset-paged
  * `limit` + `after` / `nextCursor`, filters) and `GET /v1/nlbs/{id}` (listeners, server groups with servers, the
  * Services using it, its quotas), GraphQL `nlbs`, `nlb(id)` and `Service.nlb`; ECS instances' NLB server groups

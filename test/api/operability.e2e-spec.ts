@@ -1,5 +1,5 @@
 /**
- * Operability of the API (issue 13): JSON request logs through nestjs-pino with a request id and the
+ * Operability of the API: JSON request logs through nestjs-pino with a request id and the
  * latency, secrets redacted by path, `/readyz` (database, migrations, Redis when configured), and
  * `/metrics` carrying process/runtime metrics and the HTTP request duration histogram (linted by
  * promtool when available, see test/telemetry/promtool.spec.ts).

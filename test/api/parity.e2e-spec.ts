@@ -1,5 +1,5 @@
 /**
- * Parity contract (issue 11 item 6): for every resource served both ways, REST and GraphQL return the same
+ * Parity contract: for every resource served both ways, REST and GraphQL return the same
  * numbers for the same token. On a real PostgreSQL with two scans of the bundled sample fleet (stored by
  * `analyzeAndStore`, so the fleet graph is stored too), for the bootstrap token and a viewer token scoped
  * to each account, it reads every page of: findings (total + fingerprints + severities), quotas (used /

@@ -1,5 +1,5 @@
 /**
- * GET /v1/findings with the store's read caches (issue 11 bench:api) across two API replicas on one PostgreSQL:
+ * GET /v1/findings with the store's read caches (measured by bench:api) across two API replicas on one PostgreSQL:
  * a waiver created or revoked through one replica, or a scan completed by another process, changes the very next
  * page read from the other replica (the caches key on the generation kept in PostgreSQL, not on local state), and
  * tokens of different scopes never share a cached page.

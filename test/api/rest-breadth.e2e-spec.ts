@@ -1,5 +1,5 @@
 /**
- * REST breadth (issue 11 item 5) on a real PostgreSQL: `GET /v1/scans/{id}/diff` (new / resolved /
+ * REST breadth on a real PostgreSQL: `GET /v1/scans/{id}/diff` (new / resolved /
  * persisting / severityChanged by fingerprint, counts over the token's scope, keyset paging) and
  * `GET /v1/quotas` (used / limit / ratio per check and resource, filters, keyset paging, scope). The
  * expected answers are computed here from the stored inputs (an independent oracle), not hard-coded.
@@ -151,7 +151,7 @@ describe('REST breadth: scan diff and quotas (e2e)', () => {
       expect((await http().get(`/v1/scans/${after.id}/diff?against=${before.id}`)).status).toBe(401);
     });
 
-    it('without `against` diffs against the previous succeeded scan of the same fleet (issue 21 item 6)', async () => {
+    it('without `against` diffs against the previous succeeded scan of the same fleet', async () => {
       const explicit = await all(`/v1/scans/${after.id}/diff?against=${before.id}&limit=1000`, BOOTSTRAP);
       const implicit = await all(`/v1/scans/${after.id}/diff?limit=1000`, BOOTSTRAP);
       expect(implicit.first).toMatchObject({ scanId: after.id, againstScanId: before.id });

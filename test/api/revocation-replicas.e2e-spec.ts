@@ -1,5 +1,5 @@
 /**
- * "Revocation holds on every API replica within 5 s" (issue 11 item 1), on a real PostgreSQL: two API app
+ * "Revocation holds on every API replica within 5 s", on a real PostgreSQL: two API app
  * instances (two replicas: each its own Store, connection pool and TokenAuthenticator with the production
  * cache settings) share one database. A scoped token is used on both replicas over REST and GraphQL (so any
  * per-replica token cache holds it), then revoked through replica A (REST `DELETE /v1/tokens/{id}`, and in a
@@ -20,7 +20,7 @@ import { createTestDatabase, type TestDatabase } from '../store/test-database.ut
 
 const BOOTSTRAP = 'revocation-replicas-e2e-bootstrap-0123456789';
 const KEY = 'revocation-replicas-e2e-hash-key-0123456789abcdef';
-/** The bound of issue 11: every replica refuses a revoked token within this many ms. */
+/** The bound this spec holds: every replica refuses a revoked token within this many ms. */
 const REVOCATION_BOUND_MS = 5_000;
 const ACCOUNT = '1000000000000001';
 

@@ -1,5 +1,5 @@
 /**
- * The randomized scope matrix of issue 11 (item 2, "zero leaks and zero privilege escalations"), on a
+ * The randomized scope matrix ("zero leaks and zero privilege escalations"), on a
  * real PostgreSQL: a seeded fast-check run of random requests, each a random token (every role x account
  * scope, plus expired, revoked, malformed, missing and the bootstrap token) on a random endpoint: a REST
  * route, or a GraphQL root field (every Query and Mutation field of the served schema, with random
@@ -928,7 +928,7 @@ describe('randomized scope matrix: every REST route and GraphQL field x every ki
   }
 
   /**
-   * A node selection: its text, its cost (the server's model, issue 23 item 4: a connection costs 1 + n x max(1,
+   * A node selection: its text, its cost (the server's model: a connection costs 1 + n x max(1,
    * node), a root field 1 + its selection, other fields their selection) and its oracle.
    */
   interface NodeSel {

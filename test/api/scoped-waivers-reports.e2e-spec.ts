@@ -1,5 +1,5 @@
 /**
- * Waivers and stored reports on the one policy layer (issue 11), end to end on a real PostgreSQL:
+ * Waivers and stored reports on the one policy layer, end to end on a real PostgreSQL:
  * reads filtered by the token's account scope in SQL (an out-of-scope waiver or report answers 404,
  * never 403), `/metrics` waiver and report series computed over the scope, and waiver management:
  * operators change or revoke only the waivers their own token created, admins anyone's (in scope).

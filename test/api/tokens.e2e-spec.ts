@@ -230,7 +230,7 @@ describe('scoped API tokens (e2e)', () => {
       const guess = composeToken(id, 'A'.repeat(32)).token;
       for (let i = 0; i < 3; i++) await expect(limited.authenticate(`Bearer ${guess}`, '10.9.9.9')).rejects.toMatchObject({ code: 'UNAUTHENTICATED' });
       await expect(limited.authenticate(`Bearer ${guess}`, '10.9.9.9')).rejects.toMatchObject({ code: 'RATE_LIMITED' });
-      // Verified first: the valid token is accepted from the throttled address too (issue 23 item 3).
+      // Verified first: the valid token is accepted from the throttled address too.
       expect((await limited.authenticate(`Bearer ${token}`, '10.9.9.9')).tokenId).toBe(id);
       expect((await limited.authenticate(`Bearer ${token}`, '10.9.9.10')).tokenId).toBe(id);
       const logged = warn.mock.calls.map((c) => String(c[0])).join('\n');

@@ -1,5 +1,5 @@
 /**
- * Waivers through the REST API on real PostgreSQL (issue 12): CRUD on /v1/waivers, and read-time
+ * Waivers through the REST API on real PostgreSQL: CRUD on /v1/waivers, and read-time
  * application in GET /v1/findings and GET /metrics (no rescan: creating or revoking a waiver changes
  * the very next read).
  */
@@ -76,7 +76,7 @@ describe('REST /v1/waivers and read-time application (e2e)', () => {
       .set(auth)
       .send({ checkId: 'CLB_BACKEND_QUOTA', accountId: ACCOUNT, resource: 'lb-0000?', owner: 'team-net', reason: 'NLB migration in Q3 (NET-7)', category: 'accepted-risk', ticket: 'NET-7', createdBy: 'alice' });
     expect(created.status).toBe(201);
-    // The actor is the authenticated principal (the bootstrap token here); 'alice' is only a stated name (issue 23 item 6).
+    // The actor is the authenticated principal (the bootstrap token here); 'alice' is only a stated name.
     expect(created.body).toMatchObject({ owner: 'team-net', createdBy: 'bootstrap', state: 'active', ticket: 'NET-7', regionId: null });
     const id = created.body.id as string;
 

@@ -1,5 +1,5 @@
 /**
- * A bench stopped by a signal cleans up what it made (issue 22 review: `bench:distributed` stopped by `timeout`'s
+ * A bench stopped by a signal cleans up what it made (`bench:distributed` stopped by `timeout`'s
  * SIGTERM left its throw-away `fleet_audit_bench_*` database behind, its workers running and its Redis keys in place).
  * A real bench process (the suite's build of bench/bench-support.ts) holds a throw-away database on the shared
  * PostgreSQL and a second cleanup of its own; the test signals it and reads pg_database.

@@ -1,5 +1,5 @@
 /**
- * End-to-end oracle of the CCM model (issue 15): every acceptance case is written as a fleet whose CLB holds
+ * End-to-end oracle of the CCM model: every acceptance case is written as a fleet whose CLB holds
  * exactly what CCM sets (the case's expected vServer groups, backends and weights, named as CCM names them),
  * and LB_CONFIG_DRIFT, run through the audit engine, must find nothing. Negative controls (one backend
  * removed, one added, one re-weighted) must be found. Cases where CCM fails the sync must be reported as

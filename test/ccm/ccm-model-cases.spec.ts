@@ -1,5 +1,5 @@
 /**
- * Table-driven acceptance suite of the CCM model (issue 15): every case of test/ccm/cases/*.yaml, taken from
+ * Table-driven acceptance suite of the CCM model: every case of test/ccm/cases/*.yaml, taken from
  * CCM's own tests and controller code (each cites its source), runs through the product's model and must give
  * exactly the vServer groups, backends and weights CCM sets, or the error CCM fails the sync with.
  */

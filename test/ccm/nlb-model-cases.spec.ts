@@ -1,5 +1,5 @@
 /**
- * Table-driven acceptance suite of the NLB side of the CCM model (issue 20 item 2): every case of
+ * Table-driven acceptance suite of the NLB side of the CCM model: every case of
  * test/ccm/nlb-cases/*.yaml, taken from CCM's own nlbv2 unit tests, e2e cases and controller code (each cites its
  * source and tag), runs through the product's model and must give exactly the controller, the NLB found, the
  * listeners, server groups, servers and weights CCM sets, or the error CCM fails the sync with.

@@ -1,5 +1,5 @@
 /**
- * The CLI's shared conventions (issue 21 items 5 and 6), as a user runs it (the built CLI, piped):
+ * The CLI's shared conventions, as a user runs it (the built CLI, piped):
  * - an explicit `--fleet` wins over `DATABASE_URL` exported in the environment;
  * - one format vocabulary (`markdown`, alias `md`; `table`, alias `text`) and `-o/--out` on every command
  *   that writes a file (`--output` still accepted on `scan` for a release);

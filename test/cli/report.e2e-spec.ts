@@ -1,5 +1,5 @@
 /**
- * `fleet-audit report` end to end (issue 12): offline diff of two fleet dumps (no database), a stored
+ * `fleet-audit report` end to end: offline diff of two fleet dumps (no database), a stored
  * report from PostgreSQL, `--out` written atomically, bad input with one line and exit 2. Runs the built
  * CLI (`npx nest build cli`).
  */

@@ -1,5 +1,5 @@
 /**
- * `scan --format html` in a real browser at 1,400 px (issue 21 item 5): Debian's Chromium, headless,
+ * `scan --format html` in a real browser at 1,400 px: Debian's Chromium, headless,
  * through playwright-core. Every column of the findings table, the message and remediation included, is
  * on screen: the page never scrolls sideways and each cell's right edge is inside the viewport (before,
  * long resource paths and check ids pushed the message column off-screen). A screenshot is taken

@@ -1,5 +1,5 @@
 /**
- * The built `fleet-audit` at the terminal and in pipes (issue 13, "CLI for humans and CI"): EPIPE ends
+ * The built `fleet-audit` at the terminal and in pipes ("CLI for humans and CI"): EPIPE ends
  * quietly with exit 0, Ctrl+C prints one line and exits 130, a bad flag prints one error line plus a
  * hint (not the whole help), every --help has examples and exit codes, `-o FILE` and the CI formats.
  */

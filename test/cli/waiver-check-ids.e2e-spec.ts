@@ -1,5 +1,5 @@
 /**
- * Waivers of checks that do not exist are refused where they are written (issue 21 item 7): by
+ * Waivers of checks that do not exist are refused where they are written: by
  * `waiver add` (before any database is opened) and in a waivers file, with one line naming the nearest
  * catalogue id, exit 2; before, `CLB_BACKEND_QOTA` was accepted (exit 0) and only surfaced as "stale".
  */

@@ -1,5 +1,5 @@
 /**
- * Waivers from the command line (issue 12): `scan --waivers FILE` for offline CI (strict file, waived
+ * Waivers from the command line: `scan --waivers FILE` for offline CI (strict file, waived
  * findings ignored by --fail-on, expired waivers count again), and `waiver add|list|revoke` on real
  * PostgreSQL applied by `scan --database-url --fail-on`. Runs the built CLI in-process (test/cli/cli-run.util.ts).
  */

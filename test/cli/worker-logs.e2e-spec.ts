@@ -1,5 +1,5 @@
 /**
- * `fleet-audit worker` logs JSON lines like `serve` (issue 21 item 4): with stdout redirected (compose,
+ * `fleet-audit worker` logs JSON lines like `serve`: with stdout redirected (compose,
  * Kubernetes) every stdout line is one JSON object with pino's `level` (label), `time` and `msg`, no ANSI colour
  * codes and no multi-line text; before, the worker wrote Nest's coloured text logger. Its stderr too (the ready and
  * draining lines), and `serve`'s: every line a service writes to a pipe is one JSON object.

@@ -1,5 +1,5 @@
 /**
- * docker-compose.yml does what its comments say (issue 21 item 10). There is no Docker engine here, so
+ * docker-compose.yml does what its comments say. There is no Docker engine here, so
  * the file is checked against what it drives instead:
  * - every documented variable a container process reads (libs/config ENV_VARS) can be set, and an
  *   optional `fleet-audit.env` file carries any other;

@@ -79,7 +79,7 @@ describe('Helm chart deploy/helm/fleet-audit (static)', () => {
     }
   });
 
-  it('every documented variable a container reads can be set, and extraEnv / extraEnvFrom reach every container (issue 21 item 10)', async () => {
+  it('every documented variable a container reads can be set, and extraEnv / extraEnvFrom reach every container', async () => {
     const { ENV_VARS } = await import('@app/config');
     // Terminal-session variables, and the API's port / interface (set by `serve --port/--host` in args).
     // FLEET_AUDIT_DIST points bin/fleet-audit.js at another build: an image has its own.

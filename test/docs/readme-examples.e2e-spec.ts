@@ -1,5 +1,5 @@
 /**
- * Every example of README.md runs (issue 21 item 8): each `fleet-audit` / `npx fleet-audit` command and each `curl`
+ * Every example of README.md runs: each `fleet-audit` / `npx fleet-audit` command and each `curl`
  * of a `sh`/`bash` block, and each `graphql` block, read from the README text, runs against the bundled sample
  * fleet: CLI commands through the built CLI (bin/fleet-audit.js; `nest build cli` first), curl commands and
  * GraphQL documents with fetch against one `fleet-audit serve` on a fresh test database (migrated) holding two scans of the

@@ -1,5 +1,5 @@
 /**
- * Fuzzed fleets (issue 14 fault suite): random mutations of the sample fleet (fast-check, seeded;
+ * Fuzzed fleets (part of the fault suite): random mutations of the sample fleet (fast-check, seeded;
  * FUZZ_SEED / FUZZ_RUNS override) end as ok, findings or one invalid-input line naming the file;
  * never a crash. On failure the message carries the seed and the counterexample path to replay.
  */

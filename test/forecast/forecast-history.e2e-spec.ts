@@ -296,7 +296,7 @@ describe('forecast history (CLI backfill -> Postgres -> CLI and REST)', () => {
       expect((await gql(query, await token('operator', ['999999']), { input: scenario })).errors?.[0]?.extensions?.code).toBe('FORBIDDEN');
       // Cost: 10 + steps x (1 + selection); the selection: quotas (1 + 100 nodes x 1) + findings.appeared (1:
       // totalCount only, no node) = 102, so 400 steps cost 10 + 400 x 103 = 41,210, refused before anything runs;
-      // one step costs 113 (issue 23 item 4: every returned node costs at least 1).
+      // one step costs 113 (every returned node costs at least 1).
       const costly = `mutation($input: ScenarioInput!) { whatIf(input: $input) { steps { quotas(first: 100) { nodes { checkId } } findings { appeared(first: 100) { totalCount } } } } }`;
       const many = await gql(costly, TOKEN, { input: { ...scenario, steps: Array.from({ length: 400 }, () => scenario.steps[0]) } });
       expect(many.errors?.[0]?.extensions).toMatchObject({ code: 'QUERY_TOO_COSTLY', cost: 10 + 400 * 103 });

@@ -1,5 +1,5 @@
 /**
- * `fleet-audit forecast whatif` with a migrateToNlb scenario on the bundled sample fleet (issue 20 item 4, "Done
+ * `fleet-audit forecast whatif` with a migrateToNlb scenario on the bundled sample fleet ("Done
  * when"): examples/scenarios/migrate-to-nlb.yaml through the built CLI (in-process, the suite's build). Each step
  * reports the CLB quotas it frees and the NLB quotas it burns, the last one the first breach (the region's
  * nlb_quota_loadbalancers_num, 60), its headroom names the NLB quota that limits NLB Services, and the convergence

@@ -1,5 +1,5 @@
 /**
- * The HTML report in a real browser (issue 12 "Look at it"): Debian's Chromium, headless, through
+ * The HTML report in a real browser: Debian's Chromium, headless, through
  * playwright-core (`executablePath`, no bundled browser download). The page must render with no console
  * error and no request other than its own file (self-contained: inline CSS and SVG, no script), show the
  * summary table and the three charts; a full-page screenshot is taken. With WRITE_REPORT_SCREENSHOT=1 the

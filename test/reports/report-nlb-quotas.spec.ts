@@ -1,5 +1,5 @@
 /**
- * The weekly report lists NLB quota measurements like CLB ones (issue 20 item 5): `buildReport` ranks every quota
+ * The weekly report lists NLB quota measurements like CLB ones: `buildReport` ranks every quota
  * sample of the scan by usage, whatever its check (the NLB quota checks of libs/checks QUOTA_USAGE_CHECK_IDS
  * included), keeps their forecasts, and the renderers print them. Pure: a hand-made `ReportInput`, no store.
  */

@@ -1,5 +1,5 @@
 /**
- * Scheduled reports on real PostgreSQL (issue 12): the worker's weekly cron builds exactly one report per
+ * Scheduled reports on real PostgreSQL: the worker's weekly cron builds exactly one report per
  * period even with two workers firing the same tick (row claimed in Postgres); the cron fires on its
  * schedule; webhook delivery is retried with backoff against a real local HTTP server, and a delivery
  * that fails for good is visible in the report's row, in GET /v1/reports and in /metrics. Reports are

@@ -1,5 +1,5 @@
 /**
- * Weekly report from real PostgreSQL (issue 12): the diff across three stored weeks, waiver states and
+ * Weekly report from real PostgreSQL: the diff across three stored weeks, waiver states and
  * owners, coverage, trend and forecasts; the same counts in all four renderers; byte-identical output for
  * the same inputs apart from the generated-at line (fixed clocks); the JSON valid against its published
  * schema (docs/schemas/report.schema.json).

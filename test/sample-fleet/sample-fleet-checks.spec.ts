@@ -197,7 +197,7 @@ const EXPECTED_FAILURES: Record<string, string[]> = {
     'storefront/reviews',
     'storefront/search',
   ],
-  // NLB (issue 20): the leaked server group of data-platform and arena/lobby without zone-maps fire; the NLB quota
+  // NLB: the leaked server group of data-platform and arena/lobby without zone-maps fire; the NLB quota
   // checks, NLB_ORPHANED and NLB_CCM_UNSUPPORTED only pass here (their failures are in their check fixtures).
   NLB_SERVER_GROUP_ORPHANED: ['sgp-kx0tye1t4548nvockz9r'],
   NLB_ZONE_MAPS_MISSING: ['arena/lobby'],
@@ -293,7 +293,7 @@ describe('sample fleet x check catalogue: the controls stay silent', () => {
       expect(blown, s).not.toContain(s);
   });
 
-  it('CLUSTER_MODE_BLOWUP names the 42 preview Services whose 2 extra nodes each push the nodes to 42/50 attachments (issue 10 item 6)', () => {
+  it('CLUSTER_MODE_BLOWUP names the 42 preview Services whose 2 extra nodes each push the nodes to 42/50 attachments', () => {
     // Under the absolute floor of 10 extra backends, but each preview Service's Cluster mode attaches the 2 nodes
     // without its pod, and those nodes are at 84 % of the ECS attachment quota (ECS_LB_ATTACHMENT_QUOTA above).
     const preview = of('CLUSTER_MODE_BLOWUP').filter(

@@ -1,5 +1,5 @@
 /**
- * The stored fleet graph (issue 11 item 3) on real PostgreSQL: a scan of the bundled sample fleet stores
+ * The stored fleet graph on real PostgreSQL: a scan of the bundled sample fleet stores
  * exactly the graph `buildFleetGraph` derives (every table read back page by page equals it), in the
  * scan's completing transaction; keyset pages forward and backward visit every row once; batch reads
  * answer per parent in one statement; a scoped principal never reads another account's rows.

@@ -1,5 +1,5 @@
 /**
- * Stored quota trend fits on real PostgreSQL (issue 22 item 4): the fits a completed scan keeps give the same trend
+ * Stored quota trend fits on real PostgreSQL: the fits a completed scan keeps give the same trend
  * entries, in the same order, as refitting every sample of the window, for every filter and clock whose window holds
  * the same scans; any other window (a scan dropped out, a scan completed again, a series that moved cluster under a
  * cluster filter) refits; retention's pruning and deletion leave trends unchanged, fitted or refitted.

@@ -1,5 +1,5 @@
 /**
- * Read caches keyed on the store's ReadGeneration (migration 1798100000000, issue 11 bench:api) on real PostgreSQL:
+ * Read caches keyed on the store's ReadGeneration (migration 1798100000000, measured by bench:api) on real PostgreSQL:
  * which writes bump which generation, that `findings.list` caches pages of succeeded scans only and never across
  * scopes, and that the cached waiver list still judges expiry at read time.
  */

@@ -1,5 +1,5 @@
 /**
- * Retention on real PostgreSQL (issue 22 item 1): 20 days of hourly scans thinned by the default policy in small
+ * Retention on real PostgreSQL: 20 days of hourly scans thinned by the default policy in small
  * DELETE batches; what a dry run counts is what the run removes; the forecast trends and the weekly report read
  * the same data before and after; running scans and the latest scan are never touched; every table that holds
  * rows per scan is covered; the counters /metrics exports are recorded.

@@ -1,7 +1,7 @@
 /**
  * Upgrading a database that holds data from the schema before the keyset index (1797000000000), the fleet
  * graph (1797300000000) and the scoped waivers and reports (1797400000000): the data written by the older
- * schema reads back through today's repositories, under today's policy layer (issue 11 item 2: a token scoped
+ * schema reads back through today's repositories, under today's policy layer (a token scoped
  * to some accounts sees only their findings, waivers and reports). Only the fingerprint re-key migration
  * (1796500000001) had such a test (test/faults/fingerprint-identity.integration-spec.ts); fresh databases are
  * covered by every other spec.

@@ -151,7 +151,7 @@ describe('Store (PostgreSQL)', () => {
     expect(listed.items[0]).not.toHaveProperty('coverage');
   });
 
-  it('measures processing time from the creation of the row, not from a backfilled start (issue 21 item 9)', async () => {
+  it('measures processing time from the creation of the row, not from a backfilled start', async () => {
     // A backfill: observation time two weeks in the past (`scan --fleet DIR --now ...`).
     const observedAt = new Date(Date.now() - 14 * 86_400_000);
     const t0 = Date.now();

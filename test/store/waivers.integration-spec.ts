@@ -1,5 +1,5 @@
 /**
- * Waiver lifecycle on real PostgreSQL (issue 12): create (validated), match at read time (exact and glob,
+ * Waiver lifecycle on real PostgreSQL: create (validated), match at read time (exact and glob,
  * region / cluster scope), expire ("waiver expired"), revoke, stale (matched nothing in the last 2 scans),
  * append-only history.
  */

@@ -1,5 +1,5 @@
 /**
- * The worker's retry decisions read libs/errors' `permanent` flag (issue 9 item 4), on the shared
+ * The worker's retry decisions read libs/errors' `permanent` flag, on the shared
  * Redis under a unique prefix: the real ScanWorkersHost and PlanScanProcessor consume plan jobs
  * enqueued with the production job options (attempts + exponential backoff, shortened here); only
  * the planning itself is a stand-in that throws the error under test.

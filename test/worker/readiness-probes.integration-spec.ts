@@ -1,5 +1,5 @@
 /**
- * Readiness on the real servers (issue 13 item 3): the Redis probe behind the API's `/readyz` when
+ * Readiness on the real servers: the Redis probe behind the API's `/readyz` when
  * Redis is configured (`fleet-audit serve` with REDIS_URL) and the worker's health endpoint
  * (`fleet-audit worker --health-port`, probed by docker-compose.yml and the Helm chart), each
  * against the shared PostgreSQL and Redis, and against a Redis that is down: a private loopback port

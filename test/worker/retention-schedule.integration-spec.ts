@@ -1,5 +1,5 @@
 /**
- * Retention on the worker's schedule (issue 22 item 1), on real PostgreSQL with no real waits: the cron registered
+ * Retention on the worker's schedule, on real PostgreSQL with no real waits: the cron registered
  * in @nestjs/schedule's registry is fired by the test for a virtual clock; two workers firing the same tick thin
  * the store once (advisory lock); the API's /metrics then exports the database size and what was removed.
  */

@@ -2,7 +2,7 @@
  * How the CLI reports failures: one clear line on stderr and an exit code; never a stack trace
  * (unless FLEET_AUDIT_DEBUG=1).
  *
- * Exit codes (issue "walking skeleton", CLI): 0 ok; 1 a finding at or above
+ * Exit codes (libs/errors/README.md): 0 ok; 1 a finding at or above
  * `--fail-on`; 2 bad input (malformed fleet directory, bad config, bad flag) or a failed scan;
  * 3 a transient failure a retry may cure (database unavailable, scan queue full, waiting for a
  * distributed scan ended); 130 interrupted. {@link exitCodeOf} is the one place that maps an error
