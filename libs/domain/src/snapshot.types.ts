@@ -26,26 +26,31 @@ export interface FleetSnapshot {
 }
 
 /**
- * Datasets a scan reads per target. Account level: `ram`. Region level: `slb` (CLB instances,
- * listeners, vServer groups), `nlb` (NLB instances, listeners, server groups, servers: the four `nlb/` files), `ecs`, `vpc` (vSwitches), `quotas`,
- * `quota-applications` (Quota Center ListQuotaApplications of products slb and nlb), `cs` (cluster list). Cluster
- * level: `cluster` (detail), `addons`, `resources`, `sysctls` (node ephemeral port ranges),
- * `kubernetes` (nodes, Services, Pods, EndpointSlices, Events).
+ * Datasets a scan reads per target, as the keys of an interface so that a load-balancer kind's module adds its own
+ * (`declare module`, beside its `LoadBalancerKindData.dataset`). Account level: `ram`. Region level: `slb` (CLB
+ * instances, listeners, vServer groups), `nlb` (NLB instances, listeners, server groups, servers: the four `nlb/`
+ * files), `ecs`, `vpc` (vSwitches), `quotas`, `quota-applications` (Quota Center ListQuotaApplications of the
+ * kinds' products), `cs` (cluster list). Cluster level: `cluster` (detail), `addons`, `resources`, `sysctls` (node
+ * ephemeral port ranges), `kubernetes` (nodes, Services, Pods, EndpointSlices, Events).
  */
-export type CoverageDataset =
-  | 'ram'
-  | 'slb'
-  | 'nlb'
-  | 'ecs'
-  | 'vpc'
-  | 'quotas'
-  | 'quota-applications'
-  | 'cs'
-  | 'cluster'
-  | 'addons'
-  | 'resources'
-  | 'sysctls'
-  | 'kubernetes';
+export interface CoverageDatasets {
+  ram: true;
+  slb: true;
+  nlb: true;
+  ecs: true;
+  vpc: true;
+  quotas: true;
+  'quota-applications': true;
+  cs: true;
+  cluster: true;
+  addons: true;
+  resources: true;
+  sysctls: true;
+  kubernetes: true;
+}
+
+/** One dataset a scan reads (a key of {@link CoverageDatasets}). */
+export type CoverageDataset = keyof CoverageDatasets;
 
 /** Outcome of reading one target (one API on one account / region / cluster). */
 export type CoverageStatus = 'ok' | 'failed' | 'absent';

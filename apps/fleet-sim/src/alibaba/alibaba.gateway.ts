@@ -12,6 +12,7 @@
  * and never a top-level `Code`; errors are JSON in the product's shape with the real HTTP status.
  */
 import { policyAllows, type RamPolicyDocument } from '@app/collectors';
+import { LB_KINDS } from '@app/domain';
 import { randomUUID } from 'node:crypto';
 import type { IncomingMessage } from 'node:http';
 import { parseFlatParams } from '../http/http.util';
@@ -23,7 +24,7 @@ import { AcsError, renderAcsError, type AcsErrorStyle } from './acs-error.except
 import type { AcsRequest, RpcProduct } from './acs-request';
 import { CS_VERSION, matchCsRoute } from './cs.handler';
 import { ECS_PRODUCT } from './ecs.handler';
-import { NLB_PRODUCT } from './nlb.handler';
+import { kindProduct } from './kind-product.handler';
 import { QUOTAS_PRODUCT } from './quotas.handler';
 import { RAM_PRODUCT } from './ram.handler';
 import type { RequestAuthService, SignedRequestParts } from './request-auth.service';
@@ -31,9 +32,12 @@ import { SLB_PRODUCT } from './slb.handler';
 import { STS_PRODUCT } from './sts.handler';
 import { VPC_PRODUCT } from './vpc.handler';
 
+/** The products of the load-balancer kinds with a data path (`LoadBalancerKind.data`: NLB), in `LB_KINDS` order. */
+const KIND_PRODUCTS: readonly RpcProduct[] = LB_KINDS.filter((k) => k.data).map(kindProduct);
+
 /** The RPC products the simulator serves, by API version (each version belongs to one product). */
 export const RPC_PRODUCTS: ReadonlyMap<string, RpcProduct> = new Map(
-  [ECS_PRODUCT, SLB_PRODUCT, NLB_PRODUCT, VPC_PRODUCT, RAM_PRODUCT, STS_PRODUCT, QUOTAS_PRODUCT].map((p) => [
+  [ECS_PRODUCT, SLB_PRODUCT, ...KIND_PRODUCTS, VPC_PRODUCT, RAM_PRODUCT, STS_PRODUCT, QUOTAS_PRODUCT].map((p) => [
     p.version,
     p,
   ]),

@@ -3,20 +3,17 @@
  * slices (fleets of 20,000 nodes are served; no request scans the whole fleet).
  *
  * Layout mirrors the fleet directory (`shared/fleet-format.md`): accounts -> regions -> CLBs,
- * vServer groups, NLBs (listeners, server groups, servers), ECS instances, quotas, clusters. Bodies are kept exactly as the WireFleet holds
+ * vServer groups, each load-balancer kind's lists (NLBs, listeners, server groups, servers), ECS instances, quotas, clusters. Bodies are kept exactly as the WireFleet holds
  * them (the APIs' native shapes) and served back unchanged.
  */
+import { KIND_DATA, kindWireOf } from '@app/domain';
+import { indexKindRegion, type KindRegionEntry } from '../alibaba/kind-product.handler';
 import type {
   WireAccount,
   WireCluster,
   WireEcsInstance,
   WireFleet,
   WireLoadBalancerAttribute,
-  WireNlbListener,
-  WireNlbLoadBalancer,
-  WireNlbRegion,
-  WireNlbServer,
-  WireNlbServerGroup,
   WireQuota,
   WireQuotaApplication,
   WireRamPolicy,
@@ -104,45 +101,15 @@ export interface EcsRegionEntry {
   byVpc: Map<string, WireEcsInstance[]>;
 }
 
-/**
- * The NLBs (2022-04-30) of one region: the four `nlb/` files of `WireRegion.nlb` in file order, served
- * back unchanged, with the look-ups the NLB handlers need (`nlb.handler.ts`).
- */
-export interface NlbRegionEntry {
-  loadBalancers: WireNlbLoadBalancer[];
-  listeners: WireNlbListener[];
-  serverGroups: WireNlbServerGroup[];
-  servers: WireNlbServer[];
-  /** NLB id -> its ListLoadBalancers item. */
-  loadBalancerById: Map<string, WireNlbLoadBalancer>;
-  /** Server group id -> its servers, in file order (an id with no servers has no entry). */
-  serversByGroup: Map<string, WireNlbServer[]>;
-}
-
-/** Index the `nlb/` data of one region (one pass over each file). */
-export function indexNlbRegion(nlb: WireNlbRegion): NlbRegionEntry {
-  const serversByGroup = new Map<string, WireNlbServer[]>();
-  for (const s of nlb.servers) {
-    const list = serversByGroup.get(s.ServerGroupId);
-    if (list) list.push(s);
-    else serversByGroup.set(s.ServerGroupId, [s]);
-  }
-  return {
-    loadBalancers: nlb.loadBalancers,
-    listeners: nlb.listeners,
-    serverGroups: nlb.serverGroups,
-    servers: nlb.servers,
-    loadBalancerById: new Map(nlb.loadBalancers.map((lb) => [lb.LoadBalancerId, lb])),
-    serversByGroup,
-  };
-}
-
 /** One region of one account. Optional sections are `undefined` when the fleet does not hold them. */
 export interface RegionEntry {
   regionId: string;
   loadBalancers?: LoadBalancerEntry[];
-  /** The region's NLBs (`WireRegion.nlb`); `undefined` when the fleet does not hold the `nlb/` files. */
-  nlb?: NlbRegionEntry;
+  /**
+   * The region's data of each load-balancer kind with a data path, by dataset (`nlb`: `WireRegion.nlb`); a kind
+   * has no entry when the fleet does not hold its files.
+   */
+  kinds: Map<string, KindRegionEntry>;
   ecs?: EcsRegionEntry;
   vSwitches?: WireVSwitch[];
   quotas?: WireQuota[];
@@ -196,7 +163,7 @@ function indexRegion(
   wire: WireAccount['regions'][number],
   account: AccountEntry,
 ): RegionEntry {
-  const region: RegionEntry = { regionId: wire.regionId, clusters: [], sysctlsByInstance: new Map() };
+  const region: RegionEntry = { regionId: wire.regionId, kinds: new Map(), clusters: [], sysctlsByInstance: new Map() };
   if (wire.loadBalancers) {
     const groupsByLb = new Map<string, WireVServerGroupAttribute[]>();
     for (const g of wire.vServerGroups ?? []) {
@@ -235,7 +202,10 @@ function indexRegion(
     }
     region.ecs = { instances: wire.ecsInstances, byId, byVpc };
   }
-  if (wire.nlb) region.nlb = indexNlbRegion(wire.nlb);
+  for (const data of KIND_DATA) {
+    const kindWire = kindWireOf(wire, data);
+    if (kindWire) region.kinds.set(data.dataset, indexKindRegion(data, kindWire));
+  }
   if (wire.vSwitches) region.vSwitches = wire.vSwitches;
   if (wire.quotas) region.quotas = wire.quotas;
   if (wire.quotaApplications) region.quotaApplications = wire.quotaApplications;

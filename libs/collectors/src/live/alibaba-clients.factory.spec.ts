@@ -4,9 +4,10 @@ import { DescribeInstancesRequest } from '@alicloud/ecs20140526';
 import { ListRolesRequest } from '@alicloud/ram20150501';
 import * as $dara from '@darabonba/typescript';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
+import { NLB_DATA } from '@app/domain';
 import { alibabaError } from './collect-error.util';
 import {
-  callNlb,
+  callKindProduct,
   callQuotas,
   callSlb,
   createAccountClients,
@@ -105,7 +106,7 @@ describe('createAccountClients', () => {
   it('calls NLB 2022-04-30 through the generic client with flattened query arrays (LoadBalancerIds.N)', async () => {
     reply = () => ({ status: 200, body: { RequestId: 'R', Listeners: [], TotalCount: 0 } });
     const rc = createAccountClients(settings(), creds).region('cn-shanghai');
-    const body = await callNlb(rc.nlb, 'ListListeners', {
+    const body = await callKindProduct(rc.product(NLB_DATA.product), NLB_DATA.product, 'ListListeners', {
       RegionId: 'cn-shanghai',
       LoadBalancerIds: ['nlb-a', 'nlb-b'],
       MaxResults: 100,
@@ -124,8 +125,8 @@ describe('createAccountClients', () => {
 
   it('reaches NLB at its regional endpoint nlb.<regionId>.aliyuncs.com without an override', () => {
     const rc = createAccountClients({ protocol: 'https', readTimeoutMs: 5000, connectTimeoutMs: 2000 }, creds).region('cn-shanghai');
-    expect(rc.nlb._endpoint).toBe('nlb.cn-shanghai.aliyuncs.com');
-    expect(createAccountClients(settings(), creds).region('cn-shanghai').nlb._endpoint).toBe(endpoint);
+    expect(rc.product(NLB_DATA.product)._endpoint).toBe('nlb.cn-shanghai.aliyuncs.com');
+    expect(createAccountClients(settings(), creds).region('cn-shanghai').product(NLB_DATA.product)._endpoint).toBe(endpoint);
   });
 
   it('calls Quota Center 2020-05-10 with parameters in a form body (Dimensions flattened)', async () => {

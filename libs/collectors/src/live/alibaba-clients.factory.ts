@@ -25,6 +25,7 @@ import type OpenApi from '@alicloud/openapi-core';
 import type { $OpenApiUtil } from '@alicloud/openapi-core';
 import type Ram from '@alicloud/ram20150501';
 import type Vpc from '@alicloud/vpc20160428';
+import type { KindProduct } from '@app/domain';
 import type { ScanConfig } from './scan-config';
 import { credentialsSdk, csSdk, dara, ecsSdk, openApiCore, ramSdk, vpcSdk } from './sdk-modules';
 import { fleetAuditErrorKind } from '@app/errors';
@@ -114,8 +115,11 @@ export interface RegionClients {
   vpc: Vpc;
   /** Generic openapi-core client for SLB 2014-05-15 (`callSlb`). */
   slb: OpenApi;
-  /** Generic openapi-core client for NLB 2022-04-30 (`callNlb`), endpoint `nlb.<regionId>.aliyuncs.com`. */
-  nlb: OpenApi;
+  /**
+   * The generic openapi-core client of a load-balancer kind's product (`callKindProduct`; NLB 2022-04-30 at
+   * `nlb.<regionId>.aliyuncs.com`): the product's regional endpoint, or the config's override; built once per product.
+   */
+  product(product: KindProduct): OpenApi;
 }
 
 /** Clients for one account (central products) and a per-region builder. */
@@ -184,13 +188,21 @@ export function createAccountClients(
       if (hit) return hit;
       const slbEndpoint =
         override ?? (SLB_CENTRAL_REGIONS.has(regionId) ? 'slb.aliyuncs.com' : `slb.${regionId}.aliyuncs.com`);
+      const products = new Map<KindProduct, OpenApi>();
       const made: RegionClients = {
         regionId,
         ecs: new (ecsSdk().default)(baseConfig(settings, credentials, regionId, override)),
         cs: new (csSdk().default)(baseConfig(settings, credentials, regionId, override)),
         vpc: new (vpcSdk().default)(baseConfig(settings, credentials, regionId, override)),
         slb: new OpenApi(baseConfig(settings, credentials, regionId, slbEndpoint)),
-        nlb: new OpenApi(baseConfig(settings, credentials, regionId, override ?? `nlb.${regionId}.aliyuncs.com`)),
+        product(product: KindProduct): OpenApi {
+          let client = products.get(product);
+          if (!client) {
+            client = new OpenApi(baseConfig(settings, credentials, regionId, override ?? product.endpoint(regionId)));
+            products.set(product, client);
+          }
+          return client;
+        },
       };
       cache.set(regionId, made);
       return made;
@@ -234,14 +246,19 @@ export function callSlb(client: OpenApi, action: string, query: Record<string, u
 }
 
 /**
- * Call an NLB 2022-04-30 RPC API through the generic client; parameters go in the query, arrays
- * flattened by `OpenApiUtil.query` (`LoadBalancerIds.1=...`), as the generated NLB SDK sends them
- * (research/nlb.md section 7).
+ * Call an RPC API of a load-balancer kind's product (`KindProduct`, e.g. NLB 2022-04-30) through the generic client;
+ * parameters go in the query, arrays flattened by `OpenApiUtil.query` (`LoadBalancerIds.1=...`), as the generated
+ * product SDK sends them (research/nlb.md section 7).
  * @returns the response body as on the wire (PascalCase)
  * @throws openapi-core's ClientError / ServerError / ThrottlingError
  */
-export function callNlb(client: OpenApi, action: string, query: Record<string, unknown>): Promise<JsonObject> {
-  return callRpcWithQuery(client, '2022-04-30', action, query);
+export function callKindProduct(
+  client: OpenApi,
+  product: KindProduct,
+  action: string,
+  query: Record<string, unknown>,
+): Promise<JsonObject> {
+  return callRpcWithQuery(client, product.version, action, query);
 }
 
 /**

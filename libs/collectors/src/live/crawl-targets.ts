@@ -2,7 +2,7 @@
  * Target-level crawl: the unit of work of a live scan, local or distributed.
  *
  * A fleet is crawled as independent targets: one `account` target per account (RAM), one
- * `region` target per account and region (CLBs with vServer groups, NLBs, ECS, vSwitches, quotas and the
+ * `region` target per account and region (CLBs with vServer groups, each other load-balancer kind's data, ECS, vSwitches, quotas and the
  * ids of the ACK clusters listed there), and one `cluster` target per listed cluster (detail,
  * add-ons, resources, Kubernetes objects, node sysctls). `crawlTarget` reads one target into a
  * JSON-serialisable TargetSlice (data + coverage); `assembleWireFleet` joins slices, in any order,
@@ -15,7 +15,9 @@
  * minutes before expiry (account-credentials.service.ts).
  */
 import {
+  KIND_DATA,
   coverageKey,
+  setKindWire,
   targetKey,
   targetLabel,
   type CrawlTarget,
@@ -53,7 +55,7 @@ import {
   type CollectProgress,
 } from './collect-scope.util';
 import { readRam } from './ram.collector';
-import { readClusterList, readEcsInstances, readNlb, readQuotaApplications, readQuotas, readSlb, readVSwitches } from './region.collector';
+import { readClusterList, readEcsInstances, readKind, readQuotaApplications, readQuotas, readSlb, readVSwitches } from './region.collector';
 import type { ScanAccount, ScanConfig } from './scan-config';
 import { processEnvironment, type Environment } from '@app/config';
 import { fleetAuditErrorKind } from '@app/errors';
@@ -149,8 +151,16 @@ export class CrawlTargetError extends fleetAuditErrorKind('CrawlTargetError', 'C
 
 /** Datasets of an account target (ram). */
 export const ACCOUNT_DATASETS: readonly CoverageDataset[] = ['ram'];
-/** Datasets of a region target. */
-export const REGION_DATASETS: readonly CoverageDataset[] = ['slb', 'nlb', 'ecs', 'vpc', 'quotas', 'quota-applications', 'cs'];
+/** Datasets of a region target: CLB (`slb`), each other load-balancer kind's (`KIND_DATA`, e.g. `nlb`), then the rest. */
+export const REGION_DATASETS: readonly CoverageDataset[] = [
+  'slb',
+  ...KIND_DATA.map((d) => d.dataset),
+  'ecs',
+  'vpc',
+  'quotas',
+  'quota-applications',
+  'cs',
+];
 /** Datasets of a cluster target. */
 export const CLUSTER_TARGET_DATASETS: readonly CoverageDataset[] = [
   'cluster',
@@ -279,9 +289,9 @@ async function crawlRegion(
 ): Promise<TargetSlice> {
   const rc = scope.clients.region(target.regionId);
   const key = { accountId: target.accountId, regionId: target.regionId };
-  const [slb, nlb, ecs, vpc, quotas, quotaApplications, clusters] = await Promise.all([
+  const [slb, kindWires, ecs, vpc, quotas, quotaApplications, clusters] = await Promise.all([
     readDataset(scope, { ...key, api: 'slb' }, (s) => readSlb(s, rc)),
-    readDataset(scope, { ...key, api: 'nlb' }, (s) => readNlb(s, rc)),
+    Promise.all(KIND_DATA.map((data) => readDataset(scope, { ...key, api: data.dataset }, (s) => readKind(s, rc, data)))),
     readDataset(scope, { ...key, api: 'ecs' }, (s) => readEcsInstances(s, rc)),
     readDataset(scope, { ...key, api: 'vpc' }, (s) => readVSwitches(s, rc)),
     readDataset(scope, { ...key, api: 'quotas' }, (s) => readQuotas(s, rc)),
@@ -310,7 +320,10 @@ async function crawlRegion(
     region.loadBalancers = slb.loadBalancers;
     region.vServerGroups = slb.vServerGroups;
   }
-  if (nlb) region.nlb = nlb;
+  KIND_DATA.forEach((data, i) => {
+    const wire = kindWires[i];
+    if (wire) setKindWire(region, data, wire);
+  });
   if (ecs) region.ecsInstances = ecs;
   if (vpc) region.vSwitches = vpc;
   if (quotas) region.quotas = quotas;

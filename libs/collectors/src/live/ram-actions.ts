@@ -6,11 +6,14 @@
  * test/collectors/iam-policy.e2e-spec.ts keeps this list honest: a scan through the simulator enforcing
  * exactly this policy reads everything, and with any one action removed the coverage names that action.
  */
-import type { CoverageDataset } from '@app/domain';
+import { KIND_DATA, LB_KINDS, type CoverageDataset } from '@app/domain';
 import type { ScanConfig } from './scan-config';
 
-/** RAM service code of each OpenAPI product the collectors call. */
-export type RamService = 'slb' | 'nlb' | 'ecs' | 'vpc' | 'quotas' | 'cs' | 'ram';
+/**
+ * RAM service code of each OpenAPI product the collectors call: the fixed products, and each load-balancer kind's
+ * (`KindProduct.ramService`, e.g. `nlb`).
+ */
+export type RamService = 'slb' | 'ecs' | 'vpc' | 'quotas' | 'cs' | 'ram' | (string & {});
 
 /** One OpenAPI action the collectors call. */
 export interface CollectorCall {
@@ -25,8 +28,9 @@ export interface CollectorCall {
 
 /**
  * Every OpenAPI action of a live crawl, by product (CALL-PLAN.md tables "Per account", "Per region",
- * "Per CLB", "Per NLB region", "Per cluster"). Quota Center's `quotas:ListProductQuotas` reads both the `slb`
- * and the `nlb` quotas (one action for every product code). STS `AssumeRole` is not here: it is granted to the base identity on the
+ * "Per CLB", "Per NLB region", "Per cluster"); each load-balancer kind's crawl actions come from its data path
+ * (`LoadBalancerKindData.actions`), after the SLB ones. Quota Center's `quotas:ListProductQuotas` reads every kind's
+ * quotas (one action for every product code). STS `AssumeRole` is not here: it is granted to the base identity on the
  * audit roles, not to the audit role itself (see `assumeRoleStatement`).
  */
 export const COLLECTOR_CALLS: readonly CollectorCall[] = [
@@ -38,11 +42,7 @@ export const COLLECTOR_CALLS: readonly CollectorCall[] = [
   { service: 'slb', action: 'DescribeLoadBalancerAttribute', dataset: 'slb' },
   { service: 'slb', action: 'DescribeVServerGroups', dataset: 'slb' },
   { service: 'slb', action: 'DescribeVServerGroupAttribute', dataset: 'slb' },
-  // NLB 2022-04-30 read actions (research/nlb.md section 6: what a read-only auditor needs, of those the crawl calls)
-  { service: 'nlb', action: 'ListLoadBalancers', dataset: 'nlb' },
-  { service: 'nlb', action: 'ListListeners', dataset: 'nlb' },
-  { service: 'nlb', action: 'ListServerGroups', dataset: 'nlb' },
-  { service: 'nlb', action: 'ListServerGroupServers', dataset: 'nlb' },
+  ...KIND_DATA.flatMap((d) => d.actions.map((action): CollectorCall => ({ service: d.product.ramService, action, dataset: d.dataset }))),
   { service: 'ecs', action: 'DescribeInstances', dataset: 'ecs' },
   { service: 'vpc', action: 'DescribeVSwitches', dataset: 'vpc' },
   { service: 'quotas', action: 'ListProductQuotas', dataset: 'quotas' },
@@ -152,14 +152,18 @@ export function grantPolicy(): RamPolicyDocument {
  * from the read-only audit role (`leastPrivilegePolicy` never holds `quotas:CreateQuotaApplication`). Actions and
  * resources from research/quota-center.md 5: CreateQuotaApplication and GetQuotaApplication on the `QuotaApplication`
  * resource `acs:quotas:{region}:{account}:quota/{ProductCode}/{QuotaActionCode}`, limited to the products whose quotas
- * the plan covers (`slb` for CLB, `nlb`); ListQuotaApplications and ListProductQuotas, whose resource-level scoping is
+ * the plan covers (each kind's `quotaProductCode`: `slb` for CLB, `nlb`); ListQuotaApplications and ListProductQuotas, whose resource-level scoping is
  * not confirmed, on every resource.
  */
 export function quotaRequestPolicy(): RamPolicyDocument {
   return {
     Version: '1',
     Statement: [
-      { Effect: 'Allow', Action: ['quotas:CreateQuotaApplication', 'quotas:GetQuotaApplication'], Resource: ['acs:quotas:*:*:quota/nlb/*', 'acs:quotas:*:*:quota/slb/*'] },
+      {
+        Effect: 'Allow',
+        Action: ['quotas:CreateQuotaApplication', 'quotas:GetQuotaApplication'],
+        Resource: [...new Set(LB_KINDS.map((k) => `acs:quotas:*:*:quota/${k.quotaProductCode}/*`))].sort(),
+      },
       { Effect: 'Allow', Action: ['quotas:ListProductQuotas', 'quotas:ListQuotaApplications'], Resource: '*' },
     ],
   };

@@ -1,15 +1,14 @@
 /**
- * Reads the region-level datasets of one account: ECS instances, CLBs with their vServer groups, NLBs
- * with their listeners, server groups and servers, vSwitches, Quota Center SLB and NLB quotas and the
- * ACK cluster list. Every list is paged to the end
+ * Reads the region-level datasets of one account: ECS instances, CLBs with their vServer groups, each other
+ * load-balancer kind's data (NLBs with their listeners, server groups and servers), vSwitches, the Quota Center quotas of
+ * the kinds' products and the ACK cluster list. Every list is paged to the end
  * (research/alibaba-cloud-api.md section 8):
  *  - ECS DescribeInstances: `MaxResults` + `NextToken` (TotalCount is meaningless with tokens);
  *  - SLB DescribeLoadBalancers: `PageNumber` / `PageSize` (<= 100) / `TotalCount`, then per CLB
  *    DescribeLoadBalancerAttribute (listeners, default server group) and DescribeVServerGroups
  *    followed by DescribeVServerGroupAttribute per group (members are only in the attribute call);
- *  - NLB 2022-04-30 (research/nlb.md section 7, "Efficient crawl"): ListLoadBalancers, then ListListeners
- *    with at most 20 NLB ids per call, ListServerGroups, and ListServerGroupServers only for the server
- *    groups whose `ServerCount` is above 0 (as CCM does), every one `NextToken` / `MaxResults` (<= 100);
+ *  - each other load-balancer kind's product (`LoadBalancerKindData.crawl`, e.g. NLB 2022-04-30: ListLoadBalancers,
+ *    ListListeners, ListServerGroups, ListServerGroupServers, research/nlb.md section 7), `NextToken` / `MaxResults`;
  *  - VPC DescribeVSwitches: `PageNumber` / `PageSize` (<= 50) / `TotalCount`;
  *  - Quota Center ListProductQuotas `ProductCode=slb` and `ProductCode=nlb` with the region as
  *    `regionId` dimension: `MaxResults` + `NextToken`, parameters in the form body;
@@ -22,27 +21,25 @@ import type { DescribeInstancesRequestTag } from '@alicloud/ecs20140526';
 import {
   wireClusterDetailSchema,
   wireEcsInstanceSchema,
+  LB_KINDS,
   wireLoadBalancerAttributeSchema,
-  wireNlbListenerSchema,
-  wireNlbLoadBalancerSchema,
-  wireNlbServerGroupSchema,
-  wireNlbServerSchema,
   wireQuotaApplicationSchema,
   wireQuotaSchema,
   wireVServerGroupAttributeSchema,
   wireVSwitchSchema,
   type WireClusterDetail,
   type WireEcsInstance,
+  type KindCrawlApi,
+  type KindWireLists,
+  type LoadBalancerKindData,
   type WireLoadBalancerAttribute,
-  type WireNlbRegion,
-  type WireNlbServer,
   type WireQuota,
   type WireQuotaApplication,
   type WireVServerGroupAttribute,
   type WireVSwitch,
 } from '@app/domain';
 import { z } from 'zod';
-import { callNlb, callQuotas, callSlb, type RegionClients } from './alibaba-clients.factory';
+import { callKindProduct, callQuotas, callSlb, type RegionClients } from './alibaba-clients.factory';
 import { csSdk, dara, ecsSdk, vpcSdk } from './sdk-modules';
 import { Absent, absentIfNotFound, aliCall, type AccountScope } from './collect-scope.util';
 import { CollectError } from './collect-error.util';
@@ -220,36 +217,6 @@ export async function readSlb(scope: AccountScope, rc: RegionClients): Promise<S
   return { loadBalancers, vServerGroups };
 }
 
-/** At most this many NLB ids per ListListeners call (`LoadBalancerIds`, research/nlb.md section 7). */
-export const NLB_IDS_PER_LIST_LISTENERS = 20;
-
-/**
- * One NLB 2022-04-30 List* action over every page (`NextToken` / `MaxResults`): the items under `listKey`.
- * @param params the action's filters (`RegionId` is added)
- * @throws CollectError on a failed call, a page without the list, or a paging loop
- */
-async function listAllNlb(
-  scope: AccountScope,
-  rc: RegionClients,
-  action: string,
-  listKey: string,
-  target: string,
-  params: Record<string, unknown> = {},
-): Promise<unknown[]> {
-  const maxResults = scope.settings.pageSizes.nlb;
-  return readAllByToken(async (token) => {
-    const body = await aliCall(scope, action, target, () =>
-      callNlb(rc.nlb, action, {
-        RegionId: rc.regionId,
-        ...params,
-        MaxResults: maxResults,
-        ...(token ? { NextToken: token } : {}),
-      }),
-    );
-    return { items: listAt(body, action, target, listKey), nextToken: stringAt(body, 'NextToken') };
-  }, `${action} ${target}`);
-}
-
 /**
  * The string at `field` of every item of a list response (CLB, vServer group, NLB and server group ids), in order.
  * @param listKey the list's path in the response body, dot-separated (`LoadBalancers.LoadBalancer`)
@@ -268,57 +235,43 @@ function idsOf(items: readonly unknown[], field: string, api: string, target: st
 }
 
 /**
- * The NLBs (Network Load Balancer, 2022-04-30) of a region: `WireRegion.nlb`, the four List* item lists
- * unchanged (libs/domain `wire-nlb.schemas.ts`). Calls (CALL-PLAN.md "Per region", research/nlb.md 7):
- * ListLoadBalancers to the end; ListListeners for every 20 NLB ids to the end; ListServerGroups to the end
- * (groups no NLB uses included: they count against the region's server-group quota); ListServerGroupServers
- * to the end for each group whose `ServerCount` is above 0 (CCM skips the others too). A group deleted
- * between the list and its servers call (`ResourceNotFound.serverGroup`) contributes no servers.
- * Order: NLBs, and server groups, in API order; listeners by batch of NLBs; servers grouped by server group
- * in ListServerGroups order.
- * @throws CollectError on a failed call or malformed response (the `nlb` dataset is then `failed`)
+ * The `KindCrawlApi` of one kind in one region: the kind's product through the generic client (`callKindProduct`),
+ * every call paced, retried and logged (`aliCall`), List* paged by `NextToken` / `MaxResults` with the scan's page
+ * size for the kind (`collector.pageSizes[dataset]`, else the product's largest page).
  */
-export async function readNlb(scope: AccountScope, rc: RegionClients): Promise<WireNlbRegion> {
+function kindCrawlApi(scope: AccountScope, rc: RegionClients, data: LoadBalancerKindData): KindCrawlApi {
   const target = `${scope.accountId}/${rc.regionId}`;
-  const listeners = (async () => {
-    const lbs = await listAllNlb(scope, rc, 'ListLoadBalancers', 'LoadBalancers', target);
-    const ids = [...new Set(idsOf(lbs, 'LoadBalancerId', 'ListLoadBalancers', target, 'LoadBalancers'))];
-    const batches: string[][] = [];
-    for (let i = 0; i < ids.length; i += NLB_IDS_PER_LIST_LISTENERS)
-      batches.push(ids.slice(i, i + NLB_IDS_PER_LIST_LISTENERS));
-    const perBatch = await Promise.all(
-      batches.map((batch) => listAllNlb(scope, rc, 'ListListeners', 'Listeners', target, { LoadBalancerIds: batch })),
-    );
-    return { lbs, listeners: perBatch.flat() };
-  })();
-  const groups = (async () => {
-    const raw = await listAllNlb(scope, rc, 'ListServerGroups', 'ServerGroups', target);
-    const serverGroups = validateWire(z.array(wireNlbServerGroupSchema), raw, 'ListServerGroups', target, ['ServerGroups']);
-    const perGroup = await Promise.all(
-      serverGroups
-        .filter((g) => (g.ServerCount ?? 0) > 0)
-        .map(async (g) => {
-          const gTarget = `${target}/${g.ServerGroupId}`;
-          try {
-            const items = await listAllNlb(scope, rc, 'ListServerGroupServers', 'Servers', gTarget, {
-              ServerGroupId: g.ServerGroupId,
-            });
-            return validateWire(z.array(wireNlbServerSchema), items, 'ListServerGroupServers', gTarget, ['Servers']);
-          } catch (e) {
-            if (e instanceof CollectError && e.notFound) return [] as WireNlbServer[]; // deleted while we read
-            throw e;
-          }
-        }),
-    );
-    return { serverGroups, servers: perGroup.flat() };
-  })();
-  const [a, b] = await Promise.all([listeners, groups]);
+  const client = rc.product(data.product);
+  const sizes = scope.settings.pageSizes as Partial<Record<string, number>>;
+  const maxResults = sizes[data.dataset] ?? data.product.maxResults.max;
   return {
-    loadBalancers: validateWire(z.array(wireNlbLoadBalancerSchema), a.lbs, 'ListLoadBalancers', target, ['LoadBalancers']),
-    listeners: validateWire(z.array(wireNlbListenerSchema), a.listeners, 'ListListeners', target, ['Listeners']),
-    serverGroups: b.serverGroups,
-    servers: b.servers,
+    regionId: rc.regionId,
+    target,
+    listAll: (action, listKey, params = {}, at = target) =>
+      readAllByToken(async (token) => {
+        const body = await aliCall(scope, action, at, () =>
+          callKindProduct(client, data.product, action, {
+            RegionId: rc.regionId,
+            ...params,
+            MaxResults: maxResults,
+            ...(token ? { NextToken: token } : {}),
+          }),
+        );
+        return { items: listAt(body, action, at, listKey), nextToken: stringAt(body, 'NextToken') };
+      }, `${action} ${at}`),
+    validate: (schema, items, action, listKey, at = target) => validateWire(z.array(schema), items, action, at, [listKey]),
+    ids: (items, field, action, listKey) => idsOf(items, field, action, target, listKey),
+    isNotFound: (e) => e instanceof CollectError && e.notFound,
   };
+}
+
+/**
+ * One load-balancer kind's data of a region (`LoadBalancerKindData.crawl`, e.g. the NLBs: `WireRegion.nlb`, the four
+ * List* item lists unchanged). The calls are the kind's (CALL-PLAN.md).
+ * @throws CollectError on a failed call or malformed response (the kind's dataset is then `failed`)
+ */
+export function readKind(scope: AccountScope, rc: RegionClients, data: LoadBalancerKindData): Promise<KindWireLists> {
+  return data.crawl(kindCrawlApi(scope, rc, data));
 }
 
 /**
@@ -354,8 +307,11 @@ export async function readVSwitches(scope: AccountScope, rc: RegionClients): Pro
   return validateWire(z.array(wireVSwitchSchema), raw, 'DescribeVSwitches', target, ['VSwitches', 'VSwitch']);
 }
 
-/** The Quota Center products whose quotas the `quotas` dataset holds: CLB (`slb`) and NLB (`nlb`, research/nlb.md 5). */
-export const QUOTA_PRODUCT_CODES = ['slb', 'nlb'] as const;
+/**
+ * The Quota Center products whose quotas the `quotas` dataset holds: each load-balancer kind's (`quotaProductCode`:
+ * CLB `slb`, NLB `nlb`, research/nlb.md 5), in `LB_KINDS` order.
+ */
+export const QUOTA_PRODUCT_CODES: readonly string[] = [...new Set(LB_KINDS.map((k) => k.quotaProductCode))];
 
 /**
  * Quota Center ListProductQuotas in this region (dimension `regionId`) for each of

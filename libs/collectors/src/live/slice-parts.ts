@@ -10,11 +10,20 @@
  *
  * Format (JSON documents, in order): part 0 is the head, the TargetSlice itself with each long list of its region
  * replaced by an empty array (the list's key keeps its place); every further part is `{ region: <lists> }` with one
- * run of one list (`loadBalancers`, `vServerGroups`, `ecsInstances`, or `nlb` with one of `loadBalancers`,
- * `listeners`, `serverGroups`, `servers`). The runs of a list concatenated in part order are the list. A slice
+ * run of one list (`loadBalancers`, `vServerGroups`, `ecsInstances`, or a load-balancer kind's dataset key with
+ * one of its lists: `nlb` with one of `loadBalancers`, `listeners`, `serverGroups`, `servers`; `KIND_DATA`). The runs of a list concatenated in part order are the list. A slice
  * without long lists (account and cluster slices, small regions) is one part: the slice as it is.
  */
-import { RegionListsMapper, targetKey, type MappedRegionLists, type WireRegionLists } from '@app/domain';
+import {
+  KIND_DATA,
+  RegionListsMapper,
+  emptyKindWire,
+  kindWireOf,
+  setKindWire,
+  targetKey,
+  type MappedRegionLists,
+  type WireRegionLists,
+} from '@app/domain';
 import type { TargetSlice } from './crawl-targets';
 
 /**
@@ -25,8 +34,6 @@ export const SLICE_PART_ITEMS = 1000;
 
 /** The long lists of a region slice, in the order their runs are stored. */
 const REGION_LISTS = ['loadBalancers', 'vServerGroups', 'ecsInstances'] as const;
-/** The NLB lists of a region slice (WireNlbRegion), in the order their runs are stored. */
-const NLB_LISTS = ['loadBalancers', 'listeners', 'serverGroups', 'servers'] as const;
 
 /**
  * Cut a slice into the parts it is stored as (see the file comment). The slice is not changed; the parts share
@@ -54,15 +61,18 @@ export function slicePartsOf(slice: TargetSlice, itemsPerPart: number = SLICE_PA
     head[list] = [];
     parts.push(...runs(items, (run) => ({ region: { [list]: run } })));
   }
-  if (region.nlb) {
-    const nlb: Record<string, unknown> = { ...region.nlb };
-    for (const list of NLB_LISTS) {
-      const items = region.nlb[list];
+  // Then each kind's lists, in KIND_DATA order and its list order.
+  for (const data of KIND_DATA) {
+    const wire = kindWireOf(region, data);
+    if (!wire) continue;
+    const kept: Record<string, readonly unknown[]> = { ...wire };
+    for (const list of data.lists) {
+      const items = wire[list];
       if (!long(items)) continue;
-      nlb[list] = [];
-      parts.push(...runs(items, (run) => ({ region: { nlb: { [list]: run } } })));
+      kept[list] = [];
+      parts.push(...runs(items, (run) => ({ region: { [data.dataset]: { [list]: run } } })));
     }
-    head.nlb = nlb;
+    setKindWire(head, data, kept);
   }
   if (parts.length === 0) return [slice];
   return [{ ...slice, region: head }, ...parts];
@@ -104,7 +114,7 @@ export function readSliceParts(parts: SlicePartsSource): ReadSlice {
   lists.add(slice.region);
   const region: Record<string, unknown> = slice.region;
   for (const list of REGION_LISTS) if (region[list] !== undefined) region[list] = [];
-  if (slice.region.nlb) region.nlb = { loadBalancers: [], listeners: [], serverGroups: [], servers: [] };
+  for (const data of KIND_DATA) if (kindWireOf(region, data)) setKindWire(region, data, emptyKindWire(data));
   for (let i = 1; i < parts.length; i++) {
     const part = parts.read(i) as { region?: WireRegionLists } | null;
     const run = part?.region;
@@ -112,7 +122,9 @@ export function readSliceParts(parts: SlicePartsSource): ReadSlice {
     if ((run.loadBalancers || run.vServerGroups) && !slice.region.loadBalancers)
       throw new Error(`${where(i)}: a run of CLBs or vServer groups, but the head has no loadBalancers`);
     if (run.ecsInstances && !slice.region.ecsInstances) throw new Error(`${where(i)}: a run of ECS instances, but the head has no ecsInstances`);
-    if (run.nlb && !slice.region.nlb) throw new Error(`${where(i)}: a run of an NLB list, but the head has no nlb`);
+    for (const data of KIND_DATA)
+      if (kindWireOf(run, data) && !kindWireOf(slice.region, data))
+        throw new Error(`${where(i)}: a run of a ${data.dataset} list, but the head has no ${data.dataset}`);
     lists.add(run);
   }
   return { slice, lists: lists.result() };

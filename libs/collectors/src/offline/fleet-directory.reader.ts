@@ -26,10 +26,6 @@ import {
   wireClusterResourcesSchema,
   wireEcsInstanceSchema,
   wireLoadBalancerAttributeSchema,
-  wireNlbListenerSchema,
-  wireNlbLoadBalancerSchema,
-  wireNlbServerGroupSchema,
-  wireNlbServerSchema,
   wireNodeSysctlsSchema,
   wireQuotaApplicationSchema,
   wireQuotaSchema,
@@ -44,7 +40,10 @@ import {
   type WireCluster,
   type WireFleet,
   type WireKubernetes,
-  type WireNlbRegion,
+  KIND_DATA,
+  setKindWire,
+  type KindWireLists,
+  type LoadBalancerKindData,
   type WireRegion,
 } from '@app/domain';
 import { z as zod } from 'zod';
@@ -480,32 +479,34 @@ function readCluster(r: Reader, dir: string, clusterDirName: string, accountId: 
 }
 
 /**
- * Read the four `nlb/` files of a region (dataset `nlb`): every file is validated against its NLB 2022-04-30
- * schema even when a sibling is missing (a malformed file is refused whatever the rest is), and the data is
- * kept only when all four were read. Cross-file references are checked like the CLB files': a listener names
- * an NLB of `load-balancers.json`, a server names a group of `server-groups.json`. A server group need not be
- * used by any NLB (ListServerGroups lists every group of the region, leaked ones included).
- * @returns the region's NLB data, or `undefined` when the dataset is a coverage gap
+ * Read a load-balancer kind's files of a region (`regions/<regionId>/<dataset>/`, `LoadBalancerKindData.files`, e.g.
+ * the four `nlb/` files): every file is validated against its list's schema even when a sibling is missing (a
+ * malformed file is refused whatever the rest is), and the data is kept only when every file was read. Cross-file
+ * references (`LoadBalancerKindData.references`) are checked like the CLB files': e.g. a listener names an NLB of
+ * `nlb/load-balancers.json`, a server names a group of `nlb/server-groups.json`.
+ * @returns the region's data of the kind, lists in the kind's order, or `undefined` when the dataset is a coverage gap
  * @throws FleetValidationError naming the file and JSON path of the first invalid value
  */
-function readNlb(r: Reader, dir: string, pr: PlaceReader): WireNlbRegion | undefined {
-  const got = pr.read('nlb');
-  const loadBalancers = pr.json(got.texts, 'nlb/load-balancers.json', listOf(wireNlbLoadBalancerSchema));
-  const listeners = pr.json(got.texts, 'nlb/listeners.json', listOf(wireNlbListenerSchema));
-  const serverGroups = pr.json(got.texts, 'nlb/server-groups.json', listOf(wireNlbServerGroupSchema));
-  const servers = pr.json(got.texts, 'nlb/servers.json', listOf(wireNlbServerSchema));
-  if (!got.ok || !loadBalancers || !listeners || !serverGroups || !servers) return undefined;
-  const nlbIds = new Set(loadBalancers.map((l) => l.LoadBalancerId));
-  listeners.forEach((l, i) => {
-    if (!nlbIds.has(l.LoadBalancerId))
-      throw new FleetValidationError(r.rel(join(dir, 'nlb', 'listeners.json')), `$[${i}].LoadBalancerId`, `an NLB listed in nlb/load-balancers.json, got "${l.LoadBalancerId}"`);
-  });
-  const groupIds = new Set(serverGroups.map((g) => g.ServerGroupId));
-  servers.forEach((s, i) => {
-    if (!groupIds.has(s.ServerGroupId))
-      throw new FleetValidationError(r.rel(join(dir, 'nlb', 'servers.json')), `$[${i}].ServerGroupId`, `a server group listed in nlb/server-groups.json, got "${s.ServerGroupId}"`);
-  });
-  return { loadBalancers, listeners, serverGroups, servers };
+function readKind(r: Reader, dir: string, pr: PlaceReader, data: LoadBalancerKindData): KindWireLists | undefined {
+  const got = pr.read(data.dataset);
+  const lists = new Map<string, Record<string, unknown>[] | undefined>();
+  for (const f of data.files)
+    lists.set(f.list, pr.json(got.texts, `${data.dataset}/${f.file}`, listOf(f.schema)) as Record<string, unknown>[] | undefined);
+  if (!got.ok || [...lists.values()].some((l) => !l)) return undefined;
+  const fileOf = (list: string) => data.files.find((f) => f.list === list)?.file ?? `${list}.json`;
+  for (const ref of data.references) {
+    const known = new Set(lists.get(ref.to)!.map((item) => item[ref.toField]));
+    lists.get(ref.list)!.forEach((item, i) => {
+      const value = item[ref.field];
+      if (!known.has(value))
+        throw new FleetValidationError(
+          r.rel(join(dir, data.dataset, fileOf(ref.list))),
+          `$[${i}].${ref.field}`,
+          `${ref.noun} listed in ${data.dataset}/${fileOf(ref.to)}, got "${String(value)}"`,
+        );
+    });
+  }
+  return Object.fromEntries(data.lists.map((l) => [l, lists.get(l) ?? []]));
 }
 
 function readRegion(r: Reader, dir: string, accountId: string, regionId: string, coverage: CoverageEntry[]): WireRegion {
@@ -523,8 +524,10 @@ function readRegion(r: Reader, dir: string, accountId: string, regionId: string,
         throw new FleetValidationError(r.rel(join(dir, 'vserver-groups.json')), `$[${i}].LoadBalancerId`, `a CLB listed in load-balancers.json, got "${g.LoadBalancerId}"`);
     });
   }
-  const nlb = readNlb(r, dir, pr);
-  if (nlb) out.nlb = nlb;
+  for (const data of KIND_DATA) {
+    const wire = readKind(r, dir, pr, data);
+    if (wire) setKindWire(out, data, wire);
+  }
   const ecs = pr.read('ecs');
   const ecsData = pr.json(ecs.texts, 'ecs-instances.json', listOf(wireEcsInstanceSchema));
   if (ecs.ok) out.ecsInstances = ecsData;

@@ -10,7 +10,7 @@
 import { existsSync, mkdirSync, renameSync, rmSync, writeFileSync } from 'node:fs';
 import { dirname, join, basename } from 'node:path';
 import { stringify } from 'yaml';
-import type { WireFleet } from '@app/domain';
+import { KIND_DATA, kindWireOf, type WireFleet } from '@app/domain';
 
 function writeJson(file: string, data: unknown): void {
   mkdirSync(dirname(file), { recursive: true });
@@ -43,12 +43,10 @@ export function writeFleetDirectory(fleet: WireFleet, out: string, options: { ov
         mkdirSync(rdir, { recursive: true });
         if (r.loadBalancers) writeJson(join(rdir, 'load-balancers.json'), r.loadBalancers);
         if (r.loadBalancers && r.vServerGroups) writeJson(join(rdir, 'vserver-groups.json'), r.vServerGroups);
-        if (r.nlb) {
-          // The four nlb/ files (fleet-format.md): written together or not at all (a gap of the `nlb` dataset).
-          writeJson(join(rdir, 'nlb', 'load-balancers.json'), r.nlb.loadBalancers);
-          writeJson(join(rdir, 'nlb', 'listeners.json'), r.nlb.listeners);
-          writeJson(join(rdir, 'nlb', 'server-groups.json'), r.nlb.serverGroups);
-          writeJson(join(rdir, 'nlb', 'servers.json'), r.nlb.servers);
+        for (const data of KIND_DATA) {
+          // A kind's files (fleet-format.md, e.g. the four nlb/ files): written together or not at all (a gap of its dataset).
+          const wire = kindWireOf(r, data);
+          if (wire) for (const f of data.files) writeJson(join(rdir, data.dataset, f.file), wire[f.list] ?? []);
         }
         if (r.ecsInstances) writeJson(join(rdir, 'ecs-instances.json'), r.ecsInstances);
         if (r.vSwitches) writeJson(join(rdir, 'vswitches.json'), r.vSwitches);

@@ -22,7 +22,7 @@
  *   nothing at all: a fleet directory written by hand or any other directory is never deleted.
  */
 import { existsSync, readdirSync, statSync } from 'node:fs';
-import type { WireFleet } from '@app/domain';
+import { NLB_DATA, kindWireOf, type WireFleet } from '@app/domain';
 import { DUMP_MANIFEST_FILE, readDumpManifest, type DumpManifest } from './fleet-dump-manifest';
 import { collectLiveFleet, type LiveScanOptions } from '../live/live-fleet.collector';
 import type { ScanConfig } from '../live/scan-config';
@@ -112,7 +112,7 @@ export async function dumpLiveFleet(config: ScanConfig, out: string, options: Du
       regions: regions.length,
       clusters: regions.reduce((n, r) => n + r.clusters.length, 0),
       loadBalancers: regions.reduce((n, r) => n + (r.loadBalancers?.length ?? 0), 0),
-      nlbs: regions.reduce((n, r) => n + (r.nlb?.loadBalancers.length ?? 0), 0),
+      nlbs: regions.reduce((n, r) => n + (kindWireOf(r, NLB_DATA)?.[NLB_DATA.instanceList]?.length ?? 0), 0),
       ecsInstances: regions.reduce((n, r) => n + (r.ecsInstances?.length ?? 0), 0),
     },
   };

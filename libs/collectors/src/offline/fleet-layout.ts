@@ -10,7 +10,7 @@
  * that needs it says `skipped`. Configuration files (`fleet.yaml`, `account.yaml`: what a scan config says
  * for a live scan) are not API data: without them the directory is refused with one error line.
  */
-import type { CoverageDataset } from '@app/domain';
+import { KIND_DATA, type CoverageDataset } from '@app/domain';
 
 /** The directory level a file sits in: `<fleet>/`, `accounts/<id>/`, `regions/<region>/`, `clusters/<id>/`. */
 export type FleetLevel = 'fleet' | 'account' | 'region' | 'cluster';
@@ -64,23 +64,19 @@ export const FLEET_FILES: readonly FleetFileSpec[] = [
   { level: 'account', path: 'ram/role-policies.json', dataset: 'ram', presence: 'required', holds: 'ListPoliciesForRole per role' },
   { level: 'region', path: 'load-balancers.json', dataset: 'slb', presence: 'required', holds: 'DescribeLoadBalancerAttribute bodies, one per CLB' },
   { level: 'region', path: 'vserver-groups.json', dataset: 'slb', presence: 'required', holds: 'DescribeVServerGroupAttribute bodies, one per vServer group' },
-  {
-    level: 'region',
-    path: 'nlb/load-balancers.json',
-    dataset: 'nlb',
-    presence: 'required',
-    holds: 'NLB ListLoadBalancers -> LoadBalancers[] (all pages, `Tags` inline)',
-    whenAbsent: '`nlb` failed (`ENOENT`): NLB checks skipped, CLB checks unaffected',
-  },
-  { level: 'region', path: 'nlb/listeners.json', dataset: 'nlb', presence: 'required', holds: 'NLB ListListeners -> Listeners[] of those NLBs' },
-  {
-    level: 'region',
-    path: 'nlb/server-groups.json',
-    dataset: 'nlb',
-    presence: 'required',
-    holds: 'NLB ListServerGroups -> ServerGroups[] (all pages, used by an NLB or not)',
-  },
-  { level: 'region', path: 'nlb/servers.json', dataset: 'nlb', presence: 'required', holds: 'NLB ListServerGroupServers -> Servers[] of every server group' },
+  // Each load-balancer kind's files under `<dataset>/` (e.g. the four `nlb/` files), all required.
+  ...KIND_DATA.flatMap((d) =>
+    d.files.map(
+      (f): FleetFileSpec => ({
+        level: 'region',
+        path: `${d.dataset}/${f.file}`,
+        dataset: d.dataset,
+        presence: 'required',
+        holds: f.holds,
+        ...(f.whenAbsent !== undefined ? { whenAbsent: f.whenAbsent } : {}),
+      }),
+    ),
+  ),
   { level: 'region', path: 'ecs-instances.json', dataset: 'ecs', presence: 'required', holds: 'DescribeInstances -> Instances.Instance[]' },
   { level: 'region', path: 'vswitches.json', dataset: 'vpc', presence: 'required', holds: 'DescribeVSwitches -> VSwitches.VSwitch[]' },
   {

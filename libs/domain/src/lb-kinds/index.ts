@@ -2,14 +2,25 @@ import type { K8sService } from '../snapshot.types';
 import { CLB_KIND } from './clb.kind';
 import { NLB_KIND } from './nlb.kind';
 import type { LoadBalancerKind, LoadBalancerKindId } from './load-balancer-kind';
+import type { LoadBalancerKindData } from './kind-data';
 
 export * from './load-balancer-kind';
+export * from './kind-data';
+export { NLB_DATA, NLB_IDS_PER_LIST_LISTENERS } from './nlb/nlb.data';
 export { LOAD_BALANCER_KIND_IDS } from './kind-id';
 export { CLB_KIND } from './clb.kind';
 export { NLB_KIND } from './nlb.kind';
 
 /** Every load-balancer kind CCM manages, in catalogue order (CLB first: the default when a Service has no class). */
 export const LB_KINDS: readonly LoadBalancerKind[] = Object.freeze([CLB_KIND, NLB_KIND]);
+
+/**
+ * The data paths of the kinds that declare one (`LoadBalancerKind.data`), in `LB_KINDS` order: what the collectors,
+ * the fleet directory, the snapshot mapper and the simulator iterate over.
+ */
+export const KIND_DATA: readonly LoadBalancerKindData[] = Object.freeze(
+  LB_KINDS.flatMap((k) => (k.data ? [k.data] : [])),
+);
 
 /**
  * The kind whose controller takes the Service (`LoadBalancerKind.manages`: CCM `NeedCLB` / `NeedNLB`), or

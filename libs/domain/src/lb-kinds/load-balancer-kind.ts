@@ -15,6 +15,7 @@ import type { CcmServerShape } from '../ccm/backends.model';
 import type { QuotaDefinition } from '../ccm/quota-definition.types';
 
 import type { LoadBalancerKindId } from './kind-id';
+import type { LoadBalancerKindData } from './kind-data';
 
 export type { LoadBalancerKindId } from './kind-id';
 
@@ -64,4 +65,9 @@ export interface LoadBalancerKind {
    * not list (unknown and unversioned keys are not judged).
    */
   annotationMinimumVersion(key: string): AnnotationMinimumVersion | undefined;
+  /**
+   * The kind's data path (crawl, fleet files, snapshot mapping, simulator) that the generic code iterates over;
+   * absent for CLB, whose SLB 2014-05-15 path the collectors, the fleet format and the simulator write out.
+   */
+  readonly data?: LoadBalancerKindData;
 }

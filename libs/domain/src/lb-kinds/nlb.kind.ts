@@ -13,6 +13,7 @@ import { CCM_NLB_RAM_REQUIREMENTS } from '../ccm/ram-actions.constants';
 import { NLB_MIN_VERSION } from '../ccm/annotation-versions.constants';
 import { annotationMinimumVersion } from '../ccm/annotation-versions.model';
 import type { LoadBalancerKind } from './load-balancer-kind';
+import { NLB_DATA } from './nlb/nlb.data';
 
 /** The NLB kind (see the file comment for sources). */
 export const NLB_KIND: LoadBalancerKind = Object.freeze({
@@ -31,4 +32,5 @@ export const NLB_KIND: LoadBalancerKind = Object.freeze({
   quotas: NLB_QUOTAS,
   ramRequirements: CCM_NLB_RAM_REQUIREMENTS,
   annotationMinimumVersion: (key: string) => annotationMinimumVersion(key, 'nlb'),
+  data: NLB_DATA,
 });

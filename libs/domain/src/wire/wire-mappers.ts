@@ -19,11 +19,6 @@ import type {
   K8sService,
   KubernetesSnapshot,
   NetworkPlugin,
-  Nlb,
-  NlbListener,
-  NlbServer,
-  NlbServerGroup,
-  NlbServerType,
   PortRange,
   QuotaApplicationRecord,
   QuotaValue,
@@ -35,6 +30,8 @@ import type {
   VSwitch,
 } from '../snapshot.types';
 import { coverageKey } from '../scan-target';
+import { KIND_DATA } from '../lb-kinds';
+import { kindWireOf, type KindRegionMapper, type LoadBalancerKindData } from '../lb-kinds/kind-data';
 import type {
   WireAccount,
   WireCluster,
@@ -55,40 +52,14 @@ import type {
   WireQuotaApplication,
   WireVServerGroupAttribute,
 } from './wire.schemas';
-import type {
-  WireNlbListener,
-  WireNlbLoadBalancer,
-  WireNlbRegion,
-  WireNlbServer,
-  WireNlbServerGroup,
-} from './wire-nlb.schemas';
+import type { WireNlbRegion } from './wire-nlb.schemas';
 
 /** Kubernetes default `--service-node-port-range` (kube-apiserver docs; seed 000 "NodePort range"). */
 export const DEFAULT_NODE_PORT_RANGE: Readonly<PortRange> = { from: 30000, to: 32767 };
 
-/**
- * Sorts `items` in place by a string key (code-unit order, stable, as `Array.prototype.sort` with a key
- * comparator) and returns the same array. Each key is computed once, not twice per comparison: the mappers
- * sort every backend-server list of the fleet (about 10M entries at 5,000 clusters), and a comparator that
- * built two template strings per comparison spent most of the snapshot mapping there.
- * An already sorted list (the usual case: API pages come in id order) costs one pass of keys.
- */
-export function sortBy<T>(items: T[], key: (t: T) => string): T[] {
-  const n = items.length;
-  if (n < 2) return items;
-  const keys = new Array<string>(n);
-  let sorted = true;
-  for (let i = 0; i < n; i++) {
-    keys[i] = key(items[i]);
-    if (sorted && i > 0 && keys[i - 1] > keys[i]) sorted = false;
-  }
-  if (sorted) return items;
-  const order = Array.from({ length: n }, (_, i) => i);
-  order.sort((a, b) => (keys[a] < keys[b] ? -1 : keys[a] > keys[b] ? 1 : a - b));
-  const copy = items.slice();
-  for (let i = 0; i < n; i++) items[i] = copy[order[i]];
-  return items;
-}
+import { sortBy } from './sort-by.util';
+
+export { sortBy };
 
 /** Map a whole wire fleet to a FleetSnapshot (sorted, deterministic). */
 export function mapWireFleet(wire: WireFleet): FleetSnapshot {
@@ -262,19 +233,6 @@ function cmp(a: string, b: string): number {
   return a < b ? -1 : a > b ? 1 : 0;
 }
 
-/** NLB List* inline tags (`[{Key, Value}]`) as a map Key -> Value. */
-function nlbTagMap(tags: { Key: string; Value: string }[] | undefined): Record<string, string> {
-  const out: Record<string, string> = {};
-  for (const t of tags ?? []) out[t.Key] = t.Value;
-  return out;
-}
-
-/** An NLB server type as the API spells it (`Ecs`, `Eni`, `Eci`, `Ip`, any case); anything else is an IP address entry (`Ip`). */
-function nlbServerType(t: string): NlbServerType {
-  const k = t.toLowerCase();
-  return k === 'ecs' ? 'Ecs' : k === 'eni' ? 'Eni' : k === 'eci' ? 'Eci' : 'Ip';
-}
-
 /**
  * Returns one shared string object per distinct value: the first string seen with a value is kept and returned
  * for every later equal one. See {@link internPool}.
@@ -296,77 +254,6 @@ export function internPool(): Intern {
     if (known !== undefined) return known;
     pool.set(s, s);
     return s;
-  };
-}
-
-/** One NLB server (ListServerGroupServers item); its id, IP, status, zone and description interned. */
-function mapNlbServer(s: WireNlbServer, intern: Intern): NlbServer {
-  return {
-    serverId: intern(s.ServerId),
-    ...(s.ServerIp ? { serverIp: intern(s.ServerIp) } : {}),
-    type: nlbServerType(s.ServerType),
-    ...(s.Port !== undefined ? { port: s.Port } : {}),
-    ...(s.Weight !== undefined ? { weight: s.Weight } : {}),
-    ...(s.Status !== undefined ? { status: intern(s.Status) } : {}),
-    ...(s.ZoneId !== undefined ? { zoneId: intern(s.ZoneId) } : {}),
-    ...(s.Description !== undefined ? { description: intern(s.Description) } : {}),
-  };
-}
-
-/** One NLB server group (ListServerGroups item), its `servers` still empty (RegionListsMapper fills them). */
-function mapNlbServerGroup(g: WireNlbServerGroup): NlbServerGroup {
-  return {
-    serverGroupId: g.ServerGroupId,
-    name: g.ServerGroupName ?? '',
-    type: g.ServerGroupType ?? 'Instance',
-    ...(g.Protocol !== undefined ? { protocol: g.Protocol } : {}),
-    ...(g.VpcId !== undefined ? { vpcId: g.VpcId } : {}),
-    ...(g.ServerGroupStatus !== undefined ? { status: g.ServerGroupStatus } : {}),
-    relatedLoadBalancerIds: [...new Set(g.RelatedLoadBalancerIds ?? [])].sort(),
-    ...(g.ServerCount !== undefined ? { serverCount: g.ServerCount } : {}),
-    tags: nlbTagMap(g.Tags),
-    servers: [],
-  };
-}
-
-/** One NLB listener (ListListeners item). */
-function mapNlbListener(l: WireNlbListener): NlbListener {
-  return {
-    listenerId: l.ListenerId,
-    protocol: l.ListenerProtocol,
-    port: l.ListenerPort ?? 0,
-    ...(l.StartPort !== undefined && l.EndPort !== undefined && (l.StartPort !== 0 || l.EndPort !== 0)
-      ? { startPort: l.StartPort, endPort: l.EndPort }
-      : {}),
-    ...(l.ListenerDescription !== undefined ? { description: l.ListenerDescription } : {}),
-    ...(l.ServerGroupId ? { serverGroupId: l.ServerGroupId } : {}),
-    ...(l.ListenerStatus !== undefined ? { status: l.ListenerStatus } : {}),
-  };
-}
-
-/** One NLB (ListLoadBalancers item), its `listeners` and `serverGroupIds` still empty (RegionListsMapper fills them). */
-function mapNlb(accountId: string, regionId: string, b: WireNlbLoadBalancer): Nlb {
-  return {
-    loadBalancerId: b.LoadBalancerId,
-    ...(b.LoadBalancerName !== undefined ? { name: b.LoadBalancerName } : {}),
-    accountId,
-    regionId,
-    ...(b.LoadBalancerStatus !== undefined ? { status: b.LoadBalancerStatus } : {}),
-    ...(b.AddressType !== undefined ? { addressType: b.AddressType } : {}),
-    ...(b.AddressIpVersion !== undefined ? { addressIpVersion: b.AddressIpVersion } : {}),
-    ...(b.VpcId !== undefined ? { vpcId: b.VpcId } : {}),
-    ...(b.DNSName !== undefined ? { dnsName: b.DNSName } : {}),
-    zoneMappings: sortBy(
-      (b.ZoneMappings ?? []).map((z) => ({
-        zoneId: z.ZoneId,
-        ...(z.VSwitchId !== undefined ? { vSwitchId: z.VSwitchId } : {}),
-      })),
-      (z) => z.zoneId,
-    ),
-    ...(b.CreateTime !== undefined ? { createTime: b.CreateTime } : {}),
-    tags: nlbTagMap(b.Tags),
-    listeners: [],
-    serverGroupIds: [],
   };
 }
 
@@ -455,6 +342,7 @@ function mapVServerGroup(g: WireVServerGroupAttribute, intern: Intern): VServerG
 /**
  * The long lists of a region's wire data, whole or in parts: a region slice stored in parts (scan_targets
  * `slice_parts`) carries each long list as consecutive runs of items, one run per part, so any of these may be a run.
+ * A load-balancer kind's lists (`LoadBalancerKindData`) sit under its dataset key (`nlb`), each possibly a run.
  */
 export interface WireRegionLists {
   loadBalancers?: WireLoadBalancerAttribute[];
@@ -464,28 +352,26 @@ export interface WireRegionLists {
 }
 
 /** What {@link RegionListsMapper} gives: the RegionSnapshot fields mapped from a region's long lists. */
-export type MappedRegionLists = Pick<RegionSnapshot, 'loadBalancers' | 'nlbs' | 'nlbServerGroups' | 'ecsInstances'>;
+export type MappedRegionLists = Pick<RegionSnapshot, 'loadBalancers' | 'nlbs' | 'nlbServerGroups' | 'ecsInstances'> & Partial<RegionSnapshot>;
 
 /**
- * Maps a region's long wire lists (CLBs, vServer groups, ECS instances, the four NLB lists) into their snapshot
- * form item by item, as they arrive in any number of runs, and joins them at the end (vServer groups to their CLB
- * by LoadBalancerId, NLB servers to their group by ServerGroupId, NLB listeners to their NLB, an NLB's group ids
- * from the groups' RelatedLoadBalancerIds and its listeners' ServerGroupId), each list sorted by id.
+ * Maps a region's long wire lists (CLBs, vServer groups, ECS instances, and each load-balancer kind's lists through
+ * the kind's own mapper, `LoadBalancerKindData.mapper`) into their snapshot form item by item, as they arrive in any
+ * number of runs, and joins them at the end (vServer groups to their CLB by LoadBalancerId; a kind's lists as its
+ * mapper joins them), each list sorted by id.
  *
  * The result is the same whether the lists come whole or in consecutive runs in their order (mapRegion uses it on
  * whole lists), so a region stored in parts is mapped one part at a time and only the mapped form of the region
  * exists at once, never its whole wire form.
  * A list counts as read (its field set in the result) when any run of it was added, even an empty one; vServer
- * groups without CLBs, and NLB lists without `nlb`, are never a read dataset (as mapRegion always did).
+ * groups without CLBs are never a read dataset, nor a kind's lists without its dataset key. The result's fields come
+ * in a fixed order (CLBs, the kinds in `LB_KINDS` order, ECS), so its JSON is the same for the same data.
  */
 export class RegionListsMapper {
   private clbs: Clb[] | undefined;
   private readonly groupsByLb = new Map<string, VServerGroup[]>();
   private ecs: EcsInstance[] | undefined;
-  private nlbs: Nlb[] | undefined;
-  private readonly nlbGroups: NlbServerGroup[] = [];
-  private readonly serversByGroup = new Map<string, NlbServer[]>();
-  private readonly listenersByLb = new Map<string, NlbListener[]>();
+  private readonly kinds = new Map<LoadBalancerKindData, KindRegionMapper>();
   /** One string per distinct id, IP and description of the region's backend entries and ECS instances. */
   private readonly intern = internPool();
 
@@ -509,13 +395,15 @@ export class RegionListsMapper {
       const ecs = (this.ecs ??= []);
       for (const i of lists.ecsInstances) ecs.push(mapEcs(this.regionId, i, this.intern));
     }
-    const nlb = lists.nlb;
-    if (nlb) {
-      const nlbs = (this.nlbs ??= []);
-      for (const b of nlb.loadBalancers ?? []) nlbs.push(mapNlb(this.accountId, this.regionId, b));
-      for (const l of nlb.listeners ?? []) push(this.listenersByLb, l.LoadBalancerId, mapNlbListener(l));
-      for (const g of nlb.serverGroups ?? []) this.nlbGroups.push(mapNlbServerGroup(g));
-      for (const s of nlb.servers ?? []) push(this.serversByGroup, s.ServerGroupId, mapNlbServer(s, this.intern));
+    for (const data of KIND_DATA) {
+      const wire = kindWireOf(lists, data);
+      if (!wire) continue;
+      let mapper = this.kinds.get(data);
+      if (!mapper) {
+        mapper = data.mapper(this.accountId, this.regionId, this.intern);
+        this.kinds.set(data, mapper);
+      }
+      mapper.add(wire);
     }
   }
 
@@ -527,30 +415,9 @@ export class RegionListsMapper {
         clb.vServerGroups = sortBy(this.groupsByLb.get(clb.loadBalancerId) ?? [], (g) => g.vServerGroupId);
       out.loadBalancers = sortBy(this.clbs, (l) => l.loadBalancerId);
     }
-    if (this.nlbs) {
-      for (const g of this.nlbGroups)
-        g.servers = sortBy(
-          this.serversByGroup.get(g.serverGroupId) ?? [],
-          (s) => `${s.type}|${s.serverId}|${s.serverIp ?? ''}|${String(s.port ?? '').padStart(5, '0')}`,
-        );
-      const serverGroups = sortBy(this.nlbGroups, (g) => g.serverGroupId);
-      const groupsByLb = new Map<string, Set<string>>();
-      const use = (lb: string, g: string): void => {
-        const set = groupsByLb.get(lb) ?? new Set<string>();
-        set.add(g);
-        groupsByLb.set(lb, set);
-      };
-      for (const g of serverGroups) for (const lb of g.relatedLoadBalancerIds) use(lb, g.serverGroupId);
-      for (const [lb, ls] of this.listenersByLb) for (const l of ls) if (l.serverGroupId) use(lb, l.serverGroupId);
-      for (const b of this.nlbs) {
-        b.listeners = sortBy(
-          this.listenersByLb.get(b.loadBalancerId) ?? [],
-          (l) => `${l.protocol}|${String(l.port).padStart(5, '0')}|${String(l.startPort ?? 0).padStart(5, '0')}|${l.listenerId}`,
-        );
-        b.serverGroupIds = [...(groupsByLb.get(b.loadBalancerId) ?? [])].sort();
-      }
-      out.nlbs = sortBy(this.nlbs, (b) => b.loadBalancerId);
-      out.nlbServerGroups = serverGroups;
+    for (const data of KIND_DATA) {
+      const mapper = this.kinds.get(data);
+      if (mapper) Object.assign(out, mapper.result());
     }
     if (this.ecs) out.ecsInstances = sortBy(this.ecs, (i) => i.instanceId);
     return out;
