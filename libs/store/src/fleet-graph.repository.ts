@@ -9,6 +9,7 @@ import {
   GRAPH_SERVER_GROUP,
   GRAPH_SERVICE,
   type FleetGraph,
+  type GraphBackend,
   type GraphCluster,
   type GraphEcsInstance,
   type GraphLoadBalancer,
@@ -57,9 +58,38 @@ const NLB_COLUMNS = columnsOf(GRAPH_NLB);
 const SERVER_GROUP_COLUMNS: ColumnSpec<GraphServerGroup> = [
   ...columnsOf(GRAPH_SERVER_GROUP),
   ['backend_count', 'integer', (r) => r.backends.length],
-  // JSON.stringify escapes control characters and lone surrogates, so the text is always storable.
-  ['backends', 'json', (r) => JSON.stringify(r.backends.map((b) => [b.serverId, b.serverIp, b.port, b.weight, b.type]))],
+  ['backends', 'json', (r) => backendsJson(r.backends)],
 ];
+
+/** Characters JSON.stringify escapes in a string: quote, backslash, control characters, and (alone) surrogates. */
+// eslint-disable-next-line no-control-regex
+const JSON_ESCAPED = /["\\\u0000-\u001f\uD800-\uDFFF]/;
+
+/** A string as JSON.stringify writes it (null and undefined as `null`, as in an array). */
+function jsonString(s: string | null | undefined): string {
+  if (s === null || s === undefined) return 'null';
+  return JSON_ESCAPED.test(s) ? JSON.stringify(s) : `"${s}"`;
+}
+
+/** An integer as JSON.stringify writes it in an array (null, undefined and non-finite numbers as `null`). */
+function jsonInt(n: number | null | undefined): string {
+  return n === null || n === undefined || !Number.isFinite(n) ? 'null' : String(n);
+}
+
+/**
+ * A server group's backends as the `backends` column's JSON text: the text of
+ * `JSON.stringify(backends.map((b) => [serverId, serverIp, port, weight, type]))`, byte for byte, without the array
+ * per backend (10M of them at 5,000 clusters). JSON.stringify escapes control characters and lone surrogates, so
+ * the text is always storable.
+ */
+export function backendsJson(backends: readonly GraphBackend[]): string {
+  let s = '[';
+  for (let i = 0; i < backends.length; i += 1) {
+    const b = backends[i]!;
+    s += `${i === 0 ? '' : ','}[${jsonString(b.serverId)},${jsonString(b.serverIp)},${jsonInt(b.port)},${jsonInt(b.weight)},${jsonString(b.type)}]`;
+  }
+  return `${s}]`;
+}
 const serverGroupOfRow = rowMapperOf(GRAPH_SERVER_GROUP);
 
 /** A listing: table, its sort key (ascending, unique within a scan) and its row mapper. */

@@ -18,7 +18,7 @@ describe(gzipJson.name, () => {
     const text = gunzipSync(gz).toString('utf8');
     expect(text).toBe(JSON.stringify(doc));
     expect(rawBytes).toBe(Buffer.byteLength(JSON.stringify(doc)));
-    // More than one 4 MiB piece.
+    // More than one piece.
     expect(rawBytes).toBeGreaterThan(4 * 1024 * 1024);
   });
 
@@ -47,7 +47,7 @@ describe('gzipWriter', () => {
   it('compresses exactly the text written: many small pieces sharing reused slabs, multi-byte UTF-8, and pieces longer than a slab', async () => {
     const w = gzipWriter();
     const pieces: string[] = [];
-    // About 80 MB in all: several 4 MiB slabs filled and reused, two 6 MB pieces of their own in between.
+    // About 80 MB in all: several 8 MiB slabs filled and reused (one gzip member each), two pieces of their own in between.
     for (let i = 0; i < 40_000; i++) pieces.push(`{"i":${i},"t":"监听描述 ${'x'.repeat(i % 1_000)}"}\n`);
     pieces.splice(10_000, 0, 'a'.repeat(6_000_000));
     pieces.splice(30_000, 0, `${'é'.repeat(3_000_000)}\n`);
@@ -56,5 +56,22 @@ describe('gzipWriter', () => {
     const text = pieces.join('');
     expect(rawBytes).toBe(Buffer.byteLength(text));
     expect(gunzipSync(gz).toString('utf8') === text).toBe(true);
+  });
+
+  it('keeps surrogate pairs whole where a text longer than a slab is cut into slices', async () => {
+    for (const lead of ['', 'a']) {
+      const w = gzipWriter();
+      const text = `${lead}${'😀'.repeat(3_000_000)}é`;
+      await w.write(text);
+      const { gz, rawBytes } = await w.end();
+      expect(rawBytes).toBe(Buffer.byteLength(text));
+      expect(gunzipSync(gz).toString('utf8') === text).toBe(true);
+    }
+  });
+
+  it('writes a valid gzip for no text at all', async () => {
+    const { gz, rawBytes } = await gzipWriter().end();
+    expect(rawBytes).toBe(0);
+    expect(gunzipSync(gz).length).toBe(0);
   });
 });

@@ -122,7 +122,11 @@ const LINE_ITEMS: Readonly<Record<(typeof REGION_LISTS)[number], number>> = {
  */
 export async function gzipSnapshotLines(snapshot: FleetSnapshot): Promise<{ gz: Buffer; rawBytes: number }> {
   const gzip = gzipWriter();
-  const line = (text: string): Promise<void> => gzip.write(`${text}\n`);
+  // The newline written on its own: `${text}\n` of a multi-MB line is a new string the writer would flatten (copy).
+  const line = async (text: string): Promise<void> => {
+    await gzip.write(text);
+    await gzip.write('\n');
+  };
   await line(SNAPSHOT_LINES_HEADER);
   await line(JSON.stringify({ ...snapshot, accounts: [] }));
   for (const account of snapshot.accounts) {

@@ -1,0 +1,132 @@
+/**
+ * `npm run bench:store-step -- --clusters 500`: the store step of one scan alone (issue 45 item 1), the part of
+ * `bench:scale` that writes a scan, without its report and API parts, at a size that runs in a minute or two.
+ *
+ * On a fresh database (next to BENCH_DATABASE_URL, dropped afterwards) it generates the bench fleet of
+ * `bench:scale` (`millionBackendSpec` with NLBs), analyses it in process, then stores it `--scans N` times (default
+ * 1) with `storeAnalysis`, each into a scan of its own as a scan stores it. Per store it prints:
+ *  - `storeSeconds`: wall seconds of `storeAnalysis` (the `store` phase), `visibleSeconds` until the scan is
+ *    visible (its last transaction committed), `trendFitsAndStatisticsSeconds` the ANALYZE and quota trend fit
+ *    refresh `complete` runs after that;
+ *  - `storeCpuSeconds`: CPU seconds this process spent in the step (every thread: the main thread, zlib on libuv's
+ *    pool, worker threads), `mainCpuSeconds` from `/proc/self/stat` is the same total (a cross-check);
+ *  - `postgresCpuSeconds`: CPU seconds of every `postgres` process on this machine over the step (its backends, and
+ *    the exited ones through the postmaster's children time), when PostgreSQL runs here; other users' queries count
+ *    too, so it is an upper bound on a shared machine.
+ * With `--parts`, each piece of the step is also timed alone first (wall and CPU seconds): the snapshot's gzip,
+ * the fleet graph's build, the quota samples. Figures are noisy on a shared machine: the load average is printed
+ * beside them. Prints one line per store and, last, one JSON object.
+ */
+import { QUOTA_USAGE_CHECK_IDS, buildFleetGraph, FleetIndex } from '@app/checks';
+import { analyzeAndStore, storeAnalysis } from '@app/audit';
+import { clustersOf, quotaUsageOf, withSampleTeams } from '@app/domain';
+import { Store } from '@app/store';
+import { gzipSnapshotLines } from '../libs/store/src/scan-snapshot.repository';
+import { readdirSync, readFileSync } from 'node:fs';
+import { Client } from 'pg';
+import { intFlag, loadAvg1m, millionBackendFleet, round2, withBenchDatabase } from './bench-support';
+
+/** Wall and CPU seconds of `fn` (CPU of every thread of this process). */
+async function timed<T>(fn: () => Promise<T> | T): Promise<{ value: T; wallSeconds: number; cpuSeconds: number }> {
+  const cpu = process.cpuUsage();
+  const t0 = process.hrtime.bigint();
+  const value = await fn();
+  const wallSeconds = Number(process.hrtime.bigint() - t0) / 1e9;
+  const used = process.cpuUsage(cpu);
+  return { value, wallSeconds: round2(wallSeconds), cpuSeconds: round2((used.user + used.system) / 1e6) };
+}
+
+/** CPU seconds (user + system, own and waited-for children) of every process named `postgres`, or undefined off Linux. */
+function postgresCpuSeconds(): number | undefined {
+  try {
+    let ticks = 0;
+    for (const pid of readdirSync('/proc')) {
+      if (!/^\d+$/.test(pid)) continue;
+      let stat: string;
+      try {
+        stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
+      } catch {
+        continue; // ended meanwhile
+      }
+      if (stat.slice(stat.indexOf('(') + 1, stat.lastIndexOf(')')) !== 'postgres') continue;
+      const f = stat.slice(stat.lastIndexOf(')') + 2).split(' ').map(Number);
+      ticks += f[11]! + f[12]! + f[13]! + f[14]!;
+    }
+    return ticks / 100;
+  } catch {
+    return undefined;
+  }
+}
+
+async function main(): Promise<void> {
+  const clusters = intFlag('clusters', 500);
+  const scans = intFlag('scans', 1);
+  const parts = process.argv.includes('--parts');
+  const NOW = new Date('2026-11-23T06:00:00Z');
+  const out = await withBenchDatabase(async (url) => {
+    const store = await Store.open({ connectionString: url, migrate: true, tokenHashKey: 'b'.repeat(64) });
+    try {
+      const gen = await timed(() => millionBackendFleet(22, { clusters, nlb: true }));
+      const snapshot = gen.value;
+      const index = FleetIndex.build(snapshot);
+      const first = await store.scans.create({ source: 'offline', fleetName: 'bench-store', startedAt: NOW });
+      const analysed = await timed(() => analyzeAndStore(snapshot, { scanId: first.id, now: NOW, index }));
+      const analysis = analysed.value;
+      console.log(
+        `generated ${clusters} clusters in ${gen.wallSeconds} s; analysed in ${analysed.wallSeconds} s ` +
+          `(${analysis.findings.length} findings, ${analysis.results.length} results); load ${loadAvg1m()}`,
+      );
+      const pieces: Record<string, unknown> = {};
+      if (parts) {
+        const gz = await timed(() => gzipSnapshotLines(snapshot));
+        pieces.snapshotGzip = { wallSeconds: gz.wallSeconds, cpuSeconds: gz.cpuSeconds, rawMiB: round2(gz.value.rawBytes / 2 ** 20), gzMiB: round2(gz.value.gz.length / 2 ** 20) };
+        const graph = await timed(() => buildFleetGraph(snapshot, index));
+        pieces.fleetGraph = { wallSeconds: graph.wallSeconds, cpuSeconds: graph.cpuSeconds };
+        const quota = await timed(() => withSampleTeams(quotaUsageOf(analysis.results, QUOTA_USAGE_CHECK_IDS), clustersOf(snapshot), analysis.owners));
+        pieces.quotaSamples = { wallSeconds: quota.wallSeconds, cpuSeconds: quota.cpuSeconds, rows: quota.value.length };
+        console.log(`parts alone: ${JSON.stringify(pieces)}; load ${loadAvg1m()}`);
+      }
+      const stores: Record<string, unknown>[] = [];
+      for (let s = 0; s < scans; s++) {
+        const scan = await store.scans.create({ source: 'offline', fleetName: 'bench-store', startedAt: new Date(NOW.getTime() + (s + 1) * 3_600_000) });
+        const loadBefore = loadAvg1m();
+        const pg0 = postgresCpuSeconds();
+        const t0 = Date.now();
+        let visibleSeconds = 0;
+        const stored = await timed(() =>
+          storeAnalysis(store, scan.id, snapshot, analysis, { index, onVisible: () => (visibleSeconds = (Date.now() - t0) / 1000) }),
+        );
+        const row = {
+          storeSeconds: stored.wallSeconds,
+          visibleSeconds: round2(visibleSeconds),
+          trendFitsAndStatisticsSeconds: round2(stored.wallSeconds - visibleSeconds),
+          storeCpuSeconds: stored.cpuSeconds,
+          postgresCpuSeconds: pg0 === undefined ? null : round2((postgresCpuSeconds() ?? pg0) - pg0),
+          loadBefore,
+          loadAfter: loadAvg1m(),
+        };
+        stores.push(row);
+        console.log(`store ${s + 1}: ${JSON.stringify(row)}`);
+      }
+      // What the stores left on disk per table (rows and MiB with indexes, every stored scan together).
+      const db = new Client({ connectionString: url });
+      await db.connect();
+      const tables = await db.query<{ relname: string; n: string; b: string }>(
+        `SELECT relname, n_live_tup::text AS n, pg_total_relation_size(relid)::text AS b FROM pg_stat_user_tables
+          WHERE relname IN ('findings', 'quota_usage', 'scan_snapshots', 'finding_fingerprints') OR relname LIKE 'graph_%' ORDER BY relname`,
+      );
+      await db.end();
+      const onDisk = Object.fromEntries(tables.rows.map((r) => [r.relname, { rows: Number(r.n), mib: round2(Number(r.b) / 2 ** 20) }]));
+      console.log(`on disk: ${JSON.stringify(onDisk)}`);
+      return { clusters, findings: analysis.findings.length, parts: pieces, stores, onDisk };
+    } finally {
+      await store.close();
+    }
+  });
+  console.log(JSON.stringify(out));
+}
+
+main().catch((e: unknown) => {
+  console.error(e);
+  process.exit(1);
+});
