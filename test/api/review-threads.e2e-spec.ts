@@ -1,7 +1,7 @@
 /**
  * The admission review threads (apps/api/src/admission/review-threads.ts) run the built thread entry
  * (`review-thread.js` under FLEET_AUDIT_DIST, which the suite's global setup builds): the answer a thread gives equals
- * the answer of a model built on the test's own thread, a cluster's model is built once per scan (a new scan id builds
+ * the answer of a model built on the test's own thread (its plan as the webhook keeps it, admission-plan.ts), a cluster's model is built once per scan (a new scan id builds
  * it again, in the thread the cluster is homed on), clusters are spread over the threads, and a Service the step
  * refuses comes back as a ReviewRefusedError with the step's message.
  */
@@ -11,6 +11,7 @@ import { loadFleetDirectory } from '@app/collectors';
 import { ClusterReviewModel, readManifests, regionBaseline } from '@app/forecast';
 import type { StoredSnapshot } from '@app/store';
 import { ReviewRefusedError, ReviewThreads, reviewThreadEntry } from '../../apps/api/src/admission/review-threads';
+import { admissionPlanOf } from '../../apps/api/src/admission/admission-plan';
 
 const SAMPLE = join(__dirname, '..', '..', 'examples', 'fleets', 'sample');
 const NOW = new Date('2026-11-22T00:00:00Z');
@@ -35,7 +36,8 @@ describe('ReviewThreads', () => {
       const first = await threads.review(s, c.clusterId, c.accountId, c.regionId, wide);
       expect(first.buildMs, 'the first review builds the model').not.toBeNull();
       const local = new ClusterReviewModel(snapshot, c.clusterId, regionBaseline(snapshot, c.clusterId, { now: NOW }), { now: NOW }).review(wide);
-      expect(first.answer).toEqual(local);
+      // The thread posts back the plan as the webhook keeps it (admission-plan.ts).
+      expect(first.answer).toEqual('plan' in local ? { plan: admissionPlanOf(local.plan) } : local);
       const again = await threads.review(s, c.clusterId, c.accountId, c.regionId, manifest('rv-one', 'ports: [{name: a, port: 80, targetPort: 8080}]'));
       expect(again.buildMs, 'a later review of the same scan finds the model warm').toBeNull();
     }

@@ -8,6 +8,7 @@ import { ApiError } from '../common/api.exception';
 import { FORECAST_POOL } from '../forecasts/forecasts.service';
 import { clustersInScope, seesWholeFleet, whatIfInScope } from '../forecasts/forecast-scope';
 import { ReviewRefusedError, ReviewThreads, reviewThreadEntry } from './review-threads';
+import { admissionPlanOf } from './admission-plan';
 import { ADMISSION_API_VERSION, admissionReviewSchema, type AdmissionRequest, type AdmissionResponse, type AdmissionReviewAnswer } from './admission.schemas';
 
 /** The Service label that opts one Service into denial (`"true"`): a breach or a critical finding is then refused. */
@@ -128,7 +129,7 @@ export class AdmissionService implements OnModuleDestroy {
   private readonly models = new LRUCache<string, ClusterReviewModel>({ max: MAX_CLUSTER_MODELS });
   /** Region baselines by `account/region`, of `modelledScan`. */
   private readonly baselines = new LRUCache<string, RegionBaseline>({ max: MAX_REGION_BASELINES });
-  /** Plans by cluster id and Service object (JSON), of `modelledScan`. */
+  /** Plans as the webhook keeps them (admission-plan.ts) by cluster id and Service object (JSON), of `modelledScan`. */
   private readonly answers = new LRUCache<string, PlanResult>({ max: MAX_REMEMBERED_ANSWERS });
   /** How reviews were answered since start (the bench and tests read it): by the warm model, from memory, by the whole what-if. */
   readonly stats = { model: 0, remembered: 0, whatIf: 0, modelsBuilt: 0 };
@@ -292,7 +293,10 @@ export class AdmissionService implements OnModuleDestroy {
         const r = await withDeadline(this.threads.review(s, clusterId, target.accountId, target.regionId, manifest), deadline, why);
         if (r.buildMs !== null) this.stats.modelsBuilt++;
         answer = r.answer;
-      } else answer = this.modelOnThisThread(s, clusterId).review(manifest);
+      } else {
+        answer = this.modelOnThisThread(s, clusterId).review(manifest);
+        if ('plan' in answer) answer = { plan: admissionPlanOf(answer.plan) };
+      }
     } catch (e) {
       if (e instanceof ScenarioError || e instanceof ReviewRefusedError) throw new NotJudged(`cannot plan: ${e.message}`);
       throw e;

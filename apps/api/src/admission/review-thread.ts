@@ -13,6 +13,7 @@ import { parentPort } from 'node:worker_threads';
 import { LRUCache } from 'lru-cache';
 import type { FleetSnapshot, K8sServiceWire } from '@app/domain';
 import { ClusterReviewModel, regionBaseline, ScenarioError, type RegionBaseline, type ReviewAnswer } from '@app/forecast';
+import { admissionPlanOf } from './admission-plan';
 
 /** Regions kept per thread (LRU): the regions of the clusters homed on it. */
 export const MAX_THREAD_REGIONS = 8;
@@ -25,7 +26,10 @@ export type ReviewThreadRequest =
   | { type: 'region'; scanId: string; regionKey: string; snapshot: FleetSnapshot }
   | { type: 'review'; id: number; scanId: string; regionKey: string; clusterId: string; manifest: K8sServiceWire; now: number };
 
-/** A review thread's answer to one review (`id`). `built`: the cluster's model was built for this review (ms). */
+/**
+ * A review thread's answer to one review (`id`): the model's answer with its plan as the webhook keeps it
+ * (`admissionPlanOf`), and `buildMs` when the cluster's model was built for this review (ms).
+ */
 export type ReviewThreadAnswer = { id: number } & (
   | { answer: ReviewAnswer; buildMs: number | null }
   | { refused: string }
@@ -67,7 +71,9 @@ export class ReviewThreadState {
         this.models.set(m.clusterId, model);
         buildMs = Math.round(performance.now() - t0);
       }
-      return { id: m.id, answer: model.review(m.manifest), buildMs };
+      // Only what the verdict reads crosses to the event loop (admission-plan.ts): the rest of a plan is most of its size.
+      const answer = model.review(m.manifest);
+      return { id: m.id, answer: 'plan' in answer ? { plan: admissionPlanOf(answer.plan) } : answer, buildMs };
     } catch (e) {
       if (e instanceof ScenarioError) return { id: m.id, refused: e.message };
       return { id: m.id, error: e instanceof Error ? `${e.name}: ${e.message}` : String(e) };

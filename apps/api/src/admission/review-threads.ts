@@ -67,8 +67,9 @@ export class ReviewThreads {
   }
 
   /**
-   * The model's answer for `manifest` on cluster `clusterId` (in region `accountId/regionId`) of snapshot `s`, and the
-   * time its thread took to build the cluster's model for it (ms; null when the model was warm).
+   * The model's answer for `manifest` on cluster `clusterId` (in region `accountId/regionId`) of snapshot `s`, its plan
+   * as the webhook keeps it (admission-plan.ts: the quotas over their limit only), and the time its thread took to
+   * build the cluster's model for it (ms; null when the model was warm).
    * @throws ReviewRefusedError when the what-if step refuses the Service; Error when the thread failed or stopped
    */
   async review(s: StoredSnapshot, clusterId: string, accountId: string, regionId: string, manifest: K8sServiceWire): Promise<{ answer: ReviewAnswer; buildMs: number | null }> {
