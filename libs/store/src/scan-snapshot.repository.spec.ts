@@ -86,6 +86,16 @@ describe('stored snapshot form (gzipSnapshotLines / parseStoredSnapshot)', () =>
     expect(JSON.stringify(parseStoredSnapshot(gz))).toBe(JSON.stringify(fleet));
   });
 
+  it('writes each list line item by item as the bytes of the line stringified whole', async () => {
+    const base = sample.accounts[0]!.regions.find((r) => (r.loadBalancers?.length ?? 0) > 0)!;
+    const region: RegionSnapshot = { ...base, loadBalancers: Array.from({ length: 600 }, (_, i) => ({ ...base.loadBalancers![0]!, loadBalancerId: `lb-${i}` })) };
+    const fleet: FleetSnapshot = { ...sample, accounts: [{ ...sample.accounts[0]!, regions: [region] }] };
+    const lines = gunzipSync((await gzipSnapshotLines(fleet)).gz).toString('utf8').split('\n');
+    const lbs = region.loadBalancers!;
+    const expected = [0, 256, 512].map((i) => JSON.stringify({ l: 'loadBalancers', v: lbs.slice(i, i + 256) }));
+    expect(lines.filter((l) => l.startsWith('{"l":"loadBalancers"'))).toEqual(expected);
+  });
+
   it('keeps a list that was not read absent, and an empty one empty', async () => {
     const fleet: FleetSnapshot = {
       name: 'f',

@@ -115,6 +115,9 @@ const LINE_ITEMS: Readonly<Record<(typeof REGION_LISTS)[number], number>> = {
   clusters: 1,
 };
 
+/** Characters of snapshot text handed to the gzip writer at once (strings this short stay in V8's young generation). */
+const PIECE_CHARS = 64 * 1024;
+
 /**
  * The gzip of a snapshot in the JSON-lines form (`SNAPSHOT_LINES_HEADER`), written line by line into the gzip
  * stream so no string holds more than one line (a bounded slice of a region).
@@ -122,10 +125,29 @@ const LINE_ITEMS: Readonly<Record<(typeof REGION_LISTS)[number], number>> = {
  */
 export async function gzipSnapshotLines(snapshot: FleetSnapshot): Promise<{ gz: Buffer; rawBytes: number }> {
   const gzip = gzipWriter();
-  // The newline written on its own: `${text}\n` of a multi-MB line is a new string the writer would flatten (copy).
-  const line = async (text: string): Promise<void> => {
+  // Text goes to the writer in pieces of about PIECE_CHARS: a list line is written item by item (the same bytes as
+  // the line's JSON.stringify), so no string of a whole line of 256 CLBs is built. Such strings (MBs each, 2 GB for a
+  // 5,000-cluster snapshot) were allocated in V8's large-object space, counted as old generation, and made V8
+  // collect the whole heap (the snapshot, its index, the analysis) again and again while the scan was stored.
+  let pending = '';
+  const flush = async (): Promise<void> => {
+    if (pending === '') return;
+    const text = pending;
+    pending = '';
     await gzip.write(text);
-    await gzip.write('\n');
+  };
+  const put = async (text: string): Promise<void> => {
+    if (text.length >= PIECE_CHARS) {
+      await flush();
+      await gzip.write(text);
+      return;
+    }
+    pending += text;
+    if (pending.length >= PIECE_CHARS) await flush();
+  };
+  const line = async (text: string): Promise<void> => {
+    await put(text);
+    await put('\n');
   };
   await line(SNAPSHOT_LINES_HEADER);
   await line(JSON.stringify({ ...snapshot, accounts: [] }));
@@ -140,10 +162,18 @@ export async function gzipSnapshotLines(snapshot: FleetSnapshot): Promise<{ gz: 
         const items = region[name] as unknown[] | undefined;
         if (!Array.isArray(items)) continue;
         const size = LINE_ITEMS[name];
-        for (let i = 0; i < items.length; i += size) await line(JSON.stringify({ l: name, v: items.slice(i, i + size) }));
+        const open = `{"l":${JSON.stringify(name)},"v":[`;
+        for (let i = 0; i < items.length; i += size) {
+          // JSON.stringify({ l: name, v: items.slice(i, i + size) }), one item at a time (an array writes
+          // undefined as null).
+          await put(open);
+          for (let j = i; j < Math.min(items.length, i + size); j++) await put(`${j === i ? '' : ','}${JSON.stringify(items[j]) ?? 'null'}`);
+          await put(']}\n');
+        }
       }
     }
   }
+  await flush();
   return gzip.end();
 }
 
