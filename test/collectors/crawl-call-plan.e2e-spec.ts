@@ -6,7 +6,7 @@
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { collectLiveFleet, loadScanConfig, readFleetDirectory, type ScanConfig } from '@app/collectors';
-import type { WireFleet, WireNlbRegion } from '@app/domain';
+import { KIND_DATA, LB_KINDS, NLB_DATA, emptyKindWire, kindWireOf, setKindWire, type WireFleet, type WireNlbRegion } from '@app/domain';
 import { startSimulator, type RunningSimulator } from '@app/fleet-sim';
 import { nlbRegionOf } from '../sim/nlb-fleet.util';
 import { writeFleet } from './fleet-builder.util';
@@ -14,11 +14,19 @@ import { testConfig } from './scan-config.util';
 
 const ACCOUNT = '1000000000000021';
 const ceil = (n: number, page: number) => Math.max(1, Math.ceil(n / page));
-const EMPTY_NLB: WireNlbRegion = { loadBalancers: [], listeners: [], serverGroups: [], servers: [] };
+/** The Quota Center products the crawl asks for quotas and applications: each load-balancer kind's. */
+const QUOTA_PRODUCTS = [...new Set(LB_KINDS.map((k) => k.quotaProductCode))];
 
-/** Set each region's NLB data (`WireRegion.nlb`): `byRegion[regionId]`, else none (four empty lists). */
+/**
+ * Set each region's NLB data (`WireRegion.nlb`): `byRegion[regionId]`, else none (four empty lists); every other
+ * kind with a data path holds empty lists too, so the scan is clean.
+ */
 function withNlb(fleet: WireFleet, byRegion: Record<string, WireNlbRegion> = {}): WireFleet {
-  for (const a of fleet.accounts) for (const r of a.regions) r.nlb = byRegion[r.regionId] ?? EMPTY_NLB;
+  for (const a of fleet.accounts)
+    for (const r of a.regions) {
+      for (const data of KIND_DATA) setKindWire(r, data, emptyKindWire(data));
+      if (byRegion[r.regionId]) setKindWire(r, NLB_DATA, byRegion[r.regionId]);
+    }
   return fleet;
 }
 
@@ -50,19 +58,14 @@ function plannedCalls(fleet: WireFleet, accountId: string): Record<string, numbe
     add('DescribeInstances', ceil((r.ecsInstances ?? []).length, 100));
     add('DescribeVSwitches', ceil((r.vSwitches ?? []).length, 50));
     const quotas = r.quotas ?? [];
-    for (const product of ['slb', 'nlb'])
+    for (const product of QUOTA_PRODUCTS)
       add('ListProductQuotas', ceil(quotas.filter((q) => (q.ProductCode ?? 'slb') === product).length, 100));
     const applications = r.quotaApplications ?? [];
-    for (const product of ['slb', 'nlb'])
+    for (const product of QUOTA_PRODUCTS)
       add('ListQuotaApplications', ceil(applications.filter((q) => (q.ProductCode ?? 'slb') === product).length, 200));
-    const nlb = r.nlb ?? EMPTY_NLB;
-    add('ListLoadBalancers', ceil(nlb.loadBalancers.length, 100));
-    for (let i = 0; i < nlb.loadBalancers.length; i += 20) {
-      const batch = new Set(nlb.loadBalancers.slice(i, i + 20).map((l) => l.LoadBalancerId));
-      add('ListListeners', ceil(nlb.listeners.filter((l) => batch.has(l.LoadBalancerId)).length, 100));
-    }
-    add('ListServerGroups', ceil(nlb.serverGroups.length, 100));
-    for (const g of nlb.serverGroups) if ((g.ServerCount ?? 0) > 0) add('ListServerGroupServers', ceil(g.ServerCount ?? 0, 100));
+    // Each kind's own plan (NLB: CALL-PLAN.md "Per NLB region"), at the largest page its product allows (the default).
+    for (const data of KIND_DATA)
+      for (const [api, n] of Object.entries(data.plannedCalls(kindWireOf(r, data) ?? emptyKindWire(data), data.product.maxResults.max))) add(api, n);
     add('DescribeClustersV1', ceil(r.clusters.length, 100));
     for (const c of r.clusters) {
       const k = c.kubernetes;
@@ -164,10 +167,10 @@ describe('the live crawl follows the minimal call plan (CALL-PLAN.md)', () => {
     // 50 NLB server groups with 120 servers each: 2 pages each; the 2 leaked ones (ServerCount 0) are not asked.
     expect(stats.calls[ACCOUNT]?.['ListServerGroupServers']).toBe(50 * 2);
     expect(stats.calls[ACCOUNT]?.['ListListeners']).toBe(2);
-    // SLB and NLB quotas in each of the 2 regions
-    expect(stats.calls[ACCOUNT]?.['ListProductQuotas']).toBe(4);
+    // Each kind's quotas (SLB, NLB) in each of the 2 regions
+    expect(stats.calls[ACCOUNT]?.['ListProductQuotas']).toBe(QUOTA_PRODUCTS.length * 2);
     // and their applications (none filed): one empty page per product and region
-    expect(stats.calls[ACCOUNT]?.['ListQuotaApplications']).toBe(4);
+    expect(stats.calls[ACCOUNT]?.['ListQuotaApplications']).toBe(QUOTA_PRODUCTS.length * 2);
   });
 
   it('keeps to qpsPerAccount: never throttled by per-API limits of twice the budget', async () => {

@@ -204,7 +204,11 @@ export const GRAPH_SERVICE = {
      * `spec.loadBalancerClass: alibabacloud.com/nlb`), null when neither does (another controller's class, or
      * excluded). CCM `NeedCLB` / `NeedNLB`, pkg/controller/helper/service_utils.go.
      */
-    loadBalancerKind: nullableChoice(LOAD_BALANCER_KIND_IDS, 'clb or nlb: which CCM controller takes the Service (null: neither)', 'clb | nlb: which CCM controller takes the Service (null: neither)'),
+    loadBalancerKind: nullableChoice(
+      LOAD_BALANCER_KIND_IDS,
+      `${LOAD_BALANCER_KIND_IDS.join(' or ')}: which CCM controller takes the Service (null: neither)`,
+      `${LOAD_BALANCER_KIND_IDS.join(' | ')}: which CCM controller takes the Service (null: neither)`,
+    ),
     /** The NLB it uses (found in the snapshot the way CCM's `FindNLB` finds it), or null. */
     nlbId: nullableText('nlb-bp1abcdefgh'),
     nlbMatch: nullableChoice(SERVICE_NLB_MATCHES, "How the NLB was found (CCM FindNLB order: id annotation, owner tag, default name)", 'How the NLB was found: id | tag | name'),

@@ -1,6 +1,6 @@
 /** Response shapes of the scans endpoints (documented for OpenAPI). */
 import { ApiProperty } from '@nestjs/swagger';
-import type { CoverageDataset, CoverageStatus } from '@app/domain';
+import { COVERAGE_DATASETS, type CoverageDataset, type CoverageStatus } from '@app/domain';
 import type { ScanSource, ScanStatus } from '@app/store';
 import { KeysetPageDto } from '../common/page.dto';
 import { FindingResourceDto } from '../findings/finding.dto';
@@ -40,7 +40,7 @@ export class CoverageEntryDto {
   @ApiProperty({ required: false })
   clusterId?: string;
 
-  @ApiProperty({ enum: ['ram', 'slb', 'nlb', 'ecs', 'vpc', 'quotas', 'quota-applications', 'cs', 'cluster', 'addons', 'resources', 'sysctls', 'kubernetes'] })
+  @ApiProperty({ enum: [...COVERAGE_DATASETS] })
   api: CoverageDataset;
 
   @ApiProperty({ enum: ['ok', 'failed', 'absent'] })

@@ -23,12 +23,12 @@
  * pending; `approvePercent` of the desired value granted, default 100; `reason` of a refusal) decides each one when it
  * is filed; one left in review is decided at the next call after the policy stops saying pending (a later approval). An approved value replaces the quota's `TotalQuota` in ListProductQuotas from then on; while one is in
  * review the quota answers `Adjustable: false` with `UnadjustableDetail: applicationProcess` (research 6). A quota the
- * region's `quotas.json` does not list is known by its documented default (libs/domain CLB_QUOTAS, NLB_QUOTAS).
+ * region's `quotas.json` does not list is known by its documented default (each load-balancer kind's `quotas`, libs/domain LB_KINDS).
  * Refused with 400: an unknown quota code, a quota that cannot be adjusted, a desired value not above the current one.
  * ListQuotaApplications also lists the applications a fleet records as filed before (`quota-applications.json` of a
  * region, decided as written), so a fleet directory scanned offline and served live gives the same applications.
  */
-import { CLB_QUOTAS, NLB_QUOTAS, type QuotaDefinition, type WireQuota } from '@app/domain';
+import { LB_KINDS, type QuotaDefinition, type WireQuota } from '@app/domain';
 import type { RegionEntry } from '../fleet/fleet-index.repository';
 import type { SimContext } from '../sim-context';
 import { AcsError } from './acs-error.exception';
@@ -37,7 +37,7 @@ import { tokenPage } from './paging.util';
 import type { ApprovalPolicy, QuotaApplication } from './quota-application.store';
 
 /** The documented quotas by product and code (a quota `quotas.json` does not list is known by its default). */
-const DOCUMENTED = new Map<string, QuotaDefinition>([...CLB_QUOTAS, ...NLB_QUOTAS].map((d) => [`${d.productCode}:${d.quotaActionCode}`, d]));
+const DOCUMENTED = new Map<string, QuotaDefinition>(LB_KINDS.flatMap((k) => k.quotas).map((d) => [`${d.productCode}:${d.quotaActionCode}`, d]));
 
 function withRegion(q: WireQuota, regionId: string): Record<string, unknown> {
   return {

@@ -181,6 +181,11 @@ export interface LoadBalancerKindData {
    * @throws CollectError from `api` (the dataset is then `failed`)
    */
   crawl(api: KindCrawlApi): Promise<KindWireLists>;
+  /**
+   * The calls `crawl` makes for a region holding `wire` (action -> count; CALL-PLAN.md), pages of `maxResults`
+   * items: the call-plan test compares a scan's calls with it.
+   */
+  plannedCalls(wire: KindWireLists, maxResults: number): Record<string, number>;
   /** The files of `regions/<regionId>/<dataset>/`, in list order; all required (absence is an ENOENT gap). */
   readonly files: readonly KindFile[];
   /** Cross-list references the fleet reader checks. */
@@ -195,9 +200,12 @@ export function kindWireOf(region: object, data: LoadBalancerKindData): KindWire
   return (region as Record<string, KindWireLists | undefined>)[data.dataset];
 }
 
-/** Set (or, with `undefined`, remove) a kind's wire data on a region. */
-export function setKindWire(region: object, data: LoadBalancerKindData, wire: KindWireLists | undefined): void {
-  const r = region as Record<string, KindWireLists | undefined>;
+/**
+ * Set (or, with `undefined`, remove) a kind's wire data on a region: its lists by name (`KindWireLists`, or the
+ * kind's own interface of them, e.g. `WireNlbRegion`).
+ */
+export function setKindWire(region: object, data: LoadBalancerKindData, wire: object | undefined): void {
+  const r = region as Record<string, object | undefined>;
   if (wire === undefined) delete r[data.dataset];
   else r[data.dataset] = wire;
 }

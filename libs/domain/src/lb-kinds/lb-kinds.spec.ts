@@ -3,7 +3,8 @@ import { k8sService } from '../../test/k8s-objects.factory';
 import { ANNOTATION_SERVICE_CLASS, FINALIZER_CLB, FINALIZER_NLB, NLB_LOAD_BALANCER_CLASS } from '../ccm/ccm.constants';
 import { CCM_RAM_REQUIREMENTS } from '../ccm/ram-actions.constants';
 import { ccmRamRequirements } from '../ccm/ram-actions.model';
-import { CLB_KIND, LB_KINDS, LOAD_BALANCER_KIND_IDS, NLB_KIND, kindOfService, kindsInUse, loadBalancerKind } from './index';
+import { COVERAGE_DATASETS } from '../coverage-datasets';
+import { CLB_KIND, KIND_DATA, LB_KINDS, LOAD_BALANCER_KIND_IDS, NLB_DATA, NLB_KIND, emptyKindWire, kindOfService, kindsInUse, loadBalancerKind } from './index';
 
 const clbService = k8sService({ name: 'web', namespace: 'shop' });
 const nlbService = k8sService({ name: 'api', namespace: 'shop', loadBalancerClass: NLB_LOAD_BALANCER_CLASS });
@@ -95,5 +96,26 @@ describe('the load-balancer kinds', () => {
   it('write servers in their default shape: ECS ids for nodes, ENIs for pods', () => {
     expect(CLB_KIND.serverShape).toEqual({ node: 'ecs', pod: 'eni' });
     expect(NLB_KIND.serverShape).toEqual({ node: 'ecs', pod: 'eni', nodeNameNilTrailer: ' ' });
+  });
+
+  it('declare their data path once: NLB has one, CLB keeps its own; every dataset, file and list is consistent', () => {
+    expect(KIND_DATA).toEqual([NLB_DATA]);
+    expect(CLB_KIND.data).toBeUndefined();
+    expect(COVERAGE_DATASETS.slice(0, 4)).toEqual(['ram', 'slb', 'nlb', 'ecs']);
+    expect(new Set(COVERAGE_DATASETS).size).toBe(COVERAGE_DATASETS.length);
+    for (const data of KIND_DATA) {
+      expect(COVERAGE_DATASETS).toContain(data.dataset);
+      expect(data.files.map((f) => f.list)).toEqual([...data.lists]);
+      expect(data.lists).toContain(data.instanceList);
+      for (const ref of data.references) expect(data.lists).toEqual(expect.arrayContaining([ref.list, ref.to]));
+      expect(data.product.maxResults.min).toBeLessThanOrEqual(data.product.maxResults.default);
+      expect(data.product.maxResults.default).toBeLessThanOrEqual(data.product.maxResults.max);
+      // Simulated and crawled actions are the same: the crawl calls only what the simulator serves.
+      expect(data.actions.every((a) => data.simulator.lists.some((l) => l.action === a))).toBe(true);
+      // A region without resources is one page of each List* the crawl must call.
+      expect(Object.keys(data.plannedCalls(emptyKindWire(data), data.product.maxResults.max)).every((a) => data.actions.includes(a))).toBe(true);
+    }
+    expect(NLB_DATA.plannedCalls(emptyKindWire(NLB_DATA), 100)).toEqual({ ListLoadBalancers: 1, ListListeners: 0, ListServerGroups: 1, ListServerGroupServers: 0 });
+    expect(NLB_DATA.product.endpoint('cn-shanghai')).toBe('nlb.cn-shanghai.aliyuncs.com');
   });
 });

@@ -78,6 +78,26 @@ async function crawlNlb(api: KindCrawlApi): Promise<KindWireLists> {
   };
 }
 
+/** The calls of `crawlNlb` for a region's NLB lists (CALL-PLAN.md "Per NLB region"); every List* asks at least one page. */
+function plannedNlbCalls(wire: KindWireLists, maxResults: number): Record<string, number> {
+  const pages = (n: number) => Math.max(1, Math.ceil(n / maxResults));
+  const lbs = wire['loadBalancers'] as WireNlbLoadBalancer[];
+  const listeners = wire['listeners'] as { LoadBalancerId: string }[];
+  const groups = wire['serverGroups'] as WireNlbServerGroup[];
+  let listenerCalls = 0;
+  for (let i = 0; i < lbs.length; i += NLB_IDS_PER_LIST_LISTENERS) {
+    const batch = new Set(lbs.slice(i, i + NLB_IDS_PER_LIST_LISTENERS).map((l) => l.LoadBalancerId));
+    listenerCalls += pages(listeners.filter((l) => batch.has(l.LoadBalancerId)).length);
+  }
+  const serverCalls = groups.reduce((n, g) => n + ((g.ServerCount ?? 0) > 0 ? pages(g.ServerCount ?? 0) : 0), 0);
+  return {
+    ListLoadBalancers: pages(lbs.length),
+    ListListeners: listenerCalls,
+    ListServerGroups: pages(groups.length),
+    ListServerGroupServers: serverCalls,
+  };
+}
+
 /** The simulator's look-ups of one region's NLB lists. */
 interface NlbSimIndex {
   /** NLB id -> its ListLoadBalancers item. */
@@ -200,6 +220,7 @@ export const NLB_DATA: LoadBalancerKindData = Object.freeze({
   // research/nlb.md section 6: what a read-only auditor needs, of those the crawl calls.
   actions: Object.freeze(['ListLoadBalancers', 'ListListeners', 'ListServerGroups', 'ListServerGroupServers']),
   crawl: crawlNlb,
+  plannedCalls: plannedNlbCalls,
   files: Object.freeze([
     {
       list: 'loadBalancers',
