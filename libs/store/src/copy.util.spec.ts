@@ -20,6 +20,9 @@ describe('COPY text format (copy.util)', () => {
   it('writes arrays as quoted array literals, JSON with its escapes doubled, numbers and booleans as PostgreSQL reads them', () => {
     expect(copyField('text[]', ['10.0.0.1', 'a"b', 'c\\d', ''])).toBe('{"10.0.0.1","a\\\\"b","c\\\\\\\\d",""}');
     expect(copyField('text[]', [])).toBe('{}');
+    expect(copyField('text[]', ['i-1', '10.0.0.1'])).toBe('{"i-1","10.0.0.1"}');
+    // One element to escape or sanitise: every element as the general path writes it.
+    expect(copyField('text[]', ['ok', 'tab\there', 'nul\u0000', 'lone \ud800'])).toBe('{"ok","tab\\there","nul\u2400","lone \ufffd"}');
     expect(copyField('jsonb', { m: 'line\nnext', n: 'nul\u0000' })).toBe(storableJson({ m: 'line\nnext', n: 'nul\u0000' }).replaceAll('\\', '\\\\'));
     expect(copyField('json', '[["i-1",null,80,100,"ecs"]]')).toBe('[["i-1",null,80,100,"ecs"]]');
     expect(copyField('numeric', 0.85)).toBe('0.85');

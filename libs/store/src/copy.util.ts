@@ -65,10 +65,31 @@ export function copyField(kind: ColumnKind, v: unknown): string {
     case 'boolean':
       return v ? 't' : 'f';
     case 'text[]':
-      return copyEscape(
-        `{${(v as string[]).map((x) => `"${sanitizeText(x).replace(ARRAY_SPECIAL, (c) => `\\${c}`)}"`).join(',')}}`,
-      );
+      return copyTextArray(v as readonly string[]);
   }
+}
+
+/**
+ * What an array element needs beyond being quoted: an array-literal escape (quote, backslash), a COPY escape, or
+ * sanitizeText (NUL, a surrogate code unit).
+ */
+// eslint-disable-next-line no-control-regex
+const ARRAY_ELEMENT_SPECIAL = /["\\\n\r\t\u0000\uD800-\uDFFF]/;
+
+/**
+ * A `text[]` value as one COPY text field: an array literal of sanitised, quoted elements, COPY-escaped. The common
+ * array (ids, IPs: nothing to escape) is written in one pass; one with an element to escape or sanitise goes the
+ * general way.
+ */
+function copyTextArray(v: readonly string[]): string {
+  let s = '{';
+  for (let i = 0; i < v.length; i += 1) {
+    const x = v[i];
+    if (typeof x !== 'string' || ARRAY_ELEMENT_SPECIAL.test(x))
+      return copyEscape(`{${v.map((e) => `"${sanitizeText(e).replace(ARRAY_SPECIAL, (c) => `\\${c}`)}"`).join(',')}}`);
+    s += i === 0 ? `"${x}"` : `,"${x}"`;
+  }
+  return `${s}}`;
 }
 
 /** One row as a COPY text line (with its newline): `scan_id`, then the columns in order. */

@@ -130,20 +130,17 @@ export async function gzipSnapshotLines(snapshot: FleetSnapshot): Promise<{ gz: 
   // 5,000-cluster snapshot) were allocated in V8's large-object space, counted as old generation, and made V8
   // collect the whole heap (the snapshot, its index, the analysis) again and again while the scan was stored.
   let pending = '';
-  const flush = async (): Promise<void> => {
-    if (pending === '') return;
+  const flush = (): Promise<void> => {
     const text = pending;
     pending = '';
-    await gzip.write(text);
+    return gzip.write(text);
   };
-  const put = async (text: string): Promise<void> => {
-    if (text.length >= PIECE_CHARS) {
-      await flush();
-      await gzip.write(text);
-      return;
-    }
+  // Synchronous unless a piece was handed on (the caller awaits only then): an item is a few KB, a million of them
+  // each awaited cost more than their JSON.
+  const put = (text: string): Promise<void> | undefined => {
+    if (text.length >= PIECE_CHARS) return flush().then(() => gzip.write(text));
     pending += text;
-    if (pending.length >= PIECE_CHARS) await flush();
+    return pending.length >= PIECE_CHARS ? flush() : undefined;
   };
   const line = async (text: string): Promise<void> => {
     await put(text);
@@ -167,13 +164,16 @@ export async function gzipSnapshotLines(snapshot: FleetSnapshot): Promise<{ gz: 
           // JSON.stringify({ l: name, v: items.slice(i, i + size) }), one item at a time (an array writes
           // undefined as null).
           await put(open);
-          for (let j = i; j < Math.min(items.length, i + size); j++) await put(`${j === i ? '' : ','}${JSON.stringify(items[j]) ?? 'null'}`);
+          for (let j = i; j < Math.min(items.length, i + size); j++) {
+            const handed = put(`${j === i ? '' : ','}${JSON.stringify(items[j]) ?? 'null'}`);
+            if (handed) await handed;
+          }
           await put(']}\n');
         }
       }
     }
   }
-  await flush();
+  if (pending !== '') await flush();
   return gzip.end();
 }
 
