@@ -6,6 +6,7 @@
 import { mkdirSync, mkdtempSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { KIND_DATA, NLB_DATA, type CoverageDataset } from '@app/domain';
 import { nlbRegionOf, type NlbRegionSpec } from '../sim/nlb-fleet.util';
 
 /** Sizes and optional files of one region. */
@@ -20,7 +21,7 @@ export interface RegionSpec {
   vSwitches?: number;
   clusters: ClusterSpec[];
   /** Leave these files out (to exercise coverage gaps: `failed`, or `absent` for quotas). */
-  omit?: ('load-balancers' | 'nlb' | 'ecs-instances' | 'quotas' | 'vswitches')[];
+  omit?: ('load-balancers' | 'ecs-instances' | 'quotas' | 'vswitches' | CoverageDataset)[];
   /** NLBs of the region, as CCM builds them (`../sim/nlb-fleet.util.ts`); default none (four empty `nlb/` files). */
   nlb?: Omit<NlbRegionSpec, 'idPrefix' | 'regionId'>;
   /** Quota Center `ProductCode=nlb` entries appended to `quotas.json` after the SLB ones (default 0). */
@@ -400,6 +401,9 @@ function writeRegion(dir: string, accountIdx: number, regionIdx: number, spec: R
     write(join(rdir, 'nlb', 'server-groups.json'), nlb.serverGroups);
     write(join(rdir, 'nlb', 'servers.json'), nlb.servers);
   }
+  // Every other load-balancer kind's files, empty (a region without such load balancers answers empty lists).
+  for (const data of KIND_DATA)
+    if (data !== NLB_DATA && !omit.has(data.dataset)) for (const f of data.files) write(join(rdir, data.dataset, f.file), []);
   if (!omit.has('quotas'))
     write(
       join(rdir, 'quotas.json'),

@@ -14,6 +14,7 @@
 import { mkdirSync, rmSync, writeFileSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import YAML from 'yaml';
+import { KIND_DATA, NLB_DATA } from '@app/domain';
 import { A, apiLbOf, SampleFleet } from './model';
 import { SampleRandom } from './random';
 import { clusterDetail, addonsBody, resourcesBody } from './emit/ack';
@@ -103,6 +104,8 @@ export function generateSampleFleet(outDir: string): string[] {
       write(`${rb}/nlb/listeners.json`, json(reg.nlbListeners));
       write(`${rb}/nlb/server-groups.json`, json(reg.nlbServerGroups));
       write(`${rb}/nlb/servers.json`, json(reg.nlbServers));
+      // Every other load-balancer kind's files, empty: the sample has none of them, and a region answers empty lists.
+      for (const data of KIND_DATA) if (data !== NLB_DATA) for (const file of data.files) write(`${rb}/${data.dataset}/${file.file}`, json([]));
       write(`${rb}/ecs-instances.json`, json(reg.ecs));
       write(`${rb}/vswitches.json`, json(reg.vswitches.map((v) => vswitchBody(v, acc))));
       if (reg.quotas) write(`${rb}/quotas.json`, json(reg.quotas));

@@ -26,6 +26,8 @@ import {
   DEFAULT_SERVER_WEIGHT,
   FINALIZER_CLB,
   FINALIZER_NLB,
+  KIND_DATA,
+  emptyKindWire,
   LABEL_SERVICE_LOADBALANCER_ID,
   LB_ANNOTATION,
   NLB_ANNOTATION,
@@ -59,6 +61,11 @@ import type {
   WireRegion,
   WireVServerGroupAttribute,
 } from '@app/domain';
+
+/** Each load-balancer kind's wire lists, empty, by dataset (`WireRegion.nlb`, ...), in `KIND_DATA` order. */
+function emptyKindWires(): Partial<WireRegion> {
+  return Object.fromEntries(KIND_DATA.map((d) => [d.dataset, emptyKindWire(d)])) as Partial<WireRegion>;
+}
 
 /** The `generate:` block of fleet.yaml. Counts are totals unless named "per". Shares are fractions 0..1. */
 export const generateSpecSchema = z.object({
@@ -259,7 +266,8 @@ export function generateFleet(spec: GenerateSpec, name = `generated-seed-${spec.
   for (let a = 0; a < spec.accounts; a++) {
     const accountId = String(1_000_000_000_000_000 + a * 7919 + spec.seed);
     const regions: WireRegion[] = spec.regions.map((regionId) => {
-      const r: WireRegion = { regionId, loadBalancers: [], vServerGroups: [], nlb: { loadBalancers: [], listeners: [], serverGroups: [], servers: [] }, ecsInstances: [], vSwitches: [], quotas: [], clusters: [] };
+      // Every load-balancer kind's lists start empty (e.g. the four nlb/ lists): a generated region is read in full.
+      const r: WireRegion = { regionId, loadBalancers: [], vServerGroups: [], ...emptyKindWires(), ecsInstances: [], vSwitches: [], quotas: [], clusters: [] };
       regionsByKey.set(`${accountId}|${regionId}`, r);
       const vpcId = ids.vpc();
       const vSwitchId = ids.vsw();

@@ -99,9 +99,10 @@ describe('the load-balancer kinds', () => {
   });
 
   it('declare their data path once: NLB has one, CLB keeps its own; every dataset, file and list is consistent', () => {
-    expect(KIND_DATA).toEqual([NLB_DATA]);
+    expect(KIND_DATA).toEqual(LB_KINDS.flatMap((k) => (k.data ? [k.data] : [])));
+    expect(KIND_DATA).toContain(NLB_DATA);
     expect(CLB_KIND.data).toBeUndefined();
-    expect(COVERAGE_DATASETS.slice(0, 4)).toEqual(['ram', 'slb', 'nlb', 'ecs']);
+    expect(COVERAGE_DATASETS.slice(0, 2 + KIND_DATA.length + 1)).toEqual(['ram', 'slb', ...KIND_DATA.map((d) => d.dataset), 'ecs']);
     expect(new Set(COVERAGE_DATASETS).size).toBe(COVERAGE_DATASETS.length);
     for (const data of KIND_DATA) {
       expect(COVERAGE_DATASETS).toContain(data.dataset);
