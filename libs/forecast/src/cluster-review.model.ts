@@ -41,6 +41,8 @@ import { createHash } from 'node:crypto';
 import { CHECK_IDS, QUOTA_USAGE_CHECK_IDS, type AuditOutput, type PartialAuditSettings } from '@app/checks';
 import {
   defaultLoadBalancerName,
+  getLbAnnotation,
+  LB_ANNOTATION,
   quotaUsageOf,
   type AccountSnapshot,
   type Clb,
@@ -152,6 +154,22 @@ function serviceKey(svc: { namespace: string; name: string }): string {
 /** Most Services of a cluster whose results decide the Service checks when a model is built (each one small audit). */
 const MAX_WITNESSES = 64;
 
+/**
+ * Region checks whose results on a review's region depend on the review's slice only through `regionSignature`
+ * (the CLBs' ids, vSwitches and order, and the Services that name a vSwitch), given the stubs, nodes, ECS instances,
+ * vSwitches and quotas the model shares between reviews:
+ * - `CLB_INSTANCE_QUOTA` reads how many CLBs the region has (libs/checks clb-instance-quota.rule.ts);
+ * - `VSWITCH_IP_EXHAUSTION` reads each CLB's id and `vSwitchId` in list order, the `vswitch-id` annotation of the
+ *   cluster's CLB Services, and its nodes' vSwitches (vswitch-ip-exhaustion.rule.ts `vSwitchUsage`).
+ * When every region check of a model is one of these, a review whose signature an earlier review had reuses that
+ * review's region results (`regionMemo`) instead of auditing the region's stubs again: a new Service without a
+ * `vswitch-id` annotation adds one CLB of the same id and vSwitch as every other new Service.
+ */
+const SIGNED_REGION_CHECKS: ReadonlySet<string> = new Set(['CLB_INSTANCE_QUOTA', 'VSWITCH_IP_EXHAUSTION']);
+
+/** Region results kept per model (`regionMemo`), by signature; the memo starts again when full. */
+const MAX_REGION_MEMO = 32;
+
 /** Freezes a value and everything it holds. */
 function deepFreeze<T>(value: T): T {
   if (value !== null && typeof value === 'object' && !Object.isFrozen(value)) {
@@ -224,6 +242,11 @@ export class ClusterReviewModel {
   private readonly clbs: SplitList<Clb> | undefined;
   /** The CLB list the region checks run with: `clbs`, or its stubs without their tags where that changes nothing. */
   private readonly wideClbs: SplitList<Clb> | undefined;
+  /**
+   * The region checks' results of earlier reviews by `regionSignature`, when every region check is one of
+   * SIGNED_REGION_CHECKS (else undefined: each review audits the region).
+   */
+  private readonly regionMemo: Map<string, Pick<AuditOutput, 'results' | 'findings'>> | undefined;
   private readonly nlbs: SplitList<Nlb> | undefined;
   private readonly groups: SplitList<NlbServerGroup> | undefined;
   /** Per Service of the cluster (`namespace/name`): the full CLBs it names (copied when a review updates it). */
@@ -259,8 +282,18 @@ export class ClusterReviewModel {
   private readonly expectedMemo: ExpectedGroupsMemo = new WeakMap();
   /** Result keys whose slice result differs from the region's (or that the region does not have). */
   private readonly untrusted: ReadonlySet<string>;
-  /** Reviews answered so far with the Service checks run on the Service alone, and with every check on the whole slice. */
-  readonly answered = { serviceAlone: 0, wholeSlice: 0 };
+  /** Result keys of the slice's baseline. */
+  private readonly sliceKeys: ReadonlySet<string>;
+  /**
+   * The region's baseline results (shared with the region's other models): a review result the slice's baseline lacks
+   * but the region's has (a vSwitch only other clusters used, which the review's Service names) is untrusted too.
+   */
+  private readonly regionResults: ReadonlyMap<string, string>;
+  /**
+   * Reviews answered so far with the Service checks run on the Service alone, and with every check on the whole
+   * slice; reviews whose region checks' results came from `regionMemo`.
+   */
+  readonly answered = { serviceAlone: 0, wholeSlice: 0, regionRemembered: 0 };
   /** Counts for diagnostics and the bench: the slice's baseline results, the untrusted ones, full and stub CLBs. */
   readonly size: { results: number; untrusted: number; fullClbs: number; stubClbs: number; regionChecks: number; serviceChecks: number };
 
@@ -386,6 +419,7 @@ export class ClusterReviewModel {
       const light = texts(auditChanged(this.withStubs(bare, untagged), { now: options.now, settings: this.regionSettings }));
       if (light.size === tagged.size && [...light].every(([k, v]) => tagged.get(k) === v)) this.wideClbs = untagged;
     }
+    this.regionMemo = regionChecks.size > 0 && [...regionChecks].every((id) => SIGNED_REGION_CHECKS.has(id)) ? new Map() : undefined;
     const inRegion = (x: { checkId: string }) => regionChecks.has(x.checkId);
     this.baseline = {
       results: [...without.results.filter((x) => !inRegion(x)), ...withAll.results.filter(inRegion)],
@@ -393,11 +427,15 @@ export class ClusterReviewModel {
     };
     this.baselineSamples = sampleMap(quotaUsageOf(this.baseline.results, QUOTA_USAGE_CHECK_IDS));
     const untrusted = new Set<string>();
+    const sliceKeys = new Set<string>();
     for (const res of this.baseline.results) {
       const key = sampleKeyOf(res.checkId, res.resource);
+      sliceKeys.add(key);
       if (baseline.results.get(key) !== resultText(res)) untrusted.add(key);
     }
     this.untrusted = untrusted;
+    this.sliceKeys = sliceKeys;
+    this.regionResults = baseline.results;
 
     // The Service checks (see `serviceChecks`): each Service of the cluster alone (`ownOf`) against the slice, result
     // by result. A Service on a load balancer another Service names too is not a witness (alone, it lacks the other).
@@ -511,6 +549,39 @@ export class ClusterReviewModel {
     return { slice: { name: 'review', accounts: [{ ...this.account, regions: [region] }], coverage: this.coverage }, region, started };
   }
 
+  /**
+   * What the SIGNED_REGION_CHECKS read of a review's slice beyond what the model shares between reviews: each CLB
+   * of the slice in order (the position it started at, or new; its id and vSwitch), and every Service that names a
+   * vSwitch (all of it). Undefined when the review's cluster no longer holds the model's own nodes (a deep copy).
+   */
+  private regionSignature(c: ReviewCopy): string | undefined {
+    const cluster = c.region.clusters[0];
+    if (c.region.clusters.length !== 1 || cluster?.kubernetes?.nodes !== this.cluster.kubernetes?.nodes) return undefined;
+    const startedAt = new Map(c.started.clbs.map((x, i) => [x, i]));
+    const parts: string[] = [];
+    for (const x of c.region.loadBalancers ?? []) parts.push(`${startedAt.get(x) ?? -1}\u0001${x.loadBalancerId}\u0001${x.vSwitchId ?? ''}`);
+    parts.push('');
+    for (const svc of cluster?.kubernetes?.services ?? []) if (getLbAnnotation(svc.annotations, LB_ANNOTATION.vswitchId) !== undefined) parts.push(JSON.stringify(svc));
+    return parts.join('\u0000');
+  }
+
+  /** The region checks' results of a review (`regionChecks`, on the slice with the stubs), from `regionMemo` when it has them. */
+  private regionPart(c: ReviewCopy): Pick<AuditOutput, 'results' | 'findings'> {
+    const signature = this.regionMemo ? this.regionSignature(c) : undefined;
+    const known = signature !== undefined ? this.regionMemo!.get(signature) : undefined;
+    if (known) {
+      this.answered.regionRemembered++;
+      return known;
+    }
+    const out = auditChanged(this.withStubs(c, this.wideClbs), { now: this.options.now, settings: this.regionSettings });
+    const part = { results: out.results, findings: out.findings };
+    if (signature !== undefined) {
+      if (this.regionMemo!.size >= MAX_REGION_MEMO) this.regionMemo!.clear();
+      this.regionMemo!.set(signature, part);
+    }
+    return part;
+  }
+
   /** The review's slice with the stubs back in the region's lists (for the region checks). */
   private withStubs(c: ReviewCopy, clbs: SplitList<Clb> | undefined = this.clbs): FleetSnapshot {
     const region: RegionSnapshot = { ...c.region };
@@ -555,13 +626,16 @@ export class ClusterReviewModel {
     const key = serviceKey(manifest.metadata as { namespace: string; name: string });
     const part = this.servicePart(c, key, changes);
     const local = auditChanged(c.slice, { now: this.options.now, settings: part ? this.clusterSettings : this.sliceSettings });
-    const wide = this.regionChecks.size > 0 ? auditChanged(this.withStubs(c, this.wideClbs), { now: this.options.now, settings: this.regionSettings }) : undefined;
+    const wide = this.regionChecks.size > 0 ? this.regionPart(c) : undefined;
     const results = [...local.results, ...(part?.results ?? []), ...(wide?.results ?? [])];
     const findings = [...local.findings, ...(part?.findings ?? []), ...(wide?.findings ?? [])];
     const nextSamples = sampleMap(withOverflow(quotaUsageOf(results, QUOTA_USAGE_CHECK_IDS), applier.nodePortOverflow));
     const diff = diffAudits(this.baseline, this.baselineSamples, { findings }, nextSamples);
     const moved = [...diff.quotas, ...diff.findings.appeared, ...diff.findings.resolved, ...diff.findings.severityChanged];
-    const hit = moved.find((x) => this.untrusted.has(sampleKeyOf(x.checkId, x.resource)));
+    const hit = moved.find((x) => {
+      const key = sampleKeyOf(x.checkId, x.resource);
+      return this.untrusted.has(key) || (!this.sliceKeys.has(key) && this.regionResults.has(key));
+    });
     if (hit !== undefined) return { fallback: 'untrusted-result', detail: `${hit.checkId} on ${hit.resource.kind} ${hit.resource.id}` };
     if (part) this.answered.serviceAlone++;
     else this.answered.wholeSlice++;

@@ -6,7 +6,9 @@
  * snapshot, on the sample fleet and on a fleet of the bench fleet's shape (one region of 12 clusters of 100 nodes and
  * 22 LoadBalancer Services each). Where the model falls back to the whole what-if it says why, and it falls back only
  * on the reuse of a load balancer it holds as a stub and on the rare results it cannot compute exactly. Most answers
- * run the per-Service checks on the reviewed Service alone (the model's increment), so these comparisons test it.
+ * run the per-Service checks on the reviewed Service alone (the model's increment), and some take the region checks'
+ * results from an earlier review of the same signature (Services naming vSwitches come after those), so these
+ * comparisons test both.
  */
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
@@ -70,9 +72,10 @@ function compare(snapshot: FleetSnapshot, model: ClusterReviewModel, clusterId: 
 }
 
 /** The matrix on each cluster: new Services, an update of its first LoadBalancer Service, a reuse of its own CLB and of another cluster's. */
-function runMatrix(snapshot: FleetSnapshot, clusterIds: readonly string[]): { answered: number; fallbacks: string[]; alone: number; serviceChecks: Set<string> } {
+function runMatrix(snapshot: FleetSnapshot, clusterIds: readonly string[]): { answered: number; fallbacks: string[]; alone: number; regionRemembered: number; serviceChecks: Set<string> } {
   let answered = 0;
   let alone = 0;
+  let regionRemembered = 0;
   const serviceChecks = new Set<string>();
   const fallbacks: string[] = [];
   for (const clusterId of clusterIds) {
@@ -86,15 +89,24 @@ function runMatrix(snapshot: FleetSnapshot, clusterIds: readonly string[]): { an
     if (own) cases.reuseOwn = service('rv-reuse-own', ports(1), `{${A}-id: ${own.loadBalancerId}}`);
     const foreign = region.loadBalancers?.find((c) => !Object.values(c.tags).includes(clusterId) && c.listeners.length > 0);
     if (foreign) cases.reuseForeign = service('rv-reuse-foreign', ports(1), `{${A}-id: ${foreign.loadBalancerId}}`);
+    // After the reviews above, the region checks' results they left in the model's memo must not answer these: the
+    // same shape as an earlier Service under another name (the memo's answer is right), a Service naming one of the
+    // region's vSwitches (it joins that vSwitch's users) and one naming a vSwitch that does not exist (critical).
+    cases.cluster2Again = service('rv-cluster-again', ports(2));
+    const vSwitch = region.vSwitches?.[0]?.vSwitchId;
+    if (vSwitch) cases.vSwitch = service('rv-vswitch', ports(1), `{${A}-address-type: intranet, ${A}-vswitch-id: ${vSwitch}}`);
+    cases.vSwitchMissing = service('rv-vswitch-missing', ports(1), `{${A}-address-type: intranet, ${A}-vswitch-id: vsw-missing000000}`);
+    cases.intranetAgain = service('rv-intranet-again', ports(1), `{${A}-address-type: intranet}`);
     for (const [name, text] of Object.entries(cases)) {
       const r = compare(snapshot, model, clusterId, text);
       if (r.fallback) fallbacks.push(`${cluster.name} ${name} ${r.fallback}`);
       else answered++;
     }
     alone += model.answered.serviceAlone;
+    regionRemembered += model.answered.regionRemembered;
     for (const id of model.serviceChecks) serviceChecks.add(id);
   }
-  return { answered, fallbacks, alone, serviceChecks };
+  return { answered, fallbacks, alone, regionRemembered, serviceChecks };
 }
 
 describe('ClusterReviewModel: the same answer as plan, Service by Service', () => {
@@ -104,14 +116,19 @@ describe('ClusterReviewModel: the same answer as plan, Service by Service', () =
     const before = JSON.stringify(snapshot);
     // One model per cluster answers every review of the matrix in turn: a review that left anything behind in the
     // model would change the answers after it.
-    const { answered, fallbacks, alone } = runMatrix(snapshot, ids);
+    const { answered, fallbacks, alone, regionRemembered } = runMatrix(snapshot, ids);
     expect(JSON.stringify(snapshot), 'the snapshot is left as it was').toBe(before);
     // Most answers ran the Service checks on the reviewed Service alone (the increment compared with plan above).
     expect(alone).toBeGreaterThan(answered / 2);
+    // Reviews whose region checks' results came from an earlier review of the same signature (the second Service of
+    // a shape, at least, on every cluster whose region checks allow it), compared with plan like every other answer.
+    expect(regionRemembered).toBeGreaterThanOrEqual(10);
     // The model answers every review but those on a CLB other clusters use (reused across clusters: storefront's
-    // status page CLB) or held as a stub (another cluster's CLB).
-    expect(answered).toBe(54);
-    for (const f of fallbacks) expect(f).toMatch(/ (update shared-lb|reuseForeign (shared-lb|names-stub)): lb-\S+$/);
+    // status page CLB) or held as a stub (another cluster's CLB), and a Service naming a vSwitch only other clusters
+    // use (the region's result on it is not the slice's).
+    expect(answered).toBe(77);
+    for (const f of fallbacks) expect(f).toMatch(/ (update shared-lb|reuseForeign (shared-lb|names-stub)): lb-\S+$| vSwitch untrusted-result: VSWITCH_IP_EXHAUSTION on VSwitch vsw-\S+$/);
+    expect(fallbacks.filter((f) => f.includes(' vSwitch ')).length, 'the vSwitch case falls back somewhere').toBeGreaterThan(0);
   });
 
   it('on the bench fleet\'s shape (one region of 12 clusters, both CCM versions)', () => {
@@ -121,7 +138,7 @@ describe('ClusterReviewModel: the same answer as plan, Service by Service', () =
     const ids = [clusters[0]!, clusters[1]!].map((c) => c.clusterId);
     expect(new Set([clusters[0]!.ccmVersion, clusters[1]!.ccmVersion]).size).toBe(2);
     const { answered, fallbacks, alone, serviceChecks } = runMatrix(snapshot, ids);
-    expect(answered).toBe(18);
+    expect(answered).toBe(26);
     // The per-Service checks of the bench shape run on the reviewed Service alone; those that count over the cluster
     // (a node's attachments, Cluster-mode blowup) on the whole slice.
     expect(serviceChecks).toContain('LB_CONFIG_DRIFT');
