@@ -11,8 +11,10 @@
  *  - `storeCpuSeconds`: CPU seconds this process spent in the step (every thread: the main thread, zlib on libuv's
  *    pool, worker threads), `mainCpuSeconds` from `/proc/self/stat` is the same total (a cross-check);
  *  - `postgresCpuSeconds`: CPU seconds of every `postgres` process on this machine over the step (its backends, and
- *    the exited ones through the postmaster's children time), when PostgreSQL runs here; other users' queries count
- *    too, so it is an upper bound on a shared machine.
+ *    the exited ones through the postmaster's children time), when PostgreSQL runs here, and the part until the scan
+ *    was visible (`postgresCpuSecondsUntilVisible`); other users' queries count too, so both are upper bounds on a
+ *    shared machine;
+ *  - `onDisk`: rows and MiB (indexes included) per table after the stores.
  * With `--parts`, each piece of the step is also timed alone first (wall and CPU seconds): the snapshot's gzip,
  * the fleet graph's build, the quota samples. Figures are noisy on a shared machine: the load average is printed
  * beside them. Prints one line per store and, last, one JSON object.
@@ -93,8 +95,15 @@ async function main(): Promise<void> {
         const pg0 = postgresCpuSeconds();
         const t0 = Date.now();
         let visibleSeconds = 0;
+        let pgVisible: number | undefined;
         const stored = await timed(() =>
-          storeAnalysis(store, scan.id, snapshot, analysis, { index, onVisible: () => (visibleSeconds = (Date.now() - t0) / 1000) }),
+          storeAnalysis(store, scan.id, snapshot, analysis, {
+            index,
+            onVisible: () => {
+              visibleSeconds = (Date.now() - t0) / 1000;
+              pgVisible = postgresCpuSeconds();
+            },
+          }),
         );
         const row = {
           storeSeconds: stored.wallSeconds,
@@ -102,6 +111,7 @@ async function main(): Promise<void> {
           trendFitsAndStatisticsSeconds: round2(stored.wallSeconds - visibleSeconds),
           storeCpuSeconds: stored.cpuSeconds,
           postgresCpuSeconds: pg0 === undefined ? null : round2((postgresCpuSeconds() ?? pg0) - pg0),
+          postgresCpuSecondsUntilVisible: pg0 === undefined || pgVisible === undefined ? null : round2(pgVisible - pg0),
           loadBefore,
           loadAfter: loadAvg1m(),
         };
