@@ -14,6 +14,8 @@
  * servers): the checks that count over the whole region (the instance quotas, a vSwitch's users; found when the model
  * is built, as the checks whose results on the slice's own resources change when the stubs are added) run on the
  * slice with the stubs, every other check on the slice without them, so a review audits a cluster, not a region.
+ * Where those region checks read of the slice only its CLBs' ids and vSwitches and the Services naming a vSwitch
+ * (SIGNED_REGION_CHECKS), their results are kept by that signature and a review with the same one reuses them.
  *
  * Of the checks left to the slice, the Service checks (found when the model is built, as the checks whose results on
  * each Service of the cluster and on the load balancers it names are the same with the Service alone in the cluster,
@@ -28,7 +30,8 @@
  * Exactness. `plan` diffs two audits of the whole region (whatif.runner.ts). The slice gives the same diff where each
  * result the change moves is one the slice computes as the region does. That is checked, not assumed: when the
  * model is built, the slice's baseline results are compared with the region's, result by result (status, severity,
- * message, figures), and every result that differs (or that the region does not have) is untrusted. A review whose
+ * message, figures), and every result that differs (or that the region does not have, or that the region has and the
+ * slice does not) is untrusted. A review whose
  * diff moves an untrusted result, or whose Service names a load balancer or server group held as a stub or one that
  * another cluster's Services use too (a CLB reused across clusters: the slice lacks those Services), gets no answer
  * from the model (a `fallback`): the caller then runs the whole what-if. libs/forecast/test/cluster-review.model.spec.ts
