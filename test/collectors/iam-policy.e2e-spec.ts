@@ -8,6 +8,7 @@ import { afterEach, describe, expect, it } from 'vitest';
 import { COLLECTOR_CALLS, leastPrivilegePolicy, loadScanConfig, parseScanConfig, quotaRequestPolicy, ramActionOf, readFleetDirectory, scanLive, type RamPolicyDocument } from '@app/collectors';
 import { runCliInProcess } from '../cli/cli-run.util';
 import { startSimulator, type RunningSimulator } from '@app/fleet-sim';
+import { KIND_DATA, LB_KINDS } from '@app/domain';
 import { testConfig } from './scan-config.util';
 
 /** The collector settings of a config that sets nothing (the schema's defaults). */
@@ -40,7 +41,8 @@ describe('iam-policy round trip through the simulator', () => {
   it('the policy has no action the crawler does not call (every one is needed)', () => {
     const actions = withSysctls().Statement[0].Action as string[];
     expect(actions).toEqual([...new Set(COLLECTOR_CALLS.map(ramActionOf))].sort());
-    expect(actions.every((a) => /^(slb|nlb|ecs|vpc|quotas|cs|ram):[A-Z]\w+$/.test(a))).toBe(true);
+    const services = ['slb', ...KIND_DATA.map((d) => d.product.ramService), 'ecs', 'vpc', 'quotas', 'cs', 'ram'];
+    expect(actions.every((a) => new RegExp(`^(${services.join('|')}):[A-Z]\\w+$`).test(a))).toBe(true);
   });
 
   it('names the NLB read actions the crawl calls, and no NLB write or attribute action (issue 20)', () => {
@@ -61,7 +63,8 @@ describe('iam-policy round trip through the simulator', () => {
     expect(leastPrivilegePolicy().Statement[0].Action).toContain('quotas:ListProductQuotas');
     const write = quotaRequestPolicy();
     expect(write.Statement.flatMap((s) => s.Action)).toEqual(['quotas:CreateQuotaApplication', 'quotas:GetQuotaApplication', 'quotas:ListProductQuotas', 'quotas:ListQuotaApplications']);
-    expect(write.Statement[0]!.Resource).toEqual(['acs:quotas:*:*:quota/nlb/*', 'acs:quotas:*:*:quota/slb/*']);
+    // Each load-balancer kind's quotas (CLB `slb`, NLB `nlb`).
+    expect(write.Statement[0]!.Resource).toEqual([...new Set(LB_KINDS.map((k) => `acs:quotas:*:*:quota/${k.quotaProductCode}/*`))].sort());
     const printed = await runCliInProcess(['iam-policy', '--quota-requests']);
     expect(printed.status).toBe(0);
     expect(JSON.parse(printed.stdout)).toEqual(write);

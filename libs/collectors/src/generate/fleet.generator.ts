@@ -569,7 +569,8 @@ export function generateFleet(spec: GenerateSpec, name = `generated-seed-${spec.
     const accountId = acc.account.accountId;
     coverage.push({ accountId, api: 'ram', status: 'ok' });
     for (const r of acc.regions) {
-      for (const api of ['slb', 'nlb', 'ecs', 'vpc', 'quotas', 'cs'] as const) coverage.push({ accountId, regionId: r.regionId, api, status: 'ok' });
+      for (const api of ['slb', ...KIND_DATA.map((d) => d.dataset), 'ecs', 'vpc', 'quotas', 'cs'] as const)
+        coverage.push({ accountId, regionId: r.regionId, api, status: 'ok' });
       // No quota application is generated: read as a fleet directory without quota-applications.json reads (and as the
       // simulator's Quota Center answers it, with none filed).
       coverage.push({ accountId, regionId: r.regionId, api: 'quota-applications', status: 'absent', message: 'not in the fleet directory' });

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { mapWireFleet, type WireFleet, type WireRegion } from '@app/domain';
+import { KIND_DATA, mapWireFleet, setKindWire, type WireFleet, type WireRegion } from '@app/domain';
 import { generateFleet, generateSpecSchema } from '../generate/fleet.generator';
 import type { TargetSlice } from './crawl-targets';
 import { readSliceParts, slicePartsOf, type SlicePartsSource } from './slice-parts';
@@ -94,7 +94,7 @@ describe('slicePartsOf / readSliceParts', () => {
 
   it('keeps a slice without long lists whole, and lists not read (undefined) not read', () => {
     const slice = regionSlice(regionFleet());
-    delete slice.region!.nlb;
+    for (const data of KIND_DATA) setKindWire(slice.region!, data, undefined);
     delete slice.region!.ecsInstances;
     expect(slicePartsOf(slice, 1_000_000)).toEqual([slice]);
     const account: TargetSlice = { target: { kind: 'account', accountId: '1' }, coverage: [] };
