@@ -187,7 +187,7 @@ describe('POST /v1/admission/{cluster}', () => {
       expect(JSON.stringify(other.body)).not.toContain(STOREFRONT);
     });
 
-    it('keeps the snapshot and the model while the latest scan is the same, builds the model again for a new scan', async () => {
+    it('keeps the snapshot and the model while the latest scan is the same, builds the model again for a new scan (ahead of its review for a cluster reviewed before)', async () => {
       const admission = app.get(AdmissionService);
       const built = admission.stats.modelsBuilt;
       // Past the reuse period with the same latest scan: one look at its id, no second read of the snapshot.
@@ -202,6 +202,11 @@ describe('POST /v1/admission/{cluster}', () => {
       }
       expect(reads).not.toHaveBeenCalled();
       expect(admission.stats.modelsBuilt).toBe(built);
+      // A second cluster reviewed under this scan: its model is built ahead of its first review under the next one.
+      const other = loadFleetDirectory(SAMPLE).accounts.flatMap((a) => a.regions.flatMap((r) => r.clusters)).find((c) => c.kubernetes && c.clusterId !== STOREFRONT)!;
+      const first = await post(`/v1/admission/${other.clusterId}`, tokens.viewer, review('uid-other-cluster', service('small', 2)));
+      expect(first.body.response.allowed).toBe(true);
+      expect(admission.stats.modelsBuilt).toBe(built + 1);
       const scan = await store.scans.create({ source: 'offline', startedAt: new Date(NOW.getTime() + 3_600_000) });
       await analyzeAndStore(loadFleetDirectory(SAMPLE), { scanId: scan.id, now: new Date(NOW.getTime() + 3_600_000), store });
       expect(await store.snapshots.latestScanId()).toBe(scan.id);
@@ -213,7 +218,12 @@ describe('POST /v1/admission/{cluster}', () => {
       } finally {
         clock.mockRestore();
       }
-      expect(admission.stats.modelsBuilt).toBe(built + 1);
+      expect(admission.stats.modelsBuilt).toBe(built + 2);
+      await vi.waitFor(() => expect(admission.stats.modelsPrebuilt).toBe(1), { timeout: 30_000 });
+      const again = await post(`/v1/admission/${other.clusterId}`, tokens.viewer, review('uid-other-cluster-new-scan', service('small', 3)));
+      expect(again.body.response.allowed).toBe(true);
+      expect(JSON.stringify(again.body)).not.toContain('not judged');
+      expect(admission.stats.modelsBuilt, 'the second cluster found its model built ahead').toBe(built + 2);
     });
 
     it('keeps every warning forwardable: control characters stripped, long texts cut to 120 characters', async () => {

@@ -1,9 +1,10 @@
 /**
  * The admission review threads (apps/api/src/admission/review-threads.ts) run the built thread entry
  * (`review-thread.js` under FLEET_AUDIT_DIST, which the suite's global setup builds): the answer a thread gives equals
- * the answer of a model built on the test's own thread (its plan as the webhook keeps it, admission-plan.ts), a cluster's model is built once per scan (a new scan id builds
- * it again, in the thread the cluster is homed on), clusters are spread over the threads, and a Service the step
- * refuses comes back as a ReviewRefusedError with the step's message.
+ * the answer of a model built on the test's own thread (its plan as the webhook keeps it, admission-plan.ts), a
+ * cluster's model is built once per scan (a new scan id builds it again, in the thread the cluster is homed on; a
+ * prebuild builds it ahead of the first review), clusters are spread over the threads, and a Service the step refuses
+ * comes back as a ReviewRefusedError with the step's message.
  */
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
@@ -45,6 +46,14 @@ describe('ReviewThreads', () => {
     const c = clusters[0]!;
     const rebuilt = await threads.review({ ...s, scanId: 'scan-2' }, c.clusterId, c.accountId, c.regionId, wide);
     expect(rebuilt.buildMs, 'a new scan builds the model again').not.toBeNull();
+    // Built ahead of its first review: the review then finds it warm, with the same answer.
+    const d = clusters[1]!;
+    expect(await threads.prebuild({ ...s, scanId: 'scan-2' }, d.clusterId, d.accountId, d.regionId), 'a prebuild builds the model').not.toBeNull();
+    expect(await threads.prebuild({ ...s, scanId: 'scan-2' }, d.clusterId, d.accountId, d.regionId), 'a second prebuild finds it warm').toBeNull();
+    const warm = await threads.review({ ...s, scanId: 'scan-2' }, d.clusterId, d.accountId, d.regionId, wide);
+    expect(warm.buildMs).toBeNull();
+    const local = new ClusterReviewModel(snapshot, d.clusterId, regionBaseline(snapshot, d.clusterId, { now: NOW }), { now: NOW }).review(wide);
+    expect(warm.answer).toEqual('plan' in local ? { plan: admissionPlanOf(local.plan) } : local);
   });
 
   it('gives a refused Service back as ReviewRefusedError with the step\'s message', async () => {

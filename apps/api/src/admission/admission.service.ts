@@ -53,6 +53,13 @@ export const MAX_REGION_BASELINES = 4;
  */
 export const MAX_REMEMBERED_ANSWERS = 1_000;
 
+/**
+ * Most models built ahead of their first review when a new scan is first seen (review threads only): those of the
+ * clusters whose models answered reviews of the previous scan, so that the next review of each finds its model warm
+ * instead of waiting (or answering "not judged") while it is built.
+ */
+export const MAX_PREBUILT_MODELS = 32;
+
 /** Kept of the apiserver's timeout for the answer to travel back (a verdict after the timeout is wasted). */
 const TIMEOUT_MARGIN_MS = 1_000;
 
@@ -106,7 +113,8 @@ interface JudgedService {
  * LRU of MAX_CLUSTER_MODELS, when the thread entry is not built), or from the answers kept for the same Service
  * object; where the model cannot answer exactly, from the whole what-if in the forecast pool. A review that comes
  * while its cluster's model is being built waits for it up to the apiserver's deadline, then is allowed "not judged
- * (the cluster's model is warming ...)".
+ * (the cluster's model is warming ...)". When a review first meets a new scan, the models of the clusters reviewed
+ * under the previous scan (at most MAX_PREBUILT_MODELS) are built in their threads behind it, ahead of their reviews.
  * It never fails closed: whatever keeps it from judging (no stored scan, an unknown cluster or one outside the token's
  * scope, a busy pool, a budget or the apiserver's timeout exceeded, an internal error) allows the change with one
  * warning saying so. It denies only a review that opts in (ENFORCE_LABEL on the Service, or `enforce` from the
@@ -131,8 +139,11 @@ export class AdmissionService implements OnModuleDestroy {
   private readonly baselines = new LRUCache<string, RegionBaseline>({ max: MAX_REGION_BASELINES });
   /** Plans as the webhook keeps them (admission-plan.ts) by cluster id and Service object (JSON), of `modelledScan`. */
   private readonly answers = new LRUCache<string, PlanResult>({ max: MAX_REMEMBERED_ANSWERS });
-  /** How reviews were answered since start (the bench and tests read it): by the warm model, from memory, by the whole what-if. */
-  readonly stats = { model: 0, remembered: 0, whatIf: 0, modelsBuilt: 0 };
+  /**
+   * How reviews were answered since start (the bench and tests read it): by the warm model, from memory, by the whole
+   * what-if; the models built for a review, and those built ahead of their first review for a new scan.
+   */
+  readonly stats = { model: 0, remembered: 0, whatIf: 0, modelsBuilt: 0, modelsPrebuilt: 0 };
 
   constructor(
     private readonly store: Store,
@@ -245,6 +256,16 @@ export class AdmissionService implements OnModuleDestroy {
    * @throws NotJudged as `resolveCluster`
    */
   private resolveInFleet(snapshot: FleetSnapshot, given: string): ClusterSnapshot {
+    const index = this.fleetIndex(snapshot);
+    const hit = index.byId.get(given);
+    if (hit) return hit;
+    const named = index.byName.get(given) ?? [];
+    if (named.length !== 1) throw new NotJudged(`cluster "${clip(given, 24)}" not in the latest scan in the token's scope`);
+    return named[0]!;
+  }
+
+  /** The clusters of `snapshot` by id and by name, built once per snapshot. */
+  private fleetIndex(snapshot: FleetSnapshot): NonNullable<AdmissionService['clusterIndex']> {
     if (this.clusterIndex?.snapshot !== snapshot) {
       const byId = new Map<string, ClusterSnapshot>();
       const byName = new Map<string, ClusterSnapshot[]>();
@@ -256,11 +277,7 @@ export class AdmissionService implements OnModuleDestroy {
           }
       this.clusterIndex = { snapshot, byId, byName };
     }
-    const hit = this.clusterIndex.byId.get(given);
-    if (hit) return hit;
-    const named = this.clusterIndex.byName.get(given) ?? [];
-    if (named.length !== 1) throw new NotJudged(`cluster "${clip(given, 24)}" not in the latest scan in the token's scope`);
-    return named[0]!;
+    return this.clusterIndex;
   }
 
   /**
@@ -273,7 +290,9 @@ export class AdmissionService implements OnModuleDestroy {
    */
   private async warmPlan(s: StoredSnapshot, target: ClusterSnapshot, manifest: ReturnType<typeof serviceManifest>, deadline: number): Promise<PlanResult | undefined> {
     const clusterId = target.clusterId;
+    let previouslyWarm: string[] = [];
     if (this.modelledScan !== s.scanId) {
+      previouslyWarm = [...this.warm].filter((id) => id !== clusterId).slice(0, MAX_PREBUILT_MODELS);
       this.models.clear();
       this.baselines.clear();
       this.answers.clear();
@@ -290,7 +309,10 @@ export class AdmissionService implements OnModuleDestroy {
     try {
       if (this.threads) {
         const why = this.warm.has(clusterId) ? 'no verdict' : "the cluster's model is warming (its first review since the scan); no verdict";
-        const r = await withDeadline(this.threads.review(s, clusterId, target.accountId, target.regionId, manifest), deadline, why);
+        // The review is posted first: the models built ahead for the new scan queue behind it in their threads.
+        const pending = this.threads.review(s, clusterId, target.accountId, target.regionId, manifest);
+        if (previouslyWarm.length > 0) this.prebuild(s, previouslyWarm);
+        const r = await withDeadline(pending, deadline, why);
         if (r.buildMs !== null) this.stats.modelsBuilt++;
         answer = r.answer;
       } else {
@@ -307,6 +329,24 @@ export class AdmissionService implements OnModuleDestroy {
     this.stats.model++;
     this.answers.set(key, answer.plan);
     return answer.plan;
+  }
+
+  /**
+   * Builds the models of `clusterIds` of the scan `s` in their review threads, off the request path (not awaited): the
+   * clusters no longer in the snapshot are skipped, a failure is logged.
+   */
+  private prebuild(s: StoredSnapshot, clusterIds: readonly string[]): void {
+    const index = this.fleetIndex(s.snapshot);
+    for (const id of clusterIds) {
+      const c = index.byId.get(id);
+      if (!c || !this.threads) continue;
+      this.threads.prebuild(s, id, c.accountId, c.regionId).then(
+        (ms) => {
+          if (ms !== null && this.modelledScan === s.scanId) this.stats.modelsPrebuilt++;
+        },
+        (e: unknown) => this.logger.warn(`the model of cluster ${id} was not built ahead: ${e instanceof Error ? e.message : String(e)}`),
+      );
+    }
   }
 
   /** The cluster's model on this thread (no review threads), built on first use. */

@@ -5,9 +5,10 @@
  * event loop only parses requests and serialises answers while models are built and reviews computed beside it.
  * Built by `nest build cli` next to review-threads.js (`dist/apps/cli/apps/api/src/admission/review-thread.js`).
  *
- * Messages in (`ReviewThreadRequest`): `region` (a region of a scan: replaces everything kept of another scan) and
- * `review` (one Service on one cluster); out (`ReviewThreadAnswer`): one per review, with the model's answer, the
- * step's refusal (a ScenarioError's message), `missing` (the region was never posted to this thread) or an error.
+ * Messages in (`ReviewThreadRequest`): `region` (a region of a scan: replaces everything kept of another scan),
+ * `review` (one Service on one cluster) and `build` (a cluster's model, ahead of its reviews); out
+ * (`ReviewThreadAnswer`): one per review or build, with the model's answer (or its build time), the step's refusal (a
+ * ScenarioError's message), `missing` (the region was never posted to this thread) or an error.
  */
 import { parentPort } from 'node:worker_threads';
 import { LRUCache } from 'lru-cache';
@@ -24,7 +25,8 @@ export const MAX_THREAD_MODELS = 64;
 /** What the API posts a review thread. */
 export type ReviewThreadRequest =
   | { type: 'region'; scanId: string; regionKey: string; snapshot: FleetSnapshot }
-  | { type: 'review'; id: number; scanId: string; regionKey: string; clusterId: string; manifest: K8sServiceWire; now: number };
+  | { type: 'review'; id: number; scanId: string; regionKey: string; clusterId: string; manifest: K8sServiceWire; now: number }
+  | { type: 'build'; id: number; scanId: string; regionKey: string; clusterId: string; now: number };
 
 /**
  * A review thread's answer to one review (`id`): the model's answer with its plan as the webhook keeps it
@@ -32,6 +34,8 @@ export type ReviewThreadRequest =
  */
 export type ReviewThreadAnswer = { id: number } & (
   | { answer: ReviewAnswer; buildMs: number | null }
+  /** A `build`: the model's build time (ms), null when it was warm already. */
+  | { built: number | null }
   | { refused: string }
   | { missing: 'region' }
   | { error: string }
@@ -44,7 +48,7 @@ export class ReviewThreadState {
   private readonly baselines = new LRUCache<string, RegionBaseline>({ max: MAX_THREAD_REGIONS });
   private readonly models = new LRUCache<string, ClusterReviewModel>({ max: MAX_THREAD_MODELS });
 
-  /** Handles one message; a review gets its answer, a region none. */
+  /** Handles one message; a review or a build gets its answer, a region none. */
   handle(m: ReviewThreadRequest): ReviewThreadAnswer | undefined {
     if (m.type === 'region') {
       if (m.scanId !== this.scanId) {
@@ -71,6 +75,7 @@ export class ReviewThreadState {
         this.models.set(m.clusterId, model);
         buildMs = Math.round(performance.now() - t0);
       }
+      if (m.type === 'build') return { id: m.id, built: buildMs };
       // Only what the verdict reads crosses to the event loop (admission-plan.ts): the rest of a plan is most of its size.
       const answer = model.review(m.manifest);
       return { id: m.id, answer: 'plan' in answer ? { plan: admissionPlanOf(answer.plan) } : answer, buildMs };

@@ -73,6 +73,38 @@ export class ReviewThreads {
    * @throws ReviewRefusedError when the what-if step refuses the Service; Error when the thread failed or stopped
    */
   async review(s: StoredSnapshot, clusterId: string, accountId: string, regionId: string, manifest: K8sServiceWire): Promise<{ answer: ReviewAnswer; buildMs: number | null }> {
+    const { index, regionKey, answer: pending } = this.send(s, clusterId, accountId, regionId, (id, regionKey) => ({ type: 'review', id, scanId: s.scanId, regionKey, clusterId, manifest, now: Date.parse(s.observedAt) }));
+    const answer = await pending;
+    if ('answer' in answer) return { answer: answer.answer, buildMs: answer.buildMs };
+    if ('refused' in answer) throw new ReviewRefusedError(answer.refused);
+    return failed(index, regionKey, answer);
+  }
+
+  /**
+   * Builds the model of cluster `clusterId` (in region `accountId/regionId`) of snapshot `s` in the thread it is homed
+   * on, ahead of its first review (a review sent after it waits for it there, as it would wait for its own build).
+   * @returns the build time (ms), null when the model was warm already
+   * @throws Error when the thread failed or stopped
+   */
+  async prebuild(s: StoredSnapshot, clusterId: string, accountId: string, regionId: string): Promise<number | null> {
+    const { index, regionKey, answer: pending } = this.send(s, clusterId, accountId, regionId, (id, regionKey) => ({ type: 'build', id, scanId: s.scanId, regionKey, clusterId, now: Date.parse(s.observedAt) }));
+    const answer = await pending;
+    if ('built' in answer) return answer.built;
+    return failed(index, regionKey, answer);
+  }
+
+  /**
+   * Sends one review or build of a cluster to the thread it is homed on (homing it on first use for the scan, the
+   * thread with the fewest clusters), the region snapshot first when that thread has not had it for this scan.
+   * The messages are posted before this returns: what is sent next is handled after them.
+   */
+  private send(
+    s: StoredSnapshot,
+    clusterId: string,
+    accountId: string,
+    regionId: string,
+    request: (id: number, regionKey: string) => ReviewThreadRequest,
+  ): { index: number; regionKey: string; answer: Promise<ReviewThreadAnswer> } {
     if (s.scanId !== this.scanId) {
       this.scanId = s.scanId;
       this.home.clear();
@@ -91,14 +123,11 @@ export class ReviewThreads {
       thread.worker.postMessage({ type: 'region', scanId: s.scanId, regionKey, snapshot: regionOf(s.snapshot, accountId, regionId) } satisfies ReviewThreadRequest);
     }
     const id = this.nextId++;
-    const answer = await new Promise<ReviewThreadAnswer>((resolve, reject) => {
+    const answer = new Promise<ReviewThreadAnswer>((resolve, reject) => {
       thread.pending.set(id, { resolve, reject });
-      thread.worker.postMessage({ type: 'review', id, scanId: s.scanId, regionKey, clusterId, manifest, now: Date.parse(s.observedAt) } satisfies ReviewThreadRequest);
+      thread.worker.postMessage(request(id, regionKey));
     });
-    if ('answer' in answer) return { answer: answer.answer, buildMs: answer.buildMs };
-    if ('refused' in answer) throw new ReviewRefusedError(answer.refused);
-    if ('missing' in answer) throw new Error(`review thread ${index} lost region ${regionKey}`);
-    throw new Error(`review thread ${index}: ${answer.error}`);
+    return { index, regionKey, answer };
   }
 
   /** The thread a cluster is homed on for the latest scan reviewed, or undefined before its first review. */
@@ -134,6 +163,13 @@ export class ReviewThreads {
     this.threads[i] = t;
     return t;
   }
+}
+
+/** The error of an answer that is neither the model's nor a refusal: the region was lost, or the thread failed. */
+function failed(index: number, regionKey: string, answer: ReviewThreadAnswer): never {
+  if ('missing' in answer) throw new Error(`review thread ${index} lost region ${regionKey}`);
+  if ('error' in answer) throw new Error(`review thread ${index}: ${answer.error}`);
+  throw new Error(`review thread ${index}: an unexpected answer`);
 }
 
 /** One account and region of a snapshot as a snapshot of its own (what a thread builds the region's models from). */
