@@ -13,6 +13,7 @@ import {
   scanLive,
   ScanAbortedError,
   type ScanConfig,
+  REGION_DATASETS,
 } from '@app/collectors';
 import type { CoverageEntry, FleetSnapshot } from '@app/domain';
 import { startSimulator, type RunningSimulator } from '@app/fleet-sim';
@@ -142,7 +143,7 @@ describe('scanLive with throttling and 5xx on every first attempt', () => {
       () => fresh.close(),
     );
     const failed = live.coverage.filter((c) => c.status === 'failed');
-    expect(failed.map((c) => c.api).sort()).toEqual(['cs', 'ecs', 'nlb', 'quota-applications', 'quotas', 'ram', 'slb', 'vpc']);
+    expect(failed.map((c) => c.api).sort()).toEqual(['ram', ...REGION_DATASETS].sort()); // cs, ecs, nlb, quota-applications, quotas, ram, slb, vpc
     expect(failed.find((c) => c.api === 'cs')).toMatchObject({ errorCode: 'ServiceUnavailable' });
     expect(failed.find((c) => c.api === 'slb')).toMatchObject({ errorCode: 'Throttling.User' });
     expect(failed.find((c) => c.api === 'slb')?.message).toMatch(

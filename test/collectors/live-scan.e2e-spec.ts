@@ -13,6 +13,7 @@ import {
   readFleetDirectory,
   scanLive,
   type ScanConfig,
+  REGION_DATASETS,
 } from '@app/collectors';
 import { runAudit } from '@app/checks';
 import type { CoverageEntry } from '@app/domain';
@@ -170,7 +171,7 @@ describe('scanLive with an unknown AccessKey', () => {
 
   it('records every dataset as failed with InvalidAccessKeyId.NotFound and does not crash', async () => {
     const snap = await scanLive(config);
-    expect(snap.coverage.map((c) => c.api).sort()).toEqual(['cs', 'ecs', 'nlb', 'quota-applications', 'quotas', 'ram', 'slb', 'vpc']);
+    expect(snap.coverage.map((c) => c.api).sort()).toEqual(['ram', ...REGION_DATASETS].sort()); // cs, ecs, nlb, quota-applications, quotas, ram, slb, vpc
     for (const c of snap.coverage) {
       expect(c.status, key(c)).toBe('failed');
       expect(c.errorCode, key(c)).toBe('InvalidAccessKeyId.NotFound');

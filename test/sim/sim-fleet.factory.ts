@@ -9,6 +9,7 @@ import { mkdirSync, mkdtempSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { stringify } from 'yaml';
+import { KIND_DATA } from '@app/domain';
 
 /** Ids the factory uses, for assertions. */
 export const SIM_FLEET_IDS = {
@@ -40,6 +41,11 @@ const ecsId = (i: number): string => `i-bp1simtest${String(i).padStart(8, '0')}`
 function write(file: string, data: unknown): void {
   mkdirSync(join(file, '..'), { recursive: true });
   writeFileSync(file, file.endsWith('.json') ? JSON.stringify(data, null, 2) : stringify(data));
+}
+
+/** Every load-balancer kind's files of a region directory, empty lists (e.g. the four `nlb/` files). */
+function writeEmptyKindFiles(regionDir: string): void {
+  for (const data of KIND_DATA) for (const f of data.files) write(join(regionDir, data.dataset, f.file), []);
 }
 
 /** Write the fleet; returns its root directory. */
@@ -205,8 +211,8 @@ export function writeSimFleet(sizes: Partial<SimFleetSizes> = {}): string {
       })),
     },
   });
-  // The four nlb/ files are required (docs/fleet-format.md); this region has no NLB.
-  for (const f of ['load-balancers', 'listeners', 'server-groups', 'servers']) write(join(reg, 'nlb', `${f}.json`), []);
+  // Each load-balancer kind's files are required (docs/fleet-format.md, e.g. the four nlb/ files); this region has none.
+  writeEmptyKindFiles(reg);
   write(join(reg, 'vserver-groups.json'), [
     group(ids.vServerGroupIds[0], ids.lbIds[0], 30080, [0, 1, 2]),
     group(ids.vServerGroupIds[1], ids.lbIds[0], 30443, [0]),
@@ -430,7 +436,7 @@ export function addOtherAccounts(root: string): void {
   write(join(acc, 'ram', 'role-policies.json'), {});
   const reg = join(acc, 'regions', o.dataRegionId);
   write(join(reg, 'vserver-groups.json'), []);
-  for (const f of ['load-balancers', 'listeners', 'server-groups', 'servers']) write(join(reg, 'nlb', `${f}.json`), []);
+  writeEmptyKindFiles(reg);
   write(join(reg, 'load-balancers.json'), [
     {
       LoadBalancerId: o.dataLbId,
