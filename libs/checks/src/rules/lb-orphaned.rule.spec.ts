@@ -61,7 +61,7 @@ describe('LB_ORPHANED', () => {
     f.kubernetes.services = [];
     const clb = f.region.loadBalancers![0]!;
     clb.vServerGroups[0]!.name = 'my group';
-    clb.listeners = [{ ...({} as (typeof clb.listeners)[number]), listenerPort: 443, protocol: 'tcp', description: `k8s/443/api/shop/${CLUSTER}` }];
+    clb.listeners = [{ port: 443, protocol: 'tcp', description: `k8s/443/api/shop/${CLUSTER}` }];
     expect(resultOf(runCheck(ID, f.snapshot)).figures).toMatchObject({ formerService: `shop/api in cluster ${CLUSTER}` });
     clb.vServerGroups[0]!.name = `k8s/30080/web/default/${CLUSTER}`;
     expect(resultOf(runCheck(ID, f.snapshot)).figures).toMatchObject({ formerService: `default/web in cluster ${CLUSTER}` });
