@@ -22,25 +22,13 @@ import {
   KindResourceNotFoundError,
   emptyKindWire,
   type KindSimList,
-  type KindWireLists,
   type LoadBalancerKind,
-  type LoadBalancerKindData,
 } from '@app/domain';
 import type { KeyValueParam, RpcParams } from '../http/params.util';
+import { indexKindRegion, type KindRegionEntry } from '../fleet/kind-region.index';
 import { AcsError } from './acs-error.exception';
 import type { AcsRequest, RpcHandler, RpcProduct } from './acs-request';
 import { tokenPage } from './paging.util';
-
-/** A kind's wire lists of one region with the look-ups its simulator built once (`KindSimulator.index`). */
-export interface KindRegionEntry {
-  wire: KindWireLists;
-  index: unknown;
-}
-
-/** Index a kind's wire lists of one region (one pass over each list). */
-export function indexKindRegion(data: LoadBalancerKindData, wire: KindWireLists): KindRegionEntry {
-  return { wire, index: data.simulator.index(wire) };
-}
 
 /** A repeated `Name.N` filter with at most `max` entries; `undefined` when not given. */
 function idFilter(p: RpcParams, name: string, max: number): Set<string> | undefined {

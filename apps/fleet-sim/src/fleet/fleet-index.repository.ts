@@ -7,7 +7,7 @@
  * them (the APIs' native shapes) and served back unchanged.
  */
 import { KIND_DATA, kindWireOf } from '@app/domain';
-import { indexKindRegion, type KindRegionEntry } from '../alibaba/kind-product.handler';
+import { indexKindRegion, type KindRegionEntry } from './kind-region.index';
 import type {
   WireAccount,
   WireCluster,
