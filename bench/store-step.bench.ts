@@ -1,5 +1,5 @@
 /**
- * `npm run bench:store-step -- --clusters 500`: the store step of one scan alone (issue 45 item 1), the part of
+ * `npm run bench:store-step -- --clusters 500`: the store step of one scan alone, the part of
  * `bench:scale` that writes a scan, without its report and API parts, at a size that runs in a minute or two.
  *
  * On a fresh database (next to BENCH_DATABASE_URL, dropped afterwards) it generates the bench fleet of
