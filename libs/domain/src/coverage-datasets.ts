@@ -6,9 +6,11 @@
 import { KIND_DATA } from './lb-kinds';
 import type { CoverageDataset } from './snapshot.types';
 
-/** The datasets in account, region, cluster order (see the file comment). */
-export const COVERAGE_DATASETS: readonly CoverageDataset[] = Object.freeze([
-  'ram',
+/** Datasets of an account target (ram). */
+export const ACCOUNT_DATASETS: readonly CoverageDataset[] = Object.freeze(['ram']);
+
+/** Datasets of a region target: CLB (`slb`), each other load-balancer kind's (`KIND_DATA`, e.g. `nlb`), then the rest. */
+export const REGION_DATASETS: readonly CoverageDataset[] = Object.freeze([
   'slb',
   ...KIND_DATA.map((d) => d.dataset),
   'ecs',
@@ -16,6 +18,12 @@ export const COVERAGE_DATASETS: readonly CoverageDataset[] = Object.freeze([
   'quotas',
   'quota-applications',
   'cs',
+]);
+
+/** The datasets in account, region, cluster order (see the file comment). */
+export const COVERAGE_DATASETS: readonly CoverageDataset[] = Object.freeze([
+  ...ACCOUNT_DATASETS,
+  ...REGION_DATASETS,
   'cluster',
   'addons',
   'resources',

@@ -8,7 +8,7 @@ export type * from './snapshot.types';
 export type * from './fleet-graph.types';
 export * from './fleet-graph.resources';
 export { coverageKey, targetKey, targetLabel } from './scan-target';
-export { COVERAGE_DATASETS } from './coverage-datasets';
+export { ACCOUNT_DATASETS, COVERAGE_DATASETS, REGION_DATASETS } from './coverage-datasets';
 export { CLUSTER_ID_PREFIX_LENGTH, clusterLabel, resolveClusterRef } from './cluster-label';
 export type { NamedCluster } from './cluster-label';
 export { DEFAULT_OWNER_TAG_KEY, TEAM_NAME, assignTeams, clustersOf, teamOf, withSampleTeams, type OwnerSettings } from './owners';

@@ -15,7 +15,9 @@
  * minutes before expiry (account-credentials.service.ts).
  */
 import {
+  ACCOUNT_DATASETS,
   KIND_DATA,
+  REGION_DATASETS,
   coverageKey,
   setKindWire,
   targetKey,
@@ -149,18 +151,8 @@ export class CrawlTargetError extends fleetAuditErrorKind('CrawlTargetError', 'C
   // permanent: a retry crawls the same unknown target.
 }
 
-/** Datasets of an account target (ram). */
-export const ACCOUNT_DATASETS: readonly CoverageDataset[] = ['ram'];
-/** Datasets of a region target: CLB (`slb`), each other load-balancer kind's (`KIND_DATA`, e.g. `nlb`), then the rest. */
-export const REGION_DATASETS: readonly CoverageDataset[] = [
-  'slb',
-  ...KIND_DATA.map((d) => d.dataset),
-  'ecs',
-  'vpc',
-  'quotas',
-  'quota-applications',
-  'cs',
-];
+/** Datasets of an account target and of a region target, in crawl order (libs/domain coverage-datasets.ts). */
+export { ACCOUNT_DATASETS, REGION_DATASETS };
 /** Datasets of a cluster target. */
 export const CLUSTER_TARGET_DATASETS: readonly CoverageDataset[] = [
   'cluster',
