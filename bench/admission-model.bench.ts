@@ -14,25 +14,10 @@ import { createHash } from 'node:crypto';
 import { generateFleet, generateSpecSchema } from '@app/collectors';
 import { k8sServiceSchema, mapWireFleet } from '@app/domain';
 import { ClusterReviewModel, regionBaseline, type ReviewAnswer } from '@app/forecast';
-import { intFlag, loadAvg1m, millionBackendSpec } from './bench-support';
+import { benchReviewService, intFlag, loadAvg1m, millionBackendSpec } from './bench-support';
 
 const NOW = new Date('2026-11-22T00:00:00Z');
 
-/** The object of bench:admission's review `n` (admission.bench.ts `review`). */
-function serviceObject(n: number): unknown {
-  const ports = 1 + (n % 3);
-  return {
-    apiVersion: 'v1',
-    kind: 'Service',
-    metadata: { name: `bench-${n}`, namespace: 'shop' },
-    spec: {
-      type: 'LoadBalancer',
-      externalTrafficPolicy: n % 4 === 0 ? 'Local' : 'Cluster',
-      selector: { app: `bench-${n}` },
-      ports: Array.from({ length: ports }, (_, i) => ({ name: `p${i}`, port: 8000 + i, targetPort: 8080 })),
-    },
-  };
-}
 
 function main(): void {
   const reviews = intFlag('reviews', 400);
@@ -49,7 +34,7 @@ function main(): void {
     `region of ${clusters.length} clusters: baseline ${Math.round(t1 - t0)} ms, ${modelCount} models ${Math.round(t2 - t1)} ms; ` +
       `model 0: ${JSON.stringify(models[0]!.size)}`,
   );
-  const manifests = Array.from({ length: reviews + 40 }, (_, n) => k8sServiceSchema.parse(serviceObject(n)));
+  const manifests = Array.from({ length: reviews + 40 }, (_, n) => k8sServiceSchema.parse(benchReviewService(n)));
   // Warm-up (the JIT), not measured.
   for (let n = 0; n < 40; n++) models[n % modelCount]!.review(manifests[n]!);
   const answers: ReviewAnswer[] = [];

@@ -27,7 +27,7 @@ import { analyzeAndStore } from '@app/audit';
 import { Store } from '@app/store';
 import type { FleetSnapshot } from '@app/domain';
 import { measureLoad, serveApiChild } from './api-child.util';
-import { backendsOf, intFlag, loadAvg1m, millionBackendFleet, withBenchDatabase } from './bench-support';
+import { backendsOf, benchReviewService, intFlag, loadAvg1m, millionBackendFleet, withBenchDatabase } from './bench-support';
 import { probeJson, runProbe } from './machine-probe';
 
 const NOW = new Date('2026-11-22T00:00:00Z');
@@ -36,7 +36,6 @@ const HASH_KEY = randomBytes(32).toString('hex');
 
 /** The review of a new LoadBalancer Service `n` (its name, ports and traffic policy vary with `n`). */
 function review(n: number): string {
-  const ports = 1 + (n % 3);
   return JSON.stringify({
     apiVersion: 'admission.k8s.io/v1',
     kind: 'AdmissionReview',
@@ -48,17 +47,7 @@ function review(n: number): string {
       namespace: 'shop',
       operation: 'CREATE',
       userInfo: { username: 'bench' },
-      object: {
-        apiVersion: 'v1',
-        kind: 'Service',
-        metadata: { name: `bench-${n}`, namespace: 'shop' },
-        spec: {
-          type: 'LoadBalancer',
-          externalTrafficPolicy: n % 4 === 0 ? 'Local' : 'Cluster',
-          selector: { app: `bench-${n}` },
-          ports: Array.from({ length: ports }, (_, i) => ({ name: `p${i}`, port: 8000 + i, targetPort: 8080 })),
-        },
-      },
+      object: benchReviewService(n),
       oldObject: null,
       dryRun: false,
     },

@@ -279,3 +279,22 @@ export function procCpuMs(pid: number | 'self', which: 'own' | 'children'): numb
     return undefined;
   }
 }
+
+/**
+ * The Service of admission review `n` of bench:admission and bench:admission-model: a new LoadBalancer Service
+ * `shop/bench-<n>` with 1 to 3 ports, in Local mode for every fourth `n` and Cluster mode otherwise.
+ */
+export function benchReviewService(n: number): Record<string, unknown> {
+  const ports = 1 + (n % 3);
+  return {
+    apiVersion: 'v1',
+    kind: 'Service',
+    metadata: { name: `bench-${n}`, namespace: 'shop' },
+    spec: {
+      type: 'LoadBalancer',
+      externalTrafficPolicy: n % 4 === 0 ? 'Local' : 'Cluster',
+      selector: { app: `bench-${n}` },
+      ports: Array.from({ length: ports }, (_, i) => ({ name: `p${i}`, port: 8000 + i, targetPort: 8080 })),
+    },
+  };
+}
