@@ -125,8 +125,8 @@ describe('createAccountClients', () => {
 
   it('reaches NLB at its regional endpoint nlb.<regionId>.aliyuncs.com without an override', () => {
     const rc = createAccountClients({ protocol: 'https', readTimeoutMs: 5000, connectTimeoutMs: 2000 }, creds).region('cn-shanghai');
-    expect(rc.product(NLB_DATA.product)._endpoint).toBe('nlb.cn-shanghai.aliyuncs.com');
-    expect(createAccountClients(settings(), creds).region('cn-shanghai').product(NLB_DATA.product)._endpoint).toBe(endpoint);
+    expect(rc.endpointOf(NLB_DATA.product)).toBe('nlb.cn-shanghai.aliyuncs.com');
+    expect(createAccountClients(settings(), creds).region('cn-shanghai').endpointOf(NLB_DATA.product)).toBe(endpoint);
   });
 
   it('calls Quota Center 2020-05-10 with parameters in a form body (Dimensions flattened)', async () => {

@@ -120,6 +120,8 @@ export interface RegionClients {
    * `nlb.<regionId>.aliyuncs.com`): the product's regional endpoint, or the config's override; built once per product.
    */
   product(product: KindProduct): OpenApi;
+  /** The host (`host[:port]`) the client of `product` calls: the config's override, else the product's regional endpoint. */
+  endpointOf(product: KindProduct): string;
 }
 
 /** Clients for one account (central products) and a per-region builder. */
@@ -195,10 +197,11 @@ export function createAccountClients(
         cs: new (csSdk().default)(baseConfig(settings, credentials, regionId, override)),
         vpc: new (vpcSdk().default)(baseConfig(settings, credentials, regionId, override)),
         slb: new OpenApi(baseConfig(settings, credentials, regionId, slbEndpoint)),
+        endpointOf: (product: KindProduct): string => override ?? product.endpoint(regionId),
         product(product: KindProduct): OpenApi {
           let client = products.get(product);
           if (!client) {
-            client = new OpenApi(baseConfig(settings, credentials, regionId, override ?? product.endpoint(regionId)));
+            client = new OpenApi(baseConfig(settings, credentials, regionId, made.endpointOf(product)));
             products.set(product, client);
           }
           return client;
