@@ -137,6 +137,6 @@ async function main(): Promise<void> {
 }
 
 main().catch((e: unknown) => {
-  console.error(e);
-  process.exit(1);
+  process.stderr.write(`bench:store-step: ${e instanceof Error ? e.message : String(e)}\n`);
+  process.exitCode = 1;
 });
