@@ -19,7 +19,7 @@ import {
   type Severity,
   type SkippedResult,
 } from '@app/domain';
-import type { Store } from '@app/store';
+import type { CompleteScanInput, Store } from '@app/store';
 import { fleetAuditErrorKind } from '@app/errors';
 
 /** Counts per severity and per check id. */
@@ -186,9 +186,28 @@ export interface StoreAnalysisOptions {
 }
 
 /**
+ * What completing a scan writes for an analysis of `snapshot` (`store.scans.complete`'s input without the fleet
+ * graph): findings, coverage, skipped results, quota usage samples carrying their cluster's team, the snapshot, the
+ * summary and the finish time. The stored snapshot carries each cluster's team too: `snapshot` is changed in place
+ * (`assignTeams`), so the API's headroom and what-if read teams without audit settings.
+ */
+export function completeScanInputOf(snapshot: FleetSnapshot, analysis: ScanAnalysis): CompleteScanInput {
+  assignTeams(snapshot, analysis.owners);
+  return {
+    findings: analysis.findings,
+    coverage: snapshot.coverage,
+    skipped: analysis.skipped,
+    quotaUsage: withSampleTeams(quotaUsageOf(analysis.results, QUOTA_USAGE_CHECK_IDS), clustersOf(snapshot), analysis.owners),
+    // Kept for what-if and headroom forecasts on the database (libs/forecast).
+    snapshot,
+    summary: analysis.summary,
+    finishedAt: analysis.finishedAt,
+  };
+}
+
+/**
  * The store step of `analyzeAndStore` on its own: complete the scan row `scanId` with an analysis
- * of `snapshot` (findings, coverage, skipped results, quota usage samples, the snapshot, its fleet
- * graph and the summary: `store.scans.complete`, which makes them visible at once).
+ * of `snapshot` (`completeScanInputOf` and the fleet graph: `store.scans.complete`, which makes them visible at once).
  * @throws StoreError NOT_FOUND when the row does not exist, CONFLICT when it failed, UNAVAILABLE
  *   when PostgreSQL stays unreachable
  */
@@ -200,19 +219,11 @@ export async function storeAnalysis(
   { onPhase, index, onVisible }: StoreAnalysisOptions = {},
 ): Promise<void> {
   onPhase?.('store', 0);
-  // The stored snapshot carries each cluster's team: the API's headroom and what-if read it without audit settings.
-  assignTeams(snapshot, analysis.owners);
+  const complete = completeScanInputOf(snapshot, analysis);
   await store.scans.complete(scanId, {
-    findings: analysis.findings,
-    coverage: snapshot.coverage,
-    skipped: analysis.skipped,
-    quotaUsage: withSampleTeams(quotaUsageOf(analysis.results, QUOTA_USAGE_CHECK_IDS), clustersOf(snapshot), analysis.owners),
-    // Kept for what-if and headroom forecasts on the database (libs/forecast).
-    snapshot,
+    ...complete,
     // What the API serves as a graph (GraphQL, /v1/clusters, /v1/load-balancers/{id}, ...).
     graph: buildFleetGraph(snapshot, index),
-    summary: analysis.summary,
-    finishedAt: analysis.finishedAt,
     ...(onVisible ? { onVisible } : {}),
   });
   onPhase?.('store', 1);

@@ -9,13 +9,10 @@
  * child exits when the parent goes away (IPC `disconnect`), so a SIGKILLed API leaves no scan
  * process behind; the row is then failed by a reaper (libs/store scan-lease).
  */
-import { QUOTA_USAGE_CHECK_IDS } from '@app/checks';
-import { loadFleetDirectory, scanLive } from '@app/collectors';
-import { assignTeams, clustersOf, quotaUsageOf, withSampleTeams, type FleetSnapshot } from '@app/domain';
 import { Store } from '@app/store';
-import { analyzeAndStore } from './analyze-and-store';
+import { analyzeSnapshot, completeScanInputOf } from './analyze-and-store';
 import type { ScanChildRequest, ScanChildResult } from './scan-child.protocol';
-import { oneLineReason, runScan } from './scan-runner';
+import { collectFleet, oneLineReason, runScan } from './scan-runner';
 
 /**
  * Run one request and return the answer (never throws: failures become `failed`).
@@ -40,22 +37,13 @@ export async function runScanChildRequest(req: ScanChildRequest): Promise<ScanCh
         await store.close().catch(() => undefined); // close path
       }
     }
+    // Without a database of its own: collect -> analyze here, and the parent stores what completing the scan writes.
     const startedAt = new Date();
-    const snapshot: FleetSnapshot =
-      req.source.kind === 'offline' ? loadFleetDirectory(req.source.fleetDir) : await scanLive(req.source.config);
-    const a = await analyzeAndStore(snapshot, { scanId: req.scanId, now: new Date(), ...(req.settings ? { settings: req.settings } : {}) });
-    assignTeams(snapshot, req.settings?.owners);
+    const snapshot = await collectFleet(req.source);
+    const a = analyzeSnapshot(snapshot, { scanId: req.scanId, now: new Date(), ...(req.settings ? { settings: req.settings } : {}) });
     return {
       kind: 'analyzed',
-      complete: {
-        findings: a.findings,
-        coverage: snapshot.coverage,
-        skipped: a.skipped,
-        quotaUsage: withSampleTeams(quotaUsageOf(a.results, QUOTA_USAGE_CHECK_IDS), clustersOf(snapshot), req.settings?.owners),
-        snapshot,
-        summary: a.summary,
-        finishedAt: a.finishedAt,
-      },
+      complete: completeScanInputOf(snapshot, a),
       startedAt,
       finishedAt: a.finishedAt,
       findings: a.summary.findings,

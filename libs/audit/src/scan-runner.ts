@@ -91,11 +91,7 @@ export async function runScan(request: ScanRequest, store?: Store | Promise<Stor
   // Offline input is validated before a scan row exists: a malformed fleet writes nothing. When the
   // caller already created the row (POST /v1/scans), loading happens inside the error handling
   // below, so a fleet that became invalid fails that row instead of leaving it running.
-  let snapshot: FleetSnapshot | undefined;
-  const loadOffline = (fleetDir: string) => {
-    snapshot = loadOfflineSnapshot(fleetDir, request.onProgress);
-  };
-  if (request.source.kind === 'offline' && request.scanId === undefined) loadOffline(request.source.fleetDir);
+  let snapshot = request.source.kind === 'offline' && request.scanId === undefined ? await collectFleet(request.source, request.onProgress) : undefined;
   const fleetName = snapshot?.name ?? (request.source.kind === 'live' ? request.source.config.name : 'fleet');
   const scanId =
     request.scanId ?? (store ? (await store.scans.create({ source: sourceKind, fleetName, startedAt })).id : randomUUID());
@@ -103,9 +99,7 @@ export async function runScan(request: ScanRequest, store?: Store | Promise<Stor
   // the API or worker fails the row (libs/store scan-lease).
   const stopHeartbeat = store ? startScanHeartbeat(store.scans, scanId) : () => undefined;
   try {
-    if (!snapshot && request.source.kind === 'offline') loadOffline(request.source.fleetDir);
-    if (!snapshot && request.source.kind === 'live') snapshot = await collectLive(request.source.config, request.onProgress);
-    if (!snapshot) throw new Error('no fleet source');
+    snapshot ??= await collectFleet(request.source, request.onProgress);
     // One index for the audit and the stored fleet graph.
     const index = store ? FleetIndex.build(snapshot) : undefined;
     const analysis = analyzeStep(snapshot, request, scanId, index);
@@ -144,13 +138,11 @@ async function runScanDeferredStore(request: ScanRequest, storeReady: Promise<St
   const sourceKind = request.source.kind;
   const scanId = request.scanId ?? randomUUID();
   // Bad offline input: nothing is written (as in runScan).
-  const offline = request.source.kind === 'offline' ? loadOfflineSnapshot(request.source.fleetDir, request.onProgress) : undefined;
-  let snapshot: FleetSnapshot | undefined = offline;
+  let snapshot = request.source.kind === 'offline' ? await collectFleet(request.source, request.onProgress) : undefined;
   let analysis: ScanAnalysis;
   let index: FleetIndex;
   try {
-    if (!snapshot && request.source.kind === 'live') snapshot = await collectLive(request.source.config, request.onProgress);
-    if (!snapshot) throw new Error('no fleet source');
+    snapshot ??= await collectFleet(request.source, request.onProgress);
     index = FleetIndex.build(snapshot);
     analysis = analyzeStep(snapshot, request, scanId, index);
   } catch (e) {
@@ -182,6 +174,17 @@ async function runScanDeferredStore(request: ScanRequest, storeReady: Promise<St
   }
   if (request.source.kind === 'live') await refreshQuotaApplicationsOf(store, request.source.config).catch(() => undefined);
   return outcome;
+}
+
+/**
+ * The collect step of a scan: read the fleet of `source` into a snapshot, reporting progress (phase `collect`): an
+ * offline fleet directory as one target, a live fleet by targets (account, region, cluster) done of total.
+ * @throws FleetValidationError for a malformed fleet directory; ScanConfigError / collector errors of a live scan
+ *   (a dataset that cannot be read is a coverage gap in the snapshot, not an error)
+ */
+export async function collectFleet(source: ScanSource, onProgress?: ScanRequest['onProgress']): Promise<FleetSnapshot> {
+  if (source.kind === 'offline') return loadOfflineSnapshot(source.fleetDir, onProgress);
+  return collectLive(source.config, onProgress);
 }
 
 /** Read an offline fleet directory, reporting it as one collect target. */
