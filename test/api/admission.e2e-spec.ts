@@ -99,6 +99,20 @@ describe('POST /v1/admission/{cluster}', () => {
     expectForwardable(r.body.response.warnings);
   });
 
+  it('answers as JSON for the apiserver: no Content-Security-Policy and no ETag, the other security headers as on every route', async () => {
+    const r = await post('/v1/admission/storefront', tokens.viewer, review('uid-headers', service('wide', 1)));
+    expect(r.status).toBe(200);
+    expect(r.headers['content-type']).toBe('application/json; charset=utf-8');
+    expect(r.headers['content-length']).toBe(String(Buffer.byteLength(r.text)));
+    expect(r.headers['content-security-policy']).toBeUndefined();
+    expect(r.headers['etag']).toBeUndefined();
+    expect(r.headers['x-content-type-options']).toBe('nosniff');
+    expect(r.headers['x-frame-options']).toBe('DENY');
+    expect(r.headers['referrer-policy']).toBe('no-referrer');
+    const other = await request(app.getHttpServer()).get('/v1/whoami').set('Authorization', `Bearer ${tokens.viewer}`);
+    expect(other.headers['content-security-policy']).toContain("default-src 'self'");
+  });
+
   it('without a token is 401; a body that is no AdmissionReview v1 is 400 naming the field', async () => {
     expect((await post('/v1/admission/storefront', undefined, review('uid-anon', service('wide', 51)))).status).toBe(401);
     const bad = await post('/v1/admission/storefront', tokens.viewer, { ...review('uid-v1beta1', service('wide', 1)), apiVersion: 'admission.k8s.io/v1beta1' });

@@ -1,4 +1,4 @@
-import { Body, HttpCode, Param, Post, Query } from '@nestjs/common';
+import { Body, HttpCode, Param, Post, Query, Res } from '@nestjs/common';
 import { ApiBody, ApiOkResponse, ApiOperation, ApiParam, ApiQuery } from '@nestjs/swagger';
 import type { Principal } from '@app/store';
 import { BearerController } from '../common/bearer-controller.decorator';
@@ -6,6 +6,24 @@ import { CurrentPrincipal } from '../auth/current-principal.decorator';
 import { TeamAware } from '../common/bearer-auth.guard';
 import { AdmissionService, ENFORCE_LABEL, MAX_WARNING_RUNES } from './admission.service';
 import type { AdmissionReviewAnswer } from './admission.schemas';
+
+/** The part of the Express response an admission answer is written with. */
+interface AnswerSink {
+  statusCode: number;
+  setHeader(name: string, value: string): unknown;
+  end(body: string): unknown;
+}
+
+/**
+ * Writes an AdmissionReview answer as JSON (status 200, `application/json; charset=utf-8`, the length set by Node from
+ * the whole body), without Express's `res.json`: that computes an ETag (a hash of the body) on every answer, which
+ * only a conditional GET can use; the apiserver POSTs each review once and never revalidates an answer.
+ */
+function writeAnswer(res: AnswerSink, answer: AdmissionReviewAnswer): void {
+  res.statusCode = 200;
+  res.setHeader('Content-Type', 'application/json; charset=utf-8');
+  res.end(JSON.stringify(answer));
+}
 
 /**
  * `/v1/admission/{cluster}`: the validating admission webhook a cluster's apiserver calls for LoadBalancer Service
@@ -38,8 +56,15 @@ export class AdmissionController {
     description: 'An AdmissionReview admission.k8s.io/v1 `{response: {uid, allowed, warnings?, status?: {code: 403, reason, message}}}`',
     schema: { type: 'object', properties: { apiVersion: { type: 'string' }, kind: { type: 'string' }, response: { type: 'object', properties: { uid: { type: 'string' }, allowed: { type: 'boolean' }, warnings: { type: 'array', items: { type: 'string' } }, status: { type: 'object' } } } } },
   })
-  review(@Param('cluster') cluster: string, @Body() body: unknown, @Query('enforce') enforce: string | undefined, @Query('timeout') timeout: string | undefined, @CurrentPrincipal() principal: Principal): Promise<AdmissionReviewAnswer> {
-    return this.admission.review(cluster, body, { enforce: enforce === 'true', timeout }, principal);
+  async review(
+    @Param('cluster') cluster: string,
+    @Body() body: unknown,
+    @Query('enforce') enforce: string | undefined,
+    @Query('timeout') timeout: string | undefined,
+    @CurrentPrincipal() principal: Principal,
+    @Res() res: AnswerSink,
+  ): Promise<void> {
+    writeAnswer(res, await this.admission.review(cluster, body, { enforce: enforce === 'true', timeout }, principal));
   }
 
   @Post(':cluster/enforce')
@@ -52,7 +77,7 @@ export class AdmissionController {
   @ApiQuery({ name: 'timeout', required: false, description: 'Set by the apiserver: its remaining deadline (`5s`); the answer comes before it' })
   @ApiBody({ schema: { type: 'object', required: ['apiVersion', 'kind', 'request'] } })
   @ApiOkResponse({ description: 'An AdmissionReview admission.k8s.io/v1 `{response: {uid, allowed, warnings?, status?}}`', schema: { type: 'object' } })
-  reviewEnforced(@Param('cluster') cluster: string, @Body() body: unknown, @Query('timeout') timeout: string | undefined, @CurrentPrincipal() principal: Principal): Promise<AdmissionReviewAnswer> {
-    return this.admission.review(cluster, body, { enforce: true, timeout }, principal);
+  async reviewEnforced(@Param('cluster') cluster: string, @Body() body: unknown, @Query('timeout') timeout: string | undefined, @CurrentPrincipal() principal: Principal, @Res() res: AnswerSink): Promise<void> {
+    writeAnswer(res, await this.admission.review(cluster, body, { enforce: true, timeout }, principal));
   }
 }
