@@ -1,8 +1,9 @@
 /**
  * The port through which `POST /v1/scans` starts a scan. The API does not scan on its event loop:
- * `serve` without Redis plugs in a bounded queue that runs one scan at a time in a child process
- * (libs/audit `QueuedScanLauncher`), with Redis one that enqueues a plan job on the BullMQ workers
- * (libs/queue `DistributedScanLauncher`).
+ * `serve` and `demo` plug in the launcher of the launch module (libs/audit `createScanLauncher`), which
+ * sends scan configs to the BullMQ workers when Redis is configured (libs/queue `DistributedScanLauncher`)
+ * and runs every other source in a bounded queue, one scan at a time in a child process (libs/audit
+ * `QueuedScanLauncher`).
  */
 
 /**
@@ -15,7 +16,7 @@ export interface LaunchScanRequest {
   source?: string;
 }
 
-/** Starts scans; implemented by the CLI (embedded mode) and the worker (distributed mode). */
+/** Starts scans; implemented by the launch module's launcher (libs/audit `createScanLauncher`) and `UnavailableScanLauncher`. */
 export interface ScanLauncher {
   /**
    * Create the scan (status `running`) and start it in the background; resolve once the scan

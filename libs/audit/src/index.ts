@@ -2,6 +2,8 @@
 export * from './analyze-and-store';
 export * from './analyze-shard';
 export * from './scan-runner';
+export * from './scan-source';
+export * from './scan-launch';
 export * from './local-scan-launcher';
 export * from './queued-scan-launcher';
 export type * from './scan-child.protocol';

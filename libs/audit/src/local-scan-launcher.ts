@@ -1,23 +1,16 @@
 /**
- * An in-process scan launcher (embedded mode, ARCHITECTURE.md "Running modes"): `POST /v1/scans`
- * creates the scan row, answers at once, and runs the scan in the background in this process.
+ * The `local` adapter of the launch module (scan-launch.ts): `POST /v1/scans` creates the scan row, answers at once,
+ * and `runScan` runs the scan in the background of this process (tests, benchmarks; `serve` queues scans in child
+ * processes instead).
  *
  * Security: API callers cannot name arbitrary paths; a request may only pick one of the sources
- * the operator configured (by default the first one).
+ * the operator configured (by default the first one; scan-source.ts).
  */
-import { runScan, type ScanSource } from './scan-runner';
+import { runScan } from './scan-runner';
 import type { PartialAuditSettings } from '@app/checks';
 import type { Store } from '@app/store';
 import { logScanCompleted, logScanFailed, logScanStarted, type ScanEventSink } from '@app/telemetry';
-import { fleetAuditErrorKind } from '@app/errors';
-
-/** A request to start a scan: `source` names one of the configured sources (default: the first). */
-export interface LaunchRequest {
-  source?: string;
-}
-
-/** Thrown when a launch request names a source that is not configured (the API answers 400 INVALID_ARGUMENT). */
-export class UnknownScanSourceError extends fleetAuditErrorKind('UnknownScanSourceError', 'SCAN_SOURCE_UNKNOWN', true) {}
+import { fleetNameOf, pickScanSource, type LaunchRequest, type NamedScanSource } from './scan-source';
 
 /** Starts scans in the background of this process. */
 export class LocalScanLauncher {
@@ -32,7 +25,7 @@ export class LocalScanLauncher {
    */
   constructor(
     private readonly store: Store,
-    private readonly sources: ReadonlyArray<{ name: string; source: ScanSource }>,
+    private readonly sources: readonly NamedScanSource[],
     private readonly onError: (e: unknown) => void = () => undefined,
     private readonly settings?: PartialAuditSettings,
     private readonly events?: ScanEventSink,
@@ -49,10 +42,9 @@ export class LocalScanLauncher {
    * @throws UnknownScanSourceError when `request.source` is not configured
    */
   async launch(request: LaunchRequest): Promise<{ scanId: string }> {
-    const chosen = request.source === undefined ? this.sources[0] : this.sources.find((s) => s.name === request.source);
-    if (!chosen) throw new UnknownScanSourceError(`unknown scan source "${request.source ?? ''}"; configured: ${this.sourceNames().join(', ') || 'none'}`);
+    const chosen = pickScanSource(this.sources, request.source);
     const src = chosen.source;
-    const fleetName = src.kind === 'live' ? src.config.name : chosen.name;
+    const fleetName = fleetNameOf(chosen);
     const { id } = await this.store.scans.create({ source: src.kind, fleetName, startedAt: new Date() });
     const events = this.events;
     if (events) logScanStarted(events, { scanId: id, fleet: fleetName, source: src.kind });

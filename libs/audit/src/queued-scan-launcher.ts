@@ -1,11 +1,11 @@
 /**
- * The API's scan queue without Redis:
- * `POST /v1/scans` creates the scan row and answers 202 at once; scans run one at a time, in
+ * The `queued` adapter of the launch module (scan-launch.ts), the API's scan queue for every source the workers do
+ * not scan: `POST /v1/scans` creates the scan row and answers 202 at once; scans run one at a time, in
  * launch order, each in its own child process (`scan-child.ts`, `child_process.fork` of the built
  * file), so reading and analysing a 100-cluster fleet never blocks the API's requests. At most
  * `queueDepth` scans wait behind the running one; past that, `launch` throws `ScanQueueFullError`
- * (the API answers 429 with `Retry-After`). With Redis configured the API uses the BullMQ launcher
- * (libs/queue) instead.
+ * (the API answers 429 with `Retry-After`). With Redis configured the launch module sends scan configs to the
+ * BullMQ launcher (libs/queue) instead.
  *
  * No scan is left `running`: this process renews the heartbeat of every scan it
  * holds (waiting or running) while it is alive; a scan whose child fails ends `failed` with the
@@ -19,15 +19,15 @@
  * hold inline credentials) and the database URL reach the child over its private IPC pipe only.
  */
 import { fork, type ChildProcess } from 'node:child_process';
-import { existsSync, readdirSync } from 'node:fs';
+import { existsSync } from 'node:fs';
 import { join } from 'node:path';
 import type { PartialAuditSettings } from '@app/checks';
 import { startScanHeartbeat, StoreError, type Store } from '@app/store';
 import { logScanCompleted, logScanFailed, logScanStarted, type ScanEventSink } from '@app/telemetry';
 import { ScanFailedError } from './analyze-and-store';
-import { UnknownScanSourceError, type LaunchRequest } from './local-scan-launcher';
 import type { ScanChildRequest, ScanChildResult } from './scan-child.protocol';
 import type { ScanSource } from './scan-runner';
+import { findScanSource, fleetNameOf, pickScanSource, sourceAccountsOf, type LaunchRequest, type NamedScanSource } from './scan-source';
 import { fleetAuditErrorKind } from '@app/errors';
 
 /** Default number of scans that may wait behind the running one (`SCAN_QUEUE_DEPTH`). */
@@ -67,7 +67,7 @@ export interface QueuedScanLauncherOptions {
   /** Where scan rows are created (and, without `databaseUrl`, where results are stored). */
   store: Store;
   /** Named sources a request may pick (first = default). */
-  sources: ReadonlyArray<{ name: string; source: ScanSource }>;
+  sources: readonly NamedScanSource[];
   /** Audit settings of every scan. */
   settings?: PartialAuditSettings;
   /** Scan lifecycle events (`scan.started`, `scan.completed`, `scan.failed`). */
@@ -149,16 +149,8 @@ export class QueuedScanLauncher {
    *   generated fleet: its accounts are known only once it is built)
    */
   sourceAccounts(source?: string): string[] | undefined {
-    const chosen = source === undefined ? this.opts.sources[0] : this.opts.sources.find((s) => s.name === source);
-    if (!chosen) return undefined;
-    if (chosen.source.kind === 'live') return chosen.source.config.accounts.map((a) => a.accountId);
-    try {
-      return readdirSync(join(chosen.source.fleetDir, 'accounts'), { withFileTypes: true })
-        .filter((e) => e.isDirectory())
-        .map((e) => e.name);
-    } catch {
-      return undefined;
-    }
+    const chosen = findScanSource(this.opts.sources, source);
+    return chosen ? sourceAccountsOf(chosen.source) : undefined;
   }
 
   /** The running scan (id and child pid) and the ids waiting, in order (operations, tests). */
@@ -178,8 +170,7 @@ export class QueuedScanLauncher {
    *   the store's error when the row cannot be created
    */
   async launch(request: LaunchRequest): Promise<{ scanId: string }> {
-    const chosen = request.source === undefined ? this.opts.sources[0] : this.opts.sources.find((s) => s.name === request.source);
-    if (!chosen) throw new UnknownScanSourceError(`unknown scan source "${request.source ?? ''}"; configured: ${this.sourceNames().join(', ') || 'none'}`);
+    const chosen = pickScanSource(this.opts.sources, request.source);
     if (this.closing) throw new ScanQueueClosedError('the API is shutting down and starts no new scans; retry on another instance');
     const held = (this.running ? 1 : 0) + this.waiting.length + this.reserved;
     if (held >= 1 + this.queueDepth) {
@@ -191,7 +182,7 @@ export class QueuedScanLauncher {
     this.reserved += 1;
     let id: string;
     const src = chosen.source;
-    const fleetName = src.kind === 'live' ? src.config.name : chosen.name;
+    const fleetName = fleetNameOf(chosen);
     try {
       id = (await this.opts.store.scans.create({ source: src.kind, fleetName, startedAt: new Date() })).id;
     } finally {

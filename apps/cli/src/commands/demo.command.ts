@@ -104,7 +104,7 @@ export async function runDemoCommand(opts: DemoOptions): Promise<number> {
   storeReady.catch(() => undefined);
   let sim: Awaited<ReturnType<ReturnType<typeof loadFleetSim>['startSimulator']>> | undefined;
   try {
-    const { QueuedScanLauncher, loadAuditSettings, runScan } = loadAudit();
+    const { createScanLauncher, loadAuditSettings, runScan } = loadAudit();
     const { loadScanConfig, readFleetDirectory } = loadCollectors();
     const { startSimulator } = loadFleetSim();
     const fleetDir = opts.fleet ?? sampleFleetDir();
@@ -154,7 +154,7 @@ export async function runDemoCommand(opts: DemoOptions): Promise<number> {
     const token = randomBytes(24).toString('base64url');
     // Scans of POST /v1/scans run one at a time in a child process; this process stores them
     // (PGlite serves one connection, in this process's PGlite thread).
-    const launcher = new QueuedScanLauncher({
+    const launch = createScanLauncher({
       store: db,
       sources: [{ name: 'sample', source: { kind: 'live', config, configPath: sim.configPath } }],
       onError: reportError,
@@ -166,7 +166,7 @@ export async function runDemoCommand(opts: DemoOptions): Promise<number> {
     const app = await createApiApp({
       store: db,
       token,
-      scanLauncher: launcher,
+      scanLauncher: launch.launcher,
       graphql: { ...cliConfig().graphql, sandbox: true, stackTraces: cliConfig().cli?.debug === true },
       forecasts: { idleTimeoutMs: cliConfig().forecasts.idleTimeoutMs },
       ...(webConsole ? { consoleDir: webConsole } : {}),
@@ -189,7 +189,7 @@ export async function runDemoCommand(opts: DemoOptions): Promise<number> {
       ].join('\n'),
     );
     await interrupted;
-    await launcher.close();
+    await launch.stop();
     await app.close();
     return EXIT_OK;
   } finally {

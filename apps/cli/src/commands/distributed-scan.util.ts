@@ -13,8 +13,6 @@ import { loadQueue, loadStore } from '../lazy';
 import type { ScanOutcome, ScanProgress } from '@app/audit';
 import type { PartialAuditSettings } from '@app/checks';
 import type { ScanConfig } from '@app/collectors';
-import type { DistributedScanLauncher } from '@app/queue';
-import type { Store } from '@app/store';
 import { CliUsageError } from '../cli-error';
 
 /** Options of {@link runDistributedScan}. */
@@ -76,38 +74,4 @@ export async function runDistributedScan(opts: DistributedScanOptions): Promise<
     await queue.close().catch(() => undefined);
     await store.close();
   }
-}
-
-/** A launcher for `serve` in distributed mode, and how to release its Redis connections. */
-export interface DistributedLauncherHandle {
-  /** Implements the API's `ScanLauncher` port (pass as `createApiApp({ scanLauncher })`). */
-  launcher: DistributedScanLauncher;
-  /** Close the queue connections (after the API app, before the store). */
-  close(): Promise<void>;
-}
-
-/**
- * The `ScanLauncher` of `fleet-audit serve` when REDIS_URL is set: `POST /v1/scans` creates the
- * scan row in `store` and enqueues its plan job; the workers scan. Only live scan configs can be
- * distributed (workers cannot read a fleet directory on the API host).
- * @param configs the `--config` sources (callers pick one by its name)
- */
-export function createDistributedScanLauncher(opts: {
-  store: Store;
-  redisUrl: string;
-  prefix?: string;
-  configs: ReadonlyArray<{ name: string; config: ScanConfig }>;
-  settings?: PartialAuditSettings;
-}): DistributedLauncherHandle {
-  const { BullScanJobQueue, DistributedScanClient, DistributedScanLauncher } = loadQueue();
-  const queue = new BullScanJobQueue({
-    redisUrl: opts.redisUrl,
-    ...(opts.prefix ? { prefix: opts.prefix } : {}),
-  });
-  const launcher = new DistributedScanLauncher(
-    new DistributedScanClient(opts.store, queue),
-    opts.configs,
-    opts.settings,
-  );
-  return { launcher, close: () => queue.close() };
 }

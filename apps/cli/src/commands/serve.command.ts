@@ -1,9 +1,9 @@
 /**
  * `fleet-audit serve`: the REST API on PostgreSQL (`DATABASE_URL`), protected by the bearer token in
  * `API_TOKEN`. `POST /v1/scans` queues scans of the sources given with `--fleet` / `--config`
- * (callers pick one by name; they can never name a path): on the BullMQ workers with `REDIS_URL`,
- * else in a bounded in-process queue (`SCAN_QUEUE_DEPTH`) that runs one scan at a time in a child
- * process, off the API's event loop (libs/audit QueuedScanLauncher).
+ * (callers pick one by name; they can never name a path) where the launch module puts them (libs/audit
+ * `createScanLauncher`): scan configs on the BullMQ workers with `REDIS_URL`, every other source in a bounded
+ * in-process queue (`SCAN_QUEUE_DEPTH`) that runs one scan at a time in a child process, off the API's event loop.
  */
 import { helpFooter } from './help-text.util';
 import { loadApi, loadAudit, loadCollectors, loadQueue, loadStore, loadTelemetry } from '../lazy';
@@ -14,8 +14,6 @@ import { CliUsageError, EXIT_OK, reportError } from '../cli-error';
 import { cliConfig } from '../cli-config';
 import { consoleBuildDir } from '../package-root.util';
 import { parsePort } from './sim.command';
-import { createDistributedScanLauncher } from './distributed-scan.util';
-import { routeScanLaunchers } from './scan-launcher-routing.util';
 import { untilInterrupted } from './signals.util';
 import { cliStreams } from '../output/cli-streams';
 import { jsonStatusLinesFor, writeStatusLine } from '../output/status-line';
@@ -44,7 +42,7 @@ export async function runServeCommand(opts: ServeOptions): Promise<number> {
   // API_TOKEN's length and shape were validated at boot (libs/config); here it must be set.
   const token = config.api.token;
   if (!token) throw new CliUsageError('API_TOKEN must be set to a secret of at least 16 characters');
-  const { QueuedScanLauncher, loadAuditSettings } = loadAudit();
+  const { createScanLauncher, loadAuditSettings } = loadAudit();
   const settings = opts.settings !== undefined ? loadAuditSettings(opts.settings) : undefined;
   const { createApiApp } = loadApi();
   // SCAN_QUEUE_DEPTH: validated at boot (libs/config), default 4.
@@ -61,20 +59,7 @@ export async function runServeCommand(opts: ServeOptions): Promise<number> {
   // TOKEN_HASH_KEY enables scoped fa_ tokens (fleet-audit token create); API_TOKEN stays the bootstrap admin.
   const tokenHashKey = config.api.tokenHashKey;
   const store = await Store.open({ connectionString: opts.databaseUrl, migrate: true, ...(tokenHashKey ? { tokenHashKey } : {}) });
-  // With REDIS_URL the API enqueues scans of scan configs on the BullMQ workers (they crawl the live APIs);
-  // fleet directories (`--fleet`) are files on this host, so their scans always run in this process's
-  // queue. Without REDIS_URL every scan runs here.
   const redisUrl = config.redis.url;
-  const liveOnWorkers = redisUrl !== undefined && sources.some((s) => s.source.kind === 'live');
-  const distributed = redisUrl && liveOnWorkers
-    ? createDistributedScanLauncher({
-        store,
-        redisUrl,
-        prefix: config.redis.prefix,
-        ...(settings ? { settings } : {}),
-        configs: sources.flatMap((s) => (s.source.kind === 'live' ? [{ name: s.name, config: s.source.config }] : [])),
-      })
-    : undefined;
   // Through the lazy re-export: a dynamic import('@app/...') keeps its alias in the build and fails.
   const { parseLogLevel, createLogger } = loadTelemetry();
   let level: ReturnType<typeof parseLogLevel>;
@@ -83,23 +68,20 @@ export async function runServeCommand(opts: ServeOptions): Promise<number> {
   } catch (e) {
     throw new CliUsageError((e as Error).message);
   }
-  const inProcess = distributed ? sources.filter((s) => s.source.kind === 'offline') : sources;
-  const queued =
-    inProcess.length > 0 || !distributed
-      ? new QueuedScanLauncher({
-          store,
-          sources: inProcess,
-          onError: reportError,
-          ...(settings ? { settings } : {}),
-          events: createLogger({ level, name: 'api' }),
-          queueDepth,
-          databaseUrl: opts.databaseUrl,
-        })
-      : undefined;
-  const launcher = routeScanLaunchers(
-    sources.map((s) => s.name),
-    [...(distributed ? [distributed.launcher] : []), ...(queued ? [queued] : [])],
-  );
+  // With REDIS_URL scan configs go to the BullMQ workers (they crawl the live APIs); fleet directories are files on
+  // this host, so their scans run in this process's queue, as every scan does without REDIS_URL.
+  const launch = createScanLauncher({
+    store,
+    sources,
+    onError: reportError,
+    ...(settings ? { settings } : {}),
+    events: createLogger({ level, name: 'api' }),
+    queue: { queueDepth, databaseUrl: opts.databaseUrl },
+    ...(redisUrl
+      ? { distributed: (configs) => loadQueue().openDistributedScanLauncher({ store, redisUrl, prefix: config.redis.prefix, configs, ...(settings ? { settings } : {}) }) }
+      : {}),
+  });
+  const launcher = launch.launcher;
   // /readyz checks Redis too when one is configured (the API enqueues scans on it).
   const redisProbe = redisUrl ? loadQueue().createRedisProbe(redisUrl) : undefined;
   const webConsole = consoleBuildDir();
@@ -129,10 +111,10 @@ export async function runServeCommand(opts: ServeOptions): Promise<number> {
   );
   await interrupted;
   // Waiting scans end `interrupted`; the running one gets 10 s to finish.
-  await queued?.close();
+  await launch.stop();
   await app.close();
   await redisProbe?.close();
-  await distributed?.close();
+  await launch.close();
   await store.close();
   return EXIT_OK;
 }
