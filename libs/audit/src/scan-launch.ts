@@ -22,7 +22,7 @@ import type { ScanSource } from './scan-runner';
 import { unknownScanSource, type LaunchRequest, type NamedScanSource } from './scan-source';
 
 /** Where a launched scan runs: in this process, in a child process of the in-process queue, or on the workers. */
-export type ScanLaunchMode = 'local' | 'queued' | 'distributed';
+type ScanLaunchMode = 'local' | 'queued' | 'distributed';
 
 /** A scan launcher as the API's `ScanLauncher` port sees it (apps/api scan-launcher.port.ts; libs never import apps). */
 export interface ScanLaunchAdapter {
@@ -86,7 +86,7 @@ export interface ScanLaunchHandle {
  * other source in this process (`settings.inProcess`, default `queued`). Fleet directories are files on this host,
  * which the workers cannot read.
  */
-export function scanLaunchModeOf(source: ScanSource, settings: Pick<ScanLaunchSettings, 'inProcess' | 'distributed'>): ScanLaunchMode {
+function scanLaunchModeOf(source: ScanSource, settings: Pick<ScanLaunchSettings, 'inProcess' | 'distributed'>): ScanLaunchMode {
   if (source.kind === 'live' && settings.distributed) return 'distributed';
   return settings.inProcess ?? 'queued';
 }
