@@ -2,8 +2,8 @@
  * Analyze and store: the one step every scan ends with, whichever way its snapshot was read (the local
  * `runScan` of the CLI and the API, and the worker's analyze job after the distributed crawl).
  *
- * ARCHITECTURE.md "The one data flow": snapshot -> index -> every check -> findings, skipped results,
- * quota usage samples, summary -> stored with the coverage, visible at once (`store.scans.complete`).
+ * snapshot -> index -> every check -> findings, skipped results, quota usage samples, summary -> stored with the
+ * coverage, visible at once (`store.scans.complete`); docs/scan-path.md.
  */
 import { buildFleetGraph, FleetIndex, QUOTA_USAGE_CHECK_IDS, runAudit, type PartialAuditSettings } from '@app/checks';
 import {

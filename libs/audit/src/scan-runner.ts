@@ -1,10 +1,11 @@
 /**
- * The scan use case, shared by the CLI, the API's POST /v1/scans and the worker:
- * read a fleet (offline directory or live APIs) -> FleetSnapshot -> `analyzeSnapshot` (every check -> findings +
- * coverage) -> `onAnalyzed` -> `storeAnalysis` (optional; visible at once), top-down: each step is a function of
- * analyze-and-store.ts that calls nothing back here; progress is reported around the calls.
+ * The scan use case, shared by the CLI, the API's POST /v1/scans and the worker, top-down:
+ * `collectFleet` (offline directory or live APIs -> FleetSnapshot) -> `analyzeSnapshot` (every check -> findings +
+ * coverage) -> `onAnalyzed` -> `storeAnalysis` (optional; visible at once). Each step is a function the next one does
+ * not call back (the analyze and store steps live in analyze-and-store.ts and call nothing here); progress is
+ * reported around the calls.
  *
- * ARCHITECTURE.md "The one data flow": one analysis path for every source.
+ * docs/scan-path.md follows one scan through it, from the CLI and from `POST /v1/scans`.
  */
 import { refreshQuotaApplicationsOf } from './quota-request-runner';
 import { randomUUID } from 'node:crypto';
