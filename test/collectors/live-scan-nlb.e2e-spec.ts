@@ -15,7 +15,7 @@ import {
   type RamPolicyDocument,
   type ScanConfig,
 } from '@app/collectors';
-import type { WireFleet, WireNlbRegion, WireRegion } from '@app/domain';
+import { KIND_DATA, NLB_DATA, emptyKindWire, type WireFleet, type WireNlbRegion, type WireRegion } from '@app/domain';
 import { startSimulator, type RunningSimulator } from '@app/fleet-sim';
 import { nlbRegionOf } from '../sim/nlb-fleet.util';
 import { writeFleet } from './fleet-builder.util';
@@ -31,6 +31,9 @@ const NLB_QUOTAS = [
   { ProductCode: 'nlb', QuotaActionCode: 'nlb_quota_server_added_num', TotalQuota: 200, Dimensions: { regionId: 'cn-hangzhou' } },
 ];
 const EMPTY_NLB: WireNlbRegion = { loadBalancers: [], listeners: [], serverGroups: [], servers: [] };
+
+/** How many regions `nlbFleet` has. */
+const FLEET_REGIONS = 2;
 
 /** A two-region fleet whose cn-hangzhou has NLBs and NLB quotas, cn-beijing none. */
 function nlbFleet(): WireFleet {
@@ -81,10 +84,19 @@ function plannedNlbCalls(nlb: WireNlbRegion, page: number): Record<string, numbe
 }
 
 const NLB_ACTIONS = ['ListLoadBalancers', 'ListListeners', 'ListServerGroups', 'ListServerGroupServers'];
-const nlbCallsOf = (sim: RunningSimulator): Record<string, number> =>
-  Object.fromEntries(
-    Object.entries(sim.stats().calls[ACCOUNT] ?? {}).filter(([api]) => NLB_ACTIONS.includes(api)),
-  );
+/**
+ * The NLB crawl's calls of the account: the simulator counts calls by action name, not by product, so the calls the
+ * other kinds' crawls make under an NLB action's name (one page of each of their lists per region of `nlbFleet`,
+ * which holds none of their resources) are taken off.
+ */
+const nlbCallsOf = (sim: RunningSimulator): Record<string, number> => {
+  const calls = { ...(sim.stats().calls[ACCOUNT] ?? {}) };
+  for (const data of KIND_DATA)
+    if (data !== NLB_DATA)
+      for (const [action, n] of Object.entries(data.plannedCalls(emptyKindWire(data), data.product.maxResults.default)))
+        if (calls[action] !== undefined) calls[action] -= n * FLEET_REGIONS;
+  return Object.fromEntries(Object.entries(calls).filter(([api]) => NLB_ACTIONS.includes(api)));
+};
 const regionOf = (w: WireFleet, regionId: string) => w.accounts[0]?.regions.find((r) => r.regionId === regionId);
 const coverageOf = (w: WireFleet, regionId: string, api: string) =>
   w.coverage.find((c) => c.regionId === regionId && c.api === api);

@@ -6,7 +6,8 @@
  *   examples/fleets/sample/audit-settings.yaml --format json --now 2026-11-22T00:00:00Z` (the settings
  *   `demo` uses), with the scan id and the wall-clock start/finish times replaced by placeholders.
  * - `audit-digests.json`: per check, the sha256 of its part of `runAudit`'s output (its pass/fail/skipped
- *   results and its findings, in output order) as JSON, for every check fixture (libs/checks/test/fixtures,
+ *   results and its findings, in output order) as JSON, for every check fixture (libs/checks/test/fixtures and a
+ *   kind folder's `src/kinds/<kind>/fixtures`: check-fixture-folders.util.ts;
  *   all checks enabled, the fixture's settings) and for generated fleets shaped like the benchmark's and like
  *   the generator spec's. Every check still runs on every input; a check with no output on an input has no
  *   line, so a new check (with its fixtures) adds lines and rewrites none. The order across checks, which the
@@ -23,14 +24,14 @@ import { describe, expect, it } from 'vitest';
 import { CHECKS, runAudit, type AuditOutput, type PartialAuditSettings } from '@app/checks';
 import { generateFleet, generateSpecSchema } from '@app/collectors';
 import { mapWireFleet, severityRank, type CheckResult, type Finding, type FleetSnapshot } from '@app/domain';
+import { checkFixtureFolders } from '../../libs/checks/test/check-fixture-folders.util';
 import { FROZEN_NOW } from '../../libs/checks/test/factories';
-import { ROOT, SAMPLE_FLEET, runCliInProcess } from '../cli/cli-run.util';
+import { SAMPLE_FLEET, runCliInProcess } from '../cli/cli-run.util';
 
 const HERE = __dirname;
 const SCAN_GOLDEN = join(HERE, 'sample-scan.golden.json');
 const DIGESTS_GOLDEN = join(HERE, 'audit-digests.json');
 const UPDATE = process.env['GOLDEN_UPDATE'] === '1';
-const FIXTURES = join(ROOT, 'libs', 'checks', 'test', 'fixtures');
 const GENERATED_NOW = new Date('2026-11-22T00:00:00Z');
 
 /** The scan JSON with the run-specific values (id, wall-clock times) replaced by placeholders. */
@@ -84,13 +85,13 @@ function expectOutputOrder(out: AuditOutput): void {
 /** Per-check digests of every check fixture's audit output, keyed `<CHECK_ID>/<file>` (the fixture). */
 function fixtureDigests(): Record<string, CheckDigests> {
   const out: Record<string, CheckDigests> = {};
-  for (const dir of readdirSync(FIXTURES).sort())
-    for (const file of readdirSync(join(FIXTURES, dir)).sort()) {
-      const doc = JSON.parse(readFileSync(join(FIXTURES, dir, file), 'utf8')) as {
+  for (const { checkId, dir } of checkFixtureFolders())
+    for (const file of readdirSync(dir).sort()) {
+      const doc = JSON.parse(readFileSync(join(dir, file), 'utf8')) as {
         settings?: PartialAuditSettings;
         snapshot: FleetSnapshot;
       };
-      out[`${dir}/${file}`] = digestsByCheck(runAudit(doc.snapshot, { now: FROZEN_NOW, ...(doc.settings ? { settings: doc.settings } : {}) }));
+      out[`${checkId}/${file}`] = digestsByCheck(runAudit(doc.snapshot, { now: FROZEN_NOW, ...(doc.settings ? { settings: doc.settings } : {}) }));
     }
   return out;
 }

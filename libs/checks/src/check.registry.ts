@@ -48,13 +48,13 @@ import { nlbServerGroupOrphanedRule } from './rules/nlb-server-group-orphaned.ru
 import { nlbZoneMapsMissingRule } from './rules/nlb-zone-maps-missing.rule';
 import { nlbCcmUnsupportedRule } from './rules/nlb-ccm-unsupported.rule';
 import { quotaApplicationRefusedRule } from './rules/quota-application-refused.rule';
+import { KIND_CHECKS } from './kinds';
 
 /**
- * Every registered check, in catalogue order (`../shared/checks.md` sections and rows). The one place checks are
- * registered (STYLE.md F.27): the engine, the CLI's `checks` listing, the API's check listing and the generated
- * `docs/checks.md` all read this list.
+ * The checks that live in rules/, in catalogue order (`../shared/checks.md` sections and rows): every CLB and NLB
+ * check and those of no kind. A kind's checks in its own folder are listed by `KIND_CHECKS` (kinds/index.ts).
  */
-export const CHECKS: readonly CheckDefinition[] = Object.freeze([
+const RULES_CHECKS: readonly CheckDefinition[] = Object.freeze([
   // Quotas and capacity
   clbBackendQuotaRule,
   ecsLbAttachmentQuotaRule,
@@ -107,6 +107,27 @@ export const CHECKS: readonly CheckDefinition[] = Object.freeze([
   serviceEventErrorRule,
   nlbZoneMapsMissingRule,
 ]);
+
+/**
+ * `base` with each of `added` placed after the last check of its category (the end of that section of the
+ * catalogue), in `added` order; a category `base` does not have goes at the end. Linear in the checks.
+ */
+function inSections(base: readonly CheckDefinition[], added: readonly CheckDefinition[]): CheckDefinition[] {
+  const sections = new Map<string, CheckDefinition[]>();
+  for (const c of [...base, ...added]) {
+    const section = sections.get(c.category);
+    if (section) section.push(c);
+    else sections.set(c.category, [c]);
+  }
+  return [...sections.values()].flat();
+}
+
+/**
+ * Every registered check, in catalogue order: the rules/ checks (`RULES_CHECKS`), then each kind folder's
+ * (`KIND_CHECKS`) at the end of its category's section. The one place checks are registered (STYLE.md F.27): the
+ * engine, the CLI's `checks` listing, the API's check listing and the generated `docs/checks.md` all read this list.
+ */
+export const CHECKS: readonly CheckDefinition[] = Object.freeze(inSections(RULES_CHECKS, KIND_CHECKS));
 
 const BY_ID: ReadonlyMap<string, CheckDefinition> = new Map(CHECKS.map((c) => [c.id, c]));
 

@@ -1,14 +1,15 @@
 import { hash } from 'node:crypto';
-import type { ResourceKind, ResourceRef } from '@app/domain';
+import { LB_KIND_RESOURCE_KINDS, type ResourceKind, type ResourceRef } from '@app/domain';
 
 /**
  * Kinds whose identity is regional: a CLB, vServer group, ECS instance or vSwitch is named by its
  * id within its account and region (Alibaba Cloud API references: DescribeLoadBalancers,
  * DescribeVServerGroups, DescribeInstances, DescribeVSwitches take RegionId and return ids unique
- * there). The cluster they serve is a derived attribute that can change (or be unknown when a
- * cluster's Kubernetes objects were not read), so it is not part of their key.
+ * there), and so is every resource kind of another load-balancer kind (`LB_KIND_RESOURCE_KINDS`: NLB
+ * ListLoadBalancers, ListServerGroups, ListServerGroupServers). The cluster they serve is a derived attribute that
+ * can change (or be unknown when a cluster's Kubernetes objects were not read), so it is not part of their key.
  */
-export const REGION_SCOPED_KINDS: ReadonlySet<ResourceKind> = new Set<ResourceKind>(['LoadBalancer', 'VServerGroup', 'EcsInstance', 'VSwitch', 'NetworkLoadBalancer', 'NlbServerGroup', 'NlbServer']);
+export const REGION_SCOPED_KINDS: ReadonlySet<ResourceKind> = new Set<ResourceKind>(['LoadBalancer', 'VServerGroup', 'EcsInstance', 'VSwitch', ...LB_KIND_RESOURCE_KINDS]);
 
 /**
  * The stable identity key of a resource, `|`-separated: kind, account, region, cluster and id for

@@ -4,6 +4,7 @@
  */
 export { runAudit, withClusterName, type RunAuditOptions, type AuditOutput } from './audit.engine';
 export { CHECKS, CHECK_IDS, QUOTA_CENTER_QUOTA_OF_CHECK, QUOTA_USAGE_CHECK_IDS, getCheck, unknownCheckIdReason } from './check.registry';
+export { KIND_CHECKS } from './kinds';
 export { compareResourceKeys, fingerprintOf, REGION_SCOPED_KINDS, resourceKeyOf } from './fingerprint.util';
 export { DEFAULT_AUDIT_SETTINGS } from './audit-settings.constants';
 export { resolveAuditSettings } from './audit-settings.util';

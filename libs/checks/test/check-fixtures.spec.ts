@@ -1,6 +1,7 @@
 /**
- * Fixture-driven check tests (STYLE.md G.34): `test/fixtures/<CHECK_ID>/{pass,fail,skipped}.<case>.json`.
- * One spec walks the directory, so adding a file adds a case. Run one check with
+ * Fixture-driven check tests (STYLE.md G.34): `test/fixtures/<CHECK_ID>/{pass,fail,skipped}.<case>.json`, and
+ * `src/kinds/<kind>/fixtures/<CHECK_ID>/...` for the checks of a kind folder (check-fixture-folders.util.ts).
+ * One spec walks the directories, so adding a file adds a case. Run one check with
  * `CHECK=LB_ORPHANED npx vitest run libs/checks/test/check-fixtures.spec.ts` (`RULE=` works too).
  *
  * File format: `{ "description", "settings"?, "expect"?: { "failures": [{ resourceId, severity?, used?, limit? }] },
@@ -14,6 +15,7 @@ import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import type { FleetSnapshot, Severity } from '@app/domain';
 import { CHECKS, getCheck, runAudit, type PartialAuditSettings } from '@app/checks';
+import { checkFixtureFolders } from './check-fixture-folders.util';
 import { FROZEN_NOW } from './factories';
 
 interface FixtureFile {
@@ -23,12 +25,10 @@ interface FixtureFile {
   snapshot: FleetSnapshot;
 }
 
-const ROOT = join(__dirname, 'fixtures');
 const only = process.env['CHECK'] ?? process.env['RULE'];
-const dirs = readdirSync(ROOT, { withFileTypes: true })
-  .filter((d) => d.isDirectory())
-  .map((d) => d.name)
-  .sort();
+const folders = checkFixtureFolders();
+const dirs = folders.map((f) => f.checkId);
+const DIR_OF: ReadonlyMap<string, string> = new Map(folders.map((f) => [f.checkId, f.dir]));
 
 /** Runs the audit with only `checkId` enabled. */
 function runOnly(checkId: string, doc: FixtureFile) {
@@ -41,7 +41,7 @@ describe('check fixtures', () => {
   it('has a fixture folder per registered check, each with pass, fail and skipped cases, and no stray folders', () => {
     expect(dirs).toEqual(CHECKS.map((c) => c.id).sort());
     for (const id of dirs) {
-      const files = readdirSync(join(ROOT, id));
+      const files = readdirSync(DIR_OF.get(id)!);
       expect(
         files.some((f) => f.startsWith('pass.')),
         `${id} has a pass fixture`,
@@ -63,10 +63,10 @@ describe('check fixtures', () => {
 
   for (const checkId of dirs.filter((d) => !only || d === only)) {
     describe(checkId, () => {
-      const files = readdirSync(join(ROOT, checkId)).sort();
+      const files = readdirSync(DIR_OF.get(checkId)!).sort();
       for (const file of files) {
         const outcome = file.split('.')[0] as 'pass' | 'fail' | 'skipped';
-        const doc = JSON.parse(readFileSync(join(ROOT, checkId, file), 'utf8')) as FixtureFile;
+        const doc = JSON.parse(readFileSync(join(DIR_OF.get(checkId)!, file), 'utf8')) as FixtureFile;
         it(`${file}: ${doc.description}`, () => {
           expect(getCheck(checkId)).toBeDefined();
           const { results, findings } = runOnly(checkId, doc);

@@ -14,21 +14,29 @@ export function severityRank(severity: Severity): number {
   return SEVERITIES.indexOf(severity);
 }
 
-/** Kind of resource a finding is about. */
-export type ResourceKind =
-  | 'Account'
-  | 'Region'
-  | 'Cluster'
-  | 'Node'
-  | 'Service'
-  | 'LoadBalancer'
-  | 'VServerGroup'
-  | 'NetworkLoadBalancer'
-  | 'NlbServerGroup'
-  | 'NlbServer'
-  | 'EcsInstance'
-  | 'VSwitch'
-  | 'RamRole';
+/**
+ * The kinds of resource a finding can be about, as the keys of an interface so that a load-balancer kind's module
+ * adds its own (`declare module`, beside its `LoadBalancerKind.resourceKinds`) instead of a list here naming every
+ * kind. The run-time list is `RESOURCE_KINDS` (resource-kinds.ts).
+ */
+export interface ResourceKinds {
+  Account: true;
+  Region: true;
+  Cluster: true;
+  Node: true;
+  Service: true;
+  LoadBalancer: true;
+  VServerGroup: true;
+  NetworkLoadBalancer: true;
+  NlbServerGroup: true;
+  NlbServer: true;
+  EcsInstance: true;
+  VSwitch: true;
+  RamRole: true;
+}
+
+/** Kind of resource a finding is about (a key of {@link ResourceKinds}). */
+export type ResourceKind = keyof ResourceKinds;
 
 /**
  * The resource a result is about. `id` is the cloud id (`lb-...`, `i-...`, cluster id) or, for

@@ -12,7 +12,7 @@
  *
  * Plain data: no framework import (libs/domain imports nothing). Field order is the order of REST properties.
  */
-import { LOAD_BALANCER_KIND_IDS } from './lb-kinds/kind-id';
+import { LOAD_BALANCER_KIND_IDS } from './lb-kinds';
 
 /** Scalar value kinds: `int` / `float` are counts and measures (JSON numbers), `id` a string that GraphQL types as `ID`. */
 export type ResourceScalar = 'string' | 'id' | 'int' | 'float' | 'boolean' | 'string[]';

@@ -9,6 +9,7 @@ export type * from './fleet-graph.types';
 export * from './fleet-graph.resources';
 export { coverageKey, targetKey, targetLabel } from './scan-target';
 export { ACCOUNT_DATASETS, COVERAGE_DATASETS, REGION_DATASETS } from './coverage-datasets';
+export { LB_KIND_RESOURCE_KINDS, RESOURCE_KINDS } from './resource-kinds';
 export { CLUSTER_ID_PREFIX_LENGTH, clusterLabel, resolveClusterRef } from './cluster-label';
 export type { NamedCluster } from './cluster-label';
 export { DEFAULT_OWNER_TAG_KEY, TEAM_NAME, assignTeams, clustersOf, teamOf, withSampleTeams, type OwnerSettings } from './owners';

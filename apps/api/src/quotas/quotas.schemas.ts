@@ -1,9 +1,6 @@
-import type { ResourceKind } from '@app/domain';
+import { RESOURCE_KINDS } from '@app/domain';
 import { z } from 'zod';
 import { cursorPageQueryFields, idFilter, scanIdSchema } from '../common/request.schemas';
-
-/** Resource kinds a quota sample can be about (libs/domain ResourceKind). */
-const RESOURCE_KINDS = ['Account', 'Region', 'Cluster', 'Node', 'Service', 'LoadBalancer', 'VServerGroup', 'EcsInstance', 'VSwitch', 'RamRole', 'NetworkLoadBalancer', 'NlbServerGroup', 'NlbServer'] as const satisfies readonly ResourceKind[];
 
 /** Query of `GET /v1/quotas`: equality filters (AND-ed), a ratio floor and keyset paging. */
 export const listQuotasQuerySchema = z.strictObject({

@@ -7,12 +7,18 @@ import type { LoadBalancerKindData } from './kind-data';
 export * from './load-balancer-kind';
 export * from './kind-data';
 export { NLB_DATA, NLB_IDS_PER_LIST_LISTENERS } from './nlb/nlb.data';
-export { LOAD_BALANCER_KIND_IDS } from './kind-id';
+export type { LoadBalancerKindIds } from './kind-id';
 export { CLB_KIND } from './clb.kind';
 export { NLB_KIND } from './nlb.kind';
 
 /** Every load-balancer kind CCM manages, in catalogue order (CLB first: the default when a Service has no class). */
 export const LB_KINDS: readonly LoadBalancerKind[] = Object.freeze([CLB_KIND, NLB_KIND]);
+
+/**
+ * The ids of the registered kinds, in `LB_KINDS` order: the values of the API's `loadBalancerKind` fields (REST,
+ * GraphQL, OpenAPI enums), read from the registry so that adding a kind adds its id everywhere.
+ */
+export const LOAD_BALANCER_KIND_IDS: readonly LoadBalancerKindId[] = Object.freeze(LB_KINDS.map((k) => k.id));
 
 /**
  * The data paths of the kinds that declare one (`LoadBalancerKind.data`), in `LB_KINDS` order: what the collectors,

@@ -4,6 +4,7 @@ import { ANNOTATION_SERVICE_CLASS, FINALIZER_CLB, FINALIZER_NLB, NLB_LOAD_BALANC
 import { CCM_RAM_REQUIREMENTS } from '../ccm/ram-actions.constants';
 import { ccmRamRequirements } from '../ccm/ram-actions.model';
 import { COVERAGE_DATASETS } from '../coverage-datasets';
+import { LB_KIND_RESOURCE_KINDS, RESOURCE_KINDS } from '../resource-kinds';
 import { CLB_KIND, KIND_DATA, LB_KINDS, LOAD_BALANCER_KIND_IDS, NLB_DATA, NLB_KIND, emptyKindWire, kindOfService, kindsInUse, loadBalancerKind } from './index';
 
 const clbService = k8sService({ name: 'web', namespace: 'shop' });
@@ -15,6 +16,16 @@ describe('the load-balancer kinds', () => {
     expect(loadBalancerKind('nlb')).toBe(NLB_KIND);
     expect(() => loadBalancerKind('alb' as never)).toThrow(/unknown load-balancer kind alb/);
     expect(Object.isFrozen(CLB_KIND) && Object.isFrozen(NLB_KIND) && Object.isFrozen(LB_KINDS)).toBe(true);
+  });
+
+  it("add their own resource kinds after the others', region-scoped, each once", () => {
+    expect(LB_KIND_RESOURCE_KINDS).toEqual(LB_KINDS.flatMap((k) => k.resourceKinds ?? []));
+    expect(NLB_KIND.resourceKinds).toEqual(['NetworkLoadBalancer', 'NlbServerGroup', 'NlbServer']);
+    expect(CLB_KIND.resourceKinds).toBeUndefined();
+    expect(RESOURCE_KINDS.slice(-LB_KIND_RESOURCE_KINDS.length)).toEqual(LB_KIND_RESOURCE_KINDS);
+    expect(RESOURCE_KINDS).toContain('LoadBalancer');
+    expect(new Set(RESOURCE_KINDS).size).toBe(RESOURCE_KINDS.length);
+    expect(Object.isFrozen(RESOURCE_KINDS) && Object.isFrozen(LOAD_BALANCER_KIND_IDS)).toBe(true);
   });
 
   it('take the Services CCM NeedCLB / NeedNLB give them, and no other', () => {

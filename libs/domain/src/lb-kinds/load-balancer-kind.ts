@@ -9,6 +9,7 @@
  * only what differs, so the rules and forecasts ask the kind instead of branching on `clb` / `nlb`.
  */
 import type { K8sService } from '../snapshot.types';
+import type { ResourceKind } from '../finding.types';
 import type { AnnotationMinimumVersion } from '../ccm/annotation-versions.constants';
 import type { CcmRamRequirement } from '../ccm/ram-actions.constants';
 import type { CcmServerShape } from '../ccm/backends.model';
@@ -65,6 +66,12 @@ export interface LoadBalancerKind {
    * not list (unknown and unversioned keys are not judged).
    */
   annotationMinimumVersion(key: string): AnnotationMinimumVersion | undefined;
+  /**
+   * The resource kinds of the kind's own resources that findings name (`ResourceKind`, each added to `ResourceKinds`
+   * by the kind's module), in catalogue order; all region-scoped (named by id within an account and region). Absent
+   * for CLB, whose `LoadBalancer` and `VServerGroup` are listed with the kinds of no load-balancer kind.
+   */
+  readonly resourceKinds?: readonly ResourceKind[];
   /**
    * The kind's data path (crawl, fleet files, snapshot mapping, simulator) that the generic code iterates over;
    * absent for CLB, whose SLB 2014-05-15 path the collectors, the fleet format and the simulator write out.

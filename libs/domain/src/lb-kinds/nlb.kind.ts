@@ -32,5 +32,6 @@ export const NLB_KIND: LoadBalancerKind = Object.freeze({
   quotas: NLB_QUOTAS,
   ramRequirements: CCM_NLB_RAM_REQUIREMENTS,
   annotationMinimumVersion: (key: string) => annotationMinimumVersion(key, 'nlb'),
+  resourceKinds: Object.freeze(['NetworkLoadBalancer', 'NlbServerGroup', 'NlbServer'] as const),
   data: NLB_DATA,
 });
