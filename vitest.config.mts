@@ -17,6 +17,7 @@ import { defineConfig } from 'vitest/config';
 import swc from 'unplugin-swc';
 import { availableParallelism } from 'node:os';
 import { fileURLToPath } from 'node:url';
+import { WeightSequencer } from './test/support/weight-sequencer.mts';
 
 const here = (p: string) => fileURLToPath(new URL(p, import.meta.url));
 
@@ -59,6 +60,8 @@ export default defineConfig({
     teardownTimeout: 30_000,
     // One pool for both projects (vitest runs projects of different worker counts one after the other).
     maxWorkers: integrationWorkers,
+    // Longest files first by test/file-weights.json (a clean clone has no vitest results cache to order by).
+    sequence: { sequencer: WeightSequencer },
     projects: [
       {
         extends: true,
