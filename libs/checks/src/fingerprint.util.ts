@@ -82,7 +82,7 @@ export function compareResourceKeys(a: ResourceRef, b: ResourceRef): number {
 /**
  * Fingerprint of a finding: the first 32 hex characters of sha256(`checkId` + NUL + resource key).
  * Stable across scans, so scans diff into new / resolved / persisting and waivers can name it
- * (ARCHITECTURE.md "Findings carry a fingerprint"). The SQL migration
+ * (docs/architecture.md "Findings carry a fingerprint"). The SQL migration
  * `1796500000001_rekeyed_region_scoped_fingerprints.sql` computes the same value in PostgreSQL.
  */
 export function fingerprintOf(checkId: string, resource: ResourceRef): string {

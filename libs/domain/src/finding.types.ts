@@ -136,7 +136,7 @@ export function skippedResultsOf(results: readonly CheckResult[]): SkippedResult
  * One quota measurement of a scan: a (check, resource) result whose figures carry `used` and `limit`
  * (counts) — CLB backend servers, CLB listeners, CLB instances per region, CLBs per ECS instance,
  * NodePorts per cluster, CCM scale — whether it passed or failed. Stored per scan for metrics, alerts and
- * forecasts (ARCHITECTURE.md "The one data flow": "findings, quota usage samples").
+ * forecasts (docs/architecture.md "The one data flow": "findings, quota usage samples").
  */
 export interface QuotaUsageSample {
   checkId: string;

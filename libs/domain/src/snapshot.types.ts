@@ -2,7 +2,7 @@
  * The FleetSnapshot: one normalised, read-only picture of a fleet of Alibaba Cloud accounts and
  * ACK clusters, as every analysis path sees it.
  *
- * The same snapshot comes from three sources (ARCHITECTURE.md, "The one data flow"):
+ * The same snapshot comes from three sources (docs/architecture.md, "The one data flow"):
  *  - an offline fleet directory (`../shared/fleet-format.md`), through `loadFleetDirectory`;
  *  - the live Alibaba Cloud and Kubernetes APIs, through the live collectors;
  *  - the simulator (which is read through the live collectors).

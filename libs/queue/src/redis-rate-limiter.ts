@@ -1,5 +1,5 @@
 /**
- * Per-account Alibaba Cloud OpenAPI budgets shared by every worker process (ARCHITECTURE.md
+ * Per-account Alibaba Cloud OpenAPI budgets shared by every worker process (docs/architecture.md
  * "Running modes": adding workers never breaks an account's API quota).
  *
  * Same budget model as the in-process limiter of libs/collectors (`api-rate-limiter.util.ts`:

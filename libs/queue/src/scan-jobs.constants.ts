@@ -3,7 +3,7 @@
  * results (STYLE.md E.18, after immich `JobName`/`QueueName`/`JOBS_TO_QUEUE`). Producers and
  * processors import these; nobody spells a queue or job name anywhere else.
  *
- * Flow of one scan (ARCHITECTURE.md "The one data flow"):
+ * Flow of one scan (docs/architecture.md "The one data flow"):
  *
  * ```
  * plan-scan (scan-plan)                     enumerates accounts and regions from the config

@@ -1,5 +1,5 @@
 /**
- * Embedded PostgreSQL for the zero-setup mode (ARCHITECTURE.md "Running modes"): PGlite
+ * Embedded PostgreSQL for the zero-setup mode (docs/architecture.md "Running modes"): PGlite
  * (PostgreSQL compiled to WASM) served over the PostgreSQL wire protocol on 127.0.0.1 by
  * pglite-socket, so the same `pg` code path serves both back ends.
  *

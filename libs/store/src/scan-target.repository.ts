@@ -130,7 +130,7 @@ const PENDING_ROWS_PER_INSERT = Math.floor(MAX_BIND_PARAMETERS / 3);
 /**
  * Per-target state of distributed scans: the crawl jobs' slices and the progress counts. Every
  * method is scoped by scan id; every write is an idempotent upsert, so a retried or duplicated
- * job changes nothing (ARCHITECTURE.md "Jobs are idempotent"). An `ok` row is never downgraded.
+ * job changes nothing (docs/architecture.md "Jobs are idempotent"). An `ok` row is never downgraded.
  */
 export class ScanTargetRepository {
   /** @param pool the store's connection pool */

@@ -9,7 +9,7 @@ export type ScanStatus = 'running' | 'succeeded' | 'failed';
 
 /**
  * Where a scan read its fleet: an `offline` fleet directory, the `live` APIs from one process, or
- * `distributed` crawl jobs on the worker fleet (ARCHITECTURE.md "Running modes").
+ * `distributed` crawl jobs on the worker fleet (docs/architecture.md "Running modes").
  */
 export type ScanSource = 'offline' | 'live' | 'distributed';
 

@@ -1,5 +1,5 @@
 /**
- * Prometheus metrics of the fleet audit (ARCHITECTURE.md "The one data flow": analyze -> metrics): what
+ * Prometheus metrics of the fleet audit (docs/architecture.md "The one data flow": analyze -> metrics): what
  * the latest succeeded scan found, how much of each quota is used, what could not be read, and whether
  * scans keep succeeding. Rendered from stored scan data at scrape time (any API replica answers the
  * same), on a fresh prom-client Registry per scrape, so series of resources that left the fleet vanish.

@@ -1,5 +1,5 @@
 /**
- * `fleet-audit worker`: a distributed-scan worker (ARCHITECTURE.md "Running modes"): consumes the
+ * `fleet-audit worker`: a distributed-scan worker (docs/architecture.md "Running modes"): consumes the
  * plan, crawl, analyze and shard queues on REDIS_URL (ANALYZE_SHARDS: a scan's analysis as one job per (account,
  * region) and a final job; README "Sharded analysis"), writes to DATABASE_URL, runs the scan schedule of
  * the configs given with `--config` (default hourly), and drains gracefully on SIGTERM/SIGINT
