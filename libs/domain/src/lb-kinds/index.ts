@@ -1,3 +1,16 @@
+/**
+ * The registry of the load-balancer kinds CCM manages (`LB_KINDS`) and what is derived from it. A kind is one folder
+ * per layer and one line per registry:
+ * - libs/domain/src/lb-kinds/<kind>/: its `LoadBalancerKind` (with its `LoadBalancerKindData`: crawl, fleet files,
+ *   snapshot mapper, simulator answers), its wire schemas and snapshot types, and the `declare module` lines adding
+ *   its id (`LoadBalancerKindIds`), dataset (`CoverageDatasets`), snapshot fields (`RegionSnapshot`) and resource
+ *   kinds (`ResourceKinds`); registered in `LB_KINDS` below;
+ * - libs/checks/src/kinds/<kind>/: its checks and their fixtures; registered in `KIND_CHECKS` (libs/checks kinds/index.ts).
+ * The collectors, the fleet directory, the simulator, the coverage datasets, the API enums (REST, GraphQL, OpenAPI)
+ * and the specs that enumerate kinds or checks read these registries. Regenerated, not written: docs/checks.md,
+ * the layout table of docs/fleet-format.md, apps/api/openapi.json and schema.gql, the goldens, and the sample fleet's
+ * (empty) files of the kind.
+ */
 import type { K8sService } from '../snapshot.types';
 import { CLB_KIND } from './clb.kind';
 import { NLB_KIND } from './nlb.kind';
