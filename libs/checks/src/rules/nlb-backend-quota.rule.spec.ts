@@ -101,6 +101,8 @@ describe('NLB_BACKEND_QUOTA', () => {
     expect(resultOf(fixture([[b, a, b]])).figures).toMatchObject({ used: 3, distinctServers: 2 });
     expect(resultOf(fixture([[a, server('i-a', 'Eni')]])).figures).toMatchObject({ distinctServers: 2 });
     expect(resultOf(fixture([[server('10.0.0.1', 'Ip'), server('10.0.0.1', 'Ip'), server('10.0.0.2', 'Ip')]])).figures).toMatchObject({ distinctServers: 2 });
+    // A group of IP servers (ENI mode): one server is one distinct server.
+    expect(resultOf(fixture([[server('10.0.0.1', 'Ip')]])).figures).toMatchObject({ used: 1, distinctServers: 1 });
   });
 
   it('each NLB counts its own groups; NLBs whose groups list the same nodes each get the count', () => {
@@ -134,6 +136,9 @@ describe('NLB_BACKEND_QUOTA', () => {
     expect(distinctServers([group([server('i-a'), server('i-a'), server('i-b')])])).toBe(2);
     expect(distinctServers([group([server('i-b'), server('i-a')])])).toBe(2);
     expect(distinctServers([group([server('x', 'Eni'), server('x', 'Ip'), server('x')])])).toBe(3);
+    expect(distinctServers([group([server('x', 'Eni'), server('x')])])).toBe(2);
+    expect(distinctServers([group([server('x', 'Eni'), server('y')])])).toBe(2);
+    expect(distinctServers([group([server('x', 'Eni')])])).toBe(1);
     expect(distinctServers([group([server('i-a')]), group([server('i-a'), server('i-b')])])).toBe(2);
   });
 });
