@@ -246,6 +246,16 @@ describe('LB_CONFIG_DRIFT, CLB part', () => {
     expect(judge(deleting.snapshot).result).toBeUndefined();
   });
 
+  it('an NLB Service whose region NLBs were not read is skipped on the Service, naming the gap', () => {
+    const f = nlbFixture(ID, 'skipped.nlb-not-read');
+    const r = judge(f.snapshot).result!;
+    expect(r.status).toBe('skipped');
+    expect(r.message).toBe(
+      'Not evaluated: NLB instances and server groups of cn-hangzhou were not read ' +
+        '(accounts/1234567890123456/regions/cn-hangzhou/nlb/servers.json: missing, required by the fleet format (ENOENT))',
+    );
+  });
+
   it('skips a reused CLB that CCM refuses (tagged by CCM or ACK), naming the check that reports it', () => {
     const f = fixture({ id: CLB });
     expect(result(f.snapshot)).toMatchObject({
