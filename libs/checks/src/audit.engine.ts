@@ -2,7 +2,7 @@ import { severityRank, teamOf, type CheckResult, type Finding, type FleetSnapsho
 import type { PartialAuditSettings } from './audit-settings.types';
 import { resolveAuditSettings } from './audit-settings.util';
 import { CHECKS, CHECK_IDS } from './check.registry';
-import type { CheckContext, FastPathSwitch } from './check.types';
+import type { CheckContext, FastPathSwitch, ServiceFilter } from './check.types';
 import { FleetIndex } from './fleet-index';
 import { compareResourceKeys, fingerprintOf, resourceKeyOf } from './fingerprint.util';
 import { serviceRef } from './result.util';
@@ -18,6 +18,8 @@ export interface RunAuditOptions {
   index?: FleetIndex;
   /** The fast-path switch of this run (`FastPathSwitch`); absent = fast paths on. */
   fastPaths?: FastPathSwitch;
+  /** The Services some checks judge in this run (`ServiceFilter`); absent = every check judges every Service. */
+  serviceFilter?: ServiceFilter;
 }
 
 /** Output of `runAudit`. */
@@ -67,7 +69,14 @@ function compareStrings(a: string, b: string): number {
 export function runAudit(snapshot: FleetSnapshot, options: RunAuditOptions): AuditOutput {
   const settings = resolveAuditSettings(options.settings, CHECK_IDS);
   const index = options.index ?? FleetIndex.build(snapshot);
-  const ctx: CheckContext = { snapshot, index, now: options.now, settings, ...(options.fastPaths ? { fastPaths: options.fastPaths } : {}) };
+  const ctx: CheckContext = {
+    snapshot,
+    index,
+    now: options.now,
+    settings,
+    ...(options.fastPaths ? { fastPaths: options.fastPaths } : {}),
+    ...(options.serviceFilter ? { serviceFilter: options.serviceFilter } : {}),
+  };
   const perCheck: { id: string; results: CheckResult[]; sorted: boolean }[] = [];
   // The Service refs in key order, built before the checks run (they share them): what `KeyOrderScan` follows.
   const serviceRefs = serviceRefsInKeyOrder(index);

@@ -26,6 +26,9 @@
  *   when `applies` accepts its reusers (the CLB is unknown, the Services are not).
  * - `ecs`: every ECS instance of a region whose CLBs were read (`EcsScopeEntry`, `FleetIndex.ecsOf`: listed
  *   instances and ECS ids among CLB backends); a region whose CLBs were not read gets one `skipped` result.
+ *
+ * A run's one-Service filter (`CheckContext.serviceFilter`) narrows the `service` and `reusedClb` loops of the checks
+ * it names to the Services it accepts (a caller that keeps the other Services' results of an earlier run).
  */
 import { type AccountSnapshot, type CheckResult, type CoverageDataset, type ResourceRef } from '@app/domain';
 import type { CheckContext, CheckDefinition } from './check.types';
@@ -160,7 +163,9 @@ export function scopedCheck<S extends CheckScope>(
     evaluate(ctx: CheckContext): CheckResult[] {
       const r = resultsFor(def.id, def.defaultSeverity);
       const out: CheckResult[] = [];
-      const accepts = (subject: ScopeSubjects[S]) => !applies || applies(subject, ctx);
+      // The run's one-Service filter (`ServiceFilter`), for the scopes whose subject is a Service.
+      const only = (def.scope === 'service' || def.scope === 'reusedClb') && ctx.serviceFilter?.checkIds.has(def.id) ? ctx.serviceFilter : undefined;
+      const accepts = (subject: ScopeSubjects[S]) => (!only || only.accepts(subject as ServiceEntry)) && (!applies || applies(subject, ctx));
       const call = (entry: ScopeEntries[S]) => check(entry, out, r, ctx);
       iterate(def.scope, needs, ctx.index, r, out, accepts as never, call as never);
       return out;

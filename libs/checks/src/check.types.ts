@@ -1,6 +1,6 @@
 import type { CheckResult, FleetSnapshot, QuotaDefinition, ResourceKind, Severity } from '@app/domain';
 import type { AuditSettings } from './audit-settings.types';
-import type { FleetIndex } from './fleet-index';
+import type { FleetIndex, ServiceEntry } from './fleet-index';
 
 /**
  * Categories of checks, one per section of the catalogue (checks.md): `quota` "Quotas and capacity",
@@ -19,6 +19,18 @@ export interface CheckContext {
   settings: AuditSettings;
   /** The run's fast-path switch (`FastPathSwitch`); absent = fast paths on, not counted. */
   fastPaths?: FastPathSwitch;
+  /** The run's one-Service filter (`ServiceFilter`); absent = every check judges every Service. */
+  serviceFilter?: ServiceFilter;
+}
+
+/**
+ * Which Services the `service` and `reusedClb` scope checks `checkIds` judge in one audit run (the others judge
+ * every Service): those `accepts` takes, before the check's own `applies`. What a caller that keeps the other
+ * Services' results from an earlier run asks for (the admission review model judges the reviewed Service alone).
+ */
+export interface ServiceFilter {
+  checkIds: ReadonlySet<string>;
+  accepts(se: ServiceEntry): boolean;
 }
 
 /**

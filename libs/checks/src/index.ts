@@ -11,7 +11,7 @@ export { resolveAuditSettings } from './audit-settings.util';
 export { partialAuditSettingsSchema } from './audit-settings.schema';
 export { AuditSettingsError, type AuditSettingsErrorCode } from './audit-settings.exception';
 export type { AuditSettings, CheckSettings, PartialAuditSettings } from './audit-settings.types';
-export type { CheckCategory, CheckContext, CheckDefinition, FastPathSwitch } from './check.types';
+export type { CheckCategory, CheckContext, CheckDefinition, FastPathSwitch, ServiceFilter } from './check.types';
 export {
   FleetIndex,
   maxCountOutside,

@@ -21,7 +21,9 @@
  * each Service of the cluster and on the load balancers it names are the same with the Service alone in the cluster,
  * and that say nothing else there) run on the reviewed Service alone (its load balancers, the nodes, pods and ECS
  * instances as they are); their baseline results stand for every other Service. The others (those that count over
- * the cluster: a node's attachments, the NodePort range, Cluster-mode blowup) run on the whole slice.
+ * the cluster: a node's attachments, the NodePort range, Cluster-mode blowup) run on the whole slice, but for the
+ * counting checks (COUNTING_CHECKS): each ECS instance's attachments are its baseline count plus what the step moved,
+ * and Cluster-mode blowup judges the reviewed Service alone while no count the step moved reaches a quota ratio.
  *
  * A review copies only what the what-if step writes (the cluster's lists, the CLB of the Service it updates); the
  * rest stays shared and frozen, and a write to it (a change reaching further than foreseen) makes the review start
@@ -41,17 +43,19 @@
  * Not computed: the headroom after the change (`WhatIfStep.headroom` is empty; a review does not report it).
  */
 import { createHash } from 'node:crypto';
-import { CHECK_IDS, QUOTA_USAGE_CHECK_IDS, type AuditOutput, type PartialAuditSettings } from '@app/checks';
+import { CHECK_IDS, QUOTA_USAGE_CHECK_IDS, resolveAuditSettings, runAudit, type AuditOutput, type PartialAuditSettings, type RunAuditOptions, type ServiceFilter } from '@app/checks';
 import {
   defaultLoadBalancerName,
   getLbAnnotation,
   LB_ANNOTATION,
+  needClb,
   quotaUsageOf,
   type AccountSnapshot,
   type Clb,
   type ClusterSnapshot,
   type CheckResult,
   type FleetSnapshot,
+  type K8sEndpointSlice,
   type K8sService,
   type K8sServiceWire,
   type Nlb,
@@ -170,6 +174,75 @@ const MAX_WITNESSES = 64;
  */
 const SIGNED_REGION_CHECKS: ReadonlySet<string> = new Set(['CLB_INSTANCE_QUOTA', 'VSWITCH_IP_EXHAUSTION']);
 
+/**
+ * The counting checks: cluster checks that a review of one CLB Service answers from the counts its step moves
+ * (`countingPart`) rather than by judging every ECS instance and every Service of the whole slice again:
+ * - `ECS_LB_ATTACHMENT_QUOTA` counts, per ECS instance, the CLBs that list it as a backend (libs/checks
+ *   ecs-lb-attachment-quota.rule.ts over `FleetIndex.ecsAttachments`: a server counts on a CLB where its first entry
+ *   there, default group first, is an ECS backend; `attachedEcs`). A review's count of each instance is its baseline
+ *   count less the CLBs the step changed as they were, plus them as they are; an instance whose count moves keeps a
+ *   passing result with the new use (`used / limit` under `quota.warningRatio` and `quota.criticalRatio`, as the rule
+ *   judges it), else the review runs the check on the whole slice (a finding's text is the rule's).
+ * - `CLUSTER_MODE_BLOWUP` judges each CLB Service (cluster-mode-blowup.rule.ts) by its own node selection, endpoint
+ *   slices and CLB, and by the attachment counts of its eligible nodes: the review's audit of the slice judges the
+ *   reviewed Service alone (a `ServiceFilter`); every other Service's baseline result stands. The rule reads the
+ *   counts only as the busiest eligible node (against `quota.criticalRatio`: the severity) and the busiest node
+ *   attached only by Cluster mode (against `quota.warningRatio`: the failure); the nodes whose count the step moved
+ *   stay under both ratios before and after (above), the others keep their counts, so each of those comparisons,
+ *   hence each other Service's status and severity, stays as it was (only the figures of its message could move,
+ *   which no diff reads).
+ * The counts are checked against the slice's baseline results when the model is built: a model where one differs
+ * runs both checks on every Service of the whole slice.
+ */
+const COUNTING_CHECKS: ReadonlySet<string> = new Set(['ECS_LB_ATTACHMENT_QUOTA', 'CLUSTER_MODE_BLOWUP']);
+
+const BLOWUP: ReadonlySet<string> = new Set(['CLUSTER_MODE_BLOWUP']);
+
+/**
+ * `auditChanged` (whatif.runner.ts) with a one-Service filter: `runAudit` of the slice with fresh region objects (the
+ * checks memoise per-region views by object, and a review changed the slice since the last audit of it).
+ */
+function auditFiltered(snapshot: FleetSnapshot, options: Pick<RunAuditOptions, 'now' | 'settings' | 'serviceFilter'>): AuditOutput {
+  return runAudit({ ...snapshot, accounts: snapshot.accounts.map((a) => ({ ...a, regions: a.regions.map((r) => ({ ...r })) })) }, options);
+}
+
+/**
+ * The servers a CLB counts as attached ECS instances: each server id whose first entry on the CLB (the default group
+ * first, then the vServer groups in order) is of type `ecs` (FleetIndex `regionBackendStats`).
+ */
+function attachedEcs(clb: Clb): Set<string> {
+  const seen = new Set<string>();
+  const out = new Set<string>();
+  for (const g of [clb.defaultBackendServers, ...clb.vServerGroups.map((v) => v.backendServers)])
+    for (const b of g) {
+      if (seen.has(b.serverId)) continue;
+      seen.add(b.serverId);
+      if (b.type === 'ecs') out.add(b.serverId);
+    }
+  return out;
+}
+
+/** Whether two lists hold the same entries (the same objects) in the same order; both absent counts as the same. */
+function sameEntries<T>(a: readonly T[] | undefined, b: readonly T[] | undefined): boolean {
+  if (a === b) return true;
+  if (!a || !b || a.length !== b.length) return false;
+  for (let i = 0; i < a.length; i++) if (a[i] !== b[i]) return false;
+  return true;
+}
+
+/** Whether two objects hold the same values (the same objects) under every key but `except`. */
+function sameFields(a: object, b: object, except: ReadonlySet<string>): boolean {
+  const x = a as Record<string, unknown>;
+  const y = b as Record<string, unknown>;
+  for (const k of Object.keys(x)) if (!except.has(k) && x[k] !== y[k]) return false;
+  for (const k of Object.keys(y)) if (!except.has(k) && !(k in x)) return false;
+  return true;
+}
+
+const REGION_LISTS: ReadonlySet<string> = new Set(['clusters', 'loadBalancers', 'nlbs', 'nlbServerGroups']);
+const CLUSTER_LISTS: ReadonlySet<string> = new Set(['kubernetes']);
+const KUBERNETES_LISTS: ReadonlySet<string> = new Set(['services', 'endpointSlices', 'pods']);
+
 /** Region results kept per model (`regionMemo`), by signature; the memo starts again when full. */
 const MAX_REGION_MEMO = 32;
 
@@ -270,6 +343,22 @@ export class ClusterReviewModel {
    * (`servicePart`) and keeps their baseline results on everything else.
    */
   readonly serviceChecks: ReadonlySet<string>;
+  /**
+   * The counting checks this model answers from counts (`countingPart`): ECS_LB_ATTACHMENT_QUOTA when it is a cluster
+   * check here, enabled, and its counts passed the check of the model's build, with CLUSTER_MODE_BLOWUP when that is
+   * a cluster check too; empty: both run on every Service of the whole slice.
+   */
+  readonly countingChecks: ReadonlySet<string>;
+  /** `clusterSettings` less ECS_LB_ATTACHMENT_QUOTA: what a review answered by `countingPart` runs on the whole slice. */
+  private readonly clusterSettingsUncounted: PartialAuditSettings;
+  /** The baseline's ECS_LB_ATTACHMENT_QUOTA result of each ECS instance, by its id. */
+  private readonly ecsResults = new Map<string, CheckResult>();
+  /** The baseline's results and findings of the counting checks. */
+  private readonly countingBaseline: Pick<AuditOutput, 'results' | 'findings'>;
+  /** What each Service of the cluster names (`namedBy`), by `namespace/name`. */
+  private readonly namesOf = new Map<string, Set<string>>();
+  /** The quota ratios of the model's settings (`quota.warningRatio`, `quota.criticalRatio`). */
+  private readonly quotaRatios: { warningRatio: number; criticalRatio: number };
   private readonly sliceSettings: PartialAuditSettings;
   private readonly regionSettings: PartialAuditSettings;
   /** The slice's checks less the Service checks: what a review still runs on the whole slice. */
@@ -294,11 +383,12 @@ export class ClusterReviewModel {
   private readonly regionResults: ReadonlyMap<string, string>;
   /**
    * Reviews answered so far with the Service checks run on the Service alone, and with every check on the whole
-   * slice; reviews whose region checks' results came from `regionMemo`.
+   * slice; reviews whose region checks' results came from `regionMemo`; reviews whose counting checks came from
+   * `countingPart`.
    */
-  readonly answered = { serviceAlone: 0, wholeSlice: 0, regionRemembered: 0 };
+  readonly answered = { serviceAlone: 0, wholeSlice: 0, regionRemembered: 0, counted: 0 };
   /** Counts for diagnostics and the bench: the slice's baseline results, the untrusted ones, full and stub CLBs. */
-  readonly size: { results: number; untrusted: number; fullClbs: number; stubClbs: number; regionChecks: number; serviceChecks: number };
+  readonly size: { results: number; untrusted: number; fullClbs: number; stubClbs: number; regionChecks: number; serviceChecks: number; countingChecks: number };
 
   /**
    * @param snapshot the fleet snapshot (read only: the slice is a copy)
@@ -447,6 +537,19 @@ export class ClusterReviewModel {
     for (const res of without.results) if (!regionChecks.has(res.checkId)) sliceTexts.set(sampleKeyOf(res.checkId, res.resource), resultText(res));
     const alone = new Map<string, boolean>();
     let witnesses = 0;
+    // The counting checks (see COUNTING_CHECKS): the counts of `attachedEcs` against each ECS instance's baseline result.
+    const enabled = (id: string) => !regionChecks.has(id) && checks[id]?.enabled !== false;
+    let counting = enabled('ECS_LB_ATTACHMENT_QUOTA');
+    const counts = new Map<string, number>();
+    for (const clb of this.clbs?.full ?? []) for (const id of attachedEcs(clb)) counts.set(id, (counts.get(id) ?? 0) + 1);
+    for (const res of without.results) {
+      if (res.checkId !== 'ECS_LB_ATTACHMENT_QUOTA') continue;
+      const used = res.figures?.used;
+      if (res.resource.kind !== 'EcsInstance' || res.status === 'skipped' || used !== (counts.get(res.resource.id) ?? 0) || typeof res.figures?.limit !== 'number') counting = false;
+      this.ecsResults.set(res.resource.id, res);
+    }
+    for (const id of counts.keys()) if (!this.ecsResults.has(id)) counting = false;
+    for (const svc of this.cluster.kubernetes?.services ?? []) this.namesOf.set(serviceKey(svc), namedBy(svc));
     for (const svc of this.cluster.kubernetes?.services ?? []) {
       if (svc.type !== 'LoadBalancer' || witnesses >= MAX_WITNESSES) continue;
       const key = serviceKey(svc);
@@ -469,6 +572,12 @@ export class ClusterReviewModel {
     this.serviceSettings = only((id) => serviceChecks.has(id));
     const ofService = (x: { checkId: string }) => serviceChecks.has(x.checkId);
     this.serviceBaseline = { results: this.baseline.results.filter(ofService), findings: this.baseline.findings.filter(ofService) };
+    const countingChecks = new Set(counting && !serviceChecks.has('ECS_LB_ATTACHMENT_QUOTA') ? [...COUNTING_CHECKS].filter((id) => enabled(id) && !serviceChecks.has(id)) : []);
+    this.countingChecks = countingChecks;
+    this.clusterSettingsUncounted = only((id) => !regionChecks.has(id) && !serviceChecks.has(id) && id !== 'ECS_LB_ATTACHMENT_QUOTA');
+    const ofCounting = (x: { checkId: string }) => countingChecks.has(x.checkId);
+    this.countingBaseline = { results: this.baseline.results.filter(ofCounting), findings: this.baseline.findings.filter(ofCounting) };
+    this.quotaRatios = resolveAuditSettings(options.settings, CHECK_IDS).quota;
     this.size = {
       results: this.baseline.results.length,
       untrusted: untrusted.size,
@@ -476,6 +585,7 @@ export class ClusterReviewModel {
       stubClbs: (this.clbs?.order.length ?? 0) - (this.clbs?.full.length ?? 0),
       regionChecks: regionChecks.size,
       serviceChecks: serviceChecks.size,
+      countingChecks: countingChecks.size,
     };
   }
 
@@ -497,6 +607,92 @@ export class ClusterReviewModel {
     if (c.region.nlbServerGroups) region.nlbServerGroups = c.region.nlbServerGroups.filter((g) => groupNamed(g, set, nlbIds) && lbIds.add(g.serverGroupId));
     for (const id of nlbIds) lbIds.add(id);
     return { slice: { ...c.slice, accounts: [{ ...this.account, regions: [region] }] }, lbIds };
+  }
+
+  /** Whether a resource is the Service `key` (`namespace/name`) of the cluster. */
+  private isService(ref: CheckResult['resource'], key: string): boolean {
+    return ref.kind === 'Service' && ref.clusterId === this.clusterId && ref.namespace !== undefined && ref.name !== undefined && serviceKey({ namespace: ref.namespace, name: ref.name }) === key;
+  }
+
+  /**
+   * Whether a review's step changed only the Service `key` (a CLB Service before and after: `needClb`) and the CLBs it
+   * names: every other Service of the cluster, and its endpoint slices, the same objects as the model's; the pods,
+   * every other field of the cluster, its Kubernetes objects and its region as the model's; the NLB and server group
+   * lists as they started; each CLB the step added, removed or changed one that `key` names and no other Service does.
+   */
+  private onlyServiceChanged(c: ReviewCopy, key: string): boolean {
+    const cluster = c.region.clusters[0];
+    const own = this.cluster;
+    if (c.region.clusters.length !== 1 || !cluster?.kubernetes || !own.kubernetes) return false;
+    if (!sameFields(c.region, this.region, REGION_LISTS) || !sameFields(cluster, own, CLUSTER_LISTS)) return false;
+    if (!sameEntries(c.region.nlbs, this.nlbs ? c.started.nlbs : undefined) || !sameEntries(c.region.nlbServerGroups, this.groups ? c.started.groups : undefined)) return false;
+    const k8s = cluster.kubernetes;
+    const ownK8s = own.kubernetes;
+    if (!sameFields(k8s, ownK8s, KUBERNETES_LISTS) || !sameEntries(k8s.pods, ownK8s.pods)) return false;
+    const others = (list: readonly K8sService[]) => list.filter((x) => serviceKey(x) !== key);
+    if (!sameEntries(others(k8s.services), others(ownK8s.services))) return false;
+    for (const x of [...k8s.services, ...ownK8s.services]) if (serviceKey(x) === key && !needClb(x)) return false;
+    const otherSlices = (list: readonly K8sEndpointSlice[]) => list.filter((x) => x.serviceName === undefined || `${x.namespace}/${x.serviceName}` !== key);
+    if (!sameEntries(otherSlices(k8s.endpointSlices), otherSlices(ownK8s.endpointSlices))) return false;
+    // The CLBs: those of `key` may change; one the step added must be named by no other Service.
+    const started = new Set(c.started.clbs);
+    const mine = new Set((this.clbsOfService.get(key) ?? []).map((i) => this.clbs!.full[i]!.loadBalancerId));
+    for (const id of mine) if ((this.lbUsers.get(id) ?? []).some((u) => u !== key)) return false;
+    const now = new Set(c.region.loadBalancers ?? []);
+    for (const x of c.started.clbs) if (!now.has(x) && !mine.has(x.loadBalancerId)) return false;
+    for (const x of now) {
+      if (started.has(x) && (Object.isFrozen(x) || mine.has(x.loadBalancerId))) continue;
+      if (started.has(x)) return false;
+      for (const [other, names] of this.namesOf) if (other !== key && clbNamed(x, names)) return false;
+    }
+    return true;
+  }
+
+  /**
+   * The counting checks' part of a review (see COUNTING_CHECKS): each ECS instance's baseline result, or for one whose
+   * count the step moved its new use (a quota sample: the result passes before and after), and every other Service's
+   * baseline CLUSTER_MODE_BLOWUP result, with the filter that has the review's audit of the slice judge the reviewed
+   * Service alone. Undefined (the review runs both on every Service of the whole slice) when the step changed more than
+   * the Service and the CLBs only it names (`onlyServiceChanged`), or when a moved count is of an instance without a
+   * passing result or reaches a quota ratio.
+   */
+  private countingPart(c: ReviewCopy, key: string): (Pick<AuditOutput, 'results' | 'findings'> & { samples: QuotaUsageSample[]; filter?: ServiceFilter }) | undefined {
+    if (this.countingChecks.size === 0 || !this.onlyServiceChanged(c, key)) return undefined;
+    // The CLBs the step may have changed: those of `key` as they were (less) and as they are (more).
+    const delta = new Map<string, number>();
+    const count = (clb: Clb, d: number) => {
+      for (const id of attachedEcs(clb)) delta.set(id, (delta.get(id) ?? 0) + d);
+    };
+    for (const i of this.clbsOfService.get(key) ?? []) count(this.clbs!.full[i]!, -1);
+    // The model's own CLBs are frozen; the step's (new, or the copies of those of `key`) are not.
+    for (const x of c.region.loadBalancers ?? []) if (!Object.isFrozen(x)) count(x, 1);
+    // A use at or over the lower quota ratio gets a severity (libs/checks result.util.ts `quotaSeverity`): a finding.
+    const under = Math.min(this.quotaRatios.warningRatio, this.quotaRatios.criticalRatio);
+    const samples: QuotaUsageSample[] = [];
+    const moved = new Set<string>();
+    for (const [id, d] of delta) {
+      if (d === 0) continue;
+      const r = this.ecsResults.get(id);
+      const limit = r?.figures?.limit;
+      if (!r || r.status !== 'pass' || typeof limit !== 'number' || !(limit > 0)) return undefined;
+      const used = (r.figures!.used as number) + d;
+      if (used < 0 || used / limit >= under) return undefined;
+      moved.add(id);
+      samples.push({ checkId: r.checkId, resource: r.resource, used, limit, ratio: used / limit });
+    }
+    const keptEcs = (x: { checkId: string; resource: CheckResult['resource'] }) => x.checkId === 'ECS_LB_ATTACHMENT_QUOTA' && !moved.has(x.resource.id);
+    if (!this.countingChecks.has('CLUSTER_MODE_BLOWUP'))
+      return { results: this.countingBaseline.results.filter(keptEcs), findings: this.countingBaseline.findings.filter(keptEcs), samples };
+    // Of CLUSTER_MODE_BLOWUP, the filter leaves out the other Services' results only (not those of a whole cluster).
+    const kept = (x: { checkId: string; resource: CheckResult['resource'] }) =>
+      keptEcs(x) || (x.checkId === 'CLUSTER_MODE_BLOWUP' && x.resource.kind === 'Service' && !this.isService(x.resource, key));
+    const clusterId = this.clusterId;
+    return {
+      results: this.countingBaseline.results.filter(kept),
+      findings: this.countingBaseline.findings.filter(kept),
+      samples,
+      filter: { checkIds: BLOWUP, accepts: (se) => se.cluster.cluster.clusterId === clusterId && serviceKey(se.service) === key },
+    };
   }
 
   /** Whether a result is about the Service `key` of the cluster or one of the load balancers and server groups `lbIds`. */
@@ -628,11 +824,14 @@ export class ClusterReviewModel {
     for (const step of prepared.scenario.steps) for (const ch of applier.apply(step).services) changes.push({ ...ch, cluster: this.clusterId });
     const key = serviceKey(manifest.metadata as { namespace: string; name: string });
     const part = this.servicePart(c, key, changes);
-    const local = auditChanged(c.slice, { now: this.options.now, settings: part ? this.clusterSettings : this.sliceSettings });
+    const counted = part ? this.countingPart(c, key) : undefined;
+    const local = counted
+      ? auditFiltered(c.slice, { now: this.options.now, settings: this.clusterSettingsUncounted, ...(counted.filter ? { serviceFilter: counted.filter } : {}) })
+      : auditChanged(c.slice, { now: this.options.now, settings: part ? this.clusterSettings : this.sliceSettings });
     const wide = this.regionChecks.size > 0 ? this.regionPart(c) : undefined;
-    const results = [...local.results, ...(part?.results ?? []), ...(wide?.results ?? [])];
-    const findings = [...local.findings, ...(part?.findings ?? []), ...(wide?.findings ?? [])];
-    const nextSamples = sampleMap(withOverflow(quotaUsageOf(results, QUOTA_USAGE_CHECK_IDS), applier.nodePortOverflow));
+    const results = [...local.results, ...(counted?.results ?? []), ...(part?.results ?? []), ...(wide?.results ?? [])];
+    const findings = [...local.findings, ...(counted?.findings ?? []), ...(part?.findings ?? []), ...(wide?.findings ?? [])];
+    const nextSamples = sampleMap(withOverflow([...quotaUsageOf(results, QUOTA_USAGE_CHECK_IDS), ...(counted?.samples ?? [])], applier.nodePortOverflow));
     const diff = diffAudits(this.baseline, this.baselineSamples, { findings }, nextSamples);
     const moved = [...diff.quotas, ...diff.findings.appeared, ...diff.findings.resolved, ...diff.findings.severityChanged];
     const hit = moved.find((x) => {
@@ -642,6 +841,7 @@ export class ClusterReviewModel {
     if (hit !== undefined) return { fallback: 'untrusted-result', detail: `${hit.checkId} on ${hit.resource.kind} ${hit.resource.id}` };
     if (part) this.answered.serviceAlone++;
     else this.answered.wholeSlice++;
+    if (counted) this.answered.counted++;
     const result: WhatIfResult = { scenario: 'plan', steps: [{ name: 'plan', ...diff, headroom: [] }], convergence: estimateConvergence(changes, this.options.convergence) };
     return { plan: planResultOf(prepared, result) };
   }

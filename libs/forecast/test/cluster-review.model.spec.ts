@@ -14,6 +14,7 @@ import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { generateFleet, generateSpecSchema, loadFleetDirectory } from '@app/collectors';
 import { mapWireFleet, type FleetSnapshot } from '@app/domain';
+import type { PartialAuditSettings } from '@app/checks';
 import { ClusterReviewModel, planManifests, readManifests, regionBaseline, type PlanResult } from '@app/forecast';
 import { millionBackendSpec } from '../../../bench/bench-support';
 
@@ -45,11 +46,11 @@ function answerOf(p: PlanResult) {
 }
 
 /** Plans `text` both ways on `clusterId`; the model's answer, or its fallback reason, and whether it equals `plan`. */
-function compare(snapshot: FleetSnapshot, model: ClusterReviewModel, clusterId: string, text: string): { fallback?: string } {
+function compare(snapshot: FleetSnapshot, model: ClusterReviewModel, clusterId: string, text: string, settings?: PartialAuditSettings): { fallback?: string } {
   const manifests = readManifests([{ source: 'admission request', text }]);
   let full: PlanResult | Error;
   try {
-    full = planManifests(snapshot, manifests, { cluster: clusterId, now: NOW });
+    full = planManifests(snapshot, manifests, { cluster: clusterId, now: NOW, ...(settings ? { settings } : {}) });
   } catch (e) {
     full = e as Error;
   }
@@ -72,14 +73,21 @@ function compare(snapshot: FleetSnapshot, model: ClusterReviewModel, clusterId: 
 }
 
 /** The matrix on each cluster: new Services, an update of its first LoadBalancer Service, a reuse of its own CLB and of another cluster's. */
-function runMatrix(snapshot: FleetSnapshot, clusterIds: readonly string[]): { answered: number; fallbacks: string[]; alone: number; regionRemembered: number; serviceChecks: Set<string> } {
+function runMatrix(
+  snapshot: FleetSnapshot,
+  clusterIds: readonly string[],
+  settings?: PartialAuditSettings,
+): { answered: number; fallbacks: string[]; alone: number; regionRemembered: number; counted: number; serviceChecks: Set<string>; countingChecks: Set<string> } {
   let answered = 0;
   let alone = 0;
   let regionRemembered = 0;
+  let counted = 0;
+  const countingChecks = new Set<string>();
   const serviceChecks = new Set<string>();
   const fallbacks: string[] = [];
   for (const clusterId of clusterIds) {
-    const model = new ClusterReviewModel(snapshot, clusterId, regionBaseline(snapshot, clusterId, { now: NOW }), { now: NOW });
+    const options = { now: NOW, ...(settings ? { settings } : {}) };
+    const model = new ClusterReviewModel(snapshot, clusterId, regionBaseline(snapshot, clusterId, options), options);
     const cluster = snapshot.accounts.flatMap((a) => a.regions.flatMap((r) => r.clusters)).find((c) => c.clusterId === clusterId)!;
     const region = snapshot.accounts.flatMap((a) => a.regions).find((r) => r.clusters.includes(cluster))!;
     const cases: Record<string, string> = { ...NEW_SERVICES };
@@ -98,15 +106,17 @@ function runMatrix(snapshot: FleetSnapshot, clusterIds: readonly string[]): { an
     cases.vSwitchMissing = service('rv-vswitch-missing', ports(1), `{${A}-address-type: intranet, ${A}-vswitch-id: vsw-missing000000}`);
     cases.intranetAgain = service('rv-intranet-again', ports(1), `{${A}-address-type: intranet}`);
     for (const [name, text] of Object.entries(cases)) {
-      const r = compare(snapshot, model, clusterId, text);
+      const r = compare(snapshot, model, clusterId, text, settings);
       if (r.fallback) fallbacks.push(`${cluster.name} ${name} ${r.fallback}`);
       else answered++;
     }
     alone += model.answered.serviceAlone;
     regionRemembered += model.answered.regionRemembered;
+    counted += model.answered.counted;
     for (const id of model.serviceChecks) serviceChecks.add(id);
+    for (const id of model.countingChecks) countingChecks.add(id);
   }
-  return { answered, fallbacks, alone, regionRemembered, serviceChecks };
+  return { answered, fallbacks, alone, regionRemembered, counted, serviceChecks, countingChecks };
 }
 
 describe('ClusterReviewModel: the same answer as plan, Service by Service', () => {
@@ -137,15 +147,31 @@ describe('ClusterReviewModel: the same answer as plan, Service by Service', () =
     const clusters = snapshot.accounts[0]!.regions[0]!.clusters;
     const ids = [clusters[0]!, clusters[1]!].map((c) => c.clusterId);
     expect(new Set([clusters[0]!.ccmVersion, clusters[1]!.ccmVersion]).size).toBe(2);
-    const { answered, fallbacks, alone, serviceChecks } = runMatrix(snapshot, ids);
+    const { answered, fallbacks, alone, counted, serviceChecks, countingChecks } = runMatrix(snapshot, ids);
     expect(answered).toBe(26);
     // The per-Service checks of the bench shape run on the reviewed Service alone; those that count over the cluster
-    // (a node's attachments, Cluster-mode blowup) on the whole slice.
+    // (a node's attachments, Cluster-mode blowup) are answered from the counts the step moves (compared with plan above).
     expect(serviceChecks).toContain('LB_CONFIG_DRIFT');
     expect(serviceChecks).toContain('CLB_BACKEND_QUOTA');
     expect(serviceChecks).not.toContain('ECS_LB_ATTACHMENT_QUOTA');
     expect(serviceChecks).not.toContain('CLUSTER_MODE_BLOWUP');
+    expect([...countingChecks].sort()).toEqual(['CLUSTER_MODE_BLOWUP', 'ECS_LB_ATTACHMENT_QUOTA']);
     expect(alone).toBeGreaterThanOrEqual(14);
+    expect(counted).toBeGreaterThanOrEqual(10);
     for (const f of fallbacks) expect(f).toMatch(/ reuseForeign names-stub: lb-\S+$/);
+  });
+
+  it("on the bench fleet's shape with a quota ratio one attachment above the busiest node (a review that reaches it is not answered from the counts)", () => {
+    const spec = generateSpecSchema.parse({ ...millionBackendSpec(22, { nlb: true }), accounts: 1, clusters: 12 });
+    const snapshot = mapWireFleet(generateFleet(spec, 'bench').fleet);
+    const clusterId = snapshot.accounts[0]!.regions[0]!.clusters[0]!.clusterId;
+    // The cluster's nodes are backends of 15 or 16 CLBs, of an attachment quota of 50. With a warning from 17/50, a
+    // review whose CLB attaches the busiest nodes gives them a finding: the counts do not answer it, the whole slice
+    // does; a review that attaches no node (Local mode without pods, ENI, NLB) is answered from the counts. Every
+    // answer equals plan's.
+    const { answered, counted } = runMatrix(snapshot, [clusterId], { quota: { warningRatio: 0.34, criticalRatio: 0.36 } });
+    expect(answered).toBe(13);
+    expect(counted).toBeGreaterThan(0);
+    expect(counted).toBeLessThan(answered / 2);
   });
 });
