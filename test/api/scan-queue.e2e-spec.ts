@@ -233,5 +233,11 @@ describe('POST /v1/scans through the in-process scan queue (e2e)', { timeout: 30
     const ref = await reference();
     expect(s.summary?.findings).toBe(ref.scan.summary.findings);
     expect(s.coverage).toEqual(ref.scan.coverage);
+    // The scan's fleet graph is stored with it: the graph routes answer for this scan as for one stored in process.
+    const clusters = await request(app.getHttpServer()).get('/v1/clusters?limit=1000').set(auth);
+    expect(clusters.status).toBe(200);
+    expect(clusters.body.scanId).toBe(id);
+    expect(clusters.body.items).toHaveLength(ref.scan.summary.clusters);
+    expect(ref.scan.summary.clusters).toBeGreaterThan(0);
   });
 });

@@ -9,6 +9,7 @@
  * child exits when the parent goes away (IPC `disconnect`), so a SIGKILLed API leaves no scan
  * process behind; the row is then failed by a reaper (libs/store scan-lease).
  */
+import { buildFleetGraph, FleetIndex } from '@app/checks';
 import { Store } from '@app/store';
 import { analyzeSnapshot, completeScanInputOf } from './analyze-and-store';
 import type { ScanChildRequest, ScanChildResult } from './scan-child.protocol';
@@ -40,10 +41,13 @@ export async function runScanChildRequest(req: ScanChildRequest): Promise<ScanCh
     // Without a database of its own: collect -> analyze here, and the parent stores what completing the scan writes.
     const startedAt = new Date();
     const snapshot = await collectFleet(req.source);
-    const a = analyzeSnapshot(snapshot, { scanId: req.scanId, now: new Date(), ...(req.settings ? { settings: req.settings } : {}) });
+    // One index for the audit and the fleet graph, as storeAnalysis builds them.
+    const index = FleetIndex.build(snapshot);
+    const a = analyzeSnapshot(snapshot, { scanId: req.scanId, now: new Date(), index, ...(req.settings ? { settings: req.settings } : {}) });
     return {
       kind: 'analyzed',
-      complete: completeScanInputOf(snapshot, a),
+      // The graph too: what the API serves on /v1/clusters, /v1/load-balancers/{id} and GraphQL for this scan.
+      complete: { ...completeScanInputOf(snapshot, a), graph: buildFleetGraph(snapshot, index) },
       startedAt,
       finishedAt: a.finishedAt,
       findings: a.summary.findings,
