@@ -592,7 +592,10 @@ export class ScenarioApplier {
     const seen = new Set<string>();
     const used = usedNodePorts(k8s.services);
     const { allocate } = this.nodePorts(loc, used);
-    const attachments = attachmentsOf(loc.region);
+    // Counted when a Service first places pods (a Service applied without pods places none): the CLBs do not change
+    // before the step reconciles them.
+    let attachments: Map<string, number> | undefined;
+    const attachmentsNow = () => (attachments ??= attachmentsOf(loc.region));
     a.services.forEach((_manifest, i) => {
       const svc = mapKubernetes({ nodes: [], services: [a.services[i]!], pods: [], endpointSlices: [], events: [] }).services[0]!;
       const key = `${svc.namespace}/${svc.name}`;
@@ -648,7 +651,7 @@ export class ScenarioApplier {
         ports: svc.ports.map((p) => ({ ...(p.name !== undefined ? { name: p.name } : {}), port: typeof p.targetPort === 'number' ? p.targetPort : p.port, protocol: p.protocol })),
         endpoints: [],
       };
-      const nodes = this.placePods(loc, k8s.nodes, [], attachments, replicas ?? 0);
+      const nodes = (replicas ?? 0) > 0 ? this.placePods(loc, k8s.nodes, [], attachmentsNow(), replicas ?? 0) : [];
       nodes.forEach((nodeName, j) => {
         // One address per pod from the counter, in 100.66.0.0/15 and up (shared address space, never a real pod's).
         const m = parseInt(this.next(), 16);
@@ -661,7 +664,7 @@ export class ScenarioApplier {
       if (svc.externalTrafficPolicy === 'Local')
         for (const nodeName of new Set(nodes)) {
           const ecs = k8s.nodes.find((x) => x.name === nodeName)?.ecsInstanceId;
-          if (ecs) attachments.set(ecs, (attachments.get(ecs) ?? 0) + 1);
+          if (ecs) attachmentsNow().set(ecs, (attachmentsNow().get(ecs) ?? 0) + 1);
         }
     });
     return out;
