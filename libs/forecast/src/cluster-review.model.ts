@@ -43,7 +43,7 @@
  * Not computed: the headroom after the change (`WhatIfStep.headroom` is empty; a review does not report it).
  */
 import { createHash } from 'node:crypto';
-import { CHECK_IDS, QUOTA_USAGE_CHECK_IDS, resolveAuditSettings, runAudit, type AuditOutput, type PartialAuditSettings, type RunAuditOptions, type ServiceFilter } from '@app/checks';
+import { CHECK_IDS, QUOTA_USAGE_CHECK_IDS, resolveAuditSettings, resourceKeyOf, runAudit, type AuditOutput, type PartialAuditSettings, type RunAuditOptions, type ServiceFilter } from '@app/checks';
 import {
   defaultLoadBalancerName,
   getLbAnnotation,
@@ -66,7 +66,7 @@ import {
 import { estimateConvergence, type ConvergenceSettings, type ServiceChange } from './convergence.model';
 import { planResultOf, preparePlan, type PlanResult } from './manifest-plan';
 import { ScenarioApplier, type ExpectedGroupsMemo } from './scenario.apply';
-import { auditChanged, diffAudits, sampleKeyOf, sampleMap, withOverflow, type WhatIfResult } from './whatif.runner';
+import { auditChanged, diffAudits, sampleKeyOf, sampleMap, withOverflow, type QuotaChange, type WhatIfResult } from './whatif.runner';
 
 /** Options of a review model: the analysis clock and settings `plan` would be given. */
 export interface ClusterReviewOptions {
@@ -353,6 +353,12 @@ export class ClusterReviewModel {
   private readonly clusterSettingsUncounted: PartialAuditSettings;
   /** The baseline's ECS_LB_ATTACHMENT_QUOTA result of each ECS instance, by its id. */
   private readonly ecsResults = new Map<string, CheckResult>();
+  /**
+   * Per ECS instance of `ecsResults`: its result's key (`sampleKeyOf`), its place in the order of the diff's quotas
+   * (by `resourceKeyOf`), that key string, and whether the result is untrusted: what a review's moved counts are
+   * diffed with, without building the keys again for every review.
+   */
+  private readonly ecsKeys = new Map<string, { sample: string; order: number; resourceKey: string; untrusted: boolean }>();
   /** The baseline's results and findings of the counting checks. */
   private readonly countingBaseline: Pick<AuditOutput, 'results' | 'findings'>;
   /** What each Service of the cluster names (`namedBy`), by `namespace/name`. */
@@ -578,6 +584,9 @@ export class ClusterReviewModel {
     const ofCounting = (x: { checkId: string }) => countingChecks.has(x.checkId);
     this.countingBaseline = { results: this.baseline.results.filter(ofCounting), findings: this.baseline.findings.filter(ofCounting) };
     this.quotaRatios = resolveAuditSettings(options.settings, CHECK_IDS).quota;
+    const ecsKeyed = [...this.ecsResults].map(([id, r]) => ({ id, sample: sampleKeyOf(r.checkId, r.resource), resourceKey: resourceKeyOf(r.resource) }));
+    ecsKeyed.sort((a, b) => (a.resourceKey < b.resourceKey ? -1 : a.resourceKey > b.resourceKey ? 1 : 0));
+    ecsKeyed.forEach((e, order) => this.ecsKeys.set(e.id, { sample: e.sample, order, resourceKey: e.resourceKey, untrusted: untrusted.has(e.sample) }));
     this.size = {
       results: this.baseline.results.length,
       untrusted: untrusted.size,
@@ -693,6 +702,37 @@ export class ClusterReviewModel {
       samples,
       filter: { checkIds: BLOWUP, accepts: (se) => se.cluster.cluster.clusterId === clusterId && serviceKey(se.service) === key },
     };
+  }
+
+  /**
+   * The quota changes of the ECS instances whose count a review's step moved (`countingPart`'s samples), as
+   * `diffAudits` words them (before: the baseline's sample, after: the moved one), in the diff's order (by resource
+   * key), each with its place and whether its result is untrusted.
+   */
+  private ecsChanges(moved: readonly QuotaUsageSample[]): Map<QuotaChange, { order: number; resourceKey: string; untrusted: boolean }> {
+    const keyed = moved.map((a) => ({ a, k: this.ecsKeys.get(a.resource.id)! }));
+    keyed.sort((x, y) => x.k.order - y.k.order);
+    const out = new Map<QuotaChange, { order: number; resourceKey: string; untrusted: boolean }>();
+    for (const { a, k } of keyed) {
+      const b = this.baselineSamples.get(k.sample)!;
+      out.set({ checkId: a.checkId, resource: a.resource, before: { used: b.used, limit: b.limit, ratio: b.ratio }, after: { used: a.used, limit: a.limit, ratio: a.ratio } }, k);
+    }
+    return out;
+  }
+
+  /** The diff's other quota changes and the ECS instances' (`ecsChanges`) in one list, in `diffAudits`'s order (check id, then resource key). */
+  private mergeQuotas(rest: readonly QuotaChange[], ecs: ReadonlyMap<QuotaChange, { resourceKey: string }>): QuotaChange[] {
+    const cmp = (a: string, b: string) => (a < b ? -1 : a > b ? 1 : 0);
+    const out: QuotaChange[] = [];
+    const moved = [...ecs];
+    let j = 0;
+    for (const q of rest) {
+      const key = resourceKeyOf(q.resource);
+      while (j < moved.length && (cmp(moved[j]![0].checkId, q.checkId) || cmp(moved[j]![1].resourceKey, key)) < 0) out.push(moved[j++]![0]);
+      out.push(q);
+    }
+    while (j < moved.length) out.push(moved[j++]![0]);
+    return out;
   }
 
   /** Whether a result is about the Service `key` of the cluster or one of the load balancers and server groups `lbIds`. */
@@ -831,10 +871,23 @@ export class ClusterReviewModel {
     const wide = this.regionChecks.size > 0 ? this.regionPart(c) : undefined;
     const results = [...local.results, ...(counted?.results ?? []), ...(part?.results ?? []), ...(wide?.results ?? [])];
     const findings = [...local.findings, ...(counted?.findings ?? []), ...(part?.findings ?? []), ...(wide?.findings ?? [])];
-    const nextSamples = sampleMap(withOverflow([...quotaUsageOf(results, QUOTA_USAGE_CHECK_IDS), ...(counted?.samples ?? [])], applier.nodePortOverflow));
-    const diff = diffAudits(this.baseline, this.baselineSamples, { findings }, nextSamples);
+    // The ECS instances whose count the step moved are diffed apart (`ecsChanges`): the rest as `plan` diffs it.
+    const ecsMoved = counted?.samples ?? [];
+    let prevSamples = this.baselineSamples;
+    if (ecsMoved.length > 0) {
+      const without = new Map(this.baselineSamples);
+      for (const x of ecsMoved) without.delete(this.ecsKeys.get(x.resource.id)!.sample);
+      prevSamples = without;
+    }
+    const nextSamples = sampleMap(withOverflow(quotaUsageOf(results, QUOTA_USAGE_CHECK_IDS), applier.nodePortOverflow));
+    const rest = diffAudits(this.baseline, prevSamples, { findings }, nextSamples);
+    const ecs = this.ecsChanges(ecsMoved);
+    const quotas = ecs.size > 0 ? this.mergeQuotas(rest.quotas, ecs) : rest.quotas;
+    const diff = { quotas, firstBreach: ecs.size > 0 ? (quotas.find((q) => q.after.used > q.after.limit) ?? null) : rest.firstBreach, findings: rest.findings };
     const moved = [...diff.quotas, ...diff.findings.appeared, ...diff.findings.resolved, ...diff.findings.severityChanged];
     const hit = moved.find((x) => {
+      const known = ecs.get(x as QuotaChange);
+      if (known !== undefined) return known.untrusted;
       const key = sampleKeyOf(x.checkId, x.resource);
       return this.untrusted.has(key) || (!this.sliceKeys.has(key) && this.regionResults.has(key));
     });
