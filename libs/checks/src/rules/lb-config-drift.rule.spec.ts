@@ -123,11 +123,11 @@ describe('LB_CONFIG_DRIFT, CLB part', () => {
 
   it('the samples stop at four', () => {
     const f = fixture();
-    f.group!.backendServers = [backend('i-gone1'), backend('i-gone2'), backend('i-gone3', { port: undefined })];
+    f.group!.backendServers = [backend('i-gone1', { port: undefined }), backend('i-gone2'), backend('i-gone3')];
     const r = result(f.snapshot);
     expect(r.message).toBe(
       `CLB ${CLB} of default/web differs from what CCM would set: 3 backends to add; 3 backends to remove ` +
-        `(e.g. +i-bp1node0000:30080, +i-bp1node0001:30080, -i-gone1:30080, -i-gone2:30080)${OVERWRITES}`,
+        `(e.g. +i-bp1node0000:30080, +i-bp1node0001:30080, -i-gone1:, -i-gone2:30080)${OVERWRITES}`,
     );
   });
 
@@ -173,7 +173,8 @@ describe('LB_CONFIG_DRIFT, CLB part', () => {
     delete reused.clb.tags['kubernetes.do.not.delete'];
     delete reused.clb.tags['ack.aliyun.com'];
     reused.clb.listeners = [];
-    expect(result(reused.snapshot)).toMatchObject({ status: 'pass', figures: { ...MATCH } });
+    expect(result(reused.snapshot)).toMatchObject({ status: 'pass' });
+    expect(result(reused.snapshot).figures).toEqual(MATCH);
     reused.service.annotations[`${P}force-override-listeners`] = 'true';
     expect(result(reused.snapshot).message).toBe(`CLB ${CLB} of default/web differs from what CCM would set: listener tcp/80 missing${OVERWRITES}`);
     const bad = fixture({ 'protocol-port': 'nonsense' });
@@ -266,6 +267,8 @@ describe('LB_CONFIG_DRIFT, CLB part', () => {
     expect(result(f.snapshot).status).toBe('skipped');
     delete f.clb.tags['ack.aliyun.com'];
     expect(result(f.snapshot).status).toBe('pass');
+    f.clb.tags['kubernetes.do.not.delete'] = 'a5e4dbfc9c2ae4642b0335607860aef6';
+    expect(result(f.snapshot).status).toBe('skipped');
     const apiServer = fixture({ id: CLB });
     apiServer.cluster.apiServerLoadBalancerId = CLB;
     expect(result(apiServer.snapshot).message).toBe(
@@ -313,5 +316,115 @@ describe('LB_CONFIG_DRIFT, CLB part', () => {
       const { result: r, fast } = judge(f.snapshot);
       expect([what, fast, r!.status]).toEqual([what, false, 'fail']);
     }
+  });
+});
+
+describe('LB_CONFIG_DRIFT, CLB part: figures and samples', () => {
+  it('names at most four samples over adds, removes and rewrites', () => {
+    const f = fixture();
+    f.group!.backendServers = [backend('i-bp1node0000', { weight: 50 }), backend('i-gone1'), backend('i-gone2')];
+    expect(result(f.snapshot).message).toBe(
+      `CLB ${CLB} of default/web differs from what CCM would set: 2 backends to add; 2 backends to remove; 1 backend to rewrite (weight or description) ` +
+        `(e.g. +i-bp1node0001:30080, +i-bp1node0002:30080, -i-gone1:30080, -i-gone2:30080)${OVERWRITES}`,
+    );
+  });
+
+  it('a failing result keeps the listener note and, before CCM v1.9.3.276, says weights were not compared', () => {
+    const noted = fixture({ 'protocol-port': 'nonsense' });
+    noted.group!.backendServers.pop();
+    expect(result(noted.snapshot).figures).toMatchObject({ backendsToAdd: 1, note: expect.stringMatching(/^listeners not compared: /) });
+    const old = fixture({}, 'pass.old-ccm-percentage-weights');
+    old.group!.backendServers.pop();
+    expect(result(old.snapshot)).toMatchObject({ status: 'fail', figures: { backendsToAdd: 1, weightsCompared: false } });
+  });
+
+  it('two ports in sync: two groups, every node compared once per group, on the fast path', () => {
+    const f = fixture();
+    f.service.ports.push({ name: 'https', protocol: 'TCP', port: 443, targetPort: 8443, nodePort: 30443 });
+    const name = `k8s/30443/web/default/${CLUSTER}`;
+    f.clb.vServerGroups.push({
+      vServerGroupId: 'rsp-443',
+      name,
+      backendServers: f.group!.backendServers.map((b) => ({ ...b, port: 30443, description: name })),
+    });
+    f.clb.listeners.push({ port: 443, protocol: 'tcp', description: `k8s/443/web/default/${CLUSTER}`, vServerGroupId: 'rsp-443' });
+    const { result: r, fast } = judge(f.snapshot);
+    expect(fast).toBe(true);
+    expect(r!.figures).toEqual({ ...MATCH, vServerGroups: 2, backendsCompared: 6 });
+  });
+
+  it('Local mode with pods on the second and third nodes only: in sync', () => {
+    const f = fixture({}, 'pass.local-mode-pod-weights');
+    const eps = f.kubernetes.endpointSlices[0]!.endpoints;
+    eps[0]!.nodeName = 'cn-hangzhou.192.168.0.12';
+    eps[1]!.nodeName = 'cn-hangzhou.192.168.0.12';
+    f.group!.backendServers = [backend('i-bp1node0001', { weight: 1 }), backend('i-bp1node0002', { weight: 2 })];
+    expect(result(f.snapshot)).toMatchObject({ status: 'pass', figures: { mode: 'local', backendsCompared: 2 } });
+  });
+
+  it('a vgroup-port group is found by id among the CLB groups', () => {
+    const f = fixture({ id: CLB, 'vgroup-port': 'rsp-user:80' });
+    delete f.clb.tags['kubernetes.do.not.delete'];
+    delete f.clb.tags['ack.aliyun.com'];
+    const user = { vServerGroupId: 'rsp-user', name: 'user group', backendServers: f.group!.backendServers.slice(0, 1) };
+    f.clb.vServerGroups = [{ vServerGroupId: 'rsp-first', name: 'first group', backendServers: [] }, user];
+    expect(result(f.snapshot).figures).toMatchObject({ backendsCompared: 1, backendsToAdd: 2 });
+  });
+
+  it('the fast path: no eligible node and an empty group match; two nodes of one ECS id, or every backend on another port, do not', () => {
+    const empty = fixture();
+    empty.kubernetes.nodes = [];
+    empty.group!.backendServers = [];
+    expect(judge(empty.snapshot)).toMatchObject({ result: { status: 'pass', figures: { ...MATCH, backendsCompared: 0 } }, fast: true });
+    const twin = fixture();
+    twin.kubernetes.nodes[1]!.ecsInstanceId = twin.kubernetes.nodes[0]!.ecsInstanceId;
+    expect(judge(twin.snapshot).fast).toBe(false);
+    const moved = fixture();
+    for (const b of moved.group!.backendServers) b.port = 30081;
+    expect(judge(moved.snapshot)).toMatchObject({ result: { status: 'fail', figures: { backendsToAdd: 3, backendsToRemove: 3 } }, fast: false });
+  });
+});
+
+describe('LB_CONFIG_DRIFT, NLB part: messages and the fast path', () => {
+  const NLB = 'nlb-web0000000000000001';
+  const NAME = `k8s.30080.TCP.web.default.${CLUSTER}`;
+  /** The NLB fixture with the Service's LB annotations added. */
+  const nlb = (annotations: Record<string, string> = {}) => {
+    const f = nlbFixture(ID, 'pass.nlb-as-ccm-builds');
+    for (const [k, v] of Object.entries(annotations)) f.kubernetes.services[0]!.annotations[`${P}${k}`] = v;
+    return { ...f, group: f.region.nlbServerGroups![0]! };
+  };
+  const prefix = `NLB ${NLB} of default/web differs from what CCM builds (the next sync overwrites it): sgp-web00000000000001 (${NAME}): `;
+
+  it("skips with CCM's message when the backend-label does not parse", () => {
+    expect(result(nlb({ 'backend-label': 'nolabel' }).snapshot)).toMatchObject({
+      status: 'skipped',
+      message:
+        'Not evaluated: CCM fails the sync of default/web before touching its vServer groups ("parse backend label: nolabel, [k1=v1,k2=v2]"): nothing is predicted',
+    });
+  });
+
+  it('names each field to rewrite, an empty description as ""; a server of no node by its id, not its IP', () => {
+    const f = nlb();
+    f.group.servers[0] = { ...f.group.servers[0]!, port: 30081, weight: 50 };
+    delete f.group.servers[1]!.description;
+    f.group.servers.push({ serverId: 'i-gone', serverIp: '192.168.9.9', type: 'Ecs', port: 30080, weight: 100, description: NAME });
+    expect(result(f.snapshot).message).toBe(
+      `${prefix}to remove Ecs:i-gone:30080@100; to rewrite Ecs:i-bp1node000000000001:30081@50 port 30081->30080, weight 50->100, ` +
+        'Ecs:i-bp1node000000000002:30080@100 description ""',
+    );
+  });
+
+  it('the fast path: no node and an empty group match; servers of no node, or every server on another port, do not', () => {
+    const empty = nlb();
+    empty.kubernetes.nodes = [];
+    empty.group.servers = [];
+    expect(judge(empty.snapshot)).toMatchObject({ result: { status: 'pass' }, fast: true });
+    const left = nlb();
+    left.kubernetes.nodes = [];
+    expect(judge(left.snapshot)).toMatchObject({ result: { status: 'fail', figures: { serversToRemove: 2 } }, fast: false });
+    const moved = nlb();
+    for (const s of moved.group.servers) s.port = 30081;
+    expect(judge(moved.snapshot)).toMatchObject({ result: { status: 'fail', figures: { serversToRewrite: 2 } }, fast: false });
   });
 });
