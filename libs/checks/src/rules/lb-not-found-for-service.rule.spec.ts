@@ -84,6 +84,10 @@ describe('LB_NOT_FOUND_FOR_SERVICE, CLB', () => {
     const f = checkFixture(ID, 'fail.address-without-clb');
     f.kubernetes.services[0]!.deletionTimestamp = '2026-11-01T00:00:00Z';
     expect(web(runCheck(ID, f.snapshot)).status).toBe('pass');
+    // An ingress entry with neither an IP nor a hostname is no address.
+    const g = checkFixture(ID, 'fail.address-without-clb');
+    g.kubernetes.services[0]!.ingress = [{}];
+    expect(web(runCheck(ID, g.snapshot)).status).toBe('pass');
   });
 
   it('an annotation naming a missing CLB fails, naming where a CLB of that id is when it is in another account or region', () => {

@@ -48,10 +48,10 @@ describe('LB_REUSE_OF_CCM_CREATED, CLB', () => {
     delete clb.tags['kubernetes.do.not.delete'];
     const byCluster = resultOf(runCheck(ID, f.snapshot), 'default/edge');
     expect(byCluster.message).toBe(`default/edge reuses CLB lb-web, managed by ACK for cluster ${CLUSTER} (ack.aliyun.com); ${REFUSED}`);
-    expect(byCluster.figures).toEqual({ loadBalancerId: 'lb-web', ownServiceClb: false, clusterTag: CLUSTER });
+    expect(byCluster.figures).toStrictEqual({ loadBalancerId: 'lb-web', ownServiceClb: false, clusterTag: CLUSTER });
 
     clb.tags = { 'kubernetes.do.not.delete': OWNER };
-    expect(resultOf(runCheck(ID, f.snapshot), 'default/edge').figures).toEqual({ loadBalancerId: 'lb-web', ownServiceClb: false, ownerTag: OWNER });
+    expect(resultOf(runCheck(ID, f.snapshot), 'default/edge').figures).toStrictEqual({ loadBalancerId: 'lb-web', ownServiceClb: false, ownerTag: OWNER });
   });
 
   it('a CLB without the ownership tags passes', () => {
@@ -106,12 +106,12 @@ describe('LB_REUSE_OF_CCM_CREATED, NLB', () => {
     nlb.tags = { 'kubernetes.do.not.delete': 'a00000000000000000000000000000000' };
     const unknownOwner = resultOf(runCheck(ID, f.snapshot), 'default/reuser');
     expect(unknownOwner.message).toBe(`default/reuser reuses NLB ${NLB}, created by CCM (kubernetes.do.not.delete=a00000000000000000000000000000000); ${ccm}`);
-    expect(unknownOwner.figures).toEqual({ loadBalancerId: NLB, kind: 'NLB', ownerTag: 'a00000000000000000000000000000000' });
+    expect(unknownOwner.figures).toStrictEqual({ loadBalancerId: NLB, kind: 'NLB', ownerTag: 'a00000000000000000000000000000000' });
 
     nlb.tags = { 'ack.aliyun.com': CLUSTER };
     const byCluster = resultOf(runCheck(ID, f.snapshot), 'default/reuser');
     expect(byCluster.message).toBe(`default/reuser reuses NLB ${NLB}, managed by ACK for cluster ${CLUSTER} (ack.aliyun.com); ${ccm}`);
-    expect(byCluster.figures).toEqual({ loadBalancerId: NLB, kind: 'NLB', clusterTag: CLUSTER });
+    expect(byCluster.figures).toStrictEqual({ loadBalancerId: NLB, kind: 'NLB', clusterTag: CLUSTER });
   });
 
   it('a Service reusing its own CCM-created NLB is told so', () => {

@@ -120,6 +120,21 @@ describe('LB_REUSE_NAME_COLLISION', () => {
     expect(r.figures).toEqual({ clusters: [C, C2], services: 2, collisions: 1, names: [name] });
   });
 
+  it('lists clusters and names sorted, whatever the order of the snapshot', () => {
+    const f = checkFixture(ID, 'fail.same-namespace-name');
+    f.region.clusters.reverse();
+    for (const cluster of f.region.clusters) {
+      const other = structuredClone(cluster.kubernetes!.services[0]!);
+      other.name = 'api';
+      other.uid = `${other.uid ?? ''}-api`;
+      cluster.kubernetes!.services.unshift(other);
+    }
+    const r = resultOf(runCheck(ID, f.snapshot), CLB);
+    const names = [`default/api in ${C} and ${C2}`, `default/web in ${C} and ${C2}`];
+    expect(r.message).toMatch(new RegExp(`^CLB ${CLB} is reused by 2 clusters, and 2 Service names .*: ${names.join(', ')}$`));
+    expect(r.figures).toEqual({ clusters: [C, C2], services: 4, collisions: 2, names });
+  });
+
   it('distinct names pass; a CLB shared within one cluster has no result', () => {
     const r = resultOf(runCheck(ID, checkFixture(ID, 'pass.distinct-names').snapshot), CLB);
     expect(r).toMatchObject({ status: 'pass', message: `CLB ${CLB} is reused by 2 clusters with distinct Service namespace/names` });
