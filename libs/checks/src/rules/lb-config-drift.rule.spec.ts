@@ -247,6 +247,18 @@ describe('LB_CONFIG_DRIFT, CLB part', () => {
     expect(judge(deleting.snapshot).result).toBeUndefined();
   });
 
+  it("a CLB Service whose region's CLBs, or whose cluster's Kubernetes objects, were not read is skipped, naming the gap", () => {
+    const slb = fixture();
+    delete slb.region.loadBalancers;
+    expect(result(slb.snapshot)).toMatchObject({ status: 'skipped', message: 'Not evaluated: CLB instances of cn-hangzhou were not read' });
+    const k8s = fixture();
+    delete k8s.cluster.kubernetes;
+    const rs = runAudit(k8s.snapshot, { now: FROZEN_NOW, settings: { checks: onlyDrift } }).results;
+    expect(rs).toHaveLength(1);
+    expect(rs[0]).toMatchObject({ status: 'skipped', resource: { kind: 'Cluster', id: CLUSTER } });
+    expect(rs[0]!.message).toMatch(/^Not evaluated: Kubernetes objects of cluster .* were not read/);
+  });
+
   it('an NLB Service whose region NLBs were not read is skipped on the Service, naming the gap', () => {
     const f = nlbFixture(ID, 'skipped.nlb-not-read');
     const r = judge(f.snapshot).result!;
@@ -413,6 +425,15 @@ describe('LB_CONFIG_DRIFT, NLB part: messages and the fast path', () => {
       `${prefix}to remove Ecs:i-gone:30080@100; to rewrite Ecs:i-bp1node000000000001:30081@50 port 30081->30080, weight 50->100, ` +
         'Ecs:i-bp1node000000000002:30080@100 description ""',
     );
+  });
+
+  it("a server described with another key of this Service is CCM's to remove; one of another Service is left alone", () => {
+    const f = nlb();
+    f.group.servers.push(
+      { serverId: 'i-mine', type: 'Ecs', port: 30080, weight: 100, description: `k8s.30443.TCP.web.default.${CLUSTER}` },
+      { serverId: 'i-theirs', type: 'Ecs', port: 30080, weight: 100, description: `k8s.30080.TCP.api.default.${CLUSTER}` },
+    );
+    expect(result(f.snapshot).message).toBe(`${prefix}to remove Ecs:i-mine:30080@100`);
   });
 
   it('the fast path: no node and an empty group match; servers of no node, or every server on another port, do not', () => {
