@@ -84,6 +84,8 @@ export function notJudgedWarning(why: string): string {
 
 /** `text` in at most `runes` runes: a longer one cut at the last space of its last 24 runes when there is one (else mid-word), then `…`. */
 function clip(text: string, runes: number): string {
+  // No more UTF-16 code units than runes: no more runes either (most warnings), without splitting the text.
+  if (text.length <= runes) return text;
   const chars = Array.from(text);
   if (chars.length <= runes) return text;
   const head = chars.slice(0, runes - 1);
