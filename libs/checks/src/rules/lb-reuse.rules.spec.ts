@@ -125,12 +125,12 @@ describe('LB_REUSE_NAME_COLLISION', () => {
     f.region.clusters.reverse();
     for (const cluster of f.region.clusters) {
       const other = structuredClone(cluster.kubernetes!.services[0]!);
-      other.name = 'api';
-      other.uid = `${other.uid ?? ''}-api`;
+      other.name = 'zeta';
+      other.uid = `${other.uid ?? ''}-zeta`;
       cluster.kubernetes!.services.unshift(other);
     }
     const r = resultOf(runCheck(ID, f.snapshot), CLB);
-    const names = [`default/api in ${C} and ${C2}`, `default/web in ${C} and ${C2}`];
+    const names = [`default/web in ${C} and ${C2}`, `default/zeta in ${C} and ${C2}`];
     expect(r.message).toMatch(new RegExp(`^CLB ${CLB} is reused by 2 clusters, and 2 Service names .*: ${names.join(', ')}$`));
     expect(r.figures).toEqual({ clusters: [C, C2], services: 4, collisions: 2, names });
   });
