@@ -4,6 +4,7 @@
  */
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
+import { expect } from 'vitest';
 import { CHECKS, runAudit, type PartialAuditSettings } from '@app/checks';
 import type { CheckResult, ClusterSnapshot, FleetSnapshot, KubernetesSnapshot, RegionSnapshot } from '@app/domain';
 import { FROZEN_NOW } from './factories';
@@ -30,4 +31,14 @@ export function runCheck(checkId: string, snapshot: FleetSnapshot, settings: Par
   const checks: NonNullable<PartialAuditSettings['checks']> = { ...settings.checks };
   for (const c of CHECKS) if (c.id !== checkId) checks[c.id] = { enabled: false };
   return runAudit(snapshot, { now: FROZEN_NOW, settings: { ...settings, checks } }).results;
+}
+
+/**
+ * The one result `checkId` gives on `snapshot` (with `settings`): fails the calling test when there are none or several.
+ * @throws the assertion error of `expect` when the check gives other than exactly one result
+ */
+export function onlyResult(checkId: string, snapshot: FleetSnapshot, settings: PartialAuditSettings = {}): CheckResult {
+  const rs = runCheck(checkId, snapshot, settings);
+  expect(rs).toHaveLength(1);
+  return rs[0]!;
 }

@@ -10,7 +10,7 @@ import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { SLB_QUOTA_BACKEND_SERVERS, quotaUsageOf, type BackendServer, type CheckResult, type FleetSnapshot, type RegionSnapshot } from '@app/domain';
-import { runCheck } from '../../test/nlb-fixture.util';
+import { onlyResult, runCheck } from '../../test/nlb-fixture.util';
 import type { PartialAuditSettings } from '../audit-settings.types';
 import { QUOTA_CENTER_QUOTA_OF_CHECK, QUOTA_USAGE_CHECK_IDS } from '../check.registry';
 
@@ -42,9 +42,7 @@ function fixture(groups: BackendServer[][], defaults: BackendServer[] = [], quot
 
 /** The one result of the check on `f`. */
 function only(f: { snapshot: FleetSnapshot }, settings: PartialAuditSettings = {}): CheckResult {
-  const rs = runCheck(ID, f.snapshot, settings);
-  expect(rs).toHaveLength(1);
-  return rs[0]!;
+  return onlyResult(ID, f.snapshot, settings);
 }
 
 describe('CLB_BACKEND_QUOTA', () => {

@@ -10,7 +10,7 @@ import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { SLB_QUOTA_INSTANCES, quotaUsageOf, type CheckResult, type FleetSnapshot, type RegionSnapshot } from '@app/domain';
-import { runCheck } from '../../test/nlb-fixture.util';
+import { onlyResult, runCheck } from '../../test/nlb-fixture.util';
 import { QUOTA_CENTER_QUOTA_OF_CHECK, QUOTA_USAGE_CHECK_IDS } from '../check.registry';
 
 const ID = 'CLB_INSTANCE_QUOTA';
@@ -35,9 +35,7 @@ function fixture(n: number, quotas?: RegionSnapshot['quotas']) {
 
 /** The one result of the check on `f` (the region's). */
 function only(f: { snapshot: FleetSnapshot }): CheckResult {
-  const rs = runCheck(ID, f.snapshot);
-  expect(rs).toHaveLength(1);
-  return rs[0]!;
+  return onlyResult(ID, f.snapshot);
 }
 
 describe('CLB_INSTANCE_QUOTA', () => {

@@ -9,7 +9,7 @@ import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { SLB_QUOTA_LISTENERS, quotaUsageOf, type CheckResult, type FleetSnapshot, type RegionSnapshot } from '@app/domain';
-import { runCheck } from '../../test/nlb-fixture.util';
+import { onlyResult, runCheck } from '../../test/nlb-fixture.util';
 import type { PartialAuditSettings } from '../audit-settings.types';
 import { QUOTA_CENTER_QUOTA_OF_CHECK, QUOTA_USAGE_CHECK_IDS } from '../check.registry';
 
@@ -36,9 +36,7 @@ function fixture(n = 2, quota?: number) {
 
 /** The one result of the check on `f`. */
 function only(f: { snapshot: FleetSnapshot }, settings: PartialAuditSettings = {}): CheckResult {
-  const rs = runCheck(ID, f.snapshot, settings);
-  expect(rs).toHaveLength(1);
-  return rs[0]!;
+  return onlyResult(ID, f.snapshot, settings);
 }
 
 describe('CLB_LISTENER_QUOTA', () => {

@@ -7,7 +7,7 @@
  */
 import { describe, expect, it } from 'vitest';
 import { NLB_QUOTA_LISTENERS, quotaUsageOf, type CheckResult } from '@app/domain';
-import { nlbFixture, runCheck } from '../../test/nlb-fixture.util';
+import { nlbFixture, onlyResult, runCheck } from '../../test/nlb-fixture.util';
 import type { PartialAuditSettings } from '../audit-settings.types';
 import { QUOTA_CENTER_QUOTA_OF_CHECK, QUOTA_USAGE_CHECK_IDS } from '../check.registry';
 
@@ -35,9 +35,7 @@ function result(results: CheckResult[], id = NLB): CheckResult {
 
 /** The one result of the check on `f`. */
 function only(f: ReturnType<typeof fixture>, settings: PartialAuditSettings = {}): CheckResult {
-  const rs = runCheck(ID, f.snapshot, settings);
-  expect(rs).toHaveLength(1);
-  return rs[0]!;
+  return onlyResult(ID, f.snapshot, settings);
 }
 
 describe('NLB_LISTENER_QUOTA', () => {

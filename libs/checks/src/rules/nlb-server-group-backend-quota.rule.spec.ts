@@ -8,7 +8,7 @@
  */
 import { describe, expect, it } from 'vitest';
 import { NLB_QUOTA_SERVER_GROUP_SERVERS, quotaUsageOf, type CheckResult } from '@app/domain';
-import { nlbFixture, runCheck } from '../../test/nlb-fixture.util';
+import { nlbFixture, onlyResult, runCheck } from '../../test/nlb-fixture.util';
 import { QUOTA_CENTER_QUOTA_OF_CHECK, QUOTA_USAGE_CHECK_IDS } from '../check.registry';
 
 const ID = 'NLB_SERVER_GROUP_BACKEND_QUOTA';
@@ -31,9 +31,7 @@ function fixture(n = 2, serverCount?: number, quota?: number) {
 
 /** The one result of the check on `f`. */
 function only(f: ReturnType<typeof fixture>): CheckResult {
-  const rs = runCheck(ID, f.snapshot);
-  expect(rs).toHaveLength(1);
-  return rs[0]!;
+  return onlyResult(ID, f.snapshot);
 }
 
 describe('NLB_SERVER_GROUP_BACKEND_QUOTA', () => {

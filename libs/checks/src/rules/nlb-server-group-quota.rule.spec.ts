@@ -7,7 +7,7 @@
  */
 import { describe, expect, it } from 'vitest';
 import { NLB_QUOTA_SERVER_GROUPS, quotaUsageOf, type CheckResult } from '@app/domain';
-import { nlbFixture, runCheck } from '../../test/nlb-fixture.util';
+import { nlbFixture, onlyResult, runCheck } from '../../test/nlb-fixture.util';
 import { QUOTA_CENTER_QUOTA_OF_CHECK, QUOTA_USAGE_CHECK_IDS } from '../check.registry';
 
 const ID = 'NLB_SERVER_GROUP_QUOTA';
@@ -29,9 +29,7 @@ function fixture(used: number, unused = 0, quota?: number) {
 
 /** The one result of the check on `f` (the region's). */
 function only(f: ReturnType<typeof fixture>): CheckResult {
-  const rs = runCheck(ID, f.snapshot);
-  expect(rs).toHaveLength(1);
-  return rs[0]!;
+  return onlyResult(ID, f.snapshot);
 }
 
 describe('NLB_SERVER_GROUP_QUOTA', () => {
