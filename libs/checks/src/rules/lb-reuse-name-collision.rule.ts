@@ -61,7 +61,7 @@ export const lbReuseNameCollisionRule = scopedCheck({
     out.push(
       r.fail(
         clbRef(clb.clb),
-        `${reused}, and ${count(collisions.length, 'Service name')} repeats across them: ${listSome(collisions, 3)}`,
+        `${reused}, and ${count(collisions.length, 'Service name')} ${collisions.length === 1 ? 'repeats' : 'repeat'} across them: ${listSome(collisions, 3)}`,
         { figures: { ...figures, names: collisions } },
       ),
     );
