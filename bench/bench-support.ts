@@ -154,7 +154,7 @@ export function millionBackendSpec(servicesPerCluster = 22, options: BenchFleetO
  * wire form is mapped one account at a time and each account's wire form dropped once mapped, as the worker's
  * loader maps one crawl target at a time: the same snapshot as `mapWireFleet` of the whole fleet (accounts sorted
  * by id, coverage by key), without the whole wire form and the whole snapshot alive together (at 5,000 clusters
- * that pair was 3.6 GB, more than the analysis itself needs; issue 22 item 3).
+ * that pair was 3.6 GB, more than the analysis itself needs).
  */
 export function millionBackendFleet(servicesPerCluster = 22, options: BenchFleetOptions = {}): FleetSnapshot {
   const wire = generateFleet(millionBackendSpec(servicesPerCluster, options), 'bench').fleet;

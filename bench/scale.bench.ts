@@ -1,5 +1,5 @@
 /**
- * `npm run bench:scale -- --clusters 5000`: the path after the analysis at fleet scale (issue 22 item 4). On a fresh
+ * `npm run bench:scale -- --clusters 5000`: the path after the analysis at fleet scale. On a fresh
  * database it stores two real scans of the generated bench fleet (`millionBackendSpec`: 100 nodes and 22
  * LoadBalancer Services per cluster, about a quarter on NLB; 5,000 clusters are about 10M backend entries), a week
  * apart, each analysed in process (`analyzeAndStore`) and stored by `storeAnalysis` as a scan stores it (findings,

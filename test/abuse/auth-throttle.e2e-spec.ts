@@ -1,5 +1,5 @@
 /**
- * Issue 23 item 3: failed-authentication throttling never blocks a valid token.
+ * Failed-authentication throttling never blocks a valid token.
  * - The token is verified first: from an address past its failure limit, a valid scoped token and the bootstrap
  *   token are still answered 200; only further failures get 429.
  * - Behind a proxy (`trustProxy`, API_TRUST_PROXY) the address counted is the X-Forwarded-For client, so one

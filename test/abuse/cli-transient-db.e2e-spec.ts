@@ -1,5 +1,5 @@
 /**
- * Issue 23 item 10: a lost database connection exits 3 (transient) wherever it surfaces, with one line of our own,
+ * A lost database connection exits 3 (transient) wherever it surfaces, with one line of our own,
  * also when the driver's error reaches the CLI unwrapped (the review: a PostgreSQL restart before a CLI scan's row was
  * created exited 2 with the raw driver message). Real driver errors from the shared PostgreSQL: a session terminated
  * by the server (57P01 admin_shutdown / "Connection terminated"), and a refused connection.

@@ -1,5 +1,5 @@
 /**
- * Issue 23 item 7: a fleet directory's symbolic links cannot escape it. A `cluster.json` linked to a file
+ * A fleet directory's symbolic links cannot escape it. A `cluster.json` linked to a file
  * outside the directory (the review used `/proc/self/environ`) is a coverage gap naming the path with code
  * EOUTSIDE and is never opened; a link to another file inside the directory still works; a malformed JSON
  * file's error names the file and position but never quotes its content (errors reach a scan's `error`,

@@ -1,5 +1,5 @@
 /**
- * Issue 23 items 4 and 8 over GraphQL, on a private PostgreSQL (stopped in the last test):
+ * Over GraphQL, on a private PostgreSQL (stopped in the last test):
  * - cost model: every returned node costs at least 1 (`first: 100` costs 101), object fields cost 1, aliases are
  *   counted and capped (999 aliases of `ecsInstances(first: 100)` are refused before anything runs; the review saw
  *   them accepted at cost 999), and the nodes one operation may return are capped;

@@ -1,5 +1,5 @@
 /**
- * Issue 23 item 2: memory does not grow with GraphQL query text. The review took the API from 296 MB to 2.1 GB with
+ * Memory does not grow with GraphQL query text. The review took the API from 296 MB to 2.1 GB with
  * 5,000 distinct queries padded to 95 KB (no plateau; with a 384 MB heap cap it died): Apollo's parsed-query cache
  * sized a document by its JSON, which leaves out the query text every location of the document holds.
  *

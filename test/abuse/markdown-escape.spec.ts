@@ -1,5 +1,5 @@
 /**
- * Issue 23 item 9: Markdown outputs carry no live HTML or links from cluster-sourced text. `scan --format markdown`
+ * Markdown outputs carry no live HTML or links from cluster-sourced text. `scan --format markdown`
  * (CLI renderer), `report --format md` and the webhook's `markdown` (libs/reports mdCell) escape through libs/domain
  * escapeMarkdownText: a Kubernetes event message holding `<script>`, `<img onerror>` or `[x](javascript:...)` /
  * `![pixel](...)` arrives as inert text.

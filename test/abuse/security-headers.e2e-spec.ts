@@ -1,5 +1,5 @@
 /**
- * Issue 23 item 9: security headers on every answer (helmet): REST JSON, errors, /healthz, the Swagger UI at /docs,
+ * Security headers on every answer (helmet): REST JSON, errors, /healthz, the Swagger UI at /docs,
  * /openapi.json and GraphQL all carry `X-Content-Type-Options: nosniff`, `X-Frame-Options: DENY` and a
  * Content-Security-Policy with `frame-ancestors 'none'` and scripts from this origin only.
  */

@@ -1,5 +1,5 @@
 /**
- * Issue 23 item 5: tokens cannot outlive the token that minted them. A 1 h scoped admin asking for a 365-day admin
+ * Tokens cannot outlive the token that minted them. A 1 h scoped admin asking for a 365-day admin
  * gets one that expires with it; revoking a token revokes every token it minted, transitively, at once on the
  * replica that revoked (audit: `revoked` with reason `creator-revoked`), and from the CLI too.
  */

@@ -1,5 +1,5 @@
 /**
- * Issue 23 item 6: the waiver audit trail cannot be forged. An operator token sending `createdBy: "alice"`,
+ * The waiver audit trail cannot be forged. An operator token sending `createdBy: "alice"`,
  * `updatedBy: "bob"` and `?by=carol` is recorded as itself (`token:<id>`, its id and name) in every history row and
  * in `createdBy` / `revokedBy`; the names it sent are kept only as `statedBy`. The CLI (no token) still records its
  * local user.

@@ -1,5 +1,5 @@
 /**
- * Issue 23 item 1: what-ifs and headroom run in the forecast worker pool (libs/audit ForecastPool, worker threads
+ * What-ifs and headroom run in the forecast worker pool (libs/audit ForecastPool, worker threads
  * with a time and heap budget), not on the API's event loop. On the sample fleet stored in PostgreSQL:
  * - while the largest accepted what-if step runs (addNodes 5,000, the schema's maximum), /healthz answers fast;
  * - an oversized scenario is refused with its reason (400 naming the limit), one over the time budget with 422;

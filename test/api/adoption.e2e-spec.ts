@@ -1,5 +1,5 @@
 /**
- * Issue 21 leftovers (adoption), end to end against the real API app on a real PostgreSQL, with the sample fleet
+ * Adoption, end to end against the real API app on a real PostgreSQL, with the sample fleet
  * (examples/fleets/sample) scanned twice through libs/audit runScan (as `scan --fleet DIR --database-url` does):
  * - item 2, cluster names: findings (REST and GraphQL), headroom and what-if carry the cluster's name beside its id;
  *   a what-if step names a cluster by id or by name, an unknown one is refused listing the valid ones; the CLI

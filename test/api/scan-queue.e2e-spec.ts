@@ -1,5 +1,5 @@
 /**
- * Issue 14 item 4 "scans off the API's event loop": `POST /v1/scans` without Redis goes to the
+ * Scans off the API's event loop: `POST /v1/scans` without Redis goes to the
  * bounded in-process queue (libs/audit QueuedScanLauncher), which runs one scan at a time in a child
  * process (`libs/audit/src/scan-child.js` of the suite's CLI build, dist-test/, built by test/global-setup.ts).
  * The real app (createApiApp) on a real PostgreSQL database, through HTTP with supertest; fleets

@@ -1,5 +1,5 @@
 /**
- * `fleet-audit dump` (issue 21 item 1): the sample fleet crawled live through the simulator and written
+ * `fleet-audit dump`: the sample fleet crawled live through the simulator and written
  * as a fleet directory; the offline scan of the dump gives exactly the live scan's findings and coverage;
  * a dataset the crawl could not read is left out and named, and the offline scan reports the same gap;
  * no secret reaches the dump (no credential, no role ARN: the whole dump is searched for `acs:ram::`); an

@@ -1,5 +1,5 @@
 /**
- * `fleet-audit iam-policy` round trip through the simulator (issue 13): a live scan of the sample fleet
+ * `fleet-audit iam-policy` round trip through the simulator: a live scan of the sample fleet
  * through a simulator that enforces exactly the printed least-privilege policy reads every dataset;
  * with one action removed, the scan still completes and its coverage names the missing action.
  */
@@ -45,7 +45,7 @@ describe('iam-policy round trip through the simulator', () => {
     expect(actions.every((a) => new RegExp(`^(${services.join('|')}):[A-Z]\\w+$`).test(a))).toBe(true);
   });
 
-  it('names the NLB read actions the crawl calls, and no NLB write or attribute action (issue 20)', () => {
+  it('names the NLB read actions the crawl calls, and no NLB write or attribute action', () => {
     const actions = leastPrivilegePolicy().Statement[0].Action as string[];
     expect(actions.filter((a) => a.startsWith('nlb:'))).toEqual([
       'nlb:ListListeners',
@@ -75,7 +75,7 @@ describe('iam-policy round trip through the simulator', () => {
     expect(mixed.status).toBe(2);
   });
 
-  it('is read-only by default: no Cloud Assistant action; a config that opts in adds them (issue 21 item 3)', () => {
+  it('is read-only by default: no Cloud Assistant action; a config that opts in adds them', () => {
     const actions = leastPrivilegePolicy().Statement[0].Action as string[];
     expect(actions).not.toContain('ecs:RunCommand');
     expect(actions).not.toContain('ecs:DescribeInvocationResults');

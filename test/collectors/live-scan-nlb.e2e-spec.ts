@@ -1,5 +1,5 @@
 /**
- * The live NLB crawl (issue 20 item 1, live) against the simulator, through openapi-core's generic client:
+ * The live NLB crawl against the simulator, through openapi-core's generic client:
  * every page of ListLoadBalancers, ListListeners (<= 20 NLB ids per call), ListServerGroups and
  * ListServerGroupServers (only groups with `ServerCount` > 0) read back into `WireRegion.nlb` unchanged,
  * with exactly the calls CALL-PLAN.md predicts; throttled calls retried; an `nlb:*` action the audit role

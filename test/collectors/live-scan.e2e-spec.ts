@@ -2,7 +2,7 @@
  * Live collectors end to end: the simulator serves a fleet directory, `scanLive` reads it through
  * the official Alibaba Cloud SDKs and @kubernetes/client-node, and the snapshot must equal what
  * the offline loader reads from the same directory, coverage included, and so must the audit's results
- * (NLBs and their quotas included: issue 20, "a live scan of a fleet directory equals the offline scan").
+ * (NLBs and their quotas included: "a live scan of a fleet directory equals the offline scan").
  */
 import { readFileSync, writeFileSync } from 'node:fs';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';

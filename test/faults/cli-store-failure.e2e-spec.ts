@@ -1,5 +1,5 @@
 /**
- * Issue 14 item 1/8: the CLI on a store failure exits 3 (a transient failure: StoreError UNAVAILABLE, a retry
+ * The CLI on a store failure exits 3 (a transient failure: StoreError UNAVAILABLE, a retry
  * may succeed; the exit codes of libs/errors/README.md) with exactly one line on stderr (never a stack trace,
  * never 1, which means "findings found"). Spawns the built CLI (`nest build cli`):
  * - `--database-url` pointing at a port where nothing listens;

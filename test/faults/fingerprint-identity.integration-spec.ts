@@ -1,5 +1,5 @@
 /**
- * Issue 14 item 7 "fingerprints from identity only": a CLB / ECS / vSwitch / vServer group is keyed by
+ * Fingerprints from identity only: a CLB / ECS / vSwitch / vServer group is keyed by
  * kind + account + region + id, so losing one cluster's Kubernetes objects (which changes which
  * cluster such a resource is attributed to) changes none of the surviving findings' fingerprints;
  * and the migration rewrites stored fingerprints, merging their first/last-seen history.

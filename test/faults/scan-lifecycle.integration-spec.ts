@@ -1,5 +1,5 @@
 /**
- * Issue 14 "no scan left running": every path that creates a scan row ends it.
+ * No scan left running: every path that creates a scan row ends it.
  *
  * - PostgreSQL restarting (`pg_ctl restart -m fast` on a private server, never the shared one)
  *   while a scan stores its findings: the store retries, the scan succeeds, no unhandled 'error'.

@@ -1,5 +1,5 @@
 /**
- * Issue 14 "text that Postgres refuses": a NUL or a lone UTF-16 surrogate in any fleet string (a
+ * Text that Postgres refuses: a NUL or a lone UTF-16 surrogate in any fleet string (a
  * Service name, an Event message, a CLB name) is replaced by a visible marker at the boundary and
  * never fails the fleet's scan; API filters holding a NUL are refused with 400, not 500.
  */

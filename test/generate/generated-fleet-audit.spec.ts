@@ -16,7 +16,7 @@ const spec = generateSpecSchema.parse({
   clusters: 8,
   nodesPerCluster: 6,
   servicesPerCluster: 30,
-  // The NLB share (issue 20): NLB Services on the v2.12.3 clusters, and server groups leaked by deleted ones.
+  // The NLB share: NLB Services on the v2.12.3 clusters, and server groups leaked by deleted ones.
   nlbServicesPerCluster: 4,
   trafficPolicy: { cluster: 0.6, local: 0.2, eni: 0.2 },
   ccmVersions: ['v2.12.3', 'v1.9.3.313-g748f81e-aliyun'],

@@ -1,5 +1,5 @@
 /**
- * Absence is not health (issue 14 item 3): a partial offline dump must be audited as partial.
+ * Absence is not health: a partial offline dump must be audited as partial.
  *
  * - Each file of the sample fleet is deleted in turn (in a temporary copy): no run may report a finding
  *   (compared by fingerprint) that the full sample does not have, and the coverage names the gap (the
@@ -192,7 +192,7 @@ describe('deleting each file of the sample in turn', () => {
     const { results } = sampleWithout(rel, 'no-vgroups').audit;
     const region = (r: { resource: { accountId: string; regionId: string } }) => r.resource.accountId === ACCOUNT && r.resource.regionId === 'cn-beijing';
     for (const id of ['LB_NO_BACKENDS', 'LB_ORPHANED', 'LB_CONFIG_DRIFT']) {
-      // The CLB side only: the NLB parts of these checks judge the region's NLBs, read from nlb/ (issue 20).
+      // The CLB side only: the NLB parts of these checks judge the region's NLBs, read from nlb/.
       const mine = results.filter((r) => r.checkId === id && region(r) && r.resource.kind !== 'NetworkLoadBalancer' && r.figures?.['kind'] !== 'NLB');
       expect(mine.length, id).toBeGreaterThan(0);
       expect(mine.every((r) => r.status === 'skipped'), id).toBe(true);

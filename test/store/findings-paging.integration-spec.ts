@@ -1,5 +1,5 @@
 /**
- * Issue 14 item 6, paging that scales, on real PostgreSQL:
+ * Paging that scales, on real PostgreSQL:
  * - every page of `findings.list` is ONE SQL statement (counted on the store's real pool by
  *   wrapping `pg.Client#query`, which every pooled query goes through), the first page included
  *   (scan, rows and count), with or without an explicit scan id;

@@ -1,5 +1,5 @@
 /**
- * Issue 14 item 5: no secret in Redis. A distributed scan of the simulator's fleet submitted with
+ * No secret in Redis. A distributed scan of the simulator's fleet submitted with
  * the simulator's config (a literal AccessKey, as `fleet-audit sim` writes it) runs on a worker
  * that knows the same config by name; afterwards every key of the test's prefixes (BullMQ's and
  * Bottleneck's, every type) is read whole and holds neither the AccessKey secret nor its id. A

@@ -1,5 +1,5 @@
 /**
- * A target slice stored in parts (issue 22 item 2: scan_targets.slice_parts, libs/collectors slice-parts.ts) reads
+ * A target slice stored in parts (scan_targets.slice_parts, libs/collectors slice-parts.ts) reads
  * back, through the worker's snapshot loader (splitTargets, snapshotOfTargets), to the same snapshot as the same
  * slice stored whole: for a shard (listForPlace, the config reduced to the shard) and for the whole scan.
  */

@@ -1,5 +1,5 @@
 /**
- * Sharded analysis of distributed scans (issue 22 item 2) on real Redis, real PostgreSQL and the simulator's
+ * Sharded analysis of distributed scans on real Redis, real PostgreSQL and the simulator's
  * generated fleet: the sharded scan (one analyze-shard job per (account, region) and complete-scan) stores what
  * the whole-fleet analysis stores (ANALYZE_SHARDS=false: the same findings, fingerprints and figures, summary,
  * coverage, skipped results, quota samples, fleet-graph rows and, through the snapshot loader, the same

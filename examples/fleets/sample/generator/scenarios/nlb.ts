@@ -1,5 +1,5 @@
 /**
- * The NLB additions (issue 20): NLB Services as CCM's nlb-controller builds them, drawn from their own PRNG stream
+ * The NLB additions: NLB Services as CCM's nlb-controller builds them, drawn from their own PRNG stream
  * so that every id of the CLB scenarios stays as it was.
  *
  * - storefront (CCM v2.10.0, Flannel): `shop/api-edge` (Cluster mode, TCP 443: an NLB, one listener, one server group
