@@ -37,6 +37,13 @@ import {
 const NOW = new Date('2026-06-01T00:00:00.000Z');
 /** Per-account OpenAPI budget of the scans, calls per second. */
 const QPS = 10;
+/**
+ * Calls one arrival second of the simulator may hold beyond QPS. The shared limiter spaces an account's calls
+ * 1/(0.9 QPS) apart, which absorbs about 0.1 s of delay between a call's slot and its arrival; on the loaded 2-core CI
+ * machine a worker starved of CPU for longer sends two slots' calls together, and the simulator, counting by arrival,
+ * sees QPS + 1 in one second. The control below (a limiter per process) overruns by far more than this.
+ */
+const ARRIVAL_JITTER_CALLS = 1;
 
 
 /** Resolves once job `jobId` of `queue` has finished (at once when it already has); throws when it failed. */
@@ -128,7 +135,7 @@ describe('distributed scan (BullMQ flow, Redis budgets, PostgreSQL slices)', () 
           expect(
             stats.maxObservedQps[account.accountId] ?? 0,
             `busiest second of ${account.accountId}`,
-          ).toBeLessThanOrEqual(QPS);
+          ).toBeLessThanOrEqual(QPS + ARRIVAL_JITTER_CALLS);
         }
         expect(stats.throttled).toBe(0);
       } finally {
@@ -169,7 +176,7 @@ describe('distributed scan (BullMQ flow, Redis budgets, PostgreSQL slices)', () 
       expect(outcome.findings).toEqual(expected);
       const peaks = Object.values(fleet.sim.stats().maxObservedQps);
       // What the shared limiter prevents in the tests above.
-      expect(Math.max(...peaks)).toBeGreaterThan(QPS);
+      expect(Math.max(...peaks)).toBeGreaterThan(QPS + ARRIVAL_JITTER_CALLS);
     } finally {
       await Promise.all(running.map((w) => w.close()));
       await Promise.all(own.map((l) => l.close()));
