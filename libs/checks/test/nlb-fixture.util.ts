@@ -42,3 +42,22 @@ export function onlyResult(checkId: string, snapshot: FleetSnapshot, settings: P
   expect(rs).toHaveLength(1);
   return rs[0]!;
 }
+
+/**
+ * The results of `checkId` alone on `snapshot` with its fast paths on and off, which must be equal (the calling test
+ * fails otherwise): the one result for the resource `resourceId` (undefined when there is none; more than one fails
+ * the test) and whether a fast path was taken.
+ */
+export function judgeWithAndWithoutFastPaths(checkId: string, resourceId: string, snapshot: FleetSnapshot): { result: CheckResult | undefined; fast: boolean } {
+  const checks: NonNullable<PartialAuditSettings['checks']> = {};
+  for (const c of CHECKS) if (c.id !== checkId) checks[c.id] = { enabled: false };
+  const on = { enabled: true, taken: 0 };
+  const withFast = runAudit(snapshot, { now: FROZEN_NOW, settings: { checks }, fastPaths: on }).results;
+  const off = { enabled: false, taken: 0 };
+  const without = runAudit(snapshot, { now: FROZEN_NOW, settings: { checks }, fastPaths: off }).results;
+  expect(withFast).toEqual(without);
+  expect(off.taken).toBe(0);
+  const mine = withFast.filter((r) => r.resource.id === resourceId);
+  expect(mine.length).toBeLessThanOrEqual(1);
+  return { result: mine[0], fast: on.taken === 1 };
+}

@@ -9,17 +9,13 @@
  */
 import { describe, expect, it } from 'vitest';
 import type { CheckResult, FleetSnapshot, NlbServer } from '@app/domain';
-import { nlbFixture } from '../../test/nlb-fixture.util';
-import { FROZEN_NOW } from '../../test/factories';
-import { runAudit } from '../audit.engine';
-import { CHECKS } from '../check.registry';
+import { judgeWithAndWithoutFastPaths, nlbFixture } from '../../test/nlb-fixture.util';
 
 const ID = 'LB_CONFIG_DRIFT';
 const NLB = 'nlb-web0000000000000001';
 const GROUP = 'sgp-web00000000000001';
 const NAME = 'k8s.30080.TCP.web.default.c0123456789abcdef0123456789abcdef';
 const P = 'service.beta.kubernetes.io/alibaba-cloud-loadbalancer-';
-const onlyDrift = Object.fromEntries(CHECKS.filter((c) => c.id !== ID).map((c) => [c.id, { enabled: false }]));
 
 /** The fixture, with the Service's LB annotations (suffix -> value) added. */
 function fixture(annotations: Record<string, string> = {}) {
@@ -34,15 +30,7 @@ function fixture(annotations: Record<string, string> = {}) {
  * and whether the fast path was taken.
  */
 function judge(snapshot: FleetSnapshot): { result: CheckResult | undefined; fast: boolean } {
-  const on = { enabled: true, taken: 0 };
-  const withFast = runAudit(snapshot, { now: FROZEN_NOW, settings: { checks: onlyDrift }, fastPaths: on }).results;
-  const off = { enabled: false, taken: 0 };
-  const without = runAudit(snapshot, { now: FROZEN_NOW, settings: { checks: onlyDrift }, fastPaths: off }).results;
-  expect(withFast).toEqual(without);
-  expect(off.taken).toBe(0);
-  const mine = withFast.filter((r) => r.resource.id === 'default/web');
-  expect(mine.length).toBeLessThanOrEqual(1);
-  return { result: mine[0], fast: on.taken === 1 };
+  return judgeWithAndWithoutFastPaths(ID, 'default/web', snapshot);
 }
 
 /** A server of the group as CCM writes it: `Ecs` on the NodePort, weight 100, the group name as description. */

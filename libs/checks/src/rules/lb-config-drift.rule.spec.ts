@@ -11,7 +11,7 @@
  */
 import { describe, expect, it } from 'vitest';
 import type { BackendServer, CheckResult, FleetSnapshot, K8sEvent } from '@app/domain';
-import { nlbFixture } from '../../test/nlb-fixture.util';
+import { judgeWithAndWithoutFastPaths, nlbFixture } from '../../test/nlb-fixture.util';
 import { FROZEN_NOW, P } from '../../test/factories';
 import { runAudit } from '../audit.engine';
 import { CHECKS } from '../check.registry';
@@ -36,15 +36,7 @@ function fixture(annotations: Record<string, string> = {}, file = 'pass.cluster-
  * whether the fast path was taken.
  */
 function judge(snapshot: FleetSnapshot): { result: CheckResult | undefined; fast: boolean } {
-  const on = { enabled: true, taken: 0 };
-  const withFast = runAudit(snapshot, { now: FROZEN_NOW, settings: { checks: onlyDrift }, fastPaths: on }).results;
-  const off = { enabled: false, taken: 0 };
-  const without = runAudit(snapshot, { now: FROZEN_NOW, settings: { checks: onlyDrift }, fastPaths: off }).results;
-  expect(withFast).toEqual(without);
-  expect(off.taken).toBe(0);
-  const mine = withFast.filter((r) => r.resource.id === 'default/web');
-  expect(mine.length).toBeLessThanOrEqual(1);
-  return { result: mine[0], fast: on.taken === 1 };
+  return judgeWithAndWithoutFastPaths(ID, 'default/web', snapshot);
 }
 
 /** The one result for `default/web`, with the fast path on and off alike. */
