@@ -11,10 +11,14 @@ import { createTestDatabase, type TestDatabase } from './test-database.util';
 describe('withTransaction (PostgreSQL)', () => {
   let db: TestDatabase;
   let pool: Pool;
+  const poolErrors: Error[] = [];
 
   beforeAll(async () => {
     db = await createTestDatabase();
     pool = new Pool({ connectionString: db.url, max: 2 });
+    // As in the store (libs/store/src/store.ts): a destroyed connection's late socket error (EPIPE after the
+    // ROLLBACK written to a dead backend) is re-emitted by the pool, which must have a listener.
+    pool.on('error', (e) => poolErrors.push(e));
     await pool.query('CREATE TABLE tx_probe (id int PRIMARY KEY)');
   });
 

@@ -12,7 +12,9 @@ import type { Pool, PoolClient } from 'pg';
  *   the backend is terminated) emits `'error'` on the client, and without a listener that event would crash
  *   the process; the query in flight rejects on its own;
  * - a connection that emitted `'error'` or could not even ROLLBACK is released with that error, which makes
- *   the pool destroy it instead of handing a connection in an unknown transaction state to the next caller.
+ *   the pool destroy it instead of handing a connection in an unknown transaction state to the next caller;
+ * - a destroyed connection can still emit a late socket error (EPIPE for the ROLLBACK written to a dead
+ *   backend); pg-pool re-emits it on the pool, so the pool must have an `'error'` listener (the store's has).
  *
  * Everything inside must use `client`: with PGlite the pool has a single connection, so a query on the pool
  * would wait for this transaction forever.
