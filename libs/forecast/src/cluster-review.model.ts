@@ -45,6 +45,7 @@
 import { createHash } from 'node:crypto';
 import { CHECK_IDS, QUOTA_USAGE_CHECK_IDS, resolveAuditSettings, resourceKeyOf, runAudit, type AuditOutput, type PartialAuditSettings, type RunAuditOptions, type ServiceFilter } from '@app/checks';
 import {
+  coverageKey,
   defaultLoadBalancerName,
   getLbAnnotation,
   LB_ANNOTATION,
@@ -54,6 +55,7 @@ import {
   type Clb,
   type ClusterSnapshot,
   type CheckResult,
+  type Finding,
   type FleetSnapshot,
   type K8sEndpointSlice,
   type K8sService,
@@ -66,7 +68,7 @@ import {
 import { estimateConvergence, type ConvergenceSettings, type ServiceChange } from './convergence.model';
 import { planResultOf, preparePlan, type PlanResult } from './manifest-plan';
 import { ScenarioApplier, type ExpectedGroupsMemo } from './scenario.apply';
-import { auditChanged, diffAudits, sampleKeyOf, sampleMap, withOverflow, type QuotaChange, type WhatIfResult } from './whatif.runner';
+import { auditChanged, diffAudits, sampleKeyOf, sampleMap, withOverflow, type QuotaChange, type StepDiff, type WhatIfResult } from './whatif.runner';
 
 /** Options of a review model: the analysis clock and settings `plan` would be given. */
 export interface ClusterReviewOptions {
@@ -112,6 +114,20 @@ function regionOf(snapshot: FleetSnapshot, clusterId: string): { account: Accoun
 
 function coverageOf(snapshot: FleetSnapshot, accountId: string, regionId: string): FleetSnapshot['coverage'] {
   return snapshot.coverage.filter((c) => c.accountId === accountId && (c.regionId === undefined || c.regionId === regionId));
+}
+
+/**
+ * The coverage a slice of cluster `clusterId` keeps: of the region's entries (`coverageOf`), the failed ones of the
+ * cluster itself or of its region or account, the last one of each key (`coverageKey`). The audit reads coverage only
+ * through `FleetIndex.failedCoverage` (libs/checks fleet-index.ts: a map by key, the last entry of a key winning, asked
+ * only of the slice's own cluster, region and account, and answering only a failed entry), so every answer is the
+ * same, while each of a review's audits no longer keys the region's other clusters' entries (258 on a 50-cluster
+ * region of the bench fleet: half the index build of a review's slice).
+ */
+function sliceCoverage(regional: FleetSnapshot['coverage'], clusterId: string): FleetSnapshot['coverage'] {
+  const last = new Map<string, FleetSnapshot['coverage'][number]>();
+  for (const c of regional) if (c.clusterId === undefined || c.clusterId === clusterId) last.set(coverageKey(c), c);
+  return [...last.values()].filter((c) => c.status === 'failed');
 }
 
 /**
@@ -299,6 +315,34 @@ function withStubs<T>(s: SplitList<T>, started: readonly T[], now: readonly T[])
   return out;
 }
 
+/** The results and findings of one audit, or of one part of a review. */
+type AuditPart = Pick<AuditOutput, 'results' | 'findings'>;
+
+/** The Service checks' part of a review (`servicePart`): their results on the Service alone, and the load balancers it names. */
+interface ServicePart {
+  own: AuditPart;
+  ids: ReadonlySet<string>;
+}
+
+/**
+ * The counting checks' part of a review (`countingPart`): the ECS instances whose count the step moved (by id) with
+ * their new quota samples, and the filter that has the review's audit of the slice judge the reviewed Service alone.
+ */
+interface CountingPart {
+  moved: ReadonlySet<string>;
+  samples: QuotaUsageSample[];
+  filter?: ServiceFilter;
+}
+
+/** What a review reads of a baseline result or finding to know whether it keeps it (`keeps`). */
+interface BaselineItem {
+  checkId: string;
+  kind: string;
+  id: string;
+  /** `namespace/name` of a Service of the model's cluster; undefined for anything else. */
+  service: string | undefined;
+}
+
 /** The slice of one review: the snapshot the what-if step changes, and how to put the stubs back for the region checks. */
 interface ReviewCopy {
   slice: FleetSnapshot;
@@ -376,6 +420,10 @@ export class ClusterReviewModel {
   private readonly lbUsers = new Map<string, string[]>();
   private readonly baseline: Pick<AuditOutput, 'results' | 'findings'>;
   private readonly baselineSamples: ReadonlyMap<string, QuotaUsageSample>;
+  /** Each baseline quota sample by its key (`baselineSamples`), with what `keeps` reads of its result. */
+  private readonly sampleItems = new Map<string, { sample: QuotaUsageSample; item: BaselineItem }>();
+  /** Each baseline finding by its fingerprint (the last of a fingerprint, as `diffAudits` keys them), with what `keeps` reads of it. */
+  private readonly findingItems = new Map<string, { finding: Finding; item: BaselineItem }>();
   /** The CCM model's answers for the slice's frozen Services, shared by the reviews' appliers. */
   private readonly expectedMemo: ExpectedGroupsMemo = new WeakMap();
   /** Result keys whose slice result differs from the region's (or that the region does not have). */
@@ -411,7 +459,7 @@ export class ClusterReviewModel {
     const found = regionOf(snapshot, clusterId);
     if (baseline.accountId !== found.account.accountId || baseline.regionId !== found.region.regionId)
       throw new Error(`the baseline is of ${baseline.accountId}/${baseline.regionId}, not of cluster ${clusterId}'s region`);
-    this.coverage = coverageOf(snapshot, found.account.accountId, found.region.regionId);
+    this.coverage = sliceCoverage(coverageOf(snapshot, found.account.accountId, found.region.regionId), clusterId);
     const k8s = found.cluster.kubernetes;
     const nodeEcs = new Set((k8s?.nodes ?? []).map((n) => n.ecsInstanceId).filter((x): x is string => x !== undefined));
     // What the cluster's Services name: ids, addresses, the names CCM gives their CLBs.
@@ -584,6 +632,8 @@ export class ClusterReviewModel {
     const ofCounting = (x: { checkId: string }) => countingChecks.has(x.checkId);
     this.countingBaseline = { results: this.baseline.results.filter(ofCounting), findings: this.baseline.findings.filter(ofCounting) };
     this.quotaRatios = resolveAuditSettings(options.settings, CHECK_IDS).quota;
+    for (const [k, sample] of this.baselineSamples) this.sampleItems.set(k, { sample, item: this.itemOf(sample.checkId, sample.resource) });
+    for (const finding of this.baseline.findings) this.findingItems.set(finding.fingerprint, { finding, item: this.itemOf(finding.checkId, finding.resource) });
     const ecsKeyed = [...this.ecsResults].map(([id, r]) => ({ id, sample: sampleKeyOf(r.checkId, r.resource), resourceKey: resourceKeyOf(r.resource) }));
     ecsKeyed.sort((a, b) => (a.resourceKey < b.resourceKey ? -1 : a.resourceKey > b.resourceKey ? 1 : 0));
     ecsKeyed.forEach((e, order) => this.ecsKeys.set(e.id, { sample: e.sample, order, resourceKey: e.resourceKey, untrusted: untrusted.has(e.sample) }));
@@ -618,10 +668,6 @@ export class ClusterReviewModel {
     return { slice: { ...c.slice, accounts: [{ ...this.account, regions: [region] }] }, lbIds };
   }
 
-  /** Whether a resource is the Service `key` (`namespace/name`) of the cluster. */
-  private isService(ref: CheckResult['resource'], key: string): boolean {
-    return ref.kind === 'Service' && ref.clusterId === this.clusterId && ref.namespace !== undefined && ref.name !== undefined && serviceKey({ namespace: ref.namespace, name: ref.name }) === key;
-  }
 
   /**
    * Whether a review's step changed only the Service `key` (a CLB Service before and after: `needClb`) and the CLBs it
@@ -665,7 +711,7 @@ export class ClusterReviewModel {
    * the Service and the CLBs only it names (`onlyServiceChanged`), or when a moved count is of an instance without a
    * passing result or reaches a quota ratio.
    */
-  private countingPart(c: ReviewCopy, key: string): (Pick<AuditOutput, 'results' | 'findings'> & { samples: QuotaUsageSample[]; filter?: ServiceFilter }) | undefined {
+  private countingPart(c: ReviewCopy, key: string): CountingPart | undefined {
     if (this.countingChecks.size === 0 || !this.onlyServiceChanged(c, key)) return undefined;
     // The CLBs the step may have changed: those of `key` as they were (less) and as they are (more).
     const delta = new Map<string, number>();
@@ -689,19 +735,73 @@ export class ClusterReviewModel {
       moved.add(id);
       samples.push({ checkId: r.checkId, resource: r.resource, used, limit, ratio: used / limit });
     }
-    const keptEcs = (x: { checkId: string; resource: CheckResult['resource'] }) => x.checkId === 'ECS_LB_ATTACHMENT_QUOTA' && !moved.has(x.resource.id);
-    if (!this.countingChecks.has('CLUSTER_MODE_BLOWUP'))
-      return { results: this.countingBaseline.results.filter(keptEcs), findings: this.countingBaseline.findings.filter(keptEcs), samples };
-    // Of CLUSTER_MODE_BLOWUP, the filter leaves out the other Services' results only (not those of a whole cluster).
-    const kept = (x: { checkId: string; resource: CheckResult['resource'] }) =>
-      keptEcs(x) || (x.checkId === 'CLUSTER_MODE_BLOWUP' && x.resource.kind === 'Service' && !this.isService(x.resource, key));
+    if (!this.countingChecks.has('CLUSTER_MODE_BLOWUP')) return { moved, samples };
     const clusterId = this.clusterId;
-    return {
-      results: this.countingBaseline.results.filter(kept),
-      findings: this.countingBaseline.findings.filter(kept),
-      samples,
-      filter: { checkIds: BLOWUP, accepts: (se) => se.cluster.cluster.clusterId === clusterId && serviceKey(se.service) === key },
-    };
+    return { moved, samples, filter: { checkIds: BLOWUP, accepts: (se) => se.cluster.cluster.clusterId === clusterId && serviceKey(se.service) === key } };
+  }
+
+  /**
+   * Whether a review keeps a baseline result or finding as it is (`keeps`), as `countingPart` and `servicePart` decide
+   * it: a Service check's on anything but the reviewed Service `key` and the load balancers `ids`; with the counting
+   * checks, each ECS instance's result (those whose count moved are diffed apart, `ecsChanges`) and every other
+   * Service's CLUSTER_MODE_BLOWUP result (not one of a whole cluster). Only for a review that ran the Service checks on
+   * the Service alone; every other result the review computes again.
+   */
+  private keeps(x: BaselineItem, key: string, ids: ReadonlySet<string>, counted: boolean): boolean {
+    if (this.serviceChecks.has(x.checkId)) return !ids.has(x.id) && x.service !== key;
+    if (!counted || !this.countingChecks.has(x.checkId)) return false;
+    return x.checkId === 'ECS_LB_ATTACHMENT_QUOTA' || (x.kind === 'Service' && x.service !== key);
+  }
+
+  /** A baseline result's or finding's `BaselineItem`: the Service key only of a Service of the model's cluster. */
+  private itemOf(checkId: string, ref: CheckResult['resource']): BaselineItem {
+    const service = this.isServiceRef(ref) ? serviceKey({ namespace: ref.namespace!, name: ref.name! }) : undefined;
+    return { checkId, kind: ref.kind, id: ref.id, service };
+  }
+
+  /** Whether a resource is a Service of the model's cluster (with a namespace and a name). */
+  private isServiceRef(ref: CheckResult['resource']): boolean {
+    return ref.kind === 'Service' && ref.clusterId === this.clusterId && ref.namespace !== undefined && ref.name !== undefined;
+  }
+
+  /**
+   * A review's diff of everything but the ECS instances whose count moved (`diffAudits` of the baseline and the
+   * review's results, as `plan` diffs them). The results a review keeps from the baseline (`keeps`: the same objects,
+   * hence the same quota use and findings on both sides) cancel out of that diff, so the diff reads only the baseline
+   * results the review computed again (found from the keys kept per baseline result, `sampleItems` and `findingItems`,
+   * without keying the baseline again) against the review's fresh ones. The whole diff is taken instead where that
+   * could differ: a fresh result or finding with the key of a kept one (the later one of a key counts in the whole diff),
+   * or a NodePort overflow (it rewrites samples on the whole list).
+   */
+  private restDiff(key: string, local: AuditPart, part: ServicePart | undefined, counted: CountingPart | undefined, wide: AuditPart | undefined, overflow: ReadonlyMap<string, number>): StepDiff {
+    const fresh: AuditPart = { results: [...local.results, ...(part?.own.results ?? []), ...(wide?.results ?? [])], findings: [...local.findings, ...(part?.own.findings ?? []), ...(wide?.findings ?? [])] };
+    if (part && overflow.size === 0) {
+      const keeps = (x: BaselineItem | undefined) => x !== undefined && this.keeps(x, key, part.ids, counted !== undefined);
+      const nextSamples = sampleMap(quotaUsageOf(fresh.results, QUOTA_USAGE_CHECK_IDS));
+      let clash = false;
+      for (const k of nextSamples.keys()) if (keeps(this.sampleItems.get(k)?.item)) clash = true;
+      for (const f of fresh.findings) if (keeps(this.findingItems.get(f.fingerprint)?.item)) clash = true;
+      if (!clash) {
+        const prevSamples = new Map<string, QuotaUsageSample>();
+        for (const [k, b] of this.sampleItems) if (!keeps(b.item)) prevSamples.set(k, b.sample);
+        const prevFindings: Finding[] = [];
+        for (const b of this.findingItems.values()) if (!keeps(b.item)) prevFindings.push(b.finding);
+        return diffAudits({ findings: prevFindings }, prevSamples, fresh, nextSamples);
+      }
+    }
+    // The whole diff: the review's results in the order of its audits, kept ones with them.
+    const kept = (r: { checkId: string; resource: CheckResult['resource'] }) =>
+      part !== undefined && this.keeps(this.itemOf(r.checkId, r.resource), key, part.ids, counted !== undefined) && !(r.checkId === 'ECS_LB_ATTACHMENT_QUOTA' && counted?.moved.has(r.resource.id));
+    const results = [...local.results, ...this.countingBaseline.results.filter(kept), ...this.serviceBaseline.results.filter(kept), ...(part?.own.results ?? []), ...(wide?.results ?? [])];
+    const findings = [...local.findings, ...this.countingBaseline.findings.filter(kept), ...this.serviceBaseline.findings.filter(kept), ...(part?.own.findings ?? []), ...(wide?.findings ?? [])];
+    let prevSamples = this.baselineSamples;
+    if (counted && counted.moved.size > 0) {
+      const without = new Map(this.baselineSamples);
+      for (const id of counted.moved) without.delete(this.ecsKeys.get(id)!.sample);
+      prevSamples = without;
+    }
+    const nextSamples = sampleMap(withOverflow(quotaUsageOf(results, QUOTA_USAGE_CHECK_IDS), overflow));
+    return diffAudits(this.baseline, prevSamples, { findings }, nextSamples);
   }
 
   /**
@@ -747,7 +847,7 @@ export class ClusterReviewModel {
    * Service, a load balancer it names is named by another Service too, or a Service check said something of another
    * resource): the review then runs every check on the whole slice.
    */
-  private servicePart(c: ReviewCopy, key: string, changes: readonly ServiceChange[]): Pick<AuditOutput, 'results' | 'findings'> | undefined {
+  private servicePart(c: ReviewCopy, key: string, changes: readonly ServiceChange[]): ServicePart | undefined {
     if (this.serviceChecks.size === 0 || changes.some((ch) => ch.service !== key)) return undefined;
     const own = this.ownOf(c, key);
     const ids = new Set(own.lbIds);
@@ -757,10 +857,7 @@ export class ClusterReviewModel {
     const owns = this.owns(key, ids);
     const out = auditChanged(own.slice, { now: this.options.now, settings: this.serviceSettings });
     if (!out.results.every((r) => owns(r.resource))) return undefined;
-    return {
-      results: [...this.serviceBaseline.results.filter((r) => !owns(r.resource)), ...out.results],
-      findings: [...this.serviceBaseline.findings.filter((f) => !owns(f.resource)), ...out.findings],
-    };
+    return { own: { results: out.results, findings: out.findings }, ids };
   }
 
   /**
@@ -869,18 +966,9 @@ export class ClusterReviewModel {
       ? auditFiltered(c.slice, { now: this.options.now, settings: this.clusterSettingsUncounted, ...(counted.filter ? { serviceFilter: counted.filter } : {}) })
       : auditChanged(c.slice, { now: this.options.now, settings: part ? this.clusterSettings : this.sliceSettings });
     const wide = this.regionChecks.size > 0 ? this.regionPart(c) : undefined;
-    const results = [...local.results, ...(counted?.results ?? []), ...(part?.results ?? []), ...(wide?.results ?? [])];
-    const findings = [...local.findings, ...(counted?.findings ?? []), ...(part?.findings ?? []), ...(wide?.findings ?? [])];
     // The ECS instances whose count the step moved are diffed apart (`ecsChanges`): the rest as `plan` diffs it.
     const ecsMoved = counted?.samples ?? [];
-    let prevSamples = this.baselineSamples;
-    if (ecsMoved.length > 0) {
-      const without = new Map(this.baselineSamples);
-      for (const x of ecsMoved) without.delete(this.ecsKeys.get(x.resource.id)!.sample);
-      prevSamples = without;
-    }
-    const nextSamples = sampleMap(withOverflow(quotaUsageOf(results, QUOTA_USAGE_CHECK_IDS), applier.nodePortOverflow));
-    const rest = diffAudits(this.baseline, prevSamples, { findings }, nextSamples);
+    const rest = this.restDiff(key, local, part, counted, wide, applier.nodePortOverflow);
     const ecs = this.ecsChanges(ecsMoved);
     const quotas = ecs.size > 0 ? this.mergeQuotas(rest.quotas, ecs) : rest.quotas;
     const diff = { quotas, firstBreach: ecs.size > 0 ? (quotas.find((q) => q.after.used > q.after.limit) ?? null) : rest.firstBreach, findings: rest.findings };

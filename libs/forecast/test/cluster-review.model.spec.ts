@@ -161,6 +161,33 @@ describe('ClusterReviewModel: the same answer as plan, Service by Service', () =
     for (const f of fallbacks) expect(f).toMatch(/ reuseForeign names-stub: lb-\S+$/);
   });
 
+  it("keeps the scan's failed coverage of its own cluster, region and account (a skipped result's reason names it as the region's does)", () => {
+    const spec = generateSpecSchema.parse({ ...millionBackendSpec(22), accounts: 1, clusters: 4 });
+    const snapshot = mapWireFleet(generateFleet(spec, 'bench').fleet);
+    const account = snapshot.accounts[0]!;
+    const region = account.regions[0]!;
+    const [target, other] = region.clusters;
+    // Node port ranges not read on two clusters (NODEPORT_EPHEMERAL_OVERLAP skips them naming the coverage message), and
+    // the scan's failures recorded for the target cluster, the other cluster, the region and the account.
+    delete target!.nodeLocalPortRanges;
+    delete other!.nodeLocalPortRanges;
+    const at = { accountId: account.accountId, regionId: region.regionId };
+    const failures = [
+      { ...at, clusterId: target!.clusterId, api: 'sysctls' as const, status: 'failed' as const, errorCode: 'Timeout', message: 'node sysctls timed out' },
+      { ...at, clusterId: other!.clusterId, api: 'sysctls' as const, status: 'failed' as const, errorCode: 'Forbidden', message: 'no exec on nodes' },
+      { ...at, api: 'nlb' as const, status: 'failed' as const, errorCode: 'Forbidden.RAM', message: 'no NLB permission' },
+      { accountId: account.accountId, api: 'ram' as const, status: 'failed' as const, errorCode: 'Forbidden.RAM', message: 'no RAM permission' },
+    ];
+    const model = (s: FleetSnapshot) => new ClusterReviewModel(s, target!.clusterId, regionBaseline(s, target!.clusterId, { now: NOW }), { now: NOW });
+    const plain = model(snapshot);
+    const failed = model({ ...snapshot, coverage: [...snapshot.coverage, ...failures] });
+    // The slice's results are compared with the region's when the model is built: a reason the slice words without the
+    // coverage message the region's result has would leave that result untrusted.
+    expect(failed.size.untrusted).toBe(plain.size.untrusted);
+    const failedSnapshot = { ...snapshot, coverage: [...snapshot.coverage, ...failures] };
+    expect(compare(failedSnapshot, failed, target!.clusterId, NEW_SERVICES.cluster2!)).toEqual({});
+  });
+
   it("on the bench fleet's shape with a quota ratio one attachment above the busiest node (a review that reaches it is not answered from the counts)", () => {
     const spec = generateSpecSchema.parse({ ...millionBackendSpec(22, { nlb: true }), accounts: 1, clusters: 12 });
     const snapshot = mapWireFleet(generateFleet(spec, 'bench').fleet);
