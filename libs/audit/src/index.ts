@@ -13,3 +13,5 @@ export * from './forecast-runner';
 export * from './forecast-pool';
 export * from './quota-plan-runner';
 export * from './quota-request-runner';
+export * from './threaded-audit';
+export type { AuditShardAnswer, AuditShardTask, ResultRun } from './threaded-audit-shard';

@@ -14,7 +14,8 @@ import { FleetValidationError, loadFleetDirectory, scanLive, type ScanConfig } f
 import type { CheckResult, CoverageEntry, FleetSnapshot, Finding, SkippedResult } from '@app/domain';
 import { startScanHeartbeat, type Store } from '@app/store';
 import { FleetIndex } from '@app/checks';
-import { analyzeSnapshot, storeAnalysis, type ScanAnalysis, type ScanSummary } from './analyze-and-store';
+import { analyzeSnapshot, nothingReadReason, ScanFailedError, storeAnalysis, type ScanAnalysis, type ScanSummary } from './analyze-and-store';
+import { fleetDirectoryAuditShards, runThreadedAudit, threadedResults, type AuditShard } from './threaded-audit';
 
 /** Where a scan reads its fleet from. */
 export type ScanSource =
@@ -41,6 +42,18 @@ export interface ScanRequest {
   observedAt?: Date;
   settings?: PartialAuditSettings;
   onProgress?: (p: ScanProgress) => void;
+  /**
+   * Threads of the analysis of an offline fleet directory (`runThreadedAudit`: each thread reads and analyzes one
+   * shard's files, an account and region at a time; the same output). Absent or 1: one thread over the whole
+   * snapshot. A generated fleet directory (`generate:`) and a live scan always use one thread.
+   */
+  threads?: number;
+  /**
+   * With more than one thread: keep every evaluated result in the outcome (`ScanOutcome.results`; JUnit output
+   * lists them). Otherwise the outcome's `results` is empty (the summary still counts them), as a distributed
+   * scan's. A stored scan keeps them (its quota usage samples come from them).
+   */
+  keepResults?: boolean;
   /** Id of a scan row the caller already created (`store.scans.create`), e.g. to answer 202 first. */
   scanId?: string;
   /**
@@ -92,7 +105,12 @@ export async function runScan(request: ScanRequest, store?: Store | Promise<Stor
   // Offline input is validated before a scan row exists: a malformed fleet writes nothing. When the
   // caller already created the row (POST /v1/scans), loading happens inside the error handling
   // below, so a fleet that became invalid fails that row instead of leaving it running.
-  let snapshot = request.source.kind === 'offline' && request.scanId === undefined ? await collectFleet(request.source, request.onProgress) : undefined;
+  const shards = threadedShardsOf(request);
+  // Without a store, a threaded analysis reads the fleet only shard by shard, in its threads (the shards' files are
+  // validated there: a malformed one fails the analysis, with nothing written).
+  const threadedOnly = shards !== undefined && !store;
+  let snapshot =
+    request.source.kind === 'offline' && request.scanId === undefined && !threadedOnly ? await collectFleet(request.source, request.onProgress) : undefined;
   const fleetName = snapshot?.name ?? (request.source.kind === 'live' ? request.source.config.name : 'fleet');
   const scanId =
     request.scanId ?? (store ? (await store.scans.create({ source: sourceKind, fleetName, startedAt })).id : randomUUID());
@@ -100,10 +118,18 @@ export async function runScan(request: ScanRequest, store?: Store | Promise<Stor
   // the API or worker fails the row (libs/store scan-lease).
   const stopHeartbeat = store ? startScanHeartbeat(store.scans, scanId) : () => undefined;
   try {
+    if (shards && threadedOnly) {
+      // Nothing to store: the fleet is read only shard by shard, in the threads.
+      const { analysis, fleetName: name, coverage } = await analyzeThreadedStep(shards, request, scanId, false);
+      const outcome = outcomeOf(scanId, sourceKind, startedAt, { name, coverage }, analysis);
+      await request.onAnalyzed?.(outcome);
+      return outcome;
+    }
     snapshot ??= await collectFleet(request.source, request.onProgress);
     // One index for the audit and the stored fleet graph.
     const index = store ? FleetIndex.build(snapshot) : undefined;
-    const analysis = analyzeStep(snapshot, request, scanId, index);
+    // A stored scan needs the whole snapshot (stored with it, and its fleet graph): the threads read their shards again.
+    const analysis = shards ? (await analyzeThreadedStep(shards, request, scanId, true)).analysis : analyzeStep(snapshot, request, scanId, index);
     const outcome = outcomeOf(scanId, sourceKind, startedAt, snapshot, analysis);
     await request.onAnalyzed?.(outcome);
     if (store) await storeStep(store, scanId, snapshot, analysis, request, index);
@@ -216,6 +242,52 @@ function analyzeStep(snapshot: FleetSnapshot, request: ScanRequest, scanId: stri
   return analysis;
 }
 
+/**
+ * The shards of a threaded analysis of the request's source: an offline fleet directory with more than one thread
+ * asked; `undefined` (one thread over the whole snapshot) otherwise, and for a generated fleet directory.
+ * @throws FleetValidationError for a missing or invalid fleet.yaml / account.yaml
+ */
+function threadedShardsOf(request: ScanRequest): AuditShard[] | undefined {
+  if (request.source.kind !== 'offline' || (request.threads ?? 1) <= 1) return undefined;
+  const shards = fleetDirectoryAuditShards(request.source.fleetDir);
+  return shards && shards.length > 0 ? shards : undefined;
+}
+
+/**
+ * The analyze step on threads (`runThreadedAudit`), collect included (each thread reads its shard), with its
+ * progress reported by shard: the same analysis as `analyzeStep` over the whole snapshot.
+ * @param keepResults keep every result (a stored scan's quota usage samples come from them)
+ * @throws ShardAnalysisError naming the shard whose files could not be read or analyzed; ScanFailedError when the
+ *   scan read nothing
+ */
+async function analyzeThreadedStep(
+  shards: AuditShard[],
+  request: ScanRequest,
+  scanId: string,
+  keepResults: boolean,
+): Promise<{ analysis: ScanAnalysis; fleetName: string; coverage: CoverageEntry[] }> {
+  request.onProgress?.({ phase: 'analyze', done: 0, total: 1 });
+  const keep = keepResults || request.keepResults === true;
+  const audit = await runThreadedAudit(shards, {
+    ...(request.threads !== undefined ? { threads: request.threads } : {}),
+    now: request.now ?? new Date(),
+    ...(request.settings ? { settings: request.settings } : {}),
+    resultsJson: keep,
+  });
+  const nothing = nothingReadReason({ name: audit.fleetName, accounts: [], coverage: audit.coverage });
+  if (nothing !== undefined) throw new ScanFailedError(nothing, scanId);
+  request.onProgress?.({ phase: 'analyze', done: 1, total: 1 });
+  const analysis: ScanAnalysis = {
+    results: keep ? threadedResults(audit) : [],
+    findings: audit.findings,
+    skipped: audit.skipped,
+    summary: audit.summary,
+    finishedAt: new Date(),
+    ...(request.settings?.owners ? { owners: request.settings.owners } : {}),
+  };
+  return { analysis, fleetName: audit.fleetName, coverage: audit.coverage };
+}
+
 /** The store step (`storeAnalysis`), with its progress reported around it. */
 async function storeStep(store: Store, scanId: string, snapshot: FleetSnapshot, analysis: ScanAnalysis, request: ScanRequest, index: FleetIndex | undefined): Promise<void> {
   request.onProgress?.({ phase: 'store', done: 0, total: 1 });
@@ -224,7 +296,7 @@ async function storeStep(store: Store, scanId: string, snapshot: FleetSnapshot, 
 }
 
 /** The scan record, findings and results of an analyzed snapshot. */
-function outcomeOf(scanId: string, source: ScanSource['kind'], startedAt: Date, snapshot: FleetSnapshot, a: ScanAnalysis): ScanOutcome {
+function outcomeOf(scanId: string, source: ScanSource['kind'], startedAt: Date, snapshot: Pick<FleetSnapshot, 'name' | 'coverage'>, a: ScanAnalysis): ScanOutcome {
   return {
     scan: {
       id: scanId,

@@ -2,6 +2,7 @@
  * `fleet-audit scan`: audit a fleet offline (`--fleet DIR`) or live (`--config FILE`), print the
  * findings as a table or JSON, and exit 1 when a finding at or above `--fail-on` exists.
  */
+import { availableParallelism } from 'node:os';
 import { loadAudit, loadCollectors, loadStore } from '../lazy';
 import { Command, Option } from 'commander';
 import type { ScanOutcome, ScanSource } from '@app/audit';
@@ -85,6 +86,22 @@ export interface ScanCommandOptions {
   storeScan?: boolean;
   /** List the clusters a live scan would read (selection, endpoint) and stop (scan-dry-run.ts). */
   dryRun?: boolean;
+  /**
+   * Threads of an offline scan's analysis (`--threads`, as given: validated by `threadsOf`); default the cores
+   * available (`os.availableParallelism()`); 1: one thread over the whole snapshot.
+   */
+  threads?: string;
+}
+
+/**
+ * The thread count of `--threads`: a whole number of at least 1, or the cores available when not given.
+ * @throws CliUsageError for anything else, naming the value
+ */
+export function threadsOf(raw: string | undefined): number {
+  if (raw === undefined) return availableParallelism();
+  const n = Number(raw);
+  if (!/^\d+$/.test(raw.trim()) || !Number.isSafeInteger(n) || n < 1) throw new CliUsageError(`--threads: expected a whole number of at least 1, got "${raw}"`);
+  return n;
 }
 
 /**
@@ -142,6 +159,7 @@ export async function runScanCommand(opts: ScanCommandOptions): Promise<number> 
     if (source.kind !== 'live') throw new CliUsageError('--dry-run needs --config (a live scan)');
     return runScanDryRun(source.config, opts.format);
   }
+  const threads = threadsOf(opts.threads);
   let now: Date | undefined;
   if (opts.now !== undefined) {
     now = new Date(opts.now);
@@ -167,7 +185,15 @@ export async function runScanCommand(opts: ScanCommandOptions): Promise<number> 
       });
     } else {
       outcome = await runScan(
-        { source, ...(now ? { now, observedAt: now } : {}), ...(settings ? { settings } : {}), onProgress: (p) => bar.update(p) },
+        {
+          source,
+          ...(now ? { now, observedAt: now } : {}),
+          ...(settings ? { settings } : {}),
+          threads,
+          // JUnit lists every evaluated result; the other formats show findings and counts.
+          keepResults: opts.format === 'junit',
+          onProgress: (p) => bar.update(p),
+        },
         opts.storeScan === false ? undefined : store,
       );
       if (store && opts.storeScan === false)
@@ -250,6 +276,10 @@ export function scanCommand(run: (p: Promise<number>) => void): Command {
     .option('--settings <file>', 'audit settings (YAML/JSON): thresholds, per-check enabled and severity; see docs/checks.md')
     .option('--waivers <file>', 'waivers file (YAML/JSON): waived findings are shown as waived and ignored by --fail-on; see README "Waivers"')
     .option('--dry-run', 'with --config: list the clusters the scan would read, by which API server endpoint, and those excluded and why; read nothing else')
+    .option(
+      '--threads <n>',
+      'with --fleet: analyze the fleet directory on N threads, one account and region (shard) at a time each, reading only that shard\'s files; the same output (default: the cores available; 1: one thread over the whole fleet)',
+    )
     .option('--no-progress', 'no progress bar on stderr')
     .option('--distributed', 'enqueue the scan on the BullMQ workers (needs --redis-url and --database-url) and wait for it')
     .addOption(new Option('--redis-url <url>', 'Redis for --distributed').env('REDIS_URL'))

@@ -47,7 +47,7 @@ import {
   type WireRegion,
 } from '@app/domain';
 import { z as zod } from 'zod';
-import { generateFleet, generateSpecSchema } from '../generate/fleet.generator';
+import { generateFleet, generateSpecSchema, type GenerateSpec } from '../generate/fleet.generator';
 import { datasetsAt, fleetFilesAt, type FleetFileSpec, type FleetLevel, type KubernetesKind } from './fleet-layout';
 import { FileLocatedError, jsonPathOf } from '../json-path.util';
 import { applyDumpManifest, readDumpManifest } from './fleet-dump-manifest';
@@ -558,7 +558,12 @@ function readRegion(r: Reader, dir: string, accountId: string, regionId: string,
   return out;
 }
 
-function readAccount(r: Reader, dir: string, dirName: string, coverage: CoverageEntry[]): WireAccount {
+/**
+ * One account of a fleet directory.
+ * @param onlyRegion read only this region of the account (a shard, `readFleetShard`; `null`: none of them), the
+ *   account's own datasets (RAM) all the same; `undefined`: every region
+ */
+function readAccount(r: Reader, dir: string, dirName: string, coverage: CoverageEntry[], onlyRegion?: string | null): WireAccount {
   const accountFile = join(dir, 'account.yaml');
   const account = r.yaml(accountFile, r.configText(accountFile, 'an account.yaml (accountId, name, regions)'), accountYamlSchema);
   if (account.accountId !== dirName)
@@ -576,6 +581,7 @@ function readAccount(r: Reader, dir: string, dirName: string, coverage: Coverage
   const regions = [...new Set([...account.regions, ...listing.names])].sort();
   account.regions = regions;
   for (const regionId of regions) {
+    if (onlyRegion !== undefined && regionId !== onlyRegion) continue;
     if (!/^[a-z]{2}(-[a-z0-9]+)+$/.test(regionId))
       throw new FleetValidationError(r.rel(join(dir, 'regions', regionId)), '$', 'a region directory named like cn-hangzhou');
     out.regions.push(readRegion(r, join(dir, 'regions', regionId), account.accountId, regionId, coverage));
@@ -594,6 +600,73 @@ function readAccount(r: Reader, dir: string, dirName: string, coverage: Coverage
  *   (`fleet.yaml`, `account.yaml`); nothing partial is returned
  */
 export function readFleetDirectory(root: string): WireFleet {
+  const { r, fleet, generate } = openFleetDirectory(root);
+  // A generated fleet (fleet-format.md `generate:`): built in memory, deterministic per seed.
+  if (generate) return generateFleet(generate, fleet.name).fleet;
+  const coverage: CoverageEntry[] = [];
+  const listing = r.entries(join(root, 'accounts'));
+  if (listing.problem)
+    throw new FleetValidationError(r.rel(listing.problem.file), '$', `a directory of accounts, got ${listing.problem.what} (${listing.problem.code})`);
+  const accounts = listing.names.map((id) => readAccount(r, join(root, 'accounts', id), id, coverage));
+  // A dump (`fleet-audit dump`) names what its crawl could not read: the same gaps, with the API's words.
+  const manifest = readDumpManifest(root);
+  return { name: fleet.name, ...(fleet.description ? { description: fleet.description } : {}), accounts, coverage: manifest ? applyDumpManifest(coverage, manifest) : coverage };
+}
+
+/** One shard of a fleet directory: an account and one of its regions, or the account alone when it has none. */
+export interface FleetDirectoryShard {
+  accountId: string;
+  /** null for an account without regions. */
+  regionId: string | null;
+}
+
+/**
+ * The shards of a fleet directory, as the distributed scan shards a scan config (apps/worker `shardsOf`): one per
+ * (account, region), the regions of an account being those its `account.yaml` lists and those with a directory
+ * (sorted, as `readFleetDirectory` reads them), and one per account without regions. Accounts in directory order.
+ * @returns the shards, or `undefined` for a generated fleet (`generate:` in fleet.yaml: built whole in memory)
+ * @throws FleetValidationError as `readFleetDirectory` for a missing or invalid fleet.yaml / account.yaml or an
+ *   unlistable directory of accounts or regions
+ */
+export function fleetDirectoryShards(root: string): FleetDirectoryShard[] | undefined {
+  const { r, generate } = openFleetDirectory(root);
+  if (generate) return undefined;
+  const listing = r.entries(join(root, 'accounts'));
+  if (listing.problem)
+    throw new FleetValidationError(r.rel(listing.problem.file), '$', `a directory of accounts, got ${listing.problem.what} (${listing.problem.code})`);
+  const out: FleetDirectoryShard[] = [];
+  for (const id of listing.names) {
+    const dir = join(root, 'accounts', id);
+    const accountFile = join(dir, 'account.yaml');
+    const account = r.yaml(accountFile, r.configText(accountFile, 'an account.yaml (accountId, name, regions)'), accountYamlSchema);
+    const regions = r.entries(join(dir, 'regions'));
+    if (regions.problem)
+      throw new FleetValidationError(r.rel(regions.problem.file), '$', `a directory of regions, got ${regions.problem.what} (${regions.problem.code})`);
+    const all = [...new Set([...account.regions, ...regions.names])].sort();
+    if (all.length === 0) out.push({ accountId: id, regionId: null });
+    for (const regionId of all) out.push({ accountId: id, regionId });
+  }
+  return out;
+}
+
+/**
+ * Read one shard of a fleet directory (`fleetDirectoryShards`): the fleet's name, the shard's account with only
+ * the shard's region (its `account.regions` still every region it lists), the account's RAM data, and the coverage
+ * of what was read (a dump's manifest applied, as `readFleetDirectory`). Mapped (`mapWireFleet`), the shards of
+ * a directory hold together what the whole directory holds.
+ * @throws FleetValidationError as `readFleetDirectory`; Error for a generated fleet (it has no files to shard)
+ */
+export function readFleetShard(root: string, shard: FleetDirectoryShard): WireFleet {
+  const { r, fleet, generate } = openFleetDirectory(root);
+  if (generate) throw new Error(`${root}: a generated fleet (fleet.yaml generate:) has no shard files`);
+  const coverage: CoverageEntry[] = [];
+  const account = readAccount(r, join(root, 'accounts', shard.accountId), shard.accountId, coverage, shard.regionId);
+  const manifest = readDumpManifest(root);
+  return { name: fleet.name, ...(fleet.description ? { description: fleet.description } : {}), accounts: [account], coverage: manifest ? applyDumpManifest(coverage, manifest) : coverage };
+}
+
+/** The reader and fleet.yaml of a fleet directory, and the generate spec when fleet.yaml has a `generate:` block. */
+function openFleetDirectory(root: string): { r: Reader; fleet: z.output<typeof fleetYamlSchema>; generate?: GenerateSpec } {
   const r = new Reader(root);
   let rootIsDir: boolean;
   try {
@@ -605,16 +678,7 @@ export function readFleetDirectory(root: string): WireFleet {
   const fleetFile = join(root, 'fleet.yaml');
   const fleet = r.yaml(fleetFile, r.configText(fleetFile, 'a fleet.yaml with at least `name`'), fleetYamlSchema);
   if (fleet.generate) {
-    // A generated fleet (fleet-format.md `generate:`): built in memory, deterministic per seed.
-    const spec = r.parse(fleetFile, generateSpecSchema, fleet.generate, ['generate']);
-    return generateFleet(spec, fleet.name).fleet;
+    return { r, fleet, generate: r.parse(fleetFile, generateSpecSchema, fleet.generate, ['generate']) };
   }
-  const coverage: CoverageEntry[] = [];
-  const listing = r.entries(join(root, 'accounts'));
-  if (listing.problem)
-    throw new FleetValidationError(r.rel(listing.problem.file), '$', `a directory of accounts, got ${listing.problem.what} (${listing.problem.code})`);
-  const accounts = listing.names.map((id) => readAccount(r, join(root, 'accounts', id), id, coverage));
-  // A dump (`fleet-audit dump`) names what its crawl could not read: the same gaps, with the API's words.
-  const manifest = readDumpManifest(root);
-  return { name: fleet.name, ...(fleet.description ? { description: fleet.description } : {}), accounts, coverage: manifest ? applyDumpManifest(coverage, manifest) : coverage };
+  return { r, fleet };
 }

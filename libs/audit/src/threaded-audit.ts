@@ -1,0 +1,320 @@
+/**
+ * The in-process analysis on every core: the fleet's shards (an account and one of its regions, or an account
+ * without regions: the shards the distributed scan's workers analyze, analyze-shard.ts) run on a pool of
+ * `node:worker_threads` threads, each thread building only its shard's snapshot from the shard's own source
+ * (threaded-audit-shard.ts), and their answers are merged into the output of one `runAudit` over the whole fleet:
+ * the same findings, results, skipped results, coverage and summary, in the same order, byte for byte as JSON.
+ *
+ * Why the merge gives the same order:
+ * - results are ordered by check id, then resource key (kind, account, region, cluster, id; libs/checks
+ *   `compareResourceKeys`). Every result a shard keeps lies in its own account and region (or the account's own,
+ *   region '', in the lead shard only; a result elsewhere fails the shard), so the results of one check, kind,
+ *   account and region come from one shard, contiguous in its list: the merge orders those runs by (check id, kind,
+ *   account, region) and concatenates them;
+ * - findings are ordered by severity, check id, resource id and fingerprint, ties in result order: the merge
+ *   concatenates the shards' findings in shard order and sorts them as the engine does (libs/checks `findingOrder`);
+ *   two findings of different shards never tie (their fingerprints name different resources);
+ * - coverage is ordered by its key (`coverageKey`), as `mapWireFleet` orders it.
+ *
+ * Memory: at most `threads` shards are handed to the pool at once, so at most that many shard snapshots exist;
+ * the main thread holds the merged findings, skipped results and (when asked) the results' JSON bytes, never a
+ * snapshot. The pool is piscina (a dependency already, the forecast pool's): threads, task hand-over, errors and
+ * moved buffers, without code of our own for a thread's life.
+ */
+import { existsSync } from 'node:fs';
+import { availableParallelism } from 'node:os';
+import { join } from 'node:path';
+import { Piscina } from 'piscina';
+import { CHECKS, compareResourceKeys, findingOrder, type PartialAuditSettings } from '@app/checks';
+import { fleetDirectoryShards } from '@app/collectors';
+import { processEnvironment } from '@app/config';
+import { coverageKey, severityRank, type CheckResult, type CoverageEntry, type Finding, type ResourceRef, type SkippedResult } from '@app/domain';
+import { fleetAuditErrorKind } from '@app/errors';
+import { sumShardSummaries } from './analyze-shard';
+import type { ScanSummary } from './analyze-and-store';
+import type { AuditShardAnswer, AuditShardSource, AuditShardTask, ResultRun } from './threaded-audit-shard';
+
+export type { AuditShardSource } from './threaded-audit-shard';
+
+/** One shard of a threaded analysis. */
+export interface AuditShard {
+  /** Its name in errors and timings: `region/<account>/<region>` or `account/<account>`. */
+  key: string;
+  /** Whether it reports the account's own results and coverage: the account's lowest region, or the account alone. */
+  lead: boolean;
+  source: AuditShardSource;
+}
+
+/** Options of {@link runThreadedAudit}. */
+export interface ThreadedAuditOptions {
+  /** Threads, and shards analyzed at once (at least 1; default `os.availableParallelism()`). */
+  threads?: number;
+  /** Analysis clock. */
+  now: Date;
+  settings?: PartialAuditSettings;
+  /** Keep the results' JSON (`ThreadedAudit.resultsJson`: `threadedResults`, digests); default false. */
+  resultsJson?: boolean;
+  /** The built thread entry; default `threaded-audit-worker.js` (`defaultThreadedAuditEntry`). */
+  workerEntry?: string;
+}
+
+/** Time one shard took in its thread (milliseconds). */
+export interface ShardTiming {
+  key: string;
+  /** Building the shard's snapshot from its source. */
+  loadMs: number;
+  /** Running the checks and shaping the answer. */
+  auditMs: number;
+}
+
+/** The merged output of a threaded analysis: what `runAudit` over the whole fleet gives, and the scan's parts. */
+export interface ThreadedAudit {
+  fleetName: string;
+  /** In `runAudit` order (severity, check id, resource id, fingerprint). */
+  findings: Finding[];
+  /** In result order (check id, resource key), as `skippedResultsOf` of the whole fleet's results. */
+  skipped: SkippedResult[];
+  /** Every shard's coverage, in `coverageKey` order (as `mapWireFleet` orders the whole fleet's). */
+  coverage: CoverageEntry[];
+  /** As `summarize` over the whole fleet's snapshot and output. */
+  summary: ScanSummary;
+  /**
+   * With `resultsJson`: the results as UTF-8 JSON text in `runAudit` order, in pieces; the pieces joined by `,`
+   * inside `[` `]` are `JSON.stringify` of the whole fleet's `results` (empty pieces are never given).
+   */
+  resultsJson?: Uint8Array[];
+  /** Per shard, in completion order. */
+  timings: ShardTiming[];
+  /** The most shards handed to the pool at once (count; at most `threads`). */
+  maxInFlight: number;
+}
+
+/** A shard's thread failed (its source could not be read, or a check's code threw past the engine): no output is given. */
+export class ShardAnalysisError extends fleetAuditErrorKind('ShardAnalysisError', 'SHARD_ANALYSIS_FAILED', true) {
+  constructor(
+    message: string,
+    /** The failed shard's key (`AuditShard.key`). */
+    readonly shard: string,
+  ) {
+    super(message);
+  }
+}
+
+/**
+ * The built `threaded-audit-worker.js`: next to this module when it runs compiled; from TypeScript source (vitest),
+ * under FLEET_AUDIT_DIST (the build bin/fleet-audit.js runs), else the repository's `dist/apps/cli`, as the forecast
+ * pool finds its entry (forecast-pool.ts `defaultForecastWorkerEntry`).
+ */
+export function defaultThreadedAuditEntry(): string {
+  if (__filename.endsWith('.js')) return join(__dirname, 'threaded-audit-worker.js');
+  const root = processEnvironment().FLEET_AUDIT_DIST || join(__dirname, '..', '..', '..', 'dist', 'apps', 'cli');
+  return join(root, 'libs', 'audit', 'src', 'threaded-audit-worker.js');
+}
+
+/** Threads of a threaded analysis when none is asked: the cores this process may use. */
+export function defaultAuditThreads(): number {
+  return availableParallelism();
+}
+
+/**
+ * The shards of a fleet directory (libs/collectors `fleetDirectoryShards`), each read from the shard's own files; the
+ * lead shard of an account is its first (lowest region, or the account alone).
+ * @returns the shards, or `undefined` for a generated fleet (built whole in memory: nothing to shard)
+ * @throws FleetValidationError for a missing or invalid fleet.yaml / account.yaml
+ */
+export function fleetDirectoryAuditShards(fleetDir: string): AuditShard[] | undefined {
+  const shards = fleetDirectoryShards(fleetDir);
+  if (!shards) return undefined;
+  const seen = new Set<string>();
+  return shards.map((s) => {
+    const lead = !seen.has(s.accountId);
+    seen.add(s.accountId);
+    return {
+      key: s.regionId === null ? `account/${s.accountId}` : `region/${s.accountId}/${s.regionId}`,
+      lead,
+      source: { kind: 'directory', fleetDir, accountId: s.accountId, regionId: s.regionId },
+    };
+  });
+}
+
+/**
+ * Analyze a fleet's shards on `threads` threads and merge their answers (see the file comment).
+ * @param shards every shard of the fleet, accounts in any order (at least one)
+ * @returns the merged output; nothing is returned when a shard fails
+ * @throws RangeError for no shard or a thread count under 1; ShardAnalysisError naming the first shard that failed
+ *   (the shards running then are let finish, none is started after it); Error when the thread entry is not built
+ */
+export async function runThreadedAudit(shards: readonly AuditShard[], options: ThreadedAuditOptions): Promise<ThreadedAudit> {
+  const threads = options.threads ?? defaultAuditThreads();
+  if (!Number.isInteger(threads) || threads < 1) throw new RangeError(`threads: expected an integer of at least 1, got ${threads}`);
+  if (shards.length === 0) throw new RangeError('a threaded analysis needs at least one shard');
+  const entry = options.workerEntry ?? defaultThreadedAuditEntry();
+  if (!existsSync(entry)) throw new Error(`the threaded analysis entry ${entry} does not exist; build with \`nest build cli\``);
+  const size = Math.min(threads, shards.length);
+  const pool = new Piscina<AuditShardTask, AuditShardAnswer>({ filename: entry, minThreads: 0, maxThreads: size, idleTimeout: 1_000, recordTiming: false });
+  const answers = new Array<AuditShardAnswer | undefined>(shards.length);
+  const timings: ShardTiming[] = [];
+  let inFlight = 0;
+  let maxInFlight = 0;
+  let failure: ShardAnalysisError | undefined;
+  try {
+    let next = 0;
+    await new Promise<void>((resolve) => {
+      const start = () => {
+        while (failure === undefined && inFlight < size && next < shards.length) {
+          const i = next++;
+          const shard = shards[i]!;
+          inFlight++;
+          maxInFlight = Math.max(maxInFlight, inFlight);
+          const task: AuditShardTask = {
+            key: shard.key,
+            lead: shard.lead,
+            source: shard.source,
+            now: options.now.toISOString(),
+            ...(options.settings ? { settings: options.settings } : {}),
+            resultsJson: options.resultsJson === true,
+          };
+          pool.run(task).then(
+            (a) => {
+              answers[i] = a;
+              timings.push({ key: a.key, loadMs: a.loadMs, auditMs: a.auditMs });
+            },
+            (e: unknown) => {
+              failure ??= new ShardAnalysisError(`shard ${shard.key} failed: ${e instanceof Error ? e.message : String(e)}`, shard.key);
+            },
+          ).finally(() => {
+            inFlight--;
+            if (inFlight === 0 && (failure !== undefined || next >= shards.length)) resolve();
+            else start();
+          });
+        }
+      };
+      start();
+    });
+  } finally {
+    await pool.destroy();
+  }
+  if (failure) throw failure;
+  return { ...mergeShardAnswers(answers as AuditShardAnswer[]), timings, maxInFlight };
+}
+
+function compareText(a: string, b: string): number {
+  return a < b ? -1 : a > b ? 1 : 0;
+}
+
+/** A run of one shard, with what orders it among the runs of every shard. */
+interface PlacedRun {
+  shard: number;
+  run: number;
+  checkId: string;
+  /** A resource of the run's kind, account and region (cluster and id empty): compared by key prefix. */
+  ref: ResourceRef;
+}
+
+/**
+ * The shards' answers merged (see the file comment), answers in shard order.
+ * @throws Error when two shards answer results of one check about one kind, account and region (overlapping shards)
+ */
+export function mergeShardAnswers(answers: readonly AuditShardAnswer[]): Omit<ThreadedAudit, 'timings' | 'maxInFlight'> {
+  const placed: PlacedRun[] = [];
+  answers.forEach((a, shard) =>
+    a.runs.forEach((r: ResultRun, run) =>
+      placed.push({ shard, run, checkId: r.checkId, ref: { kind: r.kind, id: '', accountId: r.accountId, regionId: r.regionId as string } }),
+    ),
+  );
+  placed.sort((x, y) => {
+    const byCheck = compareText(x.checkId, y.checkId);
+    if (byCheck !== 0) return byCheck;
+    const byKey = compareResourceKeys(x.ref, y.ref);
+    if (byKey === 0 && x.shard !== y.shard)
+      throw new Error(`shards ${answers[x.shard]!.key} and ${answers[y.shard]!.key} both answer ${x.checkId} results about ${x.ref.kind} of ${x.ref.accountId}/${x.ref.regionId ?? ''}`);
+    return byKey || x.shard - y.shard || x.run - y.run;
+  });
+  const skippedByRun = answers.map((a) => {
+    const byRun = new Map<number, SkippedResult[]>();
+    a.skipped.forEach((s, i) => {
+      const run = a.skippedRun[i]!;
+      const list = byRun.get(run);
+      if (list) list.push(s);
+      else byRun.set(run, [s]);
+    });
+    return byRun;
+  });
+  const skipped: SkippedResult[] = [];
+  const withJson = answers.length > 0 && answers.every((a) => a.resultsJson !== undefined);
+  const resultsJson: Uint8Array[] = [];
+  for (const p of placed) {
+    for (const s of skippedByRun[p.shard]!.get(p.run) ?? []) skipped.push(s);
+    if (withJson) {
+      const bytes = answers[p.shard]!.resultsJson![p.run]!;
+      if (bytes.length > 0) resultsJson.push(bytes);
+    }
+  }
+  const coverage = sortByKey(
+    answers.flatMap((a) => a.coverage),
+    coverageKey,
+  );
+  const accounts = new Set(answers.map((a) => a.accountId)).size;
+  return {
+    fleetName: answers[0]?.fleetName ?? '',
+    findings: mergeFindings(answers),
+    skipped,
+    coverage,
+    summary: sumShardSummaries(
+      answers.map((a) => a.summary),
+      coverage,
+      accounts,
+    ),
+    ...(withJson ? { resultsJson } : {}),
+  };
+}
+
+const CHECK_BY_ID = new Map(CHECKS.map((c) => [c.id, c] as const));
+
+/** The shards' findings in `runAudit` order, each with its check's `remediation` and `source` back in place. */
+function mergeFindings(answers: readonly AuditShardAnswer[]): Finding[] {
+  const bySeverity = new Map<Finding['severity'], Map<string, Finding[]>>();
+  for (const a of answers) {
+    for (const f of JSON.parse(a.findingsJson) as Finding[]) {
+      const check = CHECK_BY_ID.get(f.checkId);
+      if (check && f.remediation === '' && f.source === '') {
+        f.remediation = check.remediation;
+        f.source = check.source;
+      }
+      let byCheck = bySeverity.get(f.severity);
+      if (!byCheck) bySeverity.set(f.severity, (byCheck = new Map()));
+      const list = byCheck.get(f.checkId);
+      if (list) list.push(f);
+      else byCheck.set(f.checkId, [f]);
+    }
+  }
+  const out: Finding[] = [];
+  for (const severity of [...bySeverity.keys()].sort((a, b) => severityRank(b) - severityRank(a))) {
+    const byCheck = bySeverity.get(severity)!;
+    for (const checkId of [...byCheck.keys()].sort(compareText)) {
+      const list = byCheck.get(checkId)!;
+      for (const i of findingOrder(list)) out.push(list[i]!);
+    }
+  }
+  return out;
+}
+
+/** `items` sorted by a string key in code-unit order, ties in their order (a new array). */
+function sortByKey<T>(items: readonly T[], key: (t: T) => string): T[] {
+  const keyed = items.map((item, i) => ({ item, i, k: key(item) }));
+  keyed.sort((a, b) => compareText(a.k, b.k) || a.i - b.i);
+  return keyed.map((x) => x.item);
+}
+
+/**
+ * The results of a threaded analysis run with `resultsJson`, parsed: equal, as JSON, to the whole fleet's
+ * `runAudit(...).results`.
+ * @throws Error when the analysis was run without `resultsJson`
+ */
+export function threadedResults(audit: Pick<ThreadedAudit, 'resultsJson'>): CheckResult[] {
+  if (!audit.resultsJson) throw new Error('the threaded analysis was run without resultsJson: its results were not kept');
+  const out: CheckResult[] = [];
+  const decoder = new TextDecoder();
+  for (const piece of audit.resultsJson) for (const r of JSON.parse(`[${decoder.decode(piece)}]`) as CheckResult[]) out.push(r);
+  return out;
+}
