@@ -215,6 +215,35 @@ const COUNTING_CHECKS: ReadonlySet<string> = new Set(['ECS_LB_ATTACHMENT_QUOTA',
 const BLOWUP: ReadonlySet<string> = new Set(['CLUSTER_MODE_BLOWUP']);
 
 /**
+ * The checks that read CLBs' backend entries, directly or through what the index derives from them (`FleetIndex`
+ * `clbBackendStats`, `ecsAttachments`, `attachmentRanking`, `vServerGroupShape`, the `ecs` scope): libs/checks rules
+ * clb-backend-quota, cluster-mode-blowup, ecs-lb-attachment-quota, lb-config-drift and lb-no-backends. Every other
+ * check reads a CLB's id, name, tags, address, listeners and vServer groups, never their backends.
+ */
+const BACKEND_READERS: ReadonlySet<string> = new Set(['CLB_BACKEND_QUOTA', 'CLUSTER_MODE_BLOWUP', 'ECS_LB_ATTACHMENT_QUOTA', 'LB_CONFIG_DRIFT', 'LB_NO_BACKENDS']);
+
+/**
+ * A CLB as the audit of a review answered from the counts reads one that is not the reviewed Service's (`blindSlice`):
+ * the same CLB with its vServer groups emptied and, as its default group, the first entry of each server whose first
+ * entry on the CLB is an ECS backend (`attachedEcs`, in the order the index meets them). Of its backends, only that
+ * audit's CLUSTER_MODE_BLOWUP reads anything, and only through each ECS instance's count of CLBs
+ * (`FleetIndex.attachmentRanking`: the same counts, the same CLB order) and the entries of the reviewed Service's own
+ * CLB (never a twin); the index's pass over the backends then walks one entry per attached instance instead of every
+ * entry of every group (3 x 100 for a 3-port Cluster-mode Service on 100 nodes).
+ */
+function backendTwin(clb: Clb): Clb {
+  const seen = new Set<string>();
+  const first: Clb['defaultBackendServers'] = [];
+  for (const g of [clb.defaultBackendServers, ...clb.vServerGroups.map((v) => v.backendServers)])
+    for (const b of g) {
+      if (seen.has(b.serverId)) continue;
+      seen.add(b.serverId);
+      if (b.type === 'ecs') first.push(b);
+    }
+  return deepFreeze({ ...clb, defaultBackendServers: first, vServerGroups: clb.vServerGroups.map((v) => ({ ...v, backendServers: [] })) });
+}
+
+/**
  * `auditChanged` (whatif.runner.ts) with a one-Service filter: `runAudit` of the slice with fresh region objects (the
  * checks memoise per-region views by object, and a review changed the slice since the last audit of it).
  */
@@ -395,6 +424,13 @@ export class ClusterReviewModel {
   readonly countingChecks: ReadonlySet<string>;
   /** `clusterSettings` less ECS_LB_ATTACHMENT_QUOTA: what a review answered by `countingPart` runs on the whole slice. */
   private readonly clusterSettingsUncounted: PartialAuditSettings;
+  /**
+   * Each frozen CLB of the slice with its `backendTwin`, when a review answered from the counts audits the slice with
+   * the twins of the CLBs the reviewed Service does not name (`blindSlice`): only when no check of that audit but
+   * CLUSTER_MODE_BLOWUP reads backends (BACKEND_READERS) and, on a witness Service of the cluster, that audit's
+   * results with the twins were those without them (checked when the model is built); else empty.
+   */
+  private readonly twins = new Map<Clb, Clb>();
   /** The baseline's ECS_LB_ATTACHMENT_QUOTA result of each ECS instance, by its id. */
   private readonly ecsResults = new Map<string, CheckResult>();
   /**
@@ -441,8 +477,11 @@ export class ClusterReviewModel {
    * `countingPart`.
    */
   readonly answered = { serviceAlone: 0, wholeSlice: 0, regionRemembered: 0, counted: 0 };
-  /** Counts for diagnostics and the bench: the slice's baseline results, the untrusted ones, full and stub CLBs. */
-  readonly size: { results: number; untrusted: number; fullClbs: number; stubClbs: number; regionChecks: number; serviceChecks: number; countingChecks: number };
+  /**
+   * Counts for diagnostics and the bench: the slice's baseline results, the untrusted ones, full and stub CLBs, the
+   * region, Service and counting checks, and the CLBs with a twin for the audits answered from the counts (`twins`).
+   */
+  readonly size: { results: number; untrusted: number; fullClbs: number; stubClbs: number; regionChecks: number; serviceChecks: number; countingChecks: number; twinClbs: number };
 
   /**
    * @param snapshot the fleet snapshot (read only: the slice is a copy)
@@ -631,6 +670,19 @@ export class ClusterReviewModel {
     this.clusterSettingsUncounted = only((id) => !regionChecks.has(id) && !serviceChecks.has(id) && id !== 'ECS_LB_ATTACHMENT_QUOTA');
     const ofCounting = (x: { checkId: string }) => countingChecks.has(x.checkId);
     this.countingBaseline = { results: this.baseline.results.filter(ofCounting), findings: this.baseline.findings.filter(ofCounting) };
+    const uncounted = [...CHECK_IDS].filter((id) => checks[id]?.enabled !== false && !regionChecks.has(id) && !serviceChecks.has(id) && id !== 'ECS_LB_ATTACHMENT_QUOTA');
+    if (countingChecks.has('CLUSTER_MODE_BLOWUP') && this.clbs && uncounted.every((id) => id === 'CLUSTER_MODE_BLOWUP' || !BACKEND_READERS.has(id))) {
+      for (const clb of this.clbs.full) this.twins.set(clb, backendTwin(clb));
+      // The witness: the first CLB Service of the cluster, judged with and without the twins of the CLBs it does not name.
+      const witness = this.cluster.kubernetes?.services.find((svc) => needClb(svc));
+      const agree = (key: string): boolean => {
+        const settings = { now: options.now, settings: this.clusterSettingsUncounted, serviceFilter: this.blowupFilter(key) };
+        const whole = resultTexts(auditFiltered(bare.slice, settings).results);
+        const blind = resultTexts(auditFiltered(this.blindSlice(bare, this.ownOf(bare, key).lbIds), settings).results);
+        return whole.size === blind.size && [...whole].every(([k, v]) => blind.get(k) === v);
+      };
+      if (!witness || !agree(serviceKey(witness))) this.twins.clear();
+    }
     this.quotaRatios = resolveAuditSettings(options.settings, CHECK_IDS).quota;
     for (const [k, sample] of this.baselineSamples) this.sampleItems.set(k, { sample, item: this.itemOf(sample.checkId, sample.resource) });
     for (const finding of this.baseline.findings) this.findingItems.set(finding.fingerprint, { finding, item: this.itemOf(finding.checkId, finding.resource) });
@@ -645,6 +697,7 @@ export class ClusterReviewModel {
       regionChecks: regionChecks.size,
       serviceChecks: serviceChecks.size,
       countingChecks: countingChecks.size,
+      twinClbs: this.twins.size,
     };
   }
 
@@ -736,8 +789,24 @@ export class ClusterReviewModel {
       samples.push({ checkId: r.checkId, resource: r.resource, used, limit, ratio: used / limit });
     }
     if (!this.countingChecks.has('CLUSTER_MODE_BLOWUP')) return { moved, samples };
+    return { moved, samples, filter: this.blowupFilter(key) };
+  }
+
+  /** The one-Service filter that has an audit of the slice judge CLUSTER_MODE_BLOWUP on the Service `key` alone. */
+  private blowupFilter(key: string): ServiceFilter {
     const clusterId = this.clusterId;
-    return { moved, samples, filter: { checkIds: BLOWUP, accepts: (se) => se.cluster.cluster.clusterId === clusterId && serviceKey(se.service) === key } };
+    return { checkIds: BLOWUP, accepts: (se) => se.cluster.cluster.clusterId === clusterId && serviceKey(se.service) === key };
+  }
+
+  /**
+   * The review's slice as its audit answered from the counts reads it: each frozen CLB but those of `ids` (the load
+   * balancers the reviewed Service names, before and after the step) as its twin (`twins`); the slice itself when the
+   * model keeps no twins.
+   */
+  private blindSlice(c: ReviewCopy, ids: ReadonlySet<string>): FleetSnapshot {
+    if (this.twins.size === 0 || !c.region.loadBalancers) return c.slice;
+    const loadBalancers = c.region.loadBalancers.map((x) => (ids.has(x.loadBalancerId) ? x : (this.twins.get(x) ?? x)));
+    return { ...c.slice, accounts: [{ ...this.account, regions: [{ ...c.region, loadBalancers }] }] };
   }
 
   /**
@@ -963,7 +1032,7 @@ export class ClusterReviewModel {
     const part = this.servicePart(c, key, changes);
     const counted = part ? this.countingPart(c, key) : undefined;
     const local = counted
-      ? auditFiltered(c.slice, { now: this.options.now, settings: this.clusterSettingsUncounted, ...(counted.filter ? { serviceFilter: counted.filter } : {}) })
+      ? auditFiltered(part ? this.blindSlice(c, part.ids) : c.slice, { now: this.options.now, settings: this.clusterSettingsUncounted, ...(counted.filter ? { serviceFilter: counted.filter } : {}) })
       : auditChanged(c.slice, { now: this.options.now, settings: part ? this.clusterSettings : this.sliceSettings });
     const wide = this.regionChecks.size > 0 ? this.regionPart(c) : undefined;
     // The ECS instances whose count the step moved are diffed apart (`ecsChanges`): the rest as `plan` diffs it.

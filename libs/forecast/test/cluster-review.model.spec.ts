@@ -77,8 +77,9 @@ function runMatrix(
   snapshot: FleetSnapshot,
   clusterIds: readonly string[],
   settings?: PartialAuditSettings,
-): { answered: number; fallbacks: string[]; alone: number; regionRemembered: number; counted: number; serviceChecks: Set<string>; countingChecks: Set<string> } {
+): { answered: number; fallbacks: string[]; alone: number; regionRemembered: number; counted: number; serviceChecks: Set<string>; countingChecks: Set<string>; twinClbs: number } {
   let answered = 0;
+  let twinClbs = 0;
   let alone = 0;
   let regionRemembered = 0;
   let counted = 0;
@@ -115,8 +116,9 @@ function runMatrix(
     counted += model.answered.counted;
     for (const id of model.serviceChecks) serviceChecks.add(id);
     for (const id of model.countingChecks) countingChecks.add(id);
+    twinClbs += model.size.twinClbs;
   }
-  return { answered, fallbacks, alone, regionRemembered, counted, serviceChecks, countingChecks };
+  return { answered, fallbacks, alone, regionRemembered, counted, serviceChecks, countingChecks, twinClbs };
 }
 
 describe('ClusterReviewModel: the same answer as plan, Service by Service', () => {
@@ -147,7 +149,7 @@ describe('ClusterReviewModel: the same answer as plan, Service by Service', () =
     const clusters = snapshot.accounts[0]!.regions[0]!.clusters;
     const ids = [clusters[0]!, clusters[1]!].map((c) => c.clusterId);
     expect(new Set([clusters[0]!.ccmVersion, clusters[1]!.ccmVersion]).size).toBe(2);
-    const { answered, fallbacks, alone, counted, serviceChecks, countingChecks } = runMatrix(snapshot, ids);
+    const { answered, fallbacks, alone, counted, serviceChecks, countingChecks, twinClbs } = runMatrix(snapshot, ids);
     expect(answered).toBe(26);
     // The per-Service checks of the bench shape run on the reviewed Service alone; those that count over the cluster
     // (a node's attachments, Cluster-mode blowup) are answered from the counts the step moves (compared with plan above).
@@ -158,6 +160,8 @@ describe('ClusterReviewModel: the same answer as plan, Service by Service', () =
     expect([...countingChecks].sort()).toEqual(['CLUSTER_MODE_BLOWUP', 'ECS_LB_ATTACHMENT_QUOTA']);
     expect(alone).toBeGreaterThanOrEqual(14);
     expect(counted).toBeGreaterThanOrEqual(10);
+    // The reviews answered from the counts audited the slice with the other Services' CLBs as backend twins.
+    expect(twinClbs).toBeGreaterThan(0);
     for (const f of fallbacks) expect(f).toMatch(/ reuseForeign names-stub: lb-\S+$/);
   });
 
