@@ -34,12 +34,27 @@
  * compare figures between runs with similar probes. `--per-check` adds each check's CPU time (one extra audit per check, after the timed run).
  * Each child runs with `--max-semi-space-size=64`, as the image does (Dockerfile ENTRYPOINT); BENCH_SEMI_SPACE_MB=0
  * gives V8's default young generation (16 MiB semi-spaces), BENCH_SEMI_SPACE_MB=N another size.
+ *
+ * Threads: `--threads N` (default `os.availableParallelism()`) runs each size also through the threaded analysis
+ * (libs/audit `runThreadedAudit`) on N threads; `--threads 1` runs only the one-thread analysis above, and
+ * `--threaded-only` only the threaded one. The generator builds the whole fleet at once (one random stream over
+ * every cluster), so a child of its own (`--prepare`, not timed) generates it and writes one file per shard (an
+ * account and its region: the account's mapped snapshot, `node:v8` serialized; `writeBenchShards`); each threaded run
+ * is a fresh child whose threads each read only their shard's file, at most N at a time. Its `seconds` run from the
+ * call to the merged output, reading the shard files included (`shardSeconds`: the threads' reading and analyzing,
+ * summed); `cpuSeconds` and `peakRssMiB` are the whole process's (every thread's; the peak is read before the digest
+ * is computed). The threaded digest is computed from the merged output in the same bytes as the one-thread one, and a
+ * line compares them: exit 1 when they differ. The JSON line then carries `threaded`: `{"threads", "seconds",
+ * "runs", "cpuSeconds", "shardSeconds", "scaling", "peakRssMiB", "digest"}`, by size as above.
  */
 import { fork } from 'node:child_process';
 import { createHash } from 'node:crypto';
-import { loadavg } from 'node:os';
+import { mkdtempSync, rmSync } from 'node:fs';
+import { availableParallelism, loadavg, tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { runThreadedAudit } from '@app/audit';
 import { CHECKS, runAudit } from '@app/checks';
-import { backendsOf, intFlag, millionBackendFleet, nlbFiguresOf, type NlbFigures } from './bench-support';
+import { backendsOf, intFlag, millionBackendFleet, nlbFiguresOf, writeBenchShards, type BenchShardFiles, type NlbFigures } from './bench-support';
 import { probeJson, runProbe, type MachineProbe } from './machine-probe';
 
 /** Young generation (semi-space) size of each child, MiB: the image's (Dockerfile), or V8's default with 0. */
@@ -65,6 +80,8 @@ interface SizeResult {
   perCheckMs?: Record<string, number>;
   /** sha256 (hex) of the audit output as JSON: proves a refactoring left findings, skips and passes byte-identical. */
   digest: string;
+  /** Threaded runs: shards, and the seconds the threads spent reading their shards and analyzing them (summed). */
+  shardSeconds?: { shards: number; load: number; audit: number };
 }
 
 /** What the parent tells each child: the fleet's shape. */
@@ -90,6 +107,66 @@ function digestOf(out: { results: unknown[]; findings: unknown[] }): string {
   list('findings', out.findings, false);
   h.update('}');
   return h.digest('hex');
+}
+
+/**
+ * The same digest as `digestOf` from a threaded analysis: its results' JSON pieces (`ThreadedAudit.resultsJson`, in
+ * result order, each results joined by `,`) and its findings, hashed in the same bytes.
+ */
+function threadedDigestOf(resultsJson: readonly Uint8Array[], findings: readonly unknown[]): string {
+  const h = createHash('sha256');
+  h.update('{"results":[');
+  resultsJson.forEach((piece, i) => {
+    if (i > 0) h.update(',');
+    h.update(piece);
+  });
+  h.update('],"findings":[');
+  findings.forEach((x, i) => h.update(`${i > 0 ? ',' : ''}${JSON.stringify(x)}`));
+  h.update(']}');
+  return h.digest('hex');
+}
+
+/**
+ * Threaded child: the analysis of the shard files `prepared` (`writeBenchShards`, written by another child) on
+ * `threads` threads (`runThreadedAudit`), each thread reading only its shard's file; timed from the call to the
+ * merged output, the shards' reading included. CPU time and peak RSS are the process's (every thread's).
+ */
+async function measureThreaded(prepared: BenchShardFiles, threads: number): Promise<SizeResult> {
+  const now = new Date('2026-11-22T00:00:00Z');
+  global.gc?.();
+  const c0 = process.cpuUsage();
+  const f0 = process.resourceUsage().minorPageFault;
+  const t0 = process.hrtime.bigint();
+  const out = await runThreadedAudit(prepared.shards, { threads, now, resultsJson: true });
+  const seconds = Number(process.hrtime.bigint() - t0) / 1e9;
+  const cpu = process.cpuUsage(c0);
+  const pageFaults = process.resourceUsage().minorPageFault - f0;
+  // Read before the digest: the digest's hashing is not the analysis.
+  const peakRssMiB = process.resourceUsage().maxRSS / 1024;
+  const nlbFindings = out.findings.filter((f) => f.checkId.startsWith('NLB_'));
+  const findingsByCheck: Record<string, number> = {};
+  for (const f of nlbFindings) findingsByCheck[f.checkId] = (findingsByCheck[f.checkId] ?? 0) + 1;
+  const withResults = Object.keys(out.summary.byCheckStatus);
+  const { pass, fail, skipped } = out.summary.results;
+  return {
+    backends: prepared.backends,
+    nlb: { ...prepared.nlb, findings: nlbFindings.length, findingsByCheck },
+    seconds,
+    cpuSeconds: (cpu.user + cpu.system) / 1e6,
+    systemSeconds: cpu.system / 1e6,
+    pageFaults,
+    findings: out.findings.length,
+    results: pass + fail + skipped,
+    checksWithResults: withResults.length,
+    checksWithoutResults: CHECKS.map((c) => c.id).filter((id) => !withResults.includes(id)),
+    peakRssMiB,
+    digest: threadedDigestOf(out.resultsJson ?? [], out.findings),
+    shardSeconds: {
+      shards: out.timings.length,
+      load: out.timings.reduce((n, t) => n + t.loadMs, 0) / 1000,
+      audit: out.timings.reduce((n, t) => n + t.auditMs, 0) / 1000,
+    },
+  };
 }
 
 function measure(servicesPerCluster: number, shape: FleetShape, perCheck: boolean): SizeResult {
@@ -138,11 +215,16 @@ function measure(servicesPerCluster: number, shape: FleetShape, perCheck: boolea
   return res;
 }
 
-async function runChild(services: number, shape: FleetShape, perCheck: boolean): Promise<SizeResult> {
+/**
+ * Runs a child of this script in `mode` and resolves with the one message it sends.
+ * @param mode `--child` (one thread), `--prepare` (write the shard files into `extra[0]`), `--threaded` (analyze them)
+ */
+async function runChild(services: number, shape: FleetShape, perCheck: boolean, mode = '--child', extra: string[] = []): Promise<SizeResult> {
   return new Promise((resolve, reject) => {
     const args = [
-      '--child',
+      mode,
       String(services),
+      ...extra,
       '--clusters',
       String(shape.clusters),
       ...(shape.nlb ? [] : ['--clb-only']),
@@ -193,6 +275,19 @@ async function main(): Promise<void> {
     process.send?.(r);
     return;
   }
+  const p = process.argv.indexOf('--prepare');
+  if (p >= 0) {
+    process.send?.(writeBenchShards(Number(process.argv[p + 1]), shape, process.argv[p + 2]!));
+    return;
+  }
+  const t = process.argv.indexOf('--threaded');
+  if (t >= 0) {
+    const prepared = JSON.parse(process.argv[t + 2]!) as BenchShardFiles;
+    process.send?.(await measureThreaded(prepared, Number(process.argv[t + 3])));
+    return;
+  }
+  const threads = intFlag('threads', availableParallelism());
+  const single = !process.argv.includes('--threaded-only');
   const load = loadavg()[0] ?? 0;
   console.log(
     `${CHECKS.length} checks registered, all enabled; load average (1 min) ${load.toFixed(2)}; ` +
@@ -205,11 +300,25 @@ async function main(): Promise<void> {
     `a fixed CPU-bound loop of 100M steps in ${p.cpuLoopMs.toFixed(0)} ms, a random memory read in ${p.memoryLatencyNs.toFixed(0)} ns`;
   const probe = await runProbe();
   console.log(`machine probe: ${probeText(probe)} (compare figures only between runs with similar probes)`);
-  const halfRuns = await runSize('500k:', 11, shape, perCheck, runs);
-  const fullRuns = await runSize('1m:  ', 22, shape, perCheck, runs);
-  const half = medianRun(halfRuns);
-  const full = medianRun(fullRuns);
-  const digestsDiffer = halfRuns.some((r) => r.digest !== half.digest) || fullRuns.some((r) => r.digest !== full.digest);
+  const halfRuns = single ? await runSize('500k:', 11, shape, perCheck, runs) : [];
+  const fullRuns = single ? await runSize('1m:  ', 22, shape, perCheck, runs) : [];
+  const halfThreaded = threads > 1 ? await runThreadedSize(`500k on ${threads} threads:`, 11, shape, runs, threads) : [];
+  const fullThreaded = threads > 1 ? await runThreadedSize(`1m on ${threads} threads:  `, 22, shape, runs, threads) : [];
+  const half = medianRun(single ? halfRuns : halfThreaded);
+  const full = medianRun(single ? fullRuns : fullThreaded);
+  const all = [...halfRuns, ...halfThreaded].map((r) => r.digest).concat([...fullRuns, ...fullThreaded].map((r) => r.digest));
+  const digestsDiffer =
+    [...halfRuns, ...halfThreaded].some((r) => r.digest !== half.digest) || [...fullRuns, ...fullThreaded].some((r) => r.digest !== full.digest) || all.length === 0;
+  if (threads > 1 && single) {
+    const th = medianRun(halfThreaded);
+    const tf = medianRun(fullThreaded);
+    console.log(
+      `threads=1 against threads=${threads}: 500k ${half.seconds.toFixed(3)} s -> ${th.seconds.toFixed(3)} s wall, ${half.peakRssMiB.toFixed(0)} -> ${th.peakRssMiB.toFixed(0)} MiB peak, ` +
+        `digest ${half.digest.slice(0, 16)} ${half.digest === th.digest ? '==' : '!='} ${th.digest.slice(0, 16)}; ` +
+        `1m ${full.seconds.toFixed(3)} s -> ${tf.seconds.toFixed(3)} s wall, ${full.peakRssMiB.toFixed(0)} -> ${tf.peakRssMiB.toFixed(0)} MiB peak, ` +
+        `digest ${full.digest.slice(0, 16)} ${full.digest === tf.digest ? '==' : '!='} ${tf.digest.slice(0, 16)}`,
+    );
+  }
   // Taken again after the runs: the machine can change within one run of this bench.
   const probeAfter = await runProbe();
   console.log(`machine probe after the runs: ${probeText(probeAfter)}`);
@@ -237,10 +346,11 @@ async function main(): Promise<void> {
       checks: CHECKS.length,
       loadAvg1m: Number(load.toFixed(2)),
       digest: { '500k': half.digest, '1m': full.digest },
+      ...(threads > 1 ? { threaded: threadedJson(threads, halfThreaded, fullThreaded) } : {}),
     }),
   );
   if (digestsDiffer) {
-    console.error('the runs of one size gave different digests: the analysis is not deterministic');
+    console.error('the runs of one size gave different digests (runs, or threads=1 against threaded): the analysis is not deterministic, or the merge not exact');
     process.exitCode = 1;
   }
 }
@@ -264,6 +374,52 @@ async function runSize(label: string, services: number, shape: FleetShape, perCh
     );
   }
   return out;
+}
+
+/**
+ * Runs one size `runs` times on `threads` threads: the fleet's shard files are written once by a child of their own
+ * (`--prepare`: the generator builds the whole fleet, which is not part of the analysis), then each run analyzes them
+ * in a fresh child (`--threaded`), whose peak RSS is the threads' and the merge's. Prints each run's lines and, after
+ * more than one, the median, minimum and maximum wall time.
+ */
+async function runThreadedSize(label: string, services: number, shape: FleetShape, runs: number, threads: number): Promise<SizeResult[]> {
+  const dir = mkdtempSync(join(tmpdir(), 'fa-bench-shards-'));
+  try {
+    const prepared = (await runChild(services, shape, false, '--prepare', [dir])) as unknown as BenchShardFiles;
+    const out: SizeResult[] = [];
+    for (let k = 1; k <= runs; k++) {
+      const r = await runChild(services, shape, false, '--threaded', [JSON.stringify(prepared), String(threads)]);
+      out.push(r);
+      console.log(line(runs > 1 ? `${label} (run ${k} of ${runs})` : label, r));
+      const s = r.shardSeconds!;
+      console.log(`      ${s.shards} shards: ${s.load.toFixed(3)} s reading them and ${s.audit.toFixed(3)} s analyzing them, summed over the threads`);
+    }
+    if (runs > 1) {
+      const walls = out.map((r) => r.seconds).sort((a, b) => a - b);
+      console.log(
+        `      ${label.trim()} median of ${runs} runs ${medianRun(out).seconds.toFixed(3)} s wall (min ${walls[0]!.toFixed(3)} s, max ${walls[walls.length - 1]!.toFixed(3)} s)`,
+      );
+    }
+    return out;
+  } finally {
+    rmSync(dir, { recursive: true, force: true });
+  }
+}
+
+/** The threaded runs' figures for the JSON line (median runs). */
+function threadedJson(threads: number, half: readonly SizeResult[], full: readonly SizeResult[]): Record<string, unknown> {
+  const h = medianRun(half);
+  const f = medianRun(full);
+  return {
+    threads,
+    seconds: { '500k': Number(h.seconds.toFixed(3)), '1m': Number(f.seconds.toFixed(3)) },
+    runs: { '500k': half.map((r) => Number(r.seconds.toFixed(3))), '1m': full.map((r) => Number(r.seconds.toFixed(3))) },
+    cpuSeconds: { '500k': Number(h.cpuSeconds.toFixed(3)), '1m': Number(f.cpuSeconds.toFixed(3)) },
+    shardSeconds: { '500k': h.shardSeconds, '1m': f.shardSeconds },
+    scaling: Number((f.seconds / h.seconds).toFixed(3)),
+    peakRssMiB: Math.round(Math.max(...half.map((r) => r.peakRssMiB), ...full.map((r) => r.peakRssMiB))),
+    digest: { '500k': h.digest, '1m': f.digest },
+  };
 }
 
 /**

@@ -4,9 +4,12 @@
  * forecast benches, and rounding. Not part of the product; compiled with the benches by `nest build cli`.
  */
 import { randomBytes } from 'node:crypto';
-import { readFileSync } from 'node:fs';
+import { readFileSync, writeFileSync } from 'node:fs';
 import { constants as osConstants, loadavg } from 'node:os';
+import { join } from 'node:path';
+import { serialize } from 'node:v8';
 import { Client } from 'pg';
+import type { AuditShard } from '@app/audit';
 import { generateFleet, generateSpecSchema, type GenerateSpec } from '@app/collectors';
 import { mapWireFleet, type FleetSnapshot, type WireAccount } from '@app/domain';
 import { generateHistories, type QuotaSeries } from '@app/forecast';
@@ -170,6 +173,52 @@ export function millionBackendFleet(servicesPerCluster = 22, options: BenchFleet
   }
   const whole = mapWireFleet({ name: wire.name, accounts: [], coverage: wire.coverage });
   return { ...whole, accounts: accounts.sort((a, b) => (a.accountId < b.accountId ? -1 : a.accountId > b.accountId ? 1 : 0)) };
+}
+
+/** The shard files of the bench fleet (`writeBenchShards`) and the fleet's figures. */
+export interface BenchShardFiles {
+  /** One per (account, region), accounts in id order: each a `snapshotFile` shard of `runThreadedAudit`. */
+  shards: AuditShard[];
+  /** Backend entries of the fleet (CLB backend servers plus NLB server entries; count). */
+  backends: number;
+  nlb: NlbFigures;
+}
+
+/**
+ * The 1M-backend bench fleet (`millionBackendFleet`'s) written as one file per shard (an account and one of its
+ * regions) into `dir`: each the shard's snapshot (the account with that one region, the coverage of the account and
+ * region) serialized with `node:v8`, what a thread of the threaded analysis reads back as its shard
+ * (`AuditShardSource` `snapshotFile`). The generator builds the whole fleet at once (one random stream over every
+ * cluster), so the fleet is generated here, once, and each thread reads only its shard's file. Each account is
+ * mapped and written, then dropped, as `millionBackendFleet` maps them.
+ * @throws Error from the file system
+ */
+export function writeBenchShards(servicesPerCluster: number, options: BenchFleetOptions, dir: string): BenchShardFiles {
+  const wire = generateFleet(millionBackendSpec(servicesPerCluster, options), 'bench').fleet;
+  const wireAccounts: (WireAccount | undefined)[] = wire.accounts;
+  const order = wire.accounts.map((a, i) => ({ id: a.account.accountId, i })).sort((a, b) => (a.id < b.id ? -1 : a.id > b.id ? 1 : 0));
+  const out: BenchShardFiles = { shards: [], backends: 0, nlb: { nlbs: 0, listeners: 0, serverGroups: 0, unusedServerGroups: 0, servers: 0 } };
+  for (const { i } of order) {
+    const account = options.viaJson ? (JSON.parse(JSON.stringify(wireAccounts[i]!)) as WireAccount) : wireAccounts[i]!;
+    const mapped = mapWireFleet({ name: wire.name, accounts: [account], coverage: [] }).accounts[0]!;
+    wireAccounts[i] = undefined;
+    const accountCoverage = wire.coverage.filter((c) => c.accountId === mapped.accountId);
+    mapped.regions.forEach((region, k) => {
+      const snapshot: FleetSnapshot = {
+        ...mapWireFleet({ name: wire.name, accounts: [], coverage: accountCoverage.filter((c) => !c.regionId || c.regionId === region.regionId) }),
+        accounts: [{ ...mapped, regions: [region] }],
+      };
+      const nlb = nlbFiguresOf(snapshot);
+      out.backends += backendsOf(snapshot) + nlb.servers;
+      for (const key of Object.keys(nlb) as (keyof NlbFigures)[]) out.nlb[key] += nlb[key];
+      const file = join(dir, `shard-${out.shards.length}.v8`);
+      writeFileSync(file, serialize(snapshot));
+      // The account's lowest region leads it (mapWireFleet sorts the regions by id).
+      out.shards.push({ key: `region/${mapped.accountId}/${region.regionId}`, lead: k === 0, source: { kind: 'snapshotFile', file } });
+    });
+    (globalThis as { gc?: () => void }).gc?.();
+  }
+  return out;
 }
 
 /** Backend servers of every CLB of a snapshot (default server group + every vServer group), a count. */
