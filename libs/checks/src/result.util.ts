@@ -169,7 +169,35 @@ class PassTextRecipe extends PassTextBase {
     const r = o as unknown as PassTextRecipe;
     return r.#text(o.resource, o.figures, r.#arg);
   }
+
+  /**
+   * A copy of the lazy pass result `o` with `resource` and `severity`, its message still lazy and still built from
+   * `o`'s own resource (so it reads as `o`'s would); `undefined` when `o` is not a lazy pass result.
+   */
+  static copy(o: CheckResult, resource: ResourceRef, severity: Severity): CheckResult | undefined {
+    if (!(#text in o)) return undefined;
+    const r = o as unknown as PassTextRecipe;
+    const c = { checkId: o.checkId, status: o.status, severity, resource } as CheckResult;
+    Object.defineProperty(c, 'message', LAZY_MESSAGE);
+    if (o.figures) c.figures = o.figures;
+    const from: RetargetedText = { text: r.#text, arg: r.#arg, resource: o.resource };
+    new PassTextRecipe(c, retargetedText, from);
+    return c;
+  }
 }
+
+/** A lazy pass message moved to a copy of its result: the original text, argument and resource. */
+interface RetargetedText {
+  text: PassText<Figures | undefined, unknown>;
+  arg: unknown;
+  resource: ResourceRef;
+}
+
+/** The PassText of a copied lazy result (`PassTextRecipe.copy`): the original text on the original resource. */
+const retargetedText: PassText<Figures | undefined, unknown> = (_resource, figures, from) => {
+  const f = from as RetargetedText;
+  return f.text(f.resource, figures, f.arg);
+};
 
 /**
  * The `message` property of a lazy pass result: an own, enumerable accessor shared by every such result (one
@@ -208,6 +236,17 @@ export function lazyPassResult<F extends Figures | undefined, A>(
   if (figures) o.figures = figures;
   new PassTextRecipe(o, text as PassText<Figures | undefined, unknown>, arg);
   return o;
+}
+
+/**
+ * `result` with another resource and severity (the audit engine's owning cluster of a load balancer, a settings
+ * severity override). A lazy pass result stays lazy: a spread would read its `message` accessor and build and keep
+ * the text (about 150,000 texts per 1,000 clusters for the owned load-balancer results alone); its message is still
+ * built from the original resource, so it reads as before. Any other result is copied with a spread. Keys keep the
+ * eager result's order.
+ */
+export function withResultResource(result: CheckResult, resource: ResourceRef, severity: Severity = result.severity): CheckResult {
+  return PassTextRecipe.copy(result, resource, severity) ?? { ...result, resource, severity };
 }
 
 /**

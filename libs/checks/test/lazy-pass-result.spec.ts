@@ -6,7 +6,7 @@
  */
 import { describe, expect, it } from 'vitest';
 import type { CheckResult, Figures, ResourceRef } from '@app/domain';
-import { lazyPassResult, resultsFor, type PassText } from '../src/result.util';
+import { lazyPassResult, resultsFor, withResultResource, type PassText } from '../src/result.util';
 
 const ref: ResourceRef = { kind: 'Service', id: 'team-a/web', accountId: '1', regionId: 'cn-hangzhou', clusterId: 'c1', namespace: 'team-a', name: 'web' };
 
@@ -48,6 +48,31 @@ describe('lazy pass results', () => {
     expect(calls).toBe(0);
     expect([a.message, b.message, a.message]).toEqual(['team-a/web 1 7', 'team-b/api 2 8', 'team-a/web 1 7']);
     expect(calls).toBe(3);
+  });
+
+  it('withResultResource (owning cluster, severity override) keeps a lazy message lazy, built from the original ref', () => {
+    const lb: ResourceRef = { kind: 'LoadBalancer', id: 'lb-1', accountId: '1', regionId: 'cn-hangzhou', name: 'k8s-lb' };
+    const owned: ResourceRef = { kind: 'LoadBalancer', id: 'lb-1', accountId: '1', regionId: 'cn-hangzhou', clusterId: 'c1', name: 'k8s-lb' };
+    let calls = 0;
+    const text: PassText<{ used: number; limit: number }, string> = (res, f, unit) => {
+      calls++;
+      return `${res.id}${res.clusterId ? ` of ${res.clusterId}` : ''} uses ${f.used} of ${f.limit} ${unit}`;
+    };
+    const lazy = r.pass(lb, text, { used: 3, limit: 50 }, 'listeners');
+    const moved = withResultResource(lazy, owned);
+    const raised = withResultResource(moved, owned, 'critical');
+    expect(calls).toBe(0);
+    for (const c of [moved, raised]) expect(Object.getOwnPropertyDescriptor(c, 'message')?.get).toBeTypeOf('function');
+    expect(moved.resource).toBe(owned);
+    expect([moved.severity, raised.severity]).toEqual(['warning', 'critical']);
+    // The text a spread of the original would have kept: built from the ref the check gave, not the owned copy.
+    expect(raised.message).toBe('lb-1 uses 3 of 50 listeners');
+    expect(Object.keys(raised)).toEqual(['checkId', 'status', 'severity', 'resource', 'message', 'figures']);
+    expect(JSON.parse(JSON.stringify(raised))).toEqual({ ...JSON.parse(JSON.stringify(lazy)), resource: owned, severity: 'critical' });
+    expect(lazy.resource).toBe(lb); // the original is not changed
+    // An eager result (a failure) is copied as a spread would copy it.
+    const failed = r.fail(lb, 'lb-1 is over', { figures: { used: 51, limit: 50 } });
+    expect(withResultResource(failed, owned, 'critical')).toStrictEqual({ ...failed, resource: owned, severity: 'critical' });
   });
 
   it('an assigned message replaces the built one, in place, as on the eager result', () => {
