@@ -9,8 +9,19 @@ import { cpSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { analyzeSnapshot, fleetDirectoryAuditShards, runScan, runThreadedAudit, ShardAnalysisError, threadedResults, type AuditShard } from '@app/audit';
-import { generateFleet, generateSpecSchema, loadFleetDirectory, writeFleetDirectory } from '@app/collectors';
+import {
+  analyzeSnapshot,
+  AUTO_THREADS_MIN_BYTES,
+  autoAuditThreads,
+  directoryBytes,
+  fleetDirectoryAuditShards,
+  runScan,
+  runThreadedAudit,
+  ShardAnalysisError,
+  threadedResults,
+  type AuditShard,
+} from '@app/audit';
+import { FleetValidationError, generateFleet, generateSpecSchema, loadFleetDirectory, writeFleetDirectory } from '@app/collectors';
 
 const NOW = new Date('2026-11-22T00:00:00Z');
 const SAMPLE = join(__dirname, '..', '..', 'examples', 'fleets', 'sample');
@@ -97,22 +108,55 @@ describe('threaded analysis', () => {
     expect(lean.scan.summary).toEqual(one.scan.summary);
   });
 
-  it('fails with an error naming the shard whose files cannot be read, and gives no output', async () => {
+  it('fails an invalid file of a shard with the error the one-thread read gives, and gives no output', async () => {
     const broken = join(dir, 'broken');
     cpSync(fleetDir, broken, { recursive: true });
     const failing = fleetDirectoryAuditShards(broken)![3]!;
     if (failing.source.kind !== 'directory') throw new Error('a directory shard expected');
     writeFileSync(join(broken, 'accounts', failing.source.accountId, 'regions', failing.source.regionId!, 'load-balancers.json'), '[{"LoadBalancerId": ');
+    const single = (() => {
+      try {
+        loadFleetDirectory(broken);
+      } catch (e) {
+        return e as Error;
+      }
+      throw new Error('the broken fleet loaded');
+    })();
+    expect(single).toBeInstanceOf(FleetValidationError);
     let error: unknown;
     const out = await runThreadedAudit(fleetDirectoryAuditShards(broken)!, { threads: 2, now: NOW }).catch((e: unknown) => {
       error = e;
       return undefined;
     });
     expect(out).toBeUndefined();
+    expect(error).toBeInstanceOf(FleetValidationError);
+    // The same file, path and expectation; the file's path names the shard's account and region.
+    expect((error as Error).message).toBe(single.message);
+    expect((error as Error).message).toContain(`accounts/${failing.source.accountId}/regions/${failing.source.regionId}/load-balancers.json`);
+    await expect(runScan({ source: { kind: 'offline', fleetDir: broken }, now: NOW, threads: 2 })).rejects.toThrow(single.message);
+  });
+
+  it('fails a shard whose thread throws with an error naming the shard, and gives no output', async () => {
+    const good = fleetDirectoryAuditShards(fleetDir)!;
+    const garbage = join(dir, 'not-a-snapshot.v8');
+    writeFileSync(garbage, 'not a serialized snapshot');
+    const shards: AuditShard[] = [good[0]!, { key: 'region/9/cn-nowhere', lead: true, source: { kind: 'snapshotFile', file: garbage } }, ...good.slice(1)];
+    let error: unknown;
+    const out = await runThreadedAudit(shards, { threads: 1, now: NOW }).catch((e: unknown) => {
+      error = e;
+      return undefined;
+    });
+    expect(out).toBeUndefined();
     expect(error).toBeInstanceOf(ShardAnalysisError);
-    expect((error as ShardAnalysisError).shard).toBe(failing.key);
-    expect((error as Error).message).toMatch(new RegExp(`^shard ${failing.key} failed: .*load-balancers\\.json`));
-    // Through runScan: the scan fails with the same error, nothing returned.
-    await expect(runScan({ source: { kind: 'offline', fleetDir: broken }, now: NOW, threads: 2 })).rejects.toThrow(`shard ${failing.key} failed`);
+    expect((error as ShardAnalysisError).shard).toBe('region/9/cn-nowhere');
+    expect((error as Error).message).toMatch(/^shard region\/9\/cn-nowhere failed: /);
+  });
+
+  it('chooses one thread for a small fleet directory when no thread count is asked', () => {
+    expect(directoryBytes(SAMPLE)).toBeGreaterThan(100_000);
+    expect(directoryBytes(SAMPLE)).toBeLessThan(AUTO_THREADS_MIN_BYTES);
+    expect(autoAuditThreads(SAMPLE)).toBe(1);
+    // Counting stops at the limit asked.
+    expect(directoryBytes(SAMPLE, 1)).toBeLessThan(directoryBytes(SAMPLE));
   });
 });

@@ -257,8 +257,8 @@ function threadedShardsOf(request: ScanRequest): AuditShard[] | undefined {
  * The analyze step on threads (`runThreadedAudit`), collect included (each thread reads its shard), with its
  * progress reported by shard: the same analysis as `analyzeStep` over the whole snapshot.
  * @param keepResults keep every result (a stored scan's quota usage samples come from them)
- * @throws ShardAnalysisError naming the shard whose files could not be read or analyzed; ScanFailedError when the
- *   scan read nothing
+ * @throws FleetValidationError for an invalid file of a shard (as the one-thread read); ShardAnalysisError naming the
+ *   shard for any other failure of its thread; ScanFailedError when the scan read nothing
  */
 async function analyzeThreadedStep(
   shards: AuditShard[],
@@ -266,6 +266,9 @@ async function analyzeThreadedStep(
   scanId: string,
   keepResults: boolean,
 ): Promise<{ analysis: ScanAnalysis; fleetName: string; coverage: CoverageEntry[] }> {
+  // The threads read the fleet as they analyze it: collect and analyze are reported as one step.
+  const target = request.source.kind === 'offline' ? request.source.fleetDir : undefined;
+  request.onProgress?.({ phase: 'collect', done: 0, total: 1, ...(target ? { target } : {}) });
   request.onProgress?.({ phase: 'analyze', done: 0, total: 1 });
   const keep = keepResults || request.keepResults === true;
   const audit = await runThreadedAudit(shards, {
@@ -276,6 +279,7 @@ async function analyzeThreadedStep(
   });
   const nothing = nothingReadReason({ name: audit.fleetName, accounts: [], coverage: audit.coverage });
   if (nothing !== undefined) throw new ScanFailedError(nothing, scanId);
+  request.onProgress?.({ phase: 'collect', done: 1, total: 1, ...(target ? { target } : {}) });
   request.onProgress?.({ phase: 'analyze', done: 1, total: 1 });
   const analysis: ScanAnalysis = {
     results: keep ? threadedResults(audit) : [],

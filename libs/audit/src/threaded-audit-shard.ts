@@ -14,7 +14,7 @@
 import { readFileSync } from 'node:fs';
 import { deserialize } from 'node:v8';
 import { CHECKS, FleetIndex, runAudit, type PartialAuditSettings } from '@app/checks';
-import { readFleetShard } from '@app/collectors';
+import { FleetValidationError, readFleetShard } from '@app/collectors';
 import { assignTeams, mapWireFleet, skippedResultsOf, type CheckResult, type CoverageEntry, type FleetSnapshot, type Finding, type SkippedResult } from '@app/domain';
 import { summarize, type ScanSummary } from './analyze-and-store';
 
@@ -75,6 +75,16 @@ export interface AuditShardAnswer {
   /** Milliseconds building the shard's snapshot, and running the checks and shaping the answer. */
   loadMs: number;
   auditMs: number;
+}
+
+/** A thread's answer for a shard with an invalid file: the FleetValidationError's fields (file, JSON path, expectation). */
+export interface ShardInvalidFile {
+  invalidFile: { file: string; jsonPath: string; expected: string };
+}
+
+/** The fields of a FleetValidationError, to answer across the thread boundary; undefined for any other error. */
+export function fleetValidationOf(e: unknown): ShardInvalidFile['invalidFile'] | undefined {
+  return e instanceof FleetValidationError ? { file: e.file, jsonPath: e.jsonPath, expected: e.expected } : undefined;
 }
 
 /** Whether a result or coverage entry is the account's own (no region): the lead shard's alone. */

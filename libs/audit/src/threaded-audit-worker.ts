@@ -10,7 +10,7 @@
  */
 /* eslint-disable @typescript-eslint/no-require-imports -- a relative `require`: the build rewrites path aliases only in static imports (as apps/cli/src/lazy) */
 import { move, transferableSymbol, valueSymbol } from 'piscina';
-import type { AuditShardAnswer, AuditShardTask } from './threaded-audit-shard';
+import type { AuditShardAnswer, AuditShardTask, ShardInvalidFile } from './threaded-audit-shard';
 
 type ShardCode = typeof import('./threaded-audit-shard');
 
@@ -19,12 +19,21 @@ let code: ShardCode | undefined;
 
 /**
  * Analyzes one shard on this thread (piscina's task handler).
- * @returns the shard's answer, its result bytes moved to the caller
- * @throws what `auditShard` throws (the pool names the shard)
+ * @returns the shard's answer, its result bytes moved to the caller; or, for an invalid file of the shard, where it is
+ * @throws what else `auditShard` throws (the pool names the shard)
  */
 export default function threadedAuditTask(task: AuditShardTask): unknown {
   code ??= require('./threaded-audit-shard') as ShardCode;
-  const answer: AuditShardAnswer = code.auditShard(task);
+  let answer: AuditShardAnswer;
+  try {
+    answer = code.auditShard(task);
+  } catch (e) {
+    // A structured clone keeps an error's message, not its class and fields: an invalid file is answered as data, so
+    // that the pool throws the same FleetValidationError as the one-thread read.
+    const invalid = code.fleetValidationOf(e);
+    if (invalid) return { invalidFile: invalid } satisfies ShardInvalidFile;
+    throw e;
+  }
   const buffers = (answer.resultsJson ?? []).map((b) => b.buffer);
   if (buffers.length === 0) return answer;
   return move({

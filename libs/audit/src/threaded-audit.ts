@@ -21,18 +21,18 @@
  * snapshot. The pool is piscina (a dependency already, the forecast pool's): threads, task hand-over, errors and
  * moved buffers, without code of our own for a thread's life.
  */
-import { existsSync } from 'node:fs';
+import { existsSync, readdirSync, statSync, type Dirent } from 'node:fs';
 import { availableParallelism } from 'node:os';
 import { join } from 'node:path';
 import { Piscina } from 'piscina';
 import { CHECKS, compareResourceKeys, findingOrder, type PartialAuditSettings } from '@app/checks';
-import { fleetDirectoryShards } from '@app/collectors';
+import { FleetValidationError, fleetDirectoryShards } from '@app/collectors';
 import { processEnvironment } from '@app/config';
 import { coverageKey, severityRank, type CheckResult, type CoverageEntry, type Finding, type ResourceRef, type SkippedResult } from '@app/domain';
 import { fleetAuditErrorKind } from '@app/errors';
 import { sumShardSummaries } from './analyze-shard';
 import type { ScanSummary } from './analyze-and-store';
-import type { AuditShardAnswer, AuditShardSource, AuditShardTask, ResultRun } from './threaded-audit-shard';
+import type { AuditShardAnswer, AuditShardSource, AuditShardTask, ResultRun, ShardInvalidFile } from './threaded-audit-shard';
 
 export type { AuditShardSource } from './threaded-audit-shard';
 
@@ -117,6 +117,52 @@ export function defaultAuditThreads(): number {
 }
 
 /**
+ * Fleet directories smaller than this (bytes of their files) are analyzed on one thread when no thread count is asked
+ * (`autoAuditThreads`): starting a thread and loading the analysis code in it costs about a second of CPU on the
+ * project's VM, more than the split saves on a small fleet (`scan --fleet examples/fleets/sample`, 1.7 MiB: 1.6-1.9 s
+ * wall on one thread, 3.6-4.1 s on two; docs/benchmarks.md).
+ */
+export const AUTO_THREADS_MIN_BYTES = 128 * 2 ** 20;
+
+/**
+ * The bytes of the regular files under `dir` (symbolic links not followed), counted until `limit` is reached; an entry
+ * that cannot be read counts 0 (the fleet reader reports it).
+ */
+export function directoryBytes(dir: string, limit = Number.POSITIVE_INFINITY): number {
+  let total = 0;
+  const pending = [dir];
+  while (pending.length > 0 && total < limit) {
+    const d = pending.pop()!;
+    let entries: Dirent[];
+    try {
+      entries = readdirSync(d, { withFileTypes: true });
+    } catch {
+      continue;
+    }
+    for (const e of entries) {
+      const path = join(d, e.name);
+      if (e.isDirectory()) pending.push(path);
+      else if (e.isFile()) {
+        try {
+          total += statSync(path).size;
+        } catch {
+          // Gone or unreadable: the reader names it.
+        }
+      }
+    }
+  }
+  return total;
+}
+
+/**
+ * Threads of an offline scan when none is asked: the cores available (`defaultAuditThreads`) for a fleet directory of
+ * at least AUTO_THREADS_MIN_BYTES, one thread for a smaller one.
+ */
+export function autoAuditThreads(fleetDir: string): number {
+  return directoryBytes(fleetDir, AUTO_THREADS_MIN_BYTES) >= AUTO_THREADS_MIN_BYTES ? defaultAuditThreads() : 1;
+}
+
+/**
  * The shards of a fleet directory (libs/collectors `fleetDirectoryShards`), each read from the shard's own files; the
  * lead shard of an account is its first (lowest region, or the account alone).
  * @returns the shards, or `undefined` for a generated fleet (built whole in memory: nothing to shard)
@@ -141,8 +187,9 @@ export function fleetDirectoryAuditShards(fleetDir: string): AuditShard[] | unde
  * Analyze a fleet's shards on `threads` threads and merge their answers (see the file comment).
  * @param shards every shard of the fleet, accounts in any order (at least one)
  * @returns the merged output; nothing is returned when a shard fails
- * @throws RangeError for no shard or a thread count under 1; ShardAnalysisError naming the first shard that failed
- *   (the shards running then are let finish, none is started after it); Error when the thread entry is not built
+ * @throws RangeError for no shard or a thread count under 1; FleetValidationError for an invalid file of a shard (as
+ *   the one-thread read throws it), ShardAnalysisError naming the shard for any other failure: the first shard that
+ *   failed (the shards running then are let finish, none is started after it); Error when the thread entry is not built
  */
 export async function runThreadedAudit(shards: readonly AuditShard[], options: ThreadedAuditOptions): Promise<ThreadedAudit> {
   const threads = options.threads ?? defaultAuditThreads();
@@ -151,12 +198,12 @@ export async function runThreadedAudit(shards: readonly AuditShard[], options: T
   const entry = options.workerEntry ?? defaultThreadedAuditEntry();
   if (!existsSync(entry)) throw new Error(`the threaded analysis entry ${entry} does not exist; build with \`nest build cli\``);
   const size = Math.min(threads, shards.length);
-  const pool = new Piscina<AuditShardTask, AuditShardAnswer>({ filename: entry, minThreads: 0, maxThreads: size, idleTimeout: 1_000, recordTiming: false });
+  const pool = new Piscina<AuditShardTask, AuditShardAnswer | ShardInvalidFile>({ filename: entry, minThreads: 0, maxThreads: size, idleTimeout: 1_000, recordTiming: false });
   const answers = new Array<AuditShardAnswer | undefined>(shards.length);
   const timings: ShardTiming[] = [];
   let inFlight = 0;
   let maxInFlight = 0;
-  let failure: ShardAnalysisError | undefined;
+  let failure: Error | undefined;
   try {
     let next = 0;
     await new Promise<void>((resolve) => {
@@ -175,12 +222,18 @@ export async function runThreadedAudit(shards: readonly AuditShard[], options: T
             resultsJson: options.resultsJson === true,
           };
           pool.run(task).then(
-            (a) => {
+            (a: AuditShardAnswer | ShardInvalidFile) => {
+              if ('invalidFile' in a) {
+                // The FleetValidationError the one-thread read throws: its file's path names the shard's account and region.
+                const { file, jsonPath, expected } = a.invalidFile;
+                failure ??= new FleetValidationError(file, jsonPath, expected);
+                return;
+              }
               answers[i] = a;
               timings.push({ key: a.key, loadMs: a.loadMs, auditMs: a.auditMs });
             },
             (e: unknown) => {
-              failure ??= new ShardAnalysisError(`shard ${shard.key} failed: ${e instanceof Error ? e.message : String(e)}`, shard.key);
+              failure ??= shardFailure(shard.key, e);
             },
           ).finally(() => {
             inFlight--;
@@ -196,6 +249,11 @@ export async function runThreadedAudit(shards: readonly AuditShard[], options: T
   }
   if (failure) throw failure;
   return { ...mergeShardAnswers(answers as AuditShardAnswer[]), timings, maxInFlight };
+}
+
+/** The error of a shard whose thread threw: a ShardAnalysisError naming the shard and the thread's message. */
+function shardFailure(key: string, e: unknown): Error {
+  return new ShardAnalysisError(`shard ${key} failed: ${e instanceof Error ? e.message : String(e)}`, key);
 }
 
 function compareText(a: string, b: string): number {

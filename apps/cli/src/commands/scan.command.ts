@@ -2,7 +2,6 @@
  * `fleet-audit scan`: audit a fleet offline (`--fleet DIR`) or live (`--config FILE`), print the
  * findings as a table or JSON, and exit 1 when a finding at or above `--fail-on` exists.
  */
-import { availableParallelism } from 'node:os';
 import { loadAudit, loadCollectors, loadStore } from '../lazy';
 import { Command, Option } from 'commander';
 import type { ScanOutcome, ScanSource } from '@app/audit';
@@ -88,17 +87,19 @@ export interface ScanCommandOptions {
   dryRun?: boolean;
   /**
    * Threads of an offline scan's analysis (`--threads`, as given: validated by `threadsOf`); default the cores
-   * available (`os.availableParallelism()`); 1: one thread over the whole snapshot.
+   * available (`os.availableParallelism()`) for a fleet directory of at least 128 MiB, one thread for a smaller one
+   * (libs/audit `autoAuditThreads`); 1: one thread over the whole snapshot.
    */
   threads?: string;
 }
 
 /**
- * The thread count of `--threads`: a whole number of at least 1, or the cores available when not given.
+ * The thread count of `--threads`: a whole number of at least 1, or `undefined` when not given (then the cores
+ * available for a fleet directory large enough to gain from them: libs/audit `autoAuditThreads`).
  * @throws CliUsageError for anything else, naming the value
  */
-export function threadsOf(raw: string | undefined): number {
-  if (raw === undefined) return availableParallelism();
+export function threadsOf(raw: string | undefined): number | undefined {
+  if (raw === undefined) return undefined;
   const n = Number(raw);
   if (!/^\d+$/.test(raw.trim()) || !Number.isSafeInteger(n) || n < 1) throw new CliUsageError(`--threads: expected a whole number of at least 1, got "${raw}"`);
   return n;
@@ -159,13 +160,14 @@ export async function runScanCommand(opts: ScanCommandOptions): Promise<number> 
     if (source.kind !== 'live') throw new CliUsageError('--dry-run needs --config (a live scan)');
     return runScanDryRun(source.config, opts.format);
   }
-  const threads = threadsOf(opts.threads);
+  const asked = threadsOf(opts.threads);
   let now: Date | undefined;
   if (opts.now !== undefined) {
     now = new Date(opts.now);
     if (Number.isNaN(now.getTime())) throw new CliUsageError(`--now: expected an ISO 8601 time, got "${opts.now}"`);
   }
-  const { runScan, loadAuditSettings } = loadAudit();
+  const { runScan, loadAuditSettings, autoAuditThreads } = loadAudit();
+  const threads = asked ?? (source.kind === 'offline' ? autoAuditThreads(source.fleetDir) : 1);
   const settings = opts.settings !== undefined ? loadAuditSettings(opts.settings) : undefined;
   const { Store } = loadStore();
   const store = opts.databaseUrl && !opts.distributed ? await Store.open({ connectionString: opts.databaseUrl, migrate: true }) : undefined;
@@ -278,7 +280,7 @@ export function scanCommand(run: (p: Promise<number>) => void): Command {
     .option('--dry-run', 'with --config: list the clusters the scan would read, by which API server endpoint, and those excluded and why; read nothing else')
     .option(
       '--threads <n>',
-      'with --fleet: analyze the fleet directory on N threads, one account and region (shard) at a time each, reading only that shard\'s files; the same output (default: the cores available; 1: one thread over the whole fleet)',
+      'with --fleet: analyze the fleet directory on N threads, one account and region (shard) at a time each, reading only that shard\'s files; the same output (default: the cores available for a directory of 128 MiB or more, else 1; 1: one thread over the whole fleet)',
     )
     .option('--no-progress', 'no progress bar on stderr')
     .option('--distributed', 'enqueue the scan on the BullMQ workers (needs --redis-url and --database-url) and wait for it')
