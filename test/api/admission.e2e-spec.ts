@@ -123,6 +123,20 @@ describe('POST /v1/admission/{cluster}', () => {
     expect(noUid.body.message).toContain('body.request.uid');
   });
 
+  it('keeps the body limits and errors of every route: 413 over 100 kB, 400 for malformed JSON, 401 with its challenge', async () => {
+    const big = review('uid-big', { ...service('wide', 1), padding: 'x'.repeat(110_000) });
+    expect((await post('/v1/admission/storefront', tokens.viewer, big)).status).toBe(413);
+    const malformed = await request(app.getHttpServer()).post('/v1/admission/storefront').set('Authorization', `Bearer ${tokens.viewer}`).set('Content-Type', 'application/json').send('{"apiVersion": ');
+    expect(malformed.status).toBe(400);
+    expect(malformed.body).toMatchObject({ statusCode: 400 });
+    const anon = await post('/v1/admission/storefront/enforce', undefined, review('uid-anon', service('wide', 1)));
+    expect(anon.status).toBe(401);
+    expect(anon.headers['www-authenticate']).toBe('Bearer realm="fleet-audit"');
+    expect(anon.body).toMatchObject({ statusCode: 401, error: 'UNAUTHENTICATED' });
+    const wrong = await post('/v1/admission/storefront', 'fa_not-a-token', review('uid-wrong', service('wide', 1)));
+    expect(wrong.status).toBe(401);
+  });
+
   describe('with the sample fleet stored', () => {
     beforeAll(async () => {
       const scan = await store.scans.create({ source: 'offline', startedAt: NOW });

@@ -157,4 +157,20 @@ describe('API logs, readiness and process metrics (e2e)', () => {
     expect(res.text).toMatch(/http_request_duration_seconds_count\{method="GET",route="\/v1\/scans\/:id",status_code="404"\} 1/);
     expect(res.text).not.toMatch(/nodejs_active_handles_total/);
   });
+
+  it('an admission review is logged without its token and counted under its route template, a refused one too', async () => {
+    const body = { apiVersion: 'admission.k8s.io/v1', kind: 'AdmissionReview', request: { uid: 'uid-ops', kind: { group: '', version: 'v1', kind: 'ConfigMap' }, resource: { group: '', version: 'v1', resource: 'configmaps' }, operation: 'CREATE', object: {} } };
+    const r = await request(app.getHttpServer()).post('/v1/admission/storefront/enforce?timeout=5s').set('Authorization', `Bearer ${TOKEN}`).set('X-Request-Id', 'req-admission').send(body);
+    expect(r.status).toBe(200);
+    expect(r.body).toEqual({ apiVersion: 'admission.k8s.io/v1', kind: 'AdmissionReview', response: { uid: 'uid-ops', allowed: true } });
+    const line = await logs.next((l) => (l.req as { id?: string } | undefined)?.id === 'req-admission');
+    expect(line).toMatchObject({ level: 'info', req: { method: 'POST', url: '/v1/admission/storefront/enforce?timeout=5s' }, res: { statusCode: 200 } });
+    expect(JSON.stringify(line)).not.toContain(TOKEN);
+    const anon = await request(app.getHttpServer()).post('/v1/admission/storefront').set('X-Request-Id', 'req-admission-anon').send(body);
+    expect(anon.status).toBe(401);
+    await logs.next((l) => (l.req as { id?: string } | undefined)?.id === 'req-admission-anon');
+    const res = await request(app.getHttpServer()).get('/metrics').set('Authorization', `Bearer ${TOKEN}`);
+    expect(res.text).toMatch(/http_request_duration_seconds_count\{method="POST",route="\/v1\/admission\/:cluster\/enforce",status_code="200"\} 1/);
+    expect(res.text).toMatch(/http_request_duration_seconds_count\{method="POST",route="\/v1\/admission\/:cluster",status_code="401"\} 1/);
+  });
 });
