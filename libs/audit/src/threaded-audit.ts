@@ -12,7 +12,7 @@
  *   account and region come from one shard, contiguous in its list: the merge orders those runs by (check id, kind,
  *   account, region) and concatenates them;
  * - findings are ordered by severity, check id, resource id and fingerprint, ties in result order: the merge
- *   concatenates the shards' findings in shard order and sorts them as the engine does (libs/checks `findingOrder`);
+ *   concatenates the shards' findings in shard order and sorts them as the engine does (libs/checks `sortFindings`);
  *   two findings of different shards never tie (their fingerprints name different resources);
  * - coverage is ordered by its key (`coverageKey`), as `mapWireFleet` orders it.
  *
@@ -25,10 +25,10 @@ import { existsSync, readdirSync, statSync, type Dirent } from 'node:fs';
 import { availableParallelism } from 'node:os';
 import { join } from 'node:path';
 import { Piscina } from 'piscina';
-import { CHECKS, compareResourceKeys, findingOrder, type PartialAuditSettings } from '@app/checks';
+import { CHECKS, compareResourceKeys, sortFindings, type PartialAuditSettings } from '@app/checks';
 import { FleetValidationError, fleetDirectoryShards } from '@app/collectors';
 import { processEnvironment } from '@app/config';
-import { coverageKey, severityRank, type CheckResult, type CoverageEntry, type Finding, type ResourceRef, type SkippedResult } from '@app/domain';
+import { coverageKey, type CheckResult, type CoverageEntry, type Finding, type ResourceRef, type SkippedResult } from '@app/domain';
 import { fleetAuditErrorKind } from '@app/errors';
 import { sumShardSummaries } from './analyze-shard';
 import type { ScanSummary } from './analyze-and-store';
@@ -329,9 +329,9 @@ export function mergeShardAnswers(answers: readonly AuditShardAnswer[]): Omit<Th
 
 const CHECK_BY_ID = new Map(CHECKS.map((c) => [c.id, c] as const));
 
-/** The shards' findings in `runAudit` order, each with its check's `remediation` and `source` back in place. */
+/** The shards' findings in `runAudit` order (libs/checks `sortFindings`), each with its check's `remediation` and `source` back in place. */
 function mergeFindings(answers: readonly AuditShardAnswer[]): Finding[] {
-  const bySeverity = new Map<Finding['severity'], Map<string, Finding[]>>();
+  const all: Finding[] = [];
   for (const a of answers) {
     for (const f of JSON.parse(a.findingsJson) as Finding[]) {
       const check = CHECK_BY_ID.get(f.checkId);
@@ -339,22 +339,10 @@ function mergeFindings(answers: readonly AuditShardAnswer[]): Finding[] {
         f.remediation = check.remediation;
         f.source = check.source;
       }
-      let byCheck = bySeverity.get(f.severity);
-      if (!byCheck) bySeverity.set(f.severity, (byCheck = new Map()));
-      const list = byCheck.get(f.checkId);
-      if (list) list.push(f);
-      else byCheck.set(f.checkId, [f]);
+      all.push(f);
     }
   }
-  const out: Finding[] = [];
-  for (const severity of [...bySeverity.keys()].sort((a, b) => severityRank(b) - severityRank(a))) {
-    const byCheck = bySeverity.get(severity)!;
-    for (const checkId of [...byCheck.keys()].sort(compareText)) {
-      const list = byCheck.get(checkId)!;
-      for (const i of findingOrder(list)) out.push(list[i]!);
-    }
-  }
-  return out;
+  return sortFindings(all);
 }
 
 /** `items` sorted by a string key in code-unit order, ties in their order (a new array). */
