@@ -105,10 +105,12 @@ export async function runScan(request: ScanRequest, store?: Store | Promise<Stor
   // Offline input is validated before a scan row exists: a malformed fleet writes nothing. When the
   // caller already created the row (POST /v1/scans), loading happens inside the error handling
   // below, so a fleet that became invalid fails that row instead of leaving it running.
-  const shards = threadedShardsOf(request);
-  // Without a store, a threaded analysis reads the fleet only shard by shard, in its threads (the shards' files are
-  // validated there: a malformed one fails the analysis, with nothing written).
-  const threadedOnly = shards !== undefined && !store;
+  // Threads only without a store: a threaded analysis reads the fleet shard by shard, in its threads (the shards' files
+  // are validated there: a malformed one fails the analysis, with nothing written). A stored scan holds the whole
+  // snapshot anyway (stored with its fleet graph), so it analyzes that snapshot with the index it builds once, instead
+  // of having the threads read every file a second time.
+  const shards = store ? undefined : threadedShardsOf(request);
+  const threadedOnly = shards !== undefined;
   let snapshot =
     request.source.kind === 'offline' && request.scanId === undefined && !threadedOnly ? await collectFleet(request.source, request.onProgress) : undefined;
   const fleetName = snapshot?.name ?? (request.source.kind === 'live' ? request.source.config.name : 'fleet');
@@ -120,7 +122,7 @@ export async function runScan(request: ScanRequest, store?: Store | Promise<Stor
   try {
     if (shards && threadedOnly) {
       // Nothing to store: the fleet is read only shard by shard, in the threads.
-      const { analysis, fleetName: name, coverage } = await analyzeThreadedStep(shards, request, scanId, false);
+      const { analysis, fleetName: name, coverage } = await analyzeThreadedStep(shards, request, scanId);
       const outcome = outcomeOf(scanId, sourceKind, startedAt, { name, coverage }, analysis);
       await request.onAnalyzed?.(outcome);
       return outcome;
@@ -128,8 +130,7 @@ export async function runScan(request: ScanRequest, store?: Store | Promise<Stor
     snapshot ??= await collectFleet(request.source, request.onProgress);
     // One index for the audit and the stored fleet graph.
     const index = store ? FleetIndex.build(snapshot) : undefined;
-    // A stored scan needs the whole snapshot (stored with it, and its fleet graph): the threads read their shards again.
-    const analysis = shards ? (await analyzeThreadedStep(shards, request, scanId, true)).analysis : analyzeStep(snapshot, request, scanId, index);
+    const analysis = analyzeStep(snapshot, request, scanId, index);
     const outcome = outcomeOf(scanId, sourceKind, startedAt, snapshot, analysis);
     await request.onAnalyzed?.(outcome);
     if (store) await storeStep(store, scanId, snapshot, analysis, request, index);
@@ -256,7 +257,6 @@ function threadedShardsOf(request: ScanRequest): AuditShard[] | undefined {
 /**
  * The analyze step on threads (`runThreadedAudit`), collect included (each thread reads its shard), with its
  * progress reported by shard: the same analysis as `analyzeStep` over the whole snapshot.
- * @param keepResults keep every result (a stored scan's quota usage samples come from them)
  * @throws FleetValidationError for an invalid file of a shard (as the one-thread read); ShardAnalysisError naming the
  *   shard for any other failure of its thread; ScanFailedError when the scan read nothing
  */
@@ -264,13 +264,12 @@ async function analyzeThreadedStep(
   shards: AuditShard[],
   request: ScanRequest,
   scanId: string,
-  keepResults: boolean,
 ): Promise<{ analysis: ScanAnalysis; fleetName: string; coverage: CoverageEntry[] }> {
   // The threads read the fleet as they analyze it: collect and analyze are reported as one step.
   const target = request.source.kind === 'offline' ? request.source.fleetDir : undefined;
   request.onProgress?.({ phase: 'collect', done: 0, total: 1, ...(target ? { target } : {}) });
   request.onProgress?.({ phase: 'analyze', done: 0, total: 1 });
-  const keep = keepResults || request.keepResults === true;
+  const keep = request.keepResults === true;
   const audit = await runThreadedAudit(shards, {
     ...(request.threads !== undefined ? { threads: request.threads } : {}),
     now: request.now ?? new Date(),
