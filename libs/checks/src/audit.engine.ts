@@ -6,7 +6,7 @@ import type { CheckContext, FastPathSwitch, ServiceFilter } from './check.types'
 import { FleetIndex } from './fleet-index';
 import { compareResourceKeys, fingerprintOf, resourceKeyOf } from './fingerprint.util';
 import { serviceRef, withResultResource } from './result.util';
-import { clbOwnerClusters, nlbOwnerClusters, withLbOwner } from './clb-owner';
+import { withLbOwner } from './clb-owner';
 
 /** Options of `runAudit`. */
 export interface RunAuditOptions {
@@ -105,17 +105,18 @@ export function runAudit(snapshot: FleetSnapshot, options: RunAuditOptions): Aud
     if (n === undefined) named.set(ref, (n = withClusterName(ref, index, settings.owners)));
     return n;
   };
-  // The owning cluster of each CLB and NLB (clb-owner.ts; CLB ids `lb-...` and NLB ids `nlb-...` never collide), set
-  // on their results so their samples and findings carry it.
-  const lbOwners = new Map([...clbOwnerClusters(index), ...nlbOwnerClusters(index)]);
-  // One owned ref per load balancer, shared by the results of every check of it (each check builds its own ref of
-  // the same fields): a copy per result was about 150,000 extra objects per 1,000 clusters, kept alive to the end.
-  // A ref with other fields than the cached one's (none today: every LB ref comes from lbRef) gets its own copy.
+  // The owning cluster of each CLB and NLB (clb-owner.ts, `FleetIndex.lbOwners`), set on their results so their
+  // samples and findings carry it. The refs rules build with `clbRef` / `nlbRef` carry it already (one per load
+  // balancer, from the index); a ref built otherwise (check-scope's ref of a CLB whose region was not read) is given
+  // it here: one owned copy per load balancer, shared by the results of every check of it. A ref with other fields
+  // than the cached one's gets its own copy.
   const ownedById = new Map<string, ResourceRef>();
   const ownedOf = (ref: ResourceRef): ResourceRef => {
+    const owners = index.lbOwners();
+    if (!owners.has(ref.id)) return ref;
     const o = ownedById.get(ref.id);
     if (o !== undefined && sameLbRefFields(o, ref)) return o;
-    const copy = withLbOwner(ref, lbOwners);
+    const copy = withLbOwner(ref, owners);
     if (o === undefined) ownedById.set(ref.id, copy);
     return copy;
   };
@@ -147,7 +148,7 @@ export function runAudit(snapshot: FleetSnapshot, options: RunAuditOptions): Aud
     for (let i = 0; i < results.length; i++) {
       let result = results[i]!;
       const kind = result.resource.kind;
-      if ((kind === 'LoadBalancer' || kind === 'NetworkLoadBalancer') && result.resource.clusterId === undefined && lbOwners.size > 0) {
+      if ((kind === 'LoadBalancer' || kind === 'NetworkLoadBalancer') && result.resource.clusterId === undefined) {
         const resource = ownedOf(result.resource);
         if (resource !== result.resource) results[i] = result = withResultResource(result, resource);
       }

@@ -18,7 +18,7 @@ import {
 } from '@app/domain';
 import type { FleetIndex, RegionEntry, RegionNlbView, ServiceEntry } from './fleet-index';
 import { ListRowCache } from './positional-cache';
-import { lbRef, notReadReason } from './result.util';
+import { notReadReason } from './result.util';
 
 export type { NlbServerGroupShape, RegionNlbView } from './fleet-index';
 
@@ -109,9 +109,12 @@ export function groupsOfNlb(view: RegionNlbView, nlb: Nlb): NlbServerGroup[] {
   });
 }
 
-/** The ResourceRef of an NLB. */
-export function nlbRef(nlb: Nlb): ResourceRef {
-  return lbRef('NetworkLoadBalancer', nlb);
+/**
+ * The ResourceRef of an NLB, with its owning cluster when one owns it (`FleetIndex.loadBalancerRef`): one object per
+ * NLB, shared by the results of every check of it.
+ */
+export function nlbRef(index: FleetIndex, nlb: Nlb): ResourceRef {
+  return index.loadBalancerRef('NetworkLoadBalancer', nlb);
 }
 
 /** The ResourceRef of an NLB server group. */

@@ -59,7 +59,7 @@ export const clbBackendQuotaRule = scopedCheck({
       limitSource,
     };
     const severity = quotaSeverity(ratio, ctx.settings.quota);
-    const ref = clbRef(clb);
+    const ref = clbRef(ctx.index, clb);
     out.push(severity ? r.fail(ref, backendQuotaText(ref, figures, undefined), { severity, figures }) : r.pass(ref, backendQuotaText, figures));
   },
 });

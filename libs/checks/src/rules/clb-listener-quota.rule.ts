@@ -41,7 +41,7 @@ export const clbListenerQuotaRule = scopedCheck({
         out,
         r,
         ctx,
-        { region: re.region, definition: SLB_QUOTA_LISTENERS, ref: clbRef(clb), used },
+        { region: re.region, definition: SLB_QUOTA_LISTENERS, ref: clbRef(ctx.index, clb), used },
         listenerQuotaText,
       );
     }

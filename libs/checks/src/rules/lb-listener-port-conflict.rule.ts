@@ -45,7 +45,7 @@ const clbPart = scopedCheck({
     'port"); CCM pkg/controller/service/clbv1/listeners.go buildListenerFromServicePort, protocol()',
   scope: 'sharedClb',
   needs: ['slb'],
-  check({ lbId, clb, services }, out, r) {
+  check({ lbId, clb, services }, out, r, ctx) {
     const byPort = new Map<string, Set<string>>();
     for (const se of services) {
       const parsed = parseProtocolPort(getLbAnnotation(se.service.annotations, LB_ANNOTATION.protocolPort));
@@ -68,12 +68,12 @@ const clbPart = scopedCheck({
     };
     const used = `CLB ${lbId} is used by ${count(services.length, 'Service')}`;
     if (conflicts.length === 0) {
-      out.push(r.pass(clbRef(clb.clb), `${used} on distinct listener ports`, figures));
+      out.push(r.pass(clbRef(ctx.index, clb.clb), `${used} on distinct listener ports`, figures));
       return;
     }
     out.push(
       r.fail(
-        clbRef(clb.clb),
+        clbRef(ctx.index, clb.clb),
         `${used}, and ${count(conflicts.length, 'listener port')} ${conflicts.length === 1 ? 'is' : 'are'} asked for by ` +
           `more than one: ${listSome(conflicts, 3)}`,
         { figures: { ...figures, conflicts } },
@@ -116,8 +116,8 @@ const nlbPart = nlbRegionCheck({
             conflicts.add(`${a.l.protocol} ${a.l.port || `${a.l.startPort}-${a.l.endPort}`}: ${svcName(a.se)} and ${svcName(b.se)}`);
         }
       const figures = { services: services.length, kind: 'NLB' };
-      if (conflicts.size === 0) out.push(r.pass(nlbRef(nlb), `NLB ${nlb.loadBalancerId} is shared by ${count(services.length, 'Service')} on distinct listener ports`, figures));
-      else out.push(r.fail(nlbRef(nlb), `NLB ${nlb.loadBalancerId} is shared by ${count(services.length, 'Service')} whose listeners overlap: ${listSome([...conflicts], 3)}`, { figures: { ...figures, conflicts: [...conflicts] } }));
+      if (conflicts.size === 0) out.push(r.pass(nlbRef(ctx.index, nlb), `NLB ${nlb.loadBalancerId} is shared by ${count(services.length, 'Service')} on distinct listener ports`, figures));
+      else out.push(r.fail(nlbRef(ctx.index, nlb), `NLB ${nlb.loadBalancerId} is shared by ${count(services.length, 'Service')} whose listeners overlap: ${listSome([...conflicts], 3)}`, { figures: { ...figures, conflicts: [...conflicts] } }));
     }
   },
 });

@@ -55,7 +55,7 @@ const clbPart = scopedCheck({
     const stats = ctx.index.clbBackendStats(re.region);
     for (const clb of re.region.loadBalancers ?? []) {
       if (ctx.index.apiServerClusters.has(clb.loadBalancerId)) continue;
-      const ref = clbRef(clb);
+      const ref = clbRef(ctx.index, clb);
       const entries = stats.get(clb.loadBalancerId)?.entries ?? 0;
       const listened = new Set<string>();
       for (const l of clb.listeners) if (l.vServerGroupId) listened.add(l.vServerGroupId);
@@ -108,7 +108,7 @@ const clbPart = scopedCheck({
  */
 const nlbPart = nlbRegionCheck({
   ...clbPart,
-  check(view, re, out, r) {
+  check(view, re, out, r, ctx) {
     for (const nlb of re.region.nlbs ?? []) {
       const groups = groupsOfNlb(view, nlb);
       const entries = groups.reduce((n, g) => n + g.servers.length, 0);
@@ -116,12 +116,12 @@ const nlbPart = nlbRegionCheck({
       const empty = groups.filter((g) => g.servers.length === 0);
       const figures = { backendEntries: entries, listeners: nlb.listeners.length, serverGroups: groups.length, emptyServerGroups: empty.length };
       if (empty.length === 0 && entries > 0) {
-        out.push(r.pass(nlbRef(nlb), nlbBackendsText, figures));
+        out.push(r.pass(nlbRef(ctx.index, nlb), nlbBackendsText, figures));
         continue;
       }
       if (entries === 0) {
         out.push(
-          r.fail(nlbRef(nlb), `NLB ${nlb.loadBalancerId} has no backend server${nlb.listeners.length ? ` behind its ${count(nlb.listeners.length, 'listener')}` : ''}`, {
+          r.fail(nlbRef(ctx.index, nlb), `NLB ${nlb.loadBalancerId} has no backend server${nlb.listeners.length ? ` behind its ${count(nlb.listeners.length, 'listener')}` : ''}`, {
             severity: nlb.listeners.length > 0 ? 'critical' : r.defaultSeverity,
             figures,
           }),
@@ -131,7 +131,7 @@ const nlbPart = nlbRegionCheck({
       const names = empty.map((g) => emptyGroupLabel(g.serverGroupId, g.name, parseNlbNamedKey(g.name)));
       const served = empty.some((g) => listened.has(g.serverGroupId));
       out.push(
-        r.fail(nlbRef(nlb), `NLB ${nlb.loadBalancerId} has ${count(empty.length, 'empty server group')}: ${listSome(names, 3)}${served ? '; a listener forwards to one of them' : ''}`, {
+        r.fail(nlbRef(ctx.index, nlb), `NLB ${nlb.loadBalancerId} has ${count(empty.length, 'empty server group')}: ${listSome(names, 3)}${served ? '; a listener forwards to one of them' : ''}`, {
           severity: served ? 'critical' : r.defaultSeverity,
           figures: { ...figures, emptyGroupIds: empty.map((g) => g.serverGroupId) },
         }),

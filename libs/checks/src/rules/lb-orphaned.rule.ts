@@ -131,7 +131,7 @@ export const lbOrphanedRule = scopedCheck({
   applies: ({ clb }) => clb.tags[TAG_CCM_OWNER] !== undefined,
   check({ clb, account, region }, out, r, ctx) {
     const owner = clb.tags[TAG_CCM_OWNER]!;
-    const ref = clbRef(clb);
+    const ref = clbRef(ctx.index, clb);
     const apiServerOf = ctx.index.apiServerClusters.get(clb.loadBalancerId);
     if (apiServerOf) {
       out.push(

@@ -49,7 +49,7 @@ const clbPart = scopedCheck({
   scope: 'clb',
   needs: ['slb'],
   check({ clb, account, region }, out, r, ctx) {
-    const ref = clbRef(clb);
+    const ref = clbRef(ctx.index, clb);
     const owner = clb.tags[TAG_CCM_OWNER];
     if (owner !== undefined) {
       out.push(
@@ -123,7 +123,7 @@ const nlbPart = scopedCheck({
       if (found?.by === 'name' && found.nlb && !byName.has(found.nlb)) byName.set(found.nlb, se);
     }
     for (const nlb of re.region.nlbs ?? []) {
-      const ref = nlbRef(nlb);
+      const ref = nlbRef(ctx.index, nlb);
       const owner = nlb.tags[TAG_CCM_OWNER];
       if (owner !== undefined) {
         out.push(

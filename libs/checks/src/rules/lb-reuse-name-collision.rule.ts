@@ -35,7 +35,7 @@ export const lbReuseNameCollisionRule = scopedCheck({
   scope: 'sharedClb',
   needs: ['slb'],
   applies: ({ services }) => clustersOf(services).size >= 2,
-  check({ lbId, clb, services }, out, r) {
+  check({ lbId, clb, services }, out, r, ctx) {
     const clusters = clustersOf(services);
     const byName = new Map<string, Set<string>>();
     for (const se of services) {
@@ -55,12 +55,12 @@ export const lbReuseNameCollisionRule = scopedCheck({
     };
     const reused = `CLB ${lbId} is reused by ${count(clusters.size, 'cluster')}`;
     if (collisions.length === 0) {
-      out.push(r.pass(clbRef(clb.clb), `${reused} with distinct Service namespace/names`, figures));
+      out.push(r.pass(clbRef(ctx.index, clb.clb), `${reused} with distinct Service namespace/names`, figures));
       return;
     }
     out.push(
       r.fail(
-        clbRef(clb.clb),
+        clbRef(ctx.index, clb.clb),
         `${reused}, and ${count(collisions.length, 'Service name')} ${collisions.length === 1 ? 'repeats' : 'repeat'} across them: ${listSome(collisions, 3)}`,
         { figures: { ...figures, names: collisions } },
       ),

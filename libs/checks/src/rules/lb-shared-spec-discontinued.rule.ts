@@ -35,7 +35,7 @@ export const lbSharedSpecDiscontinuedRule = scopedCheck({
   needs: ['slb'],
   check(re, out, r, ctx) {
     for (const clb of re.region.loadBalancers ?? []) {
-      const ref = clbRef(clb);
+      const ref = clbRef(ctx.index, clb);
       if (clb.spec) {
         out.push(
           r.pass(ref, specText, { spec: clb.spec }),

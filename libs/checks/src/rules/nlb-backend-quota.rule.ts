@@ -40,7 +40,7 @@ export const nlbBackendQuotaRule = nlbRegionCheck({
       const groups = groupsOfNlb(view, nlb);
       const used = groups.reduce((n, g) => n + g.servers.length, 0);
       const distinct = distinctServersOfNlb(view, groups, bySequence);
-      pushNlbQuota(out, r, ctx, re.region, NLB_QUOTA_BACKEND_SERVERS, nlbRef(nlb), used, backendsText, { distinctServers: distinct, serverGroups: groups.length });
+      pushNlbQuota(out, r, ctx, re.region, NLB_QUOTA_BACKEND_SERVERS, nlbRef(ctx.index, nlb), used, backendsText, { distinctServers: distinct, serverGroups: groups.length });
     }
   },
 });

@@ -30,6 +30,6 @@ export const nlbListenerQuotaRule = nlbRegionCheck({
   quota: NLB_QUOTA_LISTENERS,
   check(_view, re, out, r, ctx) {
     for (const nlb of re.region.nlbs ?? [])
-      pushNlbQuota(out, r, ctx, re.region, NLB_QUOTA_LISTENERS, nlbRef(nlb), nlb.listeners.length, listenersText);
+      pushNlbQuota(out, r, ctx, re.region, NLB_QUOTA_LISTENERS, nlbRef(ctx.index, nlb), nlb.listeners.length, listenersText);
   },
 });

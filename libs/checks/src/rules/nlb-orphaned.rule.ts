@@ -49,7 +49,7 @@ export const nlbOrphanedRule = nlbRegionCheck({
       return;
     }
     for (const nlb of re.region.nlbs ?? []) {
-      const ref = nlbRef(nlb);
+      const ref = nlbRef(ctx.index, nlb);
       const owner = nlb.tags[TAG_CCM_OWNER];
       if (owner === undefined) {
         out.push(r.pass(ref, `NLB ${nlb.loadBalancerId} was not created by CCM (no ${TAG_CCM_OWNER} tag): never an orphan`));
