@@ -111,7 +111,7 @@ describe('a YAML alias chain in a fleet scanned through the API', { timeout: 300
     const scan = await end;
     expect(scan.status).toBe('failed');
     expect(scan.error).toContain(SERVICES);
-    expect(scan.error).toMatch(/line \d+\): YAML whose aliases \(\*name\) expand at most \d+ times/);
+    expect(scan.error).toMatch(/line \d+\): YAML whose aliases \(\*name\) expand it to at most [\d,]+ nodes/);
     expect(times[Math.floor(times.length / 2)]!).toBeLessThan(HEALTHZ_BOUND_MS);
     expect(times[times.length - 1]!).toBeLessThan(HEALTHZ_CEILING_MS);
     const next = await request(app.getHttpServer()).post('/v1/scans').set(auth).send({ source: 'sample' });

@@ -11,7 +11,7 @@
  */
 import { readFileSync, readdirSync } from 'node:fs';
 import { join } from 'node:path';
-import { parse } from 'yaml';
+import { load as parse } from 'js-yaml';
 import { z } from 'zod';
 import {
   CCM_FEATURES,

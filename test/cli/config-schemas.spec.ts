@@ -6,7 +6,7 @@ import { readFileSync, readdirSync } from 'node:fs';
 import { join } from 'node:path';
 import Ajv from 'ajv';
 import addFormats from 'ajv-formats';
-import { parse } from 'yaml';
+import { load as parse } from 'js-yaml';
 import { describe, expect, it } from 'vitest';
 import { configJsonSchemas } from '../../apps/cli/src/config-schemas';
 

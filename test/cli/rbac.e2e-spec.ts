@@ -6,7 +6,7 @@
 import { mkdtempSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { parseAllDocuments } from 'yaml';
+import { loadAll } from 'js-yaml';
 import { describe, expect, it } from 'vitest';
 import { clusterRoleBinding, leastPrivilegeClusterRole } from '@app/collectors';
 import { runCli, SAMPLE_FLEET } from './cli-run.util';
@@ -15,7 +15,7 @@ describe('fleet-audit rbac (e2e)', { timeout: 120_000 }, () => {
   it('prints the ClusterRole and, with --user, its binding (YAML; JSON with --format json)', () => {
     const r = runCli(['rbac', '--user', '300000000000000001']);
     expect(r.status, r.stderr).toBe(0);
-    const docs = parseAllDocuments(r.stdout).map((d) => d.toJS() as unknown);
+    const docs = loadAll(r.stdout);
     expect(docs).toEqual([leastPrivilegeClusterRole(), clusterRoleBinding(['300000000000000001'])]);
     const alone = runCli(['rbac', '--format', 'json']);
     expect(alone.status).toBe(0);

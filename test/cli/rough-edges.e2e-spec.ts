@@ -7,7 +7,7 @@ import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { parse } from 'yaml';
+import { load as parse } from 'js-yaml';
 import { loadAuditSettings, runScan } from '@app/audit';
 import { demoReproduceCommand, SAMPLE_SETTINGS_FILE } from '../../apps/cli/src/commands/demo.command';
 import { shellWords } from '../docs/readme-examples.util';

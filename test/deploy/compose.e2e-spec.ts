@@ -14,7 +14,7 @@ import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { Command } from 'commander';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { parse } from 'yaml';
+import { CORE_SCHEMA, load as parse, mergeTag } from 'js-yaml';
 import { ENV_VARS } from '@app/config';
 import { buildProgram } from '../../apps/cli/src/main';
 import { createTestDatabase, type TestDatabase } from '../store/test-database.util';
@@ -31,7 +31,7 @@ interface ComposeService {
   env_file?: Array<{ path: string; required?: boolean }>;
   volumes?: string[];
 }
-const compose = parse(COMPOSE_TEXT, { merge: true }) as { services: Record<string, ComposeService>; volumes?: Record<string, unknown> };
+const compose = parse(COMPOSE_TEXT, { schema: CORE_SCHEMA.withTags(mergeTag) }) as { services: Record<string, ComposeService>; volumes?: Record<string, unknown> };
 const appServices = Object.entries(compose.services).filter(([, s]) => s.image === 'ack-fleet-audit:local');
 
 /**

@@ -8,7 +8,7 @@
 import { existsSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { parse } from 'yaml';
+import { CORE_SCHEMA, load as parse, mergeTag } from 'js-yaml';
 
 const ROOT = join(__dirname, '..', '..');
 
@@ -85,7 +85,7 @@ describe('Dockerfile (no Docker engine or hadolint here: structural checks)', ()
 });
 
 describe('docker-compose.yml', () => {
-  const compose = parse(readFileSync(join(ROOT, 'docker-compose.yml'), 'utf8'), { merge: true }) as {
+  const compose = parse(readFileSync(join(ROOT, 'docker-compose.yml'), 'utf8'), { schema: CORE_SCHEMA.withTags(mergeTag) }) as {
     services: Record<string, { build?: unknown; image?: string; ports?: string[]; healthcheck?: { test?: unknown; disable?: boolean }; depends_on?: Record<string, { condition: string }>; volumes?: string[]; command?: string[] }>;
   };
   const s = compose.services;

@@ -10,7 +10,7 @@ import { mkdtempSync, readFileSync, readdirSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { parse, parseAllDocuments } from 'yaml';
+import { load as parse, loadAll } from 'js-yaml';
 
 const ROOT = join(__dirname, '..', '..');
 const CHART = join(ROOT, 'deploy', 'helm', 'fleet-audit');
@@ -166,7 +166,7 @@ describe.skipIf(helm === undefined)(`helm lint / helm template${helm === undefin
     );
     expect(r.status, r.stderr).toBe(0);
     const rendered = spawnSync(helm as string, ['template', 'fa', CHART, ...setArgs, '--set', 'metrics.prometheusRule.enabled=true'], { encoding: 'utf8' }).stdout;
-    const docs = parseAllDocuments(rendered).map((d) => d.toJS() as { kind?: string } | null).filter((d): d is { kind: string } => !!d?.kind);
+    const docs = (loadAll(rendered) as ({ kind?: string } | null)[]).filter((d): d is { kind: string } => !!d?.kind);
     expect(docs.map((d) => d.kind).sort()).toEqual(expect.arrayContaining(['ConfigMap', 'Deployment', 'Job', 'PrometheusRule', 'Secret', 'Service', 'ServiceAccount']));
   });
 

@@ -6,7 +6,7 @@
 import { cpSync, mkdtempSync, readFileSync, readdirSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { parse, stringify } from 'yaml';
+import { dump, load as parse } from 'js-yaml';
 import { runScan } from '@app/audit';
 import { readFleetDirectory } from '@app/collectors';
 import type { WireFleet } from '@app/domain';
@@ -35,7 +35,7 @@ export function writeDatedDumps(days: number, nodesPerDay: number): string[] {
       const list = parse(readFileSync(nodesFile, 'utf8')) as { items: NodeItem[] };
       const gone = list.items.slice(list.items.length - removed);
       list.items = list.items.slice(0, list.items.length - removed);
-      writeFileSync(nodesFile, stringify(list));
+      writeFileSync(nodesFile, dump(list));
       const ecsIds = new Set(gone.map((n) => (n.spec?.providerID ?? '').split('.').slice(1).join('.')));
       const vgFile = join(dir, REGION_DIR, 'vserver-groups.json');
       const groups = JSON.parse(readFileSync(vgFile, 'utf8')) as { BackendServers?: { BackendServer?: { ServerId: string }[] } }[];

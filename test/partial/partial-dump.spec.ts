@@ -15,7 +15,7 @@ import { chmodSync, cpSync, mkdirSync, mkdtempSync, readFileSync, readdirSync, r
 import { tmpdir } from 'node:os';
 import { join, relative, sep } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { parse } from 'yaml';
+import { load as parse } from 'js-yaml';
 import { runAudit, type AuditOutput, type PartialAuditSettings } from '@app/checks';
 import { FLEET_FILES, FleetValidationError, loadFleetDirectory, renderFleetLayoutTable } from '@app/collectors';
 import { KIND_DATA, type CoverageEntry, type FleetSnapshot } from '@app/domain';
@@ -375,7 +375,7 @@ describe('the format reference', () => {
       expect(e).toBeInstanceOf(FleetValidationError);
       message = (e as Error).message;
     }
-    expect(message).toMatch(new RegExp(`kubernetes/pods\\.yaml: \\$ \\(document 2, line ${line}\\): valid YAML \\(Map keys must be unique\\)$`));
+    expect(message).toMatch(new RegExp(`kubernetes/pods\\.yaml: \\$ \\(document 2, line ${line}\\): valid YAML \\(duplicated mapping key\\)$`));
     // One line, no source snippet.
     expect(message).not.toContain('\n');
   });

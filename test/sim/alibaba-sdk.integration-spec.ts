@@ -12,7 +12,7 @@ import * as $Ram from '@alicloud/ram20150501';
 import Vpc, * as $Vpc from '@alicloud/vpc20160428';
 import { readFleetDirectory, scanConfigSchema } from '@app/collectors';
 import { simulatorReadyLine, startSimulator, type RunningSimulator } from '@app/fleet-sim';
-import { parse } from 'yaml';
+import { load as parse } from 'js-yaml';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { callRoa, callRpc, csClient, ecsClient, ramClient, simConfig } from './sim-clients.util';
 import { nlbIdOf, nlbRegionOf, serverGroupIdOf } from './nlb-fleet.util';

@@ -8,7 +8,7 @@
 import { mkdirSync, mkdtempSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { stringify } from 'yaml';
+import { dump } from 'js-yaml';
 import { KIND_DATA } from '@app/domain';
 
 /** Ids the factory uses, for assertions. */
@@ -40,7 +40,7 @@ const ecsId = (i: number): string => `i-bp1simtest${String(i).padStart(8, '0')}`
 
 function write(file: string, data: unknown): void {
   mkdirSync(join(file, '..'), { recursive: true });
-  writeFileSync(file, file.endsWith('.json') ? JSON.stringify(data, null, 2) : stringify(data));
+  writeFileSync(file, file.endsWith('.json') ? JSON.stringify(data, null, 2) : dump(data));
 }
 
 /** Every load-balancer kind's files of a region directory, empty lists (e.g. the four `nlb/` files). */

@@ -6,7 +6,7 @@
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { parse } from 'yaml';
+import { load as parse } from 'js-yaml';
 import { DEFAULT_AUDIT_SETTINGS } from '@app/checks';
 import { SEVERITIES } from '@app/domain';
 import { FLEET_METRIC_NAMES } from '@app/telemetry';

@@ -7,7 +7,7 @@
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { parse } from 'yaml';
+import { load as parse } from 'js-yaml';
 import { FLEET_METRIC_NAMES, createProcessMetrics } from '@app/telemetry';
 
 const ROOT = join(__dirname, '..', '..');

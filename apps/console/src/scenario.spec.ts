@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { parse } from 'yaml';
+import { load as parse } from 'js-yaml';
 import { parseScenarioText } from '@app/forecast';
 import { scenarioYaml } from './scenario';
 

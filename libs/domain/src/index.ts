@@ -267,7 +267,7 @@ export {
 } from './text.util';
 export { controlCharacterProblem, firstControlCharacter, hasControlCharacters } from './control-characters.util';
 export { compileGlob, globMatches, globWildcardCount, hasGlobWildcard, MAX_GLOB_WILDCARDS, type GlobOptions } from './glob.util';
-export { MAX_YAML_ALIAS_COUNT, YamlLoadError, loadYaml, loadYamlDocuments } from './yaml-load.util';
+export { MAX_YAML_EXPANDED_NODES, MAX_YAML_EXPANSION, YamlLoadError, dumpYaml, loadYaml, loadYamlDocuments } from './yaml-load.util';
 export {
   DAY_MS,
   DEFAULT_WAIVER_DAYS,

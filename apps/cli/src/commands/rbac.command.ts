@@ -12,7 +12,7 @@
  * - `--grant-policy`: the RAM policy of whoever applies that plan, kept apart from the read-only audit role.
  */
 import { Command, Option } from 'commander';
-import { stringify } from 'yaml';
+import { dumpYaml } from '@app/domain';
 import { loadCollectors } from '../lazy';
 import { CliUsageError, EXIT_ERROR, EXIT_OK } from '../cli-error';
 import { helpFooter } from './help-text.util';
@@ -73,7 +73,7 @@ export function grantPlanOf(config: ScanConfig, clusters: { accountId: string; c
 export async function runRbacCommand(opts: RbacCommandOptions): Promise<number> {
   const { leastPrivilegeClusterRole, clusterRoleBinding, grantPolicy, loadScanConfig, planClusters } = loadCollectors();
   const out = (docs: unknown[]) =>
-    cliStreams().stdout.write(opts.format === 'json' ? `${JSON.stringify(docs.length === 1 ? docs[0] : docs, null, 2)}\n` : docs.map((d) => stringify(d)).join('---\n'));
+    cliStreams().stdout.write(opts.format === 'json' ? `${JSON.stringify(docs.length === 1 ? docs[0] : docs, null, 2)}\n` : docs.map((d) => dumpYaml(d)).join('---\n'));
   if (opts.grantPolicy) {
     out([grantPolicy()]);
     return EXIT_OK;

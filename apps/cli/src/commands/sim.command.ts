@@ -5,7 +5,7 @@
  */
 import { readFileSync } from 'node:fs';
 import type { ClusterRoleDocument, RamPolicyDocument } from '@app/collectors';
-import { parseAllDocuments } from 'yaml';
+import { loadYamlDocuments, YamlLoadError } from '@app/domain';
 import { helpFooter } from './help-text.util';
 import { loadCollectors, loadFleetSim } from '../lazy';
 import { Command, InvalidArgumentError } from 'commander';
@@ -82,9 +82,9 @@ export function readClusterRole(file: string): Pick<ClusterRoleDocument, 'rules'
   };
   let docs: unknown[] = [];
   try {
-    docs = parseAllDocuments(readFileSync(file, 'utf8')).map((d) => d.toJS() as unknown);
+    docs = loadYamlDocuments(readFileSync(file, 'utf8'), file);
   } catch (e) {
-    fail(`cannot read it (${(e as Error).message.split('\n')[0]})`);
+    fail(`cannot read it (${e instanceof YamlLoadError ? [e.where, e.expected].filter(Boolean).join(': ') : (e as Error).message.split('\n')[0]})`);
   }
   const role = docs.find((d): d is { rules?: unknown } => typeof d === 'object' && d !== null && (d as { kind?: unknown }).kind === 'ClusterRole');
   if (!role) return fail('expected a ClusterRole document (fleet-audit rbac prints one)');

@@ -5,7 +5,7 @@
  * Layout follows what ACK returns (cluster `kubernetes`, user named by the account id, context
  * `<user>-<clusterId>`), with a token instead of a client certificate.
  */
-import { stringify } from 'yaml';
+import { dumpYaml } from '@app/domain';
 
 /** Inputs of {@link buildKubeconfig}. */
 export interface KubeconfigInput {
@@ -33,7 +33,7 @@ export function kubernetesServerUrl(
 /** Kubeconfig YAML for one simulated cluster. */
 export function buildKubeconfig(input: KubeconfigInput): string {
   const context = `${input.userName}-${input.clusterId}`;
-  return stringify({
+  return dumpYaml({
     apiVersion: 'v1',
     kind: 'Config',
     clusters: [

@@ -13,7 +13,7 @@
  */
 import { mkdirSync, rmSync, writeFileSync } from 'node:fs';
 import { dirname, join } from 'node:path';
-import YAML from 'yaml';
+import { dump } from 'js-yaml';
 import { KIND_DATA, NLB_DATA } from '@app/domain';
 import { A, apiLbOf, SampleFleet } from './model';
 import { SampleRandom } from './random';
@@ -69,7 +69,7 @@ export function generateSampleFleet(outDir: string): string[] {
     written.push(rel);
   };
   const json = (v: unknown): string => `${JSON.stringify(v, null, 2)}\n`;
-  const yaml = (header: string[], v: unknown): string => `${header.map((l) => `# ${l}`.trimEnd()).join('\n')}\n${YAML.stringify(v, yamlOpts)}`;
+  const yaml = (header: string[], v: unknown): string => `${header.map((l) => `# ${l}`.trimEnd()).join('\n')}\n${dump(v, yamlOpts)}`;
 
   rmSync(join(outDir, 'accounts'), { recursive: true, force: true });
   write(

@@ -9,8 +9,7 @@
  */
 import { existsSync, mkdirSync, renameSync, rmSync, writeFileSync } from 'node:fs';
 import { dirname, join, basename } from 'node:path';
-import { stringify } from 'yaml';
-import { KIND_DATA, kindWireOf, type WireFleet } from '@app/domain';
+import { dumpYaml, KIND_DATA, kindWireOf, type WireFleet } from '@app/domain';
 
 function writeJson(file: string, data: unknown): void {
   mkdirSync(dirname(file), { recursive: true });
@@ -28,11 +27,11 @@ export function writeFleetDirectory(fleet: WireFleet, out: string, options: { ov
   rmSync(tmp, { recursive: true, force: true });
   try {
     mkdirSync(tmp, { recursive: true });
-    writeFileSync(join(tmp, 'fleet.yaml'), stringify({ name: fleet.name, ...(fleet.description ? { description: fleet.description } : {}) }));
+    writeFileSync(join(tmp, 'fleet.yaml'), dumpYaml({ name: fleet.name, ...(fleet.description ? { description: fleet.description } : {}) }));
     for (const acc of fleet.accounts) {
       const adir = join(tmp, 'accounts', acc.account.accountId);
       mkdirSync(adir, { recursive: true });
-      writeFileSync(join(adir, 'account.yaml'), stringify(acc.account));
+      writeFileSync(join(adir, 'account.yaml'), dumpYaml(acc.account));
       if (acc.ram) {
         writeJson(join(adir, 'ram', 'roles.json'), acc.ram.roles);
         writeJson(join(adir, 'ram', 'policies.json'), acc.ram.policies);

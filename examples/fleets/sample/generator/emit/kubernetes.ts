@@ -9,8 +9,12 @@ import type { Cluster, Node, Pod, Service, ServiceEvent } from '../types';
 import { HEX, KHASH } from '../random';
 import { D, NOW, iso, plus } from '../time';
 
-/** Options of the YAML writer: YAML 1.1 (what kubectl prints), keys sorted, no line folding. */
-export const yamlOpts = { version: '1.1', sortMapEntries: true, lineWidth: 0 } as const;
+/**
+ * Options of js-yaml's writer for the sample: keys sorted and double quotes (as kubectl prints them), no line
+ * folding, no anchors; its default schema quotes every string a YAML 1.1 reader (kubectl's) would take for another
+ * type (`yes`, `on`).
+ */
+export const yamlOpts = { sortKeys: true, lineWidth: -1, noRefs: true, quoteStyle: 'double' } as const;
 
 /** A `v1 List` of objects, as `kubectl get ... -o yaml` prints several. */
 export const list = (items: object[]) => ({ apiVersion: 'v1', items, kind: 'List', metadata: { resourceVersion: '' } });
