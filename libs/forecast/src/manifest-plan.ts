@@ -15,7 +15,7 @@
 import { k8sServiceSchema, loadYamlDocuments, schedulableBackendNode, YamlLoadError, type FleetSnapshot, type K8sServiceWire } from '@app/domain';
 import type { PartialAuditSettings } from '@app/checks';
 import { z } from 'zod';
-import { ScenarioError, STEP_SCHEMAS, type Scenario, type ScenarioStep } from './scenario.schema';
+import { APPLY_PARSED_SERVICES, ScenarioError, type Scenario, type ScenarioStep } from './scenario.schema';
 import { locateCluster } from './scenario.location';
 import { runWhatIf, type WhatIfResult, type WhatIfStep } from './whatif.runner';
 import type { ConvergenceSettings } from './convergence.model';
@@ -175,14 +175,18 @@ export interface PreparedPlan {
 
 /**
  * Turns manifests into the one-step scenario of the change on the snapshot's cluster (no analysis yet: cheap), so a
- * caller can run it where it runs what-ifs (the API's forecast pool) and finish it with `planResultOf`.
+ * caller can run it where it runs what-ifs (the API's forecast pool) and finish it with `planResultOf`. The manifests'
+ * Services must be outputs of `k8sServiceSchema` (as `readManifests` gives them): they are not validated again.
  * @throws ScenarioError naming the field: an unknown or ambiguous cluster, nothing to apply, a step argument out of
  *   bounds (more than MAX_ADD_SERVICES Services)
  */
 export function preparePlan(snapshot: FleetSnapshot, manifests: PlanManifests, options: Pick<PlanOptions, 'cluster' | 'deletes'>): PreparedPlan {
   const loc = locateCluster(snapshot, options.cluster);
   if ('error' in loc) throw new ScenarioError(`--cluster: ${loc.error}`, undefined, 'cluster');
-  const schedulable = (loc.cluster.kubernetes?.nodes ?? []).filter((n) => !n.unschedulable && schedulableBackendNode(n, loc.cluster.ccmVersion)).length;
+  // Read only for a DaemonSet's pods (one per schedulable node); counted once, when first asked.
+  let schedulable: number | undefined;
+  const schedulableNodes = () =>
+    (schedulable ??= (loc.cluster.kubernetes?.nodes ?? []).filter((n) => !n.unschedulable && schedulableBackendNode(n, loc.cluster.ccmVersion)).length);
   const existing = new Set((loc.cluster.kubernetes?.services ?? []).map((s) => `${s.namespace}/${s.name}`));
   const replicas: Record<string, number> = {};
   const services: PlannedService[] = [];
@@ -200,13 +204,14 @@ export function preparePlan(snapshot: FleetSnapshot, manifests: PlanManifests, o
       workloads: selecting.map((w) => `${w.kind}/${w.name}`),
     };
     if (selecting.length > 0) {
-      const pods = selecting.reduce((n, w) => n + (w.replicas ?? schedulable), 0);
+      const pods = selecting.reduce((n, w) => n + (w.replicas ?? schedulableNodes()), 0);
       replicas[key] = pods;
       planned.pods = pods;
     } else if (planned.action === 'create') planned.pods = 0;
     services.push(planned);
   }
-  const args = STEP_SCHEMAS.applyServices.safeParse({
+  // The Services were validated when the manifests were read (`PlanManifests`): the rest is validated here.
+  const args = APPLY_PARSED_SERVICES.safeParse({
     cluster: loc.cluster.clusterId,
     services: manifests.services.map((s) => s.manifest),
     ...(Object.keys(replicas).length > 0 ? { replicas } : {}),

@@ -6,7 +6,7 @@
  */
 import { z } from 'zod';
 import { fleetAuditErrorKind } from '@app/errors';
-import { k8sServiceSchema, loadYaml, YamlLoadError } from '@app/domain';
+import { k8sServiceSchema, loadYaml, YamlLoadError, type K8sServiceWire } from '@app/domain';
 
 /** The only version this code reads. */
 export const SCENARIO_API_VERSION = 'fleet-audit/v1';
@@ -91,16 +91,27 @@ const nsName = name.regex(/^[^/]+\/[^/]+$/, 'a Service as namespace/name');
  * allocated to the same port and protocol, its status and, without `replicas`, its endpoints) or is created (a NodePort
  * per port from the cluster's range, `healthCheckNodePort` in Local mode, a new CLB or NLB as CCM creates one);
  * `replicas` gives the ready pods behind a Service (`namespace/name` -> pods; the workloads that select it), placed
- * as addServices places them.
+ * as addServices places them. `service`: the schema each Service is read with.
  */
-const applyServices = z
-  .strictObject({
-    cluster: name,
-    services: z.array(k8sServiceSchema).max(MAX_ADD_SERVICES, `at most ${MAX_ADD_SERVICES} Services per step`).default([]),
-    replicas: z.record(nsName, z.number().int().min(0).max(100_000)).optional(),
-    delete: z.array(nsName).max(MAX_ADD_SERVICES, `at most ${MAX_ADD_SERVICES} Services per step`).optional(),
-  })
-  .refine((a) => a.services.length > 0 || (a.delete?.length ?? 0) > 0, { path: ['services'], message: 'names no Service to apply or delete' });
+function applyServicesOf<S extends z.ZodType<K8sServiceWire, unknown>>(service: S) {
+  return z
+    .strictObject({
+      cluster: name,
+      services: z.array(service).max(MAX_ADD_SERVICES, `at most ${MAX_ADD_SERVICES} Services per step`).default([]),
+      replicas: z.record(nsName, z.number().int().min(0).max(100_000)).optional(),
+      delete: z.array(nsName).max(MAX_ADD_SERVICES, `at most ${MAX_ADD_SERVICES} Services per step`).optional(),
+    })
+    .refine((a) => a.services.length > 0 || (a.delete?.length ?? 0) > 0, { path: ['services'], message: 'names no Service to apply or delete' });
+}
+const applyServices = applyServicesOf(k8sServiceSchema);
+
+/**
+ * The applyServices step's arguments where each Service is already an output of `k8sServiceSchema` (`PlanManifests`
+ * holds only such Services): every other field is validated as `STEP_SCHEMAS.applyServices` validates it, the
+ * Services are taken as they are (the same objects: the step maps them to its own Services and never writes them):
+ * parsing them a second time would be most of `preparePlan`'s cost for one admission review.
+ */
+export const APPLY_PARSED_SERVICES = applyServicesOf(z.custom<K8sServiceWire>(() => true));
 
 /** The step kinds and their argument schemas. */
 export const STEP_SCHEMAS = { addNodes, removeNodes, addServices, setTrafficPolicy, upgradeCcm, scalePods, migrateToNlb, applyServices } as const;
