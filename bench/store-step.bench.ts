@@ -25,17 +25,61 @@ import { clustersOf, quotaUsageOf, withSampleTeams } from '@app/domain';
 import { Store } from '@app/store';
 import { gzipSnapshotLines } from '../libs/store/src/scan-snapshot.repository';
 import { readdirSync, readFileSync } from 'node:fs';
+import { constants as perfConstants, PerformanceObserver, type PerformanceEntry } from 'node:perf_hooks';
 import { Client } from 'pg';
 import { intFlag, loadAvg1m, millionBackendFleet, round2, withBenchDatabase } from './bench-support';
 
-/** Wall and CPU seconds of `fn` (CPU of every thread of this process). */
-async function timed<T>(fn: () => Promise<T> | T): Promise<{ value: T; wallSeconds: number; cpuSeconds: number }> {
+/** Wall and CPU seconds of `fn` (CPU of every thread of this process) and the garbage collections meanwhile. */
+async function timed<T>(fn: () => Promise<T> | T): Promise<{ value: T; wallSeconds: number; cpuSeconds: number; gc: GcTally }> {
+  const stopGc = gcTally();
   const cpu = process.cpuUsage();
   const t0 = process.hrtime.bigint();
   const value = await fn();
   const wallSeconds = Number(process.hrtime.bigint() - t0) / 1e9;
   const used = process.cpuUsage(cpu);
-  return { value, wallSeconds: round2(wallSeconds), cpuSeconds: round2((used.user + used.system) / 1e6) };
+  return { value, wallSeconds: round2(wallSeconds), cpuSeconds: round2((used.user + used.system) / 1e6), gc: await stopGc() };
+}
+
+/** Garbage collections seen by a `gc` PerformanceObserver, by kind: count and pause milliseconds. */
+interface GcTally {
+  scavenges: number;
+  scavengeMs: number;
+  markCompacts: number;
+  markCompactMs: number;
+  /** Incremental marking steps and weak-callback processing (V8 reports them as their own entries). */
+  otherMs: number;
+}
+
+/**
+ * Count the garbage collections of this process until `stop` is called (`perf_hooks` GC entries: each is a pause
+ * of the main thread; concurrent marking on helper threads is not in them but is in the CPU seconds).
+ * @returns `stop`, which resolves to the tally (milliseconds rounded to 0.1)
+ */
+function gcTally(): () => Promise<GcTally> {
+  const t: GcTally = { scavenges: 0, scavengeMs: 0, markCompacts: 0, markCompactMs: 0, otherMs: 0 };
+  const count = (entries: PerformanceEntry[]): void => {
+    for (const e of entries as (PerformanceEntry & { detail?: { kind?: number } })[]) {
+      const kind = e.detail?.kind;
+      if (kind === perfConstants.NODE_PERFORMANCE_GC_MINOR) {
+        t.scavenges += 1;
+        t.scavengeMs += e.duration;
+      } else if (kind === perfConstants.NODE_PERFORMANCE_GC_MAJOR) {
+        t.markCompacts += 1;
+        t.markCompactMs += e.duration;
+      } else t.otherMs += e.duration;
+    }
+  };
+  const obs = new PerformanceObserver((list) => count(list.getEntries()));
+  obs.observe({ entryTypes: ['gc'] });
+  return async () => {
+    // Node queues a collection's entry from the collector's callback: a synchronous `fn` sees its entries only after
+    // a turn of the event loop.
+    await new Promise((resolve) => setImmediate(resolve));
+    count(obs.takeRecords());
+    obs.disconnect();
+    const r = (x: number) => Math.round(x * 10) / 10;
+    return { ...t, scavengeMs: r(t.scavengeMs), markCompactMs: r(t.markCompactMs), otherMs: r(t.otherMs) };
+  };
 }
 
 /** CPU seconds (user + system, own and waited-for children) of every process named `postgres`, or undefined off Linux. */
@@ -81,11 +125,11 @@ async function main(): Promise<void> {
       const pieces: Record<string, unknown> = {};
       if (parts) {
         const gz = await timed(() => gzipSnapshotLines(snapshot));
-        pieces.snapshotGzip = { wallSeconds: gz.wallSeconds, cpuSeconds: gz.cpuSeconds, rawMiB: round2(gz.value.rawBytes / 2 ** 20), gzMiB: round2(gz.value.gz.length / 2 ** 20) };
+        pieces.snapshotGzip = { wallSeconds: gz.wallSeconds, cpuSeconds: gz.cpuSeconds, gc: gz.gc, rawMiB: round2(gz.value.rawBytes / 2 ** 20), gzMiB: round2(gz.value.gz.length / 2 ** 20) };
         const graph = await timed(() => buildFleetGraph(snapshot, index));
-        pieces.fleetGraph = { wallSeconds: graph.wallSeconds, cpuSeconds: graph.cpuSeconds };
+        pieces.fleetGraph = { wallSeconds: graph.wallSeconds, cpuSeconds: graph.cpuSeconds, gc: graph.gc };
         const quota = await timed(() => withSampleTeams(quotaUsageOf(analysis.results, QUOTA_USAGE_CHECK_IDS), clustersOf(snapshot), analysis.owners));
-        pieces.quotaSamples = { wallSeconds: quota.wallSeconds, cpuSeconds: quota.cpuSeconds, rows: quota.value.length };
+        pieces.quotaSamples = { wallSeconds: quota.wallSeconds, cpuSeconds: quota.cpuSeconds, gc: quota.gc, rows: quota.value.length };
         console.log(`parts alone: ${JSON.stringify(pieces)}; load ${loadAvg1m()}`);
       }
       const stores: Record<string, unknown>[] = [];
@@ -106,6 +150,8 @@ async function main(): Promise<void> {
           }),
         );
         const row = {
+          gc: stored.gc,
+          heapUsedMiB: round2(process.memoryUsage().heapUsed / 2 ** 20),
           storeSeconds: stored.wallSeconds,
           visibleSeconds: round2(visibleSeconds),
           trendFitsAndStatisticsSeconds: round2(stored.wallSeconds - visibleSeconds),

@@ -9,9 +9,11 @@
  */
 import { spawn } from 'node:child_process';
 import { join } from 'node:path';
+import { gunzipSync } from 'node:zlib';
 import { Client } from 'pg';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Finding, QuotaUsageSample } from '@app/domain';
+import { loadFleetDirectory } from '@app/collectors';
 import { Store, SYSTEM_PRINCIPAL, type StoredChunk } from '@app/store';
 import { startPrivatePostgres, type PrivatePostgres } from '../faults/private-postgres.util';
 import { suiteBuildRoot } from '../worker/worker-test.util';
@@ -271,4 +273,30 @@ describe('chunked store on the shared server: terminated connections and a kille
     expect((await store.scans.get(scan.id))?.status).toBe('failed');
     expect(await rowCounts(db.url, scan.id)).toEqual({ findings: 0, distinct_findings: 0, samples: 0, attempts: 0, chunks: 0 });
   }, 180_000);
+
+  it('stores the snapshot with a binary COPY from its compressed parts: read back the same, its size recorded, also when a succeeded scan is stored again', async () => {
+    const sample = loadFleetDirectory(join(__dirname, '..', '..', 'examples', 'fleets', 'sample'));
+    const scan = await store.scans.create({ source: 'offline', fleetName: 'chunked-snapshot' });
+    const findings = makeFindings(10, () => ({ checkId: 'snapshot-check' }));
+    const raw = async (): Promise<{ n: number; rawBytes: number; text: string }> => {
+      const c = new Client({ connectionString: db.url });
+      await c.connect();
+      try {
+        const r = await c.query<{ snapshot: Buffer; bytes_raw: string }>('SELECT snapshot, bytes_raw FROM scan_snapshots WHERE scan_id = $1', [scan.id]);
+        return { n: r.rows.length, rawBytes: Number(r.rows[0]?.bytes_raw), text: r.rows[0] ? gunzipSync(r.rows[0].snapshot).toString('utf8') : '' };
+      } finally {
+        await c.end();
+      }
+    };
+    for (let round = 0; round < 2; round += 1) {
+      // The second round completes the succeeded scan again: its result replaced in one transaction.
+      await store.scans.complete(scan.id, { findings, coverage: [makeCoverage()], snapshot: sample });
+      const stored = await raw();
+      expect(stored.n).toBe(1);
+      expect(stored.rawBytes).toBe(Buffer.byteLength(stored.text));
+      const latest = await store.snapshots.latest();
+      expect(latest?.scanId).toBe(scan.id);
+      expect(JSON.stringify(latest?.snapshot)).toBe(JSON.stringify(sample));
+    }
+  }, 60_000);
 });

@@ -61,4 +61,22 @@ describe('COPY text format (copy.util)', () => {
     // Nothing to drop: the same array back.
     expect(dedupeRows(pairs, (r) => [r.a, r.b])).toBe(pairs);
   });
+
+  it('keeps the first row of each key among many, as a key string per row would (composite keys, nulls, sanitised text)', () => {
+    const parts = ['a', 'b', 'x\u0000', 'x\u2400', null, undefined, '\u0001', ''];
+    const rows = Array.from({ length: 20_000 }, (_, i) => ({
+      k: [parts[i % parts.length], `id-${i % 1_000}`, parts[(i >> 3) % parts.length]] as (string | null | undefined)[],
+      i,
+    }));
+    const norm = (x: string | null | undefined) => (x === null || x === undefined ? 'null' : JSON.stringify(x.replace('\u0000', '\u2400')));
+    const seen = new Set<string>();
+    const expected = rows.filter((r) => {
+      const k = r.k.map(norm).join(',');
+      if (seen.has(k)) return false;
+      seen.add(k);
+      return true;
+    });
+    expect(expected.length).toBeLessThan(rows.length);
+    expect(dedupeRows(rows, (r) => r.k).map((r) => r.i)).toEqual(expected.map((r) => r.i));
+  });
 });

@@ -8,7 +8,7 @@
  * for NULL, and a backslash, newline, carriage return or tab inside a value written as `\\`, `\n`, `\r`, `\t`.
  * Arrays are sent as array literals (`{"a","b"}`, docs "Arrays", section "Array Value Input").
  */
-import { pipeline } from 'node:stream/promises';
+import type { Writable } from 'node:stream';
 import type { PoolClient } from 'pg';
 import { from as copyFrom } from 'pg-copy-streams';
 import { sanitizeText } from '@app/domain';
@@ -100,40 +100,116 @@ export function copyLine<T>(columns: ColumnSpec<T>, scanId: string, row: T): str
 }
 
 /**
- * Bytes of COPY text per Buffer sent to the stream. Each row's line is encoded into the current Buffer with one
+ * Bytes of COPY data per Buffer sent to the stream. Each row's line is encoded into the current Buffer with one
  * `Buffer.write` (a native copy of a short string): a 256 KiB string concatenated line by line and converted by the
  * stream (`Buffer.from` of a rope of thousands of lines) cost about four times as much CPU per byte.
  */
 const WRITE_BYTES = 1024 * 1024;
 
 /**
- * The rows as COPY text, one Buffer of at most `WRITE_BYTES` at a time (a line longer than that gets a Buffer of
- * its own). A Buffer is never reused: the socket may still hold it after the stream's write returned.
+ * Smallest batch whose Buffer is written again for the next batch. A write of at least a socket's high-water mark
+ * (16 KiB by default) makes the socket ask for 'drain', and pg-copy-streams calls the write back only then, when the
+ * socket let go of the bytes; a smaller batch (cut short by a long line) may still be queued after its callback, so it
+ * goes out as a copy of its own.
  */
-function* copyBatches<T>(
-  columns: ColumnSpec<T>,
-  scanId: string,
-  rows: readonly T[],
-  from: number,
-  to: number,
-): Generator<Buffer> {
-  let buf = Buffer.allocUnsafe(WRITE_BYTES);
+const REUSE_MIN_BYTES = 256 * 1024;
+
+/**
+ * COPY data written into one Buffer of `WRITE_BYTES`, sent when full and then filled again, one write in flight.
+ *
+ * One Buffer is encoded into again and again. A new Buffer per batch is memory outside V8's heap that only a
+ * collection frees; a batch that waits on PostgreSQL for a few young-generation collections is promoted, and V8 starts
+ * marking its whole heap (the snapshot, its index, the analysis: gigabytes at 5,000 clusters) each time such memory
+ * has grown by 64 MB: the number of those markings grew with the rows, and the cost of each with the heap.
+ */
+export interface CopyWriter {
+  /**
+   * Append `text` encoded as `encoding` (`latin1`: one byte per character, for bytes kept as a string). A text that
+   * does not fit in what is left of the Buffer sends the Buffer first; one longer than a whole Buffer goes in
+   * slices (`latin1`) or as a Buffer of its own (`utf8`: a long COPY line).
+   */
+  write(text: string, encoding?: 'utf8' | 'latin1'): Promise<void> | undefined;
+  /** Append raw bytes (a small binary field header). */
+  writeBytes(bytes: Buffer): Promise<void> | undefined;
+  /** Send what the Buffer holds. */
+  flush(): Promise<void>;
+}
+
+/** A CopyWriter on `stream` (see CopyWriter): each send waits for the stream's callback before the Buffer is reused. */
+function copyWriter(stream: Writable): CopyWriter {
+  const buf = Buffer.allocUnsafe(WRITE_BYTES);
   let used = 0;
-  for (let i = from; i < to; i += 1) {
-    const line = copyLine(columns, scanId, rows[i]);
+  const send = (chunk: Buffer): Promise<void> =>
+    new Promise((resolve, reject) => stream.write(chunk, (err) => (err ? reject(err) : resolve())));
+  const flush = async (): Promise<void> => {
+    if (used === 0) return;
+    const n = used;
+    used = 0;
+    await send(n >= REUSE_MIN_BYTES ? buf.subarray(0, n) : Buffer.from(buf.subarray(0, n)));
+  };
+  const write = async (text: string, encoding: 'utf8' | 'latin1'): Promise<void> => {
     // A UTF-16 code unit is at most 3 bytes of UTF-8 (a surrogate pair, two units, is 4): room for the worst case.
-    if (line.length * 3 > WRITE_BYTES - used) {
-      if (used > 0) yield buf.subarray(0, used);
-      buf = Buffer.allocUnsafe(WRITE_BYTES);
-      used = 0;
-      if (line.length * 3 > WRITE_BYTES) {
-        yield Buffer.from(line, 'utf8');
-        continue;
-      }
+    const perChar = encoding === 'utf8' ? 3 : 1;
+    if (text.length * perChar > WRITE_BYTES - used) await flush();
+    if (text.length * perChar <= WRITE_BYTES) {
+      used += buf.write(text, used, encoding);
+      return;
     }
-    used += buf.write(line, used, 'utf8');
+    if (encoding === 'utf8') return send(Buffer.from(text, 'utf8'));
+    for (let at = 0; at < text.length; at += WRITE_BYTES) {
+      used += buf.write(text.slice(at, at + WRITE_BYTES), used, 'latin1');
+      await flush();
+    }
+  };
+  return {
+    write(text, encoding = 'utf8') {
+      // The common case (it fits) stays synchronous: a promise per row would cost more than the row.
+      if (text.length * (encoding === 'utf8' ? 3 : 1) <= WRITE_BYTES - used) {
+        used += buf.write(text, used, encoding);
+        return undefined;
+      }
+      return write(text, encoding);
+    },
+    writeBytes(bytes) {
+      if (bytes.length <= WRITE_BYTES - used) {
+        used += bytes.copy(buf, used);
+        return undefined;
+      }
+      return write(bytes.toString('latin1'), 'latin1');
+    },
+    flush,
+  };
+}
+
+/**
+ * Run one `COPY ... FROM STDIN` statement (`sql`) on `client`, its data written by `fill` through a CopyWriter.
+ * @returns the number of rows PostgreSQL reports written
+ * @throws the driver's error (unique violation, bad value, lost connection), also while `fill` waits on a write;
+ *   `fill`'s error, after the COPY was failed (CopyFail) so the transaction can be rolled back
+ */
+export async function copyIn(client: PoolClient, sql: string, fill: (out: CopyWriter) => Promise<void>): Promise<number> {
+  const stream = client.query(copyFrom(sql));
+  let failed = false;
+  const ended = new Promise<void>((resolve, reject) => {
+    stream.once('finish', resolve);
+    stream.once('error', (e) => {
+      failed = true;
+      reject(e);
+    });
+  });
+  ended.catch(() => undefined); // observed: awaited below on every path
+  try {
+    const out = copyWriter(stream);
+    await Promise.race([fill(out).then(() => out.flush()), ended]);
+    stream.end();
+    await ended;
+  } catch (e) {
+    // `fill` failed with the COPY open: fail it (CopyFail), so the transaction can be rolled back. A stream that
+    // failed itself has no connection left to send that on.
+    if (!failed) stream.destroy(e instanceof Error ? e : new Error(String(e)));
+    throw e;
   }
-  if (used > 0) yield buf.subarray(0, used);
+  return stream.rowCount;
 }
 
 /**
@@ -155,33 +231,83 @@ export async function copyRows<T>(
   from = 0,
   to = rows.length,
 ): Promise<number> {
-  const stream = client.query(
-    copyFrom(`COPY ${table} (scan_id, ${columns.map(([c]) => c).join(', ')}) FROM STDIN`),
-  );
-  await pipeline(copyBatches(columns, scanId, rows, from, to), stream);
-  return stream.rowCount;
+  return copyIn(client, `COPY ${table} (scan_id, ${columns.map(([c]) => c).join(', ')}) FROM STDIN`, async (out) => {
+    for (let i = from; i < to; i += 1) {
+      const pending = out.write(copyLine(columns, scanId, rows[i]));
+      if (pending) await pending;
+    }
+  });
+}
+
+/** A key part as it is stored: sanitised (sanitizeText); null and undefined alike. */
+function storedPart(x: string | null | undefined): string | null {
+  return x === null || x === undefined ? null : TEXT_SPECIAL.test(x) ? sanitizeText(x) : x;
+}
+
+/**
+ * FNV-1a of a key's parts as stored, each part closed by a value no UTF-16 code unit has; 30 bits, so the hash is a
+ * small integer V8 keeps unboxed in an array.
+ */
+function keyHash(parts: readonly (string | null | undefined)[]): number {
+  let h = 0x811c9dc5;
+  for (const x of parts) {
+    const s = storedPart(x);
+    if (s === null) h = Math.imul(h ^ 0x10001, 0x01000193);
+    else for (let i = 0; i < s.length; i += 1) h = Math.imul(h ^ s.charCodeAt(i), 0x01000193);
+    h = Math.imul(h ^ 0x10000, 0x01000193);
+  }
+  return h & 0x3fffffff;
+}
+
+/** Whether two keys are equal as stored. */
+function sameKey(a: readonly (string | null | undefined)[], b: readonly (string | null | undefined)[]): boolean {
+  if (a.length !== b.length) return false;
+  for (let i = 0; i < a.length; i += 1) if (a[i] !== b[i] && storedPart(a[i]) !== storedPart(b[i])) return false;
+  return true;
 }
 
 /**
  * The rows with one row per key, the first of each key kept (what `INSERT ... ON CONFLICT DO NOTHING` kept row by
  * row). Keys are compared after sanitizeText, as they are stored.
+ *
+ * Keys are hashed into an open-addressing table of row numbers (two arrays of small integers, two to four entries per
+ * row, on V8's heap: a typed array's memory would count as external memory, see `writeCopyText`), so no string is
+ * built per row: a key string per row, held in a Set until the last row, was hundreds of MB at 5,000
+ * clusters that outlived a few young-generation collections, was promoted, and then cost a collection of the whole
+ * heap to free. A hash match is confirmed by comparing the keys themselves.
  * @param key the values of the table's key after `scan_id`, in order
  */
 export function dedupeRows<T>(
   rows: readonly T[],
   key: (row: T) => readonly (string | null | undefined)[],
 ): readonly T[] {
-  const seen = new Set<string>();
-  const out: T[] = [];
-  for (const r of rows) {
-    // U+0000 never occurs in a sanitised value, so it separates the parts without ambiguity.
-    let k = '';
-    for (const x of key(r)) k += `${x === null || x === undefined ? '\u0001' : TEXT_SPECIAL.test(x) ? sanitizeText(x) : x}\u0000`;
-    if (seen.has(k)) continue;
-    seen.add(k);
-    out.push(r);
+  let size = 16;
+  while (size < rows.length * 2) size *= 2;
+  const mask = size - 1;
+  // Slot -> 1 + the row number kept there (0: empty), and that row's key hash.
+  const slots = new Array<number>(size).fill(0);
+  const hashes = new Array<number>(size).fill(0);
+  let out: T[] | undefined;
+  for (let i = 0; i < rows.length; i += 1) {
+    const k = key(rows[i]);
+    const h = keyHash(k);
+    let slot = h & mask;
+    let duplicate = false;
+    for (; slots[slot] !== 0; slot = (slot + 1) & mask)
+      if (hashes[slot] === h && sameKey(key(rows[slots[slot] - 1]), k)) {
+        duplicate = true;
+        break;
+      }
+    if (duplicate) {
+      // The first duplicate: every row before it was kept.
+      out ??= rows.slice(0, i);
+      continue;
+    }
+    slots[slot] = i + 1;
+    hashes[slot] = h;
+    out?.push(rows[i]);
   }
-  return out.length === rows.length ? rows : out;
+  return out ?? rows;
 }
 
 /**

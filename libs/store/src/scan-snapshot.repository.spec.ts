@@ -3,7 +3,8 @@ import { gunzipSync, gzipSync } from 'node:zlib';
 import { describe, expect, it } from 'vitest';
 import type { AccountSnapshot, CoverageEntry, FleetSnapshot, RegionSnapshot } from '@app/domain';
 import { loadFleetDirectory } from '@app/collectors';
-import { gzipSnapshotLines, mergeSnapshotParts, parseStoredSnapshot } from './scan-snapshot.repository';
+import { gzipSnapshotLines, gzipSnapshotParts, mergeSnapshotParts, parseStoredSnapshot } from './scan-snapshot.repository';
+import { gzipPartsBuffer } from './gzip-json.util';
 
 const region = (regionId: string): RegionSnapshot => ({ regionId, clusters: [] }) as unknown as RegionSnapshot;
 const part = (account: Omit<AccountSnapshot, 'regions'>, regionId: string): FleetSnapshot => ({
@@ -66,6 +67,15 @@ describe('stored snapshot form (gzipSnapshotLines / parseStoredSnapshot)', () =>
     for (const l of lines.filter((x) => x.startsWith('{"r":'))) expect((JSON.parse(l) as { r: RegionSnapshot }).r.clusters).toEqual([]);
     expect(Math.max(...lines.map((l) => l.length))).toBeLessThan(Math.max(...regions.map((r) => JSON.stringify(r).length)));
     expect(JSON.stringify(parseStoredSnapshot(gz))).toBe(JSON.stringify(sample));
+  });
+
+  it('keeps the compressed bytes in latin1 parts that are exactly the bytes gzipSnapshotLines gives', async () => {
+    const parts = await gzipSnapshotParts(sample);
+    const { gz, rawBytes } = await gzipSnapshotLines(sample);
+    expect(parts.rawBytes).toBe(rawBytes);
+    expect(parts.bytes).toBe(gz.length);
+    expect(gzipPartsBuffer(parts).equals(gz)).toBe(true);
+    expect(JSON.stringify(parseStoredSnapshot(gzipPartsBuffer(parts)))).toBe(JSON.stringify(sample));
   });
 
   it('bounds every line by a slice of a region, however large the region (600 clusters, 1,000 CLBs in one region)', async () => {

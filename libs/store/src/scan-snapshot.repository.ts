@@ -1,7 +1,8 @@
 import { gunzipSync } from 'node:zlib';
 import type { Pool, PoolClient } from 'pg';
 import { coverageKey, type AccountSnapshot, type CoverageEntry, type FleetSnapshot, type RegionSnapshot } from '@app/domain';
-import { gunzipJson, gzipWriter } from './gzip-json.util';
+import { gunzipJson, gzipPartsBuffer, gzipWriter, type GzipParts } from './gzip-json.util';
+import { copyIn } from './copy.util';
 import { toIso } from './sql.util';
 
 /** A stored snapshot with the scan it belongs to. */
@@ -39,8 +40,7 @@ export class ScanSnapshotRepository {
   }
 
   /**
-   * Store (or replace) the snapshot of a scan already compressed by `gzipSnapshotLines` (a chunked store compresses
-   * once and may write it again after a lost connection).
+   * Store (or replace) the snapshot of a scan already compressed by `gzipSnapshotLines`.
    * @param client the transaction's client
    */
   async replaceCompressed(client: PoolClient, scanId: string, { gz, rawBytes }: { gz: Buffer; rawBytes: number }): Promise<void> {
@@ -49,6 +49,37 @@ export class ScanSnapshotRepository {
        ON CONFLICT (scan_id) DO UPDATE SET snapshot = EXCLUDED.snapshot, bytes_raw = EXCLUDED.bytes_raw`,
       [scanId, gz, rawBytes],
     );
+  }
+
+  /**
+   * Store (or replace) the snapshot of a scan compressed by `gzipSnapshotParts` (a chunked store compresses once and
+   * may write it again after a lost connection), with one binary `COPY` whose bytea field is sent in pieces straight
+   * from the parts: neither one Buffer of the whole compressed snapshot nor the driver's copy of it as a bind
+   * parameter is built (each hundreds of MB at 5,000 clusters, memory outside V8's heap that made it mark the whole
+   * heap).
+   * @param client the transaction's client
+   */
+  async copyCompressed(client: PoolClient, scanId: string, snapshot: GzipParts): Promise<void> {
+    await client.query('DELETE FROM scan_snapshots WHERE scan_id = $1', [scanId]);
+    await copyIn(client, 'COPY scan_snapshots (scan_id, snapshot, bytes_raw) FROM STDIN (FORMAT binary)', async (out) => {
+      // PostgreSQL docs, "COPY", section "Binary Format": signature, flags, header extension length; then per tuple
+      // the field count and each field's length and bytes (uuid: 16 bytes, bytea: as is, bigint: 8 bytes, big-endian
+      // like every integer here); then -1 as the field count.
+      const head = Buffer.alloc(19 + 2 + 4 + 16 + 4);
+      head.write('PGCOPY\n\xff\r\n\0', 0, 'latin1');
+      let at = 19;
+      at = head.writeInt16BE(3, at);
+      at = head.writeInt32BE(16, at);
+      at += head.write(scanId.replaceAll('-', ''), at, 'hex');
+      head.writeInt32BE(snapshot.bytes, at);
+      await out.writeBytes(head);
+      for (const part of snapshot.parts) await out.write(part, 'latin1');
+      const tail = Buffer.alloc(4 + 8 + 2);
+      tail.writeInt32BE(8, 0);
+      tail.writeBigInt64BE(BigInt(snapshot.rawBytes), 4);
+      tail.writeInt16BE(-1, 12);
+      await out.writeBytes(tail);
+    });
   }
 
   /**
@@ -124,6 +155,15 @@ const PIECE_CHARS = 64 * 1024;
  * @returns the compressed bytes and the size of the uncompressed text (bytes)
  */
 export async function gzipSnapshotLines(snapshot: FleetSnapshot): Promise<{ gz: Buffer; rawBytes: number }> {
+  const parts = await gzipSnapshotParts(snapshot);
+  return { gz: gzipPartsBuffer(parts), rawBytes: parts.rawBytes };
+}
+
+/**
+ * `gzipSnapshotLines` with the compressed bytes left in the parts the gzip writer keeps them in (`GzipParts`), for
+ * `ScanSnapshotRepository.copyCompressed`.
+ */
+export async function gzipSnapshotParts(snapshot: FleetSnapshot): Promise<GzipParts> {
   const gzip = gzipWriter();
   // Text goes to the writer in pieces of about PIECE_CHARS: a list line is written item by item (the same bytes as
   // the line's JSON.stringify), so no string of a whole line of 256 CLBs is built. Such strings (MBs each, 2 GB for a
@@ -174,7 +214,7 @@ export async function gzipSnapshotLines(snapshot: FleetSnapshot): Promise<{ gz: 
     }
   }
   if (pending !== '') await flush();
-  return gzip.end();
+  return gzip.endParts();
 }
 
 /**

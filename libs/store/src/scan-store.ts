@@ -27,6 +27,7 @@ import { withTransaction } from './transaction.util';
 import { TableProbe } from './schema-probe.util';
 import type { CopyPart } from './copy.util';
 import type { ScanSnapshotRepository } from './scan-snapshot.repository';
+import type { GzipParts } from './gzip-json.util';
 import type { StoredChunk } from './store.types';
 
 /** Every table a scan's store writes rows of (keyed by `scan_id`), deleted together when an attempt is discarded. */
@@ -46,12 +47,8 @@ export const STAGED_TABLES = [
 /** The part name of the snapshot in `scan_store_chunks` (one chunk: the gzip row). */
 const SNAPSHOT_PART = 'scan_snapshots';
 
-/** A snapshot compressed by `gzipSnapshotLines`. */
-export interface CompressedSnapshot {
-  gz: Buffer;
-  /** Size of the uncompressed text, bytes. */
-  rawBytes: number;
-}
+/** A snapshot compressed by `gzipSnapshotParts`: its gzip bytes in `latin1` parts, their size and the text's. */
+export type CompressedSnapshot = GzipParts;
 
 /** What a scan's store writes: its tables' rows, and the snapshot when kept. */
 export interface ScanRows {
@@ -221,7 +218,7 @@ export class ChunkedScanStore {
       if (task.part) {
         written = await task.part.copy(client, id, task.from, task.to);
       } else {
-        await this.snapshots.replaceCompressed(client, id, snapshot as CompressedSnapshot);
+        await this.snapshots.copyCompressed(client, id, snapshot as CompressedSnapshot);
         written = 1;
       }
       await client.query(
@@ -277,7 +274,7 @@ export class ChunkedScanStore {
   async replaceAll(client: PoolClient, id: string, rows: ScanRows): Promise<void> {
     await this.discard(client, id);
     for (const part of rows.parts) if (part.rowCount > 0) await part.copy(client, id, 0, part.rowCount);
-    if (rows.snapshot) await this.snapshots.replaceCompressed(client, id, await rows.snapshot);
+    if (rows.snapshot) await this.snapshots.copyCompressed(client, id, await rows.snapshot);
   }
 
   /**
