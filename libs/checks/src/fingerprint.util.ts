@@ -91,8 +91,8 @@ export function fingerprintOf(checkId: string, resource: ResourceRef): string {
 
 /**
  * sha256 of a string's UTF-8 bytes, hex, with Node's one-shot `crypto.hash` (every Node the package's `engines`
- * allow has it): about twice as fast as a Hash object per call over the 200,000 findings of a 10M-entry fleet
- *; the same digest as `createHash('sha256').update(text).digest('hex')`.
+ * allow has it): about twice as fast as a Hash object per call over the 200,000 findings of a 10M-entry fleet;
+ * the same digest as `createHash('sha256').update(text).digest('hex')`.
  */
 function sha256Hex(text: string): string {
   return hash('sha256', text, 'hex');

@@ -11,6 +11,7 @@ import {
   needClb,
   nodeSelectionKey,
   nodeSelectionOptionsOf,
+  ccmVersionAtLeast,
   parseCcmNamedKey,
   reusedLoadBalancerId,
   effectiveQuota,
@@ -350,6 +351,7 @@ export class FleetIndex {
   private nlbServicesByRegionCache?: Map<RegionSnapshot, ServiceEntry[]>;
   private readonly nlbRankingCache = new Map<EligibleNodes, NodeRanking>();
   private readonly nlbServerIdsCache = new Map<EligibleNodes, Map<string, readonly string[] | null>>();
+  private readonly ccmAtLeastCache = new Map<string, Map<string, boolean | undefined>>();
   private lbOwnersCache?: ReadonlyMap<string, string>;
   /** One ResourceRef per load balancer (`loadBalancerRef`), keyed by its snapshot object. */
   private readonly lbRefCache = new Map<Clb | Nlb, ResourceRef>();
@@ -769,8 +771,22 @@ export class FleetIndex {
    * they do not parse. Memoised per Service: about five checks ask it of every LoadBalancer Service.
    */
   selectionOf(se: ServiceEntry): { options: NodeSelectionOptions } | { error: string } {
-    return (se.selection ??= nodeSelectionOptionsOf(se.service, se.cluster.cluster.ccmVersion));
+    return (se.selection ??= nodeSelectionOptionsOf(se.service, se.cluster.cluster.ccmVersion, this.ccmAtLeast));
   }
+
+  /**
+   * `ccmVersionAtLeast(installed, minimum)` (libs/domain version.model.ts), memoised per version text and minimum: the
+   * checks ask it once or more per Service, of a few documented minimums (`CCM_FEATURES`), on a fleet running a
+   * handful of CCM versions. A property, so it can be handed to a model as its comparison (`CcmVersionAtLeast`).
+   */
+  readonly ccmAtLeast = (installed: string | undefined, minimum: string): boolean | undefined => {
+    if (installed === undefined) return undefined;
+    let byMinimum = this.ccmAtLeastCache.get(installed);
+    if (byMinimum === undefined) this.ccmAtLeastCache.set(installed, (byMinimum = new Map()));
+    let answer = byMinimum.get(minimum);
+    if (answer === undefined && !byMinimum.has(minimum)) byMinimum.set(minimum, (answer = ccmVersionAtLeast(installed, minimum)));
+    return answer;
+  };
 
   /**
    * The nodes Cluster mode attaches for a Service (`eligibleNodes` with `selectionOf(se)`'s options), or `undefined`
@@ -894,7 +910,13 @@ export class FleetIndex {
    * index's life.
    */
   lbOwners(): ReadonlyMap<string, string> {
-    return (this.lbOwnersCache ??= new Map([...clbOwnerClusters(this), ...nlbOwnerClusters(this)]));
+    let owners = this.lbOwnersCache;
+    if (owners === undefined) {
+      const both = clbOwnerClusters(this);
+      for (const [id, clusterId] of nlbOwnerClusters(this)) both.set(id, clusterId);
+      this.lbOwnersCache = owners = both;
+    }
+    return owners;
   }
 
   /**

@@ -73,11 +73,15 @@ function buildRegionNlbView(region: RegionSnapshot): RegionNlbView | null {
     const memo = rows.row(serverKey(servers[0]!));
     const port = servers[0]!.port ?? 0;
     const weight = servers[0]!.weight ?? 0;
-    let uniform = true;
+    // Every description equal to the group's name, compared through the first one: the mapper interns descriptions
+    // (one string per region and text, the same object from server to server) but not group names, so a comparison
+    // with the name compares characters, once here instead of once per server.
+    const description = servers[0]!.description;
+    let uniform = description === g.name;
     let allHit = true;
     for (let i = 0; i < servers.length; i++) {
       const s = servers[i]!;
-      if (uniform && (s.type !== 'Ecs' || (s.port ?? 0) !== port || (s.weight ?? 0) !== weight || s.description !== g.name)) uniform = false;
+      if (uniform && (s.type !== 'Ecs' || (s.port ?? 0) !== port || (s.weight ?? 0) !== weight || s.description !== description)) uniform = false;
       const k = serverKey(s);
       let e = memo.get(i, k);
       if (e === undefined) {

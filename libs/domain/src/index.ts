@@ -89,6 +89,7 @@ export {
 } from './ccm/version.model';
 export type {
   CcmVersion,
+  CcmVersionAtLeast,
 } from './ccm/version.model';
 export {
   getLbAnnotation,

@@ -1,6 +1,5 @@
 import {
   CCM_FEATURES,
-  ccmVersionAtLeast,
 } from '@app/domain';
 import { scopedCheck } from '../check-scope';
 import { DOC_URL, SEED } from '../doc-links.constants';
@@ -36,7 +35,7 @@ export const ccmFinalizerMissingRule = scopedCheck({
     'pkg/controller/helper/service_utils.go (ServiceFinalizer, NLBFinalizer); CCM notes 3c (docs/sources.md#ccm-3) (v2.0.1)',
   scope: 'service',
   needs: ['kubernetes'],
-  check(se, out, r) {
+  check(se, out, r, ctx) {
     const { service } = se;
     if (!se.kind) return;
     const ref = serviceRef(se);
@@ -46,7 +45,7 @@ export const ccmFinalizerMissingRule = scopedCheck({
       return;
     }
     const version = se.cluster.cluster.ccmVersion;
-    const predates = ccmVersionAtLeast(version, CCM_FEATURES.finalizer.sinceVersion) === false;
+    const predates = ctx.index.ccmAtLeast(version, CCM_FEATURES.finalizer.sinceVersion) === false;
     out.push(
       r.fail(
         ref,

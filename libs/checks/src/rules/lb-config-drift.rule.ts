@@ -5,7 +5,6 @@ import {
   TAG_CCM_OWNER,
   TAG_CLUSTER_ID,
   ccmManagesListeners,
-  ccmVersionAtLeast,
   diagnoseServiceEvents,
   diffVServerGroupBackends,
   expectedListeners,
@@ -147,7 +146,7 @@ function ccmModel(se: ServiceEntry, clb: Clb, ctx: CheckContext): CcmModel | { e
   // CCM before v1.9.3.276 weighted Local-mode nodes differently (100 each, or 16/33/50 percentages; seeds
   // 000/001): the model's pod-count weights would be false drift there, so weights are not compared;
   // `ignore-weight-update` is read from CCM v2.11.1 on (CCM_FEATURES.ignoreWeightUpdate), case-insensitively.
-  const { oldWeights, ignoreWeightUpdate } = weightComparison(service, cluster.ccmVersion);
+  const { oldWeights, ignoreWeightUpdate } = weightComparison(service, cluster.ccmVersion, ctx);
   return {
     groups: model.groups,
     policy,
@@ -199,7 +198,7 @@ function clusterModeMatch(
   const ids = groups ? ctx.index.sortedEcsIds(eligible) : null;
   if (!groups || !ids) return undefined;
   const n = ids.length;
-  const { oldWeights, ignoreWeightUpdate } = weightComparison(service, cluster.ccmVersion);
+  const { oldWeights, ignoreWeightUpdate } = weightComparison(service, cluster.ccmVersion, ctx);
   const byName = ctx.index.vServerGroupsByName(clb);
   const groupIdByPort = new Map<number, string>();
   const expectedNames = new Set<string>();
@@ -225,8 +224,8 @@ function clusterModeMatch(
  * Whether weights are compared: not for CCM before v1.9.3.276 (`oldWeights`: other Local-mode weights, seeds
  * 000/001), nor with `ignore-weight-update: on` from CCM v2.11.1 on (`CCM_FEATURES.ignoreWeightUpdate`).
  */
-function weightComparison(service: K8sService, ccmVersion: string | undefined): { oldWeights: boolean; ignoreWeightUpdate: boolean } {
-  const oldWeights = ccmVersionAtLeast(ccmVersion, CCM_FEATURES.podCountWeights.sinceVersion) === false;
+function weightComparison(service: K8sService, ccmVersion: string | undefined, ctx: CheckContext): { oldWeights: boolean; ignoreWeightUpdate: boolean } {
+  const oldWeights = ctx.index.ccmAtLeast(ccmVersion, CCM_FEATURES.podCountWeights.sinceVersion) === false;
   return { oldWeights, ignoreWeightUpdate: oldWeights || ignoresWeightUpdate(service, ccmVersion) };
 }
 

@@ -1,4 +1,4 @@
-import { CCM_FEATURES, ccmVersionAtLeast } from '@app/domain';
+import { CCM_FEATURES } from '@app/domain';
 import { scopedCheck } from '../check-scope';
 import { DOC_URL, SEED } from '../doc-links.constants';
 import { notReadReason, type PassText, serviceRef } from '../result.util';
@@ -38,7 +38,7 @@ export const nlbCcmUnsupportedRule = scopedCheck({
       out.push(r.skipped(ref, c.addons ? `the CCM version of cluster ${c.clusterId} is unknown (no cloud-controller-manager add-on)` : notReadReason(ctx.index, `add-ons of cluster ${c.clusterId}`, 'addons', c.accountId, c.regionId, c.clusterId)));
       return;
     }
-    const ok = ccmVersionAtLeast(version, since);
+    const ok = ctx.index.ccmAtLeast(version, since);
     if (ok === undefined) {
       out.push(r.skipped(ref, `the CCM version ${version} of cluster ${c.clusterId} does not parse`, { ccmVersion: version }));
       return;

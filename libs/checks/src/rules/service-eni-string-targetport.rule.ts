@@ -1,7 +1,6 @@
 import {
   ANNOTATION_BACKEND_TYPE,
   CCM_FEATURES,
-  ccmVersionAtLeast,
   serviceTrafficPolicy,
 } from '@app/domain';
 import { scopedCheck } from '../check-scope';
@@ -33,7 +32,7 @@ export const serviceEniStringTargetportRule = scopedCheck({
   scope: 'service',
   needs: ['kubernetes'],
   applies: ({ needClb: clb }) => clb,
-  check(se, out, r) {
+  check(se, out, r, ctx) {
     const { service } = se;
     const named = service.ports
       .filter((p) => typeof p.targetPort === 'string')
@@ -57,7 +56,7 @@ export const serviceEniStringTargetportRule = scopedCheck({
       );
       return;
     }
-    const ok = ccmVersionAtLeast(cluster.ccmVersion, CCM_FEATURES.namedTargetPortEni.sinceVersion);
+    const ok = ctx.index.ccmAtLeast(cluster.ccmVersion, CCM_FEATURES.namedTargetPortEni.sinceVersion);
     if (ok === undefined) {
       out.push(
         r.skipped(

@@ -2,7 +2,6 @@ import {
   CCM_FEATURES,
   LB_ANNOTATION,
   NLB_ANNOTATION,
-  ccmVersionAtLeast,
   getLbAnnotation,
   nlbImmutableChangeErrors,
   nlbServerGroupType,
@@ -108,7 +107,7 @@ const clbPart = scopedCheck({
           'instance-charge-type PayBySpec on a PayByCLCU CLB: "User does not have permission modify InstanceChargeType to spec"',
         );
       else if (spec && !chargeType) {
-        const modern = ccmVersionAtLeast(
+        const modern = ctx.index.ccmAtLeast(
           cluster.ccmVersion,
           CCM_FEATURES.payBySpecOnlySpecUpdates.sinceVersion,
         );

@@ -1,6 +1,5 @@
 import {
   CCM_FEATURES,
-  ccmVersionAtLeast,
   diagnoseServiceEvents,
 } from '@app/domain';
 import { scopedCheck } from '../check-scope';
@@ -74,7 +73,7 @@ export const serviceLbPendingRule = scopedCheck({
     } else if (top) {
       diagnosis = `event ${top.event.reason}: "${top.event.message.slice(0, 200)}" (not in the ACK error table)`;
       basis = 'unmatched-event';
-    } else if (ccmVersionAtLeast(version, CCM_FEATURES.syncEvents.sinceVersion) === false) {
+    } else if (ctx.index.ccmAtLeast(version, CCM_FEATURES.syncEvents.sinceVersion) === false) {
       diagnosis = `no events: CCM ${version} is older than ${CCM_FEATURES.syncEvents.sinceVersion} and records none; upgrade CCM`;
       basis = 'ccm-without-events';
     } else {

@@ -1,7 +1,6 @@
 import {
   LB_ANNOTATION,
   annotationMinimumVersion,
-  ccmVersionAtLeast,
   getLbAnnotation,
   lbAnnotationKey,
   listenerProtocolOf,
@@ -42,7 +41,7 @@ export const serviceNoConnectionDrainRule = scopedCheck({
   needs: ['kubernetes'],
   applies: ({ service, needClb: clb }) =>
     clb && service.selector !== undefined && Object.keys(service.selector).length > 0,
-  check(se, out, r) {
+  check(se, out, r, ctx) {
     const { service } = se;
     const parsed = parseProtocolPort(getLbAnnotation(service.annotations, LB_ANNOTATION.protocolPort));
     const entries = 'error' in parsed ? [] : parsed.entries;
@@ -70,7 +69,7 @@ export const serviceNoConnectionDrainRule = scopedCheck({
     const minimum =
       annotationMinimumVersion(lbAnnotationKey(LB_ANNOTATION.connectionDrain), 'clb')?.minimumVersion ??
       'v2.0.1';
-    const supported = ccmVersionAtLeast(version, minimum);
+    const supported = ctx.index.ccmAtLeast(version, minimum);
     out.push(
       r.fail(
         ref,

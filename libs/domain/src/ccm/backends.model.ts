@@ -12,7 +12,7 @@ import {
 import { getLbAnnotation } from './annotations.model';
 import { reusedLoadBalancerId, type TrafficPolicy } from './service.model';
 import { vServerGroupName } from './naming.model';
-import { ccmVersionAtLeast } from './version.model';
+import { ccmVersionAtLeast, type CcmVersionAtLeast } from './version.model';
 import { CCM_FEATURES, type CcmFeatureKey } from './features.constants';
 
 /**
@@ -84,15 +84,18 @@ export function ignoresWeightUpdate(svc: Pick<K8sService, 'annotations'>, ccmVer
  * when `backend-label` does not parse (CCM then fails the sync).
  * @param ccmVersion the cluster's CCM version when known: CCM before v1.9.3.164-g2105d2e-aliyun dropped
  *   cordoned nodes by default (`CCM_FEATURES.keepUnschedulableNodes`); unknown = the current behaviour
+ * @param atLeast how the version is compared with that minimum: `ccmVersionAtLeast`, or a memo of it (an audit asks
+ *   once per Service of a fleet running a handful of versions)
  */
 export function nodeSelectionOptionsOf(
   svc: Pick<K8sService, 'annotations'>,
   ccmVersion?: string,
+  atLeast: CcmVersionAtLeast = ccmVersionAtLeast,
 ): { options: NodeSelectionOptions } | { error: string } {
   const parsed = parseBackendLabel(getLbAnnotation(svc.annotations, LB_ANNOTATION.backendLabel) ?? '');
   if ('error' in parsed) return parsed;
   const removeOn = getLbAnnotation(svc.annotations, LB_ANNOTATION.removeUnscheduledBackend) === 'on';
-  const oldDefault = ccmVersionAtLeast(ccmVersion, CCM_FEATURES.keepUnschedulableNodes.sinceVersion) === false;
+  const oldDefault = atLeast(ccmVersion, CCM_FEATURES.keepUnschedulableNodes.sinceVersion) === false;
   return {
     options: {
       backendLabel: parsed.selector,

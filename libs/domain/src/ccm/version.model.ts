@@ -98,6 +98,13 @@ export function ccmVersionAtLeast(installed: string | undefined, minimum: string
   return c === undefined ? undefined : c >= 0;
 }
 
+/**
+ * A function that answers as `ccmVersionAtLeast` does (`true` / `false`, `undefined` when either text does not parse):
+ * `ccmVersionAtLeast` itself, or a caller's memo of it (libs/checks `FleetIndex.ccmAtLeast`, per version text and
+ * minimum) handed to a model asked once per Service.
+ */
+export type CcmVersionAtLeast = (installed: string | undefined, minimum: string) => boolean | undefined;
+
 /** Bit widths of the parts `orderKey` packs into one number (8 + 12 + 12 + 21 = 53 bits, exact in a double). */
 const MINOR_SPAN = 2 ** 12;
 const PATCH_SPAN = 2 ** 12;
