@@ -275,6 +275,23 @@ function sameEntries<T>(a: readonly T[] | undefined, b: readonly T[] | undefined
   return true;
 }
 
+/**
+ * Whether two lists hold the same entries (the same objects) in the same order once the entries `skip` accepts are
+ * left out of both (`sameEntries` of the two filtered lists, without building them).
+ */
+function sameEntriesExcept<T>(a: readonly T[], b: readonly T[], skip: (x: T) => boolean): boolean {
+  let i = 0;
+  let j = 0;
+  for (;;) {
+    while (i < a.length && skip(a[i]!)) i++;
+    while (j < b.length && skip(b[j]!)) j++;
+    if (i === a.length || j === b.length) return i === a.length && j === b.length;
+    if (a[i] !== b[j]) return false;
+    i++;
+    j++;
+  }
+}
+
 /** Whether two objects hold the same values (the same objects) under every key but `except`. */
 function sameFields(a: object, b: object, except: ReadonlySet<string>): boolean {
   const x = a as Record<string, unknown>;
@@ -737,11 +754,11 @@ export class ClusterReviewModel {
     const k8s = cluster.kubernetes;
     const ownK8s = own.kubernetes;
     if (!sameFields(k8s, ownK8s, KUBERNETES_LISTS) || !sameEntries(k8s.pods, ownK8s.pods)) return false;
-    const others = (list: readonly K8sService[]) => list.filter((x) => serviceKey(x) !== key);
-    if (!sameEntries(others(k8s.services), others(ownK8s.services))) return false;
-    for (const x of [...k8s.services, ...ownK8s.services]) if (serviceKey(x) === key && !needClb(x)) return false;
-    const otherSlices = (list: readonly K8sEndpointSlice[]) => list.filter((x) => x.serviceName === undefined || `${x.namespace}/${x.serviceName}` !== key);
-    if (!sameEntries(otherSlices(k8s.endpointSlices), otherSlices(ownK8s.endpointSlices))) return false;
+    const isKey = (x: K8sService) => serviceKey(x) === key;
+    if (!sameEntriesExcept(k8s.services, ownK8s.services, isKey)) return false;
+    for (const list of [k8s.services, ownK8s.services]) for (const x of list) if (isKey(x) && !needClb(x)) return false;
+    const ofKey = (x: K8sEndpointSlice) => x.serviceName !== undefined && `${x.namespace}/${x.serviceName}` === key;
+    if (!sameEntriesExcept(k8s.endpointSlices, ownK8s.endpointSlices, ofKey)) return false;
     // The CLBs: those of `key` may change; one the step added must be named by no other Service.
     const started = new Set(c.started.clbs);
     const mine = new Set((this.clbsOfService.get(key) ?? []).map((i) => this.clbs!.full[i]!.loadBalancerId));

@@ -230,7 +230,14 @@ export class ScenarioApplier {
         return m.value;
     }
     const groups = this.computeExpected(loc, svc, nodes, endpointSlices);
-    const value = { groups, signature: JSON.stringify(groups ?? null) };
+    // The signature is built when first read: a new Service is reconciled without comparing it (`reconcile`).
+    let signature: string | undefined;
+    const value = {
+      groups,
+      get signature(): string {
+        return (signature ??= JSON.stringify(groups ?? null));
+      },
+    };
     if (frozen)
       memo.set(svc, { nodes, slices: endpointSlices, clusterId: loc.cluster.clusterId, ccmVersion: loc.cluster.ccmVersion, networkPlugin: loc.cluster.networkPlugin, value });
     return value;
@@ -282,9 +289,10 @@ export class ScenarioApplier {
         continue;
       }
       const key = `${svc.namespace}/${svc.name}`;
-      const { groups, signature: sig } = this.expectedWithSignature(loc, svc, slices);
+      const expected = this.expectedWithSignature(loc, svc, slices);
+      const groups = expected.groups;
       const isNew = created.has(key);
-      if (!isNew && before.get(key) === sig) continue;
+      if (!isNew && before.get(key) === expected.signature) continue;
       if (!groups) continue; // CCM would fail this Service's sync: nothing changes on the CLB
       const reused = reusedLoadBalancerId(svc);
       let clb = findServiceClb(svc, view).clb;
@@ -340,18 +348,25 @@ export class ScenarioApplier {
           clb.vServerGroups.push(vg);
           change.groupsCreated++;
         } else change.groupsUpdated++;
-        const old = new Map(vg.backendServers.map((b) => [`${b.serverId}|${b.port ?? ''}`, b]));
-        let added = 0;
-        let updated = 0;
-        for (const s of servers) {
-          const o = old.get(`${s.serverId}|${s.port ?? ''}`);
-          if (!o) added++;
-          else if (o.weight !== s.weight) updated++;
-          old.delete(`${s.serverId}|${s.port ?? ''}`);
+        if (vg.backendServers.length === 0) {
+          // Nothing to compare with (a new group): every server is added.
+          change.backendsAdded.push(servers.length);
+          change.backendsRemoved.push(0);
+          change.backendsUpdated.push(0);
+        } else {
+          const old = new Map(vg.backendServers.map((b) => [`${b.serverId}|${b.port ?? ''}`, b]));
+          let added = 0;
+          let updated = 0;
+          for (const s of servers) {
+            const o = old.get(`${s.serverId}|${s.port ?? ''}`);
+            if (!o) added++;
+            else if (o.weight !== s.weight) updated++;
+            old.delete(`${s.serverId}|${s.port ?? ''}`);
+          }
+          change.backendsAdded.push(added);
+          change.backendsRemoved.push(old.size);
+          change.backendsUpdated.push(updated);
         }
-        change.backendsAdded.push(added);
-        change.backendsRemoved.push(old.size);
-        change.backendsUpdated.push(updated);
         vg.backendServers = servers;
         const desc = listenerDescription(g.port, svc.name, svc.namespace, loc.cluster.clusterId);
         let listener = clb.listeners.find((l) => l.port === g.port && l.protocol === g.protocol.toLowerCase());
