@@ -135,9 +135,20 @@ export interface CopyWriter {
   flush(): Promise<void>;
 }
 
-/** A CopyWriter on `stream` (see CopyWriter): each send waits for the stream's callback before the Buffer is reused. */
-function copyWriter(stream: Writable): CopyWriter {
-  const buf = Buffer.allocUnsafe(WRITE_BYTES);
+/**
+ * A Buffer for `copyIn` to encode COPY data into (`COPY_BUFFER_BYTES`): a caller running many statements one after
+ * another (a lane of the chunked store) passes the same one to each, so a store allocates one per lane, not one per
+ * chunk (each held for the seconds its chunk takes, long enough to be promoted).
+ */
+export function copyBuffer(): Buffer {
+  return Buffer.allocUnsafe(WRITE_BYTES);
+}
+
+/**
+ * A CopyWriter on `stream` (see CopyWriter) encoding into `buf` (at least `WRITE_BYTES`): each send waits for the
+ * stream's callback before the Buffer is reused.
+ */
+function copyWriter(stream: Writable, buf: Buffer): CopyWriter {
   let used = 0;
   const send = (chunk: Buffer): Promise<void> =>
     new Promise((resolve, reject) => stream.write(chunk, (err) => (err ? reject(err) : resolve())));
@@ -183,11 +194,18 @@ function copyWriter(stream: Writable): CopyWriter {
 
 /**
  * Run one `COPY ... FROM STDIN` statement (`sql`) on `client`, its data written by `fill` through a CopyWriter.
+ * @param buffer what the data is encoded into (`copyBuffer`; not used by anything else until this resolves); a new
+ *   one when omitted
  * @returns the number of rows PostgreSQL reports written
  * @throws the driver's error (unique violation, bad value, lost connection), also while `fill` waits on a write;
  *   `fill`'s error, after the COPY was failed (CopyFail) so the transaction can be rolled back
  */
-export async function copyIn(client: PoolClient, sql: string, fill: (out: CopyWriter) => Promise<void>): Promise<number> {
+export async function copyIn(
+  client: PoolClient,
+  sql: string,
+  fill: (out: CopyWriter) => Promise<void>,
+  buffer: Buffer = copyBuffer(),
+): Promise<number> {
   const stream = client.query(copyFrom(sql));
   let failed = false;
   const ended = new Promise<void>((resolve, reject) => {
@@ -199,7 +217,7 @@ export async function copyIn(client: PoolClient, sql: string, fill: (out: CopyWr
   });
   ended.catch(() => undefined); // observed: awaited below on every path
   try {
-    const out = copyWriter(stream);
+    const out = copyWriter(stream, buffer);
     await Promise.race([fill(out).then(() => out.flush()), ended]);
     stream.end();
     await ended;
@@ -219,6 +237,7 @@ export async function copyIn(client: PoolClient, sql: string, fill: (out: CopyWr
  * @param client a checked-out client (the caller's transaction)
  * @param table the table (from code, never input)
  * @param columns the columns after `scan_id`
+ * @param buffer what the COPY text is encoded into (`copyBuffer`); a new one when omitted
  * @returns the number of rows PostgreSQL reports written
  * @throws the driver's error (unique violation, bad value, lost connection); a lost connection rejects the stream
  */
@@ -230,13 +249,19 @@ export async function copyRows<T>(
   rows: readonly T[],
   from = 0,
   to = rows.length,
+  buffer?: Buffer,
 ): Promise<number> {
-  return copyIn(client, `COPY ${table} (scan_id, ${columns.map(([c]) => c).join(', ')}) FROM STDIN`, async (out) => {
-    for (let i = from; i < to; i += 1) {
-      const pending = out.write(copyLine(columns, scanId, rows[i]));
-      if (pending) await pending;
-    }
-  });
+  return copyIn(
+    client,
+    `COPY ${table} (scan_id, ${columns.map(([c]) => c).join(', ')}) FROM STDIN`,
+    async (out) => {
+      for (let i = from; i < to; i += 1) {
+        const pending = out.write(copyLine(columns, scanId, rows[i]));
+        if (pending) await pending;
+      }
+    },
+    buffer,
+  );
 }
 
 /** A key part as it is stored: sanitised (sanitizeText); null and undefined alike. */
@@ -321,8 +346,11 @@ export interface CopyPart {
   readonly rowCount: number;
   /** Most rows per chunk (one transaction each in a chunked store): fewer for tables of large rows. */
   readonly chunkRows: number;
-  /** COPY rows `[from, to)` on `client`; resolves to the rows written. */
-  copy(client: PoolClient, scanId: string, from: number, to: number): Promise<number>;
+  /**
+   * COPY rows `[from, to)` on `client`, encoded into `buffer` when given (`copyBuffer`); resolves to the rows
+   * written.
+   */
+  copy(client: PoolClient, scanId: string, from: number, to: number, buffer?: Buffer): Promise<number>;
 }
 
 /**
@@ -340,7 +368,7 @@ export function copyPart<T>(
     table,
     rowCount: rows.length,
     chunkRows,
-    copy: async (client, scanId, from, to) =>
+    copy: async (client, scanId, from, to, buffer) =>
       copyRows(
         client,
         table,
@@ -349,6 +377,7 @@ export function copyPart<T>(
         rows,
         from,
         to,
+        buffer,
       ),
   };
 }

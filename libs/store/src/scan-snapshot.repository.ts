@@ -58,8 +58,9 @@ export class ScanSnapshotRepository {
    * parameter is built (each hundreds of MB at 5,000 clusters, memory outside V8's heap that made it mark the whole
    * heap).
    * @param client the transaction's client
+   * @param buffer what the COPY data is encoded into (`copyBuffer`); a new one when omitted
    */
-  async copyCompressed(client: PoolClient, scanId: string, snapshot: GzipParts): Promise<void> {
+  async copyCompressed(client: PoolClient, scanId: string, snapshot: GzipParts, buffer?: Buffer): Promise<void> {
     await client.query('DELETE FROM scan_snapshots WHERE scan_id = $1', [scanId]);
     await copyIn(client, 'COPY scan_snapshots (scan_id, snapshot, bytes_raw) FROM STDIN (FORMAT binary)', async (out) => {
       // PostgreSQL docs, "COPY", section "Binary Format": signature, flags, header extension length; then per tuple
@@ -79,7 +80,7 @@ export class ScanSnapshotRepository {
       tail.writeBigInt64BE(BigInt(snapshot.rawBytes), 4);
       tail.writeInt16BE(-1, 12);
       await out.writeBytes(tail);
-    });
+    }, buffer);
   }
 
   /**

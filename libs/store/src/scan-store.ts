@@ -25,7 +25,7 @@ import { StoreError } from './store.exception';
 import { isUuid } from './page.util';
 import { withTransaction } from './transaction.util';
 import { TableProbe } from './schema-probe.util';
-import type { CopyPart } from './copy.util';
+import { copyBuffer, type CopyPart } from './copy.util';
 import type { ScanSnapshotRepository } from './scan-snapshot.repository';
 import type { GzipParts } from './gzip-json.util';
 import type { StoredChunk } from './store.types';
@@ -175,12 +175,14 @@ export class ChunkedScanStore {
     let next = 0;
     let failed = false;
     const lane = async (): Promise<void> => {
+      // One Buffer per lane for the COPY data of all its chunks, one chunk at a time (see copyBuffer).
+      const buffer = copyBuffer();
       // One lane stops taking chunks once another failed: the store begins again from what committed.
       while (!failed && next < todo.length) {
         const task = todo[next];
         next += 1;
         try {
-          const written = await this.writeChunk(id, attempt, task, rows.snapshot);
+          const written = await this.writeChunk(id, attempt, task, rows.snapshot, buffer);
           onChunk?.({ table: task.table, chunk: task.chunk, rows: written });
         } catch (e) {
           failed = true;
@@ -194,12 +196,16 @@ export class ChunkedScanStore {
     if (rejected) throw rejected.reason;
   }
 
-  /** One chunk in one transaction: its rows and its `scan_store_chunks` row, after checking the attempt still owns the scan. */
+  /**
+   * One chunk in one transaction: its rows and its `scan_store_chunks` row, after checking the attempt still owns the
+   * scan; its COPY data encoded into the lane's `buffer`.
+   */
   private async writeChunk(
     id: string,
     attempt: string,
     task: ChunkTask,
     snapshotPromise: Promise<CompressedSnapshot> | undefined,
+    buffer: Buffer,
   ): Promise<number> {
     // Compressed before the transaction opens: no transaction waits on the CPU.
     const snapshot = task.part ? undefined : await snapshotPromise;
@@ -216,9 +222,9 @@ export class ChunkedScanStore {
         );
       let written: number;
       if (task.part) {
-        written = await task.part.copy(client, id, task.from, task.to);
+        written = await task.part.copy(client, id, task.from, task.to, buffer);
       } else {
-        await this.snapshots.copyCompressed(client, id, snapshot as CompressedSnapshot);
+        await this.snapshots.copyCompressed(client, id, snapshot as CompressedSnapshot, buffer);
         written = 1;
       }
       await client.query(
@@ -273,8 +279,9 @@ export class ChunkedScanStore {
    */
   async replaceAll(client: PoolClient, id: string, rows: ScanRows): Promise<void> {
     await this.discard(client, id);
-    for (const part of rows.parts) if (part.rowCount > 0) await part.copy(client, id, 0, part.rowCount);
-    if (rows.snapshot) await this.snapshots.copyCompressed(client, id, await rows.snapshot);
+    const buffer = copyBuffer();
+    for (const part of rows.parts) if (part.rowCount > 0) await part.copy(client, id, 0, part.rowCount, buffer);
+    if (rows.snapshot) await this.snapshots.copyCompressed(client, id, await rows.snapshot, buffer);
   }
 
   /**
