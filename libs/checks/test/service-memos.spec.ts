@@ -1,17 +1,20 @@
 /**
  * What the index computes once per Service and per cluster against the plain computations the
  * checks made before: `selectionOf`, `eligibleNodesOf`, `slicesOf`, `ClusterEntry.services`, and the node ECS ids the
- * index links to the ECS listing (same values; only the string objects are shared). Also NLB_SERVER_ADDED_QUOTA's
- * own result order (resource-key order, so the audit has nothing to sort).
+ * index links to the ECS listing (same values; only the string objects are shared); its CCM version gates
+ * (`ccmAtLeast`, against `ccmVersionAtLeast`) and its one ref per load balancer (`loadBalancerRef`, with the owning
+ * cluster, the object every check's results share). Also NLB_SERVER_ADDED_QUOTA's own result order (resource-key
+ * order, so the audit has nothing to sort).
  */
 import { describe, expect, it } from 'vitest';
-import { nodeSelectionOptionsOf, reusedLoadBalancerId, type NlbServer, type NlbServerGroup, type RegionSnapshot } from '@app/domain';
+import { ccmVersionAtLeast, nodeSelectionOptionsOf, reusedLoadBalancerId, type NlbServer, type NlbServerGroup, type RegionSnapshot } from '@app/domain';
 import { FleetIndex, runAudit } from '@app/checks';
 import { resultOrder } from '../src/audit.engine';
 import { resolveAuditSettings } from '../src/audit-settings.util';
 import { CHECK_IDS } from '../src/check.registry';
 import { nlbServerAddedQuotaRule } from '../src/rules/nlb-server-added-quota.rule';
-import { FROZEN_NOW, P, factory, uid } from './factories';
+import { lbRef } from '../src/result.util';
+import { CLUSTER_ID, FROZEN_NOW, P, factory, uid } from './factories';
 
 /** A cluster of 4 nodes (nodes 0-2 listed as ECS instances, node 3 not) and three Services. */
 function fleetWithServices() {
@@ -91,6 +94,37 @@ describe('per-Service and per-cluster memos of the index', () => {
     ]);
     expect(index.nodeOfEcs('i-node0001')?.node).toBe(nodes[1]);
     expect(JSON.stringify(runAudit(snapshot, { now: FROZEN_NOW }))).toBe(audit);
+  });
+});
+
+describe('CCM version gates and load-balancer refs of the index', () => {
+  it('ccmAtLeast answers as ccmVersionAtLeast for every pair of texts, asked twice', () => {
+    const index = FleetIndex.build(fleetWithServices().snapshot);
+    const texts = [undefined, '', 'garbage', 'v2.12.3', 'v2.10.0', '2.10.0', ' v2.10.0 ', 'v1.9.3.313-g748f81e-aliyun', 'v1.9.3.164-g2105d2e-aliyun', 'v2.11.2'];
+    for (let round = 0; round < 2; round++)
+      for (const installed of texts)
+        for (const minimum of texts.filter((t): t is string => t !== undefined))
+          expect(index.ccmAtLeast(installed, minimum), `${installed} >= ${minimum}`).toBe(ccmVersionAtLeast(installed, minimum));
+  });
+
+  it('gives one ref per load balancer, shared by every check of it and carrying its owning cluster', () => {
+    const { snapshot } = fleetWithServices();
+    const owned = factory.ccmClb({ loadBalancerId: 'lb-owned', name: 'owned' });
+    const unowned = factory.clb({ loadBalancerId: 'lb-free', name: '' });
+    snapshot.accounts[0]!.regions[0]!.loadBalancers = [owned, unowned];
+    const index = FleetIndex.build(snapshot);
+    expect(index.lbOwners().get('lb-owned')).toBe(CLUSTER_ID);
+    expect(index.lbOwners().has('lb-free')).toBe(false);
+    const ownedRef = index.loadBalancerRef('LoadBalancer', owned);
+    // The JSON contract's key order: the owning cluster right after the region.
+    expect(Object.keys(ownedRef)).toEqual(['kind', 'id', 'accountId', 'regionId', 'clusterId', 'name']);
+    expect(ownedRef).toEqual(lbRef('LoadBalancer', owned, CLUSTER_ID));
+    expect(index.loadBalancerRef('LoadBalancer', unowned)).toEqual(lbRef('LoadBalancer', unowned));
+    expect(index.loadBalancerRef('LoadBalancer', owned)).toBe(ownedRef);
+    const out = runAudit(snapshot, { now: FROZEN_NOW, index });
+    const ofOwned = out.results.filter((r) => r.resource.kind === 'LoadBalancer' && r.resource.id === 'lb-owned');
+    expect(new Set(ofOwned.map((r) => r.checkId)).size).toBeGreaterThan(1);
+    for (const r of ofOwned) expect(r.resource).toBe(ownedRef);
   });
 });
 
