@@ -32,7 +32,7 @@ export const ccmAnnotationUnsupportedRule = scopedCheck({
     'using annotations" (CCM notes 3b (docs/sources.md#ccm-3))',
   scope: 'cluster',
   needs: ['kubernetes'],
-  check(ce, out, r) {
+  check(ce, out, r, ctx) {
     const { cluster } = ce;
     const version = cluster.ccmVersion;
     if (!version || !parseCcmVersion(version)) {
@@ -48,7 +48,7 @@ export const ccmAnnotationUnsupportedRule = scopedCheck({
       if (!se.kind) continue;
       const { service } = se;
       const ref = serviceRef(se);
-      const missing = unsupportedAnnotations(service.annotations, version, se.kind.id) ?? [];
+      const missing = unsupportedAnnotations(service.annotations, version, se.kind.id, ctx.index.ccmAtLeast) ?? [];
       if (missing.length === 0) {
         out.push(
           r.pass(ref, supportedText, {

@@ -102,6 +102,7 @@ const clbPart = scopedCheck({
       eligible,
       endpointSlices: slices,
       ...(cluster.ccmVersion !== undefined ? { ccmVersion: cluster.ccmVersion } : {}),
+      atLeast: ctx.index.ccmAtLeast,
     });
     if (syncError) {
       out.push(r.skipped(ref, ccmSyncFails(ref.id, syncError)));

@@ -92,6 +92,7 @@ function backendsInput(se: ServiceEntry, policy: TrafficPolicy, eligible: Eligib
     eligible,
     endpointSlices: ctx.index.slicesOf(se),
     ...(cluster.ccmVersion !== undefined ? { ccmVersion: cluster.ccmVersion } : {}),
+    atLeast: ctx.index.ccmAtLeast,
   };
 }
 

@@ -8,7 +8,7 @@ import {
   NLB_MIN_VERSION,
   type AnnotationMinimumVersion,
 } from './annotation-versions.constants';
-import { compareCcmVersionTexts } from './version.model';
+import { ccmVersionAtLeast, type CcmVersionAtLeast } from './version.model';
 
 /** The minimum-version rows by suffix, built once at load (read-only). */
 const CLB_BY_SUFFIX: ReadonlyMap<string, AnnotationMinimumVersion> = new Map(CLB_ANNOTATION_MIN_VERSIONS.map((r) => [r.suffix, r]));
@@ -50,21 +50,23 @@ export function annotationMinimumVersion(
  * @param annotations the Service's annotations
  * @param installedVersion the CCM version (add-on version)
  * @param controller `clb` for Services the CLB controller takes, `nlb` for NLB Services
+ * @param atLeast how the installed version is compared with a minimum: `ccmVersionAtLeast` (the texts compared without
+ *   parsing them into objects), or a memo of it (an audit asks per Service)
  * @returns the unsupported annotations sorted by key, or `undefined` when the version does not parse
  */
 export function unsupportedAnnotations(
   annotations: Record<string, string>,
   installedVersion: string,
   controller: LoadBalancerKindId,
+  atLeast: CcmVersionAtLeast = ccmVersionAtLeast,
 ): UnsupportedAnnotation[] | undefined {
-  // Asked per Service: the texts are compared without parsing them into objects (`compareCcmVersionTexts`).
-  if (compareCcmVersionTexts(installedVersion, installedVersion) === undefined) return undefined;
+  // A version is at least itself exactly when it parses.
+  if (atLeast(installedVersion, installedVersion) === undefined) return undefined;
   const out: UnsupportedAnnotation[] = [];
   for (const key of Object.keys(annotations).sort()) {
     const row = annotationMinimumVersion(key, controller);
     if (!row) continue;
-    const c = compareCcmVersionTexts(installedVersion, row.minimumVersion);
-    if (c !== undefined && c < 0) {
+    if (atLeast(installedVersion, row.minimumVersion) === false) {
       out.push({ key, minimumVersion: row.minimumVersion, source: row.source });
     }
   }

@@ -61,9 +61,12 @@ export interface NodeSelectionOptions {
   ccmVersion?: string;
 }
 
-/** Whether the CCM version has a behaviour of `CCM_FEATURES`; an unknown version counts as the current CCM. */
-export function ccmHasFeature(ccmVersion: string | undefined, feature: CcmFeatureKey): boolean {
-  return ccmVersionAtLeast(ccmVersion, CCM_FEATURES[feature].sinceVersion) !== false;
+/**
+ * Whether the CCM version has a behaviour of `CCM_FEATURES`; an unknown version counts as the current CCM.
+ * @param atLeast how the version is compared with the feature's: `ccmVersionAtLeast`, or a memo of it
+ */
+export function ccmHasFeature(ccmVersion: string | undefined, feature: CcmFeatureKey, atLeast: CcmVersionAtLeast = ccmVersionAtLeast): boolean {
+  return atLeast(ccmVersion, CCM_FEATURES[feature].sinceVersion) !== false;
 }
 
 /**
@@ -353,6 +356,11 @@ export interface ExpectedBackendsInput {
   endpointSlices: readonly K8sEndpointSlice[];
   /** The cluster's CCM version (version-dependent behaviours, `CCM_FEATURES`); unknown = the current CCM. */
   ccmVersion?: string;
+  /**
+   * How `ccmVersion` is compared with a feature's version: `ccmVersionAtLeast` when absent, or a memo of it (an audit
+   * builds this input once or more per Service, on a fleet running a handful of versions).
+   */
+  atLeast?: CcmVersionAtLeast;
 }
 
 /**
@@ -384,11 +392,13 @@ export interface CcmWeightSettings {
  *   (vgroups_test.go TestBuildVGroupForServicePort_InvalidDefaultWeight_*: "abc", "150", "-1").
  *
  * @param ccmVersion the cluster's CCM version; unknown = the current CCM
+ * @param atLeast how the version is compared with `defaultWeight`'s: `ccmVersionAtLeast`, or a memo of it
  * @returns the settings, or `{ error }` with CCM's message when the sync fails
  */
 export function ccmWeightSettings(
   svc: Pick<K8sService, 'annotations'>,
   ccmVersion?: string,
+  atLeast: CcmVersionAtLeast = ccmVersionAtLeast,
 ): CcmWeightSettings | { error: string } {
   const out: CcmWeightSettings = { defaultWeight: DEFAULT_SERVER_WEIGHT };
   if (reusedLoadBalancerId(svc as K8sService) && getLbAnnotation(svc.annotations, LB_ANNOTATION.vgroupPort)) {
@@ -399,7 +409,7 @@ export function ccmWeightSettings(
       out.weight = w;
     }
   }
-  if (ccmHasFeature(ccmVersion, 'defaultWeight')) {
+  if (ccmHasFeature(ccmVersion, 'defaultWeight', atLeast)) {
     const text = getLbAnnotation(svc.annotations, LB_ANNOTATION.defaultWeight) ?? '';
     if (text !== '') {
       const w = parseCcmWeight(text);
@@ -432,10 +442,13 @@ function providerIdError(prefix: string, providerId: string | undefined): string
  */
 export type LocalEniHandling = 'resolved' | 'deferred' | 'separate';
 
-/** The Local-mode ENI handling of a CCM version (see `LocalEniHandling`); an unknown version is the current CCM. */
-export function localEniHandling(ccmVersion: string | undefined): LocalEniHandling {
-  if (ccmHasFeature(ccmVersion, 'localEciDedupFixed')) return 'separate';
-  return ccmHasFeature(ccmVersion, 'localEniBackendsMerged') ? 'deferred' : 'resolved';
+/**
+ * The Local-mode ENI handling of a CCM version (see `LocalEniHandling`); an unknown version is the current CCM.
+ * @param atLeast how the version is compared with the features': `ccmVersionAtLeast`, or a memo of it
+ */
+export function localEniHandling(ccmVersion: string | undefined, atLeast: CcmVersionAtLeast = ccmVersionAtLeast): LocalEniHandling {
+  if (ccmHasFeature(ccmVersion, 'localEciDedupFixed', atLeast)) return 'separate';
+  return ccmHasFeature(ccmVersion, 'localEniBackendsMerged', atLeast) ? 'deferred' : 'resolved';
 }
 
 /**
@@ -509,7 +522,7 @@ function clusterModeSyncError(
 export function backendSyncError(
   input: Omit<ExpectedBackendsInput, 'clusterId'>,
 ): string | undefined {
-  const weights = ccmWeightSettings(input.service, input.ccmVersion);
+  const weights = ccmWeightSettings(input.service, input.ccmVersion, input.atLeast);
   if ('error' in weights) return weights.error;
   const clusterError = clusterModeSyncError(input.service, input.policy, input.eligible);
   if (clusterError) return clusterError;
@@ -652,9 +665,9 @@ export function expectedVServerGroups(
   input: ExpectedBackendsInput,
 ): { groups: ExpectedVServerGroup[] } | { error: string } {
   const { service, clusterId, policy } = input;
-  const weights = ccmWeightSettings(service, input.ccmVersion);
+  const weights = ccmWeightSettings(service, input.ccmVersion, input.atLeast);
   if ('error' in weights) return weights;
-  const localEni = localEniHandling(input.ccmVersion);
+  const localEni = localEniHandling(input.ccmVersion, input.atLeast);
   const groups: ExpectedVServerGroup[] = [];
   for (const sp of service.ports) {
     const namePort = policy === 'eni' ? (sp.targetPort ?? sp.port) : (sp.nodePort ?? 0);
@@ -700,7 +713,7 @@ export interface UniformVServerGroup {
 export function uniformClusterVServerGroups(input: ExpectedBackendsInput): UniformVServerGroup[] | undefined {
   const { service, clusterId, policy, eligible, endpointSlices } = input;
   if (policy !== 'cluster' || eligible.unparsableProviderIds.length > 0) return undefined;
-  const weights = ccmWeightSettings(service, input.ccmVersion);
+  const weights = ccmWeightSettings(service, input.ccmVersion, input.atLeast);
   if ('error' in weights || eligible.hasVirtualKubeletCandidate) return undefined;
   for (const slice of endpointSlices)
     for (const ep of slice.endpoints)

@@ -207,7 +207,7 @@ export function expectedNlbServerGroups(input: ExpectedNlbInput): { groups: Expe
   if ('error' in weights) return weights;
   const vgroupWeight = nlbVGroupWeight(service);
   if (typeof vgroupWeight === 'number') weights.weight = vgroupWeight;
-  const localEni = localEniHandling(input.ccmVersion);
+  const localEni = localEniHandling(input.ccmVersion, input.atLeast);
   const groups: ExpectedNlbServerGroup[] = [];
   for (const l of listeners.listeners) {
     const sp = l.servicePort;
