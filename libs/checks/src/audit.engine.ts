@@ -7,6 +7,7 @@ import { FleetIndex } from './fleet-index';
 import { compareResourceKeys, fingerprintOf, resourceKeyOf } from './fingerprint.util';
 import { serviceRef, withResultResource } from './result.util';
 import { withLbOwner } from './clb-owner';
+import { lbOwners } from './lb-refs';
 
 /** Options of `runAudit`. */
 export interface RunAuditOptions {
@@ -105,14 +106,14 @@ export function runAudit(snapshot: FleetSnapshot, options: RunAuditOptions): Aud
     if (n === undefined) named.set(ref, (n = withClusterName(ref, index, settings.owners)));
     return n;
   };
-  // The owning cluster of each CLB and NLB (clb-owner.ts, `FleetIndex.lbOwners`), set on their results so their
+  // The owning cluster of each CLB and NLB (lb-refs.ts `lbOwners`), set on their results so their
   // samples and findings carry it. The refs rules build with `clbRef` / `nlbRef` carry it already (one per load
-  // balancer, from the index); a ref built otherwise (check-scope's ref of a CLB whose region was not read) is given
+  // balancer, lb-refs.ts); a ref built otherwise (check-scope's ref of a CLB whose region was not read) is given
   // it here: one owned copy per load balancer, shared by the results of every check of it. A ref with other fields
   // than the cached one's gets its own copy.
   const ownedById = new Map<string, ResourceRef>();
   const ownedOf = (ref: ResourceRef): ResourceRef => {
-    const owners = index.lbOwners();
+    const owners = lbOwners(index);
     if (!owners.has(ref.id)) return ref;
     const o = ownedById.get(ref.id);
     if (o !== undefined && sameLbRefFields(o, ref)) return o;

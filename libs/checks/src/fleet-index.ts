@@ -42,9 +42,7 @@ import {
   type QuotaDefinition,
   type VServerGroup,
 } from '@app/domain';
-import { clbOwnerClusters, nlbOwnerClusters } from './clb-owner';
 import { ListRowCache, type IdSequence } from './positional-cache';
-import { lbRef } from './result.util';
 
 /**
  * The lookup structure every check reads, built ONCE per snapshot (STYLE.md F.30: "Rules that look
@@ -352,9 +350,8 @@ export class FleetIndex {
   private readonly nlbRankingCache = new Map<EligibleNodes, NodeRanking>();
   private readonly nlbServerIdsCache = new Map<EligibleNodes, Map<string, readonly string[] | null>>();
   private readonly ccmAtLeastCache = new Map<string, Map<string, boolean | undefined>>();
-  private lbOwnersCache?: ReadonlyMap<string, string>;
-  /** One ResourceRef per load balancer (`loadBalancerRef`), keyed by its snapshot object. */
-  private readonly lbRefCache = new Map<Clb | Nlb, ResourceRef>();
+  /** Values other modules derive from this index (`memo`), by their key. */
+  private readonly memos = new Map<symbol, unknown>();
 
   private constructor(readonly snapshot: FleetSnapshot) {}
 
@@ -905,30 +902,16 @@ export class FleetIndex {
   }
 
   /**
-   * The owning cluster of each load balancer that has one, by load-balancer id (clb-owner.ts `clbOwnerClusters` and
-   * `nlbOwnerClusters`; CLB ids `lb-...` and NLB ids `nlb-...` never collide); computed on first use and kept for the
-   * index's life.
+   * A value derived from this index by a module the index does not import (lb-refs.ts: the load balancers' owning
+   * clusters and shared refs), built by `build` on the first call with `key` and kept for the index's life: the
+   * index stays below the modules that read it.
+   * @param key the deriving module's own symbol, one per value (the value's type is the module's to keep)
    */
-  lbOwners(): ReadonlyMap<string, string> {
-    let owners = this.lbOwnersCache;
-    if (owners === undefined) {
-      const both = clbOwnerClusters(this);
-      for (const [id, clusterId] of nlbOwnerClusters(this)) both.set(id, clusterId);
-      this.lbOwnersCache = owners = both;
-    }
-    return owners;
-  }
-
-  /**
-   * The ResourceRef of a CLB (`LoadBalancer`) or an NLB (`NetworkLoadBalancer`) with its owning cluster when one owns it
-   * (`lbOwners`; result.util `lbRef`), built once per load balancer and shared by the results of every check of it:
-   * their results then need no copy to carry the owner (about 150,000 load-balancer results per 1,000 clusters), and
-   * their findings share one named resource.
-   */
-  loadBalancerRef(kind: 'LoadBalancer' | 'NetworkLoadBalancer', lb: Clb | Nlb): ResourceRef {
-    let ref = this.lbRefCache.get(lb);
-    if (ref === undefined) this.lbRefCache.set(lb, (ref = lbRef(kind, lb, this.lbOwners().get(lb.loadBalancerId))));
-    return ref;
+  memo<T>(key: symbol, build: () => T): T {
+    if (this.memos.has(key)) return this.memos.get(key) as T;
+    const value = build();
+    this.memos.set(key, value);
+    return value;
   }
 
   /** The NLB Services (`needNlb`) of a region, in snapshot order (lazy, one pass over the Services). */

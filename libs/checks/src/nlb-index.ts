@@ -113,14 +113,6 @@ export function groupsOfNlb(view: RegionNlbView, nlb: Nlb): NlbServerGroup[] {
   });
 }
 
-/**
- * The ResourceRef of an NLB, with its owning cluster when one owns it (`FleetIndex.loadBalancerRef`): one object per
- * NLB, shared by the results of every check of it.
- */
-export function nlbRef(index: FleetIndex, nlb: Nlb): ResourceRef {
-  return index.loadBalancerRef('NetworkLoadBalancer', nlb);
-}
-
 /** The ResourceRef of an NLB server group. */
 export function nlbServerGroupRef(re: RegionEntry, g: NlbServerGroup): ResourceRef {
   return {

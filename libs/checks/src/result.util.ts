@@ -1,6 +1,5 @@
 import type {
   CheckResult,
-  Clb,
   ClusterSnapshot,
   CoverageDataset,
   Figures,
@@ -19,7 +18,7 @@ import type { FleetIndex, RegionEntry, ServiceEntry } from './fleet-index';
  * A new ResourceRef of a load balancer of either kind, a CLB (`LoadBalancer`) or an NLB (`NetworkLoadBalancer`): its
  * id, account, region, its owning cluster when `clusterId` is given (clb-owner.ts), and its name when it has one, in
  * the JSON contract's key order (the cluster right after the region, as `withLbOwner` places it). Rules take the
- * index's shared ref instead (`clbRef`, `nlbRef`).
+ * shared ref instead (lb-refs.ts `clbRef`, `nlbRef`).
  */
 export function lbRef(
   kind: 'LoadBalancer' | 'NetworkLoadBalancer',
@@ -30,14 +29,6 @@ export function lbRef(
   if (clusterId !== undefined)
     return name ? { kind, id, accountId, regionId, clusterId, name } : { kind, id, accountId, regionId, clusterId };
   return name ? { kind, id, accountId, regionId, name } : { kind, id, accountId, regionId };
-}
-
-/**
- * The ResourceRef of a CLB, with its owning cluster when one owns it (`FleetIndex.loadBalancerRef`): one object per
- * CLB, shared by the results of every check of it.
- */
-export function clbRef(index: FleetIndex, clb: Clb): ResourceRef {
-  return index.loadBalancerRef('LoadBalancer', clb);
 }
 
 /** The ResourceRef of a region (used by region-level `skipped` results). */

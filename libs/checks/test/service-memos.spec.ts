@@ -2,7 +2,7 @@
  * What the index computes once per Service and per cluster against the plain computations the
  * checks made before: `selectionOf`, `eligibleNodesOf`, `slicesOf`, `ClusterEntry.services`, and the node ECS ids the
  * index links to the ECS listing (same values; only the string objects are shared); its CCM version gates
- * (`ccmAtLeast`, against `ccmVersionAtLeast`) and its one ref per load balancer (`loadBalancerRef`, with the owning
+ * (`ccmAtLeast`, against `ccmVersionAtLeast`) and its one ref per load balancer (lb-refs.ts `loadBalancerRef`, with the owning
  * cluster, the object every check's results share). Also NLB_SERVER_ADDED_QUOTA's own result order (resource-key
  * order, so the audit has nothing to sort).
  */
@@ -15,6 +15,7 @@ import { CHECK_IDS } from '../src/check.registry';
 import { nlbServerAddedQuotaRule } from '../src/rules/nlb-server-added-quota.rule';
 import { lbRef } from '../src/result.util';
 import { CLUSTER_ID, FROZEN_NOW, P, factory, uid } from './factories';
+import { lbOwners, loadBalancerRef } from '../src/lb-refs';
 
 /** A cluster of 4 nodes (nodes 0-2 listed as ECS instances, node 3 not) and three Services. */
 function fleetWithServices() {
@@ -113,14 +114,14 @@ describe('CCM version gates and load-balancer refs of the index', () => {
     const unowned = factory.clb({ loadBalancerId: 'lb-free', name: '' });
     snapshot.accounts[0]!.regions[0]!.loadBalancers = [owned, unowned];
     const index = FleetIndex.build(snapshot);
-    expect(index.lbOwners().get('lb-owned')).toBe(CLUSTER_ID);
-    expect(index.lbOwners().has('lb-free')).toBe(false);
-    const ownedRef = index.loadBalancerRef('LoadBalancer', owned);
+    expect(lbOwners(index).get('lb-owned')).toBe(CLUSTER_ID);
+    expect(lbOwners(index).has('lb-free')).toBe(false);
+    const ownedRef = loadBalancerRef(index, 'LoadBalancer', owned);
     // The JSON contract's key order: the owning cluster right after the region.
     expect(Object.keys(ownedRef)).toEqual(['kind', 'id', 'accountId', 'regionId', 'clusterId', 'name']);
     expect(ownedRef).toEqual(lbRef('LoadBalancer', owned, CLUSTER_ID));
-    expect(index.loadBalancerRef('LoadBalancer', unowned)).toEqual(lbRef('LoadBalancer', unowned));
-    expect(index.loadBalancerRef('LoadBalancer', owned)).toBe(ownedRef);
+    expect(loadBalancerRef(index, 'LoadBalancer', unowned)).toEqual(lbRef('LoadBalancer', unowned));
+    expect(loadBalancerRef(index, 'LoadBalancer', owned)).toBe(ownedRef);
     const out = runAudit(snapshot, { now: FROZEN_NOW, index });
     const ofOwned = out.results.filter((r) => r.resource.kind === 'LoadBalancer' && r.resource.id === 'lb-owned');
     expect(new Set(ofOwned.map((r) => r.checkId)).size).toBeGreaterThan(1);

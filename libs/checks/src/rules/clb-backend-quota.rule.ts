@@ -1,7 +1,8 @@
 import { SLB_QUOTA_BACKEND_SERVERS } from '@app/domain';
 import { scopedCheck } from '../check-scope';
 import { DOC_URL, FORECAST_HINT, SEED } from '../doc-links.constants';
-import { clbRef, count, limitSourceText, pct, QUOTA_RATIO_SETTINGS, quotaSeverity, type PassText, type QuotaFigures } from '../result.util';
+import { count, limitSourceText, pct, QUOTA_RATIO_SETTINGS, quotaSeverity, type PassText, type QuotaFigures } from '../result.util';
+import { clbRef } from '../lb-refs';
 
 /** The message of one CLB's backend use (`ref` is the CLB's: its id). */
 const backendQuotaText: PassText<QuotaFigures & { distinctServers: number; vServerGroups: number }> = (

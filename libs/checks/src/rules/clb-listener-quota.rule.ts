@@ -1,7 +1,8 @@
 import { SLB_QUOTA_LISTENERS } from '@app/domain';
 import { scopedCheck } from '../check-scope';
 import { DOC_URL, FORECAST_HINT, SEED } from '../doc-links.constants';
-import { clbRef, count, limitSourceText, pct, pushQuotaUse, QUOTA_RATIO_SETTINGS, type PassText, type QuotaFigures } from '../result.util';
+import { count, limitSourceText, pct, pushQuotaUse, QUOTA_RATIO_SETTINGS, type PassText, type QuotaFigures } from '../result.util';
+import { clbRef } from '../lb-refs';
 
 /** The message of one CLB's listener use (`ref` is the CLB's: its id is the CLB id). */
 const listenerQuotaText: PassText<QuotaFigures> = (ref, { used, limit, ratio, limitSource }) =>

@@ -10,11 +10,12 @@ import {
   type ExpectedNlbListener,
 } from '@app/domain';
 import { combinedCheck, scopedCheck } from '../check-scope';
-import { nlbOfService, nlbRef, nlbServicesOf } from '../nlb-index';
+import { nlbOfService, nlbServicesOf } from '../nlb-index';
 import { nlbRegionCheck } from './nlb-quota.util';
 import { DOC_URL, SEED } from '../doc-links.constants';
 import type { ServiceEntry } from '../fleet-index';
-import { clbRef, count, listSome } from '../result.util';
+import { count, listSome } from '../result.util';
+import { clbRef, nlbRef } from '../lb-refs';
 
 function svcName(se: ServiceEntry): string {
   return `${se.cluster.cluster.clusterId}:${se.service.namespace}/${se.service.name}`;

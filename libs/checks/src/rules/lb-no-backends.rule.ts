@@ -1,9 +1,10 @@
 import { parseCcmNamedKey, parseNlbNamedKey } from '@app/domain';
 import { combinedCheck, scopedCheck } from '../check-scope';
-import { groupsOfNlb, nlbRef } from '../nlb-index';
+import { groupsOfNlb } from '../nlb-index';
 import { nlbRegionCheck } from './nlb-quota.util';
 import { DOC_URL, SEED } from '../doc-links.constants';
-import { clbRef, count, listSome, type PassText } from '../result.util';
+import { count, listSome, type PassText } from '../result.util';
+import { clbRef, nlbRef } from '../lb-refs';
 
 /** A CLB with backends and no empty vServer group: its message (built when read). */
 const clbBackendsText: PassText<{ backendEntries: number }> = (ref, { backendEntries }) =>

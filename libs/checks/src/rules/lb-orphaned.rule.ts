@@ -9,7 +9,8 @@ import {
 import { scopedCheck } from '../check-scope';
 import { DOC_URL, SEED } from '../doc-links.constants';
 import type { FleetIndex, ServiceEntry } from '../fleet-index';
-import { clbRef, notReadReason, type PassText } from '../result.util';
+import { notReadReason, type PassText } from '../result.util';
+import { clbRef } from '../lb-refs';
 
 /** A CLB that belongs to a LoadBalancer Service: its message (built when read; `clusterId` is the Service's cluster). */
 const ownedText: PassText<{ service: string }, string> = (ref, { service }, clusterId) =>

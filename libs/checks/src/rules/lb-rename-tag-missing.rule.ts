@@ -7,8 +7,9 @@ import {
 import { combinedCheck, scopedCheck } from '../check-scope';
 import { DOC_URL, SEED } from '../doc-links.constants';
 import type { ServiceEntry } from '../fleet-index';
-import { nlbNotReadReason, nlbOfService, nlbRef, nlbServicesOf, regionNlbView } from '../nlb-index';
-import { clbRef, type PassText, regionRef } from '../result.util';
+import { nlbNotReadReason, nlbOfService, nlbServicesOf, regionNlbView } from '../nlb-index';
+import { type PassText, regionRef } from '../result.util';
+import { clbRef, nlbRef } from '../lb-refs';
 
 /** A load balancer that carries CCM's owner tag: its message (built when read); `kind` is `CLB` or `NLB`. */
 const taggedText: PassText<{ ownerTag: string }, string> = (ref, { ownerTag }, kind) =>

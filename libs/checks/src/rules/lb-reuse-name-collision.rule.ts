@@ -1,7 +1,8 @@
 import { scopedCheck } from '../check-scope';
 import { DOC_URL, SEED } from '../doc-links.constants';
 import type { ServiceEntry } from '../fleet-index';
-import { clbRef, count, listSome } from '../result.util';
+import { count, listSome } from '../result.util';
+import { clbRef } from '../lb-refs';
 
 /** The ids of the clusters of some Services, distinct. */
 function clustersOf(services: readonly ServiceEntry[]): Set<string> {

@@ -1,7 +1,8 @@
 import { serviceTrafficPolicy } from '@app/domain';
 import { scopedCheck } from '../check-scope';
 import { DOC_URL, SEED } from '../doc-links.constants';
-import { clbRef, listSome, type PassText } from '../result.util';
+import { listSome, type PassText } from '../result.util';
+import { clbRef } from '../lb-refs';
 
 /** A CLB with a specification: its message (built when read). */
 const specText: PassText<{ spec: string }> = (ref, { spec }) => `CLB ${ref.id} has the specification ${spec}`;

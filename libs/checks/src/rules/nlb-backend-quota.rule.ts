@@ -1,9 +1,10 @@
 import { NLB_QUOTA_BACKEND_SERVERS, type NlbServerGroup } from '@app/domain';
 import { DOC_URL, FORECAST_HINT, SEED } from '../doc-links.constants';
-import { groupsOfNlb, nlbRef, serverKey, type RegionNlbView } from '../nlb-index';
+import { groupsOfNlb, serverKey, type RegionNlbView } from '../nlb-index';
 import type { IdSequence } from '../positional-cache';
 import { count, QUOTA_RATIO_SETTINGS } from '../result.util';
 import { nlbQuotaText, nlbRegionCheck, pushNlbQuota } from './nlb-quota.util';
+import { nlbRef } from '../lb-refs';
 
 /** `NLB nlb-x has 100 backend entries (100 distinct servers) in 1 server group: ...` (`ref` is the NLB's). */
 const backendsText = nlbQuotaText(

@@ -1,8 +1,8 @@
 import { NLB_QUOTA_LISTENERS } from '@app/domain';
 import { DOC_URL, FORECAST_HINT, SEED } from '../doc-links.constants';
-import { nlbRef } from '../nlb-index';
 import { count, QUOTA_RATIO_SETTINGS } from '../result.util';
 import { nlbQuotaText, nlbRegionCheck, pushNlbQuota } from './nlb-quota.util';
+import { nlbRef } from '../lb-refs';
 
 /** `NLB nlb-x has 1 listener: ...` (`ref` is the NLB's). */
 const listenersText = nlbQuotaText((ref, f) => `NLB ${ref.id} has ${count(f.used, 'listener')}`);

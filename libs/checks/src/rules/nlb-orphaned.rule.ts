@@ -1,9 +1,10 @@
 import { TAG_CCM_OWNER, TAG_CLUSTER_ID, needNlb, parseNlbNamedKey, type Nlb } from '@app/domain';
 import { DOC_URL, SEED } from '../doc-links.constants';
-import { groupsOfNlb, nlbRef, type RegionNlbView } from '../nlb-index';
+import { groupsOfNlb, type RegionNlbView } from '../nlb-index';
 import { type PassText, regionRef } from '../result.util';
 import { nlbRegionCheck } from './nlb-quota.util';
 import { findOwner } from './lb-orphaned.rule';
+import { nlbRef } from '../lb-refs';
 
 /** An NLB that belongs to an NLB Service: its message (built when read; `clusterId` is the Service's cluster). */
 const ownedText: PassText<{ service: string }, string> = (ref, { service }, clusterId) =>
