@@ -45,4 +45,17 @@ describe('annotation minimum versions (ACK doc column, research 3b)', () => {
     expect(annotationMinimumVersion(`${P}listener-port-range`, 'nlb')?.minimumVersion).toBe('v2.11.4');
     expect(annotationMinimumVersion('service.beta.kubernetes.io/backend-type', 'nlb')).toBeUndefined();
   });
+
+  it('names the NLB controller\'s minimum as the source of an NLB annotation the tables do not list', () => {
+    expect(annotationMinimumVersion(`${P}zone-maps`, 'nlb')).toEqual({
+      suffix: 'zone-maps',
+      minimumVersion: 'v2.5.0',
+      source: 'ACK doc "Configure NLB using annotations": NLB requires CCM v2.5.0 or later',
+    });
+  });
+
+  it('lists the unsupported annotations sorted by key, whatever order the Service writes them in', () => {
+    const annotations = { [`${P}preserve-lb-on-delete`]: 'true', [`${P}connection-drain`]: 'on' };
+    expect(unsupportedAnnotations(annotations, 'v2.0.0', 'clb')?.map((a) => a.key)).toEqual([`${P}connection-drain`, `${P}preserve-lb-on-delete`]);
+  });
 });
