@@ -32,11 +32,23 @@ export class ScanSnapshotRepository {
   constructor(private readonly pool: Pool) {}
 
   /**
-   * Store (or replace) the snapshot of a scan, compressed and written as `copyCompressed` writes a chunked store's.
+   * Store (or replace) the snapshot of a scan.
    * @param client the transaction's client
    */
   async replaceForScan(client: PoolClient, scanId: string, snapshot: FleetSnapshot): Promise<void> {
-    await this.copyCompressed(client, scanId, await gzipSnapshotParts(snapshot));
+    await this.replaceCompressed(client, scanId, await gzipSnapshotLines(snapshot));
+  }
+
+  /**
+   * Store (or replace) the snapshot of a scan already compressed by `gzipSnapshotLines`.
+   * @param client the transaction's client
+   */
+  async replaceCompressed(client: PoolClient, scanId: string, { gz, rawBytes }: { gz: Buffer; rawBytes: number }): Promise<void> {
+    await client.query(
+      `INSERT INTO scan_snapshots (scan_id, snapshot, bytes_raw) VALUES ($1, $2, $3)
+       ON CONFLICT (scan_id) DO UPDATE SET snapshot = EXCLUDED.snapshot, bytes_raw = EXCLUDED.bytes_raw`,
+      [scanId, gz, rawBytes],
+    );
   }
 
   /**
