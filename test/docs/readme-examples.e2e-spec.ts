@@ -33,7 +33,7 @@ const TOKEN_HASH_KEY = 'readme-examples-e2e-hash-key-0123456789abcdef';
  * (raw words joined by one space, comments dropped) -> why it is not run. Reviewed: every entry says what it needs.
  */
 const MARKED: ReadonlyMap<string, string> = new Map([
-  ['npx fleet-audit demo', 'long-running (serves until Ctrl+C); test/e2e runs the demo'],
+  ['npx fleet-audit demo', 'long-running (serves until Ctrl+C); test/e2e/demo.e2e-spec.ts runs it and stops it with SIGTERM'],
   [
     'npx fleet-audit sim generate --out /tmp/big --accounts 20 --clusters 200 --nodes-per-cluster 100 --services-per-cluster 50',
     'writes a 20,000-node fleet (bench:crawl size); test/generate covers `sim generate` on small fleets',

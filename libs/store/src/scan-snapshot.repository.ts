@@ -28,8 +28,16 @@ const LATEST_FROM = `FROM scans s LEFT JOIN scan_snapshots n ON n.scan_id = s.id
         ORDER BY s.started_at DESC, s.id DESC LIMIT 1`;
 
 export class ScanSnapshotRepository {
-  /** @param pool the store's connection pool */
-  constructor(private readonly pool: Pool) {}
+  /**
+   * @param pool the store's connection pool
+   * @param binaryCopy whether `copyCompressed` may run: only a store with COPY lanes (the chunked store, a PostgreSQL
+   *   server). The embedded PGlite behind its socket never finishes a binary `COPY ... FROM STDIN`: the caller would
+   *   hang on its only connection (the demo did, after printing its findings), so there it fails at once instead.
+   */
+  constructor(
+    private readonly pool: Pool,
+    private readonly binaryCopy = true,
+  ) {}
 
   /**
    * Store (or replace) the snapshot of a scan.
@@ -61,6 +69,8 @@ export class ScanSnapshotRepository {
    * @param buffer what the COPY data is encoded into (`copyBuffer`); a new one when omitted
    */
   async copyCompressed(client: PoolClient, scanId: string, snapshot: GzipParts, buffer?: Buffer): Promise<void> {
+    if (!this.binaryCopy)
+      throw new Error(`cannot store the snapshot of scan ${scanId} by binary COPY: this store has no COPY lanes (embedded PGlite never finishes one); use replaceForScan`);
     await client.query('DELETE FROM scan_snapshots WHERE scan_id = $1', [scanId]);
     await copyIn(client, 'COPY scan_snapshots (scan_id, snapshot, bytes_raw) FROM STDIN (FORMAT binary)', async (out) => {
       // PostgreSQL docs, "COPY", section "Binary Format": signature, flags, header extension length; then per tuple

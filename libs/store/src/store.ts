@@ -102,7 +102,8 @@ export class Store {
     const latest = () => this.scans.latestSucceededId();
     this.findings = new FindingRepository(pool, latest);
     this.quotaUsage = new QuotaUsageRepository(pool);
-    this.snapshots = new ScanSnapshotRepository(pool);
+    // No binary COPY without COPY lanes (the one-transaction store of embedded PGlite: it never finishes one).
+    this.snapshots = new ScanSnapshotRepository(pool, chunkedLanes > 0);
     this.generations = new ReadGenerations(pool);
     this.graph = new FleetGraphRepository(pool, this.generations);
     this.quotaTrends = new QuotaTrendRepository(pool, this.quotaUsage);
