@@ -1,6 +1,6 @@
 /**
- * `runScan` on a store that is still starting (the demo: embedded PostgreSQL starting in its thread
- * while the fleet is read): the outcome reaches `onAnalyzed` before any row exists, then the scan is
+ * `startScan` / `runScan` on a store that is still starting (the demo: embedded PostgreSQL starting in its thread
+ * while the fleet is read): the outcome is handed out (`analyzed`) before any row exists, then the scan is
  * stored exactly as with a ready store; a store that never starts rejects the scan (nothing is lost
  * silently); bad offline input writes nothing; a scan that read nothing is recorded as failed.
  */
@@ -8,7 +8,7 @@ import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { runScan, ScanFailedError, type ScanOutcome } from '@app/audit';
+import { runScan, ScanFailedError, startScan } from '@app/audit';
 import { Store, SYSTEM_PRINCIPAL } from '@app/store';
 import { createTestDatabase, type TestDatabase } from '../store/test-database.util';
 
@@ -33,21 +33,13 @@ describe('runScan with a deferred store (Promise<Store>)', () => {
     let release!: () => void;
     const gate = new Promise<void>((r) => (release = r));
     const storeReady = gate.then(() => store);
-    let seen: { outcome: ScanOutcome; rowBefore: unknown } | undefined;
-    const scanning = runScan(
-      {
-        source: { kind: 'offline', fleetDir: SAMPLE },
-        now: NOW,
-        onAnalyzed: async (o) => {
-          seen = { outcome: o, rowBefore: await store.scans.get(o.scan.id) };
-          release();
-        },
-      },
-      storeReady,
-    );
-    const outcome = await scanning;
-    expect(seen?.outcome).toBe(outcome);
-    expect(seen?.rowBefore ?? undefined).toBeUndefined();
+    const scan = startScan({ source: { kind: 'offline', fleetDir: SAMPLE }, now: NOW }, storeReady);
+    const analyzed = await scan.analyzed;
+    const rowBefore = await store.scans.get(analyzed.scan.id);
+    release();
+    const outcome = await scan.stored;
+    expect(analyzed).toBe(outcome);
+    expect(rowBefore ?? undefined).toBeUndefined();
     expect(outcome.findings.length).toBeGreaterThan(0);
     const stored = await store.scans.get(outcome.scan.id);
     expect(stored).toMatchObject({ status: 'succeeded', fleetName: outcome.scan.fleetName, startedAt: outcome.scan.startedAt });
@@ -61,14 +53,10 @@ describe('runScan with a deferred store (Promise<Store>)', () => {
   });
 
   it('rejects when the store never starts, after the findings were shown', async () => {
-    let analyzed = false;
-    await expect(
-      runScan(
-        { source: { kind: 'offline', fleetDir: SAMPLE }, now: NOW, onAnalyzed: () => void (analyzed = true) },
-        Promise.reject(new Error('embedded PostgreSQL (PGlite) did not start: disk full')),
-      ),
-    ).rejects.toThrow('disk full');
-    expect(analyzed).toBe(true);
+    const scan = startScan({ source: { kind: 'offline', fleetDir: SAMPLE }, now: NOW }, Promise.reject(new Error('embedded PostgreSQL (PGlite) did not start: disk full')));
+    // The findings were handed out all the same.
+    expect((await scan.analyzed).findings.length).toBeGreaterThan(0);
+    await expect(scan.stored).rejects.toThrow('disk full');
   });
 
   it('writes nothing for a malformed fleet directory', async () => {

@@ -1,20 +1,24 @@
 /**
- * The scan use case, shared by the CLI, the API's POST /v1/scans and the worker, top-down:
+ * The scan use case, shared by the CLI, the API's POST /v1/scans and the worker, read top-down in `scanSteps`:
  * `collectFleet` (offline directory or live APIs -> FleetSnapshot) -> `analyzeSnapshot` (every check -> findings +
- * coverage) -> `onAnalyzed` -> `storeAnalysis` (optional; visible at once). Each step is a function the next one does
- * not call back (the analyze and store steps live in analyze-and-store.ts and call nothing here); progress is
- * reported around the calls.
+ * coverage) -> the store step (scan-row.ts -> `storeAnalysis`; none without a store, deferred on a store still
+ * starting). Each step is a function the next one does not call back (the analyze and store steps live in
+ * analyze-and-store.ts and scan-row.ts and call nothing here); progress is reported around the calls, and the outcome
+ * is handed out once analyzed (`startScan`'s `analyzed`), not through a callback in the middle of the path.
+ *
+ * An offline scan without a store loads neither libs/store (pg) nor the thread pool (piscina, loaded by
+ * threaded-audit.ts when a pool starts): `fleet-audit scan --fleet DIR` pays only for what it runs.
  *
  * docs/scan-path.md follows one scan through it, from the CLI and from `POST /v1/scans`.
  */
-import { refreshQuotaApplicationsOf } from './quota-request-runner';
 import { randomUUID } from 'node:crypto';
 import type { PartialAuditSettings } from '@app/checks';
 import { FleetValidationError, loadFleetDirectory, scanLive, type ScanConfig } from '@app/collectors';
 import type { CheckResult, CoverageEntry, FleetSnapshot, Finding, SkippedResult } from '@app/domain';
-import { startScanHeartbeat, type Store } from '@app/store';
+import type { Store } from '@app/store';
 import { FleetIndex } from '@app/checks';
-import { analyzeSnapshot, nothingReadReason, ScanFailedError, storeAnalysis, type ScanAnalysis, type ScanSummary } from './analyze-and-store';
+import { analyzeSnapshot, nothingReadReason, ScanFailedError, type ScanAnalysis, type ScanSummary } from './analyze-and-store';
+import type { ScanRow, ScanRowFields } from './scan-row';
 import { fleetDirectoryAuditShards, runThreadedAudit, threadedResults, type AuditShard } from './threaded-audit';
 
 /** Where a scan reads its fleet from. */
@@ -56,12 +60,6 @@ export interface ScanRequest {
   keepResults?: boolean;
   /** Id of a scan row the caller already created (`store.scans.create`), e.g. to answer 202 first. */
   scanId?: string;
-  /**
-   * Called with the outcome once the analysis is done and before the store step (so a terminal
-   * can show the findings while they are being written). The scan is stored afterwards all the
-   * same, and `runScan` resolves only once it is (or rejects when storing fails).
-   */
-  onAnalyzed?: (outcome: ScanOutcome) => void | Promise<void>;
 }
 
 /** The scan record as printed by `scan --format json` and served by the API. */
@@ -86,122 +84,136 @@ export interface ScanOutcome {
   results: CheckResult[];
 }
 
+/** A started scan: its outcome once analyzed, and once stored. */
+export interface StartedScan {
+  /**
+   * The outcome as soon as the analysis is done, before the store step (so a terminal can show the findings while
+   * they are being written); rejects as `stored` does when the scan fails before that.
+   */
+  analyzed: Promise<ScanOutcome>;
+  /** The same outcome once the scan is stored (at once without a store); rejects when the scan fails or is not stored. */
+  stored: Promise<ScanOutcome>;
+}
+
 /**
- * Run one scan end to end.
+ * Run one scan end to end: `startScan(...).stored`.
+ * @param request source, clock, settings, progress callback
+ * @param store see `startScan`
+ * @returns the scan record, findings and all results
+ * @throws see `startScan`
+ */
+export function runScan(request: ScanRequest, store?: Store | Promise<Store>): Promise<ScanOutcome> {
+  return startScan(request, store).stored;
+}
+
+/**
+ * Run one scan: collect -> analyze -> store (`scanSteps`).
  * @param request source, clock, settings, progress callback
  * @param store when given, the scan and its findings are written (scan row first as `running`,
  *   then findings, fingerprints and the final status in one transaction). A promise of a store
  *   (one still starting, e.g. the demo's embedded PostgreSQL) defers every write until the fleet
- *   is read and analyzed: the row is then created and completed at once (see `runScanDeferredStore`).
- * @returns the scan record, findings and all results
- * @throws FleetValidationError / ScanConfigError for bad input (nothing is written);
- *   ScanFailedError when nothing could be read (the stored scan is marked failed); the store's
- *   error when a deferred store does not start or the scan cannot be stored
+ *   is read and analyzed: the row is then created and completed at once (scan-row.ts `deferredScanRow`).
+ * @returns the outcome once analyzed and once stored (`StartedScan`); `stored` rejects with
+ *   FleetValidationError / ScanConfigError for bad input (nothing is written); ScanFailedError when nothing could be
+ *   read (the stored scan is marked failed); the store's error when a deferred store does not start or the scan
+ *   cannot be stored
  */
-export async function runScan(request: ScanRequest, store?: Store | Promise<Store>): Promise<ScanOutcome> {
-  if (store instanceof Promise) return runScanDeferredStore(request, store);
-  const startedAt = request.observedAt ?? new Date();
-  const sourceKind = request.source.kind;
-  // Offline input is validated before a scan row exists: a malformed fleet writes nothing. When the
-  // caller already created the row (POST /v1/scans), loading happens inside the error handling
-  // below, so a fleet that became invalid fails that row instead of leaving it running.
-  // Threads only without a store: a threaded analysis reads the fleet shard by shard, in its threads (the shards' files
-  // are validated there: a malformed one fails the analysis, with nothing written). A stored scan holds the whole
-  // snapshot anyway (stored with its fleet graph), so it analyzes that snapshot with the index it builds once, instead
-  // of having the threads read every file a second time.
-  const shards = store ? undefined : threadedShardsOf(request);
-  const threadedOnly = shards !== undefined;
-  let snapshot =
-    request.source.kind === 'offline' && request.scanId === undefined && !threadedOnly ? await collectFleet(request.source, request.onProgress) : undefined;
-  const fleetName = snapshot?.name ?? (request.source.kind === 'live' ? request.source.config.name : 'fleet');
-  const scanId =
-    request.scanId ?? (store ? (await store.scans.create({ source: sourceKind, fleetName, startedAt })).id : randomUUID());
-  // The lease: while this process runs the scan it renews the heartbeat; if it dies, a reaper in
-  // the API or worker fails the row (libs/store scan-lease).
-  const stopHeartbeat = store ? startScanHeartbeat(store.scans, scanId) : () => undefined;
+export function startScan(request: ScanRequest, store?: Store | Promise<Store>): StartedScan {
+  let analyzed!: (outcome: ScanOutcome) => void;
+  const analysisDone = new Promise<ScanOutcome>((resolve) => (analyzed = resolve));
+  const stored = scanSteps(request, store, analyzed);
+  const started = { analyzed: Promise.race([analysisDone, stored]), stored };
+  // A caller awaiting only `stored` sees the error there.
+  started.analyzed.catch(() => undefined);
+  return started;
+}
+
+/**
+ * The one path of every scan, top-down: collect -> analyze -> store. The branches are data, decided before the first
+ * step: whether the fleet is read before the row exists (`readsBeforeRow`), whether collect and analyze are one
+ * threaded step (`threadedShardsOf`: an offline fleet directory, more than one thread, no store), and the scan's row
+ * (`scanRowOf`: none, created now, or deferred until the store step).
+ */
+async function scanSteps(request: ScanRequest, store: Store | Promise<Store> | undefined, analyzed: (outcome: ScanOutcome) => void): Promise<ScanOutcome> {
+  // The row of a deferred store is created after the analysis: its processing time starts here, not at creation.
+  const processingStartedAt = new Date();
+  const startedAt = request.observedAt ?? processingStartedAt;
+  const shards = store === undefined ? threadedShardsOf(request) : undefined;
+  // Offline input is validated before a scan row exists: a malformed fleet writes nothing.
+  const early = readsBeforeRow(request, store, shards) ? await collectFleet(request.source, request.onProgress) : undefined;
+  const row = await scanRowOf(request, store, { source: request.source.kind, fleetName: fleetNameOf(request, early), startedAt, processingStartedAt });
   try {
-    if (shards && threadedOnly) {
-      // Nothing to store: the fleet is read only shard by shard, in the threads.
-      const { analysis, fleetName: name, coverage } = await analyzeThreadedStep(shards, request, scanId);
-      const outcome = outcomeOf(scanId, sourceKind, startedAt, { name, coverage }, analysis);
-      await request.onAnalyzed?.(outcome);
-      return outcome;
-    }
-    snapshot ??= await collectFleet(request.source, request.onProgress);
-    // One index for the audit and the stored fleet graph.
-    const index = store ? FleetIndex.build(snapshot) : undefined;
-    const analysis = analyzeStep(snapshot, request, scanId, index);
-    const outcome = outcomeOf(scanId, sourceKind, startedAt, snapshot, analysis);
-    await request.onAnalyzed?.(outcome);
-    if (store) await storeStep(store, scanId, snapshot, analysis, request, index);
+    // collect -> analyze (one threaded step, or the whole snapshot then every check on it)
+    const scan = shards ? await analyzeThreadedStep(shards, request, row.id) : await collectAndAnalyze(request, early, row.id, store !== undefined);
+    const outcome = outcomeOf(row.id, request.source.kind, startedAt, scan.fleet, scan.analysis);
+    analyzed(outcome);
+    // -> store (nothing without a store, nor after a threaded analysis: the fleet was read only in its threads)
+    if (scan.snapshot) await row.store(scan.snapshot, scan.analysis, scan.index, (done) => request.onProgress?.({ phase: 'store', done, total: 1 }));
     // A live scan also records what Quota Center decided on the stored applications since the last one. Best effort:
     // the scan is stored already, and the next scan or `quota request` run refreshes them again.
-    if (store && request.source.kind === 'live') await refreshQuotaApplicationsOf(store, request.source.config).catch(() => undefined);
+    if (request.source.kind === 'live') await row.refreshQuotaApplications(request.source.config);
     return outcome;
   } catch (e) {
-    if (store) {
-      // Retried while the connection is lost; if it stays lost the lease expires and a reaper
-      // fails the row. The scan's own error is what the caller needs to see either way.
-      await store.scans.fail(scanId, oneLineReason(e)).catch(() => undefined);
-    }
+    await row.fail(oneLineReason(e));
     throw e;
   } finally {
-    stopHeartbeat();
+    row.close();
   }
 }
 
 /**
- * `runScan` on a store that is still starting: read and analyze the fleet without touching the
- * database, hand the outcome to `onAnalyzed`, then wait for the store, create the scan row
- * (`startedAt` = when the scan started) and complete it in one transaction. A scan that fails after
- * its input was validated is recorded as a failed row once the store is up (best effort); a store
- * that never starts rejects the scan, so a caller cannot miss that nothing was stored.
+ * Whether the collect step runs before the scan's row exists: an offline fleet (a malformed one writes nothing), unless
+ * the caller created the row already (POST /v1/scans: a fleet that became invalid then fails that row instead of
+ * leaving it running) or the analysis is threaded (each thread reads its shard's files).
  */
-async function runScanDeferredStore(request: ScanRequest, storeReady: Promise<Store>): Promise<ScanOutcome> {
-  // Handled where awaited; this keeps an early rejection from being reported as unhandled.
-  storeReady.catch(() => undefined);
-  // The row is created after the analysis: its processing time starts here, not at creation.
-  const processingStartedAt = new Date();
-  const startedAt = request.observedAt ?? processingStartedAt;
-  const sourceKind = request.source.kind;
-  const scanId = request.scanId ?? randomUUID();
-  // Bad offline input: nothing is written (as in runScan).
-  let snapshot = request.source.kind === 'offline' ? await collectFleet(request.source, request.onProgress) : undefined;
-  let analysis: ScanAnalysis;
-  let index: FleetIndex;
-  try {
-    snapshot ??= await collectFleet(request.source, request.onProgress);
-    index = FleetIndex.build(snapshot);
-    analysis = analyzeStep(snapshot, request, scanId, index);
-  } catch (e) {
-    // Error path: a store that failed to start has nothing to record; the scan's own error is thrown.
-    const store = await storeReady.catch(() => undefined);
-    if (store) {
-      const fleetName = snapshot?.name ?? (request.source.kind === 'live' ? request.source.config.name : 'fleet');
-      await store.scans
-        .create({ id: scanId, source: sourceKind, fleetName, startedAt, processingStartedAt })
-        .then(() => store.scans.fail(scanId, oneLineReason(e)))
-        // Error path, best effort (see above): the scan's own error is what the caller sees.
-        .catch(() => undefined);
-    }
-    throw e;
-  }
-  const outcome = outcomeOf(scanId, sourceKind, startedAt, snapshot, analysis);
-  await request.onAnalyzed?.(outcome);
-  const store = await storeReady;
-  await store.scans.create({ id: scanId, source: sourceKind, fleetName: snapshot.name, startedAt, processingStartedAt });
-  const stopHeartbeat = startScanHeartbeat(store.scans, scanId);
-  try {
-    await storeStep(store, scanId, snapshot, analysis, request, index);
-  } catch (e) {
-    // Error path: the lease expires and a reaper fails the row if this cannot; `e` is thrown either way.
-    await store.scans.fail(scanId, oneLineReason(e)).catch(() => undefined);
-    throw e;
-  } finally {
-    stopHeartbeat();
-  }
-  if (request.source.kind === 'live') await refreshQuotaApplicationsOf(store, request.source.config).catch(() => undefined);
-  return outcome;
+function readsBeforeRow(request: ScanRequest, store: Store | Promise<Store> | undefined, shards: AuditShard[] | undefined): boolean {
+  const callerRow = request.scanId !== undefined && store !== undefined && !(store instanceof Promise);
+  return request.source.kind === 'offline' && !callerRow && shards === undefined;
+}
+
+/** The name a scan's row records before its fleet is read: the snapshot's when read, the live config's, else `fleet`. */
+function fleetNameOf(request: ScanRequest, snapshot: FleetSnapshot | undefined): string {
+  return snapshot?.name ?? (request.source.kind === 'live' ? request.source.config.name : 'fleet');
+}
+
+/**
+ * The row a scan writes: none without a store (an id only), created now on a ready store, deferred on a store still
+ * starting. scan-row.ts is loaded here, only for a scan with a store: it brings libs/store (pg) in, which an offline
+ * `fleet-audit scan --fleet DIR` must not load.
+ */
+async function scanRowOf(
+  request: ScanRequest,
+  store: Store | Promise<Store> | undefined,
+  fields: ScanRowFields & { processingStartedAt: Date },
+): Promise<ScanRow> {
+  if (store === undefined) return noScanRow(request.scanId ?? randomUUID());
+  const { deferredScanRow, openScanRow } = await import('./scan-row.js');
+  if (store instanceof Promise) return deferredScanRow(store, fields, request.scanId ?? randomUUID());
+  return openScanRow(store, { source: fields.source, fleetName: fields.fleetName, startedAt: fields.startedAt }, request.scanId);
+}
+
+/** The row of a scan without a store: nothing is written. */
+function noScanRow(id: string): ScanRow {
+  return { id, store: async () => undefined, refreshQuotaApplications: async () => undefined, fail: async () => undefined, close: () => undefined };
+}
+
+/** What collect -> analyze produced: the analysis, the fleet's name and coverage, and what the store step needs. */
+interface CollectedScan {
+  analysis: ScanAnalysis;
+  fleet: Pick<FleetSnapshot, 'name' | 'coverage'>;
+  /** The snapshot to store (absent after a threaded analysis, which read the fleet only in its threads). */
+  snapshot?: FleetSnapshot;
+  /** The index the audit used, reused for the stored fleet graph. */
+  index?: FleetIndex;
+}
+
+/** The collect step (unless done before the row existed: `early`), then the analyze step on the whole snapshot. */
+async function collectAndAnalyze(request: ScanRequest, early: FleetSnapshot | undefined, scanId: string, stored: boolean): Promise<CollectedScan> {
+  const snapshot = early ?? (await collectFleet(request.source, request.onProgress));
+  // One index for the audit and the stored fleet graph.
+  const index = stored ? FleetIndex.build(snapshot) : undefined;
+  const analysis = analyzeStep(snapshot, request, scanId, index);
+  return { analysis, fleet: snapshot, snapshot, ...(index ? { index } : {}) };
 }
 
 /**
@@ -264,7 +276,7 @@ async function analyzeThreadedStep(
   shards: AuditShard[],
   request: ScanRequest,
   scanId: string,
-): Promise<{ analysis: ScanAnalysis; fleetName: string; coverage: CoverageEntry[] }> {
+): Promise<CollectedScan> {
   // The threads read the fleet as they analyze it: collect and analyze are reported as one step.
   const target = request.source.kind === 'offline' ? request.source.fleetDir : undefined;
   request.onProgress?.({ phase: 'collect', done: 0, total: 1, ...(target ? { target } : {}) });
@@ -288,14 +300,7 @@ async function analyzeThreadedStep(
     finishedAt: new Date(),
     ...(request.settings?.owners ? { owners: request.settings.owners } : {}),
   };
-  return { analysis, fleetName: audit.fleetName, coverage: audit.coverage };
-}
-
-/** The store step (`storeAnalysis`), with its progress reported around it. */
-async function storeStep(store: Store, scanId: string, snapshot: FleetSnapshot, analysis: ScanAnalysis, request: ScanRequest, index: FleetIndex | undefined): Promise<void> {
-  request.onProgress?.({ phase: 'store', done: 0, total: 1 });
-  await storeAnalysis(store, scanId, snapshot, analysis, index ? { index } : {});
-  request.onProgress?.({ phase: 'store', done: 1, total: 1 });
+  return { analysis, fleet: { name: audit.fleetName, coverage: audit.coverage } };
 }
 
 /** The scan record, findings and results of an analyzed snapshot. */

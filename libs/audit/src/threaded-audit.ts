@@ -24,7 +24,7 @@
 import { existsSync, readdirSync, statSync, type Dirent } from 'node:fs';
 import { availableParallelism } from 'node:os';
 import { join } from 'node:path';
-import { Piscina } from 'piscina';
+import type * as PiscinaModule from 'piscina';
 import { CHECKS, compareResourceKeys, sortFindings, type PartialAuditSettings } from '@app/checks';
 import { FleetValidationError, fleetDirectoryShards } from '@app/collectors';
 import { processEnvironment } from '@app/config';
@@ -33,6 +33,13 @@ import { fleetAuditErrorKind } from '@app/errors';
 import { sumShardSummaries } from './analyze-shard';
 import type { ScanSummary } from './analyze-and-store';
 import type { AuditShardAnswer, AuditShardSource, AuditShardTask, ResultRun, ShardInvalidFile } from './threaded-audit-shard';
+
+/**
+ * piscina, loaded when a pool starts, not when this module is imported: an offline scan on one thread (the default for
+ * a fleet under AUTO_THREADS_MIN_BYTES) imports this module for `autoAuditThreads` and never starts a pool.
+ */
+// eslint-disable-next-line @typescript-eslint/no-require-imports
+const piscina = (): typeof PiscinaModule => require('piscina') as typeof PiscinaModule;
 
 export type { AuditShardSource } from './threaded-audit-shard';
 
@@ -198,6 +205,7 @@ export async function runThreadedAudit(shards: readonly AuditShard[], options: T
   const entry = options.workerEntry ?? defaultThreadedAuditEntry();
   if (!existsSync(entry)) throw new Error(`the threaded analysis entry ${entry} does not exist; build with \`nest build cli\``);
   const size = Math.min(threads, shards.length);
+  const { Piscina } = piscina();
   const pool = new Piscina<AuditShardTask, AuditShardAnswer | ShardInvalidFile>({ filename: entry, minThreads: 0, maxThreads: size, idleTimeout: 1_000, recordTiming: false });
   const answers = new Array<AuditShardAnswer | undefined>(shards.length);
   const timings: ShardTiming[] = [];

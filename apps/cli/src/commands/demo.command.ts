@@ -104,7 +104,7 @@ export async function runDemoCommand(opts: DemoOptions): Promise<number> {
   storeReady.catch(() => undefined);
   let sim: Awaited<ReturnType<ReturnType<typeof loadFleetSim>['startSimulator']>> | undefined;
   try {
-    const { createScanLauncher, loadAuditSettings, runScan } = loadAudit();
+    const { createScanLauncher, loadAuditSettings, startScan } = loadAudit();
     const { loadScanConfig, readFleetDirectory } = loadCollectors();
     const { startSimulator } = loadFleetSim();
     const fleetDir = opts.fleet ?? sampleFleetDir();
@@ -120,27 +120,29 @@ export async function runDemoCommand(opts: DemoOptions): Promise<number> {
     log(`scan: live, through the official SDKs (API budget ${config.collector.qpsPerAccount} calls/s per account: local simulator)`);
     const bar = createScanProgressBar();
     let barStopped = false;
-    const outcome = await runScan(
+    // Collect and analyze while the embedded PostgreSQL starts; the findings are shown once analyzed, while they are
+    // being stored (the scan's `stored` rejects when the store does not start: nothing is lost silently).
+    const scan = startScan(
       {
         source: { kind: 'live', config, configPath: sim.configPath },
         ...(settings ? { settings } : {}),
         onProgress: (p) => {
           if (!barStopped) bar.update(p);
         },
-        onAnalyzed: (o) => {
-          barStopped = true;
-          bar.stop();
-          // Summary first, then the most severe findings and how to see the rest (about 1,350 lines in all).
-          cliStreams().stdout.write(
-            renderTable(o, {
-              color: colourWanted(cliStreams().stdout, cliConfig().cli.noColor),
-              preview: { top: DEMO_TOP_FINDINGS, moreHint: `${demoReproduceCommand(fleetDir, settingsFile)} (or --format csv, --format html), or GET /v1/findings below` },
-            }),
-          );
-        },
       },
       storeReady,
     );
+    const analyzed = await scan.analyzed;
+    barStopped = true;
+    bar.stop();
+    // Summary first, then the most severe findings and how to see the rest (about 1,350 lines in all).
+    cliStreams().stdout.write(
+      renderTable(analyzed, {
+        color: colourWanted(cliStreams().stdout, cliConfig().cli.noColor),
+        preview: { top: DEMO_TOP_FINDINGS, moreHint: `${demoReproduceCommand(fleetDir, settingsFile)} (or --format csv, --format html), or GET /v1/findings below` },
+      }),
+    );
+    const outcome = await scan.stored;
     const db = await storeReady;
     log(`store: scan ${outcome.scan.id} stored`);
     if (opts.fleet === undefined) await showCapacityPlanning(db, fleetDir, new Date(outcome.scan.startedAt), settings);

@@ -12,7 +12,7 @@ import { Command, Option } from 'commander';
 import type { Severity } from '@app/domain';
 import type { PlanResult } from '@app/forecast';
 import { CliUsageError, EXIT_FINDINGS, EXIT_OK } from '../cli-error';
-import { loadAudit, loadCollectors, loadForecast, loadStore } from '../lazy';
+import { loadAudit, loadCollectors, loadForecast, loadScan, loadStore } from '../lazy';
 import { cliStreams } from '../output/cli-streams';
 import { writeOutput } from '../output/output-file.util';
 import { planVerdict, renderPlanJson, renderPlanJunit, renderPlanMarkdown, renderPlanSarif, renderPlanTable } from '../output/plan-output.renderer';
@@ -97,7 +97,7 @@ export async function runPlanCommand(o: PlanCommandOptions): Promise<number> {
   const files = readManifestFiles(o.filename, o.recursive === true, () => readFileSync(0, 'utf8'));
   const { readManifests, planManifests } = loadForecast();
   const manifests = readManifests(files);
-  const settings = o.settings !== undefined ? loadAudit().loadAuditSettings(o.settings) : undefined;
+  const settings = o.settings !== undefined ? loadScan().loadAuditSettings(o.settings) : undefined;
   let now = parseNow(o.now);
   let plan: PlanResult;
   const options = (clock: Date) => ({ cluster: o.cluster, ...(o.delete?.length ? { deletes: o.delete } : {}), now: clock, ...(settings ? { settings } : {}) });

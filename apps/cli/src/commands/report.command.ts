@@ -12,7 +12,7 @@ import { Command, Option } from 'commander';
 import { QUOTA_USAGE_CHECK_IDS } from '@app/checks';
 import { DAY_MS, quotaUsageOf } from '@app/domain';
 import type { OfflineScan, ReportFormat, ReportInput } from '@app/reports';
-import { loadAudit, loadReports, loadStore } from '../lazy';
+import { loadReports, loadScan, loadStore } from '../lazy';
 import { CliUsageError, EXIT_OK } from '../cli-error';
 import { cliStreams } from '../output/cli-streams';
 import { explicitFlagsWin, formatOption } from './option-conventions.util';
@@ -53,7 +53,7 @@ export function writeAtomically(path: string, text: string): string {
 
 /** Scan one fleet directory offline into the shape a report reads. */
 async function offlineScan(dir: string, at: Date, id: string): Promise<OfflineScan> {
-  const { runScan } = loadAudit();
+  const { runScan } = loadScan();
   const outcome = await runScan({ source: { kind: 'offline', fleetDir: dir }, now: at });
   return {
     // Ids and times from the inputs, so the same dumps give the same report.
@@ -75,7 +75,7 @@ export async function runReportCommand(opts: ReportCommandOptions): Promise<numb
   const { buildReport, loadReportInput, renderReport, reportInputFromScans } = loadReports();
   let input: ReportInput;
   if (opts.fleet !== undefined) {
-    const waivers = opts.waivers !== undefined ? loadAudit().loadWaiversFile(opts.waivers, now) : [];
+    const waivers = opts.waivers !== undefined ? loadScan().loadWaiversFile(opts.waivers, now) : [];
     const previousAt = parseTime('--previous-at', opts.previousAt) ?? new Date(now.getTime() - 7 * DAY_MS);
     input = reportInputFromScans({
       current: await offlineScan(opts.fleet, now, `fleet:${basename(resolve(opts.fleet))}`),

@@ -2,7 +2,7 @@
  * `fleet-audit scan`: audit a fleet offline (`--fleet DIR`) or live (`--config FILE`), print the
  * findings as a table or JSON, and exit 1 when a finding at or above `--fail-on` exists.
  */
-import { loadAudit, loadCollectors, loadStore } from '../lazy';
+import { loadCollectors, loadScan, loadStore } from '../lazy';
 import { Command, Option } from 'commander';
 import type { ScanOutcome, ScanSource } from '@app/audit';
 import { severityRank, terminalText, WaiverMatcher, type Severity, type Waiver } from '@app/domain';
@@ -139,7 +139,7 @@ export function exitCodeFor(outcome: ScanOutcome, failOn: Severity | 'none', mat
  * @throws ScanConfigError for an invalid file
  */
 async function waiversOf(opts: ScanCommandOptions, now: Date, store: { waivers: { list(): Promise<Waiver[]> } } | undefined): Promise<Waiver[]> {
-  const fromFile = opts.waivers !== undefined ? loadAudit().loadWaiversFile(opts.waivers, now) : [];
+  const fromFile = opts.waivers !== undefined ? loadScan().loadWaiversFile(opts.waivers, now) : [];
   return [...fromFile, ...(store ? await store.waivers.list() : [])];
 }
 
@@ -166,11 +166,11 @@ export async function runScanCommand(opts: ScanCommandOptions): Promise<number> 
     now = new Date(opts.now);
     if (Number.isNaN(now.getTime())) throw new CliUsageError(`--now: expected an ISO 8601 time, got "${opts.now}"`);
   }
-  const { runScan, loadAuditSettings, autoAuditThreads } = loadAudit();
+  const { runScan, loadAuditSettings, autoAuditThreads } = loadScan();
   const threads = asked ?? (source.kind === 'offline' ? autoAuditThreads(source.fleetDir) : 1);
   const settings = opts.settings !== undefined ? loadAuditSettings(opts.settings) : undefined;
-  const { Store } = loadStore();
-  const store = opts.databaseUrl && !opts.distributed ? await Store.open({ connectionString: opts.databaseUrl, migrate: true }) : undefined;
+  // libs/store (pg) is loaded only for a scan with a database: an offline scan without one never needs it.
+  const store = opts.databaseUrl && !opts.distributed ? await loadStore().Store.open({ connectionString: opts.databaseUrl, migrate: true }) : undefined;
   const bar = createScanProgressBar(opts.progress && cliStreams().stderr.isTTY === true);
   try {
     let outcome: ScanOutcome;

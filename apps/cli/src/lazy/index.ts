@@ -8,6 +8,11 @@
  */
 /* eslint-disable @typescript-eslint/no-require-imports */
 export const loadAudit = (): typeof import('./audit.lazy') => require('./audit.lazy') as typeof import('./audit.lazy');
+/**
+ * The scan use case alone (`@app/audit/scan`): what the offline commands (`scan --fleet`, `report --fleet`) run,
+ * without the store, telemetry, thread pool and launchers `@app/audit` brings in.
+ */
+export const loadScan = (): typeof import('./scan.lazy') => require('./scan.lazy') as typeof import('./scan.lazy');
 export const loadApi = (): typeof import('./api.lazy') => require('./api.lazy') as typeof import('./api.lazy');
 export const loadCollectors = (): typeof import('./collectors.lazy') => require('./collectors.lazy') as typeof import('./collectors.lazy');
 export const loadFleetSim = (): typeof import('./fleet-sim.lazy') => require('./fleet-sim.lazy') as typeof import('./fleet-sim.lazy');

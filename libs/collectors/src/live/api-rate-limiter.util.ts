@@ -24,7 +24,8 @@
  * still paging. Bottleneck's `datastore: 'ioredis'` (with `bottleneckOptions`) shares the same
  * budgets between processes: the distributed worker passes such a limiter.
  */
-import Bottleneck from 'bottleneck';
+import type Bottleneck from 'bottleneck';
+import { bottleneckPackage } from './sdk-modules';
 
 /** Paces calls per account (and API). Pluggable: the worker passes a Redis-backed one. */
 export interface ApiRateLimiter {
@@ -151,6 +152,7 @@ export function createBottleneckRateLimiter(
   check('qpsPerAccount', options.qpsPerAccount);
   check('maxConcurrentPerAccount', options.maxConcurrentPerAccount);
   for (const [api, qps] of Object.entries(options.qpsPerApi ?? {})) check(`qpsPerApi.${api}`, qps);
+  const Limiter = bottleneckPackage();
   const limiters = new Map<string, { limiter: Bottleneck; gate: SlidingWindowGate }>();
   const limiterFor = (accountId: string, api: string) => {
     const own = options.qpsPerApi?.[api];
@@ -159,7 +161,7 @@ export function createBottleneckRateLimiter(
     if (!l) {
       const qps = own ?? options.qpsPerAccount;
       l = {
-        limiter: new Bottleneck({
+        limiter: new Limiter({
           ...bottleneckOptions,
           id: `${bottleneckOptions.id ?? 'fleet-audit'}:${key}`,
           maxConcurrent: options.maxConcurrentPerAccount,

@@ -14,7 +14,8 @@
  * `Retry-After`) is honoured as a lower bound of the wait, capped at `retryMaxDelayMs`. After the
  * last attempt the CollectError is thrown: the dataset is then `failed` with its code.
  */
-import { DelegateBackoff, handleWhen, retry, type IRetryBackoffContext, type RetryPolicy } from 'cockatiel';
+import type { IRetryBackoffContext, RetryPolicy } from 'cockatiel';
+import { cockatielPackage } from './sdk-modules';
 import { CollectError, ScanAbortedError } from './collect-error.util';
 import { fleetAuditErrorKind } from '@app/errors';
 
@@ -55,6 +56,7 @@ export class CallRunner {
 
   constructor(private readonly options: CallRunnerOptions) {
     const random = options.random ?? Math.random;
+    const { DelegateBackoff, handleWhen, retry } = cockatielPackage();
     const backoff = new DelegateBackoff<IRetryBackoffContext<unknown>>((ctx) => {
       const exp = Math.min(options.retryMaxDelayMs, options.retryBaseDelayMs * 2 ** (ctx.attempt - 1));
       const jittered = Math.floor(random() * exp); // full jitter

@@ -32,7 +32,8 @@ import {
   type WireRam,
   type WireRegion,
 } from '@app/domain';
-import Bottleneck from 'bottleneck';
+import type Bottleneck from 'bottleneck';
+import { bottleneckPackage } from './sdk-modules';
 import { AccountCredentialsResolver, type CredentialsFor } from './account-credentials.service';
 import {
   createAccountClients,
@@ -182,7 +183,7 @@ const kubernetesSlots = new WeakMap<ScanConfig, Bottleneck>();
 function kubernetesSlotsOf(config: ScanConfig): Bottleneck {
   let l = kubernetesSlots.get(config);
   if (!l) {
-    l = new Bottleneck({ maxConcurrent: config.collector.maxConcurrentKubernetes });
+    l = new (bottleneckPackage())({ maxConcurrent: config.collector.maxConcurrentKubernetes });
     kubernetesSlots.set(config, l);
   }
   return l;
@@ -336,7 +337,7 @@ async function crawlCluster(
   config: ScanConfig,
   signal: AbortSignal | undefined,
 ): Promise<TargetSlice> {
-  const kube = new Bottleneck({ maxConcurrent: config.collector.maxConcurrentPerCluster });
+  const kube = new (bottleneckPackage())({ maxConcurrent: config.collector.maxConcurrentPerCluster });
   const slots = kubernetesSlotsOf(config);
   const clusterScope: AccountScope = {
     ...scope,

@@ -24,6 +24,8 @@ import type * as StsModule from '@alicloud/sts20150401';
 import type * as VpcModule from '@alicloud/vpc20160428';
 import type * as DaraModule from '@darabonba/typescript';
 import type * as KubernetesModule from '@kubernetes/client-node';
+import type BottleneckModule from 'bottleneck';
+import type * as CockatielModule from 'cockatiel';
 
 /** A loader that runs `load` on its first call and returns the same module on every later one. */
 function once<T>(load: () => T): () => T {
@@ -49,3 +51,12 @@ export const vpcSdk = once(() => require('@alicloud/vpc20160428') as typeof VpcM
 export const dara = once(() => require('@darabonba/typescript') as typeof DaraModule);
 /** `@kubernetes/client-node` (the official Kubernetes client). */
 export const kubernetesClient = once(() => require('@kubernetes/client-node') as typeof KubernetesModule);
+
+/**
+ * `bottleneck` (the per-account API budgets and the per-cluster Kubernetes slots) and `cockatiel` (the retry policy of
+ * every remote call): loaded by a live crawl's first limiter or call runner, not by an offline scan that imports
+ * `@app/collectors` for its fleet-directory reader (about 30 ms each on the project's 2-core VM).
+ */
+export const bottleneckPackage = once(() => require('bottleneck') as typeof BottleneckModule);
+/** `cockatiel` (see `bottleneckPackage`). */
+export const cockatielPackage = once(() => require('cockatiel') as typeof CockatielModule);
