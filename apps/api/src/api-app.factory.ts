@@ -3,7 +3,7 @@ import { NestFactory } from '@nestjs/core';
 import type { NestExpressApplication } from '@nestjs/platform-express';
 import helmet from 'helmet';
 import { Logger } from 'nestjs-pino';
-import type { IncomingMessage, ServerResponse } from 'node:http';
+import type { IncomingMessage, Server, ServerResponse } from 'node:http';
 import { MIN_API_TOKEN_LENGTH } from '@app/config';
 import type { ProcessMetrics } from '@app/telemetry';
 import { PROCESS_METRICS } from './api.constants';
@@ -11,9 +11,15 @@ import { ApiModule, type ApiModuleOptions } from './api.module';
 import { ApiExceptionFilter } from './common/api-exception.filter';
 import { mountOpenApi } from './openapi.util';
 import { mountConsole } from './console-static';
+import { AdmissionRoute } from './admission/admission.route';
+import { AdmissionService } from './admission/admission.service';
+import { TokenAuthenticator } from './auth/token-authenticator';
 
 /** Largest request body accepted, JSON or YAML (body-parser's default for JSON, kept for YAML; 413 beyond). */
 export const BODY_LIMIT = '100kb';
+
+/** BODY_LIMIT in bytes (body-parser reads `kb` as 1,024 bytes). */
+export const BODY_LIMIT_BYTES = 100 * 1024;
 
 /** Content types read as YAML text (a what-if scenario): RFC 9512 `application/yaml` and the older names. */
 export const YAML_BODY_TYPES = ['application/yaml', 'application/x-yaml', 'text/yaml', 'text/x-yaml'];
@@ -41,6 +47,9 @@ export interface ApiAppOptions extends ApiModuleOptions {
 /** Shortest accepted token (characters): shorter ones are guessable (declared with API_TOKEN in libs/config). */
 export const MIN_TOKEN_LENGTH = MIN_API_TOKEN_LENGTH;
 
+/** A Node / Express middleware. */
+type Middleware = (req: IncomingMessage, res: ServerResponse, next: (err?: unknown) => void) => void;
+
 function loggerLevels(logger: boolean | undefined): LogLevel[] | false {
   if (logger === true) return ['log', 'error', 'warn', 'debug', 'verbose', 'fatal'];
   if (logger === false) return false;
@@ -58,7 +67,7 @@ function loggerLevels(logger: boolean | undefined): LogLevel[] | false {
  * (building its header was about 6 % of the event loop's time per review), every other header stays.
  * @param sandbox whether the Apollo Sandbox page is served on GET /graphql
  */
-function securityHeaders(sandbox: boolean): (req: IncomingMessage, res: ServerResponse, next: (err?: unknown) => void) => void {
+function securityHeaders(sandbox: boolean): { all: Middleware; admission: Middleware } {
   const directives = {
     defaultSrc: ["'self'"],
     scriptSrc: ["'self'"],
@@ -71,10 +80,13 @@ function securityHeaders(sandbox: boolean): (req: IncomingMessage, res: ServerRe
   };
   const strict = helmet({ contentSecurityPolicy: { useDefaults: false, directives }, frameguard: { action: 'deny' }, referrerPolicy: { policy: 'no-referrer' } });
   const withoutCsp = helmet({ contentSecurityPolicy: false, frameguard: { action: 'deny' }, referrerPolicy: { policy: 'no-referrer' } });
-  return (req, res, next) => {
-    const url = req.url ?? '';
-    const noCsp = req.method === 'GET' ? sandbox && url.startsWith('/graphql') : req.method === 'POST' && url.startsWith('/v1/admission/');
-    (noCsp ? withoutCsp : strict)(req, res, next);
+  return {
+    all: (req, res, next) => {
+      const url = req.url ?? '';
+      const noCsp = req.method === 'GET' ? sandbox && url.startsWith('/graphql') : req.method === 'POST' && url.startsWith('/v1/admission/');
+      (noCsp ? withoutCsp : strict)(req, res, next);
+    },
+    admission: withoutCsp,
   };
 }
 
@@ -102,7 +114,8 @@ export async function createApiApp(options: ApiAppOptions): Promise<INestApplica
   app.useBodyParser('text', { type: YAML_BODY_TYPES, limit: BODY_LIMIT });
   app.disable('x-powered-by');
   app.set('trust proxy', options.trustProxy ?? false);
-  app.use(securityHeaders(options.graphql !== false && options.graphql?.sandbox === true));
+  const headers = securityHeaders(options.graphql !== false && options.graphql?.sandbox === true);
+  app.use(headers.all);
   if (options.log) app.useLogger(app.get(Logger));
   // http_request_duration_seconds: labelled by the route template (`/v1/scans/:id`), never the raw URL,
   // so the series stay bounded; unmatched paths share one label.
@@ -117,5 +130,22 @@ export async function createApiApp(options: ApiAppOptions): Promise<INestApplica
   });
   mountOpenApi(app);
   if (options.consoleDir !== undefined) mountConsole(app, options.consoleDir);
+  // The admission webhook's reviews are answered in front of Express (admission.route.ts); every other request, and
+  // an admission request that route does not take, goes to Express as before.
+  const route = new AdmissionRoute({
+    admission: app.get(AdmissionService),
+    auth: app.get(TokenAuthenticator),
+    securityHeaders: headers.admission,
+    metrics: app.get<ProcessMetrics>(PROCESS_METRICS),
+    bodyLimit: BODY_LIMIT_BYTES,
+    logRequests: options.log !== undefined,
+    trustProxy: Boolean(options.trustProxy),
+  });
+  const server = app.getHttpServer() as Server;
+  const express = server.listeners('request');
+  if (express.length !== 1) throw new Error(`expected Express as the one request listener of the HTTP server, found ${express.length}`);
+  const handler = express[0] as (req: IncomingMessage, res: ServerResponse) => void;
+  server.removeAllListeners('request');
+  server.on('request', (req: IncomingMessage, res: ServerResponse) => (route.takes(req) ? route.handle(req, res) : handler(req, res)));
   return app;
 }

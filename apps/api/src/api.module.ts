@@ -120,28 +120,34 @@ export function requestIdOf(req: IncomingMessage, res: ServerResponse): string {
   return id;
 }
 
+/**
+ * How the request log line of every request is written (pino-http options beside the logger's own): the request id
+ * (`requestIdOf`), the level by status (probes at debug), and what of the request and response it shows. The
+ * nestjs-pino module's middleware and the admission webhook's own route (admission.route.ts) both log with these.
+ */
+export const REQUEST_LOG_OPTIONS = {
+  genReqId: requestIdOf,
+  customLogLevel: (req: IncomingMessage, res: ServerResponse, err?: Error): 'error' | 'warn' | 'info' | 'debug' => {
+    if (err || res.statusCode >= 500) return 'error';
+    if (res.statusCode >= 400) return 'warn';
+    return /^\/(healthz|readyz|metrics)\b/.test(req.url ?? '') ? 'debug' : 'info';
+  },
+  serializers: {
+    req: (req: { id: unknown; method: string; url: string; headers: Record<string, unknown>; remoteAddress?: string }) => ({
+      id: req.id,
+      method: req.method,
+      url: req.url,
+      headers: { 'user-agent': req.headers['user-agent'], authorization: req.headers.authorization },
+    }),
+    res: (res: { statusCode: number }) => ({ statusCode: res.statusCode }),
+  },
+};
+
 /** The nestjs-pino module: request log (id, method, url, status, `responseTime` ms), probes at debug. */
 function loggerModule(log: ApiLogOptions): DynamicModule {
   return LoggerModule.forRoot({
     pinoHttp: [
-      {
-        ...loggerOptions({ level: log.level, name: 'api' }),
-        genReqId: requestIdOf,
-        customLogLevel: (req, res, err) => {
-          if (err || res.statusCode >= 500) return 'error';
-          if (res.statusCode >= 400) return 'warn';
-          return /^\/(healthz|readyz|metrics)\b/.test(req.url ?? '') ? 'debug' : 'info';
-        },
-        serializers: {
-          req: (req: { id: unknown; method: string; url: string; headers: Record<string, unknown>; remoteAddress?: string }) => ({
-            id: req.id,
-            method: req.method,
-            url: req.url,
-            headers: { 'user-agent': req.headers['user-agent'], authorization: req.headers.authorization },
-          }),
-          res: (res: { statusCode: number }) => ({ statusCode: res.statusCode }),
-        },
-      },
+      { ...loggerOptions({ level: log.level, name: 'api' }), ...REQUEST_LOG_OPTIONS },
       logDestination({ ...(log.pretty !== undefined ? { pretty: log.pretty } : {}), ...(log.destination ? { destination: log.destination } : {}) }),
     ],
   });

@@ -7,8 +7,8 @@ import { TeamAware } from '../common/bearer-auth.guard';
 import { AdmissionService, ENFORCE_LABEL, MAX_WARNING_RUNES } from './admission.service';
 import type { AdmissionReviewAnswer } from './admission.schemas';
 
-/** The part of the Express response an admission answer is written with. */
-interface AnswerSink {
+/** The part of the Express (or bare Node) response an admission answer is written with. */
+export interface AnswerSink {
   statusCode: number;
   setHeader(name: string, value: string): unknown;
   end(body: string): unknown;
@@ -19,7 +19,7 @@ interface AnswerSink {
  * the whole body), without Express's `res.json`: that computes an ETag (a hash of the body) on every answer, which
  * only a conditional GET can use; the apiserver POSTs each review once and never revalidates an answer.
  */
-function writeAnswer(res: AnswerSink, answer: AdmissionReviewAnswer): void {
+export function writeAnswer(res: AnswerSink, answer: AdmissionReviewAnswer): void {
   res.statusCode = 200;
   res.setHeader('Content-Type', 'application/json; charset=utf-8');
   res.end(JSON.stringify(answer));

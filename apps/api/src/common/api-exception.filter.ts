@@ -104,11 +104,23 @@ export class ApiExceptionFilter implements ExceptionFilter {
     // GraphQL resolvers: errors go into the GraphQL response (`errors[].extensions.code`), not an HTTP body.
     if (host.getType<string>() === 'graphql') throw toGraphqlError(exception);
     const res = host.switchToHttp().getResponse<HttpResponseLike>();
-    const body = this.toBody(exception);
+    const { body, headers } = this.answerOf(exception);
     if (res.headersSent) return;
-    if (body.statusCode === 401) res.setHeader('WWW-Authenticate', 'Bearer realm="fleet-audit"');
-    if (body.statusCode === 503 || body.statusCode === 429) res.setHeader('Retry-After', String(retryAfterOf(exception) ?? RETRY_AFTER_SECONDS));
+    for (const [name, value] of Object.entries(headers)) res.setHeader(name, value);
     res.status(body.statusCode).json(body);
+  }
+
+  /**
+   * The REST answer of an error: the JSON body `{statusCode, error, message, issues?}` and the headers that go with
+   * it (`WWW-Authenticate` on 401, `Retry-After` on 429 and 503). `catch` sends it through Express; the admission
+   * webhook's own route (admission.route.ts) sends the same answer on the bare response.
+   */
+  answerOf(exception: unknown): { body: ErrorResponseDto; headers: Record<string, string> } {
+    const body = this.toBody(exception);
+    const headers: Record<string, string> = {};
+    if (body.statusCode === 401) headers['WWW-Authenticate'] = 'Bearer realm="fleet-audit"';
+    if (body.statusCode === 503 || body.statusCode === 429) headers['Retry-After'] = String(retryAfterOf(exception) ?? RETRY_AFTER_SECONDS);
+    return { body, headers };
   }
 
   private toBody(e: unknown): ErrorResponseDto {

@@ -36,11 +36,62 @@ export function clientAddressOf(req: HttpRequestLike): string {
   return req.ip ?? req.socket?.remoteAddress ?? 'unknown';
 }
 
+/** What a route asks of its caller, read from its decorators (`@RequireRole`, `@TeamAware`). */
+export interface RouteAccess {
+  /** The lowest role the route needs (`viewer` unless `@RequireRole` says otherwise). */
+  required: Role;
+  /** The route filters by team (`@TeamAware()`): a team-scoped token may call it. */
+  teamAware: boolean;
+  /** How the route is named in the audit row and log line of a refusal (`Controller.handler`). */
+  name: string;
+}
+
+/**
+ * The access rule of a route handler from its decorators and its controller's (the handler's override the class's),
+ * or undefined for a `@Public()` route.
+ * @param reflector Nest's Reflector
+ * @param handler the route's method
+ * @param controller its controller class
+ */
+export function routeAccessOf(reflector: Reflector, handler: ReturnType<ExecutionContext['getHandler']>, controller: ReturnType<ExecutionContext['getClass']>): RouteAccess | undefined {
+  const targets = [handler, controller];
+  if (reflector.getAllAndOverride<boolean | undefined>(IS_PUBLIC_ROUTE, targets)) return undefined;
+  return {
+    required: reflector.getAllAndOverride<Role | undefined>(REQUIRED_ROLE, targets) ?? 'viewer',
+    teamAware: reflector.getAllAndOverride<boolean | undefined>(TEAM_AWARE_ROUTE, targets) === true,
+    name: `${controller.name}.${handler.name}`,
+  };
+}
+
+/**
+ * Authenticates an HTTP request for a route (the bearer token, TokenAuthenticator) and checks the route's access rule:
+ * sets and returns `req.principal`. The guard of every route and the admission webhook's own route
+ * (admission.route.ts) both authorize through this one function.
+ * @throws ApiError UNAUTHENTICATED / RATE_LIMITED (TokenAuthenticator.authenticate); FORBIDDEN for a role below
+ *   `access.required`, or a team-scoped token on a route that is not team-aware (audited as `forbidden`)
+ */
+export async function authorizeRequest(auth: TokenAuthenticator, req: HttpRequestLike, access: RouteAccess): Promise<Principal> {
+  const header = req.headers.authorization;
+  const address = clientAddressOf(req);
+  const principal = await auth.authenticate(typeof header === 'string' ? header : undefined, address);
+  req.principal = principal;
+  if (!roleAllows(principal.role, access.required)) {
+    await auth.forbidden(principal, address, access.name);
+    throw new ApiError('FORBIDDEN', `This operation needs the ${access.required} role; the token has ${principal.role}`);
+  }
+  if (principal.teamScope !== undefined && !access.teamAware) {
+    await auth.forbidden(principal, address, access.name);
+    throw new ApiError('FORBIDDEN', `This endpoint does not filter by team; a team-scoped token (teams ${principal.teamScope.join(', ')}) may read ${TEAM_AWARE_ENDPOINTS}`);
+  }
+  return principal;
+}
+
 /**
  * Global guard: every route needs `Authorization: Bearer <token>` unless marked `@Public()`: the
  * bootstrap API_TOKEN or a scoped `fa_` token (TokenAuthenticator). Sets `request.principal`,
  * which controllers read with `@CurrentPrincipal()` and hand to every service / repository read,
- * and refuses (403) a role below the route's `@RequireRole`, and a team-scoped token on a route not `@TeamAware()`. Tokens are never logged or echoed.
+ * and refuses (403) a role below the route's `@RequireRole`, and a team-scoped token on a route not `@TeamAware()`
+ * (`authorizeRequest`). Tokens are never logged or echoed.
  */
 @Injectable()
 export class BearerAuthGuard implements CanActivate {
@@ -52,22 +103,9 @@ export class BearerAuthGuard implements CanActivate {
   async canActivate(context: ExecutionContext): Promise<boolean> {
     // GraphQL requests authenticate in the GraphQL context (same authenticator).
     if (context.getType<string>() !== 'http') return true;
-    const targets = [context.getHandler(), context.getClass()];
-    if (this.reflector.getAllAndOverride<boolean | undefined>(IS_PUBLIC_ROUTE, targets)) return true;
-    const req = context.switchToHttp().getRequest<HttpRequestLike>();
-    const header = req.headers.authorization;
-    const address = clientAddressOf(req);
-    const principal = await this.auth.authenticate(typeof header === 'string' ? header : undefined, address);
-    req.principal = principal;
-    const required = this.reflector.getAllAndOverride<Role | undefined>(REQUIRED_ROLE, targets) ?? 'viewer';
-    if (!roleAllows(principal.role, required)) {
-      await this.auth.forbidden(principal, address, `${context.getClass().name}.${context.getHandler().name}`);
-      throw new ApiError('FORBIDDEN', `This operation needs the ${required} role; the token has ${principal.role}`);
-    }
-    if (principal.teamScope !== undefined && !this.reflector.getAllAndOverride<boolean | undefined>(TEAM_AWARE_ROUTE, targets)) {
-      await this.auth.forbidden(principal, address, `${context.getClass().name}.${context.getHandler().name}`);
-      throw new ApiError('FORBIDDEN', `This endpoint does not filter by team; a team-scoped token (teams ${principal.teamScope.join(', ')}) may read ${TEAM_AWARE_ENDPOINTS}`);
-    }
+    const access = routeAccessOf(this.reflector, context.getHandler(), context.getClass());
+    if (!access) return true;
+    await authorizeRequest(this.auth, context.switchToHttp().getRequest<HttpRequestLike>(), access);
     return true;
   }
 }
