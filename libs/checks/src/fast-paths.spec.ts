@@ -205,6 +205,61 @@ describe('FleetIndex CLB backend statistics with the row memo', () => {
   });
 });
 
+describe('FleetIndex attachments counted outside the CLB list (attachmentsOutside)', () => {
+  it('give every ECS instance the count of the whole list when some CLBs are listed hollow and counted apart', () => {
+    let exercised = 0;
+    fc.assert(
+      fc.property(fc.gen(), (g) => {
+        const r = drawOf(g);
+        const lists = randomLists(r, 40);
+        const backend = (b: { serverId: string; type: 'ecs' | 'eni' }): BackendServer => ({ ...b, port: 30080, weight: 100 });
+        const clbs: Clb[] = [];
+        for (let i = 0; i < lists.length;) {
+          const groups = lists.slice(i + 1, i + 1 + (i % 3));
+          clbs.push({
+            loadBalancerId: `lb-${String(i).padStart(3, '0')}`,
+            defaultBackendServers: lists[i]!.map(backend),
+            vServerGroups: groups.map((x, gi) => ({ vServerGroupId: `rsp-${i}-${gi}`, name: `g${gi}`, backendServers: x.map(backend) })),
+          } as unknown as Clb);
+          i += 1 + groups.length;
+        }
+        const whole = snapshotOf({ loadBalancers: clbs });
+        const want = new Map([...FleetIndex.build(whole.snapshot).ecsAttachments(whole.region)].map(([id, a]) => [id, a.loadBalancers]));
+        // Each CLB listed whole, or hollow (no backends) with its attachments counted apart: a server counts on a CLB
+        // where its first entry there (default group first) is an ECS backend.
+        const outside = new Map<string, number>();
+        const kept = new Set<string>();
+        const listed = clbs.map((clb) => {
+          if (r() < 0.3) {
+            kept.add(clb.loadBalancerId);
+            return clb;
+          }
+          const seen = new Set<string>();
+          for (const b of [clb.defaultBackendServers, ...clb.vServerGroups.map((v) => v.backendServers)].flat()) {
+            if (seen.has(b.serverId)) continue;
+            seen.add(b.serverId);
+            if (b.type === 'ecs') outside.set(b.serverId, (outside.get(b.serverId) ?? 0) + 1);
+          }
+          return { ...clb, defaultBackendServers: [], vServerGroups: clb.vServerGroups.map((v) => ({ ...v, backendServers: [] })) };
+        });
+        const part = snapshotOf({ loadBalancers: listed });
+        const index = FleetIndex.build(part.snapshot, { attachmentsOutside: new Map([[part.region, outside]]) });
+        const got = new Map([...index.ecsAttachments(part.region)].map(([id, a]) => [id, a.loadBalancers]));
+        expect(new Map([...got].filter(([, n]) => n > 0))).toEqual(new Map([...want].filter(([, n]) => n > 0)));
+        // The listed CLBs' own statistics are those of the whole list.
+        const wholeStats = FleetIndex.build(whole.snapshot).clbBackendStats(whole.region);
+        for (const id of kept) expect(index.clbBackendStats(part.region).get(id)).toEqual(wholeStats.get(id));
+        // Another region object of the same ids gets no counts from outside.
+        expect([...FleetIndex.build(part.snapshot, { attachmentsOutside: new Map([[whole.region, outside]]) }).ecsAttachments(part.region).values()].reduce((n, a) => n + a.loadBalancers, 0)).toBe(
+          [...FleetIndex.build(part.snapshot).ecsAttachments(part.region).values()].reduce((n, a) => n + a.loadBalancers, 0),
+        );
+        if (outside.size > 3 && kept.size > 0) exercised++;
+      }),
+    );
+    expect(exercised).toBeGreaterThan(30);
+  });
+});
+
 describe('regionNlbView groupsByServer with the row memo', () => {
   it('equals one map lookup per server, in content and order', () => {
     fc.assert(

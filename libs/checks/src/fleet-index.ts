@@ -293,6 +293,18 @@ function serviceKey(clusterId: string, namespace: string, name: string): string 
   return `${clusterId}/${namespace}/${name}`;
 }
 
+/** Options of `FleetIndex.build`. */
+export interface FleetIndexOptions {
+  /**
+   * Per region (the snapshot's own object), per ECS instance id: how many CLB instances that are NOT in the region's
+   * `loadBalancers` list it as an `ecs` backend, added to its `ecsAttachments` count (`loadBalancers`; its `groups` and
+   * `sampleLoadBalancerIds` count and name only the listed CLBs). For a caller that keeps those counts already (the
+   * admission review model, libs/forecast cluster-review.model.ts: the CLBs a review does not touch) and leaves their
+   * backends out of the list, so the backend pass does not walk them again.
+   */
+  attachmentsOutside?: ReadonlyMap<RegionSnapshot, ReadonlyMap<string, number>>;
+}
+
 /** The fleet index. Construct with `FleetIndex.build(snapshot)`. */
 export class FleetIndex {
   /** Every (account, region), in snapshot order. */
@@ -353,6 +365,9 @@ export class FleetIndex {
   /** Values other modules derive from this index (`memo`), by their key. */
   private readonly memos = new Map<symbol, unknown>();
 
+  /** Per region: ECS attachments to CLBs outside its list, added to `ecsAttachments` (`FleetIndexOptions`). */
+  private attachmentsOutside: ReadonlyMap<RegionSnapshot, ReadonlyMap<string, number>> | undefined;
+
   private constructor(readonly snapshot: FleetSnapshot) {}
 
   /**
@@ -365,8 +380,9 @@ export class FleetIndex {
    * comparison of a node's id against the region's CLB and NLB backends matches by pointer instead of comparing
    * characters through the providerID (500,000 nodes and 10M backend entries on a 5,000-cluster fleet).
    */
-  static build(snapshot: FleetSnapshot): FleetIndex {
+  static build(snapshot: FleetSnapshot, options: FleetIndexOptions = {}): FleetIndex {
     const ix = new FleetIndex(snapshot);
+    ix.attachmentsOutside = options.attachmentsOutside;
     for (const c of snapshot.coverage) ix.coverage.set(coverageKey(c), c);
     for (const account of snapshot.accounts) {
       for (const region of account.regions) {
@@ -1167,6 +1183,18 @@ export class FleetIndex {
     }
     for (const a of attachments.values())
       if (a.loadBalancers < SAMPLE_LOAD_BALANCERS) a.sampleLoadBalancerIds.length = a.loadBalancers;
+    // The CLBs the caller counted apart (`FleetIndexOptions.attachmentsOutside`): counted, never sampled.
+    const outside = this.attachmentsOutside?.get(region);
+    if (outside)
+      for (const [id, n] of outside) {
+        if (!(n > 0)) continue;
+        let a = attachments.get(id);
+        if (!a) {
+          a = { loadBalancers: 0, groups: 0, sampleLoadBalancerIds: [] };
+          attachments.set(id, a);
+        }
+        a.loadBalancers += n;
+      }
     this.statsByRegion.set(region, stats);
     return stats;
   }

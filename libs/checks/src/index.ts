@@ -21,6 +21,7 @@ export {
   type ClusterEntry,
   type EcsAttachment,
   type EcsEntry,
+  type FleetIndexOptions,
   type NodeEntry,
   type RegionEntry,
   type ServiceEntry,

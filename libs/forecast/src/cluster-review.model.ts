@@ -43,7 +43,7 @@
  * Not computed: the headroom after the change (`WhatIfStep.headroom` is empty; a review does not report it).
  */
 import { createHash } from 'node:crypto';
-import { CHECK_IDS, QUOTA_USAGE_CHECK_IDS, resolveAuditSettings, resourceKeyOf, runAudit, type AuditOutput, type PartialAuditSettings, type RunAuditOptions, type ServiceFilter } from '@app/checks';
+import { CHECK_IDS, FleetIndex, QUOTA_USAGE_CHECK_IDS, resolveAuditSettings, resourceKeyOf, runAudit, type AuditOutput, type PartialAuditSettings, type RunAuditOptions, type ServiceFilter } from '@app/checks';
 import {
   coverageKey,
   defaultLoadBalancerName,
@@ -223,24 +223,16 @@ const BLOWUP: ReadonlySet<string> = new Set(['CLUSTER_MODE_BLOWUP']);
 const BACKEND_READERS: ReadonlySet<string> = new Set(['CLB_BACKEND_QUOTA', 'CLUSTER_MODE_BLOWUP', 'ECS_LB_ATTACHMENT_QUOTA', 'LB_CONFIG_DRIFT', 'LB_NO_BACKENDS']);
 
 /**
- * A CLB as the audit of a review answered from the counts reads one that is not the reviewed Service's (`blindSlice`):
- * the same CLB with its vServer groups emptied and, as its default group, the first entry of each server whose first
- * entry on the CLB is an ECS backend (`attachedEcs`, in the order the index meets them). Of its backends, only that
+ * A CLB as the audit of a review answered from the counts reads one that is not the reviewed Service's (`blindAudit`):
+ * the same CLB without backends (its default group and its vServer groups emptied). Of its backends, only that
  * audit's CLUSTER_MODE_BLOWUP reads anything, and only through each ECS instance's count of CLBs
- * (`FleetIndex.attachmentRanking`: the same counts, the same CLB order) and the entries of the reviewed Service's own
- * CLB (never a twin); the index's pass over the backends then walks one entry per attached instance instead of every
- * entry of every group (3 x 100 for a 3-port Cluster-mode Service on 100 nodes).
+ * (`FleetIndex.attachmentRanking`) and the entries of the reviewed Service's own CLB (never a twin): the model keeps
+ * each instance's count over the CLBs it twins (`twinCounts`, `attachedEcs`) and hands it to the audit's index
+ * (`FleetIndexOptions.attachmentsOutside`), so the index's pass over the backends walks only the reviewed Service's
+ * CLBs instead of every entry of every group (3 x 100 for a 3-port Cluster-mode Service on 100 nodes).
  */
 function backendTwin(clb: Clb): Clb {
-  const seen = new Set<string>();
-  const first: Clb['defaultBackendServers'] = [];
-  for (const g of [clb.defaultBackendServers, ...clb.vServerGroups.map((v) => v.backendServers)])
-    for (const b of g) {
-      if (seen.has(b.serverId)) continue;
-      seen.add(b.serverId);
-      if (b.type === 'ecs') first.push(b);
-    }
-  return deepFreeze({ ...clb, defaultBackendServers: first, vServerGroups: clb.vServerGroups.map((v) => ({ ...v, backendServers: [] })) });
+  return deepFreeze({ ...clb, defaultBackendServers: [], vServerGroups: clb.vServerGroups.map((v) => ({ ...v, backendServers: [] })) });
 }
 
 /**
@@ -443,11 +435,14 @@ export class ClusterReviewModel {
   private readonly clusterSettingsUncounted: PartialAuditSettings;
   /**
    * Each frozen CLB of the slice with its `backendTwin`, when a review answered from the counts audits the slice with
-   * the twins of the CLBs the reviewed Service does not name (`blindSlice`): only when no check of that audit but
+   * the twins of the CLBs the reviewed Service does not name (`blindAudit`): only when no check of that audit but
    * CLUSTER_MODE_BLOWUP reads backends (BACKEND_READERS) and, on a witness Service of the cluster, that audit's
    * results with the twins were those without them (checked when the model is built); else empty.
    */
   private readonly twins = new Map<Clb, Clb>();
+  /** Each twinned CLB's attached ECS instances (`attachedEcs`), and per instance how many twinned CLBs attach it: what a review's twins leave out of its audit's backend pass. */
+  private readonly twinAttached = new Map<Clb, string[]>();
+  private readonly twinCounts = new Map<string, number>();
   /** The baseline's ECS_LB_ATTACHMENT_QUOTA result of each ECS instance, by its id. */
   private readonly ecsResults = new Map<string, CheckResult>();
   /**
@@ -689,16 +684,24 @@ export class ClusterReviewModel {
     this.countingBaseline = { results: this.baseline.results.filter(ofCounting), findings: this.baseline.findings.filter(ofCounting) };
     const uncounted = [...CHECK_IDS].filter((id) => checks[id]?.enabled !== false && !regionChecks.has(id) && !serviceChecks.has(id) && id !== 'ECS_LB_ATTACHMENT_QUOTA');
     if (countingChecks.has('CLUSTER_MODE_BLOWUP') && this.clbs && uncounted.every((id) => id === 'CLUSTER_MODE_BLOWUP' || !BACKEND_READERS.has(id))) {
-      for (const clb of this.clbs.full) this.twins.set(clb, backendTwin(clb));
+      for (const clb of this.clbs.full) {
+        this.twins.set(clb, backendTwin(clb));
+        this.twinAttached.set(clb, [...attachedEcs(clb)]);
+      }
+      for (const [id, n] of counts) this.twinCounts.set(id, n);
       // The witness: the first CLB Service of the cluster, judged with and without the twins of the CLBs it does not name.
       const witness = this.cluster.kubernetes?.services.find((svc) => needClb(svc));
       const agree = (key: string): boolean => {
         const settings = { now: options.now, settings: this.clusterSettingsUncounted, serviceFilter: this.blowupFilter(key) };
         const whole = resultTexts(auditFiltered(bare.slice, settings).results);
-        const blind = resultTexts(auditFiltered(this.blindSlice(bare, this.ownOf(bare, key).lbIds), settings).results);
+        const blind = resultTexts(this.blindAudit(bare, this.ownOf(bare, key).lbIds, settings).results);
         return whole.size === blind.size && [...whole].every(([k, v]) => blind.get(k) === v);
       };
-      if (!witness || !agree(serviceKey(witness))) this.twins.clear();
+      if (!witness || !agree(serviceKey(witness))) {
+        this.twins.clear();
+        this.twinAttached.clear();
+        this.twinCounts.clear();
+      }
     }
     this.quotaRatios = resolveAuditSettings(options.settings, CHECK_IDS).quota;
     for (const [k, sample] of this.baselineSamples) this.sampleItems.set(k, { sample, item: this.itemOf(sample.checkId, sample.resource) });
@@ -816,14 +819,30 @@ export class ClusterReviewModel {
   }
 
   /**
-   * The review's slice as its audit answered from the counts reads it: each frozen CLB but those of `ids` (the load
-   * balancers the reviewed Service names, before and after the step) as its twin (`twins`); the slice itself when the
-   * model keeps no twins.
+   * The audit of a review answered from the counts (`auditFiltered` with `options`): of the review's slice, each frozen
+   * CLB but those of `ids` (the load balancers the reviewed Service names, before and after the step) as its twin
+   * (`twins`), the twinned CLBs' attachments handed to the audit's index as counts (`twinCounts`); the slice itself
+   * when the model keeps no twins.
    */
-  private blindSlice(c: ReviewCopy, ids: ReadonlySet<string>): FleetSnapshot {
-    if (this.twins.size === 0 || !c.region.loadBalancers) return c.slice;
-    const loadBalancers = c.region.loadBalancers.map((x) => (ids.has(x.loadBalancerId) ? x : (this.twins.get(x) ?? x)));
-    return { ...c.slice, accounts: [{ ...this.account, regions: [{ ...c.region, loadBalancers }] }] };
+  private blindAudit(c: ReviewCopy, ids: ReadonlySet<string>, options: Pick<RunAuditOptions, 'now' | 'settings' | 'serviceFilter'>): AuditOutput {
+    if (this.twins.size === 0 || !c.region.loadBalancers) return auditFiltered(c.slice, options);
+    const twinned = new Set<Clb>();
+    const loadBalancers = c.region.loadBalancers.map((x) => {
+      const twin = ids.has(x.loadBalancerId) ? undefined : this.twins.get(x);
+      if (!twin) return x;
+      twinned.add(x);
+      return twin;
+    });
+    // Every CLB of the model twinned (a new Service): the model's counts as they are; else less the CLBs kept whole.
+    let outside: ReadonlyMap<string, number> = this.twinCounts;
+    if (twinned.size !== this.twins.size) {
+      const less = new Map(this.twinCounts);
+      for (const [clb, attached] of this.twinAttached) if (!twinned.has(clb)) for (const id of attached) less.set(id, less.get(id)! - 1);
+      outside = less;
+    }
+    const region: RegionSnapshot = { ...c.region, loadBalancers };
+    const snapshot: FleetSnapshot = { ...c.slice, accounts: [{ ...this.account, regions: [region] }] };
+    return runAudit(snapshot, { ...options, index: FleetIndex.build(snapshot, { attachmentsOutside: new Map([[region, outside]]) }) });
   }
 
   /**
@@ -1049,7 +1068,10 @@ export class ClusterReviewModel {
     const part = this.servicePart(c, key, changes);
     const counted = part ? this.countingPart(c, key) : undefined;
     const local = counted
-      ? auditFiltered(part ? this.blindSlice(c, part.ids) : c.slice, { now: this.options.now, settings: this.clusterSettingsUncounted, ...(counted.filter ? { serviceFilter: counted.filter } : {}) })
+      ? (() => {
+          const options = { now: this.options.now, settings: this.clusterSettingsUncounted, ...(counted.filter ? { serviceFilter: counted.filter } : {}) };
+          return part ? this.blindAudit(c, part.ids, options) : auditFiltered(c.slice, options);
+        })()
       : auditChanged(c.slice, { now: this.options.now, settings: part ? this.clusterSettings : this.sliceSettings });
     const wide = this.regionChecks.size > 0 ? this.regionPart(c) : undefined;
     // The ECS instances whose count the step moved are diffed apart (`ecsChanges`): the rest as `plan` diffs it.
