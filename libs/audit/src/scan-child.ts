@@ -9,54 +9,43 @@
  * child exits when the parent goes away (IPC `disconnect`), so a SIGKILLed API leaves no scan
  * process behind; the row is then failed by a reaper (libs/store scan-lease).
  */
-import { buildFleetGraph, FleetIndex } from '@app/checks';
 import { Store } from '@app/store';
-import { analyzeSnapshot, completeScanInputOf } from './analyze-and-store';
-import type { ScanChildRequest, ScanChildResult } from './scan-child.protocol';
-import { collectFleet, oneLineReason, runScan } from './scan-runner';
+import type { ScanChildFigures, ScanChildRequest, ScanChildResult } from './scan-child.protocol';
+import { ScanHandOver } from './scan-hand-over';
+import { oneLineReason, runScan, type ScanOutcome } from './scan-runner';
 
 /**
- * Run one request and return the answer (never throws: failures become `failed`).
+ * Run one request and return the answer (never throws: failures become `failed`): `runScan` through the child's own
+ * pool (`databaseUrl`), or handed over to the parent, which stores what completing the scan writes (the same steps).
  * @param req the scan to run; `databaseUrl` decides who stores (see ScanChildRequest)
  */
 export async function runScanChildRequest(req: ScanChildRequest): Promise<ScanChildResult> {
   try {
-    if (req.databaseUrl !== undefined) {
-      // A small pool: one connection for the heartbeat and one for the completing transaction.
-      const store = await Store.open({ connectionString: req.databaseUrl, poolMax: 2, onIdleError: () => undefined });
-      try {
-        const o = await runScan({ source: req.source, scanId: req.scanId, ...(req.settings ? { settings: req.settings } : {}) }, store);
-        return {
-          kind: 'stored',
-          startedAt: new Date(o.scan.startedAt),
-          finishedAt: new Date(o.scan.finishedAt),
-          findings: o.scan.summary.findings,
-          bySeverity: o.scan.summary.bySeverity,
-          coverage: o.scan.coverage,
-        };
-      } finally {
-        await store.close().catch(() => undefined); // close path
-      }
-    }
-    // Without a database of its own: collect -> analyze here, and the parent stores what completing the scan writes.
-    const startedAt = new Date();
-    const snapshot = await collectFleet(req.source);
-    // One index for the audit and the fleet graph, as storeAnalysis builds them.
-    const index = FleetIndex.build(snapshot);
-    const a = analyzeSnapshot(snapshot, { scanId: req.scanId, now: new Date(), index, ...(req.settings ? { settings: req.settings } : {}) });
-    return {
-      kind: 'analyzed',
+    // A small pool: one connection for the heartbeat and one for the completing transaction.
+    const store = req.databaseUrl !== undefined ? await Store.open({ connectionString: req.databaseUrl, poolMax: 2, onIdleError: () => undefined }) : undefined;
+    const handOver = new ScanHandOver();
+    try {
+      const o = await runScan({ source: req.source, scanId: req.scanId, ...(req.settings ? { settings: req.settings } : {}) }, store ?? handOver);
+      if (store) return { kind: 'stored', ...figuresOf(o) };
       // The graph too: what the API serves on /v1/clusters, /v1/load-balancers/{id} and GraphQL for this scan.
-      complete: { ...completeScanInputOf(snapshot, a), graph: buildFleetGraph(snapshot, index) },
-      startedAt,
-      finishedAt: a.finishedAt,
-      findings: a.summary.findings,
-      bySeverity: a.summary.bySeverity,
-      coverage: snapshot.coverage,
-    };
+      return { kind: 'analyzed', complete: handOver.complete!, ...figuresOf(o) };
+    } finally {
+      await store?.close().catch(() => undefined); // close path
+    }
   } catch (e) {
     return { kind: 'failed', reason: oneLineReason(e) };
   }
+}
+
+/** The figures of a scan's outcome for the parent's `scan.completed` event. */
+function figuresOf(o: ScanOutcome): ScanChildFigures {
+  return {
+    startedAt: new Date(o.scan.startedAt),
+    finishedAt: new Date(o.scan.finishedAt),
+    findings: o.scan.summary.findings,
+    bySeverity: o.scan.summary.bySeverity,
+    coverage: o.scan.coverage,
+  };
 }
 
 /** Serve one request from the parent over IPC, answer, and exit. */

@@ -9,6 +9,7 @@
  */
 export * from './analyze-and-store';
 export * from './scan-runner';
+export { ScanHandOver } from './scan-hand-over';
 export * from './threaded-audit';
 export type { AuditShardAnswer, AuditShardTask, ResultRun } from './threaded-audit-shard';
 export * from './audit-settings.loader';

@@ -19,6 +19,7 @@ import type { Store } from '@app/store';
 import { FleetIndex } from '@app/checks';
 import { analyzeSnapshot, nothingReadReason, ScanFailedError, type ScanAnalysis, type ScanSummary } from './analyze-and-store';
 import type { ScanRow, ScanRowFields } from './scan-row';
+import { handOverScanRow, ScanHandOver } from './scan-hand-over';
 import { fleetDirectoryAuditShards, runThreadedAudit, threadedResults, type AuditShard } from './threaded-audit';
 
 /** Where a scan reads its fleet from. */
@@ -84,6 +85,12 @@ export interface ScanOutcome {
   results: CheckResult[];
 }
 
+/**
+ * Where a scan is stored: a ready store, one still starting (nothing is written before the store step), or another
+ * process's (`ScanHandOver`: the store step builds what completing the scan writes and leaves it there).
+ */
+export type ScanStore = Store | Promise<Store> | ScanHandOver;
+
 /** A started scan: its outcome once analyzed, and once stored. */
 export interface StartedScan {
   /**
@@ -102,7 +109,7 @@ export interface StartedScan {
  * @returns the scan record, findings and all results
  * @throws see `startScan`
  */
-export function runScan(request: ScanRequest, store?: Store | Promise<Store>): Promise<ScanOutcome> {
+export function runScan(request: ScanRequest, store?: ScanStore): Promise<ScanOutcome> {
   return startScan(request, store).stored;
 }
 
@@ -112,13 +119,14 @@ export function runScan(request: ScanRequest, store?: Store | Promise<Store>): P
  * @param store when given, the scan and its findings are written (scan row first as `running`,
  *   then findings, fingerprints and the final status in one transaction). A promise of a store
  *   (one still starting, e.g. the demo's embedded PostgreSQL) defers every write until the fleet
- *   is read and analyzed: the row is then created and completed at once (scan-row.ts `deferredScanRow`).
+ *   is read and analyzed: the row is then created and completed at once (scan-row.ts `deferredScanRow`). A
+ *   `ScanHandOver` receives what completing the scan writes, for another process to store (scan-child.ts).
  * @returns the outcome once analyzed and once stored (`StartedScan`); `stored` rejects with
  *   FleetValidationError / ScanConfigError for bad input (nothing is written); ScanFailedError when nothing could be
  *   read (the stored scan is marked failed); the store's error when a deferred store does not start or the scan
  *   cannot be stored
  */
-export function startScan(request: ScanRequest, store?: Store | Promise<Store>): StartedScan {
+export function startScan(request: ScanRequest, store?: ScanStore): StartedScan {
   let analyzed!: (outcome: ScanOutcome) => void;
   const analysisDone = new Promise<ScanOutcome>((resolve) => (analyzed = resolve));
   const stored = scanSteps(request, store, analyzed);
@@ -132,9 +140,9 @@ export function startScan(request: ScanRequest, store?: Store | Promise<Store>):
  * The one path of every scan, top-down: collect -> analyze -> store. The branches are data, decided before the first
  * step: whether the fleet is read before the row exists (`readsBeforeRow`), whether collect and analyze are one
  * threaded step (`threadedShardsOf`: an offline fleet directory, more than one thread, no store), and the scan's row
- * (`scanRowOf`: none, created now, or deferred until the store step).
+ * (`scanRowOf`: none, created now, deferred until the store step, or handed over to another process).
  */
-async function scanSteps(request: ScanRequest, store: Store | Promise<Store> | undefined, analyzed: (outcome: ScanOutcome) => void): Promise<ScanOutcome> {
+async function scanSteps(request: ScanRequest, store: ScanStore | undefined, analyzed: (outcome: ScanOutcome) => void): Promise<ScanOutcome> {
   // The row of a deferred store is created after the analysis: its processing time starts here, not at creation.
   const processingStartedAt = new Date();
   const startedAt = request.observedAt ?? processingStartedAt;
@@ -166,8 +174,8 @@ async function scanSteps(request: ScanRequest, store: Store | Promise<Store> | u
  * the caller created the row already (POST /v1/scans: a fleet that became invalid then fails that row instead of
  * leaving it running) or the analysis is threaded (each thread reads its shard's files).
  */
-function readsBeforeRow(request: ScanRequest, store: Store | Promise<Store> | undefined, shards: AuditShard[] | undefined): boolean {
-  const callerRow = request.scanId !== undefined && store !== undefined && !(store instanceof Promise);
+function readsBeforeRow(request: ScanRequest, store: ScanStore | undefined, shards: AuditShard[] | undefined): boolean {
+  const callerRow = request.scanId !== undefined && store !== undefined && !(store instanceof Promise) && !(store instanceof ScanHandOver);
   return request.source.kind === 'offline' && !callerRow && shards === undefined;
 }
 
@@ -178,15 +186,16 @@ function fleetNameOf(request: ScanRequest, snapshot: FleetSnapshot | undefined):
 
 /**
  * The row a scan writes: none without a store (an id only), created now on a ready store, deferred on a store still
- * starting. scan-row.ts is loaded here, only for a scan with a store: it brings libs/store (pg) in, which an offline
- * `fleet-audit scan --fleet DIR` must not load.
+ * starting, another process's for a handed-over scan. scan-row.ts is loaded here, only for a scan with a store: it
+ * brings libs/store (pg) in, which an offline `fleet-audit scan --fleet DIR` must not load.
  */
 async function scanRowOf(
   request: ScanRequest,
-  store: Store | Promise<Store> | undefined,
+  store: ScanStore | undefined,
   fields: ScanRowFields & { processingStartedAt: Date },
 ): Promise<ScanRow> {
   if (store === undefined) return noScanRow(request.scanId ?? randomUUID());
+  if (store instanceof ScanHandOver) return handOverScanRow(store, request.scanId ?? randomUUID());
   const { deferredScanRow, openScanRow } = await import('./scan-row.js');
   if (store instanceof Promise) return deferredScanRow(store, fields, request.scanId ?? randomUUID());
   return openScanRow(store, { source: fields.source, fleetName: fields.fleetName, startedAt: fields.startedAt }, request.scanId);
