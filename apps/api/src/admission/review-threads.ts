@@ -2,8 +2,8 @@
  * The admission review threads: `node:worker_threads` threads (review-thread.ts is their entry) that keep the warm
  * review models and compute the reviews, so that building a model (one analysis of its region: seconds on the
  * 1M-backend bench fleet) never stalls the API's event loop, and reviews of clusters homed on different threads run
- * on different cores. Each cluster is homed on one thread (the one with the fewest clusters of the scan when its
- * first review comes), which keeps its model; the region snapshot a thread needs is posted to it once per scan, before
+ * on different cores (one thread per core beside the event loop's: `reviewThreadCount`). Each cluster is homed on one
+ * thread (the one with the fewest clusters of the scan when its first review comes), which keeps its model; the region snapshot a thread needs is posted to it once per scan, before
  * the first review that needs it (messages on a port arrive in order). A thread that stops fails its pending reviews
  * and is started again by the next one.
  */
@@ -17,8 +17,19 @@ import type { ReviewAnswer } from '@app/forecast';
 import type { StoredSnapshot } from '@app/store';
 import type { ReviewThreadAnswer, ReviewThreadRequest } from './review-thread';
 
-/** Most review threads: one per core up to this (each holds the models of its clusters: 2 MB each, plus its regions). */
+/** Most review threads: one per core beside the event loop's, up to this (each holds the models of its clusters: 2 MB each, plus its regions). */
 export const MAX_REVIEW_THREADS = 4;
+
+/**
+ * The review threads of a machine of `cores` cores: one per core but the one the API's event loop keeps, at least one,
+ * at most MAX_REVIEW_THREADS. A thread more than the cores beside the event loop costs CPU for nothing: each thread is
+ * an isolate of its own (its own compiled code, its own collections, its own wake-ups), and on 2 cores two review
+ * threads spent 3.5 ms of CPU per review where one spent 2.7 ms (bench:admission --clusters 50 --seconds 10 at 200
+ * reviews/s, docs/benchmarks.md 2026-11-30), with its event loop busy 1.1 ms per review and a lower p99.
+ */
+export function reviewThreadCount(cores: number): number {
+  return Math.max(1, Math.min(MAX_REVIEW_THREADS, cores - 1));
+}
 
 /** A review thread refused the Service (a ScenarioError's message in the thread). */
 export class ReviewRefusedError extends Error {}
@@ -56,11 +67,11 @@ export class ReviewThreads {
 
   /**
    * @param entry the built thread entry (`reviewThreadEntry`)
-   * @param count threads (default: the cores, at most MAX_REVIEW_THREADS)
+   * @param count threads (default `reviewThreadCount` of the cores available)
    */
   constructor(
     private readonly entry: string,
-    count = Math.min(MAX_REVIEW_THREADS, availableParallelism()),
+    count = reviewThreadCount(availableParallelism()),
   ) {
     this.threads = new Array<Thread | undefined>(Math.max(1, count)).fill(undefined);
     this.homed = new Array<number>(this.threads.length).fill(0);
