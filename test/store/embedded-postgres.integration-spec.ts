@@ -106,7 +106,16 @@ describe('startEmbeddedPostgres (PGlite)', () => {
     await expect(store.snapshots.copyCompressed(undefined as never, scan.id, { parts: [], bytes: 0, rawBytes: 0 })).rejects.toThrow(/binary COPY/);
   }, 60_000);
 
-  it('keeps data in a data directory across restarts', async () => {
+  it('names the template after the PGlite version and the migrations, in the XDG cache directory', () => {
+    expect(templateFileName()).toMatch(/^pglite-\d+\.\d+\.\d+-[0-9a-f]{16}\.tar\.gz$/);
+    expect(defaultTemplateCacheDir({ XDG_CACHE_HOME: '/var/cache/x' })).toBe('/var/cache/x/ack-fleet-audit');
+    expect(defaultTemplateCacheDir({ XDG_CACHE_HOME: 'relative' })).toMatch(/\/\.cache\/ack-fleet-audit$/);
+  });
+
+  // The four cases below start PGlite instances of their own (own data or cache directory, own worker thread, own
+  // port) and share nothing with the store above or with each other: they run side by side, each start (initdb or a
+  // template in WASM, seconds of CPU) waiting on its own thread instead of one after the other.
+  it.concurrent('keeps data in a data directory across restarts', async () => {
     const dataDir = mkdtempSync(join(tmpdir(), 'fleet-audit-pglite-'));
     try {
       const first = await startEmbeddedPostgres({ dataDir });
@@ -130,7 +139,7 @@ describe('startEmbeddedPostgres (PGlite)', () => {
     }
   }, PGLITE_TIMEOUT_MS);
 
-  it('caches the migrated schema as a template: the next start loads it and migrating applies nothing', async () => {
+  it.concurrent('caches the migrated schema as a template: the next start loads it and migrating applies nothing', async () => {
     const cacheDir = mkdtempSync(join(tmpdir(), 'fleet-audit-pglite-cache-'));
     try {
       const first = await startEmbeddedPostgres({ templateCacheDir: cacheDir });
@@ -164,7 +173,7 @@ describe('startEmbeddedPostgres (PGlite)', () => {
     }
   }, PGLITE_TIMEOUT_MS);
 
-  it('starts from initdb when the cached template is corrupt', async () => {
+  it.concurrent('starts from initdb when the cached template is corrupt', async () => {
     const cacheDir = mkdtempSync(join(tmpdir(), 'fleet-audit-pglite-cache-'));
     try {
       writeFileSync(join(cacheDir, templateFileName()), 'not a tarball');
@@ -182,13 +191,7 @@ describe('startEmbeddedPostgres (PGlite)', () => {
     }
   }, PGLITE_TIMEOUT_MS);
 
-  it('names the template after the PGlite version and the migrations, in the XDG cache directory', () => {
-    expect(templateFileName()).toMatch(/^pglite-\d+\.\d+\.\d+-[0-9a-f]{16}\.tar\.gz$/);
-    expect(defaultTemplateCacheDir({ XDG_CACHE_HOME: '/var/cache/x' })).toBe('/var/cache/x/ack-fleet-audit');
-    expect(defaultTemplateCacheDir({ XDG_CACHE_HOME: 'relative' })).toMatch(/\/\.cache\/ack-fleet-audit$/);
-  });
-
-  it('close is idempotent and a closed database refuses connections', async () => {
+  it.concurrent('close is idempotent and a closed database refuses connections', async () => {
     const p = await startEmbeddedPostgres();
     await Promise.all([p.close(), p.close()]);
     await expect(Store.open({ connectionString: p.connectionString, poolMax: 1 })).rejects.toBeInstanceOf(StoreError);
