@@ -6,11 +6,11 @@
  * last minutes (a full run on the 2-core machine: 654 s as discovered, 477 s as the same durations packed longest
  * first onto the four workers).
  *
- * The weights are test/file-weights.json (file -> seconds of one full run, `npm run test:weights` after a run with the
- * JSON reporter). A file that table does not know yet runs first, by vitest's cached duration when there is one:
- * a new file may be long. Projects stay in one block each, integration first, because vitest reuses a worker only
- * for the next file of the same project (a file of the other project in between stops it and starts a new one,
- * whose module graph is imported again).
+ * The weights are test/file-weights.json (file -> seconds of one full run, hooks included: `npm run test:weights` after
+ * the run, from vitest's results cache). A file that table does not know yet runs first, by vitest's cached duration
+ * when there is one: a new file may be long. Projects stay in one block each, integration first, because vitest
+ * reuses a worker only for the next file of the same project (a file of the other project in between stops it and
+ * starts a new one, whose module graph is imported again).
  */
 import { readFileSync } from 'node:fs';
 import { relative } from 'node:path';
