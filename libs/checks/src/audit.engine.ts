@@ -1,5 +1,5 @@
 import { severityRank, teamOf, type CheckResult, type Finding, type FleetSnapshot, type OwnerSettings, type ResourceRef, type Severity } from '@app/domain';
-import type { PartialAuditSettings } from './audit-settings.types';
+import type { AuditSettings, PartialAuditSettings } from './audit-settings.types';
 import { resolveAuditSettings } from './audit-settings.util';
 import { CHECKS, CHECK_IDS } from './check.registry';
 import type { CheckContext, FastPathSwitch, ServiceFilter } from './check.types';
@@ -15,6 +15,11 @@ export interface RunAuditOptions {
   now: Date;
   /** Overrides merged over `DEFAULT_AUDIT_SETTINGS`. */
   settings?: PartialAuditSettings;
+  /**
+   * `settings` resolved already (`resolveAuditSettings(settings, CHECK_IDS)`), used instead of resolving them again: for
+   * a caller that audits many times with the same settings (the admission review model, a few audits per review).
+   */
+  resolvedSettings?: AuditSettings;
   /** The snapshot's index when the caller built one already (it is shared, e.g. with `buildFleetGraph`); built here otherwise. */
   index?: FleetIndex;
   /** The fast-path switch of this run (`FastPathSwitch`); absent = fast paths on. */
@@ -85,7 +90,7 @@ function sameLbRefFields(owned: ResourceRef, ref: ResourceRef): boolean {
  * @throws AuditSettingsError when `options.settings` is invalid
  */
 export function runAudit(snapshot: FleetSnapshot, options: RunAuditOptions): AuditOutput {
-  const settings = resolveAuditSettings(options.settings, CHECK_IDS);
+  const settings = options.resolvedSettings ?? resolveAuditSettings(options.settings, CHECK_IDS);
   const index = options.index ?? FleetIndex.build(snapshot);
   const ctx: CheckContext = {
     snapshot,

@@ -238,3 +238,18 @@ describe('fingerprintOf', () => {
     expect(fingerprintOf('LB_ORPHANED', { ...ref, name: 'renamed' })).toBe(base);
   });
 });
+
+describe('runAudit with settings resolved already (resolvedSettings)', () => {
+  const failedIds = (out: ReturnType<typeof runAudit>) => out.findings.map((f) => `${f.checkId} ${f.resource.id} ${f.severity}`).sort();
+
+  it('judges by the resolved settings it is given, as by the settings they were resolved from, instead of resolving `settings`', () => {
+    const settings = { quota: { warningRatio: 0.5, criticalRatio: 0.6 } };
+    const want = failedIds(runAudit(busyFleet(), { now: FROZEN_NOW, settings }));
+    expect(want).not.toEqual(failedIds(runAudit(busyFleet(), { now: FROZEN_NOW })));
+    const resolvedSettings = resolveAuditSettings(settings, CHECK_IDS);
+    expect(failedIds(runAudit(busyFleet(), { now: FROZEN_NOW, settings, resolvedSettings }))).toEqual(want);
+    expect(failedIds(runAudit(busyFleet(), { now: FROZEN_NOW, resolvedSettings }))).toEqual(want);
+    // The resolved settings win: the partial ones are not read again.
+    expect(failedIds(runAudit(busyFleet(), { now: FROZEN_NOW, settings: { quota: { warningRatio: 0.99, criticalRatio: 0.995 } }, resolvedSettings }))).toEqual(want);
+  });
+});

@@ -43,7 +43,7 @@
  * Not computed: the headroom after the change (`WhatIfStep.headroom` is empty; a review does not report it).
  */
 import { createHash } from 'node:crypto';
-import { CHECK_IDS, FleetIndex, QUOTA_USAGE_CHECK_IDS, resolveAuditSettings, resourceKeyOf, runAudit, type AuditOutput, type PartialAuditSettings, type RunAuditOptions, type ServiceFilter } from '@app/checks';
+import { CHECK_IDS, FleetIndex, QUOTA_USAGE_CHECK_IDS, resolveAuditSettings, resourceKeyOf, runAudit, type AuditOutput, type AuditSettings, type PartialAuditSettings, type RunAuditOptions, type ServiceFilter } from '@app/checks';
 import {
   coverageKey,
   defaultLoadBalancerName,
@@ -239,7 +239,7 @@ function backendTwin(clb: Clb): Clb {
  * `auditChanged` (whatif.runner.ts) with a one-Service filter: `runAudit` of the slice with fresh region objects (the
  * checks memoise per-region views by object, and a review changed the slice since the last audit of it).
  */
-function auditFiltered(snapshot: FleetSnapshot, options: Pick<RunAuditOptions, 'now' | 'settings' | 'serviceFilter'>): AuditOutput {
+function auditFiltered(snapshot: FleetSnapshot, options: Pick<RunAuditOptions, 'now' | 'settings' | 'resolvedSettings' | 'serviceFilter'>): AuditOutput {
   return runAudit({ ...snapshot, accounts: snapshot.accounts.map((a) => ({ ...a, regions: a.regions.map((r) => ({ ...r })) })) }, options);
 }
 
@@ -457,6 +457,8 @@ export class ClusterReviewModel {
   private readonly namesOf = new Map<string, Set<string>>();
   /** The quota ratios of the model's settings (`quota.warningRatio`, `quota.criticalRatio`). */
   private readonly quotaRatios: { warningRatio: number; criticalRatio: number };
+  /** Each settings object of the model (`sliceSettings`, ...) resolved once (`resolveAuditSettings`), for the audits of every review (`audit`). */
+  private readonly resolved = new Map<PartialAuditSettings, AuditSettings>();
   private readonly sliceSettings: PartialAuditSettings;
   private readonly regionSettings: PartialAuditSettings;
   /** The slice's checks less the Service checks: what a review still runs on the whole slice. */
@@ -818,13 +820,20 @@ export class ClusterReviewModel {
     return { checkIds: BLOWUP, accepts: (se) => se.cluster.cluster.clusterId === clusterId && serviceKey(se.service) === key };
   }
 
+  /** The options of a review's audit with `settings` (one of the model's), resolved once for every review. */
+  private audit(settings: PartialAuditSettings): { now: Date; settings: PartialAuditSettings; resolvedSettings: AuditSettings } {
+    let resolvedSettings = this.resolved.get(settings);
+    if (!resolvedSettings) this.resolved.set(settings, (resolvedSettings = resolveAuditSettings(settings, CHECK_IDS)));
+    return { now: this.options.now, settings, resolvedSettings };
+  }
+
   /**
    * The audit of a review answered from the counts (`auditFiltered` with `options`): of the review's slice, each frozen
    * CLB but those of `ids` (the load balancers the reviewed Service names, before and after the step) as its twin
    * (`twins`), the twinned CLBs' attachments handed to the audit's index as counts (`twinCounts`); the slice itself
    * when the model keeps no twins.
    */
-  private blindAudit(c: ReviewCopy, ids: ReadonlySet<string>, options: Pick<RunAuditOptions, 'now' | 'settings' | 'serviceFilter'>): AuditOutput {
+  private blindAudit(c: ReviewCopy, ids: ReadonlySet<string>, options: Pick<RunAuditOptions, 'now' | 'settings' | 'resolvedSettings' | 'serviceFilter'>): AuditOutput {
     if (this.twins.size === 0 || !c.region.loadBalancers) return auditFiltered(c.slice, options);
     const twinned = new Set<Clb>();
     const loadBalancers = c.region.loadBalancers.map((x) => {
@@ -960,7 +969,7 @@ export class ClusterReviewModel {
     for (const [id, users] of this.lbUsers) if (users.includes(key)) ids.add(id);
     for (const id of ids) if ((this.lbUsers.get(id) ?? []).some((u) => u !== key)) return undefined;
     const owns = this.owns(key, ids);
-    const out = auditChanged(own.slice, { now: this.options.now, settings: this.serviceSettings });
+    const out = auditChanged(own.slice, this.audit(this.serviceSettings));
     if (!out.results.every((r) => owns(r.resource))) return undefined;
     return { own: { results: out.results, findings: out.findings }, ids };
   }
@@ -1014,7 +1023,7 @@ export class ClusterReviewModel {
       this.answered.regionRemembered++;
       return known;
     }
-    const out = auditChanged(this.withStubs(c, this.wideClbs), { now: this.options.now, settings: this.regionSettings });
+    const out = auditChanged(this.withStubs(c, this.wideClbs), this.audit(this.regionSettings));
     const part = { results: out.results, findings: out.findings };
     if (signature !== undefined) {
       if (this.regionMemo!.size >= MAX_REGION_MEMO) this.regionMemo!.clear();
@@ -1069,10 +1078,10 @@ export class ClusterReviewModel {
     const counted = part ? this.countingPart(c, key) : undefined;
     const local = counted
       ? (() => {
-          const options = { now: this.options.now, settings: this.clusterSettingsUncounted, ...(counted.filter ? { serviceFilter: counted.filter } : {}) };
+          const options = { ...this.audit(this.clusterSettingsUncounted), ...(counted.filter ? { serviceFilter: counted.filter } : {}) };
           return part ? this.blindAudit(c, part.ids, options) : auditFiltered(c.slice, options);
         })()
-      : auditChanged(c.slice, { now: this.options.now, settings: part ? this.clusterSettings : this.sliceSettings });
+      : auditChanged(c.slice, this.audit(part ? this.clusterSettings : this.sliceSettings));
     const wide = this.regionChecks.size > 0 ? this.regionPart(c) : undefined;
     // The ECS instances whose count the step moved are diffed apart (`ecsChanges`): the rest as `plan` diffs it.
     const ecsMoved = counted?.samples ?? [];

@@ -11,7 +11,7 @@
  *
  * Deterministic: same scenario + same snapshot + same `now` and settings = byte-identical JSON.
  */
-import { QUOTA_USAGE_CHECK_IDS, resourceKeyOf, runAudit, type AuditOutput, type PartialAuditSettings } from '@app/checks';
+import { QUOTA_USAGE_CHECK_IDS, resourceKeyOf, runAudit, type AuditOutput, type PartialAuditSettings, type RunAuditOptions } from '@app/checks';
 import { quotaUsageOf, severityRank, type Finding, type FleetSnapshot, type QuotaUsageSample, type ResourceRef, type Severity } from '@app/domain';
 import { estimateConvergence, type ConvergenceEstimate, type ConvergenceSettings } from './convergence.model';
 import { computeHeadroom, type HeadroomEntry } from './headroom.model';
@@ -189,10 +189,10 @@ export function diffAudits(
  * `runAudit` of a snapshot the applier changes in place between audits: fresh region objects each time, since the
  * checks memoise per-region views by object (libs/checks nlb-index).
  */
-export function auditChanged(snapshot: FleetSnapshot, options: Pick<WhatIfOptions, 'now' | 'settings'>): AuditOutput {
+export function auditChanged(snapshot: FleetSnapshot, options: Pick<WhatIfOptions, 'now' | 'settings'> & Pick<RunAuditOptions, 'resolvedSettings'>): AuditOutput {
   return runAudit(
     { ...snapshot, accounts: snapshot.accounts.map((a) => ({ ...a, regions: a.regions.map((r) => ({ ...r })) })) },
-    { now: options.now, ...(options.settings ? { settings: options.settings } : {}) },
+    { now: options.now, ...(options.settings ? { settings: options.settings } : {}), ...(options.resolvedSettings ? { resolvedSettings: options.resolvedSettings } : {}) },
   );
 }
 
