@@ -42,6 +42,8 @@ export default defineConfig({
       '@app/collectors': here('./libs/collectors/src/index.ts'),
       '@app/store': here('./libs/store/src/index.ts'),
       '@app/telemetry': here('./libs/telemetry/src/index.ts'),
+      // Before '@app/audit': an alias key also matches its subpaths, so the longer one must come first.
+      '@app/audit/scan': here('./libs/audit/src/scan-entry.ts'),
       '@app/audit': here('./libs/audit/src/index.ts'),
       '@app/forecast': here('./libs/forecast/src/index.ts'),
       '@app/reports': here('./libs/reports/src/index.ts'),
