@@ -18,6 +18,12 @@
  * threads, apps/api/src/admission/review-threads.ts); the event loop's busy time per review is printed beside it. The issue's target: p99 <= 50 ms at 200 reviews/s on the 1M-backend fleet.
  * `BENCH_ADMISSION_CPU_PROF=<dir>` writes a CPU profile of the API child there. `--repeat`: every measured review is one of
  * the four warm-up Services of its target (answered from memory), which gives the route's cost without the model.
+ *
+ * Arrivals (`--arrivals`): `steady` (default) sends one review every 1/R s whatever the answers (loadtest's
+ * `requestsPerSecond`: an open loop, new connections opened as needed), as reviews reach a webhook while Services change;
+ * `burst` is autocannon's `overallRate`, which sends each second's share at the start of the second on its
+ * connections, one after another per connection, then waits for the next second (mcollina/autocannon#174): R reviews
+ * arrive within a few milliseconds, so its latencies measure how fast the API drains a burst of R, not a rate.
  */
 import { fork, type ChildProcess } from 'node:child_process';
 import type autocannon from 'autocannon';
@@ -26,7 +32,7 @@ import { performance } from 'node:perf_hooks';
 import { analyzeAndStore } from '@app/audit';
 import { Store } from '@app/store';
 import type { FleetSnapshot } from '@app/domain';
-import { measureLoad, serveApiChild } from './api-child.util';
+import { childCpuMicros, measureLoad, percentile, serveApiChild, type LoadResult } from './api-child.util';
 import { backendsOf, benchReviewService, intFlag, loadAvg1m, millionBackendFleet, withBenchDatabase } from './bench-support';
 import { probeJson, runProbe } from './machine-probe';
 
@@ -74,6 +80,8 @@ async function main(): Promise<void> {
   // `--repeat`: every measured review is one of four Services (one per target), answered from the answers the API
   // remembers: what the route costs without the model (HTTP, NestJS, authentication, validation, serialisation).
   const repeat = process.argv.includes('--repeat');
+  const arrivals = argValue('arrivals') ?? 'steady';
+  if (arrivals !== 'steady' && arrivals !== 'burst') throw new Error(`--arrivals must be steady or burst, not ${arrivals}`);
   const probe = await runProbe();
   console.log(
     `machine probe: 1 GiB of fresh memory touched in ${probe.firstTouchSecondsPerGiB.toFixed(2)} s, a fixed CPU loop in ${probe.cpuLoopMs.toFixed(0)} ms, ` +
@@ -121,24 +129,22 @@ async function main(): Promise<void> {
       console.log(`warm-up: first review of each target cluster (snapshot read, model built) ${Object.entries(warm).map(([k, v]) => `${k} ${v} ms`).join(', ')}`);
       let notJudged = 0;
       const eluBefore = await childElu(child);
-      const result = await measureLoad(child, {
-        url: origin,
-        connections: Math.min(50, rate),
-        overallRate: rate,
-        duration: seconds,
-        requests: [
-          {
-            method: 'POST',
-            headers,
-            setupRequest: (req: autocannon.Request) => {
-              const i = n++;
-              return { ...req, path: `/v1/admission/${names[i % names.length]}?timeout=5s`, body: review(repeat ? i % names.length : i) };
-            },
-          },
-        ],
-        // Each answer is one small body chunk: count the fail-open ones.
-        setupClient: (client) => client.on('body', (chunk: Buffer) => void (chunk.includes('not judged') && notJudged++)),
-      });
+      const next = (): { path: string; body: string } => {
+        const i = n++;
+        return { path: `/v1/admission/${names[i % names.length]}?timeout=5s`, body: review(repeat ? i % names.length : i) };
+      };
+      const result =
+        arrivals === 'steady'
+          ? await measureSteadyLoad(child, { origin, rate, seconds, headers, next, onBody: (body) => void (body.includes('not judged') && notJudged++) })
+          : await measureLoad(child, {
+              url: origin,
+              connections: Math.min(50, rate),
+              overallRate: rate,
+              duration: seconds,
+              requests: [{ method: 'POST', headers, setupRequest: (req: autocannon.Request) => ({ ...req, ...next() }) }],
+              // Each answer is one small body chunk: count the fail-open ones.
+              setupClient: (client) => client.on('body', (chunk: Buffer) => void (chunk.includes('not judged') && notJudged++)),
+            });
       const eluAfter = await childElu(child);
       // The API's event loop (HTTP, NestJS, validation, serialisation; the models run in the review threads): its busy
       // time per review, wall ms (performance.eventLoopUtilization), against the whole process's CPU per review.
@@ -150,6 +156,7 @@ async function main(): Promise<void> {
         targets: names,
         rateAsked: rate,
         seconds,
+        arrivals,
         repeat,
         ...result,
         mainMsPerReview,
@@ -158,7 +165,7 @@ async function main(): Promise<void> {
         probe: probeJson(probe),
         loadAvg1m: loadAvg1m(),
       };
-      console.log(`admission at ${rate} reviews/s for ${seconds} s: ${result.rps} answered/s, p50 ${result.p50Ms} ms, p95 ${result.p95Ms} ms, p99 ${result.p99Ms} ms, max ${result.maxMs} ms`);
+      console.log(`admission at ${rate} reviews/s (${arrivals} arrivals) for ${seconds} s: ${result.rps} answered/s, p50 ${result.p50Ms} ms, p95 ${result.p95Ms} ms, p99 ${result.p99Ms} ms, max ${result.maxMs} ms`);
       console.log(
         `errors ${result.errors}, not judged (fail-open) ${notJudged} of ${result.requests}, API CPU ${result.apiCpuMsPerRequest} ms per review ` +
           `(all threads; the event loop busy ${mainMsPerReview} ms per review), load average ${out.loadAvg1m}`,
@@ -171,6 +178,93 @@ async function main(): Promise<void> {
       }
     }
   });
+}
+
+/** The value of `--name V` or `--name=V`, if given. */
+function argValue(name: string): string | undefined {
+  const argv = process.argv;
+  const i = argv.indexOf(`--${name}`);
+  if (i >= 0) return argv[i + 1];
+  return argv.find((a) => a.startsWith(`--${name}=`))?.slice(name.length + 3);
+}
+
+/** loadtest's request function handed to a request generator (`http.request`'s shape). */
+type RequestClient = (options: unknown, callback: unknown) => { write(body: string): void };
+
+/** What `measureSteadyLoad` sends. */
+interface SteadyLoad {
+  origin: string;
+  /** Reviews per second, one every 1/rate s. */
+  rate: number;
+  seconds: number;
+  headers: Record<string, string>;
+  /** The next review's path and body. */
+  next: () => { path: string; body: string };
+  /** Every answer's body. */
+  onBody: (body: string) => void;
+}
+
+/**
+ * Send reviews at a steady rate for `seconds` (loadtest, `requestsPerSecond`: one request every 1/rate s on a free
+ * keep-alive connection, a new one opened when none is free, whatever the answers: an open loop) against the API child,
+ * keeping every response time (ms, from the request's start to its answer's last byte) for exact percentiles, and the child's
+ * CPU time over the run.
+ * @throws when loadtest cannot run
+ */
+async function measureSteadyLoad(child: ChildProcess, load: SteadyLoad): Promise<LoadResult> {
+  // loadtest is an ES module: imported, not required (this file is CommonJS).
+  const { loadTest } = await import('loadtest');
+  const times: number[] = [];
+  let errors = 0;
+  let non2xx = 0;
+  const cpuBefore = await childCpuMicros(child);
+  await new Promise<void>((resolve, reject) =>
+    loadTest(
+      {
+        url: load.origin,
+        method: 'POST',
+        requestsPerSecond: load.rate,
+        maxSeconds: load.seconds,
+        agentKeepAlive: true,
+        quiet: true,
+        requestGenerator: (_params: unknown, options: { path?: string; headers?: Record<string, string> }, client: RequestClient, callback: unknown) => {
+          const { path, body } = load.next();
+          options.path = path;
+          options.headers = { ...load.headers, 'content-length': String(Buffer.byteLength(body)) };
+          // Timed here, to the microsecond (loadtest's own elapsed times are whole milliseconds).
+          const t0 = performance.now();
+          const request = client(options, (res: { once(event: 'end', listener: () => void): void }) => {
+            res.once('end', () => times.push(performance.now() - t0));
+            (callback as (res: unknown) => void)(res);
+          });
+          request.write(body);
+          return request;
+        },
+        statusCallback: (error: unknown, result: { body?: string; statusCode?: number } | undefined) => {
+          if (result?.body !== undefined) load.onBody(result.body);
+          if (error) {
+            errors++;
+            if ((result?.statusCode ?? 0) >= 300) non2xx++;
+          }
+        },
+      },
+      (error: unknown) => (error ? reject(error instanceof Error ? error : new Error(String(error))) : resolve()),
+    ),
+  );
+  const cpuMicros = (await childCpuMicros(child)) - cpuBefore;
+  times.sort((a, b) => a - b);
+  return {
+    requests: times.length,
+    rps: Math.round((times.length / load.seconds) * 10) / 10,
+    p50Ms: percentile(times, 50),
+    p95Ms: percentile(times, 95),
+    p99Ms: percentile(times, 99),
+    maxMs: times.length ? Math.round(times[times.length - 1]! * 10) / 10 : null,
+    errors,
+    non2xx,
+    timeouts: 0,
+    apiCpuMsPerRequest: times.length ? Math.round((cpuMicros / 1000 / times.length) * 1000) / 1000 : null,
+  };
 }
 
 /** The API child's event-loop utilisation so far (`performance.eventLoopUtilization`: active and idle ms). */
