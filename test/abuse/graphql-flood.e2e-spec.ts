@@ -1,23 +1,22 @@
 /**
- * Memory does not grow with GraphQL query text. The review took the API from 296 MB to 2.1 GB with
- * 5,000 distinct queries padded to 95 KB (no plateau; with a 384 MB heap cap it died): Apollo's parsed-query cache
- * sized a document by its JSON, which leaves out the query text every location of the document holds.
+ * Memory does not grow with GraphQL query text. A parsed-query cache that sizes a document by its JSON leaves out the
+ * query text every location of the document holds: 5,000 distinct queries padded to 95 KB would then take the API from
+ * about 300 MB to 2 GB with no plateau.
  *
  * Here `fleet-audit serve` (the built CLI, as deployed) runs with a 192 MB old-space cap and takes 1,200 distinct
  * queries, each padded with a comment to just under GRAPHQL_MAX_QUERY_BYTES (32 KiB): ~39 MB of query text, which
- * retained as before (twice its length on the heap, plus the AST: some 80 MB) is most of the cap. The server must
- * answer every one, stay up, and its heap must level off: the growth over the second half of the flood is a fraction
- * (a quarter at most) of what retaining the text would add. A text over the limit is refused with 413 before parsing.
+ * retained (twice its length on the heap, plus the AST: some 80 MB) is most of the cap. The server must answer every
+ * one, stay up, and its heap must level off: the growth over the second half of the flood is a fraction (a quarter at
+ * most) of what retaining the text would add. A text over the limit is refused with 413 before parsing.
  *
- * 1,200 queries (2,400 before): the bounded document store (DOCUMENT_STORE_BYTES, 16 MiB counted as `documentSize`
+ * Why 1,200 queries are enough: the bounded document store (DOCUMENT_STORE_BYTES, 16 MiB counted as `documentSize`
  * counts: some 66 KB a padded query) is full after about 250 of them, within the first quarter, so the second half
- * (600 queries) measures a full store as the 1,200 of the larger flood did; retaining their text would add at least
- * 19 MB there against the 4.9 MB allowed. The flood's second half grew by under a megabyte either way.
+ * (600 queries) measures a full store; retaining their text would add at least 19 MB there against the 4.9 MB allowed.
  *
  * The heap is read right after a full garbage collection in the API process (heap-after-gc.preload.mjs, a
- * test-only preload: `--expose-gc`, asked over the IPC channel), so a reading is what the heap retains. It used to
- * be prom-client's `nodejs_heap_size_used_bytes` on /metrics, read whenever the request ran: old-generation garbage
- * not yet collected made it swing (17.5 MB of second-half "growth" once under a load average of 8).
+ * test-only preload: `--expose-gc`, asked over the IPC channel), so a reading is what the heap retains: a reading of
+ * prom-client's `nodejs_heap_size_used_bytes` on /metrics, taken whenever the request runs, swings with old-generation
+ * garbage not yet collected (17.5 MB of second-half "growth" under a load average of 8).
  */
 import { spawn, type ChildProcess } from 'node:child_process';
 import { join } from 'node:path';
