@@ -32,7 +32,7 @@ import { performance } from 'node:perf_hooks';
 import { analyzeAndStore } from '@app/audit';
 import { Store } from '@app/store';
 import type { FleetSnapshot } from '@app/domain';
-import { childCpuMicros, measureLoad, percentile, serveApiChild, type LoadResult } from './api-child.util';
+import { childCpuMicros, loadResultOf, measureLoad, serveApiChild, type LoadResult } from './api-child.util';
 import { backendsOf, benchReviewService, intFlag, loadAvg1m, millionBackendFleet, withBenchDatabase } from './bench-support';
 import { probeJson, runProbe } from './machine-probe';
 
@@ -252,19 +252,7 @@ async function measureSteadyLoad(child: ChildProcess, load: SteadyLoad): Promise
     ),
   );
   const cpuMicros = (await childCpuMicros(child)) - cpuBefore;
-  times.sort((a, b) => a - b);
-  return {
-    requests: times.length,
-    rps: Math.round((times.length / load.seconds) * 10) / 10,
-    p50Ms: percentile(times, 50),
-    p95Ms: percentile(times, 95),
-    p99Ms: percentile(times, 99),
-    maxMs: times.length ? Math.round(times[times.length - 1]! * 10) / 10 : null,
-    errors,
-    non2xx,
-    timeouts: 0,
-    apiCpuMsPerRequest: times.length ? Math.round((cpuMicros / 1000 / times.length) * 1000) / 1000 : null,
-  };
+  return loadResultOf(times, load.seconds, cpuMicros, { errors, non2xx, timeouts: 0 });
 }
 
 /** The API child's event-loop utilisation so far (`performance.eventLoopUtilization`: active and idle ms). */

@@ -77,17 +77,23 @@ export async function measureLoad(child: ChildProcess, options: autocannon.Optio
     instance.on('response', (_client, _status, _bytes, responseTime) => times.push(responseTime));
   });
   const cpuMicros = (await childCpuMicros(child)) - cpuBefore;
+  return loadResultOf(times, options.duration, cpuMicros, { errors: result.errors + result.timeouts + result.non2xx, non2xx: result.non2xx, timeouts: result.timeouts });
+}
+
+/**
+ * The LoadResult of a run: `times` (ms, every answer; sorted here) over `seconds`, the API child's CPU µs over the run,
+ * and the run's error counts.
+ */
+export function loadResultOf(times: number[], seconds: number, cpuMicros: number, failed: Pick<LoadResult, 'errors' | 'non2xx' | 'timeouts'>): LoadResult {
   times.sort((a, b) => a - b);
   return {
     requests: times.length,
-    rps: Math.round((times.length / options.duration) * 10) / 10,
+    rps: Math.round((times.length / seconds) * 10) / 10,
     p50Ms: percentile(times, 50),
     p95Ms: percentile(times, 95),
     p99Ms: percentile(times, 99),
     maxMs: times.length ? Math.round(times[times.length - 1]! * 10) / 10 : null,
-    errors: result.errors + result.timeouts + result.non2xx,
-    non2xx: result.non2xx,
-    timeouts: result.timeouts,
+    ...failed,
     apiCpuMsPerRequest: times.length ? Math.round((cpuMicros / 1000 / times.length) * 1000) / 1000 : null,
   };
 }
