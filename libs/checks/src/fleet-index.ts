@@ -365,10 +365,15 @@ export class FleetIndex {
   /** Values other modules derive from this index (`memo`), by their key. */
   private readonly memos = new Map<symbol, unknown>();
 
-  /** Per region: ECS attachments to CLBs outside its list, added to `ecsAttachments` (`FleetIndexOptions`). */
-  private attachmentsOutside: ReadonlyMap<RegionSnapshot, ReadonlyMap<string, number>> | undefined;
-
-  private constructor(readonly snapshot: FleetSnapshot) {}
+  /**
+   * @param snapshot the fleet indexed
+   * @param attachmentsOutside per region: ECS attachments to CLBs outside its list, added to `ecsAttachments`
+   *   (`FleetIndexOptions`)
+   */
+  private constructor(
+    readonly snapshot: FleetSnapshot,
+    private readonly attachmentsOutside: ReadonlyMap<RegionSnapshot, ReadonlyMap<string, number>> | undefined,
+  ) {}
 
   /**
    * Builds the eager maps in one pass over the snapshot.
@@ -381,8 +386,7 @@ export class FleetIndex {
    * characters through the providerID (500,000 nodes and 10M backend entries on a 5,000-cluster fleet).
    */
   static build(snapshot: FleetSnapshot, options: FleetIndexOptions = {}): FleetIndex {
-    const ix = new FleetIndex(snapshot);
-    ix.attachmentsOutside = options.attachmentsOutside;
+    const ix = new FleetIndex(snapshot, options.attachmentsOutside);
     for (const c of snapshot.coverage) ix.coverage.set(coverageKey(c), c);
     for (const account of snapshot.accounts) {
       for (const region of account.regions) {

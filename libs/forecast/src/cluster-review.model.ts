@@ -1076,12 +1076,10 @@ export class ClusterReviewModel {
     const key = serviceKey(manifest.metadata as { namespace: string; name: string });
     const part = this.servicePart(c, key, changes);
     const counted = part ? this.countingPart(c, key) : undefined;
-    const local = counted
-      ? (() => {
-          const options = { ...this.audit(this.clusterSettingsUncounted), ...(counted.filter ? { serviceFilter: counted.filter } : {}) };
-          return part ? this.blindAudit(c, part.ids, options) : auditFiltered(c.slice, options);
-        })()
-      : auditChanged(c.slice, this.audit(part ? this.clusterSettings : this.sliceSettings));
+    const local =
+      part && counted
+        ? this.blindAudit(c, part.ids, { ...this.audit(this.clusterSettingsUncounted), ...(counted.filter ? { serviceFilter: counted.filter } : {}) })
+        : auditChanged(c.slice, this.audit(part ? this.clusterSettings : this.sliceSettings));
     const wide = this.regionChecks.size > 0 ? this.regionPart(c) : undefined;
     // The ECS instances whose count the step moved are diffed apart (`ecsChanges`): the rest as `plan` diffs it.
     const ecsMoved = counted?.samples ?? [];
