@@ -26,8 +26,10 @@ import autocannon from 'autocannon';
 import { Client } from 'pg';
 import { freeTcpPort } from './chaos/private-servers';
 import { SCAN_LOAD_FLEET, writeScanLoadFleet } from './scan-load.fleet';
+import { packageRoot } from '../apps/cli/src/package-root.util';
 
-const ROOT = join(__dirname, '..', '..', '..', '..');
+/** The project root, found from this file in dist/ or any other output root of `nest build cli`. */
+const ROOT = packageRoot();
 const BIN = join(ROOT, 'bin', 'fleet-audit.js');
 const ADMIN_URL = process.env.BENCH_PG_ADMIN_URL ?? 'postgres://postgres@127.0.0.1:5432/postgres';
 /** The issue's target: /healthz p99 under 100 ms while a 100-cluster scan runs. */

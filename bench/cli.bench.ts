@@ -14,8 +14,10 @@
 import { spawnSync } from 'node:child_process';
 import { join } from 'node:path';
 import { intFlag, loadAvg1m, median, procCpuMs } from './bench-support';
+import { packageRoot } from '../apps/cli/src/package-root.util';
 
-const ROOT = join(__dirname, '..', '..', '..', '..');
+/** The project root, found from this file in dist/ or any other output root of `nest build cli`. */
+const ROOT = packageRoot();
 const BIN = join(ROOT, 'bin', 'fleet-audit.js');
 const SAMPLE = join(ROOT, 'examples', 'fleets', 'sample');
 

@@ -22,8 +22,10 @@ import { join } from 'node:path';
 import { gzipSync } from 'node:zlib';
 import { chromium } from 'playwright-core';
 import { intFlag, loadAvg1m, median } from './bench-support';
+import { packageRoot } from '../apps/cli/src/package-root.util';
 
-const ROOT = join(__dirname, '..', '..', '..', '..');
+/** The project root, found from this file in dist/ or any other output root of `nest build cli`. */
+const ROOT = packageRoot();
 const BIN = join(ROOT, 'bin', 'fleet-audit.js');
 const CONSOLE_DIR = join(ROOT, 'dist', 'console');
 const CHROMIUM = '/usr/bin/chromium';

@@ -17,8 +17,10 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { loadavg, tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { procCpuMs } from './bench-support';
+import { packageRoot } from '../apps/cli/src/package-root.util';
 
-const ROOT = join(__dirname, '..', '..', '..', '..');
+/** The project root, found from this file in dist/ or any other output root of `nest build cli`. */
+const ROOT = packageRoot();
 const BIN = join(ROOT, 'bin', 'fleet-audit.js');
 /** The issue's target: first findings on screen within 8 s. */
 const TARGET_MS = 8_000;

@@ -9,13 +9,13 @@
  * BENCH_DATABASE_URL (default postgres://postgres@127.0.0.1:5432/postgres), dropped afterwards. Prints one
  * line per fleet and, as the last line, one JSON object with both and `loadAvg1m`.
  */
-import { join } from 'node:path';
 import { Client } from 'pg';
 import { buildFleetGraph, FleetIndex } from '@app/checks';
 import { loadFleetDirectory } from '@app/collectors';
 import type { FleetSnapshot } from '@app/domain';
 import { Store } from '@app/store';
 import { backendsOf, loadAvg1m, millionBackendFleet, round2, withBenchDatabase } from './bench-support';
+import { sampleFleetDir } from '../apps/cli/src/package-root.util';
 
 const TABLES = [
   'graph_regions',
@@ -70,7 +70,7 @@ async function main(): Promise<void> {
       const sample = await measure(
         store,
         db,
-        loadFleetDirectory(join(__dirname, '..', '..', '..', '..', 'examples', 'fleets', 'sample')),
+        loadFleetDirectory(sampleFleetDir()),
       );
       process.stdout.write(`sample: ${JSON.stringify(sample)}\n`);
       const big = await measure(store, db, millionBackendFleet());

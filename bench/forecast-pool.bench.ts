@@ -15,12 +15,12 @@
  * `{"bench":"forecast-pool","runs":N,"whatIfMs":{...},"cpuMsPerWhatIf":{...},"rssMiB":{...},"loadAvg1m":x}`.
  * Run it alone: the figures are wall times.
  */
-import { join } from 'node:path';
 import { ForecastPool } from '@app/audit';
 import { loadFleetDirectory } from '@app/collectors';
 import type { FleetSnapshot } from '@app/domain';
 import { MAX_ADD_NODES, parseScenario, runWhatIf, type Scenario } from '@app/forecast';
 import { intFlag, loadAvg1m, median, round2 } from './bench-support';
+import { sampleFleetDir } from '../apps/cli/src/package-root.util';
 
 const CLUSTER = 'c1e64668d4e11407d7227bc187533f952';
 const NOW = new Date('2026-11-20T00:00:00Z');
@@ -49,7 +49,7 @@ const rssMiB = () => round2(process.memoryUsage().rss / 2 ** 20);
 
 async function main(): Promise<number> {
   const runs = intFlag('runs', 20);
-  const snapshot: FleetSnapshot = loadFleetDirectory(join(__dirname, '..', '..', '..', '..', 'examples', 'fleets', 'sample'));
+  const snapshot: FleetSnapshot = loadFleetDirectory(sampleFleetDir());
   const small = addNodes(10);
   const options = { now: NOW };
 

@@ -11,10 +11,10 @@
  *   (the longest gap of a 10 ms interval timer).
  * Run it alone (`heavy --exclusive`): the figures are wall times.
  */
-import { join } from 'node:path';
 import { ForecastPool } from '@app/audit';
 import { loadFleetDirectory } from '@app/collectors';
 import { MAX_ADD_NODES, runWhatIf, type Scenario } from '@app/forecast';
+import { sampleFleetDir } from '../apps/cli/src/package-root.util';
 
 const CLUSTER = 'c1e64668d4e11407d7227bc187533f952';
 const NOW = new Date('2026-11-20T00:00:00Z');
@@ -25,7 +25,7 @@ function addNodes(count: number): Scenario {
 }
 
 async function main(): Promise<void> {
-  const snapshot = loadFleetDirectory(join(__dirname, '..', '..', '..', '..', 'examples', 'fleets', 'sample'));
+  const snapshot = loadFleetDirectory(sampleFleetDir());
   runWhatIf(snapshot, addNodes(100), { now: NOW }); // warm-up (JIT)
   const rows: { nodes: number; seconds: number; msPer1000Nodes: number }[] = [];
   for (const nodes of [1_000, 2_000, MAX_ADD_NODES, 10_000, 20_000]) {
