@@ -40,6 +40,8 @@ export default defineConfig({
       '@app/domain': here('./libs/domain/src/index.ts'),
       '@app/checks': here('./libs/checks/src/index.ts'),
       '@app/collectors': here('./libs/collectors/src/index.ts'),
+      // Before '@app/store' (see '@app/audit/scan').
+      '@app/store/model': here('./libs/store/src/model-entry.ts'),
       '@app/store': here('./libs/store/src/index.ts'),
       '@app/telemetry': here('./libs/telemetry/src/index.ts'),
       // Before '@app/audit': an alias key also matches its subpaths, so the longer one must come first.

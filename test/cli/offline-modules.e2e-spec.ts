@@ -1,7 +1,7 @@
 /**
  * What an offline command loads besides the cloud SDKs (those: startup-modules.e2e-spec.ts): `fleet-audit scan --fleet
- * DIR` without a database and `plan --fleet DIR` read files and print, so the live stack stays unloaded: libs/store
- * (pg), libs/telemetry (pino, prom-client and its @opentelemetry/api), the live collectors' limiter and retry packages
+ * DIR` without a database, `plan --fleet DIR` and `report --fleet DIR` read files and print, so the live stack stays
+ * unloaded: libs/store (pg; `report` reads the store's model only), libs/telemetry (pino, prom-client and its @opentelemetry/api), the live collectors' limiter and retry packages
  * (bottleneck, cockatiel) and, on one thread, the thread pool (piscina). They cost about 0.45 s of `require` per run
  * on the project's 2-core VM when `@app/audit` (its launchers, forecasts and store step) came in whole: the offline
  * commands load `@app/audit/scan` (libs/audit/src/scan-entry.ts), the store step is imported by scan-runner.ts only
@@ -108,11 +108,14 @@ describe('offline commands leave the live stack unloaded', () => {
     expect(files.filter((f) => LIVE_LIBS.some((lib) => f.includes(lib)))).toEqual([]);
   });
 
-  it('report --fleet DIR loads no telemetry, thread pool or live collector limiter', () => {
-    // libs/reports itself still imports libs/store (StoreError, SYSTEM_PRINCIPAL, dayStartOf) and cockatiel (its
-    // delivery retries) at its top, so pg and cockatiel come in through it, not through the scan it runs.
-    const { code, packages } = modulesLoadedBy(['report', '--fleet', SAMPLE_FLEET, '--now', '2026-11-23T10:00:00Z']);
+  it('report --fleet DIR loads none of it', () => {
+    // libs/reports takes the store's model from `@app/store/model` (no driver) and cockatiel at its first delivery.
+    const { code, stdout, packages, files } = modulesLoadedBy(['report', '--fleet', SAMPLE_FLEET, '--now', '2026-11-23T10:00:00Z', '--format', 'json']);
     expect(code).toBe(0);
-    expect(packages.filter((p) => ['prom-client', '@opentelemetry/api', 'pino', 'bottleneck', 'piscina'].includes(p))).toEqual([]);
+    expect((JSON.parse(stdout) as { summary: unknown }).summary).toBeDefined();
+    expect(packages.filter((p) => LIVE_STACK.includes(p))).toEqual([]);
+    // Of libs/store, only its model (`@app/store/model`: no driver, no repository).
+    const model = /\/libs\/store\/src\/(model-entry|principal|retention\.policy|store\.exception|scan-pruned\.error)\.js$/;
+    expect(files.filter((f) => LIVE_LIBS.some((lib) => f.includes(lib)) && !model.test(f))).toEqual([]);
   });
 });

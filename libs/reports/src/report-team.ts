@@ -7,7 +7,8 @@
  */
 import { DEFAULT_TREND_SETTINGS } from '@app/forecast';
 import { DAY_MS, type Finding } from '@app/domain';
-import { ScanPrunedError, StoreError, type Scoped, type Store } from '@app/store';
+import type { Scoped, Store } from '@app/store';
+import { ScanPrunedError, StoreError } from '@app/store/model';
 import { buildReport, type ReportInput } from './report.builder';
 import type { ReportDocument } from './report.model';
 import { forecastsOf, REPORT_FORECAST_MAX_SCANS, REPORT_FORECAST_MIN_RATIO } from './report.source';

@@ -5,8 +5,8 @@
  * with exponential backoff (cockatiel); its outcome and attempts are written to the row, and exported by
  * `/metrics` (`fleet_audit_report_deliveries_failed`), so a failed delivery is never silent.
  */
-import { ExponentialBackoff, handleAll, retry } from 'cockatiel';
 import type { Store } from '@app/store';
+import { cockatielPackage } from './cockatiel.lazy';
 import { buildReport } from './report.builder';
 import type { ReportDocument } from './report.model';
 import { loadReportInput } from './report.source';
@@ -102,6 +102,7 @@ export class WeeklyReportService {
     let attempts = 0;
     let lastError = '';
     await this.store.reports.setDelivery(reportId, { status: 'pending', attempts: 0 });
+    const { ExponentialBackoff, handleAll, retry } = cockatielPackage();
     const policy = retry(handleAll, {
       maxAttempts: Math.max(0, (webhook.maxAttempts ?? 5) - 1),
       backoff: new ExponentialBackoff({ initialDelay: webhook.initialDelayMs ?? 1000, maxDelay: webhook.maxDelayMs ?? 30_000 }),

@@ -13,7 +13,8 @@ import {
   type Waiver,
 } from '@app/domain';
 import { DEFAULT_TREND_SETTINGS, forecastTrends, type QuotaSeries } from '@app/forecast';
-import { SYSTEM_PRINCIPAL, dayStartOf, type Store, type StoredScanListItem } from '@app/store';
+import type { Store, StoredScanListItem } from '@app/store';
+import { SYSTEM_PRINCIPAL, dayStartOf } from '@app/store/model';
 import { REPORT_PERIOD_DAYS, REPORT_TREND_WEEKS, type QuotaForecastInput, type ReportInput } from './report.builder';
 
 /** A writable copy of a readonly array type. */

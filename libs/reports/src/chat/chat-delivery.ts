@@ -5,10 +5,11 @@
  * waivers (the report's team rendition, report-team.ts).
  * Routes come from `REPORT_CHAT_WEBHOOKS` (JSON, parseChatRoutes).
  */
-import { ExponentialBackoff, handleAll, retry } from 'cockatiel';
 import { z } from 'zod';
 import { SEVERITIES, TEAM_NAME, type Severity } from '@app/domain';
-import { ALL_ACCOUNTS, accountsScope, type Store } from '@app/store';
+import type { Store } from '@app/store';
+import { cockatielPackage } from '../cockatiel.lazy';
+import { ALL_ACCOUNTS, accountsScope } from '@app/store/model';
 import type { ReportDocument } from '../report.model';
 import { teamReportDocument } from '../report-team';
 import { CHAT_KINDS, chatMessage, type ChatKind, type ChatReportSummary } from './chat-message';
@@ -121,6 +122,7 @@ export async function deliverToChats(
     const body = JSON.stringify(chatMessage(route.kind, summary));
     let attempts = 0;
     let lastError = '';
+    const { ExponentialBackoff, handleAll, retry } = cockatielPackage();
     const policy = retry(handleAll, {
       maxAttempts: Math.max(0, (opts.maxAttempts ?? 5) - 1),
       backoff: new ExponentialBackoff({ initialDelay: opts.initialDelayMs ?? 1000, maxDelay: opts.maxDelayMs ?? 30_000 }),
