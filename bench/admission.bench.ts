@@ -99,6 +99,7 @@ async function main(): Promise<void> {
       names = targets(snapshot, targetCount);
       const scan = await store.scans.create({ source: 'offline', startedAt: NOW });
       await analyzeAndStore(snapshot, { scanId: scan.id, now: NOW, store });
+      await store.scans.refreshAfterStore();
       token = (await store.apiTokens.create({ role: 'viewer', accounts: null, teams: null, createdBy: 'bench', name: 'admission' })).token;
     } finally {
       await store.close();

@@ -140,6 +140,8 @@ async function main(): Promise<void> {
         quotaUsage: quotaSamples(w),
         ...(graph ? { graph } : {}),
       });
+      // The step after a store, as a scan runs it: the trends requests read the fits it keeps.
+      await store.scans.refreshAfterStore();
     }
     const scoped = await store.apiTokens.create({ role: 'viewer', accounts: Array.from({ length: 10 }, (_, i) => account(i * 10)), createdBy: 'bench', name: 'bench-scoped' });
     const stored = new Client({ connectionString: url.toString() });

@@ -93,6 +93,8 @@ async function main(): Promise<void> {
             ratio: Math.min(200, 80 + (i % 100) + w * 3) / 200,
           })),
         });
+        // The step after a store, as a scan runs it.
+        await store.scans.refreshAfterStore();
       }
       for (let i = 0; i < 50; i++)
         await store.waiverService.create(

@@ -55,6 +55,7 @@ async function main(): Promise<void> {
         const at = new Date(start + h * HOUR);
         const scan = await store.scans.create({ source: 'offline', fleetName: 'bench', startedAt: at });
         await storeAnalysis(store, scan.id, snapshot, { ...analysis, results: growing(analysis.results, h), finishedAt: new Date(at.getTime() + 60_000) });
+        await store.scans.refreshAfterStore();
         const t0 = process.hrtime.bigint();
         await store.retention.run({ now: new Date(at.getTime() + 30 * 60_000), policy, batchRows: 5_000 });
         retentionSeconds += Number(process.hrtime.bigint() - t0) / 1e9;

@@ -5,15 +5,16 @@
  * On a fresh database (next to BENCH_DATABASE_URL, dropped afterwards) it generates the bench fleet of
  * `bench:scale` (`millionBackendSpec` with NLBs), analyses it in process, then stores it `--scans N` times (default
  * 1) with `storeAnalysis`, each into a scan of its own as a scan stores it. Per store it prints:
- *  - `storeSeconds`: wall seconds of `storeAnalysis` (the `store` phase), `visibleSeconds` until the scan is
- *    visible (its last transaction committed), `trendFitsAndStatisticsSeconds` the ANALYZE and quota trend fit
- *    refresh `complete` runs after that;
- *  - `storeCpuSeconds`: CPU seconds this process spent in the step (every thread: the main thread, zlib on libuv's
- *    pool, worker threads), `mainCpuSeconds` from `/proc/self/stat` is the same total (a cross-check);
- *  - `postgresCpuSeconds`: CPU seconds of every `postgres` process on this machine over the step (its backends, and
- *    the exited ones through the postmaster's children time), when PostgreSQL runs here, and the part until the scan
- *    was visible (`postgresCpuSecondsUntilVisible`); other users' queries count too, so both are upper bounds on a
- *    shared machine;
+ *  - `storeSeconds`: wall seconds of `storeAnalysis` (the `store` phase, which ends when the scan is visible),
+ *    `visibleSeconds` until the scan is visible (its last transaction committed), `trendFitsAndStatisticsSeconds` the
+ *    step a scan runs after it (`store.scans.refreshAfterStore`: ANALYZE and the quota trend fit refresh), with its
+ *    own CPU figures (`refreshCpuSeconds`, `postgresCpuSecondsRefresh`);
+ *  - `storeCpuSeconds`: CPU seconds this process spent in the store step (every thread: the main thread, zlib on
+ *    libuv's pool, worker threads);
+ *  - `postgresCpuSeconds`: CPU seconds of every `postgres` process on this machine over the store step (its backends,
+ *    and the exited ones through the postmaster's children time), when PostgreSQL runs here, and the part until the
+ *    scan was visible (`postgresCpuSecondsUntilVisible`); other users' queries count too, so these are upper bounds on
+ *    a shared machine;
  *  - `onDisk`: rows and MiB (indexes included) per table after the stores.
  * With `--parts`, each piece of the step is also timed alone first (wall and CPU seconds): the snapshot's gzip,
  * the fleet graph's build, the quota samples. Figures are noisy on a shared machine: the load average is printed
@@ -149,15 +150,21 @@ async function main(): Promise<void> {
             },
           }),
         );
+        const pgStored = postgresCpuSeconds();
+        // The step a scan runs after the store (scan-runner.ts), timed on its own.
+        const refreshed = await timed(() => store.scans.refreshAfterStore());
+        const pgRefreshed = postgresCpuSeconds();
         const row = {
           gc: stored.gc,
           heapUsedMiB: round2(process.memoryUsage().heapUsed / 2 ** 20),
           storeSeconds: stored.wallSeconds,
           visibleSeconds: round2(visibleSeconds),
-          trendFitsAndStatisticsSeconds: round2(stored.wallSeconds - visibleSeconds),
+          trendFitsAndStatisticsSeconds: refreshed.wallSeconds,
           storeCpuSeconds: stored.cpuSeconds,
-          postgresCpuSeconds: pg0 === undefined ? null : round2((postgresCpuSeconds() ?? pg0) - pg0),
+          refreshCpuSeconds: refreshed.cpuSeconds,
+          postgresCpuSeconds: pg0 === undefined || pgStored === undefined ? null : round2(pgStored - pg0),
           postgresCpuSecondsUntilVisible: pg0 === undefined || pgVisible === undefined ? null : round2(pgVisible - pg0),
+          postgresCpuSecondsRefresh: pgStored === undefined || pgRefreshed === undefined ? null : round2(pgRefreshed - pgStored),
           loadBefore,
           loadAfter: loadAvg1m(),
         };

@@ -178,10 +178,7 @@ export interface StoreAnalysisOptions {
   onPhase?: (phase: 'store', done: 0 | 1) => void;
   /** The FleetIndex the audit used (built again when omitted). */
   index?: FleetIndex;
-  /**
-   * Called once the scan is visible to readers (its last transaction committed), before the table statistics and
-   * quota trend fits that `store.scans.complete` refreshes after it (bench:scale times both).
-   */
+  /** Called once the scan is visible to readers (its last transaction committed), as `store.scans.complete` returns. */
   onVisible?: () => void;
 }
 
@@ -208,6 +205,8 @@ export function completeScanInputOf(snapshot: FleetSnapshot, analysis: ScanAnaly
 /**
  * The store step of `analyzeAndStore` on its own: complete the scan row `scanId` with an analysis
  * of `snapshot` (`completeScanInputOf` and the fleet graph: `store.scans.complete`, which makes them visible at once).
+ * It ends when the scan is visible; the table statistics and quota trend fits are the caller's next step
+ * (`store.scans.refreshAfterStore`).
  * @throws StoreError NOT_FOUND when the row does not exist, CONFLICT when it failed, UNAVAILABLE
  *   when PostgreSQL stays unreachable
  */

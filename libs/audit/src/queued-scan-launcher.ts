@@ -285,6 +285,9 @@ export class QueuedScanLauncher {
         bySeverity: result.bySeverity,
         coverage: result.coverage,
       });
+    // The step after a store made here (the child's own store refreshed after its): statistics and quota trend fits,
+    // best effort, after the event so nothing waits on it to learn the scan is stored.
+    if (result.kind === 'analyzed') await this.opts.store.scans.refreshAfterStore();
   }
 
   /**

@@ -27,6 +27,8 @@ export function handOverScanRow(to: ScanHandOver, id: string): ScanRow {
       to.complete = { ...complete, graph: buildFleetGraph(snapshot, index) };
       onStore?.(1);
     },
+    // The process that stores the scan refreshes after it (the queued launcher, after `store.scans.complete`).
+    refreshAfterStore: async () => undefined,
     refreshQuotaApplications: async () => undefined,
     fail: async () => undefined,
     close: () => undefined,

@@ -1,7 +1,7 @@
 /**
  * The store side of a scan (`runScan`'s store step and its row): the scan row, its lease while the scan runs, the
- * failure record, the store step itself (`storeAnalysis`) and, for a live scan, the refresh of the stored quota
- * applications. Two kinds of row, chosen by the store the caller gave:
+ * failure record, the store step itself (`storeAnalysis`), the follow-up of a stored scan (statistics and quota trend
+ * fits) and, for a live scan, the refresh of the stored quota applications. Two kinds of row, chosen by the store the caller gave:
  * - a ready `Store`: the row is created (or was, by the caller) before the fleet is read, as `running`, and its lease
  *   kept until the scan ends (`openScanRow`);
  * - a store still starting (`Promise<Store>`, the demo's embedded PostgreSQL): nothing is written until the analysis is
@@ -33,6 +33,11 @@ export interface ScanRow {
    * @throws the store's error (StoreError; the error of a store that did not start)
    */
   store(snapshot: FleetSnapshot, analysis: ScanAnalysis, index: FleetIndex | undefined, onStore?: (done: 0 | 1) => void): Promise<void>;
+  /**
+   * The step after the store, best effort (never throws): planner statistics and quota trend fits for the stored scan
+   * (`store.scans.refreshAfterStore`; readers answer the same without them). Nothing when no scan was stored here.
+   */
+  refreshAfterStore(): Promise<void>;
   /** A live scan's last step, best effort (never throws): what Quota Center decided on the stored applications. */
   refreshQuotaApplications(config: ScanConfig): Promise<void>;
   /** Record the scan as failed with `reason`, best effort (never throws: the scan's own error is what the caller sees). */
@@ -52,6 +57,7 @@ export async function openScanRow(store: Store, fields: ScanRowFields, id?: stri
   return {
     id: scanId,
     store: (snapshot, analysis, index, onStore) => storeStep(store, scanId, snapshot, analysis, index, onStore),
+    refreshAfterStore: () => store.scans.refreshAfterStore(),
     refreshQuotaApplications: (config) => refreshQuotaApplicationsOf(store, config).then(() => undefined, () => undefined),
     // Retried while the connection is lost; if it stays lost the lease expires and a reaper fails the row.
     fail: (reason) => store.scans.fail(scanId, reason).then(() => undefined, () => undefined),
@@ -82,6 +88,9 @@ export function deferredScanRow(storeReady: Promise<Store>, fields: ScanRowField
       created = store;
       stopHeartbeat = startScanHeartbeat(store.scans, id);
       await storeStep(store, id, snapshot, analysis, index, onStore);
+    },
+    refreshAfterStore: async () => {
+      await created?.scans.refreshAfterStore();
     },
     refreshQuotaApplications: async (config) => {
       if (created) await refreshQuotaApplicationsOf(created, config).catch(() => undefined);

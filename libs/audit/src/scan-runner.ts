@@ -157,6 +157,8 @@ async function scanSteps(request: ScanRequest, store: ScanStore | undefined, ana
     analyzed(outcome);
     // -> store (nothing without a store, nor after a threaded analysis: the fleet was read only in its threads)
     if (scan.snapshot) await row.store(scan.snapshot, scan.analysis, scan.index, (done) => request.onProgress?.({ phase: 'store', done, total: 1 }));
+    // -> after the store, best effort: statistics and quota trend fits for the stored scan (readers refit without them)
+    await row.refreshAfterStore();
     // A live scan also records what Quota Center decided on the stored applications since the last one. Best effort:
     // the scan is stored already, and the next scan or `quota request` run refreshes them again.
     if (request.source.kind === 'live') await row.refreshQuotaApplications(request.source.config);
@@ -203,7 +205,7 @@ async function scanRowOf(
 
 /** The row of a scan without a store: nothing is written. */
 function noScanRow(id: string): ScanRow {
-  return { id, store: async () => undefined, refreshQuotaApplications: async () => undefined, fail: async () => undefined, close: () => undefined };
+  return { id, store: async () => undefined, refreshAfterStore: async () => undefined, refreshQuotaApplications: async () => undefined, fail: async () => undefined, close: () => undefined };
 }
 
 /** What collect -> analyze produced: the analysis, the fleet's name and coverage, and what the store step needs. */

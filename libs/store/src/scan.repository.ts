@@ -128,7 +128,7 @@ export class ScanRepository {
    * @param quotaUsage writes a scan's quota usage samples inside `complete`'s transaction
    * @param snapshots writes a scan's fleet snapshot inside `complete`'s transaction
    * @param graph writes a scan's fleet graph (tables `graph_*`) inside `complete`'s transaction
-   * @param trends refreshes the quota trend fits after a scan completed
+   * @param trends refreshes the quota trend fits (`refreshAfterStore`)
    * @param chunked with it, `complete` stores a running scan with COPY in committed chunks and makes it visible in
    *   one last transaction (scan-store.ts); without it, in one transaction (the embedded PGlite back end)
    */
@@ -169,7 +169,8 @@ export class ScanRepository {
    * snapshot, fleet graph and summary, visible to readers at once: they see either the running scan without a result
    * or the whole result, never a half-written one. With the chunked store (scan-store.ts) the rows go in with COPY
    * in chunks committed as they go and one last transaction marks the scan succeeded; without it (PGlite) it is all
-   * one transaction. Then the table statistics and the quota trend fits are refreshed (best effort).
+   * one transaction. It returns once the scan is visible: the table statistics and the quota trend fits that serve
+   * readers of the new rows are the caller's next step (`refreshAfterStore`), so they never hold the store.
    * @param id the scan
    * @param input findings (any number; deduplicated by fingerprint, the most severe kept), coverage, summary
    *   (default: counted from findings), finishedAt (default: now), `onChunk` / `onVisible` progress hooks
@@ -188,23 +189,28 @@ export class ScanRepository {
         ? await this.completeChunked(this.chunked, id, input, summary)
         : await withStoreRetry(`cannot store scan ${id}`, () => this.completeOnce(id, input, summary));
     input.onVisible?.();
-    // Fresh statistics for the tables just written, so finding pages keep using the scan's index
-    // instead of a hash join over every row planned from stale counts, and the
-    // quota history reads (forecasts) theirs. ANALYZE samples a bounded number of pages
-    // (300 x default_statistics_target rows; PostgreSQL docs "ANALYZE"), so its cost does not grow
-    // with the tables. Best effort: the scan is stored either way.
-    await this.pool.query('ANALYZE findings, finding_fingerprints, quota_usage').catch(() => undefined);
-    await this.refreshTrendFits();
     return done;
   }
 
   /**
-   * Fit the quota series of the trend window ending now (QuotaTrendRepository.refresh), so trends requests read
-   * one stored fit per series instead of refitting every sample. Best effort, like the ANALYZE before it: without
-   * current fits a trends request refits the samples and answers the same.
+   * The follow-up of storing scans (`complete`, `completeFromShards`), run by their callers as a step of its own once
+   * the scan is visible, so it never holds the store: fresh planner statistics for the tables a store writes most
+   * rows into, and the quota trend fits of the window ending `now`.
+   *
+   * Statistics: finding pages keep using the scan's index instead of a hash join over every row planned from stale
+   * counts, and the quota history reads (forecasts) theirs. ANALYZE samples a bounded number of pages
+   * (300 x default_statistics_target rows; PostgreSQL docs "ANALYZE"), so its cost does not grow with the tables.
+   * Trend fits (QuotaTrendRepository.refresh): trends requests read one stored fit per series instead of refitting
+   * every sample; its cost grows with the samples of the window (every stored scan of the last `windowDays`).
+   *
+   * Best effort, never throws: until it ran (or when it failed), readers answer the same, from the samples (a trends
+   * request whose window names other scans than the kept fits refits them: QuotaTrendRepository.windowFor) and with
+   * the statistics PostgreSQL's autovacuum keeps.
+   * @param now the end of the trend window (the clock of the requests the fits serve); default the wall clock
    */
-  private async refreshTrendFits(): Promise<void> {
-    await this.trends?.refresh(new Date()).catch(() => undefined);
+  async refreshAfterStore(now: Date = new Date()): Promise<void> {
+    await this.pool.query('ANALYZE findings, finding_fingerprints, quota_usage').catch(() => undefined);
+    await this.trends?.refresh(now).catch(() => undefined);
   }
 
   /**
@@ -291,7 +297,8 @@ export class ScanRepository {
    * Complete a sharded scan: its shards stored the findings, quota samples, fleet graph and
    * snapshot parts already (ScanShardRepository); this marks the scan succeeded with the summed summary, the
    * merged coverage and skipped results, in one transaction. Exactly once: a scan that is no longer running is
-   * left alone (null).
+   * left alone (null). As `complete`, it returns once the scan is visible; `refreshAfterStore` is the caller's next
+   * step.
    * Retried with backoff while the connection is lost.
    * @returns the succeeded scan, or null when the scan was not running
    * @throws StoreError NOT_FOUND (no such scan), UNAVAILABLE
@@ -306,11 +313,6 @@ export class ScanRepository {
         return scan.status === 'running' ? markSucceeded(client, id, input) : null;
       }),
     );
-    // As `complete`: fresh statistics for the tables the shards wrote, and the quota trend fits.
-    if (done) {
-      await this.pool.query('ANALYZE findings, finding_fingerprints, quota_usage').catch(() => undefined);
-      await this.refreshTrendFits();
-    }
     return done;
   }
 

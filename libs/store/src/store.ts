@@ -68,7 +68,7 @@ export class Store {
   readonly scanShards: ScanShardRepository;
   /** Quota usage samples per scan (metrics, alerts, forecasts). */
   readonly quotaUsage: QuotaUsageRepository;
-  /** Quota trend fits per series of the current trend window, refreshed when a scan completes (trends requests read them). */
+  /** Quota trend fits per series of the current trend window, refreshed after a scan is stored (`scans.refreshAfterStore`; trends requests read them). */
   readonly quotaTrends: QuotaTrendRepository;
   /** Waivers: owned, expiring exceptions applied when findings are read, with their history. */
   readonly waivers: WaiverRepository;

@@ -103,8 +103,8 @@ export interface CompleteScanInput {
    */
   onChunk?: (chunk: StoredChunk) => void;
   /**
-   * Called once the scan is visible to readers (the transaction marking it succeeded committed), before the table
-   * statistics and quota trend fits that `complete` refreshes after it. Default: none.
+   * Called once the scan is visible to readers (the transaction marking it succeeded committed), just before
+   * `complete` returns. Default: none.
    */
   onVisible?: () => void;
 }

@@ -112,6 +112,8 @@ export class AnalyzeScanService {
       bySeverity: analysis.summary.bySeverity,
       coverage: snapshot.coverage,
     });
+    // The step after the store, best effort: statistics and quota trend fits for the stored scan.
+    await this.store.scans.refreshAfterStore();
     return { status: 'done', findings: analysis.findings.length, failedTargets };
   }
 }

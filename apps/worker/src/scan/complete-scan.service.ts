@@ -92,6 +92,8 @@ export class CompleteScanService {
       bySeverity: summary.bySeverity,
       coverage,
     });
+    // The step after the store, best effort: statistics and quota trend fits for the tables the shards wrote.
+    await this.store.scans.refreshAfterStore();
     return { status: 'done', findings: summary.findings, failedShards: failed.length };
   }
 }
