@@ -16,15 +16,16 @@
  *    scan was visible (`postgresCpuSecondsUntilVisible`); other users' queries count too, so these are upper bounds on
  *    a shared machine;
  *  - `onDisk`: rows and MiB (indexes included) per table after the stores.
- * With `--parts`, each piece of the step is also timed alone first (wall and CPU seconds): the snapshot's gzip,
- * the fleet graph's build, the quota samples. Figures are noisy on a shared machine: the load average is printed
+ * With `--parts`, each piece of the step is also timed alone first (wall and CPU seconds): the snapshot's encoding
+ * (`snapshotEncode`: its JSON lines compressed as the store compresses them, `encoding` says how; MiB of JSON and
+ * compressed), the fleet graph's build, the quota samples. Figures are noisy on a shared machine: the load average is printed
  * beside them. Prints one line per store and, last, one JSON object.
  */
 import { QUOTA_USAGE_CHECK_IDS, buildFleetGraph, FleetIndex } from '@app/checks';
 import { analyzeAndStore, storeAnalysis } from '@app/audit';
 import { clustersOf, quotaUsageOf, withSampleTeams } from '@app/domain';
 import { Store } from '@app/store';
-import { gzipSnapshotLines } from '../libs/store/src/scan-snapshot.repository';
+import { encodeSnapshotLines } from '../libs/store/src/scan-snapshot.repository';
 import { readdirSync, readFileSync } from 'node:fs';
 import { constants as perfConstants, PerformanceObserver, type PerformanceEntry } from 'node:perf_hooks';
 import { Client } from 'pg';
@@ -125,8 +126,15 @@ async function main(): Promise<void> {
       );
       const pieces: Record<string, unknown> = {};
       if (parts) {
-        const gz = await timed(() => gzipSnapshotLines(snapshot));
-        pieces.snapshotGzip = { wallSeconds: gz.wallSeconds, cpuSeconds: gz.cpuSeconds, gc: gz.gc, rawMiB: round2(gz.value.rawBytes / 2 ** 20), gzMiB: round2(gz.value.gz.length / 2 ** 20) };
+        const enc = await timed(() => encodeSnapshotLines(snapshot));
+        pieces.snapshotEncode = {
+          encoding: enc.value.encoding,
+          wallSeconds: enc.wallSeconds,
+          cpuSeconds: enc.cpuSeconds,
+          gc: enc.gc,
+          rawMiB: round2(enc.value.rawBytes / 2 ** 20),
+          compressedMiB: round2(enc.value.bytes.length / 2 ** 20),
+        };
         const graph = await timed(() => buildFleetGraph(snapshot, index));
         pieces.fleetGraph = { wallSeconds: graph.wallSeconds, cpuSeconds: graph.cpuSeconds, gc: graph.gc };
         const quota = await timed(() => withSampleTeams(quotaUsageOf(analysis.results, QUOTA_USAGE_CHECK_IDS), clustersOf(snapshot), analysis.owners));

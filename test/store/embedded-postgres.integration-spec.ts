@@ -103,7 +103,7 @@ describe('startEmbeddedPostgres (PGlite)', () => {
     const latest = await store.snapshots.latest();
     expect(latest?.scanId).toBe(scan.id);
     expect(JSON.stringify(latest?.snapshot)).toBe(JSON.stringify(sample));
-    await expect(store.snapshots.copyCompressed(undefined as never, scan.id, { parts: [], bytes: 0, rawBytes: 0 })).rejects.toThrow(/binary COPY/);
+    await expect(store.snapshots.copyCompressed(undefined as never, scan.id, { encoding: 'gzip+json', parts: [], bytes: 0, rawBytes: 0 })).rejects.toThrow(/binary COPY/);
   }, 60_000);
 
   it('names the template after the PGlite version and the migrations, in the XDG cache directory', () => {

@@ -20,7 +20,7 @@ import { createTestDatabase, type TestDatabase } from './test-database.util';
 const SAMPLE = join(__dirname, '..', '..', 'examples', 'fleets', 'sample');
 const ALL: Scoped = { accountScope: ALL_ACCOUNTS };
 /** This session's migrations, newest first (the order their down steps run in). */
-const ROLLED_BACK = ['1800000000000_created_scan_store_attempts', '1799900000000_created_quota_applications', '1799700000000_added_graph_cluster_teams', '1799600000001_added_scan_pruned_policy', '1799500000000_added_owner_teams', '1799400000000_created_quota_trend_fits', '1799300000000_added_scan_target_slice_parts', '1799200000000_added_scan_target_slice_gz', '1799100000000_added_graph_account_indexes', '1799000000000_created_scan_shards', '1798900000000_added_scan_retention', '1798800000000_added_graph_region_nlb_server_groups', '1798700000000_added_graph_ecs_nlbs'];
+const ROLLED_BACK = ['1800100000000_added_snapshot_snappy_encoding', '1800000000000_created_scan_store_attempts', '1799900000000_created_quota_applications', '1799700000000_added_graph_cluster_teams', '1799600000001_added_scan_pruned_policy', '1799500000000_added_owner_teams', '1799400000000_created_quota_trend_fits', '1799300000000_added_scan_target_slice_parts', '1799200000000_added_scan_target_slice_gz', '1799100000000_added_graph_account_indexes', '1799000000000_created_scan_shards', '1798900000000_added_scan_retention', '1798800000000_added_graph_region_nlb_server_groups', '1798700000000_added_graph_ecs_nlbs'];
 
 /** The `-- Down Migration` part of a migration file. @throws Error when the file has none */
 function downStep(name: string): string {

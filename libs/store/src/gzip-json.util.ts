@@ -58,9 +58,25 @@ const HIGH_WATER_BYTES = 2 * 1024 * 1024;
  * @returns the gzip-compressed UTF-8 JSON and the size of the JSON in bytes
  */
 export async function gzipJson(value: unknown, options: GzipJsonOptions = {}): Promise<{ gz: Buffer; rawBytes: number }> {
-  const gzip = gzipWriter();
-  for (const text of jsonPieces(value, options)) await gzip.write(text);
-  return gzip.end();
+  const { bytes, rawBytes } = await compressJson(value, GZIP_CODEC, options);
+  return { gz: bytes, rawBytes };
+}
+
+/**
+ * `gzipJson` with the slabs compressed by `codec` (gzip or snappy blocks): the bytes of `JSON.stringify(value)`
+ * compressed, written in pieces.
+ * @param value plain JSON data (no `toJSON`, no cycles)
+ * @returns the compressed bytes, their encoding and the size of the JSON in bytes
+ */
+export async function compressJson(
+  value: unknown,
+  codec: SlabCodec,
+  options: GzipJsonOptions = {},
+): Promise<{ bytes: Buffer; encoding: CompressedEncoding; rawBytes: number }> {
+  const writer = compressedWriter(codec);
+  for (const text of jsonPieces(value, options)) await writer.write(text);
+  const parts = await writer.endParts();
+  return { bytes: compressedPartsBuffer(parts), encoding: parts.encoding, rawBytes: parts.rawBytes };
 }
 
 /** Whether JSON.stringify leaves `v` out of an object (and writes `null` for it in an array). */
@@ -112,24 +128,30 @@ function* jsonPieces(value: unknown, options: GzipJsonOptions): Generator<string
   if (pending !== '') yield pending;
 }
 
-/** A gzip stream that text is written into piece by piece (`gzipWriter`). */
-export interface GzipWriter {
-  /** Compress `text` (UTF-8), waiting while `IN_FLIGHT` earlier slabs are still being compressed. */
+/**
+ * How compressed text is encoded: the values of `scan_snapshots.encoding` (migrations 1796100000000,
+ * 1800100000000). `gzip+json`: a series of gzip members (RFC 1952). `snappy+json`: snappy blocks in the framing of
+ * snappy-blocks.util.ts.
+ */
+export type CompressedEncoding = 'gzip+json' | 'snappy+json';
+
+/** Text compressed piece by piece into slabs (`compressedWriter`). */
+export interface CompressedWriter {
+  /** Compress `text` (UTF-8), waiting while `IN_FLIGHT` earlier slabs are still being compressed. @throws the codec's error */
   write(text: string): Promise<void>;
-  /** End the stream: the compressed bytes and how many bytes of text went in. @throws zlib's error */
-  end(): Promise<{ gz: Buffer; rawBytes: number }>;
   /**
-   * End the stream, the compressed bytes left as the `latin1` strings they are kept in (`GzipParts`), for a caller
-   * that sends them on in pieces without building one Buffer of them. @throws zlib's error
+   * End the stream: the compressed bytes as the `latin1` strings they are kept in (`CompressedParts`), for a caller
+   * that sends them on in pieces without building one Buffer of them. @throws the codec's error
    */
-  endParts(): Promise<GzipParts>;
+  endParts(): Promise<CompressedParts>;
 }
 
 /**
- * Compressed bytes as strings of one `latin1` character per byte (gzip members, in order), their total size and
- * the size of the text compressed.
+ * Compressed bytes as strings of one `latin1` character per byte (in order), how they are encoded, their total
+ * size and the size of the text compressed.
  */
-export interface GzipParts {
+export interface CompressedParts {
+  encoding: CompressedEncoding;
   parts: readonly string[];
   /** Total compressed bytes (the parts' lengths summed). */
   bytes: number;
@@ -137,12 +159,30 @@ export interface GzipParts {
   rawBytes: number;
 }
 
-/** The bytes of `GzipParts` as one Buffer. */
-export function gzipPartsBuffer({ parts, bytes }: GzipParts): Buffer {
-  const gz = Buffer.allocUnsafe(bytes);
+/** The bytes of `CompressedParts` as one Buffer. */
+export function compressedPartsBuffer({ parts, bytes }: Pick<CompressedParts, 'parts' | 'bytes'>): Buffer {
+  const out = Buffer.allocUnsafe(bytes);
   let at = 0;
-  for (const p of parts) at += gz.write(p, at, 'latin1');
-  return gz;
+  for (const p of parts) at += out.write(p, at, 'latin1');
+  return out;
+}
+
+/**
+ * One way `compressedWriter` compresses its slabs, each independently of the others (so they compress at once on
+ * libuv's thread pool): what goes before the first slab's output, how one slab is compressed, what goes after the
+ * last.
+ */
+export interface SlabCodec {
+  encoding: CompressedEncoding;
+  /** Bytes before the first slab (`latin1`; '' for none). */
+  head: string;
+  /**
+   * Compress `input` off the main thread; `done` gets the slab's bytes (`latin1`), or the error. `input` is reused
+   * once `done` has run, not before.
+   */
+  compress(input: Buffer, done: (err: Error | null, out?: string) => void): void;
+  /** Bytes after the last slab (`latin1`; '' for none), given how many slabs there were. */
+  tail(slabs: number): string;
 }
 
 /**
@@ -177,16 +217,33 @@ const IN_FLIGHT = 4;
 const GZIP_CHUNK_BYTES = 1024 * 1024;
 
 /**
- * Gzip of text written piece by piece, as a series of gzip members (RFC 1952 section 2.2: a gzip file is a series
- * of members; zlib's gunzip, and so `gunzipSync`, reads them all as one stream of text). Text is encoded into 8 MiB
- * slabs (`Buffer.write`, no byte count computed beforehand; a long text in slab-sized slices) and each full slab is
- * compressed alone with `zlib.gzip` on libuv's thread pool, up to `IN_FLIGHT` at once, so compressing a large
- * snapshot uses every core instead of one zlib stream fed by the main thread. Slabs are reused once compressed: a
- * new Buffer per piece counted as external memory, and V8 answered its growth with full collections of the whole
- * heap (the snapshot's included).
+ * Gzip, one gzip member per slab (RFC 1952 section 2.2: a gzip file is a series of members; zlib's gunzip, and so
+ * `gunzipSync`, reads them all as one stream of text), compressed with `zlib.gzip` on libuv's thread pool.
  */
-export function gzipWriter(): GzipWriter {
-  // Compressed members kept as one-byte strings (latin1: one character per byte, no bytes changed) until `end`:
+export const GZIP_CODEC: SlabCodec = {
+  encoding: 'gzip+json',
+  head: '',
+  compress(input, done) {
+    gzip(input, { level: GZIP_LEVEL, chunkSize: GZIP_CHUNK_BYTES }, (err, out) => done(err, err ? undefined : out.toString('latin1')));
+  },
+  tail: () => '',
+};
+
+/** Gzip of text written piece by piece (`compressedWriter` with `GZIP_CODEC`). */
+export function gzipWriter(): CompressedWriter {
+  return compressedWriter(GZIP_CODEC);
+}
+
+/**
+ * Text written piece by piece, compressed by `codec` slab by slab. Text is encoded into 8 MiB slabs
+ * (`Buffer.write`, no byte count computed beforehand; a long text in slab-sized slices) and each full slab is
+ * compressed alone on libuv's thread pool, up to `IN_FLIGHT` at once, so compressing a large snapshot uses every
+ * core instead of one stream fed by the main thread. Slabs are reused once compressed: a new Buffer per piece
+ * counted as external memory, and V8 answered its growth with full collections of the whole heap (the snapshot's
+ * included). No text at all is still one (empty) slab: a gzip file has at least one member.
+ */
+export function compressedWriter(codec: SlabCodec): CompressedWriter {
+  // Compressed slabs kept as one-byte strings (latin1: one character per byte, no bytes changed) until `end`:
   // on V8's heap they count against the old generation's limit, which grows with the heap, whereas Buffers held
   // this long are external memory, and V8 starts marking its whole heap each time that has grown by 64 MB (a
   // 5,000-cluster snapshot compresses to about 230 MB, stored while the scan's gigabytes of objects are alive).
@@ -204,11 +261,11 @@ export function gzipWriter(): GzipWriter {
   const compress = (input: Buffer, release?: () => void): void => {
     const i = members.push(undefined) - 1;
     inFlight += 1;
-    gzip(input, { level: GZIP_LEVEL, chunkSize: GZIP_CHUNK_BYTES }, (err, out) => {
+    codec.compress(input, (err, out) => {
       inFlight -= 1;
       release?.();
       if (err) failed ??= err;
-      else members[i] = out.toString('latin1');
+      else members[i] = out;
       wake();
     });
   };
@@ -228,15 +285,14 @@ export function gzipWriter(): GzipWriter {
     if (failed !== undefined) throw failed;
   };
   let rawBytes = 0;
-  const endParts = async (): Promise<GzipParts> => {
+  const endParts = async (): Promise<CompressedParts> => {
     flush();
-    // No text at all is still one (empty) member: a gzip file has at least one.
     if (members.length === 0) compress(Buffer.alloc(0));
     await settle(1);
-    const parts = members as string[];
+    const parts = [codec.head, ...(members as string[]), codec.tail(members.length)].filter((p) => p !== '');
     let bytes = 0;
     for (const m of parts) bytes += m.length;
-    return { parts, bytes, rawBytes };
+    return { encoding: codec.encoding, parts, bytes, rawBytes };
   };
   return {
     async write(text: string): Promise<void> {
@@ -258,9 +314,6 @@ export function gzipWriter(): GzipWriter {
       }
     },
     endParts,
-    async end(): Promise<{ gz: Buffer; rawBytes: number }> {
-      return { gz: gzipPartsBuffer(await endParts()), rawBytes };
-    },
   };
 }
 

@@ -3,7 +3,8 @@ import type { CoverageEntry, Finding, FleetGraph, FleetSnapshot, QuotaUsageSampl
 import type { FindingRepository } from './finding.repository';
 import type { FleetGraphRepository } from './fleet-graph.repository';
 import type { QuotaUsageRepository } from './quota-usage.repository';
-import { gzipJson } from './gzip-json.util';
+import { compressJson } from './gzip-json.util';
+import { preferredSnapshotCodec } from './snappy-blocks.util';
 import { isUuid } from './page.util';
 import { storableJson, storableText } from './sql.util';
 import { StoreError } from './store.exception';
@@ -71,7 +72,7 @@ export type ShardStoreOutcome =
 /**
  * The shards of sharded distributed scans (table `scan_shards`, migration 1799000000000): each `analyze-shard`
  * job stores its findings, quota samples, fleet-graph rows and its row (summary part, coverage, skipped results,
- * gzip snapshot part) in ONE transaction, so a shard is either wholly stored or not at all; `complete-scan`
+ * compressed snapshot part) in ONE transaction, so a shard is either wholly stored or not at all; `complete-scan`
  * reads the rows back to finish the scan (ScanRepository.completeFromShards).
  *
  * Idempotent under retries and SIGKILL: a retried shard finds its `done` row (the earlier attempt committed)
@@ -97,8 +98,8 @@ export class ScanShardRepository {
    */
   async storeDone(scanId: string, place: ScanShardPlace, part: ScanShardPart): Promise<ShardStoreOutcome> {
     assertInside(scanId, place, part);
-    // Gzipped in pieces: a large shard's snapshot is never one JSON string in memory.
-    const { gz, rawBytes } = await gzipJson(part.snapshot);
+    // Compressed in pieces (snappy blocks where available): a large shard's snapshot is never one JSON string in memory.
+    const { bytes: snapshot, rawBytes } = await compressJson(part.snapshot, preferredSnapshotCodec());
     return withStoreRetry(`cannot store shard ${place.shardKey} of scan ${scanId}`, () =>
       withTransaction(this.pool, async (client) => {
         const started = await this.lockForShard(client, scanId, place.shardKey);
@@ -126,7 +127,7 @@ export class ScanShardRepository {
             storableJson(part.summary),
             storableJson(part.coverage),
             storableJson(part.skipped),
-            gz,
+            snapshot,
             rawBytes,
           ],
         );

@@ -3,8 +3,16 @@ import { gunzipSync, gzipSync } from 'node:zlib';
 import { describe, expect, it } from 'vitest';
 import type { AccountSnapshot, CoverageEntry, FleetSnapshot, RegionSnapshot } from '@app/domain';
 import { loadFleetDirectory } from '@app/collectors';
-import { gzipSnapshotLines, gzipSnapshotParts, mergeSnapshotParts, parseStoredSnapshot } from './scan-snapshot.repository';
-import { gzipPartsBuffer } from './gzip-json.util';
+import { encodeSnapshotLines, encodeSnapshotParts, mergeSnapshotParts, parseStoredSnapshot } from './scan-snapshot.repository';
+import { compressedPartsBuffer, GZIP_CODEC } from './gzip-json.util';
+import { snappyCodec } from './snappy-blocks.util';
+
+/** A snapshot as the gzip rows have it (`gzip+json`): the bytes and the size of their text. */
+async function gzipSnapshotLines(snapshot: FleetSnapshot): Promise<{ gz: Buffer; rawBytes: number }> {
+  const { bytes, encoding, rawBytes } = await encodeSnapshotLines(snapshot, GZIP_CODEC);
+  expect(encoding).toBe('gzip+json');
+  return { gz: bytes, rawBytes };
+}
 
 const region = (regionId: string): RegionSnapshot => ({ regionId, clusters: [] }) as unknown as RegionSnapshot;
 const part = (account: Omit<AccountSnapshot, 'regions'>, regionId: string): FleetSnapshot => ({
@@ -70,12 +78,12 @@ describe('stored snapshot form (gzipSnapshotLines / parseStoredSnapshot)', () =>
   });
 
   it('keeps the compressed bytes in latin1 parts that are exactly the bytes gzipSnapshotLines gives', async () => {
-    const parts = await gzipSnapshotParts(sample);
+    const parts = await encodeSnapshotParts(sample, GZIP_CODEC);
     const { gz, rawBytes } = await gzipSnapshotLines(sample);
     expect(parts.rawBytes).toBe(rawBytes);
     expect(parts.bytes).toBe(gz.length);
-    expect(gzipPartsBuffer(parts).equals(gz)).toBe(true);
-    expect(JSON.stringify(parseStoredSnapshot(gzipPartsBuffer(parts)))).toBe(JSON.stringify(sample));
+    expect(compressedPartsBuffer(parts).equals(gz)).toBe(true);
+    expect(JSON.stringify(parseStoredSnapshot(compressedPartsBuffer(parts)))).toBe(JSON.stringify(sample));
   });
 
   it('bounds every line by a slice of a region, however large the region (600 clusters, 1,000 CLBs in one region)', async () => {
@@ -136,5 +144,63 @@ describe('stored snapshot form (gzipSnapshotLines / parseStoredSnapshot)', () =>
     // A list line with no region before it.
     const orphan = '{"format":"fleet-audit-snapshot-lines/2"}\n{"name":"f","accounts":[],"coverage":[]}\n{"a":{"accountId":"1","regions":[]}}\n{"l":"clusters","v":[]}\n';
     expect(() => parseStoredSnapshot(gzipSync(Buffer.from(orphan)))).toThrow(SyntaxError);
+  });
+});
+
+describe('snappy-encoded snapshot (encodeSnapshotParts with snappyCodec / parseStoredSnapshot)', () => {
+  const sample = loadFleetDirectory(join(__dirname, '..', '..', '..', 'examples', 'fleets', 'sample'));
+  /** A fleet of more than one 8 MiB slab: one region of 2,000 CLBs and 600 clusters, so lines run across blocks. */
+  const large = (): FleetSnapshot => {
+    const base = sample.accounts[0]!.regions.find((r) => r.clusters.length > 0 && (r.loadBalancers?.length ?? 0) > 0)!;
+    const big: RegionSnapshot = {
+      ...base,
+      loadBalancers: Array.from({ length: 2_000 }, (_, i) => ({ ...base.loadBalancers![0]!, loadBalancerId: `lb-big-${i}`, name: `监听 ${'x'.repeat(4_000)}` })),
+      clusters: Array.from({ length: 600 }, (_, i) => ({ ...base.clusters[0]!, clusterId: `c-big-${i}` })),
+    };
+    return { ...sample, accounts: [{ ...sample.accounts[0]!, regions: [big] }, ...sample.accounts.slice(1)] };
+  };
+
+  it('writes the same JSON lines as the gzip form and reads back the same snapshot, also across several blocks', async () => {
+    for (const fleet of [sample, large()]) {
+      const snappy = await encodeSnapshotLines(fleet, snappyCodec());
+      const gzip = await gzipSnapshotLines(fleet);
+      expect(snappy.encoding).toBe('snappy+json');
+      expect(snappy.bytes.toString('latin1', 0, 8)).toBe('FASNAPB1');
+      expect(snappy.rawBytes).toBe(gzip.rawBytes);
+      expect(JSON.stringify(parseStoredSnapshot(snappy.bytes, 'snappy+json', snappy.rawBytes))).toBe(JSON.stringify(fleet));
+    }
+    const text = gunzipSync((await gzipSnapshotLines(large())).gz);
+    expect(text.length).toBeGreaterThan(2 * 8 * 1024 * 1024);
+  });
+
+  it('keeps the bytes in latin1 parts that are exactly the bytes encodeSnapshotLines gives', async () => {
+    const parts = await encodeSnapshotParts(sample, snappyCodec());
+    const { bytes, rawBytes } = await encodeSnapshotLines(sample, snappyCodec());
+    expect(parts.encoding).toBe('snappy+json');
+    expect(parts.rawBytes).toBe(rawBytes);
+    expect(compressedPartsBuffer(parts).equals(bytes)).toBe(true);
+  });
+
+  it('refuses corrupt or truncated bytes, a wrong size, bytes of the other encoding, and an unknown encoding', async () => {
+    const { bytes, rawBytes } = await encodeSnapshotLines(large(), snappyCodec());
+    const flipped = Buffer.from(bytes);
+    flipped[flipped.length >> 1] ^= 0x40;
+    expect(() => parseStoredSnapshot(flipped, 'snappy+json', rawBytes)).toThrow(/CRC-32/);
+    // Cut inside a block, at the end of the first block (no end record), and with the end record alone missing.
+    const firstBlockEnd = 8 + 8 + bytes.readUInt32BE(8);
+    for (const cut of [bytes.length >> 1, firstBlockEnd, bytes.length - 8])
+      expect(() => parseStoredSnapshot(bytes.subarray(0, cut), 'snappy+json', rawBytes)).toThrow(/cut short/);
+    expect(() => parseStoredSnapshot(Buffer.concat([bytes, Buffer.from('x')]), 'snappy+json', rawBytes)).toThrow(/after the end record/);
+    expect(() => parseStoredSnapshot(bytes, 'snappy+json', rawBytes + 1)).toThrow(/the row says/);
+    expect(() => parseStoredSnapshot(bytes, 'gzip+json', rawBytes)).toThrow();
+    const { gz } = await gzipSnapshotLines(sample);
+    expect(() => parseStoredSnapshot(gz, 'snappy+json')).toThrow(/magic/);
+    expect(() => parseStoredSnapshot(bytes, 'zstd+json' as never)).toThrow(/unknown encoding/);
+  });
+
+  it('refuses a gzip row whose text is not the size its row says (cut at a member boundary)', async () => {
+    const { gz, rawBytes } = await gzipSnapshotLines(sample);
+    expect(() => parseStoredSnapshot(gz, 'gzip+json', rawBytes - 1)).toThrow(/the row says/);
+    expect(JSON.stringify(parseStoredSnapshot(gz, 'gzip+json', rawBytes))).toBe(JSON.stringify(sample));
   });
 });

@@ -1,8 +1,10 @@
 import { gunzipSync } from 'node:zlib';
 import type { Pool, PoolClient } from 'pg';
 import { coverageKey, type AccountSnapshot, type CoverageEntry, type FleetSnapshot, type RegionSnapshot } from '@app/domain';
-import { gunzipJson, gzipPartsBuffer, gzipWriter, type GzipParts } from './gzip-json.util';
+import { compressedPartsBuffer, compressedWriter, type CompressedEncoding, type CompressedParts, type SlabCodec } from './gzip-json.util';
+import { preferredSnapshotCodec, SNAPPY_BLOCKS_MAGIC, unsnappyBlocks } from './snappy-blocks.util';
 import { copyIn } from './copy.util';
+import { StoreError } from './store.exception';
 import { toIso } from './sql.util';
 
 /** A stored snapshot with the scan it belongs to. */
@@ -14,7 +16,8 @@ export interface StoredSnapshot {
 }
 
 /**
- * Fleet snapshots of succeeded scans (table `scan_snapshots`, gzip-compressed JSON): what the what-if and
+ * Fleet snapshots of succeeded scans (table `scan_snapshots`, compressed JSON lines: `snappy+json`, or `gzip+json`
+ * as older rows and a platform without snappy have them; column `encoding`): what the what-if and
  * headroom forecasts run on when given a database. Writes happen only inside `ScanRepository.complete`.
  * A sharded scan has no whole snapshot: each shard stored its part in `scan_shards`
  * (ScanShardRepository), and the loader merges the parts into the snapshot the in-process analysis would
@@ -40,27 +43,21 @@ export class ScanSnapshotRepository {
   ) {}
 
   /**
-   * Store (or replace) the snapshot of a scan.
+   * Store (or replace) the snapshot of a scan, encoded by `encodeSnapshotParts` (snappy where it loads), with one
+   * INSERT: the path of a store without COPY lanes (the embedded PGlite).
    * @param client the transaction's client
    */
   async replaceForScan(client: PoolClient, scanId: string, snapshot: FleetSnapshot): Promise<void> {
-    await this.replaceCompressed(client, scanId, await gzipSnapshotLines(snapshot));
-  }
-
-  /**
-   * Store (or replace) the snapshot of a scan already compressed by `gzipSnapshotLines`.
-   * @param client the transaction's client
-   */
-  async replaceCompressed(client: PoolClient, scanId: string, { gz, rawBytes }: { gz: Buffer; rawBytes: number }): Promise<void> {
+    const parts = await encodeSnapshotParts(snapshot);
     await client.query(
-      `INSERT INTO scan_snapshots (scan_id, snapshot, bytes_raw) VALUES ($1, $2, $3)
-       ON CONFLICT (scan_id) DO UPDATE SET snapshot = EXCLUDED.snapshot, bytes_raw = EXCLUDED.bytes_raw`,
-      [scanId, gz, rawBytes],
+      `INSERT INTO scan_snapshots (scan_id, encoding, snapshot, bytes_raw) VALUES ($1, $2, $3, $4)
+       ON CONFLICT (scan_id) DO UPDATE SET encoding = EXCLUDED.encoding, snapshot = EXCLUDED.snapshot, bytes_raw = EXCLUDED.bytes_raw`,
+      [scanId, parts.encoding, compressedPartsBuffer(parts), parts.rawBytes],
     );
   }
 
   /**
-   * Store (or replace) the snapshot of a scan compressed by `gzipSnapshotParts` (a chunked store compresses once and
+   * Store (or replace) the snapshot of a scan encoded by `encodeSnapshotParts` (a chunked store encodes once and
    * may write it again after a lost connection), with one binary `COPY` whose bytea field is sent in pieces straight
    * from the parts: neither one Buffer of the whole compressed snapshot nor the driver's copy of it as a bind
    * parameter is built (each hundreds of MB at 5,000 clusters, memory outside V8's heap that made it mark the whole
@@ -68,20 +65,23 @@ export class ScanSnapshotRepository {
    * @param client the transaction's client
    * @param buffer what the COPY data is encoded into (`copyBuffer`); a new one when omitted
    */
-  async copyCompressed(client: PoolClient, scanId: string, snapshot: GzipParts, buffer?: Buffer): Promise<void> {
+  async copyCompressed(client: PoolClient, scanId: string, snapshot: CompressedParts, buffer?: Buffer): Promise<void> {
     if (!this.binaryCopy)
       throw new Error(`cannot store the snapshot of scan ${scanId} by binary COPY: this store has no COPY lanes (embedded PGlite never finishes one); use replaceForScan`);
     await client.query('DELETE FROM scan_snapshots WHERE scan_id = $1', [scanId]);
-    await copyIn(client, 'COPY scan_snapshots (scan_id, snapshot, bytes_raw) FROM STDIN (FORMAT binary)', async (out) => {
+    await copyIn(client, 'COPY scan_snapshots (scan_id, encoding, snapshot, bytes_raw) FROM STDIN (FORMAT binary)', async (out) => {
       // PostgreSQL docs, "COPY", section "Binary Format": signature, flags, header extension length; then per tuple
-      // the field count and each field's length and bytes (uuid: 16 bytes, bytea: as is, bigint: 8 bytes, big-endian
-      // like every integer here); then -1 as the field count.
-      const head = Buffer.alloc(19 + 2 + 4 + 16 + 4);
+      // the field count and each field's length and bytes (uuid: 16 bytes, text: its UTF-8, bytea: as is, bigint:
+      // 8 bytes, big-endian like every integer here); then -1 as the field count.
+      const encoding = Buffer.from(snapshot.encoding, 'utf8');
+      const head = Buffer.alloc(19 + 2 + 4 + 16 + 4 + encoding.length + 4);
       head.write('PGCOPY\n\xff\r\n\0', 0, 'latin1');
       let at = 19;
-      at = head.writeInt16BE(3, at);
+      at = head.writeInt16BE(4, at);
       at = head.writeInt32BE(16, at);
       at += head.write(scanId.replaceAll('-', ''), at, 'hex');
+      at = head.writeInt32BE(encoding.length, at);
+      at += encoding.copy(head, at);
       head.writeInt32BE(snapshot.bytes, at);
       await out.writeBytes(head);
       for (const part of snapshot.parts) await out.write(part, 'latin1');
@@ -96,14 +96,22 @@ export class ScanSnapshotRepository {
   /**
    * The snapshot of the succeeded scan that started last among those that stored one (whole, or in shard
    * parts), or null.
+   * @throws StoreError CONFLICT naming the scan when its stored snapshot cannot be read (corrupt or truncated bytes,
+   *   an encoding this process cannot decode)
    */
   async latest(): Promise<StoredSnapshot | null> {
-    const { rows } = await this.pool.query<{ scan_id: string; started_at: Date | string; snapshot: Buffer | null }>(
-      `SELECT s.id AS scan_id, s.started_at, n.snapshot ${LATEST_FROM}`,
-    );
+    const { rows } = await this.pool.query<{
+      scan_id: string;
+      started_at: Date | string;
+      encoding: CompressedEncoding | null;
+      snapshot: Buffer | null;
+      bytes_raw: string | number | null;
+    }>(`SELECT s.id AS scan_id, s.started_at, n.encoding, n.snapshot, n.bytes_raw ${LATEST_FROM}`);
     const row = rows[0];
     if (!row) return null;
-    const snapshot = row.snapshot ? parseStoredSnapshot(row.snapshot) : await this.fromParts(row.scan_id);
+    const snapshot = row.snapshot
+      ? readable(row.scan_id, '', () => parseStoredSnapshot(row.snapshot as Buffer, row.encoding ?? 'gzip+json', Number(row.bytes_raw)))
+      : await this.fromParts(row.scan_id);
     return { scanId: row.scan_id, observedAt: toIso(row.started_at), snapshot };
   }
 
@@ -116,17 +124,55 @@ export class ScanSnapshotRepository {
     return rows[0]?.scan_id ?? null;
   }
 
-  /** The merged snapshot of a sharded scan: every done shard's part and every shard's coverage. */
+  /**
+   * The merged snapshot of a sharded scan: every done shard's part and every shard's coverage.
+   * @throws StoreError CONFLICT naming the scan and shard whose part cannot be read
+   */
   private async fromParts(scanId: string): Promise<FleetSnapshot> {
-    const { rows } = await this.pool.query<{ snapshot: Buffer | null; coverage: CoverageEntry[] }>(
-      'SELECT snapshot, coverage FROM scan_shards WHERE scan_id = $1 ORDER BY account_id, region_id',
-      [scanId],
-    );
+    const { rows } = await this.pool.query<{
+      account_id: string;
+      region_id: string;
+      snapshot: Buffer | null;
+      bytes_raw: string | number | null;
+      coverage: CoverageEntry[];
+    }>('SELECT account_id, region_id, snapshot, bytes_raw, coverage FROM scan_shards WHERE scan_id = $1 ORDER BY account_id, region_id', [scanId]);
     return mergeSnapshotParts(
-      rows.flatMap((r) => (r.snapshot ? [gunzipJson<FleetSnapshot>(r.snapshot)] : [])),
+      rows.flatMap((r) =>
+        r.snapshot
+          ? [readable(scanId, ` (shard ${r.account_id}/${r.region_id})`, () => parseSnapshotPart(r.snapshot as Buffer, r.bytes_raw === null ? undefined : Number(r.bytes_raw)))]
+          : [],
+      ),
       rows.flatMap((r) => r.coverage),
     );
   }
+}
+
+/**
+ * What `read` returns, any error of it (bad bytes: zlib's, snappy's, a SyntaxError) turned into one a caller can
+ * show: a StoreError naming the scan.
+ * @param where appended to the scan's id in the message (the shard), '' for none
+ * @throws StoreError CONFLICT when `read` throws
+ */
+function readable<T>(scanId: string, where: string, read: () => T): T {
+  try {
+    return read();
+  } catch (e) {
+    const why = e instanceof Error ? e.message : String(e);
+    throw new StoreError('CONFLICT', `the stored snapshot of scan ${scanId}${where} cannot be read: ${why}`, { cause: e });
+  }
+}
+
+/**
+ * A shard's snapshot part (`scan_shards.snapshot`, one JSON text, `ScanShardRepository.storeDone`): snappy blocks, or
+ * gzip as older rows and a platform without snappy have it, told apart by their first bytes (the table has no
+ * encoding column).
+ * @param rawBytes the row's `bytes_raw`, checked against the text's size when given
+ * @throws Error or SyntaxError when the bytes are neither, not `rawBytes` of text, or not JSON once decompressed
+ */
+function parseSnapshotPart(bytes: Buffer, rawBytes?: number): FleetSnapshot {
+  const text = bytes.toString('latin1', 0, SNAPPY_BLOCKS_MAGIC.length) === SNAPPY_BLOCKS_MAGIC ? Buffer.concat([...unsnappyBlocks(bytes)]) : gunzipSync(bytes);
+  if (rawBytes !== undefined && text.length !== rawBytes) throw new Error(`its text is ${text.length} bytes, the row says ${rawBytes}`);
+  return JSON.parse(text.toString('utf8')) as FleetSnapshot;
 }
 
 /**
@@ -157,25 +203,37 @@ const LINE_ITEMS: Readonly<Record<(typeof REGION_LISTS)[number], number>> = {
   clusters: 1,
 };
 
-/** Characters of snapshot text handed to the gzip writer at once (strings this short stay in V8's young generation). */
+/** Characters of snapshot text handed to the compressed writer at once (strings this short stay in V8's young generation). */
 const PIECE_CHARS = 64 * 1024;
 
 /**
- * The gzip of a snapshot in the JSON-lines form (`SNAPSHOT_LINES_HEADER`), written line by line into the gzip
- * stream so no string holds more than one line (a bounded slice of a region).
- * @returns the compressed bytes and the size of the uncompressed text (bytes)
+ * A snapshot in the JSON-lines form (`SNAPSHOT_LINES_HEADER`) compressed by `codec`, as one Buffer.
+ * @returns the compressed bytes, their encoding and the size of the uncompressed text (bytes)
  */
-export async function gzipSnapshotLines(snapshot: FleetSnapshot): Promise<{ gz: Buffer; rawBytes: number }> {
-  const parts = await gzipSnapshotParts(snapshot);
-  return { gz: gzipPartsBuffer(parts), rawBytes: parts.rawBytes };
+export async function encodeSnapshotLines(
+  snapshot: FleetSnapshot,
+  codec: SlabCodec = preferredSnapshotCodec(),
+): Promise<{ bytes: Buffer; encoding: CompressedEncoding; rawBytes: number }> {
+  const parts = await encodeSnapshotParts(snapshot, codec);
+  return { bytes: compressedPartsBuffer(parts), encoding: parts.encoding, rawBytes: parts.rawBytes };
 }
 
 /**
- * `gzipSnapshotLines` with the compressed bytes left in the parts the gzip writer keeps them in (`GzipParts`), for
- * `ScanSnapshotRepository.copyCompressed`.
+ * The store's encoding of a snapshot (`encodeSnapshotParts` with `preferredSnapshotCodec`), under the name the chunked
+ * store's call site in scan.repository.ts uses; the compressed bytes say their encoding (`CompressedParts.encoding`).
  */
-export async function gzipSnapshotParts(snapshot: FleetSnapshot): Promise<GzipParts> {
-  const gzip = gzipWriter();
+export function gzipSnapshotParts(snapshot: FleetSnapshot): Promise<CompressedParts> {
+  return encodeSnapshotParts(snapshot);
+}
+
+/**
+ * A snapshot in the JSON-lines form (`SNAPSHOT_LINES_HEADER`), written line by line into `codec`'s writer so no
+ * string holds more than one line (a bounded slice of a region), the compressed bytes left in the parts the writer
+ * keeps them in (`CompressedParts`), for `ScanSnapshotRepository.copyCompressed`.
+ * @param codec snappy blocks where available (`preferredSnapshotCodec`), or `GZIP_CODEC`
+ */
+export async function encodeSnapshotParts(snapshot: FleetSnapshot, codec: SlabCodec = preferredSnapshotCodec()): Promise<CompressedParts> {
+  const writer = compressedWriter(codec);
   // Text goes to the writer in pieces of about PIECE_CHARS: a list line is written item by item (the same bytes as
   // the line's JSON.stringify), so no string of a whole line of 256 CLBs is built. Such strings (MBs each, 2 GB for a
   // 5,000-cluster snapshot) were allocated in V8's large-object space, counted as old generation, and made V8
@@ -184,12 +242,12 @@ export async function gzipSnapshotParts(snapshot: FleetSnapshot): Promise<GzipPa
   const flush = (): Promise<void> => {
     const text = pending;
     pending = '';
-    return gzip.write(text);
+    return writer.write(text);
   };
   // Synchronous unless a piece was handed on (the caller awaits only then): an item is a few KB, a million of them
   // each awaited cost more than their JSON.
   const put = (text: string): Promise<void> | undefined => {
-    if (text.length >= PIECE_CHARS) return flush().then(() => gzip.write(text));
+    if (text.length >= PIECE_CHARS) return flush().then(() => writer.write(text));
     pending += text;
     return pending.length >= PIECE_CHARS ? flush() : undefined;
   };
@@ -225,26 +283,68 @@ export async function gzipSnapshotParts(snapshot: FleetSnapshot): Promise<GzipPa
     }
   }
   if (pending !== '') await flush();
-  return gzip.endParts();
+  return writer.endParts();
 }
 
 /**
- * A stored snapshot (gzip) as the snapshot: the JSON-lines form (`SNAPSHOT_LINES_HEADER`, version 1 or 2), or one
- * JSON text as stored before it. The result equals the snapshot that was stored, keys in the same order.
- * @throws SyntaxError when the stored bytes are not a snapshot in either form
+ * The uncompressed text of a stored snapshot, in pieces (one Buffer for gzip, one per block for snappy blocks).
+ * @throws Error when the bytes are not in `encoding` (zlib's error, or snappy-blocks.util's)
  */
-export function parseStoredSnapshot(gz: Buffer): FleetSnapshot {
-  const raw = gunzipSync(gz);
-  const header = READABLE_HEADERS.map((h) => Buffer.from(`${h}\n`, 'utf8')).find((h) => raw.subarray(0, h.length).equals(h));
-  if (!header) return JSON.parse(raw.toString('utf8')) as FleetSnapshot;
+function storedText(bytes: Buffer, encoding: CompressedEncoding): Buffer[] {
+  if (encoding === 'snappy+json') return [...unsnappyBlocks(bytes)];
+  if (encoding === 'gzip+json') return [gunzipSync(bytes)];
+  throw new Error(`unknown encoding ${JSON.stringify(encoding)}`);
+}
+
+/**
+ * The lines of a text held in pieces (`\n`-separated, UTF-8): a line may run across pieces; a last line without
+ * its `\n` is a line too. `from` bytes of the first piece are skipped (the header, already read).
+ */
+function* linesOf(pieces: readonly Buffer[], from: number): Generator<string> {
+  let carry: Buffer[] = [];
+  for (let p = 0; p < pieces.length; p++) {
+    const piece = pieces[p]!;
+    for (let start = p === 0 ? from : 0; start < piece.length; ) {
+      const end = piece.indexOf(0x0a, start);
+      if (end < 0) {
+        carry.push(piece.subarray(start));
+        break;
+      }
+      if (carry.length === 0) yield piece.toString('utf8', start, end);
+      else {
+        yield Buffer.concat([...carry, piece.subarray(start, end)]).toString('utf8');
+        carry = [];
+      }
+      start = end + 1;
+    }
+  }
+  if (carry.length > 0) yield Buffer.concat(carry).toString('utf8');
+}
+
+/**
+ * A stored snapshot as the snapshot: the JSON-lines form (`SNAPSHOT_LINES_HEADER`, version 1 or 2), or one JSON text
+ * as gzip rows stored before the lines form have it. The result equals the snapshot that was stored, keys in the same
+ * order.
+ * @param bytes the row's `snapshot`
+ * @param encoding the row's `encoding` (`gzip+json` or `snappy+json`)
+ * @param rawBytes the row's `bytes_raw`, checked against the text's size (a row cut at a gzip member's or snappy
+ *   block's end decompresses without error); omitted, not checked
+ * @throws SyntaxError when the text is not a snapshot in either form; Error when the bytes are not in `encoding`
+ *   or their text is not `rawBytes` long
+ */
+export function parseStoredSnapshot(bytes: Buffer, encoding: CompressedEncoding = 'gzip+json', rawBytes?: number): FleetSnapshot {
+  const pieces = storedText(bytes, encoding);
+  let size = 0;
+  for (const p of pieces) size += p.length;
+  if (rawBytes !== undefined && size !== rawBytes) throw new Error(`its text is ${size} bytes, the row says ${rawBytes}`);
+  const first = pieces.length > 1 && pieces[0]!.length < 64 ? Buffer.concat(pieces) : (pieces[0] ?? Buffer.alloc(0));
+  const header = READABLE_HEADERS.map((h) => Buffer.from(`${h}\n`, 'utf8')).find((h) => first.subarray(0, h.length).equals(h));
+  if (!header) return JSON.parse(Buffer.concat(pieces).toString('utf8')) as FleetSnapshot;
   let snapshot: FleetSnapshot | undefined;
   let account: AccountSnapshot | undefined;
   let region: RegionSnapshot | undefined;
-  for (let start = header.length; start < raw.length; ) {
-    let end = raw.indexOf(0x0a, start);
-    if (end < 0) end = raw.length;
-    const item = JSON.parse(raw.toString('utf8', start, end)) as { a?: AccountSnapshot; r?: RegionSnapshot; l?: string; v?: unknown[] } & FleetSnapshot;
-    start = end + 1;
+  for (const line of linesOf(first === pieces[0] ? pieces : [first], header.length)) {
+    const item = JSON.parse(line) as { a?: AccountSnapshot; r?: RegionSnapshot; l?: string; v?: unknown[] } & FleetSnapshot;
     if (!snapshot) {
       if (!Array.isArray(item.accounts)) throw new SyntaxError('stored snapshot: the line after the header is not a snapshot');
       snapshot = item;

@@ -27,7 +27,7 @@ import { withTransaction } from './transaction.util';
 import { TableProbe } from './schema-probe.util';
 import { copyBuffer, type CopyPart } from './copy.util';
 import type { ScanSnapshotRepository } from './scan-snapshot.repository';
-import type { GzipParts } from './gzip-json.util';
+import type { CompressedParts } from './gzip-json.util';
 import type { StoredChunk } from './store.types';
 
 /** Every table a scan's store writes rows of (keyed by `scan_id`), deleted together when an attempt is discarded. */
@@ -44,11 +44,11 @@ export const STAGED_TABLES = [
   'scan_snapshots',
 ] as const;
 
-/** The part name of the snapshot in `scan_store_chunks` (one chunk: the gzip row). */
+/** The part name of the snapshot in `scan_store_chunks` (one chunk: the snapshot's row). */
 const SNAPSHOT_PART = 'scan_snapshots';
 
-/** A snapshot compressed by `gzipSnapshotParts`: its gzip bytes in `latin1` parts, their size and the text's. */
-export type CompressedSnapshot = GzipParts;
+/** A snapshot compressed by `encodeSnapshotParts`: its bytes in `latin1` parts, their encoding, size and the text's. */
+export type CompressedSnapshot = CompressedParts;
 
 /** What a scan's store writes: its tables' rows, and the snapshot when kept. */
 export interface ScanRows {
