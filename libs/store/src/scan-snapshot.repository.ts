@@ -219,14 +219,6 @@ export async function encodeSnapshotLines(
 }
 
 /**
- * The store's encoding of a snapshot (`encodeSnapshotParts` with `preferredSnapshotCodec`), under the name the chunked
- * store's call site in scan.repository.ts uses; the compressed bytes say their encoding (`CompressedParts.encoding`).
- */
-export function gzipSnapshotParts(snapshot: FleetSnapshot): Promise<CompressedParts> {
-  return encodeSnapshotParts(snapshot);
-}
-
-/**
  * A snapshot in the JSON-lines form (`SNAPSHOT_LINES_HEADER`), written line by line into `codec`'s writer so no
  * string holds more than one line (a bounded slice of a region), the compressed bytes left in the parts the writer
  * keeps them in (`CompressedParts`), for `ScanSnapshotRepository.copyCompressed`.

@@ -4,7 +4,7 @@ import type { CoverageEntry, SkippedResult } from '@app/domain';
 import { dedupeByFingerprint, type FindingRepository } from './finding.repository';
 import type { QuotaTrendRepository } from './quota-trend.repository';
 import { QUOTA_COPY_COLUMNS, quotaSampleKey, type QuotaUsageRepository } from './quota-usage.repository';
-import { gzipSnapshotParts, type ScanSnapshotRepository } from './scan-snapshot.repository';
+import { encodeSnapshotParts, type ScanSnapshotRepository } from './scan-snapshot.repository';
 import type { FleetGraphRepository } from './fleet-graph.repository';
 import { pagingSql, toPage, type GraphPage, type GraphPageArgs } from './keyset-page.util';
 import { isUuid, resolvePage } from './page.util';
@@ -222,7 +222,7 @@ export class ScanRepository {
    */
   private async completeChunked(chunked: ChunkedScanStore, id: string, input: CompleteScanInput, summary: ScanSummary): Promise<StoredScan> {
     const attempt = randomUUID();
-    const snapshot = input.snapshot && this.snapshots ? gzipSnapshotParts(input.snapshot) : undefined;
+    const snapshot = input.snapshot && this.snapshots ? encodeSnapshotParts(input.snapshot) : undefined;
     // Awaited by the snapshot's chunk; observed here so a store that ends before it is no unhandled rejection.
     snapshot?.catch(() => undefined);
     const rows: ScanRows = {
