@@ -41,9 +41,9 @@
  * every cluster), so a child of its own (`--prepare`, not timed) generates it and writes one file per shard (an
  * account and its region: the account's mapped snapshot, `node:v8` serialized; `writeBenchShards`); each threaded run
  * is a fresh child whose threads each read only their shard's file, at most N at a time. Its `seconds` run from the
- * call to the merged output, reading the shard files included (`shardSeconds`: the threads' reading and analyzing,
- * summed); `cpuSeconds` and `peakRssMiB` are the whole process's (every thread's; the peak is read before the digest
- * is computed). The threaded digest is computed from the merged output in the same bytes as the one-thread one, and a
+ * call to the merged output, reading the shard files included (`shardSeconds`: the threads' reading, analyzing and,
+ * as `json`, writing the results' JSON bytes the digest is taken from, each summed over the shards); `cpuSeconds` and
+ * `peakRssMiB` are the whole process's (every thread's; the peak is read before the digest is computed). The threaded digest is computed from the merged output in the same bytes as the one-thread one, and a
  * line compares them: exit 1 when they differ. The JSON line then carries `threaded`: `{"threads", "seconds",
  * "runs", "cpuSeconds", "shardSeconds", "scaling", "peakRssMiB", "digest"}`, by size as above.
  */
@@ -80,8 +80,11 @@ interface SizeResult {
   perCheckMs?: Record<string, number>;
   /** sha256 (hex) of the audit output as JSON: proves a refactoring left findings, skips and passes byte-identical. */
   digest: string;
-  /** Threaded runs: shards, and the seconds the threads spent reading their shards and analyzing them (summed). */
-  shardSeconds?: { shards: number; load: number; audit: number };
+  /**
+   * Threaded runs: shards, and the seconds the threads spent reading their shards, analyzing them and writing their
+   * results' JSON bytes (summed over the shards; wall time of each thread).
+   */
+  shardSeconds?: { shards: number; load: number; audit: number; json: number };
 }
 
 /** What the parent tells each child: the fleet's shape. */
@@ -165,6 +168,7 @@ async function measureThreaded(prepared: BenchShardFiles, threads: number): Prom
       shards: out.timings.length,
       load: out.timings.reduce((n, t) => n + t.loadMs, 0) / 1000,
       audit: out.timings.reduce((n, t) => n + t.auditMs, 0) / 1000,
+      json: out.timings.reduce((n, t) => n + t.jsonMs, 0) / 1000,
     },
   };
 }
@@ -392,7 +396,9 @@ async function runThreadedSize(label: string, services: number, shape: FleetShap
       out.push(r);
       console.log(line(runs > 1 ? `${label} (run ${k} of ${runs})` : label, r));
       const s = r.shardSeconds!;
-      console.log(`      ${s.shards} shards: ${s.load.toFixed(3)} s reading them and ${s.audit.toFixed(3)} s analyzing them, summed over the threads`);
+      console.log(
+        `      ${s.shards} shards: ${s.load.toFixed(3)} s reading them, ${s.audit.toFixed(3)} s analyzing them and ${s.json.toFixed(3)} s writing their results' JSON, summed over the threads`,
+      );
     }
     if (runs > 1) {
       const walls = out.map((r) => r.seconds).sort((a, b) => a - b);

@@ -72,9 +72,13 @@ export interface AuditShardAnswer {
   fleetName: string;
   /** Per run, the UTF-8 JSON text of its results, comma-separated without brackets (when the task asked). */
   resultsJson?: Uint8Array[];
-  /** Milliseconds building the shard's snapshot, and running the checks and shaping the answer. */
+  /**
+   * Milliseconds building the shard's snapshot, running the checks and shaping the answer, and writing the results'
+   * JSON bytes (`resultsJson`; 0 when not asked).
+   */
   loadMs: number;
   auditMs: number;
+  jsonMs: number;
 }
 
 /** A thread's answer for a shard with an invalid file: the FleetValidationError's fields (file, JSON path, expectation). */
@@ -162,7 +166,10 @@ export function auditShard(task: AuditShardTask): AuditShardAnswer {
     fleetName: snapshot.name,
     loadMs: t1 - t0,
     auditMs: 0,
+    jsonMs: 0,
   };
+  const t2 = performance.now();
+  answer.auditMs = t2 - t1;
   if (task.resultsJson) {
     const encoder = new TextEncoder();
     answer.resultsJson = runs.map((run, k) => {
@@ -170,8 +177,8 @@ export function auditShard(task: AuditShardTask): AuditShardAnswer {
       const text = JSON.stringify(results.slice(start, start + run.count));
       return encoder.encode(text.slice(1, -1));
     });
+    answer.jsonMs = performance.now() - t2;
   }
-  answer.auditMs = performance.now() - t1;
   return answer;
 }
 

@@ -11,9 +11,10 @@
  *   region '', in the lead shard only; a result elsewhere fails the shard), so the results of one check, kind,
  *   account and region come from one shard, contiguous in its list: the merge orders those runs by (check id, kind,
  *   account, region) and concatenates them;
- * - findings are ordered by severity, check id, resource id and fingerprint, ties in result order: the merge
- *   concatenates the shards' findings in shard order and sorts them as the engine does (libs/checks `sortFindings`);
- *   two findings of different shards never tie (their fingerprints name different resources);
+ * - findings are ordered by severity, check id, resource id and fingerprint, ties in result order: each shard's come
+ *   in that order (its own `runAudit`), and the merge merges the shards' lists in shard order (libs/checks
+ *   `mergeSortedFindings`, the order of the engine's `sortFindings` of them all); two findings of different shards
+ *   never tie (their fingerprints name different resources);
  * - coverage is ordered by its key (`coverageKey`), as `mapWireFleet` orders it.
  *
  * Memory: at most `threads` shards are handed to the pool at once, so at most that many shard snapshots exist;
@@ -25,7 +26,7 @@ import { existsSync, readdirSync, statSync, type Dirent } from 'node:fs';
 import { availableParallelism } from 'node:os';
 import { join } from 'node:path';
 import type * as PiscinaModule from 'piscina';
-import { CHECKS, compareResourceKeys, sortFindings, type PartialAuditSettings } from '@app/checks';
+import { CHECKS, compareResourceKeys, mergeSortedFindings, type PartialAuditSettings } from '@app/checks';
 import { FleetValidationError, fleetDirectoryShards } from '@app/collectors';
 import { processEnvironment } from '@app/config';
 import { coverageKey, type CheckResult, type CoverageEntry, type Finding, type ResourceRef, type SkippedResult } from '@app/domain';
@@ -72,6 +73,8 @@ export interface ShardTiming {
   loadMs: number;
   /** Running the checks and shaping the answer. */
   auditMs: number;
+  /** Writing the results' JSON bytes (`resultsJson`; 0 when not asked). */
+  jsonMs: number;
 }
 
 /** The merged output of a threaded analysis: what `runAudit` over the whole fleet gives, and the scan's parts. */
@@ -238,7 +241,7 @@ export async function runThreadedAudit(shards: readonly AuditShard[], options: T
                 return;
               }
               answers[i] = a;
-              timings.push({ key: a.key, loadMs: a.loadMs, auditMs: a.auditMs });
+              timings.push({ key: a.key, loadMs: a.loadMs, auditMs: a.auditMs, jsonMs: a.jsonMs });
             },
             (e: unknown) => {
               failure ??= shardFailure(shard.key, e);
@@ -337,20 +340,24 @@ export function mergeShardAnswers(answers: readonly AuditShardAnswer[]): Omit<Th
 
 const CHECK_BY_ID = new Map(CHECKS.map((c) => [c.id, c] as const));
 
-/** The shards' findings in `runAudit` order (libs/checks `sortFindings`), each with its check's `remediation` and `source` back in place. */
+/**
+ * The shards' findings in `runAudit` order, each with its check's `remediation` and `source` back in place: each
+ * shard's are in that order already (its own `runAudit`), so they are merged (libs/checks `mergeSortedFindings`, the
+ * same order as `sortFindings` of them all) rather than sorted again on the one thread that holds them all.
+ */
 function mergeFindings(answers: readonly AuditShardAnswer[]): Finding[] {
-  const all: Finding[] = [];
-  for (const a of answers) {
-    for (const f of JSON.parse(a.findingsJson) as Finding[]) {
+  const lists = answers.map((a) => {
+    const list = JSON.parse(a.findingsJson) as Finding[];
+    for (const f of list) {
       const check = CHECK_BY_ID.get(f.checkId);
       if (check && f.remediation === '' && f.source === '') {
         f.remediation = check.remediation;
         f.source = check.source;
       }
-      all.push(f);
     }
-  }
-  return sortFindings(all);
+    return list;
+  });
+  return mergeSortedFindings(lists);
 }
 
 /** `items` sorted by a string key in code-unit order, ties in their order (a new array). */

@@ -18,7 +18,7 @@ import type {
   RegionSnapshot,
   ResourceRef,
 } from '@app/domain';
-import { findingOrder, KeyOrderScan, keyOrder, resultOrder } from './audit.engine';
+import { findingOrder, KeyOrderScan, keyOrder, mergeSortedFindings, resultOrder, sortFindings } from './audit.engine';
 import { compareResourceKeys } from './fingerprint.util';
 import { FleetIndex } from './fleet-index';
 import { groupsOfNlb, regionNlbView, serverKey } from './nlb-index';
@@ -596,6 +596,21 @@ describe('runAudit ordering by key strings sorted natively', () => {
           .map((_, i) => i)
           .sort((a, b) => cmp(list[a]!.resource.id, list[b]!.resource.id) || cmp(list[a]!.fingerprint, list[b]!.fingerprint) || a - b);
         expect([...findingOrder(list)]).toEqual(expected);
+      }),
+      { numRuns: 300 },
+    );
+  });
+  it('merges lists each in sortFindings order into sortFindings of their concatenation, the earlier list first on ties', () => {
+    const FINDING = fc.tuple(fc.constantFrom('info', 'warning', 'critical'), fc.constantFrom('A_CHECK', 'B_CHECK'), ID, fc.constantFrom('00', '0f', 'ff'));
+    fc.assert(
+      fc.property(fc.array(fc.array(FINDING, { maxLength: 30 }), { maxLength: 7 }), (drawn) => {
+        // Each finding tagged with its list and position, so that equal keys from different lists are told apart.
+        const lists = drawn.map((list, l) =>
+          sortFindings(list.map(([severity, checkId, id, fingerprint], i) => ({ severity, checkId, resource: { id }, fingerprint, message: `${l}.${i}` }) as unknown as Finding)),
+        );
+        const merged = mergeSortedFindings(lists);
+        expect(merged.map((f) => f.message)).toEqual(sortFindings(lists.flat()).map((f) => f.message));
+        for (const list of lists) expect(merged).not.toBe(list);
       }),
       { numRuns: 300 },
     );
