@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import type { GraphBackend } from '@app/domain';
-import { backendsJson } from './fleet-graph.repository';
+import type { GraphBackend, GraphEcsInstance } from '@app/domain';
+import { backendsJson, ecsAttachmentRows } from './fleet-graph.repository';
 
 describe(backendsJson.name, () => {
   it('writes the text JSON.stringify gives for the backend tuples, escapes and nulls included', () => {
@@ -13,5 +13,45 @@ describe(backendsJson.name, () => {
     const expected = JSON.stringify(backends.map((b) => [b.serverId, b.serverIp, b.port, b.weight, b.type]));
     expect(backendsJson(backends)).toBe(expected);
     expect(backendsJson([])).toBe('[]');
+  });
+});
+
+describe(ecsAttachmentRows.name, () => {
+  const ecs = (instanceId: string, regionId: string, loadBalancerIds: string[], nlbIds: string[] = []): GraphEcsInstance =>
+    ({ instanceId, accountId: 'a1', regionId, loadBalancerIds, nlbServerGroupIds: nlbIds.map((n) => `sgp-${n}`), nlbIds }) as unknown as GraphEcsInstance;
+
+  it('numbers each distinct set of lists within its account and region, in order of first appearance; none without any', () => {
+    const instances = [
+      ecs('i-1', 'r1', ['lb-a', 'lb-b']),
+      ecs('i-2', 'r1', ['lb-a', 'lb-b']),
+      ecs('i-3', 'r1', ['lb-a']),
+      ecs('i-4', 'r2', ['lb-a', 'lb-b']),
+      ecs('i-5', 'r1', []),
+      ecs('i-6', 'r1', ['lb-a', 'lb-b'], ['nlb-1']),
+      ecs('i-7', 'r1', ['lb-a']),
+    ];
+    const { instances: rows, sets } = ecsAttachmentRows(instances);
+    expect(rows.map((r) => [r.instance.instanceId, r.attachmentSet])).toEqual([
+      ['i-1', 1],
+      ['i-2', 1],
+      ['i-3', 2],
+      ['i-4', 1],
+      ['i-5', null],
+      ['i-6', 3],
+      ['i-7', 2],
+    ]);
+    expect(sets.map((s) => [s.instance.regionId, s.attachmentSet, s.instance.loadBalancerIds, s.instance.nlbIds])).toEqual([
+      ['r1', 1, ['lb-a', 'lb-b'], []],
+      ['r1', 2, ['lb-a'], []],
+      ['r2', 1, ['lb-a', 'lb-b'], []],
+      ['r1', 3, ['lb-a', 'lb-b'], ['nlb-1']],
+    ]);
+  });
+
+  it("numbers one region's sets as the whole fleet's graph does (a shard of a sharded scan)", () => {
+    const r1 = [ecs('i-1', 'r1', ['lb-x']), ecs('i-2', 'r1', ['lb-y']), ecs('i-3', 'r1', ['lb-x'])];
+    const whole = ecsAttachmentRows([ecs('i-0', 'r0', ['lb-y']), ...r1]);
+    const shard = ecsAttachmentRows(r1);
+    expect(whole.instances.slice(1).map((r) => r.attachmentSet)).toEqual(shard.instances.map((r) => r.attachmentSet));
   });
 });

@@ -51,8 +51,130 @@ const REGION_COLUMNS = columnsOf(GRAPH_REGION);
 const CLUSTER_COLUMNS = columnsOf(GRAPH_CLUSTER);
 const SERVICE_COLUMNS = columnsOf(GRAPH_SERVICE);
 const LOAD_BALANCER_COLUMNS = columnsOf(GRAPH_LOAD_BALANCER);
-const ECS_COLUMNS = columnsOf(GRAPH_ECS_INSTANCE);
 const NLB_COLUMNS = columnsOf(GRAPH_NLB);
+
+/**
+ * The columns of an ECS instance's attachments (its CLB ids, NLB server-group ids, NLB ids): stored by reference in
+ * `graph_ecs_attachments`, one row per distinct lists of a scan's (account, region) (migration 1800200000000), since
+ * most nodes of a cluster share them (Cluster mode attaches every node to every CLB of its cluster).
+ */
+const ATTACHMENT_COLUMNS = ['load_balancer_ids', 'nlb_server_group_ids', 'nlb_ids'] as const;
+
+/** An ECS instance as written: the instance, its row in `graph_ecs_attachments` (null: no attachment at all). */
+interface EcsRow {
+  instance: GraphEcsInstance;
+  attachmentSet: number | null;
+}
+
+/** A row of `graph_ecs_attachments`: the lists shared by the ECS instances of one account and region. */
+interface AttachmentRow {
+  instance: GraphEcsInstance;
+  attachmentSet: number;
+}
+
+/**
+ * The columns of `graph_ecs_instances`: the declared fields but the attachments, then the row's attachment set and
+ * the count of its CLB ids (what the min/maxLoadBalancers filter bounds).
+ */
+const ECS_COLUMNS: ColumnSpec<EcsRow> = [
+  ...columnsOf(GRAPH_ECS_INSTANCE)
+    .filter(([column]) => !(ATTACHMENT_COLUMNS as readonly string[]).includes(column))
+    .map(([column, kind, value]) => [column, kind, (r: EcsRow) => value(r.instance)] as const),
+  ['attachment_set', 'integer', (r) => r.attachmentSet],
+  ['load_balancer_count', 'integer', (r) => r.instance.loadBalancerIds.length],
+];
+
+/** The columns of `graph_ecs_attachments` after `scan_id`; the lists are those of the set's first instance. */
+const ATTACHMENT_SET_COLUMNS: ColumnSpec<AttachmentRow> = [
+  ['account_id', 'text', (r) => r.instance.accountId],
+  ['region_id', 'text', (r) => r.instance.regionId],
+  ['attachment_set', 'integer', (r) => r.attachmentSet],
+  ['load_balancer_ids', 'text[]', (r) => r.instance.loadBalancerIds],
+  ['nlb_server_group_ids', 'text[]', (r) => r.instance.nlbServerGroupIds],
+  ['nlb_ids', 'text[]', (r) => r.instance.nlbIds],
+];
+
+/** FNV-1a step over a string, then a separator no UTF-16 code unit equals; 30 bits (a small integer). */
+function hashString(h: number, s: string): number {
+  for (let i = 0; i < s.length; i += 1) h = Math.imul(h ^ s.charCodeAt(i), 0x01000193);
+  return Math.imul(h ^ 0x10000, 0x01000193);
+}
+
+/** FNV-1a of an instance's account, region and attachment lists. */
+function attachmentHash(e: GraphEcsInstance): number {
+  let h = hashString(hashString(0x811c9dc5, e.accountId), e.regionId);
+  for (const list of [e.loadBalancerIds, e.nlbServerGroupIds, e.nlbIds]) {
+    for (const id of list) h = hashString(h, id);
+    h = Math.imul(h ^ 0x10001, 0x01000193);
+  }
+  return h & 0x3fffffff;
+}
+
+function sameList(a: readonly string[], b: readonly string[]): boolean {
+  if (a.length !== b.length) return false;
+  for (let i = 0; i < a.length; i += 1) if (a[i] !== b[i]) return false;
+  return true;
+}
+
+/** Whether two instances share account, region and attachment lists. */
+function sameAttachments(a: GraphEcsInstance, b: GraphEcsInstance): boolean {
+  return (
+    a.accountId === b.accountId &&
+    a.regionId === b.regionId &&
+    sameList(a.loadBalancerIds, b.loadBalancerIds) &&
+    sameList(a.nlbServerGroupIds, b.nlbServerGroupIds) &&
+    sameList(a.nlbIds, b.nlbIds)
+  );
+}
+
+/**
+ * ECS instances with their attachments by reference: each distinct (CLB ids, NLB server-group ids, NLB ids) of an
+ * account and region numbered from 1 within that account and region, in order of first appearance; instances without
+ * any attachment get none (null). So the graph of one account and region (a shard of a sharded scan) numbers its sets
+ * as the whole fleet's graph does (the same instances in the same order), and never meets another shard's. Hashed
+ * into an open-addressing table of set numbers (no key string per instance: see copy.util.ts `dedupeRows`), a hash
+ * match confirmed by comparing the lists.
+ * @returns the instance rows (in input order) and the attachment sets (in order of first appearance)
+ */
+export function ecsAttachmentRows(instances: readonly GraphEcsInstance[]): { instances: EcsRow[]; sets: AttachmentRow[] } {
+  let size = 16;
+  while (size < instances.length * 2) size *= 2;
+  const mask = size - 1;
+  // Slot -> 1 + the index in `sets` of the set kept there (0: empty), and that set's hash.
+  const slots = new Array<number>(size).fill(0);
+  const hashes = new Array<number>(size).fill(0);
+  const sets: AttachmentRow[] = [];
+  const rows: EcsRow[] = [];
+  // Sets numbered so far per account and region (key `account\u0000region`: built once per new set only).
+  const numbered = new Map<string, number>();
+  for (const instance of instances) {
+    if (instance.loadBalancerIds.length === 0 && instance.nlbServerGroupIds.length === 0 && instance.nlbIds.length === 0) {
+      rows.push({ instance, attachmentSet: null });
+      continue;
+    }
+    const h = attachmentHash(instance);
+    let slot = h & mask;
+    let found: AttachmentRow | undefined;
+    for (; slots[slot] !== 0; slot = (slot + 1) & mask) {
+      const set = sets[slots[slot]! - 1]!;
+      if (hashes[slot] === h && sameAttachments(set.instance, instance)) {
+        found = set;
+        break;
+      }
+    }
+    if (!found) {
+      const region = `${instance.accountId}\u0000${instance.regionId}`;
+      const n = (numbered.get(region) ?? 0) + 1;
+      numbered.set(region, n);
+      found = { instance, attachmentSet: n };
+      sets.push(found);
+      slots[slot] = sets.length;
+      hashes[slot] = h;
+    }
+    rows.push({ instance, attachmentSet: found.attachmentSet });
+  }
+  return { instances: rows, sets };
+}
 
 /** A server group's backends are stored packed (declared `column: false`): one `json` text of [serverId, serverIp, port, weight, type] tuples, with `backend_count` beside it. */
 const SERVER_GROUP_COLUMNS: ColumnSpec<GraphServerGroup> = [
@@ -92,9 +214,24 @@ export function backendsJson(backends: readonly GraphBackend[]): string {
 }
 const serverGroupOfRow = rowMapperOf(GRAPH_SERVER_GROUP);
 
+/** The join condition of ECS instance alias `e` to its attachment set, alias `a`. */
+function ATTACHMENT_JOIN(e: string, a: string): string {
+  return `${a}.scan_id = ${e}.scan_id AND ${a}.account_id = ${e}.account_id AND ${a}.region_id = ${e}.region_id AND ${a}.attachment_set = ${e}.attachment_set`;
+}
+
+/** The FROM clause of a listing's row reads (its table as `g`, and its joins), after `SELECT`. */
+function rowsOf(listing: { table: string; rows?: { select: string; join: string } }): string {
+  return listing.rows ? `${listing.rows.select} FROM ${listing.table} g ${listing.rows.join}` : `g.* FROM ${listing.table} g`;
+}
+
 /** A listing: table, its sort key (ascending, unique within a scan) and its row mapper. */
 interface Listing<T> {
   table: string;
+  /**
+   * What a row read of it selects from its table (alias `g`), joins included: `g.*` and nothing joined unless given
+   * (ECS instances join their attachment set).
+   */
+  rows?: { select: string; join: string };
   /** The team rule of its rows (team-scope.util.ts) for row alias `a`: what a team-scoped principal sees. */
   team: TeamRule;
   keys: readonly KeysetColumn[];
@@ -183,6 +320,11 @@ const SERVER_GROUPS: Listing<GraphServerGroup> = {
 
 const ECS_INSTANCES: Listing<GraphEcsInstance> = {
   table: 'graph_ecs_instances',
+  // The attachment lists under their own column names (the row mapper's), empty without a set.
+  rows: {
+    select: `g.*, ${ATTACHMENT_COLUMNS.map((c) => `COALESCE(ea.${c}, '{}') AS ${c}`).join(', ')}`,
+    join: `LEFT JOIN graph_ecs_attachments ea ON ${ATTACHMENT_JOIN('g', 'ea')}`,
+  },
   team: CLUSTER_TEAMS(),
   keys: [asc('g.instance_id')],
   keyOf: (r) => [r.instanceId],
@@ -271,7 +413,7 @@ function ecsInstanceFilters(f: EcsInstanceListFilter): Filters {
     'g.account_id': f.accountId,
     'g.region_id': f.regionId,
     'g.cluster_id': f.clusterId,
-    'cardinality(g.load_balancer_ids)': Object.keys(range).length === 0 ? undefined : { range },
+    'g.load_balancer_count': Object.keys(range).length === 0 ? undefined : { range },
   };
 }
 
@@ -313,7 +455,7 @@ export class FleetGraphRepository {
    * @param client the transaction's client (`ScanRepository.complete`)
    */
   async replaceForScan(client: PoolClient, scanId: string, graph: FleetGraph): Promise<void> {
-    for (const t of ['graph_regions', 'graph_clusters', 'graph_services', 'graph_load_balancers', 'graph_server_groups', 'graph_ecs_instances', 'graph_nlbs']) {
+    for (const t of ['graph_regions', 'graph_clusters', 'graph_services', 'graph_load_balancers', 'graph_server_groups', 'graph_ecs_instances', 'graph_ecs_attachments', 'graph_nlbs']) {
       await client.query(`DELETE FROM ${t} WHERE scan_id = $1`, [scanId]);
     }
     await this.insertForScan(client, scanId, graph);
@@ -321,7 +463,9 @@ export class FleetGraphRepository {
 
   /**
    * Add graph rows to a scan (rows of a key already there are kept): `replaceForScan` without its DELETEs; a
-   * shard of a sharded analysis adds the graph of its (account, region) with it (ScanShardRepository).
+   * shard of a sharded analysis adds the graph of its (account, region) with it (ScanShardRepository). The ECS
+   * attachment sets are numbered per call (`ecsAttachmentRows`) and keyed by account and region, so the graphs added
+   * must each hold accounts and regions of their own (one per shard).
    * @param client the transaction's client
    */
   async insertForScan(client: PoolClient, scanId: string, graph: FleetGraph): Promise<void> {
@@ -330,7 +474,10 @@ export class FleetGraphRepository {
     await insertRows(client, 'graph_services', SERVICE_COLUMNS, scanId, graph.services, ROWS_PER_INSERT);
     await insertRows(client, 'graph_load_balancers', LOAD_BALANCER_COLUMNS, scanId, graph.loadBalancers, ROWS_PER_INSERT);
     await insertRows(client, 'graph_server_groups', SERVER_GROUP_COLUMNS, scanId, graph.serverGroups, SERVER_GROUPS_PER_INSERT);
-    await insertRows(client, 'graph_ecs_instances', ECS_COLUMNS, scanId, graph.ecsInstances, ROWS_PER_INSERT);
+    // One row per instance id before numbering the attachment sets: a set no kept row names is never written.
+    const ecs = ecsAttachmentRows(dedupeRows(graph.ecsInstances, (r) => [r.instanceId]));
+    await insertRows(client, 'graph_ecs_instances', ECS_COLUMNS, scanId, ecs.instances, ROWS_PER_INSERT);
+    await insertRows(client, 'graph_ecs_attachments', ATTACHMENT_SET_COLUMNS, scanId, ecs.sets, ROWS_PER_INSERT);
     await insertRows(client, 'graph_nlbs', NLB_COLUMNS, scanId, graph.nlbs, NLBS_PER_INSERT);
   }
 
@@ -340,6 +487,7 @@ export class FleetGraphRepository {
    */
   copyParts(graph: FleetGraph): CopyPart[] {
     const ROWS = 50_000;
+    const ecs = ecsAttachmentRows(dedupeRows(graph.ecsInstances, (r) => [r.instanceId]));
     return [
       copyPart('graph_regions', REGION_COLUMNS, dedupeRows(graph.regions, (r) => [r.accountId, r.regionId]), ROWS),
       copyPart('graph_clusters', CLUSTER_COLUMNS, dedupeRows(graph.clusters, (r) => [r.clusterId]), ROWS),
@@ -347,7 +495,8 @@ export class FleetGraphRepository {
       copyPart('graph_load_balancers', LOAD_BALANCER_COLUMNS, dedupeRows(graph.loadBalancers, (r) => [r.loadBalancerId]), ROWS),
       // Server groups and NLBs carry their backends / server groups: fewer per chunk bounds a chunk's bytes.
       copyPart('graph_server_groups', SERVER_GROUP_COLUMNS, dedupeRows(graph.serverGroups, (r) => [r.loadBalancerId, r.vServerGroupId]), ROWS / 5),
-      copyPart('graph_ecs_instances', ECS_COLUMNS, dedupeRows(graph.ecsInstances, (r) => [r.instanceId]), ROWS),
+      copyPart('graph_ecs_instances', ECS_COLUMNS, ecs.instances, ROWS),
+      copyPart('graph_ecs_attachments', ATTACHMENT_SET_COLUMNS, ecs.sets, ROWS),
       copyPart('graph_nlbs', NLB_COLUMNS, dedupeRows(graph.nlbs, (r) => [r.nlbId]), ROWS / 10),
     ];
   }
@@ -546,7 +695,8 @@ export class FleetGraphRepository {
     const p = new Params();
     const { rows } = await this.pool.query(
       `SELECT e.instance_id AS ecs_instance_id, g.* FROM graph_ecs_instances e
-         CROSS JOIN LATERAL unnest(e.load_balancer_ids) AS l(id)
+         JOIN graph_ecs_attachments ea ON ${ATTACHMENT_JOIN('e', 'ea')}
+         CROSS JOIN LATERAL unnest(ea.load_balancer_ids) AS l(id)
          JOIN graph_load_balancers g ON g.scan_id = e.scan_id AND g.load_balancer_id = l.id
         WHERE e.scan_id = ${p.add(scanId)} AND e.instance_id = ANY(${p.add([...ecsIds])}::text[])
           AND ${inScope(ECS_INSTANCES, 'e', scope, p.add)} AND ${inScope(LOAD_BALANCERS, 'g', scope, p.add)}
@@ -568,7 +718,8 @@ export class FleetGraphRepository {
     const p = new Params();
     const { rows } = await this.pool.query<{ ecs_instance_id: string; load_balancer_id: string }>(
       `SELECT e.instance_id AS ecs_instance_id, g.load_balancer_id FROM graph_ecs_instances e
-         CROSS JOIN LATERAL unnest(e.load_balancer_ids) AS l(id)
+         JOIN graph_ecs_attachments ea ON ${ATTACHMENT_JOIN('e', 'ea')}
+         CROSS JOIN LATERAL unnest(ea.load_balancer_ids) AS l(id)
          JOIN graph_load_balancers g ON g.scan_id = e.scan_id AND g.load_balancer_id = l.id
         WHERE e.scan_id = ${p.add(scanId)} AND e.instance_id = ANY(${p.add([...ecsIds])}::text[])
           AND ${inScope(ECS_INSTANCES, 'e', scope, p.add)} AND ${inScope(LOAD_BALANCERS, 'g', scope, p.add)}`,
@@ -668,7 +819,7 @@ export class FleetGraphRepository {
     if (!isUuid(scanId)) return emptyPage();
     const where = [`g.scan_id = ${p.add(scanId)}`, inScope(listing, 'g', scope, p.add), ...filterConditions(filters, p.add), ...conditions];
     if (minRatio !== undefined) where.push(`g.ratio >= ${p.add(minRatio)}`);
-    const { rows } = await this.pool.query(`SELECT g.* FROM ${listing.table} g WHERE ${where.join(' AND ')} ${order} LIMIT ${p.add(limit + 1)}`, p.values);
+    const { rows } = await this.pool.query(`SELECT ${rowsOf(listing)} WHERE ${where.join(' AND ')} ${order} LIMIT ${p.add(limit + 1)}`, p.values);
     return toPage(rows.map(listing.map), listing.keyOf, limit, backward, args);
   }
 
@@ -725,7 +876,7 @@ export class FleetGraphRepository {
     ];
     const { rows } = await this.pool.query(
       `SELECT p.ord, x.* FROM unnest(${arrays.join(', ')}) WITH ORDINALITY AS p(${keys.join(', ')}, ord)
-         CROSS JOIN LATERAL (SELECT g.* FROM ${listing.table} g WHERE ${where.join(' AND ')} ${order} LIMIT ${p.add(limit + 1)}) x
+         CROSS JOIN LATERAL (SELECT ${rowsOf(listing)} WHERE ${where.join(' AND ')} ${order} LIMIT ${p.add(limit + 1)}) x
         ORDER BY p.ord`,
       p.values,
     );
@@ -744,7 +895,7 @@ export class FleetGraphRepository {
         ? `g.${columns[0]} = ANY(${arrays[0]})`
         : `(${columns.map((c) => `g.${c}`).join(', ')}) IN (SELECT * FROM unnest(${arrays.join(', ')}))`;
     const { rows } = await this.pool.query(
-      `SELECT g.* FROM ${listing.table} g WHERE g.scan_id = ${p.add(scanId)} AND ${match} AND ${inScope(listing, 'g', scope, p.add)} ${keysetOrderBy(listing.keys)}`,
+      `SELECT ${rowsOf(listing)} WHERE g.scan_id = ${p.add(scanId)} AND ${match} AND ${inScope(listing, 'g', scope, p.add)} ${keysetOrderBy(listing.keys)}`,
       p.values,
     );
     return rows.map(listing.map);

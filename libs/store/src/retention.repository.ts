@@ -5,7 +5,9 @@ import type { RetentionScan } from './retention.policy';
 /**
  * The rows of a scan that pruning deletes: every table holding rows per scan except `quota_usage` (kept for
  * trends) and `scans` itself. test/store/retention.integration-spec.ts checks that this list and
- * `quota_usage` are every table referencing `scans`, so a new per-scan table cannot be forgotten.
+ * `quota_usage` are every table with a `scan_id` column (but the reports and the chunk rows of a store in flight), so
+ * a new per-scan table cannot be forgotten. Deleting a scan deletes its rows here first: most of these tables keep no
+ * foreign key to `scans` (migration 1800200000002), so no cascade would.
  */
 export const PRUNED_SCAN_TABLES = [
   'findings',
@@ -18,6 +20,7 @@ export const PRUNED_SCAN_TABLES = [
   'graph_load_balancers',
   'graph_server_groups',
   'graph_ecs_instances',
+  'graph_ecs_attachments',
   'graph_nlbs',
   // Bookkeeping of a chunked store in flight (scan-store.ts): none is left once a scan ended, and its chunk rows go
   // with it (ON DELETE CASCADE).
@@ -91,7 +94,8 @@ export class RetentionRepository {
 
   /**
    * Delete scan `scanId` with every row it has, in batches of at most `batchRows` rows per statement; the scan row
-   * goes last (its cascade finds nothing left). Refuses (returns null) a running scan and the latest succeeded scan.
+   * goes last (the tables that keep a foreign key to it have nothing left to cascade to; the others have none).
+   * Refuses (returns null) a running scan and the latest succeeded scan.
    * @returns rows removed by table, or null when the scan was not deleted
    */
   async delete(scanId: string, batchRows: number): Promise<RemovedRows | null> {

@@ -15,10 +15,11 @@
  * not written twice; another attempt (a process killed mid-store, a retried job) deletes every row of the scan and
  * starts over, since its input may differ.
  *
- * Locks, always in this order: the `scans` row, then the attempt row. A chunk takes KEY SHARE on the scan (which
- * COPY's foreign-key checks take anyway) and SHARE on the attempt row, so a takeover, a failure or the final
- * transaction (FOR UPDATE on both) waits for the chunk in flight, and a chunk that starts after them finds its
- * attempt gone (StoreError CONFLICT) instead of writing rows nobody will publish.
+ * Locks, always in this order: the `scans` row, then the attempt row. A chunk takes KEY SHARE on the scan (once per
+ * chunk: the tables it writes keep no foreign key to `scans`, whose check took that lock row by row) and SHARE on
+ * the attempt row, so a takeover, a failure or the final transaction (FOR UPDATE on both) waits for the chunk in
+ * flight, and a chunk that starts after them finds its attempt gone (StoreError CONFLICT) instead of writing rows
+ * nobody will publish.
  */
 import type { Pool, PoolClient } from 'pg';
 import { StoreError } from './store.exception';
@@ -40,6 +41,7 @@ export const STAGED_TABLES = [
   'graph_load_balancers',
   'graph_server_groups',
   'graph_ecs_instances',
+  'graph_ecs_attachments',
   'graph_nlbs',
   'scan_snapshots',
 ] as const;
