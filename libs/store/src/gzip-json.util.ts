@@ -137,8 +137,13 @@ export type CompressedEncoding = 'gzip+json' | 'snappy+json';
 
 /** Text compressed piece by piece into slabs (`compressedWriter`). */
 export interface CompressedWriter {
-  /** Compress `text` (UTF-8), waiting while `IN_FLIGHT` earlier slabs are still being compressed. @throws the codec's error */
-  write(text: string): Promise<void>;
+  /**
+   * Compress `text` (UTF-8). Synchronous (undefined) when it fits in the slab being filled, the common case for a
+   * text of a few KB: a caller writing a million of them awaits only the returned promises. Otherwise a promise that
+   * waits while `IN_FLIGHT` earlier slabs are still being compressed.
+   * @throws the codec's error (thrown, or the promise rejects)
+   */
+  write(text: string): Promise<void> | undefined;
   /**
    * End the stream: the compressed bytes as the `latin1` strings they are kept in (`CompressedParts`), for a caller
    * that sends them on in pieces without building one Buffer of them. @throws the codec's error
@@ -294,24 +299,36 @@ export function compressedWriter(codec: SlabCodec): CompressedWriter {
     for (const m of parts) bytes += m.length;
     return { encoding: codec.encoding, parts, bytes, rawBytes };
   };
+  /**
+   * Write a text that does not fit in the slab being filled: a long text goes in slab-sized slices (a slice of a flat
+   * string is not copied), never a Buffer of its own (`Buffer.from` of a multi-MB line counted its bytes, then copied
+   * it); each full slab is handed to the codec, waiting while `IN_FLIGHT` are being compressed.
+   */
+  const writeSlices = async (text: string): Promise<void> => {
+    for (let start = 0; start < text.length; ) {
+      let end = Math.min(text.length, start + PIECE_CHARS);
+      // A surrogate pair stays in one slice (each half alone would be written as U+FFFD).
+      if (end < text.length && isHighSurrogate(text.charCodeAt(end - 1))) end -= 1;
+      const piece = start === 0 && end === text.length ? text : text.slice(start, end);
+      start = end;
+      if (piece.length * 3 > SLAB_BYTES - used) flush();
+      slab ??= free.pop() ?? Buffer.allocUnsafe(SLAB_BYTES);
+      const n = slab.write(piece, used, 'utf8');
+      used += n;
+      rawBytes += n;
+      await settle(IN_FLIGHT);
+    }
+  };
   return {
-    async write(text: string): Promise<void> {
+    write(text: string): Promise<void> | undefined {
       if (failed !== undefined) throw failed;
-      // A long text goes in slab-sized slices (a slice of a flat string is not copied), never a Buffer of its own:
-      // `Buffer.from` of a multi-MB line counted its bytes, then copied it.
-      for (let start = 0; start < text.length; ) {
-        let end = Math.min(text.length, start + PIECE_CHARS);
-        // A surrogate pair stays in one slice (each half alone would be written as U+FFFD).
-        if (end < text.length && isHighSurrogate(text.charCodeAt(end - 1))) end -= 1;
-        const piece = start === 0 && end === text.length ? text : text.slice(start, end);
-        start = end;
-        if (piece.length * 3 > SLAB_BYTES - used) flush();
-        slab ??= free.pop() ?? Buffer.allocUnsafe(SLAB_BYTES);
-        const n = slab.write(piece, used, 'utf8');
+      if (slab && text.length * 3 <= SLAB_BYTES - used) {
+        const n = slab.write(text, used, 'utf8');
         used += n;
         rawBytes += n;
-        await settle(IN_FLIGHT);
+        return undefined;
       }
+      return writeSlices(text);
     },
     endParts,
   };

@@ -203,9 +203,6 @@ const LINE_ITEMS: Readonly<Record<(typeof REGION_LISTS)[number], number>> = {
   clusters: 1,
 };
 
-/** Characters of snapshot text handed to the compressed writer at once (strings this short stay in V8's young generation). */
-const PIECE_CHARS = 64 * 1024;
-
 /**
  * A snapshot in the JSON-lines form (`SNAPSHOT_LINES_HEADER`) compressed by `codec`, as one Buffer.
  * @returns the compressed bytes, their encoding and the size of the uncompressed text (bytes)
@@ -226,23 +223,13 @@ export async function encodeSnapshotLines(
  */
 export async function encodeSnapshotParts(snapshot: FleetSnapshot, codec: SlabCodec = preferredSnapshotCodec()): Promise<CompressedParts> {
   const writer = compressedWriter(codec);
-  // Text goes to the writer in pieces of about PIECE_CHARS: a list line is written item by item (the same bytes as
+  // Each piece of text goes straight into the writer's slab (synchronous while it fits: an item is a few KB, a
+  // million of them each awaited cost more than their JSON): a list line is written item by item (the same bytes as
   // the line's JSON.stringify), so no string of a whole line of 256 CLBs is built. Such strings (MBs each, 2 GB for a
   // 5,000-cluster snapshot) were allocated in V8's large-object space, counted as old generation, and made V8
-  // collect the whole heap (the snapshot, its index, the analysis) again and again while the scan was stored.
-  let pending = '';
-  const flush = (): Promise<void> => {
-    const text = pending;
-    pending = '';
-    return writer.write(text);
-  };
-  // Synchronous unless a piece was handed on (the caller awaits only then): an item is a few KB, a million of them
-  // each awaited cost more than their JSON.
-  const put = (text: string): Promise<void> | undefined => {
-    if (text.length >= PIECE_CHARS) return flush().then(() => writer.write(text));
-    pending += text;
-    return pending.length >= PIECE_CHARS ? flush() : undefined;
-  };
+  // collect the whole heap (the snapshot, its index, the analysis) again and again while the scan was stored; and
+  // items are not joined into longer strings first, which V8 would flatten (copy) before writing them.
+  const put = (text: string): Promise<void> | undefined => writer.write(text);
   const line = async (text: string): Promise<void> => {
     await put(text);
     await put('\n');
@@ -266,7 +253,11 @@ export async function encodeSnapshotParts(snapshot: FleetSnapshot, codec: SlabCo
           // undefined as null).
           await put(open);
           for (let j = i; j < Math.min(items.length, i + size); j++) {
-            const handed = put(`${j === i ? '' : ','}${JSON.stringify(items[j]) ?? 'null'}`);
+            if (j > i) {
+              const comma = put(',');
+              if (comma) await comma;
+            }
+            const handed = put(JSON.stringify(items[j]) ?? 'null');
             if (handed) await handed;
           }
           await put(']}\n');
@@ -274,7 +265,6 @@ export async function encodeSnapshotParts(snapshot: FleetSnapshot, codec: SlabCo
       }
     }
   }
-  if (pending !== '') await flush();
   return writer.endParts();
 }
 
