@@ -9,6 +9,7 @@
  */
 import { spawn } from 'node:child_process';
 import { join } from 'node:path';
+import { gunzipSync } from 'node:zlib';
 import { Client } from 'pg';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Finding, QuotaUsageSample } from '@app/domain';
@@ -277,14 +278,15 @@ describe('chunked store on the shared server: terminated connections and a kille
     const sample = loadFleetDirectory(join(__dirname, '..', '..', 'examples', 'fleets', 'sample'));
     const scan = await store.scans.create({ source: 'offline', fleetName: 'chunked-snapshot' });
     const findings = makeFindings(10, () => ({ checkId: 'snapshot-check' }));
-    // The row's bytes are checked against its `bytes_raw` by `latest` (test/store/snapshot-encoding.integration-spec.ts
-    // decodes the snappy blocks on its own).
-    const raw = async (): Promise<{ n: number; rawBytes: number; encoding: string | undefined }> => {
+    const raw = async (): Promise<{ n: number; rawBytes: number; encoding: string | undefined; text: string }> => {
       const c = new Client({ connectionString: db.url });
       await c.connect();
       try {
-        const r = await c.query<{ encoding: string; bytes_raw: string }>('SELECT encoding, bytes_raw FROM scan_snapshots WHERE scan_id = $1', [scan.id]);
-        return { n: r.rows.length, rawBytes: Number(r.rows[0]?.bytes_raw), encoding: r.rows[0]?.encoding };
+        const r = await c.query<{ encoding: string; snapshot: Buffer; bytes_raw: string }>('SELECT encoding, snapshot, bytes_raw FROM scan_snapshots WHERE scan_id = $1', [
+          scan.id,
+        ]);
+        const first = r.rows[0];
+        return { n: r.rows.length, rawBytes: Number(first?.bytes_raw), encoding: first?.encoding, text: first ? gunzipSync(first.snapshot).toString('utf8') : '' };
       } finally {
         await c.end();
       }
@@ -294,8 +296,8 @@ describe('chunked store on the shared server: terminated connections and a kille
       await store.scans.complete(scan.id, { findings, coverage: [makeCoverage()], snapshot: sample });
       const stored = await raw();
       expect(stored.n).toBe(1);
-      expect(stored.encoding).toBe('snappy+json');
-      expect(stored.rawBytes).toBeGreaterThan(0);
+      expect(stored.encoding).toBe('gzip+json');
+      expect(stored.rawBytes).toBe(Buffer.byteLength(stored.text));
       const latest = await store.snapshots.latest();
       expect(latest?.scanId).toBe(scan.id);
       expect(JSON.stringify(latest?.snapshot)).toBe(JSON.stringify(sample));

@@ -58,25 +58,10 @@ const HIGH_WATER_BYTES = 2 * 1024 * 1024;
  * @returns the gzip-compressed UTF-8 JSON and the size of the JSON in bytes
  */
 export async function gzipJson(value: unknown, options: GzipJsonOptions = {}): Promise<{ gz: Buffer; rawBytes: number }> {
-  const { bytes, rawBytes } = await compressJson(value, GZIP_CODEC, options);
-  return { gz: bytes, rawBytes };
-}
-
-/**
- * `gzipJson` with the slabs compressed by `codec` (gzip or snappy blocks): the bytes of `JSON.stringify(value)`
- * compressed, written in pieces.
- * @param value plain JSON data (no `toJSON`, no cycles)
- * @returns the compressed bytes, their encoding and the size of the JSON in bytes
- */
-export async function compressJson(
-  value: unknown,
-  codec: SlabCodec,
-  options: GzipJsonOptions = {},
-): Promise<{ bytes: Buffer; encoding: CompressedEncoding; rawBytes: number }> {
-  const writer = compressedWriter(codec);
+  const writer = gzipWriter();
   for (const text of jsonPieces(value, options)) await writer.write(text);
   const parts = await writer.endParts();
-  return { bytes: compressedPartsBuffer(parts), encoding: parts.encoding, rawBytes: parts.rawBytes };
+  return { gz: compressedPartsBuffer(parts), rawBytes: parts.rawBytes };
 }
 
 /** Whether JSON.stringify leaves `v` out of an object (and writes `null` for it in an array). */
@@ -129,11 +114,10 @@ function* jsonPieces(value: unknown, options: GzipJsonOptions): Generator<string
 }
 
 /**
- * How compressed text is encoded: the values of `scan_snapshots.encoding` (migrations 1796100000000,
- * 1800100000000). `gzip+json`: a series of gzip members (RFC 1952). `snappy+json`: snappy blocks in the framing of
- * snappy-blocks.util.ts.
+ * How compressed text is encoded: the values `scan_snapshots.encoding` may hold (migration 1796100000000).
+ * `gzip+json`: a series of gzip members (RFC 1952) of UTF-8 text.
  */
-export type CompressedEncoding = 'gzip+json' | 'snappy+json';
+export type CompressedEncoding = 'gzip+json';
 
 /** Text compressed piece by piece into slabs (`compressedWriter`). */
 export interface CompressedWriter {
@@ -173,21 +157,16 @@ export function compressedPartsBuffer({ parts, bytes }: Pick<CompressedParts, 'p
 }
 
 /**
- * One way `compressedWriter` compresses its slabs, each independently of the others (so they compress at once on
- * libuv's thread pool): what goes before the first slab's output, how one slab is compressed, what goes after the
- * last.
+ * How `compressedWriter` compresses its slabs, each independently of the others (so they compress at once on
+ * libuv's thread pool), and the encoding the concatenated outputs are in.
  */
 export interface SlabCodec {
   encoding: CompressedEncoding;
-  /** Bytes before the first slab (`latin1`; '' for none). */
-  head: string;
   /**
    * Compress `input` off the main thread; `done` gets the slab's bytes (`latin1`), or the error. `input` is reused
    * once `done` has run, not before.
    */
   compress(input: Buffer, done: (err: Error | null, out?: string) => void): void;
-  /** Bytes after the last slab (`latin1`; '' for none), given how many slabs there were. */
-  tail(slabs: number): string;
 }
 
 /**
@@ -227,11 +206,9 @@ const GZIP_CHUNK_BYTES = 1024 * 1024;
  */
 export const GZIP_CODEC: SlabCodec = {
   encoding: 'gzip+json',
-  head: '',
   compress(input, done) {
     gzip(input, { level: GZIP_LEVEL, chunkSize: GZIP_CHUNK_BYTES }, (err, out) => done(err, err ? undefined : out.toString('latin1')));
   },
-  tail: () => '',
 };
 
 /** Gzip of text written piece by piece (`compressedWriter` with `GZIP_CODEC`). */
@@ -294,7 +271,7 @@ export function compressedWriter(codec: SlabCodec): CompressedWriter {
     flush();
     if (members.length === 0) compress(Buffer.alloc(0));
     await settle(1);
-    const parts = [codec.head, ...(members as string[]), codec.tail(members.length)].filter((p) => p !== '');
+    const parts = members as string[];
     let bytes = 0;
     for (const m of parts) bytes += m.length;
     return { encoding: codec.encoding, parts, bytes, rawBytes };

@@ -3,8 +3,7 @@ import type { CoverageEntry, Finding, FleetGraph, FleetSnapshot, QuotaUsageSampl
 import type { FindingRepository } from './finding.repository';
 import type { FleetGraphRepository } from './fleet-graph.repository';
 import type { QuotaUsageRepository } from './quota-usage.repository';
-import { compressJson } from './gzip-json.util';
-import { preferredSnapshotCodec } from './snappy-blocks.util';
+import { gzipJson } from './gzip-json.util';
 import { isUuid } from './page.util';
 import { storableJson, storableText } from './sql.util';
 import { StoreError } from './store.exception';
@@ -98,8 +97,8 @@ export class ScanShardRepository {
    */
   async storeDone(scanId: string, place: ScanShardPlace, part: ScanShardPart): Promise<ShardStoreOutcome> {
     assertInside(scanId, place, part);
-    // Compressed in pieces (snappy blocks where available): a large shard's snapshot is never one JSON string in memory.
-    const { bytes: snapshot, rawBytes } = await compressJson(part.snapshot, preferredSnapshotCodec());
+    // Gzipped in pieces: a large shard's snapshot is never one JSON string in memory.
+    const { gz: snapshot, rawBytes } = await gzipJson(part.snapshot);
     return withStoreRetry(`cannot store shard ${place.shardKey} of scan ${scanId}`, () =>
       withTransaction(this.pool, async (client) => {
         const started = await this.lockForShard(client, scanId, place.shardKey);

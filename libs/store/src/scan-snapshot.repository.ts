@@ -1,8 +1,7 @@
 import { gunzipSync } from 'node:zlib';
 import type { Pool, PoolClient } from 'pg';
 import { coverageKey, type AccountSnapshot, type CoverageEntry, type FleetSnapshot, type RegionSnapshot } from '@app/domain';
-import { compressedPartsBuffer, compressedWriter, type CompressedEncoding, type CompressedParts, type SlabCodec } from './gzip-json.util';
-import { preferredSnapshotCodec, SNAPPY_BLOCKS_MAGIC, unsnappyBlocks } from './snappy-blocks.util';
+import { compressedPartsBuffer, compressedWriter, GZIP_CODEC, type CompressedEncoding, type CompressedParts } from './gzip-json.util';
 import { copyIn } from './copy.util';
 import { StoreError } from './store.exception';
 import { toIso } from './sql.util';
@@ -16,9 +15,9 @@ export interface StoredSnapshot {
 }
 
 /**
- * Fleet snapshots of succeeded scans (table `scan_snapshots`, compressed JSON lines: `snappy+json`, or `gzip+json`
- * as older rows and a platform without snappy have them; column `encoding`): what the what-if and
- * headroom forecasts run on when given a database. Writes happen only inside `ScanRepository.complete`.
+ * Fleet snapshots of succeeded scans (table `scan_snapshots`, gzip-compressed JSON lines, column `encoding`
+ * `gzip+json`): what the what-if and headroom forecasts run on when given a database. Writes happen only inside
+ * `ScanRepository.complete`.
  * A sharded scan has no whole snapshot: each shard stored its part in `scan_shards`
  * (ScanShardRepository), and the loader merges the parts into the snapshot the in-process analysis would
  * have stored (`mergeSnapshotParts`).
@@ -43,8 +42,8 @@ export class ScanSnapshotRepository {
   ) {}
 
   /**
-   * Store (or replace) the snapshot of a scan, encoded by `encodeSnapshotParts` (snappy where it loads), with one
-   * INSERT: the path of a store without COPY lanes (the embedded PGlite).
+   * Store (or replace) the snapshot of a scan, encoded by `encodeSnapshotParts`, with one INSERT: the path of a
+   * store without COPY lanes (the embedded PGlite).
    * @param client the transaction's client
    */
   async replaceForScan(client: PoolClient, scanId: string, snapshot: FleetSnapshot): Promise<void> {
@@ -148,7 +147,7 @@ export class ScanSnapshotRepository {
 }
 
 /**
- * What `read` returns, any error of it (bad bytes: zlib's, snappy's, a SyntaxError) turned into one a caller can
+ * What `read` returns, any error of it (bad bytes: zlib's, a size check's, a SyntaxError) turned into one a caller can
  * show: a StoreError naming the scan.
  * @param where appended to the scan's id in the message (the shard), '' for none
  * @throws StoreError CONFLICT when `read` throws
@@ -163,14 +162,14 @@ function readable<T>(scanId: string, where: string, read: () => T): T {
 }
 
 /**
- * A shard's snapshot part (`scan_shards.snapshot`, one JSON text, `ScanShardRepository.storeDone`): snappy blocks, or
- * gzip as older rows and a platform without snappy have it, told apart by their first bytes (the table has no
- * encoding column).
- * @param rawBytes the row's `bytes_raw`, checked against the text's size when given
- * @throws Error or SyntaxError when the bytes are neither, not `rawBytes` of text, or not JSON once decompressed
+ * A shard's snapshot part (`scan_shards.snapshot`, one gzip-compressed JSON text, `ScanShardRepository.storeDone`).
+ * @param rawBytes the row's `bytes_raw`, checked against the text's size when given (a part cut at a gzip member's
+ *   end decompresses without error)
+ * @throws Error when the bytes are not gzip (zlib's error) or their text is not `rawBytes` long; SyntaxError when
+ *   the text is not JSON
  */
 function parseSnapshotPart(bytes: Buffer, rawBytes?: number): FleetSnapshot {
-  const text = bytes.toString('latin1', 0, SNAPPY_BLOCKS_MAGIC.length) === SNAPPY_BLOCKS_MAGIC ? Buffer.concat([...unsnappyBlocks(bytes)]) : gunzipSync(bytes);
+  const text = gunzipSync(bytes);
   if (rawBytes !== undefined && text.length !== rawBytes) throw new Error(`its text is ${text.length} bytes, the row says ${rawBytes}`);
   return JSON.parse(text.toString('utf8')) as FleetSnapshot;
 }
@@ -204,25 +203,24 @@ const LINE_ITEMS: Readonly<Record<(typeof REGION_LISTS)[number], number>> = {
 };
 
 /**
- * A snapshot in the JSON-lines form (`SNAPSHOT_LINES_HEADER`) compressed by `codec`, as one Buffer.
+ * A snapshot in the JSON-lines form (`SNAPSHOT_LINES_HEADER`) compressed as the store keeps it (`gzip+json`), as one
+ * Buffer.
  * @returns the compressed bytes, their encoding and the size of the uncompressed text (bytes)
  */
-export async function encodeSnapshotLines(
-  snapshot: FleetSnapshot,
-  codec: SlabCodec = preferredSnapshotCodec(),
-): Promise<{ bytes: Buffer; encoding: CompressedEncoding; rawBytes: number }> {
-  const parts = await encodeSnapshotParts(snapshot, codec);
+export async function encodeSnapshotLines(snapshot: FleetSnapshot): Promise<{ bytes: Buffer; encoding: CompressedEncoding; rawBytes: number }> {
+  const parts = await encodeSnapshotParts(snapshot);
   return { bytes: compressedPartsBuffer(parts), encoding: parts.encoding, rawBytes: parts.rawBytes };
 }
 
 /**
- * A snapshot in the JSON-lines form (`SNAPSHOT_LINES_HEADER`), written line by line into `codec`'s writer so no
- * string holds more than one line (a bounded slice of a region), the compressed bytes left in the parts the writer
- * keeps them in (`CompressedParts`), for `ScanSnapshotRepository.copyCompressed`.
- * @param codec snappy blocks where available (`preferredSnapshotCodec`), or `GZIP_CODEC`
+ * A snapshot in the JSON-lines form (`SNAPSHOT_LINES_HEADER`), written line by line into a gzip writer
+ * (`compressedWriter` with `GZIP_CODEC`: one gzip member per 8 MiB slab) so no string holds more than one line (a
+ * bounded slice of a region), the compressed bytes left in the parts the writer keeps them in (`CompressedParts`,
+ * encoding `gzip+json`), for `ScanSnapshotRepository.copyCompressed`.
+ * @throws zlib's error when a slab cannot be compressed
  */
-export async function encodeSnapshotParts(snapshot: FleetSnapshot, codec: SlabCodec = preferredSnapshotCodec()): Promise<CompressedParts> {
-  const writer = compressedWriter(codec);
+export async function encodeSnapshotParts(snapshot: FleetSnapshot): Promise<CompressedParts> {
+  const writer = compressedWriter(GZIP_CODEC);
   // Each piece of text goes straight into the writer's slab (synchronous while it fits: an item is a few KB, a
   // million of them each awaited cost more than their JSON): a list line is written item by item (the same bytes as
   // the line's JSON.stringify), so no string of a whole line of 256 CLBs is built. Such strings (MBs each, 2 GB for a
@@ -269,13 +267,13 @@ export async function encodeSnapshotParts(snapshot: FleetSnapshot, codec: SlabCo
 }
 
 /**
- * The uncompressed text of a stored snapshot, in pieces (one Buffer for gzip, one per block for snappy blocks).
- * @throws Error when the bytes are not in `encoding` (zlib's error, or snappy-blocks.util's)
+ * The uncompressed text of a stored snapshot, in pieces (one Buffer: gzip's members decompress as one stream).
+ * @param encoding the row's `encoding`; any value but `gzip+json` is refused (a row this version cannot decode)
+ * @throws Error when the encoding is not `gzip+json`, or the bytes are not gzip (zlib's error)
  */
 function storedText(bytes: Buffer, encoding: CompressedEncoding): Buffer[] {
-  if (encoding === 'snappy+json') return [...unsnappyBlocks(bytes)];
   if (encoding === 'gzip+json') return [gunzipSync(bytes)];
-  throw new Error(`unknown encoding ${JSON.stringify(encoding)}`);
+  throw new Error(`unknown encoding ${JSON.stringify(encoding)} (this version reads gzip+json)`);
 }
 
 /**
@@ -305,14 +303,14 @@ function* linesOf(pieces: readonly Buffer[], from: number): Generator<string> {
 
 /**
  * A stored snapshot as the snapshot: the JSON-lines form (`SNAPSHOT_LINES_HEADER`, version 1 or 2), or one JSON text
- * as gzip rows stored before the lines form have it. The result equals the snapshot that was stored, keys in the same
+ * (a row without the lines header). The result equals the snapshot that was stored, keys in the same
  * order.
  * @param bytes the row's `snapshot`
- * @param encoding the row's `encoding` (`gzip+json` or `snappy+json`)
- * @param rawBytes the row's `bytes_raw`, checked against the text's size (a row cut at a gzip member's or snappy
- *   block's end decompresses without error); omitted, not checked
- * @throws SyntaxError when the text is not a snapshot in either form; Error when the bytes are not in `encoding`
- *   or their text is not `rawBytes` long
+ * @param encoding the row's `encoding` (`gzip+json`)
+ * @param rawBytes the row's `bytes_raw`, checked against the text's size (a row cut at a gzip member's end
+ *   decompresses without error); omitted, not checked
+ * @throws SyntaxError when the text is not a snapshot in either form; Error when `encoding` is not `gzip+json`,
+ *   the bytes are not gzip, or their text is not `rawBytes` long
  */
 export function parseStoredSnapshot(bytes: Buffer, encoding: CompressedEncoding = 'gzip+json', rawBytes?: number): FleetSnapshot {
   const pieces = storedText(bytes, encoding);
