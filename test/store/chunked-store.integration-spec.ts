@@ -41,7 +41,9 @@ interface Seen {
 
 /**
  * Read the latest scan through the read path (read generation, findings page with its total, quota statistics) until
- * `until` settles; reads failing while the server is away are counted, not kept.
+ * `until` settles, then once more: the last read kept starts after `until` settled, so it sees what a reader sees
+ * once the store returned (a read started before the last commit and answered after it shows the scan before).
+ * Reads failing while the server is away are counted, not kept.
  */
 async function pollLatest(url: string, until: Promise<unknown>): Promise<{ seen: Seen[]; failed: number }> {
   const reader = await Store.open({ connectionString: url, onIdleError: () => undefined });
@@ -49,15 +51,21 @@ async function pollLatest(url: string, until: Promise<unknown>): Promise<{ seen:
   void until.finally(() => (done = true)).catch(() => undefined);
   const seen: Seen[] = [];
   let failed = 0;
+  let lateFailures = 0;
   try {
-    while (!done) {
+    for (;;) {
+      // Captured before the read: a read that starts once `until` settled is the last one.
+      const last = done;
       try {
         const generation = await reader.generations.current();
         const page = await reader.findings.list({ limit: 1 }, SYSTEM_PRINCIPAL, generation);
         const stats = page.scanId ? await reader.quotaUsage.statsByCheck(page.scanId, SYSTEM_PRINCIPAL) : [];
         seen.push({ scanId: page.scanId, findings: page.total, samples: stats.reduce((n, s) => n + s.resources, 0), generation: generation.findings });
+        if (last) break;
       } catch {
         failed += 1;
+        // A server gone for good after `until` settled ends the reads (100 tries, about 5 s) instead of the test.
+        if (last && ++lateFailures >= 100) break;
         // The server is restarting: wait for it instead of spinning on refused connections.
         await new Promise((r) => setTimeout(r, 50));
       }
