@@ -1,7 +1,8 @@
 /**
  * The store side of a scan (`runScan`'s store step and its row): the scan row, its lease while the scan runs, the
  * failure record, the store step itself (`storeAnalysis`), the follow-up of a stored scan (statistics and quota trend
- * fits) and, for a live scan, the refresh of the stored quota applications. Two kinds of row, chosen by the store the caller gave:
+ * fits) and, for a live scan, the refresh of the stored quota applications. Two kinds of row, chosen by the store the
+ * caller gave:
  * - a ready `Store`: the row is created (or was, by the caller) before the fleet is read, as `running`, and its lease
  *   kept until the scan ends (`openScanRow`);
  * - a store still starting (`Promise<Store>`, the demo's embedded PostgreSQL): nothing is written until the analysis is
