@@ -14,7 +14,8 @@
  *  - `postgresCpuSeconds`: CPU seconds of every `postgres` process on this machine over the store step (its backends,
  *    and the exited ones through the postmaster's children time), when PostgreSQL runs here, and the part until the
  *    scan was visible (`postgresCpuSecondsUntilVisible`); other users' queries count too, so these are upper bounds on
- *    a shared machine;
+ *    a shared machine; `ownPostgresCpuSeconds` and `ownPostgresCpuSecondsUntilVisible` count only the backends of
+ *    the bench's own database (by process title), which other users of a shared server do not move;
  *  - `onDisk`: rows and MiB (indexes included) per table after the stores.
  * With `--parts`, each piece of the step is also timed alone first (wall and CPU seconds): the snapshot's encoding
  * (`snapshotEncode`: its JSON lines compressed as the store compresses them, `encoding` says how; MiB of JSON and
@@ -84,26 +85,40 @@ function gcTally(): () => Promise<GcTally> {
   };
 }
 
-/** CPU seconds (user + system, own and waited-for children) of every process named `postgres`, or undefined off Linux. */
-function postgresCpuSeconds(): number | undefined {
+/**
+ * CPU seconds of PostgreSQL on this machine, or undefined off Linux: `all`, user + system (own and waited-for
+ * children) of every process named `postgres`; `own`, user + system of the backends serving `database` (a backend's
+ * process title names its database: `postgres: <user> <database> <client> ...`), which other users of a shared server
+ * do not move. `own` misses a backend of `database` that exited meanwhile (the store's pool keeps its connections).
+ */
+function postgresCpuSeconds(database?: string): { all: number; own: number } | undefined {
   try {
-    let ticks = 0;
+    let all = 0;
+    let own = 0;
     for (const pid of readdirSync('/proc')) {
       if (!/^\d+$/.test(pid)) continue;
       let stat: string;
+      let title = '';
       try {
         stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
+        if (database !== undefined) title = readFileSync(`/proc/${pid}/cmdline`, 'utf8');
       } catch {
         continue; // ended meanwhile
       }
       if (stat.slice(stat.indexOf('(') + 1, stat.lastIndexOf(')')) !== 'postgres') continue;
       const f = stat.slice(stat.lastIndexOf(')') + 2).split(' ').map(Number);
-      ticks += f[11]! + f[12]! + f[13]! + f[14]!;
+      all += f[11]! + f[12]! + f[13]! + f[14]!;
+      if (database !== undefined && title.includes(` ${database} `)) own += f[11]! + f[12]!;
     }
-    return ticks / 100;
+    return { all: all / 100, own: own / 100 };
   } catch {
     return undefined;
   }
+}
+
+/** `b - a` of one figure of two `postgresCpuSeconds` readings, rounded; null when either is missing. */
+function pgDelta(a: { all: number; own: number } | undefined, b: { all: number; own: number } | undefined, k: 'all' | 'own'): number | null {
+  return a === undefined || b === undefined ? null : round2(b[k] - a[k]);
 }
 
 async function main(): Promise<void> {
@@ -112,6 +127,7 @@ async function main(): Promise<void> {
   const parts = process.argv.includes('--parts');
   const NOW = new Date('2026-11-23T06:00:00Z');
   const out = await withBenchDatabase(async (url) => {
+    const database = new URL(url).pathname.slice(1);
     const store = await Store.open({ connectionString: url, migrate: true, tokenHashKey: 'b'.repeat(64) });
     try {
       const gen = await timed(() => millionBackendFleet(22, { clusters, nlb: true }));
@@ -145,23 +161,23 @@ async function main(): Promise<void> {
       for (let s = 0; s < scans; s++) {
         const scan = await store.scans.create({ source: 'offline', fleetName: 'bench-store', startedAt: new Date(NOW.getTime() + (s + 1) * 3_600_000) });
         const loadBefore = loadAvg1m();
-        const pg0 = postgresCpuSeconds();
+        const pg0 = postgresCpuSeconds(database);
         const t0 = Date.now();
         let visibleSeconds = 0;
-        let pgVisible: number | undefined;
+        let pgVisible: ReturnType<typeof postgresCpuSeconds>;
         const stored = await timed(() =>
           storeAnalysis(store, scan.id, snapshot, analysis, {
             index,
             onVisible: () => {
               visibleSeconds = (Date.now() - t0) / 1000;
-              pgVisible = postgresCpuSeconds();
+              pgVisible = postgresCpuSeconds(database);
             },
           }),
         );
-        const pgStored = postgresCpuSeconds();
+        const pgStored = postgresCpuSeconds(database);
         // The step a scan runs after the store (scan-runner.ts), timed on its own.
         const refreshed = await timed(() => store.scans.refreshAfterStore());
-        const pgRefreshed = postgresCpuSeconds();
+        const pgRefreshed = postgresCpuSeconds(database);
         const row = {
           gc: stored.gc,
           heapUsedMiB: round2(process.memoryUsage().heapUsed / 2 ** 20),
@@ -170,9 +186,11 @@ async function main(): Promise<void> {
           trendFitsAndStatisticsSeconds: refreshed.wallSeconds,
           storeCpuSeconds: stored.cpuSeconds,
           refreshCpuSeconds: refreshed.cpuSeconds,
-          postgresCpuSeconds: pg0 === undefined || pgStored === undefined ? null : round2(pgStored - pg0),
-          postgresCpuSecondsUntilVisible: pg0 === undefined || pgVisible === undefined ? null : round2(pgVisible - pg0),
-          postgresCpuSecondsRefresh: pgStored === undefined || pgRefreshed === undefined ? null : round2(pgRefreshed - pgStored),
+          postgresCpuSeconds: pgDelta(pg0, pgStored, 'all'),
+          postgresCpuSecondsUntilVisible: pgDelta(pg0, pgVisible, 'all'),
+          postgresCpuSecondsRefresh: pgDelta(pgStored, pgRefreshed, 'all'),
+          ownPostgresCpuSeconds: pgDelta(pg0, pgStored, 'own'),
+          ownPostgresCpuSecondsUntilVisible: pgDelta(pg0, pgVisible, 'own'),
           loadBefore,
           loadAfter: loadAvg1m(),
         };
