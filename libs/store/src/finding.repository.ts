@@ -1,6 +1,7 @@
 import { createHash } from 'node:crypto';
 import type { Pool, PoolClient } from 'pg';
 import { LRUCache } from 'lru-cache';
+import { CHECKS } from '@app/checks';
 import type { Figures, Finding, ResourceRef, Severity } from '@app/domain';
 import { chunk, MAX_BIND_PARAMETERS, storableJson, storableText, toIso, toNumber, toOptionalNumber, WhereBuilder } from './sql.util';
 import { StoreError } from './store.exception';
@@ -56,11 +57,12 @@ const INSERT_COLUMNS = [
   'figures',
   'cluster_name',
   'team',
+  'texts_id',
 ] as const;
 
 /**
  * Rows per INSERT: each row binds one parameter per column, and one statement may bind at most
- * 65535 parameters (see MAX_BIND_PARAMETERS), so 20 columns allow 3276 rows per statement.
+ * 65535 parameters (see MAX_BIND_PARAMETERS), so 21 columns allow 3120 rows per statement.
  */
 export const FINDING_ROWS_PER_INSERT = Math.floor(MAX_BIND_PARAMETERS / INSERT_COLUMNS.length);
 
@@ -87,15 +89,18 @@ interface FindingRow extends ResourceRow {
 /**
  * The finding columns as read. `clusterName`: whether the schema has `findings.cluster_name` (migration
  * 1798500000000); `team`: whether it has `findings.team` (migration 1799500000000); without them the columns read
- * as NULL.
+ * as NULL. `texts`: whether it has `findings.texts_id` (migration 1800300000001): a finding's remediation and source
+ * are then its own columns, or where those are NULL the `finding_texts` row it names (alias `fxt`: the listing's
+ * outer query calls its scan `t`).
  */
-const selectFinding = (clusterName: boolean, team: boolean) => `
+const selectFinding = (clusterName: boolean, team: boolean, texts: boolean) => `
   SELECT f.fingerprint, f.check_id, f.severity, f.account_id, f.region_id, f.cluster_id,
          ${clusterName ? 'f.cluster_name' : 'NULL::text AS cluster_name'}, ${team ? 'f.team' : 'NULL::text AS team'},
-         f.resource_kind, f.resource_id, f.namespace, f.name, f.message, f.remediation, f.source,
+         f.resource_kind, f.resource_id, f.namespace, f.name, f.message,
+         ${texts ? 'COALESCE(f.remediation, fxt.remediation) AS remediation, COALESCE(f.source, fxt.source) AS source' : 'f.remediation, f.source'},
          f.used, f."limit", f.ratio, f.figures, ff.first_seen_at, ff.last_seen_at, f.severity_rank
     FROM findings f
-    JOIN finding_fingerprints ff ON ff.fingerprint = f.fingerprint`;
+    JOIN finding_fingerprints ff ON ff.fingerprint = f.fingerprint${texts ? '\n    LEFT JOIN finding_texts fxt ON fxt.id = f.texts_id' : ''}`;
 
 /**
  * The listing order: most severe first, then check id, then fingerprint (unique within a scan, so
@@ -167,16 +172,22 @@ export class FindingRepository {
     this.pageCacheEnabled = pageCacheMaxFindings > 0;
     this.clusterNameColumn = new ColumnProbe(pool, 'findings', 'cluster_name');
     this.teamColumn = new ColumnProbe(pool, 'findings', 'team');
+    this.textsColumn = new ColumnProbe(pool, 'findings', 'texts_id');
   }
 
   /** Whether `findings.cluster_name` exists (a database migrated before 1798500000000 has none: read NULL, write none). */
   private readonly clusterNameColumn: ColumnProbe;
   /** Whether `findings.team` exists (migration 1799500000000; before it: read NULL, write none, no team matches). */
   private readonly teamColumn: ColumnProbe;
+  /**
+   * Whether `findings.texts_id` exists (migration 1800300000001; before it: every row holds its remediation and
+   * source, and is written so).
+   */
+  private readonly textsColumn: ColumnProbe;
 
   /** The SELECT of finding rows for this database's schema. */
   private async selectFindingSql(): Promise<string> {
-    return selectFinding(await this.clusterNameColumn.exists(), await this.teamColumn.exists());
+    return selectFinding(await this.clusterNameColumn.exists(), await this.teamColumn.exists(), await this.textsColumn.exists());
   }
 
   /** The team column expression of alias `f` (`NULL::text` before migration 1799500000000: no team matches). */
@@ -410,16 +421,18 @@ export class FindingRepository {
     findings: readonly Finding[],
     onlyThese: boolean,
   ): Promise<void> {
-    // A database migrated before 1798500000000 (1799500000000) has no cluster_name (team) column: rows are written without it.
+    // A database migrated before 1798500000000 (1799500000000, 1800300000001) has no cluster_name (team, texts_id)
+    // column: rows are written without it.
     const hasName = await this.clusterNameColumn.exists(client);
     const hasTeam = await this.teamColumn.exists(client);
-    const keep = INSERT_COLUMNS.map((c) => (c !== 'cluster_name' || hasName) && (c !== 'team' || hasTeam));
+    const texts = (await this.textsColumn.exists(client)) ? await checkTexts(client) : undefined;
+    const keep = INSERT_COLUMNS.map((c) => (c !== 'cluster_name' || hasName) && (c !== 'team' || hasTeam) && (c !== 'texts_id' || texts !== undefined));
     const columns = INSERT_COLUMNS.filter((_, i) => keep[i]);
     for (const rows of chunk(dedupeByFingerprint(findings), FINDING_ROWS_PER_INSERT)) {
       const params: unknown[] = [];
       const tuples = rows.map((f) => {
         const base = params.length;
-        params.push(...findingValues(scanId, f).filter((_, i) => keep[i]));
+        params.push(...findingValues(scanId, f, texts).filter((_, i) => keep[i]));
         return `(${columns.map((_, i) => `$${base + i + 1}`).join(', ')})`;
       });
       await client.query(
@@ -458,13 +471,25 @@ export class FindingRepository {
 
   /**
    * The finding columns after `scan_id` for a COPY into `findings` (copy.util.ts), without the columns this
-   * database's schema lacks (`cluster_name` before migration 1798500000000, `team` before 1799500000000).
-   * @param client the connection to probe the schema on (the caller's transaction client)
+   * database's schema lacks (`cluster_name` before migration 1798500000000, `team` before 1799500000000). From
+   * migration 1800300000001 on, a finding whose remediation and source are its check's (the libs/checks registry's)
+   * is written with NULL texts and the id of their `finding_texts` row, which this writes first when missing, in the
+   * caller's transaction (so a row never names texts its transaction did not see committed or write).
+   * @param client the caller's transaction client (schema probe and texts rows)
    */
   async copyColumns(client: PoolClient): Promise<ColumnSpec<Finding>> {
     const hasName = await this.clusterNameColumn.exists(client);
     const hasTeam = await this.teamColumn.exists(client);
-    return FINDING_COLUMNS.filter(([c]) => (c !== 'cluster_name' || hasName) && (c !== 'team' || hasTeam));
+    const columns = FINDING_COLUMNS.filter(([c]) => (c !== 'cluster_name' || hasName) && (c !== 'team' || hasTeam));
+    if (!(await this.textsColumn.exists(client))) return columns;
+    const texts = await checkTexts(client);
+    const shared = (f: Finding) => sharedTextsId(texts, f) !== null;
+    return [
+      ...columns.map(([c, kind, value]): ColumnSpec<Finding>[number] =>
+        c === 'remediation' || c === 'source' ? [c, kind, (f) => (shared(f) ? null : value(f))] : [c, kind, value],
+      ),
+      ['texts_id', 'integer', (f) => sharedTextsId(texts, f)],
+    ];
   }
 
   /**
@@ -579,9 +604,10 @@ function finiteOrNull(n: number | undefined): number | null {
   return n !== undefined && Number.isFinite(n) ? n : null;
 }
 
-/** Bind values of one finding, in INSERT_COLUMNS order. */
-function findingValues(scanId: string, f: Finding): unknown[] {
+/** Bind values of one finding, in INSERT_COLUMNS order; `texts`: the check texts (checkTexts) when the schema has them. */
+function findingValues(scanId: string, f: Finding, texts: CheckTexts | undefined): unknown[] {
   const r = f.resource;
+  const textsId = texts === undefined ? null : sharedTextsId(texts, f);
   return [
     scanId,
     f.fingerprint,
@@ -596,8 +622,8 @@ function findingValues(scanId: string, f: Finding): unknown[] {
     storableText(r.namespace),
     storableText(r.name),
     storableText(f.message),
-    storableText(f.remediation),
-    f.source,
+    textsId === null ? storableText(f.remediation) : null,
+    textsId === null ? f.source : null,
     finiteOrNull(f.used),
     finiteOrNull(f.limit),
     finiteOrNull(f.ratio),
@@ -605,7 +631,48 @@ function findingValues(scanId: string, f: Finding): unknown[] {
     f.figures === undefined ? null : storableJson(f.figures),
     storableText(r.clusterName),
     storableText(r.team),
+    textsId,
   ];
+}
+
+/** The `finding_texts` rows of the registry's checks: check id -> the row's id and texts. */
+type CheckTexts = ReadonlyMap<string, { id: number; remediation: string; source: string }>;
+
+/**
+ * The `finding_texts` rows (migration 1800300000001) of every check of the libs/checks registry, written first where
+ * missing: one INSERT of the registry's wordings (an existing one is left as it is, so concurrent stores do not
+ * lock each other's rows) and one SELECT of their ids. Run in the writer's transaction: a row it wrote is
+ * committed with the findings that name it, or neither is.
+ * @param client the writer's transaction client
+ */
+async function checkTexts(client: PoolClient): Promise<CheckTexts> {
+  const ids = CHECKS.map((c) => c.id);
+  const remediations = CHECKS.map((c) => storableText(c.remediation));
+  const sources = CHECKS.map((c) => storableText(c.source));
+  const wordings = `unnest($1::text[], $2::text[], $3::text[]) AS w(check_id, remediation, source)`;
+  await client.query(
+    `INSERT INTO finding_texts (check_id, remediation, source) SELECT w.check_id, w.remediation, w.source FROM ${wordings}
+     ON CONFLICT (check_id, md5(remediation), md5(source)) DO NOTHING`,
+    [ids, remediations, sources],
+  );
+  const { rows } = await client.query<{ id: number; check_id: string; remediation: string; source: string }>(
+    `SELECT t.id, t.check_id, t.remediation, t.source FROM finding_texts t JOIN ${wordings}
+        ON t.check_id = w.check_id AND md5(t.remediation) = md5(w.remediation) AND md5(t.source) = md5(w.source)`,
+    [ids, remediations, sources],
+  );
+  // The texts compared in full too: a row is used only for the exact wording (a digest collision names no row).
+  const byCheck = new Map<string, { id: number; remediation: string; source: string }>();
+  for (const c of CHECKS) {
+    const row = rows.find((r) => r.check_id === c.id && r.remediation === c.remediation && r.source === c.source);
+    if (row) byCheck.set(c.id, { id: row.id, remediation: row.remediation, source: row.source });
+  }
+  return byCheck;
+}
+
+/** The `finding_texts` id of a finding whose remediation and source are its check's (`texts`), else null (kept in the row). */
+function sharedTextsId(texts: CheckTexts, f: Finding): number | null {
+  const t = texts.get(f.checkId);
+  return t !== undefined && f.remediation === t.remediation && f.source === t.source ? t.id : null;
 }
 
 /**
