@@ -4,7 +4,8 @@
  * sharded analysis (1799000000000), the account indexes of the graph (1799100000000), the compressed target slices (1799200000000), target slices in
  * parts (1799300000000), the stored quota trend fits (1799400000000), the ECS attachments by reference
  * (1800200000000, whose up step moves stored rows into the shared sets and down step back), lz4 for the graph's
- * large values (1800200000001) and the bulk tables without foreign keys (1800200000002). A scan of the
+ * large values (1800200000001), the bulk tables without foreign keys (1800200000002), and the lean findings and
+ * quota samples (1800300000000-1800300000001: schema-upgrade-lean-findings.integration-spec.ts checks their rows). A scan of the
  * bundled sample fleet is stored with today's code, then these migrations are rolled back with their own
  * down steps (so the rows are in the older schema's shape, the new columns and table gone) and the Store opened
  * again migrates them forward. The older rows must read back, with the new fields at their documented defaults,
@@ -22,7 +23,7 @@ import { createTestDatabase, type TestDatabase } from './test-database.util';
 const SAMPLE = join(__dirname, '..', '..', 'examples', 'fleets', 'sample');
 const ALL: Scoped = { accountScope: ALL_ACCOUNTS };
 /** This session's migrations, newest first (the order their down steps run in). */
-const ROLLED_BACK = ['1800200000002_dropped_bulk_scan_row_foreign_keys', '1800200000001_compressed_graph_values_with_lz4', '1800200000000_shared_graph_ecs_attachments', '1800000000000_created_scan_store_attempts', '1799900000000_created_quota_applications', '1799700000000_added_graph_cluster_teams', '1799600000001_added_scan_pruned_policy', '1799500000000_added_owner_teams', '1799400000000_created_quota_trend_fits', '1799300000000_added_scan_target_slice_parts', '1799200000000_added_scan_target_slice_gz', '1799100000000_added_graph_account_indexes', '1799000000000_created_scan_shards', '1798900000000_added_scan_retention', '1798800000000_added_graph_region_nlb_server_groups', '1798700000000_added_graph_ecs_nlbs'];
+const ROLLED_BACK = ['1800300000001_shared_finding_check_texts', '1800300000000_dropped_redundant_quota_and_finding_indexes', '1800200000002_dropped_bulk_scan_row_foreign_keys', '1800200000001_compressed_graph_values_with_lz4', '1800200000000_shared_graph_ecs_attachments', '1800000000000_created_scan_store_attempts', '1799900000000_created_quota_applications', '1799700000000_added_graph_cluster_teams', '1799600000001_added_scan_pruned_policy', '1799500000000_added_owner_teams', '1799400000000_created_quota_trend_fits', '1799300000000_added_scan_target_slice_parts', '1799200000000_added_scan_target_slice_gz', '1799100000000_added_graph_account_indexes', '1799000000000_created_scan_shards', '1798900000000_added_scan_retention', '1798800000000_added_graph_region_nlb_server_groups', '1798700000000_added_graph_ecs_nlbs'];
 
 /** The `-- Down Migration` part of a migration file. @throws Error when the file has none */
 function downStep(name: string): string {

@@ -184,6 +184,19 @@ export class FindingRepository {
    * source, and is written so).
    */
   private readonly textsColumn: ColumnProbe;
+  /**
+   * The registry's `finding_texts` rows once every one was there before the transaction that read them (committed:
+   * rows are never deleted), so later writes of this database need no statement for them.
+   */
+  private committedTexts: CheckTexts | undefined;
+
+  /** The registry's `finding_texts` rows (checkTexts), from `committedTexts` once they are known committed. */
+  private async checkTexts(client: PoolClient): Promise<CheckTexts> {
+    if (this.committedTexts) return this.committedTexts;
+    const { texts, written } = await checkTexts(client);
+    if (!written && texts.size === CHECKS.length) this.committedTexts = texts;
+    return texts;
+  }
 
   /** The SELECT of finding rows for this database's schema. */
   private async selectFindingSql(): Promise<string> {
@@ -425,7 +438,7 @@ export class FindingRepository {
     // column: rows are written without it.
     const hasName = await this.clusterNameColumn.exists(client);
     const hasTeam = await this.teamColumn.exists(client);
-    const texts = (await this.textsColumn.exists(client)) ? await checkTexts(client) : undefined;
+    const texts = (await this.textsColumn.exists(client)) ? await this.checkTexts(client) : undefined;
     const keep = INSERT_COLUMNS.map((c) => (c !== 'cluster_name' || hasName) && (c !== 'team' || hasTeam) && (c !== 'texts_id' || texts !== undefined));
     const columns = INSERT_COLUMNS.filter((_, i) => keep[i]);
     for (const rows of chunk(dedupeByFingerprint(findings), FINDING_ROWS_PER_INSERT)) {
@@ -482,7 +495,7 @@ export class FindingRepository {
     const hasTeam = await this.teamColumn.exists(client);
     const columns = FINDING_COLUMNS.filter(([c]) => (c !== 'cluster_name' || hasName) && (c !== 'team' || hasTeam));
     if (!(await this.textsColumn.exists(client))) return columns;
-    const texts = await checkTexts(client);
+    const texts = await this.checkTexts(client);
     const shared = (f: Finding) => sharedTextsId(texts, f) !== null;
     return [
       ...columns.map(([c, kind, value]): ColumnSpec<Finding>[number] =>
@@ -641,16 +654,17 @@ type CheckTexts = ReadonlyMap<string, { id: number; remediation: string; source:
 /**
  * The `finding_texts` rows (migration 1800300000001) of every check of the libs/checks registry, written first where
  * missing: one INSERT of the registry's wordings (an existing one is left as it is, so concurrent stores do not
- * lock each other's rows) and one SELECT of their ids. Run in the writer's transaction: a row it wrote is
- * committed with the findings that name it, or neither is.
+ * lock each other's rows) and one SELECT of their ids. Run in the writer's transaction (READ COMMITTED): a row it
+ * wrote is committed with the findings that name it, or neither is; `written` false means every row it read was
+ * committed before (the INSERT waited for any other writer of the same wording to end).
  * @param client the writer's transaction client
  */
-async function checkTexts(client: PoolClient): Promise<CheckTexts> {
+async function checkTexts(client: PoolClient): Promise<{ texts: CheckTexts; written: boolean }> {
   const ids = CHECKS.map((c) => c.id);
   const remediations = CHECKS.map((c) => storableText(c.remediation));
   const sources = CHECKS.map((c) => storableText(c.source));
   const wordings = `unnest($1::text[], $2::text[], $3::text[]) AS w(check_id, remediation, source)`;
-  await client.query(
+  const inserted = await client.query(
     `INSERT INTO finding_texts (check_id, remediation, source) SELECT w.check_id, w.remediation, w.source FROM ${wordings}
      ON CONFLICT (check_id, md5(remediation), md5(source)) DO NOTHING`,
     [ids, remediations, sources],
@@ -666,7 +680,7 @@ async function checkTexts(client: PoolClient): Promise<CheckTexts> {
     const row = rows.find((r) => r.check_id === c.id && r.remediation === c.remediation && r.source === c.source);
     if (row) byCheck.set(c.id, { id: row.id, remediation: row.remediation, source: row.source });
   }
-  return byCheck;
+  return { texts: byCheck, written: (inserted.rowCount ?? 0) > 0 };
 }
 
 /** The `finding_texts` id of a finding whose remediation and source are its check's (`texts`), else null (kept in the row). */
