@@ -1,10 +1,12 @@
+import { deepStrictEqual } from 'node:assert';
 import { join } from 'node:path';
 import { gunzipSync, gzipSync } from 'node:zlib';
 import { describe, expect, it } from 'vitest';
-import type { AccountSnapshot, CoverageEntry, FleetSnapshot, RegionSnapshot } from '@app/domain';
-import { loadFleetDirectory } from '@app/collectors';
-import { encodeSnapshotLines, encodeSnapshotParts, mergeSnapshotParts, parseStoredSnapshot } from './scan-snapshot.repository';
+import { mapWireFleet, type AccountSnapshot, type CoverageEntry, type FleetSnapshot, type RegionSnapshot } from '@app/domain';
+import { generateFleet, generateSpecSchema, loadFleetDirectory } from '@app/collectors';
+import { encodeSnapshotLines, encodeSnapshotParts, mergeSnapshotParts, parseSnapshotPart, parseStoredSnapshot } from './scan-snapshot.repository';
 import { compressedPartsBuffer } from './gzip-json.util';
+import { ColumnLine } from './snapshot-columns.util';
 
 /** A snapshot as the store keeps it (`gzip+json`): the bytes and the size of their text. */
 async function gzipSnapshotLines(snapshot: FleetSnapshot): Promise<{ gz: Buffer; rawBytes: number }> {
@@ -65,7 +67,7 @@ describe('stored snapshot form (gzipSnapshotLines / parseStoredSnapshot)', () =>
     const text = gunzipSync(gz).toString('utf8');
     expect(Buffer.byteLength(text)).toBe(rawBytes);
     const lines = text.split('\n').filter((l) => l !== '');
-    expect(lines[0]).toBe('{"format":"fleet-audit-snapshot-lines/2"}');
+    expect(lines[0]).toBe('{"format":"fleet-audit-snapshot-lines/3"}');
     const regions = sample.accounts.flatMap((a) => a.regions);
     const clusters = regions.reduce((n, r) => n + r.clusters.length, 0);
     expect(lines.filter((l) => l.startsWith('{"r":'))).toHaveLength(regions.length);
@@ -104,14 +106,68 @@ describe('stored snapshot form (gzipSnapshotLines / parseStoredSnapshot)', () =>
     expect(JSON.stringify(parseStoredSnapshot(gz))).toBe(JSON.stringify(fleet));
   });
 
-  it('writes each list line item by item as the bytes of the line stringified whole', async () => {
+  it('writes each list line item by item as the bytes of the line stringified whole, its lists in the column form', async () => {
     const base = sample.accounts[0]!.regions.find((r) => (r.loadBalancers?.length ?? 0) > 0)!;
     const region: RegionSnapshot = { ...base, loadBalancers: Array.from({ length: 600 }, (_, i) => ({ ...base.loadBalancers![0]!, loadBalancerId: `lb-${i}` })) };
     const fleet: FleetSnapshot = { ...sample, accounts: [{ ...sample.accounts[0]!, regions: [region] }] };
     const lines = gunzipSync((await gzipSnapshotLines(fleet)).gz).toString('utf8').split('\n');
     const lbs = region.loadBalancers!;
-    const expected = [0, 256, 512].map((i) => JSON.stringify({ l: 'loadBalancers', v: lbs.slice(i, i + 256) }));
+    const expected = [0, 256, 512].map((i) => {
+      const columns = new ColumnLine();
+      const v = columns.compactLine(lbs.slice(i, i + 256)) ?? lbs.slice(i, i + 256).map((lb, j) => columns.compact(lb, j));
+      return JSON.stringify(columns.paths.length > 0 ? { l: 'loadBalancers', v, c: columns.paths, t: columns.table } : { l: 'loadBalancers', v });
+    });
     expect(lines.filter((l) => l.startsWith('{"l":"loadBalancers"'))).toEqual(expected);
+  });
+
+  it('writes backend lists in the column form on a generated fleet (one id column per line for every Service of a cluster) and reads back the same snapshot', async () => {
+    const wire = generateFleet(
+      generateSpecSchema.parse({
+        seed: 7,
+        accounts: 2,
+        regions: ['cn-hangzhou'],
+        clusters: 6,
+        nodesPerCluster: 30,
+        servicesPerCluster: 6,
+        nlbServicesPerCluster: 3,
+        podsPerService: 3,
+        trafficPolicy: { cluster: 0.8, local: 0.2, eni: 0 },
+        ccmVersions: ['v2.12.3', 'v1.9.3.313-g748f81e-aliyun'],
+        shares: { orphaned: 0.1, reused: 0.1, misconfigured: 0.1, consoleReused: 0.1, nlbLeakedServerGroups: 0.2 },
+      }),
+      'columns',
+    ).fleet;
+    const fleet = mapWireFleet(wire);
+    const backends = fleet.accounts.flatMap((a) => a.regions.flatMap((r) => (r.loadBalancers ?? []).flatMap((lb) => (lb.vServerGroups ?? []).map((g) => g.backendServers))));
+    expect(backends.filter((b) => b.length >= 30).length).toBeGreaterThan(5);
+    expect(fleet.accounts.some((a) => a.regions.some((r) => (r.nlbServerGroups ?? []).some((g) => g.servers.length >= 30)))).toBe(true);
+    const { gz, rawBytes } = await gzipSnapshotLines(fleet);
+    const text = gunzipSync(gz).toString('utf8');
+    const listLines = text.split('\n').filter((l) => l.startsWith('{"l":"loadBalancers"') || l.startsWith('{"l":"nlbServerGroups"'));
+    expect(listLines.length).toBeGreaterThan(0);
+    for (const l of listLines) {
+      const line = JSON.parse(l) as { c?: unknown[][]; t?: unknown[] };
+      expect(line.c?.some((p) => p.at(-1) === 'backendServers' || p.at(-1) === 'servers')).toBe(true);
+    }
+    // Less text than the objects: the lists' keys, ports, weights and descriptions once, ids once per line (this small
+    // fleet's Kubernetes objects are a larger share of it than of a large fleet).
+    expect(rawBytes).toBeLessThan(0.6 * Buffer.byteLength(JSON.stringify(fleet)));
+    const back = parseStoredSnapshot(gz, 'gzip+json', rawBytes);
+    deepStrictEqual(back, JSON.parse(JSON.stringify(fleet)));
+    expect(JSON.stringify(back)).toBe(JSON.stringify(fleet));
+  });
+
+  it('reads the real fixture fleet back deepStrictEqual to its JSON', async () => {
+    const { gz, rawBytes } = await gzipSnapshotLines(sample);
+    deepStrictEqual(parseStoredSnapshot(gz, 'gzip+json', rawBytes), JSON.parse(JSON.stringify(sample)));
+  });
+
+  it('reads a shard part in the lines form and one stored before as one JSON text', async () => {
+    const { gz, rawBytes } = await gzipSnapshotLines(sample);
+    expect(JSON.stringify(parseSnapshotPart(gz, rawBytes))).toBe(JSON.stringify(sample));
+    const old = Buffer.from(JSON.stringify(sample));
+    expect(JSON.stringify(parseSnapshotPart(gzipSync(old), old.length))).toBe(JSON.stringify(sample));
+    expect(() => parseSnapshotPart(gzipSync(old), old.length + 1)).toThrow(/the row says/);
   });
 
   it('keeps a list that was not read absent, and an empty one empty', async () => {
@@ -134,6 +190,26 @@ describe('stored snapshot form (gzipSnapshotLines / parseStoredSnapshot)', () =>
     expect(JSON.stringify(parseStoredSnapshot(gzipSync(Buffer.from(`${lines.join('\n')}\n`))))).toBe(JSON.stringify(sample));
   });
 
+  it('reads the version 2 form (list lines without columns), and does not look for columns in it', () => {
+    const lines = ['{"format":"fleet-audit-snapshot-lines/2"}', JSON.stringify({ ...sample, accounts: [] })];
+    for (const a of sample.accounts) {
+      lines.push(JSON.stringify({ a: { ...a, regions: [] } }));
+      for (const r of a.regions) {
+        const head: Record<string, unknown> = { ...r };
+        for (const name of ['loadBalancers', 'nlbs', 'nlbServerGroups', 'ecsInstances', 'vSwitches', 'clusters'] as const) if (Array.isArray(r[name])) head[name] = [];
+        lines.push(JSON.stringify({ r: head }));
+        for (const name of ['loadBalancers', 'nlbs', 'nlbServerGroups', 'ecsInstances', 'vSwitches', 'clusters'] as const) {
+          const items = r[name] as unknown[] | undefined;
+          if (items?.length) lines.push(JSON.stringify({ l: name, v: items }));
+        }
+      }
+    }
+    expect(JSON.stringify(parseStoredSnapshot(gzipSync(Buffer.from(`${lines.join('\n')}\n`))))).toBe(JSON.stringify(sample));
+    // `c` and `t` mean nothing in version 2: a list line carrying them is read as its items.
+    const v2 = '{"format":"fleet-audit-snapshot-lines/2"}\n{"name":"f","accounts":[],"coverage":[]}\n{"a":{"accountId":"1","regions":[]}}\n{"r":{"regionId":"r","clusters":[]}}\n{"l":"clusters","v":[{"x":{"n":1}}],"c":[[0,"x"]],"t":[]}\n';
+    expect(parseStoredSnapshot(gzipSync(Buffer.from(v2))).accounts[0]!.regions[0]!.clusters).toEqual([{ x: { n: 1 } }]);
+  });
+
   it('reads a snapshot stored before as one JSON text', () => {
     expect(JSON.stringify(parseStoredSnapshot(gzipSync(Buffer.from(JSON.stringify(sample)))))).toBe(JSON.stringify(sample));
   });
@@ -144,6 +220,20 @@ describe('stored snapshot form (gzipSnapshotLines / parseStoredSnapshot)', () =>
     // A list line with no region before it.
     const orphan = '{"format":"fleet-audit-snapshot-lines/2"}\n{"name":"f","accounts":[],"coverage":[]}\n{"a":{"accountId":"1","regions":[]}}\n{"l":"clusters","v":[]}\n';
     expect(() => parseStoredSnapshot(gzipSync(Buffer.from(orphan)))).toThrow(SyntaxError);
+    // Version 3 list lines whose columns are not what the writer writes.
+    const head = '{"format":"fleet-audit-snapshot-lines/3"}\n{"name":"f","accounts":[],"coverage":[]}\n{"a":{"accountId":"1","regions":[]}}\n{"r":{"regionId":"r","clusters":[]}}\n';
+    const block = '{"n":2,"k":["id","port"],"v":[0,[80]]}';
+    for (const [line, why] of [
+      [`{"l":"clusters","v":[{"x":${block}}],"c":[[0,"y"]],"t":[["a","b"]]}`, /column path \[0,"y"\] leads to no value/],
+      [`{"l":"clusters","v":[{"x":${block}}],"c":[[0,"x"]],"t":[["a"]]}`, /not 2 values/],
+      [`{"l":"clusters","v":[{"x":${block}}],"c":[[0,"x"]]}`, /not an array/],
+      [`{"l":"clusters","v":[{"x":${block}}],"c":[[0,"x"]],"t":[["a","b"]]`, /JSON/],
+    ] as const) {
+      expect(() => parseStoredSnapshot(gzipSync(Buffer.from(`${head}${line}\n`)))).toThrow(SyntaxError);
+      expect(() => parseStoredSnapshot(gzipSync(Buffer.from(`${head}${line}\n`)))).toThrow(why);
+    }
+    const ok = `{"l":"clusters","v":[{"x":${block}}],"c":[[0,"x"]],"t":[["a","b"]]}`;
+    expect(parseStoredSnapshot(gzipSync(Buffer.from(`${head}${ok}\n`))).accounts[0]!.regions[0]!.clusters).toEqual([{ x: [{ id: 'a', port: 80 }, { id: 'b', port: 80 }] }]);
   });
 });
 
@@ -154,7 +244,8 @@ describe('gzip-encoded snapshot of several members (encodeSnapshotParts / parseS
     const base = sample.accounts[0]!.regions.find((r) => r.clusters.length > 0 && (r.loadBalancers?.length ?? 0) > 0)!;
     const big: RegionSnapshot = {
       ...base,
-      loadBalancers: Array.from({ length: 2_000 }, (_, i) => ({ ...base.loadBalancers![0]!, loadBalancerId: `lb-big-${i}`, name: `监听 ${'x'.repeat(4_000)}` })),
+      // Names of their own: one name for all would be written once (a line of CLBs of the same keys is a column list).
+      loadBalancers: Array.from({ length: 2_000 }, (_, i) => ({ ...base.loadBalancers![0]!, loadBalancerId: `lb-big-${i}`, name: `监听 ${i} ${'x'.repeat(4_000)}` })),
       clusters: Array.from({ length: 600 }, (_, i) => ({ ...base.clusters[0]!, clusterId: `c-big-${i}` })),
     };
     return { ...sample, accounts: [{ ...sample.accounts[0]!, regions: [big] }, ...sample.accounts.slice(1)] };

@@ -3,6 +3,7 @@ import type { Pool, PoolClient } from 'pg';
 import { coverageKey, type AccountSnapshot, type CoverageEntry, type FleetSnapshot, type RegionSnapshot } from '@app/domain';
 import { compressedPartsBuffer, compressedWriter, GZIP_CODEC, type CompressedEncoding, type CompressedParts } from './gzip-json.util';
 import { copyIn } from './copy.util';
+import { ColumnLine, expandColumnLine } from './snapshot-columns.util';
 import { StoreError } from './store.exception';
 import { toIso } from './sql.util';
 
@@ -162,16 +163,15 @@ function readable<T>(scanId: string, where: string, read: () => T): T {
 }
 
 /**
- * A shard's snapshot part (`scan_shards.snapshot`, one gzip-compressed JSON text, `ScanShardRepository.storeDone`).
+ * A shard's snapshot part (`scan_shards.snapshot`, `ScanShardRepository.storeDone`): gzip of the JSON-lines form
+ * (`encodeSnapshotLines`), or of one JSON text as parts were stored before; both read by `parseStoredSnapshot`.
  * @param rawBytes the row's `bytes_raw`, checked against the text's size when given (a part cut at a gzip member's
  *   end decompresses without error)
  * @throws Error when the bytes are not gzip (zlib's error) or their text is not `rawBytes` long; SyntaxError when
- *   the text is not JSON
+ *   the text is not a snapshot in either form
  */
-function parseSnapshotPart(bytes: Buffer, rawBytes?: number): FleetSnapshot {
-  const text = gunzipSync(bytes);
-  if (rawBytes !== undefined && text.length !== rawBytes) throw new Error(`its text is ${text.length} bytes, the row says ${rawBytes}`);
-  return JSON.parse(text.toString('utf8')) as FleetSnapshot;
+export function parseSnapshotPart(bytes: Buffer, rawBytes?: number): FleetSnapshot {
+  return parseStoredSnapshot(bytes, 'gzip+json', rawBytes);
 }
 
 /**
@@ -182,12 +182,24 @@ function parseSnapshotPart(bytes: Buffer, rawBytes?: number): FleetSnapshot {
  * then `{"l": list name, "v": [items]}` lines that append to those lists, each line at most `LINE_ITEMS` items of
  * one list (one cluster per line): no line holds more than a bounded slice of a region, however large the region
  * (one region of a 5,000-cluster fleet in 10 accounts was one 450 MB line, near that limit).
- * Version 1 (a whole region per line, no `l` lines) and snapshots stored before as one JSON text read as before.
+ *
+ * Version 3 writes the lists inside a list line's items in the column form (snapshot-columns.util.ts): a list of
+ * objects of the same keys is a block of its keys once, the values all its items share once, and columns of the
+ * rest in the line's table `t` (one column of ids shared by every block that lists the same ids), the blocks' paths
+ * in the line's `c`: `{"l": name, "v": [items], "c": [paths], "t": [columns]}`, `c` and `t` absent when the line has
+ * no block; when a line's items are themselves one list of the same keys (ECS instances), `v` is their block (path
+ * `[]`). The bench fleet's backend-server lists were 73 % of its JSON: its text is 61.5 MiB instead of 225.6 MiB at
+ * 500 clusters.
+ * Versions 1 (a whole region per line, no `l` lines) and 2 (no columns), and snapshots stored before as one JSON
+ * text, read as before.
  */
-const SNAPSHOT_LINES_HEADER = '{"format":"fleet-audit-snapshot-lines/2"}';
+const SNAPSHOT_LINES_HEADER = '{"format":"fleet-audit-snapshot-lines/3"}';
 
-/** Headers of the JSON-lines forms this version reads (`parseStoredSnapshot`): version 1 and version 2. */
-const READABLE_HEADERS = ['{"format":"fleet-audit-snapshot-lines/1"}', SNAPSHOT_LINES_HEADER];
+/** Header of version 2, the lines without the column form: its lines are read without looking for `c` and `t`. */
+const SNAPSHOT_LINES_V2_HEADER = '{"format":"fleet-audit-snapshot-lines/2"}';
+
+/** Headers of the JSON-lines forms this version reads (`parseStoredSnapshot`): versions 1, 2 and 3. */
+const READABLE_HEADERS = ['{"format":"fleet-audit-snapshot-lines/1"}', SNAPSHOT_LINES_V2_HEADER, SNAPSHOT_LINES_HEADER];
 
 /** The long lists of a region, stored in `l` lines of their own after the region's `r` line. */
 const REGION_LISTS = ['loadBalancers', 'nlbs', 'nlbServerGroups', 'ecsInstances', 'vSwitches', 'clusters'] as const;
@@ -247,18 +259,36 @@ export async function encodeSnapshotParts(snapshot: FleetSnapshot): Promise<Comp
         const size = LINE_ITEMS[name];
         const open = `{"l":${JSON.stringify(name)},"v":[`;
         for (let i = 0; i < items.length; i += size) {
-          // JSON.stringify({ l: name, v: items.slice(i, i + size) }), one item at a time (an array writes
-          // undefined as null).
-          await put(open);
-          for (let j = i; j < Math.min(items.length, i + size); j++) {
-            if (j > i) {
-              const comma = put(',');
-              if (comma) await comma;
+          // JSON.stringify({ l: name, v: items.slice(i, i + size), c, t }) with the items' lists in the column form
+          // (the items themselves one block when they are one list of the same keys), one item, path list and column
+          // at a time (an array writes undefined as null).
+          const columns = new ColumnLine();
+          const end = Math.min(items.length, i + size);
+          const whole = end - i > 1 ? columns.compactLine(items.slice(i, end)) : undefined;
+          if (whole) await put(`${open.slice(0, -1)}${JSON.stringify(whole)}`);
+          else {
+            await put(open);
+            for (let j = i; j < end; j++) {
+              if (j > i) {
+                const comma = put(',');
+                if (comma) await comma;
+              }
+              const handed = put(JSON.stringify(columns.compact(items[j], j - i)) ?? 'null');
+              if (handed) await handed;
             }
-            const handed = put(JSON.stringify(items[j]) ?? 'null');
-            if (handed) await handed;
+            await put(']');
           }
-          await put(']}\n');
+          if (columns.paths.length > 0) {
+            await put(',"c":');
+            await put(JSON.stringify(columns.paths));
+            await put(',"t":[');
+            for (let t = 0; t < columns.table.length; t++) {
+              if (t > 0) await put(',');
+              await put(JSON.stringify(columns.table[t]));
+            }
+            await put(']');
+          }
+          await put('}\n');
         }
       }
     }
@@ -302,14 +332,15 @@ function* linesOf(pieces: readonly Buffer[], from: number): Generator<string> {
 }
 
 /**
- * A stored snapshot as the snapshot: the JSON-lines form (`SNAPSHOT_LINES_HEADER`, version 1 or 2), or one JSON text
- * (a row without the lines header). The result equals the snapshot that was stored, keys in the same
- * order.
+ * A stored snapshot as the snapshot: the JSON-lines form (`SNAPSHOT_LINES_HEADER`, version 1, 2 or 3, its column
+ * lists expanded), or one JSON text (a row without the lines header). The result equals the snapshot that was stored
+ * as JSON gives it back (`JSON.parse(JSON.stringify(snapshot))`), keys in the same order.
  * @param bytes the row's `snapshot`
  * @param encoding the row's `encoding` (`gzip+json`)
  * @param rawBytes the row's `bytes_raw`, checked against the text's size (a row cut at a gzip member's end
  *   decompresses without error); omitted, not checked
- * @throws SyntaxError when the text is not a snapshot in either form; Error when `encoding` is not `gzip+json`,
+ * @throws SyntaxError when the text is not a snapshot in either form (also a version 3 column list whose path,
+ *   block or columns are not what the writer writes); Error when `encoding` is not `gzip+json`,
  *   the bytes are not gzip, or their text is not `rawBytes` long
  */
 export function parseStoredSnapshot(bytes: Buffer, encoding: CompressedEncoding = 'gzip+json', rawBytes?: number): FleetSnapshot {
@@ -320,11 +351,12 @@ export function parseStoredSnapshot(bytes: Buffer, encoding: CompressedEncoding 
   const first = pieces.length > 1 && pieces[0]!.length < 64 ? Buffer.concat(pieces) : (pieces[0] ?? Buffer.alloc(0));
   const header = READABLE_HEADERS.map((h) => Buffer.from(`${h}\n`, 'utf8')).find((h) => first.subarray(0, h.length).equals(h));
   if (!header) return JSON.parse(Buffer.concat(pieces).toString('utf8')) as FleetSnapshot;
+  const columns = header.toString('utf8') === `${SNAPSHOT_LINES_HEADER}\n`;
   let snapshot: FleetSnapshot | undefined;
   let account: AccountSnapshot | undefined;
   let region: RegionSnapshot | undefined;
   for (const line of linesOf(first === pieces[0] ? pieces : [first], header.length)) {
-    const item = JSON.parse(line) as { a?: AccountSnapshot; r?: RegionSnapshot; l?: string; v?: unknown[] } & FleetSnapshot;
+    const item = JSON.parse(line) as { a?: AccountSnapshot; r?: RegionSnapshot; l?: string; v?: unknown; c?: unknown; t?: unknown } & FleetSnapshot;
     if (!snapshot) {
       if (!Array.isArray(item.accounts)) throw new SyntaxError('stored snapshot: the line after the header is not a snapshot');
       snapshot = item;
@@ -332,9 +364,11 @@ export function parseStoredSnapshot(bytes: Buffer, encoding: CompressedEncoding 
       snapshot.accounts.push((account = item.a));
       region = undefined;
     } else if (item.r && account) account.regions.push((region = item.r));
-    else if (item.l !== undefined && region && Array.isArray(item.v) && Array.isArray(region[item.l as keyof RegionSnapshot])) {
+    else if (item.l !== undefined && region && item.v !== undefined && Array.isArray(region[item.l as keyof RegionSnapshot])) {
       const list = region[item.l as keyof RegionSnapshot] as unknown[];
-      for (const x of item.v) list.push(x);
+      const values = columns && (item.c !== undefined || item.t !== undefined) ? expandColumnLine(item.v, item.c, item.t) : item.v;
+      if (!Array.isArray(values)) throw new SyntaxError(`stored snapshot: the items of a ${item.l} line are not a list`);
+      for (const x of values) list.push(x);
     } else throw new SyntaxError('stored snapshot: a region line before any account line, or a list line without its region');
   }
   if (!snapshot) throw new SyntaxError('stored snapshot: no snapshot line after the header');
