@@ -11,10 +11,12 @@ import {
   serviceTrafficPolicy,
   type FleetGraph,
   type FleetSnapshot,
+  type GraphBackend,
   type GraphEcsInstance,
   type GraphLoadBalancer,
   type GraphNlb,
   type GraphNlbServerGroup,
+  type NlbServer,
   type NlbServerGroup,
   type GraphServerGroup,
   type GraphService,
@@ -24,12 +26,95 @@ import {
 import { FleetIndex, type ClbEntry, type ServiceEntry } from './fleet-index';
 import { groupsOfNlb, nlbOfService, regionNlbView, serverKey } from './nlb-index';
 
-function byKey<T>(key: (t: T) => string): (a: T, b: T) => number {
-  return (a, b) => {
-    const x = key(a);
-    const y = key(b);
-    return x < y ? -1 : x > y ? 1 : 0;
-  };
+/**
+ * Sort `list` in place by `key` (byte order of UTF-16 code units, stable: equal keys keep their order), each key
+ * computed once (a comparator building its keys builds two strings per comparison); a list already in key order is
+ * left as it is after one pass.
+ */
+function sortByKey<T>(list: T[], key: (t: T) => string): void {
+  const keys = list.map(key);
+  let sorted = true;
+  for (let i = 1; i < keys.length && sorted; i++) sorted = keys[i - 1]! <= keys[i]!;
+  if (sorted) return;
+  const order = keys.map((_, i) => i).sort((a, b) => (keys[a]! < keys[b]! ? -1 : keys[a]! > keys[b]! ? 1 : 0));
+  const rows = order.map((i) => list[i]!);
+  for (let i = 0; i < rows.length; i++) list[i] = rows[i]!;
+}
+
+/**
+ * A list of ids as a path in a trie of ids: the ids appended to an instance's list, one step per id. The ECS instances
+ * of one cluster meet the same CLBs (and NLB server groups) in the same order, so they end on one node, whose sorted
+ * list is built once and shared by all of them (an instance's list is never changed after the build).
+ */
+interface IdPath {
+  /** The last id of the path (`''` at the root, which holds none). */
+  readonly id: string;
+  readonly parent: IdPath | undefined;
+  /** How many ids the path holds. */
+  readonly depth: number;
+  /** The child stepped to last: the instances of one cluster step to the same child one after another. */
+  lastChild: IdPath | undefined;
+  children: Map<string, IdPath> | undefined;
+  /** The path's ids sorted (with repeats, or distinct: `sortedIds`), once asked for. */
+  sorted: string[] | undefined;
+  /** For a path of NLB server-group ids: the NLBs of those groups, distinct and sorted, once asked for. */
+  nlbs: string[] | undefined;
+}
+
+function idPathRoot(): IdPath {
+  return { id: '', parent: undefined, depth: 0, lastChild: undefined, children: undefined, sorted: undefined, nlbs: undefined };
+}
+
+/** The path `node` then `id` (created on first use). */
+function stepIdPath(node: IdPath, id: string): IdPath {
+  const last = node.lastChild;
+  if (last !== undefined && last.id === id) return last;
+  let child = node.children?.get(id);
+  if (child === undefined) {
+    child = { id, parent: node, depth: node.depth + 1, lastChild: undefined, children: undefined, sorted: undefined, nlbs: undefined };
+    (node.children ??= new Map()).set(id, child);
+  }
+  node.lastChild = child;
+  return child;
+}
+
+/**
+ * The ids of a path, sorted as `Array.prototype.sort` sorts strings; with `distinct`, each id once (as a Set's
+ * spread, sorted). Built once per node: every instance ending there gets the same array.
+ */
+function sortedIds(node: IdPath, distinct: boolean): string[] {
+  if (node.sorted !== undefined) return node.sorted;
+  const ids = new Array<string>(node.depth);
+  for (let x: IdPath = node; x.parent !== undefined; x = x.parent) ids[x.depth - 1] = x.id;
+  ids.sort();
+  if (distinct) {
+    let n = 0;
+    for (let i = 0; i < ids.length; i++) if (i === 0 || ids[i] !== ids[n - 1]) ids[n++] = ids[i]!;
+    ids.length = n;
+  }
+  node.sorted = ids;
+  return ids;
+}
+
+/**
+ * A memo of the records resolved at each position of the last list starting with the same key (the idea of
+ * `ListRowCache`: a region's backend lists repeat each other, so most entries are answered by one string comparison
+ * instead of a lookup in a region-wide Map). A position holds a key and its record, or `null` (an entry the caller
+ * does not resolve); an answer is only given for the key stored there, and the caller stores there only what its Map
+ * holds for that key (set once), so it is the Map's answer.
+ */
+class RecordRows<V> {
+  private readonly rows = new Map<string, { keys: (string | null)[]; values: (V | undefined)[] }>();
+
+  /** The row of lists starting with `firstKey`. */
+  row(firstKey: string): { keys: (string | null)[]; values: (V | undefined)[] } {
+    let r = this.rows.get(firstKey);
+    if (r === undefined) {
+      r = { keys: [], values: [] };
+      this.rows.set(firstKey, r);
+    }
+    return r;
+  }
 }
 
 /**
@@ -76,31 +161,27 @@ function nlbServerGroupRow(g: NlbServerGroup): GraphNlbServerGroup {
 function unusedNlbServerGroupsOf(ix: FleetIndex, region: RegionSnapshot): GraphNlbServerGroup[] {
   if (!regionNlbView(ix, region)) return [];
   const used = new Set((region.nlbs ?? []).flatMap((n) => n.serverGroupIds));
-  return (region.nlbServerGroups ?? [])
+  const rows = (region.nlbServerGroups ?? [])
     .filter((g) => g.relatedLoadBalancerIds.length === 0 && !used.has(g.serverGroupId))
-    .map(nlbServerGroupRow)
-    .sort(byKey((g) => g.serverGroupId));
-}
-
-/** The NLB server groups and NLBs listing one ECS instance (ids). */
-interface NlbAttachment {
-  groups: Set<string>;
-  nlbs: Set<string>;
+    .map(nlbServerGroupRow);
+  sortByKey(rows, (g) => g.serverGroupId);
+  return rows;
 }
 
 /**
- * The NLB server groups of a region listing each ECS instance, by instance id: `Ecs` servers by their id, `Ip`
- * servers by a private IP of an ECS instance of the region (CCM puts node IPs in `Ip` groups: research/nlb.md 4).
- * Groups no NLB uses are included (a leaked group still holds the server); a group's NLBs are those whose listeners
- * or `RelatedLoadBalancerIds` name it, among the region's NLBs. Empty when the region's NLBs were not read.
+ * The NLB server groups of a region listing each ECS instance, by instance id, as a path of group ids (`IdPath`, in
+ * the region's group order; its distinct sorted ids are the instance's groups, and `nlbsOfPath` its NLBs): `Ecs`
+ * servers by their id, `Ip` servers by a private IP of an ECS instance of the region (CCM puts node IPs in `Ip`
+ * groups: research/nlb.md 4). Groups no NLB uses are included (a leaked group still holds the server); a group's NLBs
+ * are those whose listeners or `RelatedLoadBalancerIds` name it, among the region's NLBs. Empty when the region's NLBs
+ * were not read.
  */
-function nlbAttachmentsOf(ix: FleetIndex, region: RegionSnapshot): Map<string, NlbAttachment> {
-  const out = new Map<string, NlbAttachment>();
-  const view = regionNlbView(ix, region);
-  if (!view) return out;
-  const ecsByIp = new Map<string, string>();
-  for (const e of region.ecsInstances ?? []) for (const ip of e.privateIps) ecsByIp.set(ip, e.instanceId);
+function nlbAttachmentsOf(ix: FleetIndex, region: RegionSnapshot): { paths: Map<string, { path: IdPath }>; nlbsOfGroup: Map<string, Set<string>> } {
+  const paths = new Map<string, { path: IdPath }>();
   const nlbsOfGroup = new Map<string, Set<string>>();
+  const view = regionNlbView(ix, region);
+  if (!view) return { paths, nlbsOfGroup };
+  let ecsByIp: Map<string, string> | undefined;
   const addNlb = (groupId: string, nlbId: string) => {
     if (!view.nlbById.has(nlbId)) return;
     const set = nlbsOfGroup.get(groupId);
@@ -109,16 +190,75 @@ function nlbAttachmentsOf(ix: FleetIndex, region: RegionSnapshot): Map<string, N
   };
   for (const n of region.nlbs ?? []) for (const id of n.serverGroupIds) addNlb(id, n.loadBalancerId);
   for (const g of region.nlbServerGroups ?? []) for (const id of g.relatedLoadBalancerIds) addNlb(g.serverGroupId, id);
-  for (const g of region.nlbServerGroups ?? [])
-    for (const sv of g.servers) {
-      const ecsId = sv.type === 'Ecs' ? sv.serverId : sv.type === 'Ip' ? ecsByIp.get(sv.serverIp ?? sv.serverId) : undefined;
-      if (ecsId === undefined) continue;
-      let a = out.get(ecsId);
-      if (!a) out.set(ecsId, (a = { groups: new Set(), nlbs: new Set() }));
-      a.groups.add(g.serverGroupId);
-      for (const n of nlbsOfGroup.get(g.serverGroupId) ?? []) a.nlbs.add(n);
+  const root = idPathRoot();
+  // `Ecs` entries resolved through the memo of their list's row (`RecordRows`); `Ip` entries through the IP map.
+  const rows = new RecordRows<{ path: IdPath }>();
+  for (const g of region.nlbServerGroups ?? []) {
+    const servers = g.servers;
+    if (servers.length === 0) continue;
+    const gid = g.serverGroupId;
+    const row = rows.row(servers[0]!.serverId);
+    for (let i = 0; i < servers.length; i++) {
+      const sv = servers[i]!;
+      let a: { path: IdPath } | undefined;
+      if (sv.type === 'Ecs') {
+        a = row.keys[i] === sv.serverId ? row.values[i] : undefined;
+        if (a === undefined) {
+          a = paths.get(sv.serverId);
+          if (!a) paths.set(sv.serverId, (a = { path: root }));
+          row.keys[i] = sv.serverId;
+          row.values[i] = a;
+        }
+      } else {
+        row.keys[i] = null;
+        if (sv.type !== 'Ip') continue;
+        if (ecsByIp === undefined) {
+          ecsByIp = new Map();
+          for (const e of region.ecsInstances ?? []) for (const ip of e.privateIps) ecsByIp.set(ip, e.instanceId);
+        }
+        const ecsId = ecsByIp.get(sv.serverIp ?? sv.serverId);
+        if (ecsId === undefined) continue;
+        a = paths.get(ecsId);
+        if (!a) paths.set(ecsId, (a = { path: root }));
+      }
+      // A group listing an instance twice (its `Ecs` and `Ip` entries) steps once: the path's last id is the group.
+      if (a.path.id !== gid || a.path === root) a.path = stepIdPath(a.path, gid);
     }
-  return out;
+  }
+  return { paths, nlbsOfGroup };
+}
+
+/** The NLBs of the server groups of a path (`nlbAttachmentsOf`), distinct and sorted; built once per path. */
+function nlbsOfPath(path: IdPath, nlbsOfGroup: Map<string, Set<string>>): string[] {
+  if (path.nlbs !== undefined) return path.nlbs;
+  const nlbs = new Set<string>();
+  for (let x: IdPath = path; x.parent !== undefined; x = x.parent) for (const n of nlbsOfGroup.get(x.id) ?? []) nlbs.add(n);
+  path.nlbs = [...nlbs].sort();
+  return path.nlbs;
+}
+
+/**
+ * Whether a server list's keys (`serverKey`) are all distinct, as far as one pass tells: servers of one type with
+ * strictly increasing ids (the mappers sort a group's servers by id). `false` says only "not known".
+ */
+function allDistinct(servers: readonly NlbServer[]): boolean {
+  for (let i = 1; i < servers.length; i++) if (servers[i]!.type !== servers[0]!.type || !(servers[i - 1]!.serverId < servers[i]!.serverId)) return false;
+  return true;
+}
+
+/** The distinct servers (`serverKey`) of server groups (count). */
+function distinctServers(groups: readonly NlbServerGroup[]): number {
+  const distinct = new Set<string>();
+  for (const g of groups) for (const sv of g.servers) distinct.add(serverKey(sv));
+  return distinct.size;
+}
+
+/** An ECS instance as a CLB backend: its CLBs as a path (`IdPath`), and the server groups listing it. */
+interface ClbAttachment {
+  path: IdPath;
+  groups: number;
+  /** The number of the last server group counted (`groups`), over the region's groups in order. */
+  lastGroup: number;
 }
 
 /**
@@ -216,14 +356,19 @@ export function buildFleetGraph(snapshot: FleetSnapshot, index?: FleetIndex): Fl
   }
   for (const { account, region } of ix.regions) {
     const stats = ix.clbBackendStats(region);
-    // ECS id -> its CLBs (distinct, in CLB order) and server groups: one pass over the region's entries.
-    const attached = new Map<string, { lbs: string[]; groups: number; lastGroup: number }>();
+    // ECS id -> its CLBs (a path of CLB ids, in CLB order, each CLB once in a row) and server groups: one pass over
+    // the region's entries, each entry's record found through its list's row (`RecordRows`) where it can be.
+    const attached = new Map<string, ClbAttachment>();
+    const rows = new RecordRows<ClbAttachment>();
+    const root = idPathRoot();
     let groupNo = 0;
     for (const clb of region.loadBalancers ?? []) {
       const id = clb.loadBalancerId;
       const groups: GraphServerGroup[] = [
         { loadBalancerId: id, vServerGroupId: '', isDefault: true, name: '', accountId: account.accountId, regionId: region.regionId, backends: [] },
-        ...clb.vServerGroups.map((g) => ({
+      ];
+      for (const g of clb.vServerGroups)
+        groups.push({
           loadBalancerId: id,
           vServerGroupId: g.vServerGroupId,
           isDefault: false,
@@ -231,26 +376,36 @@ export function buildFleetGraph(snapshot: FleetSnapshot, index?: FleetIndex): Fl
           accountId: account.accountId,
           regionId: region.regionId,
           backends: [],
-        })),
-      ];
+        });
       for (let gi = 0; gi < groups.length; gi++) {
         const servers = gi === 0 ? clb.defaultBackendServers : clb.vServerGroups[gi - 1]!.backendServers;
         groupNo++;
-        const out = groups[gi]!.backends;
-        for (const s of servers) {
+        if (servers.length === 0) continue;
+        const out = groups[gi]!.backends as GraphBackend[];
+        const row = rows.row(servers[0]!.serverId);
+        for (let i = 0; i < servers.length; i++) {
+          const s = servers[i]!;
           out.push({ serverId: s.serverId, serverIp: s.serverIp ?? null, port: s.port ?? null, weight: s.weight, type: s.type });
-          if (s.type !== 'ecs') continue;
-          let a = attached.get(s.serverId);
-          if (!a) attached.set(s.serverId, (a = { lbs: [], groups: 0, lastGroup: 0 }));
+          if (s.type !== 'ecs') {
+            row.keys[i] = null;
+            continue;
+          }
+          let a = row.keys[i] === s.serverId ? row.values[i] : undefined;
+          if (a === undefined) {
+            a = attached.get(s.serverId);
+            if (!a) attached.set(s.serverId, (a = { path: root, groups: 0, lastGroup: 0 }));
+            row.keys[i] = s.serverId;
+            row.values[i] = a;
+          }
           if (a.lastGroup !== groupNo) {
             a.lastGroup = groupNo;
             a.groups++;
           }
-          if (a.lbs[a.lbs.length - 1] !== id) a.lbs.push(id);
+          if (a.path === root || a.path.id !== id) a.path = stepIdPath(a.path, id);
         }
       }
       // The default server group is stored only when it has backends (CCM's Services use vServer groups).
-      graph.serverGroups.push(...(groups[0]!.backends.length > 0 ? groups : groups.slice(1)));
+      for (let gi = groups[0]!.backends.length > 0 ? 0 : 1; gi < groups.length; gi++) graph.serverGroups.push(groups[gi]!);
       const st = stats.get(id);
       const users = servicesByLb.get(id) ?? [];
       const tags = clb.tags;
@@ -287,7 +442,7 @@ export function buildFleetGraph(snapshot: FleetSnapshot, index?: FleetIndex): Fl
     const onNlbs = nlbAttachmentsOf(ix, region);
     for (const ecs of region.ecsInstances ?? []) {
       const a = attached.get(ecs.instanceId);
-      const onNlb = onNlbs.get(ecs.instanceId);
+      const onNlb = onNlbs.paths.get(ecs.instanceId)?.path;
       const node = ix.nodeOfEcs(ecs.instanceId);
       const row: GraphEcsInstance = {
         instanceId: ecs.instanceId,
@@ -301,22 +456,20 @@ export function buildFleetGraph(snapshot: FleetSnapshot, index?: FleetIndex): Fl
         privateIps: ecs.privateIps,
         clusterId: node ? node.cluster.cluster.clusterId : null,
         nodeName: node ? node.node.name : null,
-        loadBalancerIds: a ? [...a.lbs].sort() : [],
+        // Shared with the instances of the same lists (`IdPath`).
+        loadBalancerIds: a ? sortedIds(a.path, false) : [],
         serverGroupCount: a ? a.groups : 0,
-        nlbServerGroupIds: onNlb ? [...onNlb.groups].sort() : [],
-        nlbIds: onNlb ? [...onNlb.nlbs].sort() : [],
+        nlbServerGroupIds: onNlb ? sortedIds(onNlb, true) : [],
+        nlbIds: onNlb ? nlbsOfPath(onNlb, onNlbs.nlbsOfGroup) : [],
       };
       graph.ecsInstances.push(row);
     }
     const view = regionNlbView(ix, region);
     for (const n of view ? (region.nlbs ?? []) : []) {
       const groups = groupsOfNlb(view!, n);
-      const distinct = new Set<string>();
       let entries = 0;
-      for (const g of groups) {
-        entries += g.servers.length;
-        for (const sv of g.servers) distinct.add(serverKey(sv));
-      }
+      for (const g of groups) entries += g.servers.length;
+      const distinct = groups.length === 1 && allDistinct(groups[0]!.servers) ? groups[0]!.servers.length : distinctServers(groups);
       const users = servicesByNlb.get(n.loadBalancerId) ?? [];
       const owner: GraphNlb['owner'] =
         n.tags[TAG_CCM_OWNER] !== undefined ? 'ccm' : reusedNlbs.has(n.loadBalancerId) || n.tags[TAG_REUSED_BY_USER] !== undefined ? 'reused' : 'console';
@@ -347,18 +500,18 @@ export function buildFleetGraph(snapshot: FleetSnapshot, index?: FleetIndex): Fl
         serverGroups: groups.map(nlbServerGroupRow),
         serverGroupCount: groups.length,
         serverEntries: entries,
-        distinctServers: distinct.size,
+        distinctServers: distinct,
         serviceCount: users.length,
         clusterIds: [...new Set(users.map((u) => u.clusterId))].sort(),
       });
     }
   }
-  graph.regions.sort(byKey((r) => `${r.accountId}\u0000${r.regionId}`));
-  graph.clusters.sort(byKey((c) => c.clusterId));
-  graph.services.sort(byKey((s) => `${s.clusterId}\u0000${s.namespace}\u0000${s.name}`));
-  graph.loadBalancers.sort(byKey((l) => l.loadBalancerId));
-  graph.serverGroups.sort(byKey((g) => `${g.loadBalancerId}\u0000${g.vServerGroupId}`));
-  graph.ecsInstances.sort(byKey((e) => e.instanceId));
-  graph.nlbs.sort(byKey((n) => n.nlbId));
+  sortByKey(graph.regions, (r) => `${r.accountId}\u0000${r.regionId}`);
+  sortByKey(graph.clusters, (c) => c.clusterId);
+  sortByKey(graph.services, (s) => `${s.clusterId}\u0000${s.namespace}\u0000${s.name}`);
+  sortByKey(graph.loadBalancers, (l) => l.loadBalancerId);
+  sortByKey(graph.serverGroups, (g) => `${g.loadBalancerId}\u0000${g.vServerGroupId}`);
+  sortByKey(graph.ecsInstances, (e) => e.instanceId);
+  sortByKey(graph.nlbs, (n) => n.nlbId);
   return graph;
 }
