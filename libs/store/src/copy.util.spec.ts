@@ -25,6 +25,11 @@ describe('COPY text format (copy.util)', () => {
     expect(copyField('text[]', ['ok', 'tab\there', 'nul\u0000', 'lone \ud800'])).toBe('{"ok","tab\\there","nul\u2400","lone \ufffd"}');
     expect(copyField('jsonb', { m: 'line\nnext', n: 'nul\u0000' })).toBe(storableJson({ m: 'line\nnext', n: 'nul\u0000' }).replaceAll('\\', '\\\\'));
     expect(copyField('json', '[["i-1",null,80,100,"ecs"]]')).toBe('[["i-1",null,80,100,"ecs"]]');
+    // JSON text as given may hold a raw newline or tab (a pretty-printed document): COPY-escaped.
+    expect(copyField('json', '[\n\t"a\\"b"\r]')).toBe('[\\n\\t"a\\\\"b"\\r]');
+    // jsonb without a backslash is sent as JSON.stringify wrote it.
+    expect(copyField('jsonb', [{ port: 80, name: 'k8s/80/svc', ips: ['10.0.0.1'], none: null }])).toBe(JSON.stringify([{ port: 80, name: 'k8s/80/svc', ips: ['10.0.0.1'], none: null }]));
+    expect(copyField('jsonb', { s: 'lone \ud800 quote " back \\' })).toBe(storableJson({ s: 'lone \ud800 quote " back \\' }).replaceAll('\\', '\\\\'));
     expect(copyField('numeric', 0.85)).toBe('0.85');
     expect(copyField('integer', 42)).toBe('42');
     expect(copyField('boolean', true)).toBe('t');

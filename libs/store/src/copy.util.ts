@@ -15,8 +15,7 @@ import { sanitizeText } from '@app/domain';
 import type { ColumnKind, ColumnSpec } from './bulk-insert.util';
 import { storableJson } from './sql.util';
 
-/** Characters COPY's text format escapes inside a value. */
-const COPY_SPECIAL = /[\\\n\r\t]/;
+/** Characters COPY's text format escapes inside a value (`copyEscape` looks for each with `indexOf`). */
 const COPY_SPECIAL_ALL = /[\\\n\r\t]/g;
 const COPY_ESCAPES: Readonly<Record<string, string>> = {
   '\\': '\\\\',
@@ -25,9 +24,13 @@ const COPY_ESCAPES: Readonly<Record<string, string>> = {
   '\t': '\\t',
 };
 
-/** A string as one COPY text field (escaped; never `\N`). */
+/**
+ * A string as one COPY text field (escaped; never `\N`). Whether there is anything to escape is asked of `indexOf`,
+ * one scan per character sought: together several times faster than a regular expression's scan on the long values
+ * (the JSON of a server group's backends: tens of MB per scan).
+ */
 function copyEscape(s: string): string {
-  return COPY_SPECIAL.test(s) ? s.replace(COPY_SPECIAL_ALL, (c) => COPY_ESCAPES[c]) : s;
+  return s.indexOf('\\') >= 0 || s.indexOf('\n') >= 0 || s.indexOf('\r') >= 0 || s.indexOf('\t') >= 0 ? s.replace(COPY_SPECIAL_ALL, (c) => COPY_ESCAPES[c]!) : s;
 }
 
 /**
@@ -55,8 +58,13 @@ export function copyField(kind: ColumnKind, v: unknown): string {
   switch (kind) {
     case 'text':
       return copyText(v as string);
-    case 'jsonb':
-      return copyEscape(storableJson(v));
+    case 'jsonb': {
+      // JSON.stringify writes no raw newline, carriage return or tab, and a NUL or a lone surrogate only as a `\u`
+      // escape: a text without a backslash is storable as it is (storableJson would return it) and has nothing to
+      // COPY-escape, which one `indexOf` tells.
+      const text = JSON.stringify(v) as string | undefined;
+      return text !== undefined && text.indexOf('\\') < 0 ? text : copyEscape(storableJson(v));
+    }
     case 'json':
       return copyEscape(v as string);
     case 'integer':

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import type { GraphBackend, GraphEcsInstance } from '@app/domain';
-import { backendsJson, ecsAttachmentRows } from './fleet-graph.repository';
+import { BackendsJson, backendsJson, ecsAttachmentRows } from './fleet-graph.repository';
 
 describe(backendsJson.name, () => {
   it('writes the text JSON.stringify gives for the backend tuples, escapes and nulls included', () => {
@@ -13,6 +13,25 @@ describe(backendsJson.name, () => {
     const expected = JSON.stringify(backends.map((b) => [b.serverId, b.serverIp, b.port, b.weight, b.type]));
     expect(backendsJson(backends)).toBe(expected);
     expect(backendsJson([])).toBe('[]');
+  });
+
+  it('writes every list of one memo as JSON.stringify does: repeated lists at other ports, changed, shorter and longer ones', () => {
+    const b = (serverId: string, serverIp: string | null, port: number | null, weight = 100, type = 'ecs'): GraphBackend => ({ serverId, serverIp, port, weight, type });
+    const nodes = ['i-1', 'i-2', 'i-3', 'i-"4"'];
+    const lists: GraphBackend[][] = [
+      nodes.map((n, i) => b(n, `10.0.0.${i}`, 30001)),
+      nodes.map((n, i) => b(n, `10.0.0.${i}`, 30002)),
+      // Another IP at one position, then fewer and more backends starting with the same server.
+      nodes.map((n, i) => b(n, i === 2 ? '10.0.9.9' : `10.0.0.${i}`, 30003)),
+      nodes.slice(0, 2).map((n, i) => b(n, `10.0.0.${i}`, 30004)),
+      [...nodes, 'i-5'].map((n, i) => b(n, `10.0.0.${i}`, 30005)),
+      nodes.map((n, i) => b(n, `10.0.0.${i}`, 30001)),
+      // Not one port, weight and type for all.
+      nodes.map((n, i) => b(n, `10.0.0.${i}`, 30006 + (i % 2), i === 3 ? 0 : 100, i === 1 ? 'eni' : 'ecs')),
+      [b('i-2', null, null, 0, 'eni\n'), b('i-1', '10.0.0.0', 1)],
+    ];
+    const memo = new BackendsJson();
+    for (const list of lists) expect(memo.of(list)).toBe(JSON.stringify(list.map((x) => [x.serverId, x.serverIp, x.port, x.weight, x.type])));
   });
 });
 
@@ -46,6 +65,13 @@ describe(ecsAttachmentRows.name, () => {
       ['r2', 1, ['lb-a', 'lb-b'], []],
       ['r1', 3, ['lb-a', 'lb-b'], ['nlb-1']],
     ]);
+  });
+
+  it('numbers lists by their ids whether instances share the list objects or not', () => {
+    const shared = ['lb-a', 'lb-b'];
+    const instances = [ecs('i-1', 'r1', shared), ecs('i-2', 'r1', ['lb-a', 'lb-b']), ecs('i-3', 'r1', shared), ecs('i-4', 'r1', ['lb-b'])];
+    instances[2] = { ...instances[2]!, nlbServerGroupIds: instances[0]!.nlbServerGroupIds, nlbIds: instances[0]!.nlbIds };
+    expect(ecsAttachmentRows(instances).instances.map((r) => r.attachmentSet)).toEqual([1, 1, 1, 2]);
   });
 
   it("numbers one region's sets as the whole fleet's graph does (a shard of a sharded scan)", () => {

@@ -100,17 +100,50 @@ function hashString(h: number, s: string): number {
   return Math.imul(h ^ 0x10000, 0x01000193);
 }
 
-/** FNV-1a of an instance's account, region and attachment lists. */
-function attachmentHash(e: GraphEcsInstance): number {
-  let h = hashString(hashString(0x811c9dc5, e.accountId), e.regionId);
-  for (const list of [e.loadBalancerIds, e.nlbServerGroupIds, e.nlbIds]) {
-    for (const id of list) h = hashString(h, id);
-    h = Math.imul(h ^ 0x10001, 0x01000193);
+/** FNV-1a of a list of ids, each closed as in `hashString`, the list by a value no code unit has. */
+function listHash(h: number, list: readonly string[]): number {
+  for (const id of list) h = hashString(h, id);
+  return Math.imul(h ^ 0x10001, 0x01000193);
+}
+
+/**
+ * The hashes of an account and region and of attachment lists, by identity: the graph's build gives the instances of
+ * one set the same list objects (libs/checks fleet-graph.ts `IdPath`), so each list is hashed once, not once per
+ * instance (50,000 instances of some 15 CLB ids each at 500 clusters).
+ */
+class AttachmentHasher {
+  private readonly lists = new Map<readonly string[], number>();
+  private account: string | undefined;
+  private region: string | undefined;
+  private locationHash = 0;
+
+  /** FNV-1a of an instance's account, region and attachment lists (30 bits). */
+  hash(e: GraphEcsInstance): number {
+    if (e.accountId !== this.account || e.regionId !== this.region) {
+      this.account = e.accountId;
+      this.region = e.regionId;
+      this.locationHash = hashString(hashString(0x811c9dc5, e.accountId), e.regionId);
+    }
+    let h = this.locationHash;
+    h = Math.imul(h ^ this.list(e.loadBalancerIds), 0x01000193);
+    h = Math.imul(h ^ this.list(e.nlbServerGroupIds), 0x01000193);
+    h = Math.imul(h ^ this.list(e.nlbIds), 0x01000193);
+    return h & 0x3fffffff;
   }
-  return h & 0x3fffffff;
+
+  private list(ids: readonly string[]): number {
+    if (ids.length === 0) return 0x2545f491;
+    let h = this.lists.get(ids);
+    if (h === undefined) {
+      h = listHash(0x811c9dc5, ids);
+      this.lists.set(ids, h);
+    }
+    return h;
+  }
 }
 
 function sameList(a: readonly string[], b: readonly string[]): boolean {
+  if (a === b) return true;
   if (a.length !== b.length) return false;
   for (let i = 0; i < a.length; i += 1) if (a[i] !== b[i]) return false;
   return true;
@@ -147,12 +180,13 @@ export function ecsAttachmentRows(instances: readonly GraphEcsInstance[]): { ins
   const rows: EcsRow[] = [];
   // Sets numbered so far per account and region (key `account\u0000region`: built once per new set only).
   const numbered = new Map<string, number>();
+  const hasher = new AttachmentHasher();
   for (const instance of instances) {
     if (instance.loadBalancerIds.length === 0 && instance.nlbServerGroupIds.length === 0 && instance.nlbIds.length === 0) {
       rows.push({ instance, attachmentSet: null });
       continue;
     }
-    const h = attachmentHash(instance);
+    const h = hasher.hash(instance);
     let slot = h & mask;
     let found: AttachmentRow | undefined;
     for (; slots[slot] !== 0; slot = (slot + 1) & mask) {
@@ -176,13 +210,14 @@ export function ecsAttachmentRows(instances: readonly GraphEcsInstance[]): { ins
   return { instances: rows, sets };
 }
 
-/** A server group's backends are stored packed (declared `column: false`): one `json` text of [serverId, serverIp, port, weight, type] tuples, with `backend_count` beside it. */
-const SERVER_GROUP_COLUMNS: ColumnSpec<GraphServerGroup> = [
-  ...columnsOf(GRAPH_SERVER_GROUP),
-  ['backend_count', 'integer', (r) => r.backends.length],
-  ['backends', 'json', (r) => backendsJson(r.backends)],
-];
-
+/**
+ * A server group's backends are stored packed (declared `column: false`): one `json` text of [serverId, serverIp,
+ * port, weight, type] tuples, with `backend_count` beside it. The columns of one store share a `BackendsJson` (its
+ * memo lives as long as they do).
+ */
+function serverGroupColumns(backends: BackendsJson): ColumnSpec<GraphServerGroup> {
+  return [...columnsOf(GRAPH_SERVER_GROUP), ['backend_count', 'integer', (r) => r.backends.length], ['backends', 'json', (r) => backends.of(r.backends)]];
+}
 /** Characters JSON.stringify escapes in a string: quote, backslash, control characters, and (alone) surrogates. */
 // eslint-disable-next-line no-control-regex
 const JSON_ESCAPED = /["\\\u0000-\u001f\uD800-\uDFFF]/;
@@ -199,18 +234,64 @@ function jsonInt(n: number | null | undefined): string {
 }
 
 /**
- * A server group's backends as the `backends` column's JSON text: the text of
- * `JSON.stringify(backends.map((b) => [serverId, serverIp, port, weight, type]))`, byte for byte, without the array
- * per backend (10M of them at 5,000 clusters). JSON.stringify escapes control characters and lone surrogates, so
- * the text is always storable.
+ * Writes a server group's backends as the `backends` column's JSON text (`of`). The backend lists of a region repeat
+ * each other (in Cluster mode every vServer group of a cluster lists the same nodes, in the same order, at another
+ * port), so the text of a backend's id and IP (`["id","ip",`) is kept per position of the last list starting with the
+ * same server (as libs/checks fleet-graph.ts `RecordRows` keeps records) and reused when that position holds the
+ * same id and IP again. A list whose backends share port, weight and type (the common one) is then one `join` of
+ * those texts: a flat string written in one native pass, not a rope of a few strings per backend that each later
+ * scan or write of the text must flatten first.
  */
-export function backendsJson(backends: readonly GraphBackend[]): string {
-  let s = '[';
-  for (let i = 0; i < backends.length; i += 1) {
-    const b = backends[i]!;
-    s += `${i === 0 ? '' : ','}[${jsonString(b.serverId)},${jsonString(b.serverIp)},${jsonInt(b.port)},${jsonInt(b.weight)},${jsonString(b.type)}]`;
+export class BackendsJson {
+  private readonly rows = new Map<string, { ids: string[]; ips: (string | null)[]; heads: string[] }>();
+
+  /**
+   * The text of `JSON.stringify(backends.map((b) => [serverId, serverIp, port, weight, type]))`, byte for byte,
+   * without the array per backend (10M of them at 5,000 clusters). JSON.stringify escapes control characters and
+   * lone surrogates, so the text is always storable.
+   */
+  of(backends: readonly GraphBackend[]): string {
+    const n = backends.length;
+    if (n === 0) return '[]';
+    const row = this.row(backends[0]!.serverId);
+    const { port, weight, type } = backends[0]!;
+    let uniform = true;
+    for (let i = 0; i < n; i += 1) {
+      const b = backends[i]!;
+      // Positions are filled in order, so a row never has a hole.
+      if (i >= row.ids.length || row.ids[i] !== b.serverId || row.ips[i] !== b.serverIp) {
+        row.ids[i] = b.serverId;
+        row.ips[i] = b.serverIp;
+        row.heads[i] = `[${jsonString(b.serverId)},${jsonString(b.serverIp)},`;
+      }
+      if (uniform && (b.port !== port || b.weight !== weight || b.type !== type)) uniform = false;
+    }
+    const heads = row.heads.length === n ? row.heads : row.heads.slice(0, n);
+    if (uniform) {
+      const tail = `${jsonInt(port)},${jsonInt(weight)},${jsonString(type)}]`;
+      return `[${heads.join(`${tail},`)}${tail}]`;
+    }
+    const entries = new Array<string>(n);
+    for (let i = 0; i < n; i += 1) {
+      const b = backends[i]!;
+      entries[i] = `${heads[i]!}${jsonInt(b.port)},${jsonInt(b.weight)},${jsonString(b.type)}]`;
+    }
+    return `[${entries.join(',')}]`;
   }
-  return `${s}]`;
+
+  private row(firstId: string): { ids: string[]; ips: (string | null)[]; heads: string[] } {
+    let r = this.rows.get(firstId);
+    if (r === undefined) {
+      r = { ids: [], ips: [], heads: [] };
+      this.rows.set(firstId, r);
+    }
+    return r;
+  }
+}
+
+/** `BackendsJson.of` without a memo: a server group's backends as the `backends` column's JSON text. */
+export function backendsJson(backends: readonly GraphBackend[]): string {
+  return new BackendsJson().of(backends);
 }
 const serverGroupOfRow = rowMapperOf(GRAPH_SERVER_GROUP);
 
@@ -473,7 +554,7 @@ export class FleetGraphRepository {
     await insertRows(client, 'graph_clusters', CLUSTER_COLUMNS, scanId, graph.clusters, ROWS_PER_INSERT);
     await insertRows(client, 'graph_services', SERVICE_COLUMNS, scanId, graph.services, ROWS_PER_INSERT);
     await insertRows(client, 'graph_load_balancers', LOAD_BALANCER_COLUMNS, scanId, graph.loadBalancers, ROWS_PER_INSERT);
-    await insertRows(client, 'graph_server_groups', SERVER_GROUP_COLUMNS, scanId, graph.serverGroups, SERVER_GROUPS_PER_INSERT);
+    await insertRows(client, 'graph_server_groups', serverGroupColumns(new BackendsJson()), scanId, graph.serverGroups, SERVER_GROUPS_PER_INSERT);
     // One row per instance id before numbering the attachment sets: a set no kept row names is never written.
     const ecs = ecsAttachmentRows(dedupeRows(graph.ecsInstances, (r) => [r.instanceId]));
     await insertRows(client, 'graph_ecs_instances', ECS_COLUMNS, scanId, ecs.instances, ROWS_PER_INSERT);
@@ -494,7 +575,7 @@ export class FleetGraphRepository {
       copyPart('graph_services', SERVICE_COLUMNS, dedupeRows(graph.services, (r) => [r.clusterId, r.namespace, r.name]), ROWS),
       copyPart('graph_load_balancers', LOAD_BALANCER_COLUMNS, dedupeRows(graph.loadBalancers, (r) => [r.loadBalancerId]), ROWS),
       // Server groups and NLBs carry their backends / server groups: fewer per chunk bounds a chunk's bytes.
-      copyPart('graph_server_groups', SERVER_GROUP_COLUMNS, dedupeRows(graph.serverGroups, (r) => [r.loadBalancerId, r.vServerGroupId]), ROWS / 5),
+      copyPart('graph_server_groups', serverGroupColumns(new BackendsJson()), dedupeRows(graph.serverGroups, (r) => [r.loadBalancerId, r.vServerGroupId]), ROWS / 5),
       copyPart('graph_ecs_instances', ECS_COLUMNS, ecs.instances, ROWS),
       copyPart('graph_ecs_attachments', ATTACHMENT_SET_COLUMNS, ecs.sets, ROWS),
       copyPart('graph_nlbs', NLB_COLUMNS, dedupeRows(graph.nlbs, (r) => [r.nlbId]), ROWS / 10),
