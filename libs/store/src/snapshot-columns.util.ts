@@ -133,6 +133,7 @@ export class ColumnLine {
    * `item` with every list under it that pays as a block (see the file comment) replaced by its block, recording the
    * block's path and columns; `item` itself when none is. Objects on the way to a block are shallow copies; `item`
    * and what it holds are not changed.
+   * @param item plain JSON data, as JSON.stringify writes it (no cycles: JSON.stringify would throw on one anyway)
    * @param index the item's index in the line's `v`
    */
   compact(item: unknown, index: number): unknown {
@@ -195,7 +196,7 @@ export class ColumnLine {
     const firstValues: unknown[] = [];
     for (const k of keys) firstValues.push(first[k]);
     // One pass over the items, each read by `for...in` (V8 reads `x[k]` of the loop's own key from the object's
-    // enum cache; a read by a key held in a variable is a generic keyed lookup, three times as slow here). An
+    // enum cache, where a read by a key held in a variable is a generic keyed lookup per key and item). An
     // enumerable key a changed Object.prototype lends every object makes the keys differ: the list is left as it is.
     // A key's column is made once an item differs from the first: until then every item had the first's (scalar) value.
     const columns: (unknown[] | undefined)[] = [];
