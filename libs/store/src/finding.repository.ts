@@ -678,7 +678,8 @@ async function checkTexts(client: PoolClient): Promise<{ texts: CheckTexts; writ
   const byCheck = new Map<string, { id: number; remediation: string; source: string }>();
   for (const c of CHECKS) {
     const row = rows.find((r) => r.check_id === c.id && r.remediation === c.remediation && r.source === c.source);
-    if (row) byCheck.set(c.id, { id: row.id, remediation: row.remediation, source: row.source });
+    // The registry's own strings: a finding built from them compares equal by reference, not character by character.
+    if (row) byCheck.set(c.id, { id: row.id, remediation: c.remediation, source: c.source });
   }
   return { texts: byCheck, written: (inserted.rowCount ?? 0) > 0 };
 }
