@@ -189,7 +189,7 @@ export function parseSnapshotPart(bytes: Buffer, rawBytes?: number): FleetSnapsh
  * same ids), the blocks' paths in the line's `c`: `{"l": name, "v": [items], "c": [paths], "t": [columns]}`, `c` and
  * `t` absent when the line has no block; when a line's items are themselves one list of the same keys (ECS
  * instances), `v` is their block (path `[]`). The bench fleet's backend-server lists were 73 % of its JSON: at 500
- * clusters its text is MIB_AFTER MiB instead of 225.6 MiB.
+ * clusters its text is 57.0 MiB instead of 225.6 MiB (gzip: 11.1 MiB instead of 24.3).
  * Versions 1 (a whole region per line, no `l` lines) and 2 (no columns), and snapshots stored before as one JSON
  * text, read as before.
  */
