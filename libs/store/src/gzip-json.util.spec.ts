@@ -1,7 +1,10 @@
+import { mkdtempSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { gunzipSync } from 'node:zlib';
 import { describe, expect, it } from 'vitest';
 import { sanitizeText } from '@app/domain';
-import { compressedPartsBuffer, gzipJson, gzipWriter, type CompressedWriter } from './gzip-json.util';
+import { compressedPartsBuffer, compressedWriter, GZIP_CODEC, gzipJson, gzipWriter, threadedGzipCodec, type CompressedWriter, type SlabCodec } from './gzip-json.util';
 
 /** The writer's gzip bytes as one Buffer and the size of the text written. */
 async function end(w: CompressedWriter): Promise<{ gz: Buffer; rawBytes: number }> {
@@ -79,5 +82,61 @@ describe('gzipWriter', () => {
     const { gz, rawBytes } = await end(gzipWriter());
     expect(rawBytes).toBe(0);
     expect(gunzipSync(gz).length).toBe(0);
+  });
+});
+
+describe(threadedGzipCodec.name, () => {
+  /** A thread entry that fails every slab it is given: where it runs, the writer fails with its message. */
+  function failingEntry(): string {
+    const dir = mkdtempSync(join(tmpdir(), 'gzip-slab-'));
+    const entry = join(dir, 'entry.js');
+    writeFileSync(entry, "module.exports = () => { throw new Error('slab compressed on a thread'); };\n");
+    return entry;
+  }
+
+  it('compresses every slab but the last on its threads, and a text of one slab without starting one', async () => {
+    const entry = failingEntry();
+    const small = compressedWriter(threadedGzipCodec(entry));
+    const text = `${'{"serverId":"i-1","port":30001}\n'.repeat(100_000)}`;
+    await small.write(text);
+    expect(gunzipSync(compressedPartsBuffer(await small.endParts())).toString('utf8') === text).toBe(true);
+
+    const large = compressedWriter(threadedGzipCodec(entry));
+    const fill = async (): Promise<void> => {
+      for (let i = 0; i < 12; i++) await large.write('x'.repeat(2_000_000));
+      await large.endParts();
+    };
+    await expect(fill()).rejects.toThrow('slab compressed on a thread');
+  });
+
+  it('falls back to libuv\'s pool where its entry is not built, with the same bytes', async () => {
+    const text = Array.from({ length: 300_000 }, (_, i) => `{"i":${i},"ip":"10.0.${i % 250}.${i % 7}"}`).join('\n');
+    const parts = async (codec: SlabCodec): Promise<Buffer> => {
+      const w = compressedWriter(codec);
+      for (let at = 0; at < text.length; at += 1_000_000) await w.write(text.slice(at, at + 1_000_000));
+      return compressedPartsBuffer(await w.endParts());
+    };
+    const fallback = await parts(threadedGzipCodec(join(tmpdir(), 'no-such-dir', 'gzip-slab-worker.js')));
+    expect(fallback.equals(await parts(GZIP_CODEC))).toBe(true);
+    expect(gunzipSync(fallback).toString('utf8') === text).toBe(true);
+  });
+
+  it('is closed once the writer ends, also when a slab failed', async () => {
+    let closed = 0;
+    const codec = (fail: boolean): SlabCodec => ({
+      encoding: 'gzip+json',
+      compress: (input, done, last) => (fail ? setImmediate(() => done(new Error('codec failed'))) : GZIP_CODEC.compress(input, done, last)),
+      close: async () => {
+        closed += 1;
+      },
+    });
+    const ok = compressedWriter(codec(false));
+    await ok.write('{"a":1}');
+    await ok.endParts();
+    expect(closed).toBe(1);
+    const bad = compressedWriter(codec(true));
+    await bad.write('{"a":1}');
+    await expect(bad.endParts()).rejects.toThrow('codec failed');
+    expect(closed).toBeGreaterThanOrEqual(2);
   });
 });

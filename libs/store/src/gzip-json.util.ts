@@ -4,8 +4,21 @@
  * by piece into a gzip stream (objects and arrays near the root are walked, deeper values stringified one at a
  * time), so what is held at once is one piece and the compressed output.
  */
+import { existsSync } from 'node:fs';
+import { availableParallelism } from 'node:os';
+import { join } from 'node:path';
 import { gunzipSync, gzip } from 'node:zlib';
+import type * as PiscinaModule from 'piscina';
+import { processEnvironment } from '@app/config';
 import { sanitizeText } from '@app/domain';
+import type { GzipSlabTask } from './gzip-slab-worker';
+
+/**
+ * piscina, loaded when a writer first compresses on a thread, not when this module is imported: an offline scan
+ * stores nothing and never loads it.
+ */
+// eslint-disable-next-line @typescript-eslint/no-require-imports
+const piscina = (): typeof PiscinaModule => require('piscina') as typeof PiscinaModule;
 
 /** Options of {@link gzipJson}. */
 export interface GzipJsonOptions {
@@ -165,8 +178,12 @@ export interface SlabCodec {
   /**
    * Compress `input` off the main thread; `done` gets the slab's bytes (`latin1`), or the error. `input` is reused
    * once `done` has run, not before.
+   * @param last whether this is the writer's last slab (written by `endParts`): a text of one slab is compressed
+   *   without starting a thread
    */
-  compress(input: Buffer, done: (err: Error | null, out?: string) => void): void;
+  compress(input: Buffer, done: (err: Error | null, out?: string) => void, last: boolean): void;
+  /** Release what the codec started (its threads); the writer calls it once it compressed its last slab. */
+  close?(): Promise<void>;
 }
 
 /**
@@ -181,6 +198,14 @@ const SLAB_BYTES = 8 * 1024 * 1024;
 
 /** Most characters written into a slab at once: a UTF-16 unit is at most 3 bytes of UTF-8 (a surrogate pair, two units, is 4). */
 const PIECE_CHARS = Math.floor(SLAB_BYTES / 3);
+
+/**
+ * A slab of `SLAB_BYTES` in shared memory: a codec compressing on a thread (`threadedGzipCodec`) reads it there
+ * without a copy; zlib on libuv's pool reads it as any Buffer.
+ */
+function newSlab(): Buffer {
+  return Buffer.from(new SharedArrayBuffer(SLAB_BYTES));
+}
 
 /** Whether a UTF-16 code unit is the first half of a surrogate pair. */
 function isHighSurrogate(unit: number): boolean {
@@ -202,7 +227,8 @@ const GZIP_CHUNK_BYTES = 1024 * 1024;
 
 /**
  * Gzip, one gzip member per slab (RFC 1952 section 2.2: a gzip file is a series of members; zlib's gunzip, and so
- * `gunzipSync`, reads them all as one stream of text), compressed with `zlib.gzip` on libuv's thread pool.
+ * `gunzipSync`, reads them all as one stream of text), compressed with `zlib.gzip` on libuv's thread pool: for a
+ * text of a slab or two (larger ones: `threadedGzipCodec`).
  */
 export const GZIP_CODEC: SlabCodec = {
   encoding: 'gzip+json',
@@ -211,18 +237,78 @@ export const GZIP_CODEC: SlabCodec = {
   },
 };
 
-/** Gzip of text written piece by piece (`compressedWriter` with `GZIP_CODEC`). */
+/**
+ * The built `gzip-slab-worker.js`: next to this module when it runs compiled; from TypeScript source (vitest), under
+ * FLEET_AUDIT_DIST (the build bin/fleet-audit.js runs), else the repository's `dist/apps/cli`, as the threaded
+ * analysis finds its entry (libs/audit threaded-audit.ts `defaultThreadedAuditEntry`).
+ */
+export function defaultGzipSlabEntry(): string {
+  if (__filename.endsWith('.js')) return join(__dirname, 'gzip-slab-worker.js');
+  const root = processEnvironment().FLEET_AUDIT_DIST || join(__dirname, '..', '..', '..', 'dist', 'apps', 'cli');
+  return join(root, 'libs', 'store', 'src', 'gzip-slab-worker.js');
+}
+
+/** Threads a writer compresses on: the cores left beside the main thread, at least one, at most one per slab in flight but one. */
+function gzipThreads(): number {
+  return Math.max(1, Math.min(IN_FLIGHT - 1, availableParallelism() - 1));
+}
+
+/**
+ * Gzip as `GZIP_CODEC` (the same bytes: one member per slab, level `GZIP_LEVEL`), compressed on worker threads of a
+ * pool of the writer's own (piscina, entry `gzip-slab-worker.js`) reading the writer's slabs as shared memory, so the
+ * compressed members reach the caller as strings on its heap and zlib's Buffers stay in the threads' isolates. On
+ * libuv's pool those Buffers, hundreds of MB for a 5,000-cluster snapshot, counted as the caller's memory outside
+ * V8's heap, and V8 marked the caller's whole heap (the scan it is storing) for each 64 MB of them (bench fleet,
+ * 3,000 clusters: the snapshot's encoding 23.1-23.7 CPU s on libuv's pool against 12.8-14.8 on a thread).
+ *
+ * The pool starts at the first slab that is not the last (a text under one slab, a test's or the sample fleet's
+ * snapshot, never starts a thread) and is destroyed by `close`. Where the entry is not built (TypeScript source
+ * without a build) or a slab is not shared memory, slabs go to libuv's pool as `GZIP_CODEC` compresses them.
+ * @param entry the built thread entry (default `defaultGzipSlabEntry()`)
+ */
+export function threadedGzipCodec(entry: string = defaultGzipSlabEntry()): SlabCodec {
+  const built = existsSync(entry);
+  let pool: PiscinaModule.Piscina<GzipSlabTask, string> | undefined;
+  return {
+    encoding: 'gzip+json',
+    compress(input, done, last) {
+      const slab = input.buffer;
+      if (!built || (pool === undefined && last) || !(slab instanceof SharedArrayBuffer)) {
+        GZIP_CODEC.compress(input, done, last);
+        return;
+      }
+      if (pool === undefined) {
+        const { Piscina } = piscina();
+        pool = new Piscina<GzipSlabTask, string>({ filename: entry, minThreads: 0, maxThreads: gzipThreads(), idleTimeout: 1_000, recordTiming: false });
+        // Piscina emits 'error' for a thread that fails while it runs no task (one running a slab rejects that slab):
+        // nothing of the writer is lost then, and without a listener the event would throw.
+        pool.on('error', () => undefined);
+      }
+      pool.run({ slab, offset: input.byteOffset, length: input.length, level: GZIP_LEVEL }).then(
+        (out) => done(null, out),
+        (e: unknown) => done(e instanceof Error ? e : new Error(String(e))),
+      );
+    },
+    async close() {
+      const running = pool;
+      pool = undefined;
+      await running?.destroy();
+    },
+  };
+}
+
+/** Gzip of text written piece by piece (`compressedWriter` with `threadedGzipCodec`). */
 export function gzipWriter(): CompressedWriter {
-  return compressedWriter(GZIP_CODEC);
+  return compressedWriter(threadedGzipCodec());
 }
 
 /**
  * Text written piece by piece, compressed by `codec` slab by slab. Text is encoded into 8 MiB slabs
  * (`Buffer.write`, no byte count computed beforehand; a long text in slab-sized slices) and each full slab is
- * compressed alone on libuv's thread pool, up to `IN_FLIGHT` at once, so compressing a large snapshot uses every
- * core instead of one stream fed by the main thread. Slabs are reused once compressed: a new Buffer per piece
- * counted as external memory, and V8 answered its growth with full collections of the whole heap (the snapshot's
- * included). No text at all is still one (empty) slab: a gzip file has at least one member.
+ * compressed alone off the main thread (`codec`), up to `IN_FLIGHT` at once, so compressing a large snapshot uses
+ * every core instead of one stream fed by the main thread. Slabs are shared memory (`newSlab`) and are reused once
+ * compressed: a new Buffer per piece counted as external memory, and V8 answered its growth with full collections
+ * of the whole heap (the snapshot's included). `codec.close` runs once the last slab is compressed (or failed). No text at all is still one (empty) slab: a gzip file has at least one member.
  */
 export function compressedWriter(codec: SlabCodec): CompressedWriter {
   // Compressed slabs kept as one-byte strings (latin1: one character per byte, no bytes changed) until `end`:
@@ -240,24 +326,27 @@ export function compressedWriter(codec: SlabCodec): CompressedWriter {
     w?.();
   };
   /** Compress `input` as member number `members.length`; `release` runs once zlib no longer reads `input`. */
-  const compress = (input: Buffer, release?: () => void): void => {
+  const compress = (input: Buffer, last: boolean, release?: () => void): void => {
     const i = members.push(undefined) - 1;
     inFlight += 1;
     codec.compress(input, (err, out) => {
       inFlight -= 1;
       release?.();
-      if (err) failed ??= err;
-      else members[i] = out;
+      if (err) {
+        // The writer is done for: its codec's threads are not kept until the caller's `endParts` (it may never call it).
+        if (failed === undefined) void codec.close?.().catch(() => undefined);
+        failed ??= err;
+      } else members[i] = out;
       wake();
-    });
+    }, last);
   };
   let slab: Buffer | undefined;
   let used = 0;
   /** Hand the filled part of the current slab to zlib; the slab is reused once compressed. */
-  const flush = (): void => {
+  const flush = (last: boolean): void => {
     if (!slab || used === 0) return;
     const full = slab;
-    compress(full.subarray(0, used), () => free.push(full));
+    compress(full.subarray(0, used), last, () => free.push(full));
     slab = undefined;
     used = 0;
   };
@@ -268,9 +357,13 @@ export function compressedWriter(codec: SlabCodec): CompressedWriter {
   };
   let rawBytes = 0;
   const endParts = async (): Promise<CompressedParts> => {
-    flush();
-    if (members.length === 0) compress(Buffer.alloc(0));
-    await settle(1);
+    flush(true);
+    if (members.length === 0) compress(Buffer.alloc(0), true);
+    try {
+      await settle(1);
+    } finally {
+      await codec.close?.();
+    }
     const parts = members as string[];
     let bytes = 0;
     for (const m of parts) bytes += m.length;
@@ -288,8 +381,8 @@ export function compressedWriter(codec: SlabCodec): CompressedWriter {
       if (end < text.length && isHighSurrogate(text.charCodeAt(end - 1))) end -= 1;
       const piece = start === 0 && end === text.length ? text : text.slice(start, end);
       start = end;
-      if (piece.length * 3 > SLAB_BYTES - used) flush();
-      slab ??= free.pop() ?? Buffer.allocUnsafe(SLAB_BYTES);
+      if (piece.length * 3 > SLAB_BYTES - used) flush(false);
+      slab ??= free.pop() ?? newSlab();
       const n = slab.write(piece, used, 'utf8');
       used += n;
       rawBytes += n;

@@ -1,7 +1,7 @@
 import { gunzipSync } from 'node:zlib';
 import type { Pool, PoolClient } from 'pg';
 import { coverageKey, type AccountSnapshot, type CoverageEntry, type FleetSnapshot, type RegionSnapshot } from '@app/domain';
-import { compressedPartsBuffer, compressedWriter, GZIP_CODEC, type CompressedEncoding, type CompressedParts } from './gzip-json.util';
+import { compressedPartsBuffer, compressedWriter, threadedGzipCodec, type CompressedEncoding, type CompressedParts } from './gzip-json.util';
 import { copyIn } from './copy.util';
 import { ColumnLine, expandColumnLine } from './snapshot-columns.util';
 import { StoreError } from './store.exception';
@@ -234,13 +234,13 @@ export async function encodeSnapshotLines(snapshot: FleetSnapshot): Promise<{ by
 
 /**
  * A snapshot in the JSON-lines form (`SNAPSHOT_LINES_HEADER`), written line by line into a gzip writer
- * (`compressedWriter` with `GZIP_CODEC`: one gzip member per 8 MiB slab) so no string holds more than one line (a
- * bounded slice of a region), the compressed bytes left in the parts the writer keeps them in (`CompressedParts`,
+ * (`compressedWriter` with `threadedGzipCodec`: one gzip member per 8 MiB slab, compressed on a thread) so no string
+ * holds more than one line (a bounded slice of a region), the compressed bytes left in the parts the writer keeps them in (`CompressedParts`,
  * encoding `gzip+json`), for `ScanSnapshotRepository.copyCompressed`.
  * @throws zlib's error when a slab cannot be compressed
  */
 export async function encodeSnapshotParts(snapshot: FleetSnapshot): Promise<CompressedParts> {
-  const writer = compressedWriter(GZIP_CODEC);
+  const writer = compressedWriter(threadedGzipCodec());
   // Each piece of text goes straight into the writer's slab (synchronous while it fits: an item is a few KB, a
   // million of them each awaited cost more than their JSON): a list line is written item by item (the same bytes as
   // the line's JSON.stringify), so no string of a whole line of 256 CLBs is built. Such strings (MBs each, 2 GB for a
