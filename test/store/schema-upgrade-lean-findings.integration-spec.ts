@@ -6,6 +6,8 @@
  * reader's answer is taken, the two migrations are rolled back with their own down steps (the texts must be back in
  * every row, the indexes back), the answers must be the same on the older schema, then a Store migrates forward
  * again (the up step converts the stored rows) and the answers must still be the same; retention runs over them.
+ * Migration 1800400000000 (the gzip bytes stored without pglz) rolls back and forward with them: the columns' storage
+ * follows, and the snapshot stored before reads back the same.
  */
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
@@ -21,7 +23,7 @@ import { createTestDatabase, type TestDatabase } from './test-database.util';
 const SAMPLE = join(__dirname, '..', '..', 'examples', 'fleets', 'sample');
 const ALL: Scoped = { accountScope: ALL_ACCOUNTS };
 /** The migrations under test, newest first (the order their down steps run in). */
-const ROLLED_BACK = ['1800300000001_shared_finding_check_texts', '1800300000000_dropped_redundant_quota_and_finding_indexes'];
+const ROLLED_BACK = ['1800400000000_stored_compressed_bytes_without_pglz', '1800300000001_shared_finding_check_texts', '1800300000000_dropped_redundant_quota_and_finding_indexes'];
 const WINDOW = { since: new Date('2026-10-01T00:00:00Z'), until: new Date('2026-12-01T00:00:00Z') };
 
 /** The `-- Down Migration` part of a migration file. @throws Error when the file has none */
@@ -30,6 +32,19 @@ function downStep(name: string): string {
   const at = text.indexOf('-- Down Migration');
   if (at < 0) throw new Error(`${name}.sql has no down step`);
   return text.slice(at);
+}
+
+/**
+ * `attstorage` of the columns holding bytes the service gzips itself (scan_shards.snapshot, scan_snapshots.snapshot,
+ * scan_targets.slice_gz, in that order): `e` (EXTERNAL, migration 1800400000000) or `x` (EXTENDED, before it).
+ */
+async function compressedBytesStorage(sql: Client): Promise<string[]> {
+  const { rows } = await sql.query<{ s: string }>(
+    `SELECT a.attstorage AS s FROM pg_attribute a JOIN pg_class c ON c.oid = a.attrelid
+      WHERE (c.relname, a.attname) IN (('scan_snapshots', 'snapshot'), ('scan_shards', 'snapshot'), ('scan_targets', 'slice_gz'))
+      ORDER BY c.relname, a.attname`,
+  );
+  return rows.map((r) => r.s);
 }
 
 /** What the readers answer for the stored scans: full reads, pages (REST and GraphQL), counts, quota history. */
@@ -64,6 +79,8 @@ describe('upgrade across the lean findings and quota samples (1800300000000-1800
   let db: TestDatabase;
   let scanIds: string[];
   let before: unknown;
+  /** The latest stored fleet snapshot as read before the rollback. */
+  let snapshotBefore: unknown;
   /** The sample fleet's findings as stored by today's code: [fingerprint, remediation, source] by fingerprint. */
   let textsBefore: [string, string, string][];
 
@@ -105,6 +122,9 @@ describe('upgrade across the lean findings and quota samples (1800300000000-1800
     try {
       scanIds = (await sql.query<{ id: string }>(`SELECT id FROM scans WHERE fleet_name <> 'factory' ORDER BY started_at`)).rows.map((r) => r.id);
       before = await answers(store, scanIds);
+      snapshotBefore = (await store.snapshots.latest())?.snapshot;
+      expect(snapshotBefore).toBeDefined();
+      expect(await compressedBytesStorage(sql)).toEqual(['e', 'e', 'e']);
       textsBefore = await storedTexts(sql, true);
     } finally {
       await store.close();
@@ -154,6 +174,7 @@ describe('upgrade across the lean findings and quota samples (1800300000000-1800
       const indexes = await sql.query<{ n: string }>(`SELECT indexname AS n FROM pg_indexes WHERE indexname IN ('quota_usage_resource_idx', 'findings_fingerprint_idx') ORDER BY 1`);
       expect(indexes.rows.map((r) => r.n)).toEqual(['findings_fingerprint_idx', 'quota_usage_resource_idx']);
       expect(await storedTexts(sql, false)).toEqual(textsBefore);
+      expect(await compressedBytesStorage(sql)).toEqual(['x', 'x', 'x']);
     } finally {
       await sql.end();
     }
@@ -179,6 +200,9 @@ describe('upgrade across the lean findings and quota samples (1800300000000-1800
       );
       expect(Number(single.rows[0]!.n)).toBe(0);
       expect(await answers(store, scanIds)).toEqual(before);
+      // The gzip bytes stored out of line without pglz again; the snapshot stored before reads the same.
+      expect(await compressedBytesStorage(sql)).toEqual(['e', 'e', 'e']);
+      expect((await store.snapshots.latest())?.snapshot).toEqual(snapshotBefore);
       const now = new Date('2026-12-01T00:00:00Z');
       const run = await store.retention.run({ now, policy: DEFAULT_RETENTION_POLICY, batchRows: 100 });
       expect(run.status).toBe('done');
