@@ -4,11 +4,15 @@
  * for member, and a stored snapshot encoded that way reads back as the snapshot.
  */
 import { existsSync } from 'node:fs';
+import { join } from 'node:path';
 import { gunzipSync } from 'node:zlib';
 import { describe, expect, it } from 'vitest';
+import { loadFleetDirectory } from '@app/collectors';
+import type { FleetSnapshot } from '@app/domain';
 import { compressedPartsBuffer, compressedWriter, defaultGzipSlabEntry, GZIP_CODEC, threadedGzipCodec, type SlabCodec } from '../../libs/store/src/gzip-json.util';
 import { encodeSnapshotParts, parseStoredSnapshot } from '../../libs/store/src/scan-snapshot.repository';
-import { millionBackendFleet } from '../../bench/bench-support';
+
+const SAMPLE = join(__dirname, '..', '..', 'examples', 'fleets', 'sample');
 
 describe('the snapshot gzip on worker threads', () => {
   it('runs from the build and writes the bytes libuv\'s pool writes, slab for slab', async () => {
@@ -28,10 +32,14 @@ describe('the snapshot gzip on worker threads', () => {
   });
 
   it('stores a snapshot of several slabs that reads back as the snapshot', async () => {
-    const snapshot = millionBackendFleet(22, { clusters: 200, nlb: true });
+    // The sample fleet's account repeated under new ids (its objects shared, so building it costs nothing) until the
+    // snapshot's text fills more than two slabs.
+    const sample = loadFleetDirectory(SAMPLE);
+    const account = sample.accounts[0]!;
+    const snapshot: FleetSnapshot = { ...sample, accounts: Array.from({ length: 400 }, (_, i) => ({ ...account, accountId: `${1_000_000_000_000 + i}` })) };
     const parts = await encodeSnapshotParts(snapshot);
     expect(parts.rawBytes).toBeGreaterThan(16 * 1024 * 1024);
-    // Compared as JSON text: the deep equality of a 200-cluster fleet would cost more than everything else here.
+    // Compared as JSON text: the deep equality of so large a fleet would cost more than everything else here.
     expect(JSON.stringify(parseStoredSnapshot(compressedPartsBuffer(parts), parts.encoding, parts.rawBytes)) === JSON.stringify(snapshot)).toBe(true);
   });
 });

@@ -6,8 +6,9 @@
  * reader's answer is taken, the two migrations are rolled back with their own down steps (the texts must be back in
  * every row, the indexes back), the answers must be the same on the older schema, then a Store migrates forward
  * again (the up step converts the stored rows) and the answers must still be the same; retention runs over them.
- * Migration 1800400000000 (the gzip bytes stored without pglz) rolls back and forward with them: the columns' storage
- * follows, and the snapshot stored before reads back the same.
+ * Migrations 1800400000000 (the gzip bytes stored without pglz) and 1800400000001 (the check keyset index) roll back
+ * and forward with them: the columns' storage and the indexes follow, and the snapshot stored before reads back the
+ * same.
  */
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
@@ -23,7 +24,7 @@ import { createTestDatabase, type TestDatabase } from './test-database.util';
 const SAMPLE = join(__dirname, '..', '..', 'examples', 'fleets', 'sample');
 const ALL: Scoped = { accountScope: ALL_ACCOUNTS };
 /** The migrations under test, newest first (the order their down steps run in). */
-const ROLLED_BACK = ['1800400000000_stored_compressed_bytes_without_pglz', '1800300000001_shared_finding_check_texts', '1800300000000_dropped_redundant_quota_and_finding_indexes'];
+const ROLLED_BACK = ['1800400000001_findings_check_keyset_index', '1800400000000_stored_compressed_bytes_without_pglz', '1800300000001_shared_finding_check_texts', '1800300000000_dropped_redundant_quota_and_finding_indexes'];
 const WINDOW = { since: new Date('2026-10-01T00:00:00Z'), until: new Date('2026-12-01T00:00:00Z') };
 
 /** The `-- Down Migration` part of a migration file. @throws Error when the file has none */
@@ -45,6 +46,15 @@ async function compressedBytesStorage(sql: Client): Promise<string[]> {
       ORDER BY c.relname, a.attname`,
   );
   return rows.map((r) => r.s);
+}
+
+/** Which of the indexes the migrations under test drop or create exist, by name. */
+async function changedIndexes(sql: Client): Promise<string[]> {
+  const { rows } = await sql.query<{ n: string }>(
+    `SELECT indexname AS n FROM pg_indexes
+      WHERE indexname IN ('quota_usage_resource_idx', 'findings_fingerprint_idx', 'findings_scan_check_idx', 'findings_scan_check_keyset_idx') ORDER BY 1`,
+  );
+  return rows.map((r) => r.n);
 }
 
 /** What the readers answer for the stored scans: full reads, pages (REST and GraphQL), counts, quota history. */
@@ -171,8 +181,7 @@ describe('upgrade across the lean findings and quota samples (1800300000000-1800
       const cols = await sql.query(`SELECT column_name FROM information_schema.columns WHERE table_name = 'findings' AND column_name = 'texts_id'`);
       expect(cols.rows).toEqual([]);
       expect((await sql.query(`SELECT to_regclass('finding_texts') AS t`)).rows[0]).toEqual({ t: null });
-      const indexes = await sql.query<{ n: string }>(`SELECT indexname AS n FROM pg_indexes WHERE indexname IN ('quota_usage_resource_idx', 'findings_fingerprint_idx') ORDER BY 1`);
-      expect(indexes.rows.map((r) => r.n)).toEqual(['findings_fingerprint_idx', 'quota_usage_resource_idx']);
+      expect(await changedIndexes(sql)).toEqual(['findings_fingerprint_idx', 'findings_scan_check_idx', 'quota_usage_resource_idx']);
       expect(await storedTexts(sql, false)).toEqual(textsBefore);
       expect(await compressedBytesStorage(sql)).toEqual(['x', 'x', 'x']);
     } finally {
@@ -203,6 +212,7 @@ describe('upgrade across the lean findings and quota samples (1800300000000-1800
       // The gzip bytes stored out of line without pglz again; the snapshot stored before reads the same.
       expect(await compressedBytesStorage(sql)).toEqual(['e', 'e', 'e']);
       expect((await store.snapshots.latest())?.snapshot).toEqual(snapshotBefore);
+      expect(await changedIndexes(sql)).toEqual(['findings_scan_check_keyset_idx']);
       const now = new Date('2026-12-01T00:00:00Z');
       const run = await store.retention.run({ now, policy: DEFAULT_RETENTION_POLICY, batchRows: 100 });
       expect(run.status).toBe('done');
