@@ -5,6 +5,8 @@
  *   (scan, rows and count), with or without an explicit scan id;
  * - paging by cursor over the latest scan while new scans are stored (and become "the latest")
  *   visits every finding of the first scan exactly once, in the listing order;
+ * - one check's pages visit its findings in order, also from another check's cursor, each a range of
+ *   findings_scan_check_keyset_idx (EXPLAIN);
  * - the cursor page is served by findings_scan_keyset_idx as an index range (EXPLAIN), and a
  *   stored scan's follow-up (`scans.refreshAfterStore`) leaves fresh statistics (ANALYZE) on the tables it wrote;
  * - bad cursors are refused (INVALID_ARGUMENT).
@@ -194,6 +196,87 @@ describe('findings paging (keyset, one statement per page)', () => {
       const text = plan.rows.map((r) => r['QUERY PLAN']).join('\n');
       expect(text).toContain('findings_scan_keyset_idx');
       expect(text).not.toMatch(/^\s*->\s*Sort\b/m);
+    } finally {
+      await c.end();
+    }
+  });
+
+  it("one check's pages (REST and GraphQL) visit its findings in the listing order, also from another check's cursor, as a range of findings_scan_check_keyset_idx", async () => {
+    const all = await store.findings.forScan(first, SYSTEM_PRINCIPAL);
+    const checkOf = new Map(all.map((f) => [f.fingerprint, f.checkId]));
+    const order = all.map((f) => f.fingerprint);
+    for (const checkId of ['check-0', 'check-2']) {
+      const expected = order.filter((fp) => checkOf.get(fp) === checkId);
+      const forward: string[] = [];
+      let after: string | undefined;
+      for (;;) {
+        const { page } = await store.findings.page({ scanId: first, checkId }, { first: 7, ...(after ? { after } : {}) }, SYSTEM_PRINCIPAL);
+        forward.push(...page.edges.map((e) => e.node.fingerprint));
+        if (!page.hasNextPage) break;
+        after = page.edges.at(-1)!.cursor;
+      }
+      expect(forward).toEqual(expected);
+      const backward: string[][] = [];
+      let before: string | undefined;
+      for (;;) {
+        const { page } = await store.findings.page({ scanId: first, checkId }, { last: 7, ...(before ? { before } : {}) }, SYSTEM_PRINCIPAL);
+        backward.unshift(page.edges.map((e) => e.node.fingerprint));
+        if (!page.hasPreviousPage) break;
+        before = page.edges[0]!.cursor;
+      }
+      expect(backward.flat()).toEqual(expected);
+      const rest: string[] = [];
+      let cursor: string | undefined;
+      for (;;) {
+        const p = await store.findings.list({ scanId: first, checkId, limit: 7, ...(cursor ? { cursor } : {}) }, SYSTEM_PRINCIPAL);
+        rest.push(...p.items.map((f) => f.fingerprint));
+        if (!p.nextCursor) break;
+        cursor = p.nextCursor;
+      }
+      expect(rest).toEqual(expected);
+    }
+    // Cursors of the unfiltered order at rows of each check and severity, followed with a check filter: the check's
+    // findings after (before) that row, whether the cursor's check sorts before, after or equal to the filter's.
+    const edges: { cursor: string; fingerprint: string }[] = [];
+    let after: string | undefined;
+    for (;;) {
+      const { page } = await store.findings.page({ scanId: first }, { first: 100, ...(after ? { after } : {}) }, SYSTEM_PRINCIPAL);
+      edges.push(...page.edges.map((e) => ({ cursor: e.cursor, fingerprint: e.node.fingerprint })));
+      if (!page.hasNextPage) break;
+      after = page.edges.at(-1)!.cursor;
+    }
+    expect(edges.map((e) => e.fingerprint)).toEqual(order);
+    for (const at of [0, 3, 40, 85, 86, 128, 170, 171, 256]) {
+      for (const checkId of ['check-0', 'check-1', 'check-3']) {
+        const later = order.slice(at + 1).filter((fp) => checkOf.get(fp) === checkId);
+        const { page: next } = await store.findings.page({ scanId: first, checkId }, { first: 100, after: edges[at]!.cursor }, SYSTEM_PRINCIPAL);
+        expect(next.edges.map((e) => e.node.fingerprint)).toEqual(later.slice(0, 100));
+        const earlier = order.slice(0, at).filter((fp) => checkOf.get(fp) === checkId);
+        const { page: prev } = await store.findings.page({ scanId: first, checkId }, { last: 100, before: edges[at]!.cursor }, SYSTEM_PRINCIPAL);
+        expect(prev.edges.map((e) => e.node.fingerprint)).toEqual(earlier.slice(-100));
+      }
+    }
+    // The statement of a check's cursor page: the cursor is a range of findings_scan_check_keyset_idx after its prefix.
+    let captured: { text: string; values: unknown[] } | undefined;
+    const original = pg.Client.prototype.query;
+    const spy = vi.spyOn(pg.Client.prototype, 'query').mockImplementation(function (this: pg.Client, ...args: unknown[]) {
+      if (typeof args[0] === 'string' && args[0].includes('LIMIT') && Array.isArray(args[1])) captured = { text: args[0], values: args[1] as unknown[] };
+      return (original as (...a: unknown[]) => unknown).apply(this, args);
+    } as typeof original);
+    try {
+      const { page } = await store.findings.page({ scanId: first, checkId: 'check-1' }, { first: 5 }, SYSTEM_PRINCIPAL);
+      await store.findings.page({ scanId: first, checkId: 'check-1' }, { first: 5, after: page.edges.at(-1)!.cursor }, SYSTEM_PRINCIPAL);
+    } finally {
+      spy.mockRestore();
+    }
+    const c = new pg.Client({ connectionString: db.url });
+    await c.connect();
+    try {
+      await c.query('SET enable_seqscan = off');
+      await c.query('SET enable_sort = off');
+      const plan = await c.query<{ 'QUERY PLAN': string }>(`EXPLAIN ${captured?.text ?? ''}`, captured?.values);
+      const text = plan.rows.map((r) => r['QUERY PLAN']).join('\n');
+      expect(text).toMatch(/findings_scan_check_keyset_idx[^\n]*\n\s*Index Cond: \(\(scan_id = [^)]+\) AND \(check_id = [^)]+\) AND \(ROW\(\(- severity_rank\), fingerprint\) > ROW\(/);
     } finally {
       await c.end();
     }
