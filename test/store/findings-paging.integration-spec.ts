@@ -69,6 +69,56 @@ describe('findings paging (keyset, one statement per page)', () => {
     }
   }
 
+  /** The fingerprints of every Relay page of `query` (`findings.page`), walked forward and walked backward. */
+  async function relayWalk(query: { scanId: string; checkId?: string }, size: number): Promise<{ forward: string[]; backward: string[] }> {
+    const forward: string[] = [];
+    let after: string | undefined;
+    for (;;) {
+      const { page } = await store.findings.page(query, { first: size, ...(after ? { after } : {}) }, SYSTEM_PRINCIPAL);
+      forward.push(...page.edges.map((e) => e.node.fingerprint));
+      if (!page.hasNextPage) break;
+      after = page.edges.at(-1)!.cursor;
+    }
+    const backward: string[][] = [];
+    let before: string | undefined;
+    for (;;) {
+      const { page } = await store.findings.page(query, { last: size, ...(before ? { before } : {}) }, SYSTEM_PRINCIPAL);
+      backward.unshift(page.edges.map((e) => e.node.fingerprint));
+      if (!page.hasPreviousPage) break;
+      before = page.edges[0]!.cursor;
+    }
+    return { forward, backward: backward.flat() };
+  }
+
+  /**
+   * The plan (EXPLAIN, sequential scans and sorts disabled: a few hundred rows would take them) of the last page
+   * statement (one with LIMIT and parameters) `fn` sends.
+   */
+  async function planOfLastPage(fn: () => Promise<unknown>): Promise<string> {
+    let captured: { text: string; values: unknown[] } | undefined;
+    const original = pg.Client.prototype.query;
+    const spy = vi.spyOn(pg.Client.prototype, 'query').mockImplementation(function (this: pg.Client, ...args: unknown[]) {
+      if (typeof args[0] === 'string' && args[0].includes('LIMIT') && Array.isArray(args[1])) captured = { text: args[0], values: args[1] as unknown[] };
+      return (original as (...a: unknown[]) => unknown).apply(this, args);
+    } as typeof original);
+    try {
+      await fn();
+    } finally {
+      spy.mockRestore();
+    }
+    expect(captured).toBeDefined();
+    const c = new pg.Client({ connectionString: db.url });
+    await c.connect();
+    try {
+      await c.query('SET enable_seqscan = off');
+      await c.query('SET enable_sort = off');
+      const plan = await c.query<{ 'QUERY PLAN': string }>(`EXPLAIN ${captured?.text ?? ''}`, captured?.values);
+      return plan.rows.map((r) => r['QUERY PLAN']).join('\n');
+    } finally {
+      await c.end();
+    }
+  }
+
   it('one statement per page: the first page (scan, rows, count), cursor pages, the default scan', async () => {
     const firstPage = await statements(() => store.findings.list({ scanId: first, limit: 50 }, SYSTEM_PRINCIPAL));
     expect(firstPage.sql).toHaveLength(1);
@@ -157,48 +207,13 @@ describe('findings paging (keyset, one statement per page)', () => {
 
   it('Relay pages (GraphQL findings) visit the REST order forward and backward, and walk findings_scan_keyset_idx', async () => {
     const expected = (await store.findings.forScan(first, SYSTEM_PRINCIPAL)).map((f) => f.fingerprint);
-    const forward: string[] = [];
-    let after: string | undefined;
-    for (;;) {
-      const { page } = await store.findings.page({ scanId: first }, { first: 30, ...(after ? { after } : {}) }, SYSTEM_PRINCIPAL);
-      forward.push(...page.edges.map((e) => e.node.fingerprint));
-      if (!page.hasNextPage) break;
-      after = page.edges.at(-1)!.cursor;
-    }
+    const { forward, backward } = await relayWalk({ scanId: first }, 30);
     expect(forward).toEqual(expected);
-    const backward: string[][] = [];
-    let before: string | undefined;
-    for (;;) {
-      const { page } = await store.findings.page({ scanId: first }, { last: 30, ...(before ? { before } : {}) }, SYSTEM_PRINCIPAL);
-      backward.unshift(page.edges.map((e) => e.node.fingerprint));
-      if (!page.hasPreviousPage) break;
-      before = page.edges[0]!.cursor;
-    }
-    expect(backward.flat()).toEqual(expected);
+    expect(backward).toEqual(expected);
     // The page's statement has an index path over findings_scan_keyset_idx: its ORDER BY is the index's expression.
-    let captured: { text: string; values: unknown[] } | undefined;
-    const original = pg.Client.prototype.query;
-    const spy = vi.spyOn(pg.Client.prototype, 'query').mockImplementation(function (this: pg.Client, ...args: unknown[]) {
-      if (typeof args[0] === 'string' && args[0].includes('LIMIT') && Array.isArray(args[1])) captured = { text: args[0], values: args[1] as unknown[] };
-      return (original as (...a: unknown[]) => unknown).apply(this, args);
-    } as typeof original);
-    try {
-      await store.findings.page({ scanId: first }, { first: 30 }, SYSTEM_PRINCIPAL);
-    } finally {
-      spy.mockRestore();
-    }
-    const c = new pg.Client({ connectionString: db.url });
-    await c.connect();
-    try {
-      await c.query('SET enable_seqscan = off');
-      await c.query('SET enable_sort = off');
-      const plan = await c.query<{ 'QUERY PLAN': string }>(`EXPLAIN ${captured?.text ?? ''}`, captured?.values);
-      const text = plan.rows.map((r) => r['QUERY PLAN']).join('\n');
-      expect(text).toContain('findings_scan_keyset_idx');
-      expect(text).not.toMatch(/^\s*->\s*Sort\b/m);
-    } finally {
-      await c.end();
-    }
+    const text = await planOfLastPage(() => store.findings.page({ scanId: first }, { first: 30 }, SYSTEM_PRINCIPAL));
+    expect(text).toContain('findings_scan_keyset_idx');
+    expect(text).not.toMatch(/^\s*->\s*Sort\b/m);
   });
 
   it("one check's pages (REST and GraphQL) visit its findings in the listing order, also from another check's cursor, as a range of findings_scan_check_keyset_idx", async () => {
@@ -207,24 +222,9 @@ describe('findings paging (keyset, one statement per page)', () => {
     const order = all.map((f) => f.fingerprint);
     for (const checkId of ['check-0', 'check-2']) {
       const expected = order.filter((fp) => checkOf.get(fp) === checkId);
-      const forward: string[] = [];
-      let after: string | undefined;
-      for (;;) {
-        const { page } = await store.findings.page({ scanId: first, checkId }, { first: 7, ...(after ? { after } : {}) }, SYSTEM_PRINCIPAL);
-        forward.push(...page.edges.map((e) => e.node.fingerprint));
-        if (!page.hasNextPage) break;
-        after = page.edges.at(-1)!.cursor;
-      }
+      const { forward, backward } = await relayWalk({ scanId: first, checkId }, 7);
       expect(forward).toEqual(expected);
-      const backward: string[][] = [];
-      let before: string | undefined;
-      for (;;) {
-        const { page } = await store.findings.page({ scanId: first, checkId }, { last: 7, ...(before ? { before } : {}) }, SYSTEM_PRINCIPAL);
-        backward.unshift(page.edges.map((e) => e.node.fingerprint));
-        if (!page.hasPreviousPage) break;
-        before = page.edges[0]!.cursor;
-      }
-      expect(backward.flat()).toEqual(expected);
+      expect(backward).toEqual(expected);
       const rest: string[] = [];
       let cursor: string | undefined;
       for (;;) {
@@ -257,29 +257,11 @@ describe('findings paging (keyset, one statement per page)', () => {
       }
     }
     // The statement of a check's cursor page: the cursor is a range of findings_scan_check_keyset_idx after its prefix.
-    let captured: { text: string; values: unknown[] } | undefined;
-    const original = pg.Client.prototype.query;
-    const spy = vi.spyOn(pg.Client.prototype, 'query').mockImplementation(function (this: pg.Client, ...args: unknown[]) {
-      if (typeof args[0] === 'string' && args[0].includes('LIMIT') && Array.isArray(args[1])) captured = { text: args[0], values: args[1] as unknown[] };
-      return (original as (...a: unknown[]) => unknown).apply(this, args);
-    } as typeof original);
-    try {
+    const text = await planOfLastPage(async () => {
       const { page } = await store.findings.page({ scanId: first, checkId: 'check-1' }, { first: 5 }, SYSTEM_PRINCIPAL);
       await store.findings.page({ scanId: first, checkId: 'check-1' }, { first: 5, after: page.edges.at(-1)!.cursor }, SYSTEM_PRINCIPAL);
-    } finally {
-      spy.mockRestore();
-    }
-    const c = new pg.Client({ connectionString: db.url });
-    await c.connect();
-    try {
-      await c.query('SET enable_seqscan = off');
-      await c.query('SET enable_sort = off');
-      const plan = await c.query<{ 'QUERY PLAN': string }>(`EXPLAIN ${captured?.text ?? ''}`, captured?.values);
-      const text = plan.rows.map((r) => r['QUERY PLAN']).join('\n');
-      expect(text).toMatch(/findings_scan_check_keyset_idx[^\n]*\n\s*Index Cond: \(\(scan_id = [^)]+\) AND \(check_id = [^)]+\) AND \(ROW\(\(- severity_rank\), fingerprint\) > ROW\(/);
-    } finally {
-      await c.end();
-    }
+    });
+    expect(text).toMatch(/findings_scan_check_keyset_idx[^\n]*\n\s*Index Cond: \(\(scan_id = [^)]+\) AND \(check_id = [^)]+\) AND \(ROW\(\(- severity_rank\), fingerprint\) > ROW\(/);
   });
 
   it("a stored scan's follow-up leaves fresh statistics on the tables it wrote", async () => {
