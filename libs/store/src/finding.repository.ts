@@ -570,8 +570,7 @@ export class FindingRepository {
     // One check's listing: its cursors as the conditions findings_scan_check_keyset_idx serves (checkKeysetCondition),
     // decoded (and refused when malformed) here instead of by pagingSql, which then sees none.
     const checkId = query.checkId;
-    const { limit, backward, conditions, order } =
-      checkId === undefined ? pagingSql(keys, args, (v) => where.param(v)) : pagingSql(keys, { first: args.first, last: args.last }, (v) => where.param(v));
+    const { limit, backward, conditions, order } = pagingSql(keys, checkId === undefined ? args : { first: args.first, last: args.last }, (v) => where.param(v));
     if (checkId !== undefined) {
       const bound = (cursor: string, dir: 'asc' | 'desc') =>
         checkKeysetCondition(checkId, decodeCursor(cursor, keys.length) as [number, string, string], dir, (v) => where.param(v));

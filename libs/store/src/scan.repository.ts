@@ -71,7 +71,7 @@ const ALL_COLUMNS = `${BASE_LIST_COLUMNS}, ${processingFromJson('scans')}, cover
 /**
  * `processing_started_at` of the scans row `row` (alias or table name) for reads: the column where the schema has
  * it (migration 1798400000000), NULL before.
- * @param hasColumn whether `scans.processing_started_at` exists (`ScanRepository.processingColumn`)
+ * @param hasColumn whether `scans.processing_started_at` exists (`ScanRepository.processingProbe`)
  */
 function processingColumn(row: string, hasColumn: boolean): string {
   return hasColumn ? `${row}.processing_started_at` : 'NULL::timestamptz AS processing_started_at';
@@ -161,11 +161,6 @@ export class ScanRepository {
 
   /** Whether `scans.processing_started_at` exists (migration 1798400000000). */
   private readonly processingProbe: ColumnProbe;
-
-  /** Whether reads may name `scans.processing_started_at` (`processingColumn`). */
-  private processingColumn(): Promise<boolean> {
-    return this.processingProbe.exists();
-  }
 
   /**
    * Create a running scan. Idempotent for a caller-chosen `id`: the existing scan is returned.
@@ -446,7 +441,7 @@ export class ScanRepository {
     if (!isScoped(scope)) return this.get(id);
     if (!isUuid(id)) return null;
     const params: unknown[] = [id];
-    const hasProcessing = await this.processingColumn();
+    const hasProcessing = await this.processingProbe.exists();
     const rows = await this.pool.query<ScanRow>(`SELECT ${scopedColumns(scope, (v) => `$${params.push(v)}`, true, hasProcessing)} FROM scans s WHERE s.id = $1`, params);
     return rows.rows[0] ? toStoredScan(rows.rows[0]) : null;
   }
@@ -467,7 +462,7 @@ export class ScanRepository {
   async list(page: PageRequest, scope: Scoped): Promise<Page<StoredScanListItem>> {
     const { limit, offset } = resolvePage(page);
     const params: unknown[] = [limit, offset];
-    const hasProcessing = await this.processingColumn();
+    const hasProcessing = await this.processingProbe.exists();
     const rows = !isScoped(scope)
       ? await this.pool.query<ScanListRow>(`SELECT ${listColumns(hasProcessing)} FROM scans ORDER BY started_at DESC, id DESC LIMIT $1 OFFSET $2`, params)
       : await this.pool.query<ScanListRow>(
@@ -491,7 +486,7 @@ export class ScanRepository {
       { expr: 's.id', dir: 'desc' as const },
     ];
     const { limit, backward, conditions, order } = pagingSql(keys, args, p);
-    const hasProcessing = await this.processingColumn();
+    const hasProcessing = await this.processingProbe.exists();
     const columns = !isScoped(scope)
       ? `${BASE_LIST_COLUMNS.split(', ').map((c) => `s.${c}`).join(', ')}, ${processingColumn('s', hasProcessing)}`
       : scopedColumns(scope, p, false, hasProcessing);
@@ -520,7 +515,7 @@ export class ScanRepository {
    */
   async succeededBetween(opts: { from?: Date; until?: Date; limit: number }): Promise<StoredScanListItem[]> {
     const rows = await this.pool.query<ScanListRow>(
-      `SELECT ${listColumns(await this.processingColumn())} FROM scans WHERE status = 'succeeded'
+      `SELECT ${listColumns(await this.processingProbe.exists())} FROM scans WHERE status = 'succeeded'
           AND ($1::timestamptz IS NULL OR started_at >= $1) AND ($2::timestamptz IS NULL OR started_at <= $2)
         ORDER BY started_at DESC, id DESC LIMIT $3`,
       [opts.from ?? null, opts.until ?? null, opts.limit],
@@ -531,7 +526,7 @@ export class ScanRepository {
   /** The scan that started last among those that ended (succeeded or failed), or null. */
   async latestFinished(): Promise<StoredScanListItem | null> {
     const rows = await this.pool.query<ScanRow>(
-      `SELECT ${listColumns(await this.processingColumn())} FROM scans WHERE status IN ('succeeded', 'failed') ORDER BY started_at DESC, id DESC LIMIT 1`,
+      `SELECT ${listColumns(await this.processingProbe.exists())} FROM scans WHERE status IN ('succeeded', 'failed') ORDER BY started_at DESC, id DESC LIMIT 1`,
     );
     return rows.rows[0] ? toStoredScanListItem(rows.rows[0]) : null;
   }
