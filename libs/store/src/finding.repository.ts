@@ -96,15 +96,16 @@ interface FindingRow extends ResourceRow {
  * 1798500000000); `team`: whether it has `findings.team` (migration 1799500000000); without them the columns read
  * as NULL. `texts`: whether it has `findings.texts_id` (migration 1800300000001): a finding's remediation and source
  * are then its own columns, or where those are NULL the `finding_texts` row it names (alias `fxt`: the listing's
- * outer query calls its scan `t`).
+ * outer query calls its scan `t`). `from` is the row source aliased `f`: the table, or a page of it
+ * (`pageOfFindings`).
  */
-const selectFinding = (clusterName: boolean, team: boolean, texts: boolean) => `
+const selectFinding = (clusterName: boolean, team: boolean, texts: boolean, from = 'findings f') => `
   SELECT f.fingerprint, f.check_id, f.severity, f.account_id, f.region_id, f.cluster_id,
          ${clusterName ? 'f.cluster_name' : 'NULL::text AS cluster_name'}, ${team ? 'f.team' : 'NULL::text AS team'},
          f.resource_kind, f.resource_id, f.namespace, f.name, f.message,
          ${texts ? 'COALESCE(f.remediation, fxt.remediation) AS remediation, COALESCE(f.source, fxt.source) AS source' : 'f.remediation, f.source'},
          f.used, f."limit", f.ratio, f.figures, ff.first_seen_at, ff.last_seen_at, f.severity_rank
-    FROM findings f
+    FROM ${from}
     JOIN finding_fingerprints ff ON ff.fingerprint = f.fingerprint${texts ? '\n    LEFT JOIN finding_texts fxt ON fxt.id = f.texts_id' : ''}`;
 
 /**
@@ -119,6 +120,20 @@ const FINDING_ORDER: KeysetColumn[] = [
   { expr: 'f.fingerprint', dir: 'asc' },
 ];
 const ORDER_FINDINGS = keysetOrderBy(FINDING_ORDER);
+
+/**
+ * The row source of one page of findings, aliased `f`: the rows of `findings f` matching `where`, in `order`, cut by
+ * `limit` (and `offset`) BEFORE the sightings and shared texts are joined. Joined first, PostgreSQL could hash-join
+ * `finding_texts` (a few dozen rows) and so lose the index order, reading and sorting every finding that matches
+ * instead of the page's rows: one account's findings of one check, a cursor deep, at 5,000 clusters read 7,641 rows
+ * for a page of 51 (401 ms under load; 81-98 ms alone). The caller orders the joined rows again by `order`.
+ * @param where the `WHERE ...` clause over alias `f`
+ * @param order the `ORDER BY ...` clause over alias `f`
+ * @param limitOffset `LIMIT $n` and an optional `OFFSET $m`
+ */
+function pageOfFindings(where: string, order: string, limitOffset: string): string {
+  return `(SELECT f.* FROM findings f ${where} ${order} ${limitOffset}) f`;
+}
 
 /**
  * The keyset condition "after `cursor`" (or before it, `dir` 'desc') in the listing order (FINDING_ORDER) for a listing
@@ -233,8 +248,8 @@ export class FindingRepository {
   }
 
   /** The SELECT of finding rows for this database's schema. */
-  private async selectFindingSql(): Promise<string> {
-    return selectFinding(await this.clusterNameColumn.exists(), await this.teamColumn.exists(), await this.textsColumn.exists());
+  private async selectFindingSql(from?: string): Promise<string> {
+    return selectFinding(await this.clusterNameColumn.exists(), await this.teamColumn.exists(), await this.textsColumn.exists(), from);
   }
 
   /** The team column expression of alias `f` (`NULL::text` before migration 1799500000000: no team matches). */
@@ -329,7 +344,8 @@ export class FindingRepository {
     }
     const total = cursor ? 'NULL::bigint' : `(SELECT count(*) FROM findings f ${filters})`;
     // One more row than asked: whether a next page exists, without a count.
-    const pageSql = `${await this.selectFindingSql()} ${where.sql()} ${ORDER_FINDINGS} LIMIT ${where.param(limit + 1)}${offset > 0 ? ` OFFSET ${where.param(offset)}` : ''}`;
+    const limitOffset = `LIMIT ${where.param(limit + 1)}${offset > 0 ? ` OFFSET ${where.param(offset)}` : ''}`;
+    const pageSql = `${await this.selectFindingSql(pageOfFindings(where.sql(), ORDER_FINDINGS, limitOffset))} ${ORDER_FINDINGS}`;
     const rows = await this.pool.query<
       FindingRow & { page_scan_id: string; page_scan_status: string; page_total: string | number | null; page_scan_pruned_at: Date | string | null; page_scan_pruned_policy: PrunedPolicy | null }
     >(
@@ -583,7 +599,7 @@ export class FindingRepository {
     filterFindings(where.equals('f.scan_id', scanId), query, scope, await this.teamExpr());
     for (const c of conditions) where.where(c);
     const rows = await this.pool.query<FindingRow & { severity_rank: number }>(
-      `${(await this.selectFindingSql()).replace('SELECT f.fingerprint,', 'SELECT f.severity_rank, f.fingerprint,')} ${where.sql()} ${order} LIMIT ${where.param(limit + 1)}`,
+      `${await this.selectFindingSql(pageOfFindings(where.sql(), order, `LIMIT ${where.param(limit + 1)}`))} ${order}`,
       where.params,
     );
     const ranked = rows.rows.map((r) => ({ rank: toNumber(r.severity_rank), finding: toStoredFinding(r) }));
