@@ -8,6 +8,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import {
   FINDING_ROWS_PER_INSERT,
   MAX_BIND_PARAMETERS,
+  accountsScope,
   Store,
   StoreError,
   type StoredFinding,
@@ -149,6 +150,44 @@ describe('Store (PostgreSQL)', () => {
     const listed = await store.scans.list({ limit: 10 }, SYSTEM_PRINCIPAL);
     expect(listed.items.find((s) => s.id === created.id)).toMatchObject({ status: 'succeeded', fleetName: 'demo' });
     expect(listed.items[0]).not.toHaveProperty('coverage');
+  });
+
+  it("reads a scan's quotas of highest use (the report's list): the first N by ratio with the ties at the cut, within accounts and scope", async () => {
+    const created = await store.scans.create({ source: 'offline', fleetName: 'highest', startedAt: new Date('2026-01-06T10:00:00.000Z') });
+    const lb = (accountId: string, id: string) => ({ kind: 'LoadBalancer' as const, id, accountId, regionId: 'cn-hangzhou' });
+    const A = '1000000000000001';
+    const B = '1000000000000002';
+    const sample = (accountId: string, id: string, used: number) => ({ checkId: 'CLB_BACKEND_QUOTA', resource: lb(accountId, id), used, limit: 200, ratio: used / 200 });
+    const quotaUsage = [
+      sample(A, 'lb-a90', 180),
+      sample(A, 'lb-a80-x', 160),
+      sample(A, 'lb-a80-y', 160),
+      sample(A, 'lb-a80-z', 160),
+      sample(A, 'lb-a50', 100),
+      sample(A, 'lb-a10', 20),
+      sample(B, 'lb-b95', 190),
+      sample(B, 'lb-b30', 60),
+    ];
+    await store.scans.complete(created.id, { findings: [], coverage: [makeCoverage()], quotaUsage });
+    const all = await store.quotaUsage.forScan(created.id, SYSTEM_PRINCIPAL);
+    const ids = (samples: readonly { resource: { id: string } }[]) => samples.map((q) => q.resource.id);
+    // The third highest is one of three at 0.8: all three are read, in forScan's order.
+    const top3 = await store.quotaUsage.highestForScan(created.id, SYSTEM_PRINCIPAL, 3);
+    expect(top3).toEqual(all.filter((q) => q.ratio >= 0.8));
+    expect(ids(top3)).toEqual(['lb-b95', 'lb-a90', 'lb-a80-x', 'lb-a80-y', 'lb-a80-z']);
+    expect(ids(await store.quotaUsage.highestForScan(created.id, SYSTEM_PRINCIPAL, 1))).toEqual(['lb-b95']);
+    // Within a report's accounts, and within a principal's.
+    expect(ids(await store.quotaUsage.highestForScan(created.id, SYSTEM_PRINCIPAL, 2, [A]))).toEqual(['lb-a90', 'lb-a80-x', 'lb-a80-y', 'lb-a80-z']);
+    const scopeB = { accountScope: accountsScope([B]) };
+    expect(ids(await store.quotaUsage.highestForScan(created.id, scopeB, 5))).toEqual(['lb-b95', 'lb-b30']);
+    expect(await store.quotaUsage.highestForScan(created.id, scopeB, 5, [A])).toEqual([]);
+    // Fewer samples than asked: every one.
+    expect(await store.quotaUsage.highestForScan(created.id, SYSTEM_PRINCIPAL, 100)).toEqual(all);
+    await expect(store.quotaUsage.highestForScan(created.id, SYSTEM_PRINCIPAL, 0)).rejects.toMatchObject({ code: 'INVALID_ARGUMENT' });
+    // The forecast history of the quotas at or above a floor, for everyone and within a principal's accounts.
+    const history = await store.quotaUsage.historyOfHighest(created.id, [created.id], 0.5);
+    expect(ids(history).sort()).toEqual(['lb-a50', 'lb-a80-x', 'lb-a80-y', 'lb-a80-z', 'lb-a90', 'lb-b95']);
+    expect(ids(await store.quotaUsage.historyOfHighest(created.id, [created.id], 0.5, scopeB))).toEqual(['lb-b95']);
   });
 
   it('measures processing time from the creation of the row, not from a backfilled start', async () => {

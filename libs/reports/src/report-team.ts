@@ -9,7 +9,7 @@ import { DEFAULT_TREND_SETTINGS } from '@app/forecast';
 import { DAY_MS, type Finding } from '@app/domain';
 import type { Scoped, Store } from '@app/store';
 import { ScanPrunedError, StoreError } from '@app/store/model';
-import { buildReport, type ReportInput } from './report.builder';
+import { buildReport, REPORT_TOP_QUOTAS, type ReportInput } from './report.builder';
 import type { ReportDocument } from './report.model';
 import { forecastsOf, REPORT_FORECAST_MAX_SCANS, REPORT_FORECAST_MIN_RATIO } from './report.source';
 
@@ -34,13 +34,12 @@ export async function teamReportDocument(store: Store, doc: ReportDocument, scop
   if (doc.scan) {
     const scan = await store.scans.getScoped(doc.scan.id, scope);
     if (!scan) throw new StoreError('NOT_FOUND', `the report's scan ${doc.scan.id} is no longer stored: its team rendition cannot be built`);
-    const quotaUsage = await store.quotaUsage.forScan(doc.scan.id, scope);
+    const quotaUsage = await store.quotaUsage.highestForScan(doc.scan.id, scope, REPORT_TOP_QUOTAS, accounts?.length ? accounts : undefined);
     current = { scan: doc.scan, findings: await store.findings.forScan(doc.scan.id, scope), coverage: scan.coverage ?? [], quotaUsage };
     // Forecasts of the quotas the team sees in the report's scan, over the same window as the stored report's.
     const end = new Date(doc.period.end);
     const windowScans = await store.scans.succeededBetween({ from: new Date(end.getTime() - DEFAULT_TREND_SETTINGS.windowDays * DAY_MS), until: end, limit: REPORT_FORECAST_MAX_SCANS });
-    const visible = new Set(quotaUsage.map((q) => quotaKey(q)));
-    const history = (await store.quotaUsage.historyOfHighest(doc.scan.id, windowScans.map((s) => s.id), REPORT_FORECAST_MIN_RATIO)).filter((h) => visible.has(quotaKey(h)));
+    const history = await store.quotaUsage.historyOfHighest(doc.scan.id, windowScans.map((s) => s.id), REPORT_FORECAST_MIN_RATIO, scope);
     forecasts = forecastsOf(history, asOf);
   }
   const previous: Finding[] = doc.previousScan ? await store.findings.forScan(doc.previousScan.id, scope) : [];
@@ -62,10 +61,6 @@ export async function teamReportDocument(store: Store, doc: ReportDocument, scop
     asOf,
     generatedAt: new Date(doc.generatedAt),
   });
-}
-
-function quotaKey(q: { checkId: string; resource: { accountId: string; regionId: string; kind: string; id: string } }): string {
-  return [q.checkId, q.resource.accountId, q.resource.regionId, q.resource.kind, q.resource.id].join('\u0000');
 }
 
 /** A trend point's counts, or null when retention removed that week's scan (the point then says "no data"). */

@@ -56,6 +56,11 @@ export interface ReportInput {
     scan: { id: string; startedAt: string; fleetName: string | null };
     findings: readonly Finding[];
     coverage: readonly CoverageEntry[];
+    /**
+     * The scan's quota samples, or those of highest use among them: the report lists the REPORT_TOP_QUOTAS highest
+     * within its accounts, so the samples it needs are those, with any tied with the last (the store reads only
+     * these: QuotaUsageRepository.highestForScan).
+     */
     quotaUsage: readonly QuotaUsageSample[];
   } | null;
   previous: { scan: { id: string; startedAt: string }; findings: readonly Finding[] } | null;

@@ -15,7 +15,7 @@ import {
 import { DEFAULT_TREND_SETTINGS, forecastTrends, type QuotaSeries } from '@app/forecast';
 import type { Store, StoredScanListItem } from '@app/store';
 import { SYSTEM_PRINCIPAL, dayStartOf } from '@app/store/model';
-import { REPORT_PERIOD_DAYS, REPORT_TREND_WEEKS, type QuotaForecastInput, type ReportInput } from './report.builder';
+import { REPORT_PERIOD_DAYS, REPORT_TOP_QUOTAS, REPORT_TREND_WEEKS, type QuotaForecastInput, type ReportInput } from './report.builder';
 
 /** A writable copy of a readonly array type. */
 type Mutable<T> = T extends readonly (infer U)[] ? U[] : never;
@@ -65,7 +65,7 @@ export async function loadReportInput(store: Store, opts: StoreReportOptions = {
       scan: { id: endScan.id, startedAt: endScan.startedAt, fleetName: endScan.fleetName },
       findings: await store.findings.forScan(endScan.id, SYSTEM_PRINCIPAL),
       coverage: scan?.coverage ?? [],
-      quotaUsage: await store.quotaUsage.forScan(endScan.id, SYSTEM_PRINCIPAL),
+      quotaUsage: await store.quotaUsage.highestForScan(endScan.id, SYSTEM_PRINCIPAL, REPORT_TOP_QUOTAS, accounts),
     };
   }
   const trend: Mutable<ReportInput['trend']> = [];
