@@ -190,6 +190,45 @@ describe('Store (PostgreSQL)', () => {
     expect(ids(await store.quotaUsage.historyOfHighest(created.id, [created.id], 0.5, scopeB))).toEqual(['lb-b95']);
   });
 
+  it('reads quota history per series: samples in time order whatever the completion order, the latest cluster named, filters', async () => {
+    const at = (h: number) => new Date(Date.parse('2026-02-01T00:00:00.000Z') + h * 3_600_000 + 285);
+    const lb = (id: string, clusterId?: string) => ({ kind: 'LoadBalancer' as const, id, accountId: '1000000000000009', regionId: 'cn-shanghai', ...(clusterId ? { clusterId } : {}) });
+    // Completed in the order 2, 0, 1; the middle scan's sample names no cluster, the latest names c-new.
+    const samples: Record<number, { checkId: string; resource: ReturnType<typeof lb>; used: number; limit: number; ratio: number }[]> = {
+      0: [{ checkId: 'CLB_BACKEND_QUOTA', resource: lb('lb-h1', 'c-old'), used: 10.5, limit: 200, ratio: 10.5 / 200 }],
+      1: [
+        { checkId: 'CLB_BACKEND_QUOTA', resource: lb('lb-h1'), used: 20, limit: 200, ratio: 0.1 },
+        { checkId: 'CLB_LISTENER_QUOTA', resource: lb('lb-h1'), used: 3, limit: 50, ratio: 0.06 },
+      ],
+      2: [{ checkId: 'CLB_BACKEND_QUOTA', resource: lb('lb-h1', 'c-new'), used: 30, limit: 250, ratio: 0.12 }],
+    };
+    for (const h of [2, 0, 1]) {
+      const scan = await store.scans.create({ source: 'offline', fleetName: 'history', startedAt: at(h) });
+      await store.scans.complete(scan.id, { findings: [], coverage: [makeCoverage()], quotaUsage: samples[h] });
+    }
+    const window = { since: at(0), until: at(2), accountId: '1000000000000009' };
+    expect(await store.quotaUsage.history(window)).toEqual([
+      {
+        checkId: 'CLB_BACKEND_QUOTA',
+        resource: { kind: 'LoadBalancer', id: 'lb-h1', accountId: '1000000000000009', regionId: 'cn-shanghai', clusterId: 'c-new' },
+        observations: [
+          { at: at(0).getTime(), used: 10.5, limit: 200 },
+          { at: at(1).getTime(), used: 20, limit: 200 },
+          { at: at(2).getTime(), used: 30, limit: 250 },
+        ],
+      },
+      {
+        checkId: 'CLB_LISTENER_QUOTA',
+        resource: { kind: 'LoadBalancer', id: 'lb-h1', accountId: '1000000000000009', regionId: 'cn-shanghai', clusterId: null },
+        observations: [{ at: at(1).getTime(), used: 3, limit: 50 }],
+      },
+    ]);
+    // The window's bounds are inclusive; a narrower window or another check reads fewer samples.
+    const narrow = await store.quotaUsage.history({ ...window, since: at(1), checkId: 'CLB_BACKEND_QUOTA' });
+    expect(narrow.map((h) => h.observations.map((o) => o.used))).toEqual([[20, 30]]);
+    expect(await store.quotaUsage.history({ ...window, regionId: 'cn-beijing' })).toEqual([]);
+  });
+
   it('measures processing time from the creation of the row, not from a backfilled start', async () => {
     // A backfill: observation time two weeks in the past (`scan --fleet DIR --now ...`).
     const observedAt = new Date(Date.now() - 14 * 86_400_000);

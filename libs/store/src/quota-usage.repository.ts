@@ -236,30 +236,41 @@ export class QuotaUsageRepository {
       .equals('q.region_id', query.regionId)
       .equals('q.cluster_id', query.clusterId)
       .equals('q.resource_kind', query.resourceKind);
-    const { rows } = await db.query<QuotaUsageRow & { started_at: Date | string }>(
-      `SELECT q.check_id, q.account_id, q.region_id, q.cluster_id, q.resource_kind, q.resource_id, q.used, q."limit", q.ratio,
-              s.started_at
+    // One row per series, its samples as arrays in time order: a window of hourly scans holds hundreds of samples per
+    // series, and a row (and a JS object, a Date and two numeric strings) per sample made the reading cost several
+    // times the fits (bench:trend-refresh). The cluster is the latest sample's that names one, as a listing shows it.
+    const { rows } = await db.query<{
+      check_id: string;
+      account_id: string;
+      region_id: string;
+      resource_kind: ResourceKind;
+      resource_id: string;
+      cluster_id: string | null;
+      at: number[];
+      used: number[];
+      limits: number[];
+    }>(
+      `SELECT q.check_id, q.account_id, q.region_id, q.resource_kind, q.resource_id,
+              (array_agg(q.cluster_id ORDER BY s.started_at DESC, s.id DESC) FILTER (WHERE q.cluster_id IS NOT NULL))[1] AS cluster_id,
+              array_agg(floor(extract(epoch FROM s.started_at) * 1000)::float8 ORDER BY s.started_at, s.id) AS at,
+              array_agg(q.used::float8 ORDER BY s.started_at, s.id) AS used,
+              array_agg(q."limit"::float8 ORDER BY s.started_at, s.id) AS limits
          FROM quota_usage q JOIN scans s ON s.id = q.scan_id
         ${w.sql()}
-        ORDER BY q.check_id, q.account_id, q.region_id, q.resource_kind, q.resource_id, s.started_at`,
+        GROUP BY q.check_id, q.account_id, q.region_id, q.resource_kind, q.resource_id
+        ORDER BY q.check_id, q.account_id, q.region_id, q.resource_kind, q.resource_id`,
       w.params,
     );
-    const out: QuotaHistorySeries[] = [];
-    let key = '';
-    let cur: QuotaHistorySeries | undefined;
-    for (const r of rows) {
-      const k = `${r.check_id}\u0000${r.account_id}\u0000${r.region_id}\u0000${r.resource_kind}\u0000${r.resource_id}`;
-      if (k !== key || !cur) {
-        key = k;
-        cur = {
-          checkId: r.check_id,
-          resource: { kind: r.resource_kind, id: r.resource_id, accountId: r.account_id, regionId: r.region_id, clusterId: r.cluster_id },
-          observations: [],
-        };
-        out.push(cur);
-      } else if (r.cluster_id !== null) cur.resource.clusterId = r.cluster_id;
-      const at = r.started_at instanceof Date ? r.started_at.getTime() : Date.parse(r.started_at);
-      cur.observations.push({ at, used: toNumber(r.used), limit: toNumber(r.limit) });
+    const out: QuotaHistorySeries[] = new Array(rows.length);
+    for (let k = 0; k < rows.length; k++) {
+      const r = rows[k]!;
+      const observations = new Array<{ at: number; used: number; limit: number }>(r.at.length);
+      for (let i = 0; i < r.at.length; i++) observations[i] = { at: r.at[i]!, used: r.used[i]!, limit: r.limits[i]! };
+      out[k] = {
+        checkId: r.check_id,
+        resource: { kind: r.resource_kind, id: r.resource_id, accountId: r.account_id, regionId: r.region_id, clusterId: r.cluster_id },
+        observations,
+      };
     }
     return out;
   }
