@@ -4,6 +4,7 @@
  * the same scans; any other window (a scan dropped out, a scan completed again, a series that moved cluster under a
  * cluster filter) refits; retention's pruning and deletion leave trends unchanged, fitted or refitted.
  */
+import pg from 'pg';
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { trendsFromStore, trendsPageFromStore, type TrendsPaging, type TrendsRequest } from '@app/audit';
 import type { QuotaUsageSample } from '@app/domain';
@@ -194,5 +195,45 @@ describe('quota trend fits (integration)', () => {
     expect(shorter.entries.find((e) => e.resource.id === 'lb-0')!.samples).toBeLessThan(before.entries.find((e) => e.resource.id === 'lb-0')!.samples);
     await store.quotaTrends.refresh(NOW);
     expect(await trends({ now: NOW })).toEqual({ entries: shorter.entries, fitted: true });
+  });
+  it("reads every group in the refresh's one snapshot, on each of its connections: a scan completed meanwhile is in none of its fits", async () => {
+    // A new scan in the window, so the refresh below fits a new window instead of keeping one.
+    const at = new Date(NOW.getTime() - HOUR / 2);
+    const scan = await store.scans.create({ source: 'offline', fleetName: 'prod', startedAt: at });
+    await store.scans.complete(scan.id, { findings: [], coverage: [makeCoverage()], quotaUsage: samples(80) });
+    const expected = await store.quotaUsage.history({ since: new Date(NOW.getTime() - 14 * DAY), until: NOW });
+    // Another writer (its own pool) completes a scan in the window, with a new series in every (check, account) group,
+    // once the refresh's second connection has taken the refresh's snapshot and before it reads anything.
+    const other = await Store.open({ connectionString: db.url });
+    const concurrent = samples(81).map((q) => ({ ...q, resource: { ...q.resource, id: `${q.resource.id}-concurrent` } }));
+    let imported = 0;
+    const original = pg.Client.prototype.query;
+    const spy = vi.spyOn(pg.Client.prototype, 'query').mockImplementation(function (this: pg.Client, ...args: unknown[]) {
+      const result = (original as (...a: unknown[]) => unknown).apply(this, args);
+      if (typeof args[0] !== 'string' || !args[0].startsWith('SET TRANSACTION SNAPSHOT')) return result;
+      imported += 1;
+      return (result as Promise<unknown>).then(async (r) => {
+        const meanwhile = await other.scans.create({ source: 'offline', fleetName: 'prod', startedAt: new Date(at.getTime() + 60_000) });
+        await other.scans.complete(meanwhile.id, { findings: [], coverage: [makeCoverage()], quotaUsage: concurrent });
+        return r;
+      });
+    } as typeof original);
+    try {
+      const window = await store.quotaTrends.refresh(NOW);
+      expect(imported).toBe(1);
+      expect(window.series).toBe(expected.length);
+    } finally {
+      spy.mockRestore();
+      await other.close();
+    }
+    const c = new pg.Client({ connectionString: db.url });
+    await c.connect();
+    try {
+      const fits = await c.query<{ resource_id: string; samples: number }>('SELECT resource_id, samples FROM quota_trend_fits ORDER BY resource_id');
+      expect(fits.rows.map((r) => r.resource_id)).toEqual(expected.map((h) => h.resource.id).sort());
+      expect(fits.rows.map((r) => Number(r.samples))).toEqual([...expected].sort((a, b) => (a.resource.id < b.resource.id ? -1 : 1)).map((h) => h.observations.length));
+    } finally {
+      await c.end();
+    }
   });
 });

@@ -1,7 +1,7 @@
 import type { Pool, PoolClient } from 'pg';
 import type { ResourceKind } from '@app/domain';
 import { DEFAULT_TREND_SETTINGS, fitTrendWindow, resolveTrendSettings, TheilSenScratch, type FittedSeries, type TrendFit } from '@app/forecast';
-import type { QuotaUsageRepository } from './quota-usage.repository';
+import type { QuotaHistorySeries, QuotaUsageRepository } from './quota-usage.repository';
 import { WhereBuilder } from './sql.util';
 import { withTransaction } from './transaction.util';
 
@@ -96,10 +96,15 @@ export class QuotaTrendRepository {
   /**
    * @param pool the store's connection pool
    * @param quotaUsage the samples' reader (`history`), used in the refresh's snapshot
+   * @param readers connections reading a refresh's samples at once (the refresh's own and, above 1, connections of
+   *   the pool in the same snapshot: `readerClients`); 1 for a pool of one connection (embedded PGlite)
+   * @param poolMax the pool's size: a reader is added only while the pool has a connection to spare
    */
   constructor(
     private readonly pool: Pool,
     private readonly quotaUsage: QuotaUsageRepository,
+    private readonly readers: number = 1,
+    private readonly poolMax: number = 1,
   ) {}
 
   /**
@@ -164,15 +169,67 @@ export class QuotaTrendRepository {
     let series = 0;
     const nowMs = now.getTime();
     const scratch = new TheilSenScratch(); // one work space for every fit of this window
-    for (const g of groups.rows) {
-      const history = await this.quotaUsage.history({ since, until: now, checkId: g.check_id, accountId: g.account_id, regionId: g.region_id }, client);
-      const fitted: FittedSeries[] = history.map((h) => ({ checkId: h.checkId, resource: h.resource, window: fitTrendWindow(h.observations, nowMs, resolved, scratch) }));
-      for (let i = 0; i < fitted.length; i += FITS_PER_INSERT) await this.insertFits(client, windowId, fitted.slice(i, i + FITS_PER_INSERT));
-      series += fitted.length;
+    const helpers = groups.rows.length > 1 ? await this.readerClients(client) : [];
+    try {
+      const readers = [client, ...helpers];
+      const read = (k: number) => {
+        const g = groups.rows[k]!;
+        const pending = this.quotaUsage.history({ since, until: now, checkId: g.check_id, accountId: g.account_id, regionId: g.region_id }, readers[k % readers.length]);
+        // Awaited in its turn; a failure before then (the transaction already failing) must not go unhandled.
+        pending.catch(() => undefined);
+        return pending;
+      };
+      // The refresh is mostly PostgreSQL reading samples (bench:trend-refresh): each reader has one group's read in
+      // flight while this process fits and inserts the group before, so PostgreSQL reads on as many backends as
+      // there are readers, and while the fits are computed. Groups are fitted and inserted in order, on `client`.
+      const inFlight: Promise<QuotaHistorySeries[]>[] = [];
+      let issued = 0;
+      for (; issued < Math.min(readers.length, groups.rows.length); issued++) inFlight.push(read(issued));
+      for (let k = 0; k < groups.rows.length; k++) {
+        const history = await inFlight.shift()!;
+        if (issued < groups.rows.length) inFlight.push(read(issued++));
+        const fitted: FittedSeries[] = history.map((h) => ({ checkId: h.checkId, resource: h.resource, window: fitTrendWindow(h.observations, nowMs, resolved, scratch) }));
+        for (let i = 0; i < fitted.length; i += FITS_PER_INSERT) await this.insertFits(client, windowId, fitted.slice(i, i + FITS_PER_INSERT));
+        series += fitted.length;
+      }
+    } finally {
+      await Promise.all(helpers.map((h) => h.query('COMMIT').then(() => h.release(), (e: Error) => h.release(e))));
     }
     const done = await client.query<WindowRow>(`UPDATE quota_trend_windows SET series = $2 WHERE id = $1 RETURNING ${WINDOW_COLUMNS}`, [windowId, series]);
     await client.query('DELETE FROM quota_trend_windows WHERE id <> $1', [windowId]);
     return { window: windowOfRow(done.rows[0]!), created: true };
+  }
+
+  /**
+   * Connections of the pool reading in the snapshot of `client`'s transaction (`pg_export_snapshot`, then `SET
+   * TRANSACTION SNAPSHOT` in a REPEATABLE READ, READ ONLY transaction of each), so every group of a refresh is read
+   * as of one moment whichever connection reads it. At most `readers - 1`, and only while the pool has a connection
+   * to spare (idle, or room to open one): a refresh never waits for a connection another caller holds. The caller
+   * ends their transactions and releases them.
+   * @param client the refresh's connection, inside its REPEATABLE READ transaction
+   */
+  private async readerClients(client: PoolClient): Promise<PoolClient[]> {
+    const out: PoolClient[] = [];
+    if (this.readers <= 1) return out;
+    const exported = await client.query<{ id: string }>('SELECT pg_export_snapshot() AS id');
+    const id = exported.rows[0]!.id;
+    // A snapshot id is hex words and dashes (e.g. 00000003-0000001B-1): checked, as SET TRANSACTION SNAPSHOT takes
+    // no bind parameter.
+    if (!/^[0-9A-Fa-f-]+$/.test(id)) return out;
+    while (out.length < this.readers - 1 && this.pool.waitingCount === 0 && (this.pool.idleCount > 0 || this.pool.totalCount < this.poolMax)) {
+      const helper = await this.pool.connect();
+      try {
+        await helper.query('BEGIN ISOLATION LEVEL REPEATABLE READ READ ONLY');
+        await helper.query(`SET TRANSACTION SNAPSHOT '${id}'`);
+        out.push(helper);
+      } catch {
+        // Reading on fewer connections is only slower.
+        await helper.query('ROLLBACK').catch(() => undefined);
+        helper.release();
+        break;
+      }
+    }
+    return out;
   }
 
   private async insertFits(client: PoolClient, windowId: string, fitted: readonly FittedSeries[]): Promise<void> {

@@ -98,6 +98,7 @@ export class Store {
     private readonly migrationsDir: string | undefined,
     tokenHashKey: string | undefined,
     chunkedLanes: number,
+    poolMax: number,
   ) {
     const latest = () => this.scans.latestSucceededId();
     this.findings = new FindingRepository(pool, latest);
@@ -106,7 +107,8 @@ export class Store {
     this.snapshots = new ScanSnapshotRepository(pool, chunkedLanes > 0);
     this.generations = new ReadGenerations(pool);
     this.graph = new FleetGraphRepository(pool, this.generations);
-    this.quotaTrends = new QuotaTrendRepository(pool, this.quotaUsage);
+    // A trend refresh reads its samples on as many connections as a store has COPY lanes (none on embedded PGlite).
+    this.quotaTrends = new QuotaTrendRepository(pool, this.quotaUsage, Math.max(1, chunkedLanes), poolMax);
     const chunked = chunkedLanes > 0 ? new ChunkedScanStore(pool, this.snapshots, chunkedLanes) : undefined;
     this.scans = new ScanRepository(pool, this.findings, this.quotaUsage, this.snapshots, this.graph, this.quotaTrends, chunked);
     this.scanTargets = new ScanTargetRepository(pool);
@@ -140,7 +142,7 @@ export class Store {
     const poolMax = opts.poolMax ?? 10;
     // Two COPY lanes: one PostgreSQL backend parses while the other writes (two cores); never more than the pool.
     const lanes = (opts.chunkedStore ?? poolMax > 1) ? Math.min(2, poolMax) : 0;
-    const store = new Store(pool, opts.migrationsDir, opts.tokenHashKey, lanes);
+    const store = new Store(pool, opts.migrationsDir, opts.tokenHashKey, lanes, poolMax);
     try {
       await store.ping();
       if (opts.migrate) await store.migrate();
