@@ -223,9 +223,8 @@ export class QuotaTrendRepository {
         await helper.query(`SET TRANSACTION SNAPSHOT '${id}'`);
         out.push(helper);
       } catch {
-        // Reading on fewer connections is only slower.
-        await helper.query('ROLLBACK').catch(() => undefined);
-        helper.release();
+        // Reading on fewer connections is only slower. The connection is closed, not returned: its state is unknown.
+        helper.release(true);
         break;
       }
     }
