@@ -223,6 +223,9 @@ describe('Store (PostgreSQL)', () => {
         observations: [{ at: at(1).getTime(), used: 3, limit: 50 }],
       },
     ]);
+    // One of the two series has samples in two clusters and in none; the listener quota's name none at all.
+    expect((await store.quotaUsage.historyWithClusterMix(window)).mixedClusterSeries).toBe(1);
+    expect((await store.quotaUsage.historyWithClusterMix({ ...window, since: at(2) })).mixedClusterSeries).toBe(0);
     // The window's bounds are inclusive; a narrower window or another check reads fewer samples.
     const narrow = await store.quotaUsage.history({ ...window, since: at(1), checkId: 'CLB_BACKEND_QUOTA' });
     expect(narrow.map((h) => h.observations.map((o) => o.used))).toEqual([[20, 30]]);

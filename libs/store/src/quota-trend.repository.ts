@@ -1,7 +1,7 @@
 import type { Pool, PoolClient } from 'pg';
 import type { ResourceKind } from '@app/domain';
 import { DEFAULT_TREND_SETTINGS, fitTrendWindow, resolveTrendSettings, TheilSenScratch, type FittedSeries, type TrendFit } from '@app/forecast';
-import type { QuotaHistorySeries, QuotaUsageRepository } from './quota-usage.repository';
+import type { QuotaUsageRepository } from './quota-usage.repository';
 import { WhereBuilder } from './sql.util';
 import { withTransaction } from './transaction.util';
 
@@ -146,18 +146,10 @@ export class QuotaTrendRepository {
       resolved.intervalCoverage,
     ]);
     if (kept.rows[0]) return { window: windowOfRow(kept.rows[0]), created: false };
-    const mixed = await client.query<{ n: number }>(
-      `SELECT count(*)::int AS n FROM (
-         SELECT 1 FROM quota_usage q JOIN scans s ON s.id = q.scan_id
-          WHERE s.status = 'succeeded' AND s.started_at >= $1 AND s.started_at <= $2
-          GROUP BY q.check_id, q.account_id, q.region_id, q.resource_kind, q.resource_id
-         HAVING count(DISTINCT q.cluster_id) > 1 OR (count(DISTINCT q.cluster_id) = 1 AND bool_or(q.cluster_id IS NULL))) x`,
-      [since, now],
-    );
     const inserted = await client.query<{ id: string }>(
       `INSERT INTO quota_trend_windows (scans_key, since, until, interval_coverage, scan_count, series, mixed_cluster_series)
-       VALUES ($1, $2, $3, $4, $5, 0, $6) RETURNING id::text AS id`,
-      [key.key, since, now, resolved.intervalCoverage, key.scans, mixed.rows[0]!.n],
+       VALUES ($1, $2, $3, $4, $5, 0, 0) RETURNING id::text AS id`,
+      [key.key, since, now, resolved.intervalCoverage, key.scans],
     );
     const windowId = inserted.rows[0]!.id;
     // One (check, account, region) group at a time: the groups of the window, then each group's samples.
@@ -167,6 +159,7 @@ export class QuotaTrendRepository {
       [since, now],
     );
     let series = 0;
+    let mixedClusterSeries = 0;
     const nowMs = now.getTime();
     const scratch = new TheilSenScratch(); // one work space for every fit of this window
     const helpers = groups.rows.length > 1 ? await this.readerClients(client) : [];
@@ -174,7 +167,7 @@ export class QuotaTrendRepository {
       const readers = [client, ...helpers];
       const read = (k: number) => {
         const g = groups.rows[k]!;
-        const pending = this.quotaUsage.history({ since, until: now, checkId: g.check_id, accountId: g.account_id, regionId: g.region_id }, readers[k % readers.length]);
+        const pending = this.quotaUsage.historyWithClusterMix({ since, until: now, checkId: g.check_id, accountId: g.account_id, regionId: g.region_id }, readers[k % readers.length]);
         // Awaited in its turn; a failure before then (the transaction already failing) must not go unhandled.
         pending.catch(() => undefined);
         return pending;
@@ -182,11 +175,12 @@ export class QuotaTrendRepository {
       // The refresh is mostly PostgreSQL reading samples (bench:trend-refresh): each reader has one group's read in
       // flight while this process fits and inserts the group before, so PostgreSQL reads on as many backends as
       // there are readers, and while the fits are computed. Groups are fitted and inserted in order, on `client`.
-      const inFlight: Promise<QuotaHistorySeries[]>[] = [];
+      const inFlight: ReturnType<typeof read>[] = [];
       let issued = 0;
       for (; issued < Math.min(readers.length, groups.rows.length); issued++) inFlight.push(read(issued));
       for (let k = 0; k < groups.rows.length; k++) {
-        const history = await inFlight.shift()!;
+        const { series: history, mixedClusterSeries: mixed } = await inFlight.shift()!;
+        mixedClusterSeries += mixed;
         if (issued < groups.rows.length) inFlight.push(read(issued++));
         const fitted: FittedSeries[] = history.map((h) => ({ checkId: h.checkId, resource: h.resource, window: fitTrendWindow(h.observations, nowMs, resolved, scratch) }));
         for (let i = 0; i < fitted.length; i += FITS_PER_INSERT) await this.insertFits(client, windowId, fitted.slice(i, i + FITS_PER_INSERT));
@@ -195,7 +189,11 @@ export class QuotaTrendRepository {
     } finally {
       await Promise.all(helpers.map((h) => h.query('COMMIT').then(() => h.release(), (e: Error) => h.release(e))));
     }
-    const done = await client.query<WindowRow>(`UPDATE quota_trend_windows SET series = $2 WHERE id = $1 RETURNING ${WINDOW_COLUMNS}`, [windowId, series]);
+    const done = await client.query<WindowRow>(`UPDATE quota_trend_windows SET series = $2, mixed_cluster_series = $3 WHERE id = $1 RETURNING ${WINDOW_COLUMNS}`, [
+      windowId,
+      series,
+      mixedClusterSeries,
+    ]);
     await client.query('DELETE FROM quota_trend_windows WHERE id <> $1', [windowId]);
     return { window: windowOfRow(done.rows[0]!), created: true };
   }

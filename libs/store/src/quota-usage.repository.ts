@@ -223,6 +223,15 @@ export class QuotaUsageRepository {
    * @param db where to read (default the pool; QuotaTrendRepository reads in its transaction's snapshot)
    */
   async history(query: QuotaHistoryQuery, db: Pool | PoolClient = this.pool): Promise<QuotaHistorySeries[]> {
+    return (await this.historyWithClusterMix(query, db)).series;
+  }
+
+  /**
+   * `history`, and how many of its series have samples in more than one cluster, or in a cluster and in none (a
+   * trend refresh records that count: `QuotaTrendRepository`, `mixedClusterSeries`), from the same read.
+   * @param db where to read (default the pool)
+   */
+  async historyWithClusterMix(query: QuotaHistoryQuery, db: Pool | PoolClient = this.pool): Promise<{ series: QuotaHistorySeries[]; mixedClusterSeries: number }> {
     const w = new WhereBuilder();
     const since = w.param(query.since);
     const until = w.param(query.until);
@@ -249,12 +258,14 @@ export class QuotaUsageRepository {
       at: number[];
       used: number[];
       limits: number[];
+      mixed: boolean;
     }>(
       `SELECT q.check_id, q.account_id, q.region_id, q.resource_kind, q.resource_id,
               (array_agg(q.cluster_id ORDER BY s.started_at DESC, s.id DESC) FILTER (WHERE q.cluster_id IS NOT NULL))[1] AS cluster_id,
               array_agg(floor(extract(epoch FROM s.started_at) * 1000)::float8 ORDER BY s.started_at, s.id) AS at,
               array_agg(q.used::float8 ORDER BY s.started_at, s.id) AS used,
-              array_agg(q."limit"::float8 ORDER BY s.started_at, s.id) AS limits
+              array_agg(q."limit"::float8 ORDER BY s.started_at, s.id) AS limits,
+              (min(q.cluster_id) <> max(q.cluster_id) OR (count(q.cluster_id) > 0 AND count(q.cluster_id) < count(*))) AS mixed
          FROM quota_usage q JOIN scans s ON s.id = q.scan_id
         ${w.sql()}
         GROUP BY q.check_id, q.account_id, q.region_id, q.resource_kind, q.resource_id
@@ -262,8 +273,10 @@ export class QuotaUsageRepository {
       w.params,
     );
     const out: QuotaHistorySeries[] = new Array(rows.length);
+    let mixedClusterSeries = 0;
     for (let k = 0; k < rows.length; k++) {
       const r = rows[k]!;
+      if (r.mixed) mixedClusterSeries += 1;
       const observations = new Array<{ at: number; used: number; limit: number }>(r.at.length);
       for (let i = 0; i < r.at.length; i++) observations[i] = { at: r.at[i]!, used: r.used[i]!, limit: r.limits[i]! };
       out[k] = {
@@ -272,7 +285,7 @@ export class QuotaUsageRepository {
         observations,
       };
     }
-    return out;
+    return { series: out, mixedClusterSeries };
   }
 }
 
