@@ -236,4 +236,23 @@ describe('quota trend fits (integration)', () => {
       await c.end();
     }
   });
+  it('writes the same fits with COPY (a PostgreSQL server) and with INSERTs (the one-connection embedded path)', async () => {
+    const c = new pg.Client({ connectionString: db.url });
+    await c.connect();
+    const single = await Store.open({ connectionString: db.url, poolMax: 1 });
+    try {
+      const fitsAfter = async (s: Store) => {
+        await c.query('DELETE FROM quota_trend_windows');
+        await s.quotaTrends.refresh(NOW);
+        const { rows } = await c.query('SELECT * FROM quota_trend_fits ORDER BY check_id, account_id, region_id, resource_kind, resource_id');
+        return rows.map(({ window_id: _w, ...rest }: Record<string, unknown>) => rest);
+      };
+      const copied = await fitsAfter(store);
+      expect(copied.length).toBeGreaterThan(10);
+      expect(await fitsAfter(single)).toEqual(copied);
+    } finally {
+      await single.close();
+      await c.end();
+    }
+  });
 });

@@ -4,6 +4,8 @@ import { DEFAULT_TREND_SETTINGS, fitTrendWindow, resolveTrendSettings, TheilSenS
 import type { QuotaUsageRepository } from './quota-usage.repository';
 import { WhereBuilder } from './sql.util';
 import { withTransaction } from './transaction.util';
+import { copyBuffer, copyField, copyIn } from './copy.util';
+import type { ColumnKind } from './bulk-insert.util';
 
 const DAY_MS = 86_400_000;
 
@@ -82,6 +84,9 @@ const FIT_COLUMNS: readonly (readonly [column: string, type: string, value: (s: 
   ['residual_high', 'float8', (s) => s.window.fit?.residualHigh ?? null],
 ];
 
+/** How `copyField` writes each array type of FIT_COLUMNS as a COPY text field (numbers as `String` does). */
+const COPY_KINDS: Readonly<Record<string, ColumnKind>> = { text: 'text', int4: 'integer', float8: 'numeric', bool: 'boolean' };
+
 /** The succeeded scans a quota history read in `[$1, $2]` covers (QuotaUsageRepository.history's scan condition). */
 const WINDOW_SCANS = "FROM scans s WHERE s.status = 'succeeded' AND s.started_at >= $1 AND s.started_at <= $2";
 
@@ -99,12 +104,15 @@ export class QuotaTrendRepository {
    * @param readers connections reading a refresh's samples at once (the refresh's own and, above 1, connections of
    *   the pool in the same snapshot: `readerClients`); 1 for a pool of one connection (embedded PGlite)
    * @param poolMax the pool's size: a reader is added only while the pool has a connection to spare
+   * @param copy write fits with `COPY ... FROM STDIN` (a PostgreSQL server); false: `INSERT ... SELECT unnest(...)`
+   *   (embedded PGlite, as the store's other COPY paths)
    */
   constructor(
     private readonly pool: Pool,
     private readonly quotaUsage: QuotaUsageRepository,
     private readonly readers: number = 1,
     private readonly poolMax: number = 1,
+    private readonly copy: boolean = false,
   ) {}
 
   /**
@@ -162,6 +170,7 @@ export class QuotaTrendRepository {
     let mixedClusterSeries = 0;
     const nowMs = now.getTime();
     const scratch = new TheilSenScratch(); // one work space for every fit of this window
+    const buffer = this.copy ? copyBuffer() : undefined; // one COPY buffer for every insert of this window
     const helpers = groups.rows.length > 1 ? await this.readerClients(client) : [];
     try {
       const readers = [client, ...helpers];
@@ -183,7 +192,7 @@ export class QuotaTrendRepository {
         mixedClusterSeries += mixed;
         if (issued < groups.rows.length) inFlight.push(read(issued++));
         const fitted: FittedSeries[] = history.map((h) => ({ checkId: h.checkId, resource: h.resource, window: fitTrendWindow(h.observations, nowMs, resolved, scratch) }));
-        for (let i = 0; i < fitted.length; i += FITS_PER_INSERT) await this.insertFits(client, windowId, fitted.slice(i, i + FITS_PER_INSERT));
+        for (let i = 0; i < fitted.length; i += FITS_PER_INSERT) await this.insertFits(client, windowId, fitted.slice(i, i + FITS_PER_INSERT), buffer);
         series += fitted.length;
       }
     } finally {
@@ -229,7 +238,27 @@ export class QuotaTrendRepository {
     return out;
   }
 
-  private async insertFits(client: PoolClient, windowId: string, fitted: readonly FittedSeries[]): Promise<void> {
+  /**
+   * Write `fitted` as rows of window `windowId`: with COPY into `buffer` when given (a PostgreSQL server: about half
+   * the server's time of the INSERT's array parameters, bench:trend-refresh), else one INSERT of unnested arrays.
+   */
+  private async insertFits(client: PoolClient, windowId: string, fitted: readonly FittedSeries[], buffer?: Buffer): Promise<void> {
+    if (buffer) {
+      await copyIn(
+        client,
+        `COPY quota_trend_fits (window_id, ${FIT_COLUMNS.map(([c]) => c).join(', ')}) FROM STDIN`,
+        async (out) => {
+          for (const f of fitted) {
+            let line = windowId;
+            for (const [, type, value] of FIT_COLUMNS) line += `\t${copyField(COPY_KINDS[type]!, value(f))}`;
+            const pending = out.write(`${line}\n`);
+            if (pending) await pending;
+          }
+        },
+        buffer,
+      );
+      return;
+    }
     const arrays = FIT_COLUMNS.map(([, , value]) => fitted.map(value));
     await client.query(
       `INSERT INTO quota_trend_fits (window_id, ${FIT_COLUMNS.map(([c]) => c).join(', ')})

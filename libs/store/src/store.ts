@@ -107,8 +107,9 @@ export class Store {
     this.snapshots = new ScanSnapshotRepository(pool, chunkedLanes > 0);
     this.generations = new ReadGenerations(pool);
     this.graph = new FleetGraphRepository(pool, this.generations);
-    // A trend refresh reads its samples on as many connections as a store has COPY lanes (none on embedded PGlite).
-    this.quotaTrends = new QuotaTrendRepository(pool, this.quotaUsage, Math.max(1, chunkedLanes), poolMax);
+    // A trend refresh reads its samples on as many connections as a store has COPY lanes, and writes its fits with
+    // COPY (embedded PGlite: one connection, INSERTs).
+    this.quotaTrends = new QuotaTrendRepository(pool, this.quotaUsage, Math.max(1, chunkedLanes), poolMax, chunkedLanes > 0);
     const chunked = chunkedLanes > 0 ? new ChunkedScanStore(pool, this.snapshots, chunkedLanes) : undefined;
     this.scans = new ScanRepository(pool, this.findings, this.quotaUsage, this.snapshots, this.graph, this.quotaTrends, chunked);
     this.scanTargets = new ScanTargetRepository(pool);
