@@ -100,9 +100,12 @@ function copyTextArray(v: readonly string[]): string {
   return `${s}}`;
 }
 
-/** One row as a COPY text line (with its newline): `scan_id`, then the columns in order. */
-export function copyLine<T>(columns: ColumnSpec<T>, scanId: string, row: T): string {
-  let line = scanId;
+/**
+ * One row as a COPY text line (with its newline): `lead`, the row's first column as COPY text (its `scan_id`, or a
+ * trend fit's `window_id`), then the columns in order.
+ */
+export function copyLine<T>(columns: ColumnSpec<T>, lead: string, row: T): string {
+  let line = lead;
   for (const [, kind, value] of columns) line += `\t${copyField(kind, value(row))}`;
   return `${line}\n`;
 }

@@ -4,8 +4,8 @@ import { DEFAULT_TREND_SETTINGS, fitTrendWindow, resolveTrendSettings, TheilSenS
 import type { QuotaUsageRepository } from './quota-usage.repository';
 import { WhereBuilder } from './sql.util';
 import { withTransaction } from './transaction.util';
-import { copyBuffer, copyField, copyIn } from './copy.util';
-import type { ColumnKind } from './bulk-insert.util';
+import { copyBuffer, copyIn, copyLine } from './copy.util';
+import type { ColumnKind, ColumnSpec } from './bulk-insert.util';
 
 const DAY_MS = 86_400_000;
 
@@ -84,8 +84,11 @@ const FIT_COLUMNS: readonly (readonly [column: string, type: string, value: (s: 
   ['residual_high', 'float8', (s) => s.window.fit?.residualHigh ?? null],
 ];
 
-/** How `copyField` writes each array type of FIT_COLUMNS as a COPY text field (numbers as `String` does). */
+/** How COPY writes each array type of FIT_COLUMNS as a text field (numbers as `String` does: copy.util.ts). */
 const COPY_KINDS: Readonly<Record<string, ColumnKind>> = { text: 'text', int4: 'integer', float8: 'numeric', bool: 'boolean' };
+
+/** FIT_COLUMNS as COPY writes them after `window_id` (copy.util.ts `copyLine`). */
+const FIT_COPY_COLUMNS: ColumnSpec<FittedSeries> = FIT_COLUMNS.map(([column, type, value]) => [column, COPY_KINDS[type]!, value] as const);
 
 /** The succeeded scans a quota history read in `[$1, $2]` covers (QuotaUsageRepository.history's scan condition). */
 const WINDOW_SCANS = "FROM scans s WHERE s.status = 'succeeded' AND s.started_at >= $1 AND s.started_at <= $2";
@@ -250,9 +253,7 @@ export class QuotaTrendRepository {
         `COPY quota_trend_fits (window_id, ${FIT_COLUMNS.map(([c]) => c).join(', ')}) FROM STDIN`,
         async (out) => {
           for (const f of fitted) {
-            let line = windowId;
-            for (const [, type, value] of FIT_COLUMNS) line += `\t${copyField(COPY_KINDS[type]!, value(f))}`;
-            const pending = out.write(`${line}\n`);
+            const pending = out.write(copyLine(FIT_COPY_COLUMNS, windowId, f));
             if (pending) await pending;
           }
         },

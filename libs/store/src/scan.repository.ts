@@ -59,27 +59,27 @@ interface ScanRow extends ScanListRow {
   settings: Record<string, unknown>;
 }
 
-const BASE_LIST_COLUMNS = 'id, status, source, fleet_name, started_at, finished_at, error, summary';
-/**
- * `processing_started_at` read through the row's JSON, so a write's RETURNING also works on a database whose schema
- * predates migration 1798400000000 (NULL there: the duration falls back to `started_at`). For the one row a write
- * returns only: it converts the whole row, coverage and skipped results included (megabytes at 5,000 clusters).
- */
-const processingFromJson = (row: string) => `(to_jsonb(${row}) ->> 'processing_started_at') AS processing_started_at`;
-const ALL_COLUMNS = `${BASE_LIST_COLUMNS}, ${processingFromJson('scans')}, coverage, skipped, settings`;
+const BASE_LIST_COLUMNS = ['id', 'status', 'source', 'fleet_name', 'started_at', 'finished_at', 'error', 'summary'];
 
 /**
- * `processing_started_at` of the scans row `row` (alias or table name) for reads: the column where the schema has
- * it (migration 1798400000000), NULL before.
+ * `processing_started_at` of the scans row `row` (alias or table name): the column where the schema has it
+ * (migration 1798400000000), NULL before (the duration then falls back to `started_at`). Named, not read through
+ * `to_jsonb` of the row, which would convert the whole row, coverage and skipped results included (megabytes at
+ * 5,000 clusters).
  * @param hasColumn whether `scans.processing_started_at` exists (`ScanRepository.processingProbe`)
  */
 function processingColumn(row: string, hasColumn: boolean): string {
   return hasColumn ? `${row}.processing_started_at` : 'NULL::timestamptz AS processing_started_at';
 }
 
-/** The list columns of a read of `scans` (see `processingColumn`). */
-function listColumns(hasProcessing: boolean): string {
-  return `${BASE_LIST_COLUMNS}, ${processingColumn('scans', hasProcessing)}`;
+/** The list columns of the scans row `row` (alias or table name; see `processingColumn`). */
+function listColumns(row: string, hasProcessing: boolean): string {
+  return `${BASE_LIST_COLUMNS.map((c) => `${row}.${c}`).join(', ')}, ${processingColumn(row, hasProcessing)}`;
+}
+
+/** Every column a StoredScan reads of the scans row `row`. */
+function allColumns(row: string, hasProcessing: boolean): string {
+  return `${listColumns(row, hasProcessing)}, ${row}.coverage, ${row}.skipped, ${row}.settings`;
 }
 
 /** What a principal scoped to some accounts reads instead of a failed scan's reason (it may name other accounts). */
@@ -162,6 +162,11 @@ export class ScanRepository {
   /** Whether `scans.processing_started_at` exists (migration 1798400000000). */
   private readonly processingProbe: ColumnProbe;
 
+  /** Every column a StoredScan reads of `scans`, for this database's schema (`allColumns`). */
+  private async scanColumns(db: Pool | PoolClient): Promise<string> {
+    return allColumns('scans', await this.processingProbe.exists(db));
+  }
+
   /**
    * Create a running scan. Idempotent for a caller-chosen `id`: the existing scan is returned.
    * @throws StoreError INVALID_ARGUMENT when `id` is not a uuid
@@ -173,7 +178,7 @@ export class ScanRepository {
       `INSERT INTO scans (id, status, source, fleet_name, started_at, settings, heartbeat_at)
        VALUES ($1, 'running', $2, $3, $4, $5::jsonb, CASE WHEN $2 = 'distributed' THEN NULL ELSE now() END)
        ON CONFLICT (id) DO NOTHING
-       RETURNING ${ALL_COLUMNS}`,
+       RETURNING ${await this.scanColumns(this.pool)}`,
       [id, input.source, storableText(input.fleetName), input.startedAt ?? new Date(), storableJson(input.settings ?? {})],
     );
     // The column's default (now()) is the processing start; a caller that created the row late gives the real one.
@@ -281,7 +286,7 @@ export class ScanRepository {
         if (scan.status === 'failed') throw new StoreError('CONFLICT', `scan ${id} already failed; it cannot be completed`);
         await chunked.replaceAll(client, id, rows);
         await this.findings.recordSightings(client, id, toDate(scan.started_at), null);
-        return markSucceeded(client, id, { ...input, summary });
+        return markSucceeded(client, id, { ...input, summary }, await this.scanColumns(client));
       });
     }
     await chunked.stage(id, attempt, rows, input.onChunk);
@@ -294,7 +299,7 @@ export class ScanRepository {
         throw new StoreError('CONFLICT', `scan ${id} is no longer stored by this attempt`);
       }
       await this.findings.recordSightings(client, id, toDate(scan.started_at), null);
-      const done = await markSucceeded(client, id, { ...input, summary });
+      const done = await markSucceeded(client, id, { ...input, summary }, await this.scanColumns(client));
       await chunked.release(client, id);
       return done;
     });
@@ -309,7 +314,7 @@ export class ScanRepository {
       await this.quotaUsage.replaceForScan(client, id, input.quotaUsage ?? []);
       if (input.snapshot) await this.snapshots?.replaceForScan(client, id, input.snapshot);
       if (input.graph) await this.graph?.replaceForScan(client, id, input.graph);
-      return markSucceeded(client, id, { ...input, summary });
+      return markSucceeded(client, id, { ...input, summary }, await this.scanColumns(client));
     });
   }
 
@@ -330,7 +335,7 @@ export class ScanRepository {
     const done = await withStoreRetry(`cannot complete scan ${id}`, () =>
       withTransaction(this.pool, async (client) => {
         const scan = await this.lockScan(client, id);
-        return scan.status === 'running' ? markSucceeded(client, id, input) : null;
+        return scan.status === 'running' ? markSucceeded(client, id, input, await this.scanColumns(client)) : null;
       }),
     );
     return done;
@@ -380,7 +385,7 @@ export class ScanRepository {
       const updated = await client.query<ScanRow>(
         `UPDATE scans SET status = 'failed', finished_at = COALESCE(finished_at, now()), error = $2
           WHERE id = $1
-      RETURNING ${ALL_COLUMNS}`,
+      RETURNING ${await this.scanColumns(client)}`,
         [id, storableText(error.slice(0, MAX_ERROR_LENGTH))],
       );
       return toStoredScan(updated.rows[0]);
@@ -464,7 +469,7 @@ export class ScanRepository {
     const params: unknown[] = [limit, offset];
     const hasProcessing = await this.processingProbe.exists();
     const rows = !isScoped(scope)
-      ? await this.pool.query<ScanListRow>(`SELECT ${listColumns(hasProcessing)} FROM scans ORDER BY started_at DESC, id DESC LIMIT $1 OFFSET $2`, params)
+      ? await this.pool.query<ScanListRow>(`SELECT ${listColumns('scans', hasProcessing)} FROM scans ORDER BY started_at DESC, id DESC LIMIT $1 OFFSET $2`, params)
       : await this.pool.query<ScanListRow>(
           `SELECT ${scopedColumns(scope, (v) => `$${params.push(v)}`, false, hasProcessing)} FROM scans s ORDER BY s.started_at DESC, s.id DESC LIMIT $1 OFFSET $2`,
           params,
@@ -488,7 +493,7 @@ export class ScanRepository {
     const { limit, backward, conditions, order } = pagingSql(keys, args, p);
     const hasProcessing = await this.processingProbe.exists();
     const columns = !isScoped(scope)
-      ? `${BASE_LIST_COLUMNS.split(', ').map((c) => `s.${c}`).join(', ')}, ${processingColumn('s', hasProcessing)}`
+      ? listColumns('s', hasProcessing)
       : scopedColumns(scope, p, false, hasProcessing);
     const rows = await this.pool.query<ScanListRow>(
       `SELECT ${columns} FROM scans s ${conditions.length ? `WHERE ${conditions.join(' AND ')}` : ''} ${order} LIMIT ${p(limit + 1)}`,
@@ -515,7 +520,7 @@ export class ScanRepository {
    */
   async succeededBetween(opts: { from?: Date; until?: Date; limit: number }): Promise<StoredScanListItem[]> {
     const rows = await this.pool.query<ScanListRow>(
-      `SELECT ${listColumns(await this.processingProbe.exists())} FROM scans WHERE status = 'succeeded'
+      `SELECT ${listColumns('scans', await this.processingProbe.exists())} FROM scans WHERE status = 'succeeded'
           AND ($1::timestamptz IS NULL OR started_at >= $1) AND ($2::timestamptz IS NULL OR started_at <= $2)
         ORDER BY started_at DESC, id DESC LIMIT $3`,
       [opts.from ?? null, opts.until ?? null, opts.limit],
@@ -526,7 +531,7 @@ export class ScanRepository {
   /** The scan that started last among those that ended (succeeded or failed), or null. */
   async latestFinished(): Promise<StoredScanListItem | null> {
     const rows = await this.pool.query<ScanRow>(
-      `SELECT ${listColumns(await this.processingProbe.exists())} FROM scans WHERE status IN ('succeeded', 'failed') ORDER BY started_at DESC, id DESC LIMIT 1`,
+      `SELECT ${listColumns('scans', await this.processingProbe.exists())} FROM scans WHERE status IN ('succeeded', 'failed') ORDER BY started_at DESC, id DESC LIMIT 1`,
     );
     return rows.rows[0] ? toStoredScanListItem(rows.rows[0]) : null;
   }
@@ -560,8 +565,7 @@ export class ScanRepository {
   }
 
   private async getRow(db: Pool | PoolClient, id: string): Promise<ScanRow | undefined> {
-    const columns = `${listColumns(await this.processingProbe.exists(db))}, coverage, skipped, settings`;
-    const rows = await db.query<ScanRow>(`SELECT ${columns} FROM scans WHERE id = $1`, [id]);
+    const rows = await db.query<ScanRow>(`SELECT ${await this.scanColumns(db)} FROM scans WHERE id = $1`, [id]);
     return rows.rows[0];
   }
 
@@ -577,18 +581,22 @@ export class ScanRepository {
   }
 }
 
-/** The UPDATE that marks a (locked) scan succeeded with its summary, coverage and skipped results. */
+/**
+ * The UPDATE that marks a (locked) scan succeeded with its summary, coverage and skipped results.
+ * @param columns what it returns (`ScanRepository.scanColumns`)
+ */
 async function markSucceeded(
   client: PoolClient,
   id: string,
   input: { finishedAt?: Date; summary: ScanSummary; coverage: readonly CoverageEntry[]; skipped?: readonly SkippedResult[] },
+  columns: string,
 ): Promise<StoredScan> {
   const updated = await client.query<ScanRow>(
     `UPDATE scans
         SET status = 'succeeded', finished_at = $2, error = NULL, summary = $3::jsonb, coverage = $4::jsonb,
             skipped = $5::jsonb
       WHERE id = $1
-  RETURNING ${ALL_COLUMNS}`,
+  RETURNING ${columns}`,
     [id, input.finishedAt ?? new Date(), storableJson(input.summary), storableJson(input.coverage), storableJson(input.skipped ?? [])],
   );
   return toStoredScan(updated.rows[0]);
