@@ -16,7 +16,8 @@
  * Prints one line per step and, last, one JSON object:
  * `{"bench":"trend-refresh","series":n,"steps":[{"scans","samples","seconds","cpuSeconds","samplesPerSecond","fits"}],"loadAvg1m"}`.
  * `seconds` is the wall time of `refresh` (one REPEATABLE READ transaction: the window's samples read group by
- * group, every series fitted, the fits inserted, the previous window deleted); `cpuSeconds` this process's CPU over
+ * group, every series fitted, the fits written into the window's own table and attached as a partition of
+ * `quota_trend_fits`, then the previous window's table detached and dropped); `cpuSeconds` this process's CPU over
  * it (reading the rows and the fits; the rest of the wall time is PostgreSQL's).
  */
 import { Client } from 'pg';

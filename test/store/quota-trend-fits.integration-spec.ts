@@ -236,6 +236,78 @@ describe('quota trend fits (integration)', () => {
       await c.end();
     }
   });
+  it("keeps each window's fits in a table of its own, indexed as the parent, and drops the tables of the windows it replaced", async () => {
+    const c = new pg.Client({ connectionString: db.url });
+    await c.connect();
+    /** The tables named as window tables, with whether each is a partition of quota_trend_fits and pending detach. */
+    const windowTables = async () =>
+      (
+        await c.query<{ name: string; attached: boolean; pending: boolean | null }>(
+          `SELECT c.relname AS name, i.inhrelid IS NOT NULL AS attached, i.inhdetachpending AS pending
+             FROM pg_class c LEFT JOIN pg_inherits i ON i.inhrelid = c.oid AND i.inhparent = 'quota_trend_fits'::regclass
+            WHERE c.relkind = 'r' AND c.relname LIKE 'quota_trend_fits_w%' ORDER BY c.relname`,
+        )
+      ).rows;
+    /** The parent index each index of `table` is attached to (none: not attached). */
+    const indexParents = async (table: string) =>
+      (
+        await c.query<{ parent: string | null }>(
+          `SELECT p.relname AS parent FROM pg_index x
+             LEFT JOIN pg_inherits i ON i.inhrelid = x.indexrelid LEFT JOIN pg_class p ON p.oid = i.inhparent
+            WHERE x.indrelid = $1::regclass ORDER BY 1`,
+          [table],
+        )
+      ).rows.map((r) => r.parent);
+    try {
+      const at = new Date(NOW.getTime() - HOUR / 4);
+      const scan = await store.scans.create({ source: 'offline', fleetName: 'prod', startedAt: at });
+      await store.scans.complete(scan.id, { findings: [], coverage: [makeCoverage()], quotaUsage: samples(82) });
+      const first = await store.quotaTrends.refresh(NOW);
+      expect(await windowTables()).toEqual([{ name: `quota_trend_fits_w${first.id}`, attached: true, pending: false }]);
+      expect(await indexParents(`quota_trend_fits_w${first.id}`)).toEqual(['quota_trend_fits_account_idx', 'quota_trend_fits_cluster_idx', 'quota_trend_fits_pkey']);
+      const rows = await c.query<{ n: string }>(`SELECT count(*) AS n FROM quota_trend_fits_w${first.id} WHERE window_id = $1`, [first.id]);
+      expect(Number(rows.rows[0]!.n)).toBe(first.series);
+      // The same scans again: the window is kept, no table made or dropped.
+      expect((await store.quotaTrends.refresh(NOW)).id).toBe(first.id);
+      expect((await windowTables()).map((t) => t.name)).toEqual([`quota_trend_fits_w${first.id}`]);
+
+      // What an interrupted cleanup leaves: a table detached but not dropped, and a partition whose concurrent detach
+      // stopped after its first transaction (a reader held the parent past the lock timeout).
+      await c.query('CREATE TABLE quota_trend_fits_w900000001 (LIKE quota_trend_fits INCLUDING DEFAULTS)');
+      await c.query('CREATE TABLE quota_trend_fits_w900000002 (LIKE quota_trend_fits INCLUDING DEFAULTS, CHECK (window_id = 900000002))');
+      await c.query('ALTER TABLE quota_trend_fits ATTACH PARTITION quota_trend_fits_w900000002 FOR VALUES IN (900000002)');
+      const reader = new pg.Client({ connectionString: db.url });
+      await reader.connect();
+      try {
+        await reader.query('BEGIN');
+        await reader.query('SELECT count(*) FROM quota_trend_fits');
+        await c.query("SET lock_timeout = '300ms'");
+        await expect(c.query('ALTER TABLE quota_trend_fits DETACH PARTITION quota_trend_fits_w900000002 CONCURRENTLY')).rejects.toThrow(/lock timeout/);
+        await c.query('RESET lock_timeout');
+      } finally {
+        await reader.query('COMMIT');
+        await reader.end();
+      }
+      expect(await windowTables()).toEqual([
+        { name: `quota_trend_fits_w${first.id}`, attached: true, pending: false },
+        { name: 'quota_trend_fits_w900000001', attached: false, pending: null },
+        { name: 'quota_trend_fits_w900000002', attached: true, pending: true },
+      ]);
+
+      // A new scan: the next refresh fits a new window, and every other window table goes.
+      const later = await store.scans.create({ source: 'offline', fleetName: 'prod', startedAt: new Date(at.getTime() + 60_000) });
+      await store.scans.complete(later.id, { findings: [], coverage: [makeCoverage()], quotaUsage: samples(83) });
+      const second = await store.quotaTrends.refresh(NOW);
+      expect(second.id).not.toBe(first.id);
+      expect(await windowTables()).toEqual([{ name: `quota_trend_fits_w${second.id}`, attached: true, pending: false }]);
+      expect((await c.query('SELECT id::text AS id FROM quota_trend_windows')).rows).toEqual([{ id: second.id }]);
+      expect(await trends({ now: NOW })).toEqual({ entries: await refit({ now: NOW }), fitted: true });
+      expect(await store.quotaTrends.dropReplacedWindows()).toEqual([]);
+    } finally {
+      await c.end();
+    }
+  });
+
   it('writes the same fits with COPY (a PostgreSQL server) and with INSERTs (the one-connection embedded path)', async () => {
     const c = new pg.Client({ connectionString: db.url });
     await c.connect();
