@@ -9,7 +9,8 @@ import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { trendsFromStore, trendsPageFromStore, type TrendsPaging, type TrendsRequest } from '@app/audit';
 import type { QuotaUsageSample } from '@app/domain';
 import { forecastTrends, type TrendEntry } from '@app/forecast';
-import { DEFAULT_RETENTION_POLICY, Store, StoreError } from '@app/store';
+import { DEFAULT_RETENTION_POLICY, QuotaTrendRepository, Store, StoreError } from '@app/store';
+import { trendRefreshThreadBuilt } from '../../libs/store/src/trend-refresh-thread';
 import { makeCoverage } from './finding.factory';
 import { createTestDatabase, type TestDatabase } from './test-database.util';
 
@@ -303,6 +304,44 @@ describe('quota trend fits (integration)', () => {
       expect((await c.query('SELECT id::text AS id FROM quota_trend_windows')).rows).toEqual([{ id: second.id }]);
       expect(await trends({ now: NOW })).toEqual({ entries: await refit({ now: NOW }), fitted: true });
       expect(await store.quotaTrends.dropReplacedWindows()).toEqual([]);
+    } finally {
+      await c.end();
+    }
+  });
+
+  it('refreshes after a scan on a thread of its own, with the same window and fits as here; its errors reach the caller', async () => {
+    expect(trendRefreshThreadBuilt()).toBe(true);
+    const c = new pg.Client({ connectionString: db.url });
+    await c.connect();
+    try {
+      const fitRows = async () =>
+        (await c.query('SELECT * FROM quota_trend_fits ORDER BY check_id, account_id, region_id, resource_kind, resource_id')).rows.map(
+          ({ window_id: _w, ...rest }: Record<string, unknown>) => rest,
+        );
+      await c.query('DELETE FROM quota_trend_windows');
+      const here = await store.quotaTrends.refresh(NOW);
+      const expected = await fitRows();
+      await c.query('DELETE FROM quota_trend_windows');
+      const inProcess = vi.spyOn(store.quotaTrends, 'refresh');
+      let threaded;
+      try {
+        threaded = await store.quotaTrends.refreshAfterScan(NOW);
+        expect(inProcess).not.toHaveBeenCalled();
+      } finally {
+        inProcess.mockRestore();
+      }
+      expect({ ...threaded, id: here.id }).toEqual(here);
+      expect(threaded.id).not.toBe(here.id);
+      expect(await fitRows()).toEqual(expected);
+      // The current window again: kept, answered from the thread without a new table.
+      expect((await store.quotaTrends.refreshAfterScan(NOW)).id).toBe(threaded.id);
+      const pool = new pg.Pool({ connectionString: db.url, max: 1 });
+      try {
+        const unreachable = new QuotaTrendRepository(pool, store.quotaUsage, 2, 2, true, 'postgres://postgres@127.0.0.1:1/none');
+        await expect(unreachable.refreshAfterScan(NOW)).rejects.toThrow(/ECONNREFUSED/);
+      } finally {
+        await pool.end();
+      }
     } finally {
       await c.end();
     }

@@ -6,6 +6,7 @@ import { WhereBuilder } from './sql.util';
 import { withTransaction } from './transaction.util';
 import { copyBuffer, copyIn, copyLine } from './copy.util';
 import type { ColumnKind, ColumnSpec } from './bulk-insert.util';
+import { defaultTrendRefreshEntry, refreshTrendsOnThread, trendRefreshThreadBuilt } from './trend-refresh-thread';
 
 const DAY_MS = 86_400_000;
 
@@ -130,6 +131,8 @@ export class QuotaTrendRepository {
    * @param poolMax the pool's size: a reader is added only while the pool has a connection to spare
    * @param copy write fits with `COPY ... FROM STDIN` (a PostgreSQL server); false: `INSERT ... SELECT unnest(...)`
    *   (embedded PGlite, where the store's other COPY paths are off too)
+   * @param connectionString the server's URL (with `copy`): `refreshAfterScan` then refreshes on a thread of its own
+   *   with connections of its own (`readers` of them). Never logged.
    */
   constructor(
     private readonly pool: Pool,
@@ -137,7 +140,22 @@ export class QuotaTrendRepository {
     private readonly readers: number = 1,
     private readonly poolMax: number = 1,
     private readonly copy: boolean = false,
+    private readonly connectionString?: string,
   ) {}
+
+  /**
+   * The refresh a scan runs after its store (`ScanRepository.refreshAfterStore`): `refresh` of the window ending `now`
+   * on a worker thread of its own (trend-refresh-thread.ts: its garbage is not collected beside the scan's heap), when
+   * the store is on a PostgreSQL server and the thread's entry is built; otherwise `refresh` here (embedded PGlite
+   * accepts one connection; TypeScript source without a build has no entry).
+   * @param entry the built thread entry (default `defaultTrendRefreshEntry()`)
+   * @returns the kept window
+   * @throws what `refresh` throws, or the thread's error when it could not start or crashed
+   */
+  async refreshAfterScan(now: Date, entry: string = defaultTrendRefreshEntry()): Promise<QuotaTrendWindow> {
+    if (this.connectionString === undefined || !this.copy || !trendRefreshThreadBuilt(entry)) return this.refresh(now);
+    return refreshTrendsOnThread({ connectionString: this.connectionString, readers: Math.max(1, this.readers), now: now.getTime() }, entry);
+  }
 
   /**
    * Fit every quota series over the default trend window ending at `now` (libs/forecast DEFAULT_TREND_SETTINGS:

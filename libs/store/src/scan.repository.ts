@@ -225,8 +225,9 @@ export class ScanRepository {
    * Statistics: finding pages keep using the scan's index instead of a hash join over every row planned from stale
    * counts, and the quota history reads (forecasts) theirs. ANALYZE samples a bounded number of pages
    * (300 x default_statistics_target rows; PostgreSQL docs "ANALYZE"), so its cost does not grow with the tables.
-   * Trend fits (QuotaTrendRepository.refresh): trends requests read one stored fit per series instead of refitting
-   * every sample; its cost grows with the samples of the window (every stored scan of the last `windowDays`).
+   * Trend fits (QuotaTrendRepository.refreshAfterScan: on a thread of its own on a PostgreSQL server): trends requests
+   * read one stored fit per series instead of refitting every sample; its cost grows with the samples of the window
+   * (every stored scan of the last `windowDays`).
    *
    * Best effort, never throws: until it ran (or when it failed), readers answer the same, from the samples (a trends
    * request whose window names other scans than the kept fits refits them: QuotaTrendRepository.windowFor) and with
@@ -235,7 +236,7 @@ export class ScanRepository {
    */
   async refreshAfterStore(now: Date = new Date()): Promise<void> {
     await this.pool.query('ANALYZE findings, finding_fingerprints, quota_usage').catch(() => undefined);
-    await this.trends?.refresh(now).catch(() => undefined);
+    await this.trends?.refreshAfterScan(now).catch(() => undefined);
   }
 
   /**

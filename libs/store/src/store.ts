@@ -99,6 +99,7 @@ export class Store {
     tokenHashKey: string | undefined,
     chunkedLanes: number,
     poolMax: number,
+    connectionString: string,
   ) {
     const latest = () => this.scans.latestSucceededId();
     this.findings = new FindingRepository(pool, latest);
@@ -108,8 +109,8 @@ export class Store {
     this.generations = new ReadGenerations(pool);
     this.graph = new FleetGraphRepository(pool, this.generations);
     // A trend refresh reads its samples on as many connections as a store has COPY lanes, and writes its fits with
-    // COPY (embedded PGlite: one connection, INSERTs).
-    this.quotaTrends = new QuotaTrendRepository(pool, this.quotaUsage, Math.max(1, chunkedLanes), poolMax, chunkedLanes > 0);
+    // COPY (embedded PGlite: one connection, INSERTs); after a scan, on a thread with connections of its own.
+    this.quotaTrends = new QuotaTrendRepository(pool, this.quotaUsage, Math.max(1, chunkedLanes), poolMax, chunkedLanes > 0, connectionString);
     const chunked = chunkedLanes > 0 ? new ChunkedScanStore(pool, this.snapshots, chunkedLanes) : undefined;
     this.scans = new ScanRepository(pool, this.findings, this.quotaUsage, this.snapshots, this.graph, this.quotaTrends, chunked);
     this.scanTargets = new ScanTargetRepository(pool);
@@ -143,7 +144,7 @@ export class Store {
     const poolMax = opts.poolMax ?? 10;
     // Two COPY lanes: one PostgreSQL backend parses while the other writes (two cores); never more than the pool.
     const lanes = (opts.chunkedStore ?? poolMax > 1) ? Math.min(2, poolMax) : 0;
-    const store = new Store(pool, opts.migrationsDir, opts.tokenHashKey, lanes, poolMax);
+    const store = new Store(pool, opts.migrationsDir, opts.tokenHashKey, lanes, poolMax, opts.connectionString);
     try {
       await store.ping();
       if (opts.migrate) await store.migrate();
