@@ -107,7 +107,7 @@ async function main(): Promise<void> {
     console.log(`stored the bench fleet (${clusters} clusters, ${backends} backend entries) in ${((Date.now() - t0) / 1000).toFixed(1)} s; target clusters ${names.join(', ')}`);
     const child: ChildProcess = fork(__filename, ['--serve'], {
       env: { ...process.env, NODE_ENV: 'production', BENCH_DB_URL: databaseUrl, BENCH_BOOTSTRAP: BOOTSTRAP, BENCH_HASH_KEY: HASH_KEY },
-      execArgv: ['--max-old-space-size=6144', '--max-semi-space-size=64', ...(process.env.BENCH_ADMISSION_CPU_PROF ? ['--cpu-prof', `--cpu-prof-dir=${process.env.BENCH_ADMISSION_CPU_PROF}`] : [])],
+      execArgv: ['--max-old-space-size=6144', '--max-semi-space-size=64', '--min-semi-space-size=64', ...(process.env.BENCH_ADMISSION_CPU_PROF ? ['--cpu-prof', `--cpu-prof-dir=${process.env.BENCH_ADMISSION_CPU_PROF}`] : [])],
       stdio: ['ignore', 'inherit', 'inherit', 'ipc'],
     });
     try {

@@ -32,7 +32,7 @@
  * random memory read; `probeAfter` is the same, taken after the runs. On the project's VMs the first was 3.3 s on a
  * day the 5,000-cluster analysis of the same code took 35-48 s wall, where it had taken 20-22 s the night before:
  * compare figures between runs with similar probes. `--per-check` adds each check's CPU time (one extra audit per check, after the timed run).
- * Each child runs with `--max-semi-space-size=64`, as the image does (Dockerfile ENTRYPOINT); BENCH_SEMI_SPACE_MB=0
+ * Each child runs with `--max-semi-space-size=64 --min-semi-space-size=64`, as the image does (Dockerfile ENTRYPOINT); BENCH_SEMI_SPACE_MB=0
  * gives V8's default young generation (16 MiB semi-spaces), BENCH_SEMI_SPACE_MB=N another size.
  *
  * Threads: `--threads N` (default `os.availableParallelism()`) runs each size also through the threaded analysis
@@ -242,7 +242,7 @@ async function runChild(services: number, shape: FleetShape, perCheck: boolean, 
     ];
     const child = fork(__filename, [...args, ...(perCheck ? ['--per-check'] : [])], {
       // The young generation the image runs with (Dockerfile ENTRYPOINT); BENCH_SEMI_SPACE_MB=0 measures V8's default.
-      execArgv: ['--max-old-space-size=8192', '--expose-gc', ...(SEMI_SPACE_MB > 0 ? [`--max-semi-space-size=${SEMI_SPACE_MB}`] : [])],
+      execArgv: ['--max-old-space-size=8192', '--expose-gc', ...(SEMI_SPACE_MB > 0 ? [`--max-semi-space-size=${SEMI_SPACE_MB}`, `--min-semi-space-size=${SEMI_SPACE_MB}`] : [])],
     });
     child.once('message', (m) => resolve(m as SizeResult));
     child.once('exit', (code) =>

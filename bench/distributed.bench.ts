@@ -4,7 +4,7 @@
  * 10, see `benchFleet`) through N worker
  * processes (`--workers N`, default 4), sharded (ANALYZE_SHARDS=true: one analyze-shard job per (account, region))
  * unless `--whole` (one analyze job holding the fleet). Each worker runs as the deployment runs it: node with
- * `--max-semi-space-size=64` (the image's ENTRYPOINT) and `--max-old-space-size=N` from `--worker-heap-mib N`
+ * `--max-semi-space-size=64 --min-semi-space-size=64` (the image's ENTRYPOINT) and `--max-old-space-size=N` from `--worker-heap-mib N`
  * (default 1200, the worker heap of the Helm chart, `worker.heapMiB`, and of docker-compose, `WORKER_NODE_OPTIONS`;
  * `--worker-heap-mib 0`: Node's own limit, under which V8 lets garbage of earlier shards grow the heap before it
  * collects: 1,300-2,035 MiB per worker at 5,000 clusters in 10 accounts, against 1,212-1,244 MiB capped).
@@ -134,7 +134,7 @@ interface Worker {
 
 /** Start one worker process and wait for its ready line. */
 async function startWorkerProcess(env: Record<string, string>): Promise<Worker> {
-  const child = spawn(process.execPath, [WORKER_MAIN], { env: { PATH: process.env.PATH ?? '', ...env }, stdio: ['ignore', 'pipe', 'pipe'] });
+  const child = spawn(process.execPath, ['--max-semi-space-size=64', '--min-semi-space-size=64', WORKER_MAIN], { env: { PATH: process.env.PATH ?? '', ...env }, stdio: ['ignore', 'pipe', 'pipe'] });
   let out = '';
   child.stdout?.on('data', (d: Buffer) => (out = (out + d.toString()).slice(-20_000)));
   child.stderr?.on('data', (d: Buffer) => (out = (out + d.toString()).slice(-20_000)));
@@ -235,9 +235,9 @@ async function main(): Promise<void> {
         REPORT_SCHEDULE: 'off',
         RETENTION_SCHEDULE: 'off',
         LOG_LEVEL: 'warn',
-        // As the image and the chart run a worker: 64 MiB semi-spaces, and the old-space cap the deployment sets next to
-        // the pod's memory limit (`--worker-heap-mib N`, 0: none).
-        NODE_OPTIONS: ['--max-semi-space-size=64', ...(heapMiB > 0 ? [`--max-old-space-size=${heapMiB}`] : [])].join(' '),
+        // The old-space cap the deployment sets next to the pod's memory limit (`--worker-heap-mib N`, 0: none); the
+        // image's 64 MiB semi-spaces are on the worker's command line (startWorkerProcess: NODE_OPTIONS refuses the minimum).
+        NODE_OPTIONS: heapMiB > 0 ? `--max-old-space-size=${heapMiB}` : '',
       };
       running.push(...(await Promise.all(Array.from({ length: workers }, () => startWorkerProcess(env)))));
       const queue = new BullScanJobQueue({ redisUrl: REDIS_URL, prefix });

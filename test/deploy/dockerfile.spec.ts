@@ -76,7 +76,7 @@ describe('Dockerfile (no Docker engine or hadolint here: structural checks)', ()
     // node, V8 sizing flags only (the young generation of the analysis, README "Large fleets"), then the launcher.
     expect(entry[0]).toBe('node');
     expect(entry.at(-1)).toBe(pkg.bin['fleet-audit']);
-    expect(entry.slice(1, -1)).toEqual(['--max-semi-space-size=64']);
+    expect(entry.slice(1, -1)).toEqual(['--max-semi-space-size=64', '--min-semi-space-size=64']);
     for (const c of runtime.instructions.filter((i) => i.op === 'COPY')) {
       const src = /--from=build\s+\/app\/(\S+)/.exec(c.args)?.[1];
       if (src && !['node_modules', 'dist'].includes(src)) expect(existsSync(join(ROOT, src)), `COPY of ${src}`).toBe(true);
