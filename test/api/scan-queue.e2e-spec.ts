@@ -137,6 +137,8 @@ describe('POST /v1/scans through the in-process scan queue (e2e)', { timeout: 30
     expect(s.summary?.findings).toBeGreaterThan(0);
     const findings = await request(app.getHttpServer()).get(`/v1/findings?scanId=${s.id}&limit=1000`).set(auth);
     expect(findings.body.total).toBe(ref.findings.length);
+    // The child exits after the statistics and trend fits that follow the store.
+    await eventually(async () => launcher.status().running === undefined, 60_000, 'the child to exit');
     expect(launcher.status()).toEqual({ waiting: [] });
   });
 

@@ -325,8 +325,11 @@ describe('quota trend fits (integration)', () => {
       const inProcess = vi.spyOn(store.quotaTrends, 'refresh');
       let threaded;
       try {
-        threaded = await store.quotaTrends.refreshAfterScan(NOW);
+        threaded = await store.quotaTrends.refreshAfterScan(NOW, { minSamples: 0 });
         expect(inProcess).not.toHaveBeenCalled();
+        // A few hundred samples (far below THREAD_MIN_SAMPLES): refreshed here, the window already kept.
+        expect((await store.quotaTrends.refreshAfterScan(NOW)).id).toBe(threaded.id);
+        expect(inProcess).toHaveBeenCalledTimes(1);
       } finally {
         inProcess.mockRestore();
       }
@@ -334,11 +337,11 @@ describe('quota trend fits (integration)', () => {
       expect(threaded.id).not.toBe(here.id);
       expect(await fitRows()).toEqual(expected);
       // The current window again: kept, answered from the thread without a new table.
-      expect((await store.quotaTrends.refreshAfterScan(NOW)).id).toBe(threaded.id);
+      expect((await store.quotaTrends.refreshAfterScan(NOW, { minSamples: 0 })).id).toBe(threaded.id);
       const pool = new pg.Pool({ connectionString: db.url, max: 1 });
       try {
         const unreachable = new QuotaTrendRepository(pool, store.quotaUsage, 2, 2, true, 'postgres://postgres@127.0.0.1:1/none');
-        await expect(unreachable.refreshAfterScan(NOW)).rejects.toThrow(/ECONNREFUSED/);
+        await expect(unreachable.refreshAfterScan(NOW, { minSamples: 0 })).rejects.toThrow(/ECONNREFUSED/);
       } finally {
         await pool.end();
       }

@@ -6,6 +6,7 @@ import { WhereBuilder } from './sql.util';
 import { withTransaction } from './transaction.util';
 import { copyBuffer, copyIn, copyLine } from './copy.util';
 import type { ColumnKind, ColumnSpec } from './bulk-insert.util';
+import type { QuotaTrendWindow } from './store.types';
 import { defaultTrendRefreshEntry, refreshTrendsOnThread, trendRefreshThreadBuilt } from './trend-refresh-thread';
 
 const DAY_MS = 86_400_000;
@@ -35,21 +36,17 @@ function windowTable(windowId: string): string {
  */
 const DETACH_LOCK_TIMEOUT_MS = 10_000;
 
+/**
+ * Least stored quota samples (count) for which `refreshAfterScan` starts a thread: about one 500-cluster scan's. Below
+ * it the refresh takes a second or less and the scan's heap is small, and a thread's start (loading the driver and
+ * this library again, a few hundred ms) would cost more than it saves.
+ */
+export const THREAD_MIN_SAMPLES = 100_000;
+
 /** SQLSTATEs after which a refresh is simply run again: serialization failure, deadlock (two scans completing at once). */
 const RETRIED_SQLSTATES = new Set(['40001', '40P01']);
 
-/** A fitted window: which scans it covers and how its fits may be used. */
-export interface QuotaTrendWindow {
-  id: string;
-  /** Digest of the succeeded scans started in the window (`QuotaTrendRepository.scansKey`). */
-  scansKey: string;
-  scanCount: number;
-  series: number;
-  /** Series whose samples name different clusters: a `clusterId` filter must refit while there are any. */
-  mixedClusterSeries: number;
-  /** The Sen interval coverage the fits were made with (libs/forecast TrendSettings.intervalCoverage). */
-  intervalCoverage: number;
-}
+export type { QuotaTrendWindow } from './store.types';
 
 /** Filters of `fits` (equality, as `QuotaUsageRepository.history` takes them). */
 export interface QuotaTrendFitFilter {
@@ -146,14 +143,21 @@ export class QuotaTrendRepository {
   /**
    * The refresh a scan runs after its store (`ScanRepository.refreshAfterStore`): `refresh` of the window ending `now`
    * on a worker thread of its own (trend-refresh-thread.ts: its garbage is not collected beside the scan's heap), when
-   * the store is on a PostgreSQL server and the thread's entry is built; otherwise `refresh` here (embedded PGlite
-   * accepts one connection; TypeScript source without a build has no entry).
-   * @param entry the built thread entry (default `defaultTrendRefreshEntry()`)
+   * the store is on a PostgreSQL server, the thread's entry is built and the stored samples are many enough to pay for
+   * starting it (`minSamples`); otherwise `refresh` here (embedded PGlite accepts one connection; TypeScript source
+   * without a build has no entry).
+   * @param opts.entry the built thread entry (default `defaultTrendRefreshEntry()`)
+   * @param opts.minSamples least stored quota samples (count; PostgreSQL's estimate, `pg_class.reltuples`, fresh after
+   *   the ANALYZE `refreshAfterStore` runs first) for a thread (default `THREAD_MIN_SAMPLES`)
    * @returns the kept window
    * @throws what `refresh` throws, or the thread's error when it could not start or crashed
    */
-  async refreshAfterScan(now: Date, entry: string = defaultTrendRefreshEntry()): Promise<QuotaTrendWindow> {
+  async refreshAfterScan(now: Date, opts: { entry?: string; minSamples?: number } = {}): Promise<QuotaTrendWindow> {
+    const entry = opts.entry ?? defaultTrendRefreshEntry();
     if (this.connectionString === undefined || !this.copy || !trendRefreshThreadBuilt(entry)) return this.refresh(now);
+    const { rows } = await this.pool.query<{ n: number }>(`SELECT reltuples::float8 AS n FROM pg_class WHERE oid = 'quota_usage'::regclass`);
+    // -1: never analysed (PostgreSQL 14 and later).
+    if (Math.max(0, rows[0]?.n ?? 0) < (opts.minSamples ?? THREAD_MIN_SAMPLES)) return this.refresh(now);
     return refreshTrendsOnThread({ connectionString: this.connectionString, readers: Math.max(1, this.readers), now: now.getTime() }, entry);
   }
 

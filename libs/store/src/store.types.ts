@@ -164,3 +164,16 @@ export interface FindingPage extends Omit<Page<StoredFinding>, 'total'> {
   /** Opaque cursor of the next page (same filters); null on the last page. */
   nextCursor: string | null;
 }
+
+/** A fitted window: which scans it covers and how its fits may be used. */
+export interface QuotaTrendWindow {
+  id: string;
+  /** Digest of the succeeded scans started in the window (`QuotaTrendRepository.scansKey`). */
+  scansKey: string;
+  scanCount: number;
+  series: number;
+  /** Series whose samples name different clusters: a `clusterId` filter must refit while there are any. */
+  mixedClusterSeries: number;
+  /** The Sen interval coverage the fits were made with (libs/forecast TrendSettings.intervalCoverage). */
+  intervalCoverage: number;
+}

@@ -13,7 +13,7 @@ import { existsSync } from 'node:fs';
 import { join } from 'node:path';
 import { Worker } from 'node:worker_threads';
 import { processEnvironment } from '@app/config';
-import type { QuotaTrendWindow } from './quota-trend.repository';
+import type { QuotaTrendWindow } from './store.types';
 
 /** What the refresh thread is given (structured clone). */
 export interface TrendRefreshTask {
