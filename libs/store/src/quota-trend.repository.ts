@@ -347,9 +347,9 @@ export class QuotaTrendRepository {
   }
 
   /**
-   * Write `fitted` as rows of window `windowId` into its table `table` (`windowTable`): with COPY into `buffer` when given (a PostgreSQL server; a refresh of
-   * 100,000 series over 2 scans took 2.84-2.91 s against 3.27-3.28 s with the INSERT, bench:trend-refresh), else one
-   * INSERT of unnested arrays.
+   * Write `fitted` as rows of window `windowId` into its table `table` (`windowTable`): with COPY into `buffer` when
+   * given (a PostgreSQL server; a refresh of 100,000 series over 2 scans took 2.84-2.91 s against 3.27-3.28 s with
+   * the INSERT, bench:trend-refresh), else one INSERT of unnested arrays.
    */
   private async insertFits(client: PoolClient, table: string, windowId: string, fitted: readonly FittedSeries[], buffer?: Buffer): Promise<void> {
     if (buffer) {
