@@ -31,7 +31,7 @@ import { Piscina } from 'piscina';
 import type { PartialAuditSettings } from '@app/checks';
 import type { FleetSnapshot } from '@app/domain';
 import { fleetAuditErrorKind } from '@app/errors';
-import { processEnvironment } from '@app/config';
+import { builtEntryPath } from '@app/config';
 import {
   HeadroomOptionError,
   ScenarioError,
@@ -126,9 +126,8 @@ export interface ForecastPoolStats {
  * runs; the test suite sets it to its `dist-test/apps/cli`), else the repository's `dist/apps/cli`.
  */
 export function defaultForecastWorkerEntry(distRoot?: string): string {
-  if (__filename.endsWith('.js') && distRoot === undefined) return join(__dirname, 'forecast-worker.js');
-  const root = distRoot ?? (processEnvironment().FLEET_AUDIT_DIST || join(__dirname, '..', '..', '..', 'dist', 'apps', 'cli'));
-  return join(root, 'libs', 'audit', 'src', 'forecast-worker.js');
+  const lib = join('libs', 'audit', 'src');
+  return distRoot === undefined ? builtEntryPath(__filename, lib, 'forecast-worker.js') : join(distRoot, lib, 'forecast-worker.js');
 }
 
 /** A computation handed to piscina: its budget, and why no thread will run it once that is known (`failStranded`). */

@@ -28,7 +28,7 @@ import { join } from 'node:path';
 import type * as PiscinaModule from 'piscina';
 import { CHECKS, compareResourceKeys, mergeSortedFindings, type PartialAuditSettings } from '@app/checks';
 import { FleetValidationError, fleetDirectoryShards } from '@app/collectors';
-import { processEnvironment } from '@app/config';
+import { builtEntryPath } from '@app/config';
 import { coverageKey, type CheckResult, type CoverageEntry, type Finding, type ResourceRef, type SkippedResult } from '@app/domain';
 import { fleetAuditErrorKind } from '@app/errors';
 import { sumShardSummaries } from './analyze-shard';
@@ -112,13 +112,10 @@ export class ShardAnalysisError extends fleetAuditErrorKind('ShardAnalysisError'
 
 /**
  * The built `threaded-audit-worker.js`: next to this module when it runs compiled; from TypeScript source (vitest),
- * under FLEET_AUDIT_DIST (the build bin/fleet-audit.js runs), else the repository's `dist/apps/cli`, as the forecast
- * pool finds its entry (forecast-pool.ts `defaultForecastWorkerEntry`).
+ * under FLEET_AUDIT_DIST (the build bin/fleet-audit.js runs), else the repository's `dist/apps/cli` (`builtEntryPath`).
  */
 export function defaultThreadedAuditEntry(): string {
-  if (__filename.endsWith('.js')) return join(__dirname, 'threaded-audit-worker.js');
-  const root = processEnvironment().FLEET_AUDIT_DIST || join(__dirname, '..', '..', '..', 'dist', 'apps', 'cli');
-  return join(root, 'libs', 'audit', 'src', 'threaded-audit-worker.js');
+  return builtEntryPath(__filename, join('libs', 'audit', 'src'), 'threaded-audit-worker.js');
 }
 
 /** Threads of a threaded analysis when none is asked: the cores this process may use. */

@@ -16,4 +16,5 @@ export {
 } from './env.declaration';
 export { ConfigError, loadConfig, parseEnvironment, redactConfig, SECRET_CONFIG_PATHS, type EnvValues, type FleetAuditConfig } from './config.loader';
 export { processEnvironment, type Environment } from './environment';
+export { builtEntryPath } from './build-entry';
 export { CONFIG_TABLE_BEGIN, CONFIG_TABLE_END, renderConfigTable, withConfigTable } from './config-docs';

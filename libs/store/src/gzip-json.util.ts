@@ -9,7 +9,7 @@ import { availableParallelism } from 'node:os';
 import { join } from 'node:path';
 import { gunzipSync, gzip } from 'node:zlib';
 import type * as PiscinaModule from 'piscina';
-import { processEnvironment } from '@app/config';
+import { builtEntryPath } from '@app/config';
 import { sanitizeText } from '@app/domain';
 import type { GzipSlabTask } from './gzip-slab-worker';
 
@@ -239,13 +239,10 @@ export const GZIP_CODEC: SlabCodec = {
 
 /**
  * The built `gzip-slab-worker.js`: next to this module when it runs compiled; from TypeScript source (vitest), under
- * FLEET_AUDIT_DIST (the build bin/fleet-audit.js runs), else the repository's `dist/apps/cli`, as the threaded
- * analysis finds its entry (libs/audit threaded-audit.ts `defaultThreadedAuditEntry`).
+ * FLEET_AUDIT_DIST (the build bin/fleet-audit.js runs), else the repository's `dist/apps/cli` (`builtEntryPath`).
  */
 export function defaultGzipSlabEntry(): string {
-  if (__filename.endsWith('.js')) return join(__dirname, 'gzip-slab-worker.js');
-  const root = processEnvironment().FLEET_AUDIT_DIST || join(__dirname, '..', '..', '..', 'dist', 'apps', 'cli');
-  return join(root, 'libs', 'store', 'src', 'gzip-slab-worker.js');
+  return builtEntryPath(__filename, join('libs', 'store', 'src'), 'gzip-slab-worker.js');
 }
 
 /** Threads a writer compresses on: the cores left beside the main thread, at least one, at most one per slab in flight but one. */

@@ -12,7 +12,7 @@
 import { existsSync } from 'node:fs';
 import { join } from 'node:path';
 import { Worker } from 'node:worker_threads';
-import { processEnvironment } from '@app/config';
+import { builtEntryPath } from '@app/config';
 import type { QuotaTrendWindow } from './store.types';
 
 /** What the refresh thread is given (structured clone). */
@@ -30,12 +30,10 @@ export type TrendRefreshAnswer = { window: QuotaTrendWindow } | { error: { messa
 
 /**
  * The built `trend-refresh-worker.js`: next to this module when it runs compiled; from TypeScript source (vitest), under
- * FLEET_AUDIT_DIST, else the repository's `dist/apps/cli` (as gzip-json.util.ts `defaultGzipSlabEntry`).
+ * FLEET_AUDIT_DIST, else the repository's `dist/apps/cli` (`builtEntryPath`).
  */
 export function defaultTrendRefreshEntry(): string {
-  if (__filename.endsWith('.js')) return join(__dirname, 'trend-refresh-worker.js');
-  const root = processEnvironment().FLEET_AUDIT_DIST || join(__dirname, '..', '..', '..', 'dist', 'apps', 'cli');
-  return join(root, 'libs', 'store', 'src', 'trend-refresh-worker.js');
+  return builtEntryPath(__filename, join('libs', 'store', 'src'), 'trend-refresh-worker.js');
 }
 
 /** Whether the refresh thread's entry is built at `entry` (TypeScript source without a build has none). */
