@@ -11,14 +11,13 @@ import {
   serviceTrafficPolicy,
   type FleetGraph,
   type FleetSnapshot,
-  type GraphBackend,
+  type BuiltServerGroup,
   type GraphEcsInstance,
   type GraphLoadBalancer,
   type GraphNlb,
   type GraphNlbServerGroup,
   type NlbServer,
   type NlbServerGroup,
-  type GraphServerGroup,
   type GraphService,
   type GraphServiceLbMatch,
   type RegionSnapshot,
@@ -364,7 +363,7 @@ export function buildFleetGraph(snapshot: FleetSnapshot, index?: FleetIndex): Fl
     let groupNo = 0;
     for (const clb of region.loadBalancers ?? []) {
       const id = clb.loadBalancerId;
-      const groups: GraphServerGroup[] = [
+      const groups: BuiltServerGroup[] = [
         { loadBalancerId: id, vServerGroupId: '', isDefault: true, name: '', accountId: account.accountId, regionId: region.regionId, backends: [] },
       ];
       for (const g of clb.vServerGroups)
@@ -381,11 +380,13 @@ export function buildFleetGraph(snapshot: FleetSnapshot, index?: FleetIndex): Fl
         const servers = gi === 0 ? clb.defaultBackendServers : clb.vServerGroups[gi - 1]!.backendServers;
         groupNo++;
         if (servers.length === 0) continue;
-        const out = groups[gi]!.backends as GraphBackend[];
+        const out = groups[gi]!.backends;
         const row = rows.row(servers[0]!.serverId);
         for (let i = 0; i < servers.length; i++) {
           const s = servers[i]!;
-          out.push({ serverId: s.serverId, serverIp: s.serverIp ?? null, port: s.port ?? null, weight: s.weight, type: s.type });
+          // The snapshot's entry itself: a copy per entry (10M at 5,000 clusters) lived, promoted, until the store had
+          // written the graph. The store writes its absent IP and port as null (libs/store BackendsJson).
+          out.push(s);
           if (s.type !== 'ecs') {
             row.keys[i] = null;
             continue;

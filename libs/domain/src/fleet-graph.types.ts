@@ -25,6 +25,7 @@ import type {
   SERVICE_LB_MATCHES,
   SERVICE_NLB_MATCHES,
 } from './fleet-graph.resources';
+import type { BackendServer } from './snapshot.types';
 
 // The row types follow from the declarations in fleet-graph.resources.ts (fields, their meaning and units are
 // documented there): a field added there is a property here.
@@ -59,6 +60,15 @@ export type GraphBackend = RowOf<typeof GRAPH_BACKEND>;
 /** A server group of a CLB: the default server group (`isDefault`, id `''`) or a vServer group. */
 export type GraphServerGroup = RowOf<typeof GRAPH_SERVER_GROUP>;
 
+/**
+ * A backend entry of a built graph's server group: the snapshot's own entry (`BackendServer`, not copied: a
+ * 5,000-cluster fleet has 10M of them), whose absent IP or port is stored and served as null; or a `GraphBackend`.
+ */
+export type GraphBackendEntry = GraphBackend | Pick<BackendServer, 'serverId' | 'serverIp' | 'port' | 'weight' | 'type'>;
+
+/** A server group as `buildFleetGraph` gives it: a `GraphServerGroup` whose backends are `GraphBackendEntry`s. */
+export type BuiltServerGroup = Omit<GraphServerGroup, 'backends'> & { backends: GraphBackendEntry[] };
+
 /** An ECS instance with the CLBs it is a backend of. */
 export type GraphEcsInstance = RowOf<typeof GRAPH_ECS_INSTANCE>;
 
@@ -83,7 +93,8 @@ export interface FleetGraph {
   clusters: GraphCluster[];
   services: GraphService[];
   loadBalancers: GraphLoadBalancer[];
-  serverGroups: GraphServerGroup[];
+  /** Their backends as the snapshot holds them (`BuiltServerGroup`); the store writes them as `GraphBackend`s. */
+  serverGroups: BuiltServerGroup[];
   ecsInstances: GraphEcsInstance[];
   /** NLB instances by id (empty for regions whose NLBs were not read). */
   nlbs: GraphNlb[];

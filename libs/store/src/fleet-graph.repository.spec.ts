@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import type { GraphBackend, GraphEcsInstance } from '@app/domain';
+import type { GraphBackend, GraphBackendEntry, GraphEcsInstance } from '@app/domain';
 import { BackendsJson, backendsJson, ecsAttachmentRows } from './fleet-graph.repository';
 
 describe(backendsJson.name, () => {
@@ -32,6 +32,28 @@ describe(backendsJson.name, () => {
     ];
     const memo = new BackendsJson();
     for (const list of lists) expect(memo.of(list)).toBe(JSON.stringify(list.map((x) => [x.serverId, x.serverIp, x.port, x.weight, x.type])));
+  });
+});
+
+describe('BackendsJson on the snapshot\'s own entries (a built graph\'s backends)', () => {
+  it('writes an absent IP or port as null, ignores what else an entry holds, and gives the same text as for the stored shape', () => {
+    // As the snapshot holds them (libs/domain BackendServer): optional IP and port, CCM's description beside them.
+    const snapshotEntries: GraphBackendEntry[] = [
+      { serverId: 'i-1', serverIp: '10.0.0.1', port: 30001, weight: 100, type: 'ecs', description: 'k8s/30001/svc/ns/c1' } as GraphBackendEntry,
+      { serverId: 'i-2', weight: 100, type: 'ecs', port: 30001 },
+      { serverId: 'eni-3', serverIp: '10.0.0.3', weight: 50, type: 'eni' },
+    ];
+    const stored: GraphBackend[] = snapshotEntries.map((b) => ({ serverId: b.serverId, serverIp: b.serverIp ?? null, port: b.port ?? null, weight: b.weight, type: b.type }));
+    const expected = JSON.stringify(stored.map((b) => [b.serverId, b.serverIp, b.port, b.weight, b.type]));
+    expect(backendsJson(snapshotEntries)).toBe(expected);
+    // One memo seeing both shapes of the same lists (an absent IP and a null one are the same text), uniform lists too.
+    const memo = new BackendsJson();
+    const uniform: GraphBackendEntry[] = [{ serverId: 'i-7', weight: 100, type: 'ecs' }, { serverId: 'i-8', serverIp: '10.0.0.8', weight: 100, type: 'ecs' }];
+    const uniformStored: GraphBackend[] = [{ serverId: 'i-7', serverIp: null, port: null, weight: 100, type: 'ecs' }, { serverId: 'i-8', serverIp: '10.0.0.8', port: null, weight: 100, type: 'ecs' }];
+    for (const list of [snapshotEntries, stored, snapshotEntries, uniform, uniformStored, uniform]) {
+      const plain = list.map((b) => [b.serverId, b.serverIp ?? null, b.port ?? null, b.weight, b.type]);
+      expect(memo.of(list)).toBe(JSON.stringify(plain));
+    }
   });
 });
 

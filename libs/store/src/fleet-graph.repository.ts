@@ -9,7 +9,8 @@ import {
   GRAPH_SERVER_GROUP,
   GRAPH_SERVICE,
   type FleetGraph,
-  type GraphBackend,
+  type BuiltServerGroup,
+  type GraphBackendEntry,
   type GraphCluster,
   type GraphEcsInstance,
   type GraphLoadBalancer,
@@ -213,10 +214,12 @@ export function ecsAttachmentRows(instances: readonly GraphEcsInstance[]): { ins
 /**
  * A server group's backends are stored packed (declared `column: false`): one `json` text of [serverId, serverIp,
  * port, weight, type] tuples, with `backend_count` beside it. The columns of one store share a `BackendsJson` (its
- * memo lives as long as they do).
+ * memo lives as long as they do). The declared columns read no backend, so they read a built group (whose backends are
+ * the snapshot's entries: `BuiltServerGroup`) as they read a stored one.
  */
-function serverGroupColumns(backends: BackendsJson): ColumnSpec<GraphServerGroup> {
-  return [...columnsOf(GRAPH_SERVER_GROUP), ['backend_count', 'integer', (r) => r.backends.length], ['backends', 'json', (r) => backends.of(r.backends)]];
+function serverGroupColumns(backends: BackendsJson): ColumnSpec<BuiltServerGroup> {
+  const declared = columnsOf(GRAPH_SERVER_GROUP) as unknown as ColumnSpec<BuiltServerGroup>;
+  return [...declared, ['backend_count', 'integer', (r) => r.backends.length], ['backends', 'json', (r) => backends.of(r.backends)]];
 }
 /** Characters JSON.stringify escapes in a string: quote, backslash, control characters, and (alone) surrogates. */
 // eslint-disable-next-line no-control-regex
@@ -246,25 +249,28 @@ export class BackendsJson {
   private readonly rows = new Map<string, { ids: string[]; ips: (string | null)[]; heads: string[] }>();
 
   /**
-   * The text of `JSON.stringify(backends.map((b) => [serverId, serverIp, port, weight, type]))`, byte for byte,
+   * The text of `JSON.stringify(backends.map((b) => [serverId, serverIp, port, weight, type]))`, byte for byte (an
+   * absent IP or port, as a snapshot's entry may have, written as null, as JSON.stringify writes it in an array),
    * without the array per backend (10M of them at 5,000 clusters). JSON.stringify escapes control characters and
    * lone surrogates, so the text is always storable.
    */
-  of(backends: readonly GraphBackend[]): string {
+  of(backends: readonly GraphBackendEntry[]): string {
     const n = backends.length;
     if (n === 0) return '[]';
     const row = this.row(backends[0]!.serverId);
-    const { port, weight, type } = backends[0]!;
+    const { weight, type } = backends[0]!;
+    const port = backends[0]!.port ?? null;
     let uniform = true;
     for (let i = 0; i < n; i += 1) {
       const b = backends[i]!;
+      const ip = b.serverIp ?? null;
       // Positions are filled in order, so a row never has a hole.
-      if (i >= row.ids.length || row.ids[i] !== b.serverId || row.ips[i] !== b.serverIp) {
+      if (i >= row.ids.length || row.ids[i] !== b.serverId || row.ips[i] !== ip) {
         row.ids[i] = b.serverId;
-        row.ips[i] = b.serverIp;
-        row.heads[i] = `[${jsonString(b.serverId)},${jsonString(b.serverIp)},`;
+        row.ips[i] = ip;
+        row.heads[i] = `[${jsonString(b.serverId)},${jsonString(ip)},`;
       }
-      if (uniform && (b.port !== port || b.weight !== weight || b.type !== type)) uniform = false;
+      if (uniform && ((b.port ?? null) !== port || b.weight !== weight || b.type !== type)) uniform = false;
     }
     const heads = row.heads.length === n ? row.heads : row.heads.slice(0, n);
     if (uniform) {
@@ -290,7 +296,7 @@ export class BackendsJson {
 }
 
 /** `BackendsJson.of` without a memo: a server group's backends as the `backends` column's JSON text. */
-export function backendsJson(backends: readonly GraphBackend[]): string {
+export function backendsJson(backends: readonly GraphBackendEntry[]): string {
   return new BackendsJson().of(backends);
 }
 const serverGroupOfRow = rowMapperOf(GRAPH_SERVER_GROUP);
