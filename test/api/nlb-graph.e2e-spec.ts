@@ -5,7 +5,7 @@
  * Services using it, its quotas), GraphQL `nlbs`, `nlb(id)` and `Service.nlb`; ECS instances' NLB server groups
  * and NLBs (`GET /v1/ecs-instances/{id}`, GraphQL `EcsInstance.nlbServerGroupIds` / `nlbs`); the server groups no NLB
  * uses (`GET /v1/nlb-server-groups/unused`, GraphQL `Region.unusedNlbServerGroups`). The oracle is
- * `buildFleetGraph(snapshot)` (what the scan stores). Scoped like CLBs: a token of another account sees no NLB,
+ * `buildFleetGraph(snapshot)` in its stored form (`storedFleetGraph`: what the scan stores). Scoped like CLBs: a token of another account sees no NLB,
  * gets 404 for one exactly like an absent one, and null over GraphQL. `/metrics` exports the NLB quota checks' samples
  * like the CLB ones (libs/checks QUOTA_USAGE_CHECK_IDS; the alert rules match on the series, not on check ids).
  */
@@ -17,9 +17,9 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { analyzeAndStore } from '@app/audit';
 import { buildFleetGraph } from '@app/checks';
 import { loadFleetDirectory } from '@app/collectors';
-import type { FleetGraph, GraphNlb } from '@app/domain';
+import type { GraphNlb } from '@app/domain';
 import { createApiApp, UnavailableScanLauncher } from '@app/api';
-import { Store, SYSTEM_PRINCIPAL } from '@app/store';
+import { Store, storedFleetGraph, SYSTEM_PRINCIPAL } from '@app/store';
 import { createTestDatabase, type TestDatabase } from '../store/test-database.util';
 
 const SAMPLE = join(__dirname, '..', '..', 'examples', 'fleets', 'sample');
@@ -30,7 +30,7 @@ describe('fleet graph: NLBs over REST and GraphQL (e2e)', () => {
   let db: TestDatabase;
   let store: Store;
   let app: INestApplication;
-  let graph: FleetGraph;
+  let graph: ReturnType<typeof storedFleetGraph>;
   let scanId: string;
   let nlbAccount: string;
   let otherAccount: string;
@@ -42,7 +42,7 @@ describe('fleet graph: NLBs over REST and GraphQL (e2e)', () => {
     db = await createTestDatabase();
     store = await Store.open({ connectionString: db.url, migrate: true, tokenHashKey: KEY });
     const snapshot = loadFleetDirectory(SAMPLE);
-    graph = buildFleetGraph(snapshot);
+    graph = storedFleetGraph(buildFleetGraph(snapshot));
     const scan = await store.scans.create({ source: 'offline', fleetName: snapshot.name });
     scanId = scan.id;
     await analyzeAndStore(snapshot, { scanId, now: new Date('2026-11-20T00:00:00Z'), store });

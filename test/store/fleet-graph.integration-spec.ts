@@ -10,22 +10,11 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { analyzeAndStore, analyzeAndStoreShard } from '@app/audit';
 import { buildFleetGraph } from '@app/checks';
 import { loadFleetDirectory } from '@app/collectors';
-import type { BuiltServerGroup, FleetGraph, FleetSnapshot, GraphServerGroup } from '@app/domain';
-import { accountsScope, ALL_ACCOUNTS, startEmbeddedPostgres, Store, StoreError, type GraphPage, type GraphPageArgs, type Scoped } from '@app/store';
+import type { FleetGraph, FleetSnapshot } from '@app/domain';
+import { accountsScope, ALL_ACCOUNTS, startEmbeddedPostgres, Store, StoreError, storedFleetGraph, type GraphPage, type GraphPageArgs, type Scoped } from '@app/store';
 import { createTestDatabase, type TestDatabase } from './test-database.util';
 
 const SAMPLE = join(__dirname, '..', '..', 'examples', 'fleets', 'sample');
-
-/**
- * The server groups as they are stored and read back: a built graph's backends are the snapshot's own entries
- * (absent IP or port, CCM's description beside them); the store keeps id, IP, port, weight and type, absent as null.
- */
-function storedGroups(groups: readonly BuiltServerGroup[]): GraphServerGroup[] {
-  return groups.map((g) => ({
-    ...g,
-    backends: g.backends.map((b) => ({ serverId: b.serverId, serverIp: b.serverIp ?? null, port: b.port ?? null, weight: b.weight, type: b.type })),
-  }));
-}
 const ALL: Scoped = { accountScope: ALL_ACCOUNTS };
 
 /** Every node of a listing, read with pages of `size` forward (first/after). */
@@ -57,7 +46,7 @@ describe('FleetGraphRepository', () => {
   let db: TestDatabase;
   let store: Store;
   let snapshot: FleetSnapshot;
-  let graph: FleetGraph;
+  let graph: ReturnType<typeof storedFleetGraph>;
   let scanId: string;
 
   beforeAll(async () => {
@@ -67,8 +56,9 @@ describe('FleetGraphRepository', () => {
     const scan = await store.scans.create({ source: 'offline', fleetName: snapshot.name });
     scanId = scan.id;
     await analyzeAndStore(snapshot, { scanId, now: new Date('2026-11-20T00:00:00Z'), store });
-    // After the analysis: it records each cluster's team on the snapshot (assignTeams), as the stored graph has it.
-    graph = buildFleetGraph(snapshot);
+    // After the analysis: it records each cluster's team on the snapshot (assignTeams), as the stored graph has it. The
+    // built graph's backends and NLB servers are the snapshot's entries: compared in their stored form.
+    graph = storedFleetGraph(buildFleetGraph(snapshot));
   });
 
   afterAll(async () => {
@@ -98,7 +88,7 @@ describe('FleetGraphRepository', () => {
     expect(await readForward((a) => g.ecsInstancesPage(scanId, ALL, a), 7)).toEqual(graph.ecsInstances);
     const lbIds = graph.loadBalancers.map((l) => l.loadBalancerId);
     const groups = await g.serverGroupsByLoadBalancerIds(scanId, lbIds, ALL);
-    expect([...groups.values()].flat()).toEqual(storedGroups(graph.serverGroups));
+    expect([...groups.values()].flat()).toEqual(graph.serverGroups);
     const accounts = await readForward((a) => g.accountsPage(scanId, ALL, a), 1);
     expect(accounts.map((a) => a.accountId)).toEqual([...new Set(graph.regions.map((r) => r.accountId))]);
     const regionPages = await g.regionPagesByAccountIds(scanId, accounts.map((a) => a.accountId), { first: 100 }, ALL);
@@ -245,7 +235,7 @@ describe('FleetGraphRepository', () => {
       expect(await readForward((a) => embedded.graph.loadBalancersPage(scan.id, ALL, a), 25)).toEqual(graph.loadBalancers);
       expect(await readBackward((a) => embedded.graph.servicesPage(scan.id, ALL, a), 25)).toEqual(graph.services);
       const groups = await embedded.graph.serverGroupsByLoadBalancerIds(scan.id, graph.loadBalancers.map((l) => l.loadBalancerId), ALL);
-      expect([...groups.values()].flat()).toEqual(storedGroups(graph.serverGroups));
+      expect([...groups.values()].flat()).toEqual(graph.serverGroups);
       const ecs = graph.ecsInstances.find((e) => e.loadBalancerIds.length > 0)!;
       expect((await embedded.graph.loadBalancersByEcsIds(scan.id, [ecs.instanceId], ALL)).get(ecs.instanceId)!.map((l) => l.loadBalancerId)).toEqual(ecs.loadBalancerIds);
     } finally {

@@ -15,7 +15,7 @@ import {
   type GraphEcsInstance,
   type GraphLoadBalancer,
   type GraphNlb,
-  type GraphNlbServerGroup,
+  type BuiltNlbServerGroup,
   type NlbServer,
   type NlbServerGroup,
   type GraphService,
@@ -131,8 +131,12 @@ function clbOf(ix: FleetIndex, se: ServiceEntry): { entry: ClbEntry; match: Grap
   return { entry, match };
 }
 
-/** The graph row of an NLB server group (with its servers), as an NLB's and as a region's unused group. */
-function nlbServerGroupRow(g: NlbServerGroup): GraphNlbServerGroup {
+/**
+ * The graph row of an NLB server group, as an NLB's and as a region's unused group: its servers are the snapshot's own
+ * list (a copy per server lived, promoted, until the store had written the graph; the store writes each server's
+ * declared fields, absent ones as null: libs/store `storedNlbServerGroup`).
+ */
+function nlbServerGroupRow(g: NlbServerGroup): BuiltNlbServerGroup {
   return {
     serverGroupId: g.serverGroupId,
     name: g.name,
@@ -141,15 +145,7 @@ function nlbServerGroupRow(g: NlbServerGroup): GraphNlbServerGroup {
     status: g.status ?? null,
     ownerTag: g.tags[TAG_CCM_OWNER] ?? null,
     serverCount: g.servers.length,
-    servers: g.servers.map((sv) => ({
-      serverId: sv.serverId,
-      serverIp: sv.serverIp ?? null,
-      type: sv.type,
-      port: sv.port ?? null,
-      weight: sv.weight ?? null,
-      status: sv.status ?? null,
-      zoneId: sv.zoneId ?? null,
-    })),
+    servers: g.servers,
   };
 }
 
@@ -157,7 +153,7 @@ function nlbServerGroupRow(g: NlbServerGroup): GraphNlbServerGroup {
  * The region's NLB server groups no NLB uses: no `RelatedLoadBalancerIds` and named by no NLB's listeners or
  * server-group list (`Nlb.serverGroupIds`), by id. Empty when the region's NLBs were not read.
  */
-function unusedNlbServerGroupsOf(ix: FleetIndex, region: RegionSnapshot): GraphNlbServerGroup[] {
+function unusedNlbServerGroupsOf(ix: FleetIndex, region: RegionSnapshot): BuiltNlbServerGroup[] {
   if (!regionNlbView(ix, region)) return [];
   const used = new Set((region.nlbs ?? []).flatMap((n) => n.serverGroupIds));
   const rows = (region.nlbServerGroups ?? [])

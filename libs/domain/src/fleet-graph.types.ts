@@ -25,7 +25,7 @@ import type {
   SERVICE_LB_MATCHES,
   SERVICE_NLB_MATCHES,
 } from './fleet-graph.resources';
-import type { BackendServer } from './snapshot.types';
+import type { BackendServer, NlbServer } from './snapshot.types';
 
 // The row types follow from the declarations in fleet-graph.resources.ts (fields, their meaning and units are
 // documented there): a field added there is a property here.
@@ -87,15 +87,34 @@ export type GraphNlbServerGroup = RowOf<typeof GRAPH_NLB_SERVER_GROUP>;
 /** An NLB instance with its listeners and server groups. */
 export type GraphNlb = RowOf<typeof GRAPH_NLB>;
 
+/**
+ * A server of a built graph's NLB server group: the snapshot's own entry (`NlbServer`, not copied: a 5,000-cluster
+ * fleet has millions), whose absent fields are stored and served as null; or a `GraphNlbServer`.
+ */
+export type GraphNlbServerEntry = GraphNlbServer | Pick<NlbServer, 'serverId' | 'serverIp' | 'type' | 'port' | 'weight' | 'status' | 'zoneId'>;
+
+/** An NLB server group as `buildFleetGraph` gives it: a `GraphNlbServerGroup` whose servers are `GraphNlbServerEntry`s. */
+export type BuiltNlbServerGroup = Omit<GraphNlbServerGroup, 'servers'> & { servers: readonly GraphNlbServerEntry[] };
+
+/** An NLB as `buildFleetGraph` gives it: its server groups are `BuiltNlbServerGroup`s. */
+export type BuiltNlb = Omit<GraphNlb, 'serverGroups'> & { serverGroups: BuiltNlbServerGroup[] };
+
+/** A region as `buildFleetGraph` gives it: its unused NLB server groups are `BuiltNlbServerGroup`s. */
+export type BuiltRegion = Omit<GraphRegion, 'unusedNlbServerGroups'> & { unusedNlbServerGroups: BuiltNlbServerGroup[] };
+
 /** The whole graph of one scan. Every list sorted by its key. */
 export interface FleetGraph {
-  regions: GraphRegion[];
+  /** Their unused NLB server groups' servers as the snapshot holds them (`BuiltRegion`). */
+  regions: BuiltRegion[];
   clusters: GraphCluster[];
   services: GraphService[];
   loadBalancers: GraphLoadBalancer[];
   /** Their backends as the snapshot holds them (`BuiltServerGroup`); the store writes them as `GraphBackend`s. */
   serverGroups: BuiltServerGroup[];
   ecsInstances: GraphEcsInstance[];
-  /** NLB instances by id (empty for regions whose NLBs were not read). */
-  nlbs: GraphNlb[];
+  /**
+   * NLB instances by id (empty for regions whose NLBs were not read), their servers as the snapshot holds them
+   * (`BuiltNlb`); the store writes them as `GraphNlbServer`s.
+   */
+  nlbs: BuiltNlb[];
 }

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import type { GraphBackend, GraphBackendEntry, GraphEcsInstance } from '@app/domain';
-import { BackendsJson, backendsJson, ecsAttachmentRows } from './fleet-graph.repository';
+import type { BuiltNlbServerGroup, FleetGraph, GraphBackend, GraphBackendEntry, GraphEcsInstance, NlbServer } from '@app/domain';
+import { BackendsJson, backendsJson, ecsAttachmentRows, storedFleetGraph, storedNlbServerGroup } from './fleet-graph.repository';
 
 describe(backendsJson.name, () => {
   it('writes the text JSON.stringify gives for the backend tuples, escapes and nulls included', () => {
@@ -54,6 +54,44 @@ describe('BackendsJson on the snapshot\'s own entries (a built graph\'s backends
       const plain = list.map((b) => [b.serverId, b.serverIp ?? null, b.port ?? null, b.weight, b.type]);
       expect(memo.of(list)).toBe(JSON.stringify(plain));
     }
+  });
+});
+
+describe('the stored form of a built graph (storedNlbServerGroup, storedFleetGraph)', () => {
+  // As the snapshot holds NLB servers (libs/domain NlbServer): optional fields, CCM's description beside them.
+  const servers: NlbServer[] = [
+    { serverId: 'i-1', serverIp: '10.0.0.1', type: 'Ecs', port: 30001, weight: 100, status: 'Available', zoneId: 'cn-hangzhou-h', description: 'k8s.80.TCP.svc.ns.c1' },
+    { serverId: '10.0.0.2', type: 'Ip' },
+  ];
+  const group: BuiltNlbServerGroup = { serverGroupId: 'sgp-1', name: 'k8s.80.TCP.svc.ns.c1', type: 'Instance', protocol: 'TCP', status: 'Available', ownerTag: null, serverCount: 2, servers };
+
+  it('writes each NLB server with its declared fields only, an absent one null, the group as it is', () => {
+    expect(storedNlbServerGroup(group)).toEqual({
+      ...group,
+      servers: [
+        { serverId: 'i-1', serverIp: '10.0.0.1', type: 'Ecs', port: 30001, weight: 100, status: 'Available', zoneId: 'cn-hangzhou-h' },
+        { serverId: '10.0.0.2', serverIp: null, type: 'Ip', port: null, weight: null, status: null, zoneId: null },
+      ],
+    });
+    // The snapshot's entries are read, never changed.
+    expect(servers[1]).toEqual({ serverId: '10.0.0.2', type: 'Ip' });
+    expect(Object.keys(storedNlbServerGroup(group).servers[0]!)).toEqual(['serverId', 'serverIp', 'type', 'port', 'weight', 'status', 'zoneId']);
+  });
+
+  it('gives the whole graph in its stored form: CLB backends, NLB servers and regions\' unused groups; the rest as built', () => {
+    const graph = {
+      regions: [{ accountId: 'a1', regionId: 'r1', accountName: 'a', clusterCount: 0, loadBalancerCount: 1, ecsInstanceCount: 0, nlbServerGroupCount: 1, unusedNlbServerGroups: [group] }],
+      clusters: [],
+      services: [],
+      loadBalancers: [],
+      serverGroups: [{ loadBalancerId: 'lb-1', vServerGroupId: 'rsp-1', isDefault: false, name: 'g', accountId: 'a1', regionId: 'r1', backends: [{ serverId: 'i-1', weight: 100, type: 'ecs', description: 'k8s/30001/svc/ns/c1' } as GraphBackendEntry] }],
+      ecsInstances: [],
+      nlbs: [],
+    } as unknown as FleetGraph;
+    const stored = storedFleetGraph(graph);
+    expect(stored.serverGroups[0]!.backends).toEqual([{ serverId: 'i-1', serverIp: null, port: null, weight: 100, type: 'ecs' }]);
+    expect(stored.regions[0]!.unusedNlbServerGroups[0]).toEqual(storedNlbServerGroup(group));
+    expect({ ...stored.regions[0], unusedNlbServerGroups: [] }).toEqual({ ...graph.regions[0], unusedNlbServerGroups: [] });
   });
 });
 

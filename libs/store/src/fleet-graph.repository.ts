@@ -9,12 +9,16 @@ import {
   GRAPH_SERVER_GROUP,
   GRAPH_SERVICE,
   type FleetGraph,
+  type BuiltNlb,
+  type BuiltNlbServerGroup,
+  type BuiltRegion,
   type BuiltServerGroup,
   type GraphBackendEntry,
   type GraphCluster,
   type GraphEcsInstance,
   type GraphLoadBalancer,
   type GraphNlb,
+  type GraphNlbServerGroup,
   type GraphRegion,
   type GraphServerGroup,
   type GraphService,
@@ -46,13 +50,66 @@ const SERVER_GROUPS_PER_INSERT = 1000;
 /** NLBs carry their server groups and servers (at most 400 server entries each), so fewer per statement. */
 const NLBS_PER_INSERT = 500;
 
+/**
+ * An NLB server group as it is stored and served (`GRAPH_NLB_SERVER_GROUP`): a built graph's group holds the
+ * snapshot's own servers (`BuiltNlbServerGroup`); stored, each server has its declared fields, an absent one null.
+ * Called per row while the row is written, so the copies are garbage at once instead of living until the store ends.
+ */
+export function storedNlbServerGroup(g: BuiltNlbServerGroup): GraphNlbServerGroup {
+  return {
+    ...g,
+    servers: g.servers.map((sv) => ({
+      serverId: sv.serverId,
+      serverIp: sv.serverIp ?? null,
+      type: sv.type,
+      port: sv.port ?? null,
+      weight: sv.weight ?? null,
+      status: sv.status ?? null,
+      zoneId: sv.zoneId ?? null,
+    })),
+  };
+}
+
+/**
+ * A built fleet graph (`buildFleetGraph`) as the store keeps and serves it: CLB backends and NLB servers with their
+ * declared fields only, absent ones null (`GraphBackend`, `GraphNlbServer`). What a read of the stored graph equals.
+ */
+export function storedFleetGraph(graph: FleetGraph): FleetGraph & {
+  regions: GraphRegion[];
+  serverGroups: GraphServerGroup[];
+  nlbs: GraphNlb[];
+} {
+  return {
+    ...graph,
+    regions: graph.regions.map((r) => ({ ...r, unusedNlbServerGroups: r.unusedNlbServerGroups.map(storedNlbServerGroup) })),
+    serverGroups: graph.serverGroups.map((g) => ({
+      ...g,
+      backends: g.backends.map((b) => ({ serverId: b.serverId, serverIp: b.serverIp ?? null, port: b.port ?? null, weight: b.weight, type: b.type })),
+    })),
+    nlbs: graph.nlbs.map((n) => ({ ...n, serverGroups: n.serverGroups.map(storedNlbServerGroup) })),
+  };
+}
+
+/**
+ * `columns` with the value of `column` read by `value` instead (a declared list column written in its stored form).
+ * @throws Error at start-up when `columns` has no such column (a programming error)
+ */
+function withColumnValue<T, U>(columns: ColumnSpec<T>, column: string, value: (row: U) => unknown): ColumnSpec<U> {
+  if (!columns.some(([c]) => c === column)) throw new Error(`fleet-graph columns: no column ${column}`);
+  // The other columns read no field that differs between T and U (the built and the stored row).
+  return columns.map(([c, kind, get]): ColumnSpec<U>[number] => (c === column ? [c, kind, value] : [c, kind, get as unknown as (row: U) => unknown]));
+}
+
 // Columns and row mappers follow from the resource declarations (libs/domain fleet-graph.resources.ts) through
-// fleet-graph.columns.ts: a declared field is a column `snake_case(field)` of its table.
-const REGION_COLUMNS = columnsOf(GRAPH_REGION);
+// fleet-graph.columns.ts: a declared field is a column `snake_case(field)` of its table. A region's unused NLB server
+// groups and an NLB's server groups are written in their stored form (`storedNlbServerGroup`).
+const REGION_COLUMNS = withColumnValue(columnsOf(GRAPH_REGION), 'unused_nlb_server_groups', (r: BuiltRegion) =>
+  r.unusedNlbServerGroups.map(storedNlbServerGroup),
+);
 const CLUSTER_COLUMNS = columnsOf(GRAPH_CLUSTER);
 const SERVICE_COLUMNS = columnsOf(GRAPH_SERVICE);
 const LOAD_BALANCER_COLUMNS = columnsOf(GRAPH_LOAD_BALANCER);
-const NLB_COLUMNS = columnsOf(GRAPH_NLB);
+const NLB_COLUMNS = withColumnValue(columnsOf(GRAPH_NLB), 'server_groups', (r: BuiltNlb) => r.serverGroups.map(storedNlbServerGroup));
 
 /**
  * The columns of an ECS instance's attachments (its CLB ids, NLB server-group ids, NLB ids): stored by reference in

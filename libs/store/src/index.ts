@@ -22,7 +22,7 @@ export {
   type ShardStoreOutcome,
   type StoredScanShard,
 } from './scan-shard.repository';
-export { FleetGraphRepository, type EcsInstanceListFilter, type GraphAccount, type LoadBalancerListFilter, type NlbListFilter } from './fleet-graph.repository';
+export { FleetGraphRepository, storedFleetGraph, storedNlbServerGroup, type EcsInstanceListFilter, type GraphAccount, type LoadBalancerListFilter, type NlbListFilter } from './fleet-graph.repository';
 export { MAX_GRAPH_PAGE, type GraphEdge, type GraphPage, type GraphPageArgs } from './keyset-page.util';
 export {
   DEFAULT_RETENTION_POLICY,
