@@ -37,11 +37,13 @@ function storedFields(decl: ResourceDecl): [field: string, column: string, kind:
 }
 
 /**
- * The insert columns of a resource's table (after `scan_id`).
+ * The insert columns of a resource's table (after `scan_id`), each reading its field of a row.
+ * @typeParam R the rows written: the declaration's row, or a row that holds its stored fields under the same names
+ *   (a built graph's row, whose lists the caller writes in their stored form: libs/store fleet-graph.repository.ts)
  * @throws Error at start-up when a declared field has a kind no column can hold (a programming error)
  */
-export function columnsOf<D extends ResourceDecl>(decl: D): ColumnSpec<RowOf<D>> {
-  return storedFields(decl).map(([field, column, kind]) => [column, kind, (r: RowOf<D>) => (r as Record<string, unknown>)[field]] as const);
+export function columnsOf<D extends ResourceDecl, R extends object = RowOf<D>>(decl: D): ColumnSpec<R> {
+  return storedFields(decl).map(([field, column, kind]) => [column, kind, (r: R) => (r as Record<string, unknown>)[field]] as const);
 }
 
 /**

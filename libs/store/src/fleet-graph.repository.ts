@@ -94,22 +94,21 @@ export function storedFleetGraph(graph: FleetGraph): FleetGraph & {
  * `columns` with the value of `column` read by `value` instead (a declared list column written in its stored form).
  * @throws Error at start-up when `columns` has no such column (a programming error)
  */
-function withColumnValue<T, U>(columns: ColumnSpec<T>, column: string, value: (row: U) => unknown): ColumnSpec<U> {
+function withColumnValue<T>(columns: ColumnSpec<T>, column: string, value: (row: T) => unknown): ColumnSpec<T> {
   if (!columns.some(([c]) => c === column)) throw new Error(`fleet-graph columns: no column ${column}`);
-  // The other columns read no field that differs between T and U (the built and the stored row).
-  return columns.map(([c, kind, get]): ColumnSpec<U>[number] => (c === column ? [c, kind, value] : [c, kind, get as unknown as (row: U) => unknown]));
+  return columns.map(([c, kind, get]): ColumnSpec<T>[number] => [c, kind, c === column ? value : get]);
 }
 
 // Columns and row mappers follow from the resource declarations (libs/domain fleet-graph.resources.ts) through
 // fleet-graph.columns.ts: a declared field is a column `snake_case(field)` of its table. A region's unused NLB server
 // groups and an NLB's server groups are written in their stored form (`storedNlbServerGroup`).
-const REGION_COLUMNS = withColumnValue(columnsOf(GRAPH_REGION), 'unused_nlb_server_groups', (r: BuiltRegion) =>
+const REGION_COLUMNS = withColumnValue(columnsOf<typeof GRAPH_REGION, BuiltRegion>(GRAPH_REGION), 'unused_nlb_server_groups', (r) =>
   r.unusedNlbServerGroups.map(storedNlbServerGroup),
 );
 const CLUSTER_COLUMNS = columnsOf(GRAPH_CLUSTER);
 const SERVICE_COLUMNS = columnsOf(GRAPH_SERVICE);
 const LOAD_BALANCER_COLUMNS = columnsOf(GRAPH_LOAD_BALANCER);
-const NLB_COLUMNS = withColumnValue(columnsOf(GRAPH_NLB), 'server_groups', (r: BuiltNlb) => r.serverGroups.map(storedNlbServerGroup));
+const NLB_COLUMNS = withColumnValue(columnsOf<typeof GRAPH_NLB, BuiltNlb>(GRAPH_NLB), 'server_groups', (r) => r.serverGroups.map(storedNlbServerGroup));
 
 /**
  * The columns of an ECS instance's attachments (its CLB ids, NLB server-group ids, NLB ids): stored by reference in
@@ -275,8 +274,11 @@ export function ecsAttachmentRows(instances: readonly GraphEcsInstance[]): { ins
  * the snapshot's entries: `BuiltServerGroup`) as they read a stored one.
  */
 function serverGroupColumns(backends: BackendsJson): ColumnSpec<BuiltServerGroup> {
-  const declared = columnsOf(GRAPH_SERVER_GROUP) as unknown as ColumnSpec<BuiltServerGroup>;
-  return [...declared, ['backend_count', 'integer', (r) => r.backends.length], ['backends', 'json', (r) => backends.of(r.backends)]];
+  return [
+    ...columnsOf<typeof GRAPH_SERVER_GROUP, BuiltServerGroup>(GRAPH_SERVER_GROUP),
+    ['backend_count', 'integer', (r) => r.backends.length],
+    ['backends', 'json', (r) => backends.of(r.backends)],
+  ];
 }
 /** Characters JSON.stringify escapes in a string: quote, backslash, control characters, and (alone) surrogates. */
 // eslint-disable-next-line no-control-regex
