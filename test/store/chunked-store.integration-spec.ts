@@ -311,4 +311,67 @@ describe('chunked store on the shared server: terminated connections and a kille
       expect(JSON.stringify(latest?.snapshot)).toBe(JSON.stringify(sample));
     }
   }, 60_000);
+
+  it('makes the scan visible before its snapshot is written: until the snapshot commits, forecasts read the previous scan\'s', async () => {
+    const sample = loadFleetDirectory(join(__dirname, '..', '..', 'examples', 'fleets', 'sample'));
+    const findings = makeFindings(10, () => ({ checkId: 'visible-first' }));
+    const previous = await store.scans.create({ source: 'offline', fleetName: 'snapshot-after' });
+    await store.scans.complete(previous.id, { findings, coverage: [makeCoverage()], snapshot: sample });
+    // A row trigger holds every snapshot write until this session lets go of its advisory lock.
+    const holder = new Client({ connectionString: db.url });
+    await holder.connect();
+    try {
+      await holder.query(`CREATE FUNCTION test_hold_snapshot() RETURNS trigger LANGUAGE plpgsql AS $$
+        BEGIN PERFORM pg_advisory_xact_lock(4242); RETURN NEW; END $$`);
+      await holder.query('CREATE TRIGGER test_hold_snapshot BEFORE INSERT ON scan_snapshots FOR EACH ROW EXECUTE FUNCTION test_hold_snapshot()');
+      await holder.query('SELECT pg_advisory_lock(4242)');
+      const next = await store.scans.create({ source: 'offline', fleetName: 'snapshot-after' });
+      let visible!: () => void;
+      const becameVisible = new Promise<void>((resolve) => (visible = resolve));
+      const completing = store.scans.complete(next.id, { findings, coverage: [makeCoverage()], snapshot: sample, onVisible: () => visible() });
+      completing.catch(() => undefined);
+      await becameVisible;
+      // The findings are served from the new scan; the snapshot is not written yet, so forecasts read the previous one.
+      expect((await store.scans.get(next.id))?.status).toBe('succeeded');
+      expect((await store.findings.list({ limit: 1 }, SYSTEM_PRINCIPAL)).scanId).toBe(next.id);
+      expect((await store.snapshots.latest())?.scanId).toBe(previous.id);
+      expect(await store.snapshots.latestScanId()).toBe(previous.id);
+      await holder.query('SELECT pg_advisory_unlock(4242)');
+      await completing;
+      const latest = await store.snapshots.latest();
+      expect(latest?.scanId).toBe(next.id);
+      expect(JSON.stringify(latest?.snapshot)).toBe(JSON.stringify(sample));
+    } finally {
+      await holder.query('DROP TRIGGER IF EXISTS test_hold_snapshot ON scan_snapshots; DROP FUNCTION IF EXISTS test_hold_snapshot()');
+      await holder.end();
+    }
+  }, 60_000);
+
+  it('a snapshot PostgreSQL refuses after the scan is visible: the scan stays succeeded, the error says it is stored, forecasts keep the previous snapshot', async () => {
+    const sample = loadFleetDirectory(join(__dirname, '..', '..', 'examples', 'fleets', 'sample'));
+    const findings = makeFindings(10, () => ({ checkId: 'snapshot-refused' }));
+    const previous = await store.scans.create({ source: 'offline', fleetName: 'snapshot-refused' });
+    await store.scans.complete(previous.id, { findings, coverage: [makeCoverage()], snapshot: sample });
+    const admin = new Client({ connectionString: db.url });
+    await admin.connect();
+    try {
+      await admin.query(`CREATE FUNCTION test_refuse_snapshot() RETURNS trigger LANGUAGE plpgsql AS $$
+        BEGIN RAISE EXCEPTION 'snapshot refused by the test'; END $$`);
+      await admin.query('CREATE TRIGGER test_refuse_snapshot BEFORE INSERT ON scan_snapshots FOR EACH ROW EXECUTE FUNCTION test_refuse_snapshot()');
+      const next = await store.scans.create({ source: 'offline', fleetName: 'snapshot-refused' });
+      const failed = await store.scans.complete(next.id, { findings, coverage: [makeCoverage()], quotaUsage: samplesOf(findings), snapshot: sample }).then(
+        () => undefined,
+        (e: unknown) => e,
+      );
+      expect(failed).toBeInstanceOf(Error);
+      expect((failed as Error).message).toMatch(new RegExp(`^scan ${next.id} is stored and visible, but its fleet snapshot could not be stored .*snapshot refused by the test`));
+      expect((failed as { code?: string }).code).toBe('CONFLICT');
+      expect((await store.scans.get(next.id))?.status).toBe('succeeded');
+      expect(await rowCounts(db.url, next.id)).toEqual({ findings: 10, distinct_findings: 10, samples: 10, attempts: 0, chunks: 0 });
+      expect((await store.snapshots.latest())?.scanId).toBe(previous.id);
+    } finally {
+      await admin.query('DROP TRIGGER IF EXISTS test_refuse_snapshot ON scan_snapshots; DROP FUNCTION IF EXISTS test_refuse_snapshot()');
+      await admin.end();
+    }
+  }, 60_000);
 });

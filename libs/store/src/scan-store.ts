@@ -9,6 +9,12 @@
  * sightings, writes the summary, coverage and skipped results, deletes the attempt row and bumps the findings read
  * generation (its trigger on `scans`), so the scan appears once, whole.
  *
+ * The fleet snapshot is not one of those rows: it is written after the scan is visible (`storeSnapshot`), in one
+ * transaction of its own. Its only reader is the what-if and headroom forecasts' `ScanSnapshotRepository.latest`, the
+ * latest succeeded scan that has one: until the snapshot commits, forecasts run on the previous scan's (and say which
+ * scan they ran on). Encoding and compressing a 5,000-cluster snapshot is about 20 CPU s, so writing it before the
+ * scan is visible kept the findings from readers about 10-16 s longer on two cores (docs/benchmarks.md).
+ *
  * Restart safety: the attempt row (`scan_store_attempts`) names the attempt writing the scan's rows, and each chunk's
  * row in `scan_store_chunks` is committed with the chunk's rows. The same attempt retrying after a lost connection
  * (a PostgreSQL restart) skips the chunks it finds there, so a chunk whose COMMIT landed but whose answer was lost is
@@ -31,7 +37,10 @@ import type { ScanSnapshotRepository } from './scan-snapshot.repository';
 import type { CompressedParts } from './gzip-json.util';
 import type { StoredChunk } from './store.types';
 
-/** Every table a scan's store writes rows of (keyed by `scan_id`), deleted together when an attempt is discarded. */
+/**
+ * Every table a scan's store writes rows of (keyed by `scan_id`), deleted together when an attempt is discarded or a
+ * succeeded scan's result is replaced (its snapshot too: the replacement writes its own after it is visible).
+ */
 export const STAGED_TABLES = [
   'findings',
   'quota_usage',
@@ -46,36 +55,26 @@ export const STAGED_TABLES = [
   'scan_snapshots',
 ] as const;
 
-/** The part name of the snapshot in `scan_store_chunks` (one chunk: the snapshot's row). */
-const SNAPSHOT_PART = 'scan_snapshots';
-
 /** A snapshot compressed by `encodeSnapshotParts`: its bytes in `latin1` parts, their encoding, size and the text's. */
 export type CompressedSnapshot = CompressedParts;
 
-/** What a scan's store writes: its tables' rows, and the snapshot when kept. */
+/** What a scan's store writes before the scan is visible: its tables' rows. */
 export interface ScanRows {
   parts: readonly CopyPart[];
-  /**
-   * The snapshot, compressed while the first chunks are written (compressing a 5,000-cluster snapshot is seconds of
-   * CPU, while the COPY lanes mostly wait on PostgreSQL). Its chunk is the first one taken, so one lane waits for it
-   * while the others write rows.
-   */
-  snapshot?: Promise<CompressedSnapshot>;
 }
 
 /** One chunk to write: a part's rows `[from, to)`, chunk number `chunk`. */
 interface ChunkTask {
-  part: CopyPart | undefined;
+  part: CopyPart;
   table: string;
   chunk: number;
   from: number;
   to: number;
 }
 
-/** The chunks of `rows`, in order: the snapshot, then each part's rows cut every `chunkRows`. */
+/** The chunks of `rows`, in order: each part's rows cut every `chunkRows`. */
 function chunksOf(rows: ScanRows): ChunkTask[] {
   const tasks: ChunkTask[] = [];
-  if (rows.snapshot) tasks.push({ part: undefined, table: SNAPSHOT_PART, chunk: 0, from: 0, to: 1 });
   for (const part of rows.parts)
     for (let from = 0, chunk = 0; from < part.rowCount; from += part.chunkRows, chunk += 1)
       tasks.push({
@@ -104,7 +103,7 @@ export class ChunkedScanStore {
 
   /**
    * @param pool the store's connection pool
-   * @param snapshots writes the compressed snapshot chunk
+   * @param snapshots writes the compressed snapshot of a visible scan (`storeSnapshot`)
    * @param lanes chunks written at once, each on a connection of its own (at most the pool's size): COPY keeps one
    *   PostgreSQL backend busy per connection, so two lanes use a second core while the first is parsing
    */
@@ -184,7 +183,7 @@ export class ChunkedScanStore {
         const task = todo[next];
         next += 1;
         try {
-          const written = await this.writeChunk(id, attempt, task, rows.snapshot, buffer);
+          const written = await this.writeChunk(id, attempt, task, buffer);
           onChunk?.({ table: task.table, chunk: task.chunk, rows: written });
         } catch (e) {
           failed = true;
@@ -202,15 +201,7 @@ export class ChunkedScanStore {
    * One chunk in one transaction: its rows and its `scan_store_chunks` row, after checking the attempt still owns the
    * scan; its COPY data encoded into the lane's `buffer`.
    */
-  private async writeChunk(
-    id: string,
-    attempt: string,
-    task: ChunkTask,
-    snapshotPromise: Promise<CompressedSnapshot> | undefined,
-    buffer: Buffer,
-  ): Promise<number> {
-    // Compressed before the transaction opens: no transaction waits on the CPU.
-    const snapshot = task.part ? undefined : await snapshotPromise;
+  private async writeChunk(id: string, attempt: string, task: ChunkTask, buffer: Buffer): Promise<number> {
     return withTransaction(this.pool, async (client) => {
       await client.query('SELECT 1 FROM scans WHERE id = $1 FOR KEY SHARE', [id]);
       const owner = await client.query<{ attempt: string }>(
@@ -222,13 +213,7 @@ export class ChunkedScanStore {
           'CONFLICT',
           `scan ${id} is no longer stored by this attempt (another attempt took it over, or the scan ended)`,
         );
-      let written: number;
-      if (task.part) {
-        written = await task.part.copy(client, id, task.from, task.to, buffer);
-      } else {
-        await this.snapshots.copyCompressed(client, id, snapshot as CompressedSnapshot, buffer);
-        written = 1;
-      }
+      const written = await task.part.copy(client, id, task.from, task.to, buffer);
       await client.query(
         'INSERT INTO scan_store_chunks (scan_id, part, chunk, row_count) VALUES ($1, $2, $3, $4)',
         [id, task.table, task.chunk, written],
@@ -276,14 +261,31 @@ export class ChunkedScanStore {
 
   /**
    * Write every row of a scan at once on `client` (one transaction: a succeeded scan's result replaced): delete its
-   * rows, COPY every part, store the snapshot.
+   * rows and its snapshot, COPY every part. The new snapshot follows once this commits (`storeSnapshot`).
    * @param client the caller's transaction client (the scan row locked)
    */
   async replaceAll(client: PoolClient, id: string, rows: ScanRows): Promise<void> {
     await this.discard(client, id);
     const buffer = copyBuffer();
     for (const part of rows.parts) if (part.rowCount > 0) await part.copy(client, id, 0, part.rowCount, buffer);
-    if (rows.snapshot) await this.snapshots.copyCompressed(client, id, await rows.snapshot, buffer);
+  }
+
+  /**
+   * Write the fleet snapshot of a scan that is already visible, in one transaction of its own (replacing one stored
+   * before): the scan row is held FOR KEY SHARE meanwhile, so retention cannot delete the scan under it. Run again
+   * after a lost connection, it writes the same row once (`copyCompressed` deletes the scan's row first).
+   * @param snapshot compressed by `encodeSnapshotParts`
+   * @returns true when written; false when the scan is no longer succeeded (deleted by retention, or no such scan):
+   *   nothing is written
+   * @throws the driver's error when the COPY fails (a lost connection: the caller retries)
+   */
+  async storeSnapshot(id: string, snapshot: CompressedSnapshot): Promise<boolean> {
+    return withTransaction(this.pool, async (client) => {
+      const scan = await client.query<{ status: string }>('SELECT status FROM scans WHERE id = $1 FOR KEY SHARE', [id]);
+      if (scan.rows[0]?.status !== 'succeeded') return false;
+      await this.snapshots.copyCompressed(client, id, snapshot);
+      return true;
+    });
   }
 
   /**

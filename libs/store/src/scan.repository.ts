@@ -1,6 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import type { Pool, PoolClient, QueryResultRow } from 'pg';
-import type { CoverageEntry, SkippedResult } from '@app/domain';
+import type { CoverageEntry, FleetSnapshot, SkippedResult } from '@app/domain';
 import { dedupeByFingerprint, type FindingRepository } from './finding.repository';
 import type { QuotaTrendRepository } from './quota-trend.repository';
 import { QUOTA_COPY_COLUMNS, quotaSampleKey, type QuotaUsageRepository } from './quota-usage.repository';
@@ -13,7 +13,7 @@ import { teamRowCondition, type TeamRowColumns } from './team-scope.util';
 import { storableJson, storableText, toIso, toIsoOrNull, toNumber } from './sql.util';
 import { ColumnProbe } from './schema-probe.util';
 import { StoreError } from './store.exception';
-import { withStoreRetry } from './store-retry.util';
+import { isConnectionLoss, withStoreRetry } from './store-retry.util';
 import { withTransaction } from './transaction.util';
 import type {
   CompleteScanInput,
@@ -193,8 +193,11 @@ export class ScanRepository {
    * Mark a scan succeeded and store its findings, fingerprint sightings, coverage, skipped results, quota samples,
    * snapshot, fleet graph and summary, visible to readers at once: they see either the running scan without a result
    * or the whole result, never a half-written one. With the chunked store (scan-store.ts) the rows go in with COPY
-   * in chunks committed as they go and one last transaction marks the scan succeeded; without it (PGlite) it is all
-   * one transaction. It returns once the scan is visible: the table statistics and the quota trend fits that serve
+   * in chunks committed as they go and one last transaction marks the scan succeeded; then the snapshot (the what-if
+   * forecasts' input, read only as the latest one stored) is encoded and written in a transaction of its own, so its
+   * 20 CPU s at 5,000 clusters never keep the findings from readers: until it commits, forecasts run on the previous
+   * scan's snapshot. Without the chunked store (PGlite) it is all one transaction, the snapshot included. It returns
+   * once the scan is visible and its snapshot stored: the table statistics and the quota trend fits that serve
    * readers of the new rows are the caller's next step (`refreshAfterStore`), so they never hold the store.
    * @param id the scan
    * @param input findings (any number; deduplicated by fingerprint, the most severe kept), coverage, summary
@@ -205,16 +208,40 @@ export class ScanRepository {
    * replaces its result, so a retry is safe.
    * @throws StoreError NOT_FOUND (no such scan), CONFLICT (the scan failed, or another attempt took the store
    *   over), UNAVAILABLE (the connection stayed lost through every retry); the driver's error for rows PostgreSQL
-   *   refuses (nothing of this attempt is left behind)
+   *   refuses (nothing of this attempt is left behind); StoreError whose message says the scan is stored when it is
+   *   visible but its snapshot could not be written (the scan stays succeeded)
    */
   async complete(id: string, input: CompleteScanInput): Promise<StoredScan> {
     const summary = input.summary ?? summarizeFindings(input.findings);
-    const done =
-      this.chunked && (await this.chunked.available())
-        ? await this.completeChunked(this.chunked, id, input, summary)
-        : await withStoreRetry(`cannot store scan ${id}`, () => this.completeOnce(id, input, summary));
+    if (this.chunked && (await this.chunked.available())) {
+      const done = await this.completeChunked(this.chunked, id, input, summary);
+      input.onVisible?.();
+      if (input.snapshot && this.snapshots) await this.storeSnapshotOfVisible(this.chunked, id, input.snapshot);
+      return done;
+    }
+    const done = await withStoreRetry(`cannot store scan ${id}`, () => this.completeOnce(id, input, summary));
     input.onVisible?.();
     return done;
+  }
+
+  /**
+   * The snapshot of a scan `completeChunked` made visible: encoded and compressed once, then written in its own
+   * transaction, retried with backoff while the connection is lost.
+   * @throws StoreError saying the scan is stored but not its snapshot, when it cannot be encoded or written (the scan
+   *   stays succeeded): UNAVAILABLE when the connection stayed lost, else the store's own code, else CONFLICT
+   */
+  private async storeSnapshotOfVisible(chunked: ChunkedScanStore, id: string, snapshot: FleetSnapshot): Promise<void> {
+    try {
+      const compressed = await encodeSnapshotParts(snapshot);
+      await withStoreRetry(`cannot store the snapshot of scan ${id}`, () => chunked.storeSnapshot(id, compressed));
+    } catch (e) {
+      const reason = e instanceof Error ? e.message : String(e);
+      throw new StoreError(
+        isConnectionLoss(e) ? 'UNAVAILABLE' : e instanceof StoreError ? e.code : 'CONFLICT',
+        `scan ${id} is stored and visible, but its fleet snapshot could not be stored (what-if and headroom forecasts use the previous scan's until a scan stores one): ${reason}`,
+        { cause: e },
+      );
+    }
   }
 
   /**
@@ -248,16 +275,12 @@ export class ScanRepository {
    */
   private async completeChunked(chunked: ChunkedScanStore, id: string, input: CompleteScanInput, summary: ScanSummary): Promise<StoredScan> {
     const attempt = randomUUID();
-    const snapshot = input.snapshot && this.snapshots ? encodeSnapshotParts(input.snapshot) : undefined;
-    // Awaited by the snapshot's chunk; observed here so a store that ends before it is no unhandled rejection.
-    snapshot?.catch(() => undefined);
     const rows: ScanRows = {
       parts: [
         copyPart('findings', (client) => this.findings.copyColumns(client), dedupeByFingerprint(input.findings), CHUNK_ROWS),
         copyPart('quota_usage', QUOTA_COPY_COLUMNS, dedupeRows(input.quotaUsage ?? [], quotaSampleKey), CHUNK_ROWS),
         ...(input.graph && this.graph ? this.graph.copyParts(input.graph) : []),
       ],
-      ...(snapshot ? { snapshot } : {}),
     };
     try {
       return await withStoreRetry(`cannot store scan ${id}`, () => this.completeChunkedOnce(chunked, id, attempt, rows, input, summary));

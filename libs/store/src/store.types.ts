@@ -103,8 +103,8 @@ export interface CompleteScanInput {
    */
   onChunk?: (chunk: StoredChunk) => void;
   /**
-   * Called once the scan is visible to readers (the transaction marking it succeeded committed), just before
-   * `complete` returns. Default: none.
+   * Called once the scan is visible to readers (the transaction marking it succeeded committed): with the chunked
+   * store before its snapshot is encoded and written, else just before `complete` returns. Default: none.
    */
   onVisible?: () => void;
 }
