@@ -3,11 +3,11 @@
  * database it stores two real scans of the generated bench fleet (`millionBackendSpec`: 100 nodes and 22
  * LoadBalancer Services per cluster, about a quarter on NLB; 5,000 clusters are about 10M backend entries), a week
  * apart, each analysed in process (`analyzeAndStore`) and stored by `storeAnalysis` as a scan stores it (findings,
- * skipped results, quota samples, the gzip snapshot and the fleet graph: COPY in chunks, visible at once at the end,
- * libs/store scan-store.ts). The older scan runs without SERVICE_NO_CONNECTION_DRAIN, so the weekly diff has real new
+ * skipped results, quota samples and the fleet graph: COPY in chunks, visible at once at the end, then the gzip
+ * snapshot; libs/store scan-store.ts). The older scan runs without SERVICE_NO_CONNECTION_DRAIN, so the weekly diff has real new
  * findings. Then it times:
  *  - `storeSeconds`: the store step of each scan (the `store` phase) and the rows it wrote; `visibleSeconds` the part
- *    until the scan is visible to readers, `trendFitsAndStatisticsSeconds` the ANALYZE and quota trend fit refresh
+ *    until the scan is visible to readers (the rest is its snapshot), `trendFitsAndStatisticsSeconds` the ANALYZE and quota trend fit refresh
  *    `complete` runs after it, `storeCpuSeconds` the CPU this process spent in the step (all its threads);
  *  - `report`: `loadReportInput` + `buildReport` and every render (target: within 60 s together);
  *  - `api`: the API (createApiApp, the production module, NODE_ENV=production) in a child process, driven by

@@ -5,8 +5,9 @@
  * On a fresh database (next to BENCH_DATABASE_URL, dropped afterwards) it generates the bench fleet of
  * `bench:scale` (`millionBackendSpec` with NLBs), analyses it in process, then stores it `--scans N` times (default
  * 1) with `storeAnalysis`, each into a scan of its own as a scan stores it. Per store it prints:
- *  - `storeSeconds`: wall seconds of `storeAnalysis` (the `store` phase, which ends when the scan is visible),
- *    `visibleSeconds` until the scan is visible (its last transaction committed), `trendFitsAndStatisticsSeconds` the
+ *  - `storeSeconds`: wall seconds of `storeAnalysis` (the `store` phase: the scan made visible, then its snapshot
+ *    encoded and written), `visibleSeconds` until the scan is visible (its last transaction committed; the rest of
+ *    `storeSeconds` is the snapshot), `trendFitsAndStatisticsSeconds` the
  *    step a scan runs after it (`store.scans.refreshAfterStore`: ANALYZE and the quota trend fit refresh), with its
  *    own CPU figures (`refreshCpuSeconds`, `postgresCpuSecondsRefresh`);
  *  - `storeCpuSeconds`: CPU seconds this process spent in the store step (every thread: the main thread, zlib on
