@@ -191,8 +191,8 @@ export class ScanRepository {
 
   /**
    * Mark a scan succeeded and store its findings, fingerprint sightings, coverage, skipped results, quota samples,
-   * snapshot, fleet graph and summary, visible to readers at once: they see either the running scan without a result
-   * or the whole result, never a half-written one. With the chunked store (scan-store.ts) the rows go in with COPY
+   * fleet graph and summary, visible to readers at once: they see either the running scan without a result or the
+   * whole result, never a half-written one; and store its snapshot. With the chunked store (scan-store.ts) the rows go in with COPY
    * in chunks committed as they go and one last transaction marks the scan succeeded; then the snapshot (the what-if
    * forecasts' input, read only as the latest one stored) is encoded and written in a transaction of its own, so its
    * 20 CPU s at 5,000 clusters never keep the findings from readers: until it commits, forecasts run on the previous
