@@ -12,7 +12,7 @@ import { join } from 'node:path';
 import { gunzipSync } from 'node:zlib';
 import { Client } from 'pg';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import type { Finding, QuotaUsageSample } from '@app/domain';
+import type { Finding, FleetSnapshot, QuotaUsageSample } from '@app/domain';
 import { loadFleetDirectory } from '@app/collectors';
 import { Store, SYSTEM_PRINCIPAL, type StoredChunk } from '@app/store';
 import { startPrivatePostgres, type PrivatePostgres } from '../faults/private-postgres.util';
@@ -113,6 +113,39 @@ function expectWholeReads(seen: readonly Seen[], previous: string, next: string,
   const generations = [...new Set(seen.map((s) => s.generation))].sort((a, b) => a - b);
   expect(generations.length).toBeLessThanOrEqual(2);
   if (generations.length === 2) expect(generations[1] - generations[0]).toBe(1);
+}
+
+/** A scan of ten findings stored with the sample fleet's snapshot: the latest snapshot until a later scan stores one. */
+async function storeWithSnapshot(store: Store, checkId: string): Promise<{ sample: FleetSnapshot; findings: Finding[]; previous: string }> {
+  const sample = loadFleetDirectory(join(__dirname, '..', '..', 'examples', 'fleets', 'sample'));
+  const findings = makeFindings(10, () => ({ checkId }));
+  const scan = await store.scans.create({ source: 'offline', fleetName: checkId });
+  await store.scans.complete(scan.id, { findings, coverage: [makeCoverage()], snapshot: sample });
+  return { sample, findings, previous: scan.id };
+}
+
+/**
+ * Run `fn` with a BEFORE INSERT row trigger on `scan_snapshots` whose PL/pgSQL body is `body`, on a connection of its
+ * own (given to `fn`); the trigger is dropped afterwards.
+ */
+async function withSnapshotTrigger(url: string, body: string, fn: (client: Client) => Promise<void>): Promise<void> {
+  const client = new Client({ connectionString: url });
+  await client.connect();
+  try {
+    await client.query(`CREATE FUNCTION test_snapshot_trigger() RETURNS trigger LANGUAGE plpgsql AS $$ BEGIN ${body} END $$`);
+    await client.query('CREATE TRIGGER test_snapshot_trigger BEFORE INSERT ON scan_snapshots FOR EACH ROW EXECUTE FUNCTION test_snapshot_trigger()');
+    await fn(client);
+  } finally {
+    await client.query('DROP TRIGGER IF EXISTS test_snapshot_trigger ON scan_snapshots; DROP FUNCTION IF EXISTS test_snapshot_trigger()');
+    await client.end();
+  }
+}
+
+/** The snapshot forecasts read is scan `scanId`'s, equal to `sample`. */
+async function expectLatestSnapshot(store: Store, scanId: string, sample: FleetSnapshot): Promise<void> {
+  const latest = await store.snapshots.latest();
+  expect(latest?.scanId).toBe(scanId);
+  expect(JSON.stringify(latest?.snapshot)).toBe(JSON.stringify(sample));
 }
 
 /** Each chunk reported once: none was written twice. */
@@ -306,26 +339,16 @@ describe('chunked store on the shared server: terminated connections and a kille
       expect(stored.n).toBe(1);
       expect(stored.encoding).toBe('gzip+json');
       expect(stored.rawBytes).toBe(Buffer.byteLength(stored.text));
-      const latest = await store.snapshots.latest();
-      expect(latest?.scanId).toBe(scan.id);
-      expect(JSON.stringify(latest?.snapshot)).toBe(JSON.stringify(sample));
+      await expectLatestSnapshot(store, scan.id, sample);
     }
   }, 60_000);
 
   it('makes the scan visible before its snapshot is written: until the snapshot commits, forecasts read the previous scan\'s', async () => {
-    const sample = loadFleetDirectory(join(__dirname, '..', '..', 'examples', 'fleets', 'sample'));
-    const findings = makeFindings(10, () => ({ checkId: 'visible-first' }));
-    const previous = await store.scans.create({ source: 'offline', fleetName: 'snapshot-after' });
-    await store.scans.complete(previous.id, { findings, coverage: [makeCoverage()], snapshot: sample });
-    // A row trigger holds every snapshot write until this session lets go of its advisory lock.
-    const holder = new Client({ connectionString: db.url });
-    await holder.connect();
-    try {
-      await holder.query(`CREATE FUNCTION test_hold_snapshot() RETURNS trigger LANGUAGE plpgsql AS $$
-        BEGIN PERFORM pg_advisory_xact_lock(4242); RETURN NEW; END $$`);
-      await holder.query('CREATE TRIGGER test_hold_snapshot BEFORE INSERT ON scan_snapshots FOR EACH ROW EXECUTE FUNCTION test_hold_snapshot()');
+    const { sample, findings, previous } = await storeWithSnapshot(store, 'visible-first');
+    // A row trigger holds every snapshot write until `holder` lets go of its advisory lock.
+    await withSnapshotTrigger(db.url, 'PERFORM pg_advisory_xact_lock(4242); RETURN NEW;', async (holder) => {
       await holder.query('SELECT pg_advisory_lock(4242)');
-      const next = await store.scans.create({ source: 'offline', fleetName: 'snapshot-after' });
+      const next = await store.scans.create({ source: 'offline', fleetName: 'visible-first' });
       let visible!: () => void;
       const becameVisible = new Promise<void>((resolve) => (visible = resolve));
       const completing = store.scans.complete(next.id, { findings, coverage: [makeCoverage()], snapshot: sample, onVisible: () => visible() });
@@ -334,30 +357,17 @@ describe('chunked store on the shared server: terminated connections and a kille
       // The findings are served from the new scan; the snapshot is not written yet, so forecasts read the previous one.
       expect((await store.scans.get(next.id))?.status).toBe('succeeded');
       expect((await store.findings.list({ limit: 1 }, SYSTEM_PRINCIPAL)).scanId).toBe(next.id);
-      expect((await store.snapshots.latest())?.scanId).toBe(previous.id);
-      expect(await store.snapshots.latestScanId()).toBe(previous.id);
+      expect((await store.snapshots.latest())?.scanId).toBe(previous);
+      expect(await store.snapshots.latestScanId()).toBe(previous);
       await holder.query('SELECT pg_advisory_unlock(4242)');
       await completing;
-      const latest = await store.snapshots.latest();
-      expect(latest?.scanId).toBe(next.id);
-      expect(JSON.stringify(latest?.snapshot)).toBe(JSON.stringify(sample));
-    } finally {
-      await holder.query('DROP TRIGGER IF EXISTS test_hold_snapshot ON scan_snapshots; DROP FUNCTION IF EXISTS test_hold_snapshot()');
-      await holder.end();
-    }
+      await expectLatestSnapshot(store, next.id, sample);
+    });
   }, 60_000);
 
   it('a snapshot PostgreSQL refuses after the scan is visible: the scan stays succeeded, the error says it is stored, forecasts keep the previous snapshot', async () => {
-    const sample = loadFleetDirectory(join(__dirname, '..', '..', 'examples', 'fleets', 'sample'));
-    const findings = makeFindings(10, () => ({ checkId: 'snapshot-refused' }));
-    const previous = await store.scans.create({ source: 'offline', fleetName: 'snapshot-refused' });
-    await store.scans.complete(previous.id, { findings, coverage: [makeCoverage()], snapshot: sample });
-    const admin = new Client({ connectionString: db.url });
-    await admin.connect();
-    try {
-      await admin.query(`CREATE FUNCTION test_refuse_snapshot() RETURNS trigger LANGUAGE plpgsql AS $$
-        BEGIN RAISE EXCEPTION 'snapshot refused by the test'; END $$`);
-      await admin.query('CREATE TRIGGER test_refuse_snapshot BEFORE INSERT ON scan_snapshots FOR EACH ROW EXECUTE FUNCTION test_refuse_snapshot()');
+    const { sample, findings, previous } = await storeWithSnapshot(store, 'snapshot-refused');
+    await withSnapshotTrigger(db.url, "RAISE EXCEPTION 'snapshot refused by the test';", async () => {
       const next = await store.scans.create({ source: 'offline', fleetName: 'snapshot-refused' });
       const failed = await store.scans.complete(next.id, { findings, coverage: [makeCoverage()], quotaUsage: samplesOf(findings), snapshot: sample }).then(
         () => undefined,
@@ -368,10 +378,7 @@ describe('chunked store on the shared server: terminated connections and a kille
       expect((failed as { code?: string }).code).toBe('CONFLICT');
       expect((await store.scans.get(next.id))?.status).toBe('succeeded');
       expect(await rowCounts(db.url, next.id)).toEqual({ findings: 10, distinct_findings: 10, samples: 10, attempts: 0, chunks: 0 });
-      expect((await store.snapshots.latest())?.scanId).toBe(previous.id);
-    } finally {
-      await admin.query('DROP TRIGGER IF EXISTS test_refuse_snapshot ON scan_snapshots; DROP FUNCTION IF EXISTS test_refuse_snapshot()');
-      await admin.end();
-    }
+      expect((await store.snapshots.latest())?.scanId).toBe(previous);
+    });
   }, 60_000);
 });
