@@ -18,7 +18,7 @@ import { Store, SYSTEM_PRINCIPAL, type StoredChunk } from '@app/store';
 import { startPrivatePostgres, type PrivatePostgres } from '../faults/private-postgres.util';
 import { suiteBuildRoot } from '../worker/worker-test.util';
 import { makeCoverage, makeFindings } from './finding.factory';
-import { createTestDatabase, type TestDatabase } from './test-database.util';
+import { createTestDatabase, queryOnce, type TestDatabase } from './test-database.util';
 
 /** Rows per table of the large scan: two chunks of findings and two of quota samples (50,000 rows a chunk). */
 const LARGE = 75_000;
@@ -125,21 +125,42 @@ async function storeWithSnapshot(store: Store, checkId: string): Promise<{ sampl
 }
 
 /**
- * Run `fn` with a BEFORE INSERT row trigger on `scan_snapshots` whose PL/pgSQL body is `body`, on a connection of its
- * own (given to `fn`); the trigger is dropped afterwards.
+ * Run `fn` with a BEFORE INSERT row trigger on `scan_snapshots` whose PL/pgSQL body is `body`, and a connection of its
+ * own (given to `fn`; it may be cut by a restart); the trigger is dropped afterwards on a fresh connection.
  */
 async function withSnapshotTrigger(url: string, body: string, fn: (client: Client) => Promise<void>): Promise<void> {
+  await queryOnce(url, `CREATE FUNCTION test_snapshot_trigger() RETURNS trigger LANGUAGE plpgsql AS $$ BEGIN ${body} END $$;
+             CREATE TRIGGER test_snapshot_trigger BEFORE INSERT ON scan_snapshots FOR EACH ROW EXECUTE FUNCTION test_snapshot_trigger()`);
   const client = new Client({ connectionString: url });
+  // A restart in `fn` ends this session: its error event is expected, not a crash.
+  client.on('error', () => undefined);
   await client.connect();
   try {
-    await client.query(`CREATE FUNCTION test_snapshot_trigger() RETURNS trigger LANGUAGE plpgsql AS $$ BEGIN ${body} END $$`);
-    await client.query('CREATE TRIGGER test_snapshot_trigger BEFORE INSERT ON scan_snapshots FOR EACH ROW EXECUTE FUNCTION test_snapshot_trigger()');
     await fn(client);
   } finally {
-    await client.query('DROP TRIGGER IF EXISTS test_snapshot_trigger ON scan_snapshots; DROP FUNCTION IF EXISTS test_snapshot_trigger()');
-    await client.end();
+    await client.end().catch(() => undefined);
+    await queryOnce(url, 'DROP TRIGGER IF EXISTS test_snapshot_trigger ON scan_snapshots; DROP FUNCTION IF EXISTS test_snapshot_trigger()');
   }
 }
+
+/**
+ * Complete scan `scanId` with `findings` and `sample`'s snapshot while `holder` holds advisory lock 4242, which a
+ * trigger made by `withSnapshotTrigger` takes before a snapshot row is written: resolves once the scan is visible.
+ * @returns the store's promise, in an object (an async function returning it would wait for it): observed, a failure is
+ *   the caller's to await
+ */
+async function completeUntilVisible(store: Store, holder: Client, scanId: string, findings: Finding[], sample: FleetSnapshot): Promise<{ completing: Promise<unknown> }> {
+  await holder.query('SELECT pg_advisory_lock(4242)');
+  let visible!: () => void;
+  const becameVisible = new Promise<void>((resolve) => (visible = resolve));
+  const completing = store.scans.complete(scanId, { findings, coverage: [makeCoverage()], snapshot: sample, onVisible: () => visible() });
+  completing.catch(() => undefined);
+  await Promise.race([becameVisible, completing]);
+  return { completing };
+}
+
+/** The body of a snapshot trigger that waits for advisory lock 4242 (`completeUntilVisible`). */
+const HOLD_SNAPSHOT = 'PERFORM pg_advisory_xact_lock(4242); RETURN NEW;';
 
 /** The snapshot forecasts read is scan `scanId`'s, equal to `sample`. */
 async function expectLatestSnapshot(store: Store, scanId: string, sample: FleetSnapshot): Promise<void> {
@@ -172,15 +193,7 @@ describe('chunked store: a real PostgreSQL restart in the middle (private server
     const previous = await storePrevious(store);
     const scan = await store.scans.create({ source: 'offline', fleetName: 'chunked' });
     const findings = makeFindings(LARGE);
-    const admin = async (sql: string) => {
-      const c = new Client({ connectionString: pg.url });
-      await c.connect();
-      try {
-        return (await c.query(sql)).rows[0] as Record<string, unknown>;
-      } finally {
-        await c.end();
-      }
-    };
+    const admin = async (sql: string) => (await queryOnce(pg.url, sql))[0]!;
     const startedBefore = String((await admin('SELECT pg_postmaster_start_time() AS t')).t);
     const chunks: StoredChunk[] = [];
     let restarting: Promise<void> | undefined;
@@ -208,6 +221,27 @@ describe('chunked store: a real PostgreSQL restart in the middle (private server
     expect(failed).toBeGreaterThan(0);
     expect(seen.at(-1)?.scanId).toBe(scan.id);
   }, 180_000);
+
+  it('a restart while the snapshot of a visible scan is written: written once after it, the scan visible throughout', async () => {
+    const { sample, findings } = await storeWithSnapshot(store, 'restart-snapshot');
+    await withSnapshotTrigger(pg.url, HOLD_SNAPSHOT, async (holder) => {
+      const next = await store.scans.create({ source: 'offline', fleetName: 'restart-snapshot' });
+      const { completing } = await completeUntilVisible(store, holder, next.id, findings, sample);
+      // The snapshot's COPY waits in the trigger; the restart cuts it (and ends the lock's session).
+      for (let waiting = 0; waiting === 0; ) {
+        const r = await holder.query<{ n: number }>("SELECT count(*)::int AS n FROM pg_locks WHERE locktype = 'advisory' AND NOT granted");
+        waiting = r.rows[0]!.n;
+        if (waiting === 0) await new Promise((resolve) => setTimeout(resolve, 20));
+      }
+      const before = (await holder.query<{ t: string }>('SELECT pg_postmaster_start_time()::text AS t')).rows[0]!.t;
+      await pg.restartAsync();
+      expect((await store.scans.get(next.id))?.status).toBe('succeeded');
+      await completing;
+      await expectLatestSnapshot(store, next.id, sample);
+      expect((await queryOnce<{ t: string }>(pg.url, 'SELECT pg_postmaster_start_time()::text AS t'))[0]!.t).not.toBe(before);
+      expect(await queryOnce(pg.url, 'SELECT count(*)::int AS n FROM scan_snapshots WHERE scan_id = $1', [next.id])).toEqual([{ n: 1 }]);
+    });
+  }, 120_000);
 });
 
 describe('chunked store on the shared server: terminated connections and a killed process', () => {
@@ -345,15 +379,9 @@ describe('chunked store on the shared server: terminated connections and a kille
 
   it('makes the scan visible before its snapshot is written: until the snapshot commits, forecasts read the previous scan\'s', async () => {
     const { sample, findings, previous } = await storeWithSnapshot(store, 'visible-first');
-    // A row trigger holds every snapshot write until `holder` lets go of its advisory lock.
-    await withSnapshotTrigger(db.url, 'PERFORM pg_advisory_xact_lock(4242); RETURN NEW;', async (holder) => {
-      await holder.query('SELECT pg_advisory_lock(4242)');
+    await withSnapshotTrigger(db.url, HOLD_SNAPSHOT, async (holder) => {
       const next = await store.scans.create({ source: 'offline', fleetName: 'visible-first' });
-      let visible!: () => void;
-      const becameVisible = new Promise<void>((resolve) => (visible = resolve));
-      const completing = store.scans.complete(next.id, { findings, coverage: [makeCoverage()], snapshot: sample, onVisible: () => visible() });
-      completing.catch(() => undefined);
-      await becameVisible;
+      const { completing } = await completeUntilVisible(store, holder, next.id, findings, sample);
       // The findings are served from the new scan; the snapshot is not written yet, so forecasts read the previous one.
       expect((await store.scans.get(next.id))?.status).toBe('succeeded');
       expect((await store.findings.list({ limit: 1 }, SYSTEM_PRINCIPAL)).scanId).toBe(next.id);

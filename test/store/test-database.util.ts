@@ -6,7 +6,7 @@
  * Teardown drops them all.
  */
 import { randomBytes } from 'node:crypto';
-import { Client } from 'pg';
+import { Client, type QueryResultRow } from 'pg';
 import { inject } from 'vitest';
 
 /**
@@ -78,4 +78,18 @@ export async function createTestDatabase(opts: TestDatabaseOptions = {}): Promis
   const url = new URL(base);
   url.pathname = `/${name}`;
   return { url: url.toString(), drop: () => withAdmin(`DROP DATABASE IF EXISTS "${name}" WITH (FORCE)`) };
+}
+
+/**
+ * One statement (or several, without parameters) on a connection of its own to `url`, closed afterwards.
+ * @returns the rows of the (last) statement
+ */
+export async function queryOnce<R extends QueryResultRow = Record<string, unknown>>(url: string, sql: string, params: unknown[] = []): Promise<R[]> {
+  const c = new Client({ connectionString: url });
+  await c.connect();
+  try {
+    return (await c.query<R>(sql, params)).rows;
+  } finally {
+    await c.end();
+  }
 }
