@@ -11,7 +11,7 @@
  *    step a scan runs after it (`store.scans.refreshAfterStore`: ANALYZE and the quota trend fit refresh), with its
  *    own CPU figures (`refreshCpuSeconds`, `postgresCpuSecondsRefresh`);
  *  - `storeCpuSeconds`: CPU seconds this process spent in the store step (every thread: the main thread, zlib on
- *    libuv's pool, worker threads);
+ *    libuv's pool, worker threads), `storeCpuSecondsUntilVisible` the part until the scan was visible;
  *  - `postgresCpuSeconds`: CPU seconds of every `postgres` process on this machine over the store step (its backends,
  *    and the exited ones through the postmaster's children time), when PostgreSQL runs here, and the part until the
  *    scan was visible (`postgresCpuSecondsUntilVisible`); other users' queries count too, so these are upper bounds on
@@ -166,11 +166,14 @@ async function main(): Promise<void> {
         const t0 = Date.now();
         let visibleSeconds = 0;
         let pgVisible: ReturnType<typeof postgresCpuSeconds>;
+        const cpu0 = process.cpuUsage();
+        let cpuVisible: NodeJS.CpuUsage = { user: 0, system: 0 };
         const stored = await timed(() =>
           storeAnalysis(store, scan.id, snapshot, analysis, {
             index,
             onVisible: () => {
               visibleSeconds = (Date.now() - t0) / 1000;
+              cpuVisible = process.cpuUsage(cpu0);
               pgVisible = postgresCpuSeconds(database);
             },
           }),
@@ -186,6 +189,7 @@ async function main(): Promise<void> {
           visibleSeconds: round2(visibleSeconds),
           trendFitsAndStatisticsSeconds: refreshed.wallSeconds,
           storeCpuSeconds: stored.cpuSeconds,
+          storeCpuSecondsUntilVisible: round2((cpuVisible.user + cpuVisible.system) / 1e6),
           refreshCpuSeconds: refreshed.cpuSeconds,
           postgresCpuSeconds: pgDelta(pg0, pgStored, 'all'),
           postgresCpuSecondsUntilVisible: pgDelta(pg0, pgVisible, 'all'),
