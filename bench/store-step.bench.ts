@@ -16,7 +16,10 @@
  *    and the exited ones through the postmaster's children time), when PostgreSQL runs here, and the part until the
  *    scan was visible (`postgresCpuSecondsUntilVisible`); other users' queries count too, so these are upper bounds on
  *    a shared machine; `ownPostgresCpuSeconds` and `ownPostgresCpuSecondsUntilVisible` count only the backends of
- *    the bench's own database (by process title), which other users of a shared server do not move;
+ *    the bench's own database (by process title), which other users of a shared server do not move, and only those
+ *    alive at the second reading: the pool closes the COPY lanes' idle connections while the snapshot is encoded after
+ *    the scan is visible, so `ownPostgresCpuSeconds` then misses their work (a lower bound; the part until visible is
+ *    whole);
  *  - `onDisk`: rows and MiB (indexes included) per table after the stores.
  * With `--parts`, each piece of the step is also timed alone first (wall and CPU seconds): the snapshot's encoding
  * (`snapshotEncode`: its JSON lines compressed as the store compresses them, `encoding` says how; MiB of JSON and
