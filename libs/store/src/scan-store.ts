@@ -13,7 +13,7 @@
  * transaction of its own. Its only reader is the what-if and headroom forecasts' `ScanSnapshotRepository.latest`, the
  * latest succeeded scan that has one: until the snapshot commits, forecasts run on the previous scan's (and say which
  * scan they ran on). Encoding and compressing a 5,000-cluster snapshot is about 20 CPU s, so writing it before the
- * scan is visible kept the findings from readers about 10-16 s longer on two cores (docs/benchmarks.md).
+ * scan is visible kept the findings from readers 11-17 s longer on two cores (docs/benchmarks.md).
  *
  * Restart safety: the attempt row (`scan_store_attempts`) names the attempt writing the scan's rows, and each chunk's
  * row in `scan_store_chunks` is committed with the chunk's rows. The same attempt retrying after a lost connection
