@@ -86,21 +86,16 @@ async function storePrevious(store: Store): Promise<string> {
 
 /** Rows of a scan per table, and the store bookkeeping left for it. */
 async function rowCounts(url: string, scanId: string): Promise<Record<string, number>> {
-  const c = new Client({ connectionString: url });
-  await c.connect();
-  try {
-    const r = await c.query<Record<string, string>>(
-      `SELECT (SELECT count(*) FROM findings WHERE scan_id = $1) AS findings,
-              (SELECT count(DISTINCT fingerprint) FROM findings WHERE scan_id = $1) AS distinct_findings,
-              (SELECT count(*) FROM quota_usage WHERE scan_id = $1) AS samples,
-              (SELECT count(*) FROM scan_store_attempts WHERE scan_id = $1) AS attempts,
-              (SELECT count(*) FROM scan_store_chunks WHERE scan_id = $1) AS chunks`,
-      [scanId],
-    );
-    return Object.fromEntries(Object.entries(r.rows[0]).map(([k, v]) => [k, Number(v)]));
-  } finally {
-    await c.end();
-  }
+  const [row] = await queryOnce<Record<string, string>>(
+    url,
+    `SELECT (SELECT count(*) FROM findings WHERE scan_id = $1) AS findings,
+            (SELECT count(DISTINCT fingerprint) FROM findings WHERE scan_id = $1) AS distinct_findings,
+            (SELECT count(*) FROM quota_usage WHERE scan_id = $1) AS samples,
+            (SELECT count(*) FROM scan_store_attempts WHERE scan_id = $1) AS attempts,
+            (SELECT count(*) FROM scan_store_chunks WHERE scan_id = $1) AS chunks`,
+    [scanId],
+  );
+  return Object.fromEntries(Object.entries(row!).map(([k, v]) => [k, Number(v)]));
 }
 
 /** Every read saw the previous scan whole or the new one whole, and the generation moved once, with the scan. */

@@ -274,17 +274,14 @@ export class ChunkedScanStore {
    * Write the fleet snapshot of a scan that is already visible, in one transaction of its own (replacing one stored
    * before): the scan row is held FOR KEY SHARE meanwhile, so retention cannot delete the scan under it. Run again
    * after a lost connection, it writes the same row once (`copyCompressed` deletes the scan's row first).
+   * A scan no longer succeeded (deleted by retention meanwhile) gets nothing written.
    * @param snapshot compressed by `encodeSnapshotParts`
-   * @returns true when written; false when the scan is no longer succeeded (deleted by retention, or no such scan):
-   *   nothing is written
    * @throws the driver's error when the COPY fails (a lost connection: the caller retries)
    */
-  async storeSnapshot(id: string, snapshot: CompressedSnapshot): Promise<boolean> {
-    return withTransaction(this.pool, async (client) => {
+  async storeSnapshot(id: string, snapshot: CompressedSnapshot): Promise<void> {
+    await withTransaction(this.pool, async (client) => {
       const scan = await client.query<{ status: string }>('SELECT status FROM scans WHERE id = $1 FOR KEY SHARE', [id]);
-      if (scan.rows[0]?.status !== 'succeeded') return false;
-      await this.snapshots.copyCompressed(client, id, snapshot);
-      return true;
+      if (scan.rows[0]?.status === 'succeeded') await this.snapshots.copyCompressed(client, id, snapshot);
     });
   }
 
