@@ -77,6 +77,8 @@ export function onBenchSignal(cleanup: () => Promise<void> | void): () => void {
  * Creates a fresh database `fleet_audit_bench_<8 hex>` next to BENCH_DATABASE_URL, runs `fn` with its URL and
  * drops it afterwards (WITH (FORCE): connections `fn` left open do not keep it), also when `fn` throws and when
  * the bench is stopped by SIGINT or SIGTERM (`onBenchSignal`). Returns what `fn` returns; rethrows what `fn` throws.
+ * With `BENCH_KEEP_DATABASE=1` a run that ends normally keeps the database (its name is printed on stderr) for
+ * inspection with `psql`; drop it by hand afterwards.
  */
 export async function withBenchDatabase<T>(fn: (databaseUrl: string) => Promise<T>): Promise<T> {
   const base = benchAdminUrl();
@@ -90,11 +92,16 @@ export async function withBenchDatabase<T>(fn: (databaseUrl: string) => Promise<
   });
   const url = new URL(base);
   url.pathname = `/${name}`;
+  const keep = process.env.BENCH_KEEP_DATABASE === '1';
+  let ended = false;
   try {
-    return await fn(url.toString());
+    const value = await fn(url.toString());
+    ended = true;
+    return value;
   } finally {
     unregister();
-    await drop();
+    if (keep && ended) process.stderr.write(`bench database kept (BENCH_KEEP_DATABASE=1): ${name}\n`);
+    else await drop();
   }
 }
 
