@@ -24,7 +24,7 @@ import { createTestDatabase, type TestDatabase } from './test-database.util';
 const SAMPLE = join(__dirname, '..', '..', 'examples', 'fleets', 'sample');
 const ALL: Scoped = { accountScope: ALL_ACCOUNTS };
 /** The migrations under test, newest first (the order their down steps run in). */
-const ROLLED_BACK = ['1800600000000_packed_graph_nlb_server_groups', '1800500000000_partitioned_quota_trend_fits', '1800400000001_findings_check_keyset_index', '1800400000000_stored_compressed_bytes_without_pglz', '1800300000001_shared_finding_check_texts', '1800300000000_dropped_redundant_quota_and_finding_indexes'];
+const ROLLED_BACK = ['1800600000001_per_scan_partitions', '1800600000000_packed_graph_nlb_server_groups', '1800500000000_partitioned_quota_trend_fits', '1800400000001_findings_check_keyset_index', '1800400000000_stored_compressed_bytes_without_pglz', '1800300000001_shared_finding_check_texts', '1800300000000_dropped_redundant_quota_and_finding_indexes'];
 const WINDOW = { since: new Date('2026-10-01T00:00:00Z'), until: new Date('2026-12-01T00:00:00Z') };
 
 /** The `-- Down Migration` part of a migration file. @throws Error when the file has none */

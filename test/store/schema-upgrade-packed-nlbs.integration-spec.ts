@@ -6,7 +6,6 @@
  * migration wrote and read. Up over such rows: they keep their objects as text and read back the same, beside a
  * scan stored packed after the upgrade.
  */
-import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { Client } from 'pg';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -14,17 +13,11 @@ import { analyzeAndStore } from '@app/audit';
 import { buildFleetGraph } from '@app/checks';
 import { loadFleetDirectory } from '@app/collectors';
 import type { GraphNlb } from '@app/domain';
-import { findMigrationsDir, MIGRATIONS_TABLE, Store, storedFleetGraph, SYSTEM_PRINCIPAL } from '@app/store';
-import { createTestDatabase, type TestDatabase } from './test-database.util';
+import { Store, storedFleetGraph, SYSTEM_PRINCIPAL } from '@app/store';
+import { createTestDatabase, rollBackThrough, type TestDatabase } from './test-database.util';
 
 const MIGRATION = '1800600000000_packed_graph_nlb_server_groups';
 const SAMPLE = join(__dirname, '..', '..', 'examples', 'fleets', 'sample');
-
-/** The `-- Down Migration` part of the migration file. */
-function downStep(): string {
-  const text = readFileSync(join(findMigrationsDir(), `${MIGRATION}.sql`), 'utf8');
-  return text.slice(text.indexOf('-- Down Migration'));
-}
 
 describe('upgrade to packed NLB server groups, with data', () => {
   let db: TestDatabase;
@@ -85,8 +78,7 @@ describe('upgrade to packed NLB server groups, with data', () => {
   });
 
   it('down: jsonb with the named fields again, which the store still reads the same', async () => {
-    await sql.query(downStep());
-    await sql.query(`DELETE FROM ${MIGRATIONS_TABLE} WHERE name = $1`, [MIGRATION]);
+    expect((await rollBackThrough(sql, MIGRATION)).at(-1)).toBe(MIGRATION);
     expect(await columnType()).toBe('jsonb');
     const { rows } = await sql.query<{ v: GraphNlb['serverGroups'] }>(`SELECT server_groups AS v FROM graph_nlbs WHERE scan_id = $1 ORDER BY nlb_id`, [before]);
     expect(rows.map((r) => r.v)).toEqual(expected.map((n) => n.serverGroups));

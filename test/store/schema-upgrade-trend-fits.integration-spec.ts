@@ -5,27 +5,19 @@
  * (they are derived from the quota samples), trends refit the samples and answer the same entries, and the next
  * refresh keeps its window in a partition of its own again.
  */
-import { readFileSync } from 'node:fs';
-import { join } from 'node:path';
 import { Client } from 'pg';
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { trendsFromStore } from '@app/audit';
 import type { QuotaUsageSample } from '@app/domain';
 import { DEFAULT_TREND_SETTINGS, forecastTrends, type TrendEntry } from '@app/forecast';
-import { findMigrationsDir, MIGRATIONS_TABLE, Store } from '@app/store';
+import { Store } from '@app/store';
 import { makeCoverage } from './finding.factory';
-import { createTestDatabase, type TestDatabase } from './test-database.util';
+import { createTestDatabase, rollBackThrough, type TestDatabase } from './test-database.util';
 
 const MIGRATION = '1800500000000_partitioned_quota_trend_fits';
 const HOUR = 3_600_000;
 const DAY = 24 * HOUR;
 const NOW = new Date(Date.UTC(2026, 10, 30, 12, 0));
-
-/** The `-- Down Migration` part of the migration file. */
-function downStep(): string {
-  const text = readFileSync(join(findMigrationsDir(), `${MIGRATION}.sql`), 'utf8');
-  return text.slice(text.indexOf('-- Down Migration'));
-}
 
 /** Samples of scan `k`: two CLBs filling at different paces and an ECS instance. */
 function samples(k: number): QuotaUsageSample[] {
@@ -85,8 +77,7 @@ describe('upgrade to the partitioned quota trend fits, with data', () => {
     expect(await relkind()).toBe('p');
     expect(await windowTables()).toEqual([`quota_trend_fits_w${window.id}`]);
     await sql.query('CREATE TABLE quota_trend_fits_w900000001 (LIKE quota_trend_fits INCLUDING DEFAULTS)');
-    await sql.query(downStep());
-    await sql.query(`DELETE FROM ${MIGRATIONS_TABLE} WHERE name = $1`, [MIGRATION]);
+    expect((await rollBackThrough(sql, MIGRATION)).at(-1)).toBe(MIGRATION);
     expect(await relkind()).toBe('r');
     expect(await windowTables()).toEqual([]);
     expect((await sql.query('SELECT count(*)::int AS n FROM quota_trend_windows')).rows).toEqual([{ n: 0 }]);

@@ -6,8 +6,11 @@
  * Teardown drops them all.
  */
 import { randomBytes } from 'node:crypto';
+import { readdirSync, readFileSync } from 'node:fs';
+import { join } from 'node:path';
 import { Client, type QueryResultRow } from 'pg';
 import { inject } from 'vitest';
+import { findMigrationsDir, MIGRATIONS_TABLE } from '@app/store';
 
 /**
  * URL of this run's migrated test database.
@@ -92,4 +95,30 @@ export async function queryOnce<R extends QueryResultRow = Record<string, unknow
   } finally {
     await c.end();
   }
+}
+
+/**
+ * Roll a migrated database back through migration `name`: the down step of every migration from the newest to `name`
+ * (included), each followed by the removal of its row in the migrations table, so `Store.open({ migrate: true })`
+ * applies them again in order.
+ * @param sql a connection to the database
+ * @returns the migrations rolled back, newest first
+ * @throws Error when `name` is not a migration file, or one of them has no down step
+ */
+export async function rollBackThrough(sql: Client, name: string): Promise<string[]> {
+  const dir = findMigrationsDir();
+  const all = readdirSync(dir)
+    .filter((f) => f.endsWith('.sql'))
+    .map((f) => f.slice(0, -'.sql'.length))
+    .sort();
+  if (!all.includes(name)) throw new Error(`no migration ${name} in ${dir}`);
+  const rolled = all.filter((m) => m >= name).reverse();
+  for (const m of rolled) {
+    const text = readFileSync(join(dir, `${m}.sql`), 'utf8');
+    const at = text.indexOf('-- Down Migration');
+    if (at < 0) throw new Error(`${m}.sql has no down step`);
+    await sql.query(text.slice(at));
+    await sql.query(`DELETE FROM ${MIGRATIONS_TABLE} WHERE name = $1`, [m]);
+  }
+  return rolled;
 }

@@ -358,10 +358,11 @@ export interface CopyPart {
   /** Most rows per chunk (one transaction each in a chunked store): fewer for tables of large rows. */
   readonly chunkRows: number;
   /**
-   * COPY rows `[from, to)` on `client`, encoded into `buffer` when given (`copyBuffer`); resolves to the rows
-   * written.
+   * COPY rows `[from, to)` on `client`, encoded into `buffer` when given (`copyBuffer`), into `into` when given (the
+   * scan's own table of a table partitioned per scan: scan-partition.util.ts) else the part's table; resolves to the
+   * rows written.
    */
-  copy(client: PoolClient, scanId: string, from: number, to: number, buffer?: Buffer): Promise<number>;
+  copy(client: PoolClient, scanId: string, from: number, to: number, buffer?: Buffer, into?: string): Promise<number>;
 }
 
 /**
@@ -379,10 +380,10 @@ export function copyPart<T>(
     table,
     rowCount: rows.length,
     chunkRows,
-    copy: async (client, scanId, from, to, buffer) =>
+    copy: async (client, scanId, from, to, buffer, into) =>
       copyRows(
         client,
-        table,
+        into ?? table,
         typeof columns === 'function' ? await columns(client) : columns,
         scanId,
         rows,

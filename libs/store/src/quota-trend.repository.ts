@@ -155,8 +155,14 @@ export class QuotaTrendRepository {
   async refreshAfterScan(now: Date, opts: { entry?: string; minSamples?: number } = {}): Promise<QuotaTrendWindow> {
     const entry = opts.entry ?? defaultTrendRefreshEntry();
     if (this.connectionString === undefined || !this.copy || !trendRefreshThreadBuilt(entry)) return this.refresh(now);
-    const { rows } = await this.pool.query<{ n: number }>(`SELECT reltuples::float8 AS n FROM pg_class WHERE oid = 'quota_usage'::regclass`);
-    // -1: never analysed (PostgreSQL 14 and later).
+    // The table's estimate, or its partitions' summed (per-scan partitions, migration 1800600000001: the parent is
+    // not analysed). -1: never analysed (PostgreSQL 14 and later).
+    const { rows } = await this.pool.query<{ n: number }>(
+      `SELECT GREATEST(
+          (SELECT reltuples FROM pg_class WHERE oid = 'quota_usage'::regclass),
+          (SELECT COALESCE(sum(GREATEST(c.reltuples, 0)), 0) FROM pg_inherits i JOIN pg_class c ON c.oid = i.inhrelid WHERE i.inhparent = 'quota_usage'::regclass)
+        )::float8 AS n`,
+    );
     if (Math.max(0, rows[0]?.n ?? 0) < (opts.minSamples ?? THREAD_MIN_SAMPLES)) return this.refresh(now);
     return refreshTrendsOnThread({ connectionString: this.connectionString, readers: Math.max(1, this.readers), now: now.getTime() }, entry);
   }

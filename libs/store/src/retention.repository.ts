@@ -1,6 +1,7 @@
 import type { Pool, PoolClient } from 'pg';
 import type { PrunedPolicy } from './scan-pruned.error';
 import type { RetentionScan } from './retention.policy';
+import { isPerScanTable, type ScanPartitions } from './scan-partition.util';
 
 /**
  * The rows of a scan that pruning deletes: every table holding rows per scan except `quota_usage` (kept for
@@ -49,7 +50,15 @@ export interface RetentionCounter {
  * (readers are never blocked: MVCC) and a crash leaves a partly pruned scan that the next run finishes.
  */
 export class RetentionRepository {
-  constructor(private readonly pool: Pool) {}
+  /**
+   * @param pool the store's connection pool
+   * @param partitions the tables partitioned per scan (scan-partition.util.ts): a scan's own partition of them is
+   *   dropped whole instead of deleted row by row
+   */
+  constructor(
+    private readonly pool: Pool,
+    private readonly partitions?: ScanPartitions,
+  ) {}
 
   /** Every scan with its start time and status, as the planner needs them. */
   async scans(): Promise<RetentionScan[]> {
@@ -108,9 +117,11 @@ export class RetentionRepository {
 
   /**
    * Plain VACUUM of `scans`, `quota_usage` and the per-scan tables: marks the space of removed rows reusable, as
-   * autovacuum does on its own schedule (no lock that blocks reads or writes; the files do not shrink).
+   * autovacuum does on its own schedule (no lock that blocks reads or writes; the files do not shrink). First drops
+   * the per-scan partitions whose scan is gone (a removal that did not finish: `ScanPartitions.removeOrphans`).
    */
   async vacuum(): Promise<void> {
+    await this.partitions?.removeOrphans();
     await this.pool.query(`VACUUM ${['scans', 'quota_usage', ...PRUNED_SCAN_TABLES].join(', ')}`);
   }
 
@@ -165,10 +176,18 @@ export class RetentionRepository {
   private async deleteRows(scanId: string, tables: readonly RetentionTable[], batchRows: number): Promise<RemovedRows> {
     const removed: RemovedRows = {};
     for (const t of tables) {
-      let total = 0;
+      // A table partitioned per scan: the scan's own partition is counted, detached and dropped whole (no row by row
+      // delete, nothing left to VACUUM); the batches below then find only rows another partition holds (those stored
+      // before migration 1800600000001), or all of them when the partition could not be removed now.
+      let total = this.partitions && isPerScanTable(t) ? await this.partitions.removeCounted(scanId, t) : 0;
       for (;;) {
         // ctid batches: one bounded statement (and transaction) at a time, served by each table's (scan_id, ...) index.
-        const res = await this.pool.query(`DELETE FROM ${t} WHERE ctid = ANY(ARRAY(SELECT ctid FROM ${t} WHERE scan_id = $1 LIMIT $2))`, [scanId, batchRows]);
+        // The outer `scan_id` condition keeps a partitioned table's DELETE to the partition the ctids were read from (a
+        // ctid names a row within one partition only).
+        const res = await this.pool.query(`DELETE FROM ${t} WHERE scan_id = $1 AND ctid = ANY(ARRAY(SELECT ctid FROM ${t} WHERE scan_id = $1 LIMIT $2))`, [
+          scanId,
+          batchRows,
+        ]);
         const n = res.rowCount ?? 0;
         total += n;
         if (n < batchRows) break;

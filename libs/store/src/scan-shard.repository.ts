@@ -3,6 +3,7 @@ import type { CoverageEntry, Finding, FleetGraph, FleetSnapshot, QuotaUsageSampl
 import type { FindingRepository } from './finding.repository';
 import type { FleetGraphRepository } from './fleet-graph.repository';
 import type { QuotaUsageRepository } from './quota-usage.repository';
+import type { ScanPartitions } from './scan-partition.util';
 import { encodeSnapshotLines } from './scan-snapshot.repository';
 import { isUuid } from './page.util';
 import { storableJson, storableText } from './sql.util';
@@ -80,12 +81,17 @@ export type ShardStoreOutcome =
  * advisory lock of (scan, shard). A shard never writes into a scan that is no longer running.
  */
 export class ScanShardRepository {
-  /** @param pool the store's connection pool */
+  /**
+   * @param pool the store's connection pool
+   * @param partitions the tables partitioned per scan: a shard writes through their parents, so the scan's partitions
+   *   are made sure of before its transaction (scan-partition.util.ts)
+   */
   constructor(
     private readonly pool: Pool,
     private readonly findings: FindingRepository,
     private readonly quotaUsage: QuotaUsageRepository,
     private readonly graph: FleetGraphRepository,
+    private readonly partitions?: ScanPartitions,
   ) {}
 
   /**
@@ -102,6 +108,7 @@ export class ScanShardRepository {
     // column form is several times less JSON to write, compress, decompress and parse than the objects). Parts stored
     // before as one JSON text still read (ScanSnapshotRepository reads both).
     const { bytes: snapshot, rawBytes } = await encodeSnapshotLines(part.snapshot);
+    await withStoreRetry(`cannot store shard ${place.shardKey} of scan ${scanId}`, async () => this.partitions?.ensure(scanId));
     return withStoreRetry(`cannot store shard ${place.shardKey} of scan ${scanId}`, () =>
       withTransaction(this.pool, async (client) => {
         const started = await this.lockForShard(client, scanId, place.shardKey);

@@ -36,6 +36,7 @@ import { copyBuffer, type CopyPart } from './copy.util';
 import type { ScanSnapshotRepository } from './scan-snapshot.repository';
 import type { CompressedParts } from './gzip-json.util';
 import type { StoredChunk } from './store.types';
+import { isPerScanTable, PER_SCAN_TABLES, scanPartition, type PerScanTable, type ScanPartitions } from './scan-partition.util';
 
 /**
  * Every table a scan's store writes rows of (keyed by `scan_id`), deleted together when an attempt is discarded or a
@@ -106,11 +107,14 @@ export class ChunkedScanStore {
    * @param snapshots writes the compressed snapshot of a visible scan (`storeSnapshot`)
    * @param lanes chunks written at once, each on a connection of its own (at most the pool's size): COPY keeps one
    *   PostgreSQL backend busy per connection, so two lanes use a second core while the first is parsing
+   * @param partitions the scan's own tables of the tables partitioned per scan: its rows of those are COPYed into them
+   *   before they are partitions (no index yet), and `attach` makes them partitions before the scan is visible
    */
   constructor(
     private readonly pool: Pool,
     private readonly snapshots: ScanSnapshotRepository,
     private readonly lanes: number,
+    private readonly partitions: ScanPartitions,
   ) {
     this.tables = new TableProbe(pool, 'scan_store_chunks');
   }
@@ -127,7 +131,7 @@ export class ChunkedScanStore {
   /**
    * Claim the store of scan `id` for `attempt`, in one transaction: a running scan whose attempt row names another
    * attempt (or none) has every row of that attempt deleted and the row set to this one; this attempt's own row is
-   * kept (a retry resumes).
+   * kept (a retry resumes). A staged scan has its own tables of the tables partitioned per scan (created if missing).
    * @returns `staged` (running: stage its chunks) or `succeeded` (replace its visible result at once)
    * @throws StoreError NOT_FOUND (no such scan), CONFLICT (the scan failed)
    */
@@ -147,16 +151,20 @@ export class ChunkedScanStore {
         'SELECT attempt FROM scan_store_attempts WHERE scan_id = $1 FOR UPDATE',
         [id],
       );
-      if (owner.rows[0]?.attempt === attempt) return 'staged';
-      await this.discard(client, id);
-      await client.query('INSERT INTO scan_store_attempts (scan_id, attempt) VALUES ($1, $2)', [id, attempt]);
+      if (owner.rows[0]?.attempt !== attempt) {
+        await this.discard(client, id);
+        await client.query('INSERT INTO scan_store_attempts (scan_id, attempt) VALUES ($1, $2)', [id, attempt]);
+      }
+      await this.partitions.createTables(client, id);
       return 'staged';
     });
   }
 
   /**
    * Write every chunk of `rows` this attempt has not committed yet, each in its own transaction with its
-   * `scan_store_chunks` row, `lanes` chunks at a time.
+   * `scan_store_chunks` row, `lanes` chunks at a time. The tables partitioned per scan go first, into the scan's own
+   * tables, and each is attached (`ScanPartitions.attachTable`) on a connection of its own as soon as its last chunk
+   * committed, while the lanes copy the rest.
    * @param onChunk called after each chunk committed
    * @throws StoreError CONFLICT when another attempt took the scan over or it ended meanwhile; the driver's error
    *   when a chunk fails (a lost connection: `withStoreRetry` begins again and resumes)
@@ -172,9 +180,26 @@ export class ChunkedScanStore {
       [id],
     );
     const committed = new Set(done.rows.map((r) => `${r.part}\u0000${r.chunk}`));
-    const todo = chunksOf(rows).filter((t) => !committed.has(`${t.table}\u0000${t.chunk}`));
+    const partitioned = await this.partitions.partitioned();
+    // The chunks of the tables partitioned per scan first (a stable sort), so that each is attached (its indexes
+    // built: scan-partition.util.ts) while the lanes still copy the other tables.
+    const todo = chunksOf(rows)
+      .filter((t) => !committed.has(`${t.table}\u0000${t.chunk}`))
+      .sort((a, b) => Number(isPerScanTable(b.table)) - Number(isPerScanTable(a.table)));
+    const left = new Map<PerScanTable, number>(partitioned ? PER_SCAN_TABLES.map((t) => [t, todo.filter((x) => x.table === t).length]) : []);
+    const attaching: Promise<void>[] = [];
     let next = 0;
     let failed = false;
+    const attachWhenDone = (table: PerScanTable): void => {
+      if (left.get(table) !== 0) return;
+      const attached = this.partitions.attachTable(id, table);
+      // Handled at once (awaited with the lanes below): a failed attach stops the lanes as a failed chunk does.
+      attached.catch(() => {
+        failed = true;
+      });
+      attaching.push(attached);
+    };
+    for (const table of left.keys()) attachWhenDone(table);
     const lane = async (): Promise<void> => {
       // One Buffer per lane for the COPY data of all its chunks, one chunk at a time (see copyBuffer).
       const buffer = copyBuffer();
@@ -183,7 +208,12 @@ export class ChunkedScanStore {
         const task = todo[next];
         next += 1;
         try {
-          const written = await this.writeChunk(id, attempt, task, buffer);
+          const into = partitioned && isPerScanTable(task.table) ? scanPartition(task.table, id) : undefined;
+          const written = await this.writeChunk(id, attempt, task, buffer, into);
+          if (into !== undefined && isPerScanTable(task.table)) {
+            left.set(task.table, (left.get(task.table) ?? 1) - 1);
+            attachWhenDone(task.table);
+          }
           onChunk?.({ table: task.table, chunk: task.chunk, rows: written });
         } catch (e) {
           failed = true;
@@ -193,15 +223,17 @@ export class ChunkedScanStore {
     };
     const lanes = Array.from({ length: Math.max(1, Math.min(this.lanes, todo.length)) }, () => lane());
     const results = await Promise.allSettled(lanes);
-    const rejected = results.find((r): r is PromiseRejectedResult => r.status === 'rejected');
+    // Attachments started meanwhile are awaited even when a lane failed (none is left running behind the caller).
+    const attached = await Promise.allSettled(attaching);
+    const rejected = [...results, ...attached].find((r): r is PromiseRejectedResult => r.status === 'rejected');
     if (rejected) throw rejected.reason;
   }
 
   /**
    * One chunk in one transaction: its rows and its `scan_store_chunks` row, after checking the attempt still owns the
-   * scan; its COPY data encoded into the lane's `buffer`.
+   * scan; its COPY data encoded into the lane's `buffer`, written into `into` when given (the scan's own table).
    */
-  private async writeChunk(id: string, attempt: string, task: ChunkTask, buffer: Buffer): Promise<number> {
+  private async writeChunk(id: string, attempt: string, task: ChunkTask, buffer: Buffer, into: string | undefined): Promise<number> {
     return withTransaction(this.pool, async (client) => {
       await client.query('SELECT 1 FROM scans WHERE id = $1 FOR KEY SHARE', [id]);
       const owner = await client.query<{ attempt: string }>(
@@ -213,13 +245,23 @@ export class ChunkedScanStore {
           'CONFLICT',
           `scan ${id} is no longer stored by this attempt (another attempt took it over, or the scan ended)`,
         );
-      const written = await task.part.copy(client, id, task.from, task.to, buffer);
+      const written = await task.part.copy(client, id, task.from, task.to, buffer, into);
       await client.query(
         'INSERT INTO scan_store_chunks (scan_id, part, chunk, row_count) VALUES ($1, $2, $3, $4)',
         [id, task.table, task.chunk, written],
       );
       return written;
     });
+  }
+
+  /**
+   * After `stage`, before the final transaction: make the scan's own tables partitions (their indexes built then, in
+   * one sorted pass each), each in a transaction of its own. Their rows stay out of every result until the final
+   * transaction marks the scan succeeded, as the rows of the other tables do. Run again after a lost connection, it
+   * attaches what is left.
+   */
+  async attach(id: string): Promise<void> {
+    await this.partitions.attach(id);
   }
 
   /**
@@ -261,7 +303,8 @@ export class ChunkedScanStore {
 
   /**
    * Write every row of a scan at once on `client` (one transaction: a succeeded scan's result replaced): delete its
-   * rows and its snapshot, COPY every part. The new snapshot follows once this commits (`storeSnapshot`).
+   * rows and its snapshot, COPY every part. The new snapshot follows once this commits (`storeSnapshot`). The scan's
+   * partitions exist already (the caller runs `ScanPartitions.ensure` first, outside this transaction).
    * @param client the caller's transaction client (the scan row locked)
    */
   async replaceAll(client: PoolClient, id: string, rows: ScanRows): Promise<void> {
@@ -287,11 +330,13 @@ export class ChunkedScanStore {
 
   /**
    * Delete every row a store of scan `id` wrote (STAGED_TABLES) and its attempt, in the caller's transaction: a new
-   * attempt starts clean, and a scan marked failed keeps no half-written rows.
+   * attempt starts clean, and a scan marked failed keeps no half-written rows. The scan's own tables that are not
+   * partitions yet are dropped; attached ones stay, emptied, until retention removes the scan.
    * @param client the caller's transaction client (the scan row locked)
    */
   async discard(client: PoolClient, id: string): Promise<void> {
     for (const table of STAGED_TABLES) await client.query(`DELETE FROM ${table} WHERE scan_id = $1`, [id]);
+    await this.partitions.dropUnattached(client, id);
     if (await this.available(client))
       await client.query('DELETE FROM scan_store_attempts WHERE scan_id = $1', [id]);
   }

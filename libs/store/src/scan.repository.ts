@@ -29,6 +29,7 @@ import type {
 import { summarizeFindings } from './summary.util';
 import { copyPart, dedupeRows } from './copy.util';
 import type { ChunkedScanStore, ScanRows } from './scan-store';
+import type { ScanPartitions } from './scan-partition.util';
 
 /** Most rows per chunk of a chunked store (one transaction each) for findings and quota samples. */
 const CHUNK_ROWS = 50_000;
@@ -146,6 +147,8 @@ export class ScanRepository {
    * @param trends refreshes the quota trend fits (`refreshAfterStore`)
    * @param chunked with it, `complete` stores a running scan with COPY in committed chunks and makes it visible in
    *   one last transaction (scan-store.ts); without it, in one transaction (the embedded PGlite back end)
+   * @param partitions the tables partitioned per scan (scan-partition.util.ts): a write through their parents needs the
+   *   scan's partitions first; the statistics after a store are taken of the new partitions
    */
   constructor(
     private readonly pool: Pool,
@@ -155,6 +158,7 @@ export class ScanRepository {
     private readonly graph?: FleetGraphRepository,
     private readonly trends?: QuotaTrendRepository,
     private readonly chunked?: ChunkedScanStore,
+    private readonly partitions?: ScanPartitions,
   ) {
     this.processingProbe = new ColumnProbe(pool, 'scans', 'processing_started_at');
   }
@@ -251,7 +255,8 @@ export class ScanRepository {
    *
    * Statistics: finding pages keep using the scan's index instead of a hash join over every row planned from stale
    * counts, and the quota history reads (forecasts) theirs. ANALYZE samples a bounded number of pages
-   * (300 x default_statistics_target rows; PostgreSQL docs "ANALYZE"), so its cost does not grow with the tables.
+   * (300 x default_statistics_target rows; PostgreSQL docs "ANALYZE"), so its cost does not grow with the tables. The
+   * tables partitioned per scan have their new partitions analysed, not their parents (`ScanPartitions.analyzeNew`).
    * Trend fits (QuotaTrendRepository.refreshAfterScan: on a thread of its own on a PostgreSQL server): trends requests
    * read one stored fit per series instead of refitting every sample; its cost grows with the samples of the window
    * (every stored scan of the last `windowDays`).
@@ -262,7 +267,10 @@ export class ScanRepository {
    * @param now the end of the trend window (the clock of the requests the fits serve); default the wall clock
    */
   async refreshAfterStore(now: Date = new Date()): Promise<void> {
-    await this.pool.query('ANALYZE findings, finding_fingerprints, quota_usage').catch(() => undefined);
+    if (this.partitions && (await this.partitions.partitioned().catch(() => false))) {
+      await this.pool.query('ANALYZE findings, finding_fingerprints').catch(() => undefined);
+      await this.partitions.analyzeNew().catch(() => undefined);
+    } else await this.pool.query('ANALYZE findings, finding_fingerprints, quota_usage').catch(() => undefined);
     await this.trends?.refreshAfterScan(now).catch(() => undefined);
   }
 
@@ -305,6 +313,7 @@ export class ScanRepository {
     summary: ScanSummary,
   ): Promise<StoredScan> {
     if ((await chunked.begin(id, attempt)) === 'succeeded') {
+      await this.partitions?.ensure(id);
       return withTransaction(this.pool, async (client) => {
         const scan = await this.lockScan(client, id);
         if (scan.status === 'failed') throw new StoreError('CONFLICT', `scan ${id} already failed; it cannot be completed`);
@@ -314,6 +323,7 @@ export class ScanRepository {
       });
     }
     await chunked.stage(id, attempt, rows, input.onChunk);
+    await chunked.attach(id);
     return withTransaction(this.pool, async (client) => {
       const scan = await this.lockScan(client, id);
       if (scan.status === 'failed') throw new StoreError('CONFLICT', `scan ${id} already failed; it cannot be completed`);
@@ -330,6 +340,7 @@ export class ScanRepository {
   }
 
   private async completeOnce(id: string, input: CompleteScanInput, summary: ScanSummary): Promise<StoredScan> {
+    await this.partitions?.ensure(id);
     return withTransaction(this.pool, async (client) => {
       const scan = await this.lockScan(client, id);
       if (scan.status === 'failed') throw new StoreError('CONFLICT', `scan ${id} already failed; it cannot be completed`);

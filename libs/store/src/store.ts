@@ -21,6 +21,7 @@ import { ScanDiffRepository } from './scan-diff.repository';
 import { WaiverService } from './waiver.service';
 import { ReadGenerations } from './read-generation';
 import { ChunkedScanStore } from './scan-store';
+import { ScanPartitions } from './scan-partition.util';
 
 /** Options of `Store.open`. */
 export interface StoreOptions {
@@ -88,6 +89,8 @@ export class Store {
   readonly generations: ReadGenerations;
   /** Quota Center applications filed by `quota request --apply`, and their statuses. */
   readonly quotaApplications: QuotaApplicationRepository;
+  /** The per-scan partitions of `quota_usage` and `graph_ecs_instances` (scan-partition.util.ts). */
+  readonly scanPartitions: ScanPartitions;
   /** Retention: which scans to keep, batched removal, its counters. */
   readonly retention: RetentionService;
   /** The SQL under `retention` (counters, database size). */
@@ -111,16 +114,17 @@ export class Store {
     // A trend refresh reads its samples on as many connections as a store has COPY lanes, and writes its fits with
     // COPY (embedded PGlite: one connection, INSERTs); after a scan, on a thread with connections of its own.
     this.quotaTrends = new QuotaTrendRepository(pool, this.quotaUsage, Math.max(1, chunkedLanes), poolMax, chunkedLanes > 0, connectionString);
-    const chunked = chunkedLanes > 0 ? new ChunkedScanStore(pool, this.snapshots, chunkedLanes) : undefined;
-    this.scans = new ScanRepository(pool, this.findings, this.quotaUsage, this.snapshots, this.graph, this.quotaTrends, chunked);
+    this.scanPartitions = new ScanPartitions(pool);
+    const chunked = chunkedLanes > 0 ? new ChunkedScanStore(pool, this.snapshots, chunkedLanes, this.scanPartitions) : undefined;
+    this.scans = new ScanRepository(pool, this.findings, this.quotaUsage, this.snapshots, this.graph, this.quotaTrends, chunked, this.scanPartitions);
     this.scanTargets = new ScanTargetRepository(pool);
-    this.scanShards = new ScanShardRepository(pool, this.findings, this.quotaUsage, this.graph);
+    this.scanShards = new ScanShardRepository(pool, this.findings, this.quotaUsage, this.graph, this.scanPartitions);
     this.waivers = new WaiverRepository(pool);
     this.waiverService = new WaiverService(this.waivers, this.scans, this.findings);
     this.reports = new ReportRepository(pool);
     this.apiTokens = new ApiTokenRepository(pool, tokenHashKey);
     this.scanDiffs = new ScanDiffRepository(pool);
-    this.retentionRows = new RetentionRepository(pool);
+    this.retentionRows = new RetentionRepository(pool, this.scanPartitions);
     this.quotaApplications = new QuotaApplicationRepository(pool);
     this.retention = new RetentionService(this.retentionRows);
   }
