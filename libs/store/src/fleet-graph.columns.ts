@@ -2,7 +2,8 @@
  * The store columns and row mappers of the fleet-graph tables (`graph_*`, migration 1797300000000), derived
  * from the resource declarations (libs/domain fleet-graph.resources.ts): a field is stored in the column
  * `snake_case(field)` (or the declaration's `column`), sent as its kind (bulk-insert.util.ts `ColumnKind`):
- * strings as text, counts as integer, flags as boolean, string lists as text[], lists of rows as jsonb.
+ * strings as text, counts as integer, flags as boolean, string lists as text[], lists of rows as jsonb (or, where a
+ * repository says so, as packed JSON text: `packedRowsJsonOf`).
  * A field declared with `column: false` is stored by its repository in its own way (a server group's backends).
  */
 import type { QueryResultRow } from 'pg';
@@ -104,7 +105,8 @@ function packFieldOf(f: ResourceField): PackField {
  * in declaration order (a `list` field packed the same way, recursively), an absent value written as null. Holds the
  * same values as `JSON.stringify(rows)` without each field's name, which an NLB's server groups repeat per server
  * (about a third of the text; and a text column takes it without the parse a jsonb column makes PostgreSQL do:
- * migration 1800600000000). `unpackedRowsOf` reads it back.
+ * migration 1800600000000). `unpackedRowsOf` reads it back. The reference form: the store writes NLB server groups
+ * with the memoised `NlbServerGroupsJson` (fleet-graph.repository.ts), which its unit test holds to this text.
  * @throws Error at start-up when a list field has no `of` (a programming error)
  */
 export function packedRowsJsonOf<D extends ResourceDecl>(decl: D): (rows: readonly object[]) => string {

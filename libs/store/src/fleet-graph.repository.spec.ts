@@ -1,6 +1,8 @@
 import { describe, expect, it } from 'vitest';
 import type { BuiltNlbServerGroup, FleetGraph, GraphBackend, GraphBackendEntry, GraphEcsInstance, NlbServer } from '@app/domain';
-import { BackendsJson, backendsJson, ecsAttachmentRows, storedFleetGraph, storedNlbServerGroup } from './fleet-graph.repository';
+import { GRAPH_NLB_SERVER_GROUP } from '@app/domain';
+import { packedRowsJsonOf } from './fleet-graph.columns';
+import { BackendsJson, backendsJson, ecsAttachmentRows, NlbServerGroupsJson, storedFleetGraph, storedNlbServerGroup } from './fleet-graph.repository';
 
 describe(backendsJson.name, () => {
   it('writes the text JSON.stringify gives for the backend tuples, escapes and nulls included', () => {
@@ -139,5 +141,33 @@ describe(ecsAttachmentRows.name, () => {
     const whole = ecsAttachmentRows([ecs('i-0', 'r0', ['lb-y']), ...r1]);
     const shard = ecsAttachmentRows(r1);
     expect(whole.instances.slice(1).map((r) => r.attachmentSet)).toEqual(shard.instances.map((r) => r.attachmentSet));
+  });
+});
+
+describe(NlbServerGroupsJson.name, () => {
+  const packed = packedRowsJsonOf(GRAPH_NLB_SERVER_GROUP);
+  const server = (serverId: string, port: number | null, over: Record<string, unknown> = {}): NlbServer =>
+    ({ serverId, serverIp: `10.0.0.${serverId.length}`, type: 'Ecs', port, weight: 100, status: 'Available', zoneId: 'cn-hangzhou-h', ...over }) as NlbServer;
+  const group = (id: string, servers: NlbServer[], over: Record<string, unknown> = {}): BuiltNlbServerGroup =>
+    ({ serverGroupId: id, name: `k8s.${id}`, type: 'Instance', protocol: 'TCP', status: 'Available', ownerTag: 'tag', serverCount: servers.length, servers, ...over }) as BuiltNlbServerGroup;
+
+  it('writes the text of the declaration-driven packer, byte for byte, through one memo', () => {
+    const nodes = ['i-1', 'i-2', 'i-3', 'i-"4"'];
+    const json = new NlbServerGroupsJson();
+    const cases: BuiltNlbServerGroup[][] = [
+      [],
+      [group('sgp-a', nodes.map((n) => server(n, 30001))), group('sgp-b', nodes.map((n) => server(n, 30002)))],
+      // The same nodes again, one changed, one with another IP, then a shorter and a longer list.
+      [group('sgp-c', [server('i-1', 30003), server('i-9', 30003), server('i-3', 30003, { serverIp: '172.16.0.1' })])],
+      [group('sgp-d', nodes.slice(0, 2).map((n) => server(n, 30004)))],
+      [group('sgp-e', [...nodes, 'i-5'].map((n) => server(n, 30005)))],
+      // Servers that differ in port, weight, status or zone; absent fields; ENI and IP servers; escapes.
+      [
+        group('sgp-f', [server('i-1', 1), server('i-2', 2), server('i-3', 2, { weight: 0 }), server('i-"4"', 2, { status: 'Adding' }), server('i-5', 2, { zoneId: null })]),
+        group('sgp-g', [{ serverId: '10.1.1.1', type: 'Ip' } as NlbServer, server('eni-\u0000\n', null, { type: 'Eni', serverIp: undefined })], { ownerTag: null, protocol: null }),
+        group('sgp-h', [server('i-1', 0, { weight: null, status: null })], { name: 'quote " back \\ \ud800' }),
+      ],
+    ];
+    for (const groups of cases) expect(json.of(groups)).toBe(packed(groups));
   });
 });

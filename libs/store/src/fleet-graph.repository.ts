@@ -26,7 +26,7 @@ import {
   type QuotaUsageSample,
   type ResourceKind,
 } from '@app/domain';
-import { columnsOf, jsonInt, jsonString, packedRowsJsonOf, rowMapperOf, unpackedRowsOf } from './fleet-graph.columns';
+import { columnsOf, jsonInt, jsonString, rowMapperOf, unpackedRowsOf } from './fleet-graph.columns';
 import { insertRows, type ColumnSpec } from './bulk-insert.util';
 import { copyPart, dedupeRows, type CopyPart } from './copy.util';
 import { keysetOrderBy, type KeysetColumn, type KeysetValue } from './keyset-cursor.util';
@@ -112,14 +112,15 @@ const LOAD_BALANCER_COLUMNS = columnsOf(GRAPH_LOAD_BALANCER);
 /**
  * An NLB's server groups with their servers are stored packed (`packedRowsJsonOf`: each group and each server an
  * array of its declared fields) in a text column (migration 1800600000000): the bench fleet's NLB rows hold about
- * 14 kB of jsonb each, whose parse was the largest share of PostgreSQL's CPU for the graph. Read back by
- * `nlbOfRow`. A built group's servers are the snapshot's entries, whose absent fields pack as null, as
- * `storedNlbServerGroup` stores them.
+ * 14 kB of jsonb each, whose parse was the largest share of PostgreSQL's CPU for the graph. Written by
+ * `NlbServerGroupsJson` (one per store), read back by `nlbOfRow`. A built group's servers are the snapshot's entries,
+ * whose absent fields pack as null, as `storedNlbServerGroup` stores them.
  */
-const packedNlbServerGroups = packedRowsJsonOf(GRAPH_NLB_SERVER_GROUP);
-const NLB_COLUMNS = withColumnValue(columnsOf<typeof GRAPH_NLB, BuiltNlb>(GRAPH_NLB), 'server_groups', (r) => packedNlbServerGroups(r.serverGroups)).map(
-  ([c, kind, get]): ColumnSpec<BuiltNlb>[number] => [c, c === 'server_groups' ? 'json' : kind, get],
-);
+function nlbColumns(groups: NlbServerGroupsJson): ColumnSpec<BuiltNlb> {
+  return withColumnValue(columnsOf<typeof GRAPH_NLB, BuiltNlb>(GRAPH_NLB), 'server_groups', (r) => groups.of(r.serverGroups)).map(
+    ([c, kind, get]): ColumnSpec<BuiltNlb>[number] => [c, c === 'server_groups' ? 'json' : kind, get],
+  );
+}
 const nlbColumnsOfRow = rowMapperOf(GRAPH_NLB);
 const unpackedNlbServerGroups = unpackedRowsOf(GRAPH_NLB_SERVER_GROUP);
 
@@ -357,6 +358,70 @@ export class BackendsJson {
       this.rows.set(firstId, r);
     }
     return r;
+  }
+}
+
+/**
+ * Writes an NLB's server groups as the `server_groups` column's packed text (`of`): the text of
+ * `packedRowsJsonOf(GRAPH_NLB_SERVER_GROUP)`, byte for byte, without building it field by field. A server's head
+ * (`["id","ip","type",`) is kept per position of the last server list starting with the same server and reused when
+ * that position holds the same server again (CCM lists a cluster's nodes in every server group of its NLBs, at
+ * another port), and a list whose servers share port, weight, status and zone is one `join`, as `BackendsJson`
+ * writes CLB backends.
+ */
+export class NlbServerGroupsJson {
+  private readonly rows = new Map<string, { ids: string[]; ips: (string | null)[]; types: string[]; heads: string[] }>();
+
+  /** The packed text of `groups` (each server group's declared fields, then its servers packed). */
+  of(groups: readonly BuiltNlbServerGroup[]): string {
+    if (groups.length === 0) return '[]';
+    let s = '[';
+    for (let k = 0; k < groups.length; k += 1) {
+      const g = groups[k]!;
+      s +=
+        `${k === 0 ? '[' : ',['}${jsonString(g.serverGroupId)},${jsonString(g.name)},${jsonString(g.type)},${jsonString(g.protocol)},` +
+        `${jsonString(g.status)},${jsonString(g.ownerTag)},${jsonInt(g.serverCount)},${this.servers(g.servers)}]`;
+    }
+    return `${s}]`;
+  }
+
+  private servers(servers: BuiltNlbServerGroup['servers']): string {
+    const n = servers.length;
+    if (n === 0) return '[]';
+    const first = servers[0]!;
+    let row = this.rows.get(first.serverId);
+    if (row === undefined) {
+      row = { ids: [], ips: [], types: [], heads: [] };
+      this.rows.set(first.serverId, row);
+    }
+    const port = first.port ?? null;
+    const weight = first.weight ?? null;
+    const status = first.status ?? null;
+    const zone = first.zoneId ?? null;
+    let uniform = true;
+    for (let i = 0; i < n; i += 1) {
+      const sv = servers[i]!;
+      const ip = sv.serverIp ?? null;
+      // Positions are filled in order, so a row never has a hole.
+      if (i >= row.ids.length || row.ids[i] !== sv.serverId || row.ips[i] !== ip || row.types[i] !== sv.type) {
+        row.ids[i] = sv.serverId;
+        row.ips[i] = ip;
+        row.types[i] = sv.type;
+        row.heads[i] = `[${jsonString(sv.serverId)},${jsonString(ip)},${jsonString(sv.type)},`;
+      }
+      if (uniform && ((sv.port ?? null) !== port || (sv.weight ?? null) !== weight || (sv.status ?? null) !== status || (sv.zoneId ?? null) !== zone)) uniform = false;
+    }
+    const heads = row.heads.length === n ? row.heads : row.heads.slice(0, n);
+    if (uniform) {
+      const tail = `${jsonInt(port)},${jsonInt(weight)},${jsonString(status)},${jsonString(zone)}]`;
+      return `[${heads.join(`${tail},`)}${tail}]`;
+    }
+    const entries = new Array<string>(n);
+    for (let i = 0; i < n; i += 1) {
+      const sv = servers[i]!;
+      entries[i] = `${heads[i]!}${jsonInt(sv.port)},${jsonInt(sv.weight)},${jsonString(sv.status)},${jsonString(sv.zoneId)}]`;
+    }
+    return `[${entries.join(',')}]`;
   }
 }
 
@@ -630,7 +695,7 @@ export class FleetGraphRepository {
     const ecs = ecsAttachmentRows(dedupeRows(graph.ecsInstances, (r) => [r.instanceId]));
     await insertRows(client, 'graph_ecs_instances', ECS_COLUMNS, scanId, ecs.instances, ROWS_PER_INSERT);
     await insertRows(client, 'graph_ecs_attachments', ATTACHMENT_SET_COLUMNS, scanId, ecs.sets, ROWS_PER_INSERT);
-    await insertRows(client, 'graph_nlbs', NLB_COLUMNS, scanId, graph.nlbs, NLBS_PER_INSERT);
+    await insertRows(client, 'graph_nlbs', nlbColumns(new NlbServerGroupsJson()), scanId, graph.nlbs, NLBS_PER_INSERT);
   }
 
   /**
@@ -649,7 +714,7 @@ export class FleetGraphRepository {
       copyPart('graph_server_groups', serverGroupColumns(new BackendsJson()), dedupeRows(graph.serverGroups, (r) => [r.loadBalancerId, r.vServerGroupId]), ROWS / 5),
       copyPart('graph_ecs_instances', ECS_COLUMNS, ecs.instances, ROWS),
       copyPart('graph_ecs_attachments', ATTACHMENT_SET_COLUMNS, ecs.sets, ROWS),
-      copyPart('graph_nlbs', NLB_COLUMNS, dedupeRows(graph.nlbs, (r) => [r.nlbId]), ROWS / 10),
+      copyPart('graph_nlbs', nlbColumns(new NlbServerGroupsJson()), dedupeRows(graph.nlbs, (r) => [r.nlbId]), ROWS / 10),
     ];
   }
 
