@@ -42,24 +42,32 @@ function scanSteps(argv: readonly string[] = process.argv): number[] {
 
 /**
  * Add the scans `[from, to)` (scan k started k hours before NOW) and one sample per series for each: used rises by
- * `(i mod 7) / 10` per hour from `i mod 150`, capped at the limit 200.
+ * `(i mod 7) / 10` per hour from `i mod 150`, capped at the limit 200. Each scan's partition of `quota_usage` is
+ * attached first (as every store does: libs/store scan-partition.util.ts), and the statistics taken as a scan's
+ * follow-up takes them (the new partitions, not the parent).
  */
-async function addScans(client: Client, series: number, from: number, to: number): Promise<void> {
+async function addScans(client: Client, store: Store, series: number, from: number, to: number): Promise<void> {
+  const { rows } = await client.query<{ id: string }>(
+    `INSERT INTO scans (status, source, fleet_name, started_at, finished_at)
+     SELECT 'succeeded', 'offline', 'bench-trend-refresh', $1::timestamptz - k * interval '1 hour', $1::timestamptz - k * interval '1 hour' + interval '5 minutes'
+       FROM generate_series($2::int, $3::int - 1) k
+     RETURNING id`,
+    [NOW, from, to],
+  );
+  for (const r of rows) await store.scanPartitions.ensure(r.id);
   await client.query(
-    `WITH s AS (
-       INSERT INTO scans (status, source, fleet_name, started_at, finished_at)
-       SELECT 'succeeded', 'offline', 'bench-trend-refresh', $1::timestamptz - k * interval '1 hour', $1::timestamptz - k * interval '1 hour' + interval '5 minutes'
-         FROM generate_series($2::int, $3::int - 1) k
-       RETURNING id, started_at)
-     INSERT INTO quota_usage (scan_id, check_id, account_id, region_id, cluster_id, resource_kind, resource_id, used, "limit", ratio)
+    `INSERT INTO quota_usage (scan_id, check_id, account_id, region_id, cluster_id, resource_kind, resource_id, used, "limit", ratio)
      SELECT s.id, 'CLB_BACKEND_QUOTA', '10000000000000' || lpad((i % 20)::text, 2, '0'), 'cn-hangzhou', 'c-' || (i % 500),
             'LoadBalancer', 'lb-bench-' || i, u.used, 200, u.used / 200.0
-       FROM s CROSS JOIN generate_series(1, $4::int) i
+       FROM scans s CROSS JOIN generate_series(1, $3::int) i
        CROSS JOIN LATERAL (SELECT least(200, (i % 150) + floor((336 - extract(epoch FROM $1::timestamptz - s.started_at) / 3600) * (i % 7) / 10.0))::numeric AS used) u
+      WHERE s.id = ANY($2::uuid[])
       ORDER BY s.started_at, i % 20, i`,
-    [NOW, from, to, series],
+    [NOW, rows.map((r) => r.id), series],
   );
-  await client.query('ANALYZE scans, quota_usage');
+  await client.query('ANALYZE scans');
+  if (await store.scanPartitions.partitioned()) await store.scanPartitions.analyzeNew();
+  else await client.query('ANALYZE quota_usage');
 }
 
 async function main(): Promise<void> {
@@ -73,7 +81,7 @@ async function main(): Promise<void> {
       const results: { scans: number; samples: number; seconds: number; cpuSeconds: number; samplesPerSecond: number; fits: number }[] = [];
       let have = 0;
       for (const scans of steps) {
-        await addScans(client, series, have, scans);
+        await addScans(client, store, series, have, scans);
         have = scans;
         const t0 = performance.now();
         const cpu0 = process.cpuUsage();
