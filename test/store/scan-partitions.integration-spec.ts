@@ -3,7 +3,8 @@
  * scan-partition.util.ts) on a real PostgreSQL, with scans of the bundled sample fleet stored by `analyzeAndStore`:
  * - the chunked store leaves each scan's rows in a table of its own, attached with every index of its parent;
  * - a store that cannot finish drops the tables it had not attached;
- * - retention drops a deleted scan's partitions whole and touches no other scan's rows;
+ * - retention drops a deleted scan's partitions whole and touches no other scan's rows, and a run drops per-scan
+ *   tables whose scan is gone;
  * - down and up again over stored rows: the rows stored before the upgrade stay in one partition bound to their scans,
  *   read the same, are re-stored there and deleted by retention; scans stored after get partitions of their own.
  */
@@ -12,7 +13,7 @@ import { Client } from 'pg';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { analyzeAndStore } from '@app/audit';
 import { loadFleetDirectory } from '@app/collectors';
-import { PER_SCAN_TABLES, scanPartition, Store, SYSTEM_PRINCIPAL } from '@app/store';
+import { DEFAULT_RETENTION_POLICY, PER_SCAN_TABLES, scanPartition, Store, SYSTEM_PRINCIPAL } from '@app/store';
 import { createTestDatabase, rollBackThrough, type TestDatabase } from './test-database.util';
 
 const MIGRATION = '1800600000001_per_scan_partitions';
@@ -122,6 +123,16 @@ describe('per-scan partitions (integration)', () => {
     for (const t of PER_SCAN_TABLES) expect(await exists(scanPartition(t, second)), t).toBe(false);
     expect(await rowsByScan('quota_usage')).toEqual({ [first]: firstQuota, [third]: before[third] });
     expect(Object.keys(await partitionsOf('graph_ecs_instances')).sort()).toEqual([scanPartition('graph_ecs_instances', first), scanPartition('graph_ecs_instances', third)].sort());
+  });
+
+  it("a retention run drops per-scan tables whose scan is gone, and no other scan's", async () => {
+    const gone = '0badc0de-0000-4000-8000-000000000001';
+    for (const t of PER_SCAN_TABLES) await sql.query(`CREATE TABLE ${scanPartition(t, gone)} (LIKE ${t})`);
+    const kept = await partitionsOf('quota_usage');
+    const run = await store.retention.run({ now: new Date(clock), policy: DEFAULT_RETENTION_POLICY, batchRows: 50 });
+    expect(run.status).toBe('done');
+    for (const t of PER_SCAN_TABLES) expect(await exists(scanPartition(t, gone)), t).toBe(false);
+    expect(await partitionsOf('quota_usage')).toEqual(kept);
   });
 
   it('down: plain tables holding every row; up again: those rows stay in one partition, read, re-stored and deleted there', async () => {

@@ -117,12 +117,19 @@ export class RetentionRepository {
 
   /**
    * Plain VACUUM of `scans`, `quota_usage` and the per-scan tables: marks the space of removed rows reusable, as
-   * autovacuum does on its own schedule (no lock that blocks reads or writes; the files do not shrink). First drops
-   * the per-scan partitions whose scan is gone (a removal that did not finish: `ScanPartitions.removeOrphans`).
+   * autovacuum does on its own schedule (no lock that blocks reads or writes; the files do not shrink).
    */
   async vacuum(): Promise<void> {
-    await this.partitions?.removeOrphans();
     await this.pool.query(`VACUUM ${['scans', 'quota_usage', ...PRUNED_SCAN_TABLES].join(', ')}`);
+  }
+
+  /**
+   * Drop the per-scan tables whose scan is gone (a removal that could not drop them at the time, a scan deleted by
+   * hand: `ScanPartitions.removeOrphans`).
+   * @returns the tables dropped
+   */
+  async removeOrphanPartitions(): Promise<string[]> {
+    return (await this.partitions?.removeOrphans()) ?? [];
   }
 
   /** `pg_database_size` of the current database, bytes. */

@@ -68,6 +68,8 @@ export class RetentionService {
       deleted++;
       parts.push(r);
     }
+    // Per-scan tables a removal could not drop at the time (their scan is gone now).
+    await this.repo.removeOrphanPartitions();
     const rows = sumRows(parts);
     await this.repo.record({ ...rows, 'run:runs': 1, 'run:scans_pruned': pruned, 'run:scans_deleted': deleted }, opts.now);
     return { status: 'done', scansKept: plan.keep.length, scansPruned: pruned, scansDeleted: deleted, rows, databaseBytesBefore: before, databaseBytesAfter: await this.repo.databaseSize() };
