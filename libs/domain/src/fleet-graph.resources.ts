@@ -28,7 +28,10 @@ export type GqlFieldDoc = false | { readonly description?: string };
 
 /** One field of a resource. */
 export interface ResourceField {
-  /** A scalar kind, or `list`: a list of another resource's rows (stored as one jsonb value). */
+  /**
+   * A scalar kind, or `list`: a list of another resource's rows (stored as one value: jsonb, or packed JSON text where
+   * the store says so, as for an NLB's server groups: libs/store fleet-graph.columns.ts `packedRowsJsonOf`).
+   */
   readonly type: ResourceScalar | 'list';
   /** For `list`: the resource of the elements. */
   readonly of?: ResourceDecl;
