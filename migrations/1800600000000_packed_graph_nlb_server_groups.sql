@@ -1,7 +1,7 @@
 -- Up Migration
 --
 -- An NLB's server groups with their servers stored as packed JSON text instead of jsonb (libs/store
--- fleet-graph.repository.ts `NLB_COLUMNS`, fleet-graph.columns.ts `packedRowsJsonOf`): each server group and each
+-- fleet-graph.repository.ts `NlbServerGroupsJson`, read by fleet-graph.columns.ts `unpackedRowsOf`): each server group and each
 -- server an array of its declared fields in declaration order (GRAPH_NLB_SERVER_GROUP: serverGroupId, name, type,
 -- protocol, status, ownerTag, serverCount, servers; GRAPH_NLB_SERVER: serverId, serverIp, type, port, weight, status,
 -- zoneId), without the field names each server repeated. Nothing queries inside the value; the store reads it whole.

@@ -10,30 +10,21 @@
  * and forward with them: the columns' storage and the indexes follow, and the snapshot stored before reads back the
  * same.
  */
-import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { Client } from 'pg';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { analyzeAndStore } from '@app/audit';
 import { CHECKS } from '@app/checks';
 import { loadFleetDirectory } from '@app/collectors';
-import { ALL_ACCOUNTS, DEFAULT_RETENTION_POLICY, findMigrationsDir, MIGRATIONS_TABLE, Store, SYSTEM_PRINCIPAL, type Scoped } from '@app/store';
+import { ALL_ACCOUNTS, DEFAULT_RETENTION_POLICY, Store, SYSTEM_PRINCIPAL, type Scoped } from '@app/store';
 import { makeCoverage, makeFinding, makeFindings } from './finding.factory';
-import { createTestDatabase, type TestDatabase } from './test-database.util';
+import { createTestDatabase, rollBackThrough, type TestDatabase } from './test-database.util';
 
 const SAMPLE = join(__dirname, '..', '..', 'examples', 'fleets', 'sample');
 const ALL: Scoped = { accountScope: ALL_ACCOUNTS };
-/** The migrations under test, newest first (the order their down steps run in). */
-const ROLLED_BACK = ['1800600000001_per_scan_partitions', '1800600000000_packed_graph_nlb_server_groups', '1800500000000_partitioned_quota_trend_fits', '1800400000001_findings_check_keyset_index', '1800400000000_stored_compressed_bytes_without_pglz', '1800300000001_shared_finding_check_texts', '1800300000000_dropped_redundant_quota_and_finding_indexes'];
+/** The oldest migration rolled back (every newer one goes first: `rollBackThrough`). */
+const ROLLED_THROUGH = '1800300000000_dropped_redundant_quota_and_finding_indexes';
 const WINDOW = { since: new Date('2026-10-01T00:00:00Z'), until: new Date('2026-12-01T00:00:00Z') };
-
-/** The `-- Down Migration` part of a migration file. @throws Error when the file has none */
-function downStep(name: string): string {
-  const text = readFileSync(join(findMigrationsDir(), `${name}.sql`), 'utf8');
-  const at = text.indexOf('-- Down Migration');
-  if (at < 0) throw new Error(`${name}.sql has no down step`);
-  return text.slice(at);
-}
 
 /**
  * `attstorage` of the columns holding bytes the service gzips itself (scan_shards.snapshot, scan_snapshots.snapshot,
@@ -174,10 +165,7 @@ describe('upgrade across the lean findings and quota samples (1800300000000-1800
     const sql = new Client({ connectionString: db.url });
     await sql.connect();
     try {
-      for (const name of ROLLED_BACK) {
-        await sql.query(downStep(name));
-        await sql.query(`DELETE FROM ${MIGRATIONS_TABLE} WHERE name = $1`, [name]);
-      }
+      expect((await rollBackThrough(sql, ROLLED_THROUGH)).at(-1)).toBe(ROLLED_THROUGH);
       const cols = await sql.query(`SELECT column_name FROM information_schema.columns WHERE table_name = 'findings' AND column_name = 'texts_id'`);
       expect(cols.rows).toEqual([]);
       expect((await sql.query(`SELECT to_regclass('finding_texts') AS t`)).rows[0]).toEqual({ t: null });

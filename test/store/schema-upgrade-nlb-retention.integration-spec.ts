@@ -11,27 +11,18 @@
  * again migrates them forward. The older rows must read back, with the new fields at their documented defaults,
  * and retention must run over them. (schema-upgrade.integration-spec.ts covers the earlier migrations.)
  */
-import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { Client } from 'pg';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { analyzeAndStore } from '@app/audit';
 import { loadFleetDirectory } from '@app/collectors';
-import { ALL_ACCOUNTS, DEFAULT_RETENTION_POLICY, findMigrationsDir, MIGRATIONS_TABLE, Store, SYSTEM_PRINCIPAL, type Scoped } from '@app/store';
-import { createTestDatabase, type TestDatabase } from './test-database.util';
+import { ALL_ACCOUNTS, DEFAULT_RETENTION_POLICY, Store, SYSTEM_PRINCIPAL, type Scoped } from '@app/store';
+import { createTestDatabase, rollBackThrough, type TestDatabase } from './test-database.util';
 
 const SAMPLE = join(__dirname, '..', '..', 'examples', 'fleets', 'sample');
 const ALL: Scoped = { accountScope: ALL_ACCOUNTS };
-/** This session's migrations, newest first (the order their down steps run in). */
-const ROLLED_BACK = ['1800600000001_per_scan_partitions', '1800600000000_packed_graph_nlb_server_groups', '1800500000000_partitioned_quota_trend_fits', '1800400000001_findings_check_keyset_index', '1800400000000_stored_compressed_bytes_without_pglz', '1800300000001_shared_finding_check_texts', '1800300000000_dropped_redundant_quota_and_finding_indexes', '1800200000002_dropped_bulk_scan_row_foreign_keys', '1800200000001_compressed_graph_values_with_lz4', '1800200000000_shared_graph_ecs_attachments', '1800000000000_created_scan_store_attempts', '1799900000000_created_quota_applications', '1799700000000_added_graph_cluster_teams', '1799600000001_added_scan_pruned_policy', '1799500000000_added_owner_teams', '1799400000000_created_quota_trend_fits', '1799300000000_added_scan_target_slice_parts', '1799200000000_added_scan_target_slice_gz', '1799100000000_added_graph_account_indexes', '1799000000000_created_scan_shards', '1798900000000_added_scan_retention', '1798800000000_added_graph_region_nlb_server_groups', '1798700000000_added_graph_ecs_nlbs'];
-
-/** The `-- Down Migration` part of a migration file. @throws Error when the file has none */
-function downStep(name: string): string {
-  const text = readFileSync(join(findMigrationsDir(), `${name}.sql`), 'utf8');
-  const at = text.indexOf('-- Down Migration');
-  if (at < 0) throw new Error(`${name}.sql has no down step`);
-  return text.slice(at);
-}
+/** The oldest migration rolled back (every newer one goes first: `rollBackThrough`). */
+const ROLLED_THROUGH = '1798700000000_added_graph_ecs_nlbs';
 
 describe('upgrade across the NLB graph and retention migrations, with data', () => {
   let db: TestDatabase;
@@ -60,10 +51,7 @@ describe('upgrade across the NLB graph and retention migrations, with data', () 
     try {
       findingsBefore = (await sql.query<{ fingerprint: string }>('SELECT fingerprint FROM findings WHERE scan_id = $1 ORDER BY fingerprint', [scanId])).rows.map((r) => r.fingerprint);
       fingerprintsBefore = Number((await sql.query<{ n: string }>('SELECT count(*) AS n FROM finding_fingerprints')).rows[0]!.n);
-      for (const name of ROLLED_BACK) {
-        await sql.query(downStep(name));
-        await sql.query(`DELETE FROM ${MIGRATIONS_TABLE} WHERE name = $1`, [name]);
-      }
+      expect((await rollBackThrough(sql, ROLLED_THROUGH)).at(-1)).toBe(ROLLED_THROUGH);
       // The older schema really is in place: none of the new columns or tables.
       const cols = await sql.query<{ column_name: string }>(
         `SELECT column_name FROM information_schema.columns WHERE table_name IN ('graph_ecs_instances', 'graph_regions', 'scans')

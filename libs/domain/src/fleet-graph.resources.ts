@@ -30,7 +30,7 @@ export type GqlFieldDoc = false | { readonly description?: string };
 export interface ResourceField {
   /**
    * A scalar kind, or `list`: a list of another resource's rows (stored as one value: jsonb, or packed JSON text where
-   * the store says so, as for an NLB's server groups: libs/store fleet-graph.columns.ts `packedRowsJsonOf`).
+   * the store says so, as for an NLB's server groups: libs/store fleet-graph.columns.ts `unpackedRowsOf`).
    */
   readonly type: ResourceScalar | 'list';
   /** For `list`: the resource of the elements. */

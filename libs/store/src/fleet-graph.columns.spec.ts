@@ -1,8 +1,9 @@
 import { describe, expect, it } from 'vitest';
 import { GRAPH_NLB_SERVER_GROUP, type GraphNlbServerGroup } from '@app/domain';
-import { packedRowsJsonOf, unpackedRowsOf } from './fleet-graph.columns';
+import { unpackedRowsOf } from './fleet-graph.columns';
+import { NlbServerGroupsJson } from './fleet-graph.repository';
 
-const pack = packedRowsJsonOf(GRAPH_NLB_SERVER_GROUP);
+const pack = (groups: readonly GraphNlbServerGroup[]): string => new NlbServerGroupsJson().of(groups);
 const unpack = unpackedRowsOf(GRAPH_NLB_SERVER_GROUP);
 
 const group = (over: Partial<GraphNlbServerGroup> = {}): GraphNlbServerGroup => ({
@@ -20,7 +21,7 @@ const group = (over: Partial<GraphNlbServerGroup> = {}): GraphNlbServerGroup => 
   ...over,
 });
 
-describe('packed fleet-graph rows (packedRowsJsonOf / unpackedRowsOf)', () => {
+describe('packed fleet-graph rows (NlbServerGroupsJson / unpackedRowsOf)', () => {
   it('writes each row as an array of its declared fields in declaration order, lists packed in turn', () => {
     const text = pack([group()]);
     expect(JSON.parse(text)).toEqual([
@@ -46,7 +47,7 @@ describe('packed fleet-graph rows (packedRowsJsonOf / unpackedRowsOf)', () => {
     const rows = [group(), group({ serverGroupId: 'sgp-2', ownerTag: null, protocol: null, servers: [] })];
     expect(unpack(JSON.parse(pack(rows)))).toEqual(rows);
     const sparse = { serverGroupId: 'sgp-3', name: 'n', type: 'Ip', serverCount: 1, servers: [{ serverId: '10.1.1.1', type: 'Ip' }] };
-    expect(unpack(JSON.parse(pack([sparse])))).toEqual([
+    expect(unpack(JSON.parse(pack([sparse as unknown as GraphNlbServerGroup])))).toEqual([
       {
         serverGroupId: 'sgp-3',
         name: 'n',

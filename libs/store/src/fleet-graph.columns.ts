@@ -3,7 +3,7 @@
  * from the resource declarations (libs/domain fleet-graph.resources.ts): a field is stored in the column
  * `snake_case(field)` (or the declaration's `column`), sent as its kind (bulk-insert.util.ts `ColumnKind`):
  * strings as text, counts as integer, flags as boolean, string lists as text[], lists of rows as jsonb (or, where a
- * repository says so, as packed JSON text: `packedRowsJsonOf`).
+ * repository says so, as packed JSON text: `unpackedRowsOf`).
  * A field declared with `column: false` is stored by its repository in its own way (a server group's backends).
  */
 import type { QueryResultRow } from 'pg';
@@ -75,62 +75,10 @@ export function jsonInt(n: number | null | undefined): string {
   return n === null || n === undefined || !Number.isFinite(n) ? 'null' : String(n);
 }
 
-/** Writes one field of a packed row as JSON text (`value` as read from the row, possibly absent). */
-type PackField = (value: unknown) => string;
-
-/** The JSON writer of one field kind in a packed row; a `list` packs its rows in turn. */
-function packFieldOf(f: ResourceField): PackField {
-  switch (f.type) {
-    case 'string':
-    case 'id':
-      return (v) => jsonString(v as string | null | undefined);
-    case 'int':
-      return (v) => jsonInt(v as number | null | undefined);
-    case 'float':
-      return (v) => (typeof v === 'number' && Number.isFinite(v) ? String(v) : 'null');
-    case 'boolean':
-      return (v) => (v === true ? 'true' : v === false ? 'false' : 'null');
-    case 'string[]':
-      return (v) => (Array.isArray(v) ? `[${v.map((x) => jsonString(x as string)).join(',')}]` : 'null');
-    case 'list': {
-      if (!f.of) throw new Error('fleet-graph packed list: a list field without `of`');
-      const rows = packedRowsJsonOf(f.of);
-      return (v) => (Array.isArray(v) ? rows(v as readonly object[]) : 'null');
-    }
-  }
-}
-
 /**
- * The packed JSON writer of a declaration's rows: `[[f1, f2, ...], ...]`, each row an array of its declared fields
- * in declaration order (a `list` field packed the same way, recursively), an absent value written as null. Holds the
- * same values as `JSON.stringify(rows)` without each field's name, which an NLB's server groups repeat per server
- * (about a third of the text; and a text column takes it without the parse a jsonb column makes PostgreSQL do:
- * migration 1800600000000). `unpackedRowsOf` reads it back. The reference form: the store writes NLB server groups
- * with the memoised `NlbServerGroupsJson` (fleet-graph.repository.ts), which its unit test holds to this text.
- * @throws Error at start-up when a list field has no `of` (a programming error)
- */
-export function packedRowsJsonOf<D extends ResourceDecl>(decl: D): (rows: readonly object[]) => string {
-  const fields = Object.entries(decl.fields).map(([name, f]) => [name, packFieldOf(f)] as const);
-  const packRow = (row: object): string => {
-    const r = row as Record<string, unknown>;
-    let s = '[';
-    for (let i = 0; i < fields.length; i += 1) {
-      const [name, pack] = fields[i]!;
-      s += i === 0 ? pack(r[name]) : `,${pack(r[name])}`;
-    }
-    return `${s}]`;
-  };
-  return (rows) => {
-    if (rows.length === 0) return '[]';
-    let s = `[${packRow(rows[0]!)}`;
-    for (let i = 1; i < rows.length; i += 1) s += `,${packRow(rows[i]!)}`;
-    return `${s}]`;
-  };
-}
-
-/**
- * Rows of a declaration from a parsed value of its column: packed rows (`packedRowsJsonOf`: arrays of fields in
- * declaration order) or rows stored as objects (a jsonb value converted to text by the migration that packed the
+ * Rows of a declaration from a parsed value of its column: packed rows (each row an array of its declared fields in
+ * declaration order, a `list` field packed the same way, an absent value null: what fleet-graph.repository.ts
+ * `NlbServerGroupsJson` writes, the same values as `JSON.stringify(rows)` without each field's name) or rows stored as objects (a jsonb value converted to text by the migration that packed the
  * column), both as rows with every declared field in declaration order (absent ones null), lists unpacked in turn.
  * Anything but an array reads as no rows.
  */

@@ -1,7 +1,5 @@
 import { describe, expect, it } from 'vitest';
 import type { BuiltNlbServerGroup, FleetGraph, GraphBackend, GraphBackendEntry, GraphEcsInstance, NlbServer } from '@app/domain';
-import { GRAPH_NLB_SERVER_GROUP } from '@app/domain';
-import { packedRowsJsonOf } from './fleet-graph.columns';
 import { BackendsJson, backendsJson, ecsAttachmentRows, NlbServerGroupsJson, storedFleetGraph, storedNlbServerGroup } from './fleet-graph.repository';
 
 describe(backendsJson.name, () => {
@@ -145,13 +143,26 @@ describe(ecsAttachmentRows.name, () => {
 });
 
 describe(NlbServerGroupsJson.name, () => {
-  const packed = packedRowsJsonOf(GRAPH_NLB_SERVER_GROUP);
+  // Each group and server as the array of its declared fields, absent ones null, written by JSON.stringify.
+  const packed = (groups: readonly BuiltNlbServerGroup[]): string =>
+    JSON.stringify(
+      groups.map((g) => [
+        g.serverGroupId,
+        g.name,
+        g.type,
+        g.protocol ?? null,
+        g.status ?? null,
+        g.ownerTag ?? null,
+        g.serverCount,
+        g.servers.map((sv) => [sv.serverId, sv.serverIp ?? null, sv.type, sv.port ?? null, sv.weight ?? null, sv.status ?? null, sv.zoneId ?? null]),
+      ]),
+    );
   const server = (serverId: string, port: number | null, over: Record<string, unknown> = {}): NlbServer =>
     ({ serverId, serverIp: `10.0.0.${serverId.length}`, type: 'Ecs', port, weight: 100, status: 'Available', zoneId: 'cn-hangzhou-h', ...over }) as NlbServer;
   const group = (id: string, servers: NlbServer[], over: Record<string, unknown> = {}): BuiltNlbServerGroup =>
     ({ serverGroupId: id, name: `k8s.${id}`, type: 'Instance', protocol: 'TCP', status: 'Available', ownerTag: 'tag', serverCount: servers.length, servers, ...over }) as BuiltNlbServerGroup;
 
-  it('writes the text of the declaration-driven packer, byte for byte, through one memo', () => {
+  it('writes the text JSON.stringify gives for the packed arrays, byte for byte, through one memo', () => {
     const nodes = ['i-1', 'i-2', 'i-3', 'i-"4"'];
     const json = new NlbServerGroupsJson();
     const cases: BuiltNlbServerGroup[][] = [

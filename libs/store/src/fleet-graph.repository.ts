@@ -110,7 +110,7 @@ const CLUSTER_COLUMNS = columnsOf(GRAPH_CLUSTER);
 const SERVICE_COLUMNS = columnsOf(GRAPH_SERVICE);
 const LOAD_BALANCER_COLUMNS = columnsOf(GRAPH_LOAD_BALANCER);
 /**
- * An NLB's server groups with their servers are stored packed (`packedRowsJsonOf`: each group and each server an
+ * An NLB's server groups with their servers are stored packed (`NlbServerGroupsJson`: each group and each server an
  * array of its declared fields) in a text column (migration 1800600000000): the bench fleet's NLB rows hold about
  * 14 kB of jsonb each, whose parse was the largest share of PostgreSQL's CPU for the graph. Written by
  * `NlbServerGroupsJson` (one per store), read back by `nlbOfRow`. A built group's servers are the snapshot's entries,
@@ -124,7 +124,7 @@ function nlbColumns(groups: NlbServerGroupsJson): ColumnSpec<BuiltNlb> {
 const nlbColumnsOfRow = rowMapperOf(GRAPH_NLB);
 const unpackedNlbServerGroups = unpackedRowsOf(GRAPH_NLB_SERVER_GROUP);
 
-/** An NLB as read: its declared columns, its server groups unpacked from their stored text (`NLB_COLUMNS`). */
+/** An NLB as read: its declared columns, its server groups unpacked from their stored text (`nlbColumns`). */
 function nlbOfRow(row: QueryResultRow): GraphNlb {
   const nlb = nlbColumnsOfRow(row);
   const stored = row.server_groups as unknown;
@@ -362,12 +362,13 @@ export class BackendsJson {
 }
 
 /**
- * Writes an NLB's server groups as the `server_groups` column's packed text (`of`): the text of
- * `packedRowsJsonOf(GRAPH_NLB_SERVER_GROUP)`, byte for byte, without building it field by field. A server's head
- * (`["id","ip","type",`) is kept per position of the last server list starting with the same server and reused when
- * that position holds the same server again (CCM lists a cluster's nodes in every server group of its NLBs, at
- * another port), and a list whose servers share port, weight, status and zone is one `join`, as `BackendsJson`
- * writes CLB backends.
+ * Writes an NLB's server groups as the `server_groups` column's packed text (`of`): each server group an array of its
+ * declared fields in declaration order (GRAPH_NLB_SERVER_GROUP), its servers packed the same way (GRAPH_NLB_SERVER),
+ * an absent value null: the text of `JSON.stringify` of those arrays, byte for byte, read back by
+ * fleet-graph.columns.ts `unpackedRowsOf`. A server's head (`["id","ip","type",`) is kept per position of the last
+ * server list starting with the same server and reused when that position holds the same server again (CCM lists a
+ * cluster's nodes in every server group of its NLBs, at another port), and a list whose servers share port, weight,
+ * status and zone is one `join`, as `BackendsJson` writes CLB backends.
  */
 export class NlbServerGroupsJson {
   private readonly rows = new Map<string, { ids: string[]; ips: (string | null)[]; types: string[]; heads: string[] }>();
