@@ -28,7 +28,7 @@ import { createTestDatabase, type TestDatabase } from '../store/test-database.ut
 import { deletePrefix, eventually, localScan, SHARED_REDIS_URL, startInProcessWorkers, startTestFleet, uniquePrefix, type TestFleet } from './worker-test.util';
 
 const NOW = new Date('2026-06-01T00:00:00.000Z');
-const GRAPH_TABLES = ['graph_regions', 'graph_clusters', 'graph_services', 'graph_load_balancers', 'graph_server_groups', 'graph_ecs_instances', 'graph_ecs_attachments', 'graph_nlbs'];
+const GRAPH_TABLES = ['graph_regions', 'graph_clusters', 'graph_services', 'graph_load_balancers', 'graph_server_groups', 'graph_server_lists', 'graph_ecs_instances', 'graph_ecs_attachments', 'graph_nlbs'];
 
 /** Everything a scan stored, as read back through the store (and the graph tables, row by row). */
 interface StoredScanView {

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import type { BuiltNlbServerGroup, FleetGraph, GraphBackend, GraphBackendEntry, GraphEcsInstance, NlbServer } from '@app/domain';
-import { BackendsJson, backendsJson, ecsAttachmentRows, NlbServerGroupsJson, storedFleetGraph, storedNlbServerGroup } from './fleet-graph.repository';
+import type { BuiltNlbServerGroup, BuiltServerGroup, FleetGraph, GraphBackend, GraphBackendEntry, GraphEcsInstance, NlbServer } from '@app/domain';
+import { BackendsJson, backendsJson, ecsAttachmentRows, NlbServerGroupsJson, serverGroupRows, storedFleetGraph, storedNlbServerGroup } from './fleet-graph.repository';
 
 describe(backendsJson.name, () => {
   it('writes the text JSON.stringify gives for the backend tuples, escapes and nulls included', () => {
@@ -139,6 +139,62 @@ describe(ecsAttachmentRows.name, () => {
     const whole = ecsAttachmentRows([ecs('i-0', 'r0', ['lb-y']), ...r1]);
     const shard = ecsAttachmentRows(r1);
     expect(whole.instances.slice(1).map((r) => r.attachmentSet)).toEqual(shard.instances.map((r) => r.attachmentSet));
+  });
+});
+
+describe(serverGroupRows.name, () => {
+  const b = (serverId: string, serverIp: string | null, port: number | null, weight = 100, type = 'ecs'): GraphBackendEntry => ({ serverId, serverIp, port, weight, type });
+  const group = (id: string, regionId: string, backends: GraphBackendEntry[]): BuiltServerGroup =>
+    ({ loadBalancerId: `lb-${id}`, vServerGroupId: `rsp-${id}`, isDefault: false, name: id, accountId: 'a1', regionId, backends }) as BuiltServerGroup;
+  const nodes = (port: number, ids = ['i-1', 'i-2', 'i-3']): GraphBackendEntry[] => ids.map((id, i) => b(id, `10.0.0.${i}`, port));
+
+  it('numbers each distinct server list within its account and region, at any port; inline without one port, weight and type', () => {
+    const groups = [
+      group('g1', 'r1', nodes(30001)),
+      group('g2', 'r1', nodes(30002)),
+      // The same servers but one IP, then fewer, then the first list again after them (not the last one of its server).
+      group('g3', 'r1', nodes(30003).map((x, i) => (i === 1 ? { ...x, serverIp: '10.9.9.9' } : x))),
+      group('g4', 'r1', nodes(30004, ['i-1', 'i-2'])),
+      group('g5', 'r1', nodes(30005)),
+      // Another region starts its own numbers.
+      group('g6', 'r2', nodes(30001)),
+      // No backend; differing weights; differing ports; a weight the integer column cannot hold.
+      group('g7', 'r1', []),
+      group('g8', 'r1', nodes(30006).map((x, i) => ({ ...x, weight: i === 0 ? 0 : 100 }))),
+      group('g9', 'r1', nodes(30007).map((x, i) => ({ ...x, port: 30007 + i }))),
+      group('g10', 'r1', nodes(30008).map((x) => ({ ...x, weight: 1.5 }))),
+      // An absent IP and port, shared by every backend: by reference, absent values as null.
+      group('g11', 'r1', [{ serverId: 'eni-1', weight: 100, type: 'eni' }, { serverId: 'eni-2', serverIp: null, port: null, weight: 100, type: 'eni' } as GraphBackendEntry]),
+    ];
+    const { groups: rows, lists } = serverGroupRows(groups);
+    expect(rows.map((r) => [r.group.name, r.serverList])).toEqual([
+      ['g1', 1],
+      ['g2', 1],
+      ['g3', 2],
+      ['g4', 3],
+      ['g5', 1],
+      ['g6', 1],
+      ['g7', null],
+      ['g8', null],
+      ['g9', null],
+      ['g10', null],
+      ['g11', 4],
+    ]);
+    expect(lists.map((l) => [l.group.regionId, l.serverList, l.group.name])).toEqual([
+      ['r1', 1, 'g1'],
+      ['r1', 2, 'g3'],
+      ['r1', 3, 'g4'],
+      ['r2', 1, 'g6'],
+      ['r1', 4, 'g11'],
+    ]);
+  });
+
+  it("numbers one region's lists as the whole fleet's graph does (a shard of a sharded scan)", () => {
+    const r1 = [group('g1', 'r1', nodes(1, ['i-9'])), group('g2', 'r1', nodes(2)), group('g3', 'r1', nodes(3, ['i-9']))];
+    const whole = serverGroupRows([group('g0', 'r0', nodes(1)), ...r1]);
+    const shard = serverGroupRows(r1);
+    expect(whole.groups.slice(1).map((r) => r.serverList)).toEqual(shard.groups.map((r) => r.serverList));
+    expect(shard.groups.map((r) => r.serverList)).toEqual([1, 2, 1]);
   });
 });
 

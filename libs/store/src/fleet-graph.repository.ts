@@ -290,17 +290,149 @@ export function ecsAttachmentRows(instances: readonly GraphEcsInstance[]): { ins
 }
 
 /**
- * A server group's backends are stored packed (declared `column: false`): one `json` text of [serverId, serverIp,
- * port, weight, type] tuples, with `backend_count` beside it. The columns of one store share a `BackendsJson` (its
- * memo lives as long as they do). The declared columns read no backend, so they read a built group (whose backends are
- * the snapshot's entries: `BuiltServerGroup`) as they read a stored one.
+ * A CLB server group as written: the group (whose backends are the snapshot's entries: `BuiltServerGroup`) and its
+ * backend servers' row in `graph_server_lists` (null: its backends inline in `backends`).
  */
-function serverGroupColumns(backends: BackendsJson): ColumnSpec<BuiltServerGroup> {
+export interface ServerGroupRow {
+  group: BuiltServerGroup;
+  serverList: number | null;
+}
+
+/** A row of `graph_server_lists`: the backend servers (id, IP, in order) of the first group that listed them. */
+export interface ServerListRow {
+  group: BuiltServerGroup;
+  serverList: number;
+}
+
+/**
+ * A server group's backends are stored packed (declared `column: false`), in one of two forms (migration
+ * 1800700000000), with `backend_count` beside them:
+ *  - by reference: `server_list` names the group's backend servers' row in `graph_server_lists`, and the port, weight
+ *    and type every backend of the group shares are `backend_port`, `backend_weight`, `backend_type`;
+ *  - inline: `backends` is one `json` text of [serverId, serverIp, port, weight, type] tuples (a group whose backends
+ *    differ in port, weight or type, or have none).
+ * The columns of one store share a `BackendsJson` (its memo lives as long as they do). The declared columns read no
+ * backend, so they read a built group as they read a stored one.
+ */
+function serverGroupColumns(backends: BackendsJson): ColumnSpec<ServerGroupRow> {
+  const shared = (r: ServerGroupRow): GraphBackendEntry | undefined => (r.serverList === null ? undefined : r.group.backends[0]);
   return [
-    ...columnsOf<typeof GRAPH_SERVER_GROUP, BuiltServerGroup>(GRAPH_SERVER_GROUP),
-    ['backend_count', 'integer', (r) => r.backends.length],
-    ['backends', 'json', (r) => backends.of(r.backends)],
+    ...columnsOf<typeof GRAPH_SERVER_GROUP, BuiltServerGroup>(GRAPH_SERVER_GROUP).map(([column, kind, value]) => [column, kind, (r: ServerGroupRow) => value(r.group)] as const),
+    ['backend_count', 'integer', (r) => r.group.backends.length],
+    ['backends', 'json', (r) => (r.serverList === null ? backends.of(r.group.backends) : null)],
+    ['server_list', 'integer', (r) => r.serverList],
+    ['backend_port', 'integer', (r) => shared(r)?.port ?? null],
+    ['backend_weight', 'integer', (r) => shared(r)?.weight ?? null],
+    ['backend_type', 'text', (r) => shared(r)?.type ?? null],
   ];
+}
+
+/** The columns of `graph_server_lists` after `scan_id`: the servers are the id and IP of each backend of the list's first group. */
+const SERVER_LIST_COLUMNS: ColumnSpec<ServerListRow> = [
+  ['account_id', 'text', (r) => r.group.accountId],
+  ['region_id', 'text', (r) => r.group.regionId],
+  ['server_list', 'integer', (r) => r.serverList],
+  ['servers', 'json', (r) => serversJson(r.group.backends)],
+];
+
+/** `JSON.stringify(backends.map((b) => [b.serverId, b.serverIp ?? null]))`, byte for byte. */
+function serversJson(backends: readonly GraphBackendEntry[]): string {
+  const parts = new Array<string>(backends.length);
+  for (let i = 0; i < backends.length; i += 1) parts[i] = `[${jsonString(backends[i]!.serverId)},${jsonString(backends[i]!.serverIp ?? null)}]`;
+  return `[${parts.join(',')}]`;
+}
+
+/** A port or weight the integer columns hold: an integer of PostgreSQL's `integer` range, or absent. */
+function storableInt(n: number | null | undefined): boolean {
+  return n === null || n === undefined || (Number.isInteger(n) && n >= -2147483648 && n <= 2147483647);
+}
+
+/**
+ * Whether a group's backends can be held by reference: at least one, and every one with the first one's port, weight
+ * and type (storable in the integer and text columns).
+ */
+function sharesPortWeightType(backends: readonly GraphBackendEntry[]): boolean {
+  const n = backends.length;
+  if (n === 0) return false;
+  const { port, weight, type } = backends[0]!;
+  if (!storableInt(port) || !storableInt(weight) || (type !== undefined && type !== null && typeof type !== 'string')) return false;
+  for (let i = 1; i < n; i += 1) {
+    const b = backends[i]!;
+    if ((b.port ?? null) !== (port ?? null) || (b.weight ?? null) !== (weight ?? null) || (b.type ?? null) !== (type ?? null)) return false;
+  }
+  return true;
+}
+
+/** Whether two backend lists hold the same servers (id and IP) in the same order. */
+function sameServers(a: readonly GraphBackendEntry[], b: readonly GraphBackendEntry[]): boolean {
+  if (a === b) return true;
+  if (a.length !== b.length) return false;
+  for (let i = 0; i < a.length; i += 1) if (a[i]!.serverId !== b[i]!.serverId || (a[i]!.serverIp ?? null) !== (b[i]!.serverIp ?? null)) return false;
+  return true;
+}
+
+/** FNV-1a of a backend list's server ids and IPs (30 bits), each closed as in `hashString`. */
+function serversHash(h: number, backends: readonly GraphBackendEntry[]): number {
+  for (const b of backends) h = hashString(hashString(h, b.serverId), b.serverIp ?? '\u0000');
+  return h & 0x3fffffff;
+}
+
+/**
+ * Server groups with their backend servers by reference: each distinct list of servers (id and IP, in order) of an
+ * account and region numbered from 1 within that account and region, in order of first appearance, for the groups
+ * whose backends share port, weight and type (`sharesPortWeightType`); the others keep theirs inline (null). So the
+ * graph of one account and region (a shard of a sharded scan) numbers its lists as the whole fleet's graph does (the
+ * same groups in the same order), and never meets another shard's.
+ *
+ * The lists of a region repeat each other in order (in Cluster mode every vServer group of a cluster lists the same
+ * nodes), so the last list starting with a group's first server is tried first: one identity comparison per backend,
+ * no hash. Only when it differs is the list hashed and looked up among every list of its region (a hash match
+ * confirmed by comparing the lists).
+ * @returns the group rows (in input order) and the server lists (in order of first appearance)
+ */
+export function serverGroupRows(groups: readonly BuiltServerGroup[]): { groups: ServerGroupRow[]; lists: ServerListRow[] } {
+  const rows = new Array<ServerGroupRow>(groups.length);
+  const lists: ServerListRow[] = [];
+  // Per account and region (key `account\u0000region`): the last list starting with each server, every list by hash, the count.
+  const regions = new Map<string, { last: Map<string, ServerListRow>; byHash: Map<number, ServerListRow[]>; hash: number; count: number }>();
+  let account: string | undefined;
+  let regionId: string | undefined;
+  let region: { last: Map<string, ServerListRow>; byHash: Map<number, ServerListRow[]>; hash: number; count: number } | undefined;
+  for (let i = 0; i < groups.length; i += 1) {
+    const group = groups[i]!;
+    const backends = group.backends;
+    if (!sharesPortWeightType(backends)) {
+      rows[i] = { group, serverList: null };
+      continue;
+    }
+    if (region === undefined || group.accountId !== account || group.regionId !== regionId) {
+      account = group.accountId;
+      regionId = group.regionId;
+      const key = `${account}\u0000${regionId}`;
+      region = regions.get(key);
+      if (region === undefined) {
+        region = { last: new Map(), byHash: new Map(), hash: hashString(hashString(0x811c9dc5, account), regionId), count: 0 };
+        regions.set(key, region);
+      }
+    }
+    const first = backends[0]!.serverId;
+    let found = region.last.get(first);
+    if (found === undefined || !sameServers(found.group.backends, backends)) {
+      const h = serversHash(region.hash, backends);
+      const same = region.byHash.get(h);
+      found = same?.find((l) => sameServers(l.group.backends, backends));
+      if (found === undefined) {
+        region.count += 1;
+        found = { group, serverList: region.count };
+        lists.push(found);
+        if (same) same.push(found);
+        else region.byHash.set(h, [found]);
+      }
+      region.last.set(first, found);
+    }
+    rows[i] = { group, serverList: found.serverList };
+  }
+  return { groups: rows, lists };
 }
 /**
  * Writes a server group's backends as the `backends` column's JSON text (`of`). The backend lists of a region repeat
@@ -527,14 +659,36 @@ const LOAD_BALANCERS: Listing<GraphLoadBalancer> = {
 
 const SERVER_GROUPS: Listing<GraphServerGroup> = {
   table: 'graph_server_groups',
+  // The backend servers of a group held by reference (`server_list`) as `list_servers`: null for an inline group.
+  rows: {
+    select: 'g.*, sl.servers AS list_servers',
+    join: 'LEFT JOIN graph_server_lists sl ON sl.scan_id = g.scan_id AND sl.account_id = g.account_id AND sl.region_id = g.region_id AND sl.server_list = g.server_list',
+  },
   team: SERVER_GROUP_TEAMS,
   keys: [asc('g.load_balancer_id'), asc('g.vserver_group_id')],
   keyOf: (r) => [r.loadBalancerId, r.vServerGroupId],
-  map: (r) => {
+  map: serverGroupOfStoredRow,
+};
+
+/**
+ * A stored server group (either form: `serverGroupColumns`) with its backends in the CLB's order.
+ * @throws Error when a group held by reference has no row in `graph_server_lists` (a store that wrote one without the
+ *   other: never by the store's own writes, which commit both in the scan's transaction or not at all)
+ */
+function serverGroupOfStoredRow(r: QueryResultRow): GraphServerGroup {
+  if (r.backends !== null && r.backends !== undefined) {
     const backends = JSON.parse(r.backends as string) as [string, string | null, number | null, number, string][];
     return { ...serverGroupOfRow(r), backends: backends.map(([serverId, serverIp, port, weight, type]) => ({ serverId, serverIp, port, weight, type })) };
-  },
-};
+  }
+  if (typeof r.list_servers !== 'string') {
+    throw new Error(`graph_server_groups: server group '${String(r.vserver_group_id)}' of CLB ${String(r.load_balancer_id)} in scan ${String(r.scan_id)} names server list ${String(r.server_list)}, which is not stored`);
+  }
+  const servers = JSON.parse(r.list_servers) as [string, string | null][];
+  const port = (r.backend_port as number | null) ?? null;
+  const weight = r.backend_weight as number;
+  const type = r.backend_type as string;
+  return { ...serverGroupOfRow(r), backends: servers.map(([serverId, serverIp]) => ({ serverId, serverIp, port, weight, type })) };
+}
 
 const ECS_INSTANCES: Listing<GraphEcsInstance> = {
   table: 'graph_ecs_instances',
@@ -673,7 +827,7 @@ export class FleetGraphRepository {
    * @param client the transaction's client (`ScanRepository.complete`)
    */
   async replaceForScan(client: PoolClient, scanId: string, graph: FleetGraph): Promise<void> {
-    for (const t of ['graph_regions', 'graph_clusters', 'graph_services', 'graph_load_balancers', 'graph_server_groups', 'graph_ecs_instances', 'graph_ecs_attachments', 'graph_nlbs']) {
+    for (const t of ['graph_regions', 'graph_clusters', 'graph_services', 'graph_load_balancers', 'graph_server_groups', 'graph_server_lists', 'graph_ecs_instances', 'graph_ecs_attachments', 'graph_nlbs']) {
       await client.query(`DELETE FROM ${t} WHERE scan_id = $1`, [scanId]);
     }
     await this.insertForScan(client, scanId, graph);
@@ -691,7 +845,10 @@ export class FleetGraphRepository {
     await insertRows(client, 'graph_clusters', CLUSTER_COLUMNS, scanId, graph.clusters, ROWS_PER_INSERT);
     await insertRows(client, 'graph_services', SERVICE_COLUMNS, scanId, graph.services, ROWS_PER_INSERT);
     await insertRows(client, 'graph_load_balancers', LOAD_BALANCER_COLUMNS, scanId, graph.loadBalancers, ROWS_PER_INSERT);
-    await insertRows(client, 'graph_server_groups', serverGroupColumns(new BackendsJson()), scanId, graph.serverGroups, SERVER_GROUPS_PER_INSERT);
+    // One row per key before numbering the server lists: a list no kept group names is never written.
+    const groups = serverGroupRows(dedupeRows(graph.serverGroups, (r) => [r.loadBalancerId, r.vServerGroupId]));
+    await insertRows(client, 'graph_server_groups', serverGroupColumns(new BackendsJson()), scanId, groups.groups, SERVER_GROUPS_PER_INSERT);
+    await insertRows(client, 'graph_server_lists', SERVER_LIST_COLUMNS, scanId, groups.lists, SERVER_GROUPS_PER_INSERT);
     // One row per instance id before numbering the attachment sets: a set no kept row names is never written.
     const ecs = ecsAttachmentRows(dedupeRows(graph.ecsInstances, (r) => [r.instanceId]));
     await insertRows(client, 'graph_ecs_instances', ECS_COLUMNS, scanId, ecs.instances, ROWS_PER_INSERT);
@@ -706,13 +863,15 @@ export class FleetGraphRepository {
   copyParts(graph: FleetGraph): CopyPart[] {
     const ROWS = 50_000;
     const ecs = ecsAttachmentRows(dedupeRows(graph.ecsInstances, (r) => [r.instanceId]));
+    const groups = serverGroupRows(dedupeRows(graph.serverGroups, (r) => [r.loadBalancerId, r.vServerGroupId]));
     return [
       copyPart('graph_regions', REGION_COLUMNS, dedupeRows(graph.regions, (r) => [r.accountId, r.regionId]), ROWS),
       copyPart('graph_clusters', CLUSTER_COLUMNS, dedupeRows(graph.clusters, (r) => [r.clusterId]), ROWS),
       copyPart('graph_services', SERVICE_COLUMNS, dedupeRows(graph.services, (r) => [r.clusterId, r.namespace, r.name]), ROWS),
       copyPart('graph_load_balancers', LOAD_BALANCER_COLUMNS, dedupeRows(graph.loadBalancers, (r) => [r.loadBalancerId]), ROWS),
       // Server groups and NLBs carry their backends / server groups: fewer per chunk bounds a chunk's bytes.
-      copyPart('graph_server_groups', serverGroupColumns(new BackendsJson()), dedupeRows(graph.serverGroups, (r) => [r.loadBalancerId, r.vServerGroupId]), ROWS / 5),
+      copyPart('graph_server_groups', serverGroupColumns(new BackendsJson()), groups.groups, ROWS / 5),
+      copyPart('graph_server_lists', SERVER_LIST_COLUMNS, groups.lists, ROWS / 5),
       copyPart('graph_ecs_instances', ECS_COLUMNS, ecs.instances, ROWS),
       copyPart('graph_ecs_attachments', ATTACHMENT_SET_COLUMNS, ecs.sets, ROWS),
       copyPart('graph_nlbs', nlbColumns(new NlbServerGroupsJson()), dedupeRows(graph.nlbs, (r) => [r.nlbId]), ROWS / 10),

@@ -20,6 +20,7 @@ export const PRUNED_SCAN_TABLES = [
   'graph_services',
   'graph_load_balancers',
   'graph_server_groups',
+  'graph_server_lists',
   'graph_ecs_instances',
   'graph_ecs_attachments',
   'graph_nlbs',

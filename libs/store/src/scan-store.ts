@@ -55,6 +55,7 @@ export const STAGED_TABLES = [
   'graph_services',
   'graph_load_balancers',
   'graph_server_groups',
+  'graph_server_lists',
   'graph_ecs_instances',
   'graph_ecs_attachments',
   'graph_nlbs',
