@@ -376,13 +376,12 @@ export function buildFleetGraph(snapshot: FleetSnapshot, index?: FleetIndex): Fl
         const servers = gi === 0 ? clb.defaultBackendServers : clb.vServerGroups[gi - 1]!.backendServers;
         groupNo++;
         if (servers.length === 0) continue;
-        const out = groups[gi]!.backends;
+        // The snapshot's list itself: a copy of it (10M entries at 5,000 clusters) lived, promoted, until the store had
+        // written the graph. The store writes an entry's absent IP and port as null (libs/store BackendsJson).
+        groups[gi]!.backends = servers;
         const row = rows.row(servers[0]!.serverId);
         for (let i = 0; i < servers.length; i++) {
           const s = servers[i]!;
-          // The snapshot's entry itself: a copy per entry (10M at 5,000 clusters) lived, promoted, until the store had
-          // written the graph. The store writes its absent IP and port as null (libs/store BackendsJson).
-          out.push(s);
           if (s.type !== 'ecs') {
             row.keys[i] = null;
             continue;

@@ -13,8 +13,12 @@ import { chunk, MAX_BIND_PARAMETERS, storableJson, storableText } from './sql.ut
  */
 export type ColumnKind = 'text' | 'integer' | 'numeric' | 'boolean' | 'jsonb' | 'json' | 'text[]';
 
-/** The columns of a table after `scan_id`: SQL column name, how it is sent, its value on a row. */
-export type ColumnSpec<T> = readonly (readonly [column: string, kind: ColumnKind, value: (row: T) => unknown])[];
+/**
+ * The columns of a table after `scan_id`: SQL column name, how it is sent, its value on a row, and optionally the
+ * property path that value is read from (`value(row)` is `row[path[0]][path[1]]...`): what lets the COPY engine
+ * (copy.util.ts `copyLineEncoder`) read it with a property load of its own instead of through `value`.
+ */
+export type ColumnSpec<T> = readonly (readonly [column: string, kind: ColumnKind, value: (row: T) => unknown, path?: readonly string[]])[];
 
 /** Separator of `text[]` columns on the wire (ASCII unit separator). */
 const ARRAY_SEPARATOR = '\u001f';

@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import { copyField, copyLine, dedupeRows } from './copy.util';
+import type { ColumnSpec } from './bulk-insert.util';
+import { copyField, copyLine, copyLineEncoder, copyRowEncoder, dedupeRows } from './copy.util';
 import { storableJson } from './sql.util';
 
 describe('COPY text format (copy.util)', () => {
@@ -46,6 +47,59 @@ describe('COPY text format (copy.util)', () => {
       { id: 'lb\t1', n: null },
     );
     expect(line).toBe('scan-1\tlb\\t1\t\\N\n');
+  });
+
+  it('compiles a column list into an encoder writing what copyField writes per column, read by path or by value', () => {
+    interface Row {
+      inner: { name: string | null; 'odd "key"\\': string };
+      n?: number;
+      ok: boolean;
+      ids: string[];
+      doc: unknown;
+      json: string | null;
+    }
+    const columns: ColumnSpec<Row> = [
+      ['name', 'text', (r) => r.inner.name, ['inner', 'name']],
+      ['odd', 'text', (r) => r.inner['odd "key"\\'], ['inner', 'odd "key"\\']],
+      ['n', 'integer', (r) => r.n],
+      ['ratio', 'numeric', (r) => (r.n === undefined ? null : r.n / 3)],
+      ['ok', 'boolean', (r) => r.ok, ['ok']],
+      ['ids', 'text[]', (r) => r.ids, ['ids']],
+      ['doc', 'jsonb', (r) => r.doc],
+      ['json', 'json', (r) => r.json, ['json']],
+    ];
+    const rows: Row[] = [
+      { inner: { name: 'a\tb\\c\u0000', 'odd "key"\\': '\\N' }, n: 7, ok: true, ids: ['x', 'y"z'], doc: { m: 'l\nm' }, json: '[1,\n2]' },
+      { inner: { name: null, 'odd "key"\\': 'lone \ud800' }, ok: false, ids: [], doc: null, json: null },
+    ];
+    const line = copyLineEncoder(columns);
+    expect(copyLineEncoder(columns)).toBe(line);
+    for (const row of rows) {
+      const expected = `scan-1\t${columns.map(([, kind, value]) => copyField(kind, value(row))).join('\t')}\n`;
+      expect(line('scan-1', row)).toBe(expected);
+      expect(copyLine(columns, 'scan-1', row)).toBe(expected);
+      // Written straight into a Buffer: the same bytes as the line's UTF-8, after what the Buffer held.
+      const into = copyRowEncoder(columns);
+      const target = { buf: Buffer.alloc(4096, 0xee), pos: 5, limit: 4096 };
+      expect(into(target, 'scan-1', row)).toBe(true);
+      expect(target.buf.subarray(5, target.pos).toString('utf8')).toBe(expected);
+      expect(target.pos - 5).toBe(Buffer.byteLength(expected));
+      // Without the room for the row: false, and a caller that keeps its own offset sends nothing of it.
+      expect(into({ buf: Buffer.alloc(64), pos: 0, limit: 20 }, 'scan-1', row)).toBe(false);
+    }
+  });
+
+  it('writes ASCII, UTF-8, escapes and sanitised text into the Buffer as copyField writes them', () => {
+    const columns: ColumnSpec<{ s: string; n: number }> = [
+      ['s', 'text', (r) => r.s, ['s']],
+      ['n', 'numeric', (r) => r.n, ['n']],
+    ];
+    const into = copyRowEncoder(columns);
+    for (const s of ['plain-id', 'tab\there', 'back\\slash', 'crlf\r\n', 'nul\u0000', 'é名 mixed ascii first', '😀', 'lone \udc00', '']) {
+      const target = { buf: Buffer.alloc(256), pos: 0, limit: 256 };
+      expect(into(target, 'lead', { s, n: 0.1 + 0.2 })).toBe(true);
+      expect(target.buf.subarray(0, target.pos).toString('utf8')).toBe(copyLine(columns, 'lead', { s, n: 0.1 + 0.2 }));
+    }
   });
 
   it('keeps the first row of each key, comparing keys as they are stored (after sanitising)', () => {

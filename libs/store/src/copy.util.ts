@@ -105,9 +105,170 @@ function copyTextArray(v: readonly string[]): string {
  * trend fit's `window_id`), then the columns in order.
  */
 export function copyLine<T>(columns: ColumnSpec<T>, lead: string, row: T): string {
-  let line = lead;
-  for (const [, kind, value] of columns) line += `\t${copyField(kind, value(row))}`;
-  return `${line}\n`;
+  return copyLineEncoder(columns)(lead, row);
+}
+
+/** `copyLine` of one column list, as `copyLineEncoder` compiles it. */
+export type CopyLineEncoder<T> = (lead: string, row: T) => string;
+
+/** The encoder of each column list (`copyLineEncoder`), as long as the list lives. */
+const ENCODERS = new WeakMap<ColumnSpec<never>, CopyLineEncoder<never>>();
+
+/**
+ * `copyLine` for one column list, compiled once into a function of its own (`new Function`, from the list's indexes,
+ * kinds and property paths only: no value of a row is ever part of the code), cached per list. Each column is read
+ * and encoded at a call site of its own: in one loop over every table's columns, each `value` call and each property
+ * load inside it saw every table's rows (a megamorphic site: a stub-cache lookup per value), and the encoding went
+ * through the kind switch per value. Same text as the loop, byte for byte (copy.util.spec.ts).
+ */
+export function copyLineEncoder<T>(columns: ColumnSpec<T>): CopyLineEncoder<T> {
+  const cached = ENCODERS.get(columns as ColumnSpec<never>) as CopyLineEncoder<T> | undefined;
+  if (cached) return cached;
+  const body: string[] = ['let v;', 'let line = lead;'];
+  columns.forEach(([, kind, , path], i) => {
+    const read = path && path.length > 0 ? `row${path.map((p) => `[${JSON.stringify(p)}]`).join('')}` : `value${i}(row)`;
+    const encoded =
+      kind === 'text'
+        ? 'copyText(v)'
+        : kind === 'integer' || kind === 'numeric'
+          ? 'String(v)'
+          : kind === 'boolean'
+            ? "(v ? 't' : 'f')"
+            : `copyField(${JSON.stringify(kind)}, v)`;
+    body.push(`v = ${read};`, `line += v === null || v === undefined ? '\\t\\\\N' : '\\t' + ${encoded};`);
+  });
+  body.push("return line + '\\n';");
+  const names = columns.map((_, i) => `value${i}`);
+  const make = new Function('copyText', 'copyField', ...names, `return function copyLineOf(lead, row) {\n${body.join('\n')}\n};`) as (
+    text: typeof copyText,
+    field: typeof copyField,
+    ...values: ((row: T) => unknown)[]
+  ) => CopyLineEncoder<T>;
+  const encoder = make(copyText, copyField, ...columns.map(([, , value]) => value));
+  ENCODERS.set(columns as ColumnSpec<never>, encoder as CopyLineEncoder<never>);
+  return encoder;
+}
+
+/** Where `copyRowEncoder` writes: the Buffer, the next byte's offset, and the end of the room it may use. */
+export interface CopyTarget {
+  buf: Buffer;
+  pos: number;
+  limit: number;
+}
+
+/**
+ * One row written into a CopyTarget as `copyLine` writes it (the same bytes, its newline included); false, with
+ * `target.pos` anywhere past where it started, when the row does not fit before `target.limit`.
+ */
+export type CopyRowEncoder<T> = (target: CopyTarget, lead: string, row: T) => boolean;
+
+/**
+ * A string written as is (no COPY escape, as `copyField` writes numbers and already-escaped texts), after a tab when
+ * `tab`: ASCII byte by byte, anything else as UTF-8 by `Buffer.write`. False when it may not fit (3 bytes per UTF-16
+ * code unit, the most UTF-8 needs).
+ */
+function putRaw(t: CopyTarget, s: string, tab: boolean): boolean {
+  const n = s.length;
+  let p = t.pos;
+  if (p + 3 * n + 1 > t.limit) return false;
+  const b = t.buf;
+  if (tab) b[p++] = 9;
+  for (let i = 0; i < n; i += 1) {
+    const c = s.charCodeAt(i);
+    if (c >= 0x80) {
+      // From the field's start again (its tab is written): the ASCII bytes before are part of what UTF-8 writes.
+      const start = tab ? t.pos + 1 : t.pos;
+      t.pos = start + b.write(s, start, 'utf8');
+      return true;
+    }
+    b[p++] = c;
+  }
+  t.pos = p;
+  return true;
+}
+
+/**
+ * A text field (after its tab) as `copyText` writes it: ASCII without a character to escape byte by byte (the
+ * common id, name or IP), anything else through `copyText` (sanitised, escaped) as UTF-8.
+ */
+function putText(t: CopyTarget, s: string): boolean {
+  const n = s.length;
+  let p = t.pos;
+  if (p + 3 * n + 1 > t.limit) return putTextSlow(t, s);
+  const b = t.buf;
+  b[p++] = 9;
+  for (let i = 0; i < n; i += 1) {
+    const c = s.charCodeAt(i);
+    // Backslash, newline, carriage return, tab and NUL need COPY's escape or sanitizeText; 0x80 and up UTF-8.
+    if (c >= 0x80 || c === 92 || c === 10 || c === 13 || c === 9 || c === 0) return putTextSlow(t, s);
+    b[p++] = c;
+  }
+  t.pos = p;
+  return true;
+}
+
+function putTextSlow(t: CopyTarget, s: string): boolean {
+  return putRaw(t, copyText(s), true);
+}
+
+/** `\t\N`: a NULL field. */
+function putNull(t: CopyTarget): boolean {
+  if (t.pos + 3 > t.limit) return false;
+  const b = t.buf;
+  b[t.pos] = 9;
+  b[t.pos + 1] = 92;
+  b[t.pos + 2] = 78;
+  t.pos += 3;
+  return true;
+}
+
+/** One byte (a boolean's `t` / `f` after its tab, or the row's newline). */
+function putByte(t: CopyTarget, c: number, tab: boolean): boolean {
+  if (t.pos + 2 > t.limit) return false;
+  if (tab) t.buf[t.pos++] = 9;
+  t.buf[t.pos++] = c;
+  return true;
+}
+
+/** The row encoder of each column list (`copyRowEncoder`), as long as the list lives. */
+const ROW_ENCODERS = new WeakMap<ColumnSpec<never>, CopyRowEncoder<never>>();
+
+/**
+ * `copyLine` for one column list written straight into a CopyTarget, compiled as `copyLineEncoder` is: each field is
+ * encoded into the Buffer where it goes (ASCII text byte by byte), so a row makes no string of its own. A line string
+ * per row (800,000 rows at 2,000 clusters, each a rope of a few dozen pieces, flattened again by `Buffer.write`) was
+ * garbage by the next row, but made the young generation fill, and each scavenge beside a multi-GB heap costs tens of
+ * milliseconds. Same bytes as `copyLine`, byte for byte (copy.util.spec.ts).
+ */
+export function copyRowEncoder<T>(columns: ColumnSpec<T>): CopyRowEncoder<T> {
+  const cached = ROW_ENCODERS.get(columns as ColumnSpec<never>) as CopyRowEncoder<T> | undefined;
+  if (cached) return cached;
+  const body: string[] = ['let v;', 'if (!putRaw(t, lead, false)) return false;'];
+  columns.forEach(([, kind, , path], i) => {
+    const read = path && path.length > 0 ? `row${path.map((p) => `[${JSON.stringify(p)}]`).join('')}` : `value${i}(row)`;
+    const put =
+      kind === 'text'
+        ? 'putText(t, v)'
+        : kind === 'integer' || kind === 'numeric'
+          ? 'putRaw(t, String(v), true)'
+          : kind === 'boolean'
+            ? 'putByte(t, v ? 116 : 102, true)'
+            : `putRaw(t, copyField(${JSON.stringify(kind)}, v), true)`;
+    body.push(`v = ${read};`, `if (!(v === null || v === undefined ? putNull(t) : ${put})) return false;`);
+  });
+  body.push('return putByte(t, 10, false);');
+  const names = columns.map((_, i) => `value${i}`);
+  const make = new Function('putRaw', 'putText', 'putNull', 'putByte', 'copyField', ...names, `return function copyRowInto(t, lead, row) {\n${body.join('\n')}\n};`) as (
+    raw: typeof putRaw,
+    text: typeof putText,
+    nul: typeof putNull,
+    byte: typeof putByte,
+    field: typeof copyField,
+    ...values: ((row: T) => unknown)[]
+  ) => CopyRowEncoder<T>;
+  const encoder = make(putRaw, putText, putNull, putByte, copyField, ...columns.map(([, , value]) => value));
+  ROW_ENCODERS.set(columns as ColumnSpec<never>, encoder as CopyRowEncoder<never>);
+  return encoder;
 }
 
 /**
@@ -142,6 +303,12 @@ export interface CopyWriter {
   write(text: string, encoding?: 'utf8' | 'latin1'): Promise<void> | undefined;
   /** Append raw bytes (a small binary field header). */
   writeBytes(bytes: Buffer): Promise<void> | undefined;
+  /**
+   * Append one row encoded straight into the Buffer by `into` (`copyRowEncoder`); when it does not fit in what is left,
+   * the Buffer is sent and the row encoded again into the empty one, and a row longer than a whole Buffer is written
+   * as `line` gives it (`copyLineEncoder`: the same text).
+   */
+  row<T>(into: CopyRowEncoder<T>, line: CopyLineEncoder<T>, lead: string, row: T): Promise<void> | undefined;
   /** Send what the Buffer holds. */
   flush(): Promise<void>;
 }
@@ -183,7 +350,23 @@ function copyWriter(stream: Writable, buf: Buffer): CopyWriter {
       await flush();
     }
   };
+  const target: CopyTarget = { buf, pos: 0, limit: WRITE_BYTES };
+  const rowAgain = async <T>(into: CopyRowEncoder<T>, line: CopyLineEncoder<T>, lead: string, row: T): Promise<void> => {
+    await flush();
+    target.pos = 0;
+    if (into(target, lead, row)) used = target.pos;
+    else await write(line(lead, row), 'utf8');
+  };
   return {
+    row(into, line, lead, row) {
+      // Bytes past `used` of a row that did not fit are never sent: `used` moves only when the whole row is in.
+      target.pos = used;
+      if (into(target, lead, row)) {
+        used = target.pos;
+        return undefined;
+      }
+      return rowAgain(into, line, lead, row);
+    },
     write(text, encoding = 'utf8') {
       // The common case (it fits) stays synchronous: a promise per row would cost more than the row.
       if (text.length * (encoding === 'utf8' ? 3 : 1) <= WRITE_BYTES - used) {
@@ -266,8 +449,10 @@ export async function copyRows<T>(
     client,
     `COPY ${table} (scan_id, ${columns.map(([c]) => c).join(', ')}) FROM STDIN`,
     async (out) => {
+      const line = copyLineEncoder(columns);
+      const into = copyRowEncoder(columns);
       for (let i = from; i < to; i += 1) {
-        const pending = out.write(copyLine(columns, scanId, rows[i]));
+        const pending = out.row(into, line, scanId, rows[i]);
         if (pending) await pending;
       }
     },

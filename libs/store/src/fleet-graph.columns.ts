@@ -44,7 +44,7 @@ function storedFields(decl: ResourceDecl): [field: string, column: string, kind:
  * @throws Error at start-up when a declared field has a kind no column can hold (a programming error)
  */
 export function columnsOf<D extends ResourceDecl, R extends object = RowOf<D>>(decl: D): ColumnSpec<R> {
-  return storedFields(decl).map(([field, column, kind]) => [column, kind, (r: R) => (r as Record<string, unknown>)[field]] as const);
+  return storedFields(decl).map(([field, column, kind]) => [column, kind, (r: R) => (r as Record<string, unknown>)[field], [field]] as const);
 }
 
 /**

@@ -158,7 +158,7 @@ interface AttachmentRow {
 const ECS_COLUMNS: ColumnSpec<EcsRow> = [
   ...columnsOf(GRAPH_ECS_INSTANCE)
     .filter(([column]) => !(ATTACHMENT_COLUMNS as readonly string[]).includes(column))
-    .map(([column, kind, value]) => [column, kind, (r: EcsRow) => value(r.instance)] as const),
+    .map(([column, kind, value, path]) => [column, kind, (r: EcsRow) => value(r.instance), path && ['instance', ...path]] as const),
   ['attachment_set', 'integer', (r) => r.attachmentSet],
   ['load_balancer_count', 'integer', (r) => r.instance.loadBalancerIds.length],
 ];
@@ -317,7 +317,9 @@ export interface ServerListRow {
 function serverGroupColumns(backends: BackendsJson): ColumnSpec<ServerGroupRow> {
   const shared = (r: ServerGroupRow): GraphBackendEntry | undefined => (r.serverList === null ? undefined : r.group.backends[0]);
   return [
-    ...columnsOf<typeof GRAPH_SERVER_GROUP, BuiltServerGroup>(GRAPH_SERVER_GROUP).map(([column, kind, value]) => [column, kind, (r: ServerGroupRow) => value(r.group)] as const),
+    ...columnsOf<typeof GRAPH_SERVER_GROUP, BuiltServerGroup>(GRAPH_SERVER_GROUP).map(
+      ([column, kind, value, path]) => [column, kind, (r: ServerGroupRow) => value(r.group), path && ['group', ...path]] as const,
+    ),
     ['backend_count', 'integer', (r) => r.group.backends.length],
     ['backends', 'json', (r) => (r.serverList === null ? backends.of(r.group.backends) : null)],
     ['server_list', 'integer', (r) => r.serverList],
