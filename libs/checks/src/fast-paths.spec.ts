@@ -78,7 +78,7 @@ function snapshotOf(region: Partial<RegionSnapshot>): { snapshot: FleetSnapshot;
 function referenceStats(region: RegionSnapshot) {
   const attachments = new Map<
     string,
-    { loadBalancers: number; groups: number; sampleLoadBalancerIds: string[] }
+    { loadBalancers: number; groups: number; sampleLoadBalancerIds: string[]; loadBalancerIds: string[] }
   >();
   const clbs = new Map<string, { entries: number; distinctServers: number; vServerGroups: number }>();
   const seen = new Map<
@@ -86,7 +86,7 @@ function referenceStats(region: RegionSnapshot) {
     {
       lb: number;
       group: number;
-      attachment?: { loadBalancers: number; groups: number; sampleLoadBalancerIds: string[] };
+      attachment?: { loadBalancers: number; groups: number; sampleLoadBalancerIds: string[]; loadBalancerIds: string[] };
     }
   >();
   let group = 0;
@@ -114,12 +114,13 @@ function referenceStats(region: RegionSnapshot) {
         if (!a)
           attachments.set(
             s.serverId,
-            (a = st.attachment = { loadBalancers: 0, groups: 0, sampleLoadBalancerIds: [] }),
+            (a = st.attachment = { loadBalancers: 0, groups: 0, sampleLoadBalancerIds: [], loadBalancerIds: [] }),
           );
         a.groups++;
         if (firstOnLb) {
           a.loadBalancers++;
           if (a.sampleLoadBalancerIds.length < 5) a.sampleLoadBalancerIds.push(clb.loadBalancerId);
+          a.loadBalancerIds.push(clb.loadBalancerId);
         }
       }
     }
@@ -196,7 +197,13 @@ describe('FleetIndex CLB backend statistics with the row memo', () => {
         const index = FleetIndex.build(snapshot);
         const want = referenceStats(region);
         expect([...index.clbBackendStats(region)]).toEqual([...want.clbs]);
-        expect([...index.ecsAttachments(region)]).toEqual([...want.attachments]);
+        // Every CLB id of an attachment, from its path (`IdPath`, in CLB order), beside the counts and samples.
+        const withIds = [...index.ecsAttachments(region)].map(([id, { loadBalancerPath, ...a }]) => {
+          const ids: string[] = [];
+          for (let x = loadBalancerPath; x?.parent !== undefined; x = x.parent) ids.unshift(x.id);
+          return [id, { ...a, loadBalancerIds: ids }];
+        });
+        expect(withIds).toEqual([...want.attachments]);
         if (want.attachments.size > 3) exercised++;
       }),
     );

@@ -23,6 +23,7 @@ import {
   type RegionSnapshot,
 } from '@app/domain';
 import { FleetIndex, type ClbEntry, type ServiceEntry } from './fleet-index';
+import { idPathRoot, sortedIds, stepIdPath, type IdPath } from './id-path';
 import { groupsOfNlb, nlbOfService, regionNlbView, serverKey } from './nlb-index';
 
 /**
@@ -38,61 +39,6 @@ function sortByKey<T>(list: T[], key: (t: T) => string): void {
   const order = keys.map((_, i) => i).sort((a, b) => (keys[a]! < keys[b]! ? -1 : keys[a]! > keys[b]! ? 1 : 0));
   const rows = order.map((i) => list[i]!);
   for (let i = 0; i < rows.length; i++) list[i] = rows[i]!;
-}
-
-/**
- * A list of ids as a path in a trie of ids: the ids appended to an instance's list, one step per id. The ECS instances
- * of one cluster meet the same CLBs (and NLB server groups) in the same order, so they end on one node, whose sorted
- * list is built once and shared by all of them (an instance's list is never changed after the build).
- */
-interface IdPath {
-  /** The last id of the path (`''` at the root, which holds none). */
-  readonly id: string;
-  readonly parent: IdPath | undefined;
-  /** How many ids the path holds. */
-  readonly depth: number;
-  /** The child stepped to last: the instances of one cluster step to the same child one after another. */
-  lastChild: IdPath | undefined;
-  children: Map<string, IdPath> | undefined;
-  /** The path's ids sorted (with repeats, or distinct: `sortedIds`), once asked for. */
-  sorted: string[] | undefined;
-  /** For a path of NLB server-group ids: the NLBs of those groups, distinct and sorted, once asked for. */
-  nlbs: string[] | undefined;
-}
-
-function idPathRoot(): IdPath {
-  return { id: '', parent: undefined, depth: 0, lastChild: undefined, children: undefined, sorted: undefined, nlbs: undefined };
-}
-
-/** The path `node` then `id` (created on first use). */
-function stepIdPath(node: IdPath, id: string): IdPath {
-  const last = node.lastChild;
-  if (last !== undefined && last.id === id) return last;
-  let child = node.children?.get(id);
-  if (child === undefined) {
-    child = { id, parent: node, depth: node.depth + 1, lastChild: undefined, children: undefined, sorted: undefined, nlbs: undefined };
-    (node.children ??= new Map()).set(id, child);
-  }
-  node.lastChild = child;
-  return child;
-}
-
-/**
- * The ids of a path, sorted as `Array.prototype.sort` sorts strings; with `distinct`, each id once (as a Set's
- * spread, sorted). Built once per node: every instance ending there gets the same array.
- */
-function sortedIds(node: IdPath, distinct: boolean): string[] {
-  if (node.sorted !== undefined) return node.sorted;
-  const ids = new Array<string>(node.depth);
-  for (let x: IdPath = node; x.parent !== undefined; x = x.parent) ids[x.depth - 1] = x.id;
-  ids.sort();
-  if (distinct) {
-    let n = 0;
-    for (let i = 0; i < ids.length; i++) if (i === 0 || ids[i] !== ids[n - 1]) ids[n++] = ids[i]!;
-    ids.length = n;
-  }
-  node.sorted = ids;
-  return ids;
 }
 
 /**
@@ -248,14 +194,6 @@ function distinctServers(groups: readonly NlbServerGroup[]): number {
   return distinct.size;
 }
 
-/** An ECS instance as a CLB backend: its CLBs as a path (`IdPath`), and the server groups listing it. */
-interface ClbAttachment {
-  path: IdPath;
-  groups: number;
-  /** The number of the last server group counted (`groups`), over the region's groups in order. */
-  lastGroup: number;
-}
-
 /**
  * Build the fleet graph of a snapshot.
  * @param snapshot the scan's snapshot
@@ -351,16 +289,15 @@ export function buildFleetGraph(snapshot: FleetSnapshot, index?: FleetIndex): Fl
   }
   for (const { account, region } of ix.regions) {
     const stats = ix.clbBackendStats(region);
-    // ECS id -> its CLBs (a path of CLB ids, in CLB order, each CLB once in a row) and server groups: one pass over
-    // the region's entries, each entry's record found through its list's row (`RecordRows`) where it can be.
-    const attached = new Map<string, ClbAttachment>();
-    const rows = new RecordRows<ClbAttachment>();
-    const root = idPathRoot();
-    let groupNo = 0;
+    // ECS id -> the CLBs listing it (a path of CLB ids, in CLB order) and the server groups listing it: the index's
+    // backend pass learnt them (`EcsAttachment`), so the graph walks no backend entry (10M at 5,000 clusters).
+    const attached = ix.ecsAttachments(region);
     for (const clb of region.loadBalancers ?? []) {
       const id = clb.loadBalancerId;
+      // The snapshot's lists themselves: a copy of them (10M entries at 5,000 clusters) lived, promoted, until the store
+      // had written the graph. The store writes an entry's absent IP and port as null (libs/store BackendsJson).
       const groups: BuiltServerGroup[] = [
-        { loadBalancerId: id, vServerGroupId: '', isDefault: true, name: '', accountId: account.accountId, regionId: region.regionId, backends: [] },
+        { loadBalancerId: id, vServerGroupId: '', isDefault: true, name: '', accountId: account.accountId, regionId: region.regionId, backends: clb.defaultBackendServers },
       ];
       for (const g of clb.vServerGroups)
         groups.push({
@@ -370,36 +307,8 @@ export function buildFleetGraph(snapshot: FleetSnapshot, index?: FleetIndex): Fl
           name: g.name,
           accountId: account.accountId,
           regionId: region.regionId,
-          backends: [],
+          backends: g.backendServers,
         });
-      for (let gi = 0; gi < groups.length; gi++) {
-        const servers = gi === 0 ? clb.defaultBackendServers : clb.vServerGroups[gi - 1]!.backendServers;
-        groupNo++;
-        if (servers.length === 0) continue;
-        // The snapshot's list itself: a copy of it (10M entries at 5,000 clusters) lived, promoted, until the store had
-        // written the graph. The store writes an entry's absent IP and port as null (libs/store BackendsJson).
-        groups[gi]!.backends = servers;
-        const row = rows.row(servers[0]!.serverId);
-        for (let i = 0; i < servers.length; i++) {
-          const s = servers[i]!;
-          if (s.type !== 'ecs') {
-            row.keys[i] = null;
-            continue;
-          }
-          let a = row.keys[i] === s.serverId ? row.values[i] : undefined;
-          if (a === undefined) {
-            a = attached.get(s.serverId);
-            if (!a) attached.set(s.serverId, (a = { path: root, groups: 0, lastGroup: 0 }));
-            row.keys[i] = s.serverId;
-            row.values[i] = a;
-          }
-          if (a.lastGroup !== groupNo) {
-            a.lastGroup = groupNo;
-            a.groups++;
-          }
-          if (a.path === root || a.path.id !== id) a.path = stepIdPath(a.path, id);
-        }
-      }
       // The default server group is stored only when it has backends (CCM's Services use vServer groups).
       for (let gi = groups[0]!.backends.length > 0 ? 0 : 1; gi < groups.length; gi++) graph.serverGroups.push(groups[gi]!);
       const st = stats.get(id);
@@ -453,7 +362,7 @@ export function buildFleetGraph(snapshot: FleetSnapshot, index?: FleetIndex): Fl
         clusterId: node ? node.cluster.cluster.clusterId : null,
         nodeName: node ? node.node.name : null,
         // Shared with the instances of the same lists (`IdPath`).
-        loadBalancerIds: a ? sortedIds(a.path, false) : [],
+        loadBalancerIds: a?.loadBalancerPath ? sortedIds(a.loadBalancerPath, false) : [],
         serverGroupCount: a ? a.groups : 0,
         nlbServerGroupIds: onNlb ? sortedIds(onNlb, true) : [],
         nlbIds: onNlb ? nlbsOfPath(onNlb, onNlbs.nlbsOfGroup) : [],

@@ -43,6 +43,7 @@ import {
   type VServerGroup,
 } from '@app/domain';
 import { ListRowCache, type IdSequence } from './positional-cache';
+import { idPathRoot, stepIdPath, type IdPath } from './id-path';
 
 /**
  * The lookup structure every check reads, built ONCE per snapshot (STYLE.md F.30: "Rules that look
@@ -176,6 +177,12 @@ export interface EcsAttachment {
   groups: number;
   /** Up to 5 of the CLB ids, for messages. */
   sampleLoadBalancerIds: string[];
+  /**
+   * Every CLB id of the region listing it, in CLB order, as a path of the region's trie (`IdPath`: `sortedIds` gives
+   * them sorted, one array shared by the instances of the same CLBs): what the fleet graph stores per ECS instance.
+   * Absent when only CLBs counted apart list it (`FleetIndexOptions.attachmentsOutside`).
+   */
+  loadBalancerPath?: IdPath;
 }
 
 /**
@@ -1120,6 +1127,8 @@ export class FleetIndex {
     // costs at most one map lookup and no allocation per group: linear with a small constant on a million entries.
     const seen = new Map<string, ServerStamp>();
     const rows = new ListRowCache<ServerStamp>();
+    // The region's trie of CLB id lists: the ECS instances of one cluster step through the same CLBs.
+    const root = idPathRoot();
     const attachments = stats.attachments;
     let group = 0;
     let lbIndex = 0;
@@ -1166,7 +1175,7 @@ export class FleetIndex {
           let a = st.attachment;
           if (!a) {
             // Sized for the 5 ids it keeps (trimmed below): a `[]` grown by a push holds 16 slots.
-            a = { loadBalancers: 0, groups: 0, sampleLoadBalancerIds: new Array<string>(SAMPLE_LOAD_BALANCERS) };
+            a = { loadBalancers: 0, groups: 0, sampleLoadBalancerIds: new Array<string>(SAMPLE_LOAD_BALANCERS), loadBalancerPath: root };
             st.attachment = a;
             attachments.set(s.serverId, a);
           }
@@ -1174,6 +1183,7 @@ export class FleetIndex {
           if (firstOnLb) {
             a.loadBalancers++;
             if (a.loadBalancers <= SAMPLE_LOAD_BALANCERS) a.sampleLoadBalancerIds[a.loadBalancers - 1] = clb.loadBalancerId;
+            a.loadBalancerPath = stepIdPath(a.loadBalancerPath!, clb.loadBalancerId);
           }
         }
         const sequence = memo.sequenceOf(servers, allHit);
