@@ -30,7 +30,9 @@ const COPY_ESCAPES: Readonly<Record<string, string>> = {
  * (the JSON of a server group's backends: tens of MB per scan).
  */
 function copyEscape(s: string): string {
-  return s.indexOf('\\') >= 0 || s.indexOf('\n') >= 0 || s.indexOf('\r') >= 0 || s.indexOf('\t') >= 0 ? s.replace(COPY_SPECIAL_ALL, (c) => COPY_ESCAPES[c]!) : s;
+  return s.indexOf('\\') >= 0 || s.indexOf('\n') >= 0 || s.indexOf('\r') >= 0 || s.indexOf('\t') >= 0
+    ? s.replace(COPY_SPECIAL_ALL, (c) => COPY_ESCAPES[c]!)
+    : s;
 }
 
 /**
@@ -94,7 +96,9 @@ function copyTextArray(v: readonly string[]): string {
   for (let i = 0; i < v.length; i += 1) {
     const x = v[i];
     if (typeof x !== 'string' || ARRAY_ELEMENT_SPECIAL.test(x))
-      return copyEscape(`{${v.map((e) => `"${sanitizeText(e).replace(ARRAY_SPECIAL, (c) => `\\${c}`)}"`).join(',')}}`);
+      return copyEscape(
+        `{${v.map((e) => `"${sanitizeText(e).replace(ARRAY_SPECIAL, (c) => `\\${c}`)}"`).join(',')}}`,
+      );
     s += i === 0 ? `"${x}"` : `,"${x}"`;
   }
   return `${s}}`;
@@ -112,7 +116,7 @@ export function copyLine<T>(columns: ColumnSpec<T>, lead: string, row: T): strin
 export type CopyLineEncoder<T> = (lead: string, row: T) => string;
 
 /** The encoder of each column list (`copyLineEncoder`), as long as the list lives. */
-const ENCODERS = new WeakMap<ColumnSpec<never>, CopyLineEncoder<never>>();
+const ENCODERS = new WeakMap<ColumnSpec<never>, unknown>();
 
 /**
  * `copyLine` for one column list, compiled once into a function of its own (`new Function`, from the list's indexes,
@@ -122,31 +126,57 @@ const ENCODERS = new WeakMap<ColumnSpec<never>, CopyLineEncoder<never>>();
  * through the kind switch per value. Same text as the loop, byte for byte (copy.util.spec.ts).
  */
 export function copyLineEncoder<T>(columns: ColumnSpec<T>): CopyLineEncoder<T> {
-  const cached = ENCODERS.get(columns as ColumnSpec<never>) as CopyLineEncoder<T> | undefined;
-  if (cached) return cached;
-  const body: string[] = ['let v;', 'let line = lead;'];
-  columns.forEach(([, kind, , path], i) => {
-    const read = path && path.length > 0 ? `row${path.map((p) => `[${JSON.stringify(p)}]`).join('')}` : `value${i}(row)`;
-    const encoded =
-      kind === 'text'
-        ? 'copyText(v)'
-        : kind === 'integer' || kind === 'numeric'
-          ? 'String(v)'
-          : kind === 'boolean'
-            ? "(v ? 't' : 'f')"
-            : `copyField(${JSON.stringify(kind)}, v)`;
-    body.push(`v = ${read};`, `line += v === null || v === undefined ? '\\t\\\\N' : '\\t' + ${encoded};`);
+  return compiledPerColumnList(ENCODERS, columns, {
+    signature: 'copyLineOf(lead, row)',
+    head: 'let line = lead;',
+    field: (kind) =>
+      `line += v === null || v === undefined ? '\\t\\\\N' : '\\t' + ${
+        kind === 'text'
+          ? 'copyText(v)'
+          : kind === 'integer' || kind === 'numeric'
+            ? 'String(v)'
+            : kind === 'boolean'
+              ? "(v ? 't' : 'f')"
+              : `copyField(${JSON.stringify(kind)}, v)`
+      };`,
+    tail: "return line + '\\n';",
+    helpers: { copyText, copyField },
   });
-  body.push("return line + '\\n';");
-  const names = columns.map((_, i) => `value${i}`);
-  const make = new Function('copyText', 'copyField', ...names, `return function copyLineOf(lead, row) {\n${body.join('\n')}\n};`) as (
-    text: typeof copyText,
-    field: typeof copyField,
-    ...values: ((row: T) => unknown)[]
-  ) => CopyLineEncoder<T>;
-  const encoder = make(copyText, copyField, ...columns.map(([, , value]) => value));
-  ENCODERS.set(columns as ColumnSpec<never>, encoder as CopyLineEncoder<never>);
-  return encoder;
+}
+
+/**
+ * A function compiled for one column list (`new Function`, from the list's indexes, kinds and property paths only:
+ * no value of a row is ever part of the code), cached per list in `cache`: its body is `head`, then per column the
+ * column's value read into `v` (`row[path...]`, or the column's `value` function as `value<i>(row)`) and `field`'s
+ * statement, then `tail`; `helpers` are in scope by name.
+ */
+function compiledPerColumnList<T, F>(
+  cache: WeakMap<ColumnSpec<never>, unknown>,
+  columns: ColumnSpec<T>,
+  code: {
+    signature: string;
+    head: string;
+    field: (kind: ColumnKind) => string;
+    tail: string;
+    helpers: Record<string, unknown>;
+  },
+): F {
+  const cached = cache.get(columns as ColumnSpec<never>) as F | undefined;
+  if (cached) return cached;
+  const body: string[] = ['let v;', code.head];
+  columns.forEach(([, kind, , path], i) => {
+    const read =
+      path && path.length > 0 ? `row${path.map((p) => `[${JSON.stringify(p)}]`).join('')}` : `value${i}(row)`;
+    body.push(`v = ${read};`, code.field(kind));
+  });
+  body.push(code.tail);
+  const names = [...Object.keys(code.helpers), ...columns.map((_, i) => `value${i}`)];
+  const make = new Function(...names, `return function ${code.signature} {\n${body.join('\n')}\n};`) as (
+    ...args: unknown[]
+  ) => F;
+  const compiled = make(...Object.values(code.helpers), ...columns.map(([, , value]) => value));
+  cache.set(columns as ColumnSpec<never>, compiled);
+  return compiled;
 }
 
 /** Where `copyRowEncoder` writes: the Buffer, the next byte's offset, and the end of the room it may use. */
@@ -231,7 +261,7 @@ function putByte(t: CopyTarget, c: number, tab: boolean): boolean {
 }
 
 /** The row encoder of each column list (`copyRowEncoder`), as long as the list lives. */
-const ROW_ENCODERS = new WeakMap<ColumnSpec<never>, CopyRowEncoder<never>>();
+const ROW_ENCODERS = new WeakMap<ColumnSpec<never>, unknown>();
 
 /**
  * `copyLine` for one column list written straight into a CopyTarget, compiled as `copyLineEncoder` is: each field is
@@ -241,34 +271,22 @@ const ROW_ENCODERS = new WeakMap<ColumnSpec<never>, CopyRowEncoder<never>>();
  * milliseconds. Same bytes as `copyLine`, byte for byte (copy.util.spec.ts).
  */
 export function copyRowEncoder<T>(columns: ColumnSpec<T>): CopyRowEncoder<T> {
-  const cached = ROW_ENCODERS.get(columns as ColumnSpec<never>) as CopyRowEncoder<T> | undefined;
-  if (cached) return cached;
-  const body: string[] = ['let v;', 'if (!putRaw(t, lead, false)) return false;'];
-  columns.forEach(([, kind, , path], i) => {
-    const read = path && path.length > 0 ? `row${path.map((p) => `[${JSON.stringify(p)}]`).join('')}` : `value${i}(row)`;
-    const put =
-      kind === 'text'
-        ? 'putText(t, v)'
-        : kind === 'integer' || kind === 'numeric'
-          ? 'putRaw(t, String(v), true)'
-          : kind === 'boolean'
-            ? 'putByte(t, v ? 116 : 102, true)'
-            : `putRaw(t, copyField(${JSON.stringify(kind)}, v), true)`;
-    body.push(`v = ${read};`, `if (!(v === null || v === undefined ? putNull(t) : ${put})) return false;`);
+  return compiledPerColumnList(ROW_ENCODERS, columns, {
+    signature: 'copyRowInto(t, lead, row)',
+    head: 'if (!putRaw(t, lead, false)) return false;',
+    field: (kind) =>
+      `if (!(v === null || v === undefined ? putNull(t) : ${
+        kind === 'text'
+          ? 'putText(t, v)'
+          : kind === 'integer' || kind === 'numeric'
+            ? 'putRaw(t, String(v), true)'
+            : kind === 'boolean'
+              ? 'putByte(t, v ? 116 : 102, true)'
+              : `putRaw(t, copyField(${JSON.stringify(kind)}, v), true)`
+      })) return false;`,
+    tail: 'return putByte(t, 10, false);',
+    helpers: { putRaw, putText, putNull, putByte, copyField },
   });
-  body.push('return putByte(t, 10, false);');
-  const names = columns.map((_, i) => `value${i}`);
-  const make = new Function('putRaw', 'putText', 'putNull', 'putByte', 'copyField', ...names, `return function copyRowInto(t, lead, row) {\n${body.join('\n')}\n};`) as (
-    raw: typeof putRaw,
-    text: typeof putText,
-    nul: typeof putNull,
-    byte: typeof putByte,
-    field: typeof copyField,
-    ...values: ((row: T) => unknown)[]
-  ) => CopyRowEncoder<T>;
-  const encoder = make(putRaw, putText, putNull, putByte, copyField, ...columns.map(([, , value]) => value));
-  ROW_ENCODERS.set(columns as ColumnSpec<never>, encoder as CopyRowEncoder<never>);
-  return encoder;
 }
 
 /**
@@ -351,7 +369,12 @@ function copyWriter(stream: Writable, buf: Buffer): CopyWriter {
     }
   };
   const target: CopyTarget = { buf, pos: 0, limit: WRITE_BYTES };
-  const rowAgain = async <T>(into: CopyRowEncoder<T>, line: CopyLineEncoder<T>, lead: string, row: T): Promise<void> => {
+  const rowAgain = async <T>(
+    into: CopyRowEncoder<T>,
+    line: CopyLineEncoder<T>,
+    lead: string,
+    row: T,
+  ): Promise<void> => {
     await flush();
     target.pos = 0;
     if (into(target, lead, row)) used = target.pos;
@@ -481,9 +504,13 @@ function keyHash(parts: readonly (string | null | undefined)[]): number {
 }
 
 /** Whether two keys are equal as stored. */
-function sameKey(a: readonly (string | null | undefined)[], b: readonly (string | null | undefined)[]): boolean {
+function sameKey(
+  a: readonly (string | null | undefined)[],
+  b: readonly (string | null | undefined)[],
+): boolean {
   if (a.length !== b.length) return false;
-  for (let i = 0; i < a.length; i += 1) if (a[i] !== b[i] && storedPart(a[i]) !== storedPart(b[i])) return false;
+  for (let i = 0; i < a.length; i += 1)
+    if (a[i] !== b[i] && storedPart(a[i]) !== storedPart(b[i])) return false;
   return true;
 }
 
@@ -547,7 +574,14 @@ export interface CopyPart {
    * scan's own table of a table partitioned per scan: scan-partition.util.ts) else the part's table; resolves to the
    * rows written.
    */
-  copy(client: PoolClient, scanId: string, from: number, to: number, buffer?: Buffer, into?: string): Promise<number>;
+  copy(
+    client: PoolClient,
+    scanId: string,
+    from: number,
+    to: number,
+    buffer?: Buffer,
+    into?: string,
+  ): Promise<number>;
 }
 
 /**
