@@ -1,11 +1,12 @@
 /**
  * `withTransaction` (libs/store/src/transaction.util.ts), the store's one BEGIN / COMMIT helper, on the real
  * PostgreSQL at 127.0.0.1:5432: commit, rollback, and a connection that dies inside the transaction (its
- * backend terminated), which must neither crash the process nor go back to the pool.
+ * backend terminated), which must neither crash the process nor go back to the pool; `listenForClientErrors`: a
+ * connection held between two statements whose backend is terminated neither crashes the process nor is pooled.
  */
 import { Client, Pool } from 'pg';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { withTransaction } from '@app/store';
+import { listenForClientErrors, withTransaction } from '@app/store';
 import { createTestDatabase, type TestDatabase } from './test-database.util';
 
 describe('withTransaction (PostgreSQL)', () => {
@@ -73,6 +74,35 @@ describe('withTransaction (PostgreSQL)', () => {
     for (let i = 0; i < 3; i += 1) {
       const pid = await withTransaction(pool, async (client) => (await client.query<{ pid: number }>('SELECT pg_backend_pid() AS pid')).rows[0]!.pid);
       expect(pid).not.toBe(killedPid);
+    }
+  });
+
+  it('listenForClientErrors: a held connection whose backend is terminated between two statements is no uncaught error', async () => {
+    const guarded = listenForClientErrors(new Pool({ connectionString: db.url, max: 1 }));
+    guarded.on('error', () => undefined);
+    const admin = new Client({ connectionString: db.url });
+    await admin.connect();
+    const held = await guarded.connect();
+    let released = false;
+    try {
+      const pid = (await held.query<{ pid: number }>('SELECT pg_backend_pid() AS pid')).rows[0]!.pid;
+      // Checked out, no query running: pg-pool has taken its own listener off this connection.
+      expect(held.listenerCount('error')).toBe(1);
+      const ended = new Promise<void>((resolve) => held.once('end', () => resolve()));
+      await admin.query('SELECT pg_terminate_backend($1)', [pid]);
+      // The FATAL (57P01) and the closed socket arrive with no query active: emitted as 'error' on the
+      // connection, which without the listener would end the test process.
+      await ended;
+      await expect(held.query('SELECT 1')).rejects.toThrow();
+      held.release();
+      released = true;
+      // pg-pool destroyed the dead connection on release instead of handing it out again.
+      const next = (await guarded.query<{ pid: number }>('SELECT pg_backend_pid() AS pid')).rows[0]!.pid;
+      expect(next).not.toBe(pid);
+    } finally {
+      if (!released) held.release(true);
+      await admin.end();
+      await guarded.end();
     }
   });
 });

@@ -427,7 +427,9 @@ export async function copyIn(
   let failed = false;
   const ended = new Promise<void>((resolve, reject) => {
     stream.once('finish', resolve);
-    stream.once('error', (e) => {
+    // `on`, not `once`: pg-copy-streams emits each error the driver hands it, and a second one (the connection
+    // dying after the COPY already failed) without a listener would be an uncaught exception.
+    stream.on('error', (e) => {
       failed = true;
       reject(e);
     });

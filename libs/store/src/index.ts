@@ -37,7 +37,7 @@ export {
 export { PRUNED_SCAN_TABLES, RetentionRepository, type RemovedRows, type RetentionCounter, type RetentionTable } from './retention.repository';
 export { RetentionService, type RetentionRunOptions, type RetentionRunResult } from './retention.service';
 export { PER_SCAN_TABLES, ScanPartitions, scanPartition, type PerScanTable } from './scan-partition.util';
-export { withTransaction } from './transaction.util';
+export { listenForClientErrors, withTransaction } from './transaction.util';
 export { isConnectionLoss, withStoreRetry, type StoreRetryOptions } from './store-retry.util';
 export { StoreError, redactConnectionString, type StoreErrorCode } from './store.exception';
 export { describeRetentionPolicy, ScanPrunedError, type PrunedPolicy } from './scan-pruned.error';

@@ -22,6 +22,7 @@ import { WaiverService } from './waiver.service';
 import { ReadGenerations } from './read-generation';
 import { ChunkedScanStore } from './scan-store';
 import { ScanPartitions } from './scan-partition.util';
+import { listenForClientErrors } from './transaction.util';
 
 /** Options of `Store.open`. */
 export interface StoreOptions {
@@ -141,6 +142,7 @@ export class Store {
       application_name: 'ack-fleet-audit',
     });
     pool.on('error', (e) => opts.onIdleError?.(e));
+    listenForClientErrors(pool);
     if (opts.tokenHashKey !== undefined && opts.tokenHashKey.length < MIN_TOKEN_HASH_KEY_LENGTH) {
       await pool.end();
       throw new StoreError('INVALID_ARGUMENT', `token hash key must be at least ${MIN_TOKEN_HASH_KEY_LENGTH} characters`);

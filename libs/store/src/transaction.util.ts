@@ -4,6 +4,29 @@
 import type { Pool, PoolClient } from 'pg';
 
 /**
+ * Give every connection `pool` opens an `'error'` listener of its own for its whole life.
+ *
+ * pg-pool listens on a connection only while it is idle (and `pool.query` while its one query runs): a connection
+ * held by a caller between two statements has no listener, and node-postgres emits the server's FATAL (57P01 when
+ * PostgreSQL restarts or the backend is terminated) as an `'error'` event on it when no query is active. Without a
+ * listener that event is an uncaught exception that ends the process. Nothing is lost by ignoring it here: the
+ * connection is marked unusable, the holder's next query rejects with the error, and its release (with that error,
+ * or by pg-pool's own check of the connection) destroys it instead of pooling it.
+ * @param pool a pool of the store (its 'connect' event is emitted once per new connection)
+ * @returns `pool`
+ */
+export function listenForClientErrors(pool: Pool): Pool {
+  pool.on('connect', (client) => {
+    client.on('error', ignoreConnectionError);
+  });
+  return pool;
+}
+
+function ignoreConnectionError(): void {
+  // See listenForClientErrors: the failing query reports the error to its caller.
+}
+
+/**
  * Run `fn` in a transaction on one pooled client: BEGIN, then COMMIT when `fn` resolves, ROLLBACK when it
  * (or COMMIT) throws, and rethrow that error unchanged.
  *

@@ -8,6 +8,7 @@ import { parentPort, workerData } from 'node:worker_threads';
 import { Pool } from 'pg';
 import { QuotaTrendRepository } from './quota-trend.repository';
 import { QuotaUsageRepository } from './quota-usage.repository';
+import { listenForClientErrors } from './transaction.util';
 import type { TrendRefreshAnswer, TrendRefreshTask } from './trend-refresh-thread';
 
 /** The refresh of `task`, answered as data: an error crosses the thread boundary as its message and SQLSTATE. */
@@ -16,6 +17,7 @@ async function refreshTask(task: TrendRefreshTask): Promise<TrendRefreshAnswer> 
   const pool = new Pool({ connectionString: task.connectionString, max: readers, application_name: 'ack-fleet-audit' });
   // An idle connection's error (the server restarted) must not end the thread: the refresh's own query fails instead.
   pool.on('error', () => undefined);
+  listenForClientErrors(pool);
   try {
     const trends = new QuotaTrendRepository(pool, new QuotaUsageRepository(pool), readers, readers, true);
     return { window: await trends.refresh(new Date(task.now)) };
