@@ -23,7 +23,9 @@
  *  - `onDisk`: rows and MiB (indexes included) per table after the stores.
  * With `--parts`, each piece of the step is also timed alone first (wall and CPU seconds): the snapshot's encoding
  * (`snapshotEncode`: its JSON lines compressed as the store compresses them, `encoding` says how; MiB of JSON and
- * compressed), the fleet graph's build, the quota samples. Figures are noisy on a shared machine: the load average is printed
+ * compressed), the fleet graph's build, the quota samples. With `--profile <file>`, the first store is profiled from its
+ * start until the scan is visible (V8's sampling profiler through `node:inspector`, 1 ms interval; main thread only)
+ * and the profile written to `<file>` (a `.cpuprofile` for Chrome DevTools, or `speedscope`). Figures are noisy on a shared machine: the load average is printed
  * beside them. Prints one line per store and, last, one JSON object.
  */
 import { QUOTA_USAGE_CHECK_IDS, buildFleetGraph, FleetIndex } from '@app/checks';
@@ -31,7 +33,8 @@ import { analyzeAndStore, storeAnalysis } from '@app/audit';
 import { clustersOf, quotaUsageOf, withSampleTeams } from '@app/domain';
 import { Store } from '@app/store';
 import { encodeSnapshotLines } from '../libs/store/src/scan-snapshot.repository';
-import { readdirSync, readFileSync } from 'node:fs';
+import { readdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { Session } from 'node:inspector/promises';
 import { constants as perfConstants, PerformanceObserver, type PerformanceEntry } from 'node:perf_hooks';
 import { Client } from 'pg';
 import { intFlag, loadAvg1m, millionBackendFleet, round2, withBenchDatabase } from './bench-support';
@@ -129,6 +132,9 @@ async function main(): Promise<void> {
   const clusters = intFlag('clusters', 500);
   const scans = intFlag('scans', 1);
   const parts = process.argv.includes('--parts');
+  const at = process.argv.indexOf('--profile');
+  const profileFile = at > 0 ? process.argv[at + 1] : undefined;
+  if (at > 0 && (profileFile === undefined || profileFile.startsWith('--'))) throw new Error('--profile needs a file name');
   const NOW = new Date('2026-11-23T06:00:00Z');
   const out = await withBenchDatabase(async (url) => {
     const database = new URL(url).pathname.slice(1);
@@ -171,6 +177,14 @@ async function main(): Promise<void> {
         let pgVisible: ReturnType<typeof postgresCpuSeconds>;
         const cpu0 = process.cpuUsage();
         let cpuVisible: NodeJS.CpuUsage = { user: 0, system: 0 };
+        const session = s === 0 && profileFile !== undefined ? new Session() : undefined;
+        let profiled: Promise<void> | undefined;
+        if (session) {
+          session.connect();
+          await session.post('Profiler.enable');
+          await session.post('Profiler.setSamplingInterval', { interval: 1000 });
+          await session.post('Profiler.start');
+        }
         const stored = await timed(() =>
           storeAnalysis(store, scan.id, snapshot, analysis, {
             index,
@@ -178,9 +192,14 @@ async function main(): Promise<void> {
               visibleSeconds = (Date.now() - t0) / 1000;
               cpuVisible = process.cpuUsage(cpu0);
               pgVisible = postgresCpuSeconds(database);
+              profiled = session?.post('Profiler.stop').then(({ profile }) => {
+                writeFileSync(profileFile!, JSON.stringify(profile));
+                session.disconnect();
+              });
             },
           }),
         );
+        await profiled;
         const pgStored = postgresCpuSeconds(database);
         // The step a scan runs after the store (scan-runner.ts), timed on its own.
         const refreshed = await timed(() => store.scans.refreshAfterStore());

@@ -13,6 +13,7 @@ import { gunzipSync } from 'node:zlib';
 import { Client } from 'pg';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Finding, FleetSnapshot, QuotaUsageSample } from '@app/domain';
+import { buildFleetGraph } from '@app/checks';
 import { loadFleetDirectory } from '@app/collectors';
 import { scanPartition, Store, SYSTEM_PRINCIPAL, type StoredChunk } from '@app/store';
 import { startPrivatePostgres, type PrivatePostgres } from '../faults/private-postgres.util';
@@ -347,6 +348,56 @@ describe('chunked store on the shared server: terminated connections and a kille
     expect((await rowCounts(db.url, scan.id)).chunks).toBeGreaterThan(0);
     expect(await store.scans.reapExpired(1)).toContain(scan.id);
     expect((await store.scans.get(scan.id))?.status).toBe('failed');
+    expect(await rowCounts(db.url, scan.id)).toEqual({ findings: 0, distinct_findings: 0, samples: 0, attempts: 0, chunks: 0 });
+  }, 180_000);
+
+  it('a fleet graph still being built: findings and samples are written meanwhile, the graph joins, its ECS table is attached', async () => {
+    const sample = loadFleetDirectory(join(__dirname, '..', '..', 'examples', 'fleets', 'sample'));
+    const graph = buildFleetGraph(sample);
+    const scan = await store.scans.create({ source: 'offline', fleetName: 'chunked-later-graph' });
+    const findings = makeFindings(LARGE);
+    const before: StoredChunk[] = [];
+    let release!: () => void;
+    const built = new Promise<void>((resolve) => (release = resolve));
+    const chunks: StoredChunk[] = [];
+    const done = store.scans.complete(scan.id, {
+      findings,
+      coverage: [makeCoverage()],
+      quotaUsage: samplesOf(findings),
+      // The graph arrives only once the chunks of the ready rows are committed.
+      graph: built.then(() => graph),
+      onChunk: (c) => {
+        chunks.push(c);
+        if (chunks.length === 4) {
+          before.push(...chunks);
+          release();
+        }
+      },
+    });
+    expect((await done).status).toBe('succeeded');
+    expect(new Set(before.map((c) => c.table))).toEqual(new Set(['findings', 'quota_usage']));
+    expect(chunks.slice(4).every((c) => c.table.startsWith('graph_'))).toBe(true);
+    const counts = await rowCounts(db.url, scan.id);
+    expect(counts).toMatchObject({ findings: LARGE, samples: LARGE, attempts: 0, chunks: 0 });
+    const [ecs] = await queryOnce<{ n: string; attached: boolean }>(
+      db.url,
+      `SELECT (SELECT count(*) FROM graph_ecs_instances WHERE scan_id = $1) AS n, (SELECT relispartition FROM pg_class WHERE oid = to_regclass($2)) AS attached`,
+      [scan.id, scanPartition('graph_ecs_instances', scan.id)],
+    );
+    expect(Number(ecs!.n)).toBe(graph.ecsInstances.length);
+    expect(ecs!.attached).toBe(true);
+    const services = await queryOnce<{ n: string }>(db.url, 'SELECT count(*) AS n FROM graph_services WHERE scan_id = $1', [scan.id]);
+    expect(Number(services[0]!.n)).toBe(graph.services.length);
+  }, 180_000);
+
+  it('a fleet graph that cannot be built: the store fails with its error and keeps no row of the scan', async () => {
+    const scan = await store.scans.create({ source: 'offline', fleetName: 'chunked-graph-failed' });
+    const findings = makeFindings(RETRY);
+    const failure = new Error('graph build failed');
+    await expect(
+      store.scans.complete(scan.id, { findings, coverage: [makeCoverage()], quotaUsage: samplesOf(findings), graph: Promise.reject(failure) }),
+    ).rejects.toBe(failure);
+    expect((await store.scans.get(scan.id))?.status).toBe('running');
     expect(await rowCounts(db.url, scan.id)).toEqual({ findings: 0, distinct_findings: 0, samples: 0, attempts: 0, chunks: 0 });
   }, 180_000);
 

@@ -5,7 +5,7 @@
  * snapshot -> index -> every check -> findings, skipped results, quota usage samples, summary -> stored with the
  * coverage, visible at once (`store.scans.complete`); docs/scan-path.md.
  */
-import { buildFleetGraph, FleetIndex, QUOTA_USAGE_CHECK_IDS, runAudit, type PartialAuditSettings } from '@app/checks';
+import { buildFleetGraphAsync, FleetIndex, QUOTA_USAGE_CHECK_IDS, runAudit, type PartialAuditSettings } from '@app/checks';
 import {
   quotaUsageOf,
   assignTeams,
@@ -221,8 +221,9 @@ export async function storeAnalysis(
   const complete = completeScanInputOf(snapshot, analysis);
   await store.scans.complete(scanId, {
     ...complete,
-    // What the API serves as a graph (GraphQL, /v1/clusters, /v1/load-balancers/{id}, ...).
-    graph: buildFleetGraph(snapshot, index),
+    // What the API serves as a graph (GraphQL, /v1/clusters, /v1/load-balancers/{id}, ...), built in slices while the
+    // store writes the findings and quota samples.
+    graph: buildFleetGraphAsync(snapshot, index),
     ...(onVisible ? { onVisible } : {}),
   });
   onPhase?.('store', 1);

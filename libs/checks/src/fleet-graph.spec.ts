@@ -7,7 +7,7 @@
 import { describe, expect, it } from 'vitest';
 import { generateFleet, generateSpecSchema } from '@app/collectors';
 import { mapWireFleet, type FleetSnapshot, type RegionSnapshot } from '@app/domain';
-import { buildFleetGraph } from './fleet-graph';
+import { buildFleetGraph, buildFleetGraphAsync } from './fleet-graph';
 
 const spec = generateSpecSchema.parse({
   seed: 11,
@@ -124,5 +124,23 @@ describe('buildFleetGraph', () => {
     inOrder(graph.ecsInstances, (e) => e.instanceId);
     inOrder(graph.nlbs, (n) => n.nlbId);
     for (const r of graph.regions) inOrder(r.unusedNlbServerGroups, (g) => g.serverGroupId);
+  });
+
+  it('buildFleetGraphAsync gives the event loop back between slices and builds the same graph', async () => {
+    let turns = 0;
+    let ticking: NodeJS.Immediate | undefined;
+    const tick = (): void => {
+      turns += 1;
+      ticking = setImmediate(tick);
+    };
+    ticking = setImmediate(tick);
+    try {
+      // A slice of 0 ms: a turn of the event loop at every pause.
+      const sliced = await buildFleetGraphAsync(snapshot, undefined, 0);
+      expect(sliced).toEqual(graph);
+    } finally {
+      clearImmediate(ticking);
+    }
+    expect(turns).toBeGreaterThan(0);
   });
 });

@@ -26,7 +26,7 @@ export {
   type RegionEntry,
   type ServiceEntry,
 } from './fleet-index';
-export { buildFleetGraph } from './fleet-graph';
+export { buildFleetGraph, buildFleetGraphAsync } from './fleet-graph';
 export { clbOwnerClusters, nlbOwnerClusters, withLbOwner } from './clb-owner';
 export { DOC_URL, SEED } from './doc-links.constants';
 export {

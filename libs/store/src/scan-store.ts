@@ -65,9 +65,34 @@ export const STAGED_TABLES = [
 /** A snapshot compressed by `encodeSnapshotParts`: its bytes in `latin1` parts, their encoding, size and the text's. */
 export type CompressedSnapshot = CompressedParts;
 
-/** What a scan's store writes before the scan is visible: its tables' rows. */
+/**
+ * What a scan's store writes before the scan is visible: its tables' rows. `parts` are ready; `later` are parts still
+ * being prepared (the fleet graph's, built while the ready parts are written: `buildFleetGraphAsync`), of tables none
+ * of `parts` writes. `partsReady` moves them into `parts` once they arrive.
+ */
 export interface ScanRows {
-  parts: readonly CopyPart[];
+  parts: CopyPart[];
+  later?: Promise<readonly CopyPart[]>;
+  /** `partsReady`'s one wait for `later` (every caller awaits the same). */
+  ready?: Promise<void>;
+}
+
+/**
+ * Wait for `rows.later` and append those parts to `rows.parts` (once, whoever asks first); then `rows.later` is gone.
+ * @throws what `rows.later` rejected with (the graph could not be built); Error when a later part writes a table of a
+ *   ready part (a chunk number would be taken twice)
+ */
+export function partsReady(rows: ScanRows): Promise<void> {
+  const later = rows.later;
+  if (later === undefined) return rows.ready ?? Promise.resolve();
+  rows.ready ??= later.then((more) => {
+    const tables = new Set(rows.parts.map((p) => p.table));
+    const shared = more.find((p) => tables.has(p.table));
+    if (shared) throw new Error(`scan rows: the later part of ${shared.table} writes a table of a ready part`);
+    rows.parts.push(...more);
+    rows.later = undefined;
+  });
+  return rows.ready;
 }
 
 /** One chunk to write: a part's rows `[from, to)`, chunk number `chunk`. */
@@ -79,10 +104,10 @@ interface ChunkTask {
   to: number;
 }
 
-/** The chunks of `rows`, in order: each part's rows cut every `chunkRows`. */
-function chunksOf(rows: ScanRows): ChunkTask[] {
+/** The chunks of `parts`, in order: each part's rows cut every `chunkRows`. */
+function chunksOf(parts: readonly CopyPart[]): ChunkTask[] {
   const tasks: ChunkTask[] = [];
-  for (const part of rows.parts)
+  for (const part of parts)
     for (let from = 0, chunk = 0; from < part.rowCount; from += part.chunkRows, chunk += 1)
       tasks.push({
         part,
@@ -189,15 +214,20 @@ export class ChunkedScanStore {
     const partitioned = await this.partitions.partitioned();
     // The chunks of the tables partitioned per scan first (a stable sort), so that each is attached (its indexes
     // built: scan-partition.util.ts) while the lanes still copy the other tables.
-    const todo = chunksOf(rows)
-      .filter((t) => !committed.has(`${t.table}\u0000${t.chunk}`))
-      .sort((a, b) => Number(isPerScanTable(b.table)) - Number(isPerScanTable(a.table)));
+    const pending = (tasks: ChunkTask[]): ChunkTask[] =>
+      tasks
+        .filter((t) => !committed.has(`${t.table}\u0000${t.chunk}`))
+        .sort((a, b) => Number(isPerScanTable(b.table)) - Number(isPerScanTable(a.table)));
+    const todo = pending(chunksOf(rows.parts));
     const left = new Map<PerScanTable, number>(partitioned ? PER_SCAN_TABLES.map((t) => [t, todo.filter((x) => x.table === t).length]) : []);
+    // While parts are still being prepared, only the tables of the ready ones are known to have every chunk counted.
+    const known = new Set<string>(rows.later === undefined ? PER_SCAN_TABLES : rows.parts.map((p) => p.table));
     const attaching: Promise<void>[] = [];
     let next = 0;
     let failed = false;
     const attachWhenDone = (table: PerScanTable): void => {
-      if (left.get(table) !== 0) return;
+      if (left.get(table) !== 0 || !known.has(table)) return;
+      left.delete(table);
       const attached = this.partitions.attachTable(id, table);
       // Handled at once (awaited with the lanes below): a failed attach stops the lanes as a failed chunk does.
       attached.catch(() => {
@@ -205,13 +235,42 @@ export class ChunkedScanStore {
       });
       attaching.push(attached);
     };
-    for (const table of left.keys()) attachWhenDone(table);
+    for (const table of [...left.keys()]) attachWhenDone(table);
+    // The later parts join the queue when they arrive (behind the chunks queued then); a lane with nothing left waits
+    // for them instead of ending.
+    let arriving: Promise<void> | undefined;
+    if (rows.later !== undefined) {
+      const before = rows.parts.length;
+      arriving = partsReady(rows).then(
+        () => {
+          arriving = undefined;
+          // A failed store begins again from what committed; it starts no attachment now.
+          if (failed) return;
+          const more = pending(chunksOf(rows.parts.slice(before)));
+          todo.push(...more);
+          for (const t of more) if (left.has(t.table as PerScanTable)) left.set(t.table as PerScanTable, left.get(t.table as PerScanTable)! + 1);
+          for (const table of PER_SCAN_TABLES) known.add(table);
+          for (const table of [...left.keys()]) attachWhenDone(table);
+        },
+        (e: unknown) => {
+          failed = true;
+          throw e;
+        },
+      );
+      // Its error is thrown below (with the lanes' and attachments'); a lane busy with a chunk does not await it yet.
+      arriving.catch(() => undefined);
+    }
     const lane = async (): Promise<void> => {
       // One Buffer per lane for the COPY data of all its chunks, one chunk at a time (see copyBuffer).
       const buffer = copyBuffer();
       // One lane stops taking chunks once another failed: the store begins again from what committed.
-      while (!failed && next < todo.length) {
-        const task = todo[next];
+      while (!failed) {
+        if (next >= todo.length) {
+          if (arriving === undefined) break;
+          await arriving;
+          continue;
+        }
+        const task = todo[next]!;
         next += 1;
         try {
           const into = partitioned && isPerScanTable(task.table) ? scanPartition(task.table, id) : undefined;
@@ -227,11 +286,13 @@ export class ChunkedScanStore {
         }
       }
     };
-    const lanes = Array.from({ length: Math.max(1, Math.min(this.lanes, todo.length)) }, () => lane());
+    const lanes = Array.from({ length: Math.max(1, arriving ? this.lanes : Math.min(this.lanes, todo.length)) }, () => lane());
     const results = await Promise.allSettled(lanes);
-    // Attachments started meanwhile are awaited even when a lane failed (none is left running behind the caller).
+    // The later parts are awaited even when a lane failed, and so are the attachments started meanwhile (none is left
+    // running behind the caller).
+    const arrived = await Promise.allSettled(arriving ? [arriving] : []);
     const attached = await Promise.allSettled(attaching);
-    const rejected = [...results, ...attached].find((r): r is PromiseRejectedResult => r.status === 'rejected');
+    const rejected = [...arrived, ...results, ...attached].find((r): r is PromiseRejectedResult => r.status === 'rejected');
     if (rejected) throw rejected.reason;
   }
 
@@ -292,7 +353,8 @@ export class ChunkedScanStore {
       'SELECT count(*) AS n FROM scan_store_chunks WHERE scan_id = $1',
       [id],
     );
-    const expected = chunksOf(rows).length;
+    await partsReady(rows);
+    const expected = chunksOf(rows.parts).length;
     if (Number(n.rows[0]?.n) !== expected)
       throw new Error(`scan ${id}: ${String(n.rows[0]?.n)} of ${expected} chunks stored`);
     return 'ours';
@@ -314,6 +376,7 @@ export class ChunkedScanStore {
    * @param client the caller's transaction client (the scan row locked)
    */
   async replaceAll(client: PoolClient, id: string, rows: ScanRows): Promise<void> {
+    await partsReady(rows);
     await this.discard(client, id);
     const buffer = copyBuffer();
     for (const part of rows.parts) if (part.rowCount > 0) await part.copy(client, id, 0, part.rowCount, buffer);

@@ -1,6 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import type { Pool, PoolClient, QueryResultRow } from 'pg';
-import type { CoverageEntry, FleetSnapshot, SkippedResult } from '@app/domain';
+import type { CoverageEntry, FleetGraph, FleetSnapshot, SkippedResult } from '@app/domain';
 import { dedupeByFingerprint, type FindingRepository } from './finding.repository';
 import type { QuotaTrendRepository } from './quota-trend.repository';
 import { QUOTA_COPY_COLUMNS, quotaSampleKey, type QuotaUsageRepository } from './quota-usage.repository';
@@ -216,6 +216,9 @@ export class ScanRepository {
    *   visible but its snapshot could not be written (the scan stays succeeded)
    */
   async complete(id: string, input: CompleteScanInput): Promise<StoredScan> {
+    // A graph still being built may fail before the store awaits it: observed now, its error reaches the caller from
+    // where the store awaits it.
+    if (input.graph instanceof Promise) input.graph.catch(() => undefined);
     const summary = input.summary ?? summarizeFindings(input.findings);
     if (this.chunked && (await this.chunked.available())) {
       const done = await this.completeChunked(this.chunked, id, input, summary);
@@ -287,9 +290,16 @@ export class ScanRepository {
       parts: [
         copyPart('findings', (client) => this.findings.copyColumns(client), dedupeByFingerprint(input.findings), CHUNK_ROWS),
         copyPart('quota_usage', QUOTA_COPY_COLUMNS, dedupeRows(input.quotaUsage ?? [], quotaSampleKey), CHUNK_ROWS),
-        ...(input.graph && this.graph ? this.graph.copyParts(input.graph) : []),
       ],
     };
+    // A graph still being built joins as later parts (scan-store.ts `partsReady`): the lanes write the findings and
+    // quota samples meanwhile.
+    const graphRepo = this.graph;
+    if (input.graph instanceof Promise && graphRepo) {
+      rows.later = input.graph.then((g) => graphRepo.copyParts(g));
+      // Observed here too: a store that ends before staging (a conflict) never awaits it.
+      rows.later.catch(() => undefined);
+    } else if (input.graph && graphRepo) rows.parts.push(...graphRepo.copyParts(input.graph as FleetGraph));
     try {
       return await withStoreRetry(`cannot store scan ${id}`, () => this.completeChunkedOnce(chunked, id, attempt, rows, input, summary));
     } catch (e) {
@@ -340,6 +350,7 @@ export class ScanRepository {
   }
 
   private async completeOnce(id: string, input: CompleteScanInput, summary: ScanSummary): Promise<StoredScan> {
+    const graph = input.graph ? await input.graph : undefined;
     await this.partitions?.ensure(id);
     return withTransaction(this.pool, async (client) => {
       const scan = await this.lockScan(client, id);
@@ -348,7 +359,7 @@ export class ScanRepository {
       await this.findings.replaceForScan(client, id, observedAt, input.findings);
       await this.quotaUsage.replaceForScan(client, id, input.quotaUsage ?? []);
       if (input.snapshot) await this.snapshots?.replaceForScan(client, id, input.snapshot);
-      if (input.graph) await this.graph?.replaceForScan(client, id, input.graph);
+      if (graph) await this.graph?.replaceForScan(client, id, graph);
       return markSucceeded(client, id, { ...input, summary }, await this.scanColumns(client));
     });
   }

@@ -91,8 +91,11 @@ export interface CompleteScanInput {
   quotaUsage?: readonly QuotaUsageSample[];
   /** The fleet snapshot the scan analysed, kept for what-if and headroom forecasts. Default: not kept. */
   snapshot?: FleetSnapshot;
-  /** The scan's fleet graph (libs/checks `buildFleetGraph`), served by the API. Default: not stored. */
-  graph?: FleetGraph;
+  /**
+   * The scan's fleet graph (libs/checks `buildFleetGraph`), served by the API. Default: not stored. A promise (libs/checks
+   * `buildFleetGraphAsync`) is awaited by the store: the chunked store writes the findings and quota samples meanwhile.
+   */
+  graph?: FleetGraph | Promise<FleetGraph>;
   /** Default: computed from `findings` (`summarizeFindings`). */
   summary?: ScanSummary;
   /** Default: now. */
