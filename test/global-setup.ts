@@ -6,6 +6,7 @@
  *    instead of creating one and running every migration. The run's own database `<run>` (a clone too) is exposed
  *    as `process.env.TEST_DATABASE_URL` / `inject('testDatabaseUrl')`; the template's name as
  *    `TEST_DATABASE_TEMPLATE` / `inject('testDatabaseTemplate')`. Teardown drops them all (`<run>` and `<run>_*`).
+ *    Each commits without waiting for the disk (`synchronous_commit = off`: see test-database.util.ts).
  * 2. The built CLI: `npm run build:suite` (`nest build cli` with apps/cli/tsconfig.suite.json) into `dist-test/apps/cli` (nest's tsc
  *    builder, which rewrites the @app/* aliases: STACK.md pitfall 12), only when a source file is newer than the
  *    last build. `dist-test/` is not `dist/`, so a `nest build` beside the suite (every `npm run bench:*`) cannot
@@ -153,6 +154,7 @@ export default async function setup(project: TestProject): Promise<() => Promise
     // No session may stay on a template while it is cloned; mark it so nobody connects by mistake.
     await admin((c) => c.query(`ALTER DATABASE ${template} WITH IS_TEMPLATE true ALLOW_CONNECTIONS false`));
     await admin((c) => c.query(`CREATE DATABASE ${name} TEMPLATE ${template}`));
+    await admin((c) => c.query(`ALTER DATABASE ${name} SET synchronous_commit TO off`));
   } catch (e) {
     await dropAll();
     throw e;

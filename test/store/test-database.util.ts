@@ -4,6 +4,12 @@
  * (`CREATE DATABASE x TEMPLATE t`: a file copy, no migration run), so test files running in parallel never see each
  * other's rows. `{ empty: true }` gives an unmigrated database (upgrade tests that apply older migrations first).
  * Teardown drops them all.
+ *
+ * Each test database commits without waiting for its WAL to reach the disk (`synchronous_commit = off`, set on the
+ * database: a clone does not inherit it): a commit then costs about 0.5 ms instead of 3 ms on this VM (1,000
+ * single-row commits 0.56 s against 3.03 s), and the suite commits tens of thousands of times. A commit is still
+ * atomic and visible at once; only a crash of the shared server could lose the last few, and no test crashes it (the
+ * restart tests run a private server).
  */
 import { randomBytes } from 'node:crypto';
 import { readdirSync, readFileSync } from 'node:fs';
@@ -78,6 +84,7 @@ export async function createTestDatabase(opts: TestDatabaseOptions = {}): Promis
       }
     }
   }
+  await withAdmin(`ALTER DATABASE "${name}" SET synchronous_commit TO off`);
   const url = new URL(base);
   url.pathname = `/${name}`;
   return { url: url.toString(), drop: () => withAdmin(`DROP DATABASE IF EXISTS "${name}" WITH (FORCE)`) };
