@@ -220,13 +220,14 @@ export class ChunkedScanStore {
         .sort((a, b) => Number(isPerScanTable(b.table)) - Number(isPerScanTable(a.table)));
     const todo = pending(chunksOf(rows.parts));
     const left = new Map<PerScanTable, number>(partitioned ? PER_SCAN_TABLES.map((t) => [t, todo.filter((x) => x.table === t).length]) : []);
-    // While parts are still being prepared, only the tables of the ready ones are known to have every chunk counted.
-    const known = new Set<string>(rows.later === undefined ? PER_SCAN_TABLES : rows.parts.map((p) => p.table));
+    // While parts are still being prepared, only the tables of the ready ones have every chunk counted.
+    const readyTables = new Set(rows.parts.map((p) => p.table));
+    const counted = (table: PerScanTable): boolean => rows.later === undefined || readyTables.has(table);
     const attaching: Promise<void>[] = [];
     let next = 0;
     let failed = false;
     const attachWhenDone = (table: PerScanTable): void => {
-      if (left.get(table) !== 0 || !known.has(table)) return;
+      if (left.get(table) !== 0 || !counted(table)) return;
       left.delete(table);
       const attached = this.partitions.attachTable(id, table);
       // Handled at once (awaited with the lanes below): a failed attach stops the lanes as a failed chunk does.
@@ -248,8 +249,10 @@ export class ChunkedScanStore {
           if (failed) return;
           const more = pending(chunksOf(rows.parts.slice(before)));
           todo.push(...more);
-          for (const t of more) if (left.has(t.table as PerScanTable)) left.set(t.table as PerScanTable, left.get(t.table as PerScanTable)! + 1);
-          for (const table of PER_SCAN_TABLES) known.add(table);
+          for (const t of more) {
+            const n = left.get(t.table as PerScanTable);
+            if (n !== undefined) left.set(t.table as PerScanTable, n + 1);
+          }
           for (const table of [...left.keys()]) attachWhenDone(table);
         },
         (e: unknown) => {

@@ -1,6 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import type { Pool, PoolClient, QueryResultRow } from 'pg';
-import type { CoverageEntry, FleetGraph, FleetSnapshot, SkippedResult } from '@app/domain';
+import type { CoverageEntry, FleetSnapshot, SkippedResult } from '@app/domain';
 import { dedupeByFingerprint, type FindingRepository } from './finding.repository';
 import type { QuotaTrendRepository } from './quota-trend.repository';
 import { QUOTA_COPY_COLUMNS, quotaSampleKey, type QuotaUsageRepository } from './quota-usage.repository';
@@ -292,14 +292,14 @@ export class ScanRepository {
         copyPart('quota_usage', QUOTA_COPY_COLUMNS, dedupeRows(input.quotaUsage ?? [], quotaSampleKey), CHUNK_ROWS),
       ],
     };
-    // A graph still being built joins as later parts (scan-store.ts `partsReady`): the lanes write the findings and
+    // The graph's parts join when the graph is built (scan-store.ts `partsReady`): the lanes write the findings and
     // quota samples meanwhile.
     const graphRepo = this.graph;
-    if (input.graph instanceof Promise && graphRepo) {
-      rows.later = input.graph.then((g) => graphRepo.copyParts(g));
+    if (input.graph && graphRepo) {
+      rows.later = Promise.resolve(input.graph).then((g) => graphRepo.copyParts(g));
       // Observed here too: a store that ends before staging (a conflict) never awaits it.
       rows.later.catch(() => undefined);
-    } else if (input.graph && graphRepo) rows.parts.push(...graphRepo.copyParts(input.graph as FleetGraph));
+    }
     try {
       return await withStoreRetry(`cannot store scan ${id}`, () => this.completeChunkedOnce(chunked, id, attempt, rows, input, summary));
     } catch (e) {
