@@ -97,11 +97,17 @@ async function rowCounts(url: string, scanId: string): Promise<Record<string, nu
     [scanId],
   );
   const counts = Object.fromEntries(Object.entries(row!).map(([k, v]) => [k, Number(v)]));
-  // Quota samples a store in flight staged in the scan's own table, not yet a partition of quota_usage
+  // Findings and quota samples a store in flight staged in the scan's own tables, not yet partitions
   // (scan-partition.util.ts): rows written all the same.
-  const own = scanPartition('quota_usage', scanId);
-  const [staged] = await queryOnce<{ staged: boolean }>(url, `SELECT NOT relispartition AS staged FROM pg_class WHERE oid = to_regclass($1)`, [own]);
-  if (staged?.staged) counts.samples! += Number((await queryOnce<{ n: string }>(url, `SELECT count(*) AS n FROM ${own}`))[0]!.n);
+  for (const [table, key] of [['findings', 'findings'], ['quota_usage', 'samples']] as const) {
+    const own = scanPartition(table, scanId);
+    const [staged] = await queryOnce<{ staged: boolean }>(url, `SELECT NOT relispartition AS staged FROM pg_class WHERE oid = to_regclass($1)`, [own]);
+    if (!staged?.staged) continue;
+    const distinct = table === 'findings' ? 'count(DISTINCT fingerprint)' : '0';
+    const [n] = await queryOnce<{ n: string; d: string }>(url, `SELECT count(*) AS n, ${distinct} AS d FROM ${own}`);
+    counts[key]! += Number(n!.n);
+    if (table === 'findings') counts.distinct_findings! += Number(n!.d);
+  }
   return counts;
 }
 

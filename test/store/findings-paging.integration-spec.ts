@@ -42,6 +42,8 @@ describe('findings paging (keyset, one statement per page)', () => {
     firstFindings = findings(257, 'a');
     await store.scans.complete(scan.id, { findings: firstFindings, coverage: [makeCoverage()] });
     first = scan.id;
+    // As after every stored scan: statistics of the scan's own findings table (a partition), which plans read.
+    await store.scans.refreshAfterStore();
     // A Store asks the catalogue once, on its first read, for each column a later migration added
     // (schema-probe.util.ts); the pages below are counted after that.
     await store.findings.list({ scanId: first, limit: 1 }, SYSTEM_PRINCIPAL);
@@ -113,7 +115,14 @@ describe('findings paging (keyset, one statement per page)', () => {
       await c.query('SET enable_seqscan = off');
       await c.query('SET enable_sort = off');
       const plan = await c.query<{ 'QUERY PLAN': string }>(`EXPLAIN ${captured?.text ?? ''}`, captured?.values);
-      return plan.rows.map((r) => r['QUERY PLAN']).join('\n');
+      // Each scan's findings are a partition (migration 1800800000000) whose indexes PostgreSQL named itself: each is
+      // shown under the name of the partitioned index it belongs to.
+      const { rows } = await c.query<{ child: string; parent: string }>(
+        `SELECT c.relname AS child, p.relname AS parent FROM pg_inherits i JOIN pg_class c ON c.oid = i.inhrelid JOIN pg_class p ON p.oid = i.inhparent
+          WHERE p.relname LIKE 'findings\\_%' AND p.relkind = 'I'`,
+      );
+      const parentOf = new Map(rows.map((r) => [r.child, r.parent]));
+      return plan.rows.map((r) => r['QUERY PLAN'].replace(/Index Scan( Backward)? using (\S+)/, (m, back: string | undefined, name: string) => `Index Scan${back ?? ''} using ${parentOf.get(name) ?? name}`)).join('\n');
     } finally {
       await c.end();
     }
@@ -134,8 +143,14 @@ describe('findings paging (keyset, one statement per page)', () => {
     expect(next.result.scanId).toBe(first);
     expect(next.result.items).toHaveLength(50);
 
-    const latest = await statements(() => store.findings.list({ limit: 10, severity: 'critical' }, SYSTEM_PRINCIPAL));
+    // The default scan is the request's read generation's latest succeeded scan (the API reads the generation once per
+    // request, before the page); without one, `list` asks for it first.
+    const generation = await store.generations.current();
+    const latest = await statements(() => store.findings.list({ limit: 10, severity: 'critical' }, SYSTEM_PRINCIPAL, generation));
     expect(latest.sql).toHaveLength(1);
+    const unversioned = await statements(() => store.findings.list({ limit: 10, severity: 'critical' }, SYSTEM_PRINCIPAL));
+    expect(unversioned.sql).toHaveLength(2);
+    expect(unversioned.result).toEqual(latest.result);
     expect(latest.result.scanId).toBe(first);
     expect(latest.result.total).toBe(firstFindings.filter((f) => f.severity === 'critical').length);
     expect(latest.result.items.every((f) => f.severity === 'critical')).toBe(true);
@@ -184,6 +199,10 @@ describe('findings paging (keyset, one statement per page)', () => {
     // The page's rows are cut (Limit) right above that scan, before the sightings and texts are joined: a join
     // first could lose the index order and read every matching row.
     expect(text).toMatch(/Limit[^\n]*\n\s*->\s*Index Scan using findings_scan_keyset_idx/);
+    // Planned for the page's scan alone: its partition, not an Append over every scan's (several are stored by now).
+    expect((await store.scans.list({ limit: 100 }, SYSTEM_PRINCIPAL)).items.length).toBeGreaterThan(1);
+    expect(text).not.toMatch(/Append/);
+    expect(text).toContain(`on ${scanPartition('findings', first)} `);
   });
 
   it('Relay pages (GraphQL findings) visit the REST order forward and backward, and walk findings_scan_keyset_idx', async () => {
@@ -257,9 +276,9 @@ describe('findings paging (keyset, one statement per page)', () => {
     const c = new pg.Client({ connectionString: db.url });
     await c.connect();
     try {
-      // The scan's own quota samples table (a partition of quota_usage: scan-partition.util.ts) is what gets analysed.
+      // The scan's own findings and quota samples tables (partitions: scan-partition.util.ts) are what gets analysed.
       const scan = await store.scans.create({ source: 'offline', fleetName: 'analyze' });
-      const tables = ['finding_fingerprints', 'findings', scanPartition('quota_usage', scan.id)];
+      const tables = ['finding_fingerprints', scanPartition('findings', scan.id), scanPartition('quota_usage', scan.id)];
       const stats = async () => {
         const { rows } = await c.query<{ relname: string; n: string }>(`SELECT relname, analyze_count::text AS n FROM pg_stat_user_tables WHERE relname = ANY($1)`, [tables]);
         return tables.map((t) => [t, Number(rows.find((r) => r.relname === t)?.n ?? 0)] as const);

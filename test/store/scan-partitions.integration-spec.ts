@@ -1,12 +1,13 @@
 /**
- * Per-scan partitions of `quota_usage` and `graph_ecs_instances` (migration 1800600000001, libs/store
- * scan-partition.util.ts) on a real PostgreSQL, with scans of the bundled sample fleet stored by `analyzeAndStore`:
+ * Per-scan partitions of `quota_usage` and `graph_ecs_instances` (migration 1800600000001) and `findings` (migration
+ * 1800800000000; libs/store scan-partition.util.ts) on a real PostgreSQL, with scans of the bundled sample fleet stored by `analyzeAndStore`:
  * - the chunked store leaves each scan's rows in a table of its own, attached with every index of its parent;
  * - a store that cannot finish drops the tables it had not attached;
  * - retention drops a deleted scan's partitions whole and touches no other scan's rows, and a run drops per-scan
  *   tables whose scan is gone;
  * - down and up again over stored rows: the rows stored before the upgrade stay in one partition bound to their scans,
- *   read the same, are re-stored there and deleted by retention; scans stored after get partitions of their own.
+ *   read the same, are re-stored there and deleted by retention; scans stored after get partitions of their own;
+ *   the same for `findings` alone (its generated `severity_rank` computed again on the way down).
  */
 import { join } from 'node:path';
 import { Client } from 'pg';
@@ -17,6 +18,7 @@ import { DEFAULT_RETENTION_POLICY, PER_SCAN_TABLES, scanPartition, Store, SYSTEM
 import { createTestDatabase, rollBackThrough, type TestDatabase } from './test-database.util';
 
 const MIGRATION = '1800600000001_per_scan_partitions';
+const FINDINGS_MIGRATION = '1800800000000_per_scan_findings';
 const SAMPLE = join(__dirname, '..', '..', 'examples', 'fleets', 'sample');
 const HOUR = 3_600_000;
 
@@ -76,6 +78,8 @@ describe('per-scan partitions (integration)', () => {
     expect(firstEcs).toBeGreaterThan(0);
     expect(await partitionsOf('quota_usage')).toEqual({ [scanPartition('quota_usage', first)]: 4 });
     expect(await partitionsOf('graph_ecs_instances')).toEqual({ [scanPartition('graph_ecs_instances', first)]: 3 });
+    expect(await partitionsOf('findings')).toEqual({ [scanPartition('findings', first)]: 7 });
+    expect(Object.values(await rowsByScan('findings'))).toEqual([expect.any(Number)]);
     const own = await sql.query<{ n: number }>(`SELECT count(*)::int AS n FROM ${scanPartition('quota_usage', first)}`);
     expect(own.rows[0]!.n).toBe(firstQuota);
     expect((await store.quotaUsage.forScan(first, SYSTEM_PRINCIPAL)).length).toBe(firstQuota);
@@ -133,6 +137,38 @@ describe('per-scan partitions (integration)', () => {
     expect(run.status).toBe('done');
     for (const t of PER_SCAN_TABLES) expect(await exists(scanPartition(t, gone)), t).toBe(false);
     expect(await partitionsOf('quota_usage')).toEqual(kept);
+  });
+
+  it('findings down to a plain table and up again: the rows stay, in one partition bound to their scans, and read the same', async () => {
+    const findings = await rowsByScan('findings');
+    expect((await rollBackThrough(sql, FINDINGS_MIGRATION)).at(-1)).toBe(FINDINGS_MIGRATION);
+    expect(await relkind('findings')).toBe('r');
+    expect(await relkind('quota_usage')).toBe('p');
+    expect(await rowsByScan('findings')).toEqual(findings);
+    const ranks = await sql.query<{ severity: string; rank: number }>('SELECT DISTINCT severity, severity_rank AS rank FROM findings ORDER BY rank');
+    expect(ranks.rows.length).toBeGreaterThan(0);
+    for (const r of ranks.rows) expect(r.rank).toBe({ info: 0, warning: 1, critical: 2 }[r.severity]);
+    expect((await sql.query(`SELECT relname FROM pg_class WHERE relname ~ '^findings_s[0-9a-f]{32}$'`)).rows).toEqual([]);
+    // A Store opened on the older schema writes findings through the plain table.
+    await store.close();
+    store = await Store.open({ connectionString: db.url, migrate: false });
+    const between = await storeScan();
+    expect(await exists(scanPartition('findings', between))).toBe(false);
+    expect((await rowsByScan('findings'))[between]).toBe(findings[first]);
+    const page = await store.findings.list({ scanId: first, limit: 1000 }, SYSTEM_PRINCIPAL);
+    expect(page.items.length).toBeGreaterThan(0);
+
+    await store.close();
+    store = await Store.open({ connectionString: db.url, migrate: true });
+    expect(await relkind('findings')).toBe('p');
+    expect(Object.keys(await partitionsOf('findings'))).toEqual(['findings_unpartitioned']);
+    expect(await store.findings.list({ scanId: first, limit: 1000 }, SYSTEM_PRINCIPAL)).toEqual(page);
+    const after = await storeScan();
+    expect(Object.keys(await partitionsOf('findings')).sort()).toEqual(['findings_unpartitioned', scanPartition('findings', after)].sort());
+    expect((await rowsByScan('findings'))[after]).toBe(findings[first]);
+    expect(await store.retentionRows.delete(between, 50)).toMatchObject({ findings: findings[first], scans: 1 });
+    expect(Object.keys(await partitionsOf('findings')).sort()).toEqual(['findings_unpartitioned', scanPartition('findings', after)].sort());
+    expect((await rowsByScan('findings'))[between]).toBeUndefined();
   });
 
   it('down: plain tables holding every row; up again: those rows stay in one partition, read, re-stored and deleted there', async () => {

@@ -261,7 +261,8 @@ export class FindingRepository {
 
   /**
    * One page of findings of one scan, filtered, most severe first, in ONE SQL statement: the scan
-   * (given, or the latest succeeded one), the page, and on the first page the count.
+   * (given, or the latest succeeded one), the page, and on the first page the count. The latest succeeded scan is the
+   * generation's (`generation.latestSucceededScanId`); without a generation one statement more reads it.
    *
    * Paging is keyset ("seek"): `nextCursor` holds the scan id and the sort key of the page's last
    * row; the next page is the rows after it in findings_scan_keyset_idx order, so a page costs its
@@ -286,7 +287,7 @@ export class FindingRepository {
    *   malformed cursor, a cursor with an offset, or a cursor of another scan than `scanId`
    */
   async list(query: FindingQuery, scope: Scoped, generation?: ReadGeneration): Promise<FindingPage> {
-    if (!generation || !this.pageCacheEnabled) return (await this.listUncached(query, scope)).page;
+    if (!generation || !this.pageCacheEnabled) return (await this.listUncached(query, scope, generation)).page;
     const key = JSON.stringify([
       generation.findings,
       query.scanId?.toLowerCase() ?? null,
@@ -301,15 +302,20 @@ export class FindingRepository {
       query.team ?? null,
       scope.teamScope ?? null,
     ]);
-    const context: ListFetchContext = { run: () => this.listUncached(query, scope) };
+    const context: ListFetchContext = { run: () => this.listUncached(query, scope, generation) };
     const cached = await this.pages.fetch(key, { context });
     if (cached) return cached;
     // Not cacheable: this request's own answer, or (it joined another request's uncacheable fetch) a fresh read.
-    return context.uncached ?? (await this.listUncached(query, scope)).page;
+    return context.uncached ?? (await this.listUncached(query, scope, generation)).page;
   }
 
-  /** `list` without the cache; `cacheable`: the page is of a succeeded scan. */
-  private async listUncached(query: FindingQuery, scope: Scoped): Promise<{ page: FindingPage; cacheable: boolean }> {
+  /**
+   * `list` without the cache; `cacheable`: the page is of a succeeded scan. The scan is named by a bind parameter in
+   * the page's statement (its id, the cursor's, or the latest succeeded one: the generation's, else one statement more
+   * asks for it), so PostgreSQL plans and locks that scan's partition of `findings` only (migration 1800800000000:
+   * partitions are pruned at plan time for parameters, not for a value a subquery reads).
+   */
+  private async listUncached(query: FindingQuery, scope: Scoped, generation?: ReadGeneration): Promise<{ page: FindingPage; cacheable: boolean }> {
     const { limit, offset } = resolvePage(query);
     let cursor: FindingCursor | undefined;
     if (query.cursor !== undefined) {
@@ -326,16 +332,16 @@ export class FindingRepository {
         throw new StoreError('INVALID_ARGUMENT', `cursor belongs to scan ${scanId}, not to scanId ${query.scanId}`);
       cursor = [scanId, negRank, checkId, fingerprint];
     }
-    const scanId = cursor?.[0] ?? query.scanId;
-    if (scanId !== undefined && !isUuid(scanId)) throw new StoreError('NOT_FOUND', `scan ${scanId} not found`);
+    const named = cursor?.[0] ?? query.scanId;
+    if (named !== undefined && !isUuid(named)) throw new StoreError('NOT_FOUND', `scan ${named} not found`);
+    const scanId = named ?? (generation ? generation.latestSucceededScanId : await this.latestSucceededScanId());
+    if (scanId === null) return { page: { items: [], total: 0, scanId: null, nextCursor: null }, cacheable: false };
 
     const where = new WhereBuilder();
     const pruned = prunedColumns(await this.prunedPolicyColumn.exists());
-    const target =
-      scanId !== undefined
-        ? `SELECT id, status, ${pruned} FROM scans WHERE id = ${where.param(scanId)}`
-        : `SELECT id, status, ${pruned} FROM scans WHERE status = 'succeeded' ORDER BY started_at DESC, id DESC LIMIT 1`;
-    filterFindings(where.where('f.scan_id = t.id'), query, scope, await this.teamExpr());
+    const scanParam = where.param(scanId);
+    const target = `SELECT id, status, ${pruned} FROM scans WHERE id = ${scanParam}`;
+    filterFindings(where.where(`f.scan_id = ${scanParam}`), query, scope, await this.teamExpr());
     const filters = where.sql();
     if (cursor) {
       const values = cursor.slice(1) as [number, string, string];
@@ -360,7 +366,8 @@ export class FindingRepository {
     );
     const head = rows.rows[0];
     if (!head) {
-      if (scanId !== undefined) throw new StoreError('NOT_FOUND', `scan ${scanId} not found`);
+      if (named !== undefined) throw new StoreError('NOT_FOUND', `scan ${named} not found`);
+      // The latest succeeded scan was deleted since it was read.
       return { page: { items: [], total: 0, scanId: null, nextCursor: null }, cacheable: false };
     }
     if (head.page_scan_pruned_at !== null) throw new ScanPrunedError(head.page_scan_id, toIso(head.page_scan_pruned_at), head.page_scan_pruned_policy);

@@ -1,6 +1,6 @@
 /**
- * Per-scan partitions (migration 1800600000001): `quota_usage` and `graph_ecs_instances` are partitioned by LIST on
- * `scan_id`, one table per scan named `<table>_s<scan id without dashes>`. The chunked store (scan-store.ts) COPYs a
+ * Per-scan partitions: `quota_usage` and `graph_ecs_instances` (migration 1800600000001) and `findings` (migration
+ * 1800800000000) are partitioned by LIST on `scan_id`, one table per scan named `<table>_s<scan id without dashes>`. The chunked store (scan-store.ts) COPYs a
  * scan's rows into its tables while they are not partitions yet and have no index, then attaches them before the scan
  * is made visible: ATTACH PARTITION builds each index in one sorted pass (at 2,000 clusters 3.2 s against 4.1-6.0 s
  * for the quota samples written into indexed tables, 1.2 s against 2.7-3.0 s for the ECS instances). Every other
@@ -12,19 +12,19 @@
  * parent) and then dropped alone; a plain DROP of a partition would take ACCESS EXCLUSIVE on the parent, which every
  * reader then waits behind.
  *
- * A database migrated before 1800600000001 (the schema-upgrade tests open a Store on older migrations) has plain
- * tables: every method then does nothing and the store writes the tables as before (`partitioned`).
+ * A database migrated before those migrations (the schema-upgrade tests open a Store on older migrations) has plain
+ * tables: every method then leaves them alone and the store writes them as before (`partitionedTables`).
  */
 import type { Pool, PoolClient } from 'pg';
 import { withTransaction } from './transaction.util';
 
-/** The tables partitioned per scan (migration 1800600000001). */
-export const PER_SCAN_TABLES = ['quota_usage', 'graph_ecs_instances'] as const;
+/** The tables partitioned per scan (migrations 1800600000001 and 1800800000000). */
+export const PER_SCAN_TABLES = ['quota_usage', 'graph_ecs_instances', 'findings'] as const;
 
 /** One of {@link PER_SCAN_TABLES}. */
 export type PerScanTable = (typeof PER_SCAN_TABLES)[number];
 
-/** Whether `table` is partitioned per scan. */
+/** Whether `table` is one of the tables partitioned per scan (once its migration is applied). */
 export function isPerScanTable(table: string): table is PerScanTable {
   return (PER_SCAN_TABLES as readonly string[]).includes(table);
 }
@@ -41,6 +41,22 @@ export function scanPartition(table: PerScanTable, scanId: string): string {
   return `${table}_s${scanId.replace(/-/g, '').toLowerCase()}`;
 }
 
+/** A regular expression (PostgreSQL's) matching the name of any scan's own table of any of {@link PER_SCAN_TABLES}. */
+const PER_SCAN_NAMES = `^(${PER_SCAN_TABLES.join('|')})_s[0-9a-f]{32}$`;
+
+/**
+ * The columns of `table` a row can be inserted with, quoted and comma-separated: every column but the generated ones
+ * (PostgreSQL refuses a value for `findings.severity_rank`; the parent computes it).
+ */
+async function insertableColumns(client: PoolClient, table: PerScanTable): Promise<string> {
+  const r = await client.query<{ cols: string }>(
+    `SELECT string_agg(quote_ident(attname), ', ' ORDER BY attnum) AS cols FROM pg_attribute
+      WHERE attrelid = $1::regclass AND attnum > 0 AND NOT attisdropped AND attgenerated = ''`,
+    [table],
+  );
+  return r.rows[0]!.cols;
+}
+
 /** PostgreSQL's SQLSTATE for a partition whose bound overlaps another's (invalid_object_definition). */
 const OVERLAP = '42P17';
 
@@ -49,21 +65,29 @@ const OVERLAP = '42P17';
  * method does nothing for it; the caller's own query answers NOT_FOUND).
  */
 export class ScanPartitions {
-  private known = false;
+  private known: ReadonlySet<PerScanTable> | undefined;
 
   /** @param pool the store's connection pool */
   constructor(private readonly pool: Pool) {}
 
   /**
-   * Whether the tables are partitioned per scan (migration 1800600000001 applied). A `true` answer is kept; a `false`
-   * one is asked again (a database migrated while the process runs is seen at once).
+   * Which of {@link PER_SCAN_TABLES} are partitioned per scan in this database (their migrations applied). An answer
+   * naming every table is kept; another is asked again (a database migrated while the process runs is seen at once).
    * @param db where to ask: inside a transaction, its client (the embedded PGlite pool has one connection)
    */
+  async partitionedTables(db: Pool | PoolClient = this.pool): Promise<ReadonlySet<PerScanTable>> {
+    if (this.known) return this.known;
+    const r = await db.query<{ relname: string }>(
+      `SELECT relname FROM pg_class WHERE oid = ANY(ARRAY[${PER_SCAN_TABLES.map((t) => `to_regclass('${t}')`).join(', ')}]) AND relkind = 'p'`,
+    );
+    const tables = new Set(PER_SCAN_TABLES.filter((t) => r.rows.some((row) => row.relname === t)));
+    if (tables.size === PER_SCAN_TABLES.length) this.known = tables;
+    return tables;
+  }
+
+  /** Whether any table is partitioned per scan (migration 1800600000001 applied). */
   async partitioned(db: Pool | PoolClient = this.pool): Promise<boolean> {
-    if (this.known) return true;
-    const r = await db.query<{ relkind: string }>(`SELECT relkind FROM pg_class WHERE oid = to_regclass('quota_usage')`);
-    this.known = r.rows[0]?.relkind === 'p';
-    return this.known;
+    return (await this.partitionedTables(db)).size > 0;
   }
 
   /**
@@ -72,10 +96,11 @@ export class ScanPartitions {
    * @param client the caller's transaction client
    */
   async createTables(client: PoolClient, scanId: string): Promise<void> {
-    if (!UUID.test(scanId) || !(await this.partitioned(client))) return;
-    for (const table of PER_SCAN_TABLES) {
+    if (!UUID.test(scanId)) return;
+    for (const table of await this.partitionedTables(client)) {
+      // INCLUDING GENERATED: a partition's generated column (findings.severity_rank) must be generated as its parent's.
       await client.query(
-        `CREATE TABLE IF NOT EXISTS ${scanPartition(table, scanId)} (LIKE ${table} INCLUDING DEFAULTS INCLUDING CONSTRAINTS INCLUDING STORAGE INCLUDING COMPRESSION, CHECK (scan_id = '${scanId}'::uuid))`,
+        `CREATE TABLE IF NOT EXISTS ${scanPartition(table, scanId)} (LIKE ${table} INCLUDING DEFAULTS INCLUDING CONSTRAINTS INCLUDING GENERATED INCLUDING STORAGE INCLUDING COMPRESSION, CHECK (scan_id = '${scanId}'::uuid))`,
       );
     }
   }
@@ -87,12 +112,12 @@ export class ScanPartitions {
    * Run again after a lost connection, it attaches what is left.
    */
   async attach(scanId: string): Promise<void> {
-    for (const table of PER_SCAN_TABLES) await this.attachTable(scanId, table);
+    for (const table of await this.partitionedTables()) await this.attachTable(scanId, table);
   }
 
   /** `attach` for one table: the chunked store attaches each as soon as its last chunk committed. */
   async attachTable(scanId: string, table: PerScanTable): Promise<void> {
-    if (!UUID.test(scanId) || !(await this.partitioned())) return;
+    if (!UUID.test(scanId) || !(await this.partitionedTables()).has(table)) return;
     const name = scanPartition(table, scanId);
     await withTransaction(this.pool, async (client) => {
       const r = await client.query<{ relispartition: boolean }>(`SELECT relispartition FROM pg_class WHERE oid = to_regclass($1)`, [name]);
@@ -103,7 +128,9 @@ export class ScanPartitions {
       } catch (e) {
         if ((e as { code?: string }).code !== OVERLAP) throw e;
         await client.query('ROLLBACK TO SAVEPOINT attach_partition');
-        await client.query(`INSERT INTO ${table} SELECT * FROM ${name}`);
+        // Named columns: a generated column (findings.severity_rank) takes no value.
+        const columns = await insertableColumns(client, table);
+        await client.query(`INSERT INTO ${table} (${columns}) SELECT ${columns} FROM ${name}`);
         await client.query(`DROP TABLE ${name}`);
       }
     });
@@ -131,8 +158,8 @@ export class ScanPartitions {
    * @param client the caller's transaction client
    */
   async dropUnattached(client: PoolClient, scanId: string): Promise<void> {
-    if (!UUID.test(scanId) || !(await this.partitioned(client))) return;
-    for (const table of PER_SCAN_TABLES) {
+    if (!UUID.test(scanId)) return;
+    for (const table of await this.partitionedTables(client)) {
       const name = scanPartition(table, scanId);
       const r = await client.query<{ relispartition: boolean }>(`SELECT relispartition FROM pg_class WHERE oid = to_regclass($1)`, [name]);
       if (r.rows[0] !== undefined && !r.rows[0].relispartition) await client.query(`DROP TABLE ${name}`);
@@ -146,9 +173,10 @@ export class ScanPartitions {
    * @returns the tables dropped
    */
   async remove(scanId: string, tables: readonly PerScanTable[] = PER_SCAN_TABLES): Promise<string[]> {
-    if (!UUID.test(scanId) || !(await this.partitioned())) return [];
+    if (!UUID.test(scanId)) return [];
+    const partitioned = await this.partitionedTables();
     const dropped: string[] = [];
-    for (const table of tables) {
+    for (const table of tables.filter((t) => partitioned.has(t))) {
       const name = scanPartition(table, scanId);
       if (await this.removeTable(table, name)) dropped.push(name);
     }
@@ -161,7 +189,7 @@ export class ScanPartitions {
    *   are then still there, for the caller's row by row delete)
    */
   async removeCounted(scanId: string, table: PerScanTable): Promise<number> {
-    if (!UUID.test(scanId) || !(await this.partitioned())) return 0;
+    if (!UUID.test(scanId) || !(await this.partitionedTables()).has(table)) return 0;
     const name = scanPartition(table, scanId);
     const exists = await this.pool.query<{ t: string | null }>('SELECT to_regclass($1)::text AS t', [name]);
     if (exists.rows[0]?.t == null) return 0;
@@ -179,7 +207,7 @@ export class ScanPartitions {
       `SELECT c.relname, substring(c.relname FROM '^(.*)_s[0-9a-f]{32}$') AS table
          FROM pg_class c
         WHERE c.relkind = 'r' AND c.relnamespace = (SELECT relnamespace FROM pg_class WHERE oid = 'quota_usage'::regclass)
-          AND c.relname ~ '^(quota_usage|graph_ecs_instances)_s[0-9a-f]{32}$'
+          AND c.relname ~ '${PER_SCAN_NAMES}'
           AND NOT EXISTS (SELECT 1 FROM scans s WHERE s.id = substring(c.relname FROM '_s([0-9a-f]{32})$')::uuid)
         ORDER BY c.relname`,
     );
@@ -197,7 +225,7 @@ export class ScanPartitions {
     if (!(await this.partitioned())) return;
     const { rows } = await this.pool.query<{ relname: string }>(
       `SELECT relname FROM pg_stat_user_tables
-        WHERE relname ~ '^(quota_usage|graph_ecs_instances)_s[0-9a-f]{32}$' AND last_analyze IS NULL AND last_autoanalyze IS NULL
+        WHERE relname ~ '${PER_SCAN_NAMES}' AND last_analyze IS NULL AND last_autoanalyze IS NULL
         ORDER BY relname`,
     );
     for (const r of rows) await this.pool.query(`ANALYZE ${r.relname}`);

@@ -41,7 +41,7 @@ import { copyBuffer, type CopyPart } from './copy.util';
 import type { ScanSnapshotRepository } from './scan-snapshot.repository';
 import type { CompressedParts } from './gzip-json.util';
 import type { StoredChunk } from './store.types';
-import { isPerScanTable, PER_SCAN_TABLES, scanPartition, type PerScanTable, type ScanPartitions } from './scan-partition.util';
+import { isPerScanTable, scanPartition, type PerScanTable, type ScanPartitions } from './scan-partition.util';
 
 /**
  * Every table a scan's store writes rows of (keyed by `scan_id`), deleted together when an attempt is discarded or a
@@ -211,15 +211,14 @@ export class ChunkedScanStore {
       [id],
     );
     const committed = new Set(done.rows.map((r) => `${r.part}\u0000${r.chunk}`));
-    const partitioned = await this.partitions.partitioned();
+    const partitioned = await this.partitions.partitionedTables();
+    const perScan = (table: string): table is PerScanTable => isPerScanTable(table) && partitioned.has(table);
     // The chunks of the tables partitioned per scan first (a stable sort), so that each is attached (its indexes
     // built: scan-partition.util.ts) while the lanes still copy the other tables.
     const pending = (tasks: ChunkTask[]): ChunkTask[] =>
-      tasks
-        .filter((t) => !committed.has(`${t.table}\u0000${t.chunk}`))
-        .sort((a, b) => Number(isPerScanTable(b.table)) - Number(isPerScanTable(a.table)));
+      tasks.filter((t) => !committed.has(`${t.table}\u0000${t.chunk}`)).sort((a, b) => Number(perScan(b.table)) - Number(perScan(a.table)));
     const todo = pending(chunksOf(rows.parts));
-    const left = new Map<PerScanTable, number>(partitioned ? PER_SCAN_TABLES.map((t) => [t, todo.filter((x) => x.table === t).length]) : []);
+    const left = new Map<PerScanTable, number>([...partitioned].map((t) => [t, todo.filter((x) => x.table === t).length]));
     // While parts are still being prepared, only the tables of the ready ones have every chunk counted.
     const readyTables = new Set(rows.parts.map((p) => p.table));
     const counted = (table: PerScanTable): boolean => rows.later === undefined || readyTables.has(table);
@@ -276,9 +275,9 @@ export class ChunkedScanStore {
         const task = todo[next]!;
         next += 1;
         try {
-          const into = partitioned && isPerScanTable(task.table) ? scanPartition(task.table, id) : undefined;
+          const into = perScan(task.table) ? scanPartition(task.table, id) : undefined;
           const written = await this.writeChunk(id, attempt, task, buffer, into);
-          if (into !== undefined && isPerScanTable(task.table)) {
+          if (into !== undefined && perScan(task.table)) {
             left.set(task.table, (left.get(task.table) ?? 1) - 1);
             attachWhenDone(task.table);
           }
