@@ -94,11 +94,12 @@ export const SCOPED_ERROR_TEXT = 'scan failed (the reason is shown to tokens of 
  * @param add registers a bind parameter and returns its placeholder
  */
 function scopedColumns(scope: Scoped, add: (value: unknown) => string, withDetail: boolean, hasProcessing: boolean): string {
-  const accounts = scope.accountScope.all ? null : `${add([...scope.accountScope.accountIds])}::text[]`;
   const summary = `CASE WHEN s.summary IS NULL THEN NULL ELSE '{}'::jsonb END AS summary`;
   const list = `s.id, s.status, s.source, s.fleet_name, s.started_at, s.finished_at, ${processingColumn('s', hasProcessing)},
       CASE WHEN s.error IS NULL THEN NULL ELSE '${SCOPED_ERROR_TEXT}' END AS error, ${summary}`;
   if (!withDetail) return list;
+  // Registered only where it is used: PostgreSQL cannot type a parameter no expression names.
+  const accounts = scope.accountScope.all ? null : `${add([...scope.accountScope.accountIds])}::text[]`;
   const filtered = (column: string, cols: TeamRowColumns) => {
     const inAccounts = accounts ? `${cols.account} = ANY(${accounts})` : 'TRUE';
     return `CASE WHEN s.${column} IS NULL THEN NULL ELSE COALESCE((SELECT jsonb_agg(e ORDER BY o) FROM jsonb_array_elements(s.${column}) WITH ORDINALITY AS x(e, o)
