@@ -10,7 +10,7 @@
  *   the same for `findings` alone (its generated `severity_rank` computed again on the way down).
  */
 import { join } from 'node:path';
-import { Client } from 'pg';
+import { Client, type PoolClient } from 'pg';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { analyzeAndStore } from '@app/audit';
 import { loadFleetDirectory } from '@app/collectors';
@@ -149,6 +149,16 @@ describe('per-scan partitions (integration)', () => {
     expect(ranks.rows.length).toBeGreaterThan(0);
     for (const r of ranks.rows) expect(r.rank).toBe({ info: 0, warning: 1, critical: 2 }[r.severity]);
     expect((await sql.query(`SELECT relname FROM pg_class WHERE relname ~ '^findings_s[0-9a-f]{32}$'`)).rows).toEqual([]);
+    // A chunked store in flight across the upgrade: a chunk of its findings committed into the plain table.
+    const inflight = (await store.scans.create({ source: 'offline', fleetName: snapshot.name, startedAt: new Date(clock + 2) })).id;
+    const finding = (fingerprint: string, severity: string) =>
+      sql.query(
+        `INSERT INTO ${fingerprint === 'fp-before' ? 'findings' : scanPartition('findings', inflight)}
+           (scan_id, fingerprint, check_id, severity, account_id, region_id, resource_kind, resource_id, message, remediation, source)
+         VALUES ($1, $2, 'CHECK', $3, 'acct', 'cn-hangzhou', 'Service', 'svc', 'm', 'r', 's')`,
+        [inflight, fingerprint, severity],
+      );
+    await finding('fp-before', 'critical');
     // A Store opened on the older schema writes findings through the plain table.
     await store.close();
     store = await Store.open({ connectionString: db.url, migrate: false });
@@ -169,6 +179,21 @@ describe('per-scan partitions (integration)', () => {
     expect(await store.retentionRows.delete(between, 50)).toMatchObject({ findings: findings[first], scans: 1 });
     expect(Object.keys(await partitionsOf('findings')).sort()).toEqual(['findings_unpartitioned', scanPartition('findings', after)].sort());
     expect((await rowsByScan('findings'))[between]).toBeUndefined();
+
+    // The store in flight resumes: its other chunks go into its own table, which cannot be attached (its scan's rows
+    // are bound to the old table's partition), so its rows move through the parent, their rank computed there.
+    await store.scanPartitions.createTables(sql as unknown as PoolClient, inflight);
+    await finding('fp-after', 'info');
+    await store.scanPartitions.attachTable(inflight, 'findings');
+    expect(await exists(scanPartition('findings', inflight))).toBe(false);
+    const moved = await sql.query<{ fingerprint: string; rank: number; part: string }>(
+      'SELECT fingerprint, severity_rank AS rank, tableoid::regclass::text AS part FROM findings WHERE scan_id = $1 ORDER BY fingerprint',
+      [inflight],
+    );
+    expect(moved.rows).toEqual([
+      { fingerprint: 'fp-after', rank: 0, part: 'findings_unpartitioned' },
+      { fingerprint: 'fp-before', rank: 2, part: 'findings_unpartitioned' },
+    ]);
   });
 
   it('down: plain tables holding every row; up again: those rows stay in one partition, read, re-stored and deleted there', async () => {
