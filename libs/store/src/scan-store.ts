@@ -9,10 +9,10 @@
  * sightings, writes the summary, coverage and skipped results, deletes the attempt row and bumps the findings read
  * generation (its trigger on `scans`), so the scan appears once, whole.
  *
- * The rows of the tables partitioned per scan (`quota_usage`, `graph_ecs_instances`: scan-partition.util.ts) go into
- * the scan's own tables, created by `begin` without indexes and not yet partitions, so no reader of the parents sees
- * them; each is attached (its indexes built in one sorted pass) once its chunks committed, before the final
- * transaction, and readers still see none of its rows before the scan is succeeded.
+ * The rows of the tables partitioned per scan (`findings`, `quota_usage`, `graph_ecs_instances`:
+ * scan-partition.util.ts) go into the scan's own tables, created by `begin` without indexes and not yet partitions, so
+ * no reader of the parents sees them; each is attached (its indexes built in one sorted pass) once its chunks
+ * committed, before the final transaction, and readers still see none of its rows before the scan is succeeded.
  *
  * The fleet snapshot is not one of those rows: it is written after the scan is visible (`storeSnapshot`), in one
  * transaction of its own. Its only reader is the what-if and headroom forecasts' `ScanSnapshotRepository.latest`, the
