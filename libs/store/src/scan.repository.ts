@@ -308,7 +308,7 @@ export class ScanRepository {
     const partitioned: ReadonlySet<string> = this.partitions ? await this.partitions.partitionedTables().catch(() => new Set<string>()) : new Set<string>();
     const plain = ['findings', 'finding_fingerprints', 'quota_usage'].filter((t) => !partitioned.has(t));
     await this.pool.query(`ANALYZE ${plain.join(', ')}`).catch(() => undefined);
-    if (partitioned.size > 0) await this.partitions?.analyzeNew().catch(() => undefined);
+    await this.partitions?.analyzeNew().catch(() => undefined);
     await this.trends?.refreshAfterScan(now).catch(() => undefined);
   }
 
