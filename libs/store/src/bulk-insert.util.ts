@@ -9,9 +9,9 @@ import { chunk, MAX_BIND_PARAMETERS, storableJson, storableText } from './sql.ut
 /**
  * How a column is sent: `text` / `integer` / `numeric` / `boolean` as values; `jsonb` as JSON text cast on insert;
  * `json` as JSON text stored as is (a `text` column); `text[]` as one string joined by U+001F (ids and IPs
- * never contain it) split on insert.
+ * never contain it) split on insert; `integer[]` as the integers joined by commas, split and cast on insert.
  */
-export type ColumnKind = 'text' | 'integer' | 'numeric' | 'boolean' | 'jsonb' | 'json' | 'text[]';
+export type ColumnKind = 'text' | 'integer' | 'numeric' | 'boolean' | 'jsonb' | 'json' | 'text[]' | 'integer[]';
 
 /**
  * The columns of a table after `scan_id`: SQL column name, how it is sent, its value on a row, and optionally the
@@ -37,6 +37,7 @@ export async function insertRows<T>(client: PoolClient, table: string, columns: 
     jsonb: (x) => `${x}::jsonb`,
     json: (x) => x,
     'text[]': (x) => `string_to_array(${x}, E'\\x1F')`,
+    'integer[]': (x) => `string_to_array(${x}, ',')::int[]`,
   };
   const rowsPerInsert = Math.min(perInsert, Math.floor((MAX_BIND_PARAMETERS - 1) / columns.length));
   for (const part of chunk(rows, rowsPerInsert)) {
@@ -55,7 +56,9 @@ export async function insertRows<T>(client: PoolClient, table: string, columns: 
                 ? storableJson(v)
                 : kind === 'text[]'
                   ? (v as string[]).map((x) => storableText(x)).join(ARRAY_SEPARATOR)
-                  : v,
+                  : kind === 'integer[]'
+                    ? (v as number[]).join(',')
+                    : v,
         );
         placeholders.push(cast[kind](`$${params.length}`));
       }

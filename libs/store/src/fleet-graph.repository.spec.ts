@@ -1,6 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import type { BuiltNlbServerGroup, BuiltServerGroup, FleetGraph, GraphBackend, GraphBackendEntry, GraphEcsInstance, NlbServer } from '@app/domain';
-import { BackendsJson, backendsJson, ecsAttachmentRows, NlbServerGroupsJson, serverGroupRows, storedFleetGraph, storedNlbServerGroup } from './fleet-graph.repository';
+import type { BuiltNlb } from '@app/domain';
+import { BackendsJson, backendsJson, ecsAttachmentRows, nlbRows, NlbServerGroupsJson, ServerLists, serverGroupRows, storedFleetGraph, storedNlbServerGroup } from './fleet-graph.repository';
 
 describe(backendsJson.name, () => {
   it('writes the text JSON.stringify gives for the backend tuples, escapes and nulls included', () => {
@@ -180,7 +181,8 @@ describe(serverGroupRows.name, () => {
       ['g10', null],
       ['g11', 4],
     ]);
-    expect(lists.map((l) => [l.group.regionId, l.serverList, l.group.name])).toEqual([
+    // Each list holds the servers of the first group that listed them.
+    expect(lists.map((l) => [l.regionId, l.serverList, groups.find((g) => g.backends === l.servers)?.name])).toEqual([
       ['r1', 1, 'g1'],
       ['r1', 2, 'g3'],
       ['r1', 3, 'g4'],
@@ -236,5 +238,64 @@ describe(NlbServerGroupsJson.name, () => {
       ],
     ];
     for (const groups of cases) expect(json.of(groups)).toBe(packed(groups));
+  });
+
+  it('writes a group given a list number as the reference to that list, its shared fields off its first server', () => {
+    const groups = [group('sgp-a', [server('i-1', 30001), server('i-2', 30001)]), group('sgp-b', [server('i-1', 1), server('i-2', 2)])];
+    const text = new NlbServerGroupsJson().of(groups, [3, null]);
+    const parsed = JSON.parse(text) as unknown[][];
+    expect(parsed[0]![7]).toEqual({ serverList: 3, type: 'Ecs', port: 30001, weight: 100, status: 'Available' });
+    expect(parsed[1]).toEqual(JSON.parse(packed([groups[1]!]))[0]);
+    expect(new NlbServerGroupsJson().of([group('sgp-c', [{ serverId: '10.1.1.1', type: 'Ip' } as NlbServer])], [1])).toBe(
+      '[["sgp-c","k8s.sgp-c","Instance","TCP","Available","tag",1,{"serverList":1,"type":"Ip","port":null,"weight":null,"status":null}]]',
+    );
+  });
+});
+
+describe(nlbRows.name, () => {
+  const server = (serverId: string, port: number, over: Record<string, unknown> = {}): NlbServer =>
+    ({ serverId, type: 'Ecs', port, weight: 100, status: 'Available', zoneId: 'z1', ...over }) as NlbServer;
+  const group = (id: string, servers: NlbServer[]): BuiltNlbServerGroup =>
+    ({ serverGroupId: id, name: id, type: 'Instance', protocol: 'TCP', status: 'Available', ownerTag: null, serverCount: servers.length, servers }) as BuiltNlbServerGroup;
+  const nlb = (id: string, regionId: string, groups: BuiltNlbServerGroup[]): BuiltNlb => ({ nlbId: id, accountId: 'a1', regionId, serverGroups: groups }) as unknown as BuiltNlb;
+  const nodes = (port: number, ids = ['i-1', 'i-2', 'i-3']): NlbServer[] => ids.map((i) => server(i, port));
+
+  it("numbers its groups' server lists (zones included) after the CLB groups' of the same graph; inline without one type, port, weight and status", () => {
+    const lists = new ServerLists();
+    // A CLB group listing the same nodes (id, no IP, no zone) numbers list 1 first; an NLB server's zone is part of its list.
+    const clb = serverGroupRows([{ loadBalancerId: 'lb-1', vServerGroupId: 'rsp-1', accountId: 'a1', regionId: 'r1', backends: ['i-1', 'i-2', 'i-3'].map((serverId) => ({ serverId, port: 30000, weight: 100, type: 'ecs' })) } as unknown as BuiltServerGroup], lists);
+    expect(clb.groups[0]!.serverList).toBe(1);
+    const rows = nlbRows(
+      [
+        nlb('nlb-1', 'r1', [group('g1', nodes(30001)), group('g2', nodes(30002, ['i-1', 'i-2']))]),
+        nlb('nlb-2', 'r1', [group('g3', nodes(30003, ['i-1', 'i-2'])), group('g4', nodes(30004)), group('g5', [])]),
+        // Differing ports, weights, statuses, types: inline.
+        nlb('nlb-3', 'r1', [
+          group('g6', [server('i-1', 1), server('i-2', 2)]),
+          group('g7', [server('i-1', 1), server('i-2', 1, { weight: 0 })]),
+          group('g8', [server('i-1', 1), server('i-2', 1, { status: 'Adding' })]),
+          group('g10', [server('i-1', 1), server('i-2', 1, { type: 'Eni' })]),
+        ]),
+        // Servers in zones of their own: by reference, the zones in the list.
+        nlb('nlb-5', 'r1', [group('g9', [server('i-1', 1), server('i-2', 1, { zoneId: 'z2' })]), group('g12', [server('i-1', 2), server('i-2', 2, { zoneId: 'z2' })])]),
+        // Another region numbers its own.
+        nlb('nlb-4', 'r2', [group('g11', nodes(30001))]),
+      ],
+      lists,
+    );
+    expect(rows.map((r) => [r.nlb.nlbId, r.lists, r.listNumbers])).toEqual([
+      ['nlb-1', [2, 3], [2, 3]],
+      ['nlb-2', [3, 2, null], [2, 3]],
+      ['nlb-3', [null, null, null, null], null],
+      ['nlb-5', [4, 4], [4]],
+      ['nlb-4', [1], [1]],
+    ]);
+    expect(lists.rows.map((l) => [l.regionId, l.serverList, l.servers.map((sv) => `${sv.serverId}@${sv.zoneId ?? '-'}`)])).toEqual([
+      ['r1', 1, ['i-1@-', 'i-2@-', 'i-3@-']],
+      ['r1', 2, ['i-1@z1', 'i-2@z1', 'i-3@z1']],
+      ['r1', 3, ['i-1@z1', 'i-2@z1']],
+      ['r1', 4, ['i-1@z1', 'i-2@z2']],
+      ['r2', 1, ['i-1@z1', 'i-2@z1', 'i-3@z1']],
+    ]);
   });
 });

@@ -35,6 +35,7 @@ import { isUuid } from './page.util';
 import { scopeCondition, type Scoped } from './principal';
 import { teamClustersCoverCondition, teamRowCondition } from './team-scope.util';
 import { scopeCacheKey, type ReadGenerations } from './read-generation';
+import { ColumnProbe } from './schema-probe.util';
 import { toNumber } from './sql.util';
 import { quotaSampleOfRow, quotaTeamColumns, type QuotaUsageRow } from './quota-usage.repository';
 
@@ -112,24 +113,122 @@ const LOAD_BALANCER_COLUMNS = columnsOf(GRAPH_LOAD_BALANCER);
 /**
  * An NLB's server groups with their servers are stored packed (`NlbServerGroupsJson`: each group and each server an
  * array of its declared fields) in a text column (migration 1800600000000): the bench fleet's NLB rows hold about
- * 14 kB of jsonb each, whose parse was the largest share of PostgreSQL's CPU for the graph. Written by
- * `NlbServerGroupsJson` (one per store), read back by `nlbOfRow`. A built group's servers are the snapshot's entries,
- * whose absent fields pack as null, as `storedNlbServerGroup` stores them.
+ * 14 kB of jsonb each, whose parse was the largest share of PostgreSQL's CPU for the graph. A group whose servers
+ * share type, port, weight and status holds them by reference (migration 1800900000000): its servers' ids, IPs and
+ * zones are a row of `graph_server_lists`, as a CLB server group's backends are, and `server_lists` names the rows an
+ * NLB's groups refer to (what its reads join). Written by `NlbServerGroupsJson` (one per store), read back by
+ * `nlbOfRow`. A built group's servers are the snapshot's entries, whose absent fields pack as null, as
+ * `storedNlbServerGroup` stores them.
  */
-function nlbColumns(groups: NlbServerGroupsJson): ColumnSpec<BuiltNlb> {
-  return withColumnValue(columnsOf<typeof GRAPH_NLB, BuiltNlb>(GRAPH_NLB), 'server_groups', (r) => groups.of(r.serverGroups)).map(
-    ([c, kind, get]): ColumnSpec<BuiltNlb>[number] => [c, c === 'server_groups' ? 'json' : kind, get],
+function nlbColumns(groups: NlbServerGroupsJson, byReference: boolean): ColumnSpec<NlbRow> {
+  const columns = withColumnValue(columnsOf<typeof GRAPH_NLB, BuiltNlb>(GRAPH_NLB), 'server_groups', (r) => groups.of(r.serverGroups)).map(
+    ([c, kind, get, path]): ColumnSpec<NlbRow>[number] =>
+      c === 'server_groups' ? [c, 'json', (r: NlbRow) => groups.of(r.nlb.serverGroups, r.lists)] : [c, kind, (r: NlbRow) => get(r.nlb), path && ['nlb', ...path]],
   );
+  return byReference ? [...columns, ['server_lists', 'integer[]', (r) => r.listNumbers]] : columns;
 }
 const nlbColumnsOfRow = rowMapperOf(GRAPH_NLB);
 const unpackedNlbServerGroups = unpackedRowsOf(GRAPH_NLB_SERVER_GROUP);
 
-/** An NLB as read: its declared columns, its server groups unpacked from their stored text (`nlbColumns`). */
+/**
+ * An NLB as read: its declared columns, its server groups unpacked from their stored text (`nlbColumns`), a group held
+ * by reference given the servers of its list (`list_numbers` and `list_servers`: the rows of `graph_server_lists` its
+ * `server_lists` name, as the NLBS listing joins them).
+ * @throws Error when a group names a server list that is not stored (a store that wrote one without the other: never
+ *   by the store's own writes, which commit both in the scan's transaction or not at all)
+ */
 function nlbOfRow(row: QueryResultRow): GraphNlb {
   const nlb = nlbColumnsOfRow(row);
   const stored = row.server_groups as unknown;
-  nlb.serverGroups = unpackedNlbServerGroups(typeof stored === 'string' ? JSON.parse(stored) : stored);
+  const groups = typeof stored === 'string' ? (JSON.parse(stored) as unknown) : stored;
+  const numbers = row.list_numbers as number[] | null | undefined;
+  if (numbers && Array.isArray(groups)) {
+    const texts = row.list_servers as string[];
+    const lists = new Map<number, [string, string | null, string?][]>();
+    numbers.forEach((n, i) => lists.set(n, JSON.parse(texts[i]!) as [string, string | null, string?][]));
+    for (const g of groups as unknown[][]) {
+      const ref = Array.isArray(g) ? (g[7] as NlbServerListRef | unknown[] | null) : null;
+      if (ref === null || Array.isArray(ref) || typeof ref !== 'object') continue;
+      const servers = lists.get(ref.serverList);
+      if (!servers) {
+        throw new Error(`graph_nlbs: server group '${String(g[0])}' of NLB ${String(row.nlb_id)} in scan ${String(row.scan_id)} names server list ${String(ref.serverList)}, which is not stored`);
+      }
+      g[7] = servers.map(([serverId, serverIp, zoneId]) => [serverId, serverIp, ref.type, ref.port, ref.weight, ref.status, zoneId ?? null]);
+    }
+  }
+  nlb.serverGroups = unpackedNlbServerGroups(groups);
   return nlb;
+}
+
+/**
+ * An NLB server group's servers held by reference, in its packed text (the place of its servers' array): the number
+ * of their list in `graph_server_lists` (ids, IPs and zones, in order) and the fields every one of them shares.
+ */
+interface NlbServerListRef {
+  serverList: number;
+  type: string;
+  port: number | null;
+  weight: number | null;
+  status: string | null;
+}
+
+/**
+ * An NLB as written: the built NLB, per server group the number of its servers' list in `graph_server_lists` (null:
+ * inline), and those numbers distinct and ascending (null when none: the `server_lists` column).
+ */
+export interface NlbRow {
+  nlb: BuiltNlb;
+  lists: readonly (number | null)[];
+  listNumbers: number[] | null;
+}
+
+/**
+ * Whether an NLB server group's servers can be held by reference: at least one, and every one with the first one's
+ * type, port, weight and status (CCM adds every node of a Cluster-mode Service's cluster at the NodePort, with one
+ * weight: nlbv2/server_groups.go `buildClusterBackends`). Zones differ by server and are part of the list.
+ */
+function sharesServerFields(servers: BuiltNlbServerGroup['servers']): boolean {
+  const n = servers.length;
+  if (n === 0) return false;
+  const first = servers[0]!;
+  const type = first.type;
+  const port = first.port ?? null;
+  const weight = first.weight ?? null;
+  const status = first.status ?? null;
+  if (typeof type !== 'string') return false;
+  for (let i = 1; i < n; i += 1) {
+    const sv = servers[i]!;
+    if (sv.type !== type || (sv.port ?? null) !== port || (sv.weight ?? null) !== weight || (sv.status ?? null) !== status) return false;
+  }
+  return true;
+}
+
+/**
+ * NLBs with their server groups' servers by reference where they can be (`sharesServerFields`), numbered in `lists`
+ * (the numbering the CLB server groups of the same graph used first: `serverGroupRows`), so a CLB group and an NLB
+ * group listing the same nodes share one row of `graph_server_lists`.
+ * @param lists null: every group inline (a schema before migration 1800900000000)
+ * @returns one row per NLB, in input order
+ */
+export function nlbRows(nlbs: readonly BuiltNlb[], lists: ServerLists | null): NlbRow[] {
+  const rows = new Array<NlbRow>(nlbs.length);
+  for (let i = 0; i < nlbs.length; i += 1) {
+    const nlb = nlbs[i]!;
+    if (lists === null) {
+      rows[i] = { nlb, lists: [], listNumbers: null };
+      continue;
+    }
+    let numbers: number[] | null = null;
+    const refs = nlb.serverGroups.map((g) => {
+      if (!sharesServerFields(g.servers)) return null;
+      const n = lists.numberOf(nlb.accountId, nlb.regionId, g.servers);
+      if (numbers === null) numbers = [n];
+      else if (!numbers.includes(n)) numbers.push(n);
+      return n;
+    });
+    rows[i] = { nlb, lists: refs, listNumbers: numbers === null ? null : (numbers as number[]).sort((a, b) => a - b) };
+  }
+  return rows;
 }
 
 /**
@@ -298,9 +397,24 @@ export interface ServerGroupRow {
   serverList: number | null;
 }
 
-/** A row of `graph_server_lists`: the backend servers (id, IP, in order) of the first group that listed them. */
+/**
+ * A server a list of `graph_server_lists` holds: a CLB backend's or an NLB server's id and IP, and an NLB server's
+ * zone (its ECS instance's: each server has its own); absent ones null.
+ */
+interface ListedServer {
+  readonly serverId: string;
+  readonly serverIp?: string | null;
+  readonly zoneId?: string | null;
+}
+
+/**
+ * A row of `graph_server_lists`: the servers (id, IP, zone, in order) of the first group that listed them (a CLB
+ * server group's backends or an NLB server group's servers), numbered `serverList` within their account and region.
+ */
 export interface ServerListRow {
-  group: BuiltServerGroup;
+  accountId: string;
+  regionId: string;
+  servers: readonly ListedServer[];
   serverList: number;
 }
 
@@ -329,18 +443,25 @@ function serverGroupColumns(backends: BackendsJson): ColumnSpec<ServerGroupRow> 
   ];
 }
 
-/** The columns of `graph_server_lists` after `scan_id`: the servers are the id and IP of each backend of the list's first group. */
+/** The columns of `graph_server_lists` after `scan_id`: the servers are the id, IP and zone of each server of the list's first group. */
 const SERVER_LIST_COLUMNS: ColumnSpec<ServerListRow> = [
-  ['account_id', 'text', (r) => r.group.accountId],
-  ['region_id', 'text', (r) => r.group.regionId],
+  ['account_id', 'text', (r) => r.accountId],
+  ['region_id', 'text', (r) => r.regionId],
   ['server_list', 'integer', (r) => r.serverList],
-  ['servers', 'json', (r) => serversJson(r.group.backends)],
+  ['servers', 'json', (r) => serversJson(r.servers)],
 ];
 
-/** `JSON.stringify(backends.map((b) => [b.serverId, b.serverIp ?? null]))`, byte for byte. */
-function serversJson(backends: readonly GraphBackendEntry[]): string {
+/**
+ * `JSON.stringify` of each server as `[serverId, serverIp]`, with its zone as a third element where it has one (an NLB
+ * server: a CLB backend has none, so a CLB list is written as before migration 1800900000000), byte for byte.
+ */
+function serversJson(backends: readonly ListedServer[]): string {
   const parts = new Array<string>(backends.length);
-  for (let i = 0; i < backends.length; i += 1) parts[i] = `[${jsonString(backends[i]!.serverId)},${jsonString(backends[i]!.serverIp ?? null)}]`;
+  for (let i = 0; i < backends.length; i += 1) {
+    const b = backends[i]!;
+    const zone = b.zoneId ?? null;
+    parts[i] = `[${jsonString(b.serverId)},${jsonString(b.serverIp ?? null)}${zone === null ? '' : `,${jsonString(zone)}`}]`;
+  }
   return `[${parts.join(',')}]`;
 }
 
@@ -365,76 +486,105 @@ function sharesPortWeightType(backends: readonly GraphBackendEntry[]): boolean {
   return true;
 }
 
-/** Whether two backend lists hold the same servers (id and IP) in the same order. */
-function sameServers(a: readonly GraphBackendEntry[], b: readonly GraphBackendEntry[]): boolean {
+/** Whether two server lists hold the same servers (id, IP and zone) in the same order. */
+function sameServers(a: readonly ListedServer[], b: readonly ListedServer[]): boolean {
   if (a === b) return true;
   if (a.length !== b.length) return false;
-  for (let i = 0; i < a.length; i += 1) if (a[i]!.serverId !== b[i]!.serverId || (a[i]!.serverIp ?? null) !== (b[i]!.serverIp ?? null)) return false;
+  for (let i = 0; i < a.length; i += 1) {
+    const x = a[i]!;
+    const y = b[i]!;
+    if (x.serverId !== y.serverId || (x.serverIp ?? null) !== (y.serverIp ?? null) || (x.zoneId ?? null) !== (y.zoneId ?? null)) return false;
+  }
   return true;
 }
 
-/** FNV-1a of a backend list's server ids and IPs (30 bits), each closed as in `hashString`. */
-function serversHash(h: number, backends: readonly GraphBackendEntry[]): number {
+/** FNV-1a of a server list's ids and IPs (30 bits), each closed as in `hashString` (zones are compared, not hashed). */
+function serversHash(h: number, backends: readonly ListedServer[]): number {
   for (const b of backends) h = hashString(hashString(h, b.serverId), b.serverIp ?? '\u0000');
   return h & 0x3fffffff;
 }
 
+/** The server lists of one account and region (`ServerLists`). */
+interface RegionLists {
+  /** The last list starting with each server. */
+  last: Map<string, ServerListRow>;
+  /** Every list, by hash. */
+  byHash: Map<number, ServerListRow[]>;
+  /** The account's and region's hash, where each list's starts. */
+  hash: number;
+  /** Lists numbered so far. */
+  count: number;
+}
+
 /**
- * Server groups with their backend servers by reference: each distinct list of servers (id and IP, in order) of an
- * account and region numbered from 1 within that account and region, in order of first appearance, for the groups
- * whose backends share port, weight and type (`sharesPortWeightType`); the others keep theirs inline (null). So the
- * graph of one account and region (a shard of a sharded scan) numbers its lists as the whole fleet's graph does (the
- * same groups in the same order), and never meets another shard's.
+ * The server lists of one graph's rows (`graph_server_lists`): each distinct list of servers (id, IP, zone, in order) of
+ * an account and region numbered from 1 within that account and region, in order of first appearance. So the graph
+ * of one account and region (a shard of a sharded scan) numbers its lists as the whole fleet's graph does (the same
+ * groups in the same order: CLB server groups first, then NLB server groups), and never meets another shard's.
  *
  * The lists of a region repeat each other in order (in Cluster mode every vServer group of a cluster lists the same
- * nodes), so the last list starting with a group's first server is tried first: one identity comparison per backend,
- * no hash. Only when it differs is the list hashed and looked up among every list of its region (a hash match
- * confirmed by comparing the lists).
- * @returns the group rows (in input order) and the server lists (in order of first appearance)
+ * nodes, and so does every server group of its NLB Services), so the last list starting with a group's first server
+ * is tried first: one identity comparison per server, no hash. Only when it differs is the list hashed and looked up
+ * among every list of its region (a hash match confirmed by comparing the lists).
  */
-export function serverGroupRows(groups: readonly BuiltServerGroup[]): { groups: ServerGroupRow[]; lists: ServerListRow[] } {
-  const rows = new Array<ServerGroupRow>(groups.length);
-  const lists: ServerListRow[] = [];
-  // Per account and region (key `account\u0000region`): the last list starting with each server, every list by hash, the count.
-  const regions = new Map<string, { last: Map<string, ServerListRow>; byHash: Map<number, ServerListRow[]>; hash: number; count: number }>();
-  let account: string | undefined;
-  let regionId: string | undefined;
-  let region: { last: Map<string, ServerListRow>; byHash: Map<number, ServerListRow[]>; hash: number; count: number } | undefined;
-  for (let i = 0; i < groups.length; i += 1) {
-    const group = groups[i]!;
-    const backends = group.backends;
-    if (!sharesPortWeightType(backends)) {
-      rows[i] = { group, serverList: null };
-      continue;
-    }
-    if (region === undefined || group.accountId !== account || group.regionId !== regionId) {
-      account = group.accountId;
-      regionId = group.regionId;
-      const key = `${account}\u0000${regionId}`;
-      region = regions.get(key);
+export class ServerLists {
+  /** The lists numbered so far, in order of first appearance: the rows of `graph_server_lists`. */
+  readonly rows: ServerListRow[] = [];
+  // Per account and region (key `account\u0000region`).
+  private readonly regions = new Map<string, RegionLists>();
+  private account: string | undefined;
+  private regionId: string | undefined;
+  private region: RegionLists | undefined;
+
+  /**
+   * The number of `servers`' list within its account and region, numbered (and added to `rows`) when new.
+   * @param servers at least one server
+   */
+  numberOf(accountId: string, regionId: string, servers: readonly ListedServer[]): number {
+    let region = this.region;
+    if (region === undefined || accountId !== this.account || regionId !== this.regionId) {
+      this.account = accountId;
+      this.regionId = regionId;
+      const key = `${accountId}\u0000${regionId}`;
+      region = this.regions.get(key);
       if (region === undefined) {
-        region = { last: new Map(), byHash: new Map(), hash: hashString(hashString(0x811c9dc5, account), regionId), count: 0 };
-        regions.set(key, region);
+        region = { last: new Map(), byHash: new Map(), hash: hashString(hashString(0x811c9dc5, accountId), regionId), count: 0 };
+        this.regions.set(key, region);
       }
+      this.region = region;
     }
-    const first = backends[0]!.serverId;
+    const first = servers[0]!.serverId;
     let found = region.last.get(first);
-    if (found === undefined || !sameServers(found.group.backends, backends)) {
-      const h = serversHash(region.hash, backends);
+    if (found === undefined || !sameServers(found.servers, servers)) {
+      const h = serversHash(region.hash, servers);
       const same = region.byHash.get(h);
-      found = same?.find((l) => sameServers(l.group.backends, backends));
+      found = same?.find((l) => sameServers(l.servers, servers));
       if (found === undefined) {
         region.count += 1;
-        found = { group, serverList: region.count };
-        lists.push(found);
+        found = { accountId, regionId, servers, serverList: region.count };
+        this.rows.push(found);
         if (same) same.push(found);
         else region.byHash.set(h, [found]);
       }
       region.last.set(first, found);
     }
-    rows[i] = { group, serverList: found.serverList };
+    return found.serverList;
   }
-  return { groups: rows, lists };
+}
+
+/**
+ * Server groups with their backend servers by reference, numbered in `lists` (`ServerLists`), for the groups whose
+ * backends share port, weight and type (`sharesPortWeightType`); the others keep theirs inline (null).
+ * @param lists where the lists are numbered (the NLB server groups of the same graph are numbered after: `nlbRows`)
+ * @returns the group rows (in input order) and the server lists numbered so far (in order of first appearance)
+ */
+export function serverGroupRows(groups: readonly BuiltServerGroup[], lists: ServerLists = new ServerLists()): { groups: ServerGroupRow[]; lists: ServerListRow[] } {
+  const rows = new Array<ServerGroupRow>(groups.length);
+  for (let i = 0; i < groups.length; i += 1) {
+    const group = groups[i]!;
+    rows[i] = sharesPortWeightType(group.backends) ? { group, serverList: lists.numberOf(group.accountId, group.regionId, group.backends) } : { group, serverList: null };
+  }
+  return { groups: rows, lists: lists.rows };
 }
 /**
  * Writes a server group's backends as the `backends` column's JSON text (`of`). The backend lists of a region repeat
@@ -507,15 +657,20 @@ export class BackendsJson {
 export class NlbServerGroupsJson {
   private readonly rows = new Map<string, { ids: string[]; ips: (string | null)[]; types: string[]; heads: string[] }>();
 
-  /** The packed text of `groups` (each server group's declared fields, then its servers packed). */
-  of(groups: readonly BuiltNlbServerGroup[]): string {
+  /**
+   * The packed text of `groups` (each server group's declared fields, then its servers packed, or, where `lists` gives
+   * the group a list number, the reference to that list: `NlbServerListRef`'s JSON, its keys in declaration order).
+   * @param lists per group, the number of its servers' list (`nlbRows`; null or absent: inline)
+   */
+  of(groups: readonly BuiltNlbServerGroup[], lists?: readonly (number | null)[]): string {
     if (groups.length === 0) return '[]';
     let s = '[';
     for (let k = 0; k < groups.length; k += 1) {
       const g = groups[k]!;
+      const list = lists?.[k] ?? null;
       s +=
         `${k === 0 ? '[' : ',['}${jsonString(g.serverGroupId)},${jsonString(g.name)},${jsonString(g.type)},${jsonString(g.protocol)},` +
-        `${jsonString(g.status)},${jsonString(g.ownerTag)},${jsonInt(g.serverCount)},${this.servers(g.servers)}]`;
+        `${jsonString(g.status)},${jsonString(g.ownerTag)},${jsonInt(g.serverCount)},${list === null ? this.servers(g.servers) : serverListRef(list, g.servers[0]!)}]`;
     }
     return `${s}]`;
   }
@@ -558,6 +713,11 @@ export class NlbServerGroupsJson {
     }
     return `[${entries.join(',')}]`;
   }
+}
+
+/** The JSON text of an `NlbServerListRef` to list `list`, the shared fields read off its first server. */
+function serverListRef(list: number, first: BuiltNlbServerGroup['servers'][number]): string {
+  return `{"serverList":${list},"type":${jsonString(first.type)},"port":${jsonInt(first.port)},"weight":${jsonInt(first.weight)},"status":${jsonString(first.status)}}`;
 }
 
 /** `BackendsJson.of` without a memo: a server group's backends as the `backends` column's JSON text. */
@@ -705,12 +865,24 @@ const ECS_INSTANCES: Listing<GraphEcsInstance> = {
   map: rowMapperOf(GRAPH_ECS_INSTANCE),
 };
 
-const NLBS: Listing<GraphNlb> = {
+/** The NLB listing on a schema before migration 1800900000000 (every server group inline). */
+const NLBS_INLINE: Listing<GraphNlb> = {
   table: 'graph_nlbs',
   team: NLB_TEAMS,
   keys: [asc('g.nlb_id')],
   keyOf: (r) => [r.nlbId],
   map: nlbOfRow,
+};
+
+const NLBS: Listing<GraphNlb> = {
+  ...NLBS_INLINE,
+  // The server lists its groups hold by reference (`server_lists`), as `list_numbers` and `list_servers` (nlbOfRow).
+  rows: {
+    select: 'g.*, sl.list_numbers, sl.list_servers',
+    join:
+      'LEFT JOIN LATERAL (SELECT array_agg(l.server_list) AS list_numbers, array_agg(l.servers) AS list_servers FROM graph_server_lists l ' +
+      'WHERE g.server_lists IS NOT NULL AND l.scan_id = g.scan_id AND l.account_id = g.account_id AND l.region_id = g.region_id AND l.server_list = ANY(g.server_lists)) sl ON TRUE',
+  },
 };
 
 const QUOTAS: Listing<QuotaUsageSample> = {
@@ -817,10 +989,20 @@ export class FleetGraphRepository {
    * @param pool the store's connection pool
    * @param generations with it, listing counts are cached under the findings generation (`count`)
    */
+  /** Whether `graph_nlbs.server_lists` exists (migration 1800900000000: NLB server groups by reference). */
+  private readonly nlbServerLists: ColumnProbe;
+
   constructor(
     private readonly pool: Pool,
     private readonly generations?: ReadGenerations,
-  ) {}
+  ) {
+    this.nlbServerLists = new ColumnProbe(pool, 'graph_nlbs', 'server_lists');
+  }
+
+  /** The NLB listing of this database's schema. */
+  private async nlbListing(): Promise<Listing<GraphNlb>> {
+    return (await this.nlbServerLists.exists()) ? NLBS : NLBS_INLINE;
+  }
 
   /**
    * Replace the graph of a scan (completing a scan again leaves exactly the second graph). Rows are written
@@ -848,24 +1030,30 @@ export class FleetGraphRepository {
     await insertRows(client, 'graph_services', SERVICE_COLUMNS, scanId, graph.services, ROWS_PER_INSERT);
     await insertRows(client, 'graph_load_balancers', LOAD_BALANCER_COLUMNS, scanId, graph.loadBalancers, ROWS_PER_INSERT);
     // One row per key before numbering the server lists: a list no kept group names is never written.
-    const groups = serverGroupRows(dedupeRows(graph.serverGroups, (r) => [r.loadBalancerId, r.vServerGroupId]));
+    const lists = new ServerLists();
+    const byReference = await this.nlbServerLists.exists(client);
+    const groups = serverGroupRows(dedupeRows(graph.serverGroups, (r) => [r.loadBalancerId, r.vServerGroupId]), lists);
+    const nlbs = nlbRows(dedupeRows(graph.nlbs, (r) => [r.nlbId]), byReference ? lists : null);
     await insertRows(client, 'graph_server_groups', serverGroupColumns(new BackendsJson()), scanId, groups.groups, SERVER_GROUPS_PER_INSERT);
-    await insertRows(client, 'graph_server_lists', SERVER_LIST_COLUMNS, scanId, groups.lists, SERVER_GROUPS_PER_INSERT);
+    await insertRows(client, 'graph_server_lists', SERVER_LIST_COLUMNS, scanId, lists.rows, SERVER_GROUPS_PER_INSERT);
     // One row per instance id before numbering the attachment sets: a set no kept row names is never written.
     const ecs = ecsAttachmentRows(dedupeRows(graph.ecsInstances, (r) => [r.instanceId]));
     await insertRows(client, 'graph_ecs_instances', ECS_COLUMNS, scanId, ecs.instances, ROWS_PER_INSERT);
     await insertRows(client, 'graph_ecs_attachments', ATTACHMENT_SET_COLUMNS, scanId, ecs.sets, ROWS_PER_INSERT);
-    await insertRows(client, 'graph_nlbs', nlbColumns(new NlbServerGroupsJson()), scanId, graph.nlbs, NLBS_PER_INSERT);
+    await insertRows(client, 'graph_nlbs', nlbColumns(new NlbServerGroupsJson(), byReference), scanId, nlbs, NLBS_PER_INSERT);
   }
 
   /**
    * The graph's rows as COPY parts (copy.util.ts), one per table, one row per key (the first of each, as the
    * INSERT path keeps): what a chunked store of a scan writes (scan-store.ts).
    */
-  copyParts(graph: FleetGraph): CopyPart[] {
+  async copyParts(graph: FleetGraph): Promise<CopyPart[]> {
     const ROWS = 50_000;
+    const byReference = await this.nlbServerLists.exists();
     const ecs = ecsAttachmentRows(dedupeRows(graph.ecsInstances, (r) => [r.instanceId]));
-    const groups = serverGroupRows(dedupeRows(graph.serverGroups, (r) => [r.loadBalancerId, r.vServerGroupId]));
+    const lists = new ServerLists();
+    const groups = serverGroupRows(dedupeRows(graph.serverGroups, (r) => [r.loadBalancerId, r.vServerGroupId]), lists);
+    const nlbs = nlbRows(dedupeRows(graph.nlbs, (r) => [r.nlbId]), byReference ? lists : null);
     return [
       copyPart('graph_regions', REGION_COLUMNS, dedupeRows(graph.regions, (r) => [r.accountId, r.regionId]), ROWS),
       copyPart('graph_clusters', CLUSTER_COLUMNS, dedupeRows(graph.clusters, (r) => [r.clusterId]), ROWS),
@@ -873,10 +1061,10 @@ export class FleetGraphRepository {
       copyPart('graph_load_balancers', LOAD_BALANCER_COLUMNS, dedupeRows(graph.loadBalancers, (r) => [r.loadBalancerId]), ROWS),
       // Server groups and NLBs carry their backends / server groups: fewer per chunk bounds a chunk's bytes.
       copyPart('graph_server_groups', serverGroupColumns(new BackendsJson()), groups.groups, ROWS / 5),
-      copyPart('graph_server_lists', SERVER_LIST_COLUMNS, groups.lists, ROWS / 5),
+      copyPart('graph_server_lists', SERVER_LIST_COLUMNS, lists.rows, ROWS / 5),
       copyPart('graph_ecs_instances', ECS_COLUMNS, ecs.instances, ROWS),
       copyPart('graph_ecs_attachments', ATTACHMENT_SET_COLUMNS, ecs.sets, ROWS),
-      copyPart('graph_nlbs', nlbColumns(new NlbServerGroupsJson()), dedupeRows(graph.nlbs, (r) => [r.nlbId]), ROWS / 10),
+      copyPart('graph_nlbs', nlbColumns(new NlbServerGroupsJson(), byReference), nlbs, ROWS / 10),
     ];
   }
 
@@ -1112,18 +1300,18 @@ export class FleetGraphRepository {
   // ---- NLBs ------------------------------------------------------------------------------------------------
 
   /** A page of NLB instances by id, optionally of one account / region / owner / cluster (all AND-ed). */
-  nlbsPage(scanId: string, scope: Scoped, args: GraphPageArgs, filter: NlbListFilter = {}): Promise<GraphPage<GraphNlb>> {
-    return this.page(NLBS, scanId, scope, args, nlbFilters(filter));
+  async nlbsPage(scanId: string, scope: Scoped, args: GraphPageArgs, filter: NlbListFilter = {}): Promise<GraphPage<GraphNlb>> {
+    return this.page(await this.nlbListing(), scanId, scope, args, nlbFilters(filter));
   }
 
   /** How many NLB instances match (same filters as `nlbsPage`). */
-  countNlbs(scanId: string, scope: Scoped, filter: NlbListFilter = {}): Promise<number> {
-    return this.count(NLBS, scanId, scope, nlbFilters(filter));
+  async countNlbs(scanId: string, scope: Scoped, filter: NlbListFilter = {}): Promise<number> {
+    return this.count(await this.nlbListing(), scanId, scope, nlbFilters(filter));
   }
 
   /** NLB instances by id (missing and out-of-scope ids are absent), one SQL statement. */
-  nlbsByIds(scanId: string, ids: readonly string[], scope: Scoped): Promise<GraphNlb[]> {
-    return this.byTuples(NLBS, scanId, ['nlb_id'], ids.map((i) => [i]), scope);
+  async nlbsByIds(scanId: string, ids: readonly string[], scope: Scoped): Promise<GraphNlb[]> {
+    return this.byTuples(await this.nlbListing(), scanId, ['nlb_id'], ids.map((i) => [i]), scope);
   }
 
   /** Every Service using each NLB (unpaged; an NLB has few), one SQL statement. */
