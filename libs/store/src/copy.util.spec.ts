@@ -102,6 +102,35 @@ describe('COPY text format (copy.util)', () => {
     }
   });
 
+  it('writes numbers and text arrays into the Buffer as copyField writes them, digit by digit where it can', () => {
+    const columns: ColumnSpec<{ i: unknown; n: unknown; a: unknown }> = [
+      ['i', 'integer', (r) => r.i, ['i']],
+      ['n', 'numeric', (r) => r.n, ['n']],
+      ['a', 'text[]', (r) => r.a, ['a']],
+    ];
+    const into = copyRowEncoder(columns);
+    const numbers: unknown[] = [0, -0, 7, 10, 99, 100, 30267, 2147483647, 2147483648, -1, 1.5, 1e21, Number.MAX_SAFE_INTEGER, '42', null];
+    const arrays: unknown[] = [[], ['i-1'], ['10.0.0.1', '10.0.0.2'], ['a"b'], ['back\\slash'], ['tab\there'], ['nul\u0000'], ['é'], ['ok', 'lone \ud800'], [''], null];
+    for (const [k, i] of numbers.entries()) {
+      const row = { i, n: numbers[(k + 3) % numbers.length], a: arrays[k % arrays.length] };
+      const target = { buf: Buffer.alloc(256), pos: 0, limit: 256 };
+      expect(into(target, 'lead', row)).toBe(true);
+      expect(target.buf.subarray(0, target.pos).toString('utf8')).toBe(copyLine(columns, 'lead', row));
+    }
+    for (const a of arrays) {
+      const target = { buf: Buffer.alloc(256), pos: 0, limit: 256 };
+      expect(into(target, 'lead', { i: 1, n: 2, a })).toBe(true);
+      expect(target.buf.subarray(0, target.pos).toString('utf8')).toBe(copyLine(columns, 'lead', { i: 1, n: 2, a }));
+      // Short of room at any byte: false, never a write past the limit.
+      const line = Buffer.byteLength(copyLine(columns, 'lead', { i: 1, n: 2, a }));
+      for (let limit = 0; limit < line; limit += 1) {
+        const tight = { buf: Buffer.alloc(256, 0xee), pos: 0, limit };
+        expect(into(tight, 'lead', { i: 1, n: 2, a })).toBe(false);
+        expect(tight.buf.subarray(limit).every((x) => x === 0xee)).toBe(true);
+      }
+    }
+  });
+
   it('keeps the first row of each key, comparing keys as they are stored (after sanitising)', () => {
     const rows = [
       { k: 'a', v: 1 },

@@ -249,6 +249,66 @@ function putTextSlow(t: CopyTarget, s: string): boolean {
   return putRaw(t, copyText(s), true);
 }
 
+/**
+ * A number field (after its tab) as `String(v)` writes it: a non-negative integer below 2^31 (a count, a port, a
+ * list number: most of what the store writes) digit by digit, so no string is made per value; anything else (a
+ * negative or fractional value, a ratio) through `String`.
+ */
+function putNumber(t: CopyTarget, v: number): boolean {
+  if (!(Number.isInteger(v) && v >= 0 && v <= 0x7fffffff)) return putRaw(t, String(v), true);
+  if (t.pos + 12 > t.limit) return false;
+  const b = t.buf;
+  b[t.pos++] = 9;
+  let digits = 1;
+  for (let x = v; x >= 10; x = (x / 10) | 0) digits += 1;
+  let p = t.pos + digits;
+  t.pos = p;
+  let x = v | 0;
+  do {
+    b[--p] = 48 + (x % 10);
+    x = (x / 10) | 0;
+  } while (x > 0);
+  return true;
+}
+
+/**
+ * A `text[]` field (after its tab) as `copyTextArray` writes it: an array literal of quoted elements, each ASCII
+ * without a character to escape or sanitise written byte by byte (ids and IPs), so no string is made per value; any
+ * other array through `copyTextArray` from the field's start again.
+ */
+function putTextArray(t: CopyTarget, v: readonly string[]): boolean {
+  const start = t.pos;
+  let p = start;
+  const b = t.buf;
+  const limit = t.limit;
+  if (p + 3 > limit) return false;
+  b[p++] = 9;
+  b[p++] = 123;
+  for (let i = 0; i < v.length; i += 1) {
+    const x = v[i];
+    if (typeof x !== 'string' || p + x.length + 4 > limit) return putTextArraySlow(t, start, v);
+    if (i > 0) b[p++] = 44;
+    b[p++] = 34;
+    for (let k = 0; k < x.length; k += 1) {
+      const c = x.charCodeAt(k);
+      // Quote and backslash need the array literal's escape, newline, carriage return, tab and NUL COPY's escape or
+      // sanitizeText; 0x80 and up UTF-8.
+      if (c >= 0x80 || c === 34 || c === 92 || c === 10 || c === 13 || c === 9 || c === 0) return putTextArraySlow(t, start, v);
+      b[p++] = c;
+    }
+    b[p++] = 34;
+  }
+  if (p + 1 > limit) return false;
+  b[p++] = 125;
+  t.pos = p;
+  return true;
+}
+
+function putTextArraySlow(t: CopyTarget, start: number, v: readonly string[]): boolean {
+  t.pos = start;
+  return putRaw(t, copyTextArray(v), true);
+}
+
 /** `\t\N`: a NULL field. */
 function putNull(t: CopyTarget): boolean {
   if (t.pos + 3 > t.limit) return false;
@@ -287,13 +347,15 @@ export function copyRowEncoder<T>(columns: ColumnSpec<T>): CopyRowEncoder<T> {
         kind === 'text'
           ? 'putText(t, v)'
           : kind === 'integer' || kind === 'numeric'
-            ? 'putRaw(t, String(v), true)'
+            ? 'putNumber(t, v)'
             : kind === 'boolean'
               ? 'putByte(t, v ? 116 : 102, true)'
-              : `putRaw(t, copyField(${JSON.stringify(kind)}, v), true)`
+              : kind === 'text[]'
+                ? 'putTextArray(t, v)'
+                : `putRaw(t, copyField(${JSON.stringify(kind)}, v), true)`
       })) return false;`,
     tail: 'return putByte(t, 10, false);',
-    helpers: { putRaw, putText, putNull, putByte, copyField },
+    helpers: { putRaw, putText, putNumber, putTextArray, putNull, putByte, copyField },
   });
 }
 
