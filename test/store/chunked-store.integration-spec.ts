@@ -304,6 +304,64 @@ describe('chunked store on the shared server: terminated connections and a kille
     expectWholeReads(seen, previous, scan.id, LARGE);
   }, 180_000);
 
+  it('records the sightings while the lanes still write, seen only with the scan: until it is visible, the previous sightings', async () => {
+    const previous = await storePrevious(store);
+    const scan = await store.scans.create({ source: 'offline', fleetName: 'chunked' });
+    // Ten findings seen by the previous scan too (same check and resources), the rest seen first now.
+    const findings = makeFindings(LARGE, (i) => (i < 10 ? { checkId: 'prev-check' } : {}));
+    const again = findings[0]!.fingerprint;
+    const fresh = findings[20]!.fingerprint;
+    const sightings = async (): Promise<{ fingerprint: string; last_scan_id: string }[]> =>
+      queryOnce(db.url, 'SELECT fingerprint, last_scan_id FROM finding_fingerprints WHERE fingerprint = ANY($1) ORDER BY fingerprint', [[again, fresh]]);
+    expect(await sightings()).toEqual([{ fingerprint: again, last_scan_id: previous }]);
+    // The quota samples' chunks wait on advisory lock 4242 (held here) before they commit: the findings are stored.
+    const holder = new Client({ connectionString: db.url });
+    const probe = new Client({ connectionString: db.url });
+    await holder.connect();
+    await probe.connect();
+    await holder.query('SELECT pg_advisory_lock(4242)');
+    await queryOnce(
+      db.url,
+      `CREATE FUNCTION test_chunk_trigger() RETURNS trigger LANGUAGE plpgsql AS $$ BEGIN IF NEW.part = 'quota_usage' THEN PERFORM pg_advisory_xact_lock(4242); END IF; RETURN NEW; END $$;
+       CREATE TRIGGER test_chunk_trigger BEFORE INSERT ON scan_store_chunks FOR EACH ROW EXECUTE FUNCTION test_chunk_trigger()`,
+    );
+    try {
+      const completing = store.scans.complete(scan.id, { findings, coverage: [makeCoverage()], quotaUsage: samplesOf(findings) });
+      completing.catch(() => undefined);
+      // The final transaction holds the row of the fingerprint seen again once it recorded the sightings.
+      let locked = false;
+      for (let i = 0; i < 1200 && !locked; i += 1) {
+        await probe.query('BEGIN');
+        try {
+          await probe.query('SELECT 1 FROM finding_fingerprints WHERE fingerprint = $1 FOR UPDATE NOWAIT', [again]);
+        } catch (e) {
+          if ((e as { code?: string }).code !== '55P03') throw e;
+          locked = true;
+        } finally {
+          await probe.query('ROLLBACK');
+        }
+        if (!locked) await new Promise((r) => setTimeout(r, 50));
+      }
+      expect(locked).toBe(true);
+      const [running] = await queryOnce<{ status: string }>(db.url, 'SELECT status FROM scans WHERE id = $1', [scan.id]);
+      expect(running!.status).toBe('running');
+      // Recorded, not committed: readers see the previous sighting and no row of a fingerprint seen first now.
+      expect(await sightings()).toEqual([{ fingerprint: again, last_scan_id: previous }]);
+      await holder.query('SELECT pg_advisory_unlock(4242)');
+      expect((await completing).status).toBe('succeeded');
+      expect(await sightings()).toEqual(
+        [
+          { fingerprint: again, last_scan_id: scan.id },
+          { fingerprint: fresh, last_scan_id: scan.id },
+        ].sort((a, b) => (a.fingerprint < b.fingerprint ? -1 : 1)),
+      );
+    } finally {
+      await holder.end();
+      await probe.end();
+      await queryOnce(db.url, 'DROP TRIGGER IF EXISTS test_chunk_trigger ON scan_store_chunks; DROP FUNCTION IF EXISTS test_chunk_trigger()');
+    }
+  }, 180_000);
+
   /** Start the child storing `count` rows into scan `scanId`; SIGKILL it once a chunk committed. */
   async function killMidStore(scanId: string, count: number): Promise<void> {
     const child = spawn(process.execPath, [join(__dirname, 'chunked-store.child.mjs'), db.url, scanId, String(count)], {

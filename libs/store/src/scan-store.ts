@@ -140,14 +140,24 @@ export class ChunkedScanStore {
    *   PostgreSQL backend busy per connection, so two lanes use a second core while the first is parsing
    * @param partitions the scan's own tables of the tables partitioned per scan: its rows of those are COPYed into them
    *   before they are partitions (no index yet), and `attach` makes them partitions before the scan is visible
+   * @param connections the pool's size (`sparesAConnection`)
    */
   constructor(
     private readonly pool: Pool,
     private readonly snapshots: ScanSnapshotRepository,
     private readonly lanes: number,
     private readonly partitions: ScanPartitions,
+    private readonly connections: number = lanes + 1,
   ) {
     this.tables = new TableProbe(pool, 'scan_store_chunks');
+  }
+
+  /**
+   * Whether the pool has a connection besides one lane's: the final transaction may then begin while the lanes still
+   * write (it holds its connection until they are done; at least one lane keeps one of its own meanwhile).
+   */
+  get sparesAConnection(): boolean {
+    return this.connections > 1;
   }
 
   /**
@@ -197,6 +207,9 @@ export class ChunkedScanStore {
    * tables, and each is attached (`ScanPartitions.attachTable`) on a connection of its own as soon as its last chunk
    * committed, while the lanes copy the rest.
    * @param onChunk called after each chunk committed
+   * @param onTableStored called once per table of `rows` when every chunk of it is committed and, for a table
+   *   partitioned per scan, the scan's table attached (its rows readable by a statement of another transaction that
+   *   names the scan); not called for a table whose chunks or attachment failed
    * @throws StoreError CONFLICT when another attempt took the scan over or it ended meanwhile; the driver's error
    *   when a chunk fails (a lost connection: `withStoreRetry` begins again and resumes)
    */
@@ -205,6 +218,7 @@ export class ChunkedScanStore {
     attempt: string,
     rows: ScanRows,
     onChunk?: (chunk: StoredChunk) => void,
+    onTableStored?: (table: string) => void,
   ): Promise<void> {
     const done = await this.pool.query<{ part: string; chunk: number }>(
       'SELECT part, chunk FROM scan_store_chunks WHERE scan_id = $1',
@@ -219,6 +233,13 @@ export class ChunkedScanStore {
       tasks.filter((t) => !committed.has(`${t.table}\u0000${t.chunk}`)).sort((a, b) => Number(perScan(b.table)) - Number(perScan(a.table)));
     const todo = pending(chunksOf(rows.parts));
     const left = new Map<PerScanTable, number>([...partitioned].map((t) => [t, todo.filter((x) => x.table === t).length]));
+    // Chunks still to commit of the other tables (`onTableStored`), counted per part as it arrives.
+    const plainLeft = new Map<string, number>();
+    const countPlain = (parts: readonly CopyPart[], tasks: readonly ChunkTask[]): void => {
+      for (const part of parts) if (!perScan(part.table)) plainLeft.set(part.table, tasks.filter((x) => x.table === part.table).length);
+      for (const [table, n] of plainLeft) if (n === 0 && parts.some((p) => p.table === table)) onTableStored?.(table);
+    };
+    countPlain(rows.parts, todo);
     // While parts are still being prepared, only the tables of the ready ones have every chunk counted.
     const readyTables = new Set(rows.parts.map((p) => p.table));
     const counted = (table: PerScanTable): boolean => rows.later === undefined || readyTables.has(table);
@@ -230,9 +251,12 @@ export class ChunkedScanStore {
       left.delete(table);
       const attached = this.partitions.attachTable(id, table);
       // Handled at once (awaited with the lanes below): a failed attach stops the lanes as a failed chunk does.
-      attached.catch(() => {
-        failed = true;
-      });
+      attached.then(
+        () => onTableStored?.(table),
+        () => {
+          failed = true;
+        },
+      );
       attaching.push(attached);
     };
     for (const table of [...left.keys()]) attachWhenDone(table);
@@ -248,6 +272,7 @@ export class ChunkedScanStore {
           if (failed) return;
           const more = pending(chunksOf(rows.parts.slice(before)));
           todo.push(...more);
+          countPlain(rows.parts.slice(before), more);
           for (const t of more) {
             const n = left.get(t.table as PerScanTable);
             if (n !== undefined) left.set(t.table as PerScanTable, n + 1);
@@ -280,6 +305,10 @@ export class ChunkedScanStore {
           if (into !== undefined && perScan(task.table)) {
             left.set(task.table, (left.get(task.table) ?? 1) - 1);
             attachWhenDone(task.table);
+          } else {
+            const n = (plainLeft.get(task.table) ?? 1) - 1;
+            plainLeft.set(task.table, n);
+            if (n === 0) onTableStored?.(task.table);
           }
           onChunk?.({ table: task.table, chunk: task.chunk, rows: written });
         } catch (e) {

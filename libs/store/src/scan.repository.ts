@@ -367,21 +367,64 @@ export class ScanRepository {
         return markSucceeded(client, id, { ...input, summary }, await this.scanColumns(client));
       });
     }
-    await chunked.stage(id, attempt, rows, input.onChunk);
-    await chunked.attach(id);
-    return withTransaction(this.pool, async (client) => {
-      const scan = await this.lockScan(client, id);
-      if (scan.status === 'failed') throw new StoreError('CONFLICT', `scan ${id} already failed; it cannot be completed`);
-      if ((await chunked.claim(client, id, attempt, rows)) === 'gone') {
-        // This final transaction committed before its answer was lost: the scan is stored.
-        if (scan.status === 'succeeded') return toStoredScan((await this.getRow(client, id)) as ScanRow);
-        throw new StoreError('CONFLICT', `scan ${id} is no longer stored by this attempt`);
-      }
-      await this.findings.recordSightings(client, id, toDate(scan.started_at), null);
-      const done = await markSucceeded(client, id, { ...input, summary }, await this.scanColumns(client));
-      await chunked.release(client, id);
-      return done;
+    if (!chunked.sparesAConnection) {
+      await chunked.stage(id, attempt, rows, input.onChunk);
+      await chunked.attach(id);
+      return withTransaction(this.pool, (client) => this.publishChunked(client, chunked, id, attempt, rows, input, summary, false));
+    }
+    // The final transaction begins while the lanes write: once the findings are stored, it records their sightings
+    // (an upsert of every fingerprint of the scan: about a second at 5,000 clusters) while the lanes write the fleet
+    // graph, instead of after the last chunk. Its row locks and writes stay its own until it commits with the scan's
+    // status, so readers still see the sightings and the scan at once; a store that does not finish rolls them back.
+    let findingsStored!: () => void;
+    const findings = new Promise<void>((resolve) => {
+      findingsStored = resolve;
     });
+    return withTransaction(this.pool, async (client) => {
+      const staged = chunked
+        .stage(id, attempt, rows, input.onChunk, (table) => {
+          if (table === 'findings') findingsStored();
+        })
+        .then(() => chunked.attach(id));
+      // Observed here: awaited below on every path.
+      staged.catch(() => undefined);
+      const sightings = await Promise.race([findings.then(() => true), staged.then(() => false)]);
+      if (sightings) {
+        const started = await client.query<{ started_at: Date | string }>('SELECT started_at FROM scans WHERE id = $1', [id]);
+        if (started.rows[0]) await this.findings.recordSightings(client, id, toDate(started.rows[0].started_at), null);
+      }
+      await staged;
+      return this.publishChunked(client, chunked, id, attempt, rows, input, summary, sightings);
+    });
+  }
+
+  /**
+   * The final transaction of a chunked store, on its client: lock the scan, check this attempt still owns it with every
+   * chunk stored (`claim`), record the sightings unless `sightingsRecorded`, mark the scan succeeded (the moment
+   * readers see it) and end the attempt.
+   * @throws StoreError CONFLICT when the scan failed meanwhile or another attempt owns it
+   */
+  private async publishChunked(
+    client: PoolClient,
+    chunked: ChunkedScanStore,
+    id: string,
+    attempt: string,
+    rows: ScanRows,
+    input: CompleteScanInput,
+    summary: ScanSummary,
+    sightingsRecorded: boolean,
+  ): Promise<StoredScan> {
+    const scan = await this.lockScan(client, id);
+    if (scan.status === 'failed') throw new StoreError('CONFLICT', `scan ${id} already failed; it cannot be completed`);
+    if ((await chunked.claim(client, id, attempt, rows)) === 'gone') {
+      // This final transaction committed before its answer was lost: the scan is stored.
+      if (scan.status === 'succeeded') return toStoredScan((await this.getRow(client, id)) as ScanRow);
+      throw new StoreError('CONFLICT', `scan ${id} is no longer stored by this attempt`);
+    }
+    if (!sightingsRecorded) await this.findings.recordSightings(client, id, toDate(scan.started_at), null);
+    const done = await markSucceeded(client, id, { ...input, summary }, await this.scanColumns(client));
+    await chunked.release(client, id);
+    return done;
   }
 
   private async completeOnce(id: string, input: CompleteScanInput, summary: ScanSummary): Promise<StoredScan> {

@@ -116,7 +116,7 @@ export class Store {
     // COPY (embedded PGlite: one connection, INSERTs); after a scan, on a thread with connections of its own.
     this.quotaTrends = new QuotaTrendRepository(pool, this.quotaUsage, Math.max(1, chunkedLanes), poolMax, chunkedLanes > 0, connectionString);
     this.scanPartitions = new ScanPartitions(pool);
-    const chunked = chunkedLanes > 0 ? new ChunkedScanStore(pool, this.snapshots, chunkedLanes, this.scanPartitions) : undefined;
+    const chunked = chunkedLanes > 0 ? new ChunkedScanStore(pool, this.snapshots, chunkedLanes, this.scanPartitions, poolMax) : undefined;
     this.scans = new ScanRepository(pool, this.findings, this.quotaUsage, this.snapshots, this.graph, this.quotaTrends, chunked, this.scanPartitions);
     this.scanTargets = new ScanTargetRepository(pool);
     this.scanShards = new ScanShardRepository(pool, this.findings, this.quotaUsage, this.graph, this.scanPartitions);
