@@ -307,8 +307,8 @@ describe('chunked store on the shared server: terminated connections and a kille
   it('records the sightings while the lanes still write, seen only with the scan: until it is visible, the previous sightings', async () => {
     const previous = await storePrevious(store);
     const scan = await store.scans.create({ source: 'offline', fleetName: 'chunked' });
-    // Ten findings seen by the previous scan too (same check and resources), the rest seen first now.
-    const findings = makeFindings(LARGE, (i) => (i < 10 ? { checkId: 'prev-check' } : {}));
+    // Ten findings seen by the previous scan too (same check and resources), the rest (a check of their own) first now.
+    const findings = makeFindings(LARGE, (i) => ({ checkId: i < 10 ? 'prev-check' : 'sightings-check' }));
     const again = findings[0]!.fingerprint;
     const fresh = findings[20]!.fingerprint;
     const sightings = async (): Promise<{ fingerprint: string; last_scan_id: string }[]> =>
