@@ -7,7 +7,9 @@
  * are read after its status), and the rows of a scan still `running` are not part of any result until
  * `ScanRepository.complete` marks it succeeded in one last transaction: that transaction records the fingerprint
  * sightings, writes the summary, coverage and skipped results, deletes the attempt row and bumps the findings read
- * generation (its trigger on `scans`), so the scan appears once, whole.
+ * generation (its trigger on `scans`), so the scan appears once, whole. It may begin once the findings are stored
+ * (`stage`'s `onTableStored`) and record the sightings while the lanes write the other tables: it takes the scan's
+ * row and attempt row only after `stage` ended, so no chunk waits for it.
  *
  * The rows of the tables partitioned per scan (`findings`, `quota_usage`, `graph_ecs_instances`:
  * scan-partition.util.ts) go into the scan's own tables, created by `begin` without indexes and not yet partitions, so

@@ -314,7 +314,8 @@ export class ScanRepository {
 
   /**
    * `complete` through the chunked store (scan-store.ts): the rows written with COPY in chunks committed as they go,
-   * then one transaction that records the sightings and marks the scan succeeded (the moment readers see it). A
+   * and one transaction that records the sightings (once the findings are stored, while the other chunks are written,
+   * when the pool spares a connection) and marks the scan succeeded (the moment readers see it). A
    * lost connection anywhere begins again with the same attempt, which resumes after its committed chunks. A scan
    * that already succeeded has its result replaced in one transaction (its rows are visible). A store that cannot
    * finish deletes the rows it wrote before throwing.
