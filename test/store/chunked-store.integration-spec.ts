@@ -305,8 +305,12 @@ describe('chunked store on the shared server: terminated connections and a kille
   }, 180_000);
 
   it('records the sightings while the lanes still write, seen only with the scan: until it is visible, the previous sightings', async () => {
-    const previous = await storePrevious(store);
-    const scan = await store.scans.create({ source: 'offline', fleetName: 'chunked' });
+    // A server that ends transactions idle for a second (as a managed PostgreSQL may): the final transaction waits on
+    // the lanes longer than that, idle, and must not be ended (new sessions take the setting: a store of its own).
+    await queryOnce(db.url, `DO $$ BEGIN EXECUTE format('ALTER DATABASE %I SET idle_in_transaction_session_timeout = 1000', current_database()); END $$`);
+    const limited = await Store.open({ connectionString: db.url, onIdleError: () => undefined });
+    const previous = await storePrevious(limited);
+    const scan = await limited.scans.create({ source: 'offline', fleetName: 'chunked' });
     // Ten findings seen by the previous scan too (same check and resources), the rest (a check of their own) first now.
     const findings = makeFindings(LARGE, (i) => ({ checkId: i < 10 ? 'prev-check' : 'sightings-check' }));
     const again = findings[0]!.fingerprint;
@@ -326,19 +330,17 @@ describe('chunked store on the shared server: terminated connections and a kille
        CREATE TRIGGER test_chunk_trigger BEFORE INSERT ON scan_store_chunks FOR EACH ROW EXECUTE FUNCTION test_chunk_trigger()`,
     );
     try {
-      const completing = store.scans.complete(scan.id, { findings, coverage: [makeCoverage()], quotaUsage: samplesOf(findings) });
+      const completing = limited.scans.complete(scan.id, { findings, coverage: [makeCoverage()], quotaUsage: samplesOf(findings) });
       completing.catch(() => undefined);
       // The final transaction holds the row of the fingerprint seen again once it recorded the sightings.
       let locked = false;
       for (let i = 0; i < 1200 && !locked; i += 1) {
-        await probe.query('BEGIN');
         try {
+          // A statement of its own: the row lock is let go when it ends.
           await probe.query('SELECT 1 FROM finding_fingerprints WHERE fingerprint = $1 FOR UPDATE NOWAIT', [again]);
         } catch (e) {
           if ((e as { code?: string }).code !== '55P03') throw e;
           locked = true;
-        } finally {
-          await probe.query('ROLLBACK');
         }
         if (!locked) await new Promise((r) => setTimeout(r, 50));
       }
@@ -347,6 +349,8 @@ describe('chunked store on the shared server: terminated connections and a kille
       expect(running!.status).toBe('running');
       // Recorded, not committed: readers see the previous sighting and no row of a fingerprint seen first now.
       expect(await sightings()).toEqual([{ fingerprint: again, last_scan_id: previous }]);
+      // Idle longer than the server's timeout before the lanes go on.
+      await new Promise((r) => setTimeout(r, 1500));
       await holder.query('SELECT pg_advisory_unlock(4242)');
       expect((await completing).status).toBe('succeeded');
       expect(await sightings()).toEqual(
@@ -358,7 +362,9 @@ describe('chunked store on the shared server: terminated connections and a kille
     } finally {
       await holder.end();
       await probe.end();
+      await limited.close();
       await queryOnce(db.url, 'DROP TRIGGER IF EXISTS test_chunk_trigger ON scan_store_chunks; DROP FUNCTION IF EXISTS test_chunk_trigger()');
+      await queryOnce(db.url, `DO $$ BEGIN EXECUTE format('ALTER DATABASE %I RESET idle_in_transaction_session_timeout', current_database()); END $$`);
     }
   }, 180_000);
 

@@ -382,6 +382,9 @@ export class ScanRepository {
       findingsStored = resolve;
     });
     return withTransaction(this.pool, async (client) => {
+      // Idle between its statements while the lanes write: a server-wide idle-in-transaction timeout (a managed
+      // PostgreSQL may set one) would end it, and every retry, before the scan is visible.
+      await client.query('SET LOCAL idle_in_transaction_session_timeout = 0');
       const staged = chunked
         .stage(id, attempt, rows, input.onChunk, (table) => {
           if (table === 'findings') findingsStored();
