@@ -162,6 +162,16 @@ async function scopedSummaries<R extends { id: string; summary: unknown }>(pool:
   return rows;
 }
 
+/** One attempt of a chunked store (`ScanRepository.completeChunked`): the store, the scan, the attempt and what it writes. */
+interface ChunkedAttempt {
+  chunked: ChunkedScanStore;
+  id: string;
+  attempt: string;
+  rows: ScanRows;
+  input: CompleteScanInput;
+  summary: ScanSummary;
+}
+
 /**
  * Scans: create (running), complete (succeeded, with findings, visible at once), fail, read.
  *
@@ -371,7 +381,7 @@ export class ScanRepository {
     if (!chunked.sparesAConnection) {
       await chunked.stage(id, attempt, rows, input.onChunk);
       await chunked.attach(id);
-      return withTransaction(this.pool, (client) => this.publishChunked(client, chunked, id, attempt, rows, input, summary, false));
+      return withTransaction(this.pool, (client) => this.publishChunked(client, { chunked, id, attempt, rows, input, summary }, false));
     }
     // The final transaction begins while the lanes write: once the findings are stored, it records their sightings
     // (an upsert of every fingerprint of the scan: about a second at 5,000 clusters) while the lanes write the fleet
@@ -398,7 +408,7 @@ export class ScanRepository {
         if (started.rows[0]) await this.findings.recordSightings(client, id, toDate(started.rows[0].started_at), null);
       }
       await staged;
-      return this.publishChunked(client, chunked, id, attempt, rows, input, summary, sightings);
+      return this.publishChunked(client, { chunked, id, attempt, rows, input, summary }, sightings);
     });
   }
 
@@ -408,16 +418,8 @@ export class ScanRepository {
    * readers see it) and end the attempt.
    * @throws StoreError CONFLICT when the scan failed meanwhile or another attempt owns it
    */
-  private async publishChunked(
-    client: PoolClient,
-    chunked: ChunkedScanStore,
-    id: string,
-    attempt: string,
-    rows: ScanRows,
-    input: CompleteScanInput,
-    summary: ScanSummary,
-    sightingsRecorded: boolean,
-  ): Promise<StoredScan> {
+  private async publishChunked(client: PoolClient, store: ChunkedAttempt, sightingsRecorded: boolean): Promise<StoredScan> {
+    const { chunked, id, attempt, rows, input, summary } = store;
     const scan = await this.lockScan(client, id);
     if (scan.status === 'failed') throw new StoreError('CONFLICT', `scan ${id} already failed; it cannot be completed`);
     if ((await chunked.claim(client, id, attempt, rows)) === 'gone') {
