@@ -111,5 +111,8 @@ describe('upgrade to NLB server groups holding their servers by reference, with 
     const after = await storeScan();
     expect((await storedForms(after, true)).byReference).toBeGreaterThan(0);
     expect(await nlbsOf(after)).toEqual(expected);
+    // A list its NLB names gone (never by the store's own writes): the read says which, instead of serving no servers.
+    await sql.query('DELETE FROM graph_server_lists WHERE scan_id = $1 AND server_list IN (SELECT unnest(server_lists) FROM graph_nlbs WHERE scan_id = $1)', [after]);
+    await expect(store.graph.nlbsPage(after, SYSTEM_PRINCIPAL, { first: 1000 })).rejects.toThrow(/names server list \d+, which is not stored/);
   });
 });

@@ -141,14 +141,17 @@ function nlbOfRow(row: QueryResultRow): GraphNlb {
   const nlb = nlbColumnsOfRow(row);
   const stored = row.server_groups as unknown;
   const groups = typeof stored === 'string' ? (JSON.parse(stored) as unknown) : stored;
-  const numbers = row.list_numbers as number[] | null | undefined;
-  if (numbers && Array.isArray(groups)) {
-    const texts = row.list_servers as string[];
-    const lists = new Map<number, [string, string | null, string?][]>();
-    numbers.forEach((n, i) => lists.set(n, JSON.parse(texts[i]!) as [string, string | null, string?][]));
+  if (Array.isArray(groups)) {
+    let lists: Map<number, [string, string | null, string?][]> | undefined;
     for (const g of groups as unknown[][]) {
       const ref = Array.isArray(g) ? (g[7] as NlbServerListRef | unknown[] | null) : null;
       if (ref === null || Array.isArray(ref) || typeof ref !== 'object') continue;
+      if (lists === undefined) {
+        lists = new Map();
+        const numbers = (row.list_numbers as number[] | null | undefined) ?? [];
+        const texts = (row.list_servers as string[] | null | undefined) ?? [];
+        for (let i = 0; i < numbers.length; i += 1) lists.set(numbers[i]!, JSON.parse(texts[i]!) as [string, string | null, string?][]);
+      }
       const servers = lists.get(ref.serverList);
       if (!servers) {
         throw new Error(`graph_nlbs: server group '${String(g[0])}' of NLB ${String(row.nlb_id)} in scan ${String(row.scan_id)} names server list ${String(ref.serverList)}, which is not stored`);
@@ -205,8 +208,9 @@ function sharesServerFields(servers: BuiltNlbServerGroup['servers']): boolean {
 
 /**
  * NLBs with their server groups' servers by reference where they can be (`sharesServerFields`), numbered in `lists`
- * (the numbering the CLB server groups of the same graph used first: `serverGroupRows`), so a CLB group and an NLB
- * group listing the same nodes share one row of `graph_server_lists`.
+ * after the CLB server groups' lists of the same graph (`serverGroupRows`). The groups of a cluster's NLB Services list
+ * the same nodes, so they share rows; an NLB server's zone is part of its list, so they share none with CLB groups
+ * (whose backends have no zone).
  * @param lists null: every group inline (a schema before migration 1800900000000)
  * @returns one row per NLB, in input order
  */
