@@ -98,7 +98,8 @@ export function storedFleetGraph(graph: FleetGraph): FleetGraph & {
  */
 function withColumnValue<T>(columns: ColumnSpec<T>, column: string, value: (row: T) => unknown): ColumnSpec<T> {
   if (!columns.some(([c]) => c === column)) throw new Error(`fleet-graph columns: no column ${column}`);
-  return columns.map(([c, kind, get]): ColumnSpec<T>[number] => [c, kind, c === column ? value : get]);
+  // The other columns keep their property paths (what the COPY encoder reads them by).
+  return columns.map((spec): ColumnSpec<T>[number] => (spec[0] === column ? [column, spec[1], value] : spec));
 }
 
 // Columns and row mappers follow from the resource declarations (libs/domain fleet-graph.resources.ts) through
@@ -121,12 +122,14 @@ const LOAD_BALANCER_COLUMNS = columnsOf(GRAPH_LOAD_BALANCER);
  * `storedNlbServerGroup` stores them.
  */
 function nlbColumns(groups: NlbServerGroupsJson, byReference: boolean): ColumnSpec<NlbRow> {
-  const columns = withColumnValue(columnsOf<typeof GRAPH_NLB, BuiltNlb>(GRAPH_NLB), 'server_groups', (r) => groups.of(r.serverGroups)).map(
-    ([c, kind, get, path]): ColumnSpec<NlbRow>[number] =>
-      c === 'server_groups' ? [c, 'json', (r: NlbRow) => groups.of(r.nlb.serverGroups, r.lists)] : [c, kind, (r: NlbRow) => get(r.nlb), path && ['nlb', ...path]],
-  );
+  const columns = withColumnValue(NLB_ROW_COLUMNS, 'server_groups', (r) => groups.of(r.nlb.serverGroups, r.lists));
   return byReference ? [...columns, ['server_lists', 'integer[]', (r) => r.listNumbers]] : columns;
 }
+
+/** The declared NLB columns read off an `NlbRow`; `server_groups` is packed JSON text (its value is `nlbColumns`'). */
+const NLB_ROW_COLUMNS: ColumnSpec<NlbRow> = columnsOf<typeof GRAPH_NLB, BuiltNlb>(GRAPH_NLB).map(
+  ([c, kind, get, path]): ColumnSpec<NlbRow>[number] => [c, c === 'server_groups' ? 'json' : kind, (r: NlbRow) => get(r.nlb), path && ['nlb', ...path]],
+);
 const nlbColumnsOfRow = rowMapperOf(GRAPH_NLB);
 const unpackedNlbServerGroups = unpackedRowsOf(GRAPH_NLB_SERVER_GROUP);
 
