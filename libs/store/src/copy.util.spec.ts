@@ -150,6 +150,38 @@ describe('COPY text format (copy.util)', () => {
     expect(dedupeRows(pairs, (r) => [r.a, r.b])).toBe(pairs);
   });
 
+  it('returns rows whose keys come in strictly increasing order as they are, and still drops keys equal as stored', () => {
+    const sorted = [
+      { a: 'a', b: null, v: 1 },
+      { a: 'a', b: 'b', v: 2 },
+      { a: 'ab', b: 'a', v: 3 },
+      { a: 'b', b: '\ud83d\ude00', v: 4 },
+    ];
+    expect(dedupeRows(sorted, (r) => [r.a, r.b])).toBe(sorted);
+    // In code-unit order, yet the same text once stored: a NUL is stored as U+2400.
+    const sanitised = [
+      { k: 'x\u0000', v: 1 },
+      { k: 'x\u2400', v: 2 },
+    ];
+    expect(dedupeRows(sanitised, (r) => [r.k]).map((r) => r.v)).toEqual([1]);
+    // A lone surrogate after the first row, too (stored as U+FFFD).
+    const lone = [
+      { k: 'a', v: 1 },
+      { k: 'x\ud800', v: 2 },
+      { k: 'x\ufffd', v: 3 },
+    ];
+    expect(dedupeRows(lone, (r) => [r.k]).map((r) => r.v)).toEqual([1, 2]);
+    // null and undefined are the same stored value (NULL).
+    const nulls = [
+      { a: null, b: 'x', v: 1 },
+      { a: undefined, b: 'x', v: 2 },
+    ];
+    expect(dedupeRows(nulls, (r) => [r.a, r.b]).map((r) => r.v)).toEqual([1]);
+    // Equal neighbours, and a key that goes back.
+    expect(dedupeRows([{ k: 'a' }, { k: 'b' }, { k: 'b' }], (r) => [r.k])).toEqual([{ k: 'a' }, { k: 'b' }]);
+    expect(dedupeRows([{ k: 'b' }, { k: 'c' }, { k: 'a' }, { k: 'c' }], (r) => [r.k])).toEqual([{ k: 'b' }, { k: 'c' }, { k: 'a' }]);
+  });
+
   it('keeps the first row of each key among many, as a key string per row would (composite keys, nulls, sanitised text)', () => {
     const parts = ['a', 'b', 'x\u0000', 'x\u2400', null, undefined, '\u0001', ''];
     const rows = Array.from({ length: 20_000 }, (_, i) => ({
@@ -166,5 +198,25 @@ describe('COPY text format (copy.util)', () => {
     });
     expect(expected.length).toBeLessThan(rows.length);
     expect(dedupeRows(rows, (r) => r.k).map((r) => r.i)).toEqual(expected.map((r) => r.i));
+    // The same rows in code-unit order of their raw keys: duplicates are neighbours, or equal only once stored.
+    const raw = (x: string | null | undefined) => (x === null || x === undefined ? '' : `~${x}`);
+    const inOrder = [...rows].sort((x, y) => {
+      for (let j = 0; j < 3; j++) {
+        const a = raw(x.k[j]);
+        const b = raw(y.k[j]);
+        if (a !== b) return a < b ? -1 : 1;
+      }
+      return x.i - y.i;
+    });
+    const seenInOrder = new Set<string>();
+    const expectedInOrder = inOrder.filter((r) => {
+      const k = r.k.map(norm).join(',');
+      if (seenInOrder.has(k)) return false;
+      seenInOrder.add(k);
+      return true;
+    });
+    expect(dedupeRows(inOrder, (r) => r.k).map((r) => r.i)).toEqual(expectedInOrder.map((r) => r.i));
+    const distinct = expectedInOrder.filter((r) => r.k.every((x) => x === null || x === undefined || !x.includes('\u0000')));
+    expect(dedupeRows(distinct, (r) => r.k)).toBe(distinct);
   });
 });

@@ -61,9 +61,13 @@ export const QUOTA_COPY_COLUMNS: ColumnSpec<QuotaUsageSample> = [
   ['team', 'text', (s) => s.resource.team],
 ];
 
-/** The key of a sample within a scan (the table's primary key after `scan_id`). */
+/**
+ * The key of a sample within a scan: the fields of the table's primary key after `scan_id`, in the order the analysis
+ * emits samples (check, then resource kind, account, region and id: libs/checks `runAudit` sorts a check's results by
+ * resource key), so that `dedupeRows` finds them in key order and has nothing to hash.
+ */
 export function quotaSampleKey(s: QuotaUsageSample): readonly string[] {
-  return [s.checkId, s.resource.accountId, s.resource.regionId, s.resource.kind, s.resource.id];
+  return [s.checkId, s.resource.kind, s.resource.accountId, s.resource.regionId, s.resource.id];
 }
 
 /** Rows per INSERT: one statement binds at most 65535 parameters (11 per row: 5957 rows). */
