@@ -7,11 +7,21 @@ import { afterAll, describe, expect, it } from 'vitest';
 import { createBottleneckRateLimiter, type ClosableApiRateLimiter } from '@app/collectors';
 
 describe('createBottleneckRateLimiter with datastore ioredis', () => {
+  // A fresh id per run: nothing to clear. Clearing is what one process must never do to the others
+  // sharing an id: a second limiter clearing the datastore drops the first one's client
+  // registration, and on Redis 7 Bottleneck does not recover from the `ERR UNKNOWN_CLIENT` reply
+  // (SGrondin/bottleneck#212). The keys expire a minute after the last call.
   const id = `fleet-audit-test-${process.pid}-${Date.now()}`;
   const make = (): ClosableApiRateLimiter =>
     createBottleneckRateLimiter(
       { qpsPerAccount: 1000, maxConcurrentPerAccount: 1 },
-      { id, datastore: 'ioredis', clearDatastore: true, clientOptions: { host: '127.0.0.1', port: 6379 } },
+      {
+        id,
+        datastore: 'ioredis',
+        clearDatastore: false,
+        timeout: 60_000,
+        clientOptions: { host: '127.0.0.1', port: 6379 },
+      },
     );
   const limiters = [make(), make()];
   afterAll(async () => {

@@ -139,7 +139,9 @@ export function minTimeOf(qps: number): number {
  *   clientOptions: {...}, clearDatastore: false }` to share budgets between processes; each
  *   limiter's `id` is `<id or "fleet-audit">:<accountId>[:<api>]`, so every process using the
  *   same id prefix and Redis shares each account's budget and concurrency; the sliding-window cap
- *   stays per process)
+ *   stays per process; `clearDatastore` must stay false where several processes share an id: a
+ *   process clearing it drops the others' client registrations, and Bottleneck 2.19.5 does not
+ *   re-register on Redis 7's `ERR UNKNOWN_CLIENT` reply, SGrondin/bottleneck#212)
  * @throws RangeError for a non-positive QPS or concurrency
  */
 export function createBottleneckRateLimiter(
