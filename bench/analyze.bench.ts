@@ -24,7 +24,10 @@
  * `nlb` holds `nlbs`, `serverGroups`, `unusedServerGroups`, `servers` (counts) and `findings` (NLB_* findings).
  * `digest` is the sha256 of the audit output (findings and every result) as JSON, taken after the timed span:
  * a change that must not alter behaviour keeps it (test/golden/README.md).
- * `seconds` is wall time of `runAudit`; `cpuSeconds` is the process CPU time (user + system) over the same
+ * `seconds` is wall time of `runAudit` keeping what a scan keeps (`keepResultsOf` the quota checks: their results,
+ * every skipped result, every finding and the counts; `analyzeSnapshot` without `keepResults`); a second, untimed
+ * audit of the same fleet keeps every result for the digest (its wall time in `allResultsSeconds`), and what the timed
+ * one kept must be that audit's, projected the same way (exit 1 otherwise); `cpuSeconds` is the process CPU time (user + system) over the same
  * span, which stays meaningful when other processes compete for the cores (`loadAvg1m` says how busy the
  * machine was); `systemSeconds` the kernel's share of it and `pageFaults` the minor page faults (fresh memory
  * touched). `probe` (`MachineProbe`, taken first, in a child of its own) says what the machine gives that hour:
@@ -55,7 +58,8 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { availableParallelism, loadavg, tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { runThreadedAudit } from '@app/audit';
-import { CHECKS, runAudit } from '@app/checks';
+import { CHECKS, QUOTA_USAGE_CHECK_IDS, runAudit, statusCountsOf, type StatusCounts } from '@app/checks';
+import type { CheckResult, FleetSnapshot } from '@app/domain';
 import { backendsOf, intFlag, millionBackendFleet, nlbFiguresOf, writeBenchShards, type BenchShardFiles, type NlbFigures } from './bench-support';
 import { probeJson, runProbe, type MachineProbe } from './machine-probe';
 
@@ -87,6 +91,10 @@ interface SizeResult {
    * results' JSON bytes (summed over the shards; wall time of each thread).
    */
   shardSeconds?: { shards: number; load: number; audit: number; json: number };
+  /** One thread: wall seconds of the untimed second audit that keeps every result (for the digest). */
+  allResultsSeconds?: number;
+  /** One thread: whether what the timed audit kept is the full audit's, projected (`scanDigestOf`). */
+  scanMatches?: boolean;
 }
 
 /** What the parent tells each child: the fleet's shape. */
@@ -179,36 +187,68 @@ async function measureThreaded(prepared: BenchShardFiles, threads: number): Prom
   };
 }
 
+/**
+ * sha256 (hex) of what a scan's analysis keeps of an audit, in `digestOf`'s bytes: the kept results (`keepResultsOf`
+ * `QUOTA_USAGE_CHECK_IDS`), the findings and the counts. Taken of a full audit projected the same way, it must be
+ * the same: what the scan keeps is the full audit's, result for result.
+ */
+function scanDigestOf(out: { results: readonly CheckResult[]; findings: unknown[]; counts: ReadonlyMap<string, StatusCounts> }, project: boolean): string {
+  const results = project ? out.results.filter((r) => r.status === 'skipped' || QUOTA_USAGE_CHECK_IDS.has(r.checkId)) : [...out.results];
+  const h = createHash('sha256');
+  h.update(digestOf({ results, findings: out.findings }));
+  h.update(JSON.stringify([...out.counts.entries()]));
+  return h.digest('hex');
+}
+
+/**
+ * The timed audit of `measure`: a single cold run, as a scan does (no warm-up), with default settings (every
+ * registered check), keeping what a scan keeps (`analyzeSnapshot` without `keepResults`: the quota checks' and
+ * skipped results, every finding and the counts). Its output is dropped on return, before the full audit runs.
+ */
+function timedScanAudit(snapshot: FleetSnapshot, now: Date): { seconds: number; cpu: NodeJS.CpuUsage; pageFaults: number; peakRssMiB: number; scanDigest: string; scanFindings: number } {
+  const c0 = process.cpuUsage();
+  const f0 = process.resourceUsage().minorPageFault;
+  const t0 = process.hrtime.bigint();
+  const scan = runAudit(snapshot, { now, keepResultsOf: QUOTA_USAGE_CHECK_IDS });
+  const seconds = Number(process.hrtime.bigint() - t0) / 1e9;
+  const cpu = process.cpuUsage(c0);
+  const pageFaults = process.resourceUsage().minorPageFault - f0;
+  // Read before the full audit: its every result is the digest's, not the scan's.
+  const peakRssMiB = process.resourceUsage().maxRSS / 1024;
+  return { seconds, cpu, pageFaults, peakRssMiB, scanDigest: scanDigestOf(scan, false), scanFindings: scan.findings.length };
+}
+
 function measure(servicesPerCluster: number, shape: FleetShape, perCheck: boolean): SizeResult {
   const snapshot = millionBackendFleet(servicesPerCluster, shape);
   const nlbFigures = nlbFiguresOf(snapshot);
   const backends = backendsOf(snapshot) + nlbFigures.servers;
   global.gc?.();
   const now = new Date('2026-11-22T00:00:00Z');
-  // A single cold run, as a scan does (no warm-up): default settings enable every registered check.
-  const c0 = process.cpuUsage();
-  const f0 = process.resourceUsage().minorPageFault;
-  const t0 = process.hrtime.bigint();
+  const timed = timedScanAudit(snapshot, now);
+  global.gc?.();
+  // The digest needs every result: an untimed second audit keeps them (its wall time is printed as `allResultsSeconds`).
+  const t1 = process.hrtime.bigint();
   const out = runAudit(snapshot, { now });
-  const seconds = Number(process.hrtime.bigint() - t0) / 1e9;
-  const cpu = process.cpuUsage(c0);
-  const pageFaults = process.resourceUsage().minorPageFault - f0;
+  const allResultsSeconds = Number(process.hrtime.bigint() - t1) / 1e9;
+  const scanMatches = scanDigestOf({ ...out, counts: statusCountsOf(out.results) }, true) === timed.scanDigest && timed.scanFindings === out.findings.length;
   const nlbFindings = out.findings.filter((f) => f.checkId.startsWith('NLB_'));
   const findingsByCheck: Record<string, number> = {};
   for (const f of nlbFindings) findingsByCheck[f.checkId] = (findingsByCheck[f.checkId] ?? 0) + 1;
   const res: SizeResult = {
     backends,
     nlb: { ...nlbFigures, findings: nlbFindings.length, findingsByCheck },
-    seconds,
-    cpuSeconds: (cpu.user + cpu.system) / 1e6,
-    systemSeconds: cpu.system / 1e6,
-    pageFaults,
+    seconds: timed.seconds,
+    cpuSeconds: (timed.cpu.user + timed.cpu.system) / 1e6,
+    systemSeconds: timed.cpu.system / 1e6,
+    pageFaults: timed.pageFaults,
     findings: out.findings.length,
     results: out.results.length,
     checksWithResults: new Set(out.results.map((r) => r.checkId)).size,
     checksWithoutResults: CHECKS.map((c) => c.id).filter((id) => !out.results.some((r) => r.checkId === id)),
-    peakRssMiB: process.resourceUsage().maxRSS / 1024,
+    peakRssMiB: timed.peakRssMiB,
     digest: digestOf(out),
+    allResultsSeconds,
+    scanMatches,
   };
   if (perCheck) {
     res.perCheckMs = {};
@@ -261,7 +301,11 @@ function line(label: string, r: SizeResult): string {
     `(${r.results} results from ${r.checksWithResults} checks, ${r.findings} findings), peak RSS ${r.peakRssMiB.toFixed(0)} MiB\n` +
     `      ${r.systemSeconds.toFixed(3)} s of the CPU in the kernel; ${r.pageFaults} page faults (${((r.pageFaults * 4096) / 2 ** 20).toFixed(0)} MiB of fresh memory touched)\n` +
     `      NLB: ${r.nlb.nlbs} NLBs, ${r.nlb.listeners} listeners, ${r.nlb.serverGroups} server groups (${r.nlb.unusedServerGroups} used by no NLB), ` +
-    `${r.nlb.servers} server entries; ${r.nlb.findings} NLB findings${byCheck ? ` (${byCheck})` : ''}`
+    `${r.nlb.servers} server entries; ${r.nlb.findings} NLB findings${byCheck ? ` (${byCheck})` : ''}` +
+    (r.allResultsSeconds !== undefined
+      ? `\n      the same audit keeping every result (untimed, for the digest): ${r.allResultsSeconds.toFixed(3)} s wall; ` +
+        `what the timed audit kept ${r.scanMatches ? 'is' : 'is NOT'} that audit's, projected`
+      : '')
   );
 }
 
@@ -319,6 +363,7 @@ async function main(): Promise<void> {
   const all = [...halfRuns, ...halfThreaded].map((r) => r.digest).concat([...fullRuns, ...fullThreaded].map((r) => r.digest));
   const digestsDiffer =
     [...halfRuns, ...halfThreaded].some((r) => r.digest !== half.digest) || [...fullRuns, ...fullThreaded].some((r) => r.digest !== full.digest) || all.length === 0;
+  const projectionDiffers = [...halfRuns, ...fullRuns].some((r) => r.scanMatches === false);
   if (threads > 1 && single) {
     const th = medianRun(halfThreaded);
     const tf = medianRun(fullThreaded);
@@ -346,6 +391,7 @@ async function main(): Promise<void> {
       nlb: { '500k': nlbJson(half), '1m': nlbJson(full) },
       seconds: { '500k': Number(half.seconds.toFixed(3)), '1m': Number(full.seconds.toFixed(3)) },
       runs: { '500k': halfRuns.map((r) => Number(r.seconds.toFixed(3))), '1m': fullRuns.map((r) => Number(r.seconds.toFixed(3))) },
+      allResultsSeconds: { '500k': halfRuns.map((r) => Number(r.allResultsSeconds!.toFixed(3))), '1m': fullRuns.map((r) => Number(r.allResultsSeconds!.toFixed(3))) },
       cpuSeconds: { '500k': Number(half.cpuSeconds.toFixed(3)), '1m': Number(full.cpuSeconds.toFixed(3)) },
       systemSeconds: { '500k': Number(half.systemSeconds.toFixed(3)), '1m': Number(full.systemSeconds.toFixed(3)) },
       pageFaults: { '500k': half.pageFaults, '1m': full.pageFaults },
@@ -361,6 +407,10 @@ async function main(): Promise<void> {
   );
   if (digestsDiffer) {
     console.error('the runs of one size gave different digests (runs, or threads=1 against threaded): the analysis is not deterministic, or the merge not exact');
+    process.exitCode = 1;
+  }
+  if (projectionDiffers) {
+    console.error('what the timed (scan) audit kept differs from the full audit projected the same way: keepResultsOf changed the output');
     process.exitCode = 1;
   }
 }

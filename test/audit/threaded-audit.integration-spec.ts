@@ -22,6 +22,7 @@ import {
   type AuditShard,
 } from '@app/audit';
 import { FleetValidationError, generateFleet, generateSpecSchema, loadFleetDirectory, writeFleetDirectory } from '@app/collectors';
+import { QUOTA_USAGE_CHECK_IDS } from '@app/checks';
 
 const NOW = new Date('2026-11-22T00:00:00Z');
 const SAMPLE = join(__dirname, '..', '..', 'examples', 'fleets', 'sample');
@@ -40,7 +41,7 @@ function partsJson(a: { results: unknown[]; findings: unknown[]; skipped: unknow
 /** The one-thread analysis of the whole directory, and the threaded one on `threads` threads, as `partsJson`. */
 async function bothWays(dir: string, threads: number): Promise<{ single: Record<string, string>; threaded: Record<string, string>; shards: AuditShard[]; maxInFlight: number }> {
   const snapshot = loadFleetDirectory(dir);
-  const single = partsJson(analyzeSnapshot(snapshot, { scanId: 'single', now: NOW }), snapshot.coverage);
+  const single = partsJson(analyzeSnapshot(snapshot, { scanId: 'single', now: NOW, keepResults: true }), snapshot.coverage);
   const shards = fleetDirectoryAuditShards(dir)!;
   const audit = await runThreadedAudit(shards, { threads, now: NOW, resultsJson: true });
   const threaded = partsJson({ ...audit, results: threadedResults(audit) }, audit.coverage);
@@ -98,7 +99,7 @@ describe('threaded analysis', () => {
   });
 
   it('answers the same scan through runScan with threads as with one thread (findings, summary, coverage, skipped)', async () => {
-    const one = await runScan({ source: { kind: 'offline', fleetDir: SAMPLE }, now: NOW, observedAt: NOW, threads: 1 });
+    const one = await runScan({ source: { kind: 'offline', fleetDir: SAMPLE }, now: NOW, observedAt: NOW, threads: 1, keepResults: true });
     const two = await runScan({ source: { kind: 'offline', fleetDir: SAMPLE }, now: NOW, observedAt: NOW, threads: 2, keepResults: true });
     const pick = (o: typeof one) => JSON.stringify([o.findings, o.results, o.scan.summary, o.scan.coverage, o.scan.skipped, o.scan.fleetName]);
     expect(pick(two)).toBe(pick(one));
@@ -106,6 +107,11 @@ describe('threaded analysis', () => {
     // Without keepResults the results are not kept; the summary still counts them.
     expect(lean.results).toEqual([]);
     expect(lean.scan.summary).toEqual(one.scan.summary);
+    // On one thread without keepResults: what a stored scan uses, the quota checks' results and the skipped ones.
+    const leanOne = await runScan({ source: { kind: 'offline', fleetDir: SAMPLE }, now: NOW, observedAt: NOW, threads: 1 });
+    expect(leanOne.results).toEqual(one.results.filter((r) => r.status === 'skipped' || QUOTA_USAGE_CHECK_IDS.has(r.checkId)));
+    expect(leanOne.results.length).toBeLessThan(one.results.length);
+    expect(JSON.stringify([leanOne.findings, leanOne.scan])).toBe(JSON.stringify([one.findings, { ...one.scan, id: leanOne.scan.id, startedAt: leanOne.scan.startedAt, finishedAt: leanOne.scan.finishedAt }]));
   });
 
   it('fails an invalid file of a shard with the error the one-thread read gives, and gives no output', async () => {

@@ -5,7 +5,7 @@
  * snapshot -> index -> every check -> findings, skipped results, quota usage samples, summary -> stored with the
  * coverage, visible at once (`store.scans.complete`); docs/scan-path.md.
  */
-import { buildFleetGraphAsync, FleetIndex, QUOTA_USAGE_CHECK_IDS, runAudit, type PartialAuditSettings } from '@app/checks';
+import { buildFleetGraphAsync, FleetIndex, QUOTA_USAGE_CHECK_IDS, runAudit, type PartialAuditSettings, type StatusCounts } from '@app/checks';
 import {
   quotaUsageOf,
   assignTeams,
@@ -51,6 +51,10 @@ export class ScanFailedError extends fleetAuditErrorKind('ScanFailedError', 'SCA
 
 /** What the analysis of one snapshot produced. */
 export interface ScanAnalysis {
+  /**
+   * The evaluated results: every one with `keepResults`; otherwise what a stored scan uses, the quota checks' results
+   * (`QUOTA_USAGE_CHECK_IDS`: the quota usage samples) and every skipped result (`summary` counts them all).
+   */
   results: CheckResult[];
   findings: Finding[];
   /** The (check, resource) pairs not evaluated, with the reason. */
@@ -75,10 +79,15 @@ export interface AnalyzeAndStoreRequest {
   index?: FleetIndex;
   /** Called before and after the analysis and the store step (progress bars). */
   onPhase?: (phase: 'analyze' | 'store', done: 0 | 1) => void;
+  /** Keep every evaluated result in the returned analysis (`AnalyzeRequest.keepResults`). */
+  keepResults?: boolean;
 }
 
-/** Summarise findings, results, coverage and snapshot size. */
-export function summarize(snapshot: FleetSnapshot, results: CheckResult[], findings: Finding[]): ScanSummary {
+/**
+ * Summarise findings, results, coverage and snapshot size.
+ * @param counts the results counted by status per check id (`AuditOutput.counts`, or `statusCountsOf` of a list)
+ */
+export function summarize(snapshot: FleetSnapshot, counts: ReadonlyMap<string, StatusCounts>, findings: Finding[]): ScanSummary {
   const bySeverity: Record<Severity, number> = { info: 0, warning: 0, critical: 0 };
   const byCheck: Record<string, number> = {};
   for (const f of findings) {
@@ -86,12 +95,10 @@ export function summarize(snapshot: FleetSnapshot, results: CheckResult[], findi
     byCheck[f.checkId] = (byCheck[f.checkId] ?? 0) + 1;
   }
   const res = { pass: 0, fail: 0, skipped: 0 };
-  const perCheck = new Map<string, { pass: number; fail: number; skipped: number }>();
-  for (const r of results) {
-    res[r.status] += 1;
-    let c = perCheck.get(r.checkId);
-    if (!c) perCheck.set(r.checkId, (c = { pass: 0, fail: 0, skipped: 0 }));
-    c[r.status] += 1;
+  for (const c of counts.values()) {
+    res.pass += c.pass;
+    res.fail += c.fail;
+    res.skipped += c.skipped;
   }
   const cov = { ok: 0, failed: 0, absent: 0 };
   for (const c of snapshot.coverage) cov[c.status] += 1;
@@ -107,7 +114,7 @@ export function summarize(snapshot: FleetSnapshot, results: CheckResult[], findi
     bySeverity,
     byCheck: Object.fromEntries(Object.entries(byCheck).sort(([a], [b]) => (a < b ? -1 : 1))),
     results: res,
-    byCheckStatus: Object.fromEntries([...perCheck.entries()].sort(([a], [b]) => (a < b ? -1 : 1))),
+    byCheckStatus: Object.fromEntries([...counts.entries()].sort(([a], [b]) => (a < b ? -1 : 1)).map(([id, c]) => [id, { ...c }])),
     coverage: cov,
     accounts: snapshot.accounts.length,
     clusters,
@@ -135,6 +142,11 @@ export interface AnalyzeRequest {
   settings?: PartialAuditSettings;
   /** The snapshot's FleetIndex when the caller built it already (reused later for the stored fleet graph). */
   index?: FleetIndex;
+  /**
+   * Keep every evaluated result in `ScanAnalysis.results` (JUnit output lists them). Otherwise only the quota checks'
+   * and the skipped ones are kept: about half of them on a large fleet, and the memory of the rest is not held.
+   */
+  keepResults?: boolean;
 }
 
 /**
@@ -146,8 +158,13 @@ export interface AnalyzeRequest {
 export function analyzeSnapshot(snapshot: FleetSnapshot, req: AnalyzeRequest): ScanAnalysis {
   const nothing = nothingReadReason(snapshot);
   if (nothing !== undefined) throw new ScanFailedError(nothing, req.scanId);
-  const { results, findings } = runAudit(snapshot, { now: req.now, ...(req.settings ? { settings: req.settings } : {}), ...(req.index ? { index: req.index } : {}) });
-  const summary = summarize(snapshot, results, findings);
+  const { results, findings, counts } = runAudit(snapshot, {
+    now: req.now,
+    ...(req.settings ? { settings: req.settings } : {}),
+    ...(req.index ? { index: req.index } : {}),
+    ...(req.keepResults === true ? {} : { keepResultsOf: QUOTA_USAGE_CHECK_IDS }),
+  });
+  const summary = summarize(snapshot, counts, findings);
   const skipped = skippedResultsOf(results);
   const finishedAt = new Date();
   return { results, findings, skipped, summary, finishedAt, ...(req.settings?.owners ? { owners: req.settings.owners } : {}) };
@@ -166,7 +183,13 @@ export async function analyzeAndStore(snapshot: FleetSnapshot, req: AnalyzeAndSt
   req.onPhase?.('analyze', 0);
   // One index for the audit and the stored fleet graph (its lazy backend statistics are computed once).
   const index = req.index ?? (req.store ? FleetIndex.build(snapshot) : undefined);
-  const analysis = analyzeSnapshot(snapshot, { scanId: req.scanId, now: req.now, ...(req.settings ? { settings: req.settings } : {}), ...(index ? { index } : {}) });
+  const analysis = analyzeSnapshot(snapshot, {
+    scanId: req.scanId,
+    now: req.now,
+    ...(req.settings ? { settings: req.settings } : {}),
+    ...(index ? { index } : {}),
+    ...(req.keepResults ? { keepResults: true } : {}),
+  });
   req.onPhase?.('analyze', 1);
   if (req.store) await storeAnalysis(req.store, req.scanId, snapshot, analysis, { ...(req.onPhase ? { onPhase: req.onPhase } : {}), ...(index ? { index } : {}) });
   return analysis;

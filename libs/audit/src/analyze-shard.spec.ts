@@ -3,7 +3,7 @@ import type { CoverageEntry } from '@app/domain';
 import { summarize, type ScanSummary } from './analyze-and-store';
 import { sumShardSummaries } from './analyze-shard';
 
-const part = (over: Partial<ScanSummary>): ScanSummary => ({ ...summarize({ name: '', accounts: [], coverage: [] }, [], []), ...over });
+const part = (over: Partial<ScanSummary>): ScanSummary => ({ ...summarize({ name: '', accounts: [], coverage: [] }, new Map(), []), ...over });
 
 describe(sumShardSummaries.name, () => {
   it('adds the parts, sorts the per-check maps by id, counts coverage over the merged entries and takes the accounts given', () => {
@@ -33,6 +33,6 @@ describe(sumShardSummaries.name, () => {
     });
     expect(Object.keys(sum.byCheck)).toEqual(['A_CHECK', 'Z_CHECK']);
     // Key order of the in-process summary (its JSON is compared byte for byte by some readers).
-    expect(Object.keys(sum)).toEqual(Object.keys(summarize({ name: '', accounts: [], coverage: [] }, [], [])));
+    expect(Object.keys(sum)).toEqual(Object.keys(summarize({ name: '', accounts: [], coverage: [] }, new Map(), [])));
   });
 });

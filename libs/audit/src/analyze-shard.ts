@@ -26,7 +26,7 @@
  * README "Sharded analysis" names this. None of them needs more than one shard on real fleets, so no check runs
  * in the final job.
  */
-import { buildFleetGraph, FleetIndex, QUOTA_USAGE_CHECK_IDS, runAudit, type PartialAuditSettings } from '@app/checks';
+import { buildFleetGraph, FleetIndex, QUOTA_USAGE_CHECK_IDS, runAudit, statusCountsOf, type PartialAuditSettings } from '@app/checks';
 import { assignTeams, clustersOf, quotaUsageOf, skippedResultsOf, withSampleTeams, type CoverageEntry, type FleetSnapshot } from '@app/domain';
 import type { ScanShardPart, ScanShardPlace, ShardStoreOutcome, Store } from '@app/store';
 import { summarize, type ScanSummary } from './analyze-and-store';
@@ -83,7 +83,7 @@ function shardPartOf(snapshot: FleetSnapshot, req: Omit<AnalyzeShardRequest, 'st
   const results = lead ? audit.results : audit.results.filter((r) => !isAccountLevel(r.resource.regionId));
   const findings = lead ? audit.findings : audit.findings.filter((f) => !isAccountLevel(f.resource.regionId));
   const coverage: CoverageEntry[] = lead ? snapshot.coverage : snapshot.coverage.filter((c) => !isAccountLevel(c.regionId));
-  const summary: ScanSummary = { ...summarize({ ...snapshot, coverage }, results, findings), accounts: lead ? snapshot.accounts.length : 0 };
+  const summary: ScanSummary = { ...summarize({ ...snapshot, coverage }, statusCountsOf(results), findings), accounts: lead ? snapshot.accounts.length : 0 };
   const part: ScanShardPart = {
     findings,
     quotaUsage: withSampleTeams(quotaUsageOf(results, QUOTA_USAGE_CHECK_IDS), clustersOf(snapshot), req.settings?.owners),
@@ -117,7 +117,7 @@ function addCounts<K extends string>(into: Record<K, number>, from: Record<K, nu
  * @param accounts accounts of the scan (count)
  */
 export function sumShardSummaries(parts: readonly ScanSummary[], coverage: readonly CoverageEntry[], accounts: number): ScanSummary {
-  const out = summarize({ name: '', accounts: [], coverage: [...coverage] }, [], []);
+  const out = summarize({ name: '', accounts: [], coverage: [...coverage] }, new Map(), []);
   const byCheck: Record<string, number> = {};
   const byCheckStatus: Record<string, { pass: number; fail: number; skipped: number }> = {};
   for (const p of parts) {

@@ -54,9 +54,10 @@ export interface ScanRequest {
    */
   threads?: number;
   /**
-   * With more than one thread: keep every evaluated result in the outcome (`ScanOutcome.results`; JUnit output
-   * lists them). Otherwise the outcome's `results` is empty (the summary still counts them), as a distributed
-   * scan's. A stored scan keeps them (its quota usage samples come from them).
+   * Keep every evaluated result in the outcome (`ScanOutcome.results`; JUnit output lists them). Otherwise the
+   * outcome's `results` holds, on one thread, only the quota checks' results and the skipped ones (what a stored scan
+   * uses: its quota usage samples come from them), and on more threads none, as a distributed scan's; the summary
+   * counts every result either way.
    */
   keepResults?: boolean;
   /** Id of a scan row the caller already created (`store.scans.create`), e.g. to answer 202 first. */
@@ -261,6 +262,7 @@ function analyzeStep(snapshot: FleetSnapshot, request: ScanRequest, scanId: stri
     now: request.now ?? new Date(),
     ...(request.settings ? { settings: request.settings } : {}),
     ...(index ? { index } : {}),
+    ...(request.keepResults ? { keepResults: true } : {}),
   });
   request.onProgress?.({ phase: 'analyze', done: 1, total: 1 });
   return analysis;

@@ -13,7 +13,7 @@
  */
 import { readFileSync } from 'node:fs';
 import { deserialize } from 'node:v8';
-import { CHECKS, FleetIndex, runAudit, type PartialAuditSettings } from '@app/checks';
+import { CHECKS, FleetIndex, runAudit, statusCountsOf, type PartialAuditSettings } from '@app/checks';
 import { FleetValidationError, readFleetShard } from '@app/collectors';
 import { assignTeams, mapWireFleet, skippedResultsOf, type CheckResult, type CoverageEntry, type FleetSnapshot, type Finding, type SkippedResult } from '@app/domain';
 import { summarize, type ScanSummary } from './analyze-and-store';
@@ -130,7 +130,7 @@ export function auditShard(task: AuditShardTask): AuditShardAnswer {
   const results = lead ? audit.results : audit.results.filter((r) => !isAccountLevel(r.resource.regionId));
   const findings = lead ? audit.findings : audit.findings.filter((f) => !isAccountLevel(f.resource.regionId));
   const coverage: CoverageEntry[] = lead ? snapshot.coverage : snapshot.coverage.filter((c) => !isAccountLevel(c.regionId));
-  const summary: ScanSummary = { ...summarize({ ...snapshot, coverage }, results, findings), accounts: lead ? snapshot.accounts.length : 0 };
+  const summary: ScanSummary = { ...summarize({ ...snapshot, coverage }, statusCountsOf(results), findings), accounts: lead ? snapshot.accounts.length : 0 };
   const runs: ResultRun[] = [];
   const runStarts: number[] = [];
   for (let i = 0; i < results.length; i++) {

@@ -26,14 +26,33 @@ export interface RunAuditOptions {
   fastPaths?: FastPathSwitch;
   /** The Services some checks judge in this run (`ServiceFilter`); absent = every check judges every Service. */
   serviceFilter?: ServiceFilter;
+  /**
+   * The checks whose pass and fail results the output keeps (`AuditOutput.results`); absent = every check's. A stored
+   * scan keeps only the quota checks' (`QUOTA_USAGE_CHECK_IDS`: its quota usage samples come from them), and every
+   * check's skipped results: on a 10M-entry fleet that leaves about 1.2M of 2.5M results. Skipped results are kept
+   * for every check; `AuditOutput.counts` counts every result either way, and the findings are the same.
+   */
+  keepResultsOf?: ReadonlySet<string>;
+}
+
+/** Evaluated (check, resource) pairs by status (counts). */
+export interface StatusCounts {
+  pass: number;
+  fail: number;
+  skipped: number;
 }
 
 /** Output of `runAudit`. */
 export interface AuditOutput {
-  /** Every evaluated (check, resource) pair: pass, fail and skipped; sorted by check id, then resource key. */
+  /**
+   * Every evaluated (check, resource) pair: pass, fail and skipped; sorted by check id, then resource key. With
+   * `RunAuditOptions.keepResultsOf`, only those checks' results and every skipped result, in the same order.
+   */
   results: CheckResult[];
   /** Failed results enriched for output; sorted by severity (critical first), check id, resource id. */
   findings: Finding[];
+  /** Every evaluated pair counted by status, per check id (every check that produced a result), sorted by check id. */
+  counts: Map<string, StatusCounts>;
 }
 
 /**
@@ -100,7 +119,8 @@ export function runAudit(snapshot: FleetSnapshot, options: RunAuditOptions): Aud
     ...(options.fastPaths ? { fastPaths: options.fastPaths } : {}),
     ...(options.serviceFilter ? { serviceFilter: options.serviceFilter } : {}),
   };
-  const perCheck: { id: string; results: CheckResult[]; sorted: boolean }[] = [];
+  const perCheck: { id: string; results: CheckResult[]; sorted: boolean; counts: StatusCounts }[] = [];
+  const keepResultsOf = options.keepResultsOf;
   // The Service refs in key order, built before the checks run (they share them): what `KeyOrderScan` follows.
   const serviceRefs = serviceRefsInKeyOrder(index);
   const findings: Finding[] = [];
@@ -151,6 +171,7 @@ export function runAudit(snapshot: FleetSnapshot, options: RunAuditOptions): Aud
     // Whether the list is in resource-key order is learnt in the same pass as its findings: one read of each result
     // (2.5M on a 10M-entry fleet, scattered over the heap) instead of a second pass when the lists are ordered.
     const scan = new KeyOrderScan(serviceRefs);
+    const counts: StatusCounts = { pass: 0, fail: 0, skipped: 0 };
     for (let i = 0; i < results.length; i++) {
       let result = results[i]!;
       const kind = result.resource.kind;
@@ -159,6 +180,7 @@ export function runAudit(snapshot: FleetSnapshot, options: RunAuditOptions): Aud
         if (resource !== result.resource) results[i] = result = withResultResource(result, resource);
       }
       scan.push(result.resource);
+      counts[result.status]++;
       if (result.status !== 'fail') continue;
       const f = result.figures;
       // Optional fields assigned in the contract's key order (not spread: 200,000 findings of a 10M-entry fleet).
@@ -177,7 +199,13 @@ export function runAudit(snapshot: FleetSnapshot, options: RunAuditOptions): Aud
       if (f) finding.figures = f;
       findings.push(finding);
     }
-    perCheck.push({ id: check.id, results, sorted: scan.sorted });
+    // A check whose pass and fail results are not kept keeps its skipped ones, in list order (sorted below as the
+    // whole list would be: the sort is stable), and its list is dropped at once, not held until the audit ends.
+    if (keepResultsOf !== undefined && !keepResultsOf.has(check.id) && results.length > 0) {
+      const skipped = counts.skipped === 0 ? [] : results.filter((r) => r.status === 'skipped');
+      results.length = 0;
+      perCheck.push({ id: check.id, results: skipped, sorted: false, counts });
+    } else perCheck.push({ id: check.id, results, sorted: scan.sorted, counts });
   }
   // Sort per check (results of a check share its id), then concatenate in check-id order: the same order as
   // one sort by (check id, resource key), with smaller sorts, comparing resources without building their keys.
@@ -186,13 +214,29 @@ export function runAudit(snapshot: FleetSnapshot, options: RunAuditOptions): Aud
   // and each check's own list emptied once copied.
   const results: CheckResult[] = new Array<CheckResult>(perCheck.reduce((n, c) => n + c.results.length, 0));
   let at = 0;
-  for (const { results: list, sorted } of perCheck) {
+  const counts = new Map<string, StatusCounts>();
+  for (const { id, results: list, sorted, counts: c } of perCheck) {
+    if (c.pass + c.fail + c.skipped > 0) counts.set(id, c);
     const order = sorted ? undefined : resultOrder(list);
     if (order === undefined) for (let i = 0; i < list.length; i++) results[at++] = list[i]!;
     else for (const i of order) results[at++] = list[i]!;
     list.length = 0;
   }
-  return { results, findings: sortFindings(findings) };
+  return { results, findings: sortFindings(findings), counts };
+}
+
+/**
+ * `AuditOutput.counts` of a list of results: every result counted by status, per check id (every check with a
+ * result), sorted by check id.
+ */
+export function statusCountsOf(results: readonly CheckResult[]): Map<string, StatusCounts> {
+  const byCheck = new Map<string, StatusCounts>();
+  for (const r of results) {
+    let c = byCheck.get(r.checkId);
+    if (c === undefined) byCheck.set(r.checkId, (c = { pass: 0, fail: 0, skipped: 0 }));
+    c[r.status]++;
+  }
+  return new Map([...byCheck.entries()].sort(([a], [b]) => compareStrings(a, b)));
 }
 
 /**

@@ -2,7 +2,7 @@
  * Public entry of libs/checks: the check catalogue (one pure unit per check), its registry, the
  * settings and the audit engine. No I/O, no framework (docs/architecture.md "Dependency direction").
  */
-export { runAudit, sortFindings, mergeSortedFindings, withClusterName, type RunAuditOptions, type AuditOutput } from './audit.engine';
+export { runAudit, sortFindings, mergeSortedFindings, withClusterName, type RunAuditOptions, type AuditOutput, type StatusCounts, statusCountsOf } from './audit.engine';
 export { CHECKS, CHECK_IDS, QUOTA_CENTER_QUOTA_OF_CHECK, QUOTA_USAGE_CHECK_IDS, getCheck, unknownCheckIdReason } from './check.registry';
 export { KIND_CHECKS } from './kinds';
 export { compareResourceKeys, fingerprintOf, REGION_SCOPED_KINDS, resourceKeyOf } from './fingerprint.util';

@@ -7,6 +7,7 @@ import {
   fingerprintOf,
   resolveAuditSettings,
   runAudit,
+  statusCountsOf,
   CHECK_IDS,
   KIND_CHECKS,
 } from '@app/checks';
@@ -58,7 +59,7 @@ function busyFleet() {
 
 describe('runAudit', () => {
   it('returns no results and no findings for the empty fleet', () => {
-    expect(runAudit(factory.snapshot(), { now: FROZEN_NOW })).toEqual({ results: [], findings: [] });
+    expect(runAudit(factory.snapshot(), { now: FROZEN_NOW })).toEqual({ results: [], findings: [], counts: new Map() });
   });
 
   it('returns no findings for an account with an empty region (only region-level passes)', () => {
@@ -84,7 +85,7 @@ describe('runAudit', () => {
   it('gives every check no result or only passes on an empty fleet with a frozen clock', () => {
     for (const now of [FROZEN_NOW, new Date(0)]) {
       const out = runAudit(factory.snapshot(), { now });
-      expect(out).toEqual({ results: [], findings: [] });
+      expect(out).toEqual({ results: [], findings: [], counts: new Map() });
     }
   });
 
@@ -205,6 +206,32 @@ describe('runAudit', () => {
     });
     expect(out.results.filter((r) => r.status === 'skipped').length).toBeGreaterThan(0);
     expect(out.findings).toEqual([]);
+  });
+
+  it('counts every result by status per check id, in check-id order', () => {
+    const out = runAudit(busyFleet(), { now: FROZEN_NOW });
+    expect([...out.counts.keys()]).toEqual([...new Set(out.results.map((r) => r.checkId))]);
+    expect(out.counts).toEqual(statusCountsOf(out.results));
+    const fails = [...out.counts.values()].reduce((n, c) => n + c.fail, 0);
+    expect(fails).toBe(out.findings.length);
+    expect(fails).toBeGreaterThan(0);
+  });
+
+  it('keeps only the pass and fail results of the checks in keepResultsOf, every skipped result, and the same findings and counts', () => {
+    const snap = busyFleet();
+    // A cluster whose Kubernetes side was not read: its Service checks give skipped results.
+    snap.accounts[0]!.regions[0]!.clusters.push(factory.cluster({ clusterId: 'c-unread', kubernetes: undefined }));
+    const full = runAudit(snap, { now: FROZEN_NOW });
+    const kept = new Set(['CLB_BACKEND_QUOTA', 'ECS_LB_ATTACHMENT_QUOTA']);
+    const scan = runAudit(snap, { now: FROZEN_NOW, keepResultsOf: kept });
+    const skipped = full.results.filter((r) => r.status === 'skipped');
+    expect(skipped.filter((r) => !kept.has(r.checkId)).length).toBeGreaterThan(0);
+    expect(full.results.some((r) => !kept.has(r.checkId) && r.status === 'pass')).toBe(true);
+    expect(full.results.some((r) => kept.has(r.checkId) && r.status === 'fail')).toBe(true);
+    expect(scan.results).toEqual(full.results.filter((r) => r.status === 'skipped' || kept.has(r.checkId)));
+    expect(scan.findings).toEqual(full.findings);
+    expect(scan.counts).toEqual(full.counts);
+    expect(runAudit(snap, { now: FROZEN_NOW, keepResultsOf: new Set() }).results).toEqual(skipped);
   });
 
   it('evaluates a whole service with many checks at once', () => {

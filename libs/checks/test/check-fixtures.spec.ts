@@ -69,7 +69,7 @@ describe('check fixtures', () => {
         const doc = JSON.parse(readFileSync(join(DIR_OF.get(checkId)!, file), 'utf8')) as FixtureFile;
         it(`${file}: ${doc.description}`, () => {
           expect(getCheck(checkId)).toBeDefined();
-          const { results, findings } = runOnly(checkId, doc);
+          const { results, findings, counts } = runOnly(checkId, doc);
           expect(results.every((r) => r.checkId === checkId)).toBe(true);
           expect(results.length).toBeGreaterThan(0);
           if (outcome === 'pass') {
@@ -100,7 +100,7 @@ describe('check fixtures', () => {
             }
           }
           // Deterministic: the same input gives the same output.
-          expect(runOnly(checkId, doc)).toEqual({ results, findings });
+          expect(runOnly(checkId, doc)).toEqual({ results, findings, counts });
         });
       }
     });
