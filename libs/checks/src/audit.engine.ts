@@ -2,7 +2,7 @@ import { severityRank, teamOf, type CheckResult, type Finding, type FleetSnapsho
 import type { AuditSettings, PartialAuditSettings } from './audit-settings.types';
 import { resolveAuditSettings } from './audit-settings.util';
 import { CHECKS, CHECK_IDS } from './check.registry';
-import type { CheckContext, FastPathSwitch, ServiceFilter } from './check.types';
+import type { CheckContext, FastPathSwitch, PassTally, ServiceFilter } from './check.types';
 import { FleetIndex } from './fleet-index';
 import { compareResourceKeys, fingerprintOf, resourceKeyOf } from './fingerprint.util';
 import { serviceRef, withResultResource } from './result.util';
@@ -149,10 +149,13 @@ export function runAudit(snapshot: FleetSnapshot, options: RunAuditOptions): Aud
   for (const check of CHECKS) {
     const cs = settings.checks[check.id];
     if (cs?.enabled === false) continue;
+    // A check whose passes are not kept counts them instead of returning them (`CheckContext.passTally`).
+    const tally: PassTally | undefined = keepResultsOf !== undefined && !keepResultsOf.has(check.id) ? { passes: 0 } : undefined;
     let checkResults: CheckResult[];
     try {
-      checkResults = check.evaluate(ctx);
+      checkResults = check.evaluate(tally ? { ...ctx, passTally: tally } : ctx);
     } catch (e) {
+      if (tally) tally.passes = 0;
       const message = e instanceof Error ? e.message : String(e);
       checkResults = snapshot.accounts.map((a) => ({
         checkId: check.id,
@@ -171,7 +174,7 @@ export function runAudit(snapshot: FleetSnapshot, options: RunAuditOptions): Aud
     // Whether the list is in resource-key order is learnt in the same pass as its findings: one read of each result
     // (2.5M on a 10M-entry fleet, scattered over the heap) instead of a second pass when the lists are ordered.
     const scan = new KeyOrderScan(serviceRefs);
-    const counts: StatusCounts = { pass: 0, fail: 0, skipped: 0 };
+    const counts: StatusCounts = { pass: tally?.passes ?? 0, fail: 0, skipped: 0 };
     for (let i = 0; i < results.length; i++) {
       let result = results[i]!;
       const kind = result.resource.kind;
@@ -201,7 +204,7 @@ export function runAudit(snapshot: FleetSnapshot, options: RunAuditOptions): Aud
     }
     // A check whose pass and fail results are not kept keeps its skipped ones, in list order (sorted below as the
     // whole list would be: the sort is stable), and its list is dropped at once, not held until the audit ends.
-    if (keepResultsOf !== undefined && !keepResultsOf.has(check.id) && results.length > 0) {
+    if (tally !== undefined && results.length > 0) {
       const skipped = counts.skipped === 0 ? [] : results.filter((r) => r.status === 'skipped');
       results.length = 0;
       perCheck.push({ id: check.id, results: skipped, sorted: false, counts });

@@ -31,7 +31,7 @@
  * it names to the Services it accepts (a caller that keeps the other Services' results of an earlier run).
  */
 import { type AccountSnapshot, type CheckResult, type CoverageDataset, type ResourceRef } from '@app/domain';
-import type { CheckContext, CheckDefinition } from './check.types';
+import type { CheckContext, CheckDefinition, PassTally, ResultSink } from './check.types';
 import type {
   ClbEntry,
   ClusterEntry,
@@ -115,7 +115,7 @@ export interface ScopedCheckDefinition<S extends CheckScope> extends Omit<CheckD
    * Judge one resource: push its results (usually one) to `out`.
    * @param r the check's result factory (its id and default severity)
    */
-  check(entry: ScopeEntries[S], out: CheckResult[], r: ResultFactory, ctx: CheckContext): void;
+  check(entry: ScopeEntries[S], out: ResultSink, r: ResultFactory, ctx: CheckContext): void;
 }
 
 /** Whether a cluster dataset was read. */
@@ -150,6 +150,23 @@ function unreadClbRef(lbId: string, se: ServiceEntry): ResourceRef {
 }
 
 /**
+ * A check's result sink and the list it fills: the list itself without a tally; with one, a sink that counts each
+ * pass in `tally` and puts every other result in the list (`CheckContext.passTally`).
+ */
+export function resultSinkOf(tally: PassTally | undefined): { sink: ResultSink; results: CheckResult[] } {
+  const results: CheckResult[] = [];
+  if (tally === undefined) return { sink: results, results };
+  const sink: ResultSink = {
+    push(result: CheckResult): number {
+      if (result.status === 'pass') tally.passes++;
+      else results.push(result);
+      return results.length;
+    },
+  };
+  return { sink, results };
+}
+
+/**
  * Turn a scoped check into a `CheckDefinition`: its `evaluate` iterates the scope, emits the standard
  * `skipped` results for unread datasets, and calls `check` for every resource `applies` accepts.
  */
@@ -162,13 +179,13 @@ export function scopedCheck<S extends CheckScope>(
     ...meta,
     evaluate(ctx: CheckContext): CheckResult[] {
       const r = resultsFor(def.id, def.defaultSeverity);
-      const out: CheckResult[] = [];
+      const { sink: out, results } = resultSinkOf(ctx.passTally);
       // The run's one-Service filter (`ServiceFilter`), for the scopes whose subject is a Service.
       const only = (def.scope === 'service' || def.scope === 'reusedClb') && ctx.serviceFilter?.checkIds.has(def.id) ? ctx.serviceFilter : undefined;
       const accepts = (subject: ScopeSubjects[S]) => (!only || only.accepts(subject as ServiceEntry)) && (!applies || applies(subject, ctx));
       const call = (entry: ScopeEntries[S]) => check(entry, out, r, ctx);
       iterate(def.scope, needs, ctx.index, r, out, accepts as never, call as never);
-      return out;
+      return results;
     },
   };
 }
@@ -179,7 +196,7 @@ function iterate(
   needs: readonly ScopeDataset[],
   index: FleetIndex,
   r: ResultFactory,
-  out: CheckResult[],
+  out: ResultSink,
   accepts: (subject: ScopeSubjects[CheckScope]) => boolean,
   call: (entry: ScopeEntries[CheckScope]) => void,
 ): void {

@@ -21,6 +21,26 @@ export interface CheckContext {
   fastPaths?: FastPathSwitch;
   /** The run's one-Service filter (`ServiceFilter`); absent = every check judges every Service. */
   serviceFilter?: ServiceFilter;
+  /**
+   * Set when the run does not keep this check's pass results (`RunAuditOptions.keepResultsOf`): its `evaluate` then
+   * returns its fail and skipped results only and counts its passes here, so no list holds them (a pass dies young
+   * instead of being carried to the old generation: 1.3M passes on a 10M-entry fleet). Absent = every result returned.
+   */
+  passTally?: PassTally;
+}
+
+/** The passes a check counted instead of returning them (`CheckContext.passTally`), a count. */
+export interface PassTally {
+  passes: number;
+}
+
+/**
+ * Where a check puts its results: an array, or, when the run keeps no pass of the check (`CheckContext.passTally`),
+ * a sink that counts the passes and keeps the rest (`resultSinkOf`). Checks only push into it.
+ */
+export interface ResultSink {
+  /** Adds one result; returns a count as `Array.prototype.push` does (not to be relied on). */
+  push(result: CheckResult): number;
 }
 
 /**

@@ -9,7 +9,7 @@ import type {
   QuotaDefinition,
 } from '@app/domain';
 import { flatString } from '@app/domain';
-import type { CheckContext } from './check.types';
+import type { CheckContext, ResultSink } from './check.types';
 import type { FleetIndex, RegionEntry, ServiceEntry } from './fleet-index';
 
 /** Helpers that build resource refs and results, so every rule shapes them the same way. */
@@ -317,7 +317,7 @@ export function limitSourceText(limitSource: string): string {
  * @param arg what `text` needs besides the ref and the figures
  */
 export function pushQuotaUse<A = undefined>(
-  out: CheckResult[],
+  out: ResultSink,
   r: ResultFactory,
   ctx: CheckContext,
   { region, definition, ref, used }: QuotaSubject,

@@ -15,6 +15,7 @@ import {
   type TrafficPolicy,
 } from '@app/domain';
 import { combinedCheck, nlbServicePart, scopedCheck } from '../check-scope';
+import type { ResultSink } from '../check.types';
 import { nlbNotReadReason, regionNlbView, serverKey, type RegionNlbView } from '../nlb-index';
 import { DOC_URL, SEED } from '../doc-links.constants';
 import { maxCountOutside, type FleetIndex, type NodeRanking, type ServiceEntry } from '../fleet-index';
@@ -266,7 +267,7 @@ const nlbPart = nlbServicePart(clbPart, {
 function clusterModeSelection(
   se: ServiceEntry,
   ref: ResourceRef,
-  out: CheckResult[],
+  out: ResultSink,
   r: ResultFactory,
   index: FleetIndex,
   modePass: (policy: Exclude<TrafficPolicy, 'cluster'>) => CheckResult,

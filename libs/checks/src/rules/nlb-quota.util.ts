@@ -5,9 +5,9 @@
  * measured resource, graded like the CLB quota checks (`quotaSeverity`: warning / critical at the configured ratios
  * of the effective quota: the Quota Center value of the region, else the documented default of NLB "NLB quotas").
  */
-import type { CheckResult, RegionSnapshot, ResourceRef, QuotaDefinition } from '@app/domain';
+import type { RegionSnapshot, ResourceRef, QuotaDefinition } from '@app/domain';
 import { scopedCheck, type ScopedCheckDefinition } from '../check-scope';
-import type { CheckContext } from '../check.types';
+import type { CheckContext, ResultSink } from '../check.types';
 import type { RegionEntry, ServiceEntry } from '../fleet-index';
 import { nlbNotReadReason, nlbOfService, regionNlbView, type RegionNlbView } from '../nlb-index';
 import { limitSourceText, pct, pushQuotaUse, regionRef, type PassText, type QuotaFigures, type ResultFactory } from '../result.util';
@@ -15,7 +15,7 @@ import { limitSourceText, pct, pushQuotaUse, regionRef, type PassText, type Quot
 /**
  * The NLB view of a region, or `undefined` after pushing the region's `skipped` result (NLB data not read).
  */
-export function nlbViewOrSkip(re: RegionEntry, out: CheckResult[], r: ResultFactory, ctx: CheckContext): RegionNlbView | undefined {
+export function nlbViewOrSkip(re: RegionEntry, out: ResultSink, r: ResultFactory, ctx: CheckContext): RegionNlbView | undefined {
   const view = regionNlbView(ctx.index, re.region);
   if (!view) out.push(r.skipped(regionRef(re), nlbNotReadReason(ctx.index, re.account, re.region)));
   return view;
@@ -28,7 +28,7 @@ export function nlbViewOrSkip(re: RegionEntry, out: CheckResult[], r: ResultFact
 export function nlbOfServiceOrSkip(
   se: ServiceEntry,
   ref: ResourceRef,
-  out: CheckResult[],
+  out: ResultSink,
   r: ResultFactory,
   ctx: CheckContext,
 ): { found: NonNullable<ReturnType<typeof nlbOfService>>; view: RegionNlbView } | undefined {
@@ -45,7 +45,7 @@ export function nlbOfServiceOrSkip(
  */
 export interface NlbRegionCheckDefinition extends Omit<ScopedCheckDefinition<'region'>, 'scope' | 'needs' | 'check'> {
   /** Judge one region whose NLBs were read: push its results to `out`. */
-  check(view: RegionNlbView, re: RegionEntry, out: CheckResult[], r: ResultFactory, ctx: CheckContext): void;
+  check(view: RegionNlbView, re: RegionEntry, out: ResultSink, r: ResultFactory, ctx: CheckContext): void;
 }
 
 /**
@@ -82,7 +82,7 @@ export function nlbQuotaText<A = undefined>(what: PassText<QuotaFigures, A>): Pa
  * @param extra more figures (distinct servers, ...)
  */
 export function pushNlbQuota(
-  out: CheckResult[],
+  out: ResultSink,
   r: ResultFactory,
   ctx: CheckContext,
   region: RegionSnapshot,
