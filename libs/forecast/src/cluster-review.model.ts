@@ -37,8 +37,8 @@
  * diff moves an untrusted result, or whose Service names a load balancer or server group held as a stub or one that
  * another cluster's Services use too (a CLB reused across clusters: the slice lacks those Services), gets no answer
  * from the model (a `fallback`): the caller then runs the whole what-if. libs/forecast/test/cluster-review.model.spec.ts
- * compares the model's answers with `planManifests` Service by Service on the sample fleet and on the bench fleet's
- * shape.
+ * and cluster-review.bench-shape.spec.ts compare the model's answers with `planManifests` Service by Service on the
+ * sample fleet and on the bench fleet's shape.
  *
  * Not computed: the headroom after the change (`WhatIfStep.headroom` is empty; a review does not report it).
  */
