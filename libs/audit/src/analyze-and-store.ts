@@ -144,7 +144,7 @@ export interface AnalyzeRequest {
   index?: FleetIndex;
   /**
    * Keep every evaluated result in `ScanAnalysis.results` (JUnit output lists them). Otherwise only the quota checks'
-   * and the skipped ones are kept: about half of them on a large fleet, and the memory of the rest is not held.
+   * and the skipped ones are kept: about 40 % of them on a large fleet, and the memory of the rest is not held.
    */
   keepResults?: boolean;
 }

@@ -29,7 +29,7 @@ export interface RunAuditOptions {
   /**
    * The checks whose pass and fail results the output keeps (`AuditOutput.results`); absent = every check's. A stored
    * scan keeps only the quota checks' (`QUOTA_USAGE_CHECK_IDS`: its quota usage samples come from them), and every
-   * check's skipped results: on a 10M-entry fleet that leaves about 1.2M of 2.5M results. Skipped results are kept
+   * check's skipped results: on a 10M-entry fleet that leaves about 1.0M of 2.5M results. Skipped results are kept
    * for every check; `AuditOutput.counts` counts every result either way, and the findings are the same.
    */
   keepResultsOf?: ReadonlySet<string>;
