@@ -109,9 +109,9 @@ interface FleetShape {
  * sha256 (hex) of `JSON.stringify(out)`, hashed piece by piece: at 5,000 clusters the whole JSON is longer than the
  * longest string V8 can hold (about 512 MiB), so it is never built; the bytes hashed are the same.
  */
-function digestOf(out: { results: unknown[]; findings: unknown[] }): string {
+function digestOf(out: { results: readonly unknown[]; findings: readonly unknown[] }): string {
   const h = createHash('sha256');
-  const list = (name: string, items: unknown[], first: boolean) => {
+  const list = (name: string, items: readonly unknown[], first: boolean) => {
     h.update(`${first ? '{' : ','}${JSON.stringify(name)}:[`);
     items.forEach((x, i) => h.update(`${i > 0 ? ',' : ''}${JSON.stringify(x)}`));
     h.update(']');
@@ -192,8 +192,8 @@ async function measureThreaded(prepared: BenchShardFiles, threads: number): Prom
  * `QUOTA_USAGE_CHECK_IDS`), the findings and the counts. Taken of a full audit projected the same way, it must be
  * the same: what the scan keeps is the full audit's, result for result.
  */
-function scanDigestOf(out: { results: readonly CheckResult[]; findings: unknown[]; counts: ReadonlyMap<string, StatusCounts> }, project: boolean): string {
-  const results = project ? out.results.filter((r) => r.status === 'skipped' || QUOTA_USAGE_CHECK_IDS.has(r.checkId)) : [...out.results];
+function scanDigestOf(out: { results: readonly CheckResult[]; findings: readonly unknown[]; counts: ReadonlyMap<string, StatusCounts> }, project: boolean): string {
+  const results = project ? out.results.filter((r) => r.status === 'skipped' || QUOTA_USAGE_CHECK_IDS.has(r.checkId)) : out.results;
   const h = createHash('sha256');
   h.update(digestOf({ results, findings: out.findings }));
   h.update(JSON.stringify([...out.counts.entries()]));
