@@ -18,7 +18,7 @@
  */
 import { analyzeAndStore, storeAnalysis } from '@app/audit';
 import { generateFleet } from '@app/collectors';
-import { mapWireFleet, type CheckResult, type FleetSnapshot } from '@app/domain';
+import { mapWireFleet, type FleetSnapshot, type QuotaUsageSample } from '@app/domain';
 import { Store, type RetentionPolicy } from '@app/store';
 import { intFlag, loadAvg1m, millionBackendSpec, round2, withBenchDatabase } from './bench-support';
 
@@ -54,7 +54,7 @@ async function main(): Promise<void> {
       for (let h = 0; h < days * 24; h++) {
         const at = new Date(start + h * HOUR);
         const scan = await store.scans.create({ source: 'offline', fleetName: 'bench', startedAt: at });
-        await storeAnalysis(store, scan.id, snapshot, { ...analysis, results: growing(analysis.results, h), finishedAt: new Date(at.getTime() + 60_000) });
+        await storeAnalysis(store, scan.id, snapshot, { ...analysis, quotaUsage: growing(analysis.quotaUsage, h), finishedAt: new Date(at.getTime() + 60_000) });
         await store.scans.refreshAfterStore();
         const t0 = process.hrtime.bigint();
         await store.retention.run({ now: new Date(at.getTime() + 30 * 60_000), policy, batchRows: 5_000 });
@@ -82,14 +82,13 @@ async function main(): Promise<void> {
 }
 
 /**
- * The check results of hour `h`: every quota measurement's `used` grown by 0.1 % of its limit per day (capped at
- * the limit), so the stored quota history is a trend as in a growing fleet.
+ * The quota samples of hour `h`: every sample's `used` grown by 0.1 % of its limit per day (capped at the limit), so
+ * the stored quota history is a trend as in a growing fleet.
  */
-function growing(results: readonly CheckResult[], h: number): CheckResult[] {
-  return results.map((r) => {
-    const f = r.figures;
-    if (!f || typeof f.used !== 'number' || typeof f.limit !== 'number' || f.limit <= 0) return r;
-    return { ...r, figures: { ...f, used: Math.min(f.limit, Math.round(f.used + (f.limit * 0.001 * h) / 24)) } };
+function growing(samples: readonly QuotaUsageSample[], h: number): QuotaUsageSample[] {
+  return samples.map((s) => {
+    const used = Math.min(s.limit, Math.round(s.used + (s.limit * 0.001 * h) / 24));
+    return { ...s, used, ratio: used / s.limit };
   });
 }
 

@@ -28,9 +28,9 @@
  * and the profile written to `<file>` (a `.cpuprofile` for Chrome DevTools, or `speedscope`). Figures are noisy on a shared machine: the load average is printed
  * beside them. Prints one line per store and, last, one JSON object.
  */
-import { QUOTA_USAGE_CHECK_IDS, buildFleetGraph, FleetIndex } from '@app/checks';
+import { buildFleetGraph, FleetIndex } from '@app/checks';
 import { analyzeAndStore, storeAnalysis } from '@app/audit';
-import { clustersOf, quotaUsageOf, withSampleTeams } from '@app/domain';
+import { clustersOf, withSampleTeams } from '@app/domain';
 import { Store } from '@app/store';
 import { encodeSnapshotLines } from '../libs/store/src/scan-snapshot.repository';
 import { readdirSync, readFileSync, writeFileSync } from 'node:fs';
@@ -148,7 +148,7 @@ async function main(): Promise<void> {
       const analysis = analysed.value;
       console.log(
         `generated ${clusters} clusters in ${gen.wallSeconds} s; analysed in ${analysed.wallSeconds} s ` +
-          `(${analysis.findings.length} findings, ${analysis.results.length} results); load ${loadAvg1m()}`,
+          `(${analysis.findings.length} findings, ${analysis.quotaUsage.length} quota samples, ${analysis.results.length} results kept); load ${loadAvg1m()}`,
       );
       const pieces: Record<string, unknown> = {};
       if (parts) {
@@ -163,7 +163,7 @@ async function main(): Promise<void> {
         };
         const graph = await timed(() => buildFleetGraph(snapshot, index));
         pieces.fleetGraph = { wallSeconds: graph.wallSeconds, cpuSeconds: graph.cpuSeconds, gc: graph.gc };
-        const quota = await timed(() => withSampleTeams(quotaUsageOf(analysis.results, QUOTA_USAGE_CHECK_IDS), clustersOf(snapshot), analysis.owners));
+        const quota = await timed(() => withSampleTeams(analysis.quotaUsage, clustersOf(snapshot), analysis.owners));
         pieces.quotaSamples = { wallSeconds: quota.wallSeconds, cpuSeconds: quota.cpuSeconds, gc: quota.gc, rows: quota.value.length };
         console.log(`parts alone: ${JSON.stringify(pieces)}; load ${loadAvg1m()}`);
       }

@@ -23,6 +23,7 @@ import {
 } from '@app/audit';
 import { FleetValidationError, generateFleet, generateSpecSchema, loadFleetDirectory, writeFleetDirectory } from '@app/collectors';
 import { QUOTA_USAGE_CHECK_IDS } from '@app/checks';
+import { quotaUsageOf } from '@app/domain';
 
 const NOW = new Date('2026-11-22T00:00:00Z');
 const SAMPLE = join(__dirname, '..', '..', 'examples', 'fleets', 'sample');
@@ -107,10 +108,14 @@ describe('threaded analysis', () => {
     // Without keepResults the results are not kept; the summary still counts them.
     expect(lean.results).toEqual([]);
     expect(lean.scan.summary).toEqual(one.scan.summary);
-    // On one thread without keepResults: what a stored scan uses, the quota checks' results and the skipped ones.
+    // On one thread without keepResults: what a stored scan uses, the skipped results and the quota samples.
     const leanOne = await runScan({ source: { kind: 'offline', fleetDir: SAMPLE }, now: NOW, observedAt: NOW, threads: 1 });
-    expect(leanOne.results).toEqual(one.results.filter((r) => r.status === 'skipped' || QUOTA_USAGE_CHECK_IDS.has(r.checkId)));
+    expect(leanOne.results).toEqual(one.results.filter((r) => r.status === 'skipped'));
     expect(leanOne.results.length).toBeLessThan(one.results.length);
+    expect(leanOne.quotaUsage.length).toBeGreaterThan(0);
+    expect(leanOne.quotaUsage).toEqual(quotaUsageOf(one.results, QUOTA_USAGE_CHECK_IDS));
+    expect(one.quotaUsage).toEqual(leanOne.quotaUsage);
+    expect(two.quotaUsage).toEqual(leanOne.quotaUsage);
     expect(JSON.stringify([leanOne.findings, leanOne.scan])).toBe(JSON.stringify([one.findings, { ...one.scan, id: leanOne.scan.id, startedAt: leanOne.scan.startedAt, finishedAt: leanOne.scan.finishedAt }]));
   });
 

@@ -15,8 +15,6 @@ import { pathToFileURL } from 'node:url';
 import { chromium, type Browser } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { runScan } from '@app/audit';
-import { QUOTA_USAGE_CHECK_IDS } from '@app/checks';
-import { quotaUsageOf } from '@app/domain';
 import { buildReport, loadReportInput, renderReport, reportInputFromScans } from '@app/reports';
 import { Store } from '@app/store';
 import { createTestDatabase, type TestDatabase } from '../store/test-database.util';
@@ -88,7 +86,7 @@ describe.skipIf(!available)('HTML report in headless Chromium (e2e)', () => {
     const outcome = await runScan({ source: { kind: 'offline', fleetDir: SAMPLE_FLEET }, now: at(15) });
     const doc = buildReport(
       reportInputFromScans({
-        current: { scan: { id: 'sample', startedAt: at(15).toISOString(), fleetName: outcome.scan.fleetName }, findings: outcome.findings, coverage: outcome.scan.coverage, quotaUsage: quotaUsageOf(outcome.results, QUOTA_USAGE_CHECK_IDS) },
+        current: { scan: { id: 'sample', startedAt: at(15).toISOString(), fleetName: outcome.scan.fleetName }, findings: outcome.findings, coverage: outcome.scan.coverage, quotaUsage: outcome.quotaUsage },
         now: at(15),
       }),
     );

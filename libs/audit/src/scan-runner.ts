@@ -14,9 +14,9 @@
 import { randomUUID } from 'node:crypto';
 import type { PartialAuditSettings } from '@app/checks';
 import { FleetValidationError, loadFleetDirectory, scanLive, type ScanConfig } from '@app/collectors';
-import type { CheckResult, CoverageEntry, FleetSnapshot, Finding, SkippedResult } from '@app/domain';
+import { quotaUsageOf, type CheckResult, type CoverageEntry, type FleetSnapshot, type Finding, type QuotaUsageSample, type SkippedResult } from '@app/domain';
 import type { Store } from '@app/store';
-import { FleetIndex } from '@app/checks';
+import { FleetIndex, QUOTA_USAGE_CHECK_IDS } from '@app/checks';
 import { analyzeSnapshot, nothingReadReason, ScanFailedError, type ScanAnalysis, type ScanSummary } from './analyze-and-store';
 import type { ScanRow, ScanRowFields } from './scan-row';
 import { handOverScanRow, ScanHandOver } from './scan-hand-over';
@@ -55,9 +55,9 @@ export interface ScanRequest {
   threads?: number;
   /**
    * Keep every evaluated result in the outcome (`ScanOutcome.results`; JUnit output lists them). Otherwise the
-   * outcome's `results` holds, on one thread, only the quota checks' results and the skipped ones (what a stored scan
-   * uses: its quota usage samples come from them), and on more threads none, as a distributed scan's; the summary
-   * counts every result either way.
+   * outcome's `results` holds, on one thread, only the skipped ones (the quota measurements are its `quotaUsage`
+   * samples, what a stored scan uses), and on more threads none, as a distributed scan's; the summary counts every
+   * result either way.
    */
   keepResults?: boolean;
   /** Id of a scan row the caller already created (`store.scans.create`), e.g. to answer 202 first. */
@@ -83,7 +83,13 @@ export interface ScanRecord {
 export interface ScanOutcome {
   scan: ScanRecord;
   findings: Finding[];
+  /** Every evaluated result with `ScanRequest.keepResults`; otherwise the skipped ones (`ScanAnalysis.results`). */
   results: CheckResult[];
+  /**
+   * The quota usage samples of the scan (`ScanAnalysis.quotaUsage`); empty on more threads without `keepResults`, and
+   * for a distributed scan (the store holds its samples).
+   */
+  quotaUsage: QuotaUsageSample[];
 }
 
 /**
@@ -305,8 +311,10 @@ async function analyzeThreadedStep(
   if (nothing !== undefined) throw new ScanFailedError(nothing, scanId);
   request.onProgress?.({ phase: 'collect', done: 1, total: 1, ...(target ? { target } : {}) });
   request.onProgress?.({ phase: 'analyze', done: 1, total: 1 });
+  const results = keep ? threadedResults(audit) : [];
   const analysis: ScanAnalysis = {
-    results: keep ? threadedResults(audit) : [],
+    results,
+    quotaUsage: keep ? quotaUsageOf(results, QUOTA_USAGE_CHECK_IDS) : [],
     findings: audit.findings,
     skipped: audit.skipped,
     summary: audit.summary,
@@ -332,6 +340,7 @@ function outcomeOf(scanId: string, source: ScanSource['kind'], startedAt: Date, 
     },
     findings: a.findings,
     results: a.results,
+    quotaUsage: a.quotaUsage,
   };
 }
 

@@ -1,4 +1,4 @@
-import { severityRank, teamOf, type CheckResult, type Finding, type FleetSnapshot, type OwnerSettings, type ResourceRef, type Severity } from '@app/domain';
+import { quotaSampleOf, severityRank, teamOf, type CheckResult, type Finding, type FleetSnapshot, type OwnerSettings, type QuotaUsageSample, type ResourceRef, type Severity } from '@app/domain';
 import type { AuditSettings, PartialAuditSettings } from './audit-settings.types';
 import { resolveAuditSettings } from './audit-settings.util';
 import { CHECKS, CHECK_IDS } from './check.registry';
@@ -33,6 +33,13 @@ export interface RunAuditOptions {
    * for every check; `AuditOutput.counts` counts every result either way, and the findings are the same.
    */
   keepResultsOf?: ReadonlySet<string>;
+  /**
+   * The checks whose quota samples the output carries (`AuditOutput.quotaUsage`: libs/domain `quotaSampleOf` of each
+   * of their pass and fail results, in `quotaUsageOf`'s order). Taken as the check runs, so a scan keeps a small
+   * sample per quota measurement instead of the result it came from: with `keepResultsOf` leaving those checks out,
+   * their passes are counted and sampled, never kept (1.0M results on a 10M-entry fleet). Absent = no samples.
+   */
+  quotaSamplesOf?: ReadonlySet<string>;
 }
 
 /** Evaluated (check, resource) pairs by status (counts). */
@@ -53,6 +60,11 @@ export interface AuditOutput {
   findings: Finding[];
   /** Every evaluated pair counted by status, per check id (every check that produced a result), sorted by check id. */
   counts: Map<string, StatusCounts>;
+  /**
+   * With `RunAuditOptions.quotaSamplesOf`: the quota samples of those checks, equal to `quotaUsageOf` of every result
+   * (check id order, then resource key, ties in result order); absent otherwise.
+   */
+  quotaUsage?: QuotaUsageSample[];
 }
 
 /**
@@ -119,8 +131,9 @@ export function runAudit(snapshot: FleetSnapshot, options: RunAuditOptions): Aud
     ...(options.fastPaths ? { fastPaths: options.fastPaths } : {}),
     ...(options.serviceFilter ? { serviceFilter: options.serviceFilter } : {}),
   };
-  const perCheck: { id: string; results: CheckResult[]; sorted: boolean; counts: StatusCounts }[] = [];
+  const perCheck: { id: string; results: CheckResult[]; sorted: boolean; counts: StatusCounts; samples?: QuotaUsageSample[] }[] = [];
   const keepResultsOf = options.keepResultsOf;
+  const quotaSamplesOf = options.quotaSamplesOf;
   // The Service refs in key order, built before the checks run (they share them): what `KeyOrderScan` follows.
   const serviceRefs = serviceRefsInKeyOrder(index);
   const findings: Finding[] = [];
@@ -146,16 +159,31 @@ export function runAudit(snapshot: FleetSnapshot, options: RunAuditOptions): Aud
     if (o === undefined) ownedById.set(ref.id, copy);
     return copy;
   };
+  // What a result's resource becomes in the output: a load balancer's ref without its owning cluster gets it.
+  const ownedResource = (ref: ResourceRef): ResourceRef =>
+    (ref.kind === 'LoadBalancer' || ref.kind === 'NetworkLoadBalancer') && ref.clusterId === undefined ? ownedOf(ref) : ref;
   for (const check of CHECKS) {
     const cs = settings.checks[check.id];
     if (cs?.enabled === false) continue;
     // A check whose passes are not kept counts them instead of returning them (`CheckContext.passTally`).
     const tally: PassTally | undefined = keepResultsOf !== undefined && !keepResultsOf.has(check.id) ? { passes: 0 } : undefined;
+    // The check's quota samples, in result order (sorted with its results below). A check that routes its results
+    // through the tally's sink hands each pass and fail to `sample` as it pushes it; otherwise they are taken from
+    // the list it returns, in the loop below.
+    const samples: QuotaUsageSample[] | undefined = quotaSamplesOf?.has(check.id) ? [] : undefined;
+    if (tally && samples)
+      tally.sample = (result) => {
+        const sample = quotaSampleOf(result);
+        if (sample === undefined) return;
+        const resource = ownedResource(sample.resource);
+        samples.push(resource === sample.resource ? sample : { ...sample, resource });
+      };
     let checkResults: CheckResult[];
     try {
       checkResults = check.evaluate(tally ? { ...ctx, passTally: tally } : ctx);
     } catch (e) {
       if (tally) tally.passes = 0;
+      if (samples) samples.length = 0;
       const message = e instanceof Error ? e.message : String(e);
       checkResults = snapshot.accounts.map((a) => ({
         checkId: check.id,
@@ -175,15 +203,17 @@ export function runAudit(snapshot: FleetSnapshot, options: RunAuditOptions): Aud
     // (2.5M on a 10M-entry fleet, scattered over the heap) instead of a second pass when the lists are ordered.
     const scan = new KeyOrderScan(serviceRefs);
     const counts: StatusCounts = { pass: tally?.passes ?? 0, fail: 0, skipped: 0 };
+    const sampleHere = samples !== undefined && tally?.routed !== true;
     for (let i = 0; i < results.length; i++) {
       let result = results[i]!;
-      const kind = result.resource.kind;
-      if ((kind === 'LoadBalancer' || kind === 'NetworkLoadBalancer') && result.resource.clusterId === undefined) {
-        const resource = ownedOf(result.resource);
-        if (resource !== result.resource) results[i] = result = withResultResource(result, resource);
-      }
+      const resource = ownedResource(result.resource);
+      if (resource !== result.resource) results[i] = result = withResultResource(result, resource);
       scan.push(result.resource);
       counts[result.status]++;
+      if (sampleHere) {
+        const sample = quotaSampleOf(result);
+        if (sample !== undefined) samples.push(sample);
+      }
       if (result.status !== 'fail') continue;
       const f = result.figures;
       // Optional fields assigned in the contract's key order (not spread: 200,000 findings of a 10M-entry fleet).
@@ -207,8 +237,8 @@ export function runAudit(snapshot: FleetSnapshot, options: RunAuditOptions): Aud
     if (tally !== undefined && results.length > 0) {
       const skipped = counts.skipped === 0 ? [] : results.filter((r) => r.status === 'skipped');
       results.length = 0;
-      perCheck.push({ id: check.id, results: skipped, sorted: false, counts });
-    } else perCheck.push({ id: check.id, results, sorted: scan.sorted, counts });
+      perCheck.push({ id: check.id, results: skipped, sorted: false, counts, ...(samples ? { samples } : {}) });
+    } else perCheck.push({ id: check.id, results, sorted: scan.sorted, counts, ...(samples ? { samples } : {}) });
   }
   // Sort per check (results of a check share its id), then concatenate in check-id order: the same order as
   // one sort by (check id, resource key), with smaller sorts, comparing resources without building their keys.
@@ -218,14 +248,21 @@ export function runAudit(snapshot: FleetSnapshot, options: RunAuditOptions): Aud
   const results: CheckResult[] = new Array<CheckResult>(perCheck.reduce((n, c) => n + c.results.length, 0));
   let at = 0;
   const counts = new Map<string, StatusCounts>();
-  for (const { id, results: list, sorted, counts: c } of perCheck) {
+  const quotaUsage: QuotaUsageSample[] | undefined = quotaSamplesOf ? [] : undefined;
+  for (const { id, results: list, sorted, counts: c, samples } of perCheck) {
     if (c.pass + c.fail + c.skipped > 0) counts.set(id, c);
     const order = sorted ? undefined : resultOrder(list);
     if (order === undefined) for (let i = 0; i < list.length; i++) results[at++] = list[i]!;
     else for (const i of order) results[at++] = list[i]!;
     list.length = 0;
+    if (quotaUsage && samples) {
+      // The samples in their results' order: the same stable order by resource key.
+      const sampleOrder = resultOrder(samples);
+      if (sampleOrder === undefined) for (const s of samples) quotaUsage.push(s);
+      else for (const i of sampleOrder) quotaUsage.push(samples[i]!);
+    }
   }
-  return { results, findings: sortFindings(findings), counts };
+  return { results, findings: sortFindings(findings), counts, ...(quotaUsage ? { quotaUsage } : {}) };
 }
 
 /**
@@ -299,7 +336,7 @@ const MAX_MERGED_RUNS = 16;
  * runs. A combined CLB + NLB check emits two (its CLB part, then its NLB part), merged in one more pass; a list in
  * many runs (a check emitting per server group) is sorted by key strings (`keyOrder`).
  */
-export function resultOrder(list: readonly CheckResult[]): Iterable<number> | undefined {
+export function resultOrder(list: readonly { readonly resource: ResourceRef }[]): Iterable<number> | undefined {
   const starts = [0];
   for (let i = 1; i < list.length; i++) {
     if (compareResourceKeys(list[i - 1]!.resource, list[i]!.resource) <= 0) continue;
@@ -340,7 +377,7 @@ export function resultOrder(list: readonly CheckResult[]): Iterable<number> | un
  * (`positionsByKey`): the lists of a check that emits per server group come in thousands of sorted runs on a
  * 10M-entry fleet.
  */
-export function keyOrder(list: readonly CheckResult[]): Iterable<number> {
+export function keyOrder(list: readonly { readonly resource: ResourceRef }[]): Iterable<number> {
   return positionsByKey(
     list.length,
     (i) => {

@@ -32,6 +32,13 @@ export interface CheckContext {
 /** The passes a check counted instead of returning them (`CheckContext.passTally`), a count. */
 export interface PassTally {
   passes: number;
+  /**
+   * Called with each pass and fail result the check pushes, in push order, when the run samples the check's quota use
+   * (`RunAuditOptions.quotaSamplesOf`): the passes are counted, never kept, so their samples are taken here.
+   */
+  sample?: (result: CheckResult) => void;
+  /** Set by `resultSinkOf` when the check pushes its results through the tally's sink (every scoped check does). */
+  routed?: boolean;
 }
 
 /**

@@ -10,8 +10,9 @@ import {
   statusCountsOf,
   CHECK_IDS,
   KIND_CHECKS,
+  QUOTA_USAGE_CHECK_IDS,
 } from '@app/checks';
-import { KIND_DATA, emptyKindWire, type RegionSnapshot, type ResourceRef } from '@app/domain';
+import { KIND_DATA, emptyKindWire, quotaUsageOf, type RegionSnapshot, type ResourceRef } from '@app/domain';
 import { CLUSTER_ID, FROZEN_NOW, P, factory, uid } from './factories';
 
 /** Every load-balancer kind's fields of a region read with none of its resources (its mapper of empty lists). */
@@ -232,6 +233,51 @@ describe('runAudit', () => {
     expect(scan.findings).toEqual(full.findings);
     expect(scan.counts).toEqual(full.counts);
     expect(runAudit(snap, { now: FROZEN_NOW, keepResultsOf: new Set() }).results).toEqual(skipped);
+  });
+
+  it('carries the quota samples of quotaSamplesOf, equal to quotaUsageOf of every result, whatever it keeps', () => {
+    const snap = busyFleet();
+    snap.accounts[0]!.regions[0]!.clusters.push(factory.cluster({ clusterId: 'c-unread', kubernetes: undefined }));
+    const full = runAudit(snap, { now: FROZEN_NOW });
+    expect(full.quotaUsage).toBeUndefined();
+    const want = quotaUsageOf(full.results, QUOTA_USAGE_CHECK_IDS);
+    // Passes and fails of more than one quota check, in more than one resource order.
+    expect(new Set(want.map((s) => s.checkId)).size).toBeGreaterThan(2);
+    expect(want.some((s) => s.ratio >= 0.8)).toBe(true);
+    expect(want.some((s) => s.ratio < 0.8)).toBe(true);
+    const lean = runAudit(snap, { now: FROZEN_NOW, keepResultsOf: new Set(), quotaSamplesOf: QUOTA_USAGE_CHECK_IDS });
+    expect(lean.quotaUsage).toEqual(want);
+    expect(lean.results).toEqual(full.results.filter((r) => r.status === 'skipped'));
+    expect(lean.findings).toEqual(full.findings);
+    expect(lean.counts).toEqual(full.counts);
+    // Every result kept: the samples are taken from the returned lists, the same ones.
+    expect(runAudit(snap, { now: FROZEN_NOW, quotaSamplesOf: QUOTA_USAGE_CHECK_IDS }).quotaUsage).toEqual(want);
+    // One check sampled, another kept: only that check's samples; an owned load balancer's sample names its cluster.
+    const one = new Set(['CLB_BACKEND_QUOTA']);
+    const some = runAudit(snap, { now: FROZEN_NOW, keepResultsOf: new Set(['ECS_LB_ATTACHMENT_QUOTA']), quotaSamplesOf: one });
+    expect(some.quotaUsage).toEqual(quotaUsageOf(full.results, one));
+    expect(some.quotaUsage!.every((s) => s.resource.kind === 'LoadBalancer')).toBe(true);
+    expect(some.quotaUsage!.some((s) => s.resource.clusterId !== undefined)).toBe(true);
+  });
+
+  it('drops the samples of a check that throws, with its results', () => {
+    const snap = busyFleet();
+    const only = { keepResultsOf: new Set<string>(), quotaSamplesOf: new Set(['CLB_BACKEND_QUOTA']) };
+    expect(runAudit(snap, { now: FROZEN_NOW, ...only }).quotaUsage!.length).toBeGreaterThan(0);
+    const check = CHECKS.find((c) => c.id === 'CLB_BACKEND_QUOTA')!;
+    const evaluate = check.evaluate;
+    // Pushes its results (passes sampled through the tally's sink), then fails.
+    check.evaluate = (ctx) => {
+      evaluate.call(check, ctx);
+      throw new Error('boom');
+    };
+    try {
+      const out = runAudit(snap, { now: FROZEN_NOW, ...only });
+      expect(out.quotaUsage).toEqual([]);
+      expect(out.counts.get('CLB_BACKEND_QUOTA')).toEqual({ pass: 0, fail: 0, skipped: snap.accounts.length });
+    } finally {
+      check.evaluate = evaluate;
+    }
   });
 
   it('evaluates a whole service with many checks at once', () => {

@@ -159,11 +159,22 @@ export interface QuotaUsageSample {
 export function quotaUsageOf(results: readonly CheckResult[], checkIds: ReadonlySet<string>): QuotaUsageSample[] {
   const out: QuotaUsageSample[] = [];
   for (const r of results) {
-    if (r.status === 'skipped' || !checkIds.has(r.checkId)) continue;
-    const used = r.figures?.used;
-    const limit = r.figures?.limit;
-    if (typeof used !== 'number' || typeof limit !== 'number' || !Number.isFinite(used) || !(limit > 0)) continue;
-    out.push({ checkId: r.checkId, resource: r.resource, used, limit, ratio: used / limit });
+    if (!checkIds.has(r.checkId)) continue;
+    const sample = quotaSampleOf(r);
+    if (sample !== undefined) out.push(sample);
   }
   return out;
+}
+
+/**
+ * The quota sample of one result of a quota check (`quotaUsageOf`'s rule for one result): `undefined` when it was
+ * skipped, or its figures carry no finite numeric `used` or no positive `limit`. The sample shares the result's
+ * resource ref.
+ */
+export function quotaSampleOf(r: CheckResult): QuotaUsageSample | undefined {
+  if (r.status === 'skipped') return undefined;
+  const used = r.figures?.used;
+  const limit = r.figures?.limit;
+  if (typeof used !== 'number' || typeof limit !== 'number' || !Number.isFinite(used) || !(limit > 0)) return undefined;
+  return { checkId: r.checkId, resource: r.resource, used, limit, ratio: used / limit };
 }

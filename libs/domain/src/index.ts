@@ -17,6 +17,7 @@ export { standingRefusals, type StandingRefusal } from './quota-applications.mod
 export type { CrawlTarget, TargetPlace } from './scan-target';
 export {
   SEVERITIES,
+  quotaSampleOf,
   quotaUsageOf,
   severityRank,
   skippedResultsOf,

@@ -193,8 +193,8 @@ export class DistributedScanClient {
 
   /**
    * The outcome of a finished scan in the shape of a local scan (`runScan`): the record, the
-   * findings in the engine's order, and no per-result list (the store keeps findings and the
-   * counts of every result in the summary, not each passing result).
+   * findings in the engine's order, and no per-result list or quota samples (the store keeps findings, the
+   * counts of every result in the summary and the quota samples, not each passing result).
    * @throws ScanFailedError when the scan failed (with its stored reason)
    */
   async outcomeOf(scan: StoredScan): Promise<ScanOutcome> {
@@ -219,6 +219,7 @@ export class DistributedScanClient {
       findings,
       // Pass results are not stored (one per check and resource); failures are the findings, skips are above.
       results: [],
+      quotaUsage: [],
     };
   }
 

@@ -9,8 +9,7 @@
 import { renameSync, writeFileSync } from 'node:fs';
 import { basename, dirname, join, resolve } from 'node:path';
 import { Command, Option } from 'commander';
-import { QUOTA_USAGE_CHECK_IDS } from '@app/checks';
-import { DAY_MS, quotaUsageOf } from '@app/domain';
+import { DAY_MS } from '@app/domain';
 import type { OfflineScan, ReportFormat, ReportInput } from '@app/reports';
 import { loadReports, loadScan, loadStore } from '../lazy';
 import { CliUsageError, EXIT_OK } from '../cli-error';
@@ -60,7 +59,7 @@ async function offlineScan(dir: string, at: Date, id: string): Promise<OfflineSc
     scan: { id, startedAt: at.toISOString(), fleetName: outcome.scan.fleetName },
     findings: outcome.findings,
     coverage: outcome.scan.coverage,
-    quotaUsage: quotaUsageOf(outcome.results, QUOTA_USAGE_CHECK_IDS),
+    quotaUsage: outcome.quotaUsage,
   };
 }
 
