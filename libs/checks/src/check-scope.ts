@@ -24,7 +24,7 @@
  * - `sharedClb`: every CLB two or more CLB Services use (`SharedClbEntry`, `FleetIndex.servicesByClb`) that
  *   `applies` accepts; a CLB id reused by Services of a region whose CLBs were not read gets one `skipped` result
  *   when `applies` accepts its reusers (the CLB is unknown, the Services are not).
- * - `ecs`: every ECS instance of a region whose CLBs were read (`EcsScopeEntry`, `FleetIndex.ecsOf`: listed
+ * - `ecs`: every ECS instance of a region whose CLBs were read (`EcsScopeEntry`, `FleetIndex.forEachEcs`: listed
  *   instances and ECS ids among CLB backends); a region whose CLBs were not read gets one `skipped` result.
  *
  * A run's one-Service filter (`CheckContext.serviceFilter`) narrows the `service` and `reusedClb` loops of the checks
@@ -279,8 +279,9 @@ function iterate(
           continue;
         }
         if (scope === 'ecs') {
-          const entries = index.ecsOf(re);
-          for (let i = 0; i < entries.length; i++) if (accepts(entries[i]!)) call(entries[i]!);
+          index.forEachEcs(re, (entry) => {
+            if (accepts(entry)) call(entry);
+          });
           continue;
         }
         const entries = index.clbEntriesOf(re);

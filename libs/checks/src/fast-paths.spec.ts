@@ -20,7 +20,7 @@ import type {
 } from '@app/domain';
 import { findingOrder, KeyOrderScan, keyOrder, mergeSortedFindings, resultOrder, sortFindings } from './audit.engine';
 import { compareResourceKeys } from './fingerprint.util';
-import { FleetIndex } from './fleet-index';
+import { FleetIndex, sampleLoadBalancerIdsOf } from './fleet-index';
 import { groupsOfNlb, regionNlbView, serverKey } from './nlb-index';
 import { ListRowCache, PositionalCache } from './positional-cache';
 import { distinctServers, distinctServersOfNlb } from './rules/nlb-backend-quota.rule';
@@ -197,11 +197,12 @@ describe('FleetIndex CLB backend statistics with the row memo', () => {
         const index = FleetIndex.build(snapshot);
         const want = referenceStats(region);
         expect([...index.clbBackendStats(region)]).toEqual([...want.clbs]);
-        // Every CLB id of an attachment, from its path (`IdPath`, in CLB order), beside the counts and samples.
-        const withIds = [...index.ecsAttachments(region)].map(([id, { loadBalancerPath, ...a }]) => {
+        // Every CLB id of an attachment, from its path (`IdPath`, in CLB order), beside the counts and the sample
+        // its messages name (`sampleLoadBalancerIdsOf`).
+        const withIds = [...index.ecsAttachments(region)].map(([id, a]) => {
           const ids: string[] = [];
-          for (let x = loadBalancerPath; x?.parent !== undefined; x = x.parent) ids.unshift(x.id);
-          return [id, { ...a, loadBalancerIds: ids }];
+          for (let x = a.loadBalancerPath; x?.parent !== undefined; x = x.parent) ids.unshift(x.id);
+          return [id, { loadBalancers: a.loadBalancers, groups: a.groups, sampleLoadBalancerIds: sampleLoadBalancerIdsOf(a), loadBalancerIds: ids }];
         });
         expect(withIds).toEqual([...want.attachments]);
         if (want.attachments.size > 3) exercised++;

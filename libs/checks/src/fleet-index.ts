@@ -43,7 +43,7 @@ import {
   type VServerGroup,
 } from '@app/domain';
 import { ListRowCache, type IdSequence } from './positional-cache';
-import { idPathRoot, stepIdPath, type IdPath } from './id-path';
+import { idPathPrefix, idPathRoot, stepIdPath, type IdPath } from './id-path';
 
 /**
  * The lookup structure every check reads, built ONCE per snapshot (STYLE.md F.30: "Rules that look
@@ -175,8 +175,6 @@ export interface EcsAttachment {
   loadBalancers: number;
   /** vServer groups (plus default groups) listing it, count. */
   groups: number;
-  /** Up to 5 of the CLB ids, for messages. */
-  sampleLoadBalancerIds: string[];
   /**
    * Every CLB id of the region listing it, in CLB order, as a path of the region's trie (`IdPath`: `sortedIds` gives
    * them sorted, one array shared by the instances of the same CLBs): what the fleet graph stores per ECS instance.
@@ -234,8 +232,17 @@ export interface ClbBackendStats {
   vServerGroups: number;
 }
 
-/** How many CLB ids an `EcsAttachment` keeps for messages (`sampleLoadBalancerIds`): the first ones, in CLB order. */
+/** How many CLB ids `sampleLoadBalancerIdsOf` names for messages: the first ones, in CLB order. */
 const SAMPLE_LOAD_BALANCERS = 5;
+
+/**
+ * Up to 5 of the CLB ids listing an ECS instance, for messages: the first ones of its `loadBalancerPath`, in CLB
+ * order (none when only CLBs counted apart list it). Read off the path when asked, not kept per instance: an array
+ * of five per instance was about 45 MB of the index on a 5,000-cluster fleet (500,000 instances).
+ */
+export function sampleLoadBalancerIdsOf(a: EcsAttachment): string[] {
+  return a.loadBalancerPath === undefined ? [] : idPathPrefix(a.loadBalancerPath, SAMPLE_LOAD_BALANCERS);
+}
 
 /** What `regionBackendStats` keeps per server id: the CLB and group it was last counted on, and its attachment. */
 interface ServerStamp {
@@ -305,7 +312,7 @@ export interface FleetIndexOptions {
   /**
    * Per region (the snapshot's own object), per ECS instance id: how many CLB instances that are NOT in the region's
    * `loadBalancers` list it as an `ecs` backend, added to its `ecsAttachments` count (`loadBalancers`; its `groups` and
-   * `sampleLoadBalancerIds` count and name only the listed CLBs). For a caller that keeps those counts already (the
+   * `sampleLoadBalancerIdsOf` count and name only the listed CLBs). For a caller that keeps those counts already (the
    * admission review model, libs/forecast cluster-review.model.ts: the CLBs a review does not touch) and leaves their
    * backends out of the list, so the backend pass does not walk them again.
    */
@@ -1056,9 +1063,18 @@ export class FleetIndex {
    * some attachment record was not met among the listed instances.
    */
   ecsOf(re: RegionEntry): EcsScopeEntry[] {
+    const out: EcsScopeEntry[] = [];
+    this.forEachEcs(re, (e) => out.push(e));
+    return out;
+  }
+
+  /**
+   * `ecsOf`'s entries handed to `visit` one at a time, in the same order, none kept: the `ecs` scope's loop (a list of
+   * 50,000 entries per region lived as long as a check took over it, and was promoted, then dropped).
+   */
+  forEachEcs(re: RegionEntry, visit: (entry: EcsScopeEntry) => void): void {
     const attachments = this.ecsAttachments(re.region);
     const listed = re.region.ecsInstances ?? [];
-    const out: EcsScopeEntry[] = [];
     const byListing = this.nodesByListing.get(re.region);
     /** `position`: the listing's position in the region's list, -1 for an id found only among backends. */
     const add = (instanceId: string, listing: EcsInstance | undefined, attachment: EcsAttachment | undefined, position: number) => {
@@ -1073,7 +1089,7 @@ export class FleetIndex {
       // One literal with every field (an absent one `undefined`): no spread (the spreads were 1 s of a 10M-entry
       // analysis), and no field added after it (a literal has no spare slots: each added field moved the entry's
       // fields to a separate store, 500,000 times).
-      out.push({ instanceId, account: re.account, region: re.region, ecs, node, attachment });
+      visit({ instanceId, account: re.account, region: re.region, ecs, node, attachment });
     };
     let sorted = true;
     for (let i = 1; i < listed.length && sorted; i++) sorted = listed[i - 1]!.instanceId <= listed[i]!.instanceId;
@@ -1091,7 +1107,6 @@ export class FleetIndex {
       seen ??= new Set(listed.map((e) => e.instanceId));
       for (const [id, a] of attachments) if (!seen.has(id)) add(id, undefined, a, -1);
     }
-    return out;
   }
 
   /**
@@ -1174,15 +1189,13 @@ export class FleetIndex {
           if (s.type !== 'ecs') continue;
           let a = st.attachment;
           if (!a) {
-            // Sized for the 5 ids it keeps (trimmed below): a `[]` grown by a push holds 16 slots.
-            a = { loadBalancers: 0, groups: 0, sampleLoadBalancerIds: new Array<string>(SAMPLE_LOAD_BALANCERS), loadBalancerPath: root };
+            a = { loadBalancers: 0, groups: 0, loadBalancerPath: root };
             st.attachment = a;
             attachments.set(s.serverId, a);
           }
           a.groups++;
           if (firstOnLb) {
             a.loadBalancers++;
-            if (a.loadBalancers <= SAMPLE_LOAD_BALANCERS) a.sampleLoadBalancerIds[a.loadBalancers - 1] = clb.loadBalancerId;
             a.loadBalancerPath = stepIdPath(a.loadBalancerPath!, clb.loadBalancerId);
           }
         }
@@ -1195,8 +1208,6 @@ export class FleetIndex {
         vServerGroups: groupCount,
       });
     }
-    for (const a of attachments.values())
-      if (a.loadBalancers < SAMPLE_LOAD_BALANCERS) a.sampleLoadBalancerIds.length = a.loadBalancers;
     // The CLBs the caller counted apart (`FleetIndexOptions.attachmentsOutside`): counted, never sampled.
     const outside = this.attachmentsOutside?.get(region);
     if (outside)
@@ -1204,7 +1215,7 @@ export class FleetIndex {
         if (!(n > 0)) continue;
         let a = attachments.get(id);
         if (!a) {
-          a = { loadBalancers: 0, groups: 0, sampleLoadBalancerIds: [] };
+          a = { loadBalancers: 0, groups: 0 };
           attachments.set(id, a);
         }
         a.loadBalancers += n;

@@ -42,6 +42,15 @@ export function stepIdPath(node: IdPath, id: string): IdPath {
 }
 
 /**
+ * The first `n` ids of a path, in path order (all of them when it holds fewer): one step up per id the path holds.
+ */
+export function idPathPrefix(node: IdPath, n: number): string[] {
+  const ids = new Array<string>(Math.min(n, node.depth));
+  for (let x: IdPath = node; x.parent !== undefined; x = x.parent) if (x.depth <= ids.length) ids[x.depth - 1] = x.id;
+  return ids;
+}
+
+/**
  * The ids of a path, sorted as `Array.prototype.sort` sorts strings; with `distinct`, each id once (as a Set's
  * spread, sorted). Built once per node: every instance ending there gets the same array.
  */

@@ -1,7 +1,7 @@
 import { SLB_QUOTA_BACKEND_ATTACHED, type ResourceRef } from '@app/domain';
 import { scopedCheck } from '../check-scope';
 import { DOC_URL, FORECAST_HINT, SEED } from '../doc-links.constants';
-import type { EcsAttachment } from '../fleet-index';
+import { sampleLoadBalancerIdsOf, type EcsAttachment } from '../fleet-index';
 import { count, ecsRef, limitSourceText, listSome, pct, QUOTA_RATIO_SETTINGS, quotaSeverity, type QuotaFigures } from '../result.util';
 
 /**
@@ -17,7 +17,7 @@ function attachmentText(
 ): string {
   return (
     `ECS ${ref.id}${nodeName !== undefined ? ` (node ${nodeName})` : ''} is a backend of ${count(used, 'CLB instance')}` +
-    `${a ? ` (${count(a.groups, 'server group')}; e.g. ${listSome(a.sampleLoadBalancerIds)})` : ''}: ${pct(ratio)} of the ` +
+    `${a ? ` (${count(a.groups, 'server group')}; e.g. ${listSome(sampleLoadBalancerIdsOf(a))})` : ''}: ${pct(ratio)} of the ` +
     `attachment quota ${limit} (${limitSourceText(limitSource)})`
   );
 }
@@ -70,7 +70,7 @@ export const ecsLbAttachmentQuotaRule = scopedCheck({
       out.push(
         r.fail(ref, attachmentText(ref, figures, nodeName, a), {
           severity,
-          figures: { ...figures, loadBalancerIds: [...(a?.sampleLoadBalancerIds ?? [])] },
+          figures: { ...figures, loadBalancerIds: a ? sampleLoadBalancerIdsOf(a) : [] },
         }),
       );
     else out.push(r.pass(ref, attachmentText, figures, nodeName));
