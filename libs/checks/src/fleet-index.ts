@@ -244,11 +244,14 @@ export function sampleLoadBalancerIdsOf(a: EcsAttachment): string[] {
   return a.loadBalancerPath === undefined ? [] : idPathPrefix(a.loadBalancerPath, SAMPLE_LOAD_BALANCERS);
 }
 
-/** What `regionBackendStats` keeps per server id: the CLB and group it was last counted on, and its attachment. */
-interface ServerStamp {
+/**
+ * What `regionBackendStats` keeps per server id: the CLB and group it was last counted on (`lb`, `group`), and its
+ * attachment counts. For an ECS instance the record is its `EcsAttachment` itself (the stamps ride along unread), so
+ * the pass keeps one object per instance instead of a stamp beside its attachment and a map of stamps.
+ */
+interface ServerRecord extends EcsAttachment {
   lb: number;
   group: number;
-  attachment?: EcsAttachment;
 }
 
 interface RegionBackendStats {
@@ -1138,10 +1141,11 @@ export class FleetIndex {
     if (stats) return stats;
     stats = { attachments: new Map(), clbs: new Map(), groups: new Map() };
     // Stamps instead of per-group Sets: `lb` / `group` say whether a server was already counted on this CLB
-    // / in this group, and the server's attachment record hangs off the same entry, so each backend entry
-    // costs at most one map lookup and no allocation per group: linear with a small constant on a million entries.
-    const seen = new Map<string, ServerStamp>();
-    const rows = new ListRowCache<ServerStamp>();
+    // / in this group, on the server's own record (`ServerRecord`: an ECS instance's attachment), so each backend
+    // entry costs at most one map lookup and no allocation per group: linear with a small constant on a million entries.
+    // The records of server ids no `ecs` entry named yet (ENI and ECI backends); an ECS instance's is in `attachments`.
+    const others = new Map<string, ServerRecord>();
+    const rows = new ListRowCache<ServerRecord>();
     // The region's trie of CLB id lists: the ECS instances of one cluster step through the same CLBs.
     const root = idPathRoot();
     const attachments = stats.attachments;
@@ -1172,10 +1176,10 @@ export class FleetIndex {
           let st = memo.get(i, s.serverId);
           if (st === undefined) {
             allHit = false;
-            st = seen.get(s.serverId);
+            st = (attachments.get(s.serverId) as ServerRecord | undefined) ?? (others.size > 0 ? others.get(s.serverId) : undefined);
             if (!st) {
-              st = { lb: 0, group: 0 };
-              seen.set(s.serverId, st);
+              st = { loadBalancers: 0, groups: 0, loadBalancerPath: root, lb: 0, group: 0 };
+              (s.type === 'ecs' ? attachments : others).set(s.serverId, st);
             }
             memo.set(i, s.serverId, st);
           }
@@ -1187,10 +1191,10 @@ export class FleetIndex {
             distinct++;
           }
           if (s.type !== 'ecs') continue;
-          let a = st.attachment;
-          if (!a) {
-            a = { loadBalancers: 0, groups: 0, loadBalancerPath: root };
-            st.attachment = a;
+          const a = st;
+          // First named by an `ecs` entry after another type's: it becomes an attachment now, as it is first counted.
+          if (a.groups === 0 && others.size > 0 && others.get(s.serverId) === a) {
+            others.delete(s.serverId);
             attachments.set(s.serverId, a);
           }
           a.groups++;
