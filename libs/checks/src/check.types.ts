@@ -29,7 +29,10 @@ export interface CheckContext {
   passTally?: PassTally;
 }
 
-/** The passes a check counted instead of returning them (`CheckContext.passTally`), a count. */
+/**
+ * The passes a check counted instead of returning them (`CheckContext.passTally`), a count; with `sample`, the run's
+ * hook for the quota samples of the results the check pushes.
+ */
 export interface PassTally {
   passes: number;
   /**

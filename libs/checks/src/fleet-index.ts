@@ -238,7 +238,7 @@ const SAMPLE_LOAD_BALANCERS = 5;
 /**
  * Up to 5 of the CLB ids listing an ECS instance, for messages: the first ones of its `loadBalancerPath`, in CLB
  * order (none when only CLBs counted apart list it). Read off the path when asked, not kept per instance: an array
- * of five per instance was about 45 MB of the index on a 5,000-cluster fleet (500,000 instances).
+ * of five per instance would be about 45 MB of the index on a 5,000-cluster fleet (500,000 instances).
  */
 export function sampleLoadBalancerIdsOf(a: EcsAttachment): string[] {
   return a.loadBalancerPath === undefined ? [] : idPathPrefix(a.loadBalancerPath, SAMPLE_LOAD_BALANCERS);
@@ -1073,7 +1073,7 @@ export class FleetIndex {
 
   /**
    * `ecsOf`'s entries handed to `visit` one at a time, in the same order, none kept: the `ecs` scope's loop (a list of
-   * 50,000 entries per region lived as long as a check took over it, and was promoted, then dropped).
+   * 50,000 entries per region would live as long as a check takes over it: long enough to be promoted, then dropped).
    */
   forEachEcs(re: RegionEntry, visit: (entry: EcsScopeEntry) => void): void {
     const attachments = this.ecsAttachments(re.region);
