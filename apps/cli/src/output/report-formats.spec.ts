@@ -23,7 +23,8 @@ const ANSI = /\u001b\[[0-9;]*m/g;
 
 let outcome: ScanOutcome;
 beforeAll(async () => {
-  outcome = await runScan({ source: { kind: 'offline', fleetDir: SAMPLE }, now: new Date('2026-11-23T10:00:00Z') });
+  // JUnit lists every evaluated result: the scan keeps them all, as `scan --format junit` asks.
+  outcome = await runScan({ source: { kind: 'offline', fleetDir: SAMPLE }, now: new Date('2026-11-23T10:00:00Z'), keepResults: true });
   expect(outcome.findings.length).toBeGreaterThan(5);
   expect(outcome.scan.summary.results.skipped).toBeGreaterThan(0);
 });
