@@ -57,8 +57,8 @@ import { createHash } from 'node:crypto';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { availableParallelism, loadavg, tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { runThreadedAudit } from '@app/audit';
-import { CHECKS, QUOTA_USAGE_CHECK_IDS, runAudit, statusCountsOf, type StatusCounts } from '@app/checks';
+import { analyzeSnapshot, runThreadedAudit } from '@app/audit';
+import { CHECKS, QUOTA_USAGE_CHECK_IDS, runAudit, type StatusCounts } from '@app/checks';
 import { quotaUsageOf, type CheckResult, type FleetSnapshot, type QuotaUsageSample } from '@app/domain';
 import { backendsOf, intFlag, millionBackendFleet, nlbFiguresOf, writeBenchShards, type BenchShardFiles, type NlbFigures } from './bench-support';
 import { probeJson, runProbe, type MachineProbe } from './machine-probe';
@@ -188,43 +188,41 @@ async function measureThreaded(prepared: BenchShardFiles, threads: number): Prom
 }
 
 /**
- * sha256 (hex) of what a scan's analysis keeps of an audit, in `digestOf`'s bytes: the kept results (the skipped ones),
- * the findings, the counts and the quota samples (`quotaSamplesOf` `QUOTA_USAGE_CHECK_IDS`). Taken of a full audit
- * projected the same way (its skipped results, `quotaUsageOf` of every result), it must be the same: what the scan
- * keeps is the full audit's, result for result and sample for sample.
+ * sha256 (hex) of what a scan's analysis keeps, in `digestOf`'s bytes: the kept results (the skipped ones), the
+ * findings, the result counts per check and the quota samples. Taken of a full audit projected the same way (its
+ * skipped results, its counts, `quotaUsageOf` of every result), it must be the same: what the scan keeps is the full
+ * audit's, result for result and sample for sample.
  */
-function scanDigestOf(
-  out: { results: readonly CheckResult[]; findings: readonly unknown[]; counts: ReadonlyMap<string, StatusCounts>; quotaUsage?: readonly QuotaUsageSample[] },
-  project: boolean,
-): string {
-  const results = project ? out.results.filter((r) => r.status === 'skipped') : out.results;
-  const samples = project ? quotaUsageOf(out.results, QUOTA_USAGE_CHECK_IDS) : (out.quotaUsage ?? []);
+function scanDigestOf(out: {
+  results: readonly CheckResult[];
+  findings: readonly unknown[];
+  counts: Readonly<Record<string, StatusCounts>>;
+  quotaUsage: readonly QuotaUsageSample[];
+}): string {
   const h = createHash('sha256');
-  h.update(digestOf({ results, findings: out.findings }));
-  h.update(JSON.stringify([...out.counts.entries()]));
-  for (const sample of samples) h.update(JSON.stringify(sample));
+  h.update(digestOf(out));
+  h.update(JSON.stringify(out.counts));
+  for (const sample of out.quotaUsage) h.update(JSON.stringify(sample));
   return h.digest('hex');
 }
 
-/** `keepResultsOf` of a scan's audit (`analyzeSnapshot` without `keepResults`): no pass or fail result is kept. */
-const KEEP_SKIPPED_ONLY: ReadonlySet<string> = new Set();
-
 /**
- * The timed audit of `measure`: a single cold run, as a scan does (no warm-up), with default settings (every
- * registered check), keeping what a scan keeps (`analyzeSnapshot` without `keepResults`: the skipped results, every
- * finding, the counts and the quota samples). Its output is dropped on return, before the full audit runs.
+ * The timed audit of `measure`: a single cold run of a scan's analyze step (`analyzeSnapshot` without `keepResults`:
+ * every registered check, keeping the skipped results, every finding, the counts and the quota samples), as a scan
+ * runs it (no warm-up). Its output is dropped on return, before the full audit runs.
  */
 function timedScanAudit(snapshot: FleetSnapshot, now: Date): { seconds: number; cpu: NodeJS.CpuUsage; pageFaults: number; peakRssMiB: number; scanDigest: string; scanFindings: number; samples: number } {
   const c0 = process.cpuUsage();
   const f0 = process.resourceUsage().minorPageFault;
   const t0 = process.hrtime.bigint();
-  const scan = runAudit(snapshot, { now, keepResultsOf: KEEP_SKIPPED_ONLY, quotaSamplesOf: QUOTA_USAGE_CHECK_IDS });
+  const scan = analyzeSnapshot(snapshot, { scanId: 'bench', now });
   const seconds = Number(process.hrtime.bigint() - t0) / 1e9;
   const cpu = process.cpuUsage(c0);
   const pageFaults = process.resourceUsage().minorPageFault - f0;
   // Read before the full audit: its every result is the digest's, not the scan's.
   const peakRssMiB = process.resourceUsage().maxRSS / 1024;
-  return { seconds, cpu, pageFaults, peakRssMiB, scanDigest: scanDigestOf(scan, false), scanFindings: scan.findings.length, samples: scan.quotaUsage?.length ?? 0 };
+  const scanDigest = scanDigestOf({ ...scan, counts: scan.summary.byCheckStatus });
+  return { seconds, cpu, pageFaults, peakRssMiB, scanDigest, scanFindings: scan.findings.length, samples: scan.quotaUsage.length };
 }
 
 function measure(servicesPerCluster: number, shape: FleetShape, perCheck: boolean): SizeResult {
@@ -239,7 +237,13 @@ function measure(servicesPerCluster: number, shape: FleetShape, perCheck: boolea
   const t1 = process.hrtime.bigint();
   const out = runAudit(snapshot, { now });
   const allResultsSeconds = Number(process.hrtime.bigint() - t1) / 1e9;
-  const scanMatches = scanDigestOf({ ...out, counts: statusCountsOf(out.results) }, true) === timed.scanDigest && timed.scanFindings === out.findings.length && timed.samples > 0;
+  const projected = scanDigestOf({
+    results: out.results.filter((r) => r.status === 'skipped'),
+    findings: out.findings,
+    counts: Object.fromEntries(out.counts),
+    quotaUsage: quotaUsageOf(out.results, QUOTA_USAGE_CHECK_IDS),
+  });
+  const scanMatches = projected === timed.scanDigest && timed.scanFindings === out.findings.length && timed.samples > 0;
   const nlbFindings = out.findings.filter((f) => f.checkId.startsWith('NLB_'));
   const findingsByCheck: Record<string, number> = {};
   for (const f of nlbFindings) findingsByCheck[f.checkId] = (findingsByCheck[f.checkId] ?? 0) + 1;
