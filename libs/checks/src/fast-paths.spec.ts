@@ -20,7 +20,7 @@ import type {
 } from '@app/domain';
 import { findingOrder, KeyOrderScan, keyOrder, mergeSortedFindings, resultOrder, sortFindings } from './audit.engine';
 import { compareResourceKeys } from './fingerprint.util';
-import { FleetIndex, sampleLoadBalancerIdsOf } from './fleet-index';
+import { FleetIndex, sampleLoadBalancerIdsOf, type EcsScopeEntry } from './fleet-index';
 import { groupsOfNlb, regionNlbView, serverKey } from './nlb-index';
 import { ListRowCache, PositionalCache } from './positional-cache';
 import { distinctServers, distinctServersOfNlb } from './rules/nlb-backend-quota.rule';
@@ -303,7 +303,7 @@ describe('regionNlbView groupsByServer with the row memo', () => {
   });
 });
 
-describe('FleetIndex.ecsOf with one lookup per instance', () => {
+describe('FleetIndex.forEachEcs with one lookup per instance', () => {
   /**
    * The scope as computed before: a Set of the ids, then `ecsById`, the last node of the snapshot naming the id (a map
    * by id built from the nodes, as the index held it), and the attachments per id.
@@ -388,7 +388,9 @@ describe('FleetIndex.ecsOf with one lookup per instance', () => {
         } as unknown as FleetSnapshot;
         const index = FleetIndex.build(snapshot);
         for (const region of [a, b]) {
-          const got = index.ecsOf({ account: snapshot.accounts[0]!, region }).map((e) => ({
+          const visited: EcsScopeEntry[] = [];
+          index.forEachEcs({ account: snapshot.accounts[0]!, region }, (e) => visited.push(e));
+          const got = visited.map((e) => ({
             instanceId: e.instanceId,
             ecs: e.ecs,
             node: e.node && { node: e.node.node.name, clusterId: e.node.cluster.cluster.clusterId },

@@ -415,7 +415,7 @@ export class FleetIndex {
           const ecs = listed[position]!;
           const before = ix.ecsById.size;
           ix.ecsById.set(ecs.instanceId, { ecs, account, region, position });
-          // Listed twice (in two regions, or twice in one): `ecsOf` then asks `ecsById` which listing won.
+          // Listed twice (in two regions, or twice in one): `forEachEcs` then asks `ecsById` which listing won.
           if (ix.ecsById.size === before) ix.ecsListedTwice.add(ecs.instanceId);
         }
         const firstCluster = ix.clusters.length;
@@ -1057,23 +1057,15 @@ export class FleetIndex {
   }
 
   /**
-   * The ECS instances of a region the `ecs` scope judges: every listed instance, then every ECS id found among
-   * the region's CLB backends that was not listed (in first-seen order), each with its attachment record.
+   * The ECS instances of a region the `ecs` scope judges, handed to `visit` one at a time, none kept: every listed
+   * instance, then every ECS id found among the region's CLB backends that was not listed (in first-seen order), each
+   * with its attachment record. Visited, not returned as a list: a list of 50,000 entries per region would live as
+   * long as a check takes over it, long enough to be promoted, then dropped.
    *
    * One map lookup per instance where the data allows (500,000 instances on the 10M-entry fleet):
    * the listed instance is its own `ecsById` record unless its id is listed twice; repeats in the list, which the
    * mappers sort by id, are next to each other; and the ids found only among backends are looked for only when
    * some attachment record was not met among the listed instances.
-   */
-  ecsOf(re: RegionEntry): EcsScopeEntry[] {
-    const out: EcsScopeEntry[] = [];
-    this.forEachEcs(re, (e) => out.push(e));
-    return out;
-  }
-
-  /**
-   * `ecsOf`'s entries handed to `visit` one at a time, in the same order, none kept: the `ecs` scope's loop (a list of
-   * 50,000 entries per region would live as long as a check takes over it: long enough to be promoted, then dropped).
    */
   forEachEcs(re: RegionEntry, visit: (entry: EcsScopeEntry) => void): void {
     const attachments = this.ecsAttachments(re.region);
