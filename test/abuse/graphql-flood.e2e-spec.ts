@@ -22,7 +22,7 @@ import { spawn, type ChildProcess } from 'node:child_process';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createTestDatabase, type TestDatabase } from '../store/test-database.util';
-import { eventually, freePort } from '../worker/worker-test.util';
+import { eventually, listeningUrl } from '../worker/worker-test.util';
 import { BIN } from '../cli/cli-run.util';
 
 const TOKEN = 'graphql-flood-e2e-token-5e6f7a8b9c';
@@ -75,16 +75,15 @@ describe('GraphQL query-text flood', { timeout: 600_000 }, () => {
 
   beforeAll(async () => {
     db = await createTestDatabase();
-    const port = await freePort();
     // `--expose-gc` and the preload: heap readings after a full collection, over the IPC channel (fd 3).
-    serve = spawn(process.execPath, ['--max-old-space-size=192', '--expose-gc', '--import', HEAP_AFTER_GC, BIN, 'serve', '--port', String(port)], {
+    serve = spawn(process.execPath, ['--max-old-space-size=192', '--expose-gc', '--import', HEAP_AFTER_GC, BIN, 'serve', '--port', '0'], {
       stdio: ['ignore', 'ignore', 'pipe', 'ipc'],
       env: { ...process.env, API_TOKEN: TOKEN, DATABASE_URL: db.url, REDIS_URL: '', LOG_LEVEL: 'warn', NODE_ENV: 'production' },
     });
     serve.stderr!.on('data', (d: Buffer) => (stderr += d.toString()));
-    await eventually(async () => /API on http:\/\/127\.0\.0\.1:\d+/.test(stderr) || serve!.exitCode !== null, 120_000, 'serve to listen');
+    await eventually(async () => listeningUrl(stderr) !== undefined || serve!.exitCode !== null, 120_000, 'serve to listen');
     expect(serve.exitCode, stderr).toBeNull();
-    url = `http://127.0.0.1:${port}`;
+    url = listeningUrl(stderr)!;
   }, 300_000);
 
   afterAll(async () => {

@@ -11,7 +11,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createTestDatabase, type TestDatabase } from '../store/test-database.util';
-import { eventually, freePort } from '../worker/worker-test.util';
+import { eventually, listeningUrl } from '../worker/worker-test.util';
 
 const ROOT = join(__dirname, '..', '..');
 const BIN = join(ROOT, 'bin', 'fleet-audit.js');
@@ -27,18 +27,17 @@ describe('fleet-audit serve: the in-process scan queue (e2e)', { timeout: 300_00
 
   beforeAll(async () => {
     db = await createTestDatabase();
-    const port = await freePort();
     // A second source (its directory's name, `second`): launches of one source join its running scan.
     work = mkdtempSync(join(tmpdir(), 'serve-queue-'));
     cpSync(SAMPLE, join(work, 'second'), { recursive: true });
-    serve = spawn(process.execPath, [BIN, 'serve', '--port', String(port), '--fleet', SAMPLE, '--fleet', join(work, 'second')], {
+    serve = spawn(process.execPath, [BIN, 'serve', '--port', '0', '--fleet', SAMPLE, '--fleet', join(work, 'second')], {
       stdio: ['ignore', 'ignore', 'pipe'],
       env: { ...process.env, API_TOKEN: TOKEN, DATABASE_URL: db.url, SCAN_QUEUE_DEPTH: '0', REDIS_URL: '', LOG_LEVEL: 'warn' },
     });
     serve.stderr!.on('data', (d: Buffer) => (stderr += d.toString()));
-    await eventually(async () => /API on http:\/\/127\.0\.0\.1:\d+/.test(stderr) || serve!.exitCode !== null, 120_000, 'serve to listen');
+    await eventually(async () => listeningUrl(stderr) !== undefined || serve!.exitCode !== null, 120_000, 'serve to listen');
     expect(serve.exitCode, stderr).toBeNull();
-    url = `http://127.0.0.1:${port}`;
+    url = listeningUrl(stderr)!;
   }, 300_000);
 
   afterAll(async () => {

@@ -18,7 +18,7 @@ import { CORE_SCHEMA, load as parse, mergeTag } from 'js-yaml';
 import { ENV_VARS } from '@app/config';
 import { buildProgram } from '../../apps/cli/src/main';
 import { createTestDatabase, type TestDatabase } from '../store/test-database.util';
-import { deletePrefix, eventually, freePort, SHARED_REDIS_URL, uniquePrefix } from '../worker/worker-test.util';
+import { deletePrefix, eventually, listeningUrl, SHARED_REDIS_URL, uniquePrefix } from '../worker/worker-test.util';
 
 const ROOT = join(__dirname, '..', '..');
 const BIN = join(ROOT, 'bin', 'fleet-audit.js');
@@ -115,19 +115,19 @@ describe("docker-compose.yml: the api service's command with REDIS_URL (e2e)", {
 
   beforeAll(async () => {
     db = await createTestDatabase();
-    const port = await freePort();
-    // The compose command with its container paths mapped onto this checkout and loopback for 0.0.0.0.
+    // The compose command with its container paths mapped onto this checkout, loopback for 0.0.0.0 and a port the
+    // system chooses (announced on the listening line) for 3000.
     const args = (compose.services.api.command ?? []).map((a) =>
-      a === '0.0.0.0' ? '127.0.0.1' : a === '3000' ? String(port) : a.replace('/config/', `${ROOT}/examples/config/`).replace('/app/', `${ROOT}/`),
+      a === '0.0.0.0' ? '127.0.0.1' : a === '3000' ? '0' : a.replace('/config/', `${ROOT}/examples/config/`).replace('/app/', `${ROOT}/`),
     );
     serve = spawn(process.execPath, [BIN, ...args], {
       stdio: ['ignore', 'ignore', 'pipe'],
       env: { ...process.env, API_TOKEN: TOKEN, DATABASE_URL: db.url, REDIS_URL: SHARED_REDIS_URL, FLEET_AUDIT_QUEUE_PREFIX: prefix, LOG_LEVEL: 'warn' },
     });
     serve.stderr!.on('data', (d: Buffer) => (stderr += d.toString()));
-    await eventually(async () => /API on http:\/\/127\.0\.0\.1:\d+/.test(stderr) || serve!.exitCode !== null, 120_000, 'serve to listen');
+    await eventually(async () => listeningUrl(stderr) !== undefined || serve!.exitCode !== null, 120_000, 'serve to listen');
     expect(serve.exitCode, stderr).toBeNull();
-    url = `http://127.0.0.1:${port}`;
+    url = listeningUrl(stderr)!;
   }, 300_000);
 
   afterAll(async () => {

@@ -18,7 +18,7 @@ import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ROOT, runCliAsync, startCli } from '../cli/cli-run.util';
 import { createTestDatabase, type TestDatabase } from '../store/test-database.util';
-import { eventually, freePort } from '../worker/worker-test.util';
+import { eventually, listeningUrl } from '../worker/worker-test.util';
 import { fencedBlocks, parseCurl, shellCommands, shellWords, type ShellCommand } from './readme-examples.util';
 
 const README = readFileSync(join(ROOT, 'README.md'), 'utf8');
@@ -218,16 +218,15 @@ describe('README.md examples (e2e)', { timeout: 120_000 }, () => {
     const started = await simStarting;
     sim = started;
     server.simConfig = (JSON.parse(started.firstLine) as { config: string }).config;
-    const port = await freePort();
     // NODE_ENV as a plain `serve` has it (unset, not vitest's `test`): Apollo's own default would add stack traces.
-    serve = spawn(process.execPath, [BIN, 'serve', '--port', String(port), '--fleet', join(ROOT, SAMPLE)], {
+    serve = spawn(process.execPath, [BIN, 'serve', '--port', '0', '--fleet', join(ROOT, SAMPLE)], {
       stdio: ['ignore', 'ignore', 'pipe'],
       env: { ...process.env, NODE_ENV: '', API_TOKEN, TOKEN_HASH_KEY, DATABASE_URL: db.url, REDIS_URL: '', LOG_LEVEL: 'warn' },
     });
     serve.stderr!.on('data', (d: Buffer) => (serveErr += d.toString()));
-    await eventually(async () => /API on http:\/\/127\.0\.0\.1:\d+/.test(serveErr) || serve!.exitCode !== null, 60_000, 'serve to listen');
+    await eventually(async () => listeningUrl(serveErr) !== undefined || serve!.exitCode !== null, 60_000, 'serve to listen');
     expect(serve.exitCode, serveErr).toBeNull();
-    server.url = `http://127.0.0.1:${port}`;
+    server.url = listeningUrl(serveErr)!;
   }, 180_000);
 
   afterAll(async () => {

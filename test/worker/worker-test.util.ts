@@ -158,8 +158,20 @@ export function fingerprintsOf(findings: readonly Finding[]): string[] {
   return findings.map((f) => f.fingerprint).sort();
 }
 
-/** A free TCP port on 127.0.0.1 (the shared starter's). */
+/**
+ * A free TCP port on 127.0.0.1 (the shared starter's): bound and closed, so another process may take it before the
+ * caller binds it. A child that can listen on port 0 and announce its port (`serve --port 0`, {@link listeningUrl})
+ * is not exposed to that race.
+ */
 export const freePort = freeTcpPort;
+
+/**
+ * The URL `fleet-audit serve` announced on its listening line (`API on http://HOST:PORT`), with the port it bound.
+ * @returns undefined until the line is in `stderr`
+ */
+export function listeningUrl(stderr: string): string | undefined {
+  return /API on (http:\/\/127\.0\.0\.1:\d+)/.exec(stderr)?.[1];
+}
 
 /**
  * Output root of the suite's CLI build (`dist-test/apps/cli`, built once by test/global-setup.ts; it compiles every

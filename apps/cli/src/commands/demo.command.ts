@@ -22,7 +22,7 @@ import { cliConfig } from '../cli-config';
 import { colourWanted, renderTable } from '../output/scan-output.renderer';
 import { consoleBuildDir, sampleFleetDir } from '../package-root.util';
 import { createScanProgressBar } from '../progress';
-import { parsePort } from './sim.command';
+import { boundPort, parsePort } from './sim.command';
 import { untilInterrupted } from './signals.util';
 import { cliStreams } from '../output/cli-streams';
 
@@ -176,7 +176,8 @@ export async function runDemoCommand(opts: DemoOptions): Promise<number> {
     // Listen before printing the URL (a signal right after it must stop the demo gracefully).
     const interrupted = untilInterrupted();
     await app.listen(opts.port, '127.0.0.1');
-    const url = `http://127.0.0.1:${opts.port}`;
+    // The bound port: `--port 0` lets the system choose a free one.
+    const url = `http://127.0.0.1:${boundPort(app.getHttpServer(), opts.port)}`;
     cliStreams().stdout.write(
       [
         '',
@@ -208,7 +209,7 @@ export function demoCommand(run: (p: Promise<number>) => void): Command {
   return new Command('demo')
     .description('embedded demo: simulate the bundled sample fleet, scan it live into embedded Postgres, serve the API')
     .option('--fleet <dir>', 'fleet directory to simulate (default: the bundled sample fleet)')
-    .option('--port <port>', 'API port on 127.0.0.1', parsePort, 3000)
+    .option('--port <port>', 'API port on 127.0.0.1 (0: a free port, printed with the URL)', parsePort, 3000)
     .option('--once', 'exit after the scan instead of serving the API')
     .option('--settings <file>', 'audit settings (YAML/JSON); default: the sample fleet\'s audit-settings.yaml')
     .addHelpText('after', helpFooter(['fleet-audit demo', 'fleet-audit demo --once --port 3100', 'fleet-audit demo --fleet ./my-fleet']))

@@ -13,7 +13,7 @@ import type { ScanSource } from '@app/audit';
 import { CliUsageError, EXIT_OK, reportError } from '../cli-error';
 import { cliConfig } from '../cli-config';
 import { consoleBuildDir } from '../package-root.util';
-import { parsePort } from './sim.command';
+import { boundPort, parsePort } from './sim.command';
 import { untilInterrupted } from './signals.util';
 import { cliStreams } from '../output/cli-streams';
 import { jsonStatusLinesFor, writeStatusLine } from '../output/status-line';
@@ -103,11 +103,13 @@ export async function runServeCommand(opts: ServeOptions): Promise<number> {
   // Listen before announcing the API (a SIGTERM right after the line must stop it gracefully, not kill it).
   const interrupted = untilInterrupted();
   await app.listen(opts.port, opts.host);
+  // The bound port, not the asked one: `--port 0` lets the system choose a free port, announced here.
+  const url = `http://${opts.host}:${boundPort(app.getHttpServer(), opts.port)}`;
   writeStatusLine(
     cliStreams().stderr,
     'info',
-    `API on http://${opts.host}:${opts.port} (sources: ${launcher.sourceNames().join(', ') || 'none'})${webConsole ? `, web console at http://${opts.host}:${opts.port}/` : ''}`,
-    { event: 'api.listening', url: `http://${opts.host}:${opts.port}`, console: webConsole !== undefined },
+    `API on ${url} (sources: ${launcher.sourceNames().join(', ') || 'none'})${webConsole ? `, web console at ${url}/` : ''}`,
+    { event: 'api.listening', url, console: webConsole !== undefined },
   );
   await interrupted;
   // Waiting scans end `interrupted`; the running one gets 10 s to finish.
@@ -123,7 +125,7 @@ export async function runServeCommand(opts: ServeOptions): Promise<number> {
 export function serveCommand(run: (p: Promise<number>) => void): Command {
   return new Command('serve')
     .description('serve the REST API (needs DATABASE_URL and API_TOKEN; TOKEN_HASH_KEY enables scoped tokens)')
-    .option('--port <port>', 'port', parsePort, 3000)
+    .option('--port <port>', 'port (0: a free port, announced on the listening line)', parsePort, 3000)
     .option('--host <host>', 'interface to bind', '127.0.0.1')
     .option('--fleet <dir>', 'fleet directory POST /v1/scans may scan (repeatable)', collect, [])
     .option('--config <file>', 'scan config POST /v1/scans may scan (repeatable)', collect, [])

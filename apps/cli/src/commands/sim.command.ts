@@ -4,6 +4,7 @@
  * `{"endpoint": "127.0.0.1:P", "config": PATH}` where PATH is a ready-to-use scan config.
  */
 import { readFileSync } from 'node:fs';
+import type { AddressInfo } from 'node:net';
 import type { ClusterRoleDocument, RamPolicyDocument } from '@app/collectors';
 import { loadYamlDocuments, YamlLoadError } from '@app/domain';
 import { helpFooter } from './help-text.util';
@@ -18,6 +19,16 @@ export function parsePort(value: string): number {
   const n = Number(value);
   if (!Number.isInteger(n) || n < 0 || n > 65535) throw new InvalidArgumentError('expected a port number 0-65535');
   return n;
+}
+
+/**
+ * The TCP port a listening server is bound to (`server.address()`), which differs from the asked one for port 0.
+ * @param server a Node HTTP server after `listen` resolved
+ * @param asked the port passed to `listen`, returned when the address is not a TCP one (a pipe)
+ */
+export function boundPort(server: { address(): AddressInfo | string | null }, asked: number): number {
+  const address = server.address();
+  return typeof address === 'object' && address !== null ? address.port : asked;
 }
 
 /**
