@@ -8,7 +8,7 @@ import { spawn } from 'node:child_process';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createTestDatabase, type TestDatabase } from '../store/test-database.util';
-import { deletePrefix, freePort, SHARED_REDIS_URL, uniquePrefix } from '../worker/worker-test.util';
+import { deletePrefix, SHARED_REDIS_URL, uniquePrefix } from '../worker/worker-test.util';
 import { ROOT } from './cli-run.util';
 
 const BIN = join(ROOT, 'bin', 'fleet-audit.js');
@@ -26,10 +26,9 @@ describe('fleet-audit worker: JSON log lines', () => {
   });
 
   it('writes only JSON objects on stdout (redirected, NODE_ENV=production), one per line, without colour', async () => {
-    const port = await freePort();
     const env = { ...process.env, DATABASE_URL: db.url, REDIS_URL: SHARED_REDIS_URL, FLEET_AUDIT_QUEUE_PREFIX: prefix, NODE_ENV: 'production', LOG_LEVEL: 'info' };
     delete (env as Record<string, string | undefined>).NO_COLOR;
-    const child = spawn(process.execPath, [BIN, 'worker', '--no-schedule', '--health-port', String(port)], { env, stdio: ['ignore', 'pipe', 'pipe'] });
+    const child = spawn(process.execPath, [BIN, 'worker', '--no-schedule', '--health-port', '0'], { env, stdio: ['ignore', 'pipe', 'pipe'] });
     let stdout = '';
     let stderr = '';
     child.stdout.on('data', (d: Buffer) => (stdout += d.toString()));
@@ -59,6 +58,8 @@ describe('fleet-audit worker: JSON log lines', () => {
     // stderr too: the ready and draining status lines are JSON objects of the same shape, not text between them.
     const status = everyLineJson(stderr);
     expect(status.map((e) => e.event)).toEqual(expect.arrayContaining(['worker.ready', 'worker.draining']));
+    // `--health-port 0`: the ready line names the health endpoint on the port the system chose.
+    expect(stderr).toMatch(/health: http:\/\/127\.0\.0\.1:[1-9]\d*\/readyz/);
     expect(stderr).not.toContain(db.url);
   }, 60_000);
 

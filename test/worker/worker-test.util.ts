@@ -14,7 +14,6 @@ import { generateFleet, loadScanConfig, type ScanConfig } from '@app/collectors'
 import type { CoverageEntry, Finding, SkippedResult, WireFleet } from '@app/domain';
 import { startSimulator, type RunningSimulator, type SimulatorOptions } from '@app/fleet-sim';
 import { startWorker, type RunningWorker, type WorkerOptions } from '@app/worker';
-import { freeTcpPort } from '../../bench/chaos/private-servers';
 
 /** Private redis-server / PostgreSQL starters: one implementation, shared with `npm run chaos`. */
 export { startPrivateRedis, startPrivatePostgres, type PrivateRedis, type PrivatePostgres } from '../../bench/chaos/private-servers';
@@ -159,14 +158,9 @@ export function fingerprintsOf(findings: readonly Finding[]): string[] {
 }
 
 /**
- * A free TCP port on 127.0.0.1 (the shared starter's): bound and closed, so another process may take it before the
- * caller binds it. A child that can listen on port 0 and announce its port (`serve --port 0`, {@link listeningUrl})
- * is not exposed to that race.
- */
-export const freePort = freeTcpPort;
-
-/**
- * The URL `fleet-audit serve` announced on its listening line (`API on http://HOST:PORT`), with the port it bound.
+ * The URL `fleet-audit serve` announced on its listening line (`API on http://HOST:PORT`), with the port it bound:
+ * the tests start it with `--port 0`, as a port found free and closed again can be taken by another
+ * process before the child binds it.
  * @returns undefined until the line is in `stderr`
  */
 export function listeningUrl(stderr: string): string | undefined {

@@ -140,7 +140,7 @@ export function nothingReadReason(snapshot: FleetSnapshot): string | undefined {
 }
 
 /** `RunAuditOptions.keepResultsOf` of a scan that keeps no pass or fail result: only the skipped ones are kept. */
-const KEEP_SKIPPED_ONLY: ReadonlySet<string> = new Set();
+export const KEEP_SKIPPED_ONLY: ReadonlySet<string> = new Set();
 
 /** Inputs of `analyzeSnapshot`. */
 export interface AnalyzeRequest {

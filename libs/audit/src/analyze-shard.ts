@@ -26,10 +26,10 @@
  * README "Sharded analysis" names this. None of them needs more than one shard on real fleets, so no check runs
  * in the final job.
  */
-import { buildFleetGraph, FleetIndex, QUOTA_USAGE_CHECK_IDS, runAudit, statusCountsOf, type PartialAuditSettings } from '@app/checks';
-import { assignTeams, clustersOf, quotaUsageOf, skippedResultsOf, withSampleTeams, type CoverageEntry, type FleetSnapshot } from '@app/domain';
+import { buildFleetGraph, FleetIndex, QUOTA_USAGE_CHECK_IDS, runAudit, type PartialAuditSettings } from '@app/checks';
+import { assignTeams, clustersOf, skippedResultsOf, withSampleTeams, type CoverageEntry, type FleetSnapshot, type ResourceRef } from '@app/domain';
 import type { ScanShardPart, ScanShardPlace, ShardStoreOutcome, Store } from '@app/store';
-import { summarize, type ScanSummary } from './analyze-and-store';
+import { KEEP_SKIPPED_ONLY, summarize, type ScanSummary } from './analyze-and-store';
 
 /** Inputs of {@link analyzeAndStoreShard}. */
 export interface AnalyzeShardRequest {
@@ -55,6 +55,11 @@ function isAccountLevel(regionId: string | undefined): boolean {
   return regionId === undefined || regionId === '';
 }
 
+/** `RunAuditOptions.resultsAbout` of a shard that is not its account's lead: every resource but the account's own. */
+export function notAccountLevel(resource: ResourceRef): boolean {
+  return !isAccountLevel(resource.regionId);
+}
+
 /**
  * Analyze one shard's snapshot (every enabled check, as `analyzeAndStore`) and store its part of the scan in
  * one transaction (ScanShardRepository.storeDone): findings, quota samples, fleet graph, summary part, coverage,
@@ -71,22 +76,31 @@ export async function analyzeAndStoreShard(snapshot: FleetSnapshot, req: Analyze
 }
 
 /**
- * What a shard stores, computed synchronously so that the index and every result (passes included: most of the
- * analysis's memory after the snapshot) are garbage before the store step starts.
+ * What a shard stores, computed synchronously so that the index is garbage before the store step starts. As a whole
+ * scan's analysis (`analyzeSnapshot`), the audit keeps the skipped results and the quota checks' samples, not the pass
+ * and fail results they come from (most of the analysis's memory after the snapshot); a shard that is not its
+ * account's lead drops the account's own results as they are pushed (`resultsAbout`), so its counts, findings,
+ * samples and skipped results are its regions' alone.
  */
 function shardPartOf(snapshot: FleetSnapshot, req: Omit<AnalyzeShardRequest, 'store'>): { part: ScanShardPart; summary: ScanSummary } {
   const { lead } = req.place;
   // Each cluster's team on the snapshot (as a whole scan's analysis does), so the shard's graph and stored snapshot carry it.
   assignTeams(snapshot, req.settings?.owners);
   const index = FleetIndex.build(snapshot);
-  const audit = runAudit(snapshot, { now: req.now, ...(req.settings ? { settings: req.settings } : {}), index });
-  const results = lead ? audit.results : audit.results.filter((r) => !isAccountLevel(r.resource.regionId));
-  const findings = lead ? audit.findings : audit.findings.filter((f) => !isAccountLevel(f.resource.regionId));
+  const audit = runAudit(snapshot, {
+    now: req.now,
+    ...(req.settings ? { settings: req.settings } : {}),
+    index,
+    keepResultsOf: KEEP_SKIPPED_ONLY,
+    quotaSamplesOf: QUOTA_USAGE_CHECK_IDS,
+    ...(lead ? {} : { resultsAbout: notAccountLevel }),
+  });
+  const findings = audit.findings;
   const coverage: CoverageEntry[] = lead ? snapshot.coverage : snapshot.coverage.filter((c) => !isAccountLevel(c.regionId));
-  const summary: ScanSummary = { ...summarize({ ...snapshot, coverage }, statusCountsOf(results), findings), accounts: lead ? snapshot.accounts.length : 0 };
+  const summary: ScanSummary = { ...summarize({ ...snapshot, coverage }, audit.counts, findings), accounts: lead ? snapshot.accounts.length : 0 };
   const part: ScanShardPart = {
     findings,
-    quotaUsage: withSampleTeams(quotaUsageOf(results, QUOTA_USAGE_CHECK_IDS), clustersOf(snapshot), req.settings?.owners),
+    quotaUsage: withSampleTeams(audit.quotaUsage ?? [], clustersOf(snapshot), req.settings?.owners),
     graph: buildFleetGraph(snapshot, index),
     snapshot: {
       name: snapshot.name,
@@ -95,7 +109,7 @@ function shardPartOf(snapshot: FleetSnapshot, req: Omit<AnalyzeShardRequest, 'st
     },
     summary,
     coverage,
-    skipped: skippedResultsOf(results),
+    skipped: skippedResultsOf(audit.results),
   };
   return { part, summary };
 }

@@ -13,10 +13,11 @@
  */
 import { readFileSync } from 'node:fs';
 import { deserialize } from 'node:v8';
-import { CHECKS, FleetIndex, runAudit, statusCountsOf, type PartialAuditSettings } from '@app/checks';
+import { CHECKS, FleetIndex, runAudit, type PartialAuditSettings } from '@app/checks';
 import { FleetValidationError, readFleetShard } from '@app/collectors';
 import { assignTeams, mapWireFleet, skippedResultsOf, type CheckResult, type CoverageEntry, type FleetSnapshot, type Finding, type SkippedResult } from '@app/domain';
 import { summarize, type ScanSummary } from './analyze-and-store';
+import { notAccountLevel } from './analyze-shard';
 
 /**
  * Where a thread builds one shard's snapshot from:
@@ -125,12 +126,17 @@ export function auditShard(task: AuditShardTask): AuditShardAnswer {
   // Each cluster's team on the snapshot, as a whole scan's analysis has it (`analyzeAndStoreShard` does the same).
   assignTeams(snapshot, task.settings?.owners);
   const index = FleetIndex.build(snapshot);
-  const audit = runAudit(snapshot, { now: new Date(task.now), ...(task.settings ? { settings: task.settings } : {}), index });
   const lead = task.lead;
-  const results = lead ? audit.results : audit.results.filter((r) => !isAccountLevel(r.resource.regionId));
-  const findings = lead ? audit.findings : audit.findings.filter((f) => !isAccountLevel(f.resource.regionId));
+  // A shard that is not its account's lead drops the account's own results as they are pushed (`resultsAbout`).
+  const audit = runAudit(snapshot, {
+    now: new Date(task.now),
+    ...(task.settings ? { settings: task.settings } : {}),
+    index,
+    ...(lead ? {} : { resultsAbout: notAccountLevel }),
+  });
+  const { results, findings } = audit;
   const coverage: CoverageEntry[] = lead ? snapshot.coverage : snapshot.coverage.filter((c) => !isAccountLevel(c.regionId));
-  const summary: ScanSummary = { ...summarize({ ...snapshot, coverage }, statusCountsOf(results), findings), accounts: lead ? snapshot.accounts.length : 0 };
+  const summary: ScanSummary = { ...summarize({ ...snapshot, coverage }, audit.counts, findings), accounts: lead ? snapshot.accounts.length : 0 };
   const runs: ResultRun[] = [];
   const runStarts: number[] = [];
   for (let i = 0; i < results.length; i++) {

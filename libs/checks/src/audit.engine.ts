@@ -40,6 +40,12 @@ export interface RunAuditOptions {
    * their passes are counted and sampled, never kept (1.0M results on a 10M-entry fleet). Absent = no samples.
    */
   quotaSamplesOf?: ReadonlySet<string>;
+  /**
+   * The resources this run reports on; a result about any other resource is dropped as the check pushes it, before it
+   * is counted, kept, sampled or made a finding. A sharded analysis's shard that is not its account's lead drops the
+   * account's own results (region ''), which the lead shard reports (libs/audit analyze-shard.ts). Absent = every result.
+   */
+  resultsAbout?: (resource: ResourceRef) => boolean;
 }
 
 /** Evaluated (check, resource) pairs by status (counts). */
@@ -134,6 +140,7 @@ export function runAudit(snapshot: FleetSnapshot, options: RunAuditOptions): Aud
   const perCheck: { id: string; results: CheckResult[]; sorted: boolean; counts: StatusCounts; samples?: QuotaUsageSample[] }[] = [];
   const keepResultsOf = options.keepResultsOf;
   const quotaSamplesOf = options.quotaSamplesOf;
+  const about = options.resultsAbout;
   // The Service refs in key order, built before the checks run (they share them): what `KeyOrderScan` follows.
   const serviceRefs = serviceRefsInKeyOrder(index);
   const findings: Finding[] = [];
@@ -166,7 +173,8 @@ export function runAudit(snapshot: FleetSnapshot, options: RunAuditOptions): Aud
     const cs = settings.checks[check.id];
     if (cs?.enabled === false) continue;
     // A check whose passes are not kept counts them instead of returning them (`CheckContext.passTally`).
-    const tally: PassTally | undefined = keepResultsOf !== undefined && !keepResultsOf.has(check.id) ? { passes: 0 } : undefined;
+    const tally: PassTally | undefined =
+      keepResultsOf !== undefined && !keepResultsOf.has(check.id) ? { passes: 0, ...(about ? { about } : {}) } : undefined;
     // The check's quota samples, in result order (sorted with its results below). A check that routes its results
     // through the tally's sink hands each pass and fail to `sample` as it pushes it; otherwise they are taken from
     // the list it returns, in the loop below.
@@ -193,6 +201,13 @@ export function runAudit(snapshot: FleetSnapshot, options: RunAuditOptions): Aud
         message: `Not evaluated: check ${check.id} failed: ${message}`,
         reason: `check ${check.id} failed: ${message}`,
       }));
+    }
+    // The results about resources the run does not report on (`resultsAbout`), dropped in place; a check that routes
+    // its results through the tally's sink has had them dropped as it pushed them.
+    if (about !== undefined) {
+      let kept = 0;
+      for (let i = 0; i < checkResults.length; i++) if (about(checkResults[i]!.resource)) checkResults[kept++] = checkResults[i]!;
+      checkResults.length = kept;
     }
     // The check's own list is kept (a copy of it was 2.5M pushes on a 10M-entry fleet), rewritten in place where
     // the settings override the severity.

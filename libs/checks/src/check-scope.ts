@@ -152,15 +152,18 @@ function unreadClbRef(lbId: string, se: ServiceEntry): ResourceRef {
 /**
  * A check's result sink and the list it fills: the list itself without a tally; with one, a sink that counts each
  * pass in `tally` and puts every other result in the list (`CheckContext.passTally`), first handing each pass and
- * fail to the tally's `sample` when it has one. Marks the tally `routed`.
+ * fail to the tally's `sample` when it has one, and dropping every result about a resource the tally's `about`
+ * refuses. Marks the tally `routed`.
  */
 export function resultSinkOf(tally: PassTally | undefined): { sink: ResultSink; results: CheckResult[] } {
   const results: CheckResult[] = [];
   if (tally === undefined) return { sink: results, results };
   tally.routed = true;
   const sample = tally.sample;
+  const about = tally.about;
   const sink: ResultSink = {
     push(result: CheckResult): number {
+      if (about !== undefined && !about(result.resource)) return results.length;
       if (sample !== undefined && result.status !== 'skipped') sample(result);
       if (result.status === 'pass') tally.passes++;
       else results.push(result);

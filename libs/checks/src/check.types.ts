@@ -1,4 +1,4 @@
-import type { CheckResult, FleetSnapshot, QuotaDefinition, ResourceKind, Severity } from '@app/domain';
+import type { CheckResult, FleetSnapshot, QuotaDefinition, ResourceKind, ResourceRef, Severity } from '@app/domain';
 import type { AuditSettings } from './audit-settings.types';
 import type { FleetIndex, ServiceEntry } from './fleet-index';
 
@@ -42,6 +42,11 @@ export interface PassTally {
   sample?: (result: CheckResult) => void;
   /** Set by `resultSinkOf` when the check pushes its results through the tally's sink (every scoped check does). */
   routed?: boolean;
+  /**
+   * The run's `RunAuditOptions.resultsAbout`: a result about a resource it refuses is dropped by the sink before it
+   * is counted or sampled.
+   */
+  about?: (resource: ResourceRef) => boolean;
 }
 
 /**

@@ -280,6 +280,35 @@ describe('runAudit', () => {
     }
   });
 
+  it('drops the results about resources resultsAbout refuses, from results, findings, counts and samples alike', () => {
+    const snap = busyFleet();
+    snap.accounts[0]!.regions[0]!.clusters.push(factory.cluster({ clusterId: 'c-unread', kubernetes: undefined }));
+    const full = runAudit(snap, { now: FROZEN_NOW });
+    // Refused: the unread cluster's skipped results, every ECS instance (ECS_LB_ATTACHMENT_QUOTA passes and samples)
+    // and the load balancer of the first CLB finding (its fails, passes and samples).
+    const failedLb = full.findings.find((f) => f.resource.kind === 'LoadBalancer')!.resource.id;
+    const about = (r: ResourceRef): boolean => r.kind !== 'EcsInstance' && r.clusterId !== 'c-unread' && r.id !== failedLb;
+    const refused = full.results.filter((r) => !about(r.resource));
+    expect(new Set(refused.map((r) => r.status))).toEqual(new Set(['pass', 'fail', 'skipped']));
+    const reported = full.results.filter((r) => about(r.resource));
+    const wantFindings = full.findings.filter((f) => about(f.resource));
+    expect(wantFindings.length).toBeGreaterThan(0);
+    expect(wantFindings.length).toBeLessThan(full.findings.length);
+    const wantSamples = quotaUsageOf(reported, QUOTA_USAGE_CHECK_IDS);
+    expect(quotaUsageOf(full.results, QUOTA_USAGE_CHECK_IDS).length).toBeGreaterThan(wantSamples.length);
+    // Every result kept (the engine filters the returned lists) and none kept (the tally's sink drops them as pushed).
+    const all = runAudit(snap, { now: FROZEN_NOW, resultsAbout: about, quotaSamplesOf: QUOTA_USAGE_CHECK_IDS });
+    expect(all.results).toEqual(reported);
+    expect(all.findings).toEqual(wantFindings);
+    expect(all.counts).toEqual(statusCountsOf(reported));
+    expect(all.quotaUsage).toEqual(wantSamples);
+    const lean = runAudit(snap, { now: FROZEN_NOW, resultsAbout: about, keepResultsOf: new Set(), quotaSamplesOf: QUOTA_USAGE_CHECK_IDS });
+    expect(lean.results).toEqual(reported.filter((r) => r.status === 'skipped'));
+    expect(lean.findings).toEqual(wantFindings);
+    expect(lean.counts).toEqual(statusCountsOf(reported));
+    expect(lean.quotaUsage).toEqual(wantSamples);
+  });
+
   it('evaluates a whole service with many checks at once', () => {
     const svc = factory.service({ uid: uid(), annotations: { [`${P}id`]: 'lb-full' } });
     const snap = busyFleet();

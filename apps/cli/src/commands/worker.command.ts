@@ -134,7 +134,7 @@ export function workerCommand(run: (p: Promise<number>) => void): Command {
     )
     .option('--no-schedule', 'do not run the scan schedule')
     .option('--settings <file>', 'audit settings (YAML/JSON) of the scheduled scans')
-    .addOption(new Option('--health-port <port>', 'serve /healthz and /readyz (PostgreSQL and Redis answer) on this port, for container probes').env('WORKER_HEALTH_PORT').argParser(parsePort))
+    .addOption(new Option('--health-port <port>', 'serve /healthz and /readyz (PostgreSQL and Redis answer) on this port, for container probes (0: a free port, named on the ready line)').env('WORKER_HEALTH_PORT').argParser(parsePort))
     .addOption(new Option('--health-host <host>', 'interface of the health endpoint (0.0.0.0 in a Kubernetes pod)').env('WORKER_HEALTH_HOST').default('127.0.0.1'))
     .option('--log-level <level>', 'JSON log level: trace, debug, info, warn, error, fatal, silent (default: LOG_LEVEL or info; pretty only on a terminal)')
     .addHelpText(
