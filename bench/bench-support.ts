@@ -269,16 +269,17 @@ export function nlbFiguresOf(s: FleetSnapshot): NlbFigures {
 }
 
 /**
- * The value of a `--name N` flag of the command line as a positive integer, or `fallback` when absent.
- * @throws Error naming the flag when the value is not a positive integer
+ * The value of a `--name N` flag of the command line as an integer of at least `min` (default 1: a positive one), or
+ * `fallback` when absent.
+ * @throws Error naming the flag when the value is not such an integer
  */
-export function intFlag(name: string, fallback: number, argv: readonly string[] = process.argv): number {
+export function intFlag(name: string, fallback: number, argv: readonly string[] = process.argv, min = 1): number {
   const i = argv.indexOf(`--${name}`);
   if (i < 0) return fallback;
   const raw = argv[i + 1];
   const n = Number(raw);
-  if (!Number.isInteger(n) || n < 1)
-    throw new Error(`--${name} expects a positive integer, got ${raw ?? 'nothing'}`);
+  if (!Number.isInteger(n) || n < min)
+    throw new Error(`--${name} expects ${min === 1 ? 'a positive integer' : `an integer of at least ${min}`}, got ${raw ?? 'nothing'}`);
   return n;
 }
 

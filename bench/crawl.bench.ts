@@ -366,6 +366,6 @@ async function main(): Promise<void> {
 if (process.argv.includes('--sim')) void runSimulatorChild();
 else
   main().catch((e: unknown) => {
-    console.error(e);
+    console.error(e instanceof Error ? e.message : e);
     process.exit(1);
   });

@@ -186,7 +186,8 @@ async function main(): Promise<void> {
   }
   const workers = intFlag('workers', 4);
   const sharded = !process.argv.includes('--whole');
-  const heapMiB = intFlag('worker-heap-mib', 1200);
+  // 0: no cap (Node's own limit).
+  const heapMiB = intFlag('worker-heap-mib', 1200, process.argv, 0);
   console.log(
     `bench:distributed: ${clusters} clusters in ${accounts} accounts, ${workers} worker processes, ${sharded ? 'sharded analysis (ANALYZE_SHARDS=true)' : 'whole-fleet analysis (ANALYZE_SHARDS=false)'}; ` +
       `load average (1 min) ${loadAvg1m().toFixed(2)}. Measures the ANALYSIS only: the crawl results are written straight into scan_targets, as crawl jobs would.`,
@@ -280,6 +281,6 @@ async function main(): Promise<void> {
 }
 
 main().catch((e: unknown) => {
-  console.error(e);
+  console.error(e instanceof Error ? e.message : e);
   process.exit(1);
 });
