@@ -39,14 +39,23 @@ function partsJson(a: { results: unknown[]; findings: unknown[]; skipped: unknow
   };
 }
 
-/** The one-thread analysis of the whole directory, and the threaded one on `threads` threads, as `partsJson`. */
-async function bothWays(dir: string, threads: number): Promise<{ single: Record<string, string>; threaded: Record<string, string>; shards: AuditShard[]; maxInFlight: number }> {
+/**
+ * The one-thread analysis of the whole directory, and the threaded one on `threads` threads, as `partsJson`; `lean`:
+ * the threaded one without the results' JSON (its shards keep only their skipped results), `results` left out.
+ */
+async function bothWays(
+  dir: string,
+  threads: number,
+): Promise<{ single: Record<string, string>; threaded: Record<string, string>; lean: Record<string, string>; shards: AuditShard[]; maxInFlight: number }> {
   const snapshot = loadFleetDirectory(dir);
   const single = partsJson(analyzeSnapshot(snapshot, { scanId: 'single', now: NOW, keepResults: true }), snapshot.coverage);
   const shards = fleetDirectoryAuditShards(dir)!;
   const audit = await runThreadedAudit(shards, { threads, now: NOW, resultsJson: true });
   const threaded = partsJson({ ...audit, results: threadedResults(audit) }, audit.coverage);
-  return { single, threaded, shards, maxInFlight: audit.maxInFlight };
+  const leanAudit = await runThreadedAudit(shards, { threads, now: NOW });
+  expect(leanAudit.resultsJson).toBeUndefined();
+  const lean = partsJson({ ...leanAudit, results: JSON.parse(single.results) as unknown[] }, leanAudit.coverage);
+  return { single, threaded, lean, shards, maxInFlight: audit.maxInFlight };
 }
 
 describe('threaded analysis', () => {
@@ -75,7 +84,7 @@ describe('threaded analysis', () => {
   afterAll(() => rmSync(dir, { recursive: true, force: true }));
 
   it('gives the sample fleet the same output as one thread over the whole snapshot, byte for byte', async () => {
-    const { single, threaded, shards } = await bothWays(SAMPLE, 2);
+    const { single, threaded, lean, shards } = await bothWays(SAMPLE, 2);
     expect(shards.map((s) => [s.key, s.lead])).toEqual([
       ['region/1234567890123456/cn-beijing', true],
       ['region/1234567890123456/cn-hangzhou', false],
@@ -84,16 +93,20 @@ describe('threaded analysis', () => {
     ]);
     expect(JSON.parse(single.findings).length).toBeGreaterThan(10);
     expect(threaded).toEqual(single);
+    expect(lean).toEqual(single);
   });
 
   it('gives a generated fleet of three accounts and two regions the same output on 2, 3 and 1 threads', async () => {
     for (const threads of [2, 3, 1]) {
-      const { single, threaded, shards, maxInFlight } = await bothWays(fleetDir, threads);
+      const { single, threaded, lean, shards, maxInFlight } = await bothWays(fleetDir, threads);
       expect(shards).toHaveLength(6);
       // Shards of every account hold results and findings: the merge interleaves them.
       const findings = JSON.parse(single.findings) as { resource: { accountId: string } }[];
       expect(new Set(findings.map((f) => f.resource.accountId)).size).toBe(3);
       expect(threaded).toEqual(single);
+      // Shards that keep only their skipped results place them as the whole analysis orders them.
+      expect((JSON.parse(single.skipped) as unknown[]).length).toBeGreaterThan(0);
+      expect(lean).toEqual(single);
       // At most `threads` shard snapshots exist at once: the memory bound.
       expect(maxInFlight).toBe(threads);
     }

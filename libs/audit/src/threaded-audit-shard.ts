@@ -5,7 +5,8 @@
  * the account's own results and coverage in the account's lead shard only (analyze-shard.ts explains why a shard's
  * results equal the in-process analysis's), and answer in the compact form the merge needs: the findings as JSON
  * text without the two per-check texts (`remediation`, `source`: the merge puts the registry's back), the results'
- * runs of one (check, kind, account, region) with their counts and, when asked, their JSON text as UTF-8 bytes.
+ * runs of one (check, kind, account, region) with their counts and, when asked, their JSON text as UTF-8 bytes (not
+ * asked, the shard keeps only its skipped results: their runs place them).
  *
  * Why JSON text and bytes, not objects: a structured clone of every result object (about 500 bytes of JSON each;
  * 2.5M at 5,000 clusters) cost the main thread about as long as the analysis itself (bench/analyze.bench.ts,
@@ -15,8 +16,8 @@ import { readFileSync } from 'node:fs';
 import { deserialize } from 'node:v8';
 import { CHECKS, FleetIndex, runAudit, type PartialAuditSettings } from '@app/checks';
 import { FleetValidationError, readFleetShard } from '@app/collectors';
-import { assignTeams, mapWireFleet, skippedResultsOf, type CheckResult, type CoverageEntry, type FleetSnapshot, type Finding, type SkippedResult } from '@app/domain';
-import { summarize, type ScanSummary } from './analyze-and-store';
+import { assignTeams, mapWireFleet, skippedResultsOf, type CheckResult, type CoverageEntry, type FleetSnapshot, type Finding, type ResourceRef, type SkippedResult } from '@app/domain';
+import { KEEP_SKIPPED_ONLY, summarize, type ScanSummary } from './analyze-and-store';
 import { notAccountLevel } from './analyze-shard';
 
 /**
@@ -40,7 +41,10 @@ export interface AuditShardTask {
   /** Analysis clock, ISO 8601. */
   now: string;
   settings?: PartialAuditSettings;
-  /** Answer the results' JSON text too (`AuditShardAnswer.resultsJson`). */
+  /**
+   * Answer the results' JSON text too (`AuditShardAnswer.resultsJson`); without it the shard keeps only its skipped
+   * results (the passes and fails are counted in its summary, not kept).
+   */
   resultsJson: boolean;
 }
 
@@ -60,6 +64,7 @@ export interface AuditShardAnswer {
   key: string;
   /** The shard's account (from its snapshot). */
   accountId: string;
+  /** The runs of the results the shard kept: every result with `AuditShardTask.resultsJson`, the skipped ones otherwise. */
   runs: ResultRun[];
   /** `JSON.stringify` of the shard's findings (in `runAudit` order), `remediation` and `source` left '' where they are the check's. */
   findingsJson: string;
@@ -127,13 +132,25 @@ export function auditShard(task: AuditShardTask): AuditShardAnswer {
   assignTeams(snapshot, task.settings?.owners);
   const index = FleetIndex.build(snapshot);
   const lead = task.lead;
-  // A shard that is not its account's lead drops the account's own results as they are pushed (`resultsAbout`).
+  // Every result is seen as the checks push it: one about a resource outside the shard's account and region fails the
+  // shard (the merge could not place it), and a shard that is not its account's lead drops the account's own.
+  let outside: ResourceRef | undefined;
+  const about = (ref: ResourceRef): boolean => {
+    const { accountId: a, regionId } = ref;
+    if (outside === undefined && (a !== accountId || !(isAccountLevel(regionId) || regionIds.has(regionId)))) outside = ref;
+    return lead || notAccountLevel(ref);
+  };
+  // Without the results' JSON the merge needs the skipped results alone: the passes and fails are counted, not kept
+  // (1M of them in a 500-cluster shard), as in a whole scan's analysis.
   const audit = runAudit(snapshot, {
     now: new Date(task.now),
     ...(task.settings ? { settings: task.settings } : {}),
     index,
-    ...(lead ? {} : { resultsAbout: notAccountLevel }),
+    resultsAbout: about,
+    ...(task.resultsJson ? {} : { keepResultsOf: KEEP_SKIPPED_ONLY }),
   });
+  if (outside !== undefined)
+    throw new Error(`a result about ${outside.kind} ${outside.id} lies outside the shard (account ${outside.accountId}, region ${outside.regionId ?? ''})`);
   const { results, findings } = audit;
   const coverage: CoverageEntry[] = lead ? snapshot.coverage : snapshot.coverage.filter((c) => !isAccountLevel(c.regionId));
   const summary: ScanSummary = { ...summarize({ ...snapshot, coverage }, audit.counts, findings), accounts: lead ? snapshot.accounts.length : 0 };
@@ -142,8 +159,6 @@ export function auditShard(task: AuditShardTask): AuditShardAnswer {
   for (let i = 0; i < results.length; i++) {
     const r = results[i]!;
     const { kind, accountId: a, regionId } = r.resource;
-    if (a !== accountId || !(isAccountLevel(regionId) || regionIds.has(regionId)))
-      throw new Error(`result ${r.checkId} about ${kind} ${r.resource.id} lies outside the shard (account ${a}, region ${regionId ?? ''})`);
     const last = runs[runs.length - 1];
     if (last && last.checkId === r.checkId && last.kind === kind && last.accountId === a && last.regionId === regionId) last.count++;
     else {
