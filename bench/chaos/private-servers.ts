@@ -11,7 +11,7 @@
  * Never the shared servers on 5432 / 6379.
  */
 import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
-import { chmodSync, chownSync, mkdtempSync, rmSync } from 'node:fs';
+import { chmodSync, chownSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { createServer } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -68,9 +68,18 @@ function runAsync(args: string[]): Promise<void> {
   });
 }
 
-/** Create and start a private PostgreSQL server (about 2 s). */
-export async function startPrivatePostgres(): Promise<PrivatePostgres> {
-  const port = await freeTcpPort();
+/**
+ * Bind attempts of a private server: a port found free (`freeTcpPort`) is closed again before the server binds it,
+ * so another process can take it in between; the server is then started on another free port.
+ */
+const BIND_ATTEMPTS = 5;
+
+/**
+ * Create and start a private PostgreSQL server (about 2 s), on another free port when the one found was taken before
+ * the server bound it.
+ * @throws Error from initdb or pg_ctl (the last lines of its output), or when no port could be bound
+ */
+export async function startPrivatePostgres(options: PrivateServerOptions = {}): Promise<PrivatePostgres> {
   const dir = mkdtempSync(join(tmpdir(), 'fleet-audit-pg-'));
   const data = join(dir, 'data');
   chmodSync(dir, 0o755);
@@ -80,18 +89,35 @@ export async function startPrivatePostgres(): Promise<PrivatePostgres> {
     chownSync(dir, Number(uid.stdout.trim()), Number(gid.stdout.trim()));
   }
   run([join(PG_BIN, 'initdb'), '-D', data, '-U', 'postgres', '-A', 'trust', '--no-sync', '-E', 'UTF8']);
-  const opts = `-p ${port} -k ${dir} -h 127.0.0.1 -c fsync=off -c max_connections=100`;
   const ctl = (...a: string[]) => [join(PG_BIN, 'pg_ctl'), '-D', data, ...a];
-  const start = () => run(ctl('-o', opts, '-l', join(dir, 'log'), '-w', 'start'));
+  const log = join(dir, 'log');
+  let port: number;
+  let opts = '';
+  const start = () => run(ctl('-o', opts, '-l', log, '-w', 'start'));
   const stop = () => run(ctl('-m', 'fast', '-w', 'stop'));
-  start();
+  for (let attempt = 1; ; attempt++) {
+    port = await (options.portSource ?? freeTcpPort)();
+    opts = `-p ${port} -k ${dir} -h 127.0.0.1 -c fsync=off -c max_connections=100`;
+    try {
+      start();
+      break;
+    } catch (e) {
+      // The server's log says why it did not start; only a taken port is worth another attempt.
+      const taken = /could not bind .* Address already in use/.test(readFileSync(log, { encoding: 'utf8', flag: 'a+' }));
+      if (!taken || attempt === BIND_ATTEMPTS) {
+        rmSync(dir, { recursive: true, force: true });
+        throw e;
+      }
+      writeFileSync(log, '');
+    }
+  }
   return {
     url: `postgres://postgres@127.0.0.1:${port}/postgres`,
     port,
     start,
     stop,
-    restart: () => run(ctl('-o', opts, '-l', join(dir, 'log'), '-m', 'fast', '-w', 'restart')),
-    restartAsync: () => runAsync(ctl('-o', opts, '-l', join(dir, 'log'), '-m', 'fast', '-w', 'restart')),
+    restart: () => run(ctl('-o', opts, '-l', log, '-m', 'fast', '-w', 'restart')),
+    restartAsync: () => runAsync(ctl('-o', opts, '-l', log, '-m', 'fast', '-w', 'restart')),
     destroy: () => {
       try {
         stop();
@@ -115,20 +141,44 @@ export interface PrivateRedis {
   stop(): Promise<void>;
 }
 
+/** A redis-server that could not serve its port: it exited first, or another process's server answers there. */
+class RedisPortTakenError extends Error {}
+
+/** Options of the private server starters. */
+export interface PrivateServerOptions {
+  /** Where each attempt's port comes from (tests of the retry); default `freeTcpPort`. */
+  portSource?: () => Promise<number>;
+}
+
 /**
- * Start a private redis-server on a free port (needs `redis-server` and `redis-cli` on PATH).
- * @throws Error when it does not answer PING within 10 s
+ * Start a private redis-server on a free port (needs `redis-server` and `redis-cli` on PATH), on another free port
+ * when the one found was taken before the server bound it. The server counts as started once the Redis answering on
+ * its port reports the child's own process id (`INFO server`): another process's server on that port does not count.
+ * @throws Error when it does not answer within 10 s, or when every attempt's port was taken
  */
-export async function startPrivateRedis(): Promise<PrivateRedis> {
-  const port = await freeTcpPort();
+export async function startPrivateRedis(options: PrivateServerOptions = {}): Promise<PrivateRedis> {
+  let port = 0;
   let child: ChildProcess | undefined;
-  const ping = () => spawnSync('redis-cli', ['-p', String(port), 'ping'], { encoding: 'utf8' }).stdout?.trim() === 'PONG';
+  /** The process id of the Redis answering on the port, or undefined when none answers. */
+  const answeringPid = (): number | undefined => {
+    // Bounded: a process on the port that is not Redis may accept the connection and never answer.
+    const out = spawnSync('redis-cli', ['-p', String(port), 'info', 'server'], { encoding: 'utf8', timeout: 2_000 }).stdout ?? '';
+    const m = /^process_id:(\d+)/m.exec(out);
+    return m ? Number(m[1]) : undefined;
+  };
   const start = async () => {
-    child = spawn('redis-server', ['--port', String(port), '--bind', '127.0.0.1', '--save', '', '--appendonly', 'no'], {
+    const c = spawn('redis-server', ['--port', String(port), '--bind', '127.0.0.1', '--save', '', '--appendonly', 'no'], {
       stdio: 'ignore',
     });
+    child = c;
     const deadline = Date.now() + 10_000;
-    while (!ping()) {
+    for (;;) {
+      const pid = answeringPid();
+      if (pid !== undefined && pid === c.pid) return;
+      if (pid !== undefined || c.exitCode !== null || c.signalCode !== null) {
+        c.kill('SIGKILL');
+        throw new RedisPortTakenError(`redis-server could not serve port ${port}: ${pid !== undefined ? `process ${pid} answers there` : `it exited (${c.exitCode ?? c.signalCode})`}`);
+      }
       if (Date.now() > deadline) throw new Error(`redis-server on ${port} did not start`);
       await new Promise((res) => setTimeout(res, 100));
     }
@@ -136,7 +186,15 @@ export async function startPrivateRedis(): Promise<PrivateRedis> {
   const shutdownNoSave = () => {
     spawnSync('redis-cli', ['-p', String(port), 'shutdown', 'nosave'], { encoding: 'utf8' });
   };
-  await start();
+  for (let attempt = 1; ; attempt++) {
+    port = await (options.portSource ?? freeTcpPort)();
+    try {
+      await start();
+      break;
+    } catch (e) {
+      if (!(e instanceof RedisPortTakenError) || attempt === BIND_ATTEMPTS) throw e;
+    }
+  }
   return {
     url: `redis://127.0.0.1:${port}`,
     port,
