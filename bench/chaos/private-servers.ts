@@ -141,7 +141,7 @@ export interface PrivateRedis {
   stop(): Promise<void>;
 }
 
-/** A redis-server that could not serve its port: it exited first, or another process's server answers there. */
+/** A redis-server that exited before it answered: it could not bind its port (another process holds it). */
 class RedisPortTakenError extends Error {}
 
 /** Options of the private server starters. */
@@ -172,14 +172,19 @@ export async function startPrivateRedis(options: PrivateServerOptions = {}): Pro
     });
     child = c;
     const deadline = Date.now() + 10_000;
+    // Until the child itself answers: a server that cannot bind its port exits at once, so another process's server
+    // answering there meanwhile is only waited out.
     for (;;) {
       const pid = answeringPid();
       if (pid !== undefined && pid === c.pid) return;
-      if (pid !== undefined || c.exitCode !== null || c.signalCode !== null) {
+      if (c.exitCode !== null || c.signalCode !== null)
+        throw new RedisPortTakenError(
+          `redis-server could not serve port ${port}: it exited (${c.exitCode ?? c.signalCode})${pid !== undefined ? `; process ${pid} answers there` : ''}`,
+        );
+      if (Date.now() > deadline) {
         c.kill('SIGKILL');
-        throw new RedisPortTakenError(`redis-server could not serve port ${port}: ${pid !== undefined ? `process ${pid} answers there` : `it exited (${c.exitCode ?? c.signalCode})`}`);
+        throw new Error(`redis-server on ${port} did not start within 10 s`);
       }
-      if (Date.now() > deadline) throw new Error(`redis-server on ${port} did not start`);
       await new Promise((res) => setTimeout(res, 100));
     }
   };

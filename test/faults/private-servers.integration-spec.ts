@@ -89,7 +89,7 @@ describe('private servers on a port taken between finding it and binding it', ()
     const other = await startPrivateRedis();
     try {
       await expect(startPrivateRedis({ portSource: async () => other.port })).rejects.toThrow(
-        new RegExp(`could not serve port ${other.port}: process \\d+ answers there`),
+        new RegExp(`could not serve port ${other.port}: it exited \\(\\d+\\); process \\d+ answers there`),
       );
       expect(ping(other.port)).toBe('PONG');
     } finally {
