@@ -51,7 +51,7 @@ export interface ShardAnalysis {
 }
 
 /** Whether a result or coverage entry is the account's own (no region): the lead shard's alone. */
-function isAccountLevel(regionId: string | undefined): boolean {
+export function isAccountLevel(regionId: string | undefined): boolean {
   return regionId === undefined || regionId === '';
 }
 

@@ -18,7 +18,7 @@ import { CHECKS, FleetIndex, runAudit, type PartialAuditSettings } from '@app/ch
 import { FleetValidationError, readFleetShard } from '@app/collectors';
 import { assignTeams, mapWireFleet, skippedResultsOf, type CheckResult, type CoverageEntry, type FleetSnapshot, type Finding, type ResourceRef, type SkippedResult } from '@app/domain';
 import { KEEP_SKIPPED_ONLY, summarize, type ScanSummary } from './analyze-and-store';
-import { notAccountLevel } from './analyze-shard';
+import { isAccountLevel, notAccountLevel } from './analyze-shard';
 
 /**
  * Where a thread builds one shard's snapshot from:
@@ -95,11 +95,6 @@ export interface ShardInvalidFile {
 /** The fields of a FleetValidationError, to answer across the thread boundary; undefined for any other error. */
 export function fleetValidationOf(e: unknown): ShardInvalidFile['invalidFile'] | undefined {
   return e instanceof FleetValidationError ? { file: e.file, jsonPath: e.jsonPath, expected: e.expected } : undefined;
-}
-
-/** Whether a result or coverage entry is the account's own (no region): the lead shard's alone. */
-function isAccountLevel(regionId: string | undefined): boolean {
-  return regionId === undefined || regionId === '';
 }
 
 /**

@@ -187,8 +187,11 @@ export function runAudit(snapshot: FleetSnapshot, options: RunAuditOptions): Aud
         samples.push(resource === sample.resource ? sample : { ...sample, resource });
       };
     let checkResults: CheckResult[];
+    // Whether `resultsAbout` has been applied to the list already: by the tally's sink, as the check pushed them.
+    let aboutApplied = false;
     try {
       checkResults = check.evaluate(tally ? { ...ctx, passTally: tally } : ctx);
+      aboutApplied = tally?.routed === true;
     } catch (e) {
       if (tally) tally.passes = 0;
       if (samples) samples.length = 0;
@@ -202,9 +205,9 @@ export function runAudit(snapshot: FleetSnapshot, options: RunAuditOptions): Aud
         reason: `check ${check.id} failed: ${message}`,
       }));
     }
-    // The results about resources the run does not report on (`resultsAbout`), dropped in place; a check that routes
-    // its results through the tally's sink has had them dropped as it pushed them.
-    if (about !== undefined) {
+    // The results about resources the run does not report on (`resultsAbout`), dropped in place, unless the tally's sink
+    // dropped them as the check pushed them (not the skipped results of a check that threw: those are made here).
+    if (about !== undefined && !aboutApplied) {
       let kept = 0;
       for (let i = 0; i < checkResults.length; i++) if (about(checkResults[i]!.resource)) checkResults[kept++] = checkResults[i]!;
       checkResults.length = kept;

@@ -307,6 +307,24 @@ describe('runAudit', () => {
     expect(lean.findings).toEqual(wantFindings);
     expect(lean.counts).toEqual(statusCountsOf(reported));
     expect(lean.quotaUsage).toEqual(wantSamples);
+    // A check that throws is one skipped result per account, about the account: refused too, kept or not.
+    const check = CHECKS.find((c) => c.id === 'CLB_BACKEND_QUOTA')!;
+    const evaluate = check.evaluate;
+    check.evaluate = (ctx) => {
+      evaluate.call(check, ctx);
+      throw new Error('boom');
+    };
+    try {
+      const notAccount = (r: ResourceRef): boolean => r.kind !== 'Account';
+      expect(runAudit(snap, { now: FROZEN_NOW, keepResultsOf: new Set() }).counts.get('CLB_BACKEND_QUOTA')).toEqual({ pass: 0, fail: 0, skipped: 1 });
+      for (const keep of [undefined, new Set<string>()]) {
+        const out = runAudit(snap, { now: FROZEN_NOW, resultsAbout: notAccount, ...(keep ? { keepResultsOf: keep } : {}) });
+        expect(out.counts.get('CLB_BACKEND_QUOTA')).toBeUndefined();
+        expect(out.results.some((r) => r.checkId === 'CLB_BACKEND_QUOTA')).toBe(false);
+      }
+    } finally {
+      check.evaluate = evaluate;
+    }
   });
 
   it('evaluates a whole service with many checks at once', () => {
