@@ -1,7 +1,8 @@
 /**
  * Every example of README.md runs: each `fleet-audit` / `npx fleet-audit` command and each `curl`
  * of a `sh`/`bash` block, and each `graphql` block, read from the README text, runs against the bundled sample
- * fleet: CLI commands through the built CLI (bin/fleet-audit.js; `nest build cli` first), curl commands and
+ * fleet: CLI commands through the built CLI (its `main()` in this process, `runCliInProcess`; the setup's scans, the
+ * simulator and `serve` through bin/fleet-audit.js as processes), curl commands and
  * GraphQL documents with fetch against one `fleet-audit serve` on a fresh test database (migrated) holding two scans of the
  * sample fleet. An example that cannot run here is in MARKED (exact command text -> reason), reviewed like code:
  * a new example that neither runs nor is marked fails, and so does a mark whose example left the README.
@@ -16,7 +17,7 @@ import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { ROOT, runCliAsync, startCli } from '../cli/cli-run.util';
+import { ROOT, runCliAsync, runCliInProcess, startCli } from '../cli/cli-run.util';
 import { createTestDatabase, type TestDatabase } from '../store/test-database.util';
 import { eventually, listeningUrl } from '../worker/worker-test.util';
 import { fencedBlocks, parseCurl, shellCommands, shellWords, type ShellCommand } from './readme-examples.util';
@@ -265,8 +266,9 @@ describe('README.md examples (e2e)', { timeout: 120_000 }, () => {
       continue;
     }
     const { cmd } = ex;
-    // Blocks run side by side; the commands of one block run in order, as a reader runs them (a waiver added, then
-    // listed and revoked by the id the first command printed).
+    // Blocks run side by side (their CLI commands one at a time: in-process runs share process.env); the commands of
+    // one block run in order, as a reader runs them (a waiver added, then listed and revoked by the id the first
+    // command printed).
     it.concurrent(`README.md:${cmd.line} ${cmd.text.slice(0, 140)}`, async () => {
       const previous = blockChains.get(ex.block) ?? Promise.resolve();
       const mine = previous.catch(() => undefined).then(() => runExample(ex));
@@ -310,7 +312,10 @@ describe('README.md examples (e2e)', { timeout: 120_000 }, () => {
         expect(await s.stop()).toBe(0);
         return;
       }
-      const r = await runCliAsync(args, env);
+      // In this process (the built CLI's main(), as bin/fleet-audit.js runs it): a child per example cost the suite about
+      // 2 CPU seconds each, most of it starting Node and loading the CLI again. The setup's two scans, the simulator and
+      // `serve` run as processes, which keeps the launcher itself covered here.
+      const r = await runCliInProcess(args, env);
       const allowed = args.includes('--fail-on') ? [0, 1] : [0];
       expect(allowed, `fleet-audit ${args.join(' ')}\n${r.stderr.slice(0, 1500)}`).toContain(r.status);
       // A file of the README's own (waivers.yaml) waives what it says, with no warning.
