@@ -25,15 +25,23 @@ const PGLITE_TIMEOUT_MS = 300_000;
 describe('startEmbeddedPostgres (PGlite)', () => {
   let pg: EmbeddedPostgres;
   let store: Store;
+  /** The template cache of this file: `pg` runs initdb, is migrated and saves its template here before any data. */
+  let cacheDir: string;
+  let templateFile: string | undefined;
 
+  // One initdb (about 7 CPU seconds in WASM; a start from the template about 2) for the shared database and the template
+  // the cases below start from, where what they show is not initdb itself.
   beforeAll(async () => {
-    pg = await startEmbeddedPostgres();
+    cacheDir = mkdtempSync(join(tmpdir(), 'fleet-audit-pglite-cache-'));
+    pg = await startEmbeddedPostgres({ templateCacheDir: cacheDir });
     store = await Store.open({ connectionString: pg.connectionString, migrate: true, poolMax: pg.poolMax });
-  });
+    templateFile = await pg.saveTemplate();
+  }, PGLITE_TIMEOUT_MS);
 
   afterAll(async () => {
     await store?.close();
     await pg?.close();
+    if (cacheDir) rmSync(cacheDir, { recursive: true, force: true });
   });
 
   it('serves on loopback with a single-connection pool', () => {
@@ -112,9 +120,9 @@ describe('startEmbeddedPostgres (PGlite)', () => {
     expect(defaultTemplateCacheDir({ XDG_CACHE_HOME: 'relative' })).toMatch(/\/\.cache\/ack-fleet-audit$/);
   });
 
-  // The four cases below start PGlite instances of their own (own data or cache directory, own worker thread, own
-  // port) and share nothing with the store above or with each other: they run side by side, each start (initdb or a
-  // template in WASM, seconds of CPU) waiting on its own thread instead of one after the other.
+  // The four cases below start PGlite instances of their own (own worker thread, own port; a data directory or a
+  // corrupt cache of their own, or this file's template, which they only read): they run side by side, each start
+  // (initdb or a template in WASM, seconds of CPU) waiting on its own thread instead of one after the other.
   it.concurrent('keeps data in a data directory across restarts', async () => {
     const dataDir = mkdtempSync(join(tmpdir(), 'fleet-audit-pglite-'));
     try {
@@ -140,36 +148,27 @@ describe('startEmbeddedPostgres (PGlite)', () => {
   }, PGLITE_TIMEOUT_MS);
 
   it.concurrent('caches the migrated schema as a template: the next start loads it and migrating applies nothing', async () => {
-    const cacheDir = mkdtempSync(join(tmpdir(), 'fleet-audit-pglite-cache-'));
-    try {
-      const first = await startEmbeddedPostgres({ templateCacheDir: cacheDir });
-      expect(first.origin).toBe('initdb');
-      const s1 = await Store.open({ connectionString: first.connectionString, migrate: true, poolMax: first.poolMax });
-      const file = await first.saveTemplate();
-      expect(file).toBe(join(cacheDir, templateFileName()));
-      expect(existsSync(file!)).toBe(true);
-      // Data written after the template was saved is not in it.
-      await s1.scans.create({ source: 'offline', fleetName: 'after-template' });
-      await s1.close();
-      await first.close();
+    // The shared database ran initdb, was migrated, and saved its template before any case wrote data (beforeAll);
+    // the scans the cases below store after that are not in it.
+    expect(pg.origin).toBe('initdb');
+    expect(templateFile).toBe(join(cacheDir, templateFileName()));
+    expect(existsSync(templateFile!)).toBe(true);
+    await store.scans.create({ source: 'offline', fleetName: 'after-template' });
 
-      const second = await startEmbeddedPostgres({ templateCacheDir: cacheDir });
-      expect(second.origin).toBe('template');
-      expect(await second.saveTemplate()).toBeUndefined();
-      const s2 = await Store.open({ connectionString: second.connectionString, poolMax: second.poolMax });
-      try {
-        expect(await s2.migrate()).toEqual([]);
-        expect(await s2.pendingMigrations()).toEqual([]);
-        expect((await s2.scans.list({ limit: 10 }, SYSTEM_PRINCIPAL)).total).toBe(0);
-        const scan = await s2.scans.create({ source: 'offline', fleetName: 'on-template' });
-        await s2.scans.complete(scan.id, { findings: [makeFinding()], coverage: [makeCoverage()] });
-        expect((await s2.findings.list({}, SYSTEM_PRINCIPAL)).total).toBe(1);
-      } finally {
-        await s2.close();
-        await second.close();
-      }
+    const second = await startEmbeddedPostgres({ templateCacheDir: cacheDir });
+    expect(second.origin).toBe('template');
+    expect(await second.saveTemplate()).toBeUndefined();
+    const s2 = await Store.open({ connectionString: second.connectionString, poolMax: second.poolMax });
+    try {
+      expect(await s2.migrate()).toEqual([]);
+      expect(await s2.pendingMigrations()).toEqual([]);
+      expect((await s2.scans.list({ limit: 10 }, SYSTEM_PRINCIPAL)).total).toBe(0);
+      const scan = await s2.scans.create({ source: 'offline', fleetName: 'on-template' });
+      await s2.scans.complete(scan.id, { findings: [makeFinding()], coverage: [makeCoverage()] });
+      expect((await s2.findings.list({}, SYSTEM_PRINCIPAL)).total).toBe(1);
     } finally {
-      rmSync(cacheDir, { recursive: true, force: true });
+      await s2.close();
+      await second.close();
     }
   }, PGLITE_TIMEOUT_MS);
 
@@ -192,7 +191,8 @@ describe('startEmbeddedPostgres (PGlite)', () => {
   }, PGLITE_TIMEOUT_MS);
 
   it.concurrent('close is idempotent and a closed database refuses connections', async () => {
-    const p = await startEmbeddedPostgres();
+    const p = await startEmbeddedPostgres({ templateCacheDir: cacheDir });
+    expect(p.origin).toBe('template');
     await Promise.all([p.close(), p.close()]);
     await expect(Store.open({ connectionString: p.connectionString, poolMax: 1 })).rejects.toBeInstanceOf(StoreError);
   }, PGLITE_TIMEOUT_MS);
