@@ -11,7 +11,7 @@ import { analyzeAndStore, analyzeAndStoreShard } from '@app/audit';
 import { buildFleetGraph } from '@app/checks';
 import { loadFleetDirectory } from '@app/collectors';
 import type { FleetGraph, FleetSnapshot } from '@app/domain';
-import { accountsScope, ALL_ACCOUNTS, startEmbeddedPostgres, Store, StoreError, storedFleetGraph, type GraphPage, type GraphPageArgs, type Scoped } from '@app/store';
+import { accountsScope, ALL_ACCOUNTS, defaultTemplateCacheDir, startEmbeddedPostgres, Store, StoreError, storedFleetGraph, type GraphPage, type GraphPageArgs, type Scoped } from '@app/store';
 import { createTestDatabase, type TestDatabase } from './test-database.util';
 
 const SAMPLE = join(__dirname, '..', '..', 'examples', 'fleets', 'sample');
@@ -227,9 +227,12 @@ describe('FleetGraphRepository', () => {
   });
 
   it('stores and reads the same graph on embedded PGlite (demo), over its single connection', async () => {
-    const pg = await startEmbeddedPostgres();
+    // As `demo` starts it: from the migrated template in the user's cache (initdb, seconds of CPU in WASM, only when
+    // there is none yet for this PGlite version and these migrations, which then leaves one).
+    const pg = await startEmbeddedPostgres({ templateCacheDir: defaultTemplateCacheDir(process.env) });
     const embedded = await Store.open({ connectionString: pg.connectionString, migrate: true, poolMax: pg.poolMax });
     try {
+      await pg.saveTemplate();
       const scan = await embedded.scans.create({ source: 'offline', fleetName: snapshot.name });
       await embedded.scans.complete(scan.id, { findings: [], coverage: [], graph });
       expect(await readForward((a) => embedded.graph.loadBalancersPage(scan.id, ALL, a), 25)).toEqual(graph.loadBalancers);
