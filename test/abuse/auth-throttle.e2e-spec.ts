@@ -42,7 +42,7 @@ describe('authentication throttling', () => {
   afterAll(async () => {
     for (const a of apps) await a.close();
     await store?.close();
-    await db?.drop();
+    await db?.release();
   });
 
   it('a valid token is never locked out, from an address past its limit or behind the same proxy', async () => {

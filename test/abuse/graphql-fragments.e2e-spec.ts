@@ -44,7 +44,7 @@ describe('GraphQL fragments are measured once each and refused before expansion'
   afterAll(async () => {
     await app?.close();
     await store?.close();
-    await db?.drop();
+    await db?.release();
   });
 
   it('the reported query (23 fragments, 926 bytes of this shape) is a 400 QUERY_TOO_COSTLY naming its expanded size', async () => {

@@ -59,7 +59,7 @@ describe('scan launches: scope, one per source, rate, Redis down', () => {
     for (const q of queues) await q.close().catch(() => undefined);
     await deletePrefix(SHARED_REDIS_URL, prefix);
     await store?.close();
-    await db?.drop();
+    await db?.release();
   });
 
   it('a token scoped to one account cannot start a source reading two (REST 403 and GraphQL FORBIDDEN, naming the account)', async () => {

@@ -26,7 +26,7 @@ describe('security headers', () => {
   afterAll(async () => {
     await app?.close();
     await store?.close();
-    await db?.drop();
+    await db?.release();
   });
 
   it.each([

@@ -30,7 +30,7 @@ describe('token lineage', () => {
   afterAll(async () => {
     await app?.close();
     await store?.close();
-    await db?.drop();
+    await db?.release();
   });
 
   async function mint(as: string, body: Record<string, unknown>): Promise<{ id: string; token: string; expiresAt: string }> {

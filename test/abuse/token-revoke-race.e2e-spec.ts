@@ -35,7 +35,7 @@ describe('revoking a token revokes the children it mints at the same moment', ()
   afterAll(async () => {
     await app?.close();
     await store?.close();
-    await db?.drop();
+    await db?.release();
   });
 
   /** Every child the API created is revoked, unusable and audited; the parent's revocation is recorded once. */

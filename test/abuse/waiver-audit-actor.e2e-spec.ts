@@ -31,7 +31,7 @@ describe('waiver audit actor', () => {
   afterAll(async () => {
     await app?.close();
     await store?.close();
-    await db?.drop();
+    await db?.release();
   });
 
   it('names the authenticated token, never the client-given name, in every history row', async () => {

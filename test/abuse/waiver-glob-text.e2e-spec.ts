@@ -69,7 +69,7 @@ describe('waiver globs in linear time; control characters refused in API text', 
   afterAll(async () => {
     await app?.close();
     await store?.close();
-    await db?.drop();
+    await db?.release();
   });
 
   /** Run `read` while /healthz is polled; resolves to the read's answer, its time and the slowest health answer. */

@@ -61,7 +61,7 @@ describe('what-if off the event loop', () => {
   afterAll(async () => {
     for (const a of apps) await a.close();
     await store?.close();
-    await db?.drop();
+    await db?.release();
   });
 
   it('/healthz answers fast while the largest accepted what-if runs, and the answer equals the in-process one', async () => {

@@ -78,7 +78,7 @@ describe('a YAML alias chain in a fleet scanned through the API', { timeout: 300
     await launcher?.close(0);
     await app?.close();
     await store?.close();
-    await db?.drop();
+    await db?.release();
     if (work) rmSync(work, { recursive: true, force: true });
   });
 

@@ -89,7 +89,7 @@ describe('POST /v1/admission/{cluster}', () => {
   afterAll(async () => {
     await app?.close();
     await store?.close();
-    await db?.drop();
+    await db?.release();
   });
 
   it('with no stored scan, allows a LoadBalancer Service with one "not judged" warning', async () => {

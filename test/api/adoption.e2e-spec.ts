@@ -79,7 +79,7 @@ describe('adoption (e2e)', () => {
   afterAll(async () => {
     await app?.close();
     await store?.close();
-    await db?.drop();
+    await db?.release();
   });
 
   describe('cluster names (item 2)', () => {

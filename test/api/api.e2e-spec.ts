@@ -85,7 +85,7 @@ describe('REST API /v1 (e2e)', () => {
   afterAll(async () => {
     await app?.close();
     await store?.close();
-    await db?.drop();
+    await db?.release();
   });
 
   describe('auth', () => {
@@ -451,7 +451,7 @@ describe('REST API without a scan launcher (standalone main.ts)', () => {
   afterAll(async () => {
     await app?.close();
     await store?.close();
-    await db?.drop();
+    await db?.release();
   });
 
   it('answers 503 to POST /v1/scans and an empty page before any scan', async () => {

@@ -55,7 +55,7 @@ describe('fleet graph REST: clusters, load balancers, ECS instances (e2e)', () =
   afterAll(async () => {
     await app?.close();
     await store?.close();
-    await db?.drop();
+    await db?.release();
   });
 
   async function allClusters(token: string, query = ''): Promise<{ items: { clusterId: string; accountId: string }[]; total: number }> {

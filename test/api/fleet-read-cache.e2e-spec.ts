@@ -52,7 +52,7 @@ describe('REST fleet reads through the answer cache across replicas (e2e)', () =
   });
   afterAll(async () => {
     await replicas?.close();
-    await db?.drop();
+    await db?.release();
   });
 
   it('answers a repeated read with the same bytes, and the next scan completed elsewhere on both replicas', async () => {

@@ -55,7 +55,7 @@ describe('GraphQL response cache of fleet-graph reads (e2e)', () => {
   afterAll(async () => {
     await app?.close();
     await store?.close();
-    await db?.drop();
+    await db?.release();
   });
 
   it('qualifies only queries whose every field is a fleet-graph read', () => {

@@ -76,7 +76,7 @@ describe('GraphQL answers about a running sharded scan (e2e)', () => {
   });
   afterAll(async () => {
     await replicas?.close();
-    await db?.drop();
+    await db?.release();
   });
 
   it('answers each query about a running scan from the rows stored so far, and the latest succeeded scan from the cache', async () => {

@@ -106,7 +106,7 @@ describe('GraphQL /graphql (e2e)', () => {
   afterAll(async () => {
     await app?.close();
     await store?.close();
-    await db?.drop();
+    await db?.release();
   });
 
   it('the generated fleet has 100 clusters with Services on shared and own CLBs', () => {

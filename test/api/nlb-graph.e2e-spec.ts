@@ -57,7 +57,7 @@ describe('fleet graph: NLBs over REST and GraphQL (e2e)', () => {
   afterAll(async () => {
     await app?.close();
     await store?.close();
-    await db?.drop();
+    await db?.release();
   });
 
   it('the sample fleet has NLB Services matched to NLBs (the fixture this file needs), and an account without NLBs', () => {

@@ -36,7 +36,7 @@ describe('OpenAPI document', () => {
   afterAll(async () => {
     await app?.close();
     await store?.close();
-    await db?.drop();
+    await db?.release();
   });
 
   it('lints with 0 errors (Redocly recommended)', async () => {

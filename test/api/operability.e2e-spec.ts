@@ -81,7 +81,7 @@ describe('API logs, readiness and process metrics (e2e)', () => {
   afterAll(async () => {
     await app?.close();
     await store?.close();
-    await db?.drop();
+    await db?.release();
   });
 
   it('logs one JSON line per request with the request id, status and latency; the token is redacted', async () => {

@@ -62,7 +62,7 @@ describe('REST / GraphQL parity: same numbers for the same token (e2e)', () => {
   afterAll(async () => {
     await app?.close();
     await store?.close();
-    await db?.drop();
+    await db?.release();
   });
 
   /** Every item of a REST keyset listing (`after` = `nextCursor`), and the first page's total. */

@@ -60,7 +60,7 @@ describe('POST /v1/plans and GraphQL plan', () => {
   afterAll(async () => {
     await app?.close();
     await store?.close();
-    await db?.drop();
+    await db?.release();
   });
 
   it('answers what planManifests answers on the stored snapshot (the CLI plan --database-url)', async () => {

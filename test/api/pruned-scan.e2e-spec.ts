@@ -44,7 +44,7 @@ describe('findings of a pruned scan (e2e)', () => {
   afterAll(async () => {
     await app?.close();
     await store?.close();
-    await db?.drop();
+    await db?.release();
   });
 
   const policy = {

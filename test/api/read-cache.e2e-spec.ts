@@ -41,7 +41,7 @@ describe('GET /v1/findings read caches across replicas (e2e)', () => {
   });
   afterAll(async () => {
     await replicas?.close();
-    await db?.drop();
+    await db?.release();
   });
 
   const statuses = (body: { items: FindingDto[] }) => Object.fromEntries(body.items.map((f) => [f.resource.id, f.status]));

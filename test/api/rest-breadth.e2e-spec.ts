@@ -102,7 +102,7 @@ describe('REST breadth: scan diff and quotas (e2e)', () => {
   afterAll(async () => {
     await app?.close();
     await store?.close();
-    await db?.drop();
+    await db?.release();
   });
 
   describe('GET /v1/scans/{id}/diff', () => {

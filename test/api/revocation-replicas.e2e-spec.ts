@@ -51,7 +51,7 @@ describe('token revocation across two API replicas (e2e)', () => {
   afterAll(async () => {
     for (const app of apps) await app.close();
     for (const store of stores) await store.close();
-    await db?.drop();
+    await db?.release();
   });
 
   /** Ask replica `i` with `token` over REST (GET /v1/findings) and GraphQL (`findings` totalCount). */

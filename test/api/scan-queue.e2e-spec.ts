@@ -111,7 +111,7 @@ describe('POST /v1/scans through the in-process scan queue (e2e)', { timeout: 30
     for (const l of launchers) await l.close(0);
     await shared?.close();
     await store?.close();
-    await db?.drop();
+    await db?.release();
     if (work) rmSync(work, { recursive: true, force: true });
   });
 

@@ -138,7 +138,7 @@ describe('scope matrix: a token scoped to one team', () => {
   afterAll(async () => {
     await app?.close();
     await store?.close();
-    await db?.drop();
+    await db?.release();
   });
 
   it('the stored findings and fleet graph carry each cluster its team (sample fleet: cluster tag `team`)', async () => {

@@ -494,7 +494,7 @@ describe('randomized scope matrix: every REST route and GraphQL field x every ki
     keepAlive.destroy();
     await app?.close();
     await store?.close();
-    await db?.drop();
+    await db?.release();
   });
 
   /** A what-if on the stored sample snapshot (one node more in a cluster of the sample fleet). */

@@ -84,7 +84,7 @@ describe('waivers and reports filtered by account scope; waiver ownership (e2e)'
   afterAll(async () => {
     await app?.close();
     await store?.close();
-    await db?.drop();
+    await db?.release();
   });
 
   it('creates waivers only for accounts in scope, with the operator role, recording the creating token', async () => {

@@ -64,7 +64,7 @@ describe('scoped API tokens (e2e)', () => {
   afterAll(async () => {
     await app?.close();
     await store?.close();
-    await db?.drop();
+    await db?.release();
   });
 
   it('creates a token shown once; the database holds only a keyed hash of its secret', async () => {

@@ -39,7 +39,7 @@ describe('REST /v1/waivers and read-time application (e2e)', () => {
   afterAll(async () => {
     await app?.close();
     await store?.close();
-    await db?.drop();
+    await db?.release();
   });
 
   const metric = (text: string, series: string) => {

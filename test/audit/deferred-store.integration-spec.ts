@@ -26,7 +26,7 @@ describe('runScan with a deferred store (Promise<Store>)', () => {
 
   afterAll(async () => {
     await store?.close();
-    await db?.drop();
+    await db?.release();
   });
 
   it('hands the outcome over before the store is ready, then stores it as a ready store would', async () => {

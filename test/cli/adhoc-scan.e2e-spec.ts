@@ -18,7 +18,7 @@ describe('ad-hoc offline scans and the stored latest scan (e2e)', () => {
   });
   afterAll(async () => {
     await store?.close();
-    await db?.drop();
+    await db?.release();
   });
 
   const latest = async () => (await store.scans.succeededBetween({ until: new Date(Date.now() + 60_000), limit: 1 }))[0]?.id ?? null;

@@ -135,7 +135,7 @@ describe('fleet-audit plan', () => {
       const stored = await runCliInProcess(['scan', '--fleet', SAMPLE_FLEET, '--settings', SETTINGS, '--now', NOW, '--database-url', db.url, '--format', 'json']);
       expect(stored.status, stored.stderr).toBe(0);
     });
-    afterAll(async () => db?.drop());
+    afterAll(async () => db?.release());
 
     it('gives the same answer as the fleet directory it was scanned from, and deletes a Service', async () => {
       const fromDir = await runCliInProcess(['plan', '-f', join(dir, 'small.yaml'), '--fleet', SAMPLE_FLEET, ...common, '--format', 'json']);

@@ -30,7 +30,7 @@ describe('fleet-audit report (e2e)', () => {
     }
   });
   afterAll(async () => {
-    await db?.drop();
+    await db?.release();
   });
 
   it('offline: two dumps of the same fleet -> everything persisting; one dump -> everything new', async () => {

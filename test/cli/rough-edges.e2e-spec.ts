@@ -25,7 +25,7 @@ describe('rough edges of the CLI (e2e)', () => {
     db = await createTestDatabase();
   });
   afterAll(async () => {
-    await db?.drop();
+    await db?.release();
     rmSync(dir, { recursive: true, force: true });
   });
 

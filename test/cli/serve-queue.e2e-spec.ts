@@ -42,7 +42,7 @@ describe('fleet-audit serve: the in-process scan queue (e2e)', { timeout: 300_00
 
   afterAll(async () => {
     if (serve && serve.exitCode === null) serve.kill('SIGKILL');
-    await db?.drop();
+    await db?.release();
     if (work) rmSync(work, { recursive: true, force: true });
   });
 

@@ -89,7 +89,7 @@ describe('waiver list and token list of hostile stored text', () => {
     db = await createTestDatabase();
   });
   afterAll(async () => {
-    await db?.drop();
+    await db?.release();
   });
 
   it('print owner, resource and token names without control characters', async () => {

@@ -26,7 +26,7 @@ describe('fleet-audit waivers (e2e)', () => {
     db = await createTestDatabase();
   });
   afterAll(async () => {
-    await db?.drop();
+    await db?.release();
   });
 
   const fileFor = (findings: Finding[], expiresAt: string) =>

@@ -22,7 +22,7 @@ describe('fleet-audit worker: JSON log lines', () => {
   });
   afterAll(async () => {
     await deletePrefix(SHARED_REDIS_URL, prefix);
-    await db?.drop();
+    await db?.release();
   });
 
   it('writes only JSON objects on stdout (redirected, NODE_ENV=production), one per line, without colour', async () => {

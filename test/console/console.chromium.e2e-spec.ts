@@ -139,7 +139,7 @@ describe.skipIf(!available)('web console in headless Chromium (e2e)', () => {
     await browser?.close();
     await app?.close();
     await store?.close();
-    await db?.drop();
+    await db?.release();
   });
 
   /** A page of a new context (its own sessionStorage) that records errors, foreign requests and API answers. */

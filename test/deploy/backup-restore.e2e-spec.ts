@@ -56,8 +56,8 @@ describe('backup and restore of PostgreSQL as documented (e2e)', () => {
   afterAll(async () => {
     for (const a of apps) await a.close();
     for (const s of stores) await s.close();
-    await source?.drop();
-    await restored?.drop();
+    await source?.release();
+    await restored?.release();
     if (dir) rmSync(dir, { recursive: true, force: true });
   });
 

@@ -133,7 +133,7 @@ describe("docker-compose.yml: the api service's command with REDIS_URL (e2e)", {
   afterAll(async () => {
     if (serve && serve.exitCode === null) serve.kill('SIGKILL');
     await deletePrefix(SHARED_REDIS_URL, prefix);
-    await db?.drop();
+    await db?.release();
   });
 
   it('lists both sources and scans {"source":"sample"} to succeeded in the API process', async () => {

@@ -233,7 +233,7 @@ describe('README.md examples (e2e)', { timeout: 120_000 }, () => {
   afterAll(async () => {
     if (serve && serve.exitCode === null) serve.kill('SIGKILL');
     await sim?.stop();
-    await db?.drop();
+    await db?.release();
     if (server.tmp) rmSync(server.tmp, { recursive: true, force: true });
   });
 

@@ -71,7 +71,7 @@ describe('migration 1796500000001 rewrites stored fingerprints and merges their 
   let db: TestDatabase;
   let oldDir: string;
   afterAll(async () => {
-    await db?.drop();
+    await db?.release();
     if (oldDir) rmSync(oldDir, { recursive: true, force: true });
   });
 

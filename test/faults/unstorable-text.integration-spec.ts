@@ -55,7 +55,7 @@ describe('NUL and lone surrogates in a fleet', () => {
   afterAll(async () => {
     await app?.close();
     await store?.close();
-    await db?.drop();
+    await db?.release();
     if (dir) rmSync(dir, { recursive: true, force: true });
   });
 

@@ -53,7 +53,7 @@ describe('forecast history (CLI backfill -> Postgres -> CLI and REST)', () => {
   afterAll(async () => {
     await app?.close();
     await store?.close();
-    await db?.drop();
+    await db?.release();
   });
 
   it('stores each backfilled scan at its observation time', async () => {

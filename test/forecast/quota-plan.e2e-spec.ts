@@ -42,7 +42,7 @@ describe('quota plan (stored history -> CLI)', () => {
   afterAll(async () => {
     await app?.close();
     await store?.close();
-    await db?.drop();
+    await db?.release();
   });
 
   async function plan(...args: string[]): Promise<QuotaPlan> {

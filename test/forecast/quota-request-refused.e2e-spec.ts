@@ -37,7 +37,7 @@ describe('quota request after a refusal (simulator and Postgres)', () => {
   afterAll(async () => {
     await sim?.close();
     await store?.close();
-    await db?.drop();
+    await db?.release();
   });
 
   const reviewer = (decision: 'approve' | 'refuse') => {

@@ -42,7 +42,7 @@ describe('quota request (plan -> Quota Center applications, simulator and Postgr
   afterAll(async () => {
     await sim?.close();
     await store?.close();
-    await db?.drop();
+    await db?.release();
   });
 
   async function request(...args: string[]): Promise<{ status: number; outcomes: QuotaRequestOutcome[]; stderr: string }> {

@@ -54,7 +54,7 @@ describe('what-if errors: scenario problems all at once (REST, GraphQL, CLI), fo
   afterAll(async () => {
     await app?.close();
     await store?.close();
-    await db?.drop();
+    await db?.release();
     rmSync(tmp, { recursive: true, force: true });
   });
 

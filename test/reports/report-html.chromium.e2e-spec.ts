@@ -48,7 +48,7 @@ describe.skipIf(!available)('HTML report in headless Chromium (e2e)', () => {
   });
   afterAll(async () => {
     await browser?.close();
-    await db?.drop();
+    await db?.release();
   });
 
   it('renders with no console errors and no external requests, with the summary table and the charts', async () => {

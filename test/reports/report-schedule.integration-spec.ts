@@ -59,7 +59,7 @@ describe('scheduled weekly reports (integration)', () => {
     await app?.close();
     await a?.close();
     await b?.close();
-    await db?.drop();
+    await db?.release();
   });
 
   it('two workers firing the same tick build exactly one report', async () => {

@@ -27,7 +27,7 @@ describe('weekly report (integration)', () => {
   });
   afterAll(async () => {
     await store?.close();
-    await db?.drop();
+    await db?.release();
   });
 
   const ids = (list: ReportDocument['new']) => list.map((f) => f.resource.id);

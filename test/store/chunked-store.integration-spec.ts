@@ -262,7 +262,7 @@ describe('chunked store on the shared server: terminated connections and a kille
   });
   afterAll(async () => {
     await store?.close();
-    await db?.drop();
+    await db?.release();
   });
 
   it("resumes after the store's connections are terminated: complete once, no row or chunk twice, whole reads", async () => {

@@ -36,7 +36,7 @@ describe('copyRows on PostgreSQL (rows straight into the Buffer, across Buffers,
   });
   afterAll(async () => {
     await pool?.end();
-    await db?.drop();
+    await db?.release();
   });
 
   it('writes every row once, as written, whatever Buffer it lands in', async () => {

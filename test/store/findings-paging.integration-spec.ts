@@ -52,7 +52,7 @@ describe('findings paging (keyset, one statement per page)', () => {
   afterAll(async () => {
     vi.restoreAllMocks();
     await store?.close();
-    await db?.drop();
+    await db?.release();
   });
 
   /** Run `fn` and count the SQL statements sent on any pg client meanwhile. */

@@ -63,7 +63,7 @@ describe('FleetGraphRepository', () => {
 
   afterAll(async () => {
     await store?.close();
-    await db?.drop();
+    await db?.release();
   });
 
   it('derives a non-trivial graph from the sample fleet', () => {

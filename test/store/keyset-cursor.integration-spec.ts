@@ -27,7 +27,7 @@ describe('keyset cursors', () => {
 
   afterAll(async () => {
     await c?.end();
-    await db?.drop();
+    await db?.release();
   });
 
   async function page(after: string | null, size: number): Promise<{ ids: number[]; next: string | null }> {

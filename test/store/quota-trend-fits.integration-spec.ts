@@ -78,7 +78,7 @@ describe('quota trend fits (integration)', () => {
   });
   afterAll(async () => {
     await store?.close();
-    await db?.drop();
+    await db?.release();
   });
 
   it('gives the entries of a full refit, in order, for every filter, setting and clock over the same scans', async () => {

@@ -27,7 +27,7 @@ describe('read generations and the caches keyed on them (integration)', () => {
   });
   afterAll(async () => {
     await store?.close();
-    await db?.drop();
+    await db?.release();
   });
 
   /** 6 findings in account A and 4 in account B. */

@@ -88,7 +88,7 @@ describe('retention (integration)', () => {
   afterAll(async () => {
     await sql?.end();
     await store?.close();
-    await db?.drop();
+    await db?.release();
   });
 
   it('covers every table that holds rows per scan', async () => {

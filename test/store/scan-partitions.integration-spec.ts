@@ -62,7 +62,7 @@ describe('per-scan partitions (integration)', () => {
   afterAll(async () => {
     await sql?.end();
     await store?.close();
-    await db?.drop();
+    await db?.release();
   });
 
   let first: string;

@@ -134,7 +134,7 @@ describe('upgrade across the lean findings and quota samples (1800300000000-1800
   }, 180_000);
 
   afterAll(async () => {
-    await db?.drop();
+    await db?.release();
   });
 
   it('stores texts equal to their check by reference and any other texts in the row, from both writers', async () => {

@@ -67,7 +67,7 @@ describe('upgrade across the NLB graph and retention migrations, with data', () 
 
   afterAll(async () => {
     await store?.close();
-    await db?.drop();
+    await db?.release();
   });
 
   it('keeps the older scan, its findings and its fingerprints', async () => {

@@ -65,7 +65,7 @@ describe('upgrade to NLB server groups holding their servers by reference, with 
   afterAll(async () => {
     await sql?.end();
     await store?.close();
-    await db?.drop();
+    await db?.release();
   });
 
   it('the fixture has NLB server groups whose servers share port and weight in zones of their own, and one whose do not (what this file needs)', () => {

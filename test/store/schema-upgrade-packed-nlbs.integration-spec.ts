@@ -50,7 +50,7 @@ describe('upgrade to packed NLB server groups, with data', () => {
   afterAll(async () => {
     await sql?.end();
     await store?.close();
-    await db?.drop();
+    await db?.release();
   });
 
   it('the fixture has NLBs with servers (what this file needs)', () => {

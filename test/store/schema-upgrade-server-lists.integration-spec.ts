@@ -57,7 +57,7 @@ describe('upgrade to server groups holding their servers by reference, with data
   afterAll(async () => {
     await sql?.end();
     await store?.close();
-    await db?.drop();
+    await db?.release();
   });
 
   it('the fixture has server groups sharing one server list and groups that cannot (what this file needs)', () => {

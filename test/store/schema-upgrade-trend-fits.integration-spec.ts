@@ -69,7 +69,7 @@ describe('upgrade to the partitioned quota trend fits, with data', () => {
   afterAll(async () => {
     await sql?.end();
     await store?.close();
-    await db?.drop();
+    await db?.release();
   });
 
   it('down: the plain table with its foreign key, no window and no window table, a detached one included', async () => {

@@ -79,7 +79,7 @@ describe(`upgrade of a database written before migration ${FIRST_NEW}`, () => {
 
   afterAll(async () => {
     await store?.close();
-    await db?.drop();
+    await db?.release();
     if (oldDir) rmSync(oldDir, { recursive: true, force: true });
   });
 

@@ -54,7 +54,7 @@ describe('stored snapshot encoding (scan_snapshots.encoding gzip+json)', () => {
   afterAll(async () => {
     await sql?.end();
     await store?.close();
-    await db?.drop();
+    await db?.release();
   });
 
   it('stores gzip of the JSON lines, their size recorded, and reads them back', async () => {

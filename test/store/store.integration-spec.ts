@@ -47,7 +47,7 @@ describe('Store (PostgreSQL)', () => {
 
   afterAll(async () => {
     await store?.close();
-    await db?.drop();
+    await db?.release();
   });
 
   it('migrates once: a second run applies nothing and the tables exist', async () => {

@@ -25,7 +25,7 @@ describe('withTransaction (PostgreSQL)', () => {
 
   afterAll(async () => {
     await pool?.end();
-    await db?.drop();
+    await db?.release();
   });
 
   const ids = async (): Promise<number[]> => (await pool.query<{ id: number }>('SELECT id FROM tx_probe ORDER BY id')).rows.map((r) => r.id);

@@ -45,7 +45,7 @@ describe('waivers (integration)', () => {
   });
   afterAll(async () => {
     await store?.close();
-    await db?.drop();
+    await db?.release();
   });
 
   it('validates input: reason length, expiry bounds, category, unknown fields', async () => {

@@ -88,7 +88,7 @@ describe('worker processes: SIGKILL and SIGTERM mid-scan', () => {
     for (const p of processes) if (p.child.exitCode === null) p.child.kill('SIGKILL');
     await store?.close();
     await fleet?.close();
-    await db?.drop();
+    await db?.release();
   });
 
   /**

@@ -82,7 +82,7 @@ describe('distributed scan (BullMQ flow, Redis budgets, PostgreSQL slices)', () 
   afterAll(async () => {
     await store?.close();
     await fleet?.close();
-    await db?.drop();
+    await db?.release();
   });
 
   /** Start `n` workers on a fresh prefix, each with its own Redis and PostgreSQL connections. */

@@ -32,7 +32,7 @@ describe('distributed scans refresh the stored quota applications', () => {
   afterAll(async () => {
     await store?.close();
     await fleet?.close();
-    await db?.drop();
+    await db?.release();
   });
 
   const policy = (p: { decision: 'approve' | 'refuse' | 'pending'; reason?: string }) => {

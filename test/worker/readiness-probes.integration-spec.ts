@@ -49,7 +49,7 @@ describe('readiness probes on real PostgreSQL and Redis', () => {
     await redisUp?.close();
     await redisDown?.close();
     await store?.close();
-    await db?.drop();
+    await db?.release();
   });
 
   it('the Redis probe answers for a running Redis and fails at once for a dead port', async () => {

@@ -46,7 +46,7 @@ describe('Redis restarts empty mid-scan', () => {
     await redis?.stop();
     await store?.close();
     await fleet?.close();
-    await db?.drop();
+    await db?.release();
   });
 
   it('ends with the same findings or an explicit gap; targets read before the restart are not read again', async () => {

@@ -38,7 +38,7 @@ describe('no secret in Redis after distributed scans', () => {
     for (const p of prefixes) await deletePrefix(SHARED_REDIS_URL, p);
     await store?.close();
     await fleet?.close();
-    await db?.drop();
+    await db?.release();
   });
 
   function worker(prefix: string, sources: { name: string; config: ScanConfig }[]): Promise<RunningWorker> {

@@ -45,7 +45,7 @@ describe('retention schedule (integration)', () => {
     await app?.close();
     await a?.close();
     await b?.close();
-    await db?.drop();
+    await db?.release();
   });
 
   it('is on by default (daily 03:17 UTC) and two workers firing the same tick thin the store once', async () => {

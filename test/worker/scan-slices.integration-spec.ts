@@ -63,7 +63,7 @@ describe('target slices stored in parts', () => {
 
   afterAll(async () => {
     await store?.close();
-    await db?.drop();
+    await db?.release();
   });
 
   it("reads each shard's slices to the snapshot of the slices stored whole, a region's lists one part at a time", async () => {

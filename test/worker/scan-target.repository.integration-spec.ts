@@ -32,7 +32,7 @@ describe('ScanTargetRepository (PostgreSQL)', () => {
 
   afterAll(async () => {
     await store?.close();
-    await db?.drop();
+    await db?.release();
   });
 
   async function newScan(): Promise<string> {

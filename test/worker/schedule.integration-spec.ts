@@ -34,7 +34,7 @@ describe('scan schedule', () => {
   afterAll(async () => {
     await store?.close();
     await fleet?.close();
-    await db?.drop();
+    await db?.release();
   });
 
   const scansOf = async (fleetName: string): Promise<StoredScanListItem[]> =>

@@ -59,7 +59,7 @@ describe('sharded analysis (analyze-shard jobs and complete-scan)', () => {
   afterAll(async () => {
     await store?.close();
     await fleet?.close();
-    await db?.drop();
+    await db?.release();
   });
 
   function startWorkers(n: number, prefix: string, options: Partial<WorkerOptions> = {}): Promise<RunningWorker[]> {

@@ -62,7 +62,7 @@ describe('worker pools by network reach', () => {
   afterAll(async () => {
     await store?.close();
     await sim?.close();
-    await db?.drop();
+    await db?.release();
   });
 
   const startPools = async (prefix: string, pools: { name: string; reach: string[] }[], reachWaitMs: number): Promise<RunningWorker[]> =>
