@@ -83,6 +83,8 @@ export default defineConfig({
           name: 'integration',
           // Template database and CLI build: only the project that needs them (unit runs start at once).
           globalSetup: ['./test/global-setup.ts'],
+          // Per-file CPU, only when asked (`TEST_FILE_CPU_LOG=FILE npm test`, then `npm run test:cpu -- FILE`).
+          setupFiles: process.env.TEST_FILE_CPU_LOG ? ['./test/support/file-cpu.setup.ts'] : [],
           include: ['test/**/*.integration-spec.ts', 'test/**/*.e2e-spec.ts', ...SPAWNING_SPECS],
           pool: 'forks',
           // Each fork keeps its module graph from one file to the next (isolate: false): Nest, Apollo and the cloud SDKs

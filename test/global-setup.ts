@@ -37,6 +37,9 @@ declare module 'vitest' {
 const ROOT = join(__dirname, '..');
 const ADMIN_URL = process.env.TEST_PG_ADMIN_URL ?? 'postgres://postgres@127.0.0.1:5432/postgres';
 
+/** Databases the teardown drops at once, each on a connection of its own (their checkpoints overlap). */
+const DROPS_AT_ONCE = 8;
+
 /** Root of the suite's CLI build (`dist-test/apps/cli`, the outDir of apps/cli/tsconfig.suite.json). */
 export const SUITE_DIST = join(ROOT, 'dist-test', 'apps', 'cli');
 /** Source folders compiled into the CLI build (apps/cli/tsconfig.app.json `include`). */
@@ -137,16 +140,25 @@ export default async function setup(project: TestProject): Promise<() => Promise
     project.provide('testDatabaseTemplate', '');
     return async () => undefined;
   }
+  /** Drop databases of this run, `DROPS_AT_ONCE` at a time (FORCE ends leftover sessions). */
+  const drop = async (names: string[]) => {
+    const queue = [...names];
+    await Promise.all(
+      Array.from({ length: Math.min(DROPS_AT_ONCE, queue.length) }, () =>
+        admin(async (c) => {
+          for (let n = queue.shift(); n !== undefined; n = queue.shift()) await c.query(`DROP DATABASE IF EXISTS "${n}" WITH (FORCE)`);
+        }),
+      ),
+    );
+  };
+  const perFile = `${name}\\_%`;
+  // Every database of the run is dropped here, the files' ones included (`TestDatabase.release` says why not by each
+  // file): several at once, as each DROP DATABASE waits for the checkpoint it forces (PostgreSQL 15), about 0.1-0.2 s.
   const dropAll = async () => {
-    // The template, the run's database and the per-file ones (`<name>_<suffix>`); FORCE ends leftover sessions.
-    await admin(async (c) => {
-      await c.query(`UPDATE pg_database SET datistemplate = false WHERE datname = $1`, [template]).catch(() => undefined);
-      const rows = await c.query<{ datname: string }>(`SELECT datname FROM pg_database WHERE datname = $1 OR datname LIKE $2`, [
-        name,
-        `${name}\\_%`,
-      ]);
-      for (const { datname } of rows.rows) await c.query(`DROP DATABASE IF EXISTS "${datname}" WITH (FORCE)`);
-    });
+    // The template, the run's database and the per-file ones (`<name>_<suffix>`).
+    await admin((c) => c.query(`UPDATE pg_database SET datistemplate = false WHERE datname = $1`, [template]).catch(() => undefined));
+    const rows = await admin((c) => c.query<{ datname: string }>(`SELECT datname FROM pg_database WHERE datname = $1 OR datname LIKE $2`, [name, perFile]));
+    await drop(rows.rows.map((r) => r.datname));
   };
   try {
     const store = await Store.open({ connectionString: databaseUrl(template), migrate: true });

@@ -12,7 +12,13 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { Client } from 'pg';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { freeTcpPort, startPrivatePostgres, type PrivatePostgres } from '../../bench/chaos/private-servers';
+import { startPrivatePostgres, type PrivatePostgres } from '../../bench/chaos/private-servers';
+
+/**
+ * A port where nothing listens: the discard port, below the range the system hands out for port 0, so no server of
+ * the suite can hold it (a port found free and closed again could be taken before the command connects).
+ */
+const NOTHING_LISTENS = 9;
 
 const ROOT = join(__dirname, '../..');
 const CLI = join(ROOT, 'bin/fleet-audit.js');
@@ -47,8 +53,7 @@ describe('fleet-audit scan on a store failure: exit 3 (transient), one line', ()
   });
 
   it('nothing listening at --database-url', async () => {
-    const port = await freeTcpPort();
-    const r = await runCli(['scan', '--fleet', SAMPLE, '--format', 'json', '--database-url', `postgres://postgres@127.0.0.1:${port}/fleet`]);
+    const r = await runCli(['scan', '--fleet', SAMPLE, '--format', 'json', '--database-url', `postgres://postgres@127.0.0.1:${NOTHING_LISTENS}/fleet`]);
     expect(r.exit).toBe(3);
     expect(r.lines).toHaveLength(1);
     expect(r.lines[0]).toMatch(/^fleet-audit: error: cannot open PostgreSQL at postgres:\/\/postgres@127\.0\.0\.1:\d+\/fleet: .*ECONNREFUSED/);
