@@ -6,10 +6,10 @@
  *   that writes a file (`--output` still accepted on `scan` for a release);
  * - tables piped: no colour codes, no line wider than 120 columns.
  */
-import { mkdtempSync, readFileSync } from 'node:fs';
+import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { describe, expect, it } from 'vitest';
+import { afterAll, describe, expect, it } from 'vitest';
 import { runCliInProcess as runCli, SAMPLE_FLEET } from './cli-run.util';
 
 const NOW = '2026-11-23T00:00:00Z';
@@ -17,6 +17,17 @@ const NOW = '2026-11-23T00:00:00Z';
 const UNUSED_DB = { DATABASE_URL: 'postgres://nobody@127.0.0.1:9/none' };
 
 describe('CLI conventions (e2e)', { timeout: 120_000 }, () => {
+  const dirs: string[] = [];
+  /** A fresh directory for the files a case writes, removed after the file. */
+  const tempDir = () => {
+    const d = mkdtempSync(join(tmpdir(), 'fa-conventions-'));
+    dirs.push(d);
+    return d;
+  };
+  afterAll(() => {
+    for (const d of dirs) rmSync(d, { recursive: true, force: true });
+  });
+
   it('forecast headroom --fleet DIR reads DIR although DATABASE_URL is exported', async () => {
     const r = await runCli(['forecast', 'headroom', '--fleet', SAMPLE_FLEET, '--now', NOW, '--format', 'json'], UNUSED_DB);
     expect(r.status, r.stderr).toBe(0);
@@ -28,7 +39,7 @@ describe('CLI conventions (e2e)', { timeout: 120_000 }, () => {
   });
 
   it('report --format md and --format markdown are the same; -o writes the file', async () => {
-    const dir = mkdtempSync(join(tmpdir(), 'fa-conventions-'));
+    const dir = tempDir();
     const md = await runCli(['report', '--fleet', SAMPLE_FLEET, '--now', NOW, '--format', 'md', '-o', join(dir, 'a.md')], UNUSED_DB);
     expect(md.status, md.stderr).toBe(0);
     const markdown = await runCli(['report', '--fleet', SAMPLE_FLEET, '--now', NOW, '--format', 'markdown', '--out', join(dir, 'b.md')], UNUSED_DB);
@@ -41,7 +52,7 @@ describe('CLI conventions (e2e)', { timeout: 120_000 }, () => {
   });
 
   it('scan -o / --out / --output write the same report; md is markdown', async () => {
-    const dir = mkdtempSync(join(tmpdir(), 'fa-conventions-'));
+    const dir = tempDir();
     for (const [flag, file] of [['-o', 'a.md'], ['--out', 'b.md'], ['--output', 'c.md']] as const) {
       const r = await runCli(['scan', '--fleet', SAMPLE_FLEET, '--now', NOW, '--format', 'md', flag, join(dir, file), '--no-progress']);
       expect(r.status, r.stderr).toBe(0);

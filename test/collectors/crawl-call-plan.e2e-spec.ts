@@ -190,8 +190,7 @@ describe('the live crawl follows the minimal call plan (CALL-PLAN.md)', () => {
             return fn();
           }),
       },
-    });
-    await limiter.close();
+    }).finally(() => limiter.close());
     expect(wire.coverage.filter((c) => c.status === 'failed')).toEqual([]);
     const stats = limited.stats();
     expect(stats.calls[ACCOUNT]?.['DescribeLoadBalancerAttribute']).toBe(40);

@@ -149,7 +149,7 @@ describe('startEmbeddedPostgres (PGlite)', () => {
 
   it.concurrent('caches the migrated schema as a template: the next start loads it and migrating applies nothing', async () => {
     // The shared database ran initdb, was migrated, and saved its template before any case wrote data (beforeAll);
-    // the scans the cases below store after that are not in it.
+    // the scans the cases above and this one stored in it since are not in the template.
     expect(pg.origin).toBe('initdb');
     expect(templateFile).toBe(join(cacheDir, templateFileName()));
     expect(existsSync(templateFile!)).toBe(true);
