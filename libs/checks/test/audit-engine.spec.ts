@@ -29,6 +29,24 @@ function emptyKindFields(): Partial<RegionSnapshot> {
 }
 
 /** A fleet that fails several checks at once. */
+/**
+ * Run `fn` while check `id` pushes its results as usual and then throws (a bug in a rule), restored afterwards.
+ * @returns what `fn` returns
+ */
+function withCheckThatThrows<T>(id: string, fn: () => T): T {
+  const check = CHECKS.find((c) => c.id === id)!;
+  const evaluate = check.evaluate;
+  check.evaluate = (ctx) => {
+    evaluate.call(check, ctx);
+    throw new Error('boom');
+  };
+  try {
+    return fn();
+  } finally {
+    check.evaluate = evaluate;
+  }
+}
+
 function busyFleet() {
   const nodes = factory.nodes(30);
   return factory.fleet([
@@ -264,20 +282,10 @@ describe('runAudit', () => {
     const snap = busyFleet();
     const only = { keepResultsOf: new Set<string>(), quotaSamplesOf: new Set(['CLB_BACKEND_QUOTA']) };
     expect(runAudit(snap, { now: FROZEN_NOW, ...only }).quotaUsage!.length).toBeGreaterThan(0);
-    const check = CHECKS.find((c) => c.id === 'CLB_BACKEND_QUOTA')!;
-    const evaluate = check.evaluate;
     // Pushes its results (passes sampled through the tally's sink), then fails.
-    check.evaluate = (ctx) => {
-      evaluate.call(check, ctx);
-      throw new Error('boom');
-    };
-    try {
-      const out = runAudit(snap, { now: FROZEN_NOW, ...only });
-      expect(out.quotaUsage).toEqual([]);
-      expect(out.counts.get('CLB_BACKEND_QUOTA')).toEqual({ pass: 0, fail: 0, skipped: snap.accounts.length });
-    } finally {
-      check.evaluate = evaluate;
-    }
+    const out = withCheckThatThrows('CLB_BACKEND_QUOTA', () => runAudit(snap, { now: FROZEN_NOW, ...only }));
+    expect(out.quotaUsage).toEqual([]);
+    expect(out.counts.get('CLB_BACKEND_QUOTA')).toEqual({ pass: 0, fail: 0, skipped: snap.accounts.length });
   });
 
   it('drops the results about resources resultsAbout refuses, from results, findings, counts and samples alike', () => {
@@ -308,13 +316,7 @@ describe('runAudit', () => {
     expect(lean.counts).toEqual(statusCountsOf(reported));
     expect(lean.quotaUsage).toEqual(wantSamples);
     // A check that throws is one skipped result per account, about the account: refused too, kept or not.
-    const check = CHECKS.find((c) => c.id === 'CLB_BACKEND_QUOTA')!;
-    const evaluate = check.evaluate;
-    check.evaluate = (ctx) => {
-      evaluate.call(check, ctx);
-      throw new Error('boom');
-    };
-    try {
+    withCheckThatThrows('CLB_BACKEND_QUOTA', () => {
       const notAccount = (r: ResourceRef): boolean => r.kind !== 'Account';
       expect(runAudit(snap, { now: FROZEN_NOW, keepResultsOf: new Set() }).counts.get('CLB_BACKEND_QUOTA')).toEqual({ pass: 0, fail: 0, skipped: 1 });
       for (const keep of [undefined, new Set<string>()]) {
@@ -322,9 +324,7 @@ describe('runAudit', () => {
         expect(out.counts.get('CLB_BACKEND_QUOTA')).toBeUndefined();
         expect(out.results.some((r) => r.checkId === 'CLB_BACKEND_QUOTA')).toBe(false);
       }
-    } finally {
-      check.evaluate = evaluate;
-    }
+    });
   });
 
   it('evaluates a whole service with many checks at once', () => {
