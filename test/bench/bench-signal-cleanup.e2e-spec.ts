@@ -1,8 +1,13 @@
 /**
  * A bench stopped by a signal cleans up what it made (`bench:distributed` stopped by `timeout`'s
  * SIGTERM left its throw-away `fleet_audit_bench_*` database behind, its workers running and its Redis keys in place).
- * A real bench process (the suite's build of bench/bench-support.ts) holds a throw-away database on the shared
- * PostgreSQL and a second cleanup of its own; the test signals it and reads pg_database.
+ * A real bench process (the suite's build of bench/bench-support.ts) holds a throw-away database and a second
+ * cleanup of its own; the test signals it and reads pg_database.
+ *
+ * The database lives on a private PostgreSQL server, not the suite's shared one: DROP DATABASE waits for the
+ * immediate checkpoint it forces (PostgreSQL 15, dbcommands.c `dropdb`), and on the shared server that checkpoint
+ * writes and syncs every other running file's dirty pages: 1-6 s with a few files running, past the test's minute
+ * once in a full clean-clone run. What this file checks is the bench's signal handling, not that server's load.
  */
 import { spawn } from 'node:child_process';
 import { existsSync, readFileSync } from 'node:fs';
@@ -10,9 +15,12 @@ import { mkdtemp } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { Client } from 'pg';
-import { describe, expect, it } from 'vitest';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { startPrivatePostgres, type PrivatePostgres } from '../faults/private-postgres.util';
 
-const ADMIN_URL = process.env.TEST_PG_ADMIN_URL ?? 'postgres://postgres@127.0.0.1:5432/postgres';
+/** The private server (`beforeAll`) and its admin URL. */
+let server: PrivatePostgres | undefined;
+let adminUrl = '';
 
 /** The bench process: a throw-away database, then a cleanup that records whether the database still exists. */
 const BENCH_SCRIPT = `
@@ -38,7 +46,7 @@ support.withBenchDatabase(async (url) => {
 `;
 
 async function databaseExists(name: string): Promise<boolean> {
-  const c = new Client({ connectionString: ADMIN_URL });
+  const c = new Client({ connectionString: adminUrl });
   await c.connect();
   try {
     return (await c.query('SELECT 1 FROM pg_database WHERE datname = $1', [name])).rowCount === 1;
@@ -56,7 +64,7 @@ async function stopBenchWith(signal: 'SIGINT' | 'SIGTERM'): Promise<{ name: stri
   // The bench's own node_modules resolve `pg` from the repository root (the script runs with the root as cwd).
   const child = spawn(process.execPath, ['-e', BENCH_SCRIPT], {
     cwd: join(__dirname, '..', '..'),
-    env: { ...process.env, SUPPORT: support, MARKER: marker, BENCH_DATABASE_URL: ADMIN_URL },
+    env: { ...process.env, SUPPORT: support, MARKER: marker, BENCH_DATABASE_URL: adminUrl },
     stdio: ['ignore', 'pipe', 'pipe'],
   });
   let stdout = '';
@@ -78,6 +86,12 @@ async function stopBenchWith(signal: 'SIGINT' | 'SIGTERM'): Promise<{ name: stri
 }
 
 describe('a bench stopped by a signal (onBenchSignal, withBenchDatabase)', () => {
+  beforeAll(async () => {
+    server = await startPrivatePostgres();
+    adminUrl = server.url;
+  }, 60_000);
+  afterAll(() => server?.destroy());
+
   it('SIGTERM: the later cleanup runs first, then the database is dropped; exit 143', async () => {
     const { name, code, marker, stderr } = await stopBenchWith('SIGTERM');
     expect(code).toBe(143);
